@@ -1,0 +1,23 @@
+/*
+ * OpenMP in the CPU backend: only through clauses on the constructs (num_threads, if),
+ * never through global OpenMP state, so that a host code's own OpenMP settings are left
+ * alone. Without OpenMP the pragmas vanish and every loop runs serially.
+ */
+#ifndef LATMC_CPU_OMP_H
+#define LATMC_CPU_OMP_H
+
+#ifdef _OPENMP
+#  include <omp.h>
+#  define LATMC_PRAGMA_(x) _Pragma(#x)
+#  define LATMC_OMP(x) LATMC_PRAGMA_(omp x)
+#else
+#  define LATMC_OMP(x)
+#endif
+
+/*
+ * Below this many work items a parallel region costs more than it saves. Only speed
+ * depends on it: results never depend on the thread count.
+ */
+#define LATMC_OMP_MIN_ITEMS 4096
+
+#endif

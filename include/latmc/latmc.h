@@ -1,0 +1,16 @@
+/*
+ * liblatmc — Markov-chain Monte Carlo on lattices. The umbrella header.
+ *
+ * Contract v1: see doc/conventions.md for the physics conventions and doc/ABI.md for
+ * what may change between versions. All names are prefixed latmc_ / LATMC_.
+ */
+#ifndef LATMC_LATMC_H
+#define LATMC_LATMC_H
+
+#include <latmc/defs.h>
+#include <latmc/version.h>
+#include <latmc/ctx.h>
+#include <latmc/sim.h>
+#include <latmc/acc.h>
+
+#endif /* LATMC_LATMC_H */

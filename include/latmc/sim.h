@@ -1,0 +1,220 @@
+/*
+ * liblatmc — a simulation: one lattice, one model, its state, on one device set.
+ *
+ * Thread safety: one sim must not be used by two threads at once; different sims may
+ * be used concurrently from different threads, also when they share a ctx.
+ * Every function returns LATMC_OK (0) or a negative LATMC_E* code; on failure the sim
+ * is unchanged and latmc_sim_last_error() says why.
+ */
+#ifndef LATMC_SIM_H
+#define LATMC_SIM_H
+
+#include <latmc/defs.h>
+#include <latmc/ctx.h>
+
+LATMC_BEGIN_DECLS
+
+typedef struct latmc_sim latmc_sim;
+
+enum latmc_model {
+    LATMC_MODEL_NONE       = 0, /* not set: latmc_sim_create() rejects it */
+    LATMC_MODEL_ISING      = 1,
+    LATMC_MODEL_POTTS      = 2,
+    LATMC_MODEL_PHI4       = 3,
+    LATMC_MODEL_HEISENBERG = 4
+};
+
+enum latmc_algorithm {
+    LATMC_ALGO_DEFAULT    = 0, /* the model's default: Ising -> Metropolis */
+    LATMC_ALGO_METROPOLIS = 1,
+    LATMC_ALGO_HEATBATH   = 2,
+    LATMC_ALGO_OVERRELAX  = 3
+};
+
+enum latmc_precision {
+    LATMC_PRECISION_FLOAT  = 0,
+    LATMC_PRECISION_DOUBLE = 1
+};
+
+enum latmc_couplings {
+    LATMC_COUPLINGS_UNIFORM  = 0,
+    LATMC_COUPLINGS_GAUSSIAN = 1,
+    LATMC_COUPLINGS_BIMODAL  = 2
+};
+
+enum latmc_device {
+    LATMC_DEVICE_AUTO = 0, /* CUDA when usable, else the CPU; the choice is logged */
+    LATMC_DEVICE_CPU  = 1,
+    LATMC_DEVICE_CUDA = 2
+};
+
+enum latmc_init {
+    LATMC_INIT_COLD = 0, /* every spin +1 (Ising) */
+    LATMC_INIT_HOT  = 1  /* independent random spins drawn from the seed */
+};
+
+/** Parameter keys; latmc_param_name() / latmc_param_by_name() map them to names. */
+enum latmc_param {
+    LATMC_PARAM_BETA    = 1,  /* "beta": inverse temperature, >= 0 */
+    LATMC_PARAM_J       = 2,  /* "J": coupling */
+    LATMC_PARAM_H       = 3,  /* "h": external field */
+    LATMC_PARAM_MU2     = 4,  /* "mu2" (phi^4) */
+    LATMC_PARAM_G       = 5,  /* "g" (phi^4) */
+    LATMC_PARAM_LAMBDA  = 6,  /* "lambda" (phi^4; +inf switches the 1/Lambda term off) */
+    LATMC_PARAM_EPSILON = 7,  /* "epsilon" (phi^4 proposal half-width) */
+    LATMC_PARAM_NHIT    = 8,  /* "nhit" (phi^4 hits per site per pass) */
+    LATMC_PARAM_NLOC    = 9,  /* "nloc" (phi^4 passes per sweep) */
+    LATMC_PARAM_NOVER   = 10  /* "nover" (Heisenberg overrelaxation passes per sweep) */
+};
+
+/** Observable keys: values per site, accumulated in double. */
+enum latmc_observable {
+    LATMC_OBS_ENERGY          = 1, /* H/N */
+    LATMC_OBS_MAGNETIZATION   = 2, /* signed M/N (scalar models) */
+    LATMC_OBS_ABS_MAGNETIZATION = 3, /* |M|/N */
+    LATMC_OBS_M2              = 4, /* m^2, m = M/N of this configuration */
+    LATMC_OBS_M4              = 5, /* m^4 */
+    LATMC_OBS_PHI2            = 6, /* phi^4: sum phi^2 / N */
+    LATMC_OBS_ACCEPTANCE      = 7, /* accepted / attempted since the last reset */
+    LATMC_OBS_OVERLAP2        = 8  /* Heisenberg, two replicas: sum_{mu,nu} q_{mu nu}^2 */
+};
+
+/**
+ * Describes a simulation to create. Always start from latmc_sim_desc_init(), then set
+ * fields: the struct may grow at its end in later versions (struct_size tells which
+ * version the caller was compiled against).
+ */
+typedef struct latmc_sim_desc {
+    uint32_t struct_size;   /* set by latmc_sim_desc_init(); the struct may only grow */
+    int      model;         /* enum latmc_model */
+    int      ndim;          /* 2 or 3 */
+    int64_t  extent[4];     /* L_x, L_y[, L_z]; unused entries 0 or 1 */
+    int      q;             /* Potts states */
+    int      algorithm;     /* enum latmc_algorithm */
+    int      precision;     /* phi^4: enum latmc_precision */
+    int      couplings;     /* Heisenberg: enum latmc_couplings */
+    uint64_t coupling_seed; /* disorder realisation, independent of the MC seed */
+    int      replicas;      /* 1, or 2 for the overlap */
+    int      device;        /* enum latmc_device */
+    int      device_index;  /* first device */
+    int      n_threads;     /* CPU threads, 0 = runtime default */
+    uint64_t seed;          /* Monte Carlo seed */
+} latmc_sim_desc;
+
+/**
+ * Fill *d with defaults and set struct_size: model NONE (must be set), ndim 2,
+ * extents 0 (must be set), q 2, algorithm DEFAULT, precision DOUBLE, couplings UNIFORM,
+ * coupling_seed 0, replicas 1, device AUTO, device_index 0, n_threads 0, seed 0.
+ * Accepts NULL (does nothing). Thread-safe. Since 0.1.
+ */
+LATMC_API void latmc_sim_desc_init(latmc_sim_desc *d);
+
+/**
+ * Create a sim on ctx. The sim starts with no configuration: call latmc_sim_init_spins()
+ * or latmc_sim_set_spins() before sweeping or measuring (LATMC_ESTATE otherwise).
+ * Parameters start at their defaults (beta 0, J 1, h 0). The ctx may be destroyed
+ * before the sim (the sim keeps it alive).
+ * Errors: LATMC_EINVAL (NULL, bad field: the message names it), LATMC_EUNSUPPORTED
+ * (model, dimension, algorithm or option not available), LATMC_EBACKEND,
+ * LATMC_ENODEV, LATMC_ENOMEM. On failure *out is set to NULL and nothing is leaked.
+ * Thread-safe (ctx-level). Since 0.1.
+ */
+LATMC_API int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out);
+
+/** Destroy a sim and set *sim = NULL. Accepts NULL and *sim == NULL. Since 0.1. */
+LATMC_API void latmc_sim_destroy(latmc_sim **sim);
+
+/** Copy the sim's (validated, defaults resolved) desc into *out. Since 0.1. */
+LATMC_API int latmc_sim_get_desc(const latmc_sim *sim, latmc_sim_desc *out);
+
+/** Name of the backend the sim runs on ("cpu", ...); never NULL. Since 0.1. */
+LATMC_API const char *latmc_sim_backend_name(const latmc_sim *sim);
+
+/**
+ * Set a model parameter (enum latmc_param). Values must be finite (lambda may be +inf);
+ * beta >= 0. Errors: LATMC_EINVAL (unknown key, NaN, inf, out of range),
+ * LATMC_EUNSUPPORTED (the parameter does not belong to the sim's model).
+ * Since 0.1.
+ */
+LATMC_API int latmc_sim_set_param(latmc_sim *sim, int key, double value);
+
+/** Read a model parameter. Errors as latmc_sim_set_param(). Since 0.1. */
+LATMC_API int latmc_sim_get_param(const latmc_sim *sim, int key, double *value);
+
+/**
+ * Map a parameter name ("beta", "J", "h", "mu2", "g", "lambda", "epsilon", "nhit",
+ * "nloc", "nover"; case-sensitive) to its key. Errors: LATMC_EINVAL. Thread-safe. Since 0.1.
+ */
+LATMC_API int latmc_param_by_name(const char *name, int *key);
+
+/** Name of a parameter key, or NULL for an unknown key. Thread-safe. Since 0.1. */
+LATMC_API const char *latmc_param_name(int key);
+
+/** Name of an observable key ("energy", ...), or NULL for an unknown key. Since 0.1. */
+LATMC_API const char *latmc_observable_name(int key);
+
+/**
+ * Set the configuration: LATMC_INIT_COLD (all spins up) or LATMC_INIT_HOT (random,
+ * drawn from desc.seed: the same seed always gives the same hot configuration).
+ * Resets the acceptance counters. Since 0.1.
+ */
+LATMC_API int latmc_sim_init_spins(latmc_sim *sim, int how);
+
+/**
+ * Perform n sweeps (n = 0 is a no-op). One sweep offers every site one update, colour
+ * by colour (checkerboard). The result depends only on the seed, the sweep number and
+ * the configuration, never on threads or backend (see doc/conventions.md).
+ * Errors: LATMC_ESTATE (no configuration yet). Since 0.1.
+ */
+LATMC_API int latmc_sim_sweep(latmc_sim *sim, uint64_t n);
+
+/** Number of sweeps performed since creation. Since 0.1. */
+LATMC_API int latmc_sim_sweep_count(const latmc_sim *sim, uint64_t *count);
+
+/**
+ * Measure an observable (enum latmc_observable) of the current configuration.
+ * A measurement is one reduction over the lattice, cached until the state changes.
+ * Errors: LATMC_EINVAL (unknown key or NULL), LATMC_EUNSUPPORTED (not defined for
+ * this model), LATMC_ESTATE (no configuration yet; ACCEPTANCE: nothing attempted
+ * since the last reset). Since 0.1.
+ */
+LATMC_API int latmc_sim_observable(latmc_sim *sim, int key, double *value);
+
+/** Zero the acceptance counters. Since 0.1. */
+LATMC_API int latmc_sim_reset_acceptance(latmc_sim *sim);
+
+/**
+ * Bytes of the host spin buffer: sites x replicas x bytes per site
+ * (Ising int8). Since 0.1.
+ */
+LATMC_API int latmc_sim_spins_size(const latmc_sim *sim, size_t *bytes);
+
+/**
+ * Copy the configuration to buf in site order i = x + L_x*(y + L_y*z)
+ * (Ising: int8 +1/-1; two replicas: replica 0 first). bytes must equal
+ * latmc_sim_spins_size() exactly. Errors: LATMC_EINVAL, LATMC_ESTATE. Since 0.1.
+ */
+LATMC_API int latmc_sim_get_spins(latmc_sim *sim, void *buf, size_t bytes);
+
+/**
+ * Set the configuration from buf (layout as latmc_sim_get_spins()). Every value is
+ * checked first; on LATMC_EINVAL nothing changes. Resets the acceptance counters.
+ * Since 0.1.
+ */
+LATMC_API int latmc_sim_set_spins(latmc_sim *sim, const void *buf, size_t bytes);
+
+/** Write a checkpoint. Since 0.1 (returns LATMC_EUNSUPPORTED in this version). */
+LATMC_API int latmc_sim_save(latmc_sim *sim, const char *path);
+
+/** Create a sim from a checkpoint. Since 0.1 (returns LATMC_EUNSUPPORTED in this version). */
+LATMC_API int latmc_sim_load(latmc_ctx *ctx, const char *path, latmc_sim **out);
+
+/**
+ * Detail of the sim's last failure ("" if none). Never NULL, also for sim == NULL.
+ * Valid until the next call on the sim. Since 0.1.
+ */
+LATMC_API const char *latmc_sim_last_error(const latmc_sim *sim);
+
+LATMC_END_DECLS
+
+#endif /* LATMC_SIM_H */

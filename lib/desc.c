@@ -1,0 +1,125 @@
+/* latmc_sim_desc: defaults, versioned copy-in and validation. */
+#include <stddef.h>
+#include <string.h>
+
+#include "desc.h"
+#include "params.h"
+
+/* Caps that keep every index and RNG block number far inside its integer type. */
+#define MAX_EXTENT (INT64_C(1) << 30)
+#define MAX_SITES  (INT64_C(1) << 40)
+
+void latmc_sim_desc_init(latmc_sim_desc *d)
+{
+    if (!d)
+        return;
+    memset(d, 0, sizeof *d);
+    d->struct_size = (uint32_t)sizeof *d;
+    d->model = LATMC_MODEL_NONE;
+    d->ndim = 2;
+    d->q = 2;
+    d->algorithm = LATMC_ALGO_DEFAULT;
+    d->precision = LATMC_PRECISION_DOUBLE;
+    d->couplings = LATMC_COUPLINGS_UNIFORM;
+    d->replicas = 1;
+    d->device = LATMC_DEVICE_AUTO;
+}
+
+/*
+ * A caller compiled against an older header passes a smaller struct_size: only v1 exists,
+ * so smaller is an error. A newer caller passes a larger one: accepted only if every field
+ * this version does not know is zero (i.e. left at its default), as the Linux kernel does
+ * for its extensible structs.
+ */
+static int desc_copy_in(const latmc_sim_desc *in, latmc_sim_desc *out)
+{
+    if (in->struct_size < sizeof *out)
+        return latmc_fail(LATMC_EINVAL, "desc.struct_size = %u is smaller than this library's "
+                          "latmc_sim_desc (%zu): initialise it with latmc_sim_desc_init()",
+                          (unsigned)in->struct_size, sizeof *out);
+    const unsigned char *extra = (const unsigned char *)in + sizeof *out;
+    for (size_t i = 0; i < in->struct_size - sizeof *out; i++)
+        if (extra[i] != 0)
+            return latmc_fail(LATMC_EUNSUPPORTED, "desc sets fields this version of liblatmc "
+                              "does not know (byte %zu past its end is non-zero)", i);
+    memcpy(out, in, sizeof *out);
+    out->struct_size = (uint32_t)sizeof *out;
+    return LATMC_OK;
+}
+
+static int check_extents(latmc_sim_desc *d, int64_t *nsites)
+{
+    if (d->ndim != 2 && d->ndim != 3)
+        return latmc_fail(LATMC_EINVAL, "desc.ndim = %d: only 2 and 3 dimensions exist", d->ndim);
+    int64_t n = 1;
+    for (int mu = 0; mu < 4; mu++) {
+        int64_t l = d->extent[mu];
+        if (mu >= d->ndim) {
+            if (l != 0 && l != 1)
+                return latmc_fail(LATMC_EINVAL, "desc.extent[%d] = %lld but ndim = %d: "
+                                  "unused extents must be 0 or 1", mu, (long long)l, d->ndim);
+            d->extent[mu] = 0;
+            continue;
+        }
+        if (l < 2)
+            return latmc_fail(LATMC_EINVAL, "desc.extent[%d] = %lld: extents must be >= 2",
+                              mu, (long long)l);
+        if (l % 2 != 0)
+            return latmc_fail(LATMC_EINVAL, "desc.extent[%d] = %lld is odd: the checkerboard "
+                              "update needs even extents", mu, (long long)l);
+        if (l > MAX_EXTENT || n > MAX_SITES / l)
+            return latmc_fail(LATMC_EINVAL, "desc.extent[%d] = %lld: lattice larger than "
+                              "2^40 sites", mu, (long long)l);
+        n *= l;
+    }
+    *nsites = n;
+    return LATMC_OK;
+}
+
+static int check_enums(const latmc_sim_desc *d)
+{
+    if (d->precision != LATMC_PRECISION_FLOAT && d->precision != LATMC_PRECISION_DOUBLE)
+        return latmc_fail(LATMC_EINVAL, "desc.precision = %d is not a LATMC_PRECISION_* value",
+                          d->precision);
+    if (d->couplings < LATMC_COUPLINGS_UNIFORM || d->couplings > LATMC_COUPLINGS_BIMODAL)
+        return latmc_fail(LATMC_EINVAL, "desc.couplings = %d is not a LATMC_COUPLINGS_* value",
+                          d->couplings);
+    if (d->algorithm < LATMC_ALGO_DEFAULT || d->algorithm > LATMC_ALGO_OVERRELAX)
+        return latmc_fail(LATMC_EINVAL, "desc.algorithm = %d is not a LATMC_ALGO_* value",
+                          d->algorithm);
+    if (d->n_threads < 0 || d->n_threads > 4096)
+        return latmc_fail(LATMC_EINVAL, "desc.n_threads = %d: use 0 (runtime default) to 4096",
+                          d->n_threads);
+    if (d->replicas < 1 || d->replicas > 2)
+        return latmc_fail(LATMC_EINVAL, "desc.replicas = %d: use 1, or 2 for the overlap",
+                          d->replicas);
+    if (d->device_index < 0)
+        return latmc_fail(LATMC_ENODEV, "desc.device_index = %d is negative", d->device_index);
+    return LATMC_OK;
+}
+
+int latmc_desc_validate(const latmc_sim_desc *in, latmc_sim_desc *out, int64_t *nsites)
+{
+    int st = desc_copy_in(in, out);
+    if (st < 0)
+        return st;
+    if (out->model == LATMC_MODEL_NONE)
+        return latmc_fail(LATMC_EINVAL, "desc.model is not set (LATMC_MODEL_ISING, ...)");
+    const struct latmc_model_info *info = latmc_model_info(out->model);
+    if (!info)
+        return latmc_fail(LATMC_EINVAL, "desc.model = %d is not a LATMC_MODEL_* value", out->model);
+    if ((st = check_enums(out)) < 0 || (st = check_extents(out, nsites)) < 0)
+        return st;
+    if (!info->implemented)
+        return latmc_fail(LATMC_EUNSUPPORTED, "the %s model is not implemented in liblatmc %s yet",
+                          info->name, latmc_version_string());
+    if (out->algorithm == LATMC_ALGO_DEFAULT)
+        out->algorithm = info->default_algorithm;
+    if (!(info->algorithms & (1u << out->algorithm)))
+        return latmc_fail(LATMC_EUNSUPPORTED, "algorithm %s is not available for the %s model",
+                          latmc_algorithm_name(out->algorithm), info->name);
+    if (out->replicas > info->max_replicas)
+        return latmc_fail(LATMC_EUNSUPPORTED, "the %s model runs one replica (desc.replicas = %d)",
+                          info->name, out->replicas);
+    return LATMC_OK;
+}

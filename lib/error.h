@@ -1,0 +1,28 @@
+/*
+ * Internal: recording failures. Every failing public call goes through one of these,
+ * so the thread's last error (latmc_last_error) always describes the latest failure.
+ */
+#ifndef LATMC_LIB_ERROR_H
+#define LATMC_LIB_ERROR_H
+
+#include <latmc/defs.h>
+
+#if defined(__GNUC__)
+#  define LATMC_PRINTF(fmt_idx, arg_idx) __attribute__((format(printf, fmt_idx, arg_idx)))
+#else
+#  define LATMC_PRINTF(fmt_idx, arg_idx)
+#endif
+
+/* Size of every error-message buffer (thread-local and per sim). */
+#define LATMC_ERRMSG_SIZE 512
+
+/*
+ * Record `status` with a printf-style detail as this thread's last error and return
+ * status, so that call sites read `return latmc_fail(LATMC_EINVAL, "...", ...);`.
+ */
+int latmc_fail(int status, const char *fmt, ...) LATMC_PRINTF(2, 3);
+
+/* The thread's last error message buffer (read-only view). */
+const char *latmc_thread_error(void);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * How liblatmc names its random numbers: the Philox key and counter layout shared by
+ * every backend. Changing anything here changes every Markov chain: it is part of the
+ * reproducibility guarantee (doc/conventions.md, "Random numbers").
+ *
+ *   key     = (seed & 0xffffffff, seed >> 32)
+ *   counter = (c0, c1, c2, c3) with
+ *     c0 = block & 0xffffffff                    block: index of a group of 4 draws
+ *     c1 = (block >> 32) & 0xffff | (sweep >> 32) << 16
+ *     c2 = sweep & 0xffffffff                    sweep: the sim's sweep number
+ *     c3 = stream << 24 | phase << 16 | sub      stream: purpose (below); phase: colour;
+ *                                                sub: hit / pass index
+ * One Philox call yields four 32-bit outputs; draw `lane` (0..3) of a block is output
+ * `lane`. Blocks therefore cover at most 2^48 groups (2^50 draws) per (sweep, phase, sub)
+ * and sweeps count up to 2^48.
+ */
+#ifndef LATMC_RNG_STREAMS_H
+#define LATMC_RNG_STREAMS_H
+
+#include "philox.h"
+
+/* Stream numbers: what a random number is used for. Never renumber. */
+enum latmc_rng_stream {
+    LATMC_STREAM_UPDATE = 0,  /* Monte Carlo updates */
+    LATMC_STREAM_INIT   = 1   /* hot start */
+};
+
+/* Largest block index and sweep number the layout can name. */
+#define LATMC_RNG_MAX_BLOCK ((UINT64_C(1) << 48) - 1)
+#define LATMC_RNG_MAX_SWEEP ((UINT64_C(1) << 48) - 1)
+
+LATMC_HOSTDEV latmc_philox_key latmc_rng_key(uint64_t seed)
+{
+    latmc_philox_key k;
+    k.v[0] = (uint32_t)seed;
+    k.v[1] = (uint32_t)(seed >> 32);
+    return k;
+}
+
+LATMC_HOSTDEV latmc_philox_ctr latmc_rng_counter(uint64_t block, uint64_t sweep, uint32_t stream,
+                                                 uint32_t phase, uint32_t sub)
+{
+    latmc_philox_ctr c;
+    c.v[0] = (uint32_t)block;
+    c.v[1] = (uint32_t)((block >> 32) & 0xffffu) | (uint32_t)((sweep >> 32) << 16);
+    c.v[2] = (uint32_t)sweep;
+    c.v[3] = (stream << 24) | ((phase & 0xffu) << 16) | (sub & 0xffffu);
+    return c;
+}
+
+/* The four draws of one block. */
+LATMC_HOSTDEV latmc_philox_ctr latmc_rng_block(uint64_t seed, uint64_t block, uint64_t sweep,
+                                               uint32_t stream, uint32_t phase, uint32_t sub)
+{
+    return latmc_philox4x32_10(latmc_rng_counter(block, sweep, stream, phase, sub),
+                               latmc_rng_key(seed));
+}
+
+#endif /* LATMC_RNG_STREAMS_H */
