@@ -72,7 +72,8 @@ static void brute_force(int ndim, const int *extent, double beta, double J, doub
 
     double lwmax = -INFINITY;
     for (int pass = 0; pass < 2; ++pass) {
-        double z = 0, se = 0, se2 = 0, sm = 0, sabsm = 0, sm2 = 0, sm4 = 0;
+        /* long double sums: the reference should be the more accurate side */
+        long double z = 0, se = 0, se2 = 0, sm = 0, sabsm = 0, sm2 = 0, sm4 = 0;
         for (uint32_t st = 0; st < nstates; ++st) {
             double B = 0, M = 0;
             for (int i = 0; i < n; ++i) {
@@ -112,14 +113,14 @@ static void brute_force(int ndim, const int *extent, double beta, double J, doub
             sm4 += w * m * m * m * m;
         }
         if (pass == 1) {
-            out->lnz = lwmax + log(z);
-            out->e = se / z;
-            out->e2 = se2 / z;
-            out->var_e = out->e2 - out->e * out->e;
-            out->m = sm / z;
-            out->absm = sabsm / z;
-            out->m2 = sm2 / z;
-            out->m4 = sm4 / z;
+            out->lnz = lwmax + (double)logl(z);
+            out->e = (double)(se / z);
+            out->e2 = (double)(se2 / z);
+            out->var_e = (double)(se2 / z - (se / z) * (se / z));
+            out->m = (double)(sm / z);
+            out->absm = (double)(sabsm / z);
+            out->m2 = (double)(sm2 / z);
+            out->m4 = (double)(sm4 / z);
         }
     }
 }
@@ -301,7 +302,7 @@ static void test_enum_no_overflow(void **state)
         const double lead = log(2.0) + betas[b] * 32.0, flip = 16.0 * exp(-8.0 * betas[b]);
         CHECK_ABS(mo.lnz - lead, flip, 1e-2 * flip + 1e-15 * lead);
         CHECK_REL(mo.absm, 1.0, 1e-5);
-        enumerate_ok(2, r46, betas[b], 1.0, 0.1, &mo);
+        enumerate_ok(2, r46, betas[b], 1.0, 0.5, &mo);
         assert_true(isfinite(mo.lnz) && isfinite(mo.e) && isfinite(mo.var_e));
         CHECK_REL(mo.m, 1.0, 1e-5);
         /* frustrated antiferromagnet: still finite, degenerate ground states */
@@ -458,8 +459,13 @@ static void test_kaufman_vs_enumeration(void **state)
         assert_true(k.e == 0.0 && k.c == 0.0);
         CHECK_REL(k.d2lnz, N * N * mo0.var_e, 1e-14); /* var B */
         assert_int_equal(exact_ising_kaufman_eval(Lx, Ly, 1e-3, 1.0, &ks), 0);
-        CHECK_REL(ks.d2lnz, k.d2lnz, 1e-4);
-        CHECK_REL(ks.dlnz, 1e-3 * k.d2lnz, 1e-4); /* <B> ~ K var B */
+        /* close to K = 0 the derivatives lose ~eps/K^2 (documented): 1e-10 here */
+        struct exact_ising_moments mos;
+        assert_int_equal(exact_ising_hist_moments(&hist, 1e-3, 1.0, 0.0, &mos), 0);
+        CHECK_REL(ks.lnz, mos.lnz, 1e-14);
+        CHECK_REL(ks.e, mos.e, 1e-8);
+        CHECK_REL(ks.d2lnz, N * N * mos.var_e, 1e-8);
+        CHECK_REL(ks.d2lnz, k.d2lnz, 1e-2); /* var B is continuous at K = 0 */
         exact_ising_hist_free(&hist);
     }
     print_message("Kaufman vs enumeration, worst relative difference: ln Z %.1e, e %.1e, "
