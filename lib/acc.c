@@ -299,9 +299,11 @@ LATMC_API int latmc_acc_binning_error(const latmc_acc *acc, int col, int level, 
     int rc = check_col(acc, col, "acc_binning_error");
     if (rc != LATMC_OK)
         return rc;
-    if (level < 0 || level > 62)
-        return latmc_fail(LATMC_EINVAL, "acc_binning_error: level %d out of range 0..62", level);
-    size_t nbins = (size_t)((uint64_t)acc->count >> level);
+    if (level < 0)
+        return latmc_fail(LATMC_EINVAL, "acc_binning_error: level %d is negative", level);
+    /* Levels past 62 cannot have 2 bins of any size_t count (and would overflow the
+     * shift), so they are the "fewer than 2 bins" state like any other too-high level. */
+    size_t nbins = level > 62 ? 0 : (size_t)((uint64_t)acc->count >> level);
     if (nbins < 2)
         return latmc_fail(LATMC_ESTATE,
                           "acc_binning_error: %zu rows give %zu bins at level %d, need 2",

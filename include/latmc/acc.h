@@ -111,10 +111,11 @@ LATMC_API int latmc_acc_specific_heat(const latmc_acc *acc, int col_e, double fa
                                       int nblocks, double *value, double *err);
 
 /**
- * Write the series as CSV: a header line of the given column names (names may be NULL:
- * "c0,c1,..."), then one line per row with a leading row index, values printed with
- * 17 significant digits. Written to path.tmp and renamed, so a failure never leaves a
- * partial file at path. Errors: LATMC_EINVAL, LATMC_EIO.
+ * Write the series as CSV: a header line "index,<name0>,<name1>,..." (names may be NULL:
+ * "index,c0,c1,..."; names must not contain ',', '"', CR or LF), then one line per row
+ * with the row index and the values printed with 17 significant digits. Written to
+ * path.tmp, flushed and renamed, so a failure never leaves a partial file at path.
+ * Errors: LATMC_EINVAL, LATMC_EIO, LATMC_ENOMEM.
  */
 LATMC_API int latmc_acc_write_csv(const latmc_acc *acc, const char *path,
                                   const char *const *names);

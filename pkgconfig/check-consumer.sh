@@ -1,0 +1,38 @@
+#!/bin/sh
+# Install the build into a scratch prefix and build an out-of-tree program against it
+# through pkg-config, shared and static; run both. Usage: check-consumer.sh BUILD_DIR SRC_DIR
+set -eu
+build=$1
+src=$2
+cc=${CC:-cc}
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+meson install -C "$build" --no-rebuild --quiet --destdir "$scratch/root" >"$scratch/install.log" 2>&1 ||
+    { cat "$scratch/install.log"; exit 1; }
+pcfile=$(find "$scratch/root" -name latmc.pc | head -n 1)
+[ -n "$pcfile" ] || { echo "latmc.pc was not installed"; exit 1; }
+prefix=$(sed -n 's/^prefix=//p' "$pcfile")
+export PKG_CONFIG_PATH="$(dirname "$pcfile")"
+pc="pkg-config --define-variable=prefix=$scratch/root$prefix"
+
+echo "pkg-config: $($pc --modversion latmc), moduledir $($pc --variable=moduledir latmc)," \
+     "latmc_has_cuda=$($pc --variable=latmc_has_cuda latmc)"
+[ "$($pc --variable=latmc_has_cuda latmc)" = false ]
+
+# Shared: the SONAME is the ABI major.
+$cc -std=c99 -Wall -Wextra -Werror $($pc --cflags latmc) "$src/pkgconfig/consumer/consumer.c" \
+    -o "$scratch/consumer" $($pc --libs latmc)
+libdir=$($pc --variable=libdir latmc)
+LD_LIBRARY_PATH="$libdir" "$scratch/consumer"
+readelf -d "$libdir/liblatmc.so" | grep -q 'SONAME.*liblatmc\.so\.1\]'
+
+# Static: everything from the archive, private dependencies from Libs.private.
+$cc -std=c99 -Wall -Wextra -Werror -DLATMC_STATIC $($pc --cflags latmc) \
+    "$src/pkgconfig/consumer/consumer.c" -o "$scratch/consumer_static" \
+    "$libdir/liblatmc.a" $($pc --libs --static latmc | sed 's/-llatmc//')
+if readelf -d "$scratch/consumer_static" | grep -q 'liblatmc'; then
+    echo "static consumer still needs liblatmc.so"; exit 1
+fi
+"$scratch/consumer_static"
+echo "pkg-config consumer: shared and static builds ran"
