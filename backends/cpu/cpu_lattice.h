@@ -21,21 +21,44 @@ struct cpu_lattice {
 
 struct cpu_site {
     int64_t x, y, z;
-    int64_t index;
+    int64_t row;          /* y + L_y z */
+    int64_t index;        /* x + L_x row */
 };
+
+static inline void cpu_site_set_x(const struct cpu_lattice *g, int colour, int64_t half_x_index,
+                                  struct cpu_site *s)
+{
+    s->x = 2 * half_x_index + ((colour + s->y + s->z) & 1);
+    s->index = s->x + g->lx * s->row;
+}
 
 /* Site number j of colour `colour` in the checkerboard numbering. */
 static inline struct cpu_site cpu_checkerboard_site(const struct cpu_lattice *g, int colour,
                                                     int64_t j)
 {
     const int64_t half_x = g->lx / 2;
-    const int64_t row = j / half_x;            /* row = y + L_y z */
     struct cpu_site s;
-    s.y = row % g->ly;
-    s.z = row / g->ly;
-    s.x = 2 * (j - row * half_x) + ((colour + s.y + s.z) & 1);
-    s.index = s.x + g->lx * row;
+    s.row = j / half_x;
+    s.y = s.row % g->ly;
+    s.z = s.row / g->ly;
+    cpu_site_set_x(g, colour, j - s.row * half_x, &s);
     return s;
+}
+
+/* The site numbered j + 1 of the same colour, without divisions. */
+static inline void cpu_checkerboard_next(const struct cpu_lattice *g, int colour,
+                                         struct cpu_site *s)
+{
+    int64_t half_x_index = s->x / 2 + 1;
+    if (half_x_index == g->lx / 2) {
+        half_x_index = 0;
+        s->row++;
+        if (++s->y == g->ly) {
+            s->y = 0;
+            s->z++;
+        }
+    }
+    cpu_site_set_x(g, colour, half_x_index, s);
 }
 
 static inline int64_t cpu_wrap_up(int64_t a, int64_t l) { return a + 1 == l ? 0 : a + 1; }

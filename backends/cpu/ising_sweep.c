@@ -25,8 +25,10 @@ static uint64_t colour_pass(const struct cpu_lattice *g, int8_t *spins,
     for (int64_t b = 0; b < nblocks; b++) {
         const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, sweep, LATMC_STREAM_UPDATE,
                                                    (uint32_t)colour, 0);
+        struct cpu_site s = cpu_checkerboard_site(g, colour, 4 * b);
         for (int lane = 0; lane < 4 && 4 * b + lane < half; lane++) {
-            const struct cpu_site s = cpu_checkerboard_site(g, colour, 4 * b + lane);
+            if (lane > 0)
+                cpu_checkerboard_next(g, colour, &s);
             const int k = (cpu_ising_neighbour_sum(g, spins, s) + two_d) / 2;
             const int8_t old = spins[s.index];
             const uint64_t u = r.v[lane];
