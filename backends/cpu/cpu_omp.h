@@ -20,4 +20,19 @@
  */
 #define LATMC_OMP_MIN_ITEMS 4096
 
+/*
+ * Whether a loop over `items` should open a parallel region. Serial loops must not enter
+ * the construct at all: even with an if(0) clause libgomp pays a futex round trip.
+ */
+static inline int cpu_use_threads(int n_threads, long long items)
+{
+#ifdef _OPENMP
+    return n_threads > 1 && items >= LATMC_OMP_MIN_ITEMS;
+#else
+    (void)n_threads;
+    (void)items;
+    return 0;
+#endif
+}
+
 #endif

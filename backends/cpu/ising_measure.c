@@ -6,26 +6,39 @@
  * Bonds are counted per site and positive direction, sum_x sum_mu s_x s_{x+mu}, so on an
  * extent of 2 both bonds between the same pair count (doc/conventions.md).
  */
+/* Bond and spin sums of one row (fixed y, z) of the lattice. */
+static inline void row_sums(const struct cpu_lattice *g, const int8_t *spins, int64_t row,
+                            int64_t *bonds, int64_t *total)
+{
+    const int64_t lx = g->lx, ly = g->ly, lz = g->lz;
+    const int64_t y = row % ly, z = row / ly;
+    const int8_t *s = spins + lx * row;
+    const int8_t *up_y = spins + lx * (cpu_wrap_up(y, ly) + ly * z);
+    const int8_t *up_z = spins + lx * (y + ly * cpu_wrap_up(z, lz));
+    int64_t b = 0, t = 0;
+    for (int64_t x = 0; x < lx; x++) {
+        int nb = s[cpu_wrap_up(x, lx)] + up_y[x];
+        if (g->ndim == 3)
+            nb += up_z[x];
+        b += s[x] * nb;
+        t += s[x];
+    }
+    *bonds += b;
+    *total += t;
+}
+
 struct latmc_ising_sums cpu_ising_measure(const struct cpu_lattice *g, const int8_t *spins,
                                           int n_threads)
 {
-    const int64_t lx = g->lx, ly = g->ly, lz = g->lz;
-    const int64_t rows = ly * lz;
+    const int64_t rows = g->ly * g->lz;
     int64_t bonds = 0, total = 0;
-    LATMC_OMP(parallel for num_threads(n_threads) schedule(static) reduction(+:bonds, total)
-              if(n_threads > 1 && g->nsites >= LATMC_OMP_MIN_ITEMS))
-    for (int64_t row = 0; row < rows; row++) {
-        const int64_t y = row % ly, z = row / ly;
-        const int8_t *s = spins + lx * row;
-        const int8_t *up_y = spins + lx * (cpu_wrap_up(y, ly) + ly * z);
-        const int8_t *up_z = spins + lx * (y + ly * cpu_wrap_up(z, lz));
-        for (int64_t x = 0; x < lx; x++) {
-            int nb = s[cpu_wrap_up(x, lx)] + up_y[x];
-            if (g->ndim == 3)
-                nb += up_z[x];
-            bonds += s[x] * nb;
-            total += s[x];
-        }
+    if (!cpu_use_threads(n_threads, g->nsites)) {
+        for (int64_t row = 0; row < rows; row++)
+            row_sums(g, spins, row, &bonds, &total);
+    } else {
+        LATMC_OMP(parallel for num_threads(n_threads) schedule(static) reduction(+:bonds, total))
+        for (int64_t row = 0; row < rows; row++)
+            row_sums(g, spins, row, &bonds, &total);
     }
     struct latmc_ising_sums sums = { bonds, total };
     return sums;

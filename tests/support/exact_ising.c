@@ -316,11 +316,17 @@ static struct kfactor kaufman_factor(int is_sinh, double m, double g, double g1,
         f.phi0 = S;
         f.phi1 = C * x1;
         f.phi2 = S * x1 * x1 + C * x2;
-        f.ln = ax + log(fabs(S));
-        /* (ln 2sinh x)' = coth x x',  '' = -csch^2 x x'^2 + coth x x'' (x > 0 here) */
-        const double cth = C / S, csch2 = 4.0 * E / (S * S);
-        f.dl1 = cth * x1;
-        f.dl2 = -csch2 * x1 * x1 + cth * x2;
+        if (S != 0.0) {
+            f.ln = ax + log(fabs(S));
+            /* (ln 2sinh x)' = coth x x',  '' = -csch^2 x x'^2 + coth x x'' */
+            const double cth = C / S, csch2 = 4.0 * E / (S * S);
+            f.dl1 = cth * x1;
+            f.dl2 = -csch2 * x1 * x1 + cth * x2;
+        } else {
+            /* x = 0: only the r = 0 factor at K_c, used through phi0..phi2 alone */
+            f.ln = -INFINITY;
+            f.dl1 = f.dl2 = 0.0;
+        }
     }
     return f;
 }
@@ -370,7 +376,10 @@ static void kaufman_core(int mi, int ni, double K, double *lnz, double *d1, doub
         S0 += w[i] * z0[i];
         S1 += w[i] * z1[i];
     }
-    /* S0 > 0: Z > 0, and the positive Z1 + Z2 always dominate Z3 + Z4 < 0. */
+    /*
+     * S0 > 0 with no dangerous cancellation: Z1, Z2, Z3 > 0, and only Z4 can be
+     * negative (above T_c), but |Z4| < Z3 factor by factor (|sinh| < cosh).
+     */
     const double abar = S1 / S0; /* (ln sum Z_i)' */
 
     /*

@@ -99,10 +99,16 @@ int exact_ising_enumerate(int ndim, const int *extent, double beta, double J, do
  * (antiferromagnet) is mapped to |K| by flipping one sublattice, which needs
  * Lx and Ly even; otherwise EXACT_ISING_EINVAL.
  *
- * Accuracy (checked against enumeration and high-precision arithmetic):
- * ln Z, e and c to about 1e-13 relative for |K| >= 0.1. Near K = 0 the
- * derivatives are differences of terms of size N/K, so e loses about
- * eps/K^2 relative: prefer the high-temperature series below |K| ~ 1e-3.
+ * Valid for all Lx, Ly >= 2, even or odd, either orientation (checked
+ * against enumeration up to 24 sites).
+ *
+ * Accuracy, measured against enumeration and a 60-digit evaluation of the
+ * same formula (sizes 4x4 .. 256x256, K = 0.01 .. 1, including K_c):
+ * ln Z to 1e-15 relative; e and c to 1e-13 relative for 0.1 <= |K| <= 1.
+ * Near K = 0 the derivatives are differences of terms of size N/K, and lose
+ * about 1e-16/K^2 relative (2e-12 at K = 0.01). At large K, c ~ e^{-8K} is a
+ * difference of terms of size N e^{-4K}, so its error is absolute, about
+ * 1e-15 at K = 2 on 4x4 (c = 3e-5 there, 4e-11 relative).
  */
 struct exact_ising_kaufman_result {
     double lnz;   /* ln Z */
@@ -127,7 +133,8 @@ double exact_ising_kaufman_specific_heat(int Lx, int Ly, double beta, double J);
  *   k = 2 sinh(2K) / cosh^2(2K),
  * K1 the complete elliptic integral of the first kind, by the AGM.
  * At K = K_c, where K1 diverges and its prefactor vanishes, the limit
- * -J sqrt(2) is returned. K < 0 (antiferromagnet) maps to |K| by flipping a
+ * -J sqrt(2) is returned. Relative accuracy ~1e-15 for |K| >= 0.1; at small
+ * |K| the bracket cancels to O(K^2), losing ~1e-16/K^2. K < 0 (antiferromagnet) maps to |K| by flipping a
  * sublattice: <B>(K) = -<B>(-K). NaN for non-finite arguments.
  */
 double exact_ising_onsager_energy(double beta, double J);
