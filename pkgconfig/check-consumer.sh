@@ -1,10 +1,13 @@
 #!/bin/sh
 # Install the build into a scratch prefix and build an out-of-tree program against it
-# through pkg-config, shared and static; run both. Usage: check-consumer.sh BUILD_DIR SRC_DIR
+# through pkg-config, shared and static; run both.
+# Usage: check-consumer.sh BUILD_DIR SRC_DIR [EXTRA_CFLAGS]  (e.g. -fsanitize=... for a
+# sanitized build, whose library only loads into a sanitized program)
 set -eu
 build=$1
 src=$2
-cc=${CC:-cc}
+extra=${3:-}
+cc="${CC:-cc} $extra"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 

@@ -1,8 +1,8 @@
 /*
  * Reproducibility guarantee: the configuration after n sweeps from a seed is bit-identical
  * for 1, 2 and 3 threads (and so are the acceptance counts and every observable).
- * Lattices are large enough that the threaded code paths really run (>= 4096 sites per
- * colour), and include extents that are not powers of two.
+ * Lattices are large enough that the threaded code paths really run (>= 32768 sites per
+ * colour, LATMC_OMP_MIN_ITEMS), and include extents that are not powers of two.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -68,29 +68,29 @@ static void identical_for_thread_counts(int ndim, int64_t lx, int64_t ly, int64_
 static void metropolis_2d(void **state)
 {
     (void)state;
-    identical_for_thread_counts(2, 150, 60, 0, LATMC_ALGO_METROPOLIS);
+    identical_for_thread_counts(2, 300, 220, 0, LATMC_ALGO_METROPOLIS);
     identical_for_thread_counts(2, 256, 256, 0, LATMC_ALGO_METROPOLIS);
 }
 
 static void heatbath_2d(void **state)
 {
     (void)state;
-    identical_for_thread_counts(2, 150, 60, 0, LATMC_ALGO_HEATBATH);
-    identical_for_thread_counts(2, 6, 2000, 0, LATMC_ALGO_HEATBATH);
+    identical_for_thread_counts(2, 300, 220, 0, LATMC_ALGO_HEATBATH);
+    identical_for_thread_counts(2, 6, 11000, 0, LATMC_ALGO_HEATBATH);
 }
 
 static void metropolis_3d(void **state)
 {
     (void)state;
-    identical_for_thread_counts(3, 22, 20, 26, LATMC_ALGO_METROPOLIS);
-    identical_for_thread_counts(3, 32, 32, 32, LATMC_ALGO_METROPOLIS);
+    identical_for_thread_counts(3, 42, 40, 40, LATMC_ALGO_METROPOLIS);
+    identical_for_thread_counts(3, 48, 32, 44, LATMC_ALGO_METROPOLIS);
 }
 
 static void heatbath_3d(void **state)
 {
     (void)state;
-    identical_for_thread_counts(3, 22, 20, 26, LATMC_ALGO_HEATBATH);
-    identical_for_thread_counts(3, 2, 64, 70, LATMC_ALGO_HEATBATH);
+    identical_for_thread_counts(3, 42, 40, 40, LATMC_ALGO_HEATBATH);
+    identical_for_thread_counts(3, 2, 180, 190, LATMC_ALGO_HEATBATH);
 }
 
 int main(void)

@@ -1,0 +1,81 @@
+/* latmc front end — name <-> value tables for models, algorithms, devices, starts. */
+#include <stddef.h>
+#include <string.h>
+
+#include <latmc/latmc.h>
+
+#include "names.h"
+
+const struct name_value names_model[] = {
+    { "ising", LATMC_MODEL_ISING },
+    { "potts", LATMC_MODEL_POTTS },
+    { "phi4", LATMC_MODEL_PHI4 },
+    { "heisenberg", LATMC_MODEL_HEISENBERG },
+    { NULL, 0 },
+};
+
+const struct name_value names_algorithm[] = {
+    { "default", LATMC_ALGO_DEFAULT },
+    { "metropolis", LATMC_ALGO_METROPOLIS },
+    { "heatbath", LATMC_ALGO_HEATBATH },
+    { "overrelax", LATMC_ALGO_OVERRELAX },
+    { NULL, 0 },
+};
+
+const struct name_value names_device[] = {
+    { "auto", LATMC_DEVICE_AUTO },
+    { "cpu", LATMC_DEVICE_CPU },
+    { "cuda", LATMC_DEVICE_CUDA },
+    { NULL, 0 },
+};
+
+const struct name_value names_start[] = {
+    { "hot", LATMC_INIT_HOT },
+    { "cold", LATMC_INIT_COLD },
+    { NULL, 0 },
+};
+
+const struct name_value names_couplings[] = {
+    { "uniform", LATMC_COUPLINGS_UNIFORM },
+    { "gaussian", LATMC_COUPLINGS_GAUSSIAN },
+    { "bimodal", LATMC_COUPLINGS_BIMODAL },
+    { NULL, 0 },
+};
+
+bool names_lookup(const struct name_value *table, const char *name, int *value)
+{
+    for (const struct name_value *e = table; e->name != NULL; e++) {
+        if (strcmp(e->name, name) == 0) {
+            *value = e->value;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *names_of(const struct name_value *table, int value, const char *fallback)
+{
+    for (const struct name_value *e = table; e->name != NULL; e++)
+        if (e->value == value)
+            return e->name;
+    return fallback;
+}
+
+const char *names_list(const struct name_value *table)
+{
+    static char buf[256];
+    size_t n = 0, len = 0;
+    while (table[n].name != NULL)
+        n++;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        const char *sep = i == 0 ? "" : (i + 1 == n ? " or " : ", ");
+        size_t need = strlen(sep) + strlen(table[i].name);
+        if (len + need + 1 > sizeof buf)
+            break;
+        strcat(buf, sep);
+        strcat(buf, table[i].name);
+        len += need;
+    }
+    return buf;
+}
