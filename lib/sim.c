@@ -67,8 +67,9 @@ int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out
         return st;
     }
     latmc_ctx_ref(ctx);
-    latmc_log(ctx, LATMC_LOG_DEBUG, "created a %dD Ising sim of %lld sites on backend %s",
-              d.ndim, (long long)nsites, ops->name);
+    latmc_log(ctx, LATMC_LOG_DEBUG, "created a %dD %s sim of %lld sites on backend %s, "
+              "%d thread(s)", d.ndim, latmc_model_info(d.model)->name, (long long)nsites,
+              ops->name, sim->n_threads);
     *out = sim;
     return LATMC_OK;
 }

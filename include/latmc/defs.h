@@ -48,7 +48,6 @@
 /** Status codes returned by every fallible liblatmc function. */
 enum latmc_status {
     LATMC_STATUS_LIST(LATMC_STATUS_ENUM_ENTRY_)
-    LATMC_STATUS_MIN_ = -10 /* lowest code defined; internal bookkeeping */
 };
 #undef LATMC_STATUS_ENUM_ENTRY_
 
