@@ -12,17 +12,25 @@ struct latmc_backend_ops {
     size_t size;            /* sizeof(struct latmc_backend_ops) of the backend's build */
     const char *name;
 
-    /* Allocate sim->backend for sim->desc (configuration undefined until init/set). */
+    /* Allocate sim->backend for sim->desc (configuration undefined until init/set), and
+     * set sim->n_threads. */
     int (*create)(latmc_sim *sim);
     void (*destroy)(latmc_sim *sim);
 
     int (*init_spins)(latmc_sim *sim, int how);
-    /* n sweeps numbered sim->sweeps, sim->sweeps + 1, ...; adds accepted updates. */
-    int (*sweep)(latmc_sim *sim, uint64_t n, uint64_t *accepted);
-    int (*measure_ising)(latmc_sim *sim, struct latmc_ising_sums *out);
-    /* Host copies in site order i = x + L_x (y + L_y z); sizes checked by the core. */
+    /* n sweeps numbered sim->sweeps, sim->sweeps + 1, ...; adds the updates accepted and
+     * attempted. */
+    int (*sweep)(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted);
+    /* The model's reduction of the current configuration into `sums`
+     * (sim->model->sums_size bytes). */
+    int (*measure)(latmc_sim *sim, void *sums);
+    /* Host copies in site order i = x + L_x (y + L_y z), replica 0 first; sizes and values
+     * checked by the core. */
     int (*get_spins)(latmc_sim *sim, void *buf);
     int (*set_spins)(latmc_sim *sim, const void *buf);
+    /* Couplings of models that have them (count checked by the core). */
+    int (*get_couplings)(latmc_sim *sim, float *buf);
+    int (*set_couplings)(latmc_sim *sim, const float *buf);
 };
 
 extern const struct latmc_backend_ops latmc_cpu_backend_ops;

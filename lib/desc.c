@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "desc.h"
-#include "params.h"
+#include "model.h"
 
 /* Caps that keep every index and RNG block number far inside its integer type. */
 #define MAX_EXTENT (INT64_C(1) << 30)
@@ -64,9 +64,6 @@ static int check_extents(latmc_sim_desc *d, int64_t *nsites)
         if (l < 2)
             return latmc_fail(LATMC_EINVAL, "desc.extent[%d] = %lld: extents must be >= 2",
                               mu, (long long)l);
-        if (l % 2 != 0)
-            return latmc_fail(LATMC_EINVAL, "desc.extent[%d] = %lld is odd: the checkerboard "
-                              "update needs even extents", mu, (long long)l);
         if (l > MAX_EXTENT || n > MAX_SITES / l)
             return latmc_fail(LATMC_EINVAL, "desc.extent[%d] = %lld: lattice larger than "
                               "2^40 sites", mu, (long long)l);
@@ -105,7 +102,7 @@ int latmc_desc_validate(const latmc_sim_desc *in, latmc_sim_desc *out, int64_t *
         return st;
     if (out->model == LATMC_MODEL_NONE)
         return latmc_fail(LATMC_EINVAL, "desc.model is not set (LATMC_MODEL_ISING, ...)");
-    const struct latmc_model_info *info = latmc_model_info(out->model);
+    const struct latmc_model_def *info = latmc_model_get(out->model);
     if (!info)
         return latmc_fail(LATMC_EINVAL, "desc.model = %d is not a LATMC_MODEL_* value", out->model);
     if ((st = check_enums(out)) < 0 || (st = check_extents(out, nsites)) < 0)
@@ -121,5 +118,5 @@ int latmc_desc_validate(const latmc_sim_desc *in, latmc_sim_desc *out, int64_t *
     if (out->replicas > info->max_replicas)
         return latmc_fail(LATMC_EUNSUPPORTED, "the %s model runs one replica (desc.replicas = %d)",
                           info->name, out->replicas);
-    return LATMC_OK;
+    return info->check_desc(out);
 }

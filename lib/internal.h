@@ -23,40 +23,25 @@ struct latmc_ctx {
     int log_min;
 };
 
-/*
- * Integer acceptance decisions for Ising, computed once per parameter change by the core
- * and used unchanged by every backend, so all backends take the same decisions: a uniform
- * 32-bit draw u accepts iff u < threshold, threshold = floor(p * 2^32) in [0, 2^32].
- * Index k = (n + 2 ndim) / 2 where n = sum of the 2 ndim neighbour spins.
- */
-#define LATMC_ISING_MAX_K 7   /* 2 * ndim + 1 entries for ndim <= 3 */
-struct latmc_ising_tables {
-    uint64_t metropolis[2][LATMC_ISING_MAX_K]; /* [s == +1][k]: accept the flip of s */
-    uint64_t heatbath[LATMC_ISING_MAX_K];      /* [k]: new spin is +1 */
-};
-
-/* Exact integer sums behind the Ising observables: one reduction gives all of them. */
-struct latmc_ising_sums {
-    int64_t bonds;   /* sum_x sum_mu s_x s_{x+mu} */
-    int64_t spins;   /* sum_x s_x */
-};
-
 struct latmc_backend_ops;
+
+struct latmc_model_def;
 
 struct latmc_sim {
     latmc_ctx *ctx;
     latmc_sim_desc desc;               /* validated; algorithm resolved from DEFAULT */
     int64_t nsites;                    /* product of the extents */
-    int n_threads;                     /* resolved thread count (>= 1) */
+    int n_threads;                     /* resolved thread count (>= 1), set by the backend */
     double param[LATMC_PARAM_MAX + 1];
-    struct latmc_ising_tables ising;
+    const struct latmc_model_def *model;
+    void *model_data;                  /* derived tables (model->data_size bytes) */
     const struct latmc_backend_ops *ops;
     void *backend;                     /* backend-private state */
     bool have_config;                  /* init_spins or set_spins done */
     uint64_t sweeps;                   /* sweeps done: the next sweep has this number */
     uint64_t accepted, attempted;      /* since the last reset */
-    bool sums_valid;                   /* cached reduction of the current configuration */
-    struct latmc_ising_sums sums;
+    bool sums_valid;                   /* sums holds the reduction of the current state */
+    void *sums;                        /* model->sums_size bytes */
     char errmsg[LATMC_ERRMSG_SIZE];
 };
 

@@ -1,16 +1,29 @@
-/* Internal: Ising model pieces shared by all backends (decision tables, observables). */
+/* Internal: Ising model data shared by the core and every backend. */
 #ifndef LATMC_LIB_ISING_H
 #define LATMC_LIB_ISING_H
 
 #include "internal.h"
 
-/* Rebuild the acceptance thresholds from beta, J, h (see struct latmc_ising_tables). */
-void latmc_ising_tables_compute(struct latmc_ising_tables *t, int ndim, double beta, double J,
-                                double h);
+/*
+ * Integer acceptance decisions, computed once per parameter change by the core and used
+ * unchanged by every backend, so all backends take the same decisions: a uniform 32-bit
+ * draw u accepts iff u < threshold, threshold = floor(p * 2^32) in [0, 2^32].
+ * Index k = (n + 2 ndim) / 2 where n = sum of the 2 ndim neighbour spins.
+ * This is the Ising sim's model_data.
+ */
+#define LATMC_ISING_MAX_K 7   /* 2 * ndim + 1 entries for ndim <= 3 */
+struct latmc_ising_tables {
+    uint64_t metropolis[2][LATMC_ISING_MAX_K]; /* [s == +1][k]: accept the flip of s */
+    uint64_t heatbath[LATMC_ISING_MAX_K];      /* [k]: new spin is +1 */
+};
 
-/* Observable `key` of a configuration from its exact sums; LATMC_EUNSUPPORTED if the key is
- * not an Ising observable handled here. */
-int latmc_ising_observable(const struct latmc_ising_sums *s, int64_t nsites, double J, double h,
-                           int key, double *value);
+/* Exact integer sums behind the Ising observables: one reduction gives all of them. */
+struct latmc_ising_sums {
+    int64_t bonds;   /* sum_x sum_mu s_x s_{x+mu} */
+    int64_t spins;   /* sum_x s_x */
+};
+
+/* floor(p * 2^32) clamped to [0, 2^32]: u32 < threshold happens with probability p. */
+uint64_t latmc_threshold_u32(double p);
 
 #endif

@@ -2,12 +2,13 @@
  * The public sim API: argument and state validation, then dispatch to the backend.
  * Backends never re-validate, so every check lives here, once.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
 #include "desc.h"
-#include "ising.h"
+#include "model.h"
 #include "params.h"
 #include "rng_streams.h"
 
@@ -28,11 +29,11 @@ static void configuration_changed(latmc_sim *sim)
     sim->sums_valid = false;
 }
 
-static void update_tables(latmc_sim *sim)
+static void sim_free(latmc_sim *sim)
 {
-    if (sim->desc.model == LATMC_MODEL_ISING)
-        latmc_ising_tables_compute(&sim->ising, sim->desc.ndim, sim->param[LATMC_PARAM_BETA],
-                                   sim->param[LATMC_PARAM_J], sim->param[LATMC_PARAM_H]);
+    free(sim->model_data);
+    free(sim->sums);
+    free(sim);
 }
 
 int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out)
@@ -52,24 +53,32 @@ int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out
         latmc_log(ctx, LATMC_LOG_ERROR, "latmc_sim_create: %s", latmc_thread_error());
         return st;
     }
+    const struct latmc_model_def *model = latmc_model_get(d.model);
     latmc_sim *sim = calloc(1, sizeof *sim);
-    if (!sim)
+    if (sim) {
+        sim->model_data = calloc(1, model->data_size ? model->data_size : 1);
+        sim->sums = calloc(1, model->sums_size ? model->sums_size : 1);
+    }
+    if (!sim || !sim->model_data || !sim->sums) {
+        if (sim)
+            sim_free(sim);
         return latmc_fail(LATMC_ENOMEM, "latmc_sim_create: cannot allocate the sim");
+    }
     sim->ctx = ctx;
     sim->desc = d;
     sim->nsites = nsites;
+    sim->model = model;
     sim->ops = ops;
     latmc_param_defaults(sim->param);
-    update_tables(sim);
+    model->update_data(sim);
     if ((st = ops->create(sim)) < 0) {
         latmc_log(ctx, LATMC_LOG_ERROR, "latmc_sim_create: %s", latmc_thread_error());
-        free(sim);
+        sim_free(sim);
         return st;
     }
     latmc_ctx_ref(ctx);
     latmc_log(ctx, LATMC_LOG_DEBUG, "created a %dD %s sim of %lld sites on backend %s, "
-              "%d thread(s)", d.ndim, latmc_model_info(d.model)->name, (long long)nsites,
-              ops->name, sim->n_threads);
+              "%d thread(s)", d.ndim, model->name, (long long)nsites, ops->name, sim->n_threads);
     *out = sim;
     return LATMC_OK;
 }
@@ -81,7 +90,7 @@ void latmc_sim_destroy(latmc_sim **psim)
     latmc_sim *sim = *psim;
     sim->ops->destroy(sim);
     latmc_ctx_unref(sim->ctx);
-    free(sim);
+    sim_free(sim);
     *psim = NULL;
 }
 
@@ -105,10 +114,9 @@ static int check_param_key(const latmc_sim *sim, int key)
 {
     if (!latmc_param_name(key))
         return SIM_FAIL(sim, LATMC_EINVAL, "unknown parameter key %d", key);
-    const struct latmc_model_info *info = latmc_model_info(sim->desc.model);
-    if (!(info->params & (1u << key)))
+    if (!(sim->model->params & (1u << key)))
         return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "parameter %s does not belong to the %s model",
-                        latmc_param_name(key), info->name);
+                        latmc_param_name(key), sim->model->name);
     return LATMC_OK;
 }
 
@@ -122,7 +130,7 @@ int latmc_sim_set_param(latmc_sim *sim, int key, double value)
     if ((st = latmc_param_check(key, value)) < 0)
         return sim_fail_status(sim, st);
     sim->param[key] = value;
-    update_tables(sim);
+    sim->model->update_data(sim);
     return LATMC_OK;
 }
 
@@ -168,14 +176,14 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
         return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_sweep: %llu more sweeps would pass the "
                         "2^48 sweeps the random-number counters can name",
                         (unsigned long long)n);
-    uint64_t accepted = 0;
-    int st = sim->ops->sweep(sim, n, &accepted);
+    uint64_t accepted = 0, attempted = 0;
+    int st = sim->ops->sweep(sim, n, &accepted, &attempted);
     configuration_changed(sim);
     if (st < 0)
         return sim_fail_status(sim, st);
     sim->sweeps += n;
     sim->accepted += accepted;
-    sim->attempted += n * (uint64_t)sim->nsites;
+    sim->attempted += attempted;
     return LATMC_OK;
 }
 
@@ -212,20 +220,23 @@ int latmc_sim_observable(latmc_sim *sim, int key, double *value)
         *value = (double)sim->accepted / (double)sim->attempted;
         return LATMC_OK;
     }
-    if (key == LATMC_OBS_PHI2 || key == LATMC_OBS_OVERLAP2)
+    if (!(sim->model->observables & (1u << key)))
         return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "observable %s is not defined for the %s model",
-                        latmc_observable_name(key), latmc_model_info(sim->desc.model)->name);
+                        latmc_observable_name(key), sim->model->name);
+    if (key == LATMC_OBS_OVERLAP2 && sim->desc.replicas != 2)
+        return SIM_FAIL(sim, LATMC_ESTATE, "observable overlap2 needs two replicas "
+                        "(desc.replicas = 2)");
     if (!sim->have_config)
         return SIM_FAIL(sim, LATMC_ESTATE, "observable %s: no configuration yet",
                         latmc_observable_name(key));
     if (!sim->sums_valid) {
-        int st = sim->ops->measure_ising(sim, &sim->sums);
+        int st = sim->ops->measure(sim, sim->sums);
         if (st < 0)
             return sim_fail_status(sim, st);
         sim->sums_valid = true;
     }
-    return latmc_ising_observable(&sim->sums, sim->nsites, sim->param[LATMC_PARAM_J],
-                                  sim->param[LATMC_PARAM_H], key, value);
+    int st = sim->model->observable(sim, sim->sums, key, value);
+    return st < 0 ? sim_fail_status(sim, st) : LATMC_OK;
 }
 
 const char *latmc_observable_name(int key)
@@ -249,7 +260,7 @@ int latmc_sim_spins_size(const latmc_sim *sim, size_t *bytes)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_spins_size: sim is NULL");
     if (!bytes)
         return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_spins_size: bytes is NULL");
-    *bytes = (size_t)sim->nsites * (size_t)sim->desc.replicas * sizeof(int8_t);
+    *bytes = (size_t)sim->nsites * (size_t)sim->desc.replicas * sim->model->site_bytes(&sim->desc);
     return LATMC_OK;
 }
 
@@ -261,7 +272,8 @@ static int check_spin_buffer(const latmc_sim *sim, const char *fn, const void *b
         return SIM_FAIL(sim, LATMC_EINVAL, "%s: buf is NULL", fn);
     if (bytes != want)
         return SIM_FAIL(sim, LATMC_EINVAL, "%s: buffer of %zu bytes, the configuration takes "
-                        "%zu (sites x replicas x 1 byte)", fn, bytes, want);
+                        "%zu (sites x replicas x %zu bytes)", fn, bytes, want,
+                        sim->model->site_bytes(&sim->desc));
     return LATMC_OK;
 }
 
@@ -286,16 +298,98 @@ int latmc_sim_set_spins(latmc_sim *sim, const void *buf, size_t bytes)
     int st = check_spin_buffer(sim, "latmc_sim_set_spins", buf, bytes);
     if (st < 0)
         return st;
-    const int8_t *s = buf;
-    for (size_t i = 0; i < bytes; i++)
-        if (s[i] != 1 && s[i] != -1)
-            return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_set_spins: entry %zu is %d; Ising "
-                            "spins are +1 or -1", i, s[i]);
+    if ((st = sim->model->check_spins(sim, buf)) < 0)
+        return sim_fail_status(sim, st);
     if ((st = sim->ops->set_spins(sim, buf)) < 0)
         return sim_fail_status(sim, st);
     sim->have_config = true;
     sim->accepted = sim->attempted = 0;
     configuration_changed(sim);
+    return LATMC_OK;
+}
+
+int latmc_sim_couplings_size(const latmc_sim *sim, size_t *count)
+{
+    if (!sim)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_couplings_size: sim is NULL");
+    if (!count)
+        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_couplings_size: count is NULL");
+    if (!sim->ops->get_couplings || !sim->model->has_couplings)
+        return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "the %s model has no couplings to read or set",
+                        sim->model->name);
+    *count = (size_t)sim->nsites * (size_t)sim->desc.ndim;
+    return LATMC_OK;
+}
+
+static int check_coupling_buffer(latmc_sim *sim, const char *fn, const float *buf, size_t count)
+{
+    size_t want = 0;
+    int st = latmc_sim_couplings_size(sim, &want);
+    if (st < 0)
+        return st;
+    if (!buf)
+        return SIM_FAIL(sim, LATMC_EINVAL, "%s: buf is NULL", fn);
+    if (count != want)
+        return SIM_FAIL(sim, LATMC_EINVAL, "%s: %zu couplings given, the lattice has %zu "
+                        "(sites x ndim)", fn, count, want);
+    return LATMC_OK;
+}
+
+int latmc_sim_get_couplings(latmc_sim *sim, float *buf, size_t count)
+{
+    if (!sim)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_get_couplings: sim is NULL");
+    int st = check_coupling_buffer(sim, "latmc_sim_get_couplings", buf, count);
+    if (st == LATMC_OK && (st = sim->ops->get_couplings(sim, buf)) < 0)
+        return sim_fail_status(sim, st);
+    return st;
+}
+
+int latmc_sim_set_couplings(latmc_sim *sim, const float *buf, size_t count)
+{
+    if (!sim)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_set_couplings: sim is NULL");
+    int st = check_coupling_buffer(sim, "latmc_sim_set_couplings", buf, count);
+    if (st < 0)
+        return st;
+    for (size_t i = 0; i < count; i++)
+        if (!isfinite(buf[i]))
+            return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_set_couplings: coupling %zu is not "
+                            "finite", i);
+    if ((st = sim->ops->set_couplings(sim, buf)) < 0)
+        return sim_fail_status(sim, st);
+    configuration_changed(sim);
+    return LATMC_OK;
+}
+
+int latmc_sim_tune_epsilon(latmc_sim *sim, double target, uint64_t sweeps)
+{
+    if (!sim)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_tune_epsilon: sim is NULL");
+    if (!(sim->model->params & (1u << LATMC_PARAM_EPSILON)))
+        return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "latmc_sim_tune_epsilon: the %s model has no "
+                        "proposal width epsilon", sim->model->name);
+    if (!(target > 0.0 && target < 1.0))
+        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_tune_epsilon: target acceptance %g is "
+                        "not in (0, 1)", target);
+    const uint64_t chunk = 10;
+    for (uint64_t done = 0; done < sweeps; done += chunk) {
+        const uint64_t n = sweeps - done < chunk ? sweeps - done : chunk;
+        const uint64_t acc0 = sim->accepted, att0 = sim->attempted;
+        int st = latmc_sim_sweep(sim, n);
+        if (st < 0)
+            return st;
+        const uint64_t att = sim->attempted - att0;
+        if (att == 0)
+            continue;
+        double factor = ((double)(sim->accepted - acc0) / (double)att) / target;
+        factor = factor < 0.5 ? 0.5 : factor > 2.0 ? 2.0 : factor;
+        double eps = sim->param[LATMC_PARAM_EPSILON] * factor;
+        if (latmc_param_check(LATMC_PARAM_EPSILON, eps) == LATMC_OK) {
+            sim->param[LATMC_PARAM_EPSILON] = eps;
+            sim->model->update_data(sim);
+        }
+    }
     return LATMC_OK;
 }
 

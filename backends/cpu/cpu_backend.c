@@ -1,9 +1,9 @@
-/* The built-in CPU backend: state, configuration transfer and dispatch to the kernels. */
+/* The built-in CPU backend: state, threads, and dispatch to the model's kernels. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "cpu_backend.h"
 #include "cpu_omp.h"
+#include "model.h"
 
 static int resolve_threads(latmc_sim *sim)
 {
@@ -21,21 +21,25 @@ static int resolve_threads(latmc_sim *sim)
 
 static int cpu_create(latmc_sim *sim)
 {
+    const struct cpu_model_kernels *k = cpu_model_kernels_get(sim->desc.model);
+    if (!k)
+        return latmc_fail(LATMC_EUNSUPPORTED, "the CPU backend has no kernels for the %s model",
+                          sim->model->name);
     struct cpu_state *st = calloc(1, sizeof *st);
     if (!st)
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate its state");
+    st->kernels = k;
     st->lattice.ndim = sim->desc.ndim;
     st->lattice.lx = sim->desc.extent[0];
     st->lattice.ly = sim->desc.extent[1];
     st->lattice.lz = sim->desc.ndim == 3 ? sim->desc.extent[2] : 1;
     st->lattice.nsites = sim->nsites;
-    size_t bytes = (size_t)sim->nsites * (size_t)sim->desc.replicas;
-    st->spins = malloc(bytes);
-    if (!st->spins) {
-        free(st);
-        return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of spins", bytes);
-    }
     sim->n_threads = resolve_threads(sim);
+    int status = k->create(sim, st);
+    if (status < 0) {
+        free(st);
+        return status;
+    }
     sim->backend = st;
     return LATMC_OK;
 }
@@ -45,7 +49,7 @@ static void cpu_destroy(latmc_sim *sim)
     struct cpu_state *st = cpu_state_of(sim);
     if (!st)
         return;
-    free(st->spins);
+    st->kernels->destroy(st);
     free(st);
     sim->backend = NULL;
 }
@@ -53,38 +57,53 @@ static void cpu_destroy(latmc_sim *sim)
 static int cpu_init_spins(latmc_sim *sim, int how)
 {
     struct cpu_state *st = cpu_state_of(sim);
-    if (how == LATMC_INIT_COLD)
-        memset(st->spins, 1, (size_t)sim->nsites);
-    else
-        cpu_ising_hot_start(&st->lattice, st->spins, sim->desc.seed, sim->n_threads);
-    return LATMC_OK;
+    return st->kernels->init_spins(sim, st, how);
 }
 
-static int cpu_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted)
+static int cpu_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted)
 {
     struct cpu_state *st = cpu_state_of(sim);
     for (uint64_t k = 0; k < n; k++)
-        *accepted += cpu_ising_sweep(&st->lattice, st->spins, &sim->ising, sim->desc.algorithm,
-                                     sim->desc.seed, sim->sweeps + k, sim->n_threads);
+        st->kernels->sweep(sim, st, sim->sweeps + k, accepted, attempted);
     return LATMC_OK;
 }
 
-static int cpu_measure_ising(latmc_sim *sim, struct latmc_ising_sums *out)
+static int cpu_measure(latmc_sim *sim, void *sums)
 {
     struct cpu_state *st = cpu_state_of(sim);
-    *out = cpu_ising_measure(&st->lattice, st->spins, sim->n_threads);
+    st->kernels->measure(sim, st, sums);
     return LATMC_OK;
 }
 
 static int cpu_get_spins(latmc_sim *sim, void *buf)
 {
-    memcpy(buf, cpu_state_of(sim)->spins, (size_t)sim->nsites);
+    struct cpu_state *st = cpu_state_of(sim);
+    st->kernels->get_spins(sim, st, buf);
     return LATMC_OK;
 }
 
 static int cpu_set_spins(latmc_sim *sim, const void *buf)
 {
-    memcpy(cpu_state_of(sim)->spins, buf, (size_t)sim->nsites);
+    struct cpu_state *st = cpu_state_of(sim);
+    st->kernels->set_spins(sim, st, buf);
+    return LATMC_OK;
+}
+
+static int cpu_get_couplings(latmc_sim *sim, float *buf)
+{
+    struct cpu_state *st = cpu_state_of(sim);
+    if (!st->kernels->get_couplings)
+        return latmc_fail(LATMC_EUNSUPPORTED, "the %s model has no couplings", sim->model->name);
+    st->kernels->get_couplings(sim, st, buf);
+    return LATMC_OK;
+}
+
+static int cpu_set_couplings(latmc_sim *sim, const float *buf)
+{
+    struct cpu_state *st = cpu_state_of(sim);
+    if (!st->kernels->set_couplings)
+        return latmc_fail(LATMC_EUNSUPPORTED, "the %s model has no couplings", sim->model->name);
+    st->kernels->set_couplings(sim, st, buf);
     return LATMC_OK;
 }
 
@@ -95,7 +114,9 @@ const struct latmc_backend_ops latmc_cpu_backend_ops = {
     .destroy = cpu_destroy,
     .init_spins = cpu_init_spins,
     .sweep = cpu_sweep,
-    .measure_ising = cpu_measure_ising,
+    .measure = cpu_measure,
     .get_spins = cpu_get_spins,
     .set_spins = cpu_set_spins,
+    .get_couplings = cpu_get_couplings,
+    .set_couplings = cpu_set_couplings,
 };

@@ -1,13 +1,16 @@
-/* Internal to the CPU backend: its per-sim state and the model kernels it dispatches to. */
+/* Internal to the CPU backend: its per-sim state and the per-model kernel tables. */
 #ifndef LATMC_CPU_BACKEND_H
 #define LATMC_CPU_BACKEND_H
 
 #include "backend.h"
 #include "cpu_lattice.h"
 
+struct cpu_model_kernels;
+
 struct cpu_state {
     struct cpu_lattice lattice;
-    int8_t *spins;        /* Ising: nsites int8 values, natural site order */
+    const struct cpu_model_kernels *kernels;
+    void *model_state;    /* the model's arrays, owned by its kernels */
 };
 
 static inline struct cpu_state *cpu_state_of(latmc_sim *sim)
@@ -15,12 +18,30 @@ static inline struct cpu_state *cpu_state_of(latmc_sim *sim)
     return (struct cpu_state *)sim->backend;
 }
 
-/* Ising reference kernels (ising_sweep.c, ising_measure.c). */
-uint64_t cpu_ising_sweep(const struct cpu_lattice *g, int8_t *spins,
-                         const struct latmc_ising_tables *t, int algorithm, uint64_t seed,
-                         uint64_t sweep, int n_threads);
-void cpu_ising_hot_start(const struct cpu_lattice *g, int8_t *spins, uint64_t seed, int n_threads);
-struct latmc_ising_sums cpu_ising_measure(const struct cpu_lattice *g, const int8_t *spins,
-                                          int n_threads);
+/*
+ * What one model provides to the CPU backend. The core has validated everything; these
+ * only fail on allocation. Every function must give the same result for any
+ * sim->n_threads (the reproducibility guarantee).
+ */
+struct cpu_model_kernels {
+    int model;
+    /* Allocate st->model_state for sim->desc (configuration undefined). */
+    int (*create)(latmc_sim *sim, struct cpu_state *st);
+    void (*destroy)(struct cpu_state *st);
+    int (*init_spins)(latmc_sim *sim, struct cpu_state *st, int how);
+    /* One sweep numbered `sweep`; adds the updates accepted and attempted. */
+    void (*sweep)(latmc_sim *sim, struct cpu_state *st, uint64_t sweep, uint64_t *accepted,
+                  uint64_t *attempted);
+    /* The reduction into the model's sums struct (lib/<model>.h). */
+    void (*measure)(latmc_sim *sim, struct cpu_state *st, void *sums);
+    void (*get_spins)(latmc_sim *sim, struct cpu_state *st, void *buf);
+    void (*set_spins)(latmc_sim *sim, struct cpu_state *st, const void *buf);
+    /* NULL for models without couplings. */
+    void (*get_couplings)(latmc_sim *sim, struct cpu_state *st, float *buf);
+    void (*set_couplings)(latmc_sim *sim, struct cpu_state *st, const float *buf);
+};
+
+/* NULL when the CPU backend has no kernels for the model (cpu_models.c). */
+const struct cpu_model_kernels *cpu_model_kernels_get(int model);
 
 #endif

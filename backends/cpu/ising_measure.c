@@ -1,5 +1,5 @@
 /* Ising reduction: the exact integer bond and spin sums behind every observable. */
-#include "cpu_backend.h"
+#include "ising_ref.h"
 #include "cpu_omp.h"
 
 /*

@@ -7,7 +7,7 @@
  * any order or in parallel with the same result; each site's random number depends
  * only on (seed, sweep, colour, checkerboard index), never on the thread.
  */
-#include "cpu_backend.h"
+#include "ising_ref.h"
 #include "cpu_omp.h"
 #include "rng_streams.h"
 

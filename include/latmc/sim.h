@@ -184,14 +184,15 @@ LATMC_API int latmc_sim_observable(latmc_sim *sim, int key, double *value);
 LATMC_API int latmc_sim_reset_acceptance(latmc_sim *sim);
 
 /**
- * Bytes of the host spin buffer: sites x replicas x bytes per site
- * (Ising int8). Since 0.1.
+ * Bytes of the host spin buffer: sites x replicas x bytes per site (Ising int8 +-1, Potts
+ * uint8 0..q-1, phi^4 float or double per desc.precision, Heisenberg 3 floats x,y,z).
+ * Since 0.1.
  */
 LATMC_API int latmc_sim_spins_size(const latmc_sim *sim, size_t *bytes);
 
 /**
- * Copy the configuration to buf in site order i = x + L_x*(y + L_y*z)
- * (Ising: int8 +1/-1; two replicas: replica 0 first). bytes must equal
+ * Copy the configuration to buf in site order i = x + L_x*(y + L_y*z), layout as in
+ * latmc_sim_spins_size() (two replicas: replica 0 first). bytes must equal
  * latmc_sim_spins_size() exactly. Errors: LATMC_EINVAL, LATMC_ESTATE. Since 0.1.
  */
 LATMC_API int latmc_sim_get_spins(latmc_sim *sim, void *buf, size_t bytes);
@@ -202,6 +203,32 @@ LATMC_API int latmc_sim_get_spins(latmc_sim *sim, void *buf, size_t bytes);
  * Since 0.1.
  */
 LATMC_API int latmc_sim_set_spins(latmc_sim *sim, const void *buf, size_t bytes);
+
+/**
+ * Number of couplings of a model that has them (Heisenberg): one per site and positive
+ * direction, sites x ndim floats, coupling between site i and its neighbour in direction
+ * mu (0 = x, 1 = y, 2 = z) at index ndim * i + mu. Errors: LATMC_EUNSUPPORTED for models
+ * without couplings. Since 0.1.
+ */
+LATMC_API int latmc_sim_couplings_size(const latmc_sim *sim, size_t *count);
+
+/** Copy the couplings out (count must equal latmc_sim_couplings_size()). Since 0.1. */
+LATMC_API int latmc_sim_get_couplings(latmc_sim *sim, float *buf, size_t count);
+
+/**
+ * Replace the couplings (count must equal latmc_sim_couplings_size(); every value finite,
+ * else LATMC_EINVAL and nothing changes). Replicas share them. Since 0.1.
+ */
+LATMC_API int latmc_sim_set_couplings(latmc_sim *sim, const float *buf, size_t count);
+
+/**
+ * Models with a proposal width (phi^4 "epsilon"): run `sweeps` sweeps in chunks of 10,
+ * after each chunk scaling epsilon by acceptance / target (the factor clamped to
+ * [1/2, 2]), so that the acceptance approaches `target` (0 < target < 1). Meant for
+ * thermalization: the sweeps count as ordinary sweeps. Errors: LATMC_EUNSUPPORTED
+ * (no epsilon), LATMC_EINVAL, LATMC_ESTATE. Since 0.1.
+ */
+LATMC_API int latmc_sim_tune_epsilon(latmc_sim *sim, double target, uint64_t sweeps);
 
 /** Write a checkpoint. Since 0.1 (returns LATMC_EUNSUPPORTED in this version). */
 LATMC_API int latmc_sim_save(latmc_sim *sim, const char *path);

@@ -368,6 +368,26 @@ static void checkpoints_not_yet(void **state)
     assert_null(loaded);
 }
 
+/* Couplings and epsilon tuning belong to other models: refused on Ising, NULLs caught. */
+static void model_specific_calls(void **state)
+{
+    struct fixture *f = *state;
+    size_t count = 99;
+    float j[32] = { 0 };
+    assert_int_equal(latmc_sim_couplings_size(NULL, &count), LATMC_EINVAL);
+    assert_int_equal(latmc_sim_couplings_size(f->sim, NULL), LATMC_EINVAL);
+    assert_int_equal(latmc_sim_couplings_size(f->sim, &count), LATMC_EUNSUPPORTED);
+    assert_int_equal(count, 99);
+    assert_non_null(strstr(latmc_sim_last_error(f->sim), "Ising"));
+    assert_int_equal(latmc_sim_get_couplings(NULL, j, 32), LATMC_EINVAL);
+    assert_int_equal(latmc_sim_get_couplings(f->sim, j, 32), LATMC_EUNSUPPORTED);
+    assert_int_equal(latmc_sim_set_couplings(NULL, j, 32), LATMC_EINVAL);
+    assert_int_equal(latmc_sim_set_couplings(f->sim, j, 32), LATMC_EUNSUPPORTED);
+    assert_int_equal(latmc_sim_tune_epsilon(NULL, 0.5, 10), LATMC_EINVAL);
+    assert_int_equal(latmc_sim_tune_epsilon(f->sim, 0.5, 10), LATMC_EUNSUPPORTED);
+    assert_non_null(strstr(latmc_sim_last_error(f->sim), "epsilon"));
+}
+
 static void status_strings(void **state)
 {
     (void)state;
@@ -470,6 +490,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(bad_observables_and_init, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_spin_buffers, setup, teardown),
         cmocka_unit_test_setup_teardown(checkpoints_not_yet, setup, teardown),
+        cmocka_unit_test_setup_teardown(model_specific_calls, setup, teardown),
         cmocka_unit_test(status_strings),
         cmocka_unit_test(logging),
         cmocka_unit_test(ctx_outlived_by_sim),

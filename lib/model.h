@@ -1,0 +1,51 @@
+/*
+ * Internal: what the core knows about each model. One descriptor per model
+ * (lib/model_<name>.c); the core validates and dispatches through it, the backends
+ * implement the updates and the reductions.
+ */
+#ifndef LATMC_LIB_MODEL_H
+#define LATMC_LIB_MODEL_H
+
+#include "internal.h"
+
+struct latmc_model_def {
+    int id;                     /* enum latmc_model */
+    const char *name;           /* for messages: "Ising", "Potts", ... */
+    bool implemented;           /* false: latmc_sim_create() says "not implemented yet" */
+    uint32_t params;            /* bit (1u << key) for each parameter of the model */
+    uint32_t algorithms;        /* bit (1u << algorithm) for each supported algorithm */
+    int default_algorithm;
+    int max_replicas;
+    bool has_couplings;         /* latmc_sim_get/set_couplings apply */
+    uint32_t observables;       /* bit (1u << key) for each observable it defines */
+    size_t sums_size;           /* bytes of the backends' reduction result (sim->sums) */
+    size_t data_size;           /* bytes of the derived tables (sim->model_data) */
+
+    /* Model-specific checks of a desc whose generic fields are already valid (extents
+     * >= 2, ndim, enums): parity or divisibility of extents, q, ... LATMC_OK or a code
+     * set through latmc_fail(). */
+    int (*check_desc)(const latmc_sim_desc *d);
+    /* Bytes per site of one replica in latmc_sim_get/set_spins. */
+    size_t (*site_bytes)(const latmc_sim_desc *d);
+    /* Check a host configuration (sites x replicas) before latmc_sim_set_spins. */
+    int (*check_spins)(const latmc_sim *sim, const void *buf);
+    /* Rebuild sim->model_data (decision tables, ...) from sim->param. */
+    void (*update_data)(latmc_sim *sim);
+    /* Observable `key` (a bit of `observables`) from a reduction. */
+    int (*observable)(const latmc_sim *sim, const void *sums, int key, double *value);
+};
+
+/* NULL for an unknown model number. */
+const struct latmc_model_def *latmc_model_get(int id);
+
+const char *latmc_algorithm_name(int algorithm);
+
+/* The generic check that every extent in use is even (checkerboard models). */
+int latmc_check_even_extents(const latmc_sim_desc *d);
+
+extern const struct latmc_model_def latmc_model_ising;
+extern const struct latmc_model_def latmc_model_potts;
+extern const struct latmc_model_def latmc_model_phi4;
+extern const struct latmc_model_def latmc_model_heisenberg;
+
+#endif

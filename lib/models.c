@@ -1,0 +1,34 @@
+/* The model registry and helpers shared by the model descriptors. */
+#include "model.h"
+
+static const struct latmc_model_def *const models[] = {
+    &latmc_model_ising, &latmc_model_potts, &latmc_model_phi4, &latmc_model_heisenberg,
+};
+
+const struct latmc_model_def *latmc_model_get(int id)
+{
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
+        if (models[i]->id == id)
+            return models[i];
+    return NULL;
+}
+
+const char *latmc_algorithm_name(int algorithm)
+{
+    switch (algorithm) {
+    case LATMC_ALGO_DEFAULT:    return "default";
+    case LATMC_ALGO_METROPOLIS: return "Metropolis";
+    case LATMC_ALGO_HEATBATH:   return "heat bath";
+    case LATMC_ALGO_OVERRELAX:  return "overrelaxation";
+    default:                    return "unknown";
+    }
+}
+
+int latmc_check_even_extents(const latmc_sim_desc *d)
+{
+    for (int mu = 0; mu < d->ndim; mu++)
+        if (d->extent[mu] % 2 != 0)
+            return latmc_fail(LATMC_EINVAL, "desc.extent[%d] = %lld is odd: the checkerboard "
+                              "update needs even extents", mu, (long long)d->extent[mu]);
+    return LATMC_OK;
+}
