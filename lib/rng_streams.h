@@ -19,11 +19,21 @@
 
 #include "philox.h"
 
-/* Stream numbers: what a random number is used for. Never renumber. */
+/*
+ * Stream numbers: what a random number is used for (low 4 bits) and for which replica
+ * (high 4 bits: latmc_rng_stream()). Never renumber.
+ */
 enum latmc_rng_stream {
-    LATMC_STREAM_UPDATE = 0,  /* Monte Carlo updates */
-    LATMC_STREAM_INIT   = 1   /* hot start */
+    LATMC_STREAM_UPDATE    = 0,  /* Monte Carlo updates */
+    LATMC_STREAM_INIT      = 1,  /* hot start */
+    LATMC_STREAM_COUPLINGS = 2   /* disorder (keyed by desc.coupling_seed, not desc.seed) */
 };
+
+/* The stream byte of `purpose` for replica `replica` (0 or 1). */
+LATMC_HOSTDEV uint32_t latmc_rng_stream(uint32_t purpose, uint32_t replica)
+{
+    return (purpose & 0xfu) | (replica << 4);
+}
 
 /* Largest block index and sweep number the layout can name. */
 #define LATMC_RNG_MAX_BLOCK ((UINT64_C(1) << 48) - 1)
