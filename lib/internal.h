@@ -45,6 +45,10 @@ struct latmc_sim {
     char errmsg[LATMC_ERRMSG_SIZE];
 };
 
+/* Record the thread's last error on the sim as well, log it, and return status. */
+int latmc_sim_record_failure(const latmc_sim *sim, int status);
+#define SIM_FAIL(sim, status, ...) latmc_sim_record_failure((sim), latmc_fail((status), __VA_ARGS__))
+
 /* Logging through the ctx (silent unless the user installed a callback). */
 void latmc_log(latmc_ctx *ctx, int level, const char *fmt, ...) LATMC_PRINTF(3, 4);
 

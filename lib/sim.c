@@ -12,8 +12,7 @@
 #include "params.h"
 #include "rng_streams.h"
 
-/* Record a failure on the sim as well as the thread, log it, and pass the status on. */
-static int sim_fail_status(const latmc_sim *csim, int status)
+int latmc_sim_record_failure(const latmc_sim *csim, int status)
 {
     latmc_sim *sim = (latmc_sim *)csim; /* the message buffer is mutable state of any sim */
     strncpy(sim->errmsg, latmc_thread_error(), sizeof sim->errmsg - 1);
@@ -22,7 +21,6 @@ static int sim_fail_status(const latmc_sim *csim, int status)
     return status;
 }
 
-#define SIM_FAIL(sim, status, ...) sim_fail_status((sim), latmc_fail((status), __VA_ARGS__))
 
 static void configuration_changed(latmc_sim *sim)
 {
@@ -128,7 +126,7 @@ int latmc_sim_set_param(latmc_sim *sim, int key, double value)
     if (st < 0)
         return st;
     if ((st = latmc_param_check(key, value)) < 0)
-        return sim_fail_status(sim, st);
+        return latmc_sim_record_failure(sim, st);
     sim->param[key] = value;
     sim->model->update_data(sim);
     return LATMC_OK;
@@ -156,7 +154,7 @@ int latmc_sim_init_spins(latmc_sim *sim, int how)
                         "LATMC_INIT_COLD or LATMC_INIT_HOT", how);
     int st = sim->ops->init_spins(sim, how);
     if (st < 0)
-        return sim_fail_status(sim, st);
+        return latmc_sim_record_failure(sim, st);
     sim->have_config = true;
     sim->accepted = sim->attempted = 0;
     configuration_changed(sim);
@@ -180,7 +178,7 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
     int st = sim->ops->sweep(sim, n, &accepted, &attempted);
     configuration_changed(sim);
     if (st < 0)
-        return sim_fail_status(sim, st);
+        return latmc_sim_record_failure(sim, st);
     sim->sweeps += n;
     sim->accepted += accepted;
     sim->attempted += attempted;
@@ -232,11 +230,11 @@ int latmc_sim_observable(latmc_sim *sim, int key, double *value)
     if (!sim->sums_valid) {
         int st = sim->ops->measure(sim, sim->sums);
         if (st < 0)
-            return sim_fail_status(sim, st);
+            return latmc_sim_record_failure(sim, st);
         sim->sums_valid = true;
     }
     int st = sim->model->observable(sim, sim->sums, key, value);
-    return st < 0 ? sim_fail_status(sim, st) : LATMC_OK;
+    return st < 0 ? latmc_sim_record_failure(sim, st) : LATMC_OK;
 }
 
 const char *latmc_observable_name(int key)
@@ -287,7 +285,7 @@ int latmc_sim_get_spins(latmc_sim *sim, void *buf, size_t bytes)
     if (!sim->have_config)
         return SIM_FAIL(sim, LATMC_ESTATE, "latmc_sim_get_spins: no configuration yet");
     if ((st = sim->ops->get_spins(sim, buf)) < 0)
-        return sim_fail_status(sim, st);
+        return latmc_sim_record_failure(sim, st);
     return LATMC_OK;
 }
 
@@ -299,9 +297,9 @@ int latmc_sim_set_spins(latmc_sim *sim, const void *buf, size_t bytes)
     if (st < 0)
         return st;
     if ((st = sim->model->check_spins(sim, buf)) < 0)
-        return sim_fail_status(sim, st);
+        return latmc_sim_record_failure(sim, st);
     if ((st = sim->ops->set_spins(sim, buf)) < 0)
-        return sim_fail_status(sim, st);
+        return latmc_sim_record_failure(sim, st);
     sim->have_config = true;
     sim->accepted = sim->attempted = 0;
     configuration_changed(sim);
@@ -341,7 +339,7 @@ int latmc_sim_get_couplings(latmc_sim *sim, float *buf, size_t count)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_get_couplings: sim is NULL");
     int st = check_coupling_buffer(sim, "latmc_sim_get_couplings", buf, count);
     if (st == LATMC_OK && (st = sim->ops->get_couplings(sim, buf)) < 0)
-        return sim_fail_status(sim, st);
+        return latmc_sim_record_failure(sim, st);
     return st;
 }
 
@@ -357,7 +355,7 @@ int latmc_sim_set_couplings(latmc_sim *sim, const float *buf, size_t count)
             return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_set_couplings: coupling %zu is not "
                             "finite", i);
     if ((st = sim->ops->set_couplings(sim, buf)) < 0)
-        return sim_fail_status(sim, st);
+        return latmc_sim_record_failure(sim, st);
     configuration_changed(sim);
     return LATMC_OK;
 }
@@ -391,27 +389,6 @@ int latmc_sim_tune_epsilon(latmc_sim *sim, double target, uint64_t sweeps)
         }
     }
     return LATMC_OK;
-}
-
-int latmc_sim_save(latmc_sim *sim, const char *path)
-{
-    if (!sim)
-        return latmc_fail(LATMC_EINVAL, "latmc_sim_save: sim is NULL");
-    if (!path)
-        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_save: path is NULL");
-    return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "latmc_sim_save: checkpoints are not implemented "
-                    "in liblatmc %s yet", latmc_version_string());
-}
-
-int latmc_sim_load(latmc_ctx *ctx, const char *path, latmc_sim **out)
-{
-    if (out)
-        *out = NULL;
-    if (!ctx || !path || !out)
-        return latmc_fail(LATMC_EINVAL, "latmc_sim_load: %s is NULL",
-                          !ctx ? "ctx" : !path ? "path" : "out");
-    return latmc_fail(LATMC_EUNSUPPORTED, "latmc_sim_load: checkpoints are not implemented in "
-                      "liblatmc %s yet", latmc_version_string());
 }
 
 const char *latmc_sim_last_error(const latmc_sim *sim)

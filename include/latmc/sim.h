@@ -230,11 +230,33 @@ LATMC_API int latmc_sim_set_couplings(latmc_sim *sim, const float *buf, size_t c
  */
 LATMC_API int latmc_sim_tune_epsilon(latmc_sim *sim, double target, uint64_t sweeps);
 
-/** Write a checkpoint. Since 0.1 (returns LATMC_EUNSUPPORTED in this version). */
+/**
+ * Write a checkpoint of the whole state (desc, parameters, sweep number, acceptance
+ * counters, configuration, couplings) to `path`: self-describing, versioned and
+ * checksummed (doc/checkpoints.md). Written to path.tmp, flushed to disk and renamed, so
+ * a crash never leaves a partial file where a good one was. A sim loaded from it
+ * continues bit-identically. Errors: LATMC_EINVAL, LATMC_EIO, LATMC_ENOMEM. Since 0.1.
+ */
 LATMC_API int latmc_sim_save(latmc_sim *sim, const char *path);
 
-/** Create a sim from a checkpoint. Since 0.1 (returns LATMC_EUNSUPPORTED in this version). */
+/**
+ * Create a sim from a checkpoint written by latmc_sim_save(). Truncated, damaged,
+ * wrong-version, other-byte-order or inconsistent files give LATMC_ECORRUPT; a missing
+ * or unreadable file LATMC_EIO. On failure *out is NULL and nothing is allocated.
+ * Thread-safe (ctx-level). Since 0.1.
+ */
 LATMC_API int latmc_sim_load(latmc_ctx *ctx, const char *path, latmc_sim **out);
+
+/**
+ * The checkpoint as bytes, for host codes that store state their own way. With buf NULL
+ * only *size is set; otherwise capacity must be >= the size (LATMC_EINVAL, *size set).
+ * Since 0.1.
+ */
+LATMC_API int latmc_sim_serialize(latmc_sim *sim, void *buf, size_t capacity, size_t *size);
+
+/** Create a sim from latmc_sim_serialize() bytes; errors as latmc_sim_load(). Since 0.1. */
+LATMC_API int latmc_sim_deserialize(latmc_ctx *ctx, const void *buf, size_t size,
+                                    latmc_sim **out);
 
 /**
  * Detail of the sim's last failure ("" if none). Never NULL, also for sim == NULL.

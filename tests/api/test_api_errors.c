@@ -359,12 +359,28 @@ static void bad_spin_buffers(void **state)
     }
 }
 
-static void checkpoints_not_yet(void **state)
+static void checkpoint_bad_paths(void **state)
 {
     struct fixture *f = *state;
     latmc_sim *loaded = (latmc_sim *)(uintptr_t)1;
-    assert_int_equal(latmc_sim_save(f->sim, "/nonexistent/x.ckpt"), LATMC_EUNSUPPORTED);
-    assert_int_equal(latmc_sim_load(f->ctx, "/nonexistent/x.ckpt", &loaded), LATMC_EUNSUPPORTED);
+    assert_int_equal(latmc_sim_save(f->sim, "/nonexistent-dir/x.ckpt"), LATMC_EIO);
+    assert_non_null(strstr(latmc_sim_last_error(f->sim), "/nonexistent-dir/x.ckpt.tmp"));
+    assert_int_equal(latmc_sim_load(f->ctx, "/nonexistent-dir/x.ckpt", &loaded), LATMC_EIO);
+    assert_null(loaded);
+    size_t size = 0;
+    assert_int_equal(latmc_sim_serialize(NULL, NULL, 0, &size), LATMC_EINVAL);
+    assert_int_equal(latmc_sim_serialize(f->sim, NULL, 0, NULL), LATMC_EINVAL);
+    unsigned char small[8];
+    assert_int_equal(latmc_sim_serialize(f->sim, NULL, 0, &size), LATMC_OK);
+    assert_true(size > sizeof small);
+    assert_int_equal(latmc_sim_serialize(f->sim, small, sizeof small, &size), LATMC_EINVAL);
+    loaded = (latmc_sim *)(uintptr_t)1;
+    assert_int_equal(latmc_sim_deserialize(NULL, small, sizeof small, &loaded), LATMC_EINVAL);
+    assert_null(loaded);
+    assert_int_equal(latmc_sim_deserialize(f->ctx, NULL, 8, &loaded), LATMC_EINVAL);
+    assert_int_equal(latmc_sim_deserialize(f->ctx, small, sizeof small, NULL), LATMC_EINVAL);
+    memset(small, 0, sizeof small);
+    assert_int_equal(latmc_sim_deserialize(f->ctx, small, sizeof small, &loaded), LATMC_ECORRUPT);
     assert_null(loaded);
 }
 
@@ -489,7 +505,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(wrong_state, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_observables_and_init, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_spin_buffers, setup, teardown),
-        cmocka_unit_test_setup_teardown(checkpoints_not_yet, setup, teardown),
+        cmocka_unit_test_setup_teardown(checkpoint_bad_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(model_specific_calls, setup, teardown),
         cmocka_unit_test(status_strings),
         cmocka_unit_test(logging),
