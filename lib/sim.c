@@ -12,15 +12,32 @@
 #include "params.h"
 #include "rng_streams.h"
 
+/*
+ * A failure is first of all a return code; the log hears of it too. Refusals of bad or
+ * unsupported requests are routine for a caller probing what a model supports, so they
+ * go to the log at DEBUG; failures of the machine (memory, device, files) at ERROR.
+ */
+static int failure_log_level(int status)
+{
+    switch (status) {
+    case LATMC_ENOMEM:
+    case LATMC_EDEVICE:
+    case LATMC_EIO:
+    case LATMC_ECORRUPT:
+        return LATMC_LOG_ERROR;
+    default:
+        return LATMC_LOG_DEBUG;
+    }
+}
+
 int latmc_sim_record_failure(const latmc_sim *csim, int status)
 {
     latmc_sim *sim = (latmc_sim *)csim; /* the message buffer is mutable state of any sim */
     strncpy(sim->errmsg, latmc_thread_error(), sizeof sim->errmsg - 1);
     sim->errmsg[sizeof sim->errmsg - 1] = '\0';
-    latmc_log(sim->ctx, LATMC_LOG_ERROR, "%s", sim->errmsg);
+    latmc_log(sim->ctx, failure_log_level(status), "%s", sim->errmsg);
     return status;
 }
-
 
 static void configuration_changed(latmc_sim *sim)
 {
@@ -48,7 +65,7 @@ int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out
     if (st == LATMC_OK)
         st = latmc_backend_select(ctx, &d, &ops);
     if (st < 0) {
-        latmc_log(ctx, LATMC_LOG_ERROR, "latmc_sim_create: %s", latmc_thread_error());
+        latmc_log(ctx, failure_log_level(st), "%s", latmc_thread_error());
         return st;
     }
     const struct latmc_model_def *model = latmc_model_get(d.model);
@@ -70,10 +87,11 @@ int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out
     latmc_param_defaults(sim->param);
     model->update_data(sim);
     if ((st = ops->create(sim)) < 0) {
-        latmc_log(ctx, LATMC_LOG_ERROR, "latmc_sim_create: %s", latmc_thread_error());
+        latmc_log(ctx, failure_log_level(st), "%s", latmc_thread_error());
         sim_free(sim);
         return st;
     }
+    sim->desc.n_threads = sim->n_threads; /* latmc_sim_get_desc reports what runs */
     latmc_ctx_ref(ctx);
     latmc_log(ctx, LATMC_LOG_DEBUG, "created a %dD %s sim of %lld sites on backend %s, "
               "%d thread(s)", d.ndim, model->name, (long long)nsites, ops->name, sim->n_threads);
@@ -192,6 +210,18 @@ int latmc_sim_sweep_count(const latmc_sim *sim, uint64_t *count)
     if (!count)
         return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_sweep_count: count is NULL");
     *count = sim->sweeps;
+    return LATMC_OK;
+}
+
+int latmc_sim_acceptance_counts(const latmc_sim *sim, uint64_t *accepted, uint64_t *attempted)
+{
+    if (!sim)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_acceptance_counts: sim is NULL");
+    if (!accepted || !attempted)
+        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_acceptance_counts: %s is NULL",
+                        !accepted ? "accepted" : "attempted");
+    *accepted = sim->accepted;
+    *attempted = sim->attempted;
     return LATMC_OK;
 }
 

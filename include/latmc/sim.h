@@ -4,7 +4,9 @@
  * Thread safety: one sim must not be used by two threads at once; different sims may
  * be used concurrently from different threads, also when they share a ctx.
  * Every function returns LATMC_OK (0) or a negative LATMC_E* code; on failure the sim
- * is unchanged and latmc_sim_last_error() says why.
+ * is unchanged and latmc_sim_last_error() says why. Failures also reach the ctx's log:
+ * refused requests (EINVAL, EUNSUPPORTED, ESTATE, ...) at LATMC_LOG_DEBUG, failures of
+ * memory, device or files (ENOMEM, EDEVICE, EIO, ECORRUPT) at LATMC_LOG_ERROR.
  */
 #ifndef LATMC_SIM_H
 #define LATMC_SIM_H
@@ -124,7 +126,10 @@ LATMC_API int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc
 /** Destroy a sim and set *sim = NULL. Accepts NULL and *sim == NULL. Since 0.1. */
 LATMC_API void latmc_sim_destroy(latmc_sim **sim);
 
-/** Copy the sim's (validated, defaults resolved) desc into *out. Since 0.1. */
+/**
+ * Copy the sim's desc into *out: validated, with defaults resolved (algorithm DEFAULT
+ * replaced by the model's default, n_threads 0 by the thread count in use). Since 0.1.
+ */
 LATMC_API int latmc_sim_get_desc(const latmc_sim *sim, latmc_sim_desc *out);
 
 /** Name of the backend the sim runs on ("cpu", ...); never NULL. Since 0.1. */
@@ -179,6 +184,13 @@ LATMC_API int latmc_sim_sweep_count(const latmc_sim *sim, uint64_t *count);
  * since the last reset). Since 0.1.
  */
 LATMC_API int latmc_sim_observable(latmc_sim *sim, int key, double *value);
+
+/**
+ * The counters behind LATMC_OBS_ACCEPTANCE: updates accepted and attempted since the
+ * last reset (exact integers, for pooling acceptance over runs of any length). Since 0.1.
+ */
+LATMC_API int latmc_sim_acceptance_counts(const latmc_sim *sim, uint64_t *accepted,
+                                          uint64_t *attempted);
 
 /** Zero the acceptance counters. Since 0.1. */
 LATMC_API int latmc_sim_reset_acceptance(latmc_sim *sim);

@@ -448,24 +448,34 @@ static void logging(void **state)
     latmc_sim *sim = NULL;
     /* Silent by default: nothing to observe but the absence of a crash or output. */
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_EINVAL);
-    latmc_ctx_set_log(ctx, record_log, &rec, LATMC_LOG_ERROR);
+    /* Refusals are logged at DEBUG: filtered at INFO, delivered at DEBUG. */
+    latmc_ctx_set_log(ctx, record_log, &rec, LATMC_LOG_INFO);
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_EINVAL);
+    assert_int_equal(rec.calls, 0);
+    latmc_ctx_set_log(ctx, record_log, &rec, LATMC_LOG_DEBUG);
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_EINVAL);
     assert_int_equal(rec.calls, 1);
-    assert_int_equal(rec.last_level, LATMC_LOG_ERROR);
+    assert_int_equal(rec.last_level, LATMC_LOG_DEBUG);
     assert_non_null(strstr(rec.last, "ndim"));
-    /* AUTO logs its choice at INFO: filtered at ERROR, delivered at INFO. */
+    /* AUTO logs its choice at INFO: filtered at WARN, delivered at INFO. */
     d = ising_desc(2, 4, 4, 0, 0, 1, 1);
     d.device = LATMC_DEVICE_AUTO;
+    latmc_ctx_set_log(ctx, record_log, &rec, LATMC_LOG_WARN);
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
     assert_int_equal(rec.calls, 1);
     latmc_sim_destroy(&sim);
     latmc_ctx_set_log(ctx, record_log, &rec, LATMC_LOG_INFO);
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
     assert_int_equal(rec.calls, 2);
+    assert_int_equal(rec.last_level, LATMC_LOG_INFO);
     assert_non_null(strstr(rec.last, "CUDA"));
-    /* A failure on a sim reaches the log too. */
+    /* A failure of a file operation reaches the log at ERROR. */
+    latmc_ctx_set_log(ctx, record_log, &rec, LATMC_LOG_ERROR);
     assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_ESTATE);
+    assert_int_equal(rec.calls, 2);
+    assert_int_equal(latmc_sim_save(sim, "/nonexistent-dir/c.ckpt"), LATMC_EIO);
     assert_int_equal(rec.calls, 3);
+    assert_int_equal(rec.last_level, LATMC_LOG_ERROR);
     latmc_ctx_set_log(ctx, NULL, NULL, LATMC_LOG_DEBUG);
     assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_ESTATE);
     assert_int_equal(rec.calls, 3);

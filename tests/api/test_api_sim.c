@@ -42,6 +42,7 @@ static void defaults(void **state)
     assert_int_equal(latmc_sim_get_desc(sim, &got), LATMC_OK);
     assert_int_equal(got.algorithm, LATMC_ALGO_METROPOLIS); /* DEFAULT resolved */
     assert_int_equal(got.extent[2], 8);
+    assert_true(got.n_threads >= 1); /* 0 resolved to the runtime default */
     double v;
     assert_int_equal(latmc_sim_get_param(sim, LATMC_PARAM_BETA, &v), LATMC_OK);
     assert_true(v == 0.0);
@@ -182,6 +183,10 @@ static void exact_limits(void **state)
         double acc;
         assert_int_equal(latmc_sim_observable(s, LATMC_OBS_ACCEPTANCE, &acc), LATMC_OK);
         assert_true(acc == 1.0);
+        uint64_t nacc = 0, natt = 0;
+        assert_int_equal(latmc_sim_acceptance_counts(s, &nacc, &natt), LATMC_OK);
+        assert_int_equal(nacc, n);
+        assert_int_equal(natt, n);
         uint64_t count;
         assert_int_equal(latmc_sim_sweep(s, 4), LATMC_OK);
         assert_int_equal(latmc_sim_sweep_count(s, &count), LATMC_OK);
