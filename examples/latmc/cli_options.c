@@ -83,7 +83,7 @@ STR(DEMO_THERM) " + " STR(DEMO_SWEEPS) " sweeps, measured every " STR(DEMO_EVERY
 "  --model M          ising, potts, phi4 or heisenberg (default ising)\n"
 "  --dim D            2 or 3 (default 2, or the number of extents in --size)\n"
 "  -L, --size SIZE    L (an L^D lattice) or LxL or LxLxL (default " STR(DEFAULT_L) ")\n"
-"  --q Q              Potts states (default: the library's, 2)\n"
+"  --q Q              Potts states, 2..255 (default 2)\n"
 "  --couplings C      Heisenberg couplings: uniform, gaussian or bimodal\n"
 "  --coupling-seed S  seed of the disorder realisation (default 0)\n"
 "Parameters (default: the library's; beta 0, J 1, h 0):\n"
@@ -449,7 +449,7 @@ enum cli_action cli_parse(int argc, char **argv, struct cli_options *opt)
             opt->csv_path = arg;
             break;
         case OPT_Q:
-            if (!get_u64("--q", arg, 2, 256, "an integer 2..256", &u))
+            if (!get_u64("--q", arg, 2, 255, "an integer 2..255", &u))
                 return CLI_EXIT_USAGE;
             opt->q = (int)u;
             opt->q_given = true;

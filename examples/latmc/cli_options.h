@@ -20,7 +20,7 @@ enum {
 /* The default demo (no simulation option on the command line): 2D Ising at beta_c. */
 #define DEMO_L      128
 #define DEMO_THERM  10000
-#define DEMO_SWEEPS 400000
+#define DEMO_SWEEPS 230000
 #define DEMO_EVERY  10
 /* Exact energy and specific heat per site of the DEMO_L x DEMO_L periodic lattice at
  * beta_c (Kaufman 1949, computed with tests/support/exact_ising.c); recompute them

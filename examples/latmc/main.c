@@ -67,8 +67,8 @@ static void print_demo_banner(const struct cli_options *opt)
     printf("latmc: running the default demo: the 2D Ising model on a %lldx%lld lattice at T_c\n"
            "  (beta_c = ln(1+sqrt 2)/2 = %.7f), %s start, %llu thermalization + %llu "
            "measured\n"
-           "  sweeps, measured every %llu; about a minute on 2 cores. 'latmc --help' lists "
-           "the options.\n",
+           "  sweeps, measured every %llu (about a minute). 'latmc --help' lists the "
+           "options.\n",
            (long long)opt->extent[0], (long long)opt->extent[1], ISING2D_BETA_C,
            names_of(names_start, opt->start, "?"), (unsigned long long)opt->therm,
            (unsigned long long)opt->sweeps, (unsigned long long)opt->every);
