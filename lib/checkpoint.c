@@ -358,8 +358,12 @@ int latmc_sim_load(latmc_ctx *ctx, const char *path, latmc_sim **out)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_load: %s is NULL",
                           !ctx ? "ctx" : !path ? "path" : "out");
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return latmc_fail(LATMC_EIO, "latmc_sim_load: cannot open %s: %s", path, strerror(errno));
+    if (!f) {
+        int st = latmc_fail(LATMC_EIO, "latmc_sim_load: cannot open %s: %s", path,
+                            strerror(errno));
+        latmc_log(ctx, LATMC_LOG_ERROR, "%s", latmc_thread_error());
+        return st;
+    }
     unsigned char *bytes = NULL;
     size_t len = 0, cap = 0;
     int st = LATMC_OK;
@@ -387,5 +391,7 @@ int latmc_sim_load(latmc_ctx *ctx, const char *path, latmc_sim **out)
     if (st == LATMC_OK)
         st = latmc_sim_deserialize(ctx, bytes, len, out);
     free(bytes);
+    if (st < 0)
+        latmc_log(ctx, LATMC_LOG_ERROR, "latmc_sim_load: %s: %s", path, latmc_thread_error());
     return st;
 }

@@ -2,6 +2,7 @@
 #ifndef LATMC_LIB_ISING_H
 #define LATMC_LIB_ISING_H
 
+#include "decision.h"
 #include "internal.h"
 
 /*
@@ -22,8 +23,5 @@ struct latmc_ising_sums {
     int64_t bonds;   /* sum_x sum_mu s_x s_{x+mu} */
     int64_t spins;   /* sum_x s_x */
 };
-
-/* floor(p * 2^32) clamped to [0, 2^32]: u32 < threshold happens with probability p. */
-uint64_t latmc_threshold_u32(double p);
 
 #endif

@@ -40,6 +40,13 @@ const struct latmc_model_def *latmc_model_get(int id);
 
 const char *latmc_algorithm_name(int algorithm);
 
+/*
+ * The order-parameter observables every model shares, from this configuration's m (its
+ * signed or non-negative magnetisation per site) and m2 = |m|^2: MAGNETIZATION m,
+ * ABS_MAGNETIZATION |m|, M2 m2, M4 m2^2. LATMC_EUNSUPPORTED for any other key.
+ */
+int latmc_moment_observable(int key, double m, double m2, double *value);
+
 /* The generic check that every extent in use is even (checkerboard models). */
 int latmc_check_even_extents(const latmc_sim_desc *d);
 

@@ -65,20 +65,8 @@ static int ising_observable(const latmc_sim *sim, const void *sums, int key, dou
     case LATMC_OBS_ENERGY:
         *value = (-J * (double)s->bonds - h * (double)s->spins) / n;
         return LATMC_OK;
-    case LATMC_OBS_MAGNETIZATION:
-        *value = m;
-        return LATMC_OK;
-    case LATMC_OBS_ABS_MAGNETIZATION:
-        *value = fabs(m);
-        return LATMC_OK;
-    case LATMC_OBS_M2:
-        *value = m * m;
-        return LATMC_OK;
-    case LATMC_OBS_M4:
-        *value = (m * m) * (m * m);
-        return LATMC_OK;
     default:
-        return LATMC_EUNSUPPORTED;
+        return latmc_moment_observable(key, m, m * m, value);
     }
 }
 

@@ -1,17 +1,121 @@
 /*
- * phi^4 (Ginzburg-Landau with the higher-derivative 1/Lambda term).
- * Not implemented yet: latmc_sim_create() refuses it with LATMC_EUNSUPPORTED.
+ * phi^4 (Ginzburg-Landau with the higher-derivative 1/Lambda term), weight exp(-H):
+ *   H = sum_x [ 1/2 sum_mu (phi(x+mu) - phi(x))^2 + mu2/2 phi^2 + g/24 phi^4
+ *             + 1/(2 Lambda) (sum_mu (phi(x+mu) - 2 phi(x) + phi(x-mu)))^2 ].
+ * The descriptor: extents the colouring needs, the field precision, the coefficient
+ * tables every backend uses, and the observables from the backends' reduction.
+ * The chain itself is defined in doc/models/phi4.md.
  */
+#include <math.h>
+
 #include "model.h"
+#include "phi4.h"
+
+static int phi4_check_desc(const latmc_sim_desc *d)
+{
+    if (latmc_phi4_colouring_of(d->ndim, d->extent).ncolours != 0)
+        return LATMC_OK;
+    if (d->ndim == 3)
+        return latmc_fail(LATMC_EINVAL, "phi^4: extents %lld x %lld x %lld do not fit a "
+                          "colouring of the update: in 3D every extent must be divisible by 8 "
+                          "(8 colours, (x + 3y + 2z) mod 8), e.g. 8 x 8 x 8 or 16 x 16 x 32",
+                          (long long)d->extent[0], (long long)d->extent[1],
+                          (long long)d->extent[2]);
+    return latmc_fail(LATMC_EINVAL, "phi^4: extents %lld x %lld do not fit a colouring of the "
+                      "update: in 2D both extents must be divisible by 8 (8 colours, "
+                      "(x + 3y) mod 8), or both divisible by 5 (5 colours, (x + 2y) mod 5), "
+                      "e.g. 8 x 8, 10 x 10 or 15 x 40", (long long)d->extent[0],
+                      (long long)d->extent[1]);
+}
+
+static size_t phi4_site_bytes(const latmc_sim_desc *d)
+{
+    return d->precision == LATMC_PRECISION_FLOAT ? sizeof(float) : sizeof(double);
+}
+
+static int phi4_check_spins(const latmc_sim *sim, const void *buf)
+{
+    const size_t n = (size_t)sim->nsites;
+    const bool single = sim->desc.precision == LATMC_PRECISION_FLOAT;
+    for (size_t i = 0; i < n; i++) {
+        const double v = single ? (double)((const float *)buf)[i] : ((const double *)buf)[i];
+        if (!isfinite(v))
+            return latmc_fail(LATMC_EINVAL, "latmc_sim_set_spins: field value %zu is %g; "
+                              "phi^4 fields must be finite", i, v);
+    }
+    return LATMC_OK;
+}
+
+/* The coefficients of doc/models/phi4.md, in double, then rounded once to float. */
+static void phi4_update_data(latmc_sim *sim)
+{
+    struct latmc_phi4_tables *t = sim->model_data;
+    const double k = sim->desc.ndim, mu2 = sim->param[LATMC_PARAM_MU2],
+                 g = sim->param[LATMC_PARAM_G], lambda = sim->param[LATMC_PARAM_LAMBDA];
+    const int finite_lambda = isfinite(lambda);
+    struct latmc_phi4_coef_d *d = &t->d;
+    d->finite_lambda = finite_lambda;
+    d->site = k + mu2 / 2.0;
+    if (finite_lambda)
+        d->site += k * (1.0 + 2.0 * k) / lambda;
+    d->inv_lambda = finite_lambda ? 1.0 / lambda : 0.0;
+    d->quartic = g / 24.0;
+    d->four_k = 4.0 * k;
+    d->epsilon = sim->param[LATMC_PARAM_EPSILON];
+
+    struct latmc_phi4_coef_f *f = &t->f;
+    f->finite_lambda = finite_lambda;
+    f->site = (float)d->site;
+    f->inv_lambda = (float)d->inv_lambda;
+    f->quartic = (float)d->quartic;
+    f->four_k = (float)d->four_k;
+    f->epsilon = (float)d->epsilon;
+
+    t->nhit = (uint32_t)sim->param[LATMC_PARAM_NHIT];
+    t->nloc = (uint32_t)sim->param[LATMC_PARAM_NLOC];
+}
+
+static int phi4_observable(const latmc_sim *sim, const void *sums, int key, double *value)
+{
+    const struct latmc_phi4_sums *s = sums;
+    const double n = (double)sim->nsites;
+    const double mu2 = sim->param[LATMC_PARAM_MU2], g = sim->param[LATMC_PARAM_G],
+                 lambda = sim->param[LATMC_PARAM_LAMBDA];
+    const double m = s->phi / n;
+    switch (key) {
+    case LATMC_OBS_ENERGY: {
+        double h = 0.5 * s->grad2 + 0.5 * mu2 * s->phi2 + g / 24.0 * s->phi4;
+        if (isfinite(lambda)) /* Lambda = inf: the term is absent, not lap2 / inf */
+            h += s->lap2 / (2.0 * lambda);
+        *value = h / n;
+        return LATMC_OK;
+    }
+    case LATMC_OBS_PHI2:
+        *value = s->phi2 / n;
+        return LATMC_OK;
+    default:
+        return latmc_moment_observable(key, m, m * m, value);
+    }
+}
 
 #define P(key) (1u << (key))
 const struct latmc_model_def latmc_model_phi4 = {
     .id = LATMC_MODEL_PHI4,
     .name = "phi^4",
-    .implemented = false,
+    .implemented = true,
     .params = P(LATMC_PARAM_MU2) | P(LATMC_PARAM_G) | P(LATMC_PARAM_LAMBDA) |
               P(LATMC_PARAM_EPSILON) | P(LATMC_PARAM_NHIT) | P(LATMC_PARAM_NLOC),
     .algorithms = P(LATMC_ALGO_METROPOLIS),
     .default_algorithm = LATMC_ALGO_METROPOLIS,
     .max_replicas = 1,
+    .observables = P(LATMC_OBS_ENERGY) | P(LATMC_OBS_MAGNETIZATION) |
+                   P(LATMC_OBS_ABS_MAGNETIZATION) | P(LATMC_OBS_M2) | P(LATMC_OBS_M4) |
+                   P(LATMC_OBS_PHI2),
+    .sums_size = sizeof(struct latmc_phi4_sums),
+    .data_size = sizeof(struct latmc_phi4_tables),
+    .check_desc = phi4_check_desc,
+    .site_bytes = phi4_site_bytes,
+    .check_spins = phi4_check_spins,
+    .update_data = phi4_update_data,
+    .observable = phi4_observable,
 };

@@ -1,4 +1,6 @@
 /* The model registry and helpers shared by the model descriptors. */
+#include <math.h>
+
 #include "model.h"
 
 static const struct latmc_model_def *const models[] = {
@@ -31,4 +33,24 @@ int latmc_check_even_extents(const latmc_sim_desc *d)
             return latmc_fail(LATMC_EINVAL, "desc.extent[%d] = %lld is odd: the checkerboard "
                               "update needs even extents", mu, (long long)d->extent[mu]);
     return LATMC_OK;
+}
+
+int latmc_moment_observable(int key, double m, double m2, double *value)
+{
+    switch (key) {
+    case LATMC_OBS_MAGNETIZATION:
+        *value = m;
+        return LATMC_OK;
+    case LATMC_OBS_ABS_MAGNETIZATION:
+        *value = fabs(m);
+        return LATMC_OK;
+    case LATMC_OBS_M2:
+        *value = m2;
+        return LATMC_OK;
+    case LATMC_OBS_M4:
+        *value = m2 * m2;
+        return LATMC_OK;
+    default:
+        return LATMC_EUNSUPPORTED;
+    }
 }

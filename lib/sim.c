@@ -188,10 +188,15 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
                         "(call latmc_sim_init_spins or latmc_sim_set_spins first)");
     if (n == 0)
         return LATMC_OK;
-    if (n > (LATMC_RNG_MAX_SWEEP + 1) - sim->sweeps)
+    /* Models with several passes per sweep (phi^4: nloc) name each pass in the sweep
+     * field of the RNG counter, so they can run 2^48 / nloc sweeps. */
+    const uint64_t passes = (sim->model->params & (1u << LATMC_PARAM_NLOC))
+                                ? (uint64_t)sim->param[LATMC_PARAM_NLOC] : 1;
+    const uint64_t max_sweeps = (LATMC_RNG_MAX_SWEEP + 1) / passes;
+    if (sim->sweeps > max_sweeps || n > max_sweeps - sim->sweeps)
         return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_sweep: %llu more sweeps would pass the "
-                        "2^48 sweeps the random-number counters can name",
-                        (unsigned long long)n);
+                        "%llu sweeps the random-number counters can name",
+                        (unsigned long long)n, (unsigned long long)max_sweeps);
     uint64_t accepted = 0, attempted = 0;
     int st = sim->ops->sweep(sim, n, &accepted, &attempted);
     configuration_changed(sim);
@@ -252,7 +257,7 @@ int latmc_sim_observable(latmc_sim *sim, int key, double *value)
         return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "observable %s is not defined for the %s model",
                         latmc_observable_name(key), sim->model->name);
     if (key == LATMC_OBS_OVERLAP2 && sim->desc.replicas != 2)
-        return SIM_FAIL(sim, LATMC_ESTATE, "observable overlap2 needs two replicas "
+        return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "observable overlap2 needs two replicas "
                         "(desc.replicas = 2)");
     if (!sim->have_config)
         return SIM_FAIL(sim, LATMC_ESTATE, "observable %s: no configuration yet",
@@ -400,9 +405,13 @@ int latmc_sim_tune_epsilon(latmc_sim *sim, double target, uint64_t sweeps)
     if (!(target > 0.0 && target < 1.0))
         return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_tune_epsilon: target acceptance %g is "
                         "not in (0, 1)", target);
-    const uint64_t chunk = 10;
-    for (uint64_t done = 0; done < sweeps; done += chunk) {
-        const uint64_t n = sweeps - done < chunk ? sweeps - done : chunk;
+    /* Blocks are aligned to the sweep number, not to the call, so tuning split over
+     * several calls (or across a checkpoint) follows the same chain as one call. */
+    const uint64_t block = 10;
+    for (uint64_t done = 0, n; done < sweeps; done += n) {
+        n = block - sim->sweeps % block;
+        if (n > sweeps - done)
+            n = sweeps - done;
         const uint64_t acc0 = sim->accepted, att0 = sim->attempted;
         int st = latmc_sim_sweep(sim, n);
         if (st < 0)

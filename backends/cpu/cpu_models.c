@@ -2,14 +2,20 @@
 #include "cpu_backend.h"
 
 extern const struct cpu_model_kernels cpu_ising_kernels;
+extern const struct cpu_model_kernels cpu_potts_kernels;
 /* potts: declaration */
+extern const struct cpu_model_kernels cpu_phi4_kernels;
 /* phi4: declaration */
+extern const struct cpu_model_kernels cpu_heisenberg_kernels;
 /* heisenberg: declaration */
 
 static const struct cpu_model_kernels *const kernel_tables[] = {
     &cpu_ising_kernels,
+    &cpu_potts_kernels,
     /* potts: entry */
+    &cpu_phi4_kernels,
     /* phi4: entry */
+    &cpu_heisenberg_kernels,
     /* heisenberg: entry */
 };
 

@@ -1,7 +1,5 @@
-/* latmc front end — command-line parsing (getopt_long) and the --help text. */
+/* latmc front end — command-line parsing (getopt_long), defaults, cross-option checks. */
 #include <getopt.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,273 +7,55 @@
 #include <latmc/latmc.h>
 
 #include "cli_options.h"
+#include "cli_values.h"
 #include "names.h"
-#include "numparse.h"
-
-#define STR_(x) #x
-#define STR(x) STR_(x)
 
 enum {
     OPT_MODEL = 256, OPT_DIM, OPT_BETA, OPT_J, OPT_H, OPT_PARAM, OPT_ALGO, OPT_SWEEPS,
     OPT_THERM, OPT_EVERY, OPT_SEED, OPT_THREADS, OPT_DEVICE, OPT_START, OPT_CSV, OPT_Q,
-    OPT_COUPLINGS, OPT_COUPLING_SEED
+    OPT_COUPLINGS, OPT_COUPLING_SEED, OPT_PRECISION, OPT_REPLICAS, OPT_TUNE_EPSILON,
+    OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME
 };
 
 static const char short_opts[] = ":L:qvhV";
 
 static const struct option long_opts[] = {
-    { "model",         required_argument, NULL, OPT_MODEL },
-    { "dim",           required_argument, NULL, OPT_DIM },
-    { "size",          required_argument, NULL, 'L' },
-    { "beta",          required_argument, NULL, OPT_BETA },
-    { "J",             required_argument, NULL, OPT_J },
-    { "h",             required_argument, NULL, OPT_H },
-    { "param",         required_argument, NULL, OPT_PARAM },
-    { "algo",          required_argument, NULL, OPT_ALGO },
-    { "sweeps",        required_argument, NULL, OPT_SWEEPS },
-    { "therm",         required_argument, NULL, OPT_THERM },
-    { "every",         required_argument, NULL, OPT_EVERY },
-    { "seed",          required_argument, NULL, OPT_SEED },
-    { "threads",       required_argument, NULL, OPT_THREADS },
-    { "device",        required_argument, NULL, OPT_DEVICE },
-    { "start",         required_argument, NULL, OPT_START },
-    { "csv",           required_argument, NULL, OPT_CSV },
-    { "q",             required_argument, NULL, OPT_Q },
-    { "couplings",     required_argument, NULL, OPT_COUPLINGS },
-    { "coupling-seed", required_argument, NULL, OPT_COUPLING_SEED },
-    { "quiet",         no_argument,       NULL, 'q' },
-    { "verbose",       no_argument,       NULL, 'v' },
-    { "help",          no_argument,       NULL, 'h' },
-    { "version",       no_argument,       NULL, 'V' },
+    { "model",            required_argument, NULL, OPT_MODEL },
+    { "dim",              required_argument, NULL, OPT_DIM },
+    { "size",             required_argument, NULL, 'L' },
+    { "beta",             required_argument, NULL, OPT_BETA },
+    { "J",                required_argument, NULL, OPT_J },
+    { "h",                required_argument, NULL, OPT_H },
+    { "param",            required_argument, NULL, OPT_PARAM },
+    { "algo",             required_argument, NULL, OPT_ALGO },
+    { "sweeps",           required_argument, NULL, OPT_SWEEPS },
+    { "therm",            required_argument, NULL, OPT_THERM },
+    { "every",            required_argument, NULL, OPT_EVERY },
+    { "seed",             required_argument, NULL, OPT_SEED },
+    { "threads",          required_argument, NULL, OPT_THREADS },
+    { "device",           required_argument, NULL, OPT_DEVICE },
+    { "start",            required_argument, NULL, OPT_START },
+    { "csv",              required_argument, NULL, OPT_CSV },
+    { "q",                required_argument, NULL, OPT_Q },
+    { "couplings",        required_argument, NULL, OPT_COUPLINGS },
+    { "coupling-seed",    required_argument, NULL, OPT_COUPLING_SEED },
+    { "precision",        required_argument, NULL, OPT_PRECISION },
+    { "replicas",         required_argument, NULL, OPT_REPLICAS },
+    { "tune-epsilon",     required_argument, NULL, OPT_TUNE_EPSILON },
+    { "checkpoint",       required_argument, NULL, OPT_CHECKPOINT },
+    { "checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY },
+    { "resume",           required_argument, NULL, OPT_RESUME },
+    { "quiet",            no_argument,       NULL, 'q' },
+    { "verbose",          no_argument,       NULL, 'v' },
+    { "help",             no_argument,       NULL, 'h' },
+    { "version",          no_argument,       NULL, 'V' },
     { NULL, 0, NULL, 0 },
 };
 
-/* Limits checked here (the library checks the rest). */
-#define MAX_EXTENT   INT64_C(2147483647)
 #define MAX_SITES    (INT64_C(1) << 46)
 #define MAX_SWEEPS   (UINT64_C(1) << 62)
 #define MAX_THREADS  4096
-
-void cli_usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("latmc: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\nUsage: latmc [--model M] [-L SIZE] [--beta B] [--sweeps N] [OPTION]...  "
-          "('latmc --help' lists all options)\n", stderr);
-}
-
-void cli_print_help(FILE *f)
-{
-    fprintf(f,
-"Usage: latmc [OPTION]...\n"
-"Markov-chain Monte Carlo of a lattice model with liblatmc: thermalize, measure,\n"
-"print means, errors and autocorrelation times.\n"
-"\n"
-"Without simulation options (only --seed, --threads, --device, --start, --csv,\n"
-"--quiet, --verbose), latmc runs the default demo: the 2D Ising model at the\n"
-"critical point beta_c = ln(1+sqrt 2)/2 on a " STR(DEMO_L) "x" STR(DEMO_L) " lattice,\n"
-STR(DEMO_THERM) " + " STR(DEMO_SWEEPS) " sweeps, measured every " STR(DEMO_EVERY) ".\n"
-"\n"
-"Model:\n"
-"  --model M          ising, potts, phi4 or heisenberg (default ising)\n"
-"  --dim D            2 or 3 (default 2, or the number of extents in --size)\n"
-"  -L, --size SIZE    L (an L^D lattice) or LxL or LxLxL (default " STR(DEFAULT_L) ")\n"
-"  --q Q              Potts states, 2..255 (default 2)\n"
-"  --couplings C      Heisenberg couplings: uniform, gaussian or bimodal\n"
-"  --coupling-seed S  seed of the disorder realisation (default 0)\n"
-"Parameters (default: the library's; beta 0, J 1, h 0):\n"
-"  --beta B           inverse temperature, >= 0\n"
-"  --J J              coupling\n"
-"  --h H              external field\n"
-"  --param NAME=VAL   any parameter by name: beta, J, h, mu2, g, lambda,\n"
-"                     epsilon, nhit, nloc, nover (repeatable; the last value\n"
-"                     given for a name wins)\n"
-"Run:\n"
-"  --algo A           default, metropolis, heatbath or overrelax (default: the\n"
-"                     model's default)\n"
-"  --therm N          thermalization sweeps, not measured (default " STR(DEFAULT_THERM) ")\n"
-"  --sweeps N         measured sweeps (default " STR(DEFAULT_SWEEPS) ")\n"
-"  --every K          measure every K sweeps, K >= 1 (default 1)\n"
-"  --start S          hot (random) or cold (ordered) start (default hot)\n"
-"  --seed S           Monte Carlo seed, 0..2^64-1 (default " STR(DEFAULT_SEED) ")\n"
-"  --threads T        CPU threads, 0 = the library's default (default 0)\n"
-"  --device D         auto, cpu or cuda (default auto)\n"
-"Output:\n"
-"  --csv FILE         write the time series of the measurements to FILE: a\n"
-"                     header, then one row per measurement (index, energy, m,\n"
-"                     absm, m2, m4)\n"
-"  -q, --quiet        no progress bar and no banner: only the results\n"
-"  -v, --verbose      also print the library's informational messages\n"
-"  -h, --help         print this help and exit\n"
-"  -V, --version      print the version and exit\n"
-"\n"
-"The progress bar goes to stderr, and only when stderr is a terminal. Errors of\n"
-"the means come from logarithmic binning; tau_int is in units of measurements;\n"
-"the Binder cumulant U4 = 1 - <m^4>/(3 <m^2>^2), chi = beta N (<m^2> - <|m|>^2)\n"
-"and C = beta^2 N (<e^2> - <e>^2) come with jackknife errors. Ctrl-C stops early\n"
-"and prints the results of what was done.\n"
-"\n"
-"Exit status: 0 success, 1 the library refused or failed, 2 bad command line,\n"
-"130 interrupted.\n");
-}
-
-static void print_version(void)
-{
-    printf("latmc (liblatmc) %s\n", latmc_version_string());
-    if (strcmp(latmc_version_string(), LATMC_VERSION_STRING) != 0)
-        printf("built against liblatmc headers %s\n", LATMC_VERSION_STRING);
-}
-
-/* Message for a failed number parse of option `opt`. */
-static void number_error(const char *opt, const char *arg, enum num_status st, const char *what)
-{
-    if (st == NUM_SYNTAX)
-        cli_usage_error("%s: '%s' is not %s", opt, arg, what);
-    else
-        cli_usage_error("%s: '%s' is out of range (%s)", opt, arg, what);
-}
-
-static bool get_u64(const char *opt, const char *arg, uint64_t lo, uint64_t hi,
-                    const char *what, uint64_t *out)
-{
-    enum num_status st = parse_u64(arg, lo, hi, out);
-    if (st != NUM_OK) {
-        number_error(opt, arg, st, what);
-        return false;
-    }
-    return true;
-}
-
-static bool get_name(const char *opt, const char *arg, const struct name_value *table, int *out)
-{
-    if (!names_lookup(table, arg, out)) {
-        cli_usage_error("%s: unknown value '%s' (expected %s)", opt, arg, names_list(table));
-        return false;
-    }
-    return true;
-}
-
-static bool set_param(struct cli_options *opt, int key, double value)
-{
-    for (int i = 0; i < opt->n_params; i++) {
-        if (opt->params[i].key == key) {
-            opt->params[i].value = value;
-            return true;
-        }
-    }
-    if (opt->n_params >= CLI_MAX_PARAMS) {
-        cli_usage_error("too many different parameters");
-        return false;
-    }
-    opt->params[opt->n_params].key = key;
-    opt->params[opt->n_params].value = value;
-    opt->n_params++;
-    return true;
-}
-
-bool cli_param_given(const struct cli_options *opt, int key, double *value)
-{
-    for (int i = 0; i < opt->n_params; i++) {
-        if (opt->params[i].key == key) {
-            if (value != NULL)
-                *value = opt->params[i].value;
-            return true;
-        }
-    }
-    return false;
-}
-
-/* A parameter value: finite (lambda may also be +inf); beta >= 0. */
-static bool get_param(struct cli_options *opt, const char *optname, int key, const char *arg)
-{
-    const char *name = latmc_param_name(key);
-    bool allow_inf = key == LATMC_PARAM_LAMBDA;
-    double v = 0.0;
-    enum num_status st = parse_double(arg, allow_inf, &v);
-    if (st == NUM_SYNTAX) {
-        cli_usage_error("%s: '%s' is not a number", optname, arg);
-        return false;
-    }
-    if (st == NUM_RANGE || (isinf(v) && v < 0)) {
-        cli_usage_error("%s: '%s' is out of range (%s must be finite%s)", optname, arg,
-                        name != NULL ? name : "the value", allow_inf ? " or +inf" : "");
-        return false;
-    }
-    if (key == LATMC_PARAM_BETA && v < 0) {
-        cli_usage_error("%s: '%s' is out of range (beta must be >= 0)", optname, arg);
-        return false;
-    }
-    return set_param(opt, key, v);
-}
-
-/* --param NAME=VALUE */
-static bool get_named_param(struct cli_options *opt, const char *arg)
-{
-    const char *eq = strchr(arg, '=');
-    if (eq == NULL || eq == arg) {
-        cli_usage_error("--param: '%s' is not NAME=VALUE", arg);
-        return false;
-    }
-    char name[64];
-    size_t len = (size_t)(eq - arg);
-    int key = 0;
-    if (len >= sizeof name) {
-        cli_usage_error("--param: unknown parameter name in '%s'", arg);
-        return false;
-    }
-    memcpy(name, arg, len);
-    name[len] = '\0';
-    if (latmc_param_by_name(name, &key) != LATMC_OK) {
-        cli_usage_error("--param: unknown parameter '%s' (expected beta, J, h, mu2, g, lambda, "
-                        "epsilon, nhit, nloc or nover)", name);
-        return false;
-    }
-    char optname[96];
-    snprintf(optname, sizeof optname, "--param %s", name);
-    return get_param(opt, optname, key, eq + 1);
-}
-
-/* -L: "L", "LxL" or "LxLxL" ('x' or 'X'). Sets extent[] and *n (1..3). */
-static bool get_size(const char *arg, int64_t extent[3], int *n)
-{
-    char buf[128];
-    if (strlen(arg) >= sizeof buf || arg[0] == '\0') {
-        cli_usage_error("--size: '%s' is not L, LxL or LxLxL", arg);
-        return false;
-    }
-    strcpy(buf, arg);
-    int count = 0;
-    char *p = buf;
-    for (;;) {
-        char *sep = p + strcspn(p, "xX");
-        bool last = *sep == '\0';
-        *sep = '\0';
-        uint64_t v = 0;
-        enum num_status st = parse_u64(p, 1, (uint64_t)MAX_EXTENT, &v);
-        if (st == NUM_SYNTAX) {
-            cli_usage_error("--size: '%s' is not L, LxL or LxLxL with positive integers L", arg);
-            return false;
-        }
-        if (st == NUM_RANGE) {
-            cli_usage_error("--size: extent %s is out of range (1..%lld)", p,
-                            (long long)MAX_EXTENT);
-            return false;
-        }
-        if (count == 3) {
-            cli_usage_error("--size: '%s' has more than 3 extents", arg);
-            return false;
-        }
-        extent[count++] = (int64_t)v;
-        if (last)
-            break;
-        p = sep + 1;
-    }
-    *n = count;
-    return true;
-}
+#define SWEEPS_WHAT  "a non-negative integer up to 2^62"
 
 static void set_defaults(struct cli_options *opt)
 {
@@ -284,6 +64,8 @@ static void set_defaults(struct cli_options *opt)
     opt->ndim = 2;
     opt->q = 2;
     opt->algorithm = LATMC_ALGO_DEFAULT;
+    opt->precision = LATMC_PRECISION_DOUBLE;
+    opt->replicas = 1;
     opt->device = LATMC_DEVICE_AUTO;
     opt->start = LATMC_INIT_HOT;
     opt->couplings = LATMC_COUPLINGS_UNIFORM;
@@ -303,7 +85,7 @@ static void report_long(const char *name)
         return;
     }
     /* an abbreviation of several long options, or of none */
-    char matches[256];
+    char matches[512];
     size_t len = 0;
     int count = 0;
     matches[0] = '\0';
@@ -344,16 +126,200 @@ static void report_unknown(int argc, char **argv)
     }
 }
 
+static void report_missing_value(int argc, char **argv)
+{
+    /* the option is the last element getopt looked at */
+    const char *o = optind - 1 < argc && optind - 1 >= 0 ? argv[optind - 1] : "?";
+    if (optopt != 0 && optopt < 256 && strncmp(o, "--", 2) != 0)
+        cli_usage_error("option '-%c' needs a value", optopt);
+    else
+        cli_usage_error("option '%s' needs a value", o);
+}
+
+/* What the loop collects besides *opt. */
+struct parse_state {
+    bool sim_option; /* any option that defines the simulation: no demo */
+    int64_t size_ext[3];
+    int size_n;
+    const char *size_arg;
+};
+
+/* One option. Returns CLI_RUN to go on. */
+static enum cli_action parse_one(int c, const char *arg, struct cli_options *opt,
+                                 struct parse_state *ps)
+{
+    uint64_t u = 0;
+    bool ok = true;
+    bool sim = true; /* does this option define the simulation? */
+    switch (c) {
+    case OPT_MODEL:
+        ok = get_name("--model", arg, names_model, &opt->model);
+        opt->model_given = true;
+        break;
+    case OPT_DIM:
+        ok = get_u64("--dim", arg, 2, 3, "2 or 3", &u);
+        opt->ndim = (int)u;
+        opt->dim_given = true;
+        break;
+    case 'L':
+        ok = get_size(arg, ps->size_ext, &ps->size_n);
+        ps->size_arg = arg;
+        opt->size_given = true;
+        break;
+    case OPT_BETA: ok = get_param(opt, "--beta", LATMC_PARAM_BETA, arg); break;
+    case OPT_J: ok = get_param(opt, "--J", LATMC_PARAM_J, arg); break;
+    case OPT_H: ok = get_param(opt, "--h", LATMC_PARAM_H, arg); break;
+    case OPT_PARAM: ok = get_named_param(opt, arg); break;
+    case OPT_ALGO:
+        ok = get_name("--algo", arg, names_algorithm, &opt->algorithm);
+        opt->algo_given = true;
+        break;
+    case OPT_SWEEPS: ok = get_u64("--sweeps", arg, 0, MAX_SWEEPS, SWEEPS_WHAT, &opt->sweeps); break;
+    case OPT_THERM: ok = get_u64("--therm", arg, 0, MAX_SWEEPS, SWEEPS_WHAT, &opt->therm); break;
+    case OPT_EVERY:
+        ok = get_u64("--every", arg, 1, MAX_SWEEPS, "a positive integer", &opt->every);
+        break;
+    case OPT_Q:
+        ok = get_u64("--q", arg, 2, 255, "an integer 2..255", &u);
+        opt->q = (int)u;
+        opt->q_given = true;
+        break;
+    case OPT_COUPLINGS:
+        ok = get_name("--couplings", arg, names_couplings, &opt->couplings);
+        opt->couplings_given = true;
+        break;
+    case OPT_COUPLING_SEED:
+        ok = get_u64("--coupling-seed", arg, 0, UINT64_MAX, "an integer 0..2^64-1",
+                     &opt->coupling_seed);
+        opt->coupling_seed_given = true;
+        break;
+    case OPT_PRECISION:
+        ok = get_name("--precision", arg, names_precision, &opt->precision);
+        opt->precision_given = true;
+        break;
+    case OPT_REPLICAS:
+        ok = get_u64("--replicas", arg, 1, 2, "1 or 2", &u);
+        opt->replicas = (int)u;
+        opt->replicas_given = true;
+        break;
+    case OPT_TUNE_EPSILON:
+        ok = get_open_interval("--tune-epsilon", arg, 0.0, 1.0, &opt->tune_target);
+        break;
+    default:
+        sim = false;
+        break;
+    }
+    if (sim) {
+        ps->sim_option = true;
+        return ok ? CLI_RUN : CLI_EXIT_USAGE;
+    }
+
+    switch (c) {
+    case OPT_SEED:
+        ok = get_u64("--seed", arg, 0, UINT64_MAX, "an integer 0..2^64-1", &opt->seed);
+        opt->seed_given = true;
+        break;
+    case OPT_THREADS:
+        ok = get_u64("--threads", arg, 0, MAX_THREADS, "an integer 0..4096", &u);
+        opt->threads = (int)u;
+        opt->threads_given = true;
+        break;
+    case OPT_DEVICE:
+        ok = get_name("--device", arg, names_device, &opt->device);
+        opt->device_given = true;
+        break;
+    case OPT_START: ok = get_name("--start", arg, names_start, &opt->start); break;
+    case OPT_CSV: ok = get_path("--csv", arg, &opt->csv_path); break;
+    case OPT_CHECKPOINT: ok = get_path("--checkpoint", arg, &opt->checkpoint_path); break;
+    case OPT_CHECKPOINT_EVERY:
+        ok = get_u64("--checkpoint-every", arg, 1, MAX_SWEEPS, "a positive integer",
+                     &opt->checkpoint_every);
+        break;
+    case OPT_RESUME: ok = get_path("--resume", arg, &opt->resume_path); break;
+    case 'q': opt->quiet = true; break;
+    case 'v': opt->verbose = true; break;
+    case 'h':
+        cli_print_help(stdout);
+        return CLI_EXIT_OK;
+    case 'V':
+        cli_print_version();
+        return CLI_EXIT_OK;
+    default: /* ':' and '?' are handled by the caller */
+        ok = false;
+        break;
+    }
+    return ok ? CLI_RUN : CLI_EXIT_USAGE;
+}
+
+/* The lattice from --dim, --size and the model's defaults. */
+static bool finish_lattice(struct cli_options *opt, const struct parse_state *ps)
+{
+    int64_t L = !ps->sim_option ? DEMO_L
+              : opt->model == LATMC_MODEL_PHI4 ? DEFAULT_L_PHI4
+              : opt->model == LATMC_MODEL_HEISENBERG ? DEFAULT_L_HEISENBERG : DEFAULT_L;
+    if (!opt->dim_given && opt->model == LATMC_MODEL_HEISENBERG)
+        opt->ndim = DEFAULT_DIM_HEISENBERG;
+    /* --size decides the dimension unless it is a single L */
+    if (opt->size_given && ps->size_n == 1) {
+        L = ps->size_ext[0];
+    } else if (opt->size_given) {
+        if (opt->dim_given && ps->size_n != opt->ndim) {
+            cli_usage_error("--size '%s' has %d extents but --dim is %d", ps->size_arg,
+                            ps->size_n, opt->ndim);
+            return false;
+        }
+        opt->ndim = ps->size_n;
+        opt->dim_given = true;
+    }
+    int64_t sites = 1;
+    for (int d = 0; d < opt->ndim; d++) {
+        opt->extent[d] = (opt->size_given && ps->size_n > 1) ? ps->size_ext[d] : L;
+        if (opt->extent[d] > MAX_SITES / sites) {
+            cli_usage_error("--size: lattice too large (more than 2^46 sites)");
+            return false;
+        }
+        sites *= opt->extent[d];
+    }
+    return true;
+}
+
+/* An option of one model only (the library ignores its desc field for the others). */
+static bool only_for(const struct cli_options *opt, bool given, int model, const char *option)
+{
+    if (given && opt->model != model) {
+        cli_usage_error("%s applies to the %s model only (this is %s)", option,
+                        names_of(names_model, model, "?"), names_of(names_model, opt->model, "?"));
+        return false;
+    }
+    return true;
+}
+
+static bool check_combinations(const struct cli_options *opt)
+{
+    if (!only_for(opt, opt->q_given, LATMC_MODEL_POTTS, "--q") ||
+        !only_for(opt, opt->precision_given, LATMC_MODEL_PHI4, "--precision") ||
+        !only_for(opt, opt->couplings_given, LATMC_MODEL_HEISENBERG, "--couplings") ||
+        !only_for(opt, opt->coupling_seed_given, LATMC_MODEL_HEISENBERG, "--coupling-seed"))
+        return false;
+    if (opt->checkpoint_every != 0 && opt->checkpoint_path == NULL) {
+        cli_usage_error("--checkpoint-every needs --checkpoint FILE");
+        return false;
+    }
+    const char *csv = opt->csv_path;
+    if (csv != NULL && ((opt->checkpoint_path && strcmp(csv, opt->checkpoint_path) == 0) ||
+                        (opt->resume_path && strcmp(csv, opt->resume_path) == 0))) {
+        cli_usage_error("--csv %s would overwrite the checkpoint", csv);
+        return false;
+    }
+    return true;
+}
+
 enum cli_action cli_parse(int argc, char **argv, struct cli_options *opt)
 {
     set_defaults(opt);
-
-    bool sim_option = false;        /* any option that defines the simulation */
-    bool dim_given = false, size_given = false;
-    int64_t size_ext[3] = { 0, 0, 0 };
-    int size_n = 0;
-    const char *size_arg = "";
-    uint64_t u = 0;
+    struct parse_state ps;
+    memset(&ps, 0, sizeof ps);
+    ps.size_arg = "";
 
     opterr = 0; /* our own messages */
     optind = 1;
@@ -361,173 +327,33 @@ enum cli_action cli_parse(int argc, char **argv, struct cli_options *opt)
         int c = getopt_long(argc, argv, short_opts, long_opts, NULL);
         if (c == -1)
             break;
-        const char *arg = optarg;
-        switch (c) {
-        case OPT_MODEL:
-            if (!get_name("--model", arg, names_model, &opt->model))
-                return CLI_EXIT_USAGE;
-            sim_option = true;
-            break;
-        case OPT_DIM:
-            if (!get_u64("--dim", arg, 2, 3, "2 or 3", &u))
-                return CLI_EXIT_USAGE;
-            opt->ndim = (int)u;
-            dim_given = true;
-            sim_option = true;
-            break;
-        case 'L':
-            if (!get_size(arg, size_ext, &size_n))
-                return CLI_EXIT_USAGE;
-            size_arg = arg;
-            size_given = true;
-            sim_option = true;
-            break;
-        case OPT_BETA:
-            if (!get_param(opt, "--beta", LATMC_PARAM_BETA, arg))
-                return CLI_EXIT_USAGE;
-            sim_option = true;
-            break;
-        case OPT_J:
-            if (!get_param(opt, "--J", LATMC_PARAM_J, arg))
-                return CLI_EXIT_USAGE;
-            sim_option = true;
-            break;
-        case OPT_H:
-            if (!get_param(opt, "--h", LATMC_PARAM_H, arg))
-                return CLI_EXIT_USAGE;
-            sim_option = true;
-            break;
-        case OPT_PARAM:
-            if (!get_named_param(opt, arg))
-                return CLI_EXIT_USAGE;
-            sim_option = true;
-            break;
-        case OPT_ALGO:
-            if (!get_name("--algo", arg, names_algorithm, &opt->algorithm))
-                return CLI_EXIT_USAGE;
-            sim_option = true;
-            break;
-        case OPT_SWEEPS:
-            if (!get_u64("--sweeps", arg, 0, MAX_SWEEPS, "a non-negative integer up to 2^62",
-                         &opt->sweeps))
-                return CLI_EXIT_USAGE;
-            sim_option = true;
-            break;
-        case OPT_THERM:
-            if (!get_u64("--therm", arg, 0, MAX_SWEEPS, "a non-negative integer up to 2^62",
-                         &opt->therm))
-                return CLI_EXIT_USAGE;
-            sim_option = true;
-            break;
-        case OPT_EVERY:
-            if (!get_u64("--every", arg, 1, MAX_SWEEPS, "a positive integer", &opt->every))
-                return CLI_EXIT_USAGE;
-            sim_option = true;
-            break;
-        case OPT_SEED:
-            if (!get_u64("--seed", arg, 0, UINT64_MAX, "an integer 0..2^64-1", &opt->seed))
-                return CLI_EXIT_USAGE;
-            break;
-        case OPT_THREADS:
-            if (!get_u64("--threads", arg, 0, MAX_THREADS, "an integer 0..4096", &u))
-                return CLI_EXIT_USAGE;
-            opt->threads = (int)u;
-            break;
-        case OPT_DEVICE:
-            if (!get_name("--device", arg, names_device, &opt->device))
-                return CLI_EXIT_USAGE;
-            break;
-        case OPT_START:
-            if (!get_name("--start", arg, names_start, &opt->start))
-                return CLI_EXIT_USAGE;
-            break;
-        case OPT_CSV:
-            if (arg[0] == '\0') {
-                cli_usage_error("--csv: empty file name");
-                return CLI_EXIT_USAGE;
-            }
-            opt->csv_path = arg;
-            break;
-        case OPT_Q:
-            if (!get_u64("--q", arg, 2, 255, "an integer 2..255", &u))
-                return CLI_EXIT_USAGE;
-            opt->q = (int)u;
-            opt->q_given = true;
-            sim_option = true;
-            break;
-        case OPT_COUPLINGS:
-            if (!get_name("--couplings", arg, names_couplings, &opt->couplings))
-                return CLI_EXIT_USAGE;
-            opt->couplings_given = true;
-            sim_option = true;
-            break;
-        case OPT_COUPLING_SEED:
-            if (!get_u64("--coupling-seed", arg, 0, UINT64_MAX, "an integer 0..2^64-1",
-                         &opt->coupling_seed))
-                return CLI_EXIT_USAGE;
-            sim_option = true;
-            break;
-        case 'q':
-            opt->quiet = true;
-            break;
-        case 'v':
-            opt->verbose = true;
-            break;
-        case 'h':
-            cli_print_help(stdout);
-            return CLI_EXIT_OK;
-        case 'V':
-            print_version();
-            return CLI_EXIT_OK;
-        case ':': {
-            /* missing value: the option is the last element getopt looked at */
-            const char *o = optind - 1 < argc && optind - 1 >= 0 ? argv[optind - 1] : "?";
-            if (optopt != 0 && optopt < 256 && strncmp(o, "--", 2) != 0)
-                cli_usage_error("option '-%c' needs a value", optopt);
-            else
-                cli_usage_error("option '%s' needs a value", o);
+        if (c == ':') {
+            report_missing_value(argc, argv);
             return CLI_EXIT_USAGE;
         }
-        case '?':
-        default:
+        if (c == '?') {
             report_unknown(argc, argv);
             return CLI_EXIT_USAGE;
         }
+        enum cli_action a = parse_one(c, optarg, opt, &ps);
+        if (a != CLI_RUN)
+            return a;
     }
     if (optind < argc) {
         cli_usage_error("unexpected argument '%s' (all settings are options)", argv[optind]);
         return CLI_EXIT_USAGE;
     }
+    if (!finish_lattice(opt, &ps) || !check_combinations(opt))
+        return CLI_EXIT_USAGE;
 
-    /* Lattice: --size decides the dimension unless it is a single L. */
-    int64_t L = sim_option ? DEFAULT_L : DEMO_L;
-    if (size_given && size_n == 1) {
-        L = size_ext[0];
-    } else if (size_given) {
-        if (dim_given && size_n != opt->ndim) {
-            cli_usage_error("--size '%s' has %d extents but --dim is %d", size_arg, size_n,
-                            opt->ndim);
-            return CLI_EXIT_USAGE;
-        }
-        opt->ndim = size_n;
-    }
-    int64_t sites = 1;
-    for (int d = 0; d < opt->ndim; d++) {
-        opt->extent[d] = (size_given && size_n > 1) ? size_ext[d] : L;
-        if (opt->extent[d] > MAX_SITES / sites) {
-            cli_usage_error("--size: lattice too large (more than 2^46 sites)");
-            return CLI_EXIT_USAGE;
-        }
-        sites *= opt->extent[d];
-    }
-
-    opt->demo = !sim_option;
+    opt->demo = !ps.sim_option;
     if (opt->demo) {
         opt->therm = DEMO_THERM;
         opt->sweeps = DEMO_SWEEPS;
         opt->every = DEMO_EVERY;
         opt->n_params = 0;
         set_param(opt, LATMC_PARAM_BETA, ISING2D_BETA_C);
+        opt->model_given = opt->size_given = opt->dim_given = true; /* for --resume */
     }
     return CLI_RUN;
 }

@@ -32,8 +32,13 @@ enum {
 #define ISING2D_BETA_C 0.44068679350977151262
 #define ISING2D_T_C    2.26918531421302196812
 
-/* Defaults once any simulation option is given. */
-#define DEFAULT_L      32
+/* Defaults once any simulation option is given. The lattice depends on the model:
+ * phi^4 extents must be divisible by 8 (or 5 in 2D) and its sweeps cost more; the
+ * Heisenberg spin glass is a 3D model. */
+#define DEFAULT_L            32  /* Ising, Potts */
+#define DEFAULT_L_PHI4       16
+#define DEFAULT_L_HEISENBERG 8
+#define DEFAULT_DIM_HEISENBERG 3 /* the others: 2 */
 #define DEFAULT_THERM  1000
 #define DEFAULT_SWEEPS 10000
 #define DEFAULT_SEED   1
@@ -52,6 +57,8 @@ struct cli_options {
     int64_t extent[3];  /* the first ndim are set */
     int q;              /* Potts states */
     int algorithm;      /* enum latmc_algorithm */
+    int precision;      /* enum latmc_precision (phi^4) */
+    int replicas;       /* 1 or 2 */
     int device;         /* enum latmc_device */
     int start;          /* enum latmc_init */
     int couplings;      /* enum latmc_couplings (Heisenberg) */
@@ -61,17 +68,26 @@ struct cli_options {
     uint64_t every;     /* measure every `every` sweeps, >= 1 */
     uint64_t seed;
     int threads;        /* 0 = the library's default */
+    double tune_target; /* --tune-epsilon: target acceptance, 0 = no tuning */
 
     /* Model parameters in the order first given; a repeated name keeps its last value.
      * --beta, --J and --h are the same as --param beta=..., J=..., h=... */
     struct cli_param params[CLI_MAX_PARAMS];
     int n_params;
 
-    const char *csv_path; /* NULL: no CSV */
+    const char *csv_path;        /* NULL: no CSV */
+    const char *checkpoint_path; /* NULL: no checkpoints */
+    uint64_t checkpoint_every;   /* 0: only at the end (and on Ctrl-C) */
+    const char *resume_path;     /* NULL: a fresh start */
     bool quiet;           /* no progress bar, no banner */
     bool verbose;         /* library info messages too */
     bool demo;            /* no simulation option given: run the default demo */
-    bool q_given, couplings_given;
+
+    /* Which settings the command line gave (the demo gives model and size); with
+     * --resume, these are compared with the checkpoint. */
+    bool model_given, dim_given, size_given, q_given, algo_given, precision_given,
+         replicas_given, couplings_given, coupling_seed_given, seed_given, threads_given,
+         device_given;
 };
 
 enum cli_action {
@@ -86,8 +102,11 @@ enum cli_action cli_parse(int argc, char **argv, struct cli_options *opt);
 /* The value of parameter `key` if given on the command line. */
 bool cli_param_given(const struct cli_options *opt, int key, double *value);
 
-/* Print the full --help text. */
+/* Print the full --help text (cli_help.c). */
 void cli_print_help(FILE *f);
+
+/* Print the version line(s) (cli_help.c). */
+void cli_print_version(void);
 
 /* "latmc: <message>" and the short usage hint, on stderr (for exit status 2). */
 void cli_usage_error(const char *fmt, ...)

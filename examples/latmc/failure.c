@@ -5,7 +5,6 @@
 #include <latmc/latmc.h>
 
 #include "failure.h"
-#include "log_sink.h"
 
 int failure_set(struct failure *f, int code, const char *detail, const char *what_fmt, ...)
 {
@@ -20,7 +19,7 @@ int failure_set(struct failure *f, int code, const char *detail, const char *wha
 
 void failure_print(const struct failure *fl, FILE *f)
 {
-    if (fl->detail[0] != '\0' && !log_sink_shown(fl->detail))
+    if (fl->detail[0] != '\0')
         fprintf(f, "latmc: %s: %s: %s\n", fl->what, latmc_strerror(fl->code), fl->detail);
     else
         fprintf(f, "latmc: %s: %s\n", fl->what, latmc_strerror(fl->code));

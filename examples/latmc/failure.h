@@ -9,7 +9,7 @@
 
 struct failure {
     int code;          /* LATMC_E* status */
-    char what[160];    /* what the program was doing */
+    char what[320];    /* what the program was doing */
     char detail[512];  /* the library's detail string (may be empty) */
 };
 

@@ -1,4 +1,4 @@
-/* latmc front end — name <-> value tables for models, algorithms, devices, starts. */
+/* latmc front end — name <-> value tables for the library's enums. */
 #include <stddef.h>
 #include <string.h>
 
@@ -39,6 +39,12 @@ const struct name_value names_couplings[] = {
     { "uniform", LATMC_COUPLINGS_UNIFORM },
     { "gaussian", LATMC_COUPLINGS_GAUSSIAN },
     { "bimodal", LATMC_COUPLINGS_BIMODAL },
+    { NULL, 0 },
+};
+
+const struct name_value names_precision[] = {
+    { "float", LATMC_PRECISION_FLOAT },
+    { "double", LATMC_PRECISION_DOUBLE },
     { NULL, 0 },
 };
 

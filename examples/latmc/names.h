@@ -18,6 +18,7 @@ extern const struct name_value names_algorithm[]; /* enum latmc_algorithm */
 extern const struct name_value names_device[];    /* enum latmc_device */
 extern const struct name_value names_start[];     /* enum latmc_init */
 extern const struct name_value names_couplings[]; /* enum latmc_couplings */
+extern const struct name_value names_precision[]; /* enum latmc_precision */
 
 /* Look name up in table (exact match); true and *value on success. */
 bool names_lookup(const struct name_value *table, const char *name, int *value);

@@ -1,7 +1,6 @@
-/* latmc front end — measuring observables into accumulators. */
+/* latmc front end — measuring observables into an accumulator. */
 #include <string.h>
 
-#include "log_sink.h"
 #include "observables.h"
 
 static const struct {
@@ -14,62 +13,69 @@ static const struct {
     { LATMC_OBS_ABS_MAGNETIZATION, "absm", "|m|" },
     { LATMC_OBS_M2, "m2", "m^2" },
     { LATMC_OBS_M4, "m4", "m^4" },
+    { LATMC_OBS_PHI2, "phi2", "phi^2" },
+    { LATMC_OBS_OVERLAP2, "overlap2", "q^2" },
 };
 
 void observables_destroy(struct observables *o)
 {
     latmc_acc_destroy(&o->acc);
-    latmc_acc_destroy(&o->acc_accept);
+}
+
+/* Is observable key recorded? Asks the library once: LATMC_EUNSUPPORTED means the
+ * model (or, for the overlap, its replica count) does not define it. */
+static int probe(latmc_sim *sim, int key, bool *defined)
+{
+    double v = 0.0;
+    int rc = latmc_sim_observable(sim, key, &v);
+    *defined = rc == LATMC_OK;
+    if (rc == LATMC_EUNSUPPORTED)
+        return LATMC_OK;
+    return rc;
 }
 
 int observables_setup(struct observables *o, latmc_sim *sim, struct failure *f)
 {
     memset(o, 0, sizeof *o);
-    o->col_energy = o->col_absm = o->col_m2 = o->col_m4 = -1;
+    o->col_energy = o->col_absm = o->col_m2 = o->col_m4 = o->col_overlap2 = -1;
+    latmc_sim_desc desc;
+    latmc_sim_desc_init(&desc);
+    int rc = latmc_sim_get_desc(sim, &desc);
+    if (rc != LATMC_OK)
+        return failure_set(f, rc, latmc_sim_last_error(sim), "reading the sim's desc");
+    o->scalar = desc.model == LATMC_MODEL_ISING || desc.model == LATMC_MODEL_PHI4;
 
     for (int i = 0; i < OBS_MAX_COLS; i++) {
-        double v = 0.0;
-        log_sink_mute(); /* "unsupported" is an expected answer here */
-        int rc = latmc_sim_observable(sim, candidates[i].key, &v);
-        log_sink_unmute();
-        if (rc == LATMC_EUNSUPPORTED)
-            continue; /* the model does not define it */
+        int key = candidates[i].key;
+        bool defined = false;
+        if (key == LATMC_OBS_MAGNETIZATION && !o->scalar)
+            continue; /* the same as |m| */
+        rc = probe(sim, key, &defined);
         if (rc != LATMC_OK)
             return failure_set(f, rc, latmc_sim_last_error(sim), "measuring %s",
                                candidates[i].label);
+        if (!defined)
+            continue;
         int c = o->n_cols++;
-        o->key[c] = candidates[i].key;
+        o->key[c] = key;
         o->csv_name[c] = candidates[i].csv_name;
         o->label[c] = candidates[i].label;
-        switch (candidates[i].key) {
+        switch (key) {
         case LATMC_OBS_ENERGY: o->col_energy = c; break;
         case LATMC_OBS_ABS_MAGNETIZATION: o->col_absm = c; break;
         case LATMC_OBS_M2: o->col_m2 = c; break;
         case LATMC_OBS_M4: o->col_m4 = c; break;
+        case LATMC_OBS_OVERLAP2: o->col_overlap2 = c; break;
         default: break;
         }
     }
     if (o->n_cols == 0)
-        return failure_set(f, LATMC_EUNSUPPORTED, "",
-                           "this model has none of energy, m, |m|, m^2, m^4");
+        return failure_set(f, LATMC_EUNSUPPORTED, "", "this model has none of the observables "
+                           "latmc knows");
 
-    int rc = latmc_acc_create(&o->acc, o->n_cols);
-    if (rc == LATMC_OK)
-        rc = latmc_acc_create(&o->acc_accept, 1);
-    if (rc != LATMC_OK) {
-        observables_destroy(o);
-        return failure_set(f, rc, latmc_last_error(), "creating an accumulator");
-    }
-    o->accept_available = true;
-    return LATMC_OK;
-}
-
-int observables_reset_acceptance(struct observables *o, latmc_sim *sim, struct failure *f)
-{
-    (void)o;
-    int rc = latmc_sim_reset_acceptance(sim);
+    rc = latmc_acc_create(&o->acc, o->n_cols);
     if (rc != LATMC_OK)
-        return failure_set(f, rc, latmc_sim_last_error(sim), "resetting the acceptance");
+        return failure_set(f, rc, latmc_last_error(), "creating an accumulator");
     return LATMC_OK;
 }
 
@@ -84,23 +90,15 @@ int observables_measure(struct observables *o, latmc_sim *sim, struct failure *f
     int rc = latmc_acc_push(o->acc, row, o->n_cols);
     if (rc != LATMC_OK)
         return failure_set(f, rc, latmc_last_error(), "storing a measurement");
+    return LATMC_OK;
+}
 
-    if (o->accept_available) {
-        double a = 0.0;
-        log_sink_mute(); /* an algorithm may not count acceptance: then n/a */
-        rc = latmc_sim_observable(sim, LATMC_OBS_ACCEPTANCE, &a);
-        log_sink_unmute();
-        if (rc != LATMC_OK) {
-            /* e.g. an algorithm that accepts everything and does not count: n/a */
-            o->accept_available = false;
-            o->accept_status = rc;
-            return LATMC_OK;
-        }
-        rc = latmc_acc_push(o->acc_accept, &a, 1);
-        if (rc != LATMC_OK)
-            return failure_set(f, rc, latmc_last_error(), "storing a measurement");
-        return observables_reset_acceptance(o, sim, f);
-    }
+int observables_pool_acceptance(struct observables *o, const latmc_sim *sim, struct failure *f)
+{
+    int rc = latmc_sim_acceptance_counts(sim, &o->accepted, &o->attempted);
+    if (rc != LATMC_OK)
+        return failure_set(f, rc, latmc_sim_last_error(sim), "reading the acceptance counts");
+    o->accept_valid = true;
     return LATMC_OK;
 }
 

@@ -1,46 +1,55 @@
 /*
- * latmc front end — what is measured: the observables the model has among energy, m,
- * |m|, m^2 and m^4 (one accumulator column each, in that order, also the CSV columns),
- * and the acceptance rate of each interval between two measurements (its own
- * accumulator, so the CSV holds only the five observables).
+ * latmc front end — what is measured: the observables the model defines among energy,
+ * m, |m|, m^2, m^4, phi^2 and q^2 (one accumulator column each, in that order; also
+ * the CSV columns), found by asking the library for each once. For the models whose
+ * m is not signed (Potts, Heisenberg: the library's m is |m| there) the m column is
+ * left out. The acceptance is not a column: it is pooled over the measured sweeps from
+ * the library's exact counters.
  */
 #ifndef LATMC_CLI_OBSERVABLES_H
 #define LATMC_CLI_OBSERVABLES_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <latmc/latmc.h>
 
 #include "failure.h"
 
-#define OBS_MAX_COLS 5
+#define OBS_MAX_COLS 7
 
 struct observables {
     int n_cols;
     int key[OBS_MAX_COLS];              /* LATMC_OBS_* of each column */
-    const char *csv_name[OBS_MAX_COLS]; /* "energy", "m", "absm", "m2", "m4" */
-    const char *label[OBS_MAX_COLS];    /* "energy", "m", "|m|", "m^2", "m^4" */
-    int col_energy, col_absm, col_m2, col_m4; /* column or -1 when the model lacks it */
-    latmc_acc *acc;                     /* one row per measurement */
+    const char *csv_name[OBS_MAX_COLS]; /* "energy", "m", "absm", "m2", "m4", "phi2", "overlap2" */
+    const char *label[OBS_MAX_COLS];    /* "energy", "m", "|m|", "m^2", "m^4", "phi^2", "q^2" */
+    int col_energy, col_absm, col_m2, col_m4, col_overlap2; /* column, or -1 */
+    bool scalar;        /* a signed scalar order parameter (Ising, phi^4): U4 applies */
+    latmc_acc *acc;     /* one row per measurement */
+    uint64_t reloaded;  /* rows read back from a checkpoint's series (--resume) */
 
-    latmc_acc *acc_accept;              /* acceptance of each interval */
-    bool accept_available;              /* false once the library declined it */
-    int accept_status;                  /* why not (LATMC_E*), when unavailable */
+    bool accept_valid;  /* the counters below cover the measured sweeps */
+    uint64_t accepted, attempted;
 };
 
 /* Find which observables the sim has (it must have a configuration) and create the
- * accumulators. On failure everything is released and *f says why. */
+ * accumulator. On failure everything is released and *f says why. */
 int observables_setup(struct observables *o, latmc_sim *sim, struct failure *f);
 
-/* One measurement: a row of observables, and the acceptance since the previous
- * measurement (the acceptance counters are reset afterwards). */
+/* One measurement: a row of observables. */
 int observables_measure(struct observables *o, latmc_sim *sim, struct failure *f);
 
-/* Zero the acceptance counters (start of the measurement phase). */
-int observables_reset_acceptance(struct observables *o, latmc_sim *sim, struct failure *f);
+/* Read the acceptance counters (at the end of the run; they were reset when the
+ * measurement phase began). */
+int observables_pool_acceptance(struct observables *o, const latmc_sim *sim, struct failure *f);
 
 /* Write the observables' time series as CSV. */
 int observables_write_csv(const struct observables *o, const char *path, struct failure *f);
+
+/* Append the first `rows` rows of a CSV written by observables_write_csv() with the
+ * same columns (series_io.c); more rows in the file are ignored, fewer are an error. */
+int observables_read_csv(struct observables *o, const char *path, uint64_t rows,
+                         struct failure *f);
 
 void observables_destroy(struct observables *o);
 

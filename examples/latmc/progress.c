@@ -8,10 +8,11 @@
 #define BAR_WIDTH 28
 #define REDRAW_INTERVAL 0.1 /* seconds */
 
-void progress_init(struct progress *p, bool enabled, uint64_t total_sweeps)
+void progress_init(struct progress *p, bool enabled, uint64_t first, uint64_t total_sweeps)
 {
     memset(p, 0, sizeof *p);
     p->enabled = enabled;
+    p->first = first;
     p->total = total_sweeps;
     p->t_start = timer_now();
     p->t_drawn = p->t_start - 2 * REDRAW_INTERVAL;
@@ -59,7 +60,8 @@ void progress_update(struct progress *p, const char *phase, uint64_t done)
     if (frac > 1.0)
         frac = 1.0;
     double elapsed = now - p->t_start;
-    double rate = elapsed > 0.0 ? (double)done / elapsed : 0.0;
+    uint64_t run = done > p->first ? done - p->first : 0;
+    double rate = elapsed > 0.0 ? (double)run / elapsed : 0.0;
 
     char bar[BAR_WIDTH + 1];
     int fill = (int)(frac * BAR_WIDTH);
@@ -69,7 +71,7 @@ void progress_update(struct progress *p, const char *phase, uint64_t done)
 
     char rate_s[32], eta_s[32];
     format_rate(rate_s, sizeof rate_s, rate);
-    if (done > 0 && rate > 0.0)
+    if (run > 0 && rate > 0.0 && done <= p->total)
         format_duration(eta_s, sizeof eta_s, (double)(p->total - done) / rate);
     else
         snprintf(eta_s, sizeof eta_s, "--:--");

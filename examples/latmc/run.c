@@ -1,6 +1,7 @@
-/* latmc front end — the sweep/measure loop. */
+/* latmc front end — the sweep/measure/checkpoint loop. */
 #include <string.h>
 
+#include "checkpoint.h"
 #include "interrupt.h"
 #include "run.h"
 #include "timer.h"
@@ -14,22 +15,108 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
-/* Sweep n times, timing it, and adapt *chunk towards CHUNK_TARGET_S per call. */
-static int timed_sweeps(latmc_sim *sim, uint64_t n, uint64_t *chunk, struct run_stats *st,
-                        struct failure *f)
+/* What one run carries around. */
+struct loop {
+    latmc_sim *sim;
+    const struct run_plan *plan;
+    struct observables *obs;
+    struct progress *pg;
+    struct run_stats *st;
+    struct failure *f;
+    uint64_t s;         /* the sim's sweep count */
+    uint64_t chunk;     /* sweeps per call, adapted to CHUNK_TARGET_S */
+    uint64_t next_save; /* sweep count of the next periodic checkpoint; UINT64_MAX: none */
+};
+
+/* n sweeps (tuning epsilon if asked and thermalizing), timed; adapts the chunk size. */
+static int timed_sweeps(struct loop *lp, uint64_t n, bool tune)
 {
     double t0 = timer_now();
-    int rc = latmc_sim_sweep(sim, n);
+    int rc = tune ? latmc_sim_tune_epsilon(lp->sim, lp->plan->tune_target, n)
+                  : latmc_sim_sweep(lp->sim, n);
     double dt = timer_now() - t0;
-    st->sweep_s += dt;
+    lp->st->sweep_s += dt;
     if (rc != LATMC_OK)
-        return failure_set(f, rc, latmc_sim_last_error(sim), "sweeping");
+        return failure_set(lp->f, rc, latmc_sim_last_error(lp->sim),
+                           tune ? "sweeping (tuning epsilon)" : "sweeping");
+    lp->s += n;
+    lp->st->saved = false;
     /* only a full chunk says something about the chunk size */
-    if (n == *chunk) {
-        if (dt < 0.5 * CHUNK_TARGET_S && *chunk < CHUNK_MAX)
-            *chunk *= 2;
-        else if (dt > 2.0 * CHUNK_TARGET_S && *chunk > 1)
-            *chunk /= 2;
+    if (n >= lp->chunk) {
+        if (dt < 0.5 * CHUNK_TARGET_S && lp->chunk < CHUNK_MAX)
+            lp->chunk *= 2;
+        else if (dt > 2.0 * CHUNK_TARGET_S && lp->chunk > 1)
+            lp->chunk /= 2;
+    }
+    return LATMC_OK;
+}
+
+static int save(struct loop *lp)
+{
+    int rc = checkpoint_save(lp->sim, lp->obs, lp->plan->checkpoint_path, lp->f);
+    if (rc == LATMC_OK)
+        lp->st->saved = true;
+    return rc;
+}
+
+/* A periodic checkpoint when one is due (at or after next_save). */
+static int maybe_save(struct loop *lp)
+{
+    if (lp->s < lp->next_save)
+        return LATMC_OK;
+    uint64_t every = lp->plan->checkpoint_every;
+    lp->next_save = (lp->s / every + 1) * every;
+    return save(lp);
+}
+
+static int thermalize(struct loop *lp)
+{
+    const uint64_t therm = lp->plan->therm;
+    const bool tune = lp->plan->tune_target > 0.0;
+    while (lp->s < therm) {
+        if (interrupt_requested()) {
+            lp->st->interrupted = true;
+            return LATMC_OK;
+        }
+        uint64_t end = lp->s + min_u64(lp->chunk, therm - lp->s);
+        if (lp->next_save < end)
+            end = lp->next_save;
+        if (tune) {
+            /* whole tuning blocks from sweep 0, so that a run resumed from any
+             * checkpoint tunes exactly as the uninterrupted one */
+            end = (end + TUNE_BLOCK - 1) / TUNE_BLOCK * TUNE_BLOCK;
+            end = min_u64(end, therm);
+        }
+        int rc = timed_sweeps(lp, end - lp->s, tune);
+        if (rc == LATMC_OK)
+            rc = maybe_save(lp);
+        if (rc != LATMC_OK)
+            return rc;
+        progress_update(lp->pg, "therm", lp->s);
+    }
+    return LATMC_OK;
+}
+
+static int measure(struct loop *lp)
+{
+    const uint64_t therm = lp->plan->therm, every = lp->plan->every;
+    const uint64_t total = therm + lp->plan->sweeps;
+    while (lp->s < total) {
+        if (interrupt_requested()) {
+            lp->st->interrupted = true;
+            return LATMC_OK;
+        }
+        uint64_t next_measurement = therm + ((lp->s - therm) / every + 1) * every;
+        uint64_t end = min_u64(min_u64(lp->s + lp->chunk, next_measurement), total);
+        end = min_u64(end, lp->next_save);
+        int rc = timed_sweeps(lp, end - lp->s, false);
+        if (rc == LATMC_OK && (lp->s - therm) % every == 0)
+            rc = observables_measure(lp->obs, lp->sim, lp->f);
+        if (rc == LATMC_OK)
+            rc = maybe_save(lp);
+        if (rc != LATMC_OK)
+            return rc;
+        progress_update(lp->pg, "measure", lp->s);
     }
     return LATMC_OK;
 }
@@ -39,47 +126,35 @@ int run_simulation(latmc_sim *sim, const struct run_plan *plan, struct observabl
 {
     memset(st, 0, sizeof *st);
     double t0 = timer_now();
-    uint64_t chunk = 1;
-    int rc = LATMC_OK;
-
-    progress_update(pg, "therm", 0);
-    while (st->therm_done < plan->therm) {
-        if (interrupt_requested()) {
-            st->interrupted = true;
-            goto done;
-        }
-        uint64_t n = min_u64(chunk, plan->therm - st->therm_done);
-        rc = timed_sweeps(sim, n, &chunk, st, f);
-        if (rc != LATMC_OK)
-            goto done;
-        st->therm_done += n;
-        progress_update(pg, "therm", st->therm_done);
-    }
-
-    rc = observables_reset_acceptance(obs, sim, f);
+    struct loop lp = { sim, plan, obs, pg, st, f, 0, 1, UINT64_MAX };
+    int rc = latmc_sim_sweep_count(sim, &lp.s);
     if (rc != LATMC_OK)
-        goto done;
-    while (st->sweeps_done < plan->sweeps) {
-        if (interrupt_requested()) {
-            st->interrupted = true;
-            goto done;
-        }
-        uint64_t to_measurement = plan->every - st->sweeps_done % plan->every;
-        uint64_t n = min_u64(min_u64(chunk, to_measurement), plan->sweeps - st->sweeps_done);
-        rc = timed_sweeps(sim, n, &chunk, st, f);
-        if (rc != LATMC_OK)
-            goto done;
-        st->sweeps_done += n;
-        if (st->sweeps_done % plan->every == 0) {
-            rc = observables_measure(obs, sim, f);
-            if (rc != LATMC_OK)
-                goto done;
-        }
-        progress_update(pg, "measure", plan->therm + st->sweeps_done);
-    }
+        return failure_set(f, rc, latmc_sim_last_error(sim), "reading the sweep count");
+    st->first_sweep = lp.s;
+    if (plan->checkpoint_path != NULL && plan->checkpoint_every > 0)
+        lp.next_save = (lp.s / plan->checkpoint_every + 1) * plan->checkpoint_every;
 
-done:
+    progress_update(pg, lp.s < plan->therm ? "therm" : "measure", lp.s);
+    rc = thermalize(&lp);
+    if (rc == LATMC_OK && !st->interrupted) {
+        /* the acceptance is pooled over the measured sweeps: count from their start
+         * (a run resumed inside them carries the counts in its checkpoint) */
+        if (st->first_sweep <= plan->therm) {
+            rc = latmc_sim_reset_acceptance(sim);
+            if (rc != LATMC_OK)
+                rc = failure_set(f, rc, latmc_sim_last_error(sim), "resetting the acceptance");
+        }
+        st->measuring = rc == LATMC_OK;
+        if (rc == LATMC_OK)
+            rc = measure(&lp);
+    }
+    if (rc == LATMC_OK && st->measuring)
+        rc = observables_pool_acceptance(obs, sim, f);
+    /* the final checkpoint: at the end, or where Ctrl-C stopped the run */
+    if (rc == LATMC_OK && plan->checkpoint_path != NULL && !st->saved)
+        rc = save(&lp);
     progress_clear(pg);
+    st->last_sweep = lp.s;
     st->wall_s = timer_now() - t0;
     return rc;
 }

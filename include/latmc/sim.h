@@ -51,7 +51,7 @@ enum latmc_device {
 };
 
 enum latmc_init {
-    LATMC_INIT_COLD = 0, /* every spin +1 (Ising) */
+    LATMC_INIT_COLD = 0, /* ordered: Ising +1, Potts state 0, phi^4 0, Heisenberg e_z */
     LATMC_INIT_HOT  = 1  /* independent random spins drawn from the seed */
 };
 
@@ -159,15 +159,17 @@ LATMC_API const char *latmc_param_name(int key);
 LATMC_API const char *latmc_observable_name(int key);
 
 /**
- * Set the configuration: LATMC_INIT_COLD (all spins up) or LATMC_INIT_HOT (random,
- * drawn from desc.seed: the same seed always gives the same hot configuration).
+ * Set the configuration: LATMC_INIT_COLD (ordered, see enum latmc_init) or
+ * LATMC_INIT_HOT (random, drawn from desc.seed: the same seed always gives the same hot
+ * configuration; both replicas get their own).
  * Resets the acceptance counters. Since 0.1.
  */
 LATMC_API int latmc_sim_init_spins(latmc_sim *sim, int how);
 
 /**
- * Perform n sweeps (n = 0 is a no-op). One sweep offers every site one update, colour
- * by colour (checkerboard). The result depends only on the seed, the sweep number and
+ * Perform n sweeps (n = 0 is a no-op). One sweep offers every site one update (phi^4:
+ * nloc passes of nhit hits; Heisenberg: a heat-bath pass plus nover overrelaxation
+ * passes), colour by colour (doc/conventions.md and doc/models/). The result depends only on the seed, the sweep number and
  * the configuration, never on threads or backend (see doc/conventions.md).
  * Errors: LATMC_ESTATE (no configuration yet). Since 0.1.
  */
@@ -180,8 +182,8 @@ LATMC_API int latmc_sim_sweep_count(const latmc_sim *sim, uint64_t *count);
  * Measure an observable (enum latmc_observable) of the current configuration.
  * A measurement is one reduction over the lattice, cached until the state changes.
  * Errors: LATMC_EINVAL (unknown key or NULL), LATMC_EUNSUPPORTED (not defined for
- * this model), LATMC_ESTATE (no configuration yet; ACCEPTANCE: nothing attempted
- * since the last reset). Since 0.1.
+ * this model; OVERLAP2 with one replica), LATMC_ESTATE (no configuration yet;
+ * ACCEPTANCE: nothing attempted since the last reset). Since 0.1.
  */
 LATMC_API int latmc_sim_observable(latmc_sim *sim, int key, double *value);
 
@@ -234,10 +236,12 @@ LATMC_API int latmc_sim_get_couplings(latmc_sim *sim, float *buf, size_t count);
 LATMC_API int latmc_sim_set_couplings(latmc_sim *sim, const float *buf, size_t count);
 
 /**
- * Models with a proposal width (phi^4 "epsilon"): run `sweeps` sweeps in chunks of 10,
- * after each chunk scaling epsilon by acceptance / target (the factor clamped to
- * [1/2, 2]), so that the acceptance approaches `target` (0 < target < 1). Meant for
- * thermalization: the sweeps count as ordinary sweeps. Errors: LATMC_EUNSUPPORTED
+ * Models with a proposal width (phi^4 "epsilon"): run `sweeps` sweeps in blocks that end
+ * at multiples of 10 of the sweep number, after each block scaling epsilon by
+ * acceptance / target (the factor clamped to [1/2, 2]), so that the acceptance approaches
+ * `target` (0 < target < 1). Because blocks follow the sweep number, tuning split over
+ * several calls gives the same chain as one call. Meant for thermalization: the sweeps
+ * count as ordinary sweeps. Errors: LATMC_EUNSUPPORTED
  * (no epsilon), LATMC_EINVAL, LATMC_ESTATE. Since 0.1.
  */
 LATMC_API int latmc_sim_tune_epsilon(latmc_sim *sim, double target, uint64_t sweeps);

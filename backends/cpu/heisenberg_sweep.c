@@ -1,0 +1,125 @@
+/*
+ * Heisenberg reference sweep: checkerboard heat bath and overrelaxation.
+ * Plain C, written to be obviously right: every other backend is checked against it.
+ *
+ * Within one colour no two sites interact (nearest neighbours only, even extents), so
+ * the sites of a colour may be updated in any order or in parallel with the same result.
+ * A heat-bath site's two random numbers depend only on (seed, replica, sweep, colour,
+ * checkerboard index), never on the thread; overrelaxation uses none.
+ */
+#include "heisenberg_ref.h"
+#include "heisenberg_rules.h"
+#include "cpu_omp.h"
+#include "rng_streams.h"
+
+/* What one pass over one colour does, and with what. */
+struct pass {
+    const struct cpu_lattice *g;
+    float *spins;                /* this replica's */
+    const float *couplings;
+    double beta, h;
+    bool heatbath;               /* else overrelaxation */
+    uint64_t seed, sweep;
+    uint32_t stream;             /* latmc_rng_stream(LATMC_STREAM_UPDATE, replica) */
+    int colour;
+};
+
+/*
+ * The local field H_i = sum_mu (J_{i,mu} s_{i+mu} + J_{i-mu,mu} s_{i-mu}) + h e_z, the one
+ * place it is computed. Summed in double in this order (mu = x, y, z; the forward
+ * neighbour before the backward one; the field last), as doc/models/heisenberg.md states.
+ */
+static inline void local_field(const struct cpu_lattice *g, const float *spins,
+                               const float *couplings, struct cpu_site s, double h,
+                               double field[3])
+{
+    const int ndim = g->ndim;
+    int64_t fwd[3], bwd[3];
+    cpu_heisenberg_neighbours(g, s, fwd, bwd);
+    field[0] = field[1] = field[2] = 0.0;
+    for (int mu = 0; mu < ndim; mu++) {
+        const double jf = couplings[ndim * s.index + mu];
+        const double jb = couplings[ndim * bwd[mu] + mu];
+        const float *sf = spins + LATMC_HEISENBERG_COMPONENTS * fwd[mu];
+        const float *sb = spins + LATMC_HEISENBERG_COMPONENTS * bwd[mu];
+        for (int c = 0; c < 3; c++) {
+            field[c] += jf * sf[c];
+            field[c] += jb * sb[c];
+        }
+    }
+    field[2] += h;
+}
+
+/* Update the (up to) four sites of block b of the pass's colour: checkerboard indices
+ * 4b .. 4b + 3, the heat-bath draws from lane j mod 4 of block b (sub 0: cos theta,
+ * sub 1: azimuth). */
+static inline void update_block(const struct pass *p, int64_t b)
+{
+    const struct cpu_lattice *g = p->g;
+    const int64_t half = g->nsites / 2;
+    latmc_philox_ctr r_cos = { { 0, 0, 0, 0 } }, r_phi = { { 0, 0, 0, 0 } };
+    if (p->heatbath) {
+        r_cos = latmc_rng_block(p->seed, (uint64_t)b, p->sweep, p->stream, (uint32_t)p->colour, 0);
+        r_phi = latmc_rng_block(p->seed, (uint64_t)b, p->sweep, p->stream, (uint32_t)p->colour, 1);
+    }
+    struct cpu_site s = cpu_checkerboard_site(g, p->colour, 4 * b);
+    for (int lane = 0; lane < 4 && 4 * b + lane < half; lane++) {
+        if (lane > 0)
+            cpu_checkerboard_next(g, p->colour, &s);
+        double field[3];
+        local_field(g, p->spins, p->couplings, s, p->h, field);
+        float *spin = p->spins + LATMC_HEISENBERG_COMPONENTS * s.index;
+        if (p->heatbath)
+            cpu_heisenberg_heatbath_spin(field, p->beta, cpu_heisenberg_uniform(r_cos.v[lane]),
+                                         cpu_heisenberg_uniform(r_phi.v[lane]), spin);
+        else
+            cpu_heisenberg_overrelax_spin(field, spin);
+    }
+}
+
+static void colour_pass(const struct pass *p, int n_threads)
+{
+    const int64_t half = p->g->nsites / 2;
+    const int64_t nblocks = (half + 3) / 4;
+    if (!cpu_use_threads(n_threads, half)) {
+        for (int64_t b = 0; b < nblocks; b++)
+            update_block(p, b);
+        return;
+    }
+    LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
+    for (int64_t b = 0; b < nblocks; b++)
+        update_block(p, b);
+}
+
+/* One pass over the lattice: colour 0, then colour 1. */
+static void lattice_pass(struct pass *p, int n_threads)
+{
+    for (int colour = 0; colour < 2; colour++) {
+        p->colour = colour;
+        colour_pass(p, n_threads);
+    }
+}
+
+uint64_t cpu_heisenberg_sweep(const struct cpu_lattice *g, float *spins, const float *couplings,
+                              const struct latmc_heisenberg_params *prm, int algorithm,
+                              uint64_t seed, int replica, uint64_t sweep, int n_threads)
+{
+    struct pass p = {
+        .g = g, .spins = spins, .couplings = couplings, .beta = prm->beta, .h = prm->h,
+        .seed = seed, .sweep = sweep,
+        .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)replica),
+    };
+    uint64_t updates = 0;
+    int nover = prm->nover;
+    if (algorithm == LATMC_ALGO_HEATBATH) {
+        p.heatbath = true;
+        lattice_pass(&p, n_threads);
+        updates = (uint64_t)g->nsites;
+    } else if (nover < 1) {
+        nover = 1; /* OVERRELAX alone: at least one pass, else a sweep would do nothing */
+    }
+    p.heatbath = false;
+    for (int k = 0; k < nover; k++)
+        lattice_pass(&p, n_threads);
+    return updates;
+}

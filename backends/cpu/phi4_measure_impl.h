@@ -1,0 +1,70 @@
+/*
+ * Type-generic body of the phi^4 reduction, included by phi4_measure.c once per field
+ * type (PHI4_R, PHI4_S as in phi4_sweep_impl.h). Everything is accumulated in double.
+ * Each row (fixed y, z) is summed into its own slot of `partials`, and the rows are then
+ * added serially in row order: the result is bit-identical for any thread count.
+ */
+#define PHI4_CAT2_(a, b) a##_##b
+#define PHI4_CAT_(a, b) PHI4_CAT2_(a, b)
+#define PHI4_FN(name) PHI4_CAT_(name, PHI4_S)
+
+/* The sums of lib/phi4.h over one row, straight from the definition of H. */
+static void PHI4_FN(phi4_row_sums)(const struct phi4_geom *g, const PHI4_R *phi, int64_t row,
+                                   double out[PHI4_NPARTIALS])
+{
+    const int ndim = g->lat.ndim;
+    double sum = 0, sum2 = 0, sum4 = 0, grad2 = 0, lap2 = 0;
+    struct phi4_site s;
+    s.x[1] = row % g->lat.ly;
+    s.x[2] = row / g->lat.ly;
+    for (s.x[0] = 0; s.x[0] < g->lat.lx; s.x[0]++) {
+        s.index = s.x[0] + g->lat.lx * row;
+        struct phi4_steps w;
+        phi4_steps_of(g, &s, &w);
+        const double v = phi[s.index], v2 = v * v;
+        double lap = 0;
+        for (int mu = 0; mu < ndim; mu++) {
+            const double up = phi[s.index + w.step[mu][2 + 1]];
+            const double down = phi[s.index + w.step[mu][2 - 1]];
+            grad2 += (up - v) * (up - v);
+            lap += up - 2.0 * v + down;
+        }
+        sum += v;
+        sum2 += v2;
+        sum4 += v2 * v2;
+        lap2 += lap * lap;
+    }
+    out[0] = sum;
+    out[1] = sum2;
+    out[2] = sum4;
+    out[3] = grad2;
+    out[4] = lap2;
+}
+
+struct latmc_phi4_sums PHI4_FN(cpu_phi4_measure)(const struct phi4_geom *g, const PHI4_R *phi,
+                                                 double *partials, int n_threads)
+{
+    const int64_t rows = g->lat.ly * g->lat.lz;
+    if (!cpu_use_threads(n_threads, g->lat.nsites)) {
+        for (int64_t row = 0; row < rows; row++)
+            PHI4_FN(phi4_row_sums)(g, phi, row, partials + PHI4_NPARTIALS * row);
+    } else {
+        LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
+        for (int64_t row = 0; row < rows; row++)
+            PHI4_FN(phi4_row_sums)(g, phi, row, partials + PHI4_NPARTIALS * row);
+    }
+    struct latmc_phi4_sums s = { 0, 0, 0, 0, 0 };
+    for (int64_t row = 0; row < rows; row++) {
+        const double *p = partials + PHI4_NPARTIALS * row;
+        s.phi += p[0];
+        s.phi2 += p[1];
+        s.phi4 += p[2];
+        s.grad2 += p[3];
+        s.lap2 += p[4];
+    }
+    return s;
+}
+
+#undef PHI4_FN
+#undef PHI4_CAT_
+#undef PHI4_CAT2_

@@ -1,0 +1,117 @@
+/*
+ * Type-generic body of the phi^4 Metropolis sweep and hot start, included by
+ * phi4_sweep.c once per field type with
+ *   PHI4_R  the field type (float, double)
+ *   PHI4_S  its suffix (f, d): selects latmc_phi4_*_S and the tables' coefficients t->S
+ * The chain (doc/models/phi4.md): nloc passes; each pass visits the colours in order;
+ * every site of the colour gets nhit hits with its linear coefficient c computed once.
+ * Sites of one colour do not interact, so their order, and how threads split them, does
+ * not change the result; each draw is named by (pass, colour, hit, site), never by thread.
+ */
+#define PHI4_CAT2_(a, b) a##_##b
+#define PHI4_CAT_(a, b) PHI4_CAT2_(a, b)
+#define PHI4_FN(name) PHI4_CAT_(name, PHI4_S)        /* cpu_phi4_sweep -> cpu_phi4_sweep_f */
+
+/* The site's linear coefficient c from its neighbourhood sums c01, c02, c11. */
+static inline PHI4_R PHI4_FN(phi4_site_corona)(const struct phi4_geom *g, const PHI4_R *phi,
+                                               const struct phi4_site *s,
+                                               const struct PHI4_FN(latmc_phi4_coef) *k)
+{
+    PHI4_R c01, c02, c11;
+    PHI4_FN(phi4_neighbour_sums)(g, phi, s, &c01, &c02, &c11);
+    return PHI4_FN(latmc_phi4_corona)(k, c01, c02, c11);
+}
+
+/*
+ * The (up to) four sites j = 4b .. 4b+3 of one colour, which share Philox block b:
+ * site j uses lane j mod 4 of the block of each (hit, draw). Returns the accepted hits.
+ */
+static uint64_t PHI4_FN(phi4_update_block)(const struct phi4_geom *g, PHI4_R *phi,
+                                           const struct latmc_phi4_tables *t, uint64_t seed,
+                                           uint64_t rng_sweep, int colour, int64_t b)
+{
+    const struct PHI4_FN(latmc_phi4_coef) *k = &t->PHI4_S;
+    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
+    int64_t idx[4];
+    PHI4_R c[4];
+    int nlanes = 0;
+    struct phi4_site s = phi4_colour_site(g, colour, 4 * b);
+    for (; nlanes < 4 && 4 * b + nlanes < g->per_colour; nlanes++) {
+        if (nlanes > 0)
+            phi4_colour_next(g, colour, &s);
+        idx[nlanes] = s.index;
+        c[nlanes] = PHI4_FN(phi4_site_corona)(g, phi, &s, k);
+    }
+    uint64_t accepted = 0;
+    for (uint32_t hit = 0; hit < t->nhit; hit++) {
+        const uint32_t phase = latmc_phi4_rng_phase(colour, hit);
+        const latmc_philox_ctr eta = latmc_rng_block(seed, (uint64_t)b, rng_sweep, stream, phase,
+                                                     latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA));
+        const latmc_philox_ctr u = latmc_rng_block(seed, (uint64_t)b, rng_sweep, stream, phase,
+                                                   latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT));
+        for (int lane = 0; lane < nlanes; lane++)
+            accepted += (uint64_t)PHI4_FN(latmc_phi4_hit)(k, c[lane], phi[idx[lane]],
+                                                          eta.v[lane], u.v[lane], &phi[idx[lane]]);
+    }
+    return accepted;
+}
+
+/* Every site of one colour, in one pass. */
+static uint64_t PHI4_FN(phi4_colour_pass)(const struct phi4_geom *g, PHI4_R *phi,
+                                          const struct latmc_phi4_tables *t, uint64_t seed,
+                                          uint64_t rng_sweep, int colour, int n_threads)
+{
+    const int64_t nblocks = (g->per_colour + 3) / 4;
+    uint64_t accepted = 0;
+    if (!cpu_use_threads(n_threads, g->per_colour)) {
+        for (int64_t b = 0; b < nblocks; b++)
+            accepted += PHI4_FN(phi4_update_block)(g, phi, t, seed, rng_sweep, colour, b);
+        return accepted;
+    }
+    LATMC_OMP(parallel for num_threads(n_threads) schedule(static) reduction(+:accepted))
+    for (int64_t b = 0; b < nblocks; b++)
+        accepted += PHI4_FN(phi4_update_block)(g, phi, t, seed, rng_sweep, colour, b);
+    return accepted;
+}
+
+uint64_t PHI4_FN(cpu_phi4_sweep)(const struct phi4_geom *g, PHI4_R *phi,
+                                 const struct latmc_phi4_tables *t, uint64_t seed, uint64_t sweep,
+                                 int n_threads)
+{
+    uint64_t accepted = 0;
+    for (uint32_t pass = 0; pass < t->nloc; pass++) {
+        const uint64_t rng_sweep = latmc_phi4_rng_sweep(sweep, t->nloc, pass);
+        for (int colour = 0; colour < g->colouring.ncolours; colour++)
+            accepted += PHI4_FN(phi4_colour_pass)(g, phi, t, seed, rng_sweep, colour, n_threads);
+    }
+    return accepted;
+}
+
+/* Hot start: site i takes lane i mod 4 of INIT block i / 4 (sweep 0, phase 0, sub 0),
+ * mapped to (-1, 1) by latmc_phi4_signed. */
+static inline void PHI4_FN(phi4_hot_block)(PHI4_R *phi, int64_t n, uint64_t seed, int64_t b)
+{
+    const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, 0,
+                                               latmc_rng_stream(LATMC_STREAM_INIT, 0), 0, 0);
+    for (int lane = 0; lane < 4 && 4 * b + lane < n; lane++)
+        phi[4 * b + lane] = PHI4_FN(latmc_phi4_signed)(r.v[lane]);
+}
+
+void PHI4_FN(cpu_phi4_hot_start)(const struct phi4_geom *g, PHI4_R *phi, uint64_t seed,
+                                 int n_threads)
+{
+    const int64_t n = g->lat.nsites;
+    const int64_t nblocks = (n + 3) / 4;
+    if (!cpu_use_threads(n_threads, n)) {
+        for (int64_t b = 0; b < nblocks; b++)
+            PHI4_FN(phi4_hot_block)(phi, n, seed, b);
+        return;
+    }
+    LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
+    for (int64_t b = 0; b < nblocks; b++)
+        PHI4_FN(phi4_hot_block)(phi, n, seed, b);
+}
+
+#undef PHI4_FN
+#undef PHI4_CAT_
+#undef PHI4_CAT2_

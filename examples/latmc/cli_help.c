@@ -1,0 +1,106 @@
+/* latmc front end — the --help and --version texts. */
+#include <stdio.h>
+#include <string.h>
+
+#include <latmc/latmc.h>
+
+#include "cli_options.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+void cli_print_help(FILE *f)
+{
+    fprintf(f,
+"Usage: latmc [OPTION]...\n"
+"Markov-chain Monte Carlo of a lattice model with liblatmc: thermalize, measure,\n"
+"print means, errors and autocorrelation times.\n"
+"\n"
+"Without simulation options (only --seed, --threads, --device, --start, --csv,\n"
+"--checkpoint, --resume, --quiet, --verbose), latmc runs the default demo, which\n"
+"is Ising only: the 2D Ising model at the critical point beta_c = ln(1+sqrt 2)/2\n"
+"on a " STR(DEMO_L) "x" STR(DEMO_L) " lattice, " STR(DEMO_THERM) " + " STR(DEMO_SWEEPS)
+" sweeps, measured every " STR(DEMO_EVERY) ".\n"
+"\n"
+"Model:\n"
+"  --model M          ising, potts, phi4 or heisenberg (default ising)\n"
+"  --dim D            2 or 3 (default 2, heisenberg " STR(DEFAULT_DIM_HEISENBERG) "; or the "
+"number of\n"
+"                     extents in --size)\n"
+"  -L, --size SIZE    L (an L^D lattice) or LxL or LxLxL (default " STR(DEFAULT_L) ", phi4 "
+STR(DEFAULT_L_PHI4) ",\n"
+"                     heisenberg " STR(DEFAULT_L_HEISENBERG) "); phi4 extents must all be "
+"divisible by 8,\n"
+"                     or in 2D all by 5\n"
+"  --q Q              potts: number of states, 2..255 (default 2)\n"
+"  --precision P      phi4: float or double field (default double)\n"
+"  --couplings C      heisenberg: uniform (ferromagnet), gaussian or bimodal\n"
+"                     (default uniform)\n"
+"  --coupling-seed S  heisenberg: seed of the disorder realisation (default 0)\n"
+"  --replicas R       1, or 2 (heisenberg) to measure the overlap q^2 (default 1)\n"
+"Parameters (default: the library's; beta 0, J 1, h 0; phi4 mu2 0, g 0,\n"
+"lambda inf, epsilon 0.5, nhit 1, nloc 1; heisenberg nover 0):\n"
+"  --beta B           inverse temperature, >= 0 (not phi4: its weight is exp(-H))\n"
+"  --J J              coupling (ising, potts)\n"
+"  --h H              external field (heisenberg: along z)\n"
+"  --param NAME=VAL   any parameter by name: beta, J, h, mu2, g, lambda,\n"
+"                     epsilon, nhit, nloc, nover (repeatable; the last value\n"
+"                     given for a name wins)\n"
+"Run:\n"
+"  --algo A           default, metropolis, heatbath or overrelax (default: the\n"
+"                     model's default)\n"
+"  --therm N          thermalization sweeps, not measured (default " STR(DEFAULT_THERM) ")\n"
+"  --sweeps N         measured sweeps (default " STR(DEFAULT_SWEEPS) ")\n"
+"  --every K          measure every K sweeps, K >= 1 (default 1)\n"
+"  --tune-epsilon A   phi4: during thermalization, scale epsilon every 10 sweeps\n"
+"                     towards the acceptance A, 0 < A < 1\n"
+"  --start S          hot (random) or cold (ordered) start (default hot)\n"
+"  --seed S           Monte Carlo seed, 0..2^64-1 (default " STR(DEFAULT_SEED) ")\n"
+"  --threads T        CPU threads, 0 = the library's default (default 0)\n"
+"  --device D         auto, cpu or cuda (default auto)\n"
+"Checkpoints:\n"
+"  --checkpoint FILE  save the simulation to FILE (liblatmc's checkpoint format)\n"
+"                     and the measurements so far to FILE.csv: at the end, on\n"
+"                     Ctrl-C, and every N sweeps with --checkpoint-every\n"
+"  --checkpoint-every N  also save every N sweeps, N >= 1, counted from the first\n"
+"                     sweep (with --tune-epsilon, during thermalization at the\n"
+"                     next multiple of 10 sweeps)\n"
+"  --resume FILE      continue the run saved in FILE, with its lattice, model,\n"
+"                     parameters, seed and sweep count, and the measurements in\n"
+"                     FILE.csv. Give the command line of the run that wrote it\n"
+"                     (--therm, --sweeps and --every say where the run ends and\n"
+"                     when it measures; other settings given must agree with the\n"
+"                     checkpoint; --start is ignored): the run then ends with the\n"
+"                     same configuration and the same measurements as one never\n"
+"                     interrupted. Add --checkpoint FILE to keep saving.\n"
+"Output:\n"
+"  --csv FILE         write the time series of the measurements to FILE: a\n"
+"                     header naming the columns recorded (index, energy, m,\n"
+"                     absm, m2, m4, and phi2 or overlap2 where the model has\n"
+"                     them), then one row per measurement\n"
+"  -q, --quiet        no progress bar and no notes: only the results\n"
+"  -v, --verbose      also print the library's informational messages\n"
+"  -h, --help         print this help and exit\n"
+"  -V, --version      print the version and exit\n"
+"\n"
+"The progress bar goes to stderr, and only when stderr is a terminal. Errors of\n"
+"the means come from logarithmic binning; tau_int is in units of measurements.\n"
+"The acceptance is pooled over the measured sweeps (exact counts of updates\n"
+"accepted and attempted). Derived quantities come with jackknife errors:\n"
+"chi = beta N (<m^2> - <|m|>^2), C = beta^2 N (<e^2> - <e>^2) (phi4: beta = 1);\n"
+"for the scalar models (ising, phi4) the Binder cumulant\n"
+"U4 = 1 - <m^4>/(3 <m^2>^2), for potts and heisenberg the plain ratio\n"
+"<m^4>/<m^2>^2, and with two replicas <q^4>/<q^2>^2 (q^4 = (q^2)^2) and\n"
+"chi_SG = N <q^2>. Ctrl-C stops early and prints the results of what was done\n"
+"(and saves a checkpoint with --checkpoint).\n"
+"\n"
+"Exit status: 0 success, 1 the library refused or failed, 2 bad command line,\n"
+"130 interrupted.\n");
+}
+
+void cli_print_version(void)
+{
+    printf("latmc (liblatmc) %s\n", latmc_version_string());
+    if (strcmp(latmc_version_string(), LATMC_VERSION_STRING) != 0)
+        printf("built against liblatmc headers %s\n", LATMC_VERSION_STRING);
+}

@@ -1,0 +1,40 @@
+/*
+ * Internal: Heisenberg spin-glass data shared by the core (lib/model_heisenberg.c) and
+ * every backend. The chain itself is defined in doc/models/heisenberg.md.
+ */
+#ifndef LATMC_LIB_HEISENBERG_H
+#define LATMC_LIB_HEISENBERG_H
+
+#include "internal.h"
+
+/* Floats per site and replica in storage and in latmc_sim_get/set_spins: x, y, z. */
+#define LATMC_HEISENBERG_COMPONENTS 3
+
+/* latmc_sim_set_spins accepts a spin when | |s| - 1 | <= this (|s| computed in double). */
+#define LATMC_HEISENBERG_UNIT_TOLERANCE 1e-5
+
+/* 2 pi, for the azimuth of heat-bath and hot-start draws (M_PI is not ISO C). */
+#define LATMC_HEISENBERG_TWO_PI 6.283185307179586476925286766559
+
+/*
+ * The parameters as the backends use them (the sim's model_data), rebuilt by the core on
+ * every parameter change: beta, the field h along e_z, and the overrelaxation passes per
+ * sweep.
+ */
+struct latmc_heisenberg_params {
+    double beta;
+    double h;
+    int nover;
+};
+
+/*
+ * Sums behind every observable: one reduction of the current configuration, in double.
+ * `bonds`, `mag` describe replica 0; `overlap` is zero with one replica.
+ */
+struct latmc_heisenberg_sums {
+    double bonds;          /* sum_x sum_mu J_{x,mu} s_x . s_{x+mu} */
+    double mag[3];         /* M = sum_x s_x */
+    double overlap[3][3];  /* N q_{mu nu} = sum_x s^0_{x,mu} s^1_{x,nu} */
+};
+
+#endif
