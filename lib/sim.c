@@ -86,7 +86,15 @@ int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out
     sim->ops = ops;
     latmc_param_defaults(sim->param);
     model->update_data(sim);
-    if ((st = ops->create(sim)) < 0) {
+    st = ops->create(sim);
+    if (st == LATMC_EUNSUPPORTED && d.device == LATMC_DEVICE_AUTO && ops != &latmc_cpu_backend_ops) {
+        /* AUTO means "the best backend for this sim": one without kernels for the model
+         * does not qualify. */
+        latmc_log(ctx, LATMC_LOG_INFO, "device AUTO: using the CPU (%s)", latmc_thread_error());
+        sim->ops = ops = &latmc_cpu_backend_ops;
+        st = ops->create(sim);
+    }
+    if (st < 0) {
         latmc_log(ctx, failure_log_level(st), "%s", latmc_thread_error());
         sim_free(sim);
         return st;

@@ -44,12 +44,6 @@ enum latmc_couplings {
     LATMC_COUPLINGS_BIMODAL  = 2
 };
 
-enum latmc_device {
-    LATMC_DEVICE_AUTO = 0, /* CUDA when usable, else the CPU; the choice is logged */
-    LATMC_DEVICE_CPU  = 1,
-    LATMC_DEVICE_CUDA = 2
-};
-
 enum latmc_init {
     LATMC_INIT_COLD = 0, /* ordered: Ising +1, Potts state 0, phi^4 0, Heisenberg e_z */
     LATMC_INIT_HOT  = 1  /* independent random spins drawn from the seed */

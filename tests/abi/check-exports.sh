@@ -1,6 +1,6 @@
 #!/bin/sh
 # liblatmc.so exports the public latmc_* functions and nothing else, under the LATMC_1
-# version node, and its SONAME is liblatmc.so.1. Usage: check-exports.sh LIB HEADER_DIR
+# version node, its SONAME is liblatmc.so.1, and it needs no CUDA library. Usage: check-exports.sh LIB HEADER_DIR
 set -eu
 lib=$1
 headers=$2
@@ -16,4 +16,8 @@ if [ "$declared" != "$exported" ]; then
     exit 1
 fi
 readelf -d "$lib" | grep -q 'SONAME.*\[liblatmc\.so\.1\]' || { echo "SONAME is not liblatmc.so.1"; exit 1; }
+# liblatmc must load where CUDA is absent: CUDA lives in the latmc-cuda module only.
+if readelf -d "$lib" | grep 'NEEDED' | grep -qi 'cuda'; then
+    echo "liblatmc.so needs a CUDA library:"; readelf -d "$lib" | grep NEEDED; exit 1
+fi
 echo "$(printf '%s\n' "$exported" | wc -l) exported functions, all public and versioned LATMC_1"

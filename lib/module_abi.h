@@ -1,0 +1,52 @@
+/*
+ * Internal ABI between liblatmc and its backend modules (latmc-cuda.so, ...): a module is a
+ * shared object loaded with dlopen that exports one symbol, LATMC_MODULE_ENTRY_SYMBOL, a
+ * function returning its `struct latmc_module`. A module never links liblatmc: everything
+ * it needs from the core (error recording, logging) comes through
+ * `struct latmc_core_services`. Modules are built from this same source tree and include
+ * the core's internal headers (the sim layout, the model tables), so any change to those
+ * or to the structs below bumps LATMC_MODULE_ABI_VERSION; the loader refuses any other.
+ */
+#ifndef LATMC_LIB_MODULE_ABI_H
+#define LATMC_LIB_MODULE_ABI_H
+
+#include <latmc/ctx.h>
+#include "backend.h"
+
+#define LATMC_MODULE_ABI_VERSION 1u
+#define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
+
+/* What the core offers a module. Function pointers into liblatmc. */
+struct latmc_core_services {
+    uint32_t size;                      /* sizeof(struct latmc_core_services) */
+    /* Record `status` with a message as the thread's last error; returns status. */
+    int (*fail)(int status, const char *fmt, ...) LATMC_PRINTF(2, 3);
+    /* Log through a ctx (silent unless its user installed a callback). */
+    void (*log)(latmc_ctx *ctx, int level, const char *fmt, ...) LATMC_PRINTF(3, 4);
+};
+
+/* One device as the module reports it. */
+struct latmc_module_device {
+    char name[256];
+    uint64_t memory_bytes;
+    int compute_major, compute_minor;
+    int multiprocessors;
+};
+
+struct latmc_module {
+    uint32_t size;                      /* sizeof(struct latmc_module) */
+    uint32_t abi_version;               /* LATMC_MODULE_ABI_VERSION of the module's build */
+    const char *name;                   /* "cuda" */
+    int device_kind;                    /* enum latmc_device it serves */
+    /* Called once after loading. LATMC_OK, or LATMC_EBACKEND with a message recorded
+     * through core->fail (no driver, no device, ...): the module then stays unused. */
+    int (*init)(const struct latmc_core_services *core);
+    int (*device_count)(int *count);
+    int (*device_info)(int index, struct latmc_module_device *info);
+    /* The backend; its create() finds the device in sim->desc.device_index. */
+    const struct latmc_backend_ops *ops;
+};
+
+typedef const struct latmc_module *(*latmc_module_entry_fn)(void);
+
+#endif

@@ -1,0 +1,139 @@
+/*
+ * A mock backend module for the plugin suite, built four ways (MOCK_VARIANT):
+ *   1 valid: a "CUDA" module with one fake device and a host-memory Ising backend whose
+ *     sweeps change nothing (the loader and dispatch are under test, not physics);
+ *   2 ABI mismatch: reports module ABI version 999;
+ *   3 no symbol: exports no entry point;
+ *   4 unavailable: init reports LATMC_EBACKEND through the core services.
+ * Like a real module it never links liblatmc: only the core services are used.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ising.h"
+#include "module_abi.h"
+
+#define MOCK_EXPORT __attribute__((visibility("default")))
+
+static const struct latmc_core_services *core;
+
+static int mock_init(const struct latmc_core_services *services)
+{
+    core = services;
+#if MOCK_VARIANT == 4
+    return core->fail(LATMC_EBACKEND, "mock: no device present");
+#else
+    return LATMC_OK;
+#endif
+}
+
+static int mock_device_count(int *count)
+{
+    *count = 1;
+    return LATMC_OK;
+}
+
+static int mock_device_info(int index, struct latmc_module_device *info)
+{
+    (void)index;
+    strcpy(info->name, "mock GPU");
+    info->memory_bytes = 1u << 20;
+    info->compute_major = 9;
+    info->compute_minor = 0;
+    info->multiprocessors = 1;
+    return LATMC_OK;
+}
+
+static int mock_create(latmc_sim *sim)
+{
+    if (sim->desc.model != LATMC_MODEL_ISING)
+        return core->fail(LATMC_EUNSUPPORTED, "mock: only the Ising model");
+    sim->backend = malloc((size_t)sim->nsites);
+    if (!sim->backend)
+        return core->fail(LATMC_ENOMEM, "mock: out of memory");
+    sim->n_threads = 1;
+    return LATMC_OK;
+}
+
+static void mock_destroy(latmc_sim *sim)
+{
+    free(sim->backend);
+    sim->backend = NULL;
+}
+
+static int mock_init_spins(latmc_sim *sim, int how)
+{
+    memset(sim->backend, how == LATMC_INIT_COLD ? 1 : -1, (size_t)sim->nsites);
+    return LATMC_OK;
+}
+
+static int mock_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted)
+{
+    (void)accepted;
+    *attempted += n * (uint64_t)sim->nsites;
+    return LATMC_OK;
+}
+
+static int mock_measure(latmc_sim *sim, void *out)
+{
+    const int8_t *s = sim->backend;
+    struct latmc_ising_sums sums = { 0, 0 };
+    for (int64_t i = 0; i < sim->nsites; i++)
+        sums.spins += s[i];
+    sums.bonds = (int64_t)sim->desc.ndim * sim->nsites; /* uniform states only */
+    memcpy(out, &sums, sizeof sums);
+    return LATMC_OK;
+}
+
+static int mock_get_spins(latmc_sim *sim, void *buf)
+{
+    memcpy(buf, sim->backend, (size_t)sim->nsites);
+    return LATMC_OK;
+}
+
+static int mock_set_spins(latmc_sim *sim, const void *buf)
+{
+    memcpy(sim->backend, buf, (size_t)sim->nsites);
+    return LATMC_OK;
+}
+
+static const struct latmc_backend_ops mock_ops = {
+    .size = sizeof(struct latmc_backend_ops),
+    .name = "mock-cuda",
+    .create = mock_create,
+    .destroy = mock_destroy,
+    .init_spins = mock_init_spins,
+    .sweep = mock_sweep,
+    .measure = mock_measure,
+    .get_spins = mock_get_spins,
+    .set_spins = mock_set_spins,
+};
+
+static const struct latmc_module mock_module = {
+    .size = sizeof(struct latmc_module),
+#if MOCK_VARIANT == 2
+    .abi_version = 999,
+#else
+    .abi_version = LATMC_MODULE_ABI_VERSION,
+#endif
+    .name = "mock",
+    .device_kind = LATMC_DEVICE_CUDA,
+    .init = mock_init,
+    .device_count = mock_device_count,
+    .device_info = mock_device_info,
+    .ops = &mock_ops,
+};
+
+#if MOCK_VARIANT != 3
+MOCK_EXPORT const struct latmc_module *latmc_module_entry(void);
+MOCK_EXPORT const struct latmc_module *latmc_module_entry(void)
+{
+    return &mock_module;
+}
+#else
+MOCK_EXPORT const struct latmc_module *not_the_entry(void);
+MOCK_EXPORT const struct latmc_module *not_the_entry(void)
+{
+    return &mock_module;
+}
+#endif
