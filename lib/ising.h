@@ -1,9 +1,11 @@
-/* Internal: Ising model data shared by the core and every backend. */
+/*
+ * Internal: Ising model data shared by the core and every backend. Plain C structs only:
+ * this header is included from CUDA too (lib/ising_rules.h, backends/cuda/).
+ */
 #ifndef LATMC_LIB_ISING_H
 #define LATMC_LIB_ISING_H
 
-#include "decision.h"
-#include "internal.h"
+#include <stdint.h>
 
 /*
  * Integer acceptance decisions, computed once per parameter change by the core and used

@@ -6,6 +6,7 @@
  */
 #include <math.h>
 
+#include "decision.h" /* latmc_threshold_u32 */
 #include "ising.h"
 #include "model.h"
 

@@ -6,12 +6,14 @@
  * The core (lib/model_potts.c) turns the parameters into integer decision tables once per
  * parameter change; every backend takes its decisions from these tables with integer
  * arithmetic only, so that all backends follow bit-identical Markov chains
- * (doc/models/potts.md gives the full chain definition).
+ * (doc/models/potts.md gives the full chain definition). Plain C only: this header is
+ * included from CUDA too (lib/potts_rules.h, backends/cuda/).
  */
 #ifndef LATMC_LIB_POTTS_H
 #define LATMC_LIB_POTTS_H
 
-#include "internal.h"
+#include <stdint.h>
+
 #include "philox.h" /* LATMC_HOSTDEV */
 
 #define LATMC_POTTS_MIN_Q 2

@@ -19,9 +19,15 @@ prefix=$(sed -n 's/^prefix=//p' "$pcfile")
 export PKG_CONFIG_PATH="$(dirname "$pcfile")"
 pc="pkg-config --define-variable=prefix=$scratch/root$prefix"
 
-echo "pkg-config: $($pc --modversion latmc), moduledir $($pc --variable=moduledir latmc)," \
-     "latmc_has_cuda=$($pc --variable=latmc_has_cuda latmc)"
-[ "$($pc --variable=latmc_has_cuda latmc)" = false ]
+has_cuda=$($pc --variable=latmc_has_cuda latmc)
+moduledir=$($pc --variable=moduledir latmc)
+echo "pkg-config: $($pc --modversion latmc), moduledir $moduledir, latmc_has_cuda=$has_cuda"
+# latmc_has_cuda says whether the CUDA module was built, and then it is in moduledir.
+case $has_cuda in
+    true) [ -f "$moduledir/latmc-cuda.so" ] || { echo "latmc-cuda.so not in $moduledir"; exit 1; } ;;
+    false) [ ! -e "$moduledir/latmc-cuda.so" ] || { echo "stray latmc-cuda.so"; exit 1; } ;;
+    *) echo "latmc_has_cuda is neither true nor false"; exit 1 ;;
+esac
 
 # Shared: the SONAME is the ABI major.
 $cc -std=c99 -Wall -Wextra -Werror $($pc --cflags latmc) "$src/pkgconfig/consumer/consumer.c" \

@@ -8,7 +8,7 @@
 struct cpu_model_kernels;
 
 struct cpu_state {
-    struct cpu_lattice lattice;
+    struct latmc_lattice lattice;
     const struct cpu_model_kernels *kernels;
     void *model_state;    /* the model's arrays, owned by its kernels */
 };

@@ -31,7 +31,7 @@ static inline void couplings_block(float *couplings, int64_t n, int kind, uint64
     }
 }
 
-void cpu_heisenberg_draw_couplings(const struct cpu_lattice *g, float *couplings, int kind,
+void cpu_heisenberg_draw_couplings(const struct latmc_lattice *g, float *couplings, int kind,
                                    uint64_t coupling_seed, int n_threads)
 {
     const int64_t n = g->nsites * g->ndim;
@@ -58,7 +58,7 @@ static inline void hot_block(float *spins, int64_t n, uint64_t seed, uint32_t st
                                     spins + LATMC_HEISENBERG_COMPONENTS * (4 * b + lane));
 }
 
-void cpu_heisenberg_hot_start(const struct cpu_lattice *g, float *spins, uint64_t seed,
+void cpu_heisenberg_hot_start(const struct latmc_lattice *g, float *spins, uint64_t seed,
                               int replica, int n_threads)
 {
     const int64_t n = g->nsites;
@@ -74,7 +74,7 @@ void cpu_heisenberg_hot_start(const struct cpu_lattice *g, float *spins, uint64_
         hot_block(spins, n, seed, stream, b);
 }
 
-void cpu_heisenberg_cold_start(const struct cpu_lattice *g, float *spins)
+void cpu_heisenberg_cold_start(const struct latmc_lattice *g, float *spins)
 {
     for (int64_t i = 0; i < g->nsites; i++) {
         float *s = spins + LATMC_HEISENBERG_COMPONENTS * i;

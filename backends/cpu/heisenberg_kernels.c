@@ -39,7 +39,7 @@ static void heisenberg_destroy(struct cpu_state *st)
 /* Allocate the state and draw the couplings from desc.coupling_seed. */
 static int heisenberg_create(latmc_sim *sim, struct cpu_state *st)
 {
-    const struct cpu_lattice *g = &st->lattice;
+    const struct latmc_lattice *g = &st->lattice;
     struct cpu_heisenberg_state *hs = calloc(1, sizeof *hs);
     st->model_state = hs;
     if (!hs)

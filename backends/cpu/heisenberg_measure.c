@@ -15,7 +15,7 @@
 #include "heisenberg_ref.h"
 #include "cpu_omp.h"
 
-int64_t cpu_heisenberg_rows_per_chunk(const struct cpu_lattice *g)
+int64_t cpu_heisenberg_rows_per_chunk(const struct latmc_lattice *g)
 {
     const int64_t rows = 1024 / g->lx;
     return rows > 0 ? rows : 1;
@@ -27,14 +27,14 @@ static inline double dot_ff(const float *a, const float *b)
 }
 
 /* Add row `row` (fixed y, z) of the lattice to *acc, site by site in x order. */
-static inline void row_sums(const struct cpu_lattice *g, const struct cpu_heisenberg_state *hs,
+static inline void row_sums(const struct latmc_lattice *g, const struct cpu_heisenberg_state *hs,
                             int64_t row, struct latmc_heisenberg_sums *acc)
 {
     const int ndim = g->ndim;
     const float *s0 = hs->spins;
     const float *s1 = hs->replicas == 2 ? hs->spins + LATMC_HEISENBERG_COMPONENTS * g->nsites
                                         : NULL;
-    struct cpu_site s;
+    struct latmc_site s;
     s.row = row;
     s.y = row % g->ly;
     s.z = row / g->ly;
@@ -58,7 +58,7 @@ static inline void row_sums(const struct cpu_lattice *g, const struct cpu_heisen
     }
 }
 
-static inline void chunk_sums(const struct cpu_lattice *g, struct cpu_heisenberg_state *hs,
+static inline void chunk_sums(const struct latmc_lattice *g, struct cpu_heisenberg_state *hs,
                               int64_t chunk)
 {
     const int64_t rows = g->ly * g->lz;
@@ -70,7 +70,7 @@ static inline void chunk_sums(const struct cpu_lattice *g, struct cpu_heisenberg
         row_sums(g, hs, row, acc);
 }
 
-void cpu_heisenberg_measure(const struct cpu_lattice *g, struct cpu_heisenberg_state *hs,
+void cpu_heisenberg_measure(const struct latmc_lattice *g, struct cpu_heisenberg_state *hs,
                             struct latmc_heisenberg_sums *sums, int n_threads)
 {
     const int64_t nchunks = hs->nchunks;

@@ -32,35 +32,35 @@ struct cpu_heisenberg_state {
  * The 2 ndim nearest neighbours of site s: fwd[mu] = s + e_mu, bwd[mu] = s - e_mu
  * (periodic), for mu < ndim.
  */
-static inline void cpu_heisenberg_neighbours(const struct cpu_lattice *g, struct cpu_site s,
+static inline void cpu_heisenberg_neighbours(const struct latmc_lattice *g, struct latmc_site s,
                                              int64_t fwd[3], int64_t bwd[3])
 {
     const int64_t lx = g->lx, ly = g->ly, lz = g->lz;
     const int64_t row = s.index - s.x; /* index of (0, y, z) */
-    fwd[0] = row + cpu_wrap_up(s.x, lx);
-    bwd[0] = row + cpu_wrap_down(s.x, lx);
-    fwd[1] = s.x + lx * (cpu_wrap_up(s.y, ly) + ly * s.z);
-    bwd[1] = s.x + lx * (cpu_wrap_down(s.y, ly) + ly * s.z);
+    fwd[0] = row + latmc_wrap_up(s.x, lx);
+    bwd[0] = row + latmc_wrap_down(s.x, lx);
+    fwd[1] = s.x + lx * (latmc_wrap_up(s.y, ly) + ly * s.z);
+    bwd[1] = s.x + lx * (latmc_wrap_down(s.y, ly) + ly * s.z);
     fwd[2] = bwd[2] = s.index;
     if (g->ndim == 3) {
-        fwd[2] = s.x + lx * (s.y + ly * cpu_wrap_up(s.z, lz));
-        bwd[2] = s.x + lx * (s.y + ly * cpu_wrap_down(s.z, lz));
+        fwd[2] = s.x + lx * (s.y + ly * latmc_wrap_up(s.z, lz));
+        bwd[2] = s.x + lx * (s.y + ly * latmc_wrap_down(s.z, lz));
     }
 }
 
 /* Rows of L_x sites per measurement chunk: about 1024 sites, at least one row. */
-int64_t cpu_heisenberg_rows_per_chunk(const struct cpu_lattice *g);
+int64_t cpu_heisenberg_rows_per_chunk(const struct latmc_lattice *g);
 
 /* Couplings drawn from coupling_seed for desc.couplings (doc/models/heisenberg.md). */
-void cpu_heisenberg_draw_couplings(const struct cpu_lattice *g, float *couplings, int kind,
+void cpu_heisenberg_draw_couplings(const struct latmc_lattice *g, float *couplings, int kind,
                                    uint64_t coupling_seed, int n_threads);
 
 /* Hot start of one replica: independent spins uniform on the sphere. */
-void cpu_heisenberg_hot_start(const struct cpu_lattice *g, float *spins, uint64_t seed,
+void cpu_heisenberg_hot_start(const struct latmc_lattice *g, float *spins, uint64_t seed,
                               int replica, int n_threads);
 
 /* Cold start of one replica: every spin e_z. */
-void cpu_heisenberg_cold_start(const struct cpu_lattice *g, float *spins);
+void cpu_heisenberg_cold_start(const struct latmc_lattice *g, float *spins);
 
 /*
  * One sweep of one replica (spins of that replica, its update stream): for HEATBATH one
@@ -68,12 +68,12 @@ void cpu_heisenberg_cold_start(const struct cpu_lattice *g, float *spins);
  * overrelaxation passes. Each pass visits colour 0, then colour 1. Returns the number of
  * heat-bath updates (N per heat-bath pass).
  */
-uint64_t cpu_heisenberg_sweep(const struct cpu_lattice *g, float *spins, const float *couplings,
+uint64_t cpu_heisenberg_sweep(const struct latmc_lattice *g, float *spins, const float *couplings,
                               const struct latmc_heisenberg_params *p, int algorithm,
                               uint64_t seed, int replica, uint64_t sweep, int n_threads);
 
 /* The reduction of the current state into *sums (lib/heisenberg.h). */
-void cpu_heisenberg_measure(const struct cpu_lattice *g, struct cpu_heisenberg_state *hs,
+void cpu_heisenberg_measure(const struct latmc_lattice *g, struct cpu_heisenberg_state *hs,
                             struct latmc_heisenberg_sums *sums, int n_threads);
 
 #endif

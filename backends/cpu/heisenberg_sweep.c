@@ -14,7 +14,7 @@
 
 /* What one pass over one colour does, and with what. */
 struct pass {
-    const struct cpu_lattice *g;
+    const struct latmc_lattice *g;
     float *spins;                /* this replica's */
     const float *couplings;
     double beta, h;
@@ -29,8 +29,8 @@ struct pass {
  * place it is computed. Summed in double in this order (mu = x, y, z; the forward
  * neighbour before the backward one; the field last), as doc/models/heisenberg.md states.
  */
-static inline void local_field(const struct cpu_lattice *g, const float *spins,
-                               const float *couplings, struct cpu_site s, double h,
+static inline void local_field(const struct latmc_lattice *g, const float *spins,
+                               const float *couplings, struct latmc_site s, double h,
                                double field[3])
 {
     const int ndim = g->ndim;
@@ -55,17 +55,17 @@ static inline void local_field(const struct cpu_lattice *g, const float *spins,
  * sub 1: azimuth). */
 static inline void update_block(const struct pass *p, int64_t b)
 {
-    const struct cpu_lattice *g = p->g;
+    const struct latmc_lattice *g = p->g;
     const int64_t half = g->nsites / 2;
     latmc_philox_ctr r_cos = { { 0, 0, 0, 0 } }, r_phi = { { 0, 0, 0, 0 } };
     if (p->heatbath) {
         r_cos = latmc_rng_block(p->seed, (uint64_t)b, p->sweep, p->stream, (uint32_t)p->colour, 0);
         r_phi = latmc_rng_block(p->seed, (uint64_t)b, p->sweep, p->stream, (uint32_t)p->colour, 1);
     }
-    struct cpu_site s = cpu_checkerboard_site(g, p->colour, 4 * b);
+    struct latmc_site s = latmc_checkerboard_site(g, p->colour, 4 * b);
     for (int lane = 0; lane < 4 && 4 * b + lane < half; lane++) {
         if (lane > 0)
-            cpu_checkerboard_next(g, p->colour, &s);
+            latmc_checkerboard_next(g, p->colour, &s);
         double field[3];
         local_field(g, p->spins, p->couplings, s, p->h, field);
         float *spin = p->spins + LATMC_HEISENBERG_COMPONENTS * s.index;
@@ -100,7 +100,7 @@ static void lattice_pass(struct pass *p, int n_threads)
     }
 }
 
-uint64_t cpu_heisenberg_sweep(const struct cpu_lattice *g, float *spins, const float *couplings,
+uint64_t cpu_heisenberg_sweep(const struct latmc_lattice *g, float *spins, const float *couplings,
                               const struct latmc_heisenberg_params *prm, int algorithm,
                               uint64_t seed, int replica, uint64_t sweep, int n_threads)
 {

@@ -7,17 +7,17 @@
  * extent of 2 both bonds between the same pair count (doc/conventions.md).
  */
 /* Bond and spin sums of one row (fixed y, z) of the lattice. */
-static inline void row_sums(const struct cpu_lattice *g, const int8_t *spins, int64_t row,
+static inline void row_sums(const struct latmc_lattice *g, const int8_t *spins, int64_t row,
                             int64_t *bonds, int64_t *total)
 {
     const int64_t lx = g->lx, ly = g->ly, lz = g->lz;
     const int64_t y = row % ly, z = row / ly;
     const int8_t *s = spins + lx * row;
-    const int8_t *up_y = spins + lx * (cpu_wrap_up(y, ly) + ly * z);
-    const int8_t *up_z = spins + lx * (y + ly * cpu_wrap_up(z, lz));
+    const int8_t *up_y = spins + lx * (latmc_wrap_up(y, ly) + ly * z);
+    const int8_t *up_z = spins + lx * (y + ly * latmc_wrap_up(z, lz));
     int64_t b = 0, t = 0;
     for (int64_t x = 0; x < lx; x++) {
-        int nb = s[cpu_wrap_up(x, lx)] + up_y[x];
+        int nb = s[latmc_wrap_up(x, lx)] + up_y[x];
         if (g->ndim == 3)
             nb += up_z[x];
         b += s[x] * nb;
@@ -27,7 +27,7 @@ static inline void row_sums(const struct cpu_lattice *g, const int8_t *spins, in
     *total += t;
 }
 
-struct latmc_ising_sums cpu_ising_measure(const struct cpu_lattice *g, const int8_t *spins,
+struct latmc_ising_sums cpu_ising_measure(const struct latmc_lattice *g, const int8_t *spins,
                                           int n_threads)
 {
     const int64_t rows = g->ly * g->lz;

@@ -5,11 +5,12 @@
 #include "cpu_lattice.h"
 #include "ising.h"
 
-uint64_t cpu_ising_sweep(const struct cpu_lattice *g, int8_t *spins,
+uint64_t cpu_ising_sweep(const struct latmc_lattice *g, int8_t *spins,
                          const struct latmc_ising_tables *t, int algorithm, uint64_t seed,
                          uint64_t sweep, int n_threads);
-void cpu_ising_hot_start(const struct cpu_lattice *g, int8_t *spins, uint64_t seed, int n_threads);
-struct latmc_ising_sums cpu_ising_measure(const struct cpu_lattice *g, const int8_t *spins,
+void cpu_ising_hot_start(const struct latmc_lattice *g, int8_t *spins, uint64_t seed,
+                         int n_threads);
+struct latmc_ising_sums cpu_ising_measure(const struct latmc_lattice *g, const int8_t *spins,
                                           int n_threads);
 
 #endif

@@ -11,7 +11,7 @@
 #include "phi4.h"
 
 struct phi4_geom {
-    struct cpu_lattice lat;
+    struct latmc_lattice lat;
     struct latmc_phi4_colouring colouring;
     int64_t per_colour;   /* sites of each colour: N / ncolours */
 };
@@ -21,7 +21,7 @@ struct phi4_site {
     int64_t index;        /* x + L_x (y + L_y z) */
 };
 
-static inline struct phi4_geom phi4_geom_of(const struct cpu_lattice *lat)
+static inline struct phi4_geom phi4_geom_of(const struct latmc_lattice *lat)
 {
     struct phi4_geom g;
     const int64_t extent[3] = { lat->lx, lat->ly, lat->lz };

@@ -55,7 +55,7 @@ static int potts_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
 static void potts_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep,
                         uint64_t *accepted, uint64_t *attempted)
 {
-    const struct potts_chain chain = {
+    const struct latmc_potts_chain chain = {
         .tables = sim->model_data,
         .algorithm = sim->desc.algorithm,
         .q = sim->desc.q,

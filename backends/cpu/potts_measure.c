@@ -9,17 +9,17 @@
  * on an extent of 2 both bonds between the same pair count (doc/conventions.md).
  */
 /* Satisfied bond terms and state populations of one row (fixed y, z) of the lattice. */
-static void row_sums(const struct cpu_lattice *g, const uint8_t *spins, int64_t row,
+static void row_sums(const struct latmc_lattice *g, const uint8_t *spins, int64_t row,
                      int64_t *matches, int64_t *count)
 {
     const int64_t lx = g->lx, ly = g->ly, lz = g->lz;
     const int64_t y = row % ly, z = row / ly;
     const uint8_t *s = spins + lx * row;
-    const uint8_t *up_y = spins + lx * (cpu_wrap_up(y, ly) + ly * z);
-    const uint8_t *up_z = spins + lx * (y + ly * cpu_wrap_up(z, lz));
+    const uint8_t *up_y = spins + lx * (latmc_wrap_up(y, ly) + ly * z);
+    const uint8_t *up_z = spins + lx * (y + ly * latmc_wrap_up(z, lz));
     int64_t m = 0;
     for (int64_t x = 0; x < lx; x++) {
-        m += (s[x] == s[cpu_wrap_up(x, lx)]) + (s[x] == up_y[x]);
+        m += (s[x] == s[latmc_wrap_up(x, lx)]) + (s[x] == up_y[x]);
         if (g->ndim == 3)
             m += s[x] == up_z[x];
         count[s[x]]++;
@@ -27,7 +27,7 @@ static void row_sums(const struct cpu_lattice *g, const uint8_t *spins, int64_t 
     *matches += m;
 }
 
-void cpu_potts_measure(const struct cpu_lattice *g, const uint8_t *spins, int n_threads,
+void cpu_potts_measure(const struct latmc_lattice *g, const uint8_t *spins, int n_threads,
                        struct latmc_potts_sums *sums)
 {
     const int64_t rows = g->ly * g->lz;

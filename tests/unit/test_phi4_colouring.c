@@ -167,7 +167,7 @@ static void check_lattice(int ndim, int64_t lx, int64_t ly, int64_t lz, int want
             }
 
     /* The backend's numbering within a colour and its index steps. */
-    struct cpu_lattice cl = { ndim, lx, ly, ndim == 3 ? lz : 1, n };
+    struct latmc_lattice cl = { ndim, lx, ly, ndim == 3 ? lz : 1, n };
     const struct phi4_geom g = phi4_geom_of(&cl);
     assert_int_equal(g.colouring.ncolours, want_colours);
     assert_int_equal(g.per_colour * want_colours, n);

@@ -97,7 +97,7 @@ static void check_case(latmc_ctx *ctx, const struct case_ *c, uint64_t *rng, dou
     const struct latmc_phi4_tables *td = sd->model_data, *tf = sf->model_data;
     const double k = c->ndim;
     const double site_doc = k + c->mu2 / 2 + (isfinite(c->lambda) ? k * (1 + 2 * k) / c->lambda : 0);
-    struct cpu_lattice cl = { c->ndim, lat.L[0], lat.L[1], lat.L[2], n };
+    struct latmc_lattice cl = { c->ndim, lat.L[0], lat.L[1], lat.L[2], n };
     const struct phi4_geom g = phi4_geom_of(&cl);
 
     double *phi = malloc((size_t)n * sizeof *phi);

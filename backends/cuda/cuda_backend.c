@@ -1,0 +1,221 @@
+/*
+ * The CUDA backend's operations (struct latmc_backend_ops): device selection, memory, and
+ * the order of the kernel launches; the kernels themselves are in the .cu files.
+ *
+ * Every operation first selects the sim's device (cudaSetDevice: the sim may be used from
+ * any thread, one at a time), enqueues its work on the sim's stream, and synchronises
+ * before returning, so that a failure is reported by the call that caused it. Every CUDA
+ * error becomes LATMC_EDEVICE (LATMC_ENOMEM for an allocation) with the CUDA message
+ * (cuda_check.h); after any failure the sim can still be destroyed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cuda_backend.h"
+#include "cuda_check.h"
+#include "model.h"
+
+#ifndef LATMC_CUDA_ARCH
+#  define LATMC_CUDA_ARCH "(unknown)"
+#endif
+
+static int use_device(const struct cuda_sim *cs)
+{
+    return cuda_check(cudaSetDevice(cs->device), "cudaSetDevice");
+}
+
+/* Enqueued work is done: the error of anything that failed on the stream, else OK. */
+static int finish(const struct cuda_sim *cs, const char *what)
+{
+    return cuda_check(cudaStreamSynchronize(cs->stream), what);
+}
+
+/* Free everything of cs (any member may be missing). Errors are ignored: after a sticky
+ * device error these calls fail, and the host side is released all the same. */
+static void release(struct cuda_sim *cs)
+{
+    cudaFree(cs->changed);
+    cudaFree(cs->sums);
+    cudaFree(cs->tables);
+    cudaFree(cs->spins);
+    if (cs->stream)
+        cudaStreamDestroy(cs->stream);
+    (void)cudaGetLastError();
+    free(cs);
+}
+
+static int allocate(void **ptr, size_t bytes, const char *what)
+{
+    char msg[128];
+    snprintf(msg, sizeof msg, "cannot allocate %zu bytes of device memory for the %s", bytes,
+             what);
+    return cuda_check(cudaMalloc(ptr, bytes), msg);
+}
+
+/* The device can run this build's kernels (gpu_arch): else LATMC_EUNSUPPORTED, so that
+ * LATMC_DEVICE_AUTO falls back to the CPU. */
+static int check_image(const struct cuda_sim *cs)
+{
+    cudaError_t err = cuda_kernels_check_device();
+    if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction) {
+        (void)cudaGetLastError();
+        int major = 0, minor = 0;
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, cs->device);
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, cs->device);
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA module was built for %s "
+                               "(gpu_arch), which device %d (compute capability %d.%d) cannot "
+                               "run: %s", LATMC_CUDA_ARCH, cs->device, major, minor,
+                               cudaGetErrorString(err));
+    }
+    return cuda_check(err, "checking the kernels' image for the device");
+}
+
+static int cuda_create(latmc_sim *sim)
+{
+    const struct cuda_model_kernels *k = cuda_model_kernels_get(sim->desc.model);
+    if (!k)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA backend has no %s kernels yet",
+                               sim->model->name);
+    int count = 0;
+    int st = cuda_check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+    if (st < 0)
+        return st;
+    if (sim->desc.device_index < 0 || sim->desc.device_index >= count)
+        return cuda_core->fail(LATMC_ENODEV, "desc.device_index = %d: the CUDA backend sees %d "
+                               "device(s)", sim->desc.device_index, count);
+    struct cuda_sim *cs = calloc(1, sizeof *cs);
+    if (!cs)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate its state");
+    cs->device = sim->desc.device_index;
+    cs->kernels = k;
+    cs->lattice.ndim = sim->desc.ndim;
+    cs->lattice.lx = sim->desc.extent[0];
+    cs->lattice.ly = sim->desc.extent[1];
+    cs->lattice.lz = sim->desc.ndim == 3 ? sim->desc.extent[2] : 1;
+    cs->lattice.nsites = sim->nsites;
+    cs->colours = k->colours(&sim->desc);
+    const size_t spin_bytes = (size_t)sim->nsites * sim->model->site_bytes(&sim->desc);
+    if ((st = use_device(cs)) < 0 || (st = check_image(cs)) < 0 ||
+        (st = cuda_check(cudaStreamCreateWithFlags(&cs->stream, cudaStreamNonBlocking),
+                         "cudaStreamCreateWithFlags")) < 0 ||
+        (st = allocate(&cs->spins, spin_bytes, "spins")) < 0 ||
+        (st = allocate(&cs->tables, sim->model->data_size, "decision tables")) < 0 ||
+        (st = allocate(&cs->sums, sim->model->sums_size, "reduction")) < 0 ||
+        (st = allocate((void **)&cs->changed, sizeof *cs->changed, "acceptance counter")) < 0) {
+        release(cs);
+        return st;
+    }
+    sim->n_threads = 1; /* host threads are not used */
+    sim->backend = cs;
+    cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA backend: %s sim of %lld sites on device %d, "
+                   "%d colour(s)", sim->model->name, (long long)sim->nsites, cs->device,
+                   cs->colours);
+    return LATMC_OK;
+}
+
+static void cuda_destroy(latmc_sim *sim)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    if (!cs)
+        return;
+    (void)cudaSetDevice(cs->device);
+    release(cs);
+    sim->backend = NULL;
+}
+
+static int cuda_init_spins(latmc_sim *sim, int how)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    int st = use_device(cs);
+    if (st < 0)
+        return st;
+    if (how == LATMC_INIT_COLD)
+        st = cuda_check(cudaMemsetAsync(cs->spins, cs->kernels->cold_byte, (size_t)sim->nsites,
+                                        cs->stream), "cold start");
+    else
+        st = cuda_check(cs->kernels->hot_start(sim, cs), "launching the hot start");
+    return st < 0 ? st : finish(cs, "initialising the spins");
+}
+
+static int cuda_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    int st = use_device(cs);
+    if (st < 0)
+        return st;
+    /* The tables change with latmc_sim_set_param: the device copy is refreshed per call. */
+    if ((st = cuda_check(cudaMemcpyAsync(cs->tables, sim->model_data, sim->model->data_size,
+                                         cudaMemcpyHostToDevice, cs->stream),
+                         "copying the decision tables")) < 0 ||
+        (st = cuda_check(cudaMemsetAsync(cs->changed, 0, sizeof *cs->changed, cs->stream),
+                         "clearing the acceptance counter")) < 0)
+        return st;
+    /* One launch per colour per sweep, in the order of the chain's definition; the stream
+     * orders them. */
+    for (uint64_t t = 0; t < n; t++)
+        for (int colour = 0; colour < cs->colours; colour++)
+            if ((st = cuda_check(cs->kernels->sweep_colour(sim, cs, sim->sweeps + t, colour),
+                                 "launching a sweep")) < 0)
+                return st;
+    unsigned long long changed = 0;
+    if ((st = cuda_check(cudaMemcpyAsync(&changed, cs->changed, sizeof changed,
+                                         cudaMemcpyDeviceToHost, cs->stream),
+                         "reading the acceptance counter")) < 0 ||
+        (st = finish(cs, "sweeping")) < 0)
+        return st;
+    *accepted += changed;
+    *attempted += n * (uint64_t)sim->nsites;
+    return LATMC_OK;
+}
+
+static int cuda_measure(latmc_sim *sim, void *sums)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    const size_t bytes = sim->model->sums_size;
+    int st = use_device(cs);
+    if (st < 0 ||
+        (st = cuda_check(cudaMemsetAsync(cs->sums, 0, bytes, cs->stream),
+                         "clearing the reduction")) < 0 ||
+        (st = cuda_check(cs->kernels->measure(sim, cs), "launching the reduction")) < 0 ||
+        (st = cuda_check(cudaMemcpyAsync(sums, cs->sums, bytes, cudaMemcpyDeviceToHost,
+                                         cs->stream), "reading the reduction")) < 0)
+        return st;
+    return finish(cs, "measuring");
+}
+
+static int copy_spins(latmc_sim *sim, void *dst, const void *src, enum cudaMemcpyKind kind,
+                      const char *what)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    const size_t bytes = (size_t)sim->nsites * sim->model->site_bytes(&sim->desc);
+    int st = use_device(cs);
+    if (st < 0 || (st = cuda_check(cudaMemcpyAsync(dst, src, bytes, kind, cs->stream), what)) < 0)
+        return st;
+    return finish(cs, what);
+}
+
+static int cuda_get_spins(latmc_sim *sim, void *buf)
+{
+    return copy_spins(sim, buf, cuda_sim_of(sim)->spins, cudaMemcpyDeviceToHost,
+                      "copying the spins to the host");
+}
+
+static int cuda_set_spins(latmc_sim *sim, const void *buf)
+{
+    return copy_spins(sim, cuda_sim_of(sim)->spins, buf, cudaMemcpyHostToDevice,
+                      "copying the spins to the device");
+}
+
+const struct latmc_backend_ops latmc_cuda_backend_ops = {
+    .size = sizeof(struct latmc_backend_ops),
+    .name = "cuda",
+    .create = cuda_create,
+    .destroy = cuda_destroy,
+    .init_spins = cuda_init_spins,
+    .sweep = cuda_sweep,
+    .measure = cuda_measure,
+    .get_spins = cuda_get_spins,
+    .set_spins = cuda_set_spins,
+    .get_couplings = NULL, /* neither Ising nor Potts has couplings */
+    .set_couplings = NULL,
+};

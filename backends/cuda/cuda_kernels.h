@@ -1,0 +1,66 @@
+/*
+ * The CUDA kernels of the module, behind plain C launchers (one job each): the C side
+ * (cuda_backend.c) owns the sim and the memory, the .cu files own the kernels. Each
+ * launcher enqueues its kernel on `stream` and returns the launch status
+ * (cudaGetLastError()); errors during the run surface at the next synchronisation.
+ *
+ * Layout, for now the simple one: one int8 (Ising) or uint8 (Potts) per site in natural
+ * site order i = x + L_x (y + L_y z). Update kernels: one thread per Philox block of 4
+ * same-colour sites (grid-stride), running the very per-block function of the CPU
+ * reference (lib/ising_rules.h, lib/potts_rules.h). A faster kernel (another layout,
+ * multi-spin coding) slots in behind the same launchers plus a layout conversion in
+ * get/set_spins.
+ */
+#ifndef LATMC_CUDA_KERNELS_H
+#define LATMC_CUDA_KERNELS_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "ising.h"
+#include "lattice_numbering.h"
+#include "potts_rules.h" /* struct latmc_potts_chain */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The kernels' image exists for this device (the gpu_arch the module was built for runs
+ * on it): cudaSuccess, or the runtime's reason (cudaErrorNoKernelImageForDevice, ...). */
+cudaError_t cuda_kernels_check_device(void);
+
+/* Ising: hot start of n sites (INIT stream, as the CPU). */
+cudaError_t cuda_ising_hot_start(cudaStream_t stream, int8_t *spins, int64_t n, uint64_t seed);
+
+/* Ising: one colour of sweep `sweep`; adds the number of spins that changed to *changed
+ * (a device counter). `tables` is a device copy of the sim's struct latmc_ising_tables. */
+cudaError_t cuda_ising_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,
+                                    int8_t *spins, const struct latmc_ising_tables *tables,
+                                    int algorithm, uint64_t seed, uint64_t sweep, int colour,
+                                    unsigned long long *changed);
+
+/* Ising: adds the exact sums of the configuration to *sums (device memory, zeroed by the
+ * caller). */
+cudaError_t cuda_ising_measure(cudaStream_t stream, const struct latmc_lattice *g,
+                               const int8_t *spins, struct latmc_ising_sums *sums);
+
+/* Potts: hot start of n sites with q states (INIT stream, as the CPU). */
+cudaError_t cuda_potts_hot_start(cudaStream_t stream, uint8_t *spins, int64_t n, int q,
+                                 uint64_t seed);
+
+/* Potts: one colour of sweep `sweep`; chain->tables points to a device copy of the
+ * sim's struct latmc_potts_tables. Adds the sites that changed to *changed. */
+cudaError_t cuda_potts_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,
+                                    uint8_t *spins, const struct latmc_potts_chain *chain,
+                                    uint64_t sweep, int colour, unsigned long long *changed);
+
+/* Potts: adds the exact sums of the configuration to *sums (device, zeroed by the caller). */
+cudaError_t cuda_potts_measure(cudaStream_t stream, const struct latmc_lattice *g,
+                               const uint8_t *spins, struct latmc_potts_sums *sums);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * Launch geometry and exact integer accumulation shared by the module's kernels.
+ *
+ * Every kernel walks its items with a grid-stride loop and reaches its accumulation with
+ * all threads of the block (no early return), so full-warp shuffles are valid. Integer
+ * sums are exact and atomicAdd of 64-bit integers is order-independent: the results do
+ * not depend on the launch geometry or the scheduling.
+ */
+#ifndef LATMC_CUDA_LAUNCH_CUH
+#define LATMC_CUDA_LAUNCH_CUH
+
+#include <stdint.h>
+
+#include <cuda_runtime.h>
+
+/* Threads per block: a multiple of the warp size (cuda_warp_add needs whole warps). */
+#define CUDA_THREADS 256
+/* Enough blocks to fill any current GPU many times over; more items are strided. */
+#define CUDA_MAX_BLOCKS (1 << 20)
+
+static inline unsigned cuda_grid(int64_t items)
+{
+    int64_t blocks = (items + CUDA_THREADS - 1) / CUDA_THREADS;
+    if (blocks < 1)
+        blocks = 1;
+    if (blocks > CUDA_MAX_BLOCKS)
+        blocks = CUDA_MAX_BLOCKS;
+    return (unsigned)blocks;
+}
+
+/* First item and stride of the calling thread in a grid-stride loop. */
+__device__ __forceinline__ int64_t cuda_first_item(void)
+{
+    return (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+}
+
+__device__ __forceinline__ int64_t cuda_item_stride(void)
+{
+    return (int64_t)gridDim.x * blockDim.x;
+}
+
+/*
+ * Add each thread's v to *dst: a warp sum by shuffles, then one atomicAdd per warp. Call
+ * with every thread of the block. Signed sums travel as their two's complement: the
+ * 64-bit additions wrap exactly like int64_t arithmetic.
+ */
+__device__ __forceinline__ void cuda_warp_add(unsigned long long *dst, unsigned long long v)
+{
+    for (int offset = 16; offset > 0; offset >>= 1)
+        v += __shfl_down_sync(0xffffffffu, v, offset);
+    if ((threadIdx.x & 31u) == 0 && v != 0)
+        atomicAdd(dst, v);
+}
+
+#endif

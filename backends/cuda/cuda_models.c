@@ -1,0 +1,89 @@
+/* The models the CUDA module runs, and how their kernels are called (cuda_backend.h). */
+#include "cuda_backend.h"
+
+/* ---- Ising ---- */
+
+static int ising_colours(const latmc_sim_desc *d)
+{
+    (void)d;
+    return 2;
+}
+
+static cudaError_t ising_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    return cuda_ising_hot_start(cs->stream, cs->spins, sim->nsites, sim->desc.seed);
+}
+
+static cudaError_t ising_sweep_colour(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
+                                      int colour)
+{
+    return cuda_ising_sweep_colour(cs->stream, &cs->lattice, cs->spins, cs->tables,
+                                   sim->desc.algorithm, sim->desc.seed, sweep, colour,
+                                   cs->changed);
+}
+
+static cudaError_t ising_measure(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    (void)sim;
+    return cuda_ising_measure(cs->stream, &cs->lattice, cs->spins, cs->sums);
+}
+
+static const struct cuda_model_kernels cuda_ising_kernels = {
+    .model = LATMC_MODEL_ISING,
+    .cold_byte = 1, /* +1 */
+    .colours = ising_colours,
+    .hot_start = ising_hot_start,
+    .sweep_colour = ising_sweep_colour,
+    .measure = ising_measure,
+};
+
+/* ---- Potts ---- */
+
+static int potts_colours(const latmc_sim_desc *d)
+{
+    /* check_desc has accepted the extents, so this is 2 or 3 */
+    return latmc_potts_colours(d->ndim, d->extent);
+}
+
+static cudaError_t potts_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    return cuda_potts_hot_start(cs->stream, cs->spins, sim->nsites, sim->desc.q, sim->desc.seed);
+}
+
+static cudaError_t potts_sweep_colour(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
+                                      int colour)
+{
+    const struct latmc_potts_chain chain = {
+        .tables = cs->tables, /* the device copy */
+        .algorithm = sim->desc.algorithm,
+        .q = sim->desc.q,
+        .colours = cs->colours,
+        .seed = sim->desc.seed,
+    };
+    return cuda_potts_sweep_colour(cs->stream, &cs->lattice, cs->spins, &chain, sweep, colour,
+                                   cs->changed);
+}
+
+static cudaError_t potts_measure(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    (void)sim;
+    return cuda_potts_measure(cs->stream, &cs->lattice, cs->spins, cs->sums);
+}
+
+static const struct cuda_model_kernels cuda_potts_kernels = {
+    .model = LATMC_MODEL_POTTS,
+    .cold_byte = 0, /* state 0 */
+    .colours = potts_colours,
+    .hot_start = potts_hot_start,
+    .sweep_colour = potts_sweep_colour,
+    .measure = potts_measure,
+};
+
+const struct cuda_model_kernels *cuda_model_kernels_get(int model)
+{
+    switch (model) {
+    case LATMC_MODEL_ISING: return &cuda_ising_kernels;
+    case LATMC_MODEL_POTTS: return &cuda_potts_kernels;
+    default:                return NULL;
+    }
+}

@@ -1,0 +1,52 @@
+/*
+ * Potts on the GPU: hot start and the colour-by-colour update (c = 2 or 3 colours), one
+ * thread per Philox block of four same-colour sites. Each thread runs
+ * latmc_potts_update_block(), the function the CPU reference runs for the same block: the
+ * same sites, Philox counters and integer decisions, hence the same configuration bit for
+ * bit. Sites of one colour never interact, so the order of the threads does not matter.
+ */
+#include "cuda_kernels.h"
+#include "cuda_launch.cuh"
+#include "potts_rules.h"
+
+__global__ void potts_hot_start_kernel(uint8_t *spins, int64_t n, int q, uint64_t seed)
+{
+    const int64_t nblocks = (n + 3) / 4;
+    for (int64_t b = cuda_first_item(); b < nblocks; b += cuda_item_stride())
+        latmc_potts_hot_block(spins, n, q, seed, b);
+}
+
+__global__ void potts_sweep_colour_kernel(struct latmc_lattice g, uint8_t *spins,
+                                          struct latmc_potts_chain chain, uint64_t sweep,
+                                          int colour, unsigned long long *changed)
+{
+    const int64_t nblocks = (g.nsites / chain.colours + 3) / 4;
+    /* The heat bath's per-state neighbour counters (all 0 between calls), in the thread's
+     * local memory. Metropolis does not touch them. */
+    uint8_t n_of[LATMC_POTTS_MAX_Q + 1];
+    if (chain.algorithm == LATMC_ALGO_HEATBATH)
+        for (int k = 0; k <= LATMC_POTTS_MAX_Q; k++)
+            n_of[k] = 0;
+    uint64_t n_changed = 0;
+    for (int64_t b = cuda_first_item(); b < nblocks; b += cuda_item_stride())
+        n_changed += latmc_potts_update_block(&g, spins, &chain, sweep, colour, b, n_of);
+    cuda_warp_add(changed, n_changed);
+}
+
+extern "C" cudaError_t cuda_potts_hot_start(cudaStream_t stream, uint8_t *spins, int64_t n, int q,
+                                            uint64_t seed)
+{
+    potts_hot_start_kernel<<<cuda_grid((n + 3) / 4), CUDA_THREADS, 0, stream>>>(spins, n, q, seed);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_potts_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,
+                                               uint8_t *spins, const struct latmc_potts_chain *chain,
+                                               uint64_t sweep, int colour,
+                                               unsigned long long *changed)
+{
+    const int64_t nblocks = (g->nsites / chain->colours + 3) / 4;
+    potts_sweep_colour_kernel<<<cuda_grid(nblocks), CUDA_THREADS, 0, stream>>>(
+        *g, spins, *chain, sweep, colour, changed);
+    return cudaGetLastError();
+}

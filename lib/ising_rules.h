@@ -1,0 +1,85 @@
+/*
+ * Internal: the Ising chain of doc/conventions.md as pure functions, usable from C and
+ * CUDA (LATMC_HOSTDEV). The CPU reference backend and the CUDA backend both call these
+ * very functions, so they take the same integer decisions from the same Philox draws:
+ * the configuration after n sweeps is bit-identical by construction. A faster kernel
+ * (SIMD, multi-spin coding) must reproduce update_block exactly; tests/unit/
+ * test_ising_chain.c re-implements the definition independently and checks the library.
+ */
+#ifndef LATMC_LIB_ISING_RULES_H
+#define LATMC_LIB_ISING_RULES_H
+
+#include <stdint.h>
+
+#include <latmc/sim.h> /* LATMC_ALGO_* */
+
+#include "ising.h"
+#include "lattice_numbering.h"
+#include "rng_streams.h"
+
+/* Sum of the 2 ndim nearest-neighbour spins of s (-2 ndim .. 2 ndim). */
+LATMC_HOSTDEV int latmc_ising_neighbour_sum(const struct latmc_lattice *g, const int8_t *spin,
+                                            struct latmc_site s)
+{
+    const int64_t lx = g->lx, ly = g->ly;
+    const int64_t row = s.index - s.x;         /* index of (0, y, z) */
+    int sum = spin[row + latmc_wrap_up(s.x, lx)] + spin[row + latmc_wrap_down(s.x, lx)]
+            + spin[s.x + lx * (latmc_wrap_up(s.y, ly) + ly * s.z)]
+            + spin[s.x + lx * (latmc_wrap_down(s.y, ly) + ly * s.z)];
+    if (g->ndim == 3)
+        sum += spin[s.x + lx * (s.y + ly * latmc_wrap_up(s.z, g->lz))]
+             + spin[s.x + lx * (s.y + ly * latmc_wrap_down(s.z, g->lz))];
+    return sum;
+}
+
+/*
+ * The new value of spin `old` whose neighbour sum has table index k = (n + 2 ndim) / 2,
+ * from the draw u: heat bath sets +1 iff u < heatbath[k]; Metropolis flips iff
+ * u < metropolis[old == +1][k].
+ */
+LATMC_HOSTDEV int8_t latmc_ising_new_spin(const struct latmc_ising_tables *t, int algorithm,
+                                          int8_t old, int k, uint64_t u)
+{
+    if (algorithm == LATMC_ALGO_HEATBATH)
+        return u < t->heatbath[k] ? (int8_t)1 : (int8_t)-1;
+    return u < t->metropolis[old > 0][k] ? (int8_t)-old : old;
+}
+
+/*
+ * Update the (up to) four sites of Philox block b of one colour: checkerboard numbers
+ * 4b .. 4b+3, lane j mod 4 of block j / 4 of (UPDATE stream, sweep, phase = colour,
+ * sub = 0). Returns how many spins changed.
+ */
+LATMC_HOSTDEV uint64_t latmc_ising_update_block(const struct latmc_lattice *g, int8_t *spins,
+                                                const struct latmc_ising_tables *t,
+                                                int algorithm, uint64_t seed, uint64_t sweep,
+                                                int colour, int64_t b)
+{
+    const int64_t half = g->nsites / 2;
+    const int two_d = 2 * g->ndim;
+    const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, sweep, LATMC_STREAM_UPDATE,
+                                               (uint32_t)colour, 0);
+    uint64_t changed = 0;
+    struct latmc_site s = latmc_checkerboard_site(g, colour, 4 * b);
+    for (int lane = 0; lane < 4 && 4 * b + lane < half; lane++) {
+        if (lane > 0)
+            latmc_checkerboard_next(g, colour, &s);
+        const int k = (latmc_ising_neighbour_sum(g, spins, s) + two_d) / 2;
+        const int8_t old = spins[s.index];
+        const int8_t new_spin = latmc_ising_new_spin(t, algorithm, old, k, r.v[lane]);
+        changed += new_spin != old;
+        spins[s.index] = new_spin;
+    }
+    return changed;
+}
+
+/* Hot start of block b: site i from lane i mod 4 of INIT block i / 4 (sweep 0, phase 0,
+ * sub 0), +1 when the draw's top bit is clear. */
+LATMC_HOSTDEV void latmc_ising_hot_block(int8_t *spins, int64_t n, uint64_t seed, int64_t b)
+{
+    const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, 0, LATMC_STREAM_INIT, 0, 0);
+    for (int lane = 0; lane < 4 && 4 * b + lane < n; lane++)
+        spins[4 * b + lane] = (r.v[lane] >> 31) ? (int8_t)-1 : (int8_t)1;
+}
+
+#endif /* LATMC_LIB_ISING_RULES_H */

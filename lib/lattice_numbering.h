@@ -1,0 +1,119 @@
+/*
+ * Internal: the geometry every backend shares, usable from C and CUDA (LATMC_HOSTDEV).
+ * Natural site order i = x + L_x (y + L_y z) (2D: L_z = 1), periodic neighbours, and the
+ * numberings of the sites of one colour that name the random numbers:
+ *
+ * Checkerboard (Ising, Heisenberg): the sites of colour (x + y + z) mod 2 are numbered by
+ * j = i >> 1 = floor(x / 2) + (L_x / 2) (y + L_y z), a bijection onto [0, N/2) for each
+ * colour because L_x is even.
+ *
+ * c-colouring (Potts, c = 2 or 3 dividing every extent): the sites of colour
+ * (x + y + z) mod c are numbered by j = floor(i / c) = floor(x / c) + (L_x / c)(y + L_y z).
+ * Because c divides L_x, each group of c consecutive x of a row, [c t, c t + c), holds
+ * exactly one site of every colour, so j is a bijection onto [0, N / c).
+ *
+ * The draw for site j of a colour is lane j mod 4 of Philox block j / 4 (rng_streams.h).
+ * Every backend uses these numberings, whatever its memory layout: that is what makes the
+ * chains bit-identical (doc/conventions.md, doc/models/potts.md).
+ */
+#ifndef LATMC_LIB_LATTICE_NUMBERING_H
+#define LATMC_LIB_LATTICE_NUMBERING_H
+
+#include <stdint.h>
+
+#include "philox.h" /* LATMC_HOSTDEV */
+
+struct latmc_lattice {
+    int ndim;
+    int64_t lx, ly, lz;   /* lz = 1 in 2D */
+    int64_t nsites;
+};
+
+struct latmc_site {
+    int64_t x, y, z;
+    int64_t row;          /* y + L_y z */
+    int64_t index;        /* x + L_x row */
+};
+
+LATMC_HOSTDEV int64_t latmc_wrap_up(int64_t a, int64_t l) { return a + 1 == l ? 0 : a + 1; }
+LATMC_HOSTDEV int64_t latmc_wrap_down(int64_t a, int64_t l) { return a == 0 ? l - 1 : a - 1; }
+
+/* ---- checkerboard numbering ---- */
+
+LATMC_HOSTDEV void latmc_checkerboard_set_x(const struct latmc_lattice *g, int colour,
+                                            int64_t half_x_index, struct latmc_site *s)
+{
+    s->x = 2 * half_x_index + ((colour + s->y + s->z) & 1);
+    s->index = s->x + g->lx * s->row;
+}
+
+/* Site number j of colour `colour` in the checkerboard numbering. */
+LATMC_HOSTDEV struct latmc_site latmc_checkerboard_site(const struct latmc_lattice *g, int colour,
+                                                        int64_t j)
+{
+    const int64_t half_x = g->lx / 2;
+    struct latmc_site s;
+    s.row = j / half_x;
+    s.y = s.row % g->ly;
+    s.z = s.row / g->ly;
+    latmc_checkerboard_set_x(g, colour, j - s.row * half_x, &s);
+    return s;
+}
+
+/* The site numbered j + 1 of the same colour, without divisions. */
+LATMC_HOSTDEV void latmc_checkerboard_next(const struct latmc_lattice *g, int colour,
+                                           struct latmc_site *s)
+{
+    int64_t half_x_index = s->x / 2 + 1;
+    if (half_x_index == g->lx / 2) {
+        half_x_index = 0;
+        s->row++;
+        if (++s->y == g->ly) {
+            s->y = 0;
+            s->z++;
+        }
+    }
+    latmc_checkerboard_set_x(g, colour, half_x_index, s);
+}
+
+/* ---- c-colouring numbering (c = 2 or 3) ---- */
+
+/* Place s on group t of its row: the x in [c t, c t + c) whose colour is `colour`. */
+LATMC_HOSTDEV void latmc_colour_set_x(const struct latmc_lattice *g, int c, int colour, int64_t t,
+                                      struct latmc_site *s)
+{
+    const int offset = (int)((colour + c - (s->y + s->z) % c) % c);
+    s->x = c * t + offset;
+    s->index = s->x + g->lx * s->row;
+}
+
+/* The site with within-colour index j of colour `colour`. */
+LATMC_HOSTDEV struct latmc_site latmc_colour_site(const struct latmc_lattice *g, int c, int colour,
+                                                  int64_t j)
+{
+    const int64_t per_row = g->lx / c;
+    struct latmc_site s;
+    s.row = j / per_row;
+    s.y = s.row % g->ly;
+    s.z = s.row / g->ly;
+    latmc_colour_set_x(g, c, colour, j - s.row * per_row, &s);
+    return s;
+}
+
+/* The site with index j + 1 of the same colour. */
+LATMC_HOSTDEV void latmc_colour_next(const struct latmc_lattice *g, int c, int colour,
+                                     struct latmc_site *s)
+{
+    int64_t t = s->x / c + 1;
+    if (t == g->lx / c) {
+        t = 0;
+        s->row++;
+        if (++s->y == g->ly) {
+            s->y = 0;
+            s->z++;
+        }
+    }
+    latmc_colour_set_x(g, c, colour, t, s);
+}
+
+#endif /* LATMC_LIB_LATTICE_NUMBERING_H */
