@@ -33,16 +33,34 @@ struct latmc_site {
     int64_t x, y, z;
     int64_t row;          /* y + L_y z */
     int64_t index;        /* x + L_x row */
+    int64_t group;        /* which group of ncolours consecutive x of the row holds the site */
 };
 
 LATMC_HOSTDEV int64_t latmc_wrap_up(int64_t a, int64_t l) { return a + 1 == l ? 0 : a + 1; }
 LATMC_HOSTDEV int64_t latmc_wrap_down(int64_t a, int64_t l) { return a == 0 ? l - 1 : a - 1; }
+
+/*
+ * a / b and a % b of non-negative values, in 32 bits whenever both fit: the same numbers,
+ * but on a GPU a 64-bit division is a long software sequence and a 32-bit one is short.
+ */
+LATMC_HOSTDEV int64_t latmc_div(int64_t a, int64_t b)
+{
+    if ((((uint64_t)a | (uint64_t)b) >> 32) == 0)
+        return (int64_t)((uint32_t)a / (uint32_t)b);
+    return a / b;
+}
+
+LATMC_HOSTDEV int64_t latmc_mod(int64_t a, int64_t b)
+{
+    return a - b * latmc_div(a, b);
+}
 
 /* ---- checkerboard numbering ---- */
 
 LATMC_HOSTDEV void latmc_checkerboard_set_x(const struct latmc_lattice *g, int colour,
                                             int64_t half_x_index, struct latmc_site *s)
 {
+    s->group = half_x_index;
     s->x = 2 * half_x_index + ((colour + s->y + s->z) & 1);
     s->index = s->x + g->lx * s->row;
 }
@@ -53,9 +71,9 @@ LATMC_HOSTDEV struct latmc_site latmc_checkerboard_site(const struct latmc_latti
 {
     const int64_t half_x = g->lx / 2;
     struct latmc_site s;
-    s.row = j / half_x;
-    s.y = s.row % g->ly;
-    s.z = s.row / g->ly;
+    s.row = latmc_div(j, half_x);
+    s.z = latmc_div(s.row, g->ly);
+    s.y = s.row - s.z * g->ly;
     latmc_checkerboard_set_x(g, colour, j - s.row * half_x, &s);
     return s;
 }
@@ -64,8 +82,8 @@ LATMC_HOSTDEV struct latmc_site latmc_checkerboard_site(const struct latmc_latti
 LATMC_HOSTDEV void latmc_checkerboard_next(const struct latmc_lattice *g, int colour,
                                            struct latmc_site *s)
 {
-    int64_t half_x_index = s->x / 2 + 1;
-    if (half_x_index == g->lx / 2) {
+    int64_t half_x_index = s->group + 1;
+    if (2 * half_x_index == g->lx) {
         half_x_index = 0;
         s->row++;
         if (++s->y == g->ly) {
@@ -82,7 +100,8 @@ LATMC_HOSTDEV void latmc_checkerboard_next(const struct latmc_lattice *g, int co
 LATMC_HOSTDEV void latmc_colour_set_x(const struct latmc_lattice *g, int c, int colour, int64_t t,
                                       struct latmc_site *s)
 {
-    const int offset = (int)((colour + c - (s->y + s->z) % c) % c);
+    const int offset = (int)latmc_mod(colour + c - latmc_mod(s->y + s->z, c), c);
+    s->group = t;
     s->x = c * t + offset;
     s->index = s->x + g->lx * s->row;
 }
@@ -91,11 +110,11 @@ LATMC_HOSTDEV void latmc_colour_set_x(const struct latmc_lattice *g, int c, int 
 LATMC_HOSTDEV struct latmc_site latmc_colour_site(const struct latmc_lattice *g, int c, int colour,
                                                   int64_t j)
 {
-    const int64_t per_row = g->lx / c;
+    const int64_t per_row = latmc_div(g->lx, c);
     struct latmc_site s;
-    s.row = j / per_row;
-    s.y = s.row % g->ly;
-    s.z = s.row / g->ly;
+    s.row = latmc_div(j, per_row);
+    s.z = latmc_div(s.row, g->ly);
+    s.y = s.row - s.z * g->ly;
     latmc_colour_set_x(g, c, colour, j - s.row * per_row, &s);
     return s;
 }
@@ -104,16 +123,19 @@ LATMC_HOSTDEV struct latmc_site latmc_colour_site(const struct latmc_lattice *g,
 LATMC_HOSTDEV void latmc_colour_next(const struct latmc_lattice *g, int c, int colour,
                                      struct latmc_site *s)
 {
-    int64_t t = s->x / c + 1;
-    if (t == g->lx / c) {
-        t = 0;
-        s->row++;
-        if (++s->y == g->ly) {
-            s->y = 0;
-            s->z++;
-        }
+    if (c * (s->group + 1) < g->lx) {
+        /* Same row: the next group of c, at the same offset (no division). */
+        s->group++;
+        s->x += c;
+        s->index += c;
+        return;
     }
-    latmc_colour_set_x(g, c, colour, t, s);
+    s->row++;
+    if (++s->y == g->ly) {
+        s->y = 0;
+        s->z++;
+    }
+    latmc_colour_set_x(g, c, colour, 0, s);
 }
 
 #endif /* LATMC_LIB_LATTICE_NUMBERING_H */

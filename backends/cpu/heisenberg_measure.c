@@ -34,7 +34,7 @@ static inline void row_sums(const struct latmc_lattice *g, const struct cpu_heis
     const float *s0 = hs->spins;
     const float *s1 = hs->replicas == 2 ? hs->spins + LATMC_HEISENBERG_COMPONENTS * g->nsites
                                         : NULL;
-    struct latmc_site s;
+    struct latmc_site s = { 0 };
     s.row = row;
     s.y = row % g->ly;
     s.z = row / g->ly;
