@@ -14,6 +14,7 @@
 #include <latmc/version.h>
 #include "backend.h"
 #include "checkpoint_io.h"
+#include "desc.h"
 #include "model.h"
 #include "params.h"
 
@@ -191,81 +192,99 @@ static int check_envelope(const unsigned char *p, size_t size)
     return LATMC_OK;
 }
 
-/* Restore everything after the desc into a freshly created sim. */
-static int restore_state(latmc_sim *sim, struct ckpt_reader *r)
+/* Everything after the desc, parsed and checked against the desc before any sim exists,
+ * so that a small damaged file can never make the loader allocate a huge lattice. */
+struct ckpt_state {
+    double param[LATMC_PARAM_MAX + 1];
+    uint64_t sweeps, accepted, attempted;
+    bool have_config;
+    const unsigned char *spins;       /* spin_bytes raw bytes inside the buffer */
+    uint64_t spin_bytes;
+    const unsigned char *couplings;   /* ncouplings raw floats inside the buffer */
+    uint64_t ncouplings;
+};
+
+static int parse_state(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t nsites,
+                       struct ckpt_state *st)
 {
+    const struct latmc_model_def *model = latmc_model_get(d->model);
     if (ckpt_get_u32(r) != LATMC_PARAM_MAX)
         return corrupt("unexpected number of parameters");
-    double param[LATMC_PARAM_MAX + 1];
-    latmc_param_defaults(param);
+    latmc_param_defaults(st->param);
     for (int k = 1; k <= LATMC_PARAM_MAX; k++) {
         double v = ckpt_get_f64(r);
-        if ((sim->model->params & (1u << k)) && latmc_param_check(k, v) != LATMC_OK)
+        if (!(model->params & (1u << k)))
+            continue;
+        if (latmc_param_check(k, v) != LATMC_OK)
             return corrupt("a parameter value is out of range");
-        if (sim->model->params & (1u << k))
-            param[k] = v;
+        st->param[k] = v;
     }
-    uint64_t sweeps = ckpt_get_u64(r), accepted = ckpt_get_u64(r), attempted = ckpt_get_u64(r);
+    st->sweeps = ckpt_get_u64(r);
+    st->accepted = ckpt_get_u64(r);
+    st->attempted = ckpt_get_u64(r);
     uint32_t have_config = ckpt_get_u32(r);
-    uint64_t spin_bytes = ckpt_get_u64(r);
-    size_t want_spins = 0, want_couplings = 0;
-    latmc_sim_spins_size(sim, &want_spins);
-    if (have_config > 1 || accepted > attempted || spin_bytes != (have_config ? want_spins : 0))
+    st->have_config = have_config == 1;
+    st->spin_bytes = ckpt_get_u64(r);
+    const uint64_t want_spins = (uint64_t)nsites * (uint64_t)d->replicas * model->site_bytes(d);
+    if (have_config > 1 || st->accepted > st->attempted ||
+        st->spin_bytes != (st->have_config ? want_spins : 0))
         return corrupt("inconsistent configuration size or counters");
-    if (r->truncated || spin_bytes > r->len - r->pos)
+    if (r->truncated || st->spin_bytes > r->len - r->pos)
         return corrupt("truncated");
-    const unsigned char *spins = r->buf + r->pos;
-    r->pos += spin_bytes;
-    uint64_t ncouplings = ckpt_get_u64(r);
-    if (sim->model->has_couplings)
-        want_couplings = (size_t)sim->nsites * (size_t)sim->desc.ndim;
-    if (ncouplings != want_couplings)
+    st->spins = r->buf + r->pos;
+    r->pos += st->spin_bytes;
+    st->ncouplings = ckpt_get_u64(r);
+    const uint64_t want_couplings = model->has_couplings ? (uint64_t)nsites * (uint64_t)d->ndim : 0;
+    if (st->ncouplings != want_couplings)
         return corrupt("inconsistent number of couplings");
-    float *couplings = NULL;
-    if (ncouplings) {
-        if (r->truncated || ncouplings * sizeof(float) > r->len - r->pos)
-            return corrupt("truncated");
-        couplings = malloc(ncouplings * sizeof(float));
+    if (r->truncated || st->ncouplings * sizeof(float) > r->len - r->pos)
+        return corrupt("truncated");
+    st->couplings = r->buf + r->pos;
+    r->pos += st->ncouplings * sizeof(float);
+    if (r->pos != r->len - 8)
+        return corrupt("truncated or trailing bytes");
+    return LATMC_OK;
+}
+
+/* Put a parsed state into a freshly created sim. */
+static int apply_state(latmc_sim *sim, const struct ckpt_state *st)
+{
+    int status = LATMC_OK;
+    if (st->ncouplings) {
+        float *couplings = malloc(st->ncouplings * sizeof(float));
         if (!couplings)
             return latmc_fail(LATMC_ENOMEM, "checkpoint: cannot allocate the couplings");
-        ckpt_get_bytes(r, couplings, ncouplings * sizeof(float));
-    }
-    if (r->truncated || r->pos != r->len - 8) {
-        free(couplings);
-        return corrupt("truncated or trailing bytes");
-    }
-    int st = LATMC_OK;
-    if (couplings) {
-        for (size_t i = 0; i < ncouplings && st == LATMC_OK; i++)
+        memcpy(couplings, st->couplings, st->ncouplings * sizeof(float));
+        for (uint64_t i = 0; i < st->ncouplings && status == LATMC_OK; i++)
             if (!isfinite(couplings[i]))
-                st = corrupt("a coupling is not finite");
-        if (st == LATMC_OK)
-            st = sim->ops->set_couplings(sim, couplings);
+                status = corrupt("a coupling is not finite");
+        if (status == LATMC_OK)
+            status = sim->ops->set_couplings(sim, couplings);
         free(couplings);
-        if (st < 0)
-            return st;
+        if (status < 0)
+            return status;
     }
-    if (have_config) {
+    if (st->have_config) {
         /* Copy out: the bytes may be unaligned for the model's element type. */
-        void *aligned = malloc(spin_bytes);
+        void *aligned = malloc(st->spin_bytes);
         if (!aligned)
             return latmc_fail(LATMC_ENOMEM, "checkpoint: cannot allocate the configuration");
-        memcpy(aligned, spins, spin_bytes);
-        st = sim->model->check_spins(sim, aligned);
-        if (st < 0)
-            st = corrupt("the configuration holds invalid values");
+        memcpy(aligned, st->spins, st->spin_bytes);
+        status = sim->model->check_spins(sim, aligned);
+        if (status < 0)
+            status = corrupt("the configuration holds invalid values");
         else
-            st = sim->ops->set_spins(sim, aligned);
+            status = sim->ops->set_spins(sim, aligned);
         free(aligned);
-        if (st < 0)
-            return st;
+        if (status < 0)
+            return status;
     }
-    memcpy(sim->param, param, sizeof param);
+    memcpy(sim->param, st->param, sizeof st->param);
     sim->model->update_data(sim);
-    sim->sweeps = sweeps;
-    sim->accepted = accepted;
-    sim->attempted = attempted;
-    sim->have_config = have_config != 0;
+    sim->sweeps = st->sweeps;
+    sim->accepted = st->accepted;
+    sim->attempted = st->attempted;
+    sim->have_config = st->have_config;
     sim->sums_valid = false;
     return LATMC_OK;
 }
@@ -282,17 +301,25 @@ int latmc_sim_deserialize(latmc_ctx *ctx, const void *buf, size_t size, latmc_si
     if (st < 0)
         return st;
     struct ckpt_reader r = { p, size, CKPT_HEADER_BYTES, false };
-    latmc_sim_desc d;
+    latmc_sim_desc d, valid;
+    int64_t nsites = 0;
     if ((st = read_desc(&r, &d)) < 0)
         return st;
-    latmc_sim *sim = NULL;
-    st = latmc_sim_create(ctx, &d, &sim);
-    if (st == LATMC_EINVAL)
-        return latmc_fail(LATMC_ECORRUPT, "checkpoint: its desc is invalid: %s",
-                          latmc_last_error());
+    st = latmc_desc_validate(&d, &valid, &nsites);
+    if (st == LATMC_EINVAL) {
+        char why[LATMC_ERRMSG_SIZE]; /* latmc_fail writes the buffer it would read */
+        snprintf(why, sizeof why, "%s", latmc_thread_error());
+        return latmc_fail(LATMC_ECORRUPT, "checkpoint: its desc is invalid: %s", why);
+    }
     if (st < 0)
         return st;
-    if ((st = restore_state(sim, &r)) < 0) {
+    struct ckpt_state state;
+    if ((st = parse_state(&r, &valid, nsites, &state)) < 0)
+        return st;
+    latmc_sim *sim = NULL;
+    if ((st = latmc_sim_create(ctx, &d, &sim)) < 0)
+        return st;
+    if ((st = apply_state(sim, &state)) < 0) {
         latmc_sim_destroy(&sim);
         return st;
     }

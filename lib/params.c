@@ -63,6 +63,13 @@ void latmc_param_defaults(double param[LATMC_PARAM_MAX + 1])
         param[k] = param_defs[k].def;
 }
 
+/*
+ * Real parameters are bounded by |value| <= 1e100: no physical coupling, field or
+ * temperature is near it, and squares of sums of such values (local fields of vector
+ * models) stay finite in double precision.
+ */
+#define PARAM_MAX_MAGNITUDE 1e100
+
 int latmc_param_check(int key, double v)
 {
     if (!key_known(key))
@@ -70,6 +77,9 @@ int latmc_param_check(int key, double v)
     const char *name = param_defs[key].name;
     if (isnan(v))
         return latmc_fail(LATMC_EINVAL, "parameter %s: NaN is not a value", name);
+    if (isfinite(v) && fabs(v) > PARAM_MAX_MAGNITUDE)
+        return latmc_fail(LATMC_EINVAL, "parameter %s = %g: |value| must be <= %g", name, v,
+                          PARAM_MAX_MAGNITUDE);
     switch (param_defs[key].kind) {
     case PARAM_POSITIVE_INF:
         if (!(v > 0))

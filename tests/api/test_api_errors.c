@@ -230,6 +230,9 @@ static void bad_parameters(void **state)
         { LATMC_PARAM_J, INFINITY, LATMC_EINVAL },
         { LATMC_PARAM_H, -INFINITY, LATMC_EINVAL },
         { LATMC_PARAM_H, NAN, LATMC_EINVAL },
+        { LATMC_PARAM_H, 1e200, LATMC_EINVAL },    /* |value| <= 1e100 */
+        { LATMC_PARAM_J, -1e101, LATMC_EINVAL },
+        { LATMC_PARAM_BETA, 1e150, LATMC_EINVAL },
         { 0, 1.0, LATMC_EINVAL },
         { 11, 1.0, LATMC_EINVAL },
         { -3, 1.0, LATMC_EINVAL },

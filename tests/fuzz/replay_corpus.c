@@ -1,0 +1,150 @@
+/*
+ * Replays the checkpoint corpus (tests/fuzz/corpus/) through latmc_sim_deserialize, in the
+ * normal test suite and under the sanitizers: every valid-* file must load and work (a
+ * measurement, a sweep, and a serialize/deserialize round trip to the same bytes), every
+ * bad-* file must be refused with exactly LATMC_ECORRUPT and leave *out NULL, and nothing
+ * may crash. Files named otherwise fail the test, so nothing enters the corpus without a
+ * stated expectation. Also checks that the corpus has valid files of all four models.
+ *
+ *   replay_corpus DIR
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <latmc/latmc.h>
+
+static latmc_ctx *ctx;
+
+static unsigned char *read_all(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    unsigned char *buf = malloc(cap);
+    for (size_t got; buf != NULL && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
+        n += got;
+        if (n == cap) {
+            unsigned char *bigger = realloc(buf, cap *= 2);
+            if (bigger == NULL)
+                free(buf);
+            buf = bigger;
+        }
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        free(buf);
+        return NULL;
+    }
+    *size = n;
+    return buf;
+}
+
+/* A loaded sim must be usable and serialize back to bytes that load to the same state. */
+static const char *exercise(latmc_sim *sim)
+{
+    double e;
+    int st = latmc_sim_sweep(sim, 1);
+    if (st == LATMC_OK && latmc_sim_observable(sim, LATMC_OBS_ENERGY, &e) != LATMC_OK)
+        return "no energy after a sweep";
+    if (st != LATMC_OK && st != LATMC_ESTATE)  /* ESTATE: saved before any configuration */
+        return "cannot sweep";
+    size_t n = 0, m = 0;
+    if (latmc_sim_serialize(sim, NULL, 0, &n) != LATMC_OK)
+        return "cannot serialize";
+    unsigned char *a = malloc(n), *b = malloc(n);
+    latmc_sim *again = NULL;
+    const char *why = NULL;
+    if (a == NULL || b == NULL)
+        why = "out of memory";
+    else if (latmc_sim_serialize(sim, a, n, &n) != LATMC_OK)
+        why = "cannot serialize";
+    else if (latmc_sim_deserialize(ctx, a, n, &again) != LATMC_OK)
+        why = "its own serialization does not load";
+    else if (latmc_sim_serialize(again, b, n, &m) != LATMC_OK || m != n || memcmp(a, b, n))
+        why = "the reloaded sim serializes differently";
+    latmc_sim_destroy(&again);
+    free(a);
+    free(b);
+    return why;
+}
+
+/* 0 if the file behaves as its name says; prints and returns 1 otherwise. */
+static int replay(const char *dir, const char *name, int *models_seen)
+{
+    bool valid = strncmp(name, "valid-", 6) == 0, bad = strncmp(name, "bad-", 4) == 0;
+    if (!valid && !bad) {
+        printf("FAIL %s: corpus files are named valid-* or bad-*\n", name);
+        return 1;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t size = 0;
+    unsigned char *bytes = read_all(path, &size);
+    if (bytes == NULL) {
+        printf("FAIL %s: cannot read\n", name);
+        return 1;
+    }
+    latmc_sim *sim = (latmc_sim *)&size;  /* not NULL: the loader must reset it */
+    int st = latmc_sim_deserialize(ctx, size > 0 ? bytes : (const void *)"", size, &sim);
+    int result = 0;
+    if (valid) {
+        const char *why = st != LATMC_OK ? latmc_last_error() : exercise(sim);
+        if (st != LATMC_OK || why != NULL) {
+            printf("FAIL %s: %s%s%s\n", name, st != LATMC_OK ? latmc_strerror(st) : "",
+                   st != LATMC_OK ? ": " : "", why);
+            result = 1;
+        } else {
+            latmc_sim_desc d;
+            latmc_sim_get_desc(sim, &d);
+            if (d.model >= 1 && d.model <= 4)
+                models_seen[d.model] = 1;
+            printf("ok   %s: loads and works (%zu bytes)\n", name, size);
+        }
+        latmc_sim_destroy(&sim);
+    } else {
+        if (st != LATMC_ECORRUPT || sim != NULL) {
+            printf("FAIL %s: %s, *out %s (want LATMC_ECORRUPT and NULL)\n", name,
+                   latmc_strerror(st), sim != NULL ? "set" : "NULL");
+            if (st == LATMC_OK)
+                latmc_sim_destroy(&sim);
+            result = 1;
+        } else {
+            printf("ok   %s: refused: %s\n", name, latmc_last_error());
+        }
+    }
+    free(bytes);
+    return result;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: replay_corpus DIR\n");
+        return 2;
+    }
+    DIR *dir = opendir(argv[1]);
+    if (dir == NULL || latmc_ctx_create(&ctx) != LATMC_OK) {
+        fprintf(stderr, "replay_corpus: cannot open %s\n", argv[1]);
+        return 1;
+    }
+    int failures = 0, files = 0, models_seen[5] = { 0 };
+    for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        files++;
+        failures += replay(argv[1], e->d_name, models_seen);
+    }
+    closedir(dir);
+    latmc_ctx_destroy(&ctx);
+    for (int m = 1; m <= 4; m++)
+        if (!models_seen[m]) {
+            printf("FAIL: no valid checkpoint of model %d in the corpus\n", m);
+            failures++;
+        }
+    printf("%d files, %d failures\n", files, failures);
+    return failures == 0 && files > 0 ? 0 : 1;
+}
