@@ -1,5 +1,6 @@
-/*
- * liblatmc — accumulators for Monte Carlo time series.
+/**
+ * @file latmc/acc.h
+ * @brief liblatmc — accumulators for Monte Carlo time series.
  *
  * An accumulator holds a time series of rows of ncols doubles (one row per measurement,
  * e.g. energy, |m|, m^2, m^4), keeps every row, and gives for each column the mean, the
@@ -9,7 +10,11 @@
  *
  * Thread safety: one acc must not be used by two threads at once when one of them
  * modifies it (push, clear); concurrent const calls are safe. Different accs are
- * independent.
+ * independent. Accs need no ctx. Failing calls record their message for the calling
+ * thread (latmc_last_error()). On failure, output values are left unchanged (but
+ * latmc_acc_create() sets *out to NULL).
+ *
+ * @since 0.1
  */
 #ifndef LATMC_ACC_H
 #define LATMC_ACC_H
@@ -18,64 +23,150 @@
 
 LATMC_BEGIN_DECLS
 
+/**
+ * Opaque accumulator, owned by its creator: latmc_acc_create() allocates it,
+ * latmc_acc_destroy() frees it.
+ * @since 0.1
+ */
 typedef struct latmc_acc latmc_acc;
 
 /**
  * Create an accumulator for rows of ncols values (1 <= ncols <= 64).
- * Errors: LATMC_EINVAL, LATMC_ENOMEM. Since 0.1.
+ * @param[out] out   receives the new acc, owned by the caller (latmc_acc_destroy());
+ *                   set to NULL on failure when out is not NULL.
+ * @param[in]  ncols number of columns, 1..64.
+ * @return LATMC_OK; LATMC_EINVAL (out NULL, ncols out of range); LATMC_ENOMEM.
+ * @note Thread-safe.
+ * @since 0.1
  */
 LATMC_API int latmc_acc_create(latmc_acc **out, int ncols);
 
-/** Destroy and set *acc = NULL; accepts NULL. Since 0.1. */
+/**
+ * Destroy and set *acc = NULL; accepts NULL and *acc == NULL.
+ * @param[in,out] acc address of the caller's handle; the acc and its rows are freed.
+ * @note Not thread-safe on the same acc (it modifies it).
+ * @since 0.1
+ */
 LATMC_API void latmc_acc_destroy(latmc_acc **acc);
 
-/** Number of columns. */
+/**
+ * Number of columns.
+ * @param[in] acc the accumulator.
+ * @return ncols (>= 1); LATMC_EINVAL when acc is NULL.
+ * @note Thread-safe (const).
+ * @since 0.1
+ */
 LATMC_API int latmc_acc_ncols(const latmc_acc *acc);
 
-/** Number of rows pushed so far. */
+/**
+ * Number of rows pushed so far (since creation or the last latmc_acc_clear()).
+ * @param[in] acc the accumulator.
+ * @return the row count; 0 when acc is NULL.
+ * @note Thread-safe (const).
+ * @since 0.1
+ */
 LATMC_API uint64_t latmc_acc_count(const latmc_acc *acc);
 
 /**
  * Append one row. n must equal ncols; NaN or inf values are rejected (LATMC_EINVAL,
- * nothing appended). Errors: LATMC_EINVAL, LATMC_ENOMEM (nothing appended). Since 0.1.
+ * nothing appended). The values are copied.
+ * @param[in,out] acc the accumulator.
+ * @param[in]     row n values; borrowed for the call only.
+ * @param[in]     n   number of values, == ncols.
+ * @return LATMC_OK; LATMC_EINVAL (acc or row NULL, n != ncols, a value not finite);
+ *         LATMC_ENOMEM (storage cannot grow). On failure nothing is appended.
+ * @note Modifies the acc: not concurrently with any other call on it.
+ * @since 0.1
  */
 LATMC_API int latmc_acc_push(latmc_acc *acc, const double *row, int n);
 
-/** Drop all rows. */
+/**
+ * Drop all rows (the storage is kept for refilling). Does nothing when acc is NULL.
+ * @param[in,out] acc the accumulator.
+ * @note Modifies the acc: not concurrently with any other call on it.
+ * @since 0.1
+ */
 LATMC_API void latmc_acc_clear(latmc_acc *acc);
 
-/** Read row `index` (0-based) into row[0..n-1], n == ncols. */
+/**
+ * Read row `index` (0-based) into row[0..n-1], n == ncols.
+ * @param[in]  acc   the accumulator.
+ * @param[in]  index 0 <= index < latmc_acc_count().
+ * @param[out] row   caller's buffer of n doubles.
+ * @param[in]  n     its length, == ncols.
+ * @return LATMC_OK; LATMC_EINVAL (acc or row NULL, n != ncols, index out of range).
+ * @note Thread-safe (const).
+ * @since 0.1
+ */
 LATMC_API int latmc_acc_row(const latmc_acc *acc, uint64_t index, double *row, int n);
 
-/** Mean of column col. Errors: LATMC_EINVAL, LATMC_ESTATE (no rows). */
+/**
+ * Mean of column col.
+ * @param[in]  acc  the accumulator.
+ * @param[in]  col  column, 0 <= col < ncols.
+ * @param[out] mean receives the mean.
+ * @return LATMC_OK; LATMC_EINVAL (acc or mean NULL, col out of range); LATMC_ESTATE
+ *         (no rows).
+ * @note Thread-safe (const).
+ * @since 0.1
+ */
 LATMC_API int latmc_acc_mean(const latmc_acc *acc, int col, double *mean);
 
 /**
  * Error of the mean at binning level `level` (bins of 2^level consecutive rows,
- * sigma = sqrt(var(bin means) / (nbins - 1)), nbins = count >> level).
- * Errors: LATMC_ESTATE when fewer than 2 bins.
+ * sigma = sqrt(var(bin means) / (nbins - 1)), nbins = count >> level; the rows of an
+ * incomplete last bin are not used). A constant column gives 0.
+ * @param[in]  acc   the accumulator.
+ * @param[in]  col   column, 0 <= col < ncols.
+ * @param[in]  level binning level, >= 0.
+ * @param[out] err   receives the error.
+ * @return LATMC_OK; LATMC_EINVAL (acc or err NULL, col out of range, level < 0);
+ *         LATMC_ESTATE when fewer than 2 bins.
+ * @note Thread-safe (const).
+ * @since 0.1
  */
 LATMC_API int latmc_acc_binning_error(const latmc_acc *acc, int col, int level, double *err);
 
 /**
  * Logarithmic-binning error of the mean of column col: the binning error at the
  * highest level that still has at least 32 bins (at level 0 when count < 64).
- * Errors: LATMC_ESTATE (fewer than 2 rows).
+ * @param[in]  acc the accumulator.
+ * @param[in]  col column, 0 <= col < ncols.
+ * @param[out] err receives the error.
+ * @return LATMC_OK; LATMC_EINVAL (acc or err NULL, col out of range); LATMC_ESTATE
+ *         (fewer than 2 rows).
+ * @note Thread-safe (const).
+ * @since 0.1
  */
 LATMC_API int latmc_acc_error(const latmc_acc *acc, int col, double *err);
 
 /**
  * Integrated autocorrelation time tau_int = 1/2 + sum_{t>=1} rho(t) of column col,
  * from the normalised autocorrelation function summed up to the self-consistent
- * window W (smallest W with W >= 6 tau_int(W), Madras–Sokal). With this convention
- * the error of the mean is sqrt(2 tau_int var / n); uncorrelated data give 1/2.
- * A constant column gives tau_int = 0.5. Errors: LATMC_ESTATE (fewer than 2 rows).
+ * window W (smallest W with W >= 6 tau_int(W), Madras–Sokal; W stops at count / 2 when
+ * no smaller window qualifies). With this convention the error of the mean is
+ * sqrt(2 tau_int var / n); uncorrelated data give 1/2. A constant column gives
+ * tau_int = 0.5.
+ * @param[in]  acc the accumulator.
+ * @param[in]  col column, 0 <= col < ncols.
+ * @param[out] tau receives tau_int.
+ * @return LATMC_OK; LATMC_EINVAL (acc or tau NULL, col out of range); LATMC_ESTATE
+ *         (fewer than 2 rows).
+ * @note Thread-safe (const).
+ * @since 0.1
  */
 LATMC_API int latmc_acc_tau_int(const latmc_acc *acc, int col, double *tau);
 
 /**
- * A derived quantity of the column means. `means` has ncols entries (means over the
- * rows being used); `sq_means` the means of the squares of each column.
+ * A derived quantity of the column means, for latmc_acc_jackknife(). Must return a
+ * finite value (else the jackknife fails with LATMC_EINVAL). Called on the calling
+ * thread, nblocks + 1 times per jackknife.
+ * @param[in] means    ncols entries: the column means over the rows being used; valid
+ *                     only during the call.
+ * @param[in] sq_means ncols entries: the means of the squares of each column.
+ * @param[in] user     the pointer given to latmc_acc_jackknife(), passed through.
+ * @return the derived quantity.
+ * @since 0.1
  */
 typedef double (*latmc_derived_fn)(const double *means, const double *sq_means, void *user);
 
@@ -83,7 +174,16 @@ typedef double (*latmc_derived_fn)(const double *means, const double *sq_means, 
  * Jackknife estimate and error of fn over nblocks blocks of consecutive rows
  * (2 <= nblocks <= count; rows beyond nblocks * floor(count / nblocks) are dropped).
  * *value is the bias-corrected estimate n f(all) - (n-1) mean_j f(without block j).
- * Errors: LATMC_EINVAL, LATMC_ESTATE (too few rows).
+ * @param[in]  acc     the accumulator.
+ * @param[in]  nblocks number of blocks n, 2 <= n <= count.
+ * @param[in]  fn      the derived quantity.
+ * @param[in]  user    passed to fn unchanged; not owned by the library.
+ * @param[out] value   receives the bias-corrected estimate.
+ * @param[out] err     receives its jackknife error.
+ * @return LATMC_OK; LATMC_EINVAL (acc, fn, value or err NULL, nblocks < 2, fn returned a
+ *         value that is not finite); LATMC_ESTATE (fewer rows than nblocks).
+ * @note Thread-safe (const), as far as fn is.
+ * @since 0.1
  */
 LATMC_API int latmc_acc_jackknife(const latmc_acc *acc, int nblocks, latmc_derived_fn fn,
                                   void *user, double *value, double *err);
@@ -91,6 +191,17 @@ LATMC_API int latmc_acc_jackknife(const latmc_acc *acc, int nblocks, latmc_deriv
 /**
  * Binder cumulant U4 = 1 - <m^4> / (3 <m^2>^2) by jackknife, from the columns holding
  * m^2 and m^4 per measurement.
+ * @param[in]  acc     the accumulator.
+ * @param[in]  col_m2  column of m^2.
+ * @param[in]  col_m4  column of m^4.
+ * @param[in]  nblocks jackknife blocks, as latmc_acc_jackknife().
+ * @param[out] value   receives U4.
+ * @param[out] err     receives its error.
+ * @return LATMC_OK; LATMC_EINVAL (acc NULL, a column out of range, value or err NULL,
+ *         nblocks < 2, U4 not finite, e.g. <m^2> = 0); LATMC_ESTATE (fewer rows than
+ *         nblocks).
+ * @note Thread-safe (const).
+ * @since 0.1
  */
 LATMC_API int latmc_acc_binder(const latmc_acc *acc, int col_m2, int col_m4, int nblocks,
                                double *value, double *err);
@@ -99,13 +210,36 @@ LATMC_API int latmc_acc_binder(const latmc_acc *acc, int col_m2, int col_m4, int
  * Susceptibility chi = factor * (<m^2> - <|m|>^2) by jackknife (for the usual
  * per-site chi of a lattice of N sites at inverse temperature beta, factor = beta * N),
  * from the columns holding |m| and m^2.
+ * @param[in]  acc      the accumulator.
+ * @param[in]  col_absm column of |m|.
+ * @param[in]  col_m2   column of m^2.
+ * @param[in]  factor   finite prefactor.
+ * @param[in]  nblocks  jackknife blocks, as latmc_acc_jackknife().
+ * @param[out] value    receives chi.
+ * @param[out] err      receives its error.
+ * @return LATMC_OK; LATMC_EINVAL (acc NULL, a column out of range, factor not finite,
+ *         value or err NULL, nblocks < 2, chi not finite); LATMC_ESTATE (fewer rows
+ *         than nblocks).
+ * @note Thread-safe (const).
+ * @since 0.1
  */
 LATMC_API int latmc_acc_susceptibility(const latmc_acc *acc, int col_absm, int col_m2,
                                        double factor, int nblocks, double *value, double *err);
 
 /**
- * Specific heat per site C = factor * (<e^2> - <e>^2) by jackknife (factor = beta^2 * N
+ * Specific heat per site `C = factor * (<e^2> - <e>^2)` by jackknife (factor = beta^2 * N
  * for e = H/N), from the column holding e.
+ * @param[in]  acc     the accumulator.
+ * @param[in]  col_e   column of e.
+ * @param[in]  factor  finite prefactor.
+ * @param[in]  nblocks jackknife blocks, as latmc_acc_jackknife().
+ * @param[out] value   receives C.
+ * @param[out] err     receives its error.
+ * @return LATMC_OK; LATMC_EINVAL (acc NULL, col_e out of range, factor not finite,
+ *         value or err NULL, nblocks < 2, C not finite); LATMC_ESTATE (fewer rows than
+ *         nblocks).
+ * @note Thread-safe (const).
+ * @since 0.1
  */
 LATMC_API int latmc_acc_specific_heat(const latmc_acc *acc, int col_e, double factor,
                                       int nblocks, double *value, double *err);
@@ -115,7 +249,15 @@ LATMC_API int latmc_acc_specific_heat(const latmc_acc *acc, int col_e, double fa
  * "index,c0,c1,..."; names must not contain ',', '"', CR or LF), then one line per row
  * with the row index and the values printed with 17 significant digits. Written to
  * path.tmp, flushed and renamed, so a failure never leaves a partial file at path.
- * Errors: LATMC_EINVAL, LATMC_EIO, LATMC_ENOMEM.
+ * An existing file at path is replaced.
+ * @param[in] acc   the accumulator.
+ * @param[in] path  destination file, non-empty; path.tmp is used on the way.
+ * @param[in] names NULL, or ncols non-NULL strings; borrowed for the call only.
+ * @return LATMC_OK; LATMC_EINVAL (acc or path NULL, path empty, a name NULL or with a
+ *         forbidden character); LATMC_EIO (cannot create, write, sync, close or rename;
+ *         path.tmp is removed); LATMC_ENOMEM.
+ * @note Thread-safe (const) for the acc; concurrent writes to the same path race.
+ * @since 0.1
  */
 LATMC_API int latmc_acc_write_csv(const latmc_acc *acc, const char *path,
                                   const char *const *names);

@@ -1,12 +1,22 @@
-/*
- * liblatmc — a simulation: one lattice, one model, its state, on one device set.
+/**
+ * @file latmc/sim.h
+ * @brief liblatmc — a simulation: one lattice, one model, its state, on one device set.
  *
  * Thread safety: one sim must not be used by two threads at once; different sims may
  * be used concurrently from different threads, also when they share a ctx.
  * Every function returns LATMC_OK (0) or a negative LATMC_E* code; on failure the sim
- * is unchanged and latmc_sim_last_error() says why. Failures also reach the ctx's log:
- * refused requests (EINVAL, EUNSUPPORTED, ESTATE, ...) at LATMC_LOG_DEBUG, failures of
- * memory, device or files (ENOMEM, EDEVICE, EIO, ECORRUPT) at LATMC_LOG_ERROR.
+ * is unchanged and latmc_sim_last_error() says why. Failures on a sim also reach the
+ * ctx's log: refused requests (EINVAL, EUNSUPPORTED, ESTATE, ...) at LATMC_LOG_DEBUG,
+ * failures of memory, device or files (ENOMEM, EDEVICE, EIO, ECORRUPT) at LATMC_LOG_ERROR
+ * (latmc_sim_load logs every failure at LATMC_LOG_ERROR; calls without a sim or ctx are
+ * not logged).
+ * Exceptions: a call with sim == NULL fails with LATMC_EINVAL and only latmc_last_error()
+ * has the message; a sweep that fails in the backend (LATMC_EDEVICE, ...) may leave the
+ * configuration partly updated (the sweep count is not advanced); a failing
+ * latmc_sim_tune_epsilon() keeps the blocks it completed. Every failure is also recorded
+ * as the calling thread's latmc_last_error().
+ *
+ * @since 0.1
  */
 #ifndef LATMC_SIM_H
 #define LATMC_SIM_H
@@ -16,92 +26,111 @@
 
 LATMC_BEGIN_DECLS
 
+/**
+ * Opaque simulation. Created by latmc_sim_create(), latmc_sim_load() or
+ * latmc_sim_deserialize(), owned by the caller, freed by latmc_sim_destroy(). It holds a
+ * reference to its ctx.
+ * @since 0.1
+ */
 typedef struct latmc_sim latmc_sim;
 
+/** Models (latmc_sim_desc::model). See doc/models/ and doc/conventions.md. @since 0.1 */
 enum latmc_model {
-    LATMC_MODEL_NONE       = 0, /* not set: latmc_sim_create() rejects it */
-    LATMC_MODEL_ISING      = 1,
-    LATMC_MODEL_POTTS      = 2,
-    LATMC_MODEL_PHI4       = 3,
-    LATMC_MODEL_HEISENBERG = 4
+    LATMC_MODEL_NONE       = 0, /**< not set: latmc_sim_create() rejects it */
+    LATMC_MODEL_ISING      = 1, /**< Ising, spins +-1 */
+    LATMC_MODEL_POTTS      = 2, /**< q-state Potts (desc.q) */
+    LATMC_MODEL_PHI4       = 3, /**< lattice phi^4 scalar field */
+    LATMC_MODEL_HEISENBERG = 4  /**< Heisenberg, 3-component unit spins */
 };
 
+/** Update algorithms (latmc_sim_desc::algorithm). @since 0.1 */
 enum latmc_algorithm {
-    LATMC_ALGO_DEFAULT    = 0, /* the model's default: Ising -> Metropolis */
-    LATMC_ALGO_METROPOLIS = 1,
-    LATMC_ALGO_HEATBATH   = 2,
-    LATMC_ALGO_OVERRELAX  = 3
+    LATMC_ALGO_DEFAULT    = 0, /**< the model's default: Ising -> Metropolis */
+    LATMC_ALGO_METROPOLIS = 1, /**< Ising, Potts, phi^4 (default of all three) */
+    LATMC_ALGO_HEATBATH   = 2, /**< Ising, Potts, Heisenberg (Heisenberg's default) */
+    LATMC_ALGO_OVERRELAX  = 3  /**< Heisenberg */
 };
 
+/** Floating-point precision of the phi^4 field (latmc_sim_desc::precision). @since 0.1 */
 enum latmc_precision {
-    LATMC_PRECISION_FLOAT  = 0,
-    LATMC_PRECISION_DOUBLE = 1
+    LATMC_PRECISION_FLOAT  = 0, /**< float per site */
+    LATMC_PRECISION_DOUBLE = 1  /**< double per site (the default) */
 };
 
+/** Heisenberg couplings drawn from latmc_sim_desc::coupling_seed. @since 0.1 */
 enum latmc_couplings {
-    LATMC_COUPLINGS_UNIFORM  = 0,
-    LATMC_COUPLINGS_GAUSSIAN = 1,
-    LATMC_COUPLINGS_BIMODAL  = 2
+    LATMC_COUPLINGS_UNIFORM  = 0, /**< all equal (the default) */
+    LATMC_COUPLINGS_GAUSSIAN = 1, /**< Gaussian random couplings */
+    LATMC_COUPLINGS_BIMODAL  = 2  /**< random +-1 couplings */
 };
 
+/** Initial configurations (latmc_sim_init_spins()). @since 0.1 */
 enum latmc_init {
-    LATMC_INIT_COLD = 0, /* ordered: Ising +1, Potts state 0, phi^4 0, Heisenberg e_z */
-    LATMC_INIT_HOT  = 1  /* independent random spins drawn from the seed */
+    LATMC_INIT_COLD = 0, /**< ordered: Ising +1, Potts state 0, phi^4 0, Heisenberg e_z */
+    LATMC_INIT_HOT  = 1  /**< independent random spins drawn from the seed */
 };
 
-/** Parameter keys; latmc_param_name() / latmc_param_by_name() map them to names. */
+/**
+ * Parameter keys; latmc_param_name() / latmc_param_by_name() map them to names.
+ * Real values are bounded by |value| <= 1e100.
+ * @since 0.1
+ */
 enum latmc_param {
-    LATMC_PARAM_BETA    = 1,  /* "beta": inverse temperature, >= 0 */
-    LATMC_PARAM_J       = 2,  /* "J": coupling */
-    LATMC_PARAM_H       = 3,  /* "h": external field */
-    LATMC_PARAM_MU2     = 4,  /* "mu2" (phi^4) */
-    LATMC_PARAM_G       = 5,  /* "g" (phi^4) */
-    LATMC_PARAM_LAMBDA  = 6,  /* "lambda" (phi^4; +inf switches the 1/Lambda term off) */
-    LATMC_PARAM_EPSILON = 7,  /* "epsilon" (phi^4 proposal half-width) */
-    LATMC_PARAM_NHIT    = 8,  /* "nhit" (phi^4 hits per site per pass) */
-    LATMC_PARAM_NLOC    = 9,  /* "nloc" (phi^4 passes per sweep) */
-    LATMC_PARAM_NOVER   = 10  /* "nover" (Heisenberg overrelaxation passes per sweep) */
+    LATMC_PARAM_BETA    = 1,  /**< "beta": inverse temperature, >= 0 (not phi^4; default 0) */
+    LATMC_PARAM_J       = 2,  /**< "J": coupling (Ising, Potts; default 1) */
+    LATMC_PARAM_H       = 3,  /**< "h": external field (not phi^4; default 0) */
+    LATMC_PARAM_MU2     = 4,  /**< "mu2" (phi^4; default 0) */
+    LATMC_PARAM_G       = 5,  /**< "g" (phi^4; default 0) */
+    LATMC_PARAM_LAMBDA  = 6,  /**< "lambda" (phi^4; > 0, default +inf: 1/Lambda term off) */
+    LATMC_PARAM_EPSILON = 7,  /**< "epsilon" (phi^4 proposal half-width; > 0, default 0.5) */
+    LATMC_PARAM_NHIT    = 8,  /**< "nhit" (phi^4 hits per site per pass; 1..65535) */
+    LATMC_PARAM_NLOC    = 9,  /**< "nloc" (phi^4 passes per sweep; 1..65535) */
+    LATMC_PARAM_NOVER   = 10  /**< "nover" (Heisenberg overrelaxation passes; 0..65535) */
 };
 
-/** Observable keys: values per site, accumulated in double. */
+/** Observable keys: values per site, accumulated in double. @since 0.1 */
 enum latmc_observable {
-    LATMC_OBS_ENERGY          = 1, /* H/N */
-    LATMC_OBS_MAGNETIZATION   = 2, /* signed M/N (scalar models) */
-    LATMC_OBS_ABS_MAGNETIZATION = 3, /* |M|/N */
-    LATMC_OBS_M2              = 4, /* m^2, m = M/N of this configuration */
-    LATMC_OBS_M4              = 5, /* m^4 */
-    LATMC_OBS_PHI2            = 6, /* phi^4: sum phi^2 / N */
-    LATMC_OBS_ACCEPTANCE      = 7, /* accepted / attempted since the last reset */
-    LATMC_OBS_OVERLAP2        = 8  /* Heisenberg, two replicas: sum_{mu,nu} q_{mu nu}^2 */
+    LATMC_OBS_ENERGY          = 1, /**< H/N */
+    LATMC_OBS_MAGNETIZATION   = 2, /**< signed M/N; Potts, Heisenberg: same as ABS */
+    LATMC_OBS_ABS_MAGNETIZATION = 3, /**< |M|/N */
+    LATMC_OBS_M2              = 4, /**< m^2, m = M/N of this configuration */
+    LATMC_OBS_M4              = 5, /**< m^4 */
+    LATMC_OBS_PHI2            = 6, /**< phi^4: sum phi^2 / N */
+    LATMC_OBS_ACCEPTANCE      = 7, /**< accepted / attempted since the last reset */
+    LATMC_OBS_OVERLAP2        = 8  /**< Heisenberg, two replicas: sum_{mu,nu} q_{mu nu}^2 */
 };
 
 /**
  * Describes a simulation to create. Always start from latmc_sim_desc_init(), then set
  * fields: the struct may grow at its end in later versions (struct_size tells which
- * version the caller was compiled against).
+ * version the caller was compiled against). Caller-allocated; latmc_sim_create() copies it.
+ * @since 0.1
  */
 typedef struct latmc_sim_desc {
-    uint32_t struct_size;   /* set by latmc_sim_desc_init(); the struct may only grow */
-    int      model;         /* enum latmc_model */
-    int      ndim;          /* 2 or 3 */
-    int64_t  extent[4];     /* L_x, L_y[, L_z]; unused entries 0 or 1 */
-    int      q;             /* Potts states */
-    int      algorithm;     /* enum latmc_algorithm */
-    int      precision;     /* phi^4: enum latmc_precision */
-    int      couplings;     /* Heisenberg: enum latmc_couplings */
-    uint64_t coupling_seed; /* disorder realisation, independent of the MC seed */
-    int      replicas;      /* 1, or 2 for the overlap */
-    int      device;        /* enum latmc_device */
-    int      device_index;  /* first device */
-    int      n_threads;     /* CPU threads, 0 = runtime default */
-    uint64_t seed;          /* Monte Carlo seed */
+    uint32_t struct_size;   /**< set by latmc_sim_desc_init(); the struct may only grow */
+    int      model;         /**< enum latmc_model */
+    int      ndim;          /**< 2 or 3 */
+    int64_t  extent[4];     /**< L_x, L_y[, L_z], each >= 2; unused entries 0 or 1 */
+    int      q;             /**< Potts states, 2..255 */
+    int      algorithm;     /**< enum latmc_algorithm */
+    int      precision;     /**< phi^4: enum latmc_precision */
+    int      couplings;     /**< Heisenberg: enum latmc_couplings */
+    uint64_t coupling_seed; /**< disorder realisation, independent of the MC seed */
+    int      replicas;      /**< 1, or 2 for the overlap (Heisenberg) */
+    int      device;        /**< enum latmc_device */
+    int      device_index;  /**< first device (CPU: 0 only) */
+    int      n_threads;     /**< CPU threads, 0 = runtime default; at most 4096 */
+    uint64_t seed;          /**< Monte Carlo seed */
 } latmc_sim_desc;
 
 /**
  * Fill *d with defaults and set struct_size: model NONE (must be set), ndim 2,
  * extents 0 (must be set), q 2, algorithm DEFAULT, precision DOUBLE, couplings UNIFORM,
  * coupling_seed 0, replicas 1, device AUTO, device_index 0, n_threads 0, seed 0.
- * Accepts NULL (does nothing). Thread-safe. Since 0.1.
+ * Accepts NULL (does nothing).
+ * @param[out] d the caller's desc.
+ * @note Thread-safe.
+ * @since 0.1
  */
 LATMC_API void latmc_sim_desc_init(latmc_sim_desc *d);
 
@@ -110,122 +139,262 @@ LATMC_API void latmc_sim_desc_init(latmc_sim_desc *d);
  * or latmc_sim_set_spins() before sweeping or measuring (LATMC_ESTATE otherwise).
  * Parameters start at their defaults (beta 0, J 1, h 0). The ctx may be destroyed
  * before the sim (the sim keeps it alive).
- * Errors: LATMC_EINVAL (NULL, bad field: the message names it), LATMC_EUNSUPPORTED
- * (model, dimension, algorithm or option not available), LATMC_EBACKEND,
- * LATMC_ENODEV, LATMC_ENOMEM. On failure *out is set to NULL and nothing is leaked.
- * Thread-safe (ctx-level). Since 0.1.
+ * Extents the update colouring needs: Ising, Heisenberg even; Potts all even or all
+ * divisible by 3; phi^4 divisible by 8 (2D also: both divisible by 5).
+ * @param[in]  ctx  the context; the sim takes its own reference.
+ * @param[in]  desc from latmc_sim_desc_init(); copied, need not outlive the call.
+ * @param[out] out  receives the new sim, owned by the caller (latmc_sim_destroy()).
+ * @return LATMC_OK; LATMC_EINVAL (NULL, bad field: the message names it; also ndim
+ *         other than 2 or 3, struct_size too small, extents the colouring cannot use,
+ *         q out of range); LATMC_EUNSUPPORTED (algorithm or replicas not available for
+ *         the model, fields of a newer desc set, CUDA explicitly requested for a model
+ *         without CUDA kernels); LATMC_EBACKEND (CUDA requested, module unusable);
+ *         LATMC_ENODEV (device_index negative or beyond the devices); LATMC_ENOMEM;
+ *         LATMC_EDEVICE (device failure). On failure *out is set to NULL (when out is
+ *         not NULL) and nothing is leaked.
+ * @note Thread-safe (ctx-level).
+ * @since 0.1
  */
 LATMC_API int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out);
 
-/** Destroy a sim and set *sim = NULL. Accepts NULL and *sim == NULL. Since 0.1. */
+/**
+ * Destroy a sim and set *sim = NULL. Accepts NULL and *sim == NULL. Releases the sim's
+ * reference to its ctx (freeing the ctx if it was the last).
+ * @param[in,out] sim address of the caller's handle.
+ * @note Not concurrently with any other call on the same sim.
+ * @since 0.1
+ */
 LATMC_API void latmc_sim_destroy(latmc_sim **sim);
 
 /**
  * Copy the sim's desc into *out: validated, with defaults resolved (algorithm DEFAULT
- * replaced by the model's default, n_threads 0 by the thread count in use). Since 0.1.
+ * replaced by the model's default, n_threads 0 by the thread count in use; unused
+ * extents 0).
+ * @param[in]  sim the sim.
+ * @param[out] out receives this version's latmc_sim_desc (struct_size = its size).
+ * @return LATMC_OK; LATMC_EINVAL (sim or out NULL).
+ * @note Thread-safe as a const call: not concurrently with a call modifying the sim.
+ * @since 0.1
  */
 LATMC_API int latmc_sim_get_desc(const latmc_sim *sim, latmc_sim_desc *out);
 
-/** Name of the backend the sim runs on ("cpu", ...); never NULL. Since 0.1. */
+/**
+ * Name of the backend the sim runs on ("cpu", ...); never NULL ("none" for a NULL sim).
+ * @param[in] sim the sim.
+ * @return a static string owned by the library (do not free).
+ * @note Thread-safe as a const call.
+ * @since 0.1
+ */
 LATMC_API const char *latmc_sim_backend_name(const latmc_sim *sim);
 
 /**
  * Set a model parameter (enum latmc_param). Values must be finite (lambda may be +inf);
- * beta >= 0. Errors: LATMC_EINVAL (unknown key, NaN, inf, out of range),
- * LATMC_EUNSUPPORTED (the parameter does not belong to the sim's model).
- * Since 0.1.
+ * beta >= 0; |value| <= 1e100; other ranges as listed in enum latmc_param.
+ * @param[in,out] sim   the sim.
+ * @param[in]     key   enum latmc_param.
+ * @param[in]     value the new value.
+ * @return LATMC_OK; LATMC_EINVAL (sim NULL, unknown key, NaN, inf, out of range);
+ *         LATMC_EUNSUPPORTED (the parameter does not belong to the sim's model).
+ * @note Not concurrently with any other call on the same sim.
+ * @since 0.1
  */
 LATMC_API int latmc_sim_set_param(latmc_sim *sim, int key, double value);
 
-/** Read a model parameter. Errors as latmc_sim_set_param(). Since 0.1. */
+/**
+ * Read a model parameter.
+ * @param[in]  sim   the sim.
+ * @param[in]  key   enum latmc_param.
+ * @param[out] value receives the value.
+ * @return LATMC_OK; LATMC_EINVAL (sim or value NULL, unknown key); LATMC_EUNSUPPORTED
+ *         (the parameter does not belong to the sim's model).
+ * @note Thread-safe as a const call.
+ * @since 0.1
+ */
 LATMC_API int latmc_sim_get_param(const latmc_sim *sim, int key, double *value);
 
 /**
  * Map a parameter name ("beta", "J", "h", "mu2", "g", "lambda", "epsilon", "nhit",
- * "nloc", "nover"; case-sensitive) to its key. Errors: LATMC_EINVAL. Thread-safe. Since 0.1.
+ * "nloc", "nover"; case-sensitive) to its key.
+ * @param[in]  name NUL-terminated name.
+ * @param[out] key  receives the enum latmc_param key.
+ * @return LATMC_OK; LATMC_EINVAL (name or key NULL, unknown name).
+ * @note Thread-safe.
+ * @since 0.1
  */
 LATMC_API int latmc_param_by_name(const char *name, int *key);
 
-/** Name of a parameter key, or NULL for an unknown key. Thread-safe. Since 0.1. */
+/**
+ * Name of a parameter key, or NULL for an unknown key.
+ * @param[in] key enum latmc_param.
+ * @return a static string (do not free), or NULL.
+ * @note Thread-safe.
+ * @since 0.1
+ */
 LATMC_API const char *latmc_param_name(int key);
 
-/** Name of an observable key ("energy", ...), or NULL for an unknown key. Since 0.1. */
+/**
+ * Name of an observable key ("energy", "magnetization", "abs_magnetization", "m2", "m4",
+ * "phi2", "acceptance", "overlap2"), or NULL for an unknown key.
+ * @param[in] key enum latmc_observable.
+ * @return a static string (do not free), or NULL.
+ * @note Thread-safe.
+ * @since 0.1
+ */
 LATMC_API const char *latmc_observable_name(int key);
 
 /**
  * Set the configuration: LATMC_INIT_COLD (ordered, see enum latmc_init) or
  * LATMC_INIT_HOT (random, drawn from desc.seed: the same seed always gives the same hot
  * configuration; both replicas get their own).
- * Resets the acceptance counters. Since 0.1.
+ * Resets the acceptance counters (not the sweep count).
+ * @param[in,out] sim the sim.
+ * @param[in]     how enum latmc_init.
+ * @return LATMC_OK; LATMC_EINVAL (sim NULL, how not a LATMC_INIT_* value); or the
+ *         backend's failure (e.g. LATMC_EDEVICE).
+ * @note Not concurrently with any other call on the same sim.
+ * @since 0.1
  */
 LATMC_API int latmc_sim_init_spins(latmc_sim *sim, int how);
 
 /**
  * Perform n sweeps (n = 0 is a no-op). One sweep offers every site one update (phi^4:
  * nloc passes of nhit hits; Heisenberg: a heat-bath pass plus nover overrelaxation
- * passes), colour by colour (doc/conventions.md and doc/models/). The result depends only on the seed, the sweep number and
- * the configuration, never on threads or backend (see doc/conventions.md).
- * Errors: LATMC_ESTATE (no configuration yet). Since 0.1.
+ * passes), colour by colour (doc/conventions.md and doc/models/). The result depends
+ * only on the seed, the sweep number and the configuration, never on threads or backend
+ * (see doc/conventions.md).
+ * @param[in,out] sim the sim.
+ * @param[in]     n   number of sweeps.
+ * @return LATMC_OK; LATMC_EINVAL (sim NULL, or the sweep number would pass what the
+ *         random-number counters can name: 2^48 / nloc sweeps); LATMC_ESTATE (no
+ *         configuration yet, checked before n = 0); or the backend's failure (e.g.
+ *         LATMC_EDEVICE; the sweeps are then not counted).
+ * @note Not concurrently with any other call on the same sim.
+ * @since 0.1
  */
 LATMC_API int latmc_sim_sweep(latmc_sim *sim, uint64_t n);
 
-/** Number of sweeps performed since creation. Since 0.1. */
+/**
+ * Number of sweeps performed since creation (a loaded sim continues the count of the
+ * checkpoint).
+ * @param[in]  sim   the sim.
+ * @param[out] count receives the count.
+ * @return LATMC_OK; LATMC_EINVAL (sim or count NULL).
+ * @note Thread-safe as a const call.
+ * @since 0.1
+ */
 LATMC_API int latmc_sim_sweep_count(const latmc_sim *sim, uint64_t *count);
 
 /**
  * Measure an observable (enum latmc_observable) of the current configuration.
  * A measurement is one reduction over the lattice, cached until the state changes.
- * Errors: LATMC_EINVAL (unknown key or NULL), LATMC_EUNSUPPORTED (not defined for
- * this model; OVERLAP2 with one replica), LATMC_ESTATE (no configuration yet;
- * ACCEPTANCE: nothing attempted since the last reset). Since 0.1.
+ * Non-const because it fills that cache.
+ * @param[in,out] sim   the sim.
+ * @param[in]     key   enum latmc_observable.
+ * @param[out]    value receives the value.
+ * @return LATMC_OK; LATMC_EINVAL (unknown key or NULL); LATMC_EUNSUPPORTED (not defined
+ *         for this model; OVERLAP2 with one replica); LATMC_ESTATE (no configuration
+ *         yet; ACCEPTANCE: nothing attempted since the last reset); or the backend's
+ *         failure (e.g. LATMC_EDEVICE).
+ * @note Not concurrently with any other call on the same sim.
+ * @since 0.1
  */
 LATMC_API int latmc_sim_observable(latmc_sim *sim, int key, double *value);
 
 /**
  * The counters behind LATMC_OBS_ACCEPTANCE: updates accepted and attempted since the
- * last reset (exact integers, for pooling acceptance over runs of any length). Since 0.1.
+ * last reset (exact integers, for pooling acceptance over runs of any length).
+ * @param[in]  sim       the sim.
+ * @param[out] accepted  receives the accepted updates.
+ * @param[out] attempted receives the attempted updates.
+ * @return LATMC_OK; LATMC_EINVAL (a NULL argument).
+ * @note Thread-safe as a const call.
+ * @since 0.1
  */
 LATMC_API int latmc_sim_acceptance_counts(const latmc_sim *sim, uint64_t *accepted,
                                           uint64_t *attempted);
 
-/** Zero the acceptance counters. Since 0.1. */
+/**
+ * Zero the acceptance counters.
+ * @param[in,out] sim the sim.
+ * @return LATMC_OK; LATMC_EINVAL (sim NULL).
+ * @note Not concurrently with any other call on the same sim.
+ * @since 0.1
+ */
 LATMC_API int latmc_sim_reset_acceptance(latmc_sim *sim);
 
 /**
  * Bytes of the host spin buffer: sites x replicas x bytes per site (Ising int8 +-1, Potts
  * uint8 0..q-1, phi^4 float or double per desc.precision, Heisenberg 3 floats x,y,z).
- * Since 0.1.
+ * @param[in]  sim   the sim.
+ * @param[out] bytes receives the size.
+ * @return LATMC_OK; LATMC_EINVAL (sim or bytes NULL).
+ * @note Thread-safe as a const call.
+ * @since 0.1
  */
 LATMC_API int latmc_sim_spins_size(const latmc_sim *sim, size_t *bytes);
 
 /**
  * Copy the configuration to buf in site order i = x + L_x*(y + L_y*z), layout as in
  * latmc_sim_spins_size() (two replicas: replica 0 first). bytes must equal
- * latmc_sim_spins_size() exactly. Errors: LATMC_EINVAL, LATMC_ESTATE. Since 0.1.
+ * latmc_sim_spins_size() exactly.
+ * @param[in]  sim   the sim.
+ * @param[out] buf   caller's buffer of `bytes` bytes.
+ * @param[in]  bytes its size, == latmc_sim_spins_size().
+ * @return LATMC_OK; LATMC_EINVAL (sim or buf NULL, wrong size); LATMC_ESTATE (no
+ *         configuration yet); or the backend's failure (e.g. LATMC_EDEVICE).
+ * @note Not concurrently with any other call on the same sim.
+ * @since 0.1
  */
 LATMC_API int latmc_sim_get_spins(latmc_sim *sim, void *buf, size_t bytes);
 
 /**
  * Set the configuration from buf (layout as latmc_sim_get_spins()). Every value is
  * checked first; on LATMC_EINVAL nothing changes. Resets the acceptance counters.
- * Since 0.1.
+ * @param[in,out] sim   the sim.
+ * @param[in]     buf   the configuration; copied, borrowed for the call only.
+ * @param[in]     bytes its size, == latmc_sim_spins_size().
+ * @return LATMC_OK; LATMC_EINVAL (sim or buf NULL, wrong size, a value out of range for
+ *         the model); or the backend's failure (e.g. LATMC_EDEVICE).
+ * @note Not concurrently with any other call on the same sim.
+ * @since 0.1
  */
 LATMC_API int latmc_sim_set_spins(latmc_sim *sim, const void *buf, size_t bytes);
 
 /**
  * Number of couplings of a model that has them (Heisenberg): one per site and positive
  * direction, sites x ndim floats, coupling between site i and its neighbour in direction
- * mu (0 = x, 1 = y, 2 = z) at index ndim * i + mu. Errors: LATMC_EUNSUPPORTED for models
- * without couplings. Since 0.1.
+ * mu (0 = x, 1 = y, 2 = z) at index ndim * i + mu.
+ * @param[in]  sim   the sim.
+ * @param[out] count receives the number of floats.
+ * @return LATMC_OK; LATMC_EINVAL (sim or count NULL); LATMC_EUNSUPPORTED for models
+ *         without couplings.
+ * @note Thread-safe as a const call.
+ * @since 0.1
  */
 LATMC_API int latmc_sim_couplings_size(const latmc_sim *sim, size_t *count);
 
-/** Copy the couplings out (count must equal latmc_sim_couplings_size()). Since 0.1. */
+/**
+ * Copy the couplings out (count must equal latmc_sim_couplings_size()).
+ * @param[in]  sim   the sim.
+ * @param[out] buf   caller's buffer of `count` floats.
+ * @param[in]  count its length.
+ * @return LATMC_OK; LATMC_EINVAL (sim or buf NULL, wrong count); LATMC_EUNSUPPORTED
+ *         (no couplings); or the backend's failure.
+ * @note Not concurrently with any other call on the same sim.
+ * @since 0.1
+ */
 LATMC_API int latmc_sim_get_couplings(latmc_sim *sim, float *buf, size_t count);
 
 /**
  * Replace the couplings (count must equal latmc_sim_couplings_size(); every value finite,
- * else LATMC_EINVAL and nothing changes). Replicas share them. Since 0.1.
+ * else LATMC_EINVAL and nothing changes). Replicas share them.
+ * @param[in,out] sim   the sim.
+ * @param[in]     buf   `count` floats; copied, borrowed for the call only.
+ * @param[in]     count their number.
+ * @return LATMC_OK; LATMC_EINVAL (sim or buf NULL, wrong count, a value not finite);
+ *         LATMC_EUNSUPPORTED (no couplings); or the backend's failure.
+ * @note Not concurrently with any other call on the same sim.
+ * @since 0.1
  */
 LATMC_API int latmc_sim_set_couplings(latmc_sim *sim, const float *buf, size_t count);
 
@@ -235,8 +404,15 @@ LATMC_API int latmc_sim_set_couplings(latmc_sim *sim, const float *buf, size_t c
  * acceptance / target (the factor clamped to [1/2, 2]), so that the acceptance approaches
  * `target` (0 < target < 1). Because blocks follow the sweep number, tuning split over
  * several calls gives the same chain as one call. Meant for thermalization: the sweeps
- * count as ordinary sweeps. Errors: LATMC_EUNSUPPORTED
- * (no epsilon), LATMC_EINVAL, LATMC_ESTATE. Since 0.1.
+ * count as ordinary sweeps. A scaled epsilon outside its valid range is not applied.
+ * @param[in,out] sim    the sim.
+ * @param[in]     target the acceptance to approach, 0 < target < 1.
+ * @param[in]     sweeps number of sweeps (0: nothing happens).
+ * @return LATMC_OK; LATMC_EUNSUPPORTED (no epsilon); LATMC_EINVAL (sim NULL, target out
+ *         of range); or any code of latmc_sim_sweep() (LATMC_ESTATE: no configuration).
+ *         On failure the blocks already run are kept.
+ * @note Not concurrently with any other call on the same sim.
+ * @since 0.1
  */
 LATMC_API int latmc_sim_tune_epsilon(latmc_sim *sim, double target, uint64_t sweeps);
 
@@ -245,7 +421,13 @@ LATMC_API int latmc_sim_tune_epsilon(latmc_sim *sim, double target, uint64_t swe
  * counters, configuration, couplings) to `path`: self-describing, versioned and
  * checksummed (doc/checkpoints.md). Written to path.tmp, flushed to disk and renamed, so
  * a crash never leaves a partial file where a good one was. A sim loaded from it
- * continues bit-identically. Errors: LATMC_EINVAL, LATMC_EIO, LATMC_ENOMEM. Since 0.1.
+ * continues bit-identically.
+ * @param[in] sim  the sim.
+ * @param[in] path destination file; path.tmp is used on the way.
+ * @return LATMC_OK; LATMC_EINVAL (sim or path NULL); LATMC_EIO (cannot create, write,
+ *         sync, close or rename); LATMC_ENOMEM; or the backend's failure.
+ * @note Not concurrently with any other call on the same sim.
+ * @since 0.1
  */
 LATMC_API int latmc_sim_save(latmc_sim *sim, const char *path);
 
@@ -253,24 +435,55 @@ LATMC_API int latmc_sim_save(latmc_sim *sim, const char *path);
  * Create a sim from a checkpoint written by latmc_sim_save(). Truncated, damaged,
  * wrong-version, other-byte-order or inconsistent files give LATMC_ECORRUPT; a missing
  * or unreadable file LATMC_EIO. On failure *out is NULL and nothing is allocated.
- * Thread-safe (ctx-level). Since 0.1.
+ * The sim is created with the checkpoint's desc, device included.
+ * @param[in]  ctx  the context; the sim takes its own reference.
+ * @param[in]  path the checkpoint file.
+ * @param[out] out  receives the new sim, owned by the caller (latmc_sim_destroy()).
+ * @return LATMC_OK; LATMC_EINVAL (a NULL argument); LATMC_EIO; LATMC_ECORRUPT (also a
+ *         file too large to be a checkpoint); LATMC_ENOMEM; or any code of
+ *         latmc_sim_create() for the stored desc (e.g. LATMC_EUNSUPPORTED,
+ *         LATMC_EBACKEND, LATMC_ENODEV when the device it names is not there).
+ * @note Thread-safe (ctx-level).
+ * @since 0.1
  */
 LATMC_API int latmc_sim_load(latmc_ctx *ctx, const char *path, latmc_sim **out);
 
 /**
  * The checkpoint as bytes, for host codes that store state their own way. With buf NULL
  * only *size is set; otherwise capacity must be >= the size (LATMC_EINVAL, *size set).
- * Since 0.1.
+ * @param[in]  sim      the sim.
+ * @param[out] buf      caller's buffer of `capacity` bytes, or NULL to query the size.
+ * @param[in]  capacity size of buf.
+ * @param[out] size     receives the checkpoint's size in bytes.
+ * @return LATMC_OK; LATMC_EINVAL (sim or size NULL, capacity too small); LATMC_ENOMEM;
+ *         or the backend's failure.
+ * @note Not concurrently with any other call on the same sim.
+ * @since 0.1
  */
 LATMC_API int latmc_sim_serialize(latmc_sim *sim, void *buf, size_t capacity, size_t *size);
 
-/** Create a sim from latmc_sim_serialize() bytes; errors as latmc_sim_load(). Since 0.1. */
+/**
+ * Create a sim from latmc_sim_serialize() bytes; errors as latmc_sim_load() (no EIO).
+ * @param[in]  ctx  the context; the sim takes its own reference.
+ * @param[in]  buf  the checkpoint bytes; borrowed for the call only.
+ * @param[in]  size their number.
+ * @param[out] out  receives the new sim, owned by the caller; NULL on failure.
+ * @return LATMC_OK; LATMC_EINVAL (a NULL argument); LATMC_ECORRUPT; LATMC_ENOMEM; or
+ *         any code of latmc_sim_create() for the stored desc.
+ * @note Thread-safe (ctx-level).
+ * @since 0.1
+ */
 LATMC_API int latmc_sim_deserialize(latmc_ctx *ctx, const void *buf, size_t size,
                                     latmc_sim **out);
 
 /**
- * Detail of the sim's last failure ("" if none). Never NULL, also for sim == NULL.
- * Valid until the next call on the sim. Since 0.1.
+ * Detail of the sim's last failure ("" if none). Never NULL, also for sim == NULL
+ * ("sim is NULL"). Valid until the next call on the sim. A successful call does not clear
+ * it.
+ * @param[in] sim the sim.
+ * @return a string owned by the sim (do not free).
+ * @note Thread-safe as a const call.
+ * @since 0.1
  */
 LATMC_API const char *latmc_sim_last_error(const latmc_sim *sim);
 
