@@ -110,6 +110,9 @@ int main(int argc, char **argv)
     int threads = default_threads(ctx);
     printf("  %-18s %d (desc.n_threads = 0; OMP_NUM_THREADS %s)\n", "default threads", threads,
            env_or("OMP_NUM_THREADS", "not set"));
+    /* This liblatmc has no SIMD kernels yet: say so rather than guess the CPU's features. */
+    printf("  %-18s %s\n", "SIMD level", "none: the CPU backend runs the plain C reference "
+           "kernels (no runtime SIMD dispatch in liblatmc 0.1)");
 
     printf("\nbackends\n");
     printf("  %-18s %s\n", "cpu", latmc_ctx_backend_status(ctx, LATMC_DEVICE_CPU));
