@@ -7,7 +7,9 @@
  * Layout, for now the simple one: one int8 (Ising) or uint8 (Potts) per site in natural
  * site order i = x + L_x (y + L_y z). Update kernels: one thread per Philox block of 4
  * same-colour sites (grid-stride), running the very per-block function of the CPU
- * reference (lib/ising_rules.h, lib/potts_rules.h). A faster kernel (another layout,
+ * reference (lib/ising_rules.h, lib/potts_rules.h); for Ising with L_x a multiple of 8,
+ * one thread per 8- or 16-byte row segment with vector loads and stores
+ * (ising_kernels.cu), the same draws and decisions. A faster kernel (another layout,
  * multi-spin coding) slots in behind the same launchers plus a layout conversion in
  * get/set_spins.
  */

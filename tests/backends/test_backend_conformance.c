@@ -2,7 +2,8 @@
  * Backend conformance: the backend named on the command line ("cpu" or "cuda") against the
  * CPU reference backend (one thread), through the public API only. For Ising (2D and 3D,
  * Metropolis and heat bath, h != 0, J < 0, extents that are not powers of two, several
- * seeds) and Potts (q = 2, 3, 8, 200; the 2- and the 3-colouring; both algorithms): hot
+ * seeds; extents for each CUDA Ising kernel: L_x a multiple of 16, of 8 only, neither)
+ * and Potts (q = 2, 3, 8, 200; the 2- and the 3-colouring; both algorithms): hot
  * start, 20 sweeps in chunks with a parameter change on the way, then a configuration set
  * through set_spins and a cold start; after every step the configuration bytes, every
  * observable (as exactly equal doubles), the acceptance counts and the sweep count must be
@@ -235,6 +236,23 @@ static void ising_2d(void **state)
         ISING("Ising 2D 512x384 Metropolis", 2, 512, 384, 0, METRO, 7, 0.4406868, 1, 0, 0.5, 1, 0),
         ISING("Ising 2D 512x384 heat bath J<0 h", 2, 512, 384, 0, HEATB, 8, 0.7, -1, 0.5, 0.2, -1,
               1.5),
+        /* The CUDA row-segment kernel: 16-byte segments (L_x % 16 == 0), 8-byte segments
+         * (L_x % 8 == 0 only), segments that wrap in x on both sides (L_x = 8, 16), L_y = 2
+         * (both y neighbours in one row); 130x66 and 6x10 above take the fallback. */
+        ISING("Ising 2D 16x2 Metropolis (16-byte rows)", 2, 16, 2, 0, METRO, 71, 0.3, 1, 0.1, 0.5,
+              1, 0),
+        ISING("Ising 2D 8x6 heat bath (8-byte rows)", 2, 8, 6, 0, HEATB, 72, 0.44, 1, 0.1, 0.3, -1,
+              0),
+        ISING("Ising 2D 72x10 Metropolis h (8-byte rows)", 2, 72, 10, 0, METRO, 73, 0.44, 1, 0.1,
+              0.6, 1, -0.2),
+        ISING("Ising 2D 72x10 heat bath (8-byte rows)", 2, 72, 10, 0, HEATB, 74, 0.44, 1, 0, 0.5, 1,
+              0.1),
+        ISING("Ising 2D 1024x1030 Metropolis (16-byte rows)", 2, 1024, 1030, 0, METRO,
+              UINT64_C(0xfedcba9876543210), 0.4406868, 1, 0, 0.6, 1, 0.05),
+        ISING("Ising 2D 1032x514 heat bath h (8-byte rows)", 2, 1032, 514, 0, HEATB, 76, 0.4406868,
+              1, 0.05, 0.3, 1, 0),
+        ISING("Ising 2D 1030x516 Metropolis (fallback)", 2, 1030, 516, 0, METRO, 77, 0.4406868, 1,
+              0, 0.5, -1, 0.1),
     };
     run_cases(cases, sizeof cases / sizeof cases[0]);
 }
@@ -253,6 +271,15 @@ static void ising_3d(void **state)
         ISING("Ising 3D 34x30x26 heat bath", 3, 34, 30, 26, HEATB, 17, 0.2216, 1, 0, 0.3, 1, 0.1),
         ISING("Ising 3D 64x48x66 heat bath h", 3, 64, 48, 66, HEATB, 18, 0.2216, 1, 0.02, 0.23, 1,
               0),
+        /* the CUDA row-segment kernel in 3D: 16- and 8-byte segments, L_y = L_z = 2 */
+        ISING("Ising 3D 16x2x2 Metropolis (16-byte rows)", 3, 16, 2, 2, METRO, 81, 0.3, 1, 0.1,
+              0.2, 1, 0),
+        ISING("Ising 3D 24x6x10 heat bath h (8-byte rows)", 3, 24, 6, 10, HEATB, 82, 0.2216, 1,
+              0.05, 0.3, -1, 0),
+        ISING("Ising 3D 24x6x10 Metropolis J<0 (8-byte rows)", 3, 24, 6, 10, METRO, 83, 0.3, -1,
+              0.1, 0.2, 1, 0),
+        ISING("Ising 3D 48x34x20 Metropolis (16-byte rows)", 3, 48, 34, 20, METRO, 84, 0.2216, 1,
+              0, 0.25, 1, 0.02),
     };
     run_cases(cases, sizeof cases / sizeof cases[0]);
 }
