@@ -29,6 +29,25 @@ int mc_sample_ising(latmc_sim *sim, uint64_t therm, uint64_t nmeas, latmc_acc **
     return LATMC_OK;
 }
 
+double mc_ising_moments_deviation(const latmc_acc *acc, const struct exact_ising_moments *ex,
+                                  bool check_m, const char *prefix)
+{
+    const double exact[NCOLS] = { [COL_E] = ex->e, [COL_ABSM] = ex->absm, [COL_M2] = ex->m2,
+                                  [COL_M4] = ex->m4, [COL_M] = ex->m };
+    static const char *const names[NCOLS] = { [COL_E] = "<e>", [COL_ABSM] = "<|m|>",
+                                              [COL_M2] = "<m^2>", [COL_M4] = "<m^4>",
+                                              [COL_M] = "<m>" };
+    double worst = 0;
+    for (int c = 0; c < (check_m ? NCOLS : COL_M); c++) {
+        char label[128];
+        snprintf(label, sizeof label, "%s %s", prefix, names[c]);
+        const double dev = fabs(mc_deviation(acc, c, exact[c], label));
+        if (dev > worst)
+            worst = dev;
+    }
+    return worst;
+}
+
 double mc_deviation(const latmc_acc *acc, int col, double exact, const char *label)
 {
     double mean = 0, err = 0, tau = 0;

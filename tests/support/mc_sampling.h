@@ -5,7 +5,11 @@
 #ifndef LATMC_TEST_MC_SAMPLING_H
 #define LATMC_TEST_MC_SAMPLING_H
 
+#include <stdbool.h>
+
 #include <latmc/latmc.h>
+
+#include "exact_ising.h"
 
 /* Columns recorded per measurement. */
 enum { COL_E, COL_ABSM, COL_M2, COL_M4, COL_M, NCOLS };
@@ -22,5 +26,13 @@ int mc_sample_ising(latmc_sim *sim, uint64_t therm, uint64_t nmeas, latmc_acc **
  * deviation (a huge value when the error cannot be estimated).
  */
 double mc_deviation(const latmc_acc *acc, int col, double exact, const char *label);
+
+/*
+ * The deviations of <e>, <|m|>, <m^2>, <m^4> (and <m> when check_m) recorded by
+ * mc_sample_ising() from the exact moments, one line each labelled "<prefix> <name>".
+ * Returns the largest |deviation| in sigma.
+ */
+double mc_ising_moments_deviation(const latmc_acc *acc, const struct exact_ising_moments *ex,
+                                  bool check_m, const char *prefix);
 
 #endif
