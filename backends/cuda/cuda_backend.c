@@ -34,6 +34,8 @@ static int finish(const struct cuda_sim *cs, const char *what)
  * device error these calls fail, and the host side is released all the same. */
 static void release(struct cuda_sim *cs)
 {
+    if (cs->kernels && cs->kernels->destroy)
+        cs->kernels->destroy(cs);
     cudaFree(cs->changed);
     cudaFree(cs->sums);
     cudaFree(cs->tables);
@@ -50,6 +52,12 @@ static int allocate(void **ptr, size_t bytes, const char *what)
     snprintf(msg, sizeof msg, "cannot allocate %zu bytes of device memory for the %s", bytes,
              what);
     return cuda_check(cudaMalloc(ptr, bytes), msg);
+}
+
+/* Bytes of the spins in the API's layout: sites x replicas x site_bytes. */
+static size_t spin_bytes(const latmc_sim *sim)
+{
+    return (size_t)sim->nsites * (size_t)sim->desc.replicas * sim->model->site_bytes(&sim->desc);
 }
 
 /* The device can run this build's kernels (gpu_arch): else LATMC_EUNSUPPORTED, so that
@@ -93,15 +101,15 @@ static int cuda_create(latmc_sim *sim)
     cs->lattice.ly = sim->desc.extent[1];
     cs->lattice.lz = sim->desc.ndim == 3 ? sim->desc.extent[2] : 1;
     cs->lattice.nsites = sim->nsites;
-    cs->colours = k->colours(&sim->desc);
-    const size_t spin_bytes = (size_t)sim->nsites * sim->model->site_bytes(&sim->desc);
+    cs->colours = k->colours ? k->colours(&sim->desc) : 0;
     if ((st = use_device(cs)) < 0 || (st = check_image(cs)) < 0 ||
         (st = cuda_check(cudaStreamCreateWithFlags(&cs->stream, cudaStreamNonBlocking),
                          "cudaStreamCreateWithFlags")) < 0 ||
-        (st = allocate(&cs->spins, spin_bytes, "spins")) < 0 ||
+        (st = allocate(&cs->spins, spin_bytes(sim), "spins")) < 0 ||
         (st = allocate(&cs->tables, sim->model->data_size, "decision tables")) < 0 ||
         (st = allocate(&cs->sums, sim->model->sums_size, "reduction")) < 0 ||
-        (st = allocate((void **)&cs->changed, sizeof *cs->changed, "acceptance counter")) < 0) {
+        (st = allocate((void **)&cs->changed, sizeof *cs->changed, "acceptance counter")) < 0 ||
+        (k->create && (st = k->create(sim, cs)) < 0)) {
         release(cs);
         return st;
     }
@@ -129,7 +137,9 @@ static int cuda_init_spins(latmc_sim *sim, int how)
     int st = use_device(cs);
     if (st < 0)
         return st;
-    if (how == LATMC_INIT_COLD)
+    if (how == LATMC_INIT_COLD && cs->kernels->cold_start)
+        st = cuda_check(cs->kernels->cold_start(sim, cs), "launching the cold start");
+    else if (how == LATMC_INIT_COLD)
         st = cuda_check(cudaMemsetAsync(cs->spins, cs->kernels->cold_byte, (size_t)sim->nsites,
                                         cs->stream), "cold start");
     else
@@ -150,13 +160,20 @@ static int cuda_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *
         (st = cuda_check(cudaMemsetAsync(cs->changed, 0, sizeof *cs->changed, cs->stream),
                          "clearing the acceptance counter")) < 0)
         return st;
-    /* One launch per colour per sweep, in the order of the chain's definition; the stream
-     * orders them. */
-    for (uint64_t t = 0; t < n; t++)
+    /* One launch per colour per sweep (or the model's own sequence), in the order of the
+     * chain's definition; the stream orders them. */
+    const struct cuda_model_kernels *k = cs->kernels;
+    for (uint64_t t = 0; t < n; t++) {
+        if (k->sweep) {
+            if ((st = cuda_check(k->sweep(sim, cs, sim->sweeps + t), "launching a sweep")) < 0)
+                return st;
+            continue;
+        }
         for (int colour = 0; colour < cs->colours; colour++)
-            if ((st = cuda_check(cs->kernels->sweep_colour(sim, cs, sim->sweeps + t, colour),
+            if ((st = cuda_check(k->sweep_colour(sim, cs, sim->sweeps + t, colour),
                                  "launching a sweep")) < 0)
                 return st;
+    }
     unsigned long long changed = 0;
     if ((st = cuda_check(cudaMemcpyAsync(&changed, cs->changed, sizeof changed,
                                          cudaMemcpyDeviceToHost, cs->stream),
@@ -164,7 +181,8 @@ static int cuda_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *
         (st = finish(cs, "sweeping")) < 0)
         return st;
     *accepted += changed;
-    *attempted += n * (uint64_t)sim->nsites;
+    *attempted += n * (k->attempted_per_sweep ? k->attempted_per_sweep(sim)
+                                              : (uint64_t)sim->nsites);
     return LATMC_OK;
 }
 
@@ -187,23 +205,80 @@ static int copy_spins(latmc_sim *sim, void *dst, const void *src, enum cudaMemcp
                       const char *what)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
-    const size_t bytes = (size_t)sim->nsites * sim->model->site_bytes(&sim->desc);
     int st = use_device(cs);
-    if (st < 0 || (st = cuda_check(cudaMemcpyAsync(dst, src, bytes, kind, cs->stream), what)) < 0)
+    if (st < 0 ||
+        (st = cuda_check(cudaMemcpyAsync(dst, src, spin_bytes(sim), kind, cs->stream), what)) < 0)
         return st;
     return finish(cs, what);
 }
 
+/* A model hook that moves data between the host and the device, then the wait for it. */
+static int hook_then_finish(latmc_sim *sim, cudaError_t (*enqueue)(const latmc_sim *,
+                                                                   struct cuda_sim *, void *),
+                            void *buf, const char *what)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    int st = use_device(cs);
+    if (st < 0 || (st = cuda_check(enqueue(sim, cs, buf), what)) < 0)
+        return st;
+    return finish(cs, what);
+}
+
+/* Adapters giving the const-buffer and float hooks the one signature of hook_then_finish. */
+static const struct cuda_model_kernels *hooks_of(const latmc_sim *sim)
+{
+    return cuda_sim_of(sim)->kernels;
+}
+
+static cudaError_t enqueue_set_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
+{
+    return hooks_of(sim)->set_spins(sim, cs, buf);
+}
+
+static cudaError_t enqueue_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
+{
+    return hooks_of(sim)->get_couplings(sim, cs, buf);
+}
+
+static cudaError_t enqueue_set_couplings(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
+{
+    return hooks_of(sim)->set_couplings(sim, cs, buf);
+}
+
 static int cuda_get_spins(latmc_sim *sim, void *buf)
 {
+    if (hooks_of(sim)->get_spins)
+        return hook_then_finish(sim, hooks_of(sim)->get_spins, buf,
+                                "copying the spins to the host");
     return copy_spins(sim, buf, cuda_sim_of(sim)->spins, cudaMemcpyDeviceToHost,
                       "copying the spins to the host");
 }
 
 static int cuda_set_spins(latmc_sim *sim, const void *buf)
 {
+    if (hooks_of(sim)->set_spins)
+        return hook_then_finish(sim, enqueue_set_spins, (void *)buf,
+                                "copying the spins to the device");
     return copy_spins(sim, cuda_sim_of(sim)->spins, buf, cudaMemcpyHostToDevice,
                       "copying the spins to the device");
+}
+
+/* The core calls these only for models with couplings, whose kernels provide the hooks. */
+static int cuda_get_couplings(latmc_sim *sim, float *buf)
+{
+    if (!hooks_of(sim)->get_couplings)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA %s kernels have no couplings",
+                               sim->model->name);
+    return hook_then_finish(sim, enqueue_get_couplings, buf, "copying the couplings to the host");
+}
+
+static int cuda_set_couplings(latmc_sim *sim, const float *buf)
+{
+    if (!hooks_of(sim)->set_couplings)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA %s kernels have no couplings",
+                               sim->model->name);
+    return hook_then_finish(sim, enqueue_set_couplings, (void *)buf,
+                            "copying the couplings to the device");
 }
 
 const struct latmc_backend_ops latmc_cuda_backend_ops = {
@@ -216,6 +291,6 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .measure = cuda_measure,
     .get_spins = cuda_get_spins,
     .set_spins = cuda_set_spins,
-    .get_couplings = NULL, /* neither Ising nor Potts has couplings */
-    .set_couplings = NULL,
+    .get_couplings = cuda_get_couplings,
+    .set_couplings = cuda_set_couplings,
 };

@@ -3,7 +3,8 @@
  *
  * Memory of one sim, all allocated by create() (nothing later allocates, so an
  * out-of-memory failure can only happen there and leaves no sim behind):
- *   spins   nsites bytes, one int8 (Ising) / uint8 (Potts) per site, natural site order
+ *   spins   the API layout: nsites x replicas x site_bytes (int8 Ising, uint8 Potts), natural
+ *           site order, unless the model keeps its own layout (get_spins/set_spins hooks)
  *   tables  a device copy of sim->model_data (the core's decision tables), refreshed
  *           before every sweep call because latmc_sim_set_param rebuilds them
  *   sums    the model's sums struct (lib/ising.h, lib/potts.h), target of measure()
@@ -31,6 +32,7 @@ struct cuda_sim {
     void *tables;
     void *sums;
     unsigned long long *changed;
+    void *model_state;                  /* a model's own device arrays (couplings, ...) */
 };
 
 static inline struct cuda_sim *cuda_sim_of(const latmc_sim *sim)
@@ -39,21 +41,46 @@ static inline struct cuda_sim *cuda_sim_of(const latmc_sim *sim)
 }
 
 /*
- * What one model provides (cuda_models.c). Each function only enqueues work on cs->stream
- * and returns the launch status; the generic code (cuda_backend.c) synchronises and
- * translates errors.
+ * What one model provides (cuda_models.c and the per-model files). The functions returning
+ * cudaError_t only enqueue work on cs->stream and return the launch status; the generic
+ * code (cuda_backend.c) synchronises and translates errors. Optional members may be NULL.
  */
 struct cuda_model_kernels {
     int model;
-    int cold_byte;          /* the byte of every site in the cold start */
-    /* Colours of the sweep for this desc. */
+    int cold_byte;          /* the byte of every spin byte in the cold start (no cold_start) */
+    /* Colours of the sweep for this desc (models with sweep_colour). */
     int (*colours)(const latmc_sim_desc *d);
+
+    /* Optional: allocate the model's own device state into cs->model_state (returns a
+     * library status, through cuda_check); destroy frees it, also after a failed create. */
+    int (*create)(const latmc_sim *sim, struct cuda_sim *cs);
+    void (*destroy)(struct cuda_sim *cs);
+
+    /* Optional: the cold start when it is not a byte pattern (NULL: memset cold_byte). */
+    cudaError_t (*cold_start)(const latmc_sim *sim, struct cuda_sim *cs);
     cudaError_t (*hot_start)(const latmc_sim *sim, struct cuda_sim *cs);
-    /* One colour of sweep `sweep`, with the tables already on the device. */
+
+    /* A sweep is either one launch per colour (sweep_colour, the generic loop runs the
+     * colours in order) or the model's own sequence (sweep); exactly one is set. The
+     * tables are already on the device; accepted updates are added to cs->changed. */
     cudaError_t (*sweep_colour)(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
                                 int colour);
+    cudaError_t (*sweep)(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep);
+    /* Optional: updates attempted per sweep (NULL: one per site). */
+    uint64_t (*attempted_per_sweep)(const latmc_sim *sim);
+
     /* The sums of the configuration into cs->sums (zeroed by the caller). */
     cudaError_t (*measure)(const latmc_sim *sim, struct cuda_sim *cs);
+
+    /* Optional: host copies when the device layout differs from the API's (NULL: a plain
+     * copy of nsites * site_bytes). `buf` is the caller's host buffer; it must stay
+     * untouched after the call returns, so the hooks copy synchronously or the generic code
+     * synchronises before returning (it does). */
+    cudaError_t (*get_spins)(const latmc_sim *sim, struct cuda_sim *cs, void *buf);
+    cudaError_t (*set_spins)(const latmc_sim *sim, struct cuda_sim *cs, const void *buf);
+    /* Models with couplings (layout of latmc_sim_get_couplings). */
+    cudaError_t (*get_couplings)(const latmc_sim *sim, struct cuda_sim *cs, float *buf);
+    cudaError_t (*set_couplings)(const latmc_sim *sim, struct cuda_sim *cs, const float *buf);
 };
 
 /* NULL when the CUDA module has no kernels for the model. */
