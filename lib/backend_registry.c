@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "cpu_features.h"
 #include "module_loader.h"
 
 #ifdef _OPENMP
@@ -60,7 +61,7 @@ const char *latmc_ctx_backend_status(latmc_ctx *ctx, int device)
 {
     (void)ctx;
     if (device == LATMC_DEVICE_CPU)
-        return "built in";
+        return cpu_status();
     const char *why = "unknown device kind";
     if (device == LATMC_DEVICE_CUDA)
         latmc_module_get(device, &why);

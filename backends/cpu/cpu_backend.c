@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "cpu_backend.h"
+#include "cpu_features.h"
 #include "cpu_omp.h"
 #include "model.h"
 
@@ -25,9 +26,13 @@ static int cpu_create(latmc_sim *sim)
     if (!k)
         return latmc_fail(LATMC_EUNSUPPORTED, "the CPU backend has no kernels for the %s model",
                           sim->model->name);
+    int bad_mask = cpu_flags_check();
+    if (bad_mask < 0)
+        return bad_mask;
     struct cpu_state *st = calloc(1, sizeof *st);
     if (!st)
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate its state");
+    st->simd_flags = cpu_flags();
     st->kernels = k;
     st->lattice.ndim = sim->desc.ndim;
     st->lattice.lx = sim->desc.extent[0];

@@ -11,6 +11,7 @@ struct cpu_state {
     struct latmc_lattice lattice;
     const struct cpu_model_kernels *kernels;
     void *model_state;    /* the model's arrays, owned by its kernels */
+    unsigned simd_flags;  /* cpu_flags() at creation: the kernels' SIMD level */
 };
 
 static inline struct cpu_state *cpu_state_of(latmc_sim *sim)

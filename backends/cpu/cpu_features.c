@@ -1,0 +1,131 @@
+/* CPU feature detection for the SIMD dispatch (cpu_features.h). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_features.h"
+#include "error.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#  include <cpuid.h>
+
+/* The extended control register XCR0: which register states the OS saves. */
+static unsigned long long read_xcr0(void)
+{
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((unsigned long long)hi << 32) | lo;
+}
+
+static unsigned detect(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return 0;
+    const int osxsave = (c >> 27) & 1, avx = (c >> 28) & 1, fma = (c >> 12) & 1;
+    if (!osxsave || !avx)
+        return 0;
+    const unsigned long long xcr0 = read_xcr0();
+    if ((xcr0 & 0x6) != 0x6) /* xmm and ymm state */
+        return 0;
+    if (__get_cpuid_max(0, NULL) < 7)
+        return 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    const int avx2 = (b >> 5) & 1, bmi1 = (b >> 3) & 1, bmi2 = (b >> 8) & 1;
+    const int avx512f = (b >> 16) & 1, avx512dq = (b >> 17) & 1, avx512bw = (b >> 30) & 1,
+              avx512vl = (b >> 31) & 1;
+    unsigned flags = 0;
+    if (avx2 && fma && bmi1 && bmi2)
+        flags |= CPU_FLAG_AVX2;
+    /* opmask, upper halves of zmm0-15, zmm16-31 */
+    if ((flags & CPU_FLAG_AVX2) && avx512f && avx512dq && avx512bw && avx512vl &&
+        (xcr0 & 0xe0) == 0xe0)
+        flags |= CPU_FLAG_AVX512;
+    return flags;
+}
+#else
+static unsigned detect(void)
+{
+    return 0;
+}
+#endif
+
+static unsigned detected, mask = CPU_FLAG_ALL;
+static int mask_bad;
+static char mask_text[64];       /* the LATMC_CPU_MASK value read, for messages */
+static char status_text[160];    /* latmc_ctx_backend_status(ctx, LATMC_DEVICE_CPU) */
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+int cpu_mask_parse(const char *value, unsigned *out)
+{
+    static const struct { const char *name; unsigned mask; } levels[] = {
+        { "c", 0 }, { "avx2", CPU_FLAG_AVX2 }, { "avx512", CPU_FLAG_AVX2 | CPU_FLAG_AVX512 },
+    };
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+        if (strcmp(value, levels[i].name) == 0) {
+            *out = levels[i].mask;
+            return 0;
+        }
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(value, &end, 0);
+    if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno || v > 0xffffffffUL)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+static void init(void)
+{
+    detected = detect();
+    const char *env = getenv("LATMC_CPU_MASK");
+    if (env) {
+        snprintf(mask_text, sizeof mask_text, "%s", env);
+        if (cpu_mask_parse(env, &mask) < 0) {
+            mask = 0; /* refused at sim creation (cpu_flags_check); the C level meanwhile */
+            mask_bad = 1;
+        }
+    }
+    snprintf(status_text, sizeof status_text, "built in; SIMD level %s (the CPU has %s%s%s%s)",
+             cpu_level_name(detected & mask), cpu_level_name(detected),
+             env ? ", LATMC_CPU_MASK=" : "", env ? mask_text : "",
+             mask_bad ? ": not a level, ignored" : "");
+}
+
+const char *cpu_status(void)
+{
+    pthread_once(&once, init);
+    return status_text;
+}
+
+unsigned cpu_flags_detected(void)
+{
+    pthread_once(&once, init);
+    return detected;
+}
+
+unsigned cpu_flags(void)
+{
+    pthread_once(&once, init);
+    return detected & mask;
+}
+
+int cpu_flags_check(void)
+{
+    pthread_once(&once, init);
+    if (mask_bad)
+        return latmc_fail(LATMC_EINVAL, "LATMC_CPU_MASK=\"%s\": not a SIMD level (c, avx2, "
+                          "avx512) or a number", mask_text);
+    return LATMC_OK;
+}
+
+const char *cpu_level_name(unsigned flags)
+{
+    if (flags & CPU_FLAG_AVX512)
+        return "avx512";
+    if (flags & CPU_FLAG_AVX2)
+        return "avx2";
+    return "c";
+}

@@ -1,0 +1,63 @@
+/*
+ * Run-time SIMD dispatch of the CPU backend (DESIGN.md section 5, dav1d's pattern).
+ *
+ * The CPU's features are read once (cpuid + xgetbv: the OS must save the wider registers,
+ * not only the CPU have them), then masked by the environment variable LATMC_CPU_MASK, which
+ * can only lower the level. Each model's kernels keep a table of function pointers ("dsp"),
+ * filled with the C reference first and then overwritten level by level:
+ *
+ *     void cpu_<model>_dsp_init(struct cpu_<model>_dsp *dsp, unsigned flags)
+ *     {
+ *         dsp->fn = fn_c;
+ *     #if LATMC_HAVE_AVX2
+ *         if (flags & CPU_FLAG_AVX2)
+ *             cpu_<model>_dsp_init_avx2(dsp);      // in <model>_avx2.c, built with -mavx2
+ *     #endif
+ *     #if LATMC_HAVE_AVX512
+ *         if (flags & CPU_FLAG_AVX512)
+ *             cpu_<model>_dsp_init_avx512(dsp);
+ *     #endif
+ *     }
+ *
+ * Every level computes the same Markov chain as the C reference, bit for bit (the kernels
+ * test suite checks each level the machine has), so the level changes speed only.
+ */
+#ifndef LATMC_CPU_FEATURES_H
+#define LATMC_CPU_FEATURES_H
+
+/* Feature flags; a level's flag is set only when everything its kernels use is there. */
+enum {
+    /* AVX2 + FMA + BMI1/2 (Haswell, Zen and later), with OS support for the ymm state */
+    CPU_FLAG_AVX2 = 1u << 0,
+    /* AVX-512 F, BW, DQ, VL (Skylake-SP, Ice Lake, Zen 4 and later), with zmm/opmask state */
+    CPU_FLAG_AVX512 = 1u << 1,
+    CPU_FLAG_ALL = CPU_FLAG_AVX2 | CPU_FLAG_AVX512,
+};
+
+/* What the CPU and OS support (read once, thread-safe). */
+unsigned cpu_flags_detected(void);
+
+/*
+ * The flags the backend uses: the detected ones masked by LATMC_CPU_MASK (read once). The
+ * variable names a level -- "c" (the plain C reference), "avx2", "avx512" -- which keeps
+ * the levels up to it, or a number (decimal or 0x hex) ANDed with the flags above. A value
+ * that is neither is an error: cpu_flags_check() reports it.
+ */
+unsigned cpu_flags(void);
+
+/* LATMC_OK, or LATMC_EINVAL through latmc_fail() naming the bad LATMC_CPU_MASK value. */
+int cpu_flags_check(void);
+
+/* "built in; SIMD level ... (the CPU has ...)": the CPU backend's status line. */
+const char *cpu_status(void);
+
+/* The name of the highest level in `flags`: "avx512", "avx2" or "c". */
+const char *cpu_level_name(unsigned flags);
+
+/*
+ * Parse a LATMC_CPU_MASK value into a mask; 0 on success, -1 when it is not one. Exposed
+ * for the tests.
+ */
+int cpu_mask_parse(const char *value, unsigned *mask);
+
+#endif

@@ -1,0 +1,94 @@
+/*
+ * The SIMD dispatch's feature detection and LATMC_CPU_MASK (backends/cpu/cpu_features.h):
+ * masks parse as documented, the level in use never exceeds what the CPU has, and a bad
+ * mask is refused at sim creation with LATMC_EINVAL and a message naming it.
+ *
+ * Run twice by meson: plainly, and with LATMC_CPU_MASK=avx3 (argument "bad-mask").
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <latmc/latmc.h>
+
+#include "cpu_features.h"
+
+static int bad_mask_run;
+
+static void test_mask_parse(void **state)
+{
+    (void)state;
+    unsigned m = 99;
+    assert_int_equal(cpu_mask_parse("c", &m), 0);
+    assert_int_equal(m, 0);
+    assert_int_equal(cpu_mask_parse("avx2", &m), 0);
+    assert_int_equal(m, CPU_FLAG_AVX2);
+    assert_int_equal(cpu_mask_parse("avx512", &m), 0);
+    assert_int_equal(m, CPU_FLAG_AVX2 | CPU_FLAG_AVX512);
+    assert_int_equal(cpu_mask_parse("0x1", &m), 0);
+    assert_int_equal(m, 1);
+    assert_int_equal(cpu_mask_parse("3", &m), 0);
+    assert_int_equal(m, 3);
+    const char *bad[] = { "", "AVX2", "avx3", "-1", "0x", "1x", " 1", "sse", "99999999999" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(cpu_mask_parse(bad[i], &m), -1);
+}
+
+static void test_levels(void **state)
+{
+    (void)state;
+    const unsigned have = cpu_flags_detected(), used = cpu_flags();
+    assert_int_equal(used & ~have, 0);                      /* masks only lower */
+    assert_int_equal(have & ~(unsigned)CPU_FLAG_ALL, 0);
+    if (have & CPU_FLAG_AVX512)                             /* levels are nested */
+        assert_true(have & CPU_FLAG_AVX2);
+    assert_string_equal(cpu_level_name(0), "c");
+    assert_string_equal(cpu_level_name(CPU_FLAG_AVX2), "avx2");
+    assert_string_equal(cpu_level_name(CPU_FLAG_ALL), "avx512");
+    print_message("CPU has %s, level in use %s; status: %s\n", cpu_level_name(have),
+                  cpu_level_name(used), cpu_status());
+}
+
+/* The level shows in the CPU backend's status line; a bad mask fails sim creation. */
+static void test_sim_create(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    const char *status = latmc_ctx_backend_status(ctx, LATMC_DEVICE_CPU);
+    assert_non_null(strstr(status, "SIMD level"));
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING;
+    d.ndim = 2;
+    d.extent[0] = d.extent[1] = 8;
+    d.device = LATMC_DEVICE_CPU;
+    latmc_sim *sim = NULL;
+    int st = latmc_sim_create(ctx, &d, &sim);
+    if (bad_mask_run) {
+        assert_int_equal(st, LATMC_EINVAL);
+        assert_null(sim);
+        assert_non_null(strstr(latmc_last_error(), "LATMC_CPU_MASK"));
+        assert_non_null(strstr(latmc_last_error(), "avx3"));
+        assert_non_null(strstr(status, "not a level"));
+    } else {
+        assert_int_equal(st, LATMC_OK);
+        latmc_sim_destroy(&sim);
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
+int main(int argc, char **argv)
+{
+    bad_mask_run = argc > 1 && strcmp(argv[1], "bad-mask") == 0;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mask_parse),
+        cmocka_unit_test(test_levels),
+        cmocka_unit_test(test_sim_create),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
