@@ -26,13 +26,14 @@ static int cpu_create(latmc_sim *sim)
     if (!k)
         return latmc_fail(LATMC_EUNSUPPORTED, "the CPU backend has no kernels for the %s model",
                           sim->model->name);
-    int bad_mask = cpu_flags_check();
-    if (bad_mask < 0)
-        return bad_mask;
+    unsigned simd_flags;
+    int mask_status = cpu_flags(&simd_flags);
+    if (mask_status < 0)
+        return mask_status;
     struct cpu_state *st = calloc(1, sizeof *st);
     if (!st)
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate its state");
-    st->simd_flags = cpu_flags();
+    st->simd_flags = simd_flags;
     st->kernels = k;
     st->lattice.ndim = sim->desc.ndim;
     st->lattice.lx = sim->desc.extent[0];

@@ -52,11 +52,13 @@ static unsigned detect(void)
 }
 #endif
 
-static unsigned detected, mask = CPU_FLAG_ALL;
-static int mask_bad;
-static char mask_text[64];       /* the LATMC_CPU_MASK value read, for messages */
-static char status_text[160];    /* latmc_ctx_backend_status(ctx, LATMC_DEVICE_CPU) */
+static unsigned detected;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void detect_once(void)
+{
+    detected = detect();
+}
 
 int cpu_mask_parse(const char *value, unsigned *out)
 {
@@ -77,48 +79,39 @@ int cpu_mask_parse(const char *value, unsigned *out)
     return 0;
 }
 
-static void init(void)
+unsigned cpu_flags_detected(void)
 {
-    detected = detect();
+    pthread_once(&once, detect_once);
+    return detected;
+}
+
+/* The mask is read at every call, not once: a program (latmc-bench) may create sims at
+ * different levels, one after the other, by setting the variable in between. */
+int cpu_flags(unsigned *flags)
+{
+    unsigned mask = CPU_FLAG_ALL;
     const char *env = getenv("LATMC_CPU_MASK");
-    if (env) {
-        snprintf(mask_text, sizeof mask_text, "%s", env);
-        if (cpu_mask_parse(env, &mask) < 0) {
-            mask = 0; /* refused at sim creation (cpu_flags_check); the C level meanwhile */
-            mask_bad = 1;
-        }
+    *flags = cpu_flags_detected();
+    if (env && cpu_mask_parse(env, &mask) < 0) {
+        *flags = 0;
+        return latmc_fail(LATMC_EINVAL, "LATMC_CPU_MASK=\"%.40s\": not a SIMD level (c, avx2, "
+                          "avx512) or a number", env);
     }
-    snprintf(status_text, sizeof status_text, "built in; SIMD level %s (the CPU has %s%s%s%s)",
-             cpu_level_name(detected & mask), cpu_level_name(detected),
-             env ? ", LATMC_CPU_MASK=" : "", env ? mask_text : "",
-             mask_bad ? ": not a level, ignored" : "");
+    *flags &= mask;
+    return LATMC_OK;
 }
 
 const char *cpu_status(void)
 {
-    pthread_once(&once, init);
-    return status_text;
-}
-
-unsigned cpu_flags_detected(void)
-{
-    pthread_once(&once, init);
-    return detected;
-}
-
-unsigned cpu_flags(void)
-{
-    pthread_once(&once, init);
-    return detected & mask;
-}
-
-int cpu_flags_check(void)
-{
-    pthread_once(&once, init);
-    if (mask_bad)
-        return latmc_fail(LATMC_EINVAL, "LATMC_CPU_MASK=\"%s\": not a SIMD level (c, avx2, "
-                          "avx512) or a number", mask_text);
-    return LATMC_OK;
+    static _Thread_local char text[160];
+    const char *env = getenv("LATMC_CPU_MASK");
+    unsigned mask = CPU_FLAG_ALL;
+    const int bad = env && cpu_mask_parse(env, &mask) < 0;
+    snprintf(text, sizeof text, "built in; SIMD level %s (the CPU has %s%s%.40s%s)",
+             bad ? "none: sims are refused" : cpu_level_name(cpu_flags_detected() & mask),
+             cpu_level_name(cpu_flags_detected()), env ? ", LATMC_CPU_MASK=" : "",
+             env ? env : "", bad ? ", not a level" : "");
+    return text;
 }
 
 const char *cpu_level_name(unsigned flags)

@@ -1,9 +1,9 @@
 /*
  * Run-time SIMD dispatch of the CPU backend (DESIGN.md section 5, dav1d's pattern).
  *
- * The CPU's features are read once (cpuid + xgetbv: the OS must save the wider registers,
- * not only the CPU have them), then masked by the environment variable LATMC_CPU_MASK, which
- * can only lower the level. Each model's kernels keep a table of function pointers ("dsp"),
+ * The CPU's features are detected once (cpuid + xgetbv: the OS must save the wider
+ * registers, not only the CPU have them), then masked by the environment variable
+ * LATMC_CPU_MASK, which can only lower the level. Each model's kernels keep a table of function pointers ("dsp"),
  * filled with the C reference first and then overwritten level by level:
  *
  *     void cpu_<model>_dsp_init(struct cpu_<model>_dsp *dsp, unsigned flags)
@@ -34,19 +34,17 @@ enum {
     CPU_FLAG_ALL = CPU_FLAG_AVX2 | CPU_FLAG_AVX512,
 };
 
-/* What the CPU and OS support (read once, thread-safe). */
+/* What the CPU and OS support (detected once, thread-safe). */
 unsigned cpu_flags_detected(void);
 
 /*
- * The flags the backend uses: the detected ones masked by LATMC_CPU_MASK (read once). The
- * variable names a level -- "c" (the plain C reference), "avx2", "avx512" -- which keeps
- * the levels up to it, or a number (decimal or 0x hex) ANDed with the flags above. A value
- * that is neither is an error: cpu_flags_check() reports it.
+ * The flags a new sim uses: the detected ones masked by LATMC_CPU_MASK, read at each call
+ * (a program may change it between sim creations). The variable names a level -- "c" (the
+ * plain C reference), "avx2", "avx512" -- which keeps the levels up to it, or a number
+ * (decimal or 0x hex) ANDed with the flags above. Returns LATMC_OK, or LATMC_EINVAL through
+ * latmc_fail() naming a value that is neither.
  */
-unsigned cpu_flags(void);
-
-/* LATMC_OK, or LATMC_EINVAL through latmc_fail() naming the bad LATMC_CPU_MASK value. */
-int cpu_flags_check(void);
+int cpu_flags(unsigned *flags);
 
 /* "built in; SIMD level ... (the CPU has ...)": the CPU backend's status line. */
 const char *cpu_status(void);
