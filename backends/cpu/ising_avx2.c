@@ -1,0 +1,212 @@
+/*
+ * Ising kernels of the AVX2 level on the split-row layout (ising_split.h): 32 sites of one
+ * colour per step, the same integer decisions from the same Philox draws as the reference
+ * (lib/ising_rules.h), so the chain is bit-identical.
+ *
+ * One step, 32 sites j .. j+31 of one half-row (AVX2 instructions, 2D Metropolis):
+ *   - draws: Philox4x32-10 of 8 blocks, 140 instructions, + 12 to put them in block order
+ *     (philox_avx2.h) and 4 to flip their sign bits for the signed compare;
+ *   - k, the number of up neighbours: 4 byte loads at offsets 0 / -1 / +1, 3 byte adds
+ *     (3D: 6 loads, 5 adds); table index k | s << 3 (Metropolis): 2;
+ *   - threshold T - 1 of each site: 4 byte-table lookups (one per byte of the 32-bit value,
+ *     _mm256_shuffle_epi8 with a 16-entry table) and 8 unpacks that spread them into
+ *     dwords in the draws' block order: 12;
+ *   - 4 compares, 3 packs back to one byte per site, 2 to form the new spins, 1 movemask
+ *     (+ a scalar popcount) to count the changes, 1 store.
+ * About 185 vector instructions per 32 sites, three quarters of them Philox: the kernel is
+ * bound by the generator (doc/PERFORMANCE.md has the ceiling measured alone).
+ */
+#include <immintrin.h>
+#include <string.h>
+
+#include "ising_rules.h" /* LATMC_ALGO_* */
+#include "ising_split.h"
+#include "philox_avx2.h"
+
+struct row_ptrs {
+    uint8_t *dst;                      /* the half-row updated */
+    const uint8_t *xl, *xr;            /* its neighbours along x (the other half-row, -1/0 or 0/+1) */
+    const uint8_t *yp, *ym, *zp, *zm;  /* along y and z: the same half of the rows next to it */
+};
+
+struct tables {
+    __m256i plane[4], never, one, bias;
+};
+
+/*
+ * Update 32 sites from jl on (only the first `valid` are real: the others are in the tail
+ * beyond the half-row, which may be overwritten); d: their draws in block order.
+ * Returns how many of the valid sites changed.
+ */
+PHILOX8_ALWAYS_INLINE unsigned step32(const struct row_ptrs *q, int64_t jl, const __m256i d[4],
+                                      const struct tables *tb, int three, int heatbath,
+                                      int never, uint32_t valid)
+{
+    const __m256i s = _mm256_loadu_si256((const __m256i *)(q->dst + jl));
+    __m256i k = _mm256_add_epi8(_mm256_loadu_si256((const __m256i *)(q->xl + jl)),
+                                _mm256_loadu_si256((const __m256i *)(q->xr + jl)));
+    k = _mm256_add_epi8(k, _mm256_loadu_si256((const __m256i *)(q->yp + jl)));
+    k = _mm256_add_epi8(k, _mm256_loadu_si256((const __m256i *)(q->ym + jl)));
+    if (three) {
+        k = _mm256_add_epi8(k, _mm256_loadu_si256((const __m256i *)(q->zp + jl)));
+        k = _mm256_add_epi8(k, _mm256_loadu_si256((const __m256i *)(q->zm + jl)));
+    }
+    /* bytes 0 / 1: shifting 16-bit words by 3 moves no bit across a byte */
+    const __m256i idx = heatbath ? k : _mm256_or_si256(k, _mm256_slli_epi16(s, 3));
+    const __m256i p0 = _mm256_shuffle_epi8(tb->plane[0], idx);
+    const __m256i p1 = _mm256_shuffle_epi8(tb->plane[1], idx);
+    const __m256i p2 = _mm256_shuffle_epi8(tb->plane[2], idx);
+    const __m256i p3 = _mm256_shuffle_epi8(tb->plane[3], idx);
+    const __m256i w01lo = _mm256_unpacklo_epi8(p0, p1), w01hi = _mm256_unpackhi_epi8(p0, p1);
+    const __m256i w23lo = _mm256_unpacklo_epi8(p2, p3), w23hi = _mm256_unpackhi_epi8(p2, p3);
+    const __m256i t0 = _mm256_unpacklo_epi16(w01lo, w23lo), t1 = _mm256_unpackhi_epi16(w01lo, w23lo);
+    const __m256i t2 = _mm256_unpacklo_epi16(w01hi, w23hi), t3 = _mm256_unpackhi_epi16(w01hi, w23hi);
+    /* reject iff u > T - 1, signed after flipping both sign bits */
+    const __m256i r0 = _mm256_cmpgt_epi32(_mm256_xor_si256(d[0], tb->bias), t0);
+    const __m256i r1 = _mm256_cmpgt_epi32(_mm256_xor_si256(d[1], tb->bias), t1);
+    const __m256i r2 = _mm256_cmpgt_epi32(_mm256_xor_si256(d[2], tb->bias), t2);
+    const __m256i r3 = _mm256_cmpgt_epi32(_mm256_xor_si256(d[3], tb->bias), t3);
+    __m256i reject = _mm256_packs_epi16(_mm256_packs_epi32(r0, r1), _mm256_packs_epi32(r2, r3));
+    if (never)
+        reject = _mm256_or_si256(reject, _mm256_shuffle_epi8(tb->never, idx));
+    const __m256i accept = _mm256_andnot_si256(reject, tb->one);
+    uint32_t same;
+    if (heatbath) {
+        _mm256_storeu_si256((__m256i *)(q->dst + jl), accept);
+        same = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(accept, s));
+    } else {
+        _mm256_storeu_si256((__m256i *)(q->dst + jl), _mm256_xor_si256(s, accept));
+        same = (uint32_t)_mm256_movemask_epi8(reject);
+    }
+    return (unsigned)__builtin_popcount(~same & valid);
+}
+
+/* The Philox constants for the blocks whose index has high word `hi` (block >> 32). */
+static inline void ensure_consts(struct philox8_avx2 *pc, uint64_t *cur_hi, uint64_t hi,
+                                 const struct cpu_ising_pass *p)
+{
+    if (hi == *cur_hi)
+        return;
+    philox8_avx2_setup(pc, p->seed, (uint32_t)(hi & 0xffff) | p->c1_sweep, p->c2, p->c3);
+    *cur_hi = hi;
+}
+
+PHILOX8_ALWAYS_INLINE uint64_t rows_impl(const struct cpu_ising_split *sp,
+                                         const struct cpu_ising_pass *p, int64_t r0, int64_t r1,
+                                         int three, int heatbath, int never)
+{
+    struct tables tb;
+    for (int b = 0; b < 4; b++)
+        tb.plane[b] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p->plane[b]));
+    tb.never = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p->never));
+    tb.one = _mm256_set1_epi8(1);
+    tb.bias = _mm256_set1_epi32((int)0x80000000u);
+    const int64_t half = sp->half, ly = sp->ly, lz = sp->lz;
+    struct philox8_avx2 pc;
+    uint64_t cur_hi = (uint64_t)(half * r0) / 32 * 8 >> 32;
+    philox8_avx2_setup(&pc, p->seed, (uint32_t)(cur_hi & 0xffff) | p->c1_sweep, p->c2, p->c3);
+    /* rows start on a group of 8 Philox blocks: draws straight from registers */
+    const int aligned = half % 32 == 0;
+    uint32_t buf[64] __attribute__((aligned(32)));
+    uint64_t changed = 0;
+    int64_t y = r0 % ly, z = r0 / ly;
+    for (int64_t r = r0; r < r1; r++) {
+        const int par = p->colour ^ (int)((y + z) & 1);
+        struct row_ptrs q;
+        q.dst = cpu_ising_split_row(sp, r, par);
+        const uint8_t *xo = cpu_ising_split_row(sp, r, par ^ 1);
+        q.xl = xo - (par == 0);
+        q.xr = xo + (par == 1);
+        q.yp = cpu_ising_split_row(sp, latmc_wrap_up(y, ly) + ly * z, par);
+        q.ym = cpu_ising_split_row(sp, latmc_wrap_down(y, ly) + ly * z, par);
+        q.zp = q.zm = q.yp;
+        if (three) {
+            q.zp = cpu_ising_split_row(sp, y + ly * latmc_wrap_up(z, lz), par);
+            q.zm = cpu_ising_split_row(sp, y + ly * latmc_wrap_down(z, lz), par);
+        }
+        const uint64_t j0 = (uint64_t)(half * r);
+        if (aligned) {
+            uint64_t blk = j0 / 4;
+            for (int64_t jl = 0; jl < half; jl += 32, blk += 8) {
+                __m256i d[4];
+                ensure_consts(&pc, &cur_hi, blk >> 32, p);
+                philox8_avx2_block_order(&pc, blk, d);
+                changed += step32(&q, jl, d, &tb, three, heatbath, never, 0xffffffffu);
+            }
+        } else {
+            /* draws in natural order in a two-group window starting on a group boundary */
+            uint64_t blk = j0 / 32 * 8;
+            const int64_t off = (int64_t)(j0 - 4 * blk);
+            ensure_consts(&pc, &cur_hi, blk >> 32, p);
+            philox8_avx2_store(&pc, blk, buf);
+            ensure_consts(&pc, &cur_hi, (blk + 8) >> 32, p);
+            philox8_avx2_store(&pc, blk + 8, buf + 32);
+            for (int64_t jl = 0; jl < half; jl += 32) {
+                __m256i d[4];
+                philox8_avx2_load_block_order(buf + off, d);
+                const int64_t n = half - jl < 32 ? half - jl : 32;
+                const uint32_t valid = n == 32 ? 0xffffffffu : (UINT32_C(1) << n) - 1;
+                changed += step32(&q, jl, d, &tb, three, heatbath, never, valid);
+                if (jl + 32 < half) {
+                    memcpy(buf, buf + 32, 32 * sizeof buf[0]);
+                    blk += 8;
+                    ensure_consts(&pc, &cur_hi, (blk + 8) >> 32, p);
+                    philox8_avx2_store(&pc, blk + 8, buf + 32);
+                }
+            }
+        }
+        q.dst[-1] = q.dst[half - 1];
+        q.dst[half] = q.dst[0];
+        if (++y == ly) {
+            y = 0;
+            z++;
+        }
+    }
+    return changed;
+}
+
+#define ROWS_VARIANT(name, three, heatbath, never)                                         \
+    static uint64_t name(const struct cpu_ising_split *s, const struct cpu_ising_pass *p,  \
+                         int64_t r0, int64_t r1)                                           \
+    {                                                                                      \
+        return rows_impl(s, p, r0, r1, three, heatbath, never);                            \
+    }
+ROWS_VARIANT(rows_2d_metropolis, 0, 0, 0)
+ROWS_VARIANT(rows_2d_heatbath, 0, 1, 0)
+ROWS_VARIANT(rows_3d_metropolis, 1, 0, 0)
+ROWS_VARIANT(rows_3d_heatbath, 1, 1, 0)
+ROWS_VARIANT(rows_2d_metropolis_never, 0, 0, 1)
+ROWS_VARIANT(rows_2d_heatbath_never, 0, 1, 1)
+ROWS_VARIANT(rows_3d_metropolis_never, 1, 0, 1)
+ROWS_VARIANT(rows_3d_heatbath_never, 1, 1, 1)
+
+static uint64_t colour_rows_avx2(const struct cpu_ising_split *s, const struct cpu_ising_pass *p,
+                                 int64_t r0, int64_t r1)
+{
+    typedef uint64_t (*rows_fn)(const struct cpu_ising_split *, const struct cpu_ising_pass *,
+                                int64_t, int64_t);
+    static const rows_fn variants[2][2][2] = {
+        { { rows_2d_metropolis, rows_2d_metropolis_never },
+          { rows_2d_heatbath, rows_2d_heatbath_never } },
+        { { rows_3d_metropolis, rows_3d_metropolis_never },
+          { rows_3d_heatbath, rows_3d_heatbath_never } },
+    };
+    return variants[s->ndim == 3][p->algorithm == LATMC_ALGO_HEATBATH][p->any_never != 0](
+        s, p, r0, r1);
+}
+
+static void draws_avx2(uint64_t seed, uint32_t c1, uint32_t c2, uint32_t c3,
+                       uint64_t first_block, int64_t n, uint32_t *out)
+{
+    struct philox8_avx2 pc;
+    philox8_avx2_setup(&pc, seed, c1, c2, c3);
+    for (int64_t i = 0; i < n; i++)
+        philox8_avx2_store(&pc, first_block + 8 * (uint64_t)i, out + 32 * i);
+}
+
+void cpu_ising_dsp_init_avx2(struct cpu_ising_dsp *dsp)
+{
+    dsp->colour_rows = colour_rows_avx2;
+    dsp->draws = draws_avx2;
+    dsp->name = "avx2";
+}
