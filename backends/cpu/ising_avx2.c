@@ -30,7 +30,7 @@ struct row_ptrs {
 };
 
 struct tables {
-    __m256i plane[4], never, one, bias;
+    __m256i plane[4], never, one;
 };
 
 /*
@@ -61,11 +61,11 @@ PHILOX8_ALWAYS_INLINE unsigned step32(const struct row_ptrs *q, int64_t jl, cons
     const __m256i w23lo = _mm256_unpacklo_epi8(p2, p3), w23hi = _mm256_unpackhi_epi8(p2, p3);
     const __m256i t0 = _mm256_unpacklo_epi16(w01lo, w23lo), t1 = _mm256_unpackhi_epi16(w01lo, w23lo);
     const __m256i t2 = _mm256_unpacklo_epi16(w01hi, w23hi), t3 = _mm256_unpackhi_epi16(w01hi, w23hi);
-    /* reject iff u > T - 1, signed after flipping both sign bits */
-    const __m256i r0 = _mm256_cmpgt_epi32(_mm256_xor_si256(d[0], tb->bias), t0);
-    const __m256i r1 = _mm256_cmpgt_epi32(_mm256_xor_si256(d[1], tb->bias), t1);
-    const __m256i r2 = _mm256_cmpgt_epi32(_mm256_xor_si256(d[2], tb->bias), t2);
-    const __m256i r3 = _mm256_cmpgt_epi32(_mm256_xor_si256(d[3], tb->bias), t3);
+    /* reject iff u > T - 1: signed, both with the sign bit flipped (the draws by Philox) */
+    const __m256i r0 = _mm256_cmpgt_epi32(d[0], t0);
+    const __m256i r1 = _mm256_cmpgt_epi32(d[1], t1);
+    const __m256i r2 = _mm256_cmpgt_epi32(d[2], t2);
+    const __m256i r3 = _mm256_cmpgt_epi32(d[3], t3);
     __m256i reject = _mm256_packs_epi16(_mm256_packs_epi32(r0, r1), _mm256_packs_epi32(r2, r3));
     if (never)
         reject = _mm256_or_si256(reject, _mm256_shuffle_epi8(tb->never, idx));
@@ -82,13 +82,21 @@ PHILOX8_ALWAYS_INLINE unsigned step32(const struct row_ptrs *q, int64_t jl, cons
 }
 
 /* The Philox constants for the blocks whose index has high word `hi` (block >> 32). */
+static __attribute__((noinline)) void set_consts(struct philox8_avx2 *pc, uint64_t hi,
+                                                       const struct cpu_ising_pass *p)
+{
+    philox8_avx2_setup(pc, p->seed, (uint32_t)(hi & 0xffff) | p->c1_sweep, p->c2, p->c3,
+                       0x80000000u);
+}
+
+/* Blocks beyond 2^32 (lattices above 2^34 sites) change counter word c1. */
 static inline void ensure_consts(struct philox8_avx2 *pc, uint64_t *cur_hi, uint64_t hi,
                                  const struct cpu_ising_pass *p)
 {
-    if (hi == *cur_hi)
-        return;
-    philox8_avx2_setup(pc, p->seed, (uint32_t)(hi & 0xffff) | p->c1_sweep, p->c2, p->c3);
-    *cur_hi = hi;
+    if (__builtin_expect(hi != *cur_hi, 0)) {
+        set_consts(pc, hi, p);
+        *cur_hi = hi;
+    }
 }
 
 PHILOX8_ALWAYS_INLINE uint64_t rows_impl(const struct cpu_ising_split *sp,
@@ -100,14 +108,13 @@ PHILOX8_ALWAYS_INLINE uint64_t rows_impl(const struct cpu_ising_split *sp,
         tb.plane[b] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p->plane[b]));
     tb.never = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p->never));
     tb.one = _mm256_set1_epi8(1);
-    tb.bias = _mm256_set1_epi32((int)0x80000000u);
     const int64_t half = sp->half, ly = sp->ly, lz = sp->lz;
     struct philox8_avx2 pc;
     uint64_t cur_hi = (uint64_t)(half * r0) / 32 * 8 >> 32;
-    philox8_avx2_setup(&pc, p->seed, (uint32_t)(cur_hi & 0xffff) | p->c1_sweep, p->c2, p->c3);
+    set_consts(&pc, cur_hi, p);
     /* rows start on a group of 8 Philox blocks: draws straight from registers */
     const int aligned = half % 32 == 0;
-    uint32_t buf[64] __attribute__((aligned(32)));
+    uint32_t buf[96] __attribute__((aligned(32)));
     uint64_t changed = 0;
     int64_t y = r0 % ly, z = r0 / ly;
     for (int64_t r = r0; r < r1; r++) {
@@ -125,34 +132,46 @@ PHILOX8_ALWAYS_INLINE uint64_t rows_impl(const struct cpu_ising_split *sp,
             q.zm = cpu_ising_split_row(sp, y + ly * latmc_wrap_down(z, lz), par);
         }
         const uint64_t j0 = (uint64_t)(half * r);
+        __m256i d[8];
         if (aligned) {
+            /* two groups (64 sites) per step: sixteen Philox instances in flight */
             uint64_t blk = j0 / 4;
-            for (int64_t jl = 0; jl < half; jl += 32, blk += 8) {
-                __m256i d[4];
+            int64_t jl = 0;
+            for (; jl + 64 <= half; jl += 64, blk += 16) {
                 ensure_consts(&pc, &cur_hi, blk >> 32, p);
-                philox8_avx2_block_order(&pc, blk, d);
+                philox8_avx2_groups(&pc, blk, d, 2);
+                changed += step32(&q, jl, d, &tb, three, heatbath, never, 0xffffffffu);
+                changed += step32(&q, jl + 32, d + 4, &tb, three, heatbath, never, 0xffffffffu);
+            }
+            if (jl < half) {
+                ensure_consts(&pc, &cur_hi, blk >> 32, p);
+                philox8_avx2_groups(&pc, blk, d, 1);
                 changed += step32(&q, jl, d, &tb, three, heatbath, never, 0xffffffffu);
             }
         } else {
-            /* draws in natural order in a two-group window starting on a group boundary */
+            /*
+             * Rows start inside a group: draws in natural order in a window that starts on
+             * a group boundary, buf[0..31] the group holding the row's first site; each
+             * step appends two groups and handles 64 sites from buf + off.
+             */
             uint64_t blk = j0 / 32 * 8;
             const int64_t off = (int64_t)(j0 - 4 * blk);
             ensure_consts(&pc, &cur_hi, blk >> 32, p);
-            philox8_avx2_store(&pc, blk, buf);
-            ensure_consts(&pc, &cur_hi, (blk + 8) >> 32, p);
-            philox8_avx2_store(&pc, blk + 8, buf + 32);
-            for (int64_t jl = 0; jl < half; jl += 32) {
-                __m256i d[4];
-                philox8_avx2_load_block_order(buf + off, d);
-                const int64_t n = half - jl < 32 ? half - jl : 32;
-                const uint32_t valid = n == 32 ? 0xffffffffu : (UINT32_C(1) << n) - 1;
-                changed += step32(&q, jl, d, &tb, three, heatbath, never, valid);
-                if (jl + 32 < half) {
-                    memcpy(buf, buf + 32, 32 * sizeof buf[0]);
-                    blk += 8;
-                    ensure_consts(&pc, &cur_hi, (blk + 8) >> 32, p);
-                    philox8_avx2_store(&pc, blk + 8, buf + 32);
+            philox8_avx2_groups(&pc, blk, d, 1);
+            philox8_avx2_store(d, buf);
+            for (int64_t jl = 0; jl < half; jl += 64) {
+                ensure_consts(&pc, &cur_hi, (blk + 8) >> 32, p);
+                philox8_avx2_groups(&pc, blk + 8, d, 2);
+                philox8_avx2_store(d, buf + 32);
+                philox8_avx2_store(d + 4, buf + 64);
+                for (int h = 0; h < 2 && jl + 32 * h < half; h++) {
+                    const int64_t n = half - jl - 32 * h < 32 ? half - jl - 32 * h : 32;
+                    const uint32_t valid = n == 32 ? 0xffffffffu : (UINT32_C(1) << n) - 1;
+                    philox8_avx2_load(buf + off + 32 * h, d);
+                    changed += step32(&q, jl + 32 * h, d, &tb, three, heatbath, never, valid);
                 }
+                memcpy(buf, buf + 64, 32 * sizeof buf[0]);
+                blk += 16;
             }
         }
         q.dst[-1] = q.dst[half - 1];
@@ -199,14 +218,35 @@ static void draws_avx2(uint64_t seed, uint32_t c1, uint32_t c2, uint32_t c3,
                        uint64_t first_block, int64_t n, uint32_t *out)
 {
     struct philox8_avx2 pc;
-    philox8_avx2_setup(&pc, seed, c1, c2, c3);
-    for (int64_t i = 0; i < n; i++)
-        philox8_avx2_store(&pc, first_block + 8 * (uint64_t)i, out + 32 * i);
+    philox8_avx2_setup(&pc, seed, c1, c2, c3, 0);
+    for (int64_t i = 0; i < n; i++) {
+        __m256i d[4];
+        philox8_avx2_groups(&pc, first_block + 8 * (uint64_t)i, d, 1);
+        philox8_avx2_store(d, out + 32 * i);
+    }
+}
+
+/* The generator as the kernels run it (two groups per step), nothing else: the ceiling. */
+static uint32_t draws_xor_avx2(uint64_t seed, uint64_t first_block, int64_t n)
+{
+    struct philox8_avx2 pc;
+    philox8_avx2_setup(&pc, seed, 0, 0, 0, 0x80000000u);
+    __m256i acc = _mm256_setzero_si256();
+    for (int64_t i = 0; i + 1 < n; i += 2) {
+        __m256i d[8];
+        philox8_avx2_groups(&pc, first_block + 8 * (uint64_t)i, d, 2);
+        for (int m = 0; m < 8; m++)
+            acc = _mm256_xor_si256(acc, d[m]);
+    }
+    acc = _mm256_xor_si256(acc, _mm256_srli_si256(acc, 8));
+    acc = _mm256_xor_si256(acc, _mm256_srli_si256(acc, 4));
+    return (uint32_t)(_mm256_extract_epi32(acc, 0) ^ _mm256_extract_epi32(acc, 4));
 }
 
 void cpu_ising_dsp_init_avx2(struct cpu_ising_dsp *dsp)
 {
     dsp->colour_rows = colour_rows_avx2;
     dsp->draws = draws_avx2;
+    dsp->draws_xor = draws_xor_avx2;
     dsp->name = "avx2";
 }

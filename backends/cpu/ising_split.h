@@ -85,6 +85,11 @@ struct cpu_ising_dsp {
      */
     void (*draws)(uint64_t seed, uint32_t c1, uint32_t c2, uint32_t c3, uint64_t first_block,
                   int64_t n, uint32_t *out);
+    /*
+     * The generator alone as the update kernels run it, 32 n draws xored together (n even;
+     * counter words 0): the Philox ceiling of doc/PERFORMANCE.md (latmc-cpu-ceiling).
+     */
+    uint32_t (*draws_xor)(uint64_t seed, uint64_t first_block, int64_t n);
     const char *name;       /* "avx2", "avx512"; NULL at the C level */
 };
 
