@@ -88,10 +88,12 @@ static inline void philox8_avx2_setup(struct philox8_avx2 *pc, uint64_t seed, ui
 /*
  * Ten rounds for `pairs` register pairs (a compile-time constant, 1 to 6): on entry c[i]
  * holds the four blocks of pair i as 64-bit numbers (only the low halves are used); on
- * exit u[i] = [out0 | out1], v[i] = [out2 | out3] of each.
+ * exit u[i] = [out0 | out1], v[i] = [out2 | out3] of each -- or, without the last swap
+ * (last_swap 0), u[i] = [out1 | out0], v[i] = [out3 | out2].
  */
 PHILOX8_ALWAYS_INLINE void philox8_avx2_rounds(const struct philox8_avx2 *pc, const __m256i *c,
-                                               __m256i *u, __m256i *v, const int pairs)
+                                               __m256i *u, __m256i *v, const int pairs,
+                                               const int last_swap)
 {
     /* round 1 */
 #pragma GCC unroll 6
@@ -110,8 +112,12 @@ PHILOX8_ALWAYS_INLINE void philox8_avx2_rounds(const struct philox8_avx2 *pc, co
         for (int i = 0; i < pairs; i++) {
             const __m256i p0 = _mm256_mul_epu32(u[i], pc->m0);
             const __m256i p1 = _mm256_mul_epu32(v[i], pc->m1);
-            u[i] = PHILOX8_SWAP(_mm256_xor_si256(p1, _mm256_blend_epi32(u[i], pc->n0[r], 0x55)));
-            v[i] = PHILOX8_SWAP(_mm256_xor_si256(p0, _mm256_blend_epi32(v[i], pc->n1[r], 0x55)));
+            u[i] = _mm256_xor_si256(p1, _mm256_blend_epi32(u[i], pc->n0[r], 0x55));
+            v[i] = _mm256_xor_si256(p0, _mm256_blend_epi32(v[i], pc->n1[r], 0x55));
+            if (r < 9 || last_swap) {
+                u[i] = PHILOX8_SWAP(u[i]);
+                v[i] = PHILOX8_SWAP(v[i]);
+            }
         }
     }
 }
@@ -138,11 +144,39 @@ PHILOX8_ALWAYS_INLINE void philox8_avx2_groups(const struct philox8_avx2 *pc, ui
         c[2 * g + 1] = _mm256_add_epi64(base, _mm256_setr_epi64x(8 * g + 2, 8 * g + 3,
                                                                  8 * g + 6, 8 * g + 7));
     }
-    philox8_avx2_rounds(pc, c, u, v, 2 * groups);
+    philox8_avx2_rounds(pc, c, u, v, 2 * groups, 1);
 #pragma GCC unroll 6
     for (int i = 0; i < 2 * groups; i++) {
         d[2 * i] = _mm256_unpacklo_epi64(u[i], v[i]);
         d[2 * i + 1] = _mm256_unpackhi_epi64(u[i], v[i]);
+    }
+}
+
+/*
+ * The same draws in "pair order", as the last round leaves them (no swap, no unpack, 3
+ * instructions fewer per 8 draws): d[2i] = [out1 | out0], d[2i+1] = [out3 | out2] of the
+ * four blocks of pair i, i.e. in draw numbers relative to 4b:
+ *     d[0] = 1 0 5 4 | 17 16 21 20,   d[1] = 3 2 7 6 | 19 18 23 22,
+ *     d[2] = 9 8 13 12 | 25 24 29 28,  d[3] = 11 10 15 14 | 27 26 31 30
+ * (the same pattern, plus 32, for the second group).
+ */
+PHILOX8_ALWAYS_INLINE void philox8_avx2_pairs(const struct philox8_avx2 *pc, uint64_t b0,
+                                              __m256i *d, const int groups)
+{
+    __m256i c[6], u[6], v[6];
+    const __m256i base = _mm256_set1_epi64x((long long)b0);
+#pragma GCC unroll 3
+    for (int g = 0; g < groups; g++) {
+        c[2 * g] = _mm256_add_epi64(base, _mm256_setr_epi64x(8 * g, 8 * g + 1, 8 * g + 4,
+                                                             8 * g + 5));
+        c[2 * g + 1] = _mm256_add_epi64(base, _mm256_setr_epi64x(8 * g + 2, 8 * g + 3,
+                                                                 8 * g + 6, 8 * g + 7));
+    }
+    philox8_avx2_rounds(pc, c, u, v, 2 * groups, 0);
+#pragma GCC unroll 6
+    for (int i = 0; i < 2 * groups; i++) {
+        d[2 * i] = u[i];
+        d[2 * i + 1] = v[i];
     }
 }
 
