@@ -11,16 +11,23 @@
  *     own: 3 bytes per update per sweep), over arrays far larger than the caches, on one
  *     thread and on all of them.
  *
- * Best of several runs; the one-thread figures are timed in the thread's CPU time, so that
- * a shared machine (other processes taking turns on the core) does not lower them.
- * Internal program: it calls the CPU backend's kernel tables directly.
+ * and, against them, the Ising kernels themselves (through the public API, as latmc-bench
+ * runs them): 2D L^2 Metropolis at beta = 2/3 after a hot start, each SIMD level and the C
+ * reference, one thread and all threads.
  *
- *   latmc-cpu-ceiling [--quick]
+ * Best of several runs, timed in CPU time (one thread: the thread's; several: the
+ * process's, waiting at barriers included), so that a shared machine -- other processes
+ * taking turns on the cores -- does not lower the figures; the memory figure for several
+ * threads is wall time. Internal program: it calls the CPU backend's kernel tables.
+ *
+ *   latmc-cpu-ceiling [--quick] [-L L]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <latmc/latmc.h>
 
 #include "cpu_features.h"
 #include "cpu_omp.h"
@@ -38,6 +45,11 @@ static double clock_s(clockid_t id)
 static double cpu_now(void)
 {
     return clock_s(CLOCK_THREAD_CPUTIME_ID);
+}
+
+static double process_now(void)
+{
+    return clock_s(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 static double wall_now(void)
@@ -91,11 +103,66 @@ static double memory(uint64_t *a, const uint64_t *b, int64_t n, int threads, int
     return best;
 }
 
+/*
+ * Updates per ns of Ising 2D L^2 Metropolis at `level` (LATMC_CPU_MASK) with `threads`:
+ * per core (CPU time divided among the threads' cores), best of reps runs of `sweeps`.
+ */
+static double ising_rate(const char *level, int threads, long L, int sweeps, int reps)
+{
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING;
+    d.ndim = 2;
+    d.extent[0] = d.extent[1] = L;
+    d.algorithm = LATMC_ALGO_METROPOLIS;
+    d.device = LATMC_DEVICE_CPU;
+    d.n_threads = threads;
+    d.seed = 1;
+    setenv("LATMC_CPU_MASK", level, 1);
+    int st = latmc_ctx_create(&ctx);
+    if (st == LATMC_OK)
+        st = latmc_sim_create(ctx, &d, &sim);
+    unsetenv("LATMC_CPU_MASK");
+    if (st == LATMC_OK)
+        st = latmc_sim_set_param(sim, LATMC_PARAM_BETA, 2.0 / 3.0);
+    if (st == LATMC_OK)
+        st = latmc_sim_init_spins(sim, LATMC_INIT_HOT);
+    if (st == LATMC_OK)
+        st = latmc_sim_sweep(sim, 1);
+    double best = 0;
+    for (int r = 0; r < reps && st == LATMC_OK; r++) {
+        const double t0 = threads == 1 ? cpu_now() : process_now();
+        st = latmc_sim_sweep(sim, (uint64_t)sweeps);
+        const double t = (threads == 1 ? cpu_now() : process_now()) - t0;
+        const double rate = (double)L * (double)L * sweeps / t * 1e-9;
+        best = rate > best ? rate : best;
+    }
+    if (st != LATMC_OK)
+        fprintf(stderr, "latmc-cpu-ceiling: %s\n", latmc_strerror(st));
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+    return st == LATMC_OK ? best : 0;
+}
+
 int main(int argc, char **argv)
 {
-    const int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
-    if (argc > 1 && !quick) {
-        fprintf(stderr, "usage: latmc-cpu-ceiling [--quick]\n");
+    int quick = 0;
+    long L = 4096;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            quick = 1;
+            L = 64;
+        } else if (strcmp(argv[i], "-L") == 0 && i + 1 < argc) {
+            L = strtol(argv[++i], NULL, 10);
+        } else {
+            fprintf(stderr, "usage: latmc-cpu-ceiling [--quick] [-L L]\n");
+            return 2;
+        }
+    }
+    if (L < 2 || L % 2 || L > 65536) {
+        fprintf(stderr, "latmc-cpu-ceiling: -L must be even, 2 .. 65536\n");
         return 2;
     }
     const int reps = quick ? 1 : 7;
@@ -106,16 +173,38 @@ int main(int argc, char **argv)
         { "avx2", CPU_FLAG_AVX2 },
         { "avx512", CPU_FLAG_AVX2 | CPU_FLAG_AVX512 },
     };
+    double ceiling[2] = { 0, 0 };
     for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
         struct cpu_ising_dsp dsp;
         cpu_ising_dsp_init(&dsp, levels[l].flags);
-        if (!dsp.name || strcmp(dsp.name, levels[l].name) != 0)
+        if (!dsp.name || strcmp(dsp.name, levels[l].name) != 0) {
             printf("  %s: not built\n", levels[l].name);
-        else if ((cpu_flags_detected() & levels[l].flags) != levels[l].flags)
+        } else if ((cpu_flags_detected() & levels[l].flags) != levels[l].flags) {
             printf("  %s: not on this CPU\n", levels[l].name);
-        else
-            printf("  %s (the Ising kernels' generator): %.3f\n", levels[l].name,
-                   simd_philox(&dsp, quick ? 64 : 1 << 20, reps));
+        } else {
+            ceiling[l] = simd_philox(&dsp, quick ? 64 : 1 << 20, reps);
+            printf("  %s (the Ising kernels' generator): %.3f\n", levels[l].name, ceiling[l]);
+        }
+    }
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    const int sweeps = quick ? 2 : (int)(4.0 * 4096 * 4096 / ((double)L * L)) + 1;
+    printf("Ising 2D %ldx%ld Metropolis, beta 2/3, updates per ns per core (%d sweeps per run):\n",
+           L, L, sweeps);
+    printf("  c, 1 thread: %.3f\n", ising_rate("c", 1, L, quick ? 1 : 2, reps > 3 ? 3 : reps));
+    for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
+        if (ceiling[l] == 0)
+            continue;
+        const double one = ising_rate(levels[l].name, 1, L, sweeps, reps);
+        printf("  %s, 1 thread: %.3f (%.0f %% of its Philox ceiling)\n", levels[l].name, one,
+               100 * one / ceiling[l]);
+        if (threads > 1) {
+            const double all = ising_rate(levels[l].name, threads, L, sweeps, reps);
+            printf("  %s, %d threads: %.3f per core (%.0f %% of 1 thread)\n", levels[l].name,
+                   threads, all, 100 * all / one);
+        }
     }
     const int64_t n = quick ? 1 << 16 : INT64_C(1) << 25; /* 2 x 256 MiB */
     uint64_t *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
@@ -127,10 +216,6 @@ int main(int argc, char **argv)
         a[i] = (uint64_t)i;
         b[i] = (uint64_t)i * 3;
     }
-    int threads = 1;
-#ifdef _OPENMP
-    threads = omp_get_max_threads();
-#endif
     printf("memory, a ^= b over 2 x %lld MiB (read 2, write 1), bytes per ns:\n",
            (long long)(n * 8 >> 20));
     printf("  1 thread (CPU time): %.2f\n", memory(a, b, n, 1, reps));
