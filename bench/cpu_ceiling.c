@@ -97,7 +97,8 @@ static double memory(uint64_t *a, const uint64_t *b, int64_t n, int threads, int
         LATMC_OMP(parallel for num_threads(threads) schedule(static))
         for (int64_t i = 0; i < n; i++)
             a[i] ^= b[i];
-        const double rate = 24.0 * (double)n / ((threads == 1 ? cpu_now() : wall_now()) - t0) * 1e-9;
+        const double t = (threads == 1 ? cpu_now() : wall_now()) - t0;
+        const double rate = 24.0 * (double)n / t * 1e-9;
         best = rate > best ? rate : best;
     }
     return best;

@@ -25,7 +25,7 @@
 
 struct row_ptrs {
     uint8_t *dst;                      /* the half-row updated */
-    const uint8_t *xl, *xr;            /* its neighbours along x (the other half-row, -1/0 or 0/+1) */
+    const uint8_t *xl, *xr;            /* along x: the other half-row at -1 / 0 or 0 / +1 */
     const uint8_t *yp, *ym, *zp, *zm;  /* along y and z: the same half of the rows next to it */
 };
 
@@ -64,8 +64,10 @@ PHILOX8_ALWAYS_INLINE unsigned step32(const struct row_ptrs *q, int64_t jl, cons
     const __m256i p3 = _mm256_shuffle_epi8(tb->plane[3], idx);
     const __m256i w01lo = _mm256_unpacklo_epi8(p0, p1), w01hi = _mm256_unpackhi_epi8(p0, p1);
     const __m256i w23lo = _mm256_unpacklo_epi8(p2, p3), w23hi = _mm256_unpackhi_epi8(p2, p3);
-    const __m256i t0 = _mm256_unpacklo_epi16(w01lo, w23lo), t1 = _mm256_unpackhi_epi16(w01lo, w23lo);
-    const __m256i t2 = _mm256_unpacklo_epi16(w01hi, w23hi), t3 = _mm256_unpackhi_epi16(w01hi, w23hi);
+    const __m256i t0 = _mm256_unpacklo_epi16(w01lo, w23lo);
+    const __m256i t1 = _mm256_unpackhi_epi16(w01lo, w23lo);
+    const __m256i t2 = _mm256_unpacklo_epi16(w01hi, w23hi);
+    const __m256i t3 = _mm256_unpackhi_epi16(w01hi, w23hi);
     /* reject iff u > T - 1: signed, both with the sign bit flipped (the draws by Philox) */
     const __m256i r0 = _mm256_cmpgt_epi32(d[0], t0);
     const __m256i r1 = _mm256_cmpgt_epi32(d[1], t1);
@@ -97,11 +99,12 @@ static __attribute__((noinline)) void set_consts(struct philox8_avx2 *pc, uint64
 }
 
 /* Blocks beyond 2^32 (lattices above 2^34 sites) change counter word c1. */
-static inline void ensure_consts(struct philox8_avx2 *pc, uint64_t *cur_hi, uint64_t hi,
-                                 const struct cpu_ising_pass *p)
+static inline void ensure_consts(const struct philox8_avx2 **pc, struct philox8_avx2 *local,
+                                 uint64_t *cur_hi, uint64_t hi, const struct cpu_ising_pass *p)
 {
     if (__builtin_expect(hi != *cur_hi, 0)) {
-        set_consts(pc, hi, p);
+        set_consts(local, hi, p);
+        *pc = local;
         *cur_hi = hi;
     }
 }
@@ -113,8 +116,8 @@ struct row_cursor {
     int64_t r, y, z;
 };
 
-PHILOX8_ALWAYS_INLINE void cursor_set(struct row_cursor *c, const struct cpu_ising_split *sp, int colour,
-                              int three)
+PHILOX8_ALWAYS_INLINE void cursor_set(struct row_cursor *c, const struct cpu_ising_split *sp,
+                                      int colour, int three)
 {
     const int64_t ly = sp->ly, lz = sp->lz, rows = sp->rows, y = c->y, z = c->z;
     const int par = colour ^ (int)((y + z) & 1);
@@ -168,21 +171,37 @@ PHILOX8_ALWAYS_INLINE void prefetch_rows(const struct row_cursor *c, int64_t off
     }
 }
 
+/* What prepare() computes once per pass (cpu_ising_pass.prepared). */
+struct prepared {
+    struct philox8_avx2 pc;   /* Philox constants for blocks below 2^32 */
+    struct tables tb;
+};
+_Static_assert(sizeof(struct prepared) <= sizeof(((struct cpu_ising_pass *)0)->prepared),
+               "cpu_ising_pass.prepared too small");
+
+static void prepare_avx2(struct cpu_ising_pass *p)
+{
+    struct prepared *w = (struct prepared *)(void *)p->prepared;
+    struct tables *tb = &w->tb;
+    for (int b = 0; b < 4; b++)
+        tb->plane[b] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p->plane[b]));
+    tb->never = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p->never));
+    tb->one = _mm256_set1_epi8(1);
+    tb->pair_order = _mm256_setr_epi8(1, 0, 5, 4, 3, 2, 7, 6, 9, 8, 13, 12, 11, 10, 15, 14,
+                                      1, 0, 5, 4, 3, 2, 7, 6, 9, 8, 13, 12, 11, 10, 15, 14);
+    set_consts(&w->pc, 0, p);
+}
+
 PHILOX8_ALWAYS_INLINE uint64_t rows_impl(const struct cpu_ising_split *sp,
                                          const struct cpu_ising_pass *p, int64_t r0, int64_t r1,
                                          int three, int heatbath, int never)
 {
-    struct tables tb;
-    for (int b = 0; b < 4; b++)
-        tb.plane[b] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p->plane[b]));
-    tb.never = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p->never));
-    tb.one = _mm256_set1_epi8(1);
-    tb.pair_order = _mm256_setr_epi8(1, 0, 5, 4, 3, 2, 7, 6, 9, 8, 13, 12, 11, 10, 15, 14,
-                                     1, 0, 5, 4, 3, 2, 7, 6, 9, 8, 13, 12, 11, 10, 15, 14);
+    const struct prepared *w = (const struct prepared *)(const void *)p->prepared;
+    const struct tables *tb = &w->tb;
     const int64_t half = sp->half;
-    struct philox8_avx2 pc;
-    uint64_t cur_hi = (uint64_t)(half * r0) / 32 * 8 >> 32;
-    set_consts(&pc, cur_hi, p);
+    const struct philox8_avx2 *pc = &w->pc;
+    struct philox8_avx2 local; /* constants for blocks beyond 2^32, when needed */
+    uint64_t cur_hi = 0;
     uint64_t changed = 0;
     if (r0 >= r1)
         return 0;
@@ -204,17 +223,17 @@ PHILOX8_ALWAYS_INLINE uint64_t rows_impl(const struct cpu_ising_split *sp,
             int64_t jl = 0;
             for (; jl + 64 <= half; jl += 64, blk += 16) {
                 prefetch_rows(&cur, jl, three);
-                ensure_consts(&pc, &cur_hi, blk >> 32, p);
-                philox8_avx2_pairs(&pc, blk, d, 2);
-                changed += step32(&cur.q, jl, d, &tb, three, heatbath, never, 1, 0xffffffffu);
-                changed += step32(&cur.q, jl + 32, d + 4, &tb, three, heatbath, never, 1,
+                ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
+                philox8_avx2_pairs(pc, blk, d, 2);
+                changed += step32(&cur.q, jl, d, tb, three, heatbath, never, 1, 0xffffffffu);
+                changed += step32(&cur.q, jl + 32, d + 4, tb, three, heatbath, never, 1,
                                   0xffffffffu);
             }
             if (jl < half) {
                 prefetch_rows(&cur, jl, three);
-                ensure_consts(&pc, &cur_hi, blk >> 32, p);
-                philox8_avx2_pairs(&pc, blk, d, 1);
-                changed += step32(&cur.q, jl, d, &tb, three, heatbath, never, 1, 0xffffffffu);
+                ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
+                philox8_avx2_pairs(pc, blk, d, 1);
+                changed += step32(&cur.q, jl, d, tb, three, heatbath, never, 1, 0xffffffffu);
             }
             cursor_next(&cur, sp);
             if (cur.r == r1)
@@ -232,20 +251,20 @@ PHILOX8_ALWAYS_INLINE uint64_t rows_impl(const struct cpu_ising_split *sp,
         const uint64_t j0 = (uint64_t)(half * cur.r);
         uint64_t blk = j0 / 32 * 8;
         const int64_t off = (int64_t)(j0 - 4 * blk);
-        ensure_consts(&pc, &cur_hi, blk >> 32, p);
-        philox8_avx2_groups(&pc, blk, d, 1);
+        ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
+        philox8_avx2_groups(pc, blk, d, 1);
         philox8_avx2_store(d, buf);
         for (int64_t jl = 0; jl < half; jl += 64) {
             prefetch_rows(&cur, jl, three);
-            ensure_consts(&pc, &cur_hi, (blk + 8) >> 32, p);
-            philox8_avx2_groups(&pc, blk + 8, d, 2);
+            ensure_consts(&pc, &local, &cur_hi, (blk + 8) >> 32, p);
+            philox8_avx2_groups(pc, blk + 8, d, 2);
             philox8_avx2_store(d, buf + 32);
             philox8_avx2_store(d + 4, buf + 64);
             for (int h = 0; h < 2 && jl + 32 * h < half; h++) {
                 const int64_t n = half - jl - 32 * h < 32 ? half - jl - 32 * h : 32;
                 const uint32_t valid = n == 32 ? 0xffffffffu : (UINT32_C(1) << n) - 1;
                 philox8_avx2_load(buf + off + 32 * h, d);
-                changed += step32(&cur.q, jl + 32 * h, d, &tb, three, heatbath, never, 0,
+                changed += step32(&cur.q, jl + 32 * h, d, tb, three, heatbath, never, 0,
                                   valid);
             }
             memcpy(buf, buf + 64, 32 * sizeof buf[0]);
@@ -319,6 +338,7 @@ static uint32_t draws_xor_avx2(uint64_t seed, uint64_t first_block, int64_t n)
 
 void cpu_ising_dsp_init_avx2(struct cpu_ising_dsp *dsp)
 {
+    dsp->prepare = prepare_avx2;
     dsp->colour_rows = colour_rows_avx2;
     dsp->draws = draws_avx2;
     dsp->draws_xor = draws_xor_avx2;

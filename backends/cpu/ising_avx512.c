@@ -108,7 +108,8 @@ AI void philox16_rounds(const struct philox16 *pc, const __m512i *c, __m512i x[]
 /* Block numbers b .. b+7 in the eight lanes. */
 AI __m512i blocks8(uint64_t b)
 {
-    return _mm512_add_epi64(_mm512_set1_epi64((long long)b), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+    return _mm512_add_epi64(_mm512_set1_epi64((long long)b),
+                            _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
 /*
@@ -153,9 +154,11 @@ AI void lanes_from_natural(const uint32_t *in, __m512i u[4])
     const __m512i n3 = _mm512_loadu_si512((const void *)(in + 48));
     /* words 0 and 1 (then 2 and 3) of each block of n0 | n1, and of n2 | n3 */
     const __m512i i01 = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
-    const __m512i i23 = _mm512_setr_epi32(2, 6, 10, 14, 18, 22, 26, 30, 3, 7, 11, 15, 19, 23, 27, 31);
+    const __m512i i23 = _mm512_setr_epi32(2, 6, 10, 14, 18, 22, 26, 30, 3, 7, 11, 15, 19, 23, 27,
+                                          31);
     const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
-    const __m512i hi = _mm512_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    const __m512i hi = _mm512_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30,
+                                         31);
     const __m512i a01 = _mm512_permutex2var_epi32(n0, i01, n1);
     const __m512i b01 = _mm512_permutex2var_epi32(n2, i01, n3);
     const __m512i a23 = _mm512_permutex2var_epi32(n0, i23, n1);
@@ -200,8 +203,10 @@ AI unsigned step64(const struct row_ptrs *q, int64_t jl, const __m512i u[4],
     const __m512i idx = heatbath ? k : _mm512_or_si512(k, _mm512_slli_epi16(s, 3));
     /* vpermd reads the low 4 bits of each dword: byte l of dword i is site 4 i + l */
     uint64_t accept = 0;
-    static const uint64_t spread[4] = { UINT64_C(0x1111111111111111), UINT64_C(0x2222222222222222),
-                                        UINT64_C(0x4444444444444444), UINT64_C(0x8888888888888888) };
+    static const uint64_t spread[4] = {
+        UINT64_C(0x1111111111111111), UINT64_C(0x2222222222222222),
+        UINT64_C(0x4444444444444444), UINT64_C(0x8888888888888888),
+    };
     for (int l = 0; l < 4; l++) {
         const __m512i il = l == 0 ? idx : _mm512_srli_epi32(idx, 8 * l);
         const __m512i t = _mm512_permutexvar_epi32(il, tb->thr);
@@ -231,11 +236,12 @@ static __attribute__((noinline)) void set_consts(struct philox16 *pc, uint64_t h
 }
 
 /* Blocks beyond 2^32 (lattices above 2^34 sites) change counter word c1. */
-AI void ensure_consts(struct philox16 *pc, uint64_t *cur_hi, uint64_t hi,
-                      const struct cpu_ising_pass *p)
+AI void ensure_consts(const struct philox16 **pc, struct philox16 *local,
+                                 uint64_t *cur_hi, uint64_t hi, const struct cpu_ising_pass *p)
 {
     if (__builtin_expect(hi != *cur_hi, 0)) {
-        set_consts(pc, hi, p);
+        set_consts(local, hi, p);
+        *pc = local;
         *cur_hi = hi;
     }
 }
@@ -294,21 +300,37 @@ AI void prefetch_rows(const struct row_cursor *c, int64_t offset, int three)
     }
 }
 
-AI uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_ising_pass *p,
-                      int64_t r0, int64_t r1, int three, int heatbath, int never)
-{
+/* What prepare() computes once per pass (cpu_ising_pass.prepared). */
+struct prepared {
+    struct philox16 pc;   /* Philox constants for blocks below 2^32 */
     struct tables tb;
+};
+_Static_assert(sizeof(struct prepared) <= sizeof(((struct cpu_ising_pass *)0)->prepared),
+               "cpu_ising_pass.prepared too small");
+
+static void prepare_avx512(struct cpu_ising_pass *p)
+{
+    struct prepared *w = (struct prepared *)(void *)p->prepared;
+    struct tables *tb = &w->tb;
     uint32_t thr[16];
     for (int i = 0; i < 16; i++)
         thr[i] = ((uint32_t)p->plane[0][i] | (uint32_t)p->plane[1][i] << 8 |
                   (uint32_t)p->plane[2][i] << 16 | (uint32_t)p->plane[3][i] << 24) ^ 0x80000000u;
-    tb.thr = _mm512_loadu_si512((const void *)thr);
-    tb.never = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)p->never));
-    tb.one = _mm512_set1_epi8(1);
+    tb->thr = _mm512_loadu_si512((const void *)thr);
+    tb->never = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)p->never));
+    tb->one = _mm512_set1_epi8(1);
+    set_consts(&w->pc, 0, p);
+}
+
+AI uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_ising_pass *p,
+                      int64_t r0, int64_t r1, int three, int heatbath, int never)
+{
+    const struct prepared *w = (const struct prepared *)(const void *)p->prepared;
+    const struct tables *tb = &w->tb;
     const int64_t half = sp->half;
-    struct philox16 pc;
-    uint64_t cur_hi = (uint64_t)(half * r0) / 32 * 8 >> 32;
-    set_consts(&pc, cur_hi, p);
+    const struct philox16 *pc = &w->pc;
+    struct philox16 local; /* constants for blocks beyond 2^32, when needed */
+    uint64_t cur_hi = 0;
     uint64_t changed = 0;
     if (r0 >= r1)
         return 0;
@@ -325,14 +347,14 @@ AI uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_ising_p
             int64_t jl = 0;
             for (; jl + 64 <= half; jl += 64, blk += 16) {
                 prefetch_rows(&cur, jl, three);
-                ensure_consts(&pc, &cur_hi, blk >> 32, p);
-                philox16_lanes(&pc, blk, u, 2);
-                changed += step64(&cur.q, jl, u, &tb, three, heatbath, never, ~UINT64_C(0));
+                ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
+                philox16_lanes(pc, blk, u, 2);
+                changed += step64(&cur.q, jl, u, tb, three, heatbath, never, ~UINT64_C(0));
             }
             if (jl < half) { /* 32 sites left: one group; the upper 32 lanes are not sites */
-                ensure_consts(&pc, &cur_hi, blk >> 32, p);
-                philox16_lanes(&pc, blk, u, 1);
-                changed += step64(&cur.q, jl, u, &tb, three, heatbath, never, 0xffffffffu);
+                ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
+                philox16_lanes(pc, blk, u, 1);
+                changed += step64(&cur.q, jl, u, tb, three, heatbath, never, 0xffffffffu);
             }
             cursor_next(&cur, sp);
             if (cur.r == r1)
@@ -350,18 +372,18 @@ AI uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_ising_p
         const uint64_t j0 = (uint64_t)(half * cur.r);
         uint64_t blk = j0 / 32 * 8;
         const int64_t off = (int64_t)(j0 - 4 * blk);
-        ensure_consts(&pc, &cur_hi, blk >> 32, p);
-        philox16_store(&pc, blk, buf);
+        ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
+        philox16_store(pc, blk, buf);
         for (int64_t jl = 0; jl < half; jl += 64) {
             prefetch_rows(&cur, jl, three);
-            ensure_consts(&pc, &cur_hi, (blk + 8) >> 32, p);
-            philox16_store(&pc, blk + 8, buf + 32);
-            ensure_consts(&pc, &cur_hi, (blk + 16) >> 32, p);
-            philox16_store(&pc, blk + 16, buf + 64);
+            ensure_consts(&pc, &local, &cur_hi, (blk + 8) >> 32, p);
+            philox16_store(pc, blk + 8, buf + 32);
+            ensure_consts(&pc, &local, &cur_hi, (blk + 16) >> 32, p);
+            philox16_store(pc, blk + 16, buf + 64);
             const int64_t n = half - jl < 64 ? half - jl : 64;
             const uint64_t valid = n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
             lanes_from_natural(buf + off, u);
-            changed += step64(&cur.q, jl, u, &tb, three, heatbath, never, valid);
+            changed += step64(&cur.q, jl, u, tb, three, heatbath, never, valid);
             memcpy(buf, buf + 64, 32 * sizeof buf[0]);
             blk += 16;
         }
@@ -433,6 +455,7 @@ static uint32_t draws_xor_avx512(uint64_t seed, uint64_t first_block, int64_t n)
 
 void cpu_ising_dsp_init_avx512(struct cpu_ising_dsp *dsp)
 {
+    dsp->prepare = prepare_avx512;
     dsp->colour_rows = colour_rows_avx512;
     dsp->draws = draws_avx512;
     dsp->draws_xor = draws_xor_avx512;

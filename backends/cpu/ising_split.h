@@ -65,6 +65,12 @@ struct cpu_ising_pass {
     uint64_t seed;
     uint32_t c1_sweep;      /* (sweep >> 32) << 16: c1 without the high block bits */
     uint32_t c2, c3;        /* counter words 2 and 3 of the pass (rng_streams.h) */
+    /*
+     * The level's own ready-to-use form of the above (round keys and tables as vectors),
+     * written by dsp->prepare once per pass, so that colour_rows can be called for a
+     * single row at no setup cost (the sweep's wavefront order).
+     */
+    _Alignas(64) unsigned char prepared[2048];
 };
 
 void cpu_ising_pass_setup(struct cpu_ising_pass *p, const struct latmc_ising_tables *t,
@@ -75,6 +81,8 @@ void cpu_ising_pass_setup(struct cpu_ising_pass *p, const struct latmc_ising_tab
  * colour_rows is NULL at the C level, which runs the reference on the natural layout.
  */
 struct cpu_ising_dsp {
+    /* Fill p->prepared from the rest of *p. */
+    void (*prepare)(struct cpu_ising_pass *p);
     /* Update the sites of p->colour in rows [r0, r1); returns how many spins changed. */
     uint64_t (*colour_rows)(const struct cpu_ising_split *s, const struct cpu_ising_pass *p,
                             int64_t r0, int64_t r1);

@@ -119,6 +119,8 @@ static void test_kernels(void **state)
         /* threads (>= 32768 sites per colour) */
         run(2, 256, 260, 1, alg, 0.44, 1, 0.01, 2, 0, 2);
         run(2, 258, 256, 1, alg, 0.44, 1, 0, 2, 0, 3);
+        run(3, 128, 128, 4, alg, 0.22, 1, 0, 2, 0, 3);
+        run(3, 64, 34, 16, alg, 0.22, 1, 0.1, 2, 0, 2);
     }
 }
 

@@ -220,7 +220,8 @@ static void test_levels_against_c(void **state)
         print_message("no SIMD level on this machine: nothing to compare\n");
 }
 
-/* Lattices large enough for the threaded paths (>= 32768 sites per colour). */
+/* Lattices large enough for the threaded paths (>= 32768 sites per colour), with bands of
+ * rows or planes in wavefront order, and with too few of them for that. */
 static void test_threads(void **state)
 {
     (void)state;
@@ -229,6 +230,9 @@ static void test_threads(void **state)
         { 2, 258, 256, 1, HEAT, 0.44, 1, 0, 3, 0, 0 },
         { 3, 64, 34, 32, METRO, 0.22, 1, 0, 2, 0, 1 },
         { 3, 42, 40, 40, HEAT, 0.22, 1, 0.05, 2, 0, 0 },
+        /* few rows or planes per thread: the two-pass order on rows (ising_split.c) */
+        { 3, 128, 128, 4, METRO, 0.22, 1, 0, 2, 0, 1 },
+        { 2, 8192, 8, 1, HEAT, 0.44, 1, 0.02, 2, 0, 0 },
     };
     for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
         if (!level_usable((int)l))
