@@ -12,15 +12,15 @@
  *     thread and on all of them.
  *
  * and, against them, the Ising kernels themselves (through the public API, as latmc-bench
- * runs them): 2D L^2 Metropolis at beta = 2/3 after a hot start, each SIMD level and the C
- * reference, one thread and all threads.
+ * runs them): L^2 or L^3, Metropolis or heat bath, at beta = 2/3 (2D) or 1/4 (3D) after a
+ * hot start, each SIMD level and the C reference, one thread and all threads.
  *
  * Best of several runs, timed in CPU time (one thread: the thread's; several: the
  * process's, waiting at barriers included), so that a shared machine -- other processes
  * taking turns on the cores -- does not lower the figures; the memory figure for several
  * threads is wall time. Internal program: it calls the CPU backend's kernel tables.
  *
- *   latmc-cpu-ceiling [--quick] [-L L]
+ *   latmc-cpu-ceiling [--quick] [-L L] [--dim 2|3] [--heatbath]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,20 +104,29 @@ static double memory(uint64_t *a, const uint64_t *b, int64_t n, int threads, int
     return best;
 }
 
+struct ising_case {
+    int ndim, algorithm;
+    long L;
+};
+
 /*
- * Updates per ns of Ising 2D L^2 Metropolis at `level` (LATMC_CPU_MASK) with `threads`:
- * per core (CPU time divided among the threads' cores), best of reps runs of `sweeps`.
+ * Updates per ns of the Ising case at `level` (LATMC_CPU_MASK) with `threads`: per core
+ * (CPU time divided among the threads' cores), best of reps runs of `sweeps`.
  */
-static double ising_rate(const char *level, int threads, long L, int sweeps, int reps)
+static double ising_rate(const char *level, int threads, const struct ising_case *ic, int sweeps,
+                         int reps)
 {
+    const long L = ic->L;
+    const double n = (double)L * L * (ic->ndim == 3 ? L : 1);
     latmc_ctx *ctx = NULL;
     latmc_sim *sim = NULL;
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
     d.model = LATMC_MODEL_ISING;
-    d.ndim = 2;
+    d.ndim = ic->ndim;
     d.extent[0] = d.extent[1] = L;
-    d.algorithm = LATMC_ALGO_METROPOLIS;
+    d.extent[2] = ic->ndim == 3 ? L : 0;
+    d.algorithm = ic->algorithm;
     d.device = LATMC_DEVICE_CPU;
     d.n_threads = threads;
     d.seed = 1;
@@ -127,7 +136,7 @@ static double ising_rate(const char *level, int threads, long L, int sweeps, int
         st = latmc_sim_create(ctx, &d, &sim);
     unsetenv("LATMC_CPU_MASK");
     if (st == LATMC_OK)
-        st = latmc_sim_set_param(sim, LATMC_PARAM_BETA, 2.0 / 3.0);
+        st = latmc_sim_set_param(sim, LATMC_PARAM_BETA, ic->ndim == 3 ? 0.25 : 2.0 / 3.0);
     if (st == LATMC_OK)
         st = latmc_sim_init_spins(sim, LATMC_INIT_HOT);
     if (st == LATMC_OK)
@@ -137,7 +146,7 @@ static double ising_rate(const char *level, int threads, long L, int sweeps, int
         const double t0 = threads == 1 ? cpu_now() : process_now();
         st = latmc_sim_sweep(sim, (uint64_t)sweeps);
         const double t = (threads == 1 ? cpu_now() : process_now()) - t0;
-        const double rate = (double)L * (double)L * sweeps / t * 1e-9;
+        const double rate = n * sweeps / t * 1e-9;
         best = rate > best ? rate : best;
     }
     if (st != LATMC_OK)
@@ -150,22 +159,30 @@ static double ising_rate(const char *level, int threads, long L, int sweeps, int
 int main(int argc, char **argv)
 {
     int quick = 0;
-    long L = 4096;
+    struct ising_case ic = { 2, LATMC_ALGO_METROPOLIS, 0 };
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
             quick = 1;
-            L = 64;
         } else if (strcmp(argv[i], "-L") == 0 && i + 1 < argc) {
-            L = strtol(argv[++i], NULL, 10);
+            ic.L = strtol(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--dim") == 0 && i + 1 < argc) {
+            ic.ndim = (int)strtol(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--heatbath") == 0) {
+            ic.algorithm = LATMC_ALGO_HEATBATH;
         } else {
-            fprintf(stderr, "usage: latmc-cpu-ceiling [--quick] [-L L]\n");
+            fprintf(stderr, "usage: latmc-cpu-ceiling [--quick] [-L L] [--dim 2|3] "
+                            "[--heatbath]\n");
             return 2;
         }
     }
-    if (L < 2 || L % 2 || L > 65536) {
-        fprintf(stderr, "latmc-cpu-ceiling: -L must be even, 2 .. 65536\n");
+    if (ic.L == 0)
+        ic.L = quick ? 16 : ic.ndim == 3 ? 256 : 4096;
+    if (ic.L < 2 || ic.L % 2 || ic.L > 65536 || (ic.ndim != 2 && ic.ndim != 3)) {
+        fprintf(stderr, "latmc-cpu-ceiling: -L must be even, 2 .. 65536; --dim 2 or 3\n");
         return 2;
     }
+    const long L = ic.L;
+    const double nsites = (double)L * L * (ic.ndim == 3 ? L : 1);
     const int reps = quick ? 1 : 7;
     printf("CPU: %s\n", cpu_status());
     printf("Philox4x32-10, draws per ns on one core:\n");
@@ -191,18 +208,19 @@ int main(int argc, char **argv)
 #ifdef _OPENMP
     threads = omp_get_max_threads();
 #endif
-    const int sweeps = quick ? 2 : (int)(4.0 * 4096 * 4096 / ((double)L * L)) + 1;
-    printf("Ising 2D %ldx%ld Metropolis, beta 2/3, updates per ns per core (%d sweeps per run):\n",
-           L, L, sweeps);
-    printf("  c, 1 thread: %.3f\n", ising_rate("c", 1, L, quick ? 1 : 2, reps > 3 ? 3 : reps));
+    const int sweeps = quick ? 2 : (int)(4.0 * 4096 * 4096 / nsites) + 1;
+    printf("Ising %dD L = %ld %s, beta %s, updates per ns per core (%d sweeps per run):\n",
+           ic.ndim, L, ic.algorithm == LATMC_ALGO_HEATBATH ? "heat bath" : "Metropolis",
+           ic.ndim == 3 ? "1/4" : "2/3", sweeps);
+    printf("  c, 1 thread: %.3f\n", ising_rate("c", 1, &ic, quick ? 1 : 2, reps > 3 ? 3 : reps));
     for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
         if (ceiling[l] == 0)
             continue;
-        const double one = ising_rate(levels[l].name, 1, L, sweeps, reps);
+        const double one = ising_rate(levels[l].name, 1, &ic, sweeps, reps);
         printf("  %s, 1 thread: %.3f (%.0f %% of its Philox ceiling)\n", levels[l].name, one,
                100 * one / ceiling[l]);
         if (threads > 1) {
-            const double all = ising_rate(levels[l].name, threads, L, sweeps, reps);
+            const double all = ising_rate(levels[l].name, threads, &ic, sweeps, reps);
             printf("  %s, %d threads: %.3f per core (%.0f %% of 1 thread)\n", levels[l].name,
                    threads, all, 100 * all / one);
         }

@@ -275,8 +275,8 @@ struct latmc_ising_sums cpu_ising_split_measure(const struct cpu_ising_split *s,
  * b - 1 -- once every thread has finished its band [a, b) (units taken round the periodic
  * lattice by the same argument, with band 0..units-1 for one thread). Each site still sees
  * exactly the neighbour values of the two-pass order and draws its own random number, so
- * the chain is the same; the lattice is read once per sweep instead of twice (1.5 bytes
- * per update instead of 3 from memory, doc/PERFORMANCE.md).
+ * the chain is the same; the lattice is read once per sweep instead of twice (from memory,
+ * 2 bytes per update instead of 3: doc/PERFORMANCE.md).
  */
 static uint64_t wave_first(const struct cpu_ising_split *s, const struct cpu_ising_dsp *dsp,
                            const struct cpu_ising_pass *pass, int64_t unit, int64_t a, int64_t b)
