@@ -1,19 +1,20 @@
 /*
  * Ising kernels of the AVX2 level on the split-row layout (ising_split.h): 32 sites of one
- * colour per step, the same integer decisions from the same Philox draws as the reference
- * (lib/ising_rules.h), so the chain is bit-identical.
+ * colour per step, two steps per Philox call, the same integer decisions from the same
+ * Philox draws as the reference (lib/ising_rules.h), so the chain is bit-identical.
  *
- * One step, 32 sites j .. j+31 of one half-row (AVX2 instructions, 2D Metropolis):
- *   - draws: Philox4x32-10 of 8 blocks, 140 instructions, + 12 to put them in block order
- *     (philox_avx2.h) and 4 to flip their sign bits for the signed compare;
+ * One step, 32 sites j .. j+31 of one half-row (vector instructions, 2D Metropolis):
+ *   - draws: Philox4x32-10 of 8 blocks, 142 (philox_avx2.h), left in the order its last
+ *     round produces them, with the sign bit flipped for the signed compare (both free);
  *   - k, the number of up neighbours: 4 byte loads at offsets 0 / -1 / +1, 3 byte adds
- *     (3D: 6 loads, 5 adds); table index k | s << 3 (Metropolis): 2;
+ *     (3D: 6 loads, 5 adds); table index k | s << 3 (Metropolis): 2; into the draws'
+ *     order: 1 byte shuffle;
  *   - threshold T - 1 of each site: 4 byte-table lookups (one per byte of the 32-bit value,
  *     _mm256_shuffle_epi8 with a 16-entry table) and 8 unpacks that spread them into
- *     dwords in the draws' block order: 12;
- *   - 4 compares, 3 packs back to one byte per site, 2 to form the new spins, 1 movemask
- *     (+ a scalar popcount) to count the changes, 1 store.
- * About 185 vector instructions per 32 sites, three quarters of them Philox: the kernel is
+ *     dwords: 12;
+ *   - 4 compares, 3 packs back to one byte per site, 1 shuffle back to site order, 2 to
+ *     form the new spins, 1 movemask (+ a scalar popcount) to count the changes, 1 store.
+ * About 172 vector instructions per 32 sites, five sixths of them Philox: the kernel is
  * bound by the generator (doc/PERFORMANCE.md has the ceiling measured alone).
  */
 #include <immintrin.h>
@@ -92,7 +93,7 @@ PHILOX8_ALWAYS_INLINE unsigned step32(const struct row_ptrs *q, int64_t jl, cons
 
 /* The Philox constants for the blocks whose index has high word `hi` (block >> 32). */
 static __attribute__((noinline)) void set_consts(struct philox8_avx2 *pc, uint64_t hi,
-                                                       const struct cpu_ising_pass *p)
+                                                 const struct cpu_ising_pass *p)
 {
     philox8_avx2_setup(pc, p->seed, (uint32_t)(hi & 0xffff) | p->c1_sweep, p->c2, p->c3,
                        0x80000000u);
@@ -207,8 +208,9 @@ PHILOX8_ALWAYS_INLINE uint64_t rows_impl(const struct cpu_ising_split *sp,
         return 0;
     struct row_cursor cur;
     cur.r = r0;
-    cur.y = r0 % sp->ly;
-    cur.z = r0 / sp->ly;
+    /* no division in 2D, where the wavefront calls this once per row */
+    cur.y = three ? r0 % sp->ly : r0;
+    cur.z = three ? r0 / sp->ly : 0;
     cursor_set(&cur, sp, p->colour, three);
     __m256i d[8];
     if (half % 32 == 0) {

@@ -336,8 +336,9 @@ AI uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_ising_p
         return 0;
     struct row_cursor cur;
     cur.r = r0;
-    cur.y = r0 % sp->ly;
-    cur.z = r0 / sp->ly;
+    /* no division in 2D, where the wavefront calls this once per row */
+    cur.y = three ? r0 % sp->ly : r0;
+    cur.z = three ? r0 / sp->ly : 0;
     cursor_set(&cur, sp, p->colour, three);
     __m512i u[4];
     if (half % 32 == 0) {
