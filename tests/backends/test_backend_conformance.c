@@ -7,11 +7,14 @@
  * start, 20 sweeps in chunks with a parameter change on the way, then a configuration set
  * through set_spins and a cold start; after every step the configuration bytes, every
  * observable (as exactly equal doubles), the acceptance counts and the sweep count must be
- * identical, bit for bit (doc/conventions.md, "Reproducibility").
+ * identical, bit for bit (doc/conventions.md, "Reproducibility"). The Heisenberg spin glass
+ * (conformance_heisenberg.c): bit for bit where the backend does the reference's
+ * arithmetic, equal up to rounding elsewhere (that file says which is which).
  *
  * The "cpu" run checks the suite itself and thread-count identity (it runs on 3 threads).
  * The "cuda" run exits 77 (skipped) when the CUDA backend is unavailable: no module, no
- * driver, no GPU. It also checks devices, refusals and out-of-memory on the device.
+ * driver, no GPU. It also checks devices, refusals, out-of-memory on the device and the
+ * Heisenberg kernels' independence of their launch geometry.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conformance_heisenberg.h"
 #include "sim_helpers.h"
 
 #define SKIP 77
@@ -374,6 +378,19 @@ static void interleaved_sims(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/* The Heisenberg spin glass (conformance_heisenberg.c). */
+static void heisenberg(void **state)
+{
+    (void)state;
+    heisenberg_conformance(backend_device, backend_name);
+}
+
+static void cuda_heisenberg_launch_geometry(void **state)
+{
+    (void)state;
+    heisenberg_cuda_launch_geometry();
+}
+
 /* CUDA only: devices, refusals, errors. */
 static void cuda_devices_and_refusals(void **state)
 {
@@ -497,13 +514,16 @@ int main(int argc, char **argv)
         cmocka_unit_test(potts_two_colours),
         cmocka_unit_test(potts_three_colours),
         cmocka_unit_test(interleaved_sims),
+        cmocka_unit_test(heisenberg),
     };
     const struct CMUnitTest cuda_only[] = {
         cmocka_unit_test(cuda_devices_and_refusals),
+        cmocka_unit_test(cuda_heisenberg_launch_geometry),
         cmocka_unit_test(cuda_out_of_memory),
     };
     const struct CMUnitTest cuda_only_no_oom[] = {
         cmocka_unit_test(cuda_devices_and_refusals),
+        cmocka_unit_test(cuda_heisenberg_launch_geometry),
     };
     int failed = cmocka_run_group_tests_name(backend_device == LATMC_DEVICE_CUDA
                                                  ? "conformance_cuda" : "conformance_cpu",

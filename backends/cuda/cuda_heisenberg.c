@@ -1,0 +1,390 @@
+/*
+ * The Heisenberg spin glass in the CUDA module: device state, launch geometry and the
+ * hooks of struct cuda_model_kernels (cuda_backend.h). Kernels: heisenberg_kernels.cu.
+ *
+ * State: the spins in structure-of-arrays layout in two buffers (buf[0] is the generic
+ * cs->spins, of the same size), cur naming the one that holds the configuration; a pass
+ * reads buf[cur], writes buf[1 - cur] and flips cur. Between passes the other buffer is
+ * free, and it stages the API-layout copies of get/set_spins and get/set_couplings. The
+ * couplings (SoA) and the reduction's per-chunk partial sums complete the state.
+ *
+ * The couplings and the hot start are drawn on the host by the CPU backend's own
+ * per-block functions (backends/cpu/heisenberg_rules.h) and copied in, so they are the
+ * CPU's floats bit for bit.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_backend.h"
+#include "cuda_check.h"
+#include "heisenberg.h"
+#include "heisenberg_cuda.h"
+#include "heisenberg_rules.h"
+
+/* The kernels write the sums as 13 consecutive doubles. */
+_Static_assert(sizeof(struct latmc_heisenberg_sums) == 13 * sizeof(double) &&
+               offsetof(struct latmc_heisenberg_sums, mag) == sizeof(double) &&
+               offsetof(struct latmc_heisenberg_sums, overlap) == 4 * sizeof(double),
+               "struct latmc_heisenberg_sums is not 13 packed doubles");
+
+/* The launch-geometry override: "TX,TY,ZC,THREADS" (doc/cuda.md). */
+#define HEIS_TILE_ENV "LATMC_CUDA_HEISENBERG_TILE"
+
+/* Defaults: a 32 x 8 tile (36 x 12 with the halo), 32 planes per block, 256 threads.
+ * Shared memory: 41.5 KiB with two replicas in 3D, so five blocks fit on an H100/H200 SM. */
+#define HEIS_TX 32
+#define HEIS_TY 8
+#define HEIS_ZC 32
+#define HEIS_THREADS 256
+
+/* Extents the kernels' 32-bit coordinates take (a lattice that large would not fit
+ * anyway). */
+#define HEIS_MAX_EXTENT (INT64_C(1) << 30)
+
+struct heis_state {
+    float *buf[2];
+    int cur;
+    float *couplings;
+    double *partials;
+    long long rows_per_chunk, nchunks;
+    struct cuda_heis_geom geom;
+};
+
+static struct heis_state *hstate(const struct cuda_sim *cs)
+{
+    return cs->model_state;
+}
+
+static size_t spin_floats(const latmc_sim *sim)
+{
+    return (size_t)sim->nsites * (size_t)sim->desc.replicas * LATMC_HEISENBERG_COMPONENTS;
+}
+
+static size_t coupling_floats(const latmc_sim *sim)
+{
+    return (size_t)sim->nsites * (size_t)sim->desc.ndim;
+}
+
+/* One integer in [lo, hi] at *s, advancing *s; -1 when there is none. */
+static long parse_field(const char **s, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    const long v = strtol(*s, &end, 10);
+    if (end == *s || errno != 0 || v < lo || v > hi)
+        return -1;
+    *s = end;
+    return v;
+}
+
+/* The tile of LATMC_CUDA_HEISENBERG_TILE, when set: "TX,TY,ZC,THREADS". */
+static int read_tile_env(struct cuda_heis_geom *g)
+{
+    const char *env = getenv(HEIS_TILE_ENV);
+    if (!env || !*env)
+        return LATMC_OK;
+    const char *s = env;
+    long v[4];
+    static const long lo[4] = { 2, 2, 1, 32 }, hi[4] = { 1024, 1024, 1 << 20, 1024 };
+    for (int k = 0; k < 4; k++) {
+        if (k > 0 && *s++ != ',')
+            v[k] = -1;
+        else
+            v[k] = parse_field(&s, lo[k], hi[k]);
+        if (v[k] < 0)
+            break;
+    }
+    if (v[0] < 0 || v[1] < 0 || v[2] < 0 || v[3] < 0 || *s != '\0' || v[0] % 2 || v[1] % 2 ||
+        v[3] % 32)
+        return cuda_core->fail(LATMC_EINVAL, "%s=\"%s\": expected \"TX,TY,ZC,THREADS\" with "
+                               "TX, TY even in [2, 1024], ZC in [1, 2^20] and THREADS a "
+                               "multiple of 32 in [32, 1024]", HEIS_TILE_ENV, env);
+    g->tx = (int)v[0];
+    g->ty = (int)v[1];
+    g->zc = (int)v[2];
+    g->threads = (int)v[3];
+    return LATMC_OK;
+}
+
+static long long ceil_div(long long a, long long b)
+{
+    return (a + b - 1) / b;
+}
+
+static int choose_geometry(const latmc_sim *sim, struct cuda_heis_geom *g)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    for (int mu = 0; mu < d->ndim; mu++)
+        if (d->extent[mu] > HEIS_MAX_EXTENT)
+            return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA Heisenberg kernels take "
+                                   "extents up to 2^30, not %lld",
+                                   (long long)d->extent[mu]);
+    memset(g, 0, sizeof *g);
+    g->ndim = d->ndim;
+    g->nrep = d->replicas;
+    g->lx = (int)d->extent[0];
+    g->ly = (int)d->extent[1];
+    g->lz = d->ndim == 3 ? (int)d->extent[2] : 1;
+    g->n = (long long)sim->nsites;
+    g->tx = HEIS_TX;
+    g->ty = HEIS_TY;
+    g->zc = HEIS_ZC;
+    g->threads = HEIS_THREADS;
+    int st = read_tile_env(g);
+    if (st < 0)
+        return st;
+    if (g->ndim == 2)
+        g->zc = 1;
+    /* at most 65535 z chunks (the grid's y limit): longer chunks where needed */
+    if (ceil_div(g->lz, g->zc) > 65535)
+        g->zc = (int)ceil_div(g->lz, 65535);
+    g->chunks_z = (int)ceil_div(g->lz, g->zc);
+    const long long tiles_x = ceil_div(g->lx, g->tx), tiles_y = ceil_div(g->ly, g->ty);
+    if (tiles_x * tiles_y > INT_MAX)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA Heisenberg: %lld x %lld tiles of "
+                               "%d x %d sites are more than one launch takes", tiles_x,
+                               tiles_y, g->tx, g->ty);
+    g->tiles_x = (int)tiles_x;
+    g->tiles_y = (int)tiles_y;
+    g->smem = cuda_heis_smem_bytes(g);
+
+    int limit_threads = 0;
+    size_t limit_smem = 0;
+    const cudaError_t err = cuda_heis_prepare(g, &limit_threads, &limit_smem);
+    if (err == cudaErrorInvalidConfiguration)
+        return cuda_core->fail(LATMC_EINVAL, "CUDA Heisenberg: a tile of %d x %d sites with %d "
+                               "threads needs %zu bytes of shared memory per block; on this "
+                               "device the kernels take at most %d threads and %zu bytes "
+                               "(%s)", g->tx, g->ty, g->threads, g->smem, limit_threads,
+                               limit_smem, HEIS_TILE_ENV);
+    return cuda_check(err, "preparing the Heisenberg kernels");
+}
+
+static int allocate(void **ptr, size_t bytes, const char *what)
+{
+    char msg[128];
+    snprintf(msg, sizeof msg, "cannot allocate %zu bytes of device memory for the %s", bytes,
+             what);
+    return cuda_check(cudaMalloc(ptr, bytes), msg);
+}
+
+/* Host AoS data through the spare buffer into SoA at `soa` (enqueued). */
+static cudaError_t upload(const latmc_sim *sim, struct cuda_sim *cs, float *soa, const float *aos,
+                          int m, int blocks)
+{
+    struct heis_state *hs = hstate(cs);
+    float *staging = hs->buf[1 - hs->cur];
+    const size_t bytes = (size_t)sim->nsites * (size_t)m * (size_t)blocks * sizeof(float);
+    cudaError_t err = cudaMemcpyAsync(staging, aos, bytes, cudaMemcpyHostToDevice, cs->stream);
+    if (err != cudaSuccess)
+        return err;
+    return cuda_heis_aos_to_soa(cs->stream, soa, staging, sim->nsites, m, blocks);
+}
+
+/* SoA data at `soa` through the spare buffer into the host's AoS buffer. */
+static cudaError_t download(const latmc_sim *sim, struct cuda_sim *cs, float *aos,
+                            const float *soa, int m, int blocks)
+{
+    struct heis_state *hs = hstate(cs);
+    float *staging = hs->buf[1 - hs->cur];
+    const size_t bytes = (size_t)sim->nsites * (size_t)m * (size_t)blocks * sizeof(float);
+    cudaError_t err = cuda_heis_soa_to_aos(cs->stream, staging, soa, sim->nsites, m, blocks);
+    if (err != cudaSuccess)
+        return err;
+    return cudaMemcpyAsync(aos, staging, bytes, cudaMemcpyDeviceToHost, cs->stream);
+}
+
+/* The couplings of desc.couplings / desc.coupling_seed, drawn on the host as the CPU
+ * backend draws them, into the device. */
+static int draw_couplings(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    const int64_t n = (int64_t)coupling_floats(sim);
+    float *host = malloc((size_t)n * sizeof *host);
+    if (!host)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA Heisenberg: cannot allocate %zu bytes of "
+                               "host memory for drawing the couplings",
+                               (size_t)n * sizeof *host);
+    for (int64_t b = 0; b < (n + 3) / 4; b++)
+        cpu_heisenberg_couplings_block(host, n, sim->desc.couplings, sim->desc.coupling_seed, b);
+    int st = cuda_check(upload(sim, cs, hstate(cs)->couplings, host, sim->desc.ndim, 1),
+                        "copying the couplings to the device");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaStreamSynchronize(cs->stream), "copying the couplings to the device");
+    free(host);
+    return st;
+}
+
+static void heis_destroy(struct cuda_sim *cs)
+{
+    struct heis_state *hs = hstate(cs);
+    if (!hs)
+        return;
+    cudaFree(hs->buf[1]); /* buf[0] is cs->spins, the generic code's */
+    cudaFree(hs->couplings);
+    cudaFree(hs->partials);
+    free(hs);
+    cs->model_state = NULL;
+}
+
+static int heis_create(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    struct heis_state *hs = calloc(1, sizeof *hs);
+    if (!hs)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the Heisenberg state");
+    cs->model_state = hs;
+    int st = choose_geometry(sim, &hs->geom);
+    if (st < 0)
+        return st;
+    const struct cuda_heis_geom *g = &hs->geom;
+    /* the reduction's chunks: those of cpu_heisenberg_rows_per_chunk (about 1024 sites of
+     * whole rows), so that the sums are added in the CPU's order */
+    hs->rows_per_chunk = 1024 / g->lx > 0 ? 1024 / g->lx : 1;
+    hs->nchunks = ceil_div((long long)g->ly * g->lz, hs->rows_per_chunk);
+    hs->buf[0] = cs->spins;
+    hs->cur = 0;
+    if ((st = allocate((void **)&hs->buf[1], spin_floats(sim) * sizeof(float),
+                       "second spin buffer")) < 0 ||
+        (st = allocate((void **)&hs->couplings, coupling_floats(sim) * sizeof(float),
+                       "couplings")) < 0 ||
+        (st = allocate((void **)&hs->partials, (size_t)hs->nchunks * 13 * sizeof(double),
+                       "reduction's partial sums")) < 0 ||
+        (st = draw_couplings(sim, cs)) < 0)
+        return st;
+    cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA Heisenberg: tiles of %d x %d sites, %d "
+                   "plane(s) per block, %d threads, %zu bytes of shared memory, grid %d x %d",
+                   g->tx, g->ty, g->zc, g->threads, g->smem, g->tiles_x * g->tiles_y,
+                   g->chunks_z);
+    return LATMC_OK;
+}
+
+static int heis_colours(const latmc_sim_desc *d)
+{
+    (void)d;
+    return 2;
+}
+
+static cudaError_t heis_cold_start(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    struct heis_state *hs = hstate(cs);
+    return cuda_heis_cold_start(cs->stream, hs->buf[hs->cur], sim->nsites, sim->desc.replicas);
+}
+
+/* Drawn on the host with the CPU's function (same spins bit for bit), then copied in. */
+static cudaError_t heis_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    struct heis_state *hs = hstate(cs);
+    const int64_t n = sim->nsites;
+    float *host = malloc(spin_floats(sim) * sizeof *host);
+    if (!host)
+        return cudaErrorMemoryAllocation;
+    for (int r = 0; r < sim->desc.replicas; r++) {
+        const uint32_t stream = latmc_rng_stream(LATMC_STREAM_INIT, (uint32_t)r);
+        float *spins = host + (size_t)LATMC_HEISENBERG_COMPONENTS * (size_t)n * (size_t)r;
+        for (int64_t b = 0; b < (n + 3) / 4; b++)
+            cpu_heisenberg_hot_block(spins, n, sim->desc.seed, stream, b);
+    }
+    cudaError_t err = upload(sim, cs, hs->buf[hs->cur], host, LATMC_HEISENBERG_COMPONENTS,
+                             sim->desc.replicas);
+    if (err == cudaSuccess)
+        err = cudaStreamSynchronize(cs->stream); /* before the host buffer goes */
+    free(host);
+    return err;
+}
+
+static cudaError_t run_pass(const latmc_sim *sim, struct cuda_sim *cs,
+                            struct cuda_heis_pass_args *a, int heatbath)
+{
+    struct heis_state *hs = hstate(cs);
+    a->src = hs->buf[hs->cur];
+    a->dst = hs->buf[1 - hs->cur];
+    const cudaError_t err = cuda_heis_pass(cs->stream, &hs->geom, a,
+                                           sim->desc.precision == LATMC_PRECISION_DOUBLE,
+                                           heatbath);
+    if (err == cudaSuccess)
+        hs->cur = 1 - hs->cur;
+    return err;
+}
+
+/* One sweep of every replica: heat bath then nover overrelaxation passes, or
+ * max(nover, 1) overrelaxation passes (doc/models/heisenberg.md). */
+static cudaError_t heis_sweep(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep)
+{
+    const struct latmc_heisenberg_params *p = sim->model_data;
+    struct cuda_heis_pass_args a;
+    memset(&a, 0, sizeof a);
+    a.J = hstate(cs)->couplings;
+    a.beta = p->beta;
+    a.h = p->h;
+    a.seed = sim->desc.seed;
+    a.sweep = sweep;
+    a.count = cs->changed;
+    int nover = p->nover;
+    cudaError_t err = cudaSuccess;
+    if (sim->desc.algorithm == LATMC_ALGO_HEATBATH)
+        err = run_pass(sim, cs, &a, 1);
+    else if (nover < 1)
+        nover = 1;
+    for (int k = 0; k < nover && err == cudaSuccess; k++)
+        err = run_pass(sim, cs, &a, 0);
+    return err;
+}
+
+/* Heat-bath updates count as attempted (and accepted, by the kernel); overrelaxation moves
+ * as neither, as on the CPU. */
+static uint64_t heis_attempted(const latmc_sim *sim)
+{
+    return sim->desc.algorithm == LATMC_ALGO_HEATBATH
+               ? (uint64_t)sim->nsites * (uint64_t)sim->desc.replicas : 0;
+}
+
+static cudaError_t heis_measure(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    (void)sim;
+    struct heis_state *hs = hstate(cs);
+    return cuda_heis_measure(cs->stream, &hs->geom, hs->buf[hs->cur], hs->couplings,
+                             hs->rows_per_chunk, hs->nchunks, hs->partials, cs->sums);
+}
+
+static cudaError_t heis_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
+{
+    struct heis_state *hs = hstate(cs);
+    return download(sim, cs, buf, hs->buf[hs->cur], LATMC_HEISENBERG_COMPONENTS,
+                    sim->desc.replicas);
+}
+
+static cudaError_t heis_set_spins(const latmc_sim *sim, struct cuda_sim *cs, const void *buf)
+{
+    struct heis_state *hs = hstate(cs);
+    return upload(sim, cs, hs->buf[hs->cur], buf, LATMC_HEISENBERG_COMPONENTS,
+                  sim->desc.replicas);
+}
+
+static cudaError_t heis_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *buf)
+{
+    return download(sim, cs, buf, hstate(cs)->couplings, sim->desc.ndim, 1);
+}
+
+static cudaError_t heis_set_couplings(const latmc_sim *sim, struct cuda_sim *cs, const float *buf)
+{
+    return upload(sim, cs, hstate(cs)->couplings, buf, sim->desc.ndim, 1);
+}
+
+const struct cuda_model_kernels cuda_heisenberg_kernels = {
+    .model = LATMC_MODEL_HEISENBERG,
+    .colours = heis_colours,
+    .create = heis_create,
+    .destroy = heis_destroy,
+    .cold_start = heis_cold_start,
+    .hot_start = heis_hot_start,
+    .sweep = heis_sweep,
+    .attempted_per_sweep = heis_attempted,
+    .measure = heis_measure,
+    .get_spins = heis_get_spins,
+    .set_spins = heis_set_spins,
+    .get_couplings = heis_get_couplings,
+    .set_couplings = heis_set_couplings,
+};
