@@ -26,6 +26,8 @@
  * 0/1 x cos theta/azimuth) and four shuffles hand every lane its four draws. Elsewhere
  * each lane computes the calls of its own site.
  */
+#include <cuda_pipeline.h>
+
 #include "heisenberg_cuda.h"
 #include "cuda_launch.cuh"
 #include "rng_streams.h"
@@ -205,18 +207,19 @@ struct heis_tile {
     int w, h, zn;       /* the tile's extent (smaller at the lattice's end), planes */
     int rs;             /* row stride: tx + 4 */
     int plane;          /* floats per plane: (ty + 4) (tx + 4) */
+    int slots;          /* planes per replica in the ring (1 in 2D) */
 };
 
-template <int SLOTS>
 __device__ __forceinline__ float *heis_plane(float *sm, const heis_tile &t, int rep, int slot,
                                              int c)
 {
-    return sm + (size_t)((rep * SLOTS + slot) * 3 + c) * (size_t)t.plane;
+    return sm + (size_t)((rep * t.slots + slot) * 3 + c) * (size_t)t.plane;
 }
 
 /* Old spins of plane p (unwrapped z; 0 in 2D) with the halo of two into `slot`: one warp
- * per row of the region, the lanes along x. */
-template <int NDIM, int NREP, int SLOTS>
+ * per row of the region, the lanes along x. ASYNC: as asynchronous copies (cp.async) of
+ * the calling thread, completed by __pipeline_wait_prior. */
+template <int NDIM, int NREP, bool ASYNC>
 __device__ void heis_load_plane(const cuda_heis_geom &g, const float *__restrict__ src,
                                 const heis_tile &t, float *sm, int p, int slot)
 {
@@ -229,14 +232,19 @@ __device__ void heis_load_plane(const cuda_heis_geom &g, const float *__restrict
         const int rep = rc / 3, c = rc - 3 * rep;
         const int gy = heis_wrap(t.y0 - 2 + ly, g.ly);
         const float *s = src + (long long)rc * g.n + ((long long)gz * g.ly + gy) * g.lx;
-        float *d = heis_plane<SLOTS>(sm, t, rep, slot, c) + ly * t.rs;
-        for (int lx = lane; lx < rw; lx += 32)
-            d[lx] = __ldg(s + heis_wrap(t.x0 - 2 + lx, g.lx));
+        float *d = heis_plane(sm, t, rep, slot, c) + ly * t.rs;
+        for (int lx = lane; lx < rw; lx += 32) {
+            const float *from = s + heis_wrap(t.x0 - 2 + lx, g.lx);
+            if (ASYNC)
+                __pipeline_memcpy_async(d + lx, from, sizeof(float));
+            else
+                d[lx] = __ldg(from);
+        }
     }
 }
 
 /* The tile of plane p (< L_z), both colours, from `slot` to dst. */
-template <int NDIM, int NREP, int SLOTS>
+template <int NDIM, int NREP>
 __device__ void heis_write_plane(const cuda_heis_geom &g, float *__restrict__ dst,
                                  const heis_tile &t, float *sm, int p, int slot)
 {
@@ -246,7 +254,7 @@ __device__ void heis_write_plane(const cuda_heis_geom &g, float *__restrict__ ds
         const int rc = row / t.h, y = row - rc * t.h;
         const int rep = rc / 3, c = rc - 3 * rep;
         float *d = dst + (long long)rc * g.n + ((long long)p * g.ly + t.y0 + y) * g.lx + t.x0;
-        const float *s = heis_plane<SLOTS>(sm, t, rep, slot, c) + (y + 2) * t.rs + 2;
+        const float *s = heis_plane(sm, t, rep, slot, c) + (y + 2) * t.rs + 2;
         for (int x = lane; x < t.w; x += 32)
             d[x] = s[x];
     }
@@ -259,7 +267,7 @@ __device__ void heis_write_plane(const cuda_heis_geom &g, float *__restrict__ ds
  * Items: first the tile's columns, nrows x w/2 sites row by row (padded to whole warps),
  * then the halo columns, one site per row.
  */
-template <typename R, int NDIM, int NREP, bool HB, int SLOTS>
+template <typename R, int NDIM, int NREP, bool HB>
 __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &a,
                             const heis_tile &t, float *sm, int colour, int p, int slm, int sl0,
                             int slp, int ly0, int nrows, bool halo_columns, bool share)
@@ -338,7 +346,7 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
             float *own[3];
             R field[3] = { R(0), R(0), R(0) };
             for (int c = 0; c < 3; c++)
-                own[c] = heis_plane<SLOTS>(sm, t, rep, sl0, c) + at;
+                own[c] = heis_plane(sm, t, rep, sl0, c) + at;
             /* for mu = x, y, z: the forward term, then the backward one (the CPU's order) */
 #pragma unroll
             for (int mu = 0; mu < NDIM; mu++) {
@@ -353,8 +361,8 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
                         sf = own[c][t.rs];
                         sb = own[c][-t.rs];
                     } else {
-                        sf = heis_plane<SLOTS>(sm, t, rep, slp, c)[at];
-                        sb = heis_plane<SLOTS>(sm, t, rep, slm, c)[at];
+                        sf = heis_plane(sm, t, rep, slp, c)[at];
+                        sb = heis_plane(sm, t, rep, slm, c)[at];
                     }
                     field[c] += f * (R)sf;
                     field[c] += b * (R)sb;
@@ -373,8 +381,18 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
     }
 }
 
+/*
+ * Registers per thread, capped so that more blocks share an SM (a register cap does not
+ * limit the threads per block as __launch_bounds__ would): overrelaxation in float needs
+ * 64 without spilling (four blocks of 256 threads per SM), heat bath in float 80 (a few
+ * spilled words, three blocks), double overrelaxation 80, double heat bath 128 (~140
+ * uncapped: one block per SM).
+ */
+#define HEIS_MAXNREG(R, HB) (sizeof(R) == 4 ? ((HB) ? 80 : 64) : ((HB) ? 128 : 80))
+
 template <typename R, int NDIM, int NREP, bool HB>
-__global__ void heis_pass_kernel(const cuda_heis_geom g, const cuda_heis_pass_args a)
+__global__ void __maxnreg__(HEIS_MAXNREG(R, HB))
+heis_pass_kernel(const cuda_heis_geom g, const cuda_heis_pass_args a)
 {
     extern __shared__ float sm[];
     heis_tile t;
@@ -388,33 +406,53 @@ __global__ void heis_pass_kernel(const cuda_heis_geom g, const cuda_heis_pass_ar
     t.zn = NDIM == 3 ? min(g.zc, g.lz - t.z0) : 1;
     t.rs = g.tx + 4;
     t.plane = (g.ty + 4) * (g.tx + 4);
+    t.slots = NDIM == 3 ? (g.prefetch ? 5 : 4) : 1;
     const bool share = HB && g.lx % 8 == 0 && g.tx % 8 == 0;
 
     if (NDIM == 2) {
-        heis_load_plane<NDIM, NREP, 1>(g, a.src, t, sm, 0, 0);
+        heis_load_plane<NDIM, NREP, false>(g, a.src, t, sm, 0, 0);
         __syncthreads();
-        heis_colour<R, NDIM, NREP, HB, 1>(g, a, t, sm, 0, 0, 0, 0, 0, 1, t.h + 2, true, share);
+        heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 0, 0, 0, 0, 0, 1, t.h + 2, true, share);
         __syncthreads();
-        heis_colour<R, NDIM, NREP, HB, 1>(g, a, t, sm, 1, 0, 0, 0, 0, 2, t.h, false, share);
+        heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 1, 0, 0, 0, 0, 2, t.h, false, share);
         __syncthreads();
-        heis_write_plane<NDIM, NREP, 1>(g, a.dst, t, sm, 0, 0);
+        heis_write_plane<NDIM, NREP>(g, a.dst, t, sm, 0, 0);
     } else {
-        /* slot of plane p: (p + 4) mod 4, p >= z0 - 2 >= -2 */
-        heis_load_plane<NDIM, NREP, 4>(g, a.src, t, sm, t.z0 - 2, (t.z0 + 2) & 3);
-        heis_load_plane<NDIM, NREP, 4>(g, a.src, t, sm, t.z0 - 1, (t.z0 + 3) & 3);
+        /* Planes z0 - 2 .. z0 + zn + 1; plane p in slot (p + S) mod S (p >= -2). Step p:
+         * colour 0 of plane p (tile and halo) from old planes p - 1 .. p + 1, then colour 1
+         * of plane p - 1 from the new colour 0 of p - 2 .. p, and plane p - 1 out. With
+         * prefetch (5 slots) plane p + 2 is copied in asynchronously meanwhile; else plane
+         * p + 1 is loaded at the start of the step (4 slots). */
+        const int S = t.slots;
+        const int last = t.z0 + t.zn + 1; /* the last plane needed */
+        if (g.prefetch) {
+            for (int q = t.z0 - 2; q <= t.z0; q++) {
+                heis_load_plane<NDIM, NREP, true>(g, a.src, t, sm, q, (q + S) % S);
+                __pipeline_commit();
+            }
+        } else {
+            heis_load_plane<NDIM, NREP, false>(g, a.src, t, sm, t.z0 - 2, (t.z0 - 2 + S) % S);
+            heis_load_plane<NDIM, NREP, false>(g, a.src, t, sm, t.z0 - 1, (t.z0 - 1 + S) % S);
+        }
         for (int p = t.z0 - 1; p <= t.z0 + t.zn; p++) {
-            heis_load_plane<NDIM, NREP, 4>(g, a.src, t, sm, p + 1, (p + 5) & 3);
+            if (g.prefetch) {
+                if (p + 2 <= last)
+                    heis_load_plane<NDIM, NREP, true>(g, a.src, t, sm, p + 2, (p + 2 + S) % S);
+                __pipeline_commit();
+                __pipeline_wait_prior(1); /* this thread's copies of planes up to p + 1 */
+            } else {
+                heis_load_plane<NDIM, NREP, false>(g, a.src, t, sm, p + 1, (p + 1 + S) % S);
+            }
             __syncthreads();
-            /* colour 0 of plane p, tile and halo; it needs old colour 1 of p - 1 .. p + 1 */
-            heis_colour<R, NDIM, NREP, HB, 4>(g, a, t, sm, 0, p, (p + 3) & 3, (p + 4) & 3,
-                                              (p + 5) & 3, 1, t.h + 2, true, share);
+            heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 0, p, (p - 1 + S) % S, (p + S) % S,
+                                           (p + 1 + S) % S, 1, t.h + 2, true, share);
             __syncthreads();
             if (p - 1 >= t.z0) {
-                /* colour 1 of plane p - 1: new colour 0 of p - 2 .. p */
-                heis_colour<R, NDIM, NREP, HB, 4>(g, a, t, sm, 1, p - 1, (p + 2) & 3,
-                                                  (p + 3) & 3, (p + 4) & 3, 2, t.h, false, share);
+                heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 1, p - 1, (p - 2 + S) % S,
+                                               (p - 1 + S) % S, (p + S) % S, 2, t.h, false,
+                                               share);
                 __syncthreads();
-                heis_write_plane<NDIM, NREP, 4>(g, a.dst, t, sm, p - 1, (p + 3) & 3);
+                heis_write_plane<NDIM, NREP>(g, a.dst, t, sm, p - 1, (p - 1 + S) % S);
             }
         }
     }
@@ -446,7 +484,7 @@ static heis_pass_fn heis_pass_kernel_of(int dbl, int ndim, int nrep, int heatbat
 
 extern "C" size_t cuda_heis_smem_bytes(const struct cuda_heis_geom *g)
 {
-    const size_t slots = g->ndim == 3 ? 4 : 1;
+    const size_t slots = g->ndim == 3 ? (g->prefetch ? 5 : 4) : 1;
     return (size_t)g->nrep * slots * 3 * (size_t)(g->ty + 4) * (size_t)(g->tx + 4) *
            sizeof(float);
 }
@@ -479,9 +517,11 @@ extern "C" cudaError_t cuda_heis_prepare(const struct cuda_heis_geom *g, int *li
                 fits = false;
                 continue;
             }
+            /* the device's whole opt-in, not g->smem: the attribute belongs to the kernel,
+             * and another sim of the process may use a larger geometry */
             if ((err = cudaFuncSetAttribute((const void *)fn,
                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            (int)g->smem)) != cudaSuccess)
+                                            (int)room)) != cudaSuccess)
                 return err;
         }
     return fits ? cudaSuccess : cudaErrorInvalidConfiguration;

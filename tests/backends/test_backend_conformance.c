@@ -15,6 +15,9 @@
  * The "cuda" run exits 77 (skipped) when the CUDA backend is unavailable: no module, no
  * driver, no GPU. It also checks devices, refusals, out-of-memory on the device and the
  * Heisenberg kernels' independence of their launch geometry.
+ *
+ * LATMC_TEST_ONLY=PATTERN runs only the tests whose names match (cmocka's filter, * as
+ * wildcard), e.g. "heisenberg" under compute-sanitizer.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -504,6 +507,9 @@ int main(int argc, char **argv)
         return 2;
     }
     backend_name = name;
+    const char *only = getenv("LATMC_TEST_ONLY");
+    if (only && *only)
+        cmocka_set_test_filter(only);
     backend_device = strcmp(name, "cuda") == 0 ? LATMC_DEVICE_CUDA : LATMC_DEVICE_CPU;
     if (backend_device == LATMC_DEVICE_CUDA && !cuda_available())
         return SKIP;
