@@ -32,17 +32,19 @@ _Static_assert(sizeof(struct latmc_heisenberg_sums) == 13 * sizeof(double) &&
                offsetof(struct latmc_heisenberg_sums, overlap) == 4 * sizeof(double),
                "struct latmc_heisenberg_sums is not 13 packed doubles");
 
-/* The launch-geometry override: "TX,TY,ZC,THREADS[,PREFETCH]" (doc/cuda.md). */
+/* The launch-geometry override: "TX,TY,ZC,THREADS[,PREFETCH[,JSMEM]]" (doc/cuda.md). */
 #define HEIS_TILE_ENV "LATMC_CUDA_HEISENBERG_TILE"
 
 /* Defaults: a 32 x 8 tile (36 x 12 with the halo), 32 planes per block, 256 threads,
- * prefetch of the next plane (3D). Shared memory with two replicas in 3D: 5 planes x 2
- * replicas x 3 components x 36 x 12 floats = 51.8 KiB, four blocks per H100/H200 SM. */
+ * prefetch of the next plane (3D), couplings through shared memory. Shared memory with
+ * two replicas in 3D: 5 planes x (2 replicas x 3 components + 3 couplings) x 36 x 12
+ * floats = 76 KiB, two blocks per H100/H200 SM (three with TY = 6). */
 #define HEIS_TX 32
 #define HEIS_TY 8
 #define HEIS_ZC 32
 #define HEIS_THREADS 256
 #define HEIS_PREFETCH 1
+#define HEIS_JSMEM 1
 
 /* Extents the kernels' 32-bit coordinates take (a lattice that large would not fit
  * anyway). */
@@ -84,34 +86,36 @@ static long parse_field(const char **s, long lo, long hi)
     return v;
 }
 
-/* The geometry of LATMC_CUDA_HEISENBERG_TILE, when set: "TX,TY,ZC,THREADS[,PREFETCH]". */
+/* The geometry of LATMC_CUDA_HEISENBERG_TILE, when set:
+ * "TX,TY,ZC,THREADS[,PREFETCH[,JSMEM]]". */
 static int read_tile_env(struct cuda_heis_geom *g)
 {
     const char *env = getenv(HEIS_TILE_ENV);
     if (!env || !*env)
         return LATMC_OK;
     const char *s = env;
-    long v[5] = { -1, -1, -1, -1, HEIS_PREFETCH };
-    static const long lo[5] = { 2, 2, 1, 32, 0 }, hi[5] = { 1024, 1024, 1 << 20, 1024, 1 };
+    long v[6] = { -1, -1, -1, -1, HEIS_PREFETCH, HEIS_JSMEM };
+    static const long lo[6] = { 2, 2, 1, 32, 0, 0 }, hi[6] = { 1024, 1024, 1 << 20, 1024, 1, 1 };
     bool ok = true;
-    for (int k = 0; k < 5 && ok; k++) {
-        if (k == 4 && *s == '\0')
-            break; /* PREFETCH is optional */
+    for (int k = 0; k < 6 && ok; k++) {
+        if (k >= 4 && *s == '\0')
+            break; /* PREFETCH and JSMEM are optional */
         if (k > 0 && *s++ != ',')
             ok = false;
         else
             ok = (v[k] = parse_field(&s, lo[k], hi[k])) >= 0;
     }
     if (!ok || *s != '\0' || v[0] % 2 || v[1] % 2 || v[3] % 32)
-        return cuda_core->fail(LATMC_EINVAL, "%s=\"%s\": expected \"TX,TY,ZC,THREADS[,PREFETCH]\" "
-                               "with TX, TY even in [2, 1024], ZC in [1, 2^20], THREADS a "
-                               "multiple of 32 in [32, 1024] and PREFETCH 0 or 1", HEIS_TILE_ENV,
-                               env);
+        return cuda_core->fail(LATMC_EINVAL, "%s=\"%s\": expected "
+                               "\"TX,TY,ZC,THREADS[,PREFETCH[,JSMEM]]\" with TX, TY even in "
+                               "[2, 1024], ZC in [1, 2^20], THREADS a multiple of 32 in "
+                               "[32, 1024], PREFETCH and JSMEM 0 or 1", HEIS_TILE_ENV, env);
     g->tx = (int)v[0];
     g->ty = (int)v[1];
     g->zc = (int)v[2];
     g->threads = (int)v[3];
     g->prefetch = (int)v[4];
+    g->jsmem = (int)v[5];
     return LATMC_OK;
 }
 
@@ -140,6 +144,7 @@ static int choose_geometry(const latmc_sim *sim, struct cuda_heis_geom *g)
     g->zc = HEIS_ZC;
     g->threads = HEIS_THREADS;
     g->prefetch = HEIS_PREFETCH;
+    g->jsmem = HEIS_JSMEM;
     int st = read_tile_env(g);
     if (st < 0)
         return st;
@@ -263,8 +268,9 @@ static int heis_create(const latmc_sim *sim, struct cuda_sim *cs)
         (st = draw_couplings(sim, cs)) < 0)
         return st;
     cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA Heisenberg: tiles of %d x %d sites, %d "
-                   "plane(s) per block, %d threads, prefetch %d, %zu bytes of shared memory, "
-                   "grid %d x %d", g->tx, g->ty, g->zc, g->threads, g->prefetch, g->smem,
+                   "plane(s) per block, %d threads, prefetch %d, couplings in shared memory %d, "
+                   "%zu bytes of shared memory, grid %d x %d", g->tx, g->ty, g->zc, g->threads,
+                   g->prefetch, g->jsmem, g->smem,
                    g->tiles_x * g->tiles_y, g->chunks_z);
     return LATMC_OK;
 }

@@ -31,6 +31,8 @@ struct cuda_heis_geom {
     int zc;                      /* 3D: planes per block; 2D: 1 */
     int prefetch;                /* 3D: copy the next plane in while computing (5 planes
                                     in shared memory instead of 4) */
+    int jsmem;                   /* couplings through shared memory (copied in with the
+                                    spins) rather than read from global memory */
     int threads;                 /* per block, a multiple of 32 */
     int tiles_x, tiles_y, chunks_z;
     size_t smem;                 /* dynamic shared memory of the pass kernel, bytes */

@@ -200,39 +200,54 @@ __device__ __forceinline__ void heis_share_draws(const latmc_philox_ctr &v, int 
     }
 }
 
-/* A block's tile and its shared-memory planes: plane (replica, slot, component) holds
- * (ty + 4) rows of tx + 4 floats, local (lx, ly) = global (x0 - 2 + lx, y0 - 2 + ly). */
+/* A block's tile and its shared memory: a ring of `slots` lattice planes, each with the
+ * spin components of every replica and (jsmem) the ndim coupling arrays, each of those
+ * an array of (ty + 4) rows of tx + 4 floats, local (lx, ly) = global
+ * (x0 - 2 + lx, y0 - 2 + ly). */
 struct heis_tile {
     int x0, y0, z0;
     int w, h, zn;       /* the tile's extent (smaller at the lattice's end), planes */
     int rs;             /* row stride: tx + 4 */
-    int plane;          /* floats per plane: (ty + 4) (tx + 4) */
-    int slots;          /* planes per replica in the ring (1 in 2D) */
+    int plane;          /* floats per array: (ty + 4) (tx + 4) */
+    int slots;          /* lattice planes in the ring (1 in 2D) */
+    int nspin;          /* spin arrays per slot: 3 nrep */
+    int arrays;         /* arrays per slot: nspin, + ndim with jsmem */
 };
 
+/* Spin component c of replica rep in ring slot `slot`. */
 __device__ __forceinline__ float *heis_plane(float *sm, const heis_tile &t, int rep, int slot,
                                              int c)
 {
-    return sm + (size_t)((rep * t.slots + slot) * 3 + c) * (size_t)t.plane;
+    return sm + (size_t)(slot * t.arrays + rep * 3 + c) * (size_t)t.plane;
 }
 
-/* Old spins of plane p (unwrapped z; 0 in 2D) with the halo of two into `slot`: one warp
- * per row of the region, the lanes along x. ASYNC: as asynchronous copies (cp.async) of
- * the calling thread, completed by __pipeline_wait_prior. */
+/* Couplings J_mu in ring slot `slot` (jsmem). */
+__device__ __forceinline__ const float *heis_jplane(const float *sm, const heis_tile &t,
+                                                    int slot, int mu)
+{
+    return sm + (size_t)(slot * t.arrays + t.nspin + mu) * (size_t)t.plane;
+}
+
+/* Old spins of plane p (unwrapped z; 0 in 2D) with the halo of two into `slot`, and
+ * with jsmem its couplings: one warp per row of the region, the lanes along x. ASYNC: as
+ * asynchronous copies (cp.async) of the calling thread, completed by
+ * __pipeline_wait_prior. */
 template <int NDIM, int NREP, bool ASYNC>
 __device__ void heis_load_plane(const cuda_heis_geom &g, const float *__restrict__ src,
-                                const heis_tile &t, float *sm, int p, int slot)
+                                const float *__restrict__ J, const heis_tile &t, float *sm,
+                                int p, int slot)
 {
     const int gz = NDIM == 3 ? heis_wrap(p, g.lz) : 0;
     const int rw = t.w + 4, rh = t.h + 4;
     const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31u);
     const int nwarps = (int)(blockDim.x >> 5);
-    for (int row = warp; row < NREP * 3 * rh; row += nwarps) {
-        const int rc = row / rh, ly = row - rc * rh;
-        const int rep = rc / 3, c = rc - 3 * rep;
+    for (int row = warp; row < t.arrays * rh; row += nwarps) {
+        const int k = row / rh, ly = row - k * rh; /* array k: spin rc = k, or J_{k - nspin} */
         const int gy = heis_wrap(t.y0 - 2 + ly, g.ly);
-        const float *s = src + (long long)rc * g.n + ((long long)gz * g.ly + gy) * g.lx;
-        float *d = heis_plane(sm, t, rep, slot, c) + ly * t.rs;
+        const long long offset = ((long long)gz * g.ly + gy) * g.lx;
+        const float *s = k < t.nspin ? src + (long long)k * g.n + offset
+                                     : J + (long long)(k - t.nspin) * g.n + offset;
+        float *d = sm + (size_t)(slot * t.arrays + k) * (size_t)t.plane + ly * t.rs;
         for (int lx = lane; lx < rw; lx += 32) {
             const float *from = s + heis_wrap(t.x0 - 2 + lx, g.lx);
             if (ASYNC)
@@ -330,17 +345,29 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
             continue;
 
         /* couplings: forward J_{i,mu}, backward J_{i - e_mu, mu} */
-        float jf[3] = { 0.0f, 0.0f, 0.0f }, jb[3] = { 0.0f, 0.0f, 0.0f };
-        jf[0] = __ldg(a.J + i);
-        jb[0] = __ldg(a.J + i + (gx == 0 ? g.lx - 1 : -1));
-        jf[1] = __ldg(a.J + n + i);
-        jb[1] = __ldg(a.J + n + i + (gy == 0 ? (long long)(g.ly - 1) * g.lx : -(long long)g.lx));
-        if (NDIM == 3) {
-            jf[2] = __ldg(a.J + 2 * n + i);
-            jb[2] = __ldg(a.J + 2 * n + i + (gz == 0 ? (long long)(g.lz - 1) * plane_sites
-                                                     : -plane_sites));
-        }
         const int at = ly * t.rs + lx;
+        float jf[3] = { 0.0f, 0.0f, 0.0f }, jb[3] = { 0.0f, 0.0f, 0.0f };
+        if (g.jsmem) {
+            jf[0] = heis_jplane(sm, t, sl0, 0)[at];
+            jb[0] = heis_jplane(sm, t, sl0, 0)[at - 1];
+            jf[1] = heis_jplane(sm, t, sl0, 1)[at];
+            jb[1] = heis_jplane(sm, t, sl0, 1)[at - t.rs];
+            if (NDIM == 3) {
+                jf[2] = heis_jplane(sm, t, sl0, 2)[at];
+                jb[2] = heis_jplane(sm, t, slm, 2)[at];
+            }
+        } else {
+            jf[0] = __ldg(a.J + i);
+            jb[0] = __ldg(a.J + i + (gx == 0 ? g.lx - 1 : -1));
+            jf[1] = __ldg(a.J + n + i);
+            jb[1] = __ldg(a.J + n + i +
+                          (gy == 0 ? (long long)(g.ly - 1) * g.lx : -(long long)g.lx));
+            if (NDIM == 3) {
+                jf[2] = __ldg(a.J + 2 * n + i);
+                jb[2] = __ldg(a.J + 2 * n + i + (gz == 0 ? (long long)(g.lz - 1) * plane_sites
+                                                         : -plane_sites));
+            }
+        }
 #pragma unroll
         for (int rep = 0; rep < NREP; rep++) {
             float *own[3];
@@ -407,10 +434,12 @@ heis_pass_kernel(const cuda_heis_geom g, const cuda_heis_pass_args a)
     t.rs = g.tx + 4;
     t.plane = (g.ty + 4) * (g.tx + 4);
     t.slots = NDIM == 3 ? (g.prefetch ? 5 : 4) : 1;
+    t.nspin = 3 * NREP;
+    t.arrays = t.nspin + (g.jsmem ? NDIM : 0);
     const bool share = HB && g.lx % 8 == 0 && g.tx % 8 == 0;
 
     if (NDIM == 2) {
-        heis_load_plane<NDIM, NREP, false>(g, a.src, t, sm, 0, 0);
+        heis_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, 0, 0);
         __syncthreads();
         heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 0, 0, 0, 0, 0, 1, t.h + 2, true, share);
         __syncthreads();
@@ -427,21 +456,21 @@ heis_pass_kernel(const cuda_heis_geom g, const cuda_heis_pass_args a)
         const int last = t.z0 + t.zn + 1; /* the last plane needed */
         if (g.prefetch) {
             for (int q = t.z0 - 2; q <= t.z0; q++) {
-                heis_load_plane<NDIM, NREP, true>(g, a.src, t, sm, q, (q + S) % S);
+                heis_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, sm, q, (q + S) % S);
                 __pipeline_commit();
             }
         } else {
-            heis_load_plane<NDIM, NREP, false>(g, a.src, t, sm, t.z0 - 2, (t.z0 - 2 + S) % S);
-            heis_load_plane<NDIM, NREP, false>(g, a.src, t, sm, t.z0 - 1, (t.z0 - 1 + S) % S);
+            heis_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, t.z0 - 2, (t.z0 - 2 + S) % S);
+            heis_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, t.z0 - 1, (t.z0 - 1 + S) % S);
         }
         for (int p = t.z0 - 1; p <= t.z0 + t.zn; p++) {
             if (g.prefetch) {
                 if (p + 2 <= last)
-                    heis_load_plane<NDIM, NREP, true>(g, a.src, t, sm, p + 2, (p + 2 + S) % S);
+                    heis_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, sm, p + 2, (p + 2 + S) % S);
                 __pipeline_commit();
                 __pipeline_wait_prior(1); /* this thread's copies of planes up to p + 1 */
             } else {
-                heis_load_plane<NDIM, NREP, false>(g, a.src, t, sm, p + 1, (p + 1 + S) % S);
+                heis_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, p + 1, (p + 1 + S) % S);
             }
             __syncthreads();
             heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 0, p, (p - 1 + S) % S, (p + S) % S,
@@ -485,8 +514,8 @@ static heis_pass_fn heis_pass_kernel_of(int dbl, int ndim, int nrep, int heatbat
 extern "C" size_t cuda_heis_smem_bytes(const struct cuda_heis_geom *g)
 {
     const size_t slots = g->ndim == 3 ? (g->prefetch ? 5 : 4) : 1;
-    return (size_t)g->nrep * slots * 3 * (size_t)(g->ty + 4) * (size_t)(g->tx + 4) *
-           sizeof(float);
+    const size_t arrays = 3 * (size_t)g->nrep + (g->jsmem ? (size_t)g->ndim : 0);
+    return slots * arrays * (size_t)(g->ty + 4) * (size_t)(g->tx + 4) * sizeof(float);
 }
 
 extern "C" cudaError_t cuda_heis_prepare(const struct cuda_heis_geom *g, int *limit_threads,

@@ -372,11 +372,14 @@ void heisenberg_cuda_launch_geometry(void)
 {
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    /* TX,TY,ZC,THREADS[,PREFETCH]: the default; small tiles (many blocks, partial tiles,
-     * tiles of width 4: the per-lane draws); odd thread counts; one z plane per block;
-     * with and without the prefetch of the next plane */
-    static const char *const tiles[] = { "32,8,32,256", "32,8,32,256,0", "8,4,3,64",
-                                         "4,2,1,32,1", "16,2,2,96,0", "8,8,5,128",
+    /* TX,TY,ZC,THREADS[,PREFETCH[,JSMEM]]: the default; small tiles (many blocks, partial
+     * tiles, tiles of width 4: the per-lane draws); odd thread counts; one z plane per
+     * block; with and without the prefetch of the next plane and the couplings in shared
+     * memory */
+    static const char *const tiles[] = { "32,8,32,256", "32,8,32,256,0", "32,8,32,256,1,0",
+                                         "32,6,32,256,0,1", "32,6,32,192", "64,4,32,256",
+                                         "32,4,16,128", "64,8,32,512", "8,4,3,64",
+                                         "4,2,1,32,1,0", "16,2,2,96,0,0", "8,8,5,128",
                                          "64,2,7,384" };
     struct lattice {
         int ndim;
@@ -422,7 +425,7 @@ void heisenberg_cuda_launch_geometry(void)
 
     /* malformed or impossible geometries: refused at creation, naming the variable */
     static const char *const bad[] = { "abc", "32,8,32", "33,8,32,256", "32,8,32,100",
-                                       "32,8,32,256,2", "32,8,32,256,1,", "32,8,0,256", "1024,1024,1,1024",
+                                       "32,8,32,256,2", "32,8,32,256,1,", "32,8,32,256,1,1,1", "32,8,0,256", "1024,1024,1,1024",
                                        "32,8,32,2048", " 32,8,32,256x" };
     latmc_sim_desc d = heisenberg_desc(3, 8, 8, 8, 2, GAU, HB, 0, 399);
     d.device = LATMC_DEVICE_CUDA;
