@@ -35,16 +35,24 @@ _Static_assert(sizeof(struct latmc_heisenberg_sums) == 13 * sizeof(double) &&
 /* The launch-geometry override: "TX,TY,ZC,THREADS[,PREFETCH[,JSMEM]]" (doc/cuda.md). */
 #define HEIS_TILE_ENV "LATMC_CUDA_HEISENBERG_TILE"
 
-/* Defaults: a 32 x 8 tile (36 x 12 with the halo), 32 planes per block, 256 threads,
- * prefetch of the next plane (3D), couplings through shared memory. Shared memory with
- * two replicas in 3D: 5 planes x (2 replicas x 3 components + 3 couplings) x 36 x 12
- * floats = 76 KiB, two blocks per H100/H200 SM (three with TY = 6). */
-#define HEIS_TX 32
-#define HEIS_TY 8
-#define HEIS_ZC 32
-#define HEIS_THREADS 256
+/*
+ * Default geometries, the fastest measured on an H200 at 256^3 with two replicas
+ * (doc/PERFORMANCE.md): overrelaxation in float 64 x 8 tiles (68 x 12 with the halo;
+ * 96 KiB of shared memory, two blocks per SM), everything else 32 x 8 (51 KiB); 32 planes
+ * per block; 256 threads (heat bath in double: 128); the next plane prefetched (3D); the
+ * couplings read from global memory (through shared memory, JSMEM = 1, was slower: the
+ * extra shared memory halves the blocks per SM).
+ */
+struct heis_default {
+    int tx, ty, zc, threads;
+};
+static const struct heis_default heis_defaults[2][2] = {
+    /* [heat bath][double] */
+    { { 64, 8, 32, 256 }, { 32, 8, 32, 256 } },  /* overrelaxation: float, double */
+    { { 32, 8, 32, 256 }, { 32, 8, 32, 128 } },  /* heat bath: float, double */
+};
 #define HEIS_PREFETCH 1
-#define HEIS_JSMEM 1
+#define HEIS_JSMEM 0
 
 /* Extents the kernels' 32-bit coordinates take (a lattice that large would not fit
  * anyway). */
@@ -56,7 +64,7 @@ struct heis_state {
     float *couplings;
     double *partials;
     long long rows_per_chunk, nchunks;
-    struct cuda_heis_geom geom;
+    struct cuda_heis_geom geom[2];  /* [0] overrelaxation passes, [1] heat-bath passes */
 };
 
 static struct heis_state *hstate(const struct cuda_sim *cs)
@@ -94,6 +102,7 @@ static int read_tile_env(struct cuda_heis_geom *g)
     if (!env || !*env)
         return LATMC_OK;
     const char *s = env;
+    g->tx = g->ty = g->zc = g->threads = 0;
     long v[6] = { -1, -1, -1, -1, HEIS_PREFETCH, HEIS_JSMEM };
     static const long lo[6] = { 2, 2, 1, 32, 0, 0 }, hi[6] = { 1024, 1024, 1 << 20, 1024, 1, 1 };
     bool ok = true;
@@ -124,30 +133,11 @@ static long long ceil_div(long long a, long long b)
     return (a + b - 1) / b;
 }
 
-static int choose_geometry(const latmc_sim *sim, struct cuda_heis_geom *g)
+/* Tiles, grid and shared memory of g's tile, and the kernels made ready for it: LATMC_OK,
+ * LATMC_EINVAL when the device cannot launch it (message naming the limits), or the
+ * failure. */
+static int finish_geometry(struct cuda_heis_geom *g)
 {
-    const latmc_sim_desc *d = &sim->desc;
-    for (int mu = 0; mu < d->ndim; mu++)
-        if (d->extent[mu] > HEIS_MAX_EXTENT)
-            return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA Heisenberg kernels take "
-                                   "extents up to 2^30, not %lld",
-                                   (long long)d->extent[mu]);
-    memset(g, 0, sizeof *g);
-    g->ndim = d->ndim;
-    g->nrep = d->replicas;
-    g->lx = (int)d->extent[0];
-    g->ly = (int)d->extent[1];
-    g->lz = d->ndim == 3 ? (int)d->extent[2] : 1;
-    g->n = (long long)sim->nsites;
-    g->tx = HEIS_TX;
-    g->ty = HEIS_TY;
-    g->zc = HEIS_ZC;
-    g->threads = HEIS_THREADS;
-    g->prefetch = HEIS_PREFETCH;
-    g->jsmem = HEIS_JSMEM;
-    int st = read_tile_env(g);
-    if (st < 0)
-        return st;
     if (g->ndim == 2) {
         g->zc = 1;
         g->prefetch = 0; /* one plane per block: nothing to prefetch */
@@ -164,7 +154,6 @@ static int choose_geometry(const latmc_sim *sim, struct cuda_heis_geom *g)
     g->tiles_x = (int)tiles_x;
     g->tiles_y = (int)tiles_y;
     g->smem = cuda_heis_smem_bytes(g);
-
     int limit_threads = 0;
     size_t limit_smem = 0;
     const cudaError_t err = cuda_heis_prepare(g, &limit_threads, &limit_smem);
@@ -175,6 +164,48 @@ static int choose_geometry(const latmc_sim *sim, struct cuda_heis_geom *g)
                                "(%s)", g->tx, g->ty, g->threads, g->smem, limit_threads,
                                limit_smem, HEIS_TILE_ENV);
     return cuda_check(err, "preparing the Heisenberg kernels");
+}
+
+/* The geometry of the heat-bath (heatbath != 0) or the overrelaxation passes: the
+ * override, or the default, or (on a device with less shared memory than an H200's) the
+ * first smaller tile that fits. */
+static int choose_geometry(const latmc_sim *sim, int heatbath, struct cuda_heis_geom *g)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    for (int mu = 0; mu < d->ndim; mu++)
+        if (d->extent[mu] > HEIS_MAX_EXTENT)
+            return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA Heisenberg kernels take "
+                                   "extents up to 2^30, not %lld",
+                                   (long long)d->extent[mu]);
+    memset(g, 0, sizeof *g);
+    g->ndim = d->ndim;
+    g->nrep = d->replicas;
+    g->lx = (int)d->extent[0];
+    g->ly = (int)d->extent[1];
+    g->lz = d->ndim == 3 ? (int)d->extent[2] : 1;
+    g->n = (long long)sim->nsites;
+    g->prefetch = HEIS_PREFETCH;
+    g->jsmem = HEIS_JSMEM;
+    const char *env = getenv(HEIS_TILE_ENV);
+    if (env && *env) {
+        const int st = read_tile_env(g);
+        return st < 0 ? st : finish_geometry(g);
+    }
+    static const struct heis_default smaller[] = {
+        { 32, 8, 32, 256 }, { 16, 8, 32, 128 }, { 8, 4, 32, 64 },
+    };
+    int st = LATMC_EINVAL;
+    for (int k = -1; k < (int)(sizeof smaller / sizeof smaller[0]) && st == LATMC_EINVAL; k++) {
+        const struct heis_default *t =
+            k < 0 ? &heis_defaults[heatbath != 0][d->precision == LATMC_PRECISION_DOUBLE]
+                  : &smaller[k];
+        g->tx = t->tx;
+        g->ty = t->ty;
+        g->zc = t->zc;
+        g->threads = t->threads;
+        st = finish_geometry(g);
+    }
+    return st;
 }
 
 static int allocate(void **ptr, size_t bytes, const char *what)
@@ -249,10 +280,11 @@ static int heis_create(const latmc_sim *sim, struct cuda_sim *cs)
     if (!hs)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the Heisenberg state");
     cs->model_state = hs;
-    int st = choose_geometry(sim, &hs->geom);
-    if (st < 0)
+    int st;
+    if ((st = choose_geometry(sim, 0, &hs->geom[0])) < 0 ||
+        (st = choose_geometry(sim, 1, &hs->geom[1])) < 0)
         return st;
-    const struct cuda_heis_geom *g = &hs->geom;
+    const struct cuda_heis_geom *g = &hs->geom[0];
     /* the reduction's chunks: those of cpu_heisenberg_rows_per_chunk (about 1024 sites of
      * whole rows), so that the sums are added in the CPU's order */
     hs->rows_per_chunk = 1024 / g->lx > 0 ? 1024 / g->lx : 1;
@@ -267,11 +299,15 @@ static int heis_create(const latmc_sim *sim, struct cuda_sim *cs)
                        "reduction's partial sums")) < 0 ||
         (st = draw_couplings(sim, cs)) < 0)
         return st;
-    cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA Heisenberg: tiles of %d x %d sites, %d "
-                   "plane(s) per block, %d threads, prefetch %d, couplings in shared memory %d, "
-                   "%zu bytes of shared memory, grid %d x %d", g->tx, g->ty, g->zc, g->threads,
-                   g->prefetch, g->jsmem, g->smem,
-                   g->tiles_x * g->tiles_y, g->chunks_z);
+    for (int k = 0; k < 2; k++) {
+        const struct cuda_heis_geom *gk = &hs->geom[k];
+        cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA Heisenberg, %s passes: tiles of %d x "
+                       "%d sites, %d plane(s) per block, %d threads, prefetch %d, couplings in "
+                       "shared memory %d, %zu bytes of shared memory, grid %d x %d",
+                       k ? "heat-bath" : "overrelaxation", gk->tx, gk->ty, gk->zc, gk->threads,
+                       gk->prefetch, gk->jsmem, gk->smem, gk->tiles_x * gk->tiles_y,
+                       gk->chunks_z);
+    }
     return LATMC_OK;
 }
 
@@ -315,7 +351,7 @@ static cudaError_t run_pass(const latmc_sim *sim, struct cuda_sim *cs,
     struct heis_state *hs = hstate(cs);
     a->src = hs->buf[hs->cur];
     a->dst = hs->buf[1 - hs->cur];
-    const cudaError_t err = cuda_heis_pass(cs->stream, &hs->geom, a,
+    const cudaError_t err = cuda_heis_pass(cs->stream, &hs->geom[heatbath != 0], a,
                                            sim->desc.precision == LATMC_PRECISION_DOUBLE,
                                            heatbath);
     if (err == cudaSuccess)
@@ -359,7 +395,7 @@ static cudaError_t heis_measure(const latmc_sim *sim, struct cuda_sim *cs)
 {
     (void)sim;
     struct heis_state *hs = hstate(cs);
-    return cuda_heis_measure(cs->stream, &hs->geom, hs->buf[hs->cur], hs->couplings,
+    return cuda_heis_measure(cs->stream, &hs->geom[0], hs->buf[hs->cur], hs->couplings,
                              hs->rows_per_chunk, hs->nchunks, hs->partials, cs->sums);
 }
 

@@ -376,11 +376,11 @@ void heisenberg_cuda_launch_geometry(void)
      * tiles, tiles of width 4: the per-lane draws); odd thread counts; one z plane per
      * block; with and without the prefetch of the next plane and the couplings in shared
      * memory */
-    static const char *const tiles[] = { "32,8,32,256", "32,8,32,256,0", "32,8,32,256,1,0",
-                                         "32,6,32,256,0,1", "32,6,32,192", "64,4,32,256",
-                                         "32,4,16,128", "64,8,32,512", "8,4,3,64",
-                                         "4,2,1,32,1,0", "16,2,2,96,0,0", "8,8,5,128",
-                                         "64,2,7,384" };
+    static const char *const tiles[] = { "32,8,32,256", "64,8,32,256", "32,8,32,128",
+                                         "32,8,32,256,0", "32,8,32,256,1,1", "32,6,32,256,0,1",
+                                         "32,6,32,192", "64,4,32,256,1,1", "32,4,16,128",
+                                         "64,8,32,512,1,1", "8,4,3,64", "4,2,1,32,1,0",
+                                         "16,2,2,96,0,0", "8,8,5,128,1,1", "64,2,7,384" };
     struct lattice {
         int ndim;
         int64_t L[3];
