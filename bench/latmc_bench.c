@@ -2,14 +2,19 @@
  * latmc-bench: site updates per nanosecond of one configuration, or of two run
  * alternately in one process (both see the same machine state), with their ratio.
  *
- *   latmc-bench [--model ising|potts] [--q Q] [--dim 2|3] [-L L] [--algo metropolis|heatbath]
- *               [--beta B] [--device cpu|cuda] [--threads T] [--sweeps N] [--repeat R]
- *               [--compare-device cpu|cuda] [--compare-threads T]
+ *   latmc-bench [--model ising|potts|phi4] [--q Q] [--dim 2|3] [-L L]
+ *               [--algo metropolis|heatbath] [--beta B] [--device cpu|cuda] [--threads T]
+ *               [--sweeps N] [--repeat R] [--compare-device cpu|cuda] [--compare-threads T]
+ *               phi^4: [--nhit H] [--nloc P] [--mu2 M] [--g G] [--lambda L] [--epsilon E]
+ *                      [--precision float|double]
  *
  * Updates per ns = sites x sweeps / time (one offered update per site per sweep, the
  * field's convention). Each configuration gets one untimed warm-up run, then R timed runs
  * of N sweeps, alternating between the two configurations; the median is reported.
- * A timed run ends with a measurement, which waits for a device to finish.
+ * A timed run of Ising or Potts ends with a measurement, which waits for a device to
+ * finish. phi^4 times the sweeps alone (latmc_sim_sweep returns when the device is done)
+ * and also reports ps per hit = time / (sites x sweeps x nloc x nhit), the figure of the
+ * phi^4 GPU papers, and the time of one measurement (the observables' reduction).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
@@ -28,6 +33,13 @@ struct config {
     double sites;
     double ns[MAX_REPEAT];
 };
+
+/* phi^4's parameters (defaults: the symmetric phase, with the 1/Lambda term on so that the
+ * whole corona is computed). */
+struct phi4_params {
+    double nhit, nloc, mu2, g, lambda, epsilon;
+};
+static struct phi4_params phi4 = { 8, 50, 0.2, 2.4, 4.0, 0.5 };
 
 static double now(void)
 {
@@ -66,8 +78,16 @@ static long parse_long(const char *s, long lo, long hi, const char *what)
 static int setup(latmc_ctx *ctx, struct config *c, double beta)
 {
     int st = latmc_sim_create(ctx, &c->desc, &c->sim);
-    if (st == LATMC_OK)
+    if (st == LATMC_OK && c->desc.model == LATMC_MODEL_PHI4) {
+        const int keys[] = { LATMC_PARAM_NHIT, LATMC_PARAM_NLOC, LATMC_PARAM_MU2, LATMC_PARAM_G,
+                             LATMC_PARAM_LAMBDA, LATMC_PARAM_EPSILON };
+        const double values[] = { phi4.nhit, phi4.nloc, phi4.mu2, phi4.g, phi4.lambda,
+                                  phi4.epsilon };
+        for (int k = 0; k < 6 && st == LATMC_OK; k++)
+            st = latmc_sim_set_param(c->sim, keys[k], values[k]);
+    } else if (st == LATMC_OK) {
         st = latmc_sim_set_param(c->sim, LATMC_PARAM_BETA, beta);
+    }
     if (st == LATMC_OK)
         st = latmc_sim_init_spins(c->sim, LATMC_INIT_HOT);
     if (st != LATMC_OK) {
@@ -88,7 +108,7 @@ static double run(struct config *c, uint64_t sweeps)
     double e;
     double t0 = now();
     int st = latmc_sim_sweep(c->sim, sweeps);
-    if (st == LATMC_OK)
+    if (st == LATMC_OK && c->desc.model != LATMC_MODEL_PHI4)
         st = latmc_sim_observable(c->sim, LATMC_OBS_ENERGY, &e);
     double t1 = now();
     if (st != LATMC_OK) {
@@ -98,12 +118,33 @@ static double run(struct config *c, uint64_t sweeps)
     return (t1 - t0) * 1e9 / (c->sites * (double)sweeps);
 }
 
-static void report(const struct config *c, int repeat, const char *label, double *median)
+/* Wall time of one measurement (the reduction behind the observables), in ms; called
+ * after a timed run, which left no cached reduction. */
+static double measure_ms(struct config *c)
+{
+    double e, t0 = now();
+    if (latmc_sim_observable(c->sim, LATMC_OBS_ENERGY, &e) != LATMC_OK)
+        return -1;
+    return (now() - t0) * 1e3;
+}
+
+static void report(struct config *c, int repeat, const char *label, double *median)
 {
     double sorted[MAX_REPEAT];
     memcpy(sorted, c->ns, sizeof(double) * (size_t)repeat);
     qsort(sorted, (size_t)repeat, sizeof(double), cmp_double);
     *median = sorted[repeat / 2];
+    if (c->desc.model == LATMC_MODEL_PHI4) {
+        const double hits = phi4.nloc * phi4.nhit;
+        printf("%s: %s, phi^4 %dD L=%lld %s, nhit %g nloc %g, %d thread(s): %.2f ps/hit, "
+               "%.2f hits/ns, %.4f ns per site sweep (median of %d; min %.2f, max %.2f ps/hit); "
+               "one measurement %.3f ms\n",
+               label, latmc_sim_backend_name(c->sim), c->desc.ndim, (long long)c->desc.extent[0],
+               c->desc.precision == LATMC_PRECISION_FLOAT ? "float" : "double", phi4.nhit,
+               phi4.nloc, c->desc.n_threads, *median * 1e3 / hits, hits / *median, *median,
+               repeat, sorted[0] * 1e3 / hits, sorted[repeat - 1] * 1e3 / hits, measure_ms(c));
+        return;
+    }
     printf("%s: %s, %s %dD L=%lld, %s, %d thread(s): %.4f updates/ns, %.4f ns/update "
            "(median of %d; min %.4f, max %.4f ns)\n",
            label, latmc_sim_backend_name(c->sim),
@@ -122,6 +163,7 @@ int main(int argc, char **argv)
     a.desc.ndim = 2;
     a.desc.device = LATMC_DEVICE_CPU;
     a.desc.seed = 1;
+    a.desc.precision = LATMC_PRECISION_FLOAT; /* phi^4: the GPU papers' precision */
     long L = 1024, sweeps = 100, repeat = 5;
     double beta = 0.6666666666666666; /* T = 1.5, the usual benchmark point */
     int compare_device = 0, compare_threads = -1;
@@ -133,13 +175,29 @@ int main(int argc, char **argv)
         { "sweeps", required_argument, 0, 's' }, { "repeat", required_argument, 0, 'r' },
         { "compare-device", required_argument, 0, 'C' },
         { "compare-threads", required_argument, 0, 'T' }, { "help", no_argument, 0, 'h' },
+        { "nhit", required_argument, 0, 'H' }, { "nloc", required_argument, 0, 'N' },
+        { "mu2", required_argument, 0, 'M' }, { "g", required_argument, 0, 'G' },
+        { "lambda", required_argument, 0, 'A' }, { "epsilon", required_argument, 0, 'E' },
+        { "precision", required_argument, 0, 'P' },
         { 0, 0, 0, 0 }
     };
     int o;
     while ((o = getopt_long(argc, argv, "L:h", opts, NULL)) != -1) {
         switch (o) {
         case 'm':
-            a.desc.model = strcmp(optarg, "potts") == 0 ? LATMC_MODEL_POTTS : LATMC_MODEL_ISING;
+            a.desc.model = strcmp(optarg, "potts") == 0   ? LATMC_MODEL_POTTS
+                           : strcmp(optarg, "phi4") == 0 ? LATMC_MODEL_PHI4
+                                                         : LATMC_MODEL_ISING;
+            break;
+        case 'H': phi4.nhit = (double)parse_long(optarg, 1, 65535, "nhit"); break;
+        case 'N': phi4.nloc = (double)parse_long(optarg, 1, 65535, "nloc"); break;
+        case 'M': phi4.mu2 = strtod(optarg, NULL); break;
+        case 'G': phi4.g = strtod(optarg, NULL); break;
+        case 'A': phi4.lambda = strtod(optarg, NULL); break; /* "inf" works */
+        case 'E': phi4.epsilon = strtod(optarg, NULL); break;
+        case 'P':
+            a.desc.precision = strcmp(optarg, "double") == 0 ? LATMC_PRECISION_DOUBLE
+                                                             : LATMC_PRECISION_FLOAT;
             break;
         case 'q': a.desc.q = (int)parse_long(optarg, 2, 255, "q"); break;
         case 'd': a.desc.ndim = (int)parse_long(optarg, 2, 3, "dim"); break;
@@ -156,9 +214,11 @@ int main(int argc, char **argv)
         case 'C': compare_device = parse_device(optarg); break;
         case 'T': compare_threads = (int)parse_long(optarg, 0, 4096, "compare-threads"); break;
         case 'h':
-            printf("usage: latmc-bench [--model ising|potts] [--q Q] [--dim 2|3] [-L L] "
+            printf("usage: latmc-bench [--model ising|potts|phi4] [--q Q] [--dim 2|3] [-L L] "
                    "[--algo metropolis|heatbath] [--beta B] [--device cpu|cuda] [--threads T] "
-                   "[--sweeps N] [--repeat R] [--compare-device cpu|cuda] [--compare-threads T]\n");
+                   "[--sweeps N] [--repeat R] [--compare-device cpu|cuda] [--compare-threads T]\n"
+                   "  phi4: [--nhit H] [--nloc P] [--mu2 M] [--g G] [--lambda L] "
+                   "[--epsilon E] [--precision float|double] (default float)\n");
             return 0;
         default:
             return 2;
