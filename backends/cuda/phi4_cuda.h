@@ -64,8 +64,8 @@ struct cuda_phi4_keys {
     uint32_t k[10][2];
 };
 
-/* The largest dynamic shared memory a block of the chunk kernel may use on the current
- * device (sets the kernels' attributes; call once per sim before the first sweep). */
+/* Lets the plan's chunk kernel use the current device's largest shared memory per block
+ * (kernel attributes; call once per sim, on its device, before the first sweep). */
 cudaError_t cuda_phi4_prepare(const struct cuda_phi4_plan *plan);
 
 /* Hot start of n sites (INIT stream: the CPU's values, bit for bit). */

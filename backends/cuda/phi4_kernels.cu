@@ -477,15 +477,24 @@ template <typename R> static const void *chunk_kernel_of(int ndim, int ncolours)
     return (const void *)phi4_chunk_kernel<R, 2, 5>;
 }
 
+/*
+ * The chunk kernel may use all the shared memory a block can have (the attribute is per
+ * kernel and device, shared by every sim: set it to the device's limit, not to this plan's
+ * size, so that one sim never lowers it under another's), and prefers shared memory to L1.
+ */
 extern "C" cudaError_t cuda_phi4_prepare(const struct cuda_phi4_plan *plan)
 {
     if (plan->schedule != CUDA_PHI4_CHUNKS)
         return cudaSuccess;
+    int device = 0, limit = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     const void *fn = plan->precision == LATMC_PRECISION_FLOAT
                          ? chunk_kernel_of<float>(plan->ndim, plan->ncolours)
                          : chunk_kernel_of<double>(plan->ndim, plan->ncolours);
-    cudaError_t err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)plan->smem_bytes);
+    if (err == cudaSuccess)
+        err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
     if (err == cudaSuccess)
         err = cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout,
                                    cudaSharedmemCarveoutMaxShared);

@@ -651,6 +651,10 @@ int main(int argc, char **argv)
         return 2;
     }
     backend_name = name;
+    /* LATMC_TEST_FILTER: run only the tests whose names match (cmocka's pattern), e.g.
+     * phi4_cuda under a sanitizer */
+    if (getenv("LATMC_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("LATMC_TEST_FILTER"));
     backend_device = strcmp(name, "cuda") == 0 ? LATMC_DEVICE_CUDA : LATMC_DEVICE_CPU;
     if (backend_device == LATMC_DEVICE_CUDA && !cuda_available())
         return SKIP;
