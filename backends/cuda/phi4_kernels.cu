@@ -12,7 +12,7 @@
  * four sites' coronas from shared memory once, then runs nhit hits on all four with two
  * Philox calls per hit (proposal and acceptance draws), and stores the four values back.
  * The arithmetic of a hit is lib/phi4.h's (the CPU's), except the logarithm, see
- * phi4_accept.
+ * phi4_hits.
  *
  * Site-order kernel (phi4_site_kernel): the CPU reference's order and arithmetic, one launch
  * per pass and colour, one thread per Philox block of the colour, straight from global
@@ -65,27 +65,101 @@ template <> struct phi4_ops<double> {
 };
 
 /*
- * The acceptance test -dH > log(u), with log the device library's logf (float) or log
- * (double): documented maximum errors 1 ulp. Those take some 20 (float) to 40 (double)
- * instructions; the hardware logarithm __logf (MUFU.LG2 and a multiply) takes two, with a
- * documented error of at most 2^-21.41 absolute on [0.5, 2] and 3 ulp elsewhere, i.e.
- * below 2^-17 for every u in [2^-32, 1] (|log u| <= 22.2, ulp <= 2^-19); converting a
- * double u to float first adds at most 2^-24. So |__logf(u) - log(u)| < 2^-16 < MARGIN.
- * When the computed d = -dH - __logf(u) exceeds MARGIN in size, the true difference does
- * too (rounding is monotonic and MARGIN is representable), and its sign is the sign of
- * -dH - log(u): the decision is the exact one. Otherwise (probability below 2 MARGIN =
- * 2^-13 per hit: the density of -dH - log u is at most 1) the exact log decides. NaN
- * (an overflowing dH) takes the exact path and is rejected, as on the CPU.
+ * The acceptance test -dH > log(u), u = unit(r) = RN(r + 1) 2^-32 (lib/phi4.h), with log
+ * the device library's logf (float) or log (double), documented maximum error 1 ulp.
+ * Those take some 20 (float) to 40 (double) instructions. The hit decides instead from
+ *
+ *   e = dH + fast,  fast = lg2.approx(F) ln2 - 32 ln2  (one FFMA),  F = RN(RN(r) + 1),
+ *
+ * three full-rate instructions and one MUFU.LG2: F >= 1 needs no denormal handling and
+ * its 32-bit conversion runs at full rate (the exact u needs a 64-bit one). Errors:
+ * F vs r + 1 relative 2^-23, log-wise 2^-23; lg2.approx 2^-22 absolute on [1, 2) and
+ * 2 ulp of a result <= 32 elsewhere, <= 2^-17 (log2 units); the FFMA and its constant
+ * 2^-20 each; logf itself 2^-19 (ulp of |log u| <= 22.2). So |fast - logf(u)| < 2^-16.5,
+ * and when the computed e (one rounding, relative 2^-24) exceeds MARGIN = 2^-14 in size,
+ * dH + logf(u) has the sign of e: accept iff e < 0 is the exact decision. Otherwise
+ * (probability below 2 MARGIN per hit: the density of dH + log u is at most 1) the
+ * exact -dH > logf(u) decides. A NaN dH (overflow) gives a NaN e, not ambiguous, not < 0:
+ * rejected, as -NaN > logf(u) is.
  */
 #define PHI4_LOG_MARGIN 0x1p-14
 
-template <typename R> __device__ __forceinline__ bool phi4_accept(R minus_dh, R u)
+/* Hits of the chunk kernel's loop unrolled (a build-time tuning knob: with 2, the next
+ * hit's Philox overlaps this hit's energy change). */
+#ifndef PHI4_HIT_UNROLL
+#define PHI4_HIT_UNROLL 1
+#endif
+constexpr int phi4_hit_unroll = PHI4_HIT_UNROLL; /* pragmas take no macros */
+#define PHI4_LN2 0.693147180559945309f
+
+/* lg2.approx with flush-to-zero: no denormal path (F >= 1). */
+__device__ __forceinline__ float phi4_lg2(float x)
 {
-    const R fast = (R)__logf((float)u);
-    const R d = minus_dh - fast;
-    if (fabs(d) > (R)PHI4_LOG_MARGIN)
-        return d > (R)0;
-    return minus_dh > phi4_ops<R>::log_exact(u);
+    float y;
+    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+/* The fast estimate of log(unit(r)) above. */
+__device__ __forceinline__ float phi4_fast_log(uint32_t r)
+{
+    const float f = __fadd_rn(__uint2float_rn(r), 1.0f);
+    return __fmaf_rn(phi4_lg2(f), PHI4_LN2, -32.0f * PHI4_LN2);
+}
+
+/* e = dH + fast(r): the decision is e < 0 unless phi4_ambiguous(e). */
+template <typename R> __device__ __forceinline__ R phi4_margin(R dh, uint32_t r)
+{
+    return dh + (R)phi4_fast_log(r);
+}
+
+template <typename R> __device__ __forceinline__ bool phi4_ambiguous(R e)
+{
+    return fabs(e) <= (R)PHI4_LOG_MARGIN;
+}
+
+/* The exact decision, for the ambiguous cases. */
+template <typename R> __device__ __noinline__ bool phi4_accept_exact(R dh, uint32_t r)
+{
+    return -dh > phi4_ops<R>::log_exact(phi4_ops<R>::draw_unit(r));
+}
+
+/*
+ * The hit on the LANES sites of a thread: proposals from eta, decisions from u; v updated
+ * in place, returns the number accepted. Shared by both schedules.
+ */
+template <typename R, int LANES>
+__device__ __forceinline__ uint32_t phi4_hits(const typename phi4_ops<R>::coef &k, const R *c,
+                                              R *v, const latmc_philox_ctr &eta,
+                                              const latmc_philox_ctr &u, int nlanes)
+{
+    R n[LANES], dh[LANES], e[LANES];
+    bool ambiguous = false;
+#pragma unroll
+    for (int l = 0; l < LANES; l++) {
+        n[l] = v[l] + k.epsilon * phi4_ops<R>::draw_signed(eta.v[l]);
+        dh[l] = phi4_ops<R>::delta_h(&k, c[l], v[l], n[l]);
+        e[l] = phi4_margin<R>(dh[l], u.v[l]);
+        ambiguous |= l < nlanes && phi4_ambiguous<R>(e[l]);
+    }
+    bool ok[LANES];
+#pragma unroll
+    for (int l = 0; l < LANES; l++)
+        ok[l] = e[l] < (R)0;
+    if (ambiguous) {
+#pragma unroll
+        for (int l = 0; l < LANES; l++)
+            if (phi4_ambiguous<R>(e[l]))
+                ok[l] = phi4_accept_exact<R>(dh[l], u.v[l]);
+    }
+    uint32_t accepted = 0;
+#pragma unroll
+    for (int l = 0; l < LANES; l++)
+        if (l < nlanes) {
+            v[l] = ok[l] ? n[l] : v[l];
+            accepted += ok[l];
+        }
+    return accepted;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -253,21 +327,15 @@ phi4_chunk_kernel(const chunk_args<R> a, R *phi, unsigned long long *accepted)
                     }
                     const struct round1 r1 = phi4_round1(a.keys, block, rng_sweep);
                     uint32_t n_acc = 0;
+#pragma unroll phi4_hit_unroll
                     for (uint32_t hit = 0; hit < a.nhit; hit++) {
                         const uint32_t phase = latmc_phi4_rng_phase(colour, hit);
                         const latmc_philox_ctr eta = phi4_draws(
                             a.keys, r1, phi4_c3(phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA)));
                         const latmc_philox_ctr u = phi4_draws(
                             a.keys, r1, phi4_c3(phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT)));
-#pragma unroll
-                        for (int l = 0; l < CUDA_PHI4_LANES; l++) {
-                            const R o = v[l];
-                            const R n = o + a.k.epsilon * phi4_ops<R>::draw_signed(eta.v[l]);
-                            const R dh = phi4_ops<R>::delta_h(&a.k, c[l], o, n);
-                            const bool ok = phi4_accept<R>(-dh, phi4_ops<R>::draw_unit(u.v[l]));
-                            v[l] = ok ? n : o;
-                            n_acc += ok;
-                        }
+                        n_acc += phi4_hits<R, CUDA_PHI4_LANES>(a.k, c, v, eta, u,
+                                                                CUDA_PHI4_LANES);
                     }
 #pragma unroll
                     for (int l = 0; l < CUDA_PHI4_LANES; l++)
@@ -355,8 +423,8 @@ __global__ void phi4_site_kernel(const struct site_geom g, R *phi,
     const int64_t nblocks = (g.per_colour + 3) / 4;
     uint64_t total = 0;
     for (int64_t b = cuda_first_item(); b < nblocks; b += cuda_item_stride()) {
-        int64_t idx[4];
-        R v[4], c[4];
+        int64_t idx[4] = { 0, 0, 0, 0 };
+        R v[4] = { 0, 0, 0, 0 }, c[4] = { 0, 0, 0, 0 };
         int nlanes = 0;
         for (; nlanes < 4 && 4 * b + nlanes < g.per_colour; nlanes++) {
             int64_t x[3];
@@ -372,14 +440,7 @@ __global__ void phi4_site_kernel(const struct site_geom g, R *phi,
                 phi4_draws(keys, r1, phi4_c3(phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA)));
             const latmc_philox_ctr u =
                 phi4_draws(keys, r1, phi4_c3(phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT)));
-            for (int l = 0; l < nlanes; l++) {
-                const R o = v[l];
-                const R n = o + k.epsilon * phi4_ops<R>::draw_signed(eta.v[l]);
-                const R dh = phi4_ops<R>::delta_h(&k, c[l], o, n);
-                const bool ok = phi4_accept<R>(-dh, phi4_ops<R>::draw_unit(u.v[l]));
-                v[l] = ok ? n : o;
-                total += ok;
-            }
+            total += phi4_hits<R, 4>(k, c, v, eta, u, nlanes);
         }
         for (int l = 0; l < nlanes; l++)
             phi[idx[l]] = v[l];
@@ -403,25 +464,43 @@ template <typename R> __global__ void phi4_hot_kernel(R *phi, int64_t n, uint64_
 
 enum { PHI4_NPARTIALS = 5 };
 
-/* Row `row` (fixed y, z) summed in x order: backends/cpu/phi4_measure_impl.h. */
-template <typename R>
+/*
+ * Row `row` (fixed y, z) summed in x order: backends/cpu/phi4_measure_impl.h, the same
+ * operations in the same order (each rounded separately: -fmad=false), so each row's
+ * partial sums equal the CPU's bit for bit. One thread per row; the x loop is unrolled so
+ * that several sites' loads are in flight.
+ */
+template <typename R, int NDIM>
 __global__ void phi4_rows_kernel(struct latmc_lattice g, const R *phi, double *partials)
 {
     const int64_t rows = g.ly * g.lz;
     for (int64_t row = cuda_first_item(); row < rows; row += cuda_item_stride()) {
         const int64_t y = row % g.ly, z = row / g.ly;
-        const int64_t st[3] = { 1, g.lx, g.lx * g.ly };
-        const int64_t ext[3] = { g.lx, g.ly, g.lz };
+        const int64_t base = g.lx * row;
+        /* the rows y +- 1 and z +- 1 through the periodic wrap */
+        const int64_t up_y = (y + 1 < g.ly ? 1 : 1 - g.ly) * g.lx;
+        const int64_t down_y = (y >= 1 ? -1 : g.ly - 1) * g.lx;
+        const int64_t up_z = NDIM == 3 ? (z + 1 < g.lz ? 1 : 1 - g.lz) * g.lx * g.ly : 0;
+        const int64_t down_z = NDIM == 3 ? (z >= 1 ? -1 : g.lz - 1) * g.lx * g.ly : 0;
         double sum = 0, sum2 = 0, sum4 = 0, grad2 = 0, lap2 = 0;
+#pragma unroll 4
         for (int64_t x = 0; x < g.lx; x++) {
-            const int64_t at[3] = { x, y, z };
-            const int64_t i = x + g.lx * row;
+            const int64_t i = base + x;
             const double v = phi[i], v2 = v * v;
             double lap = 0;
-            for (int mu = 0; mu < g.ndim; mu++) {
-                const int64_t a = at[mu], l = ext[mu];
-                const double up = phi[i + (a + 1 < l ? 1 : 1 - l) * st[mu]];
-                const double down = phi[i + (a >= 1 ? -1 : l - 1) * st[mu]];
+            {
+                const double up = phi[base + (x + 1 < g.lx ? x + 1 : 0)];
+                const double down = phi[base + (x >= 1 ? x - 1 : g.lx - 1)];
+                grad2 += (up - v) * (up - v);
+                lap += up - 2.0 * v + down;
+            }
+            {
+                const double up = phi[i + up_y], down = phi[i + down_y];
+                grad2 += (up - v) * (up - v);
+                lap += up - 2.0 * v + down;
+            }
+            if (NDIM == 3) {
+                const double up = phi[i + up_z], down = phi[i + down_z];
                 grad2 += (up - v) * (up - v);
                 lap += up - 2.0 * v + down;
             }
@@ -439,20 +518,45 @@ __global__ void phi4_rows_kernel(struct latmc_lattice g, const R *phi, double *p
     }
 }
 
-/* The rows in order (one thread: the CPU's order is serial). */
-__global__ void phi4_rows_total_kernel(int64_t rows, const double *partials,
-                                       struct latmc_phi4_sums *sums)
+/*
+ * The rows in order, as the CPU adds them: each of the five sums is one serial chain over
+ * the rows. Two warps of one block: warp 1 copies the next tile of row partials into
+ * shared memory while lanes 0..4 of warp 0 add the current tile, one sum each.
+ */
+#define PHI4_TOTAL_TILE 256
+
+__global__ void __launch_bounds__(64) phi4_rows_total_kernel(int64_t rows, const double *partials,
+                                                             struct latmc_phi4_sums *sums)
 {
-    struct latmc_phi4_sums s = { 0, 0, 0, 0, 0 };
-    for (int64_t row = 0; row < rows; row++) {
-        const double *p = partials + PHI4_NPARTIALS * row;
-        s.phi += p[0];
-        s.phi2 += p[1];
-        s.phi4 += p[2];
-        s.grad2 += p[3];
-        s.lap2 += p[4];
+    __shared__ double tile[2][PHI4_TOTAL_TILE * PHI4_NPARTIALS];
+    const int tid = threadIdx.x;
+    const int64_t ntiles = (rows + PHI4_TOTAL_TILE - 1) / PHI4_TOTAL_TILE;
+    double acc = 0;
+    for (int64_t k = tid; k < PHI4_TOTAL_TILE * PHI4_NPARTIALS && k < rows * PHI4_NPARTIALS;
+         k += blockDim.x)
+        tile[0][k] = partials[k];
+    __syncthreads();
+    for (int64_t t = 0; t < ntiles; t++) {
+        const int64_t first = t * PHI4_TOTAL_TILE;
+        const int count = (int)(rows - first < PHI4_TOTAL_TILE ? rows - first : PHI4_TOTAL_TILE);
+        if (tid >= 32) {
+            const int64_t next = first + PHI4_TOTAL_TILE;
+            const int64_t n = next < rows ? (rows - next < PHI4_TOTAL_TILE ? rows - next
+                                                                          : PHI4_TOTAL_TILE) : 0;
+            double *dst = tile[(t + 1) & 1];
+            const double *src = partials + PHI4_NPARTIALS * next;
+            for (int64_t k = tid - 32; k < n * PHI4_NPARTIALS; k += 32)
+                dst[k] = src[k];
+        } else if (tid < PHI4_NPARTIALS) {
+            const double *src = tile[t & 1];
+#pragma unroll 8
+            for (int r = 0; r < count; r++)
+                acc += src[PHI4_NPARTIALS * r + tid];
+        }
+        __syncthreads();
     }
-    *sums = s;
+    if (tid < PHI4_NPARTIALS)
+        ((double *)sums)[tid] = acc;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -619,13 +723,18 @@ extern "C" cudaError_t cuda_phi4_measure(cudaStream_t stream, const struct cuda_
     /* One thread per row and few rows: small blocks spread the rows over more SMs. */
     const int threads = 64;
     const unsigned grid = phi4_grid(rows, threads);
-    if (plan->precision == LATMC_PRECISION_FLOAT)
-        phi4_rows_kernel<float><<<grid, threads, 0, stream>>>(*g, (const float *)phi, partials);
+    const bool single = plan->precision == LATMC_PRECISION_FLOAT;
+    if (g->ndim == 3 && single)
+        phi4_rows_kernel<float, 3><<<grid, threads, 0, stream>>>(*g, (const float *)phi, partials);
+    else if (g->ndim == 3)
+        phi4_rows_kernel<double, 3><<<grid, threads, 0, stream>>>(*g, (const double *)phi, partials);
+    else if (single)
+        phi4_rows_kernel<float, 2><<<grid, threads, 0, stream>>>(*g, (const float *)phi, partials);
     else
-        phi4_rows_kernel<double><<<grid, threads, 0, stream>>>(*g, (const double *)phi, partials);
+        phi4_rows_kernel<double, 2><<<grid, threads, 0, stream>>>(*g, (const double *)phi, partials);
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
-    phi4_rows_total_kernel<<<1, 1, 0, stream>>>(rows, partials, sums);
+    phi4_rows_total_kernel<<<1, 64, 0, stream>>>(rows, partials, sums);
     return cudaGetLastError();
 }
