@@ -84,12 +84,20 @@ template <> struct phi4_ops<double> {
  */
 #define PHI4_LOG_MARGIN 0x1p-14
 
-/* Hits of the chunk kernel's loop unrolled (a build-time tuning knob: with 2, the next
- * hit's Philox overlaps this hit's energy change; measured 1-2 % faster than 1 on an H200). */
-#ifndef PHI4_HIT_UNROLL
-#define PHI4_HIT_UNROLL 2
+/*
+ * Hits of the chunk kernel's loop unrolled, per dimension (a build-time tuning knob,
+ * PHI4_HIT_UNROLL overrides it): with 2, the next hit's Philox overlaps this hit's energy
+ * change, at the price of registers (float: 74 instead of 63 in 3D, 66 instead of 57 in
+ * 2D). Measured on an H200 (doc/PERFORMANCE.md): 3D 2.87 against 2.92 ps per hit, 2D 2.61
+ * against 2.56, so 2 in 3D and 1 in 2D.
+ */
+template <int NDIM> struct phi4_hit_unroll {
+#ifdef PHI4_HIT_UNROLL
+    static constexpr int value = PHI4_HIT_UNROLL;
+#else
+    static constexpr int value = NDIM == 3 ? 2 : 1;
 #endif
-constexpr int phi4_hit_unroll = PHI4_HIT_UNROLL; /* pragmas take no macros */
+};
 #define PHI4_LN2 0.693147180559945309f
 
 /* lg2.approx with flush-to-zero: no denormal path (F >= 1). */
@@ -311,7 +319,7 @@ __device__ __forceinline__ uint32_t phi4_segment_update(const chunk_args<R> &a, 
         c[l] = phi4_box_corona<R, NDIM>(box, base + NC * l, a.py, a.pz, &a.k);
     }
     uint32_t n_acc = 0;
-#pragma unroll phi4_hit_unroll
+#pragma unroll phi4_hit_unroll<NDIM>::value
     for (uint32_t hit = 0; hit < a.nhit; hit++) {
         const uint32_t phase = latmc_phi4_rng_phase(colour, hit);
         const latmc_philox_ctr eta =
