@@ -111,11 +111,14 @@ static void choose_pitches(struct cuda_phi4_plan *p)
 
 /* ---- chunk shape ---- */
 
-/* The largest d in [2, cap] dividing half (0 if none): 2 d must divide the extent. */
-static int largest_divisor(int64_t half, int cap)
+/* The largest d in [2, cap] with 2 d dividing the extent (0 if none, e.g. an odd extent:
+ * the sub-grids alternate chunks, so every axis needs an even number of them). */
+static int largest_divisor(int64_t extent, int cap)
 {
+    if (extent % 2 != 0)
+        return 0;
     for (int d = cap; d >= 2; d--)
-        if (half % d == 0)
+        if ((extent / 2) % d == 0)
             return d;
     return 0;
 }
@@ -142,8 +145,8 @@ static void default_chunks(struct cuda_phi4_plan *p, const struct latmc_lattice 
     if (g->lx % (2 * w) != 0)
         return;
     p->b[0] = w;
-    p->b[1] = largest_divisor(g->ly / 2, p->ndim == 3 ? CAP_Y_3D : CAP_Y_2D);
-    p->b[2] = p->ndim == 3 ? largest_divisor(g->lz / 2, CAP_Z_3D) : 1;
+    p->b[1] = largest_divisor(g->ly, p->ndim == 3 ? CAP_Y_3D : CAP_Y_2D);
+    p->b[2] = p->ndim == 3 ? largest_divisor(g->lz, CAP_Z_3D) : 1;
     if (p->b[1] == 0 || p->b[2] == 0)
         return;
     p->schedule = CUDA_PHI4_CHUNKS;

@@ -329,9 +329,10 @@ static void chain(void **state)
         { { 3, { 64, 16, 8 }, D, -0.5, 3.0, INFINITY, 0.7, 1, 3 }, "32x4x2", { 32, 4, 2 } },
         { { 2, { 128, 24, 1 }, D, 0.1, 1.0, 0.8, 0.6, 2, 1 }, "64x6", { 64, 6, 1 } },
         { { 2, { 80, 20, 1 }, D, 0.3, 0.5, 2.0, 1.0, 2, 2 }, "40x2", { 40, 2, 1 } },
-        /* the site order: extents without chunks (L_x not a multiple of 2 x 32 or 2 x 20;
-         * L_y / 2 without a divisor >= 2 does not occur for valid phi^4 extents), or asked */
+        /* the site order: extents without chunks (L_x not a multiple of 2 x 32 or 2 x 20,
+         * or an odd L_y with 5 colours: no even number of chunks), or asked */
         { { 2, { 8, 8, 1 }, D, 0.5, 1.0, 2.0, 1.0, 2, 2 }, NULL, { 0, 0, 0 } },
+        { { 2, { 40, 15, 1 }, D, 0.5, 1.0, 2.0, 1.0, 2, 1 }, NULL, { 0, 0, 0 } },
         { { 2, { 15, 10, 1 }, D, 0.5, 0.5, INFINITY, 1.0, 3, 1 }, NULL, { 0, 0, 0 } },
         { { 3, { 8, 8, 16 }, D, 0.0, 2.0, 4.0, 0.9, 1, 2 }, NULL, { 0, 0, 0 } },
         { { 2, { 64, 16, 1 }, D, -0.3, 1.0, 1.5, 0.9, 2, 1 }, "none", { 0, 0, 0 } },
