@@ -7,13 +7,16 @@
  * start, 20 sweeps in chunks with a parameter change on the way, then a configuration set
  * through set_spins and a cold start; after every step the configuration bytes, every
  * observable (as exactly equal doubles), the acceptance counts and the sweep count must be
- * identical, bit for bit (doc/conventions.md, "Reproducibility").
+ * identical, bit for bit (doc/conventions.md, "Reproducibility"). The Heisenberg spin glass
+ * (conformance_heisenberg.c): bit for bit where the backend does the reference's
+ * arithmetic, equal up to rounding elsewhere (that file says which is which).
  *
  * The "cpu" run checks the suite itself and thread-count identity (it runs on 3 threads).
  * The "cuda" run exits 77 (skipped) when the CUDA backend is unavailable: no module, no
- * driver, no GPU. It also checks devices, refusals and out-of-memory on the device, and
+ * driver, no GPU. It also checks devices, refusals and out-of-memory on the device,
  * phi^4 (phi4_cuda: every kernel on small lattices, so that gpu_check.sh runs them under
- * compute-sanitizer; the statistics are in test_cuda_phi4.c).
+ * compute-sanitizer; the statistics are in test_cuda_phi4.c) and the Heisenberg kernels'
+ * independence of their launch geometry (cuda_heisenberg_launch_geometry).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -27,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conformance_heisenberg.h"
 #include "sim_helpers.h"
 
 #define SKIP 77
@@ -377,6 +381,19 @@ static void interleaved_sims(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/* The Heisenberg spin glass (conformance_heisenberg.c). */
+static void heisenberg(void **state)
+{
+    (void)state;
+    heisenberg_conformance(backend_device, backend_name);
+}
+
+static void cuda_heisenberg_launch_geometry(void **state)
+{
+    (void)state;
+    heisenberg_cuda_launch_geometry();
+}
+
 /* CUDA only: devices, refusals, errors. */
 static void cuda_devices_and_refusals(void **state)
 {
@@ -409,27 +426,17 @@ static void cuda_devices_and_refusals(void **state)
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_ENODEV);
     assert_null(sim);
 
-    /* models without CUDA kernels: refused explicitly, never run on the CPU */
-    d = ising_desc(2, 16, 16, 0, LATMC_ALGO_DEFAULT, 0, 1);
-    d.model = LATMC_MODEL_HEISENBERG;
-    d.device = LATMC_DEVICE_CUDA;
-    int st = latmc_sim_create(ctx, &d, &sim);
-    if (st == LATMC_EUNSUPPORTED) {
-        assert_non_null(strstr(latmc_last_error(), "CUDA"));
-        assert_null(sim);
-        /* ... while AUTO takes the CPU for them */
+    /* every model has CUDA kernels now (a model without them is refused with
+     * LATMC_EUNSUPPORTED, cuda_backend.c): AUTO takes the GPU for phi^4 and Heisenberg */
+    static const int gpu_models[] = { LATMC_MODEL_PHI4, LATMC_MODEL_HEISENBERG };
+    for (size_t k = 0; k < sizeof gpu_models / sizeof gpu_models[0]; k++) {
+        d = ising_desc(2, 16, 16, 0, LATMC_ALGO_DEFAULT, 0, 1);
+        d.model = gpu_models[k];
         d.device = LATMC_DEVICE_AUTO;
         assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
-        assert_string_equal(latmc_sim_backend_name(sim), "cpu");
+        assert_string_equal(latmc_sim_backend_name(sim), "cuda");
+        latmc_sim_destroy(&sim);
     }
-    latmc_sim_destroy(&sim);
-    /* phi^4 has CUDA kernels: AUTO takes the GPU */
-    d = ising_desc(2, 16, 16, 0, LATMC_ALGO_DEFAULT, 0, 1);
-    d.model = LATMC_MODEL_PHI4;
-    d.device = LATMC_DEVICE_AUTO;
-    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
-    assert_string_equal(latmc_sim_backend_name(sim), "cuda");
-    latmc_sim_destroy(&sim);
 
     /* the CUDA sim reports one host thread */
     d = ising_desc(2, 16, 16, 0, METRO, 8, 1);
@@ -652,7 +659,7 @@ int main(int argc, char **argv)
     }
     backend_name = name;
     /* LATMC_TEST_FILTER: run only the tests whose names match (cmocka's pattern), e.g.
-     * phi4_cuda under a sanitizer */
+     * phi4_cuda or heisenberg under a sanitizer */
     if (getenv("LATMC_TEST_FILTER"))
         cmocka_set_test_filter(getenv("LATMC_TEST_FILTER"));
     backend_device = strcmp(name, "cuda") == 0 ? LATMC_DEVICE_CUDA : LATMC_DEVICE_CPU;
@@ -665,15 +672,18 @@ int main(int argc, char **argv)
         cmocka_unit_test(potts_two_colours),
         cmocka_unit_test(potts_three_colours),
         cmocka_unit_test(interleaved_sims),
+        cmocka_unit_test(heisenberg),
     };
     const struct CMUnitTest cuda_only[] = {
         cmocka_unit_test(cuda_devices_and_refusals),
         cmocka_unit_test(phi4_cuda),
+        cmocka_unit_test(cuda_heisenberg_launch_geometry),
         cmocka_unit_test(cuda_out_of_memory),
     };
     const struct CMUnitTest cuda_only_no_oom[] = {
         cmocka_unit_test(cuda_devices_and_refusals),
         cmocka_unit_test(phi4_cuda),
+        cmocka_unit_test(cuda_heisenberg_launch_geometry),
     };
     int failed = cmocka_run_group_tests_name(backend_device == LATMC_DEVICE_CUDA
                                                  ? "conformance_cuda" : "conformance_cpu",
