@@ -102,15 +102,16 @@ echo "== $module: NEEDED"
 readelf -d "$module" | grep NEEDED
 
 # --- test suites -------------------------------------------------------------------------
-meson test -C "$build" --suite backends --suite physics --suite repro --print-errorlogs \
+meson test -C "$build" --suite backends --suite physics --suite repro --suite kernels \
+    --num-processes "${GPU_CHECK_JOBS:-4}" --print-errorlogs \
     > "$build/suites.log" 2>&1
 st=$?
 grep -E '^ *[0-9]+/[0-9]+ ' "$build/suites.log"
 sed -n '/^Ok:/,/^Timeout:/p' "$build/suites.log"
-[ $st -eq 0 ] && record "meson test backends+physics+repro" PASS ||
-    record "meson test backends+physics+repro" "FAIL ($st)"
+[ $st -eq 0 ] && record "meson test backends+physics+repro+kernels" PASS ||
+    record "meson test backends+physics+repro+kernels" "FAIL ($st)"
 # The CUDA tests must have run, not skipped.
-for t in 'conformance cuda' 'cuda ising enumeration' 'cuda heisenberg'; do
+for t in 'conformance cuda' 'cuda ising enumeration' 'cuda phi4' 'cuda heisenberg'; do
     # "project:suite / name  OK" (older Meson) or "suite - project:name  OK" (newer)
     line=$(grep -E "(/ |:)$t +[A-Z]" "$build/suites.log" | tail -n 1)
     case $line in
