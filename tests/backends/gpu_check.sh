@@ -103,7 +103,7 @@ readelf -d "$module" | grep NEEDED
 
 # --- test suites -------------------------------------------------------------------------
 meson test -C "$build" --suite backends --suite physics --suite repro --suite kernels \
-    --num-processes "${GPU_CHECK_JOBS:-4}" --print-errorlogs \
+    --print-errorlogs \
     > "$build/suites.log" 2>&1
 st=$?
 grep -E '^ *[0-9]+/[0-9]+ ' "$build/suites.log"
