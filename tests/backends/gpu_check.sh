@@ -110,7 +110,8 @@ sed -n '/^Ok:/,/^Timeout:/p' "$build/suites.log"
 [ $st -eq 0 ] && record "meson test backends+physics+repro" PASS ||
     record "meson test backends+physics+repro" "FAIL ($st)"
 # The CUDA tests must have run, not skipped.
-for t in 'conformance cuda' 'cuda ising enumeration'; do
+for t in 'conformance cuda' 'test_ising_enumeration cuda' 'test_ising_kaufman cuda' \
+         'test_potts_enumeration cuda' 'test_potts_ising cuda'; do
     # "project:suite / name  OK" (older Meson) or "suite - project:name  OK" (newer)
     line=$(grep -E "(/ |:)$t +[A-Z]" "$build/suites.log" | tail -n 1)
     case $line in

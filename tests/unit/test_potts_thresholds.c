@@ -63,7 +63,7 @@ static void check_neighbourhood(const struct latmc_potts_tables *t, int q, const
     latmc_potts_heatbath_thresholds(t, q, nb, n_nb, n_of, word, n_words);
     for (int i = 0; i <= LATMC_POTTS_MAX_Q; i++)
         assert_int_equal(n_of[i], 0); /* the scratch is left clean */
-    assert_true(word[n_words - 1] == UINT32_MAX);
+    assert_true(word[n_words - 1] == 0);
     g_base_nonzero += word[0] > 0;
     uint32_t probes[2 * LATMC_POTTS_MAX_Q + 4];
     int n = 0;
@@ -71,12 +71,13 @@ static void check_neighbourhood(const struct latmc_potts_tables *t, int q, const
     probes[n++] = UINT32_MAX;
     probes[n++] = 0x80000000u;
     for (int j = 1; j < n_words; j++) {
-        if (word[j] == UINT32_MAX) {
-            g_never++;
+        if (word[j] == 0) {
+            g_never += j < q; /* not the padding */
             continue;
         }
-        probes[n++] = word[j];      /* t - 1: not yet past the threshold */
-        probes[n++] = word[j] + 1;  /* t: past it */
+        const uint32_t th = (uint32_t)((UINT64_C(1) << 32) - word[j]); /* 1 .. 2^32 - 1 */
+        probes[n++] = th - 1; /* not yet past the threshold */
+        probes[n++] = th;     /* past it */
     }
     for (int i = 0; i < n; i++) {
         const int want = latmc_potts_heatbath(t, q, nb, n_nb, probes[i], n_of);
