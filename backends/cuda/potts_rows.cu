@@ -40,7 +40,7 @@ potts_metro_rows_kernel(const __grid_constant__ struct pr_geom g, uint8_t *spins
 {
     __shared__ uint64_t thr[PR_METRO_ENTRIES * 16];
     for (int i = threadIdx.x; i < PR_METRO_ENTRIES * 16; i += blockDim.x)
-        thr[i] = tables->metropolis[(i / 16) / 3][(i / 16) % 3];
+        thr[i] = pr_metro_entry(tables, i / 16);
     __syncthreads();
     const pr_metro_step<NDIM, C, NW> step = { &g, spins, thr, threadIdx.x & 15u, &keys };
     const uint64_t n = pr_walk(g, cuda_first_item(), step);

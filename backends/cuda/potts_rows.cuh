@@ -34,9 +34,9 @@
  *
  * Metropolis (any q): the proposal as the reference; n_{s'} - n_s from the neighbours'
  * four bytes in one word (three byte permutes) compared bytewise with s and s' (counts of
- * differing bytes, popc); the threshold from a table indexed like the core's
- * (dn + 2 ndim) * 3 + dz + 1, in shared memory, 16 copies (64-bit entries: one per bank
- * pair of a half warp).
+ * differing bytes, popc); the threshold from the core's table in shared memory, indexed
+ * by dn and min(s, 1), min(s', 1) (which give dz), 16 copies (64-bit entries: one per
+ * bank pair of a half warp).
  *
  * Every decision is an integer comparison with the core's tables or values derived from
  * them exactly; a changed site's byte is rewritten, the other colours' bytes are stored
@@ -102,6 +102,15 @@ PR_HD uint32_t pr_perm(uint32_t x, uint32_t y, uint32_t s)
     for (int i = 0; i < 4; i++)
         r |= (uint32_t)((v >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
     return r;
+#endif
+}
+
+PR_HD uint32_t pr_umin(uint32_t a, uint32_t b)
+{
+#ifdef __CUDA_ARCH__
+    return umin(a, b);
+#else
+    return a < b ? a : b;
 #endif
 }
 
@@ -288,14 +297,14 @@ PR_HD void pr_hb_build_entry(const struct pr_geom &g, const struct latmc_potts_t
     }
 }
 
-/* Words 4h .. 4h + 3 of table entry `entry` (as one 16-byte shared-memory load). */
-PR_HD void pr_entry4(const uint32_t *table, uint32_t quad, uint32_t *v)
+/* The four words at byte offset `off` of the table (one 16-byte shared-memory load). */
+PR_HD void pr_entry4_at(const uint32_t *table, uint32_t off, uint32_t *v)
 {
 #ifdef __CUDA_ARCH__
-    const uint4 x = ((const uint4 *)table)[quad];
+    const uint4 x = *(const uint4 *)((const char *)table + off);
     v[0] = x.x; v[1] = x.y; v[2] = x.z; v[3] = x.w;
 #else
-    memcpy(v, table + 4 * (size_t)quad, 16);
+    memcpy(v, (const char *)table + off, 16);
 #endif
 }
 
@@ -340,16 +349,22 @@ PR_UNROLL
 PR_UNROLL
         for (int lane = 0; lane < 4; lane++) {
             const int p = C * (4 * blk + lane) + OFF, wi = p / 4, sh = 8 * (p % 4);
-            uint32_t idx = (lo[wi] >> sh) & 0xffu;
-            if (HI)
-                idx += g.hi_mult * ((hi[wi] >> sh) & 0xffu);
             uint32_t e[NE];
-            if (REPL) {
-                pr_entry4(table, idx * 8 + slot, e);
+            if (REPL && !HI) {
+                /* byte offset of the entry's copy: idx * 128 + slot * 16, from lo directly */
+                const uint32_t off = (sh >= 7 ? lo[wi] >> (sh - 7) : lo[wi] << (7 - sh)) & 0x7f80u;
+                pr_entry4_at(table, off | slot << 4, e);
             } else {
-                pr_entry4(table, idx * (NE / 4), e);
-                if (NE == 8)
-                    pr_entry4(table, idx * 2 + 1, e + 4);
+                uint32_t idx = (lo[wi] >> sh) & 0xffu;
+                if (HI)
+                    idx += g.hi_mult * ((hi[wi] >> sh) & 0xffu);
+                if (REPL) {
+                    pr_entry4_at(table, (idx * 8 + slot) * 16, e);
+                } else {
+                    pr_entry4_at(table, idx * (4 * NE), e);
+                    if (NE == 8)
+                        pr_entry4_at(table, idx * 32 + 16, e + 4);
+                }
             }
             /* the very lookup tests/unit/test_potts_thresholds.c checks against the scan */
             const uint32_t k = (uint32_t)latmc_potts_heatbath_lookup(e, NT + 1, u.v[lane]);
@@ -366,8 +381,18 @@ PR_UNROLL
 
 /* ---- Metropolis ---- */
 
-/* The Metropolis thresholds in shared memory: 39 entries, 16 copies (entry * 16 + copy). */
-#define PR_METRO_ENTRIES (LATMC_POTTS_METRO_ROWS * 3)
+/*
+ * The Metropolis thresholds in shared memory: entry 4 row + 2 a + b = the core's
+ * metropolis[row][a - b + 1] (row = dn + 2 ndim; a = min(old, 1), b = min(proposal, 1),
+ * so a - b = dz; a = b = 0 cannot occur), 16 copies: entry * 16 + copy.
+ */
+#define PR_METRO_ENTRIES (LATMC_POTTS_METRO_ROWS * 4)
+
+PR_HD uint64_t pr_metro_entry(const struct latmc_potts_tables *t, int entry)
+{
+    const int row = entry / 4, a = (entry / 2) % 2, b = entry % 2;
+    return t->metropolis[row][a - b + 1];
+}
 
 template <int NDIM, int C, int NW, int OFF>
 PR_HD uint32_t pr_metro_segment(const struct pr_geom &g, uint8_t *spins, int64_t s, uint32_t xs,
@@ -401,7 +426,7 @@ PR_UNROLL
             /* proposal (old + 1 + floor(u0 (q - 1) / 2^32)) mod q: at most 2q - 2, so one
              * subtraction of q; as unsigned min(p, p - q) */
             const uint32_t p1 = old + 1 + pr_umulhi(u0.v[lane], q - 1);
-            const uint32_t prop = p1 - q < p1 ? p1 - q : p1;
+            const uint32_t prop = pr_umin(p1, p1 - q);
             /* the neighbours' states, one byte each: x-, x+, y+, y- */
             const uint32_t sel = (uint32_t)bi | (uint32_t)(4 + bi) << 4;
             const uint32_t nb = pr_perm(pr_perm(n.l[wi], n.r[wi], sel),
@@ -414,9 +439,10 @@ PR_UNROLL
                 neq_old += pr_bytes_differing(nb2, old);
                 neq_prop += pr_bytes_differing(nb2, prop);
             }
-            /* dn = n_prop - n_old = neq_old - neq_prop; dz = (prop == 0) - (old == 0) */
-            const uint32_t key = (neq_old + 2 * NDIM - neq_prop) * 3 + (prop == 0) + 1 -
-                                 (old == 0);
+            /* dn = n_prop - n_old = neq_old - neq_prop; the table's row dn + 2 ndim, its
+             * column from min(old, 1) and min(prop, 1) (dz = the first minus the second) */
+            const uint32_t key = (neq_old + 2 * NDIM - neq_prop) * 4 + pr_umin(old, 1) * 2 +
+                                 pr_umin(prop, 1);
             const bool accept = u1.v[lane] < thr[key * 16 + slot];
             accepted += accept;
             nw[wi] += (accept ? prop : old) << sh;
