@@ -22,10 +22,13 @@
  * every threshold.
  *
  * Stored form, 32-bit words only: word 0 = base = #{ k : t_k = 0 } (states 0 .. k of
- * weight 0), words 1 .. q-1 = t_k - 1 for 1 <= t_k (UINT32_MAX for t_k = 0, counted in
- * base, and for t_k = 2^32, never reached), so that
+ * weight 0), words 1 .. q-1: word = 2^32 - t_k modulo 2^32, which is 0 exactly for
+ * t_k = 2^32 (never reached) and for t_k = 0 (counted in base instead). Then u >= t_k is
+ * the carry of the 32-bit addition u + word, and
  *
- *     k(u) = base + #{ j : u > word[1 + j] }.
+ *     k(u) = base + #{ j : u + word[1 + j] >= 2^32 },
+ *
+ * one add-with-carry per threshold on a GPU.
  */
 #ifndef LATMC_LIB_POTTS_THRESHOLDS_H
 #define LATMC_LIB_POTTS_THRESHOLDS_H
@@ -55,9 +58,9 @@ LATMC_HOSTDEV uint64_t latmc_potts_first_draw_reaching(uint64_t c, uint64_t tota
 
 /*
  * The thresholds of the heat bath for neighbourhood nb (n_nb states, each < q): word[0] =
- * base, word[1 + k] for k = 0 .. q - 2 as above, word[q .. n_words - 1] = UINT32_MAX
- * (padding that never counts). n_of: as for latmc_potts_heatbath (all 0 on entry and on
- * return; q + 1 entries suffice here, since every index is a state < q).
+ * base, word[1 + k] for k = 0 .. q - 2 as above, word[q .. n_words - 1] = 0 (padding that
+ * never counts); n_words >= q. n_of: as for latmc_potts_heatbath (all 0 on entry and on
+ * return; q entries suffice here, since every index is a state < q).
  */
 LATMC_HOSTDEV void latmc_potts_heatbath_thresholds(const struct latmc_potts_tables *t, int q,
                                                    const uint8_t *nb, int n_nb, uint8_t *n_of,
@@ -68,17 +71,14 @@ LATMC_HOSTDEV void latmc_potts_heatbath_thresholds(const struct latmc_potts_tabl
     uint32_t base = 0;
     uint64_t cumulative = 0;
     for (int k = 0; k + 1 < n_words; k++) {
-        uint32_t v = UINT32_MAX;
+        uint32_t v = 0;
         if (k < q - 1) {
             cumulative += w[latmc_potts_class(n_of[k], k == 0)];
             if (cumulative == 0)
                 base++; /* t_k = 0: every draw passes state k */
-            else {
-                const uint64_t tk = latmc_potts_first_draw_reaching(cumulative, total);
-                if (tk >= 1 && tk < (UINT64_C(1) << 32))
-                    v = (uint32_t)(tk - 1);
-                /* tk = 0 cannot happen for cumulative > 0: target(0) = 0 */
-            }
+            else        /* t_k >= 1 (target(0) = 0); 2^32 - t_k, 0 for t_k = 2^32 */
+                v = (uint32_t)((UINT64_C(1) << 32) -
+                               latmc_potts_first_draw_reaching(cumulative, total));
         }
         word[1 + k] = v;
     }
@@ -87,13 +87,19 @@ LATMC_HOSTDEV void latmc_potts_heatbath_thresholds(const struct latmc_potts_tabl
         n_of[nb[i]] = 0;
 }
 
+/* [u >= t] for the stored word 2^32 - t: the carry of u + word. */
+LATMC_HOSTDEV uint32_t latmc_potts_carry(uint32_t u, uint32_t word)
+{
+    return (uint32_t)(((uint64_t)u + word) >> 32);
+}
+
 /* The choice from the stored thresholds: latmc_potts_heatbath(..., u, ...) for every u. */
 LATMC_HOSTDEV int latmc_potts_heatbath_lookup(const uint32_t *word, int n_words, uint32_t u)
 {
-    int k = (int)word[0];
+    uint32_t k = word[0];
     for (int j = 1; j < n_words; j++)
-        k += u > word[j];
-    return k;
+        k += latmc_potts_carry(u, word[j]);
+    return (int)k;
 }
 
 #endif /* LATMC_LIB_POTTS_THRESHOLDS_H */

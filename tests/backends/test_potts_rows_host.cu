@@ -66,7 +66,7 @@ struct pr_emulator {
         variant = name;
         std::vector<uint64_t> thr(PR_METRO_ENTRIES * 16);
         for (int i = 0; i < PR_METRO_ENTRIES * 16; i++)
-            thr[i] = tables->metropolis[(i / 16) / 3][(i / 16) % 3];
+            thr[i] = pr_metro_entry(tables, i / 16);
         for (int64_t t = 0; t < threads; t++) {
             const pr_metro_step<NDIM, C, NW> step = { &g, spins, thr.data(), (uint32_t)(t & 15),
                                                       &keys };
