@@ -102,4 +102,38 @@ LATMC_HOSTDEV int latmc_potts_heatbath_lookup(const uint32_t *word, int n_words,
     return (int)k;
 }
 
+/*
+ * The same choice by binary search, for q <= 8 (seven thresholds). From the stored words
+ * (n_words = 8): the thresholds that can be passed, a_i = t_{base + i} (i = 0 .. 6, t = 2^32
+ * past q - 2), do not decrease with i, so the number passed is found with three
+ * comparisons. Tree order: top = { base, a_3, a_1, a_5 }, bottom = { a_0, a_2, a_4, a_6 }
+ * (as stored words 2^32 - a_i, 0 for 2^32): a kernel reads the top at once and then one
+ * word of the bottom.
+ */
+LATMC_HOSTDEV void latmc_potts_heatbath_tree7(const uint32_t *word, int q, uint32_t *top,
+                                              uint32_t *bottom)
+{
+    const int base = (int)word[0];
+    uint32_t a[7];
+    for (int i = 0; i < 7; i++)
+        a[i] = base + i < q - 1 ? word[1 + base + i] : 0;
+    top[0] = (uint32_t)base;
+    top[1] = a[3];
+    top[2] = a[1];
+    top[3] = a[5];
+    bottom[0] = a[0];
+    bottom[1] = a[2];
+    bottom[2] = a[4];
+    bottom[3] = a[6];
+}
+
+LATMC_HOSTDEV int latmc_potts_heatbath_lookup_tree7(const uint32_t *top, const uint32_t *bottom,
+                                                    uint32_t u)
+{
+    const uint32_t above3 = latmc_potts_carry(u, top[1]);                  /* u >= a_3 */
+    const uint32_t above = latmc_potts_carry(u, above3 ? top[3] : top[2]); /* a_5 or a_1 */
+    const uint32_t j = 2 * above3 + above;                                 /* a_{2j} next */
+    return (int)(top[0] + 2 * j + latmc_potts_carry(u, bottom[j]));
+}
+
 #endif /* LATMC_LIB_POTTS_THRESHOLDS_H */

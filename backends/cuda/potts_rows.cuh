@@ -69,6 +69,7 @@ struct pr_geom {
     int ndim, q, colour;
     uint32_t radix;         /* heat-bath table: digits of the neighbour tuple */
     uint32_t hi_mult;       /* radix^(digits in "lo") */
+    uint32_t entries;       /* heat-bath table entries, radix^(2 ndim) */
     uint32_t lx, ly, lz;    /* lz = 1 in 2D; all < 2^31 */
     uint32_t spr;           /* segments per row, L_x / W */
     int64_t nseg;           /* segments in the lattice */
@@ -239,8 +240,12 @@ PR_UNROLL
 /* ---- heat bath through the threshold table ---- */
 
 /*
- * Table variants: NT thresholds compared per site (2: q <= 3, 3: q = 4, 7: q <= 8), entry
- * words NE = 4 or 8; REPL: 8 copies of every 16-byte entry; HI: the index has a "hi" part.
+ * Table variants: NT thresholds per site (2: q <= 3, 3: q = 4, 7: q <= 8); REPL: 8 copies
+ * of every 16-byte entry (base and up to 3 thresholds, compared one by one); HI: the index
+ * has a "hi" part. NT = 7 (2D, 5 <= q <= 8): 4096 entries, too many for copies, each split
+ * for a binary search (latmc_potts_heatbath_tree7): the 16-byte tops of all entries, then
+ * their 16-byte bottoms, of which a site reads one word; 20 bytes per site instead of 32,
+ * in fewer shared-memory wavefronts.
  */
 template <int NT> struct pr_entry_words {
     static const int value = NT <= 3 ? 4 : 8;
@@ -287,7 +292,14 @@ PR_HD void pr_hb_build_entry(const struct pr_geom &g, const struct latmc_potts_t
     uint8_t n_of[8] = { 0 }; /* q <= 8: indices are states < q */
     uint32_t word[NE];
     latmc_potts_heatbath_thresholds(t, g.q, nb, 2 * NDIM, n_of, word, NE);
-    if (REPL) {
+    if (NT == 7) { /* binary-search layout: tops of all entries, then their bottoms */
+        uint32_t top[4], bottom[4];
+        latmc_potts_heatbath_tree7(word, g.q, top, bottom);
+        for (int i = 0; i < 4; i++) {
+            table[(size_t)e * 4 + i] = top[i];
+            table[((size_t)g.entries + e) * 4 + i] = bottom[i];
+        }
+    } else if (REPL) {
         for (int copy = 0; copy < 8; copy++)
             for (int i = 0; i < NE; i++)
                 table[((size_t)e * 8 + copy) * NE + i] = word[i];
@@ -317,7 +329,7 @@ PR_HD uint32_t pr_hb_segment(const struct pr_geom &g, uint8_t *spins, int64_t s,
                              uint32_t y, uint32_t z, const uint32_t *table, uint32_t slot,
                              const struct cuda_philox_keys &keys)
 {
-    constexpr int W = 4 * NW, B = NW / C, NE = pr_entry_words<NT>::value;
+    constexpr int W = 4 * NW, B = NW / C;
     uint8_t *const own = spins + W * s;
     pr_rows<NDIM, NW> n;
     pr_load_rows<NDIM, C, NW, OFF>(g, own, xs, y, z, n);
@@ -349,25 +361,29 @@ PR_UNROLL
 PR_UNROLL
         for (int lane = 0; lane < 4; lane++) {
             const int p = C * (4 * blk + lane) + OFF, wi = p / 4, sh = 8 * (p % 4);
-            uint32_t e[NE];
-            if (REPL && !HI) {
-                /* byte offset of the entry's copy: idx * 128 + slot * 16, from lo directly */
-                const uint32_t off = (sh >= 7 ? lo[wi] >> (sh - 7) : lo[wi] << (7 - sh)) & 0x7f80u;
-                pr_entry4_at(table, off | slot << 4, e);
+            uint32_t k;
+            if (NT == 7) {
+                /* 2D q <= 8: top of the entry (16 bytes), then one word of its bottom */
+                const uint32_t idx = ((lo[wi] >> sh) & 0xffu) + g.hi_mult * ((hi[wi] >> sh) & 0xffu);
+                uint32_t top[4];
+                pr_entry4_at(table, idx * 16, top);
+                k = (uint32_t)latmc_potts_heatbath_lookup_tree7(top, table + 4 * (g.entries + idx),
+                                                                u.v[lane]);
             } else {
-                uint32_t idx = (lo[wi] >> sh) & 0xffu;
-                if (HI)
-                    idx += g.hi_mult * ((hi[wi] >> sh) & 0xffu);
-                if (REPL) {
-                    pr_entry4_at(table, (idx * 8 + slot) * 16, e);
+                uint32_t e[4];
+                if (REPL && !HI) {
+                    /* byte offset of the entry's copy: idx * 128 + slot * 16, from lo directly */
+                    const uint32_t off = (sh >= 7 ? lo[wi] >> (sh - 7) : lo[wi] << (7 - sh)) & 0x7f80u;
+                    pr_entry4_at(table, off | slot << 4, e);
                 } else {
-                    pr_entry4_at(table, idx * (4 * NE), e);
-                    if (NE == 8)
-                        pr_entry4_at(table, idx * 32 + 16, e + 4);
+                    uint32_t idx = (lo[wi] >> sh) & 0xffu;
+                    if (HI)
+                        idx += g.hi_mult * ((hi[wi] >> sh) & 0xffu);
+                    pr_entry4_at(table, REPL ? (idx * 8 + slot) * 16 : idx * 16, e);
                 }
+                /* the very lookup tests/unit/test_potts_thresholds.c checks against the scan */
+                k = (uint32_t)latmc_potts_heatbath_lookup(e, NT + 1, u.v[lane]);
             }
-            /* the very lookup tests/unit/test_potts_thresholds.c checks against the scan */
-            const uint32_t k = (uint32_t)latmc_potts_heatbath_lookup(e, NT + 1, u.v[lane]);
             nw[wi] += k << sh;
         }
     }
@@ -568,15 +584,18 @@ static auto pr_dispatch_rows(Runner &r, struct pr_geom &g, int algorithm)
         if (q <= 4) {
             g.radix = (uint32_t)q;
             g.hi_mult = 0;
+            g.entries = (uint32_t)pr_hb_table_entries(NDIM, g.radix);
             return q <= 3 ? r.template hb<NDIM, C, NW, 2, true, false>(g)
                           : r.template hb<NDIM, C, NW, 3, true, false>(g);
         }
         g.radix = 8;
         g.hi_mult = 64;
+        g.entries = (uint32_t)pr_hb_table_entries(NDIM, g.radix);
         return r.template hb<NDIM, C, NW, 7, false, true>(g);
     } else {
         g.radix = (uint32_t)q;
         g.hi_mult = (uint32_t)(q * q * q * q);
+        g.entries = (uint32_t)pr_hb_table_entries(NDIM, g.radix);
         return q <= 3 ? r.template hb<NDIM, C, NW, 2, true, true>(g)
                       : r.template hb<NDIM, C, NW, 3, false, true>(g);
     }

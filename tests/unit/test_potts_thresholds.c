@@ -82,6 +82,17 @@ static void check_neighbourhood(const struct latmc_potts_tables *t, int q, const
     for (int i = 0; i < n; i++) {
         const int want = latmc_potts_heatbath(t, q, nb, n_nb, probes[i], n_of);
         const int got = latmc_potts_heatbath_lookup(word, n_words, probes[i]);
+        if (q <= 8) { /* the binary search of the CUDA tables for q <= 8 */
+            uint32_t word8[8], top[4], bottom[4];
+            for (int j = 0; j < 8; j++)
+                word8[j] = j < n_words ? word[j] : 0;
+            latmc_potts_heatbath_tree7(word8, q, top, bottom);
+            const int tree = latmc_potts_heatbath_lookup_tree7(top, bottom, probes[i]);
+            if (tree != want)
+                print_error("q = %d, u = %u: scan %d, binary search %d\n", q, probes[i], want,
+                            tree);
+            assert_int_equal(tree, want);
+        }
         if (want != got) {
             print_error("q = %d, neighbours", q);
             for (int a = 0; a < n_nb; a++)
