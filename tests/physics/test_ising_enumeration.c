@@ -37,9 +37,14 @@ static void check_lattice(int ndim, const int *extent)
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     double worst = 0;
     uint64_t seed = 500;
+    unsigned point = 0;
     for (int a = 0; a < 2; a++)
         for (int b = 0; b < 3; b++)
             for (int f = 0; f < 2; f++) {
+                if (!test_point_selected(point++)) { /* LATMC_TEST_POINT_STRIDE */
+                    seed++;
+                    continue;
+                }
                 struct exact_ising_moments ex;
                 assert_int_equal(exact_ising_hist_moments(&hist, betas[b], 1.0, fields[f], &ex), 0);
                 latmc_sim_desc d = ising_desc(ndim, extent[0], extent[1], ndim == 3 ? extent[2] : 0,

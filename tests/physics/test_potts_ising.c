@@ -32,9 +32,14 @@ static void check_lattice(int ndim, const int *extent, const double *betas, uint
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     const double fields[] = { 0.0, 0.2 }, J = 1.0;
     double worst = 0;
+    unsigned point = 0;
     for (int a = LATMC_ALGO_METROPOLIS; a <= LATMC_ALGO_HEATBATH; a++)
         for (int b = 0; b < 3; b++)
             for (int f = 0; f < 2; f++) {
+                if (!test_point_selected(point++)) { /* LATMC_TEST_POINT_STRIDE */
+                    seed++;
+                    continue;
+                }
                 const double beta = betas[b], h = fields[f];
                 struct exact_ising_moments ex;
                 assert_int_equal(exact_ising_hist_moments(&hist, beta, J / 2, h / 2, &ex), 0);
