@@ -81,14 +81,30 @@ struct pr_launcher {
     }
 };
 
+/* The shared memory the kernel pr_dispatch() picks needs. */
+struct pr_shared_bytes {
+    template <int NDIM, int C, int NW, int NT, bool REPL, bool HI>
+    size_t hb(const struct pr_geom &g)
+    {
+        return pr_hb_table_bytes<NT, REPL>(NDIM, g.radix);
+    }
+    template <int NDIM, int C, int NW> size_t metro(const struct pr_geom &g)
+    {
+        (void)g;
+        return PR_METRO_ENTRIES * 16 * sizeof(uint64_t);
+    }
+};
+
 /* Blocks: one per multiprocessor (a block fills one at <= 64 registers), fewer for small
- * lattices. */
-static cudaError_t pr_grid(int64_t nseg, unsigned *grid)
+ * lattices. *smem_max: the shared memory a block may have on this device (opt-in). */
+static cudaError_t pr_grid(int64_t nseg, unsigned *grid, int *smem_max)
 {
     int device = 0, sms = 0;
     cudaError_t err = cudaGetDevice(&device);
     if (err == cudaSuccess)
         err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     if (err != cudaSuccess)
         return err;
     int64_t blocks = (nseg + PR_THREADS - 1) / PR_THREADS;
@@ -113,11 +129,17 @@ extern "C" int cuda_potts_rows_sweep_colour(cudaStream_t stream, const struct la
     l.tables = chain->tables;
     l.keys = cuda_philox_round_keys(chain->seed);
     l.changed = changed;
-    if ((*err = pr_grid(lat->nsites / (4 * nw), &l.grid)) != cudaSuccess)
+    int smem_max = 0;
+    if ((*err = pr_grid(lat->nsites / (4 * nw), &l.grid, &smem_max)) != cudaSuccess)
         return 1;
     struct pr_geom g;
     if (!pr_geom_init(&g, lat, chain->colours, nw, chain->q, colour, sweep,
                       (int64_t)l.grid * PR_THREADS))
+        return 0;
+    /* a table larger than this device's blocks may have (up to 128 KiB, older GPUs have
+     * less): the per-block kernel instead */
+    struct pr_shared_bytes size;
+    if (pr_dispatch(size, g, chain->colours, nw, chain->algorithm) > (size_t)smem_max)
         return 0;
     *err = pr_dispatch(l, g, chain->colours, nw, chain->algorithm);
     return 1;
