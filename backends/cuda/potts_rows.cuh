@@ -21,16 +21,18 @@
  *
  * Heat bath (q <= 8 in 2D, q <= 4 in 3D): the choice at a site depends only on its
  * neighbours' states and its draw u. Every ordered neighbour tuple gets a table entry
- * (lib/potts_thresholds.h): base and q - 1 thresholds with
- * choice = base + #{ j : u > word[j] }, the scan's choice for every u. The entry's index
- * is the tuple in radix R (R = q, or 8 for 5 <= q <= 8 in 2D), digits (x-, x+, y+, y-, z+,
- * z-); the digits of four sites are combined at once by whole-word multiply-adds of the
- * neighbour words, byte by byte without carries since every partial index is < 256
- * ("lo": up to four digits; "hi": the others, index = lo + R^(digits in lo) hi).
- * The table is built in shared memory by every block from the core's tables (device
- * copy). Small tables (16-byte entries, q <= 3, and q = 4 in 2D) are stored 8 times, one copy per 16-byte bank
- * group, and thread t reads copy t mod 8: the 8 threads of each quarter warp then always
- * hit 8 different bank groups, whatever their entries (no bank conflicts).
+ * (lib/potts_thresholds.h): base and q - 1 thresholds stored as 2^32 - t, with
+ * choice = base + (number of carries of u + word), the scan's choice for every u. The
+ * entry's index is the tuple in radix R (R = q, or 8 for 5 <= q <= 8 in 2D), digits (x-,
+ * x+, y+, y-, z+, z-); the digits of four sites are combined at once by whole-word
+ * multiply-adds of the neighbour words, byte by byte without carries since every partial
+ * index is < 256 ("lo": up to four digits; "hi": the others, index = lo + R^(digits in
+ * lo) hi). The table is built in shared memory by every block from the core's tables
+ * (device copy). Tables of 16-byte entries with up to 256 (2D q <= 4) or 729 (3D q <= 3)
+ * entries are stored 8 times, one copy per 16-byte bank group, and thread t reads copy
+ * t mod 8: the 8 threads of each quarter warp then always hit 8 different bank groups,
+ * whatever their entries (no bank conflicts). 3D q = 4: 4096 entries of 16 bytes, one
+ * copy. 2D 5 <= q <= 8: a binary search (pr_entry_words below).
  *
  * Metropolis (any q): the proposal as the reference; n_{s'} - n_s from the neighbours'
  * four bytes in one word (three byte permutes) compared bytewise with s and s' (counts of
