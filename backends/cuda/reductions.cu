@@ -4,114 +4,39 @@
  * positive direction, sum_x sum_mu b(s_x, s_{x+mu}), as on the CPU (doc/conventions.md).
  * Every partial sum is an integer and 64-bit atomicAdd is exact and order-independent, so
  * the sums (and the observables the core derives from them) equal the CPU backend's
- * exactly, for any launch geometry. One thread per site in a grid-stride loop of at most
- * 8192 blocks, its site walked without divisions (cuda_site_walk).
+ * exactly, for any launch geometry.
  */
 #include "cuda_kernels.h"
 #include "cuda_launch.cuh"
 
-/*
- * A thread's sites in a grid-stride loop, walked as a mixed-radix counter (x, y, z): a
- * stride of `stride` sites moves it by (st_x, st_y, st_z), so no site costs a (64-bit)
- * division. The whole warp walks together (the stride is a multiple of 32) until its first
- * lane is past the lattice, so that warp-wide operations see all 32 lanes.
- */
-struct cuda_site_walk {
-    int64_t stride;              /* threads of the grid */
-    int64_t st_x, st_y, st_z;    /* stride = st_x + L_x (st_y + L_y st_z) */
+/* The neighbours of site i in the positive directions (x+1, y+1, z+1). */
+struct up_neighbours {
+    int64_t x, y, z;
 };
 
-static struct cuda_site_walk cuda_site_walk_init(const struct latmc_lattice *g, unsigned grid)
+__device__ __forceinline__ struct up_neighbours cuda_up_neighbours(const struct latmc_lattice *g,
+                                                                   int64_t i)
 {
-    struct cuda_site_walk w;
-    w.stride = (int64_t)grid * CUDA_THREADS;
-    w.st_x = w.stride % g->lx;
-    const int64_t rows = w.stride / g->lx;
-    w.st_y = rows % g->ly;
-    w.st_z = rows / g->ly; /* past the lattice: the walk ends there anyway */
-    return w;
-}
-
-/* Blocks of a reduction: at most 8192, so that per-block work (a histogram to clear and
- * flush) is paid once per many sites. */
-static unsigned cuda_reduction_grid(int64_t nsites)
-{
-    const unsigned grid = cuda_grid(nsites);
-    return grid > 8192 ? 8192u : grid;
-}
-
-struct cuda_site {
-    int64_t i, x, y, z;
-};
-
-__device__ __forceinline__ struct cuda_site cuda_walk_first(const struct latmc_lattice *g)
-{
-    struct cuda_site s;
-    s.i = cuda_first_item();
-    s.x = s.i % g->lx;
-    const int64_t row = s.i / g->lx;
-    s.y = row % g->ly;
-    s.z = row / g->ly;
-    return s;
-}
-
-__device__ __forceinline__ bool cuda_walk_more(const struct latmc_lattice *g,
-                                               const struct cuda_site *s)
-{
-    return s->i - (int64_t)(threadIdx.x & 31u) < g->nsites; /* the warp's first lane */
-}
-
-__device__ __forceinline__ void cuda_walk_next(const struct latmc_lattice *g,
-                                               const struct cuda_site_walk *w,
-                                               struct cuda_site *s)
-{
-    s->i += w->stride;
-    s->x += w->st_x;
-    s->y += w->st_y;
-    s->z += w->st_z;
-    if (s->x >= g->lx) {
-        s->x -= g->lx;
-        s->y++;
-    }
-    if (s->y >= g->ly) {
-        s->y -= g->ly;
-        s->z++;
-    }
-}
-
-/* Offsets from site s to its neighbours in the positive directions (x+1, y+1, z+1). */
-__device__ __forceinline__ int64_t cuda_up_x(const struct latmc_lattice *g,
-                                             const struct cuda_site *s)
-{
-    return s->x + 1 == g->lx ? 1 - g->lx : 1;
-}
-
-__device__ __forceinline__ int64_t cuda_up_y(const struct latmc_lattice *g,
-                                             const struct cuda_site *s)
-{
-    return s->y + 1 == g->ly ? -(g->ly - 1) * g->lx : g->lx;
-}
-
-__device__ __forceinline__ int64_t cuda_up_z(const struct latmc_lattice *g,
-                                             const struct cuda_site *s)
-{
-    return s->z + 1 == g->lz ? -(g->lz - 1) * g->lx * g->ly : g->lx * g->ly;
+    const int64_t x = i % g->lx, row = i / g->lx;
+    const int64_t y = row % g->ly, z = row / g->ly;
+    struct up_neighbours up;
+    up.x = latmc_wrap_up(x, g->lx) + g->lx * row;
+    up.y = x + g->lx * (latmc_wrap_up(y, g->ly) + g->ly * z);
+    up.z = x + g->lx * (y + g->ly * latmc_wrap_up(z, g->lz));
+    return up;
 }
 
 __global__ void ising_measure_kernel(struct latmc_lattice g, const int8_t *spins,
-                                     struct cuda_site_walk walk, struct latmc_ising_sums *sums)
+                                     struct latmc_ising_sums *sums)
 {
     int64_t bonds = 0, total = 0;
-    for (struct cuda_site s = cuda_walk_first(&g); cuda_walk_more(&g, &s);
-         cuda_walk_next(&g, &walk, &s)) {
-        if (s.i >= g.nsites)
-            continue;
-        const int8_t *p = spins + s.i;
-        int nb = p[cuda_up_x(&g, &s)] + p[cuda_up_y(&g, &s)];
+    for (int64_t i = cuda_first_item(); i < g.nsites; i += cuda_item_stride()) {
+        const struct up_neighbours up = cuda_up_neighbours(&g, i);
+        int nb = spins[up.x] + spins[up.y];
         if (g.ndim == 3)
-            nb += p[cuda_up_z(&g, &s)];
-        bonds += *p * nb;
-        total += *p;
+            nb += spins[up.z];
+        bonds += spins[i] * nb;
+        total += spins[i];
     }
     cuda_warp_add((unsigned long long *)&sums->bonds, (unsigned long long)bonds);
     cuda_warp_add((unsigned long long *)&sums->spins, (unsigned long long)total);
@@ -123,32 +48,56 @@ __global__ void ising_measure_kernel(struct latmc_lattice g, const int8_t *spins
  * counts once per block and state. The lanes of a warp that hold the same state are found
  * with one __match_any_sync and add their count with one shared-memory atomic (a warp adds
  * at most as many as it holds distinct states: one per warp and state for small q, where
- * 32 lanes hitting the same counter would otherwise serialise).
+ * 32 lanes hitting the same counter would otherwise serialise). The thread's site walks
+ * as a mixed-radix counter (x, y, z) over the grid stride: no division per site.
  */
+struct potts_measure_walk {
+    int64_t stride;              /* threads of the grid */
+    int64_t st_x, st_y, st_z;    /* stride = st_x + L_x (st_y + L_y st_z) */
+};
+
 __global__ void potts_measure_kernel(struct latmc_lattice g, const uint8_t *spins,
-                                     struct cuda_site_walk walk, struct latmc_potts_sums *sums)
+                                     struct potts_measure_walk walk,
+                                     struct latmc_potts_sums *sums)
 {
     __shared__ unsigned long long hist[LATMC_POTTS_MAX_Q + 1];
     for (int k = threadIdx.x; k <= LATMC_POTTS_MAX_Q; k += blockDim.x)
         hist[k] = 0;
     __syncthreads();
     int64_t matches = 0;
+    /* The whole warp walks together (the stride is a multiple of 32), so that
+     * __match_any_sync sees all 32 lanes; lanes past the lattice take part with a value no
+     * state has and count nothing. */
+    const int64_t first = cuda_first_item();
     const unsigned lane = threadIdx.x & 31u;
-    for (struct cuda_site s = cuda_walk_first(&g); cuda_walk_more(&g, &s);
-         cuda_walk_next(&g, &walk, &s)) {
-        /* lanes past the lattice take part with a value no state has, and count nothing */
-        const bool site = s.i < g.nsites;
-        unsigned state = 256 + lane;
+    const int64_t lx = g.lx, ly = g.ly, lz = g.lz, plane = g.lx * g.ly;
+    int64_t x = first % lx;
+    const int64_t row = first / lx;
+    int64_t y = row % ly, z = row / ly;
+    for (int64_t i = first; i - (int64_t)lane < g.nsites; i += walk.stride) {
+        const bool site = i < g.nsites;
+        unsigned s = 256 + lane;
         if (site) {
-            const uint8_t *p = spins + s.i;
-            state = *p;
-            matches += (state == p[cuda_up_x(&g, &s)]) + (state == p[cuda_up_y(&g, &s)]);
+            s = spins[i];
+            matches += (s == spins[i + (x + 1 == lx ? 1 - lx : 1)]) +
+                       (s == spins[i + (y + 1 == ly ? -(ly - 1) * lx : lx)]);
             if (g.ndim == 3)
-                matches += state == p[cuda_up_z(&g, &s)];
+                matches += s == spins[i + (z + 1 == lz ? -(lz - 1) * plane : plane)];
         }
-        const unsigned same = __match_any_sync(0xffffffffu, state);
+        const unsigned same = __match_any_sync(0xffffffffu, s);
         if (site && lane == (unsigned)(__ffs(same) - 1))
-            atomicAdd(&hist[state], (unsigned long long)__popc(same));
+            atomicAdd(&hist[s], (unsigned long long)__popc(same));
+        x += walk.st_x;
+        y += walk.st_y;
+        z += walk.st_z;
+        if (x >= lx) {
+            x -= lx;
+            y++;
+        }
+        if (y >= ly) {
+            y -= ly;
+            z++;
+        }
     }
     cuda_warp_add((unsigned long long *)&sums->matches, (unsigned long long)matches);
     __syncthreads();
@@ -160,17 +109,21 @@ __global__ void potts_measure_kernel(struct latmc_lattice g, const uint8_t *spin
 extern "C" cudaError_t cuda_ising_measure(cudaStream_t stream, const struct latmc_lattice *g,
                                           const int8_t *spins, struct latmc_ising_sums *sums)
 {
-    const unsigned grid = cuda_reduction_grid(g->nsites);
-    ising_measure_kernel<<<grid, CUDA_THREADS, 0, stream>>>(*g, spins,
-                                                            cuda_site_walk_init(g, grid), sums);
+    ising_measure_kernel<<<cuda_grid(g->nsites), CUDA_THREADS, 0, stream>>>(*g, spins, sums);
     return cudaGetLastError();
 }
 
 extern "C" cudaError_t cuda_potts_measure(cudaStream_t stream, const struct latmc_lattice *g,
                                           const uint8_t *spins, struct latmc_potts_sums *sums)
 {
-    const unsigned grid = cuda_reduction_grid(g->nsites);
-    potts_measure_kernel<<<grid, CUDA_THREADS, 0, stream>>>(*g, spins,
-                                                            cuda_site_walk_init(g, grid), sums);
+    /* at most 8192 blocks: the block's histogram is cleared and flushed once per many sites */
+    const unsigned grid = cuda_grid(g->nsites) > 8192 ? 8192u : cuda_grid(g->nsites);
+    struct potts_measure_walk walk;
+    walk.stride = (int64_t)grid * CUDA_THREADS;
+    walk.st_x = walk.stride % g->lx;
+    const int64_t rows = walk.stride / g->lx;
+    walk.st_y = rows % g->ly;
+    walk.st_z = rows / g->ly; /* past the lattice: the walk ends there anyway */
+    potts_measure_kernel<<<grid, CUDA_THREADS, 0, stream>>>(*g, spins, walk, sums);
     return cudaGetLastError();
 }
