@@ -3,7 +3,8 @@
  * CPU reference backend (one thread), through the public API only. For Ising (2D and 3D,
  * Metropolis and heat bath, h != 0, J < 0, extents that are not powers of two, several
  * seeds; extents for each CUDA Ising kernel: L_x a multiple of 16, of 8 only, neither)
- * and Potts (q = 2, 3, 8, 200; the 2- and the 3-colouring; both algorithms): hot
+ * and Potts (q = 2 to 255; the 2- and the 3-colouring; both algorithms; shapes for every
+ * variant of the CUDA Potts row kernels and for their per-block fallback): hot
  * start, 20 sweeps in chunks with a parameter change on the way, then a configuration set
  * through set_spins and a cold start; after every step the configuration bytes, every
  * observable (as exactly equal doubles), the acceptance counts and the sweep count must be
@@ -353,6 +354,88 @@ static void potts_three_colours(void **state)
     run_cases(cases, sizeof cases / sizeof cases[0]);
 }
 
+/*
+ * The CUDA Potts row-segment kernels (backends/cuda/potts_rows.cuh), one or more lattices
+ * for each variant: 2 colours with 16-byte segments (L_x % 16 == 0) and 8-byte ones
+ * (L_x % 8 only), 3 colours with 24-byte (L_x % 24) and 12-byte (L_x % 12 only); heat
+ * bath with each table layout (2D q <= 3, q = 4, 5 <= q <= 8; 3D q <= 3, q = 4), tables
+ * with zero weights (very low temperature, strong fields), Metropolis from q = 2 to 255;
+ * plus shapes and q that must take the per-block kernel (3D heat bath q = 8, 2D q = 9,
+ * L_x not a multiple of 8 or 12). On the CPU they are just more chains.
+ */
+static void potts_row_kernels(void **state)
+{
+    (void)state;
+    static const struct chain_case cases[] = {
+        POTTS("Potts q=3 2D 48x34 heat bath (rows 16)", 2, 48, 34, 0, 3, HEATB, 101, 1.005, 1, 0,
+              1.1, 1, 0.1),
+        POTTS("Potts q=2 2D 40x6 heat bath h (rows 8)", 2, 40, 6, 0, 2, HEATB, 102, 0.9, 1, 0.3,
+              0.5, -1, 0),
+        POTTS("Potts q=4 2D 48x10 heat bath (rows 16)", 2, 48, 10, 0, 4, HEATB, 103, 1.1, 1, -0.2,
+              1.2, 1, 0),
+        POTTS("Potts q=5 2D 32x32 heat bath (rows 16, radix 8)", 2, 32, 32, 0, 5, HEATB, 104, 1.2,
+              1, 0.1, 1.3, 1, 0),
+        POTTS("Potts q=7 2D 40x14 heat bath J<0 (rows 8, radix 8)", 2, 40, 14, 0, 7, HEATB, 105,
+              1.3, -1, 0.2, 1.3, 1, 0),
+        POTTS("Potts q=8 2D 1040x516 heat bath (rows 16, radix 8)", 2, 1040, 516, 0, 8, HEATB, 106,
+              1.4, 1, 0, 1.5, 1, 0.05),
+        POTTS("Potts q=3 2D 1032x514 heat bath h (rows 8)", 2, 1032, 514, 0, 3, HEATB, 107, 1.005,
+              1, 0.05, 1.005, 1, 0),
+        POTTS("Potts q=3 2D 32x16 heat bath, zero weights", 2, 32, 16, 0, 3, HEATB, 108, 25.0, 1,
+              -3.0, 30.0, 1, 0),
+        POTTS("Potts q=8 2D 32x16 heat bath J<0, zero weights", 2, 32, 16, 0, 8, HEATB, 109, 25.0,
+              -1, 2.5, 0, 1, 0),
+        POTTS("Potts q=3 2D 48x45 heat bath (c=3, rows 24)", 2, 48, 45, 0, 3, HEATB, 110, 1.005, 1,
+              0.05, 1.2, 1, 0),
+        POTTS("Potts q=8 2D 36x27 heat bath (c=3, rows 12, radix 8)", 2, 36, 27, 0, 8, HEATB, 111,
+              1.4, 1, 0, 1.4, 1, 0.1),
+        POTTS("Potts q=4 2D 12x9 heat bath J<0 (c=3, rows 12)", 2, 12, 9, 0, 4, HEATB, 112, 1.0,
+              -1, 0.3, 1.0, 1, 0),
+        POTTS("Potts q=3 3D 16x6x4 heat bath (rows 16)", 3, 16, 6, 4, 3, HEATB, 113, 0.55, 1, 0,
+              0.6, 1, 0.1),
+        POTTS("Potts q=2 3D 24x10x6 heat bath h (rows 8)", 3, 24, 10, 6, 2, HEATB, 114, 0.45, 1,
+              0.1, 0.5, 1, 0),
+        POTTS("Potts q=4 3D 16x4x2 heat bath (rows 16, one copy)", 3, 16, 4, 2, 4, HEATB, 115, 0.6,
+              1, -0.1, 0.7, -1, 0),
+        POTTS("Potts q=3 3D 24x9x15 heat bath (c=3, rows 24)", 3, 24, 9, 15, 3, HEATB, 116, 0.55, 1,
+              0.05, 0.6, 1, 0),
+        POTTS("Potts q=4 3D 12x6x9 heat bath J<0 (c=3, rows 12)", 3, 12, 6, 9, 4, HEATB, 117, 0.7,
+              -1, 0.2, 0.7, 1, 0),
+        POTTS("Potts q=3 2D 48x34 Metropolis h (rows 16)", 2, 48, 34, 0, 3, METRO, 121, 1.005, 1,
+              0.05, 1.2, 1, 0),
+        POTTS("Potts q=2 2D 40x6 Metropolis (rows 8)", 2, 40, 6, 0, 2, METRO, 122, 0.9, 1, 0.3, 0.9,
+              -1, 0),
+        POTTS("Potts q=8 2D 1040x516 Metropolis J<0 (rows 16)", 2, 1040, 516, 0, 8, METRO, 123,
+              1.4, -1, 0.1, 1.4, 1, 0),
+        POTTS("Potts q=200 2D 32x8 Metropolis (rows 16)", 2, 32, 8, 0, 200, METRO, 124, 3.0, 1,
+              0.05, 3.0, 1, 0),
+        POTTS("Potts q=255 2D 16x2 Metropolis (rows 16)", 2, 16, 2, 0, 255, METRO, 125, 2.0, 1, 0,
+              30.0, 1, 0),
+        POTTS("Potts q=3 2D 48x45 Metropolis (c=3, rows 24)", 2, 48, 45, 0, 3, METRO, 126, 1.005, 1,
+              0, 1.005, 1, 0.1),
+        POTTS("Potts q=255 2D 12x9 Metropolis h (c=3, rows 12)", 2, 12, 9, 0, 255, METRO, 127, 5.0,
+              1, 0.5, 5.0, 1, 0),
+        POTTS("Potts q=3 3D 16x6x4 Metropolis (rows 16)", 3, 16, 6, 4, 3, METRO, 128, 0.55, 1, 0,
+              0.55, 1, 0.1),
+        POTTS("Potts q=9 3D 24x10x6 Metropolis J<0 (rows 8)", 3, 24, 10, 6, 9, METRO, 129, 0.8, -1,
+              0.1, 0.8, 1, 0),
+        POTTS("Potts q=3 3D 24x9x15 Metropolis (c=3, rows 24)", 3, 24, 9, 15, 3, METRO, 130, 0.55,
+              1, 0.05, 0.55, 1, 0),
+        POTTS("Potts q=200 3D 12x6x9 Metropolis h (c=3, rows 12)", 3, 12, 6, 9, 200, METRO, 131,
+              2.0, 1, 0.3, 2.0, 1, 0),
+        /* the per-block kernel: no table for these q, or L_x not a multiple of 8 / 12 */
+        POTTS("Potts q=8 3D 16x6x4 heat bath (per-block)", 3, 16, 6, 4, 8, HEATB, 141, 0.8, 1, 0.1,
+              0.9, 1, 0),
+        POTTS("Potts q=9 2D 32x16 heat bath (per-block)", 2, 32, 16, 0, 9, HEATB, 142, 1.4, 1, 0,
+              1.5, 1, 0.1),
+        POTTS("Potts q=3 2D 36x10 heat bath (per-block: 36 % 8 != 0)", 2, 36, 10, 0, 3, HEATB, 143,
+              1.005, 1, 0, 1.005, 1, 0.1),
+        POTTS("Potts q=3 2D 30x27 Metropolis (c=3, per-block: 30 % 12 != 0)", 2, 30, 27, 0, 3,
+              METRO, 144, 1.005, 1, 0.05, 1.005, 1, 0),
+    };
+    run_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
 /* Two sims of the backend, interleaved, follow the same chain as the reference. */
 static void interleaved_sims(void **state)
 {
@@ -671,6 +754,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(ising_3d),
         cmocka_unit_test(potts_two_colours),
         cmocka_unit_test(potts_three_colours),
+        cmocka_unit_test(potts_row_kernels),
         cmocka_unit_test(interleaved_sims),
         cmocka_unit_test(heisenberg),
     };
