@@ -95,4 +95,74 @@ latmc_log_avx2_n(const __m256d x[LATMC_LOG_AVX2_N], __m256d out[LATMC_LOG_AVX2_N
     }
 }
 
+/* latmc_math_exp_kernel on 4 doubles: returns p = e^r - 1, sets *scale = 2^k. */
+static inline __attribute__((always_inline)) __m256d latmc_exp_kernel_avx2(__m256d x, __m256d *scale)
+{
+    const __m256d lim = _mm256_set1_pd(-708.0);
+    const __m256d xc = _mm256_blendv_pd(x, lim, _mm256_cmp_pd(x, lim, _CMP_LT_OQ));
+    const __m256d t = _mm256_add_pd(_mm256_mul_pd(xc, _mm256_set1_pd(LATMC_MATH_INV_LN2)),
+                                    _mm256_set1_pd(LATMC_MATH_ROUND_MAGIC));
+    const __m256d k = _mm256_sub_pd(t, _mm256_set1_pd(LATMC_MATH_ROUND_MAGIC));
+    const __m256d r = _mm256_sub_pd(_mm256_sub_pd(xc, _mm256_mul_pd(k, _mm256_set1_pd(LATMC_MATH_LN2_HI))),
+                                    _mm256_mul_pd(k, _mm256_set1_pd(LATMC_MATH_LN2_LO)));
+    __m256d q = _mm256_mul_pd(r, _mm256_set1_pd(LATMC_MATH_INV_FACT13));
+#define LATMC_EXP_STEP_(C) q = _mm256_mul_pd(r, _mm256_add_pd(_mm256_set1_pd(C), q))
+    LATMC_EXP_STEP_(LATMC_MATH_INV_FACT12);
+    LATMC_EXP_STEP_(LATMC_MATH_INV_FACT11);
+    LATMC_EXP_STEP_(LATMC_MATH_INV_FACT10);
+    LATMC_EXP_STEP_(LATMC_MATH_INV_FACT9);
+    LATMC_EXP_STEP_(LATMC_MATH_INV_FACT8);
+    LATMC_EXP_STEP_(LATMC_MATH_INV_FACT7);
+    LATMC_EXP_STEP_(LATMC_MATH_INV_FACT6);
+    LATMC_EXP_STEP_(LATMC_MATH_INV_FACT5);
+    LATMC_EXP_STEP_(LATMC_MATH_INV_FACT4);
+    LATMC_EXP_STEP_(LATMC_MATH_INV_FACT3);
+#undef LATMC_EXP_STEP_
+    q = _mm256_add_pd(_mm256_set1_pd(LATMC_MATH_INV_FACT2), q);
+    /* 2^k: the low bits of t hold k (t = 1.5 2^52 + k); (k + 1023) << 52 is its double */
+    *scale = _mm256_castsi256_pd(_mm256_slli_epi64(
+        _mm256_add_epi64(_mm256_castpd_si256(t), _mm256_set1_epi64x(1023)), 52));
+    return _mm256_add_pd(r, _mm256_mul_pd(_mm256_mul_pd(r, r), q));
+}
+
+/* latmc_math_sincos_2pi on 4 doubles. */
+static inline __attribute__((always_inline)) void latmc_sincos_2pi_avx2(__m256d u, __m256d *sin_out,
+                                                                        __m256d *cos_out)
+{
+    const __m256d v = _mm256_mul_pd(u, _mm256_set1_pd(4.0));
+    const __m256d t = _mm256_add_pd(v, _mm256_set1_pd(LATMC_MATH_ROUND_MAGIC));
+    const __m256d q = _mm256_sub_pd(t, _mm256_set1_pd(LATMC_MATH_ROUND_MAGIC));
+    const __m256d th = _mm256_mul_pd(_mm256_sub_pd(v, q), _mm256_set1_pd(LATMC_MATH_PI_2));
+    const __m256d t2 = _mm256_mul_pd(th, th);
+    __m256d sp = _mm256_mul_pd(t2, _mm256_set1_pd(LATMC_MATH_INV_FACT17));
+    __m256d cp = _mm256_mul_pd(t2, _mm256_set1_pd(LATMC_MATH_INV_FACT16));
+#define LATMC_TRIG_STEP_(acc, C) acc = _mm256_mul_pd(t2, _mm256_add_pd(_mm256_set1_pd(C), acc))
+    LATMC_TRIG_STEP_(sp, -LATMC_MATH_INV_FACT15);
+    LATMC_TRIG_STEP_(cp, -LATMC_MATH_INV_FACT14);
+    LATMC_TRIG_STEP_(sp, LATMC_MATH_INV_FACT13);
+    LATMC_TRIG_STEP_(cp, LATMC_MATH_INV_FACT12);
+    LATMC_TRIG_STEP_(sp, -LATMC_MATH_INV_FACT11);
+    LATMC_TRIG_STEP_(cp, -LATMC_MATH_INV_FACT10);
+    LATMC_TRIG_STEP_(sp, LATMC_MATH_INV_FACT9);
+    LATMC_TRIG_STEP_(cp, LATMC_MATH_INV_FACT8);
+    LATMC_TRIG_STEP_(sp, -LATMC_MATH_INV_FACT7);
+    LATMC_TRIG_STEP_(cp, -LATMC_MATH_INV_FACT6);
+    LATMC_TRIG_STEP_(sp, LATMC_MATH_INV_FACT5);
+    LATMC_TRIG_STEP_(cp, LATMC_MATH_INV_FACT4);
+#undef LATMC_TRIG_STEP_
+    sp = _mm256_add_pd(_mm256_set1_pd(-LATMC_MATH_INV_FACT3), sp);
+    cp = _mm256_add_pd(_mm256_set1_pd(-LATMC_MATH_INV_FACT2), cp);
+    const __m256d sn = _mm256_add_pd(th, _mm256_mul_pd(th, _mm256_mul_pd(t2, sp)));
+    const __m256d cs = _mm256_add_pd(_mm256_set1_pd(1.0), _mm256_mul_pd(t2, cp));
+    /* quadrant q mod 4 (the low bits of t): 1 and 3 swap, 2 and 3 negate the sine, 1 and
+     * 2 the cosine */
+    const __m256i quad = _mm256_castpd_si256(t);
+    const __m256i one = _mm256_set1_epi64x(1), two = _mm256_set1_epi64x(2);
+    const __m256d swap = _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(quad, one), one));
+    const __m256i neg_s = _mm256_slli_epi64(_mm256_and_si256(quad, two), 62);
+    const __m256i neg_c = _mm256_slli_epi64(_mm256_and_si256(_mm256_add_epi64(quad, one), two), 62);
+    *sin_out = _mm256_xor_pd(_mm256_blendv_pd(sn, cs, swap), _mm256_castsi256_pd(neg_s));
+    *cos_out = _mm256_xor_pd(_mm256_blendv_pd(cs, sn, swap), _mm256_castsi256_pd(neg_c));
+}
+
 #endif

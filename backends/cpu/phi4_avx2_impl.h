@@ -265,15 +265,8 @@ static uint64_t PHI4_FN(phi4_avx2_block)(const struct PHI4_FN(phi4_avx2_pass) *p
             }
         for (int hh = 0; hh < nh; hh++) {
             for (int gi = 0; gi < G; gi++) {
-                /* n = o + eps signed(r_eta); accept iff -dH > log(unit(r_u)) */
-                const V o = q[gi].o;
-                const V n = PHI4_FN(add)(o, xi[hh][gi]);
-                const V nn_oo = PHI4_FN(add)(PHI4_FN(mul)(n, n), PHI4_FN(mul)(o, o));
-                const V inner = PHI4_FN(add)(site, PHI4_FN(mul)(quartic, nn_oo));
-                const V dh = PHI4_FN(mul)(PHI4_FN(sub)(n, o),
-                                          PHI4_FN(sub)(PHI4_FN(mul)(PHI4_FN(add)(n, o), inner), q[gi].c));
-                const M acc = PHI4_FN(gt)(PHI4_FN(neg)(dh), lg[hh][gi]);
-                q[gi].o = PHI4_FN(select)(acc, n, o);
+                M acc;
+                q[gi].o = PHI4_FN(hit8)(q[gi].o, xi[hh][gi], lg[hh][gi], q[gi].c, site, quartic, &acc);
                 accepted += (uint64_t)__builtin_popcount(PHI4_FN(bits)(acc) & q[gi].valid);
             }
         }
