@@ -24,9 +24,10 @@ int cpu_heisenberg_soa_alloc(const struct latmc_lattice *g, int replicas,
                              struct cpu_heisenberg_soa *s)
 {
     memset(s, 0, sizeof *s);
+    s->n = g->lx / 2;
     s->half = g->nsites / 2;
-    const size_t stride = (size_t)s->half + 2 * HEIS_PAD;
-    const size_t arrays = (size_t)replicas * 2 * 3 + 2 * 3;
+    const size_t stride = 3 * (size_t)s->half + 2 * HEIS_PAD;
+    const size_t arrays = (size_t)replicas * 2 + 2;
     /* zeroed: the slack is read (and its values discarded) by vector loads at row ends */
     s->alloc = calloc(arrays * stride, sizeof(double));
     if (!s->alloc)
@@ -34,12 +35,10 @@ int cpu_heisenberg_soa_alloc(const struct latmc_lattice *g, int replicas,
                           "SIMD arrays", arrays * stride * sizeof(double));
     double *p = (double *)s->alloc + HEIS_PAD;
     for (int r = 0; r < replicas; r++)
-        for (int c = 0; c < 2; c++)
-            for (int k = 0; k < 3; k++, p += stride)
-                s->spin[r][c][k] = p;
-    for (int c = 0; c < 2; c++)
-        for (int mu = 0; mu < 3; mu++, p += stride)
-            s->coupling[c][mu] = p;
+        for (int c = 0; c < 2; c++, p += stride)
+            s->spin[r][c] = p;
+    for (int c = 0; c < 2; c++, p += stride)
+        s->coupling[c] = p;
     return LATMC_OK;
 }
 
@@ -55,19 +54,18 @@ enum soa_what { SPINS_IN, SPINS_OUT, COUPLINGS_IN };
 static void convert_row(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s, int replica,
                         const float *in, float *out, enum soa_what what, int64_t row)
 {
-    const int64_t y = row % g->ly, z = row / g->ly;
+    const int64_t y = row % g->ly, z = row / g->ly, n = s->n;
     for (int64_t x = 0; x < g->lx; x++) {
-        const int64_t i = x + g->lx * row, j = i / 2;
+        const int64_t i = x + g->lx * row, m = x / 2;
         const int c = (int)((x + y + z) & 1);
-        if (what == SPINS_IN) {
-            for (int k = 0; k < 3; k++)
-                s->spin[replica][c][k][j] = in[LATMC_HEISENBERG_COMPONENTS * i + k];
-        } else if (what == SPINS_OUT) {
-            for (int k = 0; k < 3; k++)
-                out[LATMC_HEISENBERG_COMPONENTS * i + k] = (float)s->spin[replica][c][k][j];
-        } else {
-            for (int mu = 0; mu < g->ndim; mu++)
-                s->coupling[c][mu][j] = in[g->ndim * i + mu];
+        for (int k = 0; k < 3; k++) {
+            const int64_t at = (3 * row + k) * n + m;
+            if (what == SPINS_IN)
+                s->spin[replica][c][at] = in[LATMC_HEISENBERG_COMPONENTS * i + k];
+            else if (what == SPINS_OUT)
+                out[LATMC_HEISENBERG_COMPONENTS * i + k] = (float)s->spin[replica][c][at];
+            else if (k < g->ndim)
+                s->coupling[c][at] = in[g->ndim * i + k];
         }
     }
 }

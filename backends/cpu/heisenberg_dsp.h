@@ -2,18 +2,21 @@
  * The Heisenberg kernel table of the CPU backend (cpu_features.h: C reference first, then
  * overwritten by each SIMD level the CPU has), and the layout the SIMD levels use.
  *
- * Structure-of-arrays layout: per replica, colour and component one array of doubles
- * indexed by the checkerboard number j = i / 2 of the site; per colour and direction mu
- * one array of the couplings J_{i,mu} (to the neighbour in the positive direction) of that
- * colour's sites. In a row (fixed y, z) the sites of one colour are then a contiguous run
- * in x order, and so are their neighbours of the other colour along y and z (same j
- * offsets in the neighbouring rows) and along x (the run itself, shifted by at most one),
- * together with the couplings: whole vectors load where the reference layout (3 floats
- * per site, couplings per site) would need gathers. The values are the reference's float
- * spins and couplings held exactly in doubles (every spin the chain writes is rounded to
- * float first), so the chain is the same (doc/models/heisenberg.md); get/set_spins, the
- * couplings and the measurement convert. Each array has HEIS_PAD values of slack on
- * either side, which vector loads at the row ends may touch (their values are replaced).
+ * Structure-of-arrays layout, per replica and colour one array of doubles: the sites of
+ * one colour in a row (fixed y, z) are numbered m = 0 .. n-1 in x order (n = L_x / 2;
+ * checkerboard number j = m + n row), and the row holds its x components, then its y,
+ * then its z components: component k of site (row, m) is at (3 row + k) n + m. The
+ * couplings J_{i,mu} (to the neighbour in the positive direction mu) of one colour's sites
+ * are laid out the same way, mu in place of k. In a row the sites of one colour, their
+ * neighbours of the other colour along y and z (same m in the neighbouring rows) and
+ * along x (the row itself, shifted by at most one place), and the couplings are then all
+ * contiguous runs, and one pointer per row reaches all three components (at offsets
+ * 0, n, 2n): whole vectors load where the reference layout (3 floats per site, couplings
+ * per site) would need gathers. The values are the reference's float spins and couplings
+ * held exactly in doubles (every spin the chain writes is rounded to float first), so the
+ * chain is the same (doc/models/heisenberg.md); get/set_spins, the couplings and the
+ * measurement convert. Each array has HEIS_PAD values of slack on either side, which
+ * vector loads at the row ends may touch (their values are replaced).
  */
 #ifndef LATMC_CPU_HEISENBERG_DSP_H
 #define LATMC_CPU_HEISENBERG_DSP_H
@@ -22,14 +25,25 @@
 
 #include "heisenberg_ref.h"
 
-enum { HEIS_PAD = 8 };
+/* Slack on either side of each array; also staggers the arrays' addresses modulo 4 KiB
+ * (loads that alias earlier stores there wait for them). */
+enum { HEIS_PAD = 36 };
 
 struct cpu_heisenberg_soa {
+    int64_t n;                 /* L_x / 2: sites of one colour per row */
     int64_t half;              /* N / 2: sites per colour */
-    double *spin[2][2][3];     /* [replica][colour][component][j] */
-    double *coupling[2][3];    /* [colour][mu][j]: J_{i,mu}, i the site (colour, j) */
+    double *spin[2][2];        /* [replica][colour]: component k of (row, m) at (3 row + k) n + m */
+    double *coupling[2];       /* [colour]: J_{i,mu} of (row, m) at (3 row + mu) n + m */
     void *alloc;
 };
+
+/* Where component k of the site numbered j of a colour sits in its array. */
+static inline int64_t cpu_heisenberg_soa_index(const struct cpu_heisenberg_soa *s, int64_t j,
+                                               int k)
+{
+    const int64_t row = j / s->n;
+    return (3 * row + k) * s->n + (j - row * s->n);
+}
 
 struct cpu_heisenberg_dsp {
     const char *level;         /* "c", "avx2" */

@@ -38,25 +38,33 @@ static inline __m256d heis_sel(__m256d mask, __m256d yes, __m256d no)
 
 /*
  * cpu_heisenberg_overrelax_spin on HEIS_V vectors, step by step together (one reflection
- * is ~120 cycles of dependent arithmetic: interleaving the vectors keeps the core busy).
+ * is ~100 cycles of dependent arithmetic: interleaving the vectors keeps the core busy).
  * s -> 2 (H.s)/(H.H) H - s, normalised and rounded to float; unchanged where !(H.H > 0).
+ * Written without inner loops over the components: GCC at -O2 would keep those arrays in
+ * memory.
  */
-static inline void heis_overrelax_avx2(const __m256d f[HEIS_V][3], const __m256d s[HEIS_V][3],
-                                       __m256d out[HEIS_V][3])
+static inline __attribute__((always_inline)) void
+heis_overrelax_avx2(const __m256d f[HEIS_V][3], const __m256d s[HEIS_V][3], __m256d out[HEIS_V][3])
 {
-    __m256d hh[HEIS_V], fs[HEIS_V], vv[HEIS_V][3], inv[HEIS_V];
+    __m256d hh[HEIS_V], fs[HEIS_V], v0[HEIS_V], v1[HEIS_V], v2[HEIS_V], inv[HEIS_V];
     const __m256d zero = _mm256_setzero_pd(), two = _mm256_set1_pd(2.0), one = _mm256_set1_pd(1.0);
     HEIS_EACH hh[k] = heis_dot3(f[k], f[k]);
     HEIS_EACH fs[k] = _mm256_div_pd(_mm256_mul_pd(two, heis_dot3(f[k], s[k])), hh[k]);
     HEIS_EACH {
-        for (int c = 0; c < 3; c++)
-            vv[k][c] = _mm256_sub_pd(_mm256_mul_pd(fs[k], f[k][c]), s[k][c]);
+        v0[k] = _mm256_sub_pd(_mm256_mul_pd(fs[k], f[k][0]), s[k][0]);
+        v1[k] = _mm256_sub_pd(_mm256_mul_pd(fs[k], f[k][1]), s[k][1]);
+        v2[k] = _mm256_sub_pd(_mm256_mul_pd(fs[k], f[k][2]), s[k][2]);
     }
-    HEIS_EACH inv[k] = _mm256_div_pd(one, _mm256_sqrt_pd(heis_dot3(vv[k], vv[k])));
+    HEIS_EACH {
+        const __m256d vv = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(v0[k], v0[k]), _mm256_mul_pd(v1[k], v1[k])),
+                                         _mm256_mul_pd(v2[k], v2[k]));
+        inv[k] = _mm256_div_pd(one, _mm256_sqrt_pd(vv));
+    }
     HEIS_EACH {
         const __m256d keep = _mm256_cmp_pd(hh[k], zero, _CMP_NGT_UQ);
-        for (int c = 0; c < 3; c++)
-            out[k][c] = heis_sel(keep, s[k][c], heis_to_float(_mm256_mul_pd(vv[k][c], inv[k])));
+        out[k][0] = heis_sel(keep, s[k][0], heis_to_float(_mm256_mul_pd(v0[k], inv[k])));
+        out[k][1] = heis_sel(keep, s[k][1], heis_to_float(_mm256_mul_pd(v1[k], inv[k])));
+        out[k][2] = heis_sel(keep, s[k][2], heis_to_float(_mm256_mul_pd(v2[k], inv[k])));
     }
 }
 

@@ -21,18 +21,22 @@ struct PHI4_FN(phi4_avx2_pass) {
 };
 
 /*
- * The 8 values at offset (dx, dy, dz) from the group's sites: row (y, z) of the group,
- * sub-row r (its sites' x mod ncolours), numbers m0 .. m0+7 in the sub-row. x + dx lies in
- * sub-row r + dx, or, past either end of 0 .. ncolours-1, in the sub-row wrapped around
- * with m shifted by one; the one lane that then leaves the row wraps to its other end.
+ * The 8 values at offset (dx, dy, dz) from 8 sites of one row (y, z) and sub-row r (their
+ * x mod ncolours), lane l at number m = m0 + l of the sub-row (lanes whose m falls outside
+ * 0 .. n-1 get values that the caller discards). x + dx lies in sub-row r + dx, or, past
+ * either end of 0 .. ncolours-1, in the sub-row wrapped around with m shifted by one; the
+ * one lane whose m then leaves the row wraps to the row's other end. The loads may touch
+ * up to 8 values outside the field: the PHI4_PAD slack.
  */
 static inline V PHI4_FN(phi4_avx2_at)(const struct PHI4_FN(phi4_avx2_pass) *p, int64_t y,
                                         int64_t z, int r, int64_t m0, int dx, int dy, int dz)
 {
     const struct phi4_geom *g = p->g;
     const int nc = g->colouring.ncolours;
-    const int64_t ly = g->lat.ly, lz = g->lat.lz;
-    const int64_t row = (y + dy + ly) % ly + ly * ((z + dz + lz) % lz);
+    const int64_t ly = g->lat.ly, lz = g->lat.lz, n = p->n;
+    int64_t yy = y + dy, zz = z + dz;   /* |d| <= 2 < every extent */
+    yy += yy < 0 ? ly : yy >= ly ? -ly : 0;
+    zz += zz < 0 ? lz : zz >= lz ? -lz : 0;
     int rr = r + dx, carry = 0;
     if (rr < 0) {
         rr += nc;
@@ -41,12 +45,12 @@ static inline V PHI4_FN(phi4_avx2_at)(const struct PHI4_FN(phi4_avx2_pass) *p, i
         rr -= nc;
         carry = 1;
     }
-    const PHI4_R *sub = p->phi + row * g->lat.lx + (int64_t)rr * p->n;
+    const PHI4_R *sub = p->phi + (yy + ly * zz) * g->lat.lx + (int64_t)rr * n;
     V v = PHI4_FN(load8)(sub + m0 + carry);
-    if (carry < 0 && m0 == 0)
-        v = PHI4_FN(lane0)(v, sub[p->n - 1]);
-    else if (carry > 0 && m0 + 8 == p->n)
-        v = PHI4_FN(lane7)(v, sub[0]);
+    if (carry < 0 && m0 <= 0 && m0 > -8)              /* the lane with m = 0 */
+        v = PHI4_FN(set_lane)(v, (int)-m0, sub[n - 1]);
+    else if (carry > 0 && n - 1 - m0 >= 0 && n - 1 - m0 < 8)   /* the lane with m = n - 1 */
+        v = PHI4_FN(set_lane)(v, (int)(n - 1 - m0), sub[0]);
     return v;
 }
 
@@ -91,41 +95,13 @@ static inline void PHI4_FN(phi4_avx2_sums)(const struct PHI4_FN(phi4_avx2_pass) 
     *c11 = diag;
 }
 
-/* One value at offset (dx, dy, dz) from natural site s, through the wrap. */
-static inline PHI4_R PHI4_FN(phi4_avx2_value)(const struct PHI4_FN(phi4_avx2_pass) *p,
-                                              const struct phi4_site *s, int dx, int dy, int dz)
+/* The sub-row of `colour` in row (y, z). */
+static inline int PHI4_FN(phi4_avx2_subrow)(const struct phi4_geom *g, int colour, int64_t y,
+                                            int64_t z)
 {
-    const struct phi4_geom *g = p->g;
-    const int64_t lx = g->lat.lx, ly = g->lat.ly, lz = g->lat.lz;
-    const int64_t x = (s->x[0] + dx + lx) % lx;
-    const int64_t row = (s->x[1] + dy + ly) % ly + ly * ((s->x[2] + dz + lz) % lz);
-    return p->phi[phi4_transposed_pos(g, x, row)];
-}
-
-/* The linear coefficient of one site, scalar, in the reference's order. */
-static PHI4_R PHI4_FN(phi4_avx2_corona_one)(const struct PHI4_FN(phi4_avx2_pass) *p,
-                                            const struct phi4_site *s)
-{
-    const int ndim = p->g->lat.ndim;
-    PHI4_R near = 0, far = 0, diag = 0;
-    for (int mu = 0; mu < ndim; mu++) {
-        int d[3] = { 0, 0, 0 };
-        d[mu] = 1;
-        near += PHI4_FN(phi4_avx2_value)(p, s, d[0], d[1], d[2]);
-        near += PHI4_FN(phi4_avx2_value)(p, s, -d[0], -d[1], -d[2]);
-        far += PHI4_FN(phi4_avx2_value)(p, s, 2 * d[0], 2 * d[1], 2 * d[2]);
-        far += PHI4_FN(phi4_avx2_value)(p, s, -2 * d[0], -2 * d[1], -2 * d[2]);
-    }
-    for (int mu = 0; mu < ndim; mu++)
-        for (int nu = mu + 1; nu < ndim; nu++)
-            for (int a = 1; a >= -1; a -= 2)
-                for (int b = 1; b >= -1; b -= 2) {
-                    int d[3] = { 0, 0, 0 };
-                    d[mu] = a;
-                    d[nu] = b;
-                    diag += PHI4_FN(phi4_avx2_value)(p, s, d[0], d[1], d[2]);
-                }
-    return PHI4_FN(latmc_phi4_corona)(p->k, near, far, diag);
+    const int nc = g->colouring.ncolours;
+    const int shift = (int)((g->colouring.ay * y + g->colouring.az * z) % nc);
+    return (colour - shift + nc) % nc;
 }
 
 /* One group of 8 sites during its hits: what phi4_avx2_load fills in. */
@@ -133,8 +109,9 @@ struct PHI4_FN(phi4_avx2_group) {
     V o, c;                          /* the field values and their linear coefficients */
     struct latmc_philox_x4_pre pre;  /* the hit-independent part of their Philox blocks */
     unsigned valid;                  /* lanes that are sites (bit per lane) */
-    PHI4_R *store_at;                /* in one row: where the 8 values are, else NULL */
-    int64_t pos[8];                  /* otherwise: each valid lane's position */
+    int npieces;                     /* rows the group's sites lie in (1 .. 8) */
+    PHI4_R *piece_at[8];             /* where lane 0 would be in each row's sub-row */
+    signed char piece_from[8], piece_to[8];  /* the lanes [from, to) of each row */
 };
 
 /* Load group grp (j0 = 8 grp) of `colour`: values, coefficients, Philox invariants. */
@@ -143,42 +120,54 @@ static inline void PHI4_FN(phi4_avx2_load)(const struct PHI4_FN(phi4_avx2_pass) 
 {
     const struct phi4_geom *g = p->g;
     const struct PHI4_FN(latmc_phi4_coef) *k = p->k;
-    const int nc = g->colouring.ncolours;
-    const int64_t j0 = 8 * grp, row = j0 / p->n, m0 = j0 - row * p->n;
-    const int64_t left = g->per_colour - j0;
+    const int64_t j0 = 8 * grp, n = p->n, left = g->per_colour - j0;
     const int nvalid = left <= 0 ? 0 : left < 8 ? (int)left : 8;
     q->valid = (1u << nvalid) - 1u;
-    q->store_at = NULL;
-    if (nvalid == 8 && m0 + 8 <= p->n) {
-        const int64_t y = row % g->lat.ly, z = row / g->lat.ly;
-        const int shift = (int)((g->colouring.ay * y + g->colouring.az * z) % nc);
-        const int r = (colour - shift + nc) % nc;
-        q->store_at = p->phi + row * g->lat.lx + (int64_t)r * p->n + m0;
-        q->o = PHI4_FN(load8)(q->store_at);
-        V c01, c02, c11;
-        PHI4_FN(phi4_avx2_sums)(p, y, z, r, m0, &c01, &c02, &c11);
-        if (k->finite_lambda) {
-            /* c01 - (c02 - four_k c01 + 2 c11) inv_lambda */
-            const V t = PHI4_FN(sub)(c02, PHI4_FN(mul)(PHI4_FN(set1)(k->four_k), c01));
-            const V u = PHI4_FN(add)(t, PHI4_FN(mul)(PHI4_FN(set1)(2), c11));
-            q->c = PHI4_FN(sub)(c01, PHI4_FN(mul)(u, PHI4_FN(set1)(k->inv_lambda)));
+    q->npieces = 0;
+    /* Row by row (one row unless the group straddles rows): that row's lanes get the
+     * sums computed with its addressing, lane for lane the reference's arithmetic. */
+    V o = PHI4_FN(set1)(0), c01 = o, c02 = o, c11 = o;
+    int64_t row = j0 / n, ms = j0 - row * n, y = row % g->lat.ly, z = row / g->lat.ly;
+    for (int lane = 0; lane < nvalid; ) {
+        const int len = n - ms < nvalid - lane ? (int)(n - ms) : nvalid - lane;
+        const int r = PHI4_FN(phi4_avx2_subrow)(g, colour, y, z);
+        const int64_t m0 = ms - lane;       /* lane l sits at number m0 + l */
+        PHI4_R *at = p->phi + row * g->lat.lx + (int64_t)r * n + m0;
+        V a01, a02, a11;
+        PHI4_FN(phi4_avx2_sums)(p, y, z, r, m0, &a01, &a02, &a11);
+        const V ov = PHI4_FN(load8)(at);
+        if (len == 8) {
+            o = ov;
+            c01 = a01;
+            c02 = a02;
+            c11 = a11;
         } else {
-            q->c = c01;
+            const M m = PHI4_FN(lanes)(lane, lane + len);
+            o = PHI4_FN(select)(m, ov, o);
+            c01 = PHI4_FN(select)(m, a01, c01);
+            c02 = PHI4_FN(select)(m, a02, c02);
+            c11 = PHI4_FN(select)(m, a11, c11);
         }
+        q->piece_at[q->npieces] = at;
+        q->piece_from[q->npieces] = (signed char)lane;
+        q->piece_to[q->npieces] = (signed char)(lane + len);
+        q->npieces++;
+        lane += len;
+        ms = 0;
+        row++;
+        if (++y == g->lat.ly) {
+            y = 0;
+            z++;
+        }
+    }
+    q->o = o;
+    if (k->finite_lambda) {
+        /* c01 - (c02 - four_k c01 + 2 c11) inv_lambda */
+        const V t = PHI4_FN(sub)(c02, PHI4_FN(mul)(PHI4_FN(set1)(k->four_k), c01));
+        const V u = PHI4_FN(add)(t, PHI4_FN(mul)(PHI4_FN(set1)(2), c11));
+        q->c = PHI4_FN(sub)(c01, PHI4_FN(mul)(u, PHI4_FN(set1)(k->inv_lambda)));
     } else {
-        PHI4_R ov[8] = { 0 }, cv[8] = { 0 };
-        if (nvalid > 0) {
-            struct phi4_site s = phi4_colour_site(g, colour, j0);
-            for (int lane = 0; lane < nvalid; lane++) {
-                if (lane > 0)
-                    phi4_colour_next(g, colour, &s);
-                q->pos[lane] = phi4_transposed_pos(g, s.x[0], s.x[1] + g->lat.ly * s.x[2]);
-                ov[lane] = p->phi[q->pos[lane]];
-                cv[lane] = PHI4_FN(phi4_avx2_corona_one)(p, &s);
-            }
-        }
-        q->o = PHI4_FN(load8)(ov);
-        q->c = PHI4_FN(load8)(cv);
+        q->c = c01;
     }
     /* Philox blocks b0 = 2 grp, b1 = 2 grp + 1: lanes (b0, eta), (b0, u), (b1, eta), (b1, u) */
     const uint64_t b0 = 2 * (uint64_t)grp, b1 = b0 + 1;
@@ -192,18 +181,14 @@ static inline void PHI4_FN(phi4_avx2_load)(const struct PHI4_FN(phi4_avx2_pass) 
     latmc_philox_x4_pre(p->keys, w0, w1, w2, &q->pre);
 }
 
-static inline void PHI4_FN(phi4_avx2_store)(const struct PHI4_FN(phi4_avx2_pass) *p,
-                                            const struct PHI4_FN(phi4_avx2_group) *q)
+static inline void PHI4_FN(phi4_avx2_store)(const struct PHI4_FN(phi4_avx2_group) *q)
 {
-    if (q->store_at) {
-        PHI4_FN(store8)(q->store_at, q->o);
+    if (q->npieces == 1 && q->valid == 0xffu) {
+        PHI4_FN(store8)(q->piece_at[0], q->o);
         return;
     }
-    PHI4_R ov[8];
-    PHI4_FN(store8)(ov, q->o);
-    for (int lane = 0; lane < 8; lane++)
-        if (q->valid >> lane & 1u)
-            p->phi[q->pos[lane]] = ov[lane];
+    for (int i = 0; i < q->npieces; i++)
+        PHI4_FN(maskstore8)(q->piece_at[i], PHI4_FN(lanes)(q->piece_from[i], q->piece_to[i]), q->o);
 }
 
 /*
@@ -272,7 +257,7 @@ static uint64_t PHI4_FN(phi4_avx2_block)(const struct PHI4_FN(phi4_avx2_pass) *p
         }
     }
     for (int gi = 0; gi < G; gi++)
-        PHI4_FN(phi4_avx2_store)(p, &q[gi]);
+        PHI4_FN(phi4_avx2_store)(&q[gi]);
     return accepted;
 }
 

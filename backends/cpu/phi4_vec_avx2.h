@@ -28,8 +28,23 @@ static inline vec8_f neg_f(vec8_f a) { return _mm256_xor_ps(a, _mm256_set1_ps(-0
 static inline mask8_f gt_f(vec8_f a, vec8_f b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
 static inline vec8_f select_f(mask8_f m, vec8_f a, vec8_f b) { return _mm256_blendv_ps(b, a, m); }
 static inline unsigned bits_f(mask8_f m) { return (unsigned)_mm256_movemask_ps(m); }
-static inline vec8_f lane0_f(vec8_f v, float s) { return _mm256_blend_ps(v, _mm256_set1_ps(s), 0x01); }
-static inline vec8_f lane7_f(vec8_f v, float s) { return _mm256_blend_ps(v, _mm256_set1_ps(s), 0x80); }
+/* Lanes [from, to) of a mask. */
+static inline mask8_f lanes_f(int from, int to)
+{
+    const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_castsi256_ps(_mm256_and_si256(_mm256_cmpgt_epi32(idx, _mm256_set1_epi32(from - 1)),
+                                                _mm256_cmpgt_epi32(_mm256_set1_epi32(to), idx)));
+}
+/* v with lane `lane` (0..7) replaced by s. */
+static inline vec8_f set_lane_f(vec8_f v, int lane, float s)
+{
+    return _mm256_blendv_ps(v, _mm256_set1_ps(s), lanes_f(lane, lane + 1));
+}
+/* Store the lanes of m only. */
+static inline void maskstore8_f(float *p, mask8_f m, vec8_f v)
+{
+    _mm256_maskstore_ps(p, _mm256_castps_si256(m), v);
+}
 
 /* latmc_phi4_signed_f: (float)(2r + 1 - 2^32) 2^-32. With s = r - 2^31 (int32), the odd
  * integer 2s + 1 = 2 hi + lo, hi = s with its low 8 bits cleared (24 significant bits:
@@ -90,15 +105,22 @@ static inline unsigned bits_d(mask8_d m)
 {
     return (unsigned)_mm256_movemask_pd(m.lo) | (unsigned)_mm256_movemask_pd(m.hi) << 4;
 }
-static inline vec8_d lane0_d(vec8_d v, double s)
+static inline mask8_d lanes_d(int from, int to)
 {
-    v.lo = _mm256_blend_pd(v.lo, _mm256_set1_pd(s), 0x1);
-    return v;
+    const __m256i lo = _mm256_setr_epi64x(0, 1, 2, 3), hi = _mm256_setr_epi64x(4, 5, 6, 7);
+    const __m256i f = _mm256_set1_epi64x(from - 1), t = _mm256_set1_epi64x(to);
+    return (vec8_d){
+        _mm256_castsi256_pd(_mm256_and_si256(_mm256_cmpgt_epi64(lo, f), _mm256_cmpgt_epi64(t, lo))),
+        _mm256_castsi256_pd(_mm256_and_si256(_mm256_cmpgt_epi64(hi, f), _mm256_cmpgt_epi64(t, hi))) };
 }
-static inline vec8_d lane7_d(vec8_d v, double s)
+static inline vec8_d set_lane_d(vec8_d v, int lane, double s)
 {
-    v.hi = _mm256_blend_pd(v.hi, _mm256_set1_pd(s), 0x8);
-    return v;
+    return select_d(lanes_d(lane, lane + 1), set1_d(s), v);
+}
+static inline void maskstore8_d(double *p, mask8_d m, vec8_d v)
+{
+    _mm256_maskstore_pd(p, _mm256_castpd_si256(m.lo), v.lo);
+    _mm256_maskstore_pd(p + 4, _mm256_castpd_si256(m.hi), v.hi);
 }
 
 /* latmc_phi4_signed_d: 2r + 1 - 2^32 = 2s + 1 (s = r - 2^31) is exact in double. */
