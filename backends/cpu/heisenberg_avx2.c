@@ -208,25 +208,44 @@ static inline __attribute__((always_inline)) void update_vecs(const struct heis_
         heis_heatbath_pair_avx2(&f[k], p->beta, &u_cos[k], &u_phi[k], &out[k]);
 }
 
-/* Rows when every vector lies in one (L_x / 2 a multiple of 4): the whole row, no
- * divisions per vector. */
+/* The fields of chunk m0 of a row: HEIS_V vectors from m0 (those past the row's end are
+ * zeros, computed but never stored). */
+static inline __attribute__((always_inline)) void row_chunk(const struct heis_row *r, int64_t row,
+                                                             int64_t m0, int64_t j0[HEIS_V],
+                                                             __m256d f[HEIS_V][3],
+                                                             __m256d sp[HEIS_V][3])
+{
+    HEIS_EACH {
+        const int64_t m = m0 + 4 * k;
+        j0[k] = row * r->n + (m < r->n ? m : m0);
+        if (m < r->n) {
+            heis_row_field(r, m, f[k], sp[k]);
+        } else {
+            f[k][0] = f[k][1] = f[k][2] = sp[k][0] = sp[k][1] = sp[k][2] = _mm256_setzero_pd();
+        }
+    }
+}
+
+/*
+ * Rows when every vector lies in one (L_x / 2 a multiple of 4): the whole row, no
+ * divisions per vector. Software-pipelined: the next chunk's fields (memory-bound loads)
+ * are gathered before this chunk's update (divider-bound), so that the two overlap; the
+ * stores of this chunk touch none of the next chunk's inputs (the other colour's spins,
+ * the couplings, the next chunk's own spins).
+ */
 static void update_row(const struct heis_pass *p, int64_t row)
 {
     struct heis_row r;
     heis_row_of(p, row, row % p->g->ly, row / p->g->ly, &r);
-    for (int64_t m0 = 0; m0 < r.n; m0 += 4 * HEIS_V) {
-        int64_t j0[HEIS_V];
-        __m256d f[HEIS_V][3], sp[HEIS_V][3], out[HEIS_V][3];
-        HEIS_EACH {
-            const int64_t m = m0 + 4 * k;
-            j0[k] = row * r.n + (m < r.n ? m : m0);
-            if (m < r.n) {
-                heis_row_field(&r, m, f[k], sp[k]);
-            } else {  /* past the row's end: computed, never stored */
-                f[k][0] = f[k][1] = f[k][2] = sp[k][0] = sp[k][1] = sp[k][2] = _mm256_setzero_pd();
-            }
-        }
-        update_vecs(p, j0, f, sp, out);
+    int64_t j0[2][HEIS_V];
+    __m256d f[2][HEIS_V][3], sp[2][HEIS_V][3];
+    row_chunk(&r, row, 0, j0[0], f[0], sp[0]);
+    int cur = 0;
+    for (int64_t m0 = 0; m0 < r.n; m0 += 4 * HEIS_V, cur ^= 1) {
+        if (m0 + 4 * HEIS_V < r.n)
+            row_chunk(&r, row, m0 + 4 * HEIS_V, j0[cur ^ 1], f[cur ^ 1], sp[cur ^ 1]);
+        __m256d out[HEIS_V][3];
+        update_vecs(p, j0[cur], (const __m256d(*)[3])f[cur], (const __m256d(*)[3])sp[cur], out);
         HEIS_EACH {
             if (m0 + 4 * k < r.n)
                 heis_row_store(&r, m0 + 4 * k, out[k]);
