@@ -18,14 +18,12 @@
  * groups) with a barrier after it; draws are named by (sweep, colour, j), never by thread.
  */
 #include <immintrin.h>
-#include <string.h>
 
 #include "cpu_omp.h"
 #include "heisenberg_dsp.h"
 #include "heisenberg_rules_avx2.h"
 #include "philox_lanes_avx2.h"
 #include "rng_streams.h"
-
 
 struct heis_pass {
     const struct latmc_lattice *g;
@@ -36,10 +34,13 @@ struct heis_pass {
     const struct latmc_philox_x4_keys *keys;
     uint64_t sweep;
     uint32_t stream;
-    int64_t n;            /* L_x / 2: sites of one colour per row */
+    int64_t n; /* L_x / 2: sites of one colour per row */
 };
 
-static inline __m256d load4(const double *p) { return _mm256_loadu_pd(p); }
+static inline __m256d load4(const double *p)
+{
+    return _mm256_loadu_pd(p);
+}
 
 /* Where the field of a row's vectors comes from: the row bases (component or direction
  * k at offset k n) of the other colour's spins in the rows x (its own), y +- 1, z +- 1,
@@ -50,7 +51,7 @@ struct heis_row {
     const double *j, *jbx, *jby, *jbz;
     double *own;
     int64_t n;
-    int q;        /* x mod 2 of the row's sites: forward x neighbour at m + q, backward m - 1 + q */
+    int q; /* x mod 2 of the row's sites: forward x neighbour at m + q, backward m - 1 + q */
     bool three;
     double h;
 };
@@ -83,22 +84,22 @@ static inline void heis_row_of(const struct heis_pass *p, int64_t row, int64_t y
 
 /* One direction's two terms, component by component: f += jf sf, then f += jb sb, the
  * components of neighbour rows sf, sb at offsets 0, n, 2n from (sf + af), (sb + ab). */
-#define HEIS_TERMS(f, jf, jb, sf, af, sb, ab, n)                                             \
-    do {                                                                                     \
-        f[0] = _mm256_add_pd(_mm256_add_pd(f[0], _mm256_mul_pd(jf, load4(sf + (af)))),       \
-                             _mm256_mul_pd(jb, load4(sb + (ab))));                           \
-        f[1] = _mm256_add_pd(_mm256_add_pd(f[1], _mm256_mul_pd(jf, load4(sf + (n) + (af)))), \
-                             _mm256_mul_pd(jb, load4(sb + (n) + (ab))));                     \
-        f[2] = _mm256_add_pd(_mm256_add_pd(f[2], _mm256_mul_pd(jf, load4(sf + 2 * (n) + (af)))), \
-                             _mm256_mul_pd(jb, load4(sb + 2 * (n) + (ab))));                 \
+#define HEIS_TERMS(f, jf, jb, sf, af, sb, ab, n)                                                   \
+    do {                                                                                           \
+        f[0] = _mm256_add_pd(_mm256_add_pd(f[0], _mm256_mul_pd(jf, load4(sf + (af)))),             \
+                             _mm256_mul_pd(jb, load4(sb + (ab))));                                 \
+        f[1] = _mm256_add_pd(_mm256_add_pd(f[1], _mm256_mul_pd(jf, load4(sf + (n) + (af)))),       \
+                             _mm256_mul_pd(jb, load4(sb + (n) + (ab))));                           \
+        f[2] = _mm256_add_pd(_mm256_add_pd(f[2], _mm256_mul_pd(jf, load4(sf + 2 * (n) + (af)))),   \
+                             _mm256_mul_pd(jb, load4(sb + 2 * (n) + (ab))));                       \
     } while (0)
 
 /* The field and old spin of the row's sites m .. m+3 (m < n, m + 4 <= n). At the row's
  * ends one lane's x neighbour wraps to the other end: lane 3's forward (q = 1, m + 4 = n)
  * or lane 0's backward (q = 0, m = 0). */
 static inline __attribute__((always_inline)) void heis_row_field(const struct heis_row *r,
-                                                                  int64_t m, __m256d f[3],
-                                                                  __m256d s[3])
+                                                                 int64_t m, __m256d f[3],
+                                                                 __m256d s[3])
 {
     const int64_t n = r->n, fx = m + r->q, bx = m - 1 + r->q;
     f[0] = f[1] = f[2] = _mm256_setzero_pd();
@@ -118,7 +119,8 @@ static inline __attribute__((always_inline)) void heis_row_field(const struct he
         }
         const __m256d jf = load4(r->j + m);
         for (int k = 0; k < 3; k++)
-            f[k] = _mm256_add_pd(_mm256_add_pd(f[k], _mm256_mul_pd(jf, a[k])), _mm256_mul_pd(jb, b[k]));
+            f[k] = _mm256_add_pd(_mm256_add_pd(f[k], _mm256_mul_pd(jf, a[k])),
+                                 _mm256_mul_pd(jb, b[k]));
     } else {
         HEIS_TERMS(f, load4(r->j + m), load4(r->jbx + bx), r->sx, fx, r->sx, bx, n);
     }
@@ -164,9 +166,9 @@ static void field_one(const struct heis_pass *p, int64_t j, double field[3])
  * multiple of 4): Philox block j0[k] / 4, sub 0 (cos theta) and 1 (azimuth); one
  * four-lane set holds (b, 0), (b, 1), (b', 0), (b', 1) for two vectors. */
 static inline __attribute__((always_inline)) void heatbath_uniforms(const struct heis_pass *p,
-                                                                     const int64_t j0[HEIS_V],
-                                                                     __m256d u_cos[HEIS_V],
-                                                                     __m256d u_phi[HEIS_V])
+                                                                    const int64_t j0[HEIS_V],
+                                                                    __m256d u_cos[HEIS_V],
+                                                                    __m256d u_phi[HEIS_V])
 {
     const uint32_t sw_hi = (uint32_t)(p->sweep >> 32) << 16;
     const long long w3 = (long long)(p->stream << 24 | ((uint32_t)p->colour & 0xffu) << 16);
@@ -193,10 +195,10 @@ static inline __attribute__((always_inline)) void heatbath_uniforms(const struct
 
 /* The update of HEIS_V vectors (fields f, old spins s, numbers j0) into out. */
 static inline __attribute__((always_inline)) void update_vecs(const struct heis_pass *p,
-                                                               const int64_t j0[HEIS_V],
-                                                               const __m256d f[HEIS_V][3],
-                                                               const __m256d s[HEIS_V][3],
-                                                               __m256d out[HEIS_V][3])
+                                                              const int64_t j0[HEIS_V],
+                                                              const __m256d f[HEIS_V][3],
+                                                              const __m256d s[HEIS_V][3],
+                                                              __m256d out[HEIS_V][3])
 {
     if (!p->heatbath) {
         heis_overrelax_avx2(f, s, out);
@@ -211,11 +213,12 @@ static inline __attribute__((always_inline)) void update_vecs(const struct heis_
 /* The fields of chunk m0 of a row: HEIS_V vectors from m0 (those past the row's end are
  * zeros, computed but never stored). */
 static inline __attribute__((always_inline)) void row_chunk(const struct heis_row *r, int64_t row,
-                                                             int64_t m0, int64_t j0[HEIS_V],
-                                                             __m256d f[HEIS_V][3],
-                                                             __m256d sp[HEIS_V][3])
+                                                            int64_t m0, int64_t j0[HEIS_V],
+                                                            __m256d f[HEIS_V][3],
+                                                            __m256d sp[HEIS_V][3])
 {
-    HEIS_EACH {
+    HEIS_EACH
+    {
         const int64_t m = m0 + 4 * k;
         j0[k] = row * r->n + (m < r->n ? m : m0);
         if (m < r->n) {
@@ -246,7 +249,8 @@ static void update_row(const struct heis_pass *p, int64_t row)
             row_chunk(&r, row, m0 + 4 * HEIS_V, j0[cur ^ 1], f[cur ^ 1], sp[cur ^ 1]);
         __m256d out[HEIS_V][3];
         update_vecs(p, j0[cur], (const __m256d(*)[3])f[cur], (const __m256d(*)[3])sp[cur], out);
-        HEIS_EACH {
+        HEIS_EACH
+        {
             if (m0 + 4 * k < r.n)
                 heis_row_store(&r, m0 + 4 * k, out[k]);
         }
@@ -284,7 +288,8 @@ static void update_group(const struct heis_pass *p, int64_t grp)
             field_one(p, j0[k] + lane, field);
             for (int kk = 0; kk < 3; kk++) {
                 fl[kk][lane] = field[kk];
-                sl[kk][lane] = s->spin[p->replica][c][cpu_heisenberg_soa_index(s, j0[k] + lane, kk)];
+                sl[kk][lane] =
+                    s->spin[p->replica][c][cpu_heisenberg_soa_index(s, j0[k] + lane, kk)];
             }
         }
         for (int kk = 0; kk < 3; kk++) {
@@ -333,8 +338,14 @@ static uint64_t sweep_avx2(const struct latmc_lattice *g, struct cpu_heisenberg_
         nover = 1; /* OVERRELAX alone: at least one pass (cpu_heisenberg_sweep) */
     const int npasses = (heatbath ? 1 : 0) + nover;
     struct heis_pass p = {
-        .g = g, .s = s, .replica = replica, .beta = prm->beta, .h = prm->h, .keys = &keys,
-        .sweep = sweep, .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)replica),
+        .g = g,
+        .s = s,
+        .replica = replica,
+        .beta = prm->beta,
+        .h = prm->h,
+        .keys = &keys,
+        .sweep = sweep,
+        .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)replica),
         .n = g->lx / 2,
     };
     if (!cpu_use_threads(n_threads, s->half)) {

@@ -43,24 +43,29 @@ static inline __m256d heis_sel(__m256d mask, __m256d yes, __m256d no)
  * Written without inner loops over the components: GCC at -O2 would keep those arrays in
  * memory.
  */
-static inline __attribute__((always_inline)) void
-heis_overrelax_avx2(const __m256d f[HEIS_V][3], const __m256d s[HEIS_V][3], __m256d out[HEIS_V][3])
+static inline __attribute__((always_inline)) void heis_overrelax_avx2(const __m256d f[HEIS_V][3],
+                                                                      const __m256d s[HEIS_V][3],
+                                                                      __m256d out[HEIS_V][3])
 {
     __m256d hh[HEIS_V], fs[HEIS_V], v0[HEIS_V], v1[HEIS_V], v2[HEIS_V], inv[HEIS_V];
     const __m256d zero = _mm256_setzero_pd(), two = _mm256_set1_pd(2.0), one = _mm256_set1_pd(1.0);
     HEIS_EACH hh[k] = heis_dot3(f[k], f[k]);
     HEIS_EACH fs[k] = _mm256_div_pd(_mm256_mul_pd(two, heis_dot3(f[k], s[k])), hh[k]);
-    HEIS_EACH {
+    HEIS_EACH
+    {
         v0[k] = _mm256_sub_pd(_mm256_mul_pd(fs[k], f[k][0]), s[k][0]);
         v1[k] = _mm256_sub_pd(_mm256_mul_pd(fs[k], f[k][1]), s[k][1]);
         v2[k] = _mm256_sub_pd(_mm256_mul_pd(fs[k], f[k][2]), s[k][2]);
     }
-    HEIS_EACH {
-        const __m256d vv = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(v0[k], v0[k]), _mm256_mul_pd(v1[k], v1[k])),
-                                         _mm256_mul_pd(v2[k], v2[k]));
+    HEIS_EACH
+    {
+        const __m256d vv =
+            _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(v0[k], v0[k]), _mm256_mul_pd(v1[k], v1[k])),
+                          _mm256_mul_pd(v2[k], v2[k]));
         inv[k] = _mm256_div_pd(one, _mm256_sqrt_pd(vv));
     }
-    HEIS_EACH {
+    HEIS_EACH
+    {
         const __m256d keep = _mm256_cmp_pd(hh[k], zero, _CMP_NGT_UQ);
         out[k][0] = heis_sel(keep, s[k][0], heis_to_float(_mm256_mul_pd(v0[k], inv[k])));
         out[k][1] = heis_sel(keep, s[k][1], heis_to_float(_mm256_mul_pd(v1[k], inv[k])));
@@ -89,7 +94,7 @@ static inline void heis_sample_cos_pair_avx2(const __m256d a[2], const __m256d u
         __m256d scale;
         const __m256d pe = latmc_exp_kernel_avx2(xm, &scale);
         const __m256d ex = heis_sel(_mm256_cmp_pd(xm, _mm256_set1_pd(-708.0), _CMP_LT_OQ), zero,
-                               _mm256_mul_pd(scale, _mm256_add_pd(one, pe)));
+                                    _mm256_mul_pd(scale, _mm256_add_pd(one, pe)));
         const __m256d em1 = _mm256_add_pd(_mm256_mul_pd(scale, pe), _mm256_sub_pd(scale, one));
         const __m256d omu = _mm256_sub_pd(one, u[i]);
         t[i] = _mm256_mul_pd(omu, em1);
@@ -99,19 +104,22 @@ static inline void heis_sample_cos_pair_avx2(const __m256d a[2], const __m256d u
     }
     latmc_log_avx2_n(arg, lg);
     for (int i = 0; i < 2; i++) {
-        const __m256d l1p = heis_sel(_mm256_cmp_pd(y[i], one, _CMP_EQ_OQ), t[i],
-                                _mm256_mul_pd(lg[i], _mm256_div_pd(t[i], _mm256_sub_pd(y[i], one))));
+        const __m256d l1p =
+            heis_sel(_mm256_cmp_pd(y[i], one, _CMP_EQ_OQ), t[i],
+                     _mm256_mul_pd(lg[i], _mm256_div_pd(t[i], _mm256_sub_pd(y[i], one))));
         const __m256d l = heis_sel(small[i], l1p, lg[i]);
         const __m256d xlog = _mm256_add_pd(one, _mm256_div_pd(l, a[i]));
         /* a < 1e-8: y2 + 0.5 a (1 - y2)(1 + y2), y2 = 2u - 1; a == 0: y2 */
         const __m256d y2 = _mm256_sub_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), u[i]), one);
-        const __m256d h = _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.5), a[i]), _mm256_sub_pd(one, y2));
+        const __m256d h =
+            _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.5), a[i]), _mm256_sub_pd(one, y2));
         const __m256d xlin = _mm256_add_pd(y2, _mm256_mul_pd(h, _mm256_add_pd(one, y2)));
         __m256d xi = heis_sel(_mm256_cmp_pd(a[i], _mm256_set1_pd(1e-8), _CMP_LT_OQ), xlin, xlog);
         xi = heis_sel(_mm256_cmp_pd(a[i], zero, _CMP_EQ_OQ), y2, xi);
         /* clamp to [-1, 1]: x < -1 ? -1 : x > 1 ? 1 : x */
         xi = heis_sel(_mm256_cmp_pd(xi, one, _CMP_GT_OQ), one, xi);
-        x[i] = heis_sel(_mm256_cmp_pd(xi, _mm256_set1_pd(-1.0), _CMP_LT_OQ), _mm256_set1_pd(-1.0), xi);
+        x[i] =
+            heis_sel(_mm256_cmp_pd(xi, _mm256_set1_pd(-1.0), _CMP_LT_OQ), _mm256_set1_pd(-1.0), xi);
     }
 }
 
@@ -122,18 +130,22 @@ static inline __m256d heis_abs(__m256d x)
 
 /* The heat-bath spin (cpu_heisenberg_heatbath_spin) after cos theta = x: direction nv of
  * the field, azimuth from u_phi. */
-static inline void heis_heatbath_spin_avx2(const __m256d nv[3], __m256d x, __m256d u_phi, __m256d out[3])
+static inline void heis_heatbath_spin_avx2(const __m256d nv[3], __m256d x, __m256d u_phi,
+                                           __m256d out[3])
 {
     const __m256d one = _mm256_set1_pd(1.0);
-    const __m256d sin_theta = _mm256_sqrt_pd(_mm256_mul_pd(_mm256_sub_pd(one, x), _mm256_add_pd(one, x)));
+    const __m256d sin_theta =
+        _mm256_sqrt_pd(_mm256_mul_pd(_mm256_sub_pd(one, x), _mm256_add_pd(one, x)));
     __m256d sin_phi, cos_phi;
     latmc_sincos_2pi_avx2(u_phi, &sin_phi, &cos_phi);
     const __m256d c1 = _mm256_mul_pd(sin_theta, cos_phi), c2 = _mm256_mul_pd(sin_theta, sin_phi);
     /* frame: k = (ax <= ay && ax <= az) ? 0 : (ay <= az ? 1 : 2) */
     const __m256d ax = heis_abs(nv[0]), ay = heis_abs(nv[1]), az = heis_abs(nv[2]);
-    const __m256d k0 = _mm256_and_pd(_mm256_cmp_pd(ax, ay, _CMP_LE_OQ), _mm256_cmp_pd(ax, az, _CMP_LE_OQ));
+    const __m256d k0 =
+        _mm256_and_pd(_mm256_cmp_pd(ax, ay, _CMP_LE_OQ), _mm256_cmp_pd(ax, az, _CMP_LE_OQ));
     const __m256d k1 = _mm256_andnot_pd(k0, _mm256_cmp_pd(ay, az, _CMP_LE_OQ));
-    const __m256d k2 = _mm256_andnot_pd(_mm256_or_pd(k0, k1), _mm256_castsi256_pd(_mm256_set1_epi64x(-1)));
+    const __m256d k2 =
+        _mm256_andnot_pd(_mm256_or_pd(k0, k1), _mm256_castsi256_pd(_mm256_set1_epi64x(-1)));
     const __m256d tn = heis_sel(k0, nv[0], heis_sel(k1, nv[1], nv[2]));
     __m256d t[3];
     t[0] = _mm256_sub_pd(_mm256_and_pd(k0, one), _mm256_mul_pd(tn, nv[0]));

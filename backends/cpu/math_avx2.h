@@ -21,20 +21,23 @@
 #define LATMC_LOG_AVX2_N 2
 #define LATMC_LOG_EACH_ _Pragma("GCC unroll 4") for (int i_ = 0; i_ < LATMC_LOG_AVX2_N; i_++)
 
-static inline __attribute__((always_inline)) void
-latmc_logf_avx2_n(const __m256 x[LATMC_LOG_AVX2_N], __m256 out[LATMC_LOG_AVX2_N])
+static inline __attribute__((always_inline)) void latmc_logf_avx2_n(
+    const __m256 x[LATMC_LOG_AVX2_N], __m256 out[LATMC_LOG_AVX2_N])
 {
     __m256i e[LATMC_LOG_AVX2_N], mb[LATMC_LOG_AVX2_N];
     __m256 f[LATMC_LOG_AVX2_N], s[LATMC_LOG_AVX2_N], z[LATMC_LOG_AVX2_N], r[LATMC_LOG_AVX2_N];
-    LATMC_LOG_EACH_ {
+    LATMC_LOG_EACH_
+    {
         const __m256i b = _mm256_castps_si256(x[i_]);
         e[i_] = _mm256_sub_epi32(_mm256_srli_epi32(b, 23), _mm256_set1_epi32(127));
         mb[i_] = _mm256_or_si256(_mm256_and_si256(b, _mm256_set1_epi32(0x007fffff)),
                                  _mm256_set1_epi32(0x3f800000));
     }
-    LATMC_LOG_EACH_ {
+    LATMC_LOG_EACH_
+    {
         /* m > sqrt(2): halve m, raise e (big is -1 in those lanes) */
-        const __m256i big = _mm256_cmpgt_epi32(mb[i_], _mm256_set1_epi32((int)LATMC_MATH_SQRT2_BITS_F));
+        const __m256i big =
+            _mm256_cmpgt_epi32(mb[i_], _mm256_set1_epi32((int)LATMC_MATH_SQRT2_BITS_F));
         mb[i_] = _mm256_sub_epi32(mb[i_], _mm256_and_si256(big, _mm256_set1_epi32(0x00800000)));
         e[i_] = _mm256_sub_epi32(e[i_], big);
         f[i_] = _mm256_sub_ps(_mm256_castsi256_ps(mb[i_]), _mm256_set1_ps(1.0f));
@@ -42,10 +45,14 @@ latmc_logf_avx2_n(const __m256 x[LATMC_LOG_AVX2_N], __m256 out[LATMC_LOG_AVX2_N]
     LATMC_LOG_EACH_ s[i_] = _mm256_div_ps(f[i_], _mm256_add_ps(_mm256_set1_ps(2.0f), f[i_]));
     LATMC_LOG_EACH_ z[i_] = _mm256_mul_ps(s[i_], s[i_]);
     LATMC_LOG_EACH_ r[i_] = _mm256_mul_ps(z[i_], _mm256_set1_ps(LATMC_MATH_LOG_C4_F));
-    LATMC_LOG_EACH_ r[i_] = _mm256_mul_ps(z[i_], _mm256_add_ps(_mm256_set1_ps(LATMC_MATH_LOG_C3_F), r[i_]));
-    LATMC_LOG_EACH_ r[i_] = _mm256_mul_ps(z[i_], _mm256_add_ps(_mm256_set1_ps(LATMC_MATH_LOG_C2_F), r[i_]));
-    LATMC_LOG_EACH_ r[i_] = _mm256_mul_ps(z[i_], _mm256_add_ps(_mm256_set1_ps(LATMC_MATH_LOG_C1_F), r[i_]));
-    LATMC_LOG_EACH_ {
+    LATMC_LOG_EACH_ r[i_] =
+        _mm256_mul_ps(z[i_], _mm256_add_ps(_mm256_set1_ps(LATMC_MATH_LOG_C3_F), r[i_]));
+    LATMC_LOG_EACH_ r[i_] =
+        _mm256_mul_ps(z[i_], _mm256_add_ps(_mm256_set1_ps(LATMC_MATH_LOG_C2_F), r[i_]));
+    LATMC_LOG_EACH_ r[i_] =
+        _mm256_mul_ps(z[i_], _mm256_add_ps(_mm256_set1_ps(LATMC_MATH_LOG_C1_F), r[i_]));
+    LATMC_LOG_EACH_
+    {
         const __m256 k = _mm256_cvtepi32_ps(e[i_]);
         const __m256 t = _mm256_sub_ps(_mm256_mul_ps(s[i_], _mm256_sub_ps(f[i_], r[i_])),
                                        _mm256_mul_ps(k, _mm256_set1_ps(LATMC_MATH_LN2_LO_F)));
@@ -55,12 +62,13 @@ latmc_logf_avx2_n(const __m256 x[LATMC_LOG_AVX2_N], __m256 out[LATMC_LOG_AVX2_N]
 }
 
 /* latmc_math_log on LATMC_LOG_AVX2_N vectors of 4 positive normal doubles at once. */
-static inline __attribute__((always_inline)) void
-latmc_log_avx2_n(const __m256d x[LATMC_LOG_AVX2_N], __m256d out[LATMC_LOG_AVX2_N])
+static inline __attribute__((always_inline)) void latmc_log_avx2_n(
+    const __m256d x[LATMC_LOG_AVX2_N], __m256d out[LATMC_LOG_AVX2_N])
 {
     __m256d k[LATMC_LOG_AVX2_N], f[LATMC_LOG_AVX2_N], s[LATMC_LOG_AVX2_N], z[LATMC_LOG_AVX2_N];
     __m256d r[LATMC_LOG_AVX2_N];
-    LATMC_LOG_EACH_ {
+    LATMC_LOG_EACH_
+    {
         const __m256i b = _mm256_castpd_si256(x[i_]);
         /* e + 1023 as a double: the 11 exponent bits under the exponent of 2^52 */
         const __m256i magic = _mm256_set1_epi64x(0x4330000000000000LL);
@@ -68,7 +76,8 @@ latmc_log_avx2_n(const __m256d x[LATMC_LOG_AVX2_N], __m256d out[LATMC_LOG_AVX2_N
                               _mm256_set1_pd(0x1p52 + 1023.0));
         __m256i mb = _mm256_or_si256(_mm256_and_si256(b, _mm256_set1_epi64x(0x000fffffffffffffLL)),
                                      _mm256_set1_epi64x(0x3ff0000000000000LL));
-        const __m256i big = _mm256_cmpgt_epi64(mb, _mm256_set1_epi64x((long long)LATMC_MATH_SQRT2_BITS));
+        const __m256i big =
+            _mm256_cmpgt_epi64(mb, _mm256_set1_epi64x((long long)LATMC_MATH_SQRT2_BITS));
         mb = _mm256_sub_epi64(mb, _mm256_and_si256(big, _mm256_set1_epi64x(0x0010000000000000LL)));
         k[i_] = _mm256_add_pd(k[i_], _mm256_and_pd(_mm256_castsi256_pd(big), _mm256_set1_pd(1.0)));
         f[i_] = _mm256_sub_pd(_mm256_castsi256_pd(mb), _mm256_set1_pd(1.0));
@@ -76,7 +85,7 @@ latmc_log_avx2_n(const __m256d x[LATMC_LOG_AVX2_N], __m256d out[LATMC_LOG_AVX2_N
     LATMC_LOG_EACH_ s[i_] = _mm256_div_pd(f[i_], _mm256_add_pd(_mm256_set1_pd(2.0), f[i_]));
     LATMC_LOG_EACH_ z[i_] = _mm256_mul_pd(s[i_], s[i_]);
     LATMC_LOG_EACH_ r[i_] = _mm256_mul_pd(z[i_], _mm256_set1_pd(LATMC_MATH_LOG_C9));
-#define LATMC_LOG_STEP_(C) \
+#define LATMC_LOG_STEP_(C)                                                                         \
     LATMC_LOG_EACH_ r[i_] = _mm256_mul_pd(z[i_], _mm256_add_pd(_mm256_set1_pd(C), r[i_]))
     LATMC_LOG_STEP_(LATMC_MATH_LOG_C8);
     LATMC_LOG_STEP_(LATMC_MATH_LOG_C7);
@@ -87,7 +96,8 @@ latmc_log_avx2_n(const __m256d x[LATMC_LOG_AVX2_N], __m256d out[LATMC_LOG_AVX2_N
     LATMC_LOG_STEP_(LATMC_MATH_LOG_C2);
     LATMC_LOG_STEP_(LATMC_MATH_LOG_C1);
 #undef LATMC_LOG_STEP_
-    LATMC_LOG_EACH_ {
+    LATMC_LOG_EACH_
+    {
         const __m256d t = _mm256_sub_pd(_mm256_mul_pd(s[i_], _mm256_sub_pd(f[i_], r[i_])),
                                         _mm256_mul_pd(k[i_], _mm256_set1_pd(LATMC_MATH_LN2_LO)));
         out[i_] = _mm256_add_pd(_mm256_mul_pd(k[i_], _mm256_set1_pd(LATMC_MATH_LN2_HI)),
@@ -96,15 +106,17 @@ latmc_log_avx2_n(const __m256d x[LATMC_LOG_AVX2_N], __m256d out[LATMC_LOG_AVX2_N
 }
 
 /* latmc_math_exp_kernel on 4 doubles: returns p = e^r - 1, sets *scale = 2^k. */
-static inline __attribute__((always_inline)) __m256d latmc_exp_kernel_avx2(__m256d x, __m256d *scale)
+static inline __attribute__((always_inline)) __m256d latmc_exp_kernel_avx2(__m256d x,
+                                                                           __m256d *scale)
 {
     const __m256d lim = _mm256_set1_pd(-708.0);
     const __m256d xc = _mm256_blendv_pd(x, lim, _mm256_cmp_pd(x, lim, _CMP_LT_OQ));
     const __m256d t = _mm256_add_pd(_mm256_mul_pd(xc, _mm256_set1_pd(LATMC_MATH_INV_LN2)),
                                     _mm256_set1_pd(LATMC_MATH_ROUND_MAGIC));
     const __m256d k = _mm256_sub_pd(t, _mm256_set1_pd(LATMC_MATH_ROUND_MAGIC));
-    const __m256d r = _mm256_sub_pd(_mm256_sub_pd(xc, _mm256_mul_pd(k, _mm256_set1_pd(LATMC_MATH_LN2_HI))),
-                                    _mm256_mul_pd(k, _mm256_set1_pd(LATMC_MATH_LN2_LO)));
+    const __m256d r =
+        _mm256_sub_pd(_mm256_sub_pd(xc, _mm256_mul_pd(k, _mm256_set1_pd(LATMC_MATH_LN2_HI))),
+                      _mm256_mul_pd(k, _mm256_set1_pd(LATMC_MATH_LN2_LO)));
     __m256d q = _mm256_mul_pd(r, _mm256_set1_pd(LATMC_MATH_INV_FACT13));
 #define LATMC_EXP_STEP_(C) q = _mm256_mul_pd(r, _mm256_add_pd(_mm256_set1_pd(C), q))
     LATMC_EXP_STEP_(LATMC_MATH_INV_FACT12);
@@ -120,8 +132,8 @@ static inline __attribute__((always_inline)) __m256d latmc_exp_kernel_avx2(__m25
 #undef LATMC_EXP_STEP_
     q = _mm256_add_pd(_mm256_set1_pd(LATMC_MATH_INV_FACT2), q);
     /* 2^k: the low bits of t hold k (t = 1.5 2^52 + k); (k + 1023) << 52 is its double */
-    *scale = _mm256_castsi256_pd(_mm256_slli_epi64(
-        _mm256_add_epi64(_mm256_castpd_si256(t), _mm256_set1_epi64x(1023)), 52));
+    *scale = _mm256_castsi256_pd(
+        _mm256_slli_epi64(_mm256_add_epi64(_mm256_castpd_si256(t), _mm256_set1_epi64x(1023)), 52));
     return _mm256_add_pd(r, _mm256_mul_pd(_mm256_mul_pd(r, r), q));
 }
 

@@ -12,13 +12,13 @@
 /* What every group of one pass needs. */
 struct PHI4_FN(phi4_avx2_pass) {
     const struct phi4_geom *g;
-    PHI4_R *phi;                                /* colour-transposed */
+    PHI4_R *phi; /* colour-transposed */
     const struct PHI4_FN(latmc_phi4_coef) *k;
     uint32_t nhit;
     const struct latmc_philox_x4_keys *keys;
     uint64_t rng_sweep;
-    int64_t n;                                  /* L_x / ncolours: values per sub-row */
-    int r_wrap;        /* the sub-row's change (mod ncolours) from row (L_y - 1, z) to (0, z + 1) */
+    int64_t n;  /* L_x / ncolours: values per sub-row */
+    int r_wrap; /* the sub-row's change (mod ncolours) from row (L_y - 1, z) to (0, z + 1) */
 };
 
 /*
@@ -32,15 +32,15 @@ struct PHI4_FN(phi4_avx2_pass) {
  * the PHI4_PAD slack.
  */
 struct PHI4_FN(phi4_avx2_nbh) {
-    const PHI4_R *row[5][5];   /* [dy + 2][dz + 2] */
-    int64_t off[5];            /* [dx + 2]: where lane 0 loads from, relative to the row */
-    int fix[5];                /* [dx + 2]: the lane that wraps, or -1 */
-    int64_t from[5];           /* [dx + 2]: where that lane's value is */
+    const PHI4_R *row[5][5]; /* [dy + 2][dz + 2] */
+    int64_t off[5];          /* [dx + 2]: where lane 0 loads from, relative to the row */
+    int fix[5];              /* [dx + 2]: the lane that wraps, or -1 */
+    int64_t from[5];         /* [dx + 2]: where that lane's value is */
 };
 
 static inline void PHI4_FN(phi4_avx2_nbh_of)(const struct PHI4_FN(phi4_avx2_pass) *p, int64_t y,
-                                            int64_t z, int r, int64_t m0,
-                                            struct PHI4_FN(phi4_avx2_nbh) *w)
+                                             int64_t z, int r, int64_t m0,
+                                             struct PHI4_FN(phi4_avx2_nbh) *w)
 {
     const struct phi4_geom *g = p->g;
     const int nc = g->colouring.ncolours, three = g->lat.ndim == 3;
@@ -71,7 +71,7 @@ static inline void PHI4_FN(phi4_avx2_nbh_of)(const struct PHI4_FN(phi4_avx2_pass
         w->off[dx + 2] = (int64_t)rr * n + m0 + carry;
         w->fix[dx + 2] = -1;
         w->from[dx + 2] = 0;
-        if (carry < 0 && m0 <= 0 && m0 > -8) {                 /* the lane with m = 0 */
+        if (carry < 0 && m0 <= 0 && m0 > -8) { /* the lane with m = 0 */
             w->fix[dx + 2] = (int)-m0;
             w->from[dx + 2] = (int64_t)rr * n + n - 1;
         } else if (carry > 0 && n - 1 - m0 >= 0 && n - 1 - m0 < 8) { /* with m = n - 1 */
@@ -82,7 +82,7 @@ static inline void PHI4_FN(phi4_avx2_nbh_of)(const struct PHI4_FN(phi4_avx2_pass
 }
 
 static inline V PHI4_FN(phi4_avx2_at)(const struct PHI4_FN(phi4_avx2_nbh) *w, int dx, int dy,
-                                        int dz)
+                                      int dz)
 {
     const PHI4_R *row = w->row[dy + 2][dz + 2];
     V v = PHI4_FN(load8)(row + w->off[dx + 2]);
@@ -180,19 +180,21 @@ static inline void PHI4_FN(phi4_avx2_next_row)(const struct PHI4_FN(phi4_avx2_pa
 
 /* One group of 8 sites during its hits: what phi4_avx2_load fills in. */
 struct PHI4_FN(phi4_avx2_group) {
-    V o, c;                          /* the field values and their linear coefficients */
-    struct latmc_philox_x4_pre pre;  /* the hit-independent part of their Philox blocks */
-    unsigned valid;                  /* lanes that are sites (bit per lane) */
-    int npieces;                     /* rows the group's sites lie in (1 .. 8) */
-    PHI4_R *piece_at[8];             /* where lane 0 would be in each row's sub-row */
-    signed char piece_from[8], piece_to[8];  /* the lanes [from, to) of each row */
+    V o, c;                                 /* the field values and their linear coefficients */
+    struct latmc_philox_x4_pre pre;         /* the hit-independent part of their Philox blocks */
+    unsigned valid;                         /* lanes that are sites (bit per lane) */
+    int npieces;                            /* rows the group's sites lie in (1 .. 8) */
+    PHI4_R *piece_at[8];                    /* where lane 0 would be in each row's sub-row */
+    signed char piece_from[8], piece_to[8]; /* the lanes [from, to) of each row */
 };
 
 /* Load group grp (j0 = 8 grp) of `colour`: values, coefficients, Philox invariants. */
 /* The 8 values at x offset dx in one row of the stencil (phi4_avx2_load_in_row). */
-static inline __attribute__((always_inline)) V
-PHI4_FN(phi4_avx2_at_row)(const PHI4_R *row, const int64_t off[5], const int carry[5], bool first,
-                          bool last, int64_t n, int dx)
+static inline __attribute__((always_inline)) V PHI4_FN(phi4_avx2_at_row)(const PHI4_R *row,
+                                                                         const int64_t off[5],
+                                                                         const int carry[5],
+                                                                         bool first, bool last,
+                                                                         int64_t n, int dx)
 {
     V v = PHI4_FN(load8)(row + off[dx + 2]);
     if (dx != 0 && carry[dx + 2] < 0 && first)
@@ -220,8 +222,10 @@ static inline void PHI4_FN(phi4_avx2_load_in_row)(const struct PHI4_FN(phi4_avx2
     const int64_t y0 = y * lx, yp1 = WRAP(y, 1, ly) * lx, ym1 = WRAP(y, -1, ly) * lx;
     const int64_t yp2 = WRAP(y, 2, ly) * lx, ym2 = WRAP(y, -2, ly) * lx;
     const int64_t z0 = z * plane;
-    const int64_t zp1 = three ? WRAP(z, 1, lz) * plane : 0, zm1 = three ? WRAP(z, -1, lz) * plane : 0;
-    const int64_t zp2 = three ? WRAP(z, 2, lz) * plane : 0, zm2 = three ? WRAP(z, -2, lz) * plane : 0;
+    const int64_t zp1 = three ? WRAP(z, 1, lz) * plane : 0,
+                  zm1 = three ? WRAP(z, -1, lz) * plane : 0;
+    const int64_t zp2 = three ? WRAP(z, 2, lz) * plane : 0,
+                  zm2 = three ? WRAP(z, -2, lz) * plane : 0;
 #undef WRAP
     const PHI4_R *const ph = p->phi;
     /* x + dx: sub-row r + dx, or wrapped around with m shifted by one */
@@ -299,11 +303,11 @@ static inline void PHI4_FN(phi4_avx2_load)(const struct PHI4_FN(phi4_avx2_pass) 
         q->npieces = 1;
         cur->m += 8;
     }
-    for (int lane = q->npieces ? 8 : 0; lane < nvalid; ) {
+    for (int lane = q->npieces ? 8 : 0; lane < nvalid;) {
         if (cur->m == n)
             PHI4_FN(phi4_avx2_next_row)(p, cur);
         const int len = n - cur->m < nvalid - lane ? (int)(n - cur->m) : nvalid - lane;
-        const int64_t m0 = cur->m - lane;   /* lane l sits at number m0 + l */
+        const int64_t m0 = cur->m - lane; /* lane l sits at number m0 + l */
         PHI4_R *at = p->phi + cur->row * g->lat.lx + (int64_t)cur->r * n + m0;
         V a01, a02, a11;
         PHI4_FN(phi4_avx2_sums)(p, cur->y, cur->z, cur->r, m0, &a01, &a02, &a11);
@@ -420,7 +424,8 @@ static uint64_t PHI4_FN(phi4_avx2_block)(const struct PHI4_FN(phi4_avx2_pass) *p
         for (int hh = 0; hh < nh; hh++) {
             for (int gi = 0; gi < G; gi++) {
                 M acc;
-                q[gi].o = PHI4_FN(hit8)(q[gi].o, xi[hh][gi], lg[hh][gi], q[gi].c, site, quartic, &acc);
+                q[gi].o =
+                    PHI4_FN(hit8)(q[gi].o, xi[hh][gi], lg[hh][gi], q[gi].c, site, quartic, &acc);
                 accepted += (uint64_t)__builtin_popcount(PHI4_FN(bits)(acc) & q[gi].valid);
             }
         }
@@ -443,11 +448,16 @@ uint64_t PHI4_FN(cpu_phi4_sweep_avx2)(const struct phi4_geom *g, PHI4_R *phi,
     const int64_t nblocks = (g->per_colour + 8 * PHI4_AVX2_GROUPS - 1) / (8 * PHI4_AVX2_GROUPS);
     const int ncolours = g->colouring.ncolours;
     struct PHI4_FN(phi4_avx2_pass) p = {
-        .g = g, .phi = phi, .k = &t->PHI4_S, .nhit = t->nhit, .keys = &keys,
+        .g = g,
+        .phi = phi,
+        .k = &t->PHI4_S,
+        .nhit = t->nhit,
+        .keys = &keys,
         .n = g->lat.lx / ncolours,
         /* shift (ay y + az z) mod nc grows by az - ay (L_y - 1): the sub-row drops by it */
-        .r_wrap = (int)(((g->colouring.az - g->colouring.ay * (g->lat.ly - 1)) % ncolours + ncolours) %
-                        ncolours),
+        .r_wrap =
+            (int)(((g->colouring.az - g->colouring.ay * (g->lat.ly - 1)) % ncolours + ncolours) %
+                  ncolours),
     };
     uint64_t accepted = 0;
     if (!cpu_use_threads(n_threads, g->per_colour)) {
@@ -459,7 +469,7 @@ uint64_t PHI4_FN(cpu_phi4_sweep_avx2)(const struct phi4_geom *g, PHI4_R *phi,
         }
         return accepted;
     }
-    LATMC_OMP(parallel num_threads(n_threads) firstprivate(p) reduction(+:accepted))
+    LATMC_OMP(parallel num_threads(n_threads) firstprivate(p) reduction(+ : accepted))
     {
         for (uint32_t pass = 0; pass < t->nloc; pass++) {
             p.rng_sweep = latmc_phi4_rng_sweep(sweep, t->nloc, pass);

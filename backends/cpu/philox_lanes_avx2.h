@@ -40,14 +40,14 @@ static inline void latmc_philox_x4_keys_init(struct latmc_philox_x4_keys *k, uin
 }
 
 /* One Philox round on four blocks (keys of round r). */
-#define LATMC_PHILOX_X4_ROUND(K, r, c0, c1, c2, c3)                                           \
-    do {                                                                                      \
-        const __m256i p0_ = _mm256_mul_epu32((c0), _mm256_set1_epi64x(LATMC_PHILOX_M0));     \
-        const __m256i p1_ = _mm256_mul_epu32((c2), _mm256_set1_epi64x(LATMC_PHILOX_M1));     \
-        (c0) = _mm256_xor_si256(_mm256_srli_epi64(p1_, 32), _mm256_xor_si256((c1), (K)->k0[r])); \
-        (c1) = p1_;                                                                           \
-        (c2) = _mm256_xor_si256(_mm256_srli_epi64(p0_, 32), _mm256_xor_si256((c3), (K)->k1[r])); \
-        (c3) = p0_;                                                                           \
+#define LATMC_PHILOX_X4_ROUND(K, r, c0, c1, c2, c3)                                                \
+    do {                                                                                           \
+        const __m256i p0_ = _mm256_mul_epu32((c0), _mm256_set1_epi64x(LATMC_PHILOX_M0));           \
+        const __m256i p1_ = _mm256_mul_epu32((c2), _mm256_set1_epi64x(LATMC_PHILOX_M1));           \
+        (c0) = _mm256_xor_si256(_mm256_srli_epi64(p1_, 32), _mm256_xor_si256((c1), (K)->k0[r]));   \
+        (c1) = p1_;                                                                                \
+        (c2) = _mm256_xor_si256(_mm256_srli_epi64(p0_, 32), _mm256_xor_si256((c3), (K)->k1[r]));   \
+        (c3) = p0_;                                                                                \
     } while (0)
 
 /*
@@ -62,8 +62,8 @@ static inline void latmc_philox_x4_pack(__m256i c0, __m256i c1, __m256i c2, __m2
 }
 
 /* Full Philox4x32-10 of four counters (words in 64-bit lanes, high halves ignored). */
-static inline void latmc_philox_x4(const struct latmc_philox_x4_keys *k, __m256i *c0,
-                                   __m256i *c1, __m256i *c2, __m256i *c3)
+static inline void latmc_philox_x4(const struct latmc_philox_x4_keys *k, __m256i *c0, __m256i *c1,
+                                   __m256i *c2, __m256i *c3)
 {
     __m256i a = *c0, b = *c1, c = *c2, d = *c3;
     for (int r = 0; r < 10; r++)
@@ -92,8 +92,8 @@ struct latmc_philox_x4_pre {
     __m256i h;  /* r3: c0 = hi(M1 c2(r2)) ^ h */
 };
 
-static inline void latmc_philox_x4_pre(const struct latmc_philox_x4_keys *k, __m256i w0,
-                                       __m256i w1, __m256i w2, struct latmc_philox_x4_pre *pre)
+static inline void latmc_philox_x4_pre(const struct latmc_philox_x4_keys *k, __m256i w0, __m256i w1,
+                                       __m256i w2, struct latmc_philox_x4_pre *pre)
 {
     const __m256i m0 = _mm256_set1_epi64x(LATMC_PHILOX_M0);
     const __m256i m1 = _mm256_set1_epi64x(LATMC_PHILOX_M1);
@@ -116,9 +116,9 @@ static inline void latmc_philox_x4_pre(const struct latmc_philox_x4_keys *k, __m
 }
 
 /* The rest of Philox4x32-10 for word 3 = w3 (per lane); returns the packed outputs. */
-static inline __attribute__((always_inline)) void latmc_philox_x4_finish(const struct latmc_philox_x4_keys *k,
-                                          const struct latmc_philox_x4_pre *pre, __m256i w3,
-                                          __m256i *out01, __m256i *out23)
+static inline __attribute__((always_inline)) void latmc_philox_x4_finish(
+    const struct latmc_philox_x4_keys *k, const struct latmc_philox_x4_pre *pre, __m256i w3,
+    __m256i *out01, __m256i *out23)
 {
     const __m256i m0 = _mm256_set1_epi64x(LATMC_PHILOX_M0);
     const __m256i m1 = _mm256_set1_epi64x(LATMC_PHILOX_M1);
@@ -154,11 +154,10 @@ static inline __attribute__((always_inline)) void latmc_philox_x4_finish(const s
  * cycles of serial latency; out-of-order execution alone overlaps too few of them).
  */
 #define LATMC_PHILOX_X4_NSETS 2
-static inline __attribute__((always_inline)) void
-latmc_philox_x4_finish_sets(const struct latmc_philox_x4_keys *k,
-                            const struct latmc_philox_x4_pre *const pre[LATMC_PHILOX_X4_NSETS],
-                            __m256i w3, __m256i out01[LATMC_PHILOX_X4_NSETS],
-                            __m256i out23[LATMC_PHILOX_X4_NSETS])
+static inline __attribute__((always_inline)) void latmc_philox_x4_finish_sets(
+    const struct latmc_philox_x4_keys *k,
+    const struct latmc_philox_x4_pre *const pre[LATMC_PHILOX_X4_NSETS], __m256i w3,
+    __m256i out01[LATMC_PHILOX_X4_NSETS], __m256i out23[LATMC_PHILOX_X4_NSETS])
 {
     enum { N = LATMC_PHILOX_X4_NSETS };
     const __m256i m0 = _mm256_set1_epi64x(LATMC_PHILOX_M0);

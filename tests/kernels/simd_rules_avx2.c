@@ -93,13 +93,18 @@ static long check_log(void)
             double x;
             switch (k % 3) {
             case 0: {
-                const uint64_t b = next() % (UINT64_C(0x7ff0000000000000) - UINT64_C(0x0010000000000000)) +
-                                   UINT64_C(0x0010000000000000);
+                const uint64_t b =
+                    next() % (UINT64_C(0x7ff0000000000000) - UINT64_C(0x0010000000000000)) +
+                    UINT64_C(0x0010000000000000);
                 memcpy(&x, &b, 8);
                 break;
             }
-            case 1: x = logu(-34, 0); break;
-            default: x = 1.0 + (unit() - 0.5) * ldexp(1.0, -(int)(next() % 50)); break;
+            case 1:
+                x = logu(-34, 0);
+                break;
+            default:
+                x = 1.0 + (unit() - 0.5) * ldexp(1.0, -(int)(next() % 50));
+                break;
             }
             in[k / 4][k % 4] = x;
         }
@@ -122,10 +127,18 @@ static long check_exp(void)
         double in[4], p[4], sc[4];
         for (int k = 0; k < 4; k++) {
             switch ((i + k) % 4) {
-            case 0: in[k] = -800.0 + 1509.0 * unit(); break;
-            case 1: in[k] = -1.0 * unit(); break;
-            case 2: in[k] = -708.0 - 0.01 * unit(); break;
-            default: in[k] = -(unit() - 0.5) * ldexp(1.0, -(int)(next() % 60)); break;
+            case 0:
+                in[k] = -800.0 + 1509.0 * unit();
+                break;
+            case 1:
+                in[k] = -1.0 * unit();
+                break;
+            case 2:
+                in[k] = -708.0 - 0.01 * unit();
+                break;
+            default:
+                in[k] = -(unit() - 0.5) * ldexp(1.0, -(int)(next() % 60));
+                break;
             }
         }
         if (i == 0) {
@@ -177,7 +190,8 @@ static long check_sincos(void)
 /* Draws: random, and the edges of the conversions' integer splits. */
 static uint32_t draw(long i)
 {
-    static const uint32_t edge[] = { 0u, 1u, 2u, 0xffu, 0x100u, 0x101u, 0x7fffffffu, 0x80000000u,
+    static const uint32_t edge[] = { 0u,          1u,          2u,          0xffu,
+                                     0x100u,      0x101u,      0x7fffffffu, 0x80000000u,
                                      0x80000001u, 0xfffffeffu, 0xffffff00u, 0xffffff7fu,
                                      0xffffff80u, 0xfffffffeu, 0xffffffffu, 0x00ffffffu,
                                      0x01000000u, 0x7fffff80u, 0x7fffff7fu, 0x8000007fu };
@@ -204,8 +218,10 @@ static long check_phi4_draws(void)
         store8_d(sd, signed8_d(rv));
         store8_d(ud, unit8_d(rv));
         for (int k = 0; k < 8; k++)
-            bad += !same_f(sf[k], latmc_phi4_signed_f(r[k])) || !same_f(uf[k], latmc_phi4_unit_f(r[k])) ||
-                   !same_d(sd[k], latmc_phi4_signed_d(r[k])) || !same_d(ud[k], latmc_phi4_unit_d(r[k]));
+            bad += !same_f(sf[k], latmc_phi4_signed_f(r[k])) ||
+                   !same_f(uf[k], latmc_phi4_unit_f(r[k])) ||
+                   !same_d(sd[k], latmc_phi4_signed_d(r[k])) ||
+                   !same_d(ud[k], latmc_phi4_unit_d(r[k]));
         total += 8;
     }
     return report("phi4 signed8/unit8 (float, double)", bad, total);
@@ -215,10 +231,14 @@ static long check_phi4_draws(void)
 static double field_value(void)
 {
     switch (next() % 6) {
-    case 0: return (unit() - 0.5) * 60.0;
-    case 1: return (unit() - 0.5) * 1e-20;
-    case 2: return 0.0;
-    default: return (unit() - 0.5) * 4.0;
+    case 0:
+        return (unit() - 0.5) * 60.0;
+    case 1:
+        return (unit() - 0.5) * 1e-20;
+    case 2:
+        return 0.0;
+    default:
+        return (unit() - 0.5) * 4.0;
     }
 }
 
@@ -309,15 +329,24 @@ static long check_heis_uniform(void)
 static double heis_a(int i)
 {
     switch (i % 9) {
-    case 0: return 0.0;
-    case 1: return logu(-1000, -27);              /* below 1e-8 */
-    case 2: return 1e-8 * (1.0 + (unit() - 0.5) * 1e-6);
-    case 3: return logu(-27, -1);                 /* log1p branch */
-    case 4: return 0.5 * (1.0 + (unit() - 0.5) * 1e-6);
-    case 5: return 0.5 + 20.0 * unit();
-    case 6: return 354.0 + (unit() - 0.5) * 0.1;  /* exp(-2a) flushed to 0 below -708 */
-    case 7: return logu(5, 600);
-    default: return 0.5 + 3.0 * unit();
+    case 0:
+        return 0.0;
+    case 1:
+        return logu(-1000, -27); /* below 1e-8 */
+    case 2:
+        return 1e-8 * (1.0 + (unit() - 0.5) * 1e-6);
+    case 3:
+        return logu(-27, -1); /* log1p branch */
+    case 4:
+        return 0.5 * (1.0 + (unit() - 0.5) * 1e-6);
+    case 5:
+        return 0.5 + 20.0 * unit();
+    case 6:
+        return 354.0 + (unit() - 0.5) * 0.1; /* exp(-2a) flushed to 0 below -708 */
+    case 7:
+        return logu(5, 600);
+    default:
+        return 0.5 + 3.0 * unit();
     }
 }
 
@@ -347,7 +376,7 @@ static long check_heis_sample_cos(void)
  * frame's choice of axis), zero, tiny, huge. */
 static void heis_field(int i, double f[3])
 {
-    static const double dir[][3] = { { 0, 0, 1 }, { 1, 0, 0 }, { 0, -1, 0 }, { 1, 1, 0 },
+    static const double dir[][3] = { { 0, 0, 1 },  { 1, 0, 0 }, { 0, -1, 0 },  { 1, 1, 0 },
                                      { 1, -1, 1 }, { 0, 1, 1 }, { -1, 0, -1 }, { 0, 0, 0 } };
     const double size = i % 4 == 0 ? logu(-40, 40) : 0.1 + 5.0 * unit();
     if (i % 3 == 0) {
