@@ -31,9 +31,7 @@
 #define LATMC_LIB_MATH_H
 
 #include <stdint.h>
-#if !defined(__CUDACC__)
-#  include <string.h>
-#endif
+#include <string.h>
 
 #include "philox.h" /* LATMC_HOSTDEV */
 
@@ -94,11 +92,11 @@
 #define LATMC_MATH_INV_FACT17 0x1.952c77030ad4ap-49
 
 /* ---------------------------------------------------------------------------------- */
-/* Bit patterns                                                                        */
+/* Bit patterns (device code: the CUDA intrinsics; host code, CUDA's host pass too: memcpy) */
 
 LATMC_HOSTDEV uint32_t latmc_math_float_bits(float x)
 {
-#if defined(__CUDACC__)
+#if defined(__CUDA_ARCH__)
     return (uint32_t)__float_as_uint(x);
 #else
     uint32_t b;
@@ -109,7 +107,7 @@ LATMC_HOSTDEV uint32_t latmc_math_float_bits(float x)
 
 LATMC_HOSTDEV float latmc_math_float_of_bits(uint32_t b)
 {
-#if defined(__CUDACC__)
+#if defined(__CUDA_ARCH__)
     return __uint_as_float(b);
 #else
     float x;
@@ -120,7 +118,7 @@ LATMC_HOSTDEV float latmc_math_float_of_bits(uint32_t b)
 
 LATMC_HOSTDEV uint64_t latmc_math_double_bits(double x)
 {
-#if defined(__CUDACC__)
+#if defined(__CUDA_ARCH__)
     return (uint64_t)__double_as_longlong(x);
 #else
     uint64_t b;
@@ -131,7 +129,7 @@ LATMC_HOSTDEV uint64_t latmc_math_double_bits(double x)
 
 LATMC_HOSTDEV double latmc_math_double_of_bits(uint64_t b)
 {
-#if defined(__CUDACC__)
+#if defined(__CUDA_ARCH__)
     return __longlong_as_double((long long)b);
 #else
     double x;
