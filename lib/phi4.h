@@ -21,6 +21,7 @@
 
 #include <latmc/sim.h>
 
+#include "latmc_math.h"
 #include "philox.h" /* LATMC_HOSTDEV */
 
 /* ---------------------------------------------------------------------------------- */
@@ -151,8 +152,9 @@ struct latmc_phi4_sums {
 /*
  * Generated once per field type R with suffix S and its log function LOG:
  *
- * latmc_phi4_log_S(u): the one logarithm of the acceptance test (swap it here for a
- *   shared implementation; nothing else calls log).
+ * latmc_phi4_log_S(u): the one logarithm of the acceptance test, the shared
+ *   latmc_math_logf / latmc_math_log of lib/latmc_math.h (not libm's: every backend and
+ *   SIMD level must compute the same bits; nothing else calls log).
  * latmc_phi4_unit_S(r): (r + 1) 2^-32 in R, a uniform in (0, 1] (never 0: no log(0)).
  *   Exact in double; in float the integer r + 1 is rounded to nearest first.
  * latmc_phi4_signed_S(r): (2r + 1 - 2^32) 2^-32 in R = 2 (r + 1/2) 2^-32 - 1, a uniform
@@ -215,8 +217,8 @@ struct latmc_phi4_sums {
         return 0;                                                                          \
     }
 
-LATMC_PHI4_DEFINE_HIT(float, f, logf)
-LATMC_PHI4_DEFINE_HIT(double, d, log)
+LATMC_PHI4_DEFINE_HIT(float, f, latmc_math_logf)
+LATMC_PHI4_DEFINE_HIT(double, d, latmc_math_log)
 
 #undef LATMC_PHI4_DEFINE_HIT
 

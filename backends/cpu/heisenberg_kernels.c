@@ -1,16 +1,31 @@
 /*
  * The Heisenberg spin glass on the CPU: float spins and couplings in the API's own
- * layout (heisenberg_ref.h), reference kernels.
+ * layout (heisenberg_ref.h) for the reference kernels; the SIMD levels sweep the SoA
+ * layout of heisenberg_dsp.h and convert on the way in and out (the float arrays then
+ * serve the couplings' copy and the measurement, which is always the reference's).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu_backend.h"
+#include "heisenberg_dsp.h"
 #include "heisenberg_ref.h"
+
+/* The reference state plus, at a SIMD level, its kernel table and SoA arrays. */
+struct heisenberg_state {
+    struct cpu_heisenberg_state ref;
+    struct cpu_heisenberg_dsp dsp;
+    struct cpu_heisenberg_soa soa;
+};
+
+static struct heisenberg_state *hwhole(struct cpu_state *st)
+{
+    return st->model_state;
+}
 
 static struct cpu_heisenberg_state *hstate(struct cpu_state *st)
 {
-    return st->model_state;
+    return &hwhole(st)->ref;
 }
 
 static size_t spin_bytes(const latmc_sim *sim)
@@ -26,13 +41,14 @@ static size_t coupling_bytes(const latmc_sim *sim)
 
 static void heisenberg_destroy(struct cpu_state *st)
 {
-    struct cpu_heisenberg_state *hs = hstate(st);
-    if (!hs)
+    struct heisenberg_state *w = hwhole(st);
+    if (!w)
         return;
-    free(hs->spins);
-    free(hs->couplings);
-    free(hs->partials);
-    free(hs);
+    free(w->ref.spins);
+    free(w->ref.couplings);
+    free(w->ref.partials);
+    cpu_heisenberg_soa_free(&w->soa);
+    free(w);
     st->model_state = NULL;
 }
 
@@ -40,10 +56,12 @@ static void heisenberg_destroy(struct cpu_state *st)
 static int heisenberg_create(latmc_sim *sim, struct cpu_state *st)
 {
     const struct latmc_lattice *g = &st->lattice;
-    struct cpu_heisenberg_state *hs = calloc(1, sizeof *hs);
-    st->model_state = hs;
-    if (!hs)
+    struct heisenberg_state *w = calloc(1, sizeof *w);
+    st->model_state = w;
+    if (!w)
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate the Heisenberg state");
+    struct cpu_heisenberg_state *hs = &w->ref;
+    cpu_heisenberg_dsp_init(&w->dsp, st->simd_flags);
     hs->replicas = sim->desc.replicas;
     hs->rows_per_chunk = cpu_heisenberg_rows_per_chunk(g);
     hs->nchunks = (g->ly * g->lz + hs->rows_per_chunk - 1) / hs->rows_per_chunk;
@@ -57,12 +75,38 @@ static int heisenberg_create(latmc_sim *sim, struct cpu_state *st)
     }
     cpu_heisenberg_draw_couplings(g, hs->couplings, sim->desc.couplings, sim->desc.coupling_seed,
                                   sim->n_threads);
+    if (w->dsp.soa) {
+        const int status = cpu_heisenberg_soa_alloc(g, hs->replicas, &w->soa);
+        if (status < 0) {
+            heisenberg_destroy(st);
+            return status;
+        }
+        cpu_heisenberg_soa_import_couplings(g, hs->couplings, &w->soa, sim->n_threads);
+    }
     return LATMC_OK;
 }
 
 static float *replica_spins(const latmc_sim *sim, struct cpu_heisenberg_state *hs, int replica)
 {
     return hs->spins + (size_t)LATMC_HEISENBERG_COMPONENTS * (size_t)sim->nsites * (size_t)replica;
+}
+
+/* SIMD levels: the float spins (all replicas) into the SoA arrays, or back. */
+static void import_spins(latmc_sim *sim, struct cpu_state *st, const float *spins)
+{
+    struct heisenberg_state *w = hwhole(st);
+    for (int r = 0; r < w->ref.replicas; r++)
+        cpu_heisenberg_soa_import_spins(&st->lattice, spins + (size_t)LATMC_HEISENBERG_COMPONENTS *
+                                        (size_t)sim->nsites * (size_t)r, &w->soa, r, sim->n_threads);
+}
+
+static void export_spins(latmc_sim *sim, struct cpu_state *st, float *spins)
+{
+    struct heisenberg_state *w = hwhole(st);
+    for (int r = 0; r < w->ref.replicas; r++)
+        cpu_heisenberg_soa_export_spins(&st->lattice, &w->soa, r, spins +
+                                        (size_t)LATMC_HEISENBERG_COMPONENTS * (size_t)sim->nsites *
+                                        (size_t)r, sim->n_threads);
 }
 
 static int heisenberg_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
@@ -75,6 +119,8 @@ static int heisenberg_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
             cpu_heisenberg_hot_start(&st->lattice, replica_spins(sim, hs, r), sim->desc.seed, r,
                                      sim->n_threads);
     }
+    if (hwhole(st)->dsp.soa)
+        import_spins(sim, st, hs->spins);
     return LATMC_OK;
 }
 
@@ -83,12 +129,17 @@ static int heisenberg_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
 static void heisenberg_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep,
                              uint64_t *accepted, uint64_t *attempted)
 {
-    struct cpu_heisenberg_state *hs = hstate(st);
+    struct heisenberg_state *w = hwhole(st);
+    struct cpu_heisenberg_state *hs = &w->ref;
     for (int r = 0; r < hs->replicas; r++) {
-        const uint64_t updates = cpu_heisenberg_sweep(&st->lattice, replica_spins(sim, hs, r),
-                                                      hs->couplings, sim->model_data,
-                                                      sim->desc.algorithm, sim->desc.seed, r,
-                                                      sweep, sim->n_threads);
+        uint64_t updates;
+        if (w->dsp.soa)
+            updates = w->dsp.sweep_soa(&st->lattice, &w->soa, sim->model_data, sim->desc.algorithm,
+                                       sim->desc.seed, r, sweep, sim->n_threads);
+        else
+            updates = cpu_heisenberg_sweep(&st->lattice, replica_spins(sim, hs, r), hs->couplings,
+                                           sim->model_data, sim->desc.algorithm, sim->desc.seed, r,
+                                           sweep, sim->n_threads);
         *accepted += updates;
         *attempted += updates;
     }
@@ -96,17 +147,25 @@ static void heisenberg_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t swee
 
 static void heisenberg_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
 {
+    if (hwhole(st)->dsp.soa)
+        export_spins(sim, st, hstate(st)->spins);
     cpu_heisenberg_measure(&st->lattice, hstate(st), sums, sim->n_threads);
 }
 
 static void heisenberg_get_spins(latmc_sim *sim, struct cpu_state *st, void *buf)
 {
-    memcpy(buf, hstate(st)->spins, spin_bytes(sim));
+    if (hwhole(st)->dsp.soa)
+        export_spins(sim, st, buf);
+    else
+        memcpy(buf, hstate(st)->spins, spin_bytes(sim));
 }
 
 static void heisenberg_set_spins(latmc_sim *sim, struct cpu_state *st, const void *buf)
 {
-    memcpy(hstate(st)->spins, buf, spin_bytes(sim));
+    if (hwhole(st)->dsp.soa)
+        import_spins(sim, st, buf);
+    else
+        memcpy(hstate(st)->spins, buf, spin_bytes(sim));
 }
 
 static void heisenberg_get_couplings(latmc_sim *sim, struct cpu_state *st, float *buf)
@@ -117,6 +176,8 @@ static void heisenberg_get_couplings(latmc_sim *sim, struct cpu_state *st, float
 static void heisenberg_set_couplings(latmc_sim *sim, struct cpu_state *st, const float *buf)
 {
     memcpy(hstate(st)->couplings, buf, coupling_bytes(sim));
+    if (hwhole(st)->dsp.soa)
+        cpu_heisenberg_soa_import_couplings(&st->lattice, buf, &hwhole(st)->soa, sim->n_threads);
 }
 
 const struct cpu_model_kernels cpu_heisenberg_kernels = {

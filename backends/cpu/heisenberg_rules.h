@@ -2,7 +2,9 @@
  * The per-site rules of the Heisenberg chain (doc/models/heisenberg.md), as pure
  * functions of the local field and the random numbers: heat bath, overrelaxation, and
  * the conversions from 32-bit draws. Everything is computed in double; spins are stored
- * as floats, normalised in double just before rounding. The lattice loops
+ * as floats, normalised in double just before rounding. The transcendental functions are
+ * the shared ones of lib/latmc_math.h (not libm's), so that every SIMD level and backend
+ * computes the same bits; sqrt is IEEE's, correctly rounded everywhere. The lattice loops
  * (heisenberg_sweep.c) only gather local fields and call these; the unit tests call them
  * directly. The per-block draws of the couplings and of the hot start live here too:
  * the CUDA module runs them on its host side, so that both backends get the very same
@@ -15,6 +17,7 @@
 #include <stdint.h>
 
 #include "heisenberg.h"
+#include "latmc_math.h"
 #include "rng_streams.h"
 
 /* A 32-bit draw as a uniform number in (0, 1): (r + 1/2) 2^-32, never 0 or 1. */
@@ -44,9 +47,9 @@ static inline double cpu_heisenberg_sample_cos(double a, double u)
         const double y = 2.0 * u - 1.0;
         x = y + 0.5 * a * (1.0 - y) * (1.0 + y);
     } else if (a < 0.5) {
-        x = 1.0 + log1p((1.0 - u) * expm1(-2.0 * a)) / a;
+        x = 1.0 + latmc_math_log1p((1.0 - u) * latmc_math_expm1(-2.0 * a)) / a;
     } else {
-        x = 1.0 + log(u + (1.0 - u) * exp(-2.0 * a)) / a;
+        x = 1.0 + latmc_math_log(u + (1.0 - u) * latmc_math_exp(-2.0 * a)) / a;
     }
     return x < -1.0 ? -1.0 : x > 1.0 ? 1.0 : x;
 }
@@ -90,8 +93,8 @@ static inline void cpu_heisenberg_frame(const double n[3], double e1[3], double 
 /*
  * Heat bath: a new spin drawn from p(s) ~ exp(beta s . H), independent of the old one.
  * cos(theta) to H from u_cos (cpu_heisenberg_sample_cos with a = beta |H|), azimuth
- * 2 pi u_phi in the frame of cpu_heisenberg_frame(H / |H|); for H = 0 the frame is that
- * of e_z (the spin is then uniform on the sphere).
+ * 2 pi u_phi (latmc_math_sincos_2pi) in the frame of cpu_heisenberg_frame(H / |H|); for H = 0
+ * the frame is that of e_z (the spin is then uniform on the sphere).
  */
 static inline void cpu_heisenberg_heatbath_spin(const double field[3], double beta,
                                                 double u_cos, double u_phi, float out[3])
@@ -103,8 +106,9 @@ static inline void cpu_heisenberg_heatbath_spin(const double field[3], double be
             n[c] = field[c] / len;
     const double x = cpu_heisenberg_sample_cos(beta * len, u_cos);
     const double sin_theta = sqrt((1.0 - x) * (1.0 + x));
-    const double phi = LATMC_HEISENBERG_TWO_PI * u_phi;
-    const double c1 = sin_theta * cos(phi), c2 = sin_theta * sin(phi);
+    double sin_phi, cos_phi;
+    latmc_math_sincos_2pi(u_phi, &sin_phi, &cos_phi);
+    const double c1 = sin_theta * cos_phi, c2 = sin_theta * sin_phi;
     double e1[3], e2[3], v[3];
     cpu_heisenberg_frame(n, e1, e2);
     for (int c = 0; c < 3; c++)
@@ -134,15 +138,18 @@ static inline void cpu_heisenberg_uniform_spin(double u_z, double u_phi, float o
 {
     const double z = 2.0 * u_z - 1.0;
     const double r = sqrt((1.0 - z) * (1.0 + z));
-    const double phi = LATMC_HEISENBERG_TWO_PI * u_phi;
-    const double v[3] = { r * cos(phi), r * sin(phi), z };
+    double sin_phi, cos_phi;
+    latmc_math_sincos_2pi(u_phi, &sin_phi, &cos_phi);
+    const double v[3] = { r * cos_phi, r * sin_phi, z };
     cpu_heisenberg_store_unit(v, out);
 }
 
 /* A Gaussian coupling (mean 0, variance 1) by Box-Muller from two uniforms in (0, 1). */
 static inline float cpu_heisenberg_gaussian_coupling(double u1, double u2)
 {
-    return (float)(sqrt(-2.0 * log(u1)) * cos(LATMC_HEISENBERG_TWO_PI * u2));
+    double sin_phi, cos_phi;
+    latmc_math_sincos_2pi(u2, &sin_phi, &cos_phi);
+    return (float)(sqrt(-2.0 * latmc_math_log(u1)) * cos_phi);
 }
 
 /* A +-1 coupling: +1 when the top bit of the draw is clear. */

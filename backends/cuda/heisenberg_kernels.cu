@@ -5,7 +5,8 @@
  * in the same order, the same Philox draws named by (seed, replica, sweep, colour, sub,
  * checkerboard index). In double arithmetic every operation is the reference's, so an
  * overrelaxation pass gives the CPU's floats bit for bit and a heat-bath pass differs
- * only where CUDA's log / log1p / exp / expm1 / sin / cos round differently from libm;
+ * only where CUDA's log / log1p / exp / expm1 / sin / cos round differently from the CPU's
+ * shared versions (lib/latmc_math.h);
  * in float arithmetic (desc.precision FLOAT) the same steps run in float.
  *
  * One kernel launch is one pass over the lattice, both colours, every replica, reading
@@ -39,8 +40,8 @@
 
 template <typename R> struct heis_math;
 
-/* Double: the CPU reference's functions (CUDA's IEEE sqrt and division; log, log1p, exp,
- * expm1, sin, cos within an ulp or two of libm's). */
+/* Double: the CPU reference's operations (CUDA's IEEE sqrt and division; log, log1p, exp,
+ * expm1, sin, cos within an ulp or two of the CPU's shared lib/latmc_math.h). */
 template <> struct heis_math<double> {
     static __device__ __forceinline__ double sqrt_(double x) { return sqrt(x); }
     static __device__ __forceinline__ double log_(double x) { return log(x); }

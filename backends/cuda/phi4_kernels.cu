@@ -66,7 +66,8 @@ template <> struct phi4_ops<double> {
 
 /*
  * The acceptance test -dH > log(u), u = unit(r) = RN(r + 1) 2^-32 (lib/phi4.h), with log
- * the device library's logf (float) or log (double), documented maximum error 1 ulp.
+ * the chain's shared latmc_math_logf (float) or latmc_math_log (double) of lib/latmc_math.h,
+ * maximum error 1 ulp (float; 1.5 double: doc/math.md).
  * Those take some 20 (float) to 40 (double) instructions. The hit decides instead from
  *
  *   e = dH + fast,  fast = lg2.approx(F) ln2 - 32 ln2  (one FFMA),  F = RN(RN(r) + 1),

@@ -10,7 +10,8 @@
  * The chain after sweeps: bit for bit where the backend does the reference's arithmetic,
  * i.e. the CPU backend at any thread count (the "cpu" run uses 3 threads), and CUDA
  * overrelaxation in double precision (only +, -, *, / and sqrt, all correctly rounded,
- * no fused multiply-adds). CUDA heat bath (double: libm's log/exp/sin/cos against
+ * no fused multiply-adds). CUDA heat bath (double: the CPU's shared log/exp/sin/cos of
+ * lib/latmc_math.h against
  * CUDA's, which differ in the last bit now and then; float: float arithmetic) and CUDA
  * float overrelaxation follow the same chain up to rounding: there each step is one
  * sweep from identical configurations, and at most 1 % of the spin components may differ

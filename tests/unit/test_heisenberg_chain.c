@@ -3,10 +3,11 @@
  * re-implements that definition (its own site loops, colouring, checkerboard numbering,
  * Philox counters and streams, local-field sums, pass structure, coupling draws and hot
  * start) and requires the library to match it bit for bit. Only the per-site rules
- * (heat-bath spin, reflection, uniform conversion: backends/cpu/heisenberg_rules.h) are
- * shared, because they are floating-point formulas that are tested on their own in
- * test_heisenberg_sampling.c; everything that places a random number or a neighbour is
- * written here again.
+ * (heat-bath spin, reflection, uniform conversion: backends/cpu/heisenberg_rules.h) and
+ * the shared transcendental functions (lib/latmc_math.h, part of the chain's definition)
+ * are shared, because they are floating-point formulas that are tested on their own in
+ * test_heisenberg_sampling.c and test_latmc_math.c; everything that places a random
+ * number or a neighbour is written here again.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,9 +52,12 @@ static void spec_couplings(const struct spec *sp, const struct test_lattice *g, 
             J[k] = 1.0f;
         else if (sp->couplings == LATMC_COUPLINGS_BIMODAL)
             J[k] = r0 < 0x80000000u ? 1.0f : -1.0f;
-        else
-            J[k] = (float)(sqrt(-2.0 * log((r0 + 0.5) / 4294967296.0)) *
-                           cos(LATMC_HEISENBERG_TWO_PI * ((r1 + 0.5) / 4294967296.0)));
+        else {
+            /* Box-Muller with the chain's own log and cos(2 pi u) (lib/latmc_math.h) */
+            double sin_phi, cos_phi;
+            latmc_math_sincos_2pi((r1 + 0.5) / 4294967296.0, &sin_phi, &cos_phi);
+            J[k] = (float)(sqrt(-2.0 * latmc_math_log((r0 + 0.5) / 4294967296.0)) * cos_phi);
+        }
     }
 }
 
@@ -217,8 +221,9 @@ static void hot_and_cold_start(void **state)
             const double uz = (spec_draw(d.seed, (uint64_t)i, 0, stream, 0, 0) + 0.5) / 4294967296.0;
             const double up = (spec_draw(d.seed, (uint64_t)i, 0, stream, 0, 1) + 0.5) / 4294967296.0;
             const double z = 2.0 * uz - 1.0, rho = sqrt((1.0 - z) * (1.0 + z));
-            const double phi = LATMC_HEISENBERG_TWO_PI * up;
-            const double v[3] = { rho * cos(phi), rho * sin(phi), z };
+            double sin_phi, cos_phi;
+            latmc_math_sincos_2pi(up, &sin_phi, &cos_phi);
+            const double v[3] = { rho * cos_phi, rho * sin_phi, z };
             const double inv = 1.0 / sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
             for (int c = 0; c < 3; c++)
                 mine[3 * (g.n * r + i) + c] = (float)(v[c] * inv);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latmc_math.h" /* the chain's logarithm is part of its definition */
 #include "philox.h"
 #include "sim_helpers.h"
 
@@ -123,8 +124,8 @@ static uint32_t spec_draw(uint64_t seed, uint64_t block, uint64_t t, uint32_t ph
         return accepted;                                                                       \
     }
 
-SPEC_SWEEP(double, spec_sweep_d, log)
-SPEC_SWEEP(float, spec_sweep_f, logf)
+SPEC_SWEEP(double, spec_sweep_d, latmc_math_log)
+SPEC_SWEEP(float, spec_sweep_f, latmc_math_logf)
 
 static latmc_sim *spec_sim(latmc_ctx *ctx, const struct spec *sp, uint64_t seed)
 {

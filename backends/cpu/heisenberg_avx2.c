@@ -1,0 +1,380 @@
+/*
+ * Heisenberg spin glass with AVX2: the chain of doc/models/heisenberg.md, bit for bit, on
+ * the SoA layout of heisenberg_dsp.h, four sites (one __m256d) per vector.
+ *
+ * Work unit: HEIS_V vectors of four sites of one colour whose numbers j are
+ * consecutive and start at a multiple of 4 (the heat bath's draws of four such sites are
+ * one Philox block per sub -- cos theta, azimuth -- so two vectors' draws are one set of
+ * the four-lane Philox, philox_lanes_avx2.h). When L_x / 2 is a multiple of 4 every vector
+ * lies in one row and the pass walks row by row: per row one pointer per neighbouring row
+ * reaches all three components, and the local field of a vector is summed, in the
+ * reference's order (x, y, z; forward then backward; h last), from contiguous loads.
+ * Otherwise the pass walks the flat numbering, and vectors that straddle rows gather
+ * their fields lane by lane. Then the HEIS_V vectors run the update step by step together
+ * (overrelaxation is ~100 cycles of dependent arithmetic per site; the interleaved chains
+ * keep the core busy), and the results are rounded to float and stored as doubles.
+ *
+ * Threads: one parallel region per sweep; each colour is a static loop over rows (or
+ * groups) with a barrier after it; draws are named by (sweep, colour, j), never by thread.
+ */
+#include <immintrin.h>
+
+#include "cpu_omp.h"
+#include "heisenberg_dsp.h"
+#include "heisenberg_rules_avx2.h"
+#include "philox_lanes_avx2.h"
+#include "rng_streams.h"
+
+struct heis_pass {
+    const struct latmc_lattice *g;
+    struct cpu_heisenberg_soa *s;
+    int replica, colour;
+    double beta, h;
+    bool heatbath;
+    const struct latmc_philox_x4_keys *keys;
+    uint64_t sweep;
+    uint32_t stream;
+    int64_t n; /* L_x / 2: sites of one colour per row */
+};
+
+static inline __m256d load4(const double *p)
+{
+    return _mm256_loadu_pd(p);
+}
+
+/* Where the field of a row's vectors comes from: the row bases (component or direction
+ * k at offset k n) of the other colour's spins in the rows x (its own), y +- 1, z +- 1,
+ * of the couplings J_{i,mu} of the row's sites and J_{i-mu,mu} of their backward
+ * neighbours (rows x, y - 1, z - 1), and of the row's own spins. */
+struct heis_row {
+    const double *sx, *syf, *syb, *szf, *szb;
+    const double *j, *jbx, *jby, *jbz;
+    double *own;
+    int64_t n;
+    int q; /* x mod 2 of the row's sites: forward x neighbour at m + q, backward m - 1 + q */
+    bool three;
+    double h;
+};
+
+static inline void heis_row_of(const struct heis_pass *p, int64_t row, int64_t y, int64_t z,
+                               struct heis_row *r)
+{
+    const struct latmc_lattice *g = p->g;
+    const struct cpu_heisenberg_soa *s = p->s;
+    const int c = p->colour, oc = 1 - c;
+    const int64_t n = p->n, ly = g->ly, lz = g->lz;
+    const int64_t ryf = latmc_wrap_up(y, ly) + ly * z, ryb = latmc_wrap_down(y, ly) + ly * z;
+    const int64_t rzf = y + ly * latmc_wrap_up(z, lz), rzb = y + ly * latmc_wrap_down(z, lz);
+    const double *o = s->spin[p->replica][oc], *jo = s->coupling[oc];
+    r->n = n;
+    r->q = (int)((c + y + z) & 1);
+    r->three = g->ndim == 3;
+    r->h = p->h;
+    r->sx = o + 3 * row * n;
+    r->syf = o + 3 * ryf * n;
+    r->syb = o + 3 * ryb * n;
+    r->szf = o + 3 * rzf * n;
+    r->szb = o + 3 * rzb * n;
+    r->own = s->spin[p->replica][c] + 3 * row * n;
+    r->j = s->coupling[c] + 3 * row * n;
+    r->jbx = jo + 3 * row * n;
+    r->jby = jo + 3 * ryb * n + n;
+    r->jbz = jo + 3 * rzb * n + 2 * n;
+}
+
+/* One direction's two terms, component by component: f += jf sf, then f += jb sb, the
+ * components of neighbour rows sf, sb at offsets 0, n, 2n from (sf + af), (sb + ab). */
+#define HEIS_TERMS(f, jf, jb, sf, af, sb, ab, n)                                                   \
+    do {                                                                                           \
+        f[0] = _mm256_add_pd(_mm256_add_pd(f[0], _mm256_mul_pd(jf, load4(sf + (af)))),             \
+                             _mm256_mul_pd(jb, load4(sb + (ab))));                                 \
+        f[1] = _mm256_add_pd(_mm256_add_pd(f[1], _mm256_mul_pd(jf, load4(sf + (n) + (af)))),       \
+                             _mm256_mul_pd(jb, load4(sb + (n) + (ab))));                           \
+        f[2] = _mm256_add_pd(_mm256_add_pd(f[2], _mm256_mul_pd(jf, load4(sf + 2 * (n) + (af)))),   \
+                             _mm256_mul_pd(jb, load4(sb + 2 * (n) + (ab))));                       \
+    } while (0)
+
+/* The field and old spin of the row's sites m .. m+3 (m < n, m + 4 <= n). At the row's
+ * ends one lane's x neighbour wraps to the other end: lane 3's forward (q = 1, m + 4 = n)
+ * or lane 0's backward (q = 0, m = 0). */
+static inline __attribute__((always_inline)) void heis_row_field(const struct heis_row *r,
+                                                                 int64_t m, __m256d f[3],
+                                                                 __m256d s[3])
+{
+    const int64_t n = r->n, fx = m + r->q, bx = m - 1 + r->q;
+    f[0] = f[1] = f[2] = _mm256_setzero_pd();
+    if ((r->q == 1 && m + 4 == n) || (r->q == 0 && m == 0)) {
+        __m256d jb = load4(r->jbx + bx), a[3], b[3];
+        for (int k = 0; k < 3; k++) {
+            a[k] = load4(r->sx + k * n + fx);
+            b[k] = load4(r->sx + k * n + bx);
+        }
+        if (r->q == 1) {
+            for (int k = 0; k < 3; k++)
+                a[k] = _mm256_blend_pd(a[k], _mm256_broadcast_sd(r->sx + k * n), 0x8);
+        } else {
+            jb = _mm256_blend_pd(jb, _mm256_broadcast_sd(r->jbx + n - 1), 0x1);
+            for (int k = 0; k < 3; k++)
+                b[k] = _mm256_blend_pd(b[k], _mm256_broadcast_sd(r->sx + k * n + n - 1), 0x1);
+        }
+        const __m256d jf = load4(r->j + m);
+        for (int k = 0; k < 3; k++)
+            f[k] = _mm256_add_pd(_mm256_add_pd(f[k], _mm256_mul_pd(jf, a[k])),
+                                 _mm256_mul_pd(jb, b[k]));
+    } else {
+        HEIS_TERMS(f, load4(r->j + m), load4(r->jbx + bx), r->sx, fx, r->sx, bx, n);
+    }
+    HEIS_TERMS(f, load4(r->j + n + m), load4(r->jby + m), r->syf, m, r->syb, m, n);
+    if (r->three)
+        HEIS_TERMS(f, load4(r->j + 2 * n + m), load4(r->jbz + m), r->szf, m, r->szb, m, n);
+    f[2] = _mm256_add_pd(f[2], _mm256_set1_pd(r->h));
+    s[0] = load4(r->own + m);
+    s[1] = load4(r->own + n + m);
+    s[2] = load4(r->own + 2 * n + m);
+}
+
+static inline void heis_row_store(const struct heis_row *r, int64_t m, const __m256d out[3])
+{
+    _mm256_storeu_pd(r->own + m, out[0]);
+    _mm256_storeu_pd(r->own + r->n + m, out[1]);
+    _mm256_storeu_pd(r->own + 2 * r->n + m, out[2]);
+}
+
+/* The field of one site (colour c, number j), scalar, in the reference's order. */
+static void field_one(const struct heis_pass *p, int64_t j, double field[3])
+{
+    const struct latmc_lattice *g = p->g;
+    const struct cpu_heisenberg_soa *s = p->s;
+    const int c = p->colour, oc = 1 - c;
+    const double *o = s->spin[p->replica][oc];
+    const struct latmc_site site = latmc_checkerboard_site(g, c, j);
+    int64_t fwd[3], bwd[3];
+    cpu_heisenberg_neighbours(g, site, fwd, bwd);
+    field[0] = field[1] = field[2] = 0.0;
+    for (int mu = 0; mu < g->ndim; mu++) {
+        const double jf = s->coupling[c][cpu_heisenberg_soa_index(s, j, mu)];
+        const double jb = s->coupling[oc][cpu_heisenberg_soa_index(s, bwd[mu] / 2, mu)];
+        for (int k = 0; k < 3; k++) {
+            field[k] += jf * o[cpu_heisenberg_soa_index(s, fwd[mu] / 2, k)];
+            field[k] += jb * o[cpu_heisenberg_soa_index(s, bwd[mu] / 2, k)];
+        }
+    }
+    field[2] += p->h;
+}
+
+/* The heat-bath uniforms of HEIS_V vectors of four sites j0[k] .. j0[k] + 3 (j0[k] a
+ * multiple of 4): Philox block j0[k] / 4, sub 0 (cos theta) and 1 (azimuth); one
+ * four-lane set holds (b, 0), (b, 1), (b', 0), (b', 1) for two vectors. */
+static inline __attribute__((always_inline)) void heatbath_uniforms(const struct heis_pass *p,
+                                                                    const int64_t j0[HEIS_V],
+                                                                    __m256d u_cos[HEIS_V],
+                                                                    __m256d u_phi[HEIS_V])
+{
+    const uint32_t sw_hi = (uint32_t)(p->sweep >> 32) << 16;
+    const long long w3 = (long long)(p->stream << 24 | ((uint32_t)p->colour & 0xffu) << 16);
+    for (int k = 0; k < HEIS_V; k += 2) {
+        const uint64_t b0 = (uint64_t)j0[k] / 4, b1 = (uint64_t)j0[k + 1] / 4;
+        const long long h0 = (long long)((uint32_t)(b0 >> 32 & 0xffff) | sw_hi);
+        const long long h1 = (long long)((uint32_t)(b1 >> 32 & 0xffff) | sw_hi);
+        __m256i c0 = _mm256_setr_epi64x((long long)(uint32_t)b0, (long long)(uint32_t)b0,
+                                        (long long)(uint32_t)b1, (long long)(uint32_t)b1);
+        __m256i c1 = _mm256_setr_epi64x(h0, h0, h1, h1);
+        __m256i c2 = _mm256_set1_epi64x((long long)(uint32_t)p->sweep);
+        __m256i c3 = _mm256_setr_epi64x(w3, w3 + 1, w3, w3 + 1);
+        latmc_philox_x4(p->keys, &c0, &c1, &c2, &c3);
+        __m256i o01, o23;
+        latmc_philox_x4_pack(c0, c1, c2, c3, &o01, &o23);
+        const __m256i cos_draws = _mm256_unpacklo_epi64(o01, o23); /* b0 words 0-3, b1 0-3 */
+        const __m256i phi_draws = _mm256_unpackhi_epi64(o01, o23);
+        u_cos[k] = heis_uniform_avx2(_mm256_castsi256_si128(cos_draws));
+        u_cos[k + 1] = heis_uniform_avx2(_mm256_extracti128_si256(cos_draws, 1));
+        u_phi[k] = heis_uniform_avx2(_mm256_castsi256_si128(phi_draws));
+        u_phi[k + 1] = heis_uniform_avx2(_mm256_extracti128_si256(phi_draws, 1));
+    }
+}
+
+/* The update of HEIS_V vectors (fields f, old spins s, numbers j0) into out. */
+static inline __attribute__((always_inline)) void update_vecs(const struct heis_pass *p,
+                                                              const int64_t j0[HEIS_V],
+                                                              const __m256d f[HEIS_V][3],
+                                                              const __m256d s[HEIS_V][3],
+                                                              __m256d out[HEIS_V][3])
+{
+    if (!p->heatbath) {
+        heis_overrelax_avx2(f, s, out);
+        return;
+    }
+    __m256d u_cos[HEIS_V], u_phi[HEIS_V];
+    heatbath_uniforms(p, j0, u_cos, u_phi);
+    for (int k = 0; k < HEIS_V; k += 2)
+        heis_heatbath_pair_avx2(&f[k], p->beta, &u_cos[k], &u_phi[k], &out[k]);
+}
+
+/* The fields of chunk m0 of a row: HEIS_V vectors from m0 (those past the row's end are
+ * zeros, computed but never stored). */
+static inline __attribute__((always_inline)) void row_chunk(const struct heis_row *r, int64_t row,
+                                                            int64_t m0, int64_t j0[HEIS_V],
+                                                            __m256d f[HEIS_V][3],
+                                                            __m256d sp[HEIS_V][3])
+{
+    HEIS_EACH
+    {
+        const int64_t m = m0 + 4 * k;
+        j0[k] = row * r->n + (m < r->n ? m : m0);
+        if (m < r->n) {
+            heis_row_field(r, m, f[k], sp[k]);
+        } else {
+            f[k][0] = f[k][1] = f[k][2] = sp[k][0] = sp[k][1] = sp[k][2] = _mm256_setzero_pd();
+        }
+    }
+}
+
+/*
+ * Rows when every vector lies in one (L_x / 2 a multiple of 4): the whole row, no
+ * divisions per vector. Software-pipelined: the next chunk's fields (memory-bound loads)
+ * are gathered before this chunk's update (divider-bound), so that the two overlap; the
+ * stores of this chunk touch none of the next chunk's inputs (the other colour's spins,
+ * the couplings, the next chunk's own spins).
+ */
+static void update_row(const struct heis_pass *p, int64_t row)
+{
+    struct heis_row r;
+    heis_row_of(p, row, row % p->g->ly, row / p->g->ly, &r);
+    int64_t j0[2][HEIS_V];
+    __m256d f[2][HEIS_V][3], sp[2][HEIS_V][3];
+    row_chunk(&r, row, 0, j0[0], f[0], sp[0]);
+    int cur = 0;
+    for (int64_t m0 = 0; m0 < r.n; m0 += 4 * HEIS_V, cur ^= 1) {
+        if (m0 + 4 * HEIS_V < r.n)
+            row_chunk(&r, row, m0 + 4 * HEIS_V, j0[cur ^ 1], f[cur ^ 1], sp[cur ^ 1]);
+        __m256d out[HEIS_V][3];
+        update_vecs(p, j0[cur], (const __m256d(*)[3])f[cur], (const __m256d(*)[3])sp[cur], out);
+        HEIS_EACH
+        {
+            if (m0 + 4 * k < r.n)
+                heis_row_store(&r, m0 + 4 * k, out[k]);
+        }
+    }
+}
+
+/*
+ * Group grp of the flat numbering (L_x / 2 not a multiple of 4): vectors
+ * j0 = 4 (HEIS_V grp + k); a vector in one row loads as in update_row, one that straddles
+ * rows (or runs past the end of the colour) lane by lane.
+ */
+static void update_group(const struct heis_pass *p, int64_t grp)
+{
+    const struct cpu_heisenberg_soa *s = p->s;
+    const int c = p->colour;
+    int64_t j0[HEIS_V];
+    int nvalid[HEIS_V];
+    bool contiguous[HEIS_V];
+    struct heis_row r[HEIS_V];
+    __m256d f[HEIS_V][3], sp[HEIS_V][3], out[HEIS_V][3];
+    for (int k = 0; k < HEIS_V; k++) {
+        j0[k] = 4 * (HEIS_V * grp + k);
+        const int64_t left = s->half - j0[k];
+        nvalid[k] = left >= 4 ? 4 : left > 0 ? (int)left : 0;
+        const int64_t row = j0[k] / p->n, m = j0[k] - row * p->n;
+        contiguous[k] = nvalid[k] == 4 && m + 4 <= p->n;
+        if (contiguous[k]) {
+            heis_row_of(p, row, row % p->g->ly, row / p->g->ly, &r[k]);
+            heis_row_field(&r[k], m, f[k], sp[k]);
+            continue;
+        }
+        double fl[3][4] = { { 0 } }, sl[3][4] = { { 0 } };
+        for (int lane = 0; lane < nvalid[k]; lane++) {
+            double field[3];
+            field_one(p, j0[k] + lane, field);
+            for (int kk = 0; kk < 3; kk++) {
+                fl[kk][lane] = field[kk];
+                sl[kk][lane] =
+                    s->spin[p->replica][c][cpu_heisenberg_soa_index(s, j0[k] + lane, kk)];
+            }
+        }
+        for (int kk = 0; kk < 3; kk++) {
+            f[k][kk] = _mm256_loadu_pd(fl[kk]);
+            sp[k][kk] = _mm256_loadu_pd(sl[kk]);
+        }
+    }
+    update_vecs(p, j0, f, sp, out);
+    for (int k = 0; k < HEIS_V; k++) {
+        if (contiguous[k]) {
+            heis_row_store(&r[k], j0[k] - (j0[k] / p->n) * p->n, out[k]);
+            continue;
+        }
+        double o[3][4];
+        for (int kk = 0; kk < 3; kk++)
+            _mm256_storeu_pd(o[kk], out[k][kk]);
+        for (int lane = 0; lane < nvalid[k]; lane++)
+            for (int kk = 0; kk < 3; kk++)
+                s->spin[p->replica][c][cpu_heisenberg_soa_index(s, j0[k] + lane, kk)] = o[kk][lane];
+    }
+}
+
+/* Work item `item` of a colour pass: a row, or a group of the flat numbering. */
+static inline void update_item(const struct heis_pass *p, bool by_rows, int64_t item)
+{
+    if (by_rows)
+        update_row(p, item);
+    else
+        update_group(p, item);
+}
+
+/* ---------------------------------------------------------------------------------- */
+
+static uint64_t sweep_avx2(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
+                           const struct latmc_heisenberg_params *prm, int algorithm, uint64_t seed,
+                           int replica, uint64_t sweep, int n_threads)
+{
+    struct latmc_philox_x4_keys keys;
+    latmc_philox_x4_keys_init(&keys, seed);
+    /* rows when every vector lies in one (L_x / 2 a multiple of 4), else flat groups */
+    const bool by_rows = (g->lx / 2) % 4 == 0;
+    const int64_t nitems = by_rows ? g->ly * g->lz : (s->half + 4 * HEIS_V - 1) / (4 * HEIS_V);
+    int nover = prm->nover;
+    const bool heatbath = algorithm == LATMC_ALGO_HEATBATH;
+    if (!heatbath && nover < 1)
+        nover = 1; /* OVERRELAX alone: at least one pass (cpu_heisenberg_sweep) */
+    const int npasses = (heatbath ? 1 : 0) + nover;
+    struct heis_pass p = {
+        .g = g,
+        .s = s,
+        .replica = replica,
+        .beta = prm->beta,
+        .h = prm->h,
+        .keys = &keys,
+        .sweep = sweep,
+        .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)replica),
+        .n = g->lx / 2,
+    };
+    if (!cpu_use_threads(n_threads, s->half)) {
+        for (int pass = 0; pass < npasses; pass++) {
+            p.heatbath = heatbath && pass == 0;
+            for (p.colour = 0; p.colour < 2; p.colour++)
+                for (int64_t item = 0; item < nitems; item++)
+                    update_item(&p, by_rows, item);
+        }
+    } else {
+        LATMC_OMP(parallel num_threads(n_threads) firstprivate(p))
+        {
+            for (int pass = 0; pass < npasses; pass++) {
+                p.heatbath = heatbath && pass == 0;
+                for (p.colour = 0; p.colour < 2; p.colour++) {
+                    /* the loop's closing barrier keeps the colours apart */
+                    LATMC_OMP(for schedule(static))
+                    for (int64_t item = 0; item < nitems; item++)
+                        update_item(&p, by_rows, item);
+                }
+            }
+        }
+    }
+    return heatbath ? (uint64_t)g->nsites : 0;
+}
+
+void cpu_heisenberg_dsp_init_avx2(struct cpu_heisenberg_dsp *dsp)
+{
+    dsp->level = "avx2";
+    dsp->soa = true;
+    dsp->sweep_soa = sweep_avx2;
+}

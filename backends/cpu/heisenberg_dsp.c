@@ -1,0 +1,105 @@
+/* The Heisenberg kernel table (heisenberg_dsp.h) and the conversions of the SoA layout. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_features.h"
+#include "cpu_omp.h"
+#include "error.h"
+#include "heisenberg_dsp.h"
+
+void cpu_heisenberg_dsp_init(struct cpu_heisenberg_dsp *dsp, unsigned simd_flags)
+{
+    dsp->level = "c";
+    dsp->soa = false;
+    dsp->sweep_soa = NULL;
+#if LATMC_HAVE_AVX2
+    if (simd_flags & CPU_FLAG_AVX2)
+        cpu_heisenberg_dsp_init_avx2(dsp);
+#else
+    (void)simd_flags;
+#endif
+}
+
+int cpu_heisenberg_soa_alloc(const struct latmc_lattice *g, int replicas,
+                             struct cpu_heisenberg_soa *s)
+{
+    memset(s, 0, sizeof *s);
+    s->n = g->lx / 2;
+    s->half = g->nsites / 2;
+    const size_t stride = 3 * (size_t)s->half + 2 * HEIS_PAD;
+    const size_t arrays = (size_t)replicas * 2 + 2;
+    /* zeroed: the slack is read (and its values discarded) by vector loads at row ends */
+    s->alloc = calloc(arrays * stride, sizeof(double));
+    if (!s->alloc)
+        return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of Heisenberg "
+                          "SIMD arrays", arrays * stride * sizeof(double));
+    double *p = (double *)s->alloc + HEIS_PAD;
+    for (int r = 0; r < replicas; r++)
+        for (int c = 0; c < 2; c++, p += stride)
+            s->spin[r][c] = p;
+    for (int c = 0; c < 2; c++, p += stride)
+        s->coupling[c] = p;
+    return LATMC_OK;
+}
+
+void cpu_heisenberg_soa_free(struct cpu_heisenberg_soa *s)
+{
+    free(s->alloc);
+    memset(s, 0, sizeof *s);
+}
+
+/* What a row conversion moves. */
+enum soa_what { SPINS_IN, SPINS_OUT, COUPLINGS_IN };
+
+static void convert_row(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s, int replica,
+                        const float *in, float *out, enum soa_what what, int64_t row)
+{
+    const int64_t y = row % g->ly, z = row / g->ly, n = s->n;
+    for (int64_t x = 0; x < g->lx; x++) {
+        const int64_t i = x + g->lx * row, m = x / 2;
+        const int c = (int)((x + y + z) & 1);
+        for (int k = 0; k < 3; k++) {
+            const int64_t at = (3 * row + k) * n + m;
+            if (what == SPINS_IN)
+                s->spin[replica][c][at] = in[LATMC_HEISENBERG_COMPONENTS * i + k];
+            else if (what == SPINS_OUT)
+                out[LATMC_HEISENBERG_COMPONENTS * i + k] = (float)s->spin[replica][c][at];
+            else if (k < g->ndim)
+                s->coupling[c][at] = in[g->ndim * i + k];
+        }
+    }
+}
+
+static void convert(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s, int replica,
+                    const float *in, float *out, enum soa_what what, int n_threads)
+{
+    const int64_t rows = g->ly * g->lz;
+    if (!cpu_use_threads(n_threads, g->nsites)) {
+        for (int64_t row = 0; row < rows; row++)
+            convert_row(g, s, replica, in, out, what, row);
+        return;
+    }
+    LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
+    for (int64_t row = 0; row < rows; row++)
+        convert_row(g, s, replica, in, out, what, row);
+}
+
+void cpu_heisenberg_soa_import_spins(const struct latmc_lattice *g, const float *spins,
+                                     struct cpu_heisenberg_soa *s, int replica, int n_threads)
+{
+    convert(g, s, replica, spins, NULL, SPINS_IN, n_threads);
+}
+
+void cpu_heisenberg_soa_export_spins(const struct latmc_lattice *g,
+                                     const struct cpu_heisenberg_soa *s, int replica, float *spins,
+                                     int n_threads)
+{
+    /* the conversion only reads *s */
+    convert(g, (struct cpu_heisenberg_soa *)s, replica, NULL, spins, SPINS_OUT, n_threads);
+}
+
+void cpu_heisenberg_soa_import_couplings(const struct latmc_lattice *g, const float *couplings,
+                                         struct cpu_heisenberg_soa *s, int n_threads)
+{
+    convert(g, s, 0, couplings, NULL, COUPLINGS_IN, n_threads);
+}

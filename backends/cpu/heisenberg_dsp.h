@@ -1,0 +1,74 @@
+/*
+ * The Heisenberg kernel table of the CPU backend (cpu_features.h: C reference first, then
+ * overwritten by each SIMD level the CPU has), and the layout the SIMD levels use.
+ *
+ * Structure-of-arrays layout, per replica and colour one array of doubles: the sites of
+ * one colour in a row (fixed y, z) are numbered m = 0 .. n-1 in x order (n = L_x / 2;
+ * checkerboard number j = m + n row), and the row holds its x components, then its y,
+ * then its z components: component k of site (row, m) is at (3 row + k) n + m. The
+ * couplings J_{i,mu} (to the neighbour in the positive direction mu) of one colour's sites
+ * are laid out the same way, mu in place of k. In a row the sites of one colour, their
+ * neighbours of the other colour along y and z (same m in the neighbouring rows) and
+ * along x (the row itself, shifted by at most one place), and the couplings are then all
+ * contiguous runs, and one pointer per row reaches all three components (at offsets
+ * 0, n, 2n): whole vectors load where the reference layout (3 floats per site, couplings
+ * per site) would need gathers. The values are the reference's float spins and couplings
+ * held exactly in doubles (every spin the chain writes is rounded to float first), so the
+ * chain is the same (doc/models/heisenberg.md); get/set_spins, the couplings and the
+ * measurement convert. Each array has HEIS_PAD values of slack on either side, which
+ * vector loads at the row ends may touch (their values are replaced).
+ */
+#ifndef LATMC_CPU_HEISENBERG_DSP_H
+#define LATMC_CPU_HEISENBERG_DSP_H
+
+#include <stdbool.h>
+
+#include "heisenberg_ref.h"
+
+/* Slack on either side of each array; also staggers the arrays' addresses modulo 4 KiB
+ * (loads that alias earlier stores there wait for them). */
+enum { HEIS_PAD = 36 };
+
+struct cpu_heisenberg_soa {
+    int64_t n;                 /* L_x / 2: sites of one colour per row */
+    int64_t half;              /* N / 2: sites per colour */
+    double *spin[2][2];        /* [replica][colour]: component k of (row, m) at (3 row + k) n + m */
+    double *coupling[2];       /* [colour]: J_{i,mu} of (row, m) at (3 row + mu) n + m */
+    void *alloc;
+};
+
+/* Where component k of the site numbered j of a colour sits in its array. */
+static inline int64_t cpu_heisenberg_soa_index(const struct cpu_heisenberg_soa *s, int64_t j,
+                                               int k)
+{
+    const int64_t row = j / s->n;
+    return (3 * row + k) * s->n + (j - row * s->n);
+}
+
+struct cpu_heisenberg_dsp {
+    const char *level;         /* "c", "avx2" */
+    bool soa;                  /* the state lives in a struct cpu_heisenberg_soa */
+    /* One sweep of one replica in the SoA layout; as cpu_heisenberg_sweep. */
+    uint64_t (*sweep_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
+                          const struct latmc_heisenberg_params *p, int algorithm, uint64_t seed,
+                          int replica, uint64_t sweep, int n_threads);
+};
+
+void cpu_heisenberg_dsp_init(struct cpu_heisenberg_dsp *dsp, unsigned simd_flags);
+void cpu_heisenberg_dsp_init_avx2(struct cpu_heisenberg_dsp *dsp); /* heisenberg_avx2.c */
+
+/* Allocate the SoA arrays for `replicas` replicas (LATMC_OK or LATMC_ENOMEM). */
+int cpu_heisenberg_soa_alloc(const struct latmc_lattice *g, int replicas,
+                             struct cpu_heisenberg_soa *s);
+void cpu_heisenberg_soa_free(struct cpu_heisenberg_soa *s);
+
+/* Reference layout <-> SoA: the spins of one replica, the couplings. */
+void cpu_heisenberg_soa_import_spins(const struct latmc_lattice *g, const float *spins,
+                                     struct cpu_heisenberg_soa *s, int replica, int n_threads);
+void cpu_heisenberg_soa_export_spins(const struct latmc_lattice *g,
+                                     const struct cpu_heisenberg_soa *s, int replica, float *spins,
+                                     int n_threads);
+void cpu_heisenberg_soa_import_couplings(const struct latmc_lattice *g, const float *couplings,
+                                         struct cpu_heisenberg_soa *s, int n_threads);
+
+#endif

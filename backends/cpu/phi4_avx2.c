@@ -1,0 +1,52 @@
+/*
+ * phi^4 with AVX2: the chain of doc/models/phi4.md, bit for bit, eight sites at a time.
+ *
+ * Work unit: a group of 8 consecutive within-colour numbers j0 .. j0+7 (j0 = 8 grp),
+ * i.e. Philox blocks 2 grp and 2 grp + 1, whose lanes are exactly the group's sites. The
+ * field is colour-transposed (phi4_dsp.h), so when the group lies in one row its sites and
+ * every neighbour set are contiguous runs of 8 values: 24 (3D) vector loads give the
+ * three neighbourhood sums, in the reference's order, lane by lane. Groups that straddle
+ * two rows (L_x / ncolours not a multiple of 8) or run past the end of the colour gather
+ * their sums with scalar code in the same order. Then the nhit hits run on the 8 lanes:
+ * the four Philox blocks of a hit (proposal and acceptance of both blocks) in one
+ * four-lane Philox (philox_lanes_avx2.h, with the hit-independent part of the first rounds
+ * computed once per group), the draw conversions, dH in the reference's order, and the
+ * shared logarithm (math_avx2.h). float fields use one __m256, double fields two __m256d
+ * per group; the kernel body below is written once for both (phi4_avx2_impl.h).
+ *
+ * Threads: one parallel region per sweep; each colour is a static loop over groups with a
+ * barrier after it. Every draw is named by (pass, colour, hit, j), never by thread.
+ */
+#include <immintrin.h>
+#include <string.h>
+
+#include "cpu_omp.h"
+#include "philox_lanes_avx2.h"
+#include "phi4_dsp.h"
+#include "phi4_vec_avx2.h"
+#include "rng_streams.h"
+
+/* ---------------------------------------------------------------------------------- */
+
+/* Groups of 8 sites per block, hits per chunk (phi4_avx2_block). */
+enum { PHI4_AVX2_GROUPS = 8, PHI4_AVX2_HITS = 8 };
+
+#define PHI4_R float
+#define PHI4_S f
+#include "phi4_avx2_impl.h"
+#undef PHI4_R
+#undef PHI4_S
+
+#define PHI4_R double
+#define PHI4_S d
+#include "phi4_avx2_impl.h"
+#undef PHI4_R
+#undef PHI4_S
+
+void cpu_phi4_dsp_init_avx2(struct cpu_phi4_dsp *dsp)
+{
+    dsp->level = "avx2";
+    dsp->transposed = true;
+    dsp->sweep_f = cpu_phi4_sweep_avx2_f;
+    dsp->sweep_d = cpu_phi4_sweep_avx2_d;
+}

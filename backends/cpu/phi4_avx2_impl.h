@@ -1,0 +1,491 @@
+/*
+ * Type-generic body of the AVX2 phi^4 sweep (phi4_avx2.c), included once per field type
+ * with PHI4_R (float, double) and PHI4_S (f, d), which selects the eight-lane vector
+ * primitives name_S of phi4_avx2.c and the coefficients t->S.
+ */
+#define PHI4_CAT2_(a, b) a##_##b
+#define PHI4_CAT_(a, b) PHI4_CAT2_(a, b)
+#define PHI4_FN(name) PHI4_CAT_(name, PHI4_S)
+#define V PHI4_FN(vec8)
+#define M PHI4_FN(mask8)
+
+/* What every group of one pass needs. */
+struct PHI4_FN(phi4_avx2_pass) {
+    const struct phi4_geom *g;
+    PHI4_R *phi; /* colour-transposed */
+    const struct PHI4_FN(latmc_phi4_coef) *k;
+    uint32_t nhit;
+    const struct latmc_philox_x4_keys *keys;
+    uint64_t rng_sweep;
+    int64_t n;  /* L_x / ncolours: values per sub-row */
+    int r_wrap; /* the sub-row's change (mod ncolours) from row (L_y - 1, z) to (0, z + 1) */
+};
+
+/*
+ * Where the 8 values at offset (dx, dy, dz) from 8 sites of one row (y, z) and sub-row r
+ * (their x mod ncolours) are, lane l at number m = m0 + l of the sub-row (lanes whose m
+ * falls outside 0 .. n-1 get values that the caller discards): row bases of the rows
+ * (y + dy, z + dz), and per dx the offset in the row -- x + dx lies in sub-row r + dx, or,
+ * past either end of 0 .. ncolours-1, in the sub-row wrapped around with m shifted by one,
+ * and then the one lane whose m leaves the row wraps to the row's other end (fix, from).
+ * Computed once per group and row; the loads may touch up to 8 values outside the field:
+ * the PHI4_PAD slack.
+ */
+struct PHI4_FN(phi4_avx2_nbh) {
+    const PHI4_R *row[5][5]; /* [dy + 2][dz + 2] */
+    int64_t off[5];          /* [dx + 2]: where lane 0 loads from, relative to the row */
+    int fix[5];              /* [dx + 2]: the lane that wraps, or -1 */
+    int64_t from[5];         /* [dx + 2]: where that lane's value is */
+};
+
+static inline void PHI4_FN(phi4_avx2_nbh_of)(const struct PHI4_FN(phi4_avx2_pass) *p, int64_t y,
+                                             int64_t z, int r, int64_t m0,
+                                             struct PHI4_FN(phi4_avx2_nbh) *w)
+{
+    const struct phi4_geom *g = p->g;
+    const int nc = g->colouring.ncolours, three = g->lat.ndim == 3;
+    const int64_t ly = g->lat.ly, lz = g->lat.lz, n = p->n, lx = g->lat.lx;
+    int64_t yo[5], zo[5];
+    for (int d = -2; d <= 2; d++) { /* |d| <= 2 < every extent */
+        const int64_t yy = y + d, zz = z + d;
+        yo[d + 2] = (yy + (yy < 0 ? ly : yy >= ly ? -ly : 0)) * lx;
+        zo[d + 2] = three ? (zz + (zz < 0 ? lz : zz >= lz ? -lz : 0)) * ly * lx : 0;
+    }
+    /* the 13 rows the stencil reaches (5 in 2D) */
+    for (int d = -2; d <= 2; d++) {
+        w->row[d + 2][2] = p->phi + yo[d + 2] + zo[2];
+        w->row[2][d + 2] = p->phi + yo[2] + zo[d + 2];
+    }
+    for (int a = -1; a <= 1; a += 2)
+        for (int b = -1; b <= 1; b += 2)
+            w->row[a + 2][b + 2] = p->phi + yo[a + 2] + zo[b + 2];
+    for (int dx = -2; dx <= 2; dx++) {
+        int rr = r + dx, carry = 0;
+        if (rr < 0) {
+            rr += nc;
+            carry = -1;
+        } else if (rr >= nc) {
+            rr -= nc;
+            carry = 1;
+        }
+        w->off[dx + 2] = (int64_t)rr * n + m0 + carry;
+        w->fix[dx + 2] = -1;
+        w->from[dx + 2] = 0;
+        if (carry < 0 && m0 <= 0 && m0 > -8) { /* the lane with m = 0 */
+            w->fix[dx + 2] = (int)-m0;
+            w->from[dx + 2] = (int64_t)rr * n + n - 1;
+        } else if (carry > 0 && n - 1 - m0 >= 0 && n - 1 - m0 < 8) { /* with m = n - 1 */
+            w->fix[dx + 2] = (int)(n - 1 - m0);
+            w->from[dx + 2] = (int64_t)rr * n;
+        }
+    }
+}
+
+static inline V PHI4_FN(phi4_avx2_at)(const struct PHI4_FN(phi4_avx2_nbh) *w, int dx, int dy,
+                                      int dz)
+{
+    const PHI4_R *row = w->row[dy + 2][dz + 2];
+    V v = PHI4_FN(load8)(row + w->off[dx + 2]);
+    if (dx != 0 && w->fix[dx + 2] >= 0)
+        v = PHI4_FN(set_lane)(v, w->fix[dx + 2], row[w->from[dx + 2]]);
+    return v;
+}
+
+/* The neighbourhood sums of 8 sites of one row, in the order of phi4_neighbour_sums. */
+static inline void PHI4_FN(phi4_avx2_sums)(const struct PHI4_FN(phi4_avx2_pass) *p, int64_t y,
+                                           int64_t z, int r, int64_t m0, V *c01, V *c02, V *c11)
+{
+    const int three = p->g->lat.ndim == 3;
+    struct PHI4_FN(phi4_avx2_nbh) w;
+    PHI4_FN(phi4_avx2_nbh_of)(p, y, z, r, m0, &w);
+    V near = PHI4_FN(set1)(0), far = PHI4_FN(set1)(0), diag = PHI4_FN(set1)(0);
+#define AT(dx, dy, dz) PHI4_FN(phi4_avx2_at)(&w, dx, dy, dz)
+    near = PHI4_FN(add)(near, AT(1, 0, 0));
+    near = PHI4_FN(add)(near, AT(-1, 0, 0));
+    far = PHI4_FN(add)(far, AT(2, 0, 0));
+    far = PHI4_FN(add)(far, AT(-2, 0, 0));
+    near = PHI4_FN(add)(near, AT(0, 1, 0));
+    near = PHI4_FN(add)(near, AT(0, -1, 0));
+    far = PHI4_FN(add)(far, AT(0, 2, 0));
+    far = PHI4_FN(add)(far, AT(0, -2, 0));
+    if (three) {
+        near = PHI4_FN(add)(near, AT(0, 0, 1));
+        near = PHI4_FN(add)(near, AT(0, 0, -1));
+        far = PHI4_FN(add)(far, AT(0, 0, 2));
+        far = PHI4_FN(add)(far, AT(0, 0, -2));
+    }
+    diag = PHI4_FN(add)(diag, AT(1, 1, 0));
+    diag = PHI4_FN(add)(diag, AT(1, -1, 0));
+    diag = PHI4_FN(add)(diag, AT(-1, 1, 0));
+    diag = PHI4_FN(add)(diag, AT(-1, -1, 0));
+    if (three) {
+        diag = PHI4_FN(add)(diag, AT(1, 0, 1));
+        diag = PHI4_FN(add)(diag, AT(1, 0, -1));
+        diag = PHI4_FN(add)(diag, AT(-1, 0, 1));
+        diag = PHI4_FN(add)(diag, AT(-1, 0, -1));
+        diag = PHI4_FN(add)(diag, AT(0, 1, 1));
+        diag = PHI4_FN(add)(diag, AT(0, 1, -1));
+        diag = PHI4_FN(add)(diag, AT(0, -1, 1));
+        diag = PHI4_FN(add)(diag, AT(0, -1, -1));
+    }
+#undef AT
+    *c01 = near;
+    *c02 = far;
+    *c11 = diag;
+}
+
+/* The sub-row of `colour` in row (y, z). */
+static inline int PHI4_FN(phi4_avx2_subrow)(const struct phi4_geom *g, int colour, int64_t y,
+                                            int64_t z)
+{
+    const int nc = g->colouring.ncolours;
+    const int shift = (int)((g->colouring.ay * y + g->colouring.az * z) % nc);
+    return (colour - shift + nc) % nc;
+}
+
+/* A position in the numbering of one colour: number m of sub-row r of row (y, z). */
+struct PHI4_FN(phi4_avx2_cursor) {
+    int64_t row, m, y, z;
+    int r;
+};
+
+static inline void PHI4_FN(phi4_avx2_cursor_at)(const struct PHI4_FN(phi4_avx2_pass) *p,
+                                                int colour, int64_t j,
+                                                struct PHI4_FN(phi4_avx2_cursor) *c)
+{
+    c->row = j / p->n;
+    c->m = j - c->row * p->n;
+    c->y = c->row % p->g->lat.ly;
+    c->z = c->row / p->g->lat.ly;
+    c->r = PHI4_FN(phi4_avx2_subrow)(p->g, colour, c->y, c->z);
+}
+
+/* The first number of the next row, without divisions: the colour's sub-row moves by
+ * -ay (mod ncolours) from row to row, by p->r_wrap where y wraps to 0 and z grows. */
+static inline void PHI4_FN(phi4_avx2_next_row)(const struct PHI4_FN(phi4_avx2_pass) *p,
+                                               struct PHI4_FN(phi4_avx2_cursor) *c)
+{
+    const int nc = p->g->colouring.ncolours;
+    c->row++;
+    c->m = 0;
+    if (++c->y == p->g->lat.ly) {
+        c->y = 0;
+        c->z++;
+        c->r -= p->r_wrap;
+    } else {
+        c->r -= p->g->colouring.ay;
+    }
+    c->r += c->r < 0 ? nc : 0;
+}
+
+/* One group of 8 sites during its hits: what phi4_avx2_load fills in. */
+struct PHI4_FN(phi4_avx2_group) {
+    V o, c;                                 /* the field values and their linear coefficients */
+    struct latmc_philox_x4_pre pre;         /* the hit-independent part of their Philox blocks */
+    unsigned valid;                         /* lanes that are sites (bit per lane) */
+    int npieces;                            /* rows the group's sites lie in (1 .. 8) */
+    PHI4_R *piece_at[8];                    /* where lane 0 would be in each row's sub-row */
+    signed char piece_from[8], piece_to[8]; /* the lanes [from, to) of each row */
+};
+
+/* Load group grp (j0 = 8 grp) of `colour`: values, coefficients, Philox invariants. */
+/* The 8 values at x offset dx in one row of the stencil (phi4_avx2_load_in_row). */
+static inline __attribute__((always_inline)) V PHI4_FN(phi4_avx2_at_row)(const PHI4_R *row,
+                                                                         const int64_t off[5],
+                                                                         const int carry[5],
+                                                                         bool first, bool last,
+                                                                         int64_t n, int dx)
+{
+    V v = PHI4_FN(load8)(row + off[dx + 2]);
+    if (dx != 0 && carry[dx + 2] < 0 && first)
+        v = PHI4_FN(set_lane)(v, 0, row[off[dx + 2] + n]);
+    else if (dx != 0 && carry[dx + 2] > 0 && last)
+        v = PHI4_FN(set_lane)(v, 7, row[off[dx + 2] + 7 - n]);
+    return v;
+}
+
+/*
+ * The common case of phi4_avx2_load: all 8 sites in one row (cur->m + 8 <= n), as
+ * straight-line code -- the stencil's 13 rows and 5 x offsets computed once, 24 vector
+ * loads -- instead of the general loop over rows (which GCC compiles with much spilling).
+ */
+static inline void PHI4_FN(phi4_avx2_load_in_row)(const struct PHI4_FN(phi4_avx2_pass) *p,
+                                                  const struct PHI4_FN(phi4_avx2_cursor) *cur,
+                                                  PHI4_R **at, V *o, V *c01, V *c02, V *c11)
+{
+    const struct phi4_geom *g = p->g;
+    const int nc = g->colouring.ncolours, three = g->lat.ndim == 3;
+    const int64_t ly = g->lat.ly, lz = g->lat.lz, lx = g->lat.lx, n = p->n, m = cur->m;
+    const int64_t y = cur->y, z = cur->z, plane = ly * lx;
+    /* rows y + d, z + d (|d| <= 2 < every extent) as offsets */
+#define WRAP(a, d, l) ((a) + (d) + ((a) + (d) < 0 ? (l) : (a) + (d) >= (l) ? -(l) : 0))
+    const int64_t y0 = y * lx, yp1 = WRAP(y, 1, ly) * lx, ym1 = WRAP(y, -1, ly) * lx;
+    const int64_t yp2 = WRAP(y, 2, ly) * lx, ym2 = WRAP(y, -2, ly) * lx;
+    const int64_t z0 = z * plane;
+    const int64_t zp1 = three ? WRAP(z, 1, lz) * plane : 0,
+                  zm1 = three ? WRAP(z, -1, lz) * plane : 0;
+    const int64_t zp2 = three ? WRAP(z, 2, lz) * plane : 0,
+                  zm2 = three ? WRAP(z, -2, lz) * plane : 0;
+#undef WRAP
+    const PHI4_R *const ph = p->phi;
+    /* x + dx: sub-row r + dx, or wrapped around with m shifted by one */
+    int64_t off[5];
+    int carry[5];
+    for (int dx = -2; dx <= 2; dx++) {
+        int rr = cur->r + dx;
+        carry[dx + 2] = rr < 0 ? -1 : rr >= nc ? 1 : 0;
+        rr -= carry[dx + 2] * nc;
+        off[dx + 2] = (int64_t)rr * n + m + carry[dx + 2];
+    }
+    /* the lane whose m leaves the row wraps to its other end: lane 0 (m = 0) backwards,
+     * lane 7 (m + 8 = n) forwards */
+    const bool first = m == 0, last = m + 8 == n;
+#define AT(dx, yo, zo) PHI4_FN(phi4_avx2_at_row)(ph + (yo) + (zo), off, carry, first, last, n, dx)
+    V near = PHI4_FN(set1)(0), far = near, diag = near;
+    near = PHI4_FN(add)(near, AT(1, y0, z0));
+    near = PHI4_FN(add)(near, AT(-1, y0, z0));
+    far = PHI4_FN(add)(far, AT(2, y0, z0));
+    far = PHI4_FN(add)(far, AT(-2, y0, z0));
+    near = PHI4_FN(add)(near, AT(0, yp1, z0));
+    near = PHI4_FN(add)(near, AT(0, ym1, z0));
+    far = PHI4_FN(add)(far, AT(0, yp2, z0));
+    far = PHI4_FN(add)(far, AT(0, ym2, z0));
+    if (three) {
+        near = PHI4_FN(add)(near, AT(0, y0, zp1));
+        near = PHI4_FN(add)(near, AT(0, y0, zm1));
+        far = PHI4_FN(add)(far, AT(0, y0, zp2));
+        far = PHI4_FN(add)(far, AT(0, y0, zm2));
+    }
+    diag = PHI4_FN(add)(diag, AT(1, yp1, z0));
+    diag = PHI4_FN(add)(diag, AT(1, ym1, z0));
+    diag = PHI4_FN(add)(diag, AT(-1, yp1, z0));
+    diag = PHI4_FN(add)(diag, AT(-1, ym1, z0));
+    if (three) {
+        diag = PHI4_FN(add)(diag, AT(1, y0, zp1));
+        diag = PHI4_FN(add)(diag, AT(1, y0, zm1));
+        diag = PHI4_FN(add)(diag, AT(-1, y0, zp1));
+        diag = PHI4_FN(add)(diag, AT(-1, y0, zm1));
+        diag = PHI4_FN(add)(diag, AT(0, yp1, zp1));
+        diag = PHI4_FN(add)(diag, AT(0, yp1, zm1));
+        diag = PHI4_FN(add)(diag, AT(0, ym1, zp1));
+        diag = PHI4_FN(add)(diag, AT(0, ym1, zm1));
+    }
+#undef AT
+    *at = (PHI4_R *)ph + y0 + z0 + off[2];
+    *o = PHI4_FN(load8)(*at);
+    *c01 = near;
+    *c02 = far;
+    *c11 = diag;
+}
+
+static inline void PHI4_FN(phi4_avx2_load)(const struct PHI4_FN(phi4_avx2_pass) *p, int colour,
+                                           int64_t grp, struct PHI4_FN(phi4_avx2_cursor) *cur,
+                                           struct PHI4_FN(phi4_avx2_group) *q)
+{
+    const struct phi4_geom *g = p->g;
+    const struct PHI4_FN(latmc_phi4_coef) *k = p->k;
+    const int64_t j0 = 8 * grp, n = p->n, left = g->per_colour - j0;
+    const int nvalid = left <= 0 ? 0 : left < 8 ? (int)left : 8;
+    q->valid = (1u << nvalid) - 1u;
+    q->npieces = 0;
+    /* Row by row (one row unless the group straddles rows): that row's lanes get the
+     * sums computed with its addressing, lane for lane the reference's arithmetic. *cur
+     * is at j0 and moves on to j0 + 8. */
+    V o = PHI4_FN(set1)(0), c01 = o, c02 = o, c11 = o;
+    if (nvalid > 0 && cur->m == n)
+        PHI4_FN(phi4_avx2_next_row)(p, cur);
+    if (nvalid == 8 && cur->m + 8 <= n) {
+        PHI4_R *at;
+        PHI4_FN(phi4_avx2_load_in_row)(p, cur, &at, &o, &c01, &c02, &c11);
+        q->piece_at[0] = at;
+        q->piece_from[0] = 0;
+        q->piece_to[0] = 8;
+        q->npieces = 1;
+        cur->m += 8;
+    }
+    for (int lane = q->npieces ? 8 : 0; lane < nvalid;) {
+        if (cur->m == n)
+            PHI4_FN(phi4_avx2_next_row)(p, cur);
+        const int len = n - cur->m < nvalid - lane ? (int)(n - cur->m) : nvalid - lane;
+        const int64_t m0 = cur->m - lane; /* lane l sits at number m0 + l */
+        PHI4_R *at = p->phi + cur->row * g->lat.lx + (int64_t)cur->r * n + m0;
+        V a01, a02, a11;
+        PHI4_FN(phi4_avx2_sums)(p, cur->y, cur->z, cur->r, m0, &a01, &a02, &a11);
+        const V ov = PHI4_FN(load8)(at);
+        if (len == 8) {
+            o = ov;
+            c01 = a01;
+            c02 = a02;
+            c11 = a11;
+        } else {
+            const M m = PHI4_FN(lanes)(lane, lane + len);
+            o = PHI4_FN(select)(m, ov, o);
+            c01 = PHI4_FN(select)(m, a01, c01);
+            c02 = PHI4_FN(select)(m, a02, c02);
+            c11 = PHI4_FN(select)(m, a11, c11);
+        }
+        q->piece_at[q->npieces] = at;
+        q->piece_from[q->npieces] = (signed char)lane;
+        q->piece_to[q->npieces] = (signed char)(lane + len);
+        q->npieces++;
+        lane += len;
+        cur->m += len;
+    }
+    q->o = o;
+    if (k->finite_lambda) {
+        /* c01 - (c02 - four_k c01 + 2 c11) inv_lambda */
+        const V t = PHI4_FN(sub)(c02, PHI4_FN(mul)(PHI4_FN(set1)(k->four_k), c01));
+        const V u = PHI4_FN(add)(t, PHI4_FN(mul)(PHI4_FN(set1)(2), c11));
+        q->c = PHI4_FN(sub)(c01, PHI4_FN(mul)(u, PHI4_FN(set1)(k->inv_lambda)));
+    } else {
+        q->c = c01;
+    }
+    /* Philox blocks b0 = 2 grp, b1 = 2 grp + 1: lanes (b0, eta), (b0, u), (b1, eta), (b1, u) */
+    const uint64_t b0 = 2 * (uint64_t)grp, b1 = b0 + 1;
+    const uint32_t sw_hi = (uint32_t)(p->rng_sweep >> 32) << 16;
+    const __m256i w0 = _mm256_setr_epi64x((long long)(uint32_t)b0, (long long)(uint32_t)b0,
+                                          (long long)(uint32_t)b1, (long long)(uint32_t)b1);
+    const long long h0 = (long long)((uint32_t)(b0 >> 32 & 0xffff) | sw_hi);
+    const long long h1 = (long long)((uint32_t)(b1 >> 32 & 0xffff) | sw_hi);
+    const __m256i w1 = _mm256_setr_epi64x(h0, h0, h1, h1);
+    const __m256i w2 = _mm256_set1_epi64x((long long)(uint32_t)p->rng_sweep);
+    latmc_philox_x4_pre(p->keys, w0, w1, w2, &q->pre);
+}
+
+static inline void PHI4_FN(phi4_avx2_store)(const struct PHI4_FN(phi4_avx2_group) *q)
+{
+    if (q->npieces == 1 && q->valid == 0xffu) {
+        PHI4_FN(store8)(q->piece_at[0], q->o);
+        return;
+    }
+    for (int i = 0; i < q->npieces; i++)
+        PHI4_FN(maskstore8)(q->piece_at[i], PHI4_FN(lanes)(q->piece_from[i], q->piece_to[i]), q->o);
+}
+
+/*
+ * A block of PHI4_AVX2_GROUPS consecutive groups (64 sites), hits in chunks of
+ * PHI4_AVX2_HITS. Per chunk, three phases, each a loop of short independent iterations, so
+ * that out-of-order execution overlaps their long dependency chains (one Philox4x32-10:
+ * ~55 cycles; the logarithm: ~50; the Metropolis decision: ~30 cycles per hit, serial in
+ * the hits of one site):
+ *   1. the four Philox blocks of every (hit, group): raw draws to a buffer;
+ *   2. their conversions and logarithms: proposals and log(u) to a buffer;
+ *   3. the decisions, hit by hit, the block's groups interleaved (8 independent chains).
+ * Every lane computes exactly latmc_phi4_hit's operations on exactly its own draws.
+ */
+static uint64_t PHI4_FN(phi4_avx2_block)(const struct PHI4_FN(phi4_avx2_pass) *p, int colour,
+                                         int64_t block)
+{
+    enum { G = PHI4_AVX2_GROUPS, H = PHI4_AVX2_HITS };
+    const struct PHI4_FN(latmc_phi4_coef) *k = p->k;
+    struct PHI4_FN(phi4_avx2_group) q[G];
+    struct PHI4_FN(phi4_avx2_cursor) cur;
+    PHI4_FN(phi4_avx2_cursor_at)(p, colour, 8 * G * block, &cur);
+    for (int gi = 0; gi < G; gi++)
+        PHI4_FN(phi4_avx2_load)(p, colour, G * block + gi, &cur, &q[gi]);
+    const __m256i draw = _mm256_setr_epi64x(LATMC_PHI4_DRAW_ETA, LATMC_PHI4_DRAW_ACCEPT,
+                                            LATMC_PHI4_DRAW_ETA, LATMC_PHI4_DRAW_ACCEPT);
+    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
+    const V eps = PHI4_FN(set1)(k->epsilon), site = PHI4_FN(set1)(k->site);
+    const V quartic = PHI4_FN(set1)(k->quartic);
+    __m256i r_eta[H][G], r_u[H][G];
+    V xi[H][G], lg[H][G];
+    uint64_t accepted = 0;
+    for (uint32_t h0 = 0; h0 < p->nhit; h0 += H) {
+        const int nh = p->nhit - h0 < (uint32_t)H ? (int)(p->nhit - h0) : H;
+        for (int hh = 0; hh < nh; hh++) {
+            const uint32_t hit = h0 + (uint32_t)hh;
+            /* word 3 = stream << 24 | phase << 16 | sub (latmc_rng_counter) */
+            const uint32_t w3h = stream << 24 | (latmc_phi4_rng_phase(colour, hit) & 0xffu) << 16 |
+                                 latmc_phi4_rng_sub(hit, 0);
+            const __m256i w3 = _mm256_add_epi64(_mm256_set1_epi64x((long long)w3h), draw);
+            for (int gi = 0; gi < G; gi += LATMC_PHILOX_X4_NSETS) {
+                const struct latmc_philox_x4_pre *pre[LATMC_PHILOX_X4_NSETS];
+                __m256i o01[LATMC_PHILOX_X4_NSETS], o23[LATMC_PHILOX_X4_NSETS];
+                for (int i = 0; i < LATMC_PHILOX_X4_NSETS; i++)
+                    pre[i] = &q[gi + i].pre;
+                latmc_philox_x4_finish_sets(p->keys, pre, w3, o01, o23);
+                for (int i = 0; i < LATMC_PHILOX_X4_NSETS; i++) {
+                    /* words 0-3 of b0, of b1 */
+                    r_eta[hh][gi + i] = _mm256_unpacklo_epi64(o01[i], o23[i]);
+                    r_u[hh][gi + i] = _mm256_unpackhi_epi64(o01[i], o23[i]);
+                }
+            }
+        }
+        for (int hh = 0; hh < nh; hh++)
+            for (int gi = 0; gi < G; gi += PHI4_LOG_N) {
+                V u[PHI4_LOG_N];
+                for (int i = 0; i < PHI4_LOG_N; i++) {
+                    xi[hh][gi + i] = PHI4_FN(mul)(eps, PHI4_FN(signed8)(r_eta[hh][gi + i]));
+                    u[i] = PHI4_FN(unit8)(r_u[hh][gi + i]);
+                }
+                PHI4_FN(logn)(u, &lg[hh][gi]);
+            }
+        for (int hh = 0; hh < nh; hh++) {
+            for (int gi = 0; gi < G; gi++) {
+                M acc;
+                q[gi].o =
+                    PHI4_FN(hit8)(q[gi].o, xi[hh][gi], lg[hh][gi], q[gi].c, site, quartic, &acc);
+                accepted += (uint64_t)__builtin_popcount(PHI4_FN(bits)(acc) & q[gi].valid);
+            }
+        }
+    }
+    for (int gi = 0; gi < G; gi++)
+        PHI4_FN(phi4_avx2_store)(&q[gi]);
+    return accepted;
+}
+
+uint64_t PHI4_FN(cpu_phi4_sweep_avx2)(const struct phi4_geom *g, PHI4_R *phi,
+                                      const struct latmc_phi4_tables *t, uint64_t seed,
+                                      uint64_t sweep, int n_threads);
+
+uint64_t PHI4_FN(cpu_phi4_sweep_avx2)(const struct phi4_geom *g, PHI4_R *phi,
+                                      const struct latmc_phi4_tables *t, uint64_t seed,
+                                      uint64_t sweep, int n_threads)
+{
+    struct latmc_philox_x4_keys keys;
+    latmc_philox_x4_keys_init(&keys, seed);
+    const int64_t nblocks = (g->per_colour + 8 * PHI4_AVX2_GROUPS - 1) / (8 * PHI4_AVX2_GROUPS);
+    const int ncolours = g->colouring.ncolours;
+    struct PHI4_FN(phi4_avx2_pass) p = {
+        .g = g,
+        .phi = phi,
+        .k = &t->PHI4_S,
+        .nhit = t->nhit,
+        .keys = &keys,
+        .n = g->lat.lx / ncolours,
+        /* shift (ay y + az z) mod nc grows by az - ay (L_y - 1): the sub-row drops by it */
+        .r_wrap =
+            (int)(((g->colouring.az - g->colouring.ay * (g->lat.ly - 1)) % ncolours + ncolours) %
+                  ncolours),
+    };
+    uint64_t accepted = 0;
+    if (!cpu_use_threads(n_threads, g->per_colour)) {
+        for (uint32_t pass = 0; pass < t->nloc; pass++) {
+            p.rng_sweep = latmc_phi4_rng_sweep(sweep, t->nloc, pass);
+            for (int colour = 0; colour < ncolours; colour++)
+                for (int64_t block = 0; block < nblocks; block++)
+                    accepted += PHI4_FN(phi4_avx2_block)(&p, colour, block);
+        }
+        return accepted;
+    }
+    LATMC_OMP(parallel num_threads(n_threads) firstprivate(p) reduction(+ : accepted))
+    {
+        for (uint32_t pass = 0; pass < t->nloc; pass++) {
+            p.rng_sweep = latmc_phi4_rng_sweep(sweep, t->nloc, pass);
+            for (int colour = 0; colour < ncolours; colour++) {
+                /* the loop's closing barrier keeps the colours apart */
+                LATMC_OMP(for schedule(static))
+                for (int64_t block = 0; block < nblocks; block++)
+                    accepted += PHI4_FN(phi4_avx2_block)(&p, colour, block);
+            }
+        }
+    }
+    return accepted;
+}
+
+#undef V
+#undef M
+#undef PHI4_FN
+#undef PHI4_CAT_
+#undef PHI4_CAT2_

@@ -1,0 +1,61 @@
+/* The phi^4 kernel table (phi4_dsp.h) and the conversions of the colour-transposed layout. */
+#include <string.h>
+
+#include "cpu_features.h"
+#include "cpu_omp.h"
+#include "phi4_dsp.h"
+#include "phi4_ref.h"
+
+void cpu_phi4_dsp_init(struct cpu_phi4_dsp *dsp, unsigned simd_flags)
+{
+    dsp->level = "c";
+    dsp->transposed = false;
+    dsp->sweep_f = cpu_phi4_sweep_f;
+    dsp->sweep_d = cpu_phi4_sweep_d;
+#if LATMC_HAVE_AVX2
+    if (simd_flags & CPU_FLAG_AVX2)
+        cpu_phi4_dsp_init_avx2(dsp);
+#else
+    (void)simd_flags;
+#endif
+}
+
+/* One row: natural (x) <-> transposed (r n + m); `to` chooses the direction. */
+static void convert_row(const struct phi4_geom *g, const char *src, char *dst, int size,
+                        int64_t row, bool to)
+{
+    const int64_t lx = g->lat.lx;
+    for (int64_t x = 0; x < lx; x++) {
+        const int64_t nat = row * lx + x, tr = phi4_transposed_pos(g, x, row);
+        if (to)
+            memcpy(dst + tr * size, src + nat * size, (size_t)size);
+        else
+            memcpy(dst + nat * size, src + tr * size, (size_t)size);
+    }
+}
+
+static void convert(const struct phi4_geom *g, const void *src, void *dst, int size,
+                    int n_threads, bool to)
+{
+    const int64_t rows = g->lat.ly * g->lat.lz;
+    if (!cpu_use_threads(n_threads, g->lat.nsites)) {
+        for (int64_t row = 0; row < rows; row++)
+            convert_row(g, src, dst, size, row, to);
+        return;
+    }
+    LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
+    for (int64_t row = 0; row < rows; row++)
+        convert_row(g, src, dst, size, row, to);
+}
+
+void cpu_phi4_to_transposed(const struct phi4_geom *g, const void *natural, void *transposed,
+                            int size, int n_threads)
+{
+    convert(g, natural, transposed, size, n_threads, true);
+}
+
+void cpu_phi4_from_transposed(const struct phi4_geom *g, const void *transposed, void *natural,
+                              int size, int n_threads)
+{
+    convert(g, transposed, natural, size, n_threads, false);
+}

@@ -1,0 +1,51 @@
+/*
+ * The phi^4 kernel table of the CPU backend (cpu_features.h: C reference first, then
+ * overwritten by each SIMD level the CPU has), and the field layout the SIMD levels use.
+ *
+ * Colour-transposed layout: each row (fixed y, z) of L_x values is stored as ncolours
+ * sub-rows of n = L_x / ncolours values, x = ncolours m + r at position r n + m of its
+ * row. The sites of one colour in one row (all x with the same r) are then contiguous and
+ * in the order of their within-colour numbers j (which name their random numbers), and
+ * every neighbour a site's energy change reads -- x +- 1, 2 (the sub-row r +- 1, 2, shifted
+ * by one place where it wraps), other rows (the same r) -- is a contiguous run too: whole
+ * vectors load where the reference gathers with stride ncolours. The chain is the same
+ * (doc/models/phi4.md); only the storage differs, so get/set_spins and the measurement
+ * convert. The buffer has PHI4_PAD values of slack before and after, which the vector
+ * loads at the row ends may touch (their values are then replaced).
+ */
+#ifndef LATMC_CPU_PHI4_DSP_H
+#define LATMC_CPU_PHI4_DSP_H
+
+#include <stdbool.h>
+
+#include "phi4_lattice.h"
+
+enum { PHI4_PAD = 16 };
+
+struct cpu_phi4_dsp {
+    const char *level;   /* "c", "avx2": which kernels these are */
+    bool transposed;     /* the field is stored colour-transposed (above), else natural */
+    /* One sweep numbered `sweep`, as cpu_phi4_sweep_f/_d (phi4_ref.h). */
+    uint64_t (*sweep_f)(const struct phi4_geom *g, float *phi, const struct latmc_phi4_tables *t,
+                        uint64_t seed, uint64_t sweep, int n_threads);
+    uint64_t (*sweep_d)(const struct phi4_geom *g, double *phi, const struct latmc_phi4_tables *t,
+                        uint64_t seed, uint64_t sweep, int n_threads);
+};
+
+void cpu_phi4_dsp_init(struct cpu_phi4_dsp *dsp, unsigned simd_flags);
+void cpu_phi4_dsp_init_avx2(struct cpu_phi4_dsp *dsp); /* in phi4_avx2.c (-mavx2) */
+
+/* Position of site (x, row) in the colour-transposed layout. */
+static inline int64_t phi4_transposed_pos(const struct phi4_geom *g, int64_t x, int64_t row)
+{
+    const int nc = g->colouring.ncolours;
+    return row * g->lat.lx + (x % nc) * (g->lat.lx / nc) + x / nc;
+}
+
+/* Natural order <-> colour-transposed layout (`size` bytes per value: 4 or 8). */
+void cpu_phi4_to_transposed(const struct phi4_geom *g, const void *natural, void *transposed,
+                            int size, int n_threads);
+void cpu_phi4_from_transposed(const struct phi4_geom *g, const void *transposed, void *natural,
+                              int size, int n_threads);
+
+#endif

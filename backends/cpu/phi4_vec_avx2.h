@@ -1,0 +1,235 @@
+/*
+ * Eight phi^4 field values as AVX2 vectors -- float: one __m256, double: two __m256d --
+ * and the per-hit arithmetic of latmc_phi4_hit (lib/phi4.h) on them, lane by lane the same
+ * IEEE operations as the scalar reference: the draw conversions, the shared logarithm and
+ * the Metropolis decision. Used by phi4_avx2.c; tests/kernels/test_simd_rules.c checks
+ * each function against its scalar original. Include only where -mavx2 is on.
+ */
+#ifndef LATMC_CPU_PHI4_VEC_AVX2_H
+#define LATMC_CPU_PHI4_VEC_AVX2_H
+
+#include <immintrin.h>
+
+#include "math_avx2.h"
+#include "phi4.h"
+
+typedef __m256 vec8_f;
+typedef __m256 mask8_f;
+typedef struct {
+    __m256d lo, hi;
+} vec8_d;
+typedef vec8_d mask8_d;
+
+static inline vec8_f load8_f(const float *p)
+{
+    return _mm256_loadu_ps(p);
+}
+static inline void store8_f(float *p, vec8_f v)
+{
+    _mm256_storeu_ps(p, v);
+}
+static inline vec8_f set1_f(float s)
+{
+    return _mm256_set1_ps(s);
+}
+static inline vec8_f add_f(vec8_f a, vec8_f b)
+{
+    return _mm256_add_ps(a, b);
+}
+static inline vec8_f sub_f(vec8_f a, vec8_f b)
+{
+    return _mm256_sub_ps(a, b);
+}
+static inline vec8_f mul_f(vec8_f a, vec8_f b)
+{
+    return _mm256_mul_ps(a, b);
+}
+static inline vec8_f neg_f(vec8_f a)
+{
+    return _mm256_xor_ps(a, _mm256_set1_ps(-0.0f));
+}
+static inline mask8_f gt_f(vec8_f a, vec8_f b)
+{
+    return _mm256_cmp_ps(a, b, _CMP_GT_OQ);
+}
+static inline vec8_f select_f(mask8_f m, vec8_f a, vec8_f b)
+{
+    return _mm256_blendv_ps(b, a, m);
+}
+static inline unsigned bits_f(mask8_f m)
+{
+    return (unsigned)_mm256_movemask_ps(m);
+}
+/* Lanes [from, to) of a mask. */
+static inline mask8_f lanes_f(int from, int to)
+{
+    const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_castsi256_ps(
+        _mm256_and_si256(_mm256_cmpgt_epi32(idx, _mm256_set1_epi32(from - 1)),
+                         _mm256_cmpgt_epi32(_mm256_set1_epi32(to), idx)));
+}
+/* v with lane `lane` (0..7) replaced by s. */
+static inline vec8_f set_lane_f(vec8_f v, int lane, float s)
+{
+    return _mm256_blendv_ps(v, _mm256_set1_ps(s), lanes_f(lane, lane + 1));
+}
+/* Store the lanes of m only. */
+static inline void maskstore8_f(float *p, mask8_f m, vec8_f v)
+{
+    _mm256_maskstore_ps(p, _mm256_castps_si256(m), v);
+}
+
+/* latmc_phi4_signed_f: (float)(2r + 1 - 2^32) 2^-32. With s = r - 2^31 (int32), the odd
+ * integer 2s + 1 = 2 hi + lo, hi = s with its low 8 bits cleared (24 significant bits:
+ * exact as a float), lo = 2 (s & 255) + 1: one rounded addition of two exact floats. */
+static inline vec8_f signed8_f(__m256i r)
+{
+    const __m256i s = _mm256_xor_si256(r, _mm256_set1_epi32((int)0x80000000u));
+    const __m256i hi = _mm256_and_si256(s, _mm256_set1_epi32(~0xff));
+    const __m256i lo = _mm256_or_si256(
+        _mm256_slli_epi32(_mm256_and_si256(s, _mm256_set1_epi32(0xff)), 1), _mm256_set1_epi32(1));
+    const __m256 v = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(hi), _mm256_set1_ps(2.0f)),
+                                   _mm256_cvtepi32_ps(lo));
+    return _mm256_mul_ps(v, _mm256_set1_ps(0x1p-32f));
+}
+
+/* latmc_phi4_unit_f: (float)(r + 1) 2^-32, r + 1 = 256 (r >> 8) + ((r & 255) + 1), both
+ * parts exact as floats, one rounded addition. */
+static inline vec8_f unit8_f(__m256i r)
+{
+    const __m256 hi = _mm256_cvtepi32_ps(_mm256_srli_epi32(r, 8));
+    const __m256 lo = _mm256_cvtepi32_ps(
+        _mm256_add_epi32(_mm256_and_si256(r, _mm256_set1_epi32(0xff)), _mm256_set1_epi32(1)));
+    return _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(hi, _mm256_set1_ps(256.0f)), lo),
+                         _mm256_set1_ps(0x1p-32f));
+}
+
+/* LATMC_LOG_AVX2_N logarithms at once (math_avx2.h). */
+enum { PHI4_LOG_N = LATMC_LOG_AVX2_N };
+static inline __attribute__((always_inline)) void logn_f(const vec8_f x[PHI4_LOG_N],
+                                                         vec8_f out[PHI4_LOG_N])
+{
+    latmc_logf_avx2_n(x, out);
+}
+
+static inline vec8_d load8_d(const double *p)
+{
+    return (vec8_d){ _mm256_loadu_pd(p), _mm256_loadu_pd(p + 4) };
+}
+static inline void store8_d(double *p, vec8_d v)
+{
+    _mm256_storeu_pd(p, v.lo);
+    _mm256_storeu_pd(p + 4, v.hi);
+}
+static inline vec8_d set1_d(double s)
+{
+    return (vec8_d){ _mm256_set1_pd(s), _mm256_set1_pd(s) };
+}
+static inline vec8_d add_d(vec8_d a, vec8_d b)
+{
+    return (vec8_d){ _mm256_add_pd(a.lo, b.lo), _mm256_add_pd(a.hi, b.hi) };
+}
+static inline vec8_d sub_d(vec8_d a, vec8_d b)
+{
+    return (vec8_d){ _mm256_sub_pd(a.lo, b.lo), _mm256_sub_pd(a.hi, b.hi) };
+}
+static inline vec8_d mul_d(vec8_d a, vec8_d b)
+{
+    return (vec8_d){ _mm256_mul_pd(a.lo, b.lo), _mm256_mul_pd(a.hi, b.hi) };
+}
+static inline vec8_d neg_d(vec8_d a)
+{
+    const __m256d m = _mm256_set1_pd(-0.0);
+    return (vec8_d){ _mm256_xor_pd(a.lo, m), _mm256_xor_pd(a.hi, m) };
+}
+static inline mask8_d gt_d(vec8_d a, vec8_d b)
+{
+    return (vec8_d){ _mm256_cmp_pd(a.lo, b.lo, _CMP_GT_OQ), _mm256_cmp_pd(a.hi, b.hi, _CMP_GT_OQ) };
+}
+static inline vec8_d select_d(mask8_d m, vec8_d a, vec8_d b)
+{
+    return (vec8_d){ _mm256_blendv_pd(b.lo, a.lo, m.lo), _mm256_blendv_pd(b.hi, a.hi, m.hi) };
+}
+static inline unsigned bits_d(mask8_d m)
+{
+    return (unsigned)_mm256_movemask_pd(m.lo) | (unsigned)_mm256_movemask_pd(m.hi) << 4;
+}
+static inline mask8_d lanes_d(int from, int to)
+{
+    const __m256i lo = _mm256_setr_epi64x(0, 1, 2, 3), hi = _mm256_setr_epi64x(4, 5, 6, 7);
+    const __m256i f = _mm256_set1_epi64x(from - 1), t = _mm256_set1_epi64x(to);
+    return (vec8_d){
+        _mm256_castsi256_pd(_mm256_and_si256(_mm256_cmpgt_epi64(lo, f), _mm256_cmpgt_epi64(t, lo))),
+        _mm256_castsi256_pd(_mm256_and_si256(_mm256_cmpgt_epi64(hi, f), _mm256_cmpgt_epi64(t, hi)))
+    };
+}
+static inline vec8_d set_lane_d(vec8_d v, int lane, double s)
+{
+    return select_d(lanes_d(lane, lane + 1), set1_d(s), v);
+}
+static inline void maskstore8_d(double *p, mask8_d m, vec8_d v)
+{
+    _mm256_maskstore_pd(p, _mm256_castpd_si256(m.lo), v.lo);
+    _mm256_maskstore_pd(p + 4, _mm256_castpd_si256(m.hi), v.hi);
+}
+
+/* latmc_phi4_signed_d: 2r + 1 - 2^32 = 2s + 1 (s = r - 2^31) is exact in double. */
+static inline vec8_d signed8_d(__m256i r)
+{
+    const __m256i s = _mm256_xor_si256(r, _mm256_set1_epi32((int)0x80000000u));
+    const __m256d two = _mm256_set1_pd(2.0), one = _mm256_set1_pd(1.0),
+                  scale = _mm256_set1_pd(0x1p-32);
+    const __m256d lo = _mm256_cvtepi32_pd(_mm256_castsi256_si128(s));
+    const __m256d hi = _mm256_cvtepi32_pd(_mm256_extracti128_si256(s, 1));
+    return (vec8_d){ _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(lo, two), one), scale),
+                     _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(hi, two), one), scale) };
+}
+
+/* latmc_phi4_unit_d: r + 1 = (r - 2^31) + (2^31 + 1), exact in double. */
+static inline vec8_d unit8_d(__m256i r)
+{
+    const __m256i s = _mm256_xor_si256(r, _mm256_set1_epi32((int)0x80000000u));
+    const __m256d off = _mm256_set1_pd(2147483649.0), scale = _mm256_set1_pd(0x1p-32);
+    const __m256d lo = _mm256_cvtepi32_pd(_mm256_castsi256_si128(s));
+    const __m256d hi = _mm256_cvtepi32_pd(_mm256_extracti128_si256(s, 1));
+    return (vec8_d){ _mm256_mul_pd(_mm256_add_pd(lo, off), scale),
+                     _mm256_mul_pd(_mm256_add_pd(hi, off), scale) };
+}
+
+/* Each vector's halves are the two chains of one latmc_log_avx2_n call. */
+_Static_assert(LATMC_LOG_AVX2_N == 2, "logn_d pairs the halves of a vec8_d");
+static inline __attribute__((always_inline)) void logn_d(const vec8_d x[PHI4_LOG_N],
+                                                         vec8_d out[PHI4_LOG_N])
+{
+    for (int i = 0; i < PHI4_LOG_N; i++) {
+        const __m256d in[2] = { x[i].lo, x[i].hi };
+        __m256d res[2];
+        latmc_log_avx2_n(in, res);
+        out[i].lo = res[0];
+        out[i].hi = res[1];
+    }
+}
+
+/*
+ * One Metropolis hit on 8 lanes (latmc_phi4_hit): proposal n = o + step (step =
+ * epsilon signed(r_eta)), accepted iff -dH > lg (lg = log(unit(r_u))); returns the new
+ * values and sets *acc.
+ */
+#define PHI4_DEFINE_HIT8(S)                                                                        \
+    static inline __attribute__((always_inline))                                                   \
+    vec8_##S hit8_##S(vec8_##S o, vec8_##S step, vec8_##S lg, vec8_##S c, vec8_##S site,           \
+                      vec8_##S quartic, mask8_##S *acc)                                            \
+    {                                                                                              \
+        const vec8_##S n = add_##S(o, step);                                                       \
+        const vec8_##S nn_oo = add_##S(mul_##S(n, n), mul_##S(o, o));                              \
+        const vec8_##S inner = add_##S(site, mul_##S(quartic, nn_oo));                             \
+        /* dH = (n - o) ((n + o) (site + quartic (n n + o o)) - c) */                              \
+        const vec8_##S dh = mul_##S(sub_##S(n, o), sub_##S(mul_##S(add_##S(n, o), inner), c));     \
+        *acc = gt_##S(neg_##S(dh), lg);                                                            \
+        return select_##S(*acc, n, o);                                                             \
+    }
+PHI4_DEFINE_HIT8(f)
+PHI4_DEFINE_HIT8(d)
+#undef PHI4_DEFINE_HIT8
+
+#endif
