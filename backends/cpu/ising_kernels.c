@@ -1,62 +1,117 @@
-/* The Ising model on the CPU: int8 spins in natural site order, reference kernels. */
+/*
+ * The Ising model on the CPU. At the C level: int8 spins in natural site order and the
+ * reference kernels (ising_sweep.c, ising_measure.c), which define the chain. At a SIMD
+ * level (cpu_features.h): the split-row layout and that level's kernels (ising_split.h),
+ * the same chain bit for bit. The level is fixed at sim creation from cpu_state.simd_flags.
+ */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu_backend.h"
 #include "ising.h"
 #include "ising_ref.h"
+#include "ising_split.h"
 
-static int8_t *ising_spins(struct cpu_state *st)
+struct ising_state {
+    struct cpu_ising_dsp dsp;      /* dsp.colour_rows NULL: the C level */
+    int8_t *natural;               /* C level: one int8 per site, natural order */
+    struct cpu_ising_split split;  /* SIMD levels */
+};
+
+static struct ising_state *ising_state(struct cpu_state *st)
 {
     return st->model_state;
 }
 
 static int ising_create(latmc_sim *sim, struct cpu_state *st)
 {
-    size_t bytes = (size_t)sim->nsites;
-    st->model_state = malloc(bytes);
-    if (!st->model_state)
-        return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of spins", bytes);
+    struct ising_state *is = calloc(1, sizeof *is);
+    if (!is)
+        return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate the Ising state");
+    cpu_ising_dsp_init(&is->dsp, st->simd_flags);
+    int status = LATMC_OK;
+    if (is->dsp.colour_rows) {
+        status = cpu_ising_split_alloc(&is->split, &st->lattice);
+    } else {
+        size_t bytes = (size_t)sim->nsites;
+        is->natural = malloc(bytes);
+        if (!is->natural)
+            status = latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of spins",
+                                bytes);
+    }
+    if (status < 0) {
+        free(is);
+        return status;
+    }
+    st->model_state = is;
     return LATMC_OK;
 }
 
 static void ising_destroy(struct cpu_state *st)
 {
-    free(st->model_state);
+    struct ising_state *is = ising_state(st);
+    if (!is)
+        return;
+    free(is->natural);
+    cpu_ising_split_free(&is->split);
+    free(is);
     st->model_state = NULL;
 }
 
 static int ising_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
 {
-    if (how == LATMC_INIT_COLD)
-        memset(ising_spins(st), 1, (size_t)sim->nsites);
-    else
-        cpu_ising_hot_start(&st->lattice, ising_spins(st), sim->desc.seed, sim->n_threads);
+    struct ising_state *is = ising_state(st);
+    if (is->natural) {
+        if (how == LATMC_INIT_COLD)
+            memset(is->natural, 1, (size_t)sim->nsites);
+        else
+            cpu_ising_hot_start(&st->lattice, is->natural, sim->desc.seed, sim->n_threads);
+    } else if (how == LATMC_INIT_COLD) {
+        cpu_ising_split_cold(&is->split);
+    } else {
+        cpu_ising_split_hot(&is->split, sim->desc.seed, sim->n_threads);
+    }
     return LATMC_OK;
 }
 
 static void ising_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep, uint64_t *accepted,
                         uint64_t *attempted)
 {
-    *accepted += cpu_ising_sweep(&st->lattice, ising_spins(st), sim->model_data,
-                                 sim->desc.algorithm, sim->desc.seed, sweep, sim->n_threads);
+    struct ising_state *is = ising_state(st);
+    if (is->natural)
+        *accepted += cpu_ising_sweep(&st->lattice, is->natural, sim->model_data,
+                                     sim->desc.algorithm, sim->desc.seed, sweep, sim->n_threads);
+    else
+        *accepted += cpu_ising_split_sweep(&is->split, &is->dsp, sim->model_data,
+                                           sim->desc.algorithm, sim->desc.seed, sweep,
+                                           sim->n_threads);
     *attempted += (uint64_t)sim->nsites;
 }
 
 static void ising_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
 {
-    *(struct latmc_ising_sums *)sums = cpu_ising_measure(&st->lattice, ising_spins(st),
-                                                         sim->n_threads);
+    struct ising_state *is = ising_state(st);
+    *(struct latmc_ising_sums *)sums =
+        is->natural ? cpu_ising_measure(&st->lattice, is->natural, sim->n_threads)
+                    : cpu_ising_split_measure(&is->split, sim->n_threads);
 }
 
 static void ising_get_spins(latmc_sim *sim, struct cpu_state *st, void *buf)
 {
-    memcpy(buf, ising_spins(st), (size_t)sim->nsites);
+    struct ising_state *is = ising_state(st);
+    if (is->natural)
+        memcpy(buf, is->natural, (size_t)sim->nsites);
+    else
+        cpu_ising_split_to_natural(&is->split, buf, sim->n_threads);
 }
 
 static void ising_set_spins(latmc_sim *sim, struct cpu_state *st, const void *buf)
 {
-    memcpy(ising_spins(st), buf, (size_t)sim->nsites);
+    struct ising_state *is = ising_state(st);
+    if (is->natural)
+        memcpy(is->natural, buf, (size_t)sim->nsites);
+    else
+        cpu_ising_split_from_natural(&is->split, buf, sim->n_threads);
 }
 
 const struct cpu_model_kernels cpu_ising_kernels = {

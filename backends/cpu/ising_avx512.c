@@ -1,0 +1,464 @@
+/*
+ * Ising kernels of the AVX-512 level (F, BW, DQ, VL; and BMI2) on the split-row layout
+ * (ising_split.h): 64 sites of one colour per step, the same integer decisions from the
+ * same Philox draws as the C reference (lib/ising_rules.h), bit for bit.
+ *
+ * Differences from the AVX2 level (ising_avx2.c), all from wider registers and new
+ * instructions, none in the chain:
+ *   - Philox: eight instances per register, one state word per register (32 registers
+ *     hold two groups of eight with room to spare), each word's three-way xor
+ *     hi(p) ^ x ^ k in one vpternlogq: 6 instructions per round and 8 instances
+ *     (AVX2: 8 per 4);
+ *   - thresholds: one vpermd looks up a 16-entry table of 32-bit values for 16 sites,
+ *     taking the site's table index from the low bits of a dword, so four of them (the
+ *     index bytes shifted by 0, 8, 16, 24) give the thresholds of 64 sites in "lane
+ *     order" (site 4 i + l in dword i of vector l) -- the order in which the draws of 16
+ *     blocks come out of the generator (output l of block i);
+ *   - unsigned compares into mask registers; the four 16-bit masks interleave into the
+ *     64-bit site mask with pdep (integer pipes), which then selects bytes directly.
+ * Per 64 sites: ~110 instructions of Philox, ~25 for everything else.
+ */
+#include <immintrin.h>
+#include <string.h>
+
+#include "ising_rules.h" /* LATMC_ALGO_*, latmc_wrap_* */
+#include "ising_split.h"
+#include "philox.h"
+
+#define AI static inline __attribute__((always_inline))
+
+/* ---- Philox, eight instances per register (one per 64-bit lane, words in low halves) ---- */
+
+struct philox16 {
+    __m512i k0[10], k1[10]; /* round keys */
+    __m512i a1;             /* round 1: c3 ^ k1[0] */
+    __m512i b2, c2;         /* round 2: lo(M1 c2) ^ k0[1]; hi(M0 r0) ^ k1[1] */
+    __m512i d3;             /* round 3: lo(M0 r0) ^ k1[2] */
+    __m512i m0, m1;
+};
+
+static void philox16_setup(struct philox16 *pc, uint64_t seed, uint32_t c1, uint32_t c2,
+                           uint32_t c3)
+{
+    uint32_t k0[10], k1[10];
+    k0[0] = (uint32_t)seed;
+    k1[0] = (uint32_t)(seed >> 32);
+    for (int r = 0; r < 10; r++) {
+        if (r > 0) {
+            k0[r] = k0[r - 1] + LATMC_PHILOX_W0;
+            k1[r] = k1[r - 1] + LATMC_PHILOX_W1;
+        }
+        pc->k0[r] = _mm512_set1_epi64((long long)k0[r]);
+        pc->k1[r] = _mm512_set1_epi64((long long)k1[r]);
+    }
+    /* round 1: p1 = M1 c2 is constant, so x0 and x1 after it are; round 2: its p0 */
+    const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * c2;
+    const uint32_t r0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0[0];
+    const uint64_t q0 = (uint64_t)LATMC_PHILOX_M0 * r0;
+    pc->a1 = _mm512_set1_epi64((long long)(c3 ^ k1[0]));
+    pc->b2 = _mm512_set1_epi64((long long)((uint32_t)p1 ^ k0[1]));
+    pc->c2 = _mm512_set1_epi64((long long)((uint32_t)(q0 >> 32) ^ k1[1]));
+    pc->d3 = _mm512_set1_epi64((long long)((uint32_t)q0 ^ k1[2]));
+    pc->m0 = _mm512_set1_epi64(LATMC_PHILOX_M0);
+    pc->m1 = _mm512_set1_epi64(LATMC_PHILOX_M1);
+}
+
+#define XOR3 0x96 /* vpternlog truth table of a ^ b ^ c */
+
+/*
+ * Ten rounds for `groups` (compile-time 1 or 2) groups of eight blocks, c[g] their block
+ * numbers (low halves used); x[g][w] = output word w of each block on return.
+ */
+AI void philox16_rounds(const struct philox16 *pc, const __m512i *c, __m512i x[][4],
+                        const int groups)
+{
+    for (int g = 0; g < groups; g++) {            /* round 1 */
+        x[g][3] = _mm512_mul_epu32(c[g], pc->m0);
+        x[g][2] = _mm512_xor_si512(_mm512_srli_epi64(x[g][3], 32), pc->a1);
+    }
+    for (int g = 0; g < groups; g++) {            /* round 2 (x3 becomes a constant) */
+        x[g][1] = _mm512_mul_epu32(x[g][2], pc->m1);
+        x[g][0] = _mm512_xor_si512(_mm512_srli_epi64(x[g][1], 32), pc->b2);
+        x[g][2] = _mm512_xor_si512(x[g][3], pc->c2);
+    }
+    for (int g = 0; g < groups; g++) {            /* round 3 */
+        const __m512i p0 = _mm512_mul_epu32(x[g][0], pc->m0);
+        const __m512i p1 = _mm512_mul_epu32(x[g][2], pc->m1);
+        x[g][0] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), x[g][1], pc->k0[2], XOR3);
+        x[g][2] = _mm512_xor_si512(_mm512_srli_epi64(p0, 32), pc->d3);
+        x[g][1] = p1;
+        x[g][3] = p0;
+    }
+#pragma GCC unroll 7
+    for (int r = 3; r < 10; r++) {
+#pragma GCC unroll 2
+        for (int g = 0; g < groups; g++) {
+            const __m512i p0 = _mm512_mul_epu32(x[g][0], pc->m0);
+            const __m512i p1 = _mm512_mul_epu32(x[g][2], pc->m1);
+            x[g][0] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), x[g][1], pc->k0[r],
+                                                XOR3);
+            x[g][2] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), x[g][3], pc->k1[r],
+                                                XOR3);
+            x[g][1] = p1;
+            x[g][3] = p0;
+        }
+    }
+}
+
+/* Block numbers b .. b+7 in the eight lanes. */
+AI __m512i blocks8(uint64_t b)
+{
+    return _mm512_add_epi64(_mm512_set1_epi64((long long)b),
+                            _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/*
+ * The 64 draws of blocks b .. b+15 in "lane order": u[l] holds output l of block b+i in
+ * dword i, i.e. draw 4 i + l (relative to 4b).
+ */
+AI void philox16_lanes(const struct philox16 *pc, uint64_t b, __m512i u[4], const int groups)
+{
+    __m512i c[2], x[2][4];
+    c[0] = blocks8(b);
+    c[1] = blocks8(b + 8);
+    philox16_rounds(pc, c, x, groups);
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+                                           28, 30);
+    for (int l = 0; l < 4; l++)
+        u[l] = _mm512_permutex2var_epi32(x[0][l], even, x[groups - 1][l]);
+}
+
+/* The 32 draws of blocks b .. b+7 in natural order, stored to out[0..31]. */
+AI void philox16_store(const struct philox16 *pc, uint64_t b, uint32_t *out)
+{
+    __m512i c[1], x[1][4];
+    c[0] = blocks8(b);
+    philox16_rounds(pc, c, x, 1);
+    const __m512i pairs = _mm512_setr_epi32(0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28,
+                                            14, 30);
+    const __m512i w01 = _mm512_permutex2var_epi32(x[0][0], pairs, x[0][1]);
+    const __m512i w23 = _mm512_permutex2var_epi32(x[0][2], pairs, x[0][3]);
+    const __m512i lo = _mm512_setr_epi32(0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+    const __m512i hi = _mm512_setr_epi32(8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15,
+                                         30, 31);
+    _mm512_storeu_si512((void *)out, _mm512_permutex2var_epi32(w01, lo, w23));
+    _mm512_storeu_si512((void *)(out + 16), _mm512_permutex2var_epi32(w01, hi, w23));
+}
+
+/* Lane order from natural order: draws in[0..63] (any alignment). */
+AI void lanes_from_natural(const uint32_t *in, __m512i u[4])
+{
+    const __m512i n0 = _mm512_loadu_si512((const void *)in);
+    const __m512i n1 = _mm512_loadu_si512((const void *)(in + 16));
+    const __m512i n2 = _mm512_loadu_si512((const void *)(in + 32));
+    const __m512i n3 = _mm512_loadu_si512((const void *)(in + 48));
+    /* words 0 and 1 (then 2 and 3) of each block of n0 | n1, and of n2 | n3 */
+    const __m512i i01 = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
+    const __m512i i23 = _mm512_setr_epi32(2, 6, 10, 14, 18, 22, 26, 30, 3, 7, 11, 15, 19, 23, 27,
+                                          31);
+    const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+    const __m512i hi = _mm512_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30,
+                                         31);
+    const __m512i a01 = _mm512_permutex2var_epi32(n0, i01, n1);
+    const __m512i b01 = _mm512_permutex2var_epi32(n2, i01, n3);
+    const __m512i a23 = _mm512_permutex2var_epi32(n0, i23, n1);
+    const __m512i b23 = _mm512_permutex2var_epi32(n2, i23, n3);
+    u[0] = _mm512_permutex2var_epi32(a01, lo, b01);
+    u[1] = _mm512_permutex2var_epi32(a01, hi, b01);
+    u[2] = _mm512_permutex2var_epi32(a23, lo, b23);
+    u[3] = _mm512_permutex2var_epi32(a23, hi, b23);
+}
+
+/* ---- the update ---- */
+
+struct row_ptrs {
+    uint8_t *dst;
+    const uint8_t *xl, *xr, *yp, *ym, *zp, *zm;
+};
+
+struct tables {
+    __m512i thr;    /* T - 1 (32 bits, T = 0 wraps) for the 16 table indices */
+    __m512i never;  /* 0xff where T = 0, as a byte table in each 128-bit lane */
+    __m512i one;
+};
+
+/*
+ * Update 64 sites from jl on (bit i of `valid`: site jl + i is real; the others lie in the
+ * writable tail after the half-row); u: their draws in lane order. Returns how many of the
+ * valid sites changed.
+ */
+AI unsigned step64(const struct row_ptrs *q, int64_t jl, const __m512i u[4],
+                   const struct tables *tb, int three, int heatbath, int never, uint64_t valid)
+{
+    const __m512i s = _mm512_loadu_si512((const void *)(q->dst + jl));
+    __m512i k = _mm512_add_epi8(_mm512_loadu_si512((const void *)(q->xl + jl)),
+                                _mm512_loadu_si512((const void *)(q->xr + jl)));
+    k = _mm512_add_epi8(k, _mm512_loadu_si512((const void *)(q->yp + jl)));
+    k = _mm512_add_epi8(k, _mm512_loadu_si512((const void *)(q->ym + jl)));
+    if (three) {
+        k = _mm512_add_epi8(k, _mm512_loadu_si512((const void *)(q->zp + jl)));
+        k = _mm512_add_epi8(k, _mm512_loadu_si512((const void *)(q->zm + jl)));
+    }
+    /* bytes 0 / 1: shifting 16-bit words by 3 moves no bit across a byte */
+    const __m512i idx = heatbath ? k : _mm512_or_si512(k, _mm512_slli_epi16(s, 3));
+    /* vpermd reads the low 4 bits of each dword: byte l of dword i is site 4 i + l */
+    uint64_t accept = 0;
+    static const uint64_t spread[4] = {
+        UINT64_C(0x1111111111111111), UINT64_C(0x2222222222222222),
+        UINT64_C(0x4444444444444444), UINT64_C(0x8888888888888888),
+    };
+    for (int l = 0; l < 4; l++) {
+        const __m512i il = l == 0 ? idx : _mm512_srli_epi32(idx, 8 * l);
+        const __m512i t = _mm512_permutexvar_epi32(il, tb->thr);
+        const uint64_t m = (uint64_t)_mm512_cmple_epu32_mask(u[l], t); /* u <= T - 1 */
+        accept |= _pdep_u64(m, spread[l]);
+    }
+    if (never) {
+        const __m512i nv = _mm512_shuffle_epi8(tb->never, idx);
+        accept &= ~(uint64_t)_mm512_test_epi8_mask(nv, nv);
+    }
+    uint64_t changed_mask;
+    if (heatbath) {
+        _mm512_storeu_si512((void *)(q->dst + jl), _mm512_maskz_mov_epi8(accept, tb->one));
+        changed_mask = accept ^ (uint64_t)_mm512_test_epi8_mask(s, s);
+    } else {
+        /* flip: 1 - s where accepted */
+        _mm512_storeu_si512((void *)(q->dst + jl), _mm512_mask_sub_epi8(s, accept, tb->one, s));
+        changed_mask = accept;
+    }
+    return (unsigned)__builtin_popcountll(changed_mask & valid);
+}
+
+static __attribute__((noinline)) void set_consts(struct philox16 *pc, uint64_t hi,
+                                                 const struct cpu_ising_pass *p)
+{
+    philox16_setup(pc, p->seed, (uint32_t)(hi & 0xffff) | p->c1_sweep, p->c2, p->c3);
+}
+
+/* Blocks beyond 2^32 (lattices above 2^34 sites) change counter word c1. */
+AI void ensure_consts(const struct philox16 **pc, struct philox16 *local,
+                                 uint64_t *cur_hi, uint64_t hi, const struct cpu_ising_pass *p)
+{
+    if (__builtin_expect(hi != *cur_hi, 0)) {
+        set_consts(local, hi, p);
+        *pc = local;
+        *cur_hi = hi;
+    }
+}
+
+/* The row being updated, its neighbours and the rows to prefetch (as in ising_avx2.c). */
+struct row_cursor {
+    struct row_ptrs q;
+    const char *pf[4];
+    int64_t r, y, z;
+};
+
+AI void cursor_set(struct row_cursor *c, const struct cpu_ising_split *sp, int colour, int three)
+{
+    const int64_t ly = sp->ly, lz = sp->lz, rows = sp->rows, y = c->y, z = c->z;
+    const int par = colour ^ (int)((y + z) & 1);
+    c->q.dst = cpu_ising_split_row(sp, c->r, par);
+    const uint8_t *xo = cpu_ising_split_row(sp, c->r, par ^ 1);
+    c->q.xl = xo - (par == 0);
+    c->q.xr = xo + (par == 1);
+    c->q.yp = cpu_ising_split_row(sp, latmc_wrap_up(y, ly) + ly * z, par);
+    c->q.ym = cpu_ising_split_row(sp, latmc_wrap_down(y, ly) + ly * z, par);
+    c->q.zp = c->q.zm = c->q.yp;
+    if (three) {
+        c->q.zp = cpu_ising_split_row(sp, y + ly * latmc_wrap_up(z, lz), par);
+        c->q.zm = cpu_ising_split_row(sp, y + ly * latmc_wrap_down(z, lz), par);
+    }
+    int64_t rpf = c->r + 4, rzpf = rpf + (three ? ly : 0);
+    while (rpf >= rows)
+        rpf -= rows;
+    while (rzpf >= rows)
+        rzpf -= rows;
+    c->pf[0] = (const char *)cpu_ising_split_row(sp, rpf, 0);
+    c->pf[1] = (const char *)cpu_ising_split_row(sp, rpf, 1);
+    c->pf[2] = (const char *)cpu_ising_split_row(sp, rzpf, 0);
+    c->pf[3] = (const char *)cpu_ising_split_row(sp, rzpf, 1);
+}
+
+AI void cursor_next(struct row_cursor *c, const struct cpu_ising_split *sp)
+{
+    c->q.dst[-1] = c->q.dst[sp->half - 1];
+    c->q.dst[sp->half] = c->q.dst[0];
+    c->r++;
+    if (++c->y == sp->ly) {
+        c->y = 0;
+        c->z++;
+    }
+}
+
+AI void prefetch_rows(const struct row_cursor *c, int64_t offset, int three)
+{
+    _mm_prefetch(c->pf[0] + offset, _MM_HINT_T0);
+    _mm_prefetch(c->pf[1] + offset, _MM_HINT_T0);
+    if (three) {
+        _mm_prefetch(c->pf[2] + offset, _MM_HINT_T0);
+        _mm_prefetch(c->pf[3] + offset, _MM_HINT_T0);
+    }
+}
+
+/* What prepare() computes once per pass (cpu_ising_pass.prepared). */
+struct prepared {
+    struct philox16 pc;   /* Philox constants for blocks below 2^32 */
+    struct tables tb;
+};
+_Static_assert(sizeof(struct prepared) <= sizeof(((struct cpu_ising_pass *)0)->prepared),
+               "cpu_ising_pass.prepared too small");
+
+static void prepare_avx512(struct cpu_ising_pass *p)
+{
+    struct prepared *w = (struct prepared *)(void *)p->prepared;
+    struct tables *tb = &w->tb;
+    uint32_t thr[16];
+    for (int i = 0; i < 16; i++)
+        thr[i] = ((uint32_t)p->plane[0][i] | (uint32_t)p->plane[1][i] << 8 |
+                  (uint32_t)p->plane[2][i] << 16 | (uint32_t)p->plane[3][i] << 24) ^ 0x80000000u;
+    tb->thr = _mm512_loadu_si512((const void *)thr);
+    tb->never = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)p->never));
+    tb->one = _mm512_set1_epi8(1);
+    set_consts(&w->pc, 0, p);
+}
+
+AI uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_ising_pass *p,
+                      int64_t r0, int64_t r1, int three, int heatbath, int never)
+{
+    const struct prepared *w = (const struct prepared *)(const void *)p->prepared;
+    const struct tables *tb = &w->tb;
+    const int64_t half = sp->half;
+    const struct philox16 *pc = &w->pc;
+    struct philox16 local; /* constants for blocks beyond 2^32, when needed */
+    uint64_t cur_hi = 0;
+    uint64_t changed = 0;
+    if (r0 >= r1)
+        return 0;
+    struct row_cursor cur;
+    cur.r = r0;
+    /* no division in 2D, where the wavefront calls this once per row */
+    cur.y = three ? r0 % sp->ly : r0;
+    cur.z = three ? r0 / sp->ly : 0;
+    cursor_set(&cur, sp, p->colour, three);
+    __m512i u[4];
+    if (half % 32 == 0) {
+        /* rows start on a group of 8 blocks: draws straight from registers */
+        for (;;) {
+            uint64_t blk = (uint64_t)(half * cur.r) / 4;
+            int64_t jl = 0;
+            for (; jl + 64 <= half; jl += 64, blk += 16) {
+                prefetch_rows(&cur, jl, three);
+                ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
+                philox16_lanes(pc, blk, u, 2);
+                changed += step64(&cur.q, jl, u, tb, three, heatbath, never, ~UINT64_C(0));
+            }
+            if (jl < half) { /* 32 sites left: one group; the upper 32 lanes are not sites */
+                ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
+                philox16_lanes(pc, blk, u, 1);
+                changed += step64(&cur.q, jl, u, tb, three, heatbath, never, 0xffffffffu);
+            }
+            cursor_next(&cur, sp);
+            if (cur.r == r1)
+                return changed;
+            cursor_set(&cur, sp, p->colour, three);
+        }
+    }
+    /*
+     * Rows start inside a group: per row, draws in natural order in a window that starts
+     * on a group boundary, buf[0..31] the group holding the row's first site; each step
+     * appends two groups and handles 64 sites from buf + off, the last ones masked.
+     */
+    uint32_t buf[96] __attribute__((aligned(64)));
+    for (;;) {
+        const uint64_t j0 = (uint64_t)(half * cur.r);
+        uint64_t blk = j0 / 32 * 8;
+        const int64_t off = (int64_t)(j0 - 4 * blk);
+        ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
+        philox16_store(pc, blk, buf);
+        for (int64_t jl = 0; jl < half; jl += 64) {
+            prefetch_rows(&cur, jl, three);
+            ensure_consts(&pc, &local, &cur_hi, (blk + 8) >> 32, p);
+            philox16_store(pc, blk + 8, buf + 32);
+            ensure_consts(&pc, &local, &cur_hi, (blk + 16) >> 32, p);
+            philox16_store(pc, blk + 16, buf + 64);
+            const int64_t n = half - jl < 64 ? half - jl : 64;
+            const uint64_t valid = n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
+            lanes_from_natural(buf + off, u);
+            changed += step64(&cur.q, jl, u, tb, three, heatbath, never, valid);
+            memcpy(buf, buf + 64, 32 * sizeof buf[0]);
+            blk += 16;
+        }
+        cursor_next(&cur, sp);
+        if (cur.r == r1)
+            return changed;
+        cursor_set(&cur, sp, p->colour, three);
+    }
+}
+
+#define ROWS_VARIANT(name, three, heatbath, never)                                         \
+    static uint64_t name(const struct cpu_ising_split *s, const struct cpu_ising_pass *p,  \
+                         int64_t r0, int64_t r1)                                           \
+    {                                                                                      \
+        return rows_impl(s, p, r0, r1, three, heatbath, never);                            \
+    }
+ROWS_VARIANT(rows_2d_metropolis, 0, 0, 0)
+ROWS_VARIANT(rows_2d_heatbath, 0, 1, 0)
+ROWS_VARIANT(rows_3d_metropolis, 1, 0, 0)
+ROWS_VARIANT(rows_3d_heatbath, 1, 1, 0)
+ROWS_VARIANT(rows_2d_metropolis_never, 0, 0, 1)
+ROWS_VARIANT(rows_2d_heatbath_never, 0, 1, 1)
+ROWS_VARIANT(rows_3d_metropolis_never, 1, 0, 1)
+ROWS_VARIANT(rows_3d_heatbath_never, 1, 1, 1)
+
+static uint64_t colour_rows_avx512(const struct cpu_ising_split *s,
+                                   const struct cpu_ising_pass *p, int64_t r0, int64_t r1)
+{
+    typedef uint64_t (*rows_fn)(const struct cpu_ising_split *, const struct cpu_ising_pass *,
+                                int64_t, int64_t);
+    static const rows_fn variants[2][2][2] = {
+        { { rows_2d_metropolis, rows_2d_metropolis_never },
+          { rows_2d_heatbath, rows_2d_heatbath_never } },
+        { { rows_3d_metropolis, rows_3d_metropolis_never },
+          { rows_3d_heatbath, rows_3d_heatbath_never } },
+    };
+    return variants[s->ndim == 3][p->algorithm == LATMC_ALGO_HEATBATH][p->any_never != 0](
+        s, p, r0, r1);
+}
+
+static void draws_avx512(uint64_t seed, uint32_t c1, uint32_t c2, uint32_t c3,
+                         uint64_t first_block, int64_t n, uint32_t *out)
+{
+    struct philox16 pc;
+    philox16_setup(&pc, seed, c1, c2, c3);
+    for (int64_t i = 0; i < n; i++)
+        philox16_store(&pc, first_block + 8 * (uint64_t)i, out + 32 * i);
+}
+
+/* The generator as the kernels run it (two groups, lane order), nothing else. */
+static uint32_t draws_xor_avx512(uint64_t seed, uint64_t first_block, int64_t n)
+{
+    struct philox16 pc;
+    philox16_setup(&pc, seed, 0, 0, 0);
+    __m512i acc = _mm512_setzero_si512();
+    for (int64_t i = 0; i + 1 < n; i += 2) {
+        __m512i u[4];
+        philox16_lanes(&pc, first_block + 8 * (uint64_t)i, u, 2);
+        acc = _mm512_ternarylogic_epi64(acc, u[0], u[1], XOR3);
+        acc = _mm512_ternarylogic_epi64(acc, u[2], u[3], XOR3);
+    }
+    uint32_t lanes[16];
+    _mm512_storeu_si512((void *)lanes, acc);
+    uint32_t x = 0;
+    for (int i = 0; i < 16; i++)
+        x ^= lanes[i];
+    return x;
+}
+
+void cpu_ising_dsp_init_avx512(struct cpu_ising_dsp *dsp)
+{
+    dsp->prepare = prepare_avx512;
+    dsp->colour_rows = colour_rows_avx512;
+    dsp->draws = draws_avx512;
+    dsp->draws_xor = draws_xor_avx512;
+    dsp->name = "avx512";
+}

@@ -1,0 +1,342 @@
+/*
+ * The split-row Ising layout of the SIMD levels (ising_split.h): allocation, conversion to
+ * and from the natural order, cold and hot starts, the measurement, the decision tables of
+ * a colour pass and the threaded sweep driver. Plain C, built for every CPU; the update
+ * kernels themselves are in ising_avx2.c and ising_avx512.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_features.h"
+#include "cpu_omp.h"
+#include "error.h"
+#include "ising_rules.h" /* LATMC_ALGO_*, latmc_rng_block */
+#include "ising_split.h"
+
+/* ---- the kernel table ---- */
+
+void cpu_ising_dsp_init(struct cpu_ising_dsp *dsp, unsigned flags)
+{
+    /* The C level: no split-layout kernels; ising_kernels.c runs the reference. */
+    memset(dsp, 0, sizeof *dsp);
+#if LATMC_HAVE_AVX2
+    if (flags & CPU_FLAG_AVX2)
+        cpu_ising_dsp_init_avx2(dsp);
+#endif
+#if LATMC_HAVE_AVX512
+    if (flags & CPU_FLAG_AVX512)
+        cpu_ising_dsp_init_avx512(dsp);
+#endif
+    (void)flags;
+}
+
+/* ---- decision tables of one pass ---- */
+
+void cpu_ising_pass_setup(struct cpu_ising_pass *p, const struct latmc_ising_tables *t,
+                          int ndim, int algorithm, uint64_t seed, uint64_t sweep, int colour)
+{
+    memset(p, 0, sizeof *p);
+    p->algorithm = algorithm;
+    p->colour = colour;
+    p->seed = seed;
+    p->c1_sweep = (uint32_t)(sweep >> 32) << 16;
+    p->c2 = (uint32_t)sweep;
+    p->c3 = ((uint32_t)LATMC_STREAM_UPDATE << 24) | ((uint32_t)colour << 16);
+    for (int idx = 0; idx < 16; idx++) {
+        const int k = idx & 7, up = idx >> 3;
+        uint64_t thr = 0; /* indices no site can have: never read, any value */
+        if (k <= 2 * ndim)
+            thr = algorithm == LATMC_ALGO_HEATBATH ? (up ? 0 : t->heatbath[k])
+                                                   : t->metropolis[up][k];
+        const int reachable = k <= 2 * ndim && (algorithm != LATMC_ALGO_HEATBATH || !up);
+        /* accept iff u < thr iff not (u > thr - 1). thr = 0 wraps to "always", so that a
+         * kernel that forgot the never mask fails the kernels test at once. */
+        const uint32_t v = (uint32_t)(thr - 1) ^ 0x80000000u;
+        for (int b = 0; b < 4; b++)
+            p->plane[b][idx] = (uint8_t)(v >> (8 * b));
+        if (thr == 0) {
+            p->never[idx] = 0xff;
+            p->any_never |= reachable;
+        }
+    }
+}
+
+/* ---- layout ---- */
+
+int cpu_ising_split_alloc(struct cpu_ising_split *s, const struct latmc_lattice *g)
+{
+    memset(s, 0, sizeof *s);
+    s->ndim = g->ndim;
+    s->lx = g->lx;
+    s->ly = g->ly;
+    s->lz = g->lz;
+    s->half = g->lx / 2;
+    s->rows = g->ly * g->lz;
+    s->stride = (s->half + 2 * CPU_ISING_SPLIT_PAD + 63) / 64 * 64;
+    /* zeroed: the bytes past each half-row that vector tails read are defined */
+    const size_t bytes = (size_t)(2 * s->rows) * (size_t)s->stride + 64;
+    s->alloc = calloc(1, bytes);
+    if (!s->alloc)
+        return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of spins", bytes);
+    s->base = (uint8_t *)(((uintptr_t)s->alloc + 63) & ~(uintptr_t)63);
+    return LATMC_OK;
+}
+
+void cpu_ising_split_free(struct cpu_ising_split *s)
+{
+    free(s->alloc);
+    s->alloc = NULL;
+    s->base = NULL;
+}
+
+/* The periodic neighbours along x of a half-row's ends (ising_split.h). */
+static inline void refresh_pads(const struct cpu_ising_split *s, uint8_t *h)
+{
+    h[-1] = h[s->half - 1];
+    h[s->half] = h[0];
+}
+
+static void row_from_natural(const struct cpu_ising_split *s, const int8_t *spins, int64_t r)
+{
+    const int8_t *in = spins + r * s->lx;
+    uint8_t *even = cpu_ising_split_row(s, r, 0), *odd = cpu_ising_split_row(s, r, 1);
+    for (int64_t j = 0; j < s->half; j++) {
+        even[j] = in[2 * j] > 0;
+        odd[j] = in[2 * j + 1] > 0;
+    }
+    refresh_pads(s, even);
+    refresh_pads(s, odd);
+}
+
+static void row_to_natural(const struct cpu_ising_split *s, int8_t *spins, int64_t r)
+{
+    int8_t *out = spins + r * s->lx;
+    const uint8_t *even = cpu_ising_split_row(s, r, 0), *odd = cpu_ising_split_row(s, r, 1);
+    for (int64_t j = 0; j < s->half; j++) {
+        out[2 * j] = (int8_t)(2 * even[j] - 1);
+        out[2 * j + 1] = (int8_t)(2 * odd[j] - 1);
+    }
+}
+
+void cpu_ising_split_from_natural(const struct cpu_ising_split *s, const int8_t *spins,
+                                  int n_threads)
+{
+    const int64_t rows = s->rows;
+    if (!cpu_use_threads(n_threads, rows * s->lx)) {
+        for (int64_t r = 0; r < rows; r++)
+            row_from_natural(s, spins, r);
+        return;
+    }
+    LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
+    for (int64_t r = 0; r < rows; r++)
+        row_from_natural(s, spins, r);
+}
+
+void cpu_ising_split_to_natural(const struct cpu_ising_split *s, int8_t *spins, int n_threads)
+{
+    const int64_t rows = s->rows;
+    if (!cpu_use_threads(n_threads, rows * s->lx)) {
+        for (int64_t r = 0; r < rows; r++)
+            row_to_natural(s, spins, r);
+        return;
+    }
+    LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
+    for (int64_t r = 0; r < rows; r++)
+        row_to_natural(s, spins, r);
+}
+
+void cpu_ising_split_cold(const struct cpu_ising_split *s)
+{
+    for (int64_t r = 0; r < s->rows; r++)
+        for (int par = 0; par < 2; par++)
+            memset(cpu_ising_split_row(s, r, par) - 1, 1, (size_t)s->half + 2);
+}
+
+/*
+ * Hot start of row r: site i = x + L_x r takes lane i mod 4 of INIT block i / 4 (sweep 0,
+ * phase 0, sub 0), +1 when the draw's top bit is clear -- latmc_ising_hot_block's rule.
+ */
+static void row_hot(const struct cpu_ising_split *s, uint64_t seed, int64_t r)
+{
+    const int64_t i0 = r * s->lx, i1 = i0 + s->lx;
+    uint8_t *h[2] = { cpu_ising_split_row(s, r, 0), cpu_ising_split_row(s, r, 1) };
+    for (int64_t b = i0 / 4; 4 * b < i1; b++) {
+        const latmc_philox_ctr u = latmc_rng_block(seed, (uint64_t)b, 0, LATMC_STREAM_INIT, 0, 0);
+        for (int lane = 0; lane < 4; lane++) {
+            const int64_t i = 4 * b + lane;
+            if (i >= i0 && i < i1)
+                h[(i - i0) & 1][(i - i0) >> 1] = (uint8_t)((u.v[lane] >> 31) == 0);
+        }
+    }
+    refresh_pads(s, h[0]);
+    refresh_pads(s, h[1]);
+}
+
+void cpu_ising_split_hot(const struct cpu_ising_split *s, uint64_t seed, int n_threads)
+{
+    const int64_t rows = s->rows;
+    if (!cpu_use_threads(n_threads, rows * s->lx)) {
+        for (int64_t r = 0; r < rows; r++)
+            row_hot(s, seed, r);
+        return;
+    }
+    LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
+    for (int64_t r = 0; r < rows; r++)
+        row_hot(s, seed, r);
+}
+
+/* ---- measurement ---- */
+
+static inline uint64_t load8(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* Sum of the eight bytes of w (each below 256). */
+static inline uint64_t byte_sum(uint64_t w)
+{
+    const uint64_t m = UINT64_C(0x00ff00ff00ff00ff);
+    return (((w & m) + ((w >> 8) & m)) * UINT64_C(0x0001000100010001)) >> 48;
+}
+
+/*
+ * Unequal nearest-neighbour pairs (per site and positive direction) and up spins of row r.
+ * With bytes 0 / 1, s_a s_b = 1 - 2 (a ^ b): the bond sum is N ndim - 2 (unequal pairs).
+ * Along x: even site j with odd site j, odd site j with even site j + 1 (the pad after the
+ * last one is even site 0). Eight sites per 64-bit word; the byte counters take at most 6
+ * per word, so they are emptied every 42 words.
+ */
+static void row_counts(const struct cpu_ising_split *s, int64_t r, uint64_t *unequal,
+                       uint64_t *up)
+{
+    const int64_t ly = s->ly, y = r % ly, z = r / ly;
+    const int64_t ryp = latmc_wrap_up(y, ly) + ly * z;
+    const int64_t rzp = s->ndim == 3 ? y + ly * latmc_wrap_up(z, s->lz) : r;
+    const uint8_t *e = cpu_ising_split_row(s, r, 0), *o = cpu_ising_split_row(s, r, 1);
+    const uint8_t *ey = cpu_ising_split_row(s, ryp, 0), *oy = cpu_ising_split_row(s, ryp, 1);
+    const uint8_t *ez = cpu_ising_split_row(s, rzp, 0), *oz = cpu_ising_split_row(s, rzp, 1);
+    const int three = s->ndim == 3;
+    uint64_t n_unequal = 0, n_up = 0;
+    int64_t j = 0;
+    while (j + 8 <= s->half) {
+        uint64_t acc_u = 0, acc_s = 0;
+        for (int w = 0; w < 42 && j + 8 <= s->half; w++, j += 8) {
+            const uint64_t ve = load8(e + j), vo = load8(o + j);
+            uint64_t t = (ve ^ vo) + (vo ^ load8(e + j + 1)) + (ve ^ load8(ey + j)) +
+                         (vo ^ load8(oy + j));
+            if (three)
+                t += (ve ^ load8(ez + j)) + (vo ^ load8(oz + j));
+            acc_u += t;
+            acc_s += ve + vo;
+        }
+        n_unequal += byte_sum(acc_u);
+        n_up += byte_sum(acc_s);
+    }
+    for (; j < s->half; j++) {
+        n_unequal += (uint64_t)((e[j] ^ o[j]) + (o[j] ^ e[j + 1]) + (e[j] ^ ey[j]) +
+                                (o[j] ^ oy[j]));
+        if (three)
+            n_unequal += (uint64_t)((e[j] ^ ez[j]) + (o[j] ^ oz[j]));
+        n_up += (uint64_t)(e[j] + o[j]);
+    }
+    *unequal += n_unequal;
+    *up += n_up;
+}
+
+struct latmc_ising_sums cpu_ising_split_measure(const struct cpu_ising_split *s, int n_threads)
+{
+    const int64_t rows = s->rows;
+    uint64_t unequal = 0, up = 0;
+    if (!cpu_use_threads(n_threads, rows * s->lx)) {
+        for (int64_t r = 0; r < rows; r++)
+            row_counts(s, r, &unequal, &up);
+    } else {
+        LATMC_OMP(parallel for num_threads(n_threads) schedule(static) reduction(+:unequal, up))
+        for (int64_t r = 0; r < rows; r++)
+            row_counts(s, r, &unequal, &up);
+    }
+    const int64_t n = rows * s->lx;
+    struct latmc_ising_sums sums = { n * s->ndim - 2 * (int64_t)unequal, 2 * (int64_t)up - n };
+    return sums;
+}
+
+/* ---- sweep ---- */
+
+/*
+ * Order of a sweep. Colour 0 of a site reads colour 1 of its neighbours before they are
+ * updated, colour 1 reads colour 0 after; so with "units" of the lattice that interact only
+ * with the next and previous unit (rows in 2D, planes z in 3D), colour 1 of unit u - 1 may
+ * be updated as soon as colour 0 of units u - 2 .. u is, and before colour 0 of unit u + 1
+ * is needed. A sweep is then one pass over memory in wavefront order,
+ *     c0(a), c0(a+1), c0(a+2), c1(a+1), c0(a+3), c1(a+2), ..., c0(b-1), c1(b-2)
+ * followed by c1(a) and c1(b-1) -- which need colour 0 of the units before a and after
+ * b - 1 -- once every thread has finished its band [a, b) (units taken round the periodic
+ * lattice by the same argument, with band 0..units-1 for one thread). Each site still sees
+ * exactly the neighbour values of the two-pass order and draws its own random number, so
+ * the chain is the same; the lattice is read once per sweep instead of twice (from memory,
+ * 2 bytes per update instead of 3: doc/PERFORMANCE.md).
+ */
+static uint64_t wave_first(const struct cpu_ising_split *s, const struct cpu_ising_dsp *dsp,
+                           const struct cpu_ising_pass *pass, int64_t unit, int64_t a, int64_t b)
+{
+    uint64_t changed = 0;
+    for (int64_t u = a; u < b; u++) {
+        changed += dsp->colour_rows(s, &pass[0], u * unit, (u + 1) * unit);
+        if (u >= a + 2)
+            changed += dsp->colour_rows(s, &pass[1], (u - 1) * unit, u * unit);
+    }
+    return changed;
+}
+
+static uint64_t wave_last(const struct cpu_ising_split *s, const struct cpu_ising_dsp *dsp,
+                          const struct cpu_ising_pass *pass, int64_t unit, int64_t a, int64_t b)
+{
+    uint64_t changed = 0;
+    if (b > a)
+        changed += dsp->colour_rows(s, &pass[1], a * unit, (a + 1) * unit);
+    if (b - 1 > a)
+        changed += dsp->colour_rows(s, &pass[1], (b - 1) * unit, b * unit);
+    return changed;
+}
+
+uint64_t cpu_ising_split_sweep(const struct cpu_ising_split *s, const struct cpu_ising_dsp *dsp,
+                               const struct latmc_ising_tables *t, int algorithm,
+                               uint64_t seed, uint64_t sweep, int n_threads)
+{
+    struct cpu_ising_pass pass[2];
+    for (int c = 0; c < 2; c++) {
+        cpu_ising_pass_setup(&pass[c], t, s->ndim, algorithm, seed, sweep, c);
+        dsp->prepare(&pass[c]);
+    }
+    const int64_t rows = s->rows;
+    const int64_t unit = s->ndim == 3 ? s->ly : 1, units = rows / unit;
+    if (!cpu_use_threads(n_threads, rows * s->half))
+        return wave_first(s, dsp, pass, unit, 0, units) + wave_last(s, dsp, pass, unit, 0, units);
+    uint64_t changed = 0;
+#ifdef _OPENMP
+    /*
+     * Bands of whole units per thread in wavefront order when there are enough units to
+     * keep every thread busy; else the two-pass order on rows. Which thread updates a
+     * site never matters (its draw is named by the site); the barriers keep the order.
+     */
+    const int wave = units >= 4 * (int64_t)n_threads;
+    LATMC_OMP(parallel num_threads(n_threads) reduction(+:changed))
+    {
+        const int64_t nt = omp_get_num_threads(), id = omp_get_thread_num();
+        if (wave) {
+            const int64_t a = units * id / nt, b = units * (id + 1) / nt;
+            changed += wave_first(s, dsp, pass, unit, a, b);
+            LATMC_OMP(barrier)
+            changed += wave_last(s, dsp, pass, unit, a, b);
+        } else {
+            const int64_t r0 = rows * id / nt, r1 = rows * (id + 1) / nt;
+            changed += dsp->colour_rows(s, &pass[0], r0, r1);
+            LATMC_OMP(barrier)
+            changed += dsp->colour_rows(s, &pass[1], r0, r1);
+        }
+    }
+#endif
+    return changed;
+}

@@ -1,0 +1,121 @@
+/*
+ * The Ising layout and kernel table of the SIMD levels (issue "CPU fast paths").
+ *
+ * The C reference (ising_sweep.c) keeps one int8 per site in natural order and defines the
+ * chain. The SIMD levels keep the same chain in a layout made for them, the "split rows":
+ * every row (y, z) of the lattice is stored as two half-rows, the sites of even x and the
+ * sites of odd x, one byte per site, 1 for spin +1 and 0 for -1. A half-row holds sites of
+ * one colour only, in the order of their checkerboard index j = floor(x / 2) + (L_x / 2) row,
+ * so that
+ *   - the byte of site j of a colour is at a fixed offset from that of site j+1: one vector
+ *     load gives 32 (AVX2) or 64 (AVX-512) consecutive sites of one colour, and draw j of
+ *     the colour (lane j mod 4 of Philox block j / 4) belongs to the j-th byte;
+ *   - the four (2D) or six (3D) neighbours of those sites are the same number of bytes in
+ *     other half-rows, at offsets 0 and -1 or +1 along x, so the number of up neighbours k
+ *     (the index of the decision tables, k = (n + 2 ndim) / 2) is a sum of bytes.
+ * Each half-row is padded: byte -1 repeats its last site and byte L_x / 2 its first (the
+ * periodic neighbours along x), refreshed by every kernel that writes the half-row; up to
+ * 64 bytes after the half-row may be overwritten with anything (vector tails).
+ * get/set_spins, the measurement and the hot start convert or read this layout, so nothing
+ * outside the CPU backend sees it.
+ */
+#ifndef LATMC_CPU_ISING_SPLIT_H
+#define LATMC_CPU_ISING_SPLIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpu_lattice.h"
+#include "ising.h"
+
+/* Bytes before a half-row's first site and at least after its last (alignment, pads, tails). */
+#define CPU_ISING_SPLIT_PAD 64
+
+struct cpu_ising_split {
+    void *alloc;         /* what to free */
+    uint8_t *base;       /* half-row 0, 64-byte aligned, at base + CPU_ISING_SPLIT_PAD */
+    int ndim;
+    int64_t lx, ly, lz;  /* lz = 1 in 2D */
+    int64_t half;        /* L_x / 2: sites per half-row */
+    int64_t rows;        /* L_y L_z */
+    int64_t stride;      /* bytes from one half-row to the next, a multiple of 64 */
+};
+
+/* The first site of half-row `par` (0: even x, 1: odd x) of row r = y + L_y z. */
+static inline uint8_t *cpu_ising_split_row(const struct cpu_ising_split *s, int64_t r, int par)
+{
+    return s->base + (2 * r + par) * s->stride + CPU_ISING_SPLIT_PAD;
+}
+
+/*
+ * One colour pass as the kernels need it: the decision tables as byte planes and the
+ * Philox counter words. Filled by cpu_ising_pass_setup() from the core's tables.
+ *
+ * The decision "u < T" (T in [0, 2^32]) is taken as "not (u > T - 1)", with T - 1 in 32
+ * bits, and a "never" mask for the entries with T = 0 (beta so large that exp underflows).
+ * The kernels compare signed, so both sides carry the sign bit flipped. Table index: heat
+ * bath k, Metropolis k + 8 [s == +1], always below 16 (one _mm256_shuffle_epi8 per byte).
+ */
+struct cpu_ising_pass {
+    uint8_t plane[4][16];   /* byte b of (T - 1) ^ 0x80000000 for each table index */
+    uint8_t never[16];      /* 0xff where T = 0: never accept */
+    int any_never;          /* some entry is 0: the kernels apply `never` */
+    int algorithm;          /* LATMC_ALGO_METROPOLIS or LATMC_ALGO_HEATBATH */
+    int colour;
+    uint64_t seed;
+    uint32_t c1_sweep;      /* (sweep >> 32) << 16: c1 without the high block bits */
+    uint32_t c2, c3;        /* counter words 2 and 3 of the pass (rng_streams.h) */
+    /*
+     * The level's own ready-to-use form of the above (round keys and tables as vectors),
+     * written by dsp->prepare once per pass, so that colour_rows can be called for a
+     * single row at no setup cost (the sweep's wavefront order).
+     */
+    _Alignas(64) unsigned char prepared[2048];
+};
+
+void cpu_ising_pass_setup(struct cpu_ising_pass *p, const struct latmc_ising_tables *t,
+                          int ndim, int algorithm, uint64_t seed, uint64_t sweep, int colour);
+
+/*
+ * The kernels of one SIMD level for the split layout (cpu_features.h, dav1d's pattern).
+ * colour_rows is NULL at the C level, which runs the reference on the natural layout.
+ */
+struct cpu_ising_dsp {
+    /* Fill p->prepared from the rest of *p. */
+    void (*prepare)(struct cpu_ising_pass *p);
+    /* Update the sites of p->colour in rows [r0, r1); returns how many spins changed. */
+    uint64_t (*colour_rows)(const struct cpu_ising_split *s, const struct cpu_ising_pass *p,
+                            int64_t r0, int64_t r1);
+    /*
+     * out[m] = lane m mod 4 of Philox block (first_block + m / 4) of (seed, counter words
+     * c1, c2, c3) for m < 32 n; first_block a multiple of 8. The level's generator alone,
+     * for the kernels test and the Philox ceiling of doc/PERFORMANCE.md.
+     */
+    void (*draws)(uint64_t seed, uint32_t c1, uint32_t c2, uint32_t c3, uint64_t first_block,
+                  int64_t n, uint32_t *out);
+    /*
+     * The generator alone as the update kernels run it, 32 n draws xored together (n even;
+     * counter words 0): the Philox ceiling of doc/PERFORMANCE.md (latmc-cpu-ceiling).
+     */
+    uint32_t (*draws_xor)(uint64_t seed, uint64_t first_block, int64_t n);
+    const char *name;       /* "avx2", "avx512"; NULL at the C level */
+};
+
+void cpu_ising_dsp_init(struct cpu_ising_dsp *dsp, unsigned flags);
+void cpu_ising_dsp_init_avx2(struct cpu_ising_dsp *dsp);
+void cpu_ising_dsp_init_avx512(struct cpu_ising_dsp *dsp);
+
+/* Layout and whole-lattice operations (ising_split.c, plain C, threaded over rows). */
+int cpu_ising_split_alloc(struct cpu_ising_split *s, const struct latmc_lattice *g);
+void cpu_ising_split_free(struct cpu_ising_split *s);
+void cpu_ising_split_from_natural(const struct cpu_ising_split *s, const int8_t *spins,
+                                  int n_threads);
+void cpu_ising_split_to_natural(const struct cpu_ising_split *s, int8_t *spins, int n_threads);
+void cpu_ising_split_cold(const struct cpu_ising_split *s);
+void cpu_ising_split_hot(const struct cpu_ising_split *s, uint64_t seed, int n_threads);
+struct latmc_ising_sums cpu_ising_split_measure(const struct cpu_ising_split *s, int n_threads);
+uint64_t cpu_ising_split_sweep(const struct cpu_ising_split *s, const struct cpu_ising_dsp *dsp,
+                               const struct latmc_ising_tables *t, int algorithm,
+                               uint64_t seed, uint64_t sweep, int n_threads);
+
+#endif

@@ -1,0 +1,166 @@
+/*
+ * The AVX-512 Ising kernels (backends/cpu/ising_avx512.c) against the C reference, bit for
+ * bit, on any x86-64 CPU: the kernel file is compiled a second time with its AVX-512
+ * intrinsics emulated by SIMDe (emulate/immintrin.h; built only where SIMDe's headers are
+ * installed), so a machine without AVX-512 still checks that level's logic. The real
+ * AVX-512 build runs in test_ising_simd on CPUs that have it.
+ *
+ * Same cases as test_ising_simd, on the internal functions: the reference sweep on the
+ * natural layout, the emulated kernels on the split layout, compared after every sweep
+ * (spins, changed count, bond and spin sums); and the generator alone.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decision.h"
+#include "ising_ref.h"
+#include "ising_rules.h"
+#include "ising_split.h"
+#include "sim_helpers.h"
+
+void cpu_ising_dsp_init_avx512_emulated(struct cpu_ising_dsp *dsp);
+
+static uint64_t rng = 20261121;
+
+/* The core's tables (lib/model_ising.c), rebuilt here from the model's definition. */
+static void tables(struct latmc_ising_tables *t, int ndim, double beta, double J, double h)
+{
+    memset(t, 0, sizeof *t);
+    for (int k = 0; k <= 2 * ndim; k++) {
+        const int n = 2 * k - 2 * ndim;
+        for (int up = 0; up < 2; up++) {
+            const double de = 2.0 * (up ? 1 : -1) * (J * n + h);
+            t->metropolis[up][k] =
+                latmc_threshold_u32(beta == 0.0 || de <= 0.0 ? 1.0 : exp(-beta * de));
+        }
+        t->heatbath[k] = latmc_threshold_u32(beta == 0.0 ? 0.5
+                                             : 1.0 / (1.0 + exp(-2.0 * beta * (J * n + h))));
+    }
+}
+
+static void run(int ndim, int64_t lx, int64_t ly, int64_t lz, int algorithm, double beta,
+                double J, double h, int sweeps, uint64_t first_sweep, int threads)
+{
+    struct latmc_lattice g = { ndim, lx, ly, ndim == 3 ? lz : 1, 0 };
+    g.nsites = g.lx * g.ly * g.lz;
+    struct latmc_ising_tables t;
+    tables(&t, ndim, beta, J, h);
+    int8_t *ref = malloc((size_t)g.nsites), *out = malloc((size_t)g.nsites);
+    assert_non_null(ref);
+    assert_non_null(out);
+    for (int64_t i = 0; i < g.nsites; i++)
+        ref[i] = (test_rng_next(&rng) >> 63) ? 1 : -1;
+    struct cpu_ising_split s;
+    assert_int_equal(cpu_ising_split_alloc(&s, &g), 0);
+    cpu_ising_split_from_natural(&s, ref, 1);
+    struct cpu_ising_dsp dsp;
+    memset(&dsp, 0, sizeof dsp);
+    cpu_ising_dsp_init_avx512_emulated(&dsp);
+    const uint64_t seed = test_rng_next(&rng);
+    for (int k = 0; k < sweeps; k++) {
+        const uint64_t a = cpu_ising_sweep(&g, ref, &t, algorithm, seed, first_sweep + k, 1);
+        const uint64_t b = cpu_ising_split_sweep(&s, &dsp, &t, algorithm, seed,
+                                                 first_sweep + k, threads);
+        cpu_ising_split_to_natural(&s, out, 1);
+        const struct latmc_ising_sums ma = cpu_ising_measure(&g, ref, 1);
+        const struct latmc_ising_sums mb = cpu_ising_split_measure(&s, 1);
+        if (a != b || memcmp(ref, out, (size_t)g.nsites) != 0)
+            print_error("%dD %lldx%lldx%lld algorithm %d beta %g h %g: sweep %d differs\n",
+                        ndim, (long long)lx, (long long)ly, (long long)lz, algorithm, beta, h,
+                        k);
+        assert_memory_equal(ref, out, (size_t)g.nsites);
+        assert_true(a == b);
+        assert_true(ma.bonds == mb.bonds && ma.spins == mb.spins);
+    }
+    cpu_ising_split_free(&s);
+    free(ref);
+    free(out);
+}
+
+static void test_kernels(void **state)
+{
+    (void)state;
+    for (int a = 0; a < 2; a++) {
+        const int alg = a ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS;
+        /* rows on groups of 8 Philox blocks, 64- and 32-site steps */
+        run(2, 64, 64, 1, alg, 0.44, 1, 0, 4, 0, 1);
+        run(2, 128, 6, 1, alg, 0.44, 1, 0.1, 3, 0, 1);
+        run(2, 192, 10, 1, alg, 0.3, -0.7, 0.25, 3, 7, 1);
+        run(2, 200, 2, 1, alg, 0.5, 1, 0.1, 3, 0, 1);
+        /* general path: rows start inside a group, tails */
+        run(2, 96, 8, 1, alg, 0.2, -1, 1.5, 3, 0, 1);
+        run(2, 130, 66, 1, alg, 0.44, 1, 0, 3, 1, 1);
+        run(2, 330, 4, 1, alg, 0.5, 1, 0.1, 3, 0, 1);
+        run(2, 6, 4, 1, alg, 0.44, 1, 0, 6, 0, 1);
+        run(2, 2, 2, 1, alg, 0.3, 1, 0.2, 6, 0, 1);
+        run(2, 34, 2, 1, alg, 1.0, 1, 0, 4, 0, 1);
+        run(2, 10, 14, 1, alg, 0.1, 1, -3, 4, 0, 1);
+        /* beta = 0, thresholds 0 ("never"), sweep numbers beyond 2^32 */
+        run(2, 64, 8, 1, alg, 0, 1, 0, 3, 0, 1);
+        run(2, 64, 8, 1, alg, 50, 1, 0.3, 3, 0, 1);
+        run(2, 18, 6, 1, alg, 1e6, -1, 0.7, 3, 0, 1);
+        run(2, 64, 16, 1, alg, 0.44, 1, 0, 3, UINT64_C(0xffffffff), 1);
+        run(2, 70, 16, 1, alg, 0.44, 1, 0.2, 3, (UINT64_C(1) << 40) + 5, 1);
+        /* 3D */
+        run(3, 64, 4, 6, alg, 0.22, 1, 0, 3, 0, 1);
+        run(3, 96, 4, 4, alg, 0.3, 1, 0.1, 3, 0, 1);
+        run(3, 128, 6, 4, alg, 0.3, -1, 0.2, 3, 3, 1);
+        run(3, 10, 6, 4, alg, 0.22, 1, 0.3, 3, 0, 1);
+        run(3, 2, 2, 2, alg, 0.4, 1, 0, 5, 0, 1);
+        run(3, 66, 4, 2, alg, 0.5, 1, -0.6, 3, 0, 1);
+        run(3, 64, 4, 4, alg, 40, 1, 0.5, 2, 0, 1);
+        /* threads (>= 32768 sites per colour) */
+        run(2, 256, 260, 1, alg, 0.44, 1, 0.01, 2, 0, 2);
+        run(2, 258, 256, 1, alg, 0.44, 1, 0, 2, 0, 3);
+        run(3, 128, 128, 4, alg, 0.22, 1, 0, 2, 0, 3);
+        run(3, 64, 34, 16, alg, 0.22, 1, 0.1, 2, 0, 2);
+    }
+}
+
+static void test_draws(void **state)
+{
+    (void)state;
+    struct cpu_ising_dsp dsp;
+    memset(&dsp, 0, sizeof dsp);
+    cpu_ising_dsp_init_avx512_emulated(&dsp);
+    uint32_t out[32 * 5];
+    for (int trial = 0; trial < 100; trial++) {
+        const uint64_t seed = test_rng_next(&rng), r = test_rng_next(&rng);
+        const uint32_t c1 = (uint32_t)r, c2 = (uint32_t)(r >> 32);
+        const uint32_t c3 = (uint32_t)test_rng_next(&rng);
+        uint64_t first = test_rng_next(&rng) & UINT64_C(0xfffffffffff8);
+        if (trial % 3 == 0)
+            first &= 0xff8;
+        else if (trial % 3 == 1)
+            first = UINT64_C(0xffffffe0) - 8 * (uint64_t)(trial & 3);
+        dsp.draws(seed, c1, c2, c3, first, 5, out);
+        for (int m = 0; m < 32 * 5; m++) {
+            const latmc_philox_ctr cnt = { { (uint32_t)(first + (uint64_t)(m / 4)), c1, c2, c3 } };
+            assert_int_equal(out[m], latmc_philox4x32_10(cnt, latmc_rng_key(seed)).v[m % 4]);
+        }
+    }
+    /* the ceiling's entry: the xor of 64 blocks' draws */
+    uint32_t want = 0;
+    for (uint64_t b = 64; b < 128; b++) {
+        const latmc_philox_ctr cnt = { { (uint32_t)b, 0, 0, 0 } };
+        const latmc_philox_ctr u = latmc_philox4x32_10(cnt, latmc_rng_key(777));
+        want ^= u.v[0] ^ u.v[1] ^ u.v[2] ^ u.v[3];
+    }
+    assert_int_equal(dsp.draws_xor(777, 64, 8), want);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_draws),
+        cmocka_unit_test(test_kernels),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
