@@ -1,14 +1,30 @@
-/* The Potts model on the CPU: uint8 states in natural site order, reference kernels. */
+/*
+ * The Potts model on the CPU. The C level: uint8 states in natural site order and the
+ * reference kernels (potts_sweep.c). The SIMD levels (cpu_potts_dsp, potts_fast.h): the
+ * split layout (potts_split.h) and the vector passes; get/set_spins convert, so the layout
+ * never shows outside.
+ */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu_backend.h"
+#include "cpu_features.h"
+#include "cpu_omp.h"
 #include "potts.h"
+#include "potts_fast.h"
+#include "potts_kernels.h"
 #include "potts_ref.h"
+#include "potts_split.h"
 
 struct potts_state {
-    uint8_t *spins;
     int colours;
+    struct cpu_potts_dsp dsp;
+    uint8_t *spins;                       /* C level: natural order */
+    struct cpu_potts_split split;         /* SIMD levels */
+    struct latmc_potts_tables made_from;  /* the tables `fast` was derived from */
+    struct cpu_potts_fast_tables fast;
+    int fast_valid;
+    int scalar_every_site;                /* cpu_potts_set_scalar_every_site() */
 };
 
 static struct potts_state *potts_of(struct cpu_state *st)
@@ -16,19 +32,44 @@ static struct potts_state *potts_of(struct cpu_state *st)
     return st->model_state;
 }
 
+void cpu_potts_dsp_init(struct cpu_potts_dsp *dsp, unsigned flags)
+{
+    memset(dsp, 0, sizeof *dsp);
+    dsp->level = "c";                     /* width 0: the reference kernels */
+#if LATMC_HAVE_AVX2
+    if (flags & CPU_FLAG_AVX2)
+        cpu_potts_dsp_init_avx2(dsp);
+#endif
+#if LATMC_HAVE_AVX512
+    if (flags & CPU_FLAG_AVX512)
+        cpu_potts_dsp_init_avx512(dsp);
+#endif
+    (void)flags;
+}
+
 static int potts_create(latmc_sim *sim, struct cpu_state *st)
 {
     struct potts_state *ps = calloc(1, sizeof *ps);
-    const size_t bytes = (size_t)sim->nsites;
-    if (ps)
-        ps->spins = malloc(bytes);
-    if (!ps || !ps->spins) {
-        free(ps);
-        return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of Potts "
-                          "states", bytes);
-    }
+    if (!ps)
+        return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate the Potts state");
     /* check_desc has accepted the extents, so this is 2 or 3 */
     ps->colours = latmc_potts_colours(sim->desc.ndim, sim->desc.extent);
+    cpu_potts_dsp_init(&ps->dsp, st->simd_flags);
+    if (ps->dsp.width > 0) {
+        const int status = cpu_potts_split_alloc(&ps->split, &st->lattice, ps->colours);
+        if (status < 0) {
+            free(ps);
+            return status;
+        }
+    } else {
+        const size_t bytes = (size_t)sim->nsites;
+        ps->spins = malloc(bytes);
+        if (!ps->spins) {
+            free(ps);
+            return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of Potts "
+                              "states", bytes);
+        }
+    }
     st->model_state = ps;
     return LATMC_OK;
 }
@@ -36,50 +77,155 @@ static int potts_create(latmc_sim *sim, struct cpu_state *st)
 static void potts_destroy(struct cpu_state *st)
 {
     struct potts_state *ps = potts_of(st);
-    if (ps)
+    if (ps) {
         free(ps->spins);
+        cpu_potts_split_free(&ps->split);
+    }
     free(ps);
     st->model_state = NULL;
 }
 
 static int potts_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
 {
-    if (how == LATMC_INIT_COLD)
-        memset(potts_of(st)->spins, 0, (size_t)sim->nsites);
-    else
-        cpu_potts_hot_start(&st->lattice, potts_of(st)->spins, sim->desc.q, sim->desc.seed,
+    struct potts_state *ps = potts_of(st);
+    if (ps->dsp.width > 0) {
+        if (how == LATMC_INIT_COLD)
+            cpu_potts_split_cold_start(&ps->split);
+        else
+            cpu_potts_split_hot_start(&st->lattice, &ps->split, sim->desc.q, sim->desc.seed,
+                                      sim->n_threads);
+    } else if (how == LATMC_INIT_COLD) {
+        memset(ps->spins, 0, (size_t)sim->nsites);
+    } else {
+        cpu_potts_hot_start(&st->lattice, ps->spins, sim->desc.q, sim->desc.seed,
                             sim->n_threads);
+    }
     return LATMC_OK;
+}
+
+/* The fast tables follow the core's tables, rebuilt whenever a parameter changed them. */
+static const struct cpu_potts_fast_tables *fast_tables(latmc_sim *sim, struct potts_state *ps)
+{
+    const struct latmc_potts_tables *t = sim->model_data;
+    if (!ps->fast_valid || memcmp(&ps->made_from, t, sizeof *t) != 0) {
+        cpu_potts_fast_tables_build(&ps->fast, t, sim->desc.ndim, sim->desc.q);
+        ps->made_from = *t;
+        ps->fast_valid = 1;
+    }
+    return &ps->fast;
+}
+
+/*
+ * One sweep on the split layout: colour passes in turn, each cut into chunks of W sites,
+ * thread k of T taking chunks [n k / T, n (k + 1) / T). The chunk boundaries and every
+ * random number are fixed by the lattice alone, so the thread count changes nothing.
+ */
+static uint64_t split_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep)
+{
+    struct potts_state *ps = potts_of(st);
+    const int c = ps->colours;
+    const struct cpu_potts_fast_tables *fast = fast_tables(sim, ps);
+    struct cpu_potts_pass pass[3];
+    for (int col = 0; col < c; col++) {
+        struct cpu_potts_pass *p = &pass[col];
+        memset(p, 0, sizeof *p);
+        p->g = &st->lattice;
+        p->colours = c;
+        p->colour = col;
+        p->q = sim->desc.q;
+        p->ndim = sim->desc.ndim;
+        p->per_row = ps->split.per_row;
+        p->per_colour = ps->split.per_colour;
+        for (int k = 0; k < c; k++)
+            p->sub[k] = ps->split.sub[k];
+        p->tables = sim->model_data;
+        p->fast = fast;
+        p->seed = sim->desc.seed;
+        p->sweep = sweep;
+        for (uint32_t s = 0; s < 2; s++)
+            cpu_potts_philox_init(&p->rng[s], sim->desc.seed, sweep, (uint32_t)col, s, 0);
+        p->scalar_every_site = ps->scalar_every_site;
+    }
+    const cpu_potts_pass_fn fn = sim->desc.algorithm == LATMC_ALGO_METROPOLIS
+                                     ? ps->dsp.metropolis : ps->dsp.heatbath;
+    const int64_t W = ps->dsp.width;
+    const int64_t chunks = (ps->split.per_colour + W - 1) / W;
+    uint64_t changed = 0;
+#ifdef _OPENMP
+    const int n_threads = sim->n_threads;
+    if (cpu_use_threads(n_threads, ps->split.per_colour)) {
+        LATMC_OMP(parallel num_threads(n_threads) reduction(+:changed))
+        {
+            const int64_t k = omp_get_thread_num(), T = omp_get_num_threads();
+            const int64_t begin = chunks * k / T, end = chunks * (k + 1) / T;
+            for (int col = 0; col < c; col++) {
+                changed += fn(&pass[col], begin, end);
+                /* the next colour reads what this one wrote */
+                LATMC_OMP(barrier)
+            }
+        }
+        return changed;
+    }
+#endif
+    for (int col = 0; col < c; col++)
+        changed += fn(&pass[col], 0, chunks);
+    return changed;
 }
 
 static void potts_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep,
                         uint64_t *accepted, uint64_t *attempted)
 {
-    const struct latmc_potts_chain chain = {
-        .tables = sim->model_data,
-        .algorithm = sim->desc.algorithm,
-        .q = sim->desc.q,
-        .colours = potts_of(st)->colours,
-        .seed = sim->desc.seed,
-    };
-    *accepted += cpu_potts_sweep(&st->lattice, potts_of(st)->spins, &chain, sweep,
-                                 sim->n_threads);
+    struct potts_state *ps = potts_of(st);
+    if (ps->dsp.width > 0) {
+        *accepted += split_sweep(sim, st, sweep);
+    } else {
+        const struct latmc_potts_chain chain = {
+            .tables = sim->model_data,
+            .algorithm = sim->desc.algorithm,
+            .q = sim->desc.q,
+            .colours = ps->colours,
+            .seed = sim->desc.seed,
+        };
+        *accepted += cpu_potts_sweep(&st->lattice, ps->spins, &chain, sweep, sim->n_threads);
+    }
     *attempted += (uint64_t)sim->nsites;
 }
 
 static void potts_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
 {
-    cpu_potts_measure(&st->lattice, potts_of(st)->spins, sim->n_threads, sums);
+    struct potts_state *ps = potts_of(st);
+    if (ps->dsp.width > 0)
+        cpu_potts_split_measure(&st->lattice, &ps->split, sim->n_threads, sums);
+    else
+        cpu_potts_measure(&st->lattice, ps->spins, sim->n_threads, sums);
 }
 
 static void potts_get_spins(latmc_sim *sim, struct cpu_state *st, void *buf)
 {
-    memcpy(buf, potts_of(st)->spins, (size_t)sim->nsites);
+    struct potts_state *ps = potts_of(st);
+    if (ps->dsp.width > 0)
+        cpu_potts_split_to_natural(&st->lattice, &ps->split, buf, sim->n_threads);
+    else
+        memcpy(buf, ps->spins, (size_t)sim->nsites);
 }
 
 static void potts_set_spins(latmc_sim *sim, struct cpu_state *st, const void *buf)
 {
-    memcpy(potts_of(st)->spins, buf, (size_t)sim->nsites);
+    struct potts_state *ps = potts_of(st);
+    if (ps->dsp.width > 0)
+        cpu_potts_split_from_natural(&st->lattice, &ps->split, buf, sim->n_threads);
+    else
+        memcpy(ps->spins, buf, (size_t)sim->nsites);
+}
+
+const char *cpu_potts_level(latmc_sim *sim)
+{
+    return potts_of(cpu_state_of(sim))->dsp.level;
+}
+
+void cpu_potts_set_scalar_every_site(latmc_sim *sim, int on)
+{
+    potts_of(cpu_state_of(sim))->scalar_every_site = on;
 }
 
 const struct cpu_model_kernels cpu_potts_kernels = {
