@@ -1,17 +1,30 @@
 /*
- * latmc-bench: site updates per nanosecond of one configuration, or of two run
- * alternately in one process (both see the same machine state), with their ratio.
+ * latmc-bench: update rate of one configuration, or of two run alternately in one process
+ * (both see the same machine state), with their ratio.
  *
- *   latmc-bench [--model ising|potts] [--q Q] [--dim 2|3] [-L L] [--algo metropolis|heatbath]
- *               [--beta B] [--device cpu|cuda] [--threads T] [--sweeps N] [--repeat R]
- *               [--compare-device cpu|cuda] [--compare-threads T]
+ *   latmc-bench [--model ising|potts|phi4|heisenberg] [--q Q] [--dim 2|3] [-L L]
+ *               [--extents AxB[xC]] [--algo metropolis|heatbath|overrelax] [--beta B]
+ *               [--param NAME=VALUE]... [--precision float|double]
+ *               [--couplings uniform|gaussian|bimodal] [--replicas 1|2]
+ *               [--device cpu|cuda] [--threads T] [--simd c|avx2|avx512] [--env VAR=VALUE]...
+ *               [--sweeps N] [--repeat R]
+ *               [--compare-device cpu|cuda] [--compare-threads T] [--compare-simd LEVEL]
+ *               [--compare-env VAR=VALUE]...
  *
- * Updates per ns = sites x sweeps / time (one offered update per site per sweep, the
- * field's convention). Each configuration gets one untimed warm-up run, then R timed runs
- * of N sweeps, alternating between the two configurations; the median is reported.
- * A timed run ends with a measurement, which waits for a device to finish.
+ * Updates per sweep, the field's conventions: Ising and Potts one per site; phi^4 one per
+ * hit, sites x nloc x nhit (the phi^4 seed paper's eq. 10: time per hit); Heisenberg one
+ * per spin and pass, sites x replicas x passes (heat bath: 1 + nover; overrelax:
+ * max(nover, 1)). Each configuration gets one untimed warm-up run, then R timed runs of N
+ * sweeps, alternating between the two configurations; the median is reported. A timed run
+ * ends with a measurement, which waits for a device to finish.
+ *
+ * --simd LEVEL is --env LATMC_CPU_MASK=LEVEL: the CPU backend reads the variable at each
+ * sim creation, so the two configurations may run different SIMD levels. --env and
+ * --compare-env set variables just before creating configuration A or B (a module reading
+ * its own tuning variable at sim creation sees them), and restore them after.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,11 +34,21 @@
 #include <latmc/latmc.h>
 
 #define MAX_REPEAT 64
+#define MAX_SETTINGS 16
+
+/* A NAME=VALUE pair: a parameter, or an environment variable. */
+struct setting {
+    char name[64];
+    char value[64];
+};
 
 struct config {
     latmc_sim_desc desc;
     latmc_sim *sim;
-    double sites;
+    struct setting env[MAX_SETTINGS];
+    int nenv;
+    double updates_per_sweep;
+    const char *unit;   /* "update", "hit", "spin update" */
     double ns[MAX_REPEAT];
 };
 
@@ -42,32 +65,151 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static void usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "latmc-bench: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (--help lists the options)\n");
+    exit(2);
+}
+
+/* The index of `s` in the NULL-terminated `names`, or an error naming `what`. */
+static int pick(const char *s, const char *const *names, const char *what)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    fprintf(stderr, "latmc-bench: unknown %s \"%s\"; one of:", what, s);
+    for (int i = 0; names[i]; i++)
+        fprintf(stderr, " %s", names[i]);
+    fprintf(stderr, "\n");
+    exit(2);
+}
+
 static int parse_device(const char *s)
 {
-    if (strcmp(s, "cuda") == 0)
-        return LATMC_DEVICE_CUDA;
-    if (strcmp(s, "cpu") == 0)
-        return LATMC_DEVICE_CPU;
-    fprintf(stderr, "latmc-bench: unknown device %s (cpu or cuda)\n", s);
-    exit(2);
+    static const char *const names[] = { "cpu", "cuda", NULL };
+    return pick(s, names, "device") == 0 ? LATMC_DEVICE_CPU : LATMC_DEVICE_CUDA;
 }
 
 static long parse_long(const char *s, long lo, long hi, const char *what)
 {
     char *end;
+    errno = 0;
     long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || v < lo || v > hi) {
+    if (*s == '\0' || *end != '\0' || errno || v < lo || v > hi) {
         fprintf(stderr, "latmc-bench: %s = %s is not an integer in [%ld, %ld]\n", what, s, lo, hi);
         exit(2);
     }
     return v;
 }
 
-static int setup(latmc_ctx *ctx, struct config *c, double beta)
+static double parse_double(const char *s, const char *what)
 {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*s == '\0' || *end != '\0' || errno) {
+        fprintf(stderr, "latmc-bench: %s = %s is not a number\n", what, s);
+        exit(2);
+    }
+    return v;
+}
+
+static void parse_setting(const char *s, struct setting *list, int *n, const char *what)
+{
+    const char *eq = strchr(s, '=');
+    if (!eq || eq == s || (size_t)(eq - s) >= sizeof list->name ||
+        strlen(eq + 1) >= sizeof list->value)
+        usage_error("%s is not NAME=VALUE (names and values up to 63 characters)", s);
+    if (*n == MAX_SETTINGS)
+        usage_error("more than 16 %s settings", what);
+    snprintf(list[*n].name, sizeof list->name, "%.*s", (int)(eq - s), s);
+    snprintf(list[*n].value, sizeof list->value, "%s", eq + 1);
+    (*n)++;
+}
+
+/* "AxB" or "AxBxC" into desc's extents and ndim. */
+static void parse_extents(const char *s, latmc_sim_desc *d)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", s);
+    int n = 0;
+    for (char *tok = strtok(buf, "x"); tok; tok = strtok(NULL, "x")) {
+        if (n == 3)
+            usage_error("--extents %s: at most three extents", s);
+        d->extent[n++] = parse_long(tok, 2, 1L << 24, "extent");
+    }
+    if (n < 2)
+        usage_error("--extents %s: two or three extents, as 256x128 or 64x64x32", s);
+    d->ndim = n;
+}
+
+/* Set (or restore) the environment variables of a configuration around its creation. */
+static void apply_env(const struct config *c, char saved[][256], int *had)
+{
+    for (int i = 0; i < c->nenv; i++) {
+        const char *old = getenv(c->env[i].name);
+        had[i] = old != NULL;
+        if (old)
+            snprintf(saved[i], 256, "%s", old);
+        setenv(c->env[i].name, c->env[i].value, 1);
+    }
+}
+
+static void restore_env(const struct config *c, char saved[][256], const int *had)
+{
+    for (int i = c->nenv - 1; i >= 0; i--) {
+        if (had[i])
+            setenv(c->env[i].name, saved[i], 1);
+        else
+            unsetenv(c->env[i].name);
+    }
+}
+
+/* Updates per sweep in the model's convention (top of the file). */
+static void count_updates(struct config *c)
+{
+    double sites = 1.0, v;
+    for (int mu = 0; mu < c->desc.ndim; mu++)
+        sites *= (double)c->desc.extent[mu];
+    c->updates_per_sweep = sites;
+    c->unit = "update";
+    if (c->desc.model == LATMC_MODEL_PHI4) {
+        double nloc = 1, nhit = 1;
+        if (latmc_sim_get_param(c->sim, LATMC_PARAM_NLOC, &v) == LATMC_OK)
+            nloc = v;
+        if (latmc_sim_get_param(c->sim, LATMC_PARAM_NHIT, &v) == LATMC_OK)
+            nhit = v;
+        c->updates_per_sweep = sites * nloc * nhit;
+        c->unit = "hit";
+    } else if (c->desc.model == LATMC_MODEL_HEISENBERG) {
+        double nover = 0;
+        if (latmc_sim_get_param(c->sim, LATMC_PARAM_NOVER, &v) == LATMC_OK)
+            nover = v;
+        double passes = c->desc.algorithm == LATMC_ALGO_OVERRELAX ? (nover > 1 ? nover : 1)
+                                                                 : 1 + nover;
+        c->updates_per_sweep = sites * c->desc.replicas * passes;
+        c->unit = "spin update";
+    }
+}
+
+static int setup(latmc_ctx *ctx, struct config *c, double beta, const struct setting *params,
+                 int nparams)
+{
+    char saved[MAX_SETTINGS][256];
+    int had[MAX_SETTINGS];
+    apply_env(c, saved, had);
     int st = latmc_sim_create(ctx, &c->desc, &c->sim);
-    if (st == LATMC_OK)
+    restore_env(c, saved, had);
+    if (st == LATMC_OK && c->desc.model != LATMC_MODEL_PHI4)
         st = latmc_sim_set_param(c->sim, LATMC_PARAM_BETA, beta);
+    for (int i = 0; st == LATMC_OK && i < nparams; i++) {
+        int key;
+        if (latmc_param_by_name(params[i].name, &key) != LATMC_OK)
+            usage_error("--param: %s", latmc_last_error());
+        st = latmc_sim_set_param(c->sim, key, parse_double(params[i].value, params[i].name));
+    }
     if (st == LATMC_OK)
         st = latmc_sim_init_spins(c->sim, LATMC_INIT_HOT);
     if (st != LATMC_OK) {
@@ -75,14 +217,12 @@ static int setup(latmc_ctx *ctx, struct config *c, double beta)
                 c->sim ? latmc_sim_last_error(c->sim) : latmc_last_error());
         return st;
     }
-    c->sites = 1.0;
-    for (int mu = 0; mu < c->desc.ndim; mu++)
-        c->sites *= (double)c->desc.extent[mu];
     latmc_sim_get_desc(c->sim, &c->desc);
+    count_updates(c);
     return LATMC_OK;
 }
 
-/* One run of `sweeps` sweeps; ns per site update. */
+/* One run of `sweeps` sweeps; ns per update. */
 static double run(struct config *c, uint64_t sweeps)
 {
     double e;
@@ -95,8 +235,15 @@ static double run(struct config *c, uint64_t sweeps)
         fprintf(stderr, "latmc-bench: %s: %s\n", latmc_strerror(st), latmc_sim_last_error(c->sim));
         exit(1);
     }
-    return (t1 - t0) * 1e9 / (c->sites * (double)sweeps);
+    return (t1 - t0) * 1e9 / (c->updates_per_sweep * (double)sweeps);
 }
+
+static const char *const model_names[] = { "ising", "potts", "phi4", "heisenberg", NULL };
+static const int model_keys[] = { LATMC_MODEL_ISING, LATMC_MODEL_POTTS, LATMC_MODEL_PHI4,
+                                  LATMC_MODEL_HEISENBERG };
+static const char *const algo_names[] = { "metropolis", "heatbath", "overrelax", NULL };
+static const int algo_keys[] = { LATMC_ALGO_METROPOLIS, LATMC_ALGO_HEATBATH,
+                                 LATMC_ALGO_OVERRELAX };
 
 static void report(const struct config *c, int repeat, const char *label, double *median)
 {
@@ -104,82 +251,147 @@ static void report(const struct config *c, int repeat, const char *label, double
     memcpy(sorted, c->ns, sizeof(double) * (size_t)repeat);
     qsort(sorted, (size_t)repeat, sizeof(double), cmp_double);
     *median = sorted[repeat / 2];
-    printf("%s: %s, %s %dD L=%lld, %s, %d thread(s): %.4f updates/ns, %.4f ns/update "
+    const char *model = "?", *algo = "default";
+    for (int i = 0; model_names[i]; i++)
+        if (model_keys[i] == c->desc.model)
+            model = model_names[i];
+    for (int i = 0; algo_names[i]; i++)
+        if (algo_keys[i] == c->desc.algorithm)
+            algo = algo_names[i];
+    char extents[96];
+    int n = snprintf(extents, sizeof extents, "%lld", (long long)c->desc.extent[0]);
+    for (int mu = 1; mu < c->desc.ndim; mu++)
+        n += snprintf(extents + n, sizeof extents - (size_t)n, "x%lld",
+                      (long long)c->desc.extent[mu]);
+    char env[256] = "";
+    for (int i = 0, k = 0; i < c->nenv; i++)
+        k += snprintf(env + k, sizeof env - (size_t)k, " %s=%s", c->env[i].name, c->env[i].value);
+    printf("%s: %s%s, %s %s, %s, %d thread(s): %.4f %ss/ns, %.4f ns = %.1f ps per %s "
            "(median of %d; min %.4f, max %.4f ns)\n",
-           label, latmc_sim_backend_name(c->sim),
-           c->desc.model == LATMC_MODEL_POTTS ? "Potts" : "Ising", c->desc.ndim,
-           (long long)c->desc.extent[0],
-           c->desc.algorithm == LATMC_ALGO_HEATBATH ? "heat bath" : "Metropolis",
-           c->desc.n_threads, 1.0 / *median, *median, repeat, sorted[0], sorted[repeat - 1]);
+           label, latmc_sim_backend_name(c->sim), env, model, extents, algo, c->desc.n_threads,
+           1.0 / *median, c->unit, *median, 1e3 * *median, c->unit, repeat, sorted[0],
+           sorted[repeat - 1]);
+}
+
+static void usage(void)
+{
+    printf("usage: latmc-bench [--model ising|potts|phi4|heisenberg] [--q Q] [--dim 2|3] [-L L]\n"
+           "         [--extents AxB[xC]] [--algo metropolis|heatbath|overrelax] [--beta B]\n"
+           "         [--param NAME=VALUE]... [--precision float|double]\n"
+           "         [--couplings uniform|gaussian|bimodal] [--replicas 1|2]\n"
+           "         [--device cpu|cuda] [--threads T] [--simd c|avx2|avx512]\n"
+           "         [--env VAR=VALUE]... [--sweeps N] [--repeat R]\n"
+           "         [--compare-device cpu|cuda] [--compare-threads T] [--compare-simd LEVEL]\n"
+           "         [--compare-env VAR=VALUE]...\n");
 }
 
 int main(int argc, char **argv)
 {
     struct config a, b;
     memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
     latmc_sim_desc_init(&a.desc);
     a.desc.model = LATMC_MODEL_ISING;
     a.desc.ndim = 2;
     a.desc.device = LATMC_DEVICE_CPU;
     a.desc.seed = 1;
     long L = 1024, sweeps = 100, repeat = 5;
+    int extents_given = 0;
     double beta = 0.6666666666666666; /* T = 1.5, the usual benchmark point */
     int compare_device = 0, compare_threads = -1;
+    struct setting params[MAX_SETTINGS];
+    int nparams = 0;
+    static const char *const precisions[] = { "float", "double", NULL };
+    static const char *const couplings[] = { "uniform", "gaussian", "bimodal", NULL };
+    enum { O_MODEL = 256, O_Q, O_DIM, O_EXTENTS, O_ALGO, O_BETA, O_PARAM, O_PRECISION,
+           O_COUPLINGS, O_REPLICAS, O_DEVICE, O_THREADS, O_SIMD, O_ENV, O_SWEEPS, O_REPEAT,
+           O_CDEVICE, O_CTHREADS, O_CSIMD, O_CENV };
     static const struct option opts[] = {
-        { "model", required_argument, 0, 'm' }, { "q", required_argument, 0, 'q' },
-        { "dim", required_argument, 0, 'd' },   { "size", required_argument, 0, 'L' },
-        { "algo", required_argument, 0, 'a' },  { "beta", required_argument, 0, 'b' },
-        { "device", required_argument, 0, 'D' }, { "threads", required_argument, 0, 't' },
-        { "sweeps", required_argument, 0, 's' }, { "repeat", required_argument, 0, 'r' },
-        { "compare-device", required_argument, 0, 'C' },
-        { "compare-threads", required_argument, 0, 'T' }, { "help", no_argument, 0, 'h' },
-        { 0, 0, 0, 0 }
+        { "model", required_argument, 0, O_MODEL },   { "q", required_argument, 0, O_Q },
+        { "dim", required_argument, 0, O_DIM },       { "size", required_argument, 0, 'L' },
+        { "extents", required_argument, 0, O_EXTENTS }, { "algo", required_argument, 0, O_ALGO },
+        { "beta", required_argument, 0, O_BETA },     { "param", required_argument, 0, O_PARAM },
+        { "precision", required_argument, 0, O_PRECISION },
+        { "couplings", required_argument, 0, O_COUPLINGS },
+        { "replicas", required_argument, 0, O_REPLICAS },
+        { "device", required_argument, 0, O_DEVICE }, { "threads", required_argument, 0, O_THREADS },
+        { "simd", required_argument, 0, O_SIMD },     { "env", required_argument, 0, O_ENV },
+        { "sweeps", required_argument, 0, O_SWEEPS }, { "repeat", required_argument, 0, O_REPEAT },
+        { "compare-device", required_argument, 0, O_CDEVICE },
+        { "compare-threads", required_argument, 0, O_CTHREADS },
+        { "compare-simd", required_argument, 0, O_CSIMD },
+        { "compare-env", required_argument, 0, O_CENV },
+        { "help", no_argument, 0, 'h' },              { 0, 0, 0, 0 }
     };
+    char simd_a[80] = "", simd_b[80] = "";
     int o;
     while ((o = getopt_long(argc, argv, "L:h", opts, NULL)) != -1) {
         switch (o) {
-        case 'm':
-            a.desc.model = strcmp(optarg, "potts") == 0 ? LATMC_MODEL_POTTS : LATMC_MODEL_ISING;
+        case O_MODEL: a.desc.model = model_keys[pick(optarg, model_names, "model")]; break;
+        case O_Q: a.desc.q = (int)parse_long(optarg, 2, 255, "q"); break;
+        case O_DIM: a.desc.ndim = (int)parse_long(optarg, 2, 3, "dim"); break;
+        case 'L': L = parse_long(optarg, 2, 1L << 24, "L"); break;
+        case O_EXTENTS: parse_extents(optarg, &a.desc); extents_given = 1; break;
+        case O_ALGO: a.desc.algorithm = algo_keys[pick(optarg, algo_names, "algorithm")]; break;
+        case O_BETA: beta = parse_double(optarg, "beta"); break;
+        case O_PARAM: parse_setting(optarg, params, &nparams, "--param"); break;
+        case O_PRECISION: a.desc.precision = pick(optarg, precisions, "precision") == 0
+                                                 ? LATMC_PRECISION_FLOAT : LATMC_PRECISION_DOUBLE;
             break;
-        case 'q': a.desc.q = (int)parse_long(optarg, 2, 255, "q"); break;
-        case 'd': a.desc.ndim = (int)parse_long(optarg, 2, 3, "dim"); break;
-        case 'L': L = parse_long(optarg, 2, 1L << 20, "L"); break;
-        case 'a':
-            a.desc.algorithm = strcmp(optarg, "heatbath") == 0 ? LATMC_ALGO_HEATBATH
-                                                               : LATMC_ALGO_METROPOLIS;
+        case O_COUPLINGS: {
+            static const int keys[] = { LATMC_COUPLINGS_UNIFORM, LATMC_COUPLINGS_GAUSSIAN,
+                                        LATMC_COUPLINGS_BIMODAL };
+            a.desc.couplings = keys[pick(optarg, couplings, "couplings")];
             break;
-        case 'b': beta = strtod(optarg, NULL); break;
-        case 'D': a.desc.device = parse_device(optarg); break;
-        case 't': a.desc.n_threads = (int)parse_long(optarg, 0, 4096, "threads"); break;
-        case 's': sweeps = parse_long(optarg, 1, 1L << 30, "sweeps"); break;
-        case 'r': repeat = parse_long(optarg, 1, MAX_REPEAT, "repeat"); break;
-        case 'C': compare_device = parse_device(optarg); break;
-        case 'T': compare_threads = (int)parse_long(optarg, 0, 4096, "compare-threads"); break;
-        case 'h':
-            printf("usage: latmc-bench [--model ising|potts] [--q Q] [--dim 2|3] [-L L] "
-                   "[--algo metropolis|heatbath] [--beta B] [--device cpu|cuda] [--threads T] "
-                   "[--sweeps N] [--repeat R] [--compare-device cpu|cuda] [--compare-threads T]\n");
-            return 0;
-        default:
-            return 2;
+        }
+        case O_REPLICAS: a.desc.replicas = (int)parse_long(optarg, 1, 2, "replicas"); break;
+        case O_DEVICE: a.desc.device = parse_device(optarg); break;
+        case O_THREADS: a.desc.n_threads = (int)parse_long(optarg, 0, 4096, "threads"); break;
+        case O_SIMD: snprintf(simd_a, sizeof simd_a, "LATMC_CPU_MASK=%.60s", optarg); break;
+        case O_ENV: parse_setting(optarg, a.env, &a.nenv, "--env"); break;
+        case O_SWEEPS: sweeps = parse_long(optarg, 1, 1L << 30, "sweeps"); break;
+        case O_REPEAT: repeat = parse_long(optarg, 1, MAX_REPEAT, "repeat"); break;
+        case O_CDEVICE: compare_device = parse_device(optarg); break;
+        case O_CTHREADS: compare_threads = (int)parse_long(optarg, 0, 4096, "compare-threads");
+            break;
+        case O_CSIMD: snprintf(simd_b, sizeof simd_b, "LATMC_CPU_MASK=%.60s", optarg); break;
+        case O_CENV: parse_setting(optarg, b.env, &b.nenv, "--compare-env"); break;
+        case 'h': usage(); return 0;
+        default: return 2;
         }
     }
-    for (int mu = 0; mu < a.desc.ndim; mu++)
-        a.desc.extent[mu] = L;
-    const int compare = compare_device != 0 || compare_threads >= 0;
+    if (optind < argc)
+        usage_error("unexpected argument %s", argv[optind]);
+    if (!extents_given)
+        for (int mu = 0; mu < a.desc.ndim; mu++)
+            a.desc.extent[mu] = L;
+    if (simd_a[0])
+        parse_setting(simd_a, a.env, &a.nenv, "--env");
+    /* B is A with the compare options applied: A's variables, then B's own. */
+    const int compare = compare_device != 0 || compare_threads >= 0 || simd_b[0] || b.nenv;
+    struct setting b_only[MAX_SETTINGS];
+    int nb = b.nenv;
+    memcpy(b_only, b.env, sizeof b_only);
+    if (simd_b[0])
+        parse_setting(simd_b, b_only, &nb, "--compare-env");
     b = a;
+    for (int i = 0; i < nb; i++) { /* later settings win: apply_env sets them in order */
+        if (b.nenv == MAX_SETTINGS)
+            usage_error("more than 16 %s settings", "--compare-env");
+        b.env[b.nenv++] = b_only[i];
+    }
     if (compare_device)
         b.desc.device = compare_device;
     if (compare_threads >= 0)
         b.desc.n_threads = compare_threads;
 
     latmc_ctx *ctx = NULL;
-    if (latmc_ctx_create(&ctx) != LATMC_OK || setup(ctx, &a, beta) != LATMC_OK ||
-        (compare && setup(ctx, &b, beta) != LATMC_OK))
+    if (latmc_ctx_create(&ctx) != LATMC_OK || setup(ctx, &a, beta, params, nparams) != LATMC_OK ||
+        (compare && setup(ctx, &b, beta, params, nparams) != LATMC_OK))
         return 1;
-    run(&a, sweeps);
+    run(&a, (uint64_t)sweeps);
     if (compare)
-        run(&b, sweeps);
+        run(&b, (uint64_t)sweeps);
     for (int r = 0; r < repeat; r++) {
         a.ns[r] = run(&a, (uint64_t)sweeps);
         if (compare)
