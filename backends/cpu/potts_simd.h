@@ -264,37 +264,49 @@ static __attribute__((noinline)) void chunk_neighbours(const struct cpu_potts_pa
 
 /* ---- the scalar rule for single lanes ---- */
 
+/* What the scalar rule needs of a chunk, copied out only when it is needed. */
+struct chunk_copy {
+    uint8_t nb[6][VW], s[VW], result[VW];
+    uint32_t u0[4][NINST], u1[4][NINST];
+};
+
 /* Redo the lanes in `lanes` with the shared rule of lib/potts_rules.h and full draws. */
-static void scalar_lanes(const struct cpu_potts_pass *p, uint64_t lanes, int metropolis,
-                         int nnb, const vec nb[6], vec s, const vec u0[4], const vec u1[4],
-                         vec *result)
+static __attribute__((noinline)) void scalar_lanes(const struct cpu_potts_pass *p,
+                                                   uint64_t lanes, int metropolis, int nnb,
+                                                   struct chunk_copy *c)
 {
-    uint8_t nbb[6][VW], sb[VW], rb[VW];
-    uint32_t u0b[4][NINST], u1b[4][NINST];
     uint8_t n_of[LATMC_POTTS_MAX_Q + 1];
     memset(n_of, 0, sizeof n_of);
-    for (int d = 0; d < nnb; d++)
-        v_store(nbb[d], nb[d]);
-    v_store(sb, s);
-    v_store(rb, *result);
-    for (int l = 0; l < 4; l++) {
-        v_store(u0b[l], u0[l]);
-        if (metropolis)
-            v_store(u1b[l], u1[l]);
-    }
     while (lanes) {
         const int lane = __builtin_ctzll(lanes);
         lanes &= lanes - 1;
         uint8_t nbl[LATMC_POTTS_MAX_NB];
         for (int d = 0; d < nnb; d++)
-            nbl[d] = nbb[d][lane];
-        const uint32_t ua = u0b[lane & 3][lane >> 2];
-        rb[lane] = (uint8_t)(metropolis
-            ? latmc_potts_metropolis(p->tables, p->ndim, p->q, sb[lane], nbl, nnb, ua,
-                                     u1b[lane & 3][lane >> 2])
+            nbl[d] = c->nb[d][lane];
+        const uint32_t ua = c->u0[lane & 3][lane >> 2];
+        c->result[lane] = (uint8_t)(metropolis
+            ? latmc_potts_metropolis(p->tables, p->ndim, p->q, c->s[lane], nbl, nnb, ua,
+                                     c->u1[lane & 3][lane >> 2])
             : latmc_potts_heatbath(p->tables, p->q, nbl, nnb, ua, n_of));
     }
-    *result = v_load(rb);
+}
+
+/* The same, from the chunk's vectors (kept out of memory on the common path). */
+INLINE vec redo_lanes(const struct cpu_potts_pass *p, uint64_t lanes, int metropolis, int nnb,
+                      const vec nb[6], vec s, const vec u0[4], const vec u1[4], vec result)
+{
+    struct chunk_copy c;
+    for (int d = 0; d < nnb; d++)
+        v_store(c.nb[d], nb[d]);
+    v_store(c.s, s);
+    v_store(c.result, result);
+    for (int l = 0; l < 4; l++) {
+        v_store(c.u0[l], u0[l]);
+        if (metropolis)
+            v_store(c.u1[l], u1[l]);
+    }
+    scalar_lanes(p, lanes, metropolis, nnb, &c);
+    return v_load(c.result);
 }
 
 /* ---- one colour pass ---- */
@@ -403,7 +415,10 @@ INLINE uint64_t pass_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
             for (int d = 0; d < nnb; d++)
                 nb[d] = v_load(geom.array[d] + (j0 + geom.offset[d]));
         } else {
-            chunk_neighbours(p, &geom, nnb, j0, jend, nb);
+            vec slow[6];        /* keeps nb itself out of memory */
+            chunk_neighbours(p, &geom, nnb, j0, jend, slow);
+            for (int d = 0; d < nnb; d++)
+                nb[d] = slow[d];
         }
         const vec s = v_load(own + j0);
         const vmask valid = jend - j0 == VW ? m_all() : m_lanes(0, (int)(jend - j0));
@@ -465,7 +480,7 @@ INLINE uint64_t pass_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
             tie = valid;
         const uint64_t redo = m_bits(m_and(tie, valid));
         if (redo)
-            scalar_lanes(p, redo, metropolis, nnb, nb, s, u0, u1, &result);
+            result = redo_lanes(p, redo, metropolis, nnb, nb, s, u0, u1, result);
 
         v_store(own + j0, result);   /* lanes past jend land in the padding */
         equal = v_add_m(equal, m_and(m_eq8(result, s), valid));
