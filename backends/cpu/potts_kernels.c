@@ -47,6 +47,26 @@ void cpu_potts_dsp_init(struct cpu_potts_dsp *dsp, unsigned flags)
     (void)flags;
 }
 
+/* The storage the dsp's level needs: the split layout for SIMD, else natural order. */
+static int alloc_states(struct potts_state *ps, const struct latmc_lattice *g)
+{
+    if (ps->dsp.width > 0)
+        return cpu_potts_split_alloc(&ps->split, g, ps->colours);
+    const size_t bytes = (size_t)g->nsites;
+    ps->spins = malloc(bytes);
+    if (!ps->spins)
+        return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of Potts "
+                          "states", bytes);
+    return LATMC_OK;
+}
+
+static void free_states(struct potts_state *ps)
+{
+    free(ps->spins);
+    ps->spins = NULL;
+    cpu_potts_split_free(&ps->split);
+}
+
 static int potts_create(latmc_sim *sim, struct cpu_state *st)
 {
     struct potts_state *ps = calloc(1, sizeof *ps);
@@ -55,20 +75,10 @@ static int potts_create(latmc_sim *sim, struct cpu_state *st)
     /* check_desc has accepted the extents, so this is 2 or 3 */
     ps->colours = latmc_potts_colours(sim->desc.ndim, sim->desc.extent);
     cpu_potts_dsp_init(&ps->dsp, st->simd_flags);
-    if (ps->dsp.width > 0) {
-        const int status = cpu_potts_split_alloc(&ps->split, &st->lattice, ps->colours);
-        if (status < 0) {
-            free(ps);
-            return status;
-        }
-    } else {
-        const size_t bytes = (size_t)sim->nsites;
-        ps->spins = malloc(bytes);
-        if (!ps->spins) {
-            free(ps);
-            return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of Potts "
-                              "states", bytes);
-        }
+    const int status = alloc_states(ps, &st->lattice);
+    if (status < 0) {
+        free(ps);
+        return status;
     }
     st->model_state = ps;
     return LATMC_OK;
@@ -77,10 +87,8 @@ static int potts_create(latmc_sim *sim, struct cpu_state *st)
 static void potts_destroy(struct cpu_state *st)
 {
     struct potts_state *ps = potts_of(st);
-    if (ps) {
-        free(ps->spins);
-        cpu_potts_split_free(&ps->split);
-    }
+    if (ps)
+        free_states(ps);
     free(ps);
     st->model_state = NULL;
 }
@@ -221,6 +229,18 @@ static void potts_set_spins(latmc_sim *sim, struct cpu_state *st, const void *bu
 const char *cpu_potts_level(latmc_sim *sim)
 {
     return potts_of(cpu_state_of(sim))->dsp.level;
+}
+
+int cpu_potts_use_dsp(latmc_sim *sim, const struct cpu_potts_dsp *dsp)
+{
+    struct cpu_state *st = cpu_state_of(sim);
+    struct potts_state *ps = potts_of(st);
+    if (sim->have_config || dsp->width > CPU_POTTS_PAD)
+        return latmc_fail(LATMC_ESTATE, "cpu_potts_use_dsp: only before the first "
+                          "configuration, and for widths up to %d", CPU_POTTS_PAD);
+    free_states(ps);
+    ps->dsp = *dsp;
+    return alloc_states(ps, &st->lattice);
 }
 
 void cpu_potts_set_scalar_every_site(latmc_sim *sim, int on)

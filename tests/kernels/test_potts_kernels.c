@@ -5,7 +5,8 @@
  * 255, h != 0, J < 0, extreme beta, extents that are not multiples of the vector width
  * (rows that share a vector, tiny lattices), 1 to 3 threads, and with every site forced
  * through the scalar rule. Levels the CPU lacks are skipped and named; the test prints
- * which levels ran.
+ * which levels ran. The AVX-512 template also runs everywhere with its primitives
+ * emulated in plain C ("emu512", potts_emu512.c).
  *
  * Besides the chains: the fast tables against the reference rule itself (every threshold
  * of every neighbour count vector separates the draws the rule sends above and below it),
@@ -25,6 +26,7 @@
 #include "cpu_features.h"
 #include "internal.h"
 #include "potts_fast.h"
+#include "potts_emu512.h"
 #include "potts_kernels.h"
 #include "sim_helpers.h"
 
@@ -190,11 +192,28 @@ static void assert_same_state(latmc_sim *ref, latmc_sim *fast, uint8_t *a, uint8
     }
 }
 
+/*
+ * A level under test: one the CPU runs (selected by LATMC_CPU_MASK), or a dsp installed
+ * into the sim by the test (the emulated template).
+ */
+struct level {
+    const char *name;
+    unsigned flag;
+    int built;
+    void (*dsp_init)(struct cpu_potts_dsp *dsp);
+};
+
 /* One case at one level: both sims from the same start, compared after every sweep. */
-static void run_case(latmc_ctx *ctx, const char *level, const struct chain_case *c)
+static void run_case(latmc_ctx *ctx, const struct level *lv, const struct chain_case *c)
 {
+    const char *level = lv->name;
     latmc_sim *ref = make_sim(ctx, "c", c, 1);
-    latmc_sim *fast = make_sim(ctx, level, c, c->threads);
+    latmc_sim *fast = make_sim(ctx, lv->dsp_init ? "c" : level, c, c->threads);
+    if (lv->dsp_init) {
+        struct cpu_potts_dsp dsp;
+        lv->dsp_init(&dsp);
+        assert_int_equal(cpu_potts_use_dsp(fast, &dsp), LATMC_OK);
+    }
     assert_string_equal(cpu_potts_level(ref), "c");
     assert_string_equal(cpu_potts_level(fast), level);
     cpu_potts_set_scalar_every_site(fast, c->scalar);
@@ -220,28 +239,25 @@ static void run_case(latmc_ctx *ctx, const char *level, const struct chain_case 
     latmc_sim_destroy(&fast);
 }
 
-struct level {
-    const char *name;
-    unsigned flag;
-    int built;
-};
-
 static const struct level levels[] = {
 #if LATMC_HAVE_AVX2
-    { "avx2", CPU_FLAG_AVX2, 1 },
+    { "avx2", CPU_FLAG_AVX2, 1, NULL },
 #else
-    { "avx2", CPU_FLAG_AVX2, 0 },
+    { "avx2", CPU_FLAG_AVX2, 0, NULL },
 #endif
 #if LATMC_HAVE_AVX512
-    { "avx512", CPU_FLAG_AVX512, 1 },
+    { "avx512", CPU_FLAG_AVX512, 1, NULL },
 #else
-    { "avx512", CPU_FLAG_AVX512, 0 },
+    { "avx512", CPU_FLAG_AVX512, 0, NULL },
 #endif
+    { "emu512", 0, 1, potts_emu512_dsp_init },
 };
 
 /* The levels this machine can run; prints the others and why. */
 static int runnable(const struct level *l)
 {
+    if (l->dsp_init)
+        return 1;
     if (!l->built) {
         print_message("level %s: not built (no kernels for it in this build)\n", l->name);
         return 0;
@@ -263,7 +279,7 @@ static void test_chains(void **state)
         if (!runnable(&levels[l]))
             continue;
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-            run_case(ctx, levels[l].name, &cases[i]);
+            run_case(ctx, &levels[l], &cases[i]);
         print_message("level %s: %zu chains bit-identical to the C reference\n",
                       levels[l].name, sizeof cases / sizeof cases[0]);
         ran++;
@@ -296,7 +312,7 @@ static void test_all_ones_draws(void **state)
                 2, { 16, 8 }, 3, o->algorithm, metro ? 0 : 50, 1, 0, metro ? HOT : COLD, 1,
                 o->seed, 1, 0,
             };
-            run_case(ctx, levels[l].name, &c);
+            run_case(ctx, &levels[l], &c);
         }
     }
     latmc_ctx_destroy(&ctx);
