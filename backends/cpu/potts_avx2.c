@@ -95,4 +95,5 @@ void cpu_potts_dsp_init_avx2(struct cpu_potts_dsp *dsp)
     dsp->level = "avx2";
     dsp->metropolis = metropolis_pass;
     dsp->heatbath = heatbath_pass;
+    dsp->measure = measure_pass;
 }

@@ -82,4 +82,5 @@ void cpu_potts_dsp_init_avx512(struct cpu_potts_dsp *dsp)
     dsp->level = "avx512";
     dsp->metropolis = metropolis_pass;
     dsp->heatbath = heatbath_pass;
+    dsp->measure = measure_pass;
 }

@@ -85,11 +85,17 @@ struct cpu_potts_pass {
 typedef uint64_t (*cpu_potts_pass_fn)(const struct cpu_potts_pass *p, int64_t chunk_begin,
                                       int64_t chunk_end);
 
+/* Adds the satisfied +x, +y, +z bond terms of the sites of chunks [chunk_begin, chunk_end)
+ * of one colour to *matches and their states to count[]. */
+typedef void (*cpu_potts_measure_fn)(const struct cpu_potts_pass *p, int64_t chunk_begin,
+                                     int64_t chunk_end, int64_t *matches, int64_t *count);
+
 /* The dispatch table (cpu_features.h). width == 0: no fast path, the C reference runs. */
 struct cpu_potts_dsp {
     int width;                              /* sites per chunk W */
     const char *level;
     cpu_potts_pass_fn metropolis, heatbath;
+    cpu_potts_measure_fn measure;
 };
 
 void cpu_potts_dsp_init(struct cpu_potts_dsp *dsp, unsigned flags);

@@ -123,10 +123,39 @@ static const struct cpu_potts_fast_tables *fast_tables(latmc_sim *sim, struct po
     return &ps->fast;
 }
 
+/* What every pass over colour `col` of the split layout needs. */
+static void pass_geometry(latmc_sim *sim, struct cpu_state *st, int col,
+                          struct cpu_potts_pass *p)
+{
+    struct potts_state *ps = potts_of(st);
+    memset(p, 0, sizeof *p);
+    p->g = &st->lattice;
+    p->colours = ps->colours;
+    p->colour = col;
+    p->q = sim->desc.q;
+    p->ndim = sim->desc.ndim;
+    p->per_row = ps->split.per_row;
+    p->per_colour = ps->split.per_colour;
+    for (int k = 0; k < ps->colours; k++)
+        p->sub[k] = ps->split.sub[k];
+}
+
+/* Thread k of T takes chunks [n k / T, n (k + 1) / T) of every colour. */
+static void thread_chunks(int64_t chunks, int64_t *begin, int64_t *end)
+{
+#ifdef _OPENMP
+    const int64_t k = omp_get_thread_num(), T = omp_get_num_threads();
+#else
+    const int64_t k = 0, T = 1;
+#endif
+    *begin = chunks * k / T;
+    *end = chunks * (k + 1) / T;
+}
+
 /*
  * One sweep on the split layout: colour passes in turn, each cut into chunks of W sites,
- * thread k of T taking chunks [n k / T, n (k + 1) / T). The chunk boundaries and every
- * random number are fixed by the lattice alone, so the thread count changes nothing.
+ * split among the threads by thread_chunks(). The chunk boundaries and every random
+ * number are fixed by the lattice alone, so the thread count changes nothing.
  */
 static uint64_t split_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep)
 {
@@ -136,16 +165,7 @@ static uint64_t split_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep
     struct cpu_potts_pass pass[3];
     for (int col = 0; col < c; col++) {
         struct cpu_potts_pass *p = &pass[col];
-        memset(p, 0, sizeof *p);
-        p->g = &st->lattice;
-        p->colours = c;
-        p->colour = col;
-        p->q = sim->desc.q;
-        p->ndim = sim->desc.ndim;
-        p->per_row = ps->split.per_row;
-        p->per_colour = ps->split.per_colour;
-        for (int k = 0; k < c; k++)
-            p->sub[k] = ps->split.sub[k];
+        pass_geometry(sim, st, col, p);
         p->tables = sim->model_data;
         p->fast = fast;
         p->seed = sim->desc.seed;
@@ -159,13 +179,11 @@ static uint64_t split_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep
     const int64_t W = ps->dsp.width;
     const int64_t chunks = (ps->split.per_colour + W - 1) / W;
     uint64_t changed = 0;
-#ifdef _OPENMP
-    const int n_threads = sim->n_threads;
-    if (cpu_use_threads(n_threads, ps->split.per_colour)) {
-        LATMC_OMP(parallel num_threads(n_threads) reduction(+:changed))
+    if (cpu_use_threads(sim->n_threads, ps->split.per_colour)) {
+        LATMC_OMP(parallel num_threads(sim->n_threads) reduction(+:changed))
         {
-            const int64_t k = omp_get_thread_num(), T = omp_get_num_threads();
-            const int64_t begin = chunks * k / T, end = chunks * (k + 1) / T;
+            int64_t begin, end;
+            thread_chunks(chunks, &begin, &end);
             for (int col = 0; col < c; col++) {
                 changed += fn(&pass[col], begin, end);
                 /* the next colour reads what this one wrote */
@@ -174,10 +192,40 @@ static uint64_t split_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep
         }
         return changed;
     }
-#endif
     for (int col = 0; col < c; col++)
         changed += fn(&pass[col], 0, chunks);
     return changed;
+}
+
+/* The observables' sums on the split layout, chunk by chunk like a sweep. */
+static void split_measure(latmc_sim *sim, struct cpu_state *st, struct latmc_potts_sums *sums)
+{
+    struct potts_state *ps = potts_of(st);
+    const int c = ps->colours;
+    struct cpu_potts_pass pass[3];
+    for (int col = 0; col < c; col++)
+        pass_geometry(sim, st, col, &pass[col]);
+    const int64_t W = ps->dsp.width;
+    const int64_t chunks = (ps->split.per_colour + W - 1) / W;
+    int64_t matches = 0;
+    int64_t count[LATMC_POTTS_MAX_Q + 1];
+    memset(count, 0, sizeof count);
+    if (cpu_use_threads(sim->n_threads, sim->nsites)) {
+        /* integer sums: the reduction's order cannot change the result */
+        LATMC_OMP(parallel num_threads(sim->n_threads)
+                  reduction(+:matches, count[:LATMC_POTTS_MAX_Q + 1]))
+        {
+            int64_t begin, end;
+            thread_chunks(chunks, &begin, &end);
+            for (int col = 0; col < c; col++)
+                ps->dsp.measure(&pass[col], begin, end, &matches, count);
+        }
+    } else {
+        for (int col = 0; col < c; col++)
+            ps->dsp.measure(&pass[col], 0, chunks, &matches, count);
+    }
+    sums->matches = matches;
+    memcpy(sums->count, count, sizeof count);
 }
 
 static void potts_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep,
@@ -203,7 +251,7 @@ static void potts_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
 {
     struct potts_state *ps = potts_of(st);
     if (ps->dsp.width > 0)
-        cpu_potts_split_measure(&st->lattice, &ps->split, sim->n_threads, sums);
+        split_measure(sim, st, sums);
     else
         cpu_potts_measure(&st->lattice, ps->spins, sim->n_threads, sums);
 }

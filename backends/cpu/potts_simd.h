@@ -533,3 +533,85 @@ static uint64_t heatbath_pass(const struct cpu_potts_pass *p, int64_t b, int64_t
     };
     return fn[p->ndim - 2][kind](p, b, e);
 }
+
+/* ---- the observables' reduction ---- */
+
+/*
+ * Satisfied bonds towards x+1, y+1 (z+1) and state populations of the sites of chunks
+ * [chunk_begin, chunk_end) of one colour (the x+, y+, z+ neighbours are directions 0, 2, 4
+ * of the pass's geometry); added to *matches and count[]. Byte counters are folded into
+ * the 64-bit sums before they can overflow.
+ */
+INLINE void measure_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
+                         int64_t chunk_end, const int ndim, int64_t *matches, int64_t *count)
+{
+    enum { VECTOR_Q = 16 };   /* populations by compares up to this q, by a histogram above */
+    const int nnb = 2 * ndim, q = p->q;
+    const int64_t per_colour = p->per_colour;
+    const uint8_t *const own = p->sub[p->colour];
+    struct row_geom geom;
+    row_geom_at(p, (chunk_begin * VW) / p->per_row, &geom);
+    vec bonds = v_zero(), pop[VECTOR_Q];
+    for (int k = 0; k < VECTOR_Q; k++)
+        pop[k] = v_zero();
+    int pending = 0;
+    for (int64_t chunk = chunk_begin; chunk < chunk_end; chunk++) {
+        const int64_t j0 = chunk * VW;
+        const int64_t jend = j0 + VW < per_colour ? j0 + VW : per_colour;
+        while (j0 >= geom.start + p->per_row)
+            row_geom_next(p, &geom);
+        vec nb[6];
+        if (chunk_in_row(&geom, p->per_row, j0, jend)) {
+            for (int d = 0; d < nnb; d += 2)
+                nb[d] = v_load(geom.array[d] + (j0 + geom.offset[d]));
+        } else {
+            vec slow[6];
+            chunk_neighbours(p, &geom, nnb, j0, jend, slow);
+            for (int d = 0; d < nnb; d++)
+                nb[d] = slow[d];
+        }
+        const vec s = v_load(own + j0);
+        const vmask valid = jend - j0 == VW ? m_all() : m_lanes(0, (int)(jend - j0));
+        for (int d = 0; d < nnb; d += 2)
+            bonds = v_add_m(bonds, m_and(m_eq8(s, nb[d]), valid));
+        if (q <= VECTOR_Q) {
+            for (int k = 0; k < q; k++)
+                pop[k] = v_add_m(pop[k], m_and(m_eq8(s, v_set1_8(k)), valid));
+        } else {
+            uint8_t b[VW];
+            v_store(b, s);
+            for (int64_t i = 0; i < jend - j0; i++)
+                count[b[i]]++;
+        }
+        if (++pending == 85) {   /* at most 3 bonds per site and chunk */
+            *matches += (int64_t)v_sum_u8(bonds);
+            bonds = v_zero();
+            for (int k = 0; k < VECTOR_Q && k < q; k++) {
+                count[k] += (int64_t)v_sum_u8(pop[k]);
+                pop[k] = v_zero();
+            }
+            pending = 0;
+        }
+    }
+    *matches += (int64_t)v_sum_u8(bonds);
+    for (int k = 0; k < VECTOR_Q && k < q; k++)
+        count[k] += (int64_t)v_sum_u8(pop[k]);
+}
+
+static void measure_2d(const struct cpu_potts_pass *p, int64_t b, int64_t e, int64_t *matches,
+                       int64_t *count)
+{
+    measure_impl(p, b, e, 2, matches, count);
+}
+
+static void measure_3d(const struct cpu_potts_pass *p, int64_t b, int64_t e, int64_t *matches,
+                       int64_t *count)
+{
+    measure_impl(p, b, e, 3, matches, count);
+}
+
+static void measure_pass(const struct cpu_potts_pass *p, int64_t b, int64_t e,
+                         int64_t *matches, int64_t *count)
+{
+    (p->ndim == 2 ? measure_2d : measure_3d)(p, b, e, matches, count);
+}

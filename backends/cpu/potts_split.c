@@ -103,7 +103,8 @@ static void row_hot(const struct latmc_lattice *g, struct cpu_potts_split *s, in
     for (int col = 0; col < c; col++)
         a[col] = s->sub[col] + s->per_row * row;
     int col = (int)((y + z) % c);   /* colour of x = 0 */
-    int64_t t = 0;
+    int within = 0;                 /* x mod c */
+    int64_t t = 0;                  /* x / c */
     latmc_philox_ctr r = { { 0, 0, 0, 0 } };
     for (int64_t x = 0; x < lx; x++) {
         const int64_t i = lx * row + x;
@@ -111,11 +112,12 @@ static void row_hot(const struct latmc_lattice *g, struct cpu_potts_split *s, in
             r = latmc_rng_block(seed, (uint64_t)i >> 2, 0,
                                 latmc_rng_stream(LATMC_STREAM_INIT, 0), 0, 0);
         a[col][t] = (uint8_t)(((uint64_t)r.v[i & 3] * (uint64_t)q) >> 32);
-        if (++col == c) {
+        if (++col == c)
             col = 0;
-        }
-        if (x % c == c - 1)
+        if (++within == c) {
+            within = 0;
             t++;
+        }
     }
 }
 
@@ -131,54 +133,4 @@ void cpu_potts_split_hot_start(const struct latmc_lattice *g, struct cpu_potts_s
     LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
     for (int64_t row = 0; row < rows; row++)
         row_hot(g, s, row, q, seed);
-}
-
-/*
- * One row of one colour: populations, and the satisfied bonds towards x+1, y+1 (and z+1),
- * which are colour col+1 (potts_fast.h): summed over every colour and row, each of the
- * N ndim bond terms sum_x sum_mu delta(s_x, s_{x+mu}) once.
- */
-static void row_sums(const struct latmc_lattice *g, const struct cpu_potts_split *s, int col,
-                     int64_t row, int64_t *matches, int64_t *count)
-{
-    const int c = s->colours;
-    const int64_t P = s->per_row, ly = g->ly, lz = g->lz;
-    const int64_t y = row % ly, z = row / ly;
-    const uint8_t *a = s->sub[col] + P * row;
-    const uint8_t *plus = s->sub[(col + 1) % c];
-    const int64_t yp = y + 1 == ly ? 0 : y + 1, zp = z + 1 == lz ? 0 : z + 1;
-    const uint8_t *up_y = plus + P * (yp + ly * z);
-    const uint8_t *up_z = plus + P * (y + ly * zp);
-    const uint8_t *right = plus + P * row;
-    const int next_t = colour_offset(col, c, y, z) + 1 == c;   /* x+1 is at t+1 */
-    int64_t m = 0;
-    for (int64_t t = 0; t < P; t++) {
-        const int64_t tr = t + next_t == P ? 0 : t + next_t;
-        m += (a[t] == right[tr]) + (a[t] == up_y[t]);
-        if (g->ndim == 3)
-            m += a[t] == up_z[t];
-        count[a[t]]++;
-    }
-    *matches += m;
-}
-
-void cpu_potts_split_measure(const struct latmc_lattice *g, const struct cpu_potts_split *s,
-                             int n_threads, struct latmc_potts_sums *sums)
-{
-    const int64_t rows = g->ly * g->lz, items = rows * s->colours;
-    int64_t matches = 0;
-    int64_t count[LATMC_POTTS_MAX_Q + 1];
-    memset(count, 0, sizeof count);
-    if (!cpu_use_threads(n_threads, g->nsites)) {
-        for (int64_t it = 0; it < items; it++)
-            row_sums(g, s, (int)(it / rows), it % rows, &matches, count);
-    } else {
-        /* integer sums: the reduction's order cannot change the result */
-        LATMC_OMP(parallel for num_threads(n_threads) schedule(static)
-                  reduction(+:matches, count[:LATMC_POTTS_MAX_Q + 1]))
-        for (int64_t it = 0; it < items; it++)
-            row_sums(g, s, (int)(it / rows), it % rows, &matches, count);
-    }
-    sums->matches = matches;
-    memcpy(sums->count, count, sizeof count);
 }

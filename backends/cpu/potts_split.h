@@ -1,8 +1,9 @@
 /*
  * The split layout of the Potts states used by the SIMD levels (potts_fast.h): one array
  * per colour in within-colour order, with CPU_POTTS_PAD bytes before and after each.
- * Conversions from and to the natural site order, starts and the observables' reduction
- * on it. Every function gives the same result for any thread count.
+ * Conversions from and to the natural site order and the starts (the sweeps and the
+ * observables' reduction are the SIMD levels' own, potts_simd.h). Every function gives
+ * the same result for any thread count.
  */
 #ifndef LATMC_CPU_POTTS_SPLIT_H
 #define LATMC_CPU_POTTS_SPLIT_H
@@ -33,7 +34,5 @@ void cpu_potts_split_cold_start(struct cpu_potts_split *s);
 /* The hot start of doc/models/potts.md, written straight into the split layout. */
 void cpu_potts_split_hot_start(const struct latmc_lattice *g, struct cpu_potts_split *s, int q,
                                uint64_t seed, int n_threads);
-void cpu_potts_split_measure(const struct latmc_lattice *g, const struct cpu_potts_split *s,
-                             int n_threads, struct latmc_potts_sums *sums);
 
 #endif

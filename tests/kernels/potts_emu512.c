@@ -184,4 +184,5 @@ void potts_emu512_dsp_init(struct cpu_potts_dsp *dsp)
     dsp->level = "emu512";
     dsp->metropolis = metropolis_pass;
     dsp->heatbath = heatbath_pass;
+    dsp->measure = measure_pass;
 }
