@@ -155,23 +155,20 @@ INLINE vec table_lookup(const struct table_vecs *t, const vec ctl[3], int levels
  */
 struct row_geom {
     int64_t row, y, z, start;
+    int off;                        /* x = c t + off for this colour in this row */
     const uint8_t *array[6];
     int64_t offset[6];
     int64_t wrap_j[2];
     const uint8_t *wrap_src[2];
 };
 
-static void row_geom_set(const struct cpu_potts_pass *p, int64_t row, int64_t y, int64_t z,
-                         struct row_geom *r)
+/* Everything that follows from (row, y, z, off). */
+static void row_geom_fill(const struct cpu_potts_pass *p, struct row_geom *r)
 {
-    const int c = p->colours, col = p->colour;
-    const int64_t P = p->per_row, ly = p->g->ly, lz = p->g->lz;
+    const int c = p->colours, col = p->colour, off = r->off;
+    const int64_t P = p->per_row, ly = p->g->ly, lz = p->g->lz, y = r->y, z = r->z;
     const uint8_t *plus = p->sub[(col + 1) % c], *minus = p->sub[(col + c - 1) % c];
-    const int off = (int)((col + c - (y + z) % c) % c);   /* x = c t + off in this row */
-    r->row = row;
-    r->y = y;
-    r->z = z;
-    r->start = row * P;
+    r->start = r->row * P;
     r->array[0] = plus;
     r->array[1] = minus;
     if (off + 1 == c) {             /* x + 1 = c (t + 1): next t, the row's last wraps */
@@ -204,23 +201,35 @@ static void row_geom_set(const struct cpu_potts_pass *p, int64_t row, int64_t y,
     }
 }
 
-static void row_geom_next(const struct cpu_potts_pass *p, struct row_geom *r)
-{
-    int64_t y = r->y + 1, z = r->z;
-    if (y == p->g->ly) {
-        y = 0;
-        z++;
-    }
-    row_geom_set(p, r->row + 1, y, z, r);
-}
-
 static void row_geom_at(const struct cpu_potts_pass *p, int64_t row, struct row_geom *r)
 {
-    row_geom_set(p, row, row % p->g->ly, row / p->g->ly, r);
+    const int c = p->colours;
+    r->row = row;
+    r->y = row % p->g->ly;
+    r->z = row / p->g->ly;
+    r->off = (int)((p->colour + c - (r->y + r->z) % c) % c);
+    row_geom_fill(p, r);
+}
+
+/* The next row, without divisions: y + z grows by one from row to row, or by 2 - L_y when
+ * y wraps into the next plane, i.e. by 1 or 2 mod c (c divides L_y); the offset drops by
+ * as much, mod c. */
+static void row_geom_next(const struct cpu_potts_pass *p, struct row_geom *r)
+{
+    const int c = p->colours;
+    int step = 1;
+    r->row++;
+    if (++r->y == p->g->ly) {
+        r->y = 0;
+        r->z++;
+        step = 2;
+    }
+    r->off = (r->off + 2 * c - step) % c;
+    row_geom_fill(p, r);
 }
 
 /* The neighbour vectors of chunk j0 as if every lane were in row r. */
-static inline void row_neighbours(const struct row_geom *r, int nnb, int64_t j0, vec nb[6])
+INLINE void row_neighbours(const struct row_geom *r, int nnb, int64_t j0, vec nb[6])
 {
     for (int d = 0; d < nnb; d++)
         nb[d] = v_load(r->array[d] + j0 + r->offset[d]);
@@ -231,18 +240,16 @@ static inline void row_neighbours(const struct row_geom *r, int nnb, int64_t j0,
     }
 }
 
-/* Whether chunk [j0, jend) lies in row r (which holds j0) and holds no wrapping x-neighbour:
- * then every neighbour vector is one load. */
-INLINE int chunk_in_row(const struct row_geom *r, int64_t P, int64_t j0, int64_t jend)
+/* Whether chunk [j0, jend) lies in row r (which holds j0): then every neighbour vector is
+ * one load, and one lane more for a neighbour across the periodic x boundary. */
+INLINE int chunk_in_row(const struct row_geom *r, int64_t P, int64_t jend)
 {
-    return jend <= r->start + P && (uint64_t)(r->wrap_j[0] - j0) >= VW &&
-           (uint64_t)(r->wrap_j[1] - j0) >= VW;
+    return jend <= r->start + P;
 }
 
 /*
- * The neighbour vectors of any other chunk [j0, jend) (jend - j0 <= VW): the row's
- * boundary sites, chunks over several rows (L_x / c not a multiple of VW, or small), the
- * last chunk. `r` is the geometry of the row holding j0 and is left at the row holding
+ * The neighbour vectors of any other chunk [j0, jend) (jend - j0 <= VW): chunks over
+ * several rows (L_x / c not a multiple of VW, or small). `r` is the geometry of the row holding j0 and is left at the row holding
  * jend - 1. Lanes past jend are garbage.
  */
 static __attribute__((noinline)) void chunk_neighbours(const struct cpu_potts_pass *p,
@@ -411,9 +418,8 @@ INLINE uint64_t pass_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
             row_geom_next(p, &geom);
 
         vec nb[6];
-        if (chunk_in_row(&geom, p->per_row, j0, jend)) {
-            for (int d = 0; d < nnb; d++)
-                nb[d] = v_load(geom.array[d] + (j0 + geom.offset[d]));
+        if (chunk_in_row(&geom, p->per_row, jend)) {
+            row_neighbours(&geom, nnb, j0, nb);
         } else {
             vec slow[6];        /* keeps nb itself out of memory */
             chunk_neighbours(p, &geom, nnb, j0, jend, slow);
@@ -561,9 +567,8 @@ INLINE void measure_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
         while (j0 >= geom.start + p->per_row)
             row_geom_next(p, &geom);
         vec nb[6];
-        if (chunk_in_row(&geom, p->per_row, j0, jend)) {
-            for (int d = 0; d < nnb; d += 2)
-                nb[d] = v_load(geom.array[d] + (j0 + geom.offset[d]));
+        if (chunk_in_row(&geom, p->per_row, jend)) {
+            row_neighbours(&geom, nnb, j0, nb);
         } else {
             vec slow[6];
             chunk_neighbours(p, &geom, nnb, j0, jend, slow);
