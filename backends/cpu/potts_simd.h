@@ -363,6 +363,8 @@ INLINE uint64_t pass_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
     const int64_t per_colour = p->per_colour;
     uint8_t *const own = p->sub[p->colour];
     const struct cpu_potts_fast_tables *f = p->fast;
+    if (chunk_begin >= chunk_end)   /* a thread with nothing to do: no row to start at */
+        return 0;
 
     struct philox_vecs rng[2];
     uint32_t block_hi = (uint32_t)(((uint64_t)(chunk_begin * VW) / 4) >> 32);
@@ -555,6 +557,8 @@ INLINE void measure_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
     const int nnb = 2 * ndim, q = p->q;
     const int64_t per_colour = p->per_colour;
     const uint8_t *const own = p->sub[p->colour];
+    if (chunk_begin >= chunk_end)
+        return;
     struct row_geom geom;
     row_geom_at(p, (chunk_begin * VW) / p->per_row, &geom);
     vec bonds = v_zero(), pop[VECTOR_Q];
