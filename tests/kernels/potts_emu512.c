@@ -5,6 +5,10 @@
  * runs the AVX-512 level's chunk geometry (64 sites, 16 Philox blocks, masks as bits) on
  * any machine, so test_potts_kernels checks it even where the CPU lacks AVX-512; what it
  * cannot check is only the one-to-one mapping of each primitive onto its intrinsic.
+ *
+ * The primitives are functions, not inlined: the template inlines everything into a dozen
+ * instances, and with every 64-byte loop inlined (and instrumented, in sanitizer builds)
+ * the file would take minutes to compile. Speed does not matter here.
  */
 #include <stdint.h>
 #include <string.h>
@@ -21,12 +25,13 @@ typedef struct {
 } vec;
 typedef uint64_t vmask;
 #define VW 64
+#define EMU static __attribute__((noinline, unused))
 
-static inline vec v_load(const void *p) { vec r; memcpy(r.b, p, 64); return r; }
-static inline void v_store(void *p, vec a) { memcpy(p, a.b, 64); }
-static inline vec v_zero(void) { vec r; memset(&r, 0, sizeof r); return r; }
-static inline vec v_set1_8(int x) { vec r; memset(r.b, x & 0xff, 64); return r; }
-static inline vec v_set1_32(uint32_t x)
+EMU vec v_load(const void *p) { vec r; memcpy(r.b, p, 64); return r; }
+EMU void v_store(void *p, vec a) { memcpy(p, a.b, 64); }
+EMU vec v_zero(void) { vec r; memset(&r, 0, sizeof r); return r; }
+EMU vec v_set1_8(int x) { vec r; memset(r.b, x & 0xff, 64); return r; }
+EMU vec v_set1_32(uint32_t x)
 {
     vec r;
     for (int i = 0; i < 16; i++)
@@ -34,7 +39,7 @@ static inline vec v_set1_32(uint32_t x)
     return r;
 }
 /* _mm512_broadcast_i32x4 */
-static inline vec v_bcast16(const uint8_t *t)
+EMU vec v_bcast16(const uint8_t *t)
 {
     vec r;
     for (int i = 0; i < 64; i++)
@@ -42,7 +47,7 @@ static inline vec v_bcast16(const uint8_t *t)
     return r;
 }
 #define BYTEWISE(name, expr)                                                                \
-    static inline vec name(vec a, vec b)                                                    \
+    EMU vec name(vec a, vec b)                                                    \
     {                                                                                       \
         vec r;                                                                              \
         for (int i = 0; i < 64; i++)                                                        \
@@ -57,10 +62,10 @@ BYTEWISE(v_or, a.b[i] | b.b[i])
 BYTEWISE(v_xor, a.b[i] ^ b.b[i])
 /* _mm512_shuffle_epi8: within each 128-bit lane; 0 where the control's top bit is set */
 BYTEWISE(v_shuffle8, (b.b[i] & 0x80) ? 0 : a.b[(i & ~15) + (b.b[i] & 15)])
-static inline vec v_xor3(vec a, vec b, vec c) { return v_xor(a, v_xor(b, c)); }
+EMU vec v_xor3(vec a, vec b, vec c) { return v_xor(a, v_xor(b, c)); }
 
 #define MASKWISE(name, expr)                                                                \
-    static inline vmask name(vec a, vec b)                                                  \
+    EMU vmask name(vec a, vec b)                                                  \
     {                                                                                       \
         vmask m = 0;                                                                        \
         for (int i = 0; i < 64; i++)                                                        \
@@ -71,12 +76,12 @@ static inline vec v_xor3(vec a, vec b, vec c) { return v_xor(a, v_xor(b, c)); }
 MASKWISE(m_eq8, a.b[i] == b.b[i])
 MASKWISE(m_gt8, (int8_t)a.b[i] > (int8_t)b.b[i])
 MASKWISE(m_ge_u8, a.b[i] >= b.b[i])
-static inline vmask m_and(vmask a, vmask b) { return a & b; }
-static inline vmask m_or(vmask a, vmask b) { return a | b; }
-static inline vmask m_none(void) { return 0; }
-static inline vmask m_all(void) { return ~(vmask)0; }
-static inline uint64_t m_bits(vmask m) { return m; }
-static inline vmask m_lanes(int lo, int hi)
+EMU vmask m_and(vmask a, vmask b) { return a & b; }
+EMU vmask m_or(vmask a, vmask b) { return a | b; }
+EMU vmask m_none(void) { return 0; }
+EMU vmask m_all(void) { return ~(vmask)0; }
+EMU uint64_t m_bits(vmask m) { return m; }
+EMU vmask m_lanes(int lo, int hi)
 {
     vmask m = 0;
     for (int i = lo; i < hi; i++)
@@ -84,48 +89,48 @@ static inline vmask m_lanes(int lo, int hi)
     return m;
 }
 /* _mm512_mask_blend_epi8(m, a, b), _mm512_mask_add_epi8 / _sub_epi8 with 1 */
-static inline vec v_blend(vec a, vec b, vmask m)
+EMU vec v_blend(vec a, vec b, vmask m)
 {
     for (int i = 0; i < 64; i++)
         if (m >> i & 1)
             a.b[i] = b.b[i];
     return a;
 }
-static inline vec v_add_m(vec a, vmask m)
+EMU vec v_add_m(vec a, vmask m)
 {
     for (int i = 0; i < 64; i++)
         a.b[i] = (uint8_t)(a.b[i] + (m >> i & 1));
     return a;
 }
-static inline vec v_sub_m(vec a, vmask m)
+EMU vec v_sub_m(vec a, vmask m)
 {
     for (int i = 0; i < 64; i++)
         a.b[i] = (uint8_t)(a.b[i] - (m >> i & 1));
     return a;
 }
 
-static inline vec v_add32(vec a, vec b)
+EMU vec v_add32(vec a, vec b)
 {
     for (int i = 0; i < 16; i++)
         a.d[i] += b.d[i];
     return a;
 }
 /* _mm512_mul_epu32: the low 32 bits of each 64-bit lane, full 64-bit products */
-static inline vec v_mul_u32(vec a, vec b)
+EMU vec v_mul_u32(vec a, vec b)
 {
     for (int i = 0; i < 8; i++)
         a.q[i] = (a.q[i] & UINT32_MAX) * (b.q[i] & UINT32_MAX);
     return a;
 }
 /* _mm512_srl_epi32: counts above 31 give 0 */
-static inline vec v_srl32(vec a, int n)
+EMU vec v_srl32(vec a, int n)
 {
     for (int i = 0; i < 16; i++)
         a.d[i] = n > 31 ? 0 : a.d[i] >> n;
     return a;
 }
 #define SHIFT(name, field, count, op)                                                        \
-    static inline vec name(vec a, int n)                                                    \
+    EMU vec name(vec a, int n)                                                    \
     {                                                                                       \
         for (int i = 0; i < count; i++)                                                     \
             a.field[i] = (__typeof__(a.field[i]))(a.field[i] op n);                          \
@@ -143,32 +148,32 @@ SHIFT(slli16, w, 32, <<)
 #define V_SLLI32(a, n) slli32((a), (n))
 #define V_SRLI16(a, n) srli16((a), (n))
 #define V_SLLI16(a, n) slli16((a), (n))
-static inline vec v_blend32_odd(vec a, vec b)
+EMU vec v_blend32_odd(vec a, vec b)
 {
     for (int i = 1; i < 16; i += 2)
         a.d[i] = b.d[i];
     return a;
 }
-static inline vec v_blend16_odd(vec a, vec b)
+EMU vec v_blend16_odd(vec a, vec b)
 {
     for (int i = 1; i < 32; i += 2)
         a.w[i] = b.w[i];
     return a;
 }
-static inline vec v_blend8_odd(vec a, vec b)
+EMU vec v_blend8_odd(vec a, vec b)
 {
     for (int i = 1; i < 64; i += 2)
         a.b[i] = b.b[i];
     return a;
 }
-static inline vec v_even_offsets(void)
+EMU vec v_even_offsets(void)
 {
     vec r;
     for (int i = 0; i < 8; i++)
         r.q[i] = 2 * (uint64_t)i;
     return r;
 }
-static inline uint64_t v_sum_u8(vec a)
+EMU uint64_t v_sum_u8(vec a)
 {
     uint64_t s = 0;
     for (int i = 0; i < 64; i++)
