@@ -4,7 +4,7 @@
  *
  *   latmc-bench [--model ising|potts|phi4|heisenberg] [--q Q] [--dim 2|3] [-L L]
  *               [--extents AxB[xC]] [--algo metropolis|heatbath|overrelax] [--beta B]
- *               [--param NAME=VALUE]... [--precision float|double]
+ *               [--param NAME=VALUE]... [--NAME VALUE]... [--precision float|double]
  *               [--couplings uniform|gaussian|bimodal] [--replicas 1|2]
  *               [--device cpu|cuda] [--threads T] [--simd c|avx2|avx512] [--env VAR=VALUE]...
  *               [--sweeps N] [--repeat R]
@@ -17,6 +17,10 @@
  * max(nover, 1)). Each configuration gets one untimed warm-up run, then R timed runs of N
  * sweeps, alternating between the two configurations; the median is reported. A timed run
  * ends with a measurement, which waits for a device to finish.
+ *
+ * --NAME VALUE, for every parameter name (--nhit 8, --nloc 50, --mu2 -1, --nover 2, ...), is
+ * --param NAME=VALUE. The time of one measurement (the observables' reduction) is printed
+ * too.
  *
  * --simd LEVEL is --env LATMC_CPU_MASK=LEVEL: the CPU backend reads the variable at each
  * sim creation, so the two configurations may run different SIMD levels. --env and
@@ -245,7 +249,18 @@ static const char *const algo_names[] = { "metropolis", "heatbath", "overrelax",
 static const int algo_keys[] = { LATMC_ALGO_METROPOLIS, LATMC_ALGO_HEATBATH,
                                  LATMC_ALGO_OVERRELAX };
 
-static void report(const struct config *c, int repeat, const char *label, double *median)
+/* Wall time of one measurement (the reduction behind the observables), in ms. */
+static double measure_ms(struct config *c)
+{
+    double e, t0 = now();
+    if (latmc_sim_observable(c->sim, LATMC_OBS_ENERGY, &e) != LATMC_OK) {
+        fprintf(stderr, "latmc-bench: %s\n", latmc_sim_last_error(c->sim));
+        exit(1);
+    }
+    return (now() - t0) * 1e3;
+}
+
+static void report(struct config *c, int repeat, const char *label, double *median)
 {
     double sorted[MAX_REPEAT];
     memcpy(sorted, c->ns, sizeof(double) * (size_t)repeat);
@@ -266,18 +281,21 @@ static void report(const struct config *c, int repeat, const char *label, double
     char env[256] = "";
     for (int i = 0, k = 0; i < c->nenv; i++)
         k += snprintf(env + k, sizeof env - (size_t)k, " %s=%s", c->env[i].name, c->env[i].value);
-    printf("%s: %s%s, %s %s, %s, %d thread(s): %.4f %ss/ns, %.4f ns = %.1f ps per %s "
-           "(median of %d; min %.4f, max %.4f ns)\n",
-           label, latmc_sim_backend_name(c->sim), env, model, extents, algo, c->desc.n_threads,
+    const char *precision = c->desc.model != LATMC_MODEL_PHI4 ? ""
+                            : c->desc.precision == LATMC_PRECISION_FLOAT ? " float" : " double";
+    printf("%s: %s%s, %s%s %s, %s, %d thread(s): %.4f %ss/ns, %.4f ns = %.1f ps per %s "
+           "(median of %d; min %.4f, max %.4f ns; one measurement %.3f ms)\n",
+           label, latmc_sim_backend_name(c->sim), env, model, precision, extents, algo,
+           c->desc.n_threads,
            1.0 / *median, c->unit, *median, 1e3 * *median, c->unit, repeat, sorted[0],
-           sorted[repeat - 1]);
+           sorted[repeat - 1], measure_ms(c));
 }
 
 static void usage(void)
 {
     printf("usage: latmc-bench [--model ising|potts|phi4|heisenberg] [--q Q] [--dim 2|3] [-L L]\n"
            "         [--extents AxB[xC]] [--algo metropolis|heatbath|overrelax] [--beta B]\n"
-           "         [--param NAME=VALUE]... [--precision float|double]\n"
+           "         [--param NAME=VALUE]... [--NAME VALUE]... [--precision float|double]\n"
            "         [--couplings uniform|gaussian|bimodal] [--replicas 1|2]\n"
            "         [--device cpu|cuda] [--threads T] [--simd c|avx2|avx512]\n"
            "         [--env VAR=VALUE]... [--sweeps N] [--repeat R]\n"
@@ -305,7 +323,7 @@ int main(int argc, char **argv)
     static const char *const couplings[] = { "uniform", "gaussian", "bimodal", NULL };
     enum { O_MODEL = 256, O_Q, O_DIM, O_EXTENTS, O_ALGO, O_BETA, O_PARAM, O_PRECISION,
            O_COUPLINGS, O_REPLICAS, O_DEVICE, O_THREADS, O_SIMD, O_ENV, O_SWEEPS, O_REPEAT,
-           O_CDEVICE, O_CTHREADS, O_CSIMD, O_CENV };
+           O_CDEVICE, O_CTHREADS, O_CSIMD, O_CENV, O_ALIAS };
     static const struct option opts[] = {
         { "model", required_argument, 0, O_MODEL },   { "q", required_argument, 0, O_Q },
         { "dim", required_argument, 0, O_DIM },       { "size", required_argument, 0, 'L' },
@@ -321,8 +339,17 @@ int main(int argc, char **argv)
         { "compare-threads", required_argument, 0, O_CTHREADS },
         { "compare-simd", required_argument, 0, O_CSIMD },
         { "compare-env", required_argument, 0, O_CENV },
+        /* --NAME VALUE for the parameters (O_ALIAS + index into alias_names) */
+        { "J", required_argument, 0, O_ALIAS + 0 },   { "h", required_argument, 0, O_ALIAS + 1 },
+        { "mu2", required_argument, 0, O_ALIAS + 2 }, { "g", required_argument, 0, O_ALIAS + 3 },
+        { "lambda", required_argument, 0, O_ALIAS + 4 },
+        { "epsilon", required_argument, 0, O_ALIAS + 5 },
+        { "nhit", required_argument, 0, O_ALIAS + 6 }, { "nloc", required_argument, 0, O_ALIAS + 7 },
+        { "nover", required_argument, 0, O_ALIAS + 8 },
         { "help", no_argument, 0, 'h' },              { 0, 0, 0, 0 }
     };
+    static const char *const alias_names[] = { "J", "h", "mu2", "g", "lambda", "epsilon", "nhit",
+                                               "nloc", "nover" };
     char simd_a[80] = "", simd_b[80] = "";
     int o;
     while ((o = getopt_long(argc, argv, "L:h", opts, NULL)) != -1) {
@@ -357,7 +384,14 @@ int main(int argc, char **argv)
         case O_CSIMD: snprintf(simd_b, sizeof simd_b, "LATMC_CPU_MASK=%.60s", optarg); break;
         case O_CENV: parse_setting(optarg, b.env, &b.nenv, "--compare-env"); break;
         case 'h': usage(); return 0;
-        default: return 2;
+        default:
+            if (o >= O_ALIAS && o < O_ALIAS + 9) {
+                char text[160];
+                snprintf(text, sizeof text, "%s=%.60s", alias_names[o - O_ALIAS], optarg);
+                parse_setting(text, params, &nparams, "--param");
+                break;
+            }
+            return 2;
         }
     }
     if (optind < argc)

@@ -8,7 +8,9 @@
  *   H = sum_x [ 1/2 sum_mu (phi(x+mu) - phi(x))^2 + mu2/2 phi^2 + g/24 phi^4
  *             + 1/(2 Lambda) (sum_mu (phi(x+mu) - 2 phi(x) + phi(x-mu)))^2 ],  weight exp(-H)
  *
- * Only plain C here (no sim, no OpenMP), so that SIMD and CUDA code can include it.
+ * Only plain C here (no sim, no OpenMP), so that SIMD and CUDA code can include it: every
+ * function is LATMC_HOSTDEV (lib/philox.h), i.e. static inline in C and
+ * __host__ __device__ in CUDA, so the CUDA kernels run this very arithmetic.
  */
 #ifndef LATMC_LIB_PHI4_H
 #define LATMC_LIB_PHI4_H
@@ -18,6 +20,8 @@
 #include <stdint.h>
 
 #include <latmc/sim.h>
+
+#include "philox.h" /* LATMC_HOSTDEV */
 
 /* ---------------------------------------------------------------------------------- */
 /* Colouring                                                                           */
@@ -38,8 +42,8 @@ struct latmc_phi4_colouring {
 };
 
 /* The colouring for these extents (8 colours preferred), or ncolours = 0. */
-static inline struct latmc_phi4_colouring latmc_phi4_colouring_of(int ndim,
-                                                                  const int64_t *extent)
+LATMC_HOSTDEV struct latmc_phi4_colouring latmc_phi4_colouring_of(int ndim,
+                                                                 const int64_t *extent)
 {
     struct latmc_phi4_colouring c = { 0, 0, 0 };
     bool by8 = true, by5 = ndim == 2;
@@ -60,8 +64,8 @@ static inline struct latmc_phi4_colouring latmc_phi4_colouring_of(int ndim,
 }
 
 /* Colour of site (x, y, z) (z = 0 in 2D); coordinates >= 0. */
-static inline int latmc_phi4_colour(const struct latmc_phi4_colouring *c, int64_t x, int64_t y,
-                                    int64_t z)
+LATMC_HOSTDEV int latmc_phi4_colour(const struct latmc_phi4_colouring *c, int64_t x, int64_t y,
+                                   int64_t z)
 {
     return (int)((x + c->ay * y + c->az * z) % c->ncolours);
 }
@@ -77,7 +81,7 @@ enum { LATMC_PHI4_DRAW_ETA = 0, LATMC_PHI4_DRAW_ACCEPT = 1 };
  * sweep * nloc + pass. It names 2^48 values (LATMC_RNG_MAX_SWEEP + 1), so a sim can run
  * 2^48 / nloc sweeps before the names repeat (documented limit).
  */
-static inline uint64_t latmc_phi4_rng_sweep(uint64_t sweep, uint32_t nloc, uint32_t pass)
+LATMC_HOSTDEV uint64_t latmc_phi4_rng_sweep(uint64_t sweep, uint32_t nloc, uint32_t pass)
 {
     return sweep * nloc + pass;
 }
@@ -89,12 +93,12 @@ static inline uint64_t latmc_phi4_rng_sweep(uint64_t sweep, uint32_t nloc, uint3
  * 65535, and the hits past 32767 move to phases 8..15 instead of wrapping onto the
  * names of earlier hits.
  */
-static inline uint32_t latmc_phi4_rng_phase(int colour, uint32_t hit)
+LATMC_HOSTDEV uint32_t latmc_phi4_rng_phase(int colour, uint32_t hit)
 {
     return (uint32_t)colour + 8u * (hit >> 15);
 }
 
-static inline uint32_t latmc_phi4_rng_sub(uint32_t hit, uint32_t draw)
+LATMC_HOSTDEV uint32_t latmc_phi4_rng_sub(uint32_t hit, uint32_t draw)
 {
     return 2u * (hit & 0x7fffu) + draw;
 }
@@ -169,22 +173,22 @@ struct latmc_phi4_sums {
  *   value (n or o) and returns 1 if accepted.
  */
 #define LATMC_PHI4_DEFINE_HIT(R, S, LOG)                                                   \
-    static inline R latmc_phi4_log_##S(R u)                                                \
+    LATMC_HOSTDEV R latmc_phi4_log_##S(R u)                                                \
     {                                                                                      \
         return LOG(u);                                                                     \
     }                                                                                      \
                                                                                            \
-    static inline R latmc_phi4_unit_##S(uint32_t r)                                        \
+    LATMC_HOSTDEV R latmc_phi4_unit_##S(uint32_t r)                                        \
     {                                                                                      \
         return (R)((uint64_t)r + 1u) * (R)0x1p-32;                                         \
     }                                                                                      \
                                                                                            \
-    static inline R latmc_phi4_signed_##S(uint32_t r)                                      \
+    LATMC_HOSTDEV R latmc_phi4_signed_##S(uint32_t r)                                      \
     {                                                                                      \
         return (R)(2 * (int64_t)r + 1 - (INT64_C(1) << 32)) * (R)0x1p-32;                  \
     }                                                                                      \
                                                                                            \
-    static inline R latmc_phi4_corona_##S(const struct latmc_phi4_coef_##S *k, R c01,      \
+    LATMC_HOSTDEV R latmc_phi4_corona_##S(const struct latmc_phi4_coef_##S *k, R c01,      \
                                           R c02, R c11)                                    \
     {                                                                                      \
         if (!k->finite_lambda)                                                             \
@@ -192,13 +196,13 @@ struct latmc_phi4_sums {
         return c01 - (c02 - k->four_k * c01 + (R)2 * c11) * k->inv_lambda;                 \
     }                                                                                      \
                                                                                            \
-    static inline R latmc_phi4_delta_h_##S(const struct latmc_phi4_coef_##S *k, R c, R o,  \
+    LATMC_HOSTDEV R latmc_phi4_delta_h_##S(const struct latmc_phi4_coef_##S *k, R c, R o,  \
                                            R n)                                            \
     {                                                                                      \
         return (n - o) * ((n + o) * (k->site + k->quartic * (n * n + o * o)) - c);         \
     }                                                                                      \
                                                                                            \
-    static inline int latmc_phi4_hit_##S(const struct latmc_phi4_coef_##S *k, R c, R o,    \
+    LATMC_HOSTDEV int latmc_phi4_hit_##S(const struct latmc_phi4_coef_##S *k, R c, R o,    \
                                          uint32_t r_eta, uint32_t r_u, R *phi)             \
     {                                                                                      \
         const R n = o + k->epsilon * latmc_phi4_signed_##S(r_eta);                         \

@@ -94,10 +94,15 @@ LATMC_HOSTDEV int latmc_potts_higher_class(const struct latmc_potts_tables *t, i
  * state 0 and the neighbours' states have special weights; every other state is in
  * class (0, 0).
  *
- * n_of: scratch of LATMC_POTTS_MAX_Q + 1 counters, all 0 on entry and again on return.
+ * latmc_potts_heatbath_weights() is the first half: it counts the neighbours' states into
+ * n_of (all 0 on entry; the caller clears them again), sets *total = W_0 + ... + W_{q-1}
+ * and returns the reference class's weight row w, so that W_k = w[class(n_of[k], k == 0)].
+ * The scan below is the second half; lib/potts_thresholds.h derives lookup tables from the
+ * same first half.
  */
-LATMC_HOSTDEV int latmc_potts_heatbath(const struct latmc_potts_tables *t, int q,
-                                       const uint8_t *nb, int n_nb, uint32_t u, uint8_t *n_of)
+LATMC_HOSTDEV const uint32_t *latmc_potts_heatbath_weights(const struct latmc_potts_tables *t,
+                                                           int q, const uint8_t *nb, int n_nb,
+                                                           uint8_t *n_of, uint64_t *total)
 {
     uint8_t others[LATMC_POTTS_MAX_NB]; /* the distinct non-zero neighbour states */
     int n_others = 0;
@@ -114,10 +119,20 @@ LATMC_HOSTDEV int latmc_potts_heatbath(const struct latmc_potts_tables *t, int q
         ref = latmc_potts_higher_class(t, ref, latmc_potts_class(n_of[others[i]], 0));
     const uint32_t *w = t->heatbath[ref];
 
-    uint64_t total = w[latmc_potts_class(n_of[0], 1)] + (uint64_t)n_free * w[free_class];
+    uint64_t sum = w[latmc_potts_class(n_of[0], 1)] + (uint64_t)n_free * w[free_class];
     for (int i = 0; i < n_others; i++)
-        total += w[latmc_potts_class(n_of[others[i]], 0)];
-    /* total >= w[ref] = 2^32 - 1 > 0, and < 256 * 2^32 */
+        sum += w[latmc_potts_class(n_of[others[i]], 0)];
+    /* sum >= w[ref] = 2^32 - 1 > 0, and < 256 * 2^32 */
+    *total = sum;
+    return w;
+}
+
+/* n_of: scratch of LATMC_POTTS_MAX_Q + 1 counters, all 0 on entry and again on return. */
+LATMC_HOSTDEV int latmc_potts_heatbath(const struct latmc_potts_tables *t, int q,
+                                       const uint8_t *nb, int n_nb, uint32_t u, uint8_t *n_of)
+{
+    uint64_t total;
+    const uint32_t *w = latmc_potts_heatbath_weights(t, q, nb, n_nb, n_of, &total);
     const uint64_t target = latmc_potts_scale_draw(u, total);
 
     /* The cumulative weight of all q states is total > target: the last state takes the

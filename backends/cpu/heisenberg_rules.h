@@ -4,7 +4,9 @@
  * the conversions from 32-bit draws. Everything is computed in double; spins are stored
  * as floats, normalised in double just before rounding. The lattice loops
  * (heisenberg_sweep.c) only gather local fields and call these; the unit tests call them
- * directly.
+ * directly. The per-block draws of the couplings and of the hot start live here too:
+ * the CUDA module runs them on its host side, so that both backends get the very same
+ * couplings and hot starts.
  */
 #ifndef LATMC_CPU_HEISENBERG_RULES_H
 #define LATMC_CPU_HEISENBERG_RULES_H
@@ -13,6 +15,7 @@
 #include <stdint.h>
 
 #include "heisenberg.h"
+#include "rng_streams.h"
 
 /* A 32-bit draw as a uniform number in (0, 1): (r + 1/2) 2^-32, never 0 or 1. */
 static inline double cpu_heisenberg_uniform(uint32_t r)
@@ -146,6 +149,45 @@ static inline float cpu_heisenberg_gaussian_coupling(double u1, double u2)
 static inline float cpu_heisenberg_bimodal_coupling(uint32_t r)
 {
     return (r >> 31) ? -1.0f : 1.0f;
+}
+
+/*
+ * Couplings 4b .. 4b + 3 of n (coupling k = ndim i + mu) of the kind `kind`: key
+ * coupling_seed, COUPLINGS stream (replica 0: both replicas share them), sweep 0,
+ * phase 0; sub 0 the first draw, sub 1 the second (doc/models/heisenberg.md).
+ */
+static inline void cpu_heisenberg_couplings_block(float *couplings, int64_t n, int kind,
+                                                  uint64_t coupling_seed, int64_t b)
+{
+    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_COUPLINGS, 0);
+    latmc_philox_ctr r0 = { { 0, 0, 0, 0 } }, r1 = { { 0, 0, 0, 0 } };
+    if (kind != LATMC_COUPLINGS_UNIFORM)
+        r0 = latmc_rng_block(coupling_seed, (uint64_t)b, 0, stream, 0, 0);
+    if (kind == LATMC_COUPLINGS_GAUSSIAN)
+        r1 = latmc_rng_block(coupling_seed, (uint64_t)b, 0, stream, 0, 1);
+    for (int lane = 0; lane < 4 && 4 * b + lane < n; lane++) {
+        float j = 1.0f;
+        if (kind == LATMC_COUPLINGS_GAUSSIAN)
+            j = cpu_heisenberg_gaussian_coupling(cpu_heisenberg_uniform(r0.v[lane]),
+                                                 cpu_heisenberg_uniform(r1.v[lane]));
+        else if (kind == LATMC_COUPLINGS_BIMODAL)
+            j = cpu_heisenberg_bimodal_coupling(r0.v[lane]);
+        couplings[4 * b + lane] = j;
+    }
+}
+
+/* Hot start of sites 4b .. 4b + 3 of n (3 floats per site): the INIT stream `stream` of
+ * the replica, sweep 0, phase 0; sub 0 gives cos(theta) = 2u - 1 to e_z, sub 1 the
+ * azimuth. */
+static inline void cpu_heisenberg_hot_block(float *spins, int64_t n, uint64_t seed,
+                                            uint32_t stream, int64_t b)
+{
+    const latmc_philox_ctr rz = latmc_rng_block(seed, (uint64_t)b, 0, stream, 0, 0);
+    const latmc_philox_ctr rphi = latmc_rng_block(seed, (uint64_t)b, 0, stream, 0, 1);
+    for (int lane = 0; lane < 4 && 4 * b + lane < n; lane++)
+        cpu_heisenberg_uniform_spin(cpu_heisenberg_uniform(rz.v[lane]),
+                                    cpu_heisenberg_uniform(rphi.v[lane]),
+                                    spins + LATMC_HEISENBERG_COMPONENTS * (4 * b + lane));
 }
 
 #endif

@@ -24,12 +24,12 @@
  * are settled by the reference code itself.
  *
  * Heat bath thresholds (q <= 3). The heat-bath state is a function of the neighbours'
- * state counts (n_0, .., n_{q-1}) and the draw u: state = #{k <= q-2 : u >= U_k} with
- * U_k = ceil(cum_k 2^32 / total) (cum_k = W_0 + .. + W_k, the reference's cumulative
- * weights), because floor(u total / 2^32) >= cum_k <=> u total >= cum_k 2^32. U_k is
- * tabulated per count vector, indexed by hash = sum over neighbours of f(state),
- * f = (2 ndim + 1, 1, 0) for q = 3 and (1, 0) for q = 2. Larger q: the shared scalar rule
- * per site, with vector random numbers (documented in doc/PERFORMANCE.md).
+ * state counts (n_0, .., n_{q-1}) and the draw u: state = #{k <= q-2 : u >= U_k}, U_k =
+ * ceil(cum_k 2^32 / total) the first draw that reaches the cumulative weight cum_k
+ * (lib/potts_thresholds.h, shared with the CUDA table kernels). U_k is tabulated per count
+ * vector, indexed by hash = sum over neighbours of f(state), f = (2 ndim + 1, 1, 0) for
+ * q = 3 and (1, 0) for q = 2. Larger q: the shared scalar rule per site, with vector
+ * random numbers (documented in doc/PERFORMANCE.md).
  */
 #ifndef LATMC_CPU_POTTS_FAST_H
 #define LATMC_CPU_POTTS_FAST_H
@@ -107,8 +107,5 @@ void cpu_potts_fast_tables_build(struct cpu_potts_fast_tables *f,
                                  const struct latmc_potts_tables *t, int ndim, int q);
 void cpu_potts_philox_init(struct cpu_potts_philox *r, uint64_t seed, uint64_t sweep,
                            uint32_t colour, uint32_t sub, uint32_t block_hi);
-
-/* ceil(a 2^32 / b), exactly, for 0 <= a <= b < 2^48, b > 0. */
-uint64_t cpu_potts_ceil_frac32(uint64_t a, uint64_t b);
 
 #endif

@@ -6,17 +6,7 @@
 #include <string.h>
 
 #include "potts_fast.h"
-
-uint64_t cpu_potts_ceil_frac32(uint64_t a, uint64_t b)
-{
-    /* a 2^32 = (a 2^16) 2^16: two long-division steps of 16 bits, each fits in 64 bits
-     * because a, b < 2^48. */
-    const uint64_t x = a << 16;
-    const uint64_t q1 = x / b, r1 = x % b;
-    const uint64_t y = r1 << 16;
-    const uint64_t q2 = y / b, r2 = y % b;
-    return (q1 << 16) + q2 + (r2 != 0);
-}
+#include "potts_thresholds.h"
 
 /* Bytes 3 and 2 of min(v, 2^32 - 1), each XOR 0x80: the kernels compare signed bytes. */
 static void top_bytes(uint64_t v, uint8_t *b3, uint8_t *b2)
@@ -44,30 +34,25 @@ static void metropolis_tables(struct cpu_potts_fast_tables *f, const struct latm
 }
 
 /*
- * Heat-bath thresholds of one neighbour count vector n[0 .. q-1] (sum 2 ndim), q <= 3.
- * The weights are those of latmc_potts_heatbath(): class c_k = (n_k, delta(k, 0)) of every
- * state k, row of the present class of highest rank (tied ranks have identical rows), and
- * U_k = ceil(cum_k 2^32 / total).
+ * Heat-bath thresholds t_k (k = 0 .. q-2) of one neighbour count vector n[0 .. q-1] (sum
+ * 2 ndim): those of lib/potts_thresholds.h, which derives them from the very weights and
+ * draw scaling of the reference rule. Its stored words are 2^32 - t_k, with 0 for t_k =
+ * 2^32 and the leading t_k = 0 counted in word[0].
  */
-static void heatbath_thresholds(const struct latmc_potts_tables *t, int q, const int *n,
-                                uint64_t *u_thr)
+static void heatbath_thresholds(const struct latmc_potts_tables *t, int ndim, int q,
+                                const int *n, uint64_t *u_thr)
 {
-    int cls[3], ref = -1;
-    for (int k = 0; k < q; k++) {
-        cls[k] = latmc_potts_class(n[k], k == 0);
-        if (ref < 0 || t->rank[cls[k]] > t->rank[ref])
-            ref = cls[k];
-    }
-    uint64_t w[3], total = 0;
-    for (int k = 0; k < q; k++) {
-        w[k] = t->heatbath[ref][cls[k]];
-        total += w[k];
-    }
-    uint64_t cum = 0;
-    for (int k = 0; k + 1 < q; k++) {
-        cum += w[k];
-        u_thr[k] = cpu_potts_ceil_frac32(cum, total);
-    }
+    uint8_t nb[LATMC_POTTS_MAX_NB], n_of[LATMC_POTTS_MAX_Q + 1];
+    uint32_t word[3];
+    int m = 0;
+    for (int k = 0; k < q; k++)
+        for (int i = 0; i < n[k]; i++)
+            nb[m++] = (uint8_t)k;
+    memset(n_of, 0, sizeof n_of);
+    latmc_potts_heatbath_thresholds(t, q, nb, 2 * ndim, n_of, word, q);
+    for (int k = 0; k + 1 < q; k++)
+        u_thr[k] = (uint32_t)k < word[0] ? 0
+                 : word[1 + k] ? (UINT64_C(1) << 32) - word[1 + k] : UINT64_C(1) << 32;
 }
 
 static void heatbath_tables(struct cpu_potts_fast_tables *f, const struct latmc_potts_tables *t,
@@ -93,7 +78,7 @@ static void heatbath_tables(struct cpu_potts_fast_tables *f, const struct latmc_
             const int n[3] = { n0, n1, two_d - n0 - n1 };
             const int hash = q == 3 ? base * n0 + n1 : n0;
             uint64_t u_thr[2];
-            heatbath_thresholds(t, q, n, u_thr);
+            heatbath_thresholds(t, ndim, q, n, u_thr);
             for (int k = 0; k + 1 < q; k++)
                 top_bytes(u_thr[k], &f->hb_b3[k][hash], &f->hb_b2[k][hash]);
             if (hash > max_hash)

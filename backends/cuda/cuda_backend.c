@@ -140,7 +140,7 @@ static int cuda_init_spins(latmc_sim *sim, int how)
     if (how == LATMC_INIT_COLD && cs->kernels->cold_start)
         st = cuda_check(cs->kernels->cold_start(sim, cs), "launching the cold start");
     else if (how == LATMC_INIT_COLD)
-        st = cuda_check(cudaMemsetAsync(cs->spins, cs->kernels->cold_byte, (size_t)sim->nsites,
+        st = cuda_check(cudaMemsetAsync(cs->spins, cs->kernels->cold_byte, spin_bytes(sim),
                                         cs->stream), "cold start");
     else
         st = cuda_check(cs->kernels->hot_start(sim, cs), "launching the hot start");

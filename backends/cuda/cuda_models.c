@@ -1,5 +1,6 @@
 /* The models the CUDA module runs, and how their kernels are called (cuda_backend.h). */
 #include "cuda_backend.h"
+#include "heisenberg_cuda.h"
 
 /* ---- Ising ---- */
 
@@ -79,11 +80,15 @@ static const struct cuda_model_kernels cuda_potts_kernels = {
     .measure = potts_measure,
 };
 
+extern const struct cuda_model_kernels cuda_phi4_kernels; /* cuda_phi4.c */
+
 const struct cuda_model_kernels *cuda_model_kernels_get(int model)
 {
     switch (model) {
     case LATMC_MODEL_ISING: return &cuda_ising_kernels;
     case LATMC_MODEL_POTTS: return &cuda_potts_kernels;
+    case LATMC_MODEL_PHI4:  return &cuda_phi4_kernels;
+    case LATMC_MODEL_HEISENBERG: return &cuda_heisenberg_kernels;
     default:                return NULL;
     }
 }

@@ -21,6 +21,7 @@
  *
  * Sites of one colour never interact, so the order in which threads run does not matter.
  */
+#include "cuda_kernel_choice.cuh"
 #include "cuda_kernels.h"
 #include "cuda_launch.cuh"
 #include "ising_rules.h"
@@ -239,8 +240,12 @@ extern "C" cudaError_t cuda_ising_sweep_colour(cudaStream_t stream, const struct
                                                int colour, unsigned long long *changed)
 {
     /* The row-segment kernel where L_x allows it (16-byte segments, else 8), the
-     * per-block reference kernel otherwise. */
-    if (g->lx % 16 == 0) {
+     * per-block reference kernel otherwise or when LATMC_CUDA_KERNELS=reference. */
+    if (cuda_reference_kernels_only()) {
+        const int64_t nblocks = (g->nsites / 2 + 3) / 4;
+        ising_sweep_colour_kernel<<<cuda_grid(nblocks), CUDA_THREADS, 0, stream>>>(
+            *g, spins, tables, algorithm, seed, sweep, colour, changed);
+    } else if (g->lx % 16 == 0) {
         launch_rows<4>(stream, g, spins, tables, algorithm, seed, sweep, colour, changed);
     } else if (g->lx % 8 == 0) {
         launch_rows<2>(stream, g, spins, tables, algorithm, seed, sweep, colour, changed);

@@ -1,13 +1,18 @@
 /*
- * Potts on the GPU: hot start and the colour-by-colour update (c = 2 or 3 colours), one
- * thread per Philox block of four same-colour sites. Each thread runs
- * latmc_potts_update_block(), the function the CPU reference runs for the same block: the
- * same sites, Philox counters and integer decisions, hence the same configuration bit for
- * bit. Sites of one colour never interact, so the order of the threads does not matter.
+ * Potts on the GPU: hot start and the colour-by-colour update (c = 2 or 3 colours).
+ *
+ * The update launcher takes the row-segment kernels of potts_rows.cu where the lattice
+ * suits them, and otherwise the per-block reference kernel below: one thread per Philox
+ * block of four same-colour sites, running latmc_potts_update_block(), the function the
+ * CPU reference runs for the same block: the same sites, Philox counters and integer
+ * decisions, hence the same configuration bit for bit. Sites of one colour never interact,
+ * so the order of the threads does not matter. LATMC_CUDA_KERNELS=reference forces the
+ * reference kernel (cuda_kernel_choice.cuh).
  */
+#include "cuda_kernel_choice.cuh"
 #include "cuda_kernels.h"
 #include "cuda_launch.cuh"
-#include "potts_rules.h"
+#include "potts_rows.cuh"
 
 __global__ void potts_hot_start_kernel(uint8_t *spins, int64_t n, int q, uint64_t seed)
 {
@@ -22,7 +27,8 @@ __global__ void potts_sweep_colour_kernel(struct latmc_lattice g, uint8_t *spins
 {
     const int64_t nblocks = (g.nsites / chain.colours + 3) / 4;
     /* The heat bath's per-state neighbour counters (all 0 between calls), in the thread's
-     * local memory. Metropolis does not touch them. */
+     * local memory, cleared once per thread (the grid is capped, see below). Metropolis
+     * does not touch them. */
     uint8_t n_of[LATMC_POTTS_MAX_Q + 1];
     if (chain.algorithm == LATMC_ALGO_HEATBATH)
         for (int k = 0; k <= LATMC_POTTS_MAX_Q; k++)
@@ -45,8 +51,16 @@ extern "C" cudaError_t cuda_potts_sweep_colour(cudaStream_t stream, const struct
                                                uint64_t sweep, int colour,
                                                unsigned long long *changed)
 {
+    cudaError_t err = cudaSuccess;
+    if (!cuda_reference_kernels_only() &&
+        cuda_potts_rows_sweep_colour(stream, g, spins, chain, sweep, colour, changed, &err))
+        return err;
+    /* At most 8192 blocks: each thread then strides over many Philox blocks, so that the
+     * 256 bytes of heat-bath counters it clears at its start are cleared once per many
+     * sites, not once per four. */
     const int64_t nblocks = (g->nsites / chain->colours + 3) / 4;
-    potts_sweep_colour_kernel<<<cuda_grid(nblocks), CUDA_THREADS, 0, stream>>>(
-        *g, spins, *chain, sweep, colour, changed);
+    const unsigned grid = cuda_grid(nblocks) > 8192 ? 8192u : cuda_grid(nblocks);
+    potts_sweep_colour_kernel<<<grid, CUDA_THREADS, 0, stream>>>(*g, spins, *chain, sweep,
+                                                                 colour, changed);
     return cudaGetLastError();
 }

@@ -45,9 +45,19 @@ __global__ void ising_measure_kernel(struct latmc_lattice g, const int8_t *spins
 /*
  * Potts: satisfied bond terms by warp sums; state populations by a histogram per block in
  * shared memory (64-bit counters: a block may stride over many sites), added to the global
- * counts once per block and state.
+ * counts once per block and state. The lanes of a warp that hold the same state are found
+ * with one __match_any_sync and add their count with one shared-memory atomic (a warp adds
+ * at most as many as it holds distinct states: one per warp and state for small q, where
+ * 32 lanes hitting the same counter would otherwise serialise). The thread's site walks
+ * as a mixed-radix counter (x, y, z) over the grid stride: no division per site.
  */
+struct potts_measure_walk {
+    int64_t stride;              /* threads of the grid */
+    int64_t st_x, st_y, st_z;    /* stride = st_x + L_x (st_y + L_y st_z) */
+};
+
 __global__ void potts_measure_kernel(struct latmc_lattice g, const uint8_t *spins,
+                                     struct potts_measure_walk walk,
                                      struct latmc_potts_sums *sums)
 {
     __shared__ unsigned long long hist[LATMC_POTTS_MAX_Q + 1];
@@ -55,13 +65,39 @@ __global__ void potts_measure_kernel(struct latmc_lattice g, const uint8_t *spin
         hist[k] = 0;
     __syncthreads();
     int64_t matches = 0;
-    for (int64_t i = cuda_first_item(); i < g.nsites; i += cuda_item_stride()) {
-        const struct up_neighbours up = cuda_up_neighbours(&g, i);
-        const uint8_t s = spins[i];
-        matches += (s == spins[up.x]) + (s == spins[up.y]);
-        if (g.ndim == 3)
-            matches += s == spins[up.z];
-        atomicAdd(&hist[s], 1ull);
+    /* The whole warp walks together (the stride is a multiple of 32), so that
+     * __match_any_sync sees all 32 lanes; lanes past the lattice take part with a value no
+     * state has and count nothing. */
+    const int64_t first = cuda_first_item();
+    const unsigned lane = threadIdx.x & 31u;
+    const int64_t lx = g.lx, ly = g.ly, lz = g.lz, plane = g.lx * g.ly;
+    int64_t x = first % lx;
+    const int64_t row = first / lx;
+    int64_t y = row % ly, z = row / ly;
+    for (int64_t i = first; i - (int64_t)lane < g.nsites; i += walk.stride) {
+        const bool site = i < g.nsites;
+        unsigned s = 256 + lane;
+        if (site) {
+            s = spins[i];
+            matches += (s == spins[i + (x + 1 == lx ? 1 - lx : 1)]) +
+                       (s == spins[i + (y + 1 == ly ? -(ly - 1) * lx : lx)]);
+            if (g.ndim == 3)
+                matches += s == spins[i + (z + 1 == lz ? -(lz - 1) * plane : plane)];
+        }
+        const unsigned same = __match_any_sync(0xffffffffu, s);
+        if (site && lane == (unsigned)(__ffs(same) - 1))
+            atomicAdd(&hist[s], (unsigned long long)__popc(same));
+        x += walk.st_x;
+        y += walk.st_y;
+        z += walk.st_z;
+        if (x >= lx) {
+            x -= lx;
+            y++;
+        }
+        if (y >= ly) {
+            y -= ly;
+            z++;
+        }
     }
     cuda_warp_add((unsigned long long *)&sums->matches, (unsigned long long)matches);
     __syncthreads();
@@ -80,6 +116,14 @@ extern "C" cudaError_t cuda_ising_measure(cudaStream_t stream, const struct latm
 extern "C" cudaError_t cuda_potts_measure(cudaStream_t stream, const struct latmc_lattice *g,
                                           const uint8_t *spins, struct latmc_potts_sums *sums)
 {
-    potts_measure_kernel<<<cuda_grid(g->nsites), CUDA_THREADS, 0, stream>>>(*g, spins, sums);
+    /* at most 8192 blocks: the block's histogram is cleared and flushed once per many sites */
+    const unsigned grid = cuda_grid(g->nsites) > 8192 ? 8192u : cuda_grid(g->nsites);
+    struct potts_measure_walk walk;
+    walk.stride = (int64_t)grid * CUDA_THREADS;
+    walk.st_x = walk.stride % g->lx;
+    const int64_t rows = walk.stride / g->lx;
+    walk.st_y = rows % g->ly;
+    walk.st_z = rows / g->ly; /* past the lattice: the walk ends there anyway */
+    potts_measure_kernel<<<grid, CUDA_THREADS, 0, stream>>>(*g, spins, walk, sums);
     return cudaGetLastError();
 }

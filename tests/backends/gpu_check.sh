@@ -16,6 +16,11 @@
 # Needs there: nvcc, meson, ninja, a C compiler, pkg-config, compute-sanitizer (found on
 # PATH or in the CUDA toolkit next to nvcc). Exit status 0 only when every step passed
 # and the CUDA tests really ran (not skipped).
+#
+# To fit a short device session, two variables narrow it down (defaults: everything):
+#   GPU_CHECK_SUITES      meson suites to run, default "backends physics repro"
+#   GPU_CHECK_SANITIZERS  compute-sanitizer tools, default
+#                         "memcheck racecheck initcheck synccheck" ("" for none)
 set -u
 
 die() { echo "gpu_check: $*" >&2; exit 2; }
@@ -102,15 +107,27 @@ echo "== $module: NEEDED"
 readelf -d "$module" | grep NEEDED
 
 # --- test suites -------------------------------------------------------------------------
-meson test -C "$build" --suite backends --suite physics --suite repro --print-errorlogs \
-    > "$build/suites.log" 2>&1
+suites=${GPU_CHECK_SUITES-backends physics repro kernels}
+suite_args=""
+for suite in $suites; do suite_args="$suite_args --suite $suite"; done
+# shellcheck disable=SC2086
+meson test -C "$build" $suite_args --print-errorlogs > "$build/suites.log" 2>&1
 st=$?
 grep -E '^ *[0-9]+/[0-9]+ ' "$build/suites.log"
 sed -n '/^Ok:/,/^Timeout:/p' "$build/suites.log"
-[ $st -eq 0 ] && record "meson test backends+physics+repro" PASS ||
-    record "meson test backends+physics+repro" "FAIL ($st)"
-# The CUDA tests must have run, not skipped.
-for t in 'conformance cuda' 'cuda ising enumeration'; do
+[ $st -eq 0 ] && record "meson test $suites" PASS || record "meson test $suites" "FAIL ($st)"
+# The CUDA tests of the suites run must have run, not skipped.
+must_run=""
+case " $suites " in *" backends "*) must_run="conformance cuda:cuda phi4:cuda heisenberg" ;; esac
+case " $suites " in *" physics "*)
+    must_run="$must_run:test_ising_enumeration cuda:test_ising_kaufman cuda"
+    must_run="$must_run:test_potts_enumeration cuda:test_potts_ising cuda" ;;
+esac
+IFS_SAVED=$IFS
+IFS=:
+for t in $must_run; do
+    IFS=$IFS_SAVED
+    [ -n "$t" ] || continue
     # "project:suite / name  OK" (older Meson) or "suite - project:name  OK" (newer)
     line=$(grep -E "(/ |:)$t +[A-Z]" "$build/suites.log" | tail -n 1)
     case $line in
@@ -118,15 +135,19 @@ for t in 'conformance cuda' 'cuda ising enumeration'; do
         *) record "  $t ran on the GPU" "FAIL: ${line:-not found}" ;;
     esac
 done
+IFS=$IFS_SAVED
 echo "== conformance cuda output"
 sed -n '/conformance cuda/,/^$/p' "$build/meson-logs/testlog.txt" | grep -E 'CUDA device|loaded|RUN|OK|FAIL|PASSED|differ' | head -n 40
 
 # --- compute-sanitizer -------------------------------------------------------------------
 conf=$build/tests/backends/test_backend_conformance
-if [ -z "$sanitizer" ]; then
+tools=${GPU_CHECK_SANITIZERS-memcheck racecheck initcheck synccheck}
+if [ -z "$tools" ]; then
+    record "compute-sanitizer" "PASS (none asked for)"
+elif [ -z "$sanitizer" ]; then
     record "compute-sanitizer" "FAIL: not found"
 else
-    for tool in memcheck racecheck initcheck synccheck; do
+    for tool in $tools; do
         extra=""
         [ $tool = memcheck ] && extra="--leak-check full"
         # LATMC_TEST_NO_OOM: the deliberate 1 TiB cudaMalloc of the out-of-memory test

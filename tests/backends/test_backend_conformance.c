@@ -3,16 +3,23 @@
  * CPU reference backend (one thread), through the public API only. For Ising (2D and 3D,
  * Metropolis and heat bath, h != 0, J < 0, extents that are not powers of two, several
  * seeds; extents for each CUDA Ising kernel: L_x a multiple of 16, of 8 only, neither)
- * and Potts (q = 2, 3, 8, 200; the 2- and the 3-colouring; both algorithms): hot
+ * and Potts (q = 2 to 255; the 2- and the 3-colouring; both algorithms; shapes for every
+ * variant of the CUDA Potts row kernels and for their per-block fallback): hot
  * start, 20 sweeps in chunks with a parameter change on the way, then a configuration set
  * through set_spins and a cold start; after every step the configuration bytes, every
  * observable (as exactly equal doubles), the acceptance counts and the sweep count must be
- * identical, bit for bit (doc/conventions.md, "Reproducibility").
+ * identical, bit for bit (doc/conventions.md, "Reproducibility"). The Heisenberg spin glass
+ * (conformance_heisenberg.c): bit for bit where the backend does the reference's
+ * arithmetic, equal up to rounding elsewhere (that file says which is which).
  *
  * The "cpu" run checks the suite itself and thread-count identity (it runs on 3 threads).
  * The "cuda" run exits 77 (skipped) when the CUDA backend is unavailable: no module, no
- * driver, no GPU. It also checks devices, refusals and out-of-memory on the device.
+ * driver, no GPU. It also checks devices, refusals and out-of-memory on the device,
+ * phi^4 (phi4_cuda: every kernel on small lattices, so that gpu_check.sh runs them under
+ * compute-sanitizer; the statistics are in test_cuda_phi4.c) and the Heisenberg kernels'
+ * independence of their launch geometry (cuda_heisenberg_launch_geometry).
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -24,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conformance_heisenberg.h"
 #include "sim_helpers.h"
 
 #define SKIP 77
@@ -346,6 +354,88 @@ static void potts_three_colours(void **state)
     run_cases(cases, sizeof cases / sizeof cases[0]);
 }
 
+/*
+ * The CUDA Potts row-segment kernels (backends/cuda/potts_rows.cuh), one or more lattices
+ * for each variant: 2 colours with 16-byte segments (L_x % 16 == 0) and 8-byte ones
+ * (L_x % 8 only), 3 colours with 24-byte (L_x % 24) and 12-byte (L_x % 12 only); heat
+ * bath with each table layout (2D q <= 3, q = 4, 5 <= q <= 8; 3D q <= 3, q = 4), tables
+ * with zero weights (very low temperature, strong fields), Metropolis from q = 2 to 255;
+ * plus shapes and q that must take the per-block kernel (3D heat bath q = 8, 2D q = 9,
+ * L_x not a multiple of 8 or 12). On the CPU they are just more chains.
+ */
+static void potts_row_kernels(void **state)
+{
+    (void)state;
+    static const struct chain_case cases[] = {
+        POTTS("Potts q=3 2D 48x34 heat bath (rows 16)", 2, 48, 34, 0, 3, HEATB, 101, 1.005, 1, 0,
+              1.1, 1, 0.1),
+        POTTS("Potts q=2 2D 40x6 heat bath h (rows 8)", 2, 40, 6, 0, 2, HEATB, 102, 0.9, 1, 0.3,
+              0.5, -1, 0),
+        POTTS("Potts q=4 2D 48x10 heat bath (rows 16)", 2, 48, 10, 0, 4, HEATB, 103, 1.1, 1, -0.2,
+              1.2, 1, 0),
+        POTTS("Potts q=5 2D 32x32 heat bath (rows 16, radix 8)", 2, 32, 32, 0, 5, HEATB, 104, 1.2,
+              1, 0.1, 1.3, 1, 0),
+        POTTS("Potts q=7 2D 40x14 heat bath J<0 (rows 8, radix 8)", 2, 40, 14, 0, 7, HEATB, 105,
+              1.3, -1, 0.2, 1.3, 1, 0),
+        POTTS("Potts q=8 2D 1040x516 heat bath (rows 16, radix 8)", 2, 1040, 516, 0, 8, HEATB, 106,
+              1.4, 1, 0, 1.5, 1, 0.05),
+        POTTS("Potts q=3 2D 1032x514 heat bath h (rows 8)", 2, 1032, 514, 0, 3, HEATB, 107, 1.005,
+              1, 0.05, 1.005, 1, 0),
+        POTTS("Potts q=3 2D 32x16 heat bath, zero weights", 2, 32, 16, 0, 3, HEATB, 108, 25.0, 1,
+              -3.0, 30.0, 1, 0),
+        POTTS("Potts q=8 2D 32x16 heat bath J<0, zero weights", 2, 32, 16, 0, 8, HEATB, 109, 25.0,
+              -1, 2.5, 0, 1, 0),
+        POTTS("Potts q=3 2D 48x45 heat bath (c=3, rows 24)", 2, 48, 45, 0, 3, HEATB, 110, 1.005, 1,
+              0.05, 1.2, 1, 0),
+        POTTS("Potts q=8 2D 36x27 heat bath (c=3, rows 12, radix 8)", 2, 36, 27, 0, 8, HEATB, 111,
+              1.4, 1, 0, 1.4, 1, 0.1),
+        POTTS("Potts q=4 2D 12x9 heat bath J<0 (c=3, rows 12)", 2, 12, 9, 0, 4, HEATB, 112, 1.0,
+              -1, 0.3, 1.0, 1, 0),
+        POTTS("Potts q=3 3D 16x6x4 heat bath (rows 16)", 3, 16, 6, 4, 3, HEATB, 113, 0.55, 1, 0,
+              0.6, 1, 0.1),
+        POTTS("Potts q=2 3D 24x10x6 heat bath h (rows 8)", 3, 24, 10, 6, 2, HEATB, 114, 0.45, 1,
+              0.1, 0.5, 1, 0),
+        POTTS("Potts q=4 3D 16x4x2 heat bath (rows 16, one copy)", 3, 16, 4, 2, 4, HEATB, 115, 0.6,
+              1, -0.1, 0.7, -1, 0),
+        POTTS("Potts q=3 3D 24x9x15 heat bath (c=3, rows 24)", 3, 24, 9, 15, 3, HEATB, 116, 0.55, 1,
+              0.05, 0.6, 1, 0),
+        POTTS("Potts q=4 3D 12x6x9 heat bath J<0 (c=3, rows 12)", 3, 12, 6, 9, 4, HEATB, 117, 0.7,
+              -1, 0.2, 0.7, 1, 0),
+        POTTS("Potts q=3 2D 48x34 Metropolis h (rows 16)", 2, 48, 34, 0, 3, METRO, 121, 1.005, 1,
+              0.05, 1.2, 1, 0),
+        POTTS("Potts q=2 2D 40x6 Metropolis (rows 8)", 2, 40, 6, 0, 2, METRO, 122, 0.9, 1, 0.3, 0.9,
+              -1, 0),
+        POTTS("Potts q=8 2D 1040x516 Metropolis J<0 (rows 16)", 2, 1040, 516, 0, 8, METRO, 123,
+              1.4, -1, 0.1, 1.4, 1, 0),
+        POTTS("Potts q=200 2D 32x8 Metropolis (rows 16)", 2, 32, 8, 0, 200, METRO, 124, 3.0, 1,
+              0.05, 3.0, 1, 0),
+        POTTS("Potts q=255 2D 16x2 Metropolis (rows 16)", 2, 16, 2, 0, 255, METRO, 125, 2.0, 1, 0,
+              30.0, 1, 0),
+        POTTS("Potts q=3 2D 48x45 Metropolis (c=3, rows 24)", 2, 48, 45, 0, 3, METRO, 126, 1.005, 1,
+              0, 1.005, 1, 0.1),
+        POTTS("Potts q=255 2D 12x9 Metropolis h (c=3, rows 12)", 2, 12, 9, 0, 255, METRO, 127, 5.0,
+              1, 0.5, 5.0, 1, 0),
+        POTTS("Potts q=3 3D 16x6x4 Metropolis (rows 16)", 3, 16, 6, 4, 3, METRO, 128, 0.55, 1, 0,
+              0.55, 1, 0.1),
+        POTTS("Potts q=9 3D 24x10x6 Metropolis J<0 (rows 8)", 3, 24, 10, 6, 9, METRO, 129, 0.8, -1,
+              0.1, 0.8, 1, 0),
+        POTTS("Potts q=3 3D 24x9x15 Metropolis (c=3, rows 24)", 3, 24, 9, 15, 3, METRO, 130, 0.55,
+              1, 0.05, 0.55, 1, 0),
+        POTTS("Potts q=200 3D 12x6x9 Metropolis h (c=3, rows 12)", 3, 12, 6, 9, 200, METRO, 131,
+              2.0, 1, 0.3, 2.0, 1, 0),
+        /* the per-block kernel: no table for these q, or L_x not a multiple of 8 / 12 */
+        POTTS("Potts q=8 3D 16x6x4 heat bath (per-block)", 3, 16, 6, 4, 8, HEATB, 141, 0.8, 1, 0.1,
+              0.9, 1, 0),
+        POTTS("Potts q=9 2D 32x16 heat bath (per-block)", 2, 32, 16, 0, 9, HEATB, 142, 1.4, 1, 0,
+              1.5, 1, 0.1),
+        POTTS("Potts q=3 2D 36x10 heat bath (per-block: 36 % 8 != 0)", 2, 36, 10, 0, 3, HEATB, 143,
+              1.005, 1, 0, 1.005, 1, 0.1),
+        POTTS("Potts q=3 2D 30x27 Metropolis (c=3, per-block: 30 % 12 != 0)", 2, 30, 27, 0, 3,
+              METRO, 144, 1.005, 1, 0.05, 1.005, 1, 0),
+    };
+    run_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
 /* Two sims of the backend, interleaved, follow the same chain as the reference. */
 static void interleaved_sims(void **state)
 {
@@ -372,6 +462,19 @@ static void interleaved_sims(void **state)
     for (int i = 0; i < 3; i++)
         latmc_sim_destroy(&all[i]);
     latmc_ctx_destroy(&ctx);
+}
+
+/* The Heisenberg spin glass (conformance_heisenberg.c). */
+static void heisenberg(void **state)
+{
+    (void)state;
+    heisenberg_conformance(backend_device, backend_name);
+}
+
+static void cuda_heisenberg_launch_geometry(void **state)
+{
+    (void)state;
+    heisenberg_cuda_launch_geometry();
 }
 
 /* CUDA only: devices, refusals, errors. */
@@ -406,18 +509,17 @@ static void cuda_devices_and_refusals(void **state)
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_ENODEV);
     assert_null(sim);
 
-    /* models without CUDA kernels: refused explicitly, never run on the CPU */
-    d = ising_desc(2, 16, 16, 0, LATMC_ALGO_DEFAULT, 0, 1);
-    d.model = LATMC_MODEL_PHI4;
-    d.device = LATMC_DEVICE_CUDA;
-    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_EUNSUPPORTED);
-    assert_non_null(strstr(latmc_last_error(), "CUDA"));
-    assert_null(sim);
-    /* ... while AUTO takes the CPU for them */
-    d.device = LATMC_DEVICE_AUTO;
-    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
-    assert_string_equal(latmc_sim_backend_name(sim), "cpu");
-    latmc_sim_destroy(&sim);
+    /* every model has CUDA kernels now (a model without them is refused with
+     * LATMC_EUNSUPPORTED, cuda_backend.c): AUTO takes the GPU for phi^4 and Heisenberg */
+    static const int gpu_models[] = { LATMC_MODEL_PHI4, LATMC_MODEL_HEISENBERG };
+    for (size_t k = 0; k < sizeof gpu_models / sizeof gpu_models[0]; k++) {
+        d = ising_desc(2, 16, 16, 0, LATMC_ALGO_DEFAULT, 0, 1);
+        d.model = gpu_models[k];
+        d.device = LATMC_DEVICE_AUTO;
+        assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+        assert_string_equal(latmc_sim_backend_name(sim), "cuda");
+        latmc_sim_destroy(&sim);
+    }
 
     /* the CUDA sim reports one host thread */
     d = ising_desc(2, 16, 16, 0, METRO, 8, 1);
@@ -455,6 +557,158 @@ static void cuda_out_of_memory(void **state)
     run_case(&c);
 }
 
+/*
+ * CUDA only: phi^4 (doc/models/phi4.md, "The CUDA chain"), small enough for
+ * compute-sanitizer, every kernel (chunks 2D with 8 and 5 colours and 3D, the site order;
+ * float and double; hot start, reduction). Against the CPU reference, bit for bit: the hot
+ * start, every observable of the same field (the reduction runs in the CPU's order), the
+ * field set from the host and the cold start; the site-order schedule in double also the
+ * field and counts after sweeps (the CPU's chain, with CUDA's log instead of the C
+ * library's: a decision could differ only for -dH within an ulp of log u). For every case
+ * the attempted count is exactly N nloc nhit per sweep, and a second CUDA sim with 32
+ * threads per block (LATMC_CUDA_PHI4_THREADS) reaches the same field and counts.
+ */
+struct phi4_case {
+    const char *label;
+    int ndim, precision;
+    int64_t extent[3];
+    int site_order;          /* the extents take no chunks: the CPU's order */
+};
+
+static latmc_sim *phi4_sim(latmc_ctx *ctx, const struct phi4_case *c, int device)
+{
+    latmc_sim_desc d = ising_desc(c->ndim, c->extent[0], c->extent[1], c->extent[2],
+                                  LATMC_ALGO_DEFAULT, 1, 4242);
+    d.model = LATMC_MODEL_PHI4;
+    d.precision = c->precision;
+    d.device = device;
+    latmc_sim *sim = NULL;
+    const int st = latmc_sim_create(ctx, &d, &sim);
+    if (st != LATMC_OK)
+        print_error("%s: %s\n", c->label, latmc_last_error());
+    assert_int_equal(st, LATMC_OK);
+    assert_string_equal(latmc_sim_backend_name(sim), device == LATMC_DEVICE_CUDA ? "cuda" : "cpu");
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_MU2, -0.4), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_G, 1.5), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_LAMBDA, 2.5), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_EPSILON, 0.8), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NHIT, 2), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NLOC, 2), LATMC_OK);
+    return sim;
+}
+
+static void phi4_same_observables(latmc_sim *ref, latmc_sim *sut, const char *label,
+                                  const char *step)
+{
+    static const int keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
+                                LATMC_OBS_ABS_MAGNETIZATION, LATMC_OBS_M2, LATMC_OBS_M4,
+                                LATMC_OBS_PHI2 };
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        double x = 0, y = 0;
+        assert_int_equal(latmc_sim_observable(ref, keys[k], &x), LATMC_OK);
+        assert_int_equal(latmc_sim_observable(sut, keys[k], &y), LATMC_OK);
+        if (memcmp(&x, &y, sizeof x) != 0)
+            print_error("%s, %s: %s %.17g vs %.17g\n", label, step,
+                        latmc_observable_name(keys[k]), x, y);
+        assert_memory_equal(&x, &y, sizeof x);
+    }
+}
+
+static void phi4_same_field(latmc_sim *a, latmc_sim *b, size_t bytes, const char *label,
+                            const char *step)
+{
+    unsigned char *x = malloc(bytes), *y = malloc(bytes);
+    assert_non_null(x);
+    assert_non_null(y);
+    assert_int_equal(latmc_sim_get_spins(a, x, bytes), LATMC_OK);
+    assert_int_equal(latmc_sim_get_spins(b, y, bytes), LATMC_OK);
+    if (memcmp(x, y, bytes) != 0)
+        print_error("%s, %s: the fields differ\n", label, step);
+    assert_memory_equal(x, y, bytes);
+    free(x);
+    free(y);
+}
+
+static void phi4_cuda(void **state)
+{
+    (void)state;
+    static const struct phi4_case cases[] = {
+        { "phi^4 2D 64x16 float (chunks, 8 colours)", 2, LATMC_PRECISION_FLOAT, { 64, 16, 0 }, 0 },
+        { "phi^4 2D 40x10 double (chunks, 5 colours)", 2, LATMC_PRECISION_DOUBLE, { 40, 10, 0 }, 0 },
+        { "phi^4 3D 64x8x8 double (chunks)", 3, LATMC_PRECISION_DOUBLE, { 64, 8, 8 }, 0 },
+        { "phi^4 3D 64x8x8 float (chunks)", 3, LATMC_PRECISION_FLOAT, { 64, 8, 8 }, 0 },
+        { "phi^4 2D 8x8 double (site order)", 2, LATMC_PRECISION_DOUBLE, { 8, 8, 0 }, 1 },
+        { "phi^4 2D 15x10 double (site order, 5 colours)", 2, LATMC_PRECISION_DOUBLE,
+          { 15, 10, 0 }, 1 },
+        { "phi^4 3D 8x8x16 double (site order)", 3, LATMC_PRECISION_DOUBLE, { 8, 8, 16 }, 1 },
+        { "phi^4 2D 24x16 float (site order)", 2, LATMC_PRECISION_FLOAT, { 24, 16, 0 }, 1 },
+    };
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct phi4_case *c = &cases[i];
+        printf("  %s\n", c->label);
+        fflush(stdout);
+        latmc_sim *ref = phi4_sim(ctx, c, LATMC_DEVICE_CPU), *sut = phi4_sim(ctx, c, LATMC_DEVICE_CUDA);
+        setenv("LATMC_CUDA_PHI4_THREADS", "32", 1);
+        latmc_sim *sut32 = phi4_sim(ctx, c, LATMC_DEVICE_CUDA);
+        unsetenv("LATMC_CUDA_PHI4_THREADS");
+        size_t bytes = 0;
+        assert_int_equal(latmc_sim_spins_size(sut, &bytes), LATMC_OK);
+        const int64_t n = c->extent[0] * c->extent[1] * (c->ndim == 3 ? c->extent[2] : 1);
+        assert_int_equal(bytes, (size_t)n * (c->precision == LATMC_PRECISION_FLOAT ? 4 : 8));
+
+        latmc_sim *all[] = { ref, sut, sut32 };
+        for (int k = 0; k < 3; k++)
+            assert_int_equal(latmc_sim_init_spins(all[k], LATMC_INIT_HOT), LATMC_OK);
+        phi4_same_field(ref, sut, bytes, c->label, "hot start");
+        phi4_same_observables(ref, sut, c->label, "hot start");
+
+        for (int k = c->site_order ? 0 : 1; k < 3; k++)
+            assert_int_equal(latmc_sim_sweep(all[k], 3), LATMC_OK);
+        uint64_t acc = 0, att = 0, acc32 = 0, att32 = 0;
+        assert_int_equal(latmc_sim_acceptance_counts(sut, &acc, &att), LATMC_OK);
+        assert_int_equal(latmc_sim_acceptance_counts(sut32, &acc32, &att32), LATMC_OK);
+        assert_true(att == (uint64_t)n * 2 * 2 * 3);
+        assert_true(acc > 0 && acc < att);
+        assert_true(acc32 == acc && att32 == att);
+        phi4_same_field(sut, sut32, bytes, c->label, "3 sweeps, 32 threads per block");
+        if (c->site_order && c->precision == LATMC_PRECISION_DOUBLE) {
+            uint64_t acc_ref = 0, att_ref = 0;
+            assert_int_equal(latmc_sim_acceptance_counts(ref, &acc_ref, &att_ref), LATMC_OK);
+            assert_true(acc_ref == acc && att_ref == att);
+            phi4_same_field(ref, sut, bytes, c->label, "3 sweeps (site order)");
+            phi4_same_observables(ref, sut, c->label, "3 sweeps (site order)");
+        }
+
+        /* a field from the host: copied exactly, observed exactly as on the CPU */
+        unsigned char *buf = malloc(bytes);
+        assert_non_null(buf);
+        uint64_t rng = 77 + i;
+        for (int64_t s = 0; s < n; s++) {
+            const double v = ldexp((double)(test_rng_next(&rng) >> 11), -53) * 3.0 - 1.5;
+            if (c->precision == LATMC_PRECISION_FLOAT)
+                ((float *)buf)[s] = (float)v;
+            else
+                ((double *)buf)[s] = v;
+        }
+        assert_int_equal(latmc_sim_set_spins(ref, buf, bytes), LATMC_OK);
+        assert_int_equal(latmc_sim_set_spins(sut, buf, bytes), LATMC_OK);
+        phi4_same_field(ref, sut, bytes, c->label, "set_spins");
+        phi4_same_observables(ref, sut, c->label, "set_spins");
+        assert_int_equal(latmc_sim_sweep(sut, 1), LATMC_OK);
+        free(buf);
+
+        assert_int_equal(latmc_sim_init_spins(ref, LATMC_INIT_COLD), LATMC_OK);
+        assert_int_equal(latmc_sim_init_spins(sut, LATMC_INIT_COLD), LATMC_OK);
+        phi4_same_field(ref, sut, bytes, c->label, "cold start");
+        phi4_same_observables(ref, sut, c->label, "cold start");
+        for (int k = 0; k < 3; k++)
+            latmc_sim_destroy(&all[k]);
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
 /* Exit 77 when the CUDA backend cannot run here, saying why. */
 static int cuda_available(void)
 {
@@ -487,6 +741,10 @@ int main(int argc, char **argv)
         return 2;
     }
     backend_name = name;
+    /* LATMC_TEST_FILTER: run only the tests whose names match (cmocka's pattern), e.g.
+     * phi4_cuda or heisenberg under a sanitizer */
+    if (getenv("LATMC_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("LATMC_TEST_FILTER"));
     backend_device = strcmp(name, "cuda") == 0 ? LATMC_DEVICE_CUDA : LATMC_DEVICE_CPU;
     if (backend_device == LATMC_DEVICE_CUDA && !cuda_available())
         return SKIP;
@@ -496,14 +754,20 @@ int main(int argc, char **argv)
         cmocka_unit_test(ising_3d),
         cmocka_unit_test(potts_two_colours),
         cmocka_unit_test(potts_three_colours),
+        cmocka_unit_test(potts_row_kernels),
         cmocka_unit_test(interleaved_sims),
+        cmocka_unit_test(heisenberg),
     };
     const struct CMUnitTest cuda_only[] = {
         cmocka_unit_test(cuda_devices_and_refusals),
+        cmocka_unit_test(phi4_cuda),
+        cmocka_unit_test(cuda_heisenberg_launch_geometry),
         cmocka_unit_test(cuda_out_of_memory),
     };
     const struct CMUnitTest cuda_only_no_oom[] = {
         cmocka_unit_test(cuda_devices_and_refusals),
+        cmocka_unit_test(phi4_cuda),
+        cmocka_unit_test(cuda_heisenberg_launch_geometry),
     };
     int failed = cmocka_run_group_tests_name(backend_device == LATMC_DEVICE_CUDA
                                                  ? "conformance_cuda" : "conformance_cpu",

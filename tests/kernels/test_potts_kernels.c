@@ -9,8 +9,7 @@
  * emulated in plain C ("emu512", potts_emu512.c).
  *
  * Besides the chains: the fast tables against the reference rule itself (every threshold
- * of every neighbour count vector separates the draws the rule sends above and below it),
- * and the exact ceil(a 2^32 / b).
+ * of every neighbour count vector separates the draws the rule sends above and below it).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -318,30 +317,6 @@ static void test_all_ones_draws(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
-static void test_ceil_frac(void **state)
-{
-    (void)state;
-    const uint64_t edges[][2] = {
-        { 0, 1 }, { 1, 1 }, { 0, 5 }, { 5, 5 }, { 1, 3 }, { 2, 3 },
-        { UINT32_MAX, UINT32_MAX }, { UINT32_MAX - 1, UINT32_MAX },
-        { (UINT64_C(1) << 40) - 1, UINT64_C(1) << 40 }, { 1, (UINT64_C(1) << 40) - 7 },
-    };
-    uint64_t rng = 99;
-    for (int i = 0; i < 100000; i++) {
-        uint64_t a, b;
-        if (i < (int)(sizeof edges / sizeof edges[0])) {
-            a = edges[i][0];
-            b = edges[i][1];
-        } else {
-            b = 1 + test_rng_next(&rng) % (UINT64_C(1) << (1 + i % 42));
-            a = test_rng_next(&rng) % (b + 1);
-        }
-        const unsigned __int128 num = (unsigned __int128)a << 32;
-        const uint64_t want = (uint64_t)((num + b - 1) / b);
-        assert_int_equal(cpu_potts_ceil_frac32(a, b), want);
-    }
-}
-
 /* The state the reference rule draws for counts n[] (sum 2 ndim) and draw u. */
 static int rule_state(const struct latmc_potts_tables *t, int ndim, int q, const int *n,
                       uint32_t u)
@@ -423,7 +398,6 @@ static void test_fast_tables(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ceil_frac),
         cmocka_unit_test(test_fast_tables),
         cmocka_unit_test(test_chains),
         cmocka_unit_test(test_all_ones_draws),

@@ -4,6 +4,8 @@
  * count, in the enumeration as in the library). <E>, <|M|>, <M^2>, <M^4> per site at
  * beta 0.2, 0.44, 0.6 and h = 0, 0.1, for Metropolis and heat bath, each within 4 sigma
  * of its binning error. Fixed seeds: deterministic, and still fails if the physics is wrong.
+ * Runs on the backend LATMC_TEST_DEVICE names (tests/support/sim_helpers.h): meson runs it
+ * on the CPU and, as "test_ising_enumeration cuda", on the CUDA backend (skipped without a GPU).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,13 +37,19 @@ static void check_lattice(int ndim, const int *extent)
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     double worst = 0;
     uint64_t seed = 500;
+    unsigned point = 0;
     for (int a = 0; a < 2; a++)
         for (int b = 0; b < 3; b++)
             for (int f = 0; f < 2; f++) {
+                if (!test_point_selected(point++)) { /* LATMC_TEST_POINT_STRIDE */
+                    seed++;
+                    continue;
+                }
                 struct exact_ising_moments ex;
                 assert_int_equal(exact_ising_hist_moments(&hist, betas[b], 1.0, fields[f], &ex), 0);
                 latmc_sim_desc d = ising_desc(ndim, extent[0], extent[1], ndim == 3 ? extent[2] : 0,
                                               algorithms[a], 1, seed++);
+                d.device = test_device(); /* LATMC_TEST_DEVICE: cpu or cuda */
                 latmc_sim *sim = NULL;
                 assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
                 assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, betas[b]), LATMC_OK);
@@ -83,6 +91,10 @@ static void cube_2x2x2(void **state)
 
 int main(void)
 {
+    /* LATMC_TEST_DEVICE=cuda: the same test on the CUDA backend (skipped without a GPU) */
+    const int device_status = test_device_check();
+    if (device_status != 0)
+        return device_status;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(square_4x4),
         cmocka_unit_test(cube_2x2x2),

@@ -3,6 +3,8 @@
  * lattice (1949): energy per site and specific heat at L = 16 and 32, beta = 0.3,
  * beta_c = ln(1 + sqrt 2)/2 and 0.6, for Metropolis and heat bath, within 4 sigma
  * (binning error for the energy, jackknife error for the specific heat).
+ * Runs on the backend LATMC_TEST_DEVICE names (tests/support/sim_helpers.h): meson runs it
+ * on the CPU and, as "test_ising_kaufman cuda", on the CUDA backend (skipped without a GPU).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,11 +29,17 @@ static void check_size(int L, uint64_t nmeas)
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     uint64_t seed = 900 + (uint64_t)L;
+    unsigned point = 0;
     for (int a = 0; a < 2; a++)
         for (int b = 0; b < 3; b++) {
+            if (!test_point_selected(point++ + (L == 32 ? 6 : 0))) { /* LATMC_TEST_POINT_STRIDE */
+                seed++;
+                continue;
+            }
             struct exact_ising_kaufman_result ex;
             assert_int_equal(exact_ising_kaufman_eval(L, L, betas[b], 1.0, &ex), 0);
             latmc_sim_desc d = ising_desc(2, L, L, 0, algorithms[a], 1, seed++);
+            d.device = test_device(); /* LATMC_TEST_DEVICE: cpu or cuda */
             latmc_sim *sim = NULL;
             assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
             assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, betas[b]), LATMC_OK);
@@ -70,6 +78,10 @@ static void lattice_32(void **state)
 
 int main(void)
 {
+    /* LATMC_TEST_DEVICE=cuda: the same test on the CUDA backend (skipped without a GPU) */
+    const int device_status = test_device_check();
+    if (device_status != 0)
+        return device_status;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lattice_16),
         cmocka_unit_test(lattice_32),

@@ -7,6 +7,8 @@
  * h = 0 and h != 0, Metropolis and heat bath, plus an antiferromagnet (J < 0) in a field;
  * each within 4 sigma of its binning error. Fixed seeds: deterministic, and still fails
  * if the physics is wrong.
+ * Runs on the backend LATMC_TEST_DEVICE names (tests/support/sim_helpers.h): meson runs it
+ * on the CPU and, as "test_potts_enumeration cuda", on the CUDA backend (skipped without a GPU).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -46,6 +48,7 @@ static void check_point(latmc_ctx *ctx, const struct lattice *lat,
     assert_int_equal(exact_potts_hist_moments(hist, pt.beta, pt.J, pt.h, &ex), 0);
     latmc_sim_desc d = ising_desc(lat->ndim, lat->extent[0], lat->extent[1],
                                   lat->ndim == 3 ? lat->extent[2] : 0, algorithm, 1, seed);
+    d.device = test_device(); /* LATMC_TEST_DEVICE: cpu or cuda */
     d.model = LATMC_MODEL_POTTS;
     d.q = lat->q;
     latmc_sim *sim = NULL;
@@ -83,14 +86,18 @@ static void check_lattice(const struct lattice *lat, uint64_t seed)
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     g_worst = 0;
     const double fields[] = { 0.0, 0.2 };
+    unsigned index = 0; /* LATMC_TEST_POINT_STRIDE: the points that run keep their seeds */
     for (int a = LATMC_ALGO_METROPOLIS; a <= LATMC_ALGO_HEATBATH; a++) {
         for (int b = 0; b < 3; b++)
-            for (int f = 0; f < 2; f++) {
+            for (int f = 0; f < 2; f++, seed++) {
                 const struct point pt = { lat->betas[b], 1.0, fields[f] };
-                check_point(ctx, lat, &hist, a, pt, seed++);
+                if (test_point_selected(index++))
+                    check_point(ctx, lat, &hist, a, pt, seed);
             }
         const struct point afm = { lat->betas[1], -1.0, 0.3 };
-        check_point(ctx, lat, &hist, a, afm, seed++);
+        if (test_point_selected(index++))
+            check_point(ctx, lat, &hist, a, afm, seed);
+        seed++;
     }
     printf("%s: largest deviation %.2f sigma\n", lat->name, g_worst);
     exact_potts_hist_free(&hist);
@@ -120,6 +127,10 @@ static void q3_cube_2x2x2(void **state)
 
 int main(void)
 {
+    /* LATMC_TEST_DEVICE=cuda: the same test on the CUDA backend (skipped without a GPU) */
+    const int device_status = test_device_check();
+    if (device_status != 0)
+        return device_status;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(q3_square_3x3),
         cmocka_unit_test(q4_square_2x2),

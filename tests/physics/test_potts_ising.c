@@ -5,6 +5,8 @@
  * so <e>_Potts(beta, J, h) = <e>_Ising(beta, J/2, h/2) - (J ndim + h) / 2 and
  * <m>, <m^2> are the Ising <|m|>, <m^2>. 4x4 square (Ising beta_c 0.4407 is Potts 0.8814)
  * and 2x2x2 cube, Metropolis and heat bath, h = 0 and h = 0.2; 4 sigma of binning errors.
+ * Runs on the backend LATMC_TEST_DEVICE names (tests/support/sim_helpers.h): meson runs it
+ * on the CPU and, as "test_potts_ising cuda", on the CUDA backend (skipped without a GPU).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,14 +32,20 @@ static void check_lattice(int ndim, const int *extent, const double *betas, uint
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     const double fields[] = { 0.0, 0.2 }, J = 1.0;
     double worst = 0;
+    unsigned point = 0;
     for (int a = LATMC_ALGO_METROPOLIS; a <= LATMC_ALGO_HEATBATH; a++)
         for (int b = 0; b < 3; b++)
             for (int f = 0; f < 2; f++) {
+                if (!test_point_selected(point++)) { /* LATMC_TEST_POINT_STRIDE */
+                    seed++;
+                    continue;
+                }
                 const double beta = betas[b], h = fields[f];
                 struct exact_ising_moments ex;
                 assert_int_equal(exact_ising_hist_moments(&hist, beta, J / 2, h / 2, &ex), 0);
                 latmc_sim_desc d = ising_desc(ndim, extent[0], extent[1],
                                               ndim == 3 ? extent[2] : 0, a, 1, seed++);
+                d.device = test_device(); /* LATMC_TEST_DEVICE: cpu or cuda */
                 d.model = LATMC_MODEL_POTTS;
                 d.q = 2;
                 latmc_sim *sim = NULL;
@@ -88,6 +96,10 @@ static void cube_2x2x2(void **state)
 
 int main(void)
 {
+    /* LATMC_TEST_DEVICE=cuda: the same test on the CUDA backend (skipped without a GPU) */
+    const int device_status = test_device_check();
+    if (device_status != 0)
+        return device_status;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(square_4x4),
         cmocka_unit_test(cube_2x2x2),

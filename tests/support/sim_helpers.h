@@ -2,9 +2,107 @@
 #ifndef LATMC_TEST_SIM_HELPERS_H
 #define LATMC_TEST_SIM_HELPERS_H
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include <latmc/latmc.h>
 
-/* A desc for an Ising lattice: extents lx, ly, and lz (ignored for ndim 2). */
+/*
+ * The device of the tests that honour LATMC_TEST_DEVICE (the exact-result physics tests of
+ * Ising and Potts; meson runs each also as "<test> cuda"): "cuda" runs them on the CUDA
+ * backend, unset or "cpu" on the CPU reference backend. Anything else: -1 (usage error).
+ */
+static inline int test_device(void)
+{
+    const char *v = getenv("LATMC_TEST_DEVICE");
+    if (v == NULL || *v == '\0' || strcmp(v, "cpu") == 0)
+        return LATMC_DEVICE_CPU;
+    if (strcmp(v, "cuda") == 0)
+        return LATMC_DEVICE_CUDA;
+    return -1;
+}
+
+/*
+ * Which parameter points of those tests run: about one in LATMC_TEST_POINT_STRIDE (1 to
+ * 64; unset: every point), index i runs iff (i + i / stride) mod stride == 0, a subset
+ * that moves through the parameters instead of repeating the same loop position. A point
+ * that runs keeps the seed, the chain and the statistics of the full run, so it passes
+ * exactly when it passes in the full run; the others only skip. The meson "cuda" entries
+ * use stride 3: on a GPU every measurement of these tiny lattices is a round trip to the
+ * device (a sweep call, then a reduction), tens of microseconds where the CPU needs
+ * microseconds, and the CUDA chain is the CPU's bit for bit anyway (backends conformance
+ * suite). Returns false for every point on a bad value (test_device_check() reports it).
+ */
+static inline int test_point_stride(void)
+{
+    const char *v = getenv("LATMC_TEST_POINT_STRIDE");
+    if (v == NULL || *v == '\0')
+        return 1;
+    char *end = NULL;
+    const long stride = strtol(v, &end, 10);
+    return *end == '\0' && stride >= 1 && stride <= 64 ? (int)stride : 0;
+}
+
+static inline int test_point_selected(unsigned index)
+{
+    const int stride = test_point_stride();
+    return stride > 0 && (index + index / (unsigned)stride) % (unsigned)stride == 0;
+}
+
+/*
+ * Call first in main(): 0 when the test can run on test_device(); else the exit status to
+ * return, with the reason printed: 77 (meson: skipped) when the CUDA backend is not usable
+ * here (no module, driver or GPU), 2 for an unknown LATMC_TEST_DEVICE.
+ */
+static inline int test_device_check(void)
+{
+    const int device = test_device();
+    if (device < 0) {
+        fprintf(stderr, "LATMC_TEST_DEVICE=%s: expected cpu or cuda\n",
+                getenv("LATMC_TEST_DEVICE"));
+        return 2;
+    }
+    if (test_point_stride() == 0) {
+        fprintf(stderr, "LATMC_TEST_POINT_STRIDE=%s: expected 1 to 64\n",
+                getenv("LATMC_TEST_POINT_STRIDE"));
+        return 2;
+    }
+    if (test_point_stride() > 1)
+        printf("about one parameter point in %d (LATMC_TEST_POINT_STRIDE)\n",
+               test_point_stride());
+    if (device == LATMC_DEVICE_CPU)
+        return 0;
+    latmc_ctx *ctx = NULL;
+    if (latmc_ctx_create(&ctx) != LATMC_OK)
+        return 1;
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING;
+    d.ndim = 2;
+    d.extent[0] = d.extent[1] = 8;
+    d.device = LATMC_DEVICE_CUDA;
+    latmc_sim *sim = NULL;
+    const int st = latmc_sim_create(ctx, &d, &sim);
+    int ret = 0;
+    if (st == LATMC_EBACKEND || st == LATMC_ENODEV) {
+        const char *why = latmc_last_error();
+        const char *prefix = "CUDA backend unavailable: ";
+        printf("%s%s\n", strncmp(why, prefix, strlen(prefix)) == 0 ? "" : prefix, why);
+        ret = 77;
+    } else if (st != LATMC_OK) { /* anything else is a failure of the backend */
+        printf("creating a CUDA sim: %s (%s)\n", latmc_strerror(st), latmc_last_error());
+        ret = 1;
+    } else {
+        printf("running on the CUDA backend (LATMC_TEST_DEVICE=cuda)\n");
+    }
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+    return ret;
+}
+
+/* A desc for an Ising lattice: extents lx, ly, and lz (ignored for ndim 2), on the CPU
+ * (tests that honour LATMC_TEST_DEVICE set d.device = test_device()). */
 static inline latmc_sim_desc ising_desc(int ndim, int64_t lx, int64_t ly, int64_t lz,
                                         int algorithm, int n_threads, uint64_t seed)
 {

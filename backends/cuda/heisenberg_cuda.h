@@ -1,0 +1,96 @@
+/*
+ * The Heisenberg spin glass on the GPU: the kernels' plain C launchers
+ * (heisenberg_kernels.cu) and the model table (cuda_heisenberg.c). doc/cuda.md,
+ * "Heisenberg spin glass", says how it works; doc/models/heisenberg.md defines the chain.
+ *
+ * Device layout, structure of arrays (SoA), natural site order i = x + L_x (y + L_y z):
+ *   spins      component c of replica r at (3 r + c) N + i, in two buffers (a pass reads
+ *              one and writes the other; see cuda_heis_pass)
+ *   couplings  J_{i,mu} at mu N + i (mu < ndim)
+ * The API's layouts (3 floats per site, replica 0 then 1; ndim floats per site) are
+ * converted by the AoS <-> SoA kernels through the spare spin buffer.
+ */
+#ifndef LATMC_CUDA_HEISENBERG_H
+#define LATMC_CUDA_HEISENBERG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Launch geometry of a pass (cuda_heisenberg.c chooses it; LATMC_CUDA_HEISENBERG_TILE). */
+struct cuda_heis_geom {
+    int ndim, nrep;
+    int lx, ly, lz;              /* lz = 1 in 2D */
+    long long n;                 /* sites */
+    int tx, ty;                  /* a block's tile: tx x ty sites of each plane (even) */
+    int zc;                      /* 3D: planes per block; 2D: 1 */
+    int prefetch;                /* 3D: copy the next plane in while computing (5 planes
+                                    in shared memory instead of 4) */
+    int jsmem;                   /* couplings through shared memory (copied in with the
+                                    spins) rather than read from global memory */
+    int threads;                 /* per block, a multiple of 32 */
+    int tiles_x, tiles_y, chunks_z;
+    size_t smem;                 /* dynamic shared memory of the pass kernel, bytes */
+};
+
+/* One pass over the lattice (both colours, every replica). */
+struct cuda_heis_pass_args {
+    const float *src;            /* the configuration before the pass */
+    float *dst;                  /* after it (another buffer: every site is written) */
+    const float *J;              /* couplings, SoA */
+    double beta, h;
+    uint64_t seed, sweep;        /* heat bath: the draws' key and the sweep number */
+    unsigned long long *count;   /* heat bath: += the updates done (device counter) */
+};
+
+/* Shared memory of the pass kernel for this geometry (set g->smem to it). */
+size_t cuda_heis_smem_bytes(const struct cuda_heis_geom *g);
+
+/*
+ * Make the pass kernels of g's ndim and nrep launchable with g's shared memory and
+ * threads: cudaSuccess, cudaErrorInvalidConfiguration when the device or a kernel's
+ * register use cannot take them (*limit_threads, *limit_smem: what it can), or the
+ * runtime's error.
+ */
+cudaError_t cuda_heis_prepare(const struct cuda_heis_geom *g, int *limit_threads,
+                              size_t *limit_smem);
+
+/* One heat-bath (heatbath != 0) or overrelaxation pass, in double (dbl != 0) or float
+ * arithmetic. */
+cudaError_t cuda_heis_pass(cudaStream_t stream, const struct cuda_heis_geom *g,
+                           const struct cuda_heis_pass_args *a, int dbl, int heatbath);
+
+/* Every spin of every replica e_z (SoA). */
+cudaError_t cuda_heis_cold_start(cudaStream_t stream, float *spins, long long n, int nrep);
+
+/* `blocks` groups of n items with m floats each: AoS (item-major) <-> SoA (component-major:
+ * group b, component c at (b m + c) n). */
+cudaError_t cuda_heis_aos_to_soa(cudaStream_t stream, float *soa, const float *aos, long long n,
+                                 int m, int blocks);
+cudaError_t cuda_heis_soa_to_aos(cudaStream_t stream, float *aos, const float *soa, long long n,
+                                 int m, int blocks);
+
+/*
+ * The sums of lib/heisenberg.h (13 doubles: bonds, mag[3], overlap[3][3]) into `sums`
+ * (device, zeroed by the caller), in the CPU reference's order: chunks of rows_per_chunk
+ * rows summed site by site, then the chunks in order. `partials` holds 13 * nchunks
+ * doubles.
+ */
+cudaError_t cuda_heis_measure(cudaStream_t stream, const struct cuda_heis_geom *g,
+                              const float *spins, const float *J, long long rows_per_chunk,
+                              long long nchunks, double *partials, double *sums);
+
+#ifdef __cplusplus
+}
+#else
+/* The model's table for cuda_model_kernels_get (cuda_heisenberg.c). */
+struct cuda_model_kernels;
+extern const struct cuda_model_kernels cuda_heisenberg_kernels;
+#endif
+
+#endif

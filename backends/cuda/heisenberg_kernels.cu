@@ -1,0 +1,715 @@
+/*
+ * The Heisenberg spin glass on the GPU (heisenberg_cuda.h; doc/cuda.md, "Heisenberg spin
+ * glass"). The chain is the CPU reference's (doc/models/heisenberg.md): checkerboard
+ * colours (x + y + z) mod 2, colour 0 then colour 1 in every pass, the local field summed
+ * in the same order, the same Philox draws named by (seed, replica, sweep, colour, sub,
+ * checkerboard index). In double arithmetic every operation is the reference's, so an
+ * overrelaxation pass gives the CPU's floats bit for bit and a heat-bath pass differs
+ * only where CUDA's log / log1p / exp / expm1 / sin / cos round differently from libm;
+ * in float arithmetic (desc.precision FLOAT) the same steps run in float.
+ *
+ * One kernel launch is one pass over the lattice, both colours, every replica, reading
+ * the configuration from one buffer and writing it to another. A block owns a tile of
+ * tx x ty sites of every plane of a z range (3D) and streams through its planes with a
+ * ring of four planes in shared memory, each with a halo of two sites in x and y:
+ *   load plane p + 1;  colour 0 on plane p, over the tile plus a halo of one site;
+ *   colour 1 on plane p - 1, over the tile;  write plane p - 1 (both colours).
+ * Colour 1 on plane p - 1 needs the new colour-0 spins of planes p - 2, p - 1, p and the
+ * x and y neighbours just outside the tile: those the block computes itself (the halo of
+ * one site), from old spins up to two sites out, exactly as the block owning them does
+ * (same inputs, same draws), so no block waits for another. Each spin and coupling is
+ * read from memory about once per pass instead of once per colour.
+ *
+ * Heat-bath draws: where L_x and tx are multiples of 8, the four sites of colour c with
+ * checkerboard indices 4b .. 4b + 3 lie in one 8-site segment of a row and are handled
+ * by four adjacent lanes; each lane computes one of the block's Philox calls (replica
+ * 0/1 x cos theta/azimuth) and four shuffles hand every lane its four draws. Elsewhere
+ * each lane computes the calls of its own site.
+ */
+#include <cuda_pipeline.h>
+
+#include "heisenberg_cuda.h"
+#include "cuda_launch.cuh"
+#include "rng_streams.h"
+
+#define HEIS_TWO_PI 6.283185307179586476925286766559
+#define HEIS_FULL_MASK 0xffffffffu
+
+/* ---- the arithmetic of one precision ---- */
+
+template <typename R> struct heis_math;
+
+/* Double: the CPU reference's functions (CUDA's IEEE sqrt and division; log, log1p, exp,
+ * expm1, sin, cos within an ulp or two of libm's). */
+template <> struct heis_math<double> {
+    static __device__ __forceinline__ double sqrt_(double x) { return sqrt(x); }
+    static __device__ __forceinline__ double log_(double x) { return log(x); }
+    static __device__ __forceinline__ double log1p_(double x) { return log1p(x); }
+    static __device__ __forceinline__ double exp_(double x) { return exp(x); }
+    static __device__ __forceinline__ double expm1_(double x) { return expm1(x); }
+    static __device__ __forceinline__ double abs_(double x) { return fabs(x); }
+    /* (r + 1/2) 2^-32, as the CPU */
+    static __device__ __forceinline__ double uniform(uint32_t r)
+    {
+        return ((double)r + 0.5) * 0x1p-32;
+    }
+    static __device__ __forceinline__ void azimuth(double u, double *c, double *s)
+    {
+        const double phi = HEIS_TWO_PI * u;
+        *c = cos(phi);
+        *s = sin(phi);
+    }
+};
+
+/* Float: the float functions; the uniform number is (r + 1/2) 2^-32 rounded to float
+ * (in (0, 1]: u = 1 gives cos theta = 1 or azimuth 2 pi, both fine), the azimuth
+ * through sincospif (no large-argument reduction). */
+template <> struct heis_math<float> {
+    static __device__ __forceinline__ float sqrt_(float x) { return sqrtf(x); }
+    static __device__ __forceinline__ float log_(float x) { return logf(x); }
+    static __device__ __forceinline__ float log1p_(float x) { return log1pf(x); }
+    static __device__ __forceinline__ float exp_(float x) { return expf(x); }
+    static __device__ __forceinline__ float expm1_(float x) { return expm1f(x); }
+    static __device__ __forceinline__ float abs_(float x) { return fabsf(x); }
+    static __device__ __forceinline__ float uniform(uint32_t r)
+    {
+        return (__uint2float_rn(r) + 0.5f) * 0x1p-32f;
+    }
+    static __device__ __forceinline__ void azimuth(float u, float *c, float *s)
+    {
+        sincospif(2.0f * u, s, c);
+    }
+};
+
+/* ---- the per-site rules (backends/cpu/heisenberg_rules.h, operation for operation) ---- */
+
+template <typename R> __device__ __forceinline__ R heis_dot(const R a[3], const R b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* cos theta from p(x) ~ exp(a x) on [-1, 1] by inversion at u (the CPU's four branches). */
+template <typename R> __device__ __forceinline__ R heis_sample_cos(R a, R u)
+{
+    typedef heis_math<R> M;
+    R x;
+    if (a == R(0)) {
+        x = R(2) * u - R(1);
+    } else if (a < R(1e-8)) {
+        const R y = R(2) * u - R(1);
+        x = y + R(0.5) * a * (R(1) - y) * (R(1) + y);
+    } else if (a < R(0.5)) {
+        x = R(1) + M::log1p_((R(1) - u) * M::expm1_(R(-2) * a)) / a;
+    } else {
+        x = R(1) + M::log_(u + (R(1) - u) * M::exp_(R(-2) * a)) / a;
+    }
+    return x < R(-1) ? R(-1) : x > R(1) ? R(1) : x;
+}
+
+/* v / |v| rounded to float. */
+template <typename R> __device__ __forceinline__ float3 heis_unit(const R v[3])
+{
+    const R inv = R(1) / heis_math<R>::sqrt_(heis_dot(v, v));
+    return make_float3((float)(v[0] * inv), (float)(v[1] * inv), (float)(v[2] * inv));
+}
+
+/* e1: the axis least aligned with n (first of x, y, z on ties), made orthogonal to n and
+ * normalised; e2 = n x e1. */
+template <typename R> __device__ __forceinline__ void heis_frame(const R n[3], R e1[3], R e2[3])
+{
+    typedef heis_math<R> M;
+    const R ax = M::abs_(n[0]), ay = M::abs_(n[1]), az = M::abs_(n[2]);
+    const int k = (ax <= ay && ax <= az) ? 0 : (ay <= az ? 1 : 2);
+    const R tn = k == 0 ? n[0] : k == 1 ? n[1] : n[2];
+    R t[3] = { k == 0 ? R(1) : R(0), k == 1 ? R(1) : R(0), k == 2 ? R(1) : R(0) };
+    for (int c = 0; c < 3; c++)
+        t[c] -= tn * n[c];
+    const R inv = R(1) / M::sqrt_(heis_dot(t, t));
+    for (int c = 0; c < 3; c++)
+        e1[c] = t[c] * inv;
+    e2[0] = n[1] * e1[2] - n[2] * e1[1];
+    e2[1] = n[2] * e1[0] - n[0] * e1[2];
+    e2[2] = n[0] * e1[1] - n[1] * e1[0];
+}
+
+/* Heat bath: a spin from exp(beta s . H), independent of the old one. */
+template <typename R>
+__device__ __forceinline__ float3 heis_heatbath(const R field[3], R beta, R u_cos, R u_phi)
+{
+    typedef heis_math<R> M;
+    const R len = M::sqrt_(heis_dot(field, field));
+    R n[3] = { R(0), R(0), R(1) };
+    if (len > R(0))
+        for (int c = 0; c < 3; c++)
+            n[c] = field[c] / len;
+    const R x = heis_sample_cos(beta * len, u_cos);
+    const R sin_theta = M::sqrt_((R(1) - x) * (R(1) + x));
+    R cphi, sphi;
+    M::azimuth(u_phi, &cphi, &sphi);
+    const R c1 = sin_theta * cphi, c2 = sin_theta * sphi;
+    R e1[3], e2[3], v[3];
+    heis_frame(n, e1, e2);
+    for (int c = 0; c < 3; c++)
+        v[c] = x * n[c] + c1 * e1[c] + c2 * e2[c];
+    return heis_unit(v);
+}
+
+/* Overrelaxation: s -> 2 (H.s)/(H.H) H - s; unchanged when H = 0. */
+template <typename R> __device__ __forceinline__ float3 heis_overrelax(const R field[3], float3 s)
+{
+    const R hh = heis_dot(field, field);
+    if (!(hh > R(0)))
+        return s;
+    const R old[3] = { (R)s.x, (R)s.y, (R)s.z };
+    const R f = R(2) * heis_dot(field, old) / hh;
+    R v[3];
+    for (int c = 0; c < 3; c++)
+        v[c] = f * field[c] - old[c];
+    return heis_unit(v);
+}
+
+/* ---- the pass kernel ---- */
+
+__device__ __forceinline__ int heis_wrap(int v, int l)
+{
+    return v < 0 ? v + l : (v >= l ? v - l : v);
+}
+
+__device__ __forceinline__ uint32_t heis_word(const latmc_philox_ctr &v, int k)
+{
+    return k == 0 ? v.v[0] : k == 1 ? v.v[1] : k == 2 ? v.v[2] : v.v[3];
+}
+
+/*
+ * Lane q of a group of four (q = lane mod 4) holds the Philox block of the group's four
+ * sites for (replica q / 2, sub q mod 2). Afterwards d[t] is word q of lane t's block,
+ * i.e. this lane's draw for (replica t / 2, sub t mod 2): in round r every lane publishes
+ * word q ^ r of its own block and reads from lane q ^ r, which publishes word q.
+ */
+__device__ __forceinline__ void heis_share_draws(const latmc_philox_ctr &v, int q, uint32_t d[4])
+{
+    const int group = (int)(threadIdx.x & 31u) & ~3;
+#pragma unroll
+    for (int r = 0; r < 4; r++) {
+        const int t = q ^ r;
+        const uint32_t x = __shfl_sync(HEIS_FULL_MASK, heis_word(v, t), group | t);
+        d[0] = t == 0 ? x : d[0];
+        d[1] = t == 1 ? x : d[1];
+        d[2] = t == 2 ? x : d[2];
+        d[3] = t == 3 ? x : d[3];
+    }
+}
+
+/* A block's tile and its shared memory: a ring of `slots` lattice planes, each with the
+ * spin components of every replica and (jsmem) the ndim coupling arrays, each of those
+ * an array of (ty + 4) rows of tx + 4 floats, local (lx, ly) = global
+ * (x0 - 2 + lx, y0 - 2 + ly). */
+struct heis_tile {
+    int x0, y0, z0;
+    int w, h, zn;       /* the tile's extent (smaller at the lattice's end), planes */
+    int rs;             /* row stride: tx + 4 */
+    int plane;          /* floats per array: (ty + 4) (tx + 4) */
+    int slots;          /* lattice planes in the ring (1 in 2D) */
+    int nspin;          /* spin arrays per slot: 3 nrep */
+    int arrays;         /* arrays per slot: nspin, + ndim with jsmem */
+};
+
+/* Spin component c of replica rep in ring slot `slot`. */
+__device__ __forceinline__ float *heis_plane(float *sm, const heis_tile &t, int rep, int slot,
+                                             int c)
+{
+    return sm + (size_t)(slot * t.arrays + rep * 3 + c) * (size_t)t.plane;
+}
+
+/* Couplings J_mu in ring slot `slot` (jsmem). */
+__device__ __forceinline__ const float *heis_jplane(const float *sm, const heis_tile &t,
+                                                    int slot, int mu)
+{
+    return sm + (size_t)(slot * t.arrays + t.nspin + mu) * (size_t)t.plane;
+}
+
+/* Old spins of plane p (unwrapped z; 0 in 2D) with the halo of two into `slot`, and
+ * with jsmem its couplings: one warp per row of the region, the lanes along x. ASYNC: as
+ * asynchronous copies (cp.async) of the calling thread, completed by
+ * __pipeline_wait_prior. */
+template <int NDIM, int NREP, bool ASYNC>
+__device__ void heis_load_plane(const cuda_heis_geom &g, const float *__restrict__ src,
+                                const float *__restrict__ J, const heis_tile &t, float *sm,
+                                int p, int slot)
+{
+    const int gz = NDIM == 3 ? heis_wrap(p, g.lz) : 0;
+    const int rw = t.w + 4, rh = t.h + 4;
+    const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31u);
+    const int nwarps = (int)(blockDim.x >> 5);
+    for (int row = warp; row < t.arrays * rh; row += nwarps) {
+        const int k = row / rh, ly = row - k * rh; /* array k: spin rc = k, or J_{k - nspin} */
+        const int gy = heis_wrap(t.y0 - 2 + ly, g.ly);
+        const long long offset = ((long long)gz * g.ly + gy) * g.lx;
+        const float *s = k < t.nspin ? src + (long long)k * g.n + offset
+                                     : J + (long long)(k - t.nspin) * g.n + offset;
+        float *d = sm + (size_t)(slot * t.arrays + k) * (size_t)t.plane + ly * t.rs;
+        for (int lx = lane; lx < rw; lx += 32) {
+            const float *from = s + heis_wrap(t.x0 - 2 + lx, g.lx);
+            if (ASYNC)
+                __pipeline_memcpy_async(d + lx, from, sizeof(float));
+            else
+                d[lx] = __ldg(from);
+        }
+    }
+}
+
+/* The tile of plane p (< L_z), both colours, from `slot` to dst. */
+template <int NDIM, int NREP>
+__device__ void heis_write_plane(const cuda_heis_geom &g, float *__restrict__ dst,
+                                 const heis_tile &t, float *sm, int p, int slot)
+{
+    const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31u);
+    const int nwarps = (int)(blockDim.x >> 5);
+    for (int row = warp; row < NREP * 3 * t.h; row += nwarps) {
+        const int rc = row / t.h, y = row - rc * t.h;
+        const int rep = rc / 3, c = rc - 3 * rep;
+        float *d = dst + (long long)rc * g.n + ((long long)p * g.ly + t.y0 + y) * g.lx + t.x0;
+        const float *s = heis_plane(sm, t, rep, slot, c) + (y + 2) * t.rs + 2;
+        for (int x = lane; x < t.w; x += 32)
+            d[x] = s[x];
+    }
+}
+
+/*
+ * Update the sites of colour `colour` of plane p (unwrapped z; 0 in 2D) in `sl0`, whose
+ * planes below and above are in slm and slp, on local rows [ly0, ly0 + nrows): the tile's
+ * columns and, with halo_columns, the one of local x = 1, w + 2 that has the colour.
+ * Items: first the tile's columns, nrows x w/2 sites row by row (padded to whole warps),
+ * then the halo columns, one site per row.
+ */
+template <typename R, int NDIM, int NREP, bool HB>
+__device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &a,
+                            const heis_tile &t, float *sm, int colour, int p, int slm, int sl0,
+                            int slp, int ly0, int nrows, bool halo_columns, bool share)
+{
+    typedef heis_math<R> M;
+    const int half_w = t.w / 2;
+    const int n_tile = nrows * half_w;
+    const int n_tile_pad = (n_tile + 31) & ~31;
+    const int n_items = n_tile_pad + (halo_columns ? nrows : 0);
+    const int gz = NDIM == 3 ? heis_wrap(p, g.lz) : 0;
+    const long long n = g.n;
+    const long long plane_sites = (long long)g.lx * g.ly;
+    const R beta = (R)a.beta, hfield = (R)a.h;
+    const int q_lane = (int)(threadIdx.x & 3u);
+
+    for (int base = 0; base < n_items; base += (int)blockDim.x) {
+        const int it = base + (int)threadIdx.x;
+        const bool in_tile = it < n_tile_pad; /* the same for a whole warp */
+        bool active;
+        int lx, ly;
+        if (in_tile) {
+            active = it < n_tile;
+            const int r = active ? it / half_w : 0;
+            const int k = active ? it - r * half_w : 0;
+            ly = ly0 + r;
+            const int par = (colour + t.x0 + (t.y0 - 2 + ly) + p) & 1;
+            lx = 2 + 2 * k + par;
+        } else {
+            const int r = it - n_tile_pad;
+            active = r < nrows;
+            ly = ly0 + (active ? r : 0);
+            lx = ((t.x0 - 1 + (t.y0 - 2 + ly) + p + colour) & 1) == 0 ? 1 : t.w + 2;
+        }
+        const int gx = heis_wrap(t.x0 - 2 + lx, g.lx), gy = heis_wrap(t.y0 - 2 + ly, g.ly);
+        const long long i = ((long long)gz * g.ly + gy) * g.lx + gx;
+
+        /* draws: d[2 rep + sub], sub 0 cos theta, sub 1 azimuth */
+        uint32_t d[4] = { 0, 0, 0, 0 };
+        if (HB) {
+            const uint64_t j = (uint64_t)i >> 1;
+            const uint64_t block = j >> 2;
+            const int q = (int)(j & 3u);
+            if (in_tile && share) {
+                const latmc_philox_ctr v = latmc_rng_block(
+                    a.seed, block, a.sweep, latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)(q_lane >> 1)),
+                    (uint32_t)colour, (uint32_t)(q_lane & 1));
+                heis_share_draws(v, q_lane, d);
+            } else if (active) {
+#pragma unroll
+                for (int rep = 0; rep < NREP; rep++) {
+                    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)rep);
+                    d[2 * rep] = heis_word(latmc_rng_block(a.seed, block, a.sweep, stream,
+                                                           (uint32_t)colour, 0), q);
+                    d[2 * rep + 1] = heis_word(latmc_rng_block(a.seed, block, a.sweep, stream,
+                                                               (uint32_t)colour, 1), q);
+                }
+            }
+        }
+        if (!active)
+            continue;
+
+        /* couplings: forward J_{i,mu}, backward J_{i - e_mu, mu} */
+        const int at = ly * t.rs + lx;
+        float jf[3] = { 0.0f, 0.0f, 0.0f }, jb[3] = { 0.0f, 0.0f, 0.0f };
+        if (g.jsmem) {
+            jf[0] = heis_jplane(sm, t, sl0, 0)[at];
+            jb[0] = heis_jplane(sm, t, sl0, 0)[at - 1];
+            jf[1] = heis_jplane(sm, t, sl0, 1)[at];
+            jb[1] = heis_jplane(sm, t, sl0, 1)[at - t.rs];
+            if (NDIM == 3) {
+                jf[2] = heis_jplane(sm, t, sl0, 2)[at];
+                jb[2] = heis_jplane(sm, t, slm, 2)[at];
+            }
+        } else {
+            jf[0] = __ldg(a.J + i);
+            jb[0] = __ldg(a.J + i + (gx == 0 ? g.lx - 1 : -1));
+            jf[1] = __ldg(a.J + n + i);
+            jb[1] = __ldg(a.J + n + i +
+                          (gy == 0 ? (long long)(g.ly - 1) * g.lx : -(long long)g.lx));
+            if (NDIM == 3) {
+                jf[2] = __ldg(a.J + 2 * n + i);
+                jb[2] = __ldg(a.J + 2 * n + i + (gz == 0 ? (long long)(g.lz - 1) * plane_sites
+                                                         : -plane_sites));
+            }
+        }
+#pragma unroll
+        for (int rep = 0; rep < NREP; rep++) {
+            float *own[3];
+            R field[3] = { R(0), R(0), R(0) };
+            for (int c = 0; c < 3; c++)
+                own[c] = heis_plane(sm, t, rep, sl0, c) + at;
+            /* for mu = x, y, z: the forward term, then the backward one (the CPU's order) */
+#pragma unroll
+            for (int mu = 0; mu < NDIM; mu++) {
+                const R f = (R)jf[mu], b = (R)jb[mu];
+#pragma unroll
+                for (int c = 0; c < 3; c++) {
+                    float sf, sb;
+                    if (mu == 0) {
+                        sf = own[c][1];
+                        sb = own[c][-1];
+                    } else if (mu == 1) {
+                        sf = own[c][t.rs];
+                        sb = own[c][-t.rs];
+                    } else {
+                        sf = heis_plane(sm, t, rep, slp, c)[at];
+                        sb = heis_plane(sm, t, rep, slm, c)[at];
+                    }
+                    field[c] += f * (R)sf;
+                    field[c] += b * (R)sb;
+                }
+            }
+            field[2] += hfield;
+            float3 s;
+            if (HB)
+                s = heis_heatbath(field, beta, M::uniform(d[2 * rep]), M::uniform(d[2 * rep + 1]));
+            else
+                s = heis_overrelax(field, make_float3(*own[0], *own[1], *own[2]));
+            *own[0] = s.x;
+            *own[1] = s.y;
+            *own[2] = s.z;
+        }
+    }
+}
+
+/*
+ * Registers per thread, capped so that more blocks share an SM (a register cap does not
+ * limit the threads per block as __launch_bounds__ would): overrelaxation in float needs
+ * 64 without spilling (four blocks of 256 threads per SM), heat bath in float 80 (a few
+ * spilled words, three blocks), double overrelaxation 80, double heat bath 128 (~140
+ * uncapped: one block per SM).
+ */
+#define HEIS_MAXNREG(R, HB) (sizeof(R) == 4 ? ((HB) ? 80 : 64) : ((HB) ? 128 : 80))
+
+template <typename R, int NDIM, int NREP, bool HB>
+__global__ void __maxnreg__(HEIS_MAXNREG(R, HB))
+heis_pass_kernel(const cuda_heis_geom g, const cuda_heis_pass_args a)
+{
+    extern __shared__ float sm[];
+    heis_tile t;
+    const int tile = (int)blockIdx.x;
+    const int bx = tile % g.tiles_x, by = tile / g.tiles_x;
+    t.x0 = bx * g.tx;
+    t.y0 = by * g.ty;
+    t.z0 = NDIM == 3 ? (int)blockIdx.y * g.zc : 0;
+    t.w = min(g.tx, g.lx - t.x0);
+    t.h = min(g.ty, g.ly - t.y0);
+    t.zn = NDIM == 3 ? min(g.zc, g.lz - t.z0) : 1;
+    t.rs = g.tx + 4;
+    t.plane = (g.ty + 4) * (g.tx + 4);
+    t.slots = NDIM == 3 ? (g.prefetch ? 5 : 4) : 1;
+    t.nspin = 3 * NREP;
+    t.arrays = t.nspin + (g.jsmem ? NDIM : 0);
+    const bool share = HB && g.lx % 8 == 0 && g.tx % 8 == 0;
+
+    if (NDIM == 2) {
+        heis_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, 0, 0);
+        __syncthreads();
+        heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 0, 0, 0, 0, 0, 1, t.h + 2, true, share);
+        __syncthreads();
+        heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 1, 0, 0, 0, 0, 2, t.h, false, share);
+        __syncthreads();
+        heis_write_plane<NDIM, NREP>(g, a.dst, t, sm, 0, 0);
+    } else {
+        /* Planes z0 - 2 .. z0 + zn + 1; plane p in slot (p + S) mod S (p >= -2). Step p:
+         * colour 0 of plane p (tile and halo) from old planes p - 1 .. p + 1, then colour 1
+         * of plane p - 1 from the new colour 0 of p - 2 .. p, and plane p - 1 out. With
+         * prefetch (5 slots) plane p + 2 is copied in asynchronously meanwhile; else plane
+         * p + 1 is loaded at the start of the step (4 slots). */
+        const int S = t.slots;
+        const int last = t.z0 + t.zn + 1; /* the last plane needed */
+        if (g.prefetch) {
+            for (int q = t.z0 - 2; q <= t.z0; q++) {
+                heis_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, sm, q, (q + S) % S);
+                __pipeline_commit();
+            }
+        } else {
+            heis_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, t.z0 - 2, (t.z0 - 2 + S) % S);
+            heis_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, t.z0 - 1, (t.z0 - 1 + S) % S);
+        }
+        for (int p = t.z0 - 1; p <= t.z0 + t.zn; p++) {
+            if (g.prefetch) {
+                if (p + 2 <= last)
+                    heis_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, sm, p + 2, (p + 2 + S) % S);
+                __pipeline_commit();
+                __pipeline_wait_prior(1); /* this thread's copies of planes up to p + 1 */
+            } else {
+                heis_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, p + 1, (p + 1 + S) % S);
+            }
+            __syncthreads();
+            heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 0, p, (p - 1 + S) % S, (p + S) % S,
+                                           (p + 1 + S) % S, 1, t.h + 2, true, share);
+            __syncthreads();
+            if (p - 1 >= t.z0) {
+                heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 1, p - 1, (p - 2 + S) % S,
+                                               (p - 1 + S) % S, (p + S) % S, 2, t.h, false,
+                                               share);
+                __syncthreads();
+                heis_write_plane<NDIM, NREP>(g, a.dst, t, sm, p - 1, (p - 1 + S) % S);
+            }
+        }
+    }
+    if (HB && threadIdx.x == 0)
+        atomicAdd(a.count, (unsigned long long)NREP * (unsigned long long)t.w *
+                               (unsigned long long)t.h * (unsigned long long)t.zn);
+}
+
+/* ---- launchers ---- */
+
+typedef void (*heis_pass_fn)(const cuda_heis_geom, const cuda_heis_pass_args);
+
+/* The kernel for (double?, ndim, nrep, heat bath?). */
+static heis_pass_fn heis_pass_kernel_of(int dbl, int ndim, int nrep, int heatbath)
+{
+#define HEIS_PICK(R, D, N)                                                                 \
+    (heatbath ? (heis_pass_fn)heis_pass_kernel<R, D, N, true>                              \
+              : (heis_pass_fn)heis_pass_kernel<R, D, N, false>)
+    if (dbl) {
+        if (ndim == 3)
+            return nrep == 2 ? HEIS_PICK(double, 3, 2) : HEIS_PICK(double, 3, 1);
+        return nrep == 2 ? HEIS_PICK(double, 2, 2) : HEIS_PICK(double, 2, 1);
+    }
+    if (ndim == 3)
+        return nrep == 2 ? HEIS_PICK(float, 3, 2) : HEIS_PICK(float, 3, 1);
+    return nrep == 2 ? HEIS_PICK(float, 2, 2) : HEIS_PICK(float, 2, 1);
+#undef HEIS_PICK
+}
+
+extern "C" size_t cuda_heis_smem_bytes(const struct cuda_heis_geom *g)
+{
+    const size_t slots = g->ndim == 3 ? (g->prefetch ? 5 : 4) : 1;
+    const size_t arrays = 3 * (size_t)g->nrep + (g->jsmem ? (size_t)g->ndim : 0);
+    return slots * arrays * (size_t)(g->ty + 4) * (size_t)(g->tx + 4) * sizeof(float);
+}
+
+extern "C" cudaError_t cuda_heis_prepare(const struct cuda_heis_geom *g, int *limit_threads,
+                                         size_t *limit_smem)
+{
+    int device = 0, optin = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (err != cudaSuccess)
+        return err;
+    *limit_threads = 1024;
+    *limit_smem = (size_t)optin;
+    bool fits = true;
+    for (int dbl = 0; dbl < 2; dbl++)
+        for (int hb = 0; hb < 2; hb++) {
+            const heis_pass_fn fn = heis_pass_kernel_of(dbl, g->ndim, g->nrep, hb);
+            struct cudaFuncAttributes attr;
+            if ((err = cudaFuncGetAttributes(&attr, (const void *)fn)) != cudaSuccess)
+                return err;
+            if (attr.maxThreadsPerBlock < *limit_threads)
+                *limit_threads = attr.maxThreadsPerBlock;
+            const size_t room = (size_t)optin > attr.sharedSizeBytes
+                                    ? (size_t)optin - attr.sharedSizeBytes : 0;
+            if (room < *limit_smem)
+                *limit_smem = room;
+            if (g->threads > attr.maxThreadsPerBlock || g->smem > room) {
+                fits = false;
+                continue;
+            }
+            /* the device's whole opt-in, not g->smem: the attribute belongs to the kernel,
+             * and another sim of the process may use a larger geometry */
+            if ((err = cudaFuncSetAttribute((const void *)fn,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            (int)room)) != cudaSuccess)
+                return err;
+        }
+    return fits ? cudaSuccess : cudaErrorInvalidConfiguration;
+}
+
+extern "C" cudaError_t cuda_heis_pass(cudaStream_t stream, const struct cuda_heis_geom *g,
+                                      const struct cuda_heis_pass_args *a, int dbl, int heatbath)
+{
+    const heis_pass_fn fn = heis_pass_kernel_of(dbl, g->ndim, g->nrep, heatbath);
+    const dim3 grid((unsigned)(g->tiles_x * g->tiles_y), (unsigned)g->chunks_z);
+    fn<<<grid, (unsigned)g->threads, g->smem, stream>>>(*g, *a);
+    return cudaGetLastError();
+}
+
+/* ---- starts and layout conversions ---- */
+
+__global__ void heis_cold_start_kernel(float *spins, long long n, int nrep)
+{
+    for (long long i = cuda_first_item(); i < n; i += cuda_item_stride())
+        for (int r = 0; r < nrep; r++) {
+            spins[(3 * r + 0) * n + i] = 0.0f;
+            spins[(3 * r + 1) * n + i] = 0.0f;
+            spins[(3 * r + 2) * n + i] = 1.0f;
+        }
+}
+
+__global__ void heis_aos_to_soa_kernel(float *soa, const float *aos, long long n, int m,
+                                       int blocks)
+{
+    for (long long i = cuda_first_item(); i < n; i += cuda_item_stride())
+        for (int b = 0; b < blocks; b++)
+            for (int c = 0; c < m; c++)
+                soa[((long long)b * m + c) * n + i] = aos[((long long)b * n + i) * m + c];
+}
+
+__global__ void heis_soa_to_aos_kernel(float *aos, const float *soa, long long n, int m,
+                                       int blocks)
+{
+    for (long long i = cuda_first_item(); i < n; i += cuda_item_stride())
+        for (int b = 0; b < blocks; b++)
+            for (int c = 0; c < m; c++)
+                aos[((long long)b * n + i) * m + c] = soa[((long long)b * m + c) * n + i];
+}
+
+extern "C" cudaError_t cuda_heis_cold_start(cudaStream_t stream, float *spins, long long n,
+                                            int nrep)
+{
+    heis_cold_start_kernel<<<cuda_grid(n), CUDA_THREADS, 0, stream>>>(spins, n, nrep);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_heis_aos_to_soa(cudaStream_t stream, float *soa, const float *aos,
+                                            long long n, int m, int blocks)
+{
+    heis_aos_to_soa_kernel<<<cuda_grid(n), CUDA_THREADS, 0, stream>>>(soa, aos, n, m, blocks);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_heis_soa_to_aos(cudaStream_t stream, float *aos, const float *soa,
+                                            long long n, int m, int blocks)
+{
+    heis_soa_to_aos_kernel<<<cuda_grid(n), CUDA_THREADS, 0, stream>>>(aos, soa, n, m, blocks);
+    return cudaGetLastError();
+}
+
+/* ---- observables ---- */
+
+/* Indices into the 13 doubles of struct latmc_heisenberg_sums. */
+#define HEIS_SUM_BONDS 0
+#define HEIS_SUM_MAG 1      /* + component */
+#define HEIS_SUM_OVERLAP 4  /* + 3 mu + nu */
+#define HEIS_NSUMS 13
+
+/*
+ * One thread per (group, chunk): group 0 the bond sum, group 1 the magnetisation, groups
+ * 2 + mu the overlap row mu (two replicas). Each thread adds its chunk's sites in site
+ * order into its accumulators exactly as cpu_heisenberg_measure does (the accumulators are
+ * independent, so giving them to different threads keeps every one's order), and stores
+ * them at partials[k nchunks + chunk], k the accumulator's index.
+ */
+__global__ void heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
+                                       const float *__restrict__ J, long long rows_per_chunk,
+                                       long long nchunks, int ngroups, double *partials)
+{
+    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nchunks * ngroups)
+        return;
+    const int group = (int)(t / nchunks);
+    const long long chunk = t - (long long)group * nchunks;
+    const long long n = g.n, rows = (long long)g.ly * g.lz;
+    const long long first = chunk * rows_per_chunk;
+    const long long last = first + rows_per_chunk < rows ? first + rows_per_chunk : rows;
+    const float *s0 = spins, *s1 = spins + 3 * n;
+    double acc[3] = { 0.0, 0.0, 0.0 };
+    for (long long row = first; row < last; row++) {
+        const int y = (int)(row % g.ly), z = (int)(row / g.ly);
+        const long long rbase = row * g.lx;
+        for (int x = 0; x < g.lx; x++) {
+            const long long i = rbase + x;
+            if (group == 0) {
+                const long long fwd[3] = {
+                    rbase + (x + 1 == g.lx ? 0 : x + 1),
+                    x + (long long)g.lx * ((y + 1 == g.ly ? 0 : y + 1) + (long long)g.ly * z),
+                    x + (long long)g.lx * (y + (long long)g.ly * (z + 1 == g.lz ? 0 : z + 1)),
+                };
+                for (int mu = 0; mu < g.ndim; mu++) {
+                    const long long f = fwd[mu];
+                    const double dot = (double)s0[i] * s0[f] + (double)s0[n + i] * s0[n + f] +
+                                       (double)s0[2 * n + i] * s0[2 * n + f];
+                    acc[0] += (double)J[mu * n + i] * dot;
+                }
+            } else if (group == 1) {
+                for (int c = 0; c < 3; c++)
+                    acc[c] += s0[c * n + i];
+            } else {
+                const int mu = group - 2;
+                for (int nu = 0; nu < 3; nu++)
+                    acc[nu] += (double)s0[mu * n + i] * s1[nu * n + i];
+            }
+        }
+    }
+    if (group == 0) {
+        partials[HEIS_SUM_BONDS * nchunks + chunk] = acc[0];
+    } else {
+        const int k0 = group == 1 ? HEIS_SUM_MAG : HEIS_SUM_OVERLAP + 3 * (group - 2);
+        for (int c = 0; c < 3; c++)
+            partials[(k0 + c) * nchunks + chunk] = acc[c];
+    }
+}
+
+/* The chunks' sums in chunk order, one thread per accumulator. */
+__global__ void heis_chunk_total_kernel(const double *partials, long long nchunks, int nsums,
+                                        double *sums)
+{
+    const int k = (int)threadIdx.x;
+    if (k >= nsums)
+        return;
+    double s = 0.0;
+    const double *p = partials + (long long)k * nchunks;
+    for (long long c = 0; c < nchunks; c++)
+        s += p[c];
+    sums[k] = s;
+}
+
+extern "C" cudaError_t cuda_heis_measure(cudaStream_t stream, const struct cuda_heis_geom *g,
+                                         const float *spins, const float *J,
+                                         long long rows_per_chunk, long long nchunks,
+                                         double *partials, double *sums)
+{
+    const int ngroups = g->nrep == 2 ? 5 : 2;
+    const long long threads = nchunks * ngroups;
+    const unsigned blocks = (unsigned)((threads + 127) / 128);
+    heis_chunk_sums_kernel<<<blocks, 128, 0, stream>>>(*g, spins, J, rows_per_chunk, nchunks,
+                                                       ngroups, partials);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess)
+        return err;
+    heis_chunk_total_kernel<<<1, 32, 0, stream>>>(partials, nchunks,
+                                                  g->nrep == 2 ? HEIS_NSUMS : HEIS_SUM_OVERLAP,
+                                                  sums);
+    return cudaGetLastError();
+}

@@ -1,0 +1,93 @@
+/*
+ * phi^4 on the GPU: what the C side of the module (cuda_phi4.c: the plan, the model's
+ * table) and the kernels (phi4_kernels.cu) share. The chain the kernels run is defined in
+ * doc/models/phi4.md, "The CUDA chain":
+ *
+ * - chunk schedule (the default wherever the extents allow): the lattice is cut into
+ *   chunks of b[0] x b[1] (x b[2]) sites; the chunks fall into 2^ndim sub-grids by the
+ *   parity of their chunk coordinates, and a sub-grid's chunks, whose two-site halos never
+ *   reach into one another, are updated concurrently: one launch per sub-grid, in the order
+ *   p = (cx mod 2) + 2 (cy mod 2) + 4 (cz mod 2) = 0 .. 2^ndim - 1. A block loads its chunk
+ *   plus halo into shared memory once and runs all nloc passes there, colour by colour,
+ *   nhit hits per site with the site's corona computed once per pass and colour.
+ * - site-order schedule (extents that take no chunks, or LATMC_CUDA_PHI4_CHUNK=none): the
+ *   CPU reference's order, one launch per pass and colour.
+ *
+ * In both, a draw is named as on the CPU (the site's within-colour number j,
+ * sweep * nloc + pass, phase = colour + 8 floor(hit / 32768), sub = 2 (hit mod 32768) +
+ * draw), never by thread or block, so the result does not depend on the launch geometry.
+ */
+#ifndef LATMC_CUDA_PHI4_H
+#define LATMC_CUDA_PHI4_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "lattice_numbering.h"
+#include "phi4.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Width of a segment: the 4 Philox lanes of ncolours-site runs, 4 ncolours sites of a
+ * row (32 with 8 colours, 20 with 5); a chunk's x extent is a multiple of it. */
+#define CUDA_PHI4_LANES 4
+/* The halo: the interaction reaches two sites along each axis. */
+#define CUDA_PHI4_HALO 2
+/* Threads per block at most (the kernel's launch bounds). */
+#define CUDA_PHI4_MAX_THREADS 256
+
+enum cuda_phi4_schedule { CUDA_PHI4_SITE_ORDER = 0, CUDA_PHI4_CHUNKS = 1 };
+
+/* How a sim's sweeps run (fixed at latmc_sim_create). */
+struct cuda_phi4_plan {
+    int schedule;          /* enum cuda_phi4_schedule */
+    int ndim, ncolours, ay, az;  /* colour = (x + ay y + az z) mod ncolours */
+    int precision;         /* LATMC_PRECISION_FLOAT or _DOUBLE */
+    int threads;           /* threads per block, a multiple of 32 */
+    /* chunk schedule only: */
+    int b[3];              /* chunk extents (b[2] = 1 in 2D) */
+    int nchunks[3];        /* chunks per axis, even (nchunks[2] = 1 in 2D) */
+    int box[3];            /* the chunk plus halo: b + 4 (box[2] = 1 in 2D) */
+    int pitch_y, pitch_z;  /* shared-memory strides of y and z, in field values (padded
+                              against bank conflicts) */
+    int segments;          /* segments per chunk: (b[0] / width) b[1] b[2] */
+    size_t smem_bytes;     /* dynamic shared memory per block */
+};
+
+/* Philox4x32-10's round keys for one seed: key + r (W0, W1), r = 0 .. 9 (the keys
+ * latmc_philox4x32_10 bumps between rounds), computed once on the host. */
+struct cuda_phi4_keys {
+    uint32_t k[10][2];
+};
+
+/* Lets the plan's chunk kernel use the current device's largest shared memory per block
+ * (kernel attributes; call once per sim, on its device, before the first sweep). */
+cudaError_t cuda_phi4_prepare(const struct cuda_phi4_plan *plan);
+
+/* Hot start of n sites (INIT stream: the CPU's values, bit for bit). */
+cudaError_t cuda_phi4_hot_start(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                                void *phi, int64_t n, uint64_t seed);
+
+/* One sweep numbered `sweep`; adds the accepted hits to *accepted (device). `tables` is
+ * the host copy of the sim's coefficients. */
+cudaError_t cuda_phi4_sweep(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                            const struct latmc_lattice *g, void *phi,
+                            const struct latmc_phi4_tables *tables,
+                            const struct cuda_phi4_keys *keys, uint64_t seed, uint64_t sweep,
+                            unsigned long long *accepted);
+
+/* The sums of lib/phi4.h into *sums (device), in the CPU reference's order: each row
+ * summed in x order into `partials` (5 doubles per row, device), then the rows in order. */
+cudaError_t cuda_phi4_measure(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                              const struct latmc_lattice *g, const void *phi, double *partials,
+                              struct latmc_phi4_sums *sums);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,815 @@
+/*
+ * phi^4 on the GPU: hot start, the two sweep schedules of doc/models/phi4.md ("The CUDA
+ * chain") and the reduction behind the observables.
+ *
+ * Chunk kernel (phi4_chunk_kernel): one block per chunk of a sub-grid. The block copies its
+ * chunk plus the two-site halo (periodic) into shared memory, runs all nloc passes there
+ * and writes the chunk back. Within a pass the colours follow one another, separated by
+ * __syncthreads(). One thread owns a segment: 4 ncolours consecutive sites of one row of
+ * the chunk (32 with 8 colours, 20 with 5), i.e. for each colour exactly the four sites
+ * whose draws are the four lanes of one Philox block (their within-colour numbers are
+ * 4b .. 4b+3, because segments start at multiples of 4 ncolours). Per colour it reads the
+ * four sites' coronas from shared memory once, then runs nhit hits on all four with two
+ * Philox calls per hit (proposal and acceptance draws), and stores the four values back.
+ * The arithmetic of a hit is lib/phi4.h's (the CPU's), except the logarithm, see
+ * phi4_hits.
+ *
+ * Site-order kernel (phi4_site_kernel): the CPU reference's order and arithmetic, one launch
+ * per pass and colour, one thread per Philox block of the colour, straight from global
+ * memory; for lattices the chunks do not fit.
+ *
+ * Measurement: one thread per row sums the row in x order, in double, exactly as the CPU
+ * reference does (backends/cpu/phi4_measure_impl.h); one thread then adds the rows in
+ * order. The result is deterministic and equal, bit for bit, to the CPU's for the same
+ * field.
+ */
+#include <math.h>
+
+#include "cuda_launch.cuh"
+#include "phi4_cuda.h"
+#include "rng_streams.h"
+
+/* ---------------------------------------------------------------------------------------- */
+/* The arithmetic of one hit, per precision                                                  */
+
+template <typename R> struct phi4_ops;
+
+template <> struct phi4_ops<float> {
+    typedef struct latmc_phi4_coef_f coef;
+    static __device__ __forceinline__ float draw_signed(uint32_t r) { return latmc_phi4_signed_f(r); }
+    static __device__ __forceinline__ float draw_unit(uint32_t r) { return latmc_phi4_unit_f(r); }
+    static __device__ __forceinline__ float corona(const coef *k, float a, float b, float c)
+    {
+        return latmc_phi4_corona_f(k, a, b, c);
+    }
+    static __device__ __forceinline__ float delta_h(const coef *k, float c, float o, float n)
+    {
+        return latmc_phi4_delta_h_f(k, c, o, n);
+    }
+    static __device__ __forceinline__ float log_exact(float u) { return latmc_phi4_log_f(u); }
+};
+
+template <> struct phi4_ops<double> {
+    typedef struct latmc_phi4_coef_d coef;
+    static __device__ __forceinline__ double draw_signed(uint32_t r) { return latmc_phi4_signed_d(r); }
+    static __device__ __forceinline__ double draw_unit(uint32_t r) { return latmc_phi4_unit_d(r); }
+    static __device__ __forceinline__ double corona(const coef *k, double a, double b, double c)
+    {
+        return latmc_phi4_corona_d(k, a, b, c);
+    }
+    static __device__ __forceinline__ double delta_h(const coef *k, double c, double o, double n)
+    {
+        return latmc_phi4_delta_h_d(k, c, o, n);
+    }
+    static __device__ __forceinline__ double log_exact(double u) { return latmc_phi4_log_d(u); }
+};
+
+/*
+ * The acceptance test -dH > log(u), u = unit(r) = RN(r + 1) 2^-32 (lib/phi4.h), with log
+ * the device library's logf (float) or log (double), documented maximum error 1 ulp.
+ * Those take some 20 (float) to 40 (double) instructions. The hit decides instead from
+ *
+ *   e = dH + fast,  fast = lg2.approx(F) ln2 - 32 ln2  (one FFMA),  F = RN(RN(r) + 1),
+ *
+ * three full-rate instructions and one MUFU.LG2: F >= 1 needs no denormal handling and
+ * its 32-bit conversion runs at full rate (the exact u needs a 64-bit one). Errors:
+ * F vs r + 1 relative 2^-23, log-wise 2^-23; lg2.approx 2^-22 absolute on [1, 2) and
+ * 2 ulp of a result <= 32 elsewhere, <= 2^-17 (log2 units); the FFMA and its constant
+ * 2^-20 each; logf itself 2^-19 (ulp of |log u| <= 22.2). So |fast - logf(u)| < 2^-16.5,
+ * and when the computed e (one rounding, relative 2^-24) exceeds MARGIN = 2^-14 in size,
+ * dH + logf(u) has the sign of e: accept iff e < 0 is the exact decision. Otherwise
+ * (probability below 2 MARGIN per hit: the density of dH + log u is at most 1) the
+ * exact -dH > logf(u) decides. A NaN dH (overflow) gives a NaN e, not ambiguous, not < 0:
+ * rejected, as -NaN > logf(u) is.
+ */
+#define PHI4_LOG_MARGIN 0x1p-14
+
+/*
+ * Hits of the chunk kernel's loop unrolled, per dimension (a build-time tuning knob,
+ * PHI4_HIT_UNROLL overrides it): with 2, the next hit's Philox overlaps this hit's energy
+ * change, at the price of registers (float: 74 instead of 63 in 3D, 66 instead of 57 in
+ * 2D). Measured on an H200 (doc/PERFORMANCE.md): 3D 2.87 against 2.92 ps per hit, 2D 2.61
+ * against 2.56, so 2 in 3D and 1 in 2D.
+ */
+template <int NDIM> struct phi4_hit_unroll {
+#ifdef PHI4_HIT_UNROLL
+    static constexpr int value = PHI4_HIT_UNROLL;
+#else
+    static constexpr int value = NDIM == 3 ? 2 : 1;
+#endif
+};
+#define PHI4_LN2 0.693147180559945309f
+
+/* lg2.approx with flush-to-zero: no denormal path (F >= 1). */
+__device__ __forceinline__ float phi4_lg2(float x)
+{
+    float y;
+    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+/* The fast estimate of log(unit(r)) above. */
+__device__ __forceinline__ float phi4_fast_log(uint32_t r)
+{
+    const float f = __fadd_rn(__uint2float_rn(r), 1.0f);
+    return __fmaf_rn(phi4_lg2(f), PHI4_LN2, -32.0f * PHI4_LN2);
+}
+
+/* e = dH + fast(r): the decision is e < 0 unless phi4_ambiguous(e). */
+template <typename R> __device__ __forceinline__ R phi4_margin(R dh, uint32_t r)
+{
+    return dh + (R)phi4_fast_log(r);
+}
+
+template <typename R> __device__ __forceinline__ bool phi4_ambiguous(R e)
+{
+    return fabs(e) <= (R)PHI4_LOG_MARGIN;
+}
+
+/* The exact decision, for the ambiguous cases. */
+template <typename R> __device__ __noinline__ bool phi4_accept_exact(R dh, uint32_t r)
+{
+    return -dh > phi4_ops<R>::log_exact(phi4_ops<R>::draw_unit(r));
+}
+
+/*
+ * The hit on the LANES sites of a thread: proposals from eta, decisions from u; v updated
+ * in place, returns the number accepted. Shared by both schedules.
+ */
+template <typename R, int LANES>
+__device__ __forceinline__ uint32_t phi4_hits(const typename phi4_ops<R>::coef &k, const R *c,
+                                              R *v, const latmc_philox_ctr &eta,
+                                              const latmc_philox_ctr &u, int nlanes)
+{
+    R n[LANES], dh[LANES], e[LANES];
+    bool ambiguous = false;
+#pragma unroll
+    for (int l = 0; l < LANES; l++) {
+        n[l] = v[l] + k.epsilon * phi4_ops<R>::draw_signed(eta.v[l]);
+        dh[l] = phi4_ops<R>::delta_h(&k, c[l], v[l], n[l]);
+        e[l] = phi4_margin<R>(dh[l], u.v[l]);
+        ambiguous |= l < nlanes && phi4_ambiguous<R>(e[l]);
+    }
+    bool ok[LANES];
+#pragma unroll
+    for (int l = 0; l < LANES; l++)
+        ok[l] = e[l] < (R)0;
+    if (ambiguous) {
+#pragma unroll
+        for (int l = 0; l < LANES; l++)
+            if (phi4_ambiguous<R>(e[l]))
+                ok[l] = phi4_accept_exact<R>(dh[l], u.v[l]);
+    }
+    uint32_t accepted = 0;
+#pragma unroll
+    for (int l = 0; l < LANES; l++)
+        if (l < nlanes) {
+            v[l] = ok[l] ? n[l] : v[l];
+            accepted += ok[l];
+        }
+    return accepted;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Philox with the round keys from the host and the first round's products hoisted        */
+
+struct round1 {
+    uint32_t a, b, c, d;   /* the state after round 1, before c3 is xored into c */
+};
+
+/*
+ * Round 1 of latmc_philox4x32_10 on the counter (block, sweep, c3) depends on c3 only
+ * through r.v[2] = hi(M0 c0) ^ c3 ^ k1: everything else is computed once per block and
+ * pass and reused for all 2 nhit draws of the four sites.
+ */
+__device__ __forceinline__ struct round1 phi4_round1(const struct cuda_phi4_keys &keys,
+                                                     uint64_t block, uint64_t sweep)
+{
+    const latmc_philox_ctr c = latmc_rng_counter(block, sweep, 0, 0, 0);
+    const uint64_t p0 = (uint64_t)LATMC_PHILOX_M0 * c.v[0];
+    const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * c.v[2];
+    struct round1 r;
+    r.a = (uint32_t)(p1 >> 32) ^ c.v[1] ^ keys.k[0][0];
+    r.b = (uint32_t)p1;
+    r.c = (uint32_t)(p0 >> 32) ^ keys.k[0][1];
+    r.d = (uint32_t)p0;
+    return r;
+}
+
+/* The four draws of counter (block, sweep, c3): rounds 2 .. 10 after round 1. */
+__device__ __forceinline__ latmc_philox_ctr phi4_draws(const struct cuda_phi4_keys &keys,
+                                                       const struct round1 &r1, uint32_t c3)
+{
+    latmc_philox_ctr c;
+    c.v[0] = r1.a;
+    c.v[1] = r1.b;
+    c.v[2] = r1.c ^ c3;
+    c.v[3] = r1.d;
+#pragma unroll
+    for (int round = 1; round < 10; round++) {
+        latmc_philox_key k;
+        k.v[0] = keys.k[round][0];
+        k.v[1] = keys.k[round][1];
+        c = latmc_philox_round(c, k);
+    }
+    return c;
+}
+
+/* c3 of the UPDATE stream (0) for phase and sub: doc/conventions.md. */
+__device__ __forceinline__ uint32_t phi4_c3(uint32_t phase, uint32_t sub)
+{
+    return ((phase & 0xffu) << 16) | (sub & 0xffffu);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Chunk kernel                                                                              */
+
+template <typename R> struct chunk_args {
+    int64_t lx, ly, lz;
+    int bx, by, bz;            /* chunk */
+    int boxx, boxy, boxz;      /* chunk + halo */
+    int py, pz;                /* shared strides of y and z */
+    int hx, hy, hz;            /* chunks of the sub-grid per axis */
+    int px, ppy, ppz;          /* the sub-grid's parities */
+    int segments;              /* per chunk */
+    uint32_t nhit, nloc;
+    uint64_t rng_sweep0;       /* sweep * nloc */
+    typename phi4_ops<R>::coef k;
+    struct cuda_phi4_keys keys;
+};
+
+/* a in [-2, l + 2) wrapped into [0, l) (l > 2). */
+__device__ __forceinline__ int64_t phi4_wrap(int64_t a, int64_t l)
+{
+    return a < 0 ? a + l : (a >= l ? a - l : a);
+}
+
+/*
+ * Corona of the site at shared index s: c01, c02, c11 summed left to right from 0 in the
+ * order of doc/models/phi4.md, then lib/phi4.h's linear coefficient.
+ */
+template <typename R, int NDIM>
+__device__ __forceinline__ R phi4_box_corona(const R *box, int s, int py, int pz,
+                                             const typename phi4_ops<R>::coef *k)
+{
+    const int step[3] = { 1, py, pz };
+    R near = 0, far = 0, diag = 0;
+#pragma unroll
+    for (int mu = 0; mu < NDIM; mu++) {
+        near += box[s + step[mu]];
+        near += box[s - step[mu]];
+        far += box[s + 2 * step[mu]];
+        far += box[s - 2 * step[mu]];
+    }
+#pragma unroll
+    for (int mu = 0; mu < NDIM; mu++)
+#pragma unroll
+        for (int nu = mu + 1; nu < NDIM; nu++) {
+            diag += box[s + step[mu] + step[nu]];
+            diag += box[s + step[mu] - step[nu]];
+            diag += box[s - step[mu] + step[nu]];
+            diag += box[s - step[mu] - step[nu]];
+        }
+    return phi4_ops<R>::corona(k, near, far, diag);
+}
+
+/* A thread's segment within its chunk. */
+struct segment {
+    int base;              /* shared index of the segment's first site, minus the colour's offset */
+    int shift;             /* (AY y + AZ z) mod NC: colour c starts at x offset (c - shift) mod NC */
+    uint64_t block;        /* the Philox block of the segment's four sites of any colour */
+};
+
+/*
+ * Segment s of the chunk at (x0, y0, z0): row s mod rows, the (s / rows)-th segment of
+ * that row, so that a warp's threads take consecutive rows (spread over the banks). The
+ * sites of colour c are x = gx + off + NC l, l = 0..3, off = (c - shift) mod NC; their
+ * within-colour numbers are j = gx / NC + l + (L_x / NC) (y + L_y z): Philox block
+ * gx / W + (L_x / W) (y + L_y z), lane l (gx and L_x are multiples of W = 4 NC).
+ */
+template <int NDIM, int NC, typename A>
+__device__ __forceinline__ struct segment phi4_segment(const A &a, int s, int rows, int64_t x0,
+                                                       int64_t y0, int64_t z0)
+{
+    constexpr int W = CUDA_PHI4_LANES * NC;
+    constexpr int AY = NC == 8 ? 3 : 2, AZ = NC == 8 ? 2 : 0;
+    const int row = s % rows, xs = s / rows;
+    const int y = row % a.by, z = row / a.by;
+    const int64_t gy = y0 + y, gz = z0 + z, gx = x0 + (int64_t)xs * W;
+    struct segment sg;
+    sg.shift = (int)((AY * gy + AZ * gz) % NC);
+    sg.base = CUDA_PHI4_HALO + xs * W + (y + CUDA_PHI4_HALO) * a.py +
+              (NDIM == 3 ? (z + CUDA_PHI4_HALO) * a.pz : 0);
+    sg.block = (uint64_t)(gx / W) + (uint64_t)(a.lx / W) * (uint64_t)(gy + a.ly * gz);
+    return sg;
+}
+
+/*
+ * The four sites of colour `colour` of one segment, the first at shared index `base`:
+ * coronas once, nhit hits, the values back. Returns the accepted hits.
+ */
+template <typename R, int NDIM, int NC>
+__device__ __forceinline__ uint32_t phi4_segment_update(const chunk_args<R> &a, R *box, int base,
+                                                        int colour, const struct round1 &r1)
+{
+    R v[CUDA_PHI4_LANES], c[CUDA_PHI4_LANES];
+#pragma unroll
+    for (int l = 0; l < CUDA_PHI4_LANES; l++) {
+        v[l] = box[base + NC * l];
+        c[l] = phi4_box_corona<R, NDIM>(box, base + NC * l, a.py, a.pz, &a.k);
+    }
+    uint32_t n_acc = 0;
+#pragma unroll phi4_hit_unroll<NDIM>::value
+    for (uint32_t hit = 0; hit < a.nhit; hit++) {
+        const uint32_t phase = latmc_phi4_rng_phase(colour, hit);
+        const latmc_philox_ctr eta =
+            phi4_draws(a.keys, r1, phi4_c3(phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA)));
+        const latmc_philox_ctr u =
+            phi4_draws(a.keys, r1, phi4_c3(phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT)));
+        n_acc += phi4_hits<R, CUDA_PHI4_LANES>(a.k, c, v, eta, u, CUDA_PHI4_LANES);
+    }
+#pragma unroll
+    for (int l = 0; l < CUDA_PHI4_LANES; l++)
+        box[base + NC * l] = v[l];
+    return n_acc;
+}
+
+/*
+ * One sub-grid of the chunk schedule. NC colours, colour = (x + AY y + AZ z) mod NC.
+ * Launch with a multiple of 32 threads and the plan's shared memory.
+ */
+template <typename R, int NDIM, int NC>
+__global__ void __launch_bounds__(CUDA_PHI4_MAX_THREADS)
+phi4_chunk_kernel(const chunk_args<R> a, R *phi, unsigned long long *accepted)
+{
+    extern __shared__ __align__(16) unsigned char phi4_smem[];
+    R *box = reinterpret_cast<R *>(phi4_smem);
+    const int T = blockDim.x, tid = threadIdx.x;
+    const int warp = tid >> 5, lane = tid & 31, nwarps = T >> 5;
+    const int64_t nchunks = (int64_t)a.hx * a.hy * a.hz;
+    const int rows = a.by * a.bz;                     /* rows of the chunk */
+    uint64_t total = 0;
+
+    for (int64_t ch = blockIdx.x; ch < nchunks; ch += gridDim.x) {
+        const int64_t cx = 2 * (ch % a.hx) + a.px;
+        const int64_t cy = 2 * ((ch / a.hx) % a.hy) + a.ppy;
+        const int64_t cz = 2 * (ch / ((int64_t)a.hx * a.hy)) + a.ppz;
+        const int64_t x0 = cx * a.bx, y0 = cy * a.by, z0 = cz * a.bz;
+
+        /* load the chunk and its halo: one warp per row of the box */
+        __syncthreads(); /* the previous chunk is written back */
+        for (int r = warp; r < a.boxy * a.boxz; r += nwarps) {
+            const int yy = r % a.boxy, zz = r / a.boxy;
+            const int64_t gy = phi4_wrap(y0 - CUDA_PHI4_HALO + yy, a.ly);
+            const int64_t gz = NDIM == 3 ? phi4_wrap(z0 - CUDA_PHI4_HALO + zz, a.lz) : 0;
+            const R *src = phi + (gy + a.ly * gz) * a.lx;
+            R *dst = box + yy * a.py + zz * a.pz;
+            for (int xx = lane; xx < a.boxx; xx += 32)
+                dst[xx] = src[phi4_wrap(x0 - CUDA_PHI4_HALO + xx, a.lx)];
+        }
+        __syncthreads();
+
+        if (a.segments <= T) {
+            /* at most one segment per thread (the default): everything about the segment
+             * but the colour's offset is fixed for the chunk, and Philox's first round
+             * (block and pass, not colour) for the pass */
+            const struct segment sg = phi4_segment<NDIM, NC>(a, tid, rows, x0, y0, z0);
+            const bool mine = tid < a.segments;
+            for (uint32_t pass = 0; pass < a.nloc; pass++) {
+                const struct round1 r1 = phi4_round1(a.keys, sg.block, a.rng_sweep0 + pass);
+                for (int colour = 0; colour < NC; colour++) {
+                    if (mine) {
+                        const int off = colour - sg.shift;
+                        total += phi4_segment_update<R, NDIM, NC>(
+                            a, box, sg.base + off + (off < 0 ? NC : 0), colour, r1);
+                    }
+                    __syncthreads();
+                }
+            }
+        } else {
+            for (uint32_t pass = 0; pass < a.nloc; pass++) {
+                for (int colour = 0; colour < NC; colour++) {
+                    for (int s = tid; s < a.segments; s += T) {
+                        const struct segment sg = phi4_segment<NDIM, NC>(a, s, rows, x0, y0, z0);
+                        const struct round1 r1 = phi4_round1(a.keys, sg.block,
+                                                             a.rng_sweep0 + pass);
+                        const int off = colour - sg.shift;
+                        total += phi4_segment_update<R, NDIM, NC>(
+                            a, box, sg.base + off + (off < 0 ? NC : 0), colour, r1);
+                    }
+                    __syncthreads();
+                }
+            }
+        }
+
+        /* write the chunk back (the halo belongs to other chunks) */
+        for (int r = warp; r < rows; r += nwarps) {
+            const int y = r % a.by, z = r / a.by;
+            R *dst = phi + ((y0 + y) + a.ly * (z0 + z)) * a.lx + x0;
+            const R *src = box + CUDA_PHI4_HALO + (y + CUDA_PHI4_HALO) * a.py +
+                           (NDIM == 3 ? (z + CUDA_PHI4_HALO) * a.pz : 0);
+            for (int xx = lane; xx < a.bx; xx += 32)
+                dst[xx] = src[xx];
+        }
+    }
+    cuda_warp_add(accepted, total);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Site-order kernel: the CPU reference's chain                                              */
+
+struct site_geom {
+    int ndim, ncolours, ay, az;
+    int64_t lx, ly, lz, per_colour;
+};
+
+/* Site j of colour `colour`: backends/cpu/phi4_lattice.h, phi4_colour_site. */
+__device__ __forceinline__ void site_of(const struct site_geom &g, int colour, int64_t j,
+                                        int64_t x[3])
+{
+    const int64_t runs_per_row = latmc_div(g.lx, g.ncolours);
+    const int64_t row = latmc_div(j, runs_per_row), run = j - row * runs_per_row;
+    x[1] = latmc_mod(row, g.ly);
+    x[2] = latmc_div(row, g.ly);
+    const int64_t shift = latmc_mod(g.ay * x[1] + g.az * x[2], g.ncolours);
+    x[0] = g.ncolours * run + (colour - shift + g.ncolours) % g.ncolours;
+}
+
+/* phi at x + d (|d_mu| <= 2 per axis), through the periodic wrap. */
+template <typename R>
+__device__ __forceinline__ R site_value(const struct site_geom &g, const R *phi, const int64_t x[3],
+                                        int dx, int dy, int dz)
+{
+    const int64_t a = phi4_wrap(x[0] + dx, g.lx), b = phi4_wrap(x[1] + dy, g.ly),
+                  c = g.ndim == 3 ? phi4_wrap(x[2] + dz, g.lz) : 0;
+    return phi[a + g.lx * (b + g.ly * c)];
+}
+
+/* The neighbourhood sums of backends/cpu/phi4_lattice.h, same order. */
+template <typename R>
+__device__ R site_corona(const struct site_geom &g, const R *phi, const int64_t x[3],
+                         const typename phi4_ops<R>::coef *k)
+{
+    R near = 0, far = 0, diag = 0;
+    for (int mu = 0; mu < g.ndim; mu++) {
+        const int e[3] = { mu == 0, mu == 1, mu == 2 };
+        near += site_value(g, phi, x, e[0], e[1], e[2]);
+        near += site_value(g, phi, x, -e[0], -e[1], -e[2]);
+        far += site_value(g, phi, x, 2 * e[0], 2 * e[1], 2 * e[2]);
+        far += site_value(g, phi, x, -2 * e[0], -2 * e[1], -2 * e[2]);
+    }
+    for (int mu = 0; mu < g.ndim; mu++)
+        for (int nu = mu + 1; nu < g.ndim; nu++)
+            for (int a = 1; a >= -1; a -= 2)
+                for (int b = 1; b >= -1; b -= 2) {
+                    int d[3] = { 0, 0, 0 };
+                    d[mu] += a;
+                    d[nu] += b;
+                    diag += site_value(g, phi, x, d[0], d[1], d[2]);
+                }
+    return phi4_ops<R>::corona(k, near, far, diag);
+}
+
+template <typename R>
+__global__ void phi4_site_kernel(const struct site_geom g, R *phi,
+                                 const typename phi4_ops<R>::coef k, uint32_t nhit,
+                                 const struct cuda_phi4_keys keys, uint64_t rng_sweep, int colour,
+                                 unsigned long long *accepted)
+{
+    const int64_t nblocks = (g.per_colour + 3) / 4;
+    uint64_t total = 0;
+    for (int64_t b = cuda_first_item(); b < nblocks; b += cuda_item_stride()) {
+        int64_t idx[4] = { 0, 0, 0, 0 };
+        R v[4] = { 0, 0, 0, 0 }, c[4] = { 0, 0, 0, 0 };
+        int nlanes = 0;
+        for (; nlanes < 4 && 4 * b + nlanes < g.per_colour; nlanes++) {
+            int64_t x[3];
+            site_of(g, colour, 4 * b + nlanes, x);
+            idx[nlanes] = x[0] + g.lx * (x[1] + g.ly * x[2]);
+            v[nlanes] = phi[idx[nlanes]];
+            c[nlanes] = site_corona<R>(g, phi, x, &k);
+        }
+        const struct round1 r1 = phi4_round1(keys, (uint64_t)b, rng_sweep);
+        for (uint32_t hit = 0; hit < nhit; hit++) {
+            const uint32_t phase = latmc_phi4_rng_phase(colour, hit);
+            const latmc_philox_ctr eta =
+                phi4_draws(keys, r1, phi4_c3(phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA)));
+            const latmc_philox_ctr u =
+                phi4_draws(keys, r1, phi4_c3(phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT)));
+            total += phi4_hits<R, 4>(k, c, v, eta, u, nlanes);
+        }
+        for (int l = 0; l < nlanes; l++)
+            phi[idx[l]] = v[l];
+    }
+    cuda_warp_add(accepted, total);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Hot start and measurement                                                                 */
+
+template <typename R> __global__ void phi4_hot_kernel(R *phi, int64_t n, uint64_t seed)
+{
+    const int64_t nblocks = (n + 3) / 4;
+    for (int64_t b = cuda_first_item(); b < nblocks; b += cuda_item_stride()) {
+        const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, 0,
+                                                   latmc_rng_stream(LATMC_STREAM_INIT, 0), 0, 0);
+        for (int l = 0; l < 4 && 4 * b + l < n; l++)
+            phi[4 * b + l] = phi4_ops<R>::draw_signed(r.v[l]);
+    }
+}
+
+enum { PHI4_NPARTIALS = 5 };
+
+/*
+ * Row `row` (fixed y, z) summed in x order: backends/cpu/phi4_measure_impl.h, the same
+ * operations in the same order (each rounded separately: -fmad=false), so each row's
+ * partial sums equal the CPU's bit for bit. One warp per row: the lanes compute the
+ * terms of 32 consecutive sites at once (v, v^2, v^4, lap^2 and the ndim squared
+ * differences), then lanes 0..4 each add one sum's terms in the CPU's order (grad2 gets
+ * its ndim terms per site in axis order).
+ */
+#define PHI4_ROWS_WARPS 4
+
+template <typename R, int NDIM>
+__global__ void __launch_bounds__(32 * PHI4_ROWS_WARPS)
+phi4_rows_kernel(struct latmc_lattice g, const R *phi, double *partials)
+{
+    __shared__ double terms[PHI4_ROWS_WARPS][4 + NDIM][32];
+    const int lane = threadIdx.x & 31;
+    double (*t)[32] = terms[threadIdx.x >> 5];
+    const int64_t rows = g.ly * g.lz;
+    for (int64_t row = (int64_t)blockIdx.x * PHI4_ROWS_WARPS + (threadIdx.x >> 5); row < rows;
+         row += (int64_t)gridDim.x * PHI4_ROWS_WARPS) {
+        const int64_t y = row % g.ly, z = row / g.ly;
+        const int64_t base = g.lx * row;
+        /* the rows y +- 1 and z +- 1 through the periodic wrap */
+        const int64_t up_y = (y + 1 < g.ly ? 1 : 1 - g.ly) * g.lx;
+        const int64_t down_y = (y >= 1 ? -1 : g.ly - 1) * g.lx;
+        const int64_t up_z = NDIM == 3 ? (z + 1 < g.lz ? 1 : 1 - g.lz) * g.lx * g.ly : 0;
+        const int64_t down_z = NDIM == 3 ? (z >= 1 ? -1 : g.lz - 1) * g.lx * g.ly : 0;
+        double acc = 0; /* lane k < 5: sum, sum2, sum4, grad2, lap2 */
+        for (int64_t x0 = 0; x0 < g.lx; x0 += 32) {
+            const int n = (int)(g.lx - x0 < 32 ? g.lx - x0 : 32);
+            if (lane < n) {
+                const int64_t x = x0 + lane, i = base + x;
+                const double v = phi[i], v2 = v * v;
+                double lap = 0;
+                {
+                    const double up = phi[base + (x + 1 < g.lx ? x + 1 : 0)];
+                    const double down = phi[base + (x >= 1 ? x - 1 : g.lx - 1)];
+                    t[4][lane] = (up - v) * (up - v);
+                    lap += up - 2.0 * v + down;
+                }
+                {
+                    const double up = phi[i + up_y], down = phi[i + down_y];
+                    t[5][lane] = (up - v) * (up - v);
+                    lap += up - 2.0 * v + down;
+                }
+                if (NDIM == 3) {
+                    const double up = phi[i + up_z], down = phi[i + down_z];
+                    t[4 + NDIM - 1][lane] = (up - v) * (up - v);
+                    lap += up - 2.0 * v + down;
+                }
+                t[0][lane] = v;
+                t[1][lane] = v2;
+                t[2][lane] = v2 * v2;
+                t[3][lane] = lap * lap;
+            }
+            __syncwarp();
+            if (lane == 3) {
+                for (int k = 0; k < n; k++)
+#pragma unroll
+                    for (int mu = 0; mu < NDIM; mu++)
+                        acc += t[4 + mu][k];
+            } else if (lane < 5) {
+                const double *col = t[lane == 4 ? 3 : lane];
+#pragma unroll 8
+                for (int k = 0; k < n; k++)
+                    acc += col[k];
+            }
+            __syncwarp();
+        }
+        if (lane < PHI4_NPARTIALS)
+            partials[PHI4_NPARTIALS * row + lane] = acc;
+    }
+}
+
+/*
+ * The rows in order, as the CPU adds them: each of the five sums is one serial chain over
+ * the rows. Two warps of one block: warp 1 copies the next tile of row partials into
+ * shared memory while lanes 0..4 of warp 0 add the current tile, one sum each.
+ */
+#define PHI4_TOTAL_TILE 256
+
+__global__ void __launch_bounds__(64) phi4_rows_total_kernel(int64_t rows, const double *partials,
+                                                             struct latmc_phi4_sums *sums)
+{
+    __shared__ double tile[2][PHI4_TOTAL_TILE * PHI4_NPARTIALS];
+    const int tid = threadIdx.x;
+    const int64_t ntiles = (rows + PHI4_TOTAL_TILE - 1) / PHI4_TOTAL_TILE;
+    double acc = 0;
+    for (int64_t k = tid; k < PHI4_TOTAL_TILE * PHI4_NPARTIALS && k < rows * PHI4_NPARTIALS;
+         k += blockDim.x)
+        tile[0][k] = partials[k];
+    __syncthreads();
+    for (int64_t t = 0; t < ntiles; t++) {
+        const int64_t first = t * PHI4_TOTAL_TILE;
+        const int count = (int)(rows - first < PHI4_TOTAL_TILE ? rows - first : PHI4_TOTAL_TILE);
+        if (tid >= 32) {
+            const int64_t next = first + PHI4_TOTAL_TILE;
+            const int64_t n = next < rows ? (rows - next < PHI4_TOTAL_TILE ? rows - next
+                                                                          : PHI4_TOTAL_TILE) : 0;
+            double *dst = tile[(t + 1) & 1];
+            const double *src = partials + PHI4_NPARTIALS * next;
+            for (int64_t k = tid - 32; k < n * PHI4_NPARTIALS; k += 32)
+                dst[k] = src[k];
+        } else if (tid < PHI4_NPARTIALS) {
+            const double *src = tile[t & 1];
+#pragma unroll 8
+            for (int r = 0; r < count; r++)
+                acc += src[PHI4_NPARTIALS * r + tid];
+        }
+        __syncthreads();
+    }
+    if (tid < PHI4_NPARTIALS)
+        ((double *)sums)[tid] = acc;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Launchers                                                                                 */
+
+static unsigned phi4_grid(int64_t items, int threads)
+{
+    int64_t blocks = (items + threads - 1) / threads;
+    if (blocks < 1)
+        blocks = 1;
+    if (blocks > CUDA_MAX_BLOCKS)
+        blocks = CUDA_MAX_BLOCKS;
+    return (unsigned)blocks;
+}
+
+template <typename R> static const void *chunk_kernel_of(int ndim, int ncolours)
+{
+    if (ndim == 3)
+        return (const void *)phi4_chunk_kernel<R, 3, 8>;
+    if (ncolours == 8)
+        return (const void *)phi4_chunk_kernel<R, 2, 8>;
+    return (const void *)phi4_chunk_kernel<R, 2, 5>;
+}
+
+/*
+ * The chunk kernel may use all the shared memory a block can have (the attribute is per
+ * kernel and device, shared by every sim: set it to the device's limit, not to this plan's
+ * size, so that one sim never lowers it under another's), and prefers shared memory to L1.
+ */
+extern "C" cudaError_t cuda_phi4_prepare(const struct cuda_phi4_plan *plan)
+{
+    if (plan->schedule != CUDA_PHI4_CHUNKS)
+        return cudaSuccess;
+    int device = 0, limit = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    const void *fn = plan->precision == LATMC_PRECISION_FLOAT
+                         ? chunk_kernel_of<float>(plan->ndim, plan->ncolours)
+                         : chunk_kernel_of<double>(plan->ndim, plan->ncolours);
+    if (err == cudaSuccess)
+        err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
+    if (err == cudaSuccess)
+        err = cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                   cudaSharedmemCarveoutMaxShared);
+    return err;
+}
+
+extern "C" cudaError_t cuda_phi4_hot_start(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                                           void *phi, int64_t n, uint64_t seed)
+{
+    const unsigned grid = phi4_grid((n + 3) / 4, plan->threads);
+    if (plan->precision == LATMC_PRECISION_FLOAT)
+        phi4_hot_kernel<float><<<grid, plan->threads, 0, stream>>>((float *)phi, n, seed);
+    else
+        phi4_hot_kernel<double><<<grid, plan->threads, 0, stream>>>((double *)phi, n, seed);
+    return cudaGetLastError();
+}
+
+template <typename R> static typename phi4_ops<R>::coef coef_of(const struct latmc_phi4_tables *t);
+template <> struct latmc_phi4_coef_f coef_of<float>(const struct latmc_phi4_tables *t) { return t->f; }
+template <> struct latmc_phi4_coef_d coef_of<double>(const struct latmc_phi4_tables *t) { return t->d; }
+
+template <typename R>
+static cudaError_t sweep_chunks(cudaStream_t stream, const struct cuda_phi4_plan *p,
+                                const struct latmc_lattice *g, R *phi,
+                                const struct latmc_phi4_tables *t, const struct cuda_phi4_keys *keys,
+                                uint64_t sweep, unsigned long long *accepted)
+{
+    chunk_args<R> a;
+    a.lx = g->lx;
+    a.ly = g->ly;
+    a.lz = g->lz;
+    a.bx = p->b[0];
+    a.by = p->b[1];
+    a.bz = p->b[2];
+    a.boxx = p->box[0];
+    a.boxy = p->box[1];
+    a.boxz = p->box[2];
+    a.py = p->pitch_y;
+    a.pz = p->pitch_z;
+    a.hx = p->nchunks[0] / 2;
+    a.hy = p->nchunks[1] / 2;
+    a.hz = p->ndim == 3 ? p->nchunks[2] / 2 : 1;
+    a.segments = p->segments;
+    a.nhit = t->nhit;
+    a.nloc = t->nloc;
+    a.rng_sweep0 = latmc_phi4_rng_sweep(sweep, t->nloc, 0);
+    a.k = coef_of<R>(t);
+    a.keys = *keys;
+    const int64_t nchunks = (int64_t)a.hx * a.hy * a.hz;
+    const unsigned grid = (unsigned)(nchunks < CUDA_MAX_BLOCKS ? nchunks : CUDA_MAX_BLOCKS);
+    const int nsub = 1 << p->ndim;
+    for (int sub = 0; sub < nsub; sub++) {
+        a.px = sub & 1;
+        a.ppy = (sub >> 1) & 1;
+        a.ppz = (sub >> 2) & 1;
+        if (p->ndim == 3)
+            phi4_chunk_kernel<R, 3, 8><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
+        else if (p->ncolours == 8)
+            phi4_chunk_kernel<R, 2, 8><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
+        else
+            phi4_chunk_kernel<R, 2, 5><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
+        const cudaError_t err = cudaGetLastError();
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaSuccess;
+}
+
+template <typename R>
+static cudaError_t sweep_sites(cudaStream_t stream, const struct cuda_phi4_plan *p,
+                               const struct latmc_lattice *g, R *phi,
+                               const struct latmc_phi4_tables *t, const struct cuda_phi4_keys *keys,
+                               uint64_t sweep, unsigned long long *accepted)
+{
+    struct site_geom sg;
+    sg.ndim = g->ndim;
+    sg.ncolours = p->ncolours;
+    sg.ay = p->ay;
+    sg.az = p->az;
+    sg.lx = g->lx;
+    sg.ly = g->ly;
+    sg.lz = g->lz;
+    sg.per_colour = g->nsites / p->ncolours;
+    const unsigned grid = phi4_grid((sg.per_colour + 3) / 4, p->threads);
+    const typename phi4_ops<R>::coef k = coef_of<R>(t);
+    for (uint32_t pass = 0; pass < t->nloc; pass++) {
+        const uint64_t rng_sweep = latmc_phi4_rng_sweep(sweep, t->nloc, pass);
+        for (int colour = 0; colour < p->ncolours; colour++) {
+            phi4_site_kernel<R><<<grid, p->threads, 0, stream>>>(sg, phi, k, t->nhit, *keys,
+                                                                rng_sweep, colour, accepted);
+            const cudaError_t err = cudaGetLastError();
+            if (err != cudaSuccess)
+                return err;
+        }
+    }
+    return cudaSuccess;
+}
+
+extern "C" cudaError_t cuda_phi4_sweep(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                                       const struct latmc_lattice *g, void *phi,
+                                       const struct latmc_phi4_tables *tables,
+                                       const struct cuda_phi4_keys *keys, uint64_t seed,
+                                       uint64_t sweep, unsigned long long *accepted)
+{
+    (void)seed; /* in the keys */
+    const bool single = plan->precision == LATMC_PRECISION_FLOAT;
+    if (plan->schedule == CUDA_PHI4_CHUNKS)
+        return single ? sweep_chunks<float>(stream, plan, g, (float *)phi, tables, keys, sweep,
+                                            accepted)
+                      : sweep_chunks<double>(stream, plan, g, (double *)phi, tables, keys, sweep,
+                                             accepted);
+    return single ? sweep_sites<float>(stream, plan, g, (float *)phi, tables, keys, sweep, accepted)
+                  : sweep_sites<double>(stream, plan, g, (double *)phi, tables, keys, sweep,
+                                        accepted);
+}
+
+extern "C" cudaError_t cuda_phi4_measure(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                                         const struct latmc_lattice *g, const void *phi,
+                                         double *partials, struct latmc_phi4_sums *sums)
+{
+    const int64_t rows = g->ly * g->lz;
+    const int threads = 32 * PHI4_ROWS_WARPS; /* one warp per row */
+    const unsigned grid = phi4_grid(rows, PHI4_ROWS_WARPS);
+    const bool single = plan->precision == LATMC_PRECISION_FLOAT;
+    if (g->ndim == 3 && single)
+        phi4_rows_kernel<float, 3><<<grid, threads, 0, stream>>>(*g, (const float *)phi, partials);
+    else if (g->ndim == 3)
+        phi4_rows_kernel<double, 3><<<grid, threads, 0, stream>>>(*g, (const double *)phi, partials);
+    else if (single)
+        phi4_rows_kernel<float, 2><<<grid, threads, 0, stream>>>(*g, (const float *)phi, partials);
+    else
+        phi4_rows_kernel<double, 2><<<grid, threads, 0, stream>>>(*g, (const double *)phi, partials);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess)
+        return err;
+    phi4_rows_total_kernel<<<1, 64, 0, stream>>>(rows, partials, sums);
+    return cudaGetLastError();
+}

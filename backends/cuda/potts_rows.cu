@@ -1,0 +1,146 @@
+/*
+ * The fast Potts kernels: row segments (potts_rows.cuh says how they follow the chain of
+ * doc/models/potts.md bit for bit). One block of PR_THREADS threads per multiprocessor,
+ * grid-stride over the segments; each block first builds its decision table in shared
+ * memory from the core's tables (device copy, refreshed at every latmc_sim_sweep call):
+ * heat bath, the thresholds of every neighbour tuple; Metropolis, the 39 thresholds.
+ *
+ * cuda_potts_rows_sweep_colour() launches them where they apply and says so; the caller
+ * (potts_kernels.cu) falls back to the per-block reference kernel otherwise.
+ */
+#include "cuda_kernels.h"
+#include "cuda_launch.cuh"
+#include "potts_rows.cuh"
+
+template <int NDIM, int C, int NW, int NT, bool REPL, bool HI>
+__global__ void __launch_bounds__(PR_THREADS, 1)
+potts_hb_rows_kernel(const __grid_constant__ struct pr_geom g, uint8_t *spins,
+                     const struct latmc_potts_tables *tables,
+                     const __grid_constant__ struct cuda_philox_keys keys,
+                     unsigned long long *changed)
+{
+    extern __shared__ uint4 pr_smem[];
+    uint32_t *table = (uint32_t *)pr_smem;
+    const int64_t entries = pr_hb_table_entries(NDIM, g.radix);
+    for (int64_t e = threadIdx.x; e < entries; e += blockDim.x)
+        pr_hb_build_entry<NDIM, NT, REPL>(g, tables, (uint32_t)e, table);
+    __syncthreads();
+    const pr_hb_step<NDIM, C, NW, NT, REPL, HI> step = { &g, spins, table, threadIdx.x & 7u,
+                                                         &keys };
+    const uint64_t n = pr_walk(g, cuda_first_item(), step);
+    cuda_warp_add(changed, n);
+}
+
+template <int NDIM, int C, int NW>
+__global__ void __launch_bounds__(PR_THREADS, 1)
+potts_metro_rows_kernel(const __grid_constant__ struct pr_geom g, uint8_t *spins,
+                        const struct latmc_potts_tables *tables,
+                        const __grid_constant__ struct cuda_philox_keys keys,
+                        unsigned long long *changed)
+{
+    __shared__ uint64_t thr[PR_METRO_ENTRIES * 16];
+    for (int i = threadIdx.x; i < PR_METRO_ENTRIES * 16; i += blockDim.x)
+        thr[i] = pr_metro_entry(tables, i / 16);
+    __syncthreads();
+    const pr_metro_step<NDIM, C, NW> step = { &g, spins, thr, threadIdx.x & 15u, &keys };
+    const uint64_t n = pr_walk(g, cuda_first_item(), step);
+    cuda_warp_add(changed, n);
+}
+
+/* ---- launch ---- */
+
+/* Launches the kernel pr_dispatch() picks. */
+struct pr_launcher {
+    cudaStream_t stream;
+    unsigned grid;
+    uint8_t *spins;
+    const struct latmc_potts_tables *tables;
+    struct cuda_philox_keys keys;
+    unsigned long long *changed;
+
+    template <int NDIM, int C, int NW, int NT, bool REPL, bool HI>
+    cudaError_t hb(const struct pr_geom &g)
+    {
+        const size_t bytes = pr_hb_table_bytes<NT, REPL>(NDIM, g.radix);
+        auto kernel = potts_hb_rows_kernel<NDIM, C, NW, NT, REPL, HI>;
+        if (bytes > 48 * 1024) {
+            const cudaError_t err = cudaFuncSetAttribute(
+                kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+            if (err != cudaSuccess)
+                return err;
+        }
+        kernel<<<grid, PR_THREADS, bytes, stream>>>(g, spins, tables, keys, changed);
+        return cudaGetLastError();
+    }
+
+    template <int NDIM, int C, int NW> cudaError_t metro(const struct pr_geom &g)
+    {
+        potts_metro_rows_kernel<NDIM, C, NW><<<grid, PR_THREADS, 0, stream>>>(g, spins, tables,
+                                                                                keys, changed);
+        return cudaGetLastError();
+    }
+};
+
+/* The shared memory the kernel pr_dispatch() picks needs. */
+struct pr_shared_bytes {
+    template <int NDIM, int C, int NW, int NT, bool REPL, bool HI>
+    size_t hb(const struct pr_geom &g)
+    {
+        return pr_hb_table_bytes<NT, REPL>(NDIM, g.radix);
+    }
+    template <int NDIM, int C, int NW> size_t metro(const struct pr_geom &g)
+    {
+        (void)g;
+        return PR_METRO_ENTRIES * 16 * sizeof(uint64_t);
+    }
+};
+
+/* Blocks: one per multiprocessor (a block fills one at <= 64 registers), fewer for small
+ * lattices. *smem_max: the shared memory a block may have on this device (opt-in). */
+static cudaError_t pr_grid(int64_t nseg, unsigned *grid, int *smem_max)
+{
+    int device = 0, sms = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (err != cudaSuccess)
+        return err;
+    int64_t blocks = (nseg + PR_THREADS - 1) / PR_THREADS;
+    if (blocks > sms)
+        blocks = sms;
+    *grid = blocks < 1 ? 1u : (unsigned)blocks;
+    return cudaSuccess;
+}
+
+extern "C" int cuda_potts_rows_sweep_colour(cudaStream_t stream, const struct latmc_lattice *lat,
+                                            uint8_t *spins, const struct latmc_potts_chain *chain,
+                                            uint64_t sweep, int colour,
+                                            unsigned long long *changed, cudaError_t *err)
+{
+    const int nw = pr_words(lat, chain->colours);
+    if (nw == 0 || (chain->algorithm == LATMC_ALGO_HEATBATH &&
+                    !pr_hb_table_q(lat->ndim, chain->q)))
+        return 0;
+    struct pr_launcher l;
+    l.stream = stream;
+    l.spins = spins;
+    l.tables = chain->tables;
+    l.keys = cuda_philox_round_keys(chain->seed);
+    l.changed = changed;
+    int smem_max = 0;
+    if ((*err = pr_grid(lat->nsites / (4 * nw), &l.grid, &smem_max)) != cudaSuccess)
+        return 1;
+    struct pr_geom g;
+    if (!pr_geom_init(&g, lat, chain->colours, nw, chain->q, colour, sweep,
+                      (int64_t)l.grid * PR_THREADS))
+        return 0;
+    /* a table larger than this device's blocks may have (up to 128 KiB, older GPUs have
+     * less): the per-block kernel instead */
+    struct pr_shared_bytes size;
+    if (pr_dispatch(size, g, chain->colours, nw, chain->algorithm) > (size_t)smem_max)
+        return 0;
+    *err = pr_dispatch(l, g, chain->colours, nw, chain->algorithm);
+    return 1;
+}

@@ -1,0 +1,674 @@
+/*
+ * The Potts row-segment update: the per-thread work of the fast Potts kernels
+ * (potts_rows.cu), as host-and-device functions so that a host program can run exactly
+ * this code over a lattice and compare it with the CPU reference without a GPU
+ * (tests/backends/test_potts_rows_host.cu).
+ *
+ * Geometry. With c colours (2 or 3), the four draws of Philox block b of a colour belong to
+ * the sites with within-colour numbers 4b .. 4b+3, i.e. (j = floor(i / c)) to the 4c
+ * consecutive bytes [4cb, 4cb + 4c) of the lattice: one whole group of 4 sites of each
+ * colour. When L_x is a multiple of the segment width W = 4 NW bytes (NW 32-bit words,
+ * NW a multiple of c), segment s = bytes [W s, W s + W) lies in one row and holds the
+ * B = NW / c Philox blocks B s .. B s + B - 1 of every colour, lanes in order: its sites
+ * of colour `colour` are at byte offsets p = c m + off, m = 0 .. 4B - 1, with
+ * off = (colour - y - z) mod c (lib/lattice_numbering.h), and site m has lane m mod 4 of
+ * block B s + m / 4. Exactly the sites and draws of latmc_potts_update_block.
+ *
+ * One thread loads its segment and the same segment of the rows y +- 1 (and z +- 1) as
+ * vectors, plus the one byte across the segment's edge that its colour needs; the x
+ * neighbours are the row shifted by one byte (funnel shifts). `off` is a template
+ * parameter, so that every byte position is a compile-time constant.
+ *
+ * Heat bath (q <= 8 in 2D, q <= 4 in 3D): the choice at a site depends only on its
+ * neighbours' states and its draw u. Every ordered neighbour tuple gets a table entry
+ * (lib/potts_thresholds.h): base and q - 1 thresholds stored as 2^32 - t, with
+ * choice = base + (number of carries of u + word), the scan's choice for every u. The
+ * entry's index is the tuple in radix R (R = q, or 8 for 5 <= q <= 8 in 2D), digits (x-,
+ * x+, y+, y-, z+, z-); the digits of four sites are combined at once by whole-word
+ * multiply-adds of the neighbour words, byte by byte without carries since every partial
+ * index is < 256 ("lo": up to four digits; "hi": the others, index = lo + R^(digits in
+ * lo) hi). The table is built in shared memory by every block from the core's tables
+ * (device copy). Tables of 16-byte entries with up to 256 (2D q <= 4) or 729 (3D q <= 3)
+ * entries are stored 8 times, one copy per 16-byte bank group, and thread t reads copy
+ * t mod 8: the 8 threads of each quarter warp then always hit 8 different bank groups,
+ * whatever their entries (no bank conflicts). 3D q = 4: 4096 entries of 16 bytes, one
+ * copy. 2D 5 <= q <= 8: a binary search (pr_entry_words below).
+ *
+ * Metropolis (any q): the proposal as the reference; n_{s'} - n_s from the neighbours'
+ * four bytes in one word (three byte permutes) compared bytewise with s and s' (counts of
+ * differing bytes, popc); the threshold from the core's table in shared memory, indexed
+ * by dn and min(s, 1), min(s', 1) (which give dz), 16 copies (64-bit entries: one per
+ * bank pair of a half warp).
+ *
+ * Every decision is an integer comparison with the core's tables or values derived from
+ * them exactly; a changed site's byte is rewritten, the other colours' bytes are stored
+ * back unchanged.
+ */
+#ifndef LATMC_CUDA_POTTS_ROWS_CUH
+#define LATMC_CUDA_POTTS_ROWS_CUH
+
+#include <stdint.h>
+#include <string.h>
+
+#include "cuda_philox.cuh"
+#include "potts_thresholds.h"
+
+#define PR_HD __host__ __device__ __forceinline__
+/* Full unrolling, so that every register array is indexed by constants (device pass only:
+ * the host compiler does not know the pragma). */
+#ifdef __CUDA_ARCH__
+#  define PR_UNROLL _Pragma("unroll")
+#else
+#  define PR_UNROLL
+#endif
+
+/* Threads per block of the row kernels: one block per multiprocessor (<= 64 registers),
+ * the whole block shares one table. */
+#define PR_THREADS 1024
+
+/* What a launch of the row kernels needs to know (host-computed, passed by value). */
+struct pr_geom {
+    int ndim, q, colour;
+    uint32_t radix;         /* heat-bath table: digits of the neighbour tuple */
+    uint32_t hi_mult;       /* radix^(digits in "lo") */
+    uint32_t entries;       /* heat-bath table entries, radix^(2 ndim) */
+    uint32_t lx, ly, lz;    /* lz = 1 in 2D; all < 2^31 */
+    uint32_t spr;           /* segments per row, L_x / W */
+    int64_t nseg;           /* segments in the lattice */
+    int64_t y_up, y_up_wrap, y_dn, y_dn_wrap;   /* byte offsets to the row y +- 1 */
+    int64_t z_up, z_up_wrap, z_dn, z_dn_wrap;   /* ... and to z +- 1 (3D) */
+    uint64_t sweep;
+    /* a grid stride of `stride` segments moves (xs, y, z) by (st_x, st_y, st_z) */
+    int64_t stride;
+    uint32_t st_x, st_y, st_z;
+};
+
+/* ---- small integer helpers, host and device ---- */
+
+PR_HD uint32_t pr_popc(uint32_t x)
+{
+#ifdef __CUDA_ARCH__
+    return (uint32_t)__popc(x);
+#else
+    return (uint32_t)__builtin_popcount(x);
+#endif
+}
+
+/* __byte_perm(x, y, s): byte i of the result is byte (s >> 4i) & 7 of y:x. */
+PR_HD uint32_t pr_perm(uint32_t x, uint32_t y, uint32_t s)
+{
+#ifdef __CUDA_ARCH__
+    return __byte_perm(x, y, s);
+#else
+    const uint64_t v = (uint64_t)y << 32 | x;
+    uint32_t r = 0;
+    for (int i = 0; i < 4; i++)
+        r |= (uint32_t)((v >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+    return r;
+#endif
+}
+
+PR_HD uint32_t pr_umin(uint32_t a, uint32_t b)
+{
+#ifdef __CUDA_ARCH__
+    return umin(a, b);
+#else
+    return a < b ? a : b;
+#endif
+}
+
+PR_HD uint32_t pr_umulhi(uint32_t a, uint32_t b)
+{
+    return (uint32_t)(((uint64_t)a * b) >> 32);
+}
+
+/* Byte 3 of `prev` then bytes 0..2 of w: byte b = byte b - 1 of the row (left neighbours). */
+PR_HD uint32_t pr_shift_left(uint32_t prev, uint32_t w)
+{
+    return (w << 8) | (prev >> 24);
+}
+
+/* Bytes 1..3 of w then byte 0 of `next`: byte b = byte b + 1 of the row (right neighbours). */
+PR_HD uint32_t pr_shift_right(uint32_t w, uint32_t next)
+{
+    return (w >> 8) | (next << 24);
+}
+
+/* How many of the four bytes of x differ from byte v. */
+PR_HD uint32_t pr_bytes_differing(uint32_t x, uint32_t v)
+{
+    const uint32_t d = x ^ (v * 0x01010101u);
+    /* bit 7 of each byte: set iff the byte of d is not 0 (no carries between bytes) */
+    const uint32_t nz = (((d & 0x7f7f7f7fu) + 0x7f7f7f7fu) | d) & 0x80808080u;
+    return pr_popc(nz);
+}
+
+/* NW words at p (aligned to the largest power of two dividing 4 NW, at most 16). */
+template <int NW> PR_HD void pr_load(const uint8_t *p, uint32_t *w)
+{
+#ifdef __CUDA_ARCH__
+    if (NW % 4 == 0) {
+PR_UNROLL
+        for (int i = 0; i < NW / 4; i++) {
+            const uint4 v = ((const uint4 *)p)[i];
+            w[4 * i] = v.x; w[4 * i + 1] = v.y; w[4 * i + 2] = v.z; w[4 * i + 3] = v.w;
+        }
+    } else if (NW % 2 == 0) {
+PR_UNROLL
+        for (int i = 0; i < NW / 2; i++) {
+            const uint2 v = ((const uint2 *)p)[i];
+            w[2 * i] = v.x; w[2 * i + 1] = v.y;
+        }
+    } else {
+PR_UNROLL
+        for (int i = 0; i < NW; i++)
+            w[i] = ((const uint32_t *)p)[i];
+    }
+#else
+    memcpy(w, p, 4 * NW); /* little-endian, as the GPU */
+#endif
+}
+
+template <int NW> PR_HD void pr_store(uint8_t *p, const uint32_t *w)
+{
+#ifdef __CUDA_ARCH__
+    if (NW % 4 == 0) {
+PR_UNROLL
+        for (int i = 0; i < NW / 4; i++)
+            ((uint4 *)p)[i] = make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]);
+    } else if (NW % 2 == 0) {
+PR_UNROLL
+        for (int i = 0; i < NW / 2; i++)
+            ((uint2 *)p)[i] = make_uint2(w[2 * i], w[2 * i + 1]);
+    } else {
+PR_UNROLL
+        for (int i = 0; i < NW; i++)
+            ((uint32_t *)p)[i] = w[i];
+    }
+#else
+    memcpy(p, w, 4 * NW);
+#endif
+}
+
+/* The bytes of word i that are NOT sites of the colour (offset OFF): kept as they are. */
+template <int C, int OFF> PR_HD uint32_t pr_keep_mask(int i)
+{
+    uint32_t keep = 0;
+    for (int b = 0; b < 4; b++)
+        if ((4 * i + b) % C != OFF)
+            keep |= 0xffu << (8 * b);
+    return keep;
+}
+
+/* ---- the loaded neighbourhood of one segment ---- */
+
+template <int NDIM, int NW> struct pr_rows {
+    uint32_t w[NW];          /* the segment */
+    uint32_t l[NW], r[NW];   /* x - 1, x + 1 */
+    uint32_t u[NW], d[NW];   /* y + 1, y - 1 */
+    uint32_t f[NDIM == 3 ? NW : 1], b[NDIM == 3 ? NW : 1]; /* z + 1, z - 1 */
+};
+
+/*
+ * Load segment s (row y, z; xs-th of its row) and its neighbour rows. OFF decides which
+ * byte across the segment's edge is needed: the one before it (OFF = 0: the first site
+ * looks left), the one after it (OFF = c - 1: the last site looks right); periodic in x.
+ * The other end's shifted-in byte feeds only sites of other colours (never used).
+ */
+template <int NDIM, int C, int NW, int OFF>
+PR_HD void pr_load_rows(const struct pr_geom &g, const uint8_t *own, uint32_t xs, uint32_t y,
+                        uint32_t z, pr_rows<NDIM, NW> &n)
+{
+    constexpr int W = 4 * NW;
+    pr_load<NW>(own, n.w);
+    pr_load<NW>(own + (y + 1 == g.ly ? g.y_up_wrap : g.y_up), n.u);
+    pr_load<NW>(own + (y == 0 ? g.y_dn_wrap : g.y_dn), n.d);
+    if (NDIM == 3) {
+        pr_load<NW>(own + (z + 1 == g.lz ? g.z_up_wrap : g.z_up), n.f);
+        pr_load<NW>(own + (z == 0 ? g.z_dn_wrap : g.z_dn), n.b);
+    }
+    uint32_t before = 0, after = 0;
+    if (OFF == 0)
+        before = own[xs == 0 ? (int64_t)g.lx - 1 : -1];
+    if (OFF == C - 1)
+        after = own[xs + 1 == g.spr ? (int64_t)W - (int64_t)g.lx : W];
+PR_UNROLL
+    for (int i = 0; i < NW; i++) {
+        n.l[i] = pr_shift_left(i > 0 ? n.w[i - 1] : before << 24, n.w[i]);
+        n.r[i] = pr_shift_right(n.w[i], i < NW - 1 ? n.w[i + 1] : after);
+    }
+}
+
+/* ---- heat bath through the threshold table ---- */
+
+/*
+ * Table variants: NT thresholds per site (2: q <= 3, 3: q = 4, 7: q <= 8); REPL: 8 copies
+ * of every 16-byte entry (base and up to 3 thresholds, compared one by one); HI: the index
+ * has a "hi" part. NT = 7 (2D, 5 <= q <= 8): 4096 entries, too many for copies, each split
+ * for a binary search (latmc_potts_heatbath_tree7): the 16-byte tops of all entries, then
+ * their 16-byte bottoms, of which a site reads one word; 20 bytes per site instead of 32,
+ * in fewer shared-memory wavefronts.
+ */
+template <int NT> struct pr_entry_words {
+    static const int value = NT <= 3 ? 4 : 8;
+};
+
+/* Entries of the table (radix^(2 ndim)) and its bytes in shared memory. */
+PR_HD int64_t pr_hb_table_entries(int ndim, uint32_t radix)
+{
+    int64_t e = 1;
+    for (int a = 0; a < 2 * ndim; a++)
+        e *= radix;
+    return e;
+}
+
+template <int NT, bool REPL> static inline size_t pr_hb_table_bytes(int ndim, uint32_t radix)
+{
+    return (size_t)pr_hb_table_entries(ndim, radix) * pr_entry_words<NT>::value * 4 *
+           (REPL ? 8 : 1);
+}
+
+/*
+ * Entry e of the table: the neighbour tuple with digits (x-, x+, y+, y-, z+, z-) of e in
+ * radix g.radix. Tuples with a digit >= q (radix 8 > q) cannot occur and are left unset.
+ */
+template <int NDIM, int NT, bool REPL>
+PR_HD void pr_hb_build_entry(const struct pr_geom &g, const struct latmc_potts_tables *t,
+                             uint32_t e, uint32_t *table)
+{
+    constexpr int NE = pr_entry_words<NT>::value;
+    uint8_t digit[2 * NDIM];
+    uint32_t rest = e;
+    for (int a = 0; a < 2 * NDIM; a++) {
+        digit[a] = (uint8_t)(rest % g.radix);
+        rest /= g.radix;
+        if (digit[a] >= g.q)
+            return;
+    }
+    /* the reference's order: x+, x-, y+, y-, z+, z- */
+    uint8_t nb[LATMC_POTTS_MAX_NB] = { digit[1], digit[0], digit[2], digit[3], 0, 0 };
+    if (NDIM == 3) {
+        nb[4] = digit[4];
+        nb[5] = digit[5];
+    }
+    uint8_t n_of[8] = { 0 }; /* q <= 8: indices are states < q */
+    uint32_t word[NE];
+    latmc_potts_heatbath_thresholds(t, g.q, nb, 2 * NDIM, n_of, word, NE);
+    if (NT == 7) { /* binary-search layout: tops of all entries, then their bottoms */
+        uint32_t top[4], bottom[4];
+        latmc_potts_heatbath_tree7(word, g.q, top, bottom);
+        for (int i = 0; i < 4; i++) {
+            table[(size_t)e * 4 + i] = top[i];
+            table[((size_t)g.entries + e) * 4 + i] = bottom[i];
+        }
+    } else if (REPL) {
+        for (int copy = 0; copy < 8; copy++)
+            for (int i = 0; i < NE; i++)
+                table[((size_t)e * 8 + copy) * NE + i] = word[i];
+    } else {
+        for (int i = 0; i < NE; i++)
+            table[(size_t)e * NE + i] = word[i];
+    }
+}
+
+/* The four words at byte offset `off` of the table (one 16-byte shared-memory load). */
+PR_HD void pr_entry4_at(const uint32_t *table, uint32_t off, uint32_t *v)
+{
+#ifdef __CUDA_ARCH__
+    const uint4 x = *(const uint4 *)((const char *)table + off);
+    v[0] = x.x; v[1] = x.y; v[2] = x.z; v[3] = x.w;
+#else
+    memcpy(v, (const char *)table + off, 16);
+#endif
+}
+
+/*
+ * One segment, heat bath. slot: the thread's table copy (thread index mod 8) for REPL.
+ * Returns how many sites changed.
+ */
+template <int NDIM, int C, int NW, int OFF, int NT, bool REPL, bool HI>
+PR_HD uint32_t pr_hb_segment(const struct pr_geom &g, uint8_t *spins, int64_t s, uint32_t xs,
+                             uint32_t y, uint32_t z, const uint32_t *table, uint32_t slot,
+                             const struct cuda_philox_keys &keys)
+{
+    constexpr int W = 4 * NW, B = NW / C;
+    uint8_t *const own = spins + W * s;
+    pr_rows<NDIM, NW> n;
+    pr_load_rows<NDIM, C, NW, OFF>(g, own, xs, y, z, n);
+
+    /* per byte: lo = the first digits of the tuple, hi = the rest (radix R) */
+    const uint32_t R = g.radix;
+    uint32_t lo[NW], hi[HI ? NW : 1];
+PR_UNROLL
+    for (int i = 0; i < NW; i++) {
+        if (NDIM == 2 && HI) { /* 2D, radix 8: lo = x-, x+; hi = y+, y- */
+            lo[i] = n.l[i] + R * n.r[i];
+            hi[i] = n.u[i] + R * n.d[i];
+        } else {
+            lo[i] = n.l[i] + R * (n.r[i] + R * (n.u[i] + R * n.d[i]));
+            if (HI)
+                hi[i] = n.f[i] + R * n.b[i];
+        }
+    }
+
+    uint32_t nw[NW];
+PR_UNROLL
+    for (int i = 0; i < NW; i++)
+        nw[i] = n.w[i] & pr_keep_mask<C, OFF>(i);
+PR_UNROLL
+    for (int blk = 0; blk < B; blk++) {
+        const latmc_philox_ctr u =
+            cuda_philox_update_draws(keys, (uint64_t)B * (uint64_t)s + blk, g.sweep,
+                                     (uint32_t)g.colour, LATMC_POTTS_SUB_HEATBATH);
+PR_UNROLL
+        for (int lane = 0; lane < 4; lane++) {
+            const int p = C * (4 * blk + lane) + OFF, wi = p / 4, sh = 8 * (p % 4);
+            uint32_t k;
+            if (NT == 7) {
+                /* 2D q <= 8: top of the entry (16 bytes), then one word of its bottom */
+                const uint32_t idx = ((lo[wi] >> sh) & 0xffu) + g.hi_mult * ((hi[wi] >> sh) & 0xffu);
+                uint32_t top[4];
+                pr_entry4_at(table, idx * 16, top);
+                k = (uint32_t)latmc_potts_heatbath_lookup_tree7(top, table + 4 * (g.entries + idx),
+                                                                u.v[lane]);
+            } else {
+                uint32_t e[4];
+                if (REPL && !HI) {
+                    /* byte offset of the entry's copy: idx * 128 + slot * 16, from lo directly */
+                    const uint32_t off = (sh >= 7 ? lo[wi] >> (sh - 7) : lo[wi] << (7 - sh)) & 0x7f80u;
+                    pr_entry4_at(table, off | slot << 4, e);
+                } else {
+                    uint32_t idx = (lo[wi] >> sh) & 0xffu;
+                    if (HI)
+                        idx += g.hi_mult * ((hi[wi] >> sh) & 0xffu);
+                    pr_entry4_at(table, REPL ? (idx * 8 + slot) * 16 : idx * 16, e);
+                }
+                /* the very lookup tests/unit/test_potts_thresholds.c checks against the scan */
+                k = (uint32_t)latmc_potts_heatbath_lookup(e, NT + 1, u.v[lane]);
+            }
+            nw[wi] += k << sh;
+        }
+    }
+    uint32_t changed = 0;
+PR_UNROLL
+    for (int i = 0; i < NW; i++) /* states < 8: a byte of the xor is 0 .. 7, no carries */
+        changed += pr_popc(((nw[i] ^ n.w[i]) + 0x7f7f7f7fu) & 0x80808080u);
+    pr_store<NW>(own, nw);
+    return changed;
+}
+
+/* ---- Metropolis ---- */
+
+/*
+ * The Metropolis thresholds in shared memory: entry 4 row + 2 a + b = the core's
+ * metropolis[row][a - b + 1] (row = dn + 2 ndim; a = min(old, 1), b = min(proposal, 1),
+ * so a - b = dz; a = b = 0 cannot occur), 16 copies: entry * 16 + copy.
+ */
+#define PR_METRO_ENTRIES (LATMC_POTTS_METRO_ROWS * 4)
+
+PR_HD uint64_t pr_metro_entry(const struct latmc_potts_tables *t, int entry)
+{
+    const int row = entry / 4, a = (entry / 2) % 2, b = entry % 2;
+    return t->metropolis[row][a - b + 1];
+}
+
+template <int NDIM, int C, int NW, int OFF>
+PR_HD uint32_t pr_metro_segment(const struct pr_geom &g, uint8_t *spins, int64_t s, uint32_t xs,
+                                uint32_t y, uint32_t z, const uint64_t *thr, uint32_t slot,
+                                const struct cuda_philox_keys &keys)
+{
+    constexpr int W = 4 * NW, B = NW / C;
+    uint8_t *const own = spins + W * s;
+    pr_rows<NDIM, NW> n;
+    pr_load_rows<NDIM, C, NW, OFF>(g, own, xs, y, z, n);
+    const uint32_t q = (uint32_t)g.q;
+
+    uint32_t nw[NW];
+PR_UNROLL
+    for (int i = 0; i < NW; i++)
+        nw[i] = n.w[i] & pr_keep_mask<C, OFF>(i);
+    uint32_t accepted = 0;
+PR_UNROLL
+    for (int blk = 0; blk < B; blk++) {
+        const uint64_t block = (uint64_t)B * (uint64_t)s + blk;
+        const latmc_philox_ctr u0 = cuda_philox_update_draws(keys, block, g.sweep,
+                                                             (uint32_t)g.colour,
+                                                             LATMC_POTTS_SUB_PROPOSE);
+        const latmc_philox_ctr u1 = cuda_philox_update_draws(keys, block, g.sweep,
+                                                             (uint32_t)g.colour,
+                                                             LATMC_POTTS_SUB_ACCEPT);
+PR_UNROLL
+        for (int lane = 0; lane < 4; lane++) {
+            const int p = C * (4 * blk + lane) + OFF, wi = p / 4, bi = p % 4, sh = 8 * bi;
+            const uint32_t old = (n.w[wi] >> sh) & 0xffu;
+            /* proposal (old + 1 + floor(u0 (q - 1) / 2^32)) mod q: at most 2q - 2, so one
+             * subtraction of q; as unsigned min(p, p - q) */
+            const uint32_t p1 = old + 1 + pr_umulhi(u0.v[lane], q - 1);
+            const uint32_t prop = pr_umin(p1, p1 - q);
+            /* the neighbours' states, one byte each: x-, x+, y+, y- */
+            const uint32_t sel = (uint32_t)bi | (uint32_t)(4 + bi) << 4;
+            const uint32_t nb = pr_perm(pr_perm(n.l[wi], n.r[wi], sel),
+                                        pr_perm(n.u[wi], n.d[wi], sel), 0x5410);
+            uint32_t neq_old = pr_bytes_differing(nb, old), neq_prop = pr_bytes_differing(nb, prop);
+            if (NDIM == 3) {
+                /* z+, z- and two bytes 0xff, which no state (< 255) equals: they count for
+                 * both and cancel in the difference */
+                const uint32_t nb2 = pr_perm(n.f[wi], n.b[wi], sel) | 0xffff0000u;
+                neq_old += pr_bytes_differing(nb2, old);
+                neq_prop += pr_bytes_differing(nb2, prop);
+            }
+            /* dn = n_prop - n_old = neq_old - neq_prop; the table's row dn + 2 ndim, its
+             * column from min(old, 1) and min(prop, 1) (dz = the first minus the second) */
+            const uint32_t key = (neq_old + 2 * NDIM - neq_prop) * 4 + pr_umin(old, 1) * 2 +
+                                 pr_umin(prop, 1);
+            const bool accept = u1.v[lane] < thr[key * 16 + slot];
+            accepted += accept;
+            nw[wi] += (accept ? prop : old) << sh;
+        }
+    }
+    pr_store<NW>(own, nw);
+    return accepted;
+}
+
+/* ---- one thread's segments ---- */
+
+/* off = (colour - y - z) mod c: the offset of the colour's sites in groups of c bytes. */
+template <int C> PR_HD int pr_offset(int colour, uint32_t y, uint32_t z)
+{
+    if (C == 2)
+        return (int)((colour + y + z) & 1u);
+    const int t = (int)((y % 3 + z % 3) % 3);
+    return colour >= t ? colour - t : colour + 3 - t;
+}
+
+/*
+ * Segments first, first + stride, ... of the lattice (stride as in g): the thread's share
+ * of a grid-stride loop. Segment s is the xs-th of row (y, z); a stride advances
+ * (xs, y, z) as a mixed-radix counter, without divisions.
+ */
+template <class Segment>
+PR_HD uint64_t pr_walk(const struct pr_geom &g, int64_t first, Segment segment)
+{
+    uint64_t count = 0;
+    if (first >= g.nseg)
+        return 0;
+    uint32_t xs = (uint32_t)(first % g.spr);
+    const int64_t row = first / g.spr;
+    uint32_t y = (uint32_t)(row % g.ly), z = (uint32_t)(row / g.ly);
+    for (int64_t s = first; s < g.nseg; s += g.stride) {
+        count += segment(s, xs, y, z);
+        xs += g.st_x;
+        y += g.st_y;
+        z += g.st_z;
+        if (xs >= g.spr) {
+            xs -= g.spr;
+            y++;
+        }
+        if (y >= g.ly) {
+            y -= g.ly;
+            z++;
+        }
+    }
+    return count;
+}
+
+/* The update of one segment with the template offset of its row. */
+template <int NDIM, int C, int NW, int NT, bool REPL, bool HI> struct pr_hb_step {
+    const struct pr_geom *g;
+    uint8_t *spins;
+    const uint32_t *table;
+    uint32_t slot;
+    const struct cuda_philox_keys *keys;
+    PR_HD uint32_t operator()(int64_t s, uint32_t xs, uint32_t y, uint32_t z) const
+    {
+        switch (pr_offset<C>(g->colour, y, z)) {
+        case 0:
+            return pr_hb_segment<NDIM, C, NW, 0, NT, REPL, HI>(*g, spins, s, xs, y, z, table, slot, *keys);
+        case 1:
+            return pr_hb_segment<NDIM, C, NW, 1, NT, REPL, HI>(*g, spins, s, xs, y, z, table, slot, *keys);
+        default:
+            return pr_hb_segment<NDIM, C, NW, C - 1, NT, REPL, HI>(*g, spins, s, xs, y, z, table, slot, *keys);
+        }
+    }
+};
+
+template <int NDIM, int C, int NW> struct pr_metro_step {
+    const struct pr_geom *g;
+    uint8_t *spins;
+    const uint64_t *thr;
+    uint32_t slot;
+    const struct cuda_philox_keys *keys;
+    PR_HD uint32_t operator()(int64_t s, uint32_t xs, uint32_t y, uint32_t z) const
+    {
+        switch (pr_offset<C>(g->colour, y, z)) {
+        case 0:
+            return pr_metro_segment<NDIM, C, NW, 0>(*g, spins, s, xs, y, z, thr, slot, *keys);
+        case 1:
+            return pr_metro_segment<NDIM, C, NW, 1>(*g, spins, s, xs, y, z, thr, slot, *keys);
+        default:
+            return pr_metro_segment<NDIM, C, NW, C - 1>(*g, spins, s, xs, y, z, thr, slot, *keys);
+        }
+    }
+};
+
+/* ---- which kernel (host) ---- */
+
+/* The widest segment the lattice allows: 16 or 8 bytes (2 colours), 24 or 12 (3). 0: none. */
+static inline int pr_words(const struct latmc_lattice *lat, int colours)
+{
+    if (colours == 2)
+        return lat->lx % 16 == 0 ? 4 : lat->lx % 8 == 0 ? 2 : 0;
+    return lat->lx % 24 == 0 ? 6 : lat->lx % 12 == 0 ? 3 : 0;
+}
+
+/* The heat bath has a table kernel for q <= 8 (2D) and q <= 4 (3D). */
+static inline bool pr_hb_table_q(int ndim, int q)
+{
+    return q <= (ndim == 2 ? 8 : 4);
+}
+
+/*
+ * Call r.hb<NDIM, C, NW, NT, REPL, HI>(g) or r.metro<NDIM, C, NW>(g) for the kernel that
+ * serves (g.ndim, colours, nw, g.q, algorithm), after setting the table radix in g. The
+ * one place that maps a lattice to a kernel: the launcher and the host test both use it.
+ * Heat-bath tables: 2D q <= 3 (NT 2) and q = 4 (NT 3): radix q, all four digits in "lo",
+ * 8 copies; 2D 5 <= q <= 8: radix 8, lo = x-, x+, hi = y+, y-, 32-byte entries, one copy;
+ * 3D q <= 3: radix q, lo = x-, x+, y+, y-, hi = z+, z-, 8 copies; 3D q = 4: the same
+ * digits, one copy.
+ */
+template <int NDIM, int C, int NW, class Runner>
+static auto pr_dispatch_rows(Runner &r, struct pr_geom &g, int algorithm)
+{
+    const int q = g.q;
+    if (algorithm != LATMC_ALGO_HEATBATH)
+        return r.template metro<NDIM, C, NW>(g);
+    if constexpr (NDIM == 2) {
+        if (q <= 4) {
+            g.radix = (uint32_t)q;
+            g.hi_mult = 0;
+            g.entries = (uint32_t)pr_hb_table_entries(NDIM, g.radix);
+            return q <= 3 ? r.template hb<NDIM, C, NW, 2, true, false>(g)
+                          : r.template hb<NDIM, C, NW, 3, true, false>(g);
+        }
+        g.radix = 8;
+        g.hi_mult = 64;
+        g.entries = (uint32_t)pr_hb_table_entries(NDIM, g.radix);
+        return r.template hb<NDIM, C, NW, 7, false, true>(g);
+    } else {
+        g.radix = (uint32_t)q;
+        g.hi_mult = (uint32_t)(q * q * q * q);
+        g.entries = (uint32_t)pr_hb_table_entries(NDIM, g.radix);
+        return q <= 3 ? r.template hb<NDIM, C, NW, 2, true, true>(g)
+                      : r.template hb<NDIM, C, NW, 3, false, true>(g);
+    }
+}
+
+template <int NDIM, class Runner>
+static auto pr_dispatch_dim(Runner &r, struct pr_geom &g, int colours, int nw, int algorithm)
+{
+    if (colours == 2)
+        return nw == 4 ? pr_dispatch_rows<NDIM, 2, 4>(r, g, algorithm)
+                       : pr_dispatch_rows<NDIM, 2, 2>(r, g, algorithm);
+    return nw == 6 ? pr_dispatch_rows<NDIM, 3, 6>(r, g, algorithm)
+                   : pr_dispatch_rows<NDIM, 3, 3>(r, g, algorithm);
+}
+
+template <class Runner>
+static auto pr_dispatch(Runner &r, struct pr_geom &g, int colours, int nw, int algorithm)
+{
+    return g.ndim == 2 ? pr_dispatch_dim<2>(r, g, colours, nw, algorithm)
+                       : pr_dispatch_dim<3>(r, g, colours, nw, algorithm);
+}
+
+/* ---- launch geometry (host) ---- */
+
+/*
+ * Fill g for segments of NW words and c colours, or return 0 when the lattice does not
+ * suit them (L_x not a multiple of the width, extents >= 2^31). stride: threads of the
+ * grid.
+ */
+static inline int pr_geom_init(struct pr_geom *g, const struct latmc_lattice *lat, int colours,
+                               int nw, int q, int colour, uint64_t sweep, int64_t stride)
+{
+    const int64_t w = 4 * nw;
+    if (nw % colours != 0 || lat->lx % w != 0 || lat->lx >= (INT64_C(1) << 31) ||
+        lat->ly >= (INT64_C(1) << 31) || lat->lz >= (INT64_C(1) << 31))
+        return 0;
+    memset(g, 0, sizeof *g);
+    g->ndim = lat->ndim;
+    g->q = q;
+    g->colour = colour;
+    g->lx = (uint32_t)lat->lx;
+    g->ly = (uint32_t)lat->ly;
+    g->lz = (uint32_t)lat->lz;
+    g->spr = (uint32_t)(lat->lx / w);
+    g->nseg = lat->nsites / w;
+    const int64_t lx = lat->lx, plane = lat->lx * lat->ly;
+    g->y_up = lx;
+    g->y_up_wrap = -(lat->ly - 1) * lx;
+    g->y_dn = -lx;
+    g->y_dn_wrap = (lat->ly - 1) * lx;
+    g->z_up = plane;
+    g->z_up_wrap = -(lat->lz - 1) * plane;
+    g->z_dn = -plane;
+    g->z_dn_wrap = (lat->lz - 1) * plane;
+    g->sweep = sweep;
+    g->stride = stride;
+    g->st_x = (uint32_t)(stride % g->spr);
+    const int64_t rows = stride / g->spr;
+    g->st_y = (uint32_t)(rows % lat->ly);
+    g->st_z = (uint32_t)(rows / lat->ly < lat->lz ? rows / lat->ly : lat->lz);
+    return 1;
+}
+
+/*
+ * Launch the row kernel for one colour where the lattice and the parameters suit it (L_x a
+ * multiple of 8 with 2 colours, of 12 with 3; heat bath: q <= 8 in 2D, q <= 4 in 3D):
+ * returns 1 and the launch status in *err; 0 (nothing launched) otherwise.
+ */
+extern "C" int cuda_potts_rows_sweep_colour(cudaStream_t stream, const struct latmc_lattice *lat,
+                                            uint8_t *spins, const struct latmc_potts_chain *chain,
+                                            uint64_t sweep, int colour,
+                                            unsigned long long *changed, cudaError_t *err);
+
+#endif
