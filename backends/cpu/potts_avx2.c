@@ -15,6 +15,8 @@
  *   v_blend32_odd, v_blend16_odd, v_blend8_odd: odd elements from the second operand
  *   v_even_offsets()       64-bit lanes 0, 2, 4, ...
  *   v_sum_u8               the sum of all bytes
+ *   count_reached8(t, ub)  of 8 signed words t[0..7] (32-byte aligned, not decreasing),
+ *                          how many are <= ub: the leading ones (scalar result)
  */
 #include <immintrin.h>
 #include <stdint.h>
@@ -85,6 +87,14 @@ static inline uint64_t v_sum_u8(vec a)
     const __m256i s = _mm256_sad_epu8(a, _mm256_setzero_si256());   /* 4 x 64-bit sums */
     const __m128i t = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
     return (uint64_t)_mm_cvtsi128_si64(t) + (uint64_t)_mm_extract_epi64(t, 1);
+}
+
+/* t > ub in the lanes past the leading ones: the mask's trailing zeros count them */
+static inline int count_reached8(const uint32_t *t, uint32_t ub)
+{
+    const __m256i gt = _mm256_cmpgt_epi32(_mm256_load_si256((const __m256i *)t),
+                                          _mm256_set1_epi32((int)ub));
+    return __builtin_ctz((unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(gt)) | 0x100u);
 }
 
 #include "potts_simd.h"

@@ -74,6 +74,13 @@ static inline uint64_t v_sum_u8(vec a)
     return (uint64_t)_mm512_reduce_add_epi64(_mm512_sad_epu8(a, _mm512_setzero_si512()));
 }
 
+static inline int count_reached8(const uint32_t *t, uint32_t ub)
+{
+    const __mmask8 gt = _mm256_cmpgt_epi32_mask(_mm256_load_si256((const __m256i *)t),
+                                                _mm256_set1_epi32((int)ub));
+    return __builtin_ctz((unsigned)gt | 0x100u);
+}
+
 #include "potts_simd.h"
 
 void cpu_potts_dsp_init_avx512(struct cpu_potts_dsp *dsp)

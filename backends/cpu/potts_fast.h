@@ -28,8 +28,10 @@
  * ceil(cum_k 2^32 / total) the first draw that reaches the cumulative weight cum_k
  * (lib/potts_thresholds.h, shared with the CUDA table kernels). U_k is tabulated per count
  * vector, indexed by hash = sum over neighbours of f(state), f = (2 ndim + 1, 1, 0) for
- * q = 3 and (1, 0) for q = 2. Larger q: the shared scalar rule per site, with vector
- * random numbers (documented in doc/PERFORMANCE.md).
+ * q = 3 and (1, 0) for q = 2. 4 <= q <= 9 on large lattices: per site, the thresholds of
+ * its neighbour tuple (struct cpu_potts_hb_table), compared with the draw in one 8-lane
+ * compare. Otherwise: the shared scalar rule per site, with vector random numbers
+ * (documented in doc/PERFORMANCE.md).
  */
 #ifndef LATMC_CPU_POTTS_FAST_H
 #define LATMC_CPU_POTTS_FAST_H
@@ -59,6 +61,28 @@ struct cpu_potts_fast_tables {
     int hb_vector;                          /* 1: q <= 3, the tables above are valid */
 };
 
+/*
+ * Heat bath, 4 <= q <= 9: for every tuple of neighbour states (x+, x-, y+, y-[, z+, z-],
+ * the digits of index = sum_d state_d q^d, q^(2 ndim) entries), the thresholds t_k of
+ * lib/potts_thresholds.h, k = 0 .. q-2, clamped to 2^32 - 1, XOR 2^31 (signed compares),
+ * padded to 8 words with 2^31 - 1 (never passed). The t_k do not decrease with k, so the
+ * new state is the number of leading words the draw reaches; a draw of 2^32 - 1 (the
+ * clamp) goes to the shared rule.
+ */
+struct cpu_potts_hb_table {
+    uint32_t *entry;                        /* entries x 8 words, 32-byte aligned, or NULL */
+    int64_t entries;
+};
+
+/* Whether a table pays for a lattice of nsites (it is rebuilt at each parameter change)
+ * and fits (q^(2 ndim) <= 8192); 0 otherwise. */
+int cpu_potts_hb_table_wanted(int ndim, int q, int64_t nsites);
+/* (Re)build for the core's tables; LATMC_OK, or LATMC_ENOMEM without a message (then
+ * h->entry is NULL and the kernels take the shared rule: only speed depends on it). */
+int cpu_potts_hb_table_build(struct cpu_potts_hb_table *h, const struct latmc_potts_tables *t,
+                             int ndim, int q);
+void cpu_potts_hb_table_free(struct cpu_potts_hb_table *h);
+
 /* Words of a Philox counter that are the same for every block of a pass with one value of
  * block >> 32, and the values the first rounds compute from them (potts_simd.h). */
 struct cpu_potts_philox {
@@ -76,6 +100,7 @@ struct cpu_potts_pass {
     uint8_t *sub[3];                        /* the colour arrays (split layout) */
     const struct latmc_potts_tables *tables;  /* for the scalar rule */
     const struct cpu_potts_fast_tables *fast;
+    const uint32_t *hb_entry;               /* struct cpu_potts_hb_table, or NULL */
     struct cpu_potts_philox rng[2];         /* sub 0 (proposal / heat bath), sub 1 (accept) */
     uint64_t seed, sweep;
     int scalar_every_site;                  /* tests: take the scalar rule at every site */

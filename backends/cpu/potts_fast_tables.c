@@ -3,7 +3,10 @@
  * integer tables (lib/potts.h) exactly like the reference rule uses them, and the uniform
  * part of the Philox counters of one pass. Level-independent C.
  */
+#include <stdlib.h>
 #include <string.h>
+
+#include "error.h" /* LATMC_* codes */
 
 #include "potts_fast.h"
 #include "potts_thresholds.h"
@@ -93,6 +96,65 @@ void cpu_potts_fast_tables_build(struct cpu_potts_fast_tables *f,
     memset(f, 0, sizeof *f);
     metropolis_tables(f, t, ndim);
     heatbath_tables(f, t, ndim, q);
+}
+
+static int64_t hb_table_entries(int ndim, int q)
+{
+    int64_t e = 1;
+    for (int d = 0; d < 2 * ndim; d++)
+        e *= q;
+    return e;
+}
+
+int cpu_potts_hb_table_wanted(int ndim, int q, int64_t nsites)
+{
+    if (q < 4 || q > 9)
+        return 0;
+    const int64_t entries = hb_table_entries(ndim, q);
+    /* ~0.2 us per entry to build: at least 64 sites per entry keeps a rebuild below the
+     * cost of one sweep */
+    return entries <= 8192 && nsites >= 64 * entries;
+}
+
+int cpu_potts_hb_table_build(struct cpu_potts_hb_table *h, const struct latmc_potts_tables *t,
+                             int ndim, int q)
+{
+    const int64_t entries = hb_table_entries(ndim, q);
+    if (h->entries != entries) {
+        cpu_potts_hb_table_free(h);
+        h->entry = aligned_alloc(32, (size_t)entries * 8 * sizeof(uint32_t));
+        if (!h->entry)
+            return LATMC_ENOMEM;   /* not an error of any call: the kernels go without */
+        h->entries = entries;
+    }
+    uint8_t n_of[LATMC_POTTS_MAX_Q + 1];
+    memset(n_of, 0, sizeof n_of);
+    for (int64_t e = 0; e < entries; e++) {
+        uint8_t nb[LATMC_POTTS_MAX_NB];
+        int64_t rest = e;
+        for (int d = 0; d < 2 * ndim; d++) {
+            nb[d] = (uint8_t)(rest % q);
+            rest /= q;
+        }
+        uint32_t word[9];
+        latmc_potts_heatbath_thresholds(t, q, nb, 2 * ndim, n_of, word, q);
+        uint32_t *out = h->entry + 8 * e;
+        for (int k = 0; k < 8; k++) {
+            uint64_t thr = UINT32_MAX;                     /* padding: never passed */
+            if (k + 1 < q)
+                thr = (uint32_t)k < word[0] ? 0 : word[1 + k] ? (UINT64_C(1) << 32) - word[1 + k]
+                                                             : UINT32_MAX;
+            out[k] = (uint32_t)thr ^ 0x80000000u;
+        }
+    }
+    return LATMC_OK;
+}
+
+void cpu_potts_hb_table_free(struct cpu_potts_hb_table *h)
+{
+    free(h->entry);
+    h->entry = NULL;
+    h->entries = 0;
 }
 
 /*

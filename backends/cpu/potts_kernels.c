@@ -23,6 +23,7 @@ struct potts_state {
     struct cpu_potts_split split;         /* SIMD levels */
     struct latmc_potts_tables made_from;  /* the tables `fast` was derived from */
     struct cpu_potts_fast_tables fast;
+    struct cpu_potts_hb_table hb;         /* heat bath 4 <= q <= 9 on large lattices */
     int fast_valid;
     int scalar_every_site;                /* cpu_potts_set_scalar_every_site() */
 };
@@ -65,6 +66,8 @@ static void free_states(struct potts_state *ps)
     free(ps->spins);
     ps->spins = NULL;
     cpu_potts_split_free(&ps->split);
+    cpu_potts_hb_table_free(&ps->hb);
+    ps->fast_valid = 0;
 }
 
 static int potts_create(latmc_sim *sim, struct cpu_state *st)
@@ -117,6 +120,9 @@ static const struct cpu_potts_fast_tables *fast_tables(latmc_sim *sim, struct po
     const struct latmc_potts_tables *t = sim->model_data;
     if (!ps->fast_valid || memcmp(&ps->made_from, t, sizeof *t) != 0) {
         cpu_potts_fast_tables_build(&ps->fast, t, sim->desc.ndim, sim->desc.q);
+        if (sim->desc.algorithm == LATMC_ALGO_HEATBATH &&
+            cpu_potts_hb_table_wanted(sim->desc.ndim, sim->desc.q, sim->nsites))
+            (void)cpu_potts_hb_table_build(&ps->hb, t, sim->desc.ndim, sim->desc.q);
         ps->made_from = *t;
         ps->fast_valid = 1;
     }
@@ -171,6 +177,7 @@ static uint64_t split_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep
         pass_geometry(sim, st, col, p);
         p->tables = sim->model_data;
         p->fast = fast;
+        p->hb_entry = ps->hb.entry;
         p->seed = sim->desc.seed;
         p->sweep = sweep;
         for (uint32_t s = 0; s < 2; s++)

@@ -298,9 +298,39 @@ static __attribute__((noinline)) void scalar_lanes(const struct cpu_potts_pass *
     }
 }
 
+/*
+ * Heat bath of 4 <= q <= 9 from the neighbour-tuple table (struct cpu_potts_hb_table):
+ * every valid lane, one 8-word compare each; a draw of 2^32 - 1 takes the shared rule.
+ */
+static __attribute__((noinline)) void table_lanes(const struct cpu_potts_pass *p,
+                                                  uint64_t lanes, int nnb, struct chunk_copy *c)
+{
+    uint8_t n_of[LATMC_POTTS_MAX_Q + 1];
+    memset(n_of, 0, sizeof n_of);
+    const uint32_t q = (uint32_t)p->q;
+    while (lanes) {
+        const int lane = __builtin_ctzll(lanes);
+        lanes &= lanes - 1;
+        const uint32_t u = c->u0[lane & 3][lane >> 2];
+        uint32_t index = 0;
+        for (int d = nnb - 1; d >= 0; d--)
+            index = index * q + c->nb[d][lane];
+        if (u != UINT32_MAX) {
+            c->result[lane] = (uint8_t)count_reached8(p->hb_entry + 8 * (size_t)index,
+                                                      u ^ 0x80000000u);
+        } else {
+            uint8_t nbl[LATMC_POTTS_MAX_NB];
+            for (int d = 0; d < nnb; d++)
+                nbl[d] = c->nb[d][lane];
+            c->result[lane] = (uint8_t)latmc_potts_heatbath(p->tables, p->q, nbl, nnb, u, n_of);
+        }
+    }
+}
+
 /* The same, from the chunk's vectors (kept out of memory on the common path). */
-INLINE vec redo_lanes(const struct cpu_potts_pass *p, uint64_t lanes, int metropolis, int nnb,
-                      const vec nb[6], vec s, const vec u0[4], const vec u1[4], vec result)
+INLINE vec redo_lanes(const struct cpu_potts_pass *p, uint64_t lanes, int metropolis,
+                      int table, int nnb, const vec nb[6], vec s, const vec u0[4],
+                      const vec u1[4], vec result)
 {
     struct chunk_copy c;
     for (int d = 0; d < nnb; d++)
@@ -312,7 +342,10 @@ INLINE vec redo_lanes(const struct cpu_potts_pass *p, uint64_t lanes, int metrop
         if (metropolis)
             v_store(c.u1[l], u1[l]);
     }
-    scalar_lanes(p, lanes, metropolis, nnb, &c);
+    if (table)
+        table_lanes(p, lanes, nnb, &c);
+    else
+        scalar_lanes(p, lanes, metropolis, nnb, &c);
     return v_load(c.result);
 }
 
@@ -323,7 +356,7 @@ enum {
     /* Metropolis proposals: q = 2 (always the other state), q - 1 a power of two (top bits
      * of the draw), any q (a 32 x 32 -> 64-bit multiply) */
     PROPOSE_Q2 = 0, PROPOSE_POW2, PROPOSE_ANY,
-    /* heat bath: q = 2 and q = 3 in vectors, larger q by the scalar rule per site */
+    /* heat bath: q = 2 and q = 3 in vectors, larger q per site (table or shared rule) */
     HB_Q2 = 0, HB_Q3, HB_SCALAR,
 };
 
@@ -462,7 +495,7 @@ INLINE uint64_t pass_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
             philox_chunk(&rng[0], (uint32_t)block, u0);
             if (kind == HB_SCALAR) {
                 result = s;
-                tie = valid;                           /* every site by the scalar rule */
+                tie = valid;              /* every site: the tuple table or the shared rule */
             } else {
                 vec hash = v_shuffle8(hb_f, nb[0]);
                 for (int d = 1; d < nnb; d++)
@@ -488,7 +521,10 @@ INLINE uint64_t pass_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
             tie = valid;
         const uint64_t redo = m_bits(m_and(tie, valid));
         if (redo)
-            result = redo_lanes(p, redo, metropolis, nnb, nb, s, u0, u1, result);
+            result = redo_lanes(p, redo, metropolis,
+                                !metropolis && kind == HB_SCALAR && p->hb_entry &&
+                                    !p->scalar_every_site,
+                                nnb, nb, s, u0, u1, result);
 
         v_store(own + j0, result);   /* lanes past jend land in the padding */
         equal = v_add_m(equal, m_and(m_eq8(result, s), valid));

@@ -181,6 +181,14 @@ EMU uint64_t v_sum_u8(vec a)
     return s;
 }
 
+EMU int count_reached8(const uint32_t *t, uint32_t ub)
+{
+    int k = 0;
+    while (k < 8 && (int32_t)t[k] <= (int32_t)ub)
+        k++;
+    return k;
+}
+
 #include "potts_simd.h"
 
 void potts_emu512_dsp_init(struct cpu_potts_dsp *dsp)

@@ -9,7 +9,8 @@
  * emulated in plain C ("emu512", potts_emu512.c).
  *
  * Besides the chains: the fast tables against the reference rule itself (every threshold
- * of every neighbour count vector separates the draws the rule sends above and below it).
+ * of every neighbour count vector separates the draws the rule sends above and below it),
+ * and the heat-bath table of 4 <= q <= 9 the same way for every neighbour tuple.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -95,6 +96,13 @@ static const struct chain_case cases[] = {
     { 3, { 8, 8, 8 }, 3, METRO, 40, 1, -1, RANDOM, 4, 41, 1, 0 },
     { 3, { 8, 8, 8 }, 3, HB, 40, 1, -1, RANDOM, 4, 42, 1, 0 },
     { 3, { 8, 8, 8 }, 2, HB, 7.4, 1, 3, HOT, 4, 43, 1, 0 },
+    /* heat bath 4 <= q <= 9 by the neighbour-tuple table (lattices of at least 64 sites
+     * per entry): h != 0, J < 0, weights 0 at large beta */
+    { 2, { 128, 128 }, 4, HB, 0.9, 1, 0.3, HOT, 3, 48, 1, 0 },
+    { 2, { 128, 128 }, 4, HB, 60, -1, -0.5, RANDOM, 3, 49, 2, 0 },
+    { 2, { 512, 512 }, 8, HB, 1.1, 1, -0.2, RANDOM, 2, 50, 2, 0 },
+    { 2, { 648, 648 }, 9, HB, 0.05, 1, 1.5, HOT, 2, 51, 1, 0 },
+    { 3, { 64, 64, 64 }, 4, HB, 0.4, 1, 0.1, HOT, 2, 52, 3, 0 },
     /* the scalar rule on every site */
     { 2, { 64, 34 }, 3, METRO, 0.7, 1, 0.2, HOT, 4, 44, 1, 1 },
     { 2, { 64, 34 }, 3, HB, 0.7, 1, 0.2, HOT, 4, 45, 1, 1 },
@@ -104,21 +112,26 @@ static const struct chain_case cases[] = {
 
 /*
  * Draws of exactly 2^32 - 1, found by search, on colour 0 of sweep 0 (a 16 x 8 lattice has
- * 64 sites per colour, blocks 0 .. 15): where a threshold is 2^32 (Metropolis at beta = 0;
- * the heat bath of a cold start at large beta, whose other states weigh 0) this draw is
- * the one that a threshold clamped to 32 bits would decide wrongly.
+ * 64 sites per colour, blocks 0 .. 15; any larger one has the same first 64 sites): where a
+ * threshold is 2^32 (Metropolis at beta = 0; the heat bath of a cold start at large beta,
+ * whose other states weigh 0) this draw is the one that a threshold clamped to 32 bits
+ * would decide wrongly.
  */
 struct ones_case {
     uint64_t seed;
     int64_t block;
     int lane;
     int algorithm;
+    int q;
+    int64_t extent;    /* L x L/2; 128 x 64 and larger take the heat-bath table for q = 4 */
 };
 static const struct ones_case ones_cases[] = {
-    { 36996439, 8, 0, METRO },      /* acceptance draw (sub 1) of site j = 32 */
-    { 111840233, 14, 1, METRO },    /* j = 57 */
-    { 39896521, 15, 1, HB },        /* heat-bath draw (sub 0) of site j = 61 */
-    { 40222668, 9, 2, HB },         /* j = 38 */
+    { 36996439, 8, 0, METRO, 3, 16 },      /* acceptance draw (sub 1) of site j = 32 */
+    { 111840233, 14, 1, METRO, 3, 16 },    /* j = 57 */
+    { 39896521, 15, 1, HB, 3, 16 },        /* heat-bath draw (sub 0) of site j = 61 */
+    { 40222668, 9, 2, HB, 3, 16 },         /* j = 38 */
+    { 39896521, 15, 1, HB, 4, 256 },       /* the same draws, heat-bath table of q = 4 */
+    { 40222668, 9, 2, HB, 4, 256 },
 };
 
 static latmc_sim *make_sim(latmc_ctx *ctx, const char *level, const struct chain_case *c,
@@ -308,8 +321,8 @@ static void test_all_ones_draws(void **state)
              * Heat bath from a cold start at beta = 50: the other states weigh 0, the
              * reference keeps state 0 even for this draw. */
             const struct chain_case c = {
-                2, { 16, 8 }, 3, o->algorithm, metro ? 0 : 50, 1, 0, metro ? HOT : COLD, 1,
-                o->seed, 1, 0,
+                2, { o->extent, o->extent / 2 }, o->q, o->algorithm, metro ? 0 : 50, 1, 0,
+                metro ? HOT : COLD, 1, o->seed, 1, 0,
             };
             run_case(ctx, &levels[l], &c);
         }
@@ -395,10 +408,74 @@ static void test_fast_tables(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/*
+ * The heat-bath table of 4 <= q <= 9 (struct cpu_potts_hb_table) against the shared rule:
+ * for every neighbour tuple, the draws just below and at each stored threshold give the
+ * rule's state when counted as the kernels count (leading words <= the biased draw).
+ */
+static int table_state(const uint32_t *entry, uint32_t u)
+{
+    int k = 0;
+    while (k < 8 && (int32_t)entry[k] <= (int32_t)(u ^ 0x80000000u))
+        k++;
+    return k;
+}
+
+static void test_hb_table(void **state)
+{
+    (void)state;
+    const double params[][3] = {
+        { 0.6667, 1, 0 }, { 0.3, -1, 0.5 }, { 50, 1, 0.2 }, { 0, 1, 0 }, { 7.4, 1, -3 },
+    };
+    const int shapes[][2] = { { 2, 4 }, { 2, 5 }, { 2, 8 }, { 2, 9 }, { 3, 4 } };
+    latmc_ctx *ctx;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    for (size_t ci = 0; ci < sizeof shapes / sizeof shapes[0]; ci++)
+        for (size_t pi = 0; pi < sizeof params / sizeof params[0]; pi++) {
+            const int ndim = shapes[ci][0], q = shapes[ci][1];
+            const struct chain_case c = { ndim, { 4, 4, 4 }, q, HB, params[pi][0],
+                                          params[pi][1], params[pi][2], COLD, 0, 1, 1, 0 };
+            latmc_sim *sim = make_sim(ctx, "c", &c, 1);
+            const struct latmc_potts_tables *t = sim->model_data;
+            struct cpu_potts_hb_table h = { NULL, 0 };
+            assert_int_equal(cpu_potts_hb_table_build(&h, t, ndim, q), LATMC_OK);
+            uint8_t n_of[LATMC_POTTS_MAX_Q + 1];
+            memset(n_of, 0, sizeof n_of);
+            for (int64_t e = 0; e < h.entries; e++) {
+                uint8_t nb[LATMC_POTTS_MAX_NB];
+                int64_t rest = e;
+                for (int d = 0; d < 2 * ndim; d++) {
+                    nb[d] = (uint8_t)(rest % q);
+                    rest /= q;
+                }
+                const uint32_t *entry = h.entry + 8 * e;
+                for (int k = 0; k < 8; k++) {
+                    const uint32_t thr = entry[k] ^ 0x80000000u;
+                    if (k + 1 >= q) {
+                        assert_int_equal(thr, UINT32_MAX);   /* padding */
+                        continue;
+                    }
+                    const uint32_t probe[2] = { thr ? thr - 1 : 0, thr };
+                    for (int i = 0; i < 2; i++) {
+                        if (probe[i] == UINT32_MAX)
+                            continue;                        /* the shared rule's draw */
+                        assert_int_equal(table_state(entry, probe[i]),
+                                         latmc_potts_heatbath(t, q, nb, 2 * ndim, probe[i],
+                                                              n_of));
+                    }
+                }
+            }
+            cpu_potts_hb_table_free(&h);
+            latmc_sim_destroy(&sim);
+        }
+    latmc_ctx_destroy(&ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fast_tables),
+        cmocka_unit_test(test_hb_table),
         cmocka_unit_test(test_chains),
         cmocka_unit_test(test_all_ones_draws),
     };
