@@ -20,6 +20,8 @@ need pkgconf         command -v pkg-config
 need libcmocka-dev   pkg-config --exists cmocka
 need binutils        command -v readelf
 need abigail-tools   command -v abidiff
+# SIMDe: the AVX-512 kernels are also tested on CPUs without AVX-512, emulated (kernels suite)
+need libsimde-dev    test -f /usr/include/simde/x86/avx512.h
 
 if [ -z "$missing" ]; then
     echo "install-deps: everything needed is installed"
