@@ -25,6 +25,7 @@
 #include <latmc/latmc.h>
 
 #include "cpu_features.h"
+#include "simd_levels.h"
 #include "sim_helpers.h"
 
 struct heis_case {
@@ -35,23 +36,6 @@ struct heis_case {
     int sweeps, threads;
     int zero_couplings;   /* every third coupling set to 0 */
 };
-
-static const char *level_name[] = { "avx2", "avx512" };
-static const unsigned level_flag[] = { CPU_FLAG_AVX2, CPU_FLAG_AVX2 | CPU_FLAG_AVX512 };
-/* Which levels this build has kernels for (meson passes the library's LATMC_HAVE_*). */
-#ifndef LATMC_HAVE_AVX2
-#define LATMC_HAVE_AVX2 0
-#endif
-#ifndef LATMC_HAVE_AVX512
-#define LATMC_HAVE_AVX512 0
-#endif
-static const int level_built[] = { LATMC_HAVE_AVX2, LATMC_HAVE_AVX512 };
-
-/* A level is compared when it is built and the CPU has it. */
-static int level_runs(int level)
-{
-    return level_built[level] && (cpu_flags_detected() & level_flag[level]) == level_flag[level];
-}
 
 static latmc_sim *make(latmc_ctx *ctx, const struct heis_case *c, const char *mask, int threads)
 {
@@ -169,7 +153,7 @@ static void run_case(const struct heis_case *c, int level)
 
 static void run_all_levels(const struct heis_case *cases, size_t ncases)
 {
-    for (int level = 0; level < 2; level++) {
+    for (int level = 0; level < SIMD_LEVELS; level++) {
         if (!level_runs(level))
             continue;
         for (size_t i = 0; i < ncases; i++)
@@ -235,7 +219,7 @@ static void heisenberg_threads(void **state)
 int main(void)
 {
     int any = 0;
-    for (int level = 0; level < 2; level++) {
+    for (int level = 0; level < SIMD_LEVELS; level++) {
         const int ok = level_runs(level);
         any |= ok;
         printf("heisenberg kernels: level %s %s\n", level_name[level],

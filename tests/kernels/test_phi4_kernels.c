@@ -26,6 +26,7 @@
 #include <latmc/latmc.h>
 
 #include "cpu_features.h"
+#include "simd_levels.h"
 #include "sim_helpers.h"
 
 struct phi4_case {
@@ -37,23 +38,6 @@ struct phi4_case {
     int threads;       /* at the SIMD level; the C reference always runs on 1 */
     int field;         /* 0: uniform (-2, 2); 1: with edge values; 2: cold */
 };
-
-static const char *level_name[] = { "avx2", "avx512" };
-static const unsigned level_flag[] = { CPU_FLAG_AVX2, CPU_FLAG_AVX2 | CPU_FLAG_AVX512 };
-/* Which levels this build has kernels for (meson passes the library's LATMC_HAVE_*). */
-#ifndef LATMC_HAVE_AVX2
-#define LATMC_HAVE_AVX2 0
-#endif
-#ifndef LATMC_HAVE_AVX512
-#define LATMC_HAVE_AVX512 0
-#endif
-static const int level_built[] = { LATMC_HAVE_AVX2, LATMC_HAVE_AVX512 };
-
-/* A level is compared when it is built and the CPU has it. */
-static int level_runs(int level)
-{
-    return level_built[level] && (cpu_flags_detected() & level_flag[level]) == level_flag[level];
-}
 
 static latmc_sim *make(latmc_ctx *ctx, const struct phi4_case *c, const char *mask, int threads)
 {
@@ -163,7 +147,7 @@ static void run_case(const struct phi4_case *c, int level)
 
 static void run_all_levels(const struct phi4_case *cases, size_t ncases)
 {
-    for (int level = 0; level < 2; level++) {
+    for (int level = 0; level < SIMD_LEVELS; level++) {
         if (!level_runs(level))
             continue;
         for (size_t i = 0; i < ncases; i++)
@@ -226,7 +210,7 @@ static void phi4_edges(void **state)
 int main(void)
 {
     int any = 0;
-    for (int level = 0; level < 2; level++) {
+    for (int level = 0; level < SIMD_LEVELS; level++) {
         const int ok = level_runs(level);
         any |= ok;
         printf("phi4 kernels: level %s %s\n", level_name[level],
