@@ -87,26 +87,33 @@ unsigned cpu_flags_detected(void)
 
 /* The mask is read at every call, not once: a program (latmc-bench) may create sims at
  * different levels, one after the other, by setting the variable in between. */
+/* The mask LATMC_CPU_MASK asks for (all flags when unset); -1 when it is malformed. The
+ * variable's value, or NULL, in *env. */
+static int env_mask(unsigned *mask, const char **env)
+{
+    *mask = CPU_FLAG_ALL;
+    *env = getenv("LATMC_CPU_MASK");
+    return *env ? cpu_mask_parse(*env, mask) : 0;
+}
+
 int cpu_flags(unsigned *flags)
 {
-    unsigned mask = CPU_FLAG_ALL;
-    const char *env = getenv("LATMC_CPU_MASK");
-    *flags = cpu_flags_detected();
-    if (env && cpu_mask_parse(env, &mask) < 0) {
-        *flags = 0;
+    unsigned mask;
+    const char *env;
+    *flags = 0;
+    if (env_mask(&mask, &env) < 0)
         return latmc_fail(LATMC_EINVAL, "LATMC_CPU_MASK=\"%.40s\": not a SIMD level (c, avx2, "
                           "avx512) or a number", env);
-    }
-    *flags &= mask;
+    *flags = cpu_flags_detected() & mask;
     return LATMC_OK;
 }
 
 const char *cpu_status(void)
 {
     static _Thread_local char text[160];
-    const char *env = getenv("LATMC_CPU_MASK");
-    unsigned mask = CPU_FLAG_ALL;
-    const int bad = env && cpu_mask_parse(env, &mask) < 0;
+    unsigned mask;
+    const char *env;
+    const int bad = env_mask(&mask, &env) < 0;
     snprintf(text, sizeof text, "built in; SIMD level %s (the CPU has %s%s%.40s%s)",
              bad ? "none: sims are refused" : cpu_level_name(cpu_flags_detected() & mask),
              cpu_level_name(cpu_flags_detected()), env ? ", LATMC_CPU_MASK=" : "",

@@ -218,15 +218,7 @@ static void heisenberg_threads(void **state)
 
 int main(void)
 {
-    int any = 0;
-    for (int level = 0; level < SIMD_LEVELS; level++) {
-        const int ok = level_runs(level);
-        any |= ok;
-        printf("heisenberg kernels: level %s %s\n", level_name[level],
-               ok ? "present: compared with the C reference"
-                  : level_built[level] ? "not on this CPU: skipped" : "not built: skipped");
-    }
-    if (!any)
+    if (!report_levels("heisenberg kernels"))
         return 77;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(heisenberg_extents),

@@ -209,15 +209,7 @@ static void phi4_edges(void **state)
 
 int main(void)
 {
-    int any = 0;
-    for (int level = 0; level < SIMD_LEVELS; level++) {
-        const int ok = level_runs(level);
-        any |= ok;
-        printf("phi4 kernels: level %s %s\n", level_name[level],
-               ok ? "present: compared with the C reference"
-                  : level_built[level] ? "not on this CPU: skipped" : "not built: skipped");
-    }
-    if (!any)
+    if (!report_levels("phi4 kernels"))
         return 77;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(phi4_2d),
