@@ -2,42 +2,6 @@
 #include "cuda_backend.h"
 #include "heisenberg_cuda.h"
 
-/* ---- Ising ---- */
-
-static int ising_colours(const latmc_sim_desc *d)
-{
-    (void)d;
-    return 2;
-}
-
-static cudaError_t ising_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
-{
-    return cuda_ising_hot_start(cs->stream, cs->spins, sim->nsites, sim->desc.seed);
-}
-
-static cudaError_t ising_sweep_colour(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
-                                      int colour)
-{
-    return cuda_ising_sweep_colour(cs->stream, &cs->lattice, cs->spins, cs->tables,
-                                   sim->desc.algorithm, sim->desc.seed, sweep, colour,
-                                   cs->changed);
-}
-
-static cudaError_t ising_measure(const latmc_sim *sim, struct cuda_sim *cs)
-{
-    (void)sim;
-    return cuda_ising_measure(cs->stream, &cs->lattice, cs->spins, cs->sums);
-}
-
-static const struct cuda_model_kernels cuda_ising_kernels = {
-    .model = LATMC_MODEL_ISING,
-    .cold_byte = 1, /* +1 */
-    .colours = ising_colours,
-    .hot_start = ising_hot_start,
-    .sweep_colour = ising_sweep_colour,
-    .measure = ising_measure,
-};
-
 /* ---- Potts ---- */
 
 static int potts_colours(const latmc_sim_desc *d)
@@ -80,6 +44,7 @@ static const struct cuda_model_kernels cuda_potts_kernels = {
     .measure = potts_measure,
 };
 
+extern const struct cuda_model_kernels cuda_ising_kernels; /* cuda_ising.c */
 extern const struct cuda_model_kernels cuda_phi4_kernels; /* cuda_phi4.c */
 
 const struct cuda_model_kernels *cuda_model_kernels_get(int model)

@@ -40,4 +40,78 @@ cuda_philox_update_draws(const struct cuda_philox_keys &keys, uint64_t block, ui
     return c;
 }
 
+/*
+ * The same draws with the first two rounds folded where their inputs are shared. For
+ * the blocks of one (sweep, stream, phase, sub) whose numbers agree in bits 32..47 (a
+ * "group", e.g. the consecutive blocks of one thread), only c0 differs, so:
+ *   round 1: M1 * c2 is the same for all (c2 = the sweep's low word): hoisted to the host,
+ *            and c0' = hi(M1 c2) ^ c1 ^ k0 is the same for the group;
+ *   round 2: M0 * c0' is the same for the group: one product per group;
+ * leaving one wide multiply in each of the first two rounds per block: 18 instead of 20,
+ * and no per-block counter assembly. Exactly latmc_rng_block's outputs (a host test
+ * checks it: tests/backends/test_philox_folded_host.cu).
+ */
+struct cuda_philox_folded {
+    struct cuda_philox_keys keys;
+    uint32_t c1_high;     /* (sweep >> 32) << 16: c1 without the block's bits 32..47 */
+    uint32_t p1_hi_k0;    /* hi(M1 c2) ^ k0.v[0] */
+    uint32_t p1_lo_k1;    /* lo(M1 c2) ^ k1.v[0] */
+    uint32_t c3_k0;       /* c3 ^ k0.v[1] */
+};
+
+struct cuda_philox_group {
+    uint32_t v;           /* hi(M0 c0') ^ k1.v[1] */
+    uint32_t w;           /* lo(M0 c0') */
+};
+
+static inline struct cuda_philox_folded cuda_philox_fold(uint64_t seed, uint64_t sweep,
+                                                         uint32_t stream, uint32_t phase,
+                                                         uint32_t sub)
+{
+    struct cuda_philox_folded f;
+    f.keys = cuda_philox_round_keys(seed);
+    const latmc_philox_ctr c = latmc_rng_counter(0, sweep, stream, phase, sub);
+    const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * c.v[2];
+    f.c1_high = c.v[1];
+    f.p1_hi_k0 = (uint32_t)(p1 >> 32) ^ f.keys.k[0].v[0];
+    f.p1_lo_k1 = (uint32_t)p1 ^ f.keys.k[1].v[0];
+    f.c3_k0 = c.v[3] ^ f.keys.k[0].v[1];
+    return f;
+}
+
+/* The group of block numbers sharing block >> 32 with `block`. */
+__host__ __device__ __forceinline__ struct cuda_philox_group
+cuda_philox_group_of(const struct cuda_philox_folded &f, uint64_t block)
+{
+    const uint32_t c1 = f.c1_high | ((uint32_t)(block >> 32) & 0xffffu);
+    const uint64_t p0 = (uint64_t)LATMC_PHILOX_M0 * (f.p1_hi_k0 ^ c1);
+    struct cuda_philox_group g;
+    g.v = (uint32_t)(p0 >> 32) ^ f.keys.k[1].v[1];
+    g.w = (uint32_t)p0;
+    return g;
+}
+
+/* The draws of block `block` of the group g (its low 32 bits are enough). */
+__host__ __device__ __forceinline__ latmc_philox_ctr
+cuda_philox_folded_draws(const struct cuda_philox_folded &f, const struct cuda_philox_group &g,
+                         uint32_t block_low)
+{
+    /* round 1: only the c0 product is per block */
+    const uint64_t p0 = (uint64_t)LATMC_PHILOX_M0 * block_low;
+    const uint32_t r1_2 = (uint32_t)(p0 >> 32) ^ f.c3_k0, r1_3 = (uint32_t)p0;
+    /* round 2: only the c2 product is per block */
+    const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * r1_2;
+    latmc_philox_ctr c;
+    c.v[0] = (uint32_t)(p1 >> 32) ^ f.p1_lo_k1;
+    c.v[1] = (uint32_t)p1;
+    c.v[2] = g.v ^ r1_3;
+    c.v[3] = g.w;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int round = 2; round < 10; round++)
+        c = latmc_philox_round(c, f.keys.k[round]);
+    return c;
+}
+
 #endif

@@ -261,6 +261,16 @@ static void ising_2d(void **state)
               1, 0.05, 0.3, 1, 0),
         ISING("Ising 2D 1030x516 Metropolis (fallback)", 2, 1030, 516, 0, METRO, 77, 0.4406868, 1,
               0, 0.5, -1, 0.1),
+        /* The CUDA multi-spin coded kernels (L_x % 16 == 0: 4 words per thread where
+         * L_x % 64 == 0, 2 where L_x % 32 == 0, else 1; 16x2, 64x4, 512x384 and 1024x1030
+         * above take them too), and the switch between them and the byte kernels when beta
+         * is so large that a threshold leaves 32 bits (Metropolis 0, heat bath 2^32). */
+        ISING("Ising 2D 32x6 heat bath h (packed, 2 words)", 2, 32, 6, 0, HEATB, 78, 0.44, 1, 0.2,
+              0.3, 1, -0.1),
+        ISING("Ising 2D 64x8 Metropolis beta 3, then 0.4 (byte, then packed)", 2, 64, 8, 0, METRO,
+              79, 3.0, 1, 0, 0.4, 1, 0.1),
+        ISING("Ising 2D 96x4 heat bath beta 0.4, then 5 (packed, then byte)", 2, 96, 4, 0, HEATB,
+              80, 0.4, 1, 0, 5.0, 1, 0),
     };
     run_cases(cases, sizeof cases / sizeof cases[0]);
 }
@@ -280,6 +290,8 @@ static void ising_3d(void **state)
         ISING("Ising 3D 64x48x66 heat bath h", 3, 64, 48, 66, HEATB, 18, 0.2216, 1, 0.02, 0.23, 1,
               0),
         /* the CUDA row-segment kernel in 3D: 16- and 8-byte segments, L_y = L_z = 2 */
+        ISING("Ising 3D 32x4x6 Metropolis h (packed, 2 words)", 3, 32, 4, 6, METRO, 85, 0.2216, 1,
+              0.1, 0.3, -1, 0),
         ISING("Ising 3D 16x2x2 Metropolis (16-byte rows)", 3, 16, 2, 2, METRO, 81, 0.3, 1, 0.1,
               0.2, 1, 0),
         ISING("Ising 3D 24x6x10 heat bath h (8-byte rows)", 3, 24, 6, 10, HEATB, 82, 0.2216, 1,

@@ -1,0 +1,480 @@
+/*
+ * The multi-spin coded Ising kernels (layout and decisions: ising_packed.h).
+ *
+ * One thread takes a group of NW consecutive words of one row of the colour being updated
+ * (8 NW sites, 2 NW Philox blocks). Every neighbour of those sites is a site of the other
+ * colour, and the neighbours in one direction form, nibble for nibble, one word of the
+ * other colour's array:
+ *   x, one side   the same words of the same row (par = 1: x - 1, par = 0: x + 1)
+ *   x, other side the same words shifted by one nibble, the missing nibble taken from
+ *                 the word next to the group (a funnel shift)
+ *   y +- 1, z +- 1 the same words of the neighbouring rows (periodic)
+ * so adding the 2 ndim neighbour words and 8 x the own word gives, in every nibble, the
+ * site's class (ising_packed.h): at most 6 + 8 = 14, no carry between nibbles.
+ *
+ * Per site the class selects a threshold: the class nibble times four is pulled out with
+ * one byte permute from one of two pre-shifted copies of the class word, and read from a
+ * 16-entry table in shared memory (16 distinct words: distinct banks, no conflicts), then
+ * compared with the site's 32-bit Philox draw. Count per update (2D): the Philox4x32-10
+ * block (20 wide multiplies, 20 three-way xors, per 4 sites), then per site a permute, a
+ * shared load, a compare and a predicated xor (or or); per 8 sites about 16 more integer
+ * operations (sums, shifts, population count) and per group 5 vector loads, one 32-bit
+ * load and one vector store: 1/16 byte of spins per site per load.
+ */
+#include "cuda_kernel_choice.cuh"
+#include "cuda_launch.cuh"
+#include "cuda_philox.cuh"
+#include "ising_packed.h"
+
+#include <latmc/sim.h> /* LATMC_ALGO_* */
+
+/* Where a thread's group of words sits, and its rows' neighbours (in words). */
+struct packed_geom {
+    int64_t rows;         /* L_y L_z */
+    int64_t ly, lz;
+    int64_t wpr;          /* words per row: L_x / 16 */
+    int64_t groups;       /* groups per row: wpr / NW */
+};
+
+struct packed_site {
+    int64_t base;         /* index of the group's first word (same in both colours) */
+    int64_t row_start;    /* index of its row's first word */
+    int64_t y_up, y_down; /* word offsets to the rows y + 1, y - 1 */
+    int64_t z_up, z_down; /* and z + 1, z - 1 (3D) */
+    int par;              /* x parity of the updated colour in this row */
+};
+
+/*
+ * A thread's walk over the groups, item s = first + t stride, kept as (group g, y, z)
+ * and advanced by the stride's own decomposition (computed once on the host): no
+ * division per group.
+ */
+struct packed_stride {
+    int64_t items;        /* groups in all: rows x groups per row */
+    int64_t stride;       /* threads of the grid */
+    int64_t g, y, z;      /* stride = g + groups (y + L_y z) */
+};
+
+struct packed_walk {
+    int64_t s, g, y, z;
+};
+
+__device__ __forceinline__ struct packed_walk packed_walk_start(const struct packed_geom &p)
+{
+    struct packed_walk w;
+    w.s = cuda_first_item();
+    const int64_t r = latmc_div(w.s, p.groups);
+    w.g = w.s - r * p.groups;
+    w.z = latmc_div(r, p.ly);
+    w.y = r - w.z * p.ly;
+    return w;
+}
+
+__device__ __forceinline__ void packed_walk_next(const struct packed_geom &p,
+                                                 const struct packed_stride &st,
+                                                 struct packed_walk &w)
+{
+    w.s += st.stride;
+    w.g += st.g;
+    w.y += st.y;
+    w.z += st.z;
+    if (w.g >= p.groups) {
+        w.g -= p.groups;
+        w.y++;
+    }
+    if (w.y >= p.ly) {
+        w.y -= p.ly;
+        w.z++;
+    }
+}
+
+template <int NW>
+__device__ __forceinline__ struct packed_site packed_locate(const struct packed_geom &p,
+                                                            const struct packed_walk &w,
+                                                            int colour)
+{
+    struct packed_site at;
+    at.row_start = (w.y + p.ly * w.z) * p.wpr;
+    at.base = at.row_start + w.g * NW;
+    at.y_up = (w.y + 1 == p.ly ? -(p.ly - 1) : 1) * p.wpr;
+    at.y_down = (w.y == 0 ? p.ly - 1 : -1) * p.wpr;
+    const int64_t plane = p.ly * p.wpr;
+    at.z_up = (w.z + 1 == p.lz ? -(p.lz - 1) : 1) * plane;
+    at.z_down = (w.z == 0 ? p.lz - 1 : -1) * plane;
+    at.par = (int)((colour + w.y + w.z) & 1);
+    return at;
+}
+
+template <int NW> __device__ __forceinline__ void words_load(const uint32_t *p, uint32_t *w)
+{
+    if (NW == 4) {
+        const uint4 v = *(const uint4 *)p;
+        w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+    } else if (NW == 2) {
+        const uint2 v = *(const uint2 *)p;
+        w[0] = v.x; w[1] = v.y;
+    } else {
+        w[0] = *p;
+    }
+}
+
+template <int NW> __device__ __forceinline__ void words_store(uint32_t *p, const uint32_t *w)
+{
+    if (NW == 4)
+        *(uint4 *)p = make_uint4(w[0], w[1], w[2], w[3]);
+    else if (NW == 2)
+        *(uint2 *)p = make_uint2(w[0], w[1]);
+    else
+        *p = w[0];
+}
+
+/*
+ * The 2 ndim neighbour words of each of the group's words (nb[d][k]: direction d, word k),
+ * from the other colour's array. Direction 0 is the same words, 1 the nibble-shifted ones.
+ */
+template <int NW, int ND>
+__device__ __forceinline__ void packed_neighbours(const uint32_t *other, const struct packed_geom &p,
+                                                  const struct packed_site &at,
+                                                  uint32_t (&nb)[ND][NW])
+{
+    const uint32_t *o = other + at.base;
+    words_load<NW>(o, nb[0]);
+    words_load<NW>(o + at.y_up, nb[2]);
+    words_load<NW>(o + at.y_down, nb[3]);
+    if (ND == 6) {
+        words_load<NW>(o + at.z_up, nb[4]);
+        words_load<NW>(o + at.z_down, nb[5]);
+    }
+    const int64_t first = at.base - at.row_start, last = first + NW - 1;
+    if (at.par) {
+        /* x + 1: nibble m + 1, the last nibble from the next word (periodic in x) */
+        const uint32_t next = other[at.row_start + (last + 1 == p.wpr ? 0 : last + 1)];
+#pragma unroll
+        for (int k = 0; k < NW; k++)
+            nb[1][k] = __funnelshift_r(nb[0][k], k + 1 < NW ? nb[0][k + 1] : next, 4);
+    } else {
+        /* x - 1: nibble m - 1, the first nibble from the previous word */
+        const uint32_t prev = other[at.row_start + (first == 0 ? p.wpr - 1 : first - 1)];
+#pragma unroll
+        for (int k = 0; k < NW; k++)
+            nb[1][k] = __funnelshift_l(k > 0 ? nb[0][k - 1] : prev, nb[0][k], 4);
+    }
+}
+
+/* Blocks of the packed kernels: at most 8192, so that on large lattices each thread
+ * strides over many groups and the table copy at the start is paid once per many. */
+static unsigned packed_grid(int64_t items)
+{
+    const unsigned grid = cuda_grid(items);
+    return grid > 8192 ? 8192 : grid;
+}
+
+/*
+ * The decision of one site, with the flip (Metropolis) or the new -1 (heat bath) applied
+ * by a predicated xor / or: a compare and one predicated logic operation, the fewest
+ * integer-pipe instructions (the compiler's own choice, a select and a merge, costs more).
+ */
+template <bool HEATBATH>
+__device__ __forceinline__ void packed_decide(uint32_t &w, uint32_t u, uint32_t t, uint32_t bit)
+{
+    if (HEATBATH)
+        asm("{\n\t.reg .pred p;\n\tsetp.ge.u32 p, %1, %2;\n\t@p or.b32 %0, %0, %3;\n\t}"
+            : "+r"(w) : "r"(u), "r"(t), "r"(bit));
+    else
+        asm("{\n\t.reg .pred p;\n\tsetp.le.u32 p, %1, %2;\n\t@p xor.b32 %0, %0, %3;\n\t}"
+            : "+r"(w) : "r"(u), "r"(t), "r"(bit));
+}
+
+template <int NW, int ND, bool HEATBATH>
+__global__ void __launch_bounds__(CUDA_THREADS)
+ising_packed_sweep_kernel(struct packed_geom p, struct packed_stride st, uint32_t *own_words,
+                          const uint32_t *other, struct cuda_ising_packed_thresholds thr,
+                          struct cuda_philox_folded draws, int colour,
+                          unsigned long long *changed)
+{
+    __shared__ uint32_t table[16];
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int i = 0; i < 16; i++)  /* constant indices: no local copy of thr */
+            table[i] = thr.t[i];
+    }
+    __syncthreads();
+    const unsigned char *table_bytes = (const unsigned char *)table;
+    unsigned long long n_changed = 0;
+    for (struct packed_walk wk = packed_walk_start(p); wk.s < st.items;
+         packed_walk_next(p, st, wk)) {
+        const struct packed_site at = packed_locate<NW>(p, wk, colour);
+        uint32_t own[NW], nb[ND][NW];
+        words_load<NW>(own_words + at.base, own);
+        packed_neighbours<NW, ND>(other, p, at, nb);
+        /* the group's 2 NW blocks 2 base .. 2 base + 2 NW - 1 share bits 32..47
+         * (base is a multiple of NW) */
+        const uint64_t block0 = 2 * (uint64_t)at.base;
+        const struct cuda_philox_group grp = cuda_philox_group_of(draws, block0);
+#pragma unroll
+        for (int k = 0; k < NW; k++) {
+            uint32_t cls = own[k] << 3;
+#pragma unroll
+            for (int d = 0; d < ND; d++)
+                cls += nb[d][k];
+            /* byte q of even4 = 4 x class of nibble 2q, of odd4 = 4 x class of nibble 2q+1 */
+            const uint32_t even4 = (cls << 2) & 0x3c3c3c3cu, odd4 = (cls >> 2) & 0x3c3c3c3cu;
+            uint32_t w = HEATBATH ? 0u : own[k];
+#pragma unroll
+            for (int half = 0; half < 2; half++) {
+                const latmc_philox_ctr u =
+                    cuda_philox_folded_draws(draws, grp, (uint32_t)block0 + 2 * k + half);
+#pragma unroll
+                for (int lane = 0; lane < 4; lane++) {
+                    const int n = 4 * half + lane;
+                    const uint32_t off = __byte_perm(n & 1 ? odd4 : even4, 0, 0x4440 | (n >> 1));
+                    const uint32_t t = *(const uint32_t *)(table_bytes + off);
+                    packed_decide<HEATBATH>(w, u.v[lane], t, 1u << (4 * n));
+                }
+            }
+            n_changed += __popc(w ^ own[k]);
+            own[k] = w;
+        }
+        words_store<NW>(own_words + at.base, own);
+    }
+    cuda_warp_add(changed, n_changed);
+}
+
+/*
+ * Sums from the packed layout. Every bond joins a colour-0 site to a colour-1 site, so
+ * walking the colour-0 words and their 2 ndim neighbour words counts each bond once:
+ * bonds = ndim N - 2 (antiparallel bonds), spins = N - 2 (spins at -1).
+ */
+template <int NW, int ND>
+__global__ void ising_packed_measure_kernel(struct packed_geom p, struct packed_stride st,
+                                            const uint32_t *colour0,
+                                            const uint32_t *colour1,
+                                            struct latmc_ising_sums *sums)
+{
+    uint64_t anti = 0, neg = 0, groups = 0;
+    for (struct packed_walk wk = packed_walk_start(p); wk.s < st.items;
+         packed_walk_next(p, st, wk)) {
+        const struct packed_site at = packed_locate<NW>(p, wk, 0);
+        uint32_t own[NW], mine[NW], nb[ND][NW];
+        words_load<NW>(colour0 + at.base, own);
+        words_load<NW>(colour1 + at.base, mine);
+        packed_neighbours<NW, ND>(colour1, p, at, nb);
+#pragma unroll
+        for (int k = 0; k < NW; k++) {
+            neg += __popc(own[k]) + __popc(mine[k]);
+#pragma unroll
+            for (int d = 0; d < ND; d++)
+                anti += __popc(own[k] ^ nb[d][k]);
+        }
+        groups++;
+    }
+    /* a group: 8 NW colour-0 sites with 2 ndim bonds each, 16 NW sites in all */
+    const int64_t bonds = (int64_t)groups * 8 * NW * ND - 2 * (int64_t)anti;
+    const int64_t spins = (int64_t)groups * 16 * NW - 2 * (int64_t)neg;
+    cuda_warp_add((unsigned long long *)&sums->bonds, (unsigned long long)bonds);
+    cuda_warp_add((unsigned long long *)&sums->spins, (unsigned long long)spins);
+}
+
+/* ---- layout conversion: thread per (row, word), 16 bytes <-> one word of each colour ---- */
+
+__global__ void ising_pack_kernel(struct packed_geom p, int64_t lx, const int8_t *spins,
+                                  uint32_t *colour0, uint32_t *colour1)
+{
+    const int64_t n = p.rows * p.wpr;
+    for (int64_t i = cuda_first_item(); i < n; i += cuda_item_stride()) {
+        const int64_t r = latmc_div(i, p.wpr), w = i - r * p.wpr;
+        const int64_t z = latmc_div(r, p.ly), y = r - z * p.ly;
+        const uint4 v = *(const uint4 *)(spins + r * lx + 16 * w);
+        const uint32_t b[4] = { v.x, v.y, v.z, v.w };
+        uint32_t at_parity[2] = { 0, 0 };
+#pragma unroll
+        for (int q = 0; q < 16; q++) {
+            /* byte q: x = 16 w + q, parity q & 1, nibble q >> 1; spin -1 is 0xff (bit 1) */
+            const uint32_t minus = (b[q >> 2] >> (8 * (q & 3) + 1)) & 1u;
+            at_parity[q & 1] |= minus << (4 * (q >> 1));
+        }
+        const int par0 = (int)((y + z) & 1);
+        colour0[i] = at_parity[par0];
+        colour1[i] = at_parity[par0 ^ 1];
+    }
+}
+
+__global__ void ising_unpack_kernel(struct packed_geom p, int64_t lx, const uint32_t *colour0,
+                                    const uint32_t *colour1, int8_t *spins)
+{
+    const int64_t n = p.rows * p.wpr;
+    for (int64_t i = cuda_first_item(); i < n; i += cuda_item_stride()) {
+        const int64_t r = latmc_div(i, p.wpr), w = i - r * p.wpr;
+        const int64_t z = latmc_div(r, p.ly), y = r - z * p.ly;
+        const int par0 = (int)((y + z) & 1);
+        uint32_t at_parity[2];
+        at_parity[par0] = colour0[i];
+        at_parity[par0 ^ 1] = colour1[i];
+        uint32_t b[4] = { 0, 0, 0, 0 };
+#pragma unroll
+        for (int q = 0; q < 16; q++) {
+            const uint32_t minus = (at_parity[q & 1] >> (4 * (q >> 1))) & 1u;
+            b[q >> 2] |= (minus ? 0xffu : 0x01u) << (8 * (q & 3));
+        }
+        *(uint4 *)(spins + r * lx + 16 * w) = make_uint4(b[0], b[1], b[2], b[3]);
+    }
+}
+
+/* ---- launchers ---- */
+
+static struct packed_stride stride_of(const struct packed_geom &p, unsigned grid)
+{
+    struct packed_stride st;
+    st.items = p.rows * p.groups;
+    st.stride = (int64_t)grid * CUDA_THREADS;
+    const int64_t rows = st.stride / p.groups;
+    st.g = st.stride - rows * p.groups;
+    st.z = rows / p.ly; /* past the lattice: the walk ends there anyway */
+    st.y = rows - st.z * p.ly;
+    return st;
+}
+
+static struct packed_geom geom_of(const struct latmc_lattice *g, int nw)
+{
+    struct packed_geom p;
+    p.ly = g->ly;
+    p.lz = g->ndim == 3 ? g->lz : 1;
+    p.rows = p.ly * p.lz;
+    p.wpr = g->lx / 16;
+    p.groups = p.wpr / nw;
+    return p;
+}
+
+/* Words per thread: 4 (16-byte accesses) where the row allows it, else 2 or 1. */
+static int words_per_thread(const struct latmc_lattice *g)
+{
+    const int64_t wpr = g->lx / 16;
+    return wpr % 4 == 0 ? 4 : wpr % 2 == 0 ? 2 : 1;
+}
+
+extern "C" bool cuda_ising_packed_allowed(void)
+{
+    return !cuda_reference_kernels_only();
+}
+
+extern "C" bool cuda_ising_packed_fits(const struct latmc_lattice *g)
+{
+    return g->lx % 16 == 0 && g->ly % 2 == 0 && (g->ndim == 2 || g->lz % 2 == 0);
+}
+
+extern "C" int64_t cuda_ising_packed_words(const struct latmc_lattice *g)
+{
+    return g->nsites / 16;
+}
+
+extern "C" bool cuda_ising_packed_thresholds_of(const struct latmc_ising_tables *t,
+                                                int algorithm, int ndim,
+                                                struct cuda_ising_packed_thresholds *out)
+{
+    const int two_d = 2 * ndim;
+    for (int cls = 0; cls < 16; cls++) {
+        const int m = cls & 7, minus = cls >> 3;
+        out->t[cls] = 0;
+        if (m > two_d)
+            continue; /* no site has this class */
+        const int k = two_d - m;
+        if (algorithm == LATMC_ALGO_HEATBATH) {
+            const uint64_t v = t->heatbath[k];
+            if (v > UINT32_MAX)
+                return false;
+            out->t[cls] = (uint32_t)v;
+        } else {
+            const uint64_t v = t->metropolis[!minus][k];
+            if (v == 0 || v > (uint64_t)UINT32_MAX + 1)
+                return false;
+            out->t[cls] = (uint32_t)(v - 1);
+        }
+    }
+    return true;
+}
+
+extern "C" cudaError_t cuda_ising_pack(cudaStream_t stream, const struct latmc_lattice *g,
+                                       const int8_t *spins, uint32_t *colour0, uint32_t *colour1)
+{
+    const struct packed_geom p = geom_of(g, 1);
+    ising_pack_kernel<<<packed_grid(p.rows * p.wpr), CUDA_THREADS, 0, stream>>>(
+        p, g->lx, spins, colour0, colour1);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_ising_unpack(cudaStream_t stream, const struct latmc_lattice *g,
+                                         const uint32_t *colour0, const uint32_t *colour1,
+                                         int8_t *spins)
+{
+    const struct packed_geom p = geom_of(g, 1);
+    ising_unpack_kernel<<<packed_grid(p.rows * p.wpr), CUDA_THREADS, 0, stream>>>(
+        p, g->lx, colour0, colour1, spins);
+    return cudaGetLastError();
+}
+
+template <int NW, int ND>
+static void launch_sweep(cudaStream_t stream, const struct latmc_lattice *g, uint32_t *own,
+                         const uint32_t *other, const struct cuda_ising_packed_thresholds *thr,
+                         bool heatbath, const struct cuda_philox_folded &draws, int colour,
+                         unsigned long long *changed)
+{
+    const struct packed_geom p = geom_of(g, NW);
+    const unsigned grid = packed_grid(p.rows * p.groups);
+    const struct packed_stride st = stride_of(p, grid);
+    if (heatbath)
+        ising_packed_sweep_kernel<NW, ND, true><<<grid, CUDA_THREADS, 0, stream>>>(
+            p, st, own, other, *thr, draws, colour, changed);
+    else
+        ising_packed_sweep_kernel<NW, ND, false><<<grid, CUDA_THREADS, 0, stream>>>(
+            p, st, own, other, *thr, draws, colour, changed);
+}
+
+extern "C" cudaError_t cuda_ising_packed_sweep_colour(
+    cudaStream_t stream, const struct latmc_lattice *g, uint32_t *own, const uint32_t *other,
+    const struct cuda_ising_packed_thresholds *thr, int algorithm, uint64_t seed,
+    uint64_t sweep, int colour, unsigned long long *changed)
+{
+    const struct cuda_philox_folded draws = cuda_philox_fold(
+        seed, sweep, latmc_rng_stream(LATMC_STREAM_UPDATE, 0), (uint32_t)colour, 0);
+    const bool hb = algorithm == LATMC_ALGO_HEATBATH;
+    const int nw = words_per_thread(g);
+    if (g->ndim == 3) {
+        if (nw == 4)      launch_sweep<4, 6>(stream, g, own, other, thr, hb, draws, colour, changed);
+        else if (nw == 2) launch_sweep<2, 6>(stream, g, own, other, thr, hb, draws, colour, changed);
+        else              launch_sweep<1, 6>(stream, g, own, other, thr, hb, draws, colour, changed);
+    } else {
+        if (nw == 4)      launch_sweep<4, 4>(stream, g, own, other, thr, hb, draws, colour, changed);
+        else if (nw == 2) launch_sweep<2, 4>(stream, g, own, other, thr, hb, draws, colour, changed);
+        else              launch_sweep<1, 4>(stream, g, own, other, thr, hb, draws, colour, changed);
+    }
+    return cudaGetLastError();
+}
+
+template <int NW, int ND>
+static void launch_measure(cudaStream_t stream, const struct latmc_lattice *g,
+                           const uint32_t *colour0, const uint32_t *colour1,
+                           struct latmc_ising_sums *sums)
+{
+    const struct packed_geom p = geom_of(g, NW);
+    const unsigned grid = packed_grid(p.rows * p.groups);
+    ising_packed_measure_kernel<NW, ND><<<grid, CUDA_THREADS, 0, stream>>>(
+        p, stride_of(p, grid), colour0, colour1, sums);
+}
+
+extern "C" cudaError_t cuda_ising_packed_measure(cudaStream_t stream,
+                                                 const struct latmc_lattice *g,
+                                                 const uint32_t *colour0, const uint32_t *colour1,
+                                                 struct latmc_ising_sums *sums)
+{
+    const int nw = words_per_thread(g);
+    if (g->ndim == 3) {
+        if (nw == 4)      launch_measure<4, 6>(stream, g, colour0, colour1, sums);
+        else if (nw == 2) launch_measure<2, 6>(stream, g, colour0, colour1, sums);
+        else              launch_measure<1, 6>(stream, g, colour0, colour1, sums);
+    } else {
+        if (nw == 4)      launch_measure<4, 4>(stream, g, colour0, colour1, sums);
+        else if (nw == 2) launch_measure<2, 4>(stream, g, colour0, colour1, sums);
+        else              launch_measure<1, 4>(stream, g, colour0, colour1, sums);
+    }
+    return cudaGetLastError();
+}

@@ -1,0 +1,84 @@
+/*
+ * Ising on the GPU, multi-spin coded: the spins of each colour packed as nibbles, eight
+ * spins of a colour per 32-bit word (doc/cuda.md, "Multi-spin coded Ising"). The chain
+ * is the one of lib/ising_rules.h, bit for bit: the same Philox draw per site and the
+ * same integer decision; only the storage and the arithmetic that finds a site's
+ * neighbour count differ.
+ *
+ * Layout (the packed layout): colour c in {0, 1} is an array of R = L_y L_z rows (row
+ * r = y + L_y z) of W = L_x / 16 words; nibble m (bits 4m .. 4m + 3) of word w of row r
+ * holds the site x = 2 (8 w + m) + par, par = (c + y + z) & 1, as 0 (spin +1) or 1
+ * (spin -1). Its within-colour number is j = 8 (W r + w) + m, so the site's Philox
+ * block j / 4 is 2 (W r + w) + m / 4: the two blocks of a word are the two halves of its
+ * index times two.
+ *
+ * Used where L_x is a multiple of 16 and the decision tables fit 32-bit thresholds (every
+ * Metropolis threshold >= 1, every heat-bath threshold < 2^32: all but extreme beta); the
+ * byte kernels (ising_kernels.cu) run otherwise. cuda_ising.c keeps the two layouts
+ * consistent.
+ */
+#ifndef LATMC_CUDA_ISING_PACKED_H
+#define LATMC_CUDA_ISING_PACKED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "ising.h"
+#include "lattice_numbering.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Per-site decision of the packed kernels, indexed by a site's class: bits 0-2 the number
+ * m of its neighbours at -1, bit 3 set when the site itself is -1.
+ *   Metropolis: flip iff u <= t[class]   (t = metropolis[own == +1][2 ndim - m] - 1)
+ *   heat bath:  new spin -1 iff u >= t[class]   (t = heatbath[2 ndim - m])
+ * Both are exactly the CPU's u < threshold, as long as the thresholds fit (see above).
+ */
+struct cuda_ising_packed_thresholds {
+    uint32_t t[16];
+};
+
+/* The packed kernels may run (not LATMC_CUDA_KERNELS=reference). */
+bool cuda_ising_packed_allowed(void);
+
+/* The packed layout can hold this lattice (L_x a multiple of 16). */
+bool cuda_ising_packed_fits(const struct latmc_lattice *g);
+
+/* Words of one colour's array. */
+int64_t cuda_ising_packed_words(const struct latmc_lattice *g);
+
+/* The thresholds of the packed kernels for these tables, or false when one of them does
+ * not fit 32 bits (the byte kernels must run). */
+bool cuda_ising_packed_thresholds_of(const struct latmc_ising_tables *t, int algorithm, int ndim,
+                                     struct cuda_ising_packed_thresholds *out);
+
+/* Natural byte layout <-> packed layout (both colours). */
+cudaError_t cuda_ising_pack(cudaStream_t stream, const struct latmc_lattice *g,
+                            const int8_t *spins, uint32_t *colour0, uint32_t *colour1);
+cudaError_t cuda_ising_unpack(cudaStream_t stream, const struct latmc_lattice *g,
+                              const uint32_t *colour0, const uint32_t *colour1, int8_t *spins);
+
+/* One colour of sweep `sweep`: `own` is that colour's array, `other` the other one; adds
+ * the spins that changed to *changed. */
+cudaError_t cuda_ising_packed_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,
+                                           uint32_t *own, const uint32_t *other,
+                                           const struct cuda_ising_packed_thresholds *thr,
+                                           int algorithm, uint64_t seed, uint64_t sweep,
+                                           int colour, unsigned long long *changed);
+
+/* The exact sums of lib/ising.h from the packed layout (added to *sums, zeroed by the
+ * caller), equal to cuda_ising_measure's on the same configuration. */
+cudaError_t cuda_ising_packed_measure(cudaStream_t stream, const struct latmc_lattice *g,
+                                      const uint32_t *colour0, const uint32_t *colour1,
+                                      struct latmc_ising_sums *sums);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
