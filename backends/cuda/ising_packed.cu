@@ -24,7 +24,7 @@
 #include "cuda_kernel_choice.cuh"
 #include "cuda_launch.cuh"
 #include "cuda_philox.cuh"
-#include "ising_packed.h"
+#include "ising_packed.cuh"
 
 #include <latmc/sim.h> /* LATMC_ALGO_* */
 
@@ -161,28 +161,29 @@ __device__ __forceinline__ void packed_neighbours(const uint32_t *other, const s
     }
 }
 
-/* Blocks of the packed kernels: at most 8192, so that on large lattices each thread
- * strides over many groups and the table copy at the start is paid once per many. */
+/* Blocks of the conversion kernels: at most 8192, so that on large lattices each thread
+ * strides over many words. */
 static unsigned packed_grid(int64_t items)
 {
     const unsigned grid = cuda_grid(items);
     return grid > 8192 ? 8192 : grid;
 }
 
-/*
- * The decision of one site, with the flip (Metropolis) or the new -1 (heat bath) applied
- * by a predicated xor / or: a compare and one predicated logic operation, the fewest
- * integer-pipe instructions (the compiler's own choice, a select and a merge, costs more).
- */
-template <bool HEATBATH>
-__device__ __forceinline__ void packed_decide(uint32_t &w, uint32_t u, uint32_t t, uint32_t bit)
+/* Blocks of an update kernel: one wave, as many as the device keeps resident at once
+ * (every thread strides over many groups: no tail wave half empty, and the table copy at
+ * the start is paid once), fewer on small lattices. */
+template <typename Kernel> static unsigned resident_grid(Kernel kernel, int64_t items)
 {
-    if (HEATBATH)
-        asm("{\n\t.reg .pred p;\n\tsetp.ge.u32 p, %1, %2;\n\t@p or.b32 %0, %0, %3;\n\t}"
-            : "+r"(w) : "r"(u), "r"(t), "r"(bit));
-    else
-        asm("{\n\t.reg .pred p;\n\tsetp.le.u32 p, %1, %2;\n\t@p xor.b32 %0, %0, %3;\n\t}"
-            : "+r"(w) : "r"(u), "r"(t), "r"(bit));
+    int device = 0, sms = 0, per_sm = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, CUDA_THREADS, 0) !=
+            cudaSuccess || sms * per_sm <= 0) {
+        (void)cudaGetLastError(); /* the launch reports a real problem */
+        return packed_grid(items);
+    }
+    const unsigned grid = cuda_grid(items), wave = (unsigned)(sms * per_sm);
+    return grid < wave ? grid : wave;
 }
 
 template <int NW, int ND, bool HEATBATH>
@@ -217,21 +218,11 @@ ising_packed_sweep_kernel(struct packed_geom p, struct packed_stride st, uint32_
 #pragma unroll
             for (int d = 0; d < ND; d++)
                 cls += nb[d][k];
-            /* byte q of even4 = 4 x class of nibble 2q, of odd4 = 4 x class of nibble 2q+1 */
-            const uint32_t even4 = (cls << 2) & 0x3c3c3c3cu, odd4 = (cls >> 2) & 0x3c3c3c3cu;
-            uint32_t w = HEATBATH ? 0u : own[k];
-#pragma unroll
-            for (int half = 0; half < 2; half++) {
-                const latmc_philox_ctr u =
-                    cuda_philox_folded_draws(draws, grp, (uint32_t)block0 + 2 * k + half);
-#pragma unroll
-                for (int lane = 0; lane < 4; lane++) {
-                    const int n = 4 * half + lane;
-                    const uint32_t off = __byte_perm(n & 1 ? odd4 : even4, 0, 0x4440 | (n >> 1));
-                    const uint32_t t = *(const uint32_t *)(table_bytes + off);
-                    packed_decide<HEATBATH>(w, u.v[lane], t, 1u << (4 * n));
-                }
-            }
+            const latmc_philox_ctr u0 = cuda_philox_folded_draws(draws, grp,
+                                                                 (uint32_t)block0 + 2 * k);
+            const latmc_philox_ctr u1 = cuda_philox_folded_draws(draws, grp,
+                                                                 (uint32_t)block0 + 2 * k + 1);
+            const uint32_t w = packed_update_word<HEATBATH>(own[k], cls, u0, u1, table_bytes);
             n_changed += __popc(w ^ own[k]);
             own[k] = w;
         }
@@ -419,14 +410,16 @@ static void launch_sweep(cudaStream_t stream, const struct latmc_lattice *g, uin
                          unsigned long long *changed)
 {
     const struct packed_geom p = geom_of(g, NW);
-    const unsigned grid = packed_grid(p.rows * p.groups);
-    const struct packed_stride st = stride_of(p, grid);
-    if (heatbath)
+    const int64_t items = p.rows * p.groups;
+    if (heatbath) {
+        const unsigned grid = resident_grid(ising_packed_sweep_kernel<NW, ND, true>, items);
         ising_packed_sweep_kernel<NW, ND, true><<<grid, CUDA_THREADS, 0, stream>>>(
-            p, st, own, other, *thr, draws, colour, changed);
-    else
+            p, stride_of(p, grid), own, other, *thr, draws, colour, changed);
+    } else {
+        const unsigned grid = resident_grid(ising_packed_sweep_kernel<NW, ND, false>, items);
         ising_packed_sweep_kernel<NW, ND, false><<<grid, CUDA_THREADS, 0, stream>>>(
-            p, st, own, other, *thr, draws, colour, changed);
+            p, stride_of(p, grid), own, other, *thr, draws, colour, changed);
+    }
 }
 
 extern "C" cudaError_t cuda_ising_packed_sweep_colour(
