@@ -83,7 +83,7 @@ static void state_sizes(const latmc_sim *sim, size_t *spin_bytes, size_t *ncoupl
     *spin_bytes = 0;
     if (sim->have_config)
         latmc_sim_spins_size(sim, spin_bytes);
-    *ncouplings = sim->model->has_couplings
+    *ncouplings = latmc_model_has_couplings(sim->model, &sim->desc)
                       ? (size_t)sim->nsites * (size_t)sim->desc.ndim : 0;
 }
 
@@ -234,7 +234,7 @@ static int parse_state(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t n
     st->spins = r->buf + r->pos;
     r->pos += st->spin_bytes;
     st->ncouplings = ckpt_get_u64(r);
-    const uint64_t want_couplings = model->has_couplings ? (uint64_t)nsites * (uint64_t)d->ndim : 0;
+    const uint64_t want_couplings = latmc_model_has_couplings(model, d) ? (uint64_t)nsites * (uint64_t)d->ndim : 0;
     if (st->ncouplings != want_couplings)
         return corrupt("inconsistent number of couplings");
     if (r->truncated || st->ncouplings * sizeof(float) > r->len - r->pos)
@@ -258,6 +258,10 @@ static int apply_state(latmc_sim *sim, const struct ckpt_state *st)
         for (uint64_t i = 0; i < st->ncouplings && status == LATMC_OK; i++)
             if (!isfinite(couplings[i]))
                 status = corrupt("a coupling is not finite");
+        if (status == LATMC_OK && sim->model->check_couplings &&
+            sim->model->check_couplings(sim, couplings, (size_t)st->ncouplings,
+                                        "checkpoint") < 0)
+            status = corrupt("a coupling is not a value the model takes");
         if (status == LATMC_OK)
             status = sim->ops->set_couplings(sim, couplings);
         free(couplings);

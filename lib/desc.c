@@ -118,5 +118,12 @@ int latmc_desc_validate(const latmc_sim_desc *in, latmc_sim_desc *out, int64_t *
     if (out->replicas > info->max_replicas)
         return latmc_fail(LATMC_EUNSUPPORTED, "the %s model runs one replica (desc.replicas = %d)",
                           info->name, out->replicas);
+    if (out->couplings != LATMC_COUPLINGS_UNIFORM &&
+        !(info->coupling_kinds & (1u << out->couplings)))
+        return latmc_fail(LATMC_EINVAL, "desc.couplings = %s: the %s model %s",
+                          out->couplings == LATMC_COUPLINGS_GAUSSIAN ? "GAUSSIAN" : "BIMODAL",
+                          info->name, (info->coupling_kinds & (1u << LATMC_COUPLINGS_BIMODAL))
+                                          ? "takes UNIFORM or BIMODAL (+-1) couplings only"
+                                          : "has no couplings (use LATMC_COUPLINGS_UNIFORM)");
     return info->check_desc(out);
 }

@@ -11,7 +11,8 @@
  * Integer acceptance decisions, computed once per parameter change by the core and used
  * unchanged by every backend, so all backends take the same decisions: a uniform 32-bit
  * draw u accepts iff u < threshold, threshold = floor(p * 2^32) in [0, 2^32].
- * Index k = (n + 2 ndim) / 2 where n = sum of the 2 ndim neighbour spins.
+ * Index k = (n + 2 ndim) / 2 where n = sum of the 2 ndim neighbour spins (with +-J
+ * couplings: sum of eps_ij s_j, lib/ising_rules.h).
  * This is the Ising sim's model_data.
  */
 #define LATMC_ISING_MAX_K 7   /* 2 * ndim + 1 entries for ndim <= 3 */
@@ -22,7 +23,8 @@ struct latmc_ising_tables {
 
 /* Exact integer sums behind the Ising observables: one reduction gives all of them. */
 struct latmc_ising_sums {
-    int64_t bonds;   /* sum_x sum_mu s_x s_{x+mu} */
+    int64_t bonds;   /* sum_x sum_mu eps_{x,mu} s_x s_{x+mu}; eps = 1 unless the sim has
+                        +-J couplings (desc.couplings = BIMODAL) */
     int64_t spins;   /* sum_x s_x */
 };
 

@@ -73,6 +73,64 @@ LATMC_HOSTDEV uint64_t latmc_ising_update_block(const struct latmc_lattice *g, i
     return changed;
 }
 
+/* ---- random +-1 couplings (desc.couplings = LATMC_COUPLINGS_BIMODAL) ---- */
+
+/*
+ * The coupled neighbour sum n = sum_j eps_ij s_j over the 2 ndim neighbours j of s, with
+ * eps[ndim i + mu] = +-1 the coupling of site i with i + e_mu (the layout of
+ * latmc_sim_get_couplings): the bond to i - e_mu is eps[ndim (i - e_mu) + mu]. Still an
+ * integer in -2 ndim .. 2 ndim of the parity of 2 ndim, so the table index
+ * k = (n + 2 ndim) / 2 and the decision tables are those of the uniform model.
+ */
+LATMC_HOSTDEV int latmc_ising_coupled_sum(const struct latmc_lattice *g, const int8_t *spin,
+                                          const int8_t *eps, struct latmc_site s)
+{
+    const int64_t lx = g->lx, ly = g->ly;
+    const int nd = g->ndim;
+    const int64_t row = s.index - s.x;         /* index of (0, y, z) */
+    const int64_t xp = row + latmc_wrap_up(s.x, lx), xm = row + latmc_wrap_down(s.x, lx);
+    const int64_t yp = s.x + lx * (latmc_wrap_up(s.y, ly) + ly * s.z);
+    const int64_t ym = s.x + lx * (latmc_wrap_down(s.y, ly) + ly * s.z);
+    const int8_t *own = eps + nd * s.index;
+    int sum = own[0] * spin[xp] + eps[nd * xm] * spin[xm]
+            + own[1] * spin[yp] + eps[nd * ym + 1] * spin[ym];
+    if (nd == 3) {
+        const int64_t zp = s.x + lx * (s.y + ly * latmc_wrap_up(s.z, g->lz));
+        const int64_t zm = s.x + lx * (s.y + ly * latmc_wrap_down(s.z, g->lz));
+        sum += own[2] * spin[zp] + eps[nd * zm + 2] * spin[zm];
+    }
+    return sum;
+}
+
+/*
+ * latmc_ising_update_block with couplings: the same sites, draws, tables and decisions,
+ * the neighbour sum replaced by the coupled sum. (A separate function, not a NULL test
+ * inside the uniform one, so that the uniform chain's code stays exactly as it was.)
+ */
+LATMC_HOSTDEV uint64_t latmc_ising_update_block_coupled(const struct latmc_lattice *g,
+                                                        int8_t *spins, const int8_t *eps,
+                                                        const struct latmc_ising_tables *t,
+                                                        int algorithm, uint64_t seed,
+                                                        uint64_t sweep, int colour, int64_t b)
+{
+    const int64_t half = g->nsites / 2;
+    const int two_d = 2 * g->ndim;
+    const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, sweep, LATMC_STREAM_UPDATE,
+                                               (uint32_t)colour, 0);
+    uint64_t changed = 0;
+    struct latmc_site s = latmc_checkerboard_site(g, colour, 4 * b);
+    for (int lane = 0; lane < 4 && 4 * b + lane < half; lane++) {
+        if (lane > 0)
+            latmc_checkerboard_next(g, colour, &s);
+        const int k = (latmc_ising_coupled_sum(g, spins, eps, s) + two_d) / 2;
+        const int8_t old = spins[s.index];
+        const int8_t new_spin = latmc_ising_new_spin(t, algorithm, old, k, r.v[lane]);
+        changed += new_spin != old;
+        spins[s.index] = new_spin;
+    }
+    return changed;
+}
+
 /* Hot start of block b: site i from lane i mod 4 of INIT block i / 4 (sweep 0, phase 0,
  * sub 0), +1 when the draw's top bit is clear. */
 LATMC_HOSTDEV void latmc_ising_hot_block(int8_t *spins, int64_t n, uint64_t seed, int64_t b)

@@ -16,7 +16,9 @@ struct latmc_model_def {
     uint32_t algorithms;        /* bit (1u << algorithm) for each supported algorithm */
     int default_algorithm;
     int max_replicas;
-    bool has_couplings;         /* latmc_sim_get/set_couplings apply */
+    bool uniform_couplings;     /* a UNIFORM sim has a coupling array too (Heisenberg: all
+                                   1); else only the random kinds of coupling_kinds have
+                                   one (Ising +-J). See latmc_model_has_couplings(). */
     uint32_t observables;       /* bit (1u << key) for each observable it defines */
     size_t sums_size;           /* bytes of the backends' reduction result (sim->sums) */
     size_t data_size;           /* bytes of the derived tables (sim->model_data) */
@@ -33,7 +35,20 @@ struct latmc_model_def {
     void (*update_data)(latmc_sim *sim);
     /* Observable `key` (a bit of `observables`) from a reduction. */
     int (*observable)(const latmc_sim *sim, const void *sums, int key, double *value);
+
+    /* Appended (the members above keep their offsets, which the backend modules read). */
+    uint32_t coupling_kinds;    /* bit (1u << kind) for each desc.couplings value it takes;
+                                   0: UNIFORM only (any other value is refused) */
+    /* Optional: check couplings (latmc_sim_couplings_size() floats, all finite) before
+     * latmc_sim_set_couplings or a checkpoint hands them to the backend. `fn` names the
+     * caller in the message. */
+    int (*check_couplings)(const latmc_sim *sim, const float *buf, size_t count,
+                           const char *fn);
 };
+
+/* Whether a sim of this model and desc (validated) has couplings: latmc_sim_get/
+ * set_couplings apply and checkpoints carry them. */
+bool latmc_model_has_couplings(const struct latmc_model_def *model, const latmc_sim_desc *d);
 
 /* NULL for an unknown model number. */
 const struct latmc_model_def *latmc_model_get(int id);

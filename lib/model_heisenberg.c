@@ -85,7 +85,9 @@ const struct latmc_model_def latmc_model_heisenberg = {
     .algorithms = P(LATMC_ALGO_HEATBATH) | P(LATMC_ALGO_OVERRELAX),
     .default_algorithm = LATMC_ALGO_HEATBATH,
     .max_replicas = 2,
-    .has_couplings = true,
+    .coupling_kinds = (1u << LATMC_COUPLINGS_UNIFORM) | (1u << LATMC_COUPLINGS_GAUSSIAN) |
+                      (1u << LATMC_COUPLINGS_BIMODAL),
+    .uniform_couplings = true,
     .observables = P(LATMC_OBS_ENERGY) | P(LATMC_OBS_MAGNETIZATION) |
                    P(LATMC_OBS_ABS_MAGNETIZATION) | P(LATMC_OBS_M2) | P(LATMC_OBS_M4) |
                    P(LATMC_OBS_OVERLAP2),

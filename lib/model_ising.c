@@ -1,5 +1,7 @@
 /*
- * The Ising model: H = -J sum_<ij> s_i s_j - h sum_i s_i, s = +-1.
+ * The Ising model: H = -J sum_<ij> eps_ij s_i s_j - h sum_i s_i, s = +-1, eps_ij = 1
+ * (desc.couplings = UNIFORM, the default) or random +-1 per bond (BIMODAL: the +-J model,
+ * drawn from desc.coupling_seed or set by the user).
  * Decision tables and observables are computed here, once, in double precision on the
  * host, so that every backend takes bit-identical decisions and reports bit-identical
  * observables from the same integer state.
@@ -88,6 +90,18 @@ static int ising_check_spins(const latmc_sim *sim, const void *buf)
     return LATMC_OK;
 }
 
+/* +-J couplings are exactly +1 or -1: the chain's integer neighbour sum needs them so. */
+static int ising_check_couplings(const latmc_sim *sim, const float *buf, size_t count,
+                                 const char *fn)
+{
+    (void)sim;
+    for (size_t i = 0; i < count; i++)
+        if (buf[i] != 1.0f && buf[i] != -1.0f)
+            return latmc_fail(LATMC_EINVAL, "%s: coupling %zu is %.9g; Ising +-J couplings "
+                              "are exactly +1 or -1", fn, i, (double)buf[i]);
+    return LATMC_OK;
+}
+
 #define P(key) (1u << (key))
 const struct latmc_model_def latmc_model_ising = {
     .id = LATMC_MODEL_ISING,
@@ -97,6 +111,8 @@ const struct latmc_model_def latmc_model_ising = {
     .algorithms = P(LATMC_ALGO_METROPOLIS) | P(LATMC_ALGO_HEATBATH),
     .default_algorithm = LATMC_ALGO_METROPOLIS,
     .max_replicas = 1,
+    .coupling_kinds = P(LATMC_COUPLINGS_UNIFORM) | P(LATMC_COUPLINGS_BIMODAL),
+    .uniform_couplings = false, /* uniform: no coupling array, the fast kernels */
     .observables = P(LATMC_OBS_ENERGY) | P(LATMC_OBS_MAGNETIZATION) |
                    P(LATMC_OBS_ABS_MAGNETIZATION) | P(LATMC_OBS_M2) | P(LATMC_OBS_M4),
     .sums_size = sizeof(struct latmc_ising_sums),
@@ -104,6 +120,7 @@ const struct latmc_model_def latmc_model_ising = {
     .check_desc = latmc_check_even_extents,
     .site_bytes = ising_site_bytes,
     .check_spins = ising_check_spins,
+    .check_couplings = ising_check_couplings,
     .update_data = ising_update_data,
     .observable = ising_observable,
 };

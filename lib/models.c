@@ -15,6 +15,13 @@ const struct latmc_model_def *latmc_model_get(int id)
     return NULL;
 }
 
+bool latmc_model_has_couplings(const struct latmc_model_def *model, const latmc_sim_desc *d)
+{
+    if (!(model->coupling_kinds & (1u << d->couplings)))
+        return false;
+    return d->couplings != LATMC_COUPLINGS_UNIFORM || model->uniform_couplings;
+}
+
 const char *latmc_algorithm_name(int algorithm)
 {
     switch (algorithm) {

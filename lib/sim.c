@@ -355,9 +355,10 @@ int latmc_sim_couplings_size(const latmc_sim *sim, size_t *count)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_couplings_size: sim is NULL");
     if (!count)
         return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_couplings_size: count is NULL");
-    if (!sim->ops->get_couplings || !sim->model->has_couplings)
-        return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "the %s model has no couplings to read or set",
-                        sim->model->name);
+    if (!sim->ops->get_couplings || !latmc_model_has_couplings(sim->model, &sim->desc))
+        return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "the %s model has no couplings to read or set%s",
+                        sim->model->name, sim->model->coupling_kinds
+                            ? " with desc.couplings = UNIFORM (a random kind gives it some)" : "");
     *count = (size_t)sim->nsites * (size_t)sim->desc.ndim;
     return LATMC_OK;
 }
@@ -397,6 +398,9 @@ int latmc_sim_set_couplings(latmc_sim *sim, const float *buf, size_t count)
         if (!isfinite(buf[i]))
             return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_set_couplings: coupling %zu is not "
                             "finite", i);
+    if (sim->model->check_couplings &&
+        (st = sim->model->check_couplings(sim, buf, count, "latmc_sim_set_couplings")) < 0)
+        return latmc_sim_record_failure(sim, st);
     if ((st = sim->ops->set_couplings(sim, buf)) < 0)
         return latmc_sim_record_failure(sim, st);
     configuration_changed(sim);

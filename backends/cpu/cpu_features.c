@@ -110,11 +110,12 @@ int cpu_flags(unsigned *flags)
 
 const char *cpu_status(void)
 {
-    static _Thread_local char text[160];
+    static _Thread_local char text[200];
     unsigned mask;
     const char *env;
     const int bad = env_mask(&mask, &env) < 0;
-    snprintf(text, sizeof text, "built in; SIMD level %s (the CPU has %s%s%.40s%s)",
+    snprintf(text, sizeof text, "built in; SIMD level %s (the CPU has %s%s%.40s%s; Ising +-J "
+             "sims run level c)",
              bad ? "none: sims are refused" : cpu_level_name(cpu_flags_detected() & mask),
              cpu_level_name(cpu_flags_detected()), env ? ", LATMC_CPU_MASK=" : "",
              env ? env : "", bad ? ", not a level" : "");

@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "coupling_draws.h"
 #include "heisenberg.h"
 #include "latmc_math.h"
 #include "rng_streams.h"
@@ -152,10 +153,11 @@ static inline float cpu_heisenberg_gaussian_coupling(double u1, double u2)
     return (float)(sqrt(-2.0 * latmc_math_log(u1)) * cos_phi);
 }
 
-/* A +-1 coupling: +1 when the top bit of the draw is clear. */
+/* A +-1 coupling: +1 when the top bit of the draw is clear (lib/coupling_draws.h, the
+ * very rule of the Ising +-J couplings). */
 static inline float cpu_heisenberg_bimodal_coupling(uint32_t r)
 {
-    return (r >> 31) ? -1.0f : 1.0f;
+    return (float)latmc_bimodal_sign(r);
 }
 
 /*
@@ -166,12 +168,11 @@ static inline float cpu_heisenberg_bimodal_coupling(uint32_t r)
 static inline void cpu_heisenberg_couplings_block(float *couplings, int64_t n, int kind,
                                                   uint64_t coupling_seed, int64_t b)
 {
-    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_COUPLINGS, 0);
     latmc_philox_ctr r0 = { { 0, 0, 0, 0 } }, r1 = { { 0, 0, 0, 0 } };
     if (kind != LATMC_COUPLINGS_UNIFORM)
-        r0 = latmc_rng_block(coupling_seed, (uint64_t)b, 0, stream, 0, 0);
+        r0 = latmc_coupling_draws(coupling_seed, b, 0);
     if (kind == LATMC_COUPLINGS_GAUSSIAN)
-        r1 = latmc_rng_block(coupling_seed, (uint64_t)b, 0, stream, 0, 1);
+        r1 = latmc_coupling_draws(coupling_seed, b, 1);
     for (int lane = 0; lane < 4 && 4 * b + lane < n; lane++) {
         float j = 1.0f;
         if (kind == LATMC_COUPLINGS_GAUSSIAN)

@@ -3,7 +3,10 @@
  * reference kernels (ising_sweep.c, ising_measure.c), which define the chain. At a SIMD
  * level (cpu_features.h): the split-row layout and that level's kernels (ising_split.h),
  * the same chain bit for bit. The level is fixed at sim creation from cpu_state.simd_flags.
+ * With +-J couplings (desc.couplings = BIMODAL) the sim runs at the C level whatever the
+ * CPU offers: the SIMD kernels know only the uniform model.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +19,7 @@ struct ising_state {
     struct cpu_ising_dsp dsp;      /* dsp.colour_rows NULL: the C level */
     int8_t *natural;               /* C level: one int8 per site, natural order */
     struct cpu_ising_split split;  /* SIMD levels */
+    int8_t *eps;                   /* +-J: ndim per site, eps[ndim i + mu]; NULL: uniform */
 };
 
 static struct ising_state *ising_state(struct cpu_state *st)
@@ -28,7 +32,8 @@ static int ising_create(latmc_sim *sim, struct cpu_state *st)
     struct ising_state *is = calloc(1, sizeof *is);
     if (!is)
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate the Ising state");
-    cpu_ising_dsp_init(&is->dsp, st->simd_flags);
+    const bool coupled = sim->desc.couplings == LATMC_COUPLINGS_BIMODAL;
+    cpu_ising_dsp_init(&is->dsp, coupled ? 0u : st->simd_flags); /* +-J: the C level */
     int status = LATMC_OK;
     if (is->dsp.colour_rows) {
         status = cpu_ising_split_alloc(&is->split, &st->lattice);
@@ -39,7 +44,20 @@ static int ising_create(latmc_sim *sim, struct cpu_state *st)
             status = latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of spins",
                                 bytes);
     }
+    if (status == LATMC_OK && coupled) {
+        const size_t bytes = (size_t)sim->nsites * (size_t)sim->desc.ndim;
+        is->eps = malloc(bytes);
+        if (!is->eps)
+            status = latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of "
+                                "couplings", bytes);
+        else
+            cpu_ising_draw_couplings(&st->lattice, is->eps, sim->desc.coupling_seed,
+                                     sim->n_threads);
+    }
     if (status < 0) {
+        free(is->eps);
+        free(is->natural);
+        cpu_ising_split_free(&is->split);
         free(is);
         return status;
     }
@@ -53,6 +71,7 @@ static void ising_destroy(struct cpu_state *st)
     if (!is)
         return;
     free(is->natural);
+    free(is->eps);
     cpu_ising_split_free(&is->split);
     free(is);
     st->model_state = NULL;
@@ -78,7 +97,11 @@ static void ising_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep, ui
                         uint64_t *attempted)
 {
     struct ising_state *is = ising_state(st);
-    if (is->natural)
+    if (is->eps)
+        *accepted += cpu_ising_sweep_coupled(&st->lattice, is->natural, is->eps,
+                                             sim->model_data, sim->desc.algorithm,
+                                             sim->desc.seed, sweep, sim->n_threads);
+    else if (is->natural)
         *accepted += cpu_ising_sweep(&st->lattice, is->natural, sim->model_data,
                                      sim->desc.algorithm, sim->desc.seed, sweep, sim->n_threads);
     else
@@ -92,7 +115,9 @@ static void ising_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
 {
     struct ising_state *is = ising_state(st);
     *(struct latmc_ising_sums *)sums =
-        is->natural ? cpu_ising_measure(&st->lattice, is->natural, sim->n_threads)
+        is->eps       ? cpu_ising_measure_coupled(&st->lattice, is->natural, is->eps,
+                                                  sim->n_threads)
+        : is->natural ? cpu_ising_measure(&st->lattice, is->natural, sim->n_threads)
                     : cpu_ising_split_measure(&is->split, sim->n_threads);
 }
 
@@ -114,6 +139,24 @@ static void ising_set_spins(latmc_sim *sim, struct cpu_state *st, const void *bu
         cpu_ising_split_from_natural(&is->split, buf, sim->n_threads);
 }
 
+/* The core calls these only for a sim with couplings (is->eps set). */
+static void ising_get_couplings(latmc_sim *sim, struct cpu_state *st, float *buf)
+{
+    const int8_t *eps = ising_state(st)->eps;
+    const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (float)eps[i];
+}
+
+/* Values checked by the core: exactly +1.0f or -1.0f. */
+static void ising_set_couplings(latmc_sim *sim, struct cpu_state *st, const float *buf)
+{
+    int8_t *eps = ising_state(st)->eps;
+    const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
+    for (size_t i = 0; i < n; i++)
+        eps[i] = buf[i] > 0.0f ? (int8_t)1 : (int8_t)-1;
+}
+
 const struct cpu_model_kernels cpu_ising_kernels = {
     .model = LATMC_MODEL_ISING,
     .create = ising_create,
@@ -123,4 +166,6 @@ const struct cpu_model_kernels cpu_ising_kernels = {
     .measure = ising_measure,
     .get_spins = ising_get_spins,
     .set_spins = ising_set_spins,
+    .get_couplings = ising_get_couplings,
+    .set_couplings = ising_set_couplings,
 };

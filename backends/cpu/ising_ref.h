@@ -13,4 +13,15 @@ void cpu_ising_hot_start(const struct latmc_lattice *g, int8_t *spins, uint64_t 
 struct latmc_ising_sums cpu_ising_measure(const struct latmc_lattice *g, const int8_t *spins,
                                           int n_threads);
 
+/* Random +-1 couplings (desc.couplings = BIMODAL): eps[ndim i + mu] couples site i with
+ * i + e_mu (the layout of latmc_sim_get_couplings), one int8 +-1 each. */
+void cpu_ising_draw_couplings(const struct latmc_lattice *g, int8_t *eps, uint64_t coupling_seed,
+                              int n_threads);
+uint64_t cpu_ising_sweep_coupled(const struct latmc_lattice *g, int8_t *spins,
+                                 const int8_t *eps, const struct latmc_ising_tables *t,
+                                 int algorithm, uint64_t seed, uint64_t sweep, int n_threads);
+struct latmc_ising_sums cpu_ising_measure_coupled(const struct latmc_lattice *g,
+                                                  const int8_t *spins, const int8_t *eps,
+                                                  int n_threads);
+
 #endif

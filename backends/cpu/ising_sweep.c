@@ -1,5 +1,6 @@
 /*
- * Ising reference kernels: checkerboard Metropolis and heat bath, and the hot start.
+ * Ising reference kernels: checkerboard Metropolis and heat bath (uniform and +-J
+ * couplings), the hot start and the +-J couplings' draw.
  * Plain C, written to be obviously right: the chains of every other backend and SIMD
  * level are checked against these bit for bit.
  *
@@ -9,10 +10,23 @@
  */
 #include "ising_ref.h"
 #include "cpu_omp.h"
+#include "coupling_draws.h" /* the +-J couplings, drawn as the Heisenberg model's */
 #include "ising_rules.h" /* the per-block update and hot start, shared with every backend */
 
+/* Block b of a colour: the uniform rule, or the +-J rule when eps is not NULL. */
+static inline uint64_t update_block(const struct latmc_lattice *g, int8_t *spins,
+                                    const int8_t *eps, const struct latmc_ising_tables *t,
+                                    int algorithm, uint64_t seed, uint64_t sweep, int colour,
+                                    int64_t b)
+{
+    if (eps)
+        return latmc_ising_update_block_coupled(g, spins, eps, t, algorithm, seed, sweep,
+                                                colour, b);
+    return latmc_ising_update_block(g, spins, t, algorithm, seed, sweep, colour, b);
+}
+
 /* One pass over the sites of one colour; returns the number of spins that changed. */
-static uint64_t colour_pass(const struct latmc_lattice *g, int8_t *spins,
+static uint64_t colour_pass(const struct latmc_lattice *g, int8_t *spins, const int8_t *eps,
                             const struct latmc_ising_tables *t, int algorithm, uint64_t seed,
                             uint64_t sweep, int colour, int n_threads)
 {
@@ -21,12 +35,12 @@ static uint64_t colour_pass(const struct latmc_lattice *g, int8_t *spins,
     uint64_t changed = 0;
     if (!cpu_use_threads(n_threads, half)) {
         for (int64_t b = 0; b < nblocks; b++)
-            changed += latmc_ising_update_block(g, spins, t, algorithm, seed, sweep, colour, b);
+            changed += update_block(g, spins, eps, t, algorithm, seed, sweep, colour, b);
         return changed;
     }
     LATMC_OMP(parallel for num_threads(n_threads) schedule(static) reduction(+:changed))
     for (int64_t b = 0; b < nblocks; b++)
-        changed += latmc_ising_update_block(g, spins, t, algorithm, seed, sweep, colour, b);
+        changed += update_block(g, spins, eps, t, algorithm, seed, sweep, colour, b);
     return changed;
 }
 
@@ -36,8 +50,33 @@ uint64_t cpu_ising_sweep(const struct latmc_lattice *g, int8_t *spins,
 {
     uint64_t changed = 0;
     for (int colour = 0; colour < 2; colour++)
-        changed += colour_pass(g, spins, t, algorithm, seed, sweep, colour, n_threads);
+        changed += colour_pass(g, spins, NULL, t, algorithm, seed, sweep, colour, n_threads);
     return changed;
+}
+
+uint64_t cpu_ising_sweep_coupled(const struct latmc_lattice *g, int8_t *spins,
+                                 const int8_t *eps, const struct latmc_ising_tables *t,
+                                 int algorithm, uint64_t seed, uint64_t sweep, int n_threads)
+{
+    uint64_t changed = 0;
+    for (int colour = 0; colour < 2; colour++)
+        changed += colour_pass(g, spins, eps, t, algorithm, seed, sweep, colour, n_threads);
+    return changed;
+}
+
+void cpu_ising_draw_couplings(const struct latmc_lattice *g, int8_t *eps, uint64_t coupling_seed,
+                              int n_threads)
+{
+    const int64_t n = g->nsites * g->ndim;
+    const int64_t nblocks = (n + 3) / 4;
+    if (!cpu_use_threads(n_threads, n)) {
+        for (int64_t b = 0; b < nblocks; b++)
+            latmc_ising_bimodal_block(eps, n, coupling_seed, b);
+        return;
+    }
+    LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
+    for (int64_t b = 0; b < nblocks; b++)
+        latmc_ising_bimodal_block(eps, n, coupling_seed, b);
 }
 
 void cpu_ising_hot_start(const struct latmc_lattice *g, int8_t *spins, uint64_t seed,

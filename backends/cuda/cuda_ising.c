@@ -10,13 +10,20 @@
  * stale; anything that needs bytes unpacks them first. Both layouts hold the same configuration, and both kernels
  * follow the same chain bit for bit, so which one runs never shows in a result.
  *
- * The packed kernels run when the lattice fits (L_x a multiple of 16), the decision
- * tables fit 32-bit thresholds (all but extreme beta), and LATMC_CUDA_KERNELS is not
- * "reference".
+ * The packed kernels run when the couplings are uniform, the lattice fits (L_x a multiple
+ * of 16), the decision tables fit 32-bit thresholds (all but extreme beta), and
+ * LATMC_CUDA_KERNELS is not "reference".
+ *
+ * +-J couplings (desc.couplings = BIMODAL): one int8 +-1 per bond, eps[ndim i + mu], on the
+ * device for the byte kernels, and the same bytes on the host for get_couplings (the
+ * device never changes them). Drawn on the host with the CPU's function
+ * (lib/coupling_draws.h): the CPU's couplings bit for bit.
  */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "coupling_draws.h"
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "ising_packed.h"
@@ -27,6 +34,7 @@ struct cuda_ising_state {
     /* Which layouts hold the configuration (at least one; both after an unpack for
      * get_spins, so that the next packed sweep needs no packing). */
     bool bytes_valid, packed_valid;
+    int8_t *eps_dev, *eps_host;  /* +-J couplings; NULL when uniform */
 };
 
 static struct cuda_ising_state *state_of(const struct cuda_sim *cs)
@@ -34,14 +42,42 @@ static struct cuda_ising_state *state_of(const struct cuda_sim *cs)
     return (struct cuda_ising_state *)cs->model_state;
 }
 
+static size_t coupling_count(const latmc_sim *sim)
+{
+    return (size_t)sim->nsites * (size_t)sim->desc.ndim;
+}
+
+/* The +-J couplings, drawn on the host, copied to the device. */
+static int create_couplings(const latmc_sim *sim, struct cuda_sim *cs,
+                            struct cuda_ising_state *st)
+{
+    const size_t n = coupling_count(sim);
+    st->eps_host = malloc(n);
+    if (!st->eps_host)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA Ising: cannot allocate %zu bytes of host "
+                               "memory for the couplings", n);
+    for (int64_t b = 0; b < (int64_t)((n + 3) / 4); b++)
+        latmc_ising_bimodal_block(st->eps_host, (int64_t)n, sim->desc.coupling_seed, b);
+    char msg[128];
+    snprintf(msg, sizeof msg, "cannot allocate %zu bytes of device memory for the couplings", n);
+    int s = cuda_check(cudaMalloc((void **)&st->eps_dev, n), msg);
+    if (s == LATMC_OK)
+        s = cuda_check(cudaMemcpyAsync(st->eps_dev, st->eps_host, n, cudaMemcpyHostToDevice,
+                                       cs->stream), "copying the couplings to the device");
+    if (s == LATMC_OK)
+        s = cuda_check(cudaStreamSynchronize(cs->stream), "copying the couplings to the device");
+    return s;
+}
+
 static int ising_create(const latmc_sim *sim, struct cuda_sim *cs)
 {
-    (void)sim;
     struct cuda_ising_state *st = calloc(1, sizeof *st);
     if (!st)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the Ising state");
-    cs->model_state = st;
+    cs->model_state = st; /* freed by ising_destroy, also after a failure below */
     st->bytes_valid = true; /* what init_spins or set_spins will write */
+    if (sim->desc.couplings == LATMC_COUPLINGS_BIMODAL)
+        return create_couplings(sim, cs, st); /* the packed kernels are uniform only */
     if (!cuda_ising_packed_fits(&cs->lattice))
         return LATMC_OK;
     const size_t bytes = (size_t)cuda_ising_packed_words(&cs->lattice) * sizeof(uint32_t);
@@ -61,6 +97,8 @@ static void ising_destroy(struct cuda_sim *cs)
         return;
     cudaFree(st->colour[0]);
     cudaFree(st->colour[1]);
+    cudaFree(st->eps_dev);
+    free(st->eps_host);
     free(st);
     cs->model_state = NULL;
 }
@@ -125,7 +163,8 @@ static cudaError_t ising_sweep(const latmc_sim *sim, struct cuda_sim *cs, uint64
         return err;
     bytes_written(cs);
     for (int colour = 0; colour < 2 && err == cudaSuccess; colour++)
-        err = cuda_ising_sweep_colour(cs->stream, &cs->lattice, cs->spins, cs->tables,
+        err = cuda_ising_sweep_colour(cs->stream, &cs->lattice, cs->spins, st->eps_dev,
+                                      cs->tables,
                                       sim->desc.algorithm, sim->desc.seed, sweep, colour,
                                       cs->changed);
     return err;
@@ -138,7 +177,7 @@ static cudaError_t ising_measure(const latmc_sim *sim, struct cuda_sim *cs)
     if (st->packed_valid)
         return cuda_ising_packed_measure(cs->stream, &cs->lattice, st->colour[0], st->colour[1],
                                          cs->sums);
-    return cuda_ising_measure(cs->stream, &cs->lattice, cs->spins, cs->sums);
+    return cuda_ising_measure(cs->stream, &cs->lattice, cs->spins, st->eps_dev, cs->sums);
 }
 
 static cudaError_t ising_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
@@ -157,6 +196,26 @@ static cudaError_t ising_set_spins(const latmc_sim *sim, struct cuda_sim *cs, co
                            cs->stream);
 }
 
+/* Called by the core only for a sim with couplings (eps set). */
+static cudaError_t ising_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *buf)
+{
+    const struct cuda_ising_state *st = state_of(cs);
+    const size_t n = coupling_count(sim);
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (float)st->eps_host[i];
+    return cudaSuccess;
+}
+
+/* Values checked by the core: exactly +1.0f or -1.0f. The generic code synchronises. */
+static cudaError_t ising_set_couplings(const latmc_sim *sim, struct cuda_sim *cs, const float *buf)
+{
+    struct cuda_ising_state *st = state_of(cs);
+    const size_t n = coupling_count(sim);
+    for (size_t i = 0; i < n; i++)
+        st->eps_host[i] = buf[i] > 0.0f ? (int8_t)1 : (int8_t)-1;
+    return cudaMemcpyAsync(st->eps_dev, st->eps_host, n, cudaMemcpyHostToDevice, cs->stream);
+}
+
 const struct cuda_model_kernels cuda_ising_kernels = {
     .model = LATMC_MODEL_ISING,
     .cold_byte = 1, /* +1 (unused: cold_start) */
@@ -168,4 +227,6 @@ const struct cuda_model_kernels cuda_ising_kernels = {
     .measure = ising_measure,
     .get_spins = ising_get_spins,
     .set_spins = ising_set_spins,
+    .get_couplings = ising_get_couplings,
+    .set_couplings = ising_set_couplings,
 };

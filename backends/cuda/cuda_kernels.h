@@ -36,16 +36,20 @@ cudaError_t cuda_kernels_check_device(void);
 cudaError_t cuda_ising_hot_start(cudaStream_t stream, int8_t *spins, int64_t n, uint64_t seed);
 
 /* Ising: one colour of sweep `sweep`; adds the number of spins that changed to *changed
- * (a device counter). `tables` is a device copy of the sim's struct latmc_ising_tables. */
+ * (a device counter). `tables` is a device copy of the sim's struct latmc_ising_tables.
+ * eps: NULL (uniform couplings), or the device's +-J couplings, int8 +-1 at ndim i + mu
+ * (lib/ising_rules.h, latmc_ising_update_block_coupled). */
 cudaError_t cuda_ising_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,
-                                    int8_t *spins, const struct latmc_ising_tables *tables,
+                                    int8_t *spins, const int8_t *eps,
+                                    const struct latmc_ising_tables *tables,
                                     int algorithm, uint64_t seed, uint64_t sweep, int colour,
                                     unsigned long long *changed);
 
 /* Ising: adds the exact sums of the configuration to *sums (device memory, zeroed by the
- * caller). */
+ * caller); eps as for the sweep (bonds weighted by their couplings). */
 cudaError_t cuda_ising_measure(cudaStream_t stream, const struct latmc_lattice *g,
-                               const int8_t *spins, struct latmc_ising_sums *sums);
+                               const int8_t *spins, const int8_t *eps,
+                               struct latmc_ising_sums *sums);
 
 /* Potts: hot start of n sites with q states (INIT stream, as the CPU). */
 cudaError_t cuda_potts_hot_start(cudaStream_t stream, uint8_t *spins, int64_t n, int q,

@@ -19,6 +19,9 @@
  *   vector store. 2D, W = 16: 5 global memory instructions (+ 8 shared-memory table
  *   reads) per 8 sites instead of 48 global ones.
  *
+ * With +-J couplings (desc.couplings = BIMODAL) only the per-block kernel runs, as
+ * ising_sweep_coupled_kernel (latmc_ising_update_block_coupled, one int8 coupling per bond).
+ *
  * Sites of one colour never interact, so the order in which threads run does not matter.
  */
 #include "cuda_kernel_choice.cuh"
@@ -42,6 +45,22 @@ __global__ void ising_sweep_colour_kernel(struct latmc_lattice g, int8_t *spins,
     uint64_t n_changed = 0;
     for (int64_t b = cuda_first_item(); b < nblocks; b += cuda_item_stride())
         n_changed += latmc_ising_update_block(&g, spins, tables, algorithm, seed, sweep, colour, b);
+    cuda_warp_add(changed, n_changed);
+}
+
+/* The per-block kernel with +-J couplings (eps: int8 +-1, eps[ndim i + mu], on the device):
+ * latmc_ising_update_block_coupled, the CPU reference's function. */
+__global__ void ising_sweep_coupled_kernel(struct latmc_lattice g, int8_t *spins,
+                                           const int8_t *eps,
+                                           const struct latmc_ising_tables *tables,
+                                           int algorithm, uint64_t seed, uint64_t sweep,
+                                           int colour, unsigned long long *changed)
+{
+    const int64_t nblocks = (g.nsites / 2 + 3) / 4;
+    uint64_t n_changed = 0;
+    for (int64_t b = cuda_first_item(); b < nblocks; b += cuda_item_stride())
+        n_changed += latmc_ising_update_block_coupled(&g, spins, eps, tables, algorithm, seed,
+                                                      sweep, colour, b);
     cuda_warp_add(changed, n_changed);
 }
 
@@ -234,14 +253,19 @@ extern "C" cudaError_t cuda_ising_hot_start(cudaStream_t stream, int8_t *spins, 
 }
 
 extern "C" cudaError_t cuda_ising_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,
-                                               int8_t *spins,
+                                               int8_t *spins, const int8_t *eps,
                                                const struct latmc_ising_tables *tables,
                                                int algorithm, uint64_t seed, uint64_t sweep,
                                                int colour, unsigned long long *changed)
 {
-    /* The row-segment kernel where L_x allows it (16-byte segments, else 8), the
-     * per-block reference kernel otherwise or when LATMC_CUDA_KERNELS=reference. */
-    if (cuda_reference_kernels_only()) {
+    /* +-J couplings: the per-block kernel with couplings. Uniform: the row-segment kernel
+     * where L_x allows it (16-byte segments, else 8), the per-block reference kernel
+     * otherwise or when LATMC_CUDA_KERNELS=reference. */
+    if (eps) {
+        const int64_t nblocks = (g->nsites / 2 + 3) / 4;
+        ising_sweep_coupled_kernel<<<cuda_grid(nblocks), CUDA_THREADS, 0, stream>>>(
+            *g, spins, eps, tables, algorithm, seed, sweep, colour, changed);
+    } else if (cuda_reference_kernels_only()) {
         const int64_t nblocks = (g->nsites / 2 + 3) / 4;
         ising_sweep_colour_kernel<<<cuda_grid(nblocks), CUDA_THREADS, 0, stream>>>(
             *g, spins, tables, algorithm, seed, sweep, colour, changed);

@@ -1,7 +1,8 @@
 /*
  * Observables on the GPU: the exact integer sums of lib/ising.h and lib/potts.h, reduced
  * on the device; only the sums struct travels to the host. Bonds are counted per site and
- * positive direction, sum_x sum_mu b(s_x, s_{x+mu}), as on the CPU (doc/conventions.md).
+ * positive direction, sum_x sum_mu b(s_x, s_{x+mu}), as on the CPU (doc/conventions.md);
+ * Ising with +-J couplings weighs each by its coupling eps_{x,mu}.
  * Every partial sum is an integer and 64-bit atomicAdd is exact and order-independent, so
  * the sums (and the observables the core derives from them) equal the CPU backend's
  * exactly, for any launch geometry.
@@ -35,6 +36,25 @@ __global__ void ising_measure_kernel(struct latmc_lattice g, const int8_t *spins
         int nb = spins[up.x] + spins[up.y];
         if (g.ndim == 3)
             nb += spins[up.z];
+        bonds += spins[i] * nb;
+        total += spins[i];
+    }
+    cuda_warp_add((unsigned long long *)&sums->bonds, (unsigned long long)bonds);
+    cuda_warp_add((unsigned long long *)&sums->spins, (unsigned long long)total);
+}
+
+/* The same with +-J couplings: bonds = sum_i sum_mu eps[ndim i + mu] s_i s_{i+mu}. */
+__global__ void ising_measure_coupled_kernel(struct latmc_lattice g, const int8_t *spins,
+                                             const int8_t *eps, struct latmc_ising_sums *sums)
+{
+    int64_t bonds = 0, total = 0;
+    const int nd = g.ndim;
+    for (int64_t i = cuda_first_item(); i < g.nsites; i += cuda_item_stride()) {
+        const struct up_neighbours up = cuda_up_neighbours(&g, i);
+        const int8_t *e = eps + nd * i;
+        int nb = e[0] * spins[up.x] + e[1] * spins[up.y];
+        if (nd == 3)
+            nb += e[2] * spins[up.z];
         bonds += spins[i] * nb;
         total += spins[i];
     }
@@ -107,9 +127,14 @@ __global__ void potts_measure_kernel(struct latmc_lattice g, const uint8_t *spin
 }
 
 extern "C" cudaError_t cuda_ising_measure(cudaStream_t stream, const struct latmc_lattice *g,
-                                          const int8_t *spins, struct latmc_ising_sums *sums)
+                                          const int8_t *spins, const int8_t *eps,
+                                          struct latmc_ising_sums *sums)
 {
-    ising_measure_kernel<<<cuda_grid(g->nsites), CUDA_THREADS, 0, stream>>>(*g, spins, sums);
+    if (eps)
+        ising_measure_coupled_kernel<<<cuda_grid(g->nsites), CUDA_THREADS, 0, stream>>>(
+            *g, spins, eps, sums);
+    else
+        ising_measure_kernel<<<cuda_grid(g->nsites), CUDA_THREADS, 0, stream>>>(*g, spins, sums);
     return cudaGetLastError();
 }
 

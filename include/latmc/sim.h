@@ -57,7 +57,11 @@ enum latmc_precision {
     LATMC_PRECISION_DOUBLE = 1  /**< double per site (the default) */
 };
 
-/** Heisenberg couplings drawn from latmc_sim_desc::coupling_seed. @since 0.1 */
+/**
+ * Couplings drawn from latmc_sim_desc::coupling_seed (latmc_sim_desc::couplings):
+ * Heisenberg takes all three; Ising UNIFORM or BIMODAL (the +-J model); other models
+ * UNIFORM only (anything else: LATMC_EINVAL). @since 0.1
+ */
 enum latmc_couplings {
     LATMC_COUPLINGS_UNIFORM  = 0, /**< all equal (the default) */
     LATMC_COUPLINGS_GAUSSIAN = 1, /**< Gaussian random couplings */
@@ -114,7 +118,7 @@ typedef struct latmc_sim_desc {
     int      q;             /**< Potts states, 2..255 */
     int      algorithm;     /**< enum latmc_algorithm */
     int      precision;     /**< phi^4: enum latmc_precision */
-    int      couplings;     /**< Heisenberg: enum latmc_couplings */
+    int      couplings;     /**< Heisenberg, Ising (UNIFORM, BIMODAL): enum latmc_couplings */
     uint64_t coupling_seed; /**< disorder realisation, independent of the MC seed */
     int      replicas;      /**< 1, or 2 for the overlap (Heisenberg) */
     int      device;        /**< enum latmc_device */
@@ -361,13 +365,14 @@ LATMC_API int latmc_sim_get_spins(latmc_sim *sim, void *buf, size_t bytes);
 LATMC_API int latmc_sim_set_spins(latmc_sim *sim, const void *buf, size_t bytes);
 
 /**
- * Number of couplings of a model that has them (Heisenberg): one per site and positive
+ * Number of couplings of a sim that has them (Heisenberg; Ising with desc.couplings =
+ * LATMC_COUPLINGS_BIMODAL, values exactly +-1): one per site and positive
  * direction, sites x ndim floats, coupling between site i and its neighbour in direction
  * mu (0 = x, 1 = y, 2 = z) at index ndim * i + mu.
  * @param[in]  sim   the sim.
  * @param[out] count receives the number of floats.
- * @return LATMC_OK; LATMC_EINVAL (sim or count NULL); LATMC_EUNSUPPORTED for models
- *         without couplings.
+ * @return LATMC_OK; LATMC_EINVAL (sim or count NULL); LATMC_EUNSUPPORTED for sims
+ *         without couplings (Potts, phi^4, uniform Ising).
  * @note Thread-safe as a const call.
  * @since 0.1
  */
@@ -387,7 +392,8 @@ LATMC_API int latmc_sim_get_couplings(latmc_sim *sim, float *buf, size_t count);
 
 /**
  * Replace the couplings (count must equal latmc_sim_couplings_size(); every value finite,
- * else LATMC_EINVAL and nothing changes). Replicas share them.
+ * and for Ising exactly +1.0f or -1.0f, else LATMC_EINVAL and nothing changes). Replicas
+ * share them.
  * @param[in,out] sim   the sim.
  * @param[in]     buf   `count` floats; copied, borrowed for the call only.
  * @param[in]     count their number.

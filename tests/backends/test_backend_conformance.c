@@ -2,7 +2,8 @@
  * Backend conformance: the backend named on the command line ("cpu" or "cuda") against the
  * CPU reference backend (one thread), through the public API only. For Ising (2D and 3D,
  * Metropolis and heat bath, h != 0, J < 0, extents that are not powers of two, several
- * seeds; extents for each CUDA Ising kernel: L_x a multiple of 16, of 8 only, neither)
+ * seeds; extents for each CUDA Ising kernel: L_x a multiple of 16, of 8 only, neither;
+ * random +-J couplings, also set from the host)
  * and Potts (q = 2 to 255; the 2- and the 3-colouring; both algorithms; shapes for every
  * variant of the CUDA Potts row kernels and for their per-block fallback): hot
  * start, 20 sweeps in chunks with a parameter change on the way, then a configuration set
@@ -50,6 +51,7 @@ struct chain_case {
     uint64_t seed;
     struct params p;       /* from the start */
     struct params later;   /* after the first 10 sweeps */
+    int couplings;         /* Ising: LATMC_COUPLINGS_UNIFORM or BIMODAL (+-J) */
 };
 
 static latmc_sim_desc case_desc(const struct chain_case *c, int device, int n_threads)
@@ -59,6 +61,8 @@ static latmc_sim_desc case_desc(const struct chain_case *c, int device, int n_th
     d.model = c->model;
     d.q = c->model == LATMC_MODEL_POTTS ? c->q : d.q;
     d.device = device;
+    d.couplings = c->couplings;
+    d.coupling_seed = c->seed * 3 + 1;
     return d;
 }
 
@@ -187,6 +191,28 @@ static void run_case(const struct chain_case *c)
     assert_int_equal(latmc_sim_observable(ref, LATMC_OBS_ACCEPTANCE, &acc), LATMC_OK);
     assert_true(acc > 0.0);
 
+    /* +-J: the same couplings, then new ones set from the host on both */
+    size_t nc = 0;
+    if (c->couplings == LATMC_COUPLINGS_BIMODAL) {
+        assert_int_equal(latmc_sim_couplings_size(ref, &nc), LATMC_OK);
+        float *ja = malloc(nc * sizeof *ja), *jb = malloc(nc * sizeof *jb);
+        assert_non_null(ja);
+        assert_non_null(jb);
+        assert_int_equal(latmc_sim_get_couplings(ref, ja, nc), LATMC_OK);
+        assert_int_equal(latmc_sim_get_couplings(sut, jb, nc), LATMC_OK);
+        assert_memory_equal(ja, jb, nc * sizeof *ja);
+        uint64_t rng = c->seed ^ UINT64_C(0xc0c0);
+        for (size_t i = 0; i < nc; i++)
+            ja[i] = (test_rng_next(&rng) >> 63) ? -1.0f : 1.0f;
+        assert_int_equal(latmc_sim_set_couplings(ref, ja, nc), LATMC_OK);
+        assert_int_equal(latmc_sim_set_couplings(sut, ja, nc), LATMC_OK);
+        assert_int_equal(latmc_sim_get_couplings(sut, jb, nc), LATMC_OK);
+        assert_memory_equal(ja, jb, nc * sizeof *ja);
+        assert_same_state(ref, sut, c->label, "after set_couplings");
+        free(ja);
+        free(jb);
+    }
+
     /* a configuration set from the host, then 3 more sweeps */
     size_t n = 0;
     assert_int_equal(latmc_sim_spins_size(ref, &n), LATMC_OK);
@@ -223,10 +249,14 @@ static void run_cases(const struct chain_case *cases, size_t count)
 
 #define ISING(label_, ndim_, lx_, ly_, lz_, algo_, seed_, beta_, J_, h_, beta2_, J2_, h2_)      \
     { label_, LATMC_MODEL_ISING, ndim_, 0, algo_, { lx_, ly_, lz_ }, seed_,                    \
-      { beta_, J_, h_ }, { beta2_, J2_, h2_ } }
+      { beta_, J_, h_ }, { beta2_, J2_, h2_ }, LATMC_COUPLINGS_UNIFORM }
+/* Ising with random +-1 couplings drawn from the coupling seed */
+#define ISING_PMJ(label_, ndim_, lx_, ly_, lz_, algo_, seed_, beta_, J_, h_, beta2_, J2_, h2_)  \
+    { label_, LATMC_MODEL_ISING, ndim_, 0, algo_, { lx_, ly_, lz_ }, seed_,                    \
+      { beta_, J_, h_ }, { beta2_, J2_, h2_ }, LATMC_COUPLINGS_BIMODAL }
 #define POTTS(label_, ndim_, lx_, ly_, lz_, q_, algo_, seed_, beta_, J_, h_, beta2_, J2_, h2_)  \
     { label_, LATMC_MODEL_POTTS, ndim_, q_, algo_, { lx_, ly_, lz_ }, seed_,                   \
-      { beta_, J_, h_ }, { beta2_, J2_, h2_ } }
+      { beta_, J_, h_ }, { beta2_, J2_, h2_ }, LATMC_COUPLINGS_UNIFORM }
 
 enum { METRO = LATMC_ALGO_METROPOLIS, HEATB = LATMC_ALGO_HEATBATH };
 
@@ -300,6 +330,28 @@ static void ising_3d(void **state)
               0.1, 0.2, 1, 0),
         ISING("Ising 3D 48x34x20 Metropolis (16-byte rows)", 3, 48, 34, 20, METRO, 84, 0.2216, 1,
               0, 0.25, 1, 0.02),
+    };
+    run_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* Ising +-J (desc.couplings = BIMODAL): every shape class of the uniform cases above (on
+ * CUDA +-J always takes the per-block kernel with couplings; on the CPU the C level). */
+static void ising_pmj(void **state)
+{
+    (void)state;
+    static const struct chain_case cases[] = {
+        ISING_PMJ("Ising +-J 2D 6x10 Metropolis", 2, 6, 10, 0, METRO, 201, 1.0, 1, 0, 0.6, 1, 0.2),
+        ISING_PMJ("Ising +-J 2D 6x10 heat bath", 2, 6, 10, 0, HEATB, 202, 1.0, 1, 0.1, 0.8, -1, 0),
+        ISING_PMJ("Ising +-J 2D 2x2 Metropolis", 2, 2, 2, 0, METRO, 203, 0.5, 1, 0.1, 0.5, -1, 0),
+        ISING_PMJ("Ising +-J 2D 130x66 heat bath h", 2, 130, 66, 0, HEATB, 204, 1.2, 1, 0.3, 0.9,
+                  1, 0),
+        ISING_PMJ("Ising +-J 2D 1024x514 Metropolis", 2, 1024, 514, 0, METRO,
+                  UINT64_C(0xfedcba9876543210), 1.0, 1, 0, 1.5, 1, 0.05),
+        ISING_PMJ("Ising +-J 3D 2x2x2 heat bath", 3, 2, 2, 2, HEATB, 205, 0.6, 1, 0.2, 0.4, 1, 0),
+        ISING_PMJ("Ising +-J 3D 18x10x14 Metropolis h", 3, 18, 10, 14, METRO, 206, 0.8, 1, 0.1,
+                  1.1, 1, 0),
+        ISING_PMJ("Ising +-J 3D 48x34x20 heat bath J<0", 3, 48, 34, 20, HEATB, 207, 0.9, -1, 0,
+                  1.2, -1, 0.1),
     };
     run_cases(cases, sizeof cases / sizeof cases[0]);
 }
@@ -764,6 +816,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest common[] = {
         cmocka_unit_test(ising_2d),
         cmocka_unit_test(ising_3d),
+        cmocka_unit_test(ising_pmj),
         cmocka_unit_test(potts_two_colours),
         cmocka_unit_test(potts_three_colours),
         cmocka_unit_test(potts_row_kernels),
