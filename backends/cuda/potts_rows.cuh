@@ -32,7 +32,8 @@
  * entries are stored 8 times, one copy per 16-byte bank group, and thread t reads copy
  * t mod 8: the 8 threads of each quarter warp then always hit 8 different bank groups,
  * whatever their entries (no bank conflicts). 3D q = 4: 4096 entries of 16 bytes, one
- * copy. 2D 5 <= q <= 8: a binary search (pr_entry_words below).
+ * copy. 2D 5 <= q <= 8: a binary search (pr_entry_words below), with 2 colours on the
+ * table of the sorted neighbour multiset (330 entries, tops copied 8 times).
  *
  * Metropolis (any q): the proposal as the reference; n_{s'} - n_s from the neighbours'
  * four bytes in one word (three byte permutes) compared bytewise with s and s' (counts of
@@ -709,7 +710,9 @@ static inline bool pr_hb_table_q(int ndim, int q)
  * serves (g.ndim, colours, nw, g.q, algorithm), after setting the table radix in g. The
  * one place that maps a lattice to a kernel: the launcher and the host test both use it.
  * Heat-bath tables: 2D q <= 3 (NT 2) and q = 4 (NT 3): radix q, all four digits in "lo",
- * 8 copies; 2D 5 <= q <= 8: radix 8, lo = x-, x+, hi = y+, y-, 32-byte entries, one copy;
+ * 8 copies; 2D 5 <= q <= 8: 2 colours, the multiset table (PR_SORT_*; the radix 8 only
+ * enumerates the tuples while the table is built); 3 colours, radix 8, lo = x-, x+,
+ * hi = y+, y-, 32-byte entries, one copy;
  * 3D q <= 3: radix q, lo = x-, x+, y+, y-, hi = z+, z-, 8 copies; 3D q = 4: the same
  * digits, one copy.
  */
