@@ -32,7 +32,8 @@
  * entries are stored 8 times, one copy per 16-byte bank group, and thread t reads copy
  * t mod 8: the 8 threads of each quarter warp then always hit 8 different bank groups,
  * whatever their entries (no bank conflicts). 3D q = 4: 4096 entries of 16 bytes, one
- * copy. 2D 5 <= q <= 8: a binary search (pr_entry_words below).
+ * copy. 2D 5 <= q <= 8: a binary search (pr_entry_words below), with 2 colours on the
+ * table of the sorted neighbour multiset (330 entries, tops copied 8 times).
  *
  * Metropolis (any q): the proposal as the reference; n_{s'} - n_s from the neighbours'
  * four bytes in one word (three byte permutes) compared bytewise with s and s' (counts of
@@ -120,6 +121,41 @@ PR_HD uint32_t pr_umin(uint32_t a, uint32_t b)
 PR_HD uint32_t pr_umulhi(uint32_t a, uint32_t b)
 {
     return (uint32_t)(((uint64_t)a * b) >> 32);
+}
+
+/* c + the sum of the products of the four bytes of a and b (one IDP.4A). */
+PR_HD uint32_t pr_dp4a(uint32_t a, uint32_t b, uint32_t c)
+{
+#ifdef __CUDA_ARCH__
+    return __dp4a(a, b, c);
+#else
+    for (int i = 0; i < 4; i++)
+        c += ((a >> (8 * i)) & 0xffu) * ((b >> (8 * i)) & 0xffu);
+    return c;
+#endif
+}
+
+/* Lane-wise minimum and maximum of the two 16-bit halves (one VIMNMX.U16x2 each on sm_90). */
+PR_HD uint32_t pr_min_u16x2(uint32_t a, uint32_t b)
+{
+#ifdef __CUDA_ARCH__
+    return __vminu2(a, b);
+#else
+    const uint32_t lo = (a & 0xffffu) < (b & 0xffffu) ? a & 0xffffu : b & 0xffffu;
+    const uint32_t hi = (a >> 16) < (b >> 16) ? a >> 16 : b >> 16;
+    return hi << 16 | lo;
+#endif
+}
+
+PR_HD uint32_t pr_max_u16x2(uint32_t a, uint32_t b)
+{
+#ifdef __CUDA_ARCH__
+    return __vmaxu2(a, b);
+#else
+    const uint32_t lo = (a & 0xffffu) > (b & 0xffffu) ? a & 0xffffu : b & 0xffffu;
+    const uint32_t hi = (a >> 16) > (b >> 16) ? a >> 16 : b >> 16;
+    return hi << 16 | lo;
+#endif
 }
 
 /* Byte 3 of `prev` then bytes 0..2 of w: byte b = byte b - 1 of the row (left neighbours). */
@@ -253,6 +289,29 @@ template <int NT> struct pr_entry_words {
     static const int value = NT <= 3 ? 4 : 8;
 };
 
+/*
+ * 2D 5 <= q <= 8 with 2 colours (NT = 7, REPL): the table of the neighbour MULTISET. The
+ * heat bath's thresholds depend on the neighbours' states only through how many
+ * neighbours are in each state (latmc_potts_heatbath_weights counts them), so a site's
+ * entry can be looked up by its four neighbour states sorted, a <= b <= c <= d: 330
+ * multisets instead of 4096 ordered tuples, few enough to copy the 16-byte top of every
+ * entry 8 times (conflict-free, as the small tables). Slot = a + 7 b + 72 c + 125 d, one
+ * to one on sorted tuples of states < 8 (checked by tests/backends/test_potts_rows_host.cu)
+ * and < PR_SORT_SLOTS; slots of no sorted tuple are never read. Layout: the tops, slot s
+ * copy k at 16 (8 s + k); then the bottoms, one copy, slot s at PR_SORT_TOP_BYTES + 16 s.
+ */
+#define PR_SORT_W1 7u
+#define PR_SORT_W2 72u
+#define PR_SORT_W3 125u
+#define PR_SORT_SLOTS (7 * (1 + PR_SORT_W1 + PR_SORT_W2 + PR_SORT_W3) + 1)
+#define PR_SORT_TOP_BYTES ((size_t)PR_SORT_SLOTS * 16 * 8)
+#define PR_SORT_BYTES (PR_SORT_TOP_BYTES + (size_t)PR_SORT_SLOTS * 16)
+
+PR_HD uint32_t pr_sort_slot(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+    return a + PR_SORT_W1 * b + PR_SORT_W2 * c + PR_SORT_W3 * d;
+}
+
 /* Entries of the table (radix^(2 ndim)) and its bytes in shared memory. */
 PR_HD int64_t pr_hb_table_entries(int ndim, uint32_t radix)
 {
@@ -264,6 +323,8 @@ PR_HD int64_t pr_hb_table_entries(int ndim, uint32_t radix)
 
 template <int NT, bool REPL> static inline size_t pr_hb_table_bytes(int ndim, uint32_t radix)
 {
+    if (NT == 7 && REPL)
+        return PR_SORT_BYTES;
     return (size_t)pr_hb_table_entries(ndim, radix) * pr_entry_words<NT>::value * 4 *
            (REPL ? 8 : 1);
 }
@@ -294,7 +355,23 @@ PR_HD void pr_hb_build_entry(const struct pr_geom &g, const struct latmc_potts_t
     uint8_t n_of[8] = { 0 }; /* q <= 8: indices are states < q */
     uint32_t word[NE];
     latmc_potts_heatbath_thresholds(t, g.q, nb, 2 * NDIM, n_of, word, NE);
-    if (NT == 7) { /* binary-search layout: tops of all entries, then their bottoms */
+    if (NT == 7 && REPL) { /* the multiset table: sorted tuples only */
+        if (!(digit[0] <= digit[1] && digit[1] <= digit[2] && digit[2] <= digit[3]))
+            return;
+        const uint32_t slot = pr_sort_slot(digit[0], digit[1], digit[2], digit[3]);
+        uint32_t top[4], bottom[4];
+        latmc_potts_heatbath_tree7(word, g.q, top, bottom);
+        for (int i = 0; i < 4; i++) { /* thresholds as ~W for pr_tree7_not, base as it is */
+            if (i > 0)
+                top[i] = ~top[i];
+            bottom[i] = ~bottom[i];
+        }
+        for (int i = 0; i < 4; i++) {
+            for (int copy = 0; copy < 8; copy++)
+                table[((size_t)slot * 8 + copy) * 4 + i] = top[i];
+            table[PR_SORT_TOP_BYTES / 4 + (size_t)slot * 4 + i] = bottom[i];
+        }
+    } else if (NT == 7) { /* binary-search layout: tops of all entries, then their bottoms */
         uint32_t top[4], bottom[4];
         latmc_potts_heatbath_tree7(word, g.q, top, bottom);
         for (int i = 0; i < 4; i++) {
@@ -323,6 +400,57 @@ PR_HD void pr_entry4_at(const uint32_t *table, uint32_t off, uint32_t *v)
 }
 
 /*
+ * latmc_potts_heatbath_lookup_tree7(top, bottom, u) from thresholds stored as m = ~W (W =
+ * 2^32 - t the word of lib/potts_thresholds.h, 0 for t = 2^32): the carry of u + W is
+ * [u > m], since ~W = 2^32 - 1 - W = t - 1 for W != 0 and ~0 = 2^32 - 1, which no u
+ * exceeds. One unsigned comparison per threshold instead of an add with carry.
+ */
+PR_HD uint32_t pr_tree7_not(const uint32_t *top, const uint32_t *bottom, uint32_t u)
+{
+    const bool above3 = u > top[1];
+    const bool above = u > (above3 ? top[3] : top[2]);
+    const uint32_t j = (above3 ? 2u : 0u) + (above ? 1u : 0u);
+    return top[0] + 2 * j + (u > bottom[j] ? 1u : 0u);
+}
+
+/*
+ * The multiset slots of the 2 x 2 sites of one word (2D, 2 colours, sites at bytes OFF and
+ * OFF + 2): slot[0] of the site at byte OFF, slot[1] of the one at OFF + 2. The
+ * four neighbour words are arranged so that each site's neighbour is the HIGH byte of its
+ * 16-bit half (the low byte is another site's state, < 8: it can only break ties between
+ * equal high bytes), then sorted half by half with a 5-comparator network of 16-bit
+ * min / max; the high bytes are then a <= b <= c <= d.
+ */
+template <int OFF> PR_HD void pr_sort_slots(uint32_t w, uint32_t l, uint32_t r, uint32_t u,
+                                            uint32_t d, uint32_t slot[2])
+{
+    uint32_t a, b, c, e;
+    if (OFF == 0) { /* sites at bytes 0, 2: x+ is byte 1, 3 of the segment itself */
+        a = l << 8;
+        b = w;
+        c = u << 8;
+        e = d << 8;
+    } else {        /* sites at bytes 1, 3 */
+        a = l;
+        b = r;
+        c = u;
+        e = d;
+    }
+    uint32_t t;
+    t = pr_min_u16x2(a, b); b = pr_max_u16x2(a, b); a = t;
+    t = pr_min_u16x2(c, e); e = pr_max_u16x2(c, e); c = t;
+    t = pr_min_u16x2(a, c); c = pr_max_u16x2(a, c); a = t;
+    t = pr_min_u16x2(b, e); e = pr_max_u16x2(b, e); b = t;
+    t = pr_min_u16x2(b, c); c = pr_max_u16x2(b, c); b = t;
+    /* the high bytes [a0, a1, b0, b1] and [c0, c1, e0, e1]; each site's slot is a dot
+     * product with the weights (one IDP.4A per pair of words and site) */
+    const uint32_t ab = pr_perm(a, b, 0x7531), ce = pr_perm(c, e, 0x7531);
+    const uint32_t w_ab = 1u | PR_SORT_W1 << 16, w_ce = PR_SORT_W2 | PR_SORT_W3 << 16;
+    slot[0] = pr_dp4a(ab, w_ab, pr_dp4a(ce, w_ce, 0));
+    slot[1] = pr_dp4a(ab, w_ab << 8, pr_dp4a(ce, w_ce << 8, 0));
+}
+
+/*
  * One segment, heat bath. slot: the thread's table copy (thread index mod 8) for REPL.
  * Returns how many sites changed.
  */
@@ -336,12 +464,16 @@ PR_HD uint32_t pr_hb_segment(const struct pr_geom &g, uint8_t *spins, int64_t s,
     pr_rows<NDIM, NW> n;
     pr_load_rows<NDIM, C, NW, OFF>(g, own, xs, y, z, n);
 
-    /* per byte: lo = the first digits of the tuple, hi = the rest (radix R) */
+    /* per byte: lo = the first digits of the tuple, hi = the rest (radix R); for the
+     * multiset table, lo = the slots of the word's two sites (16 bits each) */
     const uint32_t R = g.radix;
-    uint32_t lo[NW], hi[HI ? NW : 1];
+    uint32_t lo[NW], hi[HI ? NW : 1], ms[NT == 7 && REPL ? NW : 1][2];
 PR_UNROLL
     for (int i = 0; i < NW; i++) {
-        if (NDIM == 2 && HI) { /* 2D, radix 8: lo = x-, x+; hi = y+, y- */
+        if (NT == 7 && REPL) {
+            static_assert(NT != 7 || !REPL || (NDIM == 2 && C == 2), "multiset table: 2D, 2 colours");
+            pr_sort_slots<OFF>(n.w[i], n.l[i], n.r[i], n.u[i], n.d[i], ms[i]);
+        } else if (NDIM == 2 && HI) { /* 2D, radix 8: lo = x-, x+; hi = y+, y- */
             lo[i] = n.l[i] + R * n.r[i];
             hi[i] = n.u[i] + R * n.d[i];
         } else {
@@ -364,7 +496,13 @@ PR_UNROLL
         for (int lane = 0; lane < 4; lane++) {
             const int p = C * (4 * blk + lane) + OFF, wi = p / 4, sh = 8 * (p % 4);
             uint32_t k;
-            if (NT == 7) {
+            if (NT == 7 && REPL) {
+                /* 2D q <= 8, 2 colours: the multiset's top (own copy), one word of its bottom */
+                const uint32_t m = ms[wi][sh >> 4];
+                uint32_t top[4];
+                pr_entry4_at(table, (m * 8 + slot) * 16, top);
+                k = pr_tree7_not(top, table + PR_SORT_TOP_BYTES / 4 + m * 4, u.v[lane]);
+            } else if (NT == 7) {
                 /* 2D q <= 8: top of the entry (16 bytes), then one word of its bottom */
                 const uint32_t idx = ((lo[wi] >> sh) & 0xffu) + g.hi_mult * ((hi[wi] >> sh) & 0xffu);
                 uint32_t top[4];
@@ -572,7 +710,9 @@ static inline bool pr_hb_table_q(int ndim, int q)
  * serves (g.ndim, colours, nw, g.q, algorithm), after setting the table radix in g. The
  * one place that maps a lattice to a kernel: the launcher and the host test both use it.
  * Heat-bath tables: 2D q <= 3 (NT 2) and q = 4 (NT 3): radix q, all four digits in "lo",
- * 8 copies; 2D 5 <= q <= 8: radix 8, lo = x-, x+, hi = y+, y-, 32-byte entries, one copy;
+ * 8 copies; 2D 5 <= q <= 8: 2 colours, the multiset table (PR_SORT_*; the radix 8 only
+ * enumerates the tuples while the table is built); 3 colours, radix 8, lo = x-, x+,
+ * hi = y+, y-, 32-byte entries, one copy;
  * 3D q <= 3: radix q, lo = x-, x+, y+, y-, hi = z+, z-, 8 copies; 3D q = 4: the same
  * digits, one copy.
  */
@@ -593,7 +733,10 @@ static auto pr_dispatch_rows(Runner &r, struct pr_geom &g, int algorithm)
         g.radix = 8;
         g.hi_mult = 64;
         g.entries = (uint32_t)pr_hb_table_entries(NDIM, g.radix);
-        return r.template hb<NDIM, C, NW, 7, false, true>(g);
+        if constexpr (C == 2)
+            return r.template hb<NDIM, C, NW, 7, true, false>(g); /* the multiset table */
+        else
+            return r.template hb<NDIM, C, NW, 7, false, true>(g);
     } else {
         g.radix = (uint32_t)q;
         g.hi_mult = (uint32_t)(q * q * q * q);

@@ -198,6 +198,7 @@ static void heat_bath_2d(void **state)
         { 2, { 40, 14, 0 }, 7, HEATB, 1.3, -1, 0.2, 5 },
         { 2, { 64, 18, 0 }, 8, HEATB, 1.4, 1, 0, 6 },
         { 2, { 16, 2, 0 }, 8, HEATB, 0.7, 1, 0.5, 7 },
+        { 2, { 48, 12, 0 }, 6, HEATB, 1.25, 1, -0.4, 12 },  /* multiset table, q = 6 */
         { 2, { 8, 4, 0 }, 3, HEATB, 0.5, 1, 0, 8 },
         { 2, { 32, 16, 0 }, 3, HEATB, 25.0, 1, -3.0, 9 },  /* zero weights */
         { 2, { 32, 16, 0 }, 8, HEATB, 25.0, -1, 2.5, 10 },
@@ -249,9 +250,58 @@ static void metropolis(void **state)
     printf("%d kernel runs identical to the CPU reference\n", g_variants_run);
 }
 
+/* The multiset table's slots (2D 5 <= q <= 8, 2 colours): one per sorted tuple of four
+ * states < 8, all distinct and inside the table; the table fits a block of an H200 (227 KiB). */
+static void multiset_slots(void **state)
+{
+    (void)state;
+    std::vector<int> seen(PR_SORT_SLOTS, 0);
+    int tuples = 0;
+    for (uint32_t a = 0; a < 8; a++)
+        for (uint32_t b = a; b < 8; b++)
+            for (uint32_t c = b; c < 8; c++)
+                for (uint32_t d = c; d < 8; d++) {
+                    const uint32_t slot = pr_sort_slot(a, b, c, d);
+                    assert_true(slot < PR_SORT_SLOTS);
+                    assert_int_equal(seen[slot], 0);
+                    seen[slot] = 1;
+                    tuples++;
+                }
+    assert_int_equal(tuples, 330);
+    assert_true(PR_SORT_BYTES <= 227 * 1024);
+    /* the word-wise sort and slot of pr_sort_slots against pr_sort_slot, both site offsets,
+     * with the other sites' bytes (the low bytes of the halves) set to every state */
+    for (uint32_t t = 0; t < 4096; t++) {
+        const uint32_t v[4] = { t & 7, (t >> 3) & 7, (t >> 6) & 7, (t >> 9) & 7 };
+        uint32_t s[4] = { v[0], v[1], v[2], v[3] };
+        for (int i = 0; i < 4; i++)
+            for (int j = i + 1; j < 4; j++)
+                if (s[j] < s[i]) {
+                    const uint32_t x = s[i];
+                    s[i] = s[j];
+                    s[j] = x;
+                }
+        const uint32_t want = pr_sort_slot(s[0], s[1], s[2], s[3]);
+        const uint32_t junk = (t * 5) & 7;
+        uint32_t got[2];
+        /* OFF = 1: states in bytes 1 and 3 of l, r, u, d (w unused) */
+        const uint32_t hi = 0x01000100u, lo = junk * 0x00010001u;
+        pr_sort_slots<1>(0, v[0] * hi + lo, v[1] * hi + lo, v[2] * hi + lo, v[3] * hi + lo, got);
+        assert_int_equal(got[0], want);
+        assert_int_equal(got[1], want);
+        /* OFF = 0: states in bytes 0 and 2 of l, u, d; x+ is bytes 1 and 3 of w */
+        const uint32_t lo0 = 0x00010001u, hi0 = junk * 0x01000100u;
+        pr_sort_slots<0>(v[1] * hi + lo, v[0] * lo0 + hi0, 0, v[2] * lo0 + hi0, v[3] * lo0 + hi0,
+                         got);
+        assert_int_equal(got[0], want);
+        assert_int_equal(got[1], want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(multiset_slots),
         cmocka_unit_test(heat_bath_2d),
         cmocka_unit_test(heat_bath_3d),
         cmocka_unit_test(metropolis),
