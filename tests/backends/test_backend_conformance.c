@@ -291,9 +291,9 @@ static void ising_2d(void **state)
               1, 0.05, 0.3, 1, 0),
         ISING("Ising 2D 1030x516 Metropolis (fallback)", 2, 1030, 516, 0, METRO, 77, 0.4406868, 1,
               0, 0.5, -1, 0.1),
-        /* The CUDA multi-spin coded kernels (L_x % 16 == 0: 4 words per thread where
-         * L_x % 64 == 0, 2 where L_x % 32 == 0, else 1; 16x2, 64x4, 512x384 and 1024x1030
-         * above take them too), and the switch between them and the byte kernels when beta
+        /* The CUDA multi-spin coded kernels (L_x % 16 == 0: 8 words per thread where
+         * L_x % 128 == 0, 4 where L_x % 64 == 0, 2 where L_x % 32 == 0, else 1; 16x2,
+         * 64x4, 512x384 and 1024x1030 above take them too), and the switch between them and the byte kernels when beta
          * is so large that a threshold leaves 32 bits (Metropolis 0, heat bath 2^32). */
         ISING("Ising 2D 32x6 heat bath h (packed, 2 words)", 2, 32, 6, 0, HEATB, 78, 0.44, 1, 0.2,
               0.3, 1, -0.1),
@@ -320,6 +320,8 @@ static void ising_3d(void **state)
         ISING("Ising 3D 64x48x66 heat bath h", 3, 64, 48, 66, HEATB, 18, 0.2216, 1, 0.02, 0.23, 1,
               0),
         /* the CUDA row-segment kernel in 3D: 16- and 8-byte segments, L_y = L_z = 2 */
+        ISING("Ising 3D 128x4x6 heat bath h (packed, 8 words)", 3, 128, 4, 6, HEATB, 86, 0.2216,
+              1, 0.1, 0.3, 1, -0.05),
         ISING("Ising 3D 32x4x6 Metropolis h (packed, 2 words)", 3, 32, 4, 6, METRO, 85, 0.2216, 1,
               0.1, 0.3, -1, 0),
         ISING("Ising 3D 16x2x2 Metropolis (16-byte rows)", 3, 16, 2, 2, METRO, 81, 0.3, 1, 0.1,
