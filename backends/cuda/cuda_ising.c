@@ -10,12 +10,13 @@
  * stale; anything that needs bytes unpacks them first. Both layouts hold the same configuration, and both kernels
  * follow the same chain bit for bit, so which one runs never shows in a result.
  *
- * The packed kernels run when the couplings are uniform, the lattice fits (L_x a multiple
- * of 16), the decision tables fit 32-bit thresholds (all but extreme beta), and
+ * The packed kernels run when the lattice fits (L_x a multiple of 16; 64 with +-J
+ * couplings), the decision tables fit 32-bit thresholds (all but extreme beta), and
  * LATMC_CUDA_KERNELS is not "reference".
  *
  * +-J couplings (desc.couplings = BIMODAL): one int8 +-1 per bond, eps[ndim i + mu], on the
- * device for the byte kernels, and the same bytes on the host for get_couplings (the
+ * device for the byte kernels, packed per colour for the packed kernels (rebuilt on the
+ * device after set_couplings), and the same bytes on the host for get_couplings (the
  * device never changes them). Drawn on the host with the CPU's function
  * (lib/coupling_draws.h): the CPU's couplings bit for bit.
  */
@@ -35,6 +36,8 @@ struct cuda_ising_state {
      * get_spins, so that the next packed sweep needs no packing). */
     bool bytes_valid, packed_valid;
     int8_t *eps_dev, *eps_host;  /* +-J couplings; NULL when uniform */
+    uint32_t *eps_packed[2];     /* +-J couplings for the packed kernels, per colour */
+    bool eps_packed_valid;       /* eps_packed matches eps_dev */
 };
 
 static struct cuda_ising_state *state_of(const struct cuda_sim *cs)
@@ -76,15 +79,21 @@ static int ising_create(const latmc_sim *sim, struct cuda_sim *cs)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the Ising state");
     cs->model_state = st; /* freed by ising_destroy, also after a failure below */
     st->bytes_valid = true; /* what init_spins or set_spins will write */
-    if (sim->desc.couplings == LATMC_COUPLINGS_BIMODAL)
-        return create_couplings(sim, cs, st); /* the packed kernels are uniform only */
-    if (!cuda_ising_packed_fits(&cs->lattice))
+    const bool pmj = sim->desc.couplings == LATMC_COUPLINGS_BIMODAL;
+    int s = LATMC_OK;
+    if (pmj && (s = create_couplings(sim, cs, st)) < 0)
+        return s;
+    if (pmj ? !cuda_ising_packed_fits_couplings(&cs->lattice)
+            : !cuda_ising_packed_fits(&cs->lattice))
         return LATMC_OK;
     const size_t bytes = (size_t)cuda_ising_packed_words(&cs->lattice) * sizeof(uint32_t);
+    const size_t eps_bytes = bytes * (size_t)cuda_ising_packed_coupling_words(&cs->lattice);
     for (int c = 0; c < 2; c++) {
-        int s = cuda_check(cudaMalloc((void **)&st->colour[c], bytes),
-                           "cannot allocate device memory for the packed Ising spins");
-        if (s < 0)
+        if ((s = cuda_check(cudaMalloc((void **)&st->colour[c], bytes),
+                            "cannot allocate device memory for the packed Ising spins")) < 0 ||
+            (pmj && (s = cuda_check(cudaMalloc((void **)&st->eps_packed[c], eps_bytes),
+                                    "cannot allocate device memory for the packed couplings"))
+                        < 0))
             return s; /* destroy() frees what was allocated */
     }
     return LATMC_OK;
@@ -98,6 +107,8 @@ static void ising_destroy(struct cuda_sim *cs)
     cudaFree(st->colour[0]);
     cudaFree(st->colour[1]);
     cudaFree(st->eps_dev);
+    cudaFree(st->eps_packed[0]);
+    cudaFree(st->eps_packed[1]);
     free(st->eps_host);
     free(st);
     cs->model_state = NULL;
@@ -151,10 +162,18 @@ static cudaError_t ising_sweep(const latmc_sim *sim, struct cuda_sim *cs, uint64
                 return err;
             st->packed_valid = true;
         }
+        if (st->eps_dev && !st->eps_packed_valid) {
+            err = cuda_ising_pack_couplings(cs->stream, &cs->lattice, st->eps_dev,
+                                            st->eps_packed[0], st->eps_packed[1]);
+            if (err != cudaSuccess)
+                return err;
+            st->eps_packed_valid = true;
+        }
         st->bytes_valid = false;
         for (int colour = 0; colour < 2 && err == cudaSuccess; colour++)
             err = cuda_ising_packed_sweep_colour(cs->stream, &cs->lattice, st->colour[colour],
-                                                 st->colour[colour ^ 1], &thr,
+                                                 st->colour[colour ^ 1], st->eps_packed[colour],
+                                                 &thr,
                                                  sim->desc.algorithm, sim->desc.seed, sweep,
                                                  colour, cs->changed);
         return err;
@@ -176,7 +195,7 @@ static cudaError_t ising_measure(const latmc_sim *sim, struct cuda_sim *cs)
     const struct cuda_ising_state *st = state_of(cs);
     if (st->packed_valid)
         return cuda_ising_packed_measure(cs->stream, &cs->lattice, st->colour[0], st->colour[1],
-                                         cs->sums);
+                                         st->eps_packed[0], cs->sums);
     return cuda_ising_measure(cs->stream, &cs->lattice, cs->spins, st->eps_dev, cs->sums);
 }
 
@@ -213,6 +232,7 @@ static cudaError_t ising_set_couplings(const latmc_sim *sim, struct cuda_sim *cs
     const size_t n = coupling_count(sim);
     for (size_t i = 0; i < n; i++)
         st->eps_host[i] = buf[i] > 0.0f ? (int8_t)1 : (int8_t)-1;
+    st->eps_packed_valid = false; /* repacked before the next packed sweep */
     return cudaMemcpyAsync(st->eps_dev, st->eps_host, n, cudaMemcpyHostToDevice, cs->stream);
 }
 

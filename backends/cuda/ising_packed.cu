@@ -166,6 +166,28 @@ __device__ __forceinline__ void packed_neighbours(const uint32_t *other, const s
     }
 }
 
+/*
+ * +-J: a site's coupling bits, nibble-packed like its spin (ising_packed.h): bit b of the
+ * nibble in coupling word q is set when the bond to neighbour direction 4 q + b (the
+ * directions of packed_neighbours) is -1. CW coupling words per spin word. XOR-ing a
+ * neighbour word with its direction's bits turns "neighbour at -1" into "eps s_j = -1",
+ * the count the class needs. Uniform sims: no coupling words (CW = 0).
+ */
+template <int NW, int ND, int CW>
+__device__ __forceinline__ void packed_apply_couplings(const uint32_t *eps_words, int64_t base,
+                                                       uint32_t (&nb)[ND][NW])
+{
+    if constexpr (CW > 0) {
+        uint32_t e[CW * NW];
+        words_load<CW * NW>(eps_words + CW * base, e);
+#pragma unroll
+        for (int k = 0; k < NW; k++)
+#pragma unroll
+            for (int d = 0; d < ND; d++)
+                nb[d][k] ^= (e[CW * k + d / 4] >> (d % 4)) & 0x11111111u;
+    }
+}
+
 /* Blocks of the conversion kernels: at most 8192, so that on large lattices each thread
  * strides over many words. */
 static unsigned packed_grid(int64_t items)
@@ -191,10 +213,11 @@ template <typename Kernel> static unsigned resident_grid(Kernel kernel, int64_t 
     return grid < wave ? grid : wave;
 }
 
-template <int NW, int ND, bool HEATBATH>
+template <int NW, int ND, bool HEATBATH, int CW>
 __global__ void __launch_bounds__(CUDA_THREADS)
 ising_packed_sweep_kernel(struct packed_geom p, struct packed_stride st, uint32_t *own_words,
-                          const uint32_t *other, struct cuda_ising_packed_thresholds thr,
+                          const uint32_t *other, const uint32_t *own_eps,
+                          struct cuda_ising_packed_thresholds thr,
                           struct cuda_philox_folded draws, int colour,
                           unsigned long long *changed)
 {
@@ -213,6 +236,7 @@ ising_packed_sweep_kernel(struct packed_geom p, struct packed_stride st, uint32_
         uint32_t own[NW], nb[ND][NW];
         words_load<NW>(own_words + at.base, own);
         packed_neighbours<NW, ND>(other, p, at, nb);
+        packed_apply_couplings<NW, ND, CW>(own_eps, at.base, nb);
         /* the group's 2 NW blocks 2 base .. 2 base + 2 NW - 1 share bits 32..47
          * (base is a multiple of NW) */
         const uint64_t block0 = 2 * (uint64_t)at.base;
@@ -239,12 +263,12 @@ ising_packed_sweep_kernel(struct packed_geom p, struct packed_stride st, uint32_
 /*
  * Sums from the packed layout. Every bond joins a colour-0 site to a colour-1 site, so
  * walking the colour-0 words and their 2 ndim neighbour words counts each bond once:
- * bonds = ndim N - 2 (antiparallel bonds), spins = N - 2 (spins at -1).
+ * bonds = ndim N - 2 (bonds with eps s_i s_j = -1), spins = N - 2 (spins at -1).
  */
-template <int NW, int ND>
+template <int NW, int ND, int CW>
 __global__ void ising_packed_measure_kernel(struct packed_geom p, struct packed_stride st,
                                             const uint32_t *colour0,
-                                            const uint32_t *colour1,
+                                            const uint32_t *colour1, const uint32_t *eps0,
                                             struct latmc_ising_sums *sums)
 {
     uint64_t anti = 0, neg = 0, groups = 0;
@@ -255,6 +279,7 @@ __global__ void ising_packed_measure_kernel(struct packed_geom p, struct packed_
         words_load<NW>(colour0 + at.base, own);
         words_load<NW>(colour1 + at.base, mine);
         packed_neighbours<NW, ND>(colour1, p, at, nb);
+        packed_apply_couplings<NW, ND, CW>(eps0, at.base, nb);
 #pragma unroll
         for (int k = 0; k < NW; k++) {
             neg += __popc(own[k]) + __popc(mine[k]);
@@ -316,6 +341,48 @@ __global__ void ising_unpack_kernel(struct packed_geom p, int64_t lx, const uint
     }
 }
 
+/*
+ * +-J couplings into the packed coupling words of colour c (CW per spin word): thread per
+ * spin word; for each of its 8 sites the 2 ndim bonds in packed_neighbours' direction order
+ * (0: the x neighbour at the same nibble index, x - 1 for par = 1, x + 1 for par = 0;
+ * 1: the other x neighbour; 2, 3: y + 1, y - 1; 4, 5: z + 1, z - 1), from eps[ndim i + mu],
+ * the coupling of site i with i + e_mu.
+ */
+__global__ void ising_pack_couplings_kernel(struct packed_geom p, struct latmc_lattice g,
+                                            const int8_t *eps, int colour, int cw,
+                                            uint32_t *out)
+{
+    const int64_t n = p.rows * p.wpr, lx = g.lx, ly = g.ly, plane = g.lx * g.ly;
+    const int nd = g.ndim;
+    for (int64_t i = cuda_first_item(); i < n; i += cuda_item_stride()) {
+        const int64_t r = latmc_div(i, p.wpr), w = i - r * p.wpr;
+        const int64_t z = latmc_div(r, p.ly), y = r - z * p.ly;
+        const int par = (int)((colour + y + z) & 1);
+        uint32_t words[2] = { 0, 0 };
+        for (int m = 0; m < 8; m++) {
+            const int64_t x = 2 * (8 * w + m) + par, site = x + lx * r;
+            const int64_t xm = site - x + latmc_wrap_down(x, lx);
+            const int64_t ym = site + (latmc_wrap_down(y, ly) - y) * lx;
+            const int64_t zm = nd == 3 ? site + (latmc_wrap_down(z, g.lz) - z) * plane : 0;
+            int8_t bond[6];
+            const int8_t plus_x = eps[nd * site], minus_x = eps[nd * xm];
+            bond[0] = par ? minus_x : plus_x;
+            bond[1] = par ? plus_x : minus_x;
+            bond[2] = eps[nd * site + 1];
+            bond[3] = eps[nd * ym + 1];
+            if (nd == 3) {
+                bond[4] = eps[nd * site + 2];
+                bond[5] = eps[nd * zm + 2];
+            }
+            for (int d = 0; d < 2 * nd; d++)
+                if (bond[d] < 0)
+                    words[d / 4] |= 1u << (4 * m + d % 4);
+        }
+        for (int q = 0; q < cw; q++)
+            out[cw * i + q] = words[q];
+    }
+}
+
 /* ---- launchers ---- */
 
 static struct packed_stride stride_of(const struct packed_geom &p, unsigned grid)
@@ -358,6 +425,29 @@ extern "C" bool cuda_ising_packed_allowed(void)
 extern "C" bool cuda_ising_packed_fits(const struct latmc_lattice *g)
 {
     return g->lx % 16 == 0 && g->ly % 2 == 0 && (g->ndim == 2 || g->lz % 2 == 0);
+}
+
+extern "C" bool cuda_ising_packed_fits_couplings(const struct latmc_lattice *g)
+{
+    return cuda_ising_packed_fits(g) && (g->lx / 16) % 4 == 0;
+}
+
+extern "C" int cuda_ising_packed_coupling_words(const struct latmc_lattice *g)
+{
+    return g->ndim == 3 ? 2 : 1;
+}
+
+extern "C" cudaError_t cuda_ising_pack_couplings(cudaStream_t stream,
+                                                 const struct latmc_lattice *g,
+                                                 const int8_t *eps, uint32_t *colour0,
+                                                 uint32_t *colour1)
+{
+    const struct packed_geom p = geom_of(g, 1);
+    const int cw = cuda_ising_packed_coupling_words(g);
+    for (int c = 0; c < 2; c++)
+        ising_pack_couplings_kernel<<<packed_grid(p.rows * p.wpr), CUDA_THREADS, 0, stream>>>(
+            p, *g, eps, c, cw, c == 0 ? colour0 : colour1);
+    return cudaGetLastError();
 }
 
 extern "C" int64_t cuda_ising_packed_words(const struct latmc_lattice *g)
@@ -410,28 +500,49 @@ extern "C" cudaError_t cuda_ising_unpack(cudaStream_t stream, const struct latmc
     return cudaGetLastError();
 }
 
+template <int NW, int ND, bool HB, int CW>
+static void launch_one(cudaStream_t stream, const struct packed_geom &p, uint32_t *own,
+                       const uint32_t *other, const uint32_t *own_eps,
+                       const struct cuda_ising_packed_thresholds *thr,
+                       const struct cuda_philox_folded &draws, int colour,
+                       unsigned long long *changed)
+{
+    const unsigned grid = resident_grid(ising_packed_sweep_kernel<NW, ND, HB, CW>,
+                                        p.rows * p.groups);
+    ising_packed_sweep_kernel<NW, ND, HB, CW><<<grid, CUDA_THREADS, 0, stream>>>(
+        p, stride_of(p, grid), own, other, own_eps, *thr, draws, colour, changed);
+}
+
+/* +-J (own_eps set) only where NW >= 4 (cuda_ising_packed_fits_couplings). */
 template <int NW, int ND>
 static void launch_sweep(cudaStream_t stream, const struct latmc_lattice *g, uint32_t *own,
-                         const uint32_t *other, const struct cuda_ising_packed_thresholds *thr,
-                         bool heatbath, const struct cuda_philox_folded &draws, int colour,
+                         const uint32_t *other, const uint32_t *own_eps,
+                         const struct cuda_ising_packed_thresholds *thr, bool heatbath,
+                         const struct cuda_philox_folded &draws, int colour,
                          unsigned long long *changed)
 {
+    constexpr int CW = ND == 6 ? 2 : 1;
     const struct packed_geom p = geom_of(g, NW);
-    const int64_t items = p.rows * p.groups;
-    if (heatbath) {
-        const unsigned grid = resident_grid(ising_packed_sweep_kernel<NW, ND, true>, items);
-        ising_packed_sweep_kernel<NW, ND, true><<<grid, CUDA_THREADS, 0, stream>>>(
-            p, stride_of(p, grid), own, other, *thr, draws, colour, changed);
-    } else {
-        const unsigned grid = resident_grid(ising_packed_sweep_kernel<NW, ND, false>, items);
-        ising_packed_sweep_kernel<NW, ND, false><<<grid, CUDA_THREADS, 0, stream>>>(
-            p, stride_of(p, grid), own, other, *thr, draws, colour, changed);
+    if constexpr (NW >= 4) {
+        if (own_eps) {
+            if (heatbath)
+                launch_one<NW, ND, true, CW>(stream, p, own, other, own_eps, thr, draws, colour,
+                                             changed);
+            else
+                launch_one<NW, ND, false, CW>(stream, p, own, other, own_eps, thr, draws, colour,
+                                              changed);
+            return;
+        }
     }
+    if (heatbath)
+        launch_one<NW, ND, true, 0>(stream, p, own, other, NULL, thr, draws, colour, changed);
+    else
+        launch_one<NW, ND, false, 0>(stream, p, own, other, NULL, thr, draws, colour, changed);
 }
 
 extern "C" cudaError_t cuda_ising_packed_sweep_colour(
     cudaStream_t stream, const struct latmc_lattice *g, uint32_t *own, const uint32_t *other,
-    const struct cuda_ising_packed_thresholds *thr, int algorithm, uint64_t seed,
+    const uint32_t *own_eps, const struct cuda_ising_packed_thresholds *thr, int algorithm, uint64_t seed,
     uint64_t sweep, int colour, unsigned long long *changed)
 {
     const struct cuda_philox_folded draws = cuda_philox_fold(
@@ -439,18 +550,18 @@ extern "C" cudaError_t cuda_ising_packed_sweep_colour(
     const bool hb = algorithm == LATMC_ALGO_HEATBATH;
     const int nw = words_per_thread(g);
     if (nw == 8) {
-        if (g->ndim == 3) launch_sweep<8, 6>(stream, g, own, other, thr, hb, draws, colour, changed);
-        else              launch_sweep<8, 4>(stream, g, own, other, thr, hb, draws, colour, changed);
+        if (g->ndim == 3) launch_sweep<8, 6>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
+        else              launch_sweep<8, 4>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
         return cudaGetLastError();
     }
     if (g->ndim == 3) {
-        if (nw == 4)      launch_sweep<4, 6>(stream, g, own, other, thr, hb, draws, colour, changed);
-        else if (nw == 2) launch_sweep<2, 6>(stream, g, own, other, thr, hb, draws, colour, changed);
-        else              launch_sweep<1, 6>(stream, g, own, other, thr, hb, draws, colour, changed);
+        if (nw == 4)      launch_sweep<4, 6>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
+        else if (nw == 2) launch_sweep<2, 6>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
+        else              launch_sweep<1, 6>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
     } else {
-        if (nw == 4)      launch_sweep<4, 4>(stream, g, own, other, thr, hb, draws, colour, changed);
-        else if (nw == 2) launch_sweep<2, 4>(stream, g, own, other, thr, hb, draws, colour, changed);
-        else              launch_sweep<1, 4>(stream, g, own, other, thr, hb, draws, colour, changed);
+        if (nw == 4)      launch_sweep<4, 4>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
+        else if (nw == 2) launch_sweep<2, 4>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
+        else              launch_sweep<1, 4>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
     }
     return cudaGetLastError();
 }
@@ -458,28 +569,37 @@ extern "C" cudaError_t cuda_ising_packed_sweep_colour(
 template <int NW, int ND>
 static void launch_measure(cudaStream_t stream, const struct latmc_lattice *g,
                            const uint32_t *colour0, const uint32_t *colour1,
-                           struct latmc_ising_sums *sums)
+                           const uint32_t *eps0, struct latmc_ising_sums *sums)
 {
     const struct packed_geom p = geom_of(g, NW);
     const unsigned grid = packed_grid(p.rows * p.groups);
-    ising_packed_measure_kernel<NW, ND><<<grid, CUDA_THREADS, 0, stream>>>(
-        p, stride_of(p, grid), colour0, colour1, sums);
+    constexpr int CW = ND == 6 ? 2 : 1;
+    if constexpr (NW >= 4) {
+        if (eps0) {
+            ising_packed_measure_kernel<NW, ND, CW><<<grid, CUDA_THREADS, 0, stream>>>(
+                p, stride_of(p, grid), colour0, colour1, eps0, sums);
+            return;
+        }
+    }
+    ising_packed_measure_kernel<NW, ND, 0><<<grid, CUDA_THREADS, 0, stream>>>(
+        p, stride_of(p, grid), colour0, colour1, NULL, sums);
 }
 
 extern "C" cudaError_t cuda_ising_packed_measure(cudaStream_t stream,
                                                  const struct latmc_lattice *g,
                                                  const uint32_t *colour0, const uint32_t *colour1,
+                                                 const uint32_t *eps0,
                                                  struct latmc_ising_sums *sums)
 {
     const int nw = words_per_thread(g) == 8 ? 4 : words_per_thread(g); /* 4 is plenty here */
     if (g->ndim == 3) {
-        if (nw == 4)      launch_measure<4, 6>(stream, g, colour0, colour1, sums);
-        else if (nw == 2) launch_measure<2, 6>(stream, g, colour0, colour1, sums);
-        else              launch_measure<1, 6>(stream, g, colour0, colour1, sums);
+        if (nw == 4)      launch_measure<4, 6>(stream, g, colour0, colour1, eps0, sums);
+        else if (nw == 2) launch_measure<2, 6>(stream, g, colour0, colour1, eps0, sums);
+        else              launch_measure<1, 6>(stream, g, colour0, colour1, eps0, sums);
     } else {
-        if (nw == 4)      launch_measure<4, 4>(stream, g, colour0, colour1, sums);
-        else if (nw == 2) launch_measure<2, 4>(stream, g, colour0, colour1, sums);
-        else              launch_measure<1, 4>(stream, g, colour0, colour1, sums);
+        if (nw == 4)      launch_measure<4, 4>(stream, g, colour0, colour1, eps0, sums);
+        else if (nw == 2) launch_measure<2, 4>(stream, g, colour0, colour1, eps0, sums);
+        else              launch_measure<1, 4>(stream, g, colour0, colour1, eps0, sums);
     }
     return cudaGetLastError();
 }

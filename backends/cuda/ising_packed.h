@@ -12,6 +12,9 @@
  * block j / 4 is 2 (W r + w) + m / 4: the two blocks of a word are the two halves of its
  * index times two.
  *
+ * +-J couplings: nibble-packed bits per site and neighbour direction
+ * (cuda_ising_packed_coupling_words), where L_x is a multiple of 64.
+ *
  * Used where L_x is a multiple of 16 and the decision tables fit 32-bit thresholds (every
  * Metropolis threshold >= 1, every heat-bath threshold < 2^32: all but extreme beta); the
  * byte kernels (ising_kernels.cu) run otherwise. cuda_ising.c keeps the two layouts
@@ -49,6 +52,19 @@ bool cuda_ising_packed_allowed(void);
 /* The packed layout can hold this lattice (L_x a multiple of 16). */
 bool cuda_ising_packed_fits(const struct latmc_lattice *g);
 
+/* The packed kernels can take +-J couplings on this lattice (4 or 8 words per thread). */
+bool cuda_ising_packed_fits_couplings(const struct latmc_lattice *g);
+
+/* Coupling words per spin word: bit b of nibble m of coupling word q is set when the bond of
+ * that site to its neighbour in direction 4 q + b is -1 (directions: ising_packed.cu,
+ * packed_neighbours); 1 in 2D, 2 in 3D. */
+int cuda_ising_packed_coupling_words(const struct latmc_lattice *g);
+
+/* The +-J couplings eps[ndim i + mu] (device, int8 +-1) into both colours' coupling words
+ * (cuda_ising_packed_words() x cuda_ising_packed_coupling_words() words each). */
+cudaError_t cuda_ising_pack_couplings(cudaStream_t stream, const struct latmc_lattice *g,
+                                      const int8_t *eps, uint32_t *colour0, uint32_t *colour1);
+
 /* Words of one colour's array. */
 int64_t cuda_ising_packed_words(const struct latmc_lattice *g);
 
@@ -63,10 +79,12 @@ cudaError_t cuda_ising_pack(cudaStream_t stream, const struct latmc_lattice *g,
 cudaError_t cuda_ising_unpack(cudaStream_t stream, const struct latmc_lattice *g,
                               const uint32_t *colour0, const uint32_t *colour1, int8_t *spins);
 
-/* One colour of sweep `sweep`: `own` is that colour's array, `other` the other one; adds
- * the spins that changed to *changed. */
+/* One colour of sweep `sweep`: `own` is that colour's array, `other` the other one,
+ * `own_eps` that colour's coupling words (NULL: uniform couplings); adds the spins that
+ * changed to *changed. */
 cudaError_t cuda_ising_packed_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,
                                            uint32_t *own, const uint32_t *other,
+                                           const uint32_t *own_eps,
                                            const struct cuda_ising_packed_thresholds *thr,
                                            int algorithm, uint64_t seed, uint64_t sweep,
                                            int colour, unsigned long long *changed);
@@ -75,7 +93,7 @@ cudaError_t cuda_ising_packed_sweep_colour(cudaStream_t stream, const struct lat
  * caller), equal to cuda_ising_measure's on the same configuration. */
 cudaError_t cuda_ising_packed_measure(cudaStream_t stream, const struct latmc_lattice *g,
                                       const uint32_t *colour0, const uint32_t *colour1,
-                                      struct latmc_ising_sums *sums);
+                                      const uint32_t *eps0, struct latmc_ising_sums *sums);
 
 #ifdef __cplusplus
 }

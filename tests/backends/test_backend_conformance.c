@@ -337,7 +337,8 @@ static void ising_3d(void **state)
 }
 
 /* Ising +-J (desc.couplings = BIMODAL): every shape class of the uniform cases above (on
- * CUDA +-J always takes the per-block kernel with couplings; on the CPU the C level). */
+ * CUDA the multi-spin coded kernels where L_x % 64 == 0, else the per-block kernel with
+ * couplings; on the CPU the C level). */
 static void ising_pmj(void **state)
 {
     (void)state;
@@ -354,6 +355,17 @@ static void ising_pmj(void **state)
                   1.1, 1, 0),
         ISING_PMJ("Ising +-J 3D 48x34x20 heat bath J<0", 3, 48, 34, 20, HEATB, 207, 0.9, -1, 0,
                   1.2, -1, 0.1),
+        /* the CUDA multi-spin coded kernels with couplings (L_x % 64 == 0: 8 or 4 words per
+         * thread; 1024x514 above too), and a beta at which they hand over to the byte
+         * kernels and back */
+        ISING_PMJ("Ising +-J 2D 256x6 heat bath h (packed, 8 words)", 2, 256, 6, 0, HEATB, 208,
+                  1.0, 1, 0.2, 0.7, 1, -0.1),
+        ISING_PMJ("Ising +-J 2D 64x10 Metropolis, beta 4 then 0.8 (byte, then packed)", 2, 64, 10,
+                  0, METRO, 209, 4.0, 1, 0, 0.8, 1, 0.1),
+        ISING_PMJ("Ising +-J 3D 128x4x6 Metropolis h (packed, 8 words)", 3, 128, 4, 6, METRO, 210,
+                  0.8, 1, 0.1, 1.0, -1, 0),
+        ISING_PMJ("Ising +-J 3D 64x6x4 heat bath (packed, 4 words)", 3, 64, 6, 4, HEATB, 211, 0.7,
+                  1, 0, 0.9, 1, 0.2),
     };
     run_cases(cases, sizeof cases / sizeof cases[0]);
 }
