@@ -134,6 +134,19 @@ static void bytes_written(struct cuda_sim *cs)
     state_of(cs)->packed_valid = false;
 }
 
+/* Make the packed couplings match the couplings (+-J sims; after set_couplings). */
+static cudaError_t eps_packed_current(struct cuda_sim *cs)
+{
+    struct cuda_ising_state *st = state_of(cs);
+    if (!st->eps_dev || st->eps_packed_valid)
+        return cudaSuccess;
+    const cudaError_t err = cuda_ising_pack_couplings(cs->stream, &cs->lattice, st->eps_dev,
+                                                      st->eps_packed[0], st->eps_packed[1]);
+    if (err == cudaSuccess)
+        st->eps_packed_valid = true;
+    return err;
+}
+
 static cudaError_t ising_cold_start(const latmc_sim *sim, struct cuda_sim *cs)
 {
     bytes_written(cs);
@@ -162,13 +175,8 @@ static cudaError_t ising_sweep(const latmc_sim *sim, struct cuda_sim *cs, uint64
                 return err;
             st->packed_valid = true;
         }
-        if (st->eps_dev && !st->eps_packed_valid) {
-            err = cuda_ising_pack_couplings(cs->stream, &cs->lattice, st->eps_dev,
-                                            st->eps_packed[0], st->eps_packed[1]);
-            if (err != cudaSuccess)
-                return err;
-            st->eps_packed_valid = true;
-        }
+        if ((err = eps_packed_current(cs)) != cudaSuccess)
+            return err;
         st->bytes_valid = false;
         for (int colour = 0; colour < 2 && err == cudaSuccess; colour++)
             err = cuda_ising_packed_sweep_colour(cs->stream, &cs->lattice, st->colour[colour],
@@ -193,6 +201,9 @@ static cudaError_t ising_measure(const latmc_sim *sim, struct cuda_sim *cs)
 {
     (void)sim;
     const struct cuda_ising_state *st = state_of(cs);
+    cudaError_t err = eps_packed_current(cs);
+    if (err != cudaSuccess)
+        return err;
     if (st->packed_valid)
         return cuda_ising_packed_measure(cs->stream, &cs->lattice, st->colour[0], st->colour[1],
                                          st->eps_packed[0], cs->sums);
