@@ -134,11 +134,12 @@ static void bytes_written(struct cuda_sim *cs)
     state_of(cs)->packed_valid = false;
 }
 
-/* Make the packed couplings match the couplings (+-J sims; after set_couplings). */
+/* Make the packed couplings match the couplings (+-J sims whose lattice has the packed
+ * layout; after set_couplings). */
 static cudaError_t eps_packed_current(struct cuda_sim *cs)
 {
     struct cuda_ising_state *st = state_of(cs);
-    if (!st->eps_dev || st->eps_packed_valid)
+    if (!st->eps_packed[0] || st->eps_packed_valid)
         return cudaSuccess;
     const cudaError_t err = cuda_ising_pack_couplings(cs->stream, &cs->lattice, st->eps_dev,
                                                       st->eps_packed[0], st->eps_packed[1]);
