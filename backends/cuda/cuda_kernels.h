@@ -9,9 +9,8 @@
  * same-colour sites (grid-stride), running the very per-block function of the CPU
  * reference (lib/ising_rules.h, lib/potts_rules.h); for Ising with L_x a multiple of 8,
  * one thread per 8- or 16-byte row segment with vector loads and stores
- * (ising_kernels.cu), the same draws and decisions. A faster kernel (another layout,
- * multi-spin coding) slots in behind the same launchers plus a layout conversion in
- * get/set_spins.
+ * (ising_kernels.cu), the same draws and decisions. The multi-spin coded Ising kernels
+ * keep their own layout (ising_packed.h; cuda_ising.c converts).
  */
 #ifndef LATMC_CUDA_KERNELS_H
 #define LATMC_CUDA_KERNELS_H
