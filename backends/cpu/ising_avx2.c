@@ -16,6 +16,8 @@
  *     form the new spins, 1 movemask (+ a scalar popcount) to count the changes, 1 store.
  * About 172 vector instructions per 32 sites, five sixths of them Philox: the kernel is
  * bound by the generator (doc/PERFORMANCE.md has the ceiling measured alone).
+ * +-J couplings (the `coupled` variants, ising_split.h): each neighbour's bytes xor-ed with
+ * the bond bytes at the same offsets, 4 (3D 6) more loads and xors per step.
  */
 #include <immintrin.h>
 #include <string.h>
@@ -28,6 +30,8 @@ struct row_ptrs {
     uint8_t *dst;                      /* the half-row updated */
     const uint8_t *xl, *xr;            /* along x: the other half-row at -1 / 0 or 0 / +1 */
     const uint8_t *yp, *ym, *zp, *zm;  /* along y and z: the same half of the rows next to it */
+    /* +-J: the bond bytes of the links to those neighbours (ising_split.h) */
+    const uint8_t *bxl, *bxr, *byp, *bym, *bzp, *bzm;
 };
 
 struct tables {
@@ -40,18 +44,31 @@ struct tables {
  * beyond the half-row, which may be overwritten); d: their draws in block order.
  * Returns how many of the valid sites changed.
  */
+/* 32 bytes from p + jl (unaligned) */
+PHILOX8_ALWAYS_INLINE __m256i load32(const uint8_t *p, int64_t jl)
+{
+    return _mm256_loadu_si256((const __m256i *)(p + jl));
+}
+
+/* A neighbour's 32 bytes; +-J: xor-ed with the bonds' (1 iff eps s_j = +1). */
+PHILOX8_ALWAYS_INLINE __m256i neighbour32(const uint8_t *n, const uint8_t *b, int64_t jl,
+                                          int coupled)
+{
+    return coupled ? _mm256_xor_si256(load32(n, jl), load32(b, jl)) : load32(n, jl);
+}
+
 PHILOX8_ALWAYS_INLINE unsigned step32(const struct row_ptrs *q, int64_t jl, const __m256i d[4],
                                       const struct tables *tb, int three, int heatbath,
-                                      int never, int pair_order, uint32_t valid)
+                                      int never, int pair_order, uint32_t valid, int coupled)
 {
-    const __m256i s = _mm256_loadu_si256((const __m256i *)(q->dst + jl));
-    __m256i k = _mm256_add_epi8(_mm256_loadu_si256((const __m256i *)(q->xl + jl)),
-                                _mm256_loadu_si256((const __m256i *)(q->xr + jl)));
-    k = _mm256_add_epi8(k, _mm256_loadu_si256((const __m256i *)(q->yp + jl)));
-    k = _mm256_add_epi8(k, _mm256_loadu_si256((const __m256i *)(q->ym + jl)));
+    const __m256i s = load32(q->dst, jl);
+    __m256i k = _mm256_add_epi8(neighbour32(q->xl, q->bxl, jl, coupled),
+                                neighbour32(q->xr, q->bxr, jl, coupled));
+    k = _mm256_add_epi8(k, neighbour32(q->yp, q->byp, jl, coupled));
+    k = _mm256_add_epi8(k, neighbour32(q->ym, q->bym, jl, coupled));
     if (three) {
-        k = _mm256_add_epi8(k, _mm256_loadu_si256((const __m256i *)(q->zp + jl)));
-        k = _mm256_add_epi8(k, _mm256_loadu_si256((const __m256i *)(q->zm + jl)));
+        k = _mm256_add_epi8(k, neighbour32(q->zp, q->bzp, jl, coupled));
+        k = _mm256_add_epi8(k, neighbour32(q->zm, q->bzm, jl, coupled));
     }
     /* bytes 0 / 1: shifting 16-bit words by 3 moves no bit across a byte */
     __m256i idx = heatbath ? k : _mm256_or_si256(k, _mm256_slli_epi16(s, 3));
@@ -114,11 +131,36 @@ static inline void ensure_consts(const struct philox8_avx2 **pc, struct philox8_
 struct row_cursor {
     struct row_ptrs q;
     const char *pf[4];
+    const char *pfb[6]; /* +-J: the bond planes' rows to prefetch */
     int64_t r, y, z;
 };
 
+/*
+ * +-J: the bond rows of the links of half-row (c->r, par) (ising_split.h), rym / rzm the
+ * rows at y - 1 / z - 1, and those of row rpf = r + 4 to prefetch (in 3D the bonds to
+ * z - 1 that the later rows need lie in planes already read).
+ */
+PHILOX8_ALWAYS_INLINE void cursor_set_bonds(struct row_cursor *c,
+                                            const struct cpu_ising_split *sp, int par,
+                                            int three, int64_t rym, int64_t rzm, int64_t rpf)
+{
+    c->q.bxr = cpu_ising_split_bond_row(sp, 0, c->r, par);
+    c->q.bxl = cpu_ising_split_bond_row(sp, 0, c->r, par ^ 1) - (par == 0);
+    c->q.byp = cpu_ising_split_bond_row(sp, 1, c->r, par);
+    c->q.bym = cpu_ising_split_bond_row(sp, 1, rym, par);
+    c->q.bzp = c->q.bzm = c->q.byp;
+    if (three) {
+        c->q.bzp = cpu_ising_split_bond_row(sp, 2, c->r, par);
+        c->q.bzm = cpu_ising_split_bond_row(sp, 2, rzm, par);
+    }
+    for (int mu = 0; mu < (three ? 3 : 2); mu++) {
+        c->pfb[2 * mu] = (const char *)cpu_ising_split_bond_row(sp, mu, rpf, 0);
+        c->pfb[2 * mu + 1] = (const char *)cpu_ising_split_bond_row(sp, mu, rpf, 1);
+    }
+}
+
 PHILOX8_ALWAYS_INLINE void cursor_set(struct row_cursor *c, const struct cpu_ising_split *sp,
-                                      int colour, int three)
+                                      int colour, int three, int coupled)
 {
     const int64_t ly = sp->ly, lz = sp->lz, rows = sp->rows, y = c->y, z = c->z;
     const int par = colour ^ (int)((y + z) & 1);
@@ -148,6 +190,9 @@ PHILOX8_ALWAYS_INLINE void cursor_set(struct row_cursor *c, const struct cpu_isi
     c->pf[1] = (const char *)cpu_ising_split_row(sp, rpf, 1);
     c->pf[2] = (const char *)cpu_ising_split_row(sp, rzpf, 0);
     c->pf[3] = (const char *)cpu_ising_split_row(sp, rzpf, 1);
+    if (coupled)
+        cursor_set_bonds(c, sp, par, three, latmc_wrap_down(y, ly) + ly * z,
+                         y + ly * latmc_wrap_down(z, lz), rpf);
 }
 
 /* Row done: refresh its pads (ising_split.h) and step to the next row. */
@@ -162,7 +207,8 @@ PHILOX8_ALWAYS_INLINE void cursor_next(struct row_cursor *c, const struct cpu_is
     }
 }
 
-PHILOX8_ALWAYS_INLINE void prefetch_rows(const struct row_cursor *c, int64_t offset, int three)
+PHILOX8_ALWAYS_INLINE void prefetch_rows(const struct row_cursor *c, int64_t offset, int three,
+                                         int coupled)
 {
     _mm_prefetch(c->pf[0] + offset, _MM_HINT_T0);
     _mm_prefetch(c->pf[1] + offset, _MM_HINT_T0);
@@ -170,6 +216,9 @@ PHILOX8_ALWAYS_INLINE void prefetch_rows(const struct row_cursor *c, int64_t off
         _mm_prefetch(c->pf[2] + offset, _MM_HINT_T0);
         _mm_prefetch(c->pf[3] + offset, _MM_HINT_T0);
     }
+    if (coupled)
+        for (int m = 0; m < (three ? 6 : 4); m++)
+            _mm_prefetch(c->pfb[m] + offset, _MM_HINT_T0);
 }
 
 /* What prepare() computes once per pass (cpu_ising_pass.prepared). */
@@ -195,7 +244,7 @@ static void prepare_avx2(struct cpu_ising_pass *p)
 
 PHILOX8_ALWAYS_INLINE uint64_t rows_impl(const struct cpu_ising_split *sp,
                                          const struct cpu_ising_pass *p, int64_t r0, int64_t r1,
-                                         int three, int heatbath, int never)
+                                         int three, int heatbath, int never, int coupled)
 {
     const struct prepared *w = (const struct prepared *)(const void *)p->prepared;
     const struct tables *tb = &w->tb;
@@ -211,7 +260,7 @@ PHILOX8_ALWAYS_INLINE uint64_t rows_impl(const struct cpu_ising_split *sp,
     /* no division in 2D, where the wavefront calls this once per row */
     cur.y = three ? r0 % sp->ly : r0;
     cur.z = three ? r0 / sp->ly : 0;
-    cursor_set(&cur, sp, p->colour, three);
+    cursor_set(&cur, sp, p->colour, three, coupled);
     __m256i d[8];
     if (half % 32 == 0) {
         /*
@@ -224,23 +273,25 @@ PHILOX8_ALWAYS_INLINE uint64_t rows_impl(const struct cpu_ising_split *sp,
             uint64_t blk = (uint64_t)(half * cur.r) / 4;
             int64_t jl = 0;
             for (; jl + 64 <= half; jl += 64, blk += 16) {
-                prefetch_rows(&cur, jl, three);
+                prefetch_rows(&cur, jl, three, coupled);
                 ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
                 philox8_avx2_pairs(pc, blk, d, 2);
-                changed += step32(&cur.q, jl, d, tb, three, heatbath, never, 1, 0xffffffffu);
+                changed += step32(&cur.q, jl, d, tb, three, heatbath, never, 1, 0xffffffffu,
+                                  coupled);
                 changed += step32(&cur.q, jl + 32, d + 4, tb, three, heatbath, never, 1,
-                                  0xffffffffu);
+                                  0xffffffffu, coupled);
             }
             if (jl < half) {
-                prefetch_rows(&cur, jl, three);
+                prefetch_rows(&cur, jl, three, coupled);
                 ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
                 philox8_avx2_pairs(pc, blk, d, 1);
-                changed += step32(&cur.q, jl, d, tb, three, heatbath, never, 1, 0xffffffffu);
+                changed += step32(&cur.q, jl, d, tb, three, heatbath, never, 1, 0xffffffffu,
+                                  coupled);
             }
             cursor_next(&cur, sp);
             if (cur.r == r1)
                 return changed;
-            cursor_set(&cur, sp, p->colour, three);
+            cursor_set(&cur, sp, p->colour, three, coupled);
         }
     }
     /*
@@ -257,7 +308,7 @@ PHILOX8_ALWAYS_INLINE uint64_t rows_impl(const struct cpu_ising_split *sp,
         philox8_avx2_groups(pc, blk, d, 1);
         philox8_avx2_store(d, buf);
         for (int64_t jl = 0; jl < half; jl += 64) {
-            prefetch_rows(&cur, jl, three);
+            prefetch_rows(&cur, jl, three, coupled);
             ensure_consts(&pc, &local, &cur_hi, (blk + 8) >> 32, p);
             philox8_avx2_groups(pc, blk + 8, d, 2);
             philox8_avx2_store(d, buf + 32);
@@ -267,7 +318,7 @@ PHILOX8_ALWAYS_INLINE uint64_t rows_impl(const struct cpu_ising_split *sp,
                 const uint32_t valid = n == 32 ? 0xffffffffu : (UINT32_C(1) << n) - 1;
                 philox8_avx2_load(buf + off + 32 * h, d);
                 changed += step32(&cur.q, jl + 32 * h, d, tb, three, heatbath, never, 0,
-                                  valid);
+                                  valid, coupled);
             }
             memcpy(buf, buf + 64, 32 * sizeof buf[0]);
             blk += 16;
@@ -275,38 +326,51 @@ PHILOX8_ALWAYS_INLINE uint64_t rows_impl(const struct cpu_ising_split *sp,
         cursor_next(&cur, sp);
         if (cur.r == r1)
             return changed;
-        cursor_set(&cur, sp, p->colour, three);
+        cursor_set(&cur, sp, p->colour, three, coupled);
     }
 }
 
-#define ROWS_VARIANT(name, three, heatbath, never)                                         \
+#define ROWS_VARIANT(name, three, heatbath, never, coupled)                                \
     static uint64_t name(const struct cpu_ising_split *s, const struct cpu_ising_pass *p,  \
                          int64_t r0, int64_t r1)                                           \
     {                                                                                      \
-        return rows_impl(s, p, r0, r1, three, heatbath, never);                            \
+        return rows_impl(s, p, r0, r1, three, heatbath, never, coupled);                   \
     }
-ROWS_VARIANT(rows_2d_metropolis, 0, 0, 0)
-ROWS_VARIANT(rows_2d_heatbath, 0, 1, 0)
-ROWS_VARIANT(rows_3d_metropolis, 1, 0, 0)
-ROWS_VARIANT(rows_3d_heatbath, 1, 1, 0)
-ROWS_VARIANT(rows_2d_metropolis_never, 0, 0, 1)
-ROWS_VARIANT(rows_2d_heatbath_never, 0, 1, 1)
-ROWS_VARIANT(rows_3d_metropolis_never, 1, 0, 1)
-ROWS_VARIANT(rows_3d_heatbath_never, 1, 1, 1)
+ROWS_VARIANT(rows_2d_metropolis, 0, 0, 0, 0)
+ROWS_VARIANT(rows_2d_heatbath, 0, 1, 0, 0)
+ROWS_VARIANT(rows_3d_metropolis, 1, 0, 0, 0)
+ROWS_VARIANT(rows_3d_heatbath, 1, 1, 0, 0)
+ROWS_VARIANT(rows_2d_metropolis_never, 0, 0, 1, 0)
+ROWS_VARIANT(rows_2d_heatbath_never, 0, 1, 1, 0)
+ROWS_VARIANT(rows_3d_metropolis_never, 1, 0, 1, 0)
+ROWS_VARIANT(rows_3d_heatbath_never, 1, 1, 1, 0)
+/* +-J couplings */
+ROWS_VARIANT(rows_2d_metropolis_pmj, 0, 0, 0, 1)
+ROWS_VARIANT(rows_2d_heatbath_pmj, 0, 1, 0, 1)
+ROWS_VARIANT(rows_3d_metropolis_pmj, 1, 0, 0, 1)
+ROWS_VARIANT(rows_3d_heatbath_pmj, 1, 1, 0, 1)
+ROWS_VARIANT(rows_2d_metropolis_never_pmj, 0, 0, 1, 1)
+ROWS_VARIANT(rows_2d_heatbath_never_pmj, 0, 1, 1, 1)
+ROWS_VARIANT(rows_3d_metropolis_never_pmj, 1, 0, 1, 1)
+ROWS_VARIANT(rows_3d_heatbath_never_pmj, 1, 1, 1, 1)
 
 static uint64_t colour_rows_avx2(const struct cpu_ising_split *s, const struct cpu_ising_pass *p,
                                  int64_t r0, int64_t r1)
 {
     typedef uint64_t (*rows_fn)(const struct cpu_ising_split *, const struct cpu_ising_pass *,
                                 int64_t, int64_t);
-    static const rows_fn variants[2][2][2] = {
-        { { rows_2d_metropolis, rows_2d_metropolis_never },
-          { rows_2d_heatbath, rows_2d_heatbath_never } },
-        { { rows_3d_metropolis, rows_3d_metropolis_never },
-          { rows_3d_heatbath, rows_3d_heatbath_never } },
+    static const rows_fn variants[2][2][2][2] = {
+        { { { rows_2d_metropolis, rows_2d_metropolis_never },
+            { rows_2d_heatbath, rows_2d_heatbath_never } },
+          { { rows_3d_metropolis, rows_3d_metropolis_never },
+            { rows_3d_heatbath, rows_3d_heatbath_never } } },
+        { { { rows_2d_metropolis_pmj, rows_2d_metropolis_never_pmj },
+            { rows_2d_heatbath_pmj, rows_2d_heatbath_never_pmj } },
+          { { rows_3d_metropolis_pmj, rows_3d_metropolis_never_pmj },
+            { rows_3d_heatbath_pmj, rows_3d_heatbath_never_pmj } } },
     };
-    return variants[s->ndim == 3][p->algorithm == LATMC_ALGO_HEATBATH][p->any_never != 0](
-        s, p, r0, r1);
+    return variants[s->bonds != NULL][s->ndim == 3][p->algorithm == LATMC_ALGO_HEATBATH]
+                   [p->any_never != 0](s, p, r0, r1);
 }
 
 static void draws_avx2(uint64_t seed, uint32_t c1, uint32_t c2, uint32_t c3,

@@ -3,8 +3,9 @@
  * reference kernels (ising_sweep.c, ising_measure.c), which define the chain. At a SIMD
  * level (cpu_features.h): the split-row layout and that level's kernels (ising_split.h),
  * the same chain bit for bit. The level is fixed at sim creation from cpu_state.simd_flags.
- * With +-J couplings (desc.couplings = BIMODAL) the sim runs at the C level whatever the
- * CPU offers: the SIMD kernels know only the uniform model.
+ * With +-J couplings (desc.couplings = BIMODAL) the couplings are kept as eps[ndim i + mu]
+ * (get_couplings, the C level's kernels) and, at a SIMD level, also as the split layout's
+ * bond planes (ising_split.h), rebuilt from eps after every set_couplings.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -19,7 +20,8 @@ struct ising_state {
     struct cpu_ising_dsp dsp;      /* dsp.colour_rows NULL: the C level */
     int8_t *natural;               /* C level: one int8 per site, natural order */
     struct cpu_ising_split split;  /* SIMD levels */
-    int8_t *eps;                   /* +-J: ndim per site, eps[ndim i + mu]; NULL: uniform */
+    int8_t *eps;                   /* +-J: ndim per site, eps[ndim i + mu]; NULL: uniform;
+                                      at a SIMD level mirrored in split's bond planes */
 };
 
 static struct ising_state *ising_state(struct cpu_state *st)
@@ -33,7 +35,7 @@ static int ising_create(latmc_sim *sim, struct cpu_state *st)
     if (!is)
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate the Ising state");
     const bool coupled = sim->desc.couplings == LATMC_COUPLINGS_BIMODAL;
-    cpu_ising_dsp_init(&is->dsp, coupled ? 0u : st->simd_flags); /* +-J: the C level */
+    cpu_ising_dsp_init(&is->dsp, st->simd_flags);
     int status = LATMC_OK;
     if (is->dsp.colour_rows) {
         status = cpu_ising_split_alloc(&is->split, &st->lattice);
@@ -53,6 +55,11 @@ static int ising_create(latmc_sim *sim, struct cpu_state *st)
         else
             cpu_ising_draw_couplings(&st->lattice, is->eps, sim->desc.coupling_seed,
                                      sim->n_threads);
+        if (status == LATMC_OK && is->dsp.colour_rows) {
+            status = cpu_ising_split_alloc_bonds(&is->split);
+            if (status == LATMC_OK)
+                cpu_ising_split_bonds_from_eps(&is->split, is->eps, sim->n_threads);
+        }
     }
     if (status < 0) {
         free(is->eps);
@@ -97,14 +104,14 @@ static void ising_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep, ui
                         uint64_t *attempted)
 {
     struct ising_state *is = ising_state(st);
-    if (is->eps)
+    if (is->eps && is->natural)
         *accepted += cpu_ising_sweep_coupled(&st->lattice, is->natural, is->eps,
                                              sim->model_data, sim->desc.algorithm,
                                              sim->desc.seed, sweep, sim->n_threads);
     else if (is->natural)
         *accepted += cpu_ising_sweep(&st->lattice, is->natural, sim->model_data,
                                      sim->desc.algorithm, sim->desc.seed, sweep, sim->n_threads);
-    else
+    else /* uniform or +-J: the kernels take the coupled variant when split.bonds is set */
         *accepted += cpu_ising_split_sweep(&is->split, &is->dsp, sim->model_data,
                                            sim->desc.algorithm, sim->desc.seed, sweep,
                                            sim->n_threads);
@@ -115,10 +122,10 @@ static void ising_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
 {
     struct ising_state *is = ising_state(st);
     *(struct latmc_ising_sums *)sums =
-        is->eps       ? cpu_ising_measure_coupled(&st->lattice, is->natural, is->eps,
-                                                  sim->n_threads)
-        : is->natural ? cpu_ising_measure(&st->lattice, is->natural, sim->n_threads)
-                    : cpu_ising_split_measure(&is->split, sim->n_threads);
+        !is->natural ? cpu_ising_split_measure(&is->split, sim->n_threads) /* +-J too */
+        : is->eps    ? cpu_ising_measure_coupled(&st->lattice, is->natural, is->eps,
+                                                 sim->n_threads)
+                     : cpu_ising_measure(&st->lattice, is->natural, sim->n_threads);
 }
 
 static void ising_get_spins(latmc_sim *sim, struct cpu_state *st, void *buf)
@@ -151,10 +158,13 @@ static void ising_get_couplings(latmc_sim *sim, struct cpu_state *st, float *buf
 /* Values checked by the core: exactly +1.0f or -1.0f. */
 static void ising_set_couplings(latmc_sim *sim, struct cpu_state *st, const float *buf)
 {
-    int8_t *eps = ising_state(st)->eps;
+    struct ising_state *is = ising_state(st);
+    int8_t *eps = is->eps;
     const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
     for (size_t i = 0; i < n; i++)
         eps[i] = buf[i] > 0.0f ? (int8_t)1 : (int8_t)-1;
+    if (is->split.bonds) /* the SIMD level's copy (ising_split.h) */
+        cpu_ising_split_bonds_from_eps(&is->split, eps, sim->n_threads);
 }
 
 const struct cpu_model_kernels cpu_ising_kernels = {

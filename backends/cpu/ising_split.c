@@ -85,8 +85,22 @@ int cpu_ising_split_alloc(struct cpu_ising_split *s, const struct latmc_lattice 
 void cpu_ising_split_free(struct cpu_ising_split *s)
 {
     free(s->alloc);
-    s->alloc = NULL;
-    s->base = NULL;
+    free(s->bond_alloc);
+    s->alloc = s->bond_alloc = NULL;
+    s->base = s->bonds = NULL;
+}
+
+int cpu_ising_split_alloc_bonds(struct cpu_ising_split *s)
+{
+    s->plane = 2 * s->rows * s->stride;
+    /* zeroed: the tails that vector loads read past each half-row are defined */
+    const size_t bytes = (size_t)s->ndim * (size_t)s->plane + 64;
+    s->bond_alloc = calloc(1, bytes);
+    if (!s->bond_alloc)
+        return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of couplings",
+                          bytes);
+    s->bonds = (uint8_t *)(((uintptr_t)s->bond_alloc + 63) & ~(uintptr_t)63);
+    return LATMC_OK;
 }
 
 /* The periodic neighbours along x of a half-row's ends (ising_split.h). */
@@ -116,6 +130,37 @@ static void row_to_natural(const struct cpu_ising_split *s, int8_t *spins, int64
         out[2 * j] = (int8_t)(2 * even[j] - 1);
         out[2 * j + 1] = (int8_t)(2 * odd[j] - 1);
     }
+}
+
+/* Bond planes of row r from eps[ndim i + mu]: 1 where eps = -1 (ising_split.h). */
+static void row_bonds_from_eps(const struct cpu_ising_split *s, const int8_t *eps, int64_t r)
+{
+    const int nd = s->ndim;
+    const int8_t *in = eps + nd * s->lx * r;
+    for (int mu = 0; mu < nd; mu++) {
+        uint8_t *even = cpu_ising_split_bond_row(s, mu, r, 0);
+        uint8_t *odd = cpu_ising_split_bond_row(s, mu, r, 1);
+        for (int64_t j = 0; j < s->half; j++) {
+            even[j] = in[nd * (2 * j) + mu] < 0;
+            odd[j] = in[nd * (2 * j + 1) + mu] < 0;
+        }
+        refresh_pads(s, even);
+        refresh_pads(s, odd);
+    }
+}
+
+void cpu_ising_split_bonds_from_eps(const struct cpu_ising_split *s, const int8_t *eps,
+                                    int n_threads)
+{
+    const int64_t rows = s->rows;
+    if (!cpu_use_threads(n_threads, rows * s->lx)) {
+        for (int64_t r = 0; r < rows; r++)
+            row_bonds_from_eps(s, eps, r);
+        return;
+    }
+    LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
+    for (int64_t r = 0; r < rows; r++)
+        row_bonds_from_eps(s, eps, r);
 }
 
 void cpu_ising_split_from_natural(const struct cpu_ising_split *s, const int8_t *spins,
@@ -207,9 +252,13 @@ static inline uint64_t byte_sum(uint64_t w)
  * Along x: even site j with odd site j, odd site j with even site j + 1 (the pad after the
  * last one is even site 0). Eight sites per 64-bit word; the byte counters take at most 6
  * per word, so they are emptied every 42 words.
+ * +-J (coupled, compile-time): eps s_a s_b = 1 - 2 (a ^ b ^ f) with f the bond byte of the
+ * pair, which is at the first site's own position in plane mu (ising_split.h): "unequal"
+ * then counts the frustrated bonds, and the bond sum is N ndim - 2 (that count).
  */
-static void row_counts(const struct cpu_ising_split *s, int64_t r, uint64_t *unequal,
-                       uint64_t *up)
+static inline __attribute__((always_inline)) void
+row_counts_impl(const struct cpu_ising_split *s, int64_t r, uint64_t *unequal, uint64_t *up,
+                const int coupled)
 {
     const int64_t ly = s->ly, y = r % ly, z = r / ly;
     const int64_t ryp = latmc_wrap_up(y, ly) + ly * z;
@@ -218,16 +267,39 @@ static void row_counts(const struct cpu_ising_split *s, int64_t r, uint64_t *une
     const uint8_t *ey = cpu_ising_split_row(s, ryp, 0), *oy = cpu_ising_split_row(s, ryp, 1);
     const uint8_t *ez = cpu_ising_split_row(s, rzp, 0), *oz = cpu_ising_split_row(s, rzp, 1);
     const int three = s->ndim == 3;
+    /* the bond bytes of the pairs (all zero, i.e. eps = +1, for the uniform model) */
+    static const uint8_t zeros[1];
+    const uint8_t *fxe = zeros, *fxo = zeros, *fye = zeros, *fyo = zeros, *fze = zeros,
+                  *fzo = zeros;
+    if (coupled) {
+        fxe = cpu_ising_split_bond_row(s, 0, r, 0);
+        fxo = cpu_ising_split_bond_row(s, 0, r, 1);
+        fye = cpu_ising_split_bond_row(s, 1, r, 0);
+        fyo = cpu_ising_split_bond_row(s, 1, r, 1);
+        if (three) {
+            fze = cpu_ising_split_bond_row(s, 2, r, 0);
+            fzo = cpu_ising_split_bond_row(s, 2, r, 1);
+        }
+    }
     uint64_t n_unequal = 0, n_up = 0;
     int64_t j = 0;
     while (j + 8 <= s->half) {
         uint64_t acc_u = 0, acc_s = 0;
         for (int w = 0; w < 42 && j + 8 <= s->half; w++, j += 8) {
             const uint64_t ve = load8(e + j), vo = load8(o + j);
-            uint64_t t = (ve ^ vo) + (vo ^ load8(e + j + 1)) + (ve ^ load8(ey + j)) +
-                         (vo ^ load8(oy + j));
-            if (three)
-                t += (ve ^ load8(ez + j)) + (vo ^ load8(oz + j));
+            uint64_t t;
+            if (coupled) {
+                t = (ve ^ vo ^ load8(fxe + j)) + (vo ^ load8(e + j + 1) ^ load8(fxo + j)) +
+                    (ve ^ load8(ey + j) ^ load8(fye + j)) + (vo ^ load8(oy + j) ^ load8(fyo + j));
+                if (three)
+                    t += (ve ^ load8(ez + j) ^ load8(fze + j)) +
+                         (vo ^ load8(oz + j) ^ load8(fzo + j));
+            } else {
+                t = (ve ^ vo) + (vo ^ load8(e + j + 1)) + (ve ^ load8(ey + j)) +
+                    (vo ^ load8(oy + j));
+                if (three)
+                    t += (ve ^ load8(ez + j)) + (vo ^ load8(oz + j));
+            }
             acc_u += t;
             acc_s += ve + vo;
         }
@@ -235,14 +307,24 @@ static void row_counts(const struct cpu_ising_split *s, int64_t r, uint64_t *une
         n_up += byte_sum(acc_s);
     }
     for (; j < s->half; j++) {
-        n_unequal += (uint64_t)((e[j] ^ o[j]) + (o[j] ^ e[j + 1]) + (e[j] ^ ey[j]) +
-                                (o[j] ^ oy[j]));
+        const int64_t jb = coupled ? j : 0;
+        n_unequal += (uint64_t)((e[j] ^ o[j] ^ fxe[jb]) + (o[j] ^ e[j + 1] ^ fxo[jb]) +
+                                (e[j] ^ ey[j] ^ fye[jb]) + (o[j] ^ oy[j] ^ fyo[jb]));
         if (three)
-            n_unequal += (uint64_t)((e[j] ^ ez[j]) + (o[j] ^ oz[j]));
+            n_unequal += (uint64_t)((e[j] ^ ez[j] ^ fze[jb]) + (o[j] ^ oz[j] ^ fzo[jb]));
         n_up += (uint64_t)(e[j] + o[j]);
     }
     *unequal += n_unequal;
     *up += n_up;
+}
+
+static void row_counts(const struct cpu_ising_split *s, int64_t r, uint64_t *unequal,
+                       uint64_t *up)
+{
+    if (s->bonds)
+        row_counts_impl(s, r, unequal, up, 1);
+    else
+        row_counts_impl(s, r, unequal, up, 0);
 }
 
 struct latmc_ising_sums cpu_ising_split_measure(const struct cpu_ising_split *s, int n_threads)

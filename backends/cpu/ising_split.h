@@ -18,6 +18,16 @@
  * 64 bytes after the half-row may be overwritten with anything (vector tails).
  * get/set_spins, the measurement and the hot start convert or read this layout, so nothing
  * outside the CPU backend sees it.
+ *
+ * +-J couplings (desc.couplings = BIMODAL) add ndim "bond planes" of the same geometry:
+ * byte j of half-row (r, par) of plane mu is 1 iff the bond of that site with its neighbour
+ * at +e_mu is eps = -1 (eps[ndim i + mu] of latmc_sim_get_couplings), 0 for +1, with the same
+ * periodic pads. Since eps_ij s_j = +1 iff (byte of s_j) ^ (bond byte) = 1, the number of
+ * neighbours with eps_ij s_j = +1 -- the table index k = (n + 2 ndim) / 2 of the coupled
+ * sum (lib/ising_rules.h) -- is the sum of the neighbour bytes xor-ed with the bond bytes.
+ * The bond to +e_mu sits at the site's own position in plane mu, the bond to -e_mu at the
+ * position of the neighbour at -e_mu, i.e. at the very offsets the kernels already read
+ * that neighbour's spin from: one more load and one xor per neighbour.
  */
 #ifndef LATMC_CPU_ISING_SPLIT_H
 #define LATMC_CPU_ISING_SPLIT_H
@@ -39,12 +49,23 @@ struct cpu_ising_split {
     int64_t half;        /* L_x / 2: sites per half-row */
     int64_t rows;        /* L_y L_z */
     int64_t stride;      /* bytes from one half-row to the next, a multiple of 64 */
+    /* +-J: the ndim bond planes (above), each `plane` bytes apart; NULL: uniform */
+    void *bond_alloc;
+    uint8_t *bonds;
+    int64_t plane;       /* bytes of one plane: 2 rows stride */
 };
 
 /* The first site of half-row `par` (0: even x, 1: odd x) of row r = y + L_y z. */
 static inline uint8_t *cpu_ising_split_row(const struct cpu_ising_split *s, int64_t r, int par)
 {
     return s->base + (2 * r + par) * s->stride + CPU_ISING_SPLIT_PAD;
+}
+
+/* Byte j = 0 of half-row (r, par) of bond plane mu (+-J sims only). */
+static inline uint8_t *cpu_ising_split_bond_row(const struct cpu_ising_split *s, int mu,
+                                                int64_t r, int par)
+{
+    return s->bonds + mu * s->plane + (2 * r + par) * s->stride + CPU_ISING_SPLIT_PAD;
 }
 
 /*
@@ -83,7 +104,8 @@ void cpu_ising_pass_setup(struct cpu_ising_pass *p, const struct latmc_ising_tab
 struct cpu_ising_dsp {
     /* Fill p->prepared from the rest of *p. */
     void (*prepare)(struct cpu_ising_pass *p);
-    /* Update the sites of p->colour in rows [r0, r1); returns how many spins changed. */
+    /* Update the sites of p->colour in rows [r0, r1); returns how many spins changed.
+     * With s->bonds set, the +-J variant (neighbour bytes xor-ed with the bond bytes). */
     uint64_t (*colour_rows)(const struct cpu_ising_split *s, const struct cpu_ising_pass *p,
                             int64_t r0, int64_t r1);
     /*
@@ -108,11 +130,17 @@ void cpu_ising_dsp_init_avx512(struct cpu_ising_dsp *dsp);
 /* Layout and whole-lattice operations (ising_split.c, plain C, threaded over rows). */
 int cpu_ising_split_alloc(struct cpu_ising_split *s, const struct latmc_lattice *g);
 void cpu_ising_split_free(struct cpu_ising_split *s);
+/* +-J: allocate the bond planes (then the kernels take the coupled variant) and fill them
+ * from eps[ndim i + mu] = +-1; bonds_from_eps again after every change of eps. */
+int cpu_ising_split_alloc_bonds(struct cpu_ising_split *s);
+void cpu_ising_split_bonds_from_eps(const struct cpu_ising_split *s, const int8_t *eps,
+                                    int n_threads);
 void cpu_ising_split_from_natural(const struct cpu_ising_split *s, const int8_t *spins,
                                   int n_threads);
 void cpu_ising_split_to_natural(const struct cpu_ising_split *s, int8_t *spins, int n_threads);
 void cpu_ising_split_cold(const struct cpu_ising_split *s);
 void cpu_ising_split_hot(const struct cpu_ising_split *s, uint64_t seed, int n_threads);
+/* With s->bonds set: the +-J sums (bonds = sum eps_ij s_i s_j), as cpu_ising_measure_coupled. */
 struct latmc_ising_sums cpu_ising_split_measure(const struct cpu_ising_split *s, int n_threads);
 uint64_t cpu_ising_split_sweep(const struct cpu_ising_split *s, const struct cpu_ising_dsp *dsp,
                                const struct latmc_ising_tables *t, int algorithm,
