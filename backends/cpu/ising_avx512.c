@@ -17,6 +17,8 @@
  *   - unsigned compares into mask registers; the four 16-bit masks interleave into the
  *     64-bit site mask with pdep (integer pipes), which then selects bytes directly.
  * Per 64 sites: ~110 instructions of Philox, ~25 for everything else.
+ * +-J couplings (the `coupled` variants, ising_split.h): each neighbour's bytes xor-ed with
+ * the bond bytes at the same offsets, 4 (3D 6) more loads and xors per step.
  */
 #include <immintrin.h>
 #include <string.h>
@@ -174,6 +176,8 @@ AI void lanes_from_natural(const uint32_t *in, __m512i u[4])
 struct row_ptrs {
     uint8_t *dst;
     const uint8_t *xl, *xr, *yp, *ym, *zp, *zm;
+    /* +-J: the bond bytes of the links to those neighbours (ising_split.h) */
+    const uint8_t *bxl, *bxr, *byp, *bym, *bzp, *bzm;
 };
 
 struct tables {
@@ -187,17 +191,30 @@ struct tables {
  * writable tail after the half-row); u: their draws in lane order. Returns how many of the
  * valid sites changed.
  */
-AI unsigned step64(const struct row_ptrs *q, int64_t jl, const __m512i u[4],
-                   const struct tables *tb, int three, int heatbath, int never, uint64_t valid)
+/* 64 bytes from p + jl (unaligned) */
+AI __m512i load64(const uint8_t *p, int64_t jl)
 {
-    const __m512i s = _mm512_loadu_si512((const void *)(q->dst + jl));
-    __m512i k = _mm512_add_epi8(_mm512_loadu_si512((const void *)(q->xl + jl)),
-                                _mm512_loadu_si512((const void *)(q->xr + jl)));
-    k = _mm512_add_epi8(k, _mm512_loadu_si512((const void *)(q->yp + jl)));
-    k = _mm512_add_epi8(k, _mm512_loadu_si512((const void *)(q->ym + jl)));
+    return _mm512_loadu_si512((const void *)(p + jl));
+}
+
+/* A neighbour's 64 bytes; +-J: xor-ed with the bonds' (1 iff eps s_j = +1). */
+AI __m512i neighbour64(const uint8_t *n, const uint8_t *b, int64_t jl, int coupled)
+{
+    return coupled ? _mm512_xor_si512(load64(n, jl), load64(b, jl)) : load64(n, jl);
+}
+
+AI unsigned step64(const struct row_ptrs *q, int64_t jl, const __m512i u[4],
+                   const struct tables *tb, int three, int heatbath, int never, uint64_t valid,
+                   int coupled)
+{
+    const __m512i s = load64(q->dst, jl);
+    __m512i k = _mm512_add_epi8(neighbour64(q->xl, q->bxl, jl, coupled),
+                                neighbour64(q->xr, q->bxr, jl, coupled));
+    k = _mm512_add_epi8(k, neighbour64(q->yp, q->byp, jl, coupled));
+    k = _mm512_add_epi8(k, neighbour64(q->ym, q->bym, jl, coupled));
     if (three) {
-        k = _mm512_add_epi8(k, _mm512_loadu_si512((const void *)(q->zp + jl)));
-        k = _mm512_add_epi8(k, _mm512_loadu_si512((const void *)(q->zm + jl)));
+        k = _mm512_add_epi8(k, neighbour64(q->zp, q->bzp, jl, coupled));
+        k = _mm512_add_epi8(k, neighbour64(q->zm, q->bzm, jl, coupled));
     }
     /* bytes 0 / 1: shifting 16-bit words by 3 moves no bit across a byte */
     const __m512i idx = heatbath ? k : _mm512_or_si512(k, _mm512_slli_epi16(s, 3));
@@ -250,10 +267,31 @@ AI void ensure_consts(const struct philox16 **pc, struct philox16 *local,
 struct row_cursor {
     struct row_ptrs q;
     const char *pf[4];
+    const char *pfb[6]; /* +-J: the bond planes' rows to prefetch */
     int64_t r, y, z;
 };
 
-AI void cursor_set(struct row_cursor *c, const struct cpu_ising_split *sp, int colour, int three)
+/* +-J: the bond rows of the links of half-row (c->r, par), as in ising_avx2.c. */
+AI void cursor_set_bonds(struct row_cursor *c, const struct cpu_ising_split *sp, int par,
+                         int three, int64_t rym, int64_t rzm, int64_t rpf)
+{
+    c->q.bxr = cpu_ising_split_bond_row(sp, 0, c->r, par);
+    c->q.bxl = cpu_ising_split_bond_row(sp, 0, c->r, par ^ 1) - (par == 0);
+    c->q.byp = cpu_ising_split_bond_row(sp, 1, c->r, par);
+    c->q.bym = cpu_ising_split_bond_row(sp, 1, rym, par);
+    c->q.bzp = c->q.bzm = c->q.byp;
+    if (three) {
+        c->q.bzp = cpu_ising_split_bond_row(sp, 2, c->r, par);
+        c->q.bzm = cpu_ising_split_bond_row(sp, 2, rzm, par);
+    }
+    for (int mu = 0; mu < (three ? 3 : 2); mu++) {
+        c->pfb[2 * mu] = (const char *)cpu_ising_split_bond_row(sp, mu, rpf, 0);
+        c->pfb[2 * mu + 1] = (const char *)cpu_ising_split_bond_row(sp, mu, rpf, 1);
+    }
+}
+
+AI void cursor_set(struct row_cursor *c, const struct cpu_ising_split *sp, int colour, int three,
+                   int coupled)
 {
     const int64_t ly = sp->ly, lz = sp->lz, rows = sp->rows, y = c->y, z = c->z;
     const int par = colour ^ (int)((y + z) & 1);
@@ -277,6 +315,9 @@ AI void cursor_set(struct row_cursor *c, const struct cpu_ising_split *sp, int c
     c->pf[1] = (const char *)cpu_ising_split_row(sp, rpf, 1);
     c->pf[2] = (const char *)cpu_ising_split_row(sp, rzpf, 0);
     c->pf[3] = (const char *)cpu_ising_split_row(sp, rzpf, 1);
+    if (coupled)
+        cursor_set_bonds(c, sp, par, three, latmc_wrap_down(y, ly) + ly * z,
+                         y + ly * latmc_wrap_down(z, lz), rpf);
 }
 
 AI void cursor_next(struct row_cursor *c, const struct cpu_ising_split *sp)
@@ -290,7 +331,7 @@ AI void cursor_next(struct row_cursor *c, const struct cpu_ising_split *sp)
     }
 }
 
-AI void prefetch_rows(const struct row_cursor *c, int64_t offset, int three)
+AI void prefetch_rows(const struct row_cursor *c, int64_t offset, int three, int coupled)
 {
     _mm_prefetch(c->pf[0] + offset, _MM_HINT_T0);
     _mm_prefetch(c->pf[1] + offset, _MM_HINT_T0);
@@ -298,6 +339,9 @@ AI void prefetch_rows(const struct row_cursor *c, int64_t offset, int three)
         _mm_prefetch(c->pf[2] + offset, _MM_HINT_T0);
         _mm_prefetch(c->pf[3] + offset, _MM_HINT_T0);
     }
+    if (coupled)
+        for (int m = 0; m < (three ? 6 : 4); m++)
+            _mm_prefetch(c->pfb[m] + offset, _MM_HINT_T0);
 }
 
 /* What prepare() computes once per pass (cpu_ising_pass.prepared). */
@@ -323,7 +367,7 @@ static void prepare_avx512(struct cpu_ising_pass *p)
 }
 
 AI uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_ising_pass *p,
-                      int64_t r0, int64_t r1, int three, int heatbath, int never)
+                      int64_t r0, int64_t r1, int three, int heatbath, int never, int coupled)
 {
     const struct prepared *w = (const struct prepared *)(const void *)p->prepared;
     const struct tables *tb = &w->tb;
@@ -339,7 +383,7 @@ AI uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_ising_p
     /* no division in 2D, where the wavefront calls this once per row */
     cur.y = three ? r0 % sp->ly : r0;
     cur.z = three ? r0 / sp->ly : 0;
-    cursor_set(&cur, sp, p->colour, three);
+    cursor_set(&cur, sp, p->colour, three, coupled);
     __m512i u[4];
     if (half % 32 == 0) {
         /* rows start on a group of 8 blocks: draws straight from registers */
@@ -347,20 +391,22 @@ AI uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_ising_p
             uint64_t blk = (uint64_t)(half * cur.r) / 4;
             int64_t jl = 0;
             for (; jl + 64 <= half; jl += 64, blk += 16) {
-                prefetch_rows(&cur, jl, three);
+                prefetch_rows(&cur, jl, three, coupled);
                 ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
                 philox16_lanes(pc, blk, u, 2);
-                changed += step64(&cur.q, jl, u, tb, three, heatbath, never, ~UINT64_C(0));
+                changed += step64(&cur.q, jl, u, tb, three, heatbath, never, ~UINT64_C(0),
+                                  coupled);
             }
             if (jl < half) { /* 32 sites left: one group; the upper 32 lanes are not sites */
                 ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
                 philox16_lanes(pc, blk, u, 1);
-                changed += step64(&cur.q, jl, u, tb, three, heatbath, never, 0xffffffffu);
+                changed += step64(&cur.q, jl, u, tb, three, heatbath, never, 0xffffffffu,
+                                  coupled);
             }
             cursor_next(&cur, sp);
             if (cur.r == r1)
                 return changed;
-            cursor_set(&cur, sp, p->colour, three);
+            cursor_set(&cur, sp, p->colour, three, coupled);
         }
     }
     /*
@@ -376,7 +422,7 @@ AI uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_ising_p
         ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
         philox16_store(pc, blk, buf);
         for (int64_t jl = 0; jl < half; jl += 64) {
-            prefetch_rows(&cur, jl, three);
+            prefetch_rows(&cur, jl, three, coupled);
             ensure_consts(&pc, &local, &cur_hi, (blk + 8) >> 32, p);
             philox16_store(pc, blk + 8, buf + 32);
             ensure_consts(&pc, &local, &cur_hi, (blk + 16) >> 32, p);
@@ -384,45 +430,58 @@ AI uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_ising_p
             const int64_t n = half - jl < 64 ? half - jl : 64;
             const uint64_t valid = n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
             lanes_from_natural(buf + off, u);
-            changed += step64(&cur.q, jl, u, tb, three, heatbath, never, valid);
+            changed += step64(&cur.q, jl, u, tb, three, heatbath, never, valid, coupled);
             memcpy(buf, buf + 64, 32 * sizeof buf[0]);
             blk += 16;
         }
         cursor_next(&cur, sp);
         if (cur.r == r1)
             return changed;
-        cursor_set(&cur, sp, p->colour, three);
+        cursor_set(&cur, sp, p->colour, three, coupled);
     }
 }
 
-#define ROWS_VARIANT(name, three, heatbath, never)                                         \
+#define ROWS_VARIANT(name, three, heatbath, never, coupled)                                \
     static uint64_t name(const struct cpu_ising_split *s, const struct cpu_ising_pass *p,  \
                          int64_t r0, int64_t r1)                                           \
     {                                                                                      \
-        return rows_impl(s, p, r0, r1, three, heatbath, never);                            \
+        return rows_impl(s, p, r0, r1, three, heatbath, never, coupled);                   \
     }
-ROWS_VARIANT(rows_2d_metropolis, 0, 0, 0)
-ROWS_VARIANT(rows_2d_heatbath, 0, 1, 0)
-ROWS_VARIANT(rows_3d_metropolis, 1, 0, 0)
-ROWS_VARIANT(rows_3d_heatbath, 1, 1, 0)
-ROWS_VARIANT(rows_2d_metropolis_never, 0, 0, 1)
-ROWS_VARIANT(rows_2d_heatbath_never, 0, 1, 1)
-ROWS_VARIANT(rows_3d_metropolis_never, 1, 0, 1)
-ROWS_VARIANT(rows_3d_heatbath_never, 1, 1, 1)
+ROWS_VARIANT(rows_2d_metropolis, 0, 0, 0, 0)
+ROWS_VARIANT(rows_2d_heatbath, 0, 1, 0, 0)
+ROWS_VARIANT(rows_3d_metropolis, 1, 0, 0, 0)
+ROWS_VARIANT(rows_3d_heatbath, 1, 1, 0, 0)
+ROWS_VARIANT(rows_2d_metropolis_never, 0, 0, 1, 0)
+ROWS_VARIANT(rows_2d_heatbath_never, 0, 1, 1, 0)
+ROWS_VARIANT(rows_3d_metropolis_never, 1, 0, 1, 0)
+ROWS_VARIANT(rows_3d_heatbath_never, 1, 1, 1, 0)
+/* +-J couplings */
+ROWS_VARIANT(rows_2d_metropolis_pmj, 0, 0, 0, 1)
+ROWS_VARIANT(rows_2d_heatbath_pmj, 0, 1, 0, 1)
+ROWS_VARIANT(rows_3d_metropolis_pmj, 1, 0, 0, 1)
+ROWS_VARIANT(rows_3d_heatbath_pmj, 1, 1, 0, 1)
+ROWS_VARIANT(rows_2d_metropolis_never_pmj, 0, 0, 1, 1)
+ROWS_VARIANT(rows_2d_heatbath_never_pmj, 0, 1, 1, 1)
+ROWS_VARIANT(rows_3d_metropolis_never_pmj, 1, 0, 1, 1)
+ROWS_VARIANT(rows_3d_heatbath_never_pmj, 1, 1, 1, 1)
 
 static uint64_t colour_rows_avx512(const struct cpu_ising_split *s,
                                    const struct cpu_ising_pass *p, int64_t r0, int64_t r1)
 {
     typedef uint64_t (*rows_fn)(const struct cpu_ising_split *, const struct cpu_ising_pass *,
                                 int64_t, int64_t);
-    static const rows_fn variants[2][2][2] = {
-        { { rows_2d_metropolis, rows_2d_metropolis_never },
-          { rows_2d_heatbath, rows_2d_heatbath_never } },
-        { { rows_3d_metropolis, rows_3d_metropolis_never },
-          { rows_3d_heatbath, rows_3d_heatbath_never } },
+    static const rows_fn variants[2][2][2][2] = {
+        { { { rows_2d_metropolis, rows_2d_metropolis_never },
+            { rows_2d_heatbath, rows_2d_heatbath_never } },
+          { { rows_3d_metropolis, rows_3d_metropolis_never },
+            { rows_3d_heatbath, rows_3d_heatbath_never } } },
+        { { { rows_2d_metropolis_pmj, rows_2d_metropolis_never_pmj },
+            { rows_2d_heatbath_pmj, rows_2d_heatbath_never_pmj } },
+          { { rows_3d_metropolis_pmj, rows_3d_metropolis_never_pmj },
+            { rows_3d_heatbath_pmj, rows_3d_heatbath_never_pmj } } },
     };
-    return variants[s->ndim == 3][p->algorithm == LATMC_ALGO_HEATBATH][p->any_never != 0](
-        s, p, r0, r1);
+    return variants[s->bonds != NULL][s->ndim == 3][p->algorithm == LATMC_ALGO_HEATBATH]
+                   [p->any_never != 0](s, p, r0, r1);
 }
 
 static void draws_avx512(uint64_t seed, uint32_t c1, uint32_t c2, uint32_t c3,

@@ -7,7 +7,10 @@
  *
  * Same cases as test_ising_simd, on the internal functions: the reference sweep on the
  * natural layout, the emulated kernels on the split layout, compared after every sweep
- * (spins, changed count, bond and spin sums); and the generator alone.
+ * (spins, changed count, bond and spin sums); and the generator alone. The same for +-J
+ * couplings: the coupled reference sweep and measurement against the emulated coupled
+ * kernels and the split layout's bond planes, the couplings redrawn (and the planes rebuilt)
+ * between sweeps.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -45,8 +48,22 @@ static void tables(struct latmc_ising_tables *t, int ndim, double beta, double J
     }
 }
 
-static void run(int ndim, int64_t lx, int64_t ly, int64_t lz, int algorithm, double beta,
-                double J, double h, int sweeps, uint64_t first_sweep, int threads)
+/* New +-1 couplings after sweep k of a +-J run: random, all -1, a random third flipped. */
+static void redraw(int8_t *eps, int64_t n, int k)
+{
+    for (int64_t i = 0; i < n; i++) {
+        if (k % 3 == 0)
+            eps[i] = (test_rng_next(&rng) >> 63) ? 1 : -1;
+        else if (k % 3 == 1)
+            eps[i] = -1;
+        else if (test_rng_next(&rng) % 3 == 0)
+            eps[i] = (int8_t)-eps[i];
+    }
+}
+
+/* pmj: 0 uniform; 1 +-J couplings; 2 +-J, redrawn after every sweep but the last. */
+static void run_impl(int ndim, int64_t lx, int64_t ly, int64_t lz, int algorithm, double beta,
+                     double J, double h, int sweeps, uint64_t first_sweep, int threads, int pmj)
 {
     struct latmc_lattice g = { ndim, lx, ly, ndim == 3 ? lz : 1, 0 };
     g.nsites = g.lx * g.ly * g.lz;
@@ -60,28 +77,88 @@ static void run(int ndim, int64_t lx, int64_t ly, int64_t lz, int algorithm, dou
     struct cpu_ising_split s;
     assert_int_equal(cpu_ising_split_alloc(&s, &g), 0);
     cpu_ising_split_from_natural(&s, ref, 1);
+    int8_t *eps = NULL;
+    if (pmj) {
+        eps = malloc((size_t)(g.nsites * ndim));
+        assert_non_null(eps);
+        cpu_ising_draw_couplings(&g, eps, test_rng_next(&rng), 1);
+        assert_int_equal(cpu_ising_split_alloc_bonds(&s), 0);
+        cpu_ising_split_bonds_from_eps(&s, eps, threads);
+    }
     struct cpu_ising_dsp dsp;
     memset(&dsp, 0, sizeof dsp);
     cpu_ising_dsp_init_avx512_emulated(&dsp);
     const uint64_t seed = test_rng_next(&rng);
     for (int k = 0; k < sweeps; k++) {
-        const uint64_t a = cpu_ising_sweep(&g, ref, &t, algorithm, seed, first_sweep + k, 1);
+        const uint64_t a =
+            pmj ? cpu_ising_sweep_coupled(&g, ref, eps, &t, algorithm, seed, first_sweep + k, 1)
+                : cpu_ising_sweep(&g, ref, &t, algorithm, seed, first_sweep + k, 1);
         const uint64_t b = cpu_ising_split_sweep(&s, &dsp, &t, algorithm, seed,
                                                  first_sweep + k, threads);
         cpu_ising_split_to_natural(&s, out, 1);
-        const struct latmc_ising_sums ma = cpu_ising_measure(&g, ref, 1);
-        const struct latmc_ising_sums mb = cpu_ising_split_measure(&s, 1);
         if (a != b || memcmp(ref, out, (size_t)g.nsites) != 0)
-            print_error("%dD %lldx%lldx%lld algorithm %d beta %g h %g: sweep %d differs\n",
-                        ndim, (long long)lx, (long long)ly, (long long)lz, algorithm, beta, h,
-                        k);
+            print_error("%dD %lldx%lldx%lld algorithm %d beta %g h %g pmj %d: sweep %d "
+                        "differs\n", ndim, (long long)lx, (long long)ly, (long long)lz,
+                        algorithm, beta, h, pmj, k);
         assert_memory_equal(ref, out, (size_t)g.nsites);
         assert_true(a == b);
+        if (pmj == 2 && k + 1 < sweeps) {
+            redraw(eps, g.nsites * ndim, k);
+            cpu_ising_split_bonds_from_eps(&s, eps, threads);
+        }
+        const struct latmc_ising_sums ma =
+            pmj ? cpu_ising_measure_coupled(&g, ref, eps, 1) : cpu_ising_measure(&g, ref, 1);
+        const struct latmc_ising_sums mb = cpu_ising_split_measure(&s, threads);
         assert_true(ma.bonds == mb.bonds && ma.spins == mb.spins);
     }
+    free(eps);
     cpu_ising_split_free(&s);
     free(ref);
     free(out);
+}
+
+static void run(int ndim, int64_t lx, int64_t ly, int64_t lz, int algorithm, double beta,
+                double J, double h, int sweeps, uint64_t first_sweep, int threads)
+{
+    run_impl(ndim, lx, ly, lz, algorithm, beta, J, h, sweeps, first_sweep, threads, 0);
+}
+
+/* +-J: the emulated coupled kernels; J < 0, h != 0 and extreme beta reach every entry. */
+static void test_kernels_pmj(void **state)
+{
+    (void)state;
+    for (int a = 0; a < 2; a++) {
+        const int alg = a ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS;
+        for (int pmj = 1; pmj <= 2; pmj++) {
+            /* rows on groups of 8 Philox blocks, 64- and 32-site steps */
+            run_impl(2, 64, 64, 1, alg, 0.44, 1, 0, 4, 0, 1, pmj);
+            run_impl(2, 192, 10, 1, alg, 0.3, -0.7, 0.25, 4, 7, 1, pmj);
+            run_impl(2, 200, 2, 1, alg, 0.5, 1, 0.1, 4, 0, 1, pmj);
+            /* general path: rows start inside a group, tails, extents of 2 */
+            run_impl(2, 96, 8, 1, alg, 0.2, -1, 1.5, 4, 0, 1, pmj);
+            run_impl(2, 130, 66, 1, alg, 0.44, 1, 0.1, 4, 1, 1, pmj);
+            run_impl(2, 6, 4, 1, alg, 0.44, 1, 0, 6, 0, 1, pmj);
+            run_impl(2, 2, 2, 1, alg, 0.3, -1, 0.2, 6, 0, 1, pmj);
+            run_impl(2, 10, 14, 1, alg, 0.1, 1, -3, 4, 0, 1, pmj);
+            /* beta = 0, thresholds 0 ("never"), sweep numbers beyond 2^32 */
+            run_impl(2, 64, 8, 1, alg, 0, 1, 0, 3, 0, 1, pmj);
+            run_impl(2, 64, 8, 1, alg, 50, -1, 0.3, 4, 0, 1, pmj);
+            run_impl(2, 18, 6, 1, alg, 1e6, 1, 0.7, 4, 0, 1, pmj);
+            run_impl(2, 70, 16, 1, alg, 0.44, 1, 0.2, 3, (UINT64_C(1) << 40) + 5, 1, pmj);
+            /* 3D */
+            run_impl(3, 64, 4, 6, alg, 0.22, 1, 0, 4, 0, 1, pmj);
+            run_impl(3, 128, 6, 4, alg, 0.3, -1, 0.2, 4, 3, 1, pmj);
+            run_impl(3, 10, 6, 4, alg, 0.22, 1, 0.3, 4, 0, 1, pmj);
+            run_impl(3, 2, 2, 2, alg, 0.4, 1, 0.1, 5, 0, 1, pmj);
+            run_impl(3, 66, 4, 2, alg, 0.5, -1, -0.6, 4, 0, 1, pmj);
+            run_impl(3, 64, 4, 4, alg, 40, 1, 0.5, 3, 0, 1, pmj);
+            /* threads (>= 32768 sites per colour) */
+            run_impl(2, 256, 260, 1, alg, 0.44, 1, 0.01, 3, 0, 2, pmj);
+            run_impl(2, 258, 256, 1, alg, 0.44, -1, 0.1, 3, 0, 3, pmj);
+            run_impl(3, 128, 128, 4, alg, 0.3, 1, 0, 3, 0, 3, pmj);
+            run_impl(3, 64, 34, 16, alg, 0.3, 1, 0.1, 3, 0, 2, pmj);
+        }
+    }
 }
 
 static void test_kernels(void **state)
@@ -161,6 +238,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_draws),
         cmocka_unit_test(test_kernels),
+        cmocka_unit_test(test_kernels_pmj),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
