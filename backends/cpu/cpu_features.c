@@ -114,8 +114,7 @@ const char *cpu_status(void)
     unsigned mask;
     const char *env;
     const int bad = env_mask(&mask, &env) < 0;
-    snprintf(text, sizeof text, "built in; SIMD level %s (the CPU has %s%s%.40s%s; Ising +-J "
-             "sims run level c)",
+    snprintf(text, sizeof text, "built in; SIMD level %s (the CPU has %s%s%.40s%s)",
              bad ? "none: sims are refused" : cpu_level_name(cpu_flags_detected() & mask),
              cpu_level_name(cpu_flags_detected()), env ? ", LATMC_CPU_MASK=" : "",
              env ? env : "", bad ? ", not a level" : "");
