@@ -17,7 +17,9 @@
  * About 172 vector instructions per 32 sites, five sixths of them Philox: the kernel is
  * bound by the generator (doc/PERFORMANCE.md has the ceiling measured alone).
  * +-J couplings (the `coupled` variants, ising_split.h): each neighbour's bytes xor-ed with
- * the bond bytes at the same offsets, 4 (3D 6) more loads and xors per step.
+ * its bond bit, from the site's own bond byte or (the bonds to -e_mu) the byte of the
+ * neighbour at -e_mu: 3 (3D 4) more loads and 10 (3D 15) more operations (and, xor, shift)
+ * per step.
  */
 #include <immintrin.h>
 #include <string.h>
@@ -30,8 +32,8 @@ struct row_ptrs {
     uint8_t *dst;                      /* the half-row updated */
     const uint8_t *xl, *xr;            /* along x: the other half-row at -1 / 0 or 0 / +1 */
     const uint8_t *yp, *ym, *zp, *zm;  /* along y and z: the same half of the rows next to it */
-    /* +-J: the bond bytes of the links to those neighbours (ising_split.h) */
-    const uint8_t *bxl, *bxr, *byp, *bym, *bzp, *bzm;
+    /* +-J: the bond bytes (ising_split.h) of the sites and of their neighbours at -e_mu */
+    const uint8_t *bown, *bxl, *bym, *bzm;
 };
 
 struct tables {
@@ -50,11 +52,15 @@ PHILOX8_ALWAYS_INLINE __m256i load32(const uint8_t *p, int64_t jl)
     return _mm256_loadu_si256((const __m256i *)(p + jl));
 }
 
-/* A neighbour's 32 bytes; +-J: xor-ed with the bonds' (1 iff eps s_j = +1). */
-PHILOX8_ALWAYS_INLINE __m256i neighbour32(const uint8_t *n, const uint8_t *b, int64_t jl,
-                                          int coupled)
+/* A neighbour's 32 bytes; +-J: xor-ed with bit mu of the bond bytes b (1 iff
+ * eps s_j = +1). The 16-bit shift moves bits across bytes, but only bit 0 of each is kept. */
+PHILOX8_ALWAYS_INLINE __m256i neighbour32(const uint8_t *n, __m256i b, int mu, __m256i one,
+                                          int64_t jl, int coupled)
 {
-    return coupled ? _mm256_xor_si256(load32(n, jl), load32(b, jl)) : load32(n, jl);
+    if (!coupled)
+        return load32(n, jl);
+    const __m256i bit = _mm256_and_si256(mu ? _mm256_srli_epi16(b, mu) : b, one);
+    return _mm256_xor_si256(load32(n, jl), bit);
 }
 
 PHILOX8_ALWAYS_INLINE unsigned step32(const struct row_ptrs *q, int64_t jl, const __m256i d[4],
@@ -62,13 +68,19 @@ PHILOX8_ALWAYS_INLINE unsigned step32(const struct row_ptrs *q, int64_t jl, cons
                                       int never, int pair_order, uint32_t valid, int coupled)
 {
     const __m256i s = load32(q->dst, jl);
-    __m256i k = _mm256_add_epi8(neighbour32(q->xl, q->bxl, jl, coupled),
-                                neighbour32(q->xr, q->bxr, jl, coupled));
-    k = _mm256_add_epi8(k, neighbour32(q->yp, q->byp, jl, coupled));
-    k = _mm256_add_epi8(k, neighbour32(q->ym, q->bym, jl, coupled));
+    /* +-J: the sites' own bond bytes (bonds to +e_mu), those of the neighbours at -e_mu */
+    const __m256i one = tb->one;
+    const __m256i bo = coupled ? load32(q->bown, jl) : one;
+    const __m256i bxl = coupled ? load32(q->bxl, jl) : one;
+    const __m256i bym = coupled ? load32(q->bym, jl) : one;
+    __m256i k = _mm256_add_epi8(neighbour32(q->xl, bxl, 0, one, jl, coupled),
+                                neighbour32(q->xr, bo, 0, one, jl, coupled));
+    k = _mm256_add_epi8(k, neighbour32(q->yp, bo, 1, one, jl, coupled));
+    k = _mm256_add_epi8(k, neighbour32(q->ym, bym, 1, one, jl, coupled));
     if (three) {
-        k = _mm256_add_epi8(k, neighbour32(q->zp, q->bzp, jl, coupled));
-        k = _mm256_add_epi8(k, neighbour32(q->zm, q->bzm, jl, coupled));
+        const __m256i bzm = coupled ? load32(q->bzm, jl) : one;
+        k = _mm256_add_epi8(k, neighbour32(q->zp, bo, 2, one, jl, coupled));
+        k = _mm256_add_epi8(k, neighbour32(q->zm, bzm, 2, one, jl, coupled));
     }
     /* bytes 0 / 1: shifting 16-bit words by 3 moves no bit across a byte */
     __m256i idx = heatbath ? k : _mm256_or_si256(k, _mm256_slli_epi16(s, 3));
@@ -131,32 +143,25 @@ static inline void ensure_consts(const struct philox8_avx2 **pc, struct philox8_
 struct row_cursor {
     struct row_ptrs q;
     const char *pf[4];
-    const char *pfb[6]; /* +-J: the bond planes' rows to prefetch */
+    const char *pfb[2]; /* +-J: the bond rows to prefetch */
     int64_t r, y, z;
 };
 
 /*
- * +-J: the bond rows of the links of half-row (c->r, par) (ising_split.h), rym / rzm the
- * rows at y - 1 / z - 1, and those of row rpf = r + 4 to prefetch (in 3D the bonds to
- * z - 1 that the later rows need lie in planes already read).
+ * +-J: the bond bytes (ising_split.h) of half-row (c->r, par) and of its neighbours at
+ * -e_mu (rym / rzm: the rows at y - 1 / z - 1), and those of row rpf = r + 4 to prefetch
+ * (in 3D the bonds of plane z - 1 that the later rows need have been read already).
  */
 PHILOX8_ALWAYS_INLINE void cursor_set_bonds(struct row_cursor *c,
                                             const struct cpu_ising_split *sp, int par,
                                             int three, int64_t rym, int64_t rzm, int64_t rpf)
 {
-    c->q.bxr = cpu_ising_split_bond_row(sp, 0, c->r, par);
-    c->q.bxl = cpu_ising_split_bond_row(sp, 0, c->r, par ^ 1) - (par == 0);
-    c->q.byp = cpu_ising_split_bond_row(sp, 1, c->r, par);
-    c->q.bym = cpu_ising_split_bond_row(sp, 1, rym, par);
-    c->q.bzp = c->q.bzm = c->q.byp;
-    if (three) {
-        c->q.bzp = cpu_ising_split_bond_row(sp, 2, c->r, par);
-        c->q.bzm = cpu_ising_split_bond_row(sp, 2, rzm, par);
-    }
-    for (int mu = 0; mu < (three ? 3 : 2); mu++) {
-        c->pfb[2 * mu] = (const char *)cpu_ising_split_bond_row(sp, mu, rpf, 0);
-        c->pfb[2 * mu + 1] = (const char *)cpu_ising_split_bond_row(sp, mu, rpf, 1);
-    }
+    c->q.bown = cpu_ising_split_bond_row(sp, c->r, par);
+    c->q.bxl = cpu_ising_split_bond_row(sp, c->r, par ^ 1) - (par == 0);
+    c->q.bym = cpu_ising_split_bond_row(sp, rym, par);
+    c->q.bzm = three ? cpu_ising_split_bond_row(sp, rzm, par) : c->q.bym;
+    c->pfb[0] = (const char *)cpu_ising_split_bond_row(sp, rpf, 0);
+    c->pfb[1] = (const char *)cpu_ising_split_bond_row(sp, rpf, 1);
 }
 
 PHILOX8_ALWAYS_INLINE void cursor_set(struct row_cursor *c, const struct cpu_ising_split *sp,
@@ -216,9 +221,10 @@ PHILOX8_ALWAYS_INLINE void prefetch_rows(const struct row_cursor *c, int64_t off
         _mm_prefetch(c->pf[2] + offset, _MM_HINT_T0);
         _mm_prefetch(c->pf[3] + offset, _MM_HINT_T0);
     }
-    if (coupled)
-        for (int m = 0; m < (three ? 6 : 4); m++)
-            _mm_prefetch(c->pfb[m] + offset, _MM_HINT_T0);
+    if (coupled) {
+        _mm_prefetch(c->pfb[0] + offset, _MM_HINT_T0);
+        _mm_prefetch(c->pfb[1] + offset, _MM_HINT_T0);
+    }
 }
 
 /* What prepare() computes once per pass (cpu_ising_pass.prepared). */

@@ -18,7 +18,9 @@
  *     64-bit site mask with pdep (integer pipes), which then selects bytes directly.
  * Per 64 sites: ~110 instructions of Philox, ~25 for everything else.
  * +-J couplings (the `coupled` variants, ising_split.h): each neighbour's bytes xor-ed with
- * the bond bytes at the same offsets, 4 (3D 6) more loads and xors per step.
+ * its bond bit, from the site's own bond byte or (the bonds to -e_mu) the byte of the
+ * neighbour at -e_mu: 3 (3D 4) more loads and 10 (3D 15) more operations (and, xor, shift)
+ * per step.
  */
 #include <immintrin.h>
 #include <string.h>
@@ -176,8 +178,8 @@ AI void lanes_from_natural(const uint32_t *in, __m512i u[4])
 struct row_ptrs {
     uint8_t *dst;
     const uint8_t *xl, *xr, *yp, *ym, *zp, *zm;
-    /* +-J: the bond bytes of the links to those neighbours (ising_split.h) */
-    const uint8_t *bxl, *bxr, *byp, *bym, *bzp, *bzm;
+    /* +-J: the bond bytes (ising_split.h) of the sites and of their neighbours at -e_mu */
+    const uint8_t *bown, *bxl, *bym, *bzm;
 };
 
 struct tables {
@@ -197,10 +199,15 @@ AI __m512i load64(const uint8_t *p, int64_t jl)
     return _mm512_loadu_si512((const void *)(p + jl));
 }
 
-/* A neighbour's 64 bytes; +-J: xor-ed with the bonds' (1 iff eps s_j = +1). */
-AI __m512i neighbour64(const uint8_t *n, const uint8_t *b, int64_t jl, int coupled)
+/* A neighbour's 64 bytes; +-J: xor-ed with bit mu of the bond bytes b (1 iff
+ * eps s_j = +1). The 16-bit shift moves bits across bytes, but only bit 0 of each is kept. */
+AI __m512i neighbour64(const uint8_t *n, __m512i b, int mu, __m512i one, int64_t jl,
+                       int coupled)
 {
-    return coupled ? _mm512_xor_si512(load64(n, jl), load64(b, jl)) : load64(n, jl);
+    if (!coupled)
+        return load64(n, jl);
+    const __m512i bit = _mm512_and_si512(mu ? _mm512_srli_epi16(b, mu) : b, one);
+    return _mm512_xor_si512(load64(n, jl), bit);
 }
 
 AI unsigned step64(const struct row_ptrs *q, int64_t jl, const __m512i u[4],
@@ -208,13 +215,19 @@ AI unsigned step64(const struct row_ptrs *q, int64_t jl, const __m512i u[4],
                    int coupled)
 {
     const __m512i s = load64(q->dst, jl);
-    __m512i k = _mm512_add_epi8(neighbour64(q->xl, q->bxl, jl, coupled),
-                                neighbour64(q->xr, q->bxr, jl, coupled));
-    k = _mm512_add_epi8(k, neighbour64(q->yp, q->byp, jl, coupled));
-    k = _mm512_add_epi8(k, neighbour64(q->ym, q->bym, jl, coupled));
+    /* +-J: the sites' own bond bytes (bonds to +e_mu), those of the neighbours at -e_mu */
+    const __m512i one = tb->one;
+    const __m512i bo = coupled ? load64(q->bown, jl) : one;
+    const __m512i bxl = coupled ? load64(q->bxl, jl) : one;
+    const __m512i bym = coupled ? load64(q->bym, jl) : one;
+    __m512i k = _mm512_add_epi8(neighbour64(q->xl, bxl, 0, one, jl, coupled),
+                                neighbour64(q->xr, bo, 0, one, jl, coupled));
+    k = _mm512_add_epi8(k, neighbour64(q->yp, bo, 1, one, jl, coupled));
+    k = _mm512_add_epi8(k, neighbour64(q->ym, bym, 1, one, jl, coupled));
     if (three) {
-        k = _mm512_add_epi8(k, neighbour64(q->zp, q->bzp, jl, coupled));
-        k = _mm512_add_epi8(k, neighbour64(q->zm, q->bzm, jl, coupled));
+        const __m512i bzm = coupled ? load64(q->bzm, jl) : one;
+        k = _mm512_add_epi8(k, neighbour64(q->zp, bo, 2, one, jl, coupled));
+        k = _mm512_add_epi8(k, neighbour64(q->zm, bzm, 2, one, jl, coupled));
     }
     /* bytes 0 / 1: shifting 16-bit words by 3 moves no bit across a byte */
     const __m512i idx = heatbath ? k : _mm512_or_si512(k, _mm512_slli_epi16(s, 3));
@@ -267,7 +280,7 @@ AI void ensure_consts(const struct philox16 **pc, struct philox16 *local,
 struct row_cursor {
     struct row_ptrs q;
     const char *pf[4];
-    const char *pfb[6]; /* +-J: the bond planes' rows to prefetch */
+    const char *pfb[2]; /* +-J: the bond rows to prefetch */
     int64_t r, y, z;
 };
 
@@ -275,19 +288,12 @@ struct row_cursor {
 AI void cursor_set_bonds(struct row_cursor *c, const struct cpu_ising_split *sp, int par,
                          int three, int64_t rym, int64_t rzm, int64_t rpf)
 {
-    c->q.bxr = cpu_ising_split_bond_row(sp, 0, c->r, par);
-    c->q.bxl = cpu_ising_split_bond_row(sp, 0, c->r, par ^ 1) - (par == 0);
-    c->q.byp = cpu_ising_split_bond_row(sp, 1, c->r, par);
-    c->q.bym = cpu_ising_split_bond_row(sp, 1, rym, par);
-    c->q.bzp = c->q.bzm = c->q.byp;
-    if (three) {
-        c->q.bzp = cpu_ising_split_bond_row(sp, 2, c->r, par);
-        c->q.bzm = cpu_ising_split_bond_row(sp, 2, rzm, par);
-    }
-    for (int mu = 0; mu < (three ? 3 : 2); mu++) {
-        c->pfb[2 * mu] = (const char *)cpu_ising_split_bond_row(sp, mu, rpf, 0);
-        c->pfb[2 * mu + 1] = (const char *)cpu_ising_split_bond_row(sp, mu, rpf, 1);
-    }
+    c->q.bown = cpu_ising_split_bond_row(sp, c->r, par);
+    c->q.bxl = cpu_ising_split_bond_row(sp, c->r, par ^ 1) - (par == 0);
+    c->q.bym = cpu_ising_split_bond_row(sp, rym, par);
+    c->q.bzm = three ? cpu_ising_split_bond_row(sp, rzm, par) : c->q.bym;
+    c->pfb[0] = (const char *)cpu_ising_split_bond_row(sp, rpf, 0);
+    c->pfb[1] = (const char *)cpu_ising_split_bond_row(sp, rpf, 1);
 }
 
 AI void cursor_set(struct row_cursor *c, const struct cpu_ising_split *sp, int colour, int three,
@@ -339,9 +345,10 @@ AI void prefetch_rows(const struct row_cursor *c, int64_t offset, int three, int
         _mm_prefetch(c->pf[2] + offset, _MM_HINT_T0);
         _mm_prefetch(c->pf[3] + offset, _MM_HINT_T0);
     }
-    if (coupled)
-        for (int m = 0; m < (three ? 6 : 4); m++)
-            _mm_prefetch(c->pfb[m] + offset, _MM_HINT_T0);
+    if (coupled) {
+        _mm_prefetch(c->pfb[0] + offset, _MM_HINT_T0);
+        _mm_prefetch(c->pfb[1] + offset, _MM_HINT_T0);
+    }
 }
 
 /* What prepare() computes once per pass (cpu_ising_pass.prepared). */

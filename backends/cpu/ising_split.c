@@ -92,9 +92,8 @@ void cpu_ising_split_free(struct cpu_ising_split *s)
 
 int cpu_ising_split_alloc_bonds(struct cpu_ising_split *s)
 {
-    s->plane = 2 * s->rows * s->stride;
     /* zeroed: the tails that vector loads read past each half-row are defined */
-    const size_t bytes = (size_t)s->ndim * (size_t)s->plane + 64;
+    const size_t bytes = (size_t)(2 * s->rows) * (size_t)s->stride + 64;
     s->bond_alloc = calloc(1, bytes);
     if (!s->bond_alloc)
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of couplings",
@@ -132,21 +131,26 @@ static void row_to_natural(const struct cpu_ising_split *s, int8_t *spins, int64
     }
 }
 
-/* Bond planes of row r from eps[ndim i + mu]: 1 where eps = -1 (ising_split.h). */
+/* The bond byte of site i: bit mu set iff eps[ndim i + mu] = -1 (ising_split.h). */
+static inline uint8_t bond_byte(const int8_t *e, int nd)
+{
+    unsigned b = 0;
+    for (int mu = 0; mu < nd; mu++)
+        b |= (unsigned)(e[mu] < 0) << mu;
+    return (uint8_t)b;
+}
+
 static void row_bonds_from_eps(const struct cpu_ising_split *s, const int8_t *eps, int64_t r)
 {
     const int nd = s->ndim;
     const int8_t *in = eps + nd * s->lx * r;
-    for (int mu = 0; mu < nd; mu++) {
-        uint8_t *even = cpu_ising_split_bond_row(s, mu, r, 0);
-        uint8_t *odd = cpu_ising_split_bond_row(s, mu, r, 1);
-        for (int64_t j = 0; j < s->half; j++) {
-            even[j] = in[nd * (2 * j) + mu] < 0;
-            odd[j] = in[nd * (2 * j + 1) + mu] < 0;
-        }
-        refresh_pads(s, even);
-        refresh_pads(s, odd);
+    uint8_t *even = cpu_ising_split_bond_row(s, r, 0), *odd = cpu_ising_split_bond_row(s, r, 1);
+    for (int64_t j = 0; j < s->half; j++) {
+        even[j] = bond_byte(in + nd * (2 * j), nd);
+        odd[j] = bond_byte(in + nd * (2 * j + 1), nd);
     }
+    refresh_pads(s, even);
+    refresh_pads(s, odd);
 }
 
 void cpu_ising_split_bonds_from_eps(const struct cpu_ising_split *s, const int8_t *eps,
@@ -252,9 +256,9 @@ static inline uint64_t byte_sum(uint64_t w)
  * Along x: even site j with odd site j, odd site j with even site j + 1 (the pad after the
  * last one is even site 0). Eight sites per 64-bit word; the byte counters take at most 6
  * per word, so they are emptied every 42 words.
- * +-J (coupled, compile-time): eps s_a s_b = 1 - 2 (a ^ b ^ f) with f the bond byte of the
- * pair, which is at the first site's own position in plane mu (ising_split.h): "unequal"
- * then counts the frustrated bonds, and the bond sum is N ndim - 2 (that count).
+ * +-J (coupled, compile-time): eps s_a s_b = 1 - 2 (a ^ b ^ f) with f the pair's bond bit,
+ * bit mu of the first site's bond byte (ising_split.h): "unequal" then counts the
+ * frustrated bonds, and the bond sum is N ndim - 2 (that count).
  */
 static inline __attribute__((always_inline)) void
 row_counts_impl(const struct cpu_ising_split *s, int64_t r, uint64_t *unequal, uint64_t *up,
@@ -267,20 +271,10 @@ row_counts_impl(const struct cpu_ising_split *s, int64_t r, uint64_t *unequal, u
     const uint8_t *ey = cpu_ising_split_row(s, ryp, 0), *oy = cpu_ising_split_row(s, ryp, 1);
     const uint8_t *ez = cpu_ising_split_row(s, rzp, 0), *oz = cpu_ising_split_row(s, rzp, 1);
     const int three = s->ndim == 3;
-    /* the bond bytes of the pairs (all zero, i.e. eps = +1, for the uniform model) */
-    static const uint8_t zeros[1];
-    const uint8_t *fxe = zeros, *fxo = zeros, *fye = zeros, *fyo = zeros, *fze = zeros,
-                  *fzo = zeros;
-    if (coupled) {
-        fxe = cpu_ising_split_bond_row(s, 0, r, 0);
-        fxo = cpu_ising_split_bond_row(s, 0, r, 1);
-        fye = cpu_ising_split_bond_row(s, 1, r, 0);
-        fyo = cpu_ising_split_bond_row(s, 1, r, 1);
-        if (three) {
-            fze = cpu_ising_split_bond_row(s, 2, r, 0);
-            fzo = cpu_ising_split_bond_row(s, 2, r, 1);
-        }
-    }
+    /* the bond bytes of the row's sites (coupled only) */
+    const uint8_t *fe = coupled ? cpu_ising_split_bond_row(s, r, 0) : NULL;
+    const uint8_t *fo = coupled ? cpu_ising_split_bond_row(s, r, 1) : NULL;
+    const uint64_t bit0 = UINT64_C(0x0101010101010101);
     uint64_t n_unequal = 0, n_up = 0;
     int64_t j = 0;
     while (j + 8 <= s->half) {
@@ -289,11 +283,13 @@ row_counts_impl(const struct cpu_ising_split *s, int64_t r, uint64_t *unequal, u
             const uint64_t ve = load8(e + j), vo = load8(o + j);
             uint64_t t;
             if (coupled) {
-                t = (ve ^ vo ^ load8(fxe + j)) + (vo ^ load8(e + j + 1) ^ load8(fxo + j)) +
-                    (ve ^ load8(ey + j) ^ load8(fye + j)) + (vo ^ load8(oy + j) ^ load8(fyo + j));
+                const uint64_t be = load8(fe + j), bo = load8(fo + j);
+                t = (ve ^ vo ^ (be & bit0)) + (vo ^ load8(e + j + 1) ^ (bo & bit0)) +
+                    (ve ^ load8(ey + j) ^ ((be >> 1) & bit0)) +
+                    (vo ^ load8(oy + j) ^ ((bo >> 1) & bit0));
                 if (three)
-                    t += (ve ^ load8(ez + j) ^ load8(fze + j)) +
-                         (vo ^ load8(oz + j) ^ load8(fzo + j));
+                    t += (ve ^ load8(ez + j) ^ ((be >> 2) & bit0)) +
+                         (vo ^ load8(oz + j) ^ ((bo >> 2) & bit0));
             } else {
                 t = (ve ^ vo) + (vo ^ load8(e + j + 1)) + (ve ^ load8(ey + j)) +
                     (vo ^ load8(oy + j));
@@ -307,11 +303,12 @@ row_counts_impl(const struct cpu_ising_split *s, int64_t r, uint64_t *unequal, u
         n_up += byte_sum(acc_s);
     }
     for (; j < s->half; j++) {
-        const int64_t jb = coupled ? j : 0;
-        n_unequal += (uint64_t)((e[j] ^ o[j] ^ fxe[jb]) + (o[j] ^ e[j + 1] ^ fxo[jb]) +
-                                (e[j] ^ ey[j] ^ fye[jb]) + (o[j] ^ oy[j] ^ fyo[jb]));
+        const unsigned be = coupled ? fe[j] : 0u, bo = coupled ? fo[j] : 0u;
+        n_unequal += (uint64_t)((e[j] ^ o[j] ^ (be & 1)) + (o[j] ^ e[j + 1] ^ (bo & 1)) +
+                                (e[j] ^ ey[j] ^ (be >> 1 & 1)) + (o[j] ^ oy[j] ^ (bo >> 1 & 1)));
         if (three)
-            n_unequal += (uint64_t)((e[j] ^ ez[j] ^ fze[jb]) + (o[j] ^ oz[j] ^ fzo[jb]));
+            n_unequal += (uint64_t)((e[j] ^ ez[j] ^ (be >> 2 & 1)) +
+                                    (o[j] ^ oz[j] ^ (bo >> 2 & 1)));
         n_up += (uint64_t)(e[j] + o[j]);
     }
     *unequal += n_unequal;

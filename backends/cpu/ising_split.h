@@ -19,15 +19,17 @@
  * get/set_spins, the measurement and the hot start convert or read this layout, so nothing
  * outside the CPU backend sees it.
  *
- * +-J couplings (desc.couplings = BIMODAL) add ndim "bond planes" of the same geometry:
- * byte j of half-row (r, par) of plane mu is 1 iff the bond of that site with its neighbour
- * at +e_mu is eps = -1 (eps[ndim i + mu] of latmc_sim_get_couplings), 0 for +1, with the same
- * periodic pads. Since eps_ij s_j = +1 iff (byte of s_j) ^ (bond byte) = 1, the number of
- * neighbours with eps_ij s_j = +1 -- the table index k = (n + 2 ndim) / 2 of the coupled
- * sum (lib/ising_rules.h) -- is the sum of the neighbour bytes xor-ed with the bond bytes.
- * The bond to +e_mu sits at the site's own position in plane mu, the bond to -e_mu at the
- * position of the neighbour at -e_mu, i.e. at the very offsets the kernels already read
- * that neighbour's spin from: one more load and one xor per neighbour.
+ * +-J couplings (desc.couplings = BIMODAL) add a "bond plane" of the same geometry: the
+ * byte of a site has bit mu set iff the bond of that site with its neighbour at +e_mu is
+ * eps = -1 (eps[ndim i + mu] of latmc_sim_get_couplings), with the same periodic pads.
+ * Since eps_ij s_j = +1 iff (byte of s_j) ^ (bond bit) = 1, the number of neighbours with
+ * eps_ij s_j = +1 -- the table index k = (n + 2 ndim) / 2 of the coupled sum
+ * (lib/ising_rules.h) -- is the sum of the neighbour bytes xor-ed with their bond bits.
+ * The bonds to +e_mu are bits of the site's own byte, the bond to -e_mu is bit mu of the
+ * byte of the neighbour at -e_mu, at the very offset the kernels read that neighbour's
+ * spin from: 1 + ndim more loads per vector of sites. One byte per site rather than one
+ * per bond: the bonds cost the caches as much as the spins do (three byte planes in 3D
+ * pushed the wavefront's planes out of L2 and ran at half the uniform speed).
  */
 #ifndef LATMC_CPU_ISING_SPLIT_H
 #define LATMC_CPU_ISING_SPLIT_H
@@ -49,10 +51,9 @@ struct cpu_ising_split {
     int64_t half;        /* L_x / 2: sites per half-row */
     int64_t rows;        /* L_y L_z */
     int64_t stride;      /* bytes from one half-row to the next, a multiple of 64 */
-    /* +-J: the ndim bond planes (above), each `plane` bytes apart; NULL: uniform */
+    /* +-J: the bond plane (above), half-row r, par at the spins' offset; NULL: uniform */
     void *bond_alloc;
     uint8_t *bonds;
-    int64_t plane;       /* bytes of one plane: 2 rows stride */
 };
 
 /* The first site of half-row `par` (0: even x, 1: odd x) of row r = y + L_y z. */
@@ -61,11 +62,11 @@ static inline uint8_t *cpu_ising_split_row(const struct cpu_ising_split *s, int6
     return s->base + (2 * r + par) * s->stride + CPU_ISING_SPLIT_PAD;
 }
 
-/* Byte j = 0 of half-row (r, par) of bond plane mu (+-J sims only). */
-static inline uint8_t *cpu_ising_split_bond_row(const struct cpu_ising_split *s, int mu,
-                                                int64_t r, int par)
+/* Byte j = 0 of half-row (r, par) of the bond plane (+-J sims only). */
+static inline uint8_t *cpu_ising_split_bond_row(const struct cpu_ising_split *s, int64_t r,
+                                                int par)
 {
-    return s->bonds + mu * s->plane + (2 * r + par) * s->stride + CPU_ISING_SPLIT_PAD;
+    return s->bonds + (2 * r + par) * s->stride + CPU_ISING_SPLIT_PAD;
 }
 
 /*
@@ -130,7 +131,7 @@ void cpu_ising_dsp_init_avx512(struct cpu_ising_dsp *dsp);
 /* Layout and whole-lattice operations (ising_split.c, plain C, threaded over rows). */
 int cpu_ising_split_alloc(struct cpu_ising_split *s, const struct latmc_lattice *g);
 void cpu_ising_split_free(struct cpu_ising_split *s);
-/* +-J: allocate the bond planes (then the kernels take the coupled variant) and fill them
+/* +-J: allocate the bond plane (then the kernels take the coupled variant) and fill it
  * from eps[ndim i + mu] = +-1; bonds_from_eps again after every change of eps. */
 int cpu_ising_split_alloc_bonds(struct cpu_ising_split *s);
 void cpu_ising_split_bonds_from_eps(const struct cpu_ising_split *s, const int8_t *eps,
