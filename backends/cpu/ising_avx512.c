@@ -19,7 +19,7 @@
  * Per 64 sites: ~110 instructions of Philox, ~25 for everything else.
  * +-J couplings (the `coupled` variants, ising_split.h): each neighbour's bytes xor-ed with
  * its bond bit, from the site's own bond byte or (the bonds to -e_mu) the byte of the
- * neighbour at -e_mu: 3 (3D 4) more loads and 10 (3D 15) more operations (and, xor, shift)
+ * neighbour at -e_mu: 3 (3D 4) more loads and 10 (3D 16) more operations (and, xor, shift)
  * per step.
  */
 #include <immintrin.h>

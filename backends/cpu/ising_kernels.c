@@ -5,7 +5,7 @@
  * the same chain bit for bit. The level is fixed at sim creation from cpu_state.simd_flags.
  * With +-J couplings (desc.couplings = BIMODAL) the couplings are kept as eps[ndim i + mu]
  * (get_couplings, the C level's kernels) and, at a SIMD level, also as the split layout's
- * bond planes (ising_split.h), rebuilt from eps after every set_couplings.
+ * bond plane (ising_split.h, one byte per site), rebuilt from eps after every set_couplings.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@ struct ising_state {
     int8_t *natural;               /* C level: one int8 per site, natural order */
     struct cpu_ising_split split;  /* SIMD levels */
     int8_t *eps;                   /* +-J: ndim per site, eps[ndim i + mu]; NULL: uniform;
-                                      at a SIMD level mirrored in split's bond planes */
+                                      at a SIMD level mirrored in split's bond plane */
 };
 
 static struct ising_state *ising_state(struct cpu_state *st)

@@ -9,7 +9,7 @@
  * natural layout, the emulated kernels on the split layout, compared after every sweep
  * (spins, changed count, bond and spin sums); and the generator alone. The same for +-J
  * couplings: the coupled reference sweep and measurement against the emulated coupled
- * kernels and the split layout's bond planes, the couplings redrawn (and the planes rebuilt)
+ * kernels and the split layout's bond plane, the couplings redrawn (and the plane rebuilt)
  * between sweeps.
  */
 #include <stdarg.h>

@@ -12,7 +12,7 @@
  * against the C level's.
  * The same for +-J sims (desc.couplings = BIMODAL, the coupled kernels): couplings drawn
  * from the coupling seed, and replaced through latmc_sim_set_couplings in mid-run (the
- * level's bond planes must follow), compared after every sweep including the energy
+ * level's bond plane must follow), compared after every sweep including the energy
  * sum_ij eps_ij s_i s_j.
  */
 #include <stdarg.h>
