@@ -421,8 +421,13 @@ int main(int argc, char **argv)
 
     latmc_ctx *ctx = NULL;
     if (latmc_ctx_create(&ctx) != LATMC_OK || setup(ctx, &a, beta, params, nparams) != LATMC_OK ||
-        (compare && setup(ctx, &b, beta, params, nparams) != LATMC_OK))
+        (compare && setup(ctx, &b, beta, params, nparams) != LATMC_OK)) {
+        /* nothing leaks on the way out (ASan's leak check runs on this path in the tests) */
+        latmc_sim_destroy(&a.sim);
+        latmc_sim_destroy(&b.sim);
+        latmc_ctx_destroy(&ctx);
         return 1;
+    }
     run(&a, (uint64_t)sweeps);
     if (compare)
         run(&b, (uint64_t)sweeps);
