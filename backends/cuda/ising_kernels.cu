@@ -1,7 +1,10 @@
 /*
- * Ising on the GPU: hot start and the checkerboard update.
+ * Ising on the GPU: hot start and the checkerboard update on the byte layout.
  *
- * Two update kernels, both following the chain of doc/conventions.md bit for bit:
+ * These run where the multi-spin coded kernels (ising_packed.cu) do not: L_x not a multiple
+ * of 16 (64 with +-J couplings), a threshold outside 32 bits (extreme beta), or
+ * LATMC_CUDA_KERNELS=reference; cuda_ising.c chooses. Two update kernels, both following
+ * the chain of doc/conventions.md bit for bit:
  *
  * - ising_sweep_colour_kernel (any extents): one thread per Philox block of four
  *   same-colour sites, running latmc_ising_update_block(), the very function of the CPU
@@ -19,14 +22,15 @@
  *   vector store. 2D, W = 16: 5 global memory instructions (+ 8 shared-memory table
  *   reads) per 8 sites instead of 48 global ones.
  *
- * With +-J couplings (desc.couplings = BIMODAL) only the per-block kernel runs, as
- * ising_sweep_coupled_kernel (latmc_ising_update_block_coupled, one int8 coupling per bond).
+ * With +-J couplings (desc.couplings = BIMODAL) on the byte layout only the per-block kernel
+ * runs, as ising_sweep_coupled_kernel (latmc_ising_update_block_coupled, one int8 coupling per bond).
  *
  * Sites of one colour never interact, so the order in which threads run does not matter.
  */
 #include "cuda_kernel_choice.cuh"
 #include "cuda_kernels.h"
 #include "cuda_launch.cuh"
+#include "cuda_philox.cuh"
 #include "ising_rules.h"
 
 __global__ void ising_hot_start_kernel(int8_t *spins, int64_t n, uint64_t seed)
@@ -107,26 +111,6 @@ template <int NW> __device__ __forceinline__ void seg_add_neg(const int8_t *p, u
 }
 
 /*
- * The round keys of Philox4x32-10 for one seed: key + r (W0, W1), r = 0 .. 9, exactly the
- * keys latmc_philox4x32_10 bumps between rounds; computed once on the host, so that the
- * kernel spends no instruction on the key schedule (they sit in the constant bank).
- */
-struct rows_keys {
-    latmc_philox_key k[10];
-};
-
-/* latmc_rng_block(seed, block, sweep, UPDATE, colour, 0) with precomputed round keys. */
-__device__ __forceinline__ latmc_philox_ctr rows_draws(const struct rows_keys *keys,
-                                                       uint64_t block, uint64_t sweep,
-                                                       int colour)
-{
-    latmc_philox_ctr c = latmc_rng_counter(block, sweep, LATMC_STREAM_UPDATE, (uint32_t)colour, 0);
-    for (int round = 0; round < 10; round++)
-        c = latmc_philox_round(c, keys->k[round]);
-    return c;
-}
-
-/*
  * Segment s (0 <= s < N / W, W = 4 NW bytes) is bytes [W s, W s + W) of the lattice: row
  * r = s / (L_x / W) (r = y + L_y z), x from x0 = W (s mod L_x / W). Its sites of colour c
  * are at byte offsets p = 2 m + par, m = 0 .. W/2 - 1, par = (c + y + z) & 1, with
@@ -141,7 +125,7 @@ __device__ __forceinline__ latmc_philox_ctr rows_draws(const struct rows_keys *k
 template <int NW, bool HEATBATH>
 __global__ void __launch_bounds__(CUDA_THREADS, 4)   /* <= 64 registers: 4 blocks per SM */
 ising_sweep_rows_kernel(struct latmc_lattice g, int8_t *spins,
-                        const struct latmc_ising_tables *tables, struct rows_keys keys,
+                        const struct latmc_ising_tables *tables, struct cuda_philox_keys keys,
                         uint64_t sweep, int colour, unsigned long long *changed)
 {
     constexpr int W = 4 * NW;
@@ -195,7 +179,8 @@ ising_sweep_rows_kernel(struct latmc_lattice g, int8_t *spins,
 
         for (int blk = 0; blk < W / 8; blk++) {
             const latmc_philox_ctr u =
-                rows_draws(&keys, (uint64_t)(W / 8) * (uint64_t)s + blk, sweep, colour);
+                cuda_philox_update_draws(keys, (uint64_t)(W / 8) * (uint64_t)s + blk, sweep,
+                                         (uint32_t)colour, 0);
             for (int lane = 0; lane < 4; lane++) {
                 /* byte offset p = 8 blk + 2 lane + par: word p / 4, byte p mod 4 */
                 const int wi = 2 * blk + (lane >> 1), sh = 8 * (2 * (lane & 1) + par);
@@ -230,12 +215,7 @@ static void launch_rows(cudaStream_t stream, const struct latmc_lattice *g, int8
                         const struct latmc_ising_tables *tables, int algorithm, uint64_t seed,
                         uint64_t sweep, int colour, unsigned long long *changed)
 {
-    struct rows_keys keys;
-    keys.k[0] = latmc_rng_key(seed);
-    for (int r = 1; r < 10; r++) {
-        keys.k[r].v[0] = keys.k[r - 1].v[0] + LATMC_PHILOX_W0;
-        keys.k[r].v[1] = keys.k[r - 1].v[1] + LATMC_PHILOX_W1;
-    }
+    const struct cuda_philox_keys keys = cuda_philox_round_keys(seed);
     const unsigned grid = cuda_rows_grid(g->nsites / (4 * NW));
     if (algorithm == LATMC_ALGO_HEATBATH)
         ising_sweep_rows_kernel<NW, true><<<grid, CUDA_THREADS, 0, stream>>>(

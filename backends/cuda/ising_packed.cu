@@ -198,19 +198,31 @@ static unsigned packed_grid(int64_t items)
 
 /* Blocks of an update kernel: one wave, as many as the device keeps resident at once
  * (every thread strides over many groups: no tail wave half empty, and the table copy at
- * the start is paid once), fewer on small lattices. */
-template <typename Kernel> static unsigned resident_grid(Kernel kernel, int64_t items)
+ * the start is paid once), fewer on small lattices. The wave of each kernel is asked of the
+ * runtime once per host thread and device, not at every launch: on a small lattice the
+ * queries would be a visible part of a sweep. */
+template <auto Kernel> static unsigned resident_grid(int64_t items)
 {
-    int device = 0, sms = 0, per_sm = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, CUDA_THREADS, 0) !=
-            cudaSuccess || sms * per_sm <= 0) {
+    static thread_local int known_device = -1;
+    static thread_local unsigned known_wave = 0;
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) {
         (void)cudaGetLastError(); /* the launch reports a real problem */
         return packed_grid(items);
     }
-    const unsigned grid = cuda_grid(items), wave = (unsigned)(sms * per_sm);
-    return grid < wave ? grid : wave;
+    if (device != known_device) {
+        int sms = 0, per_sm = 0;
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, CUDA_THREADS, 0) !=
+                cudaSuccess || sms * per_sm <= 0) {
+            (void)cudaGetLastError();
+            return packed_grid(items);
+        }
+        known_device = device;
+        known_wave = (unsigned)(sms * per_sm);
+    }
+    const unsigned grid = cuda_grid(items);
+    return grid < known_wave ? grid : known_wave;
 }
 
 template <int NW, int ND, bool HEATBATH, int CW>
@@ -507,8 +519,8 @@ static void launch_one(cudaStream_t stream, const struct packed_geom &p, uint32_
                        const struct cuda_philox_folded &draws, int colour,
                        unsigned long long *changed)
 {
-    const unsigned grid = resident_grid(ising_packed_sweep_kernel<NW, ND, HB, CW>,
-                                        p.rows * p.groups);
+    const unsigned grid = resident_grid<ising_packed_sweep_kernel<NW, ND, HB, CW>>(p.rows *
+                                                                                  p.groups);
     ising_packed_sweep_kernel<NW, ND, HB, CW><<<grid, CUDA_THREADS, 0, stream>>>(
         p, stride_of(p, grid), own, other, own_eps, *thr, draws, colour, changed);
 }

@@ -274,10 +274,12 @@ static void ising_2d(void **state)
         ISING("Ising 2D 512x384 Metropolis", 2, 512, 384, 0, METRO, 7, 0.4406868, 1, 0, 0.5, 1, 0),
         ISING("Ising 2D 512x384 heat bath J<0 h", 2, 512, 384, 0, HEATB, 8, 0.7, -1, 0.5, 0.2, -1,
               1.5),
-        /* The CUDA row-segment kernel: 16-byte segments (L_x % 16 == 0), 8-byte segments
-         * (L_x % 8 == 0 only), segments that wrap in x on both sides (L_x = 8, 16), L_y = 2
-         * (both y neighbours in one row); 130x66 and 6x10 above take the fallback. */
-        ISING("Ising 2D 16x2 Metropolis (16-byte rows)", 2, 16, 2, 0, METRO, 71, 0.3, 1, 0.1, 0.5,
+        /* CUDA: the row-segment kernel with 8-byte segments (L_x % 8 == 0 only; its 16-byte
+         * segments run where L_x % 16 == 0 and beta is extreme, cases at the end), the
+         * multi-spin coded kernels where L_x % 16 == 0, rows that wrap in x on both sides
+         * (L_x = 8, 16), L_y = 2 (both y neighbours in one row); 130x66 and 6x10 above take
+         * the per-block fallback. */
+        ISING("Ising 2D 16x2 Metropolis (packed, 1 word)", 2, 16, 2, 0, METRO, 71, 0.3, 1, 0.1, 0.5,
               1, 0),
         ISING("Ising 2D 8x6 heat bath (8-byte rows)", 2, 8, 6, 0, HEATB, 72, 0.44, 1, 0.1, 0.3, -1,
               0),
@@ -285,7 +287,7 @@ static void ising_2d(void **state)
               0.6, 1, -0.2),
         ISING("Ising 2D 72x10 heat bath (8-byte rows)", 2, 72, 10, 0, HEATB, 74, 0.44, 1, 0, 0.5, 1,
               0.1),
-        ISING("Ising 2D 1024x1030 Metropolis (16-byte rows)", 2, 1024, 1030, 0, METRO,
+        ISING("Ising 2D 1024x1030 Metropolis (packed, 8 words)", 2, 1024, 1030, 0, METRO,
               UINT64_C(0xfedcba9876543210), 0.4406868, 1, 0, 0.6, 1, 0.05),
         ISING("Ising 2D 1032x514 heat bath h (8-byte rows)", 2, 1032, 514, 0, HEATB, 76, 0.4406868,
               1, 0.05, 0.3, 1, 0),
@@ -319,18 +321,19 @@ static void ising_3d(void **state)
         ISING("Ising 3D 34x30x26 heat bath", 3, 34, 30, 26, HEATB, 17, 0.2216, 1, 0, 0.3, 1, 0.1),
         ISING("Ising 3D 64x48x66 heat bath h", 3, 64, 48, 66, HEATB, 18, 0.2216, 1, 0.02, 0.23, 1,
               0),
-        /* the CUDA row-segment kernel in 3D: 16- and 8-byte segments, L_y = L_z = 2 */
+        /* CUDA in 3D: the multi-spin coded kernels at 8, 2 and 1 words per thread, the
+         * row-segment kernel with 8-byte segments; L_y = L_z = 2 */
         ISING("Ising 3D 128x4x6 heat bath h (packed, 8 words)", 3, 128, 4, 6, HEATB, 86, 0.2216,
               1, 0.1, 0.3, 1, -0.05),
         ISING("Ising 3D 32x4x6 Metropolis h (packed, 2 words)", 3, 32, 4, 6, METRO, 85, 0.2216, 1,
               0.1, 0.3, -1, 0),
-        ISING("Ising 3D 16x2x2 Metropolis (16-byte rows)", 3, 16, 2, 2, METRO, 81, 0.3, 1, 0.1,
+        ISING("Ising 3D 16x2x2 Metropolis (packed, 1 word)", 3, 16, 2, 2, METRO, 81, 0.3, 1, 0.1,
               0.2, 1, 0),
         ISING("Ising 3D 24x6x10 heat bath h (8-byte rows)", 3, 24, 6, 10, HEATB, 82, 0.2216, 1,
               0.05, 0.3, -1, 0),
         ISING("Ising 3D 24x6x10 Metropolis J<0 (8-byte rows)", 3, 24, 6, 10, METRO, 83, 0.3, -1,
               0.1, 0.2, 1, 0),
-        ISING("Ising 3D 48x34x20 Metropolis (16-byte rows)", 3, 48, 34, 20, METRO, 84, 0.2216, 1,
+        ISING("Ising 3D 48x34x20 Metropolis (packed, 1 word)", 3, 48, 34, 20, METRO, 84, 0.2216, 1,
               0, 0.25, 1, 0.02),
     };
     run_cases(cases, sizeof cases / sizeof cases[0]);
