@@ -35,7 +35,7 @@
 #include "exact_phi4.h"
 #include "latmc_math.h"
 #include "mc_sampling.h"
-#include "philox.h"
+#include "phi4_spec.h"
 #include "sim_helpers.h"
 
 #define MAX_SIGMA 4.0
@@ -66,14 +66,6 @@ static int reported_chunks(int b[3])
 }
 
 /* ---- sims ---- */
-
-struct spec {
-    int ndim;
-    int64_t L[3];
-    int precision;
-    double mu2, g, lambda, epsilon;
-    int nhit, nloc;
-};
 
 static int64_t spec_nsites(const struct spec *sp)
 {
@@ -129,29 +121,6 @@ static latmc_sim *make_cuda_sim(latmc_ctx *ctx, const struct spec *sp, uint64_t 
 }
 
 /* ---- the CUDA chain of doc/models/phi4.md, written out (double) ---- */
-
-static int spec_ncolours(const struct spec *sp)
-{
-    for (int mu = 0; mu < sp->ndim; mu++)
-        if (sp->L[mu] % 8 != 0)
-            return 5;
-    return 8;
-}
-
-static int spec_colour(int nc, int64_t x, int64_t y, int64_t z)
-{
-    return nc == 8 ? (int)((x + 3 * y + 2 * z) % 8) : (int)((x + 2 * y) % 5);
-}
-
-static uint32_t spec_draw(uint64_t seed, uint64_t block, uint64_t t, uint32_t phase, uint32_t sub,
-                          int lane)
-{
-    latmc_philox_ctr c = { { (uint32_t)block,
-                             (uint32_t)(block >> 32 & 0xffff) | (uint32_t)(t >> 32) << 16,
-                             (uint32_t)t, phase << 16 | sub } };
-    latmc_philox_key k = { { (uint32_t)seed, (uint32_t)(seed >> 32) } };
-    return latmc_philox4x32_10(c, k).v[lane];
-}
 
 /* nhit hits on site (x, y, z) of colour `colour` in pass t = sweep nloc + pass. */
 static uint64_t spec_site(const struct spec *sp, double *phi, uint64_t seed, uint64_t t,
