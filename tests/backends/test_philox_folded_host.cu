@@ -1,6 +1,7 @@
 /*
  * The folded Philox of backends/cuda/cuda_philox.cuh (the first two rounds shared by a
- * group of blocks, used by the multi-spin coded Ising kernels) on the host, against
+ * group of blocks, used by the multi-spin coded Ising kernels), and its plain update
+ * draws with precomputed round keys (the Ising row and Potts kernels), on the host, against
  * latmc_rng_block, the definition of every draw (lib/rng_streams.h): the four outputs must
  * be equal for seeds, sweeps (also past 2^32, where c1 carries the sweep's high bits),
  * streams, phases, subs and block numbers (also past 2^32 and at the ends of a group).
@@ -23,7 +24,7 @@ static void folded_equals_definition(void **state)
     uint64_t rng = 0x243f6a8885a308d3u;
     const uint64_t sweeps[] = { 0, 1, 7, 0xffffffffu, UINT64_C(0x100000000), UINT64_C(0xfffffffffff3),
                                 LATMC_RNG_MAX_SWEEP };
-    unsigned checked = 0;
+    unsigned checked = 0, checked_plain = 0;
     for (int t = 0; t < 400; t++) {
         const uint64_t seed = test_rng_next(&rng);
         const uint64_t sweep = t < 7 ? sweeps[t] : test_rng_next(&rng) & LATMC_RNG_MAX_SWEEP;
@@ -39,6 +40,7 @@ static void folded_equals_definition(void **state)
             block0 = LATMC_RNG_MAX_BLOCK - 7;    /* the last group */
         block0 &= ~UINT64_C(7);
         const struct cuda_philox_group g = cuda_philox_group_of(f, block0);
+        const struct cuda_philox_keys keys = cuda_philox_round_keys(seed);
         for (uint32_t i = 0; i < 8; i++) {
             const uint64_t block = block0 + i;
             const latmc_philox_ctr want = latmc_rng_block(seed, block, sweep, stream, phase, sub);
@@ -52,9 +54,17 @@ static void folded_equals_definition(void **state)
                 assert_int_equal(got.v[lane], want.v[lane]);
                 checked++;
             }
+            if (stream == 0) { /* the unfolded update draws (Ising row and Potts kernels) */
+                const latmc_philox_ctr plain = cuda_philox_update_draws(keys, block, sweep, phase,
+                                                                        sub);
+                for (int lane = 0; lane < 4; lane++)
+                    assert_int_equal(plain.v[lane], want.v[lane]);
+                checked_plain += 4;
+            }
         }
     }
-    print_message("%u draws equal to latmc_rng_block\n", checked);
+    print_message("%u folded and %u unfolded update draws equal to latmc_rng_block\n", checked,
+                  checked_plain);
 }
 
 int main(void)
