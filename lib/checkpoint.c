@@ -259,8 +259,12 @@ static int parse_state(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t n
         double v = ckpt_get_f64(r);
         if (!(model->params & (1u << k)))
             continue;
-        if (latmc_param_check(k, v) != LATMC_OK)
-            return corrupt("a parameter value is out of range");
+        if (latmc_param_check(k, v) != LATMC_OK) {
+            char why[LATMC_ERRMSG_SIZE]; /* latmc_fail writes the buffer it would read */
+            snprintf(why, sizeof why, "%s", latmc_thread_error());
+            return latmc_fail(LATMC_ECORRUPT, "checkpoint: a parameter value is out of range "
+                              "(%s)", why);
+        }
         st->param[k] = v;
     }
     st->sweeps = ckpt_get_u64(r);
@@ -271,9 +275,16 @@ static int parse_state(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t n
     st->spin_bytes = ckpt_get_u64(r);
     const uint64_t sites = (uint64_t)nsites * (uint64_t)d->replicas;
     const uint64_t want_spins = sites * model->site_bytes(d);
-    if (have_config > 1 || st->accepted > st->attempted ||
-        st->spin_bytes != (st->have_config ? want_spins : 0))
-        return corrupt("inconsistent configuration size or counters");
+    if (have_config > 1)
+        return latmc_fail(LATMC_ECORRUPT, "checkpoint: the has-configuration flag is %u (0 or "
+                          "1)", have_config);
+    if (st->accepted > st->attempted)
+        return latmc_fail(LATMC_ECORRUPT, "checkpoint: %llu accepted of %llu attempted updates",
+                          (unsigned long long)st->accepted, (unsigned long long)st->attempted);
+    if (st->spin_bytes != (st->have_config ? want_spins : 0))
+        return latmc_fail(LATMC_ECORRUPT, "checkpoint: a configuration of %llu bytes where the "
+                          "desc implies %llu", (unsigned long long)st->spin_bytes,
+                          (unsigned long long)(st->have_config ? want_spins : 0));
     if (!st->have_config && sites > CKPT_MAX_EMPTY_SITES)
         return latmc_fail(LATMC_ECORRUPT, "checkpoint: holds no configuration for its lattice "
                           "of %llu sites x replicas; only lattices of at most %d may be saved "
@@ -285,7 +296,9 @@ static int parse_state(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t n
     st->ncouplings = ckpt_get_u64(r);
     const uint64_t want_couplings = latmc_model_has_couplings(model, d) ? (uint64_t)nsites * (uint64_t)d->ndim : 0;
     if (st->ncouplings != want_couplings)
-        return corrupt("inconsistent number of couplings");
+        return latmc_fail(LATMC_ECORRUPT, "checkpoint: %llu couplings where the desc implies "
+                          "%llu", (unsigned long long)st->ncouplings,
+                          (unsigned long long)want_couplings);
     if (r->truncated || st->ncouplings * sizeof(float) > r->len - r->pos)
         return corrupt("truncated");
     st->couplings = r->buf + r->pos;

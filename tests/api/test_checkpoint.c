@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim_helpers.h"
@@ -396,6 +397,102 @@ static void no_configuration_round_trip(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/* Item 1 of issue 13: a few hundred bytes whose desc declares a lattice of 2^34 sites and
+ * no configuration. The loader must refuse it from the bytes alone, before it creates the
+ * sim. In a child process under an address-space limit (without ASan, which reserves
+ * terabytes of address space): an attempt to allocate the lattice fails there instead of
+ * taking the machine's memory. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_UNDER_ASAN 1
+#endif
+#endif
+
+static int deserialize_in_limited_child(const unsigned char *bytes, size_t n)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+#if !defined(TEST_UNDER_ASAN)
+        struct rlimit lim = { (rlim_t)4 << 30, (rlim_t)4 << 30 }; /* 4 GiB in all */
+        setrlimit(RLIMIT_AS, &lim);
+#endif
+        alarm(30);
+        latmc_ctx *ctx = NULL;
+        if (latmc_ctx_create(&ctx) != LATMC_OK)
+            _exit(100);
+        latmc_sim *sim = NULL;
+        int st = latmc_sim_deserialize(ctx, bytes, n, &sim);
+        if (st != LATMC_ECORRUPT || strstr(latmc_last_error(), "no configuration") == NULL)
+            fprintf(stderr, "child: %d: %s\n", st, latmc_last_error());
+        latmc_sim_destroy(&sim);
+        latmc_ctx_destroy(&ctx);
+        _exit(-st);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    return -WEXITSTATUS(status);
+}
+
+static void huge_lattice_without_configuration_is_refused(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim_desc d = ising_desc(2, 8, 8, 0, LATMC_ALGO_METROPOLIS, 1, 5);
+    latmc_sim *a = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &a), LATMC_OK);
+    size_t size = 0;
+    assert_int_equal(latmc_sim_serialize(a, NULL, 0, &size), LATMC_OK);
+    unsigned char *bytes = malloc(size);
+    assert_int_equal(latmc_sim_serialize(a, bytes, size, &size), LATMC_OK);
+    latmc_sim_destroy(&a);
+    assert_true(size < 400);
+    /* extent[0], extent[1] (desc fields 2 and 3, after the 44-byte header): 2^17 each. */
+    for (int f = 2; f <= 3; f++)
+        for (int i = 0; i < 8; i++)
+            bytes[44 + 8 * f + i] = (unsigned char)(((uint64_t)1 << 17) >> (8 * i));
+    fix_checksum(bytes, size);
+    assert_int_equal(deserialize_in_limited_child(bytes, size), LATMC_ECORRUPT);
+    free(bytes);
+    latmc_ctx_destroy(&ctx);
+}
+
+/* What the loader refuses the writer does not write: a sim without a configuration is
+ * saved only up to 65536 sites x replicas (LATMC_ESTATE beyond). */
+static void large_sim_without_configuration_is_not_saved(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    char *path = temp_path("empty.ckpt");
+    latmc_sim_desc d = ising_desc(2, 256, 256, 0, LATMC_ALGO_METROPOLIS, 1, 5);
+    latmc_sim *a = NULL, *b = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &a), LATMC_OK);
+    assert_int_equal(latmc_sim_save(a, path), LATMC_OK); /* 65536 sites: the limit */
+    assert_int_equal(latmc_sim_load(ctx, path, &b), LATMC_OK);
+    latmc_sim_destroy(&b);
+    latmc_sim_destroy(&a);
+    d.extent[1] = 258;
+    assert_int_equal(latmc_sim_create(ctx, &d, &a), LATMC_OK);
+    size_t size = 0;
+    assert_int_equal(latmc_sim_save(a, path), LATMC_ESTATE);
+    assert_non_null(strstr(latmc_sim_last_error(a), "latmc_sim_init_spins"));
+    assert_int_equal(latmc_sim_serialize(a, NULL, 0, &size), LATMC_ESTATE);
+    assert_int_equal(latmc_sim_init_spins(a, LATMC_INIT_COLD), LATMC_OK);
+    assert_int_equal(latmc_sim_save(a, path), LATMC_OK);
+    assert_int_equal(latmc_sim_load(ctx, path, &b), LATMC_OK);
+    latmc_sim_destroy(&b);
+    latmc_sim_destroy(&a);
+    remove(path);
+    free(path);
+    latmc_ctx_destroy(&ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -405,6 +502,8 @@ int main(void)
         cmocka_unit_test(failed_save_keeps_the_old_file),
         cmocka_unit_test(no_configuration_round_trip),
         cmocka_unit_test(app_data_round_trip),
+        cmocka_unit_test(huge_lattice_without_configuration_is_refused),
+        cmocka_unit_test(large_sim_without_configuration_is_not_saved),
     };
     return cmocka_run_group_tests_name("checkpoint", tests, NULL, NULL);
 }
