@@ -1,0 +1,487 @@
+/*
+ * Every allocation failed in turn (issue 13, "Keep the campaigns"): for sims of every model
+ * (Ising, Ising +-J, Potts, phi^4 float, Heisenberg with couplings and two replicas),
+ * each operation -- create and initialise, sweep and measure, save, load, deserialize --
+ * is run with its 1st, 2nd, 3rd, ... allocation made by liblatmc failing, until it runs
+ * with none failed. Each run must end cleanly: LATMC_ENOMEM (or LATMC_OK where the library
+ * falls back to a path that needs no memory: counted and printed), the output pointer NULL
+ * on failure, no crash, and no block that liblatmc allocated left behind once the sim is
+ * destroyed (checked here in every build, and by LeakSanitizer in the ASan build).
+ *
+ * How: this executable defines malloc, calloc, realloc, aligned_alloc and posix_memalign
+ * (and free), which the dynamic linker binds ahead of the C library's (or ASan's) for
+ * every caller, and forwards to the next definition (dlsym RTLD_NEXT). Only calls whose
+ * return address lies in liblatmc.so are counted, failed and tracked: the C library, the
+ * OpenMP runtime and this test allocate as usual (libgomp aborts on a failed allocation of
+ * its own, which is not the library's doing). The tracking table stores pointers
+ * complemented, so that it never hides a leak from LeakSanitizer.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <latmc/latmc.h>
+
+/* ---- the interposed allocator ---- */
+
+static void *(*real_malloc)(size_t);
+static void *(*real_calloc)(size_t, size_t);
+static void *(*real_realloc)(void *, size_t);
+static void *(*real_aligned_alloc)(size_t, size_t);
+static int (*real_posix_memalign)(void **, size_t, size_t);
+static void (*real_free)(void *);
+
+/* dlsym may allocate before the real functions are known: from here, never freed. */
+static unsigned char bootstrap[8192] __attribute__((aligned(64)));
+static size_t bootstrap_used;
+static int resolving;
+
+static void *bootstrap_alloc(size_t n)
+{
+    n = (n + 63) & ~(size_t)63;
+    if (bootstrap_used + n > sizeof bootstrap)
+        return NULL;
+    void *p = bootstrap + bootstrap_used;
+    bootstrap_used += n;
+    return p;
+}
+
+static bool from_bootstrap(const void *p)
+{
+    return (const unsigned char *)p >= bootstrap &&
+           (const unsigned char *)p < bootstrap + sizeof bootstrap;
+}
+
+static void resolve(void)
+{
+    if (real_free || resolving)
+        return;
+    resolving = 1;
+    real_malloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc");
+    real_calloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "calloc");
+    real_realloc = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+    real_aligned_alloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "aligned_alloc");
+    real_posix_memalign = (int (*)(void **, size_t, size_t))dlsym(RTLD_NEXT, "posix_memalign");
+    real_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
+    resolving = 0;
+}
+
+/* liblatmc's code: the executable segments of the loaded liblatmc.so. */
+static uintptr_t lib_lo[4], lib_hi[4];
+static int lib_ranges;
+
+static int find_library(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    if (!info->dlpi_name || !strstr(info->dlpi_name, "liblatmc.so"))
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum && lib_ranges < 4; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            lib_lo[lib_ranges] = info->dlpi_addr + ph->p_vaddr;
+            lib_hi[lib_ranges] = lib_lo[lib_ranges] + ph->p_memsz;
+            lib_ranges++;
+        }
+    }
+    return 1;
+}
+
+static bool in_library(const void *ret)
+{
+    for (int i = 0; i < lib_ranges; i++)
+        if ((uintptr_t)ret >= lib_lo[i] && (uintptr_t)ret < lib_hi[i])
+            return true;
+    return false;
+}
+
+/* Failure injection: while armed, the library's allocation number fail_at fails. */
+static atomic_bool armed;
+static atomic_long lib_calls;
+static long fail_at = -1;
+static atomic_bool injected;
+
+static bool inject(const void *ret)
+{
+    if (!atomic_load(&armed) || !in_library(ret))
+        return false;
+    if (atomic_fetch_add(&lib_calls, 1) != fail_at)
+        return false;
+    atomic_store(&injected, true);
+    return true;
+}
+
+/* Live blocks liblatmc allocated: an open-addressing set of complemented pointers. */
+#define TABLE_SIZE (1u << 16)
+static uintptr_t table[TABLE_SIZE]; /* 0: empty, 1: deleted, else ~pointer */
+static long live;
+static bool table_full;
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t slot_of(uintptr_t key)
+{
+    return (size_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 48) & (TABLE_SIZE - 1);
+}
+
+static void track(void *p, const void *ret)
+{
+    if (!p || !lib_ranges || !in_library(ret))
+        return;
+    uintptr_t key = ~(uintptr_t)p;
+    pthread_mutex_lock(&table_lock);
+    size_t i = slot_of(key);
+    for (size_t probes = 0; probes < TABLE_SIZE; probes++, i = (i + 1) & (TABLE_SIZE - 1))
+        if (table[i] <= 1) {
+            table[i] = key;
+            live++;
+            break;
+        }
+    if (live >= (long)TABLE_SIZE / 2)
+        table_full = true;
+    pthread_mutex_unlock(&table_lock);
+}
+
+static void untrack(void *p)
+{
+    if (!p)
+        return;
+    uintptr_t key = ~(uintptr_t)p;
+    pthread_mutex_lock(&table_lock);
+    size_t i = slot_of(key);
+    for (size_t probes = 0; probes < TABLE_SIZE && table[i] != 0;
+         probes++, i = (i + 1) & (TABLE_SIZE - 1))
+        if (table[i] == key) {
+            table[i] = 1;
+            live--;
+            break;
+        }
+    pthread_mutex_unlock(&table_lock);
+}
+
+static long live_blocks(void)
+{
+    pthread_mutex_lock(&table_lock);
+    long n = live;
+    pthread_mutex_unlock(&table_lock);
+    return n;
+}
+
+void *malloc(size_t n)
+{
+    resolve();
+    if (!real_malloc)
+        return bootstrap_alloc(n);
+    const void *ret = __builtin_return_address(0);
+    if (inject(ret)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *p = real_malloc(n);
+    track(p, ret);
+    return p;
+}
+
+void *calloc(size_t n, size_t size)
+{
+    resolve();
+    if (!real_calloc)
+        return bootstrap_alloc(n * size); /* static storage: zeroed */
+    const void *ret = __builtin_return_address(0);
+    if (inject(ret)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *p = real_calloc(n, size);
+    track(p, ret);
+    return p;
+}
+
+void *realloc(void *old, size_t n)
+{
+    resolve();
+    const void *ret = __builtin_return_address(0);
+    if (from_bootstrap(old)) {
+        void *p = malloc(n);
+        size_t room = (size_t)(bootstrap + sizeof bootstrap - (unsigned char *)old);
+        if (p)
+            memcpy(p, old, n < room ? n : room);
+        return p;
+    }
+    if (inject(ret)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *p = real_realloc(old, n);
+    if (p) {
+        untrack(old);
+        track(p, ret);
+    }
+    return p;
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+    resolve();
+    const void *ret = __builtin_return_address(0);
+    if (inject(ret)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *p = real_aligned_alloc(align, n);
+    track(p, ret);
+    return p;
+}
+
+int posix_memalign(void **out, size_t align, size_t n)
+{
+    resolve();
+    const void *ret = __builtin_return_address(0);
+    if (inject(ret))
+        return ENOMEM;
+    int st = real_posix_memalign(out, align, n);
+    if (st == 0)
+        track(*out, ret);
+    return st;
+}
+
+void free(void *p)
+{
+    if (!p || from_bootstrap(p))
+        return;
+    resolve();
+    untrack(p);
+    real_free(p);
+}
+
+/* ---- the operations ---- */
+
+static latmc_ctx *ctx;
+static char dir[64], path[128], scratch[128];
+static int failures, fallbacks;
+
+struct variant {
+    const char *name;
+    latmc_sim_desc desc;
+};
+
+static latmc_sim *make_sim(const struct variant *v, int *st)
+{
+    latmc_sim *sim = NULL;
+    *st = latmc_sim_create(ctx, &v->desc, &sim);
+    if (*st == LATMC_OK && v->desc.model != LATMC_MODEL_PHI4)
+        *st = latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.3);
+    if (*st == LATMC_OK)
+        *st = latmc_sim_init_spins(sim, LATMC_INIT_HOT);
+    if (*st != LATMC_OK)
+        latmc_sim_destroy(&sim);
+    return sim;
+}
+
+/* One operation under failure number k; its result code, *made any sim it created. */
+enum op { OP_CREATE, OP_SWEEP, OP_SAVE, OP_LOAD, OP_DESERIALIZE, OP_COUNT };
+static const char *const op_names[] = { "create+init", "sweep+measure", "save", "load",
+                                        "deserialize" };
+
+struct fixture {
+    latmc_sim *sim;          /* a ready sim for sweep and save */
+    unsigned char *bytes;    /* its serialization, for deserialize */
+    size_t size;
+};
+
+static int run_op(enum op op, const struct variant *v, struct fixture *f, latmc_sim **made)
+{
+    int st = LATMC_OK;
+    *made = NULL;
+    switch (op) {
+    case OP_CREATE:
+        *made = make_sim(v, &st);
+        break;
+    case OP_SWEEP: {
+        double e;
+        st = latmc_sim_sweep(f->sim, 2);
+        if (st == LATMC_OK)
+            st = latmc_sim_observable(f->sim, LATMC_OBS_ENERGY, &e);
+        break;
+    }
+    case OP_SAVE:
+        st = latmc_sim_save(f->sim, scratch);
+        break;
+    case OP_LOAD:
+        *made = (latmc_sim *)(uintptr_t)1; /* the call must reset it */
+        st = latmc_sim_load(ctx, path, made);
+        break;
+    case OP_DESERIALIZE:
+        *made = (latmc_sim *)(uintptr_t)1;
+        st = latmc_sim_deserialize(ctx, f->bytes, f->size, made);
+        break;
+    default:
+        break;
+    }
+    return st;
+}
+
+static void check(bool ok, const char *variant, const char *op, long k, const char *what)
+{
+    if (!ok) {
+        printf("FAIL %s %s, allocation %ld failed: %s\n", variant, op, k, what);
+        failures++;
+    }
+}
+
+static void fixture_make(const struct variant *v, struct fixture *f)
+{
+    int st;
+    f->sim = make_sim(v, &st);
+    if (!f->sim) {
+        printf("FAIL %s: cannot create the fixture: %s\n", v->name, latmc_last_error());
+        exit(1);
+    }
+    f->size = 0;
+    f->bytes = NULL;
+}
+
+static void fixture_free(struct fixture *f)
+{
+    latmc_sim_destroy(&f->sim);
+}
+
+static void fail_each_allocation(const struct variant *v, enum op op, unsigned char *bytes,
+                                 size_t size)
+{
+    const char *opname = op_names[op];
+    long k;
+    for (k = 0; k < 100000; k++) {
+        struct fixture f;
+        fixture_make(v, &f);
+        f.bytes = bytes;
+        f.size = size;
+        long before = live_blocks();
+        latmc_sim *made = NULL;
+        atomic_store(&lib_calls, 0);
+        atomic_store(&injected, false);
+        fail_at = k;
+        atomic_store(&armed, true);
+        int st = run_op(op, v, &f, &made);
+        atomic_store(&armed, false);
+        bool hit = atomic_load(&injected);
+        if (hit && st == LATMC_OK)
+            fallbacks++;
+        check(st == LATMC_OK || (hit && st == LATMC_ENOMEM), v->name, opname, k,
+              latmc_strerror(st));
+        if (hit && st != LATMC_OK && st != LATMC_ENOMEM)
+            printf("     message: %s\n", latmc_last_error());
+        if (op == OP_CREATE || op == OP_LOAD || op == OP_DESERIALIZE)
+            check((st == LATMC_OK) == (made != NULL), v->name, opname, k,
+                  "output set exactly on success");
+        if (st == LATMC_OK && made)
+            latmc_sim_destroy(&made);
+        else if (made == (latmc_sim *)(uintptr_t)1)
+            made = NULL;
+        /* Nothing the operation allocated outlives it (the sim it made is destroyed,
+         * the fixture's sim keeps what it had). */
+        long after = live_blocks();
+        if (op == OP_CREATE || op == OP_LOAD || op == OP_DESERIALIZE)
+            check(after == before, v->name, opname, k, "blocks left allocated");
+        fixture_free(&f);
+        if (!hit)
+            break;
+    }
+    printf("ok   %s %s: %ld allocations, each failed in turn\n", v->name, opname, k);
+}
+
+static struct variant make_variant(const char *name, int model, int ndim, int64_t l,
+                                   int algorithm)
+{
+    struct variant v;
+    v.name = name;
+    latmc_sim_desc_init(&v.desc);
+    v.desc.model = model;
+    v.desc.ndim = ndim;
+    for (int mu = 0; mu < ndim; mu++)
+        v.desc.extent[mu] = l;
+    v.desc.algorithm = algorithm;
+    v.desc.device = LATMC_DEVICE_CPU;
+    v.desc.n_threads = 2;
+    v.desc.seed = 7;
+    return v;
+}
+
+int main(void)
+{
+    resolve();
+    dl_iterate_phdr(find_library, NULL);
+    if (lib_ranges == 0) {
+        printf("SKIP: liblatmc.so is not loaded (a static build?)\n");
+        return 77;
+    }
+    if (latmc_ctx_create(&ctx) != LATMC_OK)
+        return 1;
+    strcpy(dir, "/tmp/latmc-alloc-XXXXXX");
+    if (!mkdtemp(dir))
+        return 1;
+    snprintf(path, sizeof path, "%s/sim.ckpt", dir);
+    snprintf(scratch, sizeof scratch, "%s/scratch.ckpt", dir);
+
+    struct variant variants[6];
+    int nv = 0;
+    variants[nv++] = make_variant("ising-2d", LATMC_MODEL_ISING, 2, 16, LATMC_ALGO_METROPOLIS);
+    variants[nv] = make_variant("ising-pmj-3d", LATMC_MODEL_ISING, 3, 8, LATMC_ALGO_HEATBATH);
+    variants[nv].desc.couplings = LATMC_COUPLINGS_BIMODAL;
+    variants[nv++].desc.coupling_seed = 3;
+    variants[nv] = make_variant("potts-q5-2d", LATMC_MODEL_POTTS, 2, 12, LATMC_ALGO_HEATBATH);
+    variants[nv++].desc.q = 5;
+    variants[nv] = make_variant("phi4-float-3d", LATMC_MODEL_PHI4, 3, 8, LATMC_ALGO_DEFAULT);
+    variants[nv++].desc.precision = LATMC_PRECISION_FLOAT;
+    variants[nv] = make_variant("heisenberg-gauss-2rep", LATMC_MODEL_HEISENBERG, 3, 4,
+                                LATMC_ALGO_HEATBATH);
+    variants[nv].desc.couplings = LATMC_COUPLINGS_GAUSSIAN;
+    variants[nv].desc.coupling_seed = 4;
+    variants[nv++].desc.replicas = 2;
+
+    for (int i = 0; i < nv; i++) {
+        /* A checkpoint of this variant, for load and deserialize; one unarmed run of every
+         * operation first, so that one-time set-ups are not counted as leaks. */
+        struct fixture f;
+        fixture_make(&variants[i], &f);
+        latmc_sim_sweep(f.sim, 1);
+        if (latmc_sim_save(f.sim, path) != LATMC_OK ||
+            latmc_sim_serialize(f.sim, NULL, 0, &f.size) != LATMC_OK ||
+            !(f.bytes = malloc(f.size)) ||
+            latmc_sim_serialize(f.sim, f.bytes, f.size, &f.size) != LATMC_OK) {
+            printf("FAIL %s: cannot write its checkpoint: %s\n", variants[i].name,
+                   latmc_sim_last_error(f.sim));
+            return 1;
+        }
+        unsigned char *bytes = f.bytes;
+        size_t size = f.size;
+        for (int op = 0; op < OP_COUNT; op++) {
+            latmc_sim *made = NULL;
+            if (run_op((enum op)op, &variants[i], &f, &made) == LATMC_OK && made)
+                latmc_sim_destroy(&made);
+        }
+        fixture_free(&f);
+        for (int op = 0; op < OP_COUNT; op++)
+            fail_each_allocation(&variants[i], (enum op)op, bytes, size);
+        free(bytes);
+    }
+    latmc_ctx_destroy(&ctx);
+    unlink(path);
+    unlink(scratch);
+    rmdir(dir);
+    if (table_full) {
+        printf("FAIL: the tracking table filled up\n");
+        failures++;
+    }
+    printf("%d failures, %d allocation failures absorbed by a fallback\n", failures,
+           fallbacks);
+    return failures == 0 ? 0 : 1;
+}
