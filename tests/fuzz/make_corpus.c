@@ -77,6 +77,32 @@ static struct blob valid(const char *name, const latmc_sim_desc *d, const int *k
     return b;
 }
 
+/* A checkpoint with an application-data section (format version 2): written to a file by
+ * latmc_sim_save_app_data and read back, since that is the only way to make one. */
+static struct blob valid_app(const char *name, const latmc_sim_desc *d, int sweeps,
+                             const void *data, size_t size)
+{
+    latmc_sim *sim = NULL;
+    int st = latmc_sim_create(ctx, d, &sim);
+    if (st != LATMC_OK || (st = latmc_sim_init_spins(sim, LATMC_INIT_HOT)) != LATMC_OK ||
+        (st = latmc_sim_sweep(sim, (uint64_t)sweeps)) != LATMC_OK)
+        fail(name, st, sim);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/valid-%s.ckpt", dir, name);
+    if ((st = latmc_sim_save_app_data(sim, path, data, size)) != LATMC_OK)
+        fail(name, st, sim);
+    latmc_sim_destroy(&sim);
+    struct blob b = { NULL, 0 };
+    FILE *f = fopen(path, "rb");
+    if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (b.n = (size_t)ftell(f)) == 0 ||
+        fseek(f, 0, SEEK_SET) != 0 || !(b.p = malloc(b.n)) || fread(b.p, 1, b.n, f) != b.n) {
+        fprintf(stderr, "make_corpus: cannot read back %s\n", path);
+        exit(1);
+    }
+    fclose(f);
+    return b;
+}
+
 /* A damaged copy: edit(copy) then, if reseal, fix the size field and the checksum. */
 static void bad(const char *name, const struct blob *src, size_t n,
                 void (*edit)(unsigned char *p, size_t n, const void *arg), const void *arg,
@@ -275,6 +301,40 @@ static void ncouplings_minus(unsigned char *p, size_t n, const void *a)
         ckpt_put_le(p + at, ckpt_get_le(p + at, 8) - 1, 8);
 }
 
+static void version_3(unsigned char *p, size_t n, const void *a)
+{
+    (void)a;
+    struct field_edit e = { CKPT_OFF_VERSION, 4, 3 };
+    set_field(p, n, &e);
+}
+/* A lattice of 2^17 x 2^17 sites declared by a file without a configuration (issue 13,
+ * item 1: a 308-byte file that asked for 16 GiB). */
+static void extent_2_17(unsigned char *p, size_t n, const void *a)
+{
+    (void)a;
+    set_desc(p, n, DESC_EXTENT0, INT64_C(1) << 17);
+    set_desc(p, n, DESC_EXTENT1, INT64_C(1) << 17);
+}
+/* The first coupling set to a float's bit pattern (after the configuration and the
+ * coupling count). */
+static void coupling_value(unsigned char *p, size_t n, const void *arg)
+{
+    size_t cfg = ckpt_config_offset(p);
+    size_t at = cfg + (size_t)ckpt_get_le(p + cfg - 8, 8) + 8;
+    if (at + 4 <= n)
+        ckpt_put_le(p + at, *(const uint32_t *)arg, 4);
+}
+/* The application-data size (format version 2), 8 bytes before the section's data;
+ * `arg` the change to it. */
+static void app_size_delta(unsigned char *p, size_t n, const void *arg)
+{
+    size_t cfg = ckpt_config_offset(p);
+    size_t at = cfg + (size_t)ckpt_get_le(p + cfg - 8, 8);
+    at += 8 + 4 * (size_t)ckpt_get_le(p + at, 8);
+    if (at + 8 <= n)
+        ckpt_put_le(p + at, ckpt_get_le(p + at, 8) + (uint64_t)*(const int64_t *)arg, 8);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -335,6 +395,53 @@ int main(int argc, char **argv)
     struct blob heis3 = valid("heisenberg-3d-bimodal-overrelax", &d, k, v, 2, LATMC_INIT_COLD,
                               2);
 
+    /* The variants not covered above: Ising +-J (2D Metropolis, 3D heat bath), Potts q=4
+     * 2D heat bath and q=3 3D Metropolis, phi^4 3D float, Heisenberg 2D +-J one replica
+     * over-relaxation (heisenberg-3d-bimodal-overrelax above has two replicas): with the files above, every model x algorithm x
+     * precision x couplings x replicas x 2D/3D the library runs (16 with a configuration). */
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING, d.ndim = 2, d.extent[0] = d.extent[1] = 8, d.seed = 6;
+    d.algorithm = LATMC_ALGO_METROPOLIS, d.device = LATMC_DEVICE_CPU;
+    d.couplings = LATMC_COUPLINGS_BIMODAL, d.coupling_seed = 7;
+    k[0] = LATMC_PARAM_BETA, v[0] = 0.6, k[1] = LATMC_PARAM_H, v[1] = 0.2;
+    struct blob pmj = valid("ising-pmj-2d-metropolis", &d, k, v, 2, LATMC_INIT_HOT, 4);
+    d.ndim = 3, d.extent[0] = d.extent[1] = d.extent[2] = 4, d.algorithm = LATMC_ALGO_HEATBATH;
+    struct blob pmj3 = valid("ising-pmj-3d-heatbath", &d, k, v, 1, LATMC_INIT_COLD, 3);
+
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_POTTS, d.q = 4, d.ndim = 2, d.extent[0] = 8, d.extent[1] = 6;
+    d.seed = 8, d.device = LATMC_DEVICE_CPU, d.algorithm = LATMC_ALGO_HEATBATH;
+    k[0] = LATMC_PARAM_BETA, v[0] = 1.1, k[1] = LATMC_PARAM_H, v[1] = 0.05;
+    struct blob potts4 = valid("potts-q4-2d-heatbath", &d, k, v, 2, LATMC_INIT_HOT, 3);
+    d.q = 3, d.ndim = 3, d.extent[0] = d.extent[1] = d.extent[2] = 6;
+    d.algorithm = LATMC_ALGO_METROPOLIS;
+    struct blob potts3d = valid("potts-q3-3d-metropolis", &d, k, v, 1, LATMC_INIT_HOT, 2);
+
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_PHI4, d.ndim = 3, d.extent[0] = d.extent[1] = d.extent[2] = 8;
+    d.seed = 9, d.device = LATMC_DEVICE_CPU, d.precision = LATMC_PRECISION_FLOAT;
+    k[0] = LATMC_PARAM_MU2, v[0] = -0.5, k[1] = LATMC_PARAM_G, v[1] = 2.0;
+    struct blob phi43f = valid("phi4-3d-float", &d, k, v, 2, LATMC_INIT_HOT, 4);
+
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_HEISENBERG, d.ndim = 2, d.extent[0] = 6, d.extent[1] = 4;
+    d.seed = 10, d.device = LATMC_DEVICE_CPU, d.algorithm = LATMC_ALGO_OVERRELAX;
+    d.couplings = LATMC_COUPLINGS_BIMODAL, d.coupling_seed = 11;
+    k[0] = LATMC_PARAM_BETA, v[0] = 0.8, k[1] = LATMC_PARAM_NOVER, v[1] = 1;
+    struct blob heis4 = valid("heisenberg-2d-bimodal-overrelax", &d, k, v, 2, LATMC_INIT_HOT,
+                              2);
+
+    /* Application data (format version 2): a section of bytes, and an empty one. */
+    unsigned char app_bytes[100];
+    for (size_t i = 0; i < sizeof app_bytes; i++)
+        app_bytes[i] = (unsigned char)(3 * i + 1);
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING, d.ndim = 2, d.extent[0] = d.extent[1] = 8, d.seed = 12;
+    d.device = LATMC_DEVICE_CPU, d.couplings = LATMC_COUPLINGS_BIMODAL, d.coupling_seed = 13;
+    struct blob app = valid_app("ising-pmj-app-data", &d, 2, app_bytes, sizeof app_bytes);
+    d.couplings = LATMC_COUPLINGS_UNIFORM;
+    struct blob app0 = valid_app("ising-empty-app-data", &d, 1, NULL, 0);
+
     /* Damaged: the envelope. */
     bad("empty", &ising, 0, NULL, NULL, 0);
     bad("short-magic", &ising, 7, NULL, NULL, 0);
@@ -348,7 +455,8 @@ int main(int argc, char **argv)
     bad("bitflip-configuration", &ising, ising.n, flip_bit, &mid, 0);
     bad("bitflip-checksum", &ising, ising.n, flip_bit, &last, 0);
     bad("magic", &ising, ising.n, magic, NULL, 1);
-    bad("format-version-2", &ising, ising.n, version_2, NULL, 1);
+    bad("format-version-2", &ising, ising.n, version_2, NULL, 1); /* lacks its section */
+    bad("format-version-3", &ising, ising.n, version_3, NULL, 1);
     bad("other-byte-order", &ising, ising.n, byte_order, NULL, 1);
     bad("size-field", &ising, ising.n, size_plus_one, NULL, 0);
     /* Damaged: the desc. */
@@ -357,6 +465,7 @@ int main(int argc, char **argv)
     bad("odd-extent", &ising, ising.n, odd_extent, NULL, 1);
     bad("negative-extent", &ising0, ising0.n, extent_negative, NULL, 1);
     bad("extent-beyond-2^40-sites", &ising0, ising0.n, extent_huge, NULL, 1);
+    bad("huge-lattice-no-configuration", &ising0, ising0.n, extent_2_17, NULL, 1);
     bad("potts-q-1", &potts, potts.n, q_1, NULL, 1);
     bad("replicas-3", &heis2, heis2.n, replicas_3, NULL, 1);
     bad("desc-fields-15", &ising, ising.n, nfields_15, NULL, 1);
@@ -379,9 +488,20 @@ int main(int argc, char **argv)
     bad("heisenberg-spin-length-2", &heis, heis.n, spin_value, &heis_long, 1);
     bad("heisenberg-coupling-inf", &heis2, heis2.n, coupling_inf, NULL, 1);
     bad("heisenberg-couplings-count", &heis2, heis2.n, ncouplings_minus, NULL, 1);
+    const uint32_t half = 0x3f000000u, nan_f = 0x7fc00000u;  /* 0.5f, NaN */
+    bad("ising-pmj-coupling-0.5", &pmj, pmj.n, coupling_value, &half, 1);
+    bad("ising-pmj-coupling-nan", &pmj3, pmj3.n, coupling_value, &nan_f, 1);
+    bad("ising-pmj-couplings-count", &pmj, pmj.n, ncouplings_minus, NULL, 1);
+    /* Damaged: the application-data section. */
+    const int64_t plus_one = 1, minus_one = -1;
+    bad("app-data-size-plus-1", &app, app.n, app_size_delta, &plus_one, 1);
+    bad("app-data-size-minus-1", &app, app.n, app_size_delta, &minus_one, 1);
+    bad("app-data-truncated", &app, app.n - 9, NULL, NULL, 1);
+    size_t in_section = app.n - 8 - 50;
+    bad("app-data-bitflip", &app, app.n, flip_bit, &in_section, 0);
 
     struct blob all[] = { ising, ising3, ising0, potts, potts10, phi4, phi4f, phi43, heis,
-                          heis2, heis3 };
+                          heis2, heis3, pmj, pmj3, potts4, potts3d, phi43f, heis4, app, app0 };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i].p);
     latmc_ctx_destroy(&ctx);

@@ -4,7 +4,12 @@
  * measurement, a sweep, and a serialize/deserialize round trip to the same bytes), every
  * bad-* file must be refused with exactly LATMC_ECORRUPT and leave *out NULL, and nothing
  * may crash. Files named otherwise fail the test, so nothing enters the corpus without a
- * stated expectation. Also checks that the corpus has valid files of all four models.
+ * stated expectation. Each file also goes through latmc_sim_load and
+ * latmc_checkpoint_app_data by its path, which must agree with latmc_sim_deserialize (the
+ * same code; *size 0 on failure; a section exactly in the version-2 files). Also checks
+ * that the corpus has a valid file of each of the 16 variants the library runs (model x
+ * algorithm x precision x couplings x replicas x 2D/3D), one without a configuration and
+ * one with application data.
  *
  *   replay_corpus DIR
  */
@@ -16,6 +21,61 @@
 #include <latmc/latmc.h>
 
 static latmc_ctx *ctx;
+
+/* The variants a valid file with a configuration must cover, named by variant_name(). */
+static const char *const required[] = {
+    "ising 2D metropolis uniform 1r",      "ising 3D heatbath uniform 1r",
+    "ising 2D metropolis +-J 1r",          "ising 3D heatbath +-J 1r",
+    "potts 2D metropolis uniform 1r",      "potts 3D heatbath uniform 1r",
+    "potts 2D heatbath uniform 1r",        "potts 3D metropolis uniform 1r",
+    "phi4 2D metropolis double uniform 1r", "phi4 2D metropolis float uniform 1r",
+    "phi4 3D metropolis double uniform 1r", "phi4 3D metropolis float uniform 1r",
+    "heisenberg 3D heatbath uniform 1r",   "heisenberg 2D heatbath gaussian 2r",
+    "heisenberg 3D overrelax +-J 2r",      "heisenberg 2D overrelax +-J 1r",
+};
+#define NREQUIRED (sizeof required / sizeof required[0])
+
+static void variant_name(const latmc_sim_desc *d, char *buf, size_t size)
+{
+    static const char *const models[] = { "?", "ising", "potts", "phi4", "heisenberg" };
+    static const char *const algos[] = { "default", "metropolis", "heatbath", "overrelax" };
+    static const char *const couplings[] = { "uniform", "gaussian", "+-J" };
+    snprintf(buf, size, "%s %dD %s%s %s %dr",
+             models[d->model >= 1 && d->model <= 4 ? d->model : 0], d->ndim,
+             algos[d->algorithm >= 0 && d->algorithm <= 3 ? d->algorithm : 0],
+             d->model == LATMC_MODEL_PHI4
+                 ? (d->precision == LATMC_PRECISION_FLOAT ? " float" : " double") : "",
+             couplings[d->couplings >= 0 && d->couplings <= 2 ? d->couplings : 0], d->replicas);
+}
+
+static bool seen[NREQUIRED], seen_empty, seen_app;
+
+/* The same file by its path: latmc_sim_load gives `want`, latmc_checkpoint_app_data too
+ * (or, for a valid file, LATMC_OK with a section / LATMC_ESTATE without). */
+static const char *by_path(const char *path, int want, bool version2)
+{
+    latmc_sim *sim = NULL;
+    int st = latmc_sim_load(ctx, path, &sim);
+    latmc_sim_destroy(&sim);
+    if (st != want)
+        return "latmc_sim_load disagrees with latmc_sim_deserialize";
+    size_t size = 12345;
+    st = latmc_checkpoint_app_data(path, NULL, 0, &size);
+    if (want != LATMC_OK)
+        return st == want && size == 0 ? NULL : "latmc_checkpoint_app_data disagrees";
+    if (st != (version2 ? LATMC_OK : LATMC_ESTATE) || (!version2 && size != 0))
+        return "latmc_checkpoint_app_data: a section exactly in version-2 files";
+    if (version2) {
+        unsigned char *buf = malloc(size + 1);
+        size_t again = 0;
+        st = buf ? latmc_checkpoint_app_data(path, buf, size, &again) : LATMC_ENOMEM;
+        free(buf);
+        if (st != LATMC_OK || again != size)
+            return "latmc_checkpoint_app_data: the section does not read back";
+        seen_app = true;
+    }
+    return NULL;
+}
 
 static unsigned char *read_all(const char *path, size_t *size)
 {
@@ -91,8 +151,23 @@ static int replay(const char *dir, const char *name, int *models_seen)
     latmc_sim *sim = (latmc_sim *)&size;  /* not NULL: the loader must reset it */
     int st = latmc_sim_deserialize(ctx, size > 0 ? bytes : (const void *)"", size, &sim);
     int result = 0;
+    const bool version2 = size > 8 && bytes[8] == 2;
     if (valid) {
         const char *why = st != LATMC_OK ? latmc_last_error() : exercise(sim);
+        if (why == NULL) {
+            latmc_sim_desc d;
+            latmc_sim_get_desc(sim, &d);
+            char variant[128];
+            variant_name(&d, variant, sizeof variant);
+            double e;
+            if (latmc_sim_observable(sim, LATMC_OBS_ENERGY, &e) == LATMC_ESTATE)
+                seen_empty = true; /* still without a configuration after exercise() */
+            else
+                for (size_t i = 0; i < NREQUIRED; i++)
+                    if (strcmp(variant, required[i]) == 0)
+                        seen[i] = true;
+            why = by_path(path, LATMC_OK, version2);
+        }
         if (st != LATMC_OK || why != NULL) {
             printf("FAIL %s: %s%s%s\n", name, st != LATMC_OK ? latmc_strerror(st) : "",
                    st != LATMC_OK ? ": " : "", why);
@@ -106,7 +181,11 @@ static int replay(const char *dir, const char *name, int *models_seen)
         }
         latmc_sim_destroy(&sim);
     } else {
-        if (st != LATMC_ECORRUPT || sim != NULL) {
+        const char *why = st == LATMC_ECORRUPT ? by_path(path, st, version2) : NULL;
+        if (why != NULL) {
+            printf("FAIL %s: %s\n", name, why);
+            result = 1;
+        } else if (st != LATMC_ECORRUPT || sim != NULL) {
             printf("FAIL %s: %s, *out %s (want LATMC_ECORRUPT and NULL)\n", name,
                    latmc_strerror(st), sim != NULL ? "set" : "NULL");
             if (st == LATMC_OK)
@@ -145,6 +224,17 @@ int main(int argc, char **argv)
             printf("FAIL: no valid checkpoint of model %d in the corpus\n", m);
             failures++;
         }
+    for (size_t i = 0; i < NREQUIRED; i++)
+        if (!seen[i]) {
+            printf("FAIL: no valid checkpoint of the variant \"%s\" in the corpus\n",
+                   required[i]);
+            failures++;
+        }
+    if (!seen_empty || !seen_app) {
+        printf("FAIL: no valid checkpoint %s in the corpus\n",
+               !seen_empty ? "without a configuration" : "with application data");
+        failures++;
+    }
     printf("%d files, %d failures\n", files, failures);
     return failures == 0 && files > 0 ? 0 : 1;
 }
