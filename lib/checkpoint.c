@@ -39,6 +39,11 @@
  * larger ones would let a few hundred bytes ask for gigabytes. */
 #define CKPT_MAX_EMPTY_SITES 65536
 
+/* Acceptance counters beyond this are refused: no run reaches it (14 years at 1e10
+ * updates per second), and the counters of a sim loaded with more could wrap around 2^64
+ * in its next sweeps (a fuzzer's finding: such a sim saved a file it could not load). */
+#define CKPT_MAX_ATTEMPTED (UINT64_C(1) << 62)
+
 /* Application data to append (version 2), or none. */
 struct app_section {
     const void *data;
@@ -278,9 +283,10 @@ static int parse_state(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t n
     if (have_config > 1)
         return latmc_fail(LATMC_ECORRUPT, "checkpoint: the has-configuration flag is %u (0 or "
                           "1)", have_config);
-    if (st->accepted > st->attempted)
-        return latmc_fail(LATMC_ECORRUPT, "checkpoint: %llu accepted of %llu attempted updates",
-                          (unsigned long long)st->accepted, (unsigned long long)st->attempted);
+    if (st->accepted > st->attempted || st->attempted > CKPT_MAX_ATTEMPTED)
+        return latmc_fail(LATMC_ECORRUPT, "checkpoint: %llu accepted of %llu attempted updates "
+                          "(at most 2^62 attempted)", (unsigned long long)st->accepted,
+                          (unsigned long long)st->attempted);
     if (st->spin_bytes != (st->have_config ? want_spins : 0))
         return latmc_fail(LATMC_ECORRUPT, "checkpoint: a configuration of %llu bytes where the "
                           "desc implies %llu", (unsigned long long)st->spin_bytes,

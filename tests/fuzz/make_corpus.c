@@ -227,6 +227,12 @@ static void accepted_gt(unsigned char *p, size_t n, const void *a)
     after_params(p, n, -28, 8, 1000);
     after_params(p, n, -20, 8, 10);
 }
+static void attempted_huge(unsigned char *p, size_t n, const void *a)
+{
+    (void)a;  /* a fuzzer's finding: counters that wrap around 2^64 in the next sweep */
+    after_params(p, n, -28, 8, 192);
+    after_params(p, n, -20, 8, UINT64_MAX);
+}
 static void have_config_2(unsigned char *p, size_t n, const void *a)
 {
     (void)a;
@@ -476,6 +482,7 @@ int main(int argc, char **argv)
     bad("phi4-lambda-0", &phi4, phi4.n, lambda_zero, NULL, 1);
     bad("phi4-nhit-1e9", &phi4f, phi4f.n, nhit_huge, NULL, 1);
     bad("accepted-above-attempted", &ising, ising.n, accepted_gt, NULL, 1);
+    bad("attempted-2^64-1", &ising, ising.n, attempted_huge, NULL, 1);
     bad("has-configuration-2", &ising, ising.n, have_config_2, NULL, 1);
     bad("configuration-size", &ising, ising.n, config_bytes_plus, NULL, 1);
     /* Damaged: values. */

@@ -181,6 +181,8 @@ static int replay(const char *dir, const char *name, int *models_seen)
         }
         latmc_sim_destroy(&sim);
     } else {
+        char refusal[512];
+        snprintf(refusal, sizeof refusal, "%s", latmc_last_error());
         const char *why = st == LATMC_ECORRUPT ? by_path(path, st, version2) : NULL;
         if (why != NULL) {
             printf("FAIL %s: %s\n", name, why);
@@ -192,7 +194,7 @@ static int replay(const char *dir, const char *name, int *models_seen)
                 latmc_sim_destroy(&sim);
             result = 1;
         } else {
-            printf("ok   %s: refused: %s\n", name, latmc_last_error());
+            printf("ok   %s: refused: %s\n", name, refusal);
         }
     }
     free(bytes);

@@ -1,0 +1,83 @@
+#!/bin/sh
+# CI job: a short real run of the checkpoint fuzzer (tests/fuzz/README.md).
+#
+# Builds only what the fuzzer needs -- the library's core and CPU backend sources, without
+# OpenMP and without the SIMD levels (the loader does not depend on them), with
+# AddressSanitizer + UndefinedBehaviorSanitizer and libFuzzer's coverage -- then runs
+# tests/fuzz/fuzz_checkpoint.c (structure-aware mutator) for FUZZ_SECONDS seconds (default
+# 45) on a copy of the committed corpus, with memory limits: any crash, sanitizer report,
+# leak, allocation over -malloc_limit_mb or broken invariant fails the job and leaves the
+# input in build-fuzz-ci/. About 2 minutes on 2 cores, build included.
+#
+#   sh tools/ci-fuzz.sh          (needs clang with libFuzzer: tools/install-deps.sh)
+set -eu
+cd "$(dirname "$0")/.."
+seconds=${FUZZ_SECONDS:-45}
+out=build-fuzz-ci
+cc=""
+for c in ${FUZZ_CC:-} clang-14 clang; do
+    if command -v "$c" >/dev/null 2>&1; then cc=$c; break; fi
+done
+if [ -z "$cc" ]; then
+    echo "ci-fuzz: FAIL: no clang (Debian: clang-14 libclang-rt-14-dev, tools/install-deps.sh)" >&2
+    exit 1
+fi
+start=$(date +%s)
+rm -rf "$out"
+mkdir -p "$out/obj" "$out/include/latmc" "$out/work"
+
+# latmc/version.h, as Meson would configure it.
+version=$(sed -n "s/^  version: '\([0-9.]*\)',$/\1/p" meson.build | head -n 1)
+abi=$(sed -n 's/^latmc_abi_major = \([0-9]*\)$/\1/p' meson.build)
+major=${version%%.*}
+rest=${version#*.}
+minor=${rest%%.*}
+patch=${rest#*.}
+sed -e "s/@LATMC_VERSION@/$version/" -e "s/@LATMC_VERSION_MAJOR@/$major/" \
+    -e "s/@LATMC_VERSION_MINOR@/$minor/" -e "s/@LATMC_VERSION_PATCH@/$patch/" \
+    -e "s/@LATMC_ABI_MAJOR@/$abi/" include/latmc/version.h.in >"$out/include/latmc/version.h"
+
+# The flags in a response file: they pass through xargs and sh -c unharmed.
+cat >"$out/cflags.rsp" <<EOF
+-std=c11 -O1 -g -D_POSIX_C_SOURCE=200809L -ffp-contract=off -fno-strict-aliasing
+-DLATMC_BUILDING_LIBRARY -DLATMC_MODULEDIR=\"/nonexistent\"
+-Iinclude -I$out/include -Ilib -Ibackends/cpu
+-fsanitize=address,undefined -fno-sanitize-recover=undefined
+EOF
+cflags="@$out/cflags.rsp"
+if ! echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { return 0; }' |
+        "$cc" -x c - -fsanitize=fuzzer -o "$out/probe" 2>/dev/null; then
+    echo "ci-fuzz: FAIL: $cc cannot link -fsanitize=fuzzer (Debian: libclang-rt-14-dev)" >&2
+    exit 1
+fi
+# The SIMD sources are left out: their dispatch tables are empty without LATMC_HAVE_*.
+sources=$(ls lib/*.c backends/cpu/*.c | grep -v -e '_avx2\.c$' -e '_avx512\.c$')
+jobs=$(nproc 2>/dev/null || echo 2)
+# shellcheck disable=SC2086
+printf '%s\n' $sources | xargs -P "$jobs" -I{} sh -c \
+    "$cc $cflags -fsanitize=fuzzer-no-link -c {} -o $out/obj/\$(echo {} | tr / _).o"
+# shellcheck disable=SC2086
+"$cc" $cflags -fsanitize=fuzzer tests/fuzz/fuzz_checkpoint.c "$out"/obj/*.o \
+    -o "$out/fuzz_checkpoint" -lm -ldl -lpthread
+built=$(date +%s)
+echo "ci-fuzz: built with $cc in $((built - start)) s; fuzzing for $seconds s"
+
+cp tests/fuzz/corpus/* "$out/work/"
+# malloc_limit: no input may make the loader allocate more than 256 MiB (the largest
+# corpus file is a few kB; a loader that trusts a desc asks for gigabytes).
+set +e
+ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    "$out/fuzz_checkpoint" -max_total_time="$seconds" -max_len=8192 -timeout=10 \
+    -rss_limit_mb=2048 -malloc_limit_mb=256 -print_final_stats=1 \
+    -artifact_prefix="$out/" "$out/work" >"$out/fuzz.log" 2>&1
+st=$?
+set -e
+tail -n 25 "$out/fuzz.log"
+if [ "$st" -ne 0 ]; then
+    echo "ci-fuzz: FAIL (exit $st): the input is in $out/ (crash-*, leak-*, oom-*, timeout-*);"
+    echo "ci-fuzz: reproduce with $out/fuzz_checkpoint $out/<file>"
+    exit 1
+fi
+echo "ci-fuzz: ok: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$out/fuzz.log" |
+    awk '{print $2}') inputs in $seconds s, no finding; $(($(date +%s) - start)) s in all"
