@@ -22,6 +22,9 @@ need binutils        command -v readelf
 need abigail-tools   command -v abidiff
 # SIMDe: the AVX-512 kernels are also tested on CPUs without AVX-512, emulated (kernels suite)
 need libsimde-dev    test -f /usr/include/simde/x86/avx512.h
+# clang and libFuzzer: the checkpoint fuzzer's CI run (tools/ci-fuzz.sh)
+need clang-14        command -v clang-14
+need libclang-rt-14-dev sh -c 'ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a'
 
 if [ -z "$missing" ]; then
     echo "install-deps: everything needed is installed"
