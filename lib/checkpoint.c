@@ -492,6 +492,58 @@ int latmc_sim_save_app_data(latmc_sim *sim, const char *path, const void *data, 
     return save(sim, path, &app, "latmc_sim_save_app_data");
 }
 
+/* Bytes from the start through the configuration-size field (format versions 1 and 2). */
+#define CKPT_PREFIX_BYTES (CKPT_HEADER_BYTES + 4 + 16 * 8 + 4 + LATMC_PARAM_MAX * 8 + 3 * 8 + 4 + 8)
+
+/*
+ * The size a checkpoint file must have, from its first CKPT_PREFIX_BYTES (the desc and the
+ * configuration flag) and, for version 2, its application-data size field: checked
+ * before the file is read, so that a large (or sparse) file is read only when its desc
+ * vouches for every byte. LATMC_OK with *want, or LATMC_ECORRUPT.
+ */
+static int implied_file_size(int fd, const unsigned char *prefix, const char *path,
+                             const char *fn, uint64_t *want)
+{
+    struct ckpt_reader r = { prefix, CKPT_PREFIX_BYTES, 8, false };
+    uint32_t version = ckpt_get_u32(&r);
+    if (version != CKPT_VERSION_STATE && version != CKPT_VERSION_APP_DATA)
+        return latmc_fail(LATMC_ECORRUPT, "checkpoint: format version %u; this liblatmc reads "
+                          "versions %u and %u", version, CKPT_VERSION_STATE,
+                          CKPT_VERSION_APP_DATA);
+    r.pos = CKPT_HEADER_BYTES;
+    latmc_sim_desc d, valid;
+    int64_t nsites = 0;
+    int st = read_desc(&r, &d);
+    if (st < 0)
+        return st;
+    if (latmc_desc_validate(&d, &valid, &nsites) < 0) {
+        char why[LATMC_ERRMSG_SIZE];
+        snprintf(why, sizeof why, "%s", latmc_thread_error());
+        return latmc_fail(LATMC_ECORRUPT, "checkpoint: its desc is invalid: %s", why);
+    }
+    if (ckpt_get_u32(&r) != LATMC_PARAM_MAX)
+        return corrupt("unexpected number of parameters");
+    r.pos = CKPT_PREFIX_BYTES - 12;
+    uint32_t have_config = ckpt_get_u32(&r);
+    const struct latmc_model_def *model = latmc_model_get(valid.model);
+    const uint64_t spins = have_config == 1 ? (uint64_t)nsites * (uint64_t)valid.replicas *
+                                                  model->site_bytes(&valid) : 0;
+    const uint64_t couplings = latmc_model_has_couplings(model, &valid)
+                                   ? (uint64_t)nsites * (uint64_t)valid.ndim * sizeof(float) : 0;
+    *want = CKPT_PREFIX_BYTES + spins + 8 + couplings + 8;
+    if (version == CKPT_VERSION_APP_DATA) {
+        unsigned char field[8];
+        if ((st = latmc_file_read_at(fd, field, 8, *want - 8, path, fn)) < 0)
+            return st == LATMC_ECORRUPT ? corrupt("truncated") : st;
+        struct ckpt_reader f = { field, 8, 0, false };
+        uint64_t app = ckpt_get_u64(&f);
+        if (app > CKPT_MAX_BYTES)
+            return corrupt("the application-data size does not match the file");
+        *want += 8 + app;
+    }
+    return LATMC_OK;
+}
+
 /*
  * A checkpoint file into memory. Only a regular file is read; its header must declare
  * the file's size, which must be within the format's limit, before anything of that size
@@ -523,6 +575,19 @@ static int read_checkpoint_file(const char *path, const char *fn, unsigned char 
                             "(truncated, extended or damaged)%s", fn, path,
                             (unsigned long long)file_size, (unsigned long long)declared,
                             file_size > CKPT_MAX_BYTES ? "; beyond the format's limit" : "");
+            goto done;
+        }
+    }
+    if (file_size >= CKPT_PREFIX_BYTES + 8) {
+        unsigned char prefix[CKPT_PREFIX_BYTES];
+        uint64_t want = 0;
+        if ((st = latmc_file_read_at(fd, prefix, sizeof prefix, 0, path, fn)) < 0 ||
+            (st = implied_file_size(fd, prefix, path, fn, &want)) < 0)
+            goto done;
+        if (want != file_size) {
+            st = latmc_fail(LATMC_ECORRUPT, "checkpoint: %llu bytes, where its desc implies %llu "
+                            "(truncated, extended or damaged)", (unsigned long long)file_size,
+                            (unsigned long long)want);
             goto done;
         }
     }

@@ -9,6 +9,7 @@
  *  - concurrent writers (threads of this process and other processes) saving one path in
  *    a loop while this thread loads it: every load succeeds (a reader always sees a
  *    complete file), every save succeeds, the final file loads;
+ *  - a large sparse file whose header declares its size is refused from its desc, unread;
  *  - messages name the function, the path, the system's reason and what to do.
  * Everything happens in a mkdtemp directory; device nodes are never created or written.
  *
@@ -262,6 +263,44 @@ static void messages_name_path_step_reason_and_remedy(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/* A large sparse file whose header declares its (apparent) size: the desc vouches for a
+ * few hundred bytes, so the loader refuses it from its first bytes, without allocating or
+ * reading 4 GiB. */
+static void large_sparse_file_is_not_read(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    char *path = in_dir("sparse.ckpt");
+    latmc_sim *a = new_ising(ctx, 4, 2);
+    assert_int_equal(latmc_sim_save(a, path), LATMC_OK);
+    latmc_sim_destroy(&a);
+    const uint64_t big = (uint64_t)4 << 30;
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    unsigned char size_field[8];
+    for (int i = 0; i < 8; i++)
+        size_field[i] = (unsigned char)(big >> (8 * i));
+    assert_int_equal(fseek(f, 16, SEEK_SET), 0); /* the total size (doc/checkpoints.md) */
+    assert_int_equal(fwrite(size_field, 1, 8, f), 8);
+    fclose(f);
+    if (truncate(path, (off_t)big) != 0) {
+        print_message("skipped: cannot make a sparse file here: %s\n", strerror(errno));
+    } else {
+        latmc_sim *sim = (latmc_sim *)(uintptr_t)1;
+        assert_int_equal(latmc_sim_load(ctx, path, &sim), LATMC_ECORRUPT);
+        assert_null(sim);
+        const char *msg = latmc_last_error();
+        if (strstr(msg, "desc implies") == NULL)
+            print_error("message: %s\n", msg);
+        assert_non_null(strstr(msg, "desc implies"));
+        assert_non_null(strstr(msg, path));
+    }
+    unlink(path);
+    free(path);
+    latmc_ctx_destroy(&ctx);
+}
+
 /* ---- concurrent writers ---- */
 
 #define WRITER_SAVES 25
@@ -384,6 +423,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(symlinks_are_followed_and_kept),
         cmocka_unit_test(non_regular_files_are_refused),
         cmocka_unit_test(messages_name_path_step_reason_and_remedy),
+        cmocka_unit_test(large_sparse_file_is_not_read),
         cmocka_unit_test(concurrent_writers_and_a_reader),
     };
     int failed = cmocka_run_group_tests_name("checkpoint files", tests, NULL, NULL);
