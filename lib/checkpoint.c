@@ -457,8 +457,8 @@ int latmc_sim_deserialize(latmc_ctx *ctx, const void *buf, size_t size, latmc_si
 static int save(latmc_sim *sim, const char *path, const struct app_section *app,
                 const char *fn)
 {
-    if (!path)
-        return SIM_FAIL(sim, LATMC_EINVAL, "%s: path is NULL", fn);
+    if (!path || !*path)
+        return SIM_FAIL(sim, LATMC_EINVAL, "%s: path is %s", fn, !path ? "NULL" : "empty");
     if (app->present && app->size && !app->data)
         return SIM_FAIL(sim, LATMC_EINVAL, "%s: data is NULL and size is %zu", fn, app->size);
     size_t size = 0;

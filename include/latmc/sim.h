@@ -513,8 +513,9 @@ LATMC_API int latmc_checkpoint_app_data(const char *path, void *buf, size_t capa
  * @param[out] buf      caller's buffer of `capacity` bytes, or NULL to query the size.
  * @param[in]  capacity size of buf.
  * @param[out] size     receives the checkpoint's size in bytes.
- * @return LATMC_OK; LATMC_EINVAL (sim or size NULL, capacity too small); LATMC_ENOMEM;
- *         or the backend's failure.
+ * @return LATMC_OK; LATMC_EINVAL (sim or size NULL, capacity too small); LATMC_ESTATE (no
+ *         configuration yet on a lattice of more than 65536 sites x replicas, as
+ *         latmc_sim_save()); LATMC_ENOMEM; or the backend's failure.
  * @note Not concurrently with any other call on the same sim.
  * @since 0.1
  */

@@ -152,7 +152,7 @@ static void track(void *p, const void *ret)
 
 static void untrack(void *p)
 {
-    if (!p)
+    if (!p || !lib_ranges) /* before main: ASan may not even have its mutexes yet */
         return;
     uintptr_t key = ~(uintptr_t)p;
     pthread_mutex_lock(&table_lock);
