@@ -76,20 +76,25 @@ enum latmc_init {
 
 /**
  * Parameter keys; latmc_param_name() / latmc_param_by_name() map them to names.
- * Real values are bounded by |value| <= 1e100.
+ * Each key has one valid range, a closed interval [lo, hi] the same for every model that
+ * has the key (latmc_param_bounds() returns it); integer parameters take whole numbers only.
+ * Real values are bounded by |value| <= 1e100, positive scales below by 1e-100; NaN is
+ * never valid, +inf only for lambda. phi^4 also needs g > 0, or g = 0 with mu2 > 0 (else
+ * exp(-H) is not normalisable): that rule ties two parameters, so latmc_sim_sweep()
+ * checks it (LATMC_ESTATE), not latmc_sim_set_param().
  * @since 0.1
  */
 enum latmc_param {
-    LATMC_PARAM_BETA    = 1,  /**< "beta": inverse temperature, >= 0 (not phi^4; default 0) */
-    LATMC_PARAM_J       = 2,  /**< "J": coupling (Ising, Potts; default 1) */
-    LATMC_PARAM_H       = 3,  /**< "h": external field (not phi^4; default 0) */
-    LATMC_PARAM_MU2     = 4,  /**< "mu2" (phi^4; default 0) */
-    LATMC_PARAM_G       = 5,  /**< "g" (phi^4; default 0) */
-    LATMC_PARAM_LAMBDA  = 6,  /**< "lambda" (phi^4; > 0, default +inf: 1/Lambda term off) */
-    LATMC_PARAM_EPSILON = 7,  /**< "epsilon" (phi^4 proposal half-width; > 0, default 0.5) */
-    LATMC_PARAM_NHIT    = 8,  /**< "nhit" (phi^4 hits per site per pass; 1..65535) */
-    LATMC_PARAM_NLOC    = 9,  /**< "nloc" (phi^4 passes per sweep; 1..65535) */
-    LATMC_PARAM_NOVER   = 10  /**< "nover" (Heisenberg overrelaxation passes; 0..65535) */
+    LATMC_PARAM_BETA    = 1,  /**< "beta": inverse temperature, [0, 1e100] (not phi^4; default 0) */
+    LATMC_PARAM_J       = 2,  /**< "J": coupling, [-1e100, 1e100] (Ising, Potts; default 1) */
+    LATMC_PARAM_H       = 3,  /**< "h": external field, [-1e100, 1e100] (not phi^4; default 0) */
+    LATMC_PARAM_MU2     = 4,  /**< "mu2", [-1e100, 1e100] (phi^4; default 0) */
+    LATMC_PARAM_G       = 5,  /**< "g", [0, 1e100] (phi^4; default 0) */
+    LATMC_PARAM_LAMBDA  = 6,  /**< "lambda", [1e-100, +inf] (phi^4; default +inf: 1/Lambda term off) */
+    LATMC_PARAM_EPSILON = 7,  /**< "epsilon" (phi^4 proposal half-width; [1e-100, 1e100], default 0.5) */
+    LATMC_PARAM_NHIT    = 8,  /**< "nhit" (phi^4 hits per site per pass; integer, [1, 65535]) */
+    LATMC_PARAM_NLOC    = 9,  /**< "nloc" (phi^4 passes per sweep; integer, [1, 65535]) */
+    LATMC_PARAM_NOVER   = 10  /**< "nover" (Heisenberg overrelaxation passes; integer, [0, 65535]) */
 };
 
 /** Observable keys: values per site, accumulated in double. @since 0.1 */
@@ -192,12 +197,13 @@ LATMC_API int latmc_sim_get_desc(const latmc_sim *sim, latmc_sim_desc *out);
 LATMC_API const char *latmc_sim_backend_name(const latmc_sim *sim);
 
 /**
- * Set a model parameter (enum latmc_param). Values must be finite (lambda may be +inf);
- * beta >= 0; |value| <= 1e100; other ranges as listed in enum latmc_param.
+ * Set a model parameter (enum latmc_param). The value must lie in the key's range
+ * (latmc_param_bounds(), listed in enum latmc_param); on failure the old value stays.
  * @param[in,out] sim   the sim.
  * @param[in]     key   enum latmc_param.
  * @param[in]     value the new value.
- * @return LATMC_OK; LATMC_EINVAL (sim NULL, unknown key, NaN, inf, out of range);
+ * @return LATMC_OK; LATMC_EINVAL (sim NULL, unknown key, NaN, out of range, not a whole
+ *         number for an integer key: the message names the range);
  *         LATMC_EUNSUPPORTED (the parameter does not belong to the sim's model).
  * @note Not concurrently with any other call on the same sim.
  * @since 0.1
@@ -226,6 +232,23 @@ LATMC_API int latmc_sim_get_param(const latmc_sim *sim, int key, double *value);
  * @since 0.1
  */
 LATMC_API int latmc_param_by_name(const char *name, int *key);
+
+/**
+ * The valid range of a parameter of a model, as zstd's ZSTD_cParam_getBounds: every value
+ * v with lo <= v <= hi is accepted by latmc_sim_set_param() (both ends closed; integer
+ * keys nhit, nloc, nover take whole numbers only; lambda's hi is +inf, which is valid and
+ * switches its term off). The ranges do not depend on the desc. phi^4's rule between g and
+ * mu2 (enum latmc_param) is not a range and is checked by latmc_sim_sweep().
+ * @param[in]  model enum latmc_model.
+ * @param[in]  key   enum latmc_param.
+ * @param[out] lo    receives the smallest valid value.
+ * @param[out] hi    receives the largest valid value.
+ * @return LATMC_OK; LATMC_EINVAL (lo or hi NULL, unknown model or key); LATMC_EUNSUPPORTED
+ *         (the key does not belong to the model). On failure *lo and *hi are unchanged.
+ * @note Thread-safe.
+ * @since 0.2
+ */
+LATMC_API int latmc_param_bounds(int model, int key, double *lo, double *hi);
 
 /**
  * Name of a parameter key, or NULL for an unknown key.
