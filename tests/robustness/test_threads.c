@@ -167,6 +167,11 @@ static void different_sims_at_once(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+static void *noop_thread(void *arg)
+{
+    return arg;
+}
+
 static void *status_in_thread(void *arg)
 {
     *(const char **)arg = latmc_ctx_backend_status(NULL, LATMC_DEVICE_CPU);
@@ -181,6 +186,11 @@ static void backend_status_outlives_thread(void **state)
     assert_int_equal(pthread_create(&t, NULL, status_in_thread, &from_thread), 0);
     assert_int_equal(pthread_join(t, NULL), 0);
     assert_non_null(from_thread);
+    /* Start another thread: glibc hands it the cached stack (and thread-local storage) of
+     * the one that exited and zeroes that storage, so a thread's buffer would now read "". */
+    const char *unused = NULL;
+    assert_int_equal(pthread_create(&t, NULL, noop_thread, &unused), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
     /* The thread is gone; its string must still read as the line, unchanged. */
     const char *here = latmc_ctx_backend_status(NULL, LATMC_DEVICE_CPU);
     assert_non_null(strstr(from_thread, "built in"));
