@@ -116,14 +116,16 @@ int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out
         /* AUTO means "the best backend for this sim": one without kernels for the model
          * does not qualify. The CPU has only device 0, so a device_index meant for the GPU
          * cannot move to it. */
-        latmc_log(ctx, LATMC_LOG_INFO, "device AUTO: using the CPU (%s)", latmc_thread_error());
         sim->ops = ops = &latmc_cpu_backend_ops;
-        if (d.device_index != 0)
+        if (d.device_index != 0) {
             st = latmc_fail(LATMC_ENODEV, "desc.device_index = %d with device AUTO: the %s "
                             "model runs on the CPU, which has only device 0", d.device_index,
                             model->name);
-        else
+        } else {
+            latmc_log(ctx, LATMC_LOG_INFO, "device AUTO: using the CPU (%s)",
+                      latmc_thread_error());
             BACKEND_CALL(st, sim, "create", ops->create(sim));
+        }
     }
     if (st < 0) {
         latmc_log(ctx, failure_log_level(st), "%s", latmc_thread_error());
