@@ -10,14 +10,15 @@ Where the library is looked for, first match wins:
 
 1. the environment variable ``LATMC_LIBRARY`` (a path to ``liblatmc.so.1``), for
    developers running the package from a build tree;
-2. ``latmc/_lib/liblatmc.so.1`` inside the installed package (``pip install .`` puts it
-   there);
+2. ``latmc/_native/liblatmc.so.1*`` inside the installed package (``pip install .`` puts
+   it there, the CUDA module beside it in ``latmc-1/``);
 3. the system's ``liblatmc.so.1`` (a ``meson install``), through the dynamic loader.
 """
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import glob
 import os
 from ctypes import (CFUNCTYPE, POINTER, c_char, c_char_p, c_double, c_int, c_int64,
                     c_size_t, c_uint32, c_uint64, c_void_p)
@@ -167,8 +168,9 @@ def _candidates() -> list:
     env = os.environ.get("LATMC_LIBRARY")
     if env:
         return [env]
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_lib", _SONAME)
-    found = [here] if os.path.exists(here) else []
+    # A wheel holds no symbolic links: the package has liblatmc.so.1.<minor>.<patch> only.
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_native")
+    found = sorted(glob.glob(os.path.join(here, _SONAME + "*")), key=len)
     found.append(_SONAME)  # the dynamic loader's search (a system-wide meson install)
     name = ctypes.util.find_library("latmc")
     if name:
