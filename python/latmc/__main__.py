@@ -3,7 +3,8 @@
 With no arguments: the 2D Ising model at the critical temperature on a 128x128 lattice
 (10000 thermalization sweeps, 230000 measured, every 10th measured), printing energy,
 magnetisation moments, Binder cumulant, susceptibility and specific heat with errors and
-autocorrelation times, and the exact energy and specific heat of that lattice. Options
+autocorrelation times, and the exact energy and specific heat of that lattice
+(``--quick``: the same job with 1000 + 10000 sweeps). Options
 choose another job (``python -m latmc --help``); bad arguments exit with status 2, library
 failures with 1, as the C program does.
 """
@@ -20,6 +21,8 @@ DEMO_L, DEMO_THERM, DEMO_SWEEPS, DEMO_EVERY = 128, 10000, 230000, 10
 # (Kaufman 1949), the values the C program prints next to its results.
 DEMO_EXACT_E, DEMO_EXACT_C = -1.4190762721, 2.5363313351
 ISING2D_BETA_C = 0.44068679350977151262
+# --quick: the default job, shortened (for checks such as tools/ci-python.sh).
+QUICK_THERM, QUICK_SWEEPS = 1000, 10000
 DEFAULT_L = {"ising": 32, "potts": 32, "phi4": 16, "heisenberg": 8}
 
 
@@ -50,6 +53,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", default=None, help="write the time series to this CSV file")
     p.add_argument("--progress", action="store_true", help="show a progress bar")
     p.add_argument("--devices", action="store_true", help="list devices and backends, exit")
+    p.add_argument("--quick", action="store_true",
+                   help="the default job with %d + %d sweeps (a check that it runs)"
+                        % (QUICK_THERM, QUICK_SWEEPS))
     return p
 
 
@@ -85,6 +91,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     if demo:
         shape = (DEMO_L, DEMO_L)
         therm, sweeps, every, beta = DEMO_THERM, DEMO_SWEEPS, DEMO_EVERY, ISING2D_BETA_C
+        if args.quick:
+            therm, sweeps = QUICK_THERM, QUICK_SWEEPS
     else:
         shape = _shape(args.size, dim, DEFAULT_L[model])
         therm = args.therm if args.therm is not None else 1000
