@@ -1,6 +1,7 @@
 /* The C side of python/bench/overhead.py: the same loops the Python layer runs, timed.
  * usage: loop sweep L N THREADS   -> ns per latmc_sim_sweep(sim, 1) call
  *        loop series L N THREADS  -> s for N x (sweep 1 + energy, |m|, m^2, m^4) */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

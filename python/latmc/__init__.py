@@ -19,7 +19,7 @@ from .errors import (BackendError, Cancelled, ClosedError, CorruptFile, DeviceEr
                      FileError, InvalidArgument, NoDevice, OutOfMemory, StateError,
                      Unsupported)
 from .params import ALGORITHMS, MODELS, OBSERVABLES, PARAMETERS, param_bounds
-from .series import Series, series
+from .timeseries import Series, series
 from .sim import Sim, deserialize, load
 from . import gpu as _gpu  # noqa: F401  (adds Sim.to_cupy)
 

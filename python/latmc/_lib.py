@@ -206,6 +206,30 @@ lib = _load()
 path: Optional[str] = getattr(lib, "_name", None)
 
 
+def _load_series_helper() -> Optional[ctypes.CDLL]:
+    """python/latmc_series.c, built beside liblatmc by pip install . (or in a build tree's
+    python/ next to LATMC_LIBRARY); None when absent: latmc.series then loops in Python."""
+    dirs = []
+    env = os.environ.get("LATMC_LIBRARY")
+    if env:
+        d = os.path.dirname(os.path.abspath(env))
+        dirs += [os.path.join(d, "python"), d]
+    dirs.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "_native"))
+    for d in dirs:
+        p = os.path.join(d, "liblatmc_series.so")
+        if os.path.exists(p):
+            h = ctypes.CDLL(p)
+            f = h.latmc_py_series
+            f.restype = c_int
+            f.argtypes = [c_void_p, c_void_p, c_void_p, c_uint64, c_uint64, c_void_p, c_int,
+                          c_void_p, POINTER(c_uint64)]
+            return h
+    return None
+
+
+series_helper = _load_series_helper()
+
+
 def text(b: Optional[bytes]) -> str:
     """A C string from the library as str ('' for NULL)."""
     return b.decode("utf-8", "replace") if b else ""

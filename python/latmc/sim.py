@@ -18,6 +18,8 @@ _SWEEP = _L.latmc_sim_sweep
 _OBSERVABLE = _L.latmc_sim_observable
 
 PathLike = Union[str, bytes, "os.PathLike[str]"]
+_U64 = {i: ctypes.c_uint64(i) for i in range(1025)}
+_OBS_KEYS = {name: ctypes.c_int(key) for name, key in OBSERVABLES.items()}
 
 
 class Sim:
@@ -227,10 +229,15 @@ class Sim:
 
     def sweep(self, n: int = 1) -> None:
         """Perform ``n`` sweeps (every site offered one update per sweep)."""
-        if n < 0:
-            raise InvalidArgument("number of sweeps must be >= 0, got %d" % n)
+        # ctypes converts a Python int to uint64_t slowly (about 0.4 us): small counts use
+        # ready-made c_uint64 objects.
+        u = _U64.get(n)
+        if u is None:
+            if not 0 <= n < 2**64:
+                raise InvalidArgument("number of sweeps must be in [0, 2^64), got %r" % (n,))
+            u = ctypes.c_uint64(n)
         # A closed sim passes NULL, which the library refuses: no extra check on this path.
-        st = _SWEEP(self._h, n)
+        st = _SWEEP(self._h, u)
         if st:
             self._fail(st)
 
@@ -254,7 +261,7 @@ class Sim:
         """One observable of the current configuration, per site: "energy",
         "magnetization", "abs_magnetization", "m2", "m4", "phi2", "acceptance",
         "overlap2" (latmc.OBSERVABLES)."""
-        key = OBSERVABLES.get(name) if isinstance(name, str) else None
+        key = _OBS_KEYS.get(name)  # ready-made c_int, as for sweep()
         if key is None:
             key = observable_key(name)
         st = _OBSERVABLE(self._h, key, self._value_ref)
@@ -396,7 +403,7 @@ class Sim:
         # pickling (multiprocessing) goes through the checkpoint bytes
         return (deserialize, (self.serialize(),))
 
-    # series() and to_cupy() are defined in series.py and gpu.py
+    # series() and to_cupy() are defined in timeseries.py and gpu.py
 
 
 def load(path: PathLike, context: Optional[Context] = None) -> Sim:

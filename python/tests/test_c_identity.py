@@ -69,8 +69,14 @@ def test_chain_and_checkpoint_bit_identical_to_c(name, build_c, tmp_path):
         assert again.serialize() == c_ckpt
 
 
-def test_series_is_the_hand_driven_chain():
-    """sim.series() measures exactly what sweep(every) + observable() by hand would."""
+@pytest.mark.parametrize("in_c", [True, False])
+def test_series_is_the_hand_driven_chain(in_c, monkeypatch):
+    """sim.series() measures exactly what sweep(every) + observable() by hand would, through
+    the C helper (python/latmc_series.c) and through the Python loop alike."""
+    import latmc.timeseries
+    if in_c and latmc._lib.series_helper is None:
+        pytest.skip("no series helper next to this liblatmc (a build tree without it)")
+    monkeypatch.setattr(latmc.timeseries, "use_helper", in_c)
     kw = dict(beta=0.42, seed=21, device="cpu")
     with latmc.Sim("ising", (8, 8), **kw) as a, latmc.Sim("ising", (8, 8), **kw) as b:
         names = ["energy", "m2", "abs_magnetization"]

@@ -24,6 +24,7 @@ def test_package_and_library_come_from_the_venv():
     assert lib.parent == pkg / "_native", lib
     assert "LATMC_LIBRARY" not in os.environ
     assert (pkg / "py.typed").exists()
+    assert latmc._lib.series_helper is not None  # the wheel carries the series helper
 
 
 def test_import_in_a_clean_interpreter():
