@@ -1,5 +1,6 @@
 /* The C side of python/bench/overhead.py: the same loops the Python layer runs, timed.
  * usage: loop sweep L N THREADS   -> ns per latmc_sim_sweep(sim, 1) call
+ *        loop sweep0 L N THREADS  -> ns per latmc_sim_sweep(sim, 0) call (the call alone)
  *        loop series L N THREADS  -> s for N x (sweep 1 + energy, |m|, m^2, m^4) */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
@@ -42,9 +43,10 @@ int main(int argc, char **argv)
                                  LATMC_OBS_M4 };
     double *out = malloc(sizeof(double) * 4 * (size_t)n);
     double t0 = now();
-    if (strcmp(argv[1], "sweep") == 0) {
+    if (strcmp(argv[1], "sweep") == 0 || strcmp(argv[1], "sweep0") == 0) {
+        uint64_t k = strcmp(argv[1], "sweep") == 0;
         for (long i = 0; i < n; i++)
-            if (latmc_sim_sweep(sim, 1))
+            if (latmc_sim_sweep(sim, k))
                 return 1;
         printf("%.3f\n", (now() - t0) / (double)n * 1e9);
     } else {

@@ -4,6 +4,7 @@
 Compiles loop.c (beside this file) with the system cc against the liblatmc the package
 loaded, then times, alternating C and Python runs and keeping each side's best:
 
+0. ``sim.sweep(0)`` (a no-op sweep: the cost of the call itself) against the C loop;
 1. ``sim.sweep(1)`` in a loop on an L x L Ising lattice (default 16x16) against the C loop
    of ``latmc_sim_sweep(sim, 1)``: the difference is the Python cost per call (goal: < 2 us);
 2. a time series of N measurements (default 1e5; each one sweep plus energy, |m|, m^2,
@@ -47,14 +48,14 @@ def c_run(exe: Path, mode: str, L: int, n: int, threads: int) -> float:
     return float(out)
 
 
-def py_sweep(L: int, n: int, threads: int) -> float:
+def py_sweep(L: int, n: int, threads: int, k: int = 1) -> float:
     with latmc.Sim("ising", (L, L), beta=0.4406868, algorithm="metropolis", device="cpu",
                    seed=1, threads=threads) as sim:
         sim.sweep(1000)
         sweep = sim.sweep
         t0 = time.perf_counter()
         for _ in range(n):
-            sweep(1)
+            sweep(k)
         return (time.perf_counter() - t0) / n * 1e9
 
 
@@ -74,19 +75,24 @@ def main() -> None:
     p.add_argument("--series-L", type=int, default=16)
     p.add_argument("--series-n", type=int, default=100000)
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--repeat", type=int, default=7)
     a = p.parse_args()
     print("liblatmc %s (%s), Python %s, %s, load %s" % (
         latmc.library_version(), latmc.library_path(), platform.python_version(),
         platform.processor() or platform.machine(), os.getloadavg()))
     with tempfile.TemporaryDirectory() as d:
         exe = build(Path(d))
-        cs, ps, cser, pser = [], [], [], []
+        cs, ps, cser, pser, c0, p0 = [], [], [], [], [], []
         for _ in range(a.repeat):
+            c0.append(c_run(exe, "sweep0", a.L, a.n, a.threads))
+            p0.append(py_sweep(a.L, a.n, a.threads, 0))
             cs.append(c_run(exe, "sweep", a.L, a.n, a.threads))
             ps.append(py_sweep(a.L, a.n, a.threads))
             cser.append(c_run(exe, "series", a.series_L, a.series_n, a.threads))
             pser.append(py_series(a.series_L, a.series_n, a.threads))
+    c, py = min(c0), min(p0)
+    print("sweep(0), the call alone: C %.0f ns/call, Python %.0f ns/call -> Python layer "
+          "%.2f us/call" % (c, py, (py - c) / 1e3))
     c, py = min(cs), min(ps)
     print("sweep(1) on %dx%d, %d threads: C %.0f ns/call, Python %.0f ns/call -> Python "
           "overhead %.2f us/call (goal < 2 us)" % (a.L, a.L, a.threads, c, py, (py - c) / 1e3))
