@@ -21,7 +21,7 @@ from .errors import (BackendError, Cancelled, ClosedError, CorruptFile, DeviceEr
 from .params import ALGORITHMS, MODELS, OBSERVABLES, PARAMETERS, param_bounds
 from .timeseries import Series, series
 from .sim import Sim, deserialize, load
-from . import gpu as _gpu  # noqa: F401  (adds Sim.to_cupy)
+from . import gpu  # noqa: F401  (latmc.gpu.to_cupy, to_torch)
 
 __version__ = "0.1.0"
 

@@ -94,7 +94,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.quick:
             therm, sweeps = QUICK_THERM, QUICK_SWEEPS
     else:
-        shape = _shape(args.size, dim, DEFAULT_L[model])
+        try:
+            shape = _shape(args.size, dim, DEFAULT_L[model])
+        except ValueError:
+            _parser().error("-L needs L or LxxLy[xLz] (positive integers), got %r" % args.size)
         therm = args.therm if args.therm is not None else 1000
         sweeps = args.sweeps if args.sweeps is not None else 10000
         every = args.every if args.every is not None else 1

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import InvalidArgument
 from .sim import Sim
 
 
@@ -40,12 +39,3 @@ def to_torch(sim: Sim, device: Any = None) -> Any:
         device = "cuda:%d" % _device_index(sim) if sim.backend == "cuda" else "cpu"
     t = torch.from_numpy(sim.spins)
     return t.to(device)
-
-
-def _check(sim: Sim) -> None:
-    if sim.closed:
-        raise InvalidArgument("the sim is closed")
-
-
-Sim.to_cupy = to_cupy  # type: ignore[attr-defined]
-Sim.to_torch = to_torch  # type: ignore[attr-defined]

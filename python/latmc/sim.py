@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-from typing import Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -12,6 +12,9 @@ from .devices import Context, DEVICES, default_context, device_code
 from .errors import ClosedError, InvalidArgument, check, error_for, last_error
 from .params import (ALGORITHMS, COUPLINGS, INITS, MODELS, OBSERVABLES, PRECISIONS, Params,
                      enum_code, enum_name, observable_key)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .timeseries import Series
 
 _L = _lib.lib
 _SWEEP = _L.latmc_sim_sweep
@@ -403,7 +406,26 @@ class Sim:
         # pickling (multiprocessing) goes through the checkpoint bytes
         return (deserialize, (self.serialize(),))
 
-    # series() and to_cupy() are defined in timeseries.py and gpu.py
+    # -- time series and GPU arrays (timeseries.py, gpu.py) ----------------------------
+    def series(self, n: int, every: int = 1,
+               observables: Sequence[Union[str, int]] = ("energy", "abs_magnetization",
+                                                         "m2", "m4"),
+               therm: int = 0, progress: bool = False, block: int = 4096) -> "Series":
+        """Thermalise ``therm`` sweeps, then measure ``n`` times, ``every`` sweeps apart,
+        into a :class:`latmc.Series` (see :func:`latmc.series`)."""
+        from .timeseries import series
+        return series(self, n, every, observables, therm, progress, block)
+
+    def to_cupy(self) -> Any:
+        """The configuration as a new cupy array on the sim's GPU: a copy
+        (see :func:`latmc.gpu.to_cupy`)."""
+        from .gpu import to_cupy
+        return to_cupy(self)
+
+    def to_torch(self, device: Any = None) -> Any:
+        """The configuration as a new torch tensor: a copy (see :func:`latmc.gpu.to_torch`)."""
+        from .gpu import to_torch
+        return to_torch(self, device)
 
 
 def load(path: PathLike, context: Optional[Context] = None) -> Sim:

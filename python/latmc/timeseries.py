@@ -225,13 +225,3 @@ def _series_in_c(sim: Sim, h, every: int, keys: List[int], out: np.ndarray, bloc
             sim._fail(st)
         at += m
         bar.update(m)
-
-
-def _sim_series(self: Sim, n: int, every: int = 1,
-                observables: Sequence[Union[str, int]] = DEFAULT_OBSERVABLES,
-                therm: int = 0, progress: bool = False, block: int = 4096) -> Series:
-    return series(self, n, every, observables, therm, progress, block)
-
-
-_sim_series.__doc__ = series.__doc__
-Sim.series = _sim_series  # type: ignore[attr-defined]
