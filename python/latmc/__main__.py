@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 # The default demo of examples/latmc (cli_options.h): 2D Ising at beta_c.
 DEMO_L, DEMO_THERM, DEMO_SWEEPS, DEMO_EVERY = 128, 10000, 230000, 10
@@ -102,7 +102,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         sweeps = args.sweeps if args.sweeps is not None else 10000
         every = args.every if args.every is not None else 1
         beta = args.beta
-    params = {}
+    params: Dict[str, Any] = {}
     for kv in args.param:
         if "=" not in kv:
             _parser().error("--param needs NAME=VALUE, got %r" % kv)
@@ -176,10 +176,11 @@ def _report(latmc, sim, ser, demo, therm, sweeps, every, wall, acc_counts) -> No
         except latmc.Error as e:
             print("  (specific heat: %s)" % e)
     if demo:
-        e, ee = summary["energy"]["mean"], summary["energy"]["error"]
+        e_mean, e_err = summary["energy"]["mean"], summary["energy"]["error"]
         print()
         print("  exact (Kaufman 1949, 128x128): energy %.10f (%+.1f sigma), specific heat %.10f"
-              % (DEMO_EXACT_E, (e - DEMO_EXACT_E) / ee if ee > 0 else 0.0, DEMO_EXACT_C))
+              % (DEMO_EXACT_E, (e_mean - DEMO_EXACT_E) / e_err if e_err > 0 else 0.0,
+                 DEMO_EXACT_C))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ctypes
 import threading
 from dataclasses import dataclass
-from typing import Callable, List, Optional
+from typing import Any, Callable, List, Optional
 
 from . import _lib
 from .errors import ClosedError, check_global
@@ -53,7 +53,7 @@ class Context:
         h = ctypes.c_void_p()
         check_global(_lib.lib.latmc_ctx_create(ctypes.byref(h)))
         self._h: Optional[ctypes.c_void_p] = h
-        self._log_fn = None  # keeps the ctypes callback alive while installed
+        self._log_fn: Any = None  # keeps the ctypes callback alive while installed
 
     @property
     def handle(self) -> ctypes.c_void_p:
@@ -127,7 +127,7 @@ class Context:
 
     def devices(self) -> List[DeviceInfo]:
         """Every usable device: the CPU, then each GPU (none when CUDA is unusable)."""
-        out = []
+        out: List[DeviceInfo] = []
         for kind in ("cpu", "cuda"):
             try:
                 n = self.device_count(kind)

@@ -264,7 +264,7 @@ class Sim:
         """One observable of the current configuration, per site: "energy",
         "magnetization", "abs_magnetization", "m2", "m4", "phi2", "acceptance",
         "overlap2" (latmc.OBSERVABLES)."""
-        key = _OBS_KEYS.get(name)  # ready-made c_int, as for sweep()
+        key: Any = _OBS_KEYS.get(name) if isinstance(name, str) else None  # a ready c_int
         if key is None:
             key = observable_key(name)
         st = _OBSERVABLE(self._h, key, self._value_ref)

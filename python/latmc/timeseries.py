@@ -210,6 +210,7 @@ def _series_in_c(sim: Sim, h, every: int, keys: List[int], out: np.ndarray, bloc
     """The measurement loop as one call of latmc_py_series (python/latmc_series.c) per
     block: the same public-API calls in the same order as the Python loop."""
     n, k = out.shape
+    assert _lib.series_helper is not None
     fn = _lib.series_helper.latmc_py_series
     sweep_addr = ctypes.cast(_L.latmc_sim_sweep, ctypes.c_void_p)
     obs_addr = ctypes.cast(_L.latmc_sim_observable, ctypes.c_void_p)

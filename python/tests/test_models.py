@@ -49,6 +49,7 @@ def test_create_sweep_measure(name):
         for o in obs:
             v = sim.observable(o)
             assert math.isfinite(v), (o, v)
+            assert sim.observable(latmc.OBSERVABLES[o]) == v  # by key too
         spins = sim.spins
         assert spins.dtype == dtype and spins.shape == shape
         assert sim.backend == "cpu"
