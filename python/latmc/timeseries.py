@@ -49,6 +49,7 @@ class Series:
         self.volume = volume
         self.every = every
         self.first_sweep = first_sweep
+        self._acc: Optional[Accumulator] = None
 
     def __getitem__(self, name: str) -> np.ndarray:
         try:
@@ -67,8 +68,11 @@ class Series:
         return Accumulator.from_array(self.data, self.names)
 
     def _with(self, method: str, *args):
-        with self.accumulator() as a:
-            return getattr(a, method)(*args)
+        # one accumulator for all the statistics of this series (filled on first use;
+        # data is treated as read-only from then on)
+        if self._acc is None:
+            self._acc = self.accumulator()
+        return getattr(self._acc, method)(*args)
 
     def mean(self, name: str) -> float:
         return self._with("mean", name)
@@ -96,8 +100,7 @@ class Series:
 
     def summary(self) -> Dict[str, Dict[str, float]]:
         """mean, error and tau_int of every column."""
-        with self.accumulator() as a:
-            return {n: a.summary(n) for n in self.names}
+        return {n: self._with("summary", n) for n in self.names}
 
 
 class _Progress:
