@@ -22,6 +22,10 @@ need binutils        command -v readelf
 need abigail-tools   command -v abidiff
 # SIMDe: the AVX-512 kernels are also tested on CPUs without AVX-512, emulated (kernels suite)
 need libsimde-dev    test -f /usr/include/simde/x86/avx512.h
+# The Python package (tools/ci-python.sh): a venv with pip in it
+need python3         command -v python3
+need python3-venv    sh -c 'd=$(mktemp -d) && python3 -m venv "$d/v"; r=$?; rm -rf "$d"; exit $r'
+need python3-pip     python3 -m pip --version
 
 if [ -z "$missing" ]; then
     echo "install-deps: everything needed is installed"

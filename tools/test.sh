@@ -42,5 +42,7 @@ UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
     run_tests build-asan --timeout-multiplier 4
 
 sh tools/ci-tsan.sh || { status=1; failed=$((failed + 1)); }
+sh tools/ci-python.sh || status=$?   # the Python package (pip install ., pytest)
+
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 exit "$status"
