@@ -69,34 +69,36 @@ int checkpoint_load_measurements(const char *path, const latmc_sim *sim, uint64_
         free(blob);
         return EXIT_LIBRARY;
     }
-    char want[256];
-    int head = state_line(want, sizeof want, obs, therm, every);
     const unsigned char *nl = memchr(blob, '\n', size < 256 ? size : 256);
-    int st = 0;
+    latmc_acc *acc = NULL;
     if (nl == NULL || strncmp((const char *)blob, STATE_FORMAT " ", sizeof STATE_FORMAT) != 0) {
+        free(blob);
         failure_set(f, LATMC_ECORRUPT, "its measurements are not in a format this latmc reads",
                     "--resume: reading '%s'", path);
-        st = EXIT_LIBRARY;
-    } else if (head < 0 || (size_t)(nl - blob + 1) != (size_t)head ||
-               memcmp(blob, want, (size_t)head) != 0) {
+        return EXIT_LIBRARY;
+    }
+    rc = latmc_acc_deserialize(nl + 1, size - (size_t)(nl + 1 - blob), &acc);
+    if (rc != LATMC_OK) {
+        free(blob);
+        failure_set(f, rc, latmc_last_error(), "--resume: reading the measurements in '%s'",
+                    path);
+        return EXIT_LIBRARY;
+    }
+    /* Measurements made are placed by --therm and --every: they must be this run's.
+     * Before the first one (e.g. a thermalization stopped early) any will do. */
+    char want[256];
+    int head = state_line(want, sizeof want, obs, therm, every);
+    if (latmc_acc_count(acc) > 0 &&
+        (head < 0 || (size_t)(nl - blob + 1) != (size_t)head || memcmp(blob, want, (size_t)head) != 0)) {
         cli_usage_error("--resume %s: the checkpoint's measurements were made with '%.*s', "
                         "this command line asks for '%.*s' (give the --therm and --every of "
                         "the run that wrote it)", path, (int)(nl - blob), (const char *)blob,
                         head > 0 ? head - 1 : 0, want);
-        st = EXIT_USAGE;
-    }
-    latmc_acc *acc = NULL;
-    if (st == 0) {
-        rc = latmc_acc_deserialize(nl + 1, size - (size_t)(nl + 1 - blob), &acc);
-        if (rc != LATMC_OK) {
-            failure_set(f, rc, latmc_last_error(), "--resume: reading the measurements in "
-                        "'%s'", path);
-            st = EXIT_LIBRARY;
-        }
+        free(blob);
+        latmc_acc_destroy(&acc);
+        return EXIT_USAGE;
     }
     free(blob);
-    if (st != 0)
-        return st;
     uint64_t sweeps = 0;
     latmc_sim_sweep_count(sim, &sweeps);
     uint64_t rows = sweeps > therm ? (sweeps - therm) / every : 0;

@@ -118,7 +118,8 @@ static void report_unknown(int argc, char **argv)
         n = sizeof name - 1;
     memcpy(name, o, n);
     name[n] = '\0';
-    if (optopt == 'q' || optopt == 'v' || optopt == 'h' || optopt == 'V') {
+    if (optopt == 'q' || optopt == 'v' || optopt == 'h' || optopt == 'V' ||
+        optopt == OPT_STRICT) {
         /* getopt_long matched a flag spelled --flag=value (optopt is the flag's value) */
         cli_usage_error("option '%s' takes no value", name);
     } else if (optopt != 0) {

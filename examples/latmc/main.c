@@ -80,8 +80,8 @@ static int prepare(latmc_ctx *ctx, const struct cli_options *opt, latmc_sim **si
     setup_notes(*sim, opt);
     if (observables_setup(obs, *sim, f) != LATMC_OK)
         return EXIT_LIBRARY;
-    if (opt->resume_path != NULL && setup_resume_series(*sim, opt, obs, f) != LATMC_OK)
-        return EXIT_LIBRARY;
+    if (opt->resume_path != NULL)
+        return setup_resume_series(*sim, opt, obs, f);
     return 0;
 }
 

@@ -1,4 +1,5 @@
 /* latmc front end — output paths and writing files aside (see outfile.h). */
+#define _XOPEN_SOURCE 700 /* realpath */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
