@@ -1,11 +1,9 @@
 /* latmc front end — output paths and writing files aside (see outfile.h). */
-#define _XOPEN_SOURCE 700 /* realpath */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +34,35 @@ static void dir_of(const char *path, char *dir, size_t size)
         snprintf(dir, size, "%.*s", (int)(slash - path), path);
 }
 
+/* Follow o->real while it is a symbolic link, also to a target that does not exist yet
+ * (the file is then created there). A relative target is relative to the link's
+ * directory. False on a loop (more than 40 links) or an unreadable link. */
+static bool resolve_links(struct outfile *o)
+{
+    for (int depth = 0; depth < 40; depth++) {
+        struct stat sb;
+        if (lstat(o->real, &sb) != 0 || !S_ISLNK(sb.st_mode))
+            return true;
+        char target[OUTFILE_MAX_PATH + 1];
+        ssize_t n = readlink(o->real, target, sizeof target - 1);
+        if (n <= 0 || (size_t)n >= sizeof target - 1)
+            return false;
+        target[n] = '\0';
+        char next[2 * OUTFILE_MAX_PATH + 2];
+        if (target[0] == '/') {
+            snprintf(next, sizeof next, "%s", target);
+        } else {
+            char dir[OUTFILE_MAX_PATH + 1];
+            dir_of(o->real, dir, sizeof dir);
+            snprintf(next, sizeof next, "%s/%s", dir, target);
+        }
+        if (strlen(next) > OUTFILE_MAX_PATH)
+            return false;
+        snprintf(o->real, sizeof o->real, "%s", next);
+    }
+    return false;
+}
+
 bool outfile_check(struct outfile *o, const char *option, const char *arg, bool allow_stdout)
 {
     memset(o, 0, sizeof *o);
@@ -54,20 +81,12 @@ bool outfile_check(struct outfile *o, const char *option, const char *arg, bool 
         return false;
     }
     snprintf(o->real, sizeof o->real, "%s", arg);
-    struct stat sb;
-    if (lstat(arg, &sb) == 0 && S_ISLNK(sb.st_mode)) {
-        char buf[PATH_MAX];
-        if (realpath(arg, buf) == NULL) {
-            cli_usage_error("%s: '%s' is a symbolic link whose target cannot be resolved: %s",
-                            option, arg, strerror(errno));
-            return false;
-        }
-        if (strlen(buf) > OUTFILE_MAX_PATH) {
-            cli_usage_error("%s: path too long", option);
-            return false;
-        }
-        snprintf(o->real, sizeof o->real, "%s", buf);
+    if (!resolve_links(o)) {
+        cli_usage_error("%s: '%s': too many levels of symbolic links, or a link that cannot "
+                        "be read", option, arg);
+        return false;
     }
+    struct stat sb;
     if (stat(o->real, &sb) == 0 && !S_ISREG(sb.st_mode)) {
         cli_usage_error("%s: '%s' is %s: latmc writes regular files only (and never "
                         "replaces anything else)%s", option, arg, kind_of(sb.st_mode),

@@ -30,6 +30,7 @@ struct loop {
     uint64_t chunk;     /* sweeps per call, adapted to CHUNK_TARGET_S */
     uint64_t next_save; /* sweep count of the next periodic checkpoint; UINT64_MAX: none */
     double t_flush;     /* when the --csv stream was last flushed */
+    unsigned failed_in_a_row; /* periodic checkpoints failed since the last good one */
 };
 
 /* n sweeps (tuning epsilon if asked and thermalizing), timed; adapts the chunk size. */
@@ -74,9 +75,20 @@ static int maybe_save(struct loop *lp)
         return LATMC_OK;
     uint64_t every = lp->plan->checkpoint_every;
     lp->next_save = (lp->s / every + 1) * every;
-    if (save(lp) == LATMC_OK)
+    if (save(lp) == LATMC_OK) {
+        if (lp->failed_in_a_row > 0) {
+            progress_clear(lp->pg);
+            fprintf(stderr, "latmc: checkpoint at sweep %llu written again (after %u failed "
+                    "tries)\n", (unsigned long long)lp->s, lp->failed_in_a_row);
+        }
+        lp->failed_in_a_row = 0;
         return LATMC_OK;
+    }
     lp->st->checkpoint_failures++;
+    /* the first failure of a streak in full; the rest only counted (they come every
+     * checkpoint_every sweeps, which may be many per second) */
+    if (lp->failed_in_a_row++ > 0 && !lp->plan->stop_on_checkpoint_failure)
+        return LATMC_OK;
     progress_clear(lp->pg);
     fprintf(stderr, "latmc: warning: checkpoint at sweep %llu failed: ",
             (unsigned long long)lp->s);
@@ -87,7 +99,8 @@ static int maybe_save(struct loop *lp)
         lp->st->checkpoint_stopped = true;
     } else {
         fprintf(stderr, "latmc: the previous checkpoint, if any, is unchanged; going on, "
-                "next try at sweep %llu\n", (unsigned long long)lp->next_save);
+                "trying again every %llu sweeps (next at sweep %llu)\n",
+                (unsigned long long)every, (unsigned long long)lp->next_save);
     }
     return LATMC_OK;
 }
@@ -160,7 +173,7 @@ int run_simulation(latmc_sim *sim, const struct run_plan *plan, struct observabl
 {
     memset(st, 0, sizeof *st);
     double t0 = timer_now();
-    struct loop lp = { sim, plan, obs, pg, st, f, 0, 1, UINT64_MAX, t0 };
+    struct loop lp = { sim, plan, obs, pg, st, f, 0, 1, UINT64_MAX, t0, 0 };
     int rc = latmc_sim_sweep_count(sim, &lp.s);
     if (rc != LATMC_OK)
         return failure_set(f, rc, latmc_sim_last_error(sim), "reading the sweep count");
