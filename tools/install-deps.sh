@@ -22,6 +22,8 @@ need binutils        command -v readelf
 need abigail-tools   command -v abidiff
 # SIMDe: the AVX-512 kernels are also tested on CPUs without AVX-512, emulated (kernels suite)
 need libsimde-dev    test -f /usr/include/simde/x86/avx512.h
+# HDF5: latmc --hdf5 (built by -Dhdf5=auto where found; the cli suite reads the file back)
+need libhdf5-dev     pkg-config --exists hdf5
 
 if [ -z "$missing" ]; then
     echo "install-deps: everything needed is installed"

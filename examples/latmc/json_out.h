@@ -18,7 +18,7 @@ struct json_run {
     const struct run_stats *stats;
     const struct observables *obs;
     const struct results *res;
-    uint64_t therm;          /* --therm of this run */
+    uint64_t therm, every;   /* --therm and --every of this run */
     const char *checkpoint;  /* the checkpoint file written, or NULL */
     int signal;              /* that stopped the run, 0: none */
     int exit_status;         /* latmc's exit status */

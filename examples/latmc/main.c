@@ -209,15 +209,13 @@ int main(int argc, char **argv)
 
     if (series_close(&series, &fail) != LATMC_OK)
         goto fail;
-    if (outs.have_json) {
-        struct json_run jr = { &meta, &stats, &obs, &res, opt.therm,
-                               stats.saved ? opt.checkpoint_path : NULL, interrupt_signal(),
-                               status };
-        if (json_write(&outs.json, &jr, &fail) != LATMC_OK)
-            goto fail;
-    }
+
+    struct json_run jr = { &meta, &stats, &obs, &res, opt.therm, opt.every,
+                           stats.saved ? opt.checkpoint_path : NULL, interrupt_signal(), status };
+    if (outs.have_json && json_write(&outs.json, &jr, &fail) != LATMC_OK)
+        goto fail;
 #if LATMC_CLI_HDF5
-    if (outs.have_hdf5 && hdf5_write(&outs.hdf5, &meta, &stats, &obs, &res, &fail) != LATMC_OK)
+    if (outs.have_hdf5 && hdf5_write(&outs.hdf5, &jr, &fail) != LATMC_OK)
         goto fail;
 #endif
     print_notes(&opt, &outs, &stats, &obs);
