@@ -79,7 +79,7 @@ ls "$tmp" "$tmp/real" | grep -q 'XXXXXX\|\.[A-Za-z0-9]\{6\}$' && fail "a tempora
 
 # ---- stdout ----
 # shellcheck disable=SC2086
-run csv_stdout 0 $args --csv - --quiet
+run csv_stdout 0 $args --csv -
 head -n 1 "$tmp/csv_stdout.out" | grep -q '^# latmc time series' || fail "--csv -: no CSV on stdout"
 grep -q '^index,sweep,energy' "$tmp/csv_stdout.out" || fail "--csv -: no column line"
 [ "$(grep -c '^[0-9]' "$tmp/csv_stdout.out")" -eq 200 ] || fail "--csv -: not 200 rows"
@@ -87,6 +87,7 @@ grep -q '^  energy' "$tmp/csv_stdout.err" || fail "--csv -: the report is not on
 # shellcheck disable=SC2086
 run json_stdout 0 $args --json - --quiet
 "$py" -m json.tool "$tmp/json_stdout.out" >/dev/null || fail "--json -: stdout is not JSON"
+[ ! -s "$tmp/json_stdout.err" ] || fail "--json - --quiet: output on stderr"
 
 # ---- what is never replaced ----
 mkfifo "$tmp/fifo" || fail "mkfifo"

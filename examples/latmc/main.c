@@ -160,11 +160,13 @@ int main(int argc, char **argv)
     memset(&series, 0, sizeof series);
     latmc_ctx *ctx = NULL;
     latmc_sim *sim = NULL;
-    /* machine-readable output on stdout moves the human-readable report to stderr */
-    FILE *report = (outs.have_csv && outs.csv.is_stdout) || (outs.have_json && outs.json.is_stdout)
-                 ? stderr : stdout;
+    /* machine-readable output on stdout moves the human-readable report to stderr, or
+     * drops it with --quiet (a pipeline wants the data only) */
+    bool data_on_stdout = (outs.have_csv && outs.csv.is_stdout) ||
+                          (outs.have_json && outs.json.is_stdout);
+    FILE *report = !data_on_stdout ? stdout : opt.quiet ? NULL : stderr;
 
-    if (opt.demo && !opt.quiet && opt.resume_path == NULL)
+    if (opt.demo && !opt.quiet && opt.resume_path == NULL && report != NULL)
         print_demo_banner(report, &opt);
 
     int rc = latmc_ctx_create(&ctx);
@@ -200,10 +202,12 @@ int main(int argc, char **argv)
 
     struct results res;
     results_compute(&res, sim, &obs);
-    report_print(report, sim, &opt, &stats, &obs, &res);
-    if (opt.demo)
-        print_demo_footer(report);
-    fflush(report);
+    if (report != NULL) {
+        report_print(report, sim, &opt, &stats, &obs, &res);
+        if (opt.demo)
+            print_demo_footer(report);
+        fflush(report);
+    }
     report_warn(stderr, &res);
     status = run_status(&opt, &stats, &res);
 
