@@ -16,6 +16,7 @@
 
 #include <latmc/acc.h>
 #include "error.h"
+#include "safe_file.h"
 
 #define ACC_MAX_COLS 64
 #define ACC_INITIAL_CAP 64
@@ -747,6 +748,12 @@ static int write_rows(const latmc_acc *acc, FILE *f, const char *const *names)
     return 0;
 }
 
+/*
+ * The CSV is built in memory (about 3 times the acc's own footprint) and handed to the
+ * library's safe writer, which follows symlinks, refuses devices, FIFOs and directories,
+ * writes a uniquely named temporary file beside the target, syncs it, renames it into
+ * place and syncs the directory (safe_file.h).
+ */
 LATMC_API int latmc_acc_write_csv(const latmc_acc *acc, const char *path,
                                   const char *const *names)
 {
@@ -758,42 +765,18 @@ LATMC_API int latmc_acc_write_csv(const latmc_acc *acc, const char *path,
     if (rc != LATMC_OK)
         return rc;
 
-    size_t len = strlen(path);
-    char *tmp = malloc(len + sizeof ".tmp");
-    if (!tmp)
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
         return latmc_fail(LATMC_ENOMEM, "acc_write_csv: out of memory");
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp", sizeof ".tmp");
-
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        int e = errno;
-        rc = latmc_fail(LATMC_EIO, "acc_write_csv: cannot create '%s': %s", tmp, strerror(e));
-        free(tmp);
-        return rc;
+    int bad = write_rows(acc, f, names);
+    if (fclose(f) != 0 || bad != 0) {
+        free(text);
+        return latmc_fail(LATMC_ENOMEM, "acc_write_csv: out of memory formatting %zu rows",
+                          acc->count);
     }
-    const char *what = NULL;
-    if (write_rows(acc, f, names) != 0)
-        what = "cannot write";
-    else if (fflush(f) != 0)
-        what = "cannot write";
-    /* fsync so that the rename below never publishes a file whose data is not on disk;
-     * file systems without sync support (EINVAL) are accepted as they are. */
-    else if (fsync(fileno(f)) != 0 && errno != EINVAL)
-        what = "cannot sync";
-    int e = errno;
-    if (fclose(f) != 0 && !what) {
-        what = "cannot close";
-        e = errno;
-    }
-    if (!what && rename(tmp, path) != 0) {
-        what = "cannot rename temporary file to";
-        e = errno;
-    }
-    if (what) {
-        rc = latmc_fail(LATMC_EIO, "acc_write_csv: %s '%s': %s", what, path, strerror(e));
-        remove(tmp);
-    }
-    free(tmp);
+    rc = latmc_file_replace(path, text, len, "latmc_acc_write_csv");
+    free(text);
     return rc;
 }

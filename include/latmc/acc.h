@@ -290,16 +290,20 @@ LATMC_API int latmc_acc_specific_heat(const latmc_acc *acc, int col_e, double fa
 /**
  * Write the series as CSV: a header line "index,<name0>,<name1>,..." (names may be NULL:
  * "index,c0,c1,..."; names must not contain ',', '"', CR or LF), then one line per row
- * with the row index and the values printed with 17 significant digits. Written to
- * path.tmp, flushed and renamed, so a failure never leaves a partial file at path.
- * An existing file at path is replaced.
+ * with the row index and the values printed with 17 significant digits. Written to a
+ * uniquely named temporary file beside the target, synced and renamed over it (the
+ * directory synced too), so a failure never leaves a partial file at path and
+ * concurrent writers never share a temporary file (the last rename wins). A symbolic
+ * link is followed and stays a link; an existing file at the target is replaced; a
+ * target that is not a regular file (FIFO, device, directory) is refused (LATMC_EIO)
+ * and left alone. (Since 0.2; before, path.tmp was used and any target replaced.)
  * @param[in] acc   the accumulator.
- * @param[in] path  destination file, non-empty; path.tmp is used on the way.
+ * @param[in] path  destination file, non-empty.
  * @param[in] names NULL, or ncols non-NULL strings; borrowed for the call only.
  * @return LATMC_OK; LATMC_EINVAL (acc or path NULL, path empty, a name NULL or with a
- *         forbidden character); LATMC_EIO (cannot create, write, sync, close or rename;
- *         path.tmp is removed); LATMC_ENOMEM.
- * @note Thread-safe (const) for the acc; concurrent writes to the same path race.
+ *         forbidden character); LATMC_EIO (not a regular file, or cannot create, write,
+ *         sync or rename; the temporary file is removed); LATMC_ENOMEM.
+ * @note Thread-safe (const) for the acc; concurrent writes to one path: the last wins.
  * @since 0.1
  */
 LATMC_API int latmc_acc_write_csv(const latmc_acc *acc, const char *path,

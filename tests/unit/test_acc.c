@@ -657,6 +657,32 @@ static void test_csv(void **state)
     assert_int_equal(access(tmp, F_OK), -1);
     assert_int_equal(rmdir(sub), 0);
 
+    /* a symlink is followed: the target gets the file, the link stays a link (also to a
+     * file that does not exist yet) */
+    char target[300], link[300];
+    snprintf(target, sizeof target, "%s/target.csv", dir);
+    snprintf(link, sizeof link, "%s/link.csv", dir);
+    assert_int_equal(symlink("target.csv", link), 0);
+    assert_int_equal(latmc_acc_write_csv(acc, link, names), LATMC_OK);
+    struct stat sb;
+    assert_int_equal(lstat(link, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    assert_int_equal(lstat(target, &sb), 0);
+    assert_true(S_ISREG(sb.st_mode) && sb.st_size > 0);
+    assert_int_equal(remove(link), 0);
+    assert_int_equal(remove(target), 0);
+
+    /* a FIFO is refused and stays a FIFO (opening it would block; replacing it would
+     * destroy it) */
+    char fifo[300];
+    snprintf(fifo, sizeof fifo, "%s/fifo.csv", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(latmc_acc_write_csv(acc, fifo, names), LATMC_EIO);
+    assert_non_null(strstr(latmc_last_error(), "fifo.csv"));
+    assert_int_equal(lstat(fifo, &sb), 0);
+    assert_true(S_ISFIFO(sb.st_mode));
+    assert_int_equal(remove(fifo), 0);
+
     latmc_acc_destroy(&acc);
     assert_int_equal(rmdir(dir), 0); /* empty: nothing left behind */
 }
