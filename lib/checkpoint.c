@@ -1,8 +1,13 @@
 /*
  * Checkpoints: the whole state of a sim (desc, parameters, sweep number, acceptance
  * counters, configuration, couplings) in a self-describing, versioned, checksummed
- * format (doc/checkpoints.md). The random numbers are a function of (seed, sweep, site),
- * so restoring the sweep number is all it takes for a restart to continue bit-identically.
+ * format (doc/checkpoints.md), optionally with a section of application data that the
+ * checksum covers. The random numbers are a function of (seed, sweep, site), so restoring
+ * the sweep number is all it takes for a restart to continue bit-identically.
+ *
+ * Loading checks everything the file says, sizes against the desc first, before it
+ * creates the sim: a small damaged or crafted file can never make it allocate more than
+ * a fixed multiple of its own size (doc/checkpoints.md, "Safety").
  */
 #include <errno.h>
 #include <math.h>
@@ -17,14 +22,29 @@
 #include "desc.h"
 #include "model.h"
 #include "params.h"
+#include "safe_file.h"
 
 #define CKPT_MAGIC "LATMCCKP"
-#define CKPT_FORMAT_VERSION 1u
+/* Version 1: the state. Version 2: the same, then an application-data section; written
+ * only when there is one, so that files without it still load in older libraries. */
+#define CKPT_VERSION_STATE 1u
+#define CKPT_VERSION_APP_DATA 2u
 #define CKPT_ENDIAN_MARK 0x01020304u   /* stored in host order: a reader of the other byte
                                           order sees 0x04030201 */
 #define CKPT_VERSION_BYTES 16
 #define CKPT_HEADER_BYTES (8 + 4 + 4 + 8 + CKPT_VERSION_BYTES)
 #define CKPT_MAX_BYTES (UINT64_C(1) << 46)
+/* A checkpoint without a configuration holds nothing proportional to the lattice it
+ * declares, so only small lattices may be saved and loaded that way (sites x replicas):
+ * larger ones would let a few hundred bytes ask for gigabytes. */
+#define CKPT_MAX_EMPTY_SITES 65536
+
+/* Application data to append (version 2), or none. */
+struct app_section {
+    const void *data;
+    size_t size;
+    bool present;
+};
 
 static void put_desc(struct ckpt_writer *w, const latmc_sim_desc *d)
 {
@@ -39,10 +59,10 @@ static void put_desc(struct ckpt_writer *w, const latmc_sim_desc *d)
 
 /* Everything but the checksum; the configuration through the backend's host copy. */
 static int write_state(latmc_sim *sim, struct ckpt_writer *w, void *spins, float *couplings,
-                       size_t spin_bytes, size_t ncouplings)
+                       size_t spin_bytes, size_t ncouplings, const struct app_section *app)
 {
     ckpt_put_bytes(w, CKPT_MAGIC, 8);
-    ckpt_put_u32(w, CKPT_FORMAT_VERSION);
+    ckpt_put_u32(w, app->present ? CKPT_VERSION_APP_DATA : CKPT_VERSION_STATE);
     const uint32_t mark = CKPT_ENDIAN_MARK;
     ckpt_put_bytes(w, &mark, 4);
     ckpt_put_u64(w, 0); /* total size, patched by the caller */
@@ -75,6 +95,11 @@ static int write_state(latmc_sim *sim, struct ckpt_writer *w, void *spins, float
         }
         ckpt_put_bytes(w, couplings, ncouplings * sizeof(float));
     }
+    if (app->present) {
+        ckpt_put_u64(w, app->size);
+        if (app->size)
+            ckpt_put_bytes(w, app->data, app->size);
+    }
     return LATMC_OK;
 }
 
@@ -87,31 +112,35 @@ static void state_sizes(const latmc_sim *sim, size_t *spin_bytes, size_t *ncoupl
                       ? (size_t)sim->nsites * (size_t)sim->desc.ndim : 0;
 }
 
-int latmc_sim_serialize(latmc_sim *sim, void *buf, size_t capacity, size_t *size)
+/* latmc_sim_serialize with an optional application-data section; `fn` for messages. */
+static int serialize(latmc_sim *sim, const struct app_section *app, void *buf,
+                     size_t capacity, size_t *size, const char *fn)
 {
-    if (!sim)
-        return latmc_fail(LATMC_EINVAL, "latmc_sim_serialize: sim is NULL");
-    if (!size)
-        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_serialize: size is NULL");
+    if (!sim->have_config &&
+        (uint64_t)sim->nsites * (uint64_t)sim->desc.replicas > CKPT_MAX_EMPTY_SITES)
+        return SIM_FAIL(sim, LATMC_ESTATE, "%s: the sim has no configuration yet and more than "
+                        "%d sites x replicas: such a checkpoint could not be loaded (the file "
+                        "would not hold the lattice it declares); call latmc_sim_init_spins or "
+                        "latmc_sim_set_spins first", fn, CKPT_MAX_EMPTY_SITES);
     size_t spin_bytes, ncouplings;
     state_sizes(sim, &spin_bytes, &ncouplings);
     struct ckpt_writer count = { NULL, 0, 0 };
-    write_state(sim, &count, NULL, NULL, spin_bytes, ncouplings);
+    write_state(sim, &count, NULL, NULL, spin_bytes, ncouplings, app);
     *size = count.len + 8;
     if (!buf)
         return LATMC_OK;
     if (capacity < *size)
-        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_serialize: buffer of %zu bytes, the state "
-                        "takes %zu", capacity, *size);
+        return SIM_FAIL(sim, LATMC_EINVAL, "%s: buffer of %zu bytes, the state takes %zu", fn,
+                        capacity, *size);
     void *spins = spin_bytes ? malloc(spin_bytes) : NULL;
     float *couplings = ncouplings ? malloc(ncouplings * sizeof(float)) : NULL;
     if ((spin_bytes && !spins) || (ncouplings && !couplings)) {
         free(spins);
         free(couplings);
-        return SIM_FAIL(sim, LATMC_ENOMEM, "latmc_sim_serialize: cannot allocate a host copy");
+        return SIM_FAIL(sim, LATMC_ENOMEM, "%s: cannot allocate a host copy of the state", fn);
     }
     struct ckpt_writer w = { buf, capacity, 0 };
-    int st = write_state(sim, &w, spins, couplings, spin_bytes, ncouplings);
+    int st = write_state(sim, &w, spins, couplings, spin_bytes, ncouplings, app);
     free(spins);
     free(couplings);
     if (st < 0)
@@ -121,6 +150,16 @@ int latmc_sim_serialize(latmc_sim *sim, void *buf, size_t capacity, size_t *size
     ckpt_put_u64(&patch, *size);
     ckpt_put_u64(&w, ckpt_checksum(bytes, w.len));
     return LATMC_OK;
+}
+
+int latmc_sim_serialize(latmc_sim *sim, void *buf, size_t capacity, size_t *size)
+{
+    if (!sim)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_serialize: sim is NULL");
+    if (!size)
+        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_serialize: size is NULL");
+    const struct app_section none = { NULL, 0, false };
+    return serialize(sim, &none, buf, capacity, size, "latmc_sim_serialize");
 }
 
 /* A checkpoint field that must fit an int. */
@@ -163,8 +202,9 @@ static int read_desc(struct ckpt_reader *r, latmc_sim_desc *d)
     return LATMC_OK;
 }
 
+
 /* Checks that need nothing but the bytes: magic, version, byte order, size, checksum. */
-static int check_envelope(const unsigned char *p, size_t size)
+static int check_envelope(const unsigned char *p, size_t size, uint32_t *version)
 {
     if (size < CKPT_HEADER_BYTES + 8)
         return corrupt(size >= 8 && memcmp(p, CKPT_MAGIC, 8) == 0
@@ -173,10 +213,11 @@ static int check_envelope(const unsigned char *p, size_t size)
     if (memcmp(p, CKPT_MAGIC, 8) != 0)
         return corrupt("not a liblatmc checkpoint (bad magic)");
     struct ckpt_reader r = { p, size, 8, false };
-    uint32_t version = ckpt_get_u32(&r);
-    if (version != CKPT_FORMAT_VERSION)
+    *version = ckpt_get_u32(&r);
+    if (*version != CKPT_VERSION_STATE && *version != CKPT_VERSION_APP_DATA)
         return latmc_fail(LATMC_ECORRUPT, "checkpoint: format version %u; this liblatmc reads "
-                          "version %u", version, CKPT_FORMAT_VERSION);
+                          "versions %u and %u", *version, CKPT_VERSION_STATE,
+                          CKPT_VERSION_APP_DATA);
     uint32_t mark;
     ckpt_get_bytes(&r, &mark, 4);
     if (mark != CKPT_ENDIAN_MARK)
@@ -202,10 +243,13 @@ struct ckpt_state {
     uint64_t spin_bytes;
     const unsigned char *couplings;   /* ncouplings raw floats inside the buffer */
     uint64_t ncouplings;
+    bool has_app;                     /* format version 2 */
+    const unsigned char *app;         /* app_size bytes inside the buffer */
+    uint64_t app_size;
 };
 
 static int parse_state(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t nsites,
-                       struct ckpt_state *st)
+                       uint32_t version, struct ckpt_state *st)
 {
     const struct latmc_model_def *model = latmc_model_get(d->model);
     if (ckpt_get_u32(r) != LATMC_PARAM_MAX)
@@ -215,8 +259,12 @@ static int parse_state(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t n
         double v = ckpt_get_f64(r);
         if (!(model->params & (1u << k)))
             continue;
-        if (latmc_param_check(k, v) != LATMC_OK)
-            return corrupt("a parameter value is out of range");
+        if (latmc_param_check(k, v) != LATMC_OK) {
+            char why[LATMC_ERRMSG_SIZE]; /* latmc_fail writes the buffer it would read */
+            snprintf(why, sizeof why, "%s", latmc_thread_error());
+            return latmc_fail(LATMC_ECORRUPT, "checkpoint: a parameter value is out of range "
+                              "(%s)", why);
+        }
         st->param[k] = v;
     }
     st->sweeps = ckpt_get_u64(r);
@@ -225,10 +273,22 @@ static int parse_state(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t n
     uint32_t have_config = ckpt_get_u32(r);
     st->have_config = have_config == 1;
     st->spin_bytes = ckpt_get_u64(r);
-    const uint64_t want_spins = (uint64_t)nsites * (uint64_t)d->replicas * model->site_bytes(d);
-    if (have_config > 1 || st->accepted > st->attempted ||
-        st->spin_bytes != (st->have_config ? want_spins : 0))
-        return corrupt("inconsistent configuration size or counters");
+    const uint64_t sites = (uint64_t)nsites * (uint64_t)d->replicas;
+    const uint64_t want_spins = sites * model->site_bytes(d);
+    if (have_config > 1)
+        return latmc_fail(LATMC_ECORRUPT, "checkpoint: the has-configuration flag is %u (0 or "
+                          "1)", have_config);
+    if (st->accepted > st->attempted)
+        return latmc_fail(LATMC_ECORRUPT, "checkpoint: %llu accepted of %llu attempted updates",
+                          (unsigned long long)st->accepted, (unsigned long long)st->attempted);
+    if (st->spin_bytes != (st->have_config ? want_spins : 0))
+        return latmc_fail(LATMC_ECORRUPT, "checkpoint: a configuration of %llu bytes where the "
+                          "desc implies %llu", (unsigned long long)st->spin_bytes,
+                          (unsigned long long)(st->have_config ? want_spins : 0));
+    if (!st->have_config && sites > CKPT_MAX_EMPTY_SITES)
+        return latmc_fail(LATMC_ECORRUPT, "checkpoint: holds no configuration for its lattice "
+                          "of %llu sites x replicas; only lattices of at most %d may be saved "
+                          "without one", (unsigned long long)sites, CKPT_MAX_EMPTY_SITES);
     if (r->truncated || st->spin_bytes > r->len - r->pos)
         return corrupt("truncated");
     st->spins = r->buf + r->pos;
@@ -236,53 +296,123 @@ static int parse_state(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t n
     st->ncouplings = ckpt_get_u64(r);
     const uint64_t want_couplings = latmc_model_has_couplings(model, d) ? (uint64_t)nsites * (uint64_t)d->ndim : 0;
     if (st->ncouplings != want_couplings)
-        return corrupt("inconsistent number of couplings");
+        return latmc_fail(LATMC_ECORRUPT, "checkpoint: %llu couplings where the desc implies "
+                          "%llu", (unsigned long long)st->ncouplings,
+                          (unsigned long long)want_couplings);
     if (r->truncated || st->ncouplings * sizeof(float) > r->len - r->pos)
         return corrupt("truncated");
     st->couplings = r->buf + r->pos;
     r->pos += st->ncouplings * sizeof(float);
+    st->has_app = version == CKPT_VERSION_APP_DATA;
+    st->app = NULL;
+    st->app_size = 0;
+    if (st->has_app) {
+        st->app_size = ckpt_get_u64(r);
+        if (r->truncated || r->len - r->pos < 8 || st->app_size != r->len - r->pos - 8)
+            return corrupt("the application-data size does not match the file");
+        st->app = r->buf + r->pos;
+        r->pos += st->app_size;
+    }
     if (r->pos != r->len - 8)
         return corrupt("truncated or trailing bytes");
     return LATMC_OK;
 }
 
-/* Put a parsed state into a freshly created sim. */
-static int apply_state(latmc_sim *sim, const struct ckpt_state *st)
+/* A checkpoint in memory, checked through its field sizes (no values yet). */
+struct ckpt_parsed {
+    latmc_sim_desc desc;       /* as stored: what latmc_sim_create gets */
+    latmc_sim_desc valid;      /* validated */
+    int64_t nsites;
+    struct ckpt_state state;
+};
+
+static int parse(const unsigned char *p, size_t size, struct ckpt_parsed *out)
 {
+    uint32_t version = 0;
+    int st = check_envelope(p, size, &version);
+    if (st < 0)
+        return st;
+    struct ckpt_reader r = { p, size, CKPT_HEADER_BYTES, false };
+    if ((st = read_desc(&r, &out->desc)) < 0)
+        return st;
+    st = latmc_desc_validate(&out->desc, &out->valid, &out->nsites);
+    if (st == LATMC_EINVAL) {
+        char why[LATMC_ERRMSG_SIZE]; /* latmc_fail writes the buffer it would read */
+        snprintf(why, sizeof why, "%s", latmc_thread_error());
+        return latmc_fail(LATMC_ECORRUPT, "checkpoint: its desc is invalid: %s", why);
+    }
+    if (st < 0)
+        return st;
+    return parse_state(&r, &out->valid, out->nsites, version, &out->state);
+}
+
+/* The value checks of the model (spin values, couplings) on aligned copies, with no sim:
+ * a stand-in holds what the checks read (desc, site count, model). On success *spins and
+ * *couplings are the copies (NULL when absent), for the caller to free. */
+static int check_values(const struct ckpt_parsed *c, void **spins, float **couplings)
+{
+    const struct ckpt_state *st = &c->state;
+    *spins = NULL;
+    *couplings = NULL;
+    latmc_sim probe;
+    memset(&probe, 0, sizeof probe);
+    probe.desc = c->valid;
+    probe.nsites = c->nsites;
+    probe.model = latmc_model_get(c->valid.model);
     int status = LATMC_OK;
+    char why[LATMC_ERRMSG_SIZE];
     if (st->ncouplings) {
-        float *couplings = malloc(st->ncouplings * sizeof(float));
-        if (!couplings)
+        /* Copy out: the bytes may be unaligned for float. */
+        float *copy = malloc(st->ncouplings * sizeof(float));
+        if (!copy)
             return latmc_fail(LATMC_ENOMEM, "checkpoint: cannot allocate the couplings");
-        memcpy(couplings, st->couplings, st->ncouplings * sizeof(float));
+        memcpy(copy, st->couplings, st->ncouplings * sizeof(float));
         for (uint64_t i = 0; i < st->ncouplings && status == LATMC_OK; i++)
-            if (!isfinite(couplings[i]))
+            if (!isfinite(copy[i]))
                 status = corrupt("a coupling is not finite");
-        if (status == LATMC_OK && sim->model->check_couplings &&
-            sim->model->check_couplings(sim, couplings, (size_t)st->ncouplings,
-                                        "checkpoint") < 0)
-            status = corrupt("a coupling is not a value the model takes");
-        if (status == LATMC_OK)
-            status = sim->ops->set_couplings(sim, couplings);
-        free(couplings);
-        if (status < 0)
+        if (status == LATMC_OK && probe.model->check_couplings &&
+            probe.model->check_couplings(&probe, copy, (size_t)st->ncouplings,
+                                         "checkpoint") < 0) {
+            snprintf(why, sizeof why, "%s", latmc_thread_error());
+            status = latmc_fail(LATMC_ECORRUPT, "checkpoint: a coupling is not a value the "
+                                "model takes (%s)", why);
+        }
+        if (status < 0) {
+            free(copy);
             return status;
+        }
+        *couplings = copy;
     }
     if (st->have_config) {
-        /* Copy out: the bytes may be unaligned for the model's element type. */
-        void *aligned = malloc(st->spin_bytes);
-        if (!aligned)
+        void *copy = malloc(st->spin_bytes);
+        if (!copy) {
+            free(*couplings);
+            *couplings = NULL;
             return latmc_fail(LATMC_ENOMEM, "checkpoint: cannot allocate the configuration");
-        memcpy(aligned, st->spins, st->spin_bytes);
-        status = sim->model->check_spins(sim, aligned);
-        if (status < 0)
-            status = corrupt("the configuration holds invalid values");
-        else
-            status = sim->ops->set_spins(sim, aligned);
-        free(aligned);
-        if (status < 0)
-            return status;
+        }
+        memcpy(copy, st->spins, st->spin_bytes);
+        if (probe.model->check_spins(&probe, copy) < 0) {
+            snprintf(why, sizeof why, "%s", latmc_thread_error());
+            free(copy);
+            free(*couplings);
+            *couplings = NULL;
+            return latmc_fail(LATMC_ECORRUPT, "checkpoint: the configuration holds invalid "
+                              "values (%s)", why);
+        }
+        *spins = copy;
     }
+    return LATMC_OK;
+}
+
+/* Put a parsed and checked state into a freshly created sim. */
+static int apply_state(latmc_sim *sim, const struct ckpt_state *st, void *spins,
+                       float *couplings)
+{
+    int status;
+    if (couplings && (status = sim->ops->set_couplings(sim, couplings)) < 0)
+        return status;
+    if (spins && (status = sim->ops->set_spins(sim, spins)) < 0)
+        return status;
     memcpy(sim->param, st->param, sizeof st->param);
     sim->model->update_data(sim);
     sim->sweeps = st->sweeps;
@@ -300,85 +430,121 @@ int latmc_sim_deserialize(latmc_ctx *ctx, const void *buf, size_t size, latmc_si
     if (!ctx || !buf || !out)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_deserialize: %s is NULL",
                           !ctx ? "ctx" : !buf ? "buf" : "out");
-    const unsigned char *p = buf;
-    int st = check_envelope(p, size);
-    if (st < 0)
-        return st;
-    struct ckpt_reader r = { p, size, CKPT_HEADER_BYTES, false };
-    latmc_sim_desc d, valid;
-    int64_t nsites = 0;
-    if ((st = read_desc(&r, &d)) < 0)
-        return st;
-    st = latmc_desc_validate(&d, &valid, &nsites);
-    if (st == LATMC_EINVAL) {
-        char why[LATMC_ERRMSG_SIZE]; /* latmc_fail writes the buffer it would read */
-        snprintf(why, sizeof why, "%s", latmc_thread_error());
-        return latmc_fail(LATMC_ECORRUPT, "checkpoint: its desc is invalid: %s", why);
-    }
-    if (st < 0)
-        return st;
-    struct ckpt_state state;
-    if ((st = parse_state(&r, &valid, nsites, &state)) < 0)
-        return st;
+    struct ckpt_parsed c;
+    int st = parse(buf, size, &c);
+    void *spins = NULL;
+    float *couplings = NULL;
+    if (st == LATMC_OK)
+        st = check_values(&c, &spins, &couplings);
     latmc_sim *sim = NULL;
-    if ((st = latmc_sim_create(ctx, &d, &sim)) < 0)
-        return st;
-    if ((st = apply_state(sim, &state)) < 0) {
+    if (st == LATMC_OK)
+        st = latmc_sim_create(ctx, &c.desc, &sim);
+    if (st == LATMC_OK && (st = apply_state(sim, &c.state, spins, couplings)) < 0)
         latmc_sim_destroy(&sim);
-        return st;
-    }
+    free(spins);
+    free(couplings);
     *out = sim;
-    return LATMC_OK;
+    return st;
+}
+
+/* latmc_sim_save and latmc_sim_save_app_data. */
+static int save(latmc_sim *sim, const char *path, const struct app_section *app,
+                const char *fn)
+{
+    if (!path)
+        return SIM_FAIL(sim, LATMC_EINVAL, "%s: path is NULL", fn);
+    if (app->present && app->size && !app->data)
+        return SIM_FAIL(sim, LATMC_EINVAL, "%s: data is NULL and size is %zu", fn, app->size);
+    size_t size = 0;
+    int st = serialize(sim, app, NULL, 0, &size, fn);
+    if (st < 0)
+        return st;
+    unsigned char *bytes = malloc(size);
+    if (!bytes)
+        return SIM_FAIL(sim, LATMC_ENOMEM, "%s: cannot allocate %zu bytes for '%s'", fn, size,
+                        path);
+    st = serialize(sim, app, bytes, size, &size, fn);
+    if (st == LATMC_OK && (st = latmc_file_replace(path, bytes, size, fn)) < 0)
+        latmc_sim_record_failure(sim, st);
+    free(bytes);
+    return st;
 }
 
 int latmc_sim_save(latmc_sim *sim, const char *path)
 {
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_save: sim is NULL");
-    if (!path)
-        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_save: path is NULL");
-    size_t size = 0;
-    int st = latmc_sim_serialize(sim, NULL, 0, &size);
-    unsigned char *bytes = st == LATMC_OK ? malloc(size) : NULL;
-    if (st == LATMC_OK && !bytes)
-        return SIM_FAIL(sim, LATMC_ENOMEM, "latmc_sim_save: cannot allocate %zu bytes", size);
-    if (st == LATMC_OK)
-        st = latmc_sim_serialize(sim, bytes, size, &size);
-    if (st < 0) {
-        free(bytes);
+    const struct app_section none = { NULL, 0, false };
+    return save(sim, path, &none, "latmc_sim_save");
+}
+
+int latmc_sim_save_app_data(latmc_sim *sim, const char *path, const void *data, size_t size)
+{
+    if (!sim)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_save_app_data: sim is NULL");
+    const struct app_section app = { data, size, true };
+    return save(sim, path, &app, "latmc_sim_save_app_data");
+}
+
+/*
+ * A checkpoint file into memory. Only a regular file is read; its header must declare
+ * the file's size, which must be within the format's limit, before anything of that size
+ * is allocated. `fn` names the caller in messages.
+ */
+static int read_checkpoint_file(const char *path, const char *fn, unsigned char **bytes,
+                                size_t *size)
+{
+    *bytes = NULL;
+    *size = 0;
+    int fd = -1;
+    uint64_t file_size = 0;
+    int st = latmc_file_open_regular(path, fn, &fd, &file_size);
+    if (st < 0)
         return st;
+    unsigned char head[CKPT_HEADER_BYTES];
+    if (file_size >= sizeof head) {
+        if ((st = latmc_file_read_at(fd, head, sizeof head, 0, path, fn)) < 0)
+            goto done;
+        struct ckpt_reader r = { head, sizeof head, 16, false };
+        uint64_t declared = ckpt_get_u64(&r);
+        if (memcmp(head, CKPT_MAGIC, 8) != 0) {
+            st = latmc_fail(LATMC_ECORRUPT, "%s: '%s' is not a liblatmc checkpoint (bad magic)",
+                            fn, path);
+            goto done;
+        }
+        if (declared != file_size || file_size > CKPT_MAX_BYTES) {
+            st = latmc_fail(LATMC_ECORRUPT, "%s: '%s' has %llu bytes, its header declares %llu "
+                            "(truncated, extended or damaged)%s", fn, path,
+                            (unsigned long long)file_size, (unsigned long long)declared,
+                            file_size > CKPT_MAX_BYTES ? "; beyond the format's limit" : "");
+            goto done;
+        }
     }
-    /* Write beside the target, flush to the disk, then rename: a crash at any point leaves
-     * either the old checkpoint or the new one at `path`, never a partial file. */
-    size_t tmp_len = strlen(path) + 5;
-    char *tmp = malloc(tmp_len);
-    if (!tmp) {
-        free(bytes);
-        return SIM_FAIL(sim, LATMC_ENOMEM, "latmc_sim_save: cannot allocate a path");
+    *bytes = malloc(file_size ? (size_t)file_size : 1);
+    if (!*bytes) {
+        st = latmc_fail(LATMC_ENOMEM, "%s: cannot allocate %llu bytes to read '%s'", fn,
+                        (unsigned long long)file_size, path);
+        goto done;
     }
-    snprintf(tmp, tmp_len, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    int err = 0;
-    if (!f)
-        err = errno;
-    else {
-        if (fwrite(bytes, 1, size, f) != size || fflush(f) != 0 || fsync(fileno(f)) != 0)
-            err = errno ? errno : EIO;
-        if (fclose(f) != 0 && !err)
-            err = errno;
-        if (!err && rename(tmp, path) != 0)
-            err = errno;
-        if (err)
-            remove(tmp);
+    if ((st = latmc_file_read_at(fd, *bytes, (size_t)file_size, 0, path, fn)) < 0) {
+        free(*bytes);
+        *bytes = NULL;
+        goto done;
     }
-    free(bytes);
-    if (err) {
-        st = SIM_FAIL(sim, LATMC_EIO, "latmc_sim_save: cannot write %s: %s", tmp, strerror(err));
-        free(tmp);
-        return st;
-    }
-    free(tmp);
-    return LATMC_OK;
+    *size = (size_t)file_size;
+done:
+    close(fd);
+    return st;
+}
+
+/* Prefix a checkpoint failure's message with the function and the path. */
+static int name_file(int status, const char *fn, const char *path)
+{
+    char why[LATMC_ERRMSG_SIZE];
+    snprintf(why, sizeof why, "%s", latmc_thread_error());
+    if (strncmp(why, fn, strlen(fn)) == 0)
+        return status; /* already says which call and file */
+    return latmc_fail(status, "%s: '%s': %s", fn, path, why);
 }
 
 int latmc_sim_load(latmc_ctx *ctx, const char *path, latmc_sim **out)
@@ -388,41 +554,54 @@ int latmc_sim_load(latmc_ctx *ctx, const char *path, latmc_sim **out)
     if (!ctx || !path || !out)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_load: %s is NULL",
                           !ctx ? "ctx" : !path ? "path" : "out");
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int st = latmc_fail(LATMC_EIO, "latmc_sim_load: cannot open %s: %s", path,
-                            strerror(errno));
-        latmc_log(ctx, LATMC_LOG_ERROR, "%s", latmc_thread_error());
-        return st;
-    }
     unsigned char *bytes = NULL;
-    size_t len = 0, cap = 0;
-    int st = LATMC_OK;
-    for (;;) {
-        if (len == cap) {
-            size_t ncap = cap ? 2 * cap : 65536;
-            unsigned char *nb = ncap <= CKPT_MAX_BYTES ? realloc(bytes, ncap) : NULL;
-            if (!nb) {
-                st = latmc_fail(ncap > CKPT_MAX_BYTES ? LATMC_ECORRUPT : LATMC_ENOMEM,
-                                "latmc_sim_load: %s is too large to read", path);
-                break;
-            }
-            bytes = nb;
-            cap = ncap;
-        }
-        size_t got = fread(bytes + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f))
-                st = latmc_fail(LATMC_EIO, "latmc_sim_load: cannot read %s", path);
-            break;
-        }
-    }
-    fclose(f);
+    size_t len = 0;
+    int st = read_checkpoint_file(path, "latmc_sim_load", &bytes, &len);
     if (st == LATMC_OK)
         st = latmc_sim_deserialize(ctx, bytes, len, out);
     free(bytes);
-    if (st < 0)
-        latmc_log(ctx, LATMC_LOG_ERROR, "latmc_sim_load: %s: %s", path, latmc_thread_error());
+    if (st < 0) {
+        st = name_file(st, "latmc_sim_load", path);
+        latmc_log(ctx, LATMC_LOG_ERROR, "%s", latmc_thread_error());
+    }
+    return st;
+}
+
+int latmc_checkpoint_app_data(const char *path, void *buf, size_t capacity, size_t *size)
+{
+    const char *fn = "latmc_checkpoint_app_data";
+    if (size)
+        *size = 0;
+    if (!path || !size)
+        return latmc_fail(LATMC_EINVAL, "%s: %s is NULL", fn, !path ? "path" : "size");
+    unsigned char *bytes = NULL;
+    size_t len = 0;
+    int st = read_checkpoint_file(path, fn, &bytes, &len);
+    struct ckpt_parsed c;
+    if (st == LATMC_OK)
+        st = parse(bytes, len, &c);
+    void *spins = NULL;
+    float *couplings = NULL;
+    if (st == LATMC_OK)
+        st = check_values(&c, &spins, &couplings);
+    free(spins);
+    free(couplings);
+    if (st == LATMC_OK && !c.state.has_app)
+        st = latmc_fail(LATMC_ESTATE, "%s: '%s' is a valid checkpoint without an "
+                        "application-data section (written by latmc_sim_save, not "
+                        "latmc_sim_save_app_data)", fn, path);
+    if (st == LATMC_OK) {
+        *size = (size_t)c.state.app_size;
+        if (!buf)
+            ; /* a query of the size */
+        else if (capacity < *size)
+            st = latmc_fail(LATMC_EINVAL, "%s: buffer of %zu bytes, the section of '%s' has %zu",
+                            fn, capacity, path, *size);
+        else if (*size)
+            memcpy(buf, c.state.app, *size);
+    }
+    free(bytes);
+    if (st < 0 && st != LATMC_EINVAL && st != LATMC_ESTATE)
+        st = name_file(st, fn, path);
     return st;
 }

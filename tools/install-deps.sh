@@ -26,6 +26,8 @@ need libsimde-dev    test -f /usr/include/simde/x86/avx512.h
 need python3         command -v python3
 need python3-venv    sh -c 'd=$(mktemp -d) && python3 -m venv "$d/v"; r=$?; rm -rf "$d"; exit $r'
 need python3-pip     python3 -m pip --version
+# HDF5: latmc --hdf5 (built by -Dhdf5=auto where found; the cli suite reads the file back)
+need libhdf5-dev     pkg-config --exists hdf5
 
 if [ -z "$missing" ]; then
     echo "install-deps: everything needed is installed"

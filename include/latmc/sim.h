@@ -463,34 +463,86 @@ LATMC_API int latmc_sim_tune_epsilon(latmc_sim *sim, double target, uint64_t swe
 /**
  * Write a checkpoint of the whole state (desc, parameters, sweep number, acceptance
  * counters, configuration, couplings) to `path`: self-describing, versioned and
- * checksummed (doc/checkpoints.md). Written to path.tmp, flushed to disk and renamed, so
- * a crash never leaves a partial file where a good one was. A sim loaded from it
- * continues bit-identically.
+ * checksummed (doc/checkpoints.md). Written to a temporary file of a unique name in the
+ * same directory, flushed to disk (fsync), renamed over `path`, and the directory flushed:
+ * a crash never leaves a partial file where a good one was, and readers always see a
+ * complete file. A symlink is followed and the file it names replaced (the link stays);
+ * a path naming anything but a regular file (FIFO, device, directory, socket) is refused
+ * and left alone. Concurrent saves to one path: each completes, the last rename wins.
+ * A sim loaded from it continues bit-identically.
  * @param[in] sim  the sim.
- * @param[in] path destination file; path.tmp is used on the way.
- * @return LATMC_OK; LATMC_EINVAL (sim or path NULL); LATMC_EIO (cannot create, write,
- *         sync, close or rename); LATMC_ENOMEM; or the backend's failure.
+ * @param[in] path destination file (regular, or not existing yet).
+ * @return LATMC_OK; LATMC_EINVAL (sim or path NULL); LATMC_EIO (not a regular file; cannot
+ *         create, write, sync, close or rename: the message names the path, the step, the
+ *         system's reason and what to do; `path` then is unchanged, except after a failed
+ *         directory sync, which the message says); LATMC_ESTATE (no configuration yet on
+ *         a lattice of more than 65536 sites x replicas: such a file could not be loaded);
+ *         LATMC_ENOMEM; or the backend's failure.
  * @note Not concurrently with any other call on the same sim.
  * @since 0.1
  */
 LATMC_API int latmc_sim_save(latmc_sim *sim, const char *path);
 
 /**
- * Create a sim from a checkpoint written by latmc_sim_save(). Truncated, damaged,
- * wrong-version, other-byte-order or inconsistent files give LATMC_ECORRUPT; a missing
- * or unreadable file LATMC_EIO. On failure *out is NULL and nothing is allocated.
+ * Create a sim from a checkpoint written by latmc_sim_save() (or
+ * latmc_sim_save_app_data(): the application data is checked and ignored). Truncated,
+ * damaged, wrong-version, other-byte-order or inconsistent files give LATMC_ECORRUPT; a
+ * missing or unreadable file, or one that is not a regular file (FIFO, device,
+ * directory), LATMC_EIO. Every size is checked against the header and the desc before the
+ * sim is created: a file never makes the loader allocate much more than its own size.
+ * On failure *out is NULL and nothing is allocated.
  * The sim is created with the checkpoint's desc, device included.
  * @param[in]  ctx  the context; the sim takes its own reference.
  * @param[in]  path the checkpoint file.
  * @param[out] out  receives the new sim, owned by the caller (latmc_sim_destroy()).
  * @return LATMC_OK; LATMC_EINVAL (a NULL argument); LATMC_EIO; LATMC_ECORRUPT (also a
- *         file too large to be a checkpoint); LATMC_ENOMEM; or any code of
+ *         file too large to be a checkpoint, or a file without a configuration for a
+ *         lattice of more than 65536 sites x replicas); LATMC_ENOMEM; or any code of
  *         latmc_sim_create() for the stored desc (e.g. LATMC_EUNSUPPORTED,
- *         LATMC_EBACKEND, LATMC_ENODEV when the device it names is not there).
+ *         LATMC_EBACKEND, LATMC_ENODEV when the device it names is not there). The
+ *         message names the path.
  * @note Thread-safe (ctx-level).
  * @since 0.1
  */
 LATMC_API int latmc_sim_load(latmc_ctx *ctx, const char *path, latmc_sim **out);
+
+/**
+ * latmc_sim_save() with an application-data section: `size` bytes of the caller's own
+ * state (e.g. a program's accumulators) stored in the same file, covered by the same
+ * checksum, so that the simulation and the program's state are replaced together in one
+ * atomic rename. latmc_sim_load() and latmc_sim_deserialize() check and ignore the
+ * section; latmc_checkpoint_app_data() reads it back. Such a file has format version 2
+ * (doc/checkpoints.md); older liblatmc versions refuse it with a message naming the version.
+ * @param[in] sim  the sim.
+ * @param[in] path destination file, with the rules of latmc_sim_save().
+ * @param[in] data the section's bytes (may be NULL when size is 0); copied during the call.
+ * @param[in] size their number (0 allowed: an empty section).
+ * @return as latmc_sim_save(); also LATMC_EINVAL (data NULL with size > 0).
+ * @note Not concurrently with any other call on the same sim.
+ * @since 0.2
+ */
+LATMC_API int latmc_sim_save_app_data(latmc_sim *sim, const char *path, const void *data,
+                                      size_t size);
+
+/**
+ * Read the application-data section of a checkpoint file written by
+ * latmc_sim_save_app_data(). The whole file is read and verified with every check of
+ * latmc_sim_load() (no sim is created). *size is always set: to the section's size, or
+ * to 0 when the file has none or fails a check. With buf NULL only *size is set.
+ * @param[in]  path     the checkpoint file.
+ * @param[out] buf      caller's buffer of `capacity` bytes, or NULL to query the size.
+ * @param[in]  capacity size of buf.
+ * @param[out] size     receives the section's size in bytes.
+ * @return LATMC_OK (section copied to buf, or size query); LATMC_ESTATE (a valid
+ *         checkpoint without a section, written by latmc_sim_save(): *size is 0);
+ *         LATMC_EINVAL (path or size NULL; capacity smaller than the section: *size says
+ *         how much is needed, buf is untouched); LATMC_EIO, LATMC_ECORRUPT, LATMC_ENOMEM as
+ *         latmc_sim_load() (the file is damaged or unreadable: *size is 0).
+ * @note Thread-safe (touches no library object).
+ * @since 0.2
+ */
+LATMC_API int latmc_checkpoint_app_data(const char *path, void *buf, size_t capacity,
+                                        size_t *size);
 
 /**
  * The checkpoint as bytes, for host codes that store state their own way. With buf NULL

@@ -1,0 +1,346 @@
+/*
+ * Writing and reading whole files safely: see safe_file.h for the rules and
+ * doc/checkpoints.md ("Safety") for what callers are promised.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "safe_file.h"
+
+/* Symlink chains longer than this are refused, as the kernel does (ELOOP). */
+#define MAX_LINK_DEPTH 40
+
+static const char *file_kind(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO (named pipe)";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a regular file";
+}
+
+/* What the user can do about a failed system call, for the end of a message. */
+static const char *advice(int err)
+{
+    switch (err) {
+    case ENOSPC:
+#ifdef EDQUOT
+    case EDQUOT:
+#endif
+        return "free space on that file system or choose another directory";
+    case EACCES:
+    case EPERM:
+        return "check the permissions of the file and of its directory";
+    case EROFS:
+        return "the file system is read-only: choose another directory";
+    case ENOENT:
+    case ENOTDIR:
+        return "check that the directory exists";
+    case ENAMETOOLONG:
+        return "use a shorter path";
+    case ELOOP:
+        return "check the chain of symbolic links";
+    default:
+        return "check the file system";
+    }
+}
+
+static char *copy_string(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+/* The directory part of a path: "." for a bare name, "/" for a name in the root. */
+static char *directory_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return copy_string(".");
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    char *dir = malloc(n + 1);
+    if (dir) {
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+    }
+    return dir;
+}
+
+/* A symlink's target, relative targets taken relative to the link's directory. */
+static char *follow_link(const char *link, size_t size_hint, int *err)
+{
+    size_t cap = size_hint > 0 ? size_hint + 1 : PATH_MAX;
+    char *dest = malloc(cap);
+    if (!dest) {
+        *err = ENOMEM;
+        return NULL;
+    }
+    ssize_t n = readlink(link, dest, cap);
+    if (n < 0 || (size_t)n >= cap) { /* >= cap: the link changed since lstat */
+        *err = n < 0 ? errno : EAGAIN;
+        free(dest);
+        return NULL;
+    }
+    dest[n] = '\0';
+    if (dest[0] == '/')
+        return dest;
+    char *dir = directory_of(link);
+    char *joined = dir ? malloc(strlen(dir) + 1 + (size_t)n + 1) : NULL;
+    if (joined)
+        sprintf(joined, "%s/%s", dir, dest);
+    else
+        *err = ENOMEM;
+    free(dir);
+    free(dest);
+    return joined;
+}
+
+/*
+ * The file a write to `path` replaces: path itself, or the end of its chain of symlinks
+ * (the links stay). *exists tells whether that file exists, *mode its permissions.
+ * Refuses anything that is not a regular file: renaming over a device, FIFO, socket or
+ * directory would destroy it, and writing into one is not a checkpoint.
+ */
+static int resolve_target(const char *path, const char *fn, char **target, bool *exists,
+                          mode_t *mode)
+{
+    char *cur = copy_string(path);
+    if (!cur)
+        return latmc_fail(LATMC_ENOMEM, "%s: cannot allocate a path", fn);
+    for (int depth = 0;; depth++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0) {
+            int err = errno;
+            if (err == ENOENT) {
+                *target = cur;
+                *exists = false;
+                *mode = 0;
+                return LATMC_OK;
+            }
+            bool via_link = strcmp(cur, path) != 0;
+            int status = latmc_fail(LATMC_EIO, "%s: cannot examine '%s'%s%s%s: %s; %s", fn, cur,
+                                    via_link ? " (reached through the link '" : "",
+                                    via_link ? path : "", via_link ? "')" : "", strerror(err),
+                                    advice(err));
+            free(cur);
+            return status;
+        }
+        if (S_ISREG(st.st_mode)) {
+            *target = cur;
+            *exists = true;
+            *mode = st.st_mode & 07777;
+            return LATMC_OK;
+        }
+        if (!S_ISLNK(st.st_mode)) {
+            int status = latmc_fail(LATMC_EIO, "%s: will not replace '%s'%s%s%s: it is %s, and "
+                                    "%s writes regular files only (through a temporary file "
+                                    "and a rename, which would destroy it); give the path of "
+                                    "a regular file or of a new one", fn, cur,
+                                    strcmp(cur, path) ? " (the target of the link '" : "",
+                                    strcmp(cur, path) ? path : "",
+                                    strcmp(cur, path) ? "')" : "", file_kind(st.st_mode), fn);
+            free(cur);
+            return status;
+        }
+        if (depth == MAX_LINK_DEPTH) {
+            free(cur);
+            return latmc_fail(LATMC_EIO, "%s: cannot write '%s': more than %d levels of "
+                              "symbolic links; %s", fn, path, MAX_LINK_DEPTH, advice(ELOOP));
+        }
+        int err = 0;
+        char *next = follow_link(cur, (size_t)st.st_size, &err);
+        if (!next) {
+            int status = err == ENOMEM
+                             ? latmc_fail(LATMC_ENOMEM, "%s: cannot allocate a path", fn)
+                             : latmc_fail(LATMC_EIO, "%s: cannot read the symbolic link '%s': "
+                                          "%s; %s", fn, cur, strerror(err), advice(err));
+            free(cur);
+            return status;
+        }
+        free(cur);
+        cur = next;
+    }
+}
+
+/* A name for the temporary file, unique among this process's threads and other
+ * processes: the pid, a counter and clock bits; O_EXCL makes the final decision. */
+static char *temporary_name(const char *target)
+{
+    static atomic_uint counter;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    unsigned serial = atomic_fetch_add(&counter, 1u);
+    size_t n = strlen(target) + 64;
+    char *tmp = malloc(n);
+    if (tmp)
+        snprintf(tmp, n, "%s.tmp-%ld-%u-%05lx", target, (long)getpid(), serial,
+                 (unsigned long)(now.tv_nsec & 0xfffff));
+    return tmp;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t done = write(fd, p, n);
+        if (done < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        if (done == 0)
+            return EIO;
+        p += done;
+        n -= (size_t)done;
+    }
+    return 0;
+}
+
+/* Flush a directory's entries (the rename) to the disk. File systems that cannot sync a
+ * directory say EINVAL (or ENOTSUP): their renames are as durable as they get. */
+static int sync_directory(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    int err = 0;
+    if (fsync(fd) != 0 && errno != EINVAL && errno != ENOTSUP)
+        err = errno;
+    close(fd);
+    return err;
+}
+
+int latmc_file_replace(const char *path, const void *bytes, size_t n, const char *fn)
+{
+    char *target = NULL;
+    bool exists = false;
+    mode_t mode = 0;
+    int status = resolve_target(path, fn, &target, &exists, &mode);
+    if (status < 0)
+        return status;
+    char *dir = directory_of(target);
+    char *tmp = NULL;
+    int fd = -1, err = 0;
+    for (int attempt = 0; dir && attempt < 100 && fd < 0; attempt++) {
+        free(tmp);
+        if (!(tmp = temporary_name(target)))
+            break;
+        /* 0666 before the umask, as fopen(path, "w") would create the file. */
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+        err = fd < 0 ? errno : 0;
+        if (fd < 0 && err != EEXIST)
+            break;
+    }
+    if (!dir || !tmp) {
+        status = latmc_fail(LATMC_ENOMEM, "%s: cannot allocate a path", fn);
+        goto done;
+    }
+    if (fd < 0) {
+        status = latmc_fail(LATMC_EIO, "%s: cannot create a temporary file beside '%s' (%s): "
+                            "%s; %s", fn, target, tmp, strerror(err), advice(err));
+        goto done;
+    }
+    /* Replacing a file keeps its permissions; a failure here only loses that nicety. */
+    if (exists)
+        (void)fchmod(fd, mode);
+    const char *step = "write";
+    err = write_all(fd, bytes, n);
+    if (!err && fsync(fd) != 0)
+        step = "flush (fsync)", err = errno;
+    if (close(fd) != 0 && !err)
+        step = "close", err = errno;
+    if (!err && rename(tmp, target) != 0)
+        step = "rename", err = errno;
+    if (err) {
+        unlink(tmp);
+        status = latmc_fail(LATMC_EIO, "%s: cannot %s the temporary file %s for '%s': %s; "
+                            "%s; '%s' is unchanged", fn, step, tmp, target, strerror(err),
+                            advice(err), target);
+        goto done;
+    }
+    if ((err = sync_directory(dir)) != 0)
+        status = latmc_fail(LATMC_EIO, "%s: wrote '%s', but cannot flush its directory %s to "
+                            "the disk (fsync): %s; the new file may be lost if the machine "
+                            "fails now; %s", fn, target, dir, strerror(err), advice(err));
+done:
+    free(tmp);
+    free(dir);
+    free(target);
+    return status;
+}
+
+int latmc_file_open_regular(const char *path, const char *fn, int *fd, uint64_t *size)
+{
+    *fd = -1;
+    /* stat first: opening some devices has effects of its own. O_NONBLOCK: should the
+     * path become a FIFO in between, opening it must not wait for a writer. */
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        int err = errno;
+        return latmc_fail(LATMC_EIO, "%s: cannot open '%s': %s; %s", fn, path, strerror(err),
+                          advice(err));
+    }
+    int file = S_ISREG(st.st_mode) ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+    if (S_ISREG(st.st_mode) && file < 0) {
+        int err = errno;
+        return latmc_fail(LATMC_EIO, "%s: cannot open '%s': %s; %s", fn, path, strerror(err),
+                          advice(err));
+    }
+    if (file >= 0 && fstat(file, &st) != 0) {
+        int err = errno;
+        close(file);
+        return latmc_fail(LATMC_EIO, "%s: cannot examine '%s': %s; %s", fn, path,
+                          strerror(err), advice(err));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        if (file >= 0)
+            close(file);
+        return latmc_fail(LATMC_EIO, "%s: will not read '%s': it is %s; a checkpoint is a "
+                          "regular file (written by latmc_sim_save)", fn, path,
+                          file_kind(st.st_mode));
+    }
+    *fd = file;
+    *size = (uint64_t)st.st_size;
+    return LATMC_OK;
+}
+
+int latmc_file_read_at(int fd, void *buf, size_t n, uint64_t at, const char *path,
+                       const char *fn)
+{
+    unsigned char *p = buf;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, p + got, n - got, (off_t)(at + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int err = errno;
+            return latmc_fail(LATMC_EIO, "%s: cannot read '%s': %s; %s", fn, path,
+                              strerror(err), advice(err));
+        }
+        if (r == 0)
+            return latmc_fail(LATMC_ECORRUPT, "%s: '%s' ended after %llu bytes, shorter than "
+                              "when it was opened (changed while being read?); load it again",
+                              fn, path, (unsigned long long)(at + got));
+        got += (size_t)r;
+    }
+    return LATMC_OK;
+}
