@@ -22,6 +22,8 @@ need binutils        command -v readelf
 need abigail-tools   command -v abidiff
 # SIMDe: the AVX-512 kernels are also tested on CPUs without AVX-512, emulated (kernels suite)
 need libsimde-dev    test -f /usr/include/simde/x86/avx512.h
+# clang: the static and shared pkg-config recipes are checked with both C compilers
+need clang           command -v clang
 
 if [ -z "$missing" ]; then
     echo "install-deps: everything needed is installed"
