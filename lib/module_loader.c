@@ -114,7 +114,7 @@ static bool init_module(struct module_slot *slot, const char *path,
 }
 
 /* Check a loaded file and make it the slot's module; false (the reason noted) otherwise. */
-static bool accept(struct module_slot *slot, const char *path, void *handle)
+static bool accept_module(struct module_slot *slot, const char *path, void *handle)
 {
     latmc_module_entry_fn entry;
     /* dlsym returns an object pointer; POSIX guarantees it converts to a function pointer. */
@@ -177,7 +177,7 @@ static bool try_candidate(struct module_slot *slot, const char *path)
         NOTE(slot, "%s: cannot load: %s", path, err ? err : "dlopen failed");
         return false;
     }
-    if (accept(slot, path, handle))
+    if (accept_module(slot, path, handle))
         return true;
     dlclose(handle);
     return false;

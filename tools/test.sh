@@ -92,8 +92,11 @@ run_tests build
 # nvcc would only spend minutes compiling it again (the normal build compiles it, and its
 # host tests run there).
 echo "== build-asan/ (ASan + UBSan, no CUDA module): build ($(elapsed) so far) =="
-[ -f build-asan/build.ninja ] ||
+if [ -f build-asan/build.ninja ]; then
+    meson configure build-asan -Dcuda=disabled  # a build-asan/ from before this rule
+else
     meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dcuda=disabled
+fi
 ninja -C build-asan
 echo "== build-asan/: meson test ($(elapsed) so far) =="
 # Any UBSan report fails the run; leak checking is on (ASan's default on Linux).
