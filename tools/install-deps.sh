@@ -28,6 +28,8 @@ need python3-venv    sh -c 'd=$(mktemp -d) && python3 -m venv "$d/v"; r=$?; rm -
 need python3-pip     python3 -m pip --version
 # HDF5: latmc --hdf5 (built by -Dhdf5=auto where found; the cli suite reads the file back)
 need libhdf5-dev     pkg-config --exists hdf5
+# clang: the static and shared pkg-config recipes are checked with both C compilers
+need clang           command -v clang
 
 if [ -z "$missing" ]; then
     echo "install-deps: everything needed is installed"
