@@ -3,6 +3,7 @@
  * CUDA backend comes as a module (module_loader.c). An explicit request that cannot be met
  * fails with a code and the reason; AUTO falls back to the CPU and logs why.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +16,21 @@
 #  include <omp.h>
 #endif
 
+/* The module's device count, its status checked (latmc_backend_result). */
+static int module_device_count(const struct latmc_module *m, int *count)
+{
+    const unsigned long fails_before = latmc_fail_count();
+    int n = 0;
+    int st = latmc_backend_result(m->name ? m->name : "module", "device_count",
+                                  m->device_count(&n), fails_before);
+    if (st == LATMC_OK && n < 0)
+        st = latmc_fail(LATMC_EBACKEND, "the %s backend counted %d devices: a bug in the "
+                        "backend", m->name ? m->name : "module", n);
+    if (st == LATMC_OK)
+        *count = n;
+    return st;
+}
+
 static int cuda_backend(const latmc_sim_desc *desc, const struct latmc_backend_ops **out)
 {
     const char *why = "";
@@ -22,7 +38,7 @@ static int cuda_backend(const latmc_sim_desc *desc, const struct latmc_backend_o
     if (!m)
         return latmc_fail(LATMC_EBACKEND, "CUDA backend unavailable: %s", why);
     int count = 0;
-    int st = m->device_count(&count);
+    int st = module_device_count(m, &count);
     if (st < 0)
         return st;
     if (desc->device_index >= count)
@@ -39,6 +55,15 @@ int latmc_backend_select(latmc_ctx *ctx, const latmc_sim_desc *desc,
     case LATMC_DEVICE_AUTO:
         if (cuda_backend(desc, out) == LATMC_OK)
             return LATMC_OK;
+        /* The CPU has only device 0: AUTO must not turn a device_index that names no
+         * device anywhere into a CPU run (the CPU refuses it when asked by name). */
+        if (desc->device_index != 0) {
+            char why[LATMC_ERRMSG_SIZE];
+            snprintf(why, sizeof why, "%s", latmc_thread_error());
+            return latmc_fail(LATMC_ENODEV, "desc.device_index = %d with device AUTO: no CUDA "
+                              "device %d (%.300s), and the CPU has only device 0",
+                              desc->device_index, desc->device_index, why);
+        }
         latmc_log(ctx, LATMC_LOG_INFO, "device AUTO: using the CPU (%s)", latmc_thread_error());
         break;
     case LATMC_DEVICE_CPU:
@@ -57,11 +82,42 @@ int latmc_backend_select(latmc_ctx *ctx, const latmc_sim_desc *desc,
     return LATMC_OK;
 }
 
+/*
+ * The CPU's status line depends on LATMC_CPU_MASK, which a process may change, so it is
+ * built at each call; but the string returned must stay valid for the whole process (not a
+ * thread's buffer). Each distinct line is kept once, never freed; the lines are few (one
+ * per mask value tried) and the table is capped.
+ */
+#define CPU_STATUS_LINES 16
+static const char *cpu_status_interned(void)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static char lines[CPU_STATUS_LINES][256];
+    static int nlines;
+    char now[256];
+    snprintf(now, sizeof now, "%s", cpu_status());
+    const char *found = "built in; SIMD level unknown (too many LATMC_CPU_MASK values "
+                        "seen by this process)";
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < nlines; i++)
+        if (strcmp(lines[i], now) == 0) {
+            found = lines[i];
+            goto out;
+        }
+    if (nlines < CPU_STATUS_LINES) {
+        snprintf(lines[nlines], sizeof lines[nlines], "%s", now);
+        found = lines[nlines++];
+    }
+out:
+    pthread_mutex_unlock(&lock);
+    return found;
+}
+
 const char *latmc_ctx_backend_status(latmc_ctx *ctx, int device)
 {
     (void)ctx;
     if (device == LATMC_DEVICE_CPU)
-        return cpu_status();
+        return cpu_status_interned();
     const char *why = "unknown device kind";
     if (device == LATMC_DEVICE_CUDA)
         latmc_module_get(device, &why);
@@ -83,7 +139,7 @@ int latmc_ctx_device_count(latmc_ctx *ctx, int device, int *count)
     const struct latmc_module *m = latmc_module_get(device, &why);
     if (!m)
         return latmc_fail(LATMC_EBACKEND, "CUDA backend unavailable: %s", why);
-    return m->device_count(count);
+    return module_device_count(m, count);
 }
 
 /* The CPU's model name from /proc/cpuinfo where there is one. */
@@ -111,10 +167,11 @@ int latmc_ctx_device_info(latmc_ctx *ctx, int device, int index, latmc_device_in
 {
     if (!ctx || !info)
         return latmc_fail(LATMC_EINVAL, "latmc_ctx_device_info: %s is NULL", !ctx ? "ctx" : "info");
-    if (info->struct_size < sizeof *info)
+    if (info->struct_size < sizeof *info || info->struct_size > LATMC_STRUCT_SIZE_MAX)
         return latmc_fail(LATMC_EINVAL, "latmc_ctx_device_info: info->struct_size = %u, this "
-                          "library's latmc_device_info takes %zu", (unsigned)info->struct_size,
-                          sizeof *info);
+                          "library's latmc_device_info takes %zu (at most %u: a struct_size "
+                          "struct never grows past it)", (unsigned)info->struct_size,
+                          sizeof *info, LATMC_STRUCT_SIZE_MAX);
     int count = 0;
     int st = latmc_ctx_device_count(ctx, device, &count);
     if (st < 0)
@@ -136,8 +193,12 @@ int latmc_ctx_device_info(latmc_ctx *ctx, int device, int index, latmc_device_in
         const struct latmc_module *m = latmc_module_get(device, &why);
         struct latmc_module_device md;
         memset(&md, 0, sizeof md);
-        if ((st = m->device_info(index, &md)) < 0)
+        const unsigned long fails_before = latmc_fail_count();
+        st = latmc_backend_result(m->name ? m->name : "module", "device_info",
+                                  m->device_info(index, &md), fails_before);
+        if (st < 0)
             return st;
+        md.name[sizeof md.name - 1] = '\0'; /* a module's string, bounded before use */
         snprintf(d.name, sizeof d.name, "%s", md.name);
         d.memory_bytes = md.memory_bytes;
         d.compute_major = md.compute_major;

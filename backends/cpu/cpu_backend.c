@@ -5,6 +5,7 @@
 #include "cpu_features.h"
 #include "cpu_omp.h"
 #include "model.h"
+#include "thread_probe.h"
 
 static int resolve_threads(latmc_sim *sim)
 {
@@ -41,7 +42,9 @@ static int cpu_create(latmc_sim *sim)
     st->lattice.lz = sim->desc.ndim == 3 ? sim->desc.extent[2] : 1;
     st->lattice.nsites = sim->nsites;
     sim->n_threads = resolve_threads(sim);
-    int status = k->create(sim, st);
+    int status = latmc_thread_probe(sim->n_threads); /* never let OpenMP exit the process */
+    if (status == LATMC_OK)
+        status = k->create(sim, st);
     if (status < 0) {
         free(st);
         return status;
