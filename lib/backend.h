@@ -36,6 +36,15 @@ struct latmc_backend_ops {
 extern const struct latmc_backend_ops latmc_cpu_backend_ops;
 
 /*
+ * The CPU backend, built in, described by the same table as a loaded module
+ * (module_abi.h: device count, device info, ops), and its status line (a module's is the
+ * loader's account of finding it).
+ */
+struct latmc_module;
+extern const struct latmc_module latmc_cpu_module;
+const char *latmc_cpu_module_status(void);
+
+/*
  * Pick the backend for desc->device / desc->device_index. AUTO falls back to the CPU and
  * logs why; an explicit request that cannot be met fails (never a silent CPU run).
  */
