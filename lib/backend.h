@@ -31,7 +31,20 @@ struct latmc_backend_ops {
     /* Couplings of models that have them (count checked by the core). */
     int (*get_couplings)(latmc_sim *sim, float *buf);
     int (*set_couplings)(latmc_sim *sim, const float *buf);
+
+    /* Appended. Optional (NULL: the backend derives nothing): sim->model_data was just
+     * rebuilt from sim->param, after create and after every parameter change; rebuild what
+     * the backend derives from it (kernel tables, a device copy), so that sweeps use it
+     * as it stands instead of deriving it again at every call. */
+    int (*params_changed)(latmc_sim *sim);
 };
+
+/*
+ * The parameters in sim->param changed: rebuild the model's tables (model->update_data)
+ * and what the backend derives from them. The one way the core and the checkpoint code
+ * apply a parameter change.
+ */
+int latmc_sim_params_changed(latmc_sim *sim);
 
 extern const struct latmc_backend_ops latmc_cpu_backend_ops;
 

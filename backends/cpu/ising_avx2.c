@@ -240,8 +240,8 @@ static void prepare_avx2(struct cpu_ising_pass *p)
     struct prepared *w = (struct prepared *)(void *)p->prepared;
     struct tables *tb = &w->tb;
     for (int b = 0; b < 4; b++)
-        tb->plane[b] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p->plane[b]));
-    tb->never = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p->never));
+        tb->plane[b] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p->dec.plane[b]));
+    tb->never = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p->dec.never));
     tb->one = _mm256_set1_epi8(1);
     tb->pair_order = _mm256_setr_epi8(1, 0, 5, 4, 3, 2, 7, 6, 9, 8, 13, 12, 11, 10, 15, 14,
                                       1, 0, 5, 4, 3, 2, 7, 6, 9, 8, 13, 12, 11, 10, 15, 14);
@@ -375,8 +375,8 @@ static uint64_t colour_rows_avx2(const struct cpu_ising_split *s, const struct c
           { { rows_3d_metropolis_pmj, rows_3d_metropolis_never_pmj },
             { rows_3d_heatbath_pmj, rows_3d_heatbath_never_pmj } } },
     };
-    return variants[s->bonds != NULL][s->ndim == 3][p->algorithm == LATMC_ALGO_HEATBATH]
-                   [p->any_never != 0](s, p, r0, r1);
+    return variants[s->bonds != NULL][s->ndim == 3][p->dec.algorithm == LATMC_ALGO_HEATBATH]
+                   [p->dec.any_never != 0](s, p, r0, r1);
 }
 
 static void draws_avx2(uint64_t seed, uint32_t c1, uint32_t c2, uint32_t c3,

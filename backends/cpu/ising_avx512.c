@@ -365,10 +365,10 @@ static void prepare_avx512(struct cpu_ising_pass *p)
     struct tables *tb = &w->tb;
     uint32_t thr[16];
     for (int i = 0; i < 16; i++)
-        thr[i] = ((uint32_t)p->plane[0][i] | (uint32_t)p->plane[1][i] << 8 |
-                  (uint32_t)p->plane[2][i] << 16 | (uint32_t)p->plane[3][i] << 24) ^ 0x80000000u;
+        thr[i] = ((uint32_t)p->dec.plane[0][i] | (uint32_t)p->dec.plane[1][i] << 8 |
+                  (uint32_t)p->dec.plane[2][i] << 16 | (uint32_t)p->dec.plane[3][i] << 24) ^ 0x80000000u;
     tb->thr = _mm512_loadu_si512((const void *)thr);
-    tb->never = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)p->never));
+    tb->never = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)p->dec.never));
     tb->one = _mm512_set1_epi8(1);
     set_consts(&w->pc, 0, p);
 }
@@ -487,8 +487,8 @@ static uint64_t colour_rows_avx512(const struct cpu_ising_split *s,
           { { rows_3d_metropolis_pmj, rows_3d_metropolis_never_pmj },
             { rows_3d_heatbath_pmj, rows_3d_heatbath_never_pmj } } },
     };
-    return variants[s->bonds != NULL][s->ndim == 3][p->algorithm == LATMC_ALGO_HEATBATH]
-                   [p->any_never != 0](s, p, r0, r1);
+    return variants[s->bonds != NULL][s->ndim == 3][p->dec.algorithm == LATMC_ALGO_HEATBATH]
+                   [p->dec.any_never != 0](s, p, r0, r1);
 }
 
 static void draws_avx512(uint64_t seed, uint32_t c1, uint32_t c2, uint32_t c3,
