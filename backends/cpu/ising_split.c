@@ -64,9 +64,13 @@ void cpu_ising_pass_setup(struct cpu_ising_pass *p, const struct cpu_ising_decis
     p->dec = *d;
     p->colour = colour;
     p->seed = seed;
-    p->c1_sweep = (uint32_t)(sweep >> 32) << 16;
-    p->c2 = (uint32_t)sweep;
-    p->c3 = ((uint32_t)LATMC_STREAM_UPDATE << 24) | ((uint32_t)colour << 16);
+    /* words 1..3 of block 0 (rng_streams.h); the kernels add the block's high bits to c1 */
+    const latmc_philox_ctr c = latmc_rng_counter(0, sweep,
+                                                 latmc_rng_stream(LATMC_STREAM_UPDATE, 0),
+                                                 (uint32_t)colour, 0);
+    p->c1_sweep = c.v[1];
+    p->c2 = c.v[2];
+    p->c3 = c.v[3];
 }
 
 /* ---- layout ---- */
