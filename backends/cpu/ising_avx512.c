@@ -354,11 +354,7 @@ static void prepare_avx512(struct cpu_ising_pass *p)
 {
     struct prepared *w = (struct prepared *)(void *)p->prepared;
     struct tables *tb = &w->tb;
-    uint32_t thr[16];
-    for (int i = 0; i < 16; i++)
-        thr[i] = ((uint32_t)p->dec.plane[0][i] | (uint32_t)p->dec.plane[1][i] << 8 |
-                  (uint32_t)p->dec.plane[2][i] << 16 | (uint32_t)p->dec.plane[3][i] << 24) ^ 0x80000000u;
-    tb->thr = _mm512_loadu_si512((const void *)thr);
+    tb->thr = _mm512_loadu_si512((const void *)p->dec.below);
     tb->never = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)p->dec.never));
     tb->one = _mm512_set1_epi8(1);
     set_consts(&w->pc, 0, p);

@@ -47,7 +47,8 @@ void cpu_ising_decisions_build(struct cpu_ising_decisions *d, const struct latmc
         const int reachable = k <= 2 * ndim && (algorithm != LATMC_ALGO_HEATBATH || !up);
         /* accept iff u < thr iff not (u > thr - 1). thr = 0 wraps to "always", so that a
          * kernel that forgot the never mask fails the kernels test at once. */
-        const uint32_t v = (uint32_t)(thr - 1) ^ 0x80000000u;
+        d->below[idx] = (uint32_t)(thr - 1);
+        const uint32_t v = d->below[idx] ^ 0x80000000u;
         for (int b = 0; b < 4; b++)
             d->plane[b][idx] = (uint8_t)(v >> (8 * b));
         if (thr == 0) {

@@ -79,7 +79,9 @@ static inline uint8_t *cpu_ising_split_bond_row(const struct cpu_ising_split *s,
  * bath k, Metropolis k + 8 [s == +1], always below 16 (one _mm256_shuffle_epi8 per byte).
  */
 struct cpu_ising_decisions {
-    uint8_t plane[4][16];   /* byte b of (T - 1) ^ 0x80000000 for each table index */
+    uint32_t below[16];     /* T - 1 (32 bits) for each table index (AVX-512: compared
+                               unsigned) */
+    uint8_t plane[4][16];   /* byte b of (T - 1) ^ 0x80000000 (AVX2: bytes, signed) */
     uint8_t never[16];      /* 0xff where T = 0: never accept */
     int any_never;          /* some entry is 0: the kernels apply `never` */
     int algorithm;          /* LATMC_ALGO_METROPOLIS or LATMC_ALGO_HEATBATH */
