@@ -1,20 +1,26 @@
 /*
- * Choosing a backend for a sim and describing devices. The CPU backend is built in; the
- * CUDA backend comes as a module (module_loader.c). An explicit request that cannot be met
- * fails with a code and the reason; AUTO falls back to the CPU and logs why.
+ * Choosing a backend for a sim and describing devices. Every device kind is served by one
+ * table (module_abi.h): the CPU's is built in (latmc_cpu_module), the CUDA one comes as a
+ * module (module_loader.c). An explicit request that cannot be met fails with a code and
+ * the reason; AUTO falls back to the CPU and logs why.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "backend.h"
-#include "cpu_features.h"
 #include "module_loader.h"
 
-#ifdef _OPENMP
-#  include <omp.h>
-#endif
+/* The table serving `device`, or NULL with *why saying why there is none. On success *why
+ * is the backend's status line. */
+static const struct latmc_module *backend_module(int device, const char **why)
+{
+    if (device == LATMC_DEVICE_CPU) {
+        *why = latmc_cpu_module_status();
+        return &latmc_cpu_module;
+    }
+    return latmc_module_get(device, why);
+}
 
 /* The module's device count, its status checked (latmc_backend_result). */
 static int module_device_count(const struct latmc_module *m, int *count)
@@ -78,7 +84,7 @@ int latmc_backend_select(latmc_ctx *ctx, const latmc_sim_desc *desc,
         return latmc_fail(LATMC_ENODEV,
                           "desc.device_index = %d: the CPU backend has only device 0",
                           desc->device_index);
-    *out = &latmc_cpu_backend_ops;
+    *out = latmc_cpu_module.ops;
     return LATMC_OK;
 }
 
@@ -95,7 +101,7 @@ static const char *cpu_status_interned(void)
     static char lines[CPU_STATUS_LINES][256];
     static int nlines;
     char now[256];
-    snprintf(now, sizeof now, "%s", cpu_status());
+    snprintf(now, sizeof now, "%s", latmc_cpu_module_status());
     const char *found = "built in; SIMD level unknown (too many LATMC_CPU_MASK values "
                         "seen by this process)";
     pthread_mutex_lock(&lock);
@@ -118,9 +124,10 @@ const char *latmc_ctx_backend_status(latmc_ctx *ctx, int device)
     (void)ctx;
     if (device == LATMC_DEVICE_CPU)
         return cpu_status_interned();
-    const char *why = "unknown device kind";
-    if (device == LATMC_DEVICE_CUDA)
-        latmc_module_get(device, &why);
+    if (device != LATMC_DEVICE_CUDA)
+        return "unknown device kind";
+    const char *why = "";
+    backend_module(device, &why);
     return why;
 }
 
@@ -128,39 +135,14 @@ int latmc_ctx_device_count(latmc_ctx *ctx, int device, int *count)
 {
     if (!ctx || !count)
         return latmc_fail(LATMC_EINVAL, "latmc_ctx_device_count: %s is NULL", !ctx ? "ctx" : "count");
-    if (device == LATMC_DEVICE_CPU) {
-        *count = 1;
-        return LATMC_OK;
-    }
-    if (device != LATMC_DEVICE_CUDA)
+    if (device != LATMC_DEVICE_CPU && device != LATMC_DEVICE_CUDA)
         return latmc_fail(LATMC_EINVAL, "latmc_ctx_device_count: device = %d is not "
                           "LATMC_DEVICE_CPU or LATMC_DEVICE_CUDA", device);
     const char *why = "";
-    const struct latmc_module *m = latmc_module_get(device, &why);
+    const struct latmc_module *m = backend_module(device, &why);
     if (!m)
         return latmc_fail(LATMC_EBACKEND, "CUDA backend unavailable: %s", why);
     return module_device_count(m, count);
-}
-
-/* The CPU's model name from /proc/cpuinfo where there is one. */
-static void cpu_name(char *name, size_t size)
-{
-    snprintf(name, size, "CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) == 0) {
-            const char *colon = strchr(line, ':');
-            if (colon) {
-                colon += colon[1] == ' ' ? 2 : 1;
-                snprintf(name, size, "%.*s", (int)strcspn(colon, "\n"), colon);
-            }
-            break;
-        }
-    }
-    fclose(f);
 }
 
 int latmc_ctx_device_info(latmc_ctx *ctx, int device, int index, latmc_device_info *info)
@@ -184,27 +166,21 @@ int latmc_ctx_device_info(latmc_ctx *ctx, int device, int index, latmc_device_in
     d.struct_size = sizeof d;
     d.device = device;
     d.index = index;
-    if (device == LATMC_DEVICE_CPU) {
-        cpu_name(d.name, sizeof d.name);
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        d.multiprocessors = n > 0 ? (int)n : 1;
-    } else {
-        const char *why = "";
-        const struct latmc_module *m = latmc_module_get(device, &why);
-        struct latmc_module_device md;
-        memset(&md, 0, sizeof md);
-        const unsigned long fails_before = latmc_fail_count();
-        st = latmc_backend_result(m->name ? m->name : "module", "device_info",
-                                  m->device_info(index, &md), fails_before);
-        if (st < 0)
-            return st;
-        md.name[sizeof md.name - 1] = '\0'; /* a module's string, bounded before use */
-        snprintf(d.name, sizeof d.name, "%s", md.name);
-        d.memory_bytes = md.memory_bytes;
-        d.compute_major = md.compute_major;
-        d.compute_minor = md.compute_minor;
-        d.multiprocessors = md.multiprocessors;
-    }
+    const char *why = "";
+    const struct latmc_module *m = backend_module(device, &why);
+    struct latmc_module_device md;
+    memset(&md, 0, sizeof md);
+    const unsigned long fails_before = latmc_fail_count();
+    st = latmc_backend_result(m->name ? m->name : "module", "device_info",
+                              m->device_info(index, &md), fails_before);
+    if (st < 0)
+        return st;
+    md.name[sizeof md.name - 1] = '\0'; /* a module's string, bounded before use */
+    snprintf(d.name, sizeof d.name, "%s", md.name);
+    d.memory_bytes = md.memory_bytes;
+    d.compute_major = md.compute_major;
+    d.compute_minor = md.compute_minor;
+    d.multiprocessors = md.multiprocessors;
     memcpy(info, &d, sizeof d);
     return LATMC_OK;
 }

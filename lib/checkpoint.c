@@ -420,7 +420,8 @@ static int apply_state(latmc_sim *sim, const struct ckpt_state *st, void *spins,
     if (spins && (status = sim->ops->set_spins(sim, spins)) < 0)
         return status;
     memcpy(sim->param, st->param, sizeof st->param);
-    sim->model->update_data(sim);
+    if ((status = latmc_sim_params_changed(sim)) < 0)
+        return status;
     sim->sweeps = st->sweeps;
     sim->accepted = st->accepted;
     sim->attempted = st->attempted;

@@ -127,6 +127,8 @@ int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out
             BACKEND_CALL(st, sim, "create", ops->create(sim));
         }
     }
+    if (st == LATMC_OK && ops->params_changed && (st = ops->params_changed(sim)) < 0)
+        ops->destroy(sim);
     if (st < 0) {
         latmc_log(ctx, failure_log_level(st), "%s", latmc_thread_error());
         sim_free(sim);
@@ -188,8 +190,14 @@ int latmc_sim_set_param(latmc_sim *sim, int key, double value)
     if (st < 0)
         return latmc_sim_record_failure(sim, st);
     sim->param[key] = value;
+    return latmc_sim_params_changed(sim);
+}
+
+int latmc_sim_params_changed(latmc_sim *sim)
+{
     sim->model->update_data(sim);
-    return LATMC_OK;
+    int st = sim->ops->params_changed ? sim->ops->params_changed(sim) : LATMC_OK;
+    return st < 0 ? latmc_sim_record_failure(sim, st) : LATMC_OK;
 }
 
 int latmc_sim_get_param(const latmc_sim *sim, int key, double *value)
@@ -499,7 +507,8 @@ int latmc_sim_tune_epsilon(latmc_sim *sim, double target, uint64_t sweeps)
         double eps = sim->param[LATMC_PARAM_EPSILON] * factor;
         if (latmc_param_check(LATMC_PARAM_EPSILON, eps) == LATMC_OK) {
             sim->param[LATMC_PARAM_EPSILON] = eps;
-            sim->model->update_data(sim);
+            if ((st = latmc_sim_params_changed(sim)) < 0)
+                return st;
         }
     }
     return LATMC_OK;

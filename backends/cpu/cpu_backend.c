@@ -116,6 +116,14 @@ static int cpu_set_couplings(latmc_sim *sim, const float *buf)
     return LATMC_OK;
 }
 
+static int cpu_params_changed(latmc_sim *sim)
+{
+    struct cpu_state *st = cpu_state_of(sim);
+    if (st->kernels->params_changed)
+        st->kernels->params_changed(sim, st);
+    return LATMC_OK;
+}
+
 const struct latmc_backend_ops latmc_cpu_backend_ops = {
     .size = sizeof(struct latmc_backend_ops),
     .name = "cpu",
@@ -128,4 +136,5 @@ const struct latmc_backend_ops latmc_cpu_backend_ops = {
     .set_spins = cpu_set_spins,
     .get_couplings = cpu_get_couplings,
     .set_couplings = cpu_set_couplings,
+    .params_changed = cpu_params_changed,
 };
