@@ -7,6 +7,9 @@
 
 #include <latmc/latmc.h>
 
+/* The device of the members (test_ens_identity sets it from LATMC_TEST_DEVICE). */
+static int ens_test_device = LATMC_DEVICE_CPU;
+
 /* A member desc of `model` on an L^ndim lattice, seed fields left to the ensemble. */
 static inline latmc_sim_desc ens_test_desc(int model, int ndim, int L)
 {
@@ -16,7 +19,7 @@ static inline latmc_sim_desc ens_test_desc(int model, int ndim, int L)
     d.ndim = ndim;
     for (int mu = 0; mu < ndim; mu++)
         d.extent[mu] = L;
-    d.device = LATMC_DEVICE_CPU;
+    d.device = ens_test_device;
     return d;
 }
 

@@ -5,6 +5,9 @@
  *  - with parallel tempering on, the result does not depend on the thread count;
  *  - a saved and loaded ensemble continues exactly as the one that was not saved;
  *  - the documented seed derivation (doc/ensembles.md) is what the members get.
+ * With LATMC_TEST_DEVICE=cuda the members run on the CUDA backend (meson: "... cuda",
+ * skipped without a GPU), and a tempering ensemble of Ising +-J and of Potts must equal
+ * the CPU's bit for bit.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +19,7 @@
 
 #include "ens_test_helpers.h"
 #include "philox.h"
+#include "sim_helpers.h"
 
 static latmc_ctx *ctx;
 
@@ -182,10 +186,8 @@ static void assert_same_state(const struct ens_state *a, const struct ens_state 
     assert_true(a->trip_mean == b->trip_mean);
 }
 
-static latmc_ens *tempering_ensemble(int threads)
+static latmc_ens *tempering_ensemble_of(latmc_sim_desc d, int threads)
 {
-    latmc_sim_desc d = ens_test_desc(LATMC_MODEL_ISING, 3, 4);
-    d.couplings = LATMC_COUPLINGS_BIMODAL;
     latmc_ens_layout l = ens_test_layout(4, 4, 2, 99, threads);
     latmc_ens *e = NULL;
     assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
@@ -194,6 +196,13 @@ static latmc_ens *tempering_ensemble(int threads)
     assert_int_equal(latmc_ens_set_exchange(e, 3), LATMC_OK);
     assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
     return e;
+}
+
+static latmc_ens *tempering_ensemble(int threads)
+{
+    latmc_sim_desc d = ens_test_desc(LATMC_MODEL_ISING, 3, 4);
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    return tempering_ensemble_of(d, threads);
 }
 
 static void test_threads_identical(void **state)
@@ -278,8 +287,44 @@ static void test_save_load_continues(void **state)
     latmc_ens_destroy(&b);
 }
 
+/* CUDA members against CPU members: the same ensemble, the same state (Ising, Potts). */
+static void test_cpu_cuda_identical(void **state)
+{
+    (void)state;
+    for (int model = 0; model < 2; model++) {
+        latmc_sim_desc d = ens_test_desc(model == 0 ? LATMC_MODEL_ISING : LATMC_MODEL_POTTS, 3, 4);
+        if (model == 0)
+            d.couplings = LATMC_COUPLINGS_BIMODAL;
+        else
+            d.q = 3;
+        latmc_ens *gpu = tempering_ensemble_of(d, 1);
+        d.device = LATMC_DEVICE_CPU;
+        latmc_ens *cpu = tempering_ensemble_of(d, 2);
+        assert_int_equal(latmc_ens_sweep(gpu, 60), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(cpu, 60), LATMC_OK);
+        struct ens_state a, b;
+        capture(gpu, &a);
+        capture(cpu, &b);
+        assert_same_state(&a, &b);
+        free(a.spins);
+        free(b.spins);
+        latmc_ens_destroy(&gpu);
+        latmc_ens_destroy(&cpu);
+    }
+}
+
 int main(void)
 {
+    const int skip = test_device_check();
+    if (skip)
+        return skip;
+    ens_test_device = test_device();
+    const struct CMUnitTest cuda_tests[] = {
+        cmocka_unit_test(test_cpu_cuda_identical),
+    };
+    if (ens_test_device == LATMC_DEVICE_CUDA &&
+        cmocka_run_group_tests(cuda_tests, setup, teardown) != 0)
+        return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ising_members_standalone),
         cmocka_unit_test(test_other_models_standalone),
