@@ -36,6 +36,7 @@
 #include <time.h>
 
 #include <latmc/latmc.h>
+#include "bench_ensemble.h"
 
 #define MAX_REPEAT 64
 #define MAX_SETTINGS 16
@@ -305,6 +306,8 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--ensemble") == 0) /* bench/bench_ensemble.c */
+        return bench_ensemble_main(argc - 1, argv + 1);
     struct config a, b;
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);

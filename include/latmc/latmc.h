@@ -4,7 +4,7 @@
  *
  * Contract v1: see doc/conventions.md for the physics conventions and doc/ABI.md for
  * what may change between versions. All names are prefixed latmc_ / LATMC_.
- * Includes defs.h, version.h, ctx.h, sim.h and acc.h; thread safety is stated in each.
+ * Includes defs.h, version.h, ctx.h, sim.h, acc.h and ens.h; thread safety is stated in each.
  *
  * @since 0.1
  */
@@ -16,5 +16,6 @@
 #include <latmc/ctx.h>
 #include <latmc/sim.h>
 #include <latmc/acc.h>
+#include <latmc/ens.h>
 
 #endif /* LATMC_LATMC_H */

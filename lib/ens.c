@@ -1,0 +1,468 @@
+/*
+ * Ensembles: creation, member addressing and seeds, temperatures, parameters, spins and
+ * observables (include/latmc/ens.h, doc/ensembles.md). Execution lives in ens_exec.c,
+ * exchanges in ens_exchange.c, overlaps in ens_overlap.c, files in ens_io.c.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "desc.h"
+#include "ens_internal.h"
+#include "model.h"
+#include "rng_streams.h"
+
+int latmc_ens_record_failure(const latmc_ens *cens, int status)
+{
+    latmc_ens *ens = (latmc_ens *)cens; /* the message buffer is mutable state */
+    snprintf(ens->errmsg, sizeof ens->errmsg, "%s", latmc_thread_error());
+    latmc_log(ens->ctx, status == LATMC_ENOMEM || status == LATMC_EIO ||
+                        status == LATMC_ECORRUPT || status == LATMC_EDEVICE
+                            ? LATMC_LOG_ERROR : LATMC_LOG_DEBUG, "%s", ens->errmsg);
+    return status;
+}
+
+/* Draws 0 and 1 of block `block` of (key, stream, sweep 0, phase 0, sub 0) as one 64-bit
+ * number: a hash of (key, block) that is documented and the same everywhere. */
+static uint64_t derive(uint64_t key, uint32_t stream, uint64_t block)
+{
+    latmc_philox_ctr r = latmc_rng_block(key, block, 0, latmc_rng_stream(stream, 0), 0, 0);
+    return (uint64_t)r.v[0] | (uint64_t)r.v[1] << 32;
+}
+
+uint64_t latmc_ens_member_seed(uint64_t seed, uint64_t member)
+{
+    return derive(seed, LATMC_STREAM_ENS_MEMBER_SEED, member);
+}
+
+uint64_t latmc_ens_sample_coupling_seed(uint64_t coupling_seed, uint64_t sample)
+{
+    return derive(coupling_seed, LATMC_STREAM_ENS_SAMPLE_DISORDER, sample);
+}
+
+void latmc_ens_layout_init(latmc_ens_layout *l)
+{
+    if (!l)
+        return;
+    memset(l, 0, sizeof *l);
+    l->struct_size = sizeof *l;
+    l->n_samples = l->n_temperatures = l->n_replicas = 1;
+}
+
+/* Bytes one member will take, generously: the host configuration three times (backend
+ * layouts, host copies), its couplings twice, and the sim's fixed part. */
+static double member_bytes(const latmc_sim_desc *d, int64_t nsites)
+{
+    const struct latmc_model_def *model = latmc_model_get(d->model);
+    double per_site = 3.0 * (double)model->site_bytes(d) * d->replicas;
+    if (latmc_model_has_couplings(model, d))
+        per_site += 2.0 * 4.0 * d->ndim;
+    return per_site * (double)nsites + 16384.0;
+}
+
+static double physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page : 1e18;
+}
+
+static void ens_free(latmc_ens *e)
+{
+    if (!e)
+        return;
+    if (e->members)
+        for (int m = 0; m < e->n_members; m++)
+            latmc_sim_destroy(&e->members[m]);
+    free(e->members);
+    free(e->beta);
+    free(e->member_at);
+    free(e->temp_of);
+    free(e->pair_accepted);
+    free(e->pair_attempted);
+    free(e->rt_dir);
+    free(e->rt_start);
+    free(e->scratch);
+    free(e->status);
+    if (e->ctx)
+        latmc_ctx_unref(e->ctx);
+    free(e);
+}
+
+int latmc_ens_alloc(latmc_ctx *ctx, const latmc_sim_desc *member, const latmc_ens_layout *layout,
+                    latmc_ens **out)
+{
+    *out = NULL;
+    if (layout->struct_size < sizeof(latmc_ens_layout))
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_create: layout.struct_size %u is too small "
+                          "(fill it with latmc_ens_layout_init)", layout->struct_size);
+    if (layout->struct_size > sizeof(latmc_ens_layout))
+        return latmc_fail(LATMC_EUNSUPPORTED, "latmc_ens_create: layout of a newer version "
+                          "(struct_size %u)", layout->struct_size);
+    const int counts[3] = { layout->n_samples, layout->n_temperatures, layout->n_replicas };
+    const char *names[3] = { "n_samples", "n_temperatures", "n_replicas" };
+    for (int i = 0; i < 3; i++)
+        if (counts[i] < 1)
+            return latmc_fail(LATMC_EINVAL, "latmc_ens_create: layout.%s = %d, must be >= 1",
+                              names[i], counts[i]);
+    const double members = (double)counts[0] * counts[1] * counts[2];
+    if (members > LATMC_ENS_MAX_MEMBERS)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_create: %.0f members; at most %d",
+                          members, LATMC_ENS_MAX_MEMBERS);
+    if (layout->n_threads < 0 || layout->n_threads > 4096)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_create: layout.n_threads = %d is not in "
+                          "0..4096", layout->n_threads);
+    latmc_sim_desc d;
+    int64_t nsites = 0;
+    int st = latmc_desc_validate(member, &d, &nsites);
+    if (st < 0)
+        return st;
+    if (d.replicas != 1)
+        return latmc_fail(LATMC_EUNSUPPORTED, "latmc_ens_create: member desc.replicas = %d; "
+                          "an ensemble's replicas are its layout.n_replicas (members have 1)",
+                          d.replicas);
+    /* Refuse before allocating anything what cannot fit: a huge layout must not first
+     * create thousands of members and then fail half way. */
+    const double need = members * member_bytes(&d, nsites), have = physical_memory();
+    if (need > have)
+        return latmc_fail(LATMC_ENOMEM, "latmc_ens_create: %.0f members of %lld sites need "
+                          "about %.3g GB, more than this machine's %.3g GB of memory",
+                          members, (long long)nsites, need / 1e9, have / 1e9);
+    latmc_ens *e = calloc(1, sizeof *e);
+    if (!e)
+        return latmc_fail(LATMC_ENOMEM, "latmc_ens_create: cannot allocate the ensemble");
+    const int M = (int)members, nT = layout->n_temperatures;
+    e->n_members = M;
+    e->nsites = nsites;
+    e->desc = d;
+    e->layout = *layout;
+    e->layout.n_threads = latmc_ens_resolve_threads(layout->n_threads);
+    e->members = calloc((size_t)M, sizeof *e->members);
+    e->beta = calloc((size_t)nT, sizeof *e->beta);
+    e->member_at = calloc((size_t)M, sizeof *e->member_at);
+    e->temp_of = calloc((size_t)M, sizeof *e->temp_of);
+    e->pair_accepted = calloc((size_t)nT, sizeof *e->pair_accepted);
+    e->pair_attempted = calloc((size_t)nT, sizeof *e->pair_attempted);
+    e->rt_dir = calloc((size_t)M, sizeof *e->rt_dir);
+    e->rt_start = calloc((size_t)M, sizeof *e->rt_start);
+    e->scratch = calloc((size_t)M, sizeof *e->scratch);
+    e->status = calloc((size_t)M, sizeof *e->status);
+    if (!e->members || !e->beta || !e->member_at || !e->temp_of || !e->pair_accepted ||
+        !e->pair_attempted || !e->rt_dir || !e->rt_start || !e->scratch || !e->status) {
+        ens_free(e);
+        return latmc_fail(LATMC_ENOMEM, "latmc_ens_create: cannot allocate the tables of %d "
+                          "members", M);
+    }
+    latmc_ctx_ref(ctx);
+    e->ctx = ctx;
+    latmc_ens_reset_map(e);
+    *out = e;
+    return LATMC_OK;
+}
+
+void latmc_ens_reset_map(latmc_ens *e)
+{
+    for (int m = 0; m < e->n_members; m++) {
+        const int t = (m / e->layout.n_replicas) % e->layout.n_temperatures;
+        e->temp_of[m] = t;
+        e->member_at[m] = m; /* home: slot index == member index */
+        e->rt_dir[m] = t == 0 ? 1 : 0;
+        e->rt_start[m] = e->sweeps;
+    }
+    memset(e->pair_accepted, 0, (size_t)e->layout.n_temperatures * sizeof *e->pair_accepted);
+    memset(e->pair_attempted, 0, (size_t)e->layout.n_temperatures * sizeof *e->pair_attempted);
+    e->rt_count = e->rt_sum_sweeps = 0;
+}
+
+int latmc_ens_member_desc(const latmc_ens *e, int m, latmc_sim_desc *out)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_member_desc: ens is NULL");
+    if (!out || m < 0 || m >= e->n_members)
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_member_desc: %s", !out ? "out is NULL"
+                        : "member index out of range");
+    *out = e->desc;
+    out->seed = latmc_ens_member_seed(e->layout.seed, (uint64_t)m);
+    out->coupling_seed = latmc_ens_sample_coupling_seed(e->layout.coupling_seed,
+                                                        (uint64_t)ens_sample_of(e, m));
+    out->n_threads = 1;
+    return LATMC_OK;
+}
+
+int latmc_ens_create(latmc_ctx *ctx, const latmc_sim_desc *member, const latmc_ens_layout *layout,
+                     latmc_ens **out)
+{
+    if (out)
+        *out = NULL;
+    if (!ctx || !member || !layout || !out)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_create: %s is NULL", !ctx ? "ctx"
+                          : !member ? "member" : !layout ? "layout" : "out");
+    latmc_ens *e = NULL;
+    int st = latmc_ens_alloc(ctx, member, layout, &e);
+    if (st < 0)
+        return st;
+    for (int m = 0; m < e->n_members && st == LATMC_OK; m++) {
+        latmc_sim_desc d;
+        latmc_ens_member_desc(e, m, &d);
+        st = latmc_sim_create(ctx, &d, &e->members[m]);
+        if (st < 0) {
+            char why[LATMC_ERRMSG_SIZE];
+            snprintf(why, sizeof why, "%s", latmc_thread_error());
+            latmc_fail(st, "latmc_ens_create: member %d: %s", m, why);
+        }
+    }
+    if (st < 0) {
+        ens_free(e);
+        return st;
+    }
+    e->desc.n_threads = 1;
+    *out = e;
+    return LATMC_OK;
+}
+
+void latmc_ens_destroy(latmc_ens **pe)
+{
+    if (!pe || !*pe)
+        return;
+    ens_free(*pe);
+    *pe = NULL;
+}
+
+int latmc_ens_get_layout(const latmc_ens *e, latmc_ens_layout *out)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_get_layout: ens is NULL");
+    if (!out)
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_get_layout: out is NULL");
+    *out = e->layout;
+    return LATMC_OK;
+}
+
+static int check_coords(const latmc_ens *e, const char *fn, int s, int t, int r, const void *out)
+{
+    if (!out)
+        return ENS_FAIL(e, LATMC_EINVAL, "%s: out is NULL", fn);
+    if (s < 0 || s >= e->layout.n_samples || t < 0 || t >= e->layout.n_temperatures ||
+        r < 0 || r >= e->layout.n_replicas)
+        return ENS_FAIL(e, LATMC_EINVAL, "%s: (sample %d, temperature %d, replica %d) is "
+                        "outside %d x %d x %d", fn, s, t, r, e->layout.n_samples,
+                        e->layout.n_temperatures, e->layout.n_replicas);
+    return LATMC_OK;
+}
+
+int latmc_ens_member_index(const latmc_ens *e, int s, int slot, int r, int *member)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_member_index: ens is NULL");
+    int st = check_coords(e, "latmc_ens_member_index", s, slot, r, member);
+    if (st == LATMC_OK)
+        *member = ens_slot_index(e, s, slot, r);
+    return st;
+}
+
+int latmc_ens_member_at(const latmc_ens *e, int s, int t, int r, int *member)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_member_at: ens is NULL");
+    int st = check_coords(e, "latmc_ens_member_at", s, t, r, member);
+    if (st == LATMC_OK)
+        *member = e->member_at[ens_slot_index(e, s, t, r)];
+    return st;
+}
+
+static int check_member(const latmc_ens *e, const char *fn, int m)
+{
+    if (m < 0 || m >= e->n_members)
+        return ENS_FAIL(e, LATMC_EINVAL, "%s: member %d is not in 0..%d", fn, m,
+                        e->n_members - 1);
+    return LATMC_OK;
+}
+
+int latmc_ens_temperature_of(const latmc_ens *e, int m, int *t)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_temperature_of: ens is NULL");
+    if (!t)
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_temperature_of: t is NULL");
+    int st = check_member(e, "latmc_ens_temperature_of", m);
+    if (st == LATMC_OK)
+        *t = e->temp_of[m];
+    return st;
+}
+
+int latmc_ens_set_temperatures(latmc_ens *e, const double *beta, int n)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_set_temperatures: ens is NULL");
+    if (!beta)
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_set_temperatures: beta is NULL");
+    if (!(e->members[0]->model->params & (1u << LATMC_PARAM_BETA)))
+        return ENS_FAIL(e, LATMC_EUNSUPPORTED, "latmc_ens_set_temperatures: the %s model has "
+                        "no beta", e->members[0]->model->name);
+    if (n != e->layout.n_temperatures)
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_set_temperatures: %d values for %d "
+                        "temperatures", n, e->layout.n_temperatures);
+    for (int t = 0; t < n; t++)
+        if (!isfinite(beta[t]) || beta[t] < 0 || beta[t] > 1e100)
+            return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_set_temperatures: beta[%d] = %g is not "
+                            "a finite value >= 0", t, beta[t]);
+    if (n > 1) {
+        const bool up = beta[1] > beta[0];
+        for (int t = 0; t + 1 < n; t++)
+            if (up ? !(beta[t + 1] > beta[t]) : !(beta[t + 1] < beta[t]))
+                return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_set_temperatures: beta[%d] = %g and "
+                                "beta[%d] = %g break the strict %s order", t, beta[t], t + 1,
+                                beta[t + 1], up ? "increasing" : "decreasing");
+    }
+    memcpy(e->beta, beta, (size_t)n * sizeof *beta);
+    e->have_temps = true;
+    latmc_ens_reset_map(e);
+    for (int m = 0; m < e->n_members; m++)
+        latmc_sim_set_param(e->members[m], LATMC_PARAM_BETA, beta[e->temp_of[m]]);
+    return LATMC_OK;
+}
+
+int latmc_ens_get_temperatures(const latmc_ens *e, double *beta, int n)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_get_temperatures: ens is NULL");
+    if (!beta || n != e->layout.n_temperatures)
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_get_temperatures: %s", !beta
+                        ? "beta is NULL" : "n is not n_temperatures");
+    memcpy(beta, e->beta, (size_t)n * sizeof *beta);
+    return LATMC_OK;
+}
+
+int latmc_ens_set_param(latmc_ens *e, int key, double value)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_set_param: ens is NULL");
+    if (key == LATMC_PARAM_BETA)
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_set_param: beta is set per temperature "
+                        "(latmc_ens_set_temperatures)");
+    /* The first member checks key and value; they are the same for all. */
+    int st = latmc_sim_set_param(e->members[0], key, value);
+    if (st < 0)
+        return latmc_ens_record_failure(e, st);
+    for (int m = 1; m < e->n_members; m++)
+        latmc_sim_set_param(e->members[m], key, value);
+    return LATMC_OK;
+}
+
+int latmc_ens_set_exchange(latmc_ens *e, uint64_t every)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_set_exchange: ens is NULL");
+    if (every > 0 && e->layout.n_temperatures < 2)
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_set_exchange: exchanges need at least two "
+                        "temperatures (the layout has %d)", e->layout.n_temperatures);
+    if (every > 0 && !e->have_temps)
+        return ENS_FAIL(e, LATMC_ESTATE, "latmc_ens_set_exchange: set the temperatures first "
+                        "(latmc_ens_set_temperatures)");
+    e->every = every;
+    return LATMC_OK;
+}
+
+int latmc_ens_init_spins(latmc_ens *e, int how)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_init_spins: ens is NULL");
+    for (int m = 0; m < e->n_members; m++) {
+        int st = latmc_sim_init_spins(e->members[m], how);
+        if (st < 0)
+            return ENS_FAIL(e, st, "latmc_ens_init_spins: member %d: %s", m,
+                            latmc_sim_last_error(e->members[m]));
+    }
+    return LATMC_OK;
+}
+
+int latmc_ens_sweep(latmc_ens *e, uint64_t n)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_sweep: ens is NULL");
+    for (int m = 0; m < e->n_members; m++)
+        if (!e->members[m]->have_config)
+            return ENS_FAIL(e, LATMC_ESTATE, "latmc_ens_sweep: member %d has no configuration "
+                            "yet (latmc_ens_init_spins)", m);
+    /* Sweep up to each multiple of `every`, then exchange: the rounds follow the sweep
+     * count, so a run split into calls (or across a save) does the same rounds. */
+    while (n > 0) {
+        uint64_t chunk = n;
+        if (e->every > 0) {
+            const uint64_t to_round = e->every - e->sweeps % e->every;
+            if (to_round < chunk)
+                chunk = to_round;
+        }
+        int st = latmc_ens_exec_sweeps(e, chunk);
+        if (st < 0)
+            return st;
+        e->sweeps += chunk;
+        n -= chunk;
+        if (e->every > 0 && e->sweeps % e->every == 0 && (st = latmc_ens_exchange_round(e)) < 0)
+            return st;
+    }
+    return LATMC_OK;
+}
+
+int latmc_ens_sweep_count(const latmc_ens *e, uint64_t *count)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_sweep_count: ens is NULL");
+    if (!count)
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_sweep_count: count is NULL");
+    *count = e->sweeps;
+    return LATMC_OK;
+}
+
+int latmc_ens_observables(latmc_ens *e, int key, int order, double *values, size_t count)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_observables: ens is NULL");
+    if (!values || count != (size_t)e->n_members)
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_observables: %s", !values
+                        ? "values is NULL" : "count is not the number of members");
+    if (order != LATMC_ENS_BY_MEMBER && order != LATMC_ENS_BY_TEMPERATURE)
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_observables: order %d is not a "
+                        "LATMC_ENS_BY_* value", order);
+    int st = latmc_ens_exec_observable(e, key, e->scratch);
+    if (st < 0)
+        return st;
+    for (int i = 0; i < e->n_members; i++)
+        values[i] = order == LATMC_ENS_BY_MEMBER ? e->scratch[i] : e->scratch[e->member_at[i]];
+    return LATMC_OK;
+}
+
+int latmc_ens_spins_size(const latmc_ens *e, size_t *bytes)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_spins_size: ens is NULL");
+    if (!bytes)
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_spins_size: bytes is NULL");
+    return latmc_sim_spins_size(e->members[0], bytes);
+}
+
+int latmc_ens_get_spins(latmc_ens *e, int m, void *buf, size_t bytes)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_get_spins: ens is NULL");
+    int st = check_member(e, "latmc_ens_get_spins", m);
+    if (st == LATMC_OK && (st = latmc_sim_get_spins(e->members[m], buf, bytes)) < 0)
+        return latmc_ens_record_failure(e, st);
+    return st;
+}
+
+int latmc_ens_set_spins(latmc_ens *e, int m, const void *buf, size_t bytes)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_set_spins: ens is NULL");
+    int st = check_member(e, "latmc_ens_set_spins", m);
+    if (st == LATMC_OK && (st = latmc_sim_set_spins(e->members[m], buf, bytes)) < 0)
+        return latmc_ens_record_failure(e, st);
+    return st;
+}
+
+const char *latmc_ens_last_error(const latmc_ens *e)
+{
+    return e ? e->errmsg : "ens is NULL";
+}

@@ -1,0 +1,115 @@
+/*
+ * Parallel tempering: replica exchange between neighbouring temperatures of the same
+ * sample and replica (doc/ensembles.md, "Exchange rule").
+ *
+ * Round number r (0, 1, ... counted over the ensemble's life) offers the pairs (t, t+1)
+ * with t = r mod 2, t + 2, ...: even pairs in even rounds, odd pairs in odd rounds, so no
+ * member is in two pairs of a round and every pair gets its turn. The swap of the members
+ * a (at t) and b (at t+1) is accepted with probability
+ *     min(1, exp(Delta)),  Delta = (beta[t+1] - beta[t]) (E_b - E_a),  E = total energy,
+ * decided as every decision of liblatmc: accept <=> u < floor(p 2^32), p = 1 exactly when
+ * Delta >= 0, p from liblatmc's own exp (doc/math.md), u a Philox draw named by
+ *     key = layout.seed, stream 15, sweep field = r, phase 0, sub 0,
+ *     draw number j = (sample * n_R + replica) * (n_T - 1) + t.
+ * An accepted swap exchanges the two members' temperatures (their beta), not their
+ * configurations.
+ */
+#include "ens_internal.h"
+#include "latmc_math.h"
+#include "rng_streams.h"
+
+void latmc_ens_track_trip(latmc_ens *e, int m, int t)
+{
+    if (t == 0) {
+        if (e->rt_dir[m] == -1) {
+            e->rt_count++;
+            e->rt_sum_sweeps += e->sweeps - e->rt_start[m];
+        }
+        if (e->rt_dir[m] != 1) {
+            e->rt_dir[m] = 1;
+            e->rt_start[m] = e->sweeps;
+        }
+    } else if (t == e->layout.n_temperatures - 1 && e->rt_dir[m] == 1) {
+        e->rt_dir[m] = -1;
+    }
+}
+
+static uint32_t exchange_draw(uint64_t seed, uint64_t round, uint64_t j)
+{
+    latmc_philox_ctr r = latmc_rng_block(seed, j / 4, round,
+                                         latmc_rng_stream(LATMC_STREAM_ENS_EXCHANGE, 0), 0, 0);
+    return r.v[j % 4];
+}
+
+static bool accept(double delta, uint32_t u)
+{
+    if (delta >= 0)
+        return true;
+    const double p = latmc_math_exp(delta);
+    const double scaled = p * 4294967296.0;
+    const uint64_t threshold = scaled >= 4294967296.0 ? UINT64_C(4294967296) : (uint64_t)scaled;
+    return (uint64_t)u < threshold;
+}
+
+int latmc_ens_exchange_round(latmc_ens *e)
+{
+    const int nT = e->layout.n_temperatures, nR = e->layout.n_replicas;
+    double *energy = e->scratch;
+    int st = latmc_ens_exec_observable(e, LATMC_OBS_ENERGY, energy);
+    if (st < 0)
+        return st;
+    const double nsites = (double)e->nsites;
+    const uint64_t round = e->rounds;
+    for (int s = 0; s < e->layout.n_samples; s++)
+        for (int r = 0; r < nR; r++) {
+            const uint64_t chain = (uint64_t)s * (uint64_t)nR + (uint64_t)r;
+            for (int t = (int)(round % 2); t + 1 < nT; t += 2) {
+                const int ia = ens_slot_index(e, s, t, r), ib = ens_slot_index(e, s, t + 1, r);
+                const int a = e->member_at[ia], b = e->member_at[ib];
+                const double delta = (e->beta[t + 1] - e->beta[t]) *
+                                     (energy[b] * nsites - energy[a] * nsites);
+                const uint32_t u = exchange_draw(e->layout.seed, round,
+                                                 chain * (uint64_t)(nT - 1) + (uint64_t)t);
+                e->pair_attempted[t]++;
+                if (!accept(delta, u))
+                    continue;
+                e->pair_accepted[t]++;
+                e->member_at[ia] = b;
+                e->member_at[ib] = a;
+                e->temp_of[a] = t + 1;
+                e->temp_of[b] = t;
+                latmc_sim_set_param(e->members[a], LATMC_PARAM_BETA, e->beta[t + 1]);
+                latmc_sim_set_param(e->members[b], LATMC_PARAM_BETA, e->beta[t]);
+            }
+        }
+    e->rounds++;
+    for (int m = 0; m < e->n_members; m++)
+        latmc_ens_track_trip(e, m, e->temp_of[m]);
+    return LATMC_OK;
+}
+
+int latmc_ens_exchange_counts(const latmc_ens *e, uint64_t *accepted, uint64_t *attempted, int n)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_exchange_counts: ens is NULL");
+    if (!accepted || !attempted || n != e->layout.n_temperatures - 1)
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_exchange_counts: %s",
+                        !accepted || !attempted ? "a NULL argument"
+                                                : "n is not n_temperatures - 1");
+    for (int t = 0; t < n; t++) {
+        accepted[t] = e->pair_accepted[t];
+        attempted[t] = e->pair_attempted[t];
+    }
+    return LATMC_OK;
+}
+
+int latmc_ens_round_trips(const latmc_ens *e, uint64_t *count, double *mean_sweeps)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_round_trips: ens is NULL");
+    if (!count || !mean_sweeps)
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_round_trips: a NULL argument");
+    *count = e->rt_count;
+    *mean_sweeps = e->rt_count ? (double)e->rt_sum_sweeps / (double)e->rt_count : 0.0;
+    return LATMC_OK;
+}

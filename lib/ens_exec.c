@@ -1,0 +1,74 @@
+/*
+ * How an ensemble's members execute: the one place that knows. Today each member is its
+ * own sim; CPU members run on OpenMP threads, one member per thread at a time, each member
+ * single-threaded (n_threads 1) with its SIMD kernels. Members are independent chains with
+ * their own random numbers, so the result is the same for any thread count and schedule.
+ * Members on another backend (CUDA) run one after the other: one launch per member and
+ * step, correct but slow. The core's sweep plan replaces both loops below by one plan over
+ * all members (doc/ensembles.md, "What waits for the plan").
+ */
+#include <string.h>
+
+#include "backend.h"
+#include "ens_internal.h"
+
+#ifdef _OPENMP
+#  include <omp.h>
+#  define ENS_PRAGMA_(x) _Pragma(#x)
+#  define ENS_OMP(x) ENS_PRAGMA_(omp x)
+#else
+#  define ENS_OMP(x)
+#endif
+
+int latmc_ens_resolve_threads(int requested)
+{
+#ifdef _OPENMP
+    return requested > 0 ? requested : omp_get_max_threads();
+#else
+    (void)requested;
+    return 1;
+#endif
+}
+
+/* Threads for this ensemble's members: host threads only where every member runs on
+ * the CPU (a device's sims share one device and its streams). */
+static int member_threads(const latmc_ens *e)
+{
+    if (e->members[0]->ops != &latmc_cpu_backend_ops)
+        return 1;
+    return e->layout.n_threads < e->n_members ? e->layout.n_threads : e->n_members;
+}
+
+/* The lowest failing member's code, its message recorded on the ensemble. */
+static int first_failure(latmc_ens *e, const char *what)
+{
+    for (int m = 0; m < e->n_members; m++)
+        if (e->status[m] < 0)
+            return ENS_FAIL(e, e->status[m], "%s: member %d: %s", what, m,
+                            latmc_sim_last_error(e->members[m]));
+    return LATMC_OK;
+}
+
+int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)
+{
+    const int M = e->n_members, nt = member_threads(e);
+    int *status = e->status;
+    latmc_sim **members = e->members;
+    (void)nt;
+    ENS_OMP(parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1))
+    for (int m = 0; m < M; m++)
+        status[m] = latmc_sim_sweep(members[m], n);
+    return first_failure(e, "latmc_ens_sweep");
+}
+
+int latmc_ens_exec_observable(latmc_ens *e, int key, double *values)
+{
+    const int M = e->n_members, nt = member_threads(e);
+    int *status = e->status;
+    latmc_sim **members = e->members;
+    (void)nt;
+    ENS_OMP(parallel for num_threads(nt) schedule(dynamic, 4) if (nt > 1))
+    for (int m = 0; m < M; m++)
+        status[m] = latmc_sim_observable(members[m], key, &values[m]);
+    return first_failure(e, "latmc_ens_observables");
+}

@@ -1,0 +1,106 @@
+/*
+ * Internal: the ensemble object (include/latmc/ens.h, doc/ensembles.md).
+ *
+ * Today every member is a latmc_sim of its own and the ensemble runs them through the
+ * public sim functions; the one place that decides how members execute is
+ * lib/ens_exec.c, which the core's sweep plan will replace (one plan over all members:
+ * one CUDA launch per step, members' tables in device arrays). Nothing else here knows
+ * how a member is swept.
+ */
+#ifndef LATMC_LIB_ENS_INTERNAL_H
+#define LATMC_LIB_ENS_INTERNAL_H
+
+#include <latmc/ens.h>
+#include "internal.h"
+
+/*
+ * Philox streams of the ensemble (doc/conventions.md, "Random numbers"). Keyed by the
+ * ensemble's seeds, never by a member's, so they cannot meet a member's own draws except
+ * by a key collision. Chosen high in the purpose nibble to stay clear of the sim streams
+ * (lib/rng_streams.h: 0, 1, 2, ...).
+ */
+enum {
+    LATMC_STREAM_ENS_MEMBER_SEED   = 13, /* key layout.seed, block = member index */
+    LATMC_STREAM_ENS_SAMPLE_DISORDER = 14, /* key layout.coupling_seed, block = sample */
+    LATMC_STREAM_ENS_EXCHANGE      = 15  /* key layout.seed, sweep field = exchange round */
+};
+
+/* At most this many members (indices stay ints, per-member arrays stay small). */
+#define LATMC_ENS_MAX_MEMBERS (1 << 24)
+
+struct latmc_ens {
+    latmc_ctx *ctx;
+    latmc_sim_desc desc;       /* the members' desc as validated (seeds: member 0's) */
+    latmc_ens_layout layout;   /* n_threads resolved */
+    int n_members;
+    int64_t nsites;
+    latmc_sim **members;       /* n_members, NULL until created */
+
+    bool have_temps;
+    double *beta;              /* n_temperatures */
+    int *member_at;            /* [(s * n_T + t) * n_R + r] -> member */
+    int *temp_of;              /* [m] -> temperature index */
+
+    uint64_t every;            /* exchange period in sweeps, 0 = off */
+    uint64_t sweeps;           /* sweeps of every member since creation */
+    uint64_t rounds;           /* exchange rounds done (the round number of the next) */
+    uint64_t *pair_accepted;   /* n_T - 1 (at least 1 entry) */
+    uint64_t *pair_attempted;
+
+    /* Round trips: per member the direction since its last extreme temperature
+     * (+1: left 0 going up, -1: reached the top, 0: neither yet) and when it left 0. */
+    signed char *rt_dir;
+    uint64_t *rt_start;
+    uint64_t rt_count, rt_sum_sweeps;
+
+    double *scratch;           /* n_members doubles (energies of a round) */
+    int *status;               /* n_members: per-member results of a parallel step */
+    char errmsg[LATMC_ERRMSG_SIZE];
+};
+
+/* Record the failure on the ensemble as well (message copied) and return status. */
+int latmc_ens_record_failure(const latmc_ens *ens, int status);
+#define ENS_FAIL(ens, status, ...) latmc_ens_record_failure((ens), latmc_fail((status), __VA_ARGS__))
+
+/* Seeds of member m (ens_seed.c-free: pure functions of the layout, lib/ens.c). */
+uint64_t latmc_ens_member_seed(uint64_t seed, uint64_t member);
+uint64_t latmc_ens_sample_coupling_seed(uint64_t coupling_seed, uint64_t sample);
+
+/* Home coordinates of member m. */
+static inline int ens_sample_of(const latmc_ens *e, int m)
+{
+    return m / (e->layout.n_temperatures * e->layout.n_replicas);
+}
+static inline int ens_replica_of(const latmc_ens *e, int m)
+{
+    return m % e->layout.n_replicas;
+}
+/* Index of (sample, temperature, replica) in member_at and in BY_TEMPERATURE arrays. */
+static inline int ens_slot_index(const latmc_ens *e, int s, int t, int r)
+{
+    return (s * e->layout.n_temperatures + t) * e->layout.n_replicas + r;
+}
+
+/* Allocate an ensemble with every array but no member (members[] all NULL); validates
+ * the layout and the desc. lib/ens.c. */
+int latmc_ens_alloc(latmc_ctx *ctx, const latmc_sim_desc *member, const latmc_ens_layout *layout,
+                    latmc_ens **out);
+/* Home temperature map, statistics and round trips reset. */
+void latmc_ens_reset_map(latmc_ens *e);
+
+/*
+ * Execution (lib/ens_exec.c): the only code that decides how members run.
+ * latmc_ens_exec_sweeps: n sweeps of every member; latmc_ens_exec_observable: `key` of
+ * every member into values[m]. On failure the lowest failing member's code, its message
+ * recorded on the ensemble.
+ */
+int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n);
+int latmc_ens_exec_observable(latmc_ens *e, int key, double *values);
+int latmc_ens_resolve_threads(int requested);
+
+/* One exchange round (lib/ens_exchange.c). */
+int latmc_ens_exchange_round(latmc_ens *e);
+/* Round-trip bookkeeping of member m now at temperature t (lib/ens_exchange.c). */
+void latmc_ens_track_trip(latmc_ens *e, int m, int t);
+
+#endif

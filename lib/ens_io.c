@@ -1,0 +1,321 @@
+/*
+ * Ensemble files: the whole ensemble in one checksummed file, replaced atomically
+ * (lib/safe_file.c). Layout (little-endian, doc/ensembles.md):
+ *
+ *   "LATMCENS"  u32 format version 1  u32 byte-order mark  u64 total size
+ *   layout: u32 n_samples, n_temperatures, n_replicas, n_threads; u64 seed, coupling_seed
+ *   member desc: u32 16, then 16 u64 fields (as in a checkpoint)
+ *   u32 have_temps, n_T f64 beta
+ *   u64 every, sweeps, rounds
+ *   M u32 temperature of each member
+ *   n_T u64 accepted, n_T u64 attempted (per pair; the last entry unused)
+ *   M u8 round-trip direction + 1, M u64 round-trip start, u64 count, u64 sum
+ *   M x (u64 size, that many bytes of latmc_sim_serialize())
+ *   u64 FNV-1a checksum of everything before it
+ *
+ * Members are ordinary checkpoints, so a member's file is checked by the sim loader
+ * itself; the loader here checks that each belongs where it sits (desc, seeds, sweep
+ * count, beta) and that the temperature map is a permutation per (sample, replica).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checkpoint_io.h"
+#include "ens_internal.h"
+#include "safe_file.h"
+
+#define ENS_MAGIC "LATMCENS"
+#define ENS_FORMAT_VERSION 1u
+#define ENS_ENDIAN_MARK 0x01020304u
+#define ENS_HEADER_BYTES (8 + 4 + 4 + 8)
+
+static void put_desc(struct ckpt_writer *w, const latmc_sim_desc *d)
+{
+    const int64_t f[16] = { d->model, d->ndim, d->extent[0], d->extent[1], d->extent[2],
+                            d->extent[3], d->q, d->algorithm, d->precision, d->couplings,
+                            (int64_t)d->coupling_seed, d->replicas, d->device,
+                            d->device_index, d->n_threads, (int64_t)d->seed };
+    ckpt_put_u32(w, 16);
+    for (int i = 0; i < 16; i++)
+        ckpt_put_u64(w, (uint64_t)f[i]);
+}
+
+static void get_desc(struct ckpt_reader *r, latmc_sim_desc *d, bool *ok)
+{
+    *ok = ckpt_get_u32(r) == 16;
+    int64_t f[16];
+    for (int i = 0; i < 16; i++)
+        f[i] = (int64_t)ckpt_get_u64(r);
+    latmc_sim_desc_init(d);
+    const int ints[] = { 0, 1, 6, 7, 8, 9, 11, 12, 13, 14 };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (f[ints[i]] < -2147483647 || f[ints[i]] > 2147483647)
+            *ok = false;
+    d->model = (int)f[0];
+    d->ndim = (int)f[1];
+    for (int mu = 0; mu < 4; mu++)
+        d->extent[mu] = f[2 + mu];
+    d->q = (int)f[6];
+    d->algorithm = (int)f[7];
+    d->precision = (int)f[8];
+    d->couplings = (int)f[9];
+    d->coupling_seed = (uint64_t)f[10];
+    d->replicas = (int)f[11];
+    d->device = (int)f[12];
+    d->device_index = (int)f[13];
+    d->n_threads = (int)f[14];
+    d->seed = (uint64_t)f[15];
+}
+
+/* Everything but the members and the checksum. */
+static void put_head(struct ckpt_writer *w, const latmc_ens *e)
+{
+    const int M = e->n_members, nT = e->layout.n_temperatures;
+    ckpt_put_bytes(w, ENS_MAGIC, 8);
+    ckpt_put_u32(w, ENS_FORMAT_VERSION);
+    const uint32_t mark = ENS_ENDIAN_MARK;
+    ckpt_put_bytes(w, &mark, 4);
+    ckpt_put_u64(w, 0); /* total size, patched */
+    ckpt_put_u32(w, (uint32_t)e->layout.n_samples);
+    ckpt_put_u32(w, (uint32_t)nT);
+    ckpt_put_u32(w, (uint32_t)e->layout.n_replicas);
+    ckpt_put_u32(w, (uint32_t)e->layout.n_threads);
+    ckpt_put_u64(w, e->layout.seed);
+    ckpt_put_u64(w, e->layout.coupling_seed);
+    put_desc(w, &e->desc);
+    ckpt_put_u32(w, e->have_temps);
+    for (int t = 0; t < nT; t++)
+        ckpt_put_f64(w, e->beta[t]);
+    ckpt_put_u64(w, e->every);
+    ckpt_put_u64(w, e->sweeps);
+    ckpt_put_u64(w, e->rounds);
+    for (int m = 0; m < M; m++)
+        ckpt_put_u32(w, (uint32_t)e->temp_of[m]);
+    for (int t = 0; t < nT; t++)
+        ckpt_put_u64(w, e->pair_accepted[t]);
+    for (int t = 0; t < nT; t++)
+        ckpt_put_u64(w, e->pair_attempted[t]);
+    for (int m = 0; m < M; m++) {
+        const unsigned char dir = (unsigned char)(e->rt_dir[m] + 1);
+        ckpt_put_bytes(w, &dir, 1);
+    }
+    for (int m = 0; m < M; m++)
+        ckpt_put_u64(w, e->rt_start[m]);
+    ckpt_put_u64(w, e->rt_count);
+    ckpt_put_u64(w, e->rt_sum_sweeps);
+}
+
+int latmc_ens_save(latmc_ens *e, const char *path)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_save: ens is NULL");
+    if (!path)
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_save: path is NULL");
+    const int M = e->n_members;
+    size_t *sizes = calloc((size_t)M, sizeof *sizes);
+    if (!sizes)
+        return ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_save: cannot allocate");
+    struct ckpt_writer count = { NULL, 0, 0 };
+    put_head(&count, e);
+    size_t total = count.len + 8;
+    for (int m = 0; m < M; m++) {
+        int st = latmc_sim_serialize(e->members[m], NULL, 0, &sizes[m]);
+        if (st < 0) {
+            free(sizes);
+            return ENS_FAIL(e, st, "latmc_ens_save: member %d: %s", m,
+                            latmc_sim_last_error(e->members[m]));
+        }
+        total += 8 + sizes[m];
+    }
+    unsigned char *bytes = malloc(total);
+    if (!bytes) {
+        free(sizes);
+        return ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_save: cannot allocate %zu bytes", total);
+    }
+    struct ckpt_writer w = { bytes, total, 0 };
+    put_head(&w, e);
+    int st = LATMC_OK;
+    for (int m = 0; m < M && st == LATMC_OK; m++) {
+        ckpt_put_u64(&w, sizes[m]);
+        size_t got = 0;
+        st = latmc_sim_serialize(e->members[m], bytes + w.len, sizes[m], &got);
+        if (st < 0)
+            st = ENS_FAIL(e, st, "latmc_ens_save: member %d: %s", m,
+                          latmc_sim_last_error(e->members[m]));
+        w.len += sizes[m];
+    }
+    if (st == LATMC_OK) {
+        struct ckpt_writer patch = { bytes + 16, 8, 0 };
+        ckpt_put_u64(&patch, total);
+        ckpt_put_u64(&w, ckpt_checksum(bytes, w.len));
+        st = latmc_file_replace(path, bytes, total, "latmc_ens_save");
+        if (st < 0)
+            latmc_ens_record_failure(e, st);
+    }
+    free(bytes);
+    free(sizes);
+    return st;
+}
+
+static int corrupt(const char *path, const char *what)
+{
+    return latmc_fail(LATMC_ECORRUPT, "latmc_ens_load: '%s': %s", path, what);
+}
+
+/* The stored member must be the member this position names. */
+static bool member_fits(const latmc_ens *e, int m, const latmc_sim *sim)
+{
+    latmc_sim_desc want, have;
+    latmc_ens_member_desc(e, m, &want);
+    latmc_sim_get_desc(sim, &have);
+    bool same = want.model == have.model && want.ndim == have.ndim && want.q == have.q &&
+                want.algorithm == have.algorithm && want.precision == have.precision &&
+                want.couplings == have.couplings && want.coupling_seed == have.coupling_seed &&
+                want.replicas == have.replicas && want.seed == have.seed;
+    for (int mu = 0; mu < 4; mu++)
+        same = same && want.extent[mu] == have.extent[mu];
+    uint64_t sweeps = 0;
+    latmc_sim_sweep_count(sim, &sweeps);
+    same = same && sweeps == e->sweeps;
+    if (e->have_temps) {
+        double beta = -1;
+        latmc_sim_get_param(sim, LATMC_PARAM_BETA, &beta);
+        same = same && beta == e->beta[e->temp_of[m]];
+    }
+    return same;
+}
+
+static int parse(latmc_ctx *ctx, const unsigned char *p, size_t size, const char *path,
+                 latmc_ens **out)
+{
+    if (size < ENS_HEADER_BYTES + 8 || memcmp(p, ENS_MAGIC, 8) != 0)
+        return corrupt(path, "not a liblatmc ensemble file");
+    struct ckpt_reader r = { p, size, 8, false };
+    if (ckpt_get_u32(&r) != ENS_FORMAT_VERSION)
+        return corrupt(path, "unknown format version");
+    uint32_t mark;
+    ckpt_get_bytes(&r, &mark, 4);
+    if (mark != ENS_ENDIAN_MARK)
+        return corrupt(path, "written on a machine of the other byte order");
+    if (ckpt_get_u64(&r) != size)
+        return corrupt(path, "its header names another size (truncated or extended)");
+    struct ckpt_reader tail = { p, size, size - 8, false };
+    if (ckpt_get_u64(&tail) != ckpt_checksum(p, size - 8))
+        return corrupt(path, "checksum mismatch (the file is damaged)");
+    latmc_ens_layout layout;
+    latmc_ens_layout_init(&layout);
+    layout.n_samples = (int)ckpt_get_u32(&r);
+    layout.n_temperatures = (int)ckpt_get_u32(&r);
+    layout.n_replicas = (int)ckpt_get_u32(&r);
+    layout.n_threads = (int)ckpt_get_u32(&r);
+    layout.seed = ckpt_get_u64(&r);
+    layout.coupling_seed = ckpt_get_u64(&r);
+    latmc_sim_desc desc;
+    bool ok;
+    get_desc(&r, &desc, &ok);
+    if (!ok || r.truncated)
+        return corrupt(path, "bad member desc");
+    latmc_ens *e = NULL;
+    int st = latmc_ens_alloc(ctx, &desc, &layout, &e);
+    if (st < 0) {
+        char why[LATMC_ERRMSG_SIZE];
+        snprintf(why, sizeof why, "%s", latmc_thread_error());
+        return st == LATMC_EINVAL ? corrupt(path, why) : latmc_fail(st, "latmc_ens_load: %s", why);
+    }
+    const int M = e->n_members, nT = layout.n_temperatures;
+    const uint32_t have_temps = ckpt_get_u32(&r);
+    e->have_temps = have_temps == 1;
+    for (int t = 0; t < nT; t++)
+        e->beta[t] = ckpt_get_f64(&r);
+    e->every = ckpt_get_u64(&r);
+    e->sweeps = ckpt_get_u64(&r);
+    e->rounds = ckpt_get_u64(&r);
+    bool bad = have_temps > 1 || (e->every > 0 && (!e->have_temps || nT < 2));
+    /* The map: a permutation of 0..n_T-1 over each (sample, replica). */
+    for (int m = 0; m < M; m++) {
+        const uint32_t t = ckpt_get_u32(&r);
+        bad = bad || t >= (uint32_t)nT;
+        e->temp_of[m] = bad ? 0 : (int)t;
+    }
+    for (int i = 0; i < M; i++)
+        e->member_at[i] = -1;
+    for (int m = 0; m < M && !bad; m++) {
+        const int i = ens_slot_index(e, ens_sample_of(e, m), e->temp_of[m], ens_replica_of(e, m));
+        bad = e->member_at[i] != -1;
+        e->member_at[i] = m;
+    }
+    for (int t = 0; t < nT; t++)
+        e->pair_accepted[t] = ckpt_get_u64(&r);
+    for (int t = 0; t < nT; t++) {
+        e->pair_attempted[t] = ckpt_get_u64(&r);
+        bad = bad || e->pair_accepted[t] > e->pair_attempted[t];
+    }
+    for (int m = 0; m < M; m++) {
+        unsigned char dir = 0;
+        ckpt_get_bytes(&r, &dir, 1);
+        bad = bad || dir > 2;
+        e->rt_dir[m] = (signed char)(dir - 1);
+    }
+    for (int m = 0; m < M; m++)
+        e->rt_start[m] = ckpt_get_u64(&r);
+    e->rt_count = ckpt_get_u64(&r);
+    e->rt_sum_sweeps = ckpt_get_u64(&r);
+    if (bad || r.truncated) {
+        latmc_ens_destroy(&e);
+        return corrupt(path, "inconsistent temperatures, map or statistics");
+    }
+    for (int m = 0; m < M; m++) {
+        const uint64_t n = ckpt_get_u64(&r);
+        if (r.truncated || n > r.len - 8 - r.pos) {
+            latmc_ens_destroy(&e);
+            return corrupt(path, "truncated member");
+        }
+        st = latmc_sim_deserialize(ctx, r.buf + r.pos, (size_t)n, &e->members[m]);
+        r.pos += (size_t)n;
+        if (st < 0 || !member_fits(e, m, e->members[m])) {
+            char why[LATMC_ERRMSG_SIZE];
+            snprintf(why, sizeof why, "member %d: %s", m, st < 0 ? latmc_thread_error()
+                     : "not the member of this position (desc, seed, sweeps or beta differ)");
+            latmc_ens_destroy(&e);
+            return st < 0 && st != LATMC_ECORRUPT ? latmc_fail(st, "latmc_ens_load: %s", why)
+                                                  : corrupt(path, why);
+        }
+    }
+    if (r.pos != size - 8) {
+        latmc_ens_destroy(&e);
+        return corrupt(path, "trailing bytes");
+    }
+    e->desc.n_threads = 1;
+    *out = e;
+    return LATMC_OK;
+}
+
+int latmc_ens_load(latmc_ctx *ctx, const char *path, latmc_ens **out)
+{
+    if (out)
+        *out = NULL;
+    if (!ctx || !path || !out)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_load: %s is NULL",
+                          !ctx ? "ctx" : !path ? "path" : "out");
+    int fd = -1;
+    uint64_t size = 0;
+    int st = latmc_file_open_regular(path, "latmc_ens_load", &fd, &size);
+    if (st < 0)
+        return st;
+    unsigned char *bytes = size <= (uint64_t)SIZE_MAX / 2 ? malloc(size ? (size_t)size : 1) : NULL;
+    if (!bytes) {
+        close(fd);
+        return latmc_fail(LATMC_ENOMEM, "latmc_ens_load: cannot allocate %llu bytes for '%s'",
+                          (unsigned long long)size, path);
+    }
+    st = latmc_file_read_at(fd, bytes, (size_t)size, 0, path, "latmc_ens_load");
+    close(fd);
+    if (st == LATMC_OK)
+        st = parse(ctx, bytes, (size_t)size, path, out);
+    free(bytes);
+    if (st < 0)
+        latmc_log(ctx, LATMC_LOG_ERROR, "%s", latmc_thread_error());
+    return st;
+}

@@ -1,0 +1,336 @@
+/*
+ * Ensembles are reproducible bit for bit:
+ *  - with exchanges off, every member is exactly the standalone sim created from
+ *    latmc_ens_member_desc() at its beta (Ising uniform and +-J, Potts, Heisenberg, phi^4);
+ *  - with parallel tempering on, the result does not depend on the thread count;
+ *  - a saved and loaded ensemble continues exactly as the one that was not saved;
+ *  - the documented seed derivation (doc/ensembles.md) is what the members get.
+ * With LATMC_TEST_DEVICE=cuda the members run on the CUDA backend (meson: "... cuda",
+ * skipped without a GPU), and a tempering ensemble of Ising +-J and of Potts must equal
+ * the CPU's bit for bit.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "ens_test_helpers.h"
+#include "philox.h"
+#include "sim_helpers.h"
+
+static latmc_ctx *ctx;
+
+static int setup(void **state)
+{
+    (void)state;
+    return latmc_ctx_create(&ctx) == LATMC_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    latmc_ctx_destroy(&ctx);
+    return 0;
+}
+
+/* Run an ensemble without exchanges and each member's standalone twin; compare. */
+static void members_match_standalone(latmc_sim_desc desc, int param, double value)
+{
+    latmc_ens_layout l = ens_test_layout(2, 3, 2, 1234, 2);
+    latmc_ens *e = NULL;
+    assert_int_equal(latmc_ens_create(ctx, &desc, &l, &e), LATMC_OK);
+    const double beta[3] = { 0.2, 0.35, 0.5 };
+    const bool has_beta = desc.model != LATMC_MODEL_PHI4;
+    if (has_beta)
+        assert_int_equal(latmc_ens_set_temperatures(e, beta, 3), LATMC_OK);
+    if (param)
+        assert_int_equal(latmc_ens_set_param(e, param, value), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 7), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 5), LATMC_OK);
+    size_t bytes = 0;
+    latmc_ens_spins_size(e, &bytes);
+    unsigned char *a = malloc(bytes), *b = malloc(bytes);
+    double obs[12];
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_MEMBER, obs, 12),
+                     LATMC_OK);
+    for (int m = 0; m < 12; m++) {
+        latmc_sim_desc md;
+        assert_int_equal(latmc_ens_member_desc(e, m, &md), LATMC_OK);
+        latmc_sim *sim = NULL;
+        assert_int_equal(latmc_sim_create(ctx, &md, &sim), LATMC_OK);
+        int t = -1;
+        assert_int_equal(latmc_ens_temperature_of(e, m, &t), LATMC_OK);
+        assert_int_equal(t, (m / 2) % 3); /* home slot, no exchanges */
+        if (has_beta)
+            assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, beta[t]), LATMC_OK);
+        if (param)
+            assert_int_equal(latmc_sim_set_param(sim, param, value), LATMC_OK);
+        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(sim, 12), LATMC_OK);
+        assert_int_equal(latmc_sim_get_spins(sim, a, bytes), LATMC_OK);
+        assert_int_equal(latmc_ens_get_spins(e, m, b, bytes), LATMC_OK);
+        assert_memory_equal(a, b, bytes);
+        double en = 0;
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_ENERGY, &en), LATMC_OK);
+        assert_true(en == obs[m]);
+        latmc_sim_destroy(&sim);
+    }
+    free(a);
+    free(b);
+    latmc_ens_destroy(&e);
+}
+
+static void test_ising_members_standalone(void **state)
+{
+    (void)state;
+    members_match_standalone(ens_test_desc(LATMC_MODEL_ISING, 2, 8), 0, 0);
+    latmc_sim_desc d = ens_test_desc(LATMC_MODEL_ISING, 3, 4);
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    d.algorithm = LATMC_ALGO_HEATBATH;
+    members_match_standalone(d, LATMC_PARAM_H, 0.1);
+}
+
+static void test_other_models_standalone(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = ens_test_desc(LATMC_MODEL_POTTS, 2, 6);
+    d.q = 3;
+    members_match_standalone(d, 0, 0);
+    d = ens_test_desc(LATMC_MODEL_HEISENBERG, 3, 4);
+    d.couplings = LATMC_COUPLINGS_GAUSSIAN;
+    members_match_standalone(d, LATMC_PARAM_NOVER, 1);
+    d = ens_test_desc(LATMC_MODEL_PHI4, 2, 8);
+    members_match_standalone(d, LATMC_PARAM_MU2, -0.5);
+}
+
+/* The derivation doc/ensembles.md states, recomputed here from Philox itself. */
+static void test_seed_derivation(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = ens_test_desc(LATMC_MODEL_ISING, 2, 4);
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    latmc_ens_layout l = ens_test_layout(3, 2, 2, UINT64_C(0x123456789abc), 1);
+    latmc_ens *e = NULL;
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+    float c0[32], c1[32];
+    for (int m = 0; m < 12; m++) {
+        latmc_sim_desc md;
+        assert_int_equal(latmc_ens_member_desc(e, m, &md), LATMC_OK);
+        latmc_philox_key k = { { (uint32_t)l.seed, (uint32_t)(l.seed >> 32) } };
+        latmc_philox_ctr c = { { (uint32_t)m, 0, 0, 13u << 24 } };
+        latmc_philox_ctr r = latmc_philox4x32_10(c, k);
+        assert_true(md.seed == ((uint64_t)r.v[0] | (uint64_t)r.v[1] << 32));
+        const int s = m / 4;
+        latmc_philox_key kc = { { (uint32_t)l.coupling_seed, (uint32_t)(l.coupling_seed >> 32) } };
+        latmc_philox_ctr cc = { { (uint32_t)s, 0, 0, 14u << 24 } };
+        r = latmc_philox4x32_10(cc, kc);
+        assert_true(md.coupling_seed == ((uint64_t)r.v[0] | (uint64_t)r.v[1] << 32));
+        assert_int_equal(md.n_threads, 1);
+        int back = -1;
+        assert_int_equal(latmc_ens_member_index(e, s, (m / 2) % 2, m % 2, &back), LATMC_OK);
+        assert_int_equal(back, m);
+    }
+    /* Replicas and temperatures of a sample share its couplings; samples differ. */
+    latmc_ens_destroy(&e);
+    latmc_sim_desc md0, md1;
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+    latmc_ens_member_desc(e, 0, &md0);
+    latmc_ens_member_desc(e, 3, &md1);
+    latmc_sim *s0 = NULL, *s1 = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &md0, &s0), LATMC_OK);
+    assert_int_equal(latmc_sim_create(ctx, &md1, &s1), LATMC_OK);
+    assert_int_equal(latmc_sim_get_couplings(s0, c0, 32), LATMC_OK);
+    assert_int_equal(latmc_sim_get_couplings(s1, c1, 32), LATMC_OK);
+    assert_memory_equal(c0, c1, sizeof c0);
+    latmc_sim_destroy(&s1);
+    latmc_ens_member_desc(e, 4, &md1); /* sample 1 */
+    assert_int_equal(latmc_sim_create(ctx, &md1, &s1), LATMC_OK);
+    assert_int_equal(latmc_sim_get_couplings(s1, c1, 32), LATMC_OK);
+    assert_memory_not_equal(c0, c1, sizeof c0);
+    latmc_sim_destroy(&s0);
+    latmc_sim_destroy(&s1);
+    latmc_ens_destroy(&e);
+}
+
+/* A tempering ensemble of the 3D +-J model; returns its state after `sweeps`. */
+struct ens_state {
+    unsigned char *spins;
+    size_t bytes;
+    int map[64];
+    uint64_t acc[3], att[3], trips;
+    double trip_mean;
+};
+
+static void capture(latmc_ens *e, struct ens_state *s)
+{
+    s->spins = ens_test_all_spins(e, &s->bytes);
+    assert_non_null(s->spins);
+    for (int m = 0; m < 32; m++)
+        assert_int_equal(latmc_ens_temperature_of(e, m, &s->map[m]), LATMC_OK);
+    assert_int_equal(latmc_ens_exchange_counts(e, s->acc, s->att, 3), LATMC_OK);
+    assert_int_equal(latmc_ens_round_trips(e, &s->trips, &s->trip_mean), LATMC_OK);
+}
+
+static void assert_same_state(const struct ens_state *a, const struct ens_state *b)
+{
+    assert_int_equal(a->bytes, b->bytes);
+    assert_memory_equal(a->spins, b->spins, a->bytes);
+    assert_memory_equal(a->map, b->map, 32 * sizeof(int));
+    assert_memory_equal(a->acc, b->acc, sizeof a->acc);
+    assert_memory_equal(a->att, b->att, sizeof a->att);
+    assert_int_equal(a->trips, b->trips);
+    assert_true(a->trip_mean == b->trip_mean);
+}
+
+static latmc_ens *tempering_ensemble_of(latmc_sim_desc d, int threads)
+{
+    latmc_ens_layout l = ens_test_layout(4, 4, 2, 99, threads);
+    latmc_ens *e = NULL;
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+    const double beta[4] = { 0.3, 0.5, 0.7, 0.9 };
+    assert_int_equal(latmc_ens_set_temperatures(e, beta, 4), LATMC_OK);
+    assert_int_equal(latmc_ens_set_exchange(e, 3), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    return e;
+}
+
+static latmc_ens *tempering_ensemble(int threads)
+{
+    latmc_sim_desc d = ens_test_desc(LATMC_MODEL_ISING, 3, 4);
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    return tempering_ensemble_of(d, threads);
+}
+
+static void test_threads_identical(void **state)
+{
+    (void)state;
+    struct ens_state s[3];
+    const int threads[3] = { 1, 2, 3 };
+    for (int i = 0; i < 3; i++) {
+        latmc_ens *e = tempering_ensemble(threads[i]);
+        /* uneven calls: rounds follow the sweep count, not the calls */
+        assert_int_equal(latmc_ens_sweep(e, i == 0 ? 200 : 101), LATMC_OK);
+        if (i > 0)
+            assert_int_equal(latmc_ens_sweep(e, 99), LATMC_OK);
+        capture(e, &s[i]);
+        latmc_ens_destroy(&e);
+    }
+    uint64_t attempted = 0, accepted = 0;
+    for (int t = 0; t < 3; t++) {
+        attempted += s[0].att[t];
+        accepted += s[0].acc[t];
+    }
+    assert_true(attempted > 0 && accepted > 0 && accepted < attempted); /* PT did act */
+    assert_same_state(&s[0], &s[1]);
+    assert_same_state(&s[0], &s[2]);
+    for (int i = 0; i < 3; i++)
+        free(s[i].spins);
+}
+
+static void test_save_load_continues(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/latmc-ens-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/run.ens", dir);
+    latmc_ens *a = tempering_ensemble(2);
+    assert_int_equal(latmc_ens_sweep(a, 61), LATMC_OK);
+    assert_int_equal(latmc_ens_save(a, path), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(a, 80), LATMC_OK);
+    latmc_ens *b = NULL;
+    assert_int_equal(latmc_ens_load(ctx, path, &b), LATMC_OK);
+    uint64_t count = 0;
+    assert_int_equal(latmc_ens_sweep_count(b, &count), LATMC_OK);
+    assert_int_equal(count, 61);
+    assert_int_equal(latmc_ens_sweep(b, 80), LATMC_OK);
+    struct ens_state sa, sb;
+    capture(a, &sa);
+    capture(b, &sb);
+    assert_same_state(&sa, &sb);
+    free(sa.spins);
+    free(sb.spins);
+
+    /* Damaged files: refused, nothing created. */
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    const long size = ftell(f);
+    fseek(f, size / 2, SEEK_SET);
+    int c = fgetc(f);
+    fseek(f, size / 2, SEEK_SET);
+    fputc(c ^ 0x10, f);
+    fclose(f);
+    latmc_ens *bad = (latmc_ens *)&bad;
+    assert_int_equal(latmc_ens_load(ctx, path, &bad), LATMC_ECORRUPT);
+    assert_null(bad);
+    assert_int_equal(truncate(path, size - 9), 0);
+    assert_int_equal(latmc_ens_load(ctx, path, &bad), LATMC_ECORRUPT);
+    assert_int_equal(remove(path), 0);
+    assert_int_equal(latmc_ens_load(ctx, path, &bad), LATMC_EIO);
+    assert_null(bad);
+    /* A sim checkpoint is not an ensemble file. */
+    latmc_sim_desc d = ens_test_desc(LATMC_MODEL_ISING, 2, 4);
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_COLD), LATMC_OK);
+    assert_int_equal(latmc_sim_save(sim, path), LATMC_OK);
+    assert_int_equal(latmc_ens_load(ctx, path, &bad), LATMC_ECORRUPT);
+    latmc_sim_destroy(&sim);
+    remove(path);
+    rmdir(dir);
+    latmc_ens_destroy(&a);
+    latmc_ens_destroy(&b);
+}
+
+/* CUDA members against CPU members: the same ensemble, the same state (Ising, Potts). */
+static void test_cpu_cuda_identical(void **state)
+{
+    (void)state;
+    for (int model = 0; model < 2; model++) {
+        latmc_sim_desc d = ens_test_desc(model == 0 ? LATMC_MODEL_ISING : LATMC_MODEL_POTTS, 3, 4);
+        if (model == 0)
+            d.couplings = LATMC_COUPLINGS_BIMODAL;
+        else
+            d.q = 3;
+        latmc_ens *gpu = tempering_ensemble_of(d, 1);
+        d.device = LATMC_DEVICE_CPU;
+        latmc_ens *cpu = tempering_ensemble_of(d, 2);
+        assert_int_equal(latmc_ens_sweep(gpu, 60), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(cpu, 60), LATMC_OK);
+        struct ens_state a, b;
+        capture(gpu, &a);
+        capture(cpu, &b);
+        assert_same_state(&a, &b);
+        free(a.spins);
+        free(b.spins);
+        latmc_ens_destroy(&gpu);
+        latmc_ens_destroy(&cpu);
+    }
+}
+
+int main(void)
+{
+    const int skip = test_device_check();
+    if (skip)
+        return skip;
+    ens_test_device = test_device();
+    const struct CMUnitTest cuda_tests[] = {
+        cmocka_unit_test(test_cpu_cuda_identical),
+    };
+    if (ens_test_device == LATMC_DEVICE_CUDA &&
+        cmocka_run_group_tests(cuda_tests, setup, teardown) != 0)
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ising_members_standalone),
+        cmocka_unit_test(test_other_models_standalone),
+        cmocka_unit_test(test_seed_derivation),
+        cmocka_unit_test(test_threads_identical),
+        cmocka_unit_test(test_save_load_continues),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,267 @@
+/*
+ * Ensemble inputs: every bad request gives its LATMC_E* code and leaves nothing
+ * half-created; addressing and the temperature map are consistent; the sample jackknife
+ * of the Binder ratio matches a computation by hand.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+
+#include "ens_test_helpers.h"
+
+static latmc_ctx *ctx;
+
+static int setup(void **state)
+{
+    (void)state;
+    return latmc_ctx_create(&ctx) == LATMC_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    latmc_ctx_destroy(&ctx);
+    return 0;
+}
+
+/* create must fail with `want`, *out NULL, and a message. */
+static void refuse_create(const latmc_sim_desc *d, const latmc_ens_layout *l, int want)
+{
+    latmc_ens *e = (latmc_ens *)&e; /* not NULL: create must clear it */
+    assert_int_equal(latmc_ens_create(ctx, d, l, &e), want);
+    assert_null(e);
+    assert_true(strlen(latmc_last_error()) > 0);
+}
+
+static void test_create_refusals(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = ens_test_desc(LATMC_MODEL_ISING, 2, 8);
+    latmc_ens_layout l = ens_test_layout(2, 2, 2, 1, 1);
+    latmc_ens *e = NULL;
+    assert_int_equal(latmc_ens_create(NULL, &d, &l, &e), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_create(ctx, NULL, &l, &e), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_create(ctx, &d, NULL, &e), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, NULL), LATMC_EINVAL);
+    latmc_ens_layout bad = l;
+    bad.n_samples = 0;
+    refuse_create(&d, &bad, LATMC_EINVAL);
+    bad = l;
+    bad.n_temperatures = -3;
+    refuse_create(&d, &bad, LATMC_EINVAL);
+    bad = l;
+    bad.n_threads = -1;
+    refuse_create(&d, &bad, LATMC_EINVAL);
+    bad = l;
+    bad.struct_size = 8;
+    refuse_create(&d, &bad, LATMC_EINVAL);
+    bad = l; /* more members than an int index names */
+    bad.n_samples = 1 << 14;
+    bad.n_temperatures = 1 << 12;
+    refuse_create(&d, &bad, LATMC_EINVAL);
+    /* More members than memory: refused before anything is allocated (this would take
+     * petabytes). */
+    latmc_sim_desc big = ens_test_desc(LATMC_MODEL_ISING, 3, 4096);
+    bad = ens_test_layout(1 << 10, 16, 2, 1, 1);
+    refuse_create(&big, &bad, LATMC_ENOMEM);
+    assert_non_null(strstr(latmc_last_error(), "memory"));
+    /* Bad member descs: the sim's own refusals, nothing left. */
+    latmc_sim_desc odd = ens_test_desc(LATMC_MODEL_ISING, 2, 7);
+    refuse_create(&odd, &l, LATMC_EINVAL);
+    latmc_sim_desc rep = ens_test_desc(LATMC_MODEL_HEISENBERG, 3, 4);
+    rep.replicas = 2;
+    refuse_create(&rep, &l, LATMC_EUNSUPPORTED);
+    latmc_sim_desc none = ens_test_desc(LATMC_MODEL_NONE, 2, 8);
+    refuse_create(&none, &l, LATMC_EINVAL);
+}
+
+static void test_temperatures_and_exchange(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = ens_test_desc(LATMC_MODEL_ISING, 2, 4);
+    latmc_ens_layout l = ens_test_layout(2, 3, 1, 1, 1);
+    latmc_ens *e = NULL;
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+    /* exchanges before temperatures: state error */
+    assert_int_equal(latmc_ens_set_exchange(e, 1), LATMC_ESTATE);
+    const double unordered[3] = { 0.2, 0.5, 0.4 };
+    const double repeated[3] = { 0.2, 0.2, 0.4 };
+    const double negative[3] = { -0.1, 0.2, 0.4 };
+    const double nan3[3] = { 0.1, NAN, 0.4 };
+    const double up[3] = { 0.1, 0.2, 0.4 }, down[3] = { 0.4, 0.2, 0.1 };
+    assert_int_equal(latmc_ens_set_temperatures(e, unordered, 3), LATMC_EINVAL);
+    assert_non_null(strstr(latmc_ens_last_error(e), "order"));
+    assert_int_equal(latmc_ens_set_temperatures(e, repeated, 3), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_set_temperatures(e, negative, 3), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_set_temperatures(e, nan3, 3), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_set_temperatures(e, up, 2), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_set_temperatures(e, NULL, 3), LATMC_EINVAL);
+    double got[3] = { 9, 9, 9 };
+    assert_int_equal(latmc_ens_get_temperatures(e, got, 3), LATMC_OK);
+    assert_true(got[0] == 0 && got[1] == 0 && got[2] == 0); /* refusals changed nothing */
+    assert_int_equal(latmc_ens_set_temperatures(e, down, 3), LATMC_OK);
+    assert_int_equal(latmc_ens_set_temperatures(e, up, 3), LATMC_OK);
+    assert_int_equal(latmc_ens_get_temperatures(e, got, 3), LATMC_OK);
+    assert_memory_equal(got, up, sizeof up);
+    assert_int_equal(latmc_ens_set_exchange(e, 2), LATMC_OK);
+    /* beta only through the temperatures; parameters of other models refused */
+    assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_BETA, 0.3), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_MU2, 0.3), LATMC_EUNSUPPORTED);
+    assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_H, NAN), LATMC_EINVAL);
+    /* sweeping before a configuration */
+    assert_int_equal(latmc_ens_sweep(e, 1), LATMC_ESTATE);
+    assert_int_equal(latmc_ens_init_spins(e, 7), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_COLD), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(e, 4), LATMC_OK);
+    /* the map is a permutation per sample and agrees with temperature_of */
+    for (int s = 0; s < 2; s++) {
+        int seen = 0;
+        for (int t = 0; t < 3; t++) {
+            int m = -1, back = -1;
+            assert_int_equal(latmc_ens_member_at(e, s, t, 0, &m), LATMC_OK);
+            assert_int_equal(latmc_ens_temperature_of(e, m, &back), LATMC_OK);
+            assert_int_equal(back, t);
+            assert_int_equal(m / 3, s);
+            seen |= 1 << (m % 3);
+        }
+        assert_int_equal(seen, 7);
+    }
+    int m;
+    assert_int_equal(latmc_ens_member_at(e, 2, 0, 0, &m), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_member_at(e, 0, 3, 0, &m), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_member_at(e, 0, 0, 1, &m), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_member_index(e, 0, 0, 0, NULL), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_temperature_of(e, 6, &m), LATMC_EINVAL);
+    uint64_t acc[2], att[2];
+    assert_int_equal(latmc_ens_exchange_counts(e, acc, att, 3), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_exchange_counts(e, acc, att, 2), LATMC_OK);
+    assert_int_equal(att[0] + att[1], 2 * 2); /* rounds at sweeps 2 and 4, one pair each */
+    /* Spins: a buffer of another shape is refused; a member out of range too. */
+    size_t bytes = 0;
+    assert_int_equal(latmc_ens_spins_size(e, &bytes), LATMC_OK);
+    assert_int_equal(bytes, 16);
+    int8_t spins[36];
+    for (int i = 0; i < 36; i++)
+        spins[i] = 1;
+    assert_int_equal(latmc_ens_set_spins(e, 0, spins, 36), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_set_spins(e, 6, spins, 16), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_get_spins(e, -1, spins, 16), LATMC_EINVAL);
+    spins[3] = 0;
+    assert_int_equal(latmc_ens_set_spins(e, 1, spins, 16), LATMC_EINVAL);
+    spins[3] = -1;
+    assert_int_equal(latmc_ens_set_spins(e, 1, spins, 16), LATMC_OK);
+    int8_t back[16];
+    assert_int_equal(latmc_ens_get_spins(e, 1, back, 16), LATMC_OK);
+    assert_memory_equal(back, spins, 16);
+    /* observables: wrong count, order, key */
+    double v[6];
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ENERGY, 0, v, 5), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ENERGY, 2, v, 6), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_observables(e, 99, 0, v, 6), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_PHI2, 0, v, 6), LATMC_EUNSUPPORTED);
+    /* BY_TEMPERATURE reorders BY_MEMBER through the map */
+    double bm[6], bt[6];
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_M2, LATMC_ENS_BY_MEMBER, bm, 6), LATMC_OK);
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_M2, LATMC_ENS_BY_TEMPERATURE, bt, 6),
+                     LATMC_OK);
+    for (int s = 0; s < 2; s++)
+        for (int t = 0; t < 3; t++) {
+            assert_int_equal(latmc_ens_member_at(e, s, t, 0, &m), LATMC_OK);
+            assert_true(bt[s * 3 + t] == bm[m]);
+        }
+    /* overlaps need two replicas */
+    assert_int_equal(latmc_ens_overlaps(e, LATMC_ENS_Q, v, 6), LATMC_EUNSUPPORTED);
+    latmc_ens_destroy(&e);
+    assert_null(e);
+    latmc_ens_destroy(&e);
+    latmc_ens_destroy(NULL);
+
+    /* one temperature: no exchanges */
+    l = ens_test_layout(2, 1, 2, 1, 1);
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+    const double one = 0.3;
+    assert_int_equal(latmc_ens_set_temperatures(e, &one, 1), LATMC_OK);
+    assert_int_equal(latmc_ens_set_exchange(e, 5), LATMC_EINVAL);
+    assert_non_null(strstr(latmc_ens_last_error(e), "two temperatures"));
+    assert_int_equal(latmc_ens_set_exchange(e, 0), LATMC_OK);
+    latmc_ens_destroy(&e);
+
+    /* phi^4 has no beta to temper */
+    latmc_sim_desc p = ens_test_desc(LATMC_MODEL_PHI4, 2, 8);
+    l = ens_test_layout(1, 2, 1, 1, 1);
+    assert_int_equal(latmc_ens_create(ctx, &p, &l, &e), LATMC_OK);
+    assert_int_equal(latmc_ens_set_temperatures(e, up, 2), LATMC_EUNSUPPORTED);
+    latmc_ens_destroy(&e);
+    assert_string_equal(latmc_ens_last_error(NULL), "ens is NULL");
+}
+
+/* Overlaps of hand-made configurations: q, q^2, q^4 and the link overlap. */
+static void test_overlaps_by_hand(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = ens_test_desc(LATMC_MODEL_ISING, 2, 4);
+    latmc_ens_layout l = ens_test_layout(1, 1, 2, 1, 1);
+    latmc_ens *e = NULL;
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+    int8_t a[16], b[16];
+    for (int i = 0; i < 16; i++) {
+        a[i] = 1;
+        b[i] = i == 5 ? -1 : 1; /* one site differs */
+    }
+    assert_int_equal(latmc_ens_set_spins(e, 0, a, 16), LATMC_OK);
+    assert_int_equal(latmc_ens_set_spins(e, 1, b, 16), LATMC_OK);
+    double q, q2, q4, ql;
+    assert_int_equal(latmc_ens_overlaps(e, LATMC_ENS_Q, &q, 1), LATMC_OK);
+    assert_int_equal(latmc_ens_overlaps(e, LATMC_ENS_Q2, &q2, 1), LATMC_OK);
+    assert_int_equal(latmc_ens_overlaps(e, LATMC_ENS_Q4, &q4, 1), LATMC_OK);
+    assert_int_equal(latmc_ens_overlaps(e, LATMC_ENS_QL, &ql, 1), LATMC_OK);
+    assert_true(fabs(q - 14.0 / 16) < 1e-15);
+    assert_true(fabs(q2 - q * q) < 1e-15 && fabs(q4 - q2 * q2) < 1e-15);
+    /* 32 bonds, the 4 touching site 5 have s^a s^b products -1 at one end: -1 each */
+    assert_true(fabs(ql - 24.0 / 32) < 1e-15);
+    assert_int_equal(latmc_ens_overlaps(e, 0, &q, 1), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_overlaps(e, LATMC_ENS_Q, &q, 2), LATMC_EINVAL);
+    latmc_ens_destroy(&e);
+}
+
+static void test_binder_jackknife(void **state)
+{
+    (void)state;
+    const double q2[4] = { 0.30, 0.25, 0.40, 0.35 }, q4[4] = { 0.12, 0.09, 0.20, 0.15 };
+    double g, err;
+    assert_int_equal(latmc_ens_binder_g(q2, q4, 4, 1, &g, &err), LATMC_OK);
+    /* by hand: sample means, leave-one-out values, jackknife variance */
+    const double Q2 = 1.30 / 4, Q4 = 0.56 / 4;
+    assert_true(fabs(g - 0.5 * (3 - Q4 / (Q2 * Q2))) < 1e-14);
+    double gj[4], mean = 0, var = 0;
+    for (int s = 0; s < 4; s++) {
+        const double a = (1.30 - q2[s]) / 3, b = (0.56 - q4[s]) / 3;
+        gj[s] = 0.5 * (3 - b / (a * a));
+        mean += gj[s] / 4;
+    }
+    for (int s = 0; s < 4; s++)
+        var += (gj[s] - mean) * (gj[s] - mean);
+    assert_true(fabs(err - sqrt(var * 3 / 4)) < 1e-14);
+    assert_int_equal(latmc_ens_binder_g(q2, q4, 4, 3, &g, &err), LATMC_OK);
+    assert_true(fabs(g - 0.5 * (11 - 9 * Q4 / (Q2 * Q2))) < 1e-14);
+    assert_int_equal(latmc_ens_binder_g(q2, q4, 1, 1, &g, &err), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_binder_g(q2, q4, 4, 2, &g, &err), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_binder_g(NULL, q4, 4, 1, &g, &err), LATMC_EINVAL);
+    const double zero[2] = { 0, 0 }, nan2[2] = { NAN, 1 };
+    assert_int_equal(latmc_ens_binder_g(zero, zero, 2, 1, &g, &err), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_binder_g(nan2, q4, 2, 1, &g, &err), LATMC_EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_create_refusals),
+        cmocka_unit_test(test_temperatures_and_exchange),
+        cmocka_unit_test(test_overlaps_by_hand),
+        cmocka_unit_test(test_binder_jackknife),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
