@@ -565,6 +565,8 @@ static void bad_environment(void **state)
     latmc_sim *sim = NULL;
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
     unsetenv(CHUNK_ENV);
+    /* g > 0: the default g = mu2 = 0 is not normalisable and is refused at the sweep */
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_G, 1.0), LATMC_OK);
     assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
     assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
     latmc_sim_destroy(&sim);
