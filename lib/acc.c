@@ -16,6 +16,7 @@
 
 #include <latmc/acc.h>
 #include "error.h"
+#include "safe_file.h"
 
 #define ACC_MAX_COLS 64
 #define ACC_INITIAL_CAP 64
@@ -141,22 +142,48 @@ static double lagged_sum(const double *x, size_t n, size_t t, double k, double m
  * tau_int with the Madras–Sokal automatic window. C(t) is divided by n - t (the
  * number of pairs at lag t), which is unbiased apart from the mean subtraction; for
  * W << n this and the 1/n convention agree to O(W/n).
+ *
+ * The result is floored at 1/2 (see acc.h): the raw sum of an anticorrelated series
+ * can fall below 1/2, down to -1/2 for a period-2 chain, where sqrt(2 tau var / n)
+ * would claim a tiny (or imaginary) error. 1/2 makes that formula the naive error,
+ * an upper bound for anticorrelated data. *flags gets the LATMC_ACC_WARN_* bits of the
+ * estimator: TAU_UNDEFINED, NO_WINDOW, ANTICORRELATED.
  */
-static double tau_int(const double *x, size_t n)
+static double tau_int(const double *x, size_t n, unsigned *flags)
 {
-    if (all_equal(x, n))
+    *flags = 0;
+    if (all_equal(x, n)) {
+        *flags |= LATMC_ACC_WARN_TAU_UNDEFINED;
         return 0.5;
+    }
     double k = scale_for(x, n);
     double m = scaled_mean(x, n, k);
     double c0 = lagged_sum(x, n, 0, k, m) / (double)n;
-    if (!(c0 > 0.0)) /* all deviations below the double resolution of the mean */
+    if (!(c0 > 0.0)) { /* all deviations below the double resolution of the mean */
+        *flags |= LATMC_ACC_WARN_TAU_UNDEFINED;
         return 0.5;
+    }
     double tau = 0.5;
-    size_t wmax = n / 2;
+    size_t wmax = n / 2, w = 0;
+    bool closed = false;
     for (size_t t = 1; t <= wmax; t++) {
         tau += lagged_sum(x, n, t, k, m) / (double)(n - t) / c0;
-        if ((double)t >= 6.0 * tau)
+        w = t;
+        if ((double)t >= 6.0 * tau) {
+            closed = true;
             break;
+        }
+    }
+    if (!closed)
+        *flags |= LATMC_ACC_WARN_NO_WINDOW;
+    if (tau < 0.5) {
+        /* Madras–Sokal: var(tau) ~ 2 (2W + 1) / n tau^2, here at tau = 1/2, the value
+         * of uncorrelated data; only a significant shortfall is flagged, noise of
+         * uncorrelated data around 1/2 is not. */
+        double sigma = 0.5 * sqrt(2.0 * (2.0 * (double)w + 1.0) / (double)n);
+        if (tau < 0.5 - 4.0 * sigma)
+            *flags |= LATMC_ACC_WARN_ANTICORRELATED;
+        tau = 0.5;
     }
     return tau;
 }
@@ -312,6 +339,17 @@ LATMC_API int latmc_acc_binning_error(const latmc_acc *acc, int col, int level, 
     return LATMC_OK;
 }
 
+/* The level latmc_acc_error() uses: the highest keeping >= 32 bins (bins as long as
+ * possible, so longer than tau_int, while the error estimate itself is still good to
+ * ~13%). count >= 2. */
+static int error_level(size_t count)
+{
+    int level = 0;
+    while ((count >> (level + 1)) >= 32)
+        level++;
+    return level;
+}
+
 LATMC_API int latmc_acc_error(const latmc_acc *acc, int col, double *err)
 {
     if (!acc || !err)
@@ -321,11 +359,7 @@ LATMC_API int latmc_acc_error(const latmc_acc *acc, int col, double *err)
         return rc;
     if (acc->count < 2)
         return latmc_fail(LATMC_ESTATE, "acc_error: %zu rows, need at least 2", acc->count);
-    /* The highest level keeping >= 32 bins: bins as long as possible (so longer than
-     * tau_int) while the error estimate itself is still good to ~13%. */
-    int level = 0;
-    while ((acc->count >> (level + 1)) >= 32)
-        level++;
+    int level = error_level(acc->count);
     *err = binned_sigma(column(acc, col), acc->count >> level, level);
     return LATMC_OK;
 }
@@ -339,7 +373,27 @@ LATMC_API int latmc_acc_tau_int(const latmc_acc *acc, int col, double *tau)
         return rc;
     if (acc->count < 2)
         return latmc_fail(LATMC_ESTATE, "acc_tau_int: %zu rows, need at least 2", acc->count);
-    *tau = tau_int(column(acc, col), acc->count);
+    unsigned flags = 0;
+    *tau = tau_int(column(acc, col), acc->count, &flags);
+    return LATMC_OK;
+}
+
+LATMC_API int latmc_acc_warnings(const latmc_acc *acc, int col, unsigned *flags)
+{
+    if (!acc || !flags)
+        return latmc_fail(LATMC_EINVAL, "acc_warnings: %s is NULL", !acc ? "acc" : "flags");
+    int rc = check_col(acc, col, "acc_warnings");
+    if (rc != LATMC_OK)
+        return rc;
+    if (acc->count < 2)
+        return latmc_fail(LATMC_ESTATE, "acc_warnings: %zu rows, need at least 2", acc->count);
+    const double *x = column(acc, col);
+    unsigned f = 0;
+    (void)tau_int(x, acc->count, &f);
+    int level = error_level(acc->count);
+    if (binned_sigma(x, acc->count >> level, level) == 0.0)
+        f |= LATMC_ACC_WARN_ZERO_ERROR;
+    *flags = f;
     return LATMC_OK;
 }
 
@@ -502,6 +556,155 @@ LATMC_API int latmc_acc_specific_heat(const latmc_acc *acc, int col_e, double fa
 }
 
 /* ---------------------------------------------------------------------------------
+ * Serialization: the rows as bytes (format in acc.h), for checkpoints
+ * ------------------------------------------------------------------------------- */
+
+#define ACC_MAGIC "LATMCACC"
+#define ACC_FORMAT 1u
+#define ACC_HEADER 32u /* magic 8, format 4, ncols 4, count 8, checksum 8 */
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_u64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++)
+        v |= (uint32_t)p[i] << (8 * i);
+    return v;
+}
+
+static uint64_t get_u64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* FNV-1a, 64 bit: catches damage to the payload when the blob travels without a
+ * checksummed container around it. */
+static uint64_t fnv1a(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/* Payload bytes of count rows of ncols doubles; false on size_t overflow. */
+static bool payload_size(uint64_t count, uint64_t ncols, size_t *out)
+{
+    if (count > (SIZE_MAX - ACC_HEADER) / 8 / ncols)
+        return false;
+    *out = (size_t)(count * ncols * 8);
+    return true;
+}
+
+LATMC_API int latmc_acc_serialize(const latmc_acc *acc, void *buf, size_t capacity,
+                                  size_t *size)
+{
+    if (!acc || !size)
+        return latmc_fail(LATMC_EINVAL, "acc_serialize: %s is NULL", !acc ? "acc" : "size");
+    size_t payload = 0;
+    if (!payload_size(acc->count, (uint64_t)acc->ncols, &payload))
+        return latmc_fail(LATMC_ENOMEM, "acc_serialize: %zu rows overflow size_t", acc->count);
+    size_t need = ACC_HEADER + payload;
+    *size = need;
+    if (!buf)
+        return LATMC_OK;
+    if (capacity < need)
+        return latmc_fail(LATMC_EINVAL, "acc_serialize: buffer of %zu bytes, need %zu",
+                          capacity, need);
+    unsigned char *p = buf;
+    unsigned char *q = p + ACC_HEADER;
+    for (int c = 0; c < acc->ncols; c++) {
+        const double *x = column(acc, c);
+        for (size_t i = 0; i < acc->count; i++, q += 8) {
+            uint64_t bits;
+            memcpy(&bits, &x[i], 8);
+            put_u64(q, bits);
+        }
+    }
+    memcpy(p, ACC_MAGIC, 8);
+    put_u32(p + 8, ACC_FORMAT);
+    put_u32(p + 12, (uint32_t)acc->ncols);
+    put_u64(p + 16, (uint64_t)acc->count);
+    put_u64(p + 24, fnv1a(p + ACC_HEADER, payload));
+    return LATMC_OK;
+}
+
+LATMC_API int latmc_acc_deserialize(const void *buf, size_t size, latmc_acc **out)
+{
+    if (!out)
+        return latmc_fail(LATMC_EINVAL, "acc_deserialize: out is NULL");
+    *out = NULL;
+    if (!buf)
+        return latmc_fail(LATMC_EINVAL, "acc_deserialize: buf is NULL");
+    const unsigned char *p = buf;
+    if (size < ACC_HEADER || memcmp(p, ACC_MAGIC, 8) != 0)
+        return latmc_fail(LATMC_ECORRUPT, "acc_deserialize: not accumulator data (%zu bytes, "
+                          "no " ACC_MAGIC " header)", size);
+    uint32_t format = get_u32(p + 8), ncols = get_u32(p + 12);
+    uint64_t count = get_u64(p + 16);
+    if (format != ACC_FORMAT)
+        return latmc_fail(LATMC_ECORRUPT, "acc_deserialize: format %u, this library reads %u",
+                          (unsigned)format, ACC_FORMAT);
+    if (ncols < 1 || ncols > ACC_MAX_COLS)
+        return latmc_fail(LATMC_ECORRUPT, "acc_deserialize: %u columns, must be 1..%d",
+                          (unsigned)ncols, ACC_MAX_COLS);
+    size_t payload = 0;
+    if (!payload_size(count, ncols, &payload) || size - ACC_HEADER != payload)
+        return latmc_fail(LATMC_ECORRUPT, "acc_deserialize: %zu bytes, but %" PRIu64
+                          " rows of %u columns need %" PRIu64 " + %u", size, count,
+                          (unsigned)ncols, count * ncols * 8, ACC_HEADER);
+    if (fnv1a(p + ACC_HEADER, payload) != get_u64(p + 24))
+        return latmc_fail(LATMC_ECORRUPT, "acc_deserialize: checksum mismatch (damaged data)");
+
+    latmc_acc *acc = NULL;
+    int rc = latmc_acc_create(&acc, (int)ncols);
+    if (rc != LATMC_OK)
+        return rc;
+    if (count > 0) {
+        acc->data = malloc(payload);
+        if (!acc->data) {
+            latmc_acc_destroy(&acc);
+            return latmc_fail(LATMC_ENOMEM, "acc_deserialize: cannot allocate %zu bytes",
+                              payload);
+        }
+        acc->cap = (size_t)count;
+    }
+    const unsigned char *q = p + ACC_HEADER;
+    for (size_t c = 0; c < ncols; c++) {
+        for (size_t i = 0; i < count; i++, q += 8) {
+            uint64_t bits = get_u64(q);
+            double v;
+            memcpy(&v, &bits, 8);
+            if (!isfinite(v)) {
+                latmc_acc_destroy(&acc);
+                return latmc_fail(LATMC_ECORRUPT, "acc_deserialize: row %zu, column %zu is "
+                                  "not finite", i, c);
+            }
+            acc->data[c * acc->cap + i] = v;
+        }
+    }
+    acc->count = (size_t)count;
+    *out = acc;
+    return LATMC_OK;
+}
+
+/* ---------------------------------------------------------------------------------
  * CSV output
  * ------------------------------------------------------------------------------- */
 
@@ -545,6 +748,12 @@ static int write_rows(const latmc_acc *acc, FILE *f, const char *const *names)
     return 0;
 }
 
+/*
+ * The CSV is built in memory (about 3 times the acc's own footprint) and handed to the
+ * library's safe writer, which follows symlinks, refuses devices, FIFOs and directories,
+ * writes a uniquely named temporary file beside the target, syncs it, renames it into
+ * place and syncs the directory (safe_file.h).
+ */
 LATMC_API int latmc_acc_write_csv(const latmc_acc *acc, const char *path,
                                   const char *const *names)
 {
@@ -556,42 +765,18 @@ LATMC_API int latmc_acc_write_csv(const latmc_acc *acc, const char *path,
     if (rc != LATMC_OK)
         return rc;
 
-    size_t len = strlen(path);
-    char *tmp = malloc(len + sizeof ".tmp");
-    if (!tmp)
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
         return latmc_fail(LATMC_ENOMEM, "acc_write_csv: out of memory");
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp", sizeof ".tmp");
-
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        int e = errno;
-        rc = latmc_fail(LATMC_EIO, "acc_write_csv: cannot create '%s': %s", tmp, strerror(e));
-        free(tmp);
-        return rc;
+    int bad = write_rows(acc, f, names);
+    if (fclose(f) != 0 || bad != 0) {
+        free(text);
+        return latmc_fail(LATMC_ENOMEM, "acc_write_csv: out of memory formatting %zu rows",
+                          acc->count);
     }
-    const char *what = NULL;
-    if (write_rows(acc, f, names) != 0)
-        what = "cannot write";
-    else if (fflush(f) != 0)
-        what = "cannot write";
-    /* fsync so that the rename below never publishes a file whose data is not on disk;
-     * file systems without sync support (EINVAL) are accepted as they are. */
-    else if (fsync(fileno(f)) != 0 && errno != EINVAL)
-        what = "cannot sync";
-    int e = errno;
-    if (fclose(f) != 0 && !what) {
-        what = "cannot close";
-        e = errno;
-    }
-    if (!what && rename(tmp, path) != 0) {
-        what = "cannot rename temporary file to";
-        e = errno;
-    }
-    if (what) {
-        rc = latmc_fail(LATMC_EIO, "acc_write_csv: %s '%s': %s", what, path, strerror(e));
-        remove(tmp);
-    }
-    free(tmp);
+    rc = latmc_file_replace(path, text, len, "latmc_acc_write_csv");
+    free(text);
     return rc;
 }

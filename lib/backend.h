@@ -31,9 +31,31 @@ struct latmc_backend_ops {
     /* Couplings of models that have them (count checked by the core). */
     int (*get_couplings)(latmc_sim *sim, float *buf);
     int (*set_couplings)(latmc_sim *sim, const float *buf);
+
+    /* Appended. Optional (NULL: the backend derives nothing): sim->model_data was just
+     * rebuilt from sim->param, after create and after every parameter change; rebuild what
+     * the backend derives from it (kernel tables, a device copy), so that sweeps use it
+     * as it stands instead of deriving it again at every call. */
+    int (*params_changed)(latmc_sim *sim);
 };
 
+/*
+ * The parameters in sim->param changed: rebuild the model's tables (model->update_data)
+ * and what the backend derives from them. The one way the core and the checkpoint code
+ * apply a parameter change.
+ */
+int latmc_sim_params_changed(latmc_sim *sim);
+
 extern const struct latmc_backend_ops latmc_cpu_backend_ops;
+
+/*
+ * The CPU backend, built in, described by the same table as a loaded module
+ * (module_abi.h: device count, device info, ops), and its status line (a module's is the
+ * loader's account of finding it).
+ */
+struct latmc_module;
+extern const struct latmc_module latmc_cpu_module;
+const char *latmc_cpu_module_status(void);
 
 /*
  * Pick the backend for desc->device / desc->device_index. AUTO falls back to the CPU and

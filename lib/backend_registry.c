@@ -1,19 +1,41 @@
 /*
- * Choosing a backend for a sim and describing devices. The CPU backend is built in; the
- * CUDA backend comes as a module (module_loader.c). An explicit request that cannot be met
- * fails with a code and the reason; AUTO falls back to the CPU and logs why.
+ * Choosing a backend for a sim and describing devices. Every device kind is served by one
+ * table (module_abi.h): the CPU's is built in (latmc_cpu_module), the CUDA one comes as a
+ * module (module_loader.c). An explicit request that cannot be met fails with a code and
+ * the reason; AUTO falls back to the CPU and logs why.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "backend.h"
-#include "cpu_features.h"
 #include "module_loader.h"
 
-#ifdef _OPENMP
-#  include <omp.h>
-#endif
+/* The table serving `device`, or NULL with *why saying why there is none. On success *why
+ * is the backend's status line. */
+static const struct latmc_module *backend_module(int device, const char **why)
+{
+    if (device == LATMC_DEVICE_CPU) {
+        *why = latmc_cpu_module_status();
+        return &latmc_cpu_module;
+    }
+    return latmc_module_get(device, why);
+}
+
+/* The module's device count, its status checked (latmc_backend_result). */
+static int module_device_count(const struct latmc_module *m, int *count)
+{
+    const unsigned long fails_before = latmc_fail_count();
+    int n = 0;
+    int st = latmc_backend_result(m->name ? m->name : "module", "device_count",
+                                  m->device_count(&n), fails_before);
+    if (st == LATMC_OK && n < 0)
+        st = latmc_fail(LATMC_EBACKEND, "the %s backend counted %d devices: a bug in the "
+                        "backend", m->name ? m->name : "module", n);
+    if (st == LATMC_OK)
+        *count = n;
+    return st;
+}
 
 static int cuda_backend(const latmc_sim_desc *desc, const struct latmc_backend_ops **out)
 {
@@ -22,7 +44,7 @@ static int cuda_backend(const latmc_sim_desc *desc, const struct latmc_backend_o
     if (!m)
         return latmc_fail(LATMC_EBACKEND, "CUDA backend unavailable: %s", why);
     int count = 0;
-    int st = m->device_count(&count);
+    int st = module_device_count(m, &count);
     if (st < 0)
         return st;
     if (desc->device_index >= count)
@@ -39,6 +61,15 @@ int latmc_backend_select(latmc_ctx *ctx, const latmc_sim_desc *desc,
     case LATMC_DEVICE_AUTO:
         if (cuda_backend(desc, out) == LATMC_OK)
             return LATMC_OK;
+        /* The CPU has only device 0: AUTO must not turn a device_index that names no
+         * device anywhere into a CPU run (the CPU refuses it when asked by name). */
+        if (desc->device_index != 0) {
+            char why[LATMC_ERRMSG_SIZE];
+            snprintf(why, sizeof why, "%s", latmc_thread_error());
+            return latmc_fail(LATMC_ENODEV, "desc.device_index = %d with device AUTO: no CUDA "
+                              "device %d (%.300s), and the CPU has only device 0",
+                              desc->device_index, desc->device_index, why);
+        }
         latmc_log(ctx, LATMC_LOG_INFO, "device AUTO: using the CPU (%s)", latmc_thread_error());
         break;
     case LATMC_DEVICE_CPU:
@@ -53,18 +84,50 @@ int latmc_backend_select(latmc_ctx *ctx, const latmc_sim_desc *desc,
         return latmc_fail(LATMC_ENODEV,
                           "desc.device_index = %d: the CPU backend has only device 0",
                           desc->device_index);
-    *out = &latmc_cpu_backend_ops;
+    *out = latmc_cpu_module.ops;
     return LATMC_OK;
+}
+
+/*
+ * The CPU's status line depends on LATMC_CPU_MASK, which a process may change, so it is
+ * built at each call; but the string returned must stay valid for the whole process (not a
+ * thread's buffer). Each distinct line is kept once, never freed; the lines are few (one
+ * per mask value tried) and the table is capped.
+ */
+#define CPU_STATUS_LINES 16
+static const char *cpu_status_interned(void)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static char lines[CPU_STATUS_LINES][256];
+    static int nlines;
+    char now[256];
+    snprintf(now, sizeof now, "%s", latmc_cpu_module_status());
+    const char *found = "built in; SIMD level unknown (too many LATMC_CPU_MASK values "
+                        "seen by this process)";
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < nlines; i++)
+        if (strcmp(lines[i], now) == 0) {
+            found = lines[i];
+            goto out;
+        }
+    if (nlines < CPU_STATUS_LINES) {
+        snprintf(lines[nlines], sizeof lines[nlines], "%s", now);
+        found = lines[nlines++];
+    }
+out:
+    pthread_mutex_unlock(&lock);
+    return found;
 }
 
 const char *latmc_ctx_backend_status(latmc_ctx *ctx, int device)
 {
     (void)ctx;
     if (device == LATMC_DEVICE_CPU)
-        return cpu_status();
-    const char *why = "unknown device kind";
-    if (device == LATMC_DEVICE_CUDA)
-        latmc_module_get(device, &why);
+        return cpu_status_interned();
+    if (device != LATMC_DEVICE_CUDA)
+        return "unknown device kind";
+    const char *why = "";
+    backend_module(device, &why);
     return why;
 }
 
@@ -72,49 +135,25 @@ int latmc_ctx_device_count(latmc_ctx *ctx, int device, int *count)
 {
     if (!ctx || !count)
         return latmc_fail(LATMC_EINVAL, "latmc_ctx_device_count: %s is NULL", !ctx ? "ctx" : "count");
-    if (device == LATMC_DEVICE_CPU) {
-        *count = 1;
-        return LATMC_OK;
-    }
-    if (device != LATMC_DEVICE_CUDA)
+    if (device != LATMC_DEVICE_CPU && device != LATMC_DEVICE_CUDA)
         return latmc_fail(LATMC_EINVAL, "latmc_ctx_device_count: device = %d is not "
                           "LATMC_DEVICE_CPU or LATMC_DEVICE_CUDA", device);
     const char *why = "";
-    const struct latmc_module *m = latmc_module_get(device, &why);
+    const struct latmc_module *m = backend_module(device, &why);
     if (!m)
         return latmc_fail(LATMC_EBACKEND, "CUDA backend unavailable: %s", why);
-    return m->device_count(count);
-}
-
-/* The CPU's model name from /proc/cpuinfo where there is one. */
-static void cpu_name(char *name, size_t size)
-{
-    snprintf(name, size, "CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) == 0) {
-            const char *colon = strchr(line, ':');
-            if (colon) {
-                colon += colon[1] == ' ' ? 2 : 1;
-                snprintf(name, size, "%.*s", (int)strcspn(colon, "\n"), colon);
-            }
-            break;
-        }
-    }
-    fclose(f);
+    return module_device_count(m, count);
 }
 
 int latmc_ctx_device_info(latmc_ctx *ctx, int device, int index, latmc_device_info *info)
 {
     if (!ctx || !info)
         return latmc_fail(LATMC_EINVAL, "latmc_ctx_device_info: %s is NULL", !ctx ? "ctx" : "info");
-    if (info->struct_size < sizeof *info)
+    if (info->struct_size < sizeof *info || info->struct_size > LATMC_STRUCT_SIZE_MAX)
         return latmc_fail(LATMC_EINVAL, "latmc_ctx_device_info: info->struct_size = %u, this "
-                          "library's latmc_device_info takes %zu", (unsigned)info->struct_size,
-                          sizeof *info);
+                          "library's latmc_device_info takes %zu (at most %u: a struct_size "
+                          "struct never grows past it)", (unsigned)info->struct_size,
+                          sizeof *info, LATMC_STRUCT_SIZE_MAX);
     int count = 0;
     int st = latmc_ctx_device_count(ctx, device, &count);
     if (st < 0)
@@ -127,23 +166,21 @@ int latmc_ctx_device_info(latmc_ctx *ctx, int device, int index, latmc_device_in
     d.struct_size = sizeof d;
     d.device = device;
     d.index = index;
-    if (device == LATMC_DEVICE_CPU) {
-        cpu_name(d.name, sizeof d.name);
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        d.multiprocessors = n > 0 ? (int)n : 1;
-    } else {
-        const char *why = "";
-        const struct latmc_module *m = latmc_module_get(device, &why);
-        struct latmc_module_device md;
-        memset(&md, 0, sizeof md);
-        if ((st = m->device_info(index, &md)) < 0)
-            return st;
-        snprintf(d.name, sizeof d.name, "%s", md.name);
-        d.memory_bytes = md.memory_bytes;
-        d.compute_major = md.compute_major;
-        d.compute_minor = md.compute_minor;
-        d.multiprocessors = md.multiprocessors;
-    }
+    const char *why = "";
+    const struct latmc_module *m = backend_module(device, &why);
+    struct latmc_module_device md;
+    memset(&md, 0, sizeof md);
+    const unsigned long fails_before = latmc_fail_count();
+    st = latmc_backend_result(m->name ? m->name : "module", "device_info",
+                              m->device_info(index, &md), fails_before);
+    if (st < 0)
+        return st;
+    md.name[sizeof md.name - 1] = '\0'; /* a module's string, bounded before use */
+    snprintf(d.name, sizeof d.name, "%s", md.name);
+    d.memory_bytes = md.memory_bytes;
+    d.compute_major = md.compute_major;
+    d.compute_minor = md.compute_minor;
+    d.multiprocessors = md.multiprocessors;
     memcpy(info, &d, sizeof d);
     return LATMC_OK;
 }

@@ -420,7 +420,8 @@ static int apply_state(latmc_sim *sim, const struct ckpt_state *st, void *spins,
     if (spins && (status = sim->ops->set_spins(sim, spins)) < 0)
         return status;
     memcpy(sim->param, st->param, sizeof st->param);
-    sim->model->update_data(sim);
+    if ((status = latmc_sim_params_changed(sim)) < 0)
+        return status;
     sim->sweeps = st->sweeps;
     sim->accepted = st->accepted;
     sim->attempted = st->attempted;
@@ -457,8 +458,8 @@ int latmc_sim_deserialize(latmc_ctx *ctx, const void *buf, size_t size, latmc_si
 static int save(latmc_sim *sim, const char *path, const struct app_section *app,
                 const char *fn)
 {
-    if (!path)
-        return SIM_FAIL(sim, LATMC_EINVAL, "%s: path is NULL", fn);
+    if (!path || !*path)
+        return SIM_FAIL(sim, LATMC_EINVAL, "%s: path is %s", fn, !path ? "NULL" : "empty");
     if (app->present && app->size && !app->data)
         return SIM_FAIL(sim, LATMC_EINVAL, "%s: data is NULL and size is %zu", fn, app->size);
     size_t size = 0;
@@ -566,13 +567,12 @@ static int read_checkpoint_file(const char *path, const char *fn, unsigned char 
         struct ckpt_reader r = { head, sizeof head, 16, false };
         uint64_t declared = ckpt_get_u64(&r);
         if (memcmp(head, CKPT_MAGIC, 8) != 0) {
-            st = latmc_fail(LATMC_ECORRUPT, "%s: '%s' is not a liblatmc checkpoint (bad magic)",
-                            fn, path);
+            st = corrupt("not a liblatmc checkpoint (bad magic)");
             goto done;
         }
         if (declared != file_size || file_size > CKPT_MAX_BYTES) {
-            st = latmc_fail(LATMC_ECORRUPT, "%s: '%s' has %llu bytes, its header declares %llu "
-                            "(truncated, extended or damaged)%s", fn, path,
+            st = latmc_fail(LATMC_ECORRUPT, "checkpoint: %llu bytes, its header declares %llu "
+                            "(truncated, extended or damaged)%s",
                             (unsigned long long)file_size, (unsigned long long)declared,
                             file_size > CKPT_MAX_BYTES ? "; beyond the format's limit" : "");
             goto done;
@@ -608,13 +608,19 @@ done:
     return st;
 }
 
-/* Prefix a checkpoint failure's message with the function and the path. */
+/* Name the file and the function in a failure's message: "checkpoint: 'PATH' (FN): why"
+ * for what the file holds (the front end matches "checkpoint: "), "FN: 'PATH': why" for
+ * anything else (latmc_sim_create's refusals of the stored desc, ...). */
 static int name_file(int status, const char *fn, const char *path)
 {
+    static const char prefix[] = "checkpoint: ";
     char why[LATMC_ERRMSG_SIZE];
     snprintf(why, sizeof why, "%s", latmc_thread_error());
     if (strncmp(why, fn, strlen(fn)) == 0)
         return status; /* already says which call and file */
+    if (strncmp(why, prefix, sizeof prefix - 1) == 0)
+        return latmc_fail(status, "%s'%s' (%s): %s", prefix, path, fn,
+                          why + sizeof prefix - 1);
     return latmc_fail(status, "%s: '%s': %s", fn, path, why);
 }
 

@@ -4,7 +4,7 @@
  * k = ndim i + mu (site i with i + e_mu) takes lane k mod 4 of Philox block k / 4 of key
  * coupling_seed, COUPLINGS stream of replica 0 (replicas share the couplings), sweep 0,
  * phase 0, sub 0 (sub 1: the second draw of a Gaussian coupling). The Heisenberg model
- * (backends/cpu/heisenberg_rules.h) and the Ising model (+-J) draw a BIMODAL coupling from
+ * (lib/heisenberg_rules.h) and the Ising model (+-J) draw a BIMODAL coupling from
  * the same draw the same way, so one coupling_seed gives both the same +-1 realisation.
  * doc/models/heisenberg.md, "Couplings"; doc/conventions.md, "Ising +-J".
  */

@@ -29,7 +29,8 @@ void latmc_sim_desc_init(latmc_sim_desc *d)
  * A caller compiled against an older header passes a smaller struct_size: only v1 exists,
  * so smaller is an error. A newer caller passes a larger one: accepted only if every field
  * this version does not know is zero (i.e. left at its default), as the Linux kernel does
- * for its extensible structs.
+ * for its extensible structs; and, as there, a size past LATMC_STRUCT_SIZE_MAX is refused
+ * before any byte beyond the known struct is read.
  */
 static int desc_copy_in(const latmc_sim_desc *in, latmc_sim_desc *out)
 {
@@ -37,6 +38,11 @@ static int desc_copy_in(const latmc_sim_desc *in, latmc_sim_desc *out)
         return latmc_fail(LATMC_EINVAL, "desc.struct_size = %u is smaller than this library's "
                           "latmc_sim_desc (%zu): initialise it with latmc_sim_desc_init()",
                           (unsigned)in->struct_size, sizeof *out);
+    if (in->struct_size > LATMC_STRUCT_SIZE_MAX)
+        return latmc_fail(LATMC_EINVAL, "desc.struct_size = %u is larger than any "
+                          "latmc_sim_desc can be (at most %u bytes): initialise it with "
+                          "latmc_sim_desc_init()", (unsigned)in->struct_size,
+                          LATMC_STRUCT_SIZE_MAX);
     const unsigned char *extra = (const unsigned char *)in + sizeof *out;
     for (size_t i = 0; i < in->struct_size - sizeof *out; i++)
         if (extra[i] != 0)

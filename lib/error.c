@@ -7,6 +7,7 @@
 #include "error.h"
 
 static _Thread_local char thread_error[LATMC_ERRMSG_SIZE];
+static _Thread_local unsigned long thread_fail_count;
 
 const char *latmc_strerror(int status)
 {
@@ -24,7 +25,23 @@ int latmc_fail(int status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(thread_error, sizeof thread_error, fmt, ap);
     va_end(ap);
+    thread_fail_count++;
     return status;
+}
+
+unsigned long latmc_fail_count(void)
+{
+    return thread_fail_count;
+}
+
+bool latmc_status_known(int status)
+{
+    switch (status) {
+#define LATMC_STATUS_KNOWN_(name, value, msg) case value: return true;
+    LATMC_STATUS_LIST(LATMC_STATUS_KNOWN_)
+#undef LATMC_STATUS_KNOWN_
+    default: return false;
+    }
 }
 
 const char *latmc_thread_error(void)

@@ -25,4 +25,11 @@ int latmc_fail(int status, const char *fmt, ...) LATMC_PRINTF(2, 3);
 /* The thread's last error message buffer (read-only view). */
 const char *latmc_thread_error(void);
 
+/* How many failures this thread has recorded (latmc_fail calls): tells whether a callee,
+ * such as a backend module, left a message. */
+unsigned long latmc_fail_count(void);
+
+/* Whether status is one of the codes of LATMC_STATUS_LIST. */
+bool latmc_status_known(int status);
+
 #endif

@@ -5,8 +5,6 @@
 #ifndef LATMC_LIB_HEISENBERG_H
 #define LATMC_LIB_HEISENBERG_H
 
-#include "internal.h"
-
 /* Floats per site and replica in storage and in latmc_sim_get/set_spins: x, y, z. */
 #define LATMC_HEISENBERG_COMPONENTS 3
 

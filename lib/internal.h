@@ -12,6 +12,15 @@
 #include <latmc/sim.h>
 #include "error.h"
 
+/*
+ * The largest struct_size any public struct_size struct may declare (doc/ABI.md). The
+ * library reads up to struct_size bytes of a caller's struct (to check that fields it does
+ * not know are zero), so a caller that lies about the size could make it read past the
+ * struct; the cap bounds that read, as Linux caps its extensible structs (openat2,
+ * sched_setattr) at a page. Real structs stay far below it.
+ */
+#define LATMC_STRUCT_SIZE_MAX 4096u
+
 /* Highest parameter key; params are stored in an array indexed by key. */
 #define LATMC_PARAM_MAX LATMC_PARAM_NOVER
 
@@ -45,9 +54,29 @@ struct latmc_sim {
     char errmsg[LATMC_ERRMSG_SIZE];
 };
 
-/* Record the thread's last error on the sim as well, log it, and return status. */
+/*
+ * Record the thread's last error on the sim as well, log it, and return status. Only for
+ * calls that may modify the sim (the sim's message is the sim's state): calls documented
+ * "thread-safe as a const call" use SIM_FAIL_CONST, which leaves the sim's message alone
+ * (two threads failing on one sim would race on it) and records the failure in the calling
+ * thread's latmc_last_error() only. A status outside the documented list (a module's bug)
+ * is recorded as LATMC_EBACKEND.
+ */
 int latmc_sim_record_failure(const latmc_sim *sim, int status);
+int latmc_sim_log_failure(const latmc_sim *sim, int status);
 #define SIM_FAIL(sim, status, ...) latmc_sim_record_failure((sim), latmc_fail((status), __VA_ARGS__))
+#define SIM_FAIL_CONST(sim, status, ...) \
+    latmc_sim_log_failure((sim), latmc_fail((status), __VA_ARGS__))
+
+/*
+ * The status a backend call returned, as the public API may pass it on: LATMC_OK, or one
+ * of the codes a backend may report (EINVAL, EUNSUPPORTED, EBACKEND, ENODEV, EDEVICE,
+ * ENOMEM). Anything else (a positive value, an unknown or unfitting code: a module's bug)
+ * becomes LATMC_EBACKEND with a message naming it; a failure that left no message gets one.
+ * `fails_before` is latmc_fail_count() read before the call.
+ */
+int latmc_backend_result(const char *backend, const char *what, int status,
+                         unsigned long fails_before);
 
 /* Logging through the ctx (silent unless the user installed a callback). */
 void latmc_log(latmc_ctx *ctx, int level, const char *fmt, ...) LATMC_PRINTF(3, 4);

@@ -33,6 +33,15 @@ static size_t phi4_site_bytes(const latmc_sim_desc *d)
     return d->precision == LATMC_PRECISION_FLOAT ? sizeof(float) : sizeof(double);
 }
 
+/*
+ * The largest |phi| a configuration may hold (set_spins, checkpoints). Below it every
+ * observable is finite for every valid parameter set and lattice: per site the largest
+ * term is g/24 phi^4 <= 1e100/24 * 1e160, times at most 2^40 sites, about 5e271, far below
+ * DBL_MAX; 1e50 would already overflow. No physical field comes near it; float fields
+ * cannot exceed it at all (FLT_MAX is 3.4e38).
+ */
+#define PHI4_FIELD_MAX 1e40
+
 static int phi4_check_spins(const latmc_sim *sim, const void *buf)
 {
     const size_t n = (size_t)sim->nsites;
@@ -42,6 +51,10 @@ static int phi4_check_spins(const latmc_sim *sim, const void *buf)
         if (!isfinite(v))
             return latmc_fail(LATMC_EINVAL, "latmc_sim_set_spins: field value %zu is %g; "
                               "phi^4 fields must be finite", i, v);
+        if (fabs(v) > PHI4_FIELD_MAX)
+            return latmc_fail(LATMC_EINVAL, "latmc_sim_set_spins: field value %zu is %g; "
+                              "phi^4 fields must satisfy |phi| <= %g (beyond it the energy "
+                              "overflows)", i, v, PHI4_FIELD_MAX);
     }
     return LATMC_OK;
 }

@@ -13,7 +13,7 @@
 #include <latmc/ctx.h>
 #include "backend.h"
 
-#define LATMC_MODULE_ABI_VERSION 1u
+#define LATMC_MODULE_ABI_VERSION 2u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */

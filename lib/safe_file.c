@@ -147,7 +147,7 @@ static int resolve_target(const char *path, const char *fn, char **target, bool 
         if (S_ISREG(st.st_mode)) {
             *target = cur;
             *exists = true;
-            *mode = st.st_mode & 07777;
+            *mode = st.st_mode & 0777;
             return LATMC_OK;
         }
         if (!S_ISLNK(st.st_mode)) {

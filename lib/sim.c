@@ -30,14 +30,39 @@ static int failure_log_level(int status)
     }
 }
 
+/* Only codes of the documented list reach the caller (a module could return any int). */
+static int known_failure(const latmc_sim *sim, int status)
+{
+    if (status < 0 && latmc_status_known(status))
+        return status;
+    return latmc_fail(LATMC_EBACKEND, "the %s backend reported status %d, which is not a "
+                      "failure code of liblatmc: a bug in the backend", sim->ops->name, status);
+}
+
 int latmc_sim_record_failure(const latmc_sim *csim, int status)
 {
-    latmc_sim *sim = (latmc_sim *)csim; /* the message buffer is mutable state of any sim */
+    /* Only non-const calls come here (internal.h): the message buffer is theirs to write. */
+    latmc_sim *sim = (latmc_sim *)csim;
+    status = known_failure(sim, status);
     strncpy(sim->errmsg, latmc_thread_error(), sizeof sim->errmsg - 1);
     sim->errmsg[sizeof sim->errmsg - 1] = '\0';
     latmc_log(sim->ctx, failure_log_level(status), "%s", sim->errmsg);
     return status;
 }
+
+int latmc_sim_log_failure(const latmc_sim *sim, int status)
+{
+    latmc_log(sim->ctx, failure_log_level(status), "%s", latmc_thread_error());
+    return status;
+}
+
+/* Call a backend operation; what it returns is checked (latmc_backend_result). */
+#define BACKEND_CALL(st, sim, what, call)                                                   \
+    do {                                                                                    \
+        const unsigned long fails_before_ = latmc_fail_count();                             \
+        const int raw_ = (call);                                                            \
+        (st) = latmc_backend_result((sim)->ops->name, (what), raw_, fails_before_);         \
+    } while (0)
 
 static void configuration_changed(latmc_sim *sim)
 {
@@ -86,14 +111,24 @@ int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out
     sim->ops = ops;
     latmc_param_defaults(sim->param);
     model->update_data(sim);
-    st = ops->create(sim);
+    BACKEND_CALL(st, sim, "create", ops->create(sim));
     if (st == LATMC_EUNSUPPORTED && d.device == LATMC_DEVICE_AUTO && ops != &latmc_cpu_backend_ops) {
         /* AUTO means "the best backend for this sim": one without kernels for the model
-         * does not qualify. */
-        latmc_log(ctx, LATMC_LOG_INFO, "device AUTO: using the CPU (%s)", latmc_thread_error());
+         * does not qualify. The CPU has only device 0, so a device_index meant for the GPU
+         * cannot move to it. */
         sim->ops = ops = &latmc_cpu_backend_ops;
-        st = ops->create(sim);
+        if (d.device_index != 0) {
+            st = latmc_fail(LATMC_ENODEV, "desc.device_index = %d with device AUTO: the %s "
+                            "model runs on the CPU, which has only device 0", d.device_index,
+                            model->name);
+        } else {
+            latmc_log(ctx, LATMC_LOG_INFO, "device AUTO: using the CPU (%s)",
+                      latmc_thread_error());
+            BACKEND_CALL(st, sim, "create", ops->create(sim));
+        }
     }
+    if (st == LATMC_OK && ops->params_changed && (st = ops->params_changed(sim)) < 0)
+        ops->destroy(sim);
     if (st < 0) {
         latmc_log(ctx, failure_log_level(st), "%s", latmc_thread_error());
         sim_free(sim);
@@ -123,7 +158,7 @@ int latmc_sim_get_desc(const latmc_sim *sim, latmc_sim_desc *out)
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_get_desc: sim is NULL");
     if (!out)
-        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_get_desc: out is NULL");
+        return SIM_FAIL_CONST(sim, LATMC_EINVAL, "latmc_sim_get_desc: out is NULL");
     *out = sim->desc;
     return LATMC_OK;
 }
@@ -133,14 +168,15 @@ const char *latmc_sim_backend_name(const latmc_sim *sim)
     return sim ? sim->ops->name : "none";
 }
 
-/* Common checks of set/get_param: the key exists and belongs to the sim's model. */
+/* Common checks of set/get_param: the key exists and belongs to the sim's model. Records
+ * the thread's message only: the caller records it on the sim where it may. */
 static int check_param_key(const latmc_sim *sim, int key)
 {
     if (!latmc_param_name(key))
-        return SIM_FAIL(sim, LATMC_EINVAL, "unknown parameter key %d", key);
+        return latmc_fail(LATMC_EINVAL, "unknown parameter key %d", key);
     if (!(sim->model->params & (1u << key)))
-        return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "parameter %s does not belong to the %s model",
-                        latmc_param_name(key), sim->model->name);
+        return latmc_fail(LATMC_EUNSUPPORTED, "parameter %s does not belong to the %s model",
+                          latmc_param_name(key), sim->model->name);
     return LATMC_OK;
 }
 
@@ -149,13 +185,19 @@ int latmc_sim_set_param(latmc_sim *sim, int key, double value)
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_set_param: sim is NULL");
     int st = check_param_key(sim, key);
+    if (st == LATMC_OK)
+        st = latmc_param_check(key, value);
     if (st < 0)
-        return st;
-    if ((st = latmc_param_check(key, value)) < 0)
         return latmc_sim_record_failure(sim, st);
     sim->param[key] = value;
+    return latmc_sim_params_changed(sim);
+}
+
+int latmc_sim_params_changed(latmc_sim *sim)
+{
     sim->model->update_data(sim);
-    return LATMC_OK;
+    int st = sim->ops->params_changed ? sim->ops->params_changed(sim) : LATMC_OK;
+    return st < 0 ? latmc_sim_record_failure(sim, st) : LATMC_OK;
 }
 
 int latmc_sim_get_param(const latmc_sim *sim, int key, double *value)
@@ -163,10 +205,10 @@ int latmc_sim_get_param(const latmc_sim *sim, int key, double *value)
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_get_param: sim is NULL");
     if (!value)
-        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_get_param: value is NULL");
+        return SIM_FAIL_CONST(sim, LATMC_EINVAL, "latmc_sim_get_param: value is NULL");
     int st = check_param_key(sim, key);
     if (st < 0)
-        return st;
+        return latmc_sim_log_failure(sim, st);
     *value = sim->param[key];
     return LATMC_OK;
 }
@@ -178,7 +220,8 @@ int latmc_sim_init_spins(latmc_sim *sim, int how)
     if (how != LATMC_INIT_COLD && how != LATMC_INIT_HOT)
         return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_init_spins: how = %d is not "
                         "LATMC_INIT_COLD or LATMC_INIT_HOT", how);
-    int st = sim->ops->init_spins(sim, how);
+    int st;
+    BACKEND_CALL(st, sim, "init_spins", sim->ops->init_spins(sim, how));
     if (st < 0)
         return latmc_sim_record_failure(sim, st);
     sim->have_config = true;
@@ -196,6 +239,9 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
                         "(call latmc_sim_init_spins or latmc_sim_set_spins first)");
     if (n == 0)
         return LATMC_OK;
+    int st = latmc_params_check_joint(sim->desc.model, sim->param);
+    if (st < 0)
+        return latmc_sim_record_failure(sim, st);
     /* Models with several passes per sweep (phi^4: nloc) name each pass in the sweep
      * field of the RNG counter, so they can run 2^48 / nloc sweeps. */
     const uint64_t passes = (sim->model->params & (1u << LATMC_PARAM_NLOC))
@@ -206,7 +252,7 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
                         "%llu sweeps the random-number counters can name",
                         (unsigned long long)n, (unsigned long long)max_sweeps);
     uint64_t accepted = 0, attempted = 0;
-    int st = sim->ops->sweep(sim, n, &accepted, &attempted);
+    BACKEND_CALL(st, sim, "sweep", sim->ops->sweep(sim, n, &accepted, &attempted));
     configuration_changed(sim);
     if (st < 0)
         return latmc_sim_record_failure(sim, st);
@@ -221,7 +267,7 @@ int latmc_sim_sweep_count(const latmc_sim *sim, uint64_t *count)
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_sweep_count: sim is NULL");
     if (!count)
-        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_sweep_count: count is NULL");
+        return SIM_FAIL_CONST(sim, LATMC_EINVAL, "latmc_sim_sweep_count: count is NULL");
     *count = sim->sweeps;
     return LATMC_OK;
 }
@@ -231,7 +277,7 @@ int latmc_sim_acceptance_counts(const latmc_sim *sim, uint64_t *accepted, uint64
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_acceptance_counts: sim is NULL");
     if (!accepted || !attempted)
-        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_acceptance_counts: %s is NULL",
+        return SIM_FAIL_CONST(sim, LATMC_EINVAL, "latmc_sim_acceptance_counts: %s is NULL",
                         !accepted ? "accepted" : "attempted");
     *accepted = sim->accepted;
     *attempted = sim->attempted;
@@ -271,7 +317,8 @@ int latmc_sim_observable(latmc_sim *sim, int key, double *value)
         return SIM_FAIL(sim, LATMC_ESTATE, "observable %s: no configuration yet",
                         latmc_observable_name(key));
     if (!sim->sums_valid) {
-        int st = sim->ops->measure(sim, sim->sums);
+        int st;
+        BACKEND_CALL(st, sim, "measure", sim->ops->measure(sim, sim->sums));
         if (st < 0)
             return latmc_sim_record_failure(sim, st);
         sim->sums_valid = true;
@@ -300,12 +347,12 @@ int latmc_sim_spins_size(const latmc_sim *sim, size_t *bytes)
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_spins_size: sim is NULL");
     if (!bytes)
-        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_spins_size: bytes is NULL");
+        return SIM_FAIL_CONST(sim, LATMC_EINVAL, "latmc_sim_spins_size: bytes is NULL");
     *bytes = (size_t)sim->nsites * (size_t)sim->desc.replicas * sim->model->site_bytes(&sim->desc);
     return LATMC_OK;
 }
 
-static int check_spin_buffer(const latmc_sim *sim, const char *fn, const void *buf, size_t bytes)
+static int check_spin_buffer(latmc_sim *sim, const char *fn, const void *buf, size_t bytes)
 {
     size_t want = 0;
     latmc_sim_spins_size(sim, &want);
@@ -327,7 +374,8 @@ int latmc_sim_get_spins(latmc_sim *sim, void *buf, size_t bytes)
         return st;
     if (!sim->have_config)
         return SIM_FAIL(sim, LATMC_ESTATE, "latmc_sim_get_spins: no configuration yet");
-    if ((st = sim->ops->get_spins(sim, buf)) < 0)
+    BACKEND_CALL(st, sim, "get_spins", sim->ops->get_spins(sim, buf));
+    if (st < 0)
         return latmc_sim_record_failure(sim, st);
     return LATMC_OK;
 }
@@ -341,11 +389,25 @@ int latmc_sim_set_spins(latmc_sim *sim, const void *buf, size_t bytes)
         return st;
     if ((st = sim->model->check_spins(sim, buf)) < 0)
         return latmc_sim_record_failure(sim, st);
-    if ((st = sim->ops->set_spins(sim, buf)) < 0)
+    BACKEND_CALL(st, sim, "set_spins", sim->ops->set_spins(sim, buf));
+    if (st < 0)
         return latmc_sim_record_failure(sim, st);
     sim->have_config = true;
     sim->accepted = sim->attempted = 0;
     configuration_changed(sim);
+    return LATMC_OK;
+}
+
+/* The coupling count, or a failure recorded for the thread only (callers record it on
+ * the sim where they may). */
+static int couplings_count(const latmc_sim *sim, size_t *count)
+{
+    if (!sim->ops->get_couplings || !latmc_model_has_couplings(sim->model, &sim->desc))
+        return latmc_fail(LATMC_EUNSUPPORTED, "the %s model has no couplings to read or set%s",
+                          sim->model->name, sim->model->coupling_kinds
+                              ? " with desc.couplings = UNIFORM (a random kind gives it some)"
+                              : "");
+    *count = (size_t)sim->nsites * (size_t)sim->desc.ndim;
     return LATMC_OK;
 }
 
@@ -354,21 +416,17 @@ int latmc_sim_couplings_size(const latmc_sim *sim, size_t *count)
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_couplings_size: sim is NULL");
     if (!count)
-        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_couplings_size: count is NULL");
-    if (!sim->ops->get_couplings || !latmc_model_has_couplings(sim->model, &sim->desc))
-        return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "the %s model has no couplings to read or set%s",
-                        sim->model->name, sim->model->coupling_kinds
-                            ? " with desc.couplings = UNIFORM (a random kind gives it some)" : "");
-    *count = (size_t)sim->nsites * (size_t)sim->desc.ndim;
-    return LATMC_OK;
+        return SIM_FAIL_CONST(sim, LATMC_EINVAL, "latmc_sim_couplings_size: count is NULL");
+    int st = couplings_count(sim, count);
+    return st < 0 ? latmc_sim_log_failure(sim, st) : LATMC_OK;
 }
 
 static int check_coupling_buffer(latmc_sim *sim, const char *fn, const float *buf, size_t count)
 {
     size_t want = 0;
-    int st = latmc_sim_couplings_size(sim, &want);
+    int st = couplings_count(sim, &want);
     if (st < 0)
-        return st;
+        return latmc_sim_record_failure(sim, st);
     if (!buf)
         return SIM_FAIL(sim, LATMC_EINVAL, "%s: buf is NULL", fn);
     if (count != want)
@@ -382,9 +440,10 @@ int latmc_sim_get_couplings(latmc_sim *sim, float *buf, size_t count)
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_get_couplings: sim is NULL");
     int st = check_coupling_buffer(sim, "latmc_sim_get_couplings", buf, count);
-    if (st == LATMC_OK && (st = sim->ops->get_couplings(sim, buf)) < 0)
-        return latmc_sim_record_failure(sim, st);
-    return st;
+    if (st < 0)
+        return st;
+    BACKEND_CALL(st, sim, "get_couplings", sim->ops->get_couplings(sim, buf));
+    return st < 0 ? latmc_sim_record_failure(sim, st) : LATMC_OK;
 }
 
 int latmc_sim_set_couplings(latmc_sim *sim, const float *buf, size_t count)
@@ -401,7 +460,8 @@ int latmc_sim_set_couplings(latmc_sim *sim, const float *buf, size_t count)
     if (sim->model->check_couplings &&
         (st = sim->model->check_couplings(sim, buf, count, "latmc_sim_set_couplings")) < 0)
         return latmc_sim_record_failure(sim, st);
-    if ((st = sim->ops->set_couplings(sim, buf)) < 0)
+    BACKEND_CALL(st, sim, "set_couplings", sim->ops->set_couplings(sim, buf));
+    if (st < 0)
         return latmc_sim_record_failure(sim, st);
     configuration_changed(sim);
     return LATMC_OK;
@@ -417,26 +477,38 @@ int latmc_sim_tune_epsilon(latmc_sim *sim, double target, uint64_t sweeps)
     if (!(target > 0.0 && target < 1.0))
         return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_tune_epsilon: target acceptance %g is "
                         "not in (0, 1)", target);
-    /* Blocks are aligned to the sweep number, not to the call, so tuning split over
-     * several calls (or across a checkpoint) follows the same chain as one call. */
+    /*
+     * Blocks are aligned to the sweep number, not to the call, and a block's acceptance is
+     * read from the sim's acceptance counters, which are zeroed where a block starts: so a
+     * call that ends inside a block leaves its part of the block in the counters (which
+     * checkpoints keep), the next call completes it, and epsilon changes only at block
+     * ends. Tuning split over several calls, or across a checkpoint, follows the same
+     * chain as one call.
+     */
     const uint64_t block = 10;
+    if (sweeps > 0 && sim->sweeps % block == 0)
+        sim->accepted = sim->attempted = 0;
     for (uint64_t done = 0, n; done < sweeps; done += n) {
         n = block - sim->sweeps % block;
         if (n > sweeps - done)
             n = sweeps - done;
-        const uint64_t acc0 = sim->accepted, att0 = sim->attempted;
         int st = latmc_sim_sweep(sim, n);
         if (st < 0)
             return st;
-        const uint64_t att = sim->attempted - att0;
+        if (sim->sweeps % block != 0)
+            break; /* the call ends inside a block: the next call completes it */
+        const uint64_t att = sim->attempted, acc = sim->accepted;
+        if (done + n < sweeps)
+            sim->accepted = sim->attempted = 0; /* the next block starts here */
         if (att == 0)
             continue;
-        double factor = ((double)(sim->accepted - acc0) / (double)att) / target;
+        double factor = ((double)acc / (double)att) / target;
         factor = factor < 0.5 ? 0.5 : factor > 2.0 ? 2.0 : factor;
         double eps = sim->param[LATMC_PARAM_EPSILON] * factor;
         if (latmc_param_check(LATMC_PARAM_EPSILON, eps) == LATMC_OK) {
             sim->param[LATMC_PARAM_EPSILON] = eps;
-            sim->model->update_data(sim);
+            if ((st = latmc_sim_params_changed(sim)) < 0)
+                return st;
         }
     }
     return LATMC_OK;

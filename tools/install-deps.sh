@@ -25,6 +25,14 @@ need libsimde-dev    test -f /usr/include/simde/x86/avx512.h
 # clang and libFuzzer: the checkpoint fuzzer's CI run (tools/ci-fuzz.sh)
 need clang-14        command -v clang-14
 need libclang-rt-14-dev sh -c 'ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a'
+# The Python package (tools/ci-python.sh): a venv with pip in it
+need python3         command -v python3
+need python3-venv    sh -c 'd=$(mktemp -d) && python3 -m venv "$d/v"; r=$?; rm -rf "$d"; exit $r'
+need python3-pip     python3 -m pip --version
+# HDF5: latmc --hdf5 (built by -Dhdf5=auto where found; the cli suite reads the file back)
+need libhdf5-dev     pkg-config --exists hdf5
+# clang: the static and shared pkg-config recipes are checked with both C compilers
+need clang           command -v clang
 
 if [ -z "$missing" ]; then
     echo "install-deps: everything needed is installed"

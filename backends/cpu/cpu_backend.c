@@ -5,6 +5,7 @@
 #include "cpu_features.h"
 #include "cpu_omp.h"
 #include "model.h"
+#include "thread_probe.h"
 
 static int resolve_threads(latmc_sim *sim)
 {
@@ -41,7 +42,9 @@ static int cpu_create(latmc_sim *sim)
     st->lattice.lz = sim->desc.ndim == 3 ? sim->desc.extent[2] : 1;
     st->lattice.nsites = sim->nsites;
     sim->n_threads = resolve_threads(sim);
-    int status = k->create(sim, st);
+    int status = latmc_thread_probe(sim->n_threads); /* never let OpenMP exit the process */
+    if (status == LATMC_OK)
+        status = k->create(sim, st);
     if (status < 0) {
         free(st);
         return status;
@@ -113,6 +116,14 @@ static int cpu_set_couplings(latmc_sim *sim, const float *buf)
     return LATMC_OK;
 }
 
+static int cpu_params_changed(latmc_sim *sim)
+{
+    struct cpu_state *st = cpu_state_of(sim);
+    if (st->kernels->params_changed)
+        st->kernels->params_changed(sim, st);
+    return LATMC_OK;
+}
+
 const struct latmc_backend_ops latmc_cpu_backend_ops = {
     .size = sizeof(struct latmc_backend_ops),
     .name = "cpu",
@@ -125,4 +136,5 @@ const struct latmc_backend_ops latmc_cpu_backend_ops = {
     .set_spins = cpu_set_spins,
     .get_couplings = cpu_get_couplings,
     .set_couplings = cpu_set_couplings,
+    .params_changed = cpu_params_changed,
 };

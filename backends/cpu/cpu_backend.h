@@ -40,6 +40,9 @@ struct cpu_model_kernels {
     /* NULL for models without couplings. */
     void (*get_couplings)(latmc_sim *sim, struct cpu_state *st, float *buf);
     void (*set_couplings)(latmc_sim *sim, struct cpu_state *st, const float *buf);
+    /* Optional: sim->model_data was rebuilt (after create and every parameter change):
+     * rebuild the kernels' own form of it, so that no sweep derives it again. */
+    void (*params_changed)(latmc_sim *sim, struct cpu_state *st);
 };
 
 /* NULL when the CPU backend has no kernels for the model (cpu_models.c). */

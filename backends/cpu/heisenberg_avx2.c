@@ -170,16 +170,19 @@ static inline __attribute__((always_inline)) void heatbath_uniforms(const struct
                                                                     __m256d u_cos[HEIS_V],
                                                                     __m256d u_phi[HEIS_V])
 {
-    const uint32_t sw_hi = (uint32_t)(p->sweep >> 32) << 16;
-    const long long w3 = (long long)(p->stream << 24 | ((uint32_t)p->colour & 0xffu) << 16);
     for (int k = 0; k < HEIS_V; k += 2) {
+        /* the counters of (block, sub 0) and (block, sub 1) of both blocks (rng_streams.h) */
         const uint64_t b0 = (uint64_t)j0[k] / 4, b1 = (uint64_t)j0[k + 1] / 4;
-        const long long h0 = (long long)((uint32_t)(b0 >> 32 & 0xffff) | sw_hi);
-        const long long h1 = (long long)((uint32_t)(b1 >> 32 & 0xffff) | sw_hi);
-        __m256i c0 = _mm256_setr_epi64x((long long)(uint32_t)b0, (long long)(uint32_t)b0,
-                                        (long long)(uint32_t)b1, (long long)(uint32_t)b1);
-        __m256i c1 = _mm256_setr_epi64x(h0, h0, h1, h1);
-        __m256i c2 = _mm256_set1_epi64x((long long)(uint32_t)p->sweep);
+        const latmc_philox_ctr x0 = latmc_rng_counter(b0, p->sweep, p->stream,
+                                                      (uint32_t)p->colour, 0);
+        const latmc_philox_ctr x1 = latmc_rng_counter(b1, p->sweep, p->stream,
+                                                      (uint32_t)p->colour, 0);
+        const long long w3 = (long long)x0.v[3]; /* sub 1: w3 + 1 */
+        __m256i c0 = _mm256_setr_epi64x((long long)x0.v[0], (long long)x0.v[0],
+                                        (long long)x1.v[0], (long long)x1.v[0]);
+        __m256i c1 = _mm256_setr_epi64x((long long)x0.v[1], (long long)x0.v[1],
+                                        (long long)x1.v[1], (long long)x1.v[1]);
+        __m256i c2 = _mm256_set1_epi64x((long long)x0.v[2]);
         __m256i c3 = _mm256_setr_epi64x(w3, w3 + 1, w3, w3 + 1);
         latmc_philox_x4(p->keys, &c0, &c1, &c2, &c3);
         __m256i o01, o23;

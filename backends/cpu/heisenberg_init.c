@@ -17,12 +17,12 @@ void cpu_heisenberg_draw_couplings(const struct latmc_lattice *g, float *couplin
     const int64_t nblocks = (n + 3) / 4;
     if (!cpu_use_threads(n_threads, n)) {
         for (int64_t b = 0; b < nblocks; b++)
-            cpu_heisenberg_couplings_block(couplings, n, kind, coupling_seed, b);
+            latmc_heisenberg_couplings_block(couplings, n, kind, coupling_seed, b);
         return;
     }
     LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
     for (int64_t b = 0; b < nblocks; b++)
-        cpu_heisenberg_couplings_block(couplings, n, kind, coupling_seed, b);
+        latmc_heisenberg_couplings_block(couplings, n, kind, coupling_seed, b);
 }
 
 void cpu_heisenberg_hot_start(const struct latmc_lattice *g, float *spins, uint64_t seed,
@@ -33,12 +33,12 @@ void cpu_heisenberg_hot_start(const struct latmc_lattice *g, float *spins, uint6
     const uint32_t stream = latmc_rng_stream(LATMC_STREAM_INIT, (uint32_t)replica);
     if (!cpu_use_threads(n_threads, n)) {
         for (int64_t b = 0; b < nblocks; b++)
-            cpu_heisenberg_hot_block(spins, n, seed, stream, b);
+            latmc_heisenberg_hot_block(spins, n, seed, stream, b);
         return;
     }
     LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
     for (int64_t b = 0; b < nblocks; b++)
-        cpu_heisenberg_hot_block(spins, n, seed, stream, b);
+        latmc_heisenberg_hot_block(spins, n, seed, stream, b);
 }
 
 void cpu_heisenberg_cold_start(const struct latmc_lattice *g, float *spins)

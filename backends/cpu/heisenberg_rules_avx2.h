@@ -1,9 +1,9 @@
 /*
  * The per-site rules of the Heisenberg chain (heisenberg_rules.h) on AVX2 vectors of four
  * sites, lane by lane the same IEEE double operations as the scalar originals: the
- * uniform conversion, the heat bath (cpu_heisenberg_sample_cos, _heatbath_spin: every
+ * uniform conversion, the heat bath (latmc_heisenberg_sample_cos, _heatbath_spin: every
  * branch on every lane, each lane keeping its own), the reflection
- * (cpu_heisenberg_overrelax_spin), the rounding of a stored spin to float. Used by
+ * (latmc_heisenberg_overrelax_spin), the rounding of a stored spin to float. Used by
  * heisenberg_avx2.c; tests/kernels/test_simd_rules.c checks each against its original.
  * Include only where -mavx2 is on.
  */
@@ -18,14 +18,14 @@
 enum { HEIS_V = 4 }; /* vectors of 4 sites updated together (heis_overrelax_avx2) */
 #define HEIS_EACH _Pragma("GCC unroll 4") for (int k = 0; k < HEIS_V; k++)
 
-/* a . b, summed x, y, z (cpu_heisenberg_dot). */
+/* a . b, summed x, y, z (latmc_heisenberg_dot). */
 static inline __m256d heis_dot3(const __m256d a[3], const __m256d b[3])
 {
     return _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(a[0], b[0]), _mm256_mul_pd(a[1], b[1])),
                          _mm256_mul_pd(a[2], b[2]));
 }
 
-/* Round to float and back: the stored spin (cpu_heisenberg_store_unit's (float) cast). */
+/* Round to float and back: the stored spin (latmc_heisenberg_store_unit's (float) cast). */
 static inline __m256d heis_to_float(__m256d x)
 {
     return _mm256_cvtps_pd(_mm256_cvtpd_ps(x));
@@ -37,7 +37,7 @@ static inline __m256d heis_sel(__m256d mask, __m256d yes, __m256d no)
 }
 
 /*
- * cpu_heisenberg_overrelax_spin on HEIS_V vectors, step by step together (one reflection
+ * latmc_heisenberg_overrelax_spin on HEIS_V vectors, step by step together (one reflection
  * is ~100 cycles of dependent arithmetic: interleaving the vectors keeps the core busy).
  * s -> 2 (H.s)/(H.H) H - s, normalised and rounded to float; unchanged where !(H.H > 0).
  * Written without inner loops over the components: GCC at -O2 would keep those arrays in
@@ -73,14 +73,14 @@ static inline __attribute__((always_inline)) void heis_overrelax_avx2(const __m2
     }
 }
 
-/* cpu_heisenberg_uniform: (r + 1/2) 2^-32, exact in double. */
+/* latmc_heisenberg_uniform: (r + 1/2) 2^-32, exact in double. */
 static inline __m256d heis_uniform_avx2(__m128i r)
 {
     const __m256d rs = _mm256_cvtepi32_pd(_mm_xor_si128(r, _mm_set1_epi32((int)0x80000000u)));
     return _mm256_mul_pd(_mm256_add_pd(rs, _mm256_set1_pd(2147483648.5)), _mm256_set1_pd(0x1p-32));
 }
 
-/* cpu_heisenberg_sample_cos on two vectors (the two logarithms interleaved): every branch
+/* latmc_heisenberg_sample_cos on two vectors (the two logarithms interleaved): every branch
  * on every lane, then each lane takes its own. */
 static inline void heis_sample_cos_pair_avx2(const __m256d a[2], const __m256d u[2], __m256d x[2])
 {
@@ -128,7 +128,7 @@ static inline __m256d heis_abs(__m256d x)
     return _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
 }
 
-/* The heat-bath spin (cpu_heisenberg_heatbath_spin) after cos theta = x: direction nv of
+/* The heat-bath spin (latmc_heisenberg_heatbath_spin) after cos theta = x: direction nv of
  * the field, azimuth from u_phi. */
 static inline void heis_heatbath_spin_avx2(const __m256d nv[3], __m256d x, __m256d u_phi,
                                            __m256d out[3])

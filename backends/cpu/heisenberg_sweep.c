@@ -70,10 +70,10 @@ static inline void update_block(const struct pass *p, int64_t b)
         local_field(g, p->spins, p->couplings, s, p->h, field);
         float *spin = p->spins + LATMC_HEISENBERG_COMPONENTS * s.index;
         if (p->heatbath)
-            cpu_heisenberg_heatbath_spin(field, p->beta, cpu_heisenberg_uniform(r_cos.v[lane]),
-                                         cpu_heisenberg_uniform(r_phi.v[lane]), spin);
+            latmc_heisenberg_heatbath_spin(field, p->beta, latmc_heisenberg_uniform(r_cos.v[lane]),
+                                         latmc_heisenberg_uniform(r_phi.v[lane]), spin);
         else
-            cpu_heisenberg_overrelax_spin(field, spin);
+            latmc_heisenberg_overrelax_spin(field, spin);
     }
 }
 

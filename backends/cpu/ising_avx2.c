@@ -124,8 +124,9 @@ PHILOX8_ALWAYS_INLINE unsigned step32(const struct row_ptrs *q, int64_t jl, cons
 static __attribute__((noinline)) void set_consts(struct philox8_avx2 *pc, uint64_t hi,
                                                  const struct cpu_ising_pass *p)
 {
-    philox8_avx2_setup(pc, p->seed, (uint32_t)(hi & 0xffff) | p->c1_sweep, p->c2, p->c3,
-                       0x80000000u);
+    const struct latmc_philox_fold f =
+        latmc_philox_fold_words(p->seed, (uint32_t)(hi & 0xffff) | p->c1_sweep, p->c2, p->c3);
+    philox8_avx2_setup(pc, &f, 0x80000000u);
 }
 
 /* Blocks beyond 2^32 (lattices above 2^34 sites) change counter word c1. */
@@ -240,8 +241,8 @@ static void prepare_avx2(struct cpu_ising_pass *p)
     struct prepared *w = (struct prepared *)(void *)p->prepared;
     struct tables *tb = &w->tb;
     for (int b = 0; b < 4; b++)
-        tb->plane[b] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p->plane[b]));
-    tb->never = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p->never));
+        tb->plane[b] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p->dec.plane[b]));
+    tb->never = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p->dec.never));
     tb->one = _mm256_set1_epi8(1);
     tb->pair_order = _mm256_setr_epi8(1, 0, 5, 4, 3, 2, 7, 6, 9, 8, 13, 12, 11, 10, 15, 14,
                                       1, 0, 5, 4, 3, 2, 7, 6, 9, 8, 13, 12, 11, 10, 15, 14);
@@ -375,15 +376,16 @@ static uint64_t colour_rows_avx2(const struct cpu_ising_split *s, const struct c
           { { rows_3d_metropolis_pmj, rows_3d_metropolis_never_pmj },
             { rows_3d_heatbath_pmj, rows_3d_heatbath_never_pmj } } },
     };
-    return variants[s->bonds != NULL][s->ndim == 3][p->algorithm == LATMC_ALGO_HEATBATH]
-                   [p->any_never != 0](s, p, r0, r1);
+    return variants[s->bonds != NULL][s->ndim == 3][p->dec.algorithm == LATMC_ALGO_HEATBATH]
+                   [p->dec.any_never != 0](s, p, r0, r1);
 }
 
 static void draws_avx2(uint64_t seed, uint32_t c1, uint32_t c2, uint32_t c3,
                        uint64_t first_block, int64_t n, uint32_t *out)
 {
     struct philox8_avx2 pc;
-    philox8_avx2_setup(&pc, seed, c1, c2, c3, 0);
+    const struct latmc_philox_fold f = latmc_philox_fold_words(seed, c1, c2, c3);
+    philox8_avx2_setup(&pc, &f, 0);
     for (int64_t i = 0; i < n; i++) {
         __m256i d[4];
         philox8_avx2_groups(&pc, first_block + 8 * (uint64_t)i, d, 1);
@@ -395,7 +397,8 @@ static void draws_avx2(uint64_t seed, uint32_t c1, uint32_t c2, uint32_t c3,
 static uint32_t draws_xor_avx2(uint64_t seed, uint64_t first_block, int64_t n)
 {
     struct philox8_avx2 pc;
-    philox8_avx2_setup(&pc, seed, 0, 0, 0, 0x80000000u);
+    const struct latmc_philox_fold f = latmc_philox_fold_words(seed, 0, 0, 0);
+    philox8_avx2_setup(&pc, &f, 0x80000000u);
     __m256i acc = _mm256_setzero_si256();
     for (int64_t i = 0; i + 1 < n; i += 2) {
         __m256i d[8];

@@ -27,7 +27,7 @@
 
 #include "ising_rules.h" /* LATMC_ALGO_*, latmc_wrap_* */
 #include "ising_split.h"
-#include "philox.h"
+#include "philox_fold.h"
 
 #define AI static inline __attribute__((always_inline))
 
@@ -41,28 +41,17 @@ struct philox16 {
     __m512i m0, m1;
 };
 
-static void philox16_setup(struct philox16 *pc, uint64_t seed, uint32_t c1, uint32_t c2,
-                           uint32_t c3)
+/* The vectors of one fold (lib/philox_fold.h computes the keys and constants). */
+static void philox16_setup(struct philox16 *pc, const struct latmc_philox_fold *f)
 {
-    uint32_t k0[10], k1[10];
-    k0[0] = (uint32_t)seed;
-    k1[0] = (uint32_t)(seed >> 32);
     for (int r = 0; r < 10; r++) {
-        if (r > 0) {
-            k0[r] = k0[r - 1] + LATMC_PHILOX_W0;
-            k1[r] = k1[r - 1] + LATMC_PHILOX_W1;
-        }
-        pc->k0[r] = _mm512_set1_epi64((long long)k0[r]);
-        pc->k1[r] = _mm512_set1_epi64((long long)k1[r]);
+        pc->k0[r] = _mm512_set1_epi64((long long)f->k[r].v[0]);
+        pc->k1[r] = _mm512_set1_epi64((long long)f->k[r].v[1]);
     }
-    /* round 1: p1 = M1 c2 is constant, so x0 and x1 after it are; round 2: its p0 */
-    const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * c2;
-    const uint32_t r0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0[0];
-    const uint64_t q0 = (uint64_t)LATMC_PHILOX_M0 * r0;
-    pc->a1 = _mm512_set1_epi64((long long)(c3 ^ k1[0]));
-    pc->b2 = _mm512_set1_epi64((long long)((uint32_t)p1 ^ k0[1]));
-    pc->c2 = _mm512_set1_epi64((long long)((uint32_t)(q0 >> 32) ^ k1[1]));
-    pc->d3 = _mm512_set1_epi64((long long)((uint32_t)q0 ^ k1[2]));
+    pc->a1 = _mm512_set1_epi64((long long)f->a1);
+    pc->b2 = _mm512_set1_epi64((long long)f->a2);
+    pc->c2 = _mm512_set1_epi64((long long)f->a3);
+    pc->d3 = _mm512_set1_epi64((long long)f->a4);
     pc->m0 = _mm512_set1_epi64(LATMC_PHILOX_M0);
     pc->m1 = _mm512_set1_epi64(LATMC_PHILOX_M1);
 }
@@ -262,7 +251,9 @@ AI unsigned step64(const struct row_ptrs *q, int64_t jl, const __m512i u[4],
 static __attribute__((noinline)) void set_consts(struct philox16 *pc, uint64_t hi,
                                                  const struct cpu_ising_pass *p)
 {
-    philox16_setup(pc, p->seed, (uint32_t)(hi & 0xffff) | p->c1_sweep, p->c2, p->c3);
+    const struct latmc_philox_fold f =
+        latmc_philox_fold_words(p->seed, (uint32_t)(hi & 0xffff) | p->c1_sweep, p->c2, p->c3);
+    philox16_setup(pc, &f);
 }
 
 /* Blocks beyond 2^32 (lattices above 2^34 sites) change counter word c1. */
@@ -363,12 +354,8 @@ static void prepare_avx512(struct cpu_ising_pass *p)
 {
     struct prepared *w = (struct prepared *)(void *)p->prepared;
     struct tables *tb = &w->tb;
-    uint32_t thr[16];
-    for (int i = 0; i < 16; i++)
-        thr[i] = ((uint32_t)p->plane[0][i] | (uint32_t)p->plane[1][i] << 8 |
-                  (uint32_t)p->plane[2][i] << 16 | (uint32_t)p->plane[3][i] << 24) ^ 0x80000000u;
-    tb->thr = _mm512_loadu_si512((const void *)thr);
-    tb->never = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)p->never));
+    tb->thr = _mm512_loadu_si512((const void *)p->dec.below);
+    tb->never = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)p->dec.never));
     tb->one = _mm512_set1_epi8(1);
     set_consts(&w->pc, 0, p);
 }
@@ -487,15 +474,16 @@ static uint64_t colour_rows_avx512(const struct cpu_ising_split *s,
           { { rows_3d_metropolis_pmj, rows_3d_metropolis_never_pmj },
             { rows_3d_heatbath_pmj, rows_3d_heatbath_never_pmj } } },
     };
-    return variants[s->bonds != NULL][s->ndim == 3][p->algorithm == LATMC_ALGO_HEATBATH]
-                   [p->any_never != 0](s, p, r0, r1);
+    return variants[s->bonds != NULL][s->ndim == 3][p->dec.algorithm == LATMC_ALGO_HEATBATH]
+                   [p->dec.any_never != 0](s, p, r0, r1);
 }
 
 static void draws_avx512(uint64_t seed, uint32_t c1, uint32_t c2, uint32_t c3,
                          uint64_t first_block, int64_t n, uint32_t *out)
 {
     struct philox16 pc;
-    philox16_setup(&pc, seed, c1, c2, c3);
+    const struct latmc_philox_fold f = latmc_philox_fold_words(seed, c1, c2, c3);
+    philox16_setup(&pc, &f);
     for (int64_t i = 0; i < n; i++)
         philox16_store(&pc, first_block + 8 * (uint64_t)i, out + 32 * i);
 }
@@ -504,7 +492,8 @@ static void draws_avx512(uint64_t seed, uint32_t c1, uint32_t c2, uint32_t c3,
 static uint32_t draws_xor_avx512(uint64_t seed, uint64_t first_block, int64_t n)
 {
     struct philox16 pc;
-    philox16_setup(&pc, seed, 0, 0, 0);
+    const struct latmc_philox_fold f = latmc_philox_fold_words(seed, 0, 0, 0);
+    philox16_setup(&pc, &f);
     __m512i acc = _mm512_setzero_si512();
     for (int64_t i = 0; i + 1 < n; i += 2) {
         __m512i u[4];

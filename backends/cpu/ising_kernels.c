@@ -22,6 +22,7 @@ struct ising_state {
     struct cpu_ising_split split;  /* SIMD levels */
     int8_t *eps;                   /* +-J: ndim per site, eps[ndim i + mu]; NULL: uniform;
                                       at a SIMD level mirrored in split's bond plane */
+    struct cpu_ising_decisions dec; /* SIMD levels: the core's tables in the kernels' form */
 };
 
 static struct ising_state *ising_state(struct cpu_state *st)
@@ -112,10 +113,16 @@ static void ising_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep, ui
         *accepted += cpu_ising_sweep(&st->lattice, is->natural, sim->model_data,
                                      sim->desc.algorithm, sim->desc.seed, sweep, sim->n_threads);
     else /* uniform or +-J: the kernels take the coupled variant when split.bonds is set */
-        *accepted += cpu_ising_split_sweep(&is->split, &is->dsp, sim->model_data,
-                                           sim->desc.algorithm, sim->desc.seed, sweep,
-                                           sim->n_threads);
+        *accepted += cpu_ising_split_sweep(&is->split, &is->dsp, &is->dec, sim->desc.seed,
+                                           sweep, sim->n_threads);
     *attempted += (uint64_t)sim->nsites;
+}
+
+/* The core rebuilt its tables (a parameter changed): the kernels' form follows. */
+static void ising_params_changed(latmc_sim *sim, struct cpu_state *st)
+{
+    struct ising_state *is = ising_state(st);
+    cpu_ising_decisions_build(&is->dec, sim->model_data, sim->desc.ndim, sim->desc.algorithm);
 }
 
 static void ising_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
@@ -178,4 +185,5 @@ const struct cpu_model_kernels cpu_ising_kernels = {
     .set_spins = ising_set_spins,
     .get_couplings = ising_get_couplings,
     .set_couplings = ising_set_couplings,
+    .params_changed = ising_params_changed,
 };

@@ -4,6 +4,7 @@
  * a colour pass and the threaded sweep driver. Plain C, built for every CPU; the update
  * kernels themselves are in ising_avx2.c and ising_avx512.c.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,16 +33,11 @@ void cpu_ising_dsp_init(struct cpu_ising_dsp *dsp, unsigned flags)
 
 /* ---- decision tables of one pass ---- */
 
-void cpu_ising_pass_setup(struct cpu_ising_pass *p, const struct latmc_ising_tables *t,
-                          int ndim, int algorithm, uint64_t seed, uint64_t sweep, int colour)
+void cpu_ising_decisions_build(struct cpu_ising_decisions *d, const struct latmc_ising_tables *t,
+                               int ndim, int algorithm)
 {
-    memset(p, 0, sizeof *p);
-    p->algorithm = algorithm;
-    p->colour = colour;
-    p->seed = seed;
-    p->c1_sweep = (uint32_t)(sweep >> 32) << 16;
-    p->c2 = (uint32_t)sweep;
-    p->c3 = ((uint32_t)LATMC_STREAM_UPDATE << 24) | ((uint32_t)colour << 16);
+    memset(d, 0, sizeof *d);
+    d->algorithm = algorithm;
     for (int idx = 0; idx < 16; idx++) {
         const int k = idx & 7, up = idx >> 3;
         uint64_t thr = 0; /* indices no site can have: never read, any value */
@@ -51,14 +47,31 @@ void cpu_ising_pass_setup(struct cpu_ising_pass *p, const struct latmc_ising_tab
         const int reachable = k <= 2 * ndim && (algorithm != LATMC_ALGO_HEATBATH || !up);
         /* accept iff u < thr iff not (u > thr - 1). thr = 0 wraps to "always", so that a
          * kernel that forgot the never mask fails the kernels test at once. */
-        const uint32_t v = (uint32_t)(thr - 1) ^ 0x80000000u;
+        d->below[idx] = (uint32_t)(thr - 1);
+        const uint32_t v = d->below[idx] ^ 0x80000000u;
         for (int b = 0; b < 4; b++)
-            p->plane[b][idx] = (uint8_t)(v >> (8 * b));
+            d->plane[b][idx] = (uint8_t)(v >> (8 * b));
         if (thr == 0) {
-            p->never[idx] = 0xff;
-            p->any_never |= reachable;
+            d->never[idx] = 0xff;
+            d->any_never |= reachable;
         }
     }
+}
+
+void cpu_ising_pass_setup(struct cpu_ising_pass *p, const struct cpu_ising_decisions *d,
+                          uint64_t seed, uint64_t sweep, int colour)
+{
+    memset(p, 0, offsetof(struct cpu_ising_pass, prepared));
+    p->dec = *d;
+    p->colour = colour;
+    p->seed = seed;
+    /* words 1..3 of block 0 (rng_streams.h); the kernels add the block's high bits to c1 */
+    const latmc_philox_ctr c = latmc_rng_counter(0, sweep,
+                                                 latmc_rng_stream(LATMC_STREAM_UPDATE, 0),
+                                                 (uint32_t)colour, 0);
+    p->c1_sweep = c.v[1];
+    p->c2 = c.v[2];
+    p->c3 = c.v[3];
 }
 
 /* ---- layout ---- */
@@ -381,12 +394,12 @@ static uint64_t wave_last(const struct cpu_ising_split *s, const struct cpu_isin
 }
 
 uint64_t cpu_ising_split_sweep(const struct cpu_ising_split *s, const struct cpu_ising_dsp *dsp,
-                               const struct latmc_ising_tables *t, int algorithm,
-                               uint64_t seed, uint64_t sweep, int n_threads)
+                               const struct cpu_ising_decisions *d, uint64_t seed,
+                               uint64_t sweep, int n_threads)
 {
     struct cpu_ising_pass pass[2];
     for (int c = 0; c < 2; c++) {
-        cpu_ising_pass_setup(&pass[c], t, s->ndim, algorithm, seed, sweep, c);
+        cpu_ising_pass_setup(&pass[c], d, seed, sweep, c);
         dsp->prepare(&pass[c]);
     }
     const int64_t rows = s->rows;

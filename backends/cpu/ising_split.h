@@ -70,19 +70,32 @@ static inline uint8_t *cpu_ising_split_bond_row(const struct cpu_ising_split *s,
 }
 
 /*
- * One colour pass as the kernels need it: the decision tables as byte planes and the
- * Philox counter words. Filled by cpu_ising_pass_setup() from the core's tables.
+ * The decision tables in the kernels' form, derived from the core's tables when a
+ * parameter changes (ising_params_changed), not at every sweep.
  *
  * The decision "u < T" (T in [0, 2^32]) is taken as "not (u > T - 1)", with T - 1 in 32
  * bits, and a "never" mask for the entries with T = 0 (beta so large that exp underflows).
  * The kernels compare signed, so both sides carry the sign bit flipped. Table index: heat
  * bath k, Metropolis k + 8 [s == +1], always below 16 (one _mm256_shuffle_epi8 per byte).
  */
-struct cpu_ising_pass {
-    uint8_t plane[4][16];   /* byte b of (T - 1) ^ 0x80000000 for each table index */
+struct cpu_ising_decisions {
+    uint32_t below[16];     /* T - 1 (32 bits) for each table index (AVX-512: compared
+                               unsigned) */
+    uint8_t plane[4][16];   /* byte b of (T - 1) ^ 0x80000000 (AVX2: bytes, signed) */
     uint8_t never[16];      /* 0xff where T = 0: never accept */
     int any_never;          /* some entry is 0: the kernels apply `never` */
     int algorithm;          /* LATMC_ALGO_METROPOLIS or LATMC_ALGO_HEATBATH */
+};
+
+void cpu_ising_decisions_build(struct cpu_ising_decisions *d, const struct latmc_ising_tables *t,
+                               int ndim, int algorithm);
+
+/*
+ * One colour pass as the kernels need it: the decision tables and the Philox counter
+ * words. Filled by cpu_ising_pass_setup().
+ */
+struct cpu_ising_pass {
+    struct cpu_ising_decisions dec;
     int colour;
     uint64_t seed;
     uint32_t c1_sweep;      /* (sweep >> 32) << 16: c1 without the high block bits */
@@ -95,8 +108,8 @@ struct cpu_ising_pass {
     _Alignas(64) unsigned char prepared[2048];
 };
 
-void cpu_ising_pass_setup(struct cpu_ising_pass *p, const struct latmc_ising_tables *t,
-                          int ndim, int algorithm, uint64_t seed, uint64_t sweep, int colour);
+void cpu_ising_pass_setup(struct cpu_ising_pass *p, const struct cpu_ising_decisions *d,
+                          uint64_t seed, uint64_t sweep, int colour);
 
 /*
  * The kernels of one SIMD level for the split layout (cpu_features.h, dav1d's pattern).
@@ -144,7 +157,7 @@ void cpu_ising_split_hot(const struct cpu_ising_split *s, uint64_t seed, int n_t
 /* With s->bonds set: the +-J sums (bonds = sum eps_ij s_i s_j), as cpu_ising_measure_coupled. */
 struct latmc_ising_sums cpu_ising_split_measure(const struct cpu_ising_split *s, int n_threads);
 uint64_t cpu_ising_split_sweep(const struct cpu_ising_split *s, const struct cpu_ising_dsp *dsp,
-                               const struct latmc_ising_tables *t, int algorithm,
-                               uint64_t seed, uint64_t sweep, int n_threads);
+                               const struct cpu_ising_decisions *d, uint64_t seed,
+                               uint64_t sweep, int n_threads);
 
 #endif

@@ -342,13 +342,14 @@ static inline void PHI4_FN(phi4_avx2_load)(const struct PHI4_FN(phi4_avx2_pass) 
     }
     /* Philox blocks b0 = 2 grp, b1 = 2 grp + 1: lanes (b0, eta), (b0, u), (b1, eta), (b1, u) */
     const uint64_t b0 = 2 * (uint64_t)grp, b1 = b0 + 1;
-    const uint32_t sw_hi = (uint32_t)(p->rng_sweep >> 32) << 16;
-    const __m256i w0 = _mm256_setr_epi64x((long long)(uint32_t)b0, (long long)(uint32_t)b0,
-                                          (long long)(uint32_t)b1, (long long)(uint32_t)b1);
-    const long long h0 = (long long)((uint32_t)(b0 >> 32 & 0xffff) | sw_hi);
-    const long long h1 = (long long)((uint32_t)(b1 >> 32 & 0xffff) | sw_hi);
-    const __m256i w1 = _mm256_setr_epi64x(h0, h0, h1, h1);
-    const __m256i w2 = _mm256_set1_epi64x((long long)(uint32_t)p->rng_sweep);
+    /* words 0..2 of both blocks (rng_streams.h); word 3 comes per hit */
+    const latmc_philox_ctr x0 = latmc_rng_counter(b0, p->rng_sweep, 0, 0, 0);
+    const latmc_philox_ctr x1 = latmc_rng_counter(b1, p->rng_sweep, 0, 0, 0);
+    const __m256i w0 = _mm256_setr_epi64x((long long)x0.v[0], (long long)x0.v[0],
+                                          (long long)x1.v[0], (long long)x1.v[0]);
+    const __m256i w1 = _mm256_setr_epi64x((long long)x0.v[1], (long long)x0.v[1],
+                                          (long long)x1.v[1], (long long)x1.v[1]);
+    const __m256i w2 = _mm256_set1_epi64x((long long)x0.v[2]);
     latmc_philox_x4_pre(p->keys, w0, w1, w2, &q->pre);
 }
 
@@ -395,9 +396,9 @@ static uint64_t PHI4_FN(phi4_avx2_block)(const struct PHI4_FN(phi4_avx2_pass) *p
         const int nh = p->nhit - h0 < (uint32_t)H ? (int)(p->nhit - h0) : H;
         for (int hh = 0; hh < nh; hh++) {
             const uint32_t hit = h0 + (uint32_t)hh;
-            /* word 3 = stream << 24 | phase << 16 | sub (latmc_rng_counter) */
-            const uint32_t w3h = stream << 24 | (latmc_phi4_rng_phase(colour, hit) & 0xffu) << 16 |
-                                 latmc_phi4_rng_sub(hit, 0);
+            /* word 3 of (hit, draw 0) (latmc_rng_counter); the draw is added per lane */
+            const uint32_t w3h = latmc_rng_counter(0, 0, stream, latmc_phi4_rng_phase(colour, hit),
+                                                   latmc_phi4_rng_sub(hit, 0)).v[3];
             const __m256i w3 = _mm256_add_epi64(_mm256_set1_epi64x((long long)w3h), draw);
             for (int gi = 0; gi < G; gi += LATMC_PHILOX_X4_NSETS) {
                 const struct latmc_philox_x4_pre *pre[LATMC_PHILOX_X4_NSETS];

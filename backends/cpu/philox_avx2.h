@@ -23,7 +23,7 @@
  * Counter words c1, c2, c3 are the same for all blocks of a call (callers pass groups of
  * eight blocks aligned to 8, so block >> 32 cannot change inside one): round 1 then only
  * multiplies c0, and round 2 only x2; their constant parts are folded once per setup
- * (73 instructions per pair and ten rounds instead of 80).
+ * (lib/philox_fold.h; 73 instructions per pair and ten rounds instead of 80).
  */
 #ifndef LATMC_CPU_PHILOX_AVX2_H
 #define LATMC_CPU_PHILOX_AVX2_H
@@ -31,11 +31,11 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-#include "philox.h"
+#include "philox_fold.h"
 
 #define PHILOX8_ALWAYS_INLINE static inline __attribute__((always_inline))
 
-/* The keys and folded constants of one (seed, c1, c2, c3, out_xor). */
+/* The vectors of one fold (seed, c1, c2, c3) and out_xor. */
 struct philox8_avx2 {
     __m256i n0[10], n1[10]; /* round r blends in these: the keys of round r + 1 (r = 9: out_xor) */
     __m256i u1;             /* U after round 1 (constant) */
@@ -46,24 +46,19 @@ struct philox8_avx2 {
 };
 
 /*
- * out_xor is xored into all four outputs at no cost (the kernels want the sign bit flipped
- * for signed compares: 0x80000000; plain draws: 0).
+ * The vectors of one fold (lib/philox_fold.h: the keys and folded constants are computed
+ * there, broadcast here). out_xor is xored into all four outputs at no cost (the kernels
+ * want the sign bit flipped for signed compares: 0x80000000; plain draws: 0).
  */
-static inline void philox8_avx2_setup(struct philox8_avx2 *pc, uint64_t seed, uint32_t c1,
-                                      uint32_t c2, uint32_t c3, uint32_t out_xor)
+static inline void philox8_avx2_setup(struct philox8_avx2 *pc, const struct latmc_philox_fold *f,
+                                      uint32_t out_xor)
 {
-    uint32_t k0[10], k1[10], n0[10], n1[10];
-    k0[0] = (uint32_t)seed;
-    k1[0] = (uint32_t)(seed >> 32);
-    for (int r = 1; r < 10; r++) {
-        k0[r] = k0[r - 1] + LATMC_PHILOX_W0;
-        k1[r] = k1[r - 1] + LATMC_PHILOX_W1;
-    }
+    uint32_t n0[10], n1[10];
     for (int r = 0; r < 10; r++) {
         /* round 8 blends in round 9's keys, whose xor reaches outputs 0 and 2; round 9
          * blends in out_xor, which becomes part of outputs 1 and 3 */
-        n0[r] = r < 9 ? k0[r + 1] : 0;
-        n1[r] = r < 9 ? k1[r + 1] : 0;
+        n0[r] = r < 9 ? f->k[r + 1].v[0] : 0;
+        n1[r] = r < 9 ? f->k[r + 1].v[1] : 0;
         if (r >= 8) {
             n0[r] ^= out_xor;
             n1[r] ^= out_xor;
@@ -71,14 +66,12 @@ static inline void philox8_avx2_setup(struct philox8_avx2 *pc, uint64_t seed, ui
         pc->n0[r] = _mm256_set1_epi64x((long long)n0[r]);
         pc->n1[r] = _mm256_set1_epi64x((long long)n1[r]);
     }
-    /* round 1: V = [c2 | c3 ^ k1] is constant, so p1 and U' are */
-    const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * c2;
-    const uint32_t u1_lo = (uint32_t)(p1 >> 32) ^ c1 ^ k0[0], u1_hi = (uint32_t)p1 ^ n0[0];
-    pc->u1 = _mm256_set1_epi64x((long long)(((uint64_t)u1_hi << 32) | u1_lo));
-    pc->w0 = _mm256_set1_epi64x((long long)(((uint64_t)(c3 ^ k1[0]) << 32) | n1[0]));
-    /* round 2: U = u1 is constant, so p0 is */
-    pc->w1 = _mm256_set1_epi64x((long long)(((uint64_t)u1_hi << 32) | n0[1]));
-    pc->q0 = _mm256_set1_epi64x((long long)((uint64_t)LATMC_PHILOX_M0 * u1_lo));
+    /* round 1: V = [c2 | c3 ^ k1] is constant, so p1 and U' = [u0 | u1 ^ n0[0] = a2] are */
+    pc->u1 = _mm256_set1_epi64x((long long)(((uint64_t)f->a2 << 32) | f->u0));
+    pc->w0 = _mm256_set1_epi64x((long long)(((uint64_t)f->a1 << 32) | n1[0]));
+    /* round 2: U = u1 is constant, so p0 = M0 u0 is */
+    pc->w1 = _mm256_set1_epi64x((long long)(((uint64_t)f->a2 << 32) | n0[1]));
+    pc->q0 = _mm256_set1_epi64x((long long)f->m0u0);
     pc->m0 = _mm256_set1_epi64x(LATMC_PHILOX_M0);
     pc->m1 = _mm256_set1_epi64x(LATMC_PHILOX_M1);
 }

@@ -21,21 +21,20 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-#include "philox.h"
+#include "philox_fold.h"
 
-/* The ten round keys, broadcast. */
+/* The ten round keys (lib/philox_fold.h), broadcast. */
 struct latmc_philox_x4_keys {
     __m256i k0[10], k1[10];
 };
 
 static inline void latmc_philox_x4_keys_init(struct latmc_philox_x4_keys *k, uint64_t seed)
 {
-    uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
+    latmc_philox_key key[10];
+    latmc_philox_round_keys(seed, key);
     for (int r = 0; r < 10; r++) {
-        k->k0[r] = _mm256_set1_epi64x((long long)k0);
-        k->k1[r] = _mm256_set1_epi64x((long long)k1);
-        k0 += LATMC_PHILOX_W0;
-        k1 += LATMC_PHILOX_W1;
+        k->k0[r] = _mm256_set1_epi64x((long long)key[r].v[0]);
+        k->k1[r] = _mm256_set1_epi64x((long long)key[r].v[1]);
     }
 }
 

@@ -88,7 +88,7 @@ void cpu_potts_hb_table_free(struct cpu_potts_hb_table *h);
 struct cpu_potts_philox {
     uint32_t block_hi;                      /* block >> 32 these were made for */
     uint32_t k0[10], k1[10];                /* the round keys */
-    uint32_t a1, a2, a3, a4, m0u0_hi, u3;   /* see cpu_potts_philox_init() */
+    uint32_t a1, a2, a3, a4, m0u0_hi, u3;   /* lib/philox_fold.h: a1..a4, M0 u0 */
 };
 
 /* One colour pass, as the SIMD kernels see it. */

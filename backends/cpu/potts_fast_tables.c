@@ -8,6 +8,7 @@
 
 #include "error.h" /* LATMC_* codes */
 
+#include "philox_fold.h"
 #include "potts_fast.h"
 #include "potts_thresholds.h"
 
@@ -158,34 +159,24 @@ void cpu_potts_hb_table_free(struct cpu_potts_hb_table *h)
 }
 
 /*
- * Within one pass (seed, sweep, colour, sub) and one value of block >> 32, the Philox
- * counter words c1, c2, c3 are the same for every block; only c0 = block mod 2^32 varies.
- * So the first round's c0' and c1' are the same for all blocks, and so are parts of the
- * second and third rounds; the kernels start from these (potts_simd.h, philox_chunk):
- *   round 1: c0' = U0 (uniform), c1' = U1 (uniform), c2' = hi(M0 c0) ^ a1, c3' = lo(M0 c0)
- *   round 2: c0'' = hi(M1 c2') ^ a2, c1'' = lo(M1 c2'), c2'' = c3' ^ a3, c3'' = u3 (uniform)
- *   round 3: c2''' = hi(M0 c0'') ^ a4, the rest as in every round.
+ * The Philox constants of one pass (seed, sweep, colour, sub) and value of block >> 32:
+ * lib/philox_fold.h's fold, in the names the kernels use (potts_simd.h, philox_chunk).
  */
 void cpu_potts_philox_init(struct cpu_potts_philox *r, uint64_t seed, uint64_t sweep,
                            uint32_t colour, uint32_t sub, uint32_t block_hi)
 {
-    const latmc_philox_key key = latmc_rng_key(seed);
-    const latmc_philox_ctr c = latmc_rng_counter((uint64_t)block_hi << 32, sweep,
-                                                 latmc_rng_stream(LATMC_STREAM_UPDATE, 0),
-                                                 colour, sub);
+    const struct latmc_philox_fold f =
+        latmc_philox_fold_of(seed, block_hi, sweep, latmc_rng_stream(LATMC_STREAM_UPDATE, 0),
+                             colour, sub);
     r->block_hi = block_hi;
     for (int round = 0; round < 10; round++) {
-        r->k0[round] = key.v[0] + (uint32_t)round * LATMC_PHILOX_W0;
-        r->k1[round] = key.v[1] + (uint32_t)round * LATMC_PHILOX_W1;
+        r->k0[round] = f.k[round].v[0];
+        r->k1[round] = f.k[round].v[1];
     }
-    const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * c.v[2];
-    const uint32_t u0 = (uint32_t)(p1 >> 32) ^ c.v[1] ^ r->k0[0];
-    const uint32_t u1 = (uint32_t)p1;
-    r->a1 = c.v[3] ^ r->k1[0];
-    const uint64_t p0 = (uint64_t)LATMC_PHILOX_M0 * u0;
-    r->m0u0_hi = (uint32_t)(p0 >> 32);
-    r->a2 = u1 ^ r->k0[1];
-    r->a3 = r->m0u0_hi ^ r->k1[1];
-    r->u3 = (uint32_t)p0;
-    r->a4 = r->u3 ^ r->k1[2];
+    r->a1 = f.a1;
+    r->m0u0_hi = (uint32_t)(f.m0u0 >> 32);
+    r->a2 = f.a2;
+    r->a3 = f.a3;
+    r->u3 = (uint32_t)f.m0u0;
+    r->a4 = f.a4;
 }

@@ -21,10 +21,8 @@ struct potts_state {
     struct cpu_potts_dsp dsp;
     uint8_t *spins;                       /* C level: natural order */
     struct cpu_potts_split split;         /* SIMD levels */
-    struct latmc_potts_tables made_from;  /* the tables `fast` was derived from */
-    struct cpu_potts_fast_tables fast;
+    struct cpu_potts_fast_tables fast;    /* from the core's tables: potts_params_changed */
     struct cpu_potts_hb_table hb;         /* heat bath 4 <= q <= 9 on large lattices */
-    int fast_valid;
     int scalar_every_site;                /* cpu_potts_set_scalar_every_site() */
 };
 
@@ -67,7 +65,6 @@ static void free_states(struct potts_state *ps)
     ps->spins = NULL;
     cpu_potts_split_free(&ps->split);
     cpu_potts_hb_table_free(&ps->hb);
-    ps->fast_valid = 0;
 }
 
 static int potts_create(latmc_sim *sim, struct cpu_state *st)
@@ -114,19 +111,16 @@ static int potts_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
     return LATMC_OK;
 }
 
-/* The fast tables follow the core's tables, rebuilt whenever a parameter changed them. */
-static const struct cpu_potts_fast_tables *fast_tables(latmc_sim *sim, struct potts_state *ps)
+/* The fast tables follow the core's tables: rebuilt after create and whenever a
+ * parameter changed them (and after cpu_potts_use_dsp, which frees the heat-bath table). */
+static void potts_params_changed(latmc_sim *sim, struct cpu_state *st)
 {
+    struct potts_state *ps = potts_of(st);
     const struct latmc_potts_tables *t = sim->model_data;
-    if (!ps->fast_valid || memcmp(&ps->made_from, t, sizeof *t) != 0) {
-        cpu_potts_fast_tables_build(&ps->fast, t, sim->desc.ndim, sim->desc.q);
-        if (sim->desc.algorithm == LATMC_ALGO_HEATBATH &&
-            cpu_potts_hb_table_wanted(sim->desc.ndim, sim->desc.q, sim->nsites))
-            (void)cpu_potts_hb_table_build(&ps->hb, t, sim->desc.ndim, sim->desc.q);
-        ps->made_from = *t;
-        ps->fast_valid = 1;
-    }
-    return &ps->fast;
+    cpu_potts_fast_tables_build(&ps->fast, t, sim->desc.ndim, sim->desc.q);
+    if (sim->desc.algorithm == LATMC_ALGO_HEATBATH &&
+        cpu_potts_hb_table_wanted(sim->desc.ndim, sim->desc.q, sim->nsites))
+        (void)cpu_potts_hb_table_build(&ps->hb, t, sim->desc.ndim, sim->desc.q);
 }
 
 /* What every pass over colour `col` of the split layout needs. */
@@ -170,7 +164,7 @@ static uint64_t split_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep
 {
     struct potts_state *ps = potts_of(st);
     const int c = ps->colours;
-    const struct cpu_potts_fast_tables *fast = fast_tables(sim, ps);
+    const struct cpu_potts_fast_tables *fast = &ps->fast;
     struct cpu_potts_pass pass[3];
     for (int col = 0; col < c; col++) {
         struct cpu_potts_pass *p = &pass[col];
@@ -301,7 +295,10 @@ int cpu_potts_use_dsp(latmc_sim *sim, const struct cpu_potts_dsp *dsp)
                           "configuration, and for widths up to %d", CPU_POTTS_PAD);
     free_states(ps);
     ps->dsp = *dsp;
-    return alloc_states(ps, &st->lattice);
+    int status = alloc_states(ps, &st->lattice);
+    if (status == LATMC_OK)
+        potts_params_changed(sim, st);
+    return status;
 }
 
 void cpu_potts_set_scalar_every_site(latmc_sim *sim, int on)
@@ -318,4 +315,5 @@ const struct cpu_model_kernels cpu_potts_kernels = {
     .measure = potts_measure,
     .get_spins = potts_get_spins,
     .set_spins = potts_set_spins,
+    .params_changed = potts_params_changed,
 };

@@ -153,11 +153,8 @@ static int cuda_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *
     int st = use_device(cs);
     if (st < 0)
         return st;
-    /* The tables change with latmc_sim_set_param: the device copy is refreshed per call. */
-    if ((st = cuda_check(cudaMemcpyAsync(cs->tables, sim->model_data, sim->model->data_size,
-                                         cudaMemcpyHostToDevice, cs->stream),
-                         "copying the decision tables")) < 0 ||
-        (st = cuda_check(cudaMemsetAsync(cs->changed, 0, sizeof *cs->changed, cs->stream),
+    /* The tables are on the device already (cuda_params_changed). */
+    if ((st = cuda_check(cudaMemsetAsync(cs->changed, 0, sizeof *cs->changed, cs->stream),
                          "clearing the acceptance counter")) < 0)
         return st;
     /* One launch per colour per sweep (or the model's own sequence), in the order of the
@@ -184,6 +181,22 @@ static int cuda_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *
     *attempted += n * (k->attempted_per_sweep ? k->attempted_per_sweep(sim)
                                               : (uint64_t)sim->nsites);
     return LATMC_OK;
+}
+
+/* The core rebuilt its tables (after create, and at every parameter change): the device
+ * copy and the model's own derived form follow, once, not at every sweep call. */
+static int cuda_params_changed(latmc_sim *sim)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    int st = use_device(cs);
+    if (st < 0 ||
+        (st = cuda_check(cudaMemcpyAsync(cs->tables, sim->model_data, sim->model->data_size,
+                                         cudaMemcpyHostToDevice, cs->stream),
+                         "copying the decision tables")) < 0)
+        return st;
+    if (cs->kernels->params_changed)
+        cs->kernels->params_changed(sim, cs);
+    return finish(cs, "copying the decision tables");
 }
 
 static int cuda_measure(latmc_sim *sim, void *sums)
@@ -293,4 +306,5 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .set_spins = cuda_set_spins,
     .get_couplings = cuda_get_couplings,
     .set_couplings = cuda_set_couplings,
+    .params_changed = cuda_params_changed,
 };

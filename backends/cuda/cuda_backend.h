@@ -6,7 +6,8 @@
  *   spins   the API layout: nsites x replicas x site_bytes (int8 Ising, uint8 Potts), natural
  *           site order, unless the model keeps its own layout (get_spins/set_spins hooks)
  *   tables  a device copy of sim->model_data (the core's decision tables), refreshed
- *           before every sweep call because latmc_sim_set_param rebuilds them
+ *           when the core rebuilds them (ops.params_changed: after create and at every
+ *           parameter change)
  *   sums    the model's sums struct (lib/ising.h, lib/potts.h), target of measure()
  *   changed one 64-bit counter of the updates that changed a site
  * and one stream: every operation of the sim is ordered on it, and different sims run
@@ -81,6 +82,9 @@ struct cuda_model_kernels {
     /* Models with couplings (layout of latmc_sim_get_couplings). */
     cudaError_t (*get_couplings)(const latmc_sim *sim, struct cuda_sim *cs, float *buf);
     cudaError_t (*set_couplings)(const latmc_sim *sim, struct cuda_sim *cs, const float *buf);
+    /* Optional: the core's tables changed (after create and every parameter change;
+     * cs->tables is being refreshed on the stream): rebuild the model's host-side form. */
+    void (*params_changed)(const latmc_sim *sim, struct cuda_sim *cs);
 };
 
 /* NULL when the CUDA module has no kernels for the model. */

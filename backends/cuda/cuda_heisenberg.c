@@ -9,7 +9,7 @@
  * couplings (SoA) and the reduction's per-chunk partial sums complete the state.
  *
  * The couplings and the hot start are drawn on the host by the CPU backend's own
- * per-block functions (backends/cpu/heisenberg_rules.h) and copied in, so they are the
+ * per-block functions (lib/heisenberg_rules.h) and copied in, so they are the
  * CPU's floats bit for bit.
  */
 #include <errno.h>
@@ -253,7 +253,7 @@ static int draw_couplings(const latmc_sim *sim, struct cuda_sim *cs)
                                "host memory for drawing the couplings",
                                (size_t)n * sizeof *host);
     for (int64_t b = 0; b < (n + 3) / 4; b++)
-        cpu_heisenberg_couplings_block(host, n, sim->desc.couplings, sim->desc.coupling_seed, b);
+        latmc_heisenberg_couplings_block(host, n, sim->desc.couplings, sim->desc.coupling_seed, b);
     int st = cuda_check(upload(sim, cs, hstate(cs)->couplings, host, sim->desc.ndim, 1),
                         "copying the couplings to the device");
     if (st == LATMC_OK)
@@ -335,7 +335,7 @@ static cudaError_t heis_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
         const uint32_t stream = latmc_rng_stream(LATMC_STREAM_INIT, (uint32_t)r);
         float *spins = host + (size_t)LATMC_HEISENBERG_COMPONENTS * (size_t)n * (size_t)r;
         for (int64_t b = 0; b < (n + 3) / 4; b++)
-            cpu_heisenberg_hot_block(spins, n, sim->desc.seed, stream, b);
+            latmc_heisenberg_hot_block(spins, n, sim->desc.seed, stream, b);
     }
     cudaError_t err = upload(sim, cs, hs->buf[hs->cur], host, LATMC_HEISENBERG_COMPONENTS,
                              sim->desc.replicas);

@@ -38,6 +38,10 @@ struct cuda_ising_state {
     int8_t *eps_dev, *eps_host;  /* +-J couplings; NULL when uniform */
     uint32_t *eps_packed[2];     /* +-J couplings for the packed kernels, per colour */
     bool eps_packed_valid;       /* eps_packed matches eps_dev */
+    /* The packed kernels' thresholds, from the core's tables (ising_params_changed);
+     * thr_fit false where they do not fit 32 bits (the byte kernels run). */
+    struct cuda_ising_packed_thresholds thr;
+    bool thr_fit;
 };
 
 static struct cuda_ising_state *state_of(const struct cuda_sim *cs)
@@ -163,10 +167,7 @@ static cudaError_t ising_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
 static cudaError_t ising_sweep(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep)
 {
     struct cuda_ising_state *st = state_of(cs);
-    struct cuda_ising_packed_thresholds thr;
-    const bool packed = st->colour[0] && cuda_ising_packed_allowed() &&
-                        cuda_ising_packed_thresholds_of(sim->model_data, sim->desc.algorithm,
-                                                        sim->desc.ndim, &thr);
+    const bool packed = st->colour[0] && cuda_ising_packed_allowed() && st->thr_fit;
     cudaError_t err = cudaSuccess;
     if (packed) {
         if (!st->packed_valid) {
@@ -182,7 +183,7 @@ static cudaError_t ising_sweep(const latmc_sim *sim, struct cuda_sim *cs, uint64
         for (int colour = 0; colour < 2 && err == cudaSuccess; colour++)
             err = cuda_ising_packed_sweep_colour(cs->stream, &cs->lattice, st->colour[colour],
                                                  st->colour[colour ^ 1], st->eps_packed[colour],
-                                                 &thr,
+                                                 &st->thr,
                                                  sim->desc.algorithm, sim->desc.seed, sweep,
                                                  colour, cs->changed);
         return err;
@@ -196,6 +197,13 @@ static cudaError_t ising_sweep(const latmc_sim *sim, struct cuda_sim *cs, uint64
                                       sim->desc.algorithm, sim->desc.seed, sweep, colour,
                                       cs->changed);
     return err;
+}
+
+static void ising_params_changed(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    struct cuda_ising_state *st = state_of(cs);
+    st->thr_fit = cuda_ising_packed_thresholds_of(sim->model_data, sim->desc.algorithm,
+                                                  sim->desc.ndim, &st->thr);
 }
 
 static cudaError_t ising_measure(const latmc_sim *sim, struct cuda_sim *cs)
@@ -261,4 +269,5 @@ const struct cuda_model_kernels cuda_ising_kernels = {
     .set_spins = ising_set_spins,
     .get_couplings = ising_get_couplings,
     .set_couplings = ising_set_couplings,
+    .params_changed = ising_params_changed,
 };

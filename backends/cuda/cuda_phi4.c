@@ -21,6 +21,7 @@
 #include "cuda_check.h"
 #include "model.h"
 #include "phi4_cuda.h"
+#include "philox_fold.h"
 
 #define CHUNK_ENV "LATMC_CUDA_PHI4_CHUNK"
 #define THREADS_ENV "LATMC_CUDA_PHI4_THREADS"
@@ -283,10 +284,11 @@ static int phi4_create(const latmc_sim *sim, struct cuda_sim *cs)
     int st = make_plan(sim, cs, &s->plan);
     if (st < 0)
         return st;
-    const latmc_philox_key key = latmc_rng_key(sim->desc.seed);
+    latmc_philox_key key[10];
+    latmc_philox_round_keys(sim->desc.seed, key);
     for (int r = 0; r < 10; r++) {
-        s->keys.k[r][0] = key.v[0] + (uint32_t)r * LATMC_PHILOX_W0;
-        s->keys.k[r][1] = key.v[1] + (uint32_t)r * LATMC_PHILOX_W1;
+        s->keys.k[r][0] = key[r].v[0];
+        s->keys.k[r][1] = key[r].v[1];
     }
     const size_t rows = (size_t)(cs->lattice.ly * cs->lattice.lz);
     char what[96];

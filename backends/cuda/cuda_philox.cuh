@@ -1,6 +1,7 @@
 /*
- * Philox draws of the update stream with the round keys computed once on the host: the
- * keys key + r (W0, W1), r = 0 .. 9, that latmc_philox4x32_10 bumps between its rounds.
+ * Philox draws of the update stream with the round keys computed once on the host
+ * (lib/philox_fold.h): the keys key + r (W0, W1), r = 0 .. 9, that latmc_philox4x32_10
+ * bumps between its rounds.
  * Passed as a kernel parameter they sit in the constant bank, so a kernel spends no
  * instruction on the key schedule; the counter and the rounds are lib/rng_streams.h's and
  * lib/philox.h's, so the draws are exactly latmc_rng_block()'s. Host and device.
@@ -8,7 +9,7 @@
 #ifndef LATMC_CUDA_PHILOX_CUH
 #define LATMC_CUDA_PHILOX_CUH
 
-#include "rng_streams.h"
+#include "philox_fold.h"
 
 struct cuda_philox_keys {
     latmc_philox_key k[10];
@@ -17,11 +18,7 @@ struct cuda_philox_keys {
 static inline struct cuda_philox_keys cuda_philox_round_keys(uint64_t seed)
 {
     struct cuda_philox_keys keys;
-    keys.k[0] = latmc_rng_key(seed);
-    for (int r = 1; r < 10; r++) {
-        keys.k[r].v[0] = keys.k[r - 1].v[0] + LATMC_PHILOX_W0;
-        keys.k[r].v[1] = keys.k[r - 1].v[1] + LATMC_PHILOX_W1;
-    }
+    latmc_philox_round_keys(seed, keys.k);
     return keys;
 }
 
@@ -48,7 +45,7 @@ cuda_philox_update_draws(const struct cuda_philox_keys &keys, uint64_t block, ui
  *            and c0' = hi(M1 c2) ^ c1 ^ k0 is the same for the group;
  *   round 2: M0 * c0' is the same for the group: one product per group;
  * leaving one wide multiply in each of the first two rounds per block: 18 instead of 20,
- * and no per-block counter assembly. Exactly latmc_rng_block's outputs (a host test
+ * and no per-block counter assembly. The constants are lib/philox_fold.h's. Exactly latmc_rng_block's outputs (a host test
  * checks it: tests/backends/test_philox_folded_host.cu).
  */
 struct cuda_philox_folded {
@@ -68,14 +65,15 @@ static inline struct cuda_philox_folded cuda_philox_fold(uint64_t seed, uint64_t
                                                          uint32_t stream, uint32_t phase,
                                                          uint32_t sub)
 {
+    /* lib/philox_fold.h's fold of block_hi 0; the group's c1 replaces c1_high in u0 */
+    const struct latmc_philox_fold lf = latmc_philox_fold_of(seed, 0, sweep, stream, phase, sub);
     struct cuda_philox_folded f;
-    f.keys = cuda_philox_round_keys(seed);
-    const latmc_philox_ctr c = latmc_rng_counter(0, sweep, stream, phase, sub);
-    const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * c.v[2];
-    f.c1_high = c.v[1];
-    f.p1_hi_k0 = (uint32_t)(p1 >> 32) ^ f.keys.k[0].v[0];
-    f.p1_lo_k1 = (uint32_t)p1 ^ f.keys.k[1].v[0];
-    f.c3_k0 = c.v[3] ^ f.keys.k[0].v[1];
+    for (int r = 0; r < 10; r++)
+        f.keys.k[r] = lf.k[r];
+    f.c1_high = lf.c.v[1];
+    f.p1_hi_k0 = lf.u0 ^ lf.c.v[1];
+    f.p1_lo_k1 = lf.a2;
+    f.c3_k0 = lf.a1;
     return f;
 }
 

@@ -36,137 +36,75 @@
 #define HEIS_TWO_PI 6.283185307179586476925286766559
 #define HEIS_FULL_MASK 0xffffffffu
 
-/* ---- the arithmetic of one precision ---- */
-
-template <typename R> struct heis_math;
+/* ---- the per-site rules (lib/heisenberg_site.h), in double and in float ---- */
 
 /* Double: the CPU reference's operations (CUDA's IEEE sqrt and division; log, log1p, exp,
  * expm1, sin, cos within an ulp or two of the CPU's shared lib/latmc_math.h). */
+__device__ __forceinline__ void heis_sincos_2pi(double u, double *s, double *c)
+{
+    const double phi = HEIS_TWO_PI * u;
+    *c = cos(phi);
+    *s = sin(phi);
+}
+
+#define HEIS_R double
+#define HEIS_QUAL __device__ __forceinline__
+#define HEIS_SQRT sqrt
+#define HEIS_LOG log
+#define HEIS_LOG1P log1p
+#define HEIS_EXP exp
+#define HEIS_EXPM1 expm1
+#define HEIS_ABS fabs
+#define HEIS_SINCOS_2PI heis_sincos_2pi
+#include "heisenberg_site.h"
+
+/* Float: the float functions; the azimuth through sincospif (no large-argument
+ * reduction). */
+__device__ __forceinline__ void heis_sincos_2pi(float u, float *s, float *c)
+{
+    sincospif(2.0f * u, s, c);
+}
+
+#define HEIS_R float
+#define HEIS_QUAL __device__ __forceinline__
+#define HEIS_SQRT sqrtf
+#define HEIS_LOG logf
+#define HEIS_LOG1P log1pf
+#define HEIS_EXP expf
+#define HEIS_EXPM1 expm1f
+#define HEIS_ABS fabsf
+#define HEIS_SINCOS_2PI heis_sincos_2pi
+#include "heisenberg_site.h"
+
+/* A 32-bit draw as a uniform number: (r + 1/2) 2^-32, as the CPU, in double; rounded to
+ * float in float (in (0, 1]: u = 1 gives cos theta = 1 or azimuth 2 pi, both fine). */
+template <typename R> struct heis_math;
 template <> struct heis_math<double> {
-    static __device__ __forceinline__ double sqrt_(double x) { return sqrt(x); }
-    static __device__ __forceinline__ double log_(double x) { return log(x); }
-    static __device__ __forceinline__ double log1p_(double x) { return log1p(x); }
-    static __device__ __forceinline__ double exp_(double x) { return exp(x); }
-    static __device__ __forceinline__ double expm1_(double x) { return expm1(x); }
-    static __device__ __forceinline__ double abs_(double x) { return fabs(x); }
-    /* (r + 1/2) 2^-32, as the CPU */
     static __device__ __forceinline__ double uniform(uint32_t r)
     {
         return ((double)r + 0.5) * 0x1p-32;
     }
-    static __device__ __forceinline__ void azimuth(double u, double *c, double *s)
-    {
-        const double phi = HEIS_TWO_PI * u;
-        *c = cos(phi);
-        *s = sin(phi);
-    }
 };
-
-/* Float: the float functions; the uniform number is (r + 1/2) 2^-32 rounded to float
- * (in (0, 1]: u = 1 gives cos theta = 1 or azimuth 2 pi, both fine), the azimuth
- * through sincospif (no large-argument reduction). */
 template <> struct heis_math<float> {
-    static __device__ __forceinline__ float sqrt_(float x) { return sqrtf(x); }
-    static __device__ __forceinline__ float log_(float x) { return logf(x); }
-    static __device__ __forceinline__ float log1p_(float x) { return log1pf(x); }
-    static __device__ __forceinline__ float exp_(float x) { return expf(x); }
-    static __device__ __forceinline__ float expm1_(float x) { return expm1f(x); }
-    static __device__ __forceinline__ float abs_(float x) { return fabsf(x); }
     static __device__ __forceinline__ float uniform(uint32_t r)
     {
         return (__uint2float_rn(r) + 0.5f) * 0x1p-32f;
     }
-    static __device__ __forceinline__ void azimuth(float u, float *c, float *s)
-    {
-        sincospif(2.0f * u, s, c);
-    }
 };
 
-/* ---- the per-site rules (backends/cpu/heisenberg_rules.h, operation for operation) ---- */
-
-template <typename R> __device__ __forceinline__ R heis_dot(const R a[3], const R b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-/* cos theta from p(x) ~ exp(a x) on [-1, 1] by inversion at u (the CPU's four branches). */
-template <typename R> __device__ __forceinline__ R heis_sample_cos(R a, R u)
-{
-    typedef heis_math<R> M;
-    R x;
-    if (a == R(0)) {
-        x = R(2) * u - R(1);
-    } else if (a < R(1e-8)) {
-        const R y = R(2) * u - R(1);
-        x = y + R(0.5) * a * (R(1) - y) * (R(1) + y);
-    } else if (a < R(0.5)) {
-        x = R(1) + M::log1p_((R(1) - u) * M::expm1_(R(-2) * a)) / a;
-    } else {
-        x = R(1) + M::log_(u + (R(1) - u) * M::exp_(R(-2) * a)) / a;
-    }
-    return x < R(-1) ? R(-1) : x > R(1) ? R(1) : x;
-}
-
-/* v / |v| rounded to float. */
-template <typename R> __device__ __forceinline__ float3 heis_unit(const R v[3])
-{
-    const R inv = R(1) / heis_math<R>::sqrt_(heis_dot(v, v));
-    return make_float3((float)(v[0] * inv), (float)(v[1] * inv), (float)(v[2] * inv));
-}
-
-/* e1: the axis least aligned with n (first of x, y, z on ties), made orthogonal to n and
- * normalised; e2 = n x e1. */
-template <typename R> __device__ __forceinline__ void heis_frame(const R n[3], R e1[3], R e2[3])
-{
-    typedef heis_math<R> M;
-    const R ax = M::abs_(n[0]), ay = M::abs_(n[1]), az = M::abs_(n[2]);
-    const int k = (ax <= ay && ax <= az) ? 0 : (ay <= az ? 1 : 2);
-    const R tn = k == 0 ? n[0] : k == 1 ? n[1] : n[2];
-    R t[3] = { k == 0 ? R(1) : R(0), k == 1 ? R(1) : R(0), k == 2 ? R(1) : R(0) };
-    for (int c = 0; c < 3; c++)
-        t[c] -= tn * n[c];
-    const R inv = R(1) / M::sqrt_(heis_dot(t, t));
-    for (int c = 0; c < 3; c++)
-        e1[c] = t[c] * inv;
-    e2[0] = n[1] * e1[2] - n[2] * e1[1];
-    e2[1] = n[2] * e1[0] - n[0] * e1[2];
-    e2[2] = n[0] * e1[1] - n[1] * e1[0];
-}
-
-/* Heat bath: a spin from exp(beta s . H), independent of the old one. */
 template <typename R>
 __device__ __forceinline__ float3 heis_heatbath(const R field[3], R beta, R u_cos, R u_phi)
 {
-    typedef heis_math<R> M;
-    const R len = M::sqrt_(heis_dot(field, field));
-    R n[3] = { R(0), R(0), R(1) };
-    if (len > R(0))
-        for (int c = 0; c < 3; c++)
-            n[c] = field[c] / len;
-    const R x = heis_sample_cos(beta * len, u_cos);
-    const R sin_theta = M::sqrt_((R(1) - x) * (R(1) + x));
-    R cphi, sphi;
-    M::azimuth(u_phi, &cphi, &sphi);
-    const R c1 = sin_theta * cphi, c2 = sin_theta * sphi;
-    R e1[3], e2[3], v[3];
-    heis_frame(n, e1, e2);
-    for (int c = 0; c < 3; c++)
-        v[c] = x * n[c] + c1 * e1[c] + c2 * e2[c];
-    return heis_unit(v);
+    float out[3];
+    latmc_heisenberg_heatbath_spin(field, beta, u_cos, u_phi, out);
+    return make_float3(out[0], out[1], out[2]);
 }
 
-/* Overrelaxation: s -> 2 (H.s)/(H.H) H - s; unchanged when H = 0. */
 template <typename R> __device__ __forceinline__ float3 heis_overrelax(const R field[3], float3 s)
 {
-    const R hh = heis_dot(field, field);
-    if (!(hh > R(0)))
-        return s;
-    const R old[3] = { (R)s.x, (R)s.y, (R)s.z };
-    const R f = R(2) * heis_dot(field, old) / hh;
-    R v[3];
-    for (int c = 0; c < 3; c++)
-        v[c] = f * field[c] - old[c];
-    return heis_unit(v);
+    float v[3] = { s.x, s.y, s.z };
+    latmc_heisenberg_overrelax_spin(field, v);
+    return make_float3(v[0], v[1], v[2]);
 }
 
 /* ---- the pass kernel ---- */

@@ -98,7 +98,23 @@ int run(bool quick)
 
 int main(int argc, char **argv)
 {
-    bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+    bool quick = false;
+    for (int i = 1; i < argc; i++) {
+        if (std::strcmp(argv[i], "--quick") == 0) {
+            quick = true;
+        } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+            std::printf("Usage: %s [--quick]\n"
+                        "A 2D Ising run near T_c through the C++ wrapper <latmc/latmc.hpp>:\n"
+                        "accumulators, a checkpoint round trip in memory, and two mistakes\n"
+                        "caught as latmc::error.\n"
+                        "  --quick   L = 16, 2000 sweeps (the test) instead of L = 64, 20000\n",
+                        argv[0]);
+            return 0;
+        } else {
+            std::fprintf(stderr, "cxx_raii: unknown argument '%s' (try --help)\n", argv[i]);
+            return 2;
+        }
+    }
     try {
         return run(quick);
     } catch (const std::exception &e) {

@@ -1,7 +1,8 @@
 #!/bin/sh
-# A tiny real run writing a CSV: check the exit status, the CSV's header (the columns
-# recorded) and line count (header + one line per measurement), and that stdout has
-# the results table with a row for each column.
+# A tiny real run writing a CSV: check the exit status, the CSV's header comment (the
+# inputs), its column line (the columns recorded), line count (column line + one line per
+# measurement) and sweep column, and that stdout has the results table with a row for
+# each column.
 #   check_csv.sh EXPECTED_LINES EXPECTED_HEADER LATMC [ARG]...   (--csv FILE is appended)
 if [ $# -lt 3 ]; then
     echo "usage: check_csv.sh EXPECTED_LINES EXPECTED_HEADER LATMC [ARG]..." >&2
@@ -24,14 +25,24 @@ fail() {
 
 [ "$code" -eq 0 ] || fail "exit status $code, expected 0"
 [ -f "$tmp/series.csv" ] || fail "no CSV written"
-lines=$(wc -l <"$tmp/series.csv" | tr -d ' ')
+# the header comment: every input as "# key = value"
+for key in program version model ndim extent algorithm seed backend threads therm sweeps every; do
+    grep -q "^# $key = ." "$tmp/series.csv" || fail "no '# $key = ' line in the CSV header"
+done
+grep -v '^#' "$tmp/series.csv" >"$tmp/data.csv"
+lines=$(wc -l <"$tmp/data.csv" | tr -d ' ')
 [ "$lines" -eq "$expected" ] || fail "CSV has $lines lines, expected $expected"
-got=$(head -n 1 "$tmp/series.csv")
+got=$(head -n 1 "$tmp/data.csv")
 [ "$got" = "$header" ] || fail "CSV header '$got', expected '$header'"
+# the sweep column: therm + (index + 1) * every, so a constant step from the first row
+therm=$(sed -n 's/^# therm = //p' "$tmp/series.csv")
+every=$(sed -n 's/^# every = //p' "$tmp/series.csv")
+awk -F, -v t="$therm" -v e="$every" 'NR > 1 && $2 != t + ($1 + 1) * e { bad = NR } END { exit bad ? 1 : 0 }' \
+    "$tmp/data.csv" || fail "the sweep column is not therm + (index + 1) * every"
 # the table's row label of each CSV column
 for col in $(echo "$header" | tr ',' ' '); do
     case $col in
-    index) continue ;;
+    index|sweep) continue ;;
     absm) label='|m|' ;;
     m2) label='m^2' ;;
     m4) label='m^4' ;;

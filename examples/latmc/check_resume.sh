@@ -8,8 +8,8 @@
 #     the tables on stdout (from the 'observable' line on). Then resuming with another
 #     lattice, or past the end of the run, must be refused with exit status 2.
 #   check_resume.sh LATMC bad
-#     --resume of a file that is not a checkpoint, of a truncated one, and of one whose
-#     series is missing: exit status 1 and the library's (or latmc's) message.
+#     --resume of a file that is not a checkpoint, of a truncated one: exit status 1 and
+#     the library's message; of one made with another --every: exit status 2.
 if [ $# -lt 2 ]; then
     echo "usage: check_resume.sh LATMC split|bad [...]" >&2
     exit 99
@@ -41,19 +41,21 @@ run() {
 if [ "$mode" = bad ]; then
     echo "not a checkpoint" >"$tmp/garbage.ckp"
     run garbage 1 --resume "$tmp/garbage.ckp" --quiet
-    grep -q '^latmc: .*corrupt or mismatched file: checkpoint: ' "$tmp/garbage.err" ||
+    grep -q '^latmc: .*corrupt or mismatched file: .*checkpoint' "$tmp/garbage.err" ||
         fail "garbage: no library message"
     run missing 1 --resume "$tmp/none.ckp" --quiet
     grep -q '^latmc: .*input/output error: .*none.ckp' "$tmp/missing.err" ||
         fail "missing: no library message"
-    run good 0 -L 8 --therm 10 --sweeps 20 --quiet --checkpoint "$tmp/good.ckp"
+    run good 0 -L 8 --beta 0.4 --therm 10 --sweeps 20 --quiet --checkpoint "$tmp/good.ckp"
     head -c 200 "$tmp/good.ckp" >"$tmp/cut.ckp"
-    run cut 1 -L 8 --therm 10 --sweeps 20 --quiet --resume "$tmp/cut.ckp"
-    grep -q '^latmc: .*corrupt or mismatched file: checkpoint: ' "$tmp/cut.err" ||
+    run cut 1 -L 8 --beta 0.4 --therm 10 --sweeps 20 --quiet --resume "$tmp/cut.ckp"
+    grep -q '^latmc: .*corrupt or mismatched file: .*cut.ckp' "$tmp/cut.err" ||
         fail "cut: no library message"
-    rm "$tmp/good.ckp.csv"
-    run noseries 1 -L 8 --therm 10 --sweeps 30 --quiet --resume "$tmp/good.ckp"
-    grep -q "^latmc: .*good.ckp.csv" "$tmp/noseries.err" || fail "noseries: no message"
+    # the measurements were made with another --every: a usage error naming it
+    run other_every 2 -L 8 --beta 0.4 --therm 10 --sweeps 30 --every 2 --quiet \
+        --resume "$tmp/good.ckp"
+    grep -q "every=1.*every=2" "$tmp/other_every.err" || fail "other_every: no message"
+    [ ! -e "$tmp/good.ckp.csv" ] || fail "a .ckp.csv sidecar was written"
     [ ! -s "$tmp/garbage.out" ] || fail "garbage: output on stdout"
     exit 0
 fi
@@ -65,9 +67,13 @@ run whole 0 "$@" --quiet --checkpoint "$tmp/a.ckp" --csv "$tmp/a.csv"
 # shellcheck disable=SC2086 # PART_ARGS is a list of words
 run part 0 "$@" $part --quiet --checkpoint "$tmp/b.ckp"
 run resumed 0 "$@" --quiet --resume "$tmp/b.ckp" --checkpoint "$tmp/b.ckp" --csv "$tmp/b.csv"
-cmp "$tmp/a.ckp" "$tmp/b.ckp" || fail "the final checkpoints differ"
-cmp "$tmp/a.ckp.csv" "$tmp/b.ckp.csv" || fail "the checkpoints' series differ"
-cmp "$tmp/a.csv" "$tmp/b.csv" || fail "the --csv files differ"
+cmp "$tmp/a.ckp" "$tmp/b.ckp" || fail "the final checkpoints (sim and measurements) differ"
+[ ! -e "$tmp/a.ckp.csv" ] && [ ! -e "$tmp/b.ckp.csv" ] || fail "a .ckp.csv sidecar was written"
+# the --csv series: the same rows (the header comments say how each run started)
+grep -v '^#' "$tmp/a.csv" >"$tmp/a.rows"
+grep -v '^#' "$tmp/b.csv" >"$tmp/b.rows"
+cmp "$tmp/a.rows" "$tmp/b.rows" || fail "the --csv series differ"
+grep -q '^# resumed_from = ' "$tmp/b.csv" || fail "the resumed CSV does not say so"
 sed -n '/^  observable/,$p' "$tmp/whole.out" >"$tmp/whole.table"
 sed -n '/^  observable/,$p' "$tmp/resumed.out" >"$tmp/resumed.table"
 [ -s "$tmp/whole.table" ] || fail "no results table"

@@ -1,26 +1,117 @@
-/* latmc front end — saving checkpoints. */
+/* latmc front end — saving and reading back the program's state in checkpoints. */
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "checkpoint.h"
+#include "cli_options.h"
 
-int checkpoint_series_path(const char *path, char *buf, size_t size)
+#define STATE_FORMAT "latmc-cli-state 1"
+
+/* "latmc-cli-state 1 columns=energy,m therm=100 every=2\n" */
+static int state_line(char *buf, size_t size, const struct observables *obs, uint64_t therm,
+                      uint64_t every)
 {
-    int n = snprintf(buf, size, "%s.csv", path);
-    return n < 0 || (size_t)n >= size ? -1 : 0;
+    size_t len = (size_t)snprintf(buf, size, STATE_FORMAT " columns=");
+    for (int c = 0; c < obs->n_cols && len < size; c++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", c ? "," : "", obs->csv_name[c]);
+    if (len < size)
+        len += (size_t)snprintf(buf + len, size - len, " therm=%" PRIu64 " every=%" PRIu64 "\n",
+                                therm, every);
+    return len < size ? (int)len : -1;
 }
 
-int checkpoint_save(latmc_sim *sim, const struct observables *obs, const char *path,
-                    struct failure *f)
+int checkpoint_save(latmc_sim *sim, const struct observables *obs, uint64_t therm,
+                    uint64_t every, const char *path, struct failure *f)
 {
-    char series[4096];
-    if (checkpoint_series_path(path, series, sizeof series) != 0)
-        return failure_set(f, LATMC_EINVAL, "", "--checkpoint: path too long");
-    int rc = observables_write_csv(obs, series, f);
-    if (rc != LATMC_OK)
-        return rc;
-    rc = latmc_sim_save(sim, path);
-    if (rc != LATMC_OK)
-        return failure_set(f, rc, latmc_sim_last_error(sim), "saving the checkpoint '%s'",
-                           path);
-    return LATMC_OK;
+    char line[256];
+    int head = state_line(line, sizeof line, obs, therm, every);
+    size_t accsize = 0;
+    int rc = latmc_acc_serialize(obs->acc, NULL, 0, &accsize);
+    if (rc != LATMC_OK || head < 0)
+        return failure_set(f, rc != LATMC_OK ? rc : LATMC_EINVAL, latmc_last_error(),
+                           "saving the measurements");
+    unsigned char *blob = malloc((size_t)head + accsize);
+    if (blob == NULL)
+        return failure_set(f, LATMC_ENOMEM, "", "saving the measurements");
+    memcpy(blob, line, (size_t)head);
+    rc = latmc_acc_serialize(obs->acc, blob + head, accsize, &accsize);
+    if (rc == LATMC_OK) {
+        rc = latmc_sim_save_app_data(sim, path, blob, (size_t)head + accsize);
+        if (rc != LATMC_OK)
+            failure_set(f, rc, latmc_sim_last_error(sim), "saving the checkpoint '%s'", path);
+    } else {
+        failure_set(f, rc, latmc_last_error(), "saving the measurements");
+    }
+    free(blob);
+    return rc;
+}
+
+int checkpoint_load_measurements(const char *path, const latmc_sim *sim, uint64_t therm,
+                                 uint64_t every, struct observables *obs, struct failure *f)
+{
+    size_t size = 0;
+    int rc = latmc_checkpoint_app_data(path, NULL, 0, &size);
+    if (rc == LATMC_ESTATE) {
+        failure_set(f, LATMC_ECORRUPT, "the file has no measurements (it was not written by "
+                    "latmc 0.2 or later)", "--resume: reading '%s'", path);
+        return EXIT_LIBRARY;
+    }
+    unsigned char *blob = rc == LATMC_OK ? malloc(size ? size : 1) : NULL;
+    if (rc == LATMC_OK && blob == NULL)
+        rc = LATMC_ENOMEM;
+    if (rc == LATMC_OK)
+        rc = latmc_checkpoint_app_data(path, blob, size, &size);
+    if (rc != LATMC_OK) {
+        failure_set(f, rc, latmc_last_error(), "--resume: reading the measurements in '%s'",
+                    path);
+        free(blob);
+        return EXIT_LIBRARY;
+    }
+    const unsigned char *nl = memchr(blob, '\n', size < 256 ? size : 256);
+    latmc_acc *acc = NULL;
+    if (nl == NULL || strncmp((const char *)blob, STATE_FORMAT " ", sizeof STATE_FORMAT) != 0) {
+        free(blob);
+        failure_set(f, LATMC_ECORRUPT, "its measurements are not in a format this latmc reads",
+                    "--resume: reading '%s'", path);
+        return EXIT_LIBRARY;
+    }
+    rc = latmc_acc_deserialize(nl + 1, size - (size_t)(nl + 1 - blob), &acc);
+    if (rc != LATMC_OK) {
+        free(blob);
+        failure_set(f, rc, latmc_last_error(), "--resume: reading the measurements in '%s'",
+                    path);
+        return EXIT_LIBRARY;
+    }
+    /* Measurements made are placed by --therm and --every: they must be this run's.
+     * Before the first one (e.g. a thermalization stopped early) any will do. */
+    char want[256];
+    int head = state_line(want, sizeof want, obs, therm, every);
+    if (latmc_acc_count(acc) > 0 &&
+        (head < 0 || (size_t)(nl - blob + 1) != (size_t)head || memcmp(blob, want, (size_t)head) != 0)) {
+        cli_usage_error("--resume %s: the checkpoint's measurements were made with '%.*s', "
+                        "this command line asks for '%.*s' (give the --therm and --every of "
+                        "the run that wrote it)", path, (int)(nl - blob), (const char *)blob,
+                        head > 0 ? head - 1 : 0, want);
+        free(blob);
+        latmc_acc_destroy(&acc);
+        return EXIT_USAGE;
+    }
+    free(blob);
+    uint64_t sweeps = 0;
+    latmc_sim_sweep_count(sim, &sweeps);
+    uint64_t rows = sweeps > therm ? (sweeps - therm) / every : 0;
+    if (latmc_acc_ncols(acc) != obs->n_cols || latmc_acc_count(acc) != rows) {
+        char detail[160];
+        snprintf(detail, sizeof detail, "%" PRIu64 " measurements, the sweep count %" PRIu64
+                 " implies %" PRIu64, latmc_acc_count(acc), sweeps, rows);
+        latmc_acc_destroy(&acc);
+        failure_set(f, LATMC_ECORRUPT, detail, "--resume: reading '%s'", path);
+        return EXIT_LIBRARY;
+    }
+    latmc_acc_destroy(&obs->acc);
+    obs->acc = acc;
+    obs->reloaded = rows;
+    return 0;
 }

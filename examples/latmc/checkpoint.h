@@ -1,25 +1,29 @@
 /*
- * latmc front end — writing a checkpoint: the measurement series to FILE.csv, then the
- * sim to FILE (latmc_sim_save). Each file is written aside and renamed into place; the
- * series goes first, so a crash between the two leaves a series with more rows than the
- * (older) checkpoint implies, which --resume reads only as far as it needs.
+ * latmc front end — checkpoints: the sim and the program's own state in one file
+ * (latmc_sim_save_app_data), replaced in one atomic rename and covered by the
+ * checkpoint's checksum. The program's state (the application-data section) is a line
+ * naming its format, the columns and the run's --therm and --every, then the
+ * accumulator holding every measurement so far (latmc_acc_serialize).
  */
 #ifndef LATMC_CLI_CHECKPOINT_H
 #define LATMC_CLI_CHECKPOINT_H
 
-#include <stddef.h>
+#include <stdint.h>
 
 #include <latmc/latmc.h>
 
 #include "failure.h"
 #include "observables.h"
 
-/* FILE.csv, the series next to checkpoint FILE, in buf. Returns 0, or -1 when it
- * does not fit. */
-int checkpoint_series_path(const char *path, char *buf, size_t size);
+/* Save sim and obs's measurements under path. */
+int checkpoint_save(latmc_sim *sim, const struct observables *obs, uint64_t therm,
+                    uint64_t every, const char *path, struct failure *f);
 
-/* Save sim and obs's series under path. */
-int checkpoint_save(latmc_sim *sim, const struct observables *obs, const char *path,
-                    struct failure *f);
+/* Replace obs's (empty) accumulator by the one saved in path, after checking that it was
+ * written for the same columns, --therm and --every, and that it has the number of rows
+ * the sim's sweep count implies. Returns 0, EXIT_USAGE (message printed: the command
+ * line does not match) or EXIT_LIBRARY (*f says why). */
+int checkpoint_load_measurements(const char *path, const latmc_sim *sim, uint64_t therm,
+                                 uint64_t every, struct observables *obs, struct failure *f);
 
 #endif

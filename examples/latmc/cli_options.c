@@ -14,7 +14,8 @@ enum {
     OPT_MODEL = 256, OPT_DIM, OPT_BETA, OPT_J, OPT_H, OPT_PARAM, OPT_ALGO, OPT_SWEEPS,
     OPT_THERM, OPT_EVERY, OPT_SEED, OPT_THREADS, OPT_DEVICE, OPT_START, OPT_CSV, OPT_Q,
     OPT_COUPLINGS, OPT_COUPLING_SEED, OPT_PRECISION, OPT_REPLICAS, OPT_TUNE_EPSILON,
-    OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME
+    OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_JSON, OPT_HDF5, OPT_STRICT,
+    OPT_CHECKPOINT_FAILURE
 };
 
 static const char short_opts[] = ":L:qvhV";
@@ -45,6 +46,10 @@ static const struct option long_opts[] = {
     { "checkpoint",       required_argument, NULL, OPT_CHECKPOINT },
     { "checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY },
     { "resume",           required_argument, NULL, OPT_RESUME },
+    { "checkpoint-failure", required_argument, NULL, OPT_CHECKPOINT_FAILURE },
+    { "json",             required_argument, NULL, OPT_JSON },
+    { "hdf5",             required_argument, NULL, OPT_HDF5 },
+    { "strict",           no_argument,       NULL, OPT_STRICT },
     { "quiet",            no_argument,       NULL, 'q' },
     { "verbose",          no_argument,       NULL, 'v' },
     { "help",             no_argument,       NULL, 'h' },
@@ -113,7 +118,8 @@ static void report_unknown(int argc, char **argv)
         n = sizeof name - 1;
     memcpy(name, o, n);
     name[n] = '\0';
-    if (optopt == 'q' || optopt == 'v' || optopt == 'h' || optopt == 'V') {
+    if (optopt == 'q' || optopt == 'v' || optopt == 'h' || optopt == 'V' ||
+        optopt == OPT_STRICT) {
         /* getopt_long matched a flag spelled --flag=value (optopt is the flag's value) */
         cli_usage_error("option '%s' takes no value", name);
     } else if (optopt != 0) {
@@ -236,6 +242,25 @@ static enum cli_action parse_one(int c, const char *arg, struct cli_options *opt
                      &opt->checkpoint_every);
         break;
     case OPT_RESUME: ok = get_path("--resume", arg, &opt->resume_path); break;
+    case OPT_JSON: ok = get_path("--json", arg, &opt->json_path); break;
+    case OPT_HDF5:
+#if LATMC_CLI_HDF5
+        ok = get_path("--hdf5", arg, &opt->hdf5_path);
+#else
+        cli_usage_error("--hdf5: this latmc was built without HDF5 (configure with "
+                        "-Dhdf5=enabled; needs libhdf5-dev)");
+        ok = false;
+#endif
+        break;
+    case OPT_STRICT: opt->strict = true; break;
+    case OPT_CHECKPOINT_FAILURE: {
+        static const struct name_value policies[] = { { "retry", 0 }, { "stop", 1 },
+                                                      { NULL, 0 } };
+        int v = 0;
+        ok = get_name("--checkpoint-failure", arg, policies, &v);
+        opt->checkpoint_stop = v == 1;
+        break;
+    }
     case 'q': opt->quiet = true; break;
     case 'v': opt->verbose = true; break;
     case 'h':
@@ -305,10 +330,57 @@ static bool check_combinations(const struct cli_options *opt)
         cli_usage_error("--checkpoint-every needs --checkpoint FILE");
         return false;
     }
-    const char *csv = opt->csv_path;
-    if (csv != NULL && ((opt->checkpoint_path && strcmp(csv, opt->checkpoint_path) == 0) ||
-                        (opt->resume_path && strcmp(csv, opt->resume_path) == 0))) {
-        cli_usage_error("--csv %s would overwrite the checkpoint", csv);
+    if (opt->csv_path != NULL && opt->json_path != NULL &&
+        strcmp(opt->csv_path, opt->json_path) == 0) {
+        cli_usage_error("--csv and --json name the same %s",
+                        strcmp(opt->csv_path, "-") == 0 ? "standard output" : "file");
+        return false;
+    }
+    const char *outs[3] = { opt->csv_path, opt->json_path, opt->hdf5_path };
+    for (int i = 0; i < 3; i++) {
+        const char *p = outs[i];
+        if (p != NULL && ((opt->checkpoint_path && strcmp(p, opt->checkpoint_path) == 0) ||
+                          (opt->resume_path && strcmp(p, opt->resume_path) == 0))) {
+            cli_usage_error("%s %s would overwrite the checkpoint",
+                            i == 0 ? "--csv" : i == 1 ? "--json" : "--hdf5", p);
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * The temperature rule: a fresh run must say where in its phase diagram it runs. The
+ * library's defaults are no physics choice (beta = 0 is infinite temperature, where
+ * Metropolis flips every spin every sweep: a periodic chain whose "errors" are exactly
+ * 0), so they are never used silently. Ising, Potts and Heisenberg need beta; phi^4 has
+ * no beta (its weight is exp(-H)), and mu2 and g play that role. A resumed run takes
+ * them from the checkpoint.
+ */
+static bool check_temperature(const struct cli_options *opt)
+{
+    if (opt->resume_path != NULL)
+        return true;
+    if (opt->model != LATMC_MODEL_PHI4) {
+        if (cli_param_given(opt, LATMC_PARAM_BETA, NULL))
+            return true;
+        cli_usage_error("the %s model needs --beta B, the inverse temperature (no default: "
+                        "beta = 0 is infinite temperature, where Metropolis is degenerate)",
+                        names_of(names_model, opt->model, "?"));
+        return false;
+    }
+    double mu2 = 0.0, g = 0.0;
+    bool have_mu2 = cli_param_given(opt, LATMC_PARAM_MU2, &mu2);
+    bool have_g = cli_param_given(opt, LATMC_PARAM_G, &g);
+    if (!have_mu2 || !have_g) {
+        cli_usage_error("the phi4 model needs --param mu2=M and --param g=G (they place it in "
+                        "its phase diagram, as beta does for the other models; missing: %s)",
+                        !have_mu2 && !have_g ? "mu2 and g" : !have_mu2 ? "mu2" : "g");
+        return false;
+    }
+    if (g == 0.0 && mu2 <= 0.0) {
+        cli_usage_error("phi4 with g = 0 and mu2 = %g <= 0 has no normalisable weight (the "
+                        "zero mode is free): give g > 0 or mu2 > 0", mu2);
         return false;
     }
     return true;
@@ -347,6 +419,8 @@ enum cli_action cli_parse(int argc, char **argv, struct cli_options *opt)
         return CLI_EXIT_USAGE;
 
     opt->demo = !ps.sim_option;
+    if (!opt->demo && !check_temperature(opt))
+        return CLI_EXIT_USAGE;
     if (opt->demo) {
         opt->therm = DEMO_THERM;
         opt->sweeps = DEMO_SWEEPS;

@@ -1,8 +1,11 @@
 /*
  * latmc front end — the command line: its options, their defaults, parsing and --help.
  *
- * Exit status convention of the program (also in --help):
- *   0 success, 1 the library refused or failed, 2 bad command line, 130 interrupted.
+ * Exit status convention of the program (also in --help and doc/cli.md):
+ *   0 success, 1 the library refused or failed (also: a checkpoint failed at the end, or
+ *   the run stopped on a failed checkpoint with --checkpoint-failure stop), 2 bad
+ *   command line, 3 (--strict only) finished but some result has no error estimate,
+ *   128 + N stopped by signal N (130 SIGINT, 143 SIGTERM, 138 SIGUSR1).
  */
 #ifndef LATMC_CLI_OPTIONS_H
 #define LATMC_CLI_OPTIONS_H
@@ -14,7 +17,8 @@
 enum {
     EXIT_LIBRARY = 1,
     EXIT_USAGE = 2,
-    EXIT_INTERRUPTED = 130
+    EXIT_DEGENERATE = 3,
+    EXIT_SIGNAL_BASE = 128
 };
 
 /* The default demo (no simulation option on the command line): 2D Ising at beta_c. */
@@ -75,7 +79,11 @@ struct cli_options {
     struct cli_param params[CLI_MAX_PARAMS];
     int n_params;
 
-    const char *csv_path;        /* NULL: no CSV */
+    const char *csv_path;        /* NULL: no CSV; "-": standard output */
+    const char *json_path;       /* NULL: no JSON; "-": standard output */
+    const char *hdf5_path;       /* NULL: no HDF5 (only when built with HDF5) */
+    bool strict;                 /* exit 3 when a result has no error estimate */
+    bool checkpoint_stop;        /* --checkpoint-failure stop */
     const char *checkpoint_path; /* NULL: no checkpoints */
     uint64_t checkpoint_every;   /* 0: only at the end (and on Ctrl-C) */
     const char *resume_path;     /* NULL: a fresh start */

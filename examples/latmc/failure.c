@@ -24,3 +24,11 @@ void failure_print(const struct failure *fl, FILE *f)
     else
         fprintf(f, "latmc: %s: %s\n", fl->what, latmc_strerror(fl->code));
 }
+
+void failure_print_detail(const struct failure *fl, FILE *f)
+{
+    if (fl->detail[0] != '\0')
+        fprintf(f, "%s: %s: %s\n", fl->what, latmc_strerror(fl->code), fl->detail);
+    else
+        fprintf(f, "%s: %s\n", fl->what, latmc_strerror(fl->code));
+}

@@ -20,6 +20,9 @@ int failure_set(struct failure *f, int code, const char *detail, const char *wha
 #endif
     ;
 
+/* Print the recorded failure without the "latmc: " prefix (to continue a line). */
+void failure_print_detail(const struct failure *fl, FILE *f);
+
 /* Print the recorded failure as one line on f. */
 void failure_print(const struct failure *fl, FILE *f);
 

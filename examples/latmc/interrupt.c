@@ -1,4 +1,4 @@
-/* latmc front end — SIGINT handling. */
+/* latmc front end — SIGINT, SIGTERM and SIGUSR1 handling. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -9,23 +9,30 @@
 
 static volatile sig_atomic_t requested = 0;
 
-static void on_sigint(int sig)
+static void on_signal(int sig)
 {
-    (void)sig;
-    requested = 1;
+    if (requested == 0)
+        requested = sig;
 }
 
 void interrupt_install(void)
 {
+    static const int sigs[] = { SIGINT, SIGTERM, SIGUSR1 };
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
+    sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND; /* the second Ctrl-C terminates */
-    sigaction(SIGINT, &sa, NULL);
+    sa.sa_flags = SA_RESETHAND; /* the second signal terminates */
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaction(sigs[i], &sa, NULL);
 }
 
 bool interrupt_requested(void)
 {
     return requested != 0;
+}
+
+int interrupt_signal(void)
+{
+    return (int)requested;
 }

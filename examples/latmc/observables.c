@@ -101,11 +101,3 @@ int observables_pool_acceptance(struct observables *o, const latmc_sim *sim, str
     o->accept_valid = true;
     return LATMC_OK;
 }
-
-int observables_write_csv(const struct observables *o, const char *path, struct failure *f)
-{
-    int rc = latmc_acc_write_csv(o->acc, path, o->csv_name);
-    if (rc != LATMC_OK)
-        return failure_set(f, rc, latmc_last_error(), "writing '%s'", path);
-    return LATMC_OK;
-}

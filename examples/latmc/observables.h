@@ -26,7 +26,7 @@ struct observables {
     int col_energy, col_absm, col_m2, col_m4, col_overlap2; /* column, or -1 */
     bool scalar;        /* a signed scalar order parameter (Ising, phi^4): U4 applies */
     latmc_acc *acc;     /* one row per measurement */
-    uint64_t reloaded;  /* rows read back from a checkpoint's series (--resume) */
+    uint64_t reloaded;  /* rows read back from a checkpoint (--resume) */
 
     bool accept_valid;  /* the counters below cover the measured sweeps */
     uint64_t accepted, attempted;
@@ -42,14 +42,6 @@ int observables_measure(struct observables *o, latmc_sim *sim, struct failure *f
 /* Read the acceptance counters (at the end of the run; they were reset when the
  * measurement phase began). */
 int observables_pool_acceptance(struct observables *o, const latmc_sim *sim, struct failure *f);
-
-/* Write the observables' time series as CSV. */
-int observables_write_csv(const struct observables *o, const char *path, struct failure *f);
-
-/* Append the first `rows` rows of a CSV written by observables_write_csv() with the
- * same columns (series_io.c); more rows in the file are ignored, fewer are an error. */
-int observables_read_csv(struct observables *o, const char *path, uint64_t rows,
-                         struct failure *f);
 
 void observables_destroy(struct observables *o);
 

@@ -5,7 +5,7 @@
 #include "progress.h"
 #include "timer.h"
 
-#define BAR_WIDTH 28
+#define BAR_WIDTH 16
 #define REDRAW_INTERVAL 0.1 /* seconds */
 
 void progress_init(struct progress *p, bool enabled, uint64_t first, uint64_t total_sweeps)
@@ -69,16 +69,18 @@ void progress_update(struct progress *p, const char *phase, uint64_t done)
         bar[i] = i < fill ? '#' : '.';
     bar[BAR_WIDTH] = '\0';
 
-    char rate_s[32], eta_s[32];
+    char rate_s[32], eta_s[32], done_s[32], total_s[32];
     format_rate(rate_s, sizeof rate_s, rate);
+    format_rate(done_s, sizeof done_s, (double)done);
+    format_rate(total_s, sizeof total_s, (double)p->total);
     if (run > 0 && rate > 0.0 && done <= p->total)
         format_duration(eta_s, sizeof eta_s, (double)(p->total - done) / rate);
     else
         snprintf(eta_s, sizeof eta_s, "--:--");
 
     /* \r, the line (< 80 columns), then erase to the end of the line */
-    fprintf(stderr, "\r%-7s [%s] %5.1f%%  %s sweeps/s  ETA %s\033[K",
-            phase, bar, 100.0 * frac, rate_s, eta_s);
+    fprintf(stderr, "\r%-7s [%s] %5.1f%% %s/%s sweeps  %s sweeps/s  ETA %s\033[K",
+            phase, bar, 100.0 * frac, done_s, total_s, rate_s, eta_s);
     fflush(stderr);
     p->visible = true;
 }

@@ -1,6 +1,6 @@
 /*
- * latmc front end — the progress bar on stderr: phase, bar, percent, sweeps per second
- * and ETA, redrawn in place at most 10 times per second. Disabled (prints nothing at
+ * latmc front end — the progress bar on stderr: phase, bar, percent, sweeps done of the
+ * total, sweeps per second and ETA, redrawn in place at most 10 times per second. Disabled (prints nothing at
  * all) unless enabled at init, which the caller does only when stderr is a terminal.
  */
 #ifndef LATMC_CLI_PROGRESS_H

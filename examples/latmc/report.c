@@ -7,9 +7,6 @@
 #include "names.h"
 #include "report.h"
 
-/* Below this many measurements per tau_int, errors and tau_int themselves are rough. */
-#define MIN_MEAS_PER_TAU 100.0
-
 void report_format_mean_error(char *mbuf, size_t msize, char *ebuf, size_t esize,
                               double mean, double err, int have_err)
 {
@@ -35,30 +32,25 @@ void report_format_mean_error(char *mbuf, size_t msize, char *ebuf, size_t esize
     }
 }
 
-/* One row of the observables table from column col of acc. Returns 1 when the
- * tau_int footnote applies. */
-static int print_obs_row(FILE *out, const char *label, const latmc_acc *acc, int col)
+/* One row of the observables table. A degenerate error or tau_int is never printed as
+ * a number: "n/a" and the '!' that the notes below the table explain. */
+static void print_obs_row(FILE *out, const struct obs_result *o)
 {
     char mbuf[40], ebuf[40], tbuf[24];
-    uint64_t n = latmc_acc_count(acc);
-    double mean = 0.0, err = 0.0, tau = 0.0;
-    int footnote = 0;
-
-    if (n == 0 || latmc_acc_mean(acc, col, &mean) != LATMC_OK) {
-        fprintf(out, "  %-12s %16s %12s %9s\n", label, "n/a", "n/a", "n/a");
-        return 0;
+    if (!o->have_mean) {
+        fprintf(out, "  %-12s %16s %12s %9s\n", o->label, "n/a", "n/a", "n/a");
+        return;
     }
-    int have_err = latmc_acc_error(acc, col, &err) == LATMC_OK;
-    report_format_mean_error(mbuf, sizeof mbuf, ebuf, sizeof ebuf, mean, err, have_err);
-    if (latmc_acc_tau_int(acc, col, &tau) == LATMC_OK) {
-        footnote = (double)n < MIN_MEAS_PER_TAU * tau;
-        snprintf(tbuf, sizeof tbuf, tau < 1000.0 ? "%.2f%s" : "%.4g%s", tau,
-                 footnote ? "*" : "");
-    } else {
-        snprintf(tbuf, sizeof tbuf, "n/a");
-    }
-    fprintf(out, "  %-12s %16s %12s %9s\n", label, mbuf, ebuf, tbuf);
-    return footnote;
+    report_format_mean_error(mbuf, sizeof mbuf, ebuf, sizeof ebuf, o->mean, o->err,
+                             o->have_err);
+    if (o->flags & LATMC_ACC_WARN_ZERO_ERROR)
+        snprintf(ebuf, sizeof ebuf, "n/a !");
+    if (!o->have_tau || (o->flags & LATMC_ACC_WARN_TAU_UNDEFINED))
+        snprintf(tbuf, sizeof tbuf, "n/a%s", o->have_tau ? " !" : "");
+    else
+        snprintf(tbuf, sizeof tbuf, o->tau < 1000.0 ? "%.2f%s" : "%.4g%s", o->tau,
+                 (o->flags & LATMC_ACC_WARN_ANTICORRELATED) ? " !" : o->rough ? "*" : "");
+    fprintf(out, "  %-12s %16s %12s %9s\n", o->label, mbuf, ebuf, tbuf);
 }
 
 /* The acceptance pooled over the measured sweeps: exact counts, no error bar. */
@@ -167,8 +159,67 @@ static void print_run(FILE *out, const latmc_sim *sim, const struct cli_options 
                 st->last_sweep);
 }
 
+static void print_derived(FILE *out, const struct results *r, const struct observables *obs)
+{
+    if (r->nblocks >= 2)
+        fprintf(out, "\n  %-14s %14s %12s   (jackknife, %d blocks)\n", "derived", "value",
+                "error", r->nblocks);
+    else
+        fprintf(out, "\n  %-14s %14s %12s\n", "derived", "value", "error");
+    for (int i = 0; i < r->n_derived; i++) {
+        const struct derived_result *d = &r->derived[i];
+        char mbuf[40], ebuf[40];
+        if (!d->ok) {
+            fprintf(out, "  %-14s %14s %12s   (%s)\n", d->label, "n/a", "n/a", d->why);
+            continue;
+        }
+        report_format_mean_error(mbuf, sizeof mbuf, ebuf, sizeof ebuf, d->value, d->err, 1);
+        if (d->flags & LATMC_ACC_WARN_ZERO_ERROR)
+            snprintf(ebuf, sizeof ebuf, "n/a !");
+        fprintf(out, "  %-14s %14s %12s\n", d->label, mbuf, ebuf);
+    }
+    fprintf(out, "\n  chi = %s (<m^2> - <|m|>^2), C = %s (<e^2> - <e>^2), per site;"
+            " tau_int in measurements\n", r->have_beta ? "beta N" : "N",
+            r->have_beta ? "beta^2 N" : "N");
+    if (!obs->scalar)
+        fprintf(out, "  the order parameter has no sign here (|m| is the library's m);"
+                " <m^4>/<m^2>^2 is the plain\n  moment ratio: the normalisation of a Binder"
+                " cumulant depends on the number of components\n");
+    if (obs->col_overlap2 >= 0)
+        fprintf(out, "  q^2 = sum_{mu,nu} q_{mu nu}^2 of replicas 0 and 1, q^4 = (q^2)^2, "
+                "chi_SG = N <q^2>;\n  the other observables are of replica 0\n");
+}
+
+/* The notes on '!' and '*' marks. */
+static void print_marks(FILE *out, const struct results *r)
+{
+    bool rough = false, zero = false, undefined = false, anti = false;
+    for (int c = 0; c < r->n_obs; c++) {
+        const struct obs_result *o = &r->obs[c];
+        rough |= o->rough && !(o->flags & RES_DEGENERATE);
+        zero |= (o->flags & LATMC_ACC_WARN_ZERO_ERROR) != 0;
+        undefined |= (o->flags & LATMC_ACC_WARN_TAU_UNDEFINED) != 0;
+        anti |= (o->flags & LATMC_ACC_WARN_ANTICORRELATED) != 0;
+    }
+    for (int i = 0; i < r->n_derived; i++)
+        zero |= (r->derived[i].flags & LATMC_ACC_WARN_ZERO_ERROR) != 0;
+    if (rough)
+        fprintf(out, "  * fewer than %.0f tau_int of measurements (or no self-consistent "
+                "window): that error and tau_int are rough\n", MIN_MEAS_PER_TAU);
+    if (zero)
+        fprintf(out, "  ! error n/a: the series does not fluctuate (its error would be "
+                "exactly 0): a frozen or periodic\n    chain, from which no error can be "
+                "estimated (Metropolis at beta = 0 flips every spin every sweep)\n");
+    if (undefined)
+        fprintf(out, "  ! tau_int n/a: the series has no variance, tau_int is undefined\n");
+    if (anti)
+        fprintf(out, "  ! tau_int 0.50 !: anticorrelated or periodic series; tau_int is "
+                "shown at its floor 1/2\n");
+}
+
 void report_print(FILE *out, latmc_sim *sim, const struct cli_options *opt,
-                  const struct run_stats *st, const struct observables *obs)
+                  const struct run_stats *st, const struct observables *obs,
+                  const struct results *r)
 {
     latmc_sim_desc desc;
     latmc_sim_desc_init(&desc);
@@ -181,13 +232,28 @@ void report_print(FILE *out, latmc_sim *sim, const struct cli_options *opt,
     print_run(out, sim, opt, &desc, st, obs, sites);
 
     fprintf(out, "\n  %-12s %16s %12s %9s\n", "observable", "mean", "error", "tau_int");
-    int footnote = 0;
-    for (int c = 0; c < obs->n_cols; c++)
-        footnote |= print_obs_row(out, obs->label[c], obs->acc, c);
+    for (int c = 0; c < r->n_obs; c++)
+        print_obs_row(out, &r->obs[c]);
     print_acceptance(out, obs);
 
-    report_derived(out, sim, obs, sites);
-    if (footnote)
-        fprintf(out, "  * fewer than %.0f tau_int of measurements: that error and tau_int are "
-                "rough\n", MIN_MEAS_PER_TAU);
+    print_derived(out, r, obs);
+    print_marks(out, r);
+}
+
+void report_warn(FILE *err, const struct results *r)
+{
+    char list[256];
+    size_t len = 0;
+    list[0] = '\0';
+    for (int c = 0; c < r->n_obs; c++)
+        if (r->obs[c].flags & RES_DEGENERATE)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
+                                    r->obs[c].label);
+    for (int i = 0; i < r->n_derived && len < sizeof list; i++)
+        if (r->derived[i].flags & RES_DEGENERATE)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
+                                    r->derived[i].label);
+    if (len > 0)
+        fprintf(err, "latmc: warning: no error estimate for %s: the chain does not "
+                "fluctuate or is periodic (see the notes under the results)\n", list);
 }

@@ -1,7 +1,7 @@
 /*
- * latmc front end — the final report on stdout: what ran (report.c), then a table of
- * means, errors and autocorrelation times and the pooled acceptance (report.c), then
- * the derived quantities with jackknife errors (report_derived.c).
+ * latmc front end — the final report: what ran, then a table of means, errors and
+ * autocorrelation times and the pooled acceptance, then the derived quantities with
+ * jackknife errors (computed in results.c), and notes on what cannot be trusted.
  */
 #ifndef LATMC_CLI_REPORT_H
 #define LATMC_CLI_REPORT_H
@@ -13,15 +13,15 @@
 
 #include "cli_options.h"
 #include "observables.h"
+#include "results.h"
 #include "run.h"
 
 void report_print(FILE *out, latmc_sim *sim, const struct cli_options *opt,
-                  const struct run_stats *st, const struct observables *obs);
+                  const struct run_stats *st, const struct observables *obs,
+                  const struct results *r);
 
-/* The derived quantities: for scalar models U4, else <m^4>/<m^2>^2; chi and C; with
- * two replicas <q^4>/<q^2>^2 and chi_SG. `sites` is N. */
-void report_derived(FILE *out, const latmc_sim *sim, const struct observables *obs,
-                    double sites);
+/* One "latmc: warning:" line on err naming the degenerate results, if there are any. */
+void report_warn(FILE *err, const struct results *r);
 
 /* Mean and error as text, the mean rounded to the error's second significant digit
  * (shared by both tables). */

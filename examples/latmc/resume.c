@@ -1,7 +1,7 @@
 /*
  * latmc front end — --resume FILE: the sim from the checkpoint (latmc_sim_load), the
  * settings the command line gives compared with it, and the measurements already made
- * read back from FILE.csv.
+ * read back from the checkpoint's application data (checkpoint.c).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -139,15 +139,5 @@ int setup_resume(latmc_ctx *ctx, const struct cli_options *opt, latmc_sim **out,
 int setup_resume_series(latmc_sim *sim, const struct cli_options *opt,
                         struct observables *obs, struct failure *f)
 {
-    uint64_t sweeps = 0;
-    int rc = latmc_sim_sweep_count(sim, &sweeps);
-    if (rc != LATMC_OK)
-        return failure_set(f, rc, latmc_sim_last_error(sim), "reading the sweep count");
-    uint64_t rows = sweeps > opt->therm ? (sweeps - opt->therm) / opt->every : 0;
-    if (rows == 0)
-        return LATMC_OK; /* nothing measured yet: the series is not needed */
-    char series[4096];
-    if (checkpoint_series_path(opt->resume_path, series, sizeof series) != 0)
-        return failure_set(f, LATMC_EINVAL, "", "--resume: path too long");
-    return observables_read_csv(obs, series, rows, f);
+    return checkpoint_load_measurements(opt->resume_path, sim, opt->therm, opt->every, obs, f);
 }

@@ -19,6 +19,7 @@
 #include "failure.h"
 #include "observables.h"
 #include "progress.h"
+#include "series_out.h"
 
 /* latmc_sim_tune_epsilon() adapts epsilon after every block of this many sweeps. */
 #define TUNE_BLOCK 10
@@ -30,6 +31,8 @@ struct run_plan {
     double tune_target;          /* > 0: tune epsilon towards it while thermalizing */
     const char *checkpoint_path; /* NULL: no checkpoints */
     uint64_t checkpoint_every;   /* 0: only at the end (and when interrupted) */
+    bool stop_on_checkpoint_failure; /* else: warn, keep the last good one, retry */
+    struct series_out *series;   /* --csv stream (its target NULL: none) */
 };
 
 struct run_stats {
@@ -38,13 +41,23 @@ struct run_stats {
     bool measuring;       /* the measurement phase began (acceptance counted from there) */
     double wall_s;        /* this run: sweeps, measurements, checkpoints */
     double sweep_s;       /* inside latmc_sim_sweep() / latmc_sim_tune_epsilon() only */
-    bool interrupted;
+    bool interrupted;     /* stopped by a signal (interrupt.h) */
     bool saved;           /* a checkpoint was written at last_sweep */
+    unsigned checkpoint_failures; /* periodic checkpoints that failed */
+    bool checkpoint_stopped;      /* stopped after a failed checkpoint (stop policy) */
+    bool final_save_failed;       /* the checkpoint at the end failed: *f says why */
 };
 
 /* Run the plan on sim (which has a configuration) from its current sweep count, which
  * must not be past therm + sweeps. Returns LATMC_OK, also when interrupted
- * (stats->interrupted), or a failure described in *f. */
+ * (stats->interrupted), when a checkpoint failed (stats: checkpoint_failures,
+ * checkpoint_stopped, final_save_failed, with *f describing the last failure), or a
+ * failure of the run itself described in *f (no results then).
+ *
+ * A failed periodic checkpoint is reported on stderr and, by default, the run goes on:
+ * the previous checkpoint file stays as it was (the library writes aside and renames),
+ * and the next one is tried at the next multiple of checkpoint_every. With
+ * stop_on_checkpoint_failure the run stops there as if interrupted. */
 int run_simulation(latmc_sim *sim, const struct run_plan *plan, struct observables *obs,
                    struct progress *pg, struct run_stats *stats, struct failure *f);
 

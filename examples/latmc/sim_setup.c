@@ -65,15 +65,18 @@ void setup_notes(latmc_sim *sim, const struct cli_options *opt)
 {
     if (opt->quiet || opt->demo || opt->resume_path != NULL)
         return;
-    double beta = 0.0, mu2 = 0.0, g = 0.0;
-    if (param(sim, LATMC_PARAM_BETA, &beta) && !cli_param_given(opt, LATMC_PARAM_BETA, NULL))
-        fprintf(stderr, "latmc: note: no --beta given, using the library's default beta = %g\n",
-                beta);
-    if (param(sim, LATMC_PARAM_MU2, &mu2) && param(sim, LATMC_PARAM_G, &g) && g == 0.0 &&
-        mu2 <= 0.0)
-        fprintf(stderr, "latmc: note: phi4 with g = 0 and mu2 = %g <= 0 has no normalisable "
-                "weight: the mean of the field is not bound (give --param g=... or a positive "
-                "--param mu2=...)\n", mu2);
+    /* beta = 0 given explicitly: allowed (heat bath then draws independent spins), but
+     * Metropolis there is the degenerate chain the temperature rule keeps from being a
+     * default. */
+    double beta = 1.0;
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    if (param(sim, LATMC_PARAM_BETA, &beta) && beta == 0.0 &&
+        latmc_sim_get_desc(sim, &d) == LATMC_OK && d.model == LATMC_MODEL_ISING &&
+        d.algorithm == LATMC_ALGO_METROPOLIS)
+        fprintf(stderr, "latmc: note: Ising Metropolis at beta = 0 accepts every proposal: the "
+                "checkerboard flips every spin every sweep, a periodic chain (its errors "
+                "cannot be estimated; use --algo heatbath for infinite temperature)\n");
 }
 
 int setup_check_tuning(latmc_sim *sim, const struct cli_options *opt, struct failure *f)

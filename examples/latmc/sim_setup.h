@@ -21,8 +21,8 @@
 int setup_fresh(latmc_ctx *ctx, const struct cli_options *opt, latmc_sim **out,
                 struct failure *f);
 
-/* Things worth a note on stderr before a run (unless --quiet): no --beta given, a phi^4
- * weight that is not normalisable. */
+/* Things worth a note on stderr before a run (unless --quiet): Ising Metropolis at
+ * beta = 0 (degenerate). */
 void setup_notes(latmc_sim *sim, const struct cli_options *opt);
 
 /* --tune-epsilon: does the model have an epsilon to tune? (asked once, with 0 sweeps) */
@@ -36,7 +36,8 @@ void setup_param_error(latmc_sim *sim, int key, double value, int rc);
 int setup_resume(latmc_ctx *ctx, const struct cli_options *opt, latmc_sim **out,
                  struct failure *f);
 
-/* Read back the measurements the resumed run had made (FILE.csv) into obs. */
+/* Read back the measurements the resumed run had made (saved in the checkpoint) into
+ * obs: 0, EXIT_USAGE (another --therm or --every) or EXIT_LIBRARY. */
 int setup_resume_series(latmc_sim *sim, const struct cli_options *opt,
                         struct observables *obs, struct failure *f);
 

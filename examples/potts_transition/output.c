@@ -54,17 +54,24 @@ static bool write_script(const struct case_result *r, int n, const char *dir)
     fprintf(f,
         "# gnuplot potts_transition.gp  ->  potts_transition.png\n"
         "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-        "    set terminal pngcairo size 1200,900 font ',11'\n"
+        "    set terminal pngcairo size 1600,900 font ',11'\n"
         "} else {\n"
-        "    set terminal png size 1200,900\n"
+        "    set terminal png size 1600,900\n"
         "}\n"
         "set output 'potts_transition.png'\n"
-        "set multiplot layout 2,2 title '2D q-state Potts across beta_c = ln(1 + sqrt q)'\n"
+        "set multiplot layout 2,3 title '2D q-state Potts across beta_c = ln(1 + sqrt q)'\n"
         "set xlabel '{/Symbol b} / {/Symbol b}_c'\n"
         "set arrow 1 from 1, graph 0 to 1, graph 1 nohead dt 2\n"
         "set ylabel 'e = E/N'\nset key bottom left\nplot \\\n");
     for (int k = 0; k < n; k++)
         fprintf(f, "  'potts_scan.dat' index %d using 3:5:6 with yerrorlines pt 7 ps 0.6 "
+                   "title 'q = %d, L = %d'%s\n", k, r[k].c->q, r[k].c->L,
+                k + 1 < n ? ", \\" : "");
+    /* the order parameter (LATMC_OBS_MAGNETIZATION, doc/models/potts.md): rises from
+     * about 0 continuously for q = 3, jumps for q = 10 */
+    fprintf(f, "set ylabel 'order parameter m'\nset key top left\nplot \\\n");
+    for (int k = 0; k < n; k++)
+        fprintf(f, "  'potts_scan.dat' index %d using 3:7:8 with yerrorlines pt 7 ps 0.6 "
                    "title 'q = %d, L = %d'%s\n", k, r[k].c->q, r[k].c->L,
                 k + 1 < n ? ", \\" : "");
     fprintf(f, "set ylabel 'specific heat C'\nset logscale y\nset key top left\nplot \\\n");

@@ -146,7 +146,15 @@ LATMC_API int latmc_acc_error(const latmc_acc *acc, int col, double *err);
  * window W (smallest W with W >= 6 tau_int(W), Madras–Sokal; W stops at count / 2 when
  * no smaller window qualifies). With this convention the error of the mean is
  * sqrt(2 tau_int var / n); uncorrelated data give 1/2. A constant column gives
- * tau_int = 0.5.
+ * tau_int = 0.5 (a convention: flagged LATMC_ACC_WARN_TAU_UNDEFINED).
+ *
+ * Floor (since 0.2): the result is never below 1/2, the value of uncorrelated data. The
+ * sum of an anticorrelated series can fall below it (to -1/2 for a period-2 chain, as
+ * Metropolis at beta = 0 produces); it is then returned as 1/2, so that
+ * sqrt(2 tau_int var / n) is the naive error, an upper bound for anticorrelated data,
+ * never a vanishing or imaginary one. latmc_acc_warnings() says when the floor hid a
+ * significant shortfall (LATMC_ACC_WARN_ANTICORRELATED) or when the window did not
+ * close (LATMC_ACC_WARN_NO_WINDOW).
  * @param[in]  acc the accumulator.
  * @param[in]  col column, 0 <= col < ncols.
  * @param[out] tau receives tau_int.
@@ -156,6 +164,41 @@ LATMC_API int latmc_acc_error(const latmc_acc *acc, int col, double *err);
  * @since 0.1
  */
 LATMC_API int latmc_acc_tau_int(const latmc_acc *acc, int col, double *tau);
+
+/** @name Warning bits of latmc_acc_warnings()
+ * @{ */
+/** latmc_acc_error() is exactly 0: the column does not fluctuate within the rows the
+ *  binning uses (a frozen chain, or a periodic one such as Metropolis at beta = 0, which
+ *  flips every spin every sweep). Zero is then not an error estimate: nothing can be
+ *  said about the statistical error from this series. @since 0.2 */
+#define LATMC_ACC_WARN_ZERO_ERROR     (1u << 0)
+/** The column has no variance: tau_int is undefined (latmc_acc_tau_int() returns the
+ *  convention 1/2). @since 0.2 */
+#define LATMC_ACC_WARN_TAU_UNDEFINED  (1u << 1)
+/** The autocorrelation sum fell below 1/2 by more than 4 of its standard errors
+ *  (Madras–Sokal, sigma = (1/2) sqrt(2 (2W + 1) / n)): the series is anticorrelated or
+ *  periodic, and latmc_acc_tau_int() returned its floor 1/2. Noise of uncorrelated data
+ *  around 1/2 is not flagged. @since 0.2 */
+#define LATMC_ACC_WARN_ANTICORRELATED (1u << 2)
+/** The self-consistent window did not close before count / 2: the series is too short
+ *  for its autocorrelation, tau_int is an underestimate and so may be the error.
+ *  @since 0.2 */
+#define LATMC_ACC_WARN_NO_WINDOW      (1u << 3)
+/** @} */
+
+/**
+ * Which results of column col cannot be trusted as they stand: a combination of the
+ * LATMC_ACC_WARN_* bits (0: none). Bits may be added in later versions; ignore unknown
+ * ones.
+ * @param[in]  acc   the accumulator.
+ * @param[in]  col   column, 0 <= col < ncols.
+ * @param[out] flags receives the bits.
+ * @return LATMC_OK; LATMC_EINVAL (acc or flags NULL, col out of range); LATMC_ESTATE
+ *         (fewer than 2 rows).
+ * @note Thread-safe (const).
+ * @since 0.2
+ */
+LATMC_API int latmc_acc_warnings(const latmc_acc *acc, int col, unsigned *flags);
 
 /**
  * A derived quantity of the column means, for latmc_acc_jackknife(). Must return a
@@ -247,20 +290,59 @@ LATMC_API int latmc_acc_specific_heat(const latmc_acc *acc, int col_e, double fa
 /**
  * Write the series as CSV: a header line "index,<name0>,<name1>,..." (names may be NULL:
  * "index,c0,c1,..."; names must not contain ',', '"', CR or LF), then one line per row
- * with the row index and the values printed with 17 significant digits. Written to
- * path.tmp, flushed and renamed, so a failure never leaves a partial file at path.
- * An existing file at path is replaced.
+ * with the row index and the values printed with 17 significant digits. Written to a
+ * uniquely named temporary file beside the target, synced and renamed over it (the
+ * directory synced too), so a failure never leaves a partial file at path and
+ * concurrent writers never share a temporary file (the last rename wins). A symbolic
+ * link is followed and stays a link; an existing file at the target is replaced; a
+ * target that is not a regular file (FIFO, device, directory) is refused (LATMC_EIO)
+ * and left alone. (Since 0.2; before, path.tmp was used and any target replaced.)
  * @param[in] acc   the accumulator.
- * @param[in] path  destination file, non-empty; path.tmp is used on the way.
+ * @param[in] path  destination file, non-empty.
  * @param[in] names NULL, or ncols non-NULL strings; borrowed for the call only.
  * @return LATMC_OK; LATMC_EINVAL (acc or path NULL, path empty, a name NULL or with a
- *         forbidden character); LATMC_EIO (cannot create, write, sync, close or rename;
- *         path.tmp is removed); LATMC_ENOMEM.
- * @note Thread-safe (const) for the acc; concurrent writes to the same path race.
+ *         forbidden character); LATMC_EIO (not a regular file, or cannot create, write,
+ *         sync or rename; the temporary file is removed); LATMC_ENOMEM.
+ * @note Thread-safe (const) for the acc; concurrent writes to one path: the last wins.
  * @since 0.1
  */
 LATMC_API int latmc_acc_write_csv(const latmc_acc *acc, const char *path,
                                   const char *const *names);
+
+/**
+ * The accumulator (its column count and every row) as bytes, e.g. to store next to a
+ * sim checkpoint. Format 1, little-endian: "LATMCACC", u32 format (1), u32 ncols,
+ * u64 count, u64 FNV-1a hash of the payload, then the payload: the count values of
+ * column 0, then column 1, ..., each an IEEE 754 binary64. Size 32 + 8 ncols count.
+ * With buf NULL only *size is set; otherwise capacity must be >= the size.
+ * @param[in]  acc      the accumulator.
+ * @param[out] buf      caller's buffer of capacity bytes, or NULL to ask the size.
+ * @param[in]  capacity size of buf.
+ * @param[out] size     receives the size of the serialized acc (also when capacity is
+ *                      too small).
+ * @return LATMC_OK; LATMC_EINVAL (acc or size NULL, capacity too small); LATMC_ENOMEM
+ *         (the size overflows size_t).
+ * @note Thread-safe (const).
+ * @since 0.2
+ */
+LATMC_API int latmc_acc_serialize(const latmc_acc *acc, void *buf, size_t capacity,
+                                  size_t *size);
+
+/**
+ * A new accumulator from latmc_acc_serialize() bytes. The bytes are untrusted input:
+ * the header, the column count, that the size is exactly the one the header implies,
+ * the hash and every value (finite) are checked before anything is returned.
+ * @param[in]  buf  the bytes; borrowed for the call only.
+ * @param[in]  size their number.
+ * @param[out] out  receives the new acc, owned by the caller (latmc_acc_destroy());
+ *                  NULL on failure when out is not NULL.
+ * @return LATMC_OK; LATMC_EINVAL (out or buf NULL); LATMC_ECORRUPT (not accumulator
+ *         data, unknown format, bad column count, size mismatch, hash mismatch, a value
+ *         not finite); LATMC_ENOMEM.
+ * @note Thread-safe.
+ * @since 0.2
+ */
+LATMC_API int latmc_acc_deserialize(const void *buf, size_t size, latmc_acc **out);
 
 LATMC_END_DECLS
 

@@ -102,8 +102,9 @@ typedef struct latmc_device_info {
  * @param[in]  device LATMC_DEVICE_CPU or LATMC_DEVICE_CUDA (not AUTO).
  * @param[out] count  receives the number of devices.
  * @return LATMC_OK; LATMC_EINVAL (ctx or count NULL, other device kind); LATMC_EBACKEND
- *         (no usable module: the message, and latmc_ctx_backend_status(), say why); or
- *         the CUDA module's error code when it cannot count its devices.
+ *         (no usable module: the message, and latmc_ctx_backend_status(), say why; or a
+ *         status the module may not return); or the CUDA module's error code when it
+ *         cannot count its devices (EDEVICE, ...).
  * @note Thread-safe.
  * @since 0.1
  */
@@ -117,8 +118,9 @@ LATMC_API int latmc_ctx_device_count(latmc_ctx *ctx, int device, int *count);
  * @param[in,out] info   caller-allocated; struct_size in, the whole struct (this
  *                       version's fields) out. Unchanged on failure.
  * @return LATMC_OK; LATMC_EINVAL (ctx or info NULL, struct_size smaller than this
- *         library's struct, other device kind); LATMC_EBACKEND; LATMC_ENODEV (index out
- *         of range); or the CUDA module's error code.
+ *         library's struct or larger than 4096, other device kind); LATMC_EBACKEND (also:
+ *         the module returned a status it may not); LATMC_ENODEV (index out of range); or
+ *         the CUDA module's error code (EDEVICE, ENOMEM, ...).
  * @note Thread-safe.
  * @since 0.1
  */

@@ -3,9 +3,12 @@
  * @brief liblatmc — a simulation: one lattice, one model, its state, on one device set.
  *
  * Thread safety: one sim must not be used by two threads at once; different sims may
- * be used concurrently from different threads, also when they share a ctx.
+ * be used concurrently from different threads, also when they share a ctx. Calls marked
+ * "thread-safe as a const call" may run concurrently with each other on one sim (not with
+ * a call that modifies it); when they fail they record the message only as the calling
+ * thread's latmc_last_error(), never in the sim (doc/robustness.md).
  * Every function returns LATMC_OK (0) or a negative LATMC_E* code; on failure the sim
- * is unchanged and latmc_sim_last_error() says why. Failures on a sim also reach the
+ * is unchanged and latmc_sim_last_error() says why (for const calls: latmc_last_error()). Failures on a sim also reach the
  * ctx's log: refused requests (EINVAL, EUNSUPPORTED, ESTATE, ...) at LATMC_LOG_DEBUG,
  * failures of memory, device or files (ENOMEM, EDEVICE, EIO, ECORRUPT) at LATMC_LOG_ERROR
  * (latmc_sim_load logs every failure at LATMC_LOG_ERROR; calls without a sim or ctx are
@@ -76,20 +79,25 @@ enum latmc_init {
 
 /**
  * Parameter keys; latmc_param_name() / latmc_param_by_name() map them to names.
- * Real values are bounded by |value| <= 1e100.
+ * Each key has one valid range, a closed interval [lo, hi] the same for every model that
+ * has the key (latmc_param_bounds() returns it); integer parameters take whole numbers only.
+ * Real values are bounded by |value| <= 1e100, positive scales below by 1e-100; NaN is
+ * never valid, +inf only for lambda. phi^4 also needs g > 0, or g = 0 with mu2 > 0 (else
+ * exp(-H) is not normalisable): that rule ties two parameters, so latmc_sim_sweep()
+ * checks it (LATMC_ESTATE), not latmc_sim_set_param().
  * @since 0.1
  */
 enum latmc_param {
-    LATMC_PARAM_BETA    = 1,  /**< "beta": inverse temperature, >= 0 (not phi^4; default 0) */
-    LATMC_PARAM_J       = 2,  /**< "J": coupling (Ising, Potts; default 1) */
-    LATMC_PARAM_H       = 3,  /**< "h": external field (not phi^4; default 0) */
-    LATMC_PARAM_MU2     = 4,  /**< "mu2" (phi^4; default 0) */
-    LATMC_PARAM_G       = 5,  /**< "g" (phi^4; default 0) */
-    LATMC_PARAM_LAMBDA  = 6,  /**< "lambda" (phi^4; > 0, default +inf: 1/Lambda term off) */
-    LATMC_PARAM_EPSILON = 7,  /**< "epsilon" (phi^4 proposal half-width; > 0, default 0.5) */
-    LATMC_PARAM_NHIT    = 8,  /**< "nhit" (phi^4 hits per site per pass; 1..65535) */
-    LATMC_PARAM_NLOC    = 9,  /**< "nloc" (phi^4 passes per sweep; 1..65535) */
-    LATMC_PARAM_NOVER   = 10  /**< "nover" (Heisenberg overrelaxation passes; 0..65535) */
+    LATMC_PARAM_BETA    = 1,  /**< "beta": inverse temperature, [0, 1e100] (not phi^4; default 0) */
+    LATMC_PARAM_J       = 2,  /**< "J": coupling, [-1e100, 1e100] (Ising, Potts; default 1) */
+    LATMC_PARAM_H       = 3,  /**< "h": external field, [-1e100, 1e100] (not phi^4; default 0) */
+    LATMC_PARAM_MU2     = 4,  /**< "mu2", [-1e100, 1e100] (phi^4; default 0) */
+    LATMC_PARAM_G       = 5,  /**< "g", [0, 1e100] (phi^4; default 0) */
+    LATMC_PARAM_LAMBDA  = 6,  /**< "lambda", [1e-100, +inf] (phi^4; default +inf: 1/Lambda term off) */
+    LATMC_PARAM_EPSILON = 7,  /**< "epsilon" (phi^4 proposal half-width; [1e-100, 1e100], default 0.5) */
+    LATMC_PARAM_NHIT    = 8,  /**< "nhit" (phi^4 hits per site per pass; integer, [1, 65535]) */
+    LATMC_PARAM_NLOC    = 9,  /**< "nloc" (phi^4 passes per sweep; integer, [1, 65535]) */
+    LATMC_PARAM_NOVER   = 10  /**< "nover" (Heisenberg overrelaxation passes; integer, [0, 65535]) */
 };
 
 /** Observable keys: values per site, accumulated in double. @since 0.1 */
@@ -123,7 +131,8 @@ typedef struct latmc_sim_desc {
     int      replicas;      /**< 1, or 2 for the overlap (Heisenberg) */
     int      device;        /**< enum latmc_device */
     int      device_index;  /**< first device (CPU: 0 only) */
-    int      n_threads;     /**< CPU threads, 0 = runtime default; at most 4096 */
+    int      n_threads;     /**< CPU threads, 0 = runtime default; at most 4096, and no more
+                                 than the system lets start at once (checked at create) */
     uint64_t seed;          /**< Monte Carlo seed */
 } latmc_sim_desc;
 
@@ -149,11 +158,14 @@ LATMC_API void latmc_sim_desc_init(latmc_sim_desc *d);
  * @param[in]  desc from latmc_sim_desc_init(); copied, need not outlive the call.
  * @param[out] out  receives the new sim, owned by the caller (latmc_sim_destroy()).
  * @return LATMC_OK; LATMC_EINVAL (NULL, bad field: the message names it; also ndim
- *         other than 2 or 3, struct_size too small, extents the colouring cannot use,
- *         q out of range); LATMC_EUNSUPPORTED (algorithm or replicas not available for
+ *         other than 2 or 3, struct_size smaller than this version's desc or larger
+ *         than 4096, extents the colouring cannot use, q out of range);
+ *         LATMC_EUNSUPPORTED (algorithm or replicas not available for
  *         the model, fields of a newer desc set, CUDA explicitly requested for a model
  *         without CUDA kernels); LATMC_EBACKEND (CUDA requested, module unusable);
- *         LATMC_ENODEV (device_index negative or beyond the devices); LATMC_ENOMEM;
+ *         LATMC_ENODEV (device_index negative or beyond the devices; with device AUTO
+ *         any index other than 0 that no CUDA device answers, since the CPU has only
+ *         device 0); LATMC_ENOMEM (also: the system cannot start n_threads threads);
  *         LATMC_EDEVICE (device failure). On failure *out is set to NULL (when out is
  *         not NULL) and nothing is leaked.
  * @note Thread-safe (ctx-level).
@@ -192,12 +204,13 @@ LATMC_API int latmc_sim_get_desc(const latmc_sim *sim, latmc_sim_desc *out);
 LATMC_API const char *latmc_sim_backend_name(const latmc_sim *sim);
 
 /**
- * Set a model parameter (enum latmc_param). Values must be finite (lambda may be +inf);
- * beta >= 0; |value| <= 1e100; other ranges as listed in enum latmc_param.
+ * Set a model parameter (enum latmc_param). The value must lie in the key's range
+ * (latmc_param_bounds(), listed in enum latmc_param); on failure the old value stays.
  * @param[in,out] sim   the sim.
  * @param[in]     key   enum latmc_param.
  * @param[in]     value the new value.
- * @return LATMC_OK; LATMC_EINVAL (sim NULL, unknown key, NaN, inf, out of range);
+ * @return LATMC_OK; LATMC_EINVAL (sim NULL, unknown key, NaN, out of range, not a whole
+ *         number for an integer key: the message names the range);
  *         LATMC_EUNSUPPORTED (the parameter does not belong to the sim's model).
  * @note Not concurrently with any other call on the same sim.
  * @since 0.1
@@ -226,6 +239,23 @@ LATMC_API int latmc_sim_get_param(const latmc_sim *sim, int key, double *value);
  * @since 0.1
  */
 LATMC_API int latmc_param_by_name(const char *name, int *key);
+
+/**
+ * The valid range of a parameter of a model, as zstd's ZSTD_cParam_getBounds: every value
+ * v with lo <= v <= hi is accepted by latmc_sim_set_param() (both ends closed; integer
+ * keys nhit, nloc, nover take whole numbers only; lambda's hi is +inf, which is valid and
+ * switches its term off). The ranges do not depend on the desc. phi^4's rule between g and
+ * mu2 (enum latmc_param) is not a range and is checked by latmc_sim_sweep().
+ * @param[in]  model enum latmc_model.
+ * @param[in]  key   enum latmc_param.
+ * @param[out] lo    receives the smallest valid value.
+ * @param[out] hi    receives the largest valid value.
+ * @return LATMC_OK; LATMC_EINVAL (lo or hi NULL, unknown model or key); LATMC_EUNSUPPORTED
+ *         (the key does not belong to the model). On failure *lo and *hi are unchanged.
+ * @note Thread-safe.
+ * @since 0.2
+ */
+LATMC_API int latmc_param_bounds(int model, int key, double *lo, double *hi);
 
 /**
  * Name of a parameter key, or NULL for an unknown key.
@@ -270,7 +300,8 @@ LATMC_API int latmc_sim_init_spins(latmc_sim *sim, int how);
  * @param[in]     n   number of sweeps.
  * @return LATMC_OK; LATMC_EINVAL (sim NULL, or the sweep number would pass what the
  *         random-number counters can name: 2^48 / nloc sweeps); LATMC_ESTATE (no
- *         configuration yet, checked before n = 0); or the backend's failure (e.g.
+ *         configuration yet, checked before n = 0; parameters whose weight is not
+ *         normalisable: phi^4 with g = 0 and mu2 <= 0); or the backend's failure (e.g.
  *         LATMC_EDEVICE; the sweeps are then not counted).
  * @note Not concurrently with any other call on the same sim.
  * @since 0.1
@@ -357,6 +388,9 @@ LATMC_API int latmc_sim_get_spins(latmc_sim *sim, void *buf, size_t bytes);
  * @param[in,out] sim   the sim.
  * @param[in]     buf   the configuration; copied, borrowed for the call only.
  * @param[in]     bytes its size, == latmc_sim_spins_size().
+ * Values out of range for the model: Ising not +-1, Potts not below q, phi^4 not finite
+ * or |phi| > 1e40 (below it every observable is finite for every valid parameter),
+ * Heisenberg not of unit length within 1e-5 (doc/models/).
  * @return LATMC_OK; LATMC_EINVAL (sim or buf NULL, wrong size, a value out of range for
  *         the model); or the backend's failure (e.g. LATMC_EDEVICE).
  * @note Not concurrently with any other call on the same sim.
@@ -406,11 +440,15 @@ LATMC_API int latmc_sim_set_couplings(latmc_sim *sim, const float *buf, size_t c
 
 /**
  * Models with a proposal width (phi^4 "epsilon"): run `sweeps` sweeps in blocks that end
- * at multiples of 10 of the sweep number, after each block scaling epsilon by
- * acceptance / target (the factor clamped to [1/2, 2]), so that the acceptance approaches
- * `target` (0 < target < 1). Because blocks follow the sweep number, tuning split over
- * several calls gives the same chain as one call. Meant for thermalization: the sweeps
- * count as ordinary sweeps. A scaled epsilon outside its valid range is not applied.
+ * at multiples of 10 of the sweep number, at the end of each block scaling epsilon by
+ * its acceptance / target (the factor clamped to [1/2, 2]), so that the acceptance
+ * approaches `target` (0 < target < 1). A block's acceptance is the sim's acceptance
+ * counters, which this call zeroes where a block starts: a call that ends inside a block
+ * leaves the block's part so far in them, and the next call (also after a checkpoint)
+ * completes it; a call that starts inside a block counts from the last reset. So tuning
+ * split over several calls, at any sweep count, gives the same chain as one call. Meant
+ * for thermalization: the sweeps count as ordinary sweeps. A scaled epsilon outside its
+ * valid range is not applied.
  * @param[in,out] sim    the sim.
  * @param[in]     target the acceptance to approach, 0 < target < 1.
  * @param[in]     sweeps number of sweeps (0: nothing happens).
@@ -513,8 +551,9 @@ LATMC_API int latmc_checkpoint_app_data(const char *path, void *buf, size_t capa
  * @param[out] buf      caller's buffer of `capacity` bytes, or NULL to query the size.
  * @param[in]  capacity size of buf.
  * @param[out] size     receives the checkpoint's size in bytes.
- * @return LATMC_OK; LATMC_EINVAL (sim or size NULL, capacity too small); LATMC_ENOMEM;
- *         or the backend's failure.
+ * @return LATMC_OK; LATMC_EINVAL (sim or size NULL, capacity too small); LATMC_ESTATE (no
+ *         configuration yet on a lattice of more than 65536 sites x replicas, as
+ *         latmc_sim_save()); LATMC_ENOMEM; or the backend's failure.
  * @note Not concurrently with any other call on the same sim.
  * @since 0.1
  */

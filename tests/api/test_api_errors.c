@@ -388,7 +388,8 @@ static void model_specific_calls(void **state)
     assert_int_equal(latmc_sim_couplings_size(f->sim, NULL), LATMC_EINVAL);
     assert_int_equal(latmc_sim_couplings_size(f->sim, &count), LATMC_EUNSUPPORTED);
     assert_int_equal(count, 99);
-    assert_non_null(strstr(latmc_sim_last_error(f->sim), "Ising"));
+    /* A const call's failure is the calling thread's message, not the sim's. */
+    assert_non_null(strstr(latmc_last_error(), "Ising"));
     assert_int_equal(latmc_sim_get_couplings(NULL, j, 32), LATMC_EINVAL);
     assert_int_equal(latmc_sim_get_couplings(f->sim, j, 32), LATMC_EUNSUPPORTED);
     assert_int_equal(latmc_sim_set_couplings(NULL, j, 32), LATMC_EINVAL);

@@ -158,8 +158,7 @@ static void expect_refused_save(latmc_sim *sim, const char *path, const char *ki
 {
     assert_int_equal(latmc_sim_save(sim, path), LATMC_EIO);
     const char *msg = latmc_sim_last_error(sim);
-    if (strstr(msg, kind) == NULL || strstr(msg, "regular file") == NULL)
-        print_error("message: %s\n", msg);
+    print_message("save refused: %s\n", msg);
     assert_non_null(strstr(msg, kind));
     assert_non_null(strstr(msg, "regular file"));
     assert_non_null(strstr(msg, "latmc_sim_save"));
@@ -291,8 +290,7 @@ static void large_sparse_file_is_not_read(void **state)
         assert_int_equal(latmc_sim_load(ctx, path, &sim), LATMC_ECORRUPT);
         assert_null(sim);
         const char *msg = latmc_last_error();
-        if (strstr(msg, "desc implies") == NULL)
-            print_error("message: %s\n", msg);
+        print_message("load refused: %s\n", msg);
         assert_non_null(strstr(msg, "desc implies"));
         assert_non_null(strstr(msg, path));
     }

@@ -319,7 +319,7 @@ static long check_heis_uniform(void)
         double u[4];
         _mm256_storeu_pd(u, heis_uniform_avx2(_mm_loadu_si128((const __m128i *)r)));
         for (int k = 0; k < 4; k++)
-            bad += !same_d(u[k], cpu_heisenberg_uniform(r[k]));
+            bad += !same_d(u[k], latmc_heisenberg_uniform(r[k]));
         total += 4;
     }
     return report("heis_uniform_avx2", bad, total);
@@ -357,7 +357,7 @@ static long check_heis_sample_cos(void)
         double a[8], u[8], x[8];
         for (int k = 0; k < 8; k++) {
             a[k] = heis_a(8 * i + k);
-            u[k] = cpu_heisenberg_uniform(draw(8L * i + k));
+            u[k] = latmc_heisenberg_uniform(draw(8L * i + k));
         }
         const __m256d av[2] = { _mm256_loadu_pd(a), _mm256_loadu_pd(a + 4) };
         const __m256d uv[2] = { _mm256_loadu_pd(u), _mm256_loadu_pd(u + 4) };
@@ -366,7 +366,7 @@ static long check_heis_sample_cos(void)
         _mm256_storeu_pd(x, xv[0]);
         _mm256_storeu_pd(x + 4, xv[1]);
         for (int k = 0; k < 8; k++)
-            bad += !same_d(x[k], cpu_heisenberg_sample_cos(a[k], u[k]));
+            bad += !same_d(x[k], latmc_heisenberg_sample_cos(a[k], u[k]));
         total += 8;
     }
     return report("heis_sample_cos_pair_avx2", bad, total);
@@ -401,8 +401,8 @@ static long check_heis_heatbath(void)
             heis_field(8 * i + k, fk);
             for (int c = 0; c < 3; c++)
                 f[k / 4][c][k % 4] = fk[c];
-            uc[k] = cpu_heisenberg_uniform(draw(8L * i + k));
-            up[k] = cpu_heisenberg_uniform((uint32_t)next());
+            uc[k] = latmc_heisenberg_uniform(draw(8L * i + k));
+            up[k] = latmc_heisenberg_uniform((uint32_t)next());
         }
         __m256d fv[2][3], out[2][3];
         for (int v = 0; v < 2; v++)
@@ -417,7 +417,7 @@ static long check_heis_heatbath(void)
                 _mm256_storeu_pd(o[c], out[k / 4][c]);
             const double fk[3] = { f[k / 4][0][k % 4], f[k / 4][1][k % 4], f[k / 4][2][k % 4] };
             float s[3];
-            cpu_heisenberg_heatbath_spin(fk, beta, uc[k], up[k], s);
+            latmc_heisenberg_heatbath_spin(fk, beta, uc[k], up[k], s);
             for (int c = 0; c < 3; c++)
                 bad += !same_d(o[c][k % 4], (double)s[c]);
         }
@@ -459,7 +459,7 @@ static long check_heis_overrelax(void)
             const double fk[3] = { f[k / 4][0][k % 4], f[k / 4][1][k % 4], f[k / 4][2][k % 4] };
             float sp[3] = { (float)s[k / 4][0][k % 4], (float)s[k / 4][1][k % 4],
                             (float)s[k / 4][2][k % 4] };
-            cpu_heisenberg_overrelax_spin(fk, sp);
+            latmc_heisenberg_overrelax_spin(fk, sp);
             for (int c = 0; c < 3; c++)
                 bad += !same_d(o[c][k % 4], (double)sp[c]);
         }

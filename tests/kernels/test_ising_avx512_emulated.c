@@ -69,6 +69,8 @@ static void run_impl(int ndim, int64_t lx, int64_t ly, int64_t lz, int algorithm
     g.nsites = g.lx * g.ly * g.lz;
     struct latmc_ising_tables t;
     tables(&t, ndim, beta, J, h);
+    struct cpu_ising_decisions dec;
+    cpu_ising_decisions_build(&dec, &t, ndim, algorithm);
     int8_t *ref = malloc((size_t)g.nsites), *out = malloc((size_t)g.nsites);
     assert_non_null(ref);
     assert_non_null(out);
@@ -93,8 +95,8 @@ static void run_impl(int ndim, int64_t lx, int64_t ly, int64_t lz, int algorithm
         const uint64_t a =
             pmj ? cpu_ising_sweep_coupled(&g, ref, eps, &t, algorithm, seed, first_sweep + k, 1)
                 : cpu_ising_sweep(&g, ref, &t, algorithm, seed, first_sweep + k, 1);
-        const uint64_t b = cpu_ising_split_sweep(&s, &dsp, &t, algorithm, seed,
-                                                 first_sweep + k, threads);
+        const uint64_t b = cpu_ising_split_sweep(&s, &dsp, &dec, seed, first_sweep + k,
+                                                 threads);
         cpu_ising_split_to_natural(&s, out, 1);
         if (a != b || memcmp(ref, out, (size_t)g.nsites) != 0)
             print_error("%dD %lldx%lldx%lld algorithm %d beta %g h %g pmj %d: sweep %d "

@@ -4,7 +4,8 @@
  *     sweeps change nothing (the loader and dispatch are under test, not physics);
  *   2 ABI mismatch: reports module ABI version 999;
  *   3 no symbol: exports no entry point;
- *   4 unavailable: init reports LATMC_EBACKEND through the core services.
+ *   4 unavailable: init reports LATMC_EBACKEND through the core services;
+ *   5 bad init: init returns a code outside liblatmc's list, with no message.
  * Like a real module it never links liblatmc: only the core services are used.
  */
 #include <stdlib.h>
@@ -22,6 +23,8 @@ static int mock_init(const struct latmc_core_services *services)
     core = services;
 #if MOCK_VARIANT == 4
     return core->fail(LATMC_EBACKEND, "mock: no device present");
+#elif MOCK_VARIANT == 5
+    return 12345;
 #else
     return LATMC_OK;
 #endif

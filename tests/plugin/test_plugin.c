@@ -10,8 +10,10 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "module_abi.h" /* LATMC_MODULE_ABI_VERSION, for the expected message */
 #include "sim_helpers.h"
 
 static const char *which;
@@ -23,8 +25,46 @@ static latmc_sim_desc cuda_desc(void)
     return d;
 }
 
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+        n++;
+    return n;
+}
+
 /* The module is refused: explicit CUDA fails with EBACKEND naming the reason, AUTO and
  * the CPU still work, and the status line says why. */
+static void expect_refused(const char *reason);
+
+/* expect_refused, and the status line says each of the NULL-terminated `parts` too. */
+static void expect_refused_saying(const char *reason, ...)
+{
+    expect_refused(reason);
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    const char *status = latmc_ctx_backend_status(ctx, LATMC_DEVICE_CUDA);
+    va_list ap;
+    va_start(ap, reason);
+    for (const char *part = va_arg(ap, const char *); part; part = va_arg(ap, const char *)) {
+        if (!strstr(status, part))
+            print_error("'%s' does not mention '%s'\n", status, part);
+        assert_non_null(strstr(status, part));
+    }
+    va_end(ap);
+    latmc_ctx_destroy(&ctx);
+}
+
+/* The first directory of LATMC_MODULE_PATH with the module's file name. */
+static const char *module_file(void)
+{
+    static char path[4096];
+    const char *dirs = getenv("LATMC_MODULE_PATH");
+    assert_non_null(dirs);
+    snprintf(path, sizeof path, "%.*s/latmc-cuda.so", (int)strcspn(dirs, ":"), dirs);
+    return path;
+}
+
 static void expect_refused(const char *reason)
 {
     latmc_ctx *ctx = NULL;
@@ -90,14 +130,70 @@ static void plugin_case(void **state)
         d.device = LATMC_DEVICE_CUDA; /* explicit: never a silent CPU run */
         assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_EUNSUPPORTED);
         latmc_ctx_destroy(&ctx);
+    } else if (strcmp(which, "fallback") == 0) {
+        /* The rejected module is named, the good one after it is used. */
+        latmc_ctx *ctx = NULL;
+        assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+        const char *status = latmc_ctx_backend_status(ctx, LATMC_DEVICE_CUDA);
+        assert_non_null(strstr(status, "module ABI version 999"));
+        assert_non_null(strstr(status, "loaded "));
+        assert_null(strstr(status, "set LATMC_MODULE_PATH"));
+        latmc_sim_desc d = cuda_desc();
+        latmc_sim *sim = NULL;
+        assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+        assert_string_equal(latmc_sim_backend_name(sim), "mock-cuda");
+        latmc_sim_destroy(&sim);
+        latmc_ctx_destroy(&ctx);
     } else if (strcmp(which, "abi_mismatch") == 0) {
-        expect_refused("ABI version 999");
+        /* the file, both ABI numbers, and what to do */
+        char needs[64];
+        snprintf(needs, sizeof needs, "needs module ABI version %u", LATMC_MODULE_ABI_VERSION);
+        expect_refused_saying("ABI version 999", module_file(), needs,
+                              "set LATMC_MODULE_PATH", (const char *)NULL);
     } else if (strcmp(which, "no_symbol") == 0) {
-        expect_refused("no symbol latmc_module_entry");
+        expect_refused_saying("no symbol latmc_module_entry", module_file(),
+                              "set LATMC_MODULE_PATH", (const char *)NULL);
     } else if (strcmp(which, "unavailable") == 0) {
+        /* The module is fine, the machine has no device: no advice to move the module. */
+        expect_refused_saying("mock: no device present", module_file(), (const char *)NULL);
+        latmc_ctx *ctx = NULL;
+        assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+        assert_null(strstr(latmc_ctx_backend_status(ctx, LATMC_DEVICE_CUDA),
+                           "set LATMC_MODULE_PATH"));
+        latmc_ctx_destroy(&ctx);
+    } else if (strcmp(which, "duplicate") == 0) {
+        /* One file reached twice is tried, and reported, once. */
         expect_refused("mock: no device present");
+        latmc_ctx *ctx = NULL;
+        assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+        assert_int_equal(count_of(latmc_ctx_backend_status(ctx, LATMC_DEVICE_CUDA),
+                                  "mock: no device present"), 1);
+        latmc_ctx_destroy(&ctx);
+    } else if (strcmp(which, "bad_init") == 0) {
+        /* a code outside the list is named as such, never passed on */
+        expect_refused_saying("init returned 12345, not a liblatmc status code",
+                              module_file(), "the module gave no reason", (const char *)NULL);
+    } else if (strcmp(which, "cannot_load") == 0) {
+        /* the file and dlerror's reason (glibc: "invalid ELF header" or "file too short") */
+        expect_refused_saying("cannot load: ", module_file(), "set LATMC_MODULE_PATH",
+                              (const char *)NULL);
+        latmc_ctx *ctx = NULL;
+        assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+        const char *status = latmc_ctx_backend_status(ctx, LATMC_DEVICE_CUDA);
+        assert_true(strstr(status, "ELF") || strstr(status, "too short"));
+        latmc_ctx_destroy(&ctx);
     } else if (strcmp(which, "missing") == 0) {
-        expect_refused("no latmc-cuda.so");
+        /* the directories searched, and what to set */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "searched: %s", getenv("LATMC_MODULE_PATH"));
+        expect_refused_saying("no latmc-cuda.so", dir, "LATMC_MODULE_PATH is set",
+                              "set LATMC_MODULE_PATH to the directory that holds latmc-cuda.so",
+                              (const char *)NULL);
+    } else if (strcmp(which, "missing_unset") == 0) {
+        expect_refused_saying("no latmc-cuda.so", getenv("LATMC_MODULE_SYSTEM_PATH"),
+                              "LATMC_MODULE_PATH is not set",
+                              "set LATMC_MODULE_PATH to the directory that holds latmc-cuda.so",
+                              (const char *)NULL);
     } else {
         fail_msg("unknown case %s", which);
     }

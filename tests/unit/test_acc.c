@@ -354,7 +354,13 @@ static void test_small_exact(void **state)
     assert_int_equal(latmc_acc_binning_error(acc, 0, 0, &v), LATMC_OK);
     assert_rel(v, (tiny[1] - tiny[0]) / 2.0 / sqrt(3.0), 1e-12);
     assert_int_equal(latmc_acc_tau_int(acc, 0, &v), LATMC_OK);
-    assert_true(isfinite(v) && v != 0.5); /* not mistaken for a constant column */
+    assert_true(v == 0.5); /* period 2: the floor */
+    unsigned fl = 0;
+    assert_int_equal(latmc_acc_warnings(acc, 0, &fl), LATMC_OK);
+    /* not mistaken for a constant column (4 rows are too few for the shortfall to be
+     * significant: test_warnings has the long period-2 series) */
+    assert_false(fl & LATMC_ACC_WARN_TAU_UNDEFINED);
+    assert_false(fl & LATMC_ACC_WARN_ZERO_ERROR);
     latmc_acc_destroy(&acc);
 }
 
@@ -651,8 +657,242 @@ static void test_csv(void **state)
     assert_int_equal(access(tmp, F_OK), -1);
     assert_int_equal(rmdir(sub), 0);
 
+    /* a symlink is followed: the target gets the file, the link stays a link (also to a
+     * file that does not exist yet) */
+    char target[300], link[300];
+    snprintf(target, sizeof target, "%s/target.csv", dir);
+    snprintf(link, sizeof link, "%s/link.csv", dir);
+    assert_int_equal(symlink("target.csv", link), 0);
+    assert_int_equal(latmc_acc_write_csv(acc, link, names), LATMC_OK);
+    struct stat sb;
+    assert_int_equal(lstat(link, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    assert_int_equal(lstat(target, &sb), 0);
+    assert_true(S_ISREG(sb.st_mode) && sb.st_size > 0);
+    assert_int_equal(remove(link), 0);
+    assert_int_equal(remove(target), 0);
+
+    /* a FIFO is refused and stays a FIFO (opening it would block; replacing it would
+     * destroy it) */
+    char fifo[300];
+    snprintf(fifo, sizeof fifo, "%s/fifo.csv", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(latmc_acc_write_csv(acc, fifo, names), LATMC_EIO);
+    assert_non_null(strstr(latmc_last_error(), "fifo.csv"));
+    assert_int_equal(lstat(fifo, &sb), 0);
+    assert_true(S_ISFIFO(sb.st_mode));
+    assert_int_equal(remove(fifo), 0);
+
     latmc_acc_destroy(&acc);
     assert_int_equal(rmdir(dir), 0); /* empty: nothing left behind */
+}
+
+/* ---- 6. warnings and the tau_int floor ---- */
+
+static unsigned warnings_of(const latmc_acc *acc, int col)
+{
+    unsigned fl = 0xdeadu;
+    assert_int_equal(latmc_acc_warnings(acc, col, &fl), LATMC_OK);
+    return fl;
+}
+
+static void test_warnings(void **state)
+{
+    (void)state;
+    /* columns: period-2 (+-a), constant, i.i.d. normal, AR(0.999) (short for its tau) */
+    enum { N = 4096 };
+    latmc_acc *acc = new_acc(4);
+    rng_t rng = rng_seed(77);
+    double ar = 0.0;
+    for (int i = 0; i < N; i++) {
+        ar = 0.999 * ar + sqrt(1.0 - 0.999 * 0.999) * normal(&rng);
+        double row[4] = { (i & 1) ? -0.0029 : 0.0029, 0.75, normal(&rng), ar };
+        assert_int_equal(latmc_acc_push(acc, row, 4), LATMC_OK);
+    }
+    double tau, err;
+    /* period 2: the raw sum is -1/2; returned as the floor 1/2 and flagged. Its bins of
+     * two rows all have mean 0, so its binning error is exactly 0: flagged too. */
+    assert_int_equal(latmc_acc_tau_int(acc, 0, &tau), LATMC_OK);
+    assert_true(tau == 0.5);
+    assert_int_equal(latmc_acc_error(acc, 0, &err), LATMC_OK);
+    assert_true(err == 0.0);
+    assert_int_equal(warnings_of(acc, 0), LATMC_ACC_WARN_ANTICORRELATED | LATMC_ACC_WARN_ZERO_ERROR);
+    /* constant: zero error, tau undefined */
+    assert_int_equal(warnings_of(acc, 1), LATMC_ACC_WARN_ZERO_ERROR | LATMC_ACC_WARN_TAU_UNDEFINED);
+    /* i.i.d.: nothing, tau at or above the floor */
+    assert_int_equal(latmc_acc_tau_int(acc, 2, &tau), LATMC_OK);
+    assert_true(tau >= 0.5 && tau < 0.6);
+    assert_int_equal(warnings_of(acc, 2), 0);
+    /* tau_int ~ 1000 in 4096 rows: the window cannot close before N / 2 */
+    assert_int_equal(warnings_of(acc, 3) & LATMC_ACC_WARN_NO_WINDOW, LATMC_ACC_WARN_NO_WINDOW);
+    latmc_acc_destroy(&acc);
+
+    /* Uncorrelated data scatter around 1/2: the floor clamps but must not flag. Many
+     * seeds, short series (where the scatter is largest). */
+    int clamped = 0;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        latmc_acc *a = new_acc(1);
+        rng_t r = rng_seed(seed);
+        for (int i = 0; i < 256; i++)
+            push1(a, normal(&r));
+        assert_int_equal(latmc_acc_tau_int(a, 0, &tau), LATMC_OK);
+        assert_true(tau >= 0.5);
+        clamped += tau == 0.5;
+        assert_int_equal(warnings_of(a, 0) & LATMC_ACC_WARN_ANTICORRELATED, 0);
+        latmc_acc_destroy(&a);
+    }
+    assert_true(clamped > 20); /* the floor did act on many of them */
+
+    /* strongly anticorrelated AR(-0.9) (true tau_int 0.053): floor and flag */
+    acc = new_acc(1);
+    double x = 0.0;
+    for (int i = 0; i < 4096; i++) {
+        x = -0.9 * x + sqrt(1.0 - 0.81) * normal(&rng);
+        push1(acc, x);
+    }
+    assert_int_equal(latmc_acc_tau_int(acc, 0, &tau), LATMC_OK);
+    assert_true(tau == 0.5);
+    assert_int_equal(warnings_of(acc, 0), LATMC_ACC_WARN_ANTICORRELATED);
+
+    /* arguments and state */
+    unsigned fl = 7;
+    assert_int_equal(latmc_acc_warnings(NULL, 0, &fl), LATMC_EINVAL);
+    assert_int_equal(latmc_acc_warnings(acc, 0, NULL), LATMC_EINVAL);
+    assert_int_equal(latmc_acc_warnings(acc, 1, &fl), LATMC_EINVAL);
+    assert_int_equal(latmc_acc_warnings(acc, -1, &fl), LATMC_EINVAL);
+    latmc_acc_clear(acc);
+    push1(acc, 1.0);
+    assert_int_equal(latmc_acc_warnings(acc, 0, &fl), LATMC_ESTATE);
+    assert_int_equal(fl, 7); /* unchanged on failure */
+    latmc_acc_destroy(&acc);
+}
+
+/* ---- 7. serialize / deserialize ---- */
+
+static void assert_same_acc(const latmc_acc *a, const latmc_acc *b)
+{
+    int nc = latmc_acc_ncols(a);
+    assert_int_equal(latmc_acc_ncols(b), nc);
+    assert_int_equal(latmc_acc_count(b), latmc_acc_count(a));
+    for (uint64_t i = 0; i < latmc_acc_count(a); i++) {
+        double ra[8], rb[8];
+        assert_int_equal(latmc_acc_row(a, i, ra, nc), LATMC_OK);
+        assert_int_equal(latmc_acc_row(b, i, rb, nc), LATMC_OK);
+        assert_memory_equal(ra, rb, (size_t)nc * sizeof(double));
+    }
+}
+
+/* Re-seal the FNV-1a hash of an edited blob (so that the other checks are reached). */
+static void reseal(unsigned char *p, size_t size)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 32; i < size; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ULL;
+    }
+    for (int i = 0; i < 8; i++)
+        p[24 + i] = (unsigned char)(h >> (8 * i));
+}
+
+static void expect_corrupt(const unsigned char *p, size_t size)
+{
+    latmc_acc *out = (latmc_acc *)&out; /* not NULL: must be reset */
+    assert_int_equal(latmc_acc_deserialize(p, size, &out), LATMC_ECORRUPT);
+    assert_null(out);
+}
+
+static void test_serialize(void **state)
+{
+    (void)state;
+    latmc_acc *acc = new_acc(3);
+    rng_t rng = rng_seed(5);
+    for (int i = 0; i < 1000; i++) {
+        double row[3] = { normal(&rng), -0.0, 1e-310 * (i + 1) };
+        assert_int_equal(latmc_acc_push(acc, row, 3), LATMC_OK);
+    }
+    size_t size = 0;
+    assert_int_equal(latmc_acc_serialize(acc, NULL, 0, &size), LATMC_OK);
+    assert_int_equal(size, 32 + 8 * 3 * 1000);
+    unsigned char *buf = malloc(size + 1);
+    assert_non_null(buf);
+    size_t got = 0;
+    assert_int_equal(latmc_acc_serialize(acc, buf, size - 1, &got), LATMC_EINVAL);
+    assert_int_equal(got, size);
+    assert_int_equal(latmc_acc_serialize(acc, buf, size, &got), LATMC_OK);
+    assert_memory_equal(buf, "LATMCACC", 8);
+
+    latmc_acc *back = NULL;
+    assert_int_equal(latmc_acc_deserialize(buf, size, &back), LATMC_OK);
+    assert_same_acc(acc, back);
+    double a, b;
+    assert_int_equal(latmc_acc_tau_int(acc, 0, &a), LATMC_OK);
+    assert_int_equal(latmc_acc_tau_int(back, 0, &b), LATMC_OK);
+    assert_true(a == b);
+    /* the restored acc grows like any other */
+    double row[3] = { 1.0, 2.0, 3.0 };
+    assert_int_equal(latmc_acc_push(back, row, 3), LATMC_OK);
+    assert_int_equal(latmc_acc_count(back), 1001);
+    latmc_acc_destroy(&back);
+
+    /* damage: every single-byte change of the header, truncation, extra bytes */
+    for (size_t i = 0; i < 32; i++) {
+        buf[i] ^= 0x40;
+        expect_corrupt(buf, size);
+        buf[i] ^= 0x40;
+    }
+    buf[1000] ^= 1; /* payload without resealing: the hash */
+    expect_corrupt(buf, size);
+    buf[1000] ^= 1;
+    expect_corrupt(buf, size - 1);
+    expect_corrupt(buf, size - 8);
+    buf[size] = 0;
+    expect_corrupt(buf, size + 1);
+    expect_corrupt(buf, 31);
+    expect_corrupt(buf, 0);
+    /* a NaN and an infinity with a valid hash: refused */
+    unsigned char keep[8];
+    memcpy(keep, buf + 32 + 8 * 10, 8);
+    const double bad[2] = { NAN, -INFINITY };
+    for (int k = 0; k < 2; k++) {
+        memcpy(buf + 32 + 8 * 10, &bad[k], 8); /* little-endian hosts (x86, arm64) */
+        reseal(buf, size);
+        expect_corrupt(buf, size);
+    }
+    memcpy(buf + 32 + 8 * 10, keep, 8);
+    reseal(buf, size);
+    assert_int_equal(latmc_acc_deserialize(buf, size, &back), LATMC_OK);
+    latmc_acc_destroy(&back);
+    /* a count that would need more bytes than given (no allocation from the header) */
+    unsigned char hdr[32];
+    memcpy(hdr, buf, 32);
+    for (int i = 0; i < 8; i++)
+        hdr[16 + i] = 0xff;
+    expect_corrupt(hdr, 32);
+    /* 0 and 65 columns */
+    memcpy(hdr, buf, 32);
+    hdr[12] = 0;
+    expect_corrupt(hdr, 32);
+    hdr[12] = 65;
+    expect_corrupt(hdr, 32);
+    free(buf);
+
+    /* an empty acc: header only, and back */
+    latmc_acc_clear(acc);
+    assert_int_equal(latmc_acc_serialize(acc, NULL, 0, &size), LATMC_OK);
+    assert_int_equal(size, 32);
+    unsigned char small[32];
+    assert_int_equal(latmc_acc_serialize(acc, small, sizeof small, &size), LATMC_OK);
+    assert_int_equal(latmc_acc_deserialize(small, size, &back), LATMC_OK);
+    assert_int_equal(latmc_acc_ncols(back), 3);
+    assert_int_equal(latmc_acc_count(back), 0);
+    latmc_acc_destroy(&back);
+
+    /* arguments */
+    assert_int_equal(latmc_acc_serialize(NULL, small, 32, &size), LATMC_EINVAL);
+    assert_int_equal(latmc_acc_serialize(acc, small, 32, NULL), LATMC_EINVAL);
+    assert_int_equal(latmc_acc_deserialize(NULL, 32, &back), LATMC_EINVAL);
+    assert_int_equal(latmc_acc_deserialize(small, 32, NULL), LATMC_EINVAL);
+    latmc_acc_destroy(&acc);
 }
 
 int main(void)
@@ -663,6 +903,8 @@ int main(void)
         cmocka_unit_test(test_ar1),
         cmocka_unit_test(test_jackknife),
         cmocka_unit_test(test_csv),
+        cmocka_unit_test(test_warnings),
+        cmocka_unit_test(test_serialize),
     };
     return cmocka_run_group_tests_name("acc", tests, NULL, NULL);
 }

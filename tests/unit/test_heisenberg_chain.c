@@ -3,7 +3,7 @@
  * re-implements that definition (its own site loops, colouring, checkerboard numbering,
  * Philox counters and streams, local-field sums, pass structure, coupling draws and hot
  * start) and requires the library to match it bit for bit. Only the per-site rules
- * (heat-bath spin, reflection, uniform conversion: backends/cpu/heisenberg_rules.h) and
+ * (heat-bath spin, reflection, uniform conversion: lib/heisenberg_rules.h) and
  * the shared transcendental functions (lib/latmc_math.h, part of the chain's definition)
  * are shared, because they are floating-point formulas that are tested on their own in
  * test_heisenberg_sampling.c and test_latmc_math.c; everything that places a random
@@ -85,14 +85,14 @@ static void spec_pass(const struct spec *sp, const struct test_lattice *g, float
                     }
                     field[2] += sp->h;
                     if (!heatbath) {
-                        cpu_heisenberg_overrelax_spin(field, s + 3 * i);
+                        latmc_heisenberg_overrelax_spin(field, s + 3 * i);
                         continue;
                     }
                     const uint64_t j = (uint64_t)i / 2;
                     const uint32_t rc = spec_draw(seed, j, sweep, stream, (uint32_t)colour, 0);
                     const uint32_t rp = spec_draw(seed, j, sweep, stream, (uint32_t)colour, 1);
-                    cpu_heisenberg_heatbath_spin(field, sp->beta, cpu_heisenberg_uniform(rc),
-                                                 cpu_heisenberg_uniform(rp), s + 3 * i);
+                    latmc_heisenberg_heatbath_spin(field, sp->beta, latmc_heisenberg_uniform(rc),
+                                                 latmc_heisenberg_uniform(rp), s + 3 * i);
                 }
 }
 

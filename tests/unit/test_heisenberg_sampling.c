@@ -1,5 +1,5 @@
 /*
- * The per-site rules of the Heisenberg chain (backends/cpu/heisenberg_rules.h), called
+ * The per-site rules of the Heisenberg chain (lib/heisenberg_rules.h), called
  * directly:
  *  - cos(theta) sampling: F(x(u)) = u to ~1e-12 on a grid spanning every branch
  *    (a = 0, tiny, small, large, huge), and a Kolmogorov-Smirnov test of 10^5 draws per a
@@ -73,24 +73,24 @@ static void inversion_is_exact(void **state)
         const double a = a_values[k];
         for (int j = 0; j <= 1000; j++) {
             const double u = (j + 0.5) / 1001.0;
-            const double x = cpu_heisenberg_sample_cos(a, u);
+            const double x = latmc_heisenberg_sample_cos(a, u);
             assert_true(x >= -1.0 && x <= 1.0);
             /* where the density is steep, compare in x instead: dF/dx = a / (1 - e^{-2a}) */
             const double slope = a == 0.0 ? 0.5 : a / -expm1(-2.0 * a);
             assert_close(cdf(a, x), u, 1e-12 * (slope > 1.0 ? slope : 1.0));
         }
         /* the extreme uniforms the library can produce stay inside [-1, 1] */
-        const double lo = cpu_heisenberg_sample_cos(a, cpu_heisenberg_uniform(0));
-        const double hi = cpu_heisenberg_sample_cos(a, cpu_heisenberg_uniform(UINT32_MAX));
+        const double lo = latmc_heisenberg_sample_cos(a, latmc_heisenberg_uniform(0));
+        const double hi = latmc_heisenberg_sample_cos(a, latmc_heisenberg_uniform(UINT32_MAX));
         assert_true(lo >= -1.0 && lo < hi && hi <= 1.0);
     }
     /* the branches meet: no jump at a = 1e-8 or a = 0.5 */
     for (int j = 1; j < 100; j++) {
         const double u = j / 100.0;
-        assert_close(cpu_heisenberg_sample_cos(1e-8 * (1 - 1e-12), u),
-                     cpu_heisenberg_sample_cos(1e-8, u), 1e-15);
-        assert_close(cpu_heisenberg_sample_cos(0.5 * (1 - 1e-15), u),
-                     cpu_heisenberg_sample_cos(0.5, u), 1e-14);
+        assert_close(latmc_heisenberg_sample_cos(1e-8 * (1 - 1e-12), u),
+                     latmc_heisenberg_sample_cos(1e-8, u), 1e-15);
+        assert_close(latmc_heisenberg_sample_cos(0.5 * (1 - 1e-15), u),
+                     latmc_heisenberg_sample_cos(0.5, u), 1e-14);
     }
 }
 
@@ -103,7 +103,7 @@ static void cos_theta_ks(void **state)
     for (size_t k = 0; k < N_A; k++) {
         const double a = a_values[k];
         for (size_t j = 0; j < NDRAWS; j++)
-            v[j] = cdf(a, cpu_heisenberg_sample_cos(a, cpu_heisenberg_uniform(
+            v[j] = cdf(a, latmc_heisenberg_sample_cos(a, latmc_heisenberg_uniform(
                                                            (uint32_t)(test_rng_next(&rng) >> 32))));
         char what[64];
         snprintf(what, sizeof what, "cos(theta), a = %g", a);
@@ -149,7 +149,7 @@ static void heatbath_spin_distribution(void **state)
         const double size = pow(10.0, -9.0 + 11.0 * test_uniform(&rng));
         const double field[3] = { size * dir[0], size * dir[1], size * dir[2] };
         float s[3];
-        cpu_heisenberg_heatbath_spin(field, beta, test_uniform(&rng), test_uniform(&rng), s);
+        latmc_heisenberg_heatbath_spin(field, beta, test_uniform(&rng), test_uniform(&rng), s);
         const double len = sqrt((double)s[0] * s[0] + (double)s[1] * s[1] + (double)s[2] * s[2]);
         assert_close(len, 1.0, 2e-7);
         double n[3], e1[3], e2[3], x = 0.0, p1 = 0.0, p2 = 0.0;
@@ -182,7 +182,7 @@ static void heatbath_zero_field_is_uniform(void **state)
     for (int pass = 0; pass < 2; pass++) {
         for (size_t j = 0; j < NDRAWS; j++) {
             float s[3];
-            cpu_heisenberg_heatbath_spin(pass ? some : zero, pass ? 0.0 : 1.7, test_uniform(&rng),
+            latmc_heisenberg_heatbath_spin(pass ? some : zero, pass ? 0.0 : 1.7, test_uniform(&rng),
                                          test_uniform(&rng), s);
             const double z = s[0] * 0.6 + s[1] * 0.8; /* any fixed unit axis */
             v[j] = 0.5 * ((z > 1.0 ? 1.0 : z < -1.0 ? -1.0 : z) + 1.0);
@@ -204,7 +204,7 @@ static void overrelaxation_reflects(void **state)
         const double field[3] = { size * dir[0], size * dir[1], size * dir[2] };
         const double before = (s[0] * field[0] + s[1] * field[1] + s[2] * field[2]) / size;
         const float orig[3] = { s[0], s[1], s[2] };
-        cpu_heisenberg_overrelax_spin(field, s);
+        latmc_heisenberg_overrelax_spin(field, s);
         const double after = (s[0] * field[0] + s[1] * field[1] + s[2] * field[2]) / size;
         assert_close(after, before, 3e-7);
         assert_close(sqrt((double)s[0] * s[0] + (double)s[1] * s[1] + (double)s[2] * s[2]), 1.0, 2e-7);
@@ -213,13 +213,13 @@ static void overrelaxation_reflects(void **state)
         const double along = (sum[0] * dir[0] + sum[1] * dir[1] + sum[2] * dir[2]);
         for (int c = 0; c < 3; c++)
             assert_close(sum[c], along * dir[c], 1e-6);
-        cpu_heisenberg_overrelax_spin(field, s);
+        latmc_heisenberg_overrelax_spin(field, s);
         for (int c = 0; c < 3; c++)
             assert_close(s[c], orig[c], 5e-7);
     }
     float s[3] = { 0.6f, 0.0f, 0.8f };
     const double zero[3] = { 0.0, 0.0, 0.0 };
-    cpu_heisenberg_overrelax_spin(zero, s);
+    latmc_heisenberg_overrelax_spin(zero, s);
     assert_true(s[0] == 0.6f && s[1] == 0.0f && s[2] == 0.8f);
 }
 

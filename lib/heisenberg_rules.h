@@ -1,0 +1,107 @@
+/*
+ * Internal: the per-site rules of the Heisenberg chain (doc/models/heisenberg.md) in
+ * double on the host, as pure functions of the local field and the random numbers: heat
+ * bath and overrelaxation (heisenberg_site.h, the one body every backend and precision
+ * instantiates) and the conversions from 32-bit draws. Spins are stored as floats,
+ * normalised in double just before rounding. The transcendental functions are the shared
+ * ones of lib/latmc_math.h (not libm's), so that every SIMD level computes the same bits;
+ * sqrt is IEEE's, correctly rounded everywhere. The CPU's lattice loops only gather local
+ * fields and call these; the unit tests call them directly. The per-block draws of the
+ * couplings and of the hot start live here too: the CUDA module runs them on its host
+ * side, so that both backends get the very same couplings and hot starts.
+ */
+#ifndef LATMC_LIB_HEISENBERG_RULES_H
+#define LATMC_LIB_HEISENBERG_RULES_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include <latmc/sim.h> /* LATMC_COUPLINGS_* */
+
+#include "coupling_draws.h"
+#include "heisenberg.h"
+#include "latmc_math.h"
+#include "rng_streams.h"
+
+/* A 32-bit draw as a uniform number in (0, 1): (r + 1/2) 2^-32, never 0 or 1. */
+static inline double latmc_heisenberg_uniform(uint32_t r)
+{
+    return ((double)r + 0.5) * 0x1p-32;
+}
+
+#define HEIS_R double
+#define HEIS_QUAL static inline
+#define HEIS_SQRT sqrt
+#define HEIS_LOG latmc_math_log
+#define HEIS_LOG1P latmc_math_log1p
+#define HEIS_EXP latmc_math_exp
+#define HEIS_EXPM1 latmc_math_expm1
+#define HEIS_ABS fabs
+#define HEIS_SINCOS_2PI latmc_math_sincos_2pi
+#include "heisenberg_site.h"
+
+/* A spin uniform on the sphere (hot start): cos(theta) = 2 u_z - 1 to e_z, azimuth 2 pi u_phi. */
+static inline void latmc_heisenberg_uniform_spin(double u_z, double u_phi, float out[3])
+{
+    const double z = 2.0 * u_z - 1.0;
+    const double r = sqrt((1.0 - z) * (1.0 + z));
+    double sin_phi, cos_phi;
+    latmc_math_sincos_2pi(u_phi, &sin_phi, &cos_phi);
+    const double v[3] = { r * cos_phi, r * sin_phi, z };
+    latmc_heisenberg_store_unit(v, out);
+}
+
+/* A Gaussian coupling (mean 0, variance 1) by Box-Muller from two uniforms in (0, 1). */
+static inline float latmc_heisenberg_gaussian_coupling(double u1, double u2)
+{
+    double sin_phi, cos_phi;
+    latmc_math_sincos_2pi(u2, &sin_phi, &cos_phi);
+    return (float)(sqrt(-2.0 * latmc_math_log(u1)) * cos_phi);
+}
+
+/* A +-1 coupling: +1 when the top bit of the draw is clear (lib/coupling_draws.h, the
+ * very rule of the Ising +-J couplings). */
+static inline float latmc_heisenberg_bimodal_coupling(uint32_t r)
+{
+    return (float)latmc_bimodal_sign(r);
+}
+
+/*
+ * Couplings 4b .. 4b + 3 of n (coupling k = ndim i + mu) of the kind `kind`: key
+ * coupling_seed, COUPLINGS stream (replica 0: both replicas share them), sweep 0,
+ * phase 0; sub 0 the first draw, sub 1 the second (doc/models/heisenberg.md).
+ */
+static inline void latmc_heisenberg_couplings_block(float *couplings, int64_t n, int kind,
+                                                  uint64_t coupling_seed, int64_t b)
+{
+    latmc_philox_ctr r0 = { { 0, 0, 0, 0 } }, r1 = { { 0, 0, 0, 0 } };
+    if (kind != LATMC_COUPLINGS_UNIFORM)
+        r0 = latmc_coupling_draws(coupling_seed, b, 0);
+    if (kind == LATMC_COUPLINGS_GAUSSIAN)
+        r1 = latmc_coupling_draws(coupling_seed, b, 1);
+    for (int lane = 0; lane < 4 && 4 * b + lane < n; lane++) {
+        float j = 1.0f;
+        if (kind == LATMC_COUPLINGS_GAUSSIAN)
+            j = latmc_heisenberg_gaussian_coupling(latmc_heisenberg_uniform(r0.v[lane]),
+                                                 latmc_heisenberg_uniform(r1.v[lane]));
+        else if (kind == LATMC_COUPLINGS_BIMODAL)
+            j = latmc_heisenberg_bimodal_coupling(r0.v[lane]);
+        couplings[4 * b + lane] = j;
+    }
+}
+
+/* Hot start of sites 4b .. 4b + 3 of n (3 floats per site): the INIT stream `stream` of
+ * the replica, sweep 0, phase 0; sub 0 gives cos(theta) = 2u - 1 to e_z, sub 1 the
+ * azimuth. */
+static inline void latmc_heisenberg_hot_block(float *spins, int64_t n, uint64_t seed,
+                                            uint32_t stream, int64_t b)
+{
+    const latmc_philox_ctr rz = latmc_rng_block(seed, (uint64_t)b, 0, stream, 0, 0);
+    const latmc_philox_ctr rphi = latmc_rng_block(seed, (uint64_t)b, 0, stream, 0, 1);
+    for (int lane = 0; lane < 4 && 4 * b + lane < n; lane++)
+        latmc_heisenberg_uniform_spin(latmc_heisenberg_uniform(rz.v[lane]),
+                                    latmc_heisenberg_uniform(rphi.v[lane]),
+                                    spins + LATMC_HEISENBERG_COMPONENTS * (4 * b + lane));
+}
+
+#endif

@@ -1,0 +1,47 @@
+"""latmc: Markov-chain Monte Carlo on lattices from Python (a binding of liblatmc).
+
+    >>> import latmc
+    >>> sim = latmc.Sim("ising", shape=(32, 32), beta=0.4407, seed=1)
+    >>> sim.sweep(100)
+    >>> e = sim.energy
+
+Ising, q-state Potts, phi^4 and the Heisenberg spin glass in 2D and 3D, on the CPU or a
+CUDA GPU, each chain reproducible bit for bit from its seed. doc/python.md is the guide.
+"""
+from __future__ import annotations
+
+from . import _lib
+from .acc import (Accumulator, binder, error, jackknife, mean, specific_heat,
+                  susceptibility, tau_int)
+from .devices import (Context, DeviceInfo, backend_status, default_context, device_count,
+                      devices, set_log)
+from .errors import (BackendError, Cancelled, ClosedError, CorruptFile, DeviceError, Error,
+                     FileError, InvalidArgument, NoDevice, OutOfMemory, StateError,
+                     Unsupported)
+from .params import ALGORITHMS, MODELS, OBSERVABLES, PARAMETERS, param_bounds
+from .timeseries import Series, series
+from .sim import Sim, deserialize, load
+from . import gpu  # noqa: F401  (latmc.gpu.to_cupy, to_torch)
+
+__version__ = "0.1.0"
+
+
+def library_version() -> str:
+    """Version of the loaded liblatmc ("MAJOR.MINOR.PATCH")."""
+    return _lib.text(_lib.lib.latmc_version_string())
+
+
+def library_path() -> str:
+    """Path of the loaded liblatmc."""
+    return str(_lib.path)
+
+
+__all__ = [
+    "Sim", "load", "deserialize", "Series", "series", "Accumulator", "binder", "error",
+    "jackknife", "mean", "specific_heat", "susceptibility", "tau_int", "Context", "DeviceInfo",
+    "backend_status", "default_context", "device_count", "devices", "set_log", "Error",
+    "InvalidArgument", "Unsupported", "BackendError", "NoDevice", "DeviceError",
+    "OutOfMemory", "FileError", "CorruptFile", "StateError", "Cancelled", "ClosedError",
+    "MODELS", "ALGORITHMS", "OBSERVABLES", "PARAMETERS", "param_bounds",
+    "library_version", "library_path", "__version__",
+]

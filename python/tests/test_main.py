@@ -1,0 +1,42 @@
+"""`python -m latmc`: the latmc program's job from Python (short runs here; the default
+job itself is run by tools/ci-python.sh only in its short form, see there)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import latmc
+from latmc.__main__ import main
+
+
+def test_short_ising_job(capsys):
+    assert main(["-L", "16", "--beta", "0.44", "--therm", "100", "--sweeps", "2000"]) == 0
+    out = capsys.readouterr().out
+    for word in ("energy", "m2", "Binder U4", "susceptibility", "specific heat",
+                 "acceptance", "16 x 16 = 256 sites"):
+        assert word in out, word
+
+
+def test_other_models_and_csv(tmp_path, capsys):
+    assert main(["--model", "phi4", "-L", "8", "--param", "mu2=-1", "--param", "g=6",
+                 "--therm", "50", "--sweeps", "500", "--csv", str(tmp_path / "s.csv")]) == 0
+    assert (tmp_path / "s.csv").read_text().startswith("index,energy,abs_magnetization")
+    assert main(["--model", "heisenberg", "-L", "4", "--beta", "2", "--replicas", "2",
+                 "--couplings", "gaussian", "--therm", "10", "--sweeps", "200"]) == 0
+    assert "overlap2" in capsys.readouterr().out
+
+
+def test_library_error_exits_1(capsys):
+    assert main(["-L", "7", "--sweeps", "10"]) == 1
+    assert "LATMC_EINVAL" in capsys.readouterr().err
+
+
+def test_as_a_program():
+    r = subprocess.run([sys.executable, "-m", "latmc", "--model", "potts", "--q", "3",
+                        "-L", "12", "--beta", "1.0", "--therm", "10", "--sweeps", "100"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "potts" in r.stdout
+    r = subprocess.run([sys.executable, "-m", "latmc", "--bogus"], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and "usage" in r.stderr

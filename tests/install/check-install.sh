@@ -1,0 +1,71 @@
+#!/bin/sh
+# Installed programs run from wherever the installation lies, with a clean environment.
+# Installs the build with --destdir into a scratch directory (so the programs do not sit
+# where the configured prefix says: a relocated installation), moves it once more, and runs
+# the installed latmc --version, latmc-info and latmc-bench --help under `env -i` (no
+# LD_LIBRARY_PATH, no LATMC_MODULE_PATH). Also checks that no build path is compiled into
+# the installed library or the programs' RUNPATH, and that latmc-info reports the CUDA
+# backend once, from the installed module when one was built.
+# Usage: check-install.sh BUILD_DIR HAS_CUDA(true|false)
+set -eu
+build=$(cd "$1" && pwd)
+has_cuda=$2
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+meson install -C "$build" --no-rebuild --quiet --destdir "$scratch/stage" >"$scratch/install.log" 2>&1 ||
+    { cat "$scratch/install.log"; fail "meson install"; }
+mv "$scratch/stage" "$scratch/moved"
+latmc=$(find "$scratch/moved" -path '*/bin/latmc' -type f | head -n 1)
+[ -n "$latmc" ] || fail "no bin/latmc installed"
+bin=$(dirname "$latmc")
+lib=$(dirname "$(find "$scratch/moved" -name 'liblatmc.so.1' | head -n 1)")
+echo "installed (and moved): $bin, $lib"
+
+run() { # run NAME ARGS...: clean environment, output kept in $out
+    name=$1
+    shift
+    set +e
+    out=$(env -i PATH=/usr/bin:/bin HOME="$scratch" "$bin/$name" "$@" 2>&1)
+    st=$?
+    set -e
+    printf '%s\n' "$out" | sed "s|^|  $name: |"
+    [ "$st" -eq 0 ] || fail "$name $* exited with $st"
+}
+
+run latmc --version
+printf '%s\n' "$out" | grep -q '^latmc (liblatmc) [0-9]' || fail "latmc --version printed no version"
+run latmc-bench --help
+run latmc-info
+printf '%s\n' "$out" | grep -q '^liblatmc [0-9]' || fail "latmc-info printed no version"
+
+# The CUDA backend's line in the "backends" section: each candidate file named at most once
+# (an installed library reaches <libdir>/latmc-1 both next to itself and as the built-in
+# directory), and the reason given once in the whole output.
+cuda_line=$(printf '%s\n' "$out" | sed -n '/^backends/,/^$/p' | grep '^  cuda  ' || true)
+[ -n "$cuda_line" ] || fail "no cuda line under backends"
+for f in $(printf '%s\n' "$cuda_line" | grep -o '/[^ ;]*latmc-cuda\.so' | sort | uniq -d); do
+    fail "latmc-info names $f twice: $cuda_line"
+done
+reason=$(printf '%s\n' "$cuda_line" | sed 's/^  cuda *//')
+[ "$(printf '%s\n' "$out" | grep -cF "$reason")" -eq 1 ] || fail "the cuda reason is printed twice"
+if [ "$has_cuda" = true ]; then
+    # the installed module, found next to the installed (and moved) liblatmc
+    printf '%s\n' "$cuda_line" | grep -q "$lib/latmc-1/latmc-cuda.so" ||
+        fail "latmc-info did not find the installed module in $lib/latmc-1: $cuda_line"
+fi
+
+# No build path in what was installed: RUNPATHs relative to $ORIGIN, the library's strings.
+for prog in latmc latmc-info latmc-bench; do
+    rp=$(readelf -d "$bin/$prog" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')
+    case $rp in
+        *"$build"*) fail "$prog's RUNPATH names the build directory: $rp" ;;
+        '$ORIGIN'*) ;;
+        *) fail "$prog's RUNPATH is not relative to \$ORIGIN: '$rp'" ;;
+    esac
+done
+if readelf -p .rodata "$lib/liblatmc.so.1" | grep -qF "$build"; then
+    fail "liblatmc.so.1 contains the build path $build"
+fi
+echo "ok: installed programs ran from a moved installation with a clean environment"
