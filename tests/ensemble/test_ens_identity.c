@@ -104,7 +104,7 @@ static void test_other_models_standalone(void **state)
     d.couplings = LATMC_COUPLINGS_GAUSSIAN;
     members_match_standalone(d, LATMC_PARAM_NOVER, 1);
     d = ens_test_desc(LATMC_MODEL_PHI4, 2, 8);
-    members_match_standalone(d, LATMC_PARAM_G, 1.0); /* g > 0: normalisable at the default mu2 */
+    members_match_standalone(d, LATMC_PARAM_G, 1.0); /* g > 0: mu2 = g = 0 is refused */
 }
 
 /* The derivation doc/ensembles.md states, recomputed here from Philox itself. */
@@ -205,13 +205,13 @@ static latmc_ens *tempering_ensemble(int threads)
     return tempering_ensemble_of(d, threads);
 }
 
-static void test_threads_identical(void **state)
+/* Tempering ensembles of every model with a beta: 1, 2 and 3 threads, the same state. */
+static void threads_identical(latmc_sim_desc d)
 {
-    (void)state;
     struct ens_state s[3];
     const int threads[3] = { 1, 2, 3 };
     for (int i = 0; i < 3; i++) {
-        latmc_ens *e = tempering_ensemble(threads[i]);
+        latmc_ens *e = tempering_ensemble_of(d, threads[i]);
         /* uneven calls: rounds follow the sweep count, not the calls */
         assert_int_equal(latmc_ens_sweep(e, i == 0 ? 200 : 101), LATMC_OK);
         if (i > 0)
@@ -229,6 +229,20 @@ static void test_threads_identical(void **state)
     assert_same_state(&s[0], &s[2]);
     for (int i = 0; i < 3; i++)
         free(s[i].spins);
+}
+
+static void test_threads_identical(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = ens_test_desc(LATMC_MODEL_ISING, 3, 4);
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    threads_identical(d);
+    d = ens_test_desc(LATMC_MODEL_POTTS, 3, 4);
+    d.q = 3;
+    threads_identical(d);
+    d = ens_test_desc(LATMC_MODEL_HEISENBERG, 3, 4);
+    d.couplings = LATMC_COUPLINGS_GAUSSIAN;
+    threads_identical(d);
 }
 
 static void test_save_load_continues(void **state)
