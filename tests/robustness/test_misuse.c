@@ -1,6 +1,6 @@
 /*
- * The misuse suite (issue 13): every public function of liblatmc (the 54 of lib/latmc.map's
- * LATMC_1, listed by `nm -D`) called with NULL pointers, bad sizes, bad enum values,
+ * The misuse suite (issue 13): every public function of liblatmc (every latmc_* symbol
+ * `nm -D` lists; tests/robustness/check-misuse-covers.sh fails when one is not named here) called with NULL pointers, bad sizes, bad enum values,
  * NaN/Inf, and in the wrong order. Each failing call must return the documented code and
  * leave a non-empty message (the thread's latmc_last_error(), and the sim's own for calls
  * that may modify a sim); void functions must accept NULL; nothing may crash, print or exit.
@@ -521,6 +521,94 @@ static void acc_calls(void **state)
 }
 
 /* ENOMEM: a lattice the (capped) address space cannot hold, in a child process. */
+/* The functions added in 0.2: application data, accumulator state and warnings, ensembles. */
+static void app_data_acc_and_ensemble_calls(void **state)
+{
+    (void)state;
+    char path[256];
+    size_t n = 99;
+    latmc_sim *s = sim_of(LATMC_MODEL_ISING, LATMC_COUPLINGS_UNIFORM, 1);
+    snprintf(path, sizeof path, "%s/app.ckpt", tmpdir);
+    EXPECT_SIM(s, latmc_sim_save_app_data(s, NULL, "x", 1), LATMC_EINVAL);
+    EXPECT_SIM(s, latmc_sim_save_app_data(s, path, NULL, 1), LATMC_EINVAL);
+    EXPECT(latmc_sim_save_app_data(NULL, path, "x", 1), LATMC_EINVAL);
+    EXPECT(latmc_checkpoint_app_data(NULL, NULL, 0, &n), LATMC_EINVAL);
+    EXPECT(latmc_checkpoint_app_data(path, NULL, 0, NULL), LATMC_EINVAL);
+    EXPECT(latmc_checkpoint_app_data(path, NULL, 0, &n), LATMC_EIO); /* nothing saved yet */
+    assert_int_equal(n, 0);
+    EXPECT_SIM(s, latmc_sim_save(s, path), LATMC_OK);
+    EXPECT(latmc_checkpoint_app_data(path, NULL, 0, &n), LATMC_ESTATE); /* no section */
+    EXPECT_SIM(s, latmc_sim_save_app_data(s, path, "abc", 3), LATMC_OK);
+    char two[2];
+    EXPECT(latmc_checkpoint_app_data(path, two, sizeof two, &n), LATMC_EINVAL);
+    assert_int_equal(n, 3);
+    remove(path);
+    latmc_sim_destroy(&s);
+
+    latmc_acc *acc = NULL;
+    unsigned flags = 0;
+    EXPECT(latmc_acc_warnings(NULL, 0, &flags), LATMC_EINVAL);
+    EXPECT(latmc_acc_create(&acc, 2), LATMC_OK);
+    EXPECT(latmc_acc_warnings(acc, 0, NULL), LATMC_EINVAL);
+    EXPECT(latmc_acc_warnings(acc, 2, &flags), LATMC_EINVAL);
+    EXPECT(latmc_acc_warnings(acc, -1, &flags), LATMC_EINVAL);
+    EXPECT(latmc_acc_serialize(NULL, NULL, 0, &n), LATMC_EINVAL);
+    EXPECT(latmc_acc_serialize(acc, NULL, 0, NULL), LATMC_EINVAL);
+    EXPECT(latmc_acc_serialize(acc, NULL, 0, &n), LATMC_OK);
+    unsigned char *buf = malloc(n);
+    assert_non_null(buf);
+    size_t got = 0;
+    EXPECT(latmc_acc_serialize(acc, buf, n - 1, &got), LATMC_EINVAL);
+    EXPECT(latmc_acc_serialize(acc, buf, n, &got), LATMC_OK);
+    latmc_acc *back = NULL;
+    EXPECT(latmc_acc_deserialize(NULL, n, &back), LATMC_EINVAL);
+    EXPECT(latmc_acc_deserialize(buf, n, NULL), LATMC_EINVAL);
+    EXPECT(latmc_acc_deserialize(buf, n - 1, &back), LATMC_ECORRUPT);
+    assert_null(back);
+    buf[n / 2] ^= 0x10;
+    EXPECT(latmc_acc_deserialize(buf, n, &back), LATMC_ECORRUPT);
+    assert_null(back);
+    free(buf);
+    latmc_acc_destroy(&acc);
+
+    latmc_ens_layout_init(NULL); /* documented: does nothing */
+    latmc_ens_layout l;
+    latmc_ens_layout_init(&l);
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING;
+    d.ndim = 2;
+    d.extent[0] = d.extent[1] = 4;
+    d.device = LATMC_DEVICE_CPU;
+    l.n_temperatures = 2;
+    latmc_ens *e = NULL;
+    EXPECT(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+    uint64_t u = 0;
+    double mean = 0;
+    latmc_sim_desc md;
+    EXPECT(latmc_ens_get_layout(NULL, &l), LATMC_EINVAL);
+    EXPECT(latmc_ens_get_layout(e, NULL), LATMC_EINVAL);
+    EXPECT(latmc_ens_member_desc(NULL, 0, &md), LATMC_EINVAL);
+    EXPECT(latmc_ens_member_desc(e, 2, &md), LATMC_EINVAL);
+    EXPECT(latmc_ens_member_desc(e, -1, &md), LATMC_EINVAL);
+    EXPECT(latmc_ens_member_desc(e, 0, NULL), LATMC_EINVAL);
+    EXPECT(latmc_ens_sweep_count(NULL, &u), LATMC_EINVAL);
+    EXPECT(latmc_ens_sweep_count(e, NULL), LATMC_EINVAL);
+    EXPECT(latmc_ens_round_trips(NULL, &u, &mean), LATMC_EINVAL);
+    EXPECT(latmc_ens_round_trips(e, NULL, &mean), LATMC_EINVAL);
+    EXPECT(latmc_ens_save(NULL, path), LATMC_EINVAL);
+    EXPECT(latmc_ens_save(e, NULL), LATMC_EINVAL);
+    snprintf(path, sizeof path, "%s/no/such/dir/x.ens", tmpdir);
+    EXPECT(latmc_ens_save(e, path), LATMC_EIO);
+    latmc_ens *back_e = (latmc_ens *)&back_e;
+    EXPECT(latmc_ens_load(NULL, path, &back_e), LATMC_EINVAL);
+    EXPECT(latmc_ens_load(ctx, NULL, &back_e), LATMC_EINVAL);
+    EXPECT(latmc_ens_load(ctx, path, NULL), LATMC_EINVAL);
+    EXPECT(latmc_ens_load(ctx, path, &back_e), LATMC_EIO);
+    assert_null(back_e);
+    latmc_ens_destroy(&e);
+}
+
 static void out_of_memory(void **state)
 {
     (void)state;
@@ -588,6 +676,7 @@ int main(void)
         cmocka_unit_test(sim_calls),
         cmocka_unit_test(files_and_bytes),
         cmocka_unit_test(acc_calls),
+        cmocka_unit_test(app_data_acc_and_ensemble_calls),
         cmocka_unit_test(out_of_memory),
         cmocka_unit_test(every_documented_code_seen),
     };
