@@ -118,6 +118,47 @@ static void ising_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep, ui
     *attempted += (uint64_t)sim->nsites;
 }
 
+/*
+ * One step of the core's plan on one box (lib/box.h): planes [p0, p1) along the last axis
+ * (rows in 2D, planes z in 3D). The SIMD levels take the PAIR parts (both colours in one
+ * wavefront over the box, the border planes' colour 1 after every box's colour 0); the C
+ * level runs each colour on the box's checkerboard numbers, WHOLE only.
+ */
+static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
+                           const struct latmc_step_call *call, uint64_t *accepted,
+                           uint64_t *attempted)
+{
+    struct ising_state *is = ising_state(st);
+    const struct latmc_box *box = call->box;
+    const int64_t p0 = box->origin[box->axis], p1 = p0 + box->extent[box->axis];
+    /* sites of one colour per plane (a plane: a row in 2D, L_x L_y sites in 3D) */
+    const int64_t half_plane = st->lattice.lx * (sim->desc.ndim == 3 ? st->lattice.ly : 1) / 2;
+    if (is->natural) {
+        *accepted += cpu_ising_colour_range(&st->lattice, is->natural, is->eps, sim->model_data,
+                                            sim->desc.algorithm, sim->desc.seed, call->sweep,
+                                            call->step, p0 * half_plane, p1 * half_plane,
+                                            sim->n_threads);
+        *attempted += (uint64_t)((p1 - p0) * half_plane);
+        return;
+    }
+    if (call->part == LATMC_STEP_PAIR_INTERIOR) {
+        *accepted += cpu_ising_split_box_interior(&is->split, &is->dsp, &is->dec,
+                                                  sim->desc.seed, call->sweep, p0, p1,
+                                                  sim->n_threads);
+        *attempted += (uint64_t)((p1 - p0) * half_plane + (p1 - p0 - 2) * half_plane);
+    } else {
+        *accepted += cpu_ising_split_box_border(&is->split, &is->dsp, &is->dec, sim->desc.seed,
+                                                call->sweep, p0, p1);
+        *attempted += (uint64_t)(2 * half_plane);
+    }
+}
+
+static unsigned ising_step_caps(latmc_sim *sim, struct cpu_state *st)
+{
+    (void)sim;
+    return ising_state(st)->natural ? 0u : LATMC_STEP_CAP_PAIR;
+}
+
 /* The core rebuilt its tables (a parameter changed): the kernels' form follows. */
 static void ising_params_changed(latmc_sim *sim, struct cpu_state *st)
 {
@@ -186,4 +227,6 @@ const struct cpu_model_kernels cpu_ising_kernels = {
     .get_couplings = ising_get_couplings,
     .set_couplings = ising_set_couplings,
     .params_changed = ising_params_changed,
+    .run_step = ising_run_step,
+    .step_caps = ising_step_caps,
 };

@@ -432,3 +432,68 @@ uint64_t cpu_ising_split_sweep(const struct cpu_ising_split *s, const struct cpu
 #endif
     return changed;
 }
+
+/* ---- one box of a plan (lib/box.h): the PAIR parts of the core's schedule ---- */
+
+/*
+ * Colour 0 on units [a, b) and colour 1 on the interior units a + 1 .. b - 2, in the
+ * wavefront order of cpu_ising_split_sweep; colour 1 of units a and b - 1 reads colour 0
+ * of the neighbouring boxes and is left to cpu_ising_split_box_border. Threads take bands
+ * of the box as they take bands of the lattice in a sweep.
+ */
+uint64_t cpu_ising_split_box_interior(const struct cpu_ising_split *s,
+                                      const struct cpu_ising_dsp *dsp,
+                                      const struct cpu_ising_decisions *d, uint64_t seed,
+                                      uint64_t sweep, int64_t a, int64_t b, int n_threads)
+{
+    struct cpu_ising_pass pass[2];
+    for (int c = 0; c < 2; c++) {
+        cpu_ising_pass_setup(&pass[c], d, seed, sweep, c);
+        dsp->prepare(&pass[c]);
+    }
+    const int64_t unit = s->ndim == 3 ? s->ly : 1, units = b - a;
+    if (!cpu_use_threads(n_threads, units * unit * s->half))
+        return wave_first(s, dsp, pass, unit, a, b);
+    uint64_t changed = 0;
+#ifdef _OPENMP
+    const int wave = units >= 4 * (int64_t)n_threads;
+    LATMC_OMP(parallel num_threads(n_threads) reduction(+:changed))
+    {
+        const int64_t nt = omp_get_num_threads(), id = omp_get_thread_num();
+        if (wave) {
+            const int64_t ba = a + units * id / nt, bb = a + units * (id + 1) / nt;
+            changed += wave_first(s, dsp, pass, unit, ba, bb);
+            LATMC_OMP(barrier)
+            /* wave_last of the band, but for the box's own first and last units */
+            if (bb > ba && ba != a)
+                changed += dsp->colour_rows(s, &pass[1], ba * unit, (ba + 1) * unit);
+            if (bb - 1 > ba && bb - 1 != b - 1)
+                changed += dsp->colour_rows(s, &pass[1], (bb - 1) * unit, bb * unit);
+        } else {
+            const int64_t rows = units * unit, r0 = a * unit + rows * id / nt,
+                          r1 = a * unit + rows * (id + 1) / nt;
+            changed += dsp->colour_rows(s, &pass[0], r0, r1);
+            LATMC_OMP(barrier)
+            const int64_t inner = (units - 2) * unit;
+            if (inner > 0) {
+                const int64_t i0 = (a + 1) * unit + inner * id / nt,
+                              i1 = (a + 1) * unit + inner * (id + 1) / nt;
+                changed += dsp->colour_rows(s, &pass[1], i0, i1);
+            }
+        }
+    }
+#endif
+    return changed;
+}
+
+uint64_t cpu_ising_split_box_border(const struct cpu_ising_split *s,
+                                    const struct cpu_ising_dsp *dsp,
+                                    const struct cpu_ising_decisions *d, uint64_t seed,
+                                    uint64_t sweep, int64_t a, int64_t b)
+{
+    struct cpu_ising_pass pass[2];
+    cpu_ising_pass_setup(&pass[1], d, seed, sweep, 1);
+    dsp->prepare(&pass[1]);
+    const int64_t unit = s->ndim == 3 ? s->ly : 1;
+    return wave_last(s, dsp, pass, unit, a, b);
+}
