@@ -41,8 +41,8 @@ struct latmc_backend_ops {
 
     /* Appended. Optional (NULL: the backend runs sims of one box only, and the core refuses
      * desc.n_parts > 1): run call->part of step call->step of sweep call->sweep on the
-     * sites of call->box (lib/box.h, lib/plan.c); adds the updates accepted and attempted.
-     * The core calls it for every box in order, then exchanges halos. */
+     * sites of the boxes call->boxes (lib/box.h, lib/plan.c), in any order or at once;
+     * adds the updates accepted and attempted. The core then exchanges halos. */
     int (*run_step)(latmc_sim *sim, const struct latmc_step_call *call, uint64_t *accepted,
                     uint64_t *attempted);
     /* Optional: LATMC_STEP_CAP_* bits of what run_step takes for this sim (NULL: none). */

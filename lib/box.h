@@ -35,11 +35,17 @@ enum latmc_step_part {
 /* run_step capabilities (latmc_backend_ops::step_caps). */
 #define LATMC_STEP_CAP_PAIR 1u /* takes the PAIR parts (the CPU's wavefront over two colours) */
 
+/*
+ * One step (or part) on the boxes of one executor: boxes[0 .. n_boxes) in order along the
+ * cut axis. The executor may run them in any order or concurrently: within one step, boxes
+ * only read each other's planes that the step does not write (the halo).
+ */
 struct latmc_step_call {
     uint64_t sweep;                  /* the sweep's number (names its random numbers) */
     int step;                        /* index in the model's schedule (Ising: the colour) */
     int part;                        /* enum latmc_step_part */
-    const struct latmc_box *box;
+    const struct latmc_box *boxes;
+    int n_boxes;
 };
 
 #endif

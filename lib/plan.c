@@ -113,15 +113,19 @@ static int exchange_halos(latmc_sim *sim, const struct latmc_plan *plan)
     return LATMC_OK;
 }
 
+/*
+ * One step (or part) on every box, then the halo exchange. All boxes of this version are
+ * on one executor (the CPU), which gets them in one call and may run them concurrently
+ * (one thread team for all, no barrier between boxes); boxes on several executors will be
+ * one call per executor, all started before the exchange waits.
+ */
 static int run_on_boxes(latmc_sim *sim, const struct latmc_plan *plan, uint64_t sweep,
                         int step, int part, uint64_t *accepted, uint64_t *attempted)
 {
-    for (int b = 0; b < plan->n_boxes; b++) {
-        const struct latmc_step_call call = { sweep, step, part, &plan->boxes[b] };
-        int st = sim->ops->run_step(sim, &call, accepted, attempted);
-        if (st < 0)
-            return st;
-    }
+    const struct latmc_step_call call = { sweep, step, part, plan->boxes, plan->n_boxes };
+    int st = sim->ops->run_step(sim, &call, accepted, attempted);
+    if (st < 0)
+        return st;
     return exchange_halos(sim, plan);
 }
 

@@ -37,8 +37,8 @@ bool latmc_plan_backend_runs(const struct latmc_backend_ops *ops, const struct l
 int latmc_plan_check_backend(const latmc_sim *sim, const struct latmc_plan *plan);
 
 /*
- * n sweeps numbered sim->sweeps, ... over the plan's boxes: for each step, for each box,
- * ops.run_step; then the halo exchange. Adds the updates accepted and attempted.
+ * n sweeps numbered sim->sweeps, ... over the plan's boxes: for each step, ops.run_step
+ * on the boxes (one call per executor; one executor so far), then the halo exchange. Adds the updates accepted and attempted.
  */
 int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
                      uint64_t *accepted, uint64_t *attempted);

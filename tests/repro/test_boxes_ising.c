@@ -89,10 +89,9 @@ static const char *const levels[] = { "c", "avx2", "avx512" };
  * planes: k = 5 cuts 2D L = 22 into 11 two-plane units as 2,2,2,2,3 units (4,4,4,4,6
  * planes), k = 3 as 3,4,4 units; L = 10 with k = 5 gives slabs of 2 planes each.
  */
-static void same_chain(int ndim, int64_t lx, int64_t ly, int64_t lz, int algorithm,
-                       int couplings)
+static void same_chain_parts(int ndim, int64_t lx, int64_t ly, int64_t lz, int algorithm,
+                             int couplings, const int *parts, size_t nparts)
 {
-    const int parts[] = { 2, 3, 5 };
     const int threads[] = { 1, 2 };
     for (size_t l = 0; l < 3; l++) {
         for (size_t t = 0; t < 2; t++) {
@@ -102,7 +101,7 @@ static void same_chain(int ndim, int64_t lx, int64_t ly, int64_t lz, int algorit
             struct result one = run(&d, levels[l], 12);
             assert_true(one.accepted > one.attempted / 20 &&
                         one.accepted < one.attempted - one.attempted / 20); /* a moving chain */
-            for (size_t k = 0; k < 3; k++) {
+            for (size_t k = 0; k < nparts; k++) {
                 d.n_parts = parts[k];
                 struct result boxes = run(&d, levels[l], 12);
                 assert_same(&one, &boxes);
@@ -111,6 +110,30 @@ static void same_chain(int ndim, int64_t lx, int64_t ly, int64_t lz, int algorit
             free(one.spins);
         }
     }
+}
+
+static void same_chain(int ndim, int64_t lx, int64_t ly, int64_t lz, int algorithm,
+                       int couplings)
+{
+    const int parts[] = { 2, 3, 5 };
+    same_chain_parts(ndim, lx, ly, lz, algorithm, couplings, parts, 3);
+}
+
+/*
+ * The threaded paths' corners: 3000 x 22 on 2 threads cuts the 22 rows into bands of 11,
+ * so that with 5 boxes (rows [0,4), [4,8), [8,12), ...) the second band starts on the last
+ * row of a box (a one-row piece that is its box's last row, left to the border part);
+ * 120 x 40 x 14 with 3 boxes (planes [0,4), [4,8), [8,14)) likewise in 3D; 12000 x 6 has too few rows for the wavefront (< 4 per
+ * thread) and runs the two-pass order on rows.
+ */
+static void thread_bands(void **state)
+{
+    (void)state;
+    same_chain(2, 3000, 22, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM);
+    same_chain(3, 120, 40, 14, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM);
+    const int few[] = { 2, 3 };
+    same_chain_parts(2, 12000, 6, 0, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, few, 2);
+    same_chain_parts(3, 160, 100, 6, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL, few, 2);
 }
 
 static void metropolis_2d(void **state)
@@ -289,7 +312,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(metropolis_2d),         cmocka_unit_test(heatbath_2d),
         cmocka_unit_test(metropolis_3d),         cmocka_unit_test(heatbath_3d),
-        cmocka_unit_test(plus_minus_j),          cmocka_unit_test(checkpoint_from_boxes),
+        cmocka_unit_test(plus_minus_j),          cmocka_unit_test(thread_bands),
+        cmocka_unit_test(checkpoint_from_boxes),
         cmocka_unit_test(bad_decompositions),    cmocka_unit_test(old_desc_size),
     };
     return cmocka_run_group_tests_name("boxes_ising", tests, NULL, NULL);
