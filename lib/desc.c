@@ -26,12 +26,11 @@ void latmc_sim_desc_init(latmc_sim_desc *d)
     d->device = LATMC_DEVICE_AUTO;
 }
 
-
 /*
  * A caller compiled against an older header passes a smaller struct_size: a known older
  * size (v1, before n_parts) is accepted and the fields it lacks take their defaults (0);
- * any other smaller size is an error. A newer caller passes a larger one: accepted only if every field
- * this version does not know is zero (i.e. left at its default), as the Linux kernel does
+ * any other smaller size is an error. A newer caller passes a larger one: accepted only
+ * if every field this version does not know is zero (i.e. left at its default), as the Linux kernel does
  * for its extensible structs; and, as there, a size past LATMC_STRUCT_SIZE_MAX is refused
  * before any byte beyond the known struct is read.
  */

@@ -127,6 +127,11 @@ int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out
                   "only, desc.n_parts = %d)", ops->name, d.n_parts);
         sim->ops = ops = &latmc_cpu_backend_ops;
     }
+    if ((st = latmc_plan_check_backend(sim, sim->plan)) < 0) {
+        latmc_log(ctx, failure_log_level(st), "%s", latmc_thread_error());
+        sim_free(sim);
+        return st;
+    }
     BACKEND_CALL(st, sim, "create", ops->create(sim));
     if (st == LATMC_EUNSUPPORTED && d.device == LATMC_DEVICE_AUTO && ops != &latmc_cpu_backend_ops) {
         /* AUTO means "the best backend for this sim": one without kernels for the model
@@ -144,8 +149,6 @@ int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out
         }
     }
     if (st == LATMC_OK && ops->params_changed && (st = ops->params_changed(sim)) < 0)
-        ops->destroy(sim);
-    else if (st == LATMC_OK && (st = latmc_plan_check_backend(sim, sim->plan)) < 0)
         ops->destroy(sim);
     if (st < 0) {
         latmc_log(ctx, failure_log_level(st), "%s", latmc_thread_error());
