@@ -254,6 +254,25 @@ static void bad_decompositions(void **state)
     d.n_parts = 4; /* 3D: the cut is along z, 6 planes */
     expect_refused(&d, LATMC_EINVAL, "at most 3 parts");
 
+    /* A backend without run_step (CUDA so far): an explicit request is refused, AUTO takes
+     * the CPU. Checked where the CUDA module finds a device (the lead's GPU run). */
+    int count = 0;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    if (latmc_ctx_device_count(ctx, LATMC_DEVICE_CUDA, &count) == LATMC_OK && count > 0) {
+        d = ising_desc(2, 64, 64, 0, LATMC_ALGO_METROPOLIS, 1, 1);
+        d.n_parts = 2;
+        d.device = LATMC_DEVICE_CUDA;
+        expect_refused(&d, LATMC_EUNSUPPORTED, "runs the Ising model as one box only");
+        d.device = LATMC_DEVICE_AUTO;
+        assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+        assert_string_equal(latmc_sim_backend_name(sim), "cpu");
+        latmc_sim_destroy(&sim);
+    } else {
+        print_message("no CUDA device: the CUDA backend's refusal of n_parts > 1 is not "
+                      "checked in this run\n");
+    }
+    latmc_ctx_destroy(&ctx);
+
     /* Models without a schedule in the core: refused, not silently run as one box. */
     latmc_sim_desc p;
     latmc_sim_desc_init(&p);
