@@ -7,8 +7,9 @@
  *               [--param NAME=VALUE]... [--NAME VALUE]... [--precision float|double]
  *               [--couplings uniform|gaussian|bimodal] [--replicas 1|2]
  *               [--device cpu|cuda] [--threads T] [--simd c|avx2|avx512] [--env VAR=VALUE]...
- *               [--sweeps N] [--repeat R]
+ *               [--parts K] [--sweeps N] [--repeat R]
  *               [--compare-device cpu|cuda] [--compare-threads T] [--compare-simd LEVEL]
+ *               [--compare-parts K]
  *               [--compare-env VAR=VALUE]...
  *
  * Updates per sweep, the field's conventions: Ising and Potts one per site; phi^4 one per
@@ -17,6 +18,9 @@
  * max(nover, 1)). Each configuration gets one untimed warm-up run, then R timed runs of N
  * sweeps, alternating between the two configurations; the median is reported. A timed run
  * ends with a measurement, which waits for a device to finish.
+ *
+ * --parts K is desc.n_parts: the sim runs as K slabs along its last axis (the same chain;
+ * doc/architecture.md), to measure what the boxes cost.
  *
  * --NAME VALUE, for every parameter name (--nhit 8, --nloc 50, --mu2 -1, --nover 2, ...), is
  * --param NAME=VALUE. The time of one measurement (the observables' reduction) is printed
@@ -284,10 +288,13 @@ static void report(struct config *c, int repeat, const char *label, double *medi
         k += snprintf(env + k, sizeof env - (size_t)k, " %s=%s", c->env[i].name, c->env[i].value);
     const char *precision = c->desc.model != LATMC_MODEL_PHI4 ? ""
                             : c->desc.precision == LATMC_PRECISION_FLOAT ? " float" : " double";
-    printf("%s: %s%s, %s%s %s, %s, %d thread(s): %.4f %ss/ns, %.4f ns = %.1f ps per %s "
+    char parts[32] = "";
+    if (c->desc.n_parts > 1)
+        snprintf(parts, sizeof parts, ", %d boxes", c->desc.n_parts);
+    printf("%s: %s%s, %s%s %s, %s, %d thread(s)%s: %.4f %ss/ns, %.4f ns = %.1f ps per %s "
            "(median of %d; min %.4f, max %.4f ns; one measurement %.3f ms)\n",
            label, latmc_sim_backend_name(c->sim), env, model, precision, extents, algo,
-           c->desc.n_threads,
+           c->desc.n_threads, parts,
            1.0 / *median, c->unit, *median, 1e3 * *median, c->unit, repeat, sorted[0],
            sorted[repeat - 1], measure_ms(c));
 }
@@ -299,8 +306,9 @@ static void usage(void)
            "         [--param NAME=VALUE]... [--NAME VALUE]... [--precision float|double]\n"
            "         [--couplings uniform|gaussian|bimodal] [--replicas 1|2]\n"
            "         [--device cpu|cuda] [--threads T] [--simd c|avx2|avx512]\n"
-           "         [--env VAR=VALUE]... [--sweeps N] [--repeat R]\n"
+           "         [--env VAR=VALUE]... [--parts K] [--sweeps N] [--repeat R]\n"
            "         [--compare-device cpu|cuda] [--compare-threads T] [--compare-simd LEVEL]\n"
+           "         [--compare-parts K]\n"
            "         [--compare-env VAR=VALUE]...\n");
 }
 
@@ -319,14 +327,14 @@ int main(int argc, char **argv)
     long L = 1024, sweeps = 100, repeat = 5;
     int extents_given = 0;
     double beta = 0.6666666666666666; /* T = 1.5, the usual benchmark point */
-    int compare_device = 0, compare_threads = -1;
+    int compare_device = 0, compare_threads = -1, compare_parts = -1;
     struct setting params[MAX_SETTINGS];
     int nparams = 0;
     static const char *const precisions[] = { "float", "double", NULL };
     static const char *const couplings[] = { "uniform", "gaussian", "bimodal", NULL };
     enum { O_MODEL = 256, O_Q, O_DIM, O_EXTENTS, O_ALGO, O_BETA, O_PARAM, O_PRECISION,
            O_COUPLINGS, O_REPLICAS, O_DEVICE, O_THREADS, O_SIMD, O_ENV, O_SWEEPS, O_REPEAT,
-           O_CDEVICE, O_CTHREADS, O_CSIMD, O_CENV, O_ALIAS };
+           O_CDEVICE, O_CTHREADS, O_CSIMD, O_CENV, O_PARTS, O_CPARTS, O_ALIAS };
     static const struct option opts[] = {
         { "model", required_argument, 0, O_MODEL },   { "q", required_argument, 0, O_Q },
         { "dim", required_argument, 0, O_DIM },       { "size", required_argument, 0, 'L' },
@@ -340,6 +348,8 @@ int main(int argc, char **argv)
         { "sweeps", required_argument, 0, O_SWEEPS }, { "repeat", required_argument, 0, O_REPEAT },
         { "compare-device", required_argument, 0, O_CDEVICE },
         { "compare-threads", required_argument, 0, O_CTHREADS },
+        { "parts", required_argument, 0, O_PARTS },
+        { "compare-parts", required_argument, 0, O_CPARTS },
         { "compare-simd", required_argument, 0, O_CSIMD },
         { "compare-env", required_argument, 0, O_CENV },
         /* --NAME VALUE for the parameters (O_ALIAS + index into alias_names) */
@@ -377,6 +387,8 @@ int main(int argc, char **argv)
         case O_REPLICAS: a.desc.replicas = (int)parse_long(optarg, 1, 2, "replicas"); break;
         case O_DEVICE: a.desc.device = parse_device(optarg); break;
         case O_THREADS: a.desc.n_threads = (int)parse_long(optarg, 0, 4096, "threads"); break;
+        case O_PARTS: a.desc.n_parts = (int)parse_long(optarg, 0, 1 << 20, "parts"); break;
+        case O_CPARTS: compare_parts = (int)parse_long(optarg, 0, 1 << 20, "compare-parts"); break;
         case O_SIMD: snprintf(simd_a, sizeof simd_a, "LATMC_CPU_MASK=%.60s", optarg); break;
         case O_ENV: parse_setting(optarg, a.env, &a.nenv, "--env"); break;
         case O_SWEEPS: sweeps = parse_long(optarg, 1, 1L << 30, "sweeps"); break;
@@ -405,7 +417,8 @@ int main(int argc, char **argv)
     if (simd_a[0])
         parse_setting(simd_a, a.env, &a.nenv, "--env");
     /* B is A with the compare options applied: A's variables, then B's own. */
-    const int compare = compare_device != 0 || compare_threads >= 0 || simd_b[0] || b.nenv;
+    const int compare = compare_device != 0 || compare_threads >= 0 || compare_parts >= 0 ||
+                        simd_b[0] || b.nenv;
     struct setting b_only[MAX_SETTINGS];
     int nb = b.nenv;
     memcpy(b_only, b.env, sizeof b_only);
@@ -421,6 +434,8 @@ int main(int argc, char **argv)
         b.desc.device = compare_device;
     if (compare_threads >= 0)
         b.desc.n_threads = compare_threads;
+    if (compare_parts >= 0)
+        b.desc.n_parts = compare_parts;
 
     latmc_ctx *ctx = NULL;
     if (latmc_ctx_create(&ctx) != LATMC_OK || setup(ctx, &a, beta, params, nparams) != LATMC_OK ||

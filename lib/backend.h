@@ -6,6 +6,7 @@
 #ifndef LATMC_LIB_BACKEND_H
 #define LATMC_LIB_BACKEND_H
 
+#include "box.h"
 #include "internal.h"
 
 struct latmc_backend_ops {
@@ -37,6 +38,15 @@ struct latmc_backend_ops {
      * the backend derives from it (kernel tables, a device copy), so that sweeps use it
      * as it stands instead of deriving it again at every call. */
     int (*params_changed)(latmc_sim *sim);
+
+    /* Appended. Optional (NULL: the backend runs sims of one box only, and the core refuses
+     * desc.n_parts > 1): run call->part of step call->step of sweep call->sweep on the
+     * sites of the boxes call->boxes (lib/box.h, lib/plan.c), in any order or at once;
+     * adds the updates accepted and attempted. The core then exchanges halos. */
+    int (*run_step)(latmc_sim *sim, const struct latmc_step_call *call, uint64_t *accepted,
+                    uint64_t *attempted);
+    /* Optional: LATMC_STEP_CAP_* bits of what run_step takes for this sim (NULL: none). */
+    unsigned (*step_caps)(latmc_sim *sim);
 };
 
 /*

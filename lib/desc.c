@@ -4,6 +4,7 @@
 
 #include "desc.h"
 #include "model.h"
+#include "plan.h"
 
 /* Caps that keep every index and RNG block number far inside its integer type. */
 #define MAX_EXTENT (INT64_C(1) << 30)
@@ -26,14 +27,21 @@ void latmc_sim_desc_init(latmc_sim_desc *d)
 }
 
 /*
- * A caller compiled against an older header passes a smaller struct_size: only v1 exists,
- * so smaller is an error. A newer caller passes a larger one: accepted only if every field
- * this version does not know is zero (i.e. left at its default), as the Linux kernel does
+ * A caller compiled against an older header passes a smaller struct_size: a known older
+ * size (v1, before n_parts) is accepted and the fields it lacks take their defaults (0);
+ * any other smaller size is an error. A newer caller passes a larger one: accepted only
+ * if every field this version does not know is zero (i.e. left at its default), as the Linux kernel does
  * for its extensible structs; and, as there, a size past LATMC_STRUCT_SIZE_MAX is refused
  * before any byte beyond the known struct is read.
  */
 static int desc_copy_in(const latmc_sim_desc *in, latmc_sim_desc *out)
 {
+    if (in->struct_size == LATMC_DESC_SIZE_V1) {
+        latmc_sim_desc_init(out);
+        memcpy(out, in, LATMC_DESC_SIZE_V1);
+        out->struct_size = (uint32_t)sizeof *out;
+        return LATMC_OK;
+    }
     if (in->struct_size < sizeof *out)
         return latmc_fail(LATMC_EINVAL, "desc.struct_size = %u is smaller than this library's "
                           "latmc_sim_desc (%zu): initialise it with latmc_sim_desc_init()",
@@ -131,5 +139,7 @@ int latmc_desc_validate(const latmc_sim_desc *in, latmc_sim_desc *out, int64_t *
                           info->name, (info->coupling_kinds & (1u << LATMC_COUPLINGS_BIMODAL))
                                           ? "takes UNIFORM or BIMODAL (+-1) couplings only"
                                           : "has no couplings (use LATMC_COUPLINGS_UNIFORM)");
-    return info->check_desc(out);
+    if ((st = info->check_desc(out)) < 0)
+        return st;
+    return latmc_plan_check(out, info);
 }

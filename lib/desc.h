@@ -2,7 +2,12 @@
 #ifndef LATMC_LIB_DESC_H
 #define LATMC_LIB_DESC_H
 
+#include <stddef.h>
+
 #include "internal.h"
+
+/* struct_size of the 0.1 latmc_sim_desc (up to and including seed, before n_parts). */
+#define LATMC_DESC_SIZE_V1 offsetof(latmc_sim_desc, n_parts)
 
 /*
  * Copy *in (any struct_size this version accepts) into *out, check every field, resolve

@@ -36,6 +36,8 @@ struct latmc_backend_ops;
 
 struct latmc_model_def;
 
+struct latmc_plan;
+
 struct latmc_sim {
     latmc_ctx *ctx;
     latmc_sim_desc desc;               /* validated; algorithm resolved from DEFAULT */
@@ -52,6 +54,7 @@ struct latmc_sim {
     bool sums_valid;                   /* sums holds the reduction of the current state */
     void *sums;                        /* model->sums_size bytes */
     char errmsg[LATMC_ERRMSG_SIZE];
+    struct latmc_plan *plan;           /* boxes and schedule (lib/plan.h) */
 };
 
 /*

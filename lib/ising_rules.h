@@ -46,23 +46,24 @@ LATMC_HOSTDEV int8_t latmc_ising_new_spin(const struct latmc_ising_tables *t, in
 }
 
 /*
- * Update the (up to) four sites of Philox block b of one colour: checkerboard numbers
- * 4b .. 4b+3, lane j mod 4 of block j / 4 of (UPDATE stream, sweep, phase = colour,
+ * Update lanes [lane0, lane1) of Philox block b of one colour (latmc_ising_update_block:
+ * all four): checkerboard numbers 4b + lane0 .. 4b + lane1 - 1 (a box may start or end
+ * inside a block), lane j mod 4 of block j / 4 of (UPDATE stream, sweep, phase = colour,
  * sub = 0). Returns how many spins changed.
  */
-LATMC_HOSTDEV uint64_t latmc_ising_update_block(const struct latmc_lattice *g, int8_t *spins,
+LATMC_HOSTDEV uint64_t latmc_ising_update_lanes(const struct latmc_lattice *g, int8_t *spins,
                                                 const struct latmc_ising_tables *t,
                                                 int algorithm, uint64_t seed, uint64_t sweep,
-                                                int colour, int64_t b)
+                                                int colour, int64_t b, int lane0, int lane1)
 {
     const int64_t half = g->nsites / 2;
     const int two_d = 2 * g->ndim;
     const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, sweep, LATMC_STREAM_UPDATE,
                                                (uint32_t)colour, 0);
     uint64_t changed = 0;
-    struct latmc_site s = latmc_checkerboard_site(g, colour, 4 * b);
-    for (int lane = 0; lane < 4 && 4 * b + lane < half; lane++) {
-        if (lane > 0)
+    struct latmc_site s = latmc_checkerboard_site(g, colour, 4 * b + lane0);
+    for (int lane = lane0; lane < lane1 && 4 * b + lane < half; lane++) {
+        if (lane > lane0)
             latmc_checkerboard_next(g, colour, &s);
         const int k = (latmc_ising_neighbour_sum(g, spins, s) + two_d) / 2;
         const int8_t old = spins[s.index];
@@ -71,6 +72,15 @@ LATMC_HOSTDEV uint64_t latmc_ising_update_block(const struct latmc_lattice *g, i
         spins[s.index] = new_spin;
     }
     return changed;
+}
+
+/* All four lanes of block b (the whole block). */
+LATMC_HOSTDEV uint64_t latmc_ising_update_block(const struct latmc_lattice *g, int8_t *spins,
+                                                const struct latmc_ising_tables *t,
+                                                int algorithm, uint64_t seed, uint64_t sweep,
+                                                int colour, int64_t b)
+{
+    return latmc_ising_update_lanes(g, spins, t, algorithm, seed, sweep, colour, b, 0, 4);
 }
 
 /* ---- random +-1 couplings (desc.couplings = LATMC_COUPLINGS_BIMODAL) ---- */
@@ -107,20 +117,21 @@ LATMC_HOSTDEV int latmc_ising_coupled_sum(const struct latmc_lattice *g, const i
  * the neighbour sum replaced by the coupled sum. (A separate function, not a NULL test
  * inside the uniform one, so that the uniform chain's code stays exactly as it was.)
  */
-LATMC_HOSTDEV uint64_t latmc_ising_update_block_coupled(const struct latmc_lattice *g,
+LATMC_HOSTDEV uint64_t latmc_ising_update_lanes_coupled(const struct latmc_lattice *g,
                                                         int8_t *spins, const int8_t *eps,
                                                         const struct latmc_ising_tables *t,
                                                         int algorithm, uint64_t seed,
-                                                        uint64_t sweep, int colour, int64_t b)
+                                                        uint64_t sweep, int colour, int64_t b,
+                                                        int lane0, int lane1)
 {
     const int64_t half = g->nsites / 2;
     const int two_d = 2 * g->ndim;
     const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, sweep, LATMC_STREAM_UPDATE,
                                                (uint32_t)colour, 0);
     uint64_t changed = 0;
-    struct latmc_site s = latmc_checkerboard_site(g, colour, 4 * b);
-    for (int lane = 0; lane < 4 && 4 * b + lane < half; lane++) {
-        if (lane > 0)
+    struct latmc_site s = latmc_checkerboard_site(g, colour, 4 * b + lane0);
+    for (int lane = lane0; lane < lane1 && 4 * b + lane < half; lane++) {
+        if (lane > lane0)
             latmc_checkerboard_next(g, colour, &s);
         const int k = (latmc_ising_coupled_sum(g, spins, eps, s) + two_d) / 2;
         const int8_t old = spins[s.index];
@@ -129,6 +140,16 @@ LATMC_HOSTDEV uint64_t latmc_ising_update_block_coupled(const struct latmc_latti
         spins[s.index] = new_spin;
     }
     return changed;
+}
+
+LATMC_HOSTDEV uint64_t latmc_ising_update_block_coupled(const struct latmc_lattice *g,
+                                                        int8_t *spins, const int8_t *eps,
+                                                        const struct latmc_ising_tables *t,
+                                                        int algorithm, uint64_t seed,
+                                                        uint64_t sweep, int colour, int64_t b)
+{
+    return latmc_ising_update_lanes_coupled(g, spins, eps, t, algorithm, seed, sweep, colour,
+                                            b, 0, 4);
 }
 
 /* Hot start of block b: site i from lane i mod 4 of INIT block i / 4 (sweep 0, phase 0,

@@ -44,6 +44,13 @@ struct latmc_model_def {
      * caller in the message. */
     int (*check_couplings)(const latmc_sim *sim, const float *buf, size_t count,
                            const char *fn);
+
+    /* Appended: the schedule of a sweep for the plan (lib/plan.c). 0 steps: the model runs
+     * as one box only (desc.n_parts > 1 is LATMC_EUNSUPPORTED). */
+    int sweep_steps;            /* steps of one sweep (Ising: colour 0, colour 1) */
+    int box_halo;               /* planes a step reads beyond its box (1: nearest neighbours) */
+    int box_plane_multiple;     /* a slab's thickness is a multiple of this, so that its
+                                   colouring is the global one (2: the checkerboard) */
 };
 
 /* Whether a sim of this model and desc (validated) has couplings: latmc_sim_get/

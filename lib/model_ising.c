@@ -121,6 +121,9 @@ const struct latmc_model_def latmc_model_ising = {
     .site_bytes = ising_site_bytes,
     .check_spins = ising_check_spins,
     .check_couplings = ising_check_couplings,
+    .sweep_steps = 2,        /* colour 0, then colour 1 of the checkerboard */
+    .box_halo = 1,
+    .box_plane_multiple = 2, /* even slabs: a slab's checkerboard is the global one */
     .update_data = ising_update_data,
     .observable = ising_observable,
 };

@@ -10,6 +10,7 @@
 #include "desc.h"
 #include "model.h"
 #include "params.h"
+#include "plan.h"
 #include "rng_streams.h"
 
 /*
@@ -73,6 +74,9 @@ static void sim_free(latmc_sim *sim)
 {
     free(sim->model_data);
     free(sim->sums);
+    if (sim->plan)
+        latmc_plan_free(sim->plan);
+    free(sim->plan);
     free(sim);
 }
 
@@ -98,8 +102,13 @@ int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out
     if (sim) {
         sim->model_data = calloc(1, model->data_size ? model->data_size : 1);
         sim->sums = calloc(1, model->sums_size ? model->sums_size : 1);
+        sim->plan = calloc(1, sizeof *sim->plan);
     }
-    if (!sim || !sim->model_data || !sim->sums) {
+    if (sim && sim->plan && latmc_plan_build(&d, model, sim->plan) < 0) {
+        sim_free(sim);
+        return LATMC_ENOMEM;
+    }
+    if (!sim || !sim->model_data || !sim->sums || !sim->plan) {
         if (sim)
             sim_free(sim);
         return latmc_fail(LATMC_ENOMEM, "latmc_sim_create: cannot allocate the sim");
@@ -111,6 +120,18 @@ int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out
     sim->ops = ops;
     latmc_param_defaults(sim->param);
     model->update_data(sim);
+    if (d.device == LATMC_DEVICE_AUTO && ops != &latmc_cpu_backend_ops &&
+        !latmc_plan_backend_runs(ops, sim->plan)) {
+        /* AUTO: the best backend that can run the sim's boxes. */
+        latmc_log(ctx, LATMC_LOG_INFO, "device AUTO: using the CPU (backend %s runs one box "
+                  "only, desc.n_parts = %d)", ops->name, d.n_parts);
+        sim->ops = ops = &latmc_cpu_backend_ops;
+    }
+    if ((st = latmc_plan_check_backend(sim, sim->plan)) < 0) {
+        latmc_log(ctx, failure_log_level(st), "%s", latmc_thread_error());
+        sim_free(sim);
+        return st;
+    }
     BACKEND_CALL(st, sim, "create", ops->create(sim));
     if (st == LATMC_EUNSUPPORTED && d.device == LATMC_DEVICE_AUTO && ops != &latmc_cpu_backend_ops) {
         /* AUTO means "the best backend for this sim": one without kernels for the model
@@ -159,6 +180,12 @@ int latmc_sim_get_desc(const latmc_sim *sim, latmc_sim_desc *out)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_get_desc: sim is NULL");
     if (!out)
         return SIM_FAIL_CONST(sim, LATMC_EINVAL, "latmc_sim_get_desc: out is NULL");
+    if (out->struct_size == LATMC_DESC_SIZE_V1) {
+        /* A caller built against the 0.1 header has the shorter struct: fill only that. */
+        memcpy(out, &sim->desc, LATMC_DESC_SIZE_V1);
+        out->struct_size = (uint32_t)LATMC_DESC_SIZE_V1;
+        return LATMC_OK;
+    }
     *out = sim->desc;
     return LATMC_OK;
 }
@@ -252,7 +279,11 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
                         "%llu sweeps the random-number counters can name",
                         (unsigned long long)n, (unsigned long long)max_sweeps);
     uint64_t accepted = 0, attempted = 0;
-    BACKEND_CALL(st, sim, "sweep", sim->ops->sweep(sim, n, &accepted, &attempted));
+    if (sim->plan->n_boxes > 1)
+        BACKEND_CALL(st, sim, "sweep",
+                     latmc_plan_sweep(sim, sim->plan, n, &accepted, &attempted));
+    else
+        BACKEND_CALL(st, sim, "sweep", sim->ops->sweep(sim, n, &accepted, &attempted));
     configuration_changed(sim);
     if (st < 0)
         return latmc_sim_record_failure(sim, st);

@@ -124,6 +124,23 @@ static int cpu_params_changed(latmc_sim *sim)
     return LATMC_OK;
 }
 
+static int cpu_run_step(latmc_sim *sim, const struct latmc_step_call *call, uint64_t *accepted,
+                        uint64_t *attempted)
+{
+    struct cpu_state *st = cpu_state_of(sim);
+    if (!st->kernels->run_step) /* the core checks at create; a guard, not a path */
+        return latmc_fail(LATMC_EUNSUPPORTED, "the CPU backend runs the %s model as one box "
+                          "only", sim->model->name);
+    st->kernels->run_step(sim, st, call, accepted, attempted);
+    return LATMC_OK;
+}
+
+static unsigned cpu_step_caps(latmc_sim *sim)
+{
+    struct cpu_state *st = cpu_state_of(sim);
+    return st->kernels->step_caps ? st->kernels->step_caps(sim, st) : 0u;
+}
+
 const struct latmc_backend_ops latmc_cpu_backend_ops = {
     .size = sizeof(struct latmc_backend_ops),
     .name = "cpu",
@@ -137,4 +154,6 @@ const struct latmc_backend_ops latmc_cpu_backend_ops = {
     .get_couplings = cpu_get_couplings,
     .set_couplings = cpu_set_couplings,
     .params_changed = cpu_params_changed,
+    .run_step = cpu_run_step,
+    .step_caps = cpu_step_caps,
 };

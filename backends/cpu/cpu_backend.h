@@ -2,6 +2,7 @@
 #ifndef LATMC_CPU_BACKEND_H
 #define LATMC_CPU_BACKEND_H
 
+#include "box.h"
 #include "backend.h"
 #include "cpu_lattice.h"
 
@@ -43,6 +44,11 @@ struct cpu_model_kernels {
     /* Optional: sim->model_data was rebuilt (after create and every parameter change):
      * rebuild the kernels' own form of it, so that no sweep derives it again. */
     void (*params_changed)(latmc_sim *sim, struct cpu_state *st);
+    /* Optional (NULL: one box only): latmc_backend_ops.run_step and .step_caps for the
+     * model (lib/box.h); run_step adds the updates accepted and attempted. */
+    void (*run_step)(latmc_sim *sim, struct cpu_state *st, const struct latmc_step_call *call,
+                     uint64_t *accepted, uint64_t *attempted);
+    unsigned (*step_caps)(latmc_sim *sim, struct cpu_state *st);
 };
 
 /* NULL when the CPU backend has no kernels for the model (cpu_models.c). */

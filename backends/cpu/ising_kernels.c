@@ -118,6 +118,55 @@ static void ising_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep, ui
     *attempted += (uint64_t)sim->nsites;
 }
 
+/*
+ * One step of the core's plan on the boxes (lib/box.h): slabs of planes along the last
+ * axis (rows in 2D, planes z in 3D). The SIMD levels take the PAIR parts (both colours in one
+ * wavefront over the box, the border planes' colour 1 after every box's colour 0); the C
+ * level runs each colour on the box's checkerboard numbers, WHOLE only.
+ */
+static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
+                           const struct latmc_step_call *call, uint64_t *accepted,
+                           uint64_t *attempted)
+{
+    struct ising_state *is = ising_state(st);
+    /* sites of one colour per plane (a plane: a row in 2D, L_x L_y sites in 3D) */
+    const int64_t half_plane = st->lattice.lx * (sim->desc.ndim == 3 ? st->lattice.ly : 1) / 2;
+    int64_t planes = 0;
+    for (int i = 0; i < call->n_boxes; i++)
+        planes += call->boxes[i].extent[call->boxes[i].axis];
+    if (is->natural) {
+        for (int i = 0; i < call->n_boxes; i++) {
+            const struct latmc_box *box = &call->boxes[i];
+            const int64_t p0 = box->origin[box->axis], p1 = p0 + box->extent[box->axis];
+            *accepted += cpu_ising_colour_range(&st->lattice, is->natural, is->eps,
+                                                sim->model_data, sim->desc.algorithm,
+                                                sim->desc.seed, call->sweep, call->step,
+                                                p0 * half_plane, p1 * half_plane,
+                                                sim->n_threads);
+        }
+        *attempted += (uint64_t)(planes * half_plane);
+        return;
+    }
+    if (call->part == LATMC_STEP_PAIR_INTERIOR) {
+        *accepted += cpu_ising_split_boxes_interior(&is->split, &is->dsp, &is->dec,
+                                                    sim->desc.seed, call->sweep, call->boxes,
+                                                    call->n_boxes, sim->n_threads);
+        /* colour 0 on every plane, colour 1 on all but two planes per box */
+        *attempted += (uint64_t)((2 * planes - 2 * call->n_boxes) * half_plane);
+    } else {
+        *accepted += cpu_ising_split_boxes_border(&is->split, &is->dsp, &is->dec,
+                                                  sim->desc.seed, call->sweep, call->boxes,
+                                                  call->n_boxes, sim->n_threads);
+        *attempted += (uint64_t)(2 * call->n_boxes * half_plane);
+    }
+}
+
+static unsigned ising_step_caps(latmc_sim *sim, struct cpu_state *st)
+{
+    (void)sim;
+    return ising_state(st)->natural ? 0u : LATMC_STEP_CAP_PAIR;
+}
+
 /* The core rebuilt its tables (a parameter changed): the kernels' form follows. */
 static void ising_params_changed(latmc_sim *sim, struct cpu_state *st)
 {
@@ -186,4 +235,6 @@ const struct cpu_model_kernels cpu_ising_kernels = {
     .get_couplings = ising_get_couplings,
     .set_couplings = ising_set_couplings,
     .params_changed = ising_params_changed,
+    .run_step = ising_run_step,
+    .step_caps = ising_step_caps,
 };

@@ -37,6 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "box.h"
 #include "cpu_lattice.h"
 #include "ising.h"
 
@@ -159,5 +160,22 @@ struct latmc_ising_sums cpu_ising_split_measure(const struct cpu_ising_split *s,
 uint64_t cpu_ising_split_sweep(const struct cpu_ising_split *s, const struct cpu_ising_dsp *dsp,
                                const struct cpu_ising_decisions *d, uint64_t seed,
                                uint64_t sweep, int n_threads);
+/*
+ * The boxes of a plan (lib/box.h; units: rows in 2D, planes z in 3D, boxes in order, each
+ * at least 2 units): boxes_interior is the LATMC_STEP_PAIR_INTERIOR part (colour 0 on the
+ * boxes, colour 1 on all their units but each box's first and last), boxes_border the
+ * LATMC_STEP_PAIR_BORDER part (colour 1 on those), run after the interior of every box.
+ * Return how many spins changed.
+ */
+uint64_t cpu_ising_split_boxes_interior(const struct cpu_ising_split *s,
+                                        const struct cpu_ising_dsp *dsp,
+                                        const struct cpu_ising_decisions *d, uint64_t seed,
+                                        uint64_t sweep, const struct latmc_box *boxes,
+                                        int n_boxes, int n_threads);
+uint64_t cpu_ising_split_boxes_border(const struct cpu_ising_split *s,
+                                      const struct cpu_ising_dsp *dsp,
+                                      const struct cpu_ising_decisions *d, uint64_t seed,
+                                      uint64_t sweep, const struct latmc_box *boxes,
+                                      int n_boxes, int n_threads);
 
 #endif

@@ -64,6 +64,49 @@ uint64_t cpu_ising_sweep_coupled(const struct latmc_lattice *g, int8_t *spins,
     return changed;
 }
 
+/* Lanes [l0, l1) of block b of a colour: the uniform rule, or the +-J rule with eps. */
+static inline uint64_t update_lanes(const struct latmc_lattice *g, int8_t *spins,
+                                    const int8_t *eps, const struct latmc_ising_tables *t,
+                                    int algorithm, uint64_t seed, uint64_t sweep, int colour,
+                                    int64_t b, int l0, int l1)
+{
+    if (eps)
+        return latmc_ising_update_lanes_coupled(g, spins, eps, t, algorithm, seed, sweep,
+                                                colour, b, l0, l1);
+    return latmc_ising_update_lanes(g, spins, t, algorithm, seed, sweep, colour, b, l0, l1);
+}
+
+uint64_t cpu_ising_colour_range(const struct latmc_lattice *g, int8_t *spins, const int8_t *eps,
+                                const struct latmc_ising_tables *t, int algorithm,
+                                uint64_t seed, uint64_t sweep, int colour, int64_t j0,
+                                int64_t j1, int n_threads)
+{
+    if (j1 <= j0)
+        return 0;
+    /* Whole blocks [b0, b1); the partial blocks at either end lane by lane. */
+    const int64_t b0 = (j0 + 3) / 4, b1 = j1 / 4;
+    uint64_t changed = 0;
+    if (b1 < b0) /* j0 and j1 inside one block */
+        return update_lanes(g, spins, eps, t, algorithm, seed, sweep, colour, j0 / 4,
+                            (int)(j0 % 4), (int)(j1 - 4 * (j0 / 4)));
+    if (j0 % 4)
+        changed += update_lanes(g, spins, eps, t, algorithm, seed, sweep, colour, j0 / 4,
+                                (int)(j0 % 4), 4);
+    if (j1 % 4)
+        changed += update_lanes(g, spins, eps, t, algorithm, seed, sweep, colour, b1, 0,
+                                (int)(j1 % 4));
+    if (!cpu_use_threads(n_threads, 4 * (b1 - b0))) {
+        for (int64_t b = b0; b < b1; b++)
+            changed += update_block(g, spins, eps, t, algorithm, seed, sweep, colour, b);
+        return changed;
+    }
+    uint64_t inner = 0;
+    LATMC_OMP(parallel for num_threads(n_threads) schedule(static) reduction(+:inner))
+    for (int64_t b = b0; b < b1; b++)
+        inner += update_block(g, spins, eps, t, algorithm, seed, sweep, colour, b);
+    return changed + inner;
+}
+
 void cpu_ising_draw_couplings(const struct latmc_lattice *g, int8_t *eps, uint64_t coupling_seed,
                               int n_threads)
 {

@@ -134,12 +134,26 @@ typedef struct latmc_sim_desc {
     int      n_threads;     /**< CPU threads, 0 = runtime default; at most 4096, and no more
                                  than the system lets start at once (checked at create) */
     uint64_t seed;          /**< Monte Carlo seed */
+    /**
+     * Run the sim as this many boxes: slabs along the last axis (y in 2D, z in 3D), 0 =
+     * automatic (1 box for now). The chain, every observable and the acceptance are
+     * bit-identical for any value (doc/architecture.md). Rules (LATMC_EINVAL otherwise):
+     * >= 0; each slab at least the model's halo width thick, and for checkerboard models
+     * an even number of planes (so a slab's own colouring is the global one): at most
+     * L_last / 2 parts. Only the Ising model on the CPU runs more than one box so far;
+     * other models and backends refuse n_parts > 1 with LATMC_EUNSUPPORTED.
+     * A caller built against a header without this field passes a smaller struct_size:
+     * then n_parts = 0. Not stored in checkpoints (a loaded sim runs as 1 box).
+     * @since 0.2
+     */
+    int      n_parts;
 } latmc_sim_desc;
 
 /**
  * Fill *d with defaults and set struct_size: model NONE (must be set), ndim 2,
  * extents 0 (must be set), q 2, algorithm DEFAULT, precision DOUBLE, couplings UNIFORM,
- * coupling_seed 0, replicas 1, device AUTO, device_index 0, n_threads 0, seed 0.
+ * coupling_seed 0, replicas 1, device AUTO, device_index 0, n_threads 0, seed 0,
+ * n_parts 0.
  * Accepts NULL (does nothing).
  * @param[out] d the caller's desc.
  * @note Thread-safe.
@@ -187,7 +201,9 @@ LATMC_API void latmc_sim_destroy(latmc_sim **sim);
  * replaced by the model's default, n_threads 0 by the thread count in use; unused
  * extents 0).
  * @param[in]  sim the sim.
- * @param[out] out receives this version's latmc_sim_desc (struct_size = its size).
+ * @param[out] out receives this version's latmc_sim_desc (struct_size = its size); if
+ *             out->struct_size is the size of the 0.1 struct (before n_parts), only that
+ *             prefix is written (callers built against the 0.1 header).
  * @return LATMC_OK; LATMC_EINVAL (sim or out NULL).
  * @note Thread-safe as a const call: not concurrently with a call modifying the sim.
  * @since 0.1

@@ -70,6 +70,7 @@ class SimDesc(ctypes.Structure):
         ("device_index", c_int),
         ("n_threads", c_int),
         ("seed", c_uint64),
+        ("n_parts", c_int),
     ]
 
 

@@ -33,6 +33,7 @@ static void c_and_cxx_layouts_agree(void **state)
     c[n++] = offsetof(latmc_sim_desc, device_index);
     c[n++] = offsetof(latmc_sim_desc, n_threads);
     c[n++] = offsetof(latmc_sim_desc, seed);
+    c[n++] = offsetof(latmc_sim_desc, n_parts);
     c[n++] = sizeof(enum latmc_status);
     c[n++] = (size_t)(LATMC_ECANCELLED + 100);
     c[n++] = (size_t)LATMC_OBS_OVERLAP2;
@@ -41,10 +42,12 @@ static void c_and_cxx_layouts_agree(void **state)
     assert_int_equal(n, ncxx);
     for (int i = 0; i < n; i++)
         assert_int_equal(c[i], cxx[i]);
-    /* The v1 desc layout is ABI (doc/ABI.md): pin it on LP64. */
+    /* The desc layout is ABI (doc/ABI.md): pin it on LP64. v1 (0.1) ended after seed at
+     * 96 bytes; v2 appends n_parts there. */
     if (sizeof(void *) == 8) {
-        assert_int_equal(sizeof(latmc_sim_desc), 96);
         assert_int_equal(offsetof(latmc_sim_desc, seed), 88);
+        assert_int_equal(offsetof(latmc_sim_desc, n_parts), 96);
+        assert_int_equal(sizeof(latmc_sim_desc), 104);
     }
 }
 

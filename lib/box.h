@@ -1,0 +1,51 @@
+/*
+ * Internal: a box, the part of one sim's lattice that one executor updates, and the call
+ * by which the core asks a backend to run one step of a sweep on one box
+ * (doc/architecture.md, DESIGN.md section 11).
+ */
+#ifndef LATMC_LIB_BOX_H
+#define LATMC_LIB_BOX_H
+
+#include <stdint.h>
+
+/*
+ * A slab of the lattice in global coordinates: sites origin[mu] <= x_mu < origin[mu] +
+ * extent[mu]. Slabs are cut along `axis` (the last one) and span the lattice along the
+ * others. A step on the box reads `halo` planes beyond each of its two ends.
+ */
+struct latmc_box {
+    int axis;
+    int halo;
+    int64_t origin[4];
+    int64_t extent[4];
+};
+
+/* Which sites of a box one call updates (struct latmc_step_call::part). */
+enum latmc_step_part {
+    /* step `step` on every site of the box */
+    LATMC_STEP_WHOLE = 0,
+    /* steps `step` and `step` + 1 fused: `step` on the whole box, `step` + 1 on all its
+     * planes but the `halo` planes at each end (they read the neighbouring boxes' results
+     * of `step`, which are not there yet). Only with LATMC_STEP_CAP_PAIR. */
+    LATMC_STEP_PAIR_INTERIOR = 1,
+    /* the rest of a pair: `step` + 1 on the `halo` planes at each end of the box */
+    LATMC_STEP_PAIR_BORDER = 2
+};
+
+/* run_step capabilities (latmc_backend_ops::step_caps). */
+#define LATMC_STEP_CAP_PAIR 1u /* takes the PAIR parts (the CPU's wavefront over two colours) */
+
+/*
+ * One step (or part) on the boxes of one executor: boxes[0 .. n_boxes) in order along the
+ * cut axis. The executor may run them in any order or concurrently: within one step, boxes
+ * only read each other's planes that the step does not write (the halo).
+ */
+struct latmc_step_call {
+    uint64_t sweep;                  /* the sweep's number (names its random numbers) */
+    int step;                        /* index in the model's schedule (Ising: the colour) */
+    int part;                        /* enum latmc_step_part */
+    const struct latmc_box *boxes;
+    int n_boxes;
+};
+
+#endif

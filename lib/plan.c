@@ -1,0 +1,158 @@
+/*
+ * The plan: a sim cut into slabs along its last axis, and the core's loop over the steps
+ * of a sweep and the boxes. Every random number is named by the global site, the sweep
+ * and the step (lib/rng_streams.h), never by the box, so the chain does not depend on the
+ * cut; the loop only has to respect what each step reads (its halo).
+ */
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "backend.h"
+#include "model.h"
+#include "plan.h"
+
+/* Planes per unit of a cut: a slab's thickness and origin are multiples of it. */
+static int64_t plane_multiple(const struct latmc_model_def *m)
+{
+    return m->box_plane_multiple > 1 ? m->box_plane_multiple : 1;
+}
+
+int latmc_plan_check(const latmc_sim_desc *d, const struct latmc_model_def *m)
+{
+    const int k = d->n_parts;
+    if (k < 0)
+        return latmc_fail(LATMC_EINVAL, "desc.n_parts = %d is negative: use 0 (automatic) or "
+                          "the number of slabs along the last axis", k);
+    if (k <= 1)
+        return LATMC_OK;
+    if (m->sweep_steps <= 0)
+        return latmc_fail(LATMC_EUNSUPPORTED, "desc.n_parts = %d: the %s model runs as one box "
+                          "only in this version (boxes exist for the Ising model on the CPU); "
+                          "use n_parts 0 or 1", k, m->name);
+    const int axis = d->ndim - 1;
+    const int64_t planes = d->extent[axis], mult = plane_multiple(m);
+    const int64_t halo = m->box_halo > 0 ? m->box_halo : 1;
+    /* The thinnest slab of the cut below is mult * floor(units / k) planes. */
+    const int64_t units = planes / mult;
+    const int64_t thinnest = mult * (units / k);
+    if (planes % mult != 0 || thinnest < halo) {
+        int64_t min_planes = (halo + mult - 1) / mult * mult;
+        return latmc_fail(LATMC_EINVAL, "desc.n_parts = %d: the lattice has %lld planes along "
+                          "its last axis, and the %s model needs slabs of at least %lld planes "
+                          "(halo %lld; a whole number of %lld-plane units, so that each slab's "
+                          "colouring is the global one): at most %lld parts",
+                          k, (long long)planes, m->name, (long long)min_planes, (long long)halo,
+                          (long long)mult, (long long)(planes / min_planes));
+    }
+    return LATMC_OK;
+}
+
+int latmc_plan_build(const latmc_sim_desc *d, const struct latmc_model_def *m,
+                     struct latmc_plan *plan)
+{
+    const int k = d->n_parts > 1 ? d->n_parts : 1;
+    plan->boxes = calloc((size_t)k, sizeof *plan->boxes);
+    if (!plan->boxes)
+        return latmc_fail(LATMC_ENOMEM, "latmc_sim_create: cannot allocate the plan");
+    plan->n_boxes = k;
+    plan->n_steps = m->sweep_steps;
+    const int axis = d->ndim - 1;
+    const int64_t mult = plane_multiple(m), units = d->extent[axis] / mult;
+    for (int p = 0; p < k; p++) {
+        struct latmc_box *b = &plan->boxes[p];
+        b->axis = axis;
+        b->halo = m->box_halo > 0 ? m->box_halo : 1;
+        for (int mu = 0; mu < d->ndim; mu++)
+            b->extent[mu] = d->extent[mu];
+        /* Units spread as evenly as they go: the first slabs are the thinner ones. */
+        const int64_t u0 = units * p / k, u1 = units * (p + 1) / k;
+        b->origin[axis] = mult * u0;
+        b->extent[axis] = mult * (u1 - u0);
+    }
+    return LATMC_OK;
+}
+
+void latmc_plan_free(struct latmc_plan *plan)
+{
+    free(plan->boxes);
+    plan->boxes = NULL;
+    plan->n_boxes = 0;
+}
+
+/* The members of struct latmc_backend_ops this file uses, present in the backend's build. */
+static bool has_run_step(const struct latmc_backend_ops *ops)
+{
+    return ops->size >= offsetof(struct latmc_backend_ops, step_caps) + sizeof ops->step_caps &&
+           ops->run_step;
+}
+
+bool latmc_plan_backend_runs(const struct latmc_backend_ops *ops, const struct latmc_plan *plan)
+{
+    return plan->n_boxes <= 1 || has_run_step(ops);
+}
+
+int latmc_plan_check_backend(const latmc_sim *sim, const struct latmc_plan *plan)
+{
+    if (latmc_plan_backend_runs(sim->ops, plan))
+        return LATMC_OK;
+    return latmc_fail(LATMC_EUNSUPPORTED, "desc.n_parts = %d: the %s backend runs the %s "
+                      "model as one box only in this version; use n_parts 0 or 1",
+                      sim->desc.n_parts, sim->ops->name, sim->model->name);
+}
+
+/*
+ * After a step (or a step's part) on every box: give each box the planes of its
+ * neighbours that the next one reads. All boxes of this version live in one host lattice
+ * of the CPU backend, so their halos are the neighbours' planes themselves and there is
+ * nothing to copy; boxes on several devices will pack, send and unpack them here.
+ */
+static int exchange_halos(latmc_sim *sim, const struct latmc_plan *plan)
+{
+    (void)sim;
+    (void)plan;
+    return LATMC_OK;
+}
+
+/*
+ * One step (or part) on every box, then the halo exchange. All boxes of this version are
+ * on one executor (the CPU), which gets them in one call and may run them concurrently
+ * (one thread team for all, no barrier between boxes); boxes on several executors will be
+ * one call per executor, all started before the exchange waits.
+ */
+static int run_on_boxes(latmc_sim *sim, const struct latmc_plan *plan, uint64_t sweep,
+                        int step, int part, uint64_t *accepted, uint64_t *attempted)
+{
+    const struct latmc_step_call call = { sweep, step, part, plan->boxes, plan->n_boxes };
+    int st = sim->ops->run_step(sim, &call, accepted, attempted);
+    if (st < 0)
+        return st;
+    return exchange_halos(sim, plan);
+}
+
+int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
+                     uint64_t *accepted, uint64_t *attempted)
+{
+    const unsigned caps = sim->ops->step_caps ? sim->ops->step_caps(sim) : 0u;
+    for (uint64_t k = 0; k < n; k++) {
+        const uint64_t sweep = sim->sweeps + k;
+        for (int s = 0; s < plan->n_steps;) {
+            int st;
+            if ((caps & LATMC_STEP_CAP_PAIR) && s + 1 < plan->n_steps) {
+                /* Steps s and s + 1 in one pass over each box, s + 1 of the border planes
+                 * once every box has done s. */
+                st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_PAIR_INTERIOR, accepted,
+                                  attempted);
+                if (st == LATMC_OK)
+                    st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_PAIR_BORDER, accepted,
+                                      attempted);
+                s += 2;
+            } else {
+                st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_WHOLE, accepted, attempted);
+                s += 1;
+            }
+            if (st < 0)
+                return st;
+        }
+    }
+    return LATMC_OK;
+}

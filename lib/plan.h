@@ -1,0 +1,46 @@
+/*
+ * Internal: the plan of a sim, its boxes and the schedule of one sweep, and the core's
+ * loop that executes a sweep over them (doc/architecture.md).
+ */
+#ifndef LATMC_LIB_PLAN_H
+#define LATMC_LIB_PLAN_H
+
+#include "box.h"
+#include "internal.h"
+
+struct latmc_model_def;
+
+struct latmc_plan {
+    int n_boxes;                /* >= 1; slabs in order along the last axis */
+    struct latmc_box *boxes;
+    int n_steps;                /* steps of one sweep (model_def.sweep_steps) */
+};
+
+/*
+ * Check desc->n_parts (a validated desc of `model`): negative, or slabs thinner than the
+ * model's halo or its colouring allow, LATMC_EINVAL; n_parts > 1 for a model without a
+ * schedule, LATMC_EUNSUPPORTED. Messages name the field and the rule.
+ */
+int latmc_plan_check(const latmc_sim_desc *d, const struct latmc_model_def *model);
+
+/* The plan of a checked desc: n_parts slabs (0 and 1: one box); LATMC_ENOMEM. */
+int latmc_plan_build(const latmc_sim_desc *d, const struct latmc_model_def *model,
+                     struct latmc_plan *plan);
+void latmc_plan_free(struct latmc_plan *plan);
+
+/*
+ * Whether sim->ops can execute the plan step by step (run_step); a plan of one box needs
+ * nothing (ops.sweep runs it). LATMC_EUNSUPPORTED with a message otherwise.
+ */
+struct latmc_backend_ops;
+bool latmc_plan_backend_runs(const struct latmc_backend_ops *ops, const struct latmc_plan *plan);
+int latmc_plan_check_backend(const latmc_sim *sim, const struct latmc_plan *plan);
+
+/*
+ * n sweeps numbered sim->sweeps, ... over the plan's boxes: for each step, ops.run_step
+ * on the boxes (one call per executor; one executor so far), then the halo exchange. Adds the updates accepted and attempted.
+ */
+int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
+                     uint64_t *accepted, uint64_t *attempted);
+
+#endif
