@@ -130,9 +130,11 @@ class Sim:
         return h
 
     def _message(self) -> str:
+        # The calling thread's message: every failing call sets it (const calls, which may
+        # run concurrently on one sim, set only it, never the sim's own message).
         if self._h is None:
             return "the sim is closed"
-        return _lib.text(_L.latmc_sim_last_error(self._h))
+        return last_error() or _lib.text(_L.latmc_sim_last_error(self._h))
 
     def _fail(self, status: int):
         if self._h is None:
