@@ -37,6 +37,13 @@ struct latmc_backend_ops {
      * the backend derives from it (kernel tables, a device copy), so that sweeps use it
      * as it stands instead of deriving it again at every call. */
     int (*params_changed)(latmc_sim *sim);
+
+    /* Appended. Optional (NULL, or a backend built with a smaller ops struct: the core
+     * refuses with LATMC_EUNSUPPORTED): fill view->device .. view->readonly with the
+     * configuration's device memory, made current first (the core has checked the sim
+     * has a configuration, and zeroed *view); LATMC_EUNSUPPORTED with a message where the
+     * layout is not one strided array. */
+    int (*device_view)(latmc_sim *sim, latmc_device_view *view);
 };
 
 /*
