@@ -47,6 +47,12 @@ struct latmc_backend_ops {
                     uint64_t *attempted);
     /* Optional: LATMC_STEP_CAP_* bits of what run_step takes for this sim (NULL: none). */
     unsigned (*step_caps)(latmc_sim *sim);
+    /* Appended. Optional (NULL, or a backend built with a smaller ops struct: the core
+     * refuses with LATMC_EUNSUPPORTED): fill view->device .. view->readonly with the
+     * configuration's device memory, made current first (the core has checked the sim
+     * has a configuration, and zeroed *view); LATMC_EUNSUPPORTED with a message where the
+     * layout is not one strided array. */
+    int (*device_view)(latmc_sim *sim, latmc_device_view *view);
 };
 
 /*

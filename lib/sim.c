@@ -411,6 +411,51 @@ int latmc_sim_get_spins(latmc_sim *sim, void *buf, size_t bytes)
     return LATMC_OK;
 }
 
+/* The backend's device_view op, or NULL where it has none (also a backend built with an
+ * ops struct that ends before it). */
+static int (*device_view_op(const latmc_sim *sim))(latmc_sim *, latmc_device_view *)
+{
+    const struct latmc_backend_ops *ops = sim->ops;
+    if (ops->size < offsetof(struct latmc_backend_ops, device_view) + sizeof ops->device_view)
+        return NULL;
+    return ops->device_view;
+}
+
+int latmc_sim_device_view(latmc_sim *sim, latmc_device_view *view)
+{
+    if (!sim || !view)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_device_view: %s is NULL",
+                          !sim ? "sim" : "view");
+    if (view->struct_size < sizeof *view || view->struct_size > LATMC_STRUCT_SIZE_MAX)
+        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_device_view: view->struct_size = %u, "
+                        "this library's latmc_device_view takes %zu (at most %u: a "
+                        "struct_size struct never grows past it)", (unsigned)view->struct_size,
+                        sizeof *view, LATMC_STRUCT_SIZE_MAX);
+    if (!sim->have_config)
+        return SIM_FAIL(sim, LATMC_ESTATE, "latmc_sim_device_view: no configuration yet");
+    int (*op)(latmc_sim *, latmc_device_view *) = device_view_op(sim);
+    if (!op)
+        return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "latmc_sim_device_view: the %s backend keeps "
+                        "the configuration %s; copy it with latmc_sim_get_spins()",
+                        sim->ops->name, sim->ops == &latmc_cpu_backend_ops
+                            ? "in host memory, not on a device"
+                            : "where this module offers no view");
+    latmc_device_view v;
+    memset(&v, 0, sizeof v);
+    int st;
+    BACKEND_CALL(st, sim, "device_view", op(sim, &v));
+    if (st < 0)
+        return latmc_sim_record_failure(sim, st);
+    if (v.data == 0 || v.ndim < 2 || v.ndim > LATMC_VIEW_MAX_NDIM)
+        return SIM_FAIL(sim, LATMC_EBACKEND, "latmc_sim_device_view: the %s backend returned "
+                        "a malformed view (address %s, ndim %d)", sim->ops->name,
+                        v.data ? "set" : "0", v.ndim);
+    v.struct_size = sizeof v;
+    v.readonly = 1;
+    memcpy(view, &v, sizeof v);
+    return LATMC_OK;
+}
+
 int latmc_sim_set_spins(latmc_sim *sim, const void *buf, size_t bytes)
 {
     if (!sim)

@@ -8,6 +8,7 @@
  * error becomes LATMC_EDEVICE (LATMC_ENOMEM for an allocation) with the CUDA message
  * (cuda_check.h); after any failure the sim can still be destroyed.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -294,6 +295,52 @@ static int cuda_set_couplings(latmc_sim *sim, const float *buf)
                             "copying the couplings to the device");
 }
 
+void cuda_view_fill(const latmc_sim *sim, const struct cuda_sim *cs, latmc_device_view *v,
+                    const void *data, int dtype, int64_t site_stride, int components,
+                    int64_t component_stride, int64_t replica_stride)
+{
+    v->device = LATMC_DEVICE_CUDA;
+    v->index = cs->device;
+    v->data = (uint64_t)(uintptr_t)data;
+    v->dtype = dtype;
+    int nd = 0;
+    if (sim->desc.replicas > 1) {
+        v->shape[nd] = sim->desc.replicas;
+        v->strides[nd++] = replica_stride;
+    }
+    /* z (3D), y, x: x fastest, site index i = x + L_x (y + L_y z) */
+    int64_t below[3];
+    below[0] = site_stride;
+    for (int mu = 1; mu < sim->desc.ndim; mu++)
+        below[mu] = below[mu - 1] * sim->desc.extent[mu - 1];
+    for (int mu = sim->desc.ndim - 1; mu >= 0; mu--) {
+        v->shape[nd] = sim->desc.extent[mu];
+        v->strides[nd++] = below[mu];
+    }
+    if (components > 1) {
+        v->shape[nd] = components;
+        v->strides[nd++] = component_stride;
+    }
+    v->ndim = nd;
+}
+
+/* The configuration's device memory, made current, as one strided array (or a refusal
+ * with the reason). */
+static int cuda_device_view(latmc_sim *sim, latmc_device_view *view)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    if (!cs->kernels->device_view)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "latmc_sim_device_view: the CUDA %s "
+                               "kernels keep a layout that no strided array expresses; copy "
+                               "the spins with latmc_sim_get_spins()", sim->model->name);
+    int st = use_device(cs);
+    if (st < 0 ||
+        (st = cuda_check(cs->kernels->device_view(sim, cs, view),
+                         "making the spins current for a device view")) < 0)
+        return st;
+    return finish(cs, "making the spins current for a device view");
+}
+
 const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .size = sizeof(struct latmc_backend_ops),
     .name = "cuda",
@@ -307,4 +354,5 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .get_couplings = cuda_get_couplings,
     .set_couplings = cuda_set_couplings,
     .params_changed = cuda_params_changed,
+    .device_view = cuda_device_view,
 };

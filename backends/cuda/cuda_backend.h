@@ -85,7 +85,22 @@ struct cuda_model_kernels {
     /* Optional: the core's tables changed (after create and every parameter change;
      * cs->tables is being refreshed on the stream): rebuild the model's host-side form. */
     void (*params_changed)(const latmc_sim *sim, struct cuda_sim *cs);
+    /* Optional (NULL: latmc_sim_device_view is refused, the layout being no strided
+     * array): make the device memory of the configuration current (enqueue on cs->stream;
+     * the generic code waits) and describe it with cuda_view_fill(). */
+    cudaError_t (*device_view)(const latmc_sim *sim, struct cuda_sim *cs,
+                               latmc_device_view *view);
 };
+
+/*
+ * Fill a device view of the configuration at `data` (cuda_backend.c): shape in the API's
+ * order ([replica,] [z,] y, x [, component]), strides in bytes: site_stride between
+ * neighbours along x (y and z follow from the extents), component_stride (used when
+ * components > 1) and replica_stride (used with 2 replicas).
+ */
+void cuda_view_fill(const latmc_sim *sim, const struct cuda_sim *cs, latmc_device_view *view,
+                    const void *data, int dtype, int64_t site_stride, int components,
+                    int64_t component_stride, int64_t replica_stride);
 
 /* NULL when the CUDA module has no kernels for the model. */
 const struct cuda_model_kernels *cuda_model_kernels_get(int model);

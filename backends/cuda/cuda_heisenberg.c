@@ -423,6 +423,19 @@ static cudaError_t heis_set_couplings(const latmc_sim *sim, struct cuda_sim *cs,
     return upload(sim, cs, hstate(cs)->couplings, buf, sim->desc.ndim, 1);
 }
 
+/* The buffer holding the configuration, structure of arrays: component c of replica r at
+ * site i is buf[(3 r + c) N + i], so the API's axes (replica, z, y, x, component) have
+ * strides 3 N, ..., 1, N floats. The buffer changes at every pass (a sweep). */
+static cudaError_t heis_device_view(const latmc_sim *sim, struct cuda_sim *cs,
+                                   latmc_device_view *view)
+{
+    const struct heis_state *hs = hstate(cs);
+    const int64_t f = (int64_t)sizeof(float), n = sim->nsites;
+    cuda_view_fill(sim, cs, view, hs->buf[hs->cur], LATMC_DTYPE_FLOAT32, f,
+                   LATMC_HEISENBERG_COMPONENTS, n * f, LATMC_HEISENBERG_COMPONENTS * n * f);
+    return cudaSuccess;
+}
+
 const struct cuda_model_kernels cuda_heisenberg_kernels = {
     .model = LATMC_MODEL_HEISENBERG,
     .colours = heis_colours,
@@ -437,4 +450,5 @@ const struct cuda_model_kernels cuda_heisenberg_kernels = {
     .set_spins = heis_set_spins,
     .get_couplings = heis_get_couplings,
     .set_couplings = heis_set_couplings,
+    .device_view = heis_device_view,
 };

@@ -256,6 +256,20 @@ static cudaError_t ising_set_couplings(const latmc_sim *sim, struct cuda_sim *cs
     return cudaMemcpyAsync(st->eps_dev, st->eps_host, n, cudaMemcpyHostToDevice, cs->stream);
 }
 
+/* The byte array, brought up to date on the device first (an unpack when only the
+ * packed words hold the configuration: both layouts stay valid, so the next packed sweep
+ * needs no packing). The packed words themselves are no strided array (32 spins per
+ * word, split by colour), so the view is always of the bytes. */
+static cudaError_t ising_device_view(const latmc_sim *sim, struct cuda_sim *cs,
+                                    latmc_device_view *view)
+{
+    const cudaError_t err = bytes_valid(cs);
+    if (err != cudaSuccess)
+        return err;
+    cuda_view_fill(sim, cs, view, cs->spins, LATMC_DTYPE_INT8, 1, 1, 0, (int64_t)sim->nsites);
+    return cudaSuccess;
+}
+
 const struct cuda_model_kernels cuda_ising_kernels = {
     .model = LATMC_MODEL_ISING,
     .cold_byte = 1, /* +1 (unused: cold_start) */
@@ -270,4 +284,5 @@ const struct cuda_model_kernels cuda_ising_kernels = {
     .get_couplings = ising_get_couplings,
     .set_couplings = ising_set_couplings,
     .params_changed = ising_params_changed,
+    .device_view = ising_device_view,
 };

@@ -35,6 +35,14 @@ static cudaError_t potts_measure(const latmc_sim *sim, struct cuda_sim *cs)
     return cuda_potts_measure(cs->stream, &cs->lattice, cs->spins, cs->sums);
 }
 
+/* The API's layout: one uint8 per site, natural order. */
+static cudaError_t potts_device_view(const latmc_sim *sim, struct cuda_sim *cs,
+                                    latmc_device_view *view)
+{
+    cuda_view_fill(sim, cs, view, cs->spins, LATMC_DTYPE_UINT8, 1, 1, 0, (int64_t)sim->nsites);
+    return cudaSuccess;
+}
+
 static const struct cuda_model_kernels cuda_potts_kernels = {
     .model = LATMC_MODEL_POTTS,
     .cold_byte = 0, /* state 0 */
@@ -42,6 +50,7 @@ static const struct cuda_model_kernels cuda_potts_kernels = {
     .hot_start = potts_hot_start,
     .sweep_colour = potts_sweep_colour,
     .measure = potts_measure,
+    .device_view = potts_device_view,
 };
 
 extern const struct cuda_model_kernels cuda_ising_kernels; /* cuda_ising.c */

@@ -361,6 +361,18 @@ static cudaError_t phi4_measure(const latmc_sim *sim, struct cuda_sim *cs)
                              (struct latmc_phi4_sums *)cs->sums);
 }
 
+/* The API's layout: one float or double per site in natural order (both schedules update
+ * cs->spins in place). */
+static cudaError_t phi4_device_view(const latmc_sim *sim, struct cuda_sim *cs,
+                                   latmc_device_view *view)
+{
+    const size_t vb = value_bytes(&state_of(cs)->plan);
+    cuda_view_fill(sim, cs, view, cs->spins,
+                   vb == sizeof(float) ? LATMC_DTYPE_FLOAT32 : LATMC_DTYPE_FLOAT64,
+                   (int64_t)vb, 1, 0, (int64_t)vb * sim->nsites);
+    return cudaSuccess;
+}
+
 const struct cuda_model_kernels cuda_phi4_kernels = {
     .model = LATMC_MODEL_PHI4,
     .colours = phi4_colours,
@@ -371,4 +383,5 @@ const struct cuda_model_kernels cuda_phi4_kernels = {
     .sweep = phi4_sweep,
     .attempted_per_sweep = phi4_attempted_per_sweep,
     .measure = phi4_measure,
+    .device_view = phi4_device_view,
 };

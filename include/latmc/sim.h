@@ -600,6 +600,65 @@ LATMC_API int latmc_sim_deserialize(latmc_ctx *ctx, const void *buf, size_t size
  */
 LATMC_API const char *latmc_sim_last_error(const latmc_sim *sim);
 
+/** Element types of a device view (latmc_device_view.dtype). @since 0.2 */
+typedef enum latmc_dtype {
+    LATMC_DTYPE_INT8    = 1, /**< int8_t (Ising +1 / -1) */
+    LATMC_DTYPE_UINT8   = 2, /**< uint8_t (Potts 0..q-1) */
+    LATMC_DTYPE_FLOAT32 = 3, /**< float (phi^4 in float, Heisenberg) */
+    LATMC_DTYPE_FLOAT64 = 4  /**< double (phi^4 in double) */
+} latmc_dtype;
+
+/** Axes a device view has at most: replica, z, y, x, component. @since 0.2 */
+#define LATMC_VIEW_MAX_NDIM 5
+
+/**
+ * A read-only view of a sim's configuration where its backend keeps it (device memory),
+ * described as one strided array in the API's order (doc/conventions.md): shape
+ * (L_z, L_y, L_x) in 3D, (L_y, L_x) in 2D, then a component axis of 3 for Heisenberg,
+ * and a replica axis first when the sim has 2 replicas. Strides are in bytes (they need
+ * not be those of a contiguous array: the CUDA Heisenberg spins are one array per
+ * component and replica). Filled by latmc_sim_device_view(). @since 0.2
+ */
+typedef struct latmc_device_view {
+    uint32_t struct_size;      /**< set by the caller to sizeof(latmc_device_view) */
+    int      device;           /**< LATMC_DEVICE_CUDA (the only kind with views) */
+    int      index;            /**< the device's index within its kind */
+    uint64_t data;             /**< device address of element (0, ..., 0); never 0 */
+    int      dtype;            /**< enum latmc_dtype */
+    int      ndim;             /**< axes in shape and strides (2 .. LATMC_VIEW_MAX_NDIM) */
+    int64_t  shape[LATMC_VIEW_MAX_NDIM];   /**< extents; unused entries 0 */
+    int64_t  strides[LATMC_VIEW_MAX_NDIM]; /**< bytes between neighbours along each axis */
+    int      readonly;         /**< 1: the memory belongs to the sim; never write to it */
+} latmc_device_view;
+
+/**
+ * Describe the sim's configuration in device memory, for zero-copy analysis (cupy, torch,
+ * your own kernels through __cuda_array_interface__ or DLPack). The backend first brings
+ * that memory up to date (the CUDA Ising sim unpacks its multi-spin coded words into the
+ * byte array, on the device), and waits for it: the memory holds the configuration when
+ * this call returns, and is read on any stream of the device.
+ *
+ * Validity: the view (its address included) holds until the next call that may change
+ * the sim or its memory: latmc_sim_sweep(), latmc_sim_init_spins(), latmc_sim_set_spins(),
+ * latmc_sim_set_param(), latmc_sim_set_couplings() and every other set_* call,
+ * latmc_sim_destroy(). Reads (get_spins, measurements, save) leave it valid. After any
+ * of these, call latmc_sim_device_view() again. Reading
+ * while another thread runs such a call on the sim is a data race. The memory is the
+ * sim's: writing to it is undefined (use latmc_sim_set_spins()).
+ *
+ * @param[in]     sim  the sim.
+ * @param[in,out] view caller-allocated; struct_size in, the whole struct out. Unchanged
+ *                     on failure.
+ * @return LATMC_OK; LATMC_EINVAL (sim or view NULL, struct_size smaller than this
+ *         library's struct or larger than 4096); LATMC_ESTATE (no configuration yet);
+ *         LATMC_EUNSUPPORTED when the configuration is not in device memory in a layout
+ *         strides can express (a CPU sim: use latmc_sim_get_spins(); a module without
+ *         views), with the reason; LATMC_EDEVICE (a device failure).
+ * @note Not thread-safe on the same sim.
+ * @since 0.2
+ */
+LATMC_API int latmc_sim_device_view(latmc_sim *sim, latmc_device_view *view);
+
 LATMC_END_DECLS
 
 #endif /* LATMC_SIM_H */

@@ -89,6 +89,27 @@ class DeviceInfo(ctypes.Structure):
     ]
 
 
+# enum latmc_dtype (sim.h, 0.2): element types of a device view
+DTYPE_INT8, DTYPE_UINT8, DTYPE_FLOAT32, DTYPE_FLOAT64 = 1, 2, 3, 4
+VIEW_MAX_NDIM = 5
+
+
+class DeviceView(ctypes.Structure):
+    """struct latmc_device_view (sim.h, 0.2): the configuration in device memory."""
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("device", c_int),
+        ("index", c_int),
+        ("data", c_uint64),
+        ("dtype", c_int),
+        ("ndim", c_int),
+        ("shape", c_int64 * VIEW_MAX_NDIM),
+        ("strides", c_int64 * VIEW_MAX_NDIM),
+        ("readonly", c_int),
+    ]
+
+
 LOG_FN = CFUNCTYPE(None, c_void_p, c_int, c_char_p)
 DERIVED_FN = CFUNCTYPE(c_double, POINTER(c_double), POINTER(c_double), c_void_p)
 
@@ -162,6 +183,7 @@ _PROTOTYPES = {
 # Functions of later versions, bound when the loaded library has them (hasattr(lib, name)).
 _OPTIONAL_PROTOTYPES = {
     "latmc_param_bounds": (c_int, [c_int, c_int, POINTER(c_double), POINTER(c_double)]),
+    "latmc_sim_device_view": (c_int, [_P, POINTER(DeviceView)]),
 }
 
 

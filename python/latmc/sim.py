@@ -418,11 +418,20 @@ class Sim:
         from .timeseries import series
         return series(self, n, every, observables, therm, progress, block)
 
-    def to_cupy(self) -> Any:
-        """The configuration as a new cupy array on the sim's GPU: a copy
+    def device_array(self) -> Any:
+        """A zero-copy, read-only view of the configuration in the sim's GPU memory, with
+        ``__cuda_array_interface__`` (``cupy.asarray(sim.device_array())``); valid until
+        the sim changes (see :func:`latmc.gpu.device_array`). Raises
+        :class:`latmc.Unsupported` with the reason where there is none (a CPU sim)."""
+        from .gpu import device_array
+        return device_array(self)
+
+    def to_cupy(self, copy: bool = False) -> Any:
+        """The configuration as a cupy array on the sim's GPU: zero copy (read only, valid
+        until the sim changes) where the sim has a device view, else a copy
         (see :func:`latmc.gpu.to_cupy`)."""
         from .gpu import to_cupy
-        return to_cupy(self)
+        return to_cupy(self, copy)
 
     def to_torch(self, device: Any = None) -> Any:
         """The configuration as a new torch tensor: a copy (see :func:`latmc.gpu.to_torch`)."""

@@ -28,5 +28,10 @@ extern "C" void latmc_test_layout_cxx(size_t *out, int *n)
     out[i++] = (size_t)(LATMC_ECANCELLED + 100);
     out[i++] = (size_t)LATMC_OBS_OVERLAP2;
     out[i++] = (size_t)LATMC_PARAM_NOVER;
+    out[i++] = sizeof(latmc_device_view);
+    out[i++] = offsetof(latmc_device_view, data);
+    out[i++] = offsetof(latmc_device_view, shape);
+    out[i++] = offsetof(latmc_device_view, readonly);
+    out[i++] = (size_t)LATMC_DTYPE_FLOAT64;
     *n = i;
 }

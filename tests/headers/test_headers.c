@@ -38,6 +38,11 @@ static void c_and_cxx_layouts_agree(void **state)
     c[n++] = (size_t)(LATMC_ECANCELLED + 100);
     c[n++] = (size_t)LATMC_OBS_OVERLAP2;
     c[n++] = (size_t)LATMC_PARAM_NOVER;
+    c[n++] = sizeof(latmc_device_view);
+    c[n++] = offsetof(latmc_device_view, data);
+    c[n++] = offsetof(latmc_device_view, shape);
+    c[n++] = offsetof(latmc_device_view, readonly);
+    c[n++] = (size_t)LATMC_DTYPE_FLOAT64;
     latmc_test_layout_cxx(cxx, &ncxx);
     assert_int_equal(n, ncxx);
     for (int i = 0; i < n; i++)
@@ -48,6 +53,9 @@ static void c_and_cxx_layouts_agree(void **state)
         assert_int_equal(offsetof(latmc_sim_desc, seed), 88);
         assert_int_equal(offsetof(latmc_sim_desc, n_parts), 96);
         assert_int_equal(sizeof(latmc_sim_desc), 104);
+        /* and the device view's (python/latmc/_lib.py's DeviceView mirrors it) */
+        assert_int_equal(sizeof(latmc_device_view), 120);
+        assert_int_equal(offsetof(latmc_device_view, shape), 32);
     }
 }
 

@@ -112,6 +112,14 @@ static void plugin_case(void **state)
         double e = 0;
         assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_ENERGY, &e), LATMC_OK);
         assert_true(e == -2.0);
+        /* a module whose ops leave device_view NULL: refused with the reason */
+        latmc_device_view view;
+        memset(&view, 0, sizeof view);
+        view.struct_size = sizeof view;
+        assert_int_equal(latmc_sim_device_view(sim, &view), LATMC_EUNSUPPORTED);
+        assert_non_null(strstr(latmc_last_error(), "mock-cuda backend"));
+        assert_non_null(strstr(latmc_last_error(), "offers no view"));
+        assert_true(view.data == 0);
         latmc_sim_destroy(&sim);
         d.device_index = 1; /* one device only */
         assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_ENODEV);
