@@ -521,7 +521,8 @@ static void acc_calls(void **state)
 }
 
 /* ENOMEM: a lattice the (capped) address space cannot hold, in a child process. */
-/* The functions added in 0.2: application data, accumulator state and warnings, ensembles. */
+/* The functions added in 0.2: application data, the device view, accumulator state and
+ * warnings, ensembles. */
 static void app_data_acc_and_ensemble_calls(void **state)
 {
     (void)state;
@@ -543,6 +544,16 @@ static void app_data_acc_and_ensemble_calls(void **state)
     EXPECT(latmc_checkpoint_app_data(path, two, sizeof two, &n), LATMC_EINVAL);
     assert_int_equal(n, 3);
     remove(path);
+    latmc_device_view v;
+    memset(&v, 0, sizeof v);
+    v.struct_size = sizeof v;
+    EXPECT(latmc_sim_device_view(NULL, &v), LATMC_EINVAL);
+    EXPECT_SIM(s, latmc_sim_device_view(s, NULL), LATMC_EINVAL);
+    EXPECT_SIM(s, latmc_sim_device_view(s, &v), LATMC_ESTATE); /* no configuration yet */
+    EXPECT_SIM(s, latmc_sim_init_spins(s, LATMC_INIT_COLD), LATMC_OK);
+    EXPECT_SIM(s, latmc_sim_device_view(s, &v), LATMC_EUNSUPPORTED); /* a CPU sim */
+    v.struct_size = 4;
+    EXPECT_SIM(s, latmc_sim_device_view(s, &v), LATMC_EINVAL);
     latmc_sim_destroy(&s);
 
     latmc_acc *acc = NULL;
