@@ -3,8 +3,9 @@
 
 **Zero copy.** For a CUDA sim, ``sim.device_array()`` returns a :class:`DeviceArray` that
 describes the sim's own device memory through ``__cuda_array_interface__`` (version 3), so
-``cupy.asarray(sim.device_array())`` and ``torch.as_tensor(sim.device_array(),
-device="cuda")`` wrap it without any copy. It comes from the C call
+``cupy.asarray(sim.device_array())`` and ``torch.as_tensor(sim.device_array(
+flag_readonly=False), device="cuda")`` (torch refuses the read-only flag) wrap it without
+any copy. It comes from the C call
 ``latmc_sim_device_view`` (liblatmc 0.2), which first brings the device memory up to date
 (the Ising sim unpacks its multi-spin coded words into bytes, on the GPU) and waits for it.
 The array has the shape, dtype and index order of ``sim.spins`` (``[z, y, x]``, a trailing
@@ -55,7 +56,8 @@ class DeviceArray:
     ``device_index``, and ``__cuda_array_interface__`` for cupy, torch, numba, ...
     """
 
-    def __init__(self, sim: Sim, view: "_lib.DeviceView") -> None:
+    def __init__(self, sim: Sim, view: "_lib.DeviceView", flag_readonly: bool = True) -> None:
+        self.flag_readonly = flag_readonly  # torch refuses an interface flagged read only
         self.sim = sim  # keeps the sim (and its memory) alive while the view is used
         self.ptr: int = int(view.data)
         self.device_index: int = int(view.index)
@@ -74,7 +76,7 @@ class DeviceArray:
             "shape": self.shape,
             "strides": self.strides,
             "typestr": self.typestr,
-            "data": (self.ptr, True),  # read only
+            "data": (self.ptr, self.flag_readonly),  # read only, unless told not to say so
             "stream": None,  # the library synchronised before handing out the view
         }
 
@@ -83,11 +85,13 @@ class DeviceArray:
             self.ptr, self.shape, self.strides, self.typestr, self.device_index)
 
 
-def device_array(sim: Sim) -> DeviceArray:
+def device_array(sim: Sim, flag_readonly: bool = True) -> DeviceArray:
     """A zero-copy, read-only view of the configuration in the sim's GPU memory (a
     :class:`DeviceArray`). Raises :class:`latmc.Unsupported` with the reason where there is
     none (a CPU sim, a library without ``latmc_sim_device_view``, a layout no strided
-    array expresses)."""
+    array expresses). ``flag_readonly=False`` leaves the read-only flag out of
+    ``__cuda_array_interface__`` for consumers that refuse it (``torch.as_tensor``); the
+    memory must still never be written."""
     lib = _lib.lib
     if not hasattr(lib, "latmc_sim_device_view"):
         raise Unsupported("the loaded liblatmc (%s) has no latmc_sim_device_view (added in "
@@ -97,7 +101,7 @@ def device_array(sim: Sim) -> DeviceArray:
     st = lib.latmc_sim_device_view(sim._live(), ctypes.byref(v))
     if st:
         sim._fail(st)
-    return DeviceArray(sim, v)
+    return DeviceArray(sim, v, flag_readonly)
 
 
 def _device_index(sim: Sim) -> int:
@@ -142,7 +146,7 @@ def to_cupy(sim: Sim, copy: bool = False) -> Any:
 def to_torch(sim: Sim, device: Any = None) -> Any:
     """The configuration as a new torch tensor (on ``device``, default the sim's GPU when
     the sim runs on CUDA, else the CPU): a copy. For zero copy on the GPU use
-    ``torch.as_tensor(sim.device_array(), device="cuda")``. Needs torch."""
+    ``torch.as_tensor(sim.device_array(flag_readonly=False), device="cuda")``. Needs torch."""
     import torch  # optional dependency
 
     if device is None:

@@ -418,13 +418,14 @@ class Sim:
         from .timeseries import series
         return series(self, n, every, observables, therm, progress, block)
 
-    def device_array(self) -> Any:
+    def device_array(self, flag_readonly: bool = True) -> Any:
         """A zero-copy, read-only view of the configuration in the sim's GPU memory, with
         ``__cuda_array_interface__`` (``cupy.asarray(sim.device_array())``); valid until
         the sim changes (see :func:`latmc.gpu.device_array`). Raises
-        :class:`latmc.Unsupported` with the reason where there is none (a CPU sim)."""
+        :class:`latmc.Unsupported` with the reason where there is none (a CPU sim).
+        ``flag_readonly=False`` for torch, which refuses an interface flagged read only."""
         from .gpu import device_array
-        return device_array(self)
+        return device_array(self, flag_readonly)
 
     def to_cupy(self, copy: bool = False) -> Any:
         """The configuration as a cupy array on the sim's GPU: zero copy (read only, valid

@@ -104,7 +104,9 @@ def test_torch_wraps_the_view():
     torch = pytest.importorskip("torch")
     with latmc.Sim("phi4", (16, 16), device="cuda", mu2=-1.0, g=6.0, seed=2) as sim:
         sim.sweep(5)
-        t = torch.as_tensor(sim.device_array(), device="cuda")
+        with pytest.raises(TypeError):  # torch refuses the read-only flag ...
+            torch.as_tensor(sim.device_array(), device="cuda")
+        t = torch.as_tensor(sim.device_array(flag_readonly=False), device="cuda")  # ... so
         assert t.data_ptr() == sim.device_array().ptr
         np.testing.assert_array_equal(t.cpu().numpy(), sim.spins)
 
