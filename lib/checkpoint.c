@@ -18,6 +18,7 @@
 
 #include <latmc/version.h>
 #include "backend.h"
+#include "checkpoint_desc.h"
 #include "checkpoint_io.h"
 #include "desc.h"
 #include "model.h"
@@ -51,17 +52,6 @@ struct app_section {
     bool present;
 };
 
-static void put_desc(struct ckpt_writer *w, const latmc_sim_desc *d)
-{
-    const int64_t fields[] = { d->model, d->ndim, d->extent[0], d->extent[1], d->extent[2],
-                               d->extent[3], d->q, d->algorithm, d->precision, d->couplings,
-                               (int64_t)d->coupling_seed, d->replicas, d->device,
-                               d->device_index, d->n_threads, (int64_t)d->seed };
-    ckpt_put_u32(w, (uint32_t)(sizeof fields / sizeof fields[0]));
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        ckpt_put_u64(w, (uint64_t)fields[i]);
-}
-
 /* Everything but the checksum; the configuration through the backend's host copy. */
 static int write_state(latmc_sim *sim, struct ckpt_writer *w, void *spins, float *couplings,
                        size_t spin_bytes, size_t ncouplings, const struct app_section *app)
@@ -74,7 +64,7 @@ static int write_state(latmc_sim *sim, struct ckpt_writer *w, void *spins, float
     char version[CKPT_VERSION_BYTES] = { 0 };
     strncpy(version, LATMC_VERSION_STRING, sizeof version - 1);
     ckpt_put_bytes(w, version, sizeof version);
-    put_desc(w, &sim->desc);
+    ckpt_put_desc(w, &sim->desc);
     ckpt_put_u32(w, LATMC_PARAM_MAX);
     for (int k = 1; k <= LATMC_PARAM_MAX; k++)
         ckpt_put_f64(w, sim->param[k]);
@@ -167,12 +157,6 @@ int latmc_sim_serialize(latmc_sim *sim, void *buf, size_t capacity, size_t *size
     return serialize(sim, &none, buf, capacity, size, "latmc_sim_serialize");
 }
 
-/* A checkpoint field that must fit an int. */
-static bool fits_int(int64_t v)
-{
-    return v >= -2147483647 - 1 && v <= 2147483647;
-}
-
 static int corrupt(const char *what)
 {
     return latmc_fail(LATMC_ECORRUPT, "checkpoint: %s", what);
@@ -180,31 +164,8 @@ static int corrupt(const char *what)
 
 static int read_desc(struct ckpt_reader *r, latmc_sim_desc *d)
 {
-    if (ckpt_get_u32(r) != 16)
-        return corrupt("the desc does not have the 16 fields of format version 1");
-    int64_t f[16];
-    for (int i = 0; i < 16; i++)
-        f[i] = (int64_t)ckpt_get_u64(r);
-    latmc_sim_desc_init(d);
-    const int int_fields[] = { 0, 1, 6, 7, 8, 9, 11, 12, 13, 14 };
-    for (size_t i = 0; i < sizeof int_fields / sizeof int_fields[0]; i++)
-        if (!fits_int(f[int_fields[i]]))
-            return corrupt("a desc field is out of range");
-    d->model = (int)f[0];
-    d->ndim = (int)f[1];
-    for (int mu = 0; mu < 4; mu++)
-        d->extent[mu] = f[2 + mu];
-    d->q = (int)f[6];
-    d->algorithm = (int)f[7];
-    d->precision = (int)f[8];
-    d->couplings = (int)f[9];
-    d->coupling_seed = (uint64_t)f[10];
-    d->replicas = (int)f[11];
-    d->device = (int)f[12];
-    d->device_index = (int)f[13];
-    d->n_threads = (int)f[14];
-    d->seed = (uint64_t)f[15];
-    return LATMC_OK;
+    const char *why = ckpt_get_desc(r, d);
+    return why ? corrupt(why) : LATMC_OK;
 }
 
 

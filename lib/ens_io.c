@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "checkpoint_desc.h"
 #include "checkpoint_io.h"
 #include "ens_internal.h"
 #include "safe_file.h"
@@ -30,44 +31,6 @@
 #define ENS_FORMAT_VERSION 1u
 #define ENS_ENDIAN_MARK 0x01020304u
 #define ENS_HEADER_BYTES (8 + 4 + 4 + 8)
-
-static void put_desc(struct ckpt_writer *w, const latmc_sim_desc *d)
-{
-    const int64_t f[16] = { d->model, d->ndim, d->extent[0], d->extent[1], d->extent[2],
-                            d->extent[3], d->q, d->algorithm, d->precision, d->couplings,
-                            (int64_t)d->coupling_seed, d->replicas, d->device,
-                            d->device_index, d->n_threads, (int64_t)d->seed };
-    ckpt_put_u32(w, 16);
-    for (int i = 0; i < 16; i++)
-        ckpt_put_u64(w, (uint64_t)f[i]);
-}
-
-static void get_desc(struct ckpt_reader *r, latmc_sim_desc *d, bool *ok)
-{
-    *ok = ckpt_get_u32(r) == 16;
-    int64_t f[16];
-    for (int i = 0; i < 16; i++)
-        f[i] = (int64_t)ckpt_get_u64(r);
-    latmc_sim_desc_init(d);
-    const int ints[] = { 0, 1, 6, 7, 8, 9, 11, 12, 13, 14 };
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        if (f[ints[i]] < -2147483647 || f[ints[i]] > 2147483647)
-            *ok = false;
-    d->model = (int)f[0];
-    d->ndim = (int)f[1];
-    for (int mu = 0; mu < 4; mu++)
-        d->extent[mu] = f[2 + mu];
-    d->q = (int)f[6];
-    d->algorithm = (int)f[7];
-    d->precision = (int)f[8];
-    d->couplings = (int)f[9];
-    d->coupling_seed = (uint64_t)f[10];
-    d->replicas = (int)f[11];
-    d->device = (int)f[12];
-    d->device_index = (int)f[13];
-    d->n_threads = (int)f[14];
-    d->seed = (uint64_t)f[15];
-}
 
 /* Everything but the members and the checksum. */
 static void put_head(struct ckpt_writer *w, const latmc_ens *e)
@@ -84,7 +47,7 @@ static void put_head(struct ckpt_writer *w, const latmc_ens *e)
     ckpt_put_u32(w, (uint32_t)e->layout.n_threads);
     ckpt_put_u64(w, e->layout.seed);
     ckpt_put_u64(w, e->layout.coupling_seed);
-    put_desc(w, &e->desc);
+    ckpt_put_desc(w, &e->desc);
     ckpt_put_u32(w, e->have_temps);
     for (int t = 0; t < nT; t++)
         ckpt_put_f64(w, e->beta[t]);
@@ -213,9 +176,7 @@ static int parse(latmc_ctx *ctx, const unsigned char *p, size_t size, const char
     layout.seed = ckpt_get_u64(&r);
     layout.coupling_seed = ckpt_get_u64(&r);
     latmc_sim_desc desc;
-    bool ok;
-    get_desc(&r, &desc, &ok);
-    if (!ok || r.truncated)
+    if (ckpt_get_desc(&r, &desc) != NULL || r.truncated)
         return corrupt(path, "bad member desc");
     latmc_ens *e = NULL;
     int st = latmc_ens_alloc(ctx, &desc, &layout, &e);
