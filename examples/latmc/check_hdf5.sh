@@ -12,13 +12,8 @@ reader=$2
 py=$3
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/latmc-hdf5.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
-fail() {
-    echo "FAIL: $*" >&2
-    for f in "$tmp"/*.out "$tmp"/*.err "$tmp"/h5.txt; do
-        [ -s "$f" ] && { echo "--- $f ---" >&2; cat "$f" >&2; }
-    done
-    exit 1
-}
+fail_also="$tmp/h5.txt"
+. "$(dirname "$0")/check_lib.sh"
 "$latmc" -L 8 --beta 0.4 --therm 20 --sweeps 300 --seed 4 --quiet --hdf5 "$tmp/r.h5" \
     --json "$tmp/r.json" >"$tmp/run.out" 2>"$tmp/run.err" </dev/null || fail "latmc: exit status $?"
 "$reader" "$tmp/r.h5" >"$tmp/h5.txt" 2>"$tmp/read.err" || fail "the reader failed on the file"

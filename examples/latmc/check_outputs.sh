@@ -19,23 +19,8 @@ py=$2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/latmc-outputs.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-fail() {
-    echo "FAIL: $*" >&2
-    for f in "$tmp"/*.out "$tmp"/*.err; do
-        [ -s "$f" ] && { echo "--- $f ---" >&2; head -c 3000 "$f" >&2; }
-    done
-    exit 1
-}
+. "$(dirname "$0")/check_lib.sh"
 
-# run NAME EXPECTED_STATUS ARG...
-run() {
-    name=$1
-    want=$2
-    shift 2
-    "$latmc" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null
-    code=$?
-    [ "$code" -eq "$want" ] || fail "$name: exit status $code, expected $want (latmc $*)"
-}
 
 args="-L 8 --beta 0.35 --therm 50 --sweeps 400 --every 2 --seed 9 --threads 1"
 

@@ -20,23 +20,8 @@ shift 2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/latmc-resume.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-fail() {
-    echo "FAIL: $*" >&2
-    for f in "$tmp"/*.out "$tmp"/*.err; do
-        [ -s "$f" ] && { echo "--- $f ---" >&2; cat "$f" >&2; }
-    done
-    exit 1
-}
+. "$(dirname "$0")/check_lib.sh"
 
-# run NAME EXPECTED_STATUS ARG...: stdout to NAME.out, stderr to NAME.err
-run() {
-    name=$1
-    want=$2
-    shift 2
-    "$latmc" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null
-    code=$?
-    [ "$code" -eq "$want" ] || fail "$name: exit status $code, expected $want (latmc $*)"
-}
 
 if [ "$mode" = bad ]; then
     echo "not a checkpoint" >"$tmp/garbage.ckp"

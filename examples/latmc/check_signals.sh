@@ -22,13 +22,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/latmc-signals.XXXXXX") || exit 99
 pid=""
 trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 
-fail() {
-    echo "FAIL: $*" >&2
-    for f in "$tmp"/*.out "$tmp"/*.err; do
-        [ -s "$f" ] && { echo "--- $f ---" >&2; head -c 3000 "$f" >&2; }
-    done
-    exit 1
-}
+. "$(dirname "$0")/check_lib.sh"
 
 # wait_for DESCRIPTION COMMAND...: poll (0.1 s) until COMMAND succeeds, at most 30 s,
 # failing early when the run in the background has ended.
