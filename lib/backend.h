@@ -53,6 +53,21 @@ struct latmc_backend_ops {
      * has a configuration, and zeroed *view); LATMC_EUNSUPPORTED with a message where the
      * layout is not one strided array. */
     int (*device_view)(latmc_sim *sim, latmc_device_view *view);
+
+    /* Appended. Optional (NULL: LATMC_EUNSUPPORTED from the callers that need them): the
+     * per-plane forms used by transports that hold one slab per process or device
+     * (DESIGN.md section 11). Planes are counted along the last axis, p0 < p1 <= extent.
+     *
+     * measure_planes: the model's sums of each plane p in [p0, p1) separately, into
+     * sums + (p - p0) * model->sums_size. Adding them in plane order (model->add_sums)
+     * gives exactly what ops.measure gives for the whole lattice.
+     *
+     * get_planes / set_planes: the configuration of planes [p0, p1) in the byte layout
+     * of get_spins restricted to those planes (for each replica in order: the planes'
+     * sites in site order), (p1 - p0) * plane sites * replicas * site bytes. */
+    int (*measure_planes)(latmc_sim *sim, int64_t p0, int64_t p1, void *sums);
+    int (*get_planes)(latmc_sim *sim, int64_t p0, int64_t p1, void *buf);
+    int (*set_planes)(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf);
 };
 
 /*

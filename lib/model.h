@@ -51,6 +51,13 @@ struct latmc_model_def {
     int box_halo;               /* planes a step reads beyond its box (1: nearest neighbours) */
     int box_plane_multiple;     /* a slab's thickness is a multiple of this, so that its
                                    colouring is the global one (2: the checkerboard) */
+
+    /* Appended: decomposition-independent reductions (DESIGN.md section 11). Add one tile's
+     * sums (one lattice plane along the last axis, or an ordered run of planes) into
+     * `total`, member by member. Every reduction of a whole lattice is the combination of
+     * its planes' sums in increasing plane order, starting from zeros: so observables do
+     * not depend on boxes, threads, devices or ranks. Integer members stay integers. */
+    void (*add_sums)(void *total, const void *tile);
 };
 
 /* Whether a sim of this model and desc (validated) has couplings: latmc_sim_get/

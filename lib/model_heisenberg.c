@@ -77,6 +77,19 @@ static int heisenberg_check_spins(const latmc_sim *sim, const void *buf)
 }
 
 #define P(key) (1u << (key))
+/* One tile's sums into a total (model.h: tiles are added in plane order). */
+static void heisenberg_add_sums(void *total, const void *tile)
+{
+    struct latmc_heisenberg_sums *t = total;
+    const struct latmc_heisenberg_sums *s = tile;
+    t->bonds += s->bonds;
+    for (int a = 0; a < 3; a++) {
+        t->mag[a] += s->mag[a];
+        for (int b = 0; b < 3; b++)
+            t->overlap[a][b] += s->overlap[a][b];
+    }
+}
+
 const struct latmc_model_def latmc_model_heisenberg = {
     .id = LATMC_MODEL_HEISENBERG,
     .name = "Heisenberg",
@@ -98,4 +111,5 @@ const struct latmc_model_def latmc_model_heisenberg = {
     .check_spins = heisenberg_check_spins,
     .update_data = heisenberg_update_data,
     .observable = heisenberg_observable,
+    .add_sums = heisenberg_add_sums,
 };

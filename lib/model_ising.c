@@ -103,6 +103,15 @@ static int ising_check_couplings(const latmc_sim *sim, const float *buf, size_t 
 }
 
 #define P(key) (1u << (key))
+/* One tile's sums into a total (model.h: tiles are added in plane order). */
+static void ising_add_sums(void *total, const void *tile)
+{
+    struct latmc_ising_sums *t = total;
+    const struct latmc_ising_sums *s = tile;
+    t->bonds += s->bonds;
+    t->spins += s->spins;
+}
+
 const struct latmc_model_def latmc_model_ising = {
     .id = LATMC_MODEL_ISING,
     .name = "Ising",
@@ -126,4 +135,5 @@ const struct latmc_model_def latmc_model_ising = {
     .box_plane_multiple = 2, /* even slabs: a slab's checkerboard is the global one */
     .update_data = ising_update_data,
     .observable = ising_observable,
+    .add_sums = ising_add_sums,
 };

@@ -112,6 +112,18 @@ static int phi4_observable(const latmc_sim *sim, const void *sums, int key, doub
 }
 
 #define P(key) (1u << (key))
+/* One tile's sums into a total (model.h: tiles are added in plane order). */
+static void phi4_add_sums(void *total, const void *tile)
+{
+    struct latmc_phi4_sums *t = total;
+    const struct latmc_phi4_sums *s = tile;
+    t->phi += s->phi;
+    t->phi2 += s->phi2;
+    t->phi4 += s->phi4;
+    t->grad2 += s->grad2;
+    t->lap2 += s->lap2;
+}
+
 const struct latmc_model_def latmc_model_phi4 = {
     .id = LATMC_MODEL_PHI4,
     .name = "phi^4",
@@ -131,4 +143,5 @@ const struct latmc_model_def latmc_model_phi4 = {
     .check_spins = phi4_check_spins,
     .update_data = phi4_update_data,
     .observable = phi4_observable,
+    .add_sums = phi4_add_sums,
 };

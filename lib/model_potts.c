@@ -131,6 +131,16 @@ static int potts_check_spins(const latmc_sim *sim, const void *buf)
 }
 
 #define P(key) (1u << (key))
+/* One tile's sums into a total (model.h: tiles are added in plane order). */
+static void potts_add_sums(void *total, const void *tile)
+{
+    struct latmc_potts_sums *t = total;
+    const struct latmc_potts_sums *s = tile;
+    t->matches += s->matches;
+    for (int k = 0; k <= LATMC_POTTS_MAX_Q; k++)
+        t->count[k] += s->count[k];
+}
+
 const struct latmc_model_def latmc_model_potts = {
     .id = LATMC_MODEL_POTTS,
     .name = "Potts",
@@ -148,4 +158,5 @@ const struct latmc_model_def latmc_model_potts = {
     .check_spins = potts_check_spins,
     .update_data = potts_update_data,
     .observable = potts_observable,
+    .add_sums = potts_add_sums,
 };

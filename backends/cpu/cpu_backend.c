@@ -141,6 +141,39 @@ static unsigned cpu_step_caps(latmc_sim *sim)
     return st->kernels->step_caps ? st->kernels->step_caps(sim, st) : 0u;
 }
 
+static int no_plane_form(latmc_sim *sim, const char *what)
+{
+    return latmc_fail(LATMC_EUNSUPPORTED, "the CPU backend has no per-plane %s for the %s "
+                      "model in this version", what, sim->model->name);
+}
+
+static int cpu_measure_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
+{
+    struct cpu_state *st = cpu_state_of(sim);
+    if (!st->kernels->measure_planes)
+        return no_plane_form(sim, "reduction");
+    st->kernels->measure_planes(sim, st, p0, p1, sums);
+    return LATMC_OK;
+}
+
+static int cpu_get_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
+{
+    struct cpu_state *st = cpu_state_of(sim);
+    if (!st->kernels->get_planes)
+        return no_plane_form(sim, "configuration copy");
+    st->kernels->get_planes(sim, st, p0, p1, buf);
+    return LATMC_OK;
+}
+
+static int cpu_set_planes(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf)
+{
+    struct cpu_state *st = cpu_state_of(sim);
+    if (!st->kernels->set_planes)
+        return no_plane_form(sim, "configuration copy");
+    st->kernels->set_planes(sim, st, p0, p1, buf);
+    return LATMC_OK;
+}
+
 const struct latmc_backend_ops latmc_cpu_backend_ops = {
     .size = sizeof(struct latmc_backend_ops),
     .name = "cpu",
@@ -156,4 +189,7 @@ const struct latmc_backend_ops latmc_cpu_backend_ops = {
     .params_changed = cpu_params_changed,
     .run_step = cpu_run_step,
     .step_caps = cpu_step_caps,
+    .measure_planes = cpu_measure_planes,
+    .get_planes = cpu_get_planes,
+    .set_planes = cpu_set_planes,
 };

@@ -49,6 +49,15 @@ struct cpu_model_kernels {
     void (*run_step)(latmc_sim *sim, struct cpu_state *st, const struct latmc_step_call *call,
                      uint64_t *accepted, uint64_t *attempted);
     unsigned (*step_caps)(latmc_sim *sim, struct cpu_state *st);
+    /* Optional (NULL: LATMC_EUNSUPPORTED): latmc_backend_ops.measure_planes, get_planes
+     * and set_planes for the model (lib/backend.h). measure must equal the in-order
+     * combination of measure_planes (model->add_sums) for every sim->n_threads. */
+    void (*measure_planes)(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                           void *sums);
+    void (*get_planes)(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                       void *buf);
+    void (*set_planes)(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                       const void *buf);
 };
 
 /* NULL when the CPU backend has no kernels for the model (cpu_models.c). */
