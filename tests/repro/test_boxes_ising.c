@@ -282,9 +282,7 @@ static void bad_decompositions(void **state)
     p.device = LATMC_DEVICE_CPU;
     p.n_parts = 2;
     expect_refused(&p, LATMC_EUNSUPPORTED, "Potts model runs as one box");
-    p.model = LATMC_MODEL_PHI4;
-    p.algorithm = LATMC_ALGO_METROPOLIS;
-    expect_refused(&p, LATMC_EUNSUPPORTED, "phi^4");
+    /* phi^4 runs as boxes: tests/repro/test_boxes_phi4.c */
     p.model = LATMC_MODEL_HEISENBERG;
     p.algorithm = LATMC_ALGO_DEFAULT;
     p.ndim = 3;
