@@ -58,6 +58,7 @@ struct latmc_model_def {
      * its planes' sums in increasing plane order, starting from zeros: so observables do
      * not depend on boxes, threads, devices or ranks. Integer members stay integers. */
     void (*add_sums)(void *total, const void *tile);
+    int (*sweep_steps_of)(const latmc_sim *sim); /* Optional: steps of one sweep for the current parameters (NULL: sweep_steps) */
 };
 
 /* Whether a sim of this model and desc (validated) has couplings: latmc_sim_get/

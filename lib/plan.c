@@ -27,8 +27,8 @@ int latmc_plan_check(const latmc_sim_desc *d, const struct latmc_model_def *m)
         return LATMC_OK;
     if (m->sweep_steps <= 0)
         return latmc_fail(LATMC_EUNSUPPORTED, "desc.n_parts = %d: the %s model runs as one box "
-                          "only in this version (boxes exist for the Ising model on the CPU); "
-                          "use n_parts 0 or 1", k, m->name);
+                          "only in this version (boxes exist for the Ising and Heisenberg "
+                          "models on the CPU); use n_parts 0 or 1", k, m->name);
     const int axis = d->ndim - 1;
     const int64_t planes = d->extent[axis], mult = plane_multiple(m);
     const int64_t halo = m->box_halo > 0 ? m->box_halo : 1;
@@ -132,12 +132,14 @@ static int run_on_boxes(latmc_sim *sim, const struct latmc_plan *plan, uint64_t 
 int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
                      uint64_t *accepted, uint64_t *attempted)
 {
+    const struct latmc_model_def *m = sim->model;
     const unsigned caps = sim->ops->step_caps ? sim->ops->step_caps(sim) : 0u;
     for (uint64_t k = 0; k < n; k++) {
         const uint64_t sweep = sim->sweeps + k;
-        for (int s = 0; s < plan->n_steps;) {
+        int n_steps = m->sweep_steps_of ? m->sweep_steps_of(sim) : plan->n_steps;
+        for (int s = 0; s < n_steps;) {
             int st;
-            if ((caps & LATMC_STEP_CAP_PAIR) && s + 1 < plan->n_steps) {
+            if ((caps & LATMC_STEP_CAP_PAIR) && s + 1 < n_steps) {
                 /* Steps s and s + 1 in one pass over each box, s + 1 of the border planes
                  * once every box has done s. */
                 st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_PAIR_INTERIOR, accepted,

@@ -262,31 +262,34 @@ static void update_row(const struct heis_pass *p, int64_t row)
 
 /*
  * Group grp of the flat numbering (L_x / 2 not a multiple of 4): vectors
- * j0 = 4 (HEIS_V grp + k); a vector in one row loads as in update_row, one that straddles
- * rows (or runs past the end of the colour) lane by lane.
+ * j0 = 4 (HEIS_V grp + k), of which the sites with numbers in [jlo, jhi) are updated (a
+ * whole colour: [0, N / 2); a box: its rows' numbers). A vector whose four sites are all
+ * in the range and in one row loads as in update_row, the others lane by lane.
  */
-static void update_group(const struct heis_pass *p, int64_t grp)
+static inline void update_group_range(const struct heis_pass *p, int64_t grp, int64_t jlo,
+                                      int64_t jhi)
 {
     const struct cpu_heisenberg_soa *s = p->s;
     const int c = p->colour;
     int64_t j0[HEIS_V];
-    int nvalid[HEIS_V];
+    int lane0[HEIS_V], nvalid[HEIS_V];
     bool contiguous[HEIS_V];
     struct heis_row r[HEIS_V];
     __m256d f[HEIS_V][3], sp[HEIS_V][3], out[HEIS_V][3];
     for (int k = 0; k < HEIS_V; k++) {
         j0[k] = 4 * (HEIS_V * grp + k);
-        const int64_t left = s->half - j0[k];
-        nvalid[k] = left >= 4 ? 4 : left > 0 ? (int)left : 0;
+        const int64_t left = jhi - j0[k];
+        nvalid[k] = left >= 4 ? 4 : left > 0 ? (int)left : 0; /* lanes below nvalid ... */
+        lane0[k] = jlo > j0[k] ? (int)(jlo - j0[k] < 4 ? jlo - j0[k] : 4) : 0; /* ... from lane0 */
         const int64_t row = j0[k] / p->n, m = j0[k] - row * p->n;
-        contiguous[k] = nvalid[k] == 4 && m + 4 <= p->n;
+        contiguous[k] = lane0[k] == 0 && nvalid[k] == 4 && m + 4 <= p->n;
         if (contiguous[k]) {
             heis_row_of(p, row, row % p->g->ly, row / p->g->ly, &r[k]);
             heis_row_field(&r[k], m, f[k], sp[k]);
             continue;
         }
         double fl[3][4] = { { 0 } }, sl[3][4] = { { 0 } };
-        for (int lane = 0; lane < nvalid[k]; lane++) {
+        for (int lane = lane0[k]; lane < nvalid[k]; lane++) {
             double field[3];
             field_one(p, j0[k] + lane, field);
             for (int kk = 0; kk < 3; kk++) {
@@ -309,10 +312,15 @@ static void update_group(const struct heis_pass *p, int64_t grp)
         double o[3][4];
         for (int kk = 0; kk < 3; kk++)
             _mm256_storeu_pd(o[kk], out[k][kk]);
-        for (int lane = 0; lane < nvalid[k]; lane++)
+        for (int lane = lane0[k]; lane < nvalid[k]; lane++)
             for (int kk = 0; kk < 3; kk++)
                 s->spin[p->replica][c][cpu_heisenberg_soa_index(s, j0[k] + lane, kk)] = o[kk][lane];
     }
+}
+
+static void update_group(const struct heis_pass *p, int64_t grp)
+{
+    update_group_range(p, grp, 0, p->s->half);
 }
 
 /* Work item `item` of a colour pass: a row, or a group of the flat numbering. */
@@ -375,9 +383,74 @@ static uint64_t sweep_avx2(const struct latmc_lattice *g, struct cpu_heisenberg_
     return heatbath ? (uint64_t)g->nsites : 0;
 }
 
+/*
+ * One step of the plan on boxes (cpu_heisenberg_step_boxes): the colour's sites of each
+ * box, by rows (L_x / 2 a multiple of 4) or by the groups of the flat numbering that meet
+ * the box's numbers (a group across two boxes is visited by both, each updating its own
+ * sites). Threads: each box's items are split among the team, no barrier between boxes (a
+ * step writes one colour and reads the other).
+ */
+static uint64_t step_boxes_avx2(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
+                                const struct latmc_heisenberg_params *prm, bool heatbath,
+                                int colour, uint64_t seed, int replica, uint64_t sweep,
+                                const struct latmc_box *boxes, int n_boxes, int n_threads)
+{
+    struct latmc_philox_x4_keys keys;
+    latmc_philox_x4_keys_init(&keys, seed);
+    const bool by_rows = (g->lx / 2) % 4 == 0;
+    const int64_t n = g->lx / 2, rpp = cpu_heisenberg_rows_per_plane(g), per_group = 4 * HEIS_V;
+    const struct heis_pass p = {
+        .g = g,
+        .s = s,
+        .replica = replica,
+        .colour = colour,
+        .beta = prm->beta,
+        .h = prm->h,
+        .heatbath = heatbath,
+        .keys = &keys,
+        .sweep = sweep,
+        .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)replica),
+        .n = n,
+    };
+    uint64_t updates = 0;
+    for (int i = 0; i < n_boxes; i++)
+        updates += (uint64_t)(boxes[i].extent[boxes[i].axis] * rpp * n);
+    if (!cpu_use_threads(n_threads, s->half)) {
+        for (int i = 0; i < n_boxes; i++) {
+            const int64_t r0 = boxes[i].origin[boxes[i].axis] * rpp;
+            const int64_t r1 = r0 + boxes[i].extent[boxes[i].axis] * rpp;
+            const int64_t jlo = r0 * n, jhi = r1 * n;
+            if (by_rows)
+                for (int64_t row = r0; row < r1; row++)
+                    update_row(&p, row);
+            else
+                for (int64_t grp = jlo / per_group; grp < (jhi + per_group - 1) / per_group; grp++)
+                    update_group_range(&p, grp, jlo, jhi);
+        }
+        return heatbath ? updates : 0;
+    }
+    LATMC_OMP(parallel num_threads(n_threads))
+    for (int i = 0; i < n_boxes; i++) {
+        const int64_t r0 = boxes[i].origin[boxes[i].axis] * rpp;
+        const int64_t r1 = r0 + boxes[i].extent[boxes[i].axis] * rpp;
+        const int64_t jlo = r0 * n, jhi = r1 * n;
+        if (by_rows) {
+            LATMC_OMP(for schedule(static) nowait)
+            for (int64_t row = r0; row < r1; row++)
+                update_row(&p, row);
+        } else {
+            LATMC_OMP(for schedule(static) nowait)
+            for (int64_t grp = jlo / per_group; grp < (jhi + per_group - 1) / per_group; grp++)
+                update_group_range(&p, grp, jlo, jhi);
+        }
+    }
+    return heatbath ? updates : 0;
+}
+
 void cpu_heisenberg_dsp_init_avx2(struct cpu_heisenberg_dsp *dsp)
 {
     dsp->level = "avx2";
     dsp->soa = true;
     dsp->sweep_soa = sweep_avx2;
+    dsp->step_soa = step_boxes_avx2;
 }
