@@ -384,67 +384,81 @@ static uint64_t sweep_avx2(const struct latmc_lattice *g, struct cpu_heisenberg_
 }
 
 /*
- * One step of the plan on boxes (cpu_heisenberg_step_boxes): the colour's sites of each
- * box, by rows (L_x / 2 a multiple of 4) or by the groups of the flat numbering that meet
- * the box's numbers (a group across two boxes is visited by both, each updating its own
- * sites). Threads: each box's items are split among the team, no barrier between boxes (a
- * step writes one colour and reads the other).
+ * One step of the plan on boxes for every replica (cpu_heisenberg_step_boxes): the
+ * colour's sites of each box, by rows (L_x / 2 a multiple of 4) or by the groups of the
+ * flat numbering that meet the box's numbers (a group across two boxes is visited by both,
+ * each updating its own sites). Threads: one team for the step; each (replica, box)'s
+ * items are split among it, no barrier between them (a step writes one colour and reads
+ * the other; the replicas share nothing but the couplings).
  */
+static inline void box_items(const struct heis_pass *p, bool by_rows, int64_t r0, int64_t r1,
+                             bool team)
+{
+    const int64_t jlo = r0 * p->n, jhi = r1 * p->n, per_group = 4 * HEIS_V;
+    const int64_t g0 = jlo / per_group, g1 = (jhi + per_group - 1) / per_group;
+    if (!team) {
+        if (by_rows)
+            for (int64_t row = r0; row < r1; row++)
+                update_row(p, row);
+        else
+            for (int64_t grp = g0; grp < g1; grp++)
+                update_group_range(p, grp, jlo, jhi);
+        return;
+    }
+    if (by_rows) {
+        LATMC_OMP(for schedule(static) nowait)
+        for (int64_t row = r0; row < r1; row++)
+            update_row(p, row);
+    } else {
+        LATMC_OMP(for schedule(static) nowait)
+        for (int64_t grp = g0; grp < g1; grp++)
+            update_group_range(p, grp, jlo, jhi);
+    }
+}
+
 static uint64_t step_boxes_avx2(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
-                                const struct latmc_heisenberg_params *prm, bool heatbath,
-                                int colour, uint64_t seed, int replica, uint64_t sweep,
+                                int replicas, const struct latmc_heisenberg_params *prm,
+                                bool heatbath, int colour, uint64_t seed, uint64_t sweep,
                                 const struct latmc_box *boxes, int n_boxes, int n_threads)
 {
     struct latmc_philox_x4_keys keys;
     latmc_philox_x4_keys_init(&keys, seed);
     const bool by_rows = (g->lx / 2) % 4 == 0;
-    const int64_t n = g->lx / 2, rpp = cpu_heisenberg_rows_per_plane(g), per_group = 4 * HEIS_V;
-    const struct heis_pass p = {
-        .g = g,
-        .s = s,
-        .replica = replica,
-        .colour = colour,
-        .beta = prm->beta,
-        .h = prm->h,
-        .heatbath = heatbath,
-        .keys = &keys,
-        .sweep = sweep,
-        .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)replica),
-        .n = n,
-    };
+    const int64_t n = g->lx / 2, rpp = cpu_heisenberg_rows_per_plane(g);
+    struct heis_pass p[2];
+    for (int r = 0; r < replicas; r++)
+        p[r] = (struct heis_pass){
+            .g = g,
+            .s = s,
+            .replica = r,
+            .colour = colour,
+            .beta = prm->beta,
+            .h = prm->h,
+            .heatbath = heatbath,
+            .keys = &keys,
+            .sweep = sweep,
+            .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)r),
+            .n = n,
+        };
+    const int items = replicas * n_boxes; /* (replica, box) */
     uint64_t updates = 0;
     for (int i = 0; i < n_boxes; i++)
         updates += (uint64_t)(boxes[i].extent[boxes[i].axis] * rpp * n);
     if (!cpu_use_threads(n_threads, s->half)) {
-        for (int i = 0; i < n_boxes; i++) {
-            const int64_t r0 = boxes[i].origin[boxes[i].axis] * rpp;
-            const int64_t r1 = r0 + boxes[i].extent[boxes[i].axis] * rpp;
-            const int64_t jlo = r0 * n, jhi = r1 * n;
-            if (by_rows)
-                for (int64_t row = r0; row < r1; row++)
-                    update_row(&p, row);
-            else
-                for (int64_t grp = jlo / per_group; grp < (jhi + per_group - 1) / per_group; grp++)
-                    update_group_range(&p, grp, jlo, jhi);
+        for (int w = 0; w < items; w++) {
+            const struct latmc_box *box = &boxes[w % n_boxes];
+            const int64_t r0 = box->origin[box->axis] * rpp;
+            box_items(&p[w / n_boxes], by_rows, r0, r0 + box->extent[box->axis] * rpp, false);
         }
-        return heatbath ? updates : 0;
-    }
-    LATMC_OMP(parallel num_threads(n_threads))
-    for (int i = 0; i < n_boxes; i++) {
-        const int64_t r0 = boxes[i].origin[boxes[i].axis] * rpp;
-        const int64_t r1 = r0 + boxes[i].extent[boxes[i].axis] * rpp;
-        const int64_t jlo = r0 * n, jhi = r1 * n;
-        if (by_rows) {
-            LATMC_OMP(for schedule(static) nowait)
-            for (int64_t row = r0; row < r1; row++)
-                update_row(&p, row);
-        } else {
-            LATMC_OMP(for schedule(static) nowait)
-            for (int64_t grp = jlo / per_group; grp < (jhi + per_group - 1) / per_group; grp++)
-                update_group_range(&p, grp, jlo, jhi);
+    } else {
+        LATMC_OMP(parallel num_threads(n_threads))
+        for (int w = 0; w < items; w++) {
+            const struct latmc_box *box = &boxes[w % n_boxes];
+            const int64_t r0 = box->origin[box->axis] * rpp;
+            box_items(&p[w / n_boxes], by_rows, r0, r0 + box->extent[box->axis] * rpp, true);
         }
     }
-    return heatbath ? updates : 0;
+    return heatbath ? updates * (uint64_t)replicas : 0;
 }
 
 void cpu_heisenberg_dsp_init_avx2(struct cpu_heisenberg_dsp *dsp)

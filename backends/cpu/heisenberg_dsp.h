@@ -52,10 +52,11 @@ struct cpu_heisenberg_dsp {
     uint64_t (*sweep_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
                           const struct latmc_heisenberg_params *p, int algorithm, uint64_t seed,
                           int replica, uint64_t sweep, int n_threads);
-    /* One step of the plan on boxes in the SoA layout; as cpu_heisenberg_step_boxes. */
+    /* One step of the plan on boxes for every replica in the SoA layout; as
+     * cpu_heisenberg_step_boxes. */
     uint64_t (*step_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
-                         const struct latmc_heisenberg_params *p, bool heatbath, int colour,
-                         uint64_t seed, int replica, uint64_t sweep,
+                         int replicas, const struct latmc_heisenberg_params *p, bool heatbath,
+                         int colour, uint64_t seed, uint64_t sweep,
                          const struct latmc_box *boxes, int n_boxes, int n_threads);
 };
 

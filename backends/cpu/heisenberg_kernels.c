@@ -163,20 +163,18 @@ static void heisenberg_run_step(latmc_sim *sim, struct cpu_state *st,
     const bool heatbath = latmc_heisenberg_step_is_heatbath(
         sim->desc.algorithm == LATMC_ALGO_HEATBATH, call->step);
     const int colour = latmc_heisenberg_step_colour(call->step);
-    for (int r = 0; r < hs->replicas; r++) {
-        uint64_t updates;
-        if (w->dsp.soa)
-            updates = w->dsp.step_soa(&st->lattice, &w->soa, sim->model_data, heatbath, colour,
-                                      sim->desc.seed, r, call->sweep, call->boxes,
-                                      call->n_boxes, sim->n_threads);
-        else
-            updates = cpu_heisenberg_step_boxes(&st->lattice, replica_spins(sim, hs, r),
-                                                hs->couplings, sim->model_data, heatbath, colour,
-                                                sim->desc.seed, r, call->sweep, call->boxes,
-                                                call->n_boxes, sim->n_threads);
-        *accepted += updates;
-        *attempted += updates;
-    }
+    uint64_t updates;
+    if (w->dsp.soa)
+        updates = w->dsp.step_soa(&st->lattice, &w->soa, hs->replicas, sim->model_data, heatbath,
+                                  colour, sim->desc.seed, call->sweep, call->boxes, call->n_boxes,
+                                  sim->n_threads);
+    else
+        updates = cpu_heisenberg_step_boxes(&st->lattice, hs->spins, hs->replicas, hs->couplings,
+                                            sim->model_data, heatbath, colour, sim->desc.seed,
+                                            call->sweep, call->boxes, call->n_boxes,
+                                            sim->n_threads);
+    *accepted += updates;
+    *attempted += updates;
 }
 
 static int64_t plane_sites(const struct cpu_state *st)

@@ -92,15 +92,15 @@ uint64_t cpu_heisenberg_sweep(const struct latmc_lattice *g, float *spins, const
                               uint64_t seed, int replica, uint64_t sweep, int n_threads);
 
 /*
- * One step of the core's plan (lib/box.h) for one replica: colour `colour` of the boxes'
- * sites, by heat bath or overrelaxation (lib/heisenberg.h, the schedule). Returns the
- * heat-bath updates (the colour's sites in the boxes; 0 for overrelaxation).
+ * One step of the core's plan (lib/box.h) for every replica (spins: replica r at offset
+ * 3 N r; its update stream): colour `colour` of the boxes' sites, by heat bath or
+ * overrelaxation (lib/heisenberg.h, the schedule). Returns the heat-bath updates (the
+ * colour's sites in the boxes times the replicas; 0 for overrelaxation).
  */
-uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins,
+uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins, int replicas,
                                    const float *couplings, const struct latmc_heisenberg_params *p,
-                                   bool heatbath, int colour, uint64_t seed, int replica,
-                                   uint64_t sweep, const struct latmc_box *boxes, int n_boxes,
-                                   int n_threads);
+                                   bool heatbath, int colour, uint64_t seed, uint64_t sweep,
+                                   const struct latmc_box *boxes, int n_boxes, int n_threads);
 
 /*
  * The reduction of planes [p0, p1) of the current state (lib/heisenberg.h), plane p into

@@ -131,42 +131,48 @@ uint64_t cpu_heisenberg_sweep(const struct latmc_lattice *g, float *spins, const
 
 /*
  * One step of the plan on boxes (slabs of planes along the last axis): the colour's sites
- * of every box, the numbers of box i from j = rows0 n to rows1 n (n = L_x / 2 per row). A
- * Philox block that straddles two boxes is drawn by both, each updating its own lanes.
- * Threads: each box's blocks are split among the team with no barrier between boxes (a
- * step writes one colour and reads the other).
+ * of every box and replica, the numbers of box i from j = rows0 n to rows1 n (n = L_x / 2
+ * per row). A Philox block that straddles two boxes is drawn by both, each updating its
+ * own lanes. Threads: one team for the step; each (replica, box)'s blocks are split among
+ * it with no barrier between them (a step writes one colour and reads the other, and the
+ * replicas share nothing but the couplings).
  */
-uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins,
+uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins, int replicas,
                                    const float *couplings, const struct latmc_heisenberg_params *prm,
-                                   bool heatbath, int colour, uint64_t seed, int replica,
-                                   uint64_t sweep, const struct latmc_box *boxes, int n_boxes,
-                                   int n_threads)
+                                   bool heatbath, int colour, uint64_t seed, uint64_t sweep,
+                                   const struct latmc_box *boxes, int n_boxes, int n_threads)
 {
-    const struct pass p = {
-        .g = g, .spins = spins, .couplings = couplings, .beta = prm->beta, .h = prm->h,
-        .heatbath = heatbath, .seed = seed, .sweep = sweep, .colour = colour,
-        .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)replica),
-    };
+    struct pass p[2];
+    for (int r = 0; r < replicas; r++)
+        p[r] = (struct pass){
+            .g = g, .couplings = couplings, .beta = prm->beta, .h = prm->h,
+            .spins = spins + (size_t)LATMC_HEISENBERG_COMPONENTS * (size_t)g->nsites * (size_t)r,
+            .heatbath = heatbath, .seed = seed, .sweep = sweep, .colour = colour,
+            .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)r),
+        };
     const int64_t n = g->lx / 2, rpp = cpu_heisenberg_rows_per_plane(g);
+    const int items = replicas * n_boxes; /* (replica, box) */
     uint64_t updates = 0;
     for (int i = 0; i < n_boxes; i++)
         updates += (uint64_t)(boxes[i].extent[boxes[i].axis] * rpp * n);
     if (!cpu_use_threads(n_threads, g->nsites / 2)) {
-        for (int i = 0; i < n_boxes; i++) {
-            const int64_t p0 = boxes[i].origin[boxes[i].axis];
-            const int64_t jlo = p0 * rpp * n, jhi = jlo + boxes[i].extent[boxes[i].axis] * rpp * n;
+        for (int w = 0; w < items; w++) {
+            const struct latmc_box *box = &boxes[w % n_boxes];
+            const int64_t jlo = box->origin[box->axis] * rpp * n;
+            const int64_t jhi = jlo + box->extent[box->axis] * rpp * n;
             for (int64_t b = jlo / 4; b < (jhi + 3) / 4; b++)
-                update_block_lanes(&p, b, jlo, jhi);
+                update_block_lanes(&p[w / n_boxes], b, jlo, jhi);
         }
     } else {
         LATMC_OMP(parallel num_threads(n_threads))
-        for (int i = 0; i < n_boxes; i++) {
-            const int64_t p0 = boxes[i].origin[boxes[i].axis];
-            const int64_t jlo = p0 * rpp * n, jhi = jlo + boxes[i].extent[boxes[i].axis] * rpp * n;
+        for (int w = 0; w < items; w++) {
+            const struct latmc_box *box = &boxes[w % n_boxes];
+            const int64_t jlo = box->origin[box->axis] * rpp * n;
+            const int64_t jhi = jlo + box->extent[box->axis] * rpp * n;
             LATMC_OMP(for schedule(static) nowait)
             for (int64_t b = jlo / 4; b < (jhi + 3) / 4; b++)
-                update_block_lanes(&p, b, jlo, jhi);
+                update_block_lanes(&p[w / n_boxes], b, jlo, jhi);
         }
     }
-    return heatbath ? updates : 0;
+    return heatbath ? updates * (uint64_t)replicas : 0;
 }
