@@ -387,32 +387,19 @@ static uint64_t sweep_avx2(const struct latmc_lattice *g, struct cpu_heisenberg_
  * One step of the plan on boxes for every replica (cpu_heisenberg_step_boxes): the
  * colour's sites of each box, by rows (L_x / 2 a multiple of 4) or by the groups of the
  * flat numbering that meet the box's numbers (a group across two boxes is visited by both,
- * each updating its own sites). Threads: one team for the step; each (replica, box)'s
- * items are split among it, no barrier between them (a step writes one colour and reads
- * the other; the replicas share nothing but the couplings).
+ * each updating its own sites). The replicas' rows (groups) are updated one after the
+ * other, so that the couplings they share are loaded once per step from far memory. Threads:
+ * one team for the step; each box's items are split among it, no barrier between boxes (a
+ * step writes one colour and reads the other; the replicas share only the couplings).
  */
-static inline void box_items(const struct heis_pass *p, bool by_rows, int64_t r0, int64_t r1,
-                             bool team)
+static inline void box_item(const struct heis_pass *p, int replicas, bool by_rows, int64_t item,
+                            int64_t jlo, int64_t jhi)
 {
-    const int64_t jlo = r0 * p->n, jhi = r1 * p->n, per_group = 4 * HEIS_V;
-    const int64_t g0 = jlo / per_group, g1 = (jhi + per_group - 1) / per_group;
-    if (!team) {
+    for (int r = 0; r < replicas; r++) {
         if (by_rows)
-            for (int64_t row = r0; row < r1; row++)
-                update_row(p, row);
+            update_row(&p[r], item);
         else
-            for (int64_t grp = g0; grp < g1; grp++)
-                update_group_range(p, grp, jlo, jhi);
-        return;
-    }
-    if (by_rows) {
-        LATMC_OMP(for schedule(static) nowait)
-        for (int64_t row = r0; row < r1; row++)
-            update_row(p, row);
-    } else {
-        LATMC_OMP(for schedule(static) nowait)
-        for (int64_t grp = g0; grp < g1; grp++)
-            update_group_range(p, grp, jlo, jhi);
+            update_group_range(&p[r], item, jlo, jhi);
     }
 }
 
@@ -424,7 +411,7 @@ static uint64_t step_boxes_avx2(const struct latmc_lattice *g, struct cpu_heisen
     struct latmc_philox_x4_keys keys;
     latmc_philox_x4_keys_init(&keys, seed);
     const bool by_rows = (g->lx / 2) % 4 == 0;
-    const int64_t n = g->lx / 2, rpp = cpu_heisenberg_rows_per_plane(g);
+    const int64_t n = g->lx / 2, rpp = cpu_heisenberg_rows_per_plane(g), per_group = 4 * HEIS_V;
     struct heis_pass p[2];
     for (int r = 0; r < replicas; r++)
         p[r] = (struct heis_pass){
@@ -440,23 +427,32 @@ static uint64_t step_boxes_avx2(const struct latmc_lattice *g, struct cpu_heisen
             .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)r),
             .n = n,
         };
-    const int items = replicas * n_boxes; /* (replica, box) */
     uint64_t updates = 0;
     for (int i = 0; i < n_boxes; i++)
         updates += (uint64_t)(boxes[i].extent[boxes[i].axis] * rpp * n);
-    if (!cpu_use_threads(n_threads, s->half)) {
-        for (int w = 0; w < items; w++) {
-            const struct latmc_box *box = &boxes[w % n_boxes];
-            const int64_t r0 = box->origin[box->axis] * rpp;
-            box_items(&p[w / n_boxes], by_rows, r0, r0 + box->extent[box->axis] * rpp, false);
+    const bool team = cpu_use_threads(n_threads, s->half);
+    if (!team) {
+        for (int i = 0; i < n_boxes; i++) {
+            const int64_t r0 = boxes[i].origin[boxes[i].axis] * rpp;
+            const int64_t r1 = r0 + boxes[i].extent[boxes[i].axis] * rpp;
+            const int64_t jlo = r0 * n, jhi = r1 * n;
+            const int64_t first = by_rows ? r0 : jlo / per_group;
+            const int64_t last = by_rows ? r1 : (jhi + per_group - 1) / per_group;
+            for (int64_t item = first; item < last; item++)
+                box_item(p, replicas, by_rows, item, jlo, jhi);
         }
-    } else {
-        LATMC_OMP(parallel num_threads(n_threads))
-        for (int w = 0; w < items; w++) {
-            const struct latmc_box *box = &boxes[w % n_boxes];
-            const int64_t r0 = box->origin[box->axis] * rpp;
-            box_items(&p[w / n_boxes], by_rows, r0, r0 + box->extent[box->axis] * rpp, true);
-        }
+        return heatbath ? updates * (uint64_t)replicas : 0;
+    }
+    LATMC_OMP(parallel num_threads(n_threads))
+    for (int i = 0; i < n_boxes; i++) {
+        const int64_t r0 = boxes[i].origin[boxes[i].axis] * rpp;
+        const int64_t r1 = r0 + boxes[i].extent[boxes[i].axis] * rpp;
+        const int64_t jlo = r0 * n, jhi = r1 * n;
+        const int64_t first = by_rows ? r0 : jlo / per_group;
+        const int64_t last = by_rows ? r1 : (jhi + per_group - 1) / per_group;
+        LATMC_OMP(for schedule(static) nowait)
+        for (int64_t item = first; item < last; item++)
+            box_item(p, replicas, by_rows, item, jlo, jhi);
     }
     return heatbath ? updates * (uint64_t)replicas : 0;
 }

@@ -133,9 +133,10 @@ uint64_t cpu_heisenberg_sweep(const struct latmc_lattice *g, float *spins, const
  * One step of the plan on boxes (slabs of planes along the last axis): the colour's sites
  * of every box and replica, the numbers of box i from j = rows0 n to rows1 n (n = L_x / 2
  * per row). A Philox block that straddles two boxes is drawn by both, each updating its
- * own lanes. Threads: one team for the step; each (replica, box)'s blocks are split among
- * it with no barrier between them (a step writes one colour and reads the other, and the
- * replicas share nothing but the couplings).
+ * own lanes. The replicas' blocks are updated one after the other (the couplings they
+ * share are loaded once). Threads: one team for the step; each box's blocks are split
+ * among it with no barrier between boxes (a step writes one colour and reads the other,
+ * and the replicas share nothing but the couplings).
  */
 uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins, int replicas,
                                    const float *couplings, const struct latmc_heisenberg_params *prm,
@@ -151,27 +152,26 @@ uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins, 
             .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)r),
         };
     const int64_t n = g->lx / 2, rpp = cpu_heisenberg_rows_per_plane(g);
-    const int items = replicas * n_boxes; /* (replica, box) */
     uint64_t updates = 0;
     for (int i = 0; i < n_boxes; i++)
         updates += (uint64_t)(boxes[i].extent[boxes[i].axis] * rpp * n);
     if (!cpu_use_threads(n_threads, g->nsites / 2)) {
-        for (int w = 0; w < items; w++) {
-            const struct latmc_box *box = &boxes[w % n_boxes];
-            const int64_t jlo = box->origin[box->axis] * rpp * n;
-            const int64_t jhi = jlo + box->extent[box->axis] * rpp * n;
+        for (int i = 0; i < n_boxes; i++) {
+            const int64_t jlo = boxes[i].origin[boxes[i].axis] * rpp * n;
+            const int64_t jhi = jlo + boxes[i].extent[boxes[i].axis] * rpp * n;
             for (int64_t b = jlo / 4; b < (jhi + 3) / 4; b++)
-                update_block_lanes(&p[w / n_boxes], b, jlo, jhi);
+                for (int r = 0; r < replicas; r++)
+                    update_block_lanes(&p[r], b, jlo, jhi);
         }
     } else {
         LATMC_OMP(parallel num_threads(n_threads))
-        for (int w = 0; w < items; w++) {
-            const struct latmc_box *box = &boxes[w % n_boxes];
-            const int64_t jlo = box->origin[box->axis] * rpp * n;
-            const int64_t jhi = jlo + box->extent[box->axis] * rpp * n;
+        for (int i = 0; i < n_boxes; i++) {
+            const int64_t jlo = boxes[i].origin[boxes[i].axis] * rpp * n;
+            const int64_t jhi = jlo + boxes[i].extent[boxes[i].axis] * rpp * n;
             LATMC_OMP(for schedule(static) nowait)
             for (int64_t b = jlo / 4; b < (jhi + 3) / 4; b++)
-                update_block_lanes(&p[w / n_boxes], b, jlo, jhi);
+                for (int r = 0; r < replicas; r++)
+                    update_block_lanes(&p[r], b, jlo, jhi);
         }
     }
     return heatbath ? updates * (uint64_t)replicas : 0;
