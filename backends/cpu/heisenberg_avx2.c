@@ -343,11 +343,8 @@ static uint64_t sweep_avx2(const struct latmc_lattice *g, struct cpu_heisenberg_
     /* rows when every vector lies in one (L_x / 2 a multiple of 4), else flat groups */
     const bool by_rows = (g->lx / 2) % 4 == 0;
     const int64_t nitems = by_rows ? g->ly * g->lz : (s->half + 4 * HEIS_V - 1) / (4 * HEIS_V);
-    int nover = prm->nover;
     const bool heatbath = algorithm == LATMC_ALGO_HEATBATH;
-    if (!heatbath && nover < 1)
-        nover = 1; /* OVERRELAX alone: at least one pass (cpu_heisenberg_sweep) */
-    const int npasses = (heatbath ? 1 : 0) + nover;
+    const int npasses = latmc_heisenberg_passes(heatbath, prm->nover); /* the schedule */
     struct heis_pass p = {
         .g = g,
         .s = s,

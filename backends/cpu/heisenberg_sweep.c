@@ -114,19 +114,14 @@ uint64_t cpu_heisenberg_sweep(const struct latmc_lattice *g, float *spins, const
         .seed = seed, .sweep = sweep,
         .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)replica),
     };
-    uint64_t updates = 0;
-    int nover = prm->nover;
-    if (algorithm == LATMC_ALGO_HEATBATH) {
-        p.heatbath = true;
+    /* the schedule of lib/heisenberg.h: the heat-bath pass first, then overrelaxation */
+    const bool heatbath = algorithm == LATMC_ALGO_HEATBATH;
+    const int npasses = latmc_heisenberg_passes(heatbath, prm->nover);
+    for (int pass = 0; pass < npasses; pass++) {
+        p.heatbath = heatbath && pass == 0;
         lattice_pass(&p, n_threads);
-        updates = (uint64_t)g->nsites;
-    } else if (nover < 1) {
-        nover = 1; /* OVERRELAX alone: at least one pass, else a sweep would do nothing */
     }
-    p.heatbath = false;
-    for (int k = 0; k < nover; k++)
-        lattice_pass(&p, n_threads);
-    return updates;
+    return heatbath ? (uint64_t)g->nsites : 0;
 }
 
 /*
