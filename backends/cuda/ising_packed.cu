@@ -207,16 +207,18 @@ static unsigned packed_grid(int64_t items)
  * the start is paid once), fewer on small lattices. The wave of each kernel is asked of the
  * runtime once per host thread and device, not at every launch: on a small lattice the
  * queries would be a visible part of a sweep. */
+#define PACKED_KNOWN_DEVICES 64 /* waves remembered per device (a sim on several devices
+                                   alternates between them at every step) */
 template <auto Kernel> static unsigned resident_grid(int64_t items)
 {
-    static thread_local int known_device = -1;
-    static thread_local unsigned known_wave = 0;
+    static thread_local unsigned known_wave[PACKED_KNOWN_DEVICES]; /* 0: not asked yet */
     int device = 0;
     if (cudaGetDevice(&device) != cudaSuccess) {
         (void)cudaGetLastError(); /* the launch reports a real problem */
         return packed_grid(items);
     }
-    if (device != known_device) {
+    unsigned wave = device >= 0 && device < PACKED_KNOWN_DEVICES ? known_wave[device] : 0;
+    if (wave == 0) {
         int sms = 0, per_sm = 0;
         if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
             cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, CUDA_THREADS, 0) !=
@@ -224,11 +226,12 @@ template <auto Kernel> static unsigned resident_grid(int64_t items)
             (void)cudaGetLastError();
             return packed_grid(items);
         }
-        known_device = device;
-        known_wave = (unsigned)(sms * per_sm);
+        wave = (unsigned)(sms * per_sm);
+        if (device >= 0 && device < PACKED_KNOWN_DEVICES)
+            known_wave[device] = wave;
     }
     const unsigned grid = cuda_grid(items);
-    return grid < known_wave ? grid : known_wave;
+    return grid < wave ? grid : wave;
 }
 
 template <int NW, int ND, bool HEATBATH, int CW>
