@@ -307,6 +307,8 @@ static int cuda_set_spins(latmc_sim *sim, const void *buf)
 /* The core calls these only for models with couplings, whose kernels provide the hooks. */
 static int cuda_get_couplings(latmc_sim *sim, float *buf)
 {
+    if (cuda_sim_of(sim)->slabs)
+        return cuda_slabs_get_couplings(sim, cuda_sim_of(sim), buf);
     if (!hooks_of(sim)->get_couplings)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA %s kernels have no couplings",
                                sim->model->name);
@@ -315,6 +317,8 @@ static int cuda_get_couplings(latmc_sim *sim, float *buf)
 
 static int cuda_set_couplings(latmc_sim *sim, const float *buf)
 {
+    if (cuda_sim_of(sim)->slabs)
+        return cuda_slabs_set_couplings(sim, cuda_sim_of(sim), buf);
     if (!hooks_of(sim)->set_couplings)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA %s kernels have no couplings",
                                sim->model->name);

@@ -9,10 +9,12 @@
  * Only the `reach` planes next to the own planes (the model's halo, 1) are ever read, so
  * only those are exchanged.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "coupling_draws.h"
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_slabs.h"
@@ -22,15 +24,21 @@
 
 struct cuda_slab {
     int device;
-    cudaStream_t stream, copy_stream;
-    cudaEvent_t border_done, copies_done;
-    bool copies_recorded;           /* copies_done names this slab's last outgoing copies */
+    /* stream: the interior and everything else; border_stream (high priority): the
+     * border planes, concurrent with the interior; copy_stream: the halo copies */
+    cudaStream_t stream, border_stream, copy_stream;
+    /* recorded at each step: borders updated, interior updated, copies out done */
+    cudaEvent_t border_done, interior_done, copies_done;
+    bool recorded;                  /* the events name this slab's previous step */
+    unsigned long long *count_host; /* pinned: the counter read at the end of a sweep */
+    unsigned long long count_seen;  /* its value at the previous read (it never resets) */
     struct latmc_lattice local;     /* the local lattice (own planes + 2 halo) */
     int64_t origin, planes;         /* own planes of the global last axis */
     int8_t *bytes;                  /* local byte layout (init, get/set_spins) */
     uint32_t *colour[2];            /* local packed layout: the configuration */
     struct latmc_ising_sums *sums;
     unsigned long long *changed;
+    uint32_t *eps_packed[2];        /* +-J: the packed coupling words of the local lattice */
 };
 
 struct cuda_slabs {
@@ -43,6 +51,7 @@ struct cuda_slabs {
     int64_t wpr;                    /* packed words per row */
     struct cuda_ising_packed_thresholds thr;
     bool thr_fit;
+    int8_t *eps_host;               /* +-J couplings of the whole lattice (NULL: uniform) */
     bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing) */
 };
 
@@ -88,7 +97,12 @@ static void release_all(struct cuda_slabs *ss)
             cudaStreamSynchronize(sl->stream);
         if (sl->copy_stream)
             cudaStreamSynchronize(sl->copy_stream);
+        if (sl->border_stream)
+            cudaStreamSynchronize(sl->border_stream);
         cudaFree(sl->bytes);
+        cudaFree(sl->eps_packed[0]);
+        cudaFree(sl->eps_packed[1]);
+        cudaFreeHost(sl->count_host);
         cudaFree(sl->colour[0]);
         cudaFree(sl->colour[1]);
         cudaFree(sl->sums);
@@ -97,6 +111,10 @@ static void release_all(struct cuda_slabs *ss)
             cudaEventDestroy(sl->border_done);
         if (sl->copies_done)
             cudaEventDestroy(sl->copies_done);
+        if (sl->interior_done)
+            cudaEventDestroy(sl->interior_done);
+        if (sl->border_stream)
+            cudaStreamDestroy(sl->border_stream);
         if (sl->stream)
             cudaStreamDestroy(sl->stream);
         if (sl->copy_stream)
@@ -104,6 +122,7 @@ static void release_all(struct cuda_slabs *ss)
         (void)cudaGetLastError();
     }
     free(ss->slab);
+    free(ss->eps_host);
     free(ss);
 }
 
@@ -114,6 +133,79 @@ void cuda_slabs_destroy(struct cuda_sim *cs)
 }
 
 static int finish_all(struct cuda_slabs *ss, const char *what);
+static int alloc_on(void **ptr, size_t bytes, int device, const char *what);
+
+/*
+ * +-J: every slab's packed coupling words from ss->eps_host (eps[ndim i + mu] of the whole
+ * lattice): the couplings of its local planes, halos included (global plane origin - halo
+ * + p, periodic), staged in a local byte array on the device for the one-device packing
+ * kernel. Its periodic wrap only touches the outermost halo plane, which is never updated.
+ */
+static int pack_slab_couplings(const latmc_sim *sim, struct cuda_slabs *ss)
+{
+    const int nd = sim->desc.ndim;
+    const int64_t L = sim->desc.extent[nd - 1];
+    const size_t plane_bytes = (size_t)(ss->plane_sites * nd);
+    int st = LATMC_OK;
+    for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
+        struct cuda_slab *sl = &ss->slab[i];
+        int8_t *eps = NULL;
+        const size_t bytes = (size_t)sl->local.nsites * (size_t)nd;
+        if ((st = set_device(sl->device)) < 0 ||
+            (st = alloc_on((void **)&eps, bytes, sl->device, "couplings (staging)")) < 0)
+            break;
+        const int64_t local_planes = sl->planes + 2 * ss->halo;
+        for (int64_t p = 0; p < local_planes && st == LATMC_OK; p++) {
+            const int64_t g = ((sl->origin - ss->halo + p) % L + L) % L;
+            st = cuda_check(cudaMemcpyAsync(eps + (size_t)p * plane_bytes,
+                                            ss->eps_host + (size_t)g * plane_bytes, plane_bytes,
+                                            cudaMemcpyHostToDevice, sl->stream),
+                            "copying the couplings to the device");
+        }
+        if (st == LATMC_OK)
+            st = cuda_check(cuda_ising_pack_couplings(sl->stream, &sl->local, eps,
+                                                      sl->eps_packed[0], sl->eps_packed[1]),
+                            "packing the couplings");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaStreamSynchronize(sl->stream), "packing the couplings");
+        cudaFree(eps);
+    }
+    return st;
+}
+
+/* +-J: the couplings drawn on the host by the CPU's function, then packed per slab. */
+static int draw_couplings(const latmc_sim *sim, struct cuda_slabs *ss)
+{
+    const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
+    if (!(ss->eps_host = malloc(n)))
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA Ising: cannot allocate %zu bytes of host "
+                               "memory for the couplings", n);
+    for (int64_t b = 0; b < (int64_t)((n + 3) / 4); b++)
+        latmc_ising_bimodal_block(ss->eps_host, (int64_t)n, sim->desc.coupling_seed, b);
+    return pack_slab_couplings(sim, ss);
+}
+
+int cuda_slabs_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *buf)
+{
+    const struct cuda_slabs *ss = slabs_of(cs);
+    const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (float)ss->eps_host[i];
+    return LATMC_OK;
+}
+
+/* Values checked by the core: exactly +1.0f or -1.0f. */
+int cuda_slabs_set_couplings(const latmc_sim *sim, struct cuda_sim *cs, const float *buf)
+{
+    struct cuda_slabs *ss = slabs_of(cs);
+    const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
+    int st = finish_all(ss, "setting the couplings");
+    if (st < 0)
+        return st;
+    for (size_t i = 0; i < n; i++)
+        ss->eps_host[i] = buf[i] > 0.0f ? (int8_t)1 : (int8_t)-1;
+    return pack_slab_couplings(sim, ss);
+}
 
 static int alloc_on(void **ptr, size_t bytes, int device, const char *what)
 {
@@ -123,25 +215,37 @@ static int alloc_on(void **ptr, size_t bytes, int device, const char *what)
     return cuda_check(cudaMalloc(ptr, bytes), msg);
 }
 
+/* Peer access is enabled once per ordered pair of devices and process (enabling it again
+ * is an error of the runtime that sanitizers report). */
+#define PEER_TABLE 64
+static pthread_mutex_t peer_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool peer_done[PEER_TABLE][PEER_TABLE];
+
 /* Let each device reach its neighbours' memory where the hardware allows (the copies
  * work either way; the driver stages them through host memory otherwise). */
 static void enable_peers(const struct cuda_slabs *ss)
 {
+    pthread_mutex_lock(&peer_lock);
     for (int i = 0; i < ss->n; i++) {
         const int a = ss->slab[i].device;
         const int nb[2] = { ss->slab[(i + ss->n - 1) % ss->n].device,
                             ss->slab[(i + 1) % ss->n].device };
         for (int k = 0; k < 2; k++) {
             int can = 0;
-            if (nb[k] == a || cudaDeviceCanAccessPeer(&can, a, nb[k]) != cudaSuccess || !can) {
+            const bool known = a < PEER_TABLE && nb[k] < PEER_TABLE;
+            if (nb[k] == a || (known && peer_done[a][nb[k]]) ||
+                cudaDeviceCanAccessPeer(&can, a, nb[k]) != cudaSuccess || !can) {
                 (void)cudaGetLastError();
                 continue;
             }
             if (cudaSetDevice(a) == cudaSuccess)
-                (void)cudaDeviceEnablePeerAccess(nb[k], 0); /* already enabled: fine */
+                (void)cudaDeviceEnablePeerAccess(nb[k], 0); /* by another user: fine */
             (void)cudaGetLastError();
+            if (known)
+                peer_done[a][nb[k]] = true;
         }
     }
+    pthread_mutex_unlock(&peer_lock);
 }
 
 static bool exchange_enabled(void)
@@ -157,12 +261,11 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA backend runs the %s model on one "
                                "device only in this version (several devices: Ising)",
                                sim->model->name);
-    if (d->couplings != LATMC_COUPLINGS_UNIFORM)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA backend runs Ising with +-J "
-                               "couplings on one device only in this version");
-    if (d->extent[0] % 16 != 0)
+    const bool pmj = d->couplings == LATMC_COUPLINGS_BIMODAL;
+    if (d->extent[0] % (pmj ? 64 : 16) != 0)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on several CUDA devices needs L_x a "
-                               "multiple of 16 (the multi-spin coded kernels); L_x = %lld",
+                               "multiple of %d (the multi-spin coded kernels%s); L_x = %lld",
+                               pmj ? 64 : 16, pmj ? " with +-J couplings" : "",
                                (long long)d->extent[0]);
     const struct latmc_plan *plan = sim->plan;
     struct cuda_slabs *ss = calloc(1, sizeof *ss);
@@ -193,12 +296,24 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
             sl->local.ly = local_planes;
         sl->local.nsites = ss->plane_sites * local_planes;
         const size_t words = (size_t)(sl->local.nsites / 16);
+        const size_t cw = (size_t)cuda_ising_packed_coupling_words(&sl->local);
+        int low = 0, high = 0;
         if ((st = set_device(sl->device)) < 0 ||
             (st = cuda_check(cudaStreamCreateWithFlags(&sl->stream, cudaStreamNonBlocking),
                              "cudaStreamCreateWithFlags")) < 0 ||
             (st = cuda_check(cudaStreamCreateWithFlags(&sl->copy_stream,
                                                        cudaStreamNonBlocking),
                              "cudaStreamCreateWithFlags")) < 0 ||
+            (st = cuda_check(cudaDeviceGetStreamPriorityRange(&low, &high),
+                             "cudaDeviceGetStreamPriorityRange")) < 0 ||
+            (st = cuda_check(cudaStreamCreateWithPriority(&sl->border_stream,
+                                                          cudaStreamNonBlocking, high),
+                             "cudaStreamCreateWithPriority")) < 0 ||
+            (st = cuda_check(cudaEventCreateWithFlags(&sl->interior_done,
+                                                      cudaEventDisableTiming),
+                             "cudaEventCreateWithFlags")) < 0 ||
+            (st = cuda_check(cudaMallocHost((void **)&sl->count_host, sizeof *sl->count_host),
+                             "cannot allocate pinned host memory for a counter")) < 0 ||
             (st = cuda_check(cudaEventCreateWithFlags(&sl->border_done,
                                                       cudaEventDisableTiming),
                              "cudaEventCreateWithFlags")) < 0 ||
@@ -213,7 +328,11 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
                            "packed spins")) < 0 ||
             (st = alloc_on((void **)&sl->sums, sizeof *sl->sums, sl->device, "sums")) < 0 ||
             (st = alloc_on((void **)&sl->changed, sizeof *sl->changed, sl->device,
-                           "acceptance counter")) < 0)
+                           "acceptance counter")) < 0 ||
+            (pmj && ((st = alloc_on((void **)&sl->eps_packed[0], words * 4 * cw, sl->device,
+                                    "packed couplings")) < 0 ||
+                     (st = alloc_on((void **)&sl->eps_packed[1], words * 4 * cw, sl->device,
+                                    "packed couplings")) < 0)))
             break;
         st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->stream),
                         "clearing the acceptance counter");
@@ -223,6 +342,8 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
     }
     if (st == LATMC_OK)
         st = finish_all(ss, "creating the slabs");
+    if (st == LATMC_OK && pmj)
+        st = draw_couplings(sim, ss);
     if (st < 0) {
         release_all(ss);
         return st;
@@ -252,10 +373,12 @@ static int finish_all(struct cuda_slabs *ss, const char *what)
         if (st == LATMC_OK)
             st = cuda_check(cudaStreamSynchronize(sl->copy_stream), what);
         if (st == LATMC_OK)
+            st = cuda_check(cudaStreamSynchronize(sl->border_stream), what);
+        if (st == LATMC_OK)
             st = cuda_check(cudaStreamSynchronize(sl->stream), what);
         if (st < 0 && first == LATMC_OK)
             first = st;
-        sl->copies_recorded = false;
+        sl->recorded = false;
     }
     return first;
 }
@@ -346,15 +469,15 @@ int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how)
 
 /* Update colour c on the local planes [p0, p1) of slab sl. */
 static cudaError_t update_planes(const latmc_sim *sim, const struct cuda_slabs *ss,
-                                 struct cuda_slab *sl, int64_t p0, int64_t p1, uint64_t sweep,
-                                 int c)
+                                 struct cuda_slab *sl, cudaStream_t stream, int64_t p0,
+                                 int64_t p1, uint64_t sweep, int c)
 {
     const struct cuda_ising_rows rows = {
         p0 * ss->plane_rows, (p1 - p0) * ss->plane_rows,
         (sl->origin - ss->halo) * ss->plane_rows
     };
-    return cuda_ising_packed_sweep_rows(sl->stream, &sl->local, &rows, sl->colour[c],
-                                        sl->colour[c ^ 1], NULL, &ss->thr, sim->desc.algorithm,
+    return cuda_ising_packed_sweep_rows(stream, &sl->local, &rows, sl->colour[c],
+                                        sl->colour[c ^ 1], sl->eps_packed[c], &ss->thr, sim->desc.algorithm,
                                         sim->desc.seed, sweep, c, sl->changed);
 }
 
@@ -371,73 +494,90 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
     const int c = call->step;
     const int64_t h = ss->halo, r = ss->reach;
     int st = LATMC_OK;
-    /* Each slab waits for the copies of the previous step into its halos (the
-     * neighbours') and out of its border planes (its own: this step's colour is not
-     * written again before they are read). All waits are enqueued before any event is
-     * recorded again. */
-    for (int i = 0; i < ss->n && st == LATMC_OK && ss->exchange; i++) {
+    /*
+     * What each stream of a slab waits for, from the previous step (all waits are
+     * enqueued before any event is recorded again):
+     *   border_stream: the previous interior (it wrote the planes next to the borders),
+     *     and the copies of the neighbours (into this slab's halos) and its own (out of
+     *     its border planes: in-order, so also those of the step before, which read the
+     *     planes of the colour updated now);
+     *   stream (interior): the previous borders (next to the interior). The interior
+     *     reads no halo plane.
+     */
+    for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
+        if (!sl->recorded)
+            continue;
         const struct cuda_slab *from[3] = { &ss->slab[(i + ss->n - 1) % ss->n], sl,
                                             &ss->slab[(i + 1) % ss->n] };
+        cudaError_t err = cudaSuccess;
         if ((st = set_device(sl->device)) < 0)
             break;
-        for (int k = 0; k < 3 && st == LATMC_OK; k++)
-            if (from[k]->copies_recorded)
-                st = cuda_check(cudaStreamWaitEvent(sl->stream, from[k]->copies_done, 0),
-                                "waiting for the halo copies");
+        err = cudaStreamWaitEvent(sl->border_stream, sl->interior_done, 0);
+        for (int k = 0; k < 3 && err == cudaSuccess && ss->exchange; k++)
+            if (from[k]->recorded)
+                err = cudaStreamWaitEvent(sl->border_stream, from[k]->copies_done, 0);
+        if (err == cudaSuccess)
+            err = cudaStreamWaitEvent(sl->stream, sl->border_done, 0);
+        st = cuda_check(err, "ordering a step after the previous one");
     }
-    /* Borders, their copies, then the interior, slab by slab. */
+    /* Borders (then their copies) and the interior, concurrently. */
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
         if ((st = set_device(sl->device)) < 0)
             break;
         const int64_t first = h, last = h + sl->planes; /* own planes [first, last) */
         const int64_t border = sl->planes > 2 * r ? r : sl->planes / 2;
-        cudaError_t err = update_planes(sim, ss, sl, first, first + border, call->sweep, c);
+        cudaError_t err = update_planes(sim, ss, sl, sl->border_stream, first, first + border,
+                                        call->sweep, c);
         if (err == cudaSuccess)
-            err = update_planes(sim, ss, sl, last - border, last, call->sweep, c);
+            err = update_planes(sim, ss, sl, sl->border_stream, last - border, last,
+                                call->sweep, c);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(sl->border_done, sl->border_stream);
         if (err == cudaSuccess && ss->exchange) {
-            err = cudaEventRecord(sl->border_done, sl->stream);
-            if (err == cudaSuccess)
-                err = cudaStreamWaitEvent(sl->copy_stream, sl->border_done, 0);
+            err = cudaStreamWaitEvent(sl->copy_stream, sl->border_done, 0);
             if (err == cudaSuccess)
                 err = send_borders(ss, i, r, c, sl->copy_stream);
-            if (err == cudaSuccess)
-                err = cudaEventRecord(sl->copies_done, sl->copy_stream);
         }
         if (err == cudaSuccess)
-            err = update_planes(sim, ss, sl, first + border, last - border, call->sweep, c);
+            err = cudaEventRecord(sl->copies_done, sl->copy_stream);
+        if (err == cudaSuccess)
+            err = update_planes(sim, ss, sl, sl->stream, first + border, last - border,
+                                call->sweep, c);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(sl->interior_done, sl->stream);
         if ((st = cuda_check(err, "launching a step on a slab")) < 0)
             break;
     }
     for (int i = 0; i < ss->n && st == LATMC_OK; i++)
-        ss->slab[i].copies_recorded = ss->exchange;
+        ss->slab[i].recorded = true;
     if (st < 0)
         return st;
     if (call->step + 1 < sim->plan->n_steps)
         return LATMC_OK; /* the counts are read once per sweep, at its last step */
-    /* The sweep's last step: read and clear every slab's counter, wait for everything. */
-    unsigned long long *counts = calloc((size_t)ss->n, sizeof *counts);
-    if (!counts)
-        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the counts");
+    /* The sweep's last step: every slab's counter (added to by both update streams) into
+     * pinned memory once both are done, then wait for everything. */
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
         if ((st = set_device(sl->device)) == LATMC_OK &&
-            (st = cuda_check(cudaMemcpyAsync(&counts[i], sl->changed, sizeof counts[i],
-                                             cudaMemcpyDeviceToHost, sl->stream),
-                             "reading the acceptance counter")) == LATMC_OK)
-            st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->stream),
-                            "clearing the acceptance counter");
+            (st = cuda_check(cudaStreamWaitEvent(sl->stream, sl->border_done, 0),
+                             "waiting for the borders")) == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync(sl->count_host, sl->changed, sizeof *sl->changed,
+                                            cudaMemcpyDeviceToHost, sl->stream),
+                            "reading the acceptance counter");
     }
     const int fin = finish_all(ss, "sweeping");
     if (st == LATMC_OK)
         st = fin;
     if (st == LATMC_OK) {
-        for (int i = 0; i < ss->n; i++)
-            *accepted += counts[i];
+        for (int i = 0; i < ss->n; i++) {
+            struct cuda_slab *sl = &ss->slab[i];
+            *accepted += *sl->count_host - sl->count_seen;
+            sl->count_seen = *sl->count_host;
+        }
         *attempted += (uint64_t)sim->nsites;
     }
-    free(counts);
     return st;
 }
 
@@ -456,8 +596,8 @@ int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
             (st = cuda_check(cudaMemsetAsync(sl->sums, 0, sizeof *sl->sums, sl->stream),
                              "clearing the reduction")) == LATMC_OK &&
             (st = cuda_check(cuda_ising_packed_measure_rows(sl->stream, &sl->local, &rows,
-                                                            sl->colour[0], sl->colour[1], NULL,
-                                                            sl->sums),
+                                                            sl->colour[0], sl->colour[1],
+                                                            sl->eps_packed[0], sl->sums),
                              "launching the reduction")) == LATMC_OK)
             st = cuda_check(cudaMemcpyAsync(&part[i], sl->sums, sizeof part[i],
                                             cudaMemcpyDeviceToHost, sl->stream),

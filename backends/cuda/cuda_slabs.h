@@ -22,8 +22,9 @@
  *     compute stream updates the interior meanwhile.
  * Host waits happen once per sweep (the last step: the acceptance counters are read).
  *
- * Models: Ising with uniform couplings on the multi-spin coded kernels (L_x a multiple of
- * 16); everything else is refused at create with LATMC_EUNSUPPORTED and the reason.
+ * Models: Ising, uniform (L_x a multiple of 16) and +-J (L_x a multiple of 64), on the
+ * multi-spin coded kernels; everything else is refused at create with LATMC_EUNSUPPORTED
+ * and the reason.
  */
 #ifndef LATMC_CUDA_SLABS_H
 #define LATMC_CUDA_SLABS_H
@@ -64,6 +65,9 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
 int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums);
 int cuda_slabs_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf);
 int cuda_slabs_set_spins(const latmc_sim *sim, struct cuda_sim *cs, const void *buf);
+/* +-J sims (the core calls these only for sims with couplings). */
+int cuda_slabs_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *buf);
+int cuda_slabs_set_couplings(const latmc_sim *sim, struct cuda_sim *cs, const float *buf);
 #endif
 
 #ifdef __cplusplus
