@@ -556,18 +556,34 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
         return st;
     if (call->step + 1 < sim->plan->n_steps)
         return LATMC_OK; /* the counts are read once per sweep, at its last step */
-    /* The sweep's last step: every slab's counter (added to by both update streams) into
-     * pinned memory once both are done, then wait for everything. */
+    /* The sweep's last step: each slab's main stream waits for its borders and copies,
+     * reads the counter (added to by both update streams) into pinned memory; then one
+     * host wait per slab covers all of its streams. */
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
-        if ((st = set_device(sl->device)) == LATMC_OK &&
-            (st = cuda_check(cudaStreamWaitEvent(sl->stream, sl->border_done, 0),
-                             "waiting for the borders")) == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync(sl->count_host, sl->changed, sizeof *sl->changed,
-                                            cudaMemcpyDeviceToHost, sl->stream),
-                            "reading the acceptance counter");
+        cudaError_t err = cudaSuccess;
+        if ((st = set_device(sl->device)) < 0)
+            break;
+        err = cudaStreamWaitEvent(sl->stream, sl->border_done, 0);
+        if (err == cudaSuccess)
+            err = cudaStreamWaitEvent(sl->stream, sl->copies_done, 0);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(sl->count_host, sl->changed, sizeof *sl->changed,
+                                  cudaMemcpyDeviceToHost, sl->stream);
+        st = cuda_check(err, "reading the acceptance counter");
     }
-    const int fin = finish_all(ss, "sweeping");
+    int fin = LATMC_OK;
+    for (int i = 0; i < ss->n; i++) {
+        struct cuda_slab *sl = &ss->slab[i];
+        int w = set_device(sl->device);
+        if (w == LATMC_OK)
+            w = cuda_check(cudaStreamSynchronize(sl->stream), "sweeping");
+        if (w < 0 && fin == LATMC_OK)
+            fin = w;
+        sl->recorded = false;
+    }
+    if (st < 0 || fin < 0)
+        (void)finish_all(ss, "sweeping"); /* leave nothing running after a failure */
     if (st == LATMC_OK)
         st = fin;
     if (st == LATMC_OK) {
