@@ -134,9 +134,10 @@ static int exchange_halos(latmc_sim *sim, const struct latmc_plan *plan)
  * one call per executor, all started before the exchange waits.
  */
 static int run_on_boxes(latmc_sim *sim, const struct latmc_plan *plan, uint64_t sweep,
-                        int step, int part, uint64_t *accepted, uint64_t *attempted)
+                        int step, int part, int last, uint64_t *accepted, uint64_t *attempted)
 {
-    const struct latmc_step_call call = { sweep, step, part, plan->boxes, plan->n_boxes };
+    const struct latmc_step_call call = { sweep, step, part, plan->boxes, plan->n_boxes,
+                                          last };
     int st = sim->ops->run_step(sim, &call, accepted, attempted);
     if (st < 0)
         return st;
@@ -154,14 +155,17 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
             if ((caps & LATMC_STEP_CAP_PAIR) && s + 1 < plan->n_steps) {
                 /* Steps s and s + 1 in one pass over each box, s + 1 of the border planes
                  * once every box has done s. */
-                st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_PAIR_INTERIOR, accepted,
+                const int last = k + 1 == n && s + 2 >= plan->n_steps;
+                st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_PAIR_INTERIOR, 0, accepted,
                                   attempted);
                 if (st == LATMC_OK)
-                    st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_PAIR_BORDER, accepted,
-                                      attempted);
+                    st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_PAIR_BORDER, last,
+                                      accepted, attempted);
                 s += 2;
             } else {
-                st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_WHOLE, accepted, attempted);
+                const int last = k + 1 == n && s + 1 == plan->n_steps;
+                st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_WHOLE, last, accepted,
+                                  attempted);
                 s += 1;
             }
             if (st < 0)

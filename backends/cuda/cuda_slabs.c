@@ -53,6 +53,8 @@ struct cuda_slabs {
     bool thr_fit;
     int8_t *eps_host;               /* +-J couplings of the whole lattice (NULL: uniform) */
     bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing) */
+    int spare_sms;                  /* left to the border kernels beside the interior's
+                                       persistent wave (LATMC_CUDA_SLAB_SPARE_SMS, default 2) */
 };
 
 static struct cuda_slabs *slabs_of(const struct cuda_sim *cs)
@@ -254,6 +256,19 @@ static bool exchange_enabled(void)
     return !(v && strcmp(v, "0") == 0);
 }
 
+/* Tuning, not API: LATMC_CUDA_SLAB_SPARE_SMS=0..16 (an unreadable value: the default). */
+static int spare_sms_setting(void)
+{
+    const char *v = getenv("LATMC_CUDA_SLAB_SPARE_SMS");
+    if (v && v[0] >= '0' && v[0] <= '9' && (v[1] == '\0' || (v[1] >= '0' && v[1] <= '9' &&
+                                                            v[2] == '\0'))) {
+        const int n = atoi(v);
+        if (n <= 16)
+            return n;
+    }
+    return 2;
+}
+
 int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
 {
     const latmc_sim_desc *d = &sim->desc;
@@ -281,6 +296,7 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
     ss->plane_sites = d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0];
     ss->wpr = d->extent[0] / 16;
     ss->exchange = exchange_enabled();
+    ss->spare_sms = spare_sms_setting();
     const int axis = d->ndim - 1;
     int st = LATMC_OK;
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
@@ -467,14 +483,29 @@ int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how)
     return st < 0 ? st : pack_all(ss);
 }
 
+/* After a failed step: leave nothing running, and count from the counters as they stand
+ * (the failed call's updates are not reported; best effort after a sticky error). */
+static void drain_after_failure(struct cuda_slabs *ss)
+{
+    (void)finish_all(ss, "sweeping");
+    for (int i = 0; i < ss->n; i++) {
+        struct cuda_slab *sl = &ss->slab[i];
+        unsigned long long v = 0;
+        if (cudaSetDevice(sl->device) == cudaSuccess &&
+            cudaMemcpy(&v, sl->changed, sizeof v, cudaMemcpyDeviceToHost) == cudaSuccess)
+            sl->count_seen = v;
+        (void)cudaGetLastError();
+    }
+}
+
 /* Update colour c on the local planes [p0, p1) of slab sl. */
 static cudaError_t update_planes(const latmc_sim *sim, const struct cuda_slabs *ss,
                                  struct cuda_slab *sl, cudaStream_t stream, int64_t p0,
-                                 int64_t p1, uint64_t sweep, int c)
+                                 int64_t p1, uint64_t sweep, int c, int spare_sms)
 {
     const struct cuda_ising_rows rows = {
         p0 * ss->plane_rows, (p1 - p0) * ss->plane_rows,
-        (sl->origin - ss->halo) * ss->plane_rows
+        (sl->origin - ss->halo) * ss->plane_rows, spare_sms
     };
     return cuda_ising_packed_sweep_rows(stream, &sl->local, &rows, sl->colour[c],
                                         sl->colour[c ^ 1], sl->eps_packed[c], &ss->thr, sim->desc.algorithm,
@@ -529,10 +560,10 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
         const int64_t first = h, last = h + sl->planes; /* own planes [first, last) */
         const int64_t border = sl->planes > 2 * r ? r : sl->planes / 2;
         cudaError_t err = update_planes(sim, ss, sl, sl->border_stream, first, first + border,
-                                        call->sweep, c);
+                                        call->sweep, c, 0);
         if (err == cudaSuccess)
             err = update_planes(sim, ss, sl, sl->border_stream, last - border, last,
-                                call->sweep, c);
+                                call->sweep, c, 0);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->border_done, sl->border_stream);
         if (err == cudaSuccess && ss->exchange) {
@@ -544,7 +575,7 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
             err = cudaEventRecord(sl->copies_done, sl->copy_stream);
         if (err == cudaSuccess)
             err = update_planes(sim, ss, sl, sl->stream, first + border, last - border,
-                                call->sweep, c);
+                                call->sweep, c, ss->spare_sms);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->interior_done, sl->stream);
         if ((st = cuda_check(err, "launching a step on a slab")) < 0)
@@ -552,13 +583,17 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
     }
     for (int i = 0; i < ss->n && st == LATMC_OK; i++)
         ss->slab[i].recorded = true;
-    if (st < 0)
+    if (st < 0) {
+        drain_after_failure(ss);
         return st;
-    if (call->step + 1 < sim->plan->n_steps)
-        return LATMC_OK; /* the counts are read once per sweep, at its last step */
-    /* The sweep's last step: each slab's main stream waits for its borders and copies,
-     * reads the counter (added to by both update streams) into pinned memory; then one
-     * host wait per slab covers all of its streams. */
+    }
+    if (call->step + 1 == sim->plan->n_steps)
+        *attempted += (uint64_t)sim->nsites; /* a sweep's updates, all attempted */
+    if (!call->last)
+        return LATMC_OK; /* no host wait until the last step of the latmc_sim_sweep call */
+    /* The call's last step: each slab's main stream waits for its borders and copies,
+     * reads the counter (added to by both update streams, never reset) into pinned memory;
+     * then one host wait per slab covers all of its streams. */
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
         cudaError_t err = cudaSuccess;
@@ -583,7 +618,7 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
         sl->recorded = false;
     }
     if (st < 0 || fin < 0)
-        (void)finish_all(ss, "sweeping"); /* leave nothing running after a failure */
+        drain_after_failure(ss);
     if (st == LATMC_OK)
         st = fin;
     if (st == LATMC_OK) {
@@ -592,7 +627,6 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
             *accepted += *sl->count_host - sl->count_seen;
             sl->count_seen = *sl->count_host;
         }
-        *attempted += (uint64_t)sim->nsites;
     }
     return st;
 }
@@ -607,7 +641,7 @@ int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
         const struct cuda_ising_rows rows = { ss->halo * ss->plane_rows,
-                                              sl->planes * ss->plane_rows, 0 };
+                                              sl->planes * ss->plane_rows, 0, 0 };
         if ((st = set_device(sl->device)) == LATMC_OK &&
             (st = cuda_check(cudaMemsetAsync(sl->sums, 0, sizeof *sl->sums, sl->stream),
                              "clearing the reduction")) == LATMC_OK &&

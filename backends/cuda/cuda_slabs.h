@@ -13,14 +13,16 @@
  *
  * One step (a colour) per ops.run_step call, with all slabs (the core's loop, lib/plan.c;
  * this executor owns all its boxes and exchanges the halos inside run_step):
- *   for every slab: its compute stream waits for the copies into its halos of the
- *     previous step (events);
- *   for every slab: update the border planes, record an event; the copy stream waits for
- *     it and copies those planes to the neighbours' halos (cudaMemcpyPeerAsync between
- *     devices, the driver staging through host memory where peer access is missing;
- *     a plain device copy between slabs on one device), and records its own event; the
- *     compute stream updates the interior meanwhile.
- * Host waits happen once per sweep (the last step: the acceptance counters are read).
+ *   for every slab: its streams wait for what they read of the previous step (events:
+ *     cuda_slabs_run_step says which);
+ *   for every slab: update the border planes (border stream), record an event; the copy
+ *     stream waits for it and copies those planes to the neighbours' halos
+ *     (cudaMemcpyPeerAsync between devices, the driver staging through host memory where
+ *     peer access is missing; a plain device copy between slabs on one device), and
+ *     records its own event; the main stream updates the interior meanwhile.
+ * The interior kernel leaves a few multiprocessors to the border kernels (spare_sms). The
+ * host waits only at the last step of a latmc_sim_sweep call (latmc_step_call.last), where
+ * the acceptance counters are read.
  *
  * Models: Ising, uniform (L_x a multiple of 16) and +-J (L_x a multiple of 64), on the
  * multi-spin coded kernels; everything else is refused at create with LATMC_EUNSUPPORTED
