@@ -54,7 +54,8 @@ struct cuda_slabs {
     int8_t *eps_host;               /* +-J couplings of the whole lattice (NULL: uniform) */
     bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing) */
     int spare_sms;                  /* left to the border kernels beside the interior's
-                                       persistent wave (LATMC_CUDA_SLAB_SPARE_SMS, default 2) */
+                                       persistent wave (LATMC_CUDA_SLAB_SPARE_SMS, default 0:
+                                       on an H200 2 spare SMs cost more than they hide) */
 };
 
 static struct cuda_slabs *slabs_of(const struct cuda_sim *cs)
@@ -266,7 +267,7 @@ static int spare_sms_setting(void)
         if (n <= 16)
             return n;
     }
-    return 2;
+    return 0;
 }
 
 int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
