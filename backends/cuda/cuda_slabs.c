@@ -30,7 +30,7 @@ struct cuda_slab {
     /* recorded at each step: borders updated, interior updated, copies out done */
     cudaEvent_t border_done, interior_done, copies_done;
     bool recorded;                  /* the events name this slab's previous step */
-    unsigned long long *count_host; /* pinned: the counter read at the end of a sweep */
+    unsigned long long *count_host; /* pinned: the counter read at the end of a call */
     unsigned long long count_seen;  /* its value at the previous read (it never resets) */
     struct latmc_lattice local;     /* the local lattice (own planes + 2 halo) */
     int64_t origin, planes;         /* own planes of the global last axis */
