@@ -55,6 +55,7 @@ struct latmc_sim {
     void *sums;                        /* model->sums_size bytes */
     char errmsg[LATMC_ERRMSG_SIZE];
     struct latmc_plan *plan;           /* boxes and schedule (lib/plan.h) */
+    int *device_list;                  /* the sim's copy of desc.device_list, or NULL */
 };
 
 /*

@@ -147,13 +147,36 @@ typedef struct latmc_sim_desc {
      * @since 0.2
      */
     int      n_parts;
+    /**
+     * Run the sim on this many devices of desc.device's kind, one slab along the last axis
+     * per device (the cut of n_parts: each slab at least the model's halo thick, a whole
+     * number of its plane units, LATMC_EINVAL otherwise), halos exchanged between the
+     * devices. 0 or 1 = one device (desc.device_index), as before. The chain, every
+     * observable and the acceptance are bit-identical for any value (doc/cuda.md,
+     * "Several GPUs"). n_parts must then be 0 or equal to n_devices. CUDA only: the CPU
+     * backend is one device (LATMC_EUNSUPPORTED; use n_parts there). More devices than
+     * exist: LATMC_ENODEV. Not stored in checkpoints (a loaded sim runs on one device).
+     * A caller built against a header without this field passes a smaller struct_size:
+     * then n_devices = 0 and device_list = NULL.
+     * @since 0.2
+     */
+    int      n_devices;
+    /**
+     * Optional, with n_devices > 1: the n_devices device indices in slab order (slab 0 on
+     * device_list[0], ...). NULL = device_index, device_index + 1, ... A device may appear
+     * more than once (several slabs on one GPU: the same chain, for tests and for
+     * uneven machines). Read by latmc_sim_create, which keeps its own copy
+     * (latmc_sim_get_desc points to that copy, valid while the sim lives).
+     * @since 0.2
+     */
+    const int *device_list;
 } latmc_sim_desc;
 
 /**
  * Fill *d with defaults and set struct_size: model NONE (must be set), ndim 2,
  * extents 0 (must be set), q 2, algorithm DEFAULT, precision DOUBLE, couplings UNIFORM,
  * coupling_seed 0, replicas 1, device AUTO, device_index 0, n_threads 0, seed 0,
- * n_parts 0.
+ * n_parts 0, n_devices 0, device_list NULL.
  * Accepts NULL (does nothing).
  * @param[out] d the caller's desc.
  * @note Thread-safe.
