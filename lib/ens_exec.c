@@ -3,7 +3,8 @@
  * own sim; CPU members run on OpenMP threads, one member per thread at a time, each member
  * single-threaded (n_threads 1) with its SIMD kernels. Members are independent chains with
  * their own random numbers, so the result is the same for any thread count and schedule.
- * Members on another backend (CUDA) run one after the other: one launch per member and
+ * Calls with less work than a thread team is worth (ENS_OMP_MIN_ITEMS) run on the calling
+ * thread. Members on another backend (CUDA) run one after the other: one launch per member and
  * step, correct but slow. The core's sweep plan replaces both loops below by one plan over
  * all members (doc/ensembles.md, "What waits for the plan").
  */
@@ -30,11 +31,19 @@ int latmc_ens_resolve_threads(int requested)
 #endif
 }
 
-/* Threads for this ensemble's members: host threads only where every member runs on
- * the CPU (a device's sims share one device and its streams). */
-static int member_threads(const latmc_ens *e)
+/*
+ * Below this many site updates (or measured sites) per call a thread team costs more than
+ * it saves: waking it costs microseconds on idle cores, and its threads then spin on the
+ * cores while the caller works between calls (a tempering loop with small members calls
+ * once per sweep). As in backends/cpu/cpu_omp.h; only speed depends on it.
+ */
+#define ENS_OMP_MIN_ITEMS 32768.0
+
+/* Threads for `items` site updates over this ensemble's members: host threads only where
+ * every member runs on the CPU (a device's sims share one device and its streams). */
+static int member_threads(const latmc_ens *e, double items)
 {
-    if (e->members[0]->ops != &latmc_cpu_backend_ops)
+    if (e->members[0]->ops != &latmc_cpu_backend_ops || items < ENS_OMP_MIN_ITEMS)
         return 1;
     return e->layout.n_threads < e->n_members ? e->layout.n_threads : e->n_members;
 }
@@ -51,11 +60,17 @@ static int first_failure(latmc_ens *e, const char *what)
 
 int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)
 {
-    const int M = e->n_members, nt = member_threads(e);
+    const int M = e->n_members;
+    const int nt = member_threads(e, (double)M * (double)e->nsites * (double)n);
     int *status = e->status;
     latmc_sim **members = e->members;
-    (void)nt;
-    ENS_OMP(parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1))
+    /* a serial loop never enters the construct: even if(0) costs libgomp a futex trip */
+    if (nt == 1) {
+        for (int m = 0; m < M; m++)
+            status[m] = latmc_sim_sweep(members[m], n);
+        return first_failure(e, "latmc_ens_sweep");
+    }
+    ENS_OMP(parallel for num_threads(nt) schedule(dynamic, 1))
     for (int m = 0; m < M; m++)
         status[m] = latmc_sim_sweep(members[m], n);
     return first_failure(e, "latmc_ens_sweep");
@@ -63,11 +78,15 @@ int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)
 
 int latmc_ens_exec_observable(latmc_ens *e, int key, double *values)
 {
-    const int M = e->n_members, nt = member_threads(e);
+    const int M = e->n_members, nt = member_threads(e, (double)M * (double)e->nsites);
     int *status = e->status;
     latmc_sim **members = e->members;
-    (void)nt;
-    ENS_OMP(parallel for num_threads(nt) schedule(dynamic, 4) if (nt > 1))
+    if (nt == 1) {
+        for (int m = 0; m < M; m++)
+            status[m] = latmc_sim_observable(members[m], key, &values[m]);
+        return first_failure(e, "latmc_ens_observables");
+    }
+    ENS_OMP(parallel for num_threads(nt) schedule(dynamic, 4))
     for (int m = 0; m < M; m++)
         status[m] = latmc_sim_observable(members[m], key, &values[m]);
     return first_failure(e, "latmc_ens_observables");
