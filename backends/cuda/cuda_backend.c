@@ -14,6 +14,7 @@
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
+#include "ens_cuda.h"
 #include "model.h"
 
 #ifndef LATMC_CUDA_ARCH
@@ -355,4 +356,5 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .set_couplings = cuda_set_couplings,
     .params_changed = cuda_params_changed,
     .device_view = cuda_device_view,
+    .ens_sweep = cuda_ens_sweep, /* ens_cuda.c */
 };

@@ -92,6 +92,14 @@ static void test_ising_members_standalone(void **state)
     d.couplings = LATMC_COUPLINGS_BIMODAL;
     d.algorithm = LATMC_ALGO_HEATBATH;
     members_match_standalone(d, LATMC_PARAM_H, 0.1);
+    /* lattices whose standalone sims take other kernels than small ones: the CPU's
+     * narrow-row kernels (L_x = 16), the CUDA module's multi-spin coded ones (L_x a
+     * multiple of 16, of 64 with +-J), while a CUDA ensemble sweeps all members in one
+     * launch on the byte layout */
+    members_match_standalone(ens_test_desc(LATMC_MODEL_ISING, 3, 16), 0, 0);
+    d = ens_test_desc(LATMC_MODEL_ISING, 2, 64);
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    members_match_standalone(d, 0, 0);
 }
 
 static void test_other_models_standalone(void **state)
@@ -319,11 +327,13 @@ static void test_save_load_continues(void **state)
 static void test_cpu_cuda_identical(void **state)
 {
     (void)state;
-    for (int model = 0; model < 2; model++) {
-        latmc_sim_desc d = ens_test_desc(model == 0 ? LATMC_MODEL_ISING : LATMC_MODEL_POTTS, 3, 4);
+    for (int model = 0; model < 3; model++) {
+        /* +-J Ising L = 4, Potts L = 4, uniform Ising L = 16 (CPU: the narrow-row kernels) */
+        latmc_sim_desc d = ens_test_desc(model == 1 ? LATMC_MODEL_POTTS : LATMC_MODEL_ISING, 3,
+                                         model == 2 ? 16 : 4);
         if (model == 0)
             d.couplings = LATMC_COUPLINGS_BIMODAL;
-        else
+        else if (model == 1)
             d.q = 3;
         latmc_ens *gpu = tempering_ensemble_of(d, 1);
         d.device = LATMC_DEVICE_CPU;
