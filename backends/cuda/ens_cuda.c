@@ -34,7 +34,7 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
                    uint64_t *attempted)
 {
     if (n < 1 || !batchable(members, n))
-        return latmc_fail(LATMC_EUNSUPPORTED, "CUDA: no batched sweep for these members");
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched sweep for these members");
     struct cuda_sim *cs0 = cuda_sim_of(members[0]);
     int st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice");
     if (st < 0)
@@ -47,7 +47,7 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
     if (!host || !changed) {
         free(host);
         free(changed);
-        return latmc_fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
     }
     int coupled = 0;
     for (int m = 0; m < n && st == LATMC_OK; m++) {
