@@ -457,8 +457,9 @@ AI uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_ising_p
  * (element e: row r0 + e / q, bytes 8 (e mod q) .. of it, q = half / 8), so byte b of the
  * vector is draw half r0 + b, the byte order of step64. The x neighbours come from one
  * gather of the other half-rows, rotated by one site within each row where the row's
- * parity asks for it (the periodic pads are not read); the results go back with two
- * scatters, shifted by one byte each way, which also rewrite both pads of every row.
+ * parity asks for it (the periodic pads are not read); the results go back row by row
+ * with one 16-byte store from pad to pad (L_x = 16), or with two scatters shifted by one
+ * byte each way (L_x = 32); either also rewrites both pads of every row.
  * Groups start on a multiple of g rows and L_y is a multiple of g, so a group never
  * leaves its plane z. Same draws, same tables, same decisions: the chain is unchanged.
  */
@@ -591,8 +592,29 @@ AI uint64_t narrow_impl(const struct cpu_ising_split *sp, const struct cpu_ising
         /* each row one site further (pad at -1 = last site) and one site back (pad at
          * half = first site): the two stores cover the row and both pads */
         uint8_t *dst = cpu_ising_split_row(sp, 0, 0);
-        scatter64(dst, _mm512_sub_epi64(o_s, one64), rotate_rows(out, half, 1));
-        scatter64(dst, _mm512_add_epi64(o_s, one64), rotate_rows(out, half, 0));
+        if (half == 8) {
+            /* one 16-byte store per row at its pad -1: pad, the 8 sites, pad, then 6 bytes
+             * of the tail that may hold anything (ising_split.h) */
+            const __m512i even_row = _mm512_broadcast_i32x4(
+                _mm_setr_epi8(7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0));
+            const __m512i odd_row = _mm512_broadcast_i32x4(
+                _mm_setr_epi8(15, 8, 9, 10, 11, 12, 13, 14, 15, 8, 8, 8, 8, 8, 8, 8));
+            const __m512i a = _mm512_shuffle_epi8(out, even_row);
+            const __m512i c = _mm512_shuffle_epi8(out, odd_row);
+            int64_t off[8];
+            _mm512_storeu_si512((void *)off, o_s);
+            _mm_storeu_si128((__m128i *)(void *)(dst + off[0] - 1), _mm512_castsi512_si128(a));
+            _mm_storeu_si128((__m128i *)(void *)(dst + off[1] - 1), _mm512_castsi512_si128(c));
+            _mm_storeu_si128((__m128i *)(void *)(dst + off[2] - 1), _mm512_extracti32x4_epi32(a, 1));
+            _mm_storeu_si128((__m128i *)(void *)(dst + off[3] - 1), _mm512_extracti32x4_epi32(c, 1));
+            _mm_storeu_si128((__m128i *)(void *)(dst + off[4] - 1), _mm512_extracti32x4_epi32(a, 2));
+            _mm_storeu_si128((__m128i *)(void *)(dst + off[5] - 1), _mm512_extracti32x4_epi32(c, 2));
+            _mm_storeu_si128((__m128i *)(void *)(dst + off[6] - 1), _mm512_extracti32x4_epi32(a, 3));
+            _mm_storeu_si128((__m128i *)(void *)(dst + off[7] - 1), _mm512_extracti32x4_epi32(c, 3));
+        } else {
+            scatter64(dst, _mm512_sub_epi64(o_s, one64), rotate_rows(out, half, 1));
+            scatter64(dst, _mm512_add_epi64(o_s, one64), rotate_rows(out, half, 0));
+        }
     }
     return changed;
 }
