@@ -457,7 +457,9 @@ AI uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_ising_p
  * (element e: row r0 + e / q, bytes 8 (e mod q) .. of it, q = half / 8), so byte b of the
  * vector is draw half r0 + b, the byte order of step64. The x neighbours come from one
  * gather of the other half-rows, rotated by one site within each row where the row's
- * parity asks for it (the periodic pads are not read); the results go back row by row
+ * parity asks for it (the periodic pads are not read); the y neighbours are those same
+ * half-rows one row up or down (rows y and y + 1 have opposite parities), the one row
+ * outside the group loaded on its own; z neighbours are gathered; the results go back row by row
  * with one 16-byte store from pad to pad (L_x = 16), or with two scatters shifted by one
  * byte each way (L_x = 32); either also rewrites both pads of every row.
  * Groups start on a multiple of g rows and L_y is a multiple of g, so a group never
@@ -482,6 +484,13 @@ AI __m512i rotate_rows(__m512i v, int half, int up)
 
 /* 64-bit elements at base + idx (SIMDe, which emulates this file for the kernels test on
  * machines without AVX-512, has no gather or scatter: element by element there). */
+/* One half-row of 8 (q = 1) or 16 (q = 2) bytes into the low q elements. */
+AI __m512i load_rows(const uint8_t *p, int q)
+{
+    return _mm512_castsi128_si512(q == 1 ? _mm_loadl_epi64((const __m128i *)(const void *)p)
+                                         : _mm_loadu_si128((const __m128i *)(const void *)p));
+}
+
 AI __m512i gather64(const uint8_t *base, __m512i idx)
 {
 #ifdef SIMDE_VERSION
@@ -528,8 +537,14 @@ AI uint64_t narrow_impl(const struct cpu_ising_split *sp, const struct cpu_ising
                                   : _mm512_setr_epi64(0, 0, 1, 1, 2, 2, 3, 3);
     const __m512i byte_of = q == 1 ? _mm512_setzero_si512()
                                    : _mm512_setr_epi64(0, 8, 0, 8, 0, 8, 0, 8);
-    const __m512i vstride = _mm512_set1_epi64(stride), two = _mm512_set1_epi64(2);
+    const __m512i vstride = _mm512_set1_epi64(stride);
     const __m512i one64 = _mm512_set1_epi64(1);
+    /* rows y + 1 of the group are its other half-rows moved up one row, the row after the
+     * group added (and y - 1 moved down, the row before): permutes of xo, no gathers */
+    const __m512i up = q == 1 ? _mm512_setr_epi64(1, 2, 3, 4, 5, 6, 7, 8)
+                              : _mm512_setr_epi64(2, 3, 4, 5, 6, 7, 8, 9);
+    const __m512i down = q == 1 ? _mm512_setr_epi64(8, 0, 1, 2, 3, 4, 5, 6)
+                                : _mm512_setr_epi64(8, 9, 0, 1, 2, 3, 4, 5);
     /* elements of the rows with odd offset in the group */
     const __mmask8 odd_rows = q == 1 ? 0xaa : 0xcc;
     for (int64_t r = r0; r < r1; r += g) {
@@ -539,31 +554,29 @@ AI uint64_t narrow_impl(const struct cpu_ising_split *sp, const struct cpu_ising
         const __mmask8 even = p0 ? odd_rows : (__mmask8)~odd_rows;
         /* half-row numbers 2 r + par of the sites and of their neighbours */
         const __m512i rows = _mm512_add_epi64(_mm512_set1_epi64(r), row_of);
-        const __m512i ys = _mm512_add_epi64(_mm512_set1_epi64(y0), row_of);
         const __m512i hr = _mm512_add_epi64(_mm512_slli_epi64(rows, 1),
                                             _mm512_mask_blend_epi64(even, one64,
                                                                     _mm512_setzero_si512()));
         const __m512i hr_x = _mm512_xor_si512(hr, one64);
-        const __mmask8 top = _mm512_cmpeq_epi64_mask(ys, _mm512_set1_epi64(ly - 1));
-        const __mmask8 bottom = _mm512_cmpeq_epi64_mask(ys, _mm512_setzero_si512());
-        const __m512i hr_yp = _mm512_mask_sub_epi64(_mm512_add_epi64(hr, two), top,
-                                                    _mm512_add_epi64(hr, two),
-                                                    _mm512_set1_epi64(2 * ly));
-        const __m512i hr_ym = _mm512_mask_add_epi64(_mm512_sub_epi64(hr, two), bottom,
-                                                    _mm512_sub_epi64(hr, two),
-                                                    _mm512_set1_epi64(2 * ly));
+        /* the half-rows next to the group along y (periodic within the plane): the row
+         * after it at the parity of the group's last row, the row before at its first's */
+        const int64_t row_up = y0 + g == ly ? r + g - ly : r + g;
+        const int64_t row_down = y0 == 0 ? r + ly - 1 : r - 1;
+        const int64_t off_up = (2 * row_up + (p0 ^ 1)) * stride;
+        const int64_t off_down = (2 * row_down + p0) * stride;
         const int64_t dz_up = z == lz - 1 ? -2 * ly * (lz - 1) : 2 * ly;
         const int64_t dz_down = z == 0 ? 2 * ly * (lz - 1) : -2 * ly;
         const __m512i hr_zp = _mm512_add_epi64(hr, _mm512_set1_epi64(dz_up));
         const __m512i hr_zm = _mm512_add_epi64(hr, _mm512_set1_epi64(dz_down));
 #define NARROW_OFF(h) _mm512_add_epi64(_mm512_mullo_epi64((h), vstride), byte_of)
         const __m512i o_s = NARROW_OFF(hr), o_x = NARROW_OFF(hr_x);
-        const __m512i o_ym = NARROW_OFF(hr_ym), o_zm = NARROW_OFF(hr_zm);
+        const __m512i o_zm = NARROW_OFF(hr_zm);
         const __m512i s = gather64(base, o_s), xo = gather64(base, o_x);
         /* even-x sites: x - 1 is the other half-row's previous site, x + 1 its own */
         __m512i xl = _mm512_mask_blend_epi64(even, xo, rotate_rows(xo, half, 1));
         __m512i xr = _mm512_mask_blend_epi64(even, rotate_rows(xo, half, 0), xo);
-        __m512i yp = gather64(base, NARROW_OFF(hr_yp)), ym = gather64(base, o_ym);
+        __m512i yp = _mm512_permutex2var_epi64(xo, up, load_rows(base + off_up, q));
+        __m512i ym = _mm512_permutex2var_epi64(xo, down, load_rows(base + off_down, q));
         __m512i zp = gather64(base, NARROW_OFF(hr_zp)), zm = gather64(base, o_zm);
 #undef NARROW_OFF
         if (coupled) {
@@ -572,7 +585,9 @@ AI uint64_t narrow_impl(const struct cpu_ising_split *sp, const struct cpu_ising
             const __m512i one = tb->one;
             const __m512i bo = gather64(bbase, o_s), bxo = gather64(bbase, o_x);
             const __m512i bxl = _mm512_mask_blend_epi64(even, bxo, rotate_rows(bxo, half, 1));
-            const __m512i bym = gather64(bbase, o_ym), bzm = gather64(bbase, o_zm);
+            const __m512i bym = _mm512_permutex2var_epi64(bxo, down,
+                                                          load_rows(bbase + off_down, q));
+            const __m512i bzm = gather64(bbase, o_zm);
             xl = _mm512_xor_si512(xl, _mm512_and_si512(bxl, one));
             xr = _mm512_xor_si512(xr, _mm512_and_si512(bo, one));
             yp = _mm512_xor_si512(yp, _mm512_and_si512(_mm512_srli_epi16(bo, 1), one));
