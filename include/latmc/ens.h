@@ -199,8 +199,8 @@ LATMC_API int latmc_ens_init_spins(latmc_ens *ens, int how);
  * n sweeps of every member; with exchanges on, an exchange round after every sweep whose
  * count is a multiple of `every`. CPU members run on the layout's threads, one member per
  * thread at a time (each member single-threaded): the result never depends on the thread
- * count. CUDA members run one after the other, one launch per member (slow; the plan will
- * give them one launch for all, doc/ensembles.md).
+ * count. CUDA Ising members run together, one launch per colour for all of them; CUDA
+ * members of other models one after the other (doc/ensembles.md, "Execution").
  * @return LATMC_OK; LATMC_EINVAL (NULL); LATMC_ESTATE (no configuration; exchanges on
  *         need temperatures); a member's failure (members may then differ in sweep count:
  *         destroy the ensemble).
