@@ -155,8 +155,9 @@ static cudaError_t eps_packed_current(struct cuda_sim *cs)
 
 /* The ensembles' batched sweeps (ens_cuda.h) update the bytes: make them current, and
  * the packed arrays stale, as a byte-kernel sweep does. */
-cudaError_t cuda_ising_batch_member(struct cuda_sim *cs, const int8_t **eps)
+cudaError_t cuda_ising_batch_member(struct cuda_sim *cs, const int8_t **eps, bool *enqueued)
 {
+    *enqueued = !state_of(cs)->bytes_valid;
     const cudaError_t err = bytes_valid(cs);
     if (err == cudaSuccess)
         bytes_written(cs);

@@ -7,10 +7,11 @@
  * The members' own state stays theirs: their bytes are made current first (an unpack
  * where a member's packed copy held the configuration), the batched kernel updates them
  * in place and their packed copies are marked stale, as after a byte-kernel sweep of the
- * sim itself. The launches go on member 0's stream; every member's stream is drained
- * before (their conversions) and the batch's is drained after, so the ensemble returns
- * with nothing in flight, as every operation of the module does.
+ * sim itself. The launches go on member 0's stream; the streams of members that needed
+ * an unpack are drained before, and the batch's after, so the ensemble returns with
+ * nothing in flight, as every operation of the module does.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "cuda_check.h"
@@ -43,26 +44,32 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
     const size_t count_bytes = (size_t)n * sizeof(unsigned long long);
     struct cuda_ens_ising_member *host = malloc(table_bytes);
     unsigned long long *changed = malloc(count_bytes);
+    bool *pending = malloc((size_t)n * sizeof *pending); /* streams that got an unpack */
     void *dev = NULL;
-    if (!host || !changed) {
+    if (!host || !changed || !pending) {
         free(host);
         free(changed);
+        free(pending);
         return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
     }
     int coupled = 0;
     for (int m = 0; m < n && st == LATMC_OK; m++) {
         struct cuda_sim *cs = cuda_sim_of(members[m]);
         const int8_t *eps = NULL;
-        st = cuda_check(cuda_ising_batch_member(cs, &eps), "preparing a member's spins");
+        st = cuda_check(cuda_ising_batch_member(cs, &eps, &pending[m]),
+                        "preparing a member's spins");
         host[m].spins = cs->spins;
         host[m].eps = eps;
         host[m].tables = cs->tables;
         host[m].seed = members[m]->desc.seed;
         coupled = eps != NULL; /* one desc: all members alike */
     }
+    /* only the streams that got work (a stream sync costs microseconds even when idle,
+     * and there may be thousands of members) */
     for (int m = 0; m < n && st == LATMC_OK; m++)
-        st = cuda_check(cudaStreamSynchronize(cuda_sim_of(members[m])->stream),
-                        "preparing a member's spins");
+        if (pending[m])
+            st = cuda_check(cudaStreamSynchronize(cuda_sim_of(members[m])->stream),
+                            "preparing a member's spins");
     if (st == LATMC_OK)
         st = cuda_check(cudaMalloc(&dev, table_bytes + count_bytes),
                         "cannot allocate device memory for the batch's table");
@@ -96,5 +103,6 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
     cudaFree(dev);
     free(host);
     free(changed);
+    free(pending);
     return st;
 }

@@ -8,6 +8,7 @@
 #ifndef LATMC_CUDA_ENS_CUDA_H
 #define LATMC_CUDA_ENS_CUDA_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <cuda_runtime_api.h>
@@ -44,8 +45,8 @@ cudaError_t cuda_ens_ising_sweep_colour(cudaStream_t stream, const struct latmc_
 
 /* cuda_ising.c: make the bytes of member cs hold its configuration (the batched kernel
  * runs the byte layout's rule), mark its packed copy stale, and give its device couplings
- * (NULL when uniform). Enqueued on cs->stream. */
-cudaError_t cuda_ising_batch_member(struct cuda_sim *cs, const int8_t **eps);
+ * (NULL when uniform). *enqueued: whether that needed work on cs->stream (an unpack). */
+cudaError_t cuda_ising_batch_member(struct cuda_sim *cs, const int8_t **eps, bool *enqueued);
 
 /* ens_cuda.c: the ens_sweep operation (lib/backend.h). */
 int cuda_ens_sweep(latmc_sim *const *members, int n_members, uint64_t n, uint64_t *accepted,

@@ -21,7 +21,8 @@ __global__ void ens_ising_colour_kernel(struct latmc_lattice g,
     /* whole warps walk the items together (the warp sums below need all 32 lanes) */
     for (int64_t i = cuda_first_item(); i - (int64_t)lane < total; i += cuda_item_stride()) {
         const bool valid = i < total;
-        const int64_t m = valid ? i / per_member : -1, b = valid ? i - m * per_member : 0;
+        const int64_t m = valid ? latmc_div(i, per_member) : -1;
+        const int64_t b = valid ? i - m * per_member : 0;
         uint64_t n = 0;
         if (valid) {
             const struct cuda_ens_ising_member mem = members[m];
