@@ -15,6 +15,7 @@
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_slabs.h"
+#include "ens_cuda.h"
 #include "model.h"
 #include "plan.h"
 
@@ -404,4 +405,5 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .params_changed = cuda_params_changed,
     .run_step = cuda_run_step,
     .device_view = cuda_device_view,
+    .ens_sweep = cuda_ens_sweep, /* ens_cuda.c */
 };
