@@ -58,6 +58,11 @@ struct latmc_model_def {
      * its planes' sums in increasing plane order, starting from zeros: so observables do
      * not depend on boxes, threads, devices or ranks. Integer members stay integers. */
     void (*add_sums)(void *total, const void *tile);
+
+    /* Appended. Optional: the schedule's size and box rules where they depend on the desc
+     * (validated; Potts: 2 or 3 colours, so 2 or 3 steps and slabs a multiple of 2 or 3
+     * planes). NULL: sweep_steps, box_halo and box_plane_multiple hold for every desc. */
+    void (*box_rules)(const latmc_sim_desc *d, int *steps, int *halo, int *plane_multiple);
 };
 
 /* Whether a sim of this model and desc (validated) has couplings: latmc_sim_get/

@@ -11,10 +11,20 @@
 #include "model.h"
 #include "plan.h"
 
-/* Planes per unit of a cut: a slab's thickness and origin are multiples of it. */
-static int64_t plane_multiple(const struct latmc_model_def *m)
+/* The model's schedule size and box rules for this desc (model_def.box_rules where they
+ * depend on it): steps (0: one box only), halo >= 1, plane multiple >= 1. */
+struct box_rules {
+    int steps;
+    int64_t halo, mult;
+};
+
+static struct box_rules rules_of(const latmc_sim_desc *d, const struct latmc_model_def *m)
 {
-    return m->box_plane_multiple > 1 ? m->box_plane_multiple : 1;
+    int steps = m->sweep_steps, halo = m->box_halo, mult = m->box_plane_multiple;
+    if (m->box_rules)
+        m->box_rules(d, &steps, &halo, &mult);
+    const struct box_rules r = { steps, halo > 0 ? halo : 1, mult > 1 ? mult : 1 };
+    return r;
 }
 
 int latmc_plan_check(const latmc_sim_desc *d, const struct latmc_model_def *m)
@@ -25,13 +35,13 @@ int latmc_plan_check(const latmc_sim_desc *d, const struct latmc_model_def *m)
                           "the number of slabs along the last axis", k);
     if (k <= 1)
         return LATMC_OK;
-    if (m->sweep_steps <= 0)
+    const struct box_rules r = rules_of(d, m);
+    if (r.steps <= 0)
         return latmc_fail(LATMC_EUNSUPPORTED, "desc.n_parts = %d: the %s model runs as one box "
-                          "only in this version (boxes exist for the Ising model on the CPU); "
-                          "use n_parts 0 or 1", k, m->name);
+                          "only in this version (boxes exist for the Ising and Potts models "
+                          "on the CPU); use n_parts 0 or 1", k, m->name);
     const int axis = d->ndim - 1;
-    const int64_t planes = d->extent[axis], mult = plane_multiple(m);
-    const int64_t halo = m->box_halo > 0 ? m->box_halo : 1;
+    const int64_t planes = d->extent[axis], mult = r.mult, halo = r.halo;
     /* The thinnest slab of the cut below is mult * floor(units / k) planes. */
     const int64_t units = planes / mult;
     const int64_t thinnest = mult * (units / k);
@@ -55,13 +65,14 @@ int latmc_plan_build(const latmc_sim_desc *d, const struct latmc_model_def *m,
     if (!plan->boxes)
         return latmc_fail(LATMC_ENOMEM, "latmc_sim_create: cannot allocate the plan");
     plan->n_boxes = k;
-    plan->n_steps = m->sweep_steps;
+    const struct box_rules r = rules_of(d, m);
+    plan->n_steps = r.steps;
     const int axis = d->ndim - 1;
-    const int64_t mult = plane_multiple(m), units = d->extent[axis] / mult;
+    const int64_t mult = r.mult, units = d->extent[axis] / mult;
     for (int p = 0; p < k; p++) {
         struct latmc_box *b = &plan->boxes[p];
         b->axis = axis;
-        b->halo = m->box_halo > 0 ? m->box_halo : 1;
+        b->halo = (int)r.halo;
         for (int mu = 0; mu < d->ndim; mu++)
             b->extent[mu] = d->extent[mu];
         /* Units spread as evenly as they go: the first slabs are the thinner ones. */
