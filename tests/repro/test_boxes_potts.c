@@ -142,8 +142,9 @@ static void same_chain(int ndim, int64_t lx, int64_t ly, int64_t lz, int q, int 
 
 /*
  * Small lattices: every chunk of the SIMD levels (32 or 64 sites of one colour) crosses
- * box boundaries. 2D 12 x 22, 2 colours: 11 two-plane units, k = 3 as 3,4,4 units, k = 5 as
- * 2,2,2,2,3; 12 x 10 with k = 5: five slabs of 2 planes, the thinnest. 3D 10 x 6 x 22 the
+ * box boundaries, and in 2D a slab of 2 rows is 14 sites, so box ends cut Philox blocks
+ * of 4 too. 2D 14 x 22, 2 colours: 11 two-plane units, k = 3 as 3,4,4 units, k = 5 as
+ * 2,2,2,2,3; 14 x 10 with k = 5: five slabs of 2 planes, the thinnest. 3D 10 x 6 x 22 the
  * same along z.
  */
 static void two_colours_2d(void **state)
@@ -151,12 +152,12 @@ static void two_colours_2d(void **state)
     (void)state;
     const int q[] = { 2, 3, 5 };
     for (int i = 0; i < 3; i++) {
-        same_chain(2, 12, 22, 0, q[i], LATMC_ALGO_METROPOLIS);
-        same_chain(2, 12, 22, 0, q[i], LATMC_ALGO_HEATBATH);
+        same_chain(2, 14, 22, 0, q[i], LATMC_ALGO_METROPOLIS);
+        same_chain(2, 14, 22, 0, q[i], LATMC_ALGO_HEATBATH);
     }
     const int five[] = { 5 };
-    same_chain_parts(2, 12, 10, 0, 3, LATMC_ALGO_METROPOLIS, five, 1, 10);
-    same_chain_parts(2, 12, 10, 0, 5, LATMC_ALGO_HEATBATH, five, 1, 10);
+    same_chain_parts(2, 14, 10, 0, 3, LATMC_ALGO_METROPOLIS, five, 1, 10);
+    same_chain_parts(2, 14, 10, 0, 5, LATMC_ALGO_HEATBATH, five, 1, 10);
 }
 
 static void two_colours_3d(void **state)
