@@ -394,6 +394,8 @@ INLINE uint64_t pass_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
     const int nnb = 2 * ndim, q = p->q;
     const int metropolis = algo == ALGO_METROPOLIS;
     const int64_t per_colour = p->per_colour, j_lo = p->j_begin, j_hi = p->j_end;
+    /* the chunks wholly inside [j_lo, j_hi) */
+    const int64_t whole_begin = (j_lo + VW - 1) / VW, whole_end = j_hi / VW;
     uint8_t *const own = p->sub[p->colour];
     const struct cpu_potts_fast_tables *f = p->fast;
     if (chunk_begin >= chunk_end)   /* a thread with nothing to do: no row to start at */
@@ -463,11 +465,15 @@ INLINE uint64_t pass_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
         }
         const vec s = v_load(own + j0);
         /* the lanes of the pass's sites [j_lo, j_hi): all of them but at a box's ends and
-         * the colour's last chunk */
-        const int partial = j0 < j_lo || j0 + VW > j_hi;
-        const int lane_lo = j0 < j_lo ? (int)(j_lo - j0) : 0;
-        const int lane_hi = j0 + VW > j_hi ? (int)(j_hi - j0) : VW;
-        const vmask valid = partial ? m_lanes(lane_lo, lane_hi) : m_all();
+         * in the colour's last chunk */
+        const int partial = chunk < whole_begin || chunk >= whole_end;
+        int lane_lo = 0, lane_hi = VW;
+        vmask valid = m_all();
+        if (partial) {
+            lane_lo = j0 < j_lo ? (int)(j_lo - j0) : 0;
+            lane_hi = j0 + VW > j_hi ? (int)(j_hi - j0) : VW;
+            valid = m_lanes(lane_lo, lane_hi);
+        }
 
         vec u0[4], u1[4], result;
         vmask tie;
@@ -599,6 +605,8 @@ INLINE void measure_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
     enum { VECTOR_Q = 16 };   /* populations by compares up to this q, by a histogram above */
     const int nnb = 2 * ndim, q = p->q;
     const int64_t per_colour = p->per_colour, j_lo = p->j_begin, j_hi = p->j_end;
+    /* the chunks wholly inside [j_lo, j_hi) */
+    const int64_t whole_begin = (j_lo + VW - 1) / VW, whole_end = j_hi / VW;
     const uint8_t *const own = p->sub[p->colour];
     if (chunk_begin >= chunk_end)
         return;
@@ -623,10 +631,14 @@ INLINE void measure_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
                 nb[d] = slow[d];
         }
         const vec s = v_load(own + j0);
-        const int partial = j0 < j_lo || j0 + VW > j_hi;
-        const int lane_lo = j0 < j_lo ? (int)(j_lo - j0) : 0;
-        const int lane_hi = j0 + VW > j_hi ? (int)(j_hi - j0) : VW;
-        const vmask valid = partial ? m_lanes(lane_lo, lane_hi) : m_all();
+        const int partial = chunk < whole_begin || chunk >= whole_end;
+        int lane_lo = 0, lane_hi = VW;
+        vmask valid = m_all();
+        if (partial) {
+            lane_lo = j0 < j_lo ? (int)(j_lo - j0) : 0;
+            lane_hi = j0 + VW > j_hi ? (int)(j_hi - j0) : VW;
+            valid = m_lanes(lane_lo, lane_hi);
+        }
         for (int d = 0; d < nnb; d += 2)
             bonds = v_add_m(bonds, m_and(m_eq8(s, nb[d]), valid));
         if (q <= VECTOR_Q) {
