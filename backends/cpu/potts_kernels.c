@@ -229,6 +229,14 @@ static uint64_t split_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep
     return changed;
 }
 
+/* A box's sites of one colour: within-colour numbers [j0, j1) = [p0 P, p1 P) of its
+ * planes p0 <= p < p1. */
+static void box_range(const struct latmc_box *box, int64_t P, int64_t *j0, int64_t *j1)
+{
+    *j0 = box->origin[box->axis] * P;
+    *j1 = (box->origin[box->axis] + box->extent[box->axis]) * P;
+}
+
 /*
  * The chunks of one box's sites [j0, j1) of a pass that are only partly inside it (at most
  * two; all of them when no chunk is whole): the pass with its site range set to the box's,
@@ -268,14 +276,11 @@ static uint64_t split_boxes_step(latmc_sim *sim, struct cpu_state *st,
     int64_t items = 0;
     for (int i = 0; i < n; i++)
         items += boxes[i].extent[boxes[i].axis] * P;
-#define BOX_J0(i) (boxes[i].origin[boxes[i].axis] * P)
-#define BOX_J1(i) ((boxes[i].origin[boxes[i].axis] + boxes[i].extent[boxes[i].axis]) * P)
     uint64_t changed = 0;
     if (!cpu_use_threads(sim->n_threads, items)) {
         for (int i = 0; i < n; i++) {
             struct cpu_potts_pass p = pass;
-            p.j_begin = BOX_J0(i);
-            p.j_end = BOX_J1(i);
+            box_range(&boxes[i], P, &p.j_begin, &p.j_end);
             changed += fn(&p, p.j_begin / W, (p.j_end + W - 1) / W);
         }
         return changed;
@@ -283,11 +288,15 @@ static uint64_t split_boxes_step(latmc_sim *sim, struct cpu_state *st,
     const int64_t group = CPU_POTTS_GROUP;
     LATMC_OMP(parallel num_threads(sim->n_threads) reduction(+:changed))
     {
+        int64_t j0, j1;
         LATMC_OMP(single nowait)
-        for (int i = 0; i < n; i++)
-            changed += box_edge_chunks(&pass, fn, W, BOX_J0(i), BOX_J1(i));
         for (int i = 0; i < n; i++) {
-            const int64_t f0 = (BOX_J0(i) + W - 1) / W, f1 = BOX_J1(i) / W;
+            box_range(&boxes[i], P, &j0, &j1);
+            changed += box_edge_chunks(&pass, fn, W, j0, j1);
+        }
+        for (int i = 0; i < n; i++) {
+            box_range(&boxes[i], P, &j0, &j1);
+            const int64_t f0 = (j0 + W - 1) / W, f1 = j1 / W;
             const int64_t groups = f1 > f0 ? (f1 - f0 + group - 1) / group : 0;
             LATMC_OMP(for schedule(dynamic, 1) nowait)
             for (int64_t k = 0; k < groups; k++) {
@@ -296,8 +305,6 @@ static uint64_t split_boxes_step(latmc_sim *sim, struct cpu_state *st,
             }
         }
     }
-#undef BOX_J0
-#undef BOX_J1
     return changed;
 }
 
@@ -328,10 +335,10 @@ static void potts_run_step(latmc_sim *sim, struct cpu_state *st,
             .seed = sim->desc.seed,
         };
         for (int i = 0; i < call->n_boxes; i++) {
-            const struct latmc_box *box = &call->boxes[i];
-            const int64_t p0 = box->origin[box->axis], p1 = p0 + box->extent[box->axis];
+            int64_t j0, j1;
+            box_range(&call->boxes[i], P, &j0, &j1);
             *accepted += cpu_potts_colour_range(&st->lattice, ps->spins, &chain, call->sweep,
-                                                call->step, p0 * P, p1 * P, sim->n_threads);
+                                                call->step, j0, j1, sim->n_threads);
         }
     }
     *attempted += (uint64_t)(planes * P);
