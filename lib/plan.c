@@ -11,20 +11,18 @@
 #include "model.h"
 #include "plan.h"
 
-/* The model's schedule size and box rules for this desc (model_def.box_rules where they
- * depend on it): steps (0: one box only), halo >= 1, plane multiple >= 1. */
-struct box_rules {
-    int steps;
-    int64_t halo, mult;
-};
-
-static struct box_rules rules_of(const latmc_sim_desc *d, const struct latmc_model_def *m)
+/* Planes per unit of a cut: a slab's thickness and origin are multiples of it. */
+static int64_t plane_multiple(const latmc_sim_desc *d, const struct latmc_model_def *m)
 {
-    int steps = m->sweep_steps, halo = m->box_halo, mult = m->box_plane_multiple;
-    if (m->box_rules)
-        m->box_rules(d, &steps, &halo, &mult);
-    const struct box_rules r = { steps, halo > 0 ? halo : 1, mult > 1 ? mult : 1 };
-    return r;
+    const int mult = m->box_plane_multiple_of ? m->box_plane_multiple_of(d)
+                                              : m->box_plane_multiple;
+    return mult > 1 ? mult : 1;
+}
+
+/* Whether the model gives the core a schedule of steps (else it runs as one box only). */
+static bool has_schedule(const struct latmc_model_def *m)
+{
+    return m->sweep_steps > 0 || m->sweep_schedule;
 }
 
 int latmc_plan_check(const latmc_sim_desc *d, const struct latmc_model_def *m)
@@ -35,13 +33,13 @@ int latmc_plan_check(const latmc_sim_desc *d, const struct latmc_model_def *m)
                           "the number of slabs along the last axis", k);
     if (k <= 1)
         return LATMC_OK;
-    const struct box_rules r = rules_of(d, m);
-    if (r.steps <= 0)
+    if (!has_schedule(m))
         return latmc_fail(LATMC_EUNSUPPORTED, "desc.n_parts = %d: the %s model runs as one box "
-                          "only in this version (boxes exist for the Ising and Potts models "
-                          "on the CPU); use n_parts 0 or 1", k, m->name);
+                          "only in this version (it has no schedule of steps for the plan); "
+                          "use n_parts 0 or 1", k, m->name);
     const int axis = d->ndim - 1;
-    const int64_t planes = d->extent[axis], mult = r.mult, halo = r.halo;
+    const int64_t planes = d->extent[axis], mult = plane_multiple(d, m);
+    const int64_t halo = m->box_halo > 0 ? m->box_halo : 1;
     /* The thinnest slab of the cut below is mult * floor(units / k) planes. */
     const int64_t units = planes / mult;
     const int64_t thinnest = mult * (units / k);
@@ -65,14 +63,13 @@ int latmc_plan_build(const latmc_sim_desc *d, const struct latmc_model_def *m,
     if (!plan->boxes)
         return latmc_fail(LATMC_ENOMEM, "latmc_sim_create: cannot allocate the plan");
     plan->n_boxes = k;
-    const struct box_rules r = rules_of(d, m);
-    plan->n_steps = r.steps;
+    plan->n_steps = m->sweep_steps;
     const int axis = d->ndim - 1;
-    const int64_t mult = r.mult, units = d->extent[axis] / mult;
+    const int64_t mult = plane_multiple(d, m), units = d->extent[axis] / mult;
     for (int p = 0; p < k; p++) {
         struct latmc_box *b = &plan->boxes[p];
         b->axis = axis;
-        b->halo = (int)r.halo;
+        b->halo = m->box_halo > 0 ? m->box_halo : 1;
         for (int mu = 0; mu < d->ndim; mu++)
             b->extent[mu] = d->extent[mu];
         /* Units spread as evenly as they go: the first slabs are the thinner ones. */
@@ -144,11 +141,14 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
                      uint64_t *accepted, uint64_t *attempted)
 {
     const unsigned caps = sim->ops->step_caps ? sim->ops->step_caps(sim) : 0u;
+    /* the current parameters' schedule (phi^4: nloc passes of the colours) */
+    const int n_steps = sim->model->sweep_schedule ? sim->model->sweep_schedule(sim)
+                                                   : plan->n_steps;
     for (uint64_t k = 0; k < n; k++) {
         const uint64_t sweep = sim->sweeps + k;
-        for (int s = 0; s < plan->n_steps;) {
+        for (int s = 0; s < n_steps;) {
             int st;
-            if ((caps & LATMC_STEP_CAP_PAIR) && s + 1 < plan->n_steps) {
+            if ((caps & LATMC_STEP_CAP_PAIR) && s + 1 < n_steps) {
                 /* Steps s and s + 1 in one pass over each box, s + 1 of the border planes
                  * once every box has done s. */
                 st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_PAIR_INTERIOR, accepted,

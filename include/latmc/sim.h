@@ -141,8 +141,9 @@ typedef struct latmc_sim_desc {
      * >= 0; each slab at least the model's halo width thick, and a whole number of the
      * colouring's planes (so a slab's own colouring is the global one): an even number
      * for checkerboard models (at most L_last / 2 parts), a multiple of 3 for Potts
-     * lattices of 3 colours (at most L_last / 3). The Ising and Potts models on the CPU
-     * run more than one box so far; other models and backends refuse n_parts > 1 with
+     * lattices of 3 colours (at most L_last / 3), of the colouring's period for phi^4
+     * (doc/models/phi4.md). The Ising, Potts and phi^4 models on the CPU run more than
+     * one box so far; other models and backends refuse n_parts > 1 with
      * LATMC_EUNSUPPORTED.
      * A caller built against a header without this field passes a smaller struct_size:
      * then n_parts = 0. Not stored in checkpoints (a loaded sim runs as 1 box).

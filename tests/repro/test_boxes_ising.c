@@ -280,10 +280,9 @@ static void bad_decompositions(void **state)
     p.q = 3;
     p.extent[0] = p.extent[1] = 40; /* fits every model's colouring */
     p.device = LATMC_DEVICE_CPU;
-    p.n_parts = 2; /* Potts runs as boxes: tests/repro/test_boxes_potts.c */
-    p.model = LATMC_MODEL_PHI4;
-    p.algorithm = LATMC_ALGO_METROPOLIS;
-    expect_refused(&p, LATMC_EUNSUPPORTED, "phi^4");
+    p.n_parts = 2;
+    /* Potts runs as boxes: tests/repro/test_boxes_potts.c */
+    /* phi^4 runs as boxes: tests/repro/test_boxes_phi4.c */
     p.model = LATMC_MODEL_HEISENBERG;
     p.algorithm = LATMC_ALGO_DEFAULT;
     p.ndim = 3;
