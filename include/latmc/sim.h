@@ -138,10 +138,13 @@ typedef struct latmc_sim_desc {
      * Run the sim as this many boxes: slabs along the last axis (y in 2D, z in 3D), 0 =
      * automatic (1 box for now). The chain, every observable and the acceptance are
      * bit-identical for any value (doc/architecture.md). Rules (LATMC_EINVAL otherwise):
-     * >= 0; each slab at least the model's halo width thick, and for checkerboard models
-     * an even number of planes (so a slab's own colouring is the global one): at most
-     * L_last / 2 parts. Only the Ising and Heisenberg models on the CPU run more than one
-     * box so far; other models and backends refuse n_parts > 1 with LATMC_EUNSUPPORTED.
+     * >= 0; each slab at least the model's halo width thick, and a whole number of the
+     * colouring's planes (so a slab's own colouring is the global one): an even number
+     * for checkerboard models (at most L_last / 2 parts), a multiple of 3 for Potts
+     * lattices of 3 colours (at most L_last / 3), of the colouring's period for phi^4
+     * (doc/models/phi4.md). All four models run more than one box on the CPU; on
+     * CUDA so far the Ising model on its multi-spin coded kernels (doc/cuda.md), other
+     * models there refuse n_parts > 1 with LATMC_EUNSUPPORTED.
      * A caller built against a header without this field passes a smaller struct_size:
      * then n_parts = 0. Not stored in checkpoints (a loaded sim runs as 1 box).
      * @since 0.2

@@ -279,21 +279,7 @@ static void bad_decompositions(void **state)
     }
     latmc_ctx_destroy(&ctx);
 
-    /* Models without a schedule in the core: refused, not silently run as one box. */
-    latmc_sim_desc p;
-    latmc_sim_desc_init(&p);
-    p.model = LATMC_MODEL_POTTS;
-    p.q = 3;
-    p.extent[0] = p.extent[1] = 40; /* fits every model's colouring */
-    p.device = LATMC_DEVICE_CPU;
-    p.n_parts = 2;
-    expect_refused(&p, LATMC_EUNSUPPORTED, "Potts model runs as one box");
-    /* phi^4 and Heisenberg run as boxes: tests/repro/test_boxes_phi4.c, test_boxes_heisenberg.c */
-    p.n_parts = 1; /* one box: fine for every model */
-    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    assert_int_equal(latmc_sim_create(ctx, &p, &sim), LATMC_OK);
-    latmc_sim_destroy(&sim);
-    latmc_ctx_destroy(&ctx);
+    /* Potts, phi^4 and Heisenberg run as boxes too: tests/repro/test_boxes_{potts,phi4,heisenberg}.c */
 }
 
 /* A caller built against the 0.1 header (struct_size without n_parts) still creates sims,
