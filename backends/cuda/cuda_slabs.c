@@ -52,6 +52,7 @@ struct cuda_slabs {
     struct cuda_ising_packed_thresholds thr;
     bool thr_fit;
     int8_t *eps_host;               /* +-J couplings of the whole lattice (NULL: uniform) */
+    struct cuda_heis_slabs *heis;   /* a Heisenberg sim: its own slabs, the rest unused */
     bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing) */
     int spare_sms;                  /* left to the border kernels beside the interior's
                                        persistent wave (LATMC_CUDA_SLAB_SPARE_SMS, default 0:
@@ -124,6 +125,7 @@ static void release_all(struct cuda_slabs *ss)
             cudaStreamDestroy(sl->copy_stream);
         (void)cudaGetLastError();
     }
+    cuda_heis_slabs_destroy(ss->heis);
     free(ss->slab);
     free(ss->eps_host);
     free(ss);
@@ -190,6 +192,8 @@ static int draw_couplings(const latmc_sim *sim, struct cuda_slabs *ss)
 
 int cuda_slabs_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *buf)
 {
+    if (slabs_of(cs)->heis)
+        return cuda_heis_slabs_get_couplings(sim, slabs_of(cs)->heis, buf);
     const struct cuda_slabs *ss = slabs_of(cs);
     const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
     for (size_t i = 0; i < n; i++)
@@ -200,6 +204,8 @@ int cuda_slabs_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *b
 /* Values checked by the core: exactly +1.0f or -1.0f. */
 int cuda_slabs_set_couplings(const latmc_sim *sim, struct cuda_sim *cs, const float *buf)
 {
+    if (slabs_of(cs)->heis)
+        return cuda_heis_slabs_set_couplings(sim, slabs_of(cs)->heis, buf);
     struct cuda_slabs *ss = slabs_of(cs);
     const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
     int st = finish_all(ss, "setting the couplings");
@@ -273,10 +279,26 @@ static int spare_sms_setting(void)
 int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
 {
     const latmc_sim_desc *d = &sim->desc;
+    if (d->model == LATMC_MODEL_HEISENBERG) {
+        struct cuda_slabs *hss = calloc(1, sizeof *hss);
+        if (!hss)
+            return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the slabs' "
+                                   "state");
+        const int st = cuda_heis_slabs_create(sim, &hss->heis);
+        if (st < 0) {
+            free(hss);
+            return st;
+        }
+        hss->n = sim->plan->n_boxes;
+        cs->slabs = hss;
+        cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA backend: Heisenberg sim as %d slabs "
+                       "(halo 2 planes)", hss->n);
+        return LATMC_OK;
+    }
     if (d->model != LATMC_MODEL_ISING)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA backend runs the %s model on one "
-                               "device only in this version (several devices: Ising)",
-                               sim->model->name);
+                               "device only in this version (several devices: Ising, "
+                               "Heisenberg)", sim->model->name);
     const bool pmj = d->couplings == LATMC_COUPLINGS_BIMODAL;
     if (d->extent[0] % (pmj ? 64 : 16) != 0)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on several CUDA devices needs L_x a "
@@ -374,6 +396,8 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
 
 int cuda_slabs_params_changed(const latmc_sim *sim, struct cuda_sim *cs)
 {
+    if (slabs_of(cs)->heis)
+        return LATMC_OK; /* the passes read the parameters at launch */
     struct cuda_slabs *ss = slabs_of(cs);
     ss->thr_fit = cuda_ising_packed_thresholds_of(sim->model_data, sim->desc.algorithm,
                                                   sim->desc.ndim, &ss->thr);
@@ -465,6 +489,8 @@ static int pack_all(struct cuda_slabs *ss)
 
 int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how)
 {
+    if (slabs_of(cs)->heis)
+        return cuda_heis_slabs_init_spins(sim, slabs_of(cs)->heis, how);
     struct cuda_slabs *ss = slabs_of(cs);
     int st = LATMC_OK;
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
@@ -517,6 +543,8 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
                         const struct latmc_step_call *call, uint64_t *accepted,
                         uint64_t *attempted)
 {
+    if (slabs_of(cs)->heis)
+        return cuda_heis_slabs_run_step(sim, slabs_of(cs)->heis, call, accepted, attempted);
     struct cuda_slabs *ss = slabs_of(cs);
     if (!ss->thr_fit)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on several CUDA devices: the "
@@ -634,6 +662,8 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
 
 int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
 {
+    if (slabs_of(cs)->heis)
+        return cuda_heis_slabs_measure(sim, slabs_of(cs)->heis, sums);
     struct cuda_slabs *ss = slabs_of(cs);
     struct latmc_ising_sums *part = calloc((size_t)ss->n, sizeof *part);
     if (!part)
@@ -669,6 +699,8 @@ int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
 
 int cuda_slabs_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
 {
+    if (slabs_of(cs)->heis)
+        return cuda_heis_slabs_get_spins(sim, slabs_of(cs)->heis, buf);
     (void)sim;
     struct cuda_slabs *ss = slabs_of(cs);
     int st = LATMC_OK;
@@ -690,6 +722,8 @@ int cuda_slabs_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
 
 int cuda_slabs_set_spins(const latmc_sim *sim, struct cuda_sim *cs, const void *buf)
 {
+    if (slabs_of(cs)->heis)
+        return cuda_heis_slabs_set_spins(sim, slabs_of(cs)->heis, buf);
     (void)sim;
     struct cuda_slabs *ss = slabs_of(cs);
     int st = LATMC_OK;
