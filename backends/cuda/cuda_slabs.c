@@ -232,13 +232,12 @@ static bool peer_done[PEER_TABLE][PEER_TABLE];
 
 /* Let each device reach its neighbours' memory where the hardware allows (the copies
  * work either way; the driver stages them through host memory otherwise). */
-static void enable_peers(const struct cuda_slabs *ss)
+static void enable_peers_of(const int *device, int n)
 {
     pthread_mutex_lock(&peer_lock);
-    for (int i = 0; i < ss->n; i++) {
-        const int a = ss->slab[i].device;
-        const int nb[2] = { ss->slab[(i + ss->n - 1) % ss->n].device,
-                            ss->slab[(i + 1) % ss->n].device };
+    for (int i = 0; i < n; i++) {
+        const int a = device[i];
+        const int nb[2] = { device[(i + n - 1) % n], device[(i + 1) % n] };
         for (int k = 0; k < 2; k++) {
             int can = 0;
             const bool known = a < PEER_TABLE && nb[k] < PEER_TABLE;
@@ -255,6 +254,18 @@ static void enable_peers(const struct cuda_slabs *ss)
         }
     }
     pthread_mutex_unlock(&peer_lock);
+}
+
+/* Slab i on device_of(d, i), for n slabs (the Heisenberg slabs too). */
+static void enable_peers_desc(const latmc_sim_desc *d, int n)
+{
+    int *device = malloc((size_t)n * sizeof *device);
+    if (!device)
+        return; /* no peer access: the copies are staged, still correct */
+    for (int i = 0; i < n; i++)
+        device[i] = device_of(d, i);
+    enable_peers_of(device, n);
+    free(device);
 }
 
 static bool exchange_enabled(void)
@@ -290,6 +301,7 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
             return st;
         }
         hss->n = sim->plan->n_boxes;
+        enable_peers_desc(d, hss->n);
         cs->slabs = hss;
         cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA backend: Heisenberg sim as %d slabs "
                        "(halo 2 planes)", hss->n);
@@ -387,7 +399,7 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
         release_all(ss);
         return st;
     }
-    enable_peers(ss);
+    enable_peers_desc(d, ss->n);
     cs->slabs = ss;
     cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA backend: Ising sim as %d slabs (halo %d "
                    "planes, exchange %s)", ss->n, ss->halo, ss->exchange ? "on" : "OFF");
