@@ -221,6 +221,16 @@ int cuda_heis_slab_geometry(const latmc_sim *sim, int heatbath, int local_planes
     return st;
 }
 
+void cuda_heis_geom_range(struct cuda_heis_geom *g, int own0, int own_n)
+{
+    g->own0 = own0;
+    g->own_n = own_n;
+    if (g->ndim == 3)
+        g->chunks_z = (int)ceil_div(own_n, g->zc);
+    else
+        g->tiles_y = (int)ceil_div(own_n, g->ty);
+}
+
 /* The geometry of the whole lattice on one device. */
 static int choose_geometry(const latmc_sim *sim, int heatbath, struct cuda_heis_geom *g)
 {

@@ -13,11 +13,14 @@
  * go to the neighbours' halos of the buffer just written.
  *
  * The schedule (lib/model_heisenberg.c) has two steps per pass (colour 0, colour 1):
- * the even step runs the whole pass with its exchange, the odd one adds nothing. One
- * stream per slab carries its passes and its copies out; before a pass it waits for
- * both neighbours' previous pass and copies (one event each), which also orders their
- * next copies into this slab after this slab's reads. The exchange is not overlapped
- * with the pass yet (the Ising slabs do that).
+ * the even step runs the whole pass with its exchange, the odd one adds nothing. A pass
+ * over a plane range writes exactly what the whole pass writes there (each block
+ * recomputes the colour-0 spins it needs from the old ones), so a slab of more than
+ * 2 HALO planes runs its pass as three launches: the HALO planes at each end on the
+ * border stream (high priority), then their copies out on that stream, while the main
+ * stream updates the interior planes, which read no halo. What each stream waits for
+ * before the next pass: run_pass says. Thinner slabs run one launch on the border
+ * stream.
  *
  * Couplings: drawn on the host as on one device, kept there (get_couplings), and every
  * slab gets its local planes with halos. Hot start and set_spins fill the local planes
@@ -44,9 +47,13 @@
 
 struct heis_slab {
     int device;
-    cudaStream_t stream;
-    cudaEvent_t done;               /* the last pass and its copies out */
-    bool recorded;                  /* `done` names this slab's previous pass */
+    /* stream: the interior and everything outside the passes; border_stream (high
+     * priority): the border planes and their copies out */
+    cudaStream_t stream, border_stream;
+    cudaEvent_t border_done;        /* the last pass's borders and their copies out */
+    cudaEvent_t interior_done;      /* the last pass's interior */
+    bool recorded;                  /* the events name this slab's previous pass */
+    bool split;                     /* more than 2 HALO planes: borders + interior */
     int64_t origin, planes;         /* own planes of the lattice's last axis */
     int64_t n_local;                /* sites of the local lattice (own + 2 HALO planes) */
     float *buf[2];                  /* spins, SoA over the local lattice */
@@ -56,7 +63,9 @@ struct heis_slab {
     unsigned long long *changed;    /* heat-bath updates (device, never reset) */
     unsigned long long *count_host; /* pinned: its value at the end of a call */
     unsigned long long count_seen;
-    struct cuda_heis_geom geom[2];  /* [0] overrelaxation, [1] heat bath */
+    /* [range][heat bath?]: range 0 the lower border (all own planes when !split), 1 the
+     * upper border, 2 the interior */
+    struct cuda_heis_geom geom[3][2];
     struct cuda_heis_geom mgeom;    /* the reduction over the own planes */
 };
 
@@ -100,6 +109,8 @@ void cuda_heis_slabs_destroy(struct cuda_heis_slabs *hs)
         }
         if (sl->stream)
             cudaStreamSynchronize(sl->stream);
+        if (sl->border_stream)
+            cudaStreamSynchronize(sl->border_stream);
         cudaFree(sl->buf[0]);
         cudaFree(sl->buf[1]);
         cudaFree(sl->J);
@@ -107,10 +118,14 @@ void cuda_heis_slabs_destroy(struct cuda_heis_slabs *hs)
         cudaFree(sl->plane_sums);
         cudaFree(sl->changed);
         cudaFreeHost(sl->count_host);
-        if (sl->done)
-            cudaEventDestroy(sl->done);
+        if (sl->border_done)
+            cudaEventDestroy(sl->border_done);
+        if (sl->interior_done)
+            cudaEventDestroy(sl->interior_done);
         if (sl->stream)
             cudaStreamDestroy(sl->stream);
+        if (sl->border_stream)
+            cudaStreamDestroy(sl->border_stream);
         (void)cudaGetLastError();
     }
     free(hs->slab);
@@ -118,13 +133,15 @@ void cuda_heis_slabs_destroy(struct cuda_heis_slabs *hs)
     free(hs);
 }
 
-/* Wait for every slab's stream; the first failure is reported. */
+/* Wait for every slab's streams; the first failure is reported. */
 static int finish_all(struct cuda_heis_slabs *hs, const char *what)
 {
     int first = LATMC_OK;
     for (int i = 0; i < hs->n; i++) {
         struct heis_slab *sl = &hs->slab[i];
         int st = set_device(sl->device);
+        if (st == LATMC_OK)
+            st = cuda_check(cudaStreamSynchronize(sl->border_stream), what);
         if (st == LATMC_OK)
             st = cuda_check(cudaStreamSynchronize(sl->stream), what);
         if (st < 0 && first == LATMC_OK)
@@ -215,17 +232,27 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
         sl->nchunks = (long long)sl->planes * rows_per_plane / hs->rows_per_chunk;
         const size_t spin_bytes = (size_t)sl->n_local * 3u * (size_t)hs->nrep * sizeof(float);
         const int local_planes = (int)(sl->planes + 2 * HALO);
+        int low = 0, high = 0;
         if ((st = set_device(sl->device)) < 0 ||
             (st = cuda_check(cudaStreamCreateWithFlags(&sl->stream, cudaStreamNonBlocking),
                              "cudaStreamCreateWithFlags")) < 0 ||
-            (st = cuda_check(cudaEventCreateWithFlags(&sl->done, cudaEventDisableTiming),
+            (st = cuda_check(cudaDeviceGetStreamPriorityRange(&low, &high),
+                             "cudaDeviceGetStreamPriorityRange")) < 0 ||
+            (st = cuda_check(cudaStreamCreateWithPriority(&sl->border_stream,
+                                                          cudaStreamNonBlocking, high),
+                             "cudaStreamCreateWithPriority")) < 0 ||
+            (st = cuda_check(cudaEventCreateWithFlags(&sl->border_done,
+                                                      cudaEventDisableTiming),
+                             "cudaEventCreateWithFlags")) < 0 ||
+            (st = cuda_check(cudaEventCreateWithFlags(&sl->interior_done,
+                                                      cudaEventDisableTiming),
                              "cudaEventCreateWithFlags")) < 0 ||
             (st = cuda_check(cudaMallocHost((void **)&sl->count_host, sizeof *sl->count_host),
                              "cannot allocate pinned host memory for a counter")) < 0 ||
             (st = cuda_heis_slab_geometry(sim, 0, local_planes, HALO, (int)sl->planes,
-                                          (int)(sl->origin - HALO), &sl->geom[0])) < 0 ||
+                                          (int)(sl->origin - HALO), &sl->geom[0][0])) < 0 ||
             (st = cuda_heis_slab_geometry(sim, 1, local_planes, HALO, (int)sl->planes,
-                                          (int)(sl->origin - HALO), &sl->geom[1])) < 0 ||
+                                          (int)(sl->origin - HALO), &sl->geom[0][1])) < 0 ||
             (st = alloc_on((void **)&sl->buf[0], spin_bytes, sl->device, "spins")) < 0 ||
             (st = alloc_on((void **)&sl->buf[1], spin_bytes, sl->device, "spins")) < 0 ||
             (st = alloc_on((void **)&sl->J, (size_t)sl->n_local * (size_t)hs->ndim *
@@ -240,12 +267,20 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
         /* the reduction reads the own planes and the next one (the forward bonds of the
          * last own plane), never wrapping: a lattice of planes + 1 planes along the last
          * axis with the local stride, its pointers at the first own plane */
-        sl->mgeom = sl->geom[0];
+        sl->mgeom = sl->geom[0][0];
         if (d->ndim == 3)
             sl->mgeom.lz = (int)sl->planes + 1;
         else
             sl->mgeom.ly = (int)sl->planes + 1;
         sl->mgeom.n = sl->n_local;
+        /* the pass's plane ranges: own planes [HALO, HALO + planes) */
+        sl->split = sl->planes > 2 * HALO;
+        for (int hb = 0; hb < 2 && sl->split; hb++) {
+            sl->geom[1][hb] = sl->geom[2][hb] = sl->geom[0][hb];
+            cuda_heis_geom_range(&sl->geom[0][hb], HALO, HALO);
+            cuda_heis_geom_range(&sl->geom[1][hb], (int)sl->planes, HALO);
+            cuda_heis_geom_range(&sl->geom[2][hb], 2 * HALO, (int)sl->planes - 2 * HALO);
+        }
         st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->stream),
                         "clearing the update counter");
         if (st == LATMC_OK) /* members past the replicas stay zero */
@@ -356,9 +391,9 @@ int cuda_heis_slabs_set_couplings(const latmc_sim *sim, struct cuda_heis_slabs *
     return upload_all(hs, hs->J_host, 0);
 }
 
-/* Enqueue on src's stream the copy of every spin array's local planes [p_src, p_src + n)
- * of src's buffer b into dst's local planes [p_dst, ...) of its buffer b (src's device
- * current). */
+/* Enqueue on src's border stream the copy of every spin array's local planes
+ * [p_src, p_src + n) of src's buffer b into dst's local planes [p_dst, ...) of its buffer
+ * b (src's device current). */
 static cudaError_t copy_planes(const struct cuda_heis_slabs *hs, const struct heis_slab *src,
                                int64_t p_src, const struct heis_slab *dst, int64_t p_dst,
                                int64_t n, int b)
@@ -371,8 +406,10 @@ static cudaError_t copy_planes(const struct cuda_heis_slabs *hs, const struct he
         float *to = dst->buf[b] + (size_t)k * (size_t)dst->n_local +
                     (size_t)(p_dst * hs->plane_sites);
         err = src->device == dst->device
-                  ? cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, src->stream)
-                  : cudaMemcpyPeerAsync(to, dst->device, from, src->device, bytes, src->stream);
+                  ? cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice,
+                                    src->border_stream)
+                  : cudaMemcpyPeerAsync(to, dst->device, from, src->device, bytes,
+                                        src->border_stream);
     }
     return err;
 }
@@ -391,25 +428,42 @@ static cudaError_t send_halos(const struct cuda_heis_slabs *hs, int i, int b)
     return err;
 }
 
-/* One pass on every slab: the halos it reads are the neighbours' (their previous pass
- * and copies), then the pass and its copies out. */
+/*
+ * One pass on every slab. What each stream of a slab waits for, from the previous pass
+ * (all waits are enqueued before any event is recorded again):
+ *   border_stream: this slab's previous interior (the border ranges read the two planes
+ *     next to them, and write the buffer the previous interior read), and both
+ *     neighbours' previous borders and copies (into this slab's halos; their completion
+ *     also means the neighbours' previous passes read their halos, which this slab's
+ *     copies now overwrite). Its own previous borders and copies: in order.
+ *   stream (interior): this slab's previous borders (read as the interior's edges, and
+ *     they read the planes the interior now writes). The interior reads no halo, and no
+ *     copy writes its planes.
+ */
 static int run_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t sweep,
                     int heatbath)
 {
     const struct latmc_heisenberg_params *p = sim->model_data;
+    const int dbl = sim->desc.precision == LATMC_PRECISION_DOUBLE;
+    const int hb = heatbath != 0;
     int st = LATMC_OK;
-    /* all waits before any event is recorded again */
     for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
         struct heis_slab *sl = &hs->slab[i];
+        if (!sl->recorded)
+            continue;
         const struct heis_slab *nb[2] = { &hs->slab[(i + hs->n - 1) % hs->n],
                                           &hs->slab[(i + 1) % hs->n] };
         if ((st = set_device(sl->device)) < 0)
             break;
         cudaError_t err = cudaSuccess;
+        if (sl->split)
+            err = cudaStreamWaitEvent(sl->border_stream, sl->interior_done, 0);
         for (int k = 0; k < 2 && err == cudaSuccess; k++)
             if (nb[k]->recorded && nb[k] != sl)
-                err = cudaStreamWaitEvent(sl->stream, nb[k]->done, 0);
-        st = cuda_check(err, "ordering a pass after the neighbours' previous one");
+                err = cudaStreamWaitEvent(sl->border_stream, nb[k]->border_done, 0);
+        if (err == cudaSuccess && sl->split)
+            err = cudaStreamWaitEvent(sl->stream, sl->border_done, 0);
+        st = cuda_check(err, "ordering a pass after the previous one");
     }
     for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
         struct heis_slab *sl = &hs->slab[i];
@@ -425,13 +479,18 @@ static int run_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t s
         a.seed = sim->desc.seed;
         a.sweep = sweep;
         a.count = sl->changed;
-        cudaError_t err = cuda_heis_pass(sl->stream, &sl->geom[heatbath != 0], &a,
-                                         sim->desc.precision == LATMC_PRECISION_DOUBLE,
+        cudaError_t err = cuda_heis_pass(sl->border_stream, &sl->geom[0][hb], &a, dbl,
                                          heatbath);
+        if (err == cudaSuccess && sl->split)
+            err = cuda_heis_pass(sl->border_stream, &sl->geom[1][hb], &a, dbl, heatbath);
         if (err == cudaSuccess)
             err = send_halos(hs, i, 1 - hs->cur);
         if (err == cudaSuccess)
-            err = cudaEventRecord(sl->done, sl->stream);
+            err = cudaEventRecord(sl->border_done, sl->border_stream);
+        if (err == cudaSuccess && sl->split)
+            err = cuda_heis_pass(sl->stream, &sl->geom[2][hb], &a, dbl, heatbath);
+        if (err == cudaSuccess && sl->split)
+            err = cudaEventRecord(sl->interior_done, sl->stream);
         st = cuda_check(err, "launching a pass on a slab");
     }
     if (st < 0)
@@ -461,12 +520,19 @@ int cuda_heis_slabs_run_step(const latmc_sim *sim, struct cuda_heis_slabs *hs,
     }
     if (!call->last)
         return LATMC_OK;
+    /* the counter (added to by both streams) after both: the main stream waits for the
+     * borders */
     for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
         struct heis_slab *sl = &hs->slab[i];
-        if ((st = set_device(sl->device)) == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync(sl->count_host, sl->changed, sizeof *sl->changed,
-                                            cudaMemcpyDeviceToHost, sl->stream),
-                            "reading the update counter");
+        cudaError_t err = cudaSuccess;
+        if ((st = set_device(sl->device)) < 0)
+            break;
+        if (sl->recorded)
+            err = cudaStreamWaitEvent(sl->stream, sl->border_done, 0);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(sl->count_host, sl->changed, sizeof *sl->changed,
+                                  cudaMemcpyDeviceToHost, sl->stream);
+        st = cuda_check(err, "reading the update counter");
     }
     const int fin = finish_all(hs, "sweeping");
     if (st == LATMC_OK)

@@ -113,6 +113,9 @@ cudaError_t cuda_heis_measure_planes(cudaStream_t stream, const struct cuda_heis
 struct latmc_sim;
 int cuda_heis_slab_geometry(const struct latmc_sim *sim, int heatbath, int local_planes, int own0,
                             int own_n, int cut0, struct cuda_heis_geom *g);
+/* The same geometry narrowed to the planes [own0, own0 + own_n) of those it was made for
+ * (the grid shrinks; tiles and shared memory stay). */
+void cuda_heis_geom_range(struct cuda_heis_geom *g, int own0, int own_n);
 
 /* The model's table for cuda_model_kernels_get (cuda_heisenberg.c). */
 struct cuda_model_kernels;
