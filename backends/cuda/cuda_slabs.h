@@ -26,7 +26,7 @@
  *
  * Models: Ising, uniform (L_x a multiple of 16) and +-J (L_x a multiple of 64), on the
  * multi-spin coded kernels; the Heisenberg spin glass (cuda_slabs_heis.c: its own slabs,
- * halo 2, one pass per colour-0 step); everything else is refused at create with
+ * halo 2, one pass per colour-0 step, border planes and copies beside the interior); everything else is refused at create with
  * LATMC_EUNSUPPORTED and the reason.
  */
 #ifndef LATMC_CUDA_SLABS_H
