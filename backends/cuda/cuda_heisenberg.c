@@ -186,7 +186,6 @@ int cuda_heis_slab_geometry(const latmc_sim *sim, int heatbath, int local_planes
     g->lx = (int)d->extent[0];
     g->ly = (int)d->extent[1];
     g->lz = d->ndim == 3 ? (int)d->extent[2] : 1;
-    g->n = (long long)sim->nsites;
     /* the last axis: the whole lattice, or a slab's local planes (cuda_slabs_heis.c) */
     g->lcut = d->ndim == 3 ? g->lz : g->ly;
     g->cut0 = cut0;
