@@ -77,6 +77,8 @@ struct cuda_heis_slabs {
     int64_t plane_sites, L;         /* sites per plane; planes of the last axis */
     long long rows_per_chunk;
     float *J_host;                  /* the couplings of the whole lattice (API layout) */
+    bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing:
+                                       the halo copies left out, the chain then wrong) */
 };
 
 static int set_device(int device)
@@ -210,6 +212,8 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the slabs' state");
     }
     hs->n = plan->n_boxes;
+    const char *ex = getenv("LATMC_CUDA_SLAB_EXCHANGE");
+    hs->exchange = !(ex && strcmp(ex, "0") == 0);
     hs->ndim = d->ndim;
     hs->nrep = d->replicas;
     hs->L = d->extent[d->ndim - 1];
@@ -483,7 +487,7 @@ static int run_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t s
                                          heatbath);
         if (err == cudaSuccess && sl->split)
             err = cuda_heis_pass(sl->border_stream, &sl->geom[1][hb], &a, dbl, heatbath);
-        if (err == cudaSuccess)
+        if (err == cudaSuccess && hs->exchange)
             err = send_halos(hs, i, 1 - hs->cur);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->border_done, sl->border_stream);
