@@ -80,8 +80,12 @@ static size_t plane_words(const struct cuda_slabs *ss)
     return (size_t)(ss->plane_rows * ss->wpr);
 }
 
+/* Slab i's device: from n_devices (the list, or device_index + i); slabs of n_parts
+ * alone all on device_index. */
 static int device_of(const latmc_sim_desc *d, int i)
 {
+    if (d->n_devices <= 1)
+        return d->device_index;
     return d->device_list ? d->device_list[i] : d->device_index + i;
 }
 

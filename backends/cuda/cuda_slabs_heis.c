@@ -86,8 +86,12 @@ static int set_device(int device)
     return cuda_check(cudaSetDevice(device), "cudaSetDevice");
 }
 
+/* Slab i's device: from n_devices (the list, or device_index + i); slabs of n_parts
+ * alone all on device_index. */
 static int device_of(const latmc_sim_desc *d, int i)
 {
+    if (d->n_devices <= 1)
+        return d->device_index;
     return d->device_list ? d->device_list[i] : d->device_index + i;
 }
 

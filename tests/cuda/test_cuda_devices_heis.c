@@ -14,6 +14,8 @@
  *   identically, and the chain from them equals one GPU's; get_couplings equals one
  *   GPU's as drawn.
  * - checkpoint: saved on several slabs, loaded (one GPU) and continued: bit-identical.
+ * - parts_on_one_gpu: desc.n_parts = 3 without n_devices runs the slabs all on
+ *   device_index (the last GPU), the one-GPU chain.
  * Exits 77 (skipped, saying why) without a usable CUDA module and GPU.
  */
 #include <setjmp.h>
@@ -246,6 +248,26 @@ static void checkpoint(void **state)
     latmc_sim_destroy(&loaded);
 }
 
+/* desc.n_parts > 1 on CUDA without n_devices: the same slabs, all on device_index (also
+ * on a machine with one GPU), the one-GPU chain. */
+static void parts_on_one_gpu(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = heisenberg_desc(3, 16, 4, 12, 2, LATMC_COUPLINGS_GAUSSIAN,
+                                       LATMC_ALGO_HEATBATH, 1, 17);
+    latmc_sim *one = make(d, 1, LATMC_INIT_HOT, 1);
+    d.n_parts = 3;
+    d.device_index = ngpus - 1; /* the last GPU: slabs past it would not exist */
+    latmc_sim *parts = make(d, 1, LATMC_INIT_HOT, 1);
+    assert_string_equal(latmc_sim_backend_name(parts), "cuda");
+    assert_same(one, parts, "n_parts = 3");
+    assert_int_equal(latmc_sim_sweep(one, 3), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(parts, 3), LATMC_OK);
+    assert_same(one, parts, "n_parts = 3, 3 sweeps");
+    latmc_sim_destroy(&one);
+    latmc_sim_destroy(&parts);
+}
+
 int main(void)
 {
     if (latmc_ctx_create(&ctx) != LATMC_OK)
@@ -262,6 +284,7 @@ int main(void)
         cmocka_unit_test(same_chain),
         cmocka_unit_test(set_and_get),
         cmocka_unit_test(checkpoint),
+        cmocka_unit_test(parts_on_one_gpu),
     };
     if (getenv("LATMC_TEST_FILTER"))
         cmocka_set_test_filter(getenv("LATMC_TEST_FILTER"));
