@@ -234,6 +234,10 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
     const int gz = NDIM == 3 ? heis_wrap(p, g.lz) : 0;
     const long long n = g.n;
     const long long plane_sites = (long long)g.lx * g.ly;
+    /* 3D: a site's index in the whole lattice (its draws' name) is its local index plus
+     * this (a slab's plane p is plane cut0 + p of the lattice; one device: 0) */
+    const long long rng_shift =
+        NDIM == 3 ? ((long long)heis_wrap(p + g.cut0, g.lcut) - gz) * plane_sites : 0;
     const R beta = (R)a.beta, hfield = (R)a.h;
     const int q_lane = (int)(threadIdx.x & 3u);
 
@@ -257,9 +261,10 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
         }
         const int gx = heis_wrap(t.x0 - 2 + lx, g.lx), gy = heis_wrap(t.y0 - 2 + ly, g.ly);
         const long long i = ((long long)gz * g.ly + gy) * g.lx + gx;
-        /* the site's index in the whole lattice (a slab's plane cut0 + p): names its draws */
+        /* the site's index in the whole lattice (2D: a slab's row cut0 + y): names its
+         * draws */
         const long long i_rng =
-            NDIM == 3 ? ((long long)heis_wrap(p + g.cut0, g.lcut) * g.ly + gy) * g.lx + gx
+            NDIM == 3 ? i + rng_shift
                       : (long long)heis_wrap(t.y0 - 2 + ly + g.cut0, g.lcut) * g.lx + gx;
 
         /* draws: d[2 rep + sub], sub 0 cos theta, sub 1 azimuth */
