@@ -312,9 +312,10 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
         return LATMC_OK;
     }
     if (d->model != LATMC_MODEL_ISING)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA backend runs the %s model on one "
-                               "device only in this version (several devices: Ising, "
-                               "Heisenberg)", sim->model->name);
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA backend runs the %s model as one "
+                               "box only in this version (desc.n_parts = %d, desc.n_devices = "
+                               "%d; several boxes or devices: Ising and Heisenberg); use 0 or 1 "
+                               "for both", sim->model->name, d->n_parts, d->n_devices);
     const bool pmj = d->couplings == LATMC_COUPLINGS_BIMODAL;
     if (d->extent[0] % (pmj ? 64 : 16) != 0)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on several CUDA devices needs L_x a "
