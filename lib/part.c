@@ -34,13 +34,32 @@ static int64_t plane_sites(const latmc_sim_desc *d)
     return n;
 }
 
-static int transport_failed(int st, const char *what)
+/* A transport operation's status; `fails` is latmc_fail_count() before the call (did the
+ * operation record a message?). */
+static int transport_status(int st, unsigned long fails, const char *what)
 {
     if (st >= 0)
         return LATMC_OK;
+    const bool own = latmc_fail_count() != fails;
     if (!latmc_status_known(st))
-        st = LATMC_EBACKEND;
-    return latmc_fail(st, "part transport: %s failed (status %d)", what, st);
+        return latmc_fail(LATMC_EBACKEND, "part transport: %s returned %d, not a liblatmc "
+                          "status", what, st);
+    if (own)
+        return st;
+    return latmc_fail(st, "part transport: %s failed (%s)", what, latmc_strerror(st));
+}
+
+#define TRANSPORT(st, what, call)                                                           \
+    do {                                                                                    \
+        const unsigned long fails_ = latmc_fail_count();                                    \
+        (st) = transport_status((call), fails_, (what));                                    \
+    } while (0)
+
+int latmc_record_failure(int status, const char *message)
+{
+    if (status >= 0 || !latmc_status_known(status))
+        status = LATMC_EINVAL;
+    return latmc_fail(status, "%s", message ? message : "(no message)");
 }
 
 /*
@@ -71,11 +90,12 @@ static int agree_part(struct latmc_part *part, int status, uint64_t count[2])
     }
     for (int p = 0; p < n; p++)
         bytes[p] = sizeof mine;
-    int st = part->tr.gather(part->tr.user, -1, &mine, all, bytes);
+    int st;
+    TRANSPORT(st, "gather (status agreement)", part->tr.gather(part->tr.user, -1, &mine, all, bytes));
     if (st < 0) {
         free(all);
         free(bytes);
-        return transport_failed(st, "gather (status agreement)");
+        return st;
     }
     int verdict = LATMC_OK, who = -1;
     uint64_t sum[2] = { 0, 0 };
@@ -133,9 +153,11 @@ int latmc_part_exchange(latmc_sim *sim)
     int st = sim->ops->get_planes(sim, part->p0, part->p0 + h, to_lower);
     if (st == LATMC_OK)
         st = sim->ops->get_planes(sim, part->p1 - h, part->p1, to_upper);
-    int tst = part->tr.exchange(part->tr.user, to_lower, to_upper, from_lower, from_upper, bytes);
+    int tst;
+    TRANSPORT(tst, "exchange (halo planes)",
+              part->tr.exchange(part->tr.user, to_lower, to_upper, from_lower, from_upper, bytes));
     if (tst < 0)
-        return transport_failed(tst, "exchange (halo planes)");
+        return tst;
     if (st < 0)
         return st;
     /* Slabs are at least h planes thick, so neither halo wraps inside itself. */
@@ -183,8 +205,8 @@ int latmc_part_measure(latmc_sim *sim, void *sums)
         st = mine ? LATMC_OK : latmc_fail(LATMC_ENOMEM, "measure: cannot allocate the tiles");
         if ((st = agree_part(part, st, NULL)) == LATMC_OK) {
             memcpy(mine, tiles + (size_t)part->p0 * ss, bytes[part->rank]);
-            st = transport_failed(part->tr.gather(part->tr.user, -1, mine, tiles, bytes),
-                                  "gather (measurement tiles)");
+            TRANSPORT(st, "gather (measurement tiles)",
+                      part->tr.gather(part->tr.user, -1, mine, tiles, bytes));
         }
         free(mine);
     }
@@ -217,11 +239,13 @@ static int gather_configuration(latmc_sim *sim, int root, const unsigned char *m
         bytes[p] = (size_t)(part->first[p + 1] - part->first[p]) * one;
     const size_t own = bytes[part->rank];
     for (int r = 0; r < R; r++) {
-        int st = part->tr.gather(part->tr.user, root, mine + (size_t)r * own,
-                                 all ? all + (size_t)r * (size_t)part->planes * one : NULL,
-                                 bytes);
+        int st;
+        TRANSPORT(st, "gather (configuration)",
+                  part->tr.gather(part->tr.user, root, mine + (size_t)r * own,
+                                  all ? all + (size_t)r * (size_t)part->planes * one : NULL,
+                                  bytes));
         if (st < 0)
-            return transport_failed(st, "gather (configuration)");
+            return st;
     }
     return LATMC_OK;
 }
@@ -343,8 +367,7 @@ static int compare_descs(struct latmc_part *part, const latmc_sim_desc *d)
     }
     for (int p = 0; p < n; p++)
         bytes[p] = sizeof mine;
-    st = transport_failed(part->tr.gather(part->tr.user, -1, mine, all, bytes),
-                          "gather (descs)");
+    TRANSPORT(st, "gather (descs)", part->tr.gather(part->tr.user, -1, mine, all, bytes));
     for (int p = 1; st == LATMC_OK && p < n; p++)
         if (memcmp(all, all + (size_t)p * sizeof mine, sizeof mine) != 0)
             st = latmc_fail(LATMC_EINVAL, "latmc_sim_create_part: part %d of %d passed a desc "

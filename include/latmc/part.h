@@ -39,8 +39,9 @@ LATMC_BEGIN_DECLS
  * sizeof first, and every operation); copied by latmc_sim_create_part(). Every operation
  * is called on every part at the same point of the same call (it may block until the
  * others arrive), returns 0 on success or a negative LATMC_E* code (then the part sim
- * returns it, after latmc_last_error() was set by the transport through its own message, or
- * to a generic one). Buffers are host memory. Parts are numbered 0 .. n_parts - 1; part
+ * returns it, with the message the operation recorded through latmc_record_failure(), or a
+ * generic one). A transport that cannot fail cleanly on every part at once (MPI's default
+ * error handler) should end the job instead: a part left waiting cannot be freed. Buffers are host memory. Parts are numbered 0 .. n_parts - 1; part
  * rank's lower neighbour is rank - 1 and its upper rank + 1, both modulo n_parts (the
  * lattice is periodic).
  * @since 0.2
@@ -122,6 +123,18 @@ LATMC_API int latmc_sim_deserialize_part(latmc_ctx *ctx, const void *buf, size_t
  */
 LATMC_API int latmc_sim_part_info(const latmc_sim *sim, int *rank, int *n_parts,
                                   int64_t *first_plane, int64_t *planes);
+
+/**
+ * Record a failure as the calling thread's last error (latmc_last_error()): for transports
+ * (an operation that fails sets its message this way before returning the status) and
+ * libraries layered over liblatmc (liblatmc_mpi).
+ * @param status  a negative LATMC_E* code (anything else is recorded as LATMC_EINVAL).
+ * @param message the text; NULL is recorded as "(no message)".
+ * @return the status recorded.
+ * @note Thread-safe (the message is the thread's).
+ * @since 0.2
+ */
+LATMC_API int latmc_record_failure(int status, const char *message);
 
 LATMC_END_DECLS
 
