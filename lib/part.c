@@ -289,7 +289,8 @@ int latmc_part_set_spins(latmc_sim *sim, const void *buf)
 
 int latmc_part_collect(latmc_sim *sim, int root)
 {
-    if (!latmc_part_many(sim))
+    /* without a configuration there is nothing to collect (the same on every part) */
+    if (!latmc_part_many(sim) || !sim->have_config)
         return LATMC_OK;
     unsigned char *all = NULL;
     int st = get_configuration(sim, root, NULL, &all);

@@ -36,4 +36,16 @@ three=$(LD_LIBRARY_PATH="$libdir" mpirun $mpiflags -x LD_LIBRARY_PATH -np 3 "$sc
 echo "$one"
 echo "$three"
 [ "${one% (*}" = "${three% (*}" ] || { echo "FAIL: 1 and 3 ranks differ"; exit 1; }
+# The same through the CMake package: find_package(latmc COMPONENTS mpi), latmc::latmc_mpi.
+if command -v cmake >/dev/null 2>&1; then
+    cmake -S "$src/examples/downstream_mpi" -B "$scratch/cm" -DCMAKE_PREFIX_PATH="$root$prefix" \
+        -DCMAKE_C_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra" >"$scratch/cm.log" 2>&1 &&
+        cmake --build "$scratch/cm" >>"$scratch/cm.log" 2>&1 || { cat "$scratch/cm.log"; exit 1; }
+    # shellcheck disable=SC2086
+    two=$(LD_LIBRARY_PATH="$libdir" mpirun $mpiflags -x LD_LIBRARY_PATH -np 2 "$scratch/cm/ising_mpi")
+    echo "$two (CMake, latmc::latmc_mpi)"
+    [ "${one% (*}" = "${two% (*}" ] || { echo "FAIL: the CMake build on 2 ranks differs"; exit 1; }
+else
+    echo "cmake not installed: the CMake package's component mpi not checked"
+fi
 echo "ok: a downstream MPI program built with latmc-mpi.pc, the same on 1 and 3 ranks"

@@ -130,6 +130,12 @@ static int read_state(latmc_sim *sim, struct state *s)
     return 1;
 }
 
+static void free_state(struct state *s)
+{
+    free(s->spins);
+    s->spins = NULL;
+}
+
 static int same_state(const struct state *a, const struct state *b, const char *what)
 {
     int ok = a->bytes == b->bytes && memcmp(a->spins, b->spins, a->bytes) == 0;
@@ -189,7 +195,7 @@ static int identity(latmc_ctx *ctx, const struct model_case *c, const char *dir)
     int rc = create_mpi(ctx, c, &sim);
     if (rc)
         return rc;
-    struct state ref, got, ref2, got2;
+    struct state ref = { 0 }, got = { 0 }, ref2 = { 0 }, got2 = { 0 };
     int ok = reference(ctx, c, N_SWEEPS, &ref) && set_params(sim, c) &&
              latmc_sim_init_spins(sim, LATMC_INIT_HOT) == LATMC_OK;
     /* in two calls, with a measurement between (the plan does not care) */
@@ -225,6 +231,10 @@ static int identity(latmc_ctx *ctx, const struct model_case *c, const char *dir)
                 latmc_last_error());
     latmc_sim_destroy(&back);
     latmc_sim_destroy(&sim);
+    free_state(&ref);
+    free_state(&got);
+    free_state(&ref2);
+    free_state(&got2);
     return all_ok(ok) ? 0 : 1;
 }
 
@@ -244,13 +254,14 @@ static int save(latmc_ctx *ctx, const struct model_case *c, const char *path)
 
 static int load(latmc_ctx *ctx, const struct model_case *c, const char *path)
 {
-    struct state ref, got, plain;
+    struct state ref = { 0 }, got = { 0 }, plain = { 0 };
     int ok = reference(ctx, c, N_SWEEPS + M_SWEEPS, &ref);
     latmc_sim *sim = NULL, *one = NULL;
     int st = latmc_mpi_sim_load(ctx, MPI_COMM_WORLD, path, &sim);
     if (st == LATMC_EUNSUPPORTED) {
         if (rank == 0)
             printf("SKIP load %s on %d ranks: %s\n", c->name, nranks, latmc_last_error());
+        free_state(&ref);
         return 77;
     }
     ok = ok && st == LATMC_OK && latmc_sim_sweep(sim, M_SWEEPS) == LATMC_OK &&
@@ -263,6 +274,9 @@ static int load(latmc_ctx *ctx, const struct model_case *c, const char *path)
         fprintf(stderr, "rank %d/%d: load: %s\n", rank, nranks, latmc_last_error());
     latmc_sim_destroy(&one);
     latmc_sim_destroy(&sim);
+    free_state(&ref);
+    free_state(&got);
+    free_state(&plain);
     return all_ok(ok) ? 0 : 1;
 }
 
