@@ -44,6 +44,7 @@ echo "ok: latmc-mpi on 3 ranks reports exactly what latmc does"
 common="-L 32 --beta 0.44 --therm 100 --seed 9 --threads 1 --quiet"
 # shellcheck disable=SC2086
 "$mpirun" $flags -np 2 "$latmc_mpi" $common --sweeps 100000000 --checkpoint "$tmp/run.ckpt" \
+    --checkpoint-every 200 \
     --json "$tmp/stopped.json" >"$tmp/stopped.out" 2>&1 &
 job=$!
 i=0
@@ -54,7 +55,11 @@ while [ $i -lt 100 ]; do # the ranks: mpirun's children, once both run
     sleep 0.1
     i=$((i + 1))
 done
-sleep 1.5
+i=0
+while [ ! -f "$tmp/run.ckpt" ] && [ $i -lt 600 ]; do # past the first periodic checkpoint
+    sleep 0.1
+    i=$((i + 1))
+done
 last=$(echo $ranks | awk '{print $NF}')
 [ -n "$last" ] || fail "no rank processes found under mpirun ($job)"
 kill -TERM "$last"
@@ -65,7 +70,7 @@ st=$?
 stopped=$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["run"]
 print(r["last_sweep"] if r["signal"] == 15 else -1)' "$tmp/stopped.json")
 [ "$stopped" -gt 100 ] || fail "the JSON does not record signal 15 after thermalization"
-# Resumed by plain latmc up to 500 sweeps past the stop, against one uninterrupted run to there.
+# Resumed by plain latmc (with the same --checkpoint-every: it names the checkpoints' sweeps) up to 500 sweeps past the stop, against one uninterrupted run to there.
 sweeps=$((stopped - 100 + 500))
 # shellcheck disable=SC2086
 "$latmc" $common --sweeps $sweeps --resume "$tmp/run.ckpt" --json "$tmp/resumed.json" \
