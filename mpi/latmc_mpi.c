@@ -37,7 +37,7 @@ static int mpi_failed(int rc, const char *what)
     if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
         snprintf(text, sizeof text, "error %d", rc);
     char msg[512];
-    snprintf(msg, sizeof msg, "liblatmc_mpi: %s: %s", what, text);
+    snprintf(msg, sizeof msg, "liblatmc_mpi: %.60s: %.400s", what, text);
     return latmc_record_failure(LATMC_EBACKEND, msg);
 }
 
@@ -51,6 +51,9 @@ static int link_exchange(void *user, const void *to_lower, const void *to_upper,
     const int lower = (l->rank + l->size - 1) % l->size, upper = (l->rank + 1) % l->size;
     const int n = (int)bytes;
     MPI_Request req[4];
+    /* real statuses rather than MPI_STATUSES_IGNORE: GCC takes MPICH's (MPI_Status *)1 for
+     * an empty array (-Wstringop-overflow) */
+    MPI_Status stat[4];
     int rc = MPI_Irecv(from_lower, n, MPI_BYTE, lower, TAG_UP, l->comm, &req[0]);
     if (rc == MPI_SUCCESS)
         rc = MPI_Irecv(from_upper, n, MPI_BYTE, upper, TAG_DOWN, l->comm, &req[1]);
@@ -59,7 +62,7 @@ static int link_exchange(void *user, const void *to_lower, const void *to_upper,
     if (rc == MPI_SUCCESS)
         rc = MPI_Isend(to_upper, n, MPI_BYTE, upper, TAG_UP, l->comm, &req[3]);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+        rc = MPI_Waitall(4, req, stat);
     return rc == MPI_SUCCESS ? 0 : mpi_failed(rc, "halo exchange");
 }
 
