@@ -6,6 +6,7 @@
  * (model->add_sums), never in the order the parts answer, so the results do not depend on
  * n_parts.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -407,10 +408,18 @@ int latmc_part_create(latmc_ctx *ctx, const latmc_sim_desc *desc, int rank, int 
     /* From here on every failure is agreed on, so that no part waits for another. */
     latmc_sim_desc d;
     int64_t nsites = 0;
-    st = prior < 0 ? prior : latmc_desc_validate(desc, &d, &nsites);
-    if (st == LATMC_OK && d.n_parts != 0 && d.n_parts != n_parts)
+    /* desc.n_parts first (where the caller's struct has it): the cut it asks for is not
+     * this one, whatever the validation would say of it */
+    const bool has_n_parts = desc->struct_size >= offsetof(latmc_sim_desc, n_parts) +
+                                                      sizeof desc->n_parts &&
+                             desc->struct_size <= LATMC_STRUCT_SIZE_MAX;
+    if (prior < 0)
+        st = prior;
+    else if (has_n_parts && desc->n_parts != 0 && desc->n_parts != n_parts)
         st = latmc_fail(LATMC_EINVAL, "latmc_sim_create_part: desc.n_parts = %d, but the sim "
-                        "is cut into %d parts: use 0 or %d", d.n_parts, n_parts, n_parts);
+                        "is cut into %d parts: use 0 or %d", desc->n_parts, n_parts, n_parts);
+    else
+        st = latmc_desc_validate(desc, &d, &nsites);
     d.n_parts = n_parts; /* 0 means the same: compare the cut actually used */
     if ((st = agree_part(part, st, NULL)) == LATMC_OK)
         st = compare_descs(part, &d);

@@ -9,7 +9,9 @@
  *   test_mpi_sim load MODEL FILE       load FILE on this rank count (and by plain liblatmc
  *                                      on every rank), continue M sweeps: equal to the
  *                                      single-process sim after N + M sweeps
- *   test_mpi_sim mismatch MODEL        ranks pass different descs: LATMC_EINVAL everywhere
+ *   test_mpi_sim mismatch MODEL        ranks pass different descs: LATMC_EINVAL everywhere;
+ *                                      bad spins on one rank, a save rank 0 cannot write:
+ *                                      the same failure on every rank, the sim goes on
  *
  * Exit 0 pass, 1 fail, 77 when the model does not run on several ranks yet (the reason is
  * printed: a skip, never a pass). Every rank exits with the same status.
@@ -337,6 +339,43 @@ static int mismatch(latmc_ctx *ctx, const struct model_case *c)
                 latmc_last_error());
         ok = 0;
     }
+    /* a failure inside a collective call on one rank: the same failure on every rank,
+     * and the sim goes on afterwards */
+    size_t bytes = 0;
+    unsigned char *spins = NULL;
+    if (st == LATMC_OK && latmc_sim_init_spins(sim, LATMC_INIT_HOT) == LATMC_OK &&
+        latmc_sim_spins_size(sim, &bytes) == LATMC_OK && (spins = malloc(bytes)) != NULL &&
+        latmc_sim_get_spins(sim, spins, bytes) == LATMC_OK) {
+        unsigned char keep = spins[0];
+        if (rank == nranks - 1 && c->model == LATMC_MODEL_ISING)
+            spins[0] = 0; /* not an Ising spin, on the last rank only */
+        st = latmc_sim_set_spins(sim, spins, bytes);
+        if (c->model == LATMC_MODEL_ISING && nranks > 1 &&
+            (st != LATMC_EINVAL || (rank < nranks - 1 && !strstr(latmc_last_error(), "part")))) {
+            fprintf(stderr, "rank %d/%d: bad spins on the last rank: status %s: %s\n", rank,
+                    nranks, latmc_strerror(st), latmc_last_error());
+            ok = 0;
+        }
+        spins[0] = keep;
+        /* rank 0 writes the checkpoint: a path it cannot write fails every rank */
+        st = latmc_sim_save(sim, "/nonexistent-dir-of-latmc-tests/x.ckpt");
+        if (st != LATMC_EIO) {
+            fprintf(stderr, "rank %d/%d: save to a missing directory: %s\n", rank, nranks,
+                    latmc_strerror(st));
+            ok = 0;
+        }
+        if (latmc_sim_set_spins(sim, spins, bytes) != LATMC_OK ||
+            latmc_sim_sweep(sim, 2) != LATMC_OK) {
+            fprintf(stderr, "rank %d/%d: the sim after failures: %s\n", rank, nranks,
+                    latmc_last_error());
+            ok = 0;
+        }
+    } else {
+        fprintf(stderr, "rank %d/%d: setting up the fault checks: %s\n", rank, nranks,
+                latmc_last_error());
+        ok = 0;
+    }
+    free(spins);
     latmc_sim_destroy(&sim);
     return all_ok(ok) ? 0 : 1;
 }
