@@ -50,7 +50,9 @@ job=$!
 i=0
 ranks=""
 while [ $i -lt 100 ]; do # the ranks: mpirun's children, once both run
-    ranks=$(pgrep -P "$job" | tr '\n' ' ')
+    # children of mpirun, from /proc (no procps needed); their names have no spaces
+    ranks=$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v p="$job" '$4 == p { print $1 }' |
+            tr '\n' ' ')
     [ "$(echo $ranks | wc -w)" -ge 2 ] && break
     sleep 0.1
     i=$((i + 1))
