@@ -4,6 +4,7 @@
 #      (observables, acceptance, derived quantities), and names the ranks;
 #   2. SIGTERM to one rank stops every rank (exit status 143) with a final checkpoint, which
 #      plain latmc resumes to exactly the results of the uninterrupted run.
+#   3. SIGKILL to one rank ends the job (MPI's abort, no hang); the last checkpoint loads.
 # Usage: check_latmc_mpi.sh MPIRUN LATMC_MPI LATMC. Exit 77 without an MPI launcher.
 set -u
 mpirun=$1
@@ -82,3 +83,37 @@ sweeps=$((stopped - 100 + 500))
 same_results "$tmp/resumed.json" "$tmp/whole.json" ||
     fail "stopped on 2 ranks and resumed in one process differs from the uninterrupted run"
 echo "ok: SIGTERM to one rank stopped both (143) at sweep $stopped with a checkpoint; resumed by latmc: identical"
+
+# 3. A rank killed from outside (SIGKILL): MPI ends the whole job (no rank left waiting),
+#    and the last periodic checkpoint on disk is intact (temporary file, fsync, rename).
+rm -f "$tmp/run.ckpt"
+# shellcheck disable=SC2086
+timeout 120 "$mpirun" $flags -np 2 "$latmc_mpi" $common --sweeps 100000000 \
+    --checkpoint "$tmp/run.ckpt" --checkpoint-every 100 >"$tmp/killed.out" 2>&1 &
+job=$!
+i=0
+while [ ! -f "$tmp/run.ckpt" ] && [ $i -lt 600 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+sleep 0.5
+ranks=$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v p="$job" '$4 == p { print $1 }' | tr '\n' ' ')
+# timeout(1) runs mpirun as its child: the ranks are the grandchildren
+for t in $ranks; do
+    ranks="$ranks $(cat /proc/[0-9]*/stat 2>/dev/null | awk -v p="$t" '$4 == p { print $1 }' | tr '\n' ' ')"
+done
+victim=$(for r in $ranks; do [ "$(cat /proc/$r/comm 2>/dev/null)" = latmc-mpi ] && echo $r; done | tail -n 1)
+[ -n "$victim" ] || fail "no latmc-mpi rank found to kill"
+kill -KILL "$victim"
+t0=$(date +%s)
+wait "$job"
+st=$?
+echo "the job ended $(( $(date +%s) - t0 )) s after the kill"
+[ "$st" -ne 0 ] && [ "$st" -ne 124 ] || fail "a killed rank: the job's status $st (want a failure, not a hang)"
+# shellcheck disable=SC2086
+"$latmc" $common --resume "$tmp/run.ckpt" --sweeps 1 >/dev/null 2>"$tmp/resume.err"
+rs=$?
+# the resumed run may say the checkpoint is past its end (exit 2): the file was read whole
+[ "$rs" -eq 0 ] || [ "$rs" -eq 2 ] || { cat "$tmp/resume.err"; fail "the last checkpoint is damaged"; }
+grep -qi "corrupt" "$tmp/resume.err" && fail "the last checkpoint is damaged"
+echo "ok: a killed rank ended the job (status $st); the last checkpoint on disk loads"
