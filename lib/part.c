@@ -191,26 +191,20 @@ int latmc_part_measure(latmc_sim *sim, void *sums)
     struct latmc_part *part = sim->part;
     const int n = part->n_parts;
     const size_t ss = sim->model->sums_size;
+    size_t *bytes = part->gather_bytes;
+    for (int p = 0; p < n; p++)
+        bytes[p] = (size_t)(part->first[p + 1] - part->first[p]) * ss;
+    /* this part's tiles, then every part's in `tiles`, in plane order */
+    unsigned char *mine = malloc(bytes[part->rank] ? bytes[part->rank] : 1);
     unsigned char *tiles = calloc((size_t)part->planes, ss);
-    size_t *bytes = calloc((size_t)n, sizeof *bytes);
-    int st = tiles && bytes ? LATMC_OK
-                            : latmc_fail(LATMC_ENOMEM, "measure: cannot allocate %lld tiles",
-                                         (long long)part->planes);
+    int st = mine && tiles ? LATMC_OK
+                           : latmc_fail(LATMC_ENOMEM, "measure: cannot allocate %lld tiles",
+                                        (long long)part->planes);
     if (st == LATMC_OK)
-        st = sim->ops->measure_planes(sim, part->p0, part->p1, tiles + (size_t)part->p0 * ss);
-    if ((st = agree_part(part, st, NULL)) == LATMC_OK) {
-        for (int p = 0; p < n; p++)
-            bytes[p] = (size_t)(part->first[p + 1] - part->first[p]) * ss;
-        /* every part's tiles to every part, in place: mine are already where they go */
-        unsigned char *mine = malloc(bytes[part->rank] ? bytes[part->rank] : 1);
-        st = mine ? LATMC_OK : latmc_fail(LATMC_ENOMEM, "measure: cannot allocate the tiles");
-        if ((st = agree_part(part, st, NULL)) == LATMC_OK) {
-            memcpy(mine, tiles + (size_t)part->p0 * ss, bytes[part->rank]);
-            TRANSPORT(st, "gather (measurement tiles)",
-                      part->tr.gather(part->tr.user, -1, mine, tiles, bytes));
-        }
-        free(mine);
-    }
+        st = sim->ops->measure_planes(sim, part->p0, part->p1, mine);
+    if ((st = agree_part(part, st, NULL)) == LATMC_OK)
+        TRANSPORT(st, "gather (measurement tiles)",
+                  part->tr.gather(part->tr.user, -1, mine, tiles, bytes));
     if (st == LATMC_OK) {
         /* The whole lattice's sums: the planes' tiles from zeros, in plane order. */
         memset(sums, 0, ss);
@@ -218,7 +212,7 @@ int latmc_part_measure(latmc_sim *sim, void *sums)
             sim->model->add_sums(sums, tiles + (size_t)p * ss);
     }
     free(tiles);
-    free(bytes);
+    free(mine);
     return st;
 }
 
