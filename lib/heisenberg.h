@@ -26,6 +26,31 @@ struct latmc_heisenberg_params {
 };
 
 /*
+ * The schedule of one sweep (doc/models/heisenberg.md), the one definition every backend
+ * and the core's plan (lib/plan.c) use: passes over the lattice, each colour 0 then
+ * colour 1; the heat bath (heatbath != 0) is one heat-bath pass then nover
+ * overrelaxation passes, overrelaxation alone max(nover, 1) passes (else a sweep would do
+ * nothing). Step s of a sweep is colour s % 2 of pass s / 2, a heat-bath step when the
+ * pass is 0 of a heat-bath sweep.
+ */
+static inline int latmc_heisenberg_passes(int heatbath, int nover)
+{
+    if (heatbath)
+        return 1 + nover;
+    return nover < 1 ? 1 : nover;
+}
+
+static inline int latmc_heisenberg_step_is_heatbath(int heatbath, int step)
+{
+    return heatbath && step < 2;
+}
+
+static inline int latmc_heisenberg_step_colour(int step)
+{
+    return step % 2;
+}
+
+/*
  * Sums behind every observable: one reduction of the current configuration, in double.
  * `bonds`, `mag` describe replica 0; `overlap` is zero with one replica.
  */

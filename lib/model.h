@@ -58,6 +58,16 @@ struct latmc_model_def {
      * its planes' sums in increasing plane order, starting from zeros: so observables do
      * not depend on boxes, threads, devices or ranks. Integer members stay integers. */
     void (*add_sums)(void *total, const void *tile);
+
+    /* Appended, optional: the plan's schedule and box rules where they depend on the sim.
+     * sweep_schedule: the steps of one sweep for the sim's current parameters (phi^4: nloc
+     * passes times the colours), asked at every latmc_sim_sweep, so a parameter change
+     * applies from the next sweep; NULL: sweep_steps. box_plane_multiple_of: the plane
+     * multiple for these extents (phi^4: the colouring's period along the cut axis);
+     * NULL: box_plane_multiple. A model has a schedule if sweep_steps > 0 or
+     * sweep_schedule is set. */
+    int (*sweep_schedule)(const latmc_sim *sim);
+    int (*box_plane_multiple_of)(const latmc_sim_desc *d);
 };
 
 /* Whether a sim of this model and desc (validated) has couplings: latmc_sim_get/

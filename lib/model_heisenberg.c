@@ -76,6 +76,13 @@ static int heisenberg_check_spins(const latmc_sim *sim, const void *buf)
     return LATMC_OK;
 }
 
+/* Steps of one sweep for the current nover and the sim's algorithm (lib/heisenberg.h). */
+static int heisenberg_sweep_schedule(const latmc_sim *sim)
+{
+    const int nover = (int)sim->param[LATMC_PARAM_NOVER];
+    return 2 * latmc_heisenberg_passes(sim->desc.algorithm == LATMC_ALGO_HEATBATH, nover);
+}
+
 #define P(key) (1u << (key))
 /* One tile's sums into a total (model.h: tiles are added in plane order). */
 static void heisenberg_add_sums(void *total, const void *tile)
@@ -109,6 +116,11 @@ const struct latmc_model_def latmc_model_heisenberg = {
     .check_desc = latmc_check_even_extents,
     .site_bytes = heisenberg_site_bytes,
     .check_spins = heisenberg_check_spins,
+    /* the heat bath's two colours, then 2 steps per overrelaxation pass (sweep_schedule) */
+    .sweep_steps = 2,
+    .sweep_schedule = heisenberg_sweep_schedule,
+    .box_halo = 1,
+    .box_plane_multiple = 2, /* even slabs: a slab's checkerboard is the global one */
     .update_data = heisenberg_update_data,
     .observable = heisenberg_observable,
     .add_sums = heisenberg_add_sums,

@@ -124,6 +124,39 @@ static void phi4_add_sums(void *total, const void *tile)
     t->lap2 += s->lap2;
 }
 
+/*
+ * The schedule of a sweep for the plan (lib/plan.c, doc/architecture.md): step s is colour
+ * s mod ncolours of pass s / ncolours, all nhit hits of each site of that colour inside the
+ * step -- the order of the kernels' sweep (doc/models/phi4.md), so the chain is the same.
+ * Sites of one colour do not interact, so a step may run its sites in any order and on any
+ * box; each draw is named by (pass, colour, hit, site).
+ */
+static int phi4_sweep_schedule(const latmc_sim *sim)
+{
+    const struct latmc_phi4_colouring c =
+        latmc_phi4_colouring_of(sim->desc.ndim, sim->desc.extent);
+    return (int)sim->param[LATMC_PARAM_NLOC] * c.ncolours; /* <= 65535 x 8 */
+}
+
+/*
+ * A slab's origin along the cut axis (the last) is a multiple of the colouring's period
+ * along it, so that the slab's colouring, counted from its own first plane, is the global
+ * one: colour (x + ay y + az z) mod nc changes by az z0 (3D) or ay y0 (2D) at origin z0 /
+ * y0. 3D: 2 z0 = 0 mod 8, z0 a multiple of 4; 2D: 3 y0 = 0 mod 8 (a multiple of 8), or
+ * 2 y0 = 0 mod 5 (a multiple of 5).
+ */
+static int phi4_box_plane_multiple(const latmc_sim_desc *d)
+{
+    const struct latmc_phi4_colouring c = latmc_phi4_colouring_of(d->ndim, d->extent);
+    if (c.ncolours == 0)
+        return 1; /* refused by check_desc before the plan is built */
+    const int a = d->ndim == 3 ? c.az : c.ay;
+    int period = 1;
+    while ((a * period) % c.ncolours != 0)
+        period++;
+    return period;
+}
+
 const struct latmc_model_def latmc_model_phi4 = {
     .id = LATMC_MODEL_PHI4,
     .name = "phi^4",
@@ -144,4 +177,10 @@ const struct latmc_model_def latmc_model_phi4 = {
     .update_data = phi4_update_data,
     .observable = phi4_observable,
     .add_sums = phi4_add_sums,
+    /* Halo 2 always, whatever Lambda: the 1/Lambda term reads x +- 2 e_mu and the
+     * diagonals, and the kernels read those planes (and discard them) for Lambda = inf too;
+     * Lambda may change between sweeps, and the plan is fixed at create. */
+    .box_halo = 2,
+    .sweep_schedule = phi4_sweep_schedule,
+    .box_plane_multiple_of = phi4_box_plane_multiple,
 };

@@ -13,9 +13,17 @@
 #include "plan.h"
 
 /* Planes per unit of a cut: a slab's thickness and origin are multiples of it. */
-static int64_t plane_multiple(const struct latmc_model_def *m)
+static int64_t plane_multiple(const latmc_sim_desc *d, const struct latmc_model_def *m)
 {
-    return m->box_plane_multiple > 1 ? m->box_plane_multiple : 1;
+    const int mult = m->box_plane_multiple_of ? m->box_plane_multiple_of(d)
+                                              : m->box_plane_multiple;
+    return mult > 1 ? mult : 1;
+}
+
+/* Whether the model gives the core a schedule of steps (else it runs as one box only). */
+static bool has_schedule(const struct latmc_model_def *m)
+{
+    return m->sweep_steps > 0 || m->sweep_schedule;
 }
 
 int latmc_plan_check(const latmc_sim_desc *d, const struct latmc_model_def *m)
@@ -26,12 +34,12 @@ int latmc_plan_check(const latmc_sim_desc *d, const struct latmc_model_def *m)
                           "the number of slabs along the last axis", k);
     if (k <= 1)
         return LATMC_OK;
-    if (m->sweep_steps <= 0)
+    if (!has_schedule(m))
         return latmc_fail(LATMC_EUNSUPPORTED, "desc.n_parts = %d: the %s model runs as one box "
-                          "only in this version (boxes exist for the Ising model on the CPU); "
+                          "only in this version (it has no schedule of steps for the plan); "
                           "use n_parts 0 or 1", k, m->name);
     const int axis = d->ndim - 1;
-    const int64_t planes = d->extent[axis], mult = plane_multiple(m);
+    const int64_t planes = d->extent[axis], mult = plane_multiple(d, m);
     const int64_t halo = m->box_halo > 0 ? m->box_halo : 1;
     /* The thinnest slab of the cut below is mult * floor(units / k) planes. */
     const int64_t units = planes / mult;
@@ -58,7 +66,7 @@ int latmc_plan_build(const latmc_sim_desc *d, const struct latmc_model_def *m,
     plan->n_boxes = k;
     plan->n_steps = m->sweep_steps;
     const int axis = d->ndim - 1;
-    const int64_t mult = plane_multiple(m), units = d->extent[axis] / mult;
+    const int64_t mult = plane_multiple(d, m), units = d->extent[axis] / mult;
     for (int p = 0; p < k; p++) {
         struct latmc_box *b = &plan->boxes[p];
         b->axis = axis;
@@ -146,11 +154,14 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
 {
     const unsigned caps = sim->ops->step_caps ? sim->ops->step_caps(sim) : 0u;
     int failed = LATMC_OK; /* a part's latched failure (run_on_boxes) */
+    /* the current parameters' schedule (phi^4: nloc passes of the colours) */
+    const int n_steps = sim->model->sweep_schedule ? sim->model->sweep_schedule(sim)
+                                                   : plan->n_steps;
     for (uint64_t k = 0; k < n; k++) {
         const uint64_t sweep = sim->sweeps + k;
-        for (int s = 0; s < plan->n_steps;) {
+        for (int s = 0; s < n_steps;) {
             int st;
-            if ((caps & LATMC_STEP_CAP_PAIR) && s + 1 < plan->n_steps) {
+            if ((caps & LATMC_STEP_CAP_PAIR) && s + 1 < n_steps) {
                 /* Steps s and s + 1 in one pass over each box, s + 1 of the border planes
                  * once every box has done s. */
                 st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_PAIR_INTERIOR, accepted,

@@ -13,7 +13,8 @@ struct latmc_model_def;
 struct latmc_plan {
     int n_boxes;                /* >= 1; slabs in order along the last axis */
     struct latmc_box *boxes;
-    int n_steps;                /* steps of one sweep (model_def.sweep_steps) */
+    int n_steps;                /* steps of one sweep (model_def.sweep_steps; a model with
+                                   sweep_schedule gives them per sweep call instead) */
 };
 
 /*

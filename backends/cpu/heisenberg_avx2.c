@@ -262,31 +262,34 @@ static void update_row(const struct heis_pass *p, int64_t row)
 
 /*
  * Group grp of the flat numbering (L_x / 2 not a multiple of 4): vectors
- * j0 = 4 (HEIS_V grp + k); a vector in one row loads as in update_row, one that straddles
- * rows (or runs past the end of the colour) lane by lane.
+ * j0 = 4 (HEIS_V grp + k), of which the sites with numbers in [jlo, jhi) are updated (a
+ * whole colour: [0, N / 2); a box: its rows' numbers). A vector whose four sites are all
+ * in the range and in one row loads as in update_row, the others lane by lane.
  */
-static void update_group(const struct heis_pass *p, int64_t grp)
+static inline void update_group_range(const struct heis_pass *p, int64_t grp, int64_t jlo,
+                                      int64_t jhi)
 {
     const struct cpu_heisenberg_soa *s = p->s;
     const int c = p->colour;
     int64_t j0[HEIS_V];
-    int nvalid[HEIS_V];
+    int lane0[HEIS_V], nvalid[HEIS_V];
     bool contiguous[HEIS_V];
     struct heis_row r[HEIS_V];
     __m256d f[HEIS_V][3], sp[HEIS_V][3], out[HEIS_V][3];
     for (int k = 0; k < HEIS_V; k++) {
         j0[k] = 4 * (HEIS_V * grp + k);
-        const int64_t left = s->half - j0[k];
-        nvalid[k] = left >= 4 ? 4 : left > 0 ? (int)left : 0;
+        const int64_t left = jhi - j0[k];
+        nvalid[k] = left >= 4 ? 4 : left > 0 ? (int)left : 0; /* lanes below nvalid ... */
+        lane0[k] = jlo > j0[k] ? (int)(jlo - j0[k] < 4 ? jlo - j0[k] : 4) : 0; /* ... from lane0 */
         const int64_t row = j0[k] / p->n, m = j0[k] - row * p->n;
-        contiguous[k] = nvalid[k] == 4 && m + 4 <= p->n;
+        contiguous[k] = lane0[k] == 0 && nvalid[k] == 4 && m + 4 <= p->n;
         if (contiguous[k]) {
             heis_row_of(p, row, row % p->g->ly, row / p->g->ly, &r[k]);
             heis_row_field(&r[k], m, f[k], sp[k]);
             continue;
         }
         double fl[3][4] = { { 0 } }, sl[3][4] = { { 0 } };
-        for (int lane = 0; lane < nvalid[k]; lane++) {
+        for (int lane = lane0[k]; lane < nvalid[k]; lane++) {
             double field[3];
             field_one(p, j0[k] + lane, field);
             for (int kk = 0; kk < 3; kk++) {
@@ -309,10 +312,15 @@ static void update_group(const struct heis_pass *p, int64_t grp)
         double o[3][4];
         for (int kk = 0; kk < 3; kk++)
             _mm256_storeu_pd(o[kk], out[k][kk]);
-        for (int lane = 0; lane < nvalid[k]; lane++)
+        for (int lane = lane0[k]; lane < nvalid[k]; lane++)
             for (int kk = 0; kk < 3; kk++)
                 s->spin[p->replica][c][cpu_heisenberg_soa_index(s, j0[k] + lane, kk)] = o[kk][lane];
     }
+}
+
+static void update_group(const struct heis_pass *p, int64_t grp)
+{
+    update_group_range(p, grp, 0, p->s->half);
 }
 
 /* Work item `item` of a colour pass: a row, or a group of the flat numbering. */
@@ -335,11 +343,8 @@ static uint64_t sweep_avx2(const struct latmc_lattice *g, struct cpu_heisenberg_
     /* rows when every vector lies in one (L_x / 2 a multiple of 4), else flat groups */
     const bool by_rows = (g->lx / 2) % 4 == 0;
     const int64_t nitems = by_rows ? g->ly * g->lz : (s->half + 4 * HEIS_V - 1) / (4 * HEIS_V);
-    int nover = prm->nover;
     const bool heatbath = algorithm == LATMC_ALGO_HEATBATH;
-    if (!heatbath && nover < 1)
-        nover = 1; /* OVERRELAX alone: at least one pass (cpu_heisenberg_sweep) */
-    const int npasses = (heatbath ? 1 : 0) + nover;
+    const int npasses = latmc_heisenberg_passes(heatbath, prm->nover); /* the schedule */
     struct heis_pass p = {
         .g = g,
         .s = s,
@@ -375,9 +380,84 @@ static uint64_t sweep_avx2(const struct latmc_lattice *g, struct cpu_heisenberg_
     return heatbath ? (uint64_t)g->nsites : 0;
 }
 
+/*
+ * One step of the plan on boxes for every replica (cpu_heisenberg_step_boxes): the
+ * colour's sites of each box, by rows (L_x / 2 a multiple of 4) or by the groups of the
+ * flat numbering that meet the box's numbers (a group across two boxes is visited by both,
+ * each updating its own sites). The replicas' rows (groups) are updated one after the
+ * other, so that the couplings they share are loaded once per step from far memory. Threads:
+ * one team for the step; each box's items are split among it, no barrier between boxes (a
+ * step writes one colour and reads the other; the replicas share only the couplings).
+ */
+static inline void box_item(const struct heis_pass *p, int replicas, bool by_rows, int64_t item,
+                            int64_t jlo, int64_t jhi)
+{
+    for (int r = 0; r < replicas; r++) {
+        if (by_rows)
+            update_row(&p[r], item);
+        else
+            update_group_range(&p[r], item, jlo, jhi);
+    }
+}
+
+static uint64_t step_boxes_avx2(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
+                                int replicas, const struct latmc_heisenberg_params *prm,
+                                bool heatbath, int colour, uint64_t seed, uint64_t sweep,
+                                const struct latmc_box *boxes, int n_boxes, int n_threads)
+{
+    struct latmc_philox_x4_keys keys;
+    latmc_philox_x4_keys_init(&keys, seed);
+    const bool by_rows = (g->lx / 2) % 4 == 0;
+    const int64_t n = g->lx / 2, rpp = cpu_heisenberg_rows_per_plane(g), per_group = 4 * HEIS_V;
+    struct heis_pass p[2];
+    for (int r = 0; r < replicas; r++)
+        p[r] = (struct heis_pass){
+            .g = g,
+            .s = s,
+            .replica = r,
+            .colour = colour,
+            .beta = prm->beta,
+            .h = prm->h,
+            .heatbath = heatbath,
+            .keys = &keys,
+            .sweep = sweep,
+            .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)r),
+            .n = n,
+        };
+    uint64_t updates = 0;
+    for (int i = 0; i < n_boxes; i++)
+        updates += (uint64_t)(boxes[i].extent[boxes[i].axis] * rpp * n);
+    const bool team = cpu_use_threads(n_threads, s->half);
+    if (!team) {
+        for (int i = 0; i < n_boxes; i++) {
+            const int64_t r0 = boxes[i].origin[boxes[i].axis] * rpp;
+            const int64_t r1 = r0 + boxes[i].extent[boxes[i].axis] * rpp;
+            const int64_t jlo = r0 * n, jhi = r1 * n;
+            const int64_t first = by_rows ? r0 : jlo / per_group;
+            const int64_t last = by_rows ? r1 : (jhi + per_group - 1) / per_group;
+            for (int64_t item = first; item < last; item++)
+                box_item(p, replicas, by_rows, item, jlo, jhi);
+        }
+        return heatbath ? updates * (uint64_t)replicas : 0;
+    }
+    LATMC_OMP(parallel num_threads(n_threads))
+    for (int i = 0; i < n_boxes; i++) {
+        const int64_t r0 = boxes[i].origin[boxes[i].axis] * rpp;
+        const int64_t r1 = r0 + boxes[i].extent[boxes[i].axis] * rpp;
+        const int64_t jlo = r0 * n, jhi = r1 * n;
+        const int64_t first = by_rows ? r0 : jlo / per_group;
+        const int64_t last = by_rows ? r1 : (jhi + per_group - 1) / per_group;
+        LATMC_OMP(for schedule(static) nowait)
+        for (int64_t item = first; item < last; item++)
+            box_item(p, replicas, by_rows, item, jlo, jhi);
+    }
+    return heatbath ? updates * (uint64_t)replicas : 0;
+}
+
 void cpu_heisenberg_dsp_init_avx2(struct cpu_heisenberg_dsp *dsp)
 {
     dsp->level = "avx2";
     dsp->soa = true;
     dsp->sweep_soa = sweep_avx2;
+    dsp->step_soa = step_boxes_avx2;
 }

@@ -12,6 +12,7 @@ void cpu_heisenberg_dsp_init(struct cpu_heisenberg_dsp *dsp, unsigned simd_flags
     dsp->level = "c";
     dsp->soa = false;
     dsp->sweep_soa = NULL;
+    dsp->step_soa = NULL;
 #if LATMC_HAVE_AVX2
     if (simd_flags & CPU_FLAG_AVX2)
         cpu_heisenberg_dsp_init_avx2(dsp);
@@ -51,37 +52,47 @@ void cpu_heisenberg_soa_free(struct cpu_heisenberg_soa *s)
 /* What a row conversion moves. */
 enum soa_what { SPINS_IN, SPINS_OUT, COUPLINGS_IN };
 
+/* Row `row`; spins in and out are held from site `site0` on (in[3 (i - site0) + k]). */
 static void convert_row(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s, int replica,
-                        const float *in, float *out, enum soa_what what, int64_t row)
+                        const float *in, float *out, enum soa_what what, int64_t row,
+                        int64_t site0)
 {
     const int64_t y = row % g->ly, z = row / g->ly, n = s->n;
     for (int64_t x = 0; x < g->lx; x++) {
-        const int64_t i = x + g->lx * row, m = x / 2;
+        const int64_t i = x + g->lx * row, m = x / 2, is = i - site0;
         const int c = (int)((x + y + z) & 1);
         for (int k = 0; k < 3; k++) {
             const int64_t at = (3 * row + k) * n + m;
             if (what == SPINS_IN)
-                s->spin[replica][c][at] = in[LATMC_HEISENBERG_COMPONENTS * i + k];
+                s->spin[replica][c][at] = in[LATMC_HEISENBERG_COMPONENTS * is + k];
             else if (what == SPINS_OUT)
-                out[LATMC_HEISENBERG_COMPONENTS * i + k] = (float)s->spin[replica][c][at];
+                out[LATMC_HEISENBERG_COMPONENTS * is + k] = (float)s->spin[replica][c][at];
             else if (k < g->ndim)
                 s->coupling[c][at] = in[g->ndim * i + k];
         }
     }
 }
 
-static void convert(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s, int replica,
-                    const float *in, float *out, enum soa_what what, int n_threads)
+/* Rows [r0, r1); spins in and out hold the sites from the first of row r0 on. */
+static void convert_rows(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s, int replica,
+                         const float *in, float *out, enum soa_what what, int64_t r0, int64_t r1,
+                         int n_threads)
 {
-    const int64_t rows = g->ly * g->lz;
-    if (!cpu_use_threads(n_threads, g->nsites)) {
-        for (int64_t row = 0; row < rows; row++)
-            convert_row(g, s, replica, in, out, what, row);
+    const int64_t site0 = r0 * g->lx;
+    if (!cpu_use_threads(n_threads, (r1 - r0) * g->lx)) {
+        for (int64_t row = r0; row < r1; row++)
+            convert_row(g, s, replica, in, out, what, row, site0);
         return;
     }
     LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
-    for (int64_t row = 0; row < rows; row++)
-        convert_row(g, s, replica, in, out, what, row);
+    for (int64_t row = r0; row < r1; row++)
+        convert_row(g, s, replica, in, out, what, row, site0);
+}
+
+static void convert(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s, int replica,
+                    const float *in, float *out, enum soa_what what, int n_threads)
+{
+    convert_rows(g, s, replica, in, out, what, 0, g->ly * g->lz, n_threads);
 }
 
 void cpu_heisenberg_soa_import_spins(const struct latmc_lattice *g, const float *spins,
@@ -102,4 +113,19 @@ void cpu_heisenberg_soa_import_couplings(const struct latmc_lattice *g, const fl
                                          struct cpu_heisenberg_soa *s, int n_threads)
 {
     convert(g, s, 0, couplings, NULL, COUPLINGS_IN, n_threads);
+}
+
+void cpu_heisenberg_soa_import_rows(const struct latmc_lattice *g, const float *spins,
+                                    struct cpu_heisenberg_soa *s, int replica, int64_t r0,
+                                    int64_t r1, int n_threads)
+{
+    convert_rows(g, s, replica, spins, NULL, SPINS_IN, r0, r1, n_threads);
+}
+
+void cpu_heisenberg_soa_export_rows(const struct latmc_lattice *g,
+                                    const struct cpu_heisenberg_soa *s, int replica, float *spins,
+                                    int64_t r0, int64_t r1, int n_threads)
+{
+    convert_rows(g, (struct cpu_heisenberg_soa *)s, replica, NULL, spins, SPINS_OUT, r0, r1,
+                 n_threads);
 }

@@ -52,6 +52,12 @@ struct cpu_heisenberg_dsp {
     uint64_t (*sweep_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
                           const struct latmc_heisenberg_params *p, int algorithm, uint64_t seed,
                           int replica, uint64_t sweep, int n_threads);
+    /* One step of the plan on boxes for every replica in the SoA layout; as
+     * cpu_heisenberg_step_boxes. */
+    uint64_t (*step_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
+                         int replicas, const struct latmc_heisenberg_params *p, bool heatbath,
+                         int colour, uint64_t seed, uint64_t sweep,
+                         const struct latmc_box *boxes, int n_boxes, int n_threads);
 };
 
 void cpu_heisenberg_dsp_init(struct cpu_heisenberg_dsp *dsp, unsigned simd_flags);
@@ -68,6 +74,14 @@ void cpu_heisenberg_soa_import_spins(const struct latmc_lattice *g, const float 
 void cpu_heisenberg_soa_export_spins(const struct latmc_lattice *g,
                                      const struct cpu_heisenberg_soa *s, int replica, float *spins,
                                      int n_threads);
+/* The same for rows [r0, r1) of one replica; spins holds those rows' sites only (site
+ * r0 L_x first). */
+void cpu_heisenberg_soa_import_rows(const struct latmc_lattice *g, const float *spins,
+                                    struct cpu_heisenberg_soa *s, int replica, int64_t r0,
+                                    int64_t r1, int n_threads);
+void cpu_heisenberg_soa_export_rows(const struct latmc_lattice *g,
+                                    const struct cpu_heisenberg_soa *s, int replica, float *spins,
+                                    int64_t r0, int64_t r1, int n_threads);
 void cpu_heisenberg_soa_import_couplings(const struct latmc_lattice *g, const float *couplings,
                                          struct cpu_heisenberg_soa *s, int n_threads);
 

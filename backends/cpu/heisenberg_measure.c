@@ -2,10 +2,15 @@
  * Heisenberg reduction: bond sum and magnetisation of replica 0, and the overlap tensor
  * of the two replicas, in double.
  *
- * Floating-point sums depend on their order, so the order is fixed by the lattice alone:
- * each chunk of rows (cpu_heisenberg_rows_per_chunk) is summed serially into its own
- * record, then the records are added serially in chunk order. Threads only decide who
- * fills which record, so the result is bit-identical for any thread count.
+ * Floating-point sums depend on their order, so the order is fixed by the lattice alone,
+ * in tiles that no cut into boxes splits: each plane along the last axis is a run of
+ * chunks of whole rows (cpu_heisenberg_rows_per_chunk, a divisor of the plane's rows);
+ * each chunk is summed serially, site by site, into its own record, a plane's chunks are
+ * added in chunk order into the plane's record, and the planes in plane order into the
+ * total (model add_sums). Threads only decide who fills which chunk record, and boxes only
+ * which planes one asks for, so the result is bit-identical for any thread count and any
+ * decomposition. (The chunks keep the GPU's reduction parallel: the CUDA module sums the
+ * same chunks the same way.)
  *
  * Bonds are counted per site and positive direction, sum_x sum_mu J_{x,mu} s_x . s_{x+mu},
  * so on an extent of 2 both bonds between the same pair count (doc/conventions.md).
@@ -17,8 +22,13 @@
 
 int64_t cpu_heisenberg_rows_per_chunk(const struct latmc_lattice *g)
 {
-    const int64_t rows = 1024 / g->lx;
-    return rows > 0 ? rows : 1;
+    const int64_t rpp = cpu_heisenberg_rows_per_plane(g);
+    int64_t rows = 1024 / g->lx > 0 ? 1024 / g->lx : 1;
+    if (rows > rpp)
+        rows = rpp;
+    while (rpp % rows != 0)
+        rows--;
+    return rows;
 }
 
 static inline double dot_ff(const float *a, const float *b)
@@ -61,35 +71,42 @@ static inline void row_sums(const struct latmc_lattice *g, const struct cpu_heis
 static inline void chunk_sums(const struct latmc_lattice *g, struct cpu_heisenberg_state *hs,
                               int64_t chunk)
 {
-    const int64_t rows = g->ly * g->lz;
     const int64_t first = chunk * hs->rows_per_chunk;
-    const int64_t last = first + hs->rows_per_chunk < rows ? first + hs->rows_per_chunk : rows;
     struct latmc_heisenberg_sums *acc = &hs->partials[chunk];
     memset(acc, 0, sizeof *acc);
-    for (int64_t row = first; row < last; row++)
+    for (int64_t row = first; row < first + hs->rows_per_chunk; row++)
         row_sums(g, hs, row, acc);
 }
 
-void cpu_heisenberg_measure(const struct latmc_lattice *g, struct cpu_heisenberg_state *hs,
-                            struct latmc_heisenberg_sums *sums, int n_threads)
+/* b += a, member by member (the order of model add_sums). */
+static inline void add_into(struct latmc_heisenberg_sums *b, const struct latmc_heisenberg_sums *a)
 {
-    const int64_t nchunks = hs->nchunks;
-    if (!cpu_use_threads(n_threads, g->nsites)) {
-        for (int64_t k = 0; k < nchunks; k++)
+    b->bonds += a->bonds;
+    for (int mu = 0; mu < 3; mu++) {
+        b->mag[mu] += a->mag[mu];
+        for (int nu = 0; nu < 3; nu++)
+            b->overlap[mu][nu] += a->overlap[mu][nu];
+    }
+}
+
+void cpu_heisenberg_measure_planes(const struct latmc_lattice *g, struct cpu_heisenberg_state *hs,
+                                   int64_t p0, int64_t p1, struct latmc_heisenberg_sums *out,
+                                   int n_threads)
+{
+    const int64_t per_plane = cpu_heisenberg_rows_per_plane(g) / hs->rows_per_chunk;
+    const int64_t k0 = p0 * per_plane, k1 = p1 * per_plane;
+    if (!cpu_use_threads(n_threads, (p1 - p0) * cpu_heisenberg_rows_per_plane(g) * g->lx)) {
+        for (int64_t k = k0; k < k1; k++)
             chunk_sums(g, hs, k);
     } else {
         LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
-        for (int64_t k = 0; k < nchunks; k++)
+        for (int64_t k = k0; k < k1; k++)
             chunk_sums(g, hs, k);
     }
-    memset(sums, 0, sizeof *sums);
-    for (int64_t k = 0; k < nchunks; k++) {
-        const struct latmc_heisenberg_sums *p = &hs->partials[k];
-        sums->bonds += p->bonds;
-        for (int mu = 0; mu < 3; mu++) {
-            sums->mag[mu] += p->mag[mu];
-            for (int nu = 0; nu < 3; nu++)
-                sums->overlap[mu][nu] += p->overlap[mu][nu];
-        }
+    for (int64_t p = p0; p < p1; p++) {
+        struct latmc_heisenberg_sums *plane = &out[p - p0];
+        memset(plane, 0, sizeof *plane);
+        for (int64_t k = p * per_plane; k < (p + 1) * per_plane; k++)
+            add_into(plane, &hs->partials[k]);
     }
 }

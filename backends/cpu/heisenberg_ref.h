@@ -6,6 +6,9 @@
 #ifndef LATMC_CPU_HEISENBERG_REF_H
 #define LATMC_CPU_HEISENBERG_REF_H
 
+#include <stdbool.h>
+
+#include "box.h"
 #include "cpu_lattice.h"
 #include "heisenberg.h"
 
@@ -21,12 +24,26 @@ struct cpu_heisenberg_state {
     int replicas;
     float *spins;
     float *couplings;
-    /* Measurement: one partial-sum record per fixed chunk of rows (the chunks depend
-     * only on the lattice), summed serially in chunk order, so that the result is
-     * bit-identical for any thread count. */
+    /* Measurement (heisenberg_measure.c): one partial-sum record per fixed chunk of rows
+     * (rows_per_chunk rows, never across a plane; the chunks depend only on the lattice)
+     * and one per plane, so that the result is bit-identical for any thread count and any
+     * cut into boxes. */
     int64_t rows_per_chunk, nchunks;
-    struct latmc_heisenberg_sums *partials;
+    struct latmc_heisenberg_sums *partials; /* nchunks */
+    struct latmc_heisenberg_sums *planes;   /* one per plane along the last axis */
 };
+
+/* Rows (L_x sites of fixed y, z) per plane along the last axis: L_y in 3D, 1 in 2D. */
+static inline int64_t cpu_heisenberg_rows_per_plane(const struct latmc_lattice *g)
+{
+    return g->ndim == 3 ? g->ly : 1;
+}
+
+/* Planes along the last axis: L_z in 3D, L_y in 2D. */
+static inline int64_t cpu_heisenberg_planes(const struct latmc_lattice *g)
+{
+    return g->ndim == 3 ? g->lz : g->ly;
+}
 
 /*
  * The 2 ndim nearest neighbours of site s: fwd[mu] = s + e_mu, bwd[mu] = s - e_mu
@@ -48,7 +65,9 @@ static inline void cpu_heisenberg_neighbours(const struct latmc_lattice *g, stru
     }
 }
 
-/* Rows of L_x sites per measurement chunk: about 1024 sites, at least one row. */
+/* Rows of L_x sites per measurement chunk: the largest divisor of the rows of a plane
+ * that keeps a chunk at most 1024 sites (at least one row). The CUDA module's reduction
+ * uses the same chunks. */
 int64_t cpu_heisenberg_rows_per_chunk(const struct latmc_lattice *g);
 
 /* Couplings drawn from coupling_seed for desc.couplings (doc/models/heisenberg.md). */
@@ -72,8 +91,26 @@ uint64_t cpu_heisenberg_sweep(const struct latmc_lattice *g, float *spins, const
                               const struct latmc_heisenberg_params *p, int algorithm,
                               uint64_t seed, int replica, uint64_t sweep, int n_threads);
 
-/* The reduction of the current state into *sums (lib/heisenberg.h). */
-void cpu_heisenberg_measure(const struct latmc_lattice *g, struct cpu_heisenberg_state *hs,
-                            struct latmc_heisenberg_sums *sums, int n_threads);
+/*
+ * One step of the core's plan (lib/box.h) for every replica (spins: replica r at offset
+ * 3 N r; its update stream): colour `colour` of the boxes' sites, by heat bath or
+ * overrelaxation (lib/heisenberg.h, the schedule). Returns the heat-bath updates (the
+ * colour's sites in the boxes times the replicas; 0 for overrelaxation).
+ */
+uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins, int replicas,
+                                   const float *couplings, const struct latmc_heisenberg_params *p,
+                                   bool heatbath, int colour, uint64_t seed, uint64_t sweep,
+                                   const struct latmc_box *boxes, int n_boxes, int n_threads);
+
+/*
+ * The reduction of planes [p0, p1) of the current state (lib/heisenberg.h), plane p into
+ * out[p - p0]. A plane's sums are its chunks' (rows_per_chunk rows, site by site in site
+ * order, from zero) added in chunk order from zero; the whole lattice's are the planes'
+ * added in plane order from zero (model add_sums). Reads replica 0's plane p1 (mod the
+ * extent) too: the bonds to the forward neighbours.
+ */
+void cpu_heisenberg_measure_planes(const struct latmc_lattice *g, struct cpu_heisenberg_state *hs,
+                                   int64_t p0, int64_t p1, struct latmc_heisenberg_sums *out,
+                                   int n_threads);
 
 #endif

@@ -50,21 +50,21 @@ static inline void local_field(const struct latmc_lattice *g, const float *spins
     field[2] += h;
 }
 
-/* Update the (up to) four sites of block b of the pass's colour: checkerboard indices
- * 4b .. 4b + 3, the heat-bath draws from lane j mod 4 of block b (sub 0: cos theta,
- * sub 1: azimuth). */
-static inline void update_block(const struct pass *p, int64_t b)
+/* Update the sites of block b of the pass's colour with checkerboard indices in
+ * [jlo, jhi) (all four, 4b .. 4b + 3, but at the ends of a colour or a box); the heat-bath
+ * draws from lane j mod 4 of block b (sub 0: cos theta, sub 1: azimuth). */
+static inline void update_block_lanes(const struct pass *p, int64_t b, int64_t jlo, int64_t jhi)
 {
     const struct latmc_lattice *g = p->g;
-    const int64_t half = g->nsites / 2;
     latmc_philox_ctr r_cos = { { 0, 0, 0, 0 } }, r_phi = { { 0, 0, 0, 0 } };
     if (p->heatbath) {
         r_cos = latmc_rng_block(p->seed, (uint64_t)b, p->sweep, p->stream, (uint32_t)p->colour, 0);
         r_phi = latmc_rng_block(p->seed, (uint64_t)b, p->sweep, p->stream, (uint32_t)p->colour, 1);
     }
-    struct latmc_site s = latmc_checkerboard_site(g, p->colour, 4 * b);
-    for (int lane = 0; lane < 4 && 4 * b + lane < half; lane++) {
-        if (lane > 0)
+    const int first = jlo > 4 * b ? (int)(jlo - 4 * b) : 0;
+    struct latmc_site s = latmc_checkerboard_site(g, p->colour, 4 * b + first);
+    for (int lane = first; lane < 4 && 4 * b + lane < jhi; lane++) {
+        if (lane > first)
             latmc_checkerboard_next(g, p->colour, &s);
         double field[3];
         local_field(g, p->spins, p->couplings, s, p->h, field);
@@ -75,6 +75,11 @@ static inline void update_block(const struct pass *p, int64_t b)
         else
             latmc_heisenberg_overrelax_spin(field, spin);
     }
+}
+
+static inline void update_block(const struct pass *p, int64_t b)
+{
+    update_block_lanes(p, b, 4 * b, p->g->nsites / 2);
 }
 
 static void colour_pass(const struct pass *p, int n_threads)
@@ -109,17 +114,60 @@ uint64_t cpu_heisenberg_sweep(const struct latmc_lattice *g, float *spins, const
         .seed = seed, .sweep = sweep,
         .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)replica),
     };
-    uint64_t updates = 0;
-    int nover = prm->nover;
-    if (algorithm == LATMC_ALGO_HEATBATH) {
-        p.heatbath = true;
+    /* the schedule of lib/heisenberg.h: the heat-bath pass first, then overrelaxation */
+    const bool heatbath = algorithm == LATMC_ALGO_HEATBATH;
+    const int npasses = latmc_heisenberg_passes(heatbath, prm->nover);
+    for (int pass = 0; pass < npasses; pass++) {
+        p.heatbath = heatbath && pass == 0;
         lattice_pass(&p, n_threads);
-        updates = (uint64_t)g->nsites;
-    } else if (nover < 1) {
-        nover = 1; /* OVERRELAX alone: at least one pass, else a sweep would do nothing */
     }
-    p.heatbath = false;
-    for (int k = 0; k < nover; k++)
-        lattice_pass(&p, n_threads);
-    return updates;
+    return heatbath ? (uint64_t)g->nsites : 0;
+}
+
+/*
+ * One step of the plan on boxes (slabs of planes along the last axis): the colour's sites
+ * of every box and replica, the numbers of box i from j = rows0 n to rows1 n (n = L_x / 2
+ * per row). A Philox block that straddles two boxes is drawn by both, each updating its
+ * own lanes. The replicas' blocks are updated one after the other (the couplings they
+ * share are loaded once). Threads: one team for the step; each box's blocks are split
+ * among it with no barrier between boxes (a step writes one colour and reads the other,
+ * and the replicas share nothing but the couplings).
+ */
+uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins, int replicas,
+                                   const float *couplings, const struct latmc_heisenberg_params *prm,
+                                   bool heatbath, int colour, uint64_t seed, uint64_t sweep,
+                                   const struct latmc_box *boxes, int n_boxes, int n_threads)
+{
+    struct pass p[2];
+    for (int r = 0; r < replicas; r++)
+        p[r] = (struct pass){
+            .g = g, .couplings = couplings, .beta = prm->beta, .h = prm->h,
+            .spins = spins + (size_t)LATMC_HEISENBERG_COMPONENTS * (size_t)g->nsites * (size_t)r,
+            .heatbath = heatbath, .seed = seed, .sweep = sweep, .colour = colour,
+            .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)r),
+        };
+    const int64_t n = g->lx / 2, rpp = cpu_heisenberg_rows_per_plane(g);
+    uint64_t updates = 0;
+    for (int i = 0; i < n_boxes; i++)
+        updates += (uint64_t)(boxes[i].extent[boxes[i].axis] * rpp * n);
+    if (!cpu_use_threads(n_threads, g->nsites / 2)) {
+        for (int i = 0; i < n_boxes; i++) {
+            const int64_t jlo = boxes[i].origin[boxes[i].axis] * rpp * n;
+            const int64_t jhi = jlo + boxes[i].extent[boxes[i].axis] * rpp * n;
+            for (int64_t b = jlo / 4; b < (jhi + 3) / 4; b++)
+                for (int r = 0; r < replicas; r++)
+                    update_block_lanes(&p[r], b, jlo, jhi);
+        }
+    } else {
+        LATMC_OMP(parallel num_threads(n_threads))
+        for (int i = 0; i < n_boxes; i++) {
+            const int64_t jlo = boxes[i].origin[boxes[i].axis] * rpp * n;
+            const int64_t jhi = jlo + boxes[i].extent[boxes[i].axis] * rpp * n;
+            LATMC_OMP(for schedule(static) nowait)
+            for (int64_t b = jlo / 4; b < (jhi + 3) / 4; b++)
+                for (int r = 0; r < replicas; r++)
+                    update_block_lanes(&p[r], b, jlo, jhi);
+        }
+    }
+    return heatbath ? updates * (uint64_t)replicas : 0;
 }

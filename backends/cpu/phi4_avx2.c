@@ -16,6 +16,11 @@
  *
  * Threads: one parallel region per sweep; each colour is a static loop over groups with a
  * barrier after it. Every draw is named by (pass, colour, hit, j), never by thread.
+ *
+ * Boxes (lib/box.h): a step is one colour of one pass on the boxes' numbers, the same
+ * blocks with the lanes outside a box masked (a block cut by a box boundary runs in both
+ * boxes, each on its own lanes), all boxes' blocks in one parallel region. No fused
+ * steps: WHOLE steps only.
  */
 #include <immintrin.h>
 #include <string.h>
@@ -49,4 +54,6 @@ void cpu_phi4_dsp_init_avx2(struct cpu_phi4_dsp *dsp)
     dsp->transposed = true;
     dsp->sweep_f = cpu_phi4_sweep_avx2_f;
     dsp->sweep_d = cpu_phi4_sweep_avx2_d;
+    dsp->step_f = cpu_phi4_step_avx2_f;
+    dsp->step_d = cpu_phi4_step_avx2_d;
 }

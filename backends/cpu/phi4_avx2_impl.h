@@ -188,7 +188,6 @@ struct PHI4_FN(phi4_avx2_group) {
     signed char piece_from[8], piece_to[8]; /* the lanes [from, to) of each row */
 };
 
-/* Load group grp (j0 = 8 grp) of `colour`: values, coefficients, Philox invariants. */
 /* The 8 values at x offset dx in one row of the stencil (phi4_avx2_load_in_row). */
 static inline __attribute__((always_inline)) V PHI4_FN(phi4_avx2_at_row)(const PHI4_R *row,
                                                                          const int64_t off[5],
@@ -278,23 +277,30 @@ static inline void PHI4_FN(phi4_avx2_load_in_row)(const struct PHI4_FN(phi4_avx2
     *c11 = diag;
 }
 
+/*
+ * Load group grp (numbers j0 = 8 grp .. j0 + 7) of `colour`, its lanes whose numbers lie in
+ * [j_lo, j_hi) (the colour, or one box's part of it): values, coefficients, Philox
+ * invariants.
+ */
 static inline void PHI4_FN(phi4_avx2_load)(const struct PHI4_FN(phi4_avx2_pass) *p, int colour,
-                                           int64_t grp, struct PHI4_FN(phi4_avx2_cursor) *cur,
+                                           int64_t grp, int64_t j_lo, int64_t j_hi,
+                                           struct PHI4_FN(phi4_avx2_cursor) *cur,
                                            struct PHI4_FN(phi4_avx2_group) *q)
 {
     const struct phi4_geom *g = p->g;
     const struct PHI4_FN(latmc_phi4_coef) *k = p->k;
-    const int64_t j0 = 8 * grp, n = p->n, left = g->per_colour - j0;
-    const int nvalid = left <= 0 ? 0 : left < 8 ? (int)left : 8;
-    q->valid = (1u << nvalid) - 1u;
+    const int64_t j0 = 8 * grp, n = p->n, left = j_hi - j0, skip = j_lo - j0;
+    const int hi = left <= 0 ? 0 : left < 8 ? (int)left : 8;
+    const int lo = skip <= 0 ? 0 : skip < hi ? (int)skip : hi;
+    q->valid = ((1u << hi) - 1u) & ~((1u << lo) - 1u);
     q->npieces = 0;
     /* Row by row (one row unless the group straddles rows): that row's lanes get the
      * sums computed with its addressing, lane for lane the reference's arithmetic. *cur
-     * is at j0 and moves on to j0 + 8. */
+     * is at j0 + lo and moves on to j0 + hi. */
     V o = PHI4_FN(set1)(0), c01 = o, c02 = o, c11 = o;
-    if (nvalid > 0 && cur->m == n)
+    if (hi > lo && cur->m == n)
         PHI4_FN(phi4_avx2_next_row)(p, cur);
-    if (nvalid == 8 && cur->m + 8 <= n) {
+    if (lo == 0 && hi == 8 && cur->m + 8 <= n) {
         PHI4_R *at;
         PHI4_FN(phi4_avx2_load_in_row)(p, cur, &at, &o, &c01, &c02, &c11);
         q->piece_at[0] = at;
@@ -303,10 +309,10 @@ static inline void PHI4_FN(phi4_avx2_load)(const struct PHI4_FN(phi4_avx2_pass) 
         q->npieces = 1;
         cur->m += 8;
     }
-    for (int lane = q->npieces ? 8 : 0; lane < nvalid;) {
+    for (int lane = q->npieces ? 8 : lo; lane < hi;) {
         if (cur->m == n)
             PHI4_FN(phi4_avx2_next_row)(p, cur);
-        const int len = n - cur->m < nvalid - lane ? (int)(n - cur->m) : nvalid - lane;
+        const int len = n - cur->m < hi - lane ? (int)(n - cur->m) : hi - lane;
         const int64_t m0 = cur->m - lane; /* lane l sits at number m0 + l */
         PHI4_R *at = p->phi + cur->row * g->lat.lx + (int64_t)cur->r * n + m0;
         V a01, a02, a11;
@@ -353,6 +359,8 @@ static inline void PHI4_FN(phi4_avx2_load)(const struct PHI4_FN(phi4_avx2_pass) 
     latmc_philox_x4_pre(p->keys, w0, w1, w2, &q->pre);
 }
 
+/* Only the group's valid lanes: another box's lanes of the group may be written by another
+ * thread at the same time (masked stores write nothing else). */
 static inline void PHI4_FN(phi4_avx2_store)(const struct PHI4_FN(phi4_avx2_group) *q)
 {
     if (q->npieces == 1 && q->valid == 0xffu) {
@@ -375,15 +383,16 @@ static inline void PHI4_FN(phi4_avx2_store)(const struct PHI4_FN(phi4_avx2_group
  * Every lane computes exactly latmc_phi4_hit's operations on exactly its own draws.
  */
 static uint64_t PHI4_FN(phi4_avx2_block)(const struct PHI4_FN(phi4_avx2_pass) *p, int colour,
-                                         int64_t block)
+                                         int64_t block, int64_t j_lo, int64_t j_hi)
 {
     enum { G = PHI4_AVX2_GROUPS, H = PHI4_AVX2_HITS };
     const struct PHI4_FN(latmc_phi4_coef) *k = p->k;
     struct PHI4_FN(phi4_avx2_group) q[G];
     struct PHI4_FN(phi4_avx2_cursor) cur;
-    PHI4_FN(phi4_avx2_cursor_at)(p, colour, 8 * G * block, &cur);
+    const int64_t start = 8 * G * block;
+    PHI4_FN(phi4_avx2_cursor_at)(p, colour, j_lo > start ? j_lo : start, &cur);
     for (int gi = 0; gi < G; gi++)
-        PHI4_FN(phi4_avx2_load)(p, colour, G * block + gi, &cur, &q[gi]);
+        PHI4_FN(phi4_avx2_load)(p, colour, G * block + gi, j_lo, j_hi, &cur, &q[gi]);
     const __m256i draw = _mm256_setr_epi64x(LATMC_PHI4_DRAW_ETA, LATMC_PHI4_DRAW_ACCEPT,
                                             LATMC_PHI4_DRAW_ETA, LATMC_PHI4_DRAW_ACCEPT);
     const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
@@ -440,6 +449,85 @@ uint64_t PHI4_FN(cpu_phi4_sweep_avx2)(const struct phi4_geom *g, PHI4_R *phi,
                                       const struct latmc_phi4_tables *t, uint64_t seed,
                                       uint64_t sweep, int n_threads);
 
+/* What every group of a pass needs, for the pass named rng_sweep. */
+static void PHI4_FN(phi4_avx2_pass_init)(struct PHI4_FN(phi4_avx2_pass) *p,
+                                         const struct phi4_geom *g, PHI4_R *phi,
+                                         const struct latmc_phi4_tables *t,
+                                         const struct latmc_philox_x4_keys *keys,
+                                         uint64_t rng_sweep)
+{
+    const int ncolours = g->colouring.ncolours;
+    p->g = g;
+    p->phi = phi;
+    p->k = &t->PHI4_S;
+    p->nhit = t->nhit;
+    p->keys = keys;
+    p->rng_sweep = rng_sweep;
+    p->n = g->lat.lx / ncolours;
+    /* shift (ay y + az z) mod nc grows by az - ay (L_y - 1): the sub-row drops by it */
+    p->r_wrap = (int)(((g->colouring.az - g->colouring.ay * (g->lat.ly - 1)) % ncolours +
+                       ncolours) % ncolours);
+}
+
+/* Blocks [u0, u1) of the concatenation of the boxes' blocks of 64 numbers
+ * (phi4_range_units), each box's only on its own numbers. */
+static uint64_t PHI4_FN(phi4_avx2_boxes_blocks)(const struct PHI4_FN(phi4_avx2_pass) *p,
+                                                int colour, const struct phi4_range *boxes,
+                                                int n_boxes, int64_t u0, int64_t u1)
+{
+    const int64_t unit = 8 * PHI4_AVX2_GROUPS;
+    uint64_t accepted = 0;
+    int64_t off = 0;
+    for (int i = 0; i < n_boxes; i++) {
+        const int64_t first = phi4_range_first_unit(&boxes[i], unit);
+        const int64_t count = phi4_range_units(&boxes[i], unit);
+        const int64_t a = u0 > off ? u0 : off, e = u1 < off + count ? u1 : off + count;
+        for (int64_t u = a; u < e; u++)
+            accepted += PHI4_FN(phi4_avx2_block)(p, colour, first + u - off, boxes[i].j0,
+                                                 boxes[i].j1);
+        off += count;
+    }
+    return accepted;
+}
+
+uint64_t PHI4_FN(cpu_phi4_step_avx2)(const struct phi4_geom *g, PHI4_R *phi,
+                                     const struct latmc_phi4_tables *t, uint64_t seed,
+                                     uint64_t rng_sweep, int colour,
+                                     const struct phi4_range *boxes, int n_boxes, int n_threads);
+
+/*
+ * One step of the core's plan (lib/box.h): colour `colour` of the pass named rng_sweep on
+ * the boxes' numbers, the boxes' blocks shared out among the threads of one team.
+ */
+uint64_t PHI4_FN(cpu_phi4_step_avx2)(const struct phi4_geom *g, PHI4_R *phi,
+                                     const struct latmc_phi4_tables *t, uint64_t seed,
+                                     uint64_t rng_sweep, int colour,
+                                     const struct phi4_range *boxes, int n_boxes, int n_threads)
+{
+    struct latmc_philox_x4_keys keys;
+    latmc_philox_x4_keys_init(&keys, seed);
+    struct PHI4_FN(phi4_avx2_pass) p;
+    PHI4_FN(phi4_avx2_pass_init)(&p, g, phi, t, &keys, rng_sweep);
+    const int64_t unit = 8 * PHI4_AVX2_GROUPS;
+    int64_t units = 0, sites = 0;
+    for (int i = 0; i < n_boxes; i++) {
+        units += phi4_range_units(&boxes[i], unit);
+        sites += boxes[i].j1 - boxes[i].j0;
+    }
+    if (!cpu_use_threads(n_threads, sites))
+        return PHI4_FN(phi4_avx2_boxes_blocks)(&p, colour, boxes, n_boxes, 0, units);
+    uint64_t accepted = 0;
+#ifdef _OPENMP
+    LATMC_OMP(parallel num_threads(n_threads) reduction(+ : accepted))
+    {
+        const int64_t nt = omp_get_num_threads(), id = omp_get_thread_num();
+        accepted += PHI4_FN(phi4_avx2_boxes_blocks)(&p, colour, boxes, n_boxes, units * id / nt,
+                                                    units * (id + 1) / nt);
+    }
+#endif
+    return accepted;
+}
+
 uint64_t PHI4_FN(cpu_phi4_sweep_avx2)(const struct phi4_geom *g, PHI4_R *phi,
                                       const struct latmc_phi4_tables *t, uint64_t seed,
                                       uint64_t sweep, int n_threads)
@@ -448,25 +536,15 @@ uint64_t PHI4_FN(cpu_phi4_sweep_avx2)(const struct phi4_geom *g, PHI4_R *phi,
     latmc_philox_x4_keys_init(&keys, seed);
     const int64_t nblocks = (g->per_colour + 8 * PHI4_AVX2_GROUPS - 1) / (8 * PHI4_AVX2_GROUPS);
     const int ncolours = g->colouring.ncolours;
-    struct PHI4_FN(phi4_avx2_pass) p = {
-        .g = g,
-        .phi = phi,
-        .k = &t->PHI4_S,
-        .nhit = t->nhit,
-        .keys = &keys,
-        .n = g->lat.lx / ncolours,
-        /* shift (ay y + az z) mod nc grows by az - ay (L_y - 1): the sub-row drops by it */
-        .r_wrap =
-            (int)(((g->colouring.az - g->colouring.ay * (g->lat.ly - 1)) % ncolours + ncolours) %
-                  ncolours),
-    };
+    struct PHI4_FN(phi4_avx2_pass) p;
+    PHI4_FN(phi4_avx2_pass_init)(&p, g, phi, t, &keys, 0); /* rng_sweep: per pass below */
     uint64_t accepted = 0;
     if (!cpu_use_threads(n_threads, g->per_colour)) {
         for (uint32_t pass = 0; pass < t->nloc; pass++) {
             p.rng_sweep = latmc_phi4_rng_sweep(sweep, t->nloc, pass);
             for (int colour = 0; colour < ncolours; colour++)
                 for (int64_t block = 0; block < nblocks; block++)
-                    accepted += PHI4_FN(phi4_avx2_block)(&p, colour, block);
+                    accepted += PHI4_FN(phi4_avx2_block)(&p, colour, block, 0, g->per_colour);
         }
         return accepted;
     }
@@ -478,7 +556,7 @@ uint64_t PHI4_FN(cpu_phi4_sweep_avx2)(const struct phi4_geom *g, PHI4_R *phi,
                 /* the loop's closing barrier keeps the colours apart */
                 LATMC_OMP(for schedule(static))
                 for (int64_t block = 0; block < nblocks; block++)
-                    accepted += PHI4_FN(phi4_avx2_block)(&p, colour, block);
+                    accepted += PHI4_FN(phi4_avx2_block)(&p, colour, block, 0, g->per_colour);
             }
         }
     }

@@ -12,6 +12,8 @@ void cpu_phi4_dsp_init(struct cpu_phi4_dsp *dsp, unsigned simd_flags)
     dsp->transposed = false;
     dsp->sweep_f = cpu_phi4_sweep_f;
     dsp->sweep_d = cpu_phi4_sweep_d;
+    dsp->step_f = cpu_phi4_step_f;
+    dsp->step_d = cpu_phi4_step_d;
 #if LATMC_HAVE_AVX2
     if (simd_flags & CPU_FLAG_AVX2)
         cpu_phi4_dsp_init_avx2(dsp);
@@ -20,13 +22,14 @@ void cpu_phi4_dsp_init(struct cpu_phi4_dsp *dsp, unsigned simd_flags)
 #endif
 }
 
-/* One row: natural (x) <-> transposed (r n + m); `to` chooses the direction. */
+/* One row: natural (x) <-> transposed (r n + m); `to` chooses the direction. The natural
+ * side is row `nat_row` of its buffer, the transposed side row `row` of the field. */
 static void convert_row(const struct phi4_geom *g, const char *src, char *dst, int size,
-                        int64_t row, bool to)
+                        int64_t row, int64_t nat_row, bool to)
 {
     const int64_t lx = g->lat.lx;
     for (int64_t x = 0; x < lx; x++) {
-        const int64_t nat = row * lx + x, tr = phi4_transposed_pos(g, x, row);
+        const int64_t nat = nat_row * lx + x, tr = phi4_transposed_pos(g, x, row);
         if (to)
             memcpy(dst + tr * size, src + nat * size, (size_t)size);
         else
@@ -34,28 +37,41 @@ static void convert_row(const struct phi4_geom *g, const char *src, char *dst, i
     }
 }
 
+/* Rows [r0, r1): the natural side holds just those rows, the transposed side the field. */
 static void convert(const struct phi4_geom *g, const void *src, void *dst, int size,
-                    int n_threads, bool to)
+                    int64_t r0, int64_t r1, int n_threads, bool to)
 {
-    const int64_t rows = g->lat.ly * g->lat.lz;
-    if (!cpu_use_threads(n_threads, g->lat.nsites)) {
-        for (int64_t row = 0; row < rows; row++)
-            convert_row(g, src, dst, size, row, to);
+    if (!cpu_use_threads(n_threads, (r1 - r0) * g->lat.lx)) {
+        for (int64_t row = r0; row < r1; row++)
+            convert_row(g, src, dst, size, row, row - r0, to);
         return;
     }
     LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
-    for (int64_t row = 0; row < rows; row++)
-        convert_row(g, src, dst, size, row, to);
+    for (int64_t row = r0; row < r1; row++)
+        convert_row(g, src, dst, size, row, row - r0, to);
 }
 
 void cpu_phi4_to_transposed(const struct phi4_geom *g, const void *natural, void *transposed,
                             int size, int n_threads)
 {
-    convert(g, natural, transposed, size, n_threads, true);
+    convert(g, natural, transposed, size, 0, g->lat.ly * g->lat.lz, n_threads, true);
 }
 
 void cpu_phi4_from_transposed(const struct phi4_geom *g, const void *transposed, void *natural,
                               int size, int n_threads)
 {
-    convert(g, transposed, natural, size, n_threads, false);
+    convert(g, transposed, natural, size, 0, g->lat.ly * g->lat.lz, n_threads, false);
+}
+
+void cpu_phi4_rows_to_transposed(const struct phi4_geom *g, const void *natural, void *transposed,
+                                 int size, int64_t r0, int64_t r1, int n_threads)
+{
+    convert(g, natural, transposed, size, r0, r1, n_threads, true);
+}
+
+void cpu_phi4_rows_from_transposed(const struct phi4_geom *g, const void *transposed,
+                                   void *natural, int size, int64_t r0, int64_t r1,
+                                   int n_threads)
+{
+    convert(g, transposed, natural, size, r0, r1, n_threads, false);
 }

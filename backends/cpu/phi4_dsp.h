@@ -30,6 +30,13 @@ struct cpu_phi4_dsp {
                         uint64_t seed, uint64_t sweep, int n_threads);
     uint64_t (*sweep_d)(const struct phi4_geom *g, double *phi, const struct latmc_phi4_tables *t,
                         uint64_t seed, uint64_t sweep, int n_threads);
+    /* One step of the plan on the boxes' numbers, as cpu_phi4_step_f/_d (phi4_ref.h). */
+    uint64_t (*step_f)(const struct phi4_geom *g, float *phi, const struct latmc_phi4_tables *t,
+                       uint64_t seed, uint64_t rng_sweep, int colour,
+                       const struct phi4_range *boxes, int n_boxes, int n_threads);
+    uint64_t (*step_d)(const struct phi4_geom *g, double *phi, const struct latmc_phi4_tables *t,
+                       uint64_t seed, uint64_t rng_sweep, int colour,
+                       const struct phi4_range *boxes, int n_boxes, int n_threads);
 };
 
 void cpu_phi4_dsp_init(struct cpu_phi4_dsp *dsp, unsigned simd_flags);
@@ -47,5 +54,12 @@ void cpu_phi4_to_transposed(const struct phi4_geom *g, const void *natural, void
                             int size, int n_threads);
 void cpu_phi4_from_transposed(const struct phi4_geom *g, const void *transposed, void *natural,
                               int size, int n_threads);
+/* The same for rows [r0, r1) only (row = y + L_y z): `natural` holds just those rows in
+ * natural order, `transposed` is the whole field. */
+void cpu_phi4_rows_to_transposed(const struct phi4_geom *g, const void *natural, void *transposed,
+                                 int size, int64_t r0, int64_t r1, int n_threads);
+void cpu_phi4_rows_from_transposed(const struct phi4_geom *g, const void *transposed,
+                                   void *natural, int size, int64_t r0, int64_t r1,
+                                   int n_threads);
 
 #endif

@@ -3,7 +3,10 @@
  * kernels of the sim's SIMD level (phi4_dsp.h: the reference of phi4_sweep.c, or AVX2).
  * The reference keeps the field in natural site order; the SIMD levels keep it
  * colour-transposed and convert on the way in and out, and for the measurement, which is
- * always the reference reduction of phi4_measure.c on natural order.
+ * always the reference reduction of phi4_measure.c on natural order: one sum per plane
+ * along the last axis, the planes added in order (model->add_sums), so that the
+ * observables are the same for any cut into boxes (lib/box.h), which run_step updates
+ * one step (a colour of a pass) at a time.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,7 @@ struct phi4_state {
     void *field;          /* N values of the field type, in the dsp's layout */
     void *natural;        /* transposed layouts: N values in natural order, else NULL */
     double *partials;     /* PHI4_NPARTIALS per row, for the deterministic reduction */
+    struct latmc_phi4_sums *planes; /* one per plane along the last axis, for measure */
 };
 
 static struct phi4_state *phi4_state(struct cpu_state *st)
@@ -38,6 +42,18 @@ static size_t field_bytes(const latmc_sim *sim)
     return (size_t)sim->nsites * value_bytes(sim);
 }
 
+/* Planes along the last axis (the cut axis of boxes, the tile of the reduction). */
+static int64_t n_planes(const latmc_sim *sim)
+{
+    return sim->desc.extent[sim->desc.ndim - 1];
+}
+
+/* Rows (fixed y, z) per plane: 1 in 2D, L_y in 3D. */
+static int64_t rows_per_plane(const struct phi4_state *p)
+{
+    return p->geom.lat.ndim == 3 ? p->geom.lat.ly : 1;
+}
+
 static void phi4_destroy(struct cpu_state *st)
 {
     struct phi4_state *p = phi4_state(st);
@@ -45,6 +61,7 @@ static void phi4_destroy(struct cpu_state *st)
         free(p->alloc);
         free(p->natural);
         free(p->partials);
+        free(p->planes);
         free(p);
     }
     st->model_state = NULL;
@@ -67,7 +84,8 @@ static int phi4_create(latmc_sim *sim, struct cpu_state *st)
     if (p->dsp.transposed)
         p->natural = malloc(field_bytes(sim));
     p->partials = malloc(rows * PHI4_NPARTIALS * sizeof(double));
-    if (!p->alloc || (p->dsp.transposed && !p->natural) || !p->partials) {
+    p->planes = malloc((size_t)n_planes(sim) * sizeof *p->planes);
+    if (!p->alloc || (p->dsp.transposed && !p->natural) || !p->partials || !p->planes) {
         phi4_destroy(st);
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of phi^4 field",
                           field_bytes(sim));
@@ -126,15 +144,99 @@ static void phi4_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep, uin
     *attempted += (uint64_t)sim->nsites * t->nloc * t->nhit;
 }
 
+/*
+ * One step of the core's plan (lib/box.h): step s is colour s mod ncolours of pass
+ * s / ncolours (lib/model_phi4.c), on the boxes' within-colour numbers. Steps are WHOLE
+ * (no step_caps): sites of one colour never interact, so a box needs nothing from the
+ * other boxes' part of the same step.
+ */
+static void phi4_run_step(latmc_sim *sim, struct cpu_state *st, const struct latmc_step_call *call,
+                          uint64_t *accepted, uint64_t *attempted)
+{
+    struct phi4_state *p = phi4_state(st);
+    const struct latmc_phi4_tables *t = sim->model_data;
+    const int nc = p->geom.colouring.ncolours;
+    const uint64_t rng_sweep =
+        latmc_phi4_rng_sweep(call->sweep, t->nloc, (uint32_t)(call->step / nc));
+    const int colour = call->step % nc;
+    /* numbers per plane: rows per plane times L_x / ncolours (phi4_lattice.h) */
+    const int64_t per_plane = rows_per_plane(p) * (p->geom.lat.lx / nc);
+    enum { CHUNK = 16 }; /* boxes per kernel call: no allocation here */
+    for (int b0 = 0; b0 < call->n_boxes; b0 += CHUNK) {
+        struct phi4_range r[CHUNK];
+        const int nb = call->n_boxes - b0 < CHUNK ? call->n_boxes - b0 : CHUNK;
+        int64_t sites = 0;
+        for (int i = 0; i < nb; i++) {
+            const struct latmc_box *box = &call->boxes[b0 + i];
+            r[i].j0 = box->origin[box->axis] * per_plane;
+            r[i].j1 = (box->origin[box->axis] + box->extent[box->axis]) * per_plane;
+            sites += r[i].j1 - r[i].j0;
+        }
+        if (p->single)
+            *accepted += p->dsp.step_f(&p->geom, p->field, t, sim->desc.seed, rng_sweep, colour,
+                                       r, nb, sim->n_threads);
+        else
+            *accepted += p->dsp.step_d(&p->geom, p->field, t, sim->desc.seed, rng_sweep, colour,
+                                       r, nb, sim->n_threads);
+        *attempted += (uint64_t)sites * t->nhit;
+    }
+}
+
+/* The sums of each plane p0 <= p < p1 into planes[p - p0] (reads the planes around them). */
+static void measure_planes_of(latmc_sim *sim, struct phi4_state *p, int64_t p0, int64_t p1,
+                              struct latmc_phi4_sums *planes)
+{
+    const void *natural = export_field(sim, p, NULL);
+    if (p->single)
+        cpu_phi4_measure_planes_f(&p->geom, natural, p->partials, p0, p1, planes,
+                                  sim->n_threads);
+    else
+        cpu_phi4_measure_planes_d(&p->geom, natural, p->partials, p0, p1, planes,
+                                  sim->n_threads);
+}
+
+static void phi4_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                                void *sums)
+{
+    measure_planes_of(sim, phi4_state(st), p0, p1, sums);
+}
+
+/* The whole lattice: its planes' sums added in plane order, from zeros (model.h). */
 static void phi4_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
 {
     struct phi4_state *p = phi4_state(st);
-    struct latmc_phi4_sums *s = sums;
-    const void *natural = export_field(sim, p, NULL);
-    if (p->single)
-        *s = cpu_phi4_measure_f(&p->geom, natural, p->partials, sim->n_threads);
+    const int64_t np = n_planes(sim);
+    measure_planes_of(sim, p, 0, np, p->planes);
+    memset(sums, 0, sizeof(struct latmc_phi4_sums));
+    for (int64_t pl = 0; pl < np; pl++)
+        sim->model->add_sums(sums, &p->planes[pl]);
+}
+
+/* Planes [p0, p1) in natural site order (get_spins' layout restricted to them). */
+static void phi4_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                            void *buf)
+{
+    struct phi4_state *p = phi4_state(st);
+    const int64_t rpp = rows_per_plane(p), vb = (int64_t)value_bytes(sim);
+    if (p->dsp.transposed)
+        cpu_phi4_rows_from_transposed(&p->geom, p->field, buf, (int)vb, p0 * rpp, p1 * rpp,
+                                      sim->n_threads);
     else
-        *s = cpu_phi4_measure_d(&p->geom, natural, p->partials, sim->n_threads);
+        memcpy(buf, (const char *)p->field + p0 * rpp * p->geom.lat.lx * vb,
+               (size_t)((p1 - p0) * rpp * p->geom.lat.lx * vb));
+}
+
+static void phi4_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                            const void *buf)
+{
+    struct phi4_state *p = phi4_state(st);
+    const int64_t rpp = rows_per_plane(p), vb = (int64_t)value_bytes(sim);
+    if (p->dsp.transposed)
+        cpu_phi4_rows_to_transposed(&p->geom, buf, p->field, (int)vb, p0 * rpp, p1 * rpp,
+                                    sim->n_threads);
+    else
+        memcpy((char *)p->field + p0 * rpp * p->geom.lat.lx * vb, buf,
+               (size_t)((p1 - p0) * rpp * p->geom.lat.lx * vb));
 }
 
 static void phi4_get_spins(latmc_sim *sim, struct cpu_state *st, void *buf)
@@ -156,4 +258,8 @@ const struct cpu_model_kernels cpu_phi4_kernels = {
     .measure = phi4_measure,
     .get_spins = phi4_get_spins,
     .set_spins = phi4_set_spins,
+    .run_step = phi4_run_step,
+    .measure_planes = phi4_measure_planes,
+    .get_planes = phi4_get_planes,
+    .set_planes = phi4_set_planes,
 };

@@ -73,6 +73,29 @@ static inline void phi4_colour_next(const struct phi4_geom *g, int colour, struc
 }
 
 /*
+ * The part of one colour that a step on one box updates (lib/box.h): the within-colour
+ * numbers [j0, j1). A box of planes [p0, p1) along the last axis holds the rows
+ * [p0 r, p1 r) (r = L_y in 3D, 1 in 2D), and row w holds the numbers [w n, (w + 1) n),
+ * n = L_x / ncolours (phi4_colour_site), so j0 = p0 r n, j1 = p1 r n.
+ */
+struct phi4_range {
+    int64_t j0, j1;
+};
+
+/* Units of `unit` consecutive numbers (a Philox block of 4, a SIMD block of 64) that range
+ * r touches: [r.j0 / unit, ceil(r.j1 / unit)). A unit cut by a box boundary is touched by
+ * both boxes, each updating only its own numbers. */
+static inline int64_t phi4_range_first_unit(const struct phi4_range *r, int64_t unit)
+{
+    return r->j0 / unit;
+}
+
+static inline int64_t phi4_range_units(const struct phi4_range *r, int64_t unit)
+{
+    return r->j1 > r->j0 ? (r->j1 + unit - 1) / unit - r->j0 / unit : 0;
+}
+
+/*
  * Index differences to the sites a few steps along each axis, through the periodic wrap:
  * the site x + d e_mu (|d| <= 2) has index s.index + step[mu][d + 2].
  */

@@ -1,8 +1,10 @@
 /*
  * Type-generic body of the phi^4 reduction, included by phi4_measure.c once per field
  * type (PHI4_R, PHI4_S as in phi4_sweep_impl.h). Everything is accumulated in double.
- * Each row (fixed y, z) is summed into its own slot of `partials`, and the rows are then
- * added serially in row order: the result is bit-identical for any thread count.
+ * Each row (fixed y, z) is summed into its own slot of `partials`; a plane's sums (the
+ * tile of model.h: a row in 2D, L_y rows in 3D) are its rows added serially in row order
+ * from zero. The result is bit-identical for any thread count, and the whole lattice's
+ * sums, its planes added in plane order (phi4_kernels.c), for any cut into boxes.
  */
 #define PHI4_CAT2_(a, b) a##_##b
 #define PHI4_CAT_(a, b) PHI4_CAT2_(a, b)
@@ -41,28 +43,33 @@ static void PHI4_FN(phi4_row_sums)(const struct phi4_geom *g, const PHI4_R *phi,
     out[4] = lap2;
 }
 
-struct latmc_phi4_sums PHI4_FN(cpu_phi4_measure)(const struct phi4_geom *g, const PHI4_R *phi,
-                                                 double *partials, int n_threads)
+void PHI4_FN(cpu_phi4_measure_planes)(const struct phi4_geom *g, const PHI4_R *phi,
+                                      double *partials, int64_t p0, int64_t p1,
+                                      struct latmc_phi4_sums *planes, int n_threads)
 {
-    const int64_t rows = g->lat.ly * g->lat.lz;
-    if (!cpu_use_threads(n_threads, g->lat.nsites)) {
-        for (int64_t row = 0; row < rows; row++)
-            PHI4_FN(phi4_row_sums)(g, phi, row, partials + PHI4_NPARTIALS * row);
+    const int64_t rows_per_plane = g->lat.ndim == 3 ? g->lat.ly : 1;
+    const int64_t r0 = p0 * rows_per_plane, r1 = p1 * rows_per_plane;
+    if (!cpu_use_threads(n_threads, (r1 - r0) * g->lat.lx)) {
+        for (int64_t row = r0; row < r1; row++)
+            PHI4_FN(phi4_row_sums)(g, phi, row, partials + PHI4_NPARTIALS * (row - r0));
     } else {
         LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
-        for (int64_t row = 0; row < rows; row++)
-            PHI4_FN(phi4_row_sums)(g, phi, row, partials + PHI4_NPARTIALS * row);
+        for (int64_t row = r0; row < r1; row++)
+            PHI4_FN(phi4_row_sums)(g, phi, row, partials + PHI4_NPARTIALS * (row - r0));
     }
-    struct latmc_phi4_sums s = { 0, 0, 0, 0, 0 };
-    for (int64_t row = 0; row < rows; row++) {
-        const double *p = partials + PHI4_NPARTIALS * row;
-        s.phi += p[0];
-        s.phi2 += p[1];
-        s.phi4 += p[2];
-        s.grad2 += p[3];
-        s.lap2 += p[4];
+    /* each plane: its rows in order, from zero */
+    for (int64_t pl = p0; pl < p1; pl++) {
+        struct latmc_phi4_sums s = { 0, 0, 0, 0, 0 };
+        for (int64_t row = pl * rows_per_plane; row < (pl + 1) * rows_per_plane; row++) {
+            const double *p = partials + PHI4_NPARTIALS * (row - r0);
+            s.phi += p[0];
+            s.phi2 += p[1];
+            s.phi4 += p[2];
+            s.grad2 += p[3];
+            s.lap2 += p[4];
+        }
+        planes[pl - p0] = s;
     }
-    return s;
 }
 
 #undef PHI4_FN

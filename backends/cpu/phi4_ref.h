@@ -17,16 +17,28 @@ uint64_t cpu_phi4_sweep_d(const struct phi4_geom *g, double *phi,
                           const struct latmc_phi4_tables *t, uint64_t seed, uint64_t sweep,
                           int n_threads);
 
+/* One step of the plan: colour `colour` of the pass named rng_sweep
+ * (latmc_phi4_rng_sweep) on the boxes' within-colour numbers; returns the accepted hits. */
+uint64_t cpu_phi4_step_f(const struct phi4_geom *g, float *phi, const struct latmc_phi4_tables *t,
+                         uint64_t seed, uint64_t rng_sweep, int colour,
+                         const struct phi4_range *boxes, int n_boxes, int n_threads);
+uint64_t cpu_phi4_step_d(const struct phi4_geom *g, double *phi,
+                         const struct latmc_phi4_tables *t, uint64_t seed, uint64_t rng_sweep,
+                         int colour, const struct phi4_range *boxes, int n_boxes, int n_threads);
+
 /* Hot start: independent uniforms in (-1, 1) from the INIT stream. */
 void cpu_phi4_hot_start_f(const struct phi4_geom *g, float *phi, uint64_t seed, int n_threads);
 void cpu_phi4_hot_start_d(const struct phi4_geom *g, double *phi, uint64_t seed, int n_threads);
 
-/* The reduction of lib/phi4.h; `partials` holds PHI4_NPARTIALS doubles per row
- * (L_y L_z rows), so the sum order does not depend on the thread count. */
+/* The reduction of lib/phi4.h for each plane p0 <= p < p1 along the last axis (a row in
+ * 2D, L_y rows in 3D) into planes[p - p0]; `partials` holds PHI4_NPARTIALS doubles per
+ * row of those planes, so the sum order does not depend on the thread count. */
 enum { PHI4_NPARTIALS = 5 };
-struct latmc_phi4_sums cpu_phi4_measure_f(const struct phi4_geom *g, const float *phi,
-                                          double *partials, int n_threads);
-struct latmc_phi4_sums cpu_phi4_measure_d(const struct phi4_geom *g, const double *phi,
-                                          double *partials, int n_threads);
+void cpu_phi4_measure_planes_f(const struct phi4_geom *g, const float *phi, double *partials,
+                               int64_t p0, int64_t p1, struct latmc_phi4_sums *planes,
+                               int n_threads);
+void cpu_phi4_measure_planes_d(const struct phi4_geom *g, const double *phi, double *partials,
+                               int64_t p0, int64_t p1, struct latmc_phi4_sums *planes,
+                               int n_threads);
 
 #endif

@@ -23,21 +23,24 @@ static inline PHI4_R PHI4_FN(phi4_site_corona)(const struct phi4_geom *g, const 
 }
 
 /*
- * The (up to) four sites j = 4b .. 4b+3 of one colour, which share Philox block b:
- * site j uses lane j mod 4 of the block of each (hit, draw). Returns the accepted hits.
+ * The sites j = 4b .. 4b+3 of one colour that lie in [j_lo, j_hi), which share Philox
+ * block b: site j uses lane j mod 4 of the block of each (hit, draw). Returns the
+ * accepted hits.
  */
 static uint64_t PHI4_FN(phi4_update_block)(const struct phi4_geom *g, PHI4_R *phi,
                                            const struct latmc_phi4_tables *t, uint64_t seed,
-                                           uint64_t rng_sweep, int colour, int64_t b)
+                                           uint64_t rng_sweep, int colour, int64_t b,
+                                           int64_t j_lo, int64_t j_hi)
 {
     const struct PHI4_FN(latmc_phi4_coef) *k = &t->PHI4_S;
     const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
     int64_t idx[4];
     PHI4_R c[4];
-    int nlanes = 0;
-    struct phi4_site s = phi4_colour_site(g, colour, 4 * b);
-    for (; nlanes < 4 && 4 * b + nlanes < g->per_colour; nlanes++) {
-        if (nlanes > 0)
+    const int first = j_lo > 4 * b ? (int)(j_lo - 4 * b) : 0;
+    int nlanes = first;
+    struct phi4_site s = phi4_colour_site(g, colour, 4 * b + first);
+    for (; nlanes < 4 && 4 * b + nlanes < j_hi; nlanes++) {
+        if (nlanes > first)
             phi4_colour_next(g, colour, &s);
         idx[nlanes] = s.index;
         c[nlanes] = PHI4_FN(phi4_site_corona)(g, phi, &s, k);
@@ -49,7 +52,7 @@ static uint64_t PHI4_FN(phi4_update_block)(const struct phi4_geom *g, PHI4_R *ph
                                                      latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA));
         const latmc_philox_ctr u = latmc_rng_block(seed, (uint64_t)b, rng_sweep, stream, phase,
                                                    latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT));
-        for (int lane = 0; lane < nlanes; lane++)
+        for (int lane = first; lane < nlanes; lane++)
             accepted += (uint64_t)PHI4_FN(latmc_phi4_hit)(k, c[lane], phi[idx[lane]],
                                                           eta.v[lane], u.v[lane], &phi[idx[lane]]);
     }
@@ -63,14 +66,66 @@ static uint64_t PHI4_FN(phi4_colour_pass)(const struct phi4_geom *g, PHI4_R *phi
 {
     const int64_t nblocks = (g->per_colour + 3) / 4;
     uint64_t accepted = 0;
-    if (!cpu_use_threads(n_threads, g->per_colour)) {
+    const int64_t n = g->per_colour;
+    if (!cpu_use_threads(n_threads, n)) {
         for (int64_t b = 0; b < nblocks; b++)
-            accepted += PHI4_FN(phi4_update_block)(g, phi, t, seed, rng_sweep, colour, b);
+            accepted += PHI4_FN(phi4_update_block)(g, phi, t, seed, rng_sweep, colour, b, 0, n);
         return accepted;
     }
     LATMC_OMP(parallel for num_threads(n_threads) schedule(static) reduction(+:accepted))
     for (int64_t b = 0; b < nblocks; b++)
-        accepted += PHI4_FN(phi4_update_block)(g, phi, t, seed, rng_sweep, colour, b);
+        accepted += PHI4_FN(phi4_update_block)(g, phi, t, seed, rng_sweep, colour, b, 0, n);
+    return accepted;
+}
+
+/* Philox blocks [u0, u1) of the concatenation of the boxes' blocks (phi4_range_units),
+ * each box's only on its own numbers. */
+static uint64_t PHI4_FN(phi4_boxes_blocks)(const struct phi4_geom *g, PHI4_R *phi,
+                                           const struct latmc_phi4_tables *t, uint64_t seed,
+                                           uint64_t rng_sweep, int colour,
+                                           const struct phi4_range *boxes, int n_boxes,
+                                           int64_t u0, int64_t u1)
+{
+    uint64_t accepted = 0;
+    int64_t off = 0;
+    for (int i = 0; i < n_boxes; i++) {
+        const int64_t first = phi4_range_first_unit(&boxes[i], 4);
+        const int64_t count = phi4_range_units(&boxes[i], 4);
+        const int64_t a = u0 > off ? u0 : off, e = u1 < off + count ? u1 : off + count;
+        for (int64_t u = a; u < e; u++)
+            accepted += PHI4_FN(phi4_update_block)(g, phi, t, seed, rng_sweep, colour,
+                                                   first + u - off, boxes[i].j0, boxes[i].j1);
+        off += count;
+    }
+    return accepted;
+}
+
+/*
+ * One step of the core's plan (lib/box.h): colour `colour` of the pass named rng_sweep on
+ * the boxes' numbers. The boxes' blocks are shared out among the threads of one team.
+ */
+uint64_t PHI4_FN(cpu_phi4_step)(const struct phi4_geom *g, PHI4_R *phi,
+                                const struct latmc_phi4_tables *t, uint64_t seed,
+                                uint64_t rng_sweep, int colour, const struct phi4_range *boxes,
+                                int n_boxes, int n_threads)
+{
+    int64_t units = 0, sites = 0;
+    for (int i = 0; i < n_boxes; i++) {
+        units += phi4_range_units(&boxes[i], 4);
+        sites += boxes[i].j1 - boxes[i].j0;
+    }
+    if (!cpu_use_threads(n_threads, sites))
+        return PHI4_FN(phi4_boxes_blocks)(g, phi, t, seed, rng_sweep, colour, boxes, n_boxes, 0,
+                                          units);
+    uint64_t accepted = 0;
+#ifdef _OPENMP
+    LATMC_OMP(parallel num_threads(n_threads) reduction(+:accepted))
+    {
+        const int64_t nt = omp_get_num_threads(), id = omp_get_thread_num();
+        accepted += PHI4_FN(phi4_boxes_blocks)(g, phi, t, seed, rng_sweep, colour, boxes,
+                                               n_boxes, units * id / nt, units * (id + 1) / nt);
+    }
+#endif
     return accepted;
 }
 

@@ -78,8 +78,8 @@ cudaError_t cuda_heis_soa_to_aos(cudaStream_t stream, float *aos, const float *s
 /*
  * The sums of lib/heisenberg.h (13 doubles: bonds, mag[3], overlap[3][3]) into `sums`
  * (device, zeroed by the caller), in the CPU reference's order: chunks of rows_per_chunk
- * rows summed site by site, then the chunks in order. `partials` holds 13 * nchunks
- * doubles.
+ * rows (a divisor of a plane's rows) summed site by site, each plane's chunks in order,
+ * then the planes in order. `partials` holds 13 * nchunks doubles.
  */
 cudaError_t cuda_heis_measure(cudaStream_t stream, const struct cuda_heis_geom *g,
                               const float *spins, const float *J, long long rows_per_chunk,

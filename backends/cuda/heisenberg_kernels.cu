@@ -620,17 +620,23 @@ __global__ void heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__re
     }
 }
 
-/* The chunks' sums in chunk order, one thread per accumulator. */
-__global__ void heis_chunk_total_kernel(const double *partials, long long nchunks, int nsums,
-                                        double *sums)
+/* One thread per accumulator: each plane's chunks in chunk order (chunks_per_plane
+ * consecutive chunks, from zero), then the planes in plane order (from zero), as the CPU's
+ * per-plane reduction (cpu_heisenberg_measure_planes, model add_sums). */
+__global__ void heis_chunk_total_kernel(const double *partials, long long nchunks,
+                                        long long chunks_per_plane, int nsums, double *sums)
 {
     const int k = (int)threadIdx.x;
     if (k >= nsums)
         return;
     double s = 0.0;
     const double *p = partials + (long long)k * nchunks;
-    for (long long c = 0; c < nchunks; c++)
-        s += p[c];
+    for (long long c0 = 0; c0 < nchunks; c0 += chunks_per_plane) {
+        double plane = 0.0;
+        for (long long c = c0; c < c0 + chunks_per_plane; c++)
+            plane += p[c];
+        s += plane;
+    }
     sums[k] = s;
 }
 
@@ -647,7 +653,9 @@ extern "C" cudaError_t cuda_heis_measure(cudaStream_t stream, const struct cuda_
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
+    const long long rows_per_plane = g->ndim == 3 ? g->ly : 1; /* rows_per_chunk divides it */
     heis_chunk_total_kernel<<<1, 32, 0, stream>>>(partials, nchunks,
+                                                  rows_per_plane / rows_per_chunk,
                                                   g->nrep == 2 ? HEIS_NSUMS : HEIS_SUM_OVERLAP,
                                                   sums);
     return cudaGetLastError();

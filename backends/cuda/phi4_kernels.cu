@@ -596,19 +596,22 @@ phi4_rows_kernel(struct latmc_lattice g, const R *phi, double *partials)
 }
 
 /*
- * The rows in order, as the CPU adds them: each of the five sums is one serial chain over
- * the rows. Two warps of one block: warp 1 copies the next tile of row partials into
+ * The rows in order, as the CPU adds them: each plane's rows (rows_per_plane: 1 in 2D, L_y
+ * in 3D) in one serial chain from zero, the planes' sums in a serial chain over the planes
+ * (the per-plane tiles of lib/model.h, add_sums). Two warps of one block: warp 1 copies the next tile of row partials into
  * shared memory while lanes 0..4 of warp 0 add the current tile, one sum each.
  */
 #define PHI4_TOTAL_TILE 256
 
-__global__ void __launch_bounds__(64) phi4_rows_total_kernel(int64_t rows, const double *partials,
+__global__ void __launch_bounds__(64) phi4_rows_total_kernel(int64_t rows, int64_t rows_per_plane,
+                                                             const double *partials,
                                                              struct latmc_phi4_sums *sums)
 {
     __shared__ double tile[2][PHI4_TOTAL_TILE * PHI4_NPARTIALS];
     const int tid = threadIdx.x;
     const int64_t ntiles = (rows + PHI4_TOTAL_TILE - 1) / PHI4_TOTAL_TILE;
-    double acc = 0;
+    double acc = 0, plane = 0;
+    int64_t in_plane = 0;
     for (int64_t k = tid; k < PHI4_TOTAL_TILE * PHI4_NPARTIALS && k < rows * PHI4_NPARTIALS;
          k += blockDim.x)
         tile[0][k] = partials[k];
@@ -627,8 +630,14 @@ __global__ void __launch_bounds__(64) phi4_rows_total_kernel(int64_t rows, const
         } else if (tid < PHI4_NPARTIALS) {
             const double *src = tile[t & 1];
 #pragma unroll 8
-            for (int r = 0; r < count; r++)
-                acc += src[PHI4_NPARTIALS * r + tid];
+            for (int r = 0; r < count; r++) {
+                plane += src[PHI4_NPARTIALS * r + tid];
+                if (++in_plane == rows_per_plane) {
+                    acc += plane;
+                    plane = 0;
+                    in_plane = 0;
+                }
+            }
         }
         __syncthreads();
     }
@@ -811,6 +820,6 @@ extern "C" cudaError_t cuda_phi4_measure(cudaStream_t stream, const struct cuda_
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
-    phi4_rows_total_kernel<<<1, 64, 0, stream>>>(rows, partials, sums);
+    phi4_rows_total_kernel<<<1, 64, 0, stream>>>(rows, g->ndim == 3 ? g->ly : 1, partials, sums);
     return cudaGetLastError();
 }

@@ -140,8 +140,8 @@ typedef struct latmc_sim_desc {
      * bit-identical for any value (doc/architecture.md). Rules (LATMC_EINVAL otherwise):
      * >= 0; each slab at least the model's halo width thick, and for checkerboard models
      * an even number of planes (so a slab's own colouring is the global one): at most
-     * L_last / 2 parts. Only the Ising model on the CPU runs more than one box so far;
-     * other models and backends refuse n_parts > 1 with LATMC_EUNSUPPORTED.
+     * L_last / 2 parts. Only the Ising and Heisenberg models on the CPU run more than one
+     * box so far; other models and backends refuse n_parts > 1 with LATMC_EUNSUPPORTED.
      * A caller built against a header without this field passes a smaller struct_size:
      * then n_parts = 0. Not stored in checkpoints (a loaded sim runs as 1 box).
      * @since 0.2

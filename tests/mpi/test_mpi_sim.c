@@ -343,7 +343,8 @@ static int mismatch(latmc_ctx *ctx, const struct model_case *c)
      * and the sim goes on afterwards */
     size_t bytes = 0;
     unsigned char *spins = NULL;
-    if (st == LATMC_OK && latmc_sim_init_spins(sim, LATMC_INIT_HOT) == LATMC_OK &&
+    if (st == LATMC_OK && set_params(sim, c) &&
+        latmc_sim_init_spins(sim, LATMC_INIT_HOT) == LATMC_OK &&
         latmc_sim_spins_size(sim, &bytes) == LATMC_OK && (spins = malloc(bytes)) != NULL &&
         latmc_sim_get_spins(sim, spins, bytes) == LATMC_OK) {
         unsigned char keep = spins[0];

@@ -282,14 +282,7 @@ static void bad_decompositions(void **state)
     p.device = LATMC_DEVICE_CPU;
     p.n_parts = 2;
     expect_refused(&p, LATMC_EUNSUPPORTED, "Potts model runs as one box");
-    p.model = LATMC_MODEL_PHI4;
-    p.algorithm = LATMC_ALGO_METROPOLIS;
-    expect_refused(&p, LATMC_EUNSUPPORTED, "phi^4");
-    p.model = LATMC_MODEL_HEISENBERG;
-    p.algorithm = LATMC_ALGO_DEFAULT;
-    p.ndim = 3;
-    p.extent[2] = 40;
-    expect_refused(&p, LATMC_EUNSUPPORTED, "Heisenberg");
+    /* phi^4 and Heisenberg run as boxes: tests/repro/test_boxes_phi4.c, test_boxes_heisenberg.c */
     p.n_parts = 1; /* one box: fine for every model */
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     assert_int_equal(latmc_sim_create(ctx, &p, &sim), LATMC_OK);

@@ -1,0 +1,420 @@
+/*
+ * The Heisenberg spin glass run as k boxes (desc.n_parts, slabs along the last axis:
+ * lib/plan.c; the schedule of lib/heisenberg.h: the heat bath's two colours, then nover
+ * overrelaxation passes of two colours each) is the same chain as one box, bit for bit:
+ * configuration (both replicas), every observable (the overlap too), the acceptance
+ * counts, for k = 2, 3, 5 (uneven slabs, the thinnest the checkerboard allows: 2 planes),
+ * heat bath with nover 0 and 2 and overrelaxation alone, 1 and 2 replicas, uniform and
+ * Gaussian couplings, 1 and 2 threads, the C level and AVX2 (a level the CPU lacks runs
+ * the highest it has), the AVX2 kernel's row walk (L_x / 2 a multiple of 4) and its flat
+ * walk (a Philox block and a vector group across two boxes). A change of nover between
+ * sweeps changes the schedule's length on both alike; a checkpoint taken from k boxes
+ * continues on 1 box bit for bit; cuts the lattice cannot take are LATMC_EINVAL.
+ *
+ * The per-plane forms (lib/backend.h, through the internal ops): measure is exactly the
+ * combination in plane order (model add_sums) of measure_planes, for any split of the
+ * planes and thread count; get_planes is the planes' slice of get_spins (replica 0's
+ * planes, then replica 1's) and set_planes writes exactly those planes.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "heisenberg.h"
+#include "heisenberg_test_helpers.h"
+#include "internal.h"
+#include "model.h"
+
+enum { HB = LATMC_ALGO_HEATBATH, OR = LATMC_ALGO_OVERRELAX };
+enum { UNI = LATMC_COUPLINGS_UNIFORM, GAU = LATMC_COUPLINGS_GAUSSIAN };
+
+static const int observables[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
+                                   LATMC_OBS_ABS_MAGNETIZATION, LATMC_OBS_M2, LATMC_OBS_M4,
+                                   LATMC_OBS_OVERLAP2, LATMC_OBS_ACCEPTANCE };
+#define N_OBS (sizeof observables / sizeof observables[0])
+
+static const char *const levels[] = { "c", "avx2" };
+#define N_LEVELS (sizeof levels / sizeof levels[0])
+
+struct result {
+    float *spins;
+    size_t n;
+    double obs[N_OBS];
+    int status[N_OBS]; /* ACCEPTANCE: LATMC_ESTATE for overrelaxation alone (no attempts) */
+    uint64_t accepted, attempted;
+};
+
+static latmc_sim *make(latmc_ctx *ctx, const latmc_sim_desc *d, const char *level, int nover)
+{
+    setenv("LATMC_CPU_MASK", level, 1);
+    latmc_sim *sim = NULL;
+    int st = latmc_sim_create(ctx, d, &sim);
+    unsetenv("LATMC_CPU_MASK");
+    if (st != LATMC_OK)
+        print_message("create: %s\n", latmc_last_error());
+    assert_int_equal(st, LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 1.1), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.15), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NOVER, nover), LATMC_OK);
+    return sim;
+}
+
+static struct result take(latmc_sim *sim, int replicas)
+{
+    struct result r;
+    assert_int_equal(latmc_sim_spins_size(sim, &r.n), LATMC_OK);
+    r.spins = malloc(r.n);
+    assert_non_null(r.spins);
+    assert_int_equal(latmc_sim_get_spins(sim, r.spins, r.n), LATMC_OK);
+    for (size_t i = 0; i < N_OBS; i++) {
+        r.obs[i] = 0.0;
+        r.status[i] = LATMC_OK;
+        if (observables[i] == LATMC_OBS_OVERLAP2 && replicas < 2)
+            continue;
+        r.status[i] = latmc_sim_observable(sim, observables[i], &r.obs[i]);
+        if (observables[i] != LATMC_OBS_ACCEPTANCE)
+            assert_int_equal(r.status[i], LATMC_OK);
+    }
+    assert_int_equal(latmc_sim_acceptance_counts(sim, &r.accepted, &r.attempted), LATMC_OK);
+    return r;
+}
+
+/* nsweeps sweeps with nover, then (nover2 >= 0) 2 more with nover2. */
+static struct result run(const latmc_sim_desc *d, const char *level, int nover, int nsweeps,
+                         int nover2)
+{
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim *sim = make(ctx, d, level, nover);
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(sim, (uint64_t)nsweeps), LATMC_OK);
+    if (nover2 >= 0) {
+        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NOVER, nover2), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
+    }
+    struct result r = take(sim, d->replicas);
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+    return r;
+}
+
+static void assert_same(const struct result *a, const struct result *b, const char *what)
+{
+    assert_int_equal(a->n, b->n);
+    if (memcmp(a->spins, b->spins, a->n) != 0)
+        print_message("%s: configurations differ\n", what);
+    assert_memory_equal(a->spins, b->spins, a->n);
+    for (size_t i = 0; i < N_OBS; i++) {
+        assert_int_equal(a->status[i], b->status[i]);
+        if (memcmp(&a->obs[i], &b->obs[i], sizeof(double)) != 0)
+            print_message("%s: %s %.17g vs %.17g\n", what, latmc_observable_name(observables[i]),
+                          a->obs[i], b->obs[i]);
+        assert_memory_equal(&a->obs[i], &b->obs[i], sizeof(double));
+    }
+    assert_int_equal(a->accepted, b->accepted);
+    assert_int_equal(a->attempted, b->attempted);
+}
+
+/* Each of the box counts against one box, at every level and thread count. */
+static void same_chain_parts(int ndim, int64_t lx, int64_t ly, int64_t lz, int replicas,
+                             int couplings, int algorithm, int nover, int nsweeps,
+                             const int *parts, size_t nparts, int nover2)
+{
+    const int threads[] = { 1, 2 };
+    for (size_t l = 0; l < N_LEVELS; l++) {
+        for (size_t t = 0; t < 2; t++) {
+            latmc_sim_desc d = heisenberg_desc(ndim, lx, ly, lz, replicas, couplings, algorithm,
+                                               threads[t], 20261122);
+            struct result one = run(&d, levels[l], nover, nsweeps, nover2);
+            for (size_t k = 0; k < nparts; k++) {
+                d.n_parts = parts[k];
+                struct result boxes = run(&d, levels[l], nover, nsweeps, nover2);
+                char what[160];
+                snprintf(what, sizeof what, "%dD %lldx%lldx%lld, %d replicas, %s, nover %d, "
+                         "level %s, %d threads, %d parts", ndim, (long long)lx, (long long)ly,
+                         (long long)lz, replicas, algorithm == HB ? "heat bath" : "overrelax",
+                         nover, levels[l], threads[t], parts[k]);
+                assert_same(&one, &boxes, what);
+                free(boxes.spins);
+            }
+            free(one.spins);
+        }
+    }
+}
+
+static const int parts235[] = { 2, 3, 5 };
+
+/* 3D, L_x / 2 = 4 (AVX2: rows); 10 planes: k = 3 as 2, 4, 4 planes, k = 5 as 2 each. */
+static void rows_3d(void **state)
+{
+    (void)state;
+    same_chain_parts(3, 8, 6, 10, 1, GAU, HB, 0, 3, parts235, 3, -1);
+    same_chain_parts(3, 8, 6, 10, 2, GAU, HB, 2, 3, parts235, 3, -1);
+    same_chain_parts(3, 8, 6, 10, 2, UNI, HB, 2, 3, parts235, 3, -1);
+    same_chain_parts(3, 8, 6, 10, 1, UNI, HB, 0, 3, parts235, 3, -1);
+}
+
+/* L_x / 2 = 5 or 3 (AVX2: the flat walk; 2D boxes start inside a Philox block and a
+ * vector group); 2D 22 planes: k = 5 as 4, 4, 4, 4, 6 planes. */
+static void flat_2d_3d(void **state)
+{
+    (void)state;
+    same_chain_parts(3, 10, 6, 14, 2, GAU, HB, 2, 3, parts235, 3, -1);
+    same_chain_parts(3, 10, 6, 14, 1, UNI, HB, 0, 3, parts235, 3, -1);
+    same_chain_parts(2, 6, 22, 0, 2, GAU, HB, 2, 3, parts235, 3, -1);
+    same_chain_parts(2, 10, 10, 0, 1, GAU, HB, 0, 3, parts235, 3, -1);
+    same_chain_parts(2, 16, 10, 0, 2, UNI, HB, 2, 3, parts235, 3, -1);
+}
+
+/* Overrelaxation alone (max(nover, 1) passes), and nover changed between sweeps (the
+ * schedule's length follows it on both). */
+static void schedules(void **state)
+{
+    (void)state;
+    same_chain_parts(3, 8, 6, 10, 2, GAU, OR, 0, 2, parts235, 3, 3);
+    same_chain_parts(3, 10, 6, 14, 1, GAU, OR, 2, 2, parts235, 3, -1);
+    same_chain_parts(3, 8, 6, 10, 2, GAU, HB, 0, 2, parts235, 3, 3);
+    same_chain_parts(2, 6, 22, 0, 1, UNI, HB, 3, 2, parts235, 3, 0);
+}
+
+/* Large enough for the threaded paths (>= 32768 sites per colour): rows (L_x / 2 = 20)
+ * and the flat walk (L_x / 2 = 21). */
+static void threaded(void **state)
+{
+    (void)state;
+    const int few[] = { 3, 5 };
+    same_chain_parts(3, 40, 40, 42, 2, GAU, HB, 1, 2, few, 2, -1);
+    same_chain_parts(3, 42, 40, 40, 1, GAU, HB, 1, 2, few, 2, -1);
+}
+
+/* Saved from 3 boxes, restored as 1 box: the continuation is the uncut chain's. */
+static void checkpoint_from_boxes(void **state)
+{
+    (void)state;
+    for (size_t l = 0; l < N_LEVELS; l++) {
+        latmc_sim_desc d = heisenberg_desc(3, 10, 6, 14, 2, GAU, HB, 1, 99);
+        struct result straight = run(&d, levels[l], 2, 5, -1);
+        d.n_parts = 3;
+        latmc_ctx *ctx = NULL;
+        assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+        latmc_sim *sim = make(ctx, &d, levels[l], 2);
+        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
+        size_t size = 0;
+        assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &size), LATMC_OK);
+        void *buf = malloc(size);
+        assert_non_null(buf);
+        assert_int_equal(latmc_sim_serialize(sim, buf, size, &size), LATMC_OK);
+        latmc_sim_destroy(&sim);
+        setenv("LATMC_CPU_MASK", levels[l], 1);
+        assert_int_equal(latmc_sim_deserialize(ctx, buf, size, &sim), LATMC_OK);
+        unsetenv("LATMC_CPU_MASK");
+        free(buf);
+        latmc_sim_desc got;
+        got.struct_size = sizeof got;
+        assert_int_equal(latmc_sim_get_desc(sim, &got), LATMC_OK);
+        assert_int_equal(got.n_parts, 0); /* not stored: the restored sim is one box */
+        assert_int_equal(latmc_sim_sweep(sim, 3), LATMC_OK);
+        struct result resumed = take(sim, 2);
+        assert_same(&straight, &resumed, "checkpoint from 3 boxes");
+        free(resumed.spins);
+        free(straight.spins);
+        latmc_sim_destroy(&sim);
+        latmc_ctx_destroy(&ctx);
+    }
+}
+
+static void expect_refused(const latmc_sim_desc *d, int code, const char *needle)
+{
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim *sim = NULL;
+    const int st = latmc_sim_create(ctx, d, &sim);
+    if (st != code)
+        print_message("expected %d, got %d: %s\n", code, st, latmc_last_error());
+    assert_int_equal(st, code);
+    assert_null(sim);
+    if (!strstr(latmc_last_error(), needle)) {
+        print_message("message \"%s\" lacks \"%s\"\n", latmc_last_error(), needle);
+        fail();
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
+static void bad_decompositions(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = heisenberg_desc(3, 8, 6, 10, 1, GAU, HB, 1, 1);
+    d.n_parts = -1;
+    expect_refused(&d, LATMC_EINVAL, "n_parts = -1");
+    d.n_parts = 6; /* 10 planes along z: at most 5 slabs of 2 planes */
+    expect_refused(&d, LATMC_EINVAL, "at most 5 parts");
+    d.n_parts = 11; /* more parts than planes */
+    expect_refused(&d, LATMC_EINVAL, "n_parts = 11");
+    d = heisenberg_desc(2, 8, 6, 0, 2, UNI, OR, 1, 1);
+    d.n_parts = 4; /* 2D: the cut is along y, 6 planes */
+    expect_refused(&d, LATMC_EINVAL, "at most 3 parts");
+    d.n_parts = 3; /* the thinnest allowed: accepted */
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+}
+
+/* ---- the per-plane forms (internal ops) ---- */
+
+static int64_t n_planes(const latmc_sim *sim)
+{
+    return sim->desc.extent[sim->desc.ndim - 1];
+}
+
+/* measure == measure_planes over every plane combined in plane order, and == any split of
+ * the planes into runs, asked run by run. */
+static void check_measure_is_planes(latmc_sim *sim)
+{
+    const struct latmc_model_def *m = sim->model;
+    const int64_t planes = n_planes(sim);
+    struct latmc_heisenberg_sums whole, combined, split;
+    assert_int_equal(sim->ops->measure(sim, &whole), LATMC_OK);
+    struct latmc_heisenberg_sums *per = calloc((size_t)planes, sizeof *per);
+    struct latmc_heisenberg_sums *per2 = calloc((size_t)planes, sizeof *per2);
+    assert_non_null(per);
+    assert_non_null(per2);
+    assert_int_equal(sim->ops->measure_planes(sim, 0, planes, per), LATMC_OK);
+    memset(&combined, 0, sizeof combined);
+    for (int64_t p = 0; p < planes; p++)
+        m->add_sums(&combined, &per[p]);
+    assert_memory_equal(&whole, &combined, sizeof whole);
+    /* runs of 1, 2, 3, ... planes */
+    for (int64_t p0 = 0, len = 1; p0 < planes; p0 += len, len++) {
+        const int64_t p1 = p0 + len < planes ? p0 + len : planes;
+        assert_int_equal(sim->ops->measure_planes(sim, p0, p1, per2 + p0), LATMC_OK);
+    }
+    memset(&split, 0, sizeof split);
+    for (int64_t p = 0; p < planes; p++)
+        m->add_sums(&split, &per2[p]);
+    assert_memory_equal(per, per2, (size_t)planes * sizeof *per);
+    assert_memory_equal(&whole, &split, sizeof whole);
+    free(per);
+    free(per2);
+}
+
+static void measure_planes(void **state)
+{
+    (void)state;
+    static const struct {
+        int ndim;
+        int64_t l[3];
+        int threads, parts;
+    } cases[] = {
+        { 3, { 8, 6, 10 }, 1, 1 },   { 3, { 10, 6, 14 }, 2, 3 }, { 2, { 6, 22, 0 }, 1, 5 },
+        { 3, { 40, 40, 42 }, 2, 1 }, { 3, { 40, 40, 42 }, 1, 1 }, { 3, { 24, 200, 6 }, 1, 2 },
+    };
+    for (size_t l = 0; l < N_LEVELS; l++) {
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            latmc_sim_desc d = heisenberg_desc(cases[c].ndim, cases[c].l[0], cases[c].l[1],
+                                               cases[c].l[2], 2, GAU, HB, cases[c].threads, 5);
+            d.n_parts = cases[c].parts;
+            latmc_ctx *ctx = NULL;
+            assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+            latmc_sim *sim = make(ctx, &d, levels[l], 1);
+            assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+            assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+            check_measure_is_planes(sim);
+            latmc_sim_destroy(&sim);
+            latmc_ctx_destroy(&ctx);
+        }
+    }
+}
+
+/* get_planes is the slice of get_spins; set_planes writes those planes only. */
+static void planes_round_trip(void **state)
+{
+    (void)state;
+    for (size_t l = 0; l < N_LEVELS; l++) {
+        for (int replicas = 1; replicas <= 2; replicas++) {
+            for (int ndim = 2; ndim <= 3; ndim++) {
+                latmc_sim_desc d = ndim == 3
+                                       ? heisenberg_desc(3, 10, 6, 14, replicas, GAU, HB, 2, 8)
+                                       : heisenberg_desc(2, 6, 22, 0, replicas, GAU, HB, 1, 8);
+                latmc_ctx *ctx = NULL;
+                assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+                latmc_sim *a = make(ctx, &d, levels[l], 1), *b = make(ctx, &d, levels[l], 1);
+                assert_int_equal(latmc_sim_init_spins(a, LATMC_INIT_HOT), LATMC_OK);
+                assert_int_equal(latmc_sim_sweep(a, 1), LATMC_OK);
+                assert_int_equal(latmc_sim_init_spins(b, LATMC_INIT_COLD), LATMC_OK);
+                size_t bytes = 0;
+                assert_int_equal(latmc_sim_spins_size(a, &bytes), LATMC_OK);
+                float *sa = malloc(bytes), *sb = malloc(bytes), *slice = malloc(bytes);
+                assert_non_null(sa);
+                assert_non_null(sb);
+                assert_non_null(slice);
+                assert_int_equal(latmc_sim_get_spins(a, sa, bytes), LATMC_OK);
+                assert_int_equal(latmc_sim_get_spins(b, sb, bytes), LATMC_OK);
+                const int64_t planes = n_planes(a);
+                const size_t per_plane = (size_t)(a->nsites / planes) * 3; /* floats */
+                const size_t per_replica = (size_t)a->nsites * 3;
+                const int64_t p0 = 2, p1 = planes - 3;
+                const size_t run = (size_t)(p1 - p0) * per_plane;
+                /* a's planes [p0, p1): replica 0's, then replica 1's */
+                assert_int_equal(a->ops->get_planes(a, p0, p1, slice), LATMC_OK);
+                for (int r = 0; r < replicas; r++)
+                    assert_memory_equal(slice + run * (size_t)r,
+                                        sa + per_replica * (size_t)r + (size_t)p0 * per_plane,
+                                        run * sizeof(float));
+                /* into the cold b: those planes become a's, the others stay cold */
+                assert_int_equal(b->ops->set_planes(b, p0, p1, slice), LATMC_OK);
+                for (int r = 0; r < replicas; r++)
+                    memcpy(sb + per_replica * (size_t)r + (size_t)p0 * per_plane,
+                           slice + run * (size_t)r, run * sizeof(float));
+                float *got = malloc(bytes);
+                assert_non_null(got);
+                assert_int_equal(latmc_sim_get_spins(b, got, bytes), LATMC_OK);
+                assert_memory_equal(got, sb, bytes);
+                /* and b measures as a sim given that whole configuration does */
+                latmc_sim *c = make(ctx, &d, levels[l], 1);
+                assert_int_equal(latmc_sim_set_spins(c, sb, bytes), LATMC_OK);
+                for (size_t i = 0; i + 1 < N_OBS; i++) {
+                    if (observables[i] == LATMC_OBS_OVERLAP2 && replicas < 2)
+                        continue;
+                    double x = 0, y = 0;
+                    assert_int_equal(latmc_sim_observable(b, observables[i], &x), LATMC_OK);
+                    assert_int_equal(latmc_sim_observable(c, observables[i], &y), LATMC_OK);
+                    assert_memory_equal(&x, &y, sizeof x);
+                }
+                free(got);
+                free(sa);
+                free(sb);
+                free(slice);
+                latmc_sim_destroy(&a);
+                latmc_sim_destroy(&b);
+                latmc_sim_destroy(&c);
+                latmc_ctx_destroy(&ctx);
+            }
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(rows_3d),
+        cmocka_unit_test(flat_2d_3d),
+        cmocka_unit_test(schedules),
+        cmocka_unit_test(threaded),
+        cmocka_unit_test(checkpoint_from_boxes),
+        cmocka_unit_test(bad_decompositions),
+        cmocka_unit_test(measure_planes),
+        cmocka_unit_test(planes_round_trip),
+    };
+    return cmocka_run_group_tests_name("boxes_heisenberg", tests, NULL, NULL);
+}
