@@ -1,7 +1,8 @@
 /*
  * The part API (latmc/part.h) without MPI: k threads of one process, each holding one part
  * sim, joined by a transport of shared slots and barriers. Checks, for the Ising model
- * (2D, 3D, +-J, heat bath) on 1, 2, 3 and 4 parts, that the configuration, every observable,
+ * (2D, 3D, +-J, heat bath), phi^4 (halo 2) and the Heisenberg spin glass (two replicas,
+ * Gaussian couplings) on 1, 2, 3 and 4 parts, that the configuration, every observable,
  * the acceptance and the serialized state are bit-identical to the single-process sim;
  * that a save by the parts loads as a plain sim and a plain sim's bytes deserialize as
  * parts; that a failure on one part is the same failure on every part (bad spins, a desc
@@ -113,14 +114,17 @@ static latmc_transport transport_of(struct link *l)
 /* ---- the cases ---- */
 
 struct cfg {
-    int ndim, algorithm, couplings;
+    int model, ndim, algorithm, couplings, replicas;
     int64_t extent[3];
+    int key[2];          /* parameters to set (0: none) */
+    double value[2];
 };
 
 static void desc_of(const struct cfg *c, latmc_sim_desc *d)
 {
     latmc_sim_desc_init(d);
-    d->model = LATMC_MODEL_ISING;
+    d->model = c->model;
+    d->replicas = c->replicas;
     d->ndim = c->ndim;
     for (int mu = 0; mu < c->ndim; mu++)
         d->extent[mu] = c->extent[mu];
@@ -139,7 +143,8 @@ struct result {
     char msg[512];
     size_t spin_bytes;
     unsigned char *spins;
-    double obs[6];
+    double obs[9];       /* every observable key but ACCEPTANCE ... */
+    int obs_st[9];       /* ... and its status (EUNSUPPORTED for the model's missing ones) */
     uint64_t acc, att;
     unsigned char *bytes; /* latmc_sim_serialize */
     size_t nbytes;
@@ -170,8 +175,24 @@ struct job {
         }                                                                                  \
     } while (0)
 
-static const int obs_keys[6] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
-                                 LATMC_OBS_ABS_MAGNETIZATION, LATMC_OBS_M2, LATMC_OBS_M4 };
+static int set_params(latmc_sim *sim, const struct cfg *c)
+{
+    for (int i = 0; i < 2; i++)
+        if (c->key[i]) {
+            int st = latmc_sim_set_param(sim, c->key[i], c->value[i]);
+            if (st != LATMC_OK)
+                return st;
+        }
+    return LATMC_OK;
+}
+
+/* Every observable (collective on parts: each part asks for the same keys). */
+static void observe(latmc_sim *sim, struct result *r)
+{
+    for (int key = LATMC_OBS_ENERGY; key <= LATMC_OBS_OVERLAP2; key++)
+        if (key != LATMC_OBS_ACCEPTANCE)
+            r->obs_st[key] = latmc_sim_observable(sim, key, &r->obs[key]);
+}
 
 static void *run_part(void *arg)
 {
@@ -187,7 +208,7 @@ static void *run_part(void *arg)
         d.seed++;
     STEP(job, "ctx", latmc_ctx_create(&ctx));
     STEP(job, "create", latmc_sim_create_part(ctx, &d, job->rank, job->hub->n, &t, &sim));
-    STEP(job, "beta", latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4));
+    STEP(job, "params", set_params(sim, job->cfg));
     STEP(job, "init", latmc_sim_init_spins(sim, LATMC_INIT_HOT));
     STEP(job, "sweep", latmc_sim_sweep(sim, 2));
     STEP(job, "sweep", latmc_sim_sweep(sim, N_SWEEPS - 2));
@@ -195,8 +216,8 @@ static void *run_part(void *arg)
     if (r->status == LATMC_OK)
         r->spins = malloc(r->spin_bytes);
     STEP(job, "get_spins", latmc_sim_get_spins(sim, r->spins, r->spin_bytes));
-    for (int k = 0; k < 5; k++)
-        STEP(job, "observable", latmc_sim_observable(sim, obs_keys[k], &r->obs[k]));
+    if (r->status == LATMC_OK)
+        observe(sim, r);
     STEP(job, "acceptance", latmc_sim_acceptance_counts(sim, &r->acc, &r->att));
     STEP(job, "serialize size", latmc_sim_serialize(sim, NULL, 0, &r->nbytes));
     if (r->status == LATMC_OK)
@@ -262,14 +283,14 @@ static void plain_run(const struct cfg *c, struct result *r, uint64_t extra_afte
     memset(r, 0, sizeof *r);
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4), LATMC_OK);
+    assert_int_equal(set_params(sim, c), LATMC_OK);
     assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
     assert_int_equal(latmc_sim_sweep(sim, N_SWEEPS), LATMC_OK);
     assert_int_equal(latmc_sim_spins_size(sim, &r->spin_bytes), LATMC_OK);
     r->spins = malloc(r->spin_bytes);
     assert_int_equal(latmc_sim_get_spins(sim, r->spins, r->spin_bytes), LATMC_OK);
-    for (int k = 0; k < 5; k++)
-        assert_int_equal(latmc_sim_observable(sim, obs_keys[k], &r->obs[k]), LATMC_OK);
+    observe(sim, r);
+    assert_int_equal(r->obs_st[LATMC_OBS_ENERGY], LATMC_OK);
     assert_int_equal(latmc_sim_acceptance_counts(sim, &r->acc, &r->att), LATMC_OK);
     assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &r->nbytes), LATMC_OK);
     r->bytes = malloc(r->nbytes);
@@ -286,9 +307,17 @@ static void plain_run(const struct cfg *c, struct result *r, uint64_t extra_afte
 }
 
 static const struct cfg cfgs[] = {
-    { 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, { 32, 24, 0 } },
-    { 2, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, { 64, 16, 0 } },
-    { 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, { 8, 6, 8 } },
+    { LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 32, 24, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 } },
+    { LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 64, 16, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 } },
+    { LATMC_MODEL_ISING, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 6, 8 },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 } },
+    /* the other models with per-plane forms (phi^4: halo 2; Heisenberg: two replicas) */
+    { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 40, 40, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 } },
+    { LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, { 4, 4, 8 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 2.0, 2 } },
 };
 
 static void parts_equal_one_process(void **state)
@@ -326,7 +355,10 @@ static void parts_equal_one_process(void **state)
                     fail_msg("case %zu, %d parts, part %d: %s: %s", c, n, p, r->where, r->msg);
                 assert_int_equal(r->spin_bytes, ref.spin_bytes);
                 assert_memory_equal(r->spins, ref.spins, ref.spin_bytes);
-                assert_memory_equal(r->obs, ref.obs, sizeof ref.obs);
+                assert_memory_equal(r->obs_st, ref.obs_st, sizeof ref.obs_st);
+                for (int k = 0; k < 9; k++)
+                    if (ref.obs_st[k] == LATMC_OK)
+                        assert_memory_equal(&r->obs[k], &ref.obs[k], sizeof(double));
                 assert_int_equal(r->acc, ref.acc);
                 assert_int_equal(r->att, ref.att);
                 /* the same checkpoint bytes: one format whatever the cut */
