@@ -9,7 +9,7 @@
  *               [--device cpu|cuda] [--threads T] [--simd c|avx2|avx512] [--env VAR=VALUE]...
  *               [--parts K] [--sweeps N] [--repeat R]
  *               [--compare-device cpu|cuda] [--compare-threads T] [--compare-simd LEVEL]
- *               [--compare-parts K]
+ *               [--compare-parts K] [--devices N] [--compare-devices N]
  *               [--compare-env VAR=VALUE]...
  *
  * Updates per sweep, the field's conventions: Ising and Potts one per site; phi^4 one per
@@ -20,7 +20,8 @@
  * ends with a measurement, which waits for a device to finish.
  *
  * --parts K is desc.n_parts: the sim runs as K slabs along its last axis (the same chain;
- * doc/architecture.md), to measure what the boxes cost.
+ * doc/architecture.md), to measure what the boxes cost. --devices N is desc.n_devices: the
+ * sim runs on CUDA devices 0 .. N-1, one slab each (doc/cuda.md, "Several GPUs").
  *
  * --NAME VALUE, for every parameter name (--nhit 8, --nloc 50, --mu2 -1, --nover 2, ...), is
  * --param NAME=VALUE. The time of one measurement (the observables' reduction) is printed
@@ -289,7 +290,9 @@ static void report(struct config *c, int repeat, const char *label, double *medi
     const char *precision = c->desc.model != LATMC_MODEL_PHI4 ? ""
                             : c->desc.precision == LATMC_PRECISION_FLOAT ? " float" : " double";
     char parts[32] = "";
-    if (c->desc.n_parts > 1)
+    if (c->desc.n_devices > 1)
+        snprintf(parts, sizeof parts, ", %d devices", c->desc.n_devices);
+    else if (c->desc.n_parts > 1)
         snprintf(parts, sizeof parts, ", %d boxes", c->desc.n_parts);
     printf("%s: %s%s, %s%s %s, %s, %d thread(s)%s: %.4f %ss/ns, %.4f ns = %.1f ps per %s "
            "(median of %d; min %.4f, max %.4f ns; one measurement %.3f ms)\n",
@@ -308,7 +311,7 @@ static void usage(void)
            "         [--device cpu|cuda] [--threads T] [--simd c|avx2|avx512]\n"
            "         [--env VAR=VALUE]... [--parts K] [--sweeps N] [--repeat R]\n"
            "         [--compare-device cpu|cuda] [--compare-threads T] [--compare-simd LEVEL]\n"
-           "         [--compare-parts K]\n"
+           "         [--compare-parts K] [--devices N] [--compare-devices N]\n"
            "         [--compare-env VAR=VALUE]...\n");
 }
 
@@ -327,14 +330,14 @@ int main(int argc, char **argv)
     long L = 1024, sweeps = 100, repeat = 5;
     int extents_given = 0;
     double beta = 0.6666666666666666; /* T = 1.5, the usual benchmark point */
-    int compare_device = 0, compare_threads = -1, compare_parts = -1;
+    int compare_device = 0, compare_threads = -1, compare_parts = -1, compare_devices = -1;
     struct setting params[MAX_SETTINGS];
     int nparams = 0;
     static const char *const precisions[] = { "float", "double", NULL };
     static const char *const couplings[] = { "uniform", "gaussian", "bimodal", NULL };
     enum { O_MODEL = 256, O_Q, O_DIM, O_EXTENTS, O_ALGO, O_BETA, O_PARAM, O_PRECISION,
            O_COUPLINGS, O_REPLICAS, O_DEVICE, O_THREADS, O_SIMD, O_ENV, O_SWEEPS, O_REPEAT,
-           O_CDEVICE, O_CTHREADS, O_CSIMD, O_CENV, O_PARTS, O_CPARTS, O_ALIAS };
+           O_CDEVICE, O_CTHREADS, O_CSIMD, O_CENV, O_PARTS, O_CPARTS, O_DEVICES, O_CDEVICES, O_ALIAS };
     static const struct option opts[] = {
         { "model", required_argument, 0, O_MODEL },   { "q", required_argument, 0, O_Q },
         { "dim", required_argument, 0, O_DIM },       { "size", required_argument, 0, 'L' },
@@ -350,6 +353,8 @@ int main(int argc, char **argv)
         { "compare-threads", required_argument, 0, O_CTHREADS },
         { "parts", required_argument, 0, O_PARTS },
         { "compare-parts", required_argument, 0, O_CPARTS },
+        { "devices", required_argument, 0, O_DEVICES },
+        { "compare-devices", required_argument, 0, O_CDEVICES },
         { "compare-simd", required_argument, 0, O_CSIMD },
         { "compare-env", required_argument, 0, O_CENV },
         /* --NAME VALUE for the parameters (O_ALIAS + index into alias_names) */
@@ -389,6 +394,10 @@ int main(int argc, char **argv)
         case O_THREADS: a.desc.n_threads = (int)parse_long(optarg, 0, 4096, "threads"); break;
         case O_PARTS: a.desc.n_parts = (int)parse_long(optarg, 0, 1 << 20, "parts"); break;
         case O_CPARTS: compare_parts = (int)parse_long(optarg, 0, 1 << 20, "compare-parts"); break;
+        case O_DEVICES: a.desc.n_devices = (int)parse_long(optarg, 0, 1024, "devices"); break;
+        case O_CDEVICES:
+            compare_devices = (int)parse_long(optarg, 0, 1024, "compare-devices");
+            break;
         case O_SIMD: snprintf(simd_a, sizeof simd_a, "LATMC_CPU_MASK=%.60s", optarg); break;
         case O_ENV: parse_setting(optarg, a.env, &a.nenv, "--env"); break;
         case O_SWEEPS: sweeps = parse_long(optarg, 1, 1L << 30, "sweeps"); break;
@@ -418,6 +427,7 @@ int main(int argc, char **argv)
         parse_setting(simd_a, a.env, &a.nenv, "--env");
     /* B is A with the compare options applied: A's variables, then B's own. */
     const int compare = compare_device != 0 || compare_threads >= 0 || compare_parts >= 0 ||
+                        compare_devices >= 0 ||
                         simd_b[0] || b.nenv;
     struct setting b_only[MAX_SETTINGS];
     int nb = b.nenv;
@@ -436,6 +446,8 @@ int main(int argc, char **argv)
         b.desc.n_threads = compare_threads;
     if (compare_parts >= 0)
         b.desc.n_parts = compare_parts;
+    if (compare_devices >= 0)
+        b.desc.n_devices = compare_devices;
 
     latmc_ctx *ctx = NULL;
     if (latmc_ctx_create(&ctx) != LATMC_OK || setup(ctx, &a, beta, params, nparams) != LATMC_OK ||

@@ -68,6 +68,16 @@ struct latmc_backend_ops {
     int (*measure_planes)(latmc_sim *sim, int64_t p0, int64_t p1, void *sums);
     int (*get_planes)(latmc_sim *sim, int64_t p0, int64_t p1, void *buf);
     int (*set_planes)(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf);
+
+    /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED for these members: the core sweeps
+     * them one by one): n sweeps of each of the n_members sims members[] of an ensemble
+     * (lib/ens_exec.c, doc/ensembles.md), all created by this backend from one desc but
+     * for seeds and parameters, each with a configuration, one box each, at one sweep
+     * count; sweep numbers sim->sweeps, sim->sweeps + 1, ... as in sweep(). Each member's
+     * chain is exactly what sweep() would give; adds member m's updates accepted and
+     * attempted to accepted[m], attempted[m]. The core does the sims' bookkeeping. */
+    int (*ens_sweep)(latmc_sim *const *members, int n_members, uint64_t n, uint64_t *accepted,
+                     uint64_t *attempted);
 };
 
 /*

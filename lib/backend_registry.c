@@ -5,6 +5,7 @@
  * the reason; AUTO falls back to the CPU and logs why.
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,6 +51,15 @@ static int cuda_backend(const latmc_sim_desc *desc, const struct latmc_backend_o
     if (desc->device_index >= count)
         return latmc_fail(LATMC_ENODEV, "desc.device_index = %d: the CUDA backend sees %d "
                           "device(s)", desc->device_index, count);
+    /* Several devices: each of them must exist (desc.c checked the list's signs). */
+    for (int i = 0; desc->n_devices > 1 && i < desc->n_devices; i++) {
+        const int dev = desc->device_list ? desc->device_list[i] : desc->device_index + i;
+        if (dev >= count)
+            return latmc_fail(LATMC_ENODEV, "desc.n_devices = %d: slab %d would run on CUDA "
+                              "device %d (%s), but the CUDA backend sees %d device(s)",
+                              desc->n_devices, i, dev, desc->device_list ? "desc.device_list"
+                              : "desc.device_index + slab", count);
+    }
     *out = m->ops;
     return LATMC_OK;
 }
@@ -63,6 +73,13 @@ int latmc_backend_select(latmc_ctx *ctx, const latmc_sim_desc *desc,
             return LATMC_OK;
         /* The CPU has only device 0: AUTO must not turn a device_index that names no
          * device anywhere into a CPU run (the CPU refuses it when asked by name). */
+        if (desc->n_devices > 1) {
+            char why[LATMC_ERRMSG_SIZE];
+            snprintf(why, sizeof why, "%s", latmc_thread_error());
+            return latmc_fail(LATMC_ENODEV, "desc.n_devices = %d with device AUTO: the CUDA "
+                              "backend cannot run them (%.300s), and the CPU is one device",
+                              desc->n_devices, why);
+        }
         if (desc->device_index != 0) {
             char why[LATMC_ERRMSG_SIZE];
             snprintf(why, sizeof why, "%s", latmc_thread_error());
@@ -182,5 +199,36 @@ int latmc_ctx_device_info(latmc_ctx *ctx, int device, int index, latmc_device_in
     d.compute_minor = md.compute_minor;
     d.multiprocessors = md.multiprocessors;
     memcpy(info, &d, sizeof d);
+    return LATMC_OK;
+}
+
+int latmc_ctx_device_peer(latmc_ctx *ctx, int device, int a, int b, int *can_access)
+{
+    if (!ctx || !can_access)
+        return latmc_fail(LATMC_EINVAL, "latmc_ctx_device_peer: %s is NULL",
+                          !ctx ? "ctx" : "can_access");
+    int count = 0;
+    int st = latmc_ctx_device_count(ctx, device, &count);
+    if (st < 0)
+        return st;
+    if (a < 0 || a >= count || b < 0 || b >= count)
+        return latmc_fail(LATMC_ENODEV, "latmc_ctx_device_peer: devices %d and %d, there are "
+                          "%d device(s)", a, b, count);
+    if (a == b) {
+        *can_access = 1;
+        return LATMC_OK;
+    }
+    const char *why = "";
+    const struct latmc_module *m = backend_module(device, &why);
+    int can = 0;
+    if (m->size >= offsetof(struct latmc_module, device_peer) + sizeof m->device_peer &&
+        m->device_peer) {
+        const unsigned long fails_before = latmc_fail_count();
+        st = latmc_backend_result(m->name ? m->name : "module", "device_peer",
+                                  m->device_peer(a, b, &can), fails_before);
+        if (st < 0)
+            return st;
+    }
+    *can_access = can != 0;
     return LATMC_OK;
 }

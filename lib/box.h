@@ -46,6 +46,10 @@ struct latmc_step_call {
     int part;                        /* enum latmc_step_part */
     const struct latmc_box *boxes;
     int n_boxes;
+    /* Appended. Nonzero on the last call of a latmc_sim_sweep: an executor that runs
+     * asynchronously (CUDA on several devices) waits for its work and reports its counts
+     * by then at the latest, and may leave the host waits out before. */
+    int last;
 };
 
 #endif

@@ -1,6 +1,8 @@
 /* The desc in the checkpoint formats (checkpoint_desc.h). */
 #include "checkpoint_desc.h"
 
+/* The fields that name the chain and where it ran; not n_parts, n_devices, device_list
+ * (how a sim is cut never changes its chain: a loaded sim runs as 1 box on 1 device). */
 #define DESC_FIELDS 16
 
 void ckpt_put_desc(struct ckpt_writer *w, const latmc_sim_desc *d)

@@ -28,7 +28,8 @@ void latmc_sim_desc_init(latmc_sim_desc *d)
 
 /*
  * A caller compiled against an older header passes a smaller struct_size: a known older
- * size (v1, before n_parts) is accepted and the fields it lacks take their defaults (0);
+ * size (v1, before n_parts; v2, before n_devices) is accepted and the fields it lacks take
+ * their defaults (0, NULL);
  * any other smaller size is an error. A newer caller passes a larger one: accepted only
  * if every field this version does not know is zero (i.e. left at its default), as the Linux kernel does
  * for its extensible structs; and, as there, a size past LATMC_STRUCT_SIZE_MAX is refused
@@ -36,9 +37,11 @@ void latmc_sim_desc_init(latmc_sim_desc *d)
  */
 static int desc_copy_in(const latmc_sim_desc *in, latmc_sim_desc *out)
 {
-    if (in->struct_size == LATMC_DESC_SIZE_V1) {
+    if (in->struct_size == LATMC_DESC_SIZE_V1 || in->struct_size == LATMC_DESC_SIZE_V2) {
+        /* v2's padding after n_parts is not read: it may hold anything */
         latmc_sim_desc_init(out);
-        memcpy(out, in, LATMC_DESC_SIZE_V1);
+        memcpy(out, in, in->struct_size == LATMC_DESC_SIZE_V1 ? LATMC_DESC_SIZE_V1
+                                                               : LATMC_DESC_FIELDS_V2);
         out->struct_size = (uint32_t)sizeof *out;
         return LATMC_OK;
     }
@@ -58,6 +61,36 @@ static int desc_copy_in(const latmc_sim_desc *in, latmc_sim_desc *out)
                               "does not know (byte %zu past its end is non-zero)", i);
     memcpy(out, in, sizeof *out);
     out->struct_size = (uint32_t)sizeof *out;
+    return LATMC_OK;
+}
+
+/* n_devices and device_list; the backend checks the indices against its devices. */
+static int check_devices(const latmc_sim_desc *d)
+{
+    if (d->n_devices < 0 || d->n_devices > LATMC_MAX_DEVICES)
+        return latmc_fail(LATMC_EINVAL, "desc.n_devices = %d: use 0 or 1 (one device) to %d",
+                          d->n_devices, LATMC_MAX_DEVICES);
+    if (d->n_devices <= 1) {
+        if (d->device_list)
+            return latmc_fail(LATMC_EINVAL, "desc.device_list is set with desc.n_devices = %d: "
+                              "a list needs n_devices > 1 (one device: device_index)",
+                              d->n_devices);
+        return LATMC_OK;
+    }
+    if (d->n_parts != 0 && d->n_parts != d->n_devices)
+        return latmc_fail(LATMC_EINVAL, "desc.n_parts = %d with desc.n_devices = %d: a sim on "
+                          "several devices runs one slab per device (n_parts 0 or %d)",
+                          d->n_parts, d->n_devices, d->n_devices);
+    if (d->device == LATMC_DEVICE_CPU)
+        return latmc_fail(LATMC_EUNSUPPORTED, "desc.n_devices = %d: the CPU backend is one "
+                          "device; slabs on the CPU are desc.n_parts", d->n_devices);
+    for (int i = 0; d->device_list && i < d->n_devices; i++)
+        if (d->device_list[i] < 0)
+            return latmc_fail(LATMC_ENODEV, "desc.device_list[%d] = %d is negative", i,
+                              d->device_list[i]);
+    if (!d->device_list && (int64_t)d->device_index + d->n_devices - 1 > INT32_MAX)
+        return latmc_fail(LATMC_ENODEV, "desc.device_index = %d with desc.n_devices = %d "
+                          "names devices past any index", d->device_index, d->n_devices);
     return LATMC_OK;
 }
 
@@ -106,7 +139,7 @@ static int check_enums(const latmc_sim_desc *d)
                           d->replicas);
     if (d->device_index < 0)
         return latmc_fail(LATMC_ENODEV, "desc.device_index = %d is negative", d->device_index);
-    return LATMC_OK;
+    return check_devices(d);
 }
 
 int latmc_desc_validate(const latmc_sim_desc *in, latmc_sim_desc *out, int64_t *nsites)

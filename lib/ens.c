@@ -12,6 +12,7 @@
 #include "desc.h"
 #include "ens_internal.h"
 #include "model.h"
+#include "params.h"
 #include "rng_streams.h"
 
 int latmc_ens_record_failure(const latmc_ens *cens, int status)
@@ -138,6 +139,7 @@ int latmc_ens_alloc(latmc_ctx *ctx, const latmc_sim_desc *member, const latmc_en
     e->desc = d;
     e->layout = *layout;
     e->layout.n_threads = latmc_ens_resolve_threads(layout->n_threads);
+    e->ladder_key = LATMC_PARAM_BETA;
     e->members = calloc((size_t)M, sizeof *e->members);
     e->beta = calloc((size_t)nT, sizeof *e->beta);
     e->member_at = calloc((size_t)M, sizeof *e->member_at);
@@ -291,35 +293,76 @@ int latmc_ens_temperature_of(const latmc_ens *e, int m, int *t)
     return st;
 }
 
+/* The parameter a ladder may set, and the observable its exchange needs (ens_exchange.c):
+ * beta with the energy; phi^4's mu2 with sum phi^2. */
+static bool ladder_key_ok(const latmc_ens *e, int key)
+{
+    const struct latmc_model_def *model = e->members[0]->model;
+    if (key == LATMC_PARAM_BETA)
+        return (model->params & (1u << LATMC_PARAM_BETA)) != 0;
+    return key == LATMC_PARAM_MU2 && (model->params & (1u << LATMC_PARAM_MU2)) &&
+           (model->observables & (1u << LATMC_OBS_PHI2));
+}
+
+static int set_ladder(latmc_ens *e, const char *fn, int key, const double *v, int n)
+{
+    const char *name = key == LATMC_PARAM_BETA ? "beta" : "mu2";
+    if (!v)
+        return ENS_FAIL(e, LATMC_EINVAL, "%s: values is NULL", fn);
+    if (key != LATMC_PARAM_BETA && key != LATMC_PARAM_MU2)
+        return ENS_FAIL(e, LATMC_EINVAL, "%s: key %d is not LATMC_PARAM_BETA or "
+                        "LATMC_PARAM_MU2", fn, key);
+    if (!ladder_key_ok(e, key))
+        return ENS_FAIL(e, LATMC_EUNSUPPORTED, "%s: the %s model has no %s", fn,
+                        e->members[0]->model->name, name);
+    if (n != e->layout.n_temperatures)
+        return ENS_FAIL(e, LATMC_EINVAL, "%s: %d values for %d temperatures", fn, n,
+                        e->layout.n_temperatures);
+    for (int t = 0; t < n; t++)
+        if (!isfinite(v[t]) || latmc_param_check(key, v[t]) < 0)
+            return ENS_FAIL(e, LATMC_EINVAL, "%s: %s[%d] = %g is not a finite value %s", fn,
+                            name, t, v[t], key == LATMC_PARAM_BETA ? ">= 0"
+                                                                   : "in [-1e100, 1e100]");
+    if (n > 1) {
+        const bool up = v[1] > v[0];
+        for (int t = 0; t + 1 < n; t++)
+            if (up ? !(v[t + 1] > v[t]) : !(v[t + 1] < v[t]))
+                return ENS_FAIL(e, LATMC_EINVAL, "%s: %s[%d] = %g and %s[%d] = %g break the "
+                                "strict %s order", fn, name, t, v[t], name, t + 1, v[t + 1],
+                                up ? "increasing" : "decreasing");
+    }
+    memcpy(e->beta, v, (size_t)n * sizeof *v);
+    e->have_temps = true;
+    e->ladder_key = key;
+    latmc_ens_reset_map(e);
+    for (int m = 0; m < e->n_members; m++)
+        latmc_sim_set_param(e->members[m], key, v[e->temp_of[m]]);
+    return LATMC_OK;
+}
+
 int latmc_ens_set_temperatures(latmc_ens *e, const double *beta, int n)
 {
     if (!e)
         return latmc_fail(LATMC_EINVAL, "latmc_ens_set_temperatures: ens is NULL");
-    if (!beta)
-        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_set_temperatures: beta is NULL");
-    if (!(e->members[0]->model->params & (1u << LATMC_PARAM_BETA)))
-        return ENS_FAIL(e, LATMC_EUNSUPPORTED, "latmc_ens_set_temperatures: the %s model has "
-                        "no beta", e->members[0]->model->name);
-    if (n != e->layout.n_temperatures)
-        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_set_temperatures: %d values for %d "
-                        "temperatures", n, e->layout.n_temperatures);
-    for (int t = 0; t < n; t++)
-        if (!isfinite(beta[t]) || beta[t] < 0 || beta[t] > 1e100)
-            return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_set_temperatures: beta[%d] = %g is not "
-                            "a finite value >= 0", t, beta[t]);
-    if (n > 1) {
-        const bool up = beta[1] > beta[0];
-        for (int t = 0; t + 1 < n; t++)
-            if (up ? !(beta[t + 1] > beta[t]) : !(beta[t + 1] < beta[t]))
-                return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_set_temperatures: beta[%d] = %g and "
-                                "beta[%d] = %g break the strict %s order", t, beta[t], t + 1,
-                                beta[t + 1], up ? "increasing" : "decreasing");
-    }
-    memcpy(e->beta, beta, (size_t)n * sizeof *beta);
-    e->have_temps = true;
-    latmc_ens_reset_map(e);
-    for (int m = 0; m < e->n_members; m++)
-        latmc_sim_set_param(e->members[m], LATMC_PARAM_BETA, beta[e->temp_of[m]]);
+    return set_ladder(e, "latmc_ens_set_temperatures", LATMC_PARAM_BETA, beta, n);
+}
+
+int latmc_ens_set_ladder(latmc_ens *e, int key, const double *values, int n)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_set_ladder: ens is NULL");
+    return set_ladder(e, "latmc_ens_set_ladder", key, values, n);
+}
+
+int latmc_ens_get_ladder(const latmc_ens *e, int *key, double *values, int n)
+{
+    if (!e)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_get_ladder: ens is NULL");
+    if (!key || !values || n != e->layout.n_temperatures)
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_get_ladder: %s", !key || !values
+                        ? "a NULL argument" : "n is not n_temperatures");
+    *key = e->ladder_key;
+    memcpy(values, e->beta, (size_t)n * sizeof *values);
     return LATMC_OK;
 }
 
@@ -341,6 +384,9 @@ int latmc_ens_set_param(latmc_ens *e, int key, double value)
     if (key == LATMC_PARAM_BETA)
         return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_set_param: beta is set per temperature "
                         "(latmc_ens_set_temperatures)");
+    if (e->have_temps && key == e->ladder_key)
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_set_param: mu2 is set per temperature "
+                        "by the ladder (latmc_ens_set_ladder)");
     /* The first member checks key and value; they are the same for all. */
     int st = latmc_sim_set_param(e->members[0], key, value);
     if (st < 0)

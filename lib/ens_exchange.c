@@ -13,6 +13,12 @@
  *     draw number j = (sample * n_R + replica) * (n_T - 1) + t.
  * An accepted swap exchanges the two members' temperatures (their beta), not their
  * configurations.
+ *
+ * A phi^4 ladder in mu2 (latmc_ens_set_ladder) is the same with the weight exp(-H),
+ * H = sum_x [... + mu2/2 phi(x)^2 + ...] (lib/phi4.h): mu2 enters only through
+ * (mu2/2) P, P = sum_x phi(x)^2, so mu2/2 plays beta's part and P the energy's:
+ *     Delta = (mu2[t+1] - mu2[t]) / 2 * (P_b - P_a),
+ * the same draws, the same decision; a swap exchanges the two members' mu2.
  */
 #include "ens_internal.h"
 #include "latmc_math.h"
@@ -54,11 +60,14 @@ static bool accept(double delta, uint32_t u)
 int latmc_ens_exchange_round(latmc_ens *e)
 {
     const int nT = e->layout.n_temperatures, nR = e->layout.n_replicas;
+    /* the quantity conjugate to the ladder's parameter, per site: H/N, or sum phi^2 / N */
+    const bool mu2 = e->ladder_key == LATMC_PARAM_MU2;
     double *energy = e->scratch;
-    int st = latmc_ens_exec_observable(e, LATMC_OBS_ENERGY, energy);
+    int st = latmc_ens_exec_observable(e, mu2 ? LATMC_OBS_PHI2 : LATMC_OBS_ENERGY, energy);
     if (st < 0)
         return st;
     const double nsites = (double)e->nsites;
+    const double scale = mu2 ? 0.5 : 1.0; /* beta, or mu2 / 2 */
     const uint64_t round = e->rounds;
     for (int s = 0; s < e->layout.n_samples; s++)
         for (int r = 0; r < nR; r++) {
@@ -66,7 +75,7 @@ int latmc_ens_exchange_round(latmc_ens *e)
             for (int t = (int)(round % 2); t + 1 < nT; t += 2) {
                 const int ia = ens_slot_index(e, s, t, r), ib = ens_slot_index(e, s, t + 1, r);
                 const int a = e->member_at[ia], b = e->member_at[ib];
-                const double delta = (e->beta[t + 1] - e->beta[t]) *
+                const double delta = scale * (e->beta[t + 1] - e->beta[t]) *
                                      (energy[b] * nsites - energy[a] * nsites);
                 const uint32_t u = exchange_draw(e->layout.seed, round,
                                                  chain * (uint64_t)(nT - 1) + (uint64_t)t);
@@ -78,8 +87,8 @@ int latmc_ens_exchange_round(latmc_ens *e)
                 e->member_at[ib] = a;
                 e->temp_of[a] = t + 1;
                 e->temp_of[b] = t;
-                latmc_sim_set_param(e->members[a], LATMC_PARAM_BETA, e->beta[t + 1]);
-                latmc_sim_set_param(e->members[b], LATMC_PARAM_BETA, e->beta[t]);
+                latmc_sim_set_param(e->members[a], e->ladder_key, e->beta[t + 1]);
+                latmc_sim_set_param(e->members[b], e->ladder_key, e->beta[t]);
             }
         }
     e->rounds++;

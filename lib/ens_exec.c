@@ -3,14 +3,22 @@
  * own sim; CPU members run on OpenMP threads, one member per thread at a time, each member
  * single-threaded (n_threads 1) with its SIMD kernels. Members are independent chains with
  * their own random numbers, so the result is the same for any thread count and schedule.
- * Members on another backend (CUDA) run one after the other: one launch per member and
- * step, correct but slow. The core's sweep plan replaces both loops below by one plan over
- * all members (doc/ensembles.md, "What waits for the plan").
+ * Calls with less work than a thread team is worth (ENS_OMP_MIN_ITEMS) run on the calling
+ * thread. Members on a backend with a batched sweep (ops.ens_sweep: CUDA Ising) run
+ * together, one launch per colour for all of them; members of other models on another
+ * backend run one after the other (one launch per member and step, correct but slow).
  */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
 #include "ens_internal.h"
+#include "model.h"
+#include "params.h"
+#include "plan.h"
+#include "rng_streams.h"
 
 #ifdef _OPENMP
 #  include <omp.h>
@@ -30,11 +38,19 @@ int latmc_ens_resolve_threads(int requested)
 #endif
 }
 
-/* Threads for this ensemble's members: host threads only where every member runs on
- * the CPU (a device's sims share one device and its streams). */
-static int member_threads(const latmc_ens *e)
+/*
+ * Below this many site updates (or measured sites) per call a thread team costs more than
+ * it saves: waking it costs microseconds on idle cores, and its threads then spin on the
+ * cores while the caller works between calls (a tempering loop with small members calls
+ * once per sweep). As in backends/cpu/cpu_omp.h; only speed depends on it.
+ */
+#define ENS_OMP_MIN_ITEMS 32768.0
+
+/* Threads for `items` site updates over this ensemble's members: host threads only where
+ * every member runs on the CPU (a device's sims share one device and its streams). */
+static int member_threads(const latmc_ens *e, double items)
 {
-    if (e->members[0]->ops != &latmc_cpu_backend_ops)
+    if (e->members[0]->ops != &latmc_cpu_backend_ops || items < ENS_OMP_MIN_ITEMS)
         return 1;
     return e->layout.n_threads < e->n_members ? e->layout.n_threads : e->n_members;
 }
@@ -49,13 +65,70 @@ static int first_failure(latmc_ens *e, const char *what)
     return LATMC_OK;
 }
 
+/*
+ * Members on a backend with a batched sweep (ops.ens_sweep: CUDA, one launch per colour
+ * for all members): the checks and bookkeeping of latmc_sim_sweep done here for every
+ * member. LATMC_EUNSUPPORTED, with nothing done: run the members one by one (a backend
+ * or model without it, or anything latmc_sim_sweep would refuse, which it then reports).
+ */
+static int batched_sweeps(latmc_ens *e, uint64_t n)
+{
+    const struct latmc_backend_ops *ops = e->members[0]->ops;
+    if (ops == &latmc_cpu_backend_ops ||
+        ops->size < offsetof(struct latmc_backend_ops, ens_sweep) + sizeof ops->ens_sweep ||
+        !ops->ens_sweep)
+        return LATMC_EUNSUPPORTED;
+    const int M = e->n_members;
+    for (int m = 0; m < M; m++) {
+        const latmc_sim *sim = e->members[m];
+        const uint64_t passes = (sim->model->params & (1u << LATMC_PARAM_NLOC))
+                                    ? (uint64_t)sim->param[LATMC_PARAM_NLOC] : 1;
+        const uint64_t max_sweeps = (LATMC_RNG_MAX_SWEEP + 1) / passes;
+        if (sim->plan->n_boxes > 1 || sim->sweeps != e->members[0]->sweeps ||
+            sim->sweeps > max_sweeps || n > max_sweeps - sim->sweeps ||
+            latmc_params_check_joint(sim->desc.model, sim->param) < 0)
+            return LATMC_EUNSUPPORTED;
+    }
+    uint64_t *counts = calloc(2 * (size_t)M, sizeof *counts);
+    if (!counts)
+        return ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_sweep: cannot allocate the counts of %d "
+                        "members", M);
+    int st = ops->ens_sweep(e->members, M, n, counts, counts + M);
+    if (st != LATMC_EUNSUPPORTED)
+        for (int m = 0; m < M; m++) {
+            latmc_sim *sim = e->members[m];
+            sim->sums_valid = false;
+            if (st == LATMC_OK) {
+                sim->sweeps += n;
+                sim->accepted += counts[m];
+                sim->attempted += counts[M + m];
+            }
+        }
+    free(counts);
+    if (st < 0 && st != LATMC_EUNSUPPORTED) {
+        char why[LATMC_ERRMSG_SIZE];
+        snprintf(why, sizeof why, "%s", latmc_thread_error());
+        return ENS_FAIL(e, st, "latmc_ens_sweep: batched sweep of the members: %s", why);
+    }
+    return st;
+}
+
 int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)
 {
-    const int M = e->n_members, nt = member_threads(e);
+    const int batched = batched_sweeps(e, n);
+    if (batched != LATMC_EUNSUPPORTED)
+        return batched;
+    const int M = e->n_members;
+    const int nt = member_threads(e, (double)M * (double)e->nsites * (double)n);
     int *status = e->status;
     latmc_sim **members = e->members;
-    (void)nt;
-    ENS_OMP(parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1))
+    /* a serial loop never enters the construct: even if(0) costs libgomp a futex trip */
+    if (nt == 1) {
+        for (int m = 0; m < M; m++)
+            status[m] = latmc_sim_sweep(members[m], n);
+        return first_failure(e, "latmc_ens_sweep");
+    }
+    ENS_OMP(parallel for num_threads(nt) schedule(dynamic, 1))
     for (int m = 0; m < M; m++)
         status[m] = latmc_sim_sweep(members[m], n);
     return first_failure(e, "latmc_ens_sweep");
@@ -63,11 +136,15 @@ int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)
 
 int latmc_ens_exec_observable(latmc_ens *e, int key, double *values)
 {
-    const int M = e->n_members, nt = member_threads(e);
+    const int M = e->n_members, nt = member_threads(e, (double)M * (double)e->nsites);
     int *status = e->status;
     latmc_sim **members = e->members;
-    (void)nt;
-    ENS_OMP(parallel for num_threads(nt) schedule(dynamic, 4) if (nt > 1))
+    if (nt == 1) {
+        for (int m = 0; m < M; m++)
+            status[m] = latmc_sim_observable(members[m], key, &values[m]);
+        return first_failure(e, "latmc_ens_observables");
+    }
+    ENS_OMP(parallel for num_threads(nt) schedule(dynamic, 4))
     for (int m = 0; m < M; m++)
         status[m] = latmc_sim_observable(members[m], key, &values[m]);
     return first_failure(e, "latmc_ens_observables");

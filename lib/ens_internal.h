@@ -37,7 +37,9 @@ struct latmc_ens {
     latmc_sim **members;       /* n_members, NULL until created */
 
     bool have_temps;
-    double *beta;              /* n_temperatures */
+    int ladder_key;            /* the parameter the temperatures set: LATMC_PARAM_BETA, or
+                                  LATMC_PARAM_MU2 (phi^4, latmc_ens_set_ladder) */
+    double *beta;              /* n_temperatures: the ladder's values (beta or mu2) */
     int *member_at;            /* [(s * n_T + t) * n_R + r] -> member */
     int *temp_of;              /* [m] -> temperature index */
 

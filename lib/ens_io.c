@@ -5,7 +5,7 @@
  *   "LATMCENS"  u32 format version 1  u32 byte-order mark  u64 total size
  *   layout: u32 n_samples, n_temperatures, n_replicas, n_threads; u64 seed, coupling_seed
  *   member desc: u32 16, then 16 u64 fields (as in a checkpoint)
- *   u32 have_temps, n_T f64 beta
+ *   u32 ladder: 0 no temperatures yet, 1 beta, 2 phi^4's mu2; n_T f64 its values
  *   u64 every, sweeps, rounds
  *   M u32 temperature of each member
  *   n_T u64 accepted, n_T u64 attempted (per pair; the last entry unused)
@@ -15,7 +15,7 @@
  *
  * Members are ordinary checkpoints, so a member's file is checked by the sim loader
  * itself; the loader here checks that each belongs where it sits (desc, seeds, sweep
- * count, beta) and that the temperature map is a permutation per (sample, replica).
+ * count, beta or mu2) and that the temperature map is a permutation per (sample, replica).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +25,7 @@
 #include "checkpoint_desc.h"
 #include "checkpoint_io.h"
 #include "ens_internal.h"
+#include "model.h"
 #include "safe_file.h"
 
 #define ENS_MAGIC "LATMCENS"
@@ -48,7 +49,7 @@ static void put_head(struct ckpt_writer *w, const latmc_ens *e)
     ckpt_put_u64(w, e->layout.seed);
     ckpt_put_u64(w, e->layout.coupling_seed);
     ckpt_put_desc(w, &e->desc);
-    ckpt_put_u32(w, e->have_temps);
+    ckpt_put_u32(w, !e->have_temps ? 0u : e->ladder_key == LATMC_PARAM_MU2 ? 2u : 1u);
     for (int t = 0; t < nT; t++)
         ckpt_put_f64(w, e->beta[t]);
     ckpt_put_u64(w, e->every);
@@ -143,9 +144,9 @@ static bool member_fits(const latmc_ens *e, int m, const latmc_sim *sim)
     latmc_sim_sweep_count(sim, &sweeps);
     same = same && sweeps == e->sweeps;
     if (e->have_temps) {
-        double beta = -1;
-        latmc_sim_get_param(sim, LATMC_PARAM_BETA, &beta);
-        same = same && beta == e->beta[e->temp_of[m]];
+        double value = -1;
+        same = same && latmc_sim_get_param(sim, e->ladder_key, &value) == LATMC_OK &&
+               value == e->beta[e->temp_of[m]];
     }
     return same;
 }
@@ -187,13 +188,16 @@ static int parse(latmc_ctx *ctx, const unsigned char *p, size_t size, const char
     }
     const int M = e->n_members, nT = layout.n_temperatures;
     const uint32_t have_temps = ckpt_get_u32(&r);
-    e->have_temps = have_temps == 1;
+    e->have_temps = have_temps == 1 || have_temps == 2;
+    e->ladder_key = have_temps == 2 ? LATMC_PARAM_MU2 : LATMC_PARAM_BETA;
     for (int t = 0; t < nT; t++)
         e->beta[t] = ckpt_get_f64(&r);
     e->every = ckpt_get_u64(&r);
     e->sweeps = ckpt_get_u64(&r);
     e->rounds = ckpt_get_u64(&r);
-    bool bad = have_temps > 1 || (e->every > 0 && (!e->have_temps || nT < 2));
+    const struct latmc_model_def *model = latmc_model_get(e->desc.model);
+    bool bad = have_temps > 2 || (e->every > 0 && (!e->have_temps || nT < 2)) ||
+               (e->have_temps && !(model->params & (1u << e->ladder_key)));
     /* The map: a permutation of 0..n_T-1 over each (sample, replica). */
     for (int m = 0; m < M; m++) {
         const uint32_t t = ckpt_get_u32(&r);
@@ -238,7 +242,7 @@ static int parse(latmc_ctx *ctx, const unsigned char *p, size_t size, const char
         if (st < 0 || !member_fits(e, m, e->members[m])) {
             char why[LATMC_ERRMSG_SIZE];
             snprintf(why, sizeof why, "member %d: %s", m, st < 0 ? latmc_thread_error()
-                     : "not the member of this position (desc, seed, sweeps or beta differ)");
+                     : "not the member of this position (desc, seed, sweeps or the ladder's value differ)");
             latmc_ens_destroy(&e);
             return st < 0 && st != LATMC_ECORRUPT ? latmc_fail(st, "latmc_ens_load: %s", why)
                                                   : corrupt(path, why);

@@ -59,6 +59,7 @@ struct latmc_sim {
     struct latmc_plan *plan;           /* boxes and schedule (lib/plan.h) */
     struct latmc_part *part;           /* NULL, or the sim is one part of a lattice shared
                                           by processes (lib/part.h) */
+    int *device_list;                  /* the sim's copy of desc.device_list, or NULL */
 };
 
 /*

@@ -141,6 +141,23 @@ static void potts_add_sums(void *total, const void *tile)
         t->count[k] += s->count[k];
 }
 
+/*
+ * The plan's rules (lib/plan.c): a sweep is one step per colour of the lattice's colouring
+ * (latmc_potts_colours: 2, the checkerboard, or 3), colour 0 first; a step reads the
+ * nearest neighbours (box_halo 1); a slab is a whole number of c planes, so that
+ * (x + y + z) mod c is the same colouring in every slab as in the lattice. The desc is
+ * validated, so c is 2 or 3.
+ */
+static int potts_sweep_schedule(const latmc_sim *sim)
+{
+    return latmc_potts_colours(sim->desc.ndim, sim->desc.extent);
+}
+
+static int potts_box_plane_multiple(const latmc_sim_desc *d)
+{
+    return latmc_potts_colours(d->ndim, d->extent);
+}
+
 const struct latmc_model_def latmc_model_potts = {
     .id = LATMC_MODEL_POTTS,
     .name = "Potts",
@@ -158,5 +175,8 @@ const struct latmc_model_def latmc_model_potts = {
     .check_spins = potts_check_spins,
     .update_data = potts_update_data,
     .observable = potts_observable,
+    .box_halo = 1,
     .add_sums = potts_add_sums,
+    .sweep_schedule = potts_sweep_schedule,     /* the colours: 2 or 3 steps */
+    .box_plane_multiple_of = potts_box_plane_multiple,
 };

@@ -45,6 +45,10 @@ struct latmc_module {
     int (*device_info)(int index, struct latmc_module_device *info);
     /* The backend; its create() finds the device in sim->desc.device_index. */
     const struct latmc_backend_ops *ops;
+    /* Appended. Optional (NULL, or a module built with a smaller struct: no peer access
+     * between different devices): whether device a can read and write device b's memory
+     * directly (a != b, both valid indices, checked by the core). */
+    int (*device_peer)(int a, int b, int *can_access);
 };
 
 typedef const struct latmc_module *(*latmc_module_entry_fn)(void);

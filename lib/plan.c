@@ -26,18 +26,31 @@ static bool has_schedule(const struct latmc_model_def *m)
     return m->sweep_steps > 0 || m->sweep_schedule;
 }
 
+/* Slabs of the cut: one per device on several devices (desc.c checked that n_parts is 0
+ * or the same then), else n_parts; and the field that asked for them, for messages. */
+int latmc_plan_parts(const latmc_sim_desc *d)
+{
+    return d->n_devices > 1 ? d->n_devices : d->n_parts;
+}
+
+static const char *parts_field(const latmc_sim_desc *d)
+{
+    return d->n_devices > 1 ? "n_devices" : "n_parts";
+}
+
 int latmc_plan_check(const latmc_sim_desc *d, const struct latmc_model_def *m)
 {
-    const int k = d->n_parts;
+    const int k = latmc_plan_parts(d);
+    const char *field = parts_field(d);
     if (k < 0)
         return latmc_fail(LATMC_EINVAL, "desc.n_parts = %d is negative: use 0 (automatic) or "
                           "the number of slabs along the last axis", k);
     if (k <= 1)
         return LATMC_OK;
     if (!has_schedule(m))
-        return latmc_fail(LATMC_EUNSUPPORTED, "desc.n_parts = %d: the %s model runs as one box "
+        return latmc_fail(LATMC_EUNSUPPORTED, "desc.%s = %d: the %s model runs as one box "
                           "only in this version (it has no schedule of steps for the plan); "
-                          "use n_parts 0 or 1", k, m->name);
+                          "use %s 0 or 1", field, k, m->name, field);
     const int axis = d->ndim - 1;
     const int64_t planes = d->extent[axis], mult = plane_multiple(d, m);
     const int64_t halo = m->box_halo > 0 ? m->box_halo : 1;
@@ -46,11 +59,11 @@ int latmc_plan_check(const latmc_sim_desc *d, const struct latmc_model_def *m)
     const int64_t thinnest = mult * (units / k);
     if (planes % mult != 0 || thinnest < halo) {
         int64_t min_planes = (halo + mult - 1) / mult * mult;
-        return latmc_fail(LATMC_EINVAL, "desc.n_parts = %d: the lattice has %lld planes along "
+        return latmc_fail(LATMC_EINVAL, "desc.%s = %d: the lattice has %lld planes along "
                           "its last axis, and the %s model needs slabs of at least %lld planes "
                           "(halo %lld; a whole number of %lld-plane units, so that each slab's "
                           "colouring is the global one): at most %lld parts",
-                          k, (long long)planes, m->name, (long long)min_planes, (long long)halo,
+                          field, k, (long long)planes, m->name, (long long)min_planes, (long long)halo,
                           (long long)mult, (long long)(planes / min_planes));
     }
     return LATMC_OK;
@@ -59,7 +72,7 @@ int latmc_plan_check(const latmc_sim_desc *d, const struct latmc_model_def *m)
 int latmc_plan_build(const latmc_sim_desc *d, const struct latmc_model_def *m,
                      struct latmc_plan *plan)
 {
-    const int k = d->n_parts > 1 ? d->n_parts : 1;
+    const int k = latmc_plan_parts(d) > 1 ? latmc_plan_parts(d) : 1;
     plan->boxes = calloc((size_t)k, sizeof *plan->boxes);
     if (!plan->boxes)
         return latmc_fail(LATMC_ENOMEM, "latmc_sim_create: cannot allocate the plan");
@@ -104,9 +117,10 @@ int latmc_plan_check_backend(const latmc_sim *sim, const struct latmc_plan *plan
 {
     if (latmc_plan_backend_runs(sim->ops, plan))
         return LATMC_OK;
-    return latmc_fail(LATMC_EUNSUPPORTED, "desc.n_parts = %d: the %s backend runs the %s "
-                      "model as one box only in this version; use n_parts 0 or 1",
-                      sim->desc.n_parts, sim->ops->name, sim->model->name);
+    return latmc_fail(LATMC_EUNSUPPORTED, "desc.%s = %d: the %s backend runs the %s "
+                      "model as one box only in this version; use %s 0 or 1",
+                      parts_field(&sim->desc), latmc_plan_parts(&sim->desc), sim->ops->name,
+                      sim->model->name, parts_field(&sim->desc));
 }
 
 /*
@@ -130,13 +144,13 @@ static int exchange_halos(latmc_sim *sim, const struct latmc_plan *plan)
  * that its neighbours are not left waiting; the parts agree on the failure afterwards.
  */
 static int run_on_boxes(latmc_sim *sim, const struct latmc_plan *plan, uint64_t sweep,
-                        int step, int part, uint64_t *accepted, uint64_t *attempted,
+                        int step, int part, int last, uint64_t *accepted, uint64_t *attempted,
                         int *failed)
 {
     const bool shared = latmc_part_many(sim);
     const struct latmc_step_call call = {
         sweep, step, part, shared ? &plan->boxes[sim->part->rank] : plan->boxes,
-        shared ? 1 : plan->n_boxes
+        shared ? 1 : plan->n_boxes, last
     };
     int st = *failed < 0 ? *failed : sim->ops->run_step(sim, &call, accepted, attempted);
     if (st < 0 && !shared)
@@ -164,15 +178,17 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
             if ((caps & LATMC_STEP_CAP_PAIR) && s + 1 < n_steps) {
                 /* Steps s and s + 1 in one pass over each box, s + 1 of the border planes
                  * once every box has done s. */
-                st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_PAIR_INTERIOR, accepted,
+                const int last = k + 1 == n && s + 2 >= n_steps;
+                st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_PAIR_INTERIOR, 0, accepted,
                                   attempted, &failed);
                 if (st == LATMC_OK)
-                    st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_PAIR_BORDER, accepted,
-                                      attempted, &failed);
+                    st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_PAIR_BORDER, last,
+                                      accepted, attempted, &failed);
                 s += 2;
             } else {
-                st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_WHOLE, accepted, attempted,
-                                  &failed);
+                const int last = k + 1 == n && s + 1 == n_steps;
+                st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_WHOLE, last, accepted,
+                                  attempted, &failed);
                 s += 1;
             }
             if (st < 0)

@@ -17,6 +17,9 @@ struct latmc_plan {
                                    sweep_schedule gives them per sweep call instead) */
 };
 
+/* Slabs the desc asks for: n_devices where > 1 (one slab per device), else n_parts. */
+int latmc_plan_parts(const latmc_sim_desc *d);
+
 /*
  * Check desc->n_parts (a validated desc of `model`): negative, or slabs thinner than the
  * model's halo or its colouring allow, LATMC_EINVAL; n_parts > 1 for a model without a

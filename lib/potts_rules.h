@@ -150,14 +150,17 @@ LATMC_HOSTDEV int latmc_potts_heatbath(const struct latmc_potts_tables *t, int q
 }
 
 /*
- * Update the (up to) four sites of Philox block b of one colour: within-colour numbers
- * 4b .. 4b+3, lane j mod 4 of block j / 4 of (UPDATE stream, sweep, phase = colour,
- * sub = SUB_*). Returns how many sites changed. n_of: as for latmc_potts_heatbath.
+ * Update lanes [lane_begin, lane_end) of Philox block b of one colour: within-colour
+ * numbers 4b + lane, lane j mod 4 of block j / 4 of (UPDATE stream, sweep, phase = colour,
+ * sub = SUB_*); lanes past the colour's last site are skipped. Returns how many sites
+ * changed. A block's lanes may be updated by separate calls (a box boundary inside the
+ * block): each lane's draws and rule do not depend on the others. n_of: as for
+ * latmc_potts_heatbath.
  */
-LATMC_HOSTDEV uint64_t latmc_potts_update_block(const struct latmc_lattice *g, uint8_t *spins,
+LATMC_HOSTDEV uint64_t latmc_potts_update_lanes(const struct latmc_lattice *g, uint8_t *spins,
                                                 const struct latmc_potts_chain *ch,
                                                 uint64_t sweep, int colour, int64_t b,
-                                                uint8_t *n_of)
+                                                int lane_begin, int lane_end, uint8_t *n_of)
 {
     const int64_t per_colour = g->nsites / ch->colours;
     const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
@@ -171,9 +174,9 @@ LATMC_HOSTDEV uint64_t latmc_potts_update_block(const struct latmc_lattice *g, u
         r1 = latmc_rng_block(ch->seed, (uint64_t)b, sweep, stream, (uint32_t)colour,
                              LATMC_POTTS_SUB_ACCEPT);
     uint64_t changed = 0;
-    struct latmc_site s = latmc_colour_site(g, ch->colours, colour, 4 * b);
-    for (int lane = 0; lane < 4 && 4 * b + lane < per_colour; lane++) {
-        if (lane > 0)
+    struct latmc_site s = latmc_colour_site(g, ch->colours, colour, 4 * b + lane_begin);
+    for (int lane = lane_begin; lane < lane_end && 4 * b + lane < per_colour; lane++) {
+        if (lane > lane_begin)
             latmc_colour_next(g, ch->colours, colour, &s);
         uint8_t nb[LATMC_POTTS_MAX_NB];
         const int n_nb = latmc_potts_gather_neighbours(g, spins, s, nb);
@@ -186,6 +189,15 @@ LATMC_HOSTDEV uint64_t latmc_potts_update_block(const struct latmc_lattice *g, u
         spins[s.index] = (uint8_t)new_state;
     }
     return changed;
+}
+
+/* The (up to) four sites of Philox block b of one colour: all its lanes. */
+LATMC_HOSTDEV uint64_t latmc_potts_update_block(const struct latmc_lattice *g, uint8_t *spins,
+                                                const struct latmc_potts_chain *ch,
+                                                uint64_t sweep, int colour, int64_t b,
+                                                uint8_t *n_of)
+{
+    return latmc_potts_update_lanes(g, spins, ch, sweep, colour, b, 0, 4, n_of);
 }
 
 /* Hot start of block b: site i takes state floor(u q / 2^32), u = lane i mod 4 of INIT

@@ -3,6 +3,7 @@
  * Backends never re-validate, so every check lives here, once.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +74,7 @@ static void configuration_changed(latmc_sim *sim)
 
 static void sim_free(latmc_sim *sim)
 {
+    free(sim->device_list);
     free(sim->model_data);
     free(sim->sums);
     if (sim->plan)
@@ -105,12 +107,18 @@ int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out
         sim->model_data = calloc(1, model->data_size ? model->data_size : 1);
         sim->sums = calloc(1, model->sums_size ? model->sums_size : 1);
         sim->plan = calloc(1, sizeof *sim->plan);
+        /* The sim's own copy of the device list (the caller's need not outlive the call). */
+        if (d.n_devices > 1 && d.device_list &&
+            (sim->device_list = malloc((size_t)d.n_devices * sizeof *d.device_list)))
+            memcpy(sim->device_list, d.device_list, (size_t)d.n_devices * sizeof *d.device_list);
+        d.device_list = sim->device_list;
     }
     if (sim && sim->plan && latmc_plan_build(&d, model, sim->plan) < 0) {
         sim_free(sim);
         return LATMC_ENOMEM;
     }
-    if (!sim || !sim->model_data || !sim->sums || !sim->plan) {
+    if (!sim || !sim->model_data || !sim->sums || !sim->plan ||
+        (d.n_devices > 1 && desc->device_list && !sim->device_list)) {
         if (sim)
             sim_free(sim);
         return latmc_fail(LATMC_ENOMEM, "latmc_sim_create: cannot allocate the sim");
@@ -140,7 +148,12 @@ int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out
          * does not qualify. The CPU has only device 0, so a device_index meant for the GPU
          * cannot move to it. */
         sim->ops = ops = &latmc_cpu_backend_ops;
-        if (d.device_index != 0) {
+        if (d.n_devices > 1) {
+            char why[LATMC_ERRMSG_SIZE];
+            snprintf(why, sizeof why, "%s", latmc_thread_error());
+            st = latmc_fail(LATMC_EUNSUPPORTED, "desc.n_devices = %d with device AUTO: %.300s; "
+                            "the CPU is one device", d.n_devices, why);
+        } else if (d.device_index != 0) {
             st = latmc_fail(LATMC_ENODEV, "desc.device_index = %d with device AUTO: the %s "
                             "model runs on the CPU, which has only device 0", d.device_index,
                             model->name);
@@ -182,10 +195,13 @@ int latmc_sim_get_desc(const latmc_sim *sim, latmc_sim_desc *out)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_get_desc: sim is NULL");
     if (!out)
         return SIM_FAIL_CONST(sim, LATMC_EINVAL, "latmc_sim_get_desc: out is NULL");
-    if (out->struct_size == LATMC_DESC_SIZE_V1) {
-        /* A caller built against the 0.1 header has the shorter struct: fill only that. */
-        memcpy(out, &sim->desc, LATMC_DESC_SIZE_V1);
-        out->struct_size = (uint32_t)LATMC_DESC_SIZE_V1;
+    if (out->struct_size == LATMC_DESC_SIZE_V1 || out->struct_size == LATMC_DESC_SIZE_V2) {
+        /* A caller built against an older header has a shorter struct: fill only that. */
+        const size_t n = out->struct_size == LATMC_DESC_SIZE_V1 ? LATMC_DESC_SIZE_V1
+                                                                 : LATMC_DESC_FIELDS_V2;
+        const uint32_t size = out->struct_size;
+        memcpy(out, &sim->desc, n);
+        out->struct_size = size;
         return LATMC_OK;
     }
     *out = sim->desc;

@@ -104,6 +104,11 @@ struct cpu_potts_pass {
     struct cpu_potts_philox rng[2];         /* sub 0 (proposal / heat bath), sub 1 (accept) */
     uint64_t seed, sweep;
     int scalar_every_site;                  /* tests: take the scalar rule at every site */
+    /* The sites the pass updates (or measures) within its chunks: j_begin <= j < j_end,
+     * 0 <= j_begin <= j_end <= per_colour (a whole colour: 0 and per_colour; a box: its
+     * planes). A chunk only partly inside keeps the other lanes' states: its store writes
+     * them back unchanged, so no other thread may run that chunk at the same time. */
+    int64_t j_begin, j_end;
 };
 
 /* Returns the number of sites in chunks [chunk_begin, chunk_end) that changed. */

@@ -138,6 +138,43 @@ static void pass_geometry(latmc_sim *sim, struct cpu_state *st, int col,
     p->per_colour = ps->split.per_colour;
     for (int k = 0; k < ps->colours; k++)
         p->sub[k] = ps->split.sub[k];
+    p->j_begin = 0;
+    p->j_end = ps->split.per_colour;
+}
+
+/* Everything a sweep's pass over colour `col` needs (pass_geometry, tables, draws). */
+static void sweep_pass(latmc_sim *sim, struct cpu_state *st, uint64_t sweep, int col,
+                       struct cpu_potts_pass *p)
+{
+    struct potts_state *ps = potts_of(st);
+    pass_geometry(sim, st, col, p);
+    p->tables = sim->model_data;
+    p->fast = &ps->fast;
+    p->hb_entry = ps->hb.entry;
+    p->seed = sim->desc.seed;
+    p->sweep = sweep;
+    for (uint32_t s = 0; s < 2; s++)
+        cpu_potts_philox_init(&p->rng[s], sim->desc.seed, sweep, (uint32_t)col, s, 0);
+    p->scalar_every_site = ps->scalar_every_site;
+}
+
+static cpu_potts_pass_fn pass_fn(latmc_sim *sim, const struct potts_state *ps)
+{
+    return sim->desc.algorithm == LATMC_ALGO_METROPOLIS ? ps->dsp.metropolis
+                                                        : ps->dsp.heatbath;
+}
+
+/* Sites of one colour per plane of the last axis (a plane: a row in 2D, L_y rows in 3D);
+ * plane p holds within-colour numbers [p P, (p + 1) P). */
+static int64_t colour_per_plane(const struct cpu_state *st, const struct potts_state *ps)
+{
+    const struct latmc_lattice *g = &st->lattice;
+    return g->lx / ps->colours * (g->ndim == 3 ? g->ly : 1);
+}
+
+static int64_t rows_per_plane(const struct cpu_state *st)
+{
+    return st->lattice.ndim == 3 ? st->lattice.ly : 1;
 }
 
 /* Chunks handed to a thread at a time in a sweep: 256 x 32 sites, ~10 us of work. */
@@ -164,22 +201,10 @@ static uint64_t split_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep
 {
     struct potts_state *ps = potts_of(st);
     const int c = ps->colours;
-    const struct cpu_potts_fast_tables *fast = &ps->fast;
     struct cpu_potts_pass pass[3];
-    for (int col = 0; col < c; col++) {
-        struct cpu_potts_pass *p = &pass[col];
-        pass_geometry(sim, st, col, p);
-        p->tables = sim->model_data;
-        p->fast = fast;
-        p->hb_entry = ps->hb.entry;
-        p->seed = sim->desc.seed;
-        p->sweep = sweep;
-        for (uint32_t s = 0; s < 2; s++)
-            cpu_potts_philox_init(&p->rng[s], sim->desc.seed, sweep, (uint32_t)col, s, 0);
-        p->scalar_every_site = ps->scalar_every_site;
-    }
-    const cpu_potts_pass_fn fn = sim->desc.algorithm == LATMC_ALGO_METROPOLIS
-                                     ? ps->dsp.metropolis : ps->dsp.heatbath;
+    for (int col = 0; col < c; col++)
+        sweep_pass(sim, st, sweep, col, &pass[col]);
+    const cpu_potts_pass_fn fn = pass_fn(sim, ps);
     const int64_t W = ps->dsp.width;
     const int64_t chunks = (ps->split.per_colour + W - 1) / W;
     uint64_t changed = 0;
@@ -202,6 +227,121 @@ static uint64_t split_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep
     for (int col = 0; col < c; col++)
         changed += fn(&pass[col], 0, chunks);
     return changed;
+}
+
+/* A box's sites of one colour: within-colour numbers [j0, j1) = [p0 P, p1 P) of its
+ * planes p0 <= p < p1. */
+static void box_range(const struct latmc_box *box, int64_t P, int64_t *j0, int64_t *j1)
+{
+    *j0 = box->origin[box->axis] * P;
+    *j1 = (box->origin[box->axis] + box->extent[box->axis]) * P;
+}
+
+/*
+ * The chunks of one box's sites [j0, j1) of a pass that are only partly inside it (at most
+ * two; all of them when no chunk is whole): the pass with its site range set to the box's,
+ * so that the other lanes keep their states. Whole chunks [ceil(j0 / W), floor(j1 / W))
+ * are left to the caller.
+ */
+static uint64_t box_edge_chunks(const struct cpu_potts_pass *pass, cpu_potts_pass_fn fn,
+                                int64_t W, int64_t j0, int64_t j1)
+{
+    struct cpu_potts_pass p = *pass;
+    p.j_begin = j0;
+    p.j_end = j1;
+    const int64_t c0 = j0 / W, c1 = (j1 + W - 1) / W, f0 = (j0 + W - 1) / W, f1 = j1 / W;
+    if (f0 >= f1)
+        return fn(&p, c0, c1);
+    return fn(&p, c0, f0) + fn(&p, f1, c1);
+}
+
+/*
+ * Step `col` of the plan on the boxes, split layout: each box is the within-colour range
+ * [p0 P, p1 P) of its planes. Whole chunks of every box go to whichever thread is free in
+ * groups, as in split_sweep; the chunks cut by a box's ends (shared with a neighbouring
+ * box, or with the colour's padding) are run by one thread, one after the other: their
+ * stores write every lane, so no two of them may run at once. A chunk whole in one box is
+ * in no other box, so the two kinds never touch the same bytes.
+ */
+static uint64_t split_boxes_step(latmc_sim *sim, struct cpu_state *st,
+                                 const struct latmc_step_call *call)
+{
+    struct potts_state *ps = potts_of(st);
+    struct cpu_potts_pass pass;
+    sweep_pass(sim, st, call->sweep, call->step, &pass);
+    const cpu_potts_pass_fn fn = pass_fn(sim, ps);
+    const int64_t W = ps->dsp.width, P = colour_per_plane(st, ps);
+    const struct latmc_box *boxes = call->boxes;
+    const int n = call->n_boxes;
+    int64_t items = 0;
+    for (int i = 0; i < n; i++)
+        items += boxes[i].extent[boxes[i].axis] * P;
+    uint64_t changed = 0;
+    if (!cpu_use_threads(sim->n_threads, items)) {
+        for (int i = 0; i < n; i++) {
+            struct cpu_potts_pass p = pass;
+            box_range(&boxes[i], P, &p.j_begin, &p.j_end);
+            changed += fn(&p, p.j_begin / W, (p.j_end + W - 1) / W);
+        }
+        return changed;
+    }
+    const int64_t group = CPU_POTTS_GROUP;
+    LATMC_OMP(parallel num_threads(sim->n_threads) reduction(+:changed))
+    {
+        int64_t j0, j1;
+        LATMC_OMP(single nowait)
+        for (int i = 0; i < n; i++) {
+            box_range(&boxes[i], P, &j0, &j1);
+            changed += box_edge_chunks(&pass, fn, W, j0, j1);
+        }
+        for (int i = 0; i < n; i++) {
+            box_range(&boxes[i], P, &j0, &j1);
+            const int64_t f0 = (j0 + W - 1) / W, f1 = j1 / W;
+            const int64_t groups = f1 > f0 ? (f1 - f0 + group - 1) / group : 0;
+            LATMC_OMP(for schedule(dynamic, 1) nowait)
+            for (int64_t k = 0; k < groups; k++) {
+                const int64_t b = f0 + k * group;
+                changed += fn(&pass, b, b + group < f1 ? b + group : f1);
+            }
+        }
+    }
+    return changed;
+}
+
+/*
+ * One step of the core's plan (lib/box.h): colour call->step of sweep call->sweep on the
+ * boxes' planes (rows in 2D, planes z in 3D). WHOLE steps only: a colour's sites never
+ * interact, so the boxes of one step are independent, and the next step starts after the
+ * core's halo exchange. The C level runs the reference rule on the boxes' ranges of
+ * within-colour numbers, the SIMD levels their chunks (split_boxes_step).
+ */
+static void potts_run_step(latmc_sim *sim, struct cpu_state *st,
+                           const struct latmc_step_call *call, uint64_t *accepted,
+                           uint64_t *attempted)
+{
+    struct potts_state *ps = potts_of(st);
+    const int64_t P = colour_per_plane(st, ps);
+    int64_t planes = 0;
+    for (int i = 0; i < call->n_boxes; i++)
+        planes += call->boxes[i].extent[call->boxes[i].axis];
+    if (ps->dsp.width > 0) {
+        *accepted += split_boxes_step(sim, st, call);
+    } else {
+        const struct latmc_potts_chain chain = {
+            .tables = sim->model_data,
+            .algorithm = sim->desc.algorithm,
+            .q = sim->desc.q,
+            .colours = ps->colours,
+            .seed = sim->desc.seed,
+        };
+        for (int i = 0; i < call->n_boxes; i++) {
+            int64_t j0, j1;
+            box_range(&call->boxes[i], P, &j0, &j1);
+            *accepted += cpu_potts_colour_range(&st->lattice, ps->spins, &chain, call->sweep,
+                                                call->step, j0, j1, sim->n_threads);
+        }
+    }
+    *attempted += (uint64_t)(planes * P);
 }
 
 /* The observables' sums on the split layout, chunk by chunk like a sweep. */
@@ -263,6 +403,70 @@ static void potts_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
         cpu_potts_measure(&st->lattice, ps->spins, sim->n_threads, sums);
 }
 
+/* The sums of plane p (its sites' +x, +y, +z bonds and states) on the split layout. */
+static void split_plane_sums(const struct potts_state *ps, const struct cpu_potts_pass *pass,
+                             int64_t P, int64_t p, struct latmc_potts_sums *sums)
+{
+    const int64_t W = ps->dsp.width;
+    memset(sums, 0, sizeof *sums);
+    for (int col = 0; col < ps->colours; col++) {
+        struct cpu_potts_pass q = pass[col];
+        q.j_begin = p * P;
+        q.j_end = (p + 1) * P;
+        ps->dsp.measure(&q, q.j_begin / W, (q.j_end + W - 1) / W, &sums->matches, sums->count);
+    }
+}
+
+/* backend.h: the sums of each plane p0 <= p < p1 into sums[p - p0]. Integer counts: their
+ * in-order combination (latmc_model_potts.add_sums) is potts_measure exactly. */
+static void potts_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                                 void *out)
+{
+    struct potts_state *ps = potts_of(st);
+    struct latmc_potts_sums *sums = out;
+    if (ps->dsp.width == 0) {
+        cpu_potts_measure_planes(&st->lattice, ps->spins, p0, p1, sim->n_threads, sums);
+        return;
+    }
+    struct cpu_potts_pass pass[3];
+    for (int col = 0; col < ps->colours; col++)
+        pass_geometry(sim, st, col, &pass[col]);
+    const int64_t P = colour_per_plane(st, ps);
+    if (!cpu_use_threads(sim->n_threads, (p1 - p0) * P * ps->colours)) {
+        for (int64_t p = p0; p < p1; p++)
+            split_plane_sums(ps, pass, P, p, &sums[p - p0]);
+        return;
+    }
+    LATMC_OMP(parallel for num_threads(sim->n_threads) schedule(static))
+    for (int64_t p = p0; p < p1; p++)
+        split_plane_sums(ps, pass, P, p, &sums[p - p0]);
+}
+
+/* backend.h: planes [p0, p1) in natural site order (one byte per site, one replica). */
+static void potts_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                             void *buf)
+{
+    struct potts_state *ps = potts_of(st);
+    const int64_t rows = rows_per_plane(st), lx = st->lattice.lx;
+    if (ps->dsp.width > 0)
+        cpu_potts_split_rows_to_natural(&st->lattice, &ps->split, p0 * rows, p1 * rows, buf,
+                                        sim->n_threads);
+    else
+        memcpy(buf, ps->spins + p0 * rows * lx, (size_t)((p1 - p0) * rows * lx));
+}
+
+static void potts_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                             const void *buf)
+{
+    struct potts_state *ps = potts_of(st);
+    const int64_t rows = rows_per_plane(st), lx = st->lattice.lx;
+    if (ps->dsp.width > 0)
+        cpu_potts_split_rows_from_natural(&st->lattice, &ps->split, p0 * rows, p1 * rows, buf,
+                                          sim->n_threads);
+    else
+        memcpy(ps->spins + p0 * rows * lx, buf, (size_t)((p1 - p0) * rows * lx));
+}
+
 static void potts_get_spins(latmc_sim *sim, struct cpu_state *st, void *buf)
 {
     struct potts_state *ps = potts_of(st);
@@ -316,4 +520,8 @@ const struct cpu_model_kernels cpu_potts_kernels = {
     .get_spins = potts_get_spins,
     .set_spins = potts_set_spins,
     .params_changed = potts_params_changed,
+    .run_step = potts_run_step,
+    .measure_planes = potts_measure_planes,
+    .get_planes = potts_get_planes,
+    .set_planes = potts_set_planes,
 };

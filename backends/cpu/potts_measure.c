@@ -47,3 +47,31 @@ void cpu_potts_measure(const struct latmc_lattice *g, const uint8_t *spins, int 
     sums->matches = matches;
     memcpy(sums->count, count, sizeof count);
 }
+
+/* Rows of one plane: L_y in 3D (the plane is z), 1 in 2D (the plane is y). */
+static int64_t rows_per_plane(const struct latmc_lattice *g)
+{
+    return g->ndim == 3 ? g->ly : 1;
+}
+
+static void plane_sums(const struct latmc_lattice *g, const uint8_t *spins, int64_t plane,
+                       struct latmc_potts_sums *sums)
+{
+    const int64_t rows = rows_per_plane(g);
+    memset(sums, 0, sizeof *sums);
+    for (int64_t row = plane * rows; row < (plane + 1) * rows; row++)
+        row_sums(g, spins, row, &sums->matches, sums->count);
+}
+
+void cpu_potts_measure_planes(const struct latmc_lattice *g, const uint8_t *spins, int64_t p0,
+                              int64_t p1, int n_threads, struct latmc_potts_sums *sums)
+{
+    if (!cpu_use_threads(n_threads, (p1 - p0) * g->lx * rows_per_plane(g))) {
+        for (int64_t p = p0; p < p1; p++)
+            plane_sums(g, spins, p, &sums[p - p0]);
+        return;
+    }
+    LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
+    for (int64_t p = p0; p < p1; p++)
+        plane_sums(g, spins, p, &sums[p - p0]);
+}

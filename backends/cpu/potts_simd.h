@@ -393,7 +393,9 @@ INLINE uint64_t pass_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
 {
     const int nnb = 2 * ndim, q = p->q;
     const int metropolis = algo == ALGO_METROPOLIS;
-    const int64_t per_colour = p->per_colour;
+    const int64_t per_colour = p->per_colour, j_lo = p->j_begin, j_hi = p->j_end;
+    /* the chunks wholly inside [j_lo, j_hi) */
+    const int64_t whole_begin = (j_lo + VW - 1) / VW, whole_end = j_hi / VW;
     uint8_t *const own = p->sub[p->colour];
     const struct cpu_potts_fast_tables *f = p->fast;
     if (chunk_begin >= chunk_end)   /* a thread with nothing to do: no row to start at */
@@ -462,7 +464,16 @@ INLINE uint64_t pass_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
                 nb[d] = slow[d];
         }
         const vec s = v_load(own + j0);
-        const vmask valid = jend - j0 == VW ? m_all() : m_lanes(0, (int)(jend - j0));
+        /* the lanes of the pass's sites [j_lo, j_hi): all of them but at a box's ends and
+         * in the colour's last chunk */
+        const int partial = chunk < whole_begin || chunk >= whole_end;
+        int lane_lo = 0, lane_hi = VW;
+        vmask valid = m_all();
+        if (partial) {
+            lane_lo = j0 < j_lo ? (int)(j_lo - j0) : 0;
+            lane_hi = j0 + VW > j_hi ? (int)(j_hi - j0) : VW;
+            valid = m_lanes(lane_lo, lane_hi);
+        }
 
         vec u0[4], u1[4], result;
         vmask tie;
@@ -526,9 +537,11 @@ INLINE uint64_t pass_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
                                     !p->scalar_every_site,
                                 nnb, nb, s, u0, u1, result);
 
-        v_store(own + j0, result);   /* lanes past jend land in the padding */
+        if (partial)                 /* lanes outside the pass keep their states */
+            result = v_blend(s, result, valid);
+        v_store(own + j0, result);   /* lanes past per_colour land in the padding */
         equal = v_add_m(equal, m_and(m_eq8(result, s), valid));
-        valid_total += (uint64_t)(jend - j0);
+        valid_total += (uint64_t)(lane_hi - lane_lo);
         if (++pending == 255) {      /* byte counters: fold before they overflow */
             equal_total += v_sum_u8(equal);
             equal = v_zero();
@@ -591,7 +604,9 @@ INLINE void measure_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
 {
     enum { VECTOR_Q = 16 };   /* populations by compares up to this q, by a histogram above */
     const int nnb = 2 * ndim, q = p->q;
-    const int64_t per_colour = p->per_colour;
+    const int64_t per_colour = p->per_colour, j_lo = p->j_begin, j_hi = p->j_end;
+    /* the chunks wholly inside [j_lo, j_hi) */
+    const int64_t whole_begin = (j_lo + VW - 1) / VW, whole_end = j_hi / VW;
     const uint8_t *const own = p->sub[p->colour];
     if (chunk_begin >= chunk_end)
         return;
@@ -616,7 +631,14 @@ INLINE void measure_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
                 nb[d] = slow[d];
         }
         const vec s = v_load(own + j0);
-        const vmask valid = jend - j0 == VW ? m_all() : m_lanes(0, (int)(jend - j0));
+        const int partial = chunk < whole_begin || chunk >= whole_end;
+        int lane_lo = 0, lane_hi = VW;
+        vmask valid = m_all();
+        if (partial) {
+            lane_lo = j0 < j_lo ? (int)(j_lo - j0) : 0;
+            lane_hi = j0 + VW > j_hi ? (int)(j_hi - j0) : VW;
+            valid = m_lanes(lane_lo, lane_hi);
+        }
         for (int d = 0; d < nnb; d += 2)
             bonds = v_add_m(bonds, m_and(m_eq8(s, nb[d]), valid));
         if (q <= VECTOR_Q) {
@@ -625,7 +647,7 @@ INLINE void measure_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
         } else {
             uint8_t b[VW];
             v_store(b, s);
-            for (int64_t i = 0; i < jend - j0; i++)
+            for (int i = lane_lo; i < lane_hi; i++)
                 count[b[i]]++;
         }
         if (++pending == 85) {   /* at most 3 bonds per site and chunk */

@@ -43,12 +43,13 @@ static int colour_offset(int colour, int c, int64_t y, int64_t z)
     return (int)((colour + c - (y + z) % c) % c);
 }
 
+/* Row `row` of the lattice between the split layout and `nat`, that row's L_x states in
+ * natural order. */
 static void row_convert(const struct latmc_lattice *g, const struct cpu_potts_split *s,
-                        int64_t row, uint8_t *natural, int to_natural)
+                        int64_t row, uint8_t *nat, int to_natural)
 {
     const int c = s->colours;
     const int64_t P = s->per_row, y = row % g->ly, z = row / g->ly;
-    uint8_t *nat = natural + g->lx * row;
     for (int col = 0; col < c; col++) {
         uint8_t *a = s->sub[col] + P * row;
         const int off = colour_offset(col, c, y, z);
@@ -61,30 +62,48 @@ static void row_convert(const struct latmc_lattice *g, const struct cpu_potts_sp
     }
 }
 
+/* Rows [row0, row1) between the split layout and `natural`, their states in natural order
+ * (row row0 first). */
 static void convert(const struct latmc_lattice *g, const struct cpu_potts_split *s,
-                    uint8_t *natural, int to_natural, int n_threads)
+                    int64_t row0, int64_t row1, uint8_t *natural, int to_natural,
+                    int n_threads)
 {
-    const int64_t rows = g->ly * g->lz;
-    if (!cpu_use_threads(n_threads, g->nsites)) {
-        for (int64_t row = 0; row < rows; row++)
-            row_convert(g, s, row, natural, to_natural);
+    const int64_t lx = g->lx;
+    if (!cpu_use_threads(n_threads, (row1 - row0) * lx)) {
+        for (int64_t row = row0; row < row1; row++)
+            row_convert(g, s, row, natural + lx * (row - row0), to_natural);
         return;
     }
     LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
-    for (int64_t row = 0; row < rows; row++)
-        row_convert(g, s, row, natural, to_natural);
+    for (int64_t row = row0; row < row1; row++)
+        row_convert(g, s, row, natural + lx * (row - row0), to_natural);
 }
 
 void cpu_potts_split_from_natural(const struct latmc_lattice *g, struct cpu_potts_split *s,
                                   const uint8_t *natural, int n_threads)
 {
-    convert(g, s, (uint8_t *)natural, 0, n_threads);   /* only read when !to_natural */
+    /* only read when !to_natural */
+    convert(g, s, 0, g->ly * g->lz, (uint8_t *)natural, 0, n_threads);
 }
 
 void cpu_potts_split_to_natural(const struct latmc_lattice *g, const struct cpu_potts_split *s,
                                 uint8_t *natural, int n_threads)
 {
-    convert(g, s, natural, 1, n_threads);
+    convert(g, s, 0, g->ly * g->lz, natural, 1, n_threads);
+}
+
+void cpu_potts_split_rows_from_natural(const struct latmc_lattice *g,
+                                       struct cpu_potts_split *s, int64_t row0, int64_t row1,
+                                       const uint8_t *natural, int n_threads)
+{
+    convert(g, s, row0, row1, (uint8_t *)natural, 0, n_threads);
+}
+
+void cpu_potts_split_rows_to_natural(const struct latmc_lattice *g,
+                                     const struct cpu_potts_split *s, int64_t row0,
+                                     int64_t row1, uint8_t *natural, int n_threads)
+{
+    convert(g, s, row0, row1, natural, 1, n_threads);
 }
 
 void cpu_potts_split_cold_start(struct cpu_potts_split *s)

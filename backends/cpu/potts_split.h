@@ -30,6 +30,14 @@ void cpu_potts_split_from_natural(const struct latmc_lattice *g, struct cpu_pott
                                   const uint8_t *natural, int n_threads);
 void cpu_potts_split_to_natural(const struct latmc_lattice *g, const struct cpu_potts_split *s,
                                 uint8_t *natural, int n_threads);
+/* The same for rows [row0, row1) only (row = y + L_y z): `natural` holds their
+ * (row1 - row0) L_x states in natural order. */
+void cpu_potts_split_rows_from_natural(const struct latmc_lattice *g,
+                                       struct cpu_potts_split *s, int64_t row0, int64_t row1,
+                                       const uint8_t *natural, int n_threads);
+void cpu_potts_split_rows_to_natural(const struct latmc_lattice *g,
+                                     const struct cpu_potts_split *s, int64_t row0,
+                                     int64_t row1, uint8_t *natural, int n_threads);
 void cpu_potts_split_cold_start(struct cpu_potts_split *s);
 /* The hot start of doc/models/potts.md, written straight into the split layout. */
 void cpu_potts_split_hot_start(const struct latmc_lattice *g, struct cpu_potts_split *s, int q,

@@ -14,7 +14,10 @@
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
+#include "cuda_slabs.h"
+#include "ens_cuda.h"
 #include "model.h"
+#include "plan.h"
 
 #ifndef LATMC_CUDA_ARCH
 #  define LATMC_CUDA_ARCH "(unknown)"
@@ -35,6 +38,8 @@ static int finish(const struct cuda_sim *cs, const char *what)
  * device error these calls fail, and the host side is released all the same. */
 static void release(struct cuda_sim *cs)
 {
+    if (cs->slabs)
+        cuda_slabs_destroy(cs);
     if (cs->kernels && cs->kernels->destroy)
         cs->kernels->destroy(cs);
     cudaFree(cs->changed);
@@ -103,6 +108,19 @@ static int cuda_create(latmc_sim *sim)
     cs->lattice.lz = sim->desc.ndim == 3 ? sim->desc.extent[2] : 1;
     cs->lattice.nsites = sim->nsites;
     cs->colours = k->colours ? k->colours(&sim->desc) : 0;
+    if (cuda_slabs_wanted(sim)) {
+        /* several slabs (devices): they own all device memory (cuda_slabs.c) */
+        if (sim->desc.device_list)
+            cs->device = sim->desc.device_list[0];
+        if ((st = use_device(cs)) < 0 || (st = check_image(cs)) < 0 ||
+            (st = cuda_slabs_create(sim, cs)) < 0) {
+            release(cs);
+            return st;
+        }
+        sim->n_threads = 1;
+        sim->backend = cs;
+        return LATMC_OK;
+    }
     if ((st = use_device(cs)) < 0 || (st = check_image(cs)) < 0 ||
         (st = cuda_check(cudaStreamCreateWithFlags(&cs->stream, cudaStreamNonBlocking),
                          "cudaStreamCreateWithFlags")) < 0 ||
@@ -135,6 +153,8 @@ static void cuda_destroy(latmc_sim *sim)
 static int cuda_init_spins(latmc_sim *sim, int how)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
+    if (cs->slabs)
+        return cuda_slabs_init_spins(sim, cs, how);
     int st = use_device(cs);
     if (st < 0)
         return st;
@@ -189,6 +209,8 @@ static int cuda_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *
 static int cuda_params_changed(latmc_sim *sim)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
+    if (cs->slabs)
+        return cuda_slabs_params_changed(sim, cs);
     int st = use_device(cs);
     if (st < 0 ||
         (st = cuda_check(cudaMemcpyAsync(cs->tables, sim->model_data, sim->model->data_size,
@@ -203,6 +225,8 @@ static int cuda_params_changed(latmc_sim *sim)
 static int cuda_measure(latmc_sim *sim, void *sums)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
+    if (cs->slabs)
+        return cuda_slabs_measure(sim, cs, sums);
     const size_t bytes = sim->model->sums_size;
     int st = use_device(cs);
     if (st < 0 ||
@@ -261,6 +285,8 @@ static cudaError_t enqueue_set_couplings(const latmc_sim *sim, struct cuda_sim *
 
 static int cuda_get_spins(latmc_sim *sim, void *buf)
 {
+    if (cuda_sim_of(sim)->slabs)
+        return cuda_slabs_get_spins(sim, cuda_sim_of(sim), buf);
     if (hooks_of(sim)->get_spins)
         return hook_then_finish(sim, hooks_of(sim)->get_spins, buf,
                                 "copying the spins to the host");
@@ -270,6 +296,8 @@ static int cuda_get_spins(latmc_sim *sim, void *buf)
 
 static int cuda_set_spins(latmc_sim *sim, const void *buf)
 {
+    if (cuda_sim_of(sim)->slabs)
+        return cuda_slabs_set_spins(sim, cuda_sim_of(sim), buf);
     if (hooks_of(sim)->set_spins)
         return hook_then_finish(sim, enqueue_set_spins, (void *)buf,
                                 "copying the spins to the device");
@@ -280,6 +308,8 @@ static int cuda_set_spins(latmc_sim *sim, const void *buf)
 /* The core calls these only for models with couplings, whose kernels provide the hooks. */
 static int cuda_get_couplings(latmc_sim *sim, float *buf)
 {
+    if (cuda_sim_of(sim)->slabs)
+        return cuda_slabs_get_couplings(sim, cuda_sim_of(sim), buf);
     if (!hooks_of(sim)->get_couplings)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA %s kernels have no couplings",
                                sim->model->name);
@@ -288,6 +318,8 @@ static int cuda_get_couplings(latmc_sim *sim, float *buf)
 
 static int cuda_set_couplings(latmc_sim *sim, const float *buf)
 {
+    if (cuda_sim_of(sim)->slabs)
+        return cuda_slabs_set_couplings(sim, cuda_sim_of(sim), buf);
     if (!hooks_of(sim)->set_couplings)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA %s kernels have no couplings",
                                sim->model->name);
@@ -329,6 +361,11 @@ void cuda_view_fill(const latmc_sim *sim, const struct cuda_sim *cs, latmc_devic
 static int cuda_device_view(latmc_sim *sim, latmc_device_view *view)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
+    if (cs->slabs)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "latmc_sim_device_view: the sim is spread "
+                               "over %d slabs (desc.n_devices / n_parts), which no single "
+                               "device array holds; copy the spins with latmc_sim_get_spins()",
+                               sim->plan->n_boxes);
     if (!cs->kernels->device_view)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "latmc_sim_device_view: the CUDA %s "
                                "kernels keep a layout that no strided array expresses; copy "
@@ -339,6 +376,18 @@ static int cuda_device_view(latmc_sim *sim, latmc_device_view *view)
                          "making the spins current for a device view")) < 0)
         return st;
     return finish(cs, "making the spins current for a device view");
+}
+
+/* One step on every slab of a sim on several devices, halos exchanged (cuda_slabs.h):
+ * this executor owns all the boxes of the call. */
+static int cuda_run_step(latmc_sim *sim, const struct latmc_step_call *call,
+                         uint64_t *accepted, uint64_t *attempted)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    if (!cs->slabs || call->part != LATMC_STEP_WHOLE)
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: run_step on a one-device sim "
+                               "or with part %d (a bug in the core)", call->part);
+    return cuda_slabs_run_step(sim, cs, call, accepted, attempted);
 }
 
 const struct latmc_backend_ops latmc_cuda_backend_ops = {
@@ -354,5 +403,7 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .get_couplings = cuda_get_couplings,
     .set_couplings = cuda_set_couplings,
     .params_changed = cuda_params_changed,
+    .run_step = cuda_run_step,
     .device_view = cuda_device_view,
+    .ens_sweep = cuda_ens_sweep, /* ens_cuda.c */
 };

@@ -34,6 +34,9 @@ struct cuda_sim {
     void *sums;
     unsigned long long *changed;
     void *model_state;                  /* a model's own device arrays (couplings, ...) */
+    /* A sim on several devices (cuda_slabs.h): then the members above from spins on are
+     * unused (NULL) and every operation goes to the slabs. */
+    struct cuda_slabs *slabs;
 };
 
 static inline struct cuda_sim *cuda_sim_of(const latmc_sim *sim)

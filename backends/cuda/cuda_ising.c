@@ -27,6 +27,7 @@
 #include "coupling_draws.h"
 #include "cuda_backend.h"
 #include "cuda_check.h"
+#include "ens_cuda.h"
 #include "ising_packed.h"
 #include "model.h"
 
@@ -149,6 +150,18 @@ static cudaError_t eps_packed_current(struct cuda_sim *cs)
                                                       st->eps_packed[0], st->eps_packed[1]);
     if (err == cudaSuccess)
         st->eps_packed_valid = true;
+    return err;
+}
+
+/* The ensembles' batched sweeps (ens_cuda.h) update the bytes: make them current, and
+ * the packed arrays stale, as a byte-kernel sweep does. */
+cudaError_t cuda_ising_batch_member(struct cuda_sim *cs, const int8_t **eps, bool *enqueued)
+{
+    *enqueued = !state_of(cs)->bytes_valid;
+    const cudaError_t err = bytes_valid(cs);
+    if (err == cudaSuccess)
+        bytes_written(cs);
+    *eps = state_of(cs)->eps_dev;
     return err;
 }
 

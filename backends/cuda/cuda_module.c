@@ -60,6 +60,15 @@ static int cuda_module_device_info(int index, struct latmc_module_device *info)
     return LATMC_OK;
 }
 
+static int cuda_module_device_peer(int a, int b, int *can_access)
+{
+    int can = 0;
+    int st = cuda_check(cudaDeviceCanAccessPeer(&can, a, b), "cudaDeviceCanAccessPeer");
+    if (st == LATMC_OK)
+        *can_access = can;
+    return st;
+}
+
 static const struct latmc_module cuda_module = {
     .size = sizeof(struct latmc_module),
     .abi_version = LATMC_MODULE_ABI_VERSION,
@@ -69,6 +78,7 @@ static const struct latmc_module cuda_module = {
     .device_count = cuda_module_device_count,
     .device_info = cuda_module_device_info,
     .ops = &latmc_cuda_backend_ops,
+    .device_peer = cuda_module_device_peer,
 };
 
 LATMC_MODULE_EXPORT const struct latmc_module *latmc_module_entry(void);

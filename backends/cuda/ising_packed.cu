@@ -34,6 +34,12 @@ struct packed_geom {
     int64_t ly, lz;
     int64_t wpr;          /* words per row: L_x / 16 */
     int64_t groups;       /* groups per row: wpr / NW */
+    /* The rows a kernel walks, [row0, row0 + nrows) (all rows but on a slab of several
+     * devices: doc/cuda.md, "Several GPUs"), and the global index of word 0, which names
+     * the Philox blocks: a slab's words are numbered as in the whole lattice. */
+    int64_t row0, nrows;
+    int64_t word_offset;
+    int spare_sms;        /* update kernels: resident_grid's spare multiprocessors */
 };
 
 struct packed_site {
@@ -63,8 +69,9 @@ __device__ __forceinline__ struct packed_walk packed_walk_start(const struct pac
 {
     struct packed_walk w;
     w.s = cuda_first_item();
-    const int64_t r = latmc_div(w.s, p.groups);
-    w.g = w.s - r * p.groups;
+    const int64_t r0 = latmc_div(w.s, p.groups);
+    const int64_t r = r0 + p.row0;
+    w.g = w.s - r0 * p.groups;
     w.z = latmc_div(r, p.ly);
     w.y = r - w.z * p.ly;
     return w;
@@ -201,28 +208,38 @@ static unsigned packed_grid(int64_t items)
  * the start is paid once), fewer on small lattices. The wave of each kernel is asked of the
  * runtime once per host thread and device, not at every launch: on a small lattice the
  * queries would be a visible part of a sweep. */
-template <auto Kernel> static unsigned resident_grid(int64_t items)
+#define PACKED_KNOWN_DEVICES 64 /* waves remembered per device (a sim on several devices
+                                   alternates between them at every step) */
+/* spare_sms: multiprocessors' worth of blocks left out of the wave, so that the border
+ * kernels of a slab (cuda_slabs.c) find room beside the interior's persistent blocks. */
+template <auto Kernel> static unsigned resident_grid(int64_t items, int spare_sms)
 {
-    static thread_local int known_device = -1;
-    static thread_local unsigned known_wave = 0;
+    static thread_local int known_sms[PACKED_KNOWN_DEVICES]; /* 0: not asked yet */
+    static thread_local int known_per_sm[PACKED_KNOWN_DEVICES];
     int device = 0;
     if (cudaGetDevice(&device) != cudaSuccess) {
         (void)cudaGetLastError(); /* the launch reports a real problem */
         return packed_grid(items);
     }
-    if (device != known_device) {
-        int sms = 0, per_sm = 0;
+    const bool cached = device >= 0 && device < PACKED_KNOWN_DEVICES;
+    int sms = cached ? known_sms[device] : 0, per_sm = cached ? known_per_sm[device] : 0;
+    if (sms == 0) {
         if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
             cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, CUDA_THREADS, 0) !=
                 cudaSuccess || sms * per_sm <= 0) {
             (void)cudaGetLastError();
             return packed_grid(items);
         }
-        known_device = device;
-        known_wave = (unsigned)(sms * per_sm);
+        if (cached) {
+            known_sms[device] = sms;
+            known_per_sm[device] = per_sm;
+        }
     }
+    if (spare_sms > 0 && spare_sms < sms)
+        sms -= spare_sms;
+    const unsigned wave = (unsigned)(sms * per_sm);
     const unsigned grid = cuda_grid(items);
-    return grid < known_wave ? grid : known_wave;
+    return grid < wave ? grid : wave;
 }
 
 template <int NW, int ND, bool HEATBATH, int CW>
@@ -251,7 +268,7 @@ ising_packed_sweep_kernel(struct packed_geom p, struct packed_stride st, uint32_
         packed_apply_couplings<NW, ND, CW>(own_eps, at.base, nb);
         /* the group's 2 NW blocks 2 base .. 2 base + 2 NW - 1 share bits 32..47
          * (base is a multiple of NW) */
-        const uint64_t block0 = 2 * (uint64_t)at.base;
+        const uint64_t block0 = 2 * (uint64_t)(at.base + p.word_offset);
         const struct cuda_philox_group grp = cuda_philox_group_of(draws, block0);
 #pragma unroll
         for (int k = 0; k < NW; k++) {
@@ -400,7 +417,7 @@ __global__ void ising_pack_couplings_kernel(struct packed_geom p, struct latmc_l
 static struct packed_stride stride_of(const struct packed_geom &p, unsigned grid)
 {
     struct packed_stride st;
-    st.items = p.rows * p.groups;
+    st.items = p.nrows * p.groups;
     st.stride = (int64_t)grid * CUDA_THREADS;
     const int64_t rows = st.stride / p.groups;
     st.g = st.stride - rows * p.groups;
@@ -417,6 +434,24 @@ static struct packed_geom geom_of(const struct latmc_lattice *g, int nw)
     p.rows = p.ly * p.lz;
     p.wpr = g->lx / 16;
     p.groups = p.wpr / nw;
+    p.row0 = 0;
+    p.nrows = p.rows;
+    p.word_offset = 0;
+    p.spare_sms = 0;
+    return p;
+}
+
+/* The geometry restricted to rows->row0 .. (NULL: the whole lattice). */
+static struct packed_geom geom_rows(const struct latmc_lattice *g, int nw,
+                                    const struct cuda_ising_rows *rows)
+{
+    struct packed_geom p = geom_of(g, nw);
+    if (rows) {
+        p.row0 = rows->row0;
+        p.nrows = rows->nrows;
+        p.word_offset = rows->row_offset * p.wpr;
+        p.spare_sms = rows->spare_sms;
+    }
     return p;
 }
 
@@ -519,22 +554,23 @@ static void launch_one(cudaStream_t stream, const struct packed_geom &p, uint32_
                        const struct cuda_philox_folded &draws, int colour,
                        unsigned long long *changed)
 {
-    const unsigned grid = resident_grid<ising_packed_sweep_kernel<NW, ND, HB, CW>>(p.rows *
-                                                                                  p.groups);
+    const unsigned grid = resident_grid<ising_packed_sweep_kernel<NW, ND, HB, CW>>(
+        p.nrows * p.groups, p.spare_sms);
     ising_packed_sweep_kernel<NW, ND, HB, CW><<<grid, CUDA_THREADS, 0, stream>>>(
         p, stride_of(p, grid), own, other, own_eps, *thr, draws, colour, changed);
 }
 
 /* +-J (own_eps set) only where NW >= 4 (cuda_ising_packed_fits_couplings). */
 template <int NW, int ND>
-static void launch_sweep(cudaStream_t stream, const struct latmc_lattice *g, uint32_t *own,
+static void launch_sweep(cudaStream_t stream, const struct latmc_lattice *g,
+                         const struct cuda_ising_rows *rows, uint32_t *own,
                          const uint32_t *other, const uint32_t *own_eps,
                          const struct cuda_ising_packed_thresholds *thr, bool heatbath,
                          const struct cuda_philox_folded &draws, int colour,
                          unsigned long long *changed)
 {
     constexpr int CW = ND == 6 ? 2 : 1;
-    const struct packed_geom p = geom_of(g, NW);
+    const struct packed_geom p = geom_rows(g, NW, rows);
     if constexpr (NW >= 4) {
         if (own_eps) {
             if (heatbath)
@@ -557,34 +593,47 @@ extern "C" cudaError_t cuda_ising_packed_sweep_colour(
     const uint32_t *own_eps, const struct cuda_ising_packed_thresholds *thr, int algorithm, uint64_t seed,
     uint64_t sweep, int colour, unsigned long long *changed)
 {
+    return cuda_ising_packed_sweep_rows(stream, g, NULL, own, other, own_eps, thr, algorithm,
+                                        seed, sweep, colour, changed);
+}
+
+extern "C" cudaError_t cuda_ising_packed_sweep_rows(
+    cudaStream_t stream, const struct latmc_lattice *g, const struct cuda_ising_rows *rows,
+    uint32_t *own, const uint32_t *other, const uint32_t *own_eps,
+    const struct cuda_ising_packed_thresholds *thr, int algorithm, uint64_t seed,
+    uint64_t sweep, int colour, unsigned long long *changed)
+{
+    if (rows && rows->nrows <= 0)
+        return cudaSuccess;
     const struct cuda_philox_folded draws = cuda_philox_fold(
         seed, sweep, latmc_rng_stream(LATMC_STREAM_UPDATE, 0), (uint32_t)colour, 0);
     const bool hb = algorithm == LATMC_ALGO_HEATBATH;
     const int nw = words_per_thread(g);
     if (nw == 8) {
-        if (g->ndim == 3) launch_sweep<8, 6>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
-        else              launch_sweep<8, 4>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
+        if (g->ndim == 3) launch_sweep<8, 6>(stream, g, rows, own, other, own_eps, thr, hb, draws, colour, changed);
+        else              launch_sweep<8, 4>(stream, g, rows, own, other, own_eps, thr, hb, draws, colour, changed);
         return cudaGetLastError();
     }
     if (g->ndim == 3) {
-        if (nw == 4)      launch_sweep<4, 6>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
-        else if (nw == 2) launch_sweep<2, 6>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
-        else              launch_sweep<1, 6>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
+        if (nw == 4)      launch_sweep<4, 6>(stream, g, rows, own, other, own_eps, thr, hb, draws, colour, changed);
+        else if (nw == 2) launch_sweep<2, 6>(stream, g, rows, own, other, own_eps, thr, hb, draws, colour, changed);
+        else              launch_sweep<1, 6>(stream, g, rows, own, other, own_eps, thr, hb, draws, colour, changed);
     } else {
-        if (nw == 4)      launch_sweep<4, 4>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
-        else if (nw == 2) launch_sweep<2, 4>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
-        else              launch_sweep<1, 4>(stream, g, own, other, own_eps, thr, hb, draws, colour, changed);
+        if (nw == 4)      launch_sweep<4, 4>(stream, g, rows, own, other, own_eps, thr, hb, draws, colour, changed);
+        else if (nw == 2) launch_sweep<2, 4>(stream, g, rows, own, other, own_eps, thr, hb, draws, colour, changed);
+        else              launch_sweep<1, 4>(stream, g, rows, own, other, own_eps, thr, hb, draws, colour, changed);
     }
     return cudaGetLastError();
 }
 
 template <int NW, int ND>
 static void launch_measure(cudaStream_t stream, const struct latmc_lattice *g,
+                           const struct cuda_ising_rows *rows,
                            const uint32_t *colour0, const uint32_t *colour1,
                            const uint32_t *eps0, struct latmc_ising_sums *sums)
 {
-    const struct packed_geom p = geom_of(g, NW);
-    const unsigned grid = packed_grid(p.rows * p.groups);
+    const struct packed_geom p = geom_rows(g, NW, rows);
+    const unsigned grid = packed_grid(p.nrows * p.groups);
     constexpr int CW = ND == 6 ? 2 : 1;
     if constexpr (NW >= 4) {
         if (eps0) {
@@ -603,15 +652,28 @@ extern "C" cudaError_t cuda_ising_packed_measure(cudaStream_t stream,
                                                  const uint32_t *eps0,
                                                  struct latmc_ising_sums *sums)
 {
+    return cuda_ising_packed_measure_rows(stream, g, NULL, colour0, colour1, eps0, sums);
+}
+
+extern "C" cudaError_t cuda_ising_packed_measure_rows(cudaStream_t stream,
+                                                      const struct latmc_lattice *g,
+                                                      const struct cuda_ising_rows *rows,
+                                                      const uint32_t *colour0,
+                                                      const uint32_t *colour1,
+                                                      const uint32_t *eps0,
+                                                      struct latmc_ising_sums *sums)
+{
+    if (rows && rows->nrows <= 0)
+        return cudaSuccess;
     const int nw = words_per_thread(g) == 8 ? 4 : words_per_thread(g); /* 4 is plenty here */
     if (g->ndim == 3) {
-        if (nw == 4)      launch_measure<4, 6>(stream, g, colour0, colour1, eps0, sums);
-        else if (nw == 2) launch_measure<2, 6>(stream, g, colour0, colour1, eps0, sums);
-        else              launch_measure<1, 6>(stream, g, colour0, colour1, eps0, sums);
+        if (nw == 4)      launch_measure<4, 6>(stream, g, rows, colour0, colour1, eps0, sums);
+        else if (nw == 2) launch_measure<2, 6>(stream, g, rows, colour0, colour1, eps0, sums);
+        else              launch_measure<1, 6>(stream, g, rows, colour0, colour1, eps0, sums);
     } else {
-        if (nw == 4)      launch_measure<4, 4>(stream, g, colour0, colour1, eps0, sums);
-        else if (nw == 2) launch_measure<2, 4>(stream, g, colour0, colour1, eps0, sums);
-        else              launch_measure<1, 4>(stream, g, colour0, colour1, eps0, sums);
+        if (nw == 4)      launch_measure<4, 4>(stream, g, rows, colour0, colour1, eps0, sums);
+        else if (nw == 2) launch_measure<2, 4>(stream, g, rows, colour0, colour1, eps0, sums);
+        else              launch_measure<1, 4>(stream, g, rows, colour0, colour1, eps0, sums);
     }
     return cudaGetLastError();
 }

@@ -89,6 +89,36 @@ cudaError_t cuda_ising_packed_sweep_colour(cudaStream_t stream, const struct lat
                                            int algorithm, uint64_t seed, uint64_t sweep,
                                            int colour, unsigned long long *changed);
 
+/*
+ * Rows of a slab (several devices, doc/cuda.md "Several GPUs"): the kernels below walk the
+ * rows [row0, row0 + nrows) of the (local) lattice only, and row r of it is row
+ * r + row_offset of the whole lattice, which names its random numbers. Rows are
+ * r = y + L_y z; row_offset keeps the parity of y + z.
+ */
+struct cuda_ising_rows {
+    int64_t row0, nrows;
+    int64_t row_offset;
+    /* update kernels: leave this many multiprocessors' worth of blocks out of the one
+     * resident wave, for kernels of another stream to run beside it */
+    int spare_sms;
+};
+
+/* cuda_ising_packed_sweep_colour on the rows `rows` only (NULL: all). */
+cudaError_t cuda_ising_packed_sweep_rows(cudaStream_t stream, const struct latmc_lattice *g,
+                                         const struct cuda_ising_rows *rows, uint32_t *own,
+                                         const uint32_t *other, const uint32_t *own_eps,
+                                         const struct cuda_ising_packed_thresholds *thr,
+                                         int algorithm, uint64_t seed, uint64_t sweep,
+                                         int colour, unsigned long long *changed);
+
+/* cuda_ising_packed_measure on the colour-0 words of the rows `rows` (NULL: all) and every
+ * bond of theirs: each bond has one colour-0 end, so the sums of disjoint row ranges add
+ * up to the lattice's. The rows next to the range must hold the current colour 1. */
+cudaError_t cuda_ising_packed_measure_rows(cudaStream_t stream, const struct latmc_lattice *g,
+                                           const struct cuda_ising_rows *rows,
+                                           const uint32_t *colour0, const uint32_t *colour1,
+                                           const uint32_t *eps0, struct latmc_ising_sums *sums);
+
 /* The exact sums of lib/ising.h from the packed layout (added to *sums, zeroed by the
  * caller), equal to cuda_ising_measure's on the same configuration. */
 cudaError_t cuda_ising_packed_measure(cudaStream_t stream, const struct latmc_lattice *g,

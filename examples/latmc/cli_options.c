@@ -15,7 +15,7 @@ enum {
     OPT_THERM, OPT_EVERY, OPT_SEED, OPT_THREADS, OPT_DEVICE, OPT_START, OPT_CSV, OPT_Q,
     OPT_COUPLINGS, OPT_COUPLING_SEED, OPT_PRECISION, OPT_REPLICAS, OPT_TUNE_EPSILON,
     OPT_CHECKPOINT, OPT_CHECKPOINT_EVERY, OPT_RESUME, OPT_JSON, OPT_HDF5, OPT_STRICT,
-    OPT_CHECKPOINT_FAILURE
+    OPT_CHECKPOINT_FAILURE, OPT_DEVICES
 };
 
 static const char short_opts[] = ":L:qvhV";
@@ -35,6 +35,7 @@ static const struct option long_opts[] = {
     { "seed",             required_argument, NULL, OPT_SEED },
     { "threads",          required_argument, NULL, OPT_THREADS },
     { "device",           required_argument, NULL, OPT_DEVICE },
+    { "devices",          required_argument, NULL, OPT_DEVICES },
     { "start",            required_argument, NULL, OPT_START },
     { "csv",              required_argument, NULL, OPT_CSV },
     { "q",                required_argument, NULL, OPT_Q },
@@ -233,6 +234,10 @@ static enum cli_action parse_one(int c, const char *arg, struct cli_options *opt
     case OPT_DEVICE:
         ok = get_name("--device", arg, names_device, &opt->device);
         opt->device_given = true;
+        break;
+    case OPT_DEVICES:
+        ok = get_u64("--devices", arg, 1, 1024, "an integer 1..1024", &u);
+        opt->devices = (int)u;
         break;
     case OPT_START: ok = get_name("--start", arg, names_start, &opt->start); break;
     case OPT_CSV: ok = get_path("--csv", arg, &opt->csv_path); break;

@@ -64,6 +64,7 @@ struct cli_options {
     int precision;      /* enum latmc_precision (phi^4) */
     int replicas;       /* 1 or 2 */
     int device;         /* enum latmc_device */
+    int devices;        /* GPUs, one slab each (desc.n_devices; 0: one) */
     int start;          /* enum latmc_init */
     int couplings;      /* enum latmc_couplings (Heisenberg) */
     uint64_t coupling_seed;

@@ -78,6 +78,9 @@ static int compare_desc(const struct cli_options *opt, const latmc_sim_desc *d)
         fprintf(stderr, "latmc: note: the checkpoint runs on %d threads: liblatmc restores the "
                 "saved thread count (--threads %d is not applied; the results do not depend "
                 "on it)\n", d->n_threads, opt->threads);
+    if (opt->devices > 1 && !opt->quiet)
+        fprintf(stderr, "latmc: note: a checkpoint loads on one device (--devices %d is not "
+                "applied; the results do not depend on it)\n", opt->devices);
     return 0;
 }
 

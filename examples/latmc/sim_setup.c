@@ -32,6 +32,7 @@ int setup_fresh(latmc_ctx *ctx, const struct cli_options *opt, latmc_sim **out,
     desc.coupling_seed = opt->coupling_seed;
     desc.replicas = opt->replicas;
     desc.device = opt->device;
+    desc.n_devices = opt->devices;
     desc.n_threads = opt->threads;
     desc.seed = opt->seed;
     int rc = cluster_sim_create(ctx, &desc, out);

@@ -74,6 +74,25 @@ static void devices(latmc_ctx *ctx, int kind, const char *name)
                    label, info.name, (double)info.memory_bytes / (1024.0 * 1024.0 * 1024.0),
                    info.compute_major, info.compute_minor, info.multiprocessors);
     }
+    if (kind != LATMC_DEVICE_CUDA || n < 2)
+        return;
+    /* Peer access (latmc_sim_desc::n_devices copies halos directly where it exists, through
+     * pinned host memory elsewhere): row a, column b = a reaches b's memory. */
+    printf("  %-18s", "peer access");
+    for (int b = 0; b < n; b++)
+        printf(" %3d", b);
+    printf("\n");
+    for (int a = 0; a < n; a++) {
+        char label[32];
+        snprintf(label, sizeof label, "  %s %d", name, a);
+        printf("  %-18s", label);
+        for (int b = 0; b < n; b++) {
+            int can = 0;
+            st = latmc_ctx_device_peer(ctx, kind, a, b, &can);
+            printf(" %3s", st != LATMC_OK ? "?" : a == b ? "-" : can ? "yes" : "no");
+        }
+        printf("\n");
+    }
 }
 
 int main(int argc, char **argv)

@@ -127,6 +127,22 @@ LATMC_API int latmc_ctx_device_count(latmc_ctx *ctx, int device, int *count);
 LATMC_API int latmc_ctx_device_info(latmc_ctx *ctx, int device, int index, latmc_device_info *info);
 
 /**
+ * Whether device `a` of a kind reaches device `b`'s memory directly (CUDA: peer access,
+ * cudaDeviceCanAccessPeer), which a sim on several devices (latmc_sim_desc::n_devices)
+ * uses for its halo copies; without it they are staged through pinned host memory.
+ * A device always reaches itself (a == b: 1).
+ * @param[in]  device     LATMC_DEVICE_CPU or LATMC_DEVICE_CUDA.
+ * @param[in]  a, b       0 <= a, b < latmc_ctx_device_count().
+ * @param[out] can_access receives 1 or 0.
+ * @return LATMC_OK; LATMC_EINVAL (ctx or can_access NULL, other device kind);
+ *         LATMC_ENODEV (a or b out of range); LATMC_EBACKEND (CUDA backend unusable);
+ *         LATMC_EDEVICE (the driver's query failed).
+ * @note Thread-safe.
+ * @since 0.2
+ */
+LATMC_API int latmc_ctx_device_peer(latmc_ctx *ctx, int device, int a, int b, int *can_access);
+
+/**
  * One line saying where the backend for `device` comes from and, when it is not usable,
  * why ("built in", "loaded /path/latmc-cuda.so", or every candidate tried with its
  * reason). Never NULL; valid for the life of the process. Loads the CUDA module on

@@ -133,22 +133,47 @@ LATMC_API int latmc_ens_member_desc(const latmc_ens *ens, int member, latmc_sim_
  * >= 0, strictly increasing or strictly decreasing. Resets the temperature-to-member map to
  * the home slots (member (s, t, r) at temperature t), the exchange statistics and round
  * trips.
+ * Same as latmc_ens_set_ladder(ens, LATMC_PARAM_BETA, beta, n).
  * @return LATMC_OK; LATMC_EINVAL (NULL, wrong n, bad or unordered values);
- *         LATMC_EUNSUPPORTED (a model without beta: phi^4).
+ *         LATMC_EUNSUPPORTED (a model without beta: phi^4, see latmc_ens_set_ladder()).
  * @since 0.2
  */
 LATMC_API int latmc_ens_set_temperatures(latmc_ens *ens, const double *beta, int n);
 
 /**
- * Read the temperatures into beta[0..n-1], n == n_temperatures (0 before any were set).
+ * Read the temperatures into beta[0..n-1], n == n_temperatures (0 before any were set);
+ * with a mu2 ladder (latmc_ens_set_ladder()) the ladder's mu2 values.
  * @return LATMC_OK; LATMC_EINVAL (NULL, wrong n).
  * @since 0.2
  */
 LATMC_API int latmc_ens_get_temperatures(const latmc_ens *ens, double *beta, int n);
 
 /**
+ * Set the ladder that parallel tempering walks: the parameter `key` takes values[t] at
+ * temperature index t = 0..n-1, n == n_temperatures, the values valid for the parameter
+ * and strictly increasing or strictly decreasing. key LATMC_PARAM_BETA: the temperatures
+ * (as latmc_ens_set_temperatures()); key LATMC_PARAM_MU2: phi^4's mass parameter, the
+ * exchange then weighing sum phi^2 (doc/ensembles.md, "Exchange rule"). Resets the map,
+ * the exchange statistics and round trips as latmc_ens_set_temperatures() does; the
+ * ladder's parameter can then no longer be set by latmc_ens_set_param().
+ * @return LATMC_OK; LATMC_EINVAL (NULL, a key other than the two, wrong n, bad or
+ *         unordered values); LATMC_EUNSUPPORTED (the model has no such parameter).
+ * @since 0.2
+ */
+LATMC_API int latmc_ens_set_ladder(latmc_ens *ens, int key, const double *values, int n);
+
+/**
+ * The ladder: its parameter into *key (LATMC_PARAM_BETA until a mu2 ladder is set) and
+ * its values into values[0..n-1], n == n_temperatures.
+ * @return LATMC_OK; LATMC_EINVAL (NULL, wrong n).
+ * @since 0.2
+ */
+LATMC_API int latmc_ens_get_ladder(const latmc_ens *ens, int *key, double *values, int n);
+
+/**
  * Set a model parameter other than beta on every member (as latmc_sim_set_param()).
- * @return LATMC_OK; LATMC_EINVAL (beta: use latmc_ens_set_temperatures(); bad value);
+ * @return LATMC_OK; LATMC_EINVAL (beta: use latmc_ens_set_temperatures(); mu2 while a mu2
+ *         ladder is set; bad value);
  *         LATMC_EUNSUPPORTED (not a parameter of the model). All members or none change.
  * @since 0.2
  */
@@ -174,8 +199,8 @@ LATMC_API int latmc_ens_init_spins(latmc_ens *ens, int how);
  * n sweeps of every member; with exchanges on, an exchange round after every sweep whose
  * count is a multiple of `every`. CPU members run on the layout's threads, one member per
  * thread at a time (each member single-threaded): the result never depends on the thread
- * count. CUDA members run one after the other, one launch per member (slow; the plan will
- * give them one launch for all, doc/ensembles.md).
+ * count. CUDA Ising members run together, one launch per colour for all of them; CUDA
+ * members of other models one after the other (doc/ensembles.md, "Execution").
  * @return LATMC_OK; LATMC_EINVAL (NULL); LATMC_ESTATE (no configuration; exchanges on
  *         need temperatures); a member's failure (members may then differ in sweep count:
  *         destroy the ensemble).

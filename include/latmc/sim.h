@@ -138,22 +138,48 @@ typedef struct latmc_sim_desc {
      * Run the sim as this many boxes: slabs along the last axis (y in 2D, z in 3D), 0 =
      * automatic (1 box for now). The chain, every observable and the acceptance are
      * bit-identical for any value (doc/architecture.md). Rules (LATMC_EINVAL otherwise):
-     * >= 0; each slab at least the model's halo width thick, and for checkerboard models
-     * an even number of planes (so a slab's own colouring is the global one): at most
-     * L_last / 2 parts. Only the Ising and Heisenberg models on the CPU run more than one
-     * box so far; other models and backends refuse n_parts > 1 with LATMC_EUNSUPPORTED.
+     * >= 0; each slab at least the model's halo width thick, and a whole number of the
+     * colouring's planes (so a slab's own colouring is the global one): an even number
+     * for checkerboard models (at most L_last / 2 parts), a multiple of 3 for Potts
+     * lattices of 3 colours (at most L_last / 3), of the colouring's period for phi^4
+     * (doc/models/phi4.md). All four models run more than one box on the CPU; on
+     * CUDA so far the Ising model on its multi-spin coded kernels (doc/cuda.md), other
+     * models there refuse n_parts > 1 with LATMC_EUNSUPPORTED.
      * A caller built against a header without this field passes a smaller struct_size:
      * then n_parts = 0. Not stored in checkpoints (a loaded sim runs as 1 box).
      * @since 0.2
      */
     int      n_parts;
+    /**
+     * Run the sim on this many devices of desc.device's kind, one slab along the last axis
+     * per device (the cut of n_parts: each slab at least the model's halo thick, a whole
+     * number of its plane units, LATMC_EINVAL otherwise), halos exchanged between the
+     * devices. 0 or 1 = one device (desc.device_index), as before. The chain, every
+     * observable and the acceptance are bit-identical for any value (doc/cuda.md,
+     * "Several GPUs"). n_parts must then be 0 or equal to n_devices. CUDA only: the CPU
+     * backend is one device (LATMC_EUNSUPPORTED; use n_parts there). More devices than
+     * exist: LATMC_ENODEV. Not stored in checkpoints (a loaded sim runs on one device).
+     * A caller built against a header without this field passes a smaller struct_size:
+     * then n_devices = 0 and device_list = NULL.
+     * @since 0.2
+     */
+    int      n_devices;
+    /**
+     * Optional, with n_devices > 1: the n_devices device indices in slab order (slab 0 on
+     * device_list[0], ...). NULL = device_index, device_index + 1, ... A device may appear
+     * more than once (several slabs on one GPU: the same chain, for tests and for
+     * uneven machines). Read by latmc_sim_create, which keeps its own copy
+     * (latmc_sim_get_desc points to that copy, valid while the sim lives).
+     * @since 0.2
+     */
+    const int *device_list;
 } latmc_sim_desc;
 
 /**
  * Fill *d with defaults and set struct_size: model NONE (must be set), ndim 2,
  * extents 0 (must be set), q 2, algorithm DEFAULT, precision DOUBLE, couplings UNIFORM,
  * coupling_seed 0, replicas 1, device AUTO, device_index 0, n_threads 0, seed 0,
- * n_parts 0.
+ * n_parts 0, n_devices 0, device_list NULL.
  * Accepts NULL (does nothing).
  * @param[out] d the caller's desc.
  * @note Thread-safe.

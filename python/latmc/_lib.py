@@ -71,6 +71,8 @@ class SimDesc(ctypes.Structure):
         ("n_threads", c_int),
         ("seed", c_uint64),
         ("n_parts", c_int),
+        ("n_devices", c_int),
+        ("device_list", ctypes.c_void_p),
     ]
 
 

@@ -92,6 +92,14 @@ static void test_ising_members_standalone(void **state)
     d.couplings = LATMC_COUPLINGS_BIMODAL;
     d.algorithm = LATMC_ALGO_HEATBATH;
     members_match_standalone(d, LATMC_PARAM_H, 0.1);
+    /* lattices whose standalone sims take other kernels than small ones: the CPU's
+     * narrow-row kernels (L_x = 16), the CUDA module's multi-spin coded ones (L_x a
+     * multiple of 16, of 64 with +-J), while a CUDA ensemble sweeps all members in one
+     * launch on the byte layout */
+    members_match_standalone(ens_test_desc(LATMC_MODEL_ISING, 3, 16), 0, 0);
+    d = ens_test_desc(LATMC_MODEL_ISING, 2, 64);
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    members_match_standalone(d, 0, 0);
 }
 
 static void test_other_models_standalone(void **state)
@@ -186,12 +194,16 @@ static void assert_same_state(const struct ens_state *a, const struct ens_state 
     assert_true(a->trip_mean == b->trip_mean);
 }
 
+/* The ladder of tempering_ensemble_of (the L = 16 members need a closer one). */
+static const double wide_ladder[4] = { 0.3, 0.5, 0.7, 0.9 };
+static const double *ladder = wide_ladder;
+
 static latmc_ens *tempering_ensemble_of(latmc_sim_desc d, int threads)
 {
     latmc_ens_layout l = ens_test_layout(4, 4, 2, 99, threads);
     latmc_ens *e = NULL;
     assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
-    const double beta[4] = { 0.3, 0.5, 0.7, 0.9 };
+    const double *beta = ladder;
     assert_int_equal(latmc_ens_set_temperatures(e, beta, 4), LATMC_OK);
     assert_int_equal(latmc_ens_set_exchange(e, 3), LATMC_OK);
     assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
@@ -243,6 +255,16 @@ static void test_threads_identical(void **state)
     d = ens_test_desc(LATMC_MODEL_HEISENBERG, 3, 4);
     d.couplings = LATMC_COUPLINGS_GAUSSIAN;
     threads_identical(d);
+    /* members large enough that the calls between exchanges take a thread team (lib/
+     * ens_exec.c runs smaller calls on the calling thread), L = 16 on the SIMD levels'
+     * narrow-row kernels, uniform and +-J */
+    static const double close_ladder[4] = { 0.2, 0.205, 0.21, 0.215 };
+    ladder = close_ladder;
+    d = ens_test_desc(LATMC_MODEL_ISING, 3, 16);
+    threads_identical(d);
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    threads_identical(d);
+    ladder = wide_ladder;
 }
 
 static void test_save_load_continues(void **state)
@@ -305,11 +327,13 @@ static void test_save_load_continues(void **state)
 static void test_cpu_cuda_identical(void **state)
 {
     (void)state;
-    for (int model = 0; model < 2; model++) {
-        latmc_sim_desc d = ens_test_desc(model == 0 ? LATMC_MODEL_ISING : LATMC_MODEL_POTTS, 3, 4);
+    for (int model = 0; model < 3; model++) {
+        /* +-J Ising L = 4, Potts L = 4, uniform Ising L = 16 (CPU: the narrow-row kernels) */
+        latmc_sim_desc d = ens_test_desc(model == 1 ? LATMC_MODEL_POTTS : LATMC_MODEL_ISING, 3,
+                                         model == 2 ? 16 : 4);
         if (model == 0)
             d.couplings = LATMC_COUPLINGS_BIMODAL;
-        else
+        else if (model == 1)
             d.q = 3;
         latmc_ens *gpu = tempering_ensemble_of(d, 1);
         d.device = LATMC_DEVICE_CPU;

@@ -194,6 +194,25 @@ static void test_temperatures_and_exchange(void **state)
     l = ens_test_layout(1, 2, 1, 1, 1);
     assert_int_equal(latmc_ens_create(ctx, &p, &l, &e), LATMC_OK);
     assert_int_equal(latmc_ens_set_temperatures(e, up, 2), LATMC_EUNSUPPORTED);
+    /* ... its ladder is in mu2 (test_ens_mu2.c has the rest); misuse of the ladder calls */
+    const double mu2[2] = { -0.2, 0.1 };
+    int key = -1;
+    double vals[2] = { 9, 9 };
+    assert_int_equal(latmc_ens_set_ladder(NULL, LATMC_PARAM_MU2, mu2, 2), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_set_ladder(e, LATMC_PARAM_MU2, NULL, 2), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_set_ladder(e, 99, mu2, 2), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_set_ladder(e, LATMC_PARAM_MU2, mu2, 3), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_set_ladder(e, LATMC_PARAM_BETA, up, 2), LATMC_EUNSUPPORTED);
+    assert_int_equal(latmc_ens_get_ladder(NULL, &key, vals, 2), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_get_ladder(e, NULL, vals, 2), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_get_ladder(e, &key, NULL, 2), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_get_ladder(e, &key, vals, 1), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_get_ladder(e, &key, vals, 2), LATMC_OK);
+    assert_true(key == LATMC_PARAM_BETA && vals[0] == 0 && vals[1] == 0); /* none set yet */
+    assert_int_equal(latmc_ens_set_ladder(e, LATMC_PARAM_MU2, mu2, 2), LATMC_OK);
+    assert_int_equal(latmc_ens_get_ladder(e, &key, vals, 2), LATMC_OK);
+    assert_int_equal(key, LATMC_PARAM_MU2);
+    assert_memory_equal(vals, mu2, sizeof mu2);
     latmc_ens_destroy(&e);
     assert_string_equal(latmc_ens_last_error(NULL), "ens is NULL");
 }

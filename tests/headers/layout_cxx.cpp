@@ -24,6 +24,8 @@ extern "C" void latmc_test_layout_cxx(size_t *out, int *n)
     out[i++] = offsetof(latmc_sim_desc, n_threads);
     out[i++] = offsetof(latmc_sim_desc, seed);
     out[i++] = offsetof(latmc_sim_desc, n_parts);
+    out[i++] = offsetof(latmc_sim_desc, n_devices);
+    out[i++] = offsetof(latmc_sim_desc, device_list);
     out[i++] = sizeof(enum latmc_status);
     out[i++] = (size_t)(LATMC_ECANCELLED + 100);
     out[i++] = (size_t)LATMC_OBS_OVERLAP2;

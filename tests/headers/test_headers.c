@@ -34,6 +34,8 @@ static void c_and_cxx_layouts_agree(void **state)
     c[n++] = offsetof(latmc_sim_desc, n_threads);
     c[n++] = offsetof(latmc_sim_desc, seed);
     c[n++] = offsetof(latmc_sim_desc, n_parts);
+    c[n++] = offsetof(latmc_sim_desc, n_devices);
+    c[n++] = offsetof(latmc_sim_desc, device_list);
     c[n++] = sizeof(enum latmc_status);
     c[n++] = (size_t)(LATMC_ECANCELLED + 100);
     c[n++] = (size_t)LATMC_OBS_OVERLAP2;
@@ -48,11 +50,14 @@ static void c_and_cxx_layouts_agree(void **state)
     for (int i = 0; i < n; i++)
         assert_int_equal(c[i], cxx[i]);
     /* The desc layout is ABI (doc/ABI.md): pin it on LP64. v1 (0.1) ended after seed at
-     * 96 bytes; v2 appends n_parts there. */
+     * 96 bytes; v2 appends n_parts there (104 bytes with the padding); v3 puts n_devices
+     * in that padding and appends device_list (lib/desc.h: a struct_size of 104 is v2). */
     if (sizeof(void *) == 8) {
         assert_int_equal(offsetof(latmc_sim_desc, seed), 88);
         assert_int_equal(offsetof(latmc_sim_desc, n_parts), 96);
-        assert_int_equal(sizeof(latmc_sim_desc), 104);
+        assert_int_equal(offsetof(latmc_sim_desc, n_devices), 100);
+        assert_int_equal(offsetof(latmc_sim_desc, device_list), 104);
+        assert_int_equal(sizeof(latmc_sim_desc), 112);
         /* and the device view's (python/latmc/_lib.py's DeviceView mirrors it) */
         assert_int_equal(sizeof(latmc_device_view), 120);
         assert_int_equal(offsetof(latmc_device_view, shape), 32);

@@ -154,6 +154,11 @@ static void test_kernels_pmj(void **state)
             run_impl(3, 2, 2, 2, alg, 0.4, 1, 0.1, 5, 0, 1, pmj);
             run_impl(3, 66, 4, 2, alg, 0.5, -1, -0.6, 4, 0, 1, pmj);
             run_impl(3, 64, 4, 4, alg, 40, 1, 0.5, 3, 0, 1, pmj);
+            /* narrow rows (L_x 16, 32: several rows per vector) */
+            run_impl(3, 16, 16, 4, alg, 0.3, 1, 0, 4, 0, 1, pmj);
+            run_impl(3, 32, 4, 6, alg, 0.3, -1, 0.2, 4, 5, 1, pmj);
+            run_impl(3, 16, 8, 2, alg, 40, 1, 0.5, 3, 0, 1, pmj);
+            run_impl(3, 16, 2048, 2, alg, 0.3, 1, 0.1, 3, 0, 3, pmj);
             /* threads (>= 32768 sites per colour) */
             run_impl(2, 256, 260, 1, alg, 0.44, 1, 0.01, 3, 0, 2, pmj);
             run_impl(2, 258, 256, 1, alg, 0.44, -1, 0.1, 3, 0, 3, pmj);
@@ -195,6 +200,13 @@ static void test_kernels(void **state)
         run(3, 2, 2, 2, alg, 0.4, 1, 0, 5, 0, 1);
         run(3, 66, 4, 2, alg, 0.5, 1, -0.6, 3, 0, 1);
         run(3, 64, 4, 4, alg, 40, 1, 0.5, 2, 0, 1);
+        /* narrow rows (L_x 16, 32: several rows per vector), L_y not a multiple of them */
+        run(3, 16, 16, 4, alg, 0.22, 1, 0, 3, 0, 1);
+        run(3, 32, 12, 2, alg, 0.3, -1, 0.2, 3, 5, 1);
+        run(3, 16, 12, 2, alg, 0.3, 1, 0.1, 3, 0, 1);
+        run(3, 16, 8, 2, alg, 40, 1, 0.5, 2, 0, 1);
+        run(3, 16, 8, 4, alg, 0.4, 1, 0, 3, (UINT64_C(1) << 40) + 5, 1);
+        run(3, 16, 2048, 2, alg, 0.22, 1, 0, 2, 0, 3);
         /* threads (>= 32768 sites per colour) */
         run(2, 256, 260, 1, alg, 0.44, 1, 0.01, 2, 0, 2);
         run(2, 258, 256, 1, alg, 0.44, 1, 0, 2, 0, 3);

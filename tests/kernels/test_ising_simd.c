@@ -266,6 +266,16 @@ static const struct ising_case cases[] = {
     { 3, 6, 2, 4, HEAT, 2.0, 1, 0, 3, 0, 0, 0 },
     { 3, 64, 4, 4, METRO, 40, 1, 0, 2, 0, 0, 0 },
     { 3, 64, 4, 4, HEAT, 40, 1, 0.5, 2, 0, 0, 0 },
+    /* 3D narrow rows (L_x 16 or 32: several rows per vector, ising_avx512.c), L_y a
+     * multiple of the rows per vector or not (then the general path) */
+    { 3, 16, 16, 4, METRO, 0.22, 1, 0, 3, 0, 1, 0 },
+    { 3, 16, 8, 6, HEAT, 0.22, 1, 0.1, 3, 0, 0, 0 },
+    { 3, 32, 4, 6, METRO, 0.3, -1, 0.2, 3, 5, 0, 0 },
+    { 3, 32, 12, 2, HEAT, 0.3, 1, 0.2, 3, 0, 1, 0 },
+    { 3, 16, 12, 2, METRO, 0.3, 1, 0, 3, 0, 0, 0 },
+    { 3, 16, 8, 2, METRO, 40, 1, 0, 2, 0, 0, 0 },
+    { 3, 32, 8, 2, HEAT, 40, 1, 0.5, 2, 0, 0, 0 },
+    { 3, 16, 8, 4, METRO, 0.4, 1, 0, 3, (UINT64_C(1) << 40) + 5, 1, 0 },
 };
 
 /*
@@ -311,6 +321,13 @@ static const struct ising_case pmj_cases[] = {
     { 3, 6, 2, 4, HEAT, 2.0, 1, 0, 3, 0, PMJ(2) },
     { 3, 64, 4, 4, METRO, 40, 1, 0, 3, 0, PMJ(2) },
     { 3, 64, 4, 4, HEAT, 40, -1, 0.5, 3, 0, PMJ(2) },
+    /* 3D narrow rows (L_x 16 or 32) */
+    { 3, 16, 16, 4, METRO, 0.3, 1, 0, 4, 0, PMJ(2) },
+    { 3, 16, 8, 6, HEAT, 0.3, -1, 0.1, 4, 0, PMJ(2) },
+    { 3, 32, 4, 6, METRO, 0.3, 1, 0.2, 4, 5, PMJ(2) },
+    { 3, 32, 12, 2, HEAT, 0.3, 1, 0, 3, 0, 1, 2 },
+    { 3, 16, 8, 2, METRO, 40, 1, 0, 3, 0, PMJ(2) },
+    { 3, 32, 8, 2, HEAT, 40, -1, 0.5, 3, 0, PMJ(2) },
 };
 
 static void test_levels_against_c(void **state)
@@ -360,6 +377,13 @@ static void test_threads(void **state)
         /* few rows or planes per thread: the two-pass order on rows (ising_split.c) */
         { 3, 128, 128, 4, METRO, 0.22, 1, 0, 2, 0, 1, 0 },
         { 2, 8192, 8, 1, HEAT, 0.44, 1, 0.02, 2, 0, 0, 0 },
+        /* narrow rows (L_x 16, 32): bands of planes, and bands of rows that do not start
+         * on a vector's group of rows */
+        { 3, 16, 64, 64, METRO, 0.22, 1, 0, 2, 0, 1, 0 },
+        { 3, 32, 32, 64, HEAT, 0.22, 1, 0.05, 2, 0, 0, 0 },
+        { 3, 16, 2048, 2, METRO, 0.22, 1, 0, 2, 0, 1, 0 },
+        { 3, 16, 64, 64, HEAT, 0.3, 1, 0, 3, 0, 1, 2 },
+        { 3, 32, 1024, 2, METRO, 0.3, -1, 0.1, 3, 0, 0, 2 },
         /* +-J, couplings replaced in mid-run */
         { 2, 256, 260, 1, METRO, 0.44, 1, 0.01, 3, 0, 1, 2 },
         { 2, 258, 256, 1, HEAT, 0.44, -1, 0.1, 3, 0, 0, 2 },

@@ -1,8 +1,8 @@
 /*
  * The part API (latmc/part.h) without MPI: k threads of one process, each holding one part
  * sim, joined by a transport of shared slots and barriers. Checks, for the Ising model
- * (2D, 3D, +-J, heat bath), phi^4 (halo 2) and the Heisenberg spin glass (two replicas,
- * Gaussian couplings) on 1, 2, 3 and 4 parts, that the configuration, every observable,
+ * (2D, 3D, +-J, heat bath), Potts, phi^4 (halo 2) and the Heisenberg spin glass (two
+ * replicas, Gaussian couplings) on 1, 2, 3 and 4 parts, that the configuration, every observable,
  * the acceptance and the serialized state are bit-identical to the single-process sim;
  * that a save by the parts loads as a plain sim and a plain sim's bytes deserialize as
  * parts; that a failure on one part is the same failure on every part (bad spins, a desc
@@ -118,6 +118,7 @@ struct cfg {
     int64_t extent[3];
     int key[2];          /* parameters to set (0: none) */
     double value[2];
+    int q;               /* Potts: q (0: the default) */
 };
 
 static void desc_of(const struct cfg *c, latmc_sim_desc *d)
@@ -125,6 +126,8 @@ static void desc_of(const struct cfg *c, latmc_sim_desc *d)
     latmc_sim_desc_init(d);
     d->model = c->model;
     d->replicas = c->replicas;
+    if (c->q)
+        d->q = c->q;
     d->ndim = c->ndim;
     for (int mu = 0; mu < c->ndim; mu++)
         d->extent[mu] = c->extent[mu];
@@ -308,16 +311,19 @@ static void plain_run(const struct cfg *c, struct result *r, uint64_t extra_afte
 
 static const struct cfg cfgs[] = {
     { LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 32, 24, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 } },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0 },
     { LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 64, 16, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 } },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0 },
     { LATMC_MODEL_ISING, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 6, 8 },
-      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 } },
-    /* the other models with per-plane forms (phi^4: halo 2; Heisenberg: two replicas) */
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0 },
+    /* the other models (Potts q = 3; phi^4: halo 2; Heisenberg: two
+     * replicas) */
+    { LATMC_MODEL_POTTS, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 24, 24, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 1.0, 0 }, 3 },
     { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 40, 40, 0 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 } },
+      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0 },
     { LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, { 4, 4, 8 },
-      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 2.0, 2 } },
+      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 2.0, 2 }, 0 },
 };
 
 static void parts_equal_one_process(void **state)

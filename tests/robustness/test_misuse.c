@@ -126,6 +126,17 @@ static void ctx_and_process_calls(void **state)
     if (!cuda_usable)
         EXPECT(latmc_ctx_device_info(ctx, LATMC_DEVICE_CUDA, 0, &info), LATMC_EBACKEND);
 
+    int can = -1;
+    EXPECT(latmc_ctx_device_peer(NULL, LATMC_DEVICE_CPU, 0, 0, &can), LATMC_EINVAL);
+    EXPECT(latmc_ctx_device_peer(ctx, LATMC_DEVICE_CPU, 0, 0, NULL), LATMC_EINVAL);
+    EXPECT(latmc_ctx_device_peer(ctx, 99, 0, 0, &can), LATMC_EINVAL);
+    EXPECT(latmc_ctx_device_peer(ctx, LATMC_DEVICE_CPU, 0, 1, &can), LATMC_ENODEV);
+    EXPECT(latmc_ctx_device_peer(ctx, LATMC_DEVICE_CPU, -1, 0, &can), LATMC_ENODEV);
+    EXPECT(latmc_ctx_device_peer(ctx, LATMC_DEVICE_CPU, 0, 0, &can), LATMC_OK);
+    assert_int_equal(can, 1);
+    if (!cuda_usable)
+        EXPECT(latmc_ctx_device_peer(ctx, LATMC_DEVICE_CUDA, 0, 0, &can), LATMC_EBACKEND);
+
     assert_string_equal(latmc_ctx_backend_status(NULL, 99), "unknown device kind");
     assert_true(strlen(latmc_ctx_backend_status(ctx, LATMC_DEVICE_CPU)) > 0);
     assert_true(strlen(latmc_ctx_backend_status(ctx, LATMC_DEVICE_CUDA)) > 0);

@@ -1,0 +1,706 @@
+/*
+ * A sim on several devices: one slab per device, halos exchanged between steps
+ * (cuda_slabs.h says how; doc/cuda.md, "Several GPUs").
+ *
+ * Local geometry of slab i (own planes [origin, origin + planes) of the last axis): the
+ * local lattice has the sim's extents but planes + 2 halo planes along the last axis;
+ * local plane p is global plane origin - halo + p (mod L), own planes are [halo, halo +
+ * planes). A plane is `plane_rows` rows of the packed layout (3D: L_y rows, 2D: one row).
+ * Only the `reach` planes next to the own planes (the model's halo, 1) are ever read, so
+ * only those are exchanged.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coupling_draws.h"
+#include "cuda_backend.h"
+#include "cuda_check.h"
+#include "cuda_slabs.h"
+#include "ising_packed.h"
+#include "model.h"
+#include "plan.h"
+
+struct cuda_slab {
+    int device;
+    /* stream: the interior and everything else; border_stream (high priority): the
+     * border planes, concurrent with the interior; copy_stream: the halo copies */
+    cudaStream_t stream, border_stream, copy_stream;
+    /* recorded at each step: borders updated, interior updated, copies out done */
+    cudaEvent_t border_done, interior_done, copies_done;
+    bool recorded;                  /* the events name this slab's previous step */
+    unsigned long long *count_host; /* pinned: the counter read at the end of a call */
+    unsigned long long count_seen;  /* its value at the previous read (it never resets) */
+    struct latmc_lattice local;     /* the local lattice (own planes + 2 halo) */
+    int64_t origin, planes;         /* own planes of the global last axis */
+    int8_t *bytes;                  /* local byte layout (init, get/set_spins) */
+    uint32_t *colour[2];            /* local packed layout: the configuration */
+    struct latmc_ising_sums *sums;
+    unsigned long long *changed;
+    uint32_t *eps_packed[2];        /* +-J: the packed coupling words of the local lattice */
+};
+
+struct cuda_slabs {
+    int n;
+    struct cuda_slab *slab;
+    int halo;                       /* allocated halo planes per side (even) */
+    int reach;                      /* planes the update reads beyond its own (exchanged) */
+    int64_t plane_rows;             /* packed rows per plane */
+    int64_t plane_sites;
+    int64_t wpr;                    /* packed words per row */
+    struct cuda_ising_packed_thresholds thr;
+    bool thr_fit;
+    int8_t *eps_host;               /* +-J couplings of the whole lattice (NULL: uniform) */
+    bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing) */
+    int spare_sms;                  /* left to the border kernels beside the interior's
+                                       persistent wave (LATMC_CUDA_SLAB_SPARE_SMS, default 0:
+                                       on an H200 2 spare SMs cost more than they hide) */
+};
+
+static struct cuda_slabs *slabs_of(const struct cuda_sim *cs)
+{
+    return cs->slabs;
+}
+
+bool cuda_slabs_wanted(const latmc_sim *sim)
+{
+    return sim->plan && sim->plan->n_boxes > 1;
+}
+
+static int set_device(int device)
+{
+    return cuda_check(cudaSetDevice(device), "cudaSetDevice");
+}
+
+/* Words of one packed colour plane; bytes of `n` of them. */
+static size_t plane_words(const struct cuda_slabs *ss)
+{
+    return (size_t)(ss->plane_rows * ss->wpr);
+}
+
+static int device_of(const latmc_sim_desc *d, int i)
+{
+    return d->device_list ? d->device_list[i] : d->device_index + i;
+}
+
+/* Release every slab on its own device (errors ignored: a sticky error must not keep the
+ * host side or the other devices' memory alive). */
+static void release_all(struct cuda_slabs *ss)
+{
+    if (!ss)
+        return;
+    for (int i = 0; ss->slab && i < ss->n; i++) {
+        struct cuda_slab *sl = &ss->slab[i];
+        if (cudaSetDevice(sl->device) != cudaSuccess) {
+            (void)cudaGetLastError();
+            continue;
+        }
+        if (sl->stream)
+            cudaStreamSynchronize(sl->stream);
+        if (sl->copy_stream)
+            cudaStreamSynchronize(sl->copy_stream);
+        if (sl->border_stream)
+            cudaStreamSynchronize(sl->border_stream);
+        cudaFree(sl->bytes);
+        cudaFree(sl->eps_packed[0]);
+        cudaFree(sl->eps_packed[1]);
+        cudaFreeHost(sl->count_host);
+        cudaFree(sl->colour[0]);
+        cudaFree(sl->colour[1]);
+        cudaFree(sl->sums);
+        cudaFree(sl->changed);
+        if (sl->border_done)
+            cudaEventDestroy(sl->border_done);
+        if (sl->copies_done)
+            cudaEventDestroy(sl->copies_done);
+        if (sl->interior_done)
+            cudaEventDestroy(sl->interior_done);
+        if (sl->border_stream)
+            cudaStreamDestroy(sl->border_stream);
+        if (sl->stream)
+            cudaStreamDestroy(sl->stream);
+        if (sl->copy_stream)
+            cudaStreamDestroy(sl->copy_stream);
+        (void)cudaGetLastError();
+    }
+    free(ss->slab);
+    free(ss->eps_host);
+    free(ss);
+}
+
+void cuda_slabs_destroy(struct cuda_sim *cs)
+{
+    release_all(cs->slabs);
+    cs->slabs = NULL;
+}
+
+static int finish_all(struct cuda_slabs *ss, const char *what);
+static int alloc_on(void **ptr, size_t bytes, int device, const char *what);
+
+/*
+ * +-J: every slab's packed coupling words from ss->eps_host (eps[ndim i + mu] of the whole
+ * lattice): the couplings of its local planes, halos included (global plane origin - halo
+ * + p, periodic), staged in a local byte array on the device for the one-device packing
+ * kernel. Its periodic wrap only touches the outermost halo plane, which is never updated.
+ */
+static int pack_slab_couplings(const latmc_sim *sim, struct cuda_slabs *ss)
+{
+    const int nd = sim->desc.ndim;
+    const int64_t L = sim->desc.extent[nd - 1];
+    const size_t plane_bytes = (size_t)(ss->plane_sites * nd);
+    int st = LATMC_OK;
+    for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
+        struct cuda_slab *sl = &ss->slab[i];
+        int8_t *eps = NULL;
+        const size_t bytes = (size_t)sl->local.nsites * (size_t)nd;
+        if ((st = set_device(sl->device)) < 0 ||
+            (st = alloc_on((void **)&eps, bytes, sl->device, "couplings (staging)")) < 0)
+            break;
+        const int64_t local_planes = sl->planes + 2 * ss->halo;
+        for (int64_t p = 0; p < local_planes && st == LATMC_OK; p++) {
+            const int64_t g = ((sl->origin - ss->halo + p) % L + L) % L;
+            st = cuda_check(cudaMemcpyAsync(eps + (size_t)p * plane_bytes,
+                                            ss->eps_host + (size_t)g * plane_bytes, plane_bytes,
+                                            cudaMemcpyHostToDevice, sl->stream),
+                            "copying the couplings to the device");
+        }
+        if (st == LATMC_OK)
+            st = cuda_check(cuda_ising_pack_couplings(sl->stream, &sl->local, eps,
+                                                      sl->eps_packed[0], sl->eps_packed[1]),
+                            "packing the couplings");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaStreamSynchronize(sl->stream), "packing the couplings");
+        cudaFree(eps);
+    }
+    return st;
+}
+
+/* +-J: the couplings drawn on the host by the CPU's function, then packed per slab. */
+static int draw_couplings(const latmc_sim *sim, struct cuda_slabs *ss)
+{
+    const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
+    if (!(ss->eps_host = malloc(n)))
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA Ising: cannot allocate %zu bytes of host "
+                               "memory for the couplings", n);
+    for (int64_t b = 0; b < (int64_t)((n + 3) / 4); b++)
+        latmc_ising_bimodal_block(ss->eps_host, (int64_t)n, sim->desc.coupling_seed, b);
+    return pack_slab_couplings(sim, ss);
+}
+
+int cuda_slabs_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *buf)
+{
+    const struct cuda_slabs *ss = slabs_of(cs);
+    const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (float)ss->eps_host[i];
+    return LATMC_OK;
+}
+
+/* Values checked by the core: exactly +1.0f or -1.0f. */
+int cuda_slabs_set_couplings(const latmc_sim *sim, struct cuda_sim *cs, const float *buf)
+{
+    struct cuda_slabs *ss = slabs_of(cs);
+    const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
+    int st = finish_all(ss, "setting the couplings");
+    if (st < 0)
+        return st;
+    for (size_t i = 0; i < n; i++)
+        ss->eps_host[i] = buf[i] > 0.0f ? (int8_t)1 : (int8_t)-1;
+    return pack_slab_couplings(sim, ss);
+}
+
+static int alloc_on(void **ptr, size_t bytes, int device, const char *what)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, "cannot allocate %zu bytes of device memory on device %d for "
+             "the %s of a slab", bytes, device, what);
+    return cuda_check(cudaMalloc(ptr, bytes), msg);
+}
+
+/* Peer access is enabled once per ordered pair of devices and process (enabling it again
+ * is an error of the runtime that sanitizers report). */
+#define PEER_TABLE 64
+static pthread_mutex_t peer_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool peer_done[PEER_TABLE][PEER_TABLE];
+
+/* Let each device reach its neighbours' memory where the hardware allows (the copies
+ * work either way; the driver stages them through host memory otherwise). */
+static void enable_peers(const struct cuda_slabs *ss)
+{
+    pthread_mutex_lock(&peer_lock);
+    for (int i = 0; i < ss->n; i++) {
+        const int a = ss->slab[i].device;
+        const int nb[2] = { ss->slab[(i + ss->n - 1) % ss->n].device,
+                            ss->slab[(i + 1) % ss->n].device };
+        for (int k = 0; k < 2; k++) {
+            int can = 0;
+            const bool known = a < PEER_TABLE && nb[k] < PEER_TABLE;
+            if (nb[k] == a || (known && peer_done[a][nb[k]]) ||
+                cudaDeviceCanAccessPeer(&can, a, nb[k]) != cudaSuccess || !can) {
+                (void)cudaGetLastError();
+                continue;
+            }
+            if (cudaSetDevice(a) == cudaSuccess)
+                (void)cudaDeviceEnablePeerAccess(nb[k], 0); /* by another user: fine */
+            (void)cudaGetLastError();
+            if (known)
+                peer_done[a][nb[k]] = true;
+        }
+    }
+    pthread_mutex_unlock(&peer_lock);
+}
+
+static bool exchange_enabled(void)
+{
+    const char *v = getenv("LATMC_CUDA_SLAB_EXCHANGE");
+    return !(v && strcmp(v, "0") == 0);
+}
+
+/* Tuning, not API: LATMC_CUDA_SLAB_SPARE_SMS=0..16 (an unreadable value: the default). */
+static int spare_sms_setting(void)
+{
+    const char *v = getenv("LATMC_CUDA_SLAB_SPARE_SMS");
+    if (v && v[0] >= '0' && v[0] <= '9' && (v[1] == '\0' || (v[1] >= '0' && v[1] <= '9' &&
+                                                            v[2] == '\0'))) {
+        const int n = atoi(v);
+        if (n <= 16)
+            return n;
+    }
+    return 0;
+}
+
+int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    if (d->model != LATMC_MODEL_ISING)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA backend runs the %s model on one "
+                               "device only in this version (several devices: Ising)",
+                               sim->model->name);
+    const bool pmj = d->couplings == LATMC_COUPLINGS_BIMODAL;
+    if (d->extent[0] % (pmj ? 64 : 16) != 0)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on several CUDA devices needs L_x a "
+                               "multiple of %d (the multi-spin coded kernels%s); L_x = %lld",
+                               pmj ? 64 : 16, pmj ? " with +-J couplings" : "",
+                               (long long)d->extent[0]);
+    const struct latmc_plan *plan = sim->plan;
+    struct cuda_slabs *ss = calloc(1, sizeof *ss);
+    if (!ss || !(ss->slab = calloc((size_t)plan->n_boxes, sizeof *ss->slab))) {
+        free(ss);
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the slabs' state");
+    }
+    ss->n = plan->n_boxes;
+    const int mult = sim->model->box_plane_multiple > 1 ? sim->model->box_plane_multiple : 1;
+    ss->reach = plan->boxes[0].halo;
+    ss->halo = (ss->reach + mult - 1) / mult * mult;
+    ss->plane_rows = d->ndim == 3 ? d->extent[1] : 1;
+    ss->plane_sites = d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0];
+    ss->wpr = d->extent[0] / 16;
+    ss->exchange = exchange_enabled();
+    ss->spare_sms = spare_sms_setting();
+    const int axis = d->ndim - 1;
+    int st = LATMC_OK;
+    for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
+        struct cuda_slab *sl = &ss->slab[i];
+        sl->device = device_of(d, i);
+        sl->origin = plan->boxes[i].origin[axis];
+        sl->planes = plan->boxes[i].extent[axis];
+        sl->local = cs->lattice;
+        const int64_t local_planes = sl->planes + 2 * ss->halo;
+        if (d->ndim == 3)
+            sl->local.lz = local_planes;
+        else
+            sl->local.ly = local_planes;
+        sl->local.nsites = ss->plane_sites * local_planes;
+        const size_t words = (size_t)(sl->local.nsites / 16);
+        const size_t cw = (size_t)cuda_ising_packed_coupling_words(&sl->local);
+        int low = 0, high = 0;
+        if ((st = set_device(sl->device)) < 0 ||
+            (st = cuda_check(cudaStreamCreateWithFlags(&sl->stream, cudaStreamNonBlocking),
+                             "cudaStreamCreateWithFlags")) < 0 ||
+            (st = cuda_check(cudaStreamCreateWithFlags(&sl->copy_stream,
+                                                       cudaStreamNonBlocking),
+                             "cudaStreamCreateWithFlags")) < 0 ||
+            (st = cuda_check(cudaDeviceGetStreamPriorityRange(&low, &high),
+                             "cudaDeviceGetStreamPriorityRange")) < 0 ||
+            (st = cuda_check(cudaStreamCreateWithPriority(&sl->border_stream,
+                                                          cudaStreamNonBlocking, high),
+                             "cudaStreamCreateWithPriority")) < 0 ||
+            (st = cuda_check(cudaEventCreateWithFlags(&sl->interior_done,
+                                                      cudaEventDisableTiming),
+                             "cudaEventCreateWithFlags")) < 0 ||
+            (st = cuda_check(cudaMallocHost((void **)&sl->count_host, sizeof *sl->count_host),
+                             "cannot allocate pinned host memory for a counter")) < 0 ||
+            (st = cuda_check(cudaEventCreateWithFlags(&sl->border_done,
+                                                      cudaEventDisableTiming),
+                             "cudaEventCreateWithFlags")) < 0 ||
+            (st = cuda_check(cudaEventCreateWithFlags(&sl->copies_done,
+                                                      cudaEventDisableTiming),
+                             "cudaEventCreateWithFlags")) < 0 ||
+            (st = alloc_on((void **)&sl->bytes, (size_t)sl->local.nsites, sl->device,
+                           "spins")) < 0 ||
+            (st = alloc_on((void **)&sl->colour[0], words * 4, sl->device,
+                           "packed spins")) < 0 ||
+            (st = alloc_on((void **)&sl->colour[1], words * 4, sl->device,
+                           "packed spins")) < 0 ||
+            (st = alloc_on((void **)&sl->sums, sizeof *sl->sums, sl->device, "sums")) < 0 ||
+            (st = alloc_on((void **)&sl->changed, sizeof *sl->changed, sl->device,
+                           "acceptance counter")) < 0 ||
+            (pmj && ((st = alloc_on((void **)&sl->eps_packed[0], words * 4 * cw, sl->device,
+                                    "packed couplings")) < 0 ||
+                     (st = alloc_on((void **)&sl->eps_packed[1], words * 4 * cw, sl->device,
+                                    "packed couplings")) < 0)))
+            break;
+        st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->stream),
+                        "clearing the acceptance counter");
+        if (st == LATMC_OK) /* defined halo bytes (+1) until the first exchange */
+            st = cuda_check(cudaMemsetAsync(sl->bytes, 1, (size_t)sl->local.nsites, sl->stream),
+                            "clearing the spins");
+    }
+    if (st == LATMC_OK)
+        st = finish_all(ss, "creating the slabs");
+    if (st == LATMC_OK && pmj)
+        st = draw_couplings(sim, ss);
+    if (st < 0) {
+        release_all(ss);
+        return st;
+    }
+    enable_peers(ss);
+    cs->slabs = ss;
+    cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA backend: Ising sim as %d slabs (halo %d "
+                   "planes, exchange %s)", ss->n, ss->halo, ss->exchange ? "on" : "OFF");
+    return LATMC_OK;
+}
+
+int cuda_slabs_params_changed(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    struct cuda_slabs *ss = slabs_of(cs);
+    ss->thr_fit = cuda_ising_packed_thresholds_of(sim->model_data, sim->desc.algorithm,
+                                                  sim->desc.ndim, &ss->thr);
+    return LATMC_OK;
+}
+
+/* Wait for everything of every slab; the first failure is reported. */
+static int finish_all(struct cuda_slabs *ss, const char *what)
+{
+    int first = LATMC_OK;
+    for (int i = 0; i < ss->n; i++) {
+        struct cuda_slab *sl = &ss->slab[i];
+        int st = set_device(sl->device);
+        if (st == LATMC_OK)
+            st = cuda_check(cudaStreamSynchronize(sl->copy_stream), what);
+        if (st == LATMC_OK)
+            st = cuda_check(cudaStreamSynchronize(sl->border_stream), what);
+        if (st == LATMC_OK)
+            st = cuda_check(cudaStreamSynchronize(sl->stream), what);
+        if (st < 0 && first == LATMC_OK)
+            first = st;
+        sl->recorded = false;
+    }
+    return first;
+}
+
+/*
+ * Enqueue on src's stream `stream` the copy of n planes of colour c: src's local planes
+ * [p_src, p_src + n) into dst's local planes [p_dst, ...). The current device is src's.
+ */
+static cudaError_t copy_planes(const struct cuda_slabs *ss, const struct cuda_slab *src,
+                               int64_t p_src, const struct cuda_slab *dst, int64_t p_dst,
+                               int64_t n, int c, cudaStream_t stream)
+{
+    const size_t pw = plane_words(ss);
+    const size_t bytes = (size_t)n * pw * sizeof(uint32_t);
+    const uint32_t *from = src->colour[c] + (size_t)p_src * pw;
+    uint32_t *to = dst->colour[c] + (size_t)p_dst * pw;
+    if (src->device == dst->device)
+        return cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream);
+    return cudaMemcpyPeerAsync(to, dst->device, from, src->device, bytes, stream);
+}
+
+/* Slab i's own boundary planes of colour c into its neighbours' halos (n planes each
+ * side), on `stream` (slab i's device current). */
+static cudaError_t send_borders(const struct cuda_slabs *ss, int i, int64_t n, int c,
+                                cudaStream_t stream)
+{
+    const struct cuda_slab *sl = &ss->slab[i];
+    const struct cuda_slab *lo = &ss->slab[(i + ss->n - 1) % ss->n];
+    const struct cuda_slab *hi = &ss->slab[(i + 1) % ss->n];
+    const int64_t h = ss->halo;
+    /* the first n own planes are the lower neighbour's upper halo, the last n the upper
+     * neighbour's lower halo */
+    cudaError_t err = copy_planes(ss, sl, h, lo, h + lo->planes, n, c, stream);
+    if (err == cudaSuccess)
+        err = copy_planes(ss, sl, h + sl->planes - n, hi, h - n, n, c, stream);
+    return err;
+}
+
+/* Both colours' full halos, synchronously (after init and set_spins). */
+static int exchange_all(struct cuda_slabs *ss)
+{
+    int st = finish_all(ss, "writing the spins");
+    for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
+        struct cuda_slab *sl = &ss->slab[i];
+        if ((st = set_device(sl->device)) < 0)
+            break;
+        for (int c = 0; c < 2 && st == LATMC_OK; c++)
+            st = cuda_check(send_borders(ss, i, ss->halo, c, sl->copy_stream),
+                            "copying the halos");
+    }
+    return st < 0 ? st : finish_all(ss, "copying the halos");
+}
+
+/* After the bytes of the own planes were written: the packed layout of every slab (its
+ * halo bytes are stale: the exchange of the packed planes fills the halos). */
+static int pack_all(struct cuda_slabs *ss)
+{
+    int st = LATMC_OK;
+    for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
+        struct cuda_slab *sl = &ss->slab[i];
+        if ((st = set_device(sl->device)) == LATMC_OK)
+            st = cuda_check(cuda_ising_pack(sl->stream, &sl->local, sl->bytes, sl->colour[0],
+                                            sl->colour[1]), "packing the spins");
+    }
+    return st < 0 ? st : exchange_all(ss);
+}
+
+int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how)
+{
+    struct cuda_slabs *ss = slabs_of(cs);
+    int st = LATMC_OK;
+    for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
+        struct cuda_slab *sl = &ss->slab[i];
+        if ((st = set_device(sl->device)) < 0)
+            break;
+        int8_t *own = sl->bytes + ss->halo * ss->plane_sites;
+        const int64_t n = sl->planes * ss->plane_sites;
+        if (how == LATMC_INIT_COLD)
+            st = cuda_check(cudaMemsetAsync(sl->bytes, 1, (size_t)sl->local.nsites, sl->stream),
+                            "cold start");
+        else
+            st = cuda_check(cuda_ising_hot_start_range(sl->stream, own,
+                                                       sl->origin * ss->plane_sites, n,
+                                                       sim->desc.seed), "hot start");
+    }
+    return st < 0 ? st : pack_all(ss);
+}
+
+/* After a failed step: leave nothing running, and count from the counters as they stand
+ * (the failed call's updates are not reported; best effort after a sticky error). */
+static void drain_after_failure(struct cuda_slabs *ss)
+{
+    (void)finish_all(ss, "sweeping");
+    for (int i = 0; i < ss->n; i++) {
+        struct cuda_slab *sl = &ss->slab[i];
+        unsigned long long v = 0;
+        if (cudaSetDevice(sl->device) == cudaSuccess &&
+            cudaMemcpy(&v, sl->changed, sizeof v, cudaMemcpyDeviceToHost) == cudaSuccess)
+            sl->count_seen = v;
+        (void)cudaGetLastError();
+    }
+}
+
+/* Update colour c on the local planes [p0, p1) of slab sl. */
+static cudaError_t update_planes(const latmc_sim *sim, const struct cuda_slabs *ss,
+                                 struct cuda_slab *sl, cudaStream_t stream, int64_t p0,
+                                 int64_t p1, uint64_t sweep, int c, int spare_sms)
+{
+    const struct cuda_ising_rows rows = {
+        p0 * ss->plane_rows, (p1 - p0) * ss->plane_rows,
+        (sl->origin - ss->halo) * ss->plane_rows, spare_sms
+    };
+    return cuda_ising_packed_sweep_rows(stream, &sl->local, &rows, sl->colour[c],
+                                        sl->colour[c ^ 1], sl->eps_packed[c], &ss->thr, sim->desc.algorithm,
+                                        sim->desc.seed, sweep, c, sl->changed);
+}
+
+int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
+                        const struct latmc_step_call *call, uint64_t *accepted,
+                        uint64_t *attempted)
+{
+    struct cuda_slabs *ss = slabs_of(cs);
+    if (!ss->thr_fit)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on several CUDA devices: the "
+                               "decision tables at this beta do not fit the multi-spin coded "
+                               "kernels' 32-bit thresholds (extreme beta); run it on one "
+                               "device");
+    const int c = call->step;
+    const int64_t h = ss->halo, r = ss->reach;
+    int st = LATMC_OK;
+    /*
+     * What each stream of a slab waits for, from the previous step (all waits are
+     * enqueued before any event is recorded again):
+     *   border_stream: the previous interior (it wrote the planes next to the borders),
+     *     and the copies of the neighbours (into this slab's halos) and its own (out of
+     *     its border planes: in-order, so also those of the step before, which read the
+     *     planes of the colour updated now);
+     *   stream (interior): the previous borders (next to the interior). The interior
+     *     reads no halo plane.
+     */
+    for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
+        struct cuda_slab *sl = &ss->slab[i];
+        if (!sl->recorded)
+            continue;
+        const struct cuda_slab *from[3] = { &ss->slab[(i + ss->n - 1) % ss->n], sl,
+                                            &ss->slab[(i + 1) % ss->n] };
+        cudaError_t err = cudaSuccess;
+        if ((st = set_device(sl->device)) < 0)
+            break;
+        err = cudaStreamWaitEvent(sl->border_stream, sl->interior_done, 0);
+        for (int k = 0; k < 3 && err == cudaSuccess && ss->exchange; k++)
+            if (from[k]->recorded)
+                err = cudaStreamWaitEvent(sl->border_stream, from[k]->copies_done, 0);
+        if (err == cudaSuccess)
+            err = cudaStreamWaitEvent(sl->stream, sl->border_done, 0);
+        st = cuda_check(err, "ordering a step after the previous one");
+    }
+    /* Borders (then their copies) and the interior, concurrently. */
+    for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
+        struct cuda_slab *sl = &ss->slab[i];
+        if ((st = set_device(sl->device)) < 0)
+            break;
+        const int64_t first = h, last = h + sl->planes; /* own planes [first, last) */
+        const int64_t border = sl->planes > 2 * r ? r : sl->planes / 2;
+        cudaError_t err = update_planes(sim, ss, sl, sl->border_stream, first, first + border,
+                                        call->sweep, c, 0);
+        if (err == cudaSuccess)
+            err = update_planes(sim, ss, sl, sl->border_stream, last - border, last,
+                                call->sweep, c, 0);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(sl->border_done, sl->border_stream);
+        if (err == cudaSuccess && ss->exchange) {
+            err = cudaStreamWaitEvent(sl->copy_stream, sl->border_done, 0);
+            if (err == cudaSuccess)
+                err = send_borders(ss, i, r, c, sl->copy_stream);
+        }
+        if (err == cudaSuccess)
+            err = cudaEventRecord(sl->copies_done, sl->copy_stream);
+        if (err == cudaSuccess)
+            err = update_planes(sim, ss, sl, sl->stream, first + border, last - border,
+                                call->sweep, c, ss->spare_sms);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(sl->interior_done, sl->stream);
+        if ((st = cuda_check(err, "launching a step on a slab")) < 0)
+            break;
+    }
+    for (int i = 0; i < ss->n && st == LATMC_OK; i++)
+        ss->slab[i].recorded = true;
+    if (st < 0) {
+        drain_after_failure(ss);
+        return st;
+    }
+    if (call->step + 1 == sim->plan->n_steps)
+        *attempted += (uint64_t)sim->nsites; /* a sweep's updates, all attempted */
+    if (!call->last)
+        return LATMC_OK; /* no host wait until the last step of the latmc_sim_sweep call */
+    /* The call's last step: each slab's main stream waits for its borders and copies,
+     * reads the counter (added to by both update streams, never reset) into pinned memory;
+     * then one host wait per slab covers all of its streams. */
+    for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
+        struct cuda_slab *sl = &ss->slab[i];
+        cudaError_t err = cudaSuccess;
+        if ((st = set_device(sl->device)) < 0)
+            break;
+        err = cudaStreamWaitEvent(sl->stream, sl->border_done, 0);
+        if (err == cudaSuccess)
+            err = cudaStreamWaitEvent(sl->stream, sl->copies_done, 0);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(sl->count_host, sl->changed, sizeof *sl->changed,
+                                  cudaMemcpyDeviceToHost, sl->stream);
+        st = cuda_check(err, "reading the acceptance counter");
+    }
+    int fin = LATMC_OK;
+    for (int i = 0; i < ss->n; i++) {
+        struct cuda_slab *sl = &ss->slab[i];
+        int w = set_device(sl->device);
+        if (w == LATMC_OK)
+            w = cuda_check(cudaStreamSynchronize(sl->stream), "sweeping");
+        if (w < 0 && fin == LATMC_OK)
+            fin = w;
+        sl->recorded = false;
+    }
+    if (st < 0 || fin < 0)
+        drain_after_failure(ss);
+    if (st == LATMC_OK)
+        st = fin;
+    if (st == LATMC_OK) {
+        for (int i = 0; i < ss->n; i++) {
+            struct cuda_slab *sl = &ss->slab[i];
+            *accepted += *sl->count_host - sl->count_seen;
+            sl->count_seen = *sl->count_host;
+        }
+    }
+    return st;
+}
+
+int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
+{
+    struct cuda_slabs *ss = slabs_of(cs);
+    struct latmc_ising_sums *part = calloc((size_t)ss->n, sizeof *part);
+    if (!part)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the sums");
+    int st = LATMC_OK;
+    for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
+        struct cuda_slab *sl = &ss->slab[i];
+        const struct cuda_ising_rows rows = { ss->halo * ss->plane_rows,
+                                              sl->planes * ss->plane_rows, 0, 0 };
+        if ((st = set_device(sl->device)) == LATMC_OK &&
+            (st = cuda_check(cudaMemsetAsync(sl->sums, 0, sizeof *sl->sums, sl->stream),
+                             "clearing the reduction")) == LATMC_OK &&
+            (st = cuda_check(cuda_ising_packed_measure_rows(sl->stream, &sl->local, &rows,
+                                                            sl->colour[0], sl->colour[1],
+                                                            sl->eps_packed[0], sl->sums),
+                             "launching the reduction")) == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync(&part[i], sl->sums, sizeof part[i],
+                                            cudaMemcpyDeviceToHost, sl->stream),
+                            "reading the reduction");
+    }
+    const int fin = finish_all(ss, "measuring");
+    if (st == LATMC_OK)
+        st = fin;
+    if (st == LATMC_OK) {
+        /* in slab order, which is plane order (integers: any order gives the same) */
+        memset(sums, 0, sim->model->sums_size);
+        for (int i = 0; i < ss->n; i++)
+            sim->model->add_sums(sums, &part[i]);
+    }
+    free(part);
+    return st;
+}
+
+int cuda_slabs_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
+{
+    (void)sim;
+    struct cuda_slabs *ss = slabs_of(cs);
+    int st = LATMC_OK;
+    for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
+        struct cuda_slab *sl = &ss->slab[i];
+        const size_t n = (size_t)(sl->planes * ss->plane_sites);
+        if ((st = set_device(sl->device)) == LATMC_OK &&
+            (st = cuda_check(cuda_ising_unpack(sl->stream, &sl->local, sl->colour[0],
+                                               sl->colour[1], sl->bytes),
+                             "unpacking the spins")) == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync((int8_t *)buf + sl->origin * ss->plane_sites,
+                                            sl->bytes + ss->halo * ss->plane_sites, n,
+                                            cudaMemcpyDeviceToHost, sl->stream),
+                            "copying the spins to the host");
+    }
+    const int fin = finish_all(ss, "copying the spins to the host");
+    return st < 0 ? st : fin;
+}
+
+int cuda_slabs_set_spins(const latmc_sim *sim, struct cuda_sim *cs, const void *buf)
+{
+    (void)sim;
+    struct cuda_slabs *ss = slabs_of(cs);
+    int st = LATMC_OK;
+    for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
+        struct cuda_slab *sl = &ss->slab[i];
+        const size_t n = (size_t)(sl->planes * ss->plane_sites);
+        if ((st = set_device(sl->device)) == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync(sl->bytes + ss->halo * ss->plane_sites,
+                                            (const int8_t *)buf + sl->origin * ss->plane_sites,
+                                            n, cudaMemcpyHostToDevice, sl->stream),
+                            "copying the spins to the device");
+    }
+    return st < 0 ? st : pack_all(ss);
+}

@@ -1,0 +1,398 @@
+/*
+ * A sim on several CUDA devices (desc.n_devices, desc.device_list; doc/cuda.md, "Several
+ * GPUs"): the same chain as on one GPU and as on the CPU, bit for bit.
+ *
+ * - same_chain: Ising (uniform, and +-J where L_x is a multiple of 64; Metropolis and heat
+ *   bath, hot and cold start), 2D and 3D, on 2
+ *   slabs, uneven slabs (3 slabs of 2, 2 and 4 planes... as lib/plan.c cuts them), the
+ *   thinnest slabs allowed (2 planes each), against one GPU and against the CPU: the
+ *   configuration, every observable and the acceptance counts after each of several
+ *   sweep calls. Slab i on GPU i mod (number of GPUs) (device_list; one GPU: every
+ *   slab on GPU 0, the same code path with device copies instead of peer copies).
+ * - couplings (+-J): get_couplings equal to one GPU's, set_couplings then the same chain.
+ * - set_and_get: a configuration written with set_spins reads back identically, and the
+ *   chain from it equals one GPU's.
+ * - checkpoint: saved (serialized) on several slabs, loaded (one GPU, as stored) and
+ *   continued: bit-identical to one GPU all along.
+ * - bad_requests: more devices than exist (ENODEV), a split the lattice cannot take
+ *   (EINVAL), n_devices on the CPU (EUNSUPPORTED), models without several-device kernels
+ *   (EUNSUPPORTED), each with a message naming the field.
+ * - out_of_memory: a lattice whose second slab does not fit the card (both slabs on GPU 0):
+ *   LATMC_ENOMEM, no sim, and every slab's memory released (a sim of the first slab's size
+ *   fits again afterwards).
+ * - peer: latmc_ctx_device_peer answers for every pair; a == b is 1.
+ * Exits 77 (skipped, saying why) without a usable CUDA module and GPU.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sim_helpers.h"
+
+static latmc_ctx *ctx;
+static int ngpus;
+
+/* The device list of n slabs: slab i on GPU i mod (GPUs), so that with 2 GPUs and more
+ * slabs both kinds of neighbours occur (peer copies, and copies within one GPU). */
+static int list[64];
+
+static const int *devices_for(int n)
+{
+    for (int i = 0; i < n; i++)
+        list[i] = i % ngpus;
+    return list;
+}
+
+static latmc_sim *make(latmc_sim_desc d, int device, int n_devices, int start)
+{
+    d.device = device;
+    if (n_devices > 1) {
+        d.n_devices = n_devices;
+        d.device_list = devices_for(n_devices);
+    }
+    latmc_sim *sim = NULL;
+    int st = latmc_sim_create(ctx, &d, &sim);
+    if (st != LATMC_OK)
+        print_error("create (%d devices): %s\n", n_devices, latmc_last_error());
+    assert_int_equal(st, LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4406868), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, start), LATMC_OK);
+    return sim;
+}
+
+static const int obs_keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
+                                LATMC_OBS_ABS_MAGNETIZATION, LATMC_OBS_M2, LATMC_OBS_M4,
+                                LATMC_OBS_ACCEPTANCE };
+
+/* Configuration, observables (bit for bit) and acceptance counts of a and b are equal. */
+static void assert_same(latmc_sim *a, latmc_sim *b, const char *what)
+{
+    size_t na = 0, nb = 0;
+    assert_int_equal(latmc_sim_spins_size(a, &na), LATMC_OK);
+    assert_int_equal(latmc_sim_spins_size(b, &nb), LATMC_OK);
+    assert_int_equal(na, nb);
+    unsigned char *sa = malloc(na), *sb = malloc(nb);
+    assert_non_null(sa);
+    assert_non_null(sb);
+    assert_int_equal(latmc_sim_get_spins(a, sa, na), LATMC_OK);
+    assert_int_equal(latmc_sim_get_spins(b, sb, nb), LATMC_OK);
+    size_t diff = 0;
+    for (size_t i = 0; i < na; i++)
+        diff += sa[i] != sb[i];
+    if (diff)
+        print_error("%s: %zu of %zu sites differ\n", what, diff, na);
+    assert_int_equal(diff, 0);
+    free(sa);
+    free(sb);
+    for (size_t k = 0; k < sizeof obs_keys / sizeof obs_keys[0]; k++) {
+        double va = 0, vb = 0;
+        /* the acceptance exists once a sweep was made (LATMC_ESTATE before): both alike */
+        const int sa_st = latmc_sim_observable(a, obs_keys[k], &va);
+        assert_int_equal(sa_st, latmc_sim_observable(b, obs_keys[k], &vb));
+        assert_true(sa_st == LATMC_OK ||
+                    (sa_st == LATMC_ESTATE && obs_keys[k] == LATMC_OBS_ACCEPTANCE));
+        if (memcmp(&va, &vb, sizeof va) != 0)
+            print_error("%s: observable %s %.17g != %.17g\n", what,
+                        latmc_observable_name(obs_keys[k]), va, vb);
+        assert_memory_equal(&va, &vb, sizeof va);
+    }
+    uint64_t aa = 0, at = 0, ba = 0, bt = 0;
+    assert_int_equal(latmc_sim_acceptance_counts(a, &aa, &at), LATMC_OK);
+    assert_int_equal(latmc_sim_acceptance_counts(b, &ba, &bt), LATMC_OK);
+    assert_int_equal(aa, ba);
+    assert_int_equal(at, bt);
+}
+
+struct shape {
+    int ndim;
+    int64_t lx, ly, lz;
+    int n;          /* slabs */
+    const char *why;
+};
+
+static const struct shape shapes[] = {
+    { 2, 64, 32, 0, 2, "2D, two even slabs" },
+    { 2, 32, 16, 0, 8, "2D, the thinnest slabs (2 rows each)" },
+    { 2, 48, 20, 0, 3, "2D, uneven slabs (6, 6, 8 rows)" },
+    { 2, 16, 64, 0, 2, "2D, one word per row" },
+    { 3, 32, 8, 12, 2, "3D, two slabs" },
+    { 3, 16, 6, 10, 5, "3D, the thinnest slabs (2 planes)" },
+    { 3, 64, 4, 14, 3, "3D, uneven slabs (4, 4, 6 planes)" },
+};
+
+static void same_chain(void **state)
+{
+    (void)state;
+    const int algos[] = { LATMC_ALGO_METROPOLIS, LATMC_ALGO_HEATBATH };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const struct shape *sh = &shapes[s];
+        /* +-J where the packed kernels take couplings (L_x a multiple of 64) */
+        const int n_couplings = sh->lx % 64 == 0 ? 2 : 1;
+        for (int cp = 0; cp < n_couplings; cp++)
+        for (int a = 0; a < 2; a++) {
+            for (int start = LATMC_INIT_COLD; start <= LATMC_INIT_HOT; start++) {
+                latmc_sim_desc d = ising_desc(sh->ndim, sh->lx, sh->ly, sh->lz, algos[a], 1,
+                                              0x5eed + s);
+                d.couplings = cp ? LATMC_COUPLINGS_BIMODAL : LATMC_COUPLINGS_UNIFORM;
+                d.coupling_seed = 4242 + s;
+                latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, start);
+                latmc_sim *many = make(d, LATMC_DEVICE_CUDA, sh->n, start);
+                latmc_sim *cpu = make(d, LATMC_DEVICE_CPU, 1, start);
+                char what[160];
+                snprintf(what, sizeof what, "%s, algo %d, start %d%s", sh->why, algos[a],
+                         start, cp ? ", +-J" : "");
+                assert_same(one, many, what);
+                const uint64_t calls[] = { 1, 3, 7 };
+                for (int c = 0; c < 3; c++) {
+                    assert_int_equal(latmc_sim_sweep(one, calls[c]), LATMC_OK);
+                    assert_int_equal(latmc_sim_sweep(many, calls[c]), LATMC_OK);
+                    assert_int_equal(latmc_sim_sweep(cpu, calls[c]), LATMC_OK);
+                    assert_same(one, many, what);
+                    assert_same(cpu, many, what);
+                }
+                latmc_sim_desc got;
+                got.struct_size = sizeof got;
+                assert_int_equal(latmc_sim_get_desc(many, &got), LATMC_OK);
+                assert_int_equal(got.n_devices, sh->n);
+                assert_non_null(got.device_list);
+                latmc_sim_destroy(&one);
+                latmc_sim_destroy(&many);
+                latmc_sim_destroy(&cpu);
+            }
+        }
+    }
+}
+
+static void set_and_get(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = ising_desc(2, 64, 24, 0, LATMC_ALGO_METROPOLIS, 1, 77);
+    latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_COLD);
+    latmc_sim *many = make(d, LATMC_DEVICE_CUDA, 3, LATMC_INIT_COLD);
+    const size_t n = 64 * 24;
+    int8_t *buf = malloc(n), *back = malloc(n);
+    assert_non_null(buf);
+    assert_non_null(back);
+    uint64_t rng = 12345;
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (test_rng_next(&rng) >> 63) ? 1 : -1;
+    assert_int_equal(latmc_sim_set_spins(one, buf, n), LATMC_OK);
+    assert_int_equal(latmc_sim_set_spins(many, buf, n), LATMC_OK);
+    assert_int_equal(latmc_sim_get_spins(many, back, n), LATMC_OK);
+    assert_memory_equal(buf, back, n);
+    assert_same(one, many, "set_spins");
+    assert_int_equal(latmc_sim_sweep(one, 5), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(many, 5), LATMC_OK);
+    assert_same(one, many, "set_spins, 5 sweeps");
+    free(buf);
+    free(back);
+    latmc_sim_destroy(&one);
+    latmc_sim_destroy(&many);
+}
+
+/* +-J: the couplings read back as drawn, and new ones set on both give the same chain. */
+static void couplings(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = ising_desc(3, 64, 4, 12, LATMC_ALGO_METROPOLIS, 1, 21);
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    d.coupling_seed = 8;
+    latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
+    latmc_sim *many = make(d, LATMC_DEVICE_CUDA, 3, LATMC_INIT_HOT);
+    size_t n = 0;
+    assert_int_equal(latmc_sim_couplings_size(many, &n), LATMC_OK);
+    assert_int_equal(n, (size_t)64 * 4 * 12 * 3);
+    float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(latmc_sim_get_couplings(one, a, n), LATMC_OK);
+    assert_int_equal(latmc_sim_get_couplings(many, b, n), LATMC_OK);
+    assert_memory_equal(a, b, n * sizeof *a);
+    uint64_t rng = 777;
+    for (size_t i = 0; i < n; i++)
+        a[i] = (test_rng_next(&rng) >> 63) ? 1.0f : -1.0f;
+    assert_int_equal(latmc_sim_set_couplings(one, a, n), LATMC_OK);
+    assert_int_equal(latmc_sim_set_couplings(many, a, n), LATMC_OK);
+    assert_int_equal(latmc_sim_get_couplings(many, b, n), LATMC_OK);
+    assert_memory_equal(a, b, n * sizeof *a);
+    assert_same(one, many, "set_couplings");
+    assert_int_equal(latmc_sim_sweep(one, 6), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(many, 6), LATMC_OK);
+    assert_same(one, many, "set_couplings, 6 sweeps");
+    free(a);
+    free(b);
+    latmc_sim_destroy(&one);
+    latmc_sim_destroy(&many);
+}
+
+static void checkpoint(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = ising_desc(3, 32, 8, 8, LATMC_ALGO_HEATBATH, 1, 99);
+    latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
+    latmc_sim *many = make(d, LATMC_DEVICE_CUDA, 2, LATMC_INIT_HOT);
+    assert_int_equal(latmc_sim_sweep(one, 4), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(many, 4), LATMC_OK);
+    size_t size = 0;
+    assert_int_equal(latmc_sim_serialize(many, NULL, 0, &size), LATMC_OK);
+    void *bytes = malloc(size);
+    assert_non_null(bytes);
+    assert_int_equal(latmc_sim_serialize(many, bytes, size, &size), LATMC_OK);
+    latmc_sim *loaded = NULL;
+    assert_int_equal(latmc_sim_deserialize(ctx, bytes, size, &loaded), LATMC_OK);
+    latmc_sim_desc got;
+    got.struct_size = sizeof got;
+    assert_int_equal(latmc_sim_get_desc(loaded, &got), LATMC_OK);
+    assert_int_equal(got.n_devices, 0); /* not stored: the loaded sim runs on one device */
+    assert_same(one, loaded, "loaded");
+    assert_int_equal(latmc_sim_sweep(one, 6), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(loaded, 6), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(many, 6), LATMC_OK);
+    assert_same(one, loaded, "loaded, continued");
+    assert_same(one, many, "continued on the slabs");
+    free(bytes);
+    latmc_sim_destroy(&one);
+    latmc_sim_destroy(&many);
+    latmc_sim_destroy(&loaded);
+}
+
+static void expect_refusal(latmc_sim_desc d, int status, const char *needle)
+{
+    latmc_sim *sim = (latmc_sim *)&sim;
+    const int st = latmc_sim_create(ctx, &d, &sim);
+    if (st != status || !strstr(latmc_last_error(), needle))
+        print_error("got %d (%s), expected %d with \"%s\"\n", st, latmc_last_error(), status,
+                    needle);
+    assert_int_equal(st, status);
+    assert_null(sim);
+    assert_non_null(strstr(latmc_last_error(), needle));
+}
+
+static void bad_requests(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = ising_desc(2, 32, 16, 0, LATMC_ALGO_METROPOLIS, 1, 1);
+    d.device = LATMC_DEVICE_CUDA;
+    d.n_devices = ngpus + 1; /* one more than exist, named by device_index + slab */
+    expect_refusal(d, LATMC_ENODEV, "n_devices");
+    int bad_list[2] = { 0, ngpus };
+    d.n_devices = 2;
+    d.device_list = bad_list;
+    expect_refusal(d, LATMC_ENODEV, "n_devices");
+    bad_list[1] = -1;
+    expect_refusal(d, LATMC_ENODEV, "device_list");
+    d.device_list = devices_for(16);
+    d.n_devices = 16; /* 16 rows in 16 slabs of one: thinner than the 2-row unit */
+    expect_refusal(d, LATMC_EINVAL, "n_devices");
+    d.n_devices = 2;
+    d.n_parts = 4;
+    expect_refusal(d, LATMC_EINVAL, "n_parts");
+    d.n_parts = 0;
+    d.device = LATMC_DEVICE_CPU;
+    expect_refusal(d, LATMC_EUNSUPPORTED, "n_devices");
+    d.device = LATMC_DEVICE_CUDA;
+    d.extent[0] = 24; /* not a multiple of 16: no multi-spin coded kernels */
+    expect_refusal(d, LATMC_EUNSUPPORTED, "multiple of 16");
+    d.extent[0] = 32;
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    expect_refusal(d, LATMC_EUNSUPPORTED, "couplings");
+    latmc_sim_desc p;
+    latmc_sim_desc_init(&p);
+    p.model = LATMC_MODEL_POTTS;
+    p.q = 3;
+    p.extent[0] = p.extent[1] = 16;
+    p.device = LATMC_DEVICE_CUDA;
+    p.n_devices = 2;
+    p.device_list = devices_for(2);
+    expect_refusal(p, LATMC_EUNSUPPORTED, "n_devices");
+    d.couplings = LATMC_COUPLINGS_UNIFORM;
+    d.n_devices = 1;
+    d.device_list = devices_for(1); /* a list needs n_devices > 1 */
+    expect_refusal(d, LATMC_EINVAL, "device_list");
+}
+
+static void out_of_memory(void **state)
+{
+    (void)state;
+    latmc_device_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    assert_int_equal(latmc_ctx_device_info(ctx, LATMC_DEVICE_CUDA, 0, &info), LATMC_OK);
+    /* Ising slabs cost 1.5 bytes a site (bytes + packed words): two slabs of 0.6 x the
+     * card each on GPU 0; the first fits, the second does not. */
+    const int64_t lx = 65536;
+    int64_t half_rows = (int64_t)(0.6 * (double)info.memory_bytes / 1.5 / (double)lx);
+    half_rows -= half_rows % 2;
+    latmc_sim_desc d = ising_desc(2, lx, 2 * half_rows, 0, LATMC_ALGO_METROPOLIS, 1, 3);
+    d.device = LATMC_DEVICE_CUDA;
+    d.n_devices = 2;
+    const int zeros[2] = { 0, 0 };
+    d.device_list = zeros;
+    latmc_sim *sim = (latmc_sim *)&sim;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_ENOMEM);
+    assert_null(sim);
+    assert_non_null(strstr(latmc_last_error(), "device 0"));
+    /* everything was released: one slab's worth fits again, twice over */
+    for (int k = 0; k < 2; k++) {
+        latmc_sim_desc one = ising_desc(2, lx, half_rows, 0, LATMC_ALGO_METROPOLIS, 1, 3);
+        one.device = LATMC_DEVICE_CUDA;
+        assert_int_equal(latmc_sim_create(ctx, &one, &sim), LATMC_OK);
+        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_COLD), LATMC_OK);
+        latmc_sim_destroy(&sim);
+    }
+}
+
+static void peer(void **state)
+{
+    (void)state;
+    for (int a = 0; a < ngpus; a++)
+        for (int b = 0; b < ngpus; b++) {
+            int can = -1;
+            assert_int_equal(latmc_ctx_device_peer(ctx, LATMC_DEVICE_CUDA, a, b, &can),
+                             LATMC_OK);
+            assert_true(can == 0 || can == 1);
+            if (a == b)
+                assert_int_equal(can, 1);
+        }
+    int can = 0;
+    assert_int_equal(latmc_ctx_device_peer(ctx, LATMC_DEVICE_CUDA, 0, ngpus, &can),
+                     LATMC_ENODEV);
+    assert_int_equal(latmc_ctx_device_peer(ctx, LATMC_DEVICE_CPU, 0, 0, &can), LATMC_OK);
+    assert_int_equal(can, 1);
+}
+
+int main(void)
+{
+    if (latmc_ctx_create(&ctx) != LATMC_OK)
+        return 1;
+    const int st = latmc_ctx_device_count(ctx, LATMC_DEVICE_CUDA, &ngpus);
+    if (st != LATMC_OK || ngpus < 1) {
+        printf("skipped: no usable CUDA module or GPU (%s)\n",
+               st != LATMC_OK ? latmc_last_error() : "no device");
+        latmc_ctx_destroy(&ctx);
+        return 77;
+    }
+    printf("%d GPU(s): slab i on GPU i mod %d\n", ngpus, ngpus);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(same_chain),
+        cmocka_unit_test(set_and_get),
+        cmocka_unit_test(couplings),
+        cmocka_unit_test(checkpoint),
+        cmocka_unit_test(bad_requests),
+        cmocka_unit_test(peer),
+        cmocka_unit_test(out_of_memory),
+    };
+    /* LATMC_TEST_FILTER=same_chain etc.: one case (e.g. under compute-sanitizer, where
+     * out_of_memory's card-sized allocations would only be slow) */
+    if (getenv("LATMC_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("LATMC_TEST_FILTER"));
+    const int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    latmc_ctx_destroy(&ctx);
+    return failed;
+}
