@@ -142,11 +142,13 @@ static int finish_geometry(struct cuda_heis_geom *g)
         g->zc = 1;
         g->prefetch = 0; /* one plane per block: nothing to prefetch */
     }
+    /* the pass covers the own planes only (all of them on one device) */
+    const int own_z = g->ndim == 3 ? g->own_n : 1, own_y = g->ndim == 3 ? g->ly : g->own_n;
     /* at most 65535 z chunks (the grid's y limit): longer chunks where needed */
-    if (ceil_div(g->lz, g->zc) > 65535)
-        g->zc = (int)ceil_div(g->lz, 65535);
-    g->chunks_z = (int)ceil_div(g->lz, g->zc);
-    const long long tiles_x = ceil_div(g->lx, g->tx), tiles_y = ceil_div(g->ly, g->ty);
+    if (ceil_div(own_z, g->zc) > 65535)
+        g->zc = (int)ceil_div(own_z, 65535);
+    g->chunks_z = (int)ceil_div(own_z, g->zc);
+    const long long tiles_x = ceil_div(g->lx, g->tx), tiles_y = ceil_div(own_y, g->ty);
     if (tiles_x * tiles_y > INT_MAX)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA Heisenberg: %lld x %lld tiles of "
                                "%d x %d sites are more than one launch takes", tiles_x,
@@ -169,7 +171,8 @@ static int finish_geometry(struct cuda_heis_geom *g)
 /* The geometry of the heat-bath (heatbath != 0) or the overrelaxation passes: the
  * override, or the default, or (on a device with less shared memory than an H200's) the
  * first smaller tile that fits. */
-static int choose_geometry(const latmc_sim *sim, int heatbath, struct cuda_heis_geom *g)
+int cuda_heis_slab_geometry(const latmc_sim *sim, int heatbath, int local_planes, int own0,
+                            int own_n, int cut0, struct cuda_heis_geom *g)
 {
     const latmc_sim_desc *d = &sim->desc;
     for (int mu = 0; mu < d->ndim; mu++)
@@ -183,7 +186,16 @@ static int choose_geometry(const latmc_sim *sim, int heatbath, struct cuda_heis_
     g->lx = (int)d->extent[0];
     g->ly = (int)d->extent[1];
     g->lz = d->ndim == 3 ? (int)d->extent[2] : 1;
-    g->n = (long long)sim->nsites;
+    /* the last axis: the whole lattice, or a slab's local planes (cuda_slabs_heis.c) */
+    g->lcut = d->ndim == 3 ? g->lz : g->ly;
+    g->cut0 = cut0;
+    g->own0 = own0;
+    g->own_n = own_n;
+    if (d->ndim == 3)
+        g->lz = local_planes;
+    else
+        g->ly = local_planes;
+    g->n = (long long)g->lx * g->ly * g->lz;
     g->prefetch = HEIS_PREFETCH;
     g->jsmem = HEIS_JSMEM;
     const char *env = getenv(HEIS_TILE_ENV);
@@ -206,6 +218,23 @@ static int choose_geometry(const latmc_sim *sim, int heatbath, struct cuda_heis_
         st = finish_geometry(g);
     }
     return st;
+}
+
+void cuda_heis_geom_range(struct cuda_heis_geom *g, int own0, int own_n)
+{
+    g->own0 = own0;
+    g->own_n = own_n;
+    if (g->ndim == 3)
+        g->chunks_z = (int)ceil_div(own_n, g->zc);
+    else
+        g->tiles_y = (int)ceil_div(own_n, g->ty);
+}
+
+/* The geometry of the whole lattice on one device. */
+static int choose_geometry(const latmc_sim *sim, int heatbath, struct cuda_heis_geom *g)
+{
+    const int l = (int)sim->desc.extent[sim->desc.ndim - 1];
+    return cuda_heis_slab_geometry(sim, heatbath, l, 0, l, 0, g);
 }
 
 static int allocate(void **ptr, size_t bytes, const char *what)

@@ -52,6 +52,7 @@ struct cuda_slabs {
     struct cuda_ising_packed_thresholds thr;
     bool thr_fit;
     int8_t *eps_host;               /* +-J couplings of the whole lattice (NULL: uniform) */
+    struct cuda_heis_slabs *heis;   /* a Heisenberg sim: its own slabs, the rest unused */
     bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing) */
     int spare_sms;                  /* left to the border kernels beside the interior's
                                        persistent wave (LATMC_CUDA_SLAB_SPARE_SMS, default 0:
@@ -79,8 +80,12 @@ static size_t plane_words(const struct cuda_slabs *ss)
     return (size_t)(ss->plane_rows * ss->wpr);
 }
 
+/* Slab i's device: from n_devices (the list, or device_index + i); slabs of n_parts
+ * alone all on device_index. */
 static int device_of(const latmc_sim_desc *d, int i)
 {
+    if (d->n_devices <= 1)
+        return d->device_index;
     return d->device_list ? d->device_list[i] : d->device_index + i;
 }
 
@@ -124,6 +129,7 @@ static void release_all(struct cuda_slabs *ss)
             cudaStreamDestroy(sl->copy_stream);
         (void)cudaGetLastError();
     }
+    cuda_heis_slabs_destroy(ss->heis);
     free(ss->slab);
     free(ss->eps_host);
     free(ss);
@@ -190,6 +196,8 @@ static int draw_couplings(const latmc_sim *sim, struct cuda_slabs *ss)
 
 int cuda_slabs_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *buf)
 {
+    if (slabs_of(cs)->heis)
+        return cuda_heis_slabs_get_couplings(sim, slabs_of(cs)->heis, buf);
     const struct cuda_slabs *ss = slabs_of(cs);
     const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
     for (size_t i = 0; i < n; i++)
@@ -200,6 +208,8 @@ int cuda_slabs_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *b
 /* Values checked by the core: exactly +1.0f or -1.0f. */
 int cuda_slabs_set_couplings(const latmc_sim *sim, struct cuda_sim *cs, const float *buf)
 {
+    if (slabs_of(cs)->heis)
+        return cuda_heis_slabs_set_couplings(sim, slabs_of(cs)->heis, buf);
     struct cuda_slabs *ss = slabs_of(cs);
     const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
     int st = finish_all(ss, "setting the couplings");
@@ -226,13 +236,12 @@ static bool peer_done[PEER_TABLE][PEER_TABLE];
 
 /* Let each device reach its neighbours' memory where the hardware allows (the copies
  * work either way; the driver stages them through host memory otherwise). */
-static void enable_peers(const struct cuda_slabs *ss)
+static void enable_peers_of(const int *device, int n)
 {
     pthread_mutex_lock(&peer_lock);
-    for (int i = 0; i < ss->n; i++) {
-        const int a = ss->slab[i].device;
-        const int nb[2] = { ss->slab[(i + ss->n - 1) % ss->n].device,
-                            ss->slab[(i + 1) % ss->n].device };
+    for (int i = 0; i < n; i++) {
+        const int a = device[i];
+        const int nb[2] = { device[(i + n - 1) % n], device[(i + 1) % n] };
         for (int k = 0; k < 2; k++) {
             int can = 0;
             const bool known = a < PEER_TABLE && nb[k] < PEER_TABLE;
@@ -249,6 +258,18 @@ static void enable_peers(const struct cuda_slabs *ss)
         }
     }
     pthread_mutex_unlock(&peer_lock);
+}
+
+/* Slab i on device_of(d, i), for n slabs (the Heisenberg slabs too). */
+static void enable_peers_desc(const latmc_sim_desc *d, int n)
+{
+    int *device = malloc((size_t)n * sizeof *device);
+    if (!device)
+        return; /* no peer access: the copies are staged, still correct */
+    for (int i = 0; i < n; i++)
+        device[i] = device_of(d, i);
+    enable_peers_of(device, n);
+    free(device);
 }
 
 static bool exchange_enabled(void)
@@ -273,10 +294,27 @@ static int spare_sms_setting(void)
 int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
 {
     const latmc_sim_desc *d = &sim->desc;
+    if (d->model == LATMC_MODEL_HEISENBERG) {
+        struct cuda_slabs *hss = calloc(1, sizeof *hss);
+        if (!hss)
+            return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the slabs' "
+                                   "state");
+        const int st = cuda_heis_slabs_create(sim, &hss->heis);
+        if (st < 0) {
+            free(hss);
+            return st;
+        }
+        hss->n = sim->plan->n_boxes;
+        enable_peers_desc(d, hss->n);
+        cs->slabs = hss;
+        cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA backend: Heisenberg sim as %d slabs "
+                       "(halo 2 planes)", hss->n);
+        return LATMC_OK;
+    }
     if (d->model != LATMC_MODEL_ISING)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA backend runs the %s model on one "
-                               "device only in this version (several devices: Ising)",
-                               sim->model->name);
+                               "device only in this version (several devices: Ising, "
+                               "Heisenberg)", sim->model->name);
     const bool pmj = d->couplings == LATMC_COUPLINGS_BIMODAL;
     if (d->extent[0] % (pmj ? 64 : 16) != 0)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on several CUDA devices needs L_x a "
@@ -365,7 +403,7 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
         release_all(ss);
         return st;
     }
-    enable_peers(ss);
+    enable_peers_desc(d, ss->n);
     cs->slabs = ss;
     cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA backend: Ising sim as %d slabs (halo %d "
                    "planes, exchange %s)", ss->n, ss->halo, ss->exchange ? "on" : "OFF");
@@ -374,6 +412,8 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
 
 int cuda_slabs_params_changed(const latmc_sim *sim, struct cuda_sim *cs)
 {
+    if (slabs_of(cs)->heis)
+        return LATMC_OK; /* the passes read the parameters at launch */
     struct cuda_slabs *ss = slabs_of(cs);
     ss->thr_fit = cuda_ising_packed_thresholds_of(sim->model_data, sim->desc.algorithm,
                                                   sim->desc.ndim, &ss->thr);
@@ -465,6 +505,8 @@ static int pack_all(struct cuda_slabs *ss)
 
 int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how)
 {
+    if (slabs_of(cs)->heis)
+        return cuda_heis_slabs_init_spins(sim, slabs_of(cs)->heis, how);
     struct cuda_slabs *ss = slabs_of(cs);
     int st = LATMC_OK;
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
@@ -517,6 +559,8 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
                         const struct latmc_step_call *call, uint64_t *accepted,
                         uint64_t *attempted)
 {
+    if (slabs_of(cs)->heis)
+        return cuda_heis_slabs_run_step(sim, slabs_of(cs)->heis, call, accepted, attempted);
     struct cuda_slabs *ss = slabs_of(cs);
     if (!ss->thr_fit)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on several CUDA devices: the "
@@ -634,6 +678,8 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
 
 int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
 {
+    if (slabs_of(cs)->heis)
+        return cuda_heis_slabs_measure(sim, slabs_of(cs)->heis, sums);
     struct cuda_slabs *ss = slabs_of(cs);
     struct latmc_ising_sums *part = calloc((size_t)ss->n, sizeof *part);
     if (!part)
@@ -669,6 +715,8 @@ int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
 
 int cuda_slabs_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
 {
+    if (slabs_of(cs)->heis)
+        return cuda_heis_slabs_get_spins(sim, slabs_of(cs)->heis, buf);
     (void)sim;
     struct cuda_slabs *ss = slabs_of(cs);
     int st = LATMC_OK;
@@ -690,6 +738,8 @@ int cuda_slabs_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
 
 int cuda_slabs_set_spins(const latmc_sim *sim, struct cuda_sim *cs, const void *buf)
 {
+    if (slabs_of(cs)->heis)
+        return cuda_heis_slabs_set_spins(sim, slabs_of(cs)->heis, buf);
     (void)sim;
     struct cuda_slabs *ss = slabs_of(cs);
     int st = LATMC_OK;

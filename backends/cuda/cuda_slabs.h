@@ -25,8 +25,9 @@
  * the acceptance counters are read.
  *
  * Models: Ising, uniform (L_x a multiple of 16) and +-J (L_x a multiple of 64), on the
- * multi-spin coded kernels; everything else is refused at create with LATMC_EUNSUPPORTED
- * and the reason.
+ * multi-spin coded kernels; the Heisenberg spin glass (cuda_slabs_heis.c: its own slabs,
+ * halo 2, one pass per colour-0 step, border planes and copies beside the interior); everything else is refused at create with
+ * LATMC_EUNSUPPORTED and the reason.
  */
 #ifndef LATMC_CUDA_SLABS_H
 #define LATMC_CUDA_SLABS_H
@@ -70,6 +71,22 @@ int cuda_slabs_set_spins(const latmc_sim *sim, struct cuda_sim *cs, const void *
 /* +-J sims (the core calls these only for sims with couplings). */
 int cuda_slabs_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *buf);
 int cuda_slabs_set_couplings(const latmc_sim *sim, struct cuda_sim *cs, const float *buf);
+
+/* The Heisenberg slabs (cuda_slabs_heis.c), behind the functions above. */
+struct cuda_heis_slabs;
+int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out);
+void cuda_heis_slabs_destroy(struct cuda_heis_slabs *hs);
+int cuda_heis_slabs_init_spins(const latmc_sim *sim, struct cuda_heis_slabs *hs, int how);
+int cuda_heis_slabs_run_step(const latmc_sim *sim, struct cuda_heis_slabs *hs,
+                             const struct latmc_step_call *call, uint64_t *accepted,
+                             uint64_t *attempted);
+int cuda_heis_slabs_measure(const latmc_sim *sim, struct cuda_heis_slabs *hs, void *sums);
+int cuda_heis_slabs_get_spins(const latmc_sim *sim, struct cuda_heis_slabs *hs, void *buf);
+int cuda_heis_slabs_set_spins(const latmc_sim *sim, struct cuda_heis_slabs *hs,
+                              const void *buf);
+int cuda_heis_slabs_get_couplings(const latmc_sim *sim, struct cuda_heis_slabs *hs, float *buf);
+int cuda_heis_slabs_set_couplings(const latmc_sim *sim, struct cuda_heis_slabs *hs,
+                                  const float *buf);
 #endif
 
 #ifdef __cplusplus

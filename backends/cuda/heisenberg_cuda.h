@@ -36,6 +36,12 @@ struct cuda_heis_geom {
     int threads;                 /* per block, a multiple of 32 */
     int tiles_x, tiles_y, chunks_z;
     size_t smem;                 /* dynamic shared memory of the pass kernel, bytes */
+    /* The planes a pass updates along the last axis (z in 3D, y in 2D) and where they lie
+     * in the lattice (one device: own0 = 0, own_n = lcut = the extent, cut0 = 0). A slab
+     * (cuda_slabs_heis.c) holds its own planes [own0, own0 + own_n) between two halo
+     * planes per side; local plane p is plane cut0 + p of the lattice (mod lcut), which
+     * names the draws and the colouring, so a slab's pass is the one-device pass. */
+    int cut0, lcut, own0, own_n;
 };
 
 /* One pass over the lattice (both colours, every replica). */
@@ -85,9 +91,32 @@ cudaError_t cuda_heis_measure(cudaStream_t stream, const struct cuda_heis_geom *
                               const float *spins, const float *J, long long rows_per_chunk,
                               long long nchunks, double *partials, double *sums);
 
+/*
+ * The same sums per plane: plane q's 13 doubles (its chunks added in order, from zero) at
+ * plane_sums[13 q ..] for the planes of g (nchunks chunks of whole planes), members past
+ * the replicas' untouched. The caller adds the planes in plane order (model add_sums),
+ * which is cuda_heis_measure's total.
+ */
+cudaError_t cuda_heis_measure_planes(cudaStream_t stream, const struct cuda_heis_geom *g,
+                                     const float *spins, const float *J,
+                                     long long rows_per_chunk, long long nchunks,
+                                     double *partials, double *plane_sums);
+
 #ifdef __cplusplus
 }
 #else
+/* The launch geometry of heat-bath (heatbath != 0) or overrelaxation passes over a lattice
+ * with the sim's extents but local_planes planes along the last axis, updating planes
+ * [own0, own0 + own_n), local plane p being plane cut0 + p of the sim's lattice
+ * (cuda_heisenberg.c; one device: the extent, 0, the extent, 0). LATMC_OK or the failure
+ * (message set). */
+struct latmc_sim;
+int cuda_heis_slab_geometry(const struct latmc_sim *sim, int heatbath, int local_planes, int own0,
+                            int own_n, int cut0, struct cuda_heis_geom *g);
+/* The same geometry narrowed to the planes [own0, own0 + own_n) of those it was made for
+ * (the grid shrinks; tiles and shared memory stay). */
+void cuda_heis_geom_range(struct cuda_heis_geom *g, int own0, int own_n);
+
 /* The model's table for cuda_model_kernels_get (cuda_heisenberg.c). */
 struct cuda_model_kernels;
 extern const struct cuda_model_kernels cuda_heisenberg_kernels;

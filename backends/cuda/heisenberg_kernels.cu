@@ -234,6 +234,10 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
     const int gz = NDIM == 3 ? heis_wrap(p, g.lz) : 0;
     const long long n = g.n;
     const long long plane_sites = (long long)g.lx * g.ly;
+    /* 3D: a site's index in the whole lattice (its draws' name) is its local index plus
+     * this (a slab's plane p is plane cut0 + p of the lattice; one device: 0) */
+    const long long rng_shift =
+        NDIM == 3 ? ((long long)heis_wrap(p + g.cut0, g.lcut) - gz) * plane_sites : 0;
     const R beta = (R)a.beta, hfield = (R)a.h;
     const int q_lane = (int)(threadIdx.x & 3u);
 
@@ -247,21 +251,26 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
             const int r = active ? it / half_w : 0;
             const int k = active ? it - r * half_w : 0;
             ly = ly0 + r;
-            const int par = (colour + t.x0 + (t.y0 - 2 + ly) + p) & 1;
+            const int par = (colour + t.x0 + (t.y0 - 2 + ly) + p + g.cut0) & 1;
             lx = 2 + 2 * k + par;
         } else {
             const int r = it - n_tile_pad;
             active = r < nrows;
             ly = ly0 + (active ? r : 0);
-            lx = ((t.x0 - 1 + (t.y0 - 2 + ly) + p + colour) & 1) == 0 ? 1 : t.w + 2;
+            lx = ((t.x0 - 1 + (t.y0 - 2 + ly) + p + g.cut0 + colour) & 1) == 0 ? 1 : t.w + 2;
         }
         const int gx = heis_wrap(t.x0 - 2 + lx, g.lx), gy = heis_wrap(t.y0 - 2 + ly, g.ly);
         const long long i = ((long long)gz * g.ly + gy) * g.lx + gx;
+        /* the site's index in the whole lattice (2D: a slab's row cut0 + y): names its
+         * draws */
+        const long long i_rng =
+            NDIM == 3 ? i + rng_shift
+                      : (long long)heis_wrap(t.y0 - 2 + ly + g.cut0, g.lcut) * g.lx + gx;
 
         /* draws: d[2 rep + sub], sub 0 cos theta, sub 1 azimuth */
         uint32_t d[4] = { 0, 0, 0, 0 };
         if (HB) {
-            const uint64_t j = (uint64_t)i >> 1;
+            const uint64_t j = (uint64_t)i_rng >> 1;
             const uint64_t block = j >> 2;
             const int q = (int)(j & 3u);
             if (in_tile && share) {
@@ -365,11 +374,12 @@ heis_pass_kernel(const cuda_heis_geom g, const cuda_heis_pass_args a)
     const int tile = (int)blockIdx.x;
     const int bx = tile % g.tiles_x, by = tile / g.tiles_x;
     t.x0 = bx * g.tx;
-    t.y0 = by * g.ty;
-    t.z0 = NDIM == 3 ? (int)blockIdx.y * g.zc : 0;
+    /* the own planes [own0, own0 + own_n) of the last axis: z in 3D, y in 2D */
+    t.y0 = (NDIM == 3 ? 0 : g.own0) + by * g.ty;
+    t.z0 = NDIM == 3 ? g.own0 + (int)blockIdx.y * g.zc : 0;
     t.w = min(g.tx, g.lx - t.x0);
-    t.h = min(g.ty, g.ly - t.y0);
-    t.zn = NDIM == 3 ? min(g.zc, g.lz - t.z0) : 1;
+    t.h = min(g.ty, (NDIM == 3 ? g.ly : g.own0 + g.own_n) - t.y0);
+    t.zn = NDIM == 3 ? min(g.zc, g.own0 + g.own_n - t.z0) : 1;
     t.rs = g.tx + 4;
     t.plane = (g.ty + 4) * (g.tx + 4);
     t.slots = NDIM == 3 ? (g.prefetch ? 5 : 4) : 1;
@@ -658,5 +668,45 @@ extern "C" cudaError_t cuda_heis_measure(cudaStream_t stream, const struct cuda_
                                                   rows_per_plane / rows_per_chunk,
                                                   g->nrep == 2 ? HEIS_NSUMS : HEIS_SUM_OVERLAP,
                                                   sums);
+    return cudaGetLastError();
+}
+
+/* Each plane's chunks in chunk order, from zero (heis_chunk_total_kernel's inner sum):
+ * one thread per (accumulator, plane). */
+__global__ void heis_plane_total_kernel(const double *partials, long long nchunks,
+                                        long long chunks_per_plane, int nsums, double *plane_sums)
+{
+    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long nplanes = nchunks / chunks_per_plane;
+    if (t >= nplanes * nsums)
+        return;
+    const int k = (int)(t / nplanes);
+    const long long q = t - (long long)k * nplanes;
+    const double *p = partials + (long long)k * nchunks + q * chunks_per_plane;
+    double plane = 0.0;
+    for (long long c = 0; c < chunks_per_plane; c++)
+        plane += p[c];
+    plane_sums[q * HEIS_NSUMS + k] = plane;
+}
+
+extern "C" cudaError_t cuda_heis_measure_planes(cudaStream_t stream,
+                                                const struct cuda_heis_geom *g,
+                                                const float *spins, const float *J,
+                                                long long rows_per_chunk, long long nchunks,
+                                                double *partials, double *plane_sums)
+{
+    const int ngroups = g->nrep == 2 ? 5 : 2;
+    const long long threads = nchunks * ngroups;
+    heis_chunk_sums_kernel<<<(unsigned)((threads + 127) / 128), 128, 0, stream>>>(
+        *g, spins, J, rows_per_chunk, nchunks, ngroups, partials);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess)
+        return err;
+    const long long rows_per_plane = g->ndim == 3 ? g->ly : 1;
+    const long long per_plane = rows_per_plane / rows_per_chunk;
+    const int nsums = g->nrep == 2 ? HEIS_NSUMS : HEIS_SUM_OVERLAP;
+    const long long items = nchunks / per_plane * nsums;
+    heis_plane_total_kernel<<<(unsigned)((items + 127) / 128), 128, 0, stream>>>(
+        partials, nchunks, per_plane, nsums, plane_sums);
     return cudaGetLastError();
 }

@@ -1,0 +1,590 @@
+/*
+ * The Heisenberg spin glass on several devices: one slab of the plan per device
+ * (cuda_slabs.h; doc/cuda.md, "Several GPUs").
+ *
+ * A one-device pass (heisenberg_kernels.cu) updates both colours of a plane range from
+ * the old configuration up to two planes beyond it (colour 0 of the neighbouring planes
+ * is recomputed, as the block owning them does). So a slab holds its own planes plus
+ * HALO = 2 planes on each side, of both spin buffers and of the couplings: local plane p
+ * is plane origin - 2 + p (mod L) of the lattice, own planes [2, 2 + planes). Its pass
+ * is the one-device pass restricted to the own planes (struct cuda_heis_geom: own0,
+ * own_n, cut0 name the planes, the draws and the colouring by the lattice's coordinates),
+ * so it writes the one-device floats; then the two outer own planes of every spin array
+ * go to the neighbours' halos of the buffer just written.
+ *
+ * The schedule (lib/model_heisenberg.c) has two steps per pass (colour 0, colour 1):
+ * the even step runs the whole pass with its exchange, the odd one adds nothing. A pass
+ * over a plane range writes exactly what the whole pass writes there (each block
+ * recomputes the colour-0 spins it needs from the old ones), so a slab of more than
+ * 2 HALO planes runs its pass as three launches: the HALO planes at each end on the
+ * border stream (high priority), then their copies out on that stream, while the main
+ * stream updates the interior planes, which read no halo. What each stream waits for
+ * before the next pass: run_pass says. Thinner slabs run one launch on the border
+ * stream.
+ *
+ * Couplings: drawn on the host as on one device, kept there (get_couplings), and every
+ * slab gets its local planes with halos. Hot start and set_spins fill the local planes
+ * with halos from the whole lattice's host copy, so no exchange is needed after them.
+ * Observables: every slab's sums per plane (the one-device chunks), added on the host in
+ * plane order with the model's add_sums: the one-device total bit for bit.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_backend.h"
+#include "cuda_check.h"
+#include "cuda_slabs.h"
+#include "heisenberg.h"
+#include "heisenberg_cuda.h"
+#include "heisenberg_rules.h"
+#include "model.h"
+#include "plan.h"
+
+#define HALO 2
+#define NSUMS 13
+
+struct heis_slab {
+    int device;
+    /* stream: the interior and everything outside the passes; border_stream (high
+     * priority): the border planes and their copies out */
+    cudaStream_t stream, border_stream;
+    cudaEvent_t border_done;        /* the last pass's borders and their copies out */
+    cudaEvent_t interior_done;      /* the last pass's interior */
+    bool recorded;                  /* the events name this slab's previous pass */
+    bool split;                     /* more than 2 HALO planes: borders + interior */
+    int64_t origin, planes;         /* own planes of the lattice's last axis */
+    int64_t n_local;                /* sites of the local lattice (own + 2 HALO planes) */
+    float *buf[2];                  /* spins, SoA over the local lattice */
+    float *J;                       /* couplings, SoA over the local lattice */
+    double *partials, *plane_sums;
+    long long nchunks;              /* the reduction's chunks of the own planes */
+    unsigned long long *changed;    /* heat-bath updates (device, never reset) */
+    unsigned long long *count_host; /* pinned: its value at the end of a call */
+    unsigned long long count_seen;
+    /* [range][heat bath?]: range 0 the lower border (all own planes when !split), 1 the
+     * upper border, 2 the interior */
+    struct cuda_heis_geom geom[3][2];
+    struct cuda_heis_geom mgeom;    /* the reduction over the own planes */
+};
+
+struct cuda_heis_slabs {
+    int n;
+    struct heis_slab *slab;
+    int cur;                        /* the buffer holding the configuration (all slabs) */
+    int ndim, nrep;
+    int64_t plane_sites, L;         /* sites per plane; planes of the last axis */
+    long long rows_per_chunk;
+    float *J_host;                  /* the couplings of the whole lattice (API layout) */
+    bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing:
+                                       the halo copies left out, the chain then wrong) */
+};
+
+static int set_device(int device)
+{
+    return cuda_check(cudaSetDevice(device), "cudaSetDevice");
+}
+
+/* Slab i's device: from n_devices (the list, or device_index + i); slabs of n_parts
+ * alone all on device_index. */
+static int device_of(const latmc_sim_desc *d, int i)
+{
+    if (d->n_devices <= 1)
+        return d->device_index;
+    return d->device_list ? d->device_list[i] : d->device_index + i;
+}
+
+static int alloc_on(void **ptr, size_t bytes, int device, const char *what)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, "cannot allocate %zu bytes of device memory on device %d for "
+             "the %s of a slab", bytes, device, what);
+    return cuda_check(cudaMalloc(ptr, bytes), msg);
+}
+
+void cuda_heis_slabs_destroy(struct cuda_heis_slabs *hs)
+{
+    if (!hs)
+        return;
+    for (int i = 0; hs->slab && i < hs->n; i++) {
+        struct heis_slab *sl = &hs->slab[i];
+        if (cudaSetDevice(sl->device) != cudaSuccess) {
+            (void)cudaGetLastError();
+            continue;
+        }
+        if (sl->stream)
+            cudaStreamSynchronize(sl->stream);
+        if (sl->border_stream)
+            cudaStreamSynchronize(sl->border_stream);
+        cudaFree(sl->buf[0]);
+        cudaFree(sl->buf[1]);
+        cudaFree(sl->J);
+        cudaFree(sl->partials);
+        cudaFree(sl->plane_sums);
+        cudaFree(sl->changed);
+        cudaFreeHost(sl->count_host);
+        if (sl->border_done)
+            cudaEventDestroy(sl->border_done);
+        if (sl->interior_done)
+            cudaEventDestroy(sl->interior_done);
+        if (sl->stream)
+            cudaStreamDestroy(sl->stream);
+        if (sl->border_stream)
+            cudaStreamDestroy(sl->border_stream);
+        (void)cudaGetLastError();
+    }
+    free(hs->slab);
+    free(hs->J_host);
+    free(hs);
+}
+
+/* Wait for every slab's streams; the first failure is reported. */
+static int finish_all(struct cuda_heis_slabs *hs, const char *what)
+{
+    int first = LATMC_OK;
+    for (int i = 0; i < hs->n; i++) {
+        struct heis_slab *sl = &hs->slab[i];
+        int st = set_device(sl->device);
+        if (st == LATMC_OK)
+            st = cuda_check(cudaStreamSynchronize(sl->border_stream), what);
+        if (st == LATMC_OK)
+            st = cuda_check(cudaStreamSynchronize(sl->stream), what);
+        if (st < 0 && first == LATMC_OK)
+            first = st;
+        sl->recorded = false;
+    }
+    return first;
+}
+
+/* The local planes (halos included) of `blocks` blocks of the whole lattice's AoS data
+ * `whole` (m floats per site) into `local` (the same layout over the local lattice). */
+static void gather_local(const struct cuda_heis_slabs *hs, const struct heis_slab *sl,
+                         float *local, const float *whole, int m, int blocks)
+{
+    const int64_t N = hs->plane_sites * hs->L;
+    const size_t plane = (size_t)hs->plane_sites * (size_t)m;
+    for (int b = 0; b < blocks; b++)
+        for (int64_t p = 0; p < sl->planes + 2 * HALO; p++) {
+            const int64_t g = ((sl->origin - HALO + p) % hs->L + hs->L) % hs->L;
+            memcpy(local + ((size_t)b * (size_t)sl->n_local + (size_t)(p * hs->plane_sites)) *
+                               (size_t)m,
+                   whole + ((size_t)b * (size_t)N + (size_t)(g * hs->plane_sites)) * (size_t)m,
+                   plane * sizeof(float));
+        }
+}
+
+/*
+ * Whole-lattice AoS host data into every slab's SoA array (the spins' buf[cur] when
+ * spins != 0, else the couplings), halos included, through the spare spin buffer.
+ */
+static int upload_all(struct cuda_heis_slabs *hs, const float *whole, int spins)
+{
+    const int m = spins ? LATMC_HEISENBERG_COMPONENTS : hs->ndim;
+    const int blocks = spins ? hs->nrep : 1;
+    int st = finish_all(hs, "writing to the slabs");
+    for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
+        struct heis_slab *sl = &hs->slab[i];
+        const size_t floats = (size_t)sl->n_local * (size_t)m * (size_t)blocks;
+        float *local = malloc(floats * sizeof *local);
+        if (!local)
+            return cuda_core->fail(LATMC_ENOMEM, "CUDA Heisenberg: cannot allocate %zu bytes "
+                                   "of host memory for a slab", floats * sizeof *local);
+        gather_local(hs, sl, local, whole, m, blocks);
+        float *staging = sl->buf[1 - hs->cur];
+        float *to = spins ? sl->buf[hs->cur] : sl->J;
+        if ((st = set_device(sl->device)) == LATMC_OK &&
+            (st = cuda_check(cudaMemcpyAsync(staging, local, floats * sizeof *local,
+                                             cudaMemcpyHostToDevice, sl->stream),
+                             "copying to a slab")) == LATMC_OK &&
+            (st = cuda_check(cuda_heis_aos_to_soa(sl->stream, to, staging, sl->n_local, m,
+                                                  blocks), "converting a slab's layout")) ==
+                LATMC_OK)
+            st = cuda_check(cudaStreamSynchronize(sl->stream), "copying to a slab");
+        free(local);
+    }
+    return st;
+}
+
+int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    const struct latmc_plan *plan = sim->plan;
+    struct cuda_heis_slabs *hs = calloc(1, sizeof *hs);
+    if (!hs || !(hs->slab = calloc((size_t)plan->n_boxes, sizeof *hs->slab))) {
+        free(hs);
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the slabs' state");
+    }
+    hs->n = plan->n_boxes;
+    const char *ex = getenv("LATMC_CUDA_SLAB_EXCHANGE");
+    hs->exchange = !(ex && strcmp(ex, "0") == 0);
+    hs->ndim = d->ndim;
+    hs->nrep = d->replicas;
+    hs->L = d->extent[d->ndim - 1];
+    hs->plane_sites = d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0];
+    /* the one-device reduction's chunks (cuda_heisenberg.c, heis_create) */
+    const long long rows_per_plane = d->ndim == 3 ? d->extent[1] : 1;
+    hs->rows_per_chunk = 1024 / d->extent[0] > 0 ? 1024 / d->extent[0] : 1;
+    if (hs->rows_per_chunk > rows_per_plane)
+        hs->rows_per_chunk = rows_per_plane;
+    while (rows_per_plane % hs->rows_per_chunk != 0)
+        hs->rows_per_chunk--;
+    const int axis = d->ndim - 1;
+    int st = LATMC_OK;
+    for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
+        struct heis_slab *sl = &hs->slab[i];
+        sl->device = device_of(d, i);
+        sl->origin = plan->boxes[i].origin[axis];
+        sl->planes = plan->boxes[i].extent[axis];
+        sl->n_local = hs->plane_sites * (sl->planes + 2 * HALO);
+        sl->nchunks = (long long)sl->planes * rows_per_plane / hs->rows_per_chunk;
+        const size_t spin_bytes = (size_t)sl->n_local * 3u * (size_t)hs->nrep * sizeof(float);
+        const int local_planes = (int)(sl->planes + 2 * HALO);
+        int low = 0, high = 0;
+        if ((st = set_device(sl->device)) < 0 ||
+            (st = cuda_check(cudaStreamCreateWithFlags(&sl->stream, cudaStreamNonBlocking),
+                             "cudaStreamCreateWithFlags")) < 0 ||
+            (st = cuda_check(cudaDeviceGetStreamPriorityRange(&low, &high),
+                             "cudaDeviceGetStreamPriorityRange")) < 0 ||
+            (st = cuda_check(cudaStreamCreateWithPriority(&sl->border_stream,
+                                                          cudaStreamNonBlocking, high),
+                             "cudaStreamCreateWithPriority")) < 0 ||
+            (st = cuda_check(cudaEventCreateWithFlags(&sl->border_done,
+                                                      cudaEventDisableTiming),
+                             "cudaEventCreateWithFlags")) < 0 ||
+            (st = cuda_check(cudaEventCreateWithFlags(&sl->interior_done,
+                                                      cudaEventDisableTiming),
+                             "cudaEventCreateWithFlags")) < 0 ||
+            (st = cuda_check(cudaMallocHost((void **)&sl->count_host, sizeof *sl->count_host),
+                             "cannot allocate pinned host memory for a counter")) < 0 ||
+            (st = cuda_heis_slab_geometry(sim, 0, local_planes, HALO, (int)sl->planes,
+                                          (int)(sl->origin - HALO), &sl->geom[0][0])) < 0 ||
+            (st = cuda_heis_slab_geometry(sim, 1, local_planes, HALO, (int)sl->planes,
+                                          (int)(sl->origin - HALO), &sl->geom[0][1])) < 0 ||
+            (st = alloc_on((void **)&sl->buf[0], spin_bytes, sl->device, "spins")) < 0 ||
+            (st = alloc_on((void **)&sl->buf[1], spin_bytes, sl->device, "spins")) < 0 ||
+            (st = alloc_on((void **)&sl->J, (size_t)sl->n_local * (size_t)hs->ndim *
+                           sizeof(float), sl->device, "couplings")) < 0 ||
+            (st = alloc_on((void **)&sl->partials, (size_t)sl->nchunks * NSUMS *
+                           sizeof(double), sl->device, "partial sums")) < 0 ||
+            (st = alloc_on((void **)&sl->plane_sums, (size_t)sl->planes * NSUMS *
+                           sizeof(double), sl->device, "sums per plane")) < 0 ||
+            (st = alloc_on((void **)&sl->changed, sizeof *sl->changed, sl->device,
+                           "update counter")) < 0)
+            break;
+        /* the reduction reads the own planes and the next one (the forward bonds of the
+         * last own plane), never wrapping: a lattice of planes + 1 planes along the last
+         * axis with the local stride, its pointers at the first own plane */
+        sl->mgeom = sl->geom[0][0];
+        if (d->ndim == 3)
+            sl->mgeom.lz = (int)sl->planes + 1;
+        else
+            sl->mgeom.ly = (int)sl->planes + 1;
+        sl->mgeom.n = sl->n_local;
+        /* the pass's plane ranges: own planes [HALO, HALO + planes) */
+        sl->split = sl->planes > 2 * HALO;
+        for (int hb = 0; hb < 2 && sl->split; hb++) {
+            sl->geom[1][hb] = sl->geom[2][hb] = sl->geom[0][hb];
+            cuda_heis_geom_range(&sl->geom[0][hb], HALO, HALO);
+            cuda_heis_geom_range(&sl->geom[1][hb], (int)sl->planes, HALO);
+            cuda_heis_geom_range(&sl->geom[2][hb], 2 * HALO, (int)sl->planes - 2 * HALO);
+        }
+        st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->stream),
+                        "clearing the update counter");
+        if (st == LATMC_OK) /* members past the replicas stay zero */
+            st = cuda_check(cudaMemsetAsync(sl->plane_sums, 0, (size_t)sl->planes * NSUMS *
+                                            sizeof(double), sl->stream), "clearing the sums");
+    }
+    if (st == LATMC_OK)
+        st = finish_all(hs, "creating the slabs");
+    const int64_t nc = sim->nsites * (int64_t)d->ndim;
+    if (st == LATMC_OK && !(hs->J_host = malloc((size_t)nc * sizeof(float))))
+        st = cuda_core->fail(LATMC_ENOMEM, "CUDA Heisenberg: cannot allocate %zu bytes of host "
+                             "memory for the couplings", (size_t)nc * sizeof(float));
+    if (st == LATMC_OK) {
+        for (int64_t b = 0; b < (nc + 3) / 4; b++)
+            latmc_heisenberg_couplings_block(hs->J_host, nc, d->couplings, d->coupling_seed, b);
+        st = upload_all(hs, hs->J_host, 0);
+    }
+    if (st < 0) {
+        cuda_heis_slabs_destroy(hs);
+        return st;
+    }
+    *out = hs;
+    return LATMC_OK;
+}
+
+int cuda_heis_slabs_init_spins(const latmc_sim *sim, struct cuda_heis_slabs *hs, int how)
+{
+    if (how == LATMC_INIT_COLD) {
+        int st = finish_all(hs, "cold start");
+        for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
+            struct heis_slab *sl = &hs->slab[i];
+            if ((st = set_device(sl->device)) == LATMC_OK)
+                st = cuda_check(cuda_heis_cold_start(sl->stream, sl->buf[hs->cur], sl->n_local,
+                                                     hs->nrep), "cold start");
+        }
+        return st < 0 ? st : finish_all(hs, "cold start");
+    }
+    /* the one-device hot start's draws (cuda_heisenberg.c, heis_hot_start) */
+    const int64_t n = sim->nsites;
+    const size_t floats = (size_t)n * LATMC_HEISENBERG_COMPONENTS * (size_t)hs->nrep;
+    float *host = malloc(floats * sizeof *host);
+    if (!host)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA Heisenberg: cannot allocate %zu bytes of "
+                               "host memory for the hot start", floats * sizeof *host);
+    for (int r = 0; r < hs->nrep; r++) {
+        const uint32_t stream = latmc_rng_stream(LATMC_STREAM_INIT, (uint32_t)r);
+        float *spins = host + (size_t)LATMC_HEISENBERG_COMPONENTS * (size_t)n * (size_t)r;
+        for (int64_t b = 0; b < (n + 3) / 4; b++)
+            latmc_heisenberg_hot_block(spins, n, sim->desc.seed, stream, b);
+    }
+    const int st = upload_all(hs, host, 1);
+    free(host);
+    return st;
+}
+
+int cuda_heis_slabs_set_spins(const latmc_sim *sim, struct cuda_heis_slabs *hs,
+                              const void *buf)
+{
+    (void)sim;
+    return upload_all(hs, buf, 1);
+}
+
+int cuda_heis_slabs_get_spins(const latmc_sim *sim, struct cuda_heis_slabs *hs, void *buf)
+{
+    const int64_t N = sim->nsites;
+    const int m = LATMC_HEISENBERG_COMPONENTS;
+    int st = finish_all(hs, "copying the spins to the host");
+    for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
+        struct heis_slab *sl = &hs->slab[i];
+        const size_t floats = (size_t)sl->n_local * (size_t)m * (size_t)hs->nrep;
+        float *local = malloc(floats * sizeof *local);
+        if (!local)
+            return cuda_core->fail(LATMC_ENOMEM, "CUDA Heisenberg: cannot allocate %zu bytes "
+                                   "of host memory for a slab", floats * sizeof *local);
+        float *staging = sl->buf[1 - hs->cur];
+        if ((st = set_device(sl->device)) == LATMC_OK &&
+            (st = cuda_check(cuda_heis_soa_to_aos(sl->stream, staging, sl->buf[hs->cur],
+                                                  sl->n_local, m, hs->nrep),
+                             "converting a slab's layout")) == LATMC_OK &&
+            (st = cuda_check(cudaMemcpyAsync(local, staging, floats * sizeof *local,
+                                             cudaMemcpyDeviceToHost, sl->stream),
+                             "copying the spins to the host")) == LATMC_OK &&
+            (st = cuda_check(cudaStreamSynchronize(sl->stream),
+                             "copying the spins to the host")) == LATMC_OK) {
+            const size_t own = (size_t)(sl->planes * hs->plane_sites) * (size_t)m;
+            for (int r = 0; r < hs->nrep; r++)
+                memcpy((float *)buf + ((size_t)r * (size_t)N +
+                                       (size_t)(sl->origin * hs->plane_sites)) * (size_t)m,
+                       local + ((size_t)r * (size_t)sl->n_local +
+                                (size_t)(HALO * hs->plane_sites)) * (size_t)m,
+                       own * sizeof(float));
+        }
+        free(local);
+    }
+    return st;
+}
+
+int cuda_heis_slabs_get_couplings(const latmc_sim *sim, struct cuda_heis_slabs *hs, float *buf)
+{
+    memcpy(buf, hs->J_host, (size_t)sim->nsites * (size_t)hs->ndim * sizeof(float));
+    return LATMC_OK;
+}
+
+int cuda_heis_slabs_set_couplings(const latmc_sim *sim, struct cuda_heis_slabs *hs,
+                                  const float *buf)
+{
+    memcpy(hs->J_host, buf, (size_t)sim->nsites * (size_t)hs->ndim * sizeof(float));
+    return upload_all(hs, hs->J_host, 0);
+}
+
+/* Enqueue on src's border stream the copy of every spin array's local planes
+ * [p_src, p_src + n) of src's buffer b into dst's local planes [p_dst, ...) of its buffer
+ * b (src's device current). */
+static cudaError_t copy_planes(const struct cuda_heis_slabs *hs, const struct heis_slab *src,
+                               int64_t p_src, const struct heis_slab *dst, int64_t p_dst,
+                               int64_t n, int b)
+{
+    const size_t bytes = (size_t)(n * hs->plane_sites) * sizeof(float);
+    cudaError_t err = cudaSuccess;
+    for (int k = 0; k < 3 * hs->nrep && err == cudaSuccess; k++) {
+        const float *from = src->buf[b] + (size_t)k * (size_t)src->n_local +
+                            (size_t)(p_src * hs->plane_sites);
+        float *to = dst->buf[b] + (size_t)k * (size_t)dst->n_local +
+                    (size_t)(p_dst * hs->plane_sites);
+        err = src->device == dst->device
+                  ? cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice,
+                                    src->border_stream)
+                  : cudaMemcpyPeerAsync(to, dst->device, from, src->device, bytes,
+                                        src->border_stream);
+    }
+    return err;
+}
+
+/* Slab i's outer own planes of buffer b into its neighbours' halos of buffer b: the first
+ * HALO own planes are the lower neighbour's upper halo, the last HALO the upper
+ * neighbour's lower halo (slabs have at least HALO planes: the plan's plane multiple). */
+static cudaError_t send_halos(const struct cuda_heis_slabs *hs, int i, int b)
+{
+    const struct heis_slab *sl = &hs->slab[i];
+    const struct heis_slab *lo = &hs->slab[(i + hs->n - 1) % hs->n];
+    const struct heis_slab *hi = &hs->slab[(i + 1) % hs->n];
+    cudaError_t err = copy_planes(hs, sl, HALO, lo, HALO + lo->planes, HALO, b);
+    if (err == cudaSuccess)
+        err = copy_planes(hs, sl, HALO + sl->planes - HALO, hi, 0, HALO, b);
+    return err;
+}
+
+/*
+ * One pass on every slab. What each stream of a slab waits for, from the previous pass
+ * (all waits are enqueued before any event is recorded again):
+ *   border_stream: this slab's previous interior (the border ranges read the two planes
+ *     next to them, and write the buffer the previous interior read), and both
+ *     neighbours' previous borders and copies (into this slab's halos; their completion
+ *     also means the neighbours' previous passes read their halos, which this slab's
+ *     copies now overwrite). Its own previous borders and copies: in order.
+ *   stream (interior): this slab's previous borders (read as the interior's edges, and
+ *     they read the planes the interior now writes). The interior reads no halo, and no
+ *     copy writes its planes.
+ */
+static int run_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t sweep,
+                    int heatbath)
+{
+    const struct latmc_heisenberg_params *p = sim->model_data;
+    const int dbl = sim->desc.precision == LATMC_PRECISION_DOUBLE;
+    const int hb = heatbath != 0;
+    int st = LATMC_OK;
+    for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
+        struct heis_slab *sl = &hs->slab[i];
+        if (!sl->recorded)
+            continue;
+        const struct heis_slab *nb[2] = { &hs->slab[(i + hs->n - 1) % hs->n],
+                                          &hs->slab[(i + 1) % hs->n] };
+        if ((st = set_device(sl->device)) < 0)
+            break;
+        cudaError_t err = cudaSuccess;
+        if (sl->split)
+            err = cudaStreamWaitEvent(sl->border_stream, sl->interior_done, 0);
+        for (int k = 0; k < 2 && err == cudaSuccess; k++)
+            if (nb[k]->recorded && nb[k] != sl)
+                err = cudaStreamWaitEvent(sl->border_stream, nb[k]->border_done, 0);
+        if (err == cudaSuccess && sl->split)
+            err = cudaStreamWaitEvent(sl->stream, sl->border_done, 0);
+        st = cuda_check(err, "ordering a pass after the previous one");
+    }
+    for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
+        struct heis_slab *sl = &hs->slab[i];
+        if ((st = set_device(sl->device)) < 0)
+            break;
+        struct cuda_heis_pass_args a;
+        memset(&a, 0, sizeof a);
+        a.src = sl->buf[hs->cur];
+        a.dst = sl->buf[1 - hs->cur];
+        a.J = sl->J;
+        a.beta = p->beta;
+        a.h = p->h;
+        a.seed = sim->desc.seed;
+        a.sweep = sweep;
+        a.count = sl->changed;
+        cudaError_t err = cuda_heis_pass(sl->border_stream, &sl->geom[0][hb], &a, dbl,
+                                         heatbath);
+        if (err == cudaSuccess && sl->split)
+            err = cuda_heis_pass(sl->border_stream, &sl->geom[1][hb], &a, dbl, heatbath);
+        if (err == cudaSuccess && hs->exchange)
+            err = send_halos(hs, i, 1 - hs->cur);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(sl->border_done, sl->border_stream);
+        if (err == cudaSuccess && sl->split)
+            err = cuda_heis_pass(sl->stream, &sl->geom[2][hb], &a, dbl, heatbath);
+        if (err == cudaSuccess && sl->split)
+            err = cudaEventRecord(sl->interior_done, sl->stream);
+        st = cuda_check(err, "launching a pass on a slab");
+    }
+    if (st < 0)
+        return st;
+    for (int i = 0; i < hs->n; i++)
+        hs->slab[i].recorded = true;
+    hs->cur = 1 - hs->cur;
+    return LATMC_OK;
+}
+
+int cuda_heis_slabs_run_step(const latmc_sim *sim, struct cuda_heis_slabs *hs,
+                             const struct latmc_step_call *call, uint64_t *accepted,
+                             uint64_t *attempted)
+{
+    const int hb_algo = sim->desc.algorithm == LATMC_ALGO_HEATBATH;
+    const int heatbath = latmc_heisenberg_step_is_heatbath(hb_algo, call->step);
+    int st = LATMC_OK;
+    /* a pass is both colours: the colour-0 step runs it, the colour-1 step has nothing */
+    if (latmc_heisenberg_step_colour(call->step) == 0) {
+        st = run_pass(sim, hs, call->sweep, heatbath);
+        if (st == LATMC_OK && heatbath)
+            *attempted += (uint64_t)sim->nsites * (uint64_t)hs->nrep;
+    }
+    if (st < 0) {
+        (void)finish_all(hs, "sweeping");
+        return st;
+    }
+    if (!call->last)
+        return LATMC_OK;
+    /* the counter (added to by both streams) after both: the main stream waits for the
+     * borders */
+    for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
+        struct heis_slab *sl = &hs->slab[i];
+        cudaError_t err = cudaSuccess;
+        if ((st = set_device(sl->device)) < 0)
+            break;
+        if (sl->recorded)
+            err = cudaStreamWaitEvent(sl->stream, sl->border_done, 0);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(sl->count_host, sl->changed, sizeof *sl->changed,
+                                  cudaMemcpyDeviceToHost, sl->stream);
+        st = cuda_check(err, "reading the update counter");
+    }
+    const int fin = finish_all(hs, "sweeping");
+    if (st == LATMC_OK)
+        st = fin;
+    if (st == LATMC_OK)
+        for (int i = 0; i < hs->n; i++) {
+            struct heis_slab *sl = &hs->slab[i];
+            *accepted += *sl->count_host - sl->count_seen;
+            sl->count_seen = *sl->count_host;
+        }
+    return st;
+}
+
+int cuda_heis_slabs_measure(const latmc_sim *sim, struct cuda_heis_slabs *hs, void *sums)
+{
+    double *planes = malloc((size_t)hs->L * NSUMS * sizeof *planes);
+    if (!planes)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the sums");
+    int st = finish_all(hs, "measuring");
+    for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
+        struct heis_slab *sl = &hs->slab[i];
+        const size_t own = (size_t)(HALO * hs->plane_sites);
+        if ((st = set_device(sl->device)) == LATMC_OK &&
+            (st = cuda_check(cuda_heis_measure_planes(sl->stream, &sl->mgeom,
+                                                      sl->buf[hs->cur] + own, sl->J + own,
+                                                      hs->rows_per_chunk, sl->nchunks,
+                                                      sl->partials, sl->plane_sums),
+                             "launching the reduction")) == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync(planes + (size_t)sl->origin * NSUMS, sl->plane_sums,
+                                            (size_t)sl->planes * NSUMS * sizeof(double),
+                                            cudaMemcpyDeviceToHost, sl->stream),
+                            "reading the reduction");
+    }
+    const int fin = finish_all(hs, "measuring");
+    if (st == LATMC_OK)
+        st = fin;
+    if (st == LATMC_OK) {
+        /* the planes in plane order from zero: the one-device total */
+        _Static_assert(sizeof(struct latmc_heisenberg_sums) == NSUMS * sizeof(double),
+                       "struct latmc_heisenberg_sums is not 13 doubles");
+        memset(sums, 0, sim->model->sums_size);
+        for (int64_t q = 0; q < hs->L; q++)
+            sim->model->add_sums(sums, planes + (size_t)q * NSUMS);
+    }
+    free(planes);
+    return st;
+}

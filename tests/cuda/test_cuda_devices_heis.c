@@ -1,0 +1,294 @@
+/*
+ * The Heisenberg spin glass on several CUDA devices (desc.n_devices, desc.device_list;
+ * doc/cuda.md, "Several GPUs"): the same chain as on one GPU, bit for bit.
+ *
+ * - same_chain: 2D and 3D; 2 slabs, uneven slabs (3 slabs as lib/plan.c cuts them), the
+ *   thinnest slabs allowed (2 planes each); heat bath with nover 0 and 2, overrelaxation
+ *   alone (nover 3); 1 and 2 replicas; uniform, Gaussian and +-J couplings; float and
+ *   double; hot and cold start; L_x a multiple of 8 (the heat bath's shared draws) and
+ *   not (12): against one GPU, the configuration (every float), every observable and the
+ *   acceptance counts after each of several sweep calls, and a change of nover between
+ *   calls. Slab i on GPU i mod (number of GPUs): with one GPU every slab is on GPU 0 (the
+ *   same code path with device copies instead of peer copies).
+ * - set_and_get: spins and couplings written with set_spins / set_couplings read back
+ *   identically, and the chain from them equals one GPU's; get_couplings equals one
+ *   GPU's as drawn.
+ * - checkpoint: saved on several slabs, loaded (one GPU) and continued: bit-identical.
+ * - parts_on_one_gpu: desc.n_parts = 3 without n_devices runs the slabs all on
+ *   device_index (the last GPU), the one-GPU chain.
+ * Exits 77 (skipped, saying why) without a usable CUDA module and GPU.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "heisenberg_test_helpers.h"
+
+static latmc_ctx *ctx;
+static int ngpus;
+static int list[64];
+
+static const int *devices_for(int n)
+{
+    for (int i = 0; i < n; i++)
+        list[i] = i % ngpus;
+    return list;
+}
+
+static latmc_sim *make(latmc_sim_desc d, int n_devices, int start, int nover)
+{
+    d.device = LATMC_DEVICE_CUDA;
+    if (n_devices > 1) {
+        d.n_devices = n_devices;
+        d.device_list = devices_for(n_devices);
+    }
+    latmc_sim *sim = NULL;
+    const int st = latmc_sim_create(ctx, &d, &sim);
+    if (st != LATMC_OK)
+        print_error("create (%d devices): %s\n", n_devices, latmc_last_error());
+    assert_int_equal(st, LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 1.3), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NOVER, nover), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, start), LATMC_OK);
+    return sim;
+}
+
+static const int obs_keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
+                                LATMC_OBS_ABS_MAGNETIZATION, LATMC_OBS_M2, LATMC_OBS_M4,
+                                LATMC_OBS_OVERLAP2, LATMC_OBS_ACCEPTANCE };
+
+/* Configuration (every float), observables and acceptance counts of a and b are equal. */
+static void assert_same(latmc_sim *a, latmc_sim *b, const char *what)
+{
+    size_t na = 0, nb = 0;
+    assert_int_equal(latmc_sim_spins_size(a, &na), LATMC_OK);
+    assert_int_equal(latmc_sim_spins_size(b, &nb), LATMC_OK);
+    assert_int_equal(na, nb);
+    unsigned char *sa = malloc(na), *sb = malloc(nb);
+    assert_non_null(sa);
+    assert_non_null(sb);
+    assert_int_equal(latmc_sim_get_spins(a, sa, na), LATMC_OK);
+    assert_int_equal(latmc_sim_get_spins(b, sb, nb), LATMC_OK);
+    size_t diff = 0, first = na;
+    for (size_t i = 0; i < na; i++)
+        if (sa[i] != sb[i]) {
+            diff++;
+            if (first == na)
+                first = i;
+        }
+    if (diff)
+        print_error("%s: %zu of %zu bytes differ (first: float %zu)\n", what, diff, na,
+                    first / sizeof(float));
+    assert_int_equal(diff, 0);
+    free(sa);
+    free(sb);
+    for (size_t k = 0; k < sizeof obs_keys / sizeof obs_keys[0]; k++) {
+        double va = 0, vb = 0;
+        const int st_a = latmc_sim_observable(a, obs_keys[k], &va);
+        const int st_b = latmc_sim_observable(b, obs_keys[k], &vb);
+        if (st_a != st_b)
+            print_error("%s: observable %s: status %d != %d\n", what,
+                        latmc_observable_name(obs_keys[k]), st_a, st_b);
+        assert_int_equal(st_a, st_b);
+        if (st_a != LATMC_OK)
+            continue; /* the overlap of one replica, the acceptance before any attempt */
+        if (memcmp(&va, &vb, sizeof va) != 0)
+            print_error("%s: observable %s %.17g != %.17g\n", what,
+                        latmc_observable_name(obs_keys[k]), va, vb);
+        assert_memory_equal(&va, &vb, sizeof va);
+    }
+    uint64_t aa = 0, at = 0, ba = 0, bt = 0;
+    assert_int_equal(latmc_sim_acceptance_counts(a, &aa, &at), LATMC_OK);
+    assert_int_equal(latmc_sim_acceptance_counts(b, &ba, &bt), LATMC_OK);
+    assert_int_equal(aa, ba);
+    assert_int_equal(at, bt);
+}
+
+struct shape {
+    int ndim;
+    int64_t lx, ly, lz;
+    int n; /* slabs */
+    const char *why;
+};
+
+static const struct shape shapes[] = {
+    { 2, 32, 16, 0, 2, "2D, two slabs" },
+    { 2, 16, 20, 0, 3, "2D, uneven slabs" },
+    { 2, 12, 16, 0, 8, "2D, the thinnest slabs (2 rows), L_x = 12" },
+    { 3, 16, 8, 12, 2, "3D, two slabs" },
+    { 3, 8, 6, 14, 3, "3D, uneven slabs" },
+    { 3, 12, 4, 10, 5, "3D, the thinnest slabs (2 planes), L_x = 12" },
+    { 3, 72, 10, 8, 2, "3D, L_x and L_y over one tile" },
+};
+
+struct variant {
+    int algorithm, nover, replicas, couplings, precision;
+};
+
+static const struct variant variants[] = {
+    { LATMC_ALGO_HEATBATH, 2, 2, LATMC_COUPLINGS_GAUSSIAN, LATMC_PRECISION_FLOAT },
+    { LATMC_ALGO_HEATBATH, 0, 1, LATMC_COUPLINGS_UNIFORM, LATMC_PRECISION_DOUBLE },
+    { LATMC_ALGO_OVERRELAX, 3, 2, LATMC_COUPLINGS_BIMODAL, LATMC_PRECISION_DOUBLE },
+    { LATMC_ALGO_HEATBATH, 1, 2, LATMC_COUPLINGS_BIMODAL, LATMC_PRECISION_DOUBLE },
+    { LATMC_ALGO_OVERRELAX, 1, 1, LATMC_COUPLINGS_GAUSSIAN, LATMC_PRECISION_FLOAT },
+};
+
+static void same_chain(void **state)
+{
+    (void)state;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const struct shape *sh = &shapes[s];
+        for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+            const struct variant *va = &variants[v];
+            const int start = (s + v) % 2 ? LATMC_INIT_HOT : LATMC_INIT_COLD;
+            latmc_sim_desc d = heisenberg_desc(sh->ndim, sh->lx, sh->ly, sh->lz, va->replicas,
+                                               va->couplings, va->algorithm, 1, 0x4e15 + s);
+            d.precision = va->precision;
+            latmc_sim *one = make(d, 1, start, va->nover);
+            latmc_sim *many = make(d, sh->n, start, va->nover);
+            char what[200];
+            snprintf(what, sizeof what, "%s, variant %zu (algo %d, nover %d, %d replicas, "
+                     "couplings %d, precision %d), start %d", sh->why, v, va->algorithm,
+                     va->nover, va->replicas, va->couplings, va->precision, start);
+            assert_same(one, many, what);
+            const uint64_t calls[] = { 1, 2, 5 };
+            for (int c = 0; c < 3; c++) {
+                if (c == 2) { /* a new schedule length on both */
+                    assert_int_equal(latmc_sim_set_param(one, LATMC_PARAM_NOVER, 1), LATMC_OK);
+                    assert_int_equal(latmc_sim_set_param(many, LATMC_PARAM_NOVER, 1), LATMC_OK);
+                }
+                assert_int_equal(latmc_sim_sweep(one, calls[c]), LATMC_OK);
+                assert_int_equal(latmc_sim_sweep(many, calls[c]), LATMC_OK);
+                assert_same(one, many, what);
+            }
+            latmc_sim_destroy(&one);
+            latmc_sim_destroy(&many);
+        }
+    }
+}
+
+static void set_and_get(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = heisenberg_desc(3, 8, 6, 10, 2, LATMC_COUPLINGS_GAUSSIAN,
+                                       LATMC_ALGO_HEATBATH, 1, 31);
+    latmc_sim *one = make(d, 1, LATMC_INIT_COLD, 1);
+    latmc_sim *many = make(d, 3, LATMC_INIT_COLD, 1);
+    size_t nc = 0;
+    assert_int_equal(latmc_sim_couplings_size(many, &nc), LATMC_OK);
+    assert_int_equal(nc, (size_t)8 * 6 * 10 * 3);
+    float *ja = malloc(nc * sizeof *ja), *jb = malloc(nc * sizeof *jb);
+    assert_non_null(ja);
+    assert_non_null(jb);
+    assert_int_equal(latmc_sim_get_couplings(one, ja, nc), LATMC_OK);
+    assert_int_equal(latmc_sim_get_couplings(many, jb, nc), LATMC_OK);
+    assert_memory_equal(ja, jb, nc * sizeof *ja);
+    uint64_t rng = 4711;
+    for (size_t i = 0; i < nc; i++)
+        ja[i] = (float)test_gaussian(&rng);
+    assert_int_equal(latmc_sim_set_couplings(one, ja, nc), LATMC_OK);
+    assert_int_equal(latmc_sim_set_couplings(many, ja, nc), LATMC_OK);
+    assert_int_equal(latmc_sim_get_couplings(many, jb, nc), LATMC_OK);
+    assert_memory_equal(ja, jb, nc * sizeof *ja);
+
+    const size_t n = (size_t)8 * 6 * 10 * 2 * 3; /* floats: 2 replicas */
+    float *s = malloc(n * sizeof *s), *back = malloc(n * sizeof *back);
+    assert_non_null(s);
+    assert_non_null(back);
+    for (size_t i = 0; i < n; i += 3)
+        test_unit_vector(&rng, s + i);
+    assert_int_equal(latmc_sim_set_spins(one, s, n * sizeof *s), LATMC_OK);
+    assert_int_equal(latmc_sim_set_spins(many, s, n * sizeof *s), LATMC_OK);
+    assert_int_equal(latmc_sim_get_spins(many, back, n * sizeof *back), LATMC_OK);
+    assert_memory_equal(s, back, n * sizeof *s);
+    assert_same(one, many, "set_spins, set_couplings");
+    assert_int_equal(latmc_sim_sweep(one, 4), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(many, 4), LATMC_OK);
+    assert_same(one, many, "set_spins, set_couplings, 4 sweeps");
+    free(ja);
+    free(jb);
+    free(s);
+    free(back);
+    latmc_sim_destroy(&one);
+    latmc_sim_destroy(&many);
+}
+
+static void checkpoint(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = heisenberg_desc(3, 16, 4, 8, 2, LATMC_COUPLINGS_BIMODAL,
+                                       LATMC_ALGO_HEATBATH, 1, 5);
+    latmc_sim *one = make(d, 1, LATMC_INIT_HOT, 2);
+    latmc_sim *many = make(d, 2, LATMC_INIT_HOT, 2);
+    assert_int_equal(latmc_sim_sweep(one, 3), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(many, 3), LATMC_OK);
+    size_t size = 0;
+    assert_int_equal(latmc_sim_serialize(many, NULL, 0, &size), LATMC_OK);
+    void *bytes = malloc(size);
+    assert_non_null(bytes);
+    assert_int_equal(latmc_sim_serialize(many, bytes, size, &size), LATMC_OK);
+    latmc_sim *loaded = NULL;
+    assert_int_equal(latmc_sim_deserialize(ctx, bytes, size, &loaded), LATMC_OK);
+    assert_same(one, loaded, "loaded");
+    assert_int_equal(latmc_sim_sweep(one, 4), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(loaded, 4), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(many, 4), LATMC_OK);
+    assert_same(one, loaded, "loaded, continued");
+    assert_same(one, many, "continued on the slabs");
+    free(bytes);
+    latmc_sim_destroy(&one);
+    latmc_sim_destroy(&many);
+    latmc_sim_destroy(&loaded);
+}
+
+/* desc.n_parts > 1 on CUDA without n_devices: the same slabs, all on device_index (also
+ * on a machine with one GPU), the one-GPU chain. */
+static void parts_on_one_gpu(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = heisenberg_desc(3, 16, 4, 12, 2, LATMC_COUPLINGS_GAUSSIAN,
+                                       LATMC_ALGO_HEATBATH, 1, 17);
+    latmc_sim *one = make(d, 1, LATMC_INIT_HOT, 1);
+    d.n_parts = 3;
+    d.device_index = ngpus - 1; /* the last GPU: slabs past it would not exist */
+    latmc_sim *parts = make(d, 1, LATMC_INIT_HOT, 1);
+    assert_string_equal(latmc_sim_backend_name(parts), "cuda");
+    assert_same(one, parts, "n_parts = 3");
+    assert_int_equal(latmc_sim_sweep(one, 3), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(parts, 3), LATMC_OK);
+    assert_same(one, parts, "n_parts = 3, 3 sweeps");
+    latmc_sim_destroy(&one);
+    latmc_sim_destroy(&parts);
+}
+
+int main(void)
+{
+    if (latmc_ctx_create(&ctx) != LATMC_OK)
+        return 1;
+    const int st = latmc_ctx_device_count(ctx, LATMC_DEVICE_CUDA, &ngpus);
+    if (st != LATMC_OK || ngpus < 1) {
+        printf("skipped: no usable CUDA module or GPU (%s)\n",
+               st != LATMC_OK ? latmc_last_error() : "no device");
+        latmc_ctx_destroy(&ctx);
+        return 77;
+    }
+    printf("%d GPU(s): slab i on GPU i mod %d\n", ngpus, ngpus);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(same_chain),
+        cmocka_unit_test(set_and_get),
+        cmocka_unit_test(checkpoint),
+        cmocka_unit_test(parts_on_one_gpu),
+    };
+    if (getenv("LATMC_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("LATMC_TEST_FILTER"));
+    const int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    latmc_ctx_destroy(&ctx);
+    return failed;
+}
