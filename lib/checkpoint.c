@@ -23,6 +23,7 @@
 #include "desc.h"
 #include "model.h"
 #include "params.h"
+#include "part.h"
 #include "safe_file.h"
 
 #define CKPT_MAGIC "LATMCCKP"
@@ -154,7 +155,14 @@ int latmc_sim_serialize(latmc_sim *sim, void *buf, size_t capacity, size_t *size
     if (!size)
         return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_serialize: size is NULL");
     const struct app_section none = { NULL, 0, false };
-    return serialize(sim, &none, buf, capacity, size, "latmc_sim_serialize");
+    if (!latmc_part_many(sim))
+        return serialize(sim, &none, buf, capacity, size, "latmc_sim_serialize");
+    /* a part of a shared lattice: every part's slab to every part, then the same bytes */
+    int st = buf ? latmc_part_collect(sim, -1) : LATMC_OK;
+    if (st == LATMC_OK)
+        st = serialize(sim, &none, buf, capacity, size, "latmc_sim_serialize");
+    st = latmc_part_agree(sim, st);
+    return st < 0 ? latmc_sim_record_failure(sim, st) : st;
 }
 
 static int corrupt(const char *what)
@@ -391,12 +399,42 @@ static int apply_state(latmc_sim *sim, const struct ckpt_state *st, void *spins,
     return LATMC_OK;
 }
 
+/* The parts a deserialized sim is cut into (n_parts 0: an ordinary sim). */
+struct part_args {
+    int rank, n_parts;
+    const latmc_transport *transport;
+};
+
+static int deserialize(latmc_ctx *ctx, const void *buf, size_t size,
+                       const struct part_args *part, latmc_sim **out);
+
 int latmc_sim_deserialize(latmc_ctx *ctx, const void *buf, size_t size, latmc_sim **out)
+{
+    const struct part_args none = { 0, 0, NULL };
+    return deserialize(ctx, buf, size, &none, out);
+}
+
+int latmc_sim_deserialize_part(latmc_ctx *ctx, const void *buf, size_t size, int rank,
+                               int n_parts, const latmc_transport *transport, latmc_sim **out)
+{
+    const struct part_args part = { rank, n_parts, transport };
+    if (!transport && out)
+        *out = NULL;
+    if (!transport)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_deserialize_part: transport is NULL");
+    return deserialize(ctx, buf, size, &part, out);
+}
+
+/* Every part parses the same bytes, so every check below fails alike on every part; the
+ * creation and the state's application are agreed on (lib/part.h). */
+static int deserialize(latmc_ctx *ctx, const void *buf, size_t size,
+                       const struct part_args *part, latmc_sim **out)
 {
     if (out)
         *out = NULL;
     if (!ctx || !buf || !out)
-        return latmc_fail(LATMC_EINVAL, "latmc_sim_deserialize: %s is NULL",
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_deserialize%s: %s is NULL",
+                          part->n_parts ? "_part" : "",
                           !ctx ? "ctx" : !buf ? "buf" : "out");
     struct ckpt_parsed c;
     int st = parse(buf, size, &c);
@@ -405,19 +443,36 @@ int latmc_sim_deserialize(latmc_ctx *ctx, const void *buf, size_t size, latmc_si
     if (st == LATMC_OK)
         st = check_values(&c, &spins, &couplings);
     latmc_sim *sim = NULL;
-    if (st == LATMC_OK)
-        st = latmc_sim_create(ctx, &c.desc, &sim);
-    if (st == LATMC_OK && (st = apply_state(sim, &c.state, spins, couplings)) < 0)
-        latmc_sim_destroy(&sim);
+    if (part->n_parts) {
+        /* a desc the file stores is an ordinary sim's: its n_parts is not stored */
+        if (st == LATMC_OK)
+            c.desc.n_parts = 0;
+        /* a failure so far (one part short of memory) is agreed on there */
+        st = latmc_part_create(ctx, &c.desc, part->rank, part->n_parts, part->transport, st,
+                               &sim);
+        if (st == LATMC_OK) {
+            /* every part has the whole configuration from the same bytes */
+            st = latmc_part_agree(sim, apply_state(sim, &c.state, spins, couplings));
+            if (st < 0) {
+                sim->part->tr.release = NULL; /* the caller keeps its transport's user */
+                latmc_sim_destroy(&sim);
+            }
+        }
+    } else {
+        if (st == LATMC_OK)
+            st = latmc_sim_create(ctx, &c.desc, &sim);
+        if (st == LATMC_OK && (st = apply_state(sim, &c.state, spins, couplings)) < 0)
+            latmc_sim_destroy(&sim);
+    }
     free(spins);
     free(couplings);
     *out = sim;
     return st;
 }
 
-/* latmc_sim_save and latmc_sim_save_app_data. */
-static int save(latmc_sim *sim, const char *path, const struct app_section *app,
-                const char *fn)
+/* latmc_sim_save and latmc_sim_save_app_data, the whole state on this process. */
+static int save_here(latmc_sim *sim, const char *path, const struct app_section *app,
+                     const char *fn)
 {
     if (!path || !*path)
         return SIM_FAIL(sim, LATMC_EINVAL, "%s: path is %s", fn, !path ? "NULL" : "empty");
@@ -436,6 +491,22 @@ static int save(latmc_sim *sim, const char *path, const struct app_section *app,
         latmc_sim_record_failure(sim, st);
     free(bytes);
     return st;
+}
+
+/*
+ * A part of a shared lattice (lib/part.h): every slab to part 0, which writes the file
+ * (the same format as an ordinary sim's, temp file + fsync + rename), its status to all.
+ */
+static int save(latmc_sim *sim, const char *path, const struct app_section *app,
+                const char *fn)
+{
+    if (!latmc_part_many(sim))
+        return save_here(sim, path, app, fn);
+    int st = latmc_part_collect(sim, 0);
+    if (st == LATMC_OK && sim->part->rank == 0)
+        st = save_here(sim, path, app, fn);
+    st = latmc_part_agree(sim, st);
+    return st < 0 ? latmc_sim_record_failure(sim, st) : st;
 }
 
 int latmc_sim_save(latmc_sim *sim, const char *path)

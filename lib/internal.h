@@ -38,6 +38,8 @@ struct latmc_model_def;
 
 struct latmc_plan;
 
+struct latmc_part;
+
 struct latmc_sim {
     latmc_ctx *ctx;
     latmc_sim_desc desc;               /* validated; algorithm resolved from DEFAULT */
@@ -55,6 +57,8 @@ struct latmc_sim {
     void *sums;                        /* model->sums_size bytes */
     char errmsg[LATMC_ERRMSG_SIZE];
     struct latmc_plan *plan;           /* boxes and schedule (lib/plan.h) */
+    struct latmc_part *part;           /* NULL, or the sim is one part of a lattice shared
+                                          by processes (lib/part.h) */
     int *device_list;                  /* the sim's copy of desc.device_list, or NULL */
 };
 

@@ -9,6 +9,7 @@
 
 #include "backend.h"
 #include "model.h"
+#include "part.h"
 #include "plan.h"
 
 /* Planes per unit of a cut: a slab's thickness and origin are multiples of it. */
@@ -124,38 +125,49 @@ int latmc_plan_check_backend(const latmc_sim *sim, const struct latmc_plan *plan
 
 /*
  * After a step (or a step's part) on every box: give each box the planes of its
- * neighbours that the next one reads. All boxes of this version live in one host lattice
- * of the CPU backend, so their halos are the neighbours' planes themselves and there is
- * nothing to copy; boxes on several devices will pack, send and unpack them here.
+ * neighbours that the next one reads. The boxes of one sim live in one host lattice of the
+ * CPU backend, so their halos are the neighbours' planes themselves and there is nothing
+ * to copy; a sim that is one part of a lattice shared by processes (lib/part.h) receives
+ * them through its transport.
  */
 static int exchange_halos(latmc_sim *sim, const struct latmc_plan *plan)
 {
-    (void)sim;
     (void)plan;
-    return LATMC_OK;
+    return latmc_part_many(sim) ? latmc_part_exchange(sim) : LATMC_OK;
 }
 
 /*
- * One step (or part) on every box, then the halo exchange. All boxes of this version are
- * on one executor (the CPU), which gets them in one call and may run them concurrently
- * (one thread team for all, no barrier between boxes); boxes on several executors will be
- * one call per executor, all started before the exchange waits.
+ * One step (or part) on every box, then the halo exchange. All boxes of a sim are on one
+ * executor (the CPU), which gets them in one call and may run them concurrently (one
+ * thread team for all, no barrier between boxes); a part of a shared lattice runs its own
+ * box only. After a failure (*failed) a part skips the steps but still exchanges halos, so
+ * that its neighbours are not left waiting; the parts agree on the failure afterwards.
  */
 static int run_on_boxes(latmc_sim *sim, const struct latmc_plan *plan, uint64_t sweep,
-                        int step, int part, int last, uint64_t *accepted, uint64_t *attempted)
+                        int step, int part, int last, uint64_t *accepted, uint64_t *attempted,
+                        int *failed)
 {
-    const struct latmc_step_call call = { sweep, step, part, plan->boxes, plan->n_boxes,
-                                          last };
-    int st = sim->ops->run_step(sim, &call, accepted, attempted);
-    if (st < 0)
+    const bool shared = latmc_part_many(sim);
+    const struct latmc_step_call call = {
+        sweep, step, part, shared ? &plan->boxes[sim->part->rank] : plan->boxes,
+        shared ? 1 : plan->n_boxes, last
+    };
+    int st = *failed < 0 ? *failed : sim->ops->run_step(sim, &call, accepted, attempted);
+    if (st < 0 && !shared)
         return st;
-    return exchange_halos(sim, plan);
+    int xst = exchange_halos(sim, plan);
+    if (st >= 0 && xst < 0)
+        st = xst;
+    if (st < 0)
+        *failed = st;
+    return shared ? LATMC_OK : st;
 }
 
 int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
                      uint64_t *accepted, uint64_t *attempted)
 {
     const unsigned caps = sim->ops->step_caps ? sim->ops->step_caps(sim) : 0u;
+    int failed = LATMC_OK; /* a part's latched failure (run_on_boxes) */
     /* the current parameters' schedule (phi^4: nloc passes of the colours) */
     const int n_steps = sim->model->sweep_schedule ? sim->model->sweep_schedule(sim)
                                                    : plan->n_steps;
@@ -168,20 +180,20 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
                  * once every box has done s. */
                 const int last = k + 1 == n && s + 2 >= n_steps;
                 st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_PAIR_INTERIOR, 0, accepted,
-                                  attempted);
+                                  attempted, &failed);
                 if (st == LATMC_OK)
                     st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_PAIR_BORDER, last,
-                                      accepted, attempted);
+                                      accepted, attempted, &failed);
                 s += 2;
             } else {
                 const int last = k + 1 == n && s + 1 == n_steps;
                 st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_WHOLE, last, accepted,
-                                  attempted);
+                                  attempted, &failed);
                 s += 1;
             }
             if (st < 0)
                 return st;
         }
     }
-    return LATMC_OK;
+    return failed;
 }

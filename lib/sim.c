@@ -11,6 +11,7 @@
 #include "desc.h"
 #include "model.h"
 #include "params.h"
+#include "part.h"
 #include "plan.h"
 #include "rng_streams.h"
 
@@ -79,6 +80,7 @@ static void sim_free(latmc_sim *sim)
     if (sim->plan)
         latmc_plan_free(sim->plan);
     free(sim->plan);
+    latmc_part_free(sim->part);
     free(sim);
 }
 
@@ -265,6 +267,7 @@ int latmc_sim_init_spins(latmc_sim *sim, int how)
                         "LATMC_INIT_COLD or LATMC_INIT_HOT", how);
     int st;
     BACKEND_CALL(st, sim, "init_spins", sim->ops->init_spins(sim, how));
+    st = latmc_part_agree(sim, st); /* every part starts the whole lattice alike */
     if (st < 0)
         return latmc_sim_record_failure(sim, st);
     sim->have_config = true;
@@ -295,7 +298,9 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
                         "%llu sweeps the random-number counters can name",
                         (unsigned long long)n, (unsigned long long)max_sweeps);
     uint64_t accepted = 0, attempted = 0;
-    if (sim->plan->n_boxes > 1)
+    if (latmc_part_many(sim))
+        BACKEND_CALL(st, sim, "sweep", latmc_part_sweep(sim, n, &accepted, &attempted));
+    else if (sim->plan->n_boxes > 1)
         BACKEND_CALL(st, sim, "sweep",
                      latmc_plan_sweep(sim, sim->plan, n, &accepted, &attempted));
     else
@@ -365,7 +370,10 @@ int latmc_sim_observable(latmc_sim *sim, int key, double *value)
                         latmc_observable_name(key));
     if (!sim->sums_valid) {
         int st;
-        BACKEND_CALL(st, sim, "measure", sim->ops->measure(sim, sim->sums));
+        if (latmc_part_many(sim))
+            BACKEND_CALL(st, sim, "measure", latmc_part_measure(sim, sim->sums));
+        else
+            BACKEND_CALL(st, sim, "measure", sim->ops->measure(sim, sim->sums));
         if (st < 0)
             return latmc_sim_record_failure(sim, st);
         sim->sums_valid = true;
@@ -417,11 +425,17 @@ int latmc_sim_get_spins(latmc_sim *sim, void *buf, size_t bytes)
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_get_spins: sim is NULL");
     int st = check_spin_buffer(sim, "latmc_sim_get_spins", buf, bytes);
+    if (st == LATMC_OK && !sim->have_config)
+        st = SIM_FAIL(sim, LATMC_ESTATE, "latmc_sim_get_spins: no configuration yet");
+    /* a part's bad argument fails the call on every part (none waits in the gathers) */
+    if (latmc_part_many(sim) && (st = latmc_part_agree(sim, st)) < 0)
+        return latmc_sim_record_failure(sim, st);
     if (st < 0)
         return st;
-    if (!sim->have_config)
-        return SIM_FAIL(sim, LATMC_ESTATE, "latmc_sim_get_spins: no configuration yet");
-    BACKEND_CALL(st, sim, "get_spins", sim->ops->get_spins(sim, buf));
+    if (latmc_part_many(sim))
+        BACKEND_CALL(st, sim, "get_spins", latmc_part_get_spins(sim, buf));
+    else
+        BACKEND_CALL(st, sim, "get_spins", sim->ops->get_spins(sim, buf));
     if (st < 0)
         return latmc_sim_record_failure(sim, st);
     return LATMC_OK;
@@ -477,11 +491,17 @@ int latmc_sim_set_spins(latmc_sim *sim, const void *buf, size_t bytes)
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_set_spins: sim is NULL");
     int st = check_spin_buffer(sim, "latmc_sim_set_spins", buf, bytes);
+    if (st == LATMC_OK && (st = sim->model->check_spins(sim, buf)) < 0)
+        st = latmc_sim_record_failure(sim, st);
+    /* a part's bad argument fails the call on every part (none waits in the exchange) */
+    if (latmc_part_many(sim) && (st = latmc_part_agree(sim, st)) < 0)
+        return latmc_sim_record_failure(sim, st);
     if (st < 0)
         return st;
-    if ((st = sim->model->check_spins(sim, buf)) < 0)
-        return latmc_sim_record_failure(sim, st);
-    BACKEND_CALL(st, sim, "set_spins", sim->ops->set_spins(sim, buf));
+    if (latmc_part_many(sim))
+        BACKEND_CALL(st, sim, "set_spins", latmc_part_set_spins(sim, buf));
+    else
+        BACKEND_CALL(st, sim, "set_spins", sim->ops->set_spins(sim, buf));
     if (st < 0)
         return latmc_sim_record_failure(sim, st);
     sim->have_config = true;

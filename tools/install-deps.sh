@@ -31,6 +31,9 @@ need python3-venv    sh -c 'd=$(mktemp -d) && python3 -m venv "$d/v"; r=$?; rm -
 need python3-pip     python3 -m pip --version
 # HDF5: latmc --hdf5 (built by -Dhdf5=auto where found; the cli suite reads the file back)
 need libhdf5-dev     pkg-config --exists hdf5
+# MPI: liblatmc_mpi (-Dmpi=auto) and the mpi suite's mpirun runs (doc/mpi.md)
+need libopenmpi-dev  pkg-config --exists ompi-c
+need openmpi-bin     command -v mpirun
 # clang: the static and shared pkg-config recipes are checked with both C compilers
 need clang           command -v clang
 

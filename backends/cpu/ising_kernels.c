@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cpu_backend.h"
+#include "cpu_omp.h"
 #include "ising.h"
 #include "ising_ref.h"
 #include "ising_split.h"
@@ -202,6 +203,62 @@ static void ising_set_spins(latmc_sim *sim, struct cpu_state *st, const void *bu
         cpu_ising_split_from_natural(&is->split, buf, sim->n_threads);
 }
 
+/*
+ * The per-plane forms (lib/backend.h): planes along the last axis, L_x sites (a row) in
+ * 2D, L_x L_y (L_y rows) in 3D. Ising has one replica of one byte per site.
+ */
+static int64_t rows_per_plane(const latmc_sim *sim, const struct cpu_state *st)
+{
+    return sim->desc.ndim == 3 ? st->lattice.ly : 1;
+}
+
+static void ising_plane_sums(latmc_sim *sim, struct cpu_state *st, int64_t p,
+                             struct latmc_ising_sums *out)
+{
+    struct ising_state *is = ising_state(st);
+    const int64_t rpp = rows_per_plane(sim, st);
+    *out = is->natural ? cpu_ising_measure_rows(&st->lattice, is->natural, is->eps, p * rpp,
+                                                (p + 1) * rpp)
+                       : cpu_ising_split_measure_rows(&is->split, p * rpp, (p + 1) * rpp);
+}
+
+/* One tile per plane, each exact (integers), so threads over planes change nothing. */
+static void ising_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                                 void *sums)
+{
+    struct latmc_ising_sums *out = sums;
+    if (!cpu_use_threads(sim->n_threads, (p1 - p0) * st->lattice.lx * rows_per_plane(sim, st))) {
+        for (int64_t p = p0; p < p1; p++)
+            ising_plane_sums(sim, st, p, &out[p - p0]);
+        return;
+    }
+    LATMC_OMP(parallel for num_threads(sim->n_threads) schedule(static))
+    for (int64_t p = p0; p < p1; p++)
+        ising_plane_sums(sim, st, p, &out[p - p0]);
+}
+
+static void ising_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                             void *buf)
+{
+    struct ising_state *is = ising_state(st);
+    const int64_t rpp = rows_per_plane(sim, st), row = st->lattice.lx;
+    if (is->natural)
+        memcpy(buf, is->natural + p0 * rpp * row, (size_t)((p1 - p0) * rpp * row));
+    else
+        cpu_ising_split_rows_to_natural(&is->split, buf, p0 * rpp, p1 * rpp);
+}
+
+static void ising_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                             const void *buf)
+{
+    struct ising_state *is = ising_state(st);
+    const int64_t rpp = rows_per_plane(sim, st), row = st->lattice.lx;
+    if (is->natural)
+        memcpy(is->natural + p0 * rpp * row, buf, (size_t)((p1 - p0) * rpp * row));
+    else
+        cpu_ising_split_rows_from_natural(&is->split, buf, p0 * rpp, p1 * rpp);
+}
+
 /* The core calls these only for a sim with couplings (is->eps set). */
 static void ising_get_couplings(latmc_sim *sim, struct cpu_state *st, float *buf)
 {
@@ -237,4 +294,7 @@ const struct cpu_model_kernels cpu_ising_kernels = {
     .params_changed = ising_params_changed,
     .run_step = ising_run_step,
     .step_caps = ising_step_caps,
+    .measure_planes = ising_measure_planes,
+    .get_planes = ising_get_planes,
+    .set_planes = ising_set_planes,
 };

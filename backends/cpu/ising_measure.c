@@ -85,3 +85,18 @@ struct latmc_ising_sums cpu_ising_measure(const struct latmc_lattice *g, const i
     struct latmc_ising_sums sums = { bonds, total };
     return sums;
 }
+
+struct latmc_ising_sums cpu_ising_measure_rows(const struct latmc_lattice *g,
+                                               const int8_t *spins, const int8_t *eps,
+                                               int64_t r0, int64_t r1)
+{
+    int64_t bonds = 0, total = 0;
+    for (int64_t row = r0; row < r1; row++) {
+        if (eps)
+            row_sums_coupled(g, spins, eps, row, &bonds, &total);
+        else
+            row_sums(g, spins, row, &bonds, &total);
+    }
+    struct latmc_ising_sums sums = { bonds, total };
+    return sums;
+}

@@ -33,5 +33,10 @@ uint64_t cpu_ising_sweep_coupled(const struct latmc_lattice *g, int8_t *spins,
 struct latmc_ising_sums cpu_ising_measure_coupled(const struct latmc_lattice *g,
                                                   const int8_t *spins, const int8_t *eps,
                                                   int n_threads);
+/* The sums of rows [r0, r1) alone (rows r = y + L_y z; bonds to +e_mu of those rows'
+ * sites, whatever row they reach): a tile of the reduction (eps NULL: uniform). */
+struct latmc_ising_sums cpu_ising_measure_rows(const struct latmc_lattice *g,
+                                               const int8_t *spins, const int8_t *eps,
+                                               int64_t r0, int64_t r1);
 
 #endif

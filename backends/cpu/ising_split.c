@@ -122,9 +122,9 @@ static inline void refresh_pads(const struct cpu_ising_split *s, uint8_t *h)
     h[s->half] = h[0];
 }
 
-static void row_from_natural(const struct cpu_ising_split *s, const int8_t *spins, int64_t r)
+/* Row r from its sites in natural order, in[0 .. L_x). */
+static void row_from_natural_at(const struct cpu_ising_split *s, const int8_t *in, int64_t r)
 {
-    const int8_t *in = spins + r * s->lx;
     uint8_t *even = cpu_ising_split_row(s, r, 0), *odd = cpu_ising_split_row(s, r, 1);
     for (int64_t j = 0; j < s->half; j++) {
         even[j] = in[2 * j] > 0;
@@ -134,14 +134,37 @@ static void row_from_natural(const struct cpu_ising_split *s, const int8_t *spin
     refresh_pads(s, odd);
 }
 
-static void row_to_natural(const struct cpu_ising_split *s, int8_t *spins, int64_t r)
+static void row_from_natural(const struct cpu_ising_split *s, const int8_t *spins, int64_t r)
 {
-    int8_t *out = spins + r * s->lx;
+    row_from_natural_at(s, spins + r * s->lx, r);
+}
+
+static void row_to_natural_at(const struct cpu_ising_split *s, int8_t *out, int64_t r)
+{
     const uint8_t *even = cpu_ising_split_row(s, r, 0), *odd = cpu_ising_split_row(s, r, 1);
     for (int64_t j = 0; j < s->half; j++) {
         out[2 * j] = (int8_t)(2 * even[j] - 1);
         out[2 * j + 1] = (int8_t)(2 * odd[j] - 1);
     }
+}
+
+static void row_to_natural(const struct cpu_ising_split *s, int8_t *spins, int64_t r)
+{
+    row_to_natural_at(s, spins + r * s->lx, r);
+}
+
+void cpu_ising_split_rows_from_natural(const struct cpu_ising_split *s, const int8_t *spins,
+                                       int64_t r0, int64_t r1)
+{
+    for (int64_t r = r0; r < r1; r++)
+        row_from_natural_at(s, spins + (r - r0) * s->lx, r);
+}
+
+void cpu_ising_split_rows_to_natural(const struct cpu_ising_split *s, int8_t *spins,
+                                     int64_t r0, int64_t r1)
+{
+    for (int64_t r = r0; r < r1; r++)
+        row_to_natural_at(s, spins + (r - r0) * s->lx, r);
 }
 
 /* The bond byte of site i: bit mu set iff eps[ndim i + mu] = -1 (ising_split.h). */
@@ -350,6 +373,17 @@ struct latmc_ising_sums cpu_ising_split_measure(const struct cpu_ising_split *s,
             row_counts(s, r, &unequal, &up);
     }
     const int64_t n = rows * s->lx;
+    struct latmc_ising_sums sums = { n * s->ndim - 2 * (int64_t)unequal, 2 * (int64_t)up - n };
+    return sums;
+}
+
+struct latmc_ising_sums cpu_ising_split_measure_rows(const struct cpu_ising_split *s,
+                                                     int64_t r0, int64_t r1)
+{
+    uint64_t unequal = 0, up = 0;
+    for (int64_t r = r0; r < r1; r++)
+        row_counts(s, r, &unequal, &up);
+    const int64_t n = (r1 - r0) * s->lx;
     struct latmc_ising_sums sums = { n * s->ndim - 2 * (int64_t)unequal, 2 * (int64_t)up - n };
     return sums;
 }

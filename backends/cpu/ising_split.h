@@ -157,6 +157,14 @@ void cpu_ising_split_cold(const struct cpu_ising_split *s);
 void cpu_ising_split_hot(const struct cpu_ising_split *s, uint64_t seed, int n_threads);
 /* With s->bonds set: the +-J sums (bonds = sum eps_ij s_i s_j), as cpu_ising_measure_coupled. */
 struct latmc_ising_sums cpu_ising_split_measure(const struct cpu_ising_split *s, int n_threads);
+/* Rows [r0, r1) alone: their sums (a tile of the reduction, as cpu_ising_measure_rows),
+ * and their spins from / to natural order (spins[0] is the first site of row r0). */
+struct latmc_ising_sums cpu_ising_split_measure_rows(const struct cpu_ising_split *s,
+                                                     int64_t r0, int64_t r1);
+void cpu_ising_split_rows_from_natural(const struct cpu_ising_split *s, const int8_t *spins,
+                                       int64_t r0, int64_t r1);
+void cpu_ising_split_rows_to_natural(const struct cpu_ising_split *s, int8_t *spins,
+                                     int64_t r0, int64_t r1);
 uint64_t cpu_ising_split_sweep(const struct cpu_ising_split *s, const struct cpu_ising_dsp *dsp,
                                const struct cpu_ising_decisions *d, uint64_t seed,
                                uint64_t sweep, int n_threads);

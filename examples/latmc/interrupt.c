@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "interrupt.h"
 
 static volatile sig_atomic_t requested = 0;
@@ -27,9 +28,13 @@ void interrupt_install(void)
         sigaction(sigs[i], &sa, NULL);
 }
 
+/* A signal on any process stops every process (latmc-mpi: at the same sweep). */
 bool interrupt_requested(void)
 {
-    return requested != 0;
+    int sig = cluster_max_int((int)requested);
+    if (sig != 0 && requested == 0)
+        requested = sig;
+    return sig != 0;
 }
 
 int interrupt_signal(void)

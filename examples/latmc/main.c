@@ -21,6 +21,7 @@
 #include <latmc/latmc.h>
 
 #include "cli_options.h"
+#include "cluster.h"
 #include "failure.h"
 #include "interrupt.h"
 #include "log_sink.h"
@@ -135,13 +136,26 @@ static void print_notes(const struct cli_options *opt, const struct outputs *o,
                 st->interrupted ? ": continue with --resume" : "");
 }
 
+static int run_main(int argc, char **argv);
+
+/* latmc-mpi: every rank runs run_main alike; rank 0 writes the output (cluster.h). */
 int main(int argc, char **argv)
+{
+    cluster_init(&argc, &argv);
+    return cluster_finish(run_main(argc, argv));
+}
+
+static int run_main(int argc, char **argv)
 {
     struct cli_options opt;
     switch (cli_parse(argc, argv, &opt)) {
     case CLI_RUN: break;
     case CLI_EXIT_OK: return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_LIBRARY;
     default: return EXIT_USAGE;
+    }
+    if (!cluster_is_root()) {
+        /* the other ranks of latmc-mpi write no file (the checkpoint: rank 0 for all) */
+        opt.csv_path = opt.json_path = opt.hdf5_path = NULL;
     }
     struct outputs outs;
     if (!check_outputs(&opt, &outs))

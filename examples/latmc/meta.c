@@ -64,6 +64,10 @@ void meta_fill(struct run_meta *m, latmc_sim *sim, const struct cli_options *opt
     add_str(m, "device", names_of(names_device, d.device, "?"));
     add_str(m, "backend", latmc_sim_backend_name(sim));
     add_u64(m, "threads", (uint64_t)d.n_threads);
+    int parts = 1; /* latmc-mpi: the ranks, each with `threads` threads */
+    latmc_sim_part_info(sim, NULL, &parts, NULL, NULL);
+    if (parts > 1)
+        add_u64(m, "ranks", (uint64_t)parts);
     add_str(m, "start", opt->resume_path != NULL ? "resumed" : names_of(names_start, opt->start, "?"));
     add_u64(m, "therm", opt->therm);
     add_u64(m, "sweeps", opt->sweeps);

@@ -132,8 +132,13 @@ static void print_run(FILE *out, const latmc_sim *sim, const struct cli_options 
     else
         fprintf(out, "  %-13s %s start, seed %" PRIu64 "\n", "start",
                 names_of(names_start, opt->start, "?"), d->seed);
-    fprintf(out, "  %-13s %s, %d thread%s\n", "backend", latmc_sim_backend_name(sim),
+    int parts = 1;
+    latmc_sim_part_info(sim, NULL, &parts, NULL, NULL);
+    fprintf(out, "  %-13s %s, %d thread%s", "backend", latmc_sim_backend_name(sim),
             d->n_threads, d->n_threads == 1 ? "" : "s");
+    if (parts > 1) /* latmc-mpi: the threads of each rank */
+        fprintf(out, " on each of %d MPI ranks (slabs along the last axis)", parts);
+    fputc('\n', out);
     uint64_t therm = st->last_sweep < opt->therm ? st->last_sweep : opt->therm;
     uint64_t measured = st->last_sweep - therm;
     fprintf(out, "  %-13s %" PRIu64 " thermalization + %" PRIu64 " measured, measured every %"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "cluster.h"
 #include "names.h"
 #include "sim_setup.h"
 
@@ -110,7 +111,7 @@ static int compare_params(latmc_sim *sim, const struct cli_options *opt)
 int setup_resume(latmc_ctx *ctx, const struct cli_options *opt, latmc_sim **out,
                  struct failure *f)
 {
-    int rc = latmc_sim_load(ctx, opt->resume_path, out);
+    int rc = cluster_sim_load(ctx, opt->resume_path, out);
     if (rc != LATMC_OK) {
         failure_set(f, rc, latmc_last_error(), "--resume: cannot load '%s'", opt->resume_path);
         return EXIT_LIBRARY;

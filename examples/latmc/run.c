@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "cluster.h"
 #include "interrupt.h"
 #include "run.h"
 #include "timer.h"
@@ -39,7 +40,8 @@ static int timed_sweeps(struct loop *lp, uint64_t n, bool tune)
     double t0 = timer_now();
     int rc = tune ? latmc_sim_tune_epsilon(lp->sim, lp->plan->tune_target, n)
                   : latmc_sim_sweep(lp->sim, n);
-    double dt = timer_now() - t0;
+    /* the slowest process's time: every process sizes its chunks alike */
+    double dt = cluster_max_double(timer_now() - t0);
     lp->st->sweep_s += dt;
     if (rc != LATMC_OK)
         return failure_set(lp->f, rc, latmc_sim_last_error(lp->sim),

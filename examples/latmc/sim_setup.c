@@ -1,6 +1,7 @@
 /* latmc front end — a new sim from the command line. */
 #include <stdio.h>
 
+#include "cluster.h"
 #include "names.h"
 #include "sim_setup.h"
 
@@ -34,7 +35,7 @@ int setup_fresh(latmc_ctx *ctx, const struct cli_options *opt, latmc_sim **out,
     desc.n_devices = opt->devices;
     desc.n_threads = opt->threads;
     desc.seed = opt->seed;
-    int rc = latmc_sim_create(ctx, &desc, out);
+    int rc = cluster_sim_create(ctx, &desc, out);
     if (rc != LATMC_OK) {
         failure_set(f, rc, latmc_last_error(), "cannot create the %s simulation",
                     names_of(names_model, opt->model, "?"));

@@ -17,5 +17,6 @@
 #include <latmc/sim.h>
 #include <latmc/acc.h>
 #include <latmc/ens.h>
+#include <latmc/part.h>
 
 #endif /* LATMC_LATMC_H */

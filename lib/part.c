@@ -1,0 +1,482 @@
+/*
+ * A sim as one part of a lattice shared by cooperating processes (lib/part.h,
+ * include/latmc/part.h): creation with the desc compared across the parts, the agreement on
+ * a status, halos, and the collective forms of measuring and of reading and writing the
+ * configuration. Every reduction is a sequence of per-plane tiles combined in plane order
+ * (model->add_sums), never in the order the parts answer, so the results do not depend on
+ * n_parts.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "checkpoint_desc.h"
+#include "desc.h"
+#include "model.h"
+#include "part.h"
+#include "plan.h"
+
+/* One part's say in an agreement: its status and message, and two counters to add up. */
+struct vote {
+    int32_t status;
+    int32_t reserved;
+    uint64_t count[2];
+    char msg[LATMC_ERRMSG_SIZE];
+};
+
+/* The planes of one plane-sized layer along the last axis: sites of a plane. */
+static int64_t plane_sites(const latmc_sim_desc *d)
+{
+    int64_t n = 1;
+    for (int mu = 0; mu < d->ndim - 1; mu++)
+        n *= d->extent[mu];
+    return n;
+}
+
+/* A transport operation's status; `fails` is latmc_fail_count() before the call (did the
+ * operation record a message?). */
+static int transport_status(int st, unsigned long fails, const char *what)
+{
+    if (st >= 0)
+        return LATMC_OK;
+    const bool own = latmc_fail_count() != fails;
+    if (!latmc_status_known(st))
+        return latmc_fail(LATMC_EBACKEND, "part transport: %s returned %d, not a liblatmc "
+                          "status", what, st);
+    if (own)
+        return st;
+    return latmc_fail(st, "part transport: %s failed (%s)", what, latmc_strerror(st));
+}
+
+#define TRANSPORT(st, what, call)                                                           \
+    do {                                                                                    \
+        const unsigned long fails_ = latmc_fail_count();                                    \
+        (st) = transport_status((call), fails_, (what));                                    \
+    } while (0)
+
+int latmc_record_failure(int status, const char *message)
+{
+    if (status >= 0 || !latmc_status_known(status))
+        status = LATMC_EINVAL;
+    return latmc_fail(status, "%s", message ? message : "(no message)");
+}
+
+/*
+ * The agreement itself, on a part that may not be attached to a sim yet: every part's
+ * vote to every part, then the first failure in part order wins; count[] become the sums
+ * over the parts, added in part order.
+ */
+static int agree_part(struct latmc_part *part, int status, uint64_t count[2])
+{
+    const int n = part->n_parts;
+    struct vote mine;
+    memset(&mine, 0, sizeof mine);
+    mine.status = status;
+    if (count) {
+        mine.count[0] = count[0];
+        mine.count[1] = count[1];
+    }
+    if (status < 0)
+        snprintf(mine.msg, sizeof mine.msg, "%s", latmc_thread_error());
+    struct vote *all = calloc((size_t)n, sizeof *all);
+    size_t *bytes = calloc((size_t)n, sizeof *bytes);
+    if (!all || !bytes) {
+        /* Without room for the votes this part cannot take part: the one local failure. */
+        free(all);
+        free(bytes);
+        return latmc_fail(LATMC_ENOMEM, "part %d of %d: cannot allocate %d votes", part->rank,
+                          n, n);
+    }
+    for (int p = 0; p < n; p++)
+        bytes[p] = sizeof mine;
+    int st;
+    TRANSPORT(st, "gather (status agreement)", part->tr.gather(part->tr.user, -1, &mine, all, bytes));
+    if (st < 0) {
+        free(all);
+        free(bytes);
+        return st;
+    }
+    int verdict = LATMC_OK, who = -1;
+    uint64_t sum[2] = { 0, 0 };
+    for (int p = 0; p < n; p++) {
+        if (all[p].status < 0 && verdict == LATMC_OK) {
+            verdict = latmc_status_known(all[p].status) ? all[p].status : LATMC_EBACKEND;
+            who = p;
+        }
+        sum[0] += all[p].count[0];
+        sum[1] += all[p].count[1];
+    }
+    if (count) {
+        count[0] = sum[0];
+        count[1] = sum[1];
+    }
+    if (verdict < 0 && who != part->rank) {
+        all[who].msg[sizeof all[who].msg - 1] = '\0';
+        latmc_fail(verdict, "part %d of %d: %s", who, n, all[who].msg);
+    } else if (verdict < 0 && status >= 0) {
+        latmc_fail(verdict, "part %d of %d failed", who, n);
+    }
+    free(all);
+    free(bytes);
+    return verdict < 0 ? (who == part->rank ? status : verdict) : LATMC_OK;
+}
+
+int latmc_part_agree(latmc_sim *sim, int status)
+{
+    if (!latmc_part_many(sim))
+        return status;
+    return agree_part(sim->part, status, NULL);
+}
+
+void latmc_part_free(struct latmc_part *part)
+{
+    if (!part)
+        return;
+    if (part->tr.release)
+        part->tr.release(part->tr.user);
+    free(part->first);
+    free(part->halo_buf);
+    free(part->gather_bytes);
+    free(part);
+}
+
+/* ---- halos ---- */
+
+int latmc_part_exchange(latmc_sim *sim)
+{
+    struct latmc_part *part = sim->part;
+    const int64_t h = part->halo, L = part->planes;
+    const size_t bytes = (size_t)h * part->plane_bytes;
+    unsigned char *to_lower = part->halo_buf, *to_upper = to_lower + bytes;
+    unsigned char *from_lower = to_upper + bytes, *from_upper = from_lower + bytes;
+    int st = sim->ops->get_planes(sim, part->p0, part->p0 + h, to_lower);
+    if (st == LATMC_OK)
+        st = sim->ops->get_planes(sim, part->p1 - h, part->p1, to_upper);
+    int tst;
+    TRANSPORT(tst, "exchange (halo planes)",
+              part->tr.exchange(part->tr.user, to_lower, to_upper, from_lower, from_upper, bytes));
+    if (tst < 0)
+        return tst;
+    if (st < 0)
+        return st;
+    /* Slabs are at least h planes thick, so neither halo wraps inside itself. */
+    const int64_t lo = part->p0 == 0 ? L - h : part->p0 - h;
+    const int64_t hi = part->p1 == L ? 0 : part->p1;
+    st = sim->ops->set_planes(sim, lo, lo + h, from_lower);
+    if (st == LATMC_OK)
+        st = sim->ops->set_planes(sim, hi, hi + h, from_upper);
+    return st;
+}
+
+/* ---- sweeps and measurements ---- */
+
+int latmc_part_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted)
+{
+    uint64_t count[2] = { 0, 0 };
+    /* The plan's loop runs this part's box and exchanges halos after every step; a failed
+     * step there is latched and the exchanges go on, so no part is left waiting. */
+    int st = latmc_plan_sweep(sim, sim->plan, n, &count[0], &count[1]);
+    st = agree_part(sim->part, st, count);
+    if (st < 0)
+        return st;
+    *accepted += count[0];
+    *attempted += count[1];
+    return LATMC_OK;
+}
+
+int latmc_part_measure(latmc_sim *sim, void *sums)
+{
+    struct latmc_part *part = sim->part;
+    const int n = part->n_parts;
+    const size_t ss = sim->model->sums_size;
+    size_t *bytes = part->gather_bytes;
+    for (int p = 0; p < n; p++)
+        bytes[p] = (size_t)(part->first[p + 1] - part->first[p]) * ss;
+    /* this part's tiles, then every part's in `tiles`, in plane order */
+    unsigned char *mine = malloc(bytes[part->rank] ? bytes[part->rank] : 1);
+    unsigned char *tiles = calloc((size_t)part->planes, ss);
+    int st = mine && tiles ? LATMC_OK
+                           : latmc_fail(LATMC_ENOMEM, "measure: cannot allocate %lld tiles",
+                                        (long long)part->planes);
+    if (st == LATMC_OK)
+        st = sim->ops->measure_planes(sim, part->p0, part->p1, mine);
+    if ((st = agree_part(part, st, NULL)) == LATMC_OK)
+        TRANSPORT(st, "gather (measurement tiles)",
+                  part->tr.gather(part->tr.user, -1, mine, tiles, bytes));
+    if (st == LATMC_OK) {
+        /* The whole lattice's sums: the planes' tiles from zeros, in plane order. */
+        memset(sums, 0, ss);
+        for (int64_t p = 0; p < part->planes; p++)
+            sim->model->add_sums(sums, tiles + (size_t)p * ss);
+    }
+    free(tiles);
+    free(mine);
+    return st;
+}
+
+/* ---- configurations ---- */
+
+/*
+ * This part's planes [p0, p1) (all replicas, get_planes' layout) to part root (every part:
+ * root < 0) in get_spins' layout: one gather per replica, each part's planes in part order
+ * making that replica's sites in site order. `mine` and `all` are allocated by the caller.
+ */
+static int gather_configuration(latmc_sim *sim, int root, const unsigned char *mine,
+                                unsigned char *all)
+{
+    struct latmc_part *part = sim->part;
+    const int n = part->n_parts, R = sim->desc.replicas;
+    const size_t one = part->plane_bytes / (size_t)R; /* one plane of one replica */
+    size_t *bytes = part->gather_bytes;
+    for (int p = 0; p < n; p++)
+        bytes[p] = (size_t)(part->first[p + 1] - part->first[p]) * one;
+    const size_t own = bytes[part->rank];
+    for (int r = 0; r < R; r++) {
+        int st;
+        TRANSPORT(st, "gather (configuration)",
+                  part->tr.gather(part->tr.user, root, mine + (size_t)r * own,
+                                  all ? all + (size_t)r * (size_t)part->planes * one : NULL,
+                                  bytes));
+        if (st < 0)
+            return st;
+    }
+    return LATMC_OK;
+}
+
+/* The gathers of `all` (NULL: allocate one where this part receives) from every part. */
+static int get_configuration(latmc_sim *sim, int root, void *user_buf, unsigned char **out)
+{
+    struct latmc_part *part = sim->part;
+    const bool receives = root < 0 || root == part->rank;
+    const size_t whole = (size_t)part->planes * part->plane_bytes;
+    unsigned char *mine = malloc((size_t)(part->p1 - part->p0) * part->plane_bytes);
+    unsigned char *all = user_buf ? user_buf : receives ? malloc(whole) : NULL;
+    int st = mine && (all || !receives)
+                 ? LATMC_OK
+                 : latmc_fail(LATMC_ENOMEM, "cannot allocate a copy of the configuration");
+    if (st == LATMC_OK)
+        st = sim->ops->get_planes(sim, part->p0, part->p1, mine);
+    if ((st = agree_part(part, st, NULL)) == LATMC_OK)
+        st = gather_configuration(sim, root, mine, all);
+    free(mine);
+    if (all != user_buf && (st < 0 || !out))
+        free(all);
+    else if (out)
+        *out = all;
+    return st;
+}
+
+int latmc_part_get_spins(latmc_sim *sim, void *buf)
+{
+    int st = get_configuration(sim, -1, buf, NULL);
+    return agree_part(sim->part, st, NULL);
+}
+
+int latmc_part_set_spins(latmc_sim *sim, const void *buf)
+{
+    /* Each part takes its slab from its own buffer, the halos from its neighbours'. */
+    int st = sim->ops->set_spins(sim, buf);
+    int xst = latmc_part_exchange(sim);
+    return agree_part(sim->part, st < 0 ? st : xst, NULL);
+}
+
+int latmc_part_collect(latmc_sim *sim, int root)
+{
+    /* without a configuration there is nothing to collect (the same on every part) */
+    if (!latmc_part_many(sim) || !sim->have_config)
+        return LATMC_OK;
+    unsigned char *all = NULL;
+    int st = get_configuration(sim, root, NULL, &all);
+    if (st == LATMC_OK && all)
+        st = sim->ops->set_spins(sim, all);
+    free(all);
+    return agree_part(sim->part, st, NULL);
+}
+
+/* ---- creation ---- */
+
+/* The fields a transport must have (struct_size of this version, no NULL operation). */
+static int check_transport(const latmc_transport *t)
+{
+    if (!t)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_create_part: transport is NULL");
+    if (t->struct_size < sizeof *t || t->struct_size > LATMC_STRUCT_SIZE_MAX)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_create_part: transport->struct_size = %u, "
+                          "this library's latmc_transport takes %zu (at most %u)",
+                          (unsigned)t->struct_size, sizeof *t, LATMC_STRUCT_SIZE_MAX);
+    const unsigned char *tail = (const unsigned char *)t + sizeof *t;
+    for (size_t i = 0; i < t->struct_size - sizeof *t; i++)
+        if (tail[i])
+            return latmc_fail(LATMC_EUNSUPPORTED, "latmc_sim_create_part: the transport sets "
+                              "fields this version does not know");
+    if (!t->exchange || !t->gather || !t->broadcast)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_create_part: transport->%s is NULL",
+                          !t->exchange ? "exchange" : !t->gather ? "gather" : "broadcast");
+    return LATMC_OK;
+}
+
+/* The backend's per-plane ops, present in its build and implemented for the model. */
+static int check_plane_ops(latmc_sim *sim)
+{
+    const struct latmc_backend_ops *ops = sim->ops;
+    if (ops->size < offsetof(struct latmc_backend_ops, set_planes) + sizeof ops->set_planes ||
+        !ops->measure_planes || !ops->get_planes || !ops->set_planes)
+        return latmc_fail(LATMC_EUNSUPPORTED, "latmc_sim_create_part: the %s backend has no "
+                          "per-plane operations, needed by a sim of more than one part",
+                          ops->name);
+    /* The CPU backend has the ops for every model but refuses a model without the
+     * kernels: ask it once, on a plane of the fresh (undefined) configuration. */
+    const size_t bytes = (size_t)plane_sites(&sim->desc) * (size_t)sim->desc.replicas *
+                         sim->model->site_bytes(&sim->desc);
+    void *probe = malloc(bytes > sim->model->sums_size ? bytes : sim->model->sums_size);
+    if (!probe)
+        return latmc_fail(LATMC_ENOMEM, "latmc_sim_create_part: cannot allocate a plane");
+    int st = ops->get_planes(sim, 0, 1, probe);
+    free(probe);
+    if (st < 0)
+        return latmc_fail(st, "latmc_sim_create_part: n_parts > 1 needs the per-plane forms "
+                          "of the %s model on the %s backend: %s", sim->model->name, ops->name,
+                          latmc_thread_error());
+    return LATMC_OK;
+}
+
+/* The desc as the parts compare it: the checkpoint's form (every field of the chain). */
+#define DESC_WIRE_BYTES 256
+
+static int compare_descs(struct latmc_part *part, const latmc_sim_desc *d)
+{
+    const int n = part->n_parts;
+    unsigned char mine[DESC_WIRE_BYTES];
+    memset(mine, 0, sizeof mine);
+    struct ckpt_writer w = { mine, sizeof mine, 0 };
+    ckpt_put_desc(&w, d);
+    ckpt_put_u32(&w, (uint32_t)d->n_parts);
+    unsigned char *all = calloc((size_t)n, sizeof mine);
+    size_t *bytes = part->gather_bytes;
+    int st = all ? LATMC_OK : latmc_fail(LATMC_ENOMEM, "latmc_sim_create_part: cannot "
+                                         "allocate %d descs", n);
+    if ((st = agree_part(part, st, NULL)) < 0) {
+        free(all);
+        return st;
+    }
+    for (int p = 0; p < n; p++)
+        bytes[p] = sizeof mine;
+    TRANSPORT(st, "gather (descs)", part->tr.gather(part->tr.user, -1, mine, all, bytes));
+    for (int p = 1; st == LATMC_OK && p < n; p++)
+        if (memcmp(all, all + (size_t)p * sizeof mine, sizeof mine) != 0)
+            st = latmc_fail(LATMC_EINVAL, "latmc_sim_create_part: part %d of %d passed a desc "
+                            "other than part 0's (every part must pass the same desc)", p, n);
+    free(all);
+    return st;
+}
+
+int latmc_part_create(latmc_ctx *ctx, const latmc_sim_desc *desc, int rank, int n_parts,
+                      const latmc_transport *transport, int prior, latmc_sim **out)
+{
+    if (out)
+        *out = NULL;
+    if (!ctx || !desc || !out)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_create_part: %s is NULL",
+                          !ctx ? "ctx" : !desc ? "desc" : "out");
+    if (n_parts < 1 || rank < 0 || rank >= n_parts)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_create_part: rank %d of n_parts %d (need "
+                          "n_parts >= 1 and 0 <= rank < n_parts)", rank, n_parts);
+    int st = check_transport(transport);
+    if (st < 0)
+        return st;
+    struct latmc_part *part = calloc(1, sizeof *part);
+    size_t *gb = calloc((size_t)n_parts, sizeof *gb);
+    if (!part || !gb) {
+        free(part);
+        free(gb);
+        return latmc_fail(LATMC_ENOMEM, "latmc_sim_create_part: cannot allocate the part");
+    }
+    part->rank = rank;
+    part->n_parts = n_parts;
+    part->gather_bytes = gb;
+    memcpy(&part->tr, transport, sizeof part->tr);
+    part->tr.struct_size = sizeof part->tr;
+
+    /* From here on every failure is agreed on, so that no part waits for another. */
+    latmc_sim_desc d;
+    int64_t nsites = 0;
+    /* desc.n_parts first (where the caller's struct has it): the cut it asks for is not
+     * this one, whatever the validation would say of it */
+    const bool has_n_parts = desc->struct_size >= offsetof(latmc_sim_desc, n_parts) +
+                                                      sizeof desc->n_parts &&
+                             desc->struct_size <= LATMC_STRUCT_SIZE_MAX;
+    if (prior < 0)
+        st = prior;
+    else if (has_n_parts && desc->n_parts != 0 && desc->n_parts != n_parts)
+        st = latmc_fail(LATMC_EINVAL, "latmc_sim_create_part: desc.n_parts = %d, but the sim "
+                        "is cut into %d parts: use 0 or %d", desc->n_parts, n_parts, n_parts);
+    else
+        st = latmc_desc_validate(desc, &d, &nsites);
+    d.n_parts = n_parts; /* 0 means the same: compare the cut actually used */
+    if ((st = agree_part(part, st, NULL)) == LATMC_OK)
+        st = compare_descs(part, &d);
+    latmc_sim *sim = NULL;
+    if (st == LATMC_OK) {
+        st = latmc_sim_create(ctx, &d, &sim);
+        if (st == LATMC_OK && n_parts > 1)
+            st = check_plane_ops(sim);
+        if (st == LATMC_OK) {
+            const struct latmc_plan *plan = sim->plan;
+            const int axis = sim->desc.ndim - 1;
+            part->planes = sim->desc.extent[axis];
+            part->halo = plan->boxes[0].halo;
+            part->p0 = plan->boxes[rank].origin[axis];
+            part->p1 = part->p0 + plan->boxes[rank].extent[axis];
+            part->plane_bytes = (size_t)plane_sites(&sim->desc) * (size_t)sim->desc.replicas *
+                                sim->model->site_bytes(&sim->desc);
+            part->first = calloc((size_t)n_parts + 1, sizeof *part->first);
+            part->halo_buf = malloc(4 * (size_t)part->halo * part->plane_bytes);
+            if (!part->first || !part->halo_buf)
+                st = latmc_fail(LATMC_ENOMEM, "latmc_sim_create_part: cannot allocate the "
+                                "halo buffers");
+            for (int p = 0; st == LATMC_OK && p < n_parts; p++)
+                part->first[p] = plan->boxes[p].origin[axis];
+            if (st == LATMC_OK)
+                part->first[n_parts] = part->planes;
+        }
+    }
+    st = agree_part(part, st, NULL);
+    if (st < 0) {
+        latmc_sim_destroy(&sim);
+        part->tr.release = NULL; /* the caller keeps its transport's user */
+        latmc_part_free(part);
+        return st;
+    }
+    sim->part = part;
+    *out = sim;
+    return LATMC_OK;
+}
+
+int latmc_sim_create_part(latmc_ctx *ctx, const latmc_sim_desc *desc, int rank, int n_parts,
+                          const latmc_transport *transport, latmc_sim **out)
+{
+    int st = latmc_part_create(ctx, desc, rank, n_parts, transport, LATMC_OK, out);
+    if (st < 0 && ctx)
+        latmc_log(ctx, LATMC_LOG_DEBUG, "%s", latmc_thread_error());
+    return st;
+}
+
+int latmc_sim_part_info(const latmc_sim *sim, int *rank, int *n_parts, int64_t *first_plane,
+                        int64_t *planes)
+{
+    if (!sim)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_part_info: sim is NULL");
+    const struct latmc_part *part = sim->part;
+    const int64_t all = sim->desc.extent[sim->desc.ndim - 1];
+    if (rank)
+        *rank = part ? part->rank : 0;
+    if (n_parts)
+        *n_parts = part ? part->n_parts : 1;
+    if (first_plane)
+        *first_plane = part ? part->p0 : 0;
+    if (planes)
+        *planes = part ? part->p1 - part->p0 : all;
+    return LATMC_OK;
+}

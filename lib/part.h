@@ -1,0 +1,66 @@
+/*
+ * Internal: a sim that is one part of a lattice shared by cooperating processes
+ * (include/latmc/part.h, doc/mpi.md). The part's slab is plan->boxes[rank]; the transport
+ * carries halos, tiles and configurations between the parts.
+ *
+ * Storage of this version: every part's backend holds the whole lattice, updates only its
+ * slab (ops.run_step on its one box) and receives its neighbours' border planes as halos;
+ * planes beyond the halos are stale on a part and never read. The per-plane ops
+ * (measure_planes, get_planes, set_planes) are all it uses of a configuration, so slab-only
+ * storage changes nothing here but the planes' addresses in the backend.
+ *
+ * Every collective function below follows one pattern, so that a failure on one part never
+ * leaves another waiting: the local work's failure is latched, the communication runs in
+ * full on every part anyway, and the status is agreed at the end (latmc_part_agree).
+ */
+#ifndef LATMC_LIB_PART_H
+#define LATMC_LIB_PART_H
+
+#include <latmc/part.h>
+
+#include "internal.h"
+
+struct latmc_part {
+    int rank, n_parts;
+    latmc_transport tr;
+    int64_t p0, p1;           /* this part's planes [p0, p1) along the last axis */
+    int64_t planes;           /* planes along the last axis */
+    int halo;                 /* planes exchanged at each end */
+    size_t plane_bytes;       /* one plane of every replica (get_planes' layout) */
+    int64_t *first;           /* n_parts + 1 entries: part p owns [first[p], first[p + 1]) */
+    unsigned char *halo_buf;  /* 4 halo-plane buffers */
+    size_t *gather_bytes;     /* n_parts entries: the byte counts of one gather */
+};
+
+/* Whether the sim is a part of n_parts > 1 (the collective paths below are needed). */
+static inline bool latmc_part_many(const latmc_sim *sim)
+{
+    return sim->part && sim->part->n_parts > 1;
+}
+
+/* Agree on a status: every part gets the first failing part's (its message naming that
+ * part), or LATMC_OK. A no-op (returns status) for an ordinary sim. */
+int latmc_part_agree(latmc_sim *sim, int status);
+
+void latmc_part_free(struct latmc_part *part);
+
+/* After every step of a sweep: the neighbours' border planes into this part's halos
+ * (n_parts > 1). */
+int latmc_part_exchange(latmc_sim *sim);
+
+/* The collective forms of the sim's calls (n_parts > 1; latmc_part_many). */
+int latmc_part_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted);
+int latmc_part_measure(latmc_sim *sim, void *sums);
+int latmc_part_get_spins(latmc_sim *sim, void *buf);
+int latmc_part_set_spins(latmc_sim *sim, const void *buf);
+/* Every part's slab into the backend of part root (root < 0: of every part), so that the
+ * ordinary whole-lattice code (checkpoints) may run there. */
+int latmc_part_collect(latmc_sim *sim, int root);
+
+/* latmc_sim_create_part's body, also used by checkpoint.c's latmc_sim_deserialize_part:
+ * `prior` < 0 is a failure of this part before the creation (desc then unused), agreed
+ * on with the others once the arguments are checked. */
+int latmc_part_create(latmc_ctx *ctx, const latmc_sim_desc *desc, int rank, int n_parts,
+                      const latmc_transport *transport, int prior, latmc_sim **out);
+
+#endif

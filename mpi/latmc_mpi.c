@@ -1,0 +1,306 @@
+/*
+ * liblatmc_mpi: liblatmc's part transport (latmc/part.h) over MPI. Halos by nonblocking
+ * point-to-point, tiles and configurations by gathers that only place bytes (every sum is
+ * done by liblatmc, in plane order), so nothing here depends on the order in which ranks
+ * answer. Large messages are split into chunks whose counts fit MPI's int.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <latmc/latmc_mpi.h>
+
+#if defined(OPEN_MPI) && defined(__has_include)
+#  if __has_include(<mpi-ext.h>)
+#    include <mpi-ext.h>
+#  endif
+#endif
+
+/* Tags of the halo messages: what a rank sends to its lower / upper neighbour. */
+enum { TAG_DOWN = 1, TAG_UP = 2, TAG_GATHER = 3 };
+
+/* The largest piece of one message (MPI counts are int). */
+#define CHUNK ((size_t)1 << 30)
+
+struct mpi_link {
+    MPI_Comm comm;  /* the sim's own duplicate */
+    int rank, size;
+};
+
+static int mpi_failed(int rc, const char *what)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+        snprintf(text, sizeof text, "error %d", rc);
+    char msg[512];
+    snprintf(msg, sizeof msg, "liblatmc_mpi: %.60s: %.400s", what, text);
+    return latmc_record_failure(LATMC_EBACKEND, msg);
+}
+
+static int link_exchange(void *user, const void *to_lower, const void *to_upper,
+                         void *from_lower, void *from_upper, size_t bytes)
+{
+    struct mpi_link *l = user;
+    if (bytes > (size_t)INT_MAX)
+        return latmc_record_failure(LATMC_EUNSUPPORTED, "liblatmc_mpi: a halo of more than "
+                                    "2^31 bytes");
+    const int lower = (l->rank + l->size - 1) % l->size, upper = (l->rank + 1) % l->size;
+    const int n = (int)bytes;
+    MPI_Request req[4];
+    /* real statuses rather than MPI_STATUSES_IGNORE: GCC takes MPICH's (MPI_Status *)1 for
+     * an empty array (-Wstringop-overflow) */
+    MPI_Status stat[4];
+    int rc = MPI_Irecv(from_lower, n, MPI_BYTE, lower, TAG_UP, l->comm, &req[0]);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Irecv(from_upper, n, MPI_BYTE, upper, TAG_DOWN, l->comm, &req[1]);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Isend(to_lower, n, MPI_BYTE, lower, TAG_DOWN, l->comm, &req[2]);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Isend(to_upper, n, MPI_BYTE, upper, TAG_UP, l->comm, &req[3]);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Waitall(4, req, stat);
+    return rc == MPI_SUCCESS ? 0 : mpi_failed(rc, "halo exchange");
+}
+
+static int link_broadcast(void *user, int root, void *buf, size_t bytes)
+{
+    struct mpi_link *l = user;
+    unsigned char *p = buf;
+    for (size_t done = 0; done < bytes; done += CHUNK) {
+        const size_t n = bytes - done < CHUNK ? bytes - done : CHUNK;
+        int rc = MPI_Bcast(p + done, (int)n, MPI_BYTE, root, l->comm);
+        if (rc != MPI_SUCCESS)
+            return mpi_failed(rc, "broadcast");
+    }
+    return 0;
+}
+
+/* Gather to root by point-to-point in chunks, for counts beyond int. */
+static int gather_chunked(struct mpi_link *l, int root, const void *mine, void *all,
+                          const size_t *bytes)
+{
+    if (l->rank != root) {
+        const unsigned char *p = mine;
+        for (size_t done = 0; done < bytes[l->rank]; done += CHUNK) {
+            const size_t n = bytes[l->rank] - done < CHUNK ? bytes[l->rank] - done : CHUNK;
+            int rc = MPI_Send(p + done, (int)n, MPI_BYTE, root, TAG_GATHER, l->comm);
+            if (rc != MPI_SUCCESS)
+                return mpi_failed(rc, "gather (send)");
+        }
+        return 0;
+    }
+    unsigned char *out = all;
+    for (int r = 0; r < l->size; r++) {
+        if (r == root) {
+            memcpy(out, mine, bytes[r]);
+        } else {
+            for (size_t done = 0; done < bytes[r]; done += CHUNK) {
+                const size_t n = bytes[r] - done < CHUNK ? bytes[r] - done : CHUNK;
+                int rc = MPI_Recv(out + done, (int)n, MPI_BYTE, r, TAG_GATHER, l->comm,
+                                  MPI_STATUS_IGNORE);
+                if (rc != MPI_SUCCESS)
+                    return mpi_failed(rc, "gather (receive)");
+            }
+        }
+        out += bytes[r];
+    }
+    return 0;
+}
+
+static int link_gather(void *user, int root, const void *mine, void *all, const size_t *bytes)
+{
+    struct mpi_link *l = user;
+    size_t total = 0;
+    for (int r = 0; r < l->size; r++)
+        total += bytes[r];
+    if (total <= (size_t)INT_MAX) {
+        /* counts and displacements fit: one collective (it places bytes, no arithmetic) */
+        int *counts = malloc(2 * (size_t)l->size * sizeof *counts);
+        if (!counts)
+            return latmc_record_failure(LATMC_ENOMEM, "liblatmc_mpi: gather: out of memory");
+        int *displs = counts + l->size;
+        for (int r = 0, at = 0; r < l->size; r++) {
+            counts[r] = (int)bytes[r];
+            displs[r] = at;
+            at += counts[r];
+        }
+        int rc = root < 0
+                     ? MPI_Allgatherv(mine, counts[l->rank], MPI_BYTE, all, counts, displs,
+                                      MPI_BYTE, l->comm)
+                     : MPI_Gatherv(mine, counts[l->rank], MPI_BYTE, all, counts, displs,
+                                   MPI_BYTE, root, l->comm);
+        free(counts);
+        return rc == MPI_SUCCESS ? 0 : mpi_failed(rc, "gather");
+    }
+    int st = gather_chunked(l, root < 0 ? 0 : root, mine, all, bytes);
+    if (st == 0 && root < 0)
+        st = link_broadcast(l, 0, all, total);
+    return st;
+}
+
+static void link_release(void *user)
+{
+    struct mpi_link *l = user;
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized)
+        MPI_Comm_free(&l->comm);
+    free(l);
+}
+
+/* A link on a duplicate of comm, and the transport over it. */
+static int link_open(MPI_Comm comm, struct mpi_link **out, latmc_transport *tr)
+{
+    struct mpi_link *l = calloc(1, sizeof *l);
+    if (!l)
+        return latmc_record_failure(LATMC_ENOMEM, "liblatmc_mpi: out of memory");
+    int rc = MPI_Comm_dup(comm, &l->comm);
+    if (rc != MPI_SUCCESS) {
+        free(l);
+        return mpi_failed(rc, "MPI_Comm_dup");
+    }
+    MPI_Comm_rank(l->comm, &l->rank);
+    MPI_Comm_size(l->comm, &l->size);
+    memset(tr, 0, sizeof *tr);
+    tr->struct_size = sizeof *tr;
+    tr->user = l;
+    tr->exchange = link_exchange;
+    tr->gather = link_gather;
+    tr->broadcast = link_broadcast;
+    tr->release = link_release;
+    *out = l;
+    return LATMC_OK;
+}
+
+static int check_args(latmc_ctx *ctx, MPI_Comm comm, const void *what, const char *what_name,
+                      latmc_sim **out, const char *fn)
+{
+    if (out)
+        *out = NULL;
+    char msg[256];
+    if (!ctx || !what || !out || comm == MPI_COMM_NULL) {
+        snprintf(msg, sizeof msg, "%s: %s", fn,
+                 !ctx ? "ctx is NULL" : !what ? what_name
+                 : !out ? "out is NULL" : "comm is MPI_COMM_NULL");
+        return latmc_record_failure(LATMC_EINVAL, msg);
+    }
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) {
+        snprintf(msg, sizeof msg, "%s: MPI is not initialised (call MPI_Init first)", fn);
+        return latmc_record_failure(LATMC_ESTATE, msg);
+    }
+    return LATMC_OK;
+}
+
+int latmc_mpi_sim_create(latmc_ctx *ctx, MPI_Comm comm, const latmc_sim_desc *desc,
+                         latmc_sim **out)
+{
+    int st = check_args(ctx, comm, desc, "desc is NULL", out, "latmc_mpi_sim_create");
+    if (st < 0)
+        return st;
+    struct mpi_link *l = NULL;
+    latmc_transport tr;
+    if ((st = link_open(comm, &l, &tr)) < 0)
+        return st;
+    st = latmc_sim_create_part(ctx, desc, l->rank, l->size, &tr, out);
+    if (st < 0)
+        link_release(l); /* a failed create leaves the link ours */
+    return st;
+}
+
+/*
+ * Rank 0's reading of the file: status, size and message, broadcast before the bytes so
+ * that every rank knows whether (and how much) to receive.
+ */
+struct load_head {
+    int64_t status;
+    uint64_t size;
+    char msg[448];
+};
+
+static void read_file(const char *path, unsigned char **bytes, struct load_head *h)
+{
+    *bytes = NULL;
+    FILE *f = fopen(path, "rb");
+    struct stat sb;
+    if (!f || fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        h->status = LATMC_EIO;
+        snprintf(h->msg, sizeof h->msg, "latmc_mpi_sim_load: '%s': %s", path,
+                 !f ? strerror(errno) : "not a regular file");
+        if (f)
+            fclose(f);
+        return;
+    }
+    h->size = (uint64_t)sb.st_size;
+    *bytes = malloc(h->size ? (size_t)h->size : 1);
+    if (!*bytes) {
+        h->status = LATMC_ENOMEM;
+        snprintf(h->msg, sizeof h->msg, "latmc_mpi_sim_load: cannot allocate %llu bytes for "
+                 "'%s'", (unsigned long long)h->size, path);
+    } else if (h->size && fread(*bytes, 1, (size_t)h->size, f) != (size_t)h->size) {
+        h->status = LATMC_EIO;
+        snprintf(h->msg, sizeof h->msg, "latmc_mpi_sim_load: cannot read '%s'", path);
+    }
+    fclose(f);
+    if (h->status < 0) {
+        free(*bytes);
+        *bytes = NULL;
+    }
+}
+
+int latmc_mpi_sim_load(latmc_ctx *ctx, MPI_Comm comm, const char *path, latmc_sim **out)
+{
+    int st = check_args(ctx, comm, path, "path is NULL", out, "latmc_mpi_sim_load");
+    if (st < 0)
+        return st;
+    struct mpi_link *l = NULL;
+    latmc_transport tr;
+    if ((st = link_open(comm, &l, &tr)) < 0)
+        return st;
+    struct load_head h;
+    memset(&h, 0, sizeof h);
+    unsigned char *bytes = NULL;
+    if (l->rank == 0)
+        read_file(path, &bytes, &h);
+    if ((st = link_broadcast(l, 0, &h, sizeof h)) < 0)
+        goto fail;
+    if (h.status < 0) {
+        h.msg[sizeof h.msg - 1] = '\0';
+        st = latmc_record_failure((int)h.status, h.msg);
+        goto fail;
+    }
+    /* every rank must have room for the bytes before any is sent */
+    if (l->rank != 0)
+        bytes = malloc(h.size ? (size_t)h.size : 1);
+    int ok = bytes != NULL, all_ok = 0;
+    if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, l->comm) != MPI_SUCCESS || !all_ok) {
+        st = latmc_record_failure(LATMC_ENOMEM, "latmc_mpi_sim_load: a rank cannot allocate "
+                                  "the checkpoint's bytes");
+        goto fail;
+    }
+    if ((st = link_broadcast(l, 0, bytes, (size_t)h.size)) < 0)
+        goto fail;
+    st = latmc_sim_deserialize_part(ctx, bytes, (size_t)h.size, l->rank, l->size, &tr, out);
+    free(bytes);
+    if (st < 0)
+        link_release(l);
+    return st;
+fail:
+    free(bytes);
+    link_release(l);
+    return st;
+}
+
+int latmc_mpi_cuda_aware(void)
+{
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+    return MPIX_Query_cuda_support() ? 1 : 0;
+#else
+    return 0;
+#endif
+}

@@ -1,0 +1,543 @@
+/*
+ * The part API (latmc/part.h) without MPI: k threads of one process, each holding one part
+ * sim, joined by a transport of shared slots and barriers. Checks, for the Ising model
+ * (2D, 3D, +-J, heat bath), Potts, phi^4 (halo 2) and the Heisenberg spin glass (two
+ * replicas, Gaussian couplings) on 1, 2, 3 and 4 parts, that the configuration, every observable,
+ * the acceptance and the serialized state are bit-identical to the single-process sim;
+ * that a save by the parts loads as a plain sim and a plain sim's bytes deserialize as
+ * parts; that a failure on one part is the same failure on every part (bad spins, a desc
+ * that differs); and the misuse of every function of the part API. Runs in every build,
+ * sanitizers included (no MPI in the process).
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <latmc/latmc.h>
+
+enum { MAX_PARTS = 4, N_SWEEPS = 6 };
+
+/* ---- the threads' transport ---- */
+
+struct hub {
+    int n;
+    pthread_barrier_t barrier;
+    const void *send[MAX_PARTS][2];   /* exchange: to_lower, to_upper; gather/bcast: [0] */
+};
+
+struct link {
+    struct hub *hub;
+    int rank;
+};
+
+static void wait_all(struct hub *h)
+{
+    pthread_barrier_wait(&h->barrier);
+}
+
+static int hub_exchange(void *user, const void *to_lower, const void *to_upper,
+                        void *from_lower, void *from_upper, size_t bytes)
+{
+    struct link *l = user;
+    struct hub *h = l->hub;
+    const int lower = (l->rank + h->n - 1) % h->n, upper = (l->rank + 1) % h->n;
+    h->send[l->rank][0] = to_lower;
+    h->send[l->rank][1] = to_upper;
+    wait_all(h);
+    memcpy(from_lower, h->send[lower][1], bytes);
+    memcpy(from_upper, h->send[upper][0], bytes);
+    wait_all(h);
+    return 0;
+}
+
+static int hub_gather(void *user, int root, const void *mine, void *all, const size_t *bytes)
+{
+    struct link *l = user;
+    struct hub *h = l->hub;
+    h->send[l->rank][0] = mine;
+    wait_all(h);
+    if (root < 0 || root == l->rank) {
+        unsigned char *out = all;
+        for (int p = 0; p < h->n; p++) {
+            memcpy(out, h->send[p][0], bytes[p]);
+            out += bytes[p];
+        }
+    }
+    wait_all(h);
+    return 0;
+}
+
+static int hub_broadcast(void *user, int root, void *buf, size_t bytes)
+{
+    struct link *l = user;
+    struct hub *h = l->hub;
+    h->send[l->rank][0] = buf;
+    wait_all(h);
+    if (l->rank != root)
+        memcpy(buf, h->send[root][0], bytes);
+    wait_all(h);
+    return 0;
+}
+
+static int released;
+static pthread_mutex_t released_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void hub_release(void *user)
+{
+    (void)user;
+    pthread_mutex_lock(&released_lock);
+    released++;
+    pthread_mutex_unlock(&released_lock);
+}
+
+static latmc_transport transport_of(struct link *l)
+{
+    latmc_transport t;
+    memset(&t, 0, sizeof t);
+    t.struct_size = sizeof t;
+    t.user = l;
+    t.exchange = hub_exchange;
+    t.gather = hub_gather;
+    t.broadcast = hub_broadcast;
+    t.release = hub_release;
+    return t;
+}
+
+/* ---- the cases ---- */
+
+struct cfg {
+    int model, ndim, algorithm, couplings, replicas;
+    int64_t extent[3];
+    int key[2];          /* parameters to set (0: none) */
+    double value[2];
+    int q;               /* Potts: q (0: the default) */
+};
+
+static void desc_of(const struct cfg *c, latmc_sim_desc *d)
+{
+    latmc_sim_desc_init(d);
+    d->model = c->model;
+    d->replicas = c->replicas;
+    if (c->q)
+        d->q = c->q;
+    d->ndim = c->ndim;
+    for (int mu = 0; mu < c->ndim; mu++)
+        d->extent[mu] = c->extent[mu];
+    d->algorithm = c->algorithm;
+    d->couplings = c->couplings;
+    d->coupling_seed = 5;
+    d->device = LATMC_DEVICE_CPU;
+    d->n_threads = 1;
+    d->seed = 77;
+}
+
+/* What one part found, checked by the main thread. */
+struct result {
+    int status;          /* first failing call's status, or LATMC_OK */
+    char where[64];
+    char msg[512];
+    size_t spin_bytes;
+    unsigned char *spins;
+    double obs[9];       /* every observable key but ACCEPTANCE ... */
+    int obs_st[9];       /* ... and its status (EUNSUPPORTED for the model's missing ones) */
+    uint64_t acc, att;
+    unsigned char *bytes; /* latmc_sim_serialize */
+    size_t nbytes;
+    unsigned char *reloaded; /* spins after deserialize_part of the plain bytes + 2 sweeps */
+};
+
+struct job {
+    struct hub *hub;
+    int rank;
+    const struct cfg *cfg;
+    const char *save_path;               /* part 0 saves here; NULL: no save */
+    const unsigned char *plain_bytes;    /* deserialize these as parts */
+    size_t plain_n;
+    int bad_spins_on;                    /* this part sets an invalid configuration (-1: none) */
+    int other_seed_on;                   /* this part passes another seed (-1: none) */
+    struct result res;
+};
+
+#define STEP(job, what, call)                                                              \
+    do {                                                                                   \
+        if ((job)->res.status == LATMC_OK) {                                               \
+            int st_ = (call);                                                              \
+            if (st_ != LATMC_OK) {                                                         \
+                (job)->res.status = st_;                                                   \
+                snprintf((job)->res.where, sizeof (job)->res.where, "%s", (what));         \
+                snprintf((job)->res.msg, sizeof (job)->res.msg, "%s", latmc_last_error()); \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+
+static int set_params(latmc_sim *sim, const struct cfg *c)
+{
+    for (int i = 0; i < 2; i++)
+        if (c->key[i]) {
+            int st = latmc_sim_set_param(sim, c->key[i], c->value[i]);
+            if (st != LATMC_OK)
+                return st;
+        }
+    return LATMC_OK;
+}
+
+/* Every observable (collective on parts: each part asks for the same keys). */
+static void observe(latmc_sim *sim, struct result *r)
+{
+    for (int key = LATMC_OBS_ENERGY; key <= LATMC_OBS_OVERLAP2; key++)
+        if (key != LATMC_OBS_ACCEPTANCE)
+            r->obs_st[key] = latmc_sim_observable(sim, key, &r->obs[key]);
+}
+
+static void *run_part(void *arg)
+{
+    struct job *job = arg;
+    struct result *r = &job->res;
+    struct link link = { job->hub, job->rank };
+    latmc_transport t = transport_of(&link);
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL, *back = NULL;
+    latmc_sim_desc d;
+    desc_of(job->cfg, &d);
+    if (job->rank == job->other_seed_on)
+        d.seed++;
+    STEP(job, "ctx", latmc_ctx_create(&ctx));
+    STEP(job, "create", latmc_sim_create_part(ctx, &d, job->rank, job->hub->n, &t, &sim));
+    STEP(job, "params", set_params(sim, job->cfg));
+    STEP(job, "init", latmc_sim_init_spins(sim, LATMC_INIT_HOT));
+    STEP(job, "sweep", latmc_sim_sweep(sim, 2));
+    STEP(job, "sweep", latmc_sim_sweep(sim, N_SWEEPS - 2));
+    STEP(job, "spins_size", latmc_sim_spins_size(sim, &r->spin_bytes));
+    if (r->status == LATMC_OK)
+        r->spins = malloc(r->spin_bytes);
+    STEP(job, "get_spins", latmc_sim_get_spins(sim, r->spins, r->spin_bytes));
+    if (r->status == LATMC_OK)
+        observe(sim, r);
+    STEP(job, "acceptance", latmc_sim_acceptance_counts(sim, &r->acc, &r->att));
+    STEP(job, "serialize size", latmc_sim_serialize(sim, NULL, 0, &r->nbytes));
+    if (r->status == LATMC_OK)
+        r->bytes = malloc(r->nbytes);
+    STEP(job, "serialize", latmc_sim_serialize(sim, r->bytes, r->nbytes, &r->nbytes));
+    if (job->save_path)
+        STEP(job, "save", latmc_sim_save(sim, job->save_path));
+    if (job->bad_spins_on >= 0 && r->status == LATMC_OK) {
+        unsigned char *bad = malloc(r->spin_bytes);
+        memcpy(bad, r->spins, r->spin_bytes);
+        if (job->rank == job->bad_spins_on)
+            bad[3] = 0; /* not an Ising spin */
+        STEP(job, "bad set_spins", latmc_sim_set_spins(sim, bad, r->spin_bytes));
+        free(bad);
+    }
+    if (job->plain_bytes) {
+        STEP(job, "deserialize_part",
+             latmc_sim_deserialize_part(ctx, job->plain_bytes, job->plain_n, job->rank,
+                                        job->hub->n, &t, &back));
+        STEP(job, "sweep loaded", latmc_sim_sweep(back, 2));
+        if (r->status == LATMC_OK)
+            r->reloaded = malloc(r->spin_bytes);
+        STEP(job, "get_spins loaded", latmc_sim_get_spins(back, r->reloaded, r->spin_bytes));
+    }
+    latmc_sim_destroy(&back);
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+    return NULL;
+}
+
+static void run_parts(struct job *jobs, int n)
+{
+    struct hub hub;
+    memset(&hub, 0, sizeof hub);
+    hub.n = n;
+    assert_int_equal(pthread_barrier_init(&hub.barrier, NULL, (unsigned)n), 0);
+    pthread_t th[MAX_PARTS];
+    for (int p = 0; p < n; p++) {
+        jobs[p].hub = &hub;
+        jobs[p].rank = p;
+        assert_int_equal(pthread_create(&th[p], NULL, run_part, &jobs[p]), 0);
+    }
+    for (int p = 0; p < n; p++)
+        pthread_join(th[p], NULL);
+    pthread_barrier_destroy(&hub.barrier);
+}
+
+static void free_result(struct result *r)
+{
+    free(r->spins);
+    free(r->bytes);
+    free(r->reloaded);
+}
+
+/* The single-process sim: the same calls. */
+static void plain_run(const struct cfg *c, struct result *r, uint64_t extra_after_load,
+                      const unsigned char *load, size_t load_n, unsigned char **reloaded)
+{
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
+    latmc_sim_desc d;
+    desc_of(c, &d);
+    memset(r, 0, sizeof *r);
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    assert_int_equal(set_params(sim, c), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(sim, N_SWEEPS), LATMC_OK);
+    assert_int_equal(latmc_sim_spins_size(sim, &r->spin_bytes), LATMC_OK);
+    r->spins = malloc(r->spin_bytes);
+    assert_int_equal(latmc_sim_get_spins(sim, r->spins, r->spin_bytes), LATMC_OK);
+    observe(sim, r);
+    assert_int_equal(r->obs_st[LATMC_OBS_ENERGY], LATMC_OK);
+    assert_int_equal(latmc_sim_acceptance_counts(sim, &r->acc, &r->att), LATMC_OK);
+    assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &r->nbytes), LATMC_OK);
+    r->bytes = malloc(r->nbytes);
+    assert_int_equal(latmc_sim_serialize(sim, r->bytes, r->nbytes, &r->nbytes), LATMC_OK);
+    latmc_sim_destroy(&sim);
+    if (load) {
+        assert_int_equal(latmc_sim_deserialize(ctx, load, load_n, &sim), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(sim, extra_after_load), LATMC_OK);
+        *reloaded = malloc(r->spin_bytes);
+        assert_int_equal(latmc_sim_get_spins(sim, *reloaded, r->spin_bytes), LATMC_OK);
+        latmc_sim_destroy(&sim);
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
+static const struct cfg cfgs[] = {
+    { LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 32, 24, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0 },
+    { LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 64, 16, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0 },
+    { LATMC_MODEL_ISING, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 6, 8 },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0 },
+    /* the other models (Potts q = 3; phi^4: halo 2; Heisenberg: two
+     * replicas) */
+    { LATMC_MODEL_POTTS, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 24, 24, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 1.0, 0 }, 3 },
+    { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 40, 40, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0 },
+    { LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, { 4, 4, 8 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 2.0, 2 }, 0 },
+};
+
+static void parts_equal_one_process(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/latmc-parts-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/parts.ckpt", dir);
+    for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
+        struct result ref;
+        unsigned char *ref_reloaded = NULL;
+        plain_run(&cfgs[c], &ref, 2, NULL, 0, NULL);
+        /* the plain sim's bytes, deserialized and swept 2 more (the reference of the parts) */
+        struct result tmp;
+        plain_run(&cfgs[c], &tmp, 2, ref.bytes, ref.nbytes, &ref_reloaded);
+        free_result(&tmp);
+        for (int n = 1; n <= MAX_PARTS; n++) {
+            struct job jobs[MAX_PARTS];
+            memset(jobs, 0, sizeof jobs);
+            released = 0;
+            for (int p = 0; p < n; p++) {
+                jobs[p].cfg = &cfgs[c];
+                jobs[p].save_path = path;
+                jobs[p].plain_bytes = ref.bytes;
+                jobs[p].plain_n = ref.nbytes;
+                jobs[p].bad_spins_on = -1;
+                jobs[p].other_seed_on = -1;
+            }
+            unlink(path);
+            run_parts(jobs, n);
+            for (int p = 0; p < n; p++) {
+                struct result *r = &jobs[p].res;
+                if (r->status != LATMC_OK)
+                    fail_msg("case %zu, %d parts, part %d: %s: %s", c, n, p, r->where, r->msg);
+                assert_int_equal(r->spin_bytes, ref.spin_bytes);
+                assert_memory_equal(r->spins, ref.spins, ref.spin_bytes);
+                assert_memory_equal(r->obs_st, ref.obs_st, sizeof ref.obs_st);
+                for (int k = 0; k < 9; k++)
+                    if (ref.obs_st[k] == LATMC_OK)
+                        assert_memory_equal(&r->obs[k], &ref.obs[k], sizeof(double));
+                assert_int_equal(r->acc, ref.acc);
+                assert_int_equal(r->att, ref.att);
+                /* the same checkpoint bytes: one format whatever the cut */
+                assert_int_equal(r->nbytes, ref.nbytes);
+                assert_memory_equal(r->bytes, ref.bytes, ref.nbytes);
+                assert_memory_equal(r->reloaded, ref_reloaded, ref.spin_bytes);
+                free_result(r);
+            }
+            /* every part sim released its transport, twice per part (sim and loaded) */
+            assert_int_equal(released, 2 * n);
+            /* part 0's file is a plain checkpoint of the same state */
+            latmc_ctx *ctx = NULL;
+            latmc_sim *sim = NULL;
+            assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+            assert_int_equal(latmc_sim_load(ctx, path, &sim), LATMC_OK);
+            size_t nb = 0;
+            assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &nb), LATMC_OK);
+            unsigned char *b = malloc(nb);
+            assert_int_equal(latmc_sim_serialize(sim, b, nb, &nb), LATMC_OK);
+            assert_int_equal(nb, ref.nbytes);
+            assert_memory_equal(b, ref.bytes, nb);
+            free(b);
+            latmc_sim_destroy(&sim);
+            latmc_ctx_destroy(&ctx);
+        }
+        free_result(&ref);
+        free(ref_reloaded);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
+/* A failure on one part is that failure on every part, named after the part. */
+static void failures_are_agreed(void **state)
+{
+    (void)state;
+    const int n = 3;
+    struct job jobs[MAX_PARTS];
+    memset(jobs, 0, sizeof jobs);
+    for (int p = 0; p < n; p++) {
+        jobs[p].cfg = &cfgs[0];
+        jobs[p].bad_spins_on = 1;
+        jobs[p].other_seed_on = -1;
+    }
+    run_parts(jobs, n);
+    for (int p = 0; p < n; p++) {
+        assert_int_equal(jobs[p].res.status, LATMC_EINVAL);
+        assert_string_equal(jobs[p].res.where, "bad set_spins");
+        if (p != 1 && !strstr(jobs[p].res.msg, "part 1 of 3"))
+            fail_msg("part %d: %s", p, jobs[p].res.msg);
+        free_result(&jobs[p].res);
+    }
+    memset(jobs, 0, sizeof jobs);
+    for (int p = 0; p < n; p++) {
+        jobs[p].cfg = &cfgs[0];
+        jobs[p].bad_spins_on = -1;
+        jobs[p].other_seed_on = 2;
+    }
+    released = 0;
+    run_parts(jobs, n);
+    for (int p = 0; p < n; p++) {
+        assert_int_equal(jobs[p].res.status, LATMC_EINVAL);
+        assert_string_equal(jobs[p].res.where, "create");
+        if (!strstr(jobs[p].res.msg, "part 2 of 3 passed a desc other than part 0's"))
+            fail_msg("part %d: %s", p, jobs[p].res.msg);
+        free_result(&jobs[p].res);
+    }
+    assert_int_equal(released, 0); /* a failed create leaves the transport the caller's */
+}
+
+static int nop_exchange(void *u, const void *a, const void *b, void *c, void *d, size_t n)
+{
+    (void)u, (void)a, (void)b, (void)c, (void)d, (void)n;
+    return 0;
+}
+
+static int nop_gather(void *u, int root, const void *mine, void *all, const size_t *bytes)
+{
+    (void)root;
+    (void)u;
+    memcpy(all, mine, bytes[0]);
+    return 0;
+}
+
+static int nop_broadcast(void *u, int root, void *buf, size_t n)
+{
+    (void)u, (void)root, (void)buf, (void)n;
+    return 0;
+}
+
+/* Bad arguments: the message names what is wrong, nothing is left allocated. */
+static void misuse(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim_desc d;
+    desc_of(&cfgs[0], &d);
+    latmc_transport t;
+    memset(&t, 0, sizeof t);
+    t.struct_size = sizeof t;
+    t.exchange = nop_exchange;
+    t.gather = nop_gather;
+    t.broadcast = nop_broadcast;
+    latmc_sim *sim = (latmc_sim *)&d; /* set to NULL on failure */
+    assert_int_equal(latmc_sim_create_part(NULL, &d, 0, 1, &t, &sim), LATMC_EINVAL);
+    assert_null(sim);
+    assert_int_equal(latmc_sim_create_part(ctx, NULL, 0, 1, &t, &sim), LATMC_EINVAL);
+    assert_int_equal(latmc_sim_create_part(ctx, &d, 0, 1, &t, NULL), LATMC_EINVAL);
+    assert_int_equal(latmc_sim_create_part(ctx, &d, 0, 1, NULL, &sim), LATMC_EINVAL);
+    assert_non_null(strstr(latmc_last_error(), "transport is NULL"));
+    assert_int_equal(latmc_sim_create_part(ctx, &d, 1, 1, &t, &sim), LATMC_EINVAL);
+    assert_non_null(strstr(latmc_last_error(), "rank 1 of n_parts 1"));
+    assert_int_equal(latmc_sim_create_part(ctx, &d, -1, 2, &t, &sim), LATMC_EINVAL);
+    assert_int_equal(latmc_sim_create_part(ctx, &d, 0, 0, &t, &sim), LATMC_EINVAL);
+    t.struct_size = sizeof t - 8;
+    assert_int_equal(latmc_sim_create_part(ctx, &d, 0, 1, &t, &sim), LATMC_EINVAL);
+    assert_non_null(strstr(latmc_last_error(), "struct_size"));
+    t.struct_size = sizeof t;
+    t.gather = NULL;
+    assert_int_equal(latmc_sim_create_part(ctx, &d, 0, 1, &t, &sim), LATMC_EINVAL);
+    assert_non_null(strstr(latmc_last_error(), "transport->gather is NULL"));
+    t.gather = nop_gather;
+    /* desc.n_parts other than 0 or n_parts */
+    d.n_parts = 2;
+    assert_int_equal(latmc_sim_create_part(ctx, &d, 0, 1, &t, &sim), LATMC_EINVAL);
+    assert_non_null(strstr(latmc_last_error(), "desc.n_parts = 2"));
+    d.n_parts = 0;
+    /* one part of one: an ordinary sim with a transport it never needs */
+    assert_int_equal(latmc_sim_create_part(ctx, &d, 0, 1, &t, &sim), LATMC_OK);
+    int rank = -1, n = -1;
+    int64_t first = -1, planes = -1;
+    assert_int_equal(latmc_sim_part_info(sim, &rank, &n, &first, &planes), LATMC_OK);
+    assert_int_equal(rank, 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(first, 0);
+    assert_int_equal(planes, 24);
+    assert_int_equal(latmc_sim_part_info(sim, NULL, NULL, NULL, NULL), LATMC_OK);
+    assert_int_equal(latmc_sim_part_info(NULL, &rank, &n, &first, &planes), LATMC_EINVAL);
+    size_t nb = 0;
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_COLD), LATMC_OK);
+    assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &nb), LATMC_OK);
+    unsigned char *b = malloc(nb);
+    assert_int_equal(latmc_sim_serialize(sim, b, nb, &nb), LATMC_OK);
+    latmc_sim_destroy(&sim);
+    /* deserialize_part: NULLs, a damaged buffer (ECORRUPT, agreed) */
+    assert_int_equal(latmc_sim_deserialize_part(NULL, b, nb, 0, 1, &t, &sim), LATMC_EINVAL);
+    assert_null(sim);
+    assert_int_equal(latmc_sim_deserialize_part(ctx, NULL, nb, 0, 1, &t, &sim), LATMC_EINVAL);
+    assert_int_equal(latmc_sim_deserialize_part(ctx, b, nb, 0, 1, NULL, &sim), LATMC_EINVAL);
+    assert_int_equal(latmc_sim_deserialize_part(ctx, b, nb, 0, 1, &t, NULL), LATMC_EINVAL);
+    assert_int_equal(latmc_sim_deserialize_part(ctx, b, nb, 3, 2, &t, &sim), LATMC_EINVAL);
+    b[nb / 2] ^= 1;
+    assert_int_equal(latmc_sim_deserialize_part(ctx, b, nb, 0, 1, &t, &sim), LATMC_ECORRUPT);
+    assert_null(sim);
+    b[nb / 2] ^= 1;
+    assert_int_equal(latmc_sim_deserialize_part(ctx, b, nb, 0, 1, &t, &sim), LATMC_OK);
+    latmc_sim_destroy(&sim);
+    free(b);
+    /* latmc_record_failure: the message and status as given; nonsense becomes EINVAL */
+    assert_int_equal(latmc_record_failure(LATMC_EIO, "disk on fire"), LATMC_EIO);
+    assert_string_equal(latmc_last_error(), "disk on fire");
+    assert_int_equal(latmc_record_failure(5, NULL), LATMC_EINVAL);
+    assert_string_equal(latmc_last_error(), "(no message)");
+    latmc_ctx_destroy(&ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(misuse),
+        cmocka_unit_test(parts_equal_one_process),
+        cmocka_unit_test(failures_are_agreed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
