@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boxes_check.h"
 #include "sim_helpers.h"
 
 static const int observables[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
@@ -24,62 +25,20 @@ static const int observables[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
                                    LATMC_OBS_ACCEPTANCE };
 #define N_OBS (sizeof observables / sizeof observables[0])
 
-struct result {
-    int8_t *spins;
-    size_t n;
-    double obs[N_OBS];
-    uint64_t accepted, attempted;
-};
-
-static latmc_sim *make(latmc_ctx *ctx, const latmc_sim_desc *d, const char *level)
+static latmc_sim *make(latmc_ctx *ctx, const latmc_sim_desc *d, const char *level,
+                       const void *unused)
 {
-    setenv("LATMC_CPU_MASK", level, 1);
-    latmc_sim *sim = NULL;
-    int st = latmc_sim_create(ctx, d, &sim);
-    unsetenv("LATMC_CPU_MASK");
-    if (st != LATMC_OK)
-        print_message("create: %s\n", latmc_last_error());
-    assert_int_equal(st, LATMC_OK);
+    (void)unused;
+    latmc_sim *sim = box_create(ctx, d, level);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, d->ndim == 2 ? 0.42 : 0.22),
                      LATMC_OK);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.05), LATMC_OK);
     return sim;
 }
 
-static struct result take(latmc_sim *sim)
+static struct box_result run(const latmc_sim_desc *d, const char *level, int nsweeps)
 {
-    struct result r;
-    assert_int_equal(latmc_sim_spins_size(sim, &r.n), LATMC_OK);
-    r.spins = malloc(r.n);
-    assert_non_null(r.spins);
-    assert_int_equal(latmc_sim_get_spins(sim, r.spins, r.n), LATMC_OK);
-    for (size_t i = 0; i < N_OBS; i++)
-        assert_int_equal(latmc_sim_observable(sim, observables[i], &r.obs[i]), LATMC_OK);
-    assert_int_equal(latmc_sim_acceptance_counts(sim, &r.accepted, &r.attempted), LATMC_OK);
-    return r;
-}
-
-static struct result run(const latmc_sim_desc *d, const char *level, int nsweeps)
-{
-    latmc_ctx *ctx = NULL;
-    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    latmc_sim *sim = make(ctx, d, level);
-    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(sim, (uint64_t)nsweeps), LATMC_OK);
-    struct result r = take(sim);
-    latmc_sim_destroy(&sim);
-    latmc_ctx_destroy(&ctx);
-    return r;
-}
-
-static void assert_same(const struct result *a, const struct result *b)
-{
-    assert_int_equal(a->n, b->n);
-    assert_memory_equal(a->spins, b->spins, a->n);
-    for (size_t i = 0; i < N_OBS; i++)
-        assert_memory_equal(&a->obs[i], &b->obs[i], sizeof(double));
-    assert_int_equal(a->accepted, b->accepted);
-    assert_int_equal(a->attempted, b->attempted);
+    return box_run(d, level, make, NULL, (uint64_t)nsweeps, observables, N_OBS);
 }
 
 static const char *const levels[] = { "c", "avx2", "avx512" };
@@ -98,16 +57,20 @@ static void same_chain_parts(int ndim, int64_t lx, int64_t ly, int64_t lz, int a
             latmc_sim_desc d = ising_desc(ndim, lx, ly, lz, algorithm, threads[t], 20261122);
             d.couplings = couplings;
             d.coupling_seed = 77;
-            struct result one = run(&d, levels[l], 12);
+            struct box_result one = run(&d, levels[l], 12);
             assert_true(one.accepted > one.attempted / 20 &&
                         one.accepted < one.attempted - one.attempted / 20); /* a moving chain */
             for (size_t k = 0; k < nparts; k++) {
                 d.n_parts = parts[k];
-                struct result boxes = run(&d, levels[l], 12);
-                assert_same(&one, &boxes);
-                free(boxes.spins);
+                struct box_result boxes = run(&d, levels[l], 12);
+                char what[128];
+                snprintf(what, sizeof what, "%dD %lldx%lldx%lld, level %s, %d threads, %d parts",
+                         ndim, (long long)lx, (long long)ly, (long long)lz, levels[l],
+                         threads[t], parts[k]);
+                box_assert_same(&one, &boxes, what);
+                box_result_free(&boxes);
             }
-            free(one.spins);
+            box_result_free(&one);
         }
     }
 }
@@ -181,52 +144,11 @@ static void checkpoint_from_boxes(void **state)
     (void)state;
     for (size_t l = 0; l < 3; l++) {
         latmc_sim_desc d = ising_desc(3, 10, 6, 22, LATMC_ALGO_METROPOLIS, 1, 99);
-        struct result straight = run(&d, levels[l], 14);
+        struct box_result straight = run(&d, levels[l], 14);
         d.n_parts = 3;
-        latmc_ctx *ctx = NULL;
-        assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-        latmc_sim *sim = make(ctx, &d, levels[l]);
-        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
-        assert_int_equal(latmc_sim_sweep(sim, 6), LATMC_OK);
-        size_t size = 0;
-        assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &size), LATMC_OK);
-        void *buf = malloc(size);
-        assert_non_null(buf);
-        assert_int_equal(latmc_sim_serialize(sim, buf, size, &size), LATMC_OK);
-        latmc_sim_destroy(&sim);
-        setenv("LATMC_CPU_MASK", levels[l], 1);
-        assert_int_equal(latmc_sim_deserialize(ctx, buf, size, &sim), LATMC_OK);
-        unsetenv("LATMC_CPU_MASK");
-        free(buf);
-        latmc_sim_desc got;
-        got.struct_size = sizeof got;
-        assert_int_equal(latmc_sim_get_desc(sim, &got), LATMC_OK);
-        assert_int_equal(got.n_parts, 0); /* not stored: the restored sim is one box */
-        assert_int_equal(latmc_sim_sweep(sim, 8), LATMC_OK);
-        struct result resumed = take(sim);
-        assert_same(&straight, &resumed);
-        free(resumed.spins);
-        free(straight.spins);
-        latmc_sim_destroy(&sim);
-        latmc_ctx_destroy(&ctx);
+        box_check_restored(&straight, &d, levels[l], make, NULL, 6, 8, 0);
+        box_result_free(&straight);
     }
-}
-
-static void expect_refused(const latmc_sim_desc *d, int code, const char *needle)
-{
-    latmc_ctx *ctx = NULL;
-    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    latmc_sim *sim = NULL;
-    const int st = latmc_sim_create(ctx, d, &sim);
-    if (st != code)
-        print_message("expected %d, got %d: %s\n", code, st, latmc_last_error());
-    assert_int_equal(st, code);
-    assert_null(sim);
-    if (!strstr(latmc_last_error(), needle)) {
-        print_message("message \"%s\" lacks \"%s\"\n", latmc_last_error(), needle);
-        fail();
-    }
-    latmc_ctx_destroy(&ctx);
 }
 
 static void bad_decompositions(void **state)
@@ -234,30 +156,23 @@ static void bad_decompositions(void **state)
     (void)state;
     latmc_sim_desc d = ising_desc(2, 8, 10, 0, LATMC_ALGO_METROPOLIS, 1, 1);
     d.n_parts = -1;
-    expect_refused(&d, LATMC_EINVAL, "n_parts = -1");
+    box_expect_refused(&d, LATMC_EINVAL, "n_parts = -1");
     d.n_parts = 6; /* 10 planes: at most 5 slabs of 2 planes */
-    expect_refused(&d, LATMC_EINVAL, "at most 5 parts");
+    box_expect_refused(&d, LATMC_EINVAL, "at most 5 parts");
     d.n_parts = 11; /* more parts than planes */
-    expect_refused(&d, LATMC_EINVAL, "n_parts = 11");
-    d.n_parts = 5; /* the thinnest allowed: accepted */
-    latmc_ctx *ctx = NULL;
-    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    latmc_sim *sim = NULL;
-    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
-    latmc_sim_desc got;
-    got.struct_size = sizeof got;
-    assert_int_equal(latmc_sim_get_desc(sim, &got), LATMC_OK);
-    assert_int_equal(got.n_parts, 5);
-    latmc_sim_destroy(&sim);
-    latmc_ctx_destroy(&ctx);
+    box_expect_refused(&d, LATMC_EINVAL, "n_parts = 11");
+    d.n_parts = 5; /* the thinnest allowed: accepted, n_parts kept */
+    box_expect_accepted(&d);
     d = ising_desc(3, 8, 8, 6, LATMC_ALGO_METROPOLIS, 1, 1);
     d.n_parts = 4; /* 3D: the cut is along z, 6 planes */
-    expect_refused(&d, LATMC_EINVAL, "at most 3 parts");
+    box_expect_refused(&d, LATMC_EINVAL, "at most 3 parts");
 
     /* CUDA runs Ising boxes as slabs on its multi-spin coded kernels (L_x a multiple of
      * 16; tests/cuda/test_cuda_devices.c checks their chain): other shapes are refused
      * when CUDA is asked for, and AUTO takes the CPU. Checked where the CUDA module finds
      * a device (the lead's GPU run). */
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
     int count = 0;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     if (latmc_ctx_device_count(ctx, LATMC_DEVICE_CUDA, &count) == LATMC_OK && count > 0) {
@@ -268,7 +183,7 @@ static void bad_decompositions(void **state)
         assert_string_equal(latmc_sim_backend_name(sim), "cuda");
         latmc_sim_destroy(&sim);
         d.extent[0] = 24;
-        expect_refused(&d, LATMC_EUNSUPPORTED, "multiple of 16");
+        box_expect_refused(&d, LATMC_EUNSUPPORTED, "multiple of 16");
         d.device = LATMC_DEVICE_AUTO;
         assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
         assert_string_equal(latmc_sim_backend_name(sim), "cpu");

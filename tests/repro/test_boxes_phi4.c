@@ -25,6 +25,7 @@
 #include <latmc/latmc.h>
 
 #include "backend.h"
+#include "boxes_check.h"
 #include "internal.h"
 #include "model.h"
 #include "phi4.h"
@@ -40,13 +41,6 @@ struct lattice {
     int ndim;
     int64_t lx, ly, lz;
     int nhit, nloc; /* nloc: the first sweeps' value; later sweeps run nloc + 1 */
-};
-
-struct result {
-    unsigned char *field;
-    size_t bytes;
-    double obs[N_OBS];
-    uint64_t accepted, attempted;
 };
 
 static latmc_sim_desc phi4_desc(const struct lattice *l, int precision, int n_threads,
@@ -70,13 +64,7 @@ static latmc_sim_desc phi4_desc(const struct lattice *l, int precision, int n_th
 static latmc_sim *make(latmc_ctx *ctx, const latmc_sim_desc *d, const char *level,
                        const struct lattice *l, double lambda)
 {
-    setenv("LATMC_CPU_MASK", level, 1);
-    latmc_sim *sim = NULL;
-    const int st = latmc_sim_create(ctx, d, &sim);
-    unsetenv("LATMC_CPU_MASK");
-    if (st != LATMC_OK)
-        print_message("create: %s\n", latmc_last_error());
-    assert_int_equal(st, LATMC_OK);
+    latmc_sim *sim = box_create(ctx, d, level);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_MU2, -0.4), LATMC_OK);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_G, 1.8), LATMC_OK);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_LAMBDA, lambda), LATMC_OK);
@@ -86,21 +74,15 @@ static latmc_sim *make(latmc_ctx *ctx, const latmc_sim_desc *d, const char *leve
     return sim;
 }
 
-static struct result take(latmc_sim *sim)
+/* make's form for box_check_restored: the lattice, Lambda 2.5 */
+static latmc_sim *make_box(latmc_ctx *ctx, const latmc_sim_desc *d, const char *level,
+                           const void *lattice)
 {
-    struct result r;
-    assert_int_equal(latmc_sim_spins_size(sim, &r.bytes), LATMC_OK);
-    r.field = malloc(r.bytes);
-    assert_non_null(r.field);
-    assert_int_equal(latmc_sim_get_spins(sim, r.field, r.bytes), LATMC_OK);
-    for (size_t i = 0; i < N_OBS; i++)
-        assert_int_equal(latmc_sim_observable(sim, observables[i], &r.obs[i]), LATMC_OK);
-    assert_int_equal(latmc_sim_acceptance_counts(sim, &r.accepted, &r.attempted), LATMC_OK);
-    return r;
+    return make(ctx, d, level, lattice, 2.5);
 }
 
 /* Hot start, 2 sweeps with nloc, 1 with nloc + 1 (a changed schedule). */
-static struct result run(const struct lattice *l, int precision, double lambda,
+static struct box_result run(const struct lattice *l, int precision, double lambda,
                          const char *level, int n_threads, int n_parts)
 {
     latmc_ctx *ctx = NULL;
@@ -111,26 +93,10 @@ static struct result run(const struct lattice *l, int precision, double lambda,
     assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NLOC, l->nloc + 1), LATMC_OK);
     assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
-    struct result r = take(sim);
+    struct box_result r = box_take(sim, observables, N_OBS, 0);
     latmc_sim_destroy(&sim);
     latmc_ctx_destroy(&ctx);
     return r;
-}
-
-static void assert_same(const struct result *a, const struct result *b, const char *what)
-{
-    assert_int_equal(a->bytes, b->bytes);
-    if (memcmp(a->field, b->field, a->bytes) != 0)
-        print_message("%s: the fields differ\n", what);
-    assert_memory_equal(a->field, b->field, a->bytes);
-    for (size_t i = 0; i < N_OBS; i++) {
-        if (memcmp(&a->obs[i], &b->obs[i], sizeof(double)) != 0)
-            print_message("%s: %s %.17g vs %.17g\n", what, latmc_observable_name(observables[i]),
-                          a->obs[i], b->obs[i]);
-        assert_memory_equal(&a->obs[i], &b->obs[i], sizeof(double));
-    }
-    assert_int_equal(a->accepted, b->accepted);
-    assert_int_equal(a->attempted, b->attempted);
 }
 
 /* Each box count against one box on one thread: every level, precision, Lambda, and 1 and
@@ -141,7 +107,7 @@ static void same_chain(const struct lattice *l, const int *parts, size_t nparts)
     for (size_t v = 0; v < 2; v++)
         for (int precision = 0; precision < 2; precision++)
             for (size_t li = 0; li < 2; li++) {
-                struct result one = run(l, precision, lambdas[li], levels[v], 1, 1);
+                struct box_result one = run(l, precision, lambdas[li], levels[v], 1, 1);
                 assert_true(one.accepted > one.attempted / 10 &&
                             one.accepted < one.attempted - one.attempted / 10); /* moving */
                 for (int t = 1; t <= 2; t++)
@@ -152,12 +118,12 @@ static void same_chain(const struct lattice *l, const int *parts, size_t nparts)
                         snprintf(what, sizeof what, "%dD %s %s lambda %g, %d threads, %d boxes",
                                  l->ndim, levels[v], precision ? "double" : "float",
                                  lambdas[li], t, parts[k]);
-                        struct result boxes = run(l, precision, lambdas[li], levels[v], t,
+                        struct box_result boxes = run(l, precision, lambdas[li], levels[v], t,
                                                   parts[k]);
-                        assert_same(&one, &boxes, what);
-                        free(boxes.field);
+                        box_assert_same(&one, &boxes, what);
+                        box_result_free(&boxes);
                     }
-                free(one.field);
+                box_result_free(&one);
             }
 }
 
@@ -197,14 +163,14 @@ static void boxes_threaded(void **state)
     for (size_t i = 0; i < 2; i++)
         for (size_t v = 0; v < 2; v++)
             for (int precision = 0; precision < 2; precision++) {
-                struct result one = run(ls[i], precision, 2.5, levels[v], 1, 1);
+                struct box_result one = run(ls[i], precision, 2.5, levels[v], 1, 1);
                 const int parts[] = { 3, 5 };
                 for (size_t k = 0; k < 2; k++) {
-                    struct result boxes = run(ls[i], precision, 2.5, levels[v], 2, parts[k]);
-                    assert_same(&one, &boxes, "threaded");
-                    free(boxes.field);
+                    struct box_result boxes = run(ls[i], precision, 2.5, levels[v], 2, parts[k]);
+                    box_assert_same(&one, &boxes, "threaded");
+                    box_result_free(&boxes);
                 }
-                free(one.field);
+                box_result_free(&one);
             }
 }
 
@@ -221,34 +187,13 @@ static void checkpoint_from_boxes(void **state)
             latmc_sim *sim = make(ctx, &d, levels[v], &l, 2.5);
             assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
             assert_int_equal(latmc_sim_sweep(sim, 5), LATMC_OK);
-            struct result straight = take(sim);
-            latmc_sim_destroy(&sim);
-
-            d.n_parts = 3;
-            sim = make(ctx, &d, levels[v], &l, 2.5);
-            assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
-            assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
-            size_t size = 0;
-            assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &size), LATMC_OK);
-            void *buf = malloc(size);
-            assert_non_null(buf);
-            assert_int_equal(latmc_sim_serialize(sim, buf, size, &size), LATMC_OK);
-            latmc_sim_destroy(&sim);
-            setenv("LATMC_CPU_MASK", levels[v], 1);
-            assert_int_equal(latmc_sim_deserialize(ctx, buf, size, &sim), LATMC_OK);
-            unsetenv("LATMC_CPU_MASK");
-            free(buf);
-            latmc_sim_desc got;
-            got.struct_size = sizeof got;
-            assert_int_equal(latmc_sim_get_desc(sim, &got), LATMC_OK);
-            assert_int_equal(got.n_parts, 0); /* not stored: the restored sim is one box */
-            assert_int_equal(latmc_sim_sweep(sim, 3), LATMC_OK);
-            struct result resumed = take(sim);
-            assert_same(&straight, &resumed, "checkpoint from 3 boxes");
-            free(resumed.field);
-            free(straight.field);
+            struct box_result straight = box_take(sim, observables, N_OBS, 0);
             latmc_sim_destroy(&sim);
             latmc_ctx_destroy(&ctx);
+
+            d.n_parts = 3;
+            box_check_restored(&straight, &d, levels[v], make_box, &l, 2, 3, 0);
+            box_result_free(&straight);
         }
 }
 
@@ -356,67 +301,37 @@ static void planes_round_trip(void **state)
 
 /* ---- decompositions the lattice cannot take ---- */
 
-static void expect_refused(const latmc_sim_desc *d, int code, const char *needle)
-{
-    latmc_ctx *ctx = NULL;
-    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    latmc_sim *sim = NULL;
-    const int st = latmc_sim_create(ctx, d, &sim);
-    if (st != code)
-        print_message("expected %d, got %d: %s\n", code, st, latmc_last_error());
-    assert_int_equal(st, code);
-    assert_null(sim);
-    if (!strstr(latmc_last_error(), needle)) {
-        print_message("message \"%s\" lacks \"%s\"\n", latmc_last_error(), needle);
-        fail();
-    }
-    latmc_ctx_destroy(&ctx);
-}
-
-static void expect_accepted(const latmc_sim_desc *d)
-{
-    latmc_ctx *ctx = NULL;
-    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    latmc_sim *sim = NULL;
-    const int st = latmc_sim_create(ctx, d, &sim);
-    if (st != LATMC_OK)
-        print_message("create: %s\n", latmc_last_error());
-    assert_int_equal(st, LATMC_OK);
-    latmc_sim_destroy(&sim);
-    latmc_ctx_destroy(&ctx);
-}
-
 static void bad_decompositions(void **state)
 {
     (void)state;
     /* 3D: 4-plane units along z; 16 planes take at most 4 parts */
     const struct lattice l3 = { 3, 8, 8, 16, 1, 1 };
     latmc_sim_desc d = phi4_desc(&l3, LATMC_PRECISION_DOUBLE, 1, 4);
-    expect_accepted(&d);
+    box_expect_accepted(&d);
     d.n_parts = 5;
-    expect_refused(&d, LATMC_EINVAL, "at most 4 parts");
+    box_expect_refused(&d, LATMC_EINVAL, "at most 4 parts");
     d.n_parts = 17; /* more parts than planes */
-    expect_refused(&d, LATMC_EINVAL, "n_parts = 17");
+    box_expect_refused(&d, LATMC_EINVAL, "n_parts = 17");
     d.n_parts = -2;
-    expect_refused(&d, LATMC_EINVAL, "n_parts = -2");
+    box_expect_refused(&d, LATMC_EINVAL, "n_parts = -2");
     /* 2D, 8 colours: 8-row units; 24 rows take 3 */
     const struct lattice l8 = { 2, 8, 24, 0, 1, 1 };
     d = phi4_desc(&l8, LATMC_PRECISION_FLOAT, 1, 3);
-    expect_accepted(&d);
+    box_expect_accepted(&d);
     d.n_parts = 4;
-    expect_refused(&d, LATMC_EINVAL, "8-plane units");
+    box_expect_refused(&d, LATMC_EINVAL, "8-plane units");
     /* 2D, 5 colours: 5-row units; 20 rows take 4 */
     const struct lattice l5 = { 2, 10, 20, 0, 1, 1 };
     d = phi4_desc(&l5, LATMC_PRECISION_DOUBLE, 1, 4);
-    expect_accepted(&d);
+    box_expect_accepted(&d);
     d.n_parts = 5;
-    expect_refused(&d, LATMC_EINVAL, "5-plane units");
+    box_expect_refused(&d, LATMC_EINVAL, "5-plane units");
     /* 2D with 40 rows, 8 colours (x divisible by 8): units of 8, not 5 */
     const struct lattice l40 = { 2, 16, 40, 0, 1, 1 };
     d = phi4_desc(&l40, LATMC_PRECISION_DOUBLE, 1, 5);
-    expect_accepted(&d);
+    box_expect_accepted(&d);
     d.n_parts = 6;
-    expect_refused(&d, LATMC_EINVAL, "at most 5 parts");
+    box_expect_refused(&d, LATMC_EINVAL, "at most 5 parts");
 
     /* A backend without run_step (CUDA so far): an explicit request is refused, AUTO takes
      * the CPU. Checked where the CUDA module finds a device (the lead's GPU run). */
@@ -426,7 +341,7 @@ static void bad_decompositions(void **state)
     if (latmc_ctx_device_count(ctx, LATMC_DEVICE_CUDA, &count) == LATMC_OK && count > 0) {
         d = phi4_desc(&l40, LATMC_PRECISION_DOUBLE, 1, 2);
         d.device = LATMC_DEVICE_CUDA;
-        expect_refused(&d, LATMC_EUNSUPPORTED, "runs the phi^4 model as one box only");
+        box_expect_refused(&d, LATMC_EUNSUPPORTED, "runs the phi^4 model as one box only");
         d.device = LATMC_DEVICE_AUTO;
         latmc_sim *sim = NULL;
         assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);

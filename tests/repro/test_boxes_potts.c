@@ -26,6 +26,7 @@
 #include "model.h"
 #include "potts.h"
 #include "potts_kernels.h" /* cpu_potts_level */
+#include "boxes_check.h"
 #include "sim_helpers.h"
 
 static const int observables[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
@@ -34,13 +35,6 @@ static const int observables[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
 #define N_OBS (sizeof observables / sizeof observables[0])
 
 static const char *const levels[] = { "c", "avx2", "avx512" };
-
-struct result {
-    uint8_t *spins;
-    size_t n;
-    double obs[N_OBS];
-    uint64_t accepted, attempted;
-};
 
 static latmc_sim_desc potts_desc(int ndim, int64_t lx, int64_t ly, int64_t lz, int q,
                                  int algorithm, int n_threads, uint64_t seed)
@@ -51,15 +45,11 @@ static latmc_sim_desc potts_desc(int ndim, int64_t lx, int64_t ly, int64_t lz, i
     return d;
 }
 
-static latmc_sim *make(latmc_ctx *ctx, const latmc_sim_desc *d, const char *level)
+static latmc_sim *make(latmc_ctx *ctx, const latmc_sim_desc *d, const char *level,
+                       const void *unused)
 {
-    setenv("LATMC_CPU_MASK", level, 1);
-    latmc_sim *sim = NULL;
-    int st = latmc_sim_create(ctx, d, &sim);
-    unsetenv("LATMC_CPU_MASK");
-    if (st != LATMC_OK)
-        print_message("create: %s\n", latmc_last_error());
-    assert_int_equal(st, LATMC_OK);
+    (void)unused;
+    latmc_sim *sim = box_create(ctx, d, level);
     const char *ran = cpu_potts_level(sim);
     if (strcmp(ran, level) != 0) {
         assert_string_not_equal(level, "c"); /* the C level always exists */
@@ -75,40 +65,9 @@ static latmc_sim *make(latmc_ctx *ctx, const latmc_sim_desc *d, const char *leve
     return sim;
 }
 
-static struct result take(latmc_sim *sim)
+static struct box_result run(const latmc_sim_desc *d, const char *level, int nsweeps)
 {
-    struct result r;
-    assert_int_equal(latmc_sim_spins_size(sim, &r.n), LATMC_OK);
-    r.spins = malloc(r.n);
-    assert_non_null(r.spins);
-    assert_int_equal(latmc_sim_get_spins(sim, r.spins, r.n), LATMC_OK);
-    for (size_t i = 0; i < N_OBS; i++)
-        assert_int_equal(latmc_sim_observable(sim, observables[i], &r.obs[i]), LATMC_OK);
-    assert_int_equal(latmc_sim_acceptance_counts(sim, &r.accepted, &r.attempted), LATMC_OK);
-    return r;
-}
-
-static struct result run(const latmc_sim_desc *d, const char *level, int nsweeps)
-{
-    latmc_ctx *ctx = NULL;
-    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    latmc_sim *sim = make(ctx, d, level);
-    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(sim, (uint64_t)nsweeps), LATMC_OK);
-    struct result r = take(sim);
-    latmc_sim_destroy(&sim);
-    latmc_ctx_destroy(&ctx);
-    return r;
-}
-
-static void assert_same(const struct result *a, const struct result *b)
-{
-    assert_int_equal(a->n, b->n);
-    assert_memory_equal(a->spins, b->spins, a->n);
-    for (size_t i = 0; i < N_OBS; i++)
-        assert_memory_equal(&a->obs[i], &b->obs[i], sizeof(double));
-    assert_int_equal(a->accepted, b->accepted);
-    assert_int_equal(a->attempted, b->attempted);
+    return box_run(d, level, make, NULL, (uint64_t)nsweeps, observables, N_OBS);
 }
 
 /* Each box count against one box, at every level and thread count. */
@@ -120,16 +79,20 @@ static void same_chain_parts(int ndim, int64_t lx, int64_t ly, int64_t lz, int q
         for (size_t t = 0; t < 2; t++) {
             latmc_sim_desc d = potts_desc(ndim, lx, ly, lz, q, algorithm, threads[t],
                                           20261122);
-            struct result one = run(&d, levels[l], nsweeps);
+            struct box_result one = run(&d, levels[l], nsweeps);
             /* a moving chain: some proposals taken, some refused */
             assert_true(one.accepted > one.attempted / 50 && one.accepted < one.attempted);
             for (size_t k = 0; k < nparts; k++) {
                 d.n_parts = parts[k];
-                struct result boxes = run(&d, levels[l], nsweeps);
-                assert_same(&one, &boxes);
-                free(boxes.spins);
+                struct box_result boxes = run(&d, levels[l], nsweeps);
+                char what[128];
+                snprintf(what, sizeof what, "%dD %lldx%lldx%lld, q %d, level %s, %d threads, "
+                         "%d parts", ndim, (long long)lx, (long long)ly, (long long)lz, q,
+                         levels[l], threads[t], parts[k]);
+                box_assert_same(&one, &boxes, what);
+                box_result_free(&boxes);
             }
-            free(one.spins);
+            box_result_free(&one);
         }
     }
 }
@@ -216,67 +179,12 @@ static void checkpoint_from_boxes(void **state)
             latmc_sim_desc d = colours == 2
                 ? potts_desc(3, 10, 6, 22, 3, LATMC_ALGO_METROPOLIS, 1, 99)
                 : potts_desc(2, 9, 30, 0, 5, LATMC_ALGO_HEATBATH, 2, 99);
-            struct result straight = run(&d, levels[l], 14);
+            struct box_result straight = run(&d, levels[l], 14);
             d.n_parts = 3;
-            latmc_ctx *ctx = NULL;
-            assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-            latmc_sim *sim = make(ctx, &d, levels[l]);
-            assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
-            assert_int_equal(latmc_sim_sweep(sim, 6), LATMC_OK);
-            size_t size = 0;
-            assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &size), LATMC_OK);
-            void *buf = malloc(size);
-            assert_non_null(buf);
-            assert_int_equal(latmc_sim_serialize(sim, buf, size, &size), LATMC_OK);
-            latmc_sim_destroy(&sim);
-            setenv("LATMC_CPU_MASK", levels[l], 1);
-            assert_int_equal(latmc_sim_deserialize(ctx, buf, size, &sim), LATMC_OK);
-            unsetenv("LATMC_CPU_MASK");
-            free(buf);
-            latmc_sim_desc got;
-            got.struct_size = sizeof got;
-            assert_int_equal(latmc_sim_get_desc(sim, &got), LATMC_OK);
-            assert_int_equal(got.n_parts, 0); /* not stored: the restored sim is one box */
-            assert_int_equal(latmc_sim_sweep(sim, 8), LATMC_OK);
-            struct result resumed = take(sim);
-            assert_same(&straight, &resumed);
-            free(resumed.spins);
-            free(straight.spins);
-            latmc_sim_destroy(&sim);
-            latmc_ctx_destroy(&ctx);
+            box_check_restored(&straight, &d, levels[l], make, NULL, 6, 8, 0);
+            box_result_free(&straight);
         }
     }
-}
-
-static void expect_refused(const latmc_sim_desc *d, int code, const char *needle)
-{
-    latmc_ctx *ctx = NULL;
-    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    latmc_sim *sim = NULL;
-    const int st = latmc_sim_create(ctx, d, &sim);
-    if (st != code)
-        print_message("expected %d, got %d: %s\n", code, st, latmc_last_error());
-    assert_int_equal(st, code);
-    assert_null(sim);
-    if (!strstr(latmc_last_error(), needle)) {
-        print_message("message \"%s\" lacks \"%s\"\n", latmc_last_error(), needle);
-        fail();
-    }
-    latmc_ctx_destroy(&ctx);
-}
-
-static void expect_accepted(const latmc_sim_desc *d)
-{
-    latmc_ctx *ctx = NULL;
-    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    latmc_sim *sim = NULL;
-    assert_int_equal(latmc_sim_create(ctx, d, &sim), LATMC_OK);
-    latmc_sim_desc got;
-    got.struct_size = sizeof got;
-    assert_int_equal(latmc_sim_get_desc(sim, &got), LATMC_OK);
-    assert_int_equal(got.n_parts, d->n_parts);
-    latmc_sim_destroy(&sim);
-    latmc_ctx_destroy(&ctx);
 }
 
 static void bad_decompositions(void **state)
@@ -285,27 +193,27 @@ static void bad_decompositions(void **state)
     /* 2 colours, 10 planes: at most 5 slabs of 2 */
     latmc_sim_desc d = potts_desc(2, 8, 10, 0, 3, LATMC_ALGO_METROPOLIS, 1, 1);
     d.n_parts = -1;
-    expect_refused(&d, LATMC_EINVAL, "n_parts = -1");
+    box_expect_refused(&d, LATMC_EINVAL, "n_parts = -1");
     d.n_parts = 6; /* slabs thinner than the 2-plane unit */
-    expect_refused(&d, LATMC_EINVAL, "at most 5 parts");
+    box_expect_refused(&d, LATMC_EINVAL, "at most 5 parts");
     d.n_parts = 11; /* more parts than planes */
-    expect_refused(&d, LATMC_EINVAL, "n_parts = 11");
+    box_expect_refused(&d, LATMC_EINVAL, "n_parts = 11");
     d.n_parts = 5;
-    expect_accepted(&d);
+    box_expect_accepted(&d);
     /* 3 colours, 12 planes: 5 slabs of 2 or 3 planes would cover them, but a 2-plane slab
      * breaks the colouring (x + y) mod 3: at most 4 slabs of 3 */
     d = potts_desc(2, 9, 12, 0, 3, LATMC_ALGO_HEATBATH, 1, 1);
     d.n_parts = 5;
-    expect_refused(&d, LATMC_EINVAL, "whole number of 3-plane units");
-    expect_refused(&d, LATMC_EINVAL, "at most 4 parts");
+    box_expect_refused(&d, LATMC_EINVAL, "whole number of 3-plane units");
+    box_expect_refused(&d, LATMC_EINVAL, "at most 4 parts");
     d.n_parts = 4;
-    expect_accepted(&d);
+    box_expect_accepted(&d);
     /* 3D: the cut is along z (9 planes, 3 colours) */
     d = potts_desc(3, 6, 9, 9, 2, LATMC_ALGO_METROPOLIS, 1, 1);
     d.n_parts = 4;
-    expect_refused(&d, LATMC_EINVAL, "at most 3 parts");
+    box_expect_refused(&d, LATMC_EINVAL, "at most 3 parts");
     d.n_parts = 3;
-    expect_accepted(&d);
+    box_expect_accepted(&d);
 }
 
 /* ---- the per-plane forms (lib/backend.h) ---- */
@@ -334,7 +242,7 @@ static void check_planes_of(const latmc_sim_desc *d, const char *level)
 {
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    latmc_sim *sim = make(ctx, d, level);
+    latmc_sim *sim = make(ctx, d, level, NULL);
     const struct latmc_backend_ops *ops = sim->ops;
     assert_true(ops->size >= offsetof(struct latmc_backend_ops, set_planes) +
                                  sizeof ops->set_planes);
