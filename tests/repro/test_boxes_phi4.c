@@ -83,7 +83,7 @@ static latmc_sim *make_box(latmc_ctx *ctx, const latmc_sim_desc *d, const char *
 
 /* Hot start, 2 sweeps with nloc, 1 with nloc + 1 (a changed schedule). */
 static struct box_result run(const struct lattice *l, int precision, double lambda,
-                         const char *level, int n_threads, int n_parts)
+                             const char *level, int n_threads, int n_parts)
 {
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
