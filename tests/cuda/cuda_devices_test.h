@@ -34,6 +34,22 @@ static const int *devices_for(int n)
     return list;
 }
 
+/* A sim of d on n_devices slabs (devices_for; 1: one device as d names it), created or
+ * the test fails with the library's message. */
+static latmc_sim *create_on(latmc_sim_desc d, int n_devices)
+{
+    if (n_devices > 1) {
+        d.n_devices = n_devices;
+        d.device_list = devices_for(n_devices);
+    }
+    latmc_sim *sim = NULL;
+    const int st = latmc_sim_create(ctx, &d, &sim);
+    if (st != LATMC_OK)
+        print_error("create (%d devices): %s\n", n_devices, latmc_last_error());
+    assert_int_equal(st, LATMC_OK);
+    return sim;
+}
+
 /* The context and ngpus; 0 with at least one GPU, else the exit status (77: skipped,
  * saying why; 1: no context). */
 static int devices_open(void)
@@ -82,6 +98,28 @@ static size_t spin_bytes_differing(latmc_sim *a, latmc_sim *b, size_t *n, size_t
     return diff;
 }
 
+/* One observable of two sims, bit for bit (key names it in the message). */
+static void assert_same_value(double va, double vb, int key, const char *what)
+{
+    if (memcmp(&va, &vb, sizeof va) != 0)
+        print_error("%s: observable %s %.17g != %.17g\n", what, latmc_observable_name(key),
+                    va, vb);
+    assert_memory_equal(&va, &vb, sizeof va);
+}
+
+/* sim serialized into *bytes (the caller frees it) and loaded again (on one device). */
+static latmc_sim *serialized_copy(latmc_sim *sim, void **bytes)
+{
+    size_t size = 0;
+    assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &size), LATMC_OK);
+    *bytes = malloc(size);
+    assert_non_null(*bytes);
+    assert_int_equal(latmc_sim_serialize(sim, *bytes, size, &size), LATMC_OK);
+    latmc_sim *loaded = NULL;
+    assert_int_equal(latmc_sim_deserialize(ctx, *bytes, size, &loaded), LATMC_OK);
+    return loaded;
+}
+
 static void assert_same_counts(latmc_sim *a, latmc_sim *b)
 {
     uint64_t aa = 0, at = 0, ba = 0, bt = 0;
@@ -90,5 +128,13 @@ static void assert_same_counts(latmc_sim *a, latmc_sim *b)
     assert_int_equal(aa, ba);
     assert_int_equal(at, bt);
 }
+
+/* A lattice and its number of slabs, for the same-chain tests. */
+struct shape {
+    int ndim;
+    int64_t lx, ly, lz;
+    int n; /* slabs */
+    const char *why;
+};
 
 #endif

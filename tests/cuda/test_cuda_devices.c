@@ -30,15 +30,7 @@
 static latmc_sim *make(latmc_sim_desc d, int device, int n_devices, int start)
 {
     d.device = device;
-    if (n_devices > 1) {
-        d.n_devices = n_devices;
-        d.device_list = devices_for(n_devices);
-    }
-    latmc_sim *sim = NULL;
-    int st = latmc_sim_create(ctx, &d, &sim);
-    if (st != LATMC_OK)
-        print_error("create (%d devices): %s\n", n_devices, latmc_last_error());
-    assert_int_equal(st, LATMC_OK);
+    latmc_sim *sim = create_on(d, n_devices);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4406868), LATMC_OK);
     assert_int_equal(latmc_sim_init_spins(sim, start), LATMC_OK);
     return sim;
@@ -63,20 +55,10 @@ static void assert_same(latmc_sim *a, latmc_sim *b, const char *what)
         assert_int_equal(sa_st, latmc_sim_observable(b, obs_keys[k], &vb));
         assert_true(sa_st == LATMC_OK ||
                     (sa_st == LATMC_ESTATE && obs_keys[k] == LATMC_OBS_ACCEPTANCE));
-        if (memcmp(&va, &vb, sizeof va) != 0)
-            print_error("%s: observable %s %.17g != %.17g\n", what,
-                        latmc_observable_name(obs_keys[k]), va, vb);
-        assert_memory_equal(&va, &vb, sizeof va);
+        assert_same_value(va, vb, obs_keys[k], what);
     }
     assert_same_counts(a, b);
 }
-
-struct shape {
-    int ndim;
-    int64_t lx, ly, lz;
-    int n;          /* slabs */
-    const char *why;
-};
 
 static const struct shape shapes[] = {
     { 2, 64, 32, 0, 2, "2D, two even slabs" },
@@ -201,13 +183,8 @@ static void checkpoint(void **state)
     latmc_sim *many = make(d, LATMC_DEVICE_CUDA, 2, LATMC_INIT_HOT);
     assert_int_equal(latmc_sim_sweep(one, 4), LATMC_OK);
     assert_int_equal(latmc_sim_sweep(many, 4), LATMC_OK);
-    size_t size = 0;
-    assert_int_equal(latmc_sim_serialize(many, NULL, 0, &size), LATMC_OK);
-    void *bytes = malloc(size);
-    assert_non_null(bytes);
-    assert_int_equal(latmc_sim_serialize(many, bytes, size, &size), LATMC_OK);
-    latmc_sim *loaded = NULL;
-    assert_int_equal(latmc_sim_deserialize(ctx, bytes, size, &loaded), LATMC_OK);
+    void *bytes = NULL;
+    latmc_sim *loaded = serialized_copy(many, &bytes);
     latmc_sim_desc got;
     got.struct_size = sizeof got;
     assert_int_equal(latmc_sim_get_desc(loaded, &got), LATMC_OK);

@@ -25,15 +25,7 @@
 static latmc_sim *make(latmc_sim_desc d, int n_devices, int start, int nover)
 {
     d.device = LATMC_DEVICE_CUDA;
-    if (n_devices > 1) {
-        d.n_devices = n_devices;
-        d.device_list = devices_for(n_devices);
-    }
-    latmc_sim *sim = NULL;
-    const int st = latmc_sim_create(ctx, &d, &sim);
-    if (st != LATMC_OK)
-        print_error("create (%d devices): %s\n", n_devices, latmc_last_error());
-    assert_int_equal(st, LATMC_OK);
+    latmc_sim *sim = create_on(d, n_devices);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 1.3), LATMC_OK);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1), LATMC_OK);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NOVER, nover), LATMC_OK);
@@ -64,20 +56,10 @@ static void assert_same(latmc_sim *a, latmc_sim *b, const char *what)
         assert_int_equal(st_a, st_b);
         if (st_a != LATMC_OK)
             continue; /* the overlap of one replica, the acceptance before any attempt */
-        if (memcmp(&va, &vb, sizeof va) != 0)
-            print_error("%s: observable %s %.17g != %.17g\n", what,
-                        latmc_observable_name(obs_keys[k]), va, vb);
-        assert_memory_equal(&va, &vb, sizeof va);
+        assert_same_value(va, vb, obs_keys[k], what);
     }
     assert_same_counts(a, b);
 }
-
-struct shape {
-    int ndim;
-    int64_t lx, ly, lz;
-    int n; /* slabs */
-    const char *why;
-};
 
 static const struct shape shapes[] = {
     { 2, 32, 16, 0, 2, "2D, two slabs" },
@@ -190,13 +172,8 @@ static void checkpoint(void **state)
     latmc_sim *many = make(d, 2, LATMC_INIT_HOT, 2);
     assert_int_equal(latmc_sim_sweep(one, 3), LATMC_OK);
     assert_int_equal(latmc_sim_sweep(many, 3), LATMC_OK);
-    size_t size = 0;
-    assert_int_equal(latmc_sim_serialize(many, NULL, 0, &size), LATMC_OK);
-    void *bytes = malloc(size);
-    assert_non_null(bytes);
-    assert_int_equal(latmc_sim_serialize(many, bytes, size, &size), LATMC_OK);
-    latmc_sim *loaded = NULL;
-    assert_int_equal(latmc_sim_deserialize(ctx, bytes, size, &loaded), LATMC_OK);
+    void *bytes = NULL;
+    latmc_sim *loaded = serialized_copy(many, &bytes);
     assert_same(one, loaded, "loaded");
     assert_int_equal(latmc_sim_sweep(one, 4), LATMC_OK);
     assert_int_equal(latmc_sim_sweep(loaded, 4), LATMC_OK);
