@@ -9,7 +9,6 @@
  * Only the `reach` planes next to the own planes (the model's halo, 1) are ever read, so
  * only those are exchanged.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,19 +16,14 @@
 #include "coupling_draws.h"
 #include "cuda_backend.h"
 #include "cuda_check.h"
+#include "cuda_slab_exec.h"
 #include "cuda_slabs.h"
 #include "ising_packed.h"
 #include "model.h"
 #include "plan.h"
 
 struct cuda_slab {
-    int device;
-    /* stream: the interior and everything else; border_stream (high priority): the
-     * border planes, concurrent with the interior; copy_stream: the halo copies */
-    cudaStream_t stream, border_stream, copy_stream;
-    /* recorded at each step: borders updated, interior updated, copies out done */
-    cudaEvent_t border_done, interior_done, copies_done;
-    bool recorded;                  /* the events name this slab's previous step */
+    struct cuda_slab_exec ex;       /* device, streams (copy stream too), events */
     unsigned long long *count_host; /* pinned: the counter read at the end of a call */
     unsigned long long count_seen;  /* its value at the previous read (it never resets) */
     struct latmc_lattice local;     /* the local lattice (own planes + 2 halo) */
@@ -69,24 +63,10 @@ bool cuda_slabs_wanted(const latmc_sim *sim)
     return sim->plan && sim->plan->n_boxes > 1;
 }
 
-static int set_device(int device)
-{
-    return cuda_check(cudaSetDevice(device), "cudaSetDevice");
-}
-
 /* Words of one packed colour plane; bytes of `n` of them. */
 static size_t plane_words(const struct cuda_slabs *ss)
 {
     return (size_t)(ss->plane_rows * ss->wpr);
-}
-
-/* Slab i's device: from n_devices (the list, or device_index + i); slabs of n_parts
- * alone all on device_index. */
-static int device_of(const latmc_sim_desc *d, int i)
-{
-    if (d->n_devices <= 1)
-        return d->device_index;
-    return d->device_list ? d->device_list[i] : d->device_index + i;
 }
 
 /* Release every slab on its own device (errors ignored: a sticky error must not keep the
@@ -97,16 +77,11 @@ static void release_all(struct cuda_slabs *ss)
         return;
     for (int i = 0; ss->slab && i < ss->n; i++) {
         struct cuda_slab *sl = &ss->slab[i];
-        if (cudaSetDevice(sl->device) != cudaSuccess) {
+        if (cudaSetDevice(sl->ex.device) != cudaSuccess) {
             (void)cudaGetLastError();
             continue;
         }
-        if (sl->stream)
-            cudaStreamSynchronize(sl->stream);
-        if (sl->copy_stream)
-            cudaStreamSynchronize(sl->copy_stream);
-        if (sl->border_stream)
-            cudaStreamSynchronize(sl->border_stream);
+        cuda_slab_exec_sync_quiet(&sl->ex);
         cudaFree(sl->bytes);
         cudaFree(sl->eps_packed[0]);
         cudaFree(sl->eps_packed[1]);
@@ -115,18 +90,7 @@ static void release_all(struct cuda_slabs *ss)
         cudaFree(sl->colour[1]);
         cudaFree(sl->sums);
         cudaFree(sl->changed);
-        if (sl->border_done)
-            cudaEventDestroy(sl->border_done);
-        if (sl->copies_done)
-            cudaEventDestroy(sl->copies_done);
-        if (sl->interior_done)
-            cudaEventDestroy(sl->interior_done);
-        if (sl->border_stream)
-            cudaStreamDestroy(sl->border_stream);
-        if (sl->stream)
-            cudaStreamDestroy(sl->stream);
-        if (sl->copy_stream)
-            cudaStreamDestroy(sl->copy_stream);
+        cuda_slab_exec_destroy(&sl->ex);
         (void)cudaGetLastError();
     }
     cuda_heis_slabs_destroy(ss->heis);
@@ -141,8 +105,11 @@ void cuda_slabs_destroy(struct cuda_sim *cs)
     cs->slabs = NULL;
 }
 
-static int finish_all(struct cuda_slabs *ss, const char *what);
-static int alloc_on(void **ptr, size_t bytes, int device, const char *what);
+/* Wait for everything of every slab; the first failure is reported. */
+static int finish_all(struct cuda_slabs *ss, const char *what)
+{
+    return cuda_slab_exec_finish_all(&ss->slab[0].ex, sizeof *ss->slab, ss->n, what);
+}
 
 /*
  * +-J: every slab's packed coupling words from ss->eps_host (eps[ndim i + mu] of the whole
@@ -160,23 +127,24 @@ static int pack_slab_couplings(const latmc_sim *sim, struct cuda_slabs *ss)
         struct cuda_slab *sl = &ss->slab[i];
         int8_t *eps = NULL;
         const size_t bytes = (size_t)sl->local.nsites * (size_t)nd;
-        if ((st = set_device(sl->device)) < 0 ||
-            (st = alloc_on((void **)&eps, bytes, sl->device, "couplings (staging)")) < 0)
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0 ||
+            (st = cuda_slab_alloc_on((void **)&eps, bytes, sl->ex.device,
+                                     "couplings (staging)")) < 0)
             break;
         const int64_t local_planes = sl->planes + 2 * ss->halo;
         for (int64_t p = 0; p < local_planes && st == LATMC_OK; p++) {
             const int64_t g = ((sl->origin - ss->halo + p) % L + L) % L;
             st = cuda_check(cudaMemcpyAsync(eps + (size_t)p * plane_bytes,
                                             ss->eps_host + (size_t)g * plane_bytes, plane_bytes,
-                                            cudaMemcpyHostToDevice, sl->stream),
+                                            cudaMemcpyHostToDevice, sl->ex.stream),
                             "copying the couplings to the device");
         }
         if (st == LATMC_OK)
-            st = cuda_check(cuda_ising_pack_couplings(sl->stream, &sl->local, eps,
+            st = cuda_check(cuda_ising_pack_couplings(sl->ex.stream, &sl->local, eps,
                                                       sl->eps_packed[0], sl->eps_packed[1]),
                             "packing the couplings");
         if (st == LATMC_OK)
-            st = cuda_check(cudaStreamSynchronize(sl->stream), "packing the couplings");
+            st = cuda_check(cudaStreamSynchronize(sl->ex.stream), "packing the couplings");
         cudaFree(eps);
     }
     return st;
@@ -220,64 +188,6 @@ int cuda_slabs_set_couplings(const latmc_sim *sim, struct cuda_sim *cs, const fl
     return pack_slab_couplings(sim, ss);
 }
 
-static int alloc_on(void **ptr, size_t bytes, int device, const char *what)
-{
-    char msg[160];
-    snprintf(msg, sizeof msg, "cannot allocate %zu bytes of device memory on device %d for "
-             "the %s of a slab", bytes, device, what);
-    return cuda_check(cudaMalloc(ptr, bytes), msg);
-}
-
-/* Peer access is enabled once per ordered pair of devices and process (enabling it again
- * is an error of the runtime that sanitizers report). */
-#define PEER_TABLE 64
-static pthread_mutex_t peer_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool peer_done[PEER_TABLE][PEER_TABLE];
-
-/* Let each device reach its neighbours' memory where the hardware allows (the copies
- * work either way; the driver stages them through host memory otherwise). */
-static void enable_peers_of(const int *device, int n)
-{
-    pthread_mutex_lock(&peer_lock);
-    for (int i = 0; i < n; i++) {
-        const int a = device[i];
-        const int nb[2] = { device[(i + n - 1) % n], device[(i + 1) % n] };
-        for (int k = 0; k < 2; k++) {
-            int can = 0;
-            const bool known = a < PEER_TABLE && nb[k] < PEER_TABLE;
-            if (nb[k] == a || (known && peer_done[a][nb[k]]) ||
-                cudaDeviceCanAccessPeer(&can, a, nb[k]) != cudaSuccess || !can) {
-                (void)cudaGetLastError();
-                continue;
-            }
-            if (cudaSetDevice(a) == cudaSuccess)
-                (void)cudaDeviceEnablePeerAccess(nb[k], 0); /* by another user: fine */
-            (void)cudaGetLastError();
-            if (known)
-                peer_done[a][nb[k]] = true;
-        }
-    }
-    pthread_mutex_unlock(&peer_lock);
-}
-
-/* Slab i on device_of(d, i), for n slabs (the Heisenberg slabs too). */
-static void enable_peers_desc(const latmc_sim_desc *d, int n)
-{
-    int *device = malloc((size_t)n * sizeof *device);
-    if (!device)
-        return; /* no peer access: the copies are staged, still correct */
-    for (int i = 0; i < n; i++)
-        device[i] = device_of(d, i);
-    enable_peers_of(device, n);
-    free(device);
-}
-
-static bool exchange_enabled(void)
-{
-    const char *v = getenv("LATMC_CUDA_SLAB_EXCHANGE");
-    return !(v && strcmp(v, "0") == 0);
-}
-
 /* Tuning, not API: LATMC_CUDA_SLAB_SPARE_SMS=0..16 (an unreadable value: the default). */
 static int spare_sms_setting(void)
 {
@@ -305,7 +215,7 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
             return st;
         }
         hss->n = sim->plan->n_boxes;
-        enable_peers_desc(d, hss->n);
+        cuda_slab_exec_enable_peers(d, hss->n);
         cs->slabs = hss;
         cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA backend: Heisenberg sim as %d slabs "
                        "(halo 2 planes)", hss->n);
@@ -335,13 +245,13 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
     ss->plane_rows = d->ndim == 3 ? d->extent[1] : 1;
     ss->plane_sites = d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0];
     ss->wpr = d->extent[0] / 16;
-    ss->exchange = exchange_enabled();
+    ss->exchange = cuda_slab_exchange_enabled();
     ss->spare_sms = spare_sms_setting();
     const int axis = d->ndim - 1;
     int st = LATMC_OK;
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
-        sl->device = device_of(d, i);
+        sl->ex.device = cuda_slab_device_of(d, i);
         sl->origin = plan->boxes[i].origin[axis];
         sl->planes = plan->boxes[i].extent[axis];
         sl->local = cs->lattice;
@@ -353,47 +263,28 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
         sl->local.nsites = ss->plane_sites * local_planes;
         const size_t words = (size_t)(sl->local.nsites / 16);
         const size_t cw = (size_t)cuda_ising_packed_coupling_words(&sl->local);
-        int low = 0, high = 0;
-        if ((st = set_device(sl->device)) < 0 ||
-            (st = cuda_check(cudaStreamCreateWithFlags(&sl->stream, cudaStreamNonBlocking),
-                             "cudaStreamCreateWithFlags")) < 0 ||
-            (st = cuda_check(cudaStreamCreateWithFlags(&sl->copy_stream,
-                                                       cudaStreamNonBlocking),
-                             "cudaStreamCreateWithFlags")) < 0 ||
-            (st = cuda_check(cudaDeviceGetStreamPriorityRange(&low, &high),
-                             "cudaDeviceGetStreamPriorityRange")) < 0 ||
-            (st = cuda_check(cudaStreamCreateWithPriority(&sl->border_stream,
-                                                          cudaStreamNonBlocking, high),
-                             "cudaStreamCreateWithPriority")) < 0 ||
-            (st = cuda_check(cudaEventCreateWithFlags(&sl->interior_done,
-                                                      cudaEventDisableTiming),
-                             "cudaEventCreateWithFlags")) < 0 ||
+        if ((st = cuda_slab_exec_create(&sl->ex, true)) < 0 ||
             (st = cuda_check(cudaMallocHost((void **)&sl->count_host, sizeof *sl->count_host),
                              "cannot allocate pinned host memory for a counter")) < 0 ||
-            (st = cuda_check(cudaEventCreateWithFlags(&sl->border_done,
-                                                      cudaEventDisableTiming),
-                             "cudaEventCreateWithFlags")) < 0 ||
-            (st = cuda_check(cudaEventCreateWithFlags(&sl->copies_done,
-                                                      cudaEventDisableTiming),
-                             "cudaEventCreateWithFlags")) < 0 ||
-            (st = alloc_on((void **)&sl->bytes, (size_t)sl->local.nsites, sl->device,
-                           "spins")) < 0 ||
-            (st = alloc_on((void **)&sl->colour[0], words * 4, sl->device,
-                           "packed spins")) < 0 ||
-            (st = alloc_on((void **)&sl->colour[1], words * 4, sl->device,
-                           "packed spins")) < 0 ||
-            (st = alloc_on((void **)&sl->sums, sizeof *sl->sums, sl->device, "sums")) < 0 ||
-            (st = alloc_on((void **)&sl->changed, sizeof *sl->changed, sl->device,
-                           "acceptance counter")) < 0 ||
-            (pmj && ((st = alloc_on((void **)&sl->eps_packed[0], words * 4 * cw, sl->device,
-                                    "packed couplings")) < 0 ||
-                     (st = alloc_on((void **)&sl->eps_packed[1], words * 4 * cw, sl->device,
-                                    "packed couplings")) < 0)))
+            (st = cuda_slab_alloc_on((void **)&sl->bytes, (size_t)sl->local.nsites,
+                                     sl->ex.device, "spins")) < 0 ||
+            (st = cuda_slab_alloc_on((void **)&sl->colour[0], words * 4, sl->ex.device,
+                                     "packed spins")) < 0 ||
+            (st = cuda_slab_alloc_on((void **)&sl->colour[1], words * 4, sl->ex.device,
+                                     "packed spins")) < 0 ||
+            (st = cuda_slab_alloc_on((void **)&sl->sums, sizeof *sl->sums, sl->ex.device,
+                                     "sums")) < 0 ||
+            (st = cuda_slab_alloc_on((void **)&sl->changed, sizeof *sl->changed, sl->ex.device,
+                                     "acceptance counter")) < 0 ||
+            (pmj && ((st = cuda_slab_alloc_on((void **)&sl->eps_packed[0], words * 4 * cw,
+                                              sl->ex.device, "packed couplings")) < 0 ||
+                     (st = cuda_slab_alloc_on((void **)&sl->eps_packed[1], words * 4 * cw,
+                                              sl->ex.device, "packed couplings")) < 0)))
             break;
-        st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->stream),
+        st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->ex.stream),
                         "clearing the acceptance counter");
         if (st == LATMC_OK) /* defined halo bytes (+1) until the first exchange */
-            st = cuda_check(cudaMemsetAsync(sl->bytes, 1, (size_t)sl->local.nsites, sl->stream),
+            st = cuda_check(cudaMemsetAsync(sl->bytes, 1, (size_t)sl->local.nsites, sl->ex.stream),
                             "clearing the spins");
     }
     if (st == LATMC_OK)
@@ -404,7 +295,7 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
         release_all(ss);
         return st;
     }
-    enable_peers_desc(d, ss->n);
+    cuda_slab_exec_enable_peers(d, ss->n);
     cs->slabs = ss;
     cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA backend: Ising sim as %d slabs (halo %d "
                    "planes, exchange %s)", ss->n, ss->halo, ss->exchange ? "on" : "OFF");
@@ -421,26 +312,6 @@ int cuda_slabs_params_changed(const latmc_sim *sim, struct cuda_sim *cs)
     return LATMC_OK;
 }
 
-/* Wait for everything of every slab; the first failure is reported. */
-static int finish_all(struct cuda_slabs *ss, const char *what)
-{
-    int first = LATMC_OK;
-    for (int i = 0; i < ss->n; i++) {
-        struct cuda_slab *sl = &ss->slab[i];
-        int st = set_device(sl->device);
-        if (st == LATMC_OK)
-            st = cuda_check(cudaStreamSynchronize(sl->copy_stream), what);
-        if (st == LATMC_OK)
-            st = cuda_check(cudaStreamSynchronize(sl->border_stream), what);
-        if (st == LATMC_OK)
-            st = cuda_check(cudaStreamSynchronize(sl->stream), what);
-        if (st < 0 && first == LATMC_OK)
-            first = st;
-        sl->recorded = false;
-    }
-    return first;
-}
-
 /*
  * Enqueue on src's stream `stream` the copy of n planes of colour c: src's local planes
  * [p_src, p_src + n) into dst's local planes [p_dst, ...). The current device is src's.
@@ -453,9 +324,9 @@ static cudaError_t copy_planes(const struct cuda_slabs *ss, const struct cuda_sl
     const size_t bytes = (size_t)n * pw * sizeof(uint32_t);
     const uint32_t *from = src->colour[c] + (size_t)p_src * pw;
     uint32_t *to = dst->colour[c] + (size_t)p_dst * pw;
-    if (src->device == dst->device)
+    if (src->ex.device == dst->ex.device)
         return cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream);
-    return cudaMemcpyPeerAsync(to, dst->device, from, src->device, bytes, stream);
+    return cudaMemcpyPeerAsync(to, dst->ex.device, from, src->ex.device, bytes, stream);
 }
 
 /* Slab i's own boundary planes of colour c into its neighbours' halos (n planes each
@@ -481,10 +352,10 @@ static int exchange_all(struct cuda_slabs *ss)
     int st = finish_all(ss, "writing the spins");
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
-        if ((st = set_device(sl->device)) < 0)
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
         for (int c = 0; c < 2 && st == LATMC_OK; c++)
-            st = cuda_check(send_borders(ss, i, ss->halo, c, sl->copy_stream),
+            st = cuda_check(send_borders(ss, i, ss->halo, c, sl->ex.copy_stream),
                             "copying the halos");
     }
     return st < 0 ? st : finish_all(ss, "copying the halos");
@@ -497,8 +368,8 @@ static int pack_all(struct cuda_slabs *ss)
     int st = LATMC_OK;
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
-        if ((st = set_device(sl->device)) == LATMC_OK)
-            st = cuda_check(cuda_ising_pack(sl->stream, &sl->local, sl->bytes, sl->colour[0],
+        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK)
+            st = cuda_check(cuda_ising_pack(sl->ex.stream, &sl->local, sl->bytes, sl->colour[0],
                                             sl->colour[1]), "packing the spins");
     }
     return st < 0 ? st : exchange_all(ss);
@@ -512,15 +383,15 @@ int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how)
     int st = LATMC_OK;
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
-        if ((st = set_device(sl->device)) < 0)
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
         int8_t *own = sl->bytes + ss->halo * ss->plane_sites;
         const int64_t n = sl->planes * ss->plane_sites;
         if (how == LATMC_INIT_COLD)
-            st = cuda_check(cudaMemsetAsync(sl->bytes, 1, (size_t)sl->local.nsites, sl->stream),
+            st = cuda_check(cudaMemsetAsync(sl->bytes, 1, (size_t)sl->local.nsites, sl->ex.stream),
                             "cold start");
         else
-            st = cuda_check(cuda_ising_hot_start_range(sl->stream, own,
+            st = cuda_check(cuda_ising_hot_start_range(sl->ex.stream, own,
                                                        sl->origin * ss->plane_sites, n,
                                                        sim->desc.seed), "hot start");
     }
@@ -535,7 +406,7 @@ static void drain_after_failure(struct cuda_slabs *ss)
     for (int i = 0; i < ss->n; i++) {
         struct cuda_slab *sl = &ss->slab[i];
         unsigned long long v = 0;
-        if (cudaSetDevice(sl->device) == cudaSuccess &&
+        if (cudaSetDevice(sl->ex.device) == cudaSuccess &&
             cudaMemcpy(&v, sl->changed, sizeof v, cudaMemcpyDeviceToHost) == cudaSuccess)
             sl->count_seen = v;
         (void)cudaGetLastError();
@@ -583,52 +454,52 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
      */
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
-        if (!sl->recorded)
+        if (!sl->ex.recorded)
             continue;
         const struct cuda_slab *from[3] = { &ss->slab[(i + ss->n - 1) % ss->n], sl,
                                             &ss->slab[(i + 1) % ss->n] };
         cudaError_t err = cudaSuccess;
-        if ((st = set_device(sl->device)) < 0)
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
-        err = cudaStreamWaitEvent(sl->border_stream, sl->interior_done, 0);
+        err = cudaStreamWaitEvent(sl->ex.border_stream, sl->ex.interior_done, 0);
         for (int k = 0; k < 3 && err == cudaSuccess && ss->exchange; k++)
-            if (from[k]->recorded)
-                err = cudaStreamWaitEvent(sl->border_stream, from[k]->copies_done, 0);
+            if (from[k]->ex.recorded)
+                err = cudaStreamWaitEvent(sl->ex.border_stream, from[k]->ex.copies_done, 0);
         if (err == cudaSuccess)
-            err = cudaStreamWaitEvent(sl->stream, sl->border_done, 0);
+            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
         st = cuda_check(err, "ordering a step after the previous one");
     }
     /* Borders (then their copies) and the interior, concurrently. */
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
-        if ((st = set_device(sl->device)) < 0)
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
         const int64_t first = h, last = h + sl->planes; /* own planes [first, last) */
         const int64_t border = sl->planes > 2 * r ? r : sl->planes / 2;
-        cudaError_t err = update_planes(sim, ss, sl, sl->border_stream, first, first + border,
+        cudaError_t err = update_planes(sim, ss, sl, sl->ex.border_stream, first, first + border,
                                         call->sweep, c, 0);
         if (err == cudaSuccess)
-            err = update_planes(sim, ss, sl, sl->border_stream, last - border, last,
+            err = update_planes(sim, ss, sl, sl->ex.border_stream, last - border, last,
                                 call->sweep, c, 0);
         if (err == cudaSuccess)
-            err = cudaEventRecord(sl->border_done, sl->border_stream);
+            err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
         if (err == cudaSuccess && ss->exchange) {
-            err = cudaStreamWaitEvent(sl->copy_stream, sl->border_done, 0);
+            err = cudaStreamWaitEvent(sl->ex.copy_stream, sl->ex.border_done, 0);
             if (err == cudaSuccess)
-                err = send_borders(ss, i, r, c, sl->copy_stream);
+                err = send_borders(ss, i, r, c, sl->ex.copy_stream);
         }
         if (err == cudaSuccess)
-            err = cudaEventRecord(sl->copies_done, sl->copy_stream);
+            err = cudaEventRecord(sl->ex.copies_done, sl->ex.copy_stream);
         if (err == cudaSuccess)
-            err = update_planes(sim, ss, sl, sl->stream, first + border, last - border,
+            err = update_planes(sim, ss, sl, sl->ex.stream, first + border, last - border,
                                 call->sweep, c, ss->spare_sms);
         if (err == cudaSuccess)
-            err = cudaEventRecord(sl->interior_done, sl->stream);
+            err = cudaEventRecord(sl->ex.interior_done, sl->ex.stream);
         if ((st = cuda_check(err, "launching a step on a slab")) < 0)
             break;
     }
     for (int i = 0; i < ss->n && st == LATMC_OK; i++)
-        ss->slab[i].recorded = true;
+        ss->slab[i].ex.recorded = true;
     if (st < 0) {
         drain_after_failure(ss);
         return st;
@@ -643,25 +514,25 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
         cudaError_t err = cudaSuccess;
-        if ((st = set_device(sl->device)) < 0)
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
-        err = cudaStreamWaitEvent(sl->stream, sl->border_done, 0);
+        err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
         if (err == cudaSuccess)
-            err = cudaStreamWaitEvent(sl->stream, sl->copies_done, 0);
+            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.copies_done, 0);
         if (err == cudaSuccess)
             err = cudaMemcpyAsync(sl->count_host, sl->changed, sizeof *sl->changed,
-                                  cudaMemcpyDeviceToHost, sl->stream);
+                                  cudaMemcpyDeviceToHost, sl->ex.stream);
         st = cuda_check(err, "reading the acceptance counter");
     }
     int fin = LATMC_OK;
     for (int i = 0; i < ss->n; i++) {
         struct cuda_slab *sl = &ss->slab[i];
-        int w = set_device(sl->device);
+        int w = cuda_slab_set_device(sl->ex.device);
         if (w == LATMC_OK)
-            w = cuda_check(cudaStreamSynchronize(sl->stream), "sweeping");
+            w = cuda_check(cudaStreamSynchronize(sl->ex.stream), "sweeping");
         if (w < 0 && fin == LATMC_OK)
             fin = w;
-        sl->recorded = false;
+        sl->ex.recorded = false;
     }
     if (st < 0 || fin < 0)
         drain_after_failure(ss);
@@ -690,15 +561,15 @@ int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
         struct cuda_slab *sl = &ss->slab[i];
         const struct cuda_ising_rows rows = { ss->halo * ss->plane_rows,
                                               sl->planes * ss->plane_rows, 0, 0 };
-        if ((st = set_device(sl->device)) == LATMC_OK &&
-            (st = cuda_check(cudaMemsetAsync(sl->sums, 0, sizeof *sl->sums, sl->stream),
+        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
+            (st = cuda_check(cudaMemsetAsync(sl->sums, 0, sizeof *sl->sums, sl->ex.stream),
                              "clearing the reduction")) == LATMC_OK &&
-            (st = cuda_check(cuda_ising_packed_measure_rows(sl->stream, &sl->local, &rows,
+            (st = cuda_check(cuda_ising_packed_measure_rows(sl->ex.stream, &sl->local, &rows,
                                                             sl->colour[0], sl->colour[1],
                                                             sl->eps_packed[0], sl->sums),
                              "launching the reduction")) == LATMC_OK)
             st = cuda_check(cudaMemcpyAsync(&part[i], sl->sums, sizeof part[i],
-                                            cudaMemcpyDeviceToHost, sl->stream),
+                                            cudaMemcpyDeviceToHost, sl->ex.stream),
                             "reading the reduction");
     }
     const int fin = finish_all(ss, "measuring");
@@ -724,13 +595,13 @@ int cuda_slabs_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
         const size_t n = (size_t)(sl->planes * ss->plane_sites);
-        if ((st = set_device(sl->device)) == LATMC_OK &&
-            (st = cuda_check(cuda_ising_unpack(sl->stream, &sl->local, sl->colour[0],
+        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
+            (st = cuda_check(cuda_ising_unpack(sl->ex.stream, &sl->local, sl->colour[0],
                                                sl->colour[1], sl->bytes),
                              "unpacking the spins")) == LATMC_OK)
             st = cuda_check(cudaMemcpyAsync((int8_t *)buf + sl->origin * ss->plane_sites,
                                             sl->bytes + ss->halo * ss->plane_sites, n,
-                                            cudaMemcpyDeviceToHost, sl->stream),
+                                            cudaMemcpyDeviceToHost, sl->ex.stream),
                             "copying the spins to the host");
     }
     const int fin = finish_all(ss, "copying the spins to the host");
@@ -747,10 +618,10 @@ int cuda_slabs_set_spins(const latmc_sim *sim, struct cuda_sim *cs, const void *
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
         const size_t n = (size_t)(sl->planes * ss->plane_sites);
-        if ((st = set_device(sl->device)) == LATMC_OK)
+        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK)
             st = cuda_check(cudaMemcpyAsync(sl->bytes + ss->halo * ss->plane_sites,
                                             (const int8_t *)buf + sl->origin * ss->plane_sites,
-                                            n, cudaMemcpyHostToDevice, sl->stream),
+                                            n, cudaMemcpyHostToDevice, sl->ex.stream),
                             "copying the spins to the device");
     }
     return st < 0 ? st : pack_all(ss);

@@ -28,6 +28,9 @@
  * multi-spin coded kernels; the Heisenberg spin glass (cuda_slabs_heis.c: its own slabs,
  * halo 2, one pass per colour-0 step, border planes and copies beside the interior); everything else is refused at create with
  * LATMC_EUNSUPPORTED and the reason.
+ *
+ * A slab's device, streams and events, and their creation, release and the waits on all
+ * slabs: cuda_slab_exec.h, shared by both models' slabs.
  */
 #ifndef LATMC_CUDA_SLABS_H
 #define LATMC_CUDA_SLABS_H

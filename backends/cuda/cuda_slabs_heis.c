@@ -35,6 +35,7 @@
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
+#include "cuda_slab_exec.h"
 #include "cuda_slabs.h"
 #include "heisenberg.h"
 #include "heisenberg_cuda.h"
@@ -46,13 +47,11 @@
 #define NSUMS 13
 
 struct heis_slab {
-    int device;
-    /* stream: the interior and everything outside the passes; border_stream (high
-     * priority): the border planes and their copies out */
-    cudaStream_t stream, border_stream;
-    cudaEvent_t border_done;        /* the last pass's borders and their copies out */
-    cudaEvent_t interior_done;      /* the last pass's interior */
-    bool recorded;                  /* the events name this slab's previous pass */
+    /* ex.stream: the interior and everything outside the passes; ex.border_stream (high
+     * priority): the border planes and their copies out (no copy stream); ex.border_done:
+     * the last pass's borders and their copies out; ex.interior_done: its interior;
+     * ex.recorded: the events name this slab's previous pass */
+    struct cuda_slab_exec ex;
     bool split;                     /* more than 2 HALO planes: borders + interior */
     int64_t origin, planes;         /* own planes of the lattice's last axis */
     int64_t n_local;                /* sites of the local lattice (own + 2 HALO planes) */
@@ -81,42 +80,17 @@ struct cuda_heis_slabs {
                                        the halo copies left out, the chain then wrong) */
 };
 
-static int set_device(int device)
-{
-    return cuda_check(cudaSetDevice(device), "cudaSetDevice");
-}
-
-/* Slab i's device: from n_devices (the list, or device_index + i); slabs of n_parts
- * alone all on device_index. */
-static int device_of(const latmc_sim_desc *d, int i)
-{
-    if (d->n_devices <= 1)
-        return d->device_index;
-    return d->device_list ? d->device_list[i] : d->device_index + i;
-}
-
-static int alloc_on(void **ptr, size_t bytes, int device, const char *what)
-{
-    char msg[160];
-    snprintf(msg, sizeof msg, "cannot allocate %zu bytes of device memory on device %d for "
-             "the %s of a slab", bytes, device, what);
-    return cuda_check(cudaMalloc(ptr, bytes), msg);
-}
-
 void cuda_heis_slabs_destroy(struct cuda_heis_slabs *hs)
 {
     if (!hs)
         return;
     for (int i = 0; hs->slab && i < hs->n; i++) {
         struct heis_slab *sl = &hs->slab[i];
-        if (cudaSetDevice(sl->device) != cudaSuccess) {
+        if (cudaSetDevice(sl->ex.device) != cudaSuccess) {
             (void)cudaGetLastError();
             continue;
         }
-        if (sl->stream)
-            cudaStreamSynchronize(sl->stream);
-        if (sl->border_stream)
-            cudaStreamSynchronize(sl->border_stream);
+        cuda_slab_exec_sync_quiet(&sl->ex);
         cudaFree(sl->buf[0]);
         cudaFree(sl->buf[1]);
         cudaFree(sl->J);
@@ -124,14 +98,7 @@ void cuda_heis_slabs_destroy(struct cuda_heis_slabs *hs)
         cudaFree(sl->plane_sums);
         cudaFree(sl->changed);
         cudaFreeHost(sl->count_host);
-        if (sl->border_done)
-            cudaEventDestroy(sl->border_done);
-        if (sl->interior_done)
-            cudaEventDestroy(sl->interior_done);
-        if (sl->stream)
-            cudaStreamDestroy(sl->stream);
-        if (sl->border_stream)
-            cudaStreamDestroy(sl->border_stream);
+        cuda_slab_exec_destroy(&sl->ex);
         (void)cudaGetLastError();
     }
     free(hs->slab);
@@ -142,19 +109,7 @@ void cuda_heis_slabs_destroy(struct cuda_heis_slabs *hs)
 /* Wait for every slab's streams; the first failure is reported. */
 static int finish_all(struct cuda_heis_slabs *hs, const char *what)
 {
-    int first = LATMC_OK;
-    for (int i = 0; i < hs->n; i++) {
-        struct heis_slab *sl = &hs->slab[i];
-        int st = set_device(sl->device);
-        if (st == LATMC_OK)
-            st = cuda_check(cudaStreamSynchronize(sl->border_stream), what);
-        if (st == LATMC_OK)
-            st = cuda_check(cudaStreamSynchronize(sl->stream), what);
-        if (st < 0 && first == LATMC_OK)
-            first = st;
-        sl->recorded = false;
-    }
-    return first;
+    return cuda_slab_exec_finish_all(&hs->slab[0].ex, sizeof *hs->slab, hs->n, what);
 }
 
 /* The local planes (halos included) of `blocks` blocks of the whole lattice's AoS data
@@ -193,14 +148,14 @@ static int upload_all(struct cuda_heis_slabs *hs, const float *whole, int spins)
         gather_local(hs, sl, local, whole, m, blocks);
         float *staging = sl->buf[1 - hs->cur];
         float *to = spins ? sl->buf[hs->cur] : sl->J;
-        if ((st = set_device(sl->device)) == LATMC_OK &&
+        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
             (st = cuda_check(cudaMemcpyAsync(staging, local, floats * sizeof *local,
-                                             cudaMemcpyHostToDevice, sl->stream),
+                                             cudaMemcpyHostToDevice, sl->ex.stream),
                              "copying to a slab")) == LATMC_OK &&
-            (st = cuda_check(cuda_heis_aos_to_soa(sl->stream, to, staging, sl->n_local, m,
+            (st = cuda_check(cuda_heis_aos_to_soa(sl->ex.stream, to, staging, sl->n_local, m,
                                                   blocks), "converting a slab's layout")) ==
                 LATMC_OK)
-            st = cuda_check(cudaStreamSynchronize(sl->stream), "copying to a slab");
+            st = cuda_check(cudaStreamSynchronize(sl->ex.stream), "copying to a slab");
         free(local);
     }
     return st;
@@ -216,8 +171,7 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the slabs' state");
     }
     hs->n = plan->n_boxes;
-    const char *ex = getenv("LATMC_CUDA_SLAB_EXCHANGE");
-    hs->exchange = !(ex && strcmp(ex, "0") == 0);
+    hs->exchange = cuda_slab_exchange_enabled();
     hs->ndim = d->ndim;
     hs->nrep = d->replicas;
     hs->L = d->extent[d->ndim - 1];
@@ -233,44 +187,32 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
     int st = LATMC_OK;
     for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
         struct heis_slab *sl = &hs->slab[i];
-        sl->device = device_of(d, i);
+        sl->ex.device = cuda_slab_device_of(d, i);
         sl->origin = plan->boxes[i].origin[axis];
         sl->planes = plan->boxes[i].extent[axis];
         sl->n_local = hs->plane_sites * (sl->planes + 2 * HALO);
         sl->nchunks = (long long)sl->planes * rows_per_plane / hs->rows_per_chunk;
         const size_t spin_bytes = (size_t)sl->n_local * 3u * (size_t)hs->nrep * sizeof(float);
         const int local_planes = (int)(sl->planes + 2 * HALO);
-        int low = 0, high = 0;
-        if ((st = set_device(sl->device)) < 0 ||
-            (st = cuda_check(cudaStreamCreateWithFlags(&sl->stream, cudaStreamNonBlocking),
-                             "cudaStreamCreateWithFlags")) < 0 ||
-            (st = cuda_check(cudaDeviceGetStreamPriorityRange(&low, &high),
-                             "cudaDeviceGetStreamPriorityRange")) < 0 ||
-            (st = cuda_check(cudaStreamCreateWithPriority(&sl->border_stream,
-                                                          cudaStreamNonBlocking, high),
-                             "cudaStreamCreateWithPriority")) < 0 ||
-            (st = cuda_check(cudaEventCreateWithFlags(&sl->border_done,
-                                                      cudaEventDisableTiming),
-                             "cudaEventCreateWithFlags")) < 0 ||
-            (st = cuda_check(cudaEventCreateWithFlags(&sl->interior_done,
-                                                      cudaEventDisableTiming),
-                             "cudaEventCreateWithFlags")) < 0 ||
+        if ((st = cuda_slab_exec_create(&sl->ex, false)) < 0 ||
             (st = cuda_check(cudaMallocHost((void **)&sl->count_host, sizeof *sl->count_host),
                              "cannot allocate pinned host memory for a counter")) < 0 ||
             (st = cuda_heis_slab_geometry(sim, 0, local_planes, HALO, (int)sl->planes,
                                           (int)(sl->origin - HALO), &sl->geom[0][0])) < 0 ||
             (st = cuda_heis_slab_geometry(sim, 1, local_planes, HALO, (int)sl->planes,
                                           (int)(sl->origin - HALO), &sl->geom[0][1])) < 0 ||
-            (st = alloc_on((void **)&sl->buf[0], spin_bytes, sl->device, "spins")) < 0 ||
-            (st = alloc_on((void **)&sl->buf[1], spin_bytes, sl->device, "spins")) < 0 ||
-            (st = alloc_on((void **)&sl->J, (size_t)sl->n_local * (size_t)hs->ndim *
-                           sizeof(float), sl->device, "couplings")) < 0 ||
-            (st = alloc_on((void **)&sl->partials, (size_t)sl->nchunks * NSUMS *
-                           sizeof(double), sl->device, "partial sums")) < 0 ||
-            (st = alloc_on((void **)&sl->plane_sums, (size_t)sl->planes * NSUMS *
-                           sizeof(double), sl->device, "sums per plane")) < 0 ||
-            (st = alloc_on((void **)&sl->changed, sizeof *sl->changed, sl->device,
-                           "update counter")) < 0)
+            (st = cuda_slab_alloc_on((void **)&sl->buf[0], spin_bytes, sl->ex.device,
+                                     "spins")) < 0 ||
+            (st = cuda_slab_alloc_on((void **)&sl->buf[1], spin_bytes, sl->ex.device,
+                                     "spins")) < 0 ||
+            (st = cuda_slab_alloc_on((void **)&sl->J, (size_t)sl->n_local * (size_t)hs->ndim *
+                                     sizeof(float), sl->ex.device, "couplings")) < 0 ||
+            (st = cuda_slab_alloc_on((void **)&sl->partials, (size_t)sl->nchunks * NSUMS *
+                                     sizeof(double), sl->ex.device, "partial sums")) < 0 ||
+            (st = cuda_slab_alloc_on((void **)&sl->plane_sums, (size_t)sl->planes * NSUMS *
+                                     sizeof(double), sl->ex.device, "sums per plane")) < 0 ||
+            (st = cuda_slab_alloc_on((void **)&sl->changed, sizeof *sl->changed, sl->ex.device,
+                                     "update counter")) < 0)
             break;
         /* the reduction reads the own planes and the next one (the forward bonds of the
          * last own plane), never wrapping: a lattice of planes + 1 planes along the last
@@ -289,11 +231,11 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
             cuda_heis_geom_range(&sl->geom[1][hb], (int)sl->planes, HALO);
             cuda_heis_geom_range(&sl->geom[2][hb], 2 * HALO, (int)sl->planes - 2 * HALO);
         }
-        st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->stream),
+        st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->ex.stream),
                         "clearing the update counter");
         if (st == LATMC_OK) /* members past the replicas stay zero */
             st = cuda_check(cudaMemsetAsync(sl->plane_sums, 0, (size_t)sl->planes * NSUMS *
-                                            sizeof(double), sl->stream), "clearing the sums");
+                                            sizeof(double), sl->ex.stream), "clearing the sums");
     }
     if (st == LATMC_OK)
         st = finish_all(hs, "creating the slabs");
@@ -320,8 +262,8 @@ int cuda_heis_slabs_init_spins(const latmc_sim *sim, struct cuda_heis_slabs *hs,
         int st = finish_all(hs, "cold start");
         for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
             struct heis_slab *sl = &hs->slab[i];
-            if ((st = set_device(sl->device)) == LATMC_OK)
-                st = cuda_check(cuda_heis_cold_start(sl->stream, sl->buf[hs->cur], sl->n_local,
+            if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK)
+                st = cuda_check(cuda_heis_cold_start(sl->ex.stream, sl->buf[hs->cur], sl->n_local,
                                                      hs->nrep), "cold start");
         }
         return st < 0 ? st : finish_all(hs, "cold start");
@@ -364,14 +306,14 @@ int cuda_heis_slabs_get_spins(const latmc_sim *sim, struct cuda_heis_slabs *hs, 
             return cuda_core->fail(LATMC_ENOMEM, "CUDA Heisenberg: cannot allocate %zu bytes "
                                    "of host memory for a slab", floats * sizeof *local);
         float *staging = sl->buf[1 - hs->cur];
-        if ((st = set_device(sl->device)) == LATMC_OK &&
-            (st = cuda_check(cuda_heis_soa_to_aos(sl->stream, staging, sl->buf[hs->cur],
+        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
+            (st = cuda_check(cuda_heis_soa_to_aos(sl->ex.stream, staging, sl->buf[hs->cur],
                                                   sl->n_local, m, hs->nrep),
                              "converting a slab's layout")) == LATMC_OK &&
             (st = cuda_check(cudaMemcpyAsync(local, staging, floats * sizeof *local,
-                                             cudaMemcpyDeviceToHost, sl->stream),
+                                             cudaMemcpyDeviceToHost, sl->ex.stream),
                              "copying the spins to the host")) == LATMC_OK &&
-            (st = cuda_check(cudaStreamSynchronize(sl->stream),
+            (st = cuda_check(cudaStreamSynchronize(sl->ex.stream),
                              "copying the spins to the host")) == LATMC_OK) {
             const size_t own = (size_t)(sl->planes * hs->plane_sites) * (size_t)m;
             for (int r = 0; r < hs->nrep; r++)
@@ -413,11 +355,11 @@ static cudaError_t copy_planes(const struct cuda_heis_slabs *hs, const struct he
                             (size_t)(p_src * hs->plane_sites);
         float *to = dst->buf[b] + (size_t)k * (size_t)dst->n_local +
                     (size_t)(p_dst * hs->plane_sites);
-        err = src->device == dst->device
+        err = src->ex.device == dst->ex.device
                   ? cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice,
-                                    src->border_stream)
-                  : cudaMemcpyPeerAsync(to, dst->device, from, src->device, bytes,
-                                        src->border_stream);
+                                    src->ex.border_stream)
+                  : cudaMemcpyPeerAsync(to, dst->ex.device, from, src->ex.device, bytes,
+                                        src->ex.border_stream);
     }
     return err;
 }
@@ -457,25 +399,25 @@ static int run_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t s
     int st = LATMC_OK;
     for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
         struct heis_slab *sl = &hs->slab[i];
-        if (!sl->recorded)
+        if (!sl->ex.recorded)
             continue;
         const struct heis_slab *nb[2] = { &hs->slab[(i + hs->n - 1) % hs->n],
                                           &hs->slab[(i + 1) % hs->n] };
-        if ((st = set_device(sl->device)) < 0)
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
         cudaError_t err = cudaSuccess;
         if (sl->split)
-            err = cudaStreamWaitEvent(sl->border_stream, sl->interior_done, 0);
+            err = cudaStreamWaitEvent(sl->ex.border_stream, sl->ex.interior_done, 0);
         for (int k = 0; k < 2 && err == cudaSuccess; k++)
-            if (nb[k]->recorded && nb[k] != sl)
-                err = cudaStreamWaitEvent(sl->border_stream, nb[k]->border_done, 0);
+            if (nb[k]->ex.recorded && nb[k] != sl)
+                err = cudaStreamWaitEvent(sl->ex.border_stream, nb[k]->ex.border_done, 0);
         if (err == cudaSuccess && sl->split)
-            err = cudaStreamWaitEvent(sl->stream, sl->border_done, 0);
+            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
         st = cuda_check(err, "ordering a pass after the previous one");
     }
     for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
         struct heis_slab *sl = &hs->slab[i];
-        if ((st = set_device(sl->device)) < 0)
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
         struct cuda_heis_pass_args a;
         memset(&a, 0, sizeof a);
@@ -487,24 +429,24 @@ static int run_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t s
         a.seed = sim->desc.seed;
         a.sweep = sweep;
         a.count = sl->changed;
-        cudaError_t err = cuda_heis_pass(sl->border_stream, &sl->geom[0][hb], &a, dbl,
+        cudaError_t err = cuda_heis_pass(sl->ex.border_stream, &sl->geom[0][hb], &a, dbl,
                                          heatbath);
         if (err == cudaSuccess && sl->split)
-            err = cuda_heis_pass(sl->border_stream, &sl->geom[1][hb], &a, dbl, heatbath);
+            err = cuda_heis_pass(sl->ex.border_stream, &sl->geom[1][hb], &a, dbl, heatbath);
         if (err == cudaSuccess && hs->exchange)
             err = send_halos(hs, i, 1 - hs->cur);
         if (err == cudaSuccess)
-            err = cudaEventRecord(sl->border_done, sl->border_stream);
+            err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
         if (err == cudaSuccess && sl->split)
-            err = cuda_heis_pass(sl->stream, &sl->geom[2][hb], &a, dbl, heatbath);
+            err = cuda_heis_pass(sl->ex.stream, &sl->geom[2][hb], &a, dbl, heatbath);
         if (err == cudaSuccess && sl->split)
-            err = cudaEventRecord(sl->interior_done, sl->stream);
+            err = cudaEventRecord(sl->ex.interior_done, sl->ex.stream);
         st = cuda_check(err, "launching a pass on a slab");
     }
     if (st < 0)
         return st;
     for (int i = 0; i < hs->n; i++)
-        hs->slab[i].recorded = true;
+        hs->slab[i].ex.recorded = true;
     hs->cur = 1 - hs->cur;
     return LATMC_OK;
 }
@@ -533,13 +475,13 @@ int cuda_heis_slabs_run_step(const latmc_sim *sim, struct cuda_heis_slabs *hs,
     for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
         struct heis_slab *sl = &hs->slab[i];
         cudaError_t err = cudaSuccess;
-        if ((st = set_device(sl->device)) < 0)
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
-        if (sl->recorded)
-            err = cudaStreamWaitEvent(sl->stream, sl->border_done, 0);
+        if (sl->ex.recorded)
+            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
         if (err == cudaSuccess)
             err = cudaMemcpyAsync(sl->count_host, sl->changed, sizeof *sl->changed,
-                                  cudaMemcpyDeviceToHost, sl->stream);
+                                  cudaMemcpyDeviceToHost, sl->ex.stream);
         st = cuda_check(err, "reading the update counter");
     }
     const int fin = finish_all(hs, "sweeping");
@@ -563,15 +505,15 @@ int cuda_heis_slabs_measure(const latmc_sim *sim, struct cuda_heis_slabs *hs, vo
     for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
         struct heis_slab *sl = &hs->slab[i];
         const size_t own = (size_t)(HALO * hs->plane_sites);
-        if ((st = set_device(sl->device)) == LATMC_OK &&
-            (st = cuda_check(cuda_heis_measure_planes(sl->stream, &sl->mgeom,
+        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
+            (st = cuda_check(cuda_heis_measure_planes(sl->ex.stream, &sl->mgeom,
                                                       sl->buf[hs->cur] + own, sl->J + own,
                                                       hs->rows_per_chunk, sl->nchunks,
                                                       sl->partials, sl->plane_sums),
                              "launching the reduction")) == LATMC_OK)
             st = cuda_check(cudaMemcpyAsync(planes + (size_t)sl->origin * NSUMS, sl->plane_sums,
                                             (size_t)sl->planes * NSUMS * sizeof(double),
-                                            cudaMemcpyDeviceToHost, sl->stream),
+                                            cudaMemcpyDeviceToHost, sl->ex.stream),
                             "reading the reduction");
     }
     const int fin = finish_all(hs, "measuring");

@@ -18,41 +18,14 @@
  *   device_index (the last GPU), the one-GPU chain.
  * Exits 77 (skipped, saying why) without a usable CUDA module and GPU.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
-
 #include "heisenberg_test_helpers.h"
-
-static latmc_ctx *ctx;
-static int ngpus;
-static int list[64];
-
-static const int *devices_for(int n)
-{
-    for (int i = 0; i < n; i++)
-        list[i] = i % ngpus;
-    return list;
-}
+/* after the helpers: it declares the tests' ctx */
+#include "cuda_devices_test.h"
 
 static latmc_sim *make(latmc_sim_desc d, int n_devices, int start, int nover)
 {
     d.device = LATMC_DEVICE_CUDA;
-    if (n_devices > 1) {
-        d.n_devices = n_devices;
-        d.device_list = devices_for(n_devices);
-    }
-    latmc_sim *sim = NULL;
-    const int st = latmc_sim_create(ctx, &d, &sim);
-    if (st != LATMC_OK)
-        print_error("create (%d devices): %s\n", n_devices, latmc_last_error());
-    assert_int_equal(st, LATMC_OK);
+    latmc_sim *sim = create_on(d, n_devices);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 1.3), LATMC_OK);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1), LATMC_OK);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NOVER, nover), LATMC_OK);
@@ -67,28 +40,12 @@ static const int obs_keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
 /* Configuration (every float), observables and acceptance counts of a and b are equal. */
 static void assert_same(latmc_sim *a, latmc_sim *b, const char *what)
 {
-    size_t na = 0, nb = 0;
-    assert_int_equal(latmc_sim_spins_size(a, &na), LATMC_OK);
-    assert_int_equal(latmc_sim_spins_size(b, &nb), LATMC_OK);
-    assert_int_equal(na, nb);
-    unsigned char *sa = malloc(na), *sb = malloc(nb);
-    assert_non_null(sa);
-    assert_non_null(sb);
-    assert_int_equal(latmc_sim_get_spins(a, sa, na), LATMC_OK);
-    assert_int_equal(latmc_sim_get_spins(b, sb, nb), LATMC_OK);
-    size_t diff = 0, first = na;
-    for (size_t i = 0; i < na; i++)
-        if (sa[i] != sb[i]) {
-            diff++;
-            if (first == na)
-                first = i;
-        }
+    size_t na = 0, first = 0;
+    const size_t diff = spin_bytes_differing(a, b, &na, &first);
     if (diff)
         print_error("%s: %zu of %zu bytes differ (first: float %zu)\n", what, diff, na,
                     first / sizeof(float));
     assert_int_equal(diff, 0);
-    free(sa);
-    free(sb);
     for (size_t k = 0; k < sizeof obs_keys / sizeof obs_keys[0]; k++) {
         double va = 0, vb = 0;
         const int st_a = latmc_sim_observable(a, obs_keys[k], &va);
@@ -99,24 +56,10 @@ static void assert_same(latmc_sim *a, latmc_sim *b, const char *what)
         assert_int_equal(st_a, st_b);
         if (st_a != LATMC_OK)
             continue; /* the overlap of one replica, the acceptance before any attempt */
-        if (memcmp(&va, &vb, sizeof va) != 0)
-            print_error("%s: observable %s %.17g != %.17g\n", what,
-                        latmc_observable_name(obs_keys[k]), va, vb);
-        assert_memory_equal(&va, &vb, sizeof va);
+        assert_same_value(va, vb, obs_keys[k], what);
     }
-    uint64_t aa = 0, at = 0, ba = 0, bt = 0;
-    assert_int_equal(latmc_sim_acceptance_counts(a, &aa, &at), LATMC_OK);
-    assert_int_equal(latmc_sim_acceptance_counts(b, &ba, &bt), LATMC_OK);
-    assert_int_equal(aa, ba);
-    assert_int_equal(at, bt);
+    assert_same_counts(a, b);
 }
-
-struct shape {
-    int ndim;
-    int64_t lx, ly, lz;
-    int n; /* slabs */
-    const char *why;
-};
 
 static const struct shape shapes[] = {
     { 2, 32, 16, 0, 2, "2D, two slabs" },
@@ -229,13 +172,8 @@ static void checkpoint(void **state)
     latmc_sim *many = make(d, 2, LATMC_INIT_HOT, 2);
     assert_int_equal(latmc_sim_sweep(one, 3), LATMC_OK);
     assert_int_equal(latmc_sim_sweep(many, 3), LATMC_OK);
-    size_t size = 0;
-    assert_int_equal(latmc_sim_serialize(many, NULL, 0, &size), LATMC_OK);
-    void *bytes = malloc(size);
-    assert_non_null(bytes);
-    assert_int_equal(latmc_sim_serialize(many, bytes, size, &size), LATMC_OK);
-    latmc_sim *loaded = NULL;
-    assert_int_equal(latmc_sim_deserialize(ctx, bytes, size, &loaded), LATMC_OK);
+    void *bytes = NULL;
+    latmc_sim *loaded = serialized_copy(many, &bytes);
     assert_same(one, loaded, "loaded");
     assert_int_equal(latmc_sim_sweep(one, 4), LATMC_OK);
     assert_int_equal(latmc_sim_sweep(loaded, 4), LATMC_OK);
@@ -270,24 +208,15 @@ static void parts_on_one_gpu(void **state)
 
 int main(void)
 {
-    if (latmc_ctx_create(&ctx) != LATMC_OK)
-        return 1;
-    const int st = latmc_ctx_device_count(ctx, LATMC_DEVICE_CUDA, &ngpus);
-    if (st != LATMC_OK || ngpus < 1) {
-        printf("skipped: no usable CUDA module or GPU (%s)\n",
-               st != LATMC_OK ? latmc_last_error() : "no device");
-        latmc_ctx_destroy(&ctx);
-        return 77;
-    }
-    printf("%d GPU(s): slab i on GPU i mod %d\n", ngpus, ngpus);
+    const int skip = devices_open();
+    if (skip)
+        return skip;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_chain),
         cmocka_unit_test(set_and_get),
         cmocka_unit_test(checkpoint),
         cmocka_unit_test(parts_on_one_gpu),
     };
-    if (getenv("LATMC_TEST_FILTER"))
-        cmocka_set_test_filter(getenv("LATMC_TEST_FILTER"));
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
     latmc_ctx_destroy(&ctx);
     return failed;

@@ -1,0 +1,152 @@
+/*
+ * The per-slab executor of a sim on several devices (cuda_slab_exec.h): code that the
+ * Ising (cuda_slabs.c) and Heisenberg (cuda_slabs_heis.c) slabs share.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "cuda_slab_exec.h"
+
+int cuda_slab_set_device(int device)
+{
+    return cuda_check(cudaSetDevice(device), "cudaSetDevice");
+}
+
+int cuda_slab_device_of(const latmc_sim_desc *d, int i)
+{
+    if (d->n_devices <= 1)
+        return d->device_index;
+    return d->device_list ? d->device_list[i] : d->device_index + i;
+}
+
+int cuda_slab_alloc_on(void **ptr, size_t bytes, int device, const char *what)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, "cannot allocate %zu bytes of device memory on device %d for "
+             "the %s of a slab", bytes, device, what);
+    return cuda_check(cudaMalloc(ptr, bytes), msg);
+}
+
+bool cuda_slab_exchange_enabled(void)
+{
+    const char *v = getenv("LATMC_CUDA_SLAB_EXCHANGE");
+    return !(v && strcmp(v, "0") == 0);
+}
+
+int cuda_slab_exec_create(struct cuda_slab_exec *e, bool with_copy_stream)
+{
+    int low = 0, high = 0;
+    int st;
+    if ((st = cuda_slab_set_device(e->device)) < 0 ||
+        (st = cuda_check(cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking),
+                         "cudaStreamCreateWithFlags")) < 0 ||
+        (with_copy_stream &&
+         (st = cuda_check(cudaStreamCreateWithFlags(&e->copy_stream, cudaStreamNonBlocking),
+                          "cudaStreamCreateWithFlags")) < 0) ||
+        (st = cuda_check(cudaDeviceGetStreamPriorityRange(&low, &high),
+                         "cudaDeviceGetStreamPriorityRange")) < 0 ||
+        (st = cuda_check(cudaStreamCreateWithPriority(&e->border_stream,
+                                                      cudaStreamNonBlocking, high),
+                         "cudaStreamCreateWithPriority")) < 0 ||
+        (st = cuda_check(cudaEventCreateWithFlags(&e->interior_done, cudaEventDisableTiming),
+                         "cudaEventCreateWithFlags")) < 0 ||
+        (st = cuda_check(cudaEventCreateWithFlags(&e->border_done, cudaEventDisableTiming),
+                         "cudaEventCreateWithFlags")) < 0 ||
+        (with_copy_stream &&
+         (st = cuda_check(cudaEventCreateWithFlags(&e->copies_done, cudaEventDisableTiming),
+                          "cudaEventCreateWithFlags")) < 0))
+        return st;
+    return LATMC_OK;
+}
+
+void cuda_slab_exec_sync_quiet(const struct cuda_slab_exec *e)
+{
+    if (e->stream)
+        cudaStreamSynchronize(e->stream);
+    if (e->copy_stream)
+        cudaStreamSynchronize(e->copy_stream);
+    if (e->border_stream)
+        cudaStreamSynchronize(e->border_stream);
+}
+
+void cuda_slab_exec_destroy(struct cuda_slab_exec *e)
+{
+    if (e->border_done)
+        cudaEventDestroy(e->border_done);
+    if (e->copies_done)
+        cudaEventDestroy(e->copies_done);
+    if (e->interior_done)
+        cudaEventDestroy(e->interior_done);
+    if (e->border_stream)
+        cudaStreamDestroy(e->border_stream);
+    if (e->stream)
+        cudaStreamDestroy(e->stream);
+    if (e->copy_stream)
+        cudaStreamDestroy(e->copy_stream);
+}
+
+int cuda_slab_exec_finish_all(struct cuda_slab_exec *first, size_t stride, int n,
+                              const char *what)
+{
+    int first_err = LATMC_OK;
+    for (int i = 0; i < n; i++) {
+        struct cuda_slab_exec *e = (struct cuda_slab_exec *)((char *)first + (size_t)i * stride);
+        int st = cuda_slab_set_device(e->device);
+        if (st == LATMC_OK && e->copy_stream)
+            st = cuda_check(cudaStreamSynchronize(e->copy_stream), what);
+        if (st == LATMC_OK)
+            st = cuda_check(cudaStreamSynchronize(e->border_stream), what);
+        if (st == LATMC_OK)
+            st = cuda_check(cudaStreamSynchronize(e->stream), what);
+        if (st < 0 && first_err == LATMC_OK)
+            first_err = st;
+        e->recorded = false;
+    }
+    return first_err;
+}
+
+/* Peer access is enabled once per ordered pair of devices and process (enabling it again
+ * is an error of the runtime that sanitizers report). */
+#define PEER_TABLE 64
+static pthread_mutex_t peer_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool peer_done[PEER_TABLE][PEER_TABLE];
+
+/* Let each device reach its neighbours' memory where the hardware allows (the copies
+ * work either way; the driver stages them through host memory otherwise). */
+static void enable_peers_of(const int *device, int n)
+{
+    pthread_mutex_lock(&peer_lock);
+    for (int i = 0; i < n; i++) {
+        const int a = device[i];
+        const int nb[2] = { device[(i + n - 1) % n], device[(i + 1) % n] };
+        for (int k = 0; k < 2; k++) {
+            int can = 0;
+            const bool known = a < PEER_TABLE && nb[k] < PEER_TABLE;
+            if (nb[k] == a || (known && peer_done[a][nb[k]]) ||
+                cudaDeviceCanAccessPeer(&can, a, nb[k]) != cudaSuccess || !can) {
+                (void)cudaGetLastError();
+                continue;
+            }
+            if (cudaSetDevice(a) == cudaSuccess)
+                (void)cudaDeviceEnablePeerAccess(nb[k], 0); /* by another user: fine */
+            (void)cudaGetLastError();
+            if (known)
+                peer_done[a][nb[k]] = true;
+        }
+    }
+    pthread_mutex_unlock(&peer_lock);
+}
+
+void cuda_slab_exec_enable_peers(const latmc_sim_desc *d, int n)
+{
+    int *device = malloc((size_t)n * sizeof *device);
+    if (!device)
+        return; /* no peer access: the copies are staged, still correct */
+    for (int i = 0; i < n; i++)
+        device[i] = cuda_slab_device_of(d, i);
+    enable_peers_of(device, n);
+    free(device);
+}
