@@ -327,14 +327,17 @@ __global__ void ising_packed_measure_kernel(struct packed_geom p, struct packed_
 
 /* ---- layout conversion: thread per (row, word), 16 bytes <-> one word of each colour ---- */
 
-__global__ void ising_pack_kernel(struct packed_geom p, int64_t lx, const int8_t *spins,
+/* Rows [p.row0, p.row0 + p.nrows) only: row r of the byte piece is at
+ * piece + (r - p.row0) L_x (the whole lattice: row0 0, piece = the byte array). */
+__global__ void ising_pack_kernel(struct packed_geom p, int64_t lx, const int8_t *piece,
                                   uint32_t *colour0, uint32_t *colour1)
 {
-    const int64_t n = p.rows * p.wpr;
-    for (int64_t i = cuda_first_item(); i < n; i += cuda_item_stride()) {
-        const int64_t r = latmc_div(i, p.wpr), w = i - r * p.wpr;
+    const int64_t n = p.nrows * p.wpr;
+    for (int64_t k = cuda_first_item(); k < n; k += cuda_item_stride()) {
+        const int64_t rl = latmc_div(k, p.wpr), w = k - rl * p.wpr;
+        const int64_t r = p.row0 + rl, i = p.row0 * p.wpr + k;
         const int64_t z = latmc_div(r, p.ly), y = r - z * p.ly;
-        const uint4 v = *(const uint4 *)(spins + r * lx + 16 * w);
+        const uint4 v = *(const uint4 *)(piece + rl * lx + 16 * w);
         const uint32_t b[4] = { v.x, v.y, v.z, v.w };
         uint32_t at_parity[2] = { 0, 0 };
 #pragma unroll
@@ -350,11 +353,12 @@ __global__ void ising_pack_kernel(struct packed_geom p, int64_t lx, const int8_t
 }
 
 __global__ void ising_unpack_kernel(struct packed_geom p, int64_t lx, const uint32_t *colour0,
-                                    const uint32_t *colour1, int8_t *spins)
+                                    const uint32_t *colour1, int8_t *piece)
 {
-    const int64_t n = p.rows * p.wpr;
-    for (int64_t i = cuda_first_item(); i < n; i += cuda_item_stride()) {
-        const int64_t r = latmc_div(i, p.wpr), w = i - r * p.wpr;
+    const int64_t n = p.nrows * p.wpr;
+    for (int64_t k = cuda_first_item(); k < n; k += cuda_item_stride()) {
+        const int64_t rl = latmc_div(k, p.wpr), w = k - rl * p.wpr;
+        const int64_t r = p.row0 + rl, i = p.row0 * p.wpr + k;
         const int64_t z = latmc_div(r, p.ly), y = r - z * p.ly;
         const int par0 = (int)((y + z) & 1);
         uint32_t at_parity[2];
@@ -366,7 +370,7 @@ __global__ void ising_unpack_kernel(struct packed_geom p, int64_t lx, const uint
             const uint32_t minus = (at_parity[q & 1] >> (4 * (q >> 1))) & 1u;
             b[q >> 2] |= (minus ? 0xffu : 0x01u) << (8 * (q & 3));
         }
-        *(uint4 *)(spins + r * lx + 16 * w) = make_uint4(b[0], b[1], b[2], b[3]);
+        *(uint4 *)(piece + rl * lx + 16 * w) = make_uint4(b[0], b[1], b[2], b[3]);
     }
 }
 
@@ -531,19 +535,42 @@ extern "C" bool cuda_ising_packed_thresholds_of(const struct latmc_ising_tables 
 extern "C" cudaError_t cuda_ising_pack(cudaStream_t stream, const struct latmc_lattice *g,
                                        const int8_t *spins, uint32_t *colour0, uint32_t *colour1)
 {
-    const struct packed_geom p = geom_of(g, 1);
-    ising_pack_kernel<<<packed_grid(p.rows * p.wpr), CUDA_THREADS, 0, stream>>>(
-        p, g->lx, spins, colour0, colour1);
-    return cudaGetLastError();
+    return cuda_ising_pack_rows(stream, g, 0, g->nsites / g->lx, spins, colour0, colour1);
 }
 
 extern "C" cudaError_t cuda_ising_unpack(cudaStream_t stream, const struct latmc_lattice *g,
                                          const uint32_t *colour0, const uint32_t *colour1,
                                          int8_t *spins)
 {
-    const struct packed_geom p = geom_of(g, 1);
-    ising_unpack_kernel<<<packed_grid(p.rows * p.wpr), CUDA_THREADS, 0, stream>>>(
-        p, g->lx, colour0, colour1, spins);
+    return cuda_ising_unpack_rows(stream, g, 0, g->nsites / g->lx, colour0, colour1, spins);
+}
+
+extern "C" cudaError_t cuda_ising_pack_rows(cudaStream_t stream, const struct latmc_lattice *g,
+                                            int64_t row0, int64_t nrows, const int8_t *piece,
+                                            uint32_t *colour0, uint32_t *colour1)
+{
+    if (nrows <= 0)
+        return cudaSuccess;
+    struct packed_geom p = geom_of(g, 1);
+    p.row0 = row0;
+    p.nrows = nrows;
+    ising_pack_kernel<<<packed_grid(p.nrows * p.wpr), CUDA_THREADS, 0, stream>>>(
+        p, g->lx, piece, colour0, colour1);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_ising_unpack_rows(cudaStream_t stream, const struct latmc_lattice *g,
+                                              int64_t row0, int64_t nrows,
+                                              const uint32_t *colour0, const uint32_t *colour1,
+                                              int8_t *piece)
+{
+    if (nrows <= 0)
+        return cudaSuccess;
+    struct packed_geom p = geom_of(g, 1);
+    p.row0 = row0;
+    p.nrows = nrows;
+    ising_unpack_kernel<<<packed_grid(p.nrows * p.wpr), CUDA_THREADS, 0, stream>>>(
+        p, g->lx, colour0, colour1, piece);
     return cudaGetLastError();
 }
 

@@ -78,6 +78,16 @@ cudaError_t cuda_ising_pack(cudaStream_t stream, const struct latmc_lattice *g,
                             const int8_t *spins, uint32_t *colour0, uint32_t *colour1);
 cudaError_t cuda_ising_unpack(cudaStream_t stream, const struct latmc_lattice *g,
                               const uint32_t *colour0, const uint32_t *colour1, int8_t *spins);
+/* The same for the rows [row0, row0 + nrows) only (rows r = y + L_y z), between the packed
+ * arrays of the whole lattice and a byte piece holding just those rows (row r at
+ * piece + (r - row0) L_x): get/set_spins and the hot start of a sim whose byte layout is
+ * made on demand, a piece at a time (cuda_ising.c). */
+cudaError_t cuda_ising_pack_rows(cudaStream_t stream, const struct latmc_lattice *g,
+                                 int64_t row0, int64_t nrows, const int8_t *piece,
+                                 uint32_t *colour0, uint32_t *colour1);
+cudaError_t cuda_ising_unpack_rows(cudaStream_t stream, const struct latmc_lattice *g,
+                                   int64_t row0, int64_t nrows, const uint32_t *colour0,
+                                   const uint32_t *colour1, int8_t *piece);
 
 /* One colour of sweep `sweep`: `own` is that colour's array, `other` the other one,
  * `own_eps` that colour's coupling words (NULL: uniform couplings); adds the spins that
