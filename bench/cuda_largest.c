@@ -7,7 +7,10 @@
  * every device's free memory as it was (checked: exit 1 otherwise).
  *
  *   cuda_largest --extents 524288x524288 [--sweeps 10] [--beta 0.4406868]
- *                [--algo metropolis|heatbath] [--device I] [--devices N]
+ *                [--algo metropolis|heatbath] [--device I] [--devices N] [--parts K]
+ *
+ * --devices N: slabs on devices I .. I + N - 1 (desc.n_devices); --parts K: K slabs on
+ * device I (desc.n_parts), the several-slab code on one GPU.
  *
  * Standalone, not built by meson (it links the CUDA runtime for cudaMemGetInfo):
  *   nvcc -O2 -Iinclude -I<build>/include -o cuda_largest bench/cuda_largest.c -L<build> -llatmc
@@ -46,14 +49,14 @@ static void free_memory(int first, int n, size_t *free_b, size_t *total_b)
 static void usage(void)
 {
     fprintf(stderr, "usage: cuda_largest --extents AxB[xC] [--sweeps N] [--beta B] "
-                    "[--algo metropolis|heatbath] [--device I] [--devices N]\n");
+                    "[--algo metropolis|heatbath] [--device I] [--devices N] [--parts K]\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
     int64_t ext[3] = { 0, 0, 0 };
-    int ndim = 0, sweeps = 10, device = 0, ndev = 1;
+    int ndim = 0, sweeps = 10, device = 0, ndev = 1, parts = 0;
     double beta = 0.4406868;
     int algo = LATMC_ALGO_METROPOLIS;
     for (int i = 1; i < argc; i++) {
@@ -77,6 +80,8 @@ int main(int argc, char **argv)
             device = atoi(v);
         else if (!strcmp(a, "--devices"))
             ndev = atoi(v);
+        else if (!strcmp(a, "--parts"))
+            parts = atoi(v);
         else if (!strcmp(a, "--algo"))
             algo = !strcmp(v, "heatbath") ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS;
         else
@@ -106,6 +111,7 @@ int main(int argc, char **argv)
     d.device = LATMC_DEVICE_CUDA;
     d.device_index = device;
     d.n_devices = ndev;
+    d.n_parts = parts;
     /* a first tiny sim loads the module and its kernels (their memory is no sim's) */
     {
         latmc_sim_desc t = d;
@@ -124,7 +130,8 @@ int main(int argc, char **argv)
     printf("lattice %lld x %lld", (long long)ext[0], (long long)ext[1]);
     if (ndim == 3)
         printf(" x %lld", (long long)ext[2]);
-    printf(": %.4g spins, %d device(s) from %d\n", sites, ndev, device);
+    printf(": %.4g spins, %d device(s) from %d%s\n", sites, ndev, device,
+           parts > 1 ? " (several slabs on one device: --parts)" : "");
     for (int i = 0; i < ndev; i++)
         printf("  device %d: %.3f GiB free of %.3f GiB before create\n", device + i,
                (double)free0[i] / 1073741824.0, (double)total[i] / 1073741824.0);
