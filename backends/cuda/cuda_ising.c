@@ -86,7 +86,8 @@ static int upload_couplings(const latmc_sim *sim, struct cuda_sim *cs,
     return s;
 }
 
-/* The +-J couplings, drawn on the host, copied to the device. */
+/* The +-J couplings, drawn on the host, copied to the device (the byte couplings: not for
+ * packed-only sims, which pack them from the host: ising_create). */
 static int create_couplings(const latmc_sim *sim, struct cuda_sim *cs,
                             struct cuda_ising_state *st)
 {
@@ -97,6 +98,8 @@ static int create_couplings(const latmc_sim *sim, struct cuda_sim *cs,
                                "memory for the couplings", n);
     for (int64_t b = 0; b < (int64_t)((n + 3) / 4); b++)
         latmc_ising_bimodal_block(st->eps_host, (int64_t)n, sim->desc.coupling_seed, b);
+    if (st->packed_only)
+        return LATMC_OK;
     int s = upload_couplings(sim, cs, st);
     if (s == LATMC_OK)
         s = cuda_check(cudaStreamSynchronize(cs->stream), "copying the couplings to the device");
@@ -129,6 +132,56 @@ static int64_t piece_bytes_setting(void)
             return n;
     }
     return (int64_t)256 << 20;
+}
+
+/* Copy the window of planes [w0, w0 + wn) (local, periodic in lloc) of a lattice whose
+ * local plane lp is plane (first + lp) mod total of eps_host, in runs of consecutive
+ * planes. */
+static cudaError_t copy_window(cudaStream_t stream, int8_t *window, const int8_t *eps_host,
+                               int64_t plane_bytes, int64_t w0, int64_t wn, int64_t lloc,
+                               int64_t first, int64_t total)
+{
+    cudaError_t err = cudaSuccess;
+    int64_t k = 0;
+    while (k < wn && err == cudaSuccess) {
+        const int64_t g = ((first + (w0 + k) % lloc) % total + total) % total;
+        int64_t run = 1;
+        while (k + run < wn &&
+               ((first + (w0 + k + run) % lloc) % total + total) % total == g + run)
+            run++;
+        err = cudaMemcpyAsync(window + k * plane_bytes, eps_host + g * plane_bytes,
+                              (size_t)(run * plane_bytes), cudaMemcpyHostToDevice, stream);
+        k += run;
+    }
+    return err;
+}
+
+cudaError_t cuda_ising_pack_couplings_host(cudaStream_t stream, const struct latmc_lattice *g,
+                                   const int8_t *eps_host, int64_t total_planes,
+                                   int64_t first_plane, uint32_t *colour0, uint32_t *colour1)
+{
+    const int64_t lloc = g->ndim == 3 ? g->lz : g->ly;
+    const int64_t plane_bytes = g->lx * (g->ndim == 3 ? g->ly : 1) * g->ndim;
+    int64_t per = piece_bytes_setting() / plane_bytes - 1; /* planes packed per piece */
+    if (per < 1)
+        per = 1;
+    if (per > lloc)
+        per = lloc;
+    const int64_t cap = per + 1 < lloc ? per + 1 : lloc; /* window: the plane below too */
+    int8_t *window = NULL;
+    cudaError_t err = cudaMalloc((void **)&window, (size_t)(cap * plane_bytes));
+    for (int64_t p0 = 0; p0 < lloc && err == cudaSuccess; p0 += per) {
+        const int64_t p1 = p0 + per < lloc ? p0 + per : lloc;
+        const int64_t w0 = (p0 - 1 + lloc) % lloc, wn = p1 - p0 + 1 < lloc ? p1 - p0 + 1 : lloc;
+        err = copy_window(stream, window, eps_host, plane_bytes, w0, wn, lloc, first_plane,
+                          total_planes);
+        if (err == cudaSuccess)
+            err = cuda_ising_pack_couplings_planes(stream, g, p0, p1, window, w0, colour0,
+                                                   colour1);
+    }
+    const cudaError_t done = cudaStreamSynchronize(stream); /* before the free */
+    cudaFree(window);
+    return err != cudaSuccess ? err : done;
 }
 
 int64_t cuda_ising_piece_rows(int64_t lx, int64_t rows)
@@ -174,17 +227,14 @@ static int ising_create(const latmc_sim *sim, struct cuda_sim *cs)
                         "cannot allocate device memory for the Ising staging piece")) < 0)
         return s;
     if (pmj) {
-        /* packed once, then the byte couplings leave the device until a byte-kernel
-         * sweep needs them */
-        s = cuda_check(cuda_ising_pack_couplings(cs->stream, &cs->lattice, st->eps_dev,
-                                                 st->eps_packed[0], st->eps_packed[1]),
+        /* packed from the host a piece at a time: no byte couplings on the device until
+         * a byte-kernel sweep needs them */
+        const int64_t planes = cs->lattice.ndim == 3 ? cs->lattice.lz : cs->lattice.ly;
+        s = cuda_check(cuda_ising_pack_couplings_host(cs->stream, &cs->lattice, st->eps_host,
+                                                      planes, 0, st->eps_packed[0],
+                                                      st->eps_packed[1]),
                        "packing the couplings");
-        if (s == LATMC_OK)
-            s = cuda_check(cudaStreamSynchronize(cs->stream), "packing the couplings");
-        if (s == LATMC_OK)
-            st->eps_packed_valid = true;
-        cudaFree(st->eps_dev);
-        st->eps_dev = NULL;
+        st->eps_packed_valid = s == LATMC_OK;
     }
     return s;
 }
@@ -504,18 +554,12 @@ static cudaError_t ising_set_couplings(const latmc_sim *sim, struct cuda_sim *cs
         st->eps_host[i] = buf[i] > 0.0f ? (int8_t)1 : (int8_t)-1;
     st->eps_packed_valid = false; /* repacked before the next packed sweep */
     if (st->packed_only && !st->eps_dev) {
-        /* packed now, through a byte copy that is freed again (the generic code
-         * synchronises before returning, so the free waits for nothing enqueued) */
-        cudaError_t err = cudaMalloc((void **)&st->eps_dev, n);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(st->eps_dev, st->eps_host, n, cudaMemcpyHostToDevice,
-                                  cs->stream);
-        if (err == cudaSuccess)
-            err = eps_packed_current(cs);
-        if (err == cudaSuccess)
-            err = cudaStreamSynchronize(cs->stream);
-        cudaFree(st->eps_dev);
-        st->eps_dev = NULL;
+        /* packed now from the host, a piece at a time (no byte couplings on the device) */
+        const int64_t planes = cs->lattice.ndim == 3 ? cs->lattice.lz : cs->lattice.ly;
+        const cudaError_t err = cuda_ising_pack_couplings_host(
+            cs->stream, &cs->lattice, st->eps_host, planes, 0, st->eps_packed[0],
+            st->eps_packed[1]);
+        st->eps_packed_valid = err == cudaSuccess;
         return err;
     }
     return cudaMemcpyAsync(st->eps_dev, st->eps_host, n, cudaMemcpyHostToDevice, cs->stream);

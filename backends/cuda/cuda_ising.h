@@ -24,6 +24,18 @@ cudaError_t cuda_ising_get_planes(const latmc_sim *sim, struct cuda_sim *cs, int
 cudaError_t cuda_ising_set_planes(const latmc_sim *sim, struct cuda_sim *cs, int64_t p0,
                                   int64_t p1, const int8_t *buf);
 
+/*
+ * Pack the +-J couplings of lattice g (one device's lattice, or a slab's local lattice)
+ * from the host's bytes eps_host (eps[ndim i + mu] of the whole lattice, total_planes
+ * planes of the last axis), a piece of planes at a time through a window of at most about
+ * LATMC_CUDA_ISING_PIECE_BYTES (at least 2 planes), allocated and freed here: local plane
+ * lp of g is plane (first_plane + lp) mod total_planes of the whole lattice. Synchronises
+ * `stream` (the device current), also after a failure; the first CUDA error.
+ */
+cudaError_t cuda_ising_pack_couplings_host(cudaStream_t stream, const struct latmc_lattice *g,
+                                   const int8_t *eps_host, int64_t total_planes,
+                                   int64_t first_plane, uint32_t *colour0, uint32_t *colour1);
+
 /* Rows of L_x sites per staging piece (LATMC_CUDA_ISING_PIECE_BYTES, 256 MiB by default;
  * at least one row, at most `rows`). */
 int64_t cuda_ising_piece_rows(int64_t lx, int64_t rows);

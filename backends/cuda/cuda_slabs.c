@@ -118,38 +118,21 @@ static int finish_all(struct cuda_slabs *ss, const char *what)
 /*
  * +-J: every slab's packed coupling words from ss->eps_host (eps[ndim i + mu] of the whole
  * lattice): the couplings of its local planes, halos included (global plane origin - halo
- * + p, periodic), staged in a local byte array on the device for the one-device packing
- * kernel. Its periodic wrap only touches the outermost halo plane, which is never updated.
+ * + p, periodic), a piece of planes at a time (cuda_ising_pack_couplings_host). The
+ * packing's periodic wrap only touches the outermost halo plane, which is never updated.
  */
 static int pack_slab_couplings(const latmc_sim *sim, struct cuda_slabs *ss)
 {
-    const int nd = sim->desc.ndim;
-    const int64_t L = sim->desc.extent[nd - 1];
-    const size_t plane_bytes = (size_t)(ss->plane_sites * nd);
+    const int64_t L = sim->desc.extent[sim->desc.ndim - 1];
     int st = LATMC_OK;
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
-        int8_t *eps = NULL;
-        const size_t bytes = (size_t)sl->local.nsites * (size_t)nd;
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0 ||
-            (st = cuda_slab_alloc_on((void **)&eps, bytes, sl->ex.device,
-                                     "couplings (staging)")) < 0)
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
-        const int64_t local_planes = sl->planes + 2 * ss->halo;
-        for (int64_t p = 0; p < local_planes && st == LATMC_OK; p++) {
-            const int64_t g = ((sl->origin - ss->halo + p) % L + L) % L;
-            st = cuda_check(cudaMemcpyAsync(eps + (size_t)p * plane_bytes,
-                                            ss->eps_host + (size_t)g * plane_bytes, plane_bytes,
-                                            cudaMemcpyHostToDevice, sl->ex.stream),
-                            "copying the couplings to the device");
-        }
-        if (st == LATMC_OK)
-            st = cuda_check(cuda_ising_pack_couplings(sl->ex.stream, &sl->local, eps,
-                                                      sl->eps_packed[0], sl->eps_packed[1]),
-                            "packing the couplings");
-        if (st == LATMC_OK)
-            st = cuda_check(cudaStreamSynchronize(sl->ex.stream), "packing the couplings");
-        cudaFree(eps);
+        st = cuda_check(cuda_ising_pack_couplings_host(sl->ex.stream, &sl->local, ss->eps_host, L,
+                                                       sl->origin - ss->halo, sl->eps_packed[0],
+                                                       sl->eps_packed[1]),
+                        "packing the couplings");
     }
     return st;
 }

@@ -5,7 +5,8 @@
  * boundaries (inside a plane in 3D, and a short last piece), and every conversion must
  * equal the CPU's configuration bit for bit:
  * - hot and cold start, get_spins after sweeps (observables and acceptance counts too);
- * - set_spins of a random configuration, then sweeps;
+ * - set_spins of a random configuration, then sweeps; +-J: set_couplings of random
+ *   couplings (packed from the host a window of planes at a time), then sweeps;
  * - a checkpoint (serialize) of the CUDA sim, loaded as a CUDA sim and on the CPU,
  *   continued;
  * each on one GPU and as slabs (n_devices 2 and 3, all on the GPUs there are), uniform
@@ -109,6 +110,27 @@ static void run_one(const struct piece_case *c, int couplings, int algo, int n_d
     }
     free(s);
     assert_same(gpu, cpu, what);
+
+    /* +-J: couplings set from the host (packed a window of planes at a time), then sweeps */
+    if (couplings == LATMC_COUPLINGS_BIMODAL) {
+        size_t nc = 0;
+        assert_int_equal(latmc_sim_couplings_size(gpu, &nc), LATMC_OK);
+        float *eps = malloc(nc * sizeof *eps), *back = malloc(nc * sizeof *back);
+        assert_non_null(eps);
+        assert_non_null(back);
+        uint64_t state = 7 + (uint64_t)c->ly;
+        for (size_t i = 0; i < nc; i++)
+            eps[i] = (test_rng_next(&state) >> 41) & 1 ? 1.0f : -1.0f;
+        for (int k = 0; k < 2; k++) {
+            assert_int_equal(latmc_sim_set_couplings(both[k], eps, nc), LATMC_OK);
+            assert_int_equal(latmc_sim_sweep(both[k], 2), LATMC_OK);
+        }
+        assert_int_equal(latmc_sim_get_couplings(gpu, back, nc), LATMC_OK);
+        assert_memory_equal(eps, back, nc * sizeof *eps);
+        free(eps);
+        free(back);
+        assert_same(gpu, cpu, what);
+    }
 
     /* a checkpoint of the CUDA sim, loaded (one GPU, as stored) and on the CPU */
     void *bytes = NULL;
