@@ -28,8 +28,9 @@
  * host for get_couplings (the device never changes them), drawn with the CPU's function
  * (lib/coupling_draws.h): the CPU's couplings bit for bit. On the device: packed per
  * colour for the packed kernels (half a byte per site in 2D, one in 3D), and the bytes
- * (eps_dev) for the byte kernels. Packed-only sims keep the byte couplings on the device
- * only while packing them (create, set_couplings) and from the first byte-kernel sweep on.
+ * (eps_dev) for the byte kernels. Packed-only sims pack them from the host's bytes through
+ * a window of a few planes (cuda_ising_pack_couplings_host: create, set_couplings), and
+ * have byte couplings on the device only from their first byte-kernel or ensemble sweep.
  */
 #include <stdbool.h>
 #include <stdio.h>
