@@ -10,13 +10,17 @@
  *                [--algo metropolis|heatbath] [--device I] [--devices N] [--parts K]
  *
  * --devices N: slabs on devices I .. I + N - 1 (desc.n_devices); --parts K: K slabs on
- * device I (desc.n_parts), the several-slab code on one GPU.
+ * device I (desc.n_parts), the several-slab code on one GPU. --checkpoint FILE: after the
+ * measurement, save the sim to FILE (created; removed at the end), load it as a second
+ * CUDA sim, sweep both once more and compare their observables and configurations bit for
+ * bit (needs 2 N bytes of host memory besides the checkpoint's own buffers).
  *
  * Standalone, not built by meson (it links the CUDA runtime for cudaMemGetInfo):
  *   nvcc -O2 -Iinclude -I<build>/include -o cuda_largest bench/cuda_largest.c -L<build> -llatmc
  *   LATMC_MODULE_PATH=<build>/backends/cuda LD_LIBRARY_PATH=<build> ./cuda_largest ...
  * Figures: doc/PERFORMANCE.md, "The largest lattice".
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,10 +50,65 @@ static void free_memory(int first, int n, size_t *free_b, size_t *total_b)
     }
 }
 
+/* Save sim to path, load it, one more sweep on both: the same observables and spins. */
+static int checkpoint_round_trip(latmc_ctx *ctx, latmc_sim *sim, const char *path)
+{
+    double t0 = now_s();
+    int st = latmc_sim_save(sim, path);
+    if (st != LATMC_OK)
+        return st;
+    FILE *f = fopen(path, "rb");
+    long long size = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0)
+        size = (long long)ftello(f);
+    if (f)
+        fclose(f);
+    printf("checkpoint saved in %.2f s: %lld bytes (%.3f GiB; 2^32 = 4 GiB)\n", now_s() - t0,
+           size, (double)size / 1073741824.0);
+    latmc_sim *loaded = NULL;
+    t0 = now_s();
+    st = latmc_sim_load(ctx, path, &loaded);
+    remove(path);
+    if (st != LATMC_OK)
+        return st;
+    printf("loaded in %.2f s\n", now_s() - t0);
+    const int keys[3] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION, LATMC_OBS_M2 };
+    int same = 1;
+    if ((st = latmc_sim_sweep(sim, 1)) != LATMC_OK || (st = latmc_sim_sweep(loaded, 1)) != LATMC_OK)
+        goto out;
+    for (int k = 0; k < 3; k++) {
+        double a = 0, b = 0;
+        if ((st = latmc_sim_observable(sim, keys[k], &a)) != LATMC_OK ||
+            (st = latmc_sim_observable(loaded, keys[k], &b)) != LATMC_OK)
+            goto out;
+        same &= memcmp(&a, &b, sizeof a) == 0;
+    }
+    size_t n = 0;
+    if ((st = latmc_sim_spins_size(sim, &n)) != LATMC_OK)
+        goto out;
+    unsigned char *x = malloc(n), *y = malloc(n);
+    if (x && y && (st = latmc_sim_get_spins(sim, x, n)) == LATMC_OK &&
+        (st = latmc_sim_get_spins(loaded, y, n)) == LATMC_OK) {
+        same &= memcmp(x, y, n) == 0;
+        printf("after one more sweep each: observables and all %zu spins %s\n", n,
+               same ? "bit-identical" : "DIFFER");
+    } else if (st == LATMC_OK) {
+        printf("no host memory for two copies of the spins (%zu bytes each)\n", n);
+    }
+    free(x);
+    free(y);
+    if (st == LATMC_OK && !same)
+        st = LATMC_EINVAL;
+out:
+    latmc_sim_destroy(&loaded);
+    return st;
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: cuda_largest --extents AxB[xC] [--sweeps N] [--beta B] "
-                    "[--algo metropolis|heatbath] [--device I] [--devices N] [--parts K]\n");
+                    "[--algo metropolis|heatbath] [--device I] [--devices N] [--parts K] "
+                    "[--checkpoint FILE]\n");
     exit(2);
 }
 
@@ -58,6 +117,7 @@ int main(int argc, char **argv)
     int64_t ext[3] = { 0, 0, 0 };
     int ndim = 0, sweeps = 10, device = 0, ndev = 1, parts = 0;
     double beta = 0.4406868;
+    const char *ckpt = NULL;
     int algo = LATMC_ALGO_METROPOLIS;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -82,6 +142,8 @@ int main(int argc, char **argv)
             ndev = atoi(v);
         else if (!strcmp(a, "--parts"))
             parts = atoi(v);
+        else if (!strcmp(a, "--checkpoint"))
+            ckpt = v;
         else if (!strcmp(a, "--algo"))
             algo = !strcmp(v, "heatbath") ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS;
         else
@@ -193,6 +255,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < ndev; i++)
         printf("  device %d: %.3f GiB free after the sweeps and the measurement\n", device + i,
                (double)free2[i] / 1073741824.0);
+    if (ckpt && (st = checkpoint_round_trip(ctx, sim, ckpt)) != LATMC_OK)
+        goto fail;
     latmc_sim_destroy(&sim);
     free_memory(device, ndev, free2, total);
     for (int i = 0; i < ndev; i++)
