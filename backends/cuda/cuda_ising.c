@@ -39,6 +39,9 @@ struct cuda_ising_state {
     int8_t *eps_dev, *eps_host;  /* +-J couplings; NULL when uniform */
     uint32_t *eps_packed[2];     /* +-J couplings for the packed kernels, per colour */
     bool eps_packed_valid;       /* eps_packed matches eps_dev */
+    /* The module's packed kernels can sweep this lattice (with +-J they need L_x a multiple
+     * of 64; the packed arrays exist also where only an ensemble's kernel can: ens_cuda.h) */
+    bool packed_kernels;
     /* The packed kernels' thresholds, from the core's tables (ising_params_changed);
      * thr_fit false where they do not fit 32 bits (the byte kernels run). */
     struct cuda_ising_packed_thresholds thr;
@@ -88,9 +91,9 @@ static int ising_create(const latmc_sim *sim, struct cuda_sim *cs)
     int s = LATMC_OK;
     if (pmj && (s = create_couplings(sim, cs, st)) < 0)
         return s;
-    if (pmj ? !cuda_ising_packed_fits_couplings(&cs->lattice)
-            : !cuda_ising_packed_fits(&cs->lattice))
+    if (!cuda_ising_packed_fits(&cs->lattice))
         return LATMC_OK;
+    st->packed_kernels = !pmj || cuda_ising_packed_fits_couplings(&cs->lattice);
     const size_t bytes = (size_t)cuda_ising_packed_words(&cs->lattice) * sizeof(uint32_t);
     const size_t eps_bytes = bytes * (size_t)cuda_ising_packed_coupling_words(&cs->lattice);
     for (int c = 0; c < 2; c++) {
@@ -165,6 +168,35 @@ cudaError_t cuda_ising_batch_member(struct cuda_sim *cs, const int8_t **eps, boo
     return err;
 }
 
+/* The ensembles' packed sweeps (ens_cuda.h): where this member can run them, make its
+ * packed arrays and couplings current, mark its bytes stale (the sweep writes the packed
+ * arrays) and describe them in *out; else false, nothing done. */
+bool cuda_ising_packed_member(struct cuda_sim *cs, struct cuda_ens_packed_member *out,
+                              bool *enqueued, cudaError_t *err)
+{
+    struct cuda_ising_state *st = state_of(cs);
+    *enqueued = false;
+    *err = cudaSuccess;
+    if (!st->colour[0] || !cuda_ising_packed_allowed() || !st->thr_fit ||
+        (st->eps_dev && !st->eps_packed[0]))
+        return false;
+    *enqueued = !st->packed_valid || (st->eps_dev && !st->eps_packed_valid);
+    if (!st->packed_valid &&
+        (*err = cuda_ising_pack(cs->stream, &cs->lattice, cs->spins, st->colour[0],
+                                st->colour[1])) != cudaSuccess)
+        return true;
+    st->packed_valid = true;
+    if ((*err = eps_packed_current(cs)) != cudaSuccess)
+        return true;
+    st->bytes_valid = false;
+    for (int c = 0; c < 2; c++) {
+        out->colour[c] = st->colour[c];
+        out->eps[c] = st->eps_packed[c]; /* NULL when uniform */
+    }
+    out->thr = st->thr;
+    return true;
+}
+
 static cudaError_t ising_cold_start(const latmc_sim *sim, struct cuda_sim *cs)
 {
     bytes_written(cs);
@@ -180,7 +212,7 @@ static cudaError_t ising_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
 static cudaError_t ising_sweep(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep)
 {
     struct cuda_ising_state *st = state_of(cs);
-    const bool packed = st->colour[0] && cuda_ising_packed_allowed() && st->thr_fit;
+    const bool packed = st->packed_kernels && cuda_ising_packed_allowed() && st->thr_fit;
     cudaError_t err = cudaSuccess;
     if (packed) {
         if (!st->packed_valid) {
@@ -226,7 +258,9 @@ static cudaError_t ising_measure(const latmc_sim *sim, struct cuda_sim *cs)
     cudaError_t err = eps_packed_current(cs);
     if (err != cudaSuccess)
         return err;
-    if (st->packed_valid)
+    if (!st->packed_kernels && (err = bytes_valid(cs)) != cudaSuccess)
+        return err;
+    if (st->packed_valid && st->packed_kernels)
         return cuda_ising_packed_measure(cs->stream, &cs->lattice, st->colour[0], st->colour[1],
                                          st->eps_packed[0], cs->sums);
     return cuda_ising_measure(cs->stream, &cs->lattice, cs->spins, st->eps_dev, cs->sums);
