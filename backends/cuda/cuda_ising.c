@@ -46,6 +46,8 @@ struct cuda_ising_state {
      * thr_fit false where they do not fit 32 bits (the byte kernels run). */
     struct cuda_ising_packed_thresholds thr;
     bool thr_fit;
+    /* An ensemble led by this sim (its member 0): the batch's device table (ens_cuda.c) */
+    struct cuda_ens_batch *ens_batch;
 };
 
 static struct cuda_ising_state *state_of(const struct cuda_sim *cs)
@@ -117,6 +119,7 @@ static void ising_destroy(struct cuda_sim *cs)
     cudaFree(st->eps_dev);
     cudaFree(st->eps_packed[0]);
     cudaFree(st->eps_packed[1]);
+    cuda_ens_batch_free(st->ens_batch);
     free(st->eps_host);
     free(st);
     cs->model_state = NULL;
@@ -166,6 +169,11 @@ cudaError_t cuda_ising_batch_member(struct cuda_sim *cs, const int8_t **eps, boo
         bytes_written(cs);
     *eps = state_of(cs)->eps_dev;
     return err;
+}
+
+struct cuda_ens_batch **cuda_ising_ens_batch(struct cuda_sim *cs)
+{
+    return &state_of(cs)->ens_batch;
 }
 
 /* The ensembles' packed sweeps (ens_cuda.h): where this member can run them, make its

@@ -17,10 +17,90 @@
  */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cuda_check.h"
 #include "ens_cuda.h"
 #include "model.h"
+
+/*
+ * What an ensemble keeps between its batched sweeps (owned by its member 0's Ising state):
+ * the device table of the members and their counters, and the host copy of the table last
+ * uploaded. A call uploads the table only when it changed (a new beta, another kernel),
+ * and allocates only when it grew: cudaMalloc and cudaFree synchronise the device, and
+ * with the upload of thousands of members they once cost more than 20 sweeps of
+ * 4096 x 16^3.
+ */
+struct cuda_ens_batch {
+    void *dev;           /* table, then the counters */
+    size_t cap;          /* bytes of dev */
+    void *last;          /* the table on the device (host copy) */
+    size_t last_bytes;   /* its size; 0: nothing valid on the device */
+    void *host;          /* the host side of a call (tables, counters, flags) */
+    size_t host_cap;
+};
+
+void cuda_ens_batch_free(struct cuda_ens_batch *b)
+{
+    if (!b)
+        return;
+    cudaFree(b->dev);
+    free(b->last);
+    free(b->host);
+    free(b);
+}
+
+/* The device table holding `table` (table_bytes) with count_bytes of counters after it,
+ * uploaded on `stream` where it differs from what is there. */
+static int batch_table(struct cuda_ens_batch *b, cudaStream_t stream, const void *table,
+                       size_t table_bytes, size_t count_bytes, void **dev)
+{
+    const size_t need = table_bytes + count_bytes;
+    if (need > b->cap) {
+        cudaFree(b->dev);
+        b->dev = NULL;
+        b->cap = 0;
+        b->last_bytes = 0;
+        const int st = cuda_check(cudaMalloc(&b->dev, need),
+                                  "cannot allocate device memory for the batch's table");
+        if (st < 0)
+            return st;
+        b->cap = need;
+    }
+    if (b->last_bytes != table_bytes || memcmp(b->last, table, table_bytes) != 0) {
+        b->last_bytes = 0; /* valid again once the copy is on its way */
+        void *copy = realloc(b->last, table_bytes);
+        if (!copy)
+            return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate an ensemble's table");
+        b->last = copy;
+        memcpy(b->last, table, table_bytes);
+        const int st = cuda_check(cudaMemcpyAsync(b->dev, b->last, table_bytes,
+                                                  cudaMemcpyHostToDevice, stream),
+                                  "copying the batch's table");
+        if (st < 0)
+            return st;
+        b->last_bytes = table_bytes;
+    }
+    *dev = b->dev;
+    return LATMC_OK;
+}
+
+/* The batch of the ensemble led by cs, with `host` bytes of host scratch (kept from call
+ * to call: fresh large allocations cost page faults every call); NULL on failure. */
+static struct cuda_ens_batch *batch_of(struct cuda_sim *cs, size_t host)
+{
+    struct cuda_ens_batch **slot = cuda_ising_ens_batch(cs), *b = *slot;
+    if (!b && !(b = *slot = calloc(1, sizeof *b)))
+        return NULL;
+    if (host > b->host_cap) {
+        void *h = realloc(b->host, host);
+        if (!h)
+            return NULL;
+        b->host = h;
+        b->host_cap = host;
+    }
+    return b;
+}
 
 /* Can these members run as one batch: Ising on one device, one sweep count. */
 static bool batchable(latmc_sim *const *members, int n)
@@ -86,18 +166,17 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
     const size_t packed_bytes = (size_t)n * sizeof(struct cuda_ens_packed_member);
     const size_t byte_bytes = (size_t)n * sizeof(struct cuda_ens_ising_member);
     const size_t count_bytes = (size_t)n * sizeof(unsigned long long);
-    struct cuda_ens_packed_member *packed = calloc((size_t)n, sizeof *packed);
-    struct cuda_ens_ising_member *bytes = calloc((size_t)n, sizeof *bytes);
-    unsigned long long *changed = malloc(count_bytes);
-    bool *pending = calloc((size_t)n, sizeof *pending); /* streams that got work */
-    void *dev = NULL;
-    if (!packed || !bytes || !changed || !pending) {
-        free(packed);
-        free(bytes);
-        free(changed);
-        free(pending);
+    /* host scratch: both tables (every entry used is written), counters, pending flags */
+    struct cuda_ens_batch *batch =
+        batch_of(cs0, packed_bytes + byte_bytes + count_bytes + (size_t)n * sizeof(bool));
+    if (!batch)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
-    }
+    struct cuda_ens_packed_member *packed = batch->host;
+    struct cuda_ens_ising_member *bytes = (void *)((char *)batch->host + packed_bytes);
+    unsigned long long *changed = (void *)((char *)bytes + byte_bytes);
+    bool *pending = (void *)((char *)changed + count_bytes); /* streams that got work */
+    memset(pending, 0, (size_t)n * sizeof *pending);
+    void *dev = NULL;
     bool use_packed = false;
     int coupled = 0;
     st = prepare_members(members, n, packed, bytes, pending, &use_packed, &coupled);
@@ -110,18 +189,22 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
             st = cuda_check(cudaStreamSynchronize(cuda_sim_of(members[m])->stream),
                             "preparing a member's spins");
     if (st == LATMC_OK)
-        st = cuda_check(cudaMalloc(&dev, table_bytes + count_bytes),
-                        "cannot allocate device memory for the batch's table");
+        st = batch_table(batch, cs0->stream, table, table_bytes,
+                         count_bytes, &dev);
     unsigned long long *dev_changed =
         dev ? (unsigned long long *)((char *)dev + table_bytes) : NULL;
-    if (st == LATMC_OK)
-        st = cuda_check(cudaMemcpyAsync(dev, table, table_bytes, cudaMemcpyHostToDevice,
-                                        cs0->stream), "copying the batch's table");
     if (st == LATMC_OK)
         st = cuda_check(cudaMemsetAsync(dev_changed, 0, count_bytes, cs0->stream),
                         "clearing the acceptance counters");
     const latmc_sim *first = members[0];
-    for (uint64_t t = 0; t < sweeps && st == LATMC_OK; t++)
+    /* small members: every sweep in one launch per 1024 sweeps */
+    const bool fused = use_packed && cuda_ens_packed_fused_fits(&cs0->lattice);
+    if (fused && st == LATMC_OK)
+        st = cuda_check(cuda_ens_packed_sweeps(cs0->stream, &cs0->lattice, dev, n, coupled,
+                                               first->desc.algorithm, first->sweeps, sweeps,
+                                               dev_changed),
+                        "launching a batched sweep");
+    for (uint64_t t = 0; t < sweeps && st == LATMC_OK && !fused; t++)
         for (int colour = 0; colour < 2 && st == LATMC_OK; colour++)
             st = cuda_check(
                 use_packed
@@ -143,10 +226,5 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
             accepted[m] += changed[m];
             attempted[m] += sweeps * (uint64_t)members[m]->nsites;
         }
-    cudaFree(dev);
-    free(packed);
-    free(bytes);
-    free(changed);
-    free(pending);
     return st;
 }

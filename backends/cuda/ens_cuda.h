@@ -60,6 +60,19 @@ cudaError_t cuda_ens_packed_sweep_colour(cudaStream_t stream, const struct latmc
                                          uint64_t sweep, int colour,
                                          unsigned long long *changed);
 
+/* The fused kernel takes members of this lattice (at most 1024 words a colour, e.g. 16^3,
+ * 32^2 x 64; LATMC_ENS_FUSED=0 in the environment: never, for comparisons). */
+bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g);
+
+/* n_sweeps sweeps (sweeps sweep0 ..) of all members with the fused kernel: one block per
+ * member runs both colours of up to 1024 sweeps a launch, its spins in shared memory;
+ * the same chain as cuda_ens_packed_sweep_colour for each colour in turn. */
+cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
+                                   const struct cuda_ens_packed_member *members,
+                                   int64_t n_members, int coupled, int algorithm,
+                                   uint64_t sweep0, uint64_t n_sweeps,
+                                   unsigned long long *changed);
+
 #ifdef __cplusplus
 }
 
@@ -78,6 +91,12 @@ cudaError_t cuda_ising_batch_member(struct cuda_sim *cs, const int8_t **eps, boo
  * cs->stream; *err: its status. */
 bool cuda_ising_packed_member(struct cuda_sim *cs, struct cuda_ens_packed_member *out,
                               bool *enqueued, cudaError_t *err);
+
+/* cuda_ising.c: where the batch state of an ensemble whose member 0 is cs lives (NULL
+ * until its first batched sweep; freed with cs by cuda_ens_batch_free). */
+struct cuda_ens_batch;
+struct cuda_ens_batch **cuda_ising_ens_batch(struct cuda_sim *cs);
+void cuda_ens_batch_free(struct cuda_ens_batch *b);
 
 /* ens_cuda.c: the ens_sweep operation (lib/backend.h). */
 int cuda_ens_sweep(latmc_sim *const *members, int n_members, uint64_t n, uint64_t *accepted,

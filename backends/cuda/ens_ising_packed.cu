@@ -162,6 +162,223 @@ ens_packed_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member 
     }
 }
 
+/*
+ * The fused kernel: one block per member runs every colour of n sweeps in one launch, the
+ * member's two colour arrays in shared memory (loaded once, written back once), the
+ * colours separated by __syncthreads (sites of one colour only read the other). For
+ * members of at most 1024 words a colour (16^3: 256): thread t takes the words
+ * t, t + T, ... (WPT of them, T threads), whose neighbour indices it computes once. The
+ * draws and decisions are the per-colour kernel's; the per-(sweep, colour) part of the
+ * Philox fold is computed from round keys kept in registers, and the 16 thresholds sit in
+ * one shared table (one member a block: packed_update_word's table, bytes permuted).
+ */
+#define ENS_FUSED_MAX_WPT 4
+#define ENS_FUSED_MAX_SWEEPS 1024 /* sweeps per launch: a launch stays short */
+
+struct ens_word_at {
+    uint32_t w;                  /* the word (same index in both colours) */
+    uint32_t next, prev;         /* the next / previous word of its row (periodic) */
+    uint32_t y_up, y_down, z_up, z_down;
+    uint32_t par0;               /* x parity of colour 0 in its row: (y + z) & 1 */
+};
+
+template <int WPT, int ND, bool HEATBATH, int CW>
+__global__ void __launch_bounds__(CUDA_THREADS)
+ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member *members,
+                        uint64_t sweep0, uint32_t n_sweeps, unsigned long long *changed)
+{
+    extern __shared__ uint32_t words[]; /* colour 0 then colour 1, p.words each */
+    __shared__ uint32_t table[16];
+    const struct cuda_ens_packed_member *mem = &members[blockIdx.x];
+    const uint32_t T = blockDim.x, tid = threadIdx.x;
+    for (uint32_t w = tid; w < p.words; w += T) {
+        words[w] = mem->colour[0][w];
+        words[p.words + w] = mem->colour[1][w];
+    }
+    if (tid < 16)
+        table[tid] = mem->thr.t[tid];
+    struct ens_word_at at[WPT];
+#pragma unroll
+    for (int k = 0; k < WPT; k++) {
+        const uint32_t w = tid + k * T, r = w / p.wpr, wi = w - r * p.wpr;
+        const uint32_t z = r / p.ly, y = r - z * p.ly, row = r * p.wpr;
+        const uint32_t plane = p.ly * p.wpr, vol = p.words;
+        at[k].w = w;
+        at[k].next = row + (wi + 1 == p.wpr ? 0 : wi + 1);
+        at[k].prev = row + (wi == 0 ? p.wpr - 1 : wi - 1);
+        at[k].y_up = y + 1 == p.ly ? w - (p.ly - 1) * p.wpr : w + p.wpr;
+        at[k].y_down = y == 0 ? w + (p.ly - 1) * p.wpr : w - p.wpr;
+        at[k].z_up = ND == 6 ? (z + 1 == p.lz ? w + plane - vol : w + plane) : 0;
+        at[k].z_down = ND == 6 ? (z == 0 ? w + vol - plane : w - plane) : 0;
+        at[k].par0 = (y + z) & 1u;
+    }
+    /* this thread's coupling words, both colours (read-only: registers) */
+    uint32_t e[2][WPT][CW > 0 ? CW : 1];
+    if constexpr (CW > 0) {
+#pragma unroll
+        for (int c = 0; c < 2; c++)
+#pragma unroll
+            for (int k = 0; k < WPT; k++)
+#pragma unroll
+                for (int q = 0; q < CW; q++)
+                    e[c][k][q] = at[k].w < p.words ? mem->eps[c][CW * at[k].w + q] : 0u;
+    }
+    /* the round keys of the member's seed, and the fold of every (sweep, colour) from them */
+    struct cuda_philox_folded f;
+    latmc_philox_round_keys(mem->seed, f.keys.k);
+    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
+    __syncthreads();
+    const unsigned char *table_bytes = (const unsigned char *)table;
+    uint64_t n_changed = 0;
+    for (uint32_t t = 0; t < n_sweeps; t++) {
+        const uint64_t sweep = sweep0 + t;
+#pragma unroll
+        for (int colour = 0; colour < 2; colour++) {
+            /* lib/philox_fold.h's fold words for this pass (block >> 32 is 0: words < 2^31) */
+            const latmc_philox_ctr c = latmc_rng_counter(0, sweep, stream, (uint32_t)colour, 0);
+            const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * c.v[2];
+            f.c1_high = c.v[1];
+            f.p1_hi_k0 = (uint32_t)(p1 >> 32) ^ f.keys.k[0].v[0];
+            f.p1_lo_k1 = (uint32_t)p1 ^ f.keys.k[1].v[0];
+            f.c3_k0 = c.v[3] ^ f.keys.k[0].v[1];
+            const struct cuda_philox_group grp = cuda_philox_group_of(f, 0);
+            uint32_t *own_words = words + (colour ? p.words : 0);
+            const uint32_t *other = words + (colour ? 0 : p.words);
+#pragma unroll
+            for (int k = 0; k < WPT; k++) {
+                const struct ens_word_at &a = at[k];
+                if (a.w < p.words) {
+                    const uint32_t own = own_words[a.w];
+                    uint32_t nb[ND];
+                    nb[0] = other[a.w];
+                    nb[2] = other[a.y_up];
+                    nb[3] = other[a.y_down];
+                    if constexpr (ND == 6) {
+                        nb[4] = other[a.z_up];
+                        nb[5] = other[a.z_down];
+                    }
+                    if (a.par0 ^ (uint32_t)colour)
+                        nb[1] = __funnelshift_r(nb[0], other[a.next], 4);
+                    else
+                        nb[1] = __funnelshift_l(other[a.prev], nb[0], 4);
+                    if constexpr (CW > 0) {
+#pragma unroll
+                        for (int d = 0; d < ND; d++)
+                            nb[d] ^= (e[colour][k][d / 4] >> (d % 4)) & 0x11111111u;
+                    }
+                    uint32_t cls = own << 3;
+#pragma unroll
+                    for (int d = 0; d < ND; d++)
+                        cls += nb[d];
+                    const latmc_philox_ctr u0 = cuda_philox_folded_draws(f, grp, 2 * a.w);
+                    const latmc_philox_ctr u1 = cuda_philox_folded_draws(f, grp, 2 * a.w + 1);
+                    const uint32_t nw =
+                        packed_update_word<HEATBATH>(own, cls, u0, u1, table_bytes);
+                    n_changed += __popc(nw ^ own);
+                    own_words[a.w] = nw;
+                }
+            }
+            __syncthreads();
+        }
+    }
+    for (uint32_t w = tid; w < p.words; w += T) {
+        mem->colour[0][w] = words[w];
+        mem->colour[1][w] = words[p.words + w];
+    }
+    cuda_warp_add(&changed[blockIdx.x], n_changed);
+}
+
+/* Threads of the fused kernel's block for a member of `words` words a colour: all words
+ * in at most ENS_FUSED_MAX_WPT rounds of whole warps, or 0 (too large: per-colour kernel). */
+static unsigned ens_fused_threads(uint32_t words)
+{
+    const uint32_t warps = (words + 31) / 32;
+    const uint32_t t = 32 * (warps < CUDA_THREADS / 32 ? warps : CUDA_THREADS / 32);
+    return words <= ENS_FUSED_MAX_WPT * t ? t : 0;
+}
+
+template <int WPT, int ND>
+static void launch_fused(cudaStream_t stream, const struct ens_packed_geom &p, unsigned threads,
+                         const struct cuda_ens_packed_member *members, int64_t n_members,
+                         bool coupled, bool heatbath, uint64_t sweep0, uint32_t n,
+                         unsigned long long *changed)
+{
+    constexpr int CW = ND == 6 ? 2 : 1;
+    const size_t shared = 2 * (size_t)p.words * sizeof(uint32_t);
+    const unsigned grid = (unsigned)n_members;
+    if (coupled) {
+        if (heatbath)
+            ens_packed_fused_kernel<WPT, ND, true, CW><<<grid, threads, shared, stream>>>(
+                p, members, sweep0, n, changed);
+        else
+            ens_packed_fused_kernel<WPT, ND, false, CW><<<grid, threads, shared, stream>>>(
+                p, members, sweep0, n, changed);
+    } else {
+        if (heatbath)
+            ens_packed_fused_kernel<WPT, ND, true, 0><<<grid, threads, shared, stream>>>(
+                p, members, sweep0, n, changed);
+        else
+            ens_packed_fused_kernel<WPT, ND, false, 0><<<grid, threads, shared, stream>>>(
+                p, members, sweep0, n, changed);
+    }
+}
+
+template <int ND>
+static void launch_fused_wpt(cudaStream_t stream, const struct ens_packed_geom &p,
+                             unsigned threads, int wpt,
+                             const struct cuda_ens_packed_member *members, int64_t n_members,
+                             bool coupled, bool heatbath, uint64_t sweep0, uint32_t n,
+                             unsigned long long *changed)
+{
+    if (wpt == 1)
+        launch_fused<1, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed);
+    else if (wpt == 2)
+        launch_fused<2, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed);
+    else
+        launch_fused<4, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed);
+}
+
+extern "C" bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g)
+{
+    static const bool off = getenv("LATMC_ENS_FUSED") && atoi(getenv("LATMC_ENS_FUSED")) == 0;
+    return !off && g->nsites / 16 <= (int64_t)ENS_FUSED_MAX_WPT * CUDA_THREADS &&
+           ens_fused_threads((uint32_t)(g->nsites / 16)) > 0;
+}
+
+extern "C" cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
+                                              const struct cuda_ens_packed_member *members,
+                                              int64_t n_members, int coupled, int algorithm,
+                                              uint64_t sweep0, uint64_t n_sweeps,
+                                              unsigned long long *changed)
+{
+    struct ens_packed_geom p;
+    p.wpr = (uint32_t)(g->lx / 16);
+    p.ly = (uint32_t)g->ly;
+    p.lz = g->ndim == 3 ? (uint32_t)g->lz : 1u;
+    p.words = (uint32_t)(g->nsites / 16);
+    p.chunks = p.words;
+    p.items = n_members;
+    const unsigned threads = ens_fused_threads(p.words);
+    const int wpt = (int)((p.words + threads - 1) / threads);
+    const int wpt2 = wpt <= 1 ? 1 : wpt <= 2 ? 2 : 4;
+    const bool hb = algorithm == LATMC_ALGO_HEATBATH;
+    for (uint64_t done = 0; done < n_sweeps;) {
+        const uint32_t n = (uint32_t)(n_sweeps - done < ENS_FUSED_MAX_SWEEPS
+                                          ? n_sweeps - done : ENS_FUSED_MAX_SWEEPS);
+        if (g->ndim == 3)
+            launch_fused_wpt<6>(stream, p, threads, wpt2, members, n_members, coupled != 0, hb,
+                                sweep0 + done, n, changed);
+        else
+            launch_fused_wpt<4>(stream, p, threads, wpt2, members, n_members, coupled != 0, hb,
+                                sweep0 + done, n, changed);
+        const cudaError_t err = cudaGetLastError();
+        if (err != cudaSuccess)
+            return err;
+        done += n;
+    }
+    return cudaSuccess;
+}
+
 /* Words per item: the most that divide a colour's words and leave enough items to fill
  * the device a few times over (each item pays the member's fold and table once). */
 static int ens_words_per_item(uint32_t words, int64_t n_members)
