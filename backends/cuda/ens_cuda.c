@@ -102,6 +102,14 @@ static struct cuda_ens_batch *batch_of(struct cuda_sim *cs, size_t host)
     return b;
 }
 
+/* Bytes of host scratch of a call with n members: both tables, counters, pending flags. */
+static size_t host_scratch(int n)
+{
+    return (size_t)n * (sizeof(struct cuda_ens_packed_member) +
+                        sizeof(struct cuda_ens_ising_member) + sizeof(unsigned long long) +
+                        sizeof(bool));
+}
+
 /* Can these members run as one batch: Ising on one device, one sweep count. */
 static bool batchable(latmc_sim *const *members, int n)
 {
@@ -167,8 +175,7 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
     const size_t byte_bytes = (size_t)n * sizeof(struct cuda_ens_ising_member);
     const size_t count_bytes = (size_t)n * sizeof(unsigned long long);
     /* host scratch: both tables (every entry used is written), counters, pending flags */
-    struct cuda_ens_batch *batch =
-        batch_of(cs0, packed_bytes + byte_bytes + count_bytes + (size_t)n * sizeof(bool));
+    struct cuda_ens_batch *batch = batch_of(cs0, host_scratch(n));
     if (!batch)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
     struct cuda_ens_packed_member *packed = batch->host;
@@ -190,7 +197,7 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
                             "preparing a member's spins");
     if (st == LATMC_OK)
         st = batch_table(batch, cs0->stream, table, table_bytes,
-                         count_bytes, &dev);
+                         (size_t)n * sizeof(struct latmc_ising_sums), &dev);
     unsigned long long *dev_changed =
         dev ? (unsigned long long *)((char *)dev + table_bytes) : NULL;
     if (st == LATMC_OK)
@@ -226,5 +233,65 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
             accepted[m] += changed[m];
             attempted[m] += sweeps * (uint64_t)members[m]->nsites;
         }
+    return st;
+}
+
+/*
+ * The ens_measure operation: the sums of every member in one launch from their packed
+ * arrays (packed first where only their bytes held the configuration), the exchange
+ * rounds' energies without a measurement per member. Ising members whose lattice the
+ * fused kernel takes and whose packed arrays exist; LATMC_EUNSUPPORTED otherwise (the
+ * core measures them one by one).
+ */
+int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
+{
+    if (n < 1 || members[0]->desc.model != LATMC_MODEL_ISING)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
+    struct cuda_sim *cs0 = cuda_sim_of(members[0]);
+    if (!cuda_ens_packed_fused_fits(&cs0->lattice) || members[0]->nsites >= ((int64_t)1 << 32))
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for this lattice");
+    for (int m = 1; m < n; m++)
+        if (cuda_sim_of(members[m])->device != cs0->device)
+            return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: members on several devices");
+    int st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice");
+    if (st < 0)
+        return st;
+    struct cuda_ens_batch *batch = batch_of(cs0, host_scratch(n));
+    if (!batch)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
+    struct cuda_ens_packed_member *packed = batch->host;
+    bool *pending = (void *)((char *)batch->host + host_scratch(n) - (size_t)n * sizeof(bool));
+    memset(pending, 0, (size_t)n * sizeof *pending);
+    int coupled = 0;
+    for (int m = 0; m < n && st == LATMC_OK; m++) {
+        cudaError_t err = cudaSuccess;
+        if (!cuda_ising_packed_member(cuda_sim_of(members[m]), &packed[m], &pending[m], &err))
+            return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: a member without packed arrays");
+        st = cuda_check(err, "preparing a member's packed spins");
+        packed[m].seed = members[m]->desc.seed;
+        coupled = packed[m].eps[0] != NULL;
+    }
+    for (int m = 0; m < n && st == LATMC_OK; m++)
+        if (pending[m])
+            st = cuda_check(cudaStreamSynchronize(cuda_sim_of(members[m])->stream),
+                            "preparing a member's spins");
+    const size_t table_bytes = (size_t)n * sizeof *packed;
+    const size_t sums_bytes = (size_t)n * sizeof(struct latmc_ising_sums);
+    void *dev = NULL;
+    if (st == LATMC_OK)
+        st = batch_table(batch, cs0->stream, packed, table_bytes, sums_bytes, &dev);
+    struct latmc_ising_sums *dev_sums =
+        dev ? (struct latmc_ising_sums *)((char *)dev + table_bytes) : NULL;
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemsetAsync(dev_sums, 0, sums_bytes, cs0->stream),
+                        "clearing the sums");
+    if (st == LATMC_OK)
+        st = cuda_check(cuda_ens_packed_measure(cs0->stream, &cs0->lattice, dev, n, coupled,
+                                                dev_sums), "launching a batched measure");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemcpyAsync(sums, dev_sums, sums_bytes, cudaMemcpyDeviceToHost,
+                                        cs0->stream), "reading the sums");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaStreamSynchronize(cs0->stream), "measuring the members");
     return st;
 }

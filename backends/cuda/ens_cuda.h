@@ -60,6 +60,14 @@ cudaError_t cuda_ens_packed_sweep_colour(cudaStream_t stream, const struct latmc
                                          uint64_t sweep, int colour,
                                          unsigned long long *changed);
 
+/* The sums of lib/ising.h of every member from its packed arrays, one block per member
+ * (fused_fits lattices), into sums[m] (zeroed by the caller): each exactly
+ * cuda_ising_packed_measure's / cuda_ising_measure's. */
+cudaError_t cuda_ens_packed_measure(cudaStream_t stream, const struct latmc_lattice *g,
+                                    const struct cuda_ens_packed_member *members,
+                                    int64_t n_members, int coupled,
+                                    struct latmc_ising_sums *sums);
+
 /* The fused kernel takes members of this lattice (at most 1024 words a colour, e.g. 16^3,
  * 32^2 x 64; LATMC_ENS_FUSED=0 in the environment: never, for comparisons). */
 bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g);
@@ -98,9 +106,10 @@ struct cuda_ens_batch;
 struct cuda_ens_batch **cuda_ising_ens_batch(struct cuda_sim *cs);
 void cuda_ens_batch_free(struct cuda_ens_batch *b);
 
-/* ens_cuda.c: the ens_sweep operation (lib/backend.h). */
+/* ens_cuda.c: the ens_sweep and ens_measure operations (lib/backend.h). */
 int cuda_ens_sweep(latmc_sim *const *members, int n_members, uint64_t n, uint64_t *accepted,
                    uint64_t *attempted);
+int cuda_ens_measure(latmc_sim *const *members, int n_members, void *sums);
 
 #endif
 

@@ -288,6 +288,56 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
     cuda_warp_add(&changed[blockIdx.x], n_changed);
 }
 
+/*
+ * The sums of every member, one block per member (the fused kernel's geometry): every bond
+ * joins a colour-0 site to a colour-1 one, so walking the colour-0 words with their 2 ndim
+ * neighbour words (couplings xor-ed in) counts each bond once, as ising_packed_measure_kernel
+ * does: bonds = ndim N - 2 (bonds with eps s_i s_j = -1), spins = N - 2 (spins at -1).
+ */
+template <int ND, int CW>
+__global__ void __launch_bounds__(CUDA_THREADS)
+ens_packed_measure_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member *members,
+                          struct latmc_ising_sums *sums)
+{
+    const struct cuda_ens_packed_member *mem = &members[blockIdx.x];
+    const uint32_t *c0 = mem->colour[0], *c1 = mem->colour[1];
+    const uint32_t plane = p.ly * p.wpr, vol = p.words;
+    uint64_t anti = 0, neg = 0;
+    for (uint32_t w = threadIdx.x; w < p.words; w += blockDim.x) {
+        const uint32_t r = w / p.wpr, wi = w - r * p.wpr, z = r / p.ly, y = r - z * p.ly;
+        const uint32_t row = r * p.wpr, own = c0[w];
+        uint32_t nb[ND];
+        nb[0] = c1[w];
+        neg += __popc(own) + __popc(nb[0]); /* before the couplings touch nb */
+        nb[2] = c1[y + 1 == p.ly ? w - (p.ly - 1) * p.wpr : w + p.wpr];
+        nb[3] = c1[y == 0 ? w + (p.ly - 1) * p.wpr : w - p.wpr];
+        if constexpr (ND == 6) {
+            nb[4] = c1[z + 1 == p.lz ? w + plane - vol : w + plane];
+            nb[5] = c1[z == 0 ? w + vol - plane : w - plane];
+        }
+        if ((y + z) & 1u) /* colour 0's x parity in this row */
+            nb[1] = __funnelshift_r(nb[0], c1[row + (wi + 1 == p.wpr ? 0 : wi + 1)], 4);
+        else
+            nb[1] = __funnelshift_l(c1[row + (wi == 0 ? p.wpr - 1 : wi - 1)], nb[0], 4);
+        if constexpr (CW > 0) {
+#pragma unroll
+            for (int d = 0; d < ND; d++)
+                nb[d] ^= (mem->eps[0][CW * w + d / 4] >> (d % 4)) & 0x11111111u;
+        }
+#pragma unroll
+        for (int d = 0; d < ND; d++)
+            anti += __popc(own ^ nb[d]);
+    }
+    /* each thread's share: its colour-0 sites' bonds and its words' sites; the shares add
+     * up exactly (integers) to the member's sums */
+    const uint32_t mine = threadIdx.x < p.words
+                              ? (p.words - threadIdx.x + blockDim.x - 1) / blockDim.x : 0;
+    const int64_t bonds = (int64_t)mine * 8 * ND - 2 * (int64_t)anti;
+    const int64_t spins = (int64_t)mine * 16 - 2 * (int64_t)neg;
+    cuda_warp_add((unsigned long long *)&sums[blockIdx.x].bonds, (unsigned long long)bonds);
+    cuda_warp_add((unsigned long long *)&sums[blockIdx.x].spins, (unsigned long long)spins);
+}
+
 /* Threads of the fused kernel's block for a member of `words` words a colour: all words
  * in at most ENS_FUSED_MAX_WPT rounds of whole warps, or 0 (too large: per-colour kernel). */
 static unsigned ens_fused_threads(uint32_t words)
@@ -343,6 +393,34 @@ extern "C" bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g)
     static const bool off = getenv("LATMC_ENS_FUSED") && atoi(getenv("LATMC_ENS_FUSED")) == 0;
     return !off && g->nsites / 16 <= (int64_t)ENS_FUSED_MAX_WPT * CUDA_THREADS &&
            ens_fused_threads((uint32_t)(g->nsites / 16)) > 0;
+}
+
+extern "C" cudaError_t cuda_ens_packed_measure(cudaStream_t stream,
+                                               const struct latmc_lattice *g,
+                                               const struct cuda_ens_packed_member *members,
+                                               int64_t n_members, int coupled,
+                                               struct latmc_ising_sums *sums)
+{
+    struct ens_packed_geom p;
+    p.wpr = (uint32_t)(g->lx / 16);
+    p.ly = (uint32_t)g->ly;
+    p.lz = g->ndim == 3 ? (uint32_t)g->lz : 1u;
+    p.words = (uint32_t)(g->nsites / 16);
+    p.chunks = p.words;
+    p.items = n_members;
+    const unsigned threads = ens_fused_threads(p.words), grid = (unsigned)n_members;
+    if (g->ndim == 3) {
+        if (coupled)
+            ens_packed_measure_kernel<6, 2><<<grid, threads, 0, stream>>>(p, members, sums);
+        else
+            ens_packed_measure_kernel<6, 0><<<grid, threads, 0, stream>>>(p, members, sums);
+    } else {
+        if (coupled)
+            ens_packed_measure_kernel<4, 1><<<grid, threads, 0, stream>>>(p, members, sums);
+        else
+            ens_packed_measure_kernel<4, 0><<<grid, threads, 0, stream>>>(p, members, sums);
+    }
+    return cudaGetLastError();
 }
 
 extern "C" cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
