@@ -407,4 +407,5 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .device_view = cuda_device_view,
     .ens_sweep = cuda_ens_sweep, /* ens_cuda.c */
     .ens_measure = cuda_ens_measure,
+    .ens_swap_params = cuda_ens_swap_params,
 };

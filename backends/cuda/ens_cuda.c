@@ -295,3 +295,25 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
         st = cuda_check(cudaStreamSynchronize(cs0->stream), "measuring the members");
     return st;
 }
+
+/*
+ * The ens_swap_params operation: a tempering swap moved a's parameters and tables to b and
+ * b's to a (lib/ens_exchange.c), so their device tables change places too (two pointers,
+ * equal sizes, nothing in flight: every operation of the module returns drained) and the
+ * model's host-side forms (Ising: the packed thresholds) are rebuilt from the swapped
+ * tables -- what params_changed gives, without a copy and a synchronisation per member.
+ */
+int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
+{
+    struct cuda_sim *ca = cuda_sim_of(a), *cb = cuda_sim_of(b);
+    if (ca->slabs || cb->slabs || ca->device != cb->device || ca->kernels != cb->kernels)
+        return LATMC_EUNSUPPORTED; /* the core falls back to params_changed */
+    void *t = ca->tables;
+    ca->tables = cb->tables;
+    cb->tables = t;
+    if (ca->kernels->params_changed) {
+        ca->kernels->params_changed(a, ca);
+        cb->kernels->params_changed(b, cb);
+    }
+    return LATMC_OK;
+}

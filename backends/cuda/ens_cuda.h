@@ -110,6 +110,7 @@ void cuda_ens_batch_free(struct cuda_ens_batch *b);
 int cuda_ens_sweep(latmc_sim *const *members, int n_members, uint64_t n, uint64_t *accepted,
                    uint64_t *attempted);
 int cuda_ens_measure(latmc_sim *const *members, int n_members, void *sums);
+int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b);
 
 #endif
 
