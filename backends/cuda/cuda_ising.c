@@ -22,6 +22,7 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "coupling_draws.h"
@@ -50,8 +51,18 @@ struct cuda_ising_state {
     struct cuda_ens_batch *ens_batch;
 };
 
+/* Bumped at every access to any Ising sim's state: an ensemble whose members' states saw
+ * none since its last batched sweep reuses that sweep's member table (ens_cuda.c). */
+static _Atomic uint64_t state_epoch;
+
+uint64_t cuda_ising_state_epoch(void)
+{
+    return atomic_load_explicit(&state_epoch, memory_order_relaxed);
+}
+
 static struct cuda_ising_state *state_of(const struct cuda_sim *cs)
 {
+    atomic_fetch_add_explicit(&state_epoch, 1, memory_order_relaxed);
     return (struct cuda_ising_state *)cs->model_state;
 }
 
@@ -171,9 +182,10 @@ cudaError_t cuda_ising_batch_member(struct cuda_sim *cs, const int8_t **eps, boo
     return err;
 }
 
+/* Not through state_of: finding the batch changes no member's state. */
 struct cuda_ens_batch **cuda_ising_ens_batch(struct cuda_sim *cs)
 {
-    return &state_of(cs)->ens_batch;
+    return &((struct cuda_ising_state *)cs->model_state)->ens_batch;
 }
 
 /* The ensembles' packed sweeps (ens_cuda.h): where this member can run them, make its

@@ -38,6 +38,13 @@ struct cuda_ens_batch {
     size_t last_bytes;   /* its size; 0: nothing valid on the device */
     void *host;          /* the host side of a call (tables, counters, flags) */
     size_t host_cap;
+    /* The members prepared by the last batched sweep and cuda_ising_state_epoch() after
+     * it: while no Ising state was touched since, the members are still prepared and the
+     * table on the device is theirs (no pass over thousands of members per call). */
+    latmc_sim *const *members;
+    int n, coupled;
+    bool use_packed, prepared;
+    uint64_t epoch;
 };
 
 void cuda_ens_batch_free(struct cuda_ens_batch *b)
@@ -184,9 +191,13 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
     bool *pending = (void *)((char *)changed + count_bytes); /* streams that got work */
     memset(pending, 0, (size_t)n * sizeof *pending);
     void *dev = NULL;
-    bool use_packed = false;
-    int coupled = 0;
-    st = prepare_members(members, n, packed, bytes, pending, &use_packed, &coupled);
+    bool use_packed = batch->use_packed;
+    int coupled = batch->coupled;
+    const bool reuse = batch->prepared && batch->members == members && batch->n == n &&
+                       batch->epoch == cuda_ising_state_epoch();
+    batch->prepared = false; /* until this call's table is on its way */
+    if (!reuse)
+        st = prepare_members(members, n, packed, bytes, pending, &use_packed, &coupled);
     const size_t table_bytes = use_packed ? packed_bytes : byte_bytes;
     const void *table = use_packed ? (const void *)packed : (const void *)bytes;
     /* only the streams that got work (a stream sync costs microseconds even when idle,
@@ -195,9 +206,19 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
         if (pending[m])
             st = cuda_check(cudaStreamSynchronize(cuda_sim_of(members[m])->stream),
                             "preparing a member's spins");
-    if (st == LATMC_OK)
+    if (st == LATMC_OK && reuse)
+        dev = batch->dev;
+    else if (st == LATMC_OK)
         st = batch_table(batch, cs0->stream, table, table_bytes,
                          (size_t)n * sizeof(struct latmc_ising_sums), &dev);
+    if (st == LATMC_OK) {
+        batch->members = members;
+        batch->n = n;
+        batch->use_packed = use_packed;
+        batch->coupled = coupled;
+        batch->epoch = cuda_ising_state_epoch();
+        batch->prepared = true;
+    }
     unsigned long long *dev_changed =
         dev ? (unsigned long long *)((char *)dev + table_bytes) : NULL;
     if (st == LATMC_OK)

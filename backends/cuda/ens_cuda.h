@@ -103,6 +103,7 @@ bool cuda_ising_packed_member(struct cuda_sim *cs, struct cuda_ens_packed_member
 /* cuda_ising.c: where the batch state of an ensemble whose member 0 is cs lives (NULL
  * until its first batched sweep; freed with cs by cuda_ens_batch_free). */
 struct cuda_ens_batch;
+uint64_t cuda_ising_state_epoch(void);
 struct cuda_ens_batch **cuda_ising_ens_batch(struct cuda_sim *cs);
 void cuda_ens_batch_free(struct cuda_ens_batch *b);
 
