@@ -49,10 +49,12 @@ struct cuda_ising_state {
     bool thr_fit;
     /* An ensemble led by this sim (its member 0): the batch's device table (ens_cuda.c) */
     struct cuda_ens_batch *ens_batch;
+    bool in_batch;               /* prepared for an ensemble's batch at least once */
 };
 
-/* Bumped at every access to any Ising sim's state: an ensemble whose members' states saw
- * none since its last batched sweep reuses that sweep's member table (ens_cuda.c). */
+/* Bumped at every access to the state of an Ising sim that was ever prepared for an
+ * ensemble's batch (in_batch): an ensemble whose members' states saw none since its last
+ * batched sweep reuses that sweep's member table (ens_cuda.c). Other sims never bump it. */
 static _Atomic uint64_t state_epoch;
 
 uint64_t cuda_ising_state_epoch(void)
@@ -62,8 +64,10 @@ uint64_t cuda_ising_state_epoch(void)
 
 static struct cuda_ising_state *state_of(const struct cuda_sim *cs)
 {
-    atomic_fetch_add_explicit(&state_epoch, 1, memory_order_relaxed);
-    return (struct cuda_ising_state *)cs->model_state;
+    struct cuda_ising_state *st = cs->model_state;
+    if (st && st->in_batch)
+        atomic_fetch_add_explicit(&state_epoch, 1, memory_order_relaxed);
+    return st;
 }
 
 static size_t coupling_count(const latmc_sim *sim)
@@ -174,6 +178,7 @@ static cudaError_t eps_packed_current(struct cuda_sim *cs)
  * the packed arrays stale, as a byte-kernel sweep does. */
 cudaError_t cuda_ising_batch_member(struct cuda_sim *cs, const int8_t **eps, bool *enqueued)
 {
+    state_of(cs)->in_batch = true;
     *enqueued = !state_of(cs)->bytes_valid;
     const cudaError_t err = bytes_valid(cs);
     if (err == cudaSuccess)
@@ -195,6 +200,7 @@ bool cuda_ising_packed_member(struct cuda_sim *cs, struct cuda_ens_packed_member
                               bool *enqueued, cudaError_t *err)
 {
     struct cuda_ising_state *st = state_of(cs);
+    st->in_batch = true;
     *enqueued = false;
     *err = cudaSuccess;
     if (!st->colour[0] || !cuda_ising_packed_allowed() || !st->thr_fit ||

@@ -252,7 +252,7 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
     if (st == LATMC_OK)
         for (int m = 0; m < n; m++) {
             accepted[m] += changed[m];
-            attempted[m] += sweeps * (uint64_t)members[m]->nsites;
+            attempted[m] += sweeps * (uint64_t)first->nsites; /* one shape */
         }
     return st;
 }
