@@ -1,8 +1,10 @@
 /*
- * The ens_sweep operation of the CUDA module (lib/backend.h; doc/ensembles.md): n sweeps
- * of every member of an ensemble with one launch per colour for all members together,
- * instead of one per member. Ising (uniform and +-J, 2D and 3D) for now; other models
- * answer LATMC_EUNSUPPORTED and the core runs their members one by one.
+ * The ensemble operations of the CUDA module (lib/backend.h; doc/ensembles.md): ens_sweep,
+ * n sweeps of every member with launches that cover all members together (small members:
+ * one launch for every colour of up to 1024 sweeps), ens_measure, every member's sums in
+ * one launch, and ens_swap_params, a tempering swap without device copies. Ising (uniform
+ * and +-J, 2D and 3D) for now; other models answer LATMC_EUNSUPPORTED and the core runs
+ * and measures their members one by one.
  *
  * The members' own state stays theirs. Where every member can run the multi-spin coded
  * kernel (ens_ising_packed.cu: L_x a multiple of 16, thresholds that fit 32 bits) it runs
@@ -11,9 +13,9 @@
  * of the sim itself: the configuration stays packed on the device from call to call, and
  * bytes are made only when a member's spins or observables are read. Otherwise the byte
  * kernel (ens_ising.cu) runs on their bytes (unpacked first where needed) and their packed
- * copies are marked stale. The launches go on member 0's stream; the streams of members that needed
- * an unpack are drained before, and the batch's after, so the ensemble returns with
- * nothing in flight, as every operation of the module does.
+ * copies are marked stale. The launches go on member 0's stream; the streams of members
+ * that needed a pack or an unpack are drained before, and the batch's after, so the
+ * ensemble returns with nothing in flight, as every operation of the module does.
  */
 #include <stdbool.h>
 #include <stdlib.h>

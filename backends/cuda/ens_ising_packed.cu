@@ -1,7 +1,9 @@
 /*
  * The ensembles' batched Ising update on the multi-spin coded layout (ens_cuda.h,
- * ising_packed.h): one launch per colour for every member, each member in its own packed
- * arrays, at its own beta (thresholds) and seed.
+ * ising_packed.h), each member in its own packed arrays, at its own beta (thresholds) and
+ * seed: the fused kernel (below: one block per member, every colour of many sweeps in one
+ * launch, for members of at most 1024 words a colour) and, for larger members, one launch
+ * per colour for every member:
  *
  * Item i of the grid is chunk c = i mod C of member m = i / C: NW consecutive words of the
  * colour being updated (8 NW sites), C = words per colour / NW. Each word is handled like
@@ -23,6 +25,8 @@
 #include "cuda_philox.cuh"
 #include "ens_cuda.h"
 #include "ising_packed.cuh"
+
+#include <stdlib.h>
 
 #include <latmc/sim.h> /* LATMC_ALGO_* */
 
@@ -458,15 +462,10 @@ extern "C" cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct 
 }
 
 /* Words per item: the most that divide a colour's words and leave enough items to fill
- * the device a few times over (each item pays the member's fold and table once). */
+ * the device a few times over (each item pays the member's fold and table once; 4096 x
+ * 16^3 on an H200: 2 words 196-264 flips/ns, 1 word 225, 4 words 220, 8 words 175). */
 static int ens_words_per_item(uint32_t words, int64_t n_members)
 {
-    static const int env_nw = [] {
-        const char *v = getenv("LATMC_ENS_WORDS"); /* a bench's knob: 1, 2, 4 or 8 */
-        return v ? atoi(v) : 0;
-    }();
-    if ((env_nw == 1 || env_nw == 2 || env_nw == 4 || env_nw == 8) && words % env_nw == 0)
-        return env_nw;
     for (int nw = 8; nw > 1; nw /= 2)
         if (words % nw == 0 && (int64_t)(words / nw) * n_members >= (int64_t)1 << 19)
             return nw;
