@@ -124,7 +124,8 @@ static int cuda_create(latmc_sim *sim)
     if ((st = use_device(cs)) < 0 || (st = check_image(cs)) < 0 ||
         (st = cuda_check(cudaStreamCreateWithFlags(&cs->stream, cudaStreamNonBlocking),
                          "cudaStreamCreateWithFlags")) < 0 ||
-        (st = allocate(&cs->spins, spin_bytes(sim), "spins")) < 0 ||
+        (!(k->model_owns_spins && k->model_owns_spins(sim)) &&
+         (st = allocate(&cs->spins, spin_bytes(sim), "spins")) < 0) ||
         (st = allocate(&cs->tables, sim->model->data_size, "decision tables")) < 0 ||
         (st = allocate(&cs->sums, sim->model->sums_size, "reduction")) < 0 ||
         (st = allocate((void **)&cs->changed, sizeof *cs->changed, "acceptance counter")) < 0 ||
