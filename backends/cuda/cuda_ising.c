@@ -18,11 +18,13 @@
  * checkpoints), cuda_ising_get_planes/set_planes. The whole byte array is allocated on
  * first need only, and then kept: by latmc_sim_device_view (which hands it out), by a
  * sweep on the byte kernels (a beta whose thresholds do not fit 32 bits) and by the
- * ensembles' batched sweeps; LATMC_ENOMEM there when it does not fit.
+ * ensembles' batched sweeps on the byte layout; LATMC_ENOMEM there when it does not fit.
  *
  * The packed kernels run when the lattice fits (L_x a multiple of 16; 64 with +-J
  * couplings), the decision tables fit 32-bit thresholds (all but extreme beta), and
- * LATMC_CUDA_KERNELS is not "reference".
+ * LATMC_CUDA_KERNELS is not "reference". +-J sims with L_x a multiple of 16 but not of 64
+ * have the packed arrays too (not packed-only): the ensembles' packed kernel sweeps them
+ * (ens_cuda.h, cuda_ising_packed_member), their own sweeps run the byte kernels.
  *
  * +-J couplings (desc.couplings = BIMODAL): one int8 +-1 per bond, eps[ndim i + mu], on the
  * host for get_couplings (the device never changes them), drawn with the CPU's function
