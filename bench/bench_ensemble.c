@@ -7,6 +7,12 @@
  *
  *   latmc-bench --ensemble [--members M] [-L L] [--dim 2|3] [--big B] [--threads T]
  *                          [--sweeps N] [--repeat R] [--beta B] [--bimodal] [--device cpu|cuda]
+ *                          [--temperatures T --replicas R --exchange K]
+ *
+ * --temperatures T, --replicas R: the members as M / (T R) samples x T temperatures x R
+ * replicas, beta_t = beta (0.6 + 0.8 t / (T - 1)); --exchange K: a parallel-tempering round
+ * after every K sweeps (its energies measured on the device for CUDA Ising), the spin-glass
+ * layout of issue 18 (2 replicas x 32 temperatures x 64 samples).
  *
  * With --device cuda both run on the GPU: the ensemble's members in one launch per colour
  * (lib/ens_exec.c, backends/cuda/ens_cuda.c), the lattice with the module's own kernels.
@@ -57,6 +63,7 @@ static int fail(const char *what, const char *detail)
 int bench_ensemble_main(int argc, char **argv)
 {
     long members = 64, L = 16, dim = 3, big = 0, threads = 2, sweeps = 50, repeat = 5;
+    long n_temps = 1, n_reps = 1, exchange = 0;
     double beta = 0.6666666666666666;
     bool bimodal = false;
     int device = LATMC_DEVICE_CPU;
@@ -69,11 +76,14 @@ int bench_ensemble_main(int argc, char **argv)
         if (strcmp(a, "--help") == 0) {
             printf("usage: latmc-bench --ensemble [--members M] [-L L] [--dim 2|3] [--big B]\n"
                    "         [--threads T] [--sweeps N] [--repeat R] [--beta B] [--bimodal]\n"
-                   "         [--device cpu|cuda]\n");
+                   "         [--device cpu|cuda] [--temperatures T] [--replicas R] [--exchange K]\n");
             return 0;
         }
         i++;
         if (strcmp(a, "--members") == 0) members = arg_long(a, v, 1, 1 << 20);
+        else if (strcmp(a, "--temperatures") == 0) n_temps = arg_long(a, v, 1, 1 << 16);
+        else if (strcmp(a, "--replicas") == 0) n_reps = arg_long(a, v, 1, 1 << 16);
+        else if (strcmp(a, "--exchange") == 0) exchange = arg_long(a, v, 0, 1L << 30);
         else if (strcmp(a, "-L") == 0) L = arg_long(a, v, 2, 4096);
         else if (strcmp(a, "--dim") == 0) dim = arg_long(a, v, 2, 3);
         else if (strcmp(a, "--big") == 0) big = arg_long(a, v, 2, 1 << 16);
@@ -110,14 +120,30 @@ int bench_ensemble_main(int argc, char **argv)
         d.extent[mu] = L;
     latmc_ens_layout l;
     latmc_ens_layout_init(&l);
-    l.n_samples = (int)members;
+    if (members % (n_temps * n_reps) != 0 || (exchange > 0 && n_temps < 2)) {
+        fprintf(stderr, "latmc-bench --ensemble: --members must be a multiple of temperatures x "
+                "replicas, and --exchange needs two temperatures or more\n");
+        return 2;
+    }
+    l.n_samples = (int)(members / (n_temps * n_reps));
+    l.n_temperatures = (int)n_temps;
+    l.n_replicas = (int)n_reps;
+    double *betas = malloc((size_t)n_temps * sizeof *betas);
+    if (!betas)
+        return fail("temperatures", "out of memory");
+    for (long t = 0; t < n_temps; t++)
+        betas[t] = n_temps == 1 ? beta : beta * (0.6 + 0.8 * (double)t / (double)(n_temps - 1));
     l.seed = 1;
     l.n_threads = (int)threads;
-    if (latmc_ens_create(ctx, &d, &l, &e) != LATMC_OK || latmc_ens_set_temperatures(e, &beta, 1) ||
+    if (latmc_ens_create(ctx, &d, &l, &e) != LATMC_OK ||
+        latmc_ens_set_temperatures(e, betas, (int)n_temps) ||
+        (exchange > 0 && latmc_ens_set_exchange(e, (uint64_t)exchange)) ||
         latmc_ens_init_spins(e, LATMC_INIT_HOT) || latmc_ens_sweep(e, 1)) {
+        free(betas);
         rc = fail("ensemble", e ? latmc_ens_last_error(e) : latmc_last_error());
         goto out;
     }
+    free(betas);
     for (int mu = 0; mu < dim; mu++)
         d.extent[mu] = big;
     d.n_threads = (int)threads;
@@ -153,6 +179,10 @@ int bench_ensemble_main(int argc, char **argv)
     printf("ensemble: %ld x %ld^%ld Ising%s (%.0f sites), %s, %ld threads over members: "
            "best %.3f flips/ns (%.3f ns/flip)\n", members, L, dim, bimodal ? " +-J" : "",
            (double)members * nsmall, where, threads, best_e, 1.0 / best_e);
+    if (n_temps > 1 || n_reps > 1)
+        printf("ensemble layout: %ld samples x %ld temperatures x %ld replicas, exchange %s%ld\n",
+               members / (n_temps * n_reps), n_temps, n_reps, exchange ? "every " : "off ",
+               exchange);
     printf("lattice:  %ld^%ld Ising%s (%.0f sites), %s, %ld threads: best %.3f flips/ns "
            "(%.3f ns/flip)\n", big, dim, bimodal ? " +-J" : "", nbig, where, threads, best_s,
            1.0 / best_s);

@@ -78,6 +78,18 @@ struct latmc_backend_ops {
      * attempted to accepted[m], attempted[m]. The core does the sims' bookkeeping. */
     int (*ens_sweep)(latmc_sim *const *members, int n_members, uint64_t n, uint64_t *accepted,
                      uint64_t *attempted);
+    /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED: the core measures the members one
+     * by one): the model's sums of each member (members as for ens_sweep, each with a
+     * configuration, one box each, any sweep counts) into sums + m * model->sums_size,
+     * each exactly what measure() gives (an ensemble's exchange round and observables). */
+    int (*ens_measure)(latmc_sim *const *members, int n_members, void *sums);
+    /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED with nothing done: the core applies
+     * the change to each with params_changed): members a and b of an ensemble have just
+     * exchanged their parameters and model data (sim->param, sim->model_data: each holds
+     * what the other held, exactly what update_data gives for its new parameters);
+     * exchange what the backend derived from them, leaving both as params_changed would.
+     * A tempering swap without copying tables to a device. */
+    int (*ens_swap_params)(latmc_sim *a, latmc_sim *b);
 };
 
 /*

@@ -20,8 +20,13 @@
  *     Delta = (mu2[t+1] - mu2[t]) / 2 * (P_b - P_a),
  * the same draws, the same decision; a swap exchanges the two members' mu2.
  */
+#include <stddef.h>
+#include <string.h>
+
+#include "backend.h"
 #include "ens_internal.h"
 #include "latmc_math.h"
+#include "model.h"
 #include "rng_streams.h"
 
 void latmc_ens_track_trip(latmc_ens *e, int m, int t)
@@ -38,6 +43,49 @@ void latmc_ens_track_trip(latmc_ens *e, int m, int t)
     } else if (t == e->layout.n_temperatures - 1 && e->rt_dir[m] == 1) {
         e->rt_dir[m] = -1;
     }
+}
+
+static void swap_bytes(void *x, void *y, size_t n)
+{
+    unsigned char *p = x, *q = y;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char c = p[i];
+        p[i] = q[i];
+        q[i] = c;
+    }
+}
+
+/*
+ * An accepted swap: member a takes value_a of the ladder's parameter `key`, b value_b.
+ * Where each holds what the other is to get and all their other parameters agree, the
+ * Ising members' tables (a function of the parameters alone) change places and a backend
+ * with ens_swap_params moves what it derived from them (CUDA: device tables, thresholds):
+ * exactly the state set_param would leave, without a table upload per member. Otherwise
+ * (or where the backend declines) set_param on both, as always.
+ */
+static void swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double value_a,
+                               double value_b)
+{
+    const struct latmc_backend_ops *ops = a->ops;
+    bool fast = a->desc.model == LATMC_MODEL_ISING && b->ops == ops &&
+                ops->size >= offsetof(struct latmc_backend_ops, ens_swap_params) +
+                                 sizeof ops->ens_swap_params &&
+                ops->ens_swap_params && a->param[key] == value_b && b->param[key] == value_a;
+    for (int k = 0; fast && k <= LATMC_PARAM_MAX; k++)
+        fast = k == key || a->param[k] == b->param[k] ||
+               (a->param[k] != a->param[k] && b->param[k] != b->param[k]); /* NaN alike */
+    if (fast) {
+        a->param[key] = value_a;
+        b->param[key] = value_b;
+        swap_bytes(a->model_data, b->model_data, a->model->data_size);
+        if (ops->ens_swap_params(a, b) == LATMC_OK)
+            return;
+        a->param[key] = value_b; /* declined: undo, take the long way */
+        b->param[key] = value_a;
+        swap_bytes(a->model_data, b->model_data, a->model->data_size);
+    }
+    latmc_sim_set_param(a, key, value_a);
+    latmc_sim_set_param(b, key, value_b);
 }
 
 static uint32_t exchange_draw(uint64_t seed, uint64_t round, uint64_t j)
@@ -87,8 +135,8 @@ int latmc_ens_exchange_round(latmc_ens *e)
                 e->member_at[ib] = a;
                 e->temp_of[a] = t + 1;
                 e->temp_of[b] = t;
-                latmc_sim_set_param(e->members[a], e->ladder_key, e->beta[t + 1]);
-                latmc_sim_set_param(e->members[b], e->ladder_key, e->beta[t]);
+                swap_ladder_values(e->members[a], e->members[b], e->ladder_key,
+                                   e->beta[t + 1], e->beta[t]);
             }
         }
     e->rounds++;

@@ -17,6 +17,7 @@
 #include "ens_internal.h"
 #include "model.h"
 #include "params.h"
+#include "part.h"
 #include "plan.h"
 #include "rng_streams.h"
 
@@ -134,11 +135,58 @@ int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)
     return first_failure(e, "latmc_ens_sweep");
 }
 
+/*
+ * Members on a backend with a batched measurement (ops.ens_measure: CUDA Ising, one launch
+ * for all members' sums): where any member's sums are stale, measure all at once and store
+ * each member's sums as latmc_sim_observable would (sums_valid), so that the observables
+ * then need no device work. LATMC_EUNSUPPORTED, nothing done: measure one by one.
+ */
+static int batched_measure(latmc_ens *e)
+{
+    const struct latmc_backend_ops *ops = e->members[0]->ops;
+    if (ops == &latmc_cpu_backend_ops ||
+        ops->size < offsetof(struct latmc_backend_ops, ens_measure) + sizeof ops->ens_measure ||
+        !ops->ens_measure)
+        return LATMC_EUNSUPPORTED;
+    const int M = e->n_members;
+    bool all_valid = true;
+    for (int m = 0; m < M; m++) {
+        const latmc_sim *sim = e->members[m];
+        if (!sim->have_config || latmc_part_many(sim))
+            return LATMC_EUNSUPPORTED; /* latmc_sim_observable reports or handles it */
+        all_valid = all_valid && sim->sums_valid;
+    }
+    if (all_valid)
+        return LATMC_OK;
+    const size_t size = e->members[0]->model->sums_size;
+    unsigned char *sums = malloc((size_t)M * size);
+    if (!sums)
+        return ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_observables: cannot allocate the sums of "
+                        "%d members", M);
+    const int st = ops->ens_measure(e->members, M, sums);
+    if (st == LATMC_OK)
+        for (int m = 0; m < M; m++) {
+            memcpy(e->members[m]->sums, sums + (size_t)m * size, size);
+            e->members[m]->sums_valid = true;
+        }
+    free(sums);
+    if (st < 0 && st != LATMC_EUNSUPPORTED) {
+        char why[LATMC_ERRMSG_SIZE];
+        snprintf(why, sizeof why, "%s", latmc_thread_error());
+        return ENS_FAIL(e, st, "latmc_ens_observables: batched measurement of the members: %s",
+                        why);
+    }
+    return st;
+}
+
 int latmc_ens_exec_observable(latmc_ens *e, int key, double *values)
 {
     const int M = e->n_members, nt = member_threads(e, (double)M * (double)e->nsites);
     int *status = e->status;
     latmc_sim **members = e->members;
+    const int batched = key == LATMC_OBS_ACCEPTANCE ? LATMC_EUNSUPPORTED : batched_measure(e);
+    if (batched < 0 && batched != LATMC_EUNSUPPORTED)
+        return batched;
     if (nt == 1) {
         for (int m = 0; m < M; m++)
             status[m] = latmc_sim_observable(members[m], key, &values[m]);

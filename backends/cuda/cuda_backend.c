@@ -407,4 +407,6 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .run_step = cuda_run_step,
     .device_view = cuda_device_view,
     .ens_sweep = cuda_ens_sweep, /* ens_cuda.c */
+    .ens_measure = cuda_ens_measure,
+    .ens_swap_params = cuda_ens_swap_params,
 };

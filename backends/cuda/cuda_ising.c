@@ -18,11 +18,13 @@
  * checkpoints), cuda_ising_get_planes/set_planes. The whole byte array is allocated on
  * first need only, and then kept: by latmc_sim_device_view (which hands it out), by a
  * sweep on the byte kernels (a beta whose thresholds do not fit 32 bits) and by the
- * ensembles' batched sweeps; LATMC_ENOMEM there when it does not fit.
+ * ensembles' batched sweeps on the byte layout; LATMC_ENOMEM there when it does not fit.
  *
  * The packed kernels run when the lattice fits (L_x a multiple of 16; 64 with +-J
  * couplings), the decision tables fit 32-bit thresholds (all but extreme beta), and
- * LATMC_CUDA_KERNELS is not "reference".
+ * LATMC_CUDA_KERNELS is not "reference". +-J sims with L_x a multiple of 16 but not of 64
+ * have the packed arrays too (not packed-only): the ensembles' packed kernel sweeps them
+ * (ens_cuda.h, cuda_ising_packed_member), their own sweeps run the byte kernels.
  *
  * +-J couplings (desc.couplings = BIMODAL): one int8 +-1 per bond, eps[ndim i + mu], on the
  * host for get_couplings (the device never changes them), drawn with the CPU's function
@@ -32,6 +34,7 @@
  * a window of a few planes (cuda_ising_pack_couplings_host: create, set_couplings), and
  * have byte couplings on the device only from their first byte-kernel or ensemble sweep.
  */
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,11 +64,30 @@ struct cuda_ising_state {
     bool packed_only;
     int8_t *stage;               /* packed-only: a piece of stage_rows rows of bytes */
     int64_t stage_rows;
+    /* The module's packed kernels can sweep this lattice (with +-J they need L_x a multiple
+     * of 64; the packed arrays exist also where only an ensemble's kernel can: ens_cuda.h) */
+    bool packed_kernels;
+    /* An ensemble led by this sim (its member 0): the batch's device table (ens_cuda.c) */
+    struct cuda_ens_batch *ens_batch;
+    bool in_batch;               /* prepared for an ensemble's batch at least once */
 };
+
+/* Bumped at every access to the state of an Ising sim that was ever prepared for an
+ * ensemble's batch (in_batch): an ensemble whose members' states saw none since its last
+ * batched sweep reuses that sweep's member table (ens_cuda.c). Other sims never bump it. */
+static _Atomic uint64_t state_epoch;
+
+uint64_t cuda_ising_state_epoch(void)
+{
+    return atomic_load_explicit(&state_epoch, memory_order_relaxed);
+}
 
 static struct cuda_ising_state *state_of(const struct cuda_sim *cs)
 {
-    return (struct cuda_ising_state *)cs->model_state;
+    struct cuda_ising_state *st = cs->model_state;
+    if (st && st->in_batch)
+        atomic_fetch_add_explicit(&state_epoch, 1, memory_order_relaxed);
+    return st;
 }
 
 static size_t coupling_count(const latmc_sim *sim)
@@ -207,9 +229,9 @@ static int ising_create(const latmc_sim *sim, struct cuda_sim *cs)
     int s = LATMC_OK;
     if (pmj && (s = create_couplings(sim, cs, st)) < 0)
         return s;
-    if (pmj ? !cuda_ising_packed_fits_couplings(&cs->lattice)
-            : !cuda_ising_packed_fits(&cs->lattice))
+    if (!cuda_ising_packed_fits(&cs->lattice))
         return LATMC_OK;
+    st->packed_kernels = !pmj || cuda_ising_packed_fits_couplings(&cs->lattice);
     const size_t bytes = (size_t)cuda_ising_packed_words(&cs->lattice) * sizeof(uint32_t);
     const size_t eps_bytes = bytes * (size_t)cuda_ising_packed_coupling_words(&cs->lattice);
     for (int c = 0; c < 2; c++) {
@@ -251,6 +273,7 @@ static void ising_destroy(struct cuda_sim *cs)
     cudaFree(st->eps_packed[0]);
     cudaFree(st->eps_packed[1]);
     cudaFree(st->stage);
+    cuda_ens_batch_free(st->ens_batch);
     free(st->eps_host);
     free(st);
     cs->model_state = NULL;
@@ -300,6 +323,10 @@ static cudaError_t rows_to_host(struct cuda_sim *cs, int64_t r0, int64_t r1, int
 {
     const struct cuda_ising_state *st = state_of(cs);
     const int64_t lx = cs->lattice.lx;
+    /* a sim with bytes but no staging piece (+-J packed by an ensemble): unpack them all */
+    cudaError_t unpacked = st->packed_only ? cudaSuccess : bytes_valid(cs);
+    if (unpacked != cudaSuccess)
+        return unpacked;
     if (st->bytes_valid)
         return cudaMemcpyAsync(host, (const int8_t *)cs->spins + r0 * lx,
                                (size_t)((r1 - r0) * lx), cudaMemcpyDeviceToHost, cs->stream);
@@ -359,6 +386,7 @@ static cudaError_t eps_packed_current(struct cuda_sim *cs)
  * the packed arrays stale, as a byte-kernel sweep does. */
 cudaError_t cuda_ising_batch_member(struct cuda_sim *cs, const int8_t **eps, bool *enqueued)
 {
+    state_of(cs)->in_batch = true;
     *enqueued = !state_of(cs)->bytes_valid || (state_of(cs)->eps_host && !state_of(cs)->eps_dev);
     cudaError_t err = byte_array(cs);
     if (err == cudaSuccess)
@@ -374,6 +402,43 @@ static void packed_written(struct cuda_sim *cs)
 {
     state_of(cs)->bytes_valid = false;
     state_of(cs)->packed_valid = true;
+}
+
+/* Not through state_of: finding the batch changes no member's state. */
+struct cuda_ens_batch **cuda_ising_ens_batch(struct cuda_sim *cs)
+{
+    return &((struct cuda_ising_state *)cs->model_state)->ens_batch;
+}
+
+/* The ensembles' packed sweeps (ens_cuda.h): where this member can run them, make its
+ * packed arrays and couplings current, mark its bytes stale (the sweep writes the packed
+ * arrays) and describe them in *out; else false, nothing done. */
+bool cuda_ising_packed_member(struct cuda_sim *cs, struct cuda_ens_packed_member *out,
+                              bool *enqueued, cudaError_t *err)
+{
+    struct cuda_ising_state *st = state_of(cs);
+    st->in_batch = true;
+    *enqueued = false;
+    *err = cudaSuccess;
+    const bool pmj = st->eps_host != NULL;
+    if (!st->colour[0] || !cuda_ising_packed_allowed() || !st->thr_fit ||
+        (pmj && !st->eps_packed[0]))
+        return false;
+    *enqueued = !st->packed_valid || (pmj && !st->eps_packed_valid);
+    if (!st->packed_valid &&
+        (*err = cuda_ising_pack(cs->stream, &cs->lattice, cs->spins, st->colour[0],
+                                st->colour[1])) != cudaSuccess)
+        return true;
+    st->packed_valid = true;
+    if ((*err = eps_packed_current(cs)) != cudaSuccess)
+        return true;
+    st->bytes_valid = false;
+    for (int c = 0; c < 2; c++) {
+        out->colour[c] = st->colour[c];
+        out->eps[c] = st->eps_packed[c]; /* NULL when uniform */
+    }
+    out->thr = st->thr;
+    return true;
 }
 
 static cudaError_t ising_cold_start(const latmc_sim *sim, struct cuda_sim *cs)
@@ -416,7 +481,7 @@ static cudaError_t ising_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
 static cudaError_t ising_sweep(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep)
 {
     struct cuda_ising_state *st = state_of(cs);
-    const bool packed = st->colour[0] && cuda_ising_packed_allowed() && st->thr_fit;
+    const bool packed = st->packed_kernels && cuda_ising_packed_allowed() && st->thr_fit;
     cudaError_t err = cudaSuccess;
     if (packed) {
         if (!st->packed_valid) {
@@ -462,7 +527,10 @@ static cudaError_t ising_measure(const latmc_sim *sim, struct cuda_sim *cs)
     cudaError_t err = eps_packed_current(cs);
     if (err != cudaSuccess)
         return err;
-    if (st->packed_valid)
+    /* +-J where only an ensemble's kernel takes the packed layout: measure the bytes */
+    if (!st->packed_kernels && (err = bytes_valid(cs)) != cudaSuccess)
+        return err;
+    if (st->packed_valid && st->packed_kernels)
         return cuda_ising_packed_measure(cs->stream, &cs->lattice, st->colour[0], st->colour[1],
                                          st->eps_packed[0], cs->sums);
     return cuda_ising_measure(cs->stream, &cs->lattice, cs->spins, st->eps_dev, cs->sums);

@@ -1,22 +1,123 @@
 /*
- * The ens_sweep operation of the CUDA module (lib/backend.h; doc/ensembles.md): n sweeps
- * of every member of an ensemble with one launch per colour for all members together,
- * instead of one per member. Ising (uniform and +-J, 2D and 3D) for now; other models
- * answer LATMC_EUNSUPPORTED and the core runs their members one by one.
+ * The ensemble operations of the CUDA module (lib/backend.h; doc/ensembles.md): ens_sweep,
+ * n sweeps of every member with launches that cover all members together (small members:
+ * one launch for every colour of up to 1024 sweeps), ens_measure, every member's sums in
+ * one launch, and ens_swap_params, a tempering swap without device copies. Ising (uniform
+ * and +-J, 2D and 3D) for now; other models answer LATMC_EUNSUPPORTED and the core runs
+ * and measures their members one by one.
  *
- * The members' own state stays theirs: their bytes are made current first (an unpack
- * where a member's packed copy held the configuration), the batched kernel updates them
- * in place and their packed copies are marked stale, as after a byte-kernel sweep of the
- * sim itself. The launches go on member 0's stream; the streams of members that needed
- * an unpack are drained before, and the batch's after, so the ensemble returns with
- * nothing in flight, as every operation of the module does.
+ * The members' own state stays theirs. Where every member can run the multi-spin coded
+ * kernel (ens_ising_packed.cu: L_x a multiple of 16, thresholds that fit 32 bits) it runs
+ * on the members' own packed arrays (packed first where only their bytes held the
+ * configuration), which then hold it and their bytes are stale, as after a packed sweep
+ * of the sim itself: the configuration stays packed on the device from call to call, and
+ * bytes are made only when a member's spins or observables are read. Otherwise the byte
+ * kernel (ens_ising.cu) runs on their bytes (unpacked first where needed) and their packed
+ * copies are marked stale. The launches go on member 0's stream; the streams of members
+ * that needed a pack or an unpack are drained before, and the batch's after, so the
+ * ensemble returns with nothing in flight, as every operation of the module does.
  */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cuda_check.h"
 #include "ens_cuda.h"
 #include "model.h"
+
+/*
+ * What an ensemble keeps between its batched sweeps (owned by its member 0's Ising state):
+ * the device table of the members and their counters, and the host copy of the table last
+ * uploaded. A call uploads the table only when it changed (a new beta, another kernel),
+ * and allocates only when it grew: cudaMalloc and cudaFree synchronise the device, and
+ * with the upload of thousands of members they once cost more than 20 sweeps of
+ * 4096 x 16^3.
+ */
+struct cuda_ens_batch {
+    void *dev;           /* table, then the counters */
+    size_t cap;          /* bytes of dev */
+    void *last;          /* the table on the device (host copy) */
+    size_t last_bytes;   /* its size; 0: nothing valid on the device */
+    void *host;          /* the host side of a call (tables, counters, flags) */
+    size_t host_cap;
+    /* The members prepared by the last batched sweep and cuda_ising_state_epoch() after
+     * it: while no Ising state was touched since, the members are still prepared and the
+     * table on the device is theirs (no pass over thousands of members per call). */
+    latmc_sim *const *members;
+    int n, coupled;
+    bool use_packed, prepared;
+    uint64_t epoch;
+};
+
+void cuda_ens_batch_free(struct cuda_ens_batch *b)
+{
+    if (!b)
+        return;
+    cudaFree(b->dev);
+    free(b->last);
+    free(b->host);
+    free(b);
+}
+
+/* The device table holding `table` (table_bytes) with count_bytes of counters after it,
+ * uploaded on `stream` where it differs from what is there. */
+static int batch_table(struct cuda_ens_batch *b, cudaStream_t stream, const void *table,
+                       size_t table_bytes, size_t count_bytes, void **dev)
+{
+    const size_t need = table_bytes + count_bytes;
+    if (need > b->cap) {
+        cudaFree(b->dev);
+        b->dev = NULL;
+        b->cap = 0;
+        b->last_bytes = 0;
+        const int st = cuda_check(cudaMalloc(&b->dev, need),
+                                  "cannot allocate device memory for the batch's table");
+        if (st < 0)
+            return st;
+        b->cap = need;
+    }
+    if (b->last_bytes != table_bytes || memcmp(b->last, table, table_bytes) != 0) {
+        b->last_bytes = 0; /* valid again once the copy is on its way */
+        void *copy = realloc(b->last, table_bytes);
+        if (!copy)
+            return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate an ensemble's table");
+        b->last = copy;
+        memcpy(b->last, table, table_bytes);
+        const int st = cuda_check(cudaMemcpyAsync(b->dev, b->last, table_bytes,
+                                                  cudaMemcpyHostToDevice, stream),
+                                  "copying the batch's table");
+        if (st < 0)
+            return st;
+        b->last_bytes = table_bytes;
+    }
+    *dev = b->dev;
+    return LATMC_OK;
+}
+
+/* The batch of the ensemble led by cs, with `host` bytes of host scratch (kept from call
+ * to call: fresh large allocations cost page faults every call); NULL on failure. */
+static struct cuda_ens_batch *batch_of(struct cuda_sim *cs, size_t host)
+{
+    struct cuda_ens_batch **slot = cuda_ising_ens_batch(cs), *b = *slot;
+    if (!b && !(b = *slot = calloc(1, sizeof *b)))
+        return NULL;
+    if (host > b->host_cap) {
+        void *h = realloc(b->host, host);
+        if (!h)
+            return NULL;
+        b->host = h;
+        b->host_cap = host;
+    }
+    return b;
+}
+
+/* Bytes of host scratch of a call with n members: both tables, counters, pending flags. */
+static size_t host_scratch(int n)
+{
+    return (size_t)n * (sizeof(struct cuda_ens_packed_member) +
+                        sizeof(struct cuda_ens_ising_member) + sizeof(unsigned long long) +
+                        sizeof(bool));
+}
 
 /* Can these members run as one batch: Ising on one device, one sweep count. */
 static bool batchable(latmc_sim *const *members, int n)
@@ -31,6 +132,45 @@ static bool batchable(latmc_sim *const *members, int n)
     return true;
 }
 
+/*
+ * Prepare every member for the packed kernel (ens_ising_packed.cu) into packed[], or, where
+ * one of them cannot run it (thresholds that do not fit 32 bits, a lattice without the
+ * packed layout, LATMC_CUDA_KERNELS=reference), every member for the byte kernel into
+ * bytes[]. *use_packed says which; pending[m]: member m's stream got work.
+ */
+static int prepare_members(latmc_sim *const *members, int n, struct cuda_ens_packed_member *packed,
+                           struct cuda_ens_ising_member *bytes, bool *pending, bool *use_packed,
+                           int *coupled)
+{
+    int st = LATMC_OK;
+    /* the packed kernel numbers a member's blocks in 32 bits */
+    *use_packed = members[0]->nsites < ((int64_t)1 << 32);
+    for (int m = 0; m < n && *use_packed && st == LATMC_OK; m++) {
+        cudaError_t err = cudaSuccess;
+        *use_packed = cuda_ising_packed_member(cuda_sim_of(members[m]), &packed[m], &pending[m],
+                                               &err);
+        st = cuda_check(err, "preparing a member's packed spins");
+        packed[m].seed = members[m]->desc.seed;
+        *coupled = packed[m].eps[0] != NULL; /* one desc: all members alike */
+    }
+    if (st < 0 || *use_packed)
+        return st;
+    for (int m = 0; m < n && st == LATMC_OK; m++) {
+        struct cuda_sim *cs = cuda_sim_of(members[m]);
+        const int8_t *eps = NULL;
+        bool enqueued = false;
+        st = cuda_check(cuda_ising_batch_member(cs, &eps, &enqueued),
+                        "preparing a member's spins");
+        pending[m] = pending[m] || enqueued;
+        bytes[m].spins = cs->spins;
+        bytes[m].eps = eps;
+        bytes[m].tables = cs->tables;
+        bytes[m].seed = members[m]->desc.seed;
+        *coupled = eps != NULL;
+    }
+    return st;
+}
+
 int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *accepted,
                    uint64_t *attempted)
 {
@@ -40,55 +180,71 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
     int st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice");
     if (st < 0)
         return st;
-    const size_t table_bytes = (size_t)n * sizeof(struct cuda_ens_ising_member);
+    const size_t packed_bytes = (size_t)n * sizeof(struct cuda_ens_packed_member);
+    const size_t byte_bytes = (size_t)n * sizeof(struct cuda_ens_ising_member);
     const size_t count_bytes = (size_t)n * sizeof(unsigned long long);
-    struct cuda_ens_ising_member *host = malloc(table_bytes);
-    unsigned long long *changed = malloc(count_bytes);
-    bool *pending = malloc((size_t)n * sizeof *pending); /* streams that got an unpack */
-    void *dev = NULL;
-    if (!host || !changed || !pending) {
-        free(host);
-        free(changed);
-        free(pending);
+    /* host scratch: both tables (every entry used is written), counters, pending flags */
+    struct cuda_ens_batch *batch = batch_of(cs0, host_scratch(n));
+    if (!batch)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
-    }
-    int coupled = 0;
-    for (int m = 0; m < n && st == LATMC_OK; m++) {
-        struct cuda_sim *cs = cuda_sim_of(members[m]);
-        const int8_t *eps = NULL;
-        st = cuda_check(cuda_ising_batch_member(cs, &eps, &pending[m]),
-                        "preparing a member's spins");
-        host[m].spins = cs->spins;
-        host[m].eps = eps;
-        host[m].tables = cs->tables;
-        host[m].seed = members[m]->desc.seed;
-        coupled = eps != NULL; /* one desc: all members alike */
-    }
+    struct cuda_ens_packed_member *packed = batch->host;
+    struct cuda_ens_ising_member *bytes = (void *)((char *)batch->host + packed_bytes);
+    unsigned long long *changed = (void *)((char *)bytes + byte_bytes);
+    bool *pending = (void *)((char *)changed + count_bytes); /* streams that got work */
+    memset(pending, 0, (size_t)n * sizeof *pending);
+    void *dev = NULL;
+    bool use_packed = batch->use_packed;
+    int coupled = batch->coupled;
+    const bool reuse = batch->prepared && batch->members == members && batch->n == n &&
+                       batch->epoch == cuda_ising_state_epoch();
+    batch->prepared = false; /* until this call's table is on its way */
+    if (!reuse)
+        st = prepare_members(members, n, packed, bytes, pending, &use_packed, &coupled);
+    const size_t table_bytes = use_packed ? packed_bytes : byte_bytes;
+    const void *table = use_packed ? (const void *)packed : (const void *)bytes;
     /* only the streams that got work (a stream sync costs microseconds even when idle,
      * and there may be thousands of members) */
     for (int m = 0; m < n && st == LATMC_OK; m++)
         if (pending[m])
             st = cuda_check(cudaStreamSynchronize(cuda_sim_of(members[m])->stream),
                             "preparing a member's spins");
-    if (st == LATMC_OK)
-        st = cuda_check(cudaMalloc(&dev, table_bytes + count_bytes),
-                        "cannot allocate device memory for the batch's table");
-    struct cuda_ens_ising_member *dev_members = dev;
+    if (st == LATMC_OK && reuse)
+        dev = batch->dev;
+    else if (st == LATMC_OK)
+        st = batch_table(batch, cs0->stream, table, table_bytes,
+                         (size_t)n * sizeof(struct latmc_ising_sums), &dev);
+    if (st == LATMC_OK) {
+        batch->members = members;
+        batch->n = n;
+        batch->use_packed = use_packed;
+        batch->coupled = coupled;
+        batch->epoch = cuda_ising_state_epoch();
+        batch->prepared = true;
+    }
     unsigned long long *dev_changed =
         dev ? (unsigned long long *)((char *)dev + table_bytes) : NULL;
-    if (st == LATMC_OK)
-        st = cuda_check(cudaMemcpyAsync(dev_members, host, table_bytes, cudaMemcpyHostToDevice,
-                                        cs0->stream), "copying the batch's table");
     if (st == LATMC_OK)
         st = cuda_check(cudaMemsetAsync(dev_changed, 0, count_bytes, cs0->stream),
                         "clearing the acceptance counters");
     const latmc_sim *first = members[0];
-    for (uint64_t t = 0; t < sweeps && st == LATMC_OK; t++)
+    /* small members: every sweep in one launch per 1024 sweeps */
+    const bool fused = use_packed && cuda_ens_packed_fused_fits(&cs0->lattice);
+    if (fused && st == LATMC_OK)
+        st = cuda_check(cuda_ens_packed_sweeps(cs0->stream, &cs0->lattice, dev, n, coupled,
+                                               first->desc.algorithm, first->sweeps, sweeps,
+                                               dev_changed),
+                        "launching a batched sweep");
+    for (uint64_t t = 0; t < sweeps && st == LATMC_OK && !fused; t++)
         for (int colour = 0; colour < 2 && st == LATMC_OK; colour++)
-            st = cuda_check(cuda_ens_ising_sweep_colour(cs0->stream, &cs0->lattice, dev_members,
-                                                        n, coupled, first->desc.algorithm,
-                                                        first->sweeps + t, colour, dev_changed),
-                            "launching a batched sweep");
+            st = cuda_check(
+                use_packed
+                    ? cuda_ens_packed_sweep_colour(cs0->stream, &cs0->lattice, dev, n, coupled,
+                                                   first->desc.algorithm, first->sweeps + t,
+                                                   colour, dev_changed)
+                    : cuda_ens_ising_sweep_colour(cs0->stream, &cs0->lattice, dev, n, coupled,
+                                                  first->desc.algorithm, first->sweeps + t,
+                                                  colour, dev_changed),
+                "launching a batched sweep");
     if (st == LATMC_OK)
         st = cuda_check(cudaMemcpyAsync(changed, dev_changed, count_bytes,
                                         cudaMemcpyDeviceToHost, cs0->stream),
@@ -98,11 +254,89 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
     if (st == LATMC_OK)
         for (int m = 0; m < n; m++) {
             accepted[m] += changed[m];
-            attempted[m] += sweeps * (uint64_t)members[m]->nsites;
+            attempted[m] += sweeps * (uint64_t)first->nsites; /* one shape */
         }
-    cudaFree(dev);
-    free(host);
-    free(changed);
-    free(pending);
     return st;
+}
+
+/*
+ * The ens_measure operation: the sums of every member in one launch from their packed
+ * arrays (packed first where only their bytes held the configuration), the exchange
+ * rounds' energies without a measurement per member. Ising members whose lattice the
+ * fused kernel takes and whose packed arrays exist; LATMC_EUNSUPPORTED otherwise (the
+ * core measures them one by one).
+ */
+int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
+{
+    if (n < 1 || members[0]->desc.model != LATMC_MODEL_ISING)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
+    struct cuda_sim *cs0 = cuda_sim_of(members[0]);
+    if (!cuda_ens_packed_fused_fits(&cs0->lattice) || members[0]->nsites >= ((int64_t)1 << 32))
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for this lattice");
+    for (int m = 1; m < n; m++)
+        if (cuda_sim_of(members[m])->device != cs0->device)
+            return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: members on several devices");
+    int st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice");
+    if (st < 0)
+        return st;
+    struct cuda_ens_batch *batch = batch_of(cs0, host_scratch(n));
+    if (!batch)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
+    struct cuda_ens_packed_member *packed = batch->host;
+    bool *pending = (void *)((char *)batch->host + host_scratch(n) - (size_t)n * sizeof(bool));
+    memset(pending, 0, (size_t)n * sizeof *pending);
+    int coupled = 0;
+    for (int m = 0; m < n && st == LATMC_OK; m++) {
+        cudaError_t err = cudaSuccess;
+        if (!cuda_ising_packed_member(cuda_sim_of(members[m]), &packed[m], &pending[m], &err))
+            return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: a member without packed arrays");
+        st = cuda_check(err, "preparing a member's packed spins");
+        packed[m].seed = members[m]->desc.seed;
+        coupled = packed[m].eps[0] != NULL;
+    }
+    for (int m = 0; m < n && st == LATMC_OK; m++)
+        if (pending[m])
+            st = cuda_check(cudaStreamSynchronize(cuda_sim_of(members[m])->stream),
+                            "preparing a member's spins");
+    const size_t table_bytes = (size_t)n * sizeof *packed;
+    const size_t sums_bytes = (size_t)n * sizeof(struct latmc_ising_sums);
+    void *dev = NULL;
+    if (st == LATMC_OK)
+        st = batch_table(batch, cs0->stream, packed, table_bytes, sums_bytes, &dev);
+    struct latmc_ising_sums *dev_sums =
+        dev ? (struct latmc_ising_sums *)((char *)dev + table_bytes) : NULL;
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemsetAsync(dev_sums, 0, sums_bytes, cs0->stream),
+                        "clearing the sums");
+    if (st == LATMC_OK)
+        st = cuda_check(cuda_ens_packed_measure(cs0->stream, &cs0->lattice, dev, n, coupled,
+                                                dev_sums), "launching a batched measure");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemcpyAsync(sums, dev_sums, sums_bytes, cudaMemcpyDeviceToHost,
+                                        cs0->stream), "reading the sums");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaStreamSynchronize(cs0->stream), "measuring the members");
+    return st;
+}
+
+/*
+ * The ens_swap_params operation: a tempering swap moved a's parameters and tables to b and
+ * b's to a (lib/ens_exchange.c), so their device tables change places too (two pointers,
+ * equal sizes, nothing in flight: every operation of the module returns drained) and the
+ * model's host-side forms (Ising: the packed thresholds) are rebuilt from the swapped
+ * tables -- what params_changed gives, without a copy and a synchronisation per member.
+ */
+int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
+{
+    struct cuda_sim *ca = cuda_sim_of(a), *cb = cuda_sim_of(b);
+    if (ca->slabs || cb->slabs || ca->device != cb->device || ca->kernels != cb->kernels)
+        return LATMC_EUNSUPPORTED; /* the core falls back to params_changed */
+    void *t = ca->tables;
+    ca->tables = cb->tables;
+    cb->tables = t;
+    if (ca->kernels->params_changed) {
+        ca->kernels->params_changed(a, ca);
+        cb->kernels->params_changed(b, cb);
+    }
+    return LATMC_OK;
 }

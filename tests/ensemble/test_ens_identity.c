@@ -36,8 +36,21 @@ static int teardown(void **state)
     return 0;
 }
 
-/* Run an ensemble without exchanges and each member's standalone twin; compare. */
-static void members_match_standalone(latmc_sim_desc desc, int param, double value)
+/* Flip site 0 of a configuration read back (the state a caller's set_spins installs). */
+static void flip_first(int model, unsigned char *spins)
+{
+    if (model == LATMC_MODEL_ISING)
+        spins[0] = (unsigned char)(int8_t)-(int8_t)spins[0];
+    else
+        spins[0] ^= 1u; /* not used by other models here */
+}
+
+/* Run an ensemble without exchanges and each member's standalone twin; compare. With
+ * `poke`, member 3's configuration is read and written back with site 0 flipped between
+ * the two sweep calls (and every member's read), the twin the same: a backend that keeps
+ * the members in another layout between sweeps must hand out and take in the current one. */
+static void members_match_standalone_poked(latmc_sim_desc desc, int param, double value,
+                                           bool poke)
 {
     latmc_ens_layout l = ens_test_layout(2, 3, 2, 1234, 2);
     latmc_ens *e = NULL;
@@ -50,13 +63,24 @@ static void members_match_standalone(latmc_sim_desc desc, int param, double valu
         assert_int_equal(latmc_ens_set_param(e, param, value), LATMC_OK);
     assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
     assert_int_equal(latmc_ens_sweep(e, 7), LATMC_OK);
-    assert_int_equal(latmc_ens_sweep(e, 5), LATMC_OK);
     size_t bytes = 0;
     latmc_ens_spins_size(e, &bytes);
     unsigned char *a = malloc(bytes), *b = malloc(bytes);
-    double obs[12];
+    if (poke) {
+        for (int m = 0; m < 12; m++)
+            assert_int_equal(latmc_ens_get_spins(e, m, b, bytes), LATMC_OK);
+        assert_int_equal(latmc_ens_get_spins(e, 3, b, bytes), LATMC_OK);
+        flip_first(desc.model, b);
+        assert_int_equal(latmc_ens_set_spins(e, 3, b, bytes), LATMC_OK);
+    }
+    assert_int_equal(latmc_ens_sweep(e, 5), LATMC_OK);
+    double obs[12], mag[12];
     assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_MEMBER, obs, 12),
                      LATMC_OK);
+    const bool has_m = desc.model == LATMC_MODEL_ISING; /* (CUDA: the batched measurement) */
+    if (has_m)
+        assert_int_equal(latmc_ens_observables(e, LATMC_OBS_MAGNETIZATION, LATMC_ENS_BY_MEMBER,
+                                               mag, 12), LATMC_OK);
     for (int m = 0; m < 12; m++) {
         latmc_sim_desc md;
         assert_int_equal(latmc_ens_member_desc(e, m, &md), LATMC_OK);
@@ -70,18 +94,35 @@ static void members_match_standalone(latmc_sim_desc desc, int param, double valu
         if (param)
             assert_int_equal(latmc_sim_set_param(sim, param, value), LATMC_OK);
         assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
-        assert_int_equal(latmc_sim_sweep(sim, 12), LATMC_OK);
+        if (poke && m == 3) {
+            assert_int_equal(latmc_sim_sweep(sim, 7), LATMC_OK);
+            assert_int_equal(latmc_sim_get_spins(sim, a, bytes), LATMC_OK);
+            flip_first(desc.model, a);
+            assert_int_equal(latmc_sim_set_spins(sim, a, bytes), LATMC_OK);
+            assert_int_equal(latmc_sim_sweep(sim, 5), LATMC_OK);
+        } else {
+            assert_int_equal(latmc_sim_sweep(sim, 12), LATMC_OK);
+        }
         assert_int_equal(latmc_sim_get_spins(sim, a, bytes), LATMC_OK);
         assert_int_equal(latmc_ens_get_spins(e, m, b, bytes), LATMC_OK);
         assert_memory_equal(a, b, bytes);
         double en = 0;
         assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_ENERGY, &en), LATMC_OK);
         assert_true(en == obs[m]);
+        if (has_m) {
+            assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_MAGNETIZATION, &en), LATMC_OK);
+            assert_true(en == mag[m]);
+        }
         latmc_sim_destroy(&sim);
     }
     free(a);
     free(b);
     latmc_ens_destroy(&e);
+}
+
+static void members_match_standalone(latmc_sim_desc desc, int param, double value)
+{
+    members_match_standalone_poked(desc, param, value, false);
 }
 
 static void test_ising_members_standalone(void **state)
@@ -100,6 +141,31 @@ static void test_ising_members_standalone(void **state)
     d = ens_test_desc(LATMC_MODEL_ISING, 2, 64);
     d.couplings = LATMC_COUPLINGS_BIMODAL;
     members_match_standalone(d, 0, 0);
+}
+
+/* The lattices of the CUDA ensembles' multi-spin coded kernel (backends/cuda/
+ * ens_ising_packed.cu: L_x a multiple of 16, the members kept packed between calls), whose
+ * standalone sims run the byte kernels (+-J with L_x = 16 or 32) or the packed ones: 3D
+ * and 2D, uniform and +-J, Metropolis and heat bath, L = 16 and 32 (two words a row), and
+ * a member read and written between calls. On the CPU the same comparisons hold. */
+static void test_ising_packed_lattices_standalone(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = ens_test_desc(LATMC_MODEL_ISING, 3, 16);
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    members_match_standalone_poked(d, 0, 0, true);
+    d.algorithm = LATMC_ALGO_HEATBATH;
+    members_match_standalone(d, LATMC_PARAM_H, 0.1);
+    d = ens_test_desc(LATMC_MODEL_ISING, 2, 16);
+    members_match_standalone_poked(d, LATMC_PARAM_H, -0.2, true);
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    members_match_standalone(d, 0, 0);
+    d = ens_test_desc(LATMC_MODEL_ISING, 3, 32);
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    members_match_standalone(d, 0, 0);
+    d.couplings = LATMC_COUPLINGS_UNIFORM;
+    d.algorithm = LATMC_ALGO_HEATBATH;
+    members_match_standalone_poked(d, 0, 0, true);
 }
 
 static void test_other_models_standalone(void **state)
@@ -327,11 +393,15 @@ static void test_save_load_continues(void **state)
 static void test_cpu_cuda_identical(void **state)
 {
     (void)state;
-    for (int model = 0; model < 3; model++) {
-        /* +-J Ising L = 4, Potts L = 4, uniform Ising L = 16 (CPU: the narrow-row kernels) */
+    static const double close_ladder[4] = { 0.2, 0.205, 0.21, 0.215 };
+    for (int model = 0; model < 4; model++) {
+        /* +-J Ising L = 4, Potts L = 4, uniform Ising L = 16 (CPU: the narrow-row kernels),
+         * +-J Ising L = 16 (CUDA: the ensembles' packed kernel, energies read from the
+         * packed state between sweeps) */
         latmc_sim_desc d = ens_test_desc(model == 1 ? LATMC_MODEL_POTTS : LATMC_MODEL_ISING, 3,
-                                         model == 2 ? 16 : 4);
-        if (model == 0)
+                                         model >= 2 ? 16 : 4);
+        ladder = model == 3 ? close_ladder : wide_ladder;
+        if (model == 0 || model == 3)
             d.couplings = LATMC_COUPLINGS_BIMODAL;
         else if (model == 1)
             d.q = 3;
@@ -349,6 +419,7 @@ static void test_cpu_cuda_identical(void **state)
         latmc_ens_destroy(&gpu);
         latmc_ens_destroy(&cpu);
     }
+    ladder = wide_ladder;
 }
 
 int main(void)
@@ -365,6 +436,7 @@ int main(void)
         return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ising_members_standalone),
+        cmocka_unit_test(test_ising_packed_lattices_standalone),
         cmocka_unit_test(test_other_models_standalone),
         cmocka_unit_test(test_seed_derivation),
         cmocka_unit_test(test_threads_identical),

@@ -1,0 +1,533 @@
+/*
+ * The ensembles' batched Ising update on the multi-spin coded layout (ens_cuda.h,
+ * ising_packed.h), each member in its own packed arrays, at its own beta (thresholds) and
+ * seed: the fused kernel (below: one block per member, every colour of many sweeps in one
+ * launch, for members of at most 1024 words a colour) and, for larger members, one launch
+ * per colour for every member:
+ *
+ * Item i of the grid is chunk c = i mod C of member m = i / C: NW consecutive words of the
+ * colour being updated (8 NW sites), C = words per colour / NW. Each word is handled like
+ * the single-lattice kernels' (ising_packed.cu): its 2 ndim neighbour words from the other
+ * colour (the x neighbours through a funnel shift with the next / previous word of its row,
+ * for L_x = 16 the word itself, periodic), the +-J coupling words xor-ed in, the class sum,
+ * the site's Philox draw (block 2 w + m / 4 of word w, the same numbering) and the same
+ * integer decision (packed_decide). So a member is bit for bit its standalone sim, whichever
+ * kernels that runs. Unlike the single-lattice kernel each word finds its own neighbours,
+ * so a chunk may span rows and +-J needs no 4-word groups (L_x = 16 is one word a row).
+ *
+ * Per-member values: the Philox round keys and the fold of the first rounds are computed
+ * per item from the member's seed (the single-lattice kernels get them from the host); the
+ * 16 thresholds go into this thread's column of a shared table, table[class][thread]: every
+ * thread reads its own column, so no two lanes of a warp ever share a bank and no
+ * synchronisation is needed (each thread writes and reads only its own column).
+ */
+#include "cuda_launch.cuh"
+#include "cuda_philox.cuh"
+#include "ens_cuda.h"
+#include "ising_packed.cuh"
+
+#include <stdlib.h>
+
+#include <latmc/sim.h> /* LATMC_ALGO_* */
+
+struct ens_packed_geom {
+    uint32_t wpr;        /* words per row: L_x / 16 */
+    uint32_t ly, lz;     /* lz 1 in 2D */
+    uint32_t words;      /* words of one colour of a member: L_x L_y L_z / 16 */
+    uint32_t chunks;     /* items per member: words / NW */
+    int64_t items;       /* chunks x members */
+};
+
+/* cuda_philox_fold (host) for a seed known on the device only: the same constants. */
+__device__ __forceinline__ struct cuda_philox_folded ens_fold(uint64_t seed, uint64_t sweep,
+                                                               uint32_t stream, uint32_t phase)
+{
+    const struct latmc_philox_fold lf = latmc_philox_fold_of(seed, 0, sweep, stream, phase, 0);
+    struct cuda_philox_folded f;
+#pragma unroll
+    for (int r = 0; r < 10; r++)
+        f.keys.k[r] = lf.k[r];
+    f.c1_high = lf.c.v[1];
+    f.p1_hi_k0 = lf.u0 ^ lf.c.v[1];
+    f.p1_lo_k1 = lf.a2;
+    f.c3_k0 = lf.a1;
+    return f;
+}
+
+/* The new word of 8 sites (packed_update_word with the thresholds in this thread's column
+ * `col` of the shared table: entry `cls` at col[CUDA_THREADS cls]). */
+template <bool HEATBATH>
+__device__ __forceinline__ uint32_t ens_update_word(uint32_t own, uint32_t cls,
+                                                    const latmc_philox_ctr &u0,
+                                                    const latmc_philox_ctr &u1,
+                                                    const uint32_t *col)
+{
+    uint32_t w = HEATBATH ? 0u : own;
+#pragma unroll
+    for (int n = 0; n < 8; n++) {
+        const uint32_t t = col[CUDA_THREADS * ((cls >> (4 * n)) & 15u)];
+        packed_decide<HEATBATH>(w, n < 4 ? u0.v[n] : u1.v[n - 4], t, 1u << (4 * n));
+    }
+    return w;
+}
+
+template <int NW, int ND, bool HEATBATH, int CW>
+__global__ void __launch_bounds__(CUDA_THREADS)
+ens_packed_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member *members,
+                  uint64_t sweep, int colour, unsigned long long *changed)
+{
+    __shared__ uint32_t table[16 * CUDA_THREADS];
+    uint32_t *col = table + threadIdx.x;
+    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
+    const unsigned lane = threadIdx.x & 31u;
+    int64_t have = -1; /* the member whose thresholds are in col */
+    /* whole warps walk the items together (the warp sums below need all 32 lanes) */
+    for (int64_t i = cuda_first_item(); i - (int64_t)lane < p.items; i += cuda_item_stride()) {
+        const bool valid = i < p.items;
+        const int64_t m = valid ? latmc_div(i, p.chunks) : -1;
+        uint64_t n_changed = 0;
+        if (valid) {
+            const struct cuda_ens_packed_member *mem = &members[m];
+            if (m != have) {
+#pragma unroll
+                for (int k = 0; k < 16; k++)
+                    col[CUDA_THREADS * k] = mem->thr.t[k];
+                have = m;
+            }
+            uint32_t *own_words = mem->colour[colour];
+            const uint32_t *other = mem->colour[colour ^ 1];
+            const uint32_t *eps = CW > 0 ? mem->eps[colour] : NULL;
+            const struct cuda_philox_folded f = ens_fold(mem->seed, sweep, stream,
+                                                         (uint32_t)colour);
+            const uint32_t w0 = (uint32_t)(i - m * p.chunks) * NW;
+            /* the chunk's 2 NW blocks 2 w0 .. share bits 32..47 (w0 a multiple of NW) */
+            const struct cuda_philox_group grp = cuda_philox_group_of(f, 2 * (uint64_t)w0);
+            uint32_t r = w0 / p.wpr, wi = w0 - r * p.wpr;
+            uint32_t z = r / p.ly, y = r - z * p.ly;
+#pragma unroll
+            for (int k = 0; k < NW; k++) {
+                const uint32_t w = w0 + k, row_start = w - wi;
+                const int par = (int)((colour + y + z) & 1u);
+                const int64_t y_up = (y + 1 == p.ly ? -(int64_t)(p.ly - 1) : 1) * p.wpr;
+                const int64_t y_down = (y == 0 ? (int64_t)(p.ly - 1) : -1) * p.wpr;
+                const uint32_t own = own_words[w];
+                uint32_t nb[ND];
+                nb[0] = other[w];
+                nb[2] = other[w + y_up];
+                nb[3] = other[w + y_down];
+                if constexpr (ND == 6) {
+                    const int64_t plane = (int64_t)p.ly * p.wpr;
+                    const int64_t z_up = (z + 1 == p.lz ? -(int64_t)(p.lz - 1) : 1) * plane;
+                    const int64_t z_down = (z == 0 ? (int64_t)(p.lz - 1) : -1) * plane;
+                    nb[4] = other[w + z_up];
+                    nb[5] = other[w + z_down];
+                }
+                /* the other x neighbour: nibble m + 1 (par 1) or m - 1 (par 0), the
+                 * missing nibble from the next / previous word of the row (periodic) */
+                if (par)
+                    nb[1] = __funnelshift_r(nb[0], other[row_start + (wi + 1 == p.wpr ? 0 : wi + 1)], 4);
+                else
+                    nb[1] = __funnelshift_l(other[row_start + (wi == 0 ? p.wpr - 1 : wi - 1)], nb[0], 4);
+                if constexpr (CW > 0) {
+                    uint32_t e[CW];
+#pragma unroll
+                    for (int q = 0; q < CW; q++)
+                        e[q] = eps[CW * (int64_t)w + q];
+#pragma unroll
+                    for (int d = 0; d < ND; d++)
+                        nb[d] ^= (e[d / 4] >> (d % 4)) & 0x11111111u;
+                }
+                uint32_t cls = own << 3;
+#pragma unroll
+                for (int d = 0; d < ND; d++)
+                    cls += nb[d];
+                const latmc_philox_ctr u0 = cuda_philox_folded_draws(f, grp, 2 * w);
+                const latmc_philox_ctr u1 = cuda_philox_folded_draws(f, grp, 2 * w + 1);
+                const uint32_t nw = ens_update_word<HEATBATH>(own, cls, u0, u1, col);
+                n_changed += __popc(nw ^ own);
+                own_words[w] = nw;
+                /* the next word: along the row, then the next row */
+                if (++wi == p.wpr) {
+                    wi = 0;
+                    if (++y == p.ly) {
+                        y = 0;
+                        z++;
+                    }
+                }
+            }
+        }
+        /* one atomic per warp where the warp's items belong to one member (nearly always) */
+        const int64_t m0 = __shfl_sync(0xffffffffu, m, 0);
+        if (__all_sync(0xffffffffu, m == m0)) {
+            cuda_warp_add(&changed[m0 < 0 ? 0 : m0], n_changed);
+        } else if (valid && n_changed) {
+            atomicAdd(&changed[m], (unsigned long long)n_changed);
+        }
+    }
+}
+
+/*
+ * The fused kernel: one block per member runs every colour of n sweeps in one launch, the
+ * member's two colour arrays in shared memory (loaded once, written back once), the
+ * colours separated by __syncthreads (sites of one colour only read the other). For
+ * members of at most 1024 words a colour (16^3: 256): thread t takes the words
+ * t, t + T, ... (WPT of them, T threads), whose neighbour indices it computes once. The
+ * draws and decisions are the per-colour kernel's; the per-(sweep, colour) part of the
+ * Philox fold is computed from round keys kept in registers, and the 16 thresholds sit in
+ * one shared table (one member a block: packed_update_word's table, bytes permuted).
+ */
+#define ENS_FUSED_MAX_WPT 4
+#define ENS_FUSED_MAX_SWEEPS 1024 /* sweeps per launch: a launch stays short */
+
+struct ens_word_at {
+    uint32_t w;                  /* the word (same index in both colours) */
+    uint32_t next, prev;         /* the next / previous word of its row (periodic) */
+    uint32_t y_up, y_down, z_up, z_down;
+    uint32_t par0;               /* x parity of colour 0 in its row: (y + z) & 1 */
+};
+
+template <int WPT, int ND, bool HEATBATH, int CW>
+__global__ void __launch_bounds__(CUDA_THREADS)
+ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member *members,
+                        uint64_t sweep0, uint32_t n_sweeps, unsigned long long *changed)
+{
+    extern __shared__ uint32_t words[]; /* colour 0 then colour 1, p.words each */
+    __shared__ uint32_t table[16];
+    const struct cuda_ens_packed_member *mem = &members[blockIdx.x];
+    const uint32_t T = blockDim.x, tid = threadIdx.x;
+    for (uint32_t w = tid; w < p.words; w += T) {
+        words[w] = mem->colour[0][w];
+        words[p.words + w] = mem->colour[1][w];
+    }
+    if (tid < 16)
+        table[tid] = mem->thr.t[tid];
+    struct ens_word_at at[WPT];
+#pragma unroll
+    for (int k = 0; k < WPT; k++) {
+        const uint32_t w = tid + k * T, r = w / p.wpr, wi = w - r * p.wpr;
+        const uint32_t z = r / p.ly, y = r - z * p.ly, row = r * p.wpr;
+        const uint32_t plane = p.ly * p.wpr, vol = p.words;
+        at[k].w = w;
+        at[k].next = row + (wi + 1 == p.wpr ? 0 : wi + 1);
+        at[k].prev = row + (wi == 0 ? p.wpr - 1 : wi - 1);
+        at[k].y_up = y + 1 == p.ly ? w - (p.ly - 1) * p.wpr : w + p.wpr;
+        at[k].y_down = y == 0 ? w + (p.ly - 1) * p.wpr : w - p.wpr;
+        at[k].z_up = ND == 6 ? (z + 1 == p.lz ? w + plane - vol : w + plane) : 0;
+        at[k].z_down = ND == 6 ? (z == 0 ? w + vol - plane : w - plane) : 0;
+        at[k].par0 = (y + z) & 1u;
+    }
+    /* this thread's coupling words, both colours (read-only: registers) */
+    uint32_t e[2][WPT][CW > 0 ? CW : 1];
+    if constexpr (CW > 0) {
+#pragma unroll
+        for (int c = 0; c < 2; c++)
+#pragma unroll
+            for (int k = 0; k < WPT; k++)
+#pragma unroll
+                for (int q = 0; q < CW; q++)
+                    e[c][k][q] = at[k].w < p.words ? mem->eps[c][CW * at[k].w + q] : 0u;
+    }
+    /* the round keys of the member's seed, and the fold of every (sweep, colour) from them */
+    struct cuda_philox_folded f;
+    latmc_philox_round_keys(mem->seed, f.keys.k);
+    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
+    __syncthreads();
+    const unsigned char *table_bytes = (const unsigned char *)table;
+    uint64_t n_changed = 0;
+    for (uint32_t t = 0; t < n_sweeps; t++) {
+        const uint64_t sweep = sweep0 + t;
+#pragma unroll
+        for (int colour = 0; colour < 2; colour++) {
+            /* lib/philox_fold.h's fold words for this pass (block >> 32 is 0: words < 2^31) */
+            const latmc_philox_ctr c = latmc_rng_counter(0, sweep, stream, (uint32_t)colour, 0);
+            const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * c.v[2];
+            f.c1_high = c.v[1];
+            f.p1_hi_k0 = (uint32_t)(p1 >> 32) ^ f.keys.k[0].v[0];
+            f.p1_lo_k1 = (uint32_t)p1 ^ f.keys.k[1].v[0];
+            f.c3_k0 = c.v[3] ^ f.keys.k[0].v[1];
+            const struct cuda_philox_group grp = cuda_philox_group_of(f, 0);
+            uint32_t *own_words = words + (colour ? p.words : 0);
+            const uint32_t *other = words + (colour ? 0 : p.words);
+#pragma unroll
+            for (int k = 0; k < WPT; k++) {
+                const struct ens_word_at &a = at[k];
+                if (a.w < p.words) {
+                    const uint32_t own = own_words[a.w];
+                    uint32_t nb[ND];
+                    nb[0] = other[a.w];
+                    nb[2] = other[a.y_up];
+                    nb[3] = other[a.y_down];
+                    if constexpr (ND == 6) {
+                        nb[4] = other[a.z_up];
+                        nb[5] = other[a.z_down];
+                    }
+                    if (a.par0 ^ (uint32_t)colour)
+                        nb[1] = __funnelshift_r(nb[0], other[a.next], 4);
+                    else
+                        nb[1] = __funnelshift_l(other[a.prev], nb[0], 4);
+                    if constexpr (CW > 0) {
+#pragma unroll
+                        for (int d = 0; d < ND; d++)
+                            nb[d] ^= (e[colour][k][d / 4] >> (d % 4)) & 0x11111111u;
+                    }
+                    uint32_t cls = own << 3;
+#pragma unroll
+                    for (int d = 0; d < ND; d++)
+                        cls += nb[d];
+                    const latmc_philox_ctr u0 = cuda_philox_folded_draws(f, grp, 2 * a.w);
+                    const latmc_philox_ctr u1 = cuda_philox_folded_draws(f, grp, 2 * a.w + 1);
+                    const uint32_t nw =
+                        packed_update_word<HEATBATH>(own, cls, u0, u1, table_bytes);
+                    n_changed += __popc(nw ^ own);
+                    own_words[a.w] = nw;
+                }
+            }
+            __syncthreads();
+        }
+    }
+    for (uint32_t w = tid; w < p.words; w += T) {
+        mem->colour[0][w] = words[w];
+        mem->colour[1][w] = words[p.words + w];
+    }
+    cuda_warp_add(&changed[blockIdx.x], n_changed);
+}
+
+/*
+ * The sums of every member, one block per member (the fused kernel's geometry): every bond
+ * joins a colour-0 site to a colour-1 one, so walking the colour-0 words with their 2 ndim
+ * neighbour words (couplings xor-ed in) counts each bond once, as ising_packed_measure_kernel
+ * does: bonds = ndim N - 2 (bonds with eps s_i s_j = -1), spins = N - 2 (spins at -1).
+ */
+template <int ND, int CW>
+__global__ void __launch_bounds__(CUDA_THREADS)
+ens_packed_measure_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member *members,
+                          struct latmc_ising_sums *sums)
+{
+    const struct cuda_ens_packed_member *mem = &members[blockIdx.x];
+    const uint32_t *c0 = mem->colour[0], *c1 = mem->colour[1];
+    const uint32_t plane = p.ly * p.wpr, vol = p.words;
+    uint64_t anti = 0, neg = 0;
+    for (uint32_t w = threadIdx.x; w < p.words; w += blockDim.x) {
+        const uint32_t r = w / p.wpr, wi = w - r * p.wpr, z = r / p.ly, y = r - z * p.ly;
+        const uint32_t row = r * p.wpr, own = c0[w];
+        uint32_t nb[ND];
+        nb[0] = c1[w];
+        neg += __popc(own) + __popc(nb[0]); /* before the couplings touch nb */
+        nb[2] = c1[y + 1 == p.ly ? w - (p.ly - 1) * p.wpr : w + p.wpr];
+        nb[3] = c1[y == 0 ? w + (p.ly - 1) * p.wpr : w - p.wpr];
+        if constexpr (ND == 6) {
+            nb[4] = c1[z + 1 == p.lz ? w + plane - vol : w + plane];
+            nb[5] = c1[z == 0 ? w + vol - plane : w - plane];
+        }
+        if ((y + z) & 1u) /* colour 0's x parity in this row */
+            nb[1] = __funnelshift_r(nb[0], c1[row + (wi + 1 == p.wpr ? 0 : wi + 1)], 4);
+        else
+            nb[1] = __funnelshift_l(c1[row + (wi == 0 ? p.wpr - 1 : wi - 1)], nb[0], 4);
+        if constexpr (CW > 0) {
+#pragma unroll
+            for (int d = 0; d < ND; d++)
+                nb[d] ^= (mem->eps[0][CW * w + d / 4] >> (d % 4)) & 0x11111111u;
+        }
+#pragma unroll
+        for (int d = 0; d < ND; d++)
+            anti += __popc(own ^ nb[d]);
+    }
+    /* each thread's share: its colour-0 sites' bonds and its words' sites; the shares add
+     * up exactly (integers) to the member's sums */
+    const uint32_t mine = threadIdx.x < p.words
+                              ? (p.words - threadIdx.x + blockDim.x - 1) / blockDim.x : 0;
+    const int64_t bonds = (int64_t)mine * 8 * ND - 2 * (int64_t)anti;
+    const int64_t spins = (int64_t)mine * 16 - 2 * (int64_t)neg;
+    cuda_warp_add((unsigned long long *)&sums[blockIdx.x].bonds, (unsigned long long)bonds);
+    cuda_warp_add((unsigned long long *)&sums[blockIdx.x].spins, (unsigned long long)spins);
+}
+
+/* Threads of the fused kernel's block for a member of `words` words a colour: all words
+ * in at most ENS_FUSED_MAX_WPT rounds of whole warps, or 0 (too large: per-colour kernel). */
+static unsigned ens_fused_threads(uint32_t words)
+{
+    const uint32_t warps = (words + 31) / 32;
+    const uint32_t t = 32 * (warps < CUDA_THREADS / 32 ? warps : CUDA_THREADS / 32);
+    return words <= ENS_FUSED_MAX_WPT * t ? t : 0;
+}
+
+template <int WPT, int ND>
+static void launch_fused(cudaStream_t stream, const struct ens_packed_geom &p, unsigned threads,
+                         const struct cuda_ens_packed_member *members, int64_t n_members,
+                         bool coupled, bool heatbath, uint64_t sweep0, uint32_t n,
+                         unsigned long long *changed)
+{
+    constexpr int CW = ND == 6 ? 2 : 1;
+    const size_t shared = 2 * (size_t)p.words * sizeof(uint32_t);
+    const unsigned grid = (unsigned)n_members;
+    if (coupled) {
+        if (heatbath)
+            ens_packed_fused_kernel<WPT, ND, true, CW><<<grid, threads, shared, stream>>>(
+                p, members, sweep0, n, changed);
+        else
+            ens_packed_fused_kernel<WPT, ND, false, CW><<<grid, threads, shared, stream>>>(
+                p, members, sweep0, n, changed);
+    } else {
+        if (heatbath)
+            ens_packed_fused_kernel<WPT, ND, true, 0><<<grid, threads, shared, stream>>>(
+                p, members, sweep0, n, changed);
+        else
+            ens_packed_fused_kernel<WPT, ND, false, 0><<<grid, threads, shared, stream>>>(
+                p, members, sweep0, n, changed);
+    }
+}
+
+template <int ND>
+static void launch_fused_wpt(cudaStream_t stream, const struct ens_packed_geom &p,
+                             unsigned threads, int wpt,
+                             const struct cuda_ens_packed_member *members, int64_t n_members,
+                             bool coupled, bool heatbath, uint64_t sweep0, uint32_t n,
+                             unsigned long long *changed)
+{
+    if (wpt == 1)
+        launch_fused<1, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed);
+    else if (wpt == 2)
+        launch_fused<2, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed);
+    else
+        launch_fused<4, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed);
+}
+
+extern "C" bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g)
+{
+    static const bool off = getenv("LATMC_ENS_FUSED") && atoi(getenv("LATMC_ENS_FUSED")) == 0;
+    return !off && g->nsites / 16 <= (int64_t)ENS_FUSED_MAX_WPT * CUDA_THREADS &&
+           ens_fused_threads((uint32_t)(g->nsites / 16)) > 0;
+}
+
+extern "C" cudaError_t cuda_ens_packed_measure(cudaStream_t stream,
+                                               const struct latmc_lattice *g,
+                                               const struct cuda_ens_packed_member *members,
+                                               int64_t n_members, int coupled,
+                                               struct latmc_ising_sums *sums)
+{
+    struct ens_packed_geom p;
+    p.wpr = (uint32_t)(g->lx / 16);
+    p.ly = (uint32_t)g->ly;
+    p.lz = g->ndim == 3 ? (uint32_t)g->lz : 1u;
+    p.words = (uint32_t)(g->nsites / 16);
+    p.chunks = p.words;
+    p.items = n_members;
+    const unsigned threads = ens_fused_threads(p.words), grid = (unsigned)n_members;
+    if (g->ndim == 3) {
+        if (coupled)
+            ens_packed_measure_kernel<6, 2><<<grid, threads, 0, stream>>>(p, members, sums);
+        else
+            ens_packed_measure_kernel<6, 0><<<grid, threads, 0, stream>>>(p, members, sums);
+    } else {
+        if (coupled)
+            ens_packed_measure_kernel<4, 1><<<grid, threads, 0, stream>>>(p, members, sums);
+        else
+            ens_packed_measure_kernel<4, 0><<<grid, threads, 0, stream>>>(p, members, sums);
+    }
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
+                                              const struct cuda_ens_packed_member *members,
+                                              int64_t n_members, int coupled, int algorithm,
+                                              uint64_t sweep0, uint64_t n_sweeps,
+                                              unsigned long long *changed)
+{
+    struct ens_packed_geom p;
+    p.wpr = (uint32_t)(g->lx / 16);
+    p.ly = (uint32_t)g->ly;
+    p.lz = g->ndim == 3 ? (uint32_t)g->lz : 1u;
+    p.words = (uint32_t)(g->nsites / 16);
+    p.chunks = p.words;
+    p.items = n_members;
+    const unsigned threads = ens_fused_threads(p.words);
+    const int wpt = (int)((p.words + threads - 1) / threads);
+    const int wpt2 = wpt <= 1 ? 1 : wpt <= 2 ? 2 : 4;
+    const bool hb = algorithm == LATMC_ALGO_HEATBATH;
+    for (uint64_t done = 0; done < n_sweeps;) {
+        const uint32_t n = (uint32_t)(n_sweeps - done < ENS_FUSED_MAX_SWEEPS
+                                          ? n_sweeps - done : ENS_FUSED_MAX_SWEEPS);
+        if (g->ndim == 3)
+            launch_fused_wpt<6>(stream, p, threads, wpt2, members, n_members, coupled != 0, hb,
+                                sweep0 + done, n, changed);
+        else
+            launch_fused_wpt<4>(stream, p, threads, wpt2, members, n_members, coupled != 0, hb,
+                                sweep0 + done, n, changed);
+        const cudaError_t err = cudaGetLastError();
+        if (err != cudaSuccess)
+            return err;
+        done += n;
+    }
+    return cudaSuccess;
+}
+
+/* Words per item: the most that divide a colour's words and leave enough items to fill
+ * the device a few times over (each item pays the member's fold and table once; 4096 x
+ * 16^3 on an H200: 2 words 196-264 flips/ns, 1 word 225, 4 words 220, 8 words 175). */
+static int ens_words_per_item(uint32_t words, int64_t n_members)
+{
+    for (int nw = 8; nw > 1; nw /= 2)
+        if (words % nw == 0 && (int64_t)(words / nw) * n_members >= (int64_t)1 << 19)
+            return nw;
+    return 1;
+}
+
+template <int NW, int ND>
+static void launch(cudaStream_t stream, const struct ens_packed_geom &p,
+                   const struct cuda_ens_packed_member *members, bool coupled, bool heatbath,
+                   uint64_t sweep, int colour, unsigned long long *changed)
+{
+    constexpr int CW = ND == 6 ? 2 : 1;
+    const unsigned grid = cuda_grid(p.items);
+    if (coupled) {
+        if (heatbath)
+            ens_packed_kernel<NW, ND, true, CW><<<grid, CUDA_THREADS, 0, stream>>>(
+                p, members, sweep, colour, changed);
+        else
+            ens_packed_kernel<NW, ND, false, CW><<<grid, CUDA_THREADS, 0, stream>>>(
+                p, members, sweep, colour, changed);
+    } else {
+        if (heatbath)
+            ens_packed_kernel<NW, ND, true, 0><<<grid, CUDA_THREADS, 0, stream>>>(
+                p, members, sweep, colour, changed);
+        else
+            ens_packed_kernel<NW, ND, false, 0><<<grid, CUDA_THREADS, 0, stream>>>(
+                p, members, sweep, colour, changed);
+    }
+}
+
+template <int ND>
+static void launch_nw(cudaStream_t stream, struct ens_packed_geom p, int nw,
+                      const struct cuda_ens_packed_member *members, bool coupled,
+                      bool heatbath, uint64_t sweep, int colour, unsigned long long *changed)
+{
+    switch (nw) {
+    case 8: launch<8, ND>(stream, p, members, coupled, heatbath, sweep, colour, changed); break;
+    case 4: launch<4, ND>(stream, p, members, coupled, heatbath, sweep, colour, changed); break;
+    case 2: launch<2, ND>(stream, p, members, coupled, heatbath, sweep, colour, changed); break;
+    default: launch<1, ND>(stream, p, members, coupled, heatbath, sweep, colour, changed); break;
+    }
+}
+
+extern "C" cudaError_t cuda_ens_packed_sweep_colour(cudaStream_t stream,
+                                                    const struct latmc_lattice *g,
+                                                    const struct cuda_ens_packed_member *members,
+                                                    int64_t n_members, int coupled,
+                                                    int algorithm, uint64_t sweep, int colour,
+                                                    unsigned long long *changed)
+{
+    struct ens_packed_geom p;
+    p.wpr = (uint32_t)(g->lx / 16);
+    p.ly = (uint32_t)g->ly;
+    p.lz = g->ndim == 3 ? (uint32_t)g->lz : 1u;
+    p.words = (uint32_t)(g->nsites / 16);
+    const int nw = ens_words_per_item(p.words, n_members);
+    p.chunks = p.words / (uint32_t)nw;
+    p.items = (int64_t)p.chunks * n_members;
+    const bool hb = algorithm == LATMC_ALGO_HEATBATH;
+    if (g->ndim == 3)
+        launch_nw<6>(stream, p, nw, members, coupled != 0, hb, sweep, colour, changed);
+    else
+        launch_nw<4>(stream, p, nw, members, coupled != 0, hb, sweep, colour, changed);
+    return cudaGetLastError();
+}
