@@ -47,6 +47,7 @@ struct cuda_slabs {
     bool thr_fit;
     int8_t *eps_host;               /* +-J couplings of the whole lattice (NULL: uniform) */
     struct cuda_heis_slabs *heis;   /* a Heisenberg sim: its own slabs, the rest unused */
+    struct cuda_potts_slabs *potts; /* a Potts sim: the same (cuda_slabs_potts.c) */
     bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing) */
     int spare_sms;                  /* left to the border kernels beside the interior's
                                        persistent wave (LATMC_CUDA_SLAB_SPARE_SMS, default 0:
@@ -94,6 +95,7 @@ static void release_all(struct cuda_slabs *ss)
         (void)cudaGetLastError();
     }
     cuda_heis_slabs_destroy(ss->heis);
+    cuda_potts_slabs_destroy(ss->potts);
     free(ss->slab);
     free(ss->eps_host);
     free(ss);
@@ -221,11 +223,24 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
                        "(halo 2 planes)", hss->n);
         return LATMC_OK;
     }
+    if (d->model == LATMC_MODEL_POTTS) {
+        struct cuda_slabs *pss = calloc(1, sizeof *pss);
+        int st = pss ? cuda_potts_slabs_create(sim, &pss->potts)
+                     : cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the slabs");
+        if (st < 0) {
+            free(pss);
+            return st;
+        }
+        pss->n = sim->plan->n_boxes;
+        cuda_slab_exec_enable_peers(d, pss->n);
+        cs->slabs = pss;
+        return LATMC_OK;
+    }
     if (d->model != LATMC_MODEL_ISING)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA backend runs the %s model as one "
                                "box only in this version (desc.n_parts = %d, desc.n_devices = "
-                               "%d; several boxes or devices: Ising and Heisenberg); use 0 or 1 "
-                               "for both", sim->model->name, d->n_parts, d->n_devices);
+                               "%d; several boxes or devices: Ising, Potts and Heisenberg); use "
+                               "0 or 1 for both", sim->model->name, d->n_parts, d->n_devices);
     const bool pmj = d->couplings == LATMC_COUPLINGS_BIMODAL;
     if (d->extent[0] % (pmj ? 64 : 16) != 0)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on several CUDA devices needs L_x a "
@@ -304,6 +319,8 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
 
 int cuda_slabs_params_changed(const latmc_sim *sim, struct cuda_sim *cs)
 {
+    if (slabs_of(cs)->potts)
+        return cuda_potts_slabs_params_changed(sim, slabs_of(cs)->potts);
     if (slabs_of(cs)->heis)
         return LATMC_OK; /* the passes read the parameters at launch */
     struct cuda_slabs *ss = slabs_of(cs);
@@ -377,6 +394,8 @@ static int pack_all(struct cuda_slabs *ss)
 
 int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how)
 {
+    if (slabs_of(cs)->potts)
+        return cuda_potts_slabs_init_spins(sim, slabs_of(cs)->potts, how);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_init_spins(sim, slabs_of(cs)->heis, how);
     struct cuda_slabs *ss = slabs_of(cs);
@@ -431,6 +450,8 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
                         const struct latmc_step_call *call, uint64_t *accepted,
                         uint64_t *attempted)
 {
+    if (slabs_of(cs)->potts)
+        return cuda_potts_slabs_run_step(sim, slabs_of(cs)->potts, call, accepted, attempted);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_run_step(sim, slabs_of(cs)->heis, call, accepted, attempted);
     struct cuda_slabs *ss = slabs_of(cs);
@@ -550,6 +571,8 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
 
 int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
 {
+    if (slabs_of(cs)->potts)
+        return cuda_potts_slabs_measure(sim, slabs_of(cs)->potts, sums);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_measure(sim, slabs_of(cs)->heis, sums);
     struct cuda_slabs *ss = slabs_of(cs);
@@ -587,6 +610,8 @@ int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
 
 int cuda_slabs_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
 {
+    if (slabs_of(cs)->potts)
+        return cuda_potts_slabs_get_spins(sim, slabs_of(cs)->potts, buf);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_get_spins(sim, slabs_of(cs)->heis, buf);
     (void)sim;
@@ -610,6 +635,8 @@ int cuda_slabs_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
 
 int cuda_slabs_set_spins(const latmc_sim *sim, struct cuda_sim *cs, const void *buf)
 {
+    if (slabs_of(cs)->potts)
+        return cuda_potts_slabs_set_spins(sim, slabs_of(cs)->potts, buf);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_set_spins(sim, slabs_of(cs)->heis, buf);
     (void)sim;

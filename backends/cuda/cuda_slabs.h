@@ -26,7 +26,8 @@
  *
  * Models: Ising, uniform (L_x a multiple of 16) and +-J (L_x a multiple of 64), on the
  * multi-spin coded kernels; the Heisenberg spin glass (cuda_slabs_heis.c: its own slabs,
- * halo 2, one pass per colour-0 step, border planes and copies beside the interior); everything else is refused at create with
+ * halo 2, one pass per colour-0 step, border planes and copies beside the interior); Potts
+ * (cuda_slabs_potts.c: one halo plane, border ranges of c planes); everything else is refused at create with
  * LATMC_EUNSUPPORTED and the reason.
  *
  * A slab's device, streams and events, and their creation, release and the waits on all
@@ -90,6 +91,20 @@ int cuda_heis_slabs_set_spins(const latmc_sim *sim, struct cuda_heis_slabs *hs,
 int cuda_heis_slabs_get_couplings(const latmc_sim *sim, struct cuda_heis_slabs *hs, float *buf);
 int cuda_heis_slabs_set_couplings(const latmc_sim *sim, struct cuda_heis_slabs *hs,
                                   const float *buf);
+
+/* The Potts slabs (cuda_slabs_potts.c), behind the functions above. */
+struct cuda_potts_slabs;
+int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out);
+void cuda_potts_slabs_destroy(struct cuda_potts_slabs *ps);
+int cuda_potts_slabs_params_changed(const latmc_sim *sim, struct cuda_potts_slabs *ps);
+int cuda_potts_slabs_init_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps, int how);
+int cuda_potts_slabs_run_step(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+                              const struct latmc_step_call *call, uint64_t *accepted,
+                              uint64_t *attempted);
+int cuda_potts_slabs_measure(const latmc_sim *sim, struct cuda_potts_slabs *ps, void *sums);
+int cuda_potts_slabs_get_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps, void *buf);
+int cuda_potts_slabs_set_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+                               const void *buf);
 #endif
 
 #ifdef __cplusplus
