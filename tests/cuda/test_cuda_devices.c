@@ -241,15 +241,15 @@ static void bad_requests(void **state)
     d.extent[0] = 32;
     d.couplings = LATMC_COUPLINGS_BIMODAL;
     expect_refusal(d, LATMC_EUNSUPPORTED, "couplings");
-    latmc_sim_desc p;
+    latmc_sim_desc p; /* Potts runs on slabs (test_cuda_devices_potts.c), of c planes */
     latmc_sim_desc_init(&p);
     p.model = LATMC_MODEL_POTTS;
     p.q = 3;
     p.extent[0] = p.extent[1] = 16;
     p.device = LATMC_DEVICE_CUDA;
-    p.n_devices = 2;
-    p.device_list = devices_for(2);
-    expect_refusal(p, LATMC_EUNSUPPORTED, "n_devices");
+    p.n_devices = 16; /* 16 rows in 16 slabs of one: thinner than the 2 colours */
+    p.device_list = devices_for(16);
+    expect_refusal(p, LATMC_EINVAL, "n_devices");
     d.couplings = LATMC_COUPLINGS_UNIFORM;
     d.n_devices = 1;
     d.device_list = devices_for(1); /* a list needs n_devices > 1 */
