@@ -166,6 +166,8 @@ static int draw_couplings(const latmc_sim *sim, struct cuda_slabs *ss)
 
 int cuda_slabs_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *buf)
 {
+    if (slabs_of(cs)->potts)
+        return cuda_potts_slabs_get_couplings(sim, slabs_of(cs)->potts, buf);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_get_couplings(sim, slabs_of(cs)->heis, buf);
     const struct cuda_slabs *ss = slabs_of(cs);
@@ -178,6 +180,8 @@ int cuda_slabs_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *b
 /* Values checked by the core: exactly +1.0f or -1.0f. */
 int cuda_slabs_set_couplings(const latmc_sim *sim, struct cuda_sim *cs, const float *buf)
 {
+    if (slabs_of(cs)->potts)
+        return cuda_potts_slabs_set_couplings(sim, slabs_of(cs)->potts, buf);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_set_couplings(sim, slabs_of(cs)->heis, buf);
     struct cuda_slabs *ss = slabs_of(cs);
@@ -223,7 +227,10 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
                        "(halo 2 planes)", hss->n);
         return LATMC_OK;
     }
-    if (d->model == LATMC_MODEL_POTTS) {
+    /* Potts, and Ising where the multi-spin coded kernels do not fit L_x: the byte slabs */
+    if (d->model == LATMC_MODEL_POTTS ||
+        (d->model == LATMC_MODEL_ISING &&
+         d->extent[0] % (d->couplings == LATMC_COUPLINGS_BIMODAL ? 64 : 16) != 0)) {
         struct cuda_slabs *pss = calloc(1, sizeof *pss);
         int st = pss ? cuda_potts_slabs_create(sim, &pss->potts)
                      : cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the slabs");
@@ -242,11 +249,6 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
                                "%d; several boxes or devices: Ising, Potts and Heisenberg); use "
                                "0 or 1 for both", sim->model->name, d->n_parts, d->n_devices);
     const bool pmj = d->couplings == LATMC_COUPLINGS_BIMODAL;
-    if (d->extent[0] % (pmj ? 64 : 16) != 0)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on several CUDA devices needs L_x a "
-                               "multiple of %d (the multi-spin coded kernels%s); L_x = %lld",
-                               pmj ? 64 : 16, pmj ? " with +-J couplings" : "",
-                               (long long)d->extent[0]);
     const struct latmc_plan *plan = sim->plan;
     struct cuda_slabs *ss = calloc(1, sizeof *ss);
     if (!ss || !(ss->slab = calloc((size_t)plan->n_boxes, sizeof *ss->slab))) {

@@ -92,7 +92,8 @@ int cuda_heis_slabs_get_couplings(const latmc_sim *sim, struct cuda_heis_slabs *
 int cuda_heis_slabs_set_couplings(const latmc_sim *sim, struct cuda_heis_slabs *hs,
                                   const float *buf);
 
-/* The Potts slabs (cuda_slabs_potts.c), behind the functions above. */
+/* The Potts slabs, which also run Ising on the byte layout (cuda_slabs_potts.c), behind
+ * the functions above. */
 struct cuda_potts_slabs;
 int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out);
 void cuda_potts_slabs_destroy(struct cuda_potts_slabs *ps);
@@ -105,6 +106,11 @@ int cuda_potts_slabs_measure(const latmc_sim *sim, struct cuda_potts_slabs *ps, 
 int cuda_potts_slabs_get_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps, void *buf);
 int cuda_potts_slabs_set_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps,
                                const void *buf);
+/* Ising on the byte layout with +-J couplings (the same slabs). */
+int cuda_potts_slabs_get_couplings(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+                                   float *buf);
+int cuda_potts_slabs_set_couplings(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+                                   const float *buf);
 #endif
 
 #ifdef __cplusplus

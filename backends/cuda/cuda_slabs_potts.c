@@ -25,11 +25,18 @@
  * Init and set_spins write the own planes and the halos (from the lattice's numbering or
  * the caller's buffer), so no exchange follows them. Observables: every slab's integer
  * sums of its own planes, added in slab (= plane) order: the one-device total.
+ *
+ * The same slabs run Ising on the byte layout (one int8 per site, c = 2) where the
+ * multi-spin coded slabs of cuda_slabs.c cannot (L_x not a multiple of 16, or of 64 with
+ * +-J couplings): the kernels of ising_slab_kernels.cu on the same ranges; +-J couplings
+ * are drawn on the host for the whole lattice (the CPU's function, kept for
+ * get_couplings) and every slab holds those of its local planes, halos included.
  */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "coupling_draws.h"
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_slab_exec.h"
@@ -45,8 +52,9 @@ struct potts_slab {
     int64_t origin, planes;         /* own planes of the lattice's last axis */
     struct latmc_lattice local;     /* own planes + 2 halo planes */
     uint8_t *spins;                 /* the local lattice's bytes */
+    int8_t *eps;                    /* Ising +-J: the local lattice's couplings (else NULL) */
     void *tables;                   /* device copy of the core's tables */
-    struct latmc_potts_sums *sums;
+    void *sums;                     /* the model's sums struct */
     unsigned long long *changed;    /* sites changed (device, never reset) */
     unsigned long long *count_host; /* pinned: its value at the end of a call */
     unsigned long long count_seen;
@@ -55,6 +63,8 @@ struct potts_slab {
 struct cuda_potts_slabs {
     int n;
     struct potts_slab *slab;
+    bool ising;                     /* Ising on the byte layout (else Potts) */
+    int8_t *eps_host;               /* Ising +-J: the whole lattice's couplings (else NULL) */
     int colours;
     int64_t plane_sites, L;
     bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing:
@@ -73,6 +83,7 @@ void cuda_potts_slabs_destroy(struct cuda_potts_slabs *ps)
         }
         cuda_slab_exec_sync_quiet(&sl->ex);
         cudaFree(sl->spins);
+        cudaFree(sl->eps);
         cudaFree(sl->tables);
         cudaFree(sl->sums);
         cudaFree(sl->changed);
@@ -81,6 +92,7 @@ void cuda_potts_slabs_destroy(struct cuda_potts_slabs *ps)
         (void)cudaGetLastError();
     }
     free(ps->slab);
+    free(ps->eps_host);
     free(ps);
 }
 
@@ -88,6 +100,75 @@ void cuda_potts_slabs_destroy(struct cuda_potts_slabs *ps)
 static int finish_all(struct cuda_potts_slabs *ps, const char *what)
 {
     return cuda_slab_exec_finish_all(&ps->slab[0].ex, sizeof *ps->slab, ps->n, what);
+}
+
+/* The lattice's plane at slab sl's local plane p. */
+static int64_t global_plane(const struct cuda_potts_slabs *ps, const struct potts_slab *sl,
+                            int64_t p)
+{
+    return ((sl->origin - 1 + p) % ps->L + ps->L) % ps->L;
+}
+
+/*
+ * Copy whole-lattice host data of `unit` bytes per site (whole: natural site order) into
+ * every slab's local array of the same layout (local: sl->spins or sl->eps), own planes
+ * and both halos, on the slabs' main streams.
+ */
+static int upload_planes(struct cuda_potts_slabs *ps, const void *whole, size_t unit,
+                         bool couplings)
+{
+    const size_t plane = (size_t)ps->plane_sites * unit;
+    int st = LATMC_OK;
+    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
+        struct potts_slab *sl = &ps->slab[i];
+        uint8_t *local = couplings ? (uint8_t *)sl->eps : sl->spins;
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
+            break;
+        /* the lower halo plane, the own planes, the upper halo plane */
+        const int64_t runs[3][2] = { { 0, 1 }, { 1, sl->planes }, { 1 + sl->planes, 1 } };
+        for (int k = 0; k < 3 && st == LATMC_OK; k++)
+            st = cuda_check(cudaMemcpyAsync(local + (size_t)runs[k][0] * plane,
+                                            (const uint8_t *)whole +
+                                                (size_t)global_plane(ps, sl, runs[k][0]) * plane,
+                                            (size_t)runs[k][1] * plane, cudaMemcpyHostToDevice,
+                                            sl->ex.stream), "copying to the device");
+    }
+    const int fin = finish_all(ps, "copying to the device");
+    return st < 0 ? st : fin;
+}
+
+/* Ising +-J: the couplings drawn on the host by the CPU's function, then every slab's. */
+static int draw_couplings(const latmc_sim *sim, struct cuda_potts_slabs *ps)
+{
+    const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
+    if (!(ps->eps_host = malloc(n)))
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA Ising: cannot allocate %zu bytes of host "
+                               "memory for the couplings", n);
+    for (int64_t b = 0; b < (int64_t)((n + 3) / 4); b++)
+        latmc_ising_bimodal_block(ps->eps_host, (int64_t)n, sim->desc.coupling_seed, b);
+    return upload_planes(ps, ps->eps_host, (size_t)sim->desc.ndim, true);
+}
+
+int cuda_potts_slabs_get_couplings(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+                                   float *buf)
+{
+    const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (float)ps->eps_host[i];
+    return LATMC_OK;
+}
+
+/* Values checked by the core: exactly +1.0f or -1.0f. */
+int cuda_potts_slabs_set_couplings(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+                                   const float *buf)
+{
+    const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
+    int st = finish_all(ps, "setting the couplings");
+    if (st < 0)
+        return st;
+    for (size_t i = 0; i < n; i++)
+        ps->eps_host[i] = buf[i] > 0.0f ? (int8_t)1 : (int8_t)-1;
+    return upload_planes(ps, ps->eps_host, (size_t)sim->desc.ndim, true);
 }
 
 int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
@@ -100,7 +181,9 @@ int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the slabs' state");
     }
     ps->n = plan->n_boxes;
-    ps->colours = latmc_potts_colours(d->ndim, d->extent);
+    ps->ising = d->model == LATMC_MODEL_ISING;
+    ps->colours = ps->ising ? 2 : latmc_potts_colours(d->ndim, d->extent);
+    const bool pmj = ps->ising && d->couplings == LATMC_COUPLINGS_BIMODAL;
     ps->exchange = cuda_slab_exchange_enabled();
     ps->L = d->extent[d->ndim - 1];
     ps->plane_sites = d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0];
@@ -123,19 +206,23 @@ int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
                                      sl->ex.device, "spins")) < 0 ||
             (st = cuda_slab_alloc_on(&sl->tables, sim->model->data_size, sl->ex.device,
                                      "decision tables")) < 0 ||
-            (st = cuda_slab_alloc_on((void **)&sl->sums, sizeof *sl->sums, sl->ex.device,
+            (st = cuda_slab_alloc_on(&sl->sums, sim->model->sums_size, sl->ex.device,
                                      "sums")) < 0 ||
+            (pmj && (st = cuda_slab_alloc_on((void **)&sl->eps, (size_t)sl->local.nsites *
+                                             (size_t)d->ndim, sl->ex.device, "couplings")) < 0) ||
             (st = cuda_slab_alloc_on((void **)&sl->changed, sizeof *sl->changed, sl->ex.device,
                                      "update counter")) < 0)
             break;
         st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->ex.stream),
                         "clearing the update counter");
-        if (st == LATMC_OK) /* state 0 everywhere until the configuration is set */
-            st = cuda_check(cudaMemsetAsync(sl->spins, 0, (size_t)sl->local.nsites,
+        if (st == LATMC_OK) /* the cold start until the configuration is set */
+            st = cuda_check(cudaMemsetAsync(sl->spins, ps->ising, (size_t)sl->local.nsites,
                                             sl->ex.stream), "clearing the spins");
     }
     if (st == LATMC_OK)
         st = finish_all(ps, "creating the slabs");
+    if (st == LATMC_OK && pmj)
+        st = draw_couplings(sim, ps);
     if (st < 0) {
         cuda_potts_slabs_destroy(ps);
         return st;
@@ -158,13 +245,6 @@ int cuda_potts_slabs_params_changed(const latmc_sim *sim, struct cuda_potts_slab
     return st < 0 ? st : fin;
 }
 
-/* The lattice's plane at slab sl's local plane p. */
-static int64_t global_plane(const struct cuda_potts_slabs *ps, const struct potts_slab *sl,
-                            int64_t p)
-{
-    return ((sl->origin - 1 + p) % ps->L + ps->L) % ps->L;
-}
-
 int cuda_potts_slabs_init_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps, int how)
 {
     int st = finish_all(ps, "initialising the spins");
@@ -172,20 +252,25 @@ int cuda_potts_slabs_init_spins(const latmc_sim *sim, struct cuda_potts_slabs *p
         struct potts_slab *sl = &ps->slab[i];
         if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
-        if (how == LATMC_INIT_COLD) {
-            st = cuda_check(cudaMemsetAsync(sl->spins, 0, (size_t)sl->local.nsites,
+        if (how == LATMC_INIT_COLD) { /* Potts state 0, Ising +1 */
+            st = cuda_check(cudaMemsetAsync(sl->spins, ps->ising, (size_t)sl->local.nsites,
                                             sl->ex.stream), "cold start");
             continue;
         }
         /* the lower halo plane, the own planes, the upper halo plane: each a contiguous
          * run of the lattice's sites */
         const int64_t runs[3][2] = { { 0, 1 }, { 1, sl->planes }, { 1 + sl->planes, 1 } };
-        for (int k = 0; k < 3 && st == LATMC_OK; k++)
-            st = cuda_check(cuda_potts_hot_start_range(
-                                sl->ex.stream, sl->spins + runs[k][0] * ps->plane_sites,
-                                global_plane(ps, sl, runs[k][0]) * ps->plane_sites,
-                                runs[k][1] * ps->plane_sites, sim->desc.q, sim->desc.seed),
+        for (int k = 0; k < 3 && st == LATMC_OK; k++) {
+            uint8_t *dst = sl->spins + runs[k][0] * ps->plane_sites;
+            const int64_t first = global_plane(ps, sl, runs[k][0]) * ps->plane_sites;
+            const int64_t n = runs[k][1] * ps->plane_sites;
+            st = cuda_check(ps->ising ? cuda_ising_bytes_hot_start_range(sl->ex.stream,
+                                                                         (int8_t *)dst, first,
+                                                                         n, sim->desc.seed)
+                                      : cuda_potts_hot_start_range(sl->ex.stream, dst, first, n,
+                                                                   sim->desc.q, sim->desc.seed),
                             "launching the hot start");
+        }
     }
     const int fin = finish_all(ps, "initialising the spins");
     return st < 0 ? st : fin;
@@ -195,23 +280,9 @@ int cuda_potts_slabs_set_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps
                                const void *buf)
 {
     (void)sim;
-    const size_t plane = (size_t)ps->plane_sites;
-    int st = finish_all(ps, "copying the spins to the device");
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct potts_slab *sl = &ps->slab[i];
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        /* own planes and both halos, so that no exchange is needed */
-        const int64_t runs[3][2] = { { 0, 1 }, { 1, sl->planes }, { 1 + sl->planes, 1 } };
-        for (int k = 0; k < 3 && st == LATMC_OK; k++)
-            st = cuda_check(cudaMemcpyAsync(sl->spins + (size_t)runs[k][0] * plane,
-                                            (const uint8_t *)buf +
-                                                (size_t)global_plane(ps, sl, runs[k][0]) * plane,
-                                            (size_t)runs[k][1] * plane, cudaMemcpyHostToDevice,
-                                            sl->ex.stream), "copying the spins to the device");
-    }
-    const int fin = finish_all(ps, "copying the spins to the device");
-    return st < 0 ? st : fin;
+    /* own planes and both halos, so that no exchange is needed */
+    const int st = finish_all(ps, "copying the spins to the device");
+    return st < 0 ? st : upload_planes(ps, buf, 1, false);
 }
 
 int cuda_potts_slabs_get_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps, void *buf)
@@ -261,6 +332,11 @@ static cudaError_t update_range(const latmc_sim *sim, const struct cuda_potts_sl
 {
     if (n <= 0)
         return cudaSuccess;
+    const struct cuda_potts_range r = { p0, n, sl->origin + p0 - 1 };
+    if (ps->ising)
+        return cuda_ising_sweep_colour_range(stream, &sl->local, (int8_t *)sl->spins, sl->eps,
+                                             sl->tables, sim->desc.algorithm, sim->desc.seed,
+                                             sweep, c, &r, sl->changed);
     const struct latmc_potts_chain chain = {
         .tables = sl->tables,
         .algorithm = sim->desc.algorithm,
@@ -268,7 +344,6 @@ static cudaError_t update_range(const latmc_sim *sim, const struct cuda_potts_sl
         .colours = ps->colours,
         .seed = sim->desc.seed,
     };
-    const struct cuda_potts_range r = { p0, n, sl->origin + p0 - 1 };
     return cuda_potts_sweep_colour_range(stream, &sl->local, sl->spins, &chain, sweep, c, &r,
                                          sl->changed);
 }
@@ -369,7 +444,7 @@ int cuda_potts_slabs_run_step(const latmc_sim *sim, struct cuda_potts_slabs *ps,
         drain_after_failure(ps);
         return st;
     }
-    if (call->step + 1 == sim->plan->n_steps)
+    if (call->step + 1 == ps->colours) /* the schedule's last step (one per colour) */
         *attempted += (uint64_t)sim->nsites; /* a sweep: one update per site */
     if (!call->last)
         return LATMC_OK; /* no host wait until the last step of the latmc_sim_sweep call */
@@ -404,7 +479,8 @@ int cuda_potts_slabs_run_step(const latmc_sim *sim, struct cuda_potts_slabs *ps,
 
 int cuda_potts_slabs_measure(const latmc_sim *sim, struct cuda_potts_slabs *ps, void *sums)
 {
-    struct latmc_potts_sums *part = calloc((size_t)ps->n, sizeof *part);
+    const size_t size = sim->model->sums_size;
+    unsigned char *part = calloc((size_t)ps->n, size);
     if (!part)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the sums");
     int st = finish_all(ps, "measuring");
@@ -412,12 +488,15 @@ int cuda_potts_slabs_measure(const latmc_sim *sim, struct cuda_potts_slabs *ps, 
         struct potts_slab *sl = &ps->slab[i];
         const struct cuda_potts_range own = { 1, sl->planes, sl->origin };
         if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
-            (st = cuda_check(cudaMemsetAsync(sl->sums, 0, sizeof *sl->sums, sl->ex.stream),
+            (st = cuda_check(cudaMemsetAsync(sl->sums, 0, size, sl->ex.stream),
                              "clearing the reduction")) == LATMC_OK &&
-            (st = cuda_check(cuda_potts_measure_range(sl->ex.stream, &sl->local, sl->spins,
-                                                      &own, sl->sums),
+            (st = cuda_check(ps->ising ? cuda_ising_measure_range(sl->ex.stream, &sl->local,
+                                                                  (const int8_t *)sl->spins,
+                                                                  sl->eps, &own, sl->sums)
+                                       : cuda_potts_measure_range(sl->ex.stream, &sl->local,
+                                                                  sl->spins, &own, sl->sums),
                              "launching the reduction")) == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync(&part[i], sl->sums, sizeof part[i],
+            st = cuda_check(cudaMemcpyAsync(part + (size_t)i * size, sl->sums, size,
                                             cudaMemcpyDeviceToHost, sl->ex.stream),
                             "reading the reduction");
     }
@@ -428,7 +507,7 @@ int cuda_potts_slabs_measure(const latmc_sim *sim, struct cuda_potts_slabs *ps, 
         /* in slab order, which is plane order (integers: any order gives the same) */
         memset(sums, 0, sim->model->sums_size);
         for (int i = 0; i < ps->n; i++)
-            sim->model->add_sums(sums, &part[i]);
+            sim->model->add_sums(sums, part + (size_t)i * size);
     }
     free(part);
     return st;

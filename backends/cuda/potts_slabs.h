@@ -1,6 +1,6 @@
 /*
- * Internal to the CUDA module: the Potts kernels on a range of planes of a slab
- * (cuda_slabs_potts.c; doc/cuda.md, "Several GPUs").
+ * Internal to the CUDA module: the Potts kernels, and the Ising byte-layout kernels, on a
+ * range of planes of a slab (cuda_slabs_potts.c; doc/cuda.md, "Several GPUs").
  *
  * A slab keeps its own planes of the lattice's last axis plus one halo plane on each side
  * (local plane 0: the lower halo). A range is `planes` consecutive local planes from p0,
@@ -52,6 +52,22 @@ cudaError_t cuda_potts_hot_start_range(cudaStream_t stream, uint8_t *dst, int64_
 cudaError_t cuda_potts_measure_range(cudaStream_t stream, const struct latmc_lattice *local,
                                      const uint8_t *spins, const struct cuda_potts_range *r,
                                      struct latmc_potts_sums *sums);
+
+/* ising_slab_kernels.cu: Ising on the byte layout, the same ranges (spins int8 +-1; eps:
+ * NULL, or the +-J couplings of the local lattice, eps[ndim i + mu]; tables: a device
+ * copy of struct latmc_ising_tables). The update is the per-block reference kernel. */
+cudaError_t cuda_ising_sweep_colour_range(cudaStream_t stream, const struct latmc_lattice *local,
+                                          int8_t *spins, const int8_t *eps,
+                                          const struct latmc_ising_tables *tables, int algorithm,
+                                          uint64_t seed, uint64_t sweep, int colour,
+                                          const struct cuda_potts_range *r,
+                                          unsigned long long *changed);
+cudaError_t cuda_ising_bytes_hot_start_range(cudaStream_t stream, int8_t *dst, int64_t first,
+                                             int64_t n, uint64_t seed);
+cudaError_t cuda_ising_measure_range(cudaStream_t stream, const struct latmc_lattice *local,
+                                     const int8_t *spins, const int8_t *eps,
+                                     const struct cuda_potts_range *r,
+                                     struct latmc_ising_sums *sums);
 
 /* potts_rows.cu: the row kernels on a range, where they apply (returns 1 and the launch
  * status in *err; 0: nothing launched), as cuda_potts_rows_sweep_colour. */

@@ -1,5 +1,5 @@
 /*
- * The q-state Potts model on several CUDA devices (desc.n_devices, desc.device_list;
+ * The q-state Potts model, and Ising on the byte layout, on several CUDA devices (desc.n_devices, desc.device_list;
  * doc/cuda.md, "Several GPUs"): the chain of one GPU and of the CPU, bit for bit.
  *
  * - same_chain: 2D and 3D; 2 and 3 colours; 2 slabs, uneven slabs (as lib/plan.c cuts
@@ -20,6 +20,11 @@
  * - out_of_memory: a lattice whose second slab does not fit the card (both slabs on GPU
  *   0): LATMC_ENOMEM naming the device, no sim, and every slab's memory released (a sim
  *   of the first slab's size fits again afterwards).
+ * - ising_bytes: Ising where the multi-spin coded slabs do not fit (L_x not a multiple of
+ *   16; +-J with L_x not a multiple of 64) runs on the same byte slabs: 2D and 3D, uniform
+ *   and +-J, Metropolis and heat bath, hot and cold, 2 slabs, uneven and thinnest slabs,
+ *   against one GPU and the CPU after every sweep call; +-J couplings read back as drawn,
+ *   set_couplings then the same chain; set/get spins.
  * Under LATMC_CUDA_KERNELS=reference (the second meson test) every range runs the
  * reference kernel. Exits 77 (skipped, saying why) without a usable CUDA module and GPU.
  */
@@ -136,6 +141,101 @@ static void same_chain(void **state)
                 latmc_sim_destroy(&one);
                 latmc_sim_destroy(&many);
                 latmc_sim_destroy(&cpu);
+            }
+    }
+}
+
+static const struct shape ising_shapes[] = {
+    { 2, 24, 16, 0, 2, "2D, L_x = 24 (one GPU: 8-byte row kernel), two slabs" },
+    { 2, 10, 22, 0, 3, "2D, L_x = 10, uneven slabs (blocks across rows)" },
+    { 2, 40, 16, 0, 8, "2D, L_x = 40, the thinnest slabs (2 rows)" },
+    { 3, 12, 4, 14, 3, "3D, L_x = 12, uneven slabs" },
+    { 3, 6, 6, 10, 5, "3D, L_x = 6, the thinnest slabs (blocks across planes)" },
+    { 2, 32, 12, 0, 3, "2D, +-J with L_x = 32 (not 64)" },
+    { 3, 48, 4, 8, 2, "3D, +-J with L_x = 48" },
+};
+
+static void ising_bytes(void **state)
+{
+    (void)state;
+    const int algos[] = { LATMC_ALGO_METROPOLIS, LATMC_ALGO_HEATBATH };
+    for (size_t s = 0; s < sizeof ising_shapes / sizeof ising_shapes[0]; s++) {
+        const struct shape *sh = &ising_shapes[s];
+        const int pmj = sh->lx % 16 == 0; /* only +-J keeps these off the packed slabs */
+        for (int a = 0; a < 2; a++)
+            for (int start = LATMC_INIT_COLD; start <= LATMC_INIT_HOT; start++) {
+                latmc_sim_desc d = ising_desc(sh->ndim, sh->lx, sh->ly, sh->lz, algos[a], 1,
+                                              0x15e + s);
+                if (pmj) {
+                    d.couplings = LATMC_COUPLINGS_BIMODAL;
+                    d.coupling_seed = 31 + s;
+                }
+                latmc_sim *sims[3];
+                for (int k = 0; k < 3; k++) {
+                    d.device = k == 2 ? LATMC_DEVICE_CPU : LATMC_DEVICE_CUDA;
+                    sims[k] = create_on(d, k == 1 ? sh->n : 1);
+                    assert_int_equal(latmc_sim_set_param(sims[k], LATMC_PARAM_BETA, 0.4406868),
+                                     LATMC_OK);
+                    assert_int_equal(latmc_sim_init_spins(sims[k], start), LATMC_OK);
+                }
+                char what[200];
+                snprintf(what, sizeof what, "Ising %s, algo %d, start %d", sh->why, algos[a],
+                         start);
+                assert_same(sims[0], sims[1], what);
+                assert_same(sims[2], sims[1], what);
+                const uint64_t calls[] = { 1, 3, 4 };
+                for (int c = 0; c < 3; c++) {
+                    for (int k = 0; k < 3; k++)
+                        assert_int_equal(latmc_sim_sweep(sims[k], calls[c]), LATMC_OK);
+                    assert_same(sims[0], sims[1], what);
+                    assert_same(sims[2], sims[1], what);
+                }
+                if (pmj && a == 0 && start == LATMC_INIT_HOT) {
+                    /* couplings: as drawn, then new ones on all three */
+                    size_t n = 0;
+                    assert_int_equal(latmc_sim_couplings_size(sims[1], &n), LATMC_OK);
+                    float *ja = malloc(n * sizeof *ja), *jb = malloc(n * sizeof *jb);
+                    assert_non_null(ja);
+                    assert_non_null(jb);
+                    assert_int_equal(latmc_sim_get_couplings(sims[0], ja, n), LATMC_OK);
+                    assert_int_equal(latmc_sim_get_couplings(sims[1], jb, n), LATMC_OK);
+                    assert_memory_equal(ja, jb, n * sizeof *ja);
+                    uint64_t rng = 99 + s;
+                    for (size_t i = 0; i < n; i++)
+                        ja[i] = (test_rng_next(&rng) >> 63) ? 1.0f : -1.0f;
+                    for (int k = 0; k < 3; k++)
+                        assert_int_equal(latmc_sim_set_couplings(sims[k], ja, n), LATMC_OK);
+                    assert_int_equal(latmc_sim_get_couplings(sims[1], jb, n), LATMC_OK);
+                    assert_memory_equal(ja, jb, n * sizeof *ja);
+                    for (int k = 0; k < 3; k++)
+                        assert_int_equal(latmc_sim_sweep(sims[k], 3), LATMC_OK);
+                    assert_same(sims[0], sims[1], "set_couplings");
+                    assert_same(sims[2], sims[1], "set_couplings");
+                    free(ja);
+                    free(jb);
+                }
+                if (s == 1 && a == 1 && start == LATMC_INIT_COLD) {
+                    /* set_spins, get_spins */
+                    const size_t n = (size_t)(sh->lx * sh->ly);
+                    int8_t *buf = malloc(n), *back = malloc(n);
+                    assert_non_null(buf);
+                    assert_non_null(back);
+                    uint64_t rng = 5;
+                    for (size_t i = 0; i < n; i++)
+                        buf[i] = (test_rng_next(&rng) >> 63) ? 1 : -1;
+                    for (int k = 0; k < 3; k++)
+                        assert_int_equal(latmc_sim_set_spins(sims[k], buf, n), LATMC_OK);
+                    assert_int_equal(latmc_sim_get_spins(sims[1], back, n), LATMC_OK);
+                    assert_memory_equal(buf, back, n);
+                    for (int k = 0; k < 3; k++)
+                        assert_int_equal(latmc_sim_sweep(sims[k], 2), LATMC_OK);
+                    assert_same(sims[0], sims[1], "set_spins");
+                    assert_same(sims[2], sims[1], "set_spins");
+                    free(buf);
+                    free(back);
+                }
+                for (int k = 0; k < 3; k++)
+                    latmc_sim_destroy(&sims[k]);
             }
     }
 }
@@ -259,6 +359,7 @@ int main(void)
         cmocka_unit_test(checkpoint),
         cmocka_unit_test(parts_on_one_gpu),
         cmocka_unit_test(out_of_memory),
+        cmocka_unit_test(ising_bytes),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
     latmc_ctx_destroy(&ctx);
