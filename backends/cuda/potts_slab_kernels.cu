@@ -145,8 +145,11 @@ extern "C" cudaError_t cuda_potts_hot_start_range(cudaStream_t stream, uint8_t *
     return cudaGetLastError();
 }
 
-/* Matches by warp sums, populations by a histogram per block in shared memory (as the
- * one-device reduction, reductions.cu, without its walk: a reduction is no hot path). */
+/* Matches by warp sums, populations by a histogram per block in shared memory, the lanes
+ * of a warp holding the same state adding their count with one shared-memory atomic (as
+ * the one-device reduction, reductions.cu: per-site atomics on a few counters serialise).
+ * The whole warp walks together (the stride is a multiple of 32); lanes past the range
+ * take part with a value no state has and count nothing. */
 __global__ void potts_measure_range_kernel(struct latmc_lattice v, const uint8_t *spins,
                                            struct latmc_potts_sums *sums)
 {
@@ -156,17 +159,24 @@ __global__ void potts_measure_range_kernel(struct latmc_lattice v, const uint8_t
     __syncthreads();
     const int64_t lx = v.lx, ly = v.ly;
     const int64_t plane = v.ndim == 3 ? lx * ly : lx;
+    const unsigned lane = threadIdx.x & 31u;
     int64_t matches = 0;
-    for (int64_t i = cuda_first_item(); i < v.nsites; i += cuda_item_stride()) {
-        const int64_t x = i % lx, row = i / lx;
-        const unsigned s = spins[i];
-        matches += s == spins[row * lx + latmc_wrap_up(x, lx)];
-        if (v.ndim == 3) {
-            const int64_t y = row % ly, z = row / ly;
-            matches += s == spins[x + lx * (latmc_wrap_up(y, ly) + ly * z)];
+    for (int64_t i = cuda_first_item(); i - (int64_t)lane < v.nsites; i += cuda_item_stride()) {
+        const bool site = i < v.nsites;
+        unsigned s = 256 + lane;
+        if (site) {
+            const int64_t x = i % lx, row = i / lx;
+            s = spins[i];
+            matches += s == spins[row * lx + latmc_wrap_up(x, lx)];
+            if (v.ndim == 3) {
+                const int64_t y = row % ly, z = row / ly;
+                matches += s == spins[x + lx * (latmc_wrap_up(y, ly) + ly * z)];
+            }
+            matches += s == spins[i + plane]; /* the last axis: the next plane, no wrap */
         }
-        matches += s == spins[i + plane]; /* the last axis: the next plane, no wrap */
-        atomicAdd(&hist[s], 1ull);
+        const unsigned same = __match_any_sync(0xffffffffu, s);
+        if (site && lane == (unsigned)(__ffs(same) - 1))
+            atomicAdd(&hist[s], (unsigned long long)__popc(same));
     }
     cuda_warp_add((unsigned long long *)&sums->matches, (unsigned long long)matches);
     __syncthreads();
