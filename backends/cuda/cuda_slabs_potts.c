@@ -395,24 +395,6 @@ static int launch_step(const latmc_sim *sim, struct cuda_potts_slabs *ps, uint64
         st = cuda_check(err, "ordering a step after the previous one");
     }
     /* the borders: c planes at each end (all own planes of a slab of c) */
-    static int dbg = -1;
-    if (dbg < 0) dbg = getenv("DBG_POTTS_MODE") ? atoi(getenv("DBG_POTTS_MODE")) : 0;
-    if (dbg >= 2) {
-        for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-            struct potts_slab *sl = &ps->slab[i];
-            cuda_slab_set_device(sl->ex.device);
-            if (dbg == 4 || dbg == 5) {
-                struct latmc_lattice v = sl->local; v.ly = sl->planes; v.nsites = v.lx * v.ly;
-                const struct latmc_potts_chain chain = { sl->tables, sim->desc.algorithm, sim->desc.q, ps->colours, sim->desc.seed };
-                st = cuda_check(cuda_potts_sweep_colour(dbg == 5 ? ps->slab[0].ex.stream : sl->ex.stream, &v, sl->spins + v.lx, &chain, sweep, c, sl->changed), "dbg");
-            } else
-            st = cuda_check(update_range(sim, ps, sl, dbg == 3 ? ps->slab[0].ex.stream : sl->ex.stream, 1, sl->planes, sweep, c), "dbg");
-            cudaEventRecord(sl->ex.border_done, sl->ex.stream);
-            cudaEventRecord(sl->ex.copies_done, sl->ex.stream);
-            cudaEventRecord(sl->ex.interior_done, sl->ex.stream);
-        }
-        return st;
-    }
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
         struct potts_slab *sl = &ps->slab[i];
         if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
@@ -443,7 +425,7 @@ static int launch_step(const latmc_sim *sim, struct cuda_potts_slabs *ps, uint64
             err = cudaEventRecord(sl->ex.copies_done, sl->ex.copy_stream);
         const int64_t interior = sl->planes > 2 * nc ? sl->planes - 2 * nc : 0;
         if (err == cudaSuccess)
-            err = update_range(sim, ps, sl, dbg == 1 ? sl->ex.border_stream : sl->ex.stream, 1 + nc, interior, sweep, c);
+            err = update_range(sim, ps, sl, sl->ex.stream, 1 + nc, interior, sweep, c);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.interior_done, sl->ex.stream);
         st = cuda_check(err, "launching a step on a slab");
