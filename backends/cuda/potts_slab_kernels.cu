@@ -146,11 +146,13 @@ extern "C" cudaError_t cuda_potts_hot_start_range(cudaStream_t stream, uint8_t *
 }
 
 /* Matches by warp sums, populations by a histogram per block in shared memory, the lanes
- * of a warp holding the same state adding their count with one shared-memory atomic (as
- * the one-device reduction, reductions.cu: per-site atomics on a few counters serialise).
- * The whole warp walks together (the stride is a multiple of 32); lanes past the range
- * take part with a value no state has and count nothing. */
+ * of a warp holding the same state adding their count with one shared-memory atomic; the
+ * site walks as a mixed-radix counter (x, row) over the grid stride, without divisions: the
+ * one-device reduction (reductions.cu) with the last axis's neighbour one plane away. The
+ * whole warp walks together (the stride is a multiple of 32); lanes past the range take
+ * part with a value no state has and count nothing. */
 __global__ void potts_measure_range_kernel(struct latmc_lattice v, const uint8_t *spins,
+                                           int64_t st_x, int64_t st_row,
                                            struct latmc_potts_sums *sums)
 {
     __shared__ unsigned long long hist[LATMC_POTTS_MAX_Q + 1];
@@ -160,23 +162,31 @@ __global__ void potts_measure_range_kernel(struct latmc_lattice v, const uint8_t
     const int64_t lx = v.lx, ly = v.ly;
     const int64_t plane = v.ndim == 3 ? lx * ly : lx;
     const unsigned lane = threadIdx.x & 31u;
+    const int64_t first = cuda_first_item(), stride = cuda_item_stride();
+    int64_t x = first % lx, row = first / lx;
+    int64_t y = v.ndim == 3 ? row % ly : 0; /* 3D: y within the plane (2D: unused) */
     int64_t matches = 0;
-    for (int64_t i = cuda_first_item(); i - (int64_t)lane < v.nsites; i += cuda_item_stride()) {
+    for (int64_t i = first; i - (int64_t)lane < v.nsites; i += stride) {
         const bool site = i < v.nsites;
         unsigned s = 256 + lane;
         if (site) {
-            const int64_t x = i % lx, row = i / lx;
             s = spins[i];
-            matches += s == spins[row * lx + latmc_wrap_up(x, lx)];
-            if (v.ndim == 3) {
-                const int64_t y = row % ly, z = row / ly;
-                matches += s == spins[x + lx * (latmc_wrap_up(y, ly) + ly * z)];
-            }
-            matches += s == spins[i + plane]; /* the last axis: the next plane, no wrap */
+            matches += (s == spins[i + (x + 1 == lx ? 1 - lx : 1)]) +
+                       (s == spins[i + plane]); /* the last axis: the next plane, no wrap */
+            if (v.ndim == 3)
+                matches += s == spins[i + (y + 1 == ly ? -(ly - 1) * lx : lx)];
         }
         const unsigned same = __match_any_sync(0xffffffffu, s);
         if (site && lane == (unsigned)(__ffs(same) - 1))
             atomicAdd(&hist[s], (unsigned long long)__popc(same));
+        x += st_x;
+        y += st_row;
+        if (x >= lx) {
+            x -= lx;
+            y++;
+        }
+        if (y >= ly) /* y < ly and st_row < ly: below 2 L_y */
+            y -= ly;
     }
     cuda_warp_add((unsigned long long *)&sums->matches, (unsigned long long)matches);
     __syncthreads();
@@ -194,7 +204,10 @@ extern "C" cudaError_t cuda_potts_measure_range(cudaStream_t stream,
     int64_t plane = 0;
     const struct latmc_lattice v = range_view(local, r, &plane);
     const unsigned grid = cuda_grid(v.nsites) > 8192 ? 8192u : cuda_grid(v.nsites);
-    potts_measure_range_kernel<<<grid, CUDA_THREADS, 0, stream>>>(v, spins + r->p0 * plane,
-                                                                  sums);
+    const int64_t stride = (int64_t)grid * CUDA_THREADS;
+    /* a stride moves x by st_x and the row by st_row (3D: y by st_row mod L_y) */
+    const int64_t st_x = stride % v.lx, st_row = stride / v.lx;
+    potts_measure_range_kernel<<<grid, CUDA_THREADS, 0, stream>>>(
+        v, spins + r->p0 * plane, st_x, v.ndim == 3 ? st_row % v.ly : 0, sums);
     return cudaGetLastError();
 }
