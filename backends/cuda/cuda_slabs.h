@@ -26,9 +26,10 @@
  *
  * Models: Ising, uniform (L_x a multiple of 16) and +-J (L_x a multiple of 64), on the
  * multi-spin coded kernels; the Heisenberg spin glass (cuda_slabs_heis.c: its own slabs,
- * halo 2, one pass per colour-0 step, border planes and copies beside the interior); Potts
- * (cuda_slabs_potts.c: one halo plane, border ranges of c planes); everything else is refused at create with
- * LATMC_EUNSUPPORTED and the reason.
+ * halo 2, one pass per colour-0 step, border planes and copies beside the interior); Potts,
+ * and Ising on other L_x on the byte layout (cuda_slabs_potts.c: one halo plane, border
+ * ranges of c planes); everything else is refused at create with LATMC_EUNSUPPORTED and
+ * the reason.
  *
  * A slab's device, streams and events, and their creation, release and the waits on all
  * slabs: cuda_slab_exec.h, shared by both models' slabs.
