@@ -52,6 +52,7 @@ struct cuda_slabs {
     int8_t *eps_host;               /* +-J couplings of the whole lattice (NULL: uniform) */
     struct cuda_heis_slabs *heis;   /* a Heisenberg sim: its own slabs, the rest unused */
     struct cuda_phi4_slabs *phi4;   /* a phi^4 sim: likewise */
+    struct cuda_potts_slabs *potts; /* a Potts sim: the same (cuda_slabs_potts.c) */
     bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing) */
     int spare_sms;                  /* left to the border kernels beside the interior's
                                        persistent wave (LATMC_CUDA_SLAB_SPARE_SMS, default 0:
@@ -100,6 +101,7 @@ static void release_all(struct cuda_slabs *ss)
     }
     cuda_heis_slabs_destroy(ss->heis);
     cuda_phi4_slabs_destroy(ss->phi4);
+    cuda_potts_slabs_destroy(ss->potts);
     free(ss->slab);
     free(ss->eps_host);
     free(ss);
@@ -153,6 +155,8 @@ static int draw_couplings(const latmc_sim *sim, struct cuda_slabs *ss)
 
 int cuda_slabs_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *buf)
 {
+    if (slabs_of(cs)->potts)
+        return cuda_potts_slabs_get_couplings(sim, slabs_of(cs)->potts, buf);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_get_couplings(sim, slabs_of(cs)->heis, buf);
     const struct cuda_slabs *ss = slabs_of(cs);
@@ -165,6 +169,8 @@ int cuda_slabs_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *b
 /* Values checked by the core: exactly +1.0f or -1.0f. */
 int cuda_slabs_set_couplings(const latmc_sim *sim, struct cuda_sim *cs, const float *buf)
 {
+    if (slabs_of(cs)->potts)
+        return cuda_potts_slabs_set_couplings(sim, slabs_of(cs)->potts, buf);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_set_couplings(sim, slabs_of(cs)->heis, buf);
     struct cuda_slabs *ss = slabs_of(cs);
@@ -211,17 +217,28 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
                        "(halo 2 planes)", sim->model->name, hss->n);
         return LATMC_OK;
     }
+    /* Potts, and Ising where the multi-spin coded kernels do not fit L_x: the byte slabs */
+    if (d->model == LATMC_MODEL_POTTS ||
+        (d->model == LATMC_MODEL_ISING &&
+         d->extent[0] % (d->couplings == LATMC_COUPLINGS_BIMODAL ? 64 : 16) != 0)) {
+        struct cuda_slabs *pss = calloc(1, sizeof *pss);
+        int st = pss ? cuda_potts_slabs_create(sim, &pss->potts)
+                     : cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the slabs");
+        if (st < 0) {
+            free(pss);
+            return st;
+        }
+        pss->n = sim->plan->n_boxes;
+        cuda_slab_exec_enable_peers(d, pss->n);
+        cs->slabs = pss;
+        return LATMC_OK;
+    }
     if (d->model != LATMC_MODEL_ISING)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA backend runs the %s model as one "
                                "box only in this version (desc.n_parts = %d, desc.n_devices = "
-                               "%d; several boxes or devices: Ising, phi^4 and Heisenberg); use 0 "
-                               "or 1 for both", sim->model->name, d->n_parts, d->n_devices);
+                               "%d; several boxes or devices: Ising, Potts, phi^4 and Heisenberg); "
+                               "use 0 or 1 for both", sim->model->name, d->n_parts, d->n_devices);
     const bool pmj = d->couplings == LATMC_COUPLINGS_BIMODAL;
-    if (d->extent[0] % (pmj ? 64 : 16) != 0)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on several CUDA devices needs L_x a "
-                               "multiple of %d (the multi-spin coded kernels%s); L_x = %lld",
-                               pmj ? 64 : 16, pmj ? " with +-J couplings" : "",
-                               (long long)d->extent[0]);
     const struct latmc_plan *plan = sim->plan;
     struct cuda_slabs *ss = calloc(1, sizeof *ss);
     if (!ss || !(ss->slab = calloc((size_t)plan->n_boxes, sizeof *ss->slab))) {
@@ -297,6 +314,8 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
 
 int cuda_slabs_params_changed(const latmc_sim *sim, struct cuda_sim *cs)
 {
+    if (slabs_of(cs)->potts)
+        return cuda_potts_slabs_params_changed(sim, slabs_of(cs)->potts);
     if (slabs_of(cs)->heis || slabs_of(cs)->phi4)
         return LATMC_OK; /* the passes read the parameters at launch */
     struct cuda_slabs *ss = slabs_of(cs);
@@ -393,6 +412,8 @@ static cudaError_t own_rows(const latmc_sim *sim, const struct cuda_slabs *ss,
 
 int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how)
 {
+    if (slabs_of(cs)->potts)
+        return cuda_potts_slabs_init_spins(sim, slabs_of(cs)->potts, how);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_init_spins(sim, slabs_of(cs)->heis, how);
     if (slabs_of(cs)->phi4)
@@ -447,6 +468,8 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
                         const struct latmc_step_call *call, uint64_t *accepted,
                         uint64_t *attempted)
 {
+    if (slabs_of(cs)->potts)
+        return cuda_potts_slabs_run_step(sim, slabs_of(cs)->potts, call, accepted, attempted);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_run_step(sim, slabs_of(cs)->heis, call, accepted, attempted);
     if (slabs_of(cs)->phi4)
@@ -568,6 +591,8 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
 
 int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
 {
+    if (slabs_of(cs)->potts)
+        return cuda_potts_slabs_measure(sim, slabs_of(cs)->potts, sums);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_measure(sim, slabs_of(cs)->heis, sums);
     if (slabs_of(cs)->phi4)
@@ -607,6 +632,8 @@ int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
 
 int cuda_slabs_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
 {
+    if (slabs_of(cs)->potts)
+        return cuda_potts_slabs_get_spins(sim, slabs_of(cs)->potts, buf);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_get_spins(sim, slabs_of(cs)->heis, buf);
     if (slabs_of(cs)->phi4)
@@ -624,6 +651,8 @@ int cuda_slabs_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
 
 int cuda_slabs_set_spins(const latmc_sim *sim, struct cuda_sim *cs, const void *buf)
 {
+    if (slabs_of(cs)->potts)
+        return cuda_potts_slabs_set_spins(sim, slabs_of(cs)->potts, buf);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_set_spins(sim, slabs_of(cs)->heis, buf);
     if (slabs_of(cs)->phi4)

@@ -27,8 +27,9 @@
  * Models: Ising, uniform (L_x a multiple of 16) and +-J (L_x a multiple of 64), on the
  * multi-spin coded kernels; the Heisenberg spin glass (cuda_slabs_heis.c: its own slabs,
  * halo 2, one pass per colour-0 step, border planes and copies beside the interior); phi^4
- * (cuda_slabs_phi4.c: halo 2, slabs of whole chunk layers); everything else is refused at create with
- * LATMC_EUNSUPPORTED and the reason.
+ * (cuda_slabs_phi4.c: halo 2, slabs of whole chunk layers); Potts, and Ising on other L_x
+ * on the byte layout (cuda_slabs_potts.c: one halo plane, border ranges of c planes);
+ * everything else is refused at create with LATMC_EUNSUPPORTED and the reason.
  *
  * A slab's device, streams and events, and their creation, release and the waits on all
  * slabs: cuda_slab_exec.h, shared by both models' slabs.
@@ -110,6 +111,26 @@ int cuda_phi4_slabs_measure(const latmc_sim *sim, struct cuda_phi4_slabs *ps, vo
 int cuda_phi4_slabs_get_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps, void *buf);
 int cuda_phi4_slabs_set_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
                               const void *buf);
+
+/* The Potts slabs, which also run Ising on the byte layout (cuda_slabs_potts.c), behind
+ * the functions above. */
+struct cuda_potts_slabs;
+int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out);
+void cuda_potts_slabs_destroy(struct cuda_potts_slabs *ps);
+int cuda_potts_slabs_params_changed(const latmc_sim *sim, struct cuda_potts_slabs *ps);
+int cuda_potts_slabs_init_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps, int how);
+int cuda_potts_slabs_run_step(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+                              const struct latmc_step_call *call, uint64_t *accepted,
+                              uint64_t *attempted);
+int cuda_potts_slabs_measure(const latmc_sim *sim, struct cuda_potts_slabs *ps, void *sums);
+int cuda_potts_slabs_get_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps, void *buf);
+int cuda_potts_slabs_set_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+                               const void *buf);
+/* Ising on the byte layout with +-J couplings (the same slabs). */
+int cuda_potts_slabs_get_couplings(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+                                   float *buf);
+int cuda_potts_slabs_set_couplings(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+                                   const float *buf);
 #endif
 
 #ifdef __cplusplus

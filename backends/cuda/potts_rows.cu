@@ -11,6 +11,7 @@
 #include "cuda_kernels.h"
 #include "cuda_launch.cuh"
 #include "potts_rows.cuh"
+#include "potts_slabs.h"
 
 template <int NDIM, int C, int NW, int NT, bool REPL, bool HI>
 __global__ void __launch_bounds__(PR_THREADS, 1)
@@ -114,14 +115,33 @@ static cudaError_t pr_grid(int64_t nseg, unsigned *grid, int *smem_max)
     return cudaSuccess;
 }
 
-extern "C" int cuda_potts_rows_sweep_colour(cudaStream_t stream, const struct latmc_lattice *lat,
-                                            uint8_t *spins, const struct latmc_potts_chain *chain,
-                                            uint64_t sweep, int colour,
-                                            unsigned long long *changed, cudaError_t *err)
+/*
+ * The launch for the whole lattice `lat` (r NULL), or for the plane range r of a slab's
+ * local lattice `lat` (potts_slabs.h): the range as a lattice of r->planes planes whose
+ * last-axis neighbours are the planes next to it (no wrap), its draws named by the
+ * lattice's segment index (s_draw). The kernel is chosen from L_x, q and the algorithm
+ * alone, so a range runs the kernel the whole lattice runs.
+ */
+static int rows_sweep(cudaStream_t stream, const struct latmc_lattice *lat, uint8_t *spins,
+                      const struct latmc_potts_chain *chain, uint64_t sweep, int colour,
+                      const struct cuda_potts_range *r, unsigned long long *changed,
+                      cudaError_t *err)
 {
-    const int nw = pr_words(lat, chain->colours);
+    struct latmc_lattice view = *lat;
+    int64_t plane = lat->lx * lat->ly;
+    if (r) {
+        if (lat->ndim == 3) {
+            view.lz = r->planes;
+        } else {
+            plane = lat->lx;
+            view.ly = r->planes;
+        }
+        view.nsites = r->planes * plane;
+        spins += r->p0 * plane;
+    }
+    const int nw = pr_words(&view, chain->colours);
     if (nw == 0 || (chain->algorithm == LATMC_ALGO_HEATBATH &&
-                    !pr_hb_table_q(lat->ndim, chain->q)))
+                    !pr_hb_table_q(view.ndim, chain->q)))
         return 0;
     struct pr_launcher l;
     l.stream = stream;
@@ -130,12 +150,22 @@ extern "C" int cuda_potts_rows_sweep_colour(cudaStream_t stream, const struct la
     l.keys = cuda_philox_round_keys(chain->seed);
     l.changed = changed;
     int smem_max = 0;
-    if ((*err = pr_grid(lat->nsites / (4 * nw), &l.grid, &smem_max)) != cudaSuccess)
+    if ((*err = pr_grid(view.nsites / (4 * nw), &l.grid, &smem_max)) != cudaSuccess)
         return 1;
     struct pr_geom g;
-    if (!pr_geom_init(&g, lat, chain->colours, nw, chain->q, colour, sweep,
+    if (!pr_geom_init(&g, &view, chain->colours, nw, chain->q, colour, sweep,
                       (int64_t)l.grid * PR_THREADS))
         return 0;
+    if (r) { /* the planes next to the range are read where they lie */
+        if (view.ndim == 3) {
+            g.z_up_wrap = g.z_up;
+            g.z_dn_wrap = g.z_dn;
+        } else {
+            g.y_up_wrap = g.y_up;
+            g.y_dn_wrap = g.y_dn;
+        }
+        g.s_draw = r->global_p0 * plane / (4 * nw);
+    }
     /* a table larger than this device's blocks may have (up to 128 KiB, older GPUs have
      * less): the per-block kernel instead */
     struct pr_shared_bytes size;
@@ -143,4 +173,21 @@ extern "C" int cuda_potts_rows_sweep_colour(cudaStream_t stream, const struct la
         return 0;
     *err = pr_dispatch(l, g, chain->colours, nw, chain->algorithm);
     return 1;
+}
+
+extern "C" int cuda_potts_rows_sweep_colour(cudaStream_t stream, const struct latmc_lattice *lat,
+                                            uint8_t *spins, const struct latmc_potts_chain *chain,
+                                            uint64_t sweep, int colour,
+                                            unsigned long long *changed, cudaError_t *err)
+{
+    return rows_sweep(stream, lat, spins, chain, sweep, colour, NULL, changed, err);
+}
+
+extern "C" int cuda_potts_rows_sweep_range(cudaStream_t stream, const struct latmc_lattice *local,
+                                           uint8_t *spins, const struct latmc_potts_chain *chain,
+                                           uint64_t sweep, int colour,
+                                           const struct cuda_potts_range *r,
+                                           unsigned long long *changed, cudaError_t *err)
+{
+    return rows_sweep(stream, local, spins, chain, sweep, colour, r, changed, err);
 }

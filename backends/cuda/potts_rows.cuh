@@ -82,6 +82,10 @@ struct pr_geom {
     /* a grid stride of `stride` segments moves (xs, y, z) by (st_x, st_y, st_z) */
     int64_t stride;
     uint32_t st_x, st_y, st_z;
+    /* added to a segment's index to name its draws: 0 for a whole lattice; for a plane
+     * range of a slab (cuda_potts_rows_sweep_range), the lattice's index of the range's
+     * first segment */
+    int64_t s_draw;
 };
 
 /* ---- small integer helpers, host and device ---- */
@@ -490,8 +494,8 @@ PR_UNROLL
 PR_UNROLL
     for (int blk = 0; blk < B; blk++) {
         const latmc_philox_ctr u =
-            cuda_philox_update_draws(keys, (uint64_t)B * (uint64_t)s + blk, g.sweep,
-                                     (uint32_t)g.colour, LATMC_POTTS_SUB_HEATBATH);
+            cuda_philox_update_draws(keys, (uint64_t)B * (uint64_t)(s + g.s_draw) + blk,
+                                     g.sweep, (uint32_t)g.colour, LATMC_POTTS_SUB_HEATBATH);
 PR_UNROLL
         for (int lane = 0; lane < 4; lane++) {
             const int p = C * (4 * blk + lane) + OFF, wi = p / 4, sh = 8 * (p % 4);
@@ -568,7 +572,7 @@ PR_UNROLL
     uint32_t accepted = 0;
 PR_UNROLL
     for (int blk = 0; blk < B; blk++) {
-        const uint64_t block = (uint64_t)B * (uint64_t)s + blk;
+        const uint64_t block = (uint64_t)B * (uint64_t)(s + g.s_draw) + blk;
         const latmc_philox_ctr u0 = cuda_philox_update_draws(keys, block, g.sweep,
                                                              (uint32_t)g.colour,
                                                              LATMC_POTTS_SUB_PROPOSE);

@@ -15,8 +15,8 @@
  * - checkpoint: saved (serialized) on several slabs, loaded (one GPU, as stored) and
  *   continued: bit-identical to one GPU all along.
  * - bad_requests: more devices than exist (ENODEV), a split the lattice cannot take
- *   (EINVAL), n_devices on the CPU (EUNSUPPORTED), models without several-device kernels
- *   (EUNSUPPORTED), each with a message naming the field.
+ *   (EINVAL, Potts too), n_devices on the CPU (EUNSUPPORTED), each with a message naming
+ *   the field.
  * - out_of_memory: a lattice whose second slab does not fit the card (both slabs on GPU 0):
  *   LATMC_ENOMEM, no sim, and every slab's memory released (a sim of the first slab's size
  *   fits again afterwards).
@@ -236,21 +236,16 @@ static void bad_requests(void **state)
     d.device = LATMC_DEVICE_CPU;
     expect_refusal(d, LATMC_EUNSUPPORTED, "n_devices");
     d.device = LATMC_DEVICE_CUDA;
-    d.extent[0] = 24; /* not a multiple of 16: no multi-spin coded kernels */
-    expect_refusal(d, LATMC_EUNSUPPORTED, "multiple of 16");
-    d.extent[0] = 32;
-    d.couplings = LATMC_COUPLINGS_BIMODAL;
-    expect_refusal(d, LATMC_EUNSUPPORTED, "couplings");
-    latmc_sim_desc p;
+    /* L_x not a multiple of 16 (64 with +-J) runs the byte slabs: test_cuda_devices_potts.c */
+    latmc_sim_desc p; /* Potts runs on slabs (test_cuda_devices_potts.c), of c planes */
     latmc_sim_desc_init(&p);
     p.model = LATMC_MODEL_POTTS;
     p.q = 3;
     p.extent[0] = p.extent[1] = 16;
     p.device = LATMC_DEVICE_CUDA;
-    p.n_devices = 2;
-    p.device_list = devices_for(2);
-    expect_refusal(p, LATMC_EUNSUPPORTED, "n_devices");
-    d.couplings = LATMC_COUPLINGS_UNIFORM;
+    p.n_devices = 16; /* 16 rows in 16 slabs of one: thinner than the 2 colours */
+    p.device_list = devices_for(16);
+    expect_refusal(p, LATMC_EINVAL, "n_devices");
     d.n_devices = 1;
     d.device_list = devices_for(1); /* a list needs n_devices > 1 */
     expect_refusal(d, LATMC_EINVAL, "device_list");

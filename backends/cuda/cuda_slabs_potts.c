@@ -1,0 +1,514 @@
+/*
+ * The q-state Potts model on several devices: one slab of the plan per device
+ * (cuda_slabs.h; doc/cuda.md, "Several GPUs").
+ *
+ * A slab holds its own planes of the lattice's last axis plus one halo plane on each side,
+ * one byte per site: local plane p is plane origin - 1 + p (mod L) of the lattice, own
+ * planes [1, 1 + planes). The plan cuts slabs in multiples of the colours c (2 or 3), and
+ * every update runs on ranges of whole multiples of c planes (potts_slabs.h), so the
+ * range's colouring is the lattice's and its draws are named by the lattice's
+ * within-colour numbers: each step writes exactly what the one-device step writes, and
+ * the chain is the one-device (and the CPU's) chain bit for bit.
+ *
+ * One step (a colour, lib/model_potts.c's schedule) per run_step call:
+ *   1. every slab's streams wait for what they read of the previous step (run_step says
+ *      which);
+ *   2. every slab updates its border ranges (the c planes at each end) on the border
+ *      stream (high priority), records border_done;
+ *   3. every slab's copy stream waits for its own and both neighbours' border_done (the
+ *      neighbours' borders have read their halos, which the copies now overwrite) and
+ *      copies its outermost own planes into the neighbours' halos (cudaMemcpyPeerAsync
+ *      between devices, a device copy within one); the main stream updates the interior
+ *      meanwhile, which reads no halo. Slabs of c or 2c planes have no interior.
+ * The host waits only at the call's last step, where the counters are read.
+ *
+ * Init and set_spins write the own planes and the halos (from the lattice's numbering or
+ * the caller's buffer), so no exchange follows them. Observables: every slab's integer
+ * sums of its own planes, added in slab (= plane) order: the one-device total.
+ *
+ * The same slabs run Ising on the byte layout (one int8 per site, c = 2) where the
+ * multi-spin coded slabs of cuda_slabs.c cannot (L_x not a multiple of 16, or of 64 with
+ * +-J couplings): the kernels of ising_slab_kernels.cu on the same ranges; +-J couplings
+ * are drawn on the host for the whole lattice (the CPU's function, kept for
+ * get_couplings) and every slab holds those of its local planes, halos included.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coupling_draws.h"
+#include "cuda_backend.h"
+#include "cuda_check.h"
+#include "cuda_slab_exec.h"
+#include "cuda_slabs.h"
+#include "model.h"
+#include "plan.h"
+#include "potts_slabs.h"
+
+struct potts_slab {
+    /* ex.stream: the interior and everything outside the steps; ex.border_stream: the
+     * border ranges; ex.copy_stream: the halo copies out; events as cuda_slab_exec.h */
+    struct cuda_slab_exec ex;
+    int64_t origin, planes;         /* own planes of the lattice's last axis */
+    struct latmc_lattice local;     /* own planes + 2 halo planes */
+    uint8_t *spins;                 /* the local lattice's bytes */
+    int8_t *eps;                    /* Ising +-J: the local lattice's couplings (else NULL) */
+    void *tables;                   /* device copy of the core's tables */
+    void *sums;                     /* the model's sums struct */
+    unsigned long long *changed;    /* sites changed (device, never reset) */
+    unsigned long long *count_host; /* pinned: its value at the end of a call */
+    unsigned long long count_seen;
+};
+
+struct cuda_potts_slabs {
+    int n;
+    struct potts_slab *slab;
+    bool ising;                     /* Ising on the byte layout (else Potts) */
+    int8_t *eps_host;               /* Ising +-J: the whole lattice's couplings (else NULL) */
+    int colours;
+    int64_t plane_sites, L;
+    bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing:
+                                       the halo copies left out, the chain then wrong) */
+};
+
+void cuda_potts_slabs_destroy(struct cuda_potts_slabs *ps)
+{
+    if (!ps)
+        return;
+    for (int i = 0; ps->slab && i < ps->n; i++) {
+        struct potts_slab *sl = &ps->slab[i];
+        if (cudaSetDevice(sl->ex.device) != cudaSuccess) {
+            (void)cudaGetLastError();
+            continue;
+        }
+        cuda_slab_exec_sync_quiet(&sl->ex);
+        cudaFree(sl->spins);
+        cudaFree(sl->eps);
+        cudaFree(sl->tables);
+        cudaFree(sl->sums);
+        cudaFree(sl->changed);
+        cudaFreeHost(sl->count_host);
+        cuda_slab_exec_destroy(&sl->ex);
+        (void)cudaGetLastError();
+    }
+    free(ps->slab);
+    free(ps->eps_host);
+    free(ps);
+}
+
+/* Wait for every slab's streams; the first failure is reported. */
+static int finish_all(struct cuda_potts_slabs *ps, const char *what)
+{
+    return cuda_slab_exec_finish_all(&ps->slab[0].ex, sizeof *ps->slab, ps->n, what);
+}
+
+/* The lattice's plane at slab sl's local plane p. */
+static int64_t global_plane(const struct cuda_potts_slabs *ps, const struct potts_slab *sl,
+                            int64_t p)
+{
+    return ((sl->origin - 1 + p) % ps->L + ps->L) % ps->L;
+}
+
+/*
+ * Copy whole-lattice host data of `unit` bytes per site (whole: natural site order) into
+ * every slab's local array of the same layout (local: sl->spins or sl->eps), own planes
+ * and both halos, on the slabs' main streams.
+ */
+static int upload_planes(struct cuda_potts_slabs *ps, const void *whole, size_t unit,
+                         bool couplings)
+{
+    const size_t plane = (size_t)ps->plane_sites * unit;
+    int st = LATMC_OK;
+    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
+        struct potts_slab *sl = &ps->slab[i];
+        uint8_t *local = couplings ? (uint8_t *)sl->eps : sl->spins;
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
+            break;
+        /* the lower halo plane, the own planes, the upper halo plane */
+        const int64_t runs[3][2] = { { 0, 1 }, { 1, sl->planes }, { 1 + sl->planes, 1 } };
+        for (int k = 0; k < 3 && st == LATMC_OK; k++)
+            st = cuda_check(cudaMemcpyAsync(local + (size_t)runs[k][0] * plane,
+                                            (const uint8_t *)whole +
+                                                (size_t)global_plane(ps, sl, runs[k][0]) * plane,
+                                            (size_t)runs[k][1] * plane, cudaMemcpyHostToDevice,
+                                            sl->ex.stream), "copying to the device");
+    }
+    const int fin = finish_all(ps, "copying to the device");
+    return st < 0 ? st : fin;
+}
+
+/* Ising +-J: the couplings drawn on the host by the CPU's function, then every slab's. */
+static int draw_couplings(const latmc_sim *sim, struct cuda_potts_slabs *ps)
+{
+    const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
+    if (!(ps->eps_host = malloc(n)))
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA Ising: cannot allocate %zu bytes of host "
+                               "memory for the couplings", n);
+    for (int64_t b = 0; b < (int64_t)((n + 3) / 4); b++)
+        latmc_ising_bimodal_block(ps->eps_host, (int64_t)n, sim->desc.coupling_seed, b);
+    return upload_planes(ps, ps->eps_host, (size_t)sim->desc.ndim, true);
+}
+
+int cuda_potts_slabs_get_couplings(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+                                   float *buf)
+{
+    const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (float)ps->eps_host[i];
+    return LATMC_OK;
+}
+
+/* Values checked by the core: exactly +1.0f or -1.0f. */
+int cuda_potts_slabs_set_couplings(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+                                   const float *buf)
+{
+    const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
+    int st = finish_all(ps, "setting the couplings");
+    if (st < 0)
+        return st;
+    for (size_t i = 0; i < n; i++)
+        ps->eps_host[i] = buf[i] > 0.0f ? (int8_t)1 : (int8_t)-1;
+    return upload_planes(ps, ps->eps_host, (size_t)sim->desc.ndim, true);
+}
+
+int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    const struct latmc_plan *plan = sim->plan;
+    struct cuda_potts_slabs *ps = calloc(1, sizeof *ps);
+    if (!ps || !(ps->slab = calloc((size_t)plan->n_boxes, sizeof *ps->slab))) {
+        free(ps);
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the slabs' state");
+    }
+    ps->n = plan->n_boxes;
+    ps->ising = d->model == LATMC_MODEL_ISING;
+    ps->colours = ps->ising ? 2 : latmc_potts_colours(d->ndim, d->extent);
+    const bool pmj = ps->ising && d->couplings == LATMC_COUPLINGS_BIMODAL;
+    ps->exchange = cuda_slab_exchange_enabled();
+    ps->L = d->extent[d->ndim - 1];
+    ps->plane_sites = d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0];
+    const int axis = d->ndim - 1;
+    int st = LATMC_OK;
+    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
+        struct potts_slab *sl = &ps->slab[i];
+        sl->ex.device = cuda_slab_device_of(d, i);
+        sl->origin = plan->boxes[i].origin[axis];
+        sl->planes = plan->boxes[i].extent[axis];
+        sl->local.ndim = d->ndim;
+        sl->local.lx = d->extent[0];
+        sl->local.ly = d->ndim == 3 ? d->extent[1] : sl->planes + 2;
+        sl->local.lz = d->ndim == 3 ? sl->planes + 2 : 1;
+        sl->local.nsites = ps->plane_sites * (sl->planes + 2);
+        if ((st = cuda_slab_exec_create(&sl->ex, true)) < 0 ||
+            (st = cuda_check(cudaMallocHost((void **)&sl->count_host, sizeof *sl->count_host),
+                             "cannot allocate pinned host memory for a counter")) < 0 ||
+            (st = cuda_slab_alloc_on((void **)&sl->spins, (size_t)sl->local.nsites,
+                                     sl->ex.device, "spins")) < 0 ||
+            (st = cuda_slab_alloc_on(&sl->tables, sim->model->data_size, sl->ex.device,
+                                     "decision tables")) < 0 ||
+            (st = cuda_slab_alloc_on(&sl->sums, sim->model->sums_size, sl->ex.device,
+                                     "sums")) < 0 ||
+            (pmj && (st = cuda_slab_alloc_on((void **)&sl->eps, (size_t)sl->local.nsites *
+                                             (size_t)d->ndim, sl->ex.device, "couplings")) < 0) ||
+            (st = cuda_slab_alloc_on((void **)&sl->changed, sizeof *sl->changed, sl->ex.device,
+                                     "update counter")) < 0)
+            break;
+        st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->ex.stream),
+                        "clearing the update counter");
+        if (st == LATMC_OK) /* the cold start until the configuration is set */
+            st = cuda_check(cudaMemsetAsync(sl->spins, ps->ising, (size_t)sl->local.nsites,
+                                            sl->ex.stream), "clearing the spins");
+    }
+    if (st == LATMC_OK)
+        st = finish_all(ps, "creating the slabs");
+    if (st == LATMC_OK && pmj)
+        st = draw_couplings(sim, ps);
+    if (st < 0) {
+        cuda_potts_slabs_destroy(ps);
+        return st;
+    }
+    *out = ps;
+    return LATMC_OK;
+}
+
+int cuda_potts_slabs_params_changed(const latmc_sim *sim, struct cuda_potts_slabs *ps)
+{
+    int st = finish_all(ps, "copying the decision tables");
+    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
+        struct potts_slab *sl = &ps->slab[i];
+        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync(sl->tables, sim->model_data, sim->model->data_size,
+                                            cudaMemcpyHostToDevice, sl->ex.stream),
+                            "copying the decision tables");
+    }
+    const int fin = finish_all(ps, "copying the decision tables");
+    return st < 0 ? st : fin;
+}
+
+int cuda_potts_slabs_init_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps, int how)
+{
+    int st = finish_all(ps, "initialising the spins");
+    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
+        struct potts_slab *sl = &ps->slab[i];
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
+            break;
+        if (how == LATMC_INIT_COLD) { /* Potts state 0, Ising +1 */
+            st = cuda_check(cudaMemsetAsync(sl->spins, ps->ising, (size_t)sl->local.nsites,
+                                            sl->ex.stream), "cold start");
+            continue;
+        }
+        /* the lower halo plane, the own planes, the upper halo plane: each a contiguous
+         * run of the lattice's sites */
+        const int64_t runs[3][2] = { { 0, 1 }, { 1, sl->planes }, { 1 + sl->planes, 1 } };
+        for (int k = 0; k < 3 && st == LATMC_OK; k++) {
+            uint8_t *dst = sl->spins + runs[k][0] * ps->plane_sites;
+            const int64_t first = global_plane(ps, sl, runs[k][0]) * ps->plane_sites;
+            const int64_t n = runs[k][1] * ps->plane_sites;
+            st = cuda_check(ps->ising ? cuda_ising_bytes_hot_start_range(sl->ex.stream,
+                                                                         (int8_t *)dst, first,
+                                                                         n, sim->desc.seed)
+                                      : cuda_potts_hot_start_range(sl->ex.stream, dst, first, n,
+                                                                   sim->desc.q, sim->desc.seed),
+                            "launching the hot start");
+        }
+    }
+    const int fin = finish_all(ps, "initialising the spins");
+    return st < 0 ? st : fin;
+}
+
+int cuda_potts_slabs_set_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+                               const void *buf)
+{
+    (void)sim;
+    /* own planes and both halos, so that no exchange is needed */
+    const int st = finish_all(ps, "copying the spins to the device");
+    return st < 0 ? st : upload_planes(ps, buf, 1, false);
+}
+
+int cuda_potts_slabs_get_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps, void *buf)
+{
+    (void)sim;
+    const size_t plane = (size_t)ps->plane_sites;
+    int st = finish_all(ps, "copying the spins to the host");
+    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
+        struct potts_slab *sl = &ps->slab[i];
+        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync((uint8_t *)buf + (size_t)sl->origin * plane,
+                                            sl->spins + plane, (size_t)sl->planes * plane,
+                                            cudaMemcpyDeviceToHost, sl->ex.stream),
+                            "copying the spins to the host");
+    }
+    const int fin = finish_all(ps, "copying the spins to the host");
+    return st < 0 ? st : fin;
+}
+
+/* Slab i's outermost own planes into its neighbours' halos, on its copy stream (its
+ * device current): the first own plane is the lower neighbour's upper halo, the last the
+ * upper neighbour's lower halo. */
+static cudaError_t send_halos(const struct cuda_potts_slabs *ps, int i)
+{
+    const struct potts_slab *sl = &ps->slab[i];
+    const struct potts_slab *to[2] = { &ps->slab[(i + ps->n - 1) % ps->n],
+                                       &ps->slab[(i + 1) % ps->n] };
+    const int64_t from_plane[2] = { 1, sl->planes }, to_plane[2] = { to[0]->planes + 1, 0 };
+    const size_t bytes = (size_t)ps->plane_sites;
+    cudaError_t err = cudaSuccess;
+    for (int k = 0; k < 2 && err == cudaSuccess; k++) {
+        const uint8_t *src = sl->spins + (size_t)from_plane[k] * bytes;
+        uint8_t *dst = to[k]->spins + (size_t)to_plane[k] * bytes;
+        err = sl->ex.device == to[k]->ex.device
+                  ? cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, sl->ex.copy_stream)
+                  : cudaMemcpyPeerAsync(dst, to[k]->ex.device, src, sl->ex.device, bytes,
+                                        sl->ex.copy_stream);
+    }
+    return err;
+}
+
+/* Update colour c of sweep `sweep` on local planes [p0, p0 + n) of slab sl (nothing when
+ * n = 0). */
+static cudaError_t update_range(const latmc_sim *sim, const struct cuda_potts_slabs *ps,
+                                struct potts_slab *sl, cudaStream_t stream, int64_t p0,
+                                int64_t n, uint64_t sweep, int c)
+{
+    if (n <= 0)
+        return cudaSuccess;
+    const struct cuda_potts_range r = { p0, n, sl->origin + p0 - 1 };
+    if (ps->ising)
+        return cuda_ising_sweep_colour_range(stream, &sl->local, (int8_t *)sl->spins, sl->eps,
+                                             sl->tables, sim->desc.algorithm, sim->desc.seed,
+                                             sweep, c, &r, sl->changed);
+    const struct latmc_potts_chain chain = {
+        .tables = sl->tables,
+        .algorithm = sim->desc.algorithm,
+        .q = sim->desc.q,
+        .colours = ps->colours,
+        .seed = sim->desc.seed,
+    };
+    return cuda_potts_sweep_colour_range(stream, &sl->local, sl->spins, &chain, sweep, c, &r,
+                                         sl->changed);
+}
+
+/* After a failed step: nothing left running, and the counters taken as they stand (the
+ * failed call's updates are not reported; best effort after a sticky error). */
+static void drain_after_failure(struct cuda_potts_slabs *ps)
+{
+    (void)finish_all(ps, "sweeping");
+    for (int i = 0; i < ps->n; i++) {
+        struct potts_slab *sl = &ps->slab[i];
+        unsigned long long v = 0;
+        if (cudaSetDevice(sl->ex.device) == cudaSuccess &&
+            cudaMemcpy(&v, sl->changed, sizeof v, cudaMemcpyDeviceToHost) == cudaSuccess)
+            sl->count_seen = v;
+        (void)cudaGetLastError();
+    }
+}
+
+/*
+ * One step on every slab. What each stream waits for, from the previous step (all waits
+ * are enqueued before any event is recorded again):
+ *   border_stream: this slab's previous interior (its planes are read by the borders), its
+ *     own previous copies (they read the border planes written now) and both neighbours'
+ *     previous copies (into this slab's halos, read now);
+ *   stream (interior): this slab's previous borders (read by the interior's end planes;
+ *     they read the planes written now). The interior reads no halo;
+ *   copy_stream (in this step): this slab's borders and both neighbours' borders.
+ */
+static int launch_step(const latmc_sim *sim, struct cuda_potts_slabs *ps, uint64_t sweep,
+                       int c)
+{
+    const int64_t nc = ps->colours;
+    int st = LATMC_OK;
+    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
+        struct potts_slab *sl = &ps->slab[i];
+        if (!sl->ex.recorded)
+            continue;
+        const struct potts_slab *from[3] = { &ps->slab[(i + ps->n - 1) % ps->n], sl,
+                                             &ps->slab[(i + 1) % ps->n] };
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
+            break;
+        cudaError_t err = cudaStreamWaitEvent(sl->ex.border_stream, sl->ex.interior_done, 0);
+        for (int k = 0; k < 3 && err == cudaSuccess; k++)
+            if (from[k]->ex.recorded)
+                err = cudaStreamWaitEvent(sl->ex.border_stream, from[k]->ex.copies_done, 0);
+        if (err == cudaSuccess)
+            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
+        st = cuda_check(err, "ordering a step after the previous one");
+    }
+    /* the borders: c planes at each end (all own planes of a slab of c) */
+    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
+        struct potts_slab *sl = &ps->slab[i];
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
+            break;
+        const int64_t lower = sl->planes > nc ? nc : sl->planes;
+        const int64_t upper = sl->planes > nc ? nc : 0;
+        cudaError_t err = update_range(sim, ps, sl, sl->ex.border_stream, 1, lower, sweep, c);
+        if (err == cudaSuccess)
+            err = update_range(sim, ps, sl, sl->ex.border_stream, 1 + sl->planes - upper, upper,
+                               sweep, c);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
+        st = cuda_check(err, "launching a step on a slab");
+    }
+    /* the copies out, after this slab's and its neighbours' borders; the interior */
+    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
+        struct potts_slab *sl = &ps->slab[i];
+        const struct potts_slab *from[3] = { &ps->slab[(i + ps->n - 1) % ps->n], sl,
+                                             &ps->slab[(i + 1) % ps->n] };
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
+            break;
+        cudaError_t err = cudaSuccess;
+        for (int k = 0; k < 3 && err == cudaSuccess; k++)
+            err = cudaStreamWaitEvent(sl->ex.copy_stream, from[k]->ex.border_done, 0);
+        if (err == cudaSuccess && ps->exchange)
+            err = send_halos(ps, i);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(sl->ex.copies_done, sl->ex.copy_stream);
+        const int64_t interior = sl->planes > 2 * nc ? sl->planes - 2 * nc : 0;
+        if (err == cudaSuccess)
+            err = update_range(sim, ps, sl, sl->ex.stream, 1 + nc, interior, sweep, c);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(sl->ex.interior_done, sl->ex.stream);
+        st = cuda_check(err, "launching a step on a slab");
+    }
+    return st;
+}
+
+int cuda_potts_slabs_run_step(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+                              const struct latmc_step_call *call, uint64_t *accepted,
+                              uint64_t *attempted)
+{
+    int st = launch_step(sim, ps, call->sweep, call->step);
+    for (int i = 0; i < ps->n; i++)
+        ps->slab[i].ex.recorded = true;
+    if (st < 0) {
+        drain_after_failure(ps);
+        return st;
+    }
+    if (call->step + 1 == ps->colours) /* the schedule's last step (one per colour) */
+        *attempted += (uint64_t)sim->nsites; /* a sweep: one update per site */
+    if (!call->last)
+        return LATMC_OK; /* no host wait until the last step of the latmc_sim_sweep call */
+    /* each slab's main stream waits for its borders and copies and reads the counter
+     * (added to by both update streams); then one wait per slab covers all its streams */
+    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
+        struct potts_slab *sl = &ps->slab[i];
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
+            break;
+        cudaError_t err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
+        if (err == cudaSuccess)
+            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.copies_done, 0);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(sl->count_host, sl->changed, sizeof *sl->changed,
+                                  cudaMemcpyDeviceToHost, sl->ex.stream);
+        st = cuda_check(err, "reading the update counter");
+    }
+    const int fin = finish_all(ps, "sweeping");
+    if (st == LATMC_OK)
+        st = fin;
+    if (st < 0) {
+        drain_after_failure(ps);
+        return st;
+    }
+    for (int i = 0; i < ps->n; i++) {
+        struct potts_slab *sl = &ps->slab[i];
+        *accepted += *sl->count_host - sl->count_seen;
+        sl->count_seen = *sl->count_host;
+    }
+    return LATMC_OK;
+}
+
+int cuda_potts_slabs_measure(const latmc_sim *sim, struct cuda_potts_slabs *ps, void *sums)
+{
+    const size_t size = sim->model->sums_size;
+    unsigned char *part = calloc((size_t)ps->n, size);
+    if (!part)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the sums");
+    int st = finish_all(ps, "measuring");
+    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
+        struct potts_slab *sl = &ps->slab[i];
+        const struct cuda_potts_range own = { 1, sl->planes, sl->origin };
+        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
+            (st = cuda_check(cudaMemsetAsync(sl->sums, 0, size, sl->ex.stream),
+                             "clearing the reduction")) == LATMC_OK &&
+            (st = cuda_check(ps->ising ? cuda_ising_measure_range(sl->ex.stream, &sl->local,
+                                                                  (const int8_t *)sl->spins,
+                                                                  sl->eps, &own, sl->sums)
+                                       : cuda_potts_measure_range(sl->ex.stream, &sl->local,
+                                                                  sl->spins, &own, sl->sums),
+                             "launching the reduction")) == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync(part + (size_t)i * size, sl->sums, size,
+                                            cudaMemcpyDeviceToHost, sl->ex.stream),
+                            "reading the reduction");
+    }
+    const int fin = finish_all(ps, "measuring");
+    if (st == LATMC_OK)
+        st = fin;
+    if (st == LATMC_OK) {
+        /* in slab order, which is plane order (integers: any order gives the same) */
+        memset(sums, 0, sim->model->sums_size);
+        for (int i = 0; i < ps->n; i++)
+            sim->model->add_sums(sums, part + (size_t)i * size);
+    }
+    free(part);
+    return st;
+}

@@ -1,0 +1,173 @@
+/*
+ * The Ising byte-layout kernels on a plane range of a slab (potts_slabs.h says what a
+ * range is; the slabs: cuda_slabs_potts.c, which runs Ising on the byte layout where the
+ * multi-spin coded slabs cannot: L_x not a multiple of 16, or of 64 with +-J couplings).
+ *
+ * The update runs, per Philox block of the lattice's checkerboard numbering that meets the
+ * range, the lanes whose sites lie in it: the draws of latmc_ising_update_lanes (and of its
+ * coupled form) and latmc_ising_new_spin on the same neighbour sums, read without wrap
+ * along the last axis. So it writes what the one-device byte kernels (and the CPU) write,
+ * bit for bit. No row-segment form: the byte slabs serve the lattices the packed slabs do
+ * not, at the reference kernel's speed.
+ */
+#include "cuda_launch.cuh"
+#include "ising_rules.h"
+#include "potts_slabs.h"
+
+/* The range as a lattice of its own (potts_slab_kernels.cu, range_view). */
+static struct latmc_lattice ising_range_view(const struct latmc_lattice *local,
+                                             const struct cuda_potts_range *r, int64_t *plane)
+{
+    struct latmc_lattice v = *local;
+    *plane = local->ndim == 3 ? local->lx * local->ly : local->lx;
+    if (local->ndim == 3)
+        v.lz = r->planes;
+    else
+        v.ly = r->planes;
+    v.nsites = r->planes * *plane;
+    return v;
+}
+
+/* latmc_ising_neighbour_sum / latmc_ising_coupled_sum (eps NULL: uniform) with the last
+ * axis read one plane away; v: the range's view, spins and eps at its first plane. */
+__device__ __forceinline__ int range_sum(const struct latmc_lattice *v, const int8_t *spin,
+                                         const int8_t *eps, struct latmc_site s)
+{
+    const int64_t lx = v->lx, ly = v->ly;
+    const int nd = v->ndim;
+    const int64_t plane = nd == 3 ? lx * ly : lx;
+    const int64_t row = s.index - s.x;
+    const int64_t xp = row + latmc_wrap_up(s.x, lx), xm = row + latmc_wrap_down(s.x, lx);
+    int64_t yp, ym, zp = 0, zm = 0;
+    if (nd == 2) {
+        yp = s.index + plane;
+        ym = s.index - plane;
+    } else {
+        yp = s.x + lx * (latmc_wrap_up(s.y, ly) + ly * s.z);
+        ym = s.x + lx * (latmc_wrap_down(s.y, ly) + ly * s.z);
+        zp = s.index + plane;
+        zm = s.index - plane;
+    }
+    if (!eps) {
+        int sum = spin[xp] + spin[xm] + spin[yp] + spin[ym];
+        if (nd == 3)
+            sum += spin[zp] + spin[zm];
+        return sum;
+    }
+    const int8_t *own = eps + nd * s.index;
+    int sum = own[0] * spin[xp] + eps[nd * xm] * spin[xm] + own[1] * spin[yp] +
+              eps[nd * ym + 1] * spin[ym];
+    if (nd == 3)
+        sum += own[2] * spin[zp] + eps[nd * zm + 2] * spin[zm];
+    return sum;
+}
+
+/* j_off: the lattice's checkerboard number of the range's first site of the colour. */
+__global__ void ising_bytes_range_colour_kernel(struct latmc_lattice v, int8_t *spins,
+                                          const int8_t *eps,
+                                          const struct latmc_ising_tables *tables,
+                                          int algorithm, uint64_t seed, uint64_t sweep,
+                                          int colour, int64_t j_off, unsigned long long *changed)
+{
+    const int64_t half = v.nsites / 2;
+    const int64_t b0 = j_off / 4, b1 = (j_off + half + 3) / 4;
+    const int two_d = 2 * v.ndim;
+    uint64_t n_changed = 0;
+    for (int64_t b = b0 + cuda_first_item(); b < b1; b += cuda_item_stride()) {
+        const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, sweep, LATMC_STREAM_UPDATE,
+                                                   (uint32_t)colour, 0);
+        for (int lane = 0; lane < 4; lane++) {
+            const int64_t j = 4 * b + lane - j_off;
+            if (j < 0 || j >= half)
+                continue;
+            const struct latmc_site s = latmc_checkerboard_site(&v, colour, j);
+            const int k = (range_sum(&v, spins, eps, s) + two_d) / 2;
+            const int8_t old = spins[s.index];
+            const int8_t new_spin = latmc_ising_new_spin(tables, algorithm, old, k, r.v[lane]);
+            n_changed += new_spin != old;
+            spins[s.index] = new_spin;
+        }
+    }
+    cuda_warp_add(changed, n_changed);
+}
+
+extern "C" cudaError_t cuda_ising_sweep_colour_range(cudaStream_t stream,
+                                                     const struct latmc_lattice *local,
+                                                     int8_t *spins, const int8_t *eps,
+                                                     const struct latmc_ising_tables *tables,
+                                                     int algorithm, uint64_t seed,
+                                                     uint64_t sweep, int colour,
+                                                     const struct cuda_potts_range *r,
+                                                     unsigned long long *changed)
+{
+    int64_t plane = 0;
+    const struct latmc_lattice v = ising_range_view(local, r, &plane);
+    const int64_t j_off = r->global_p0 * plane / 2;
+    const int64_t nblocks = (v.nsites / 2 + 3) / 4 + 1;
+    ising_bytes_range_colour_kernel<<<cuda_grid(nblocks), CUDA_THREADS, 0, stream>>>(
+        v, spins + r->p0 * plane, eps ? eps + r->p0 * plane * local->ndim : NULL, tables,
+        algorithm, seed, sweep, colour, j_off, changed);
+    return cudaGetLastError();
+}
+
+/* Sites first .. first + n - 1 of the lattice, as latmc_ising_hot_block. */
+__global__ void ising_bytes_hot_range_kernel(int8_t *dst, int64_t first, int64_t n, uint64_t seed)
+{
+    const int64_t b0 = first / 4, b1 = (first + n + 3) / 4;
+    for (int64_t b = b0 + cuda_first_item(); b < b1; b += cuda_item_stride()) {
+        const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, 0, LATMC_STREAM_INIT, 0, 0);
+        for (int lane = 0; lane < 4; lane++) {
+            const int64_t i = 4 * b + lane - first;
+            if (i >= 0 && i < n)
+                dst[i] = (r.v[lane] >> 31) ? (int8_t)-1 : (int8_t)1;
+        }
+    }
+}
+
+extern "C" cudaError_t cuda_ising_bytes_hot_start_range(cudaStream_t stream, int8_t *dst,
+                                                        int64_t first, int64_t n, uint64_t seed)
+{
+    ising_bytes_hot_range_kernel<<<cuda_grid((n + 3) / 4 + 1), CUDA_THREADS, 0, stream>>>(dst, first, n,
+                                                                                    seed);
+    return cudaGetLastError();
+}
+
+/* bonds = sum_i s_i sum_mu eps_{i,mu} s_{i+mu} (eps 1 when NULL), spins = sum_i s_i. */
+__global__ void ising_bytes_measure_range_kernel(struct latmc_lattice v, const int8_t *spins,
+                                           const int8_t *eps, struct latmc_ising_sums *sums)
+{
+    const int64_t lx = v.lx, ly = v.ly;
+    const int nd = v.ndim;
+    const int64_t plane = nd == 3 ? lx * ly : lx;
+    int64_t bonds = 0, total = 0;
+    for (int64_t i = cuda_first_item(); i < v.nsites; i += cuda_item_stride()) {
+        const int64_t x = i % lx, row = i / lx;
+        int64_t up[3];
+        up[0] = row * lx + latmc_wrap_up(x, lx);
+        if (nd == 3) {
+            const int64_t y = row % ly, z = row / ly;
+            up[1] = x + lx * (latmc_wrap_up(y, ly) + ly * z);
+        }
+        up[nd - 1] = i + plane; /* the last axis: the next plane, no wrap */
+        int nb = 0;
+        for (int mu = 0; mu < nd; mu++)
+            nb += (eps ? eps[nd * i + mu] : 1) * spins[up[mu]];
+        bonds += spins[i] * nb;
+        total += spins[i];
+    }
+    cuda_warp_add((unsigned long long *)&sums->bonds, (unsigned long long)bonds);
+    cuda_warp_add((unsigned long long *)&sums->spins, (unsigned long long)total);
+}
+
+extern "C" cudaError_t cuda_ising_measure_range(cudaStream_t stream,
+                                                const struct latmc_lattice *local,
+                                                const int8_t *spins, const int8_t *eps,
+                                                const struct cuda_potts_range *r,
+                                                struct latmc_ising_sums *sums)
+{
+    int64_t plane = 0;
+    const struct latmc_lattice v = ising_range_view(local, r, &plane);
+    ising_bytes_measure_range_kernel<<<cuda_grid(v.nsites), CUDA_THREADS, 0, stream>>>(
+        v, spins + r->p0 * plane, eps ? eps + r->p0 * plane * local->ndim : NULL, sums);
+    return cudaGetLastError();
+}

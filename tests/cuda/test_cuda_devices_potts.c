@@ -1,0 +1,367 @@
+/*
+ * The q-state Potts model, and Ising on the byte layout, on several CUDA devices (desc.n_devices, desc.device_list;
+ * doc/cuda.md, "Several GPUs"): the chain of one GPU and of the CPU, bit for bit.
+ *
+ * - same_chain: 2D and 3D; 2 and 3 colours; 2 slabs, uneven slabs (as lib/plan.c cuts
+ *   them), the thinnest slabs allowed (c planes each); L_x suiting the row kernels (wide
+ *   and narrow segments) and not (the per-block reference kernel on a range, with Philox
+ *   blocks cut by rows, planes and slab boundaries: L_x = 10, 15, 6); Metropolis and heat
+ *   bath with q = 2, 3, 5 (heat bath in 3D with q = 5: the reference kernel); hot and cold
+ *   start: against one GPU and the CPU, the configuration, every observable and the
+ *   acceptance counts after each of several sweep calls, and after a parameter change.
+ *   Slab i on GPU i mod (number of GPUs): with one GPU every slab is on GPU 0 (device
+ *   copies instead of peer copies).
+ * - set_and_get: spins written with set_spins read back identically, and the chain from
+ *   them equals one GPU's.
+ * - checkpoint: saved on several slabs, loaded (one GPU, and the CPU) and continued:
+ *   bit-identical.
+ * - parts_on_one_gpu: desc.n_parts = 3 without n_devices runs the slabs all on
+ *   device_index (the last GPU), the one-GPU chain.
+ * - out_of_memory: a lattice whose second slab does not fit the card (both slabs on GPU
+ *   0): LATMC_ENOMEM naming the device, no sim, and every slab's memory released (a sim
+ *   of the first slab's size fits again afterwards).
+ * - ising_bytes: Ising where the multi-spin coded slabs do not fit (L_x not a multiple of
+ *   16; +-J with L_x not a multiple of 64) runs on the same byte slabs: 2D and 3D, uniform
+ *   and +-J, Metropolis and heat bath, hot and cold, 2 slabs, uneven and thinnest slabs,
+ *   against one GPU and the CPU after every sweep call; +-J couplings read back as drawn,
+ *   set_couplings then the same chain; set/get spins.
+ * Under LATMC_CUDA_KERNELS=reference (the second meson test) every range runs the
+ * reference kernel. Exits 77 (skipped, saying why) without a usable CUDA module and GPU.
+ */
+#include "sim_helpers.h"
+/* after the helpers: it declares the tests' ctx */
+#include "cuda_devices_test.h"
+
+static latmc_sim_desc potts_desc(int ndim, int64_t lx, int64_t ly, int64_t lz, int q,
+                                 int algorithm, uint64_t seed)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_POTTS;
+    d.q = q;
+    d.ndim = ndim;
+    d.extent[0] = lx;
+    d.extent[1] = ly;
+    d.extent[2] = ndim == 3 ? lz : 0;
+    d.algorithm = algorithm;
+    d.n_threads = 1;
+    d.seed = seed;
+    return d;
+}
+
+static latmc_sim *make(latmc_sim_desc d, int device, int n_devices, int start)
+{
+    d.device = device;
+    latmc_sim *sim = create_on(d, n_devices);
+    /* near the transition (beta_c = ln(1 + sqrt q) in 2D), with a field on state 0 */
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, d.ndim == 2 ? 1.0 : 0.55),
+                     LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.05), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, start), LATMC_OK);
+    return sim;
+}
+
+static const int obs_keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
+                                LATMC_OBS_ABS_MAGNETIZATION, LATMC_OBS_M2, LATMC_OBS_M4,
+                                LATMC_OBS_ACCEPTANCE };
+
+/* Configuration, observables (bit for bit) and acceptance counts of a and b are equal. */
+static void assert_same(latmc_sim *a, latmc_sim *b, const char *what)
+{
+    size_t na = 0, first = 0;
+    const size_t diff = spin_bytes_differing(a, b, &na, &first);
+    if (diff)
+        print_error("%s: %zu of %zu sites differ (first: %zu)\n", what, diff, na, first);
+    assert_int_equal(diff, 0);
+    for (size_t k = 0; k < sizeof obs_keys / sizeof obs_keys[0]; k++) {
+        double va = 0, vb = 0;
+        /* the acceptance exists once a sweep was made (LATMC_ESTATE before): both alike */
+        const int st = latmc_sim_observable(a, obs_keys[k], &va);
+        assert_int_equal(st, latmc_sim_observable(b, obs_keys[k], &vb));
+        assert_true(st == LATMC_OK ||
+                    (st == LATMC_ESTATE && obs_keys[k] == LATMC_OBS_ACCEPTANCE));
+        assert_same_value(va, vb, obs_keys[k], what);
+    }
+    assert_same_counts(a, b);
+}
+
+static const struct shape shapes[] = {
+    { 2, 32, 16, 0, 2, "2D, 2 colours, two slabs (16-byte segments)" },
+    { 2, 16, 22, 0, 3, "2D, 2 colours, uneven slabs (8, 8, 6 rows)" },
+    { 2, 8, 16, 0, 8, "2D, 2 colours, the thinnest slabs (2 rows), 8-byte segments" },
+    { 2, 10, 12, 0, 3, "2D, 2 colours, L_x = 10 (reference kernel, blocks across rows)" },
+    { 2, 24, 27, 0, 3, "2D, 3 colours, three slabs (24-byte segments)" },
+    { 2, 15, 21, 0, 7, "2D, 3 colours, the thinnest slabs (3 rows), L_x = 15 (reference)" },
+    { 3, 16, 8, 12, 2, "3D, 2 colours, two slabs" },
+    { 3, 24, 6, 8, 3, "3D, 2 colours, uneven slabs (4, 2, 2 planes)" },
+    { 3, 6, 6, 10, 5, "3D, 2 colours, the thinnest slabs, L_x = 6 (reference, blocks "
+                      "across planes)" },
+    { 3, 12, 9, 15, 3, "3D, 3 colours, uneven slabs (6, 6, 3 planes), 12-byte segments" },
+};
+
+static void same_chain(void **state)
+{
+    (void)state;
+    const int algos[] = { LATMC_ALGO_METROPOLIS, LATMC_ALGO_HEATBATH };
+    const int qs[] = { 2, 3, 5 };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const struct shape *sh = &shapes[s];
+        for (int a = 0; a < 2; a++)
+            for (int qi = 0; qi < 3; qi++) {
+                const int start = (s + (size_t)a + (size_t)qi) % 2 ? LATMC_INIT_HOT
+                                                                   : LATMC_INIT_COLD;
+                latmc_sim_desc d = potts_desc(sh->ndim, sh->lx, sh->ly, sh->lz, qs[qi],
+                                              algos[a], 0x9077 + s);
+                latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, start);
+                latmc_sim *many = make(d, LATMC_DEVICE_CUDA, sh->n, start);
+                latmc_sim *cpu = make(d, LATMC_DEVICE_CPU, 1, start);
+                char what[200];
+                snprintf(what, sizeof what, "%s, algo %d, q %d, start %d", sh->why, algos[a],
+                         qs[qi], start);
+                assert_same(one, many, what);
+                assert_same(cpu, many, what);
+                const uint64_t calls[] = { 1, 2, 5, 3 };
+                for (int c = 0; c < 4; c++) {
+                    if (c == 3) /* new tables on every slab */
+                        for (int k = 0; k < 3; k++) {
+                            latmc_sim *x = k == 0 ? one : k == 1 ? many : cpu;
+                            assert_int_equal(latmc_sim_set_param(x, LATMC_PARAM_BETA, 0.3),
+                                             LATMC_OK);
+                        }
+                    assert_int_equal(latmc_sim_sweep(one, calls[c]), LATMC_OK);
+                    assert_int_equal(latmc_sim_sweep(many, calls[c]), LATMC_OK);
+                    assert_int_equal(latmc_sim_sweep(cpu, calls[c]), LATMC_OK);
+                    assert_same(one, many, what);
+                    assert_same(cpu, many, what);
+                }
+                latmc_sim_desc got;
+                got.struct_size = sizeof got;
+                assert_int_equal(latmc_sim_get_desc(many, &got), LATMC_OK);
+                assert_int_equal(got.n_devices, sh->n);
+                latmc_sim_destroy(&one);
+                latmc_sim_destroy(&many);
+                latmc_sim_destroy(&cpu);
+            }
+    }
+}
+
+static const struct shape ising_shapes[] = {
+    { 2, 24, 16, 0, 2, "2D, L_x = 24 (one GPU: 8-byte row kernel), two slabs" },
+    { 2, 10, 22, 0, 3, "2D, L_x = 10, uneven slabs (blocks across rows)" },
+    { 2, 40, 16, 0, 8, "2D, L_x = 40, the thinnest slabs (2 rows)" },
+    { 3, 12, 4, 14, 3, "3D, L_x = 12, uneven slabs" },
+    { 3, 6, 6, 10, 5, "3D, L_x = 6, the thinnest slabs (blocks across planes)" },
+    { 2, 32, 12, 0, 3, "2D, +-J with L_x = 32 (not 64)" },
+    { 3, 48, 4, 8, 2, "3D, +-J with L_x = 48" },
+};
+
+static void ising_bytes(void **state)
+{
+    (void)state;
+    const int algos[] = { LATMC_ALGO_METROPOLIS, LATMC_ALGO_HEATBATH };
+    for (size_t s = 0; s < sizeof ising_shapes / sizeof ising_shapes[0]; s++) {
+        const struct shape *sh = &ising_shapes[s];
+        const int pmj = sh->lx % 16 == 0; /* only +-J keeps these off the packed slabs */
+        for (int a = 0; a < 2; a++)
+            for (int start = LATMC_INIT_COLD; start <= LATMC_INIT_HOT; start++) {
+                latmc_sim_desc d = ising_desc(sh->ndim, sh->lx, sh->ly, sh->lz, algos[a], 1,
+                                              0x15e + s);
+                if (pmj) {
+                    d.couplings = LATMC_COUPLINGS_BIMODAL;
+                    d.coupling_seed = 31 + s;
+                }
+                latmc_sim *sims[3];
+                for (int k = 0; k < 3; k++) {
+                    d.device = k == 2 ? LATMC_DEVICE_CPU : LATMC_DEVICE_CUDA;
+                    sims[k] = create_on(d, k == 1 ? sh->n : 1);
+                    assert_int_equal(latmc_sim_set_param(sims[k], LATMC_PARAM_BETA, 0.4406868),
+                                     LATMC_OK);
+                    assert_int_equal(latmc_sim_init_spins(sims[k], start), LATMC_OK);
+                }
+                char what[200];
+                snprintf(what, sizeof what, "Ising %s, algo %d, start %d", sh->why, algos[a],
+                         start);
+                assert_same(sims[0], sims[1], what);
+                assert_same(sims[2], sims[1], what);
+                const uint64_t calls[] = { 1, 3, 4 };
+                for (int c = 0; c < 3; c++) {
+                    for (int k = 0; k < 3; k++)
+                        assert_int_equal(latmc_sim_sweep(sims[k], calls[c]), LATMC_OK);
+                    assert_same(sims[0], sims[1], what);
+                    assert_same(sims[2], sims[1], what);
+                }
+                if (pmj && a == 0 && start == LATMC_INIT_HOT) {
+                    /* couplings: as drawn, then new ones on all three */
+                    size_t n = 0;
+                    assert_int_equal(latmc_sim_couplings_size(sims[1], &n), LATMC_OK);
+                    float *ja = malloc(n * sizeof *ja), *jb = malloc(n * sizeof *jb);
+                    assert_non_null(ja);
+                    assert_non_null(jb);
+                    assert_int_equal(latmc_sim_get_couplings(sims[0], ja, n), LATMC_OK);
+                    assert_int_equal(latmc_sim_get_couplings(sims[1], jb, n), LATMC_OK);
+                    assert_memory_equal(ja, jb, n * sizeof *ja);
+                    uint64_t rng = 99 + s;
+                    for (size_t i = 0; i < n; i++)
+                        ja[i] = (test_rng_next(&rng) >> 63) ? 1.0f : -1.0f;
+                    for (int k = 0; k < 3; k++)
+                        assert_int_equal(latmc_sim_set_couplings(sims[k], ja, n), LATMC_OK);
+                    assert_int_equal(latmc_sim_get_couplings(sims[1], jb, n), LATMC_OK);
+                    assert_memory_equal(ja, jb, n * sizeof *ja);
+                    for (int k = 0; k < 3; k++)
+                        assert_int_equal(latmc_sim_sweep(sims[k], 3), LATMC_OK);
+                    assert_same(sims[0], sims[1], "set_couplings");
+                    assert_same(sims[2], sims[1], "set_couplings");
+                    free(ja);
+                    free(jb);
+                }
+                if (s == 1 && a == 1 && start == LATMC_INIT_COLD) {
+                    /* set_spins, get_spins */
+                    const size_t n = (size_t)(sh->lx * sh->ly);
+                    int8_t *buf = malloc(n), *back = malloc(n);
+                    assert_non_null(buf);
+                    assert_non_null(back);
+                    uint64_t rng = 5;
+                    for (size_t i = 0; i < n; i++)
+                        buf[i] = (test_rng_next(&rng) >> 63) ? 1 : -1;
+                    for (int k = 0; k < 3; k++)
+                        assert_int_equal(latmc_sim_set_spins(sims[k], buf, n), LATMC_OK);
+                    assert_int_equal(latmc_sim_get_spins(sims[1], back, n), LATMC_OK);
+                    assert_memory_equal(buf, back, n);
+                    for (int k = 0; k < 3; k++)
+                        assert_int_equal(latmc_sim_sweep(sims[k], 2), LATMC_OK);
+                    assert_same(sims[0], sims[1], "set_spins");
+                    assert_same(sims[2], sims[1], "set_spins");
+                    free(buf);
+                    free(back);
+                }
+                for (int k = 0; k < 3; k++)
+                    latmc_sim_destroy(&sims[k]);
+            }
+    }
+}
+
+static void set_and_get(void **state)
+{
+    (void)state;
+    const int64_t lx = 24, ly = 18;
+    latmc_sim_desc d = potts_desc(2, lx, ly, 0, 4, LATMC_ALGO_HEATBATH, 77);
+    latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_COLD);
+    latmc_sim *many = make(d, LATMC_DEVICE_CUDA, 3, LATMC_INIT_COLD);
+    const size_t n = (size_t)(lx * ly);
+    uint8_t *buf = malloc(n), *back = malloc(n);
+    assert_non_null(buf);
+    assert_non_null(back);
+    uint64_t rng = 12345;
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (uint8_t)(test_rng_next(&rng) % 4);
+    assert_int_equal(latmc_sim_set_spins(one, buf, n), LATMC_OK);
+    assert_int_equal(latmc_sim_set_spins(many, buf, n), LATMC_OK);
+    assert_int_equal(latmc_sim_get_spins(many, back, n), LATMC_OK);
+    assert_memory_equal(buf, back, n);
+    assert_same(one, many, "set_spins");
+    assert_int_equal(latmc_sim_sweep(one, 5), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(many, 5), LATMC_OK);
+    assert_same(one, many, "set_spins, 5 sweeps");
+    free(buf);
+    free(back);
+    latmc_sim_destroy(&one);
+    latmc_sim_destroy(&many);
+}
+
+static void checkpoint(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = potts_desc(3, 24, 6, 9, 3, LATMC_ALGO_METROPOLIS, 99);
+    latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
+    latmc_sim *many = make(d, LATMC_DEVICE_CUDA, 3, LATMC_INIT_HOT);
+    latmc_sim *cpu = make(d, LATMC_DEVICE_CPU, 1, LATMC_INIT_HOT);
+    assert_int_equal(latmc_sim_sweep(one, 4), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(many, 4), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(cpu, 4), LATMC_OK);
+    void *bytes = NULL;
+    latmc_sim *loaded = serialized_copy(many, &bytes);
+    latmc_sim_desc got;
+    got.struct_size = sizeof got;
+    assert_int_equal(latmc_sim_get_desc(loaded, &got), LATMC_OK);
+    assert_int_equal(got.n_devices, 0); /* not stored: the loaded sim runs on one device */
+    assert_same(one, loaded, "loaded");
+    assert_int_equal(latmc_sim_sweep(one, 6), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(loaded, 6), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(many, 6), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(cpu, 6), LATMC_OK);
+    assert_same(one, loaded, "loaded, continued");
+    assert_same(one, many, "continued on the slabs");
+    assert_same(cpu, many, "continued on the CPU");
+    free(bytes);
+    latmc_sim_destroy(&one);
+    latmc_sim_destroy(&many);
+    latmc_sim_destroy(&loaded);
+    latmc_sim_destroy(&cpu);
+}
+
+/* desc.n_parts > 1 on CUDA without n_devices: the same slabs, all on device_index. */
+static void parts_on_one_gpu(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = potts_desc(2, 48, 30, 0, 3, LATMC_ALGO_HEATBATH, 17);
+    latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
+    d.n_parts = 3;
+    d.device_index = ngpus - 1; /* the last GPU: slabs past it would not exist */
+    latmc_sim *parts = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
+    assert_string_equal(latmc_sim_backend_name(parts), "cuda");
+    assert_same(one, parts, "n_parts = 3");
+    assert_int_equal(latmc_sim_sweep(one, 3), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(parts, 3), LATMC_OK);
+    assert_same(one, parts, "n_parts = 3, 3 sweeps");
+    latmc_sim_destroy(&one);
+    latmc_sim_destroy(&parts);
+}
+
+static void out_of_memory(void **state)
+{
+    (void)state;
+    latmc_device_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    assert_int_equal(latmc_ctx_device_info(ctx, LATMC_DEVICE_CUDA, 0, &info), LATMC_OK);
+    /* Potts slabs cost 1 byte a site: two slabs of 0.6 x the card each on GPU 0; the
+     * first fits, the second does not. */
+    const int64_t lx = 65536;
+    int64_t half_rows = (int64_t)(0.6 * (double)info.memory_bytes / (double)lx);
+    half_rows -= half_rows % 2;
+    latmc_sim_desc d = potts_desc(2, lx, 2 * half_rows, 0, 3, LATMC_ALGO_METROPOLIS, 3);
+    d.device = LATMC_DEVICE_CUDA;
+    d.n_devices = 2;
+    const int zeros[2] = { 0, 0 };
+    d.device_list = zeros;
+    latmc_sim *sim = (latmc_sim *)&sim;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_ENOMEM);
+    assert_null(sim);
+    assert_non_null(strstr(latmc_last_error(), "device 0"));
+    /* everything was released: one slab's worth fits again, twice over */
+    for (int k = 0; k < 2; k++) {
+        latmc_sim_desc one = potts_desc(2, lx, half_rows, 0, 3, LATMC_ALGO_METROPOLIS, 3);
+        one.device = LATMC_DEVICE_CUDA;
+        assert_int_equal(latmc_sim_create(ctx, &one, &sim), LATMC_OK);
+        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_COLD), LATMC_OK);
+        latmc_sim_destroy(&sim);
+    }
+}
+
+int main(void)
+{
+    const int skip = devices_open();
+    if (skip)
+        return skip;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(same_chain),
+        cmocka_unit_test(set_and_get),
+        cmocka_unit_test(checkpoint),
+        cmocka_unit_test(parts_on_one_gpu),
+        cmocka_unit_test(out_of_memory),
+        cmocka_unit_test(ising_bytes),
+    };
+    const int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    latmc_ctx_destroy(&ctx);
+    return failed;
+}
