@@ -43,7 +43,7 @@ static void release(struct cuda_sim *cs)
         cuda_slabs_destroy(cs);
     if (cs->kernels && cs->kernels->destroy)
         cs->kernels->destroy(cs);
-    cudaFree(cs->planes_scratch);
+    cuda_planes_free(cs);
     cudaFree(cs->changed);
     cudaFree(cs->sums);
     cudaFree(cs->tables);

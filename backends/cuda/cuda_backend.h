@@ -37,9 +37,9 @@ struct cuda_sim {
     /* A sim on several devices (cuda_slabs.h): then the members above from spins on are
      * unused (NULL) and every operation goes to the slabs. */
     struct cuda_slabs *slabs;
-    /* A part's per-plane ops (cuda_planes.c): device scratch for moving planes. */
-    void *planes_scratch;
-    size_t planes_scratch_bytes;
+    /* A part of a lattice shared by processes: the per-plane ops' own state
+     * (cuda_planes.c; NULL until first used). */
+    struct cuda_planes *planes;
 };
 
 static inline struct cuda_sim *cuda_sim_of(const latmc_sim *sim)

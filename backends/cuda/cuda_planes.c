@@ -13,8 +13,21 @@
  * pack or unpack of planes [q0, q1) between the colour arrays and a device scratch
  * buffer, then one copy. The pack kernels walk a lattice of q1 - q0 planes at the planes'
  * words; a row's colour parity is that of y + z, so an odd first plane swaps the colours.
+ *
+ * The halo exchange hides behind the interior: a step updates the box's first and last
+ * plane (the ones its neighbours read) on a border stream and the planes between on the
+ * sim's stream; the exchange that follows (lib/part.c: get_planes of those two planes,
+ * the transport, set_planes of the halo planes) runs on the border stream and waits for
+ * it alone, while the interior goes on. What each stream waits for, from the step before:
+ *   border stream: the previous interior (it wrote the planes next to the border ones);
+ *     the previous borders and halo copies are in its own order;
+ *   sim's stream (interior): the previous borders. The interior reads no halo plane, and
+ *     the halo copies touch no plane the interior writes or reads.
+ * Between latmc_sim_sweep calls both streams are idle (the last step waits for both), and
+ * the per-plane ops run on the sim's stream.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_backend.h"
@@ -73,21 +86,86 @@ static int packed_part(latmc_sim *sim, bool writing, struct cuda_ising_packed_ac
     return st;
 }
 
-/* A device scratch buffer of at least `bytes`, kept with the sim (freed by destroy). */
+/* A part's own state, made at its first use (the sim's device current). */
+struct cuda_planes {
+    void *scratch;              /* device bytes of planes in transit */
+    size_t scratch_bytes;
+    cudaStream_t border;        /* border planes and halo copies during a sweep call */
+    cudaEvent_t border_done, interior_done;
+    bool in_sweep;              /* between the first and the last step of a sweep call */
+};
+
+void cuda_planes_free(struct cuda_sim *cs)
+{
+    struct cuda_planes *pl = cs->planes;
+    if (!pl)
+        return;
+    if (pl->border)
+        cudaStreamSynchronize(pl->border);
+    cudaFree(pl->scratch);
+    if (pl->border_done)
+        cudaEventDestroy(pl->border_done);
+    if (pl->interior_done)
+        cudaEventDestroy(pl->interior_done);
+    if (pl->border)
+        cudaStreamDestroy(pl->border);
+    (void)cudaGetLastError();
+    free(pl);
+    cs->planes = NULL;
+}
+
+static int planes_state(struct cuda_sim *cs, struct cuda_planes **out)
+{
+    if (!cs->planes) {
+        struct cuda_planes *pl = calloc(1, sizeof *pl);
+        if (!pl)
+            return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate a part's state");
+        cs->planes = pl;
+        int st = cuda_check(cudaStreamCreateWithFlags(&pl->border, cudaStreamNonBlocking),
+                            "cudaStreamCreateWithFlags");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaEventCreateWithFlags(&pl->border_done, cudaEventDisableTiming),
+                            "cudaEventCreateWithFlags");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaEventCreateWithFlags(&pl->interior_done,
+                                                     cudaEventDisableTiming),
+                            "cudaEventCreateWithFlags");
+        if (st < 0) {
+            cuda_planes_free(cs);
+            return st;
+        }
+    }
+    *out = cs->planes;
+    return LATMC_OK;
+}
+
+/* A device scratch buffer of at least `bytes`, kept with the part (freed by destroy). */
 static int scratch(struct cuda_sim *cs, size_t bytes, void **out)
 {
-    if (cs->planes_scratch_bytes < bytes) {
-        cudaFree(cs->planes_scratch);
-        cs->planes_scratch = NULL;
-        cs->planes_scratch_bytes = 0;
-        int st = cuda_check(cudaMalloc(&cs->planes_scratch, bytes),
-                            "cannot allocate device memory for moving planes");
-        if (st < 0)
+    struct cuda_planes *pl = NULL;
+    int st = planes_state(cs, &pl);
+    if (st < 0)
+        return st;
+    if (pl->scratch_bytes < bytes) {
+        cudaFree(pl->scratch);
+        pl->scratch = NULL;
+        pl->scratch_bytes = 0;
+        if ((st = cuda_check(cudaMalloc(&pl->scratch, bytes),
+                             "cannot allocate device memory for moving planes")) < 0)
             return st;
-        cs->planes_scratch_bytes = bytes;
+        pl->scratch_bytes = bytes;
     }
-    *out = cs->planes_scratch;
+    *out = pl->scratch;
     return LATMC_OK;
+}
+
+static void drain(struct cuda_sim *cs);
+
+/* The stream of a per-plane copy: the border stream inside a sweep call (halos), else the
+ * sim's. */
+static cudaStream_t copy_stream(const struct cuda_sim *cs)
+{
+    return cs->planes && cs->planes->in_sweep ? cs->planes->border : cs->stream;
 }
 
 /* The lattice of planes [q0, q1) and its colour arrays (c0, c1: colour 0 and 1 of it). */
@@ -130,18 +208,21 @@ int cuda_planes_get(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
     if (st == LATMC_OK)
         st = chunking(cs, p0, p1, &per, &dev);
     const size_t pb = (size_t)plane_sites(cs);
+    cudaStream_t stream = copy_stream(cs);
     for (int64_t q = p0; q < p1 && st == LATMC_OK; q += per) {
         const int64_t q1 = q + per < p1 ? q + per : p1;
         struct latmc_lattice g;
         uint32_t *c0, *c1;
         planes_view(cs, &pa, q, q1, &g, &c0, &c1);
-        cudaError_t err = cuda_ising_unpack(cs->stream, &g, c0, c1, (int8_t *)dev);
+        cudaError_t err = cuda_ising_unpack(stream, &g, c0, c1, (int8_t *)dev);
         if (err == cudaSuccess)
             err = cudaMemcpyAsync((int8_t *)buf + (size_t)(q - p0) * pb, dev,
-                                  (size_t)(q1 - q) * pb, cudaMemcpyDeviceToHost, cs->stream);
+                                  (size_t)(q1 - q) * pb, cudaMemcpyDeviceToHost, stream);
         st = cuda_check(err, "copying planes to the host");
     }
-    const int fin = cuda_check(cudaStreamSynchronize(cs->stream), "copying planes to the host");
+    const int fin = cuda_check(cudaStreamSynchronize(stream), "copying planes to the host");
+    if ((st < 0 || fin < 0) && cs->planes && cs->planes->in_sweep)
+        drain(cs);
     return st < 0 ? st : fin;
 }
 
@@ -155,6 +236,7 @@ int cuda_planes_set(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf)
     if (st == LATMC_OK)
         st = chunking(cs, p0, p1, &per, &dev);
     const size_t pb = (size_t)plane_sites(cs);
+    cudaStream_t stream = copy_stream(cs);
     for (int64_t q = p0; q < p1 && st == LATMC_OK; q += per) {
         const int64_t q1 = q + per < p1 ? q + per : p1;
         struct latmc_lattice g;
@@ -162,12 +244,14 @@ int cuda_planes_set(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf)
         planes_view(cs, &pa, q, q1, &g, &c0, &c1);
         cudaError_t err = cudaMemcpyAsync(dev, (const int8_t *)buf + (size_t)(q - p0) * pb,
                                           (size_t)(q1 - q) * pb, cudaMemcpyHostToDevice,
-                                          cs->stream);
+                                          stream);
         if (err == cudaSuccess)
-            err = cuda_ising_pack(cs->stream, &g, (const int8_t *)dev, c0, c1);
+            err = cuda_ising_pack(stream, &g, (const int8_t *)dev, c0, c1);
         st = cuda_check(err, "copying planes to the device");
     }
-    const int fin = cuda_check(cudaStreamSynchronize(cs->stream), "copying planes to the device");
+    const int fin = cuda_check(cudaStreamSynchronize(stream), "copying planes to the device");
+    if ((st < 0 || fin < 0) && cs->planes && cs->planes->in_sweep)
+        drain(cs);
     return st < 0 ? st : fin;
 }
 
@@ -198,10 +282,34 @@ int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
     return st < 0 ? st : fin;
 }
 
+/* Colour c on the box's planes [q0, q1) on `stream`. */
+static cudaError_t update(const latmc_sim *sim, const struct cuda_sim *cs,
+                          const struct cuda_ising_packed_access *pa, cudaStream_t stream,
+                          int64_t q0, int64_t q1, uint64_t sweep, int c)
+{
+    const struct cuda_ising_rows rows = { q0 * plane_rows(cs), (q1 - q0) * plane_rows(cs), 0, 0 };
+    return cuda_ising_packed_sweep_rows(stream, &cs->lattice, &rows, pa->colour[c],
+                                        pa->colour[c ^ 1], pa->eps[c], pa->thr,
+                                        sim->desc.algorithm, sim->desc.seed, sweep, c,
+                                        cs->changed);
+}
+
+/* After a failure inside a sweep call: nothing left running, the copies back on the
+ * sim's stream (best effort after a sticky error). */
+static void drain(struct cuda_sim *cs)
+{
+    (void)cudaStreamSynchronize(cs->planes->border);
+    (void)cudaStreamSynchronize(cs->stream);
+    (void)cudaGetLastError();
+    cs->planes->in_sweep = false;
+}
+
 /*
- * One colour on the rows of the part's box. The acceptance counter is cleared at the
- * first step of a latmc_sim_sweep call and read at its last (latmc_step_call.last); the
- * steps between do not wait (the halo copies that follow each step do).
+ * One colour on the part's box: its first and last plane on the border stream, the
+ * planes between on the sim's stream (the header says what each waits for). The
+ * acceptance counter is cleared at the first step of a latmc_sim_sweep call and read at
+ * its last (latmc_step_call.last), which waits for both streams; the steps between do not
+ * wait on the host (the halo copies that follow each step wait for the borders only).
  */
 int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
                          uint64_t *accepted, uint64_t *attempted)
@@ -212,7 +320,10 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
                                "with %d boxes, part %d (a bug in the core)", call->n_boxes,
                                call->part);
     struct cuda_ising_packed_access pa;
+    struct cuda_planes *pl = NULL;
     int st = packed_part(sim, true, &pa, "step");
+    if (st == LATMC_OK)
+        st = planes_state(cs, &pl);
     if (st < 0)
         return st;
     if (!pa.thr_fit)
@@ -221,28 +332,56 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
                                "thresholds (extreme beta); run it as one process");
     const struct latmc_box *box = &call->boxes[0];
     const int c = call->step;
-    const int64_t q0 = box->origin[box->axis], n = box->extent[box->axis];
-    const struct cuda_ising_rows rows = { q0 * plane_rows(cs), n * plane_rows(cs), 0, 0 };
+    const int64_t q0 = box->origin[box->axis], n = box->extent[box->axis], q1 = q0 + n;
+    /* the border planes: the first and the last (the model's halo is 1 plane) */
+    const int64_t b = n > 2 ? 1 : n / 2;
     cudaError_t err = cudaSuccess;
-    if (call->sweep == sim->sweeps && call->step == 0)
+    const bool first = call->sweep == sim->sweeps && call->step == 0;
+    if (first && pl->in_sweep)
+        drain(cs); /* a sweep call that ended early (a failure latched by the core) */
+    if (first || !pl->in_sweep) {
+        /* the first step: after everything the sim's stream holds, the border stream too */
         err = cudaMemsetAsync(cs->changed, 0, sizeof *cs->changed, cs->stream);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(pl->interior_done, cs->stream);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(pl->border_done, cs->stream);
+        pl->in_sweep = err == cudaSuccess;
+    }
     if (err == cudaSuccess)
-        err = cuda_ising_packed_sweep_rows(cs->stream, &cs->lattice, &rows, pa.colour[c],
-                                           pa.colour[c ^ 1], pa.eps[c], pa.thr,
-                                           sim->desc.algorithm, sim->desc.seed, call->sweep, c,
-                                           cs->changed);
-    if ((st = cuda_check(err, "launching a step on the part's planes")) < 0)
+        err = cudaStreamWaitEvent(pl->border, pl->interior_done, 0);
+    if (err == cudaSuccess)
+        err = cudaStreamWaitEvent(cs->stream, pl->border_done, 0);
+    if (err == cudaSuccess)
+        err = update(sim, cs, &pa, pl->border, q0, q0 + b, call->sweep, c);
+    if (err == cudaSuccess)
+        err = update(sim, cs, &pa, pl->border, q1 - b, q1, call->sweep, c);
+    if (err == cudaSuccess)
+        err = cudaEventRecord(pl->border_done, pl->border);
+    if (err == cudaSuccess && n > 2 * b)
+        err = update(sim, cs, &pa, cs->stream, q0 + b, q1 - b, call->sweep, c);
+    if (err == cudaSuccess)
+        err = cudaEventRecord(pl->interior_done, cs->stream);
+    if ((st = cuda_check(err, "launching a step on the part's planes")) < 0) {
+        drain(cs);
         return st;
+    }
     if (call->step + 1 == sim->plan->n_steps)
         *attempted += (uint64_t)(n * plane_sites(cs)); /* the box's sites, all attempted */
     if (!call->last)
         return LATMC_OK;
     unsigned long long changed = 0;
-    err = cudaMemcpyAsync(&changed, cs->changed, sizeof changed, cudaMemcpyDeviceToHost,
-                          cs->stream);
+    err = cudaStreamWaitEvent(cs->stream, pl->border_done, 0);
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(&changed, cs->changed, sizeof changed, cudaMemcpyDeviceToHost,
+                              cs->stream);
     st = cuda_check(err, "reading the acceptance counter");
     const int fin = cuda_check(cudaStreamSynchronize(cs->stream), "sweeping the part's planes");
-    if (st == LATMC_OK && fin == LATMC_OK)
-        *accepted += changed;
-    return st < 0 ? st : fin;
+    pl->in_sweep = false;
+    if (st < 0 || fin < 0) {
+        drain(cs);
+        return st < 0 ? st : fin;
+    }
+    *accepted += changed;
+    return LATMC_OK;
 }

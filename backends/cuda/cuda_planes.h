@@ -23,6 +23,7 @@ struct cuda_sim;
 struct cuda_ising_packed_thresholds;
 
 /* The ops (cuda_planes.c). run_step: one step (colour) on call->boxes[0] only. */
+void cuda_planes_free(struct cuda_sim *cs); /* cs->planes, on cs->device (current) */
 int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
                          uint64_t *accepted, uint64_t *attempted);
 int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums);
