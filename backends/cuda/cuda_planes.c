@@ -9,10 +9,13 @@
  * on one device and on the CPU). The periodic wrap of the box's first and last planes
  * reads the planes next to it, which are the halos set_planes wrote.
  *
- * Planes travel in get_spins' byte layout restricted to them (lib/backend.h): a small
- * pack or unpack of planes [q0, q1) between the colour arrays and a device scratch
- * buffer, then one copy. The pack kernels walk a lattice of q1 - q0 planes at the planes'
- * words; a row's colour parity is that of y + z, so an odd first plane swaps the colours.
+ * Planes travel in get_spins' byte layout restricted to them (lib/backend.h). A few planes
+ * (halos: up to HOST_SITES sites) go as their packed words, two copies, converted to and
+ * from bytes on the host: no kernel, so the copies run beside the interior update that
+ * fills the GPU. More planes (a slab's gather) go through a pack or unpack kernel and a
+ * device scratch buffer, in chunks: the kernels walk a lattice of q1 - q0 planes at the
+ * planes' words; a row's colour parity is that of y + z, so an odd first plane swaps the
+ * colours.
  *
  * The halo exchange hides behind the interior: a step updates the box's first and last
  * plane (the ones its neighbours read) on a border stream and the planes between on the
@@ -40,6 +43,9 @@
 
 /* Scratch of at most this many bytes moves planes in chunks (a whole slab's gather). */
 #define CHUNK_BYTES ((size_t)64 << 20)
+/* Planes of at most this many sites (halos) move as packed words, converted on the host:
+ * copies only, no kernel, so that they run beside the interior's resident grid. */
+#define HOST_SITES ((int64_t)1 << 20)
 
 /* Packed rows per plane along the last axis (rows are y + L_y z): L_y in 3D, 1 in 2D. */
 static int64_t plane_rows(const struct cuda_sim *cs)
@@ -93,6 +99,7 @@ struct cuda_planes {
     cudaStream_t border;        /* border planes and halo copies during a sweep call */
     cudaEvent_t border_done, interior_done;
     bool in_sweep;              /* between the first and the last step of a sweep call */
+    uint32_t *host_words;       /* pinned: both colours' words of up to HOST_SITES sites */
 };
 
 void cuda_planes_free(struct cuda_sim *cs)
@@ -103,6 +110,7 @@ void cuda_planes_free(struct cuda_sim *cs)
     if (pl->border)
         cudaStreamSynchronize(pl->border);
     cudaFree(pl->scratch);
+    cudaFreeHost(pl->host_words);
     if (pl->border_done)
         cudaEventDestroy(pl->border_done);
     if (pl->interior_done)
@@ -198,6 +206,117 @@ static int chunking(struct cuda_sim *cs, int64_t p0, int64_t p1, int64_t *per, v
     return scratch(cs, (size_t)n * pb, buf);
 }
 
+/* The pinned words of the host path (made at first use). */
+static int host_words(struct cuda_sim *cs, uint32_t **out)
+{
+    struct cuda_planes *pl = NULL;
+    int st = planes_state(cs, &pl);
+    if (st == LATMC_OK && !pl->host_words)
+        st = cuda_check(cudaMallocHost((void **)&pl->host_words,
+                                       (size_t)(HOST_SITES / 8) * sizeof(uint32_t)),
+                        "cannot allocate pinned host memory for moving planes");
+    *out = st == LATMC_OK ? pl->host_words : NULL;
+    return st;
+}
+
+/* Whether planes [p0, p1) take the host path. */
+static bool small_planes(const struct cuda_sim *cs, int64_t p0, int64_t p1)
+{
+    return (p1 - p0) * plane_sites(cs) <= HOST_SITES;
+}
+
+/*
+ * Bytes of planes [q0, q1) <-> both colours' words of their rows (w[0], w[1]), the
+ * packed layout of ising_packed.h: nibble m of word w of row r of colour c holds site
+ * x = 16 w + 2 m + par, par = (c + y + z) & 1, as bit 0 of the nibble (set: spin -1).
+ */
+static void row_parity(const struct cuda_sim *cs, int64_t r, int *par0)
+{
+    const int64_t ly = cs->lattice.ly;
+    const int64_t y = cs->lattice.ndim == 3 ? r % ly : r, z = cs->lattice.ndim == 3 ? r / ly : 0;
+    *par0 = (int)((y + z) & 1);
+}
+
+static void host_unpack(const struct cuda_sim *cs, int64_t q0, int64_t q1,
+                        uint32_t *const w[2], int8_t *buf)
+{
+    const int64_t lx = cs->lattice.lx, wpr = lx / 16, pr = plane_rows(cs);
+    for (int64_t k = 0; k < (q1 - q0) * pr; k++) {
+        int par0;
+        row_parity(cs, q0 * pr + k, &par0);
+        int8_t *row = buf + k * lx;
+        for (int c = 0; c < 2; c++) {
+            const uint32_t *words = w[c] + k * wpr;
+            const int par = par0 ^ c;
+            for (int64_t j = 0; j < wpr; j++)
+                for (int m = 0; m < 8; m++)
+                    row[16 * j + 2 * m + par] = (words[j] >> (4 * m)) & 1u ? (int8_t)-1
+                                                                          : (int8_t)1;
+        }
+    }
+}
+
+static void host_pack(const struct cuda_sim *cs, int64_t q0, int64_t q1, const int8_t *buf,
+                      uint32_t *const w[2])
+{
+    const int64_t lx = cs->lattice.lx, wpr = lx / 16, pr = plane_rows(cs);
+    for (int64_t k = 0; k < (q1 - q0) * pr; k++) {
+        int par0;
+        row_parity(cs, q0 * pr + k, &par0);
+        const int8_t *row = buf + k * lx;
+        for (int c = 0; c < 2; c++) {
+            uint32_t *words = w[c] + k * wpr;
+            const int par = par0 ^ c;
+            for (int64_t j = 0; j < wpr; j++) {
+                uint32_t v = 0;
+                for (int m = 0; m < 8; m++)
+                    v |= (uint32_t)(row[16 * j + 2 * m + par] < 0) << (4 * m);
+                words[j] = v;
+            }
+        }
+    }
+}
+
+/* The words of planes [q0, q1) of both colours: device addresses and the count. */
+static size_t plane_range_words(const struct cuda_sim *cs,
+                                const struct cuda_ising_packed_access *pa, int64_t q0,
+                                int64_t q1, uint32_t *dev[2])
+{
+    for (int c = 0; c < 2; c++)
+        dev[c] = pa->colour[c] + (size_t)q0 * plane_words(cs);
+    return (size_t)(q1 - q0) * plane_words(cs);
+}
+
+/* The host path of get_planes / set_planes (small_planes). */
+static int host_path(latmc_sim *sim, const struct cuda_ising_packed_access *pa, int64_t p0,
+                     int64_t p1, void *get_buf, const void *set_buf)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    uint32_t *hw = NULL;
+    int st = host_words(cs, &hw);
+    if (st < 0)
+        return st;
+    uint32_t *dev[2];
+    const size_t n = plane_range_words(cs, pa, p0, p1, dev);
+    uint32_t *const host[2] = { hw, hw + n };
+    cudaStream_t stream = copy_stream(cs);
+    cudaError_t err = cudaSuccess;
+    if (set_buf)
+        host_pack(cs, p0, p1, set_buf, host);
+    for (int c = 0; c < 2 && err == cudaSuccess; c++)
+        err = set_buf ? cudaMemcpyAsync(dev[c], host[c], n * sizeof(uint32_t),
+                                        cudaMemcpyHostToDevice, stream)
+                      : cudaMemcpyAsync(host[c], dev[c], n * sizeof(uint32_t),
+                                        cudaMemcpyDeviceToHost, stream);
+    st = cuda_check(err, set_buf ? "copying planes to the device" : "copying planes to the host");
+    const int fin = cuda_check(cudaStreamSynchronize(stream), "copying planes");
+    if (st == LATMC_OK && fin == LATMC_OK && get_buf)
+        host_unpack(cs, p0, p1, host, get_buf);
+    if ((st < 0 || fin < 0) && cs->planes->in_sweep)
+        drain(cs);
+    return st < 0 ? st : fin;
+}
+
 int cuda_planes_get(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
@@ -205,6 +324,8 @@ int cuda_planes_get(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
     int64_t per = 0;
     void *dev = NULL;
     int st = packed_part(sim, false, &pa, "configuration copy");
+    if (st == LATMC_OK && small_planes(cs, p0, p1))
+        return host_path(sim, &pa, p0, p1, buf, NULL);
     if (st == LATMC_OK)
         st = chunking(cs, p0, p1, &per, &dev);
     const size_t pb = (size_t)plane_sites(cs);
@@ -233,6 +354,8 @@ int cuda_planes_set(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf)
     int64_t per = 0;
     void *dev = NULL;
     int st = packed_part(sim, true, &pa, "configuration copy");
+    if (st == LATMC_OK && small_planes(cs, p0, p1))
+        return host_path(sim, &pa, p0, p1, NULL, buf);
     if (st == LATMC_OK)
         st = chunking(cs, p0, p1, &per, &dev);
     const size_t pb = (size_t)plane_sites(cs);

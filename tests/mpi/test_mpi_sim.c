@@ -63,9 +63,10 @@ static const struct model_case cases[] = {
       { LATMC_PARAM_BETA, 0, 0, 0 }, { 0.6, 0, 0, 0 }, LATMC_DEVICE_CUDA },
     { "cuda_ising3d", LATMC_MODEL_ISING, 3, LATMC_ALGO_METROPOLIS, 0, 1, 2, { 16, 6, 12 },
       { LATMC_PARAM_BETA, 0, 0, 0 }, { 0.22, 0, 0, 0 }, LATMC_DEVICE_CUDA },
-    /* slabs of 128 planes of 2048 sites: the halo copies overlap a long interior update
-     * (cuda_planes.c), so that a missing wait between the two would show */
-    { "cuda_ising2d_big", LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, 0, 1, 2, { 2048, 384, 0 },
+    /* slabs of 340 to 1024 planes of 4096 sites: the halo copies overlap a long interior
+     * update (cuda_planes.c), so that a missing wait between the two would show, and
+     * slabs of more than 2^20 sites move through the device's pack kernels */
+    { "cuda_ising2d_big", LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, 0, 1, 2, { 4096, 1024, 0 },
       { LATMC_PARAM_BETA, 0, 0, 0 }, { 0.4406868, 0, 0, 0 }, LATMC_DEVICE_CUDA },
 };
 
