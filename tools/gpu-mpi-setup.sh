@@ -16,7 +16,6 @@
 # libevent-*-2.1-7t64). Open MPI run as root needs --allow-run-as-root.
 # Prints what it found; returns 1 (without exiting the caller's shell) if nothing.
 latmc_mpi_prefix=${1:-/tmp/latmc-mpi}
-latmc_mpi_here=$(cd "$(dirname "${0:-.}")/.." 2>/dev/null && pwd)
 if command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; then
     echo "gpu-mpi-setup: installed MPI: $(command -v mpirun) ($(mpirun --version 2>&1 | head -n1))"
 elif ls .deps/mpi/*.deb >/dev/null 2>&1; then
@@ -28,10 +27,11 @@ elif ls .deps/mpi/*.deb >/dev/null 2>&1; then
     export PKG_CONFIG_PATH="$ompi_lib/pkgconfig:$ompi_lib/openmpi/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
     # Open MPI finds its components and help files relative to OPAL_PREFIX
     export OPAL_PREFIX="$latmc_mpi_prefix/usr"
-    echo "gpu-mpi-setup: unpacked $(ls .deps/mpi/*.deb | wc -l) packages into $latmc_mpi_prefix"
+    echo "gpu-mpi-setup: unpacked the packages of .deps/mpi into $latmc_mpi_prefix"
 else
     echo "gpu-mpi-setup: no MPI installed and no .deps/mpi/*.deb to unpack (see this script's" \
          "header for fetching them)"
+    # shellcheck disable=SC2317 # exit: when run rather than sourced
     return 1 2>/dev/null || exit 1
 fi
 # Whether the MPI passes CUDA device buffers (liblatmc_mpi asks it the same way at run time)
@@ -39,4 +39,3 @@ if command -v ompi_info >/dev/null 2>&1; then
     echo "gpu-mpi-setup: $(ompi_info --parsable --all 2>/dev/null |
         grep -m1 'mpi_built_with_cuda_support:value' || echo 'CUDA support: not reported')"
 fi
-unset latmc_mpi_here
