@@ -10,10 +10,9 @@
 #define MAX_EXTENT (INT64_C(1) << 30)
 #define MAX_SITES  (INT64_C(1) << 40)
 
-void latmc_sim_desc_init(latmc_sim_desc *d)
+/* The defaults of every field, in a struct of this version. */
+static void desc_defaults(latmc_sim_desc *d)
 {
-    if (!d)
-        return;
     memset(d, 0, sizeof *d);
     d->struct_size = (uint32_t)sizeof *d;
     d->model = LATMC_MODEL_NONE;
@@ -24,6 +23,42 @@ void latmc_sim_desc_init(latmc_sim_desc *d)
     d->couplings = LATMC_COUPLINGS_UNIFORM;
     d->replicas = 1;
     d->device = LATMC_DEVICE_AUTO;
+}
+
+/* The defaults copied into the caller's first `size` bytes (a known size, checked). */
+static void desc_defaults_into(latmc_sim_desc *d, size_t size)
+{
+    latmc_sim_desc full;
+    desc_defaults(&full);
+    const size_t mine = sizeof full;
+    memcpy(d, &full, size < mine ? size : mine);
+    if (size > mine)
+        memset((unsigned char *)d + mine, 0, size - mine);
+    d->struct_size = (uint32_t)size;
+}
+
+int latmc_sim_desc_init_size(latmc_sim_desc *d, size_t size)
+{
+    if (!d)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_desc_init_size: desc is NULL");
+    if (size != LATMC_DESC_SIZE_V1 && size != LATMC_DESC_SIZE_V2 && size < sizeof *d)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_desc_init_size: size %zu is no version's "
+                          "latmc_sim_desc (%zu for 0.1, %zu before n_devices, %zu now): pass "
+                          "sizeof(latmc_sim_desc)", size, (size_t)LATMC_DESC_SIZE_V1,
+                          (size_t)LATMC_DESC_SIZE_V2, sizeof *d);
+    if (size > LATMC_STRUCT_SIZE_MAX)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_desc_init_size: size %zu is larger than any "
+                          "latmc_sim_desc can be (at most %u bytes)", size, LATMC_STRUCT_SIZE_MAX);
+    desc_defaults_into(d, size);
+    return LATMC_OK;
+}
+
+/* The 0.1 symbol (sim.h): its callers' structs end after seed. The parentheses keep the
+ * header's macro of the same name from expanding here. */
+void(latmc_sim_desc_init)(latmc_sim_desc *d)
+{
+    if (d)
+        desc_defaults_into(d, LATMC_DESC_SIZE_V1);
 }
 
 /*
@@ -39,7 +74,7 @@ static int desc_copy_in(const latmc_sim_desc *in, latmc_sim_desc *out)
 {
     if (in->struct_size == LATMC_DESC_SIZE_V1 || in->struct_size == LATMC_DESC_SIZE_V2) {
         /* v2's padding after n_parts is not read: it may hold anything */
-        latmc_sim_desc_init(out);
+        desc_defaults(out);
         memcpy(out, in, in->struct_size == LATMC_DESC_SIZE_V1 ? LATMC_DESC_SIZE_V1
                                                                : LATMC_DESC_FIELDS_V2);
         out->struct_size = (uint32_t)sizeof *out;

@@ -39,11 +39,11 @@ static int finish(const struct cuda_sim *cs, const char *what)
  * device error these calls fail, and the host side is released all the same. */
 static void release(struct cuda_sim *cs)
 {
+    cuda_planes_free(cs); /* first: its stream may still read the model's arrays */
     if (cs->slabs)
         cuda_slabs_destroy(cs);
     if (cs->kernels && cs->kernels->destroy)
         cs->kernels->destroy(cs);
-    cuda_planes_free(cs);
     cudaFree(cs->changed);
     cudaFree(cs->sums);
     cudaFree(cs->tables);
@@ -127,7 +127,8 @@ static int cuda_create(latmc_sim *sim)
     if ((st = use_device(cs)) < 0 || (st = check_image(cs)) < 0 ||
         (st = cuda_check(cudaStreamCreateWithFlags(&cs->stream, cudaStreamNonBlocking),
                          "cudaStreamCreateWithFlags")) < 0 ||
-        (st = allocate(&cs->spins, spin_bytes(sim), "spins")) < 0 ||
+        (!(k->model_owns_spins && k->model_owns_spins(sim)) &&
+         (st = allocate(&cs->spins, spin_bytes(sim), "spins")) < 0) ||
         (st = allocate(&cs->tables, sim->model->data_size, "decision tables")) < 0 ||
         (st = allocate(&cs->sums, sim->model->sums_size, "reduction")) < 0 ||
         (st = allocate((void **)&cs->changed, sizeof *cs->changed, "acceptance counter")) < 0 ||

@@ -2,23 +2,35 @@
  * Ising in the CUDA module: the model's table (cuda_backend.h) and which of its two
  * layouts holds the configuration.
  *
- * The spins live in the API's byte layout (cs->spins: hot and cold start, set/get_spins
- * and the byte kernels work there) and, where the lattice fits it, also in the packed
- * layout of ising_packed.h (two colour arrays, an eighth of the bytes' size together).
- * Two flags say which layouts hold the configuration: a sweep that can run the packed
- * kernels packs the bytes first if the packed arrays are stale, and leaves the bytes
- * stale; anything that needs bytes unpacks them first. Both layouts hold the same configuration, and both kernels
- * follow the same chain bit for bit, so which one runs never shows in a result.
+ * Two layouts: the API's byte layout (cs->spins, one int8 per site: the byte kernels,
+ * device_view) and, where the lattice fits it, the packed layout of ising_packed.h (two
+ * colour arrays, half a byte per site together). Two flags say which layouts hold the
+ * configuration: a sweep that can run the packed kernels packs the bytes first if the
+ * packed arrays are stale, and leaves the bytes stale; anything that needs the byte array
+ * unpacks it first. Both layouts hold the same configuration, and both kernels follow the
+ * same chain bit for bit, so which one runs never shows in a result.
+ *
+ * Packed-only sims (every sim whose lattice fits the packed layout, unless
+ * LATMC_CUDA_KERNELS=reference): only the packed arrays are resident, half a byte per
+ * site (doc/cuda.md, "Memory"). The bytes the API speaks are made on demand, a piece of
+ * rows at a time, in a staging buffer allocated with the sim (at most
+ * LATMC_CUDA_ISING_PIECE_BYTES, 256 MiB by default): hot start, get/set_spins (and so
+ * checkpoints), cuda_ising_get_planes/set_planes. The whole byte array is allocated on
+ * first need only, and then kept: by latmc_sim_device_view (which hands it out), by a
+ * sweep on the byte kernels (a beta whose thresholds do not fit 32 bits) and by the
+ * ensembles' batched sweeps; LATMC_ENOMEM there when it does not fit.
  *
  * The packed kernels run when the lattice fits (L_x a multiple of 16; 64 with +-J
  * couplings), the decision tables fit 32-bit thresholds (all but extreme beta), and
  * LATMC_CUDA_KERNELS is not "reference".
  *
  * +-J couplings (desc.couplings = BIMODAL): one int8 +-1 per bond, eps[ndim i + mu], on the
- * device for the byte kernels, packed per colour for the packed kernels (rebuilt on the
- * device after set_couplings), and the same bytes on the host for get_couplings (the
- * device never changes them). Drawn on the host with the CPU's function
- * (lib/coupling_draws.h): the CPU's couplings bit for bit.
+ * host for get_couplings (the device never changes them), drawn with the CPU's function
+ * (lib/coupling_draws.h): the CPU's couplings bit for bit. On the device: packed per
+ * colour for the packed kernels (half a byte per site in 2D, one in 3D), and the bytes
+ * (eps_dev) for the byte kernels. Packed-only sims pack them from the host's bytes through
+ * a window of a few planes (cuda_ising_pack_couplings_host: create, set_couplings), and
+ * have byte couplings on the device only from their first byte-kernel or ensemble sweep.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,7 +40,9 @@
 #include "coupling_draws.h"
 #include "cuda_backend.h"
 #include "cuda_check.h"
+#include "cuda_ising.h"
 #include "cuda_planes.h"
+#include "cuda_slabs.h"
 #include "ens_cuda.h"
 #include "ising_packed.h"
 #include "model.h"
@@ -45,6 +59,10 @@ struct cuda_ising_state {
      * thr_fit false where they do not fit 32 bits (the byte kernels run). */
     struct cuda_ising_packed_thresholds thr;
     bool thr_fit;
+    /* Packed-only (see the top): cs->spins and eps_dev are NULL until first needed. */
+    bool packed_only;
+    int8_t *stage;               /* packed-only: a piece of stage_rows rows of bytes */
+    int64_t stage_rows;
 };
 
 static struct cuda_ising_state *state_of(const struct cuda_sim *cs)
@@ -57,7 +75,22 @@ static size_t coupling_count(const latmc_sim *sim)
     return (size_t)sim->nsites * (size_t)sim->desc.ndim;
 }
 
-/* The +-J couplings, drawn on the host, copied to the device. */
+/* The byte couplings on the device (eps_dev), from the host's. */
+static int upload_couplings(const latmc_sim *sim, struct cuda_sim *cs,
+                            struct cuda_ising_state *st)
+{
+    const size_t n = coupling_count(sim);
+    char msg[128];
+    snprintf(msg, sizeof msg, "cannot allocate %zu bytes of device memory for the couplings", n);
+    int s = st->eps_dev ? LATMC_OK : cuda_check(cudaMalloc((void **)&st->eps_dev, n), msg);
+    if (s == LATMC_OK)
+        s = cuda_check(cudaMemcpyAsync(st->eps_dev, st->eps_host, n, cudaMemcpyHostToDevice,
+                                       cs->stream), "copying the couplings to the device");
+    return s;
+}
+
+/* The +-J couplings, drawn on the host, copied to the device (the byte couplings: not for
+ * packed-only sims, which pack them from the host: ising_create). */
 static int create_couplings(const latmc_sim *sim, struct cuda_sim *cs,
                             struct cuda_ising_state *st)
 {
@@ -68,15 +101,98 @@ static int create_couplings(const latmc_sim *sim, struct cuda_sim *cs,
                                "memory for the couplings", n);
     for (int64_t b = 0; b < (int64_t)((n + 3) / 4); b++)
         latmc_ising_bimodal_block(st->eps_host, (int64_t)n, sim->desc.coupling_seed, b);
-    char msg[128];
-    snprintf(msg, sizeof msg, "cannot allocate %zu bytes of device memory for the couplings", n);
-    int s = cuda_check(cudaMalloc((void **)&st->eps_dev, n), msg);
-    if (s == LATMC_OK)
-        s = cuda_check(cudaMemcpyAsync(st->eps_dev, st->eps_host, n, cudaMemcpyHostToDevice,
-                                       cs->stream), "copying the couplings to the device");
+    if (st->packed_only)
+        return LATMC_OK;
+    int s = upload_couplings(sim, cs, st);
     if (s == LATMC_OK)
         s = cuda_check(cudaStreamSynchronize(cs->stream), "copying the couplings to the device");
     return s;
+}
+
+/* Whether a sim keeps only the packed layout resident: its lattice fits the packed
+ * kernels and they are allowed. Also the hook by which the generic create leaves
+ * cs->spins to the model. */
+static bool ising_packed_only(const latmc_sim *sim)
+{
+    const struct latmc_lattice g = { .ndim = sim->desc.ndim, .lx = sim->desc.extent[0],
+                                     .ly = sim->desc.extent[1],
+                                     .lz = sim->desc.ndim == 3 ? sim->desc.extent[2] : 1,
+                                     .nsites = sim->nsites };
+    const bool pmj = sim->desc.couplings == LATMC_COUPLINGS_BIMODAL;
+    return (pmj ? cuda_ising_packed_fits_couplings(&g) : cuda_ising_packed_fits(&g)) &&
+           cuda_ising_packed_allowed();
+}
+
+/* Bytes of one piece (LATMC_CUDA_ISING_PIECE_BYTES, tuning and tests; at least one row:
+ * a smaller value gives pieces of one row). */
+static int64_t piece_bytes_setting(void)
+{
+    const char *v = getenv("LATMC_CUDA_ISING_PIECE_BYTES");
+    if (v && *v) {
+        char *end = NULL;
+        const long long n = strtoll(v, &end, 10);
+        if (end && *end == '\0' && n > 0)
+            return n;
+    }
+    return (int64_t)256 << 20;
+}
+
+/* Copy the window of planes [w0, w0 + wn) (local, periodic in lloc) of a lattice whose
+ * local plane lp is plane (first + lp) mod total of eps_host, in runs of consecutive
+ * planes. */
+static cudaError_t copy_window(cudaStream_t stream, int8_t *window, const int8_t *eps_host,
+                               int64_t plane_bytes, int64_t w0, int64_t wn, int64_t lloc,
+                               int64_t first, int64_t total)
+{
+    cudaError_t err = cudaSuccess;
+    int64_t k = 0;
+    while (k < wn && err == cudaSuccess) {
+        const int64_t g = ((first + (w0 + k) % lloc) % total + total) % total;
+        int64_t run = 1;
+        while (k + run < wn &&
+               ((first + (w0 + k + run) % lloc) % total + total) % total == g + run)
+            run++;
+        err = cudaMemcpyAsync(window + k * plane_bytes, eps_host + g * plane_bytes,
+                              (size_t)(run * plane_bytes), cudaMemcpyHostToDevice, stream);
+        k += run;
+    }
+    return err;
+}
+
+cudaError_t cuda_ising_pack_couplings_host(cudaStream_t stream, const struct latmc_lattice *g,
+                                   const int8_t *eps_host, int64_t total_planes,
+                                   int64_t first_plane, uint32_t *colour0, uint32_t *colour1)
+{
+    const int64_t lloc = g->ndim == 3 ? g->lz : g->ly;
+    const int64_t plane_bytes = g->lx * (g->ndim == 3 ? g->ly : 1) * g->ndim;
+    int64_t per = piece_bytes_setting() / plane_bytes - 1; /* planes packed per piece */
+    if (per < 1)
+        per = 1;
+    if (per > lloc)
+        per = lloc;
+    const int64_t cap = per + 1 < lloc ? per + 1 : lloc; /* window: the plane below too */
+    int8_t *window = NULL;
+    cudaError_t err = cudaMalloc((void **)&window, (size_t)(cap * plane_bytes));
+    for (int64_t p0 = 0; p0 < lloc && err == cudaSuccess; p0 += per) {
+        const int64_t p1 = p0 + per < lloc ? p0 + per : lloc;
+        const int64_t w0 = (p0 - 1 + lloc) % lloc, wn = p1 - p0 + 1 < lloc ? p1 - p0 + 1 : lloc;
+        err = copy_window(stream, window, eps_host, plane_bytes, w0, wn, lloc, first_plane,
+                          total_planes);
+        if (err == cudaSuccess)
+            err = cuda_ising_pack_couplings_planes(stream, g, p0, p1, window, w0, colour0,
+                                                   colour1);
+    }
+    const cudaError_t done = cudaStreamSynchronize(stream); /* before the free */
+    cudaFree(window);
+    return err != cudaSuccess ? err : done;
+}
+
+int64_t cuda_ising_piece_rows(int64_t lx, int64_t rows)
+{
+    int64_t n = piece_bytes_setting() / lx;
+    if (n < 1)
+        n = 1;
+    return n > rows ? rows : n;
 }
 
 static int ising_create(const latmc_sim *sim, struct cuda_sim *cs)
@@ -85,7 +201,10 @@ static int ising_create(const latmc_sim *sim, struct cuda_sim *cs)
     if (!st)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the Ising state");
     cs->model_state = st; /* freed by ising_destroy, also after a failure below */
-    st->bytes_valid = true; /* what init_spins or set_spins will write */
+    st->packed_only = ising_packed_only(sim);
+    /* what init_spins or set_spins will write */
+    st->bytes_valid = !st->packed_only;
+    st->packed_valid = st->packed_only;
     const bool pmj = sim->desc.couplings == LATMC_COUPLINGS_BIMODAL;
     int s = LATMC_OK;
     if (pmj && (s = create_couplings(sim, cs, st)) < 0)
@@ -103,7 +222,24 @@ static int ising_create(const latmc_sim *sim, struct cuda_sim *cs)
                         < 0))
             return s; /* destroy() frees what was allocated */
     }
-    return LATMC_OK;
+    if (!st->packed_only)
+        return LATMC_OK;
+    st->stage_rows = cuda_ising_piece_rows(cs->lattice.lx, sim->nsites / cs->lattice.lx);
+    if ((s = cuda_check(cudaMalloc((void **)&st->stage,
+                                   (size_t)(st->stage_rows * cs->lattice.lx)),
+                        "cannot allocate device memory for the Ising staging piece")) < 0)
+        return s;
+    if (pmj) {
+        /* packed from the host a piece at a time: no byte couplings on the device until
+         * a byte-kernel sweep needs them */
+        const int64_t planes = cs->lattice.ndim == 3 ? cs->lattice.lz : cs->lattice.ly;
+        s = cuda_check(cuda_ising_pack_couplings_host(cs->stream, &cs->lattice, st->eps_host,
+                                                      planes, 0, st->eps_packed[0],
+                                                      st->eps_packed[1]),
+                       "packing the couplings");
+        st->eps_packed_valid = s == LATMC_OK;
+    }
+    return s;
 }
 
 static void ising_destroy(struct cuda_sim *cs)
@@ -116,21 +252,87 @@ static void ising_destroy(struct cuda_sim *cs)
     cudaFree(st->eps_dev);
     cudaFree(st->eps_packed[0]);
     cudaFree(st->eps_packed[1]);
+    cudaFree(st->stage);
     free(st->eps_host);
     free(st);
     cs->model_state = NULL;
 }
 
-/* Make the bytes hold the configuration (unpack them if only the packed arrays do). */
+/* Packed-only sims: allocate the whole byte array (and the byte couplings) on first need;
+ * it is kept from then on (cudaErrorMemoryAllocation, i.e. LATMC_ENOMEM, when it does
+ * not fit). Other sims have both from create. */
+static cudaError_t byte_array(struct cuda_sim *cs)
+{
+    struct cuda_ising_state *st = state_of(cs);
+    cudaError_t err = cudaSuccess;
+    if (!cs->spins)
+        err = cudaMalloc(&cs->spins, (size_t)cs->lattice.nsites);
+    if (err == cudaSuccess && st->eps_host && !st->eps_dev) {
+        const size_t n = (size_t)cs->lattice.nsites * (size_t)cs->lattice.ndim;
+        err = cudaMalloc((void **)&st->eps_dev, n);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(st->eps_dev, st->eps_host, n, cudaMemcpyHostToDevice,
+                                  cs->stream);
+    }
+    return err;
+}
+
+/* Make the byte array hold the configuration (unpack it if only the packed arrays do). */
 static cudaError_t bytes_valid(struct cuda_sim *cs)
 {
     struct cuda_ising_state *st = state_of(cs);
     if (st->bytes_valid)
         return cudaSuccess;
-    const cudaError_t err = cuda_ising_unpack(cs->stream, &cs->lattice, st->colour[0],
-                                              st->colour[1], cs->spins);
+    cudaError_t err = byte_array(cs);
+    if (err == cudaSuccess)
+        err = cuda_ising_unpack(cs->stream, &cs->lattice, st->colour[0], st->colour[1],
+                                cs->spins);
     if (err == cudaSuccess)
         st->bytes_valid = true;
+    return err;
+}
+
+/*
+ * Rows [r0, r1) of the configuration in the byte layout, to or from host memory at `host`
+ * (row r at host + (r - r0) L_x), through the staging piece where only the packed arrays
+ * hold the configuration. Enqueued on cs->stream; pageable host memory makes each piece's
+ * copy wait for the host, so the caller synchronises before reusing `host`.
+ */
+static cudaError_t rows_to_host(struct cuda_sim *cs, int64_t r0, int64_t r1, int8_t *host)
+{
+    const struct cuda_ising_state *st = state_of(cs);
+    const int64_t lx = cs->lattice.lx;
+    if (st->bytes_valid)
+        return cudaMemcpyAsync(host, (const int8_t *)cs->spins + r0 * lx,
+                               (size_t)((r1 - r0) * lx), cudaMemcpyDeviceToHost, cs->stream);
+    cudaError_t err = cudaSuccess;
+    for (int64_t r = r0; r < r1 && err == cudaSuccess; r += st->stage_rows) {
+        const int64_t n = r1 - r < st->stage_rows ? r1 - r : st->stage_rows;
+        err = cuda_ising_unpack_rows(cs->stream, &cs->lattice, r, n, st->colour[0],
+                                     st->colour[1], st->stage);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(host + (r - r0) * lx, st->stage, (size_t)(n * lx),
+                                  cudaMemcpyDeviceToHost, cs->stream);
+    }
+    return err;
+}
+
+/* The packed arrays' rows [r0, r1) from host bytes (packed-only sims; the caller marks
+ * the layouts). */
+static cudaError_t rows_from_host(struct cuda_sim *cs, int64_t r0, int64_t r1,
+                                  const int8_t *host)
+{
+    const struct cuda_ising_state *st = state_of(cs);
+    const int64_t lx = cs->lattice.lx;
+    cudaError_t err = cudaSuccess;
+    for (int64_t r = r0; r < r1 && err == cudaSuccess; r += st->stage_rows) {
+        const int64_t n = r1 - r < st->stage_rows ? r1 - r : st->stage_rows;
+        err = cudaMemcpyAsync(st->stage, host + (r - r0) * lx, (size_t)(n * lx),
+                              cudaMemcpyHostToDevice, cs->stream);
+        if (err == cudaSuccess)
+            err = cuda_ising_pack_rows(cs->stream, &cs->lattice, r, n, st->stage,
+                                       st->colour[0], st->colour[1]);
+    }
     return err;
 }
 
@@ -159,22 +361,56 @@ static cudaError_t eps_packed_current(struct cuda_sim *cs)
  * the packed arrays stale, as a byte-kernel sweep does. */
 cudaError_t cuda_ising_batch_member(struct cuda_sim *cs, const int8_t **eps, bool *enqueued)
 {
-    *enqueued = !state_of(cs)->bytes_valid;
-    const cudaError_t err = bytes_valid(cs);
+    *enqueued = !state_of(cs)->bytes_valid || (state_of(cs)->eps_host && !state_of(cs)->eps_dev);
+    cudaError_t err = byte_array(cs);
+    if (err == cudaSuccess)
+        err = bytes_valid(cs);
     if (err == cudaSuccess)
         bytes_written(cs);
     *eps = state_of(cs)->eps_dev;
     return err;
 }
 
+/* Packed-only sims: the packed arrays now hold the configuration, the bytes are stale. */
+static void packed_written(struct cuda_sim *cs)
+{
+    state_of(cs)->bytes_valid = false;
+    state_of(cs)->packed_valid = true;
+}
+
 static cudaError_t ising_cold_start(const latmc_sim *sim, struct cuda_sim *cs)
 {
+    struct cuda_ising_state *st = state_of(cs);
+    if (st->packed_only) {
+        /* +1 is the nibble 0 */
+        const size_t bytes = (size_t)cuda_ising_packed_words(&cs->lattice) * sizeof(uint32_t);
+        packed_written(cs);
+        cudaError_t err = cudaMemsetAsync(st->colour[0], 0, bytes, cs->stream);
+        return err == cudaSuccess ? cudaMemsetAsync(st->colour[1], 0, bytes, cs->stream) : err;
+    }
     bytes_written(cs);
     return cudaMemsetAsync(cs->spins, 1, (size_t)sim->nsites, cs->stream); /* +1 */
 }
 
 static cudaError_t ising_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
 {
+    struct cuda_ising_state *st = state_of(cs);
+    if (st->packed_only) {
+        /* a piece of rows at a time: the one-device hot start's draws (sites named by
+         * their global index), packed */
+        const int64_t rows = sim->nsites / cs->lattice.lx, lx = cs->lattice.lx;
+        cudaError_t err = cudaSuccess;
+        packed_written(cs);
+        for (int64_t r = 0; r < rows && err == cudaSuccess; r += st->stage_rows) {
+            const int64_t n = rows - r < st->stage_rows ? rows - r : st->stage_rows;
+            err = cuda_ising_hot_start_range(cs->stream, st->stage, r * lx, n * lx,
+                                             sim->desc.seed);
+            if (err == cudaSuccess)
+                err = cuda_ising_pack_rows(cs->stream, &cs->lattice, r, n, st->stage,
+                                           st->colour[0], st->colour[1]);
+        }
+        return err;
+    }
     bytes_written(cs);
     return cuda_ising_hot_start(cs->stream, cs->spins, sim->nsites, sim->desc.seed);
 }
@@ -203,7 +439,7 @@ static cudaError_t ising_sweep(const latmc_sim *sim, struct cuda_sim *cs, uint64
                                                  colour, cs->changed);
         return err;
     }
-    if ((err = bytes_valid(cs)) != cudaSuccess)
+    if ((err = byte_array(cs)) != cudaSuccess || (err = bytes_valid(cs)) != cudaSuccess)
         return err;
     bytes_written(cs);
     for (int colour = 0; colour < 2 && err == cudaSuccess; colour++)
@@ -236,6 +472,8 @@ static cudaError_t ising_measure(const latmc_sim *sim, struct cuda_sim *cs)
 
 static cudaError_t ising_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
 {
+    if (state_of(cs)->packed_only)
+        return rows_to_host(cs, 0, sim->nsites / cs->lattice.lx, buf);
     cudaError_t err = bytes_valid(cs);
     if (err != cudaSuccess)
         return err;
@@ -245,9 +483,59 @@ static cudaError_t ising_get_spins(const latmc_sim *sim, struct cuda_sim *cs, vo
 
 static cudaError_t ising_set_spins(const latmc_sim *sim, struct cuda_sim *cs, const void *buf)
 {
+    if (state_of(cs)->packed_only) {
+        packed_written(cs);
+        return rows_from_host(cs, 0, sim->nsites / cs->lattice.lx, buf);
+    }
     bytes_written(cs);
     return cudaMemcpyAsync(cs->spins, buf, (size_t)sim->nsites, cudaMemcpyHostToDevice,
                            cs->stream);
+}
+
+/* Planes [p0, p1) of the last axis (3D: L_y rows each, 2D: one row) as rows. */
+static bool plane_rows(const latmc_sim *sim, const struct cuda_sim *cs, int64_t p0, int64_t p1,
+                       int64_t *r0, int64_t *r1)
+{
+    const int64_t per = cs->lattice.ndim == 3 ? cs->lattice.ly : 1;
+    const int64_t planes = sim->desc.extent[sim->desc.ndim - 1];
+    *r0 = p0 * per;
+    *r1 = p1 * per;
+    return 0 <= p0 && p0 <= p1 && p1 <= planes;
+}
+
+cudaError_t cuda_ising_get_planes(const latmc_sim *sim, struct cuda_sim *cs, int64_t p0,
+                                  int64_t p1, int8_t *buf)
+{
+    int64_t r0, r1;
+    if (!plane_rows(sim, cs, p0, p1, &r0, &r1))
+        return cudaErrorInvalidValue;
+    return rows_to_host(cs, r0, r1, buf);
+}
+
+cudaError_t cuda_ising_set_planes(const latmc_sim *sim, struct cuda_sim *cs, int64_t p0,
+                                  int64_t p1, const int8_t *buf)
+{
+    struct cuda_ising_state *st = state_of(cs);
+    int64_t r0, r1;
+    if (!plane_rows(sim, cs, p0, p1, &r0, &r1))
+        return cudaErrorInvalidValue;
+    const int64_t lx = cs->lattice.lx;
+    if (st->packed_only && st->packed_valid) {
+        packed_written(cs);
+        return rows_from_host(cs, r0, r1, buf);
+    }
+    /* the bytes hold the configuration (or will, after this unpack): write them */
+    cudaError_t err = bytes_valid(cs);
+    if (err != cudaSuccess)
+        return err;
+    bytes_written(cs);
+    return cudaMemcpyAsync((int8_t *)cs->spins + r0 * lx, buf, (size_t)((r1 - r0) * lx),
+                           cudaMemcpyHostToDevice, cs->stream);
+}
+
+bool cuda_ising_is_packed_only(const struct cuda_sim *cs)
+{
+    return state_of(cs)->packed_only;
 }
 
 /* Called by the core only for a sim with couplings (eps set). */
@@ -268,13 +556,23 @@ static cudaError_t ising_set_couplings(const latmc_sim *sim, struct cuda_sim *cs
     for (size_t i = 0; i < n; i++)
         st->eps_host[i] = buf[i] > 0.0f ? (int8_t)1 : (int8_t)-1;
     st->eps_packed_valid = false; /* repacked before the next packed sweep */
+    if (st->packed_only && !st->eps_dev) {
+        /* packed now from the host, a piece at a time (no byte couplings on the device) */
+        const int64_t planes = cs->lattice.ndim == 3 ? cs->lattice.lz : cs->lattice.ly;
+        const cudaError_t err = cuda_ising_pack_couplings_host(
+            cs->stream, &cs->lattice, st->eps_host, planes, 0, st->eps_packed[0],
+            st->eps_packed[1]);
+        st->eps_packed_valid = err == cudaSuccess;
+        return err;
+    }
     return cudaMemcpyAsync(st->eps_dev, st->eps_host, n, cudaMemcpyHostToDevice, cs->stream);
 }
 
 /* The byte array, brought up to date on the device first (an unpack when only the
  * packed words hold the configuration: both layouts stay valid, so the next packed sweep
  * needs no packing). The packed words themselves are no strided array (32 spins per
- * word, split by colour), so the view is always of the bytes. */
+ * word, split by colour), so the view is always of the bytes: a packed-only sim
+ * allocates its byte array here, once (LATMC_ENOMEM when it does not fit). */
 static cudaError_t ising_device_view(const latmc_sim *sim, struct cuda_sim *cs,
                                     latmc_device_view *view)
 {
@@ -300,9 +598,11 @@ const struct cuda_model_kernels cuda_ising_kernels = {
     .set_couplings = ising_set_couplings,
     .params_changed = ising_params_changed,
     .device_view = ising_device_view,
+    .model_owns_spins = ising_packed_only,
 };
 
-/* The packed layout for a part's per-plane ops (cuda_planes.h). */
+/* The packed layout for a part's per-plane ops (cuda_planes.h). Packed-only sims hold
+ * the configuration there already; the others pack their bytes first. */
 cudaError_t cuda_ising_packed_access(struct cuda_sim *cs, bool writing,
                                      struct cuda_ising_packed_access *out)
 {

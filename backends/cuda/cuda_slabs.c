@@ -16,6 +16,7 @@
 #include "coupling_draws.h"
 #include "cuda_backend.h"
 #include "cuda_check.h"
+#include "cuda_ising.h"
 #include "cuda_slab_exec.h"
 #include "cuda_slabs.h"
 #include "ising_packed.h"
@@ -28,7 +29,10 @@ struct cuda_slab {
     unsigned long long count_seen;  /* its value at the previous read (it never resets) */
     struct latmc_lattice local;     /* the local lattice (own planes + 2 halo) */
     int64_t origin, planes;         /* own planes of the global last axis */
-    int8_t *bytes;                  /* local byte layout (init, get/set_spins) */
+    int8_t *stage;                  /* bytes of stage_rows rows: init, get/set_spins
+                                       convert through it a piece at a time (the packed
+                                       layout alone is resident) */
+    int64_t stage_rows;
     uint32_t *colour[2];            /* local packed layout: the configuration */
     struct latmc_ising_sums *sums;
     unsigned long long *changed;
@@ -82,7 +86,7 @@ static void release_all(struct cuda_slabs *ss)
             continue;
         }
         cuda_slab_exec_sync_quiet(&sl->ex);
-        cudaFree(sl->bytes);
+        cudaFree(sl->stage);
         cudaFree(sl->eps_packed[0]);
         cudaFree(sl->eps_packed[1]);
         cudaFreeHost(sl->count_host);
@@ -114,38 +118,21 @@ static int finish_all(struct cuda_slabs *ss, const char *what)
 /*
  * +-J: every slab's packed coupling words from ss->eps_host (eps[ndim i + mu] of the whole
  * lattice): the couplings of its local planes, halos included (global plane origin - halo
- * + p, periodic), staged in a local byte array on the device for the one-device packing
- * kernel. Its periodic wrap only touches the outermost halo plane, which is never updated.
+ * + p, periodic), a piece of planes at a time (cuda_ising_pack_couplings_host). The
+ * packing's periodic wrap only touches the outermost halo plane, which is never updated.
  */
 static int pack_slab_couplings(const latmc_sim *sim, struct cuda_slabs *ss)
 {
-    const int nd = sim->desc.ndim;
-    const int64_t L = sim->desc.extent[nd - 1];
-    const size_t plane_bytes = (size_t)(ss->plane_sites * nd);
+    const int64_t L = sim->desc.extent[sim->desc.ndim - 1];
     int st = LATMC_OK;
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
-        int8_t *eps = NULL;
-        const size_t bytes = (size_t)sl->local.nsites * (size_t)nd;
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0 ||
-            (st = cuda_slab_alloc_on((void **)&eps, bytes, sl->ex.device,
-                                     "couplings (staging)")) < 0)
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
-        const int64_t local_planes = sl->planes + 2 * ss->halo;
-        for (int64_t p = 0; p < local_planes && st == LATMC_OK; p++) {
-            const int64_t g = ((sl->origin - ss->halo + p) % L + L) % L;
-            st = cuda_check(cudaMemcpyAsync(eps + (size_t)p * plane_bytes,
-                                            ss->eps_host + (size_t)g * plane_bytes, plane_bytes,
-                                            cudaMemcpyHostToDevice, sl->ex.stream),
-                            "copying the couplings to the device");
-        }
-        if (st == LATMC_OK)
-            st = cuda_check(cuda_ising_pack_couplings(sl->ex.stream, &sl->local, eps,
-                                                      sl->eps_packed[0], sl->eps_packed[1]),
-                            "packing the couplings");
-        if (st == LATMC_OK)
-            st = cuda_check(cudaStreamSynchronize(sl->ex.stream), "packing the couplings");
-        cudaFree(eps);
+        st = cuda_check(cuda_ising_pack_couplings_host(sl->ex.stream, &sl->local, ss->eps_host, L,
+                                                       sl->origin - ss->halo, sl->eps_packed[0],
+                                                       sl->eps_packed[1]),
+                        "packing the couplings");
     }
     return st;
 }
@@ -263,11 +250,13 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
         sl->local.nsites = ss->plane_sites * local_planes;
         const size_t words = (size_t)(sl->local.nsites / 16);
         const size_t cw = (size_t)cuda_ising_packed_coupling_words(&sl->local);
+        sl->stage_rows = cuda_ising_piece_rows(d->extent[0], sl->planes * ss->plane_rows);
         if ((st = cuda_slab_exec_create(&sl->ex, true)) < 0 ||
             (st = cuda_check(cudaMallocHost((void **)&sl->count_host, sizeof *sl->count_host),
                              "cannot allocate pinned host memory for a counter")) < 0 ||
-            (st = cuda_slab_alloc_on((void **)&sl->bytes, (size_t)sl->local.nsites,
-                                     sl->ex.device, "spins")) < 0 ||
+            (st = cuda_slab_alloc_on((void **)&sl->stage,
+                                     (size_t)(sl->stage_rows * d->extent[0]), sl->ex.device,
+                                     "staging piece of the spins")) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->colour[0], words * 4, sl->ex.device,
                                      "packed spins")) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->colour[1], words * 4, sl->ex.device,
@@ -283,8 +272,9 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
             break;
         st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->ex.stream),
                         "clearing the acceptance counter");
-        if (st == LATMC_OK) /* defined halo bytes (+1) until the first exchange */
-            st = cuda_check(cudaMemsetAsync(sl->bytes, 1, (size_t)sl->local.nsites, sl->ex.stream),
+        for (int c = 0; c < 2 && st == LATMC_OK; c++) /* defined halos (+1) until the
+                                                          first exchange */
+            st = cuda_check(cudaMemsetAsync(sl->colour[c], 0, words * 4, sl->ex.stream),
                             "clearing the spins");
     }
     if (st == LATMC_OK)
@@ -361,18 +351,41 @@ static int exchange_all(struct cuda_slabs *ss)
     return st < 0 ? st : finish_all(ss, "copying the halos");
 }
 
-/* After the bytes of the own planes were written: the packed layout of every slab (its
- * halo bytes are stale: the exchange of the packed planes fills the halos). */
-static int pack_all(struct cuda_slabs *ss)
+/*
+ * Slab sl's own rows, in pieces of its staging buffer: between the packed layout and the
+ * host bytes of the whole lattice (`host` is the lattice's row 0); the hot start instead
+ * of the host (host NULL, to_host false). Enqueued on the slab's stream (its device
+ * current).
+ */
+static cudaError_t own_rows(const latmc_sim *sim, const struct cuda_slabs *ss,
+                            struct cuda_slab *sl, int8_t *host, bool to_host)
 {
-    int st = LATMC_OK;
-    for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
-        struct cuda_slab *sl = &ss->slab[i];
-        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK)
-            st = cuda_check(cuda_ising_pack(sl->ex.stream, &sl->local, sl->bytes, sl->colour[0],
-                                            sl->colour[1]), "packing the spins");
+    const int64_t lx = sim->desc.extent[0];
+    const int64_t first = ss->halo * ss->plane_rows, rows = sl->planes * ss->plane_rows;
+    const int64_t global = sl->origin * ss->plane_rows; /* global row of local row first */
+    cudaError_t err = cudaSuccess;
+    for (int64_t r = 0; r < rows && err == cudaSuccess; r += sl->stage_rows) {
+        const int64_t n = rows - r < sl->stage_rows ? rows - r : sl->stage_rows;
+        int8_t *at = host ? host + (global + r) * lx : NULL;
+        if (to_host) {
+            err = cuda_ising_unpack_rows(sl->ex.stream, &sl->local, first + r, n,
+                                         sl->colour[0], sl->colour[1], sl->stage);
+            if (err == cudaSuccess)
+                err = cudaMemcpyAsync(at, sl->stage, (size_t)(n * lx), cudaMemcpyDeviceToHost,
+                                      sl->ex.stream);
+            continue;
+        }
+        if (host)
+            err = cudaMemcpyAsync(sl->stage, at, (size_t)(n * lx), cudaMemcpyHostToDevice,
+                                  sl->ex.stream);
+        else
+            err = cuda_ising_hot_start_range(sl->ex.stream, sl->stage, (global + r) * lx,
+                                             n * lx, sim->desc.seed);
+        if (err == cudaSuccess)
+            err = cuda_ising_pack_rows(sl->ex.stream, &sl->local, first + r, n, sl->stage,
+                                       sl->colour[0], sl->colour[1]);
     }
-    return st < 0 ? st : exchange_all(ss);
+    return err;
 }
 
 int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how)
@@ -385,17 +398,15 @@ int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how)
         struct cuda_slab *sl = &ss->slab[i];
         if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
-        int8_t *own = sl->bytes + ss->halo * ss->plane_sites;
-        const int64_t n = sl->planes * ss->plane_sites;
-        if (how == LATMC_INIT_COLD)
-            st = cuda_check(cudaMemsetAsync(sl->bytes, 1, (size_t)sl->local.nsites, sl->ex.stream),
-                            "cold start");
-        else
-            st = cuda_check(cuda_ising_hot_start_range(sl->ex.stream, own,
-                                                       sl->origin * ss->plane_sites, n,
-                                                       sim->desc.seed), "hot start");
+        const size_t bytes = (size_t)(sl->local.nsites / 16) * sizeof(uint32_t);
+        cudaError_t err = cudaSuccess;
+        for (int c = 0; c < 2 && how == LATMC_INIT_COLD && err == cudaSuccess; c++)
+            err = cudaMemsetAsync(sl->colour[c], 0, bytes, sl->ex.stream); /* +1: nibble 0 */
+        if (how != LATMC_INIT_COLD)
+            err = own_rows(sim, ss, sl, NULL, false);
+        st = cuda_check(err, how == LATMC_INIT_COLD ? "cold start" : "hot start");
     }
-    return st < 0 ? st : pack_all(ss);
+    return st < 0 ? st : exchange_all(ss);
 }
 
 /* After a failed step: leave nothing running, and count from the counters as they stand
@@ -589,20 +600,12 @@ int cuda_slabs_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
 {
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_get_spins(sim, slabs_of(cs)->heis, buf);
-    (void)sim;
     struct cuda_slabs *ss = slabs_of(cs);
     int st = LATMC_OK;
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
-        const size_t n = (size_t)(sl->planes * ss->plane_sites);
-        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
-            (st = cuda_check(cuda_ising_unpack(sl->ex.stream, &sl->local, sl->colour[0],
-                                               sl->colour[1], sl->bytes),
-                             "unpacking the spins")) == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync((int8_t *)buf + sl->origin * ss->plane_sites,
-                                            sl->bytes + ss->halo * ss->plane_sites, n,
-                                            cudaMemcpyDeviceToHost, sl->ex.stream),
-                            "copying the spins to the host");
+        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK)
+            st = cuda_check(own_rows(sim, ss, sl, buf, true), "copying the spins to the host");
     }
     const int fin = finish_all(ss, "copying the spins to the host");
     return st < 0 ? st : fin;
@@ -612,17 +615,13 @@ int cuda_slabs_set_spins(const latmc_sim *sim, struct cuda_sim *cs, const void *
 {
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_set_spins(sim, slabs_of(cs)->heis, buf);
-    (void)sim;
     struct cuda_slabs *ss = slabs_of(cs);
     int st = LATMC_OK;
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
-        const size_t n = (size_t)(sl->planes * ss->plane_sites);
         if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync(sl->bytes + ss->halo * ss->plane_sites,
-                                            (const int8_t *)buf + sl->origin * ss->plane_sites,
-                                            n, cudaMemcpyHostToDevice, sl->ex.stream),
+            st = cuda_check(own_rows(sim, ss, sl, (int8_t *)buf, false),
                             "copying the spins to the device");
     }
-    return st < 0 ? st : pack_all(ss);
+    return st < 0 ? st : exchange_all(ss);
 }

@@ -327,14 +327,17 @@ __global__ void ising_packed_measure_kernel(struct packed_geom p, struct packed_
 
 /* ---- layout conversion: thread per (row, word), 16 bytes <-> one word of each colour ---- */
 
-__global__ void ising_pack_kernel(struct packed_geom p, int64_t lx, const int8_t *spins,
+/* Rows [p.row0, p.row0 + p.nrows) only: row r of the byte piece is at
+ * piece + (r - p.row0) L_x (the whole lattice: row0 0, piece = the byte array). */
+__global__ void ising_pack_kernel(struct packed_geom p, int64_t lx, const int8_t *piece,
                                   uint32_t *colour0, uint32_t *colour1)
 {
-    const int64_t n = p.rows * p.wpr;
-    for (int64_t i = cuda_first_item(); i < n; i += cuda_item_stride()) {
-        const int64_t r = latmc_div(i, p.wpr), w = i - r * p.wpr;
+    const int64_t n = p.nrows * p.wpr;
+    for (int64_t k = cuda_first_item(); k < n; k += cuda_item_stride()) {
+        const int64_t rl = latmc_div(k, p.wpr), w = k - rl * p.wpr;
+        const int64_t r = p.row0 + rl, i = p.row0 * p.wpr + k;
         const int64_t z = latmc_div(r, p.ly), y = r - z * p.ly;
-        const uint4 v = *(const uint4 *)(spins + r * lx + 16 * w);
+        const uint4 v = *(const uint4 *)(piece + rl * lx + 16 * w);
         const uint32_t b[4] = { v.x, v.y, v.z, v.w };
         uint32_t at_parity[2] = { 0, 0 };
 #pragma unroll
@@ -350,11 +353,12 @@ __global__ void ising_pack_kernel(struct packed_geom p, int64_t lx, const int8_t
 }
 
 __global__ void ising_unpack_kernel(struct packed_geom p, int64_t lx, const uint32_t *colour0,
-                                    const uint32_t *colour1, int8_t *spins)
+                                    const uint32_t *colour1, int8_t *piece)
 {
-    const int64_t n = p.rows * p.wpr;
-    for (int64_t i = cuda_first_item(); i < n; i += cuda_item_stride()) {
-        const int64_t r = latmc_div(i, p.wpr), w = i - r * p.wpr;
+    const int64_t n = p.nrows * p.wpr;
+    for (int64_t k = cuda_first_item(); k < n; k += cuda_item_stride()) {
+        const int64_t rl = latmc_div(k, p.wpr), w = k - rl * p.wpr;
+        const int64_t r = p.row0 + rl, i = p.row0 * p.wpr + k;
         const int64_t z = latmc_div(r, p.ly), y = r - z * p.ly;
         const int par0 = (int)((y + z) & 1);
         uint32_t at_parity[2];
@@ -366,24 +370,49 @@ __global__ void ising_unpack_kernel(struct packed_geom p, int64_t lx, const uint
             const uint32_t minus = (at_parity[q & 1] >> (4 * (q >> 1))) & 1u;
             b[q >> 2] |= (minus ? 0xffu : 0x01u) << (8 * (q & 3));
         }
-        *(uint4 *)(spins + r * lx + 16 * w) = make_uint4(b[0], b[1], b[2], b[3]);
+        *(uint4 *)(piece + rl * lx + 16 * w) = make_uint4(b[0], b[1], b[2], b[3]);
     }
 }
 
 /*
- * +-J couplings into the packed coupling words of colour c (CW per spin word): thread per
- * spin word; for each of its 8 sites the 2 ndim bonds in packed_neighbours' direction order
- * (0: the x neighbour at the same nibble index, x - 1 for par = 1, x + 1 for par = 0;
- * 1: the other x neighbour; 2, 3: y + 1, y - 1; 4, 5: z + 1, z - 1), from eps[ndim i + mu],
- * the coupling of site i with i + e_mu.
+ * Where the couplings of a site are: a window of whole planes of the last axis (3D: z
+ * planes, 2D: rows), plane (plane0 + k) mod L_last in slot k; eps[ndim i + mu] of site i
+ * at window[ndim (slot L_plane + i mod L_plane) + mu]. The whole lattice in natural order
+ * is the window of plane0 0 and all planes.
+ */
+struct eps_window {
+    const int8_t *bytes;
+    int64_t plane0;
+    int64_t planes;       /* L_last: the wrap of the slot */
+    int64_t plane_sites;
+};
+
+__device__ __forceinline__ int8_t eps_of(const struct eps_window &w, int nd, int64_t site,
+                                         int mu)
+{
+    const int64_t plane = latmc_div(site, w.plane_sites);
+    int64_t slot = plane - w.plane0;
+    if (slot < 0)
+        slot += w.planes;
+    return w.bytes[nd * (slot * w.plane_sites + (site - plane * w.plane_sites)) + mu];
+}
+
+/*
+ * +-J couplings into the packed coupling words of colour c (CW per spin word), rows
+ * [p.row0, p.row0 + p.nrows): thread per spin word; for each of its 8 sites the 2 ndim
+ * bonds in packed_neighbours' direction order (0: the x neighbour at the same nibble index,
+ * x - 1 for par = 1, x + 1 for par = 0; 1: the other x neighbour; 2, 3: y + 1, y - 1; 4, 5:
+ * z + 1, z - 1), from eps[ndim i + mu], the coupling of site i with i + e_mu (through the
+ * window: the site's plane and the one below must be in it).
  */
 __global__ void ising_pack_couplings_kernel(struct packed_geom p, struct latmc_lattice g,
-                                            const int8_t *eps, int colour, int cw,
+                                            struct eps_window eps, int colour, int cw,
                                             uint32_t *out)
 {
-    const int64_t n = p.rows * p.wpr, lx = g.lx, ly = g.ly, plane = g.lx * g.ly;
+    const int64_t n = p.nrows * p.wpr, lx = g.lx, ly = g.ly, plane = g.lx * g.ly;
     const int nd = g.ndim;
-    for (int64_t i = cuda_first_item(); i < n; i += cuda_item_stride()) {
+    for (int64_t k = cuda_first_item(); k < n; k += cuda_item_stride()) {
+        const int64_t i = p.row0 * p.wpr + k;
         const int64_t r = latmc_div(i, p.wpr), w = i - r * p.wpr;
         const int64_t z = latmc_div(r, p.ly), y = r - z * p.ly;
         const int par = (int)((colour + y + z) & 1);
@@ -394,14 +423,14 @@ __global__ void ising_pack_couplings_kernel(struct packed_geom p, struct latmc_l
             const int64_t ym = site + (latmc_wrap_down(y, ly) - y) * lx;
             const int64_t zm = nd == 3 ? site + (latmc_wrap_down(z, g.lz) - z) * plane : 0;
             int8_t bond[6];
-            const int8_t plus_x = eps[nd * site], minus_x = eps[nd * xm];
+            const int8_t plus_x = eps_of(eps, nd, site, 0), minus_x = eps_of(eps, nd, xm, 0);
             bond[0] = par ? minus_x : plus_x;
             bond[1] = par ? plus_x : minus_x;
-            bond[2] = eps[nd * site + 1];
-            bond[3] = eps[nd * ym + 1];
+            bond[2] = eps_of(eps, nd, site, 1);
+            bond[3] = eps_of(eps, nd, ym, 1);
             if (nd == 3) {
-                bond[4] = eps[nd * site + 2];
-                bond[5] = eps[nd * zm + 2];
+                bond[4] = eps_of(eps, nd, site, 2);
+                bond[5] = eps_of(eps, nd, zm, 2);
             }
             for (int d = 0; d < 2 * nd; d++)
                 if (bond[d] < 0)
@@ -489,11 +518,32 @@ extern "C" cudaError_t cuda_ising_pack_couplings(cudaStream_t stream,
                                                  const int8_t *eps, uint32_t *colour0,
                                                  uint32_t *colour1)
 {
-    const struct packed_geom p = geom_of(g, 1);
+    const int64_t planes = g->ndim == 3 ? g->lz : g->ly;
+    return cuda_ising_pack_couplings_planes(stream, g, 0, planes, eps, 0, colour0, colour1);
+}
+
+extern "C" cudaError_t cuda_ising_pack_couplings_planes(cudaStream_t stream,
+                                                        const struct latmc_lattice *g,
+                                                        int64_t p0, int64_t p1,
+                                                        const int8_t *window,
+                                                        int64_t window_plane0,
+                                                        uint32_t *colour0, uint32_t *colour1)
+{
+    if (p1 <= p0)
+        return cudaSuccess;
+    struct packed_geom p = geom_of(g, 1);
+    const int64_t plane_rows = g->ndim == 3 ? g->ly : 1;
+    p.row0 = p0 * plane_rows;
+    p.nrows = (p1 - p0) * plane_rows;
+    struct eps_window w;
+    w.bytes = window;
+    w.plane0 = window_plane0;
+    w.planes = g->ndim == 3 ? g->lz : g->ly;
+    w.plane_sites = plane_rows * g->lx;
     const int cw = cuda_ising_packed_coupling_words(g);
     for (int c = 0; c < 2; c++)
-        ising_pack_couplings_kernel<<<packed_grid(p.rows * p.wpr), CUDA_THREADS, 0, stream>>>(
-            p, *g, eps, c, cw, c == 0 ? colour0 : colour1);
+        ising_pack_couplings_kernel<<<packed_grid(p.nrows * p.wpr), CUDA_THREADS, 0, stream>>>(
+            p, *g, w, c, cw, c == 0 ? colour0 : colour1);
     return cudaGetLastError();
 }
 
@@ -531,19 +581,42 @@ extern "C" bool cuda_ising_packed_thresholds_of(const struct latmc_ising_tables 
 extern "C" cudaError_t cuda_ising_pack(cudaStream_t stream, const struct latmc_lattice *g,
                                        const int8_t *spins, uint32_t *colour0, uint32_t *colour1)
 {
-    const struct packed_geom p = geom_of(g, 1);
-    ising_pack_kernel<<<packed_grid(p.rows * p.wpr), CUDA_THREADS, 0, stream>>>(
-        p, g->lx, spins, colour0, colour1);
-    return cudaGetLastError();
+    return cuda_ising_pack_rows(stream, g, 0, g->nsites / g->lx, spins, colour0, colour1);
 }
 
 extern "C" cudaError_t cuda_ising_unpack(cudaStream_t stream, const struct latmc_lattice *g,
                                          const uint32_t *colour0, const uint32_t *colour1,
                                          int8_t *spins)
 {
-    const struct packed_geom p = geom_of(g, 1);
-    ising_unpack_kernel<<<packed_grid(p.rows * p.wpr), CUDA_THREADS, 0, stream>>>(
-        p, g->lx, colour0, colour1, spins);
+    return cuda_ising_unpack_rows(stream, g, 0, g->nsites / g->lx, colour0, colour1, spins);
+}
+
+extern "C" cudaError_t cuda_ising_pack_rows(cudaStream_t stream, const struct latmc_lattice *g,
+                                            int64_t row0, int64_t nrows, const int8_t *piece,
+                                            uint32_t *colour0, uint32_t *colour1)
+{
+    if (nrows <= 0)
+        return cudaSuccess;
+    struct packed_geom p = geom_of(g, 1);
+    p.row0 = row0;
+    p.nrows = nrows;
+    ising_pack_kernel<<<packed_grid(p.nrows * p.wpr), CUDA_THREADS, 0, stream>>>(
+        p, g->lx, piece, colour0, colour1);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_ising_unpack_rows(cudaStream_t stream, const struct latmc_lattice *g,
+                                              int64_t row0, int64_t nrows,
+                                              const uint32_t *colour0, const uint32_t *colour1,
+                                              int8_t *piece)
+{
+    if (nrows <= 0)
+        return cudaSuccess;
+    struct packed_geom p = geom_of(g, 1);
+    p.row0 = row0;
+    p.nrows = nrows;
+    ising_unpack_kernel<<<packed_grid(p.nrows * p.wpr), CUDA_THREADS, 0, stream>>>(
+        p, g->lx, colour0, colour1, piece);
     return cudaGetLastError();
 }
 

@@ -65,6 +65,16 @@ int cuda_ising_packed_coupling_words(const struct latmc_lattice *g);
 cudaError_t cuda_ising_pack_couplings(cudaStream_t stream, const struct latmc_lattice *g,
                                       const int8_t *eps, uint32_t *colour0, uint32_t *colour1);
 
+/* The same for the planes [p0, p1) of the last axis only (3D: z planes, 2D: rows), from a
+ * window of whole planes of couplings: slot k of `window` (L_plane ndim bytes) holds the
+ * couplings of plane (window_plane0 + k) mod L_last. The window must hold the planes p0 - 1
+ * (periodic) .. p1 - 1. The whole lattice's couplings are the window of plane 0 and all
+ * planes. */
+cudaError_t cuda_ising_pack_couplings_planes(cudaStream_t stream, const struct latmc_lattice *g,
+                                             int64_t p0, int64_t p1, const int8_t *window,
+                                             int64_t window_plane0, uint32_t *colour0,
+                                             uint32_t *colour1);
+
 /* Words of one colour's array. */
 int64_t cuda_ising_packed_words(const struct latmc_lattice *g);
 
@@ -78,6 +88,16 @@ cudaError_t cuda_ising_pack(cudaStream_t stream, const struct latmc_lattice *g,
                             const int8_t *spins, uint32_t *colour0, uint32_t *colour1);
 cudaError_t cuda_ising_unpack(cudaStream_t stream, const struct latmc_lattice *g,
                               const uint32_t *colour0, const uint32_t *colour1, int8_t *spins);
+/* The same for the rows [row0, row0 + nrows) only (rows r = y + L_y z), between the packed
+ * arrays of the whole lattice and a byte piece holding just those rows (row r at
+ * piece + (r - row0) L_x): get/set_spins and the hot start of a sim whose byte layout is
+ * made on demand, a piece at a time (cuda_ising.c). */
+cudaError_t cuda_ising_pack_rows(cudaStream_t stream, const struct latmc_lattice *g,
+                                 int64_t row0, int64_t nrows, const int8_t *piece,
+                                 uint32_t *colour0, uint32_t *colour1);
+cudaError_t cuda_ising_unpack_rows(cudaStream_t stream, const struct latmc_lattice *g,
+                                   int64_t row0, int64_t nrows, const uint32_t *colour0,
+                                   const uint32_t *colour1, int8_t *piece);
 
 /* One colour of sweep `sweep`: `own` is that colour's array, `other` the other one,
  * `own_eps` that colour's coupling words (NULL: uniform couplings); adds the spins that

@@ -176,16 +176,45 @@ typedef struct latmc_sim_desc {
 } latmc_sim_desc;
 
 /**
- * Fill *d with defaults and set struct_size: model NONE (must be set), ndim 2,
- * extents 0 (must be set), q 2, algorithm DEFAULT, precision DOUBLE, couplings UNIFORM,
- * coupling_seed 0, replicas 1, device AUTO, device_index 0, n_threads 0, seed 0,
- * n_parts 0, n_devices 0, device_list NULL.
- * Accepts NULL (does nothing).
+ * Fill the first `size` bytes of *d with defaults and set struct_size = size: model NONE
+ * (must be set), ndim 2, extents 0 (must be set), q 2, algorithm DEFAULT, precision
+ * DOUBLE, couplings UNIFORM, coupling_seed 0, replicas 1, device AUTO, device_index 0,
+ * n_threads 0, seed 0, n_parts 0, n_devices 0, device_list NULL. Writes nothing past
+ * `size` bytes, so a caller's struct of any version is safe. Call it through the
+ * latmc_sim_desc_init() macro, which passes the size of the desc the caller was compiled
+ * with.
+ * @param[out] d    the caller's desc (NULL: nothing is written, LATMC_EINVAL).
+ * @param[in]  size the caller's sizeof(latmc_sim_desc): the size of this version's desc or
+ *                  of an older one (0.1: up to seed; 0.2 before n_devices: up to n_parts),
+ *                  or larger (a newer header: the bytes past this version's desc are
+ *                  zeroed, i.e. left at their defaults). Any other size: LATMC_EINVAL, and
+ *                  nothing is written.
+ * @return LATMC_OK or LATMC_EINVAL.
+ * @note Thread-safe.
+ * @since 0.2
+ */
+LATMC_API int latmc_sim_desc_init_size(latmc_sim_desc *d, size_t size);
+
+/**
+ * The 0.1 function: fills the 0.1 desc only (the fields up to seed; struct_size = that
+ * size), because a program built against the 0.1 header passes a struct that ends there.
+ * Code compiled against this header gets the macro below instead, which fills the whole
+ * desc. Accepts NULL (does nothing).
  * @param[out] d the caller's desc.
  * @note Thread-safe.
  * @since 0.1
  */
 LATMC_API void latmc_sim_desc_init(latmc_sim_desc *d);
+
+/**
+ * Fill *d (a latmc_sim_desc *) with defaults for the desc of the header the caller is
+ * compiled with: latmc_sim_desc_init_size(d, sizeof(latmc_sim_desc)). A pointer to the
+ * function `latmc_sim_desc_init` (written `(latmc_sim_desc_init)`) gets the 0.1 function
+ * above; bindings that call the library by symbol (ctypes, cffi) call
+ * latmc_sim_desc_init_size with their struct's size.
+ * @since 0.2
+ */
+#define latmc_sim_desc_init(d) ((void)latmc_sim_desc_init_size((d), sizeof(latmc_sim_desc)))
 
 /**
  * Create a sim on ctx. The sim starts with no configuration: call latmc_sim_init_spins()

@@ -131,7 +131,7 @@ _PROTOTYPES = {
     "latmc_strerror": (c_char_p, [c_int]),
     "latmc_version_string": (c_char_p, []),
     # sim.h
-    "latmc_sim_desc_init": (None, [POINTER(SimDesc)]),
+    "latmc_sim_desc_init_size": (c_int, [POINTER(SimDesc), c_size_t]),
     "latmc_sim_create": (c_int, [_P, POINTER(SimDesc), _PP]),
     "latmc_sim_destroy": (None, [_PP]),
     "latmc_sim_get_desc": (c_int, [_P, POINTER(SimDesc)]),

@@ -67,7 +67,9 @@ class Sim:
         self._h: Optional[ctypes.c_void_p] = None  # set last: __del__ may see a half object
         ctx = context if context is not None else default_context()
         d = _lib.SimDesc()
-        _L.latmc_sim_desc_init(ctypes.byref(d))
+        st = _L.latmc_sim_desc_init_size(ctypes.byref(d), ctypes.sizeof(d))
+        if st != _lib.OK:
+            raise error_for(st, last_error())
         if isinstance(model, str) and model.lower() not in MODELS:
             raise InvalidArgument("unknown model %r (one of: %s)" % (model, ", ".join(MODELS)))
         d.model = enum_code(MODELS, model, "model")

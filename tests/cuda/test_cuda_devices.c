@@ -263,10 +263,10 @@ static void out_of_memory(void **state)
     memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
     assert_int_equal(latmc_ctx_device_info(ctx, LATMC_DEVICE_CUDA, 0, &info), LATMC_OK);
-    /* Ising slabs cost 1.5 bytes a site (bytes + packed words): two slabs of 0.6 x the
-     * card each on GPU 0; the first fits, the second does not. */
+    /* Ising slabs cost half a byte a site (the packed words only; doc/cuda.md, "Memory"):
+     * two slabs of 0.6 x the card each on GPU 0; the first fits, the second does not. */
     const int64_t lx = 65536;
-    int64_t half_rows = (int64_t)(0.6 * (double)info.memory_bytes / 1.5 / (double)lx);
+    int64_t half_rows = (int64_t)(0.6 * (double)info.memory_bytes / 0.5 / (double)lx);
     half_rows -= half_rows % 2;
     latmc_sim_desc d = ising_desc(2, lx, 2 * half_rows, 0, LATMC_ALGO_METROPOLIS, 1, 3);
     d.device = LATMC_DEVICE_CUDA;

@@ -156,6 +156,10 @@ static void ctx_and_process_calls(void **state)
     EXPECT(latmc_param_bounds(LATMC_MODEL_ISING, LATMC_PARAM_G, &lo, &hi), LATMC_EUNSUPPORTED);
     EXPECT(latmc_param_bounds(-3, LATMC_PARAM_BETA, &lo, &hi), LATMC_EINVAL);
     latmc_sim_desc_init(NULL);
+    (latmc_sim_desc_init)(NULL); /* the 0.1 function itself, not the macro */
+    EXPECT(latmc_sim_desc_init_size(NULL, sizeof(latmc_sim_desc)), LATMC_EINVAL);
+    latmc_sim_desc d;
+    EXPECT(latmc_sim_desc_init_size(&d, 3), LATMC_EINVAL);
 }
 
 static void create_refusals(void **state)
