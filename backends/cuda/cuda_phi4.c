@@ -19,6 +19,7 @@
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
+#include "cuda_slabs.h"
 #include "model.h"
 #include "phi4_cuda.h"
 #include "philox_fold.h"
@@ -308,6 +309,23 @@ static int phi4_create(const latmc_sim *sim, struct cuda_sim *cs)
         cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA phi^4: site-order schedule (the "
                        "extents take no chunks, or %s=none), %d threads per block", CHUNK_ENV,
                        p->threads);
+    return LATMC_OK;
+}
+
+/* The plan and keys of a sim on several devices (cuda_slabs_phi4.c): the one-device
+ * ones, so that the slabs run the one-device chain. */
+int cuda_phi4_plan_for_slabs(const latmc_sim *sim, const struct cuda_sim *cs,
+                             struct cuda_phi4_plan *plan, struct cuda_phi4_keys *keys)
+{
+    const int st = make_plan(sim, cs, plan);
+    if (st < 0)
+        return st;
+    latmc_philox_key key[10];
+    latmc_philox_round_keys(sim->desc.seed, key);
+    for (int r = 0; r < 10; r++) {
+        keys->k[r][0] = key[r].v[0];
+        keys->k[r][1] = key[r].v[1];
+    }
     return LATMC_OK;
 }
 

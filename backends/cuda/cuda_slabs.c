@@ -51,6 +51,7 @@ struct cuda_slabs {
     bool thr_fit;
     int8_t *eps_host;               /* +-J couplings of the whole lattice (NULL: uniform) */
     struct cuda_heis_slabs *heis;   /* a Heisenberg sim: its own slabs, the rest unused */
+    struct cuda_phi4_slabs *phi4;   /* a phi^4 sim: likewise */
     bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing) */
     int spare_sms;                  /* left to the border kernels beside the interior's
                                        persistent wave (LATMC_CUDA_SLAB_SPARE_SMS, default 0:
@@ -98,6 +99,7 @@ static void release_all(struct cuda_slabs *ss)
         (void)cudaGetLastError();
     }
     cuda_heis_slabs_destroy(ss->heis);
+    cuda_phi4_slabs_destroy(ss->phi4);
     free(ss->slab);
     free(ss->eps_host);
     free(ss);
@@ -191,12 +193,13 @@ static int spare_sms_setting(void)
 int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
 {
     const latmc_sim_desc *d = &sim->desc;
-    if (d->model == LATMC_MODEL_HEISENBERG) {
+    if (d->model == LATMC_MODEL_HEISENBERG || d->model == LATMC_MODEL_PHI4) {
         struct cuda_slabs *hss = calloc(1, sizeof *hss);
         if (!hss)
             return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the slabs' "
                                    "state");
-        const int st = cuda_heis_slabs_create(sim, &hss->heis);
+        const int st = d->model == LATMC_MODEL_PHI4 ? cuda_phi4_slabs_create(sim, cs, &hss->phi4)
+                                                    : cuda_heis_slabs_create(sim, &hss->heis);
         if (st < 0) {
             free(hss);
             return st;
@@ -204,15 +207,15 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
         hss->n = sim->plan->n_boxes;
         cuda_slab_exec_enable_peers(d, hss->n);
         cs->slabs = hss;
-        cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA backend: Heisenberg sim as %d slabs "
-                       "(halo 2 planes)", hss->n);
+        cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA backend: %s sim as %d slabs "
+                       "(halo 2 planes)", sim->model->name, hss->n);
         return LATMC_OK;
     }
     if (d->model != LATMC_MODEL_ISING)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA backend runs the %s model as one "
                                "box only in this version (desc.n_parts = %d, desc.n_devices = "
-                               "%d; several boxes or devices: Ising and Heisenberg); use 0 or 1 "
-                               "for both", sim->model->name, d->n_parts, d->n_devices);
+                               "%d; several boxes or devices: Ising, phi^4 and Heisenberg); use 0 "
+                               "or 1 for both", sim->model->name, d->n_parts, d->n_devices);
     const bool pmj = d->couplings == LATMC_COUPLINGS_BIMODAL;
     if (d->extent[0] % (pmj ? 64 : 16) != 0)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on several CUDA devices needs L_x a "
@@ -294,7 +297,7 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
 
 int cuda_slabs_params_changed(const latmc_sim *sim, struct cuda_sim *cs)
 {
-    if (slabs_of(cs)->heis)
+    if (slabs_of(cs)->heis || slabs_of(cs)->phi4)
         return LATMC_OK; /* the passes read the parameters at launch */
     struct cuda_slabs *ss = slabs_of(cs);
     ss->thr_fit = cuda_ising_packed_thresholds_of(sim->model_data, sim->desc.algorithm,
@@ -392,6 +395,8 @@ int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how)
 {
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_init_spins(sim, slabs_of(cs)->heis, how);
+    if (slabs_of(cs)->phi4)
+        return cuda_phi4_slabs_init_spins(sim, slabs_of(cs)->phi4, how);
     struct cuda_slabs *ss = slabs_of(cs);
     int st = LATMC_OK;
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
@@ -444,6 +449,8 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
 {
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_run_step(sim, slabs_of(cs)->heis, call, accepted, attempted);
+    if (slabs_of(cs)->phi4)
+        return cuda_phi4_slabs_run_step(sim, slabs_of(cs)->phi4, call, accepted, attempted);
     struct cuda_slabs *ss = slabs_of(cs);
     if (!ss->thr_fit)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on several CUDA devices: the "
@@ -563,6 +570,8 @@ int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
 {
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_measure(sim, slabs_of(cs)->heis, sums);
+    if (slabs_of(cs)->phi4)
+        return cuda_phi4_slabs_measure(sim, slabs_of(cs)->phi4, sums);
     struct cuda_slabs *ss = slabs_of(cs);
     struct latmc_ising_sums *part = calloc((size_t)ss->n, sizeof *part);
     if (!part)
@@ -600,6 +609,8 @@ int cuda_slabs_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
 {
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_get_spins(sim, slabs_of(cs)->heis, buf);
+    if (slabs_of(cs)->phi4)
+        return cuda_phi4_slabs_get_spins(sim, slabs_of(cs)->phi4, buf);
     struct cuda_slabs *ss = slabs_of(cs);
     int st = LATMC_OK;
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
@@ -615,6 +626,8 @@ int cuda_slabs_set_spins(const latmc_sim *sim, struct cuda_sim *cs, const void *
 {
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_set_spins(sim, slabs_of(cs)->heis, buf);
+    if (slabs_of(cs)->phi4)
+        return cuda_phi4_slabs_set_spins(sim, slabs_of(cs)->phi4, buf);
     struct cuda_slabs *ss = slabs_of(cs);
     int st = LATMC_OK;
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {

@@ -26,7 +26,8 @@
  *
  * Models: Ising, uniform (L_x a multiple of 16) and +-J (L_x a multiple of 64), on the
  * multi-spin coded kernels; the Heisenberg spin glass (cuda_slabs_heis.c: its own slabs,
- * halo 2, one pass per colour-0 step, border planes and copies beside the interior); everything else is refused at create with
+ * halo 2, one pass per colour-0 step, border planes and copies beside the interior); phi^4
+ * (cuda_slabs_phi4.c: halo 2, slabs of whole chunk layers); everything else is refused at create with
  * LATMC_EUNSUPPORTED and the reason.
  *
  * A slab's device, streams and events, and their creation, release and the waits on all
@@ -90,6 +91,25 @@ int cuda_heis_slabs_set_spins(const latmc_sim *sim, struct cuda_heis_slabs *hs,
 int cuda_heis_slabs_get_couplings(const latmc_sim *sim, struct cuda_heis_slabs *hs, float *buf);
 int cuda_heis_slabs_set_couplings(const latmc_sim *sim, struct cuda_heis_slabs *hs,
                                   const float *buf);
+
+/* The phi^4 slabs (cuda_slabs_phi4.c), behind the functions above; the one-device plan
+ * and keys they run (cuda_phi4.c). */
+struct cuda_phi4_plan;
+struct cuda_phi4_keys;
+int cuda_phi4_plan_for_slabs(const latmc_sim *sim, const struct cuda_sim *cs,
+                             struct cuda_phi4_plan *plan, struct cuda_phi4_keys *keys);
+struct cuda_phi4_slabs;
+int cuda_phi4_slabs_create(const latmc_sim *sim, const struct cuda_sim *cs,
+                           struct cuda_phi4_slabs **out);
+void cuda_phi4_slabs_destroy(struct cuda_phi4_slabs *ps);
+int cuda_phi4_slabs_init_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps, int how);
+int cuda_phi4_slabs_run_step(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
+                             const struct latmc_step_call *call, uint64_t *accepted,
+                             uint64_t *attempted);
+int cuda_phi4_slabs_measure(const latmc_sim *sim, struct cuda_phi4_slabs *ps, void *sums);
+int cuda_phi4_slabs_get_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps, void *buf);
+int cuda_phi4_slabs_set_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
+                              const void *buf);
 #endif
 
 #ifdef __cplusplus

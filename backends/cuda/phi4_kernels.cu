@@ -140,7 +140,8 @@ template <typename R> __device__ __noinline__ bool phi4_accept_exact(R dh, uint3
 template <typename R, int LANES>
 __device__ __forceinline__ uint32_t phi4_hits(const typename phi4_ops<R>::coef &k, const R *c,
                                               R *v, const latmc_philox_ctr &eta,
-                                              const latmc_philox_ctr &u, int nlanes)
+                                              const latmc_philox_ctr &u, int nlanes,
+                                              int first_lane = 0)
 {
     R n[LANES], dh[LANES], e[LANES];
     bool ambiguous = false;
@@ -149,7 +150,7 @@ __device__ __forceinline__ uint32_t phi4_hits(const typename phi4_ops<R>::coef &
         n[l] = v[l] + k.epsilon * phi4_ops<R>::draw_signed(eta.v[l]);
         dh[l] = phi4_ops<R>::delta_h(&k, c[l], v[l], n[l]);
         e[l] = phi4_margin<R>(dh[l], u.v[l]);
-        ambiguous |= l < nlanes && phi4_ambiguous<R>(e[l]);
+        ambiguous |= l >= first_lane && l < nlanes && phi4_ambiguous<R>(e[l]);
     }
     bool ok[LANES];
 #pragma unroll
@@ -164,7 +165,7 @@ __device__ __forceinline__ uint32_t phi4_hits(const typename phi4_ops<R>::coef &
     uint32_t accepted = 0;
 #pragma unroll
     for (int l = 0; l < LANES; l++)
-        if (l < nlanes) {
+        if (l >= first_lane && l < nlanes) {
             v[l] = ok[l] ? n[l] : v[l];
             accepted += ok[l];
         }
@@ -237,6 +238,9 @@ template <typename R> struct chunk_args {
     uint64_t rng_sweep0;       /* sweep * nloc */
     typename phi4_ops<R>::coef k;
     struct cuda_phi4_keys keys;
+    /* slab kernels only (SLAB): the chunks along the cut (last) axis are 2 (k0 + i) +
+     * parity, and global plane g of the cut axis is plane g - cut0 of the memory */
+    int64_t k0, cut0;
 };
 
 /* a in [-2, l + 2) wrapped into [0, l) (l > 2). */
@@ -339,7 +343,7 @@ __device__ __forceinline__ uint32_t phi4_segment_update(const chunk_args<R> &a, 
  * One sub-grid of the chunk schedule. NC colours, colour = (x + AY y + AZ z) mod NC.
  * Launch with a multiple of 32 threads and the plan's shared memory.
  */
-template <typename R, int NDIM, int NC>
+template <typename R, int NDIM, int NC, bool SLAB = false>
 __global__ void __launch_bounds__(CUDA_PHI4_MAX_THREADS)
 phi4_chunk_kernel(const chunk_args<R> a, R *phi, unsigned long long *accepted)
 {
@@ -353,16 +357,21 @@ phi4_chunk_kernel(const chunk_args<R> a, R *phi, unsigned long long *accepted)
 
     for (int64_t ch = blockIdx.x; ch < nchunks; ch += gridDim.x) {
         const int64_t cx = 2 * (ch % a.hx) + a.px;
-        const int64_t cy = 2 * ((ch / a.hx) % a.hy) + a.ppy;
-        const int64_t cz = 2 * (ch / ((int64_t)a.hx * a.hy)) + a.ppz;
+        const int64_t cy = 2 * ((ch / a.hx) % a.hy) + a.ppy + (SLAB && NDIM == 2 ? 2 * a.k0 : 0);
+        const int64_t cz = 2 * (ch / ((int64_t)a.hx * a.hy)) + a.ppz +
+                           (SLAB && NDIM == 3 ? 2 * a.k0 : 0);
         const int64_t x0 = cx * a.bx, y0 = cy * a.by, z0 = cz * a.bz;
 
         /* load the chunk and its halo: one warp per row of the box */
         __syncthreads(); /* the previous chunk is written back */
         for (int r = warp; r < a.boxy * a.boxz; r += nwarps) {
             const int yy = r % a.boxy, zz = r / a.boxy;
-            const int64_t gy = phi4_wrap(y0 - CUDA_PHI4_HALO + yy, a.ly);
-            const int64_t gz = NDIM == 3 ? phi4_wrap(z0 - CUDA_PHI4_HALO + zz, a.lz) : 0;
+            /* a slab's memory holds the halo planes of the cut axis: no wrap there */
+            const int64_t gy = SLAB && NDIM == 2 ? y0 - CUDA_PHI4_HALO + yy - a.cut0
+                                                 : phi4_wrap(y0 - CUDA_PHI4_HALO + yy, a.ly);
+            const int64_t gz = NDIM == 3 ? (SLAB ? z0 - CUDA_PHI4_HALO + zz - a.cut0
+                                                 : phi4_wrap(z0 - CUDA_PHI4_HALO + zz, a.lz))
+                                         : 0;
             const R *src = phi + (gy + a.ly * gz) * a.lx;
             R *dst = box + yy * a.py + zz * a.pz;
             for (int xx = lane; xx < a.boxx; xx += 32)
@@ -406,7 +415,8 @@ phi4_chunk_kernel(const chunk_args<R> a, R *phi, unsigned long long *accepted)
         /* write the chunk back (the halo belongs to other chunks) */
         for (int r = warp; r < rows; r += nwarps) {
             const int y = r % a.by, z = r / a.by;
-            R *dst = phi + ((y0 + y) + a.ly * (z0 + z)) * a.lx + x0;
+            R *dst = phi + ((y0 + y - (SLAB && NDIM == 2 ? a.cut0 : 0)) +
+                            a.ly * (z0 + z - (SLAB && NDIM == 3 ? a.cut0 : 0))) * a.lx + x0;
             const R *src = box + CUDA_PHI4_HALO + (y + CUDA_PHI4_HALO) * a.py +
                            (NDIM == 3 ? (z + CUDA_PHI4_HALO) * a.pz : 0);
             for (int xx = lane; xx < a.bx; xx += 32)
@@ -531,7 +541,7 @@ enum { PHI4_NPARTIALS = 5 };
  */
 #define PHI4_ROWS_WARPS 4
 
-template <typename R, int NDIM>
+template <typename R, int NDIM, bool SLAB = false>
 __global__ void __launch_bounds__(32 * PHI4_ROWS_WARPS)
 phi4_rows_kernel(struct latmc_lattice g, const R *phi, double *partials)
 {
@@ -544,10 +554,14 @@ phi4_rows_kernel(struct latmc_lattice g, const R *phi, double *partials)
         const int64_t y = row % g.ly, z = row / g.ly;
         const int64_t base = g.lx * row;
         /* the rows y +- 1 and z +- 1 through the periodic wrap */
-        const int64_t up_y = (y + 1 < g.ly ? 1 : 1 - g.ly) * g.lx;
-        const int64_t down_y = (y >= 1 ? -1 : g.ly - 1) * g.lx;
-        const int64_t up_z = NDIM == 3 ? (z + 1 < g.lz ? 1 : 1 - g.lz) * g.lx * g.ly : 0;
-        const int64_t down_z = NDIM == 3 ? (z >= 1 ? -1 : g.lz - 1) * g.lx * g.ly : 0;
+        /* (a slab: the planes of the cut axis beyond its own are halo planes in memory,
+         * no wrap there) */
+        const int64_t up_y = (SLAB && NDIM == 2 ? 1 : (y + 1 < g.ly ? 1 : 1 - g.ly)) * g.lx;
+        const int64_t down_y = (SLAB && NDIM == 2 ? -1 : (y >= 1 ? -1 : g.ly - 1)) * g.lx;
+        const int64_t up_z =
+            NDIM == 3 ? (SLAB ? 1 : (z + 1 < g.lz ? 1 : 1 - g.lz)) * g.lx * g.ly : 0;
+        const int64_t down_z =
+            NDIM == 3 ? (SLAB ? -1 : (z >= 1 ? -1 : g.lz - 1)) * g.lx * g.ly : 0;
         double acc = 0; /* lane k < 5: sum, sum2, sum4, grad2, lap2 */
         for (int64_t x0 = 0; x0 < g.lx; x0 += 32) {
             const int n = (int)(g.lx - x0 < 32 ? g.lx - x0 : 32);
@@ -706,11 +720,11 @@ template <typename R> static typename phi4_ops<R>::coef coef_of(const struct lat
 template <> struct latmc_phi4_coef_f coef_of<float>(const struct latmc_phi4_tables *t) { return t->f; }
 template <> struct latmc_phi4_coef_d coef_of<double>(const struct latmc_phi4_tables *t) { return t->d; }
 
+/* The chunk kernel's arguments but the sub-grid (and, for slabs, k0 and cut0). */
 template <typename R>
-static cudaError_t sweep_chunks(cudaStream_t stream, const struct cuda_phi4_plan *p,
-                                const struct latmc_lattice *g, R *phi,
-                                const struct latmc_phi4_tables *t, const struct cuda_phi4_keys *keys,
-                                uint64_t sweep, unsigned long long *accepted)
+static chunk_args<R> chunk_args_of(const struct cuda_phi4_plan *p, const struct latmc_lattice *g,
+                                   const struct latmc_phi4_tables *t,
+                                   const struct cuda_phi4_keys *keys, uint64_t sweep)
 {
     chunk_args<R> a;
     a.lx = g->lx;
@@ -733,6 +747,18 @@ static cudaError_t sweep_chunks(cudaStream_t stream, const struct cuda_phi4_plan
     a.rng_sweep0 = latmc_phi4_rng_sweep(sweep, t->nloc, 0);
     a.k = coef_of<R>(t);
     a.keys = *keys;
+    a.k0 = 0;
+    a.cut0 = 0;
+    return a;
+}
+
+template <typename R>
+static cudaError_t sweep_chunks(cudaStream_t stream, const struct cuda_phi4_plan *p,
+                                const struct latmc_lattice *g, R *phi,
+                                const struct latmc_phi4_tables *t, const struct cuda_phi4_keys *keys,
+                                uint64_t sweep, unsigned long long *accepted)
+{
+    chunk_args<R> a = chunk_args_of<R>(p, g, t, keys, sweep);
     const int64_t nchunks = (int64_t)a.hx * a.hy * a.hz;
     const unsigned grid = (unsigned)(nchunks < CUDA_MAX_BLOCKS ? nchunks : CUDA_MAX_BLOCKS);
     const int nsub = 1 << p->ndim;
@@ -821,5 +847,291 @@ extern "C" cudaError_t cuda_phi4_measure(cudaStream_t stream, const struct cuda_
     if (err != cudaSuccess)
         return err;
     phi4_rows_total_kernel<<<1, 64, 0, stream>>>(rows, g->ndim == 3 ? g->ly : 1, partials, sums);
+    return cudaGetLastError();
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Slab variants (a sim on several devices, cuda_slabs_phi4.c)                               */
+/*
+ * A slab's memory holds planes [cut0, cut0 + n) of the lattice's last axis (its own
+ * planes and two halo planes on each side), in natural order: global plane p is memory
+ * plane p - cut0. Every kernel names sites, draws and colours by global coordinates, as
+ * the one-device kernels do, so each update is the one-device update bit for bit.
+ */
+
+/* phi at x + d (|d_mu| <= 2) in a slab's memory: wrapped along x (and y in 3D), the cut
+ * axis read from the halo planes. */
+template <typename R>
+__device__ __forceinline__ R slab_value(const struct site_geom &g, const R *phi,
+                                        const int64_t x[3], int dx, int dy, int dz, int64_t cut0)
+{
+    const int64_t a = phi4_wrap(x[0] + dx, g.lx);
+    if (g.ndim == 3)
+        return phi[a + g.lx * (phi4_wrap(x[1] + dy, g.ly) + g.ly * (x[2] + dz - cut0))];
+    return phi[a + g.lx * (x[1] + dy - cut0)];
+}
+
+/* site_corona through slab_value: the same sums in the same order. */
+template <typename R>
+__device__ R slab_corona(const struct site_geom &g, const R *phi, const int64_t x[3],
+                         const typename phi4_ops<R>::coef *k, int64_t cut0)
+{
+    R near = 0, far = 0, diag = 0;
+    for (int mu = 0; mu < g.ndim; mu++) {
+        const int e[3] = { mu == 0, mu == 1, mu == 2 };
+        near += slab_value(g, phi, x, e[0], e[1], e[2], cut0);
+        near += slab_value(g, phi, x, -e[0], -e[1], -e[2], cut0);
+        far += slab_value(g, phi, x, 2 * e[0], 2 * e[1], 2 * e[2], cut0);
+        far += slab_value(g, phi, x, -2 * e[0], -2 * e[1], -2 * e[2], cut0);
+    }
+    for (int mu = 0; mu < g.ndim; mu++)
+        for (int nu = mu + 1; nu < g.ndim; nu++)
+            for (int a = 1; a >= -1; a -= 2)
+                for (int b = 1; b >= -1; b -= 2) {
+                    int d[3] = { 0, 0, 0 };
+                    d[mu] += a;
+                    d[nu] += b;
+                    diag += slab_value(g, phi, x, d[0], d[1], d[2], cut0);
+                }
+    return phi4_ops<R>::corona(k, near, far, diag);
+}
+
+/*
+ * phi4_site_kernel on the sites of the colour with within-colour numbers [j0, j1) (whole
+ * planes of the cut axis). A Philox block may straddle j0 or j1 (2D, 5 colours): its
+ * lanes outside the range are left to the neighbouring slab, which draws the same block.
+ */
+template <typename R>
+__global__ void phi4_site_slab_kernel(const struct site_geom g, R *phi,
+                                      const typename phi4_ops<R>::coef k, uint32_t nhit,
+                                      const struct cuda_phi4_keys keys, uint64_t rng_sweep,
+                                      int colour, int64_t j0, int64_t j1, int64_t cut0,
+                                      unsigned long long *accepted)
+{
+    const int64_t b0 = j0 / 4, nblocks = (j1 + 3) / 4 - b0;
+    uint64_t total = 0;
+    for (int64_t i = cuda_first_item(); i < nblocks; i += cuda_item_stride()) {
+        const int64_t b = b0 + i;
+        int64_t idx[4] = { 0, 0, 0, 0 };
+        R v[4] = { 0, 0, 0, 0 }, c[4] = { 0, 0, 0, 0 };
+        const int lo = 4 * b < j0 ? (int)(j0 - 4 * b) : 0;
+        const int hi = 4 * b + 4 > j1 ? (int)(j1 - 4 * b) : 4;
+        for (int l = lo; l < hi; l++) {
+            int64_t x[3];
+            site_of(g, colour, 4 * b + l, x);
+            idx[l] = g.ndim == 3 ? x[0] + g.lx * (x[1] + g.ly * (x[2] - cut0))
+                                 : x[0] + g.lx * (x[1] - cut0);
+            v[l] = phi[idx[l]];
+            c[l] = slab_corona<R>(g, phi, x, &k, cut0);
+        }
+        const struct round1 r1 = phi4_round1(keys, (uint64_t)b, rng_sweep);
+        for (uint32_t hit = 0; hit < nhit; hit++) {
+            const uint32_t phase = latmc_phi4_rng_phase(colour, hit);
+            const latmc_philox_ctr eta =
+                phi4_draws(keys, r1, phi4_c3(phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA)));
+            const latmc_philox_ctr u =
+                phi4_draws(keys, r1, phi4_c3(phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT)));
+            total += phi4_hits<R, 4>(k, c, v, eta, u, hi, lo);
+        }
+        for (int l = lo; l < hi; l++)
+            phi[idx[l]] = v[l];
+    }
+    cuda_warp_add(accepted, total);
+}
+
+/* Hot start of sites [first, first + n) of the lattice into dst[0 .. n): the draws of
+ * phi4_hot_kernel. */
+template <typename R> __global__ void phi4_hot_range_kernel(R *dst, int64_t first, int64_t n,
+                                                            uint64_t seed)
+{
+    for (int64_t i = cuda_first_item(); i < n; i += cuda_item_stride()) {
+        const int64_t site = first + i;
+        const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)(site / 4), 0,
+                                                   latmc_rng_stream(LATMC_STREAM_INIT, 0), 0, 0);
+        dst[i] = phi4_ops<R>::draw_signed(r.v[site % 4]);
+    }
+}
+
+/* Each plane's rows added in order from zero (phi4_rows_total_kernel's `plane`): one
+ * thread per plane and sum. */
+__global__ void phi4_plane_sums_kernel(int64_t planes, int64_t rows_per_plane,
+                                       const double *partials, double *plane_sums)
+{
+    for (int64_t t = cuda_first_item(); t < planes * PHI4_NPARTIALS; t += cuda_item_stride()) {
+        const int64_t p = t / PHI4_NPARTIALS, k = t % PHI4_NPARTIALS;
+        double plane = 0;
+        for (int64_t r = 0; r < rows_per_plane; r++)
+            plane += partials[PHI4_NPARTIALS * (p * rows_per_plane + r) + k];
+        plane_sums[t] = plane;
+    }
+}
+
+template <typename R> static const void *chunk_slab_kernel_of(int ndim, int ncolours)
+{
+    if (ndim == 3)
+        return (const void *)phi4_chunk_kernel<R, 3, 8, true>;
+    if (ncolours == 8)
+        return (const void *)phi4_chunk_kernel<R, 2, 8, true>;
+    return (const void *)phi4_chunk_kernel<R, 2, 5, true>;
+}
+
+extern "C" cudaError_t cuda_phi4_prepare_slabs(const struct cuda_phi4_plan *plan)
+{
+    if (plan->schedule != CUDA_PHI4_CHUNKS)
+        return cudaSuccess;
+    int device = 0, limit = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    const void *fn = plan->precision == LATMC_PRECISION_FLOAT
+                         ? chunk_slab_kernel_of<float>(plan->ndim, plan->ncolours)
+                         : chunk_slab_kernel_of<double>(plan->ndim, plan->ncolours);
+    if (err == cudaSuccess)
+        err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
+    if (err == cudaSuccess)
+        err = cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                   cudaSharedmemCarveoutMaxShared);
+    return err;
+}
+
+extern "C" cudaError_t cuda_phi4_hot_range(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                                           void *dst, int64_t first, int64_t n, uint64_t seed)
+{
+    if (n <= 0)
+        return cudaSuccess;
+    const unsigned grid = phi4_grid(n, plan->threads);
+    if (plan->precision == LATMC_PRECISION_FLOAT)
+        phi4_hot_range_kernel<float><<<grid, plan->threads, 0, stream>>>((float *)dst, first, n,
+                                                                         seed);
+    else
+        phi4_hot_range_kernel<double><<<grid, plan->threads, 0, stream>>>((double *)dst, first,
+                                                                          n, seed);
+    return cudaGetLastError();
+}
+
+template <typename R>
+static cudaError_t slab_chunks(cudaStream_t stream, const struct cuda_phi4_plan *p,
+                               const struct latmc_lattice *g, R *phi,
+                               const struct latmc_phi4_tables *t, const struct cuda_phi4_keys *keys,
+                               uint64_t sweep, const struct cuda_phi4_slab_range *r,
+                               unsigned long long *accepted)
+{
+    /* the layers of the parity in [first, first + count) */
+    const int64_t c0 = r->first + ((r->first - r->parity) & 1);
+    const int64_t n = c0 < r->first + r->count ? (r->first + r->count - c0 + 1) / 2 : 0;
+    if (n == 0)
+        return cudaSuccess;
+    chunk_args<R> a = chunk_args_of<R>(p, g, t, keys, sweep);
+    a.k0 = (c0 - r->parity) / 2;
+    a.cut0 = r->cut0;
+    if (p->ndim == 3)
+        a.hz = (int)n;
+    else
+        a.hy = (int)n;
+    const int64_t nchunks = (int64_t)a.hx * a.hy * a.hz;
+    const unsigned grid = (unsigned)(nchunks < CUDA_MAX_BLOCKS ? nchunks : CUDA_MAX_BLOCKS);
+    /* the one-device order of the sub-grids of this cut parity (the cut axis' parity is
+     * the highest bit of the sub-grid's number) */
+    const int nsub = 1 << (p->ndim - 1);
+    for (int s = 0; s < nsub; s++) {
+        const int sub = s + nsub * r->parity;
+        a.px = sub & 1;
+        a.ppy = (sub >> 1) & 1;
+        a.ppz = (sub >> 2) & 1;
+        if (p->ndim == 3)
+            phi4_chunk_kernel<R, 3, 8, true><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
+        else if (p->ncolours == 8)
+            phi4_chunk_kernel<R, 2, 8, true><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
+        else
+            phi4_chunk_kernel<R, 2, 5, true><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
+        const cudaError_t err = cudaGetLastError();
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaSuccess;
+}
+
+template <typename R>
+static cudaError_t slab_sites(cudaStream_t stream, const struct cuda_phi4_plan *p,
+                              const struct latmc_lattice *g, R *phi,
+                              const struct latmc_phi4_tables *t, const struct cuda_phi4_keys *keys,
+                              uint64_t sweep, int pass, int colour,
+                              const struct cuda_phi4_slab_range *r, unsigned long long *accepted)
+{
+    struct site_geom sg;
+    sg.ndim = g->ndim;
+    sg.ncolours = p->ncolours;
+    sg.ay = p->ay;
+    sg.az = p->az;
+    sg.lx = g->lx;
+    sg.ly = g->ly;
+    sg.lz = g->lz;
+    sg.per_colour = g->nsites / p->ncolours;
+    const int64_t per_plane = sg.per_colour / (g->ndim == 3 ? g->lz : g->ly);
+    const int64_t j0 = r->first * per_plane, j1 = (r->first + r->count) * per_plane;
+    if (j1 <= j0)
+        return cudaSuccess;
+    const unsigned grid = phi4_grid((j1 + 3) / 4 - j0 / 4, p->threads);
+    phi4_site_slab_kernel<R><<<grid, p->threads, 0, stream>>>(
+        sg, phi, coef_of<R>(t), t->nhit, *keys, latmc_phi4_rng_sweep(sweep, t->nloc, pass),
+        colour, j0, j1, r->cut0, accepted);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_phi4_slab_update(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                                             const struct latmc_lattice *g, void *phi,
+                                             const struct latmc_phi4_tables *tables,
+                                             const struct cuda_phi4_keys *keys, uint64_t sweep,
+                                             int step, const struct cuda_phi4_slab_range *r,
+                                             unsigned long long *accepted)
+{
+    const bool single = plan->precision == LATMC_PRECISION_FLOAT;
+    if (plan->schedule == CUDA_PHI4_CHUNKS)
+        return single ? slab_chunks<float>(stream, plan, g, (float *)phi, tables, keys, sweep, r,
+                                           accepted)
+                      : slab_chunks<double>(stream, plan, g, (double *)phi, tables, keys, sweep,
+                                            r, accepted);
+    const int pass = step / plan->ncolours, colour = step % plan->ncolours;
+    return single ? slab_sites<float>(stream, plan, g, (float *)phi, tables, keys, sweep, pass,
+                                      colour, r, accepted)
+                  : slab_sites<double>(stream, plan, g, (double *)phi, tables, keys, sweep, pass,
+                                       colour, r, accepted);
+}
+
+extern "C" cudaError_t cuda_phi4_measure_planes(cudaStream_t stream,
+                                                const struct cuda_phi4_plan *plan,
+                                                const struct latmc_lattice *g, const void *phi,
+                                                const struct cuda_phi4_slab_range *r,
+                                                double *partials, double *plane_sums)
+{
+    /* the own planes as a lattice of r->count planes, read from memory plane first - cut0 */
+    struct latmc_lattice own = *g;
+    int64_t plane_sites = g->lx;
+    if (g->ndim == 3) {
+        own.lz = r->count;
+        plane_sites *= g->ly;
+    } else {
+        own.ly = r->count;
+    }
+    own.nsites = plane_sites * r->count;
+    const size_t vb = plan->precision == LATMC_PRECISION_FLOAT ? sizeof(float) : sizeof(double);
+    const void *at = (const char *)phi + (size_t)((r->first - r->cut0) * plane_sites) * vb;
+    const int64_t rows = own.ly * own.lz;
+    const int threads = 32 * PHI4_ROWS_WARPS;
+    const unsigned grid = phi4_grid(rows, PHI4_ROWS_WARPS);
+    const bool single = plan->precision == LATMC_PRECISION_FLOAT;
+    if (g->ndim == 3 && single)
+        phi4_rows_kernel<float, 3, true><<<grid, threads, 0, stream>>>(own, (const float *)at, partials);
+    else if (g->ndim == 3)
+        phi4_rows_kernel<double, 3, true><<<grid, threads, 0, stream>>>(own, (const double *)at, partials);
+    else if (single)
+        phi4_rows_kernel<float, 2, true><<<grid, threads, 0, stream>>>(own, (const float *)at, partials);
+    else
+        phi4_rows_kernel<double, 2, true><<<grid, threads, 0, stream>>>(own, (const double *)at, partials);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess)
+        return err;
+    phi4_plane_sums_kernel<<<phi4_grid(r->count * PHI4_NPARTIALS, 128), 128, 0, stream>>>(
+        r->count, g->ndim == 3 ? g->ly : 1, partials, plane_sums);
     return cudaGetLastError();
 }

@@ -1,9 +1,9 @@
 /*
  * What the tests of a sim on several CUDA devices share (test_cuda_devices.c: Ising,
- * test_cuda_devices_heis.c: Heisenberg): the context and GPU count, the device list that
- * puts slab i on GPU i mod (GPUs), the skip without a GPU, and the comparisons of two
- * sims' configurations and acceptance counts. Header only (static): one test file
- * includes it.
+ * test_cuda_devices_heis.c: Heisenberg, test_cuda_devices_phi4.c: phi^4): the context
+ * and GPU count, the device list that puts slab i on GPU i mod (GPUs), the skip without
+ * a GPU, and the comparisons of two sims' configurations and acceptance counts. Header
+ * only (static): one test file includes it.
  */
 #ifndef LATMC_TEST_CUDA_DEVICES_TEST_H
 #define LATMC_TEST_CUDA_DEVICES_TEST_H

@@ -1,0 +1,477 @@
+/*
+ * phi^4 on several devices: one slab per device (cuda_slabs.h; doc/cuda.md, "Several
+ * GPUs"), the one-device chain bit for bit.
+ *
+ * A slab holds its own planes of the last axis plus HALO = 2 planes on each side (the
+ * 1/Lambda term and the diagonals reach two sites; the kernels read them for Lambda = inf
+ * too), natural order: local plane p is plane origin - 2 + p (mod L) of the lattice. The
+ * slab kernels (phi4_kernels.cu, cuda_phi4_slab_update) name every site, draw and colour by
+ * the lattice's coordinates and read the cut axis from the halo planes, so each update is
+ * the one-device update.
+ *
+ * The two schedules of the one-device chain (cuda_phi4.c, doc/models/phi4.md):
+ *
+ * - Chunk schedule: the slabs are cut along the chunks' boundaries (slab i gets chunk
+ *   layers [C i / n, C (i + 1) / n) of the C along the last axis; not necessarily the
+ *   plan's cut, which only names the count). The sub-grids whose chunks have cut-axis
+ *   parity q (half the sub-grids, consecutive in the one-device order) update only the
+ *   layers of parity q, and a layer's chunks read only the two neighbouring layers, of
+ *   the other parity: so the layers of one parity are independent, and a sweep is two
+ *   phases (parity 0, parity 1) with one halo exchange after each: the outer layer of a
+ *   slab, when of the phase's parity, goes to the neighbour's halo. The whole sweep runs
+ *   at step 0 of the core's schedule; the other steps have nothing.
+ * - Site order: the plan's slabs; one phase per step (pass, colour), its 2 outer planes
+ *   at each end exchanged after it.
+ *
+ * A phase: the slab's outer layers (planes) on the border stream (high priority), then
+ * their copies to the neighbours' halos on that stream, while the main stream updates the
+ * interior, which reads no halo (the interior exists for more than two layers, more than
+ * 2 HALO planes; thinner slabs run all on the border stream). What each stream waits for:
+ * run_phase says. Observables: every slab's sums per plane (the one-device reduction's
+ * per-plane values), added on the host in plane order with the model's add_sums.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_backend.h"
+#include "cuda_check.h"
+#include "cuda_slab_exec.h"
+#include "cuda_slabs.h"
+#include "model.h"
+#include "phi4_cuda.h"
+#include "plan.h"
+
+#define HALO CUDA_PHI4_HALO
+#define NSUMS 5
+
+struct phi4_slab {
+    /* ex.stream: the interior and everything outside the phases; ex.border_stream: the
+     * outer layers (planes) and their copies out; no copy stream */
+    struct cuda_slab_exec ex;
+    int64_t origin, planes;         /* own planes of the last axis */
+    int64_t layer0, layers;         /* chunk schedule: own chunk layers */
+    bool split;                     /* an interior beside the outer layers (planes) */
+    void *phi;                      /* the field on the local planes (own + 2 HALO) */
+    double *partials, *plane_sums;  /* the reduction: per row, per own plane */
+    unsigned long long *changed;    /* accepted hits (device, never reset) */
+    unsigned long long *count_host; /* pinned: its value at the end of a call */
+    unsigned long long count_seen;
+};
+
+struct cuda_phi4_slabs {
+    int n;
+    struct phi4_slab *slab;
+    struct cuda_phi4_plan plan;
+    struct cuda_phi4_keys keys;
+    struct latmc_lattice g;         /* the whole lattice */
+    int64_t L, plane_sites;         /* planes of the last axis; sites per plane */
+    int64_t rows_per_plane;
+    size_t vb;                      /* bytes per value */
+    int64_t bc;                     /* chunk schedule: planes per chunk layer */
+    bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing) */
+};
+
+static bool chunked(const struct cuda_phi4_slabs *ps)
+{
+    return ps->plan.schedule == CUDA_PHI4_CHUNKS;
+}
+
+void cuda_phi4_slabs_destroy(struct cuda_phi4_slabs *ps)
+{
+    if (!ps)
+        return;
+    for (int i = 0; ps->slab && i < ps->n; i++) {
+        struct phi4_slab *sl = &ps->slab[i];
+        if (cudaSetDevice(sl->ex.device) != cudaSuccess) {
+            (void)cudaGetLastError();
+            continue;
+        }
+        cuda_slab_exec_sync_quiet(&sl->ex);
+        cudaFree(sl->phi);
+        cudaFree(sl->partials);
+        cudaFree(sl->plane_sums);
+        cudaFree(sl->changed);
+        cudaFreeHost(sl->count_host);
+        cuda_slab_exec_destroy(&sl->ex);
+        (void)cudaGetLastError();
+    }
+    free(ps->slab);
+    free(ps);
+}
+
+static int finish_all(struct cuda_phi4_slabs *ps, const char *what)
+{
+    return cuda_slab_exec_finish_all(&ps->slab[0].ex, sizeof *ps->slab, ps->n, what);
+}
+
+/* Where slab i's own planes lie: the chunk layers' boundaries (chunk schedule) or the
+ * plan's. */
+static int cut(const latmc_sim *sim, struct cuda_phi4_slabs *ps)
+{
+    const int axis = sim->desc.ndim - 1;
+    if (!chunked(ps)) {
+        for (int i = 0; i < ps->n; i++) {
+            struct phi4_slab *sl = &ps->slab[i];
+            sl->origin = sim->plan->boxes[i].origin[axis];
+            sl->planes = sim->plan->boxes[i].extent[axis];
+            sl->split = sl->planes > 2 * HALO;
+        }
+        return LATMC_OK;
+    }
+    ps->bc = ps->plan.b[axis];
+    const int64_t layers = ps->L / ps->bc;
+    if (layers < ps->n)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "phi^4 on %d CUDA slabs: the chunk schedule "
+                               "cuts the last axis (%lld planes) into %lld layers of %lld-plane "
+                               "chunks, fewer than the slabs (a slab is whole layers); set "
+                               "LATMC_CUDA_PHI4_CHUNK with a thinner last extent (or \"none\": "
+                               "the site order), or use fewer devices", ps->n,
+                               (long long)ps->L, (long long)layers, (long long)ps->bc);
+    for (int i = 0; i < ps->n; i++) {
+        struct phi4_slab *sl = &ps->slab[i];
+        sl->layer0 = layers * i / ps->n;
+        sl->layers = layers * (i + 1) / ps->n - sl->layer0;
+        sl->origin = sl->layer0 * ps->bc;
+        sl->planes = sl->layers * ps->bc;
+        sl->split = sl->layers > 2;
+    }
+    return LATMC_OK;
+}
+
+int cuda_phi4_slabs_create(const latmc_sim *sim, const struct cuda_sim *cs,
+                           struct cuda_phi4_slabs **out)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    struct cuda_phi4_slabs *ps = calloc(1, sizeof *ps);
+    if (!ps || !(ps->slab = calloc((size_t)sim->plan->n_boxes, sizeof *ps->slab))) {
+        free(ps);
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the slabs' state");
+    }
+    ps->n = sim->plan->n_boxes;
+    ps->exchange = cuda_slab_exchange_enabled();
+    ps->g = cs->lattice;
+    ps->L = d->extent[d->ndim - 1];
+    ps->plane_sites = d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0];
+    ps->rows_per_plane = d->ndim == 3 ? d->extent[1] : 1;
+    ps->vb = d->precision == LATMC_PRECISION_FLOAT ? sizeof(float) : sizeof(double);
+    int st = cuda_phi4_plan_for_slabs(sim, cs, &ps->plan, &ps->keys);
+    if (st == LATMC_OK)
+        st = cut(sim, ps);
+    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
+        struct phi4_slab *sl = &ps->slab[i];
+        sl->ex.device = cuda_slab_device_of(d, i);
+        const size_t values = (size_t)(ps->plane_sites * (sl->planes + 2 * HALO));
+        const size_t rows = (size_t)(sl->planes * ps->rows_per_plane);
+        if ((st = cuda_slab_exec_create(&sl->ex, false)) < 0 ||
+            (st = cuda_check(cuda_phi4_prepare_slabs(&ps->plan),
+                             "setting the phi^4 kernel's shared memory")) < 0 ||
+            (st = cuda_check(cudaMallocHost((void **)&sl->count_host, sizeof *sl->count_host),
+                             "cannot allocate pinned host memory for a counter")) < 0 ||
+            (st = cuda_slab_alloc_on(&sl->phi, values * ps->vb, sl->ex.device, "field")) < 0 ||
+            (st = cuda_slab_alloc_on((void **)&sl->partials, rows * NSUMS * sizeof(double),
+                                     sl->ex.device, "partial sums")) < 0 ||
+            (st = cuda_slab_alloc_on((void **)&sl->plane_sums, (size_t)sl->planes * NSUMS *
+                                     sizeof(double), sl->ex.device, "sums per plane")) < 0 ||
+            (st = cuda_slab_alloc_on((void **)&sl->changed, sizeof *sl->changed, sl->ex.device,
+                                     "acceptance counter")) < 0)
+            break;
+        st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->ex.stream),
+                        "clearing the acceptance counter");
+    }
+    if (st == LATMC_OK)
+        st = finish_all(ps, "creating the slabs");
+    if (st < 0) {
+        cuda_phi4_slabs_destroy(ps);
+        return st;
+    }
+    if (chunked(ps))
+        cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA phi^4: %d slabs of whole chunk layers "
+                       "(%lld planes each), chunks %dx%dx%d", ps->n, (long long)ps->bc,
+                       ps->plan.b[0], ps->plan.b[1], ps->plan.b[2]);
+    *out = ps;
+    return LATMC_OK;
+}
+
+/*
+ * The local planes as three runs of consecutive planes of the lattice: the lower halo,
+ * the own planes, the upper halo (each contiguous: a slab has at least HALO planes, so a
+ * halo wraps only as a whole).
+ */
+struct run {
+    int64_t global, local, planes;
+};
+
+static void runs_of(const struct cuda_phi4_slabs *ps, const struct phi4_slab *sl,
+                    struct run r[3])
+{
+    r[0] = (struct run){ (sl->origin - HALO + ps->L) % ps->L, 0, HALO };
+    r[1] = (struct run){ sl->origin, HALO, sl->planes };
+    r[2] = (struct run){ (sl->origin + sl->planes) % ps->L, HALO + sl->planes, HALO };
+}
+
+int cuda_phi4_slabs_init_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps, int how)
+{
+    int st = finish_all(ps, "initialising the field");
+    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
+        struct phi4_slab *sl = &ps->slab[i];
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
+            break;
+        if (how == LATMC_INIT_COLD) { /* phi = 0: all bytes zero in both precisions */
+            st = cuda_check(cudaMemsetAsync(sl->phi, 0, (size_t)(ps->plane_sites *
+                                            (sl->planes + 2 * HALO)) * ps->vb, sl->ex.stream),
+                            "cold start");
+            continue;
+        }
+        struct run r[3];
+        runs_of(ps, sl, r);
+        for (int k = 0; k < 3 && st == LATMC_OK; k++)
+            st = cuda_check(cuda_phi4_hot_range(sl->ex.stream, &ps->plan,
+                                                (char *)sl->phi + (size_t)(r[k].local *
+                                                ps->plane_sites) * ps->vb,
+                                                r[k].global * ps->plane_sites,
+                                                r[k].planes * ps->plane_sites, sim->desc.seed),
+                            "launching the hot start");
+    }
+    const int fin = finish_all(ps, "initialising the field");
+    return st < 0 ? st : fin;
+}
+
+int cuda_phi4_slabs_set_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
+                              const void *buf)
+{
+    (void)sim;
+    int st = finish_all(ps, "copying the field to the slabs");
+    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
+        struct phi4_slab *sl = &ps->slab[i];
+        struct run r[3];
+        runs_of(ps, sl, r);
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
+            break;
+        for (int k = 0; k < 3 && st == LATMC_OK; k++) {
+            const size_t plane = (size_t)ps->plane_sites * ps->vb;
+            st = cuda_check(cudaMemcpyAsync((char *)sl->phi + (size_t)r[k].local * plane,
+                                            (const char *)buf + (size_t)r[k].global * plane,
+                                            (size_t)r[k].planes * plane, cudaMemcpyHostToDevice,
+                                            sl->ex.stream), "copying the field to a slab");
+        }
+    }
+    const int fin = finish_all(ps, "copying the field to the slabs");
+    return st < 0 ? st : fin;
+}
+
+int cuda_phi4_slabs_get_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps, void *buf)
+{
+    (void)sim;
+    int st = finish_all(ps, "copying the field to the host");
+    const size_t plane = (size_t)ps->plane_sites * ps->vb;
+    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
+        struct phi4_slab *sl = &ps->slab[i];
+        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync((char *)buf + (size_t)sl->origin * plane,
+                                            (const char *)sl->phi + (size_t)HALO * plane,
+                                            (size_t)sl->planes * plane, cudaMemcpyDeviceToHost,
+                                            sl->ex.stream), "copying the field to the host");
+    }
+    const int fin = finish_all(ps, "copying the field to the host");
+    return st < 0 ? st : fin;
+}
+
+/* Enqueue on src's border stream the copy of src's local planes [p_src, p_src + HALO)
+ * into dst's local planes [p_dst, p_dst + HALO) (src's device current). */
+static cudaError_t copy_planes(const struct cuda_phi4_slabs *ps, const struct phi4_slab *src,
+                               int64_t p_src, const struct phi4_slab *dst, int64_t p_dst)
+{
+    const size_t plane = (size_t)ps->plane_sites * ps->vb;
+    const void *from = (const char *)src->phi + (size_t)p_src * plane;
+    void *to = (char *)dst->phi + (size_t)p_dst * plane;
+    return src->ex.device == dst->ex.device
+               ? cudaMemcpyAsync(to, from, HALO * plane, cudaMemcpyDeviceToDevice,
+                                 src->ex.border_stream)
+               : cudaMemcpyPeerAsync(to, dst->ex.device, from, src->ex.device, HALO * plane,
+                                     src->ex.border_stream);
+}
+
+/* The launches of slab sl in one phase: ranges[0 .. *n) on the border stream, the
+ * interior (when split) in *interior; and which ends change (sent to the neighbours). */
+static int phase_ranges(const struct cuda_phi4_slabs *ps, const struct phi4_slab *sl,
+                        int parity, struct cuda_phi4_slab_range border[2],
+                        struct cuda_phi4_slab_range *interior, bool *send_lo, bool *send_hi)
+{
+    const int64_t cut0 = sl->origin - HALO;
+    /* chunk schedule: layers; site order: planes (the outer HALO at each end) */
+    const int64_t first = chunked(ps) ? sl->layer0 : sl->origin;
+    const int64_t count = chunked(ps) ? sl->layers : sl->planes;
+    const int64_t outer = chunked(ps) ? 1 : HALO;
+    const int64_t last = first + count - 1;
+    *send_lo = !chunked(ps) || (sl->layer0 & 1) == parity;
+    *send_hi = !chunked(ps) || (last & 1) == parity;
+    if (!sl->split) {
+        border[0] = (struct cuda_phi4_slab_range){ cut0, first, count, parity };
+        return 1;
+    }
+    border[0] = (struct cuda_phi4_slab_range){ cut0, first, outer, parity };
+    border[1] = (struct cuda_phi4_slab_range){ cut0, first + count - outer, outer, parity };
+    *interior = (struct cuda_phi4_slab_range){ cut0, first + outer, count - 2 * outer, parity };
+    return 2;
+}
+
+/*
+ * One phase on every slab (chunk schedule: the sub-grids of one cut parity; site order:
+ * one step). What each stream of a slab waits for, from the previous phase (all waits are
+ * enqueued before any event is recorded again):
+ *   border_stream: this slab's previous interior (the outer layers read the planes next
+ *     to them, and write planes the previous interior read), and both neighbours'
+ *     previous borders and copies (into this slab's halos; their completion also means
+ *     the neighbours' previous phases read their halos, which this slab's copies now
+ *     overwrite). Its own previous borders and copies: in order.
+ *   stream (interior): this slab's previous borders. The interior reads no halo, and no
+ *     copy writes its planes.
+ * Within a phase a copy may overwrite a halo that the neighbour's border launch of the
+ * same phase reads: in the chunk schedule never (a layer is sent in the phase of its
+ * parity, and the neighbour's layer next to it, the one reading that halo, has the other
+ * parity); in the site order only values the step does not change are read (a site of
+ * the step's colour never reads another of that colour), so the bytes read are the same.
+ */
+static int run_phase(const latmc_sim *sim, struct cuda_phi4_slabs *ps, uint64_t sweep,
+                     int step, int parity)
+{
+    const struct latmc_phi4_tables *t = sim->model_data;
+    int st = LATMC_OK;
+    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
+        struct phi4_slab *sl = &ps->slab[i];
+        if (!sl->ex.recorded)
+            continue;
+        const struct phi4_slab *nb[2] = { &ps->slab[(i + ps->n - 1) % ps->n],
+                                          &ps->slab[(i + 1) % ps->n] };
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
+            break;
+        cudaError_t err = cudaSuccess;
+        if (sl->split)
+            err = cudaStreamWaitEvent(sl->ex.border_stream, sl->ex.interior_done, 0);
+        for (int k = 0; k < 2 && err == cudaSuccess; k++)
+            if (nb[k]->ex.recorded && nb[k] != sl)
+                err = cudaStreamWaitEvent(sl->ex.border_stream, nb[k]->ex.border_done, 0);
+        if (err == cudaSuccess && sl->split)
+            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
+        st = cuda_check(err, "ordering a phase after the previous one");
+    }
+    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
+        struct phi4_slab *sl = &ps->slab[i];
+        const struct phi4_slab *lo = &ps->slab[(i + ps->n - 1) % ps->n];
+        const struct phi4_slab *hi = &ps->slab[(i + 1) % ps->n];
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
+            break;
+        struct cuda_phi4_slab_range border[2], interior;
+        bool send_lo = false, send_hi = false;
+        const int nb = phase_ranges(ps, sl, parity, border, &interior, &send_lo, &send_hi);
+        cudaError_t err = cudaSuccess;
+        for (int k = 0; k < nb && err == cudaSuccess; k++)
+            err = cuda_phi4_slab_update(sl->ex.border_stream, &ps->plan, &ps->g, sl->phi, t,
+                                        &ps->keys, sweep, step, &border[k], sl->changed);
+        /* the first own planes are the lower neighbour's upper halo, the last ones the
+         * upper neighbour's lower halo */
+        if (err == cudaSuccess && ps->exchange && send_lo)
+            err = copy_planes(ps, sl, HALO, lo, HALO + lo->planes);
+        if (err == cudaSuccess && ps->exchange && send_hi)
+            err = copy_planes(ps, sl, sl->planes, hi, 0);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
+        if (err == cudaSuccess && sl->split)
+            err = cuda_phi4_slab_update(sl->ex.stream, &ps->plan, &ps->g, sl->phi, t, &ps->keys,
+                                        sweep, step, &interior, sl->changed);
+        if (err == cudaSuccess && sl->split)
+            err = cudaEventRecord(sl->ex.interior_done, sl->ex.stream);
+        st = cuda_check(err, "launching phi^4 on a slab");
+    }
+    if (st < 0)
+        return st;
+    for (int i = 0; i < ps->n; i++)
+        ps->slab[i].ex.recorded = true;
+    return LATMC_OK;
+}
+
+int cuda_phi4_slabs_run_step(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
+                             const struct latmc_step_call *call, uint64_t *accepted,
+                             uint64_t *attempted)
+{
+    const struct latmc_phi4_tables *t = sim->model_data;
+    int st = LATMC_OK;
+    if (chunked(ps)) {
+        /* the whole sweep at step 0: both cut parities */
+        if (call->step == 0) {
+            for (int parity = 0; parity < 2 && st == LATMC_OK; parity++)
+                st = run_phase(sim, ps, call->sweep, 0, parity);
+            if (st == LATMC_OK)
+                *attempted += (uint64_t)sim->nsites * t->nloc * t->nhit;
+        }
+    } else {
+        st = run_phase(sim, ps, call->sweep, call->step, 0);
+        if (st == LATMC_OK)
+            *attempted += (uint64_t)sim->nsites / (uint64_t)ps->plan.ncolours * t->nhit;
+    }
+    if (st < 0) {
+        (void)finish_all(ps, "sweeping");
+        return st;
+    }
+    if (!call->last)
+        return LATMC_OK;
+    /* the counter (added to by both streams) after both: the main stream waits for the
+     * borders */
+    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
+        struct phi4_slab *sl = &ps->slab[i];
+        cudaError_t err = cudaSuccess;
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
+            break;
+        if (sl->ex.recorded)
+            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(sl->count_host, sl->changed, sizeof *sl->changed,
+                                  cudaMemcpyDeviceToHost, sl->ex.stream);
+        st = cuda_check(err, "reading the acceptance counter");
+    }
+    const int fin = finish_all(ps, "sweeping");
+    if (st == LATMC_OK)
+        st = fin;
+    if (st == LATMC_OK)
+        for (int i = 0; i < ps->n; i++) {
+            struct phi4_slab *sl = &ps->slab[i];
+            *accepted += *sl->count_host - sl->count_seen;
+            sl->count_seen = *sl->count_host;
+        }
+    return st;
+}
+
+int cuda_phi4_slabs_measure(const latmc_sim *sim, struct cuda_phi4_slabs *ps, void *sums)
+{
+    double *planes = malloc((size_t)ps->L * NSUMS * sizeof *planes);
+    if (!planes)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the sums");
+    int st = finish_all(ps, "measuring");
+    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
+        struct phi4_slab *sl = &ps->slab[i];
+        const struct cuda_phi4_slab_range own = { sl->origin - HALO, sl->origin, sl->planes, 0 };
+        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
+            (st = cuda_check(cuda_phi4_measure_planes(sl->ex.stream, &ps->plan, &ps->g, sl->phi,
+                                                      &own, sl->partials, sl->plane_sums),
+                             "launching the reduction")) == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync(planes + (size_t)sl->origin * NSUMS, sl->plane_sums,
+                                            (size_t)sl->planes * NSUMS * sizeof(double),
+                                            cudaMemcpyDeviceToHost, sl->ex.stream),
+                            "reading the reduction");
+    }
+    const int fin = finish_all(ps, "measuring");
+    if (st == LATMC_OK)
+        st = fin;
+    if (st == LATMC_OK) {
+        /* the planes in plane order from zero: the one-device total */
+        _Static_assert(sizeof(struct latmc_phi4_sums) == NSUMS * sizeof(double),
+                       "struct latmc_phi4_sums is not 5 doubles");
+        memset(sums, 0, sim->model->sums_size);
+        for (int64_t q = 0; q < ps->L; q++)
+            sim->model->add_sums(sums, planes + (size_t)q * NSUMS);
+    }
+    free(planes);
+    return st;
+}
