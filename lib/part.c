@@ -342,6 +342,23 @@ static int check_plane_ops(latmc_sim *sim)
     return LATMC_OK;
 }
 
+/*
+ * The device of part `rank`: desc.device_index + rank, modulo the count of devices of that
+ * kind (doc/mpi.md, "GPU ranks"), for a sim on an accelerator; the CPU is one device. With
+ * ranks placed on the nodes in blocks of as many ranks as a node has devices (srun's and
+ * mpirun's default), rank modulo the count is the node-local rank; where each rank sees
+ * one device (CUDA_VISIBLE_DEVICES per rank), the count is 1 and every part uses its own.
+ * Where the count cannot be had, the index stays (the backend's create says why it fails).
+ */
+static int part_device(latmc_ctx *ctx, const latmc_sim_desc *d, int rank)
+{
+    int count = 0;
+    if (d->device == LATMC_DEVICE_CPU || d->device == LATMC_DEVICE_AUTO || d->n_devices > 1 ||
+        latmc_ctx_device_count(ctx, d->device, &count) != LATMC_OK || count < 1)
+        return d->device_index;
+    return (int)(((int64_t)d->device_index + rank) % count);
+}
+
 /* The desc as the parts compare it: the checkpoint's form (every field of the chain). */
 #define DESC_WIRE_BYTES 256
 
@@ -419,7 +436,12 @@ int latmc_part_create(latmc_ctx *ctx, const latmc_sim_desc *desc, int rank, int 
         st = compare_descs(part, &d);
     latmc_sim *sim = NULL;
     if (st == LATMC_OK) {
-        st = latmc_sim_create(ctx, &d, &sim);
+        /* The descs agreed, device_index too; each part then runs on its own device. */
+        latmc_sim_desc mine = d;
+        mine.device_index = part_device(ctx, &d, rank);
+        st = latmc_sim_create_as_part(ctx, &mine, part, &sim);
+        if (st == LATMC_OK)
+            sim->desc.device_index = d.device_index; /* the desc every part passed */
         if (st == LATMC_OK && n_parts > 1)
             st = check_plane_ops(sim);
         if (st == LATMC_OK) {
@@ -444,6 +466,8 @@ int latmc_part_create(latmc_ctx *ctx, const latmc_sim_desc *desc, int rank, int 
     }
     st = agree_part(part, st, NULL);
     if (st < 0) {
+        if (sim)
+            sim->part = NULL; /* freed below, with the transport's user left to the caller */
         latmc_sim_destroy(&sim);
         part->tr.release = NULL; /* the caller keeps its transport's user */
         latmc_part_free(part);

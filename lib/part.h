@@ -57,6 +57,12 @@ int latmc_part_set_spins(latmc_sim *sim, const void *buf);
  * ordinary whole-lattice code (checkpoints) may run there. */
 int latmc_part_collect(latmc_sim *sim, int root);
 
+/* latmc_sim_create (lib/sim.c) of a sim that is `part` (attached before the backend's
+ * create, so that a backend may store its part's way, e.g. CUDA: one box on one device);
+ * on failure the part is still the caller's. */
+int latmc_sim_create_as_part(latmc_ctx *ctx, const latmc_sim_desc *desc,
+                             struct latmc_part *part, latmc_sim **out);
+
 /* latmc_sim_create_part's body, also used by checkpoint.c's latmc_sim_deserialize_part:
  * `prior` < 0 is a failure of this part before the creation (desc then unused), agreed
  * on with the others once the arguments are checked. */

@@ -86,6 +86,12 @@ static void sim_free(latmc_sim *sim)
 
 int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out)
 {
+    return latmc_sim_create_as_part(ctx, desc, NULL, out);
+}
+
+int latmc_sim_create_as_part(latmc_ctx *ctx, const latmc_sim_desc *desc,
+                             struct latmc_part *part, latmc_sim **out)
+{
     if (out)
         *out = NULL;
     if (!ctx || !desc || !out)
@@ -142,6 +148,7 @@ int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out
         sim_free(sim);
         return st;
     }
+    sim->part = part; /* the backend sees a part at create (one box of its own: CUDA) */
     BACKEND_CALL(st, sim, "create", ops->create(sim));
     if (st == LATMC_EUNSUPPORTED && d.device == LATMC_DEVICE_AUTO && ops != &latmc_cpu_backend_ops) {
         /* AUTO means "the best backend for this sim": one without kernels for the model
@@ -167,6 +174,7 @@ int latmc_sim_create(latmc_ctx *ctx, const latmc_sim_desc *desc, latmc_sim **out
         ops->destroy(sim);
     if (st < 0) {
         latmc_log(ctx, failure_log_level(st), "%s", latmc_thread_error());
+        sim->part = NULL; /* still the caller's */
         sim_free(sim);
         return st;
     }

@@ -5,7 +5,13 @@
  *   mpirun -np 2 latmc-mpi-bench L THREADS SWEEPS REPEATS        the MPI sim
  *   latmc-mpi-bench L THREADS SWEEPS REPEATS plain               one ordinary sim
  *
- * Prints the median over REPEATS timings of SWEEPS sweeps (rank 0).
+ * Words after REPEATS, in any order: `plain` (one ordinary sim), `cuda` (on the GPU: rank
+ * r on device r modulo the GPUs, doc/mpi.md "GPU ranks"), `weak` (L x L per rank: the
+ * lattice is L x (ranks L), cut into ranks slabs of L x L; with `plain`, give the rank
+ * count to compare with as `ranks=N`).
+ *
+ * Prints the median over REPEATS timings of SWEEPS sweeps (rank 0), and ns per update of
+ * the whole lattice.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,20 +33,30 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc < 5) {
         if (rank == 0)
-            fprintf(stderr, "usage: latmc-mpi-bench L THREADS SWEEPS REPEATS [plain]\n");
+            fprintf(stderr, "usage: latmc-mpi-bench L THREADS SWEEPS REPEATS [plain] [cuda] "
+                    "[weak] [ranks=N]\n");
         MPI_Finalize();
         return 2;
     }
     const long long L = atoll(argv[1]);
     const int threads = atoi(argv[2]), sweeps = atoi(argv[3]), repeats = atoi(argv[4]);
-    const int plain = argc > 5 && strcmp(argv[5], "plain") == 0;
+    int plain = 0, cuda = 0, weak = 0, as_ranks = size;
+    for (int i = 5; i < argc; i++) {
+        plain |= strcmp(argv[i], "plain") == 0;
+        cuda |= strcmp(argv[i], "cuda") == 0;
+        weak |= strcmp(argv[i], "weak") == 0;
+        if (strncmp(argv[i], "ranks=", 6) == 0)
+            as_ranks = atoi(argv[i] + 6);
+    }
+    const long long LY = weak ? L * (plain ? as_ranks : size) : L;
     latmc_ctx *ctx = NULL;
     latmc_sim *sim = NULL;
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
     d.model = LATMC_MODEL_ISING;
-    d.extent[0] = d.extent[1] = L;
-    d.device = LATMC_DEVICE_CPU;
+    d.extent[0] = L;
+    d.extent[1] = LY;
+    d.device = cuda ? LATMC_DEVICE_CUDA : LATMC_DEVICE_CPU;
     d.n_threads = threads;
     d.seed = 1;
     int st = latmc_ctx_create(&ctx);
@@ -68,9 +84,12 @@ int main(int argc, char **argv)
     qsort(t, (size_t)repeats, sizeof *t, cmp);
     const double med = t[repeats / 2];
     if (rank == 0)
-        printf("%s L=%lld ranks=%d threads=%d: median %.4f s for %d sweeps, %.3f ns/update\n",
-               plain ? "plain" : "mpi", L, plain ? 1 : size, threads, med, sweeps,
-               med / sweeps / (double)(L * L) * 1e9);
+        printf("%s%s %lldx%lld ranks=%d threads=%d: median %.6f s for %d sweeps, %.4f "
+               "ns/update%s\n", plain ? "plain" : "mpi", cuda ? " cuda" : "", L, LY,
+               plain ? 1 : size, threads, med, sweeps, med / sweeps / (double)(L * LY) * 1e9,
+               cuda && !plain ? (latmc_mpi_cuda_aware() ? " (CUDA-aware MPI)"
+                                                        : " (MPI not CUDA-aware: host staging)")
+                              : "");
     free(t);
     latmc_sim_destroy(&sim);
     latmc_ctx_destroy(&ctx);

@@ -14,6 +14,7 @@
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
+#include "cuda_planes.h"
 #include "cuda_slabs.h"
 #include "ens_cuda.h"
 #include "model.h"
@@ -38,6 +39,7 @@ static int finish(const struct cuda_sim *cs, const char *what)
  * device error these calls fail, and the host side is released all the same. */
 static void release(struct cuda_sim *cs)
 {
+    cuda_planes_free(cs); /* first: its stream may still read the model's arrays */
     if (cs->slabs)
         cuda_slabs_destroy(cs);
     if (cs->kernels && cs->kernels->destroy)
@@ -108,7 +110,8 @@ static int cuda_create(latmc_sim *sim)
     cs->lattice.lz = sim->desc.ndim == 3 ? sim->desc.extent[2] : 1;
     cs->lattice.nsites = sim->nsites;
     cs->colours = k->colours ? k->colours(&sim->desc) : 0;
-    if (cuda_slabs_wanted(sim)) {
+    /* A part of a lattice shared by processes (sim->part) is one box on one device. */
+    if (cuda_slabs_wanted(sim) && !sim->part) {
         /* several slabs (devices): they own all device memory (cuda_slabs.c) */
         if (sim->desc.device_list)
             cs->device = sim->desc.device_list[0];
@@ -380,14 +383,17 @@ static int cuda_device_view(latmc_sim *sim, latmc_device_view *view)
 }
 
 /* One step on every slab of a sim on several devices, halos exchanged (cuda_slabs.h):
- * this executor owns all the boxes of the call. */
+ * this executor owns all the boxes of the call; or, on a one-device sim that is a part of
+ * a lattice shared by processes, on the part's box (cuda_planes.h). */
 static int cuda_run_step(latmc_sim *sim, const struct latmc_step_call *call,
                          uint64_t *accepted, uint64_t *attempted)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
-    if (!cs->slabs || call->part != LATMC_STEP_WHOLE)
-        return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: run_step on a one-device sim "
-                               "or with part %d (a bug in the core)", call->part);
+    if (!cs->slabs)
+        return cuda_planes_run_step(sim, call, accepted, attempted); /* a part's box */
+    if (call->part != LATMC_STEP_WHOLE)
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: run_step with part %d (a bug "
+                               "in the core)", call->part);
     return cuda_slabs_run_step(sim, cs, call, accepted, attempted);
 }
 
@@ -406,6 +412,9 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .params_changed = cuda_params_changed,
     .run_step = cuda_run_step,
     .device_view = cuda_device_view,
+    .measure_planes = cuda_planes_measure, /* cuda_planes.c: a part's planes */
+    .get_planes = cuda_planes_get,
+    .set_planes = cuda_planes_set,
     .ens_sweep = cuda_ens_sweep, /* ens_cuda.c */
     .ens_measure = cuda_ens_measure,
     .ens_swap_params = cuda_ens_swap_params,

@@ -37,6 +37,9 @@ struct cuda_sim {
     /* A sim on several devices (cuda_slabs.h): then the members above from spins on are
      * unused (NULL) and every operation goes to the slabs. */
     struct cuda_slabs *slabs;
+    /* A part of a lattice shared by processes: the per-plane ops' own state
+     * (cuda_planes.c; NULL until first used). */
+    struct cuda_planes *planes;
 };
 
 static inline struct cuda_sim *cuda_sim_of(const latmc_sim *sim)

@@ -38,11 +38,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "coupling_draws.h"
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_ising.h"
+#include "cuda_planes.h"
 #include "cuda_slabs.h"
 #include "ens_cuda.h"
 #include "ising_packed.h"
@@ -666,3 +668,32 @@ const struct cuda_model_kernels cuda_ising_kernels = {
     .device_view = ising_device_view,
     .model_owns_spins = ising_packed_only,
 };
+
+/* The packed layout for a part's per-plane ops (cuda_planes.h). Packed-only sims hold
+ * the configuration there already; the others pack their bytes first. */
+cudaError_t cuda_ising_packed_access(struct cuda_sim *cs, bool writing,
+                                     struct cuda_ising_packed_access *out)
+{
+    struct cuda_ising_state *st = state_of(cs);
+    memset(out, 0, sizeof *out);
+    if (!st->colour[0])
+        return cudaSuccess;
+    cudaError_t err = cudaSuccess;
+    if (!st->packed_valid) {
+        err = cuda_ising_pack(cs->stream, &cs->lattice, cs->spins, st->colour[0], st->colour[1]);
+        if (err != cudaSuccess)
+            return err;
+        st->packed_valid = true;
+    }
+    if ((err = eps_packed_current(cs)) != cudaSuccess)
+        return err;
+    if (writing)
+        st->bytes_valid = false;
+    for (int c = 0; c < 2; c++) {
+        out->colour[c] = st->colour[c];
+        out->eps[c] = st->eps_packed[c];
+    }
+    out->thr = &st->thr;
+    out->thr_fit = st->thr_fit;
+    return cudaSuccess;
+}

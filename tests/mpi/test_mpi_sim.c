@@ -1,5 +1,6 @@
 /*
- * liblatmc_mpi on CPU ranks, run under mpirun by tests/mpi/run_mpi.sh:
+ * liblatmc_mpi on CPU ranks, and GPU ranks (the cuda_* models: each rank's sim on a GPU,
+ * compared with the single-process CUDA sim), run under mpirun by tests/mpi/run_mpi.sh:
  *
  *   test_mpi_sim identity MODEL        the sim on all ranks against the single-process sim
  *                                      (configuration, every observable, acceptance, bit
@@ -13,8 +14,9 @@
  *                                      bad spins on one rank, a save rank 0 cannot write:
  *                                      the same failure on every rank, the sim goes on
  *
- * Exit 0 pass, 1 fail, 77 when the model does not run on several ranks yet (the reason is
- * printed: a skip, never a pass). Every rank exits with the same status.
+ * Exit 0 pass, 1 fail, 77 when the model does not run on several ranks yet or a cuda_*
+ * model finds no CUDA device (the reason is printed: a skip, never a pass). Every rank
+ * exits with the same status.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -33,23 +35,39 @@ struct model_case {
     int64_t extent[3];
     int params[4];
     double values[4];
+    int device; /* 0: the CPU; LATMC_DEVICE_CUDA: GPU ranks, against one CUDA process */
 };
 
 static const struct model_case cases[] = {
     { "ising2d", LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, 0, 1, 2, { 16, 16, 0 },
-      { LATMC_PARAM_BETA, LATMC_PARAM_H, 0, 0 }, { 0.44, 0.05, 0, 0 } },
+      { LATMC_PARAM_BETA, LATMC_PARAM_H, 0, 0 }, { 0.44, 0.05, 0, 0 }, 0 },
     { "ising2d_heatbath_pmj", LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH,
       LATMC_COUPLINGS_BIMODAL, 1, 2, { 64, 24, 0 },
-      { LATMC_PARAM_BETA, 0, 0, 0 }, { 0.6, 0, 0, 0 } },
+      { LATMC_PARAM_BETA, 0, 0, 0 }, { 0.6, 0, 0, 0 }, 0 },
     { "ising3d", LATMC_MODEL_ISING, 3, LATMC_ALGO_METROPOLIS, 0, 1, 2, { 8, 6, 8 },
-      { LATMC_PARAM_BETA, 0, 0, 0 }, { 0.22, 0, 0, 0 } },
+      { LATMC_PARAM_BETA, 0, 0, 0 }, { 0.22, 0, 0, 0 }, 0 },
     { "potts", LATMC_MODEL_POTTS, 2, LATMC_ALGO_METROPOLIS, 0, 1, 3, { 24, 24, 0 },
-      { LATMC_PARAM_BETA, 0, 0, 0 }, { 1.0, 0, 0, 0 } },
+      { LATMC_PARAM_BETA, 0, 0, 0 }, { 1.0, 0, 0, 0 }, 0 },
     { "phi4", LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, 0, 1, 2, { 40, 40, 0 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_G, 0, 0 }, { -1.0, 6.0, 0, 0 } },
+      { LATMC_PARAM_MU2, LATMC_PARAM_G, 0, 0 }, { -1.0, 6.0, 0, 0 }, 0 },
     { "heisenberg", LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN,
       2, 2, { 4, 4, 8 },
-      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER, 0, 0 }, { 2.0, 2, 0, 0 } },
+      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER, 0, 0 }, { 2.0, 2, 0, 0 }, 0 },
+    /* GPU ranks (doc/mpi.md, "GPU ranks"): every rank's sim on the GPU, against the
+     * single-process CUDA sim; the packed kernels' lattices (L_x a multiple of 16, of 64
+     * with +-J), slabs of 2 to 12 planes, halos at odd and even planes */
+    { "cuda_ising2d", LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, 0, 1, 2, { 32, 24, 0 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_H, 0, 0 }, { 0.44, 0.05, 0, 0 }, LATMC_DEVICE_CUDA },
+    { "cuda_ising2d_heatbath_pmj", LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH,
+      LATMC_COUPLINGS_BIMODAL, 1, 2, { 64, 24, 0 },
+      { LATMC_PARAM_BETA, 0, 0, 0 }, { 0.6, 0, 0, 0 }, LATMC_DEVICE_CUDA },
+    { "cuda_ising3d", LATMC_MODEL_ISING, 3, LATMC_ALGO_METROPOLIS, 0, 1, 2, { 16, 6, 12 },
+      { LATMC_PARAM_BETA, 0, 0, 0 }, { 0.22, 0, 0, 0 }, LATMC_DEVICE_CUDA },
+    /* slabs of 340 to 1024 planes of 4096 sites: the halo copies overlap a long interior
+     * update (cuda_planes.c), so that a missing wait between the two would show, and
+     * slabs of more than 2^20 sites move through the device's pack kernels */
+    { "cuda_ising2d_big", LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, 0, 1, 2, { 4096, 1024, 0 },
+      { LATMC_PARAM_BETA, 0, 0, 0 }, { 0.4406868, 0, 0, 0 }, LATMC_DEVICE_CUDA },
 };
 
 static const struct model_case *find_case(const char *name)
@@ -72,7 +90,7 @@ static void desc_of(const struct model_case *c, latmc_sim_desc *d)
     d->coupling_seed = 99;
     d->replicas = c->replicas;
     d->q = c->q;
-    d->device = LATMC_DEVICE_CPU;
+    d->device = c->device ? c->device : LATMC_DEVICE_CPU;
     d->n_threads = 1;
     d->seed = 20261122;
 }
@@ -398,7 +416,17 @@ int main(int argc, char **argv)
     if (latmc_ctx_create(&ctx) != LATMC_OK) {
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    int rc = 2;
+    int rc = 2, gpus = 0;
+    if (c->device == LATMC_DEVICE_CUDA &&
+        (latmc_ctx_device_count(ctx, LATMC_DEVICE_CUDA, &gpus) != LATMC_OK || gpus < 1)) {
+        /* every rank asks alike: a skip on all of them, saying why */
+        if (rank == 0)
+            printf("SKIP %s: no CUDA device (%s)\n", c->name,
+                   gpus < 1 && latmc_last_error()[0] ? latmc_last_error() : "none found");
+        latmc_ctx_destroy(&ctx);
+        MPI_Finalize();
+        return 77;
+    }
     if (strcmp(argv[1], "identity") == 0)
         rc = identity(ctx, c, argv[3]);
     else if (strcmp(argv[1], "save") == 0)

@@ -1,0 +1,510 @@
+/*
+ * A one-device CUDA sim as one part of a lattice shared by processes (cuda_planes.h,
+ * lib/part.h, doc/mpi.md "GPU ranks"): the step on the part's box, and the per-plane ops
+ * by which lib/part.c exchanges halos, measures and gathers configurations.
+ *
+ * The sim stores the whole lattice (as a CPU part does); a step updates the rows of its
+ * box only, with the one-device packed kernels restricted to those rows (row offset 0:
+ * the lattice is the global one, so every random number is named by the global site, as
+ * on one device and on the CPU). The periodic wrap of the box's first and last planes
+ * reads the planes next to it, which are the halos set_planes wrote.
+ *
+ * Planes travel in get_spins' byte layout restricted to them (lib/backend.h). A few planes
+ * (halos: up to HOST_SITES sites) go as their packed words, two copies, converted to and
+ * from bytes on the host: no kernel, so the copies run beside the interior update that
+ * fills the GPU. More planes (a slab's gather) go through a pack or unpack kernel and a
+ * device scratch buffer, in chunks: the kernels walk a lattice of q1 - q0 planes at the
+ * planes' words; a row's colour parity is that of y + z, so an odd first plane swaps the
+ * colours.
+ *
+ * The halo exchange hides behind the interior: a step updates the box's first and last
+ * plane (the ones its neighbours read) on a border stream and the planes between on the
+ * sim's stream; the exchange that follows (lib/part.c: get_planes of those two planes,
+ * the transport, set_planes of the halo planes) runs on the border stream and waits for
+ * it alone, while the interior goes on. What each stream waits for, from the step before:
+ *   border stream: the previous interior (it wrote the planes next to the border ones);
+ *     the previous borders and halo copies are in its own order;
+ *   sim's stream (interior): the previous borders. The interior reads no halo plane, and
+ *     the halo copies touch no plane the interior writes or reads.
+ * Between latmc_sim_sweep calls both streams are idle (the last step waits for both), and
+ * the per-plane ops run on the sim's stream.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_backend.h"
+#include "cuda_check.h"
+#include "cuda_planes.h"
+#include "ising.h"
+#include "ising_packed.h"
+#include "model.h"
+#include "plan.h"
+
+/* Scratch of at most this many bytes moves planes in chunks (a whole slab's gather). */
+#define CHUNK_BYTES ((size_t)64 << 20)
+/* Planes of at most this many sites (halos) move as packed words, converted on the host:
+ * copies only, no kernel, so that they run beside the interior's resident grid. */
+#define HOST_SITES ((int64_t)1 << 20)
+
+/* Packed rows per plane along the last axis (rows are y + L_y z): L_y in 3D, 1 in 2D. */
+static int64_t plane_rows(const struct cuda_sim *cs)
+{
+    return cs->lattice.ndim == 3 ? cs->lattice.ly : 1;
+}
+
+static int64_t plane_sites(const struct cuda_sim *cs)
+{
+    return cs->lattice.lx * plane_rows(cs);
+}
+
+/* Words of one colour per plane. */
+static size_t plane_words(const struct cuda_sim *cs)
+{
+    return (size_t)(plane_rows(cs) * (cs->lattice.lx / 16));
+}
+
+/*
+ * The sim's packed layout made current on its device, or a refusal saying why: a part on
+ * CUDA runs Ising on the packed kernels of a one-device sim.
+ */
+static int packed_part(latmc_sim *sim, bool writing, struct cuda_ising_packed_access *pa,
+                       const char *what)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    memset(pa, 0, sizeof *pa);
+    if (cs->slabs)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s of a part spread over "
+                               "several devices (desc.n_devices > 1): a part (MPI rank) runs "
+                               "on one device", what);
+    if (sim->desc.model != LATMC_MODEL_ISING)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: no per-plane %s for the %s "
+                               "model in this version: a sim of several parts (MPI ranks) on "
+                               "CUDA runs Ising", what, sim->model->name);
+    int st = cuda_check(cudaSetDevice(cs->device), "cudaSetDevice");
+    if (st == LATMC_OK)
+        st = cuda_check(cuda_ising_packed_access(cs, writing, pa),
+                        "making the packed spins current");
+    if (st == LATMC_OK && !pa->colour[0])
+        st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s: the lattice does not fit "
+                             "the multi-spin coded layout that the parts of a sim on CUDA "
+                             "use (L_x a multiple of 16, of 64 with +-J couplings)", what);
+    return st;
+}
+
+/* A part's own state, made at its first use (the sim's device current). */
+struct cuda_planes {
+    void *scratch;              /* device bytes of planes in transit */
+    size_t scratch_bytes;
+    cudaStream_t border;        /* border planes and halo copies during a sweep call */
+    cudaEvent_t border_done, interior_done;
+    bool in_sweep;              /* between the first and the last step of a sweep call */
+    uint32_t *host_words;       /* pinned: both colours' words of up to HOST_SITES sites */
+};
+
+void cuda_planes_free(struct cuda_sim *cs)
+{
+    struct cuda_planes *pl = cs->planes;
+    if (!pl)
+        return;
+    if (pl->border)
+        cudaStreamSynchronize(pl->border);
+    cudaFree(pl->scratch);
+    cudaFreeHost(pl->host_words);
+    if (pl->border_done)
+        cudaEventDestroy(pl->border_done);
+    if (pl->interior_done)
+        cudaEventDestroy(pl->interior_done);
+    if (pl->border)
+        cudaStreamDestroy(pl->border);
+    (void)cudaGetLastError();
+    free(pl);
+    cs->planes = NULL;
+}
+
+static int planes_state(struct cuda_sim *cs, struct cuda_planes **out)
+{
+    if (!cs->planes) {
+        struct cuda_planes *pl = calloc(1, sizeof *pl);
+        if (!pl)
+            return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate a part's state");
+        cs->planes = pl;
+        int st = cuda_check(cudaStreamCreateWithFlags(&pl->border, cudaStreamNonBlocking),
+                            "cudaStreamCreateWithFlags");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaEventCreateWithFlags(&pl->border_done, cudaEventDisableTiming),
+                            "cudaEventCreateWithFlags");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaEventCreateWithFlags(&pl->interior_done,
+                                                     cudaEventDisableTiming),
+                            "cudaEventCreateWithFlags");
+        if (st < 0) {
+            cuda_planes_free(cs);
+            return st;
+        }
+    }
+    *out = cs->planes;
+    return LATMC_OK;
+}
+
+/* A device scratch buffer of at least `bytes`, kept with the part (freed by destroy). */
+static int scratch(struct cuda_sim *cs, size_t bytes, void **out)
+{
+    struct cuda_planes *pl = NULL;
+    int st = planes_state(cs, &pl);
+    if (st < 0)
+        return st;
+    if (pl->scratch_bytes < bytes) {
+        cudaFree(pl->scratch);
+        pl->scratch = NULL;
+        pl->scratch_bytes = 0;
+        if ((st = cuda_check(cudaMalloc(&pl->scratch, bytes),
+                             "cannot allocate device memory for moving planes")) < 0)
+            return st;
+        pl->scratch_bytes = bytes;
+    }
+    *out = pl->scratch;
+    return LATMC_OK;
+}
+
+static void drain(struct cuda_sim *cs);
+
+/* The stream of a per-plane copy: the border stream inside a sweep call (halos), else the
+ * sim's. */
+static cudaStream_t copy_stream(const struct cuda_sim *cs)
+{
+    return cs->planes && cs->planes->in_sweep ? cs->planes->border : cs->stream;
+}
+
+/* The lattice of planes [q0, q1) and its colour arrays (c0, c1: colour 0 and 1 of it). */
+static void planes_view(const struct cuda_sim *cs, const struct cuda_ising_packed_access *pa,
+                        int64_t q0, int64_t q1, struct latmc_lattice *g, uint32_t **c0,
+                        uint32_t **c1)
+{
+    *g = cs->lattice;
+    if (g->ndim == 3)
+        g->lz = q1 - q0;
+    else
+        g->ly = q1 - q0;
+    g->nsites = (q1 - q0) * plane_sites(cs);
+    const size_t at = (size_t)q0 * plane_words(cs);
+    const int swap = (int)(q0 & 1);
+    *c0 = pa->colour[swap] + at;
+    *c1 = pa->colour[swap ^ 1] + at;
+}
+
+/* Planes per chunk and the scratch for them. */
+static int chunking(struct cuda_sim *cs, int64_t p0, int64_t p1, int64_t *per, void **buf)
+{
+    const size_t pb = (size_t)plane_sites(cs);
+    int64_t n = (int64_t)(CHUNK_BYTES / pb);
+    if (n < 1)
+        n = 1;
+    if (n > p1 - p0)
+        n = p1 - p0;
+    *per = n;
+    return scratch(cs, (size_t)n * pb, buf);
+}
+
+/* The pinned words of the host path (made at first use). */
+static int host_words(struct cuda_sim *cs, uint32_t **out)
+{
+    struct cuda_planes *pl = NULL;
+    int st = planes_state(cs, &pl);
+    if (st == LATMC_OK && !pl->host_words)
+        st = cuda_check(cudaMallocHost((void **)&pl->host_words,
+                                       (size_t)(HOST_SITES / 8) * sizeof(uint32_t)),
+                        "cannot allocate pinned host memory for moving planes");
+    *out = st == LATMC_OK ? pl->host_words : NULL;
+    return st;
+}
+
+/* Whether planes [p0, p1) take the host path. */
+static bool small_planes(const struct cuda_sim *cs, int64_t p0, int64_t p1)
+{
+    return (p1 - p0) * plane_sites(cs) <= HOST_SITES;
+}
+
+/*
+ * Bytes of planes [q0, q1) <-> both colours' words of their rows (w[0], w[1]), the
+ * packed layout of ising_packed.h: nibble m of word w of row r of colour c holds site
+ * x = 16 w + 2 m + par, par = (c + y + z) & 1, as bit 0 of the nibble (set: spin -1).
+ */
+static void row_parity(const struct cuda_sim *cs, int64_t r, int *par0)
+{
+    const int64_t ly = cs->lattice.ly;
+    const int64_t y = cs->lattice.ndim == 3 ? r % ly : r, z = cs->lattice.ndim == 3 ? r / ly : 0;
+    *par0 = (int)((y + z) & 1);
+}
+
+static void host_unpack(const struct cuda_sim *cs, int64_t q0, int64_t q1,
+                        uint32_t *const w[2], int8_t *buf)
+{
+    const int64_t lx = cs->lattice.lx, wpr = lx / 16, pr = plane_rows(cs);
+    for (int64_t k = 0; k < (q1 - q0) * pr; k++) {
+        int par0;
+        row_parity(cs, q0 * pr + k, &par0);
+        int8_t *row = buf + k * lx;
+        for (int c = 0; c < 2; c++) {
+            const uint32_t *words = w[c] + k * wpr;
+            const int par = par0 ^ c;
+            for (int64_t j = 0; j < wpr; j++)
+                for (int m = 0; m < 8; m++)
+                    row[16 * j + 2 * m + par] = (words[j] >> (4 * m)) & 1u ? (int8_t)-1
+                                                                          : (int8_t)1;
+        }
+    }
+}
+
+static void host_pack(const struct cuda_sim *cs, int64_t q0, int64_t q1, const int8_t *buf,
+                      uint32_t *const w[2])
+{
+    const int64_t lx = cs->lattice.lx, wpr = lx / 16, pr = plane_rows(cs);
+    for (int64_t k = 0; k < (q1 - q0) * pr; k++) {
+        int par0;
+        row_parity(cs, q0 * pr + k, &par0);
+        const int8_t *row = buf + k * lx;
+        for (int c = 0; c < 2; c++) {
+            uint32_t *words = w[c] + k * wpr;
+            const int par = par0 ^ c;
+            for (int64_t j = 0; j < wpr; j++) {
+                uint32_t v = 0;
+                for (int m = 0; m < 8; m++)
+                    v |= (uint32_t)(row[16 * j + 2 * m + par] < 0) << (4 * m);
+                words[j] = v;
+            }
+        }
+    }
+}
+
+/* The words of planes [q0, q1) of both colours: device addresses and the count. */
+static size_t plane_range_words(const struct cuda_sim *cs,
+                                const struct cuda_ising_packed_access *pa, int64_t q0,
+                                int64_t q1, uint32_t *dev[2])
+{
+    for (int c = 0; c < 2; c++)
+        dev[c] = pa->colour[c] + (size_t)q0 * plane_words(cs);
+    return (size_t)(q1 - q0) * plane_words(cs);
+}
+
+/* The host path of get_planes / set_planes (small_planes). */
+static int host_path(latmc_sim *sim, const struct cuda_ising_packed_access *pa, int64_t p0,
+                     int64_t p1, void *get_buf, const void *set_buf)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    uint32_t *hw = NULL;
+    int st = host_words(cs, &hw);
+    if (st < 0)
+        return st;
+    uint32_t *dev[2];
+    const size_t n = plane_range_words(cs, pa, p0, p1, dev);
+    uint32_t *const host[2] = { hw, hw + n };
+    cudaStream_t stream = copy_stream(cs);
+    cudaError_t err = cudaSuccess;
+    if (set_buf)
+        host_pack(cs, p0, p1, set_buf, host);
+    for (int c = 0; c < 2 && err == cudaSuccess; c++)
+        err = set_buf ? cudaMemcpyAsync(dev[c], host[c], n * sizeof(uint32_t),
+                                        cudaMemcpyHostToDevice, stream)
+                      : cudaMemcpyAsync(host[c], dev[c], n * sizeof(uint32_t),
+                                        cudaMemcpyDeviceToHost, stream);
+    st = cuda_check(err, set_buf ? "copying planes to the device" : "copying planes to the host");
+    const int fin = cuda_check(cudaStreamSynchronize(stream), "copying planes");
+    if (st == LATMC_OK && fin == LATMC_OK && get_buf)
+        host_unpack(cs, p0, p1, host, get_buf);
+    if ((st < 0 || fin < 0) && cs->planes->in_sweep)
+        drain(cs);
+    return st < 0 ? st : fin;
+}
+
+int cuda_planes_get(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    struct cuda_ising_packed_access pa;
+    int64_t per = 0;
+    void *dev = NULL;
+    int st = packed_part(sim, false, &pa, "configuration copy");
+    if (st == LATMC_OK && small_planes(cs, p0, p1))
+        return host_path(sim, &pa, p0, p1, buf, NULL);
+    if (st == LATMC_OK)
+        st = chunking(cs, p0, p1, &per, &dev);
+    const size_t pb = (size_t)plane_sites(cs);
+    cudaStream_t stream = copy_stream(cs);
+    for (int64_t q = p0; q < p1 && st == LATMC_OK; q += per) {
+        const int64_t q1 = q + per < p1 ? q + per : p1;
+        struct latmc_lattice g;
+        uint32_t *c0, *c1;
+        planes_view(cs, &pa, q, q1, &g, &c0, &c1);
+        cudaError_t err = cuda_ising_unpack(stream, &g, c0, c1, (int8_t *)dev);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync((int8_t *)buf + (size_t)(q - p0) * pb, dev,
+                                  (size_t)(q1 - q) * pb, cudaMemcpyDeviceToHost, stream);
+        st = cuda_check(err, "copying planes to the host");
+    }
+    const int fin = cuda_check(cudaStreamSynchronize(stream), "copying planes to the host");
+    if ((st < 0 || fin < 0) && cs->planes && cs->planes->in_sweep)
+        drain(cs);
+    return st < 0 ? st : fin;
+}
+
+int cuda_planes_set(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    struct cuda_ising_packed_access pa;
+    int64_t per = 0;
+    void *dev = NULL;
+    int st = packed_part(sim, true, &pa, "configuration copy");
+    if (st == LATMC_OK && small_planes(cs, p0, p1))
+        return host_path(sim, &pa, p0, p1, NULL, buf);
+    if (st == LATMC_OK)
+        st = chunking(cs, p0, p1, &per, &dev);
+    const size_t pb = (size_t)plane_sites(cs);
+    cudaStream_t stream = copy_stream(cs);
+    for (int64_t q = p0; q < p1 && st == LATMC_OK; q += per) {
+        const int64_t q1 = q + per < p1 ? q + per : p1;
+        struct latmc_lattice g;
+        uint32_t *c0, *c1;
+        planes_view(cs, &pa, q, q1, &g, &c0, &c1);
+        cudaError_t err = cudaMemcpyAsync(dev, (const int8_t *)buf + (size_t)(q - p0) * pb,
+                                          (size_t)(q1 - q) * pb, cudaMemcpyHostToDevice,
+                                          stream);
+        if (err == cudaSuccess)
+            err = cuda_ising_pack(stream, &g, (const int8_t *)dev, c0, c1);
+        st = cuda_check(err, "copying planes to the device");
+    }
+    const int fin = cuda_check(cudaStreamSynchronize(stream), "copying planes to the device");
+    if ((st < 0 || fin < 0) && cs->planes && cs->planes->in_sweep)
+        drain(cs);
+    return st < 0 ? st : fin;
+}
+
+/*
+ * Ising's sums are integers, whose sum does not depend on how they are grouped: the sums
+ * of all planes [p0, p1) in the first plane's tile and zeros in the others add up (in
+ * plane order, model->add_sums) to exactly what one tile per plane would give, in one
+ * launch instead of p1 - p0.
+ */
+int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    struct cuda_ising_packed_access pa;
+    int st = packed_part(sim, false, &pa, "reduction");
+    if (st < 0)
+        return st;
+    memset(sums, 0, (size_t)(p1 - p0) * sim->model->sums_size);
+    const struct cuda_ising_rows rows = { p0 * plane_rows(cs), (p1 - p0) * plane_rows(cs), 0, 0 };
+    cudaError_t err = cudaMemsetAsync(cs->sums, 0, sizeof(struct latmc_ising_sums), cs->stream);
+    if (err == cudaSuccess)
+        err = cuda_ising_packed_measure_rows(cs->stream, &cs->lattice, &rows, pa.colour[0],
+                                             pa.colour[1], pa.eps[0], cs->sums);
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(sums, cs->sums, sizeof(struct latmc_ising_sums),
+                              cudaMemcpyDeviceToHost, cs->stream);
+    st = cuda_check(err, "measuring planes");
+    const int fin = cuda_check(cudaStreamSynchronize(cs->stream), "measuring planes");
+    return st < 0 ? st : fin;
+}
+
+/* Colour c on the box's planes [q0, q1) on `stream`. */
+static cudaError_t update(const latmc_sim *sim, const struct cuda_sim *cs,
+                          const struct cuda_ising_packed_access *pa, cudaStream_t stream,
+                          int64_t q0, int64_t q1, uint64_t sweep, int c)
+{
+    const struct cuda_ising_rows rows = { q0 * plane_rows(cs), (q1 - q0) * plane_rows(cs), 0, 0 };
+    return cuda_ising_packed_sweep_rows(stream, &cs->lattice, &rows, pa->colour[c],
+                                        pa->colour[c ^ 1], pa->eps[c], pa->thr,
+                                        sim->desc.algorithm, sim->desc.seed, sweep, c,
+                                        cs->changed);
+}
+
+/* After a failure inside a sweep call: nothing left running, the copies back on the
+ * sim's stream (best effort after a sticky error). */
+static void drain(struct cuda_sim *cs)
+{
+    (void)cudaStreamSynchronize(cs->planes->border);
+    (void)cudaStreamSynchronize(cs->stream);
+    (void)cudaGetLastError();
+    cs->planes->in_sweep = false;
+}
+
+/*
+ * One colour on the part's box: its first and last plane on the border stream, the
+ * planes between on the sim's stream (the header says what each waits for). The
+ * acceptance counter is cleared at the first step of a latmc_sim_sweep call and read at
+ * its last (latmc_step_call.last), which waits for both streams; the steps between do not
+ * wait on the host (the halo copies that follow each step wait for the borders only).
+ */
+int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
+                         uint64_t *accepted, uint64_t *attempted)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    if (call->n_boxes != 1 || call->part != LATMC_STEP_WHOLE)
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: run_step of a one-device sim "
+                               "with %d boxes, part %d (a bug in the core)", call->n_boxes,
+                               call->part);
+    struct cuda_ising_packed_access pa;
+    struct cuda_planes *pl = NULL;
+    int st = packed_part(sim, true, &pa, "step");
+    if (st == LATMC_OK)
+        st = planes_state(cs, &pl);
+    if (st < 0)
+        return st;
+    if (!pa.thr_fit)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on CUDA parts: the decision tables "
+                               "at this beta do not fit the multi-spin coded kernels' 32-bit "
+                               "thresholds (extreme beta); run it as one process");
+    const struct latmc_box *box = &call->boxes[0];
+    const int c = call->step;
+    const int64_t q0 = box->origin[box->axis], n = box->extent[box->axis], q1 = q0 + n;
+    /* the border planes: the first and the last (the model's halo is 1 plane) */
+    const int64_t b = n > 2 ? 1 : n / 2;
+    cudaError_t err = cudaSuccess;
+    const bool first = call->sweep == sim->sweeps && call->step == 0;
+    if (first && pl->in_sweep)
+        drain(cs); /* a sweep call that ended early (a failure latched by the core) */
+    if (first || !pl->in_sweep) {
+        /* the first step: after everything the sim's stream holds, the border stream too */
+        err = cudaMemsetAsync(cs->changed, 0, sizeof *cs->changed, cs->stream);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(pl->interior_done, cs->stream);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(pl->border_done, cs->stream);
+        pl->in_sweep = err == cudaSuccess;
+    }
+    if (err == cudaSuccess)
+        err = cudaStreamWaitEvent(pl->border, pl->interior_done, 0);
+    if (err == cudaSuccess)
+        err = cudaStreamWaitEvent(cs->stream, pl->border_done, 0);
+    if (err == cudaSuccess)
+        err = update(sim, cs, &pa, pl->border, q0, q0 + b, call->sweep, c);
+    if (err == cudaSuccess)
+        err = update(sim, cs, &pa, pl->border, q1 - b, q1, call->sweep, c);
+    if (err == cudaSuccess)
+        err = cudaEventRecord(pl->border_done, pl->border);
+    if (err == cudaSuccess && n > 2 * b)
+        err = update(sim, cs, &pa, cs->stream, q0 + b, q1 - b, call->sweep, c);
+    if (err == cudaSuccess)
+        err = cudaEventRecord(pl->interior_done, cs->stream);
+    if ((st = cuda_check(err, "launching a step on the part's planes")) < 0) {
+        drain(cs);
+        return st;
+    }
+    if (call->step + 1 == sim->plan->n_steps)
+        *attempted += (uint64_t)(n * plane_sites(cs)); /* the box's sites, all attempted */
+    if (!call->last)
+        return LATMC_OK;
+    unsigned long long changed = 0;
+    err = cudaStreamWaitEvent(cs->stream, pl->border_done, 0);
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(&changed, cs->changed, sizeof changed, cudaMemcpyDeviceToHost,
+                              cs->stream);
+    st = cuda_check(err, "reading the acceptance counter");
+    const int fin = cuda_check(cudaStreamSynchronize(cs->stream), "sweeping the part's planes");
+    pl->in_sweep = false;
+    if (st < 0 || fin < 0) {
+        drain(cs);
+        return st < 0 ? st : fin;
+    }
+    *accepted += changed;
+    return LATMC_OK;
+}

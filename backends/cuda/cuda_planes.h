@@ -1,0 +1,50 @@
+/*
+ * Internal to the CUDA module: a one-device sim as one part of a lattice shared by
+ * processes (lib/part.h, doc/mpi.md "GPU ranks"). The sim stores the whole lattice on its
+ * device, like a CPU part; run_step updates only the part's box (its slab of planes), and
+ * the per-plane ops (lib/backend.h) move planes between the device and the host in the
+ * CPU's get_planes layout, so CPU and GPU parts give one chain.
+ *
+ * Models: Ising on the multi-spin coded (packed) kernels, uniform and +-J; everything else
+ * is refused with LATMC_EUNSUPPORTED and the reason (the part API then refuses n_parts > 1
+ * at creation: lib/part.c probes get_planes).
+ */
+#ifndef LATMC_CUDA_PLANES_H
+#define LATMC_CUDA_PLANES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "backend.h"
+
+struct cuda_sim;
+struct cuda_ising_packed_thresholds;
+
+/* The ops (cuda_planes.c). run_step: one step (colour) on call->boxes[0] only. */
+void cuda_planes_free(struct cuda_sim *cs); /* cs->planes, on cs->device (current) */
+int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
+                         uint64_t *accepted, uint64_t *attempted);
+int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums);
+int cuda_planes_get(latmc_sim *sim, int64_t p0, int64_t p1, void *buf);
+int cuda_planes_set(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf);
+
+/*
+ * A one-device Ising sim's packed layout (cuda_ising.c), made to hold the configuration
+ * (packed from the bytes first where only they do, +-J coupling words made current), all
+ * enqueued on cs->stream. `writing`: the caller is about to change the packed words, so
+ * the byte layout becomes stale. colour[0] is NULL where the sim has no packed layout
+ * (the lattice does not fit it); eps[] are NULL for uniform couplings; thr_fit is false
+ * where the decision tables do not fit the packed kernels' thresholds.
+ */
+struct cuda_ising_packed_access {
+    uint32_t *colour[2];
+    const uint32_t *eps[2];
+    const struct cuda_ising_packed_thresholds *thr;
+    bool thr_fit;
+};
+cudaError_t cuda_ising_packed_access(struct cuda_sim *cs, bool writing,
+                                     struct cuda_ising_packed_access *out);
+
+#endif
