@@ -676,7 +676,9 @@ cudaError_t cuda_ising_packed_access(struct cuda_sim *cs, bool writing,
 {
     struct cuda_ising_state *st = state_of(cs);
     memset(out, 0, sizeof *out);
-    if (!st->colour[0])
+    /* +-J sims with L_x a multiple of 16 but not of 64 have packed arrays for the
+     * ensembles only: their own sweeps, and so a part's steps, are the byte kernels'. */
+    if (!st->colour[0] || !st->packed_kernels)
         return cudaSuccess;
     cudaError_t err = cudaSuccess;
     if (!st->packed_valid) {
