@@ -167,30 +167,29 @@ static void bad_decompositions(void **state)
     d.n_parts = 4; /* 3D: the cut is along z, 6 planes */
     box_expect_refused(&d, LATMC_EINVAL, "at most 3 parts");
 
-    /* CUDA runs Ising boxes as slabs on its multi-spin coded kernels (L_x a multiple of
-     * 16; tests/cuda/test_cuda_devices.c checks their chain): other shapes are refused
-     * when CUDA is asked for, and AUTO takes the CPU. Checked where the CUDA module finds
+    /* CUDA runs Ising boxes as slabs: on its multi-spin coded kernels where L_x is a
+     * multiple of 16, on the byte layout otherwise (tests/cuda/test_cuda_devices.c and
+     * test_cuda_devices_potts.c check their chains). Checked where the CUDA module finds
      * a device (the lead's GPU run). */
     latmc_ctx *ctx = NULL;
     latmc_sim *sim = NULL;
     int count = 0;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     if (latmc_ctx_device_count(ctx, LATMC_DEVICE_CUDA, &count) == LATMC_OK && count > 0) {
-        d = ising_desc(2, 64, 64, 0, LATMC_ALGO_METROPOLIS, 1, 1);
-        d.n_parts = 2;
-        d.device = LATMC_DEVICE_CUDA;
-        assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
-        assert_string_equal(latmc_sim_backend_name(sim), "cuda");
-        latmc_sim_destroy(&sim);
-        d.extent[0] = 24;
-        box_expect_refused(&d, LATMC_EUNSUPPORTED, "multiple of 16");
-        d.device = LATMC_DEVICE_AUTO;
-        assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
-        assert_string_equal(latmc_sim_backend_name(sim), "cpu");
-        latmc_sim_destroy(&sim);
+        const int64_t lx[] = { 64, 24 };
+        for (int i = 0; i < 2; i++) {
+            d = ising_desc(2, lx[i], 64, 0, LATMC_ALGO_METROPOLIS, 1, 1);
+            d.n_parts = 2;
+            d.device = LATMC_DEVICE_CUDA;
+            assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+            assert_string_equal(latmc_sim_backend_name(sim), "cuda");
+            latmc_sim_destroy(&sim);
+        }
+        d.n_parts = 64; /* slabs of one plane: thinner than the colouring allows */
+        box_expect_refused(&d, LATMC_EINVAL, "at most 32 parts");
     } else {
-        print_message("no CUDA device: the CUDA backend's refusal of n_parts > 1 is not "
-                      "checked in this run\n");
+        print_message("no CUDA device: the CUDA backend's slabs are not checked in this "
+                      "run\n");
     }
     latmc_ctx_destroy(&ctx);
 
