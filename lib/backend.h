@@ -78,6 +78,15 @@ struct latmc_backend_ops {
      * attempted to accepted[m], attempted[m]. The core does the sims' bookkeeping. */
     int (*ens_sweep)(latmc_sim *const *members, int n_members, uint64_t n, uint64_t *accepted,
                      uint64_t *attempted);
+
+    /* Appended. Optional (NULL: the core calls run_step once per call): run_step on
+     * calls[0 .. n_calls) in order, as the core's loop would, for a sim whose boxes all
+     * live in the backend's own memory, so that the halo exchange between two calls has
+     * nothing to copy (lib/plan.c offers a list only then). The backend keeps one set of
+     * threads across the calls (the CPU: one team, a barrier between two steps) instead
+     * of starting them per call. Adds the updates accepted and attempted. */
+    int (*run_steps)(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
+                     uint64_t *accepted, uint64_t *attempted);
 };
 
 /*

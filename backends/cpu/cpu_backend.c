@@ -124,15 +124,50 @@ static int cpu_params_changed(latmc_sim *sim)
     return LATMC_OK;
 }
 
-static int cpu_run_step(latmc_sim *sim, const struct latmc_step_call *call, uint64_t *accepted,
-                        uint64_t *attempted)
+/*
+ * Steps calls[0 .. n) of the plan in order, in one thread team: every member runs its share
+ * of a step (the model's run_step, cpu_omp.h), then waits at one barrier for the others
+ * before the next step, which may read what this one wrote. This is the whole cost of a
+ * step boundary, as between the colours of a 1-box sweep: no fork and join per step. The
+ * boxes of a sim all live in this backend's one lattice, so the halo exchange between
+ * steps has nothing to copy (lib/plan.c gives a list only then). Counts are integers,
+ * added in any order.
+ */
+static int cpu_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
+                         uint64_t *accepted, uint64_t *attempted)
 {
     struct cpu_state *st = cpu_state_of(sim);
     if (!st->kernels->run_step) /* the core checks at create; a guard, not a path */
         return latmc_fail(LATMC_EUNSUPPORTED, "the CPU backend runs the %s model as one box "
                           "only", sim->model->name);
-    st->kernels->run_step(sim, st, call, accepted, attempted);
+    /* a step covers a colour of the lattice: about half of it, or less */
+    if (!cpu_use_threads(sim->n_threads, sim->nsites / 2)) {
+        const struct cpu_team alone = cpu_team_alone();
+        for (int c = 0; c < n_calls; c++)
+            st->kernels->run_step(sim, st, &calls[c], &alone, accepted, attempted);
+        return LATMC_OK;
+    }
+    uint64_t acc = 0, att = 0;
+#ifdef _OPENMP
+    LATMC_OMP(parallel num_threads(sim->n_threads) reduction(+:acc, att))
+    {
+        const struct cpu_team team = { omp_get_thread_num(), omp_get_num_threads() };
+        for (int c = 0; c < n_calls; c++) {
+            if (c > 0)
+                cpu_team_barrier(&team);
+            st->kernels->run_step(sim, st, &calls[c], &team, &acc, &att);
+        }
+    }
+#endif
+    *accepted += acc;
+    *attempted += att;
     return LATMC_OK;
+}
+
+static int cpu_run_step(latmc_sim *sim, const struct latmc_step_call *call, uint64_t *accepted,
+                        uint64_t *attempted)
+{
+    return cpu_run_steps(sim, call, 1, accepted, attempted);
 }
 
 static unsigned cpu_step_caps(latmc_sim *sim)
@@ -192,4 +227,5 @@ const struct latmc_backend_ops latmc_cpu_backend_ops = {
     .measure_planes = cpu_measure_planes,
     .get_planes = cpu_get_planes,
     .set_planes = cpu_set_planes,
+    .run_steps = cpu_run_steps,
 };

@@ -403,7 +403,8 @@ static inline void box_item(const struct heis_pass *p, int replicas, bool by_row
 static uint64_t step_boxes_avx2(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
                                 int replicas, const struct latmc_heisenberg_params *prm,
                                 bool heatbath, int colour, uint64_t seed, uint64_t sweep,
-                                const struct latmc_box *boxes, int n_boxes, int n_threads)
+                                const struct latmc_box *boxes, int n_boxes,
+                                const struct cpu_team *team)
 {
     struct latmc_philox_x4_keys keys;
     latmc_philox_x4_keys_init(&keys, seed);
@@ -427,8 +428,7 @@ static uint64_t step_boxes_avx2(const struct latmc_lattice *g, struct cpu_heisen
     uint64_t updates = 0;
     for (int i = 0; i < n_boxes; i++)
         updates += (uint64_t)(boxes[i].extent[boxes[i].axis] * rpp * n);
-    const bool team = cpu_use_threads(n_threads, s->half);
-    if (!team) {
+    if (team->size == 1) {
         for (int i = 0; i < n_boxes; i++) {
             const int64_t r0 = boxes[i].origin[boxes[i].axis] * rpp;
             const int64_t r1 = r0 + boxes[i].extent[boxes[i].axis] * rpp;
@@ -440,7 +440,7 @@ static uint64_t step_boxes_avx2(const struct latmc_lattice *g, struct cpu_heisen
         }
         return heatbath ? updates * (uint64_t)replicas : 0;
     }
-    LATMC_OMP(parallel num_threads(n_threads))
+    /* in the team's region (cpu_omp.h): the loops bind to it */
     for (int i = 0; i < n_boxes; i++) {
         const int64_t r0 = boxes[i].origin[boxes[i].axis] * rpp;
         const int64_t r1 = r0 + boxes[i].extent[boxes[i].axis] * rpp;

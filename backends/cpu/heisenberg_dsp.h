@@ -57,7 +57,8 @@ struct cpu_heisenberg_dsp {
     uint64_t (*step_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
                          int replicas, const struct latmc_heisenberg_params *p, bool heatbath,
                          int colour, uint64_t seed, uint64_t sweep,
-                         const struct latmc_box *boxes, int n_boxes, int n_threads);
+                         const struct latmc_box *boxes, int n_boxes,
+                         const struct cpu_team *team);
 };
 
 void cpu_heisenberg_dsp_init(struct cpu_heisenberg_dsp *dsp, unsigned simd_flags);

@@ -155,8 +155,8 @@ static void heisenberg_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t swee
  * independent streams, so updating them step by step is the 1-box sweep's chain.
  */
 static void heisenberg_run_step(latmc_sim *sim, struct cpu_state *st,
-                                const struct latmc_step_call *call, uint64_t *accepted,
-                                uint64_t *attempted)
+                                const struct latmc_step_call *call, const struct cpu_team *team,
+                                uint64_t *accepted, uint64_t *attempted)
 {
     struct heisenberg_state *w = hwhole(st);
     struct cpu_heisenberg_state *hs = &w->ref;
@@ -167,14 +167,15 @@ static void heisenberg_run_step(latmc_sim *sim, struct cpu_state *st,
     if (w->dsp.soa)
         updates = w->dsp.step_soa(&st->lattice, &w->soa, hs->replicas, sim->model_data, heatbath,
                                   colour, sim->desc.seed, call->sweep, call->boxes, call->n_boxes,
-                                  sim->n_threads);
+                                  team);
     else
         updates = cpu_heisenberg_step_boxes(&st->lattice, hs->spins, hs->replicas, hs->couplings,
                                             sim->model_data, heatbath, colour, sim->desc.seed,
-                                            call->sweep, call->boxes, call->n_boxes,
-                                            sim->n_threads);
-    *accepted += updates;
-    *attempted += updates;
+                                            call->sweep, call->boxes, call->n_boxes, team);
+    if (team->id == 0) { /* the step's count, not a member's share */
+        *accepted += updates;
+        *attempted += updates;
+    }
 }
 
 static int64_t plane_sites(const struct cpu_state *st)

@@ -94,13 +94,16 @@ uint64_t cpu_heisenberg_sweep(const struct latmc_lattice *g, float *spins, const
 /*
  * One step of the core's plan (lib/box.h) for every replica (spins: replica r at offset
  * 3 N r; its update stream): colour `colour` of the boxes' sites, by heat bath or
- * overrelaxation (lib/heisenberg.h, the schedule). Returns the heat-bath updates (the
- * colour's sites in the boxes times the replicas; 0 for overrelaxation).
+ * overrelaxation (lib/heisenberg.h, the schedule), team member `team`'s share
+ * (cpu_omp.h). Returns the step's heat-bath updates (the colour's sites in the boxes times
+ * the replicas; 0 for overrelaxation), the same for every member.
  */
+struct cpu_team;
 uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins, int replicas,
                                    const float *couplings, const struct latmc_heisenberg_params *p,
                                    bool heatbath, int colour, uint64_t seed, uint64_t sweep,
-                                   const struct latmc_box *boxes, int n_boxes, int n_threads);
+                                   const struct latmc_box *boxes, int n_boxes,
+                                   const struct cpu_team *team);
 
 /*
  * The reduction of planes [p0, p1) of the current state (lib/heisenberg.h), plane p into

@@ -136,7 +136,8 @@ uint64_t cpu_heisenberg_sweep(const struct latmc_lattice *g, float *spins, const
 uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins, int replicas,
                                    const float *couplings, const struct latmc_heisenberg_params *prm,
                                    bool heatbath, int colour, uint64_t seed, uint64_t sweep,
-                                   const struct latmc_box *boxes, int n_boxes, int n_threads)
+                                   const struct latmc_box *boxes, int n_boxes,
+                                   const struct cpu_team *team)
 {
     struct pass p[2];
     for (int r = 0; r < replicas; r++)
@@ -150,7 +151,7 @@ uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins, 
     uint64_t updates = 0;
     for (int i = 0; i < n_boxes; i++)
         updates += (uint64_t)(boxes[i].extent[boxes[i].axis] * rpp * n);
-    if (!cpu_use_threads(n_threads, g->nsites / 2)) {
+    if (team->size == 1) {
         for (int i = 0; i < n_boxes; i++) {
             const int64_t jlo = boxes[i].origin[boxes[i].axis] * rpp * n;
             const int64_t jhi = jlo + boxes[i].extent[boxes[i].axis] * rpp * n;
@@ -158,8 +159,7 @@ uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins, 
                 for (int r = 0; r < replicas; r++)
                     update_block_lanes(&p[r], b, jlo, jhi);
         }
-    } else {
-        LATMC_OMP(parallel num_threads(n_threads))
+    } else { /* in the team's region (cpu_omp.h): the loops bind to it */
         for (int i = 0; i < n_boxes; i++) {
             const int64_t jlo = boxes[i].origin[boxes[i].axis] * rpp * n;
             const int64_t jhi = jlo + boxes[i].extent[boxes[i].axis] * rpp * n;

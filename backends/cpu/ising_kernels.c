@@ -126,8 +126,8 @@ static void ising_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep, ui
  * level runs each colour on the box's checkerboard numbers, WHOLE only.
  */
 static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
-                           const struct latmc_step_call *call, uint64_t *accepted,
-                           uint64_t *attempted)
+                           const struct latmc_step_call *call, const struct cpu_team *team,
+                           uint64_t *accepted, uint64_t *attempted)
 {
     struct ising_state *is = ising_state(st);
     /* sites of one colour per plane (a plane: a row in 2D, L_x L_y sites in 3D) */
@@ -142,23 +142,25 @@ static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
             *accepted += cpu_ising_colour_range(&st->lattice, is->natural, is->eps,
                                                 sim->model_data, sim->desc.algorithm,
                                                 sim->desc.seed, call->sweep, call->step,
-                                                p0 * half_plane, p1 * half_plane,
-                                                sim->n_threads);
+                                                p0 * half_plane, p1 * half_plane, team);
         }
-        *attempted += (uint64_t)(planes * half_plane);
+        if (team->id == 0)
+            *attempted += (uint64_t)(planes * half_plane);
         return;
     }
     if (call->part == LATMC_STEP_PAIR_INTERIOR) {
         *accepted += cpu_ising_split_boxes_interior(&is->split, &is->dsp, &is->dec,
                                                     sim->desc.seed, call->sweep, call->boxes,
-                                                    call->n_boxes, sim->n_threads);
+                                                    call->n_boxes, team);
         /* colour 0 on every plane, colour 1 on all but two planes per box */
-        *attempted += (uint64_t)((2 * planes - 2 * call->n_boxes) * half_plane);
+        if (team->id == 0)
+            *attempted += (uint64_t)((2 * planes - 2 * call->n_boxes) * half_plane);
     } else {
         *accepted += cpu_ising_split_boxes_border(&is->split, &is->dsp, &is->dec,
                                                   sim->desc.seed, call->sweep, call->boxes,
-                                                  call->n_boxes, sim->n_threads);
-        *attempted += (uint64_t)(2 * call->n_boxes * half_plane);
+                                                  call->n_boxes, team);
+        if (team->id == 0)
+            *attempted += (uint64_t)(2 * call->n_boxes * half_plane);
     }
 }
 

@@ -173,17 +173,18 @@ uint64_t cpu_ising_split_sweep(const struct cpu_ising_split *s, const struct cpu
  * at least 2 units): boxes_interior is the LATMC_STEP_PAIR_INTERIOR part (colour 0 on the
  * boxes, colour 1 on all their units but each box's first and last), boxes_border the
  * LATMC_STEP_PAIR_BORDER part (colour 1 on those), run after the interior of every box.
- * Return how many spins changed.
+ * Each runs team member `team`'s share (cpu_omp.h) and returns how many spins it changed.
  */
+struct cpu_team;
 uint64_t cpu_ising_split_boxes_interior(const struct cpu_ising_split *s,
                                         const struct cpu_ising_dsp *dsp,
                                         const struct cpu_ising_decisions *d, uint64_t seed,
                                         uint64_t sweep, const struct latmc_box *boxes,
-                                        int n_boxes, int n_threads);
+                                        int n_boxes, const struct cpu_team *team);
 uint64_t cpu_ising_split_boxes_border(const struct cpu_ising_split *s,
                                       const struct cpu_ising_dsp *dsp,
                                       const struct cpu_ising_decisions *d, uint64_t seed,
                                       uint64_t sweep, const struct latmc_box *boxes,
-                                      int n_boxes, int n_threads);
+                                      int n_boxes, const struct cpu_team *team);
 
 #endif

@@ -493,39 +493,29 @@ static uint64_t PHI4_FN(phi4_avx2_boxes_blocks)(const struct PHI4_FN(phi4_avx2_p
 uint64_t PHI4_FN(cpu_phi4_step_avx2)(const struct phi4_geom *g, PHI4_R *phi,
                                      const struct latmc_phi4_tables *t, uint64_t seed,
                                      uint64_t rng_sweep, int colour,
-                                     const struct phi4_range *boxes, int n_boxes, int n_threads);
+                                     const struct phi4_range *boxes, int n_boxes,
+                                     const struct cpu_team *team);
 
 /*
  * One step of the core's plan (lib/box.h): colour `colour` of the pass named rng_sweep on
- * the boxes' numbers, the boxes' blocks shared out among the threads of one team.
+ * the boxes' numbers, the boxes' blocks shared out among the members of the team.
  */
 uint64_t PHI4_FN(cpu_phi4_step_avx2)(const struct phi4_geom *g, PHI4_R *phi,
                                      const struct latmc_phi4_tables *t, uint64_t seed,
                                      uint64_t rng_sweep, int colour,
-                                     const struct phi4_range *boxes, int n_boxes, int n_threads)
+                                     const struct phi4_range *boxes, int n_boxes,
+                                     const struct cpu_team *team)
 {
     struct latmc_philox_x4_keys keys;
     latmc_philox_x4_keys_init(&keys, seed);
     struct PHI4_FN(phi4_avx2_pass) p;
     PHI4_FN(phi4_avx2_pass_init)(&p, g, phi, t, &keys, rng_sweep);
     const int64_t unit = 8 * PHI4_AVX2_GROUPS;
-    int64_t units = 0, sites = 0;
-    for (int i = 0; i < n_boxes; i++) {
+    int64_t units = 0, u0, u1;
+    for (int i = 0; i < n_boxes; i++)
         units += phi4_range_units(&boxes[i], unit);
-        sites += boxes[i].j1 - boxes[i].j0;
-    }
-    if (!cpu_use_threads(n_threads, sites))
-        return PHI4_FN(phi4_avx2_boxes_blocks)(&p, colour, boxes, n_boxes, 0, units);
-    uint64_t accepted = 0;
-#ifdef _OPENMP
-    LATMC_OMP(parallel num_threads(n_threads) reduction(+ : accepted))
-    {
-        const int64_t nt = omp_get_num_threads(), id = omp_get_thread_num();
-        accepted += PHI4_FN(phi4_avx2_boxes_blocks)(&p, colour, boxes, n_boxes, units * id / nt,
-                                                    units * (id + 1) / nt);
-    }
-#endif
-    return accepted;
+    cpu_team_share(team, units, &u0, &u1);
+    return PHI4_FN(phi4_avx2_boxes_blocks)(&p, colour, boxes, n_boxes, u0, u1);
 }
 
 uint64_t PHI4_FN(cpu_phi4_sweep_avx2)(const struct phi4_geom *g, PHI4_R *phi,

@@ -151,7 +151,7 @@ static void phi4_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep, uin
  * other boxes' part of the same step.
  */
 static void phi4_run_step(latmc_sim *sim, struct cpu_state *st, const struct latmc_step_call *call,
-                          uint64_t *accepted, uint64_t *attempted)
+                          const struct cpu_team *team, uint64_t *accepted, uint64_t *attempted)
 {
     struct phi4_state *p = phi4_state(st);
     const struct latmc_phi4_tables *t = sim->model_data;
@@ -174,11 +174,12 @@ static void phi4_run_step(latmc_sim *sim, struct cpu_state *st, const struct lat
         }
         if (p->single)
             *accepted += p->dsp.step_f(&p->geom, p->field, t, sim->desc.seed, rng_sweep, colour,
-                                       r, nb, sim->n_threads);
+                                       r, nb, team);
         else
             *accepted += p->dsp.step_d(&p->geom, p->field, t, sim->desc.seed, rng_sweep, colour,
-                                       r, nb, sim->n_threads);
-        *attempted += (uint64_t)sites * t->nhit;
+                                       r, nb, team);
+        if (team->id == 0)
+            *attempted += (uint64_t)sites * t->nhit;
     }
 }
 

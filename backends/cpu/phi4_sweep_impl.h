@@ -102,31 +102,19 @@ static uint64_t PHI4_FN(phi4_boxes_blocks)(const struct phi4_geom *g, PHI4_R *ph
 
 /*
  * One step of the core's plan (lib/box.h): colour `colour` of the pass named rng_sweep on
- * the boxes' numbers. The boxes' blocks are shared out among the threads of one team.
+ * the boxes' numbers. The boxes' blocks are shared out among the members of the team.
  */
 uint64_t PHI4_FN(cpu_phi4_step)(const struct phi4_geom *g, PHI4_R *phi,
                                 const struct latmc_phi4_tables *t, uint64_t seed,
                                 uint64_t rng_sweep, int colour, const struct phi4_range *boxes,
-                                int n_boxes, int n_threads)
+                                int n_boxes, const struct cpu_team *team)
 {
-    int64_t units = 0, sites = 0;
-    for (int i = 0; i < n_boxes; i++) {
+    int64_t units = 0, u0, u1;
+    for (int i = 0; i < n_boxes; i++)
         units += phi4_range_units(&boxes[i], 4);
-        sites += boxes[i].j1 - boxes[i].j0;
-    }
-    if (!cpu_use_threads(n_threads, sites))
-        return PHI4_FN(phi4_boxes_blocks)(g, phi, t, seed, rng_sweep, colour, boxes, n_boxes, 0,
-                                          units);
-    uint64_t accepted = 0;
-#ifdef _OPENMP
-    LATMC_OMP(parallel num_threads(n_threads) reduction(+:accepted))
-    {
-        const int64_t nt = omp_get_num_threads(), id = omp_get_thread_num();
-        accepted += PHI4_FN(phi4_boxes_blocks)(g, phi, t, seed, rng_sweep, colour, boxes,
-                                               n_boxes, units * id / nt, units * (id + 1) / nt);
-    }
-#endif
-    return accepted;
+    cpu_team_share(team, units, &u0, &u1);
+    return PHI4_FN(phi4_boxes_blocks)(g, phi, t, seed, rng_sweep, colour, boxes, n_boxes, u0,
+                                      u1);
 }
 
 uint64_t PHI4_FN(cpu_phi4_sweep)(const struct phi4_geom *g, PHI4_R *phi,

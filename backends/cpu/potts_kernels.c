@@ -261,10 +261,11 @@ static uint64_t box_edge_chunks(const struct cpu_potts_pass *pass, cpu_potts_pas
  * groups, as in split_sweep; the chunks cut by a box's ends (shared with a neighbouring
  * box, or with the colour's padding) are run by one thread, one after the other: their
  * stores write every lane, so no two of them may run at once. A chunk whole in one box is
- * in no other box, so the two kinds never touch the same bytes.
+ * in no other box, so the two kinds never touch the same bytes. Returns team member
+ * `team`'s changes (cpu_omp.h).
  */
 static uint64_t split_boxes_step(latmc_sim *sim, struct cpu_state *st,
-                                 const struct latmc_step_call *call)
+                                 const struct latmc_step_call *call, const struct cpu_team *team)
 {
     struct potts_state *ps = potts_of(st);
     struct cpu_potts_pass pass;
@@ -273,11 +274,8 @@ static uint64_t split_boxes_step(latmc_sim *sim, struct cpu_state *st,
     const int64_t W = ps->dsp.width, P = colour_per_plane(st, ps);
     const struct latmc_box *boxes = call->boxes;
     const int n = call->n_boxes;
-    int64_t items = 0;
-    for (int i = 0; i < n; i++)
-        items += boxes[i].extent[boxes[i].axis] * P;
     uint64_t changed = 0;
-    if (!cpu_use_threads(sim->n_threads, items)) {
+    if (team->size == 1) {
         for (int i = 0; i < n; i++) {
             struct cpu_potts_pass p = pass;
             box_range(&boxes[i], P, &p.j_begin, &p.j_end);
@@ -285,24 +283,22 @@ static uint64_t split_boxes_step(latmc_sim *sim, struct cpu_state *st,
         }
         return changed;
     }
+    /* in the team's region (cpu_omp.h): these constructs bind to it */
     const int64_t group = CPU_POTTS_GROUP;
-    LATMC_OMP(parallel num_threads(sim->n_threads) reduction(+:changed))
-    {
-        int64_t j0, j1;
-        LATMC_OMP(single nowait)
-        for (int i = 0; i < n; i++) {
-            box_range(&boxes[i], P, &j0, &j1);
-            changed += box_edge_chunks(&pass, fn, W, j0, j1);
-        }
-        for (int i = 0; i < n; i++) {
-            box_range(&boxes[i], P, &j0, &j1);
-            const int64_t f0 = (j0 + W - 1) / W, f1 = j1 / W;
-            const int64_t groups = f1 > f0 ? (f1 - f0 + group - 1) / group : 0;
-            LATMC_OMP(for schedule(dynamic, 1) nowait)
-            for (int64_t k = 0; k < groups; k++) {
-                const int64_t b = f0 + k * group;
-                changed += fn(&pass, b, b + group < f1 ? b + group : f1);
-            }
+    int64_t j0, j1;
+    LATMC_OMP(single nowait)
+    for (int i = 0; i < n; i++) {
+        box_range(&boxes[i], P, &j0, &j1);
+        changed += box_edge_chunks(&pass, fn, W, j0, j1);
+    }
+    for (int i = 0; i < n; i++) {
+        box_range(&boxes[i], P, &j0, &j1);
+        const int64_t f0 = (j0 + W - 1) / W, f1 = j1 / W;
+        const int64_t groups = f1 > f0 ? (f1 - f0 + group - 1) / group : 0;
+        LATMC_OMP(for schedule(dynamic, 1) nowait)
+        for (int64_t k = 0; k < groups; k++) {
+            const int64_t b = f0 + k * group;
+            changed += fn(&pass, b, b + group < f1 ? b + group : f1);
         }
     }
     return changed;
@@ -316,8 +312,8 @@ static uint64_t split_boxes_step(latmc_sim *sim, struct cpu_state *st,
  * within-colour numbers, the SIMD levels their chunks (split_boxes_step).
  */
 static void potts_run_step(latmc_sim *sim, struct cpu_state *st,
-                           const struct latmc_step_call *call, uint64_t *accepted,
-                           uint64_t *attempted)
+                           const struct latmc_step_call *call, const struct cpu_team *team,
+                           uint64_t *accepted, uint64_t *attempted)
 {
     struct potts_state *ps = potts_of(st);
     const int64_t P = colour_per_plane(st, ps);
@@ -325,7 +321,7 @@ static void potts_run_step(latmc_sim *sim, struct cpu_state *st,
     for (int i = 0; i < call->n_boxes; i++)
         planes += call->boxes[i].extent[call->boxes[i].axis];
     if (ps->dsp.width > 0) {
-        *accepted += split_boxes_step(sim, st, call);
+        *accepted += split_boxes_step(sim, st, call, team);
     } else {
         const struct latmc_potts_chain chain = {
             .tables = sim->model_data,
@@ -338,10 +334,11 @@ static void potts_run_step(latmc_sim *sim, struct cpu_state *st,
             int64_t j0, j1;
             box_range(&call->boxes[i], P, &j0, &j1);
             *accepted += cpu_potts_colour_range(&st->lattice, ps->spins, &chain, call->sweep,
-                                                call->step, j0, j1, sim->n_threads);
+                                                call->step, j0, j1, team);
         }
     }
-    *attempted += (uint64_t)(planes * P);
+    if (team->id == 0)
+        *attempted += (uint64_t)(planes * P);
 }
 
 /* The observables' sums on the split layout, chunk by chunk like a sweep. */
