@@ -170,6 +170,11 @@ static bool has_run_steps(const struct latmc_backend_ops *ops)
            ops->run_steps;
 }
 
+bool latmc_plan_runs_sweeps(const latmc_sim *sim, const struct latmc_plan *plan)
+{
+    return plan->n_boxes > 1 || (has_schedule(sim->model) && has_run_steps(sim->ops));
+}
+
 enum { PLAN_BATCH = 64 }; /* step calls handed to ops.run_steps at once */
 
 /*

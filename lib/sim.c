@@ -300,7 +300,7 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
     uint64_t accepted = 0, attempted = 0;
     if (latmc_part_many(sim))
         BACKEND_CALL(st, sim, "sweep", latmc_part_sweep(sim, n, &accepted, &attempted));
-    else if (sim->plan->n_boxes > 1)
+    else if (latmc_plan_runs_sweeps(sim, sim->plan))
         BACKEND_CALL(st, sim, "sweep",
                      latmc_plan_sweep(sim, sim->plan, n, &accepted, &attempted));
     else
