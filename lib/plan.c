@@ -249,3 +249,34 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
     const int st = queue_flush(&q);
     return st < 0 ? st : q.failed;
 }
+
+/*
+ * A new cut of a sim between sweeps. Nothing but the plan changes: the chain is the same
+ * for every cut, and the backends that can take it (run_steps: all boxes in one memory)
+ * derive nothing from the boxes outside a step call.
+ */
+int latmc_sim_set_parts(latmc_sim *sim, int n_parts)
+{
+    if (!sim)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_set_parts: sim is NULL");
+    if (sim->part || sim->desc.n_devices > 1 || !has_run_steps(sim->ops))
+        return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "latmc_sim_set_parts: %s; create the sim "
+                        "with desc.n_parts = %d instead",
+                        sim->part ? "the sim is one part of a lattice shared by processes"
+                        : sim->desc.n_devices > 1 ? "the sim runs on several devices"
+                                                  : "its backend keeps each box's memory "
+                                                    "apart, so its cut is fixed at creation",
+                        n_parts);
+    latmc_sim_desc d = sim->desc;
+    d.n_parts = n_parts;
+    int st = latmc_plan_check(&d, sim->model);
+    struct latmc_plan plan = { 0, NULL, 0 };
+    if (st == LATMC_OK)
+        st = latmc_plan_build(&d, sim->model, &plan);
+    if (st < 0)
+        return latmc_sim_record_failure(sim, st);
+    latmc_plan_free(sim->plan);
+    *sim->plan = plan;
+    sim->desc.n_parts = n_parts;
+    return LATMC_OK;
+}

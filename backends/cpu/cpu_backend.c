@@ -69,14 +69,6 @@ static int cpu_init_spins(latmc_sim *sim, int how)
     return st->kernels->init_spins(sim, st, how);
 }
 
-static int cpu_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted)
-{
-    struct cpu_state *st = cpu_state_of(sim);
-    for (uint64_t k = 0; k < n; k++)
-        st->kernels->sweep(sim, st, sim->sweeps + k, accepted, attempted);
-    return LATMC_OK;
-}
-
 static int cpu_measure(latmc_sim *sim, void *sums)
 {
     struct cpu_state *st = cpu_state_of(sim);
@@ -215,7 +207,7 @@ const struct latmc_backend_ops latmc_cpu_backend_ops = {
     .create = cpu_create,
     .destroy = cpu_destroy,
     .init_spins = cpu_init_spins,
-    .sweep = cpu_sweep,
+    /* no .sweep: the core runs every sweep through its plan (run_steps, lib/plan.c) */
     .measure = cpu_measure,
     .get_spins = cpu_get_spins,
     .set_spins = cpu_set_spins,

@@ -32,9 +32,6 @@ struct cpu_model_kernels {
     int (*create)(latmc_sim *sim, struct cpu_state *st);
     void (*destroy)(struct cpu_state *st);
     int (*init_spins)(latmc_sim *sim, struct cpu_state *st, int how);
-    /* One sweep numbered `sweep`; adds the updates accepted and attempted. */
-    void (*sweep)(latmc_sim *sim, struct cpu_state *st, uint64_t sweep, uint64_t *accepted,
-                  uint64_t *attempted);
     /* The reduction into the model's sums struct (lib/<model>.h). */
     void (*measure)(latmc_sim *sim, struct cpu_state *st, void *sums);
     void (*get_spins)(latmc_sim *sim, struct cpu_state *st, void *buf);

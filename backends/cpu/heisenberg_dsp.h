@@ -48,10 +48,6 @@ static inline int64_t cpu_heisenberg_soa_index(const struct cpu_heisenberg_soa *
 struct cpu_heisenberg_dsp {
     const char *level;         /* "c", "avx2" */
     bool soa;                  /* the state lives in a struct cpu_heisenberg_soa */
-    /* One sweep of one replica in the SoA layout; as cpu_heisenberg_sweep. */
-    uint64_t (*sweep_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
-                          const struct latmc_heisenberg_params *p, int algorithm, uint64_t seed,
-                          int replica, uint64_t sweep, int n_threads);
     /* One step of the plan on boxes for every replica in the SoA layout; as
      * cpu_heisenberg_step_boxes. */
     uint64_t (*step_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,

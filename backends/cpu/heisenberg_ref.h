@@ -82,16 +82,6 @@ void cpu_heisenberg_hot_start(const struct latmc_lattice *g, float *spins, uint6
 void cpu_heisenberg_cold_start(const struct latmc_lattice *g, float *spins);
 
 /*
- * One sweep of one replica (spins of that replica, its update stream): for HEATBATH one
- * heat-bath pass then p->nover overrelaxation passes; for OVERRELAX max(p->nover, 1)
- * overrelaxation passes. Each pass visits colour 0, then colour 1. Returns the number of
- * heat-bath updates (N per heat-bath pass).
- */
-uint64_t cpu_heisenberg_sweep(const struct latmc_lattice *g, float *spins, const float *couplings,
-                              const struct latmc_heisenberg_params *p, int algorithm,
-                              uint64_t seed, int replica, uint64_t sweep, int n_threads);
-
-/*
  * One step of the core's plan (lib/box.h) for every replica (spins: replica r at offset
  * 3 N r; its update stream): colour `colour` of the boxes' sites, by heat bath or
  * overrelaxation (lib/heisenberg.h, the schedule), team member `team`'s share

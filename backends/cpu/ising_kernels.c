@@ -102,23 +102,6 @@ static int ising_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
     return LATMC_OK;
 }
 
-static void ising_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep, uint64_t *accepted,
-                        uint64_t *attempted)
-{
-    struct ising_state *is = ising_state(st);
-    if (is->eps && is->natural)
-        *accepted += cpu_ising_sweep_coupled(&st->lattice, is->natural, is->eps,
-                                             sim->model_data, sim->desc.algorithm,
-                                             sim->desc.seed, sweep, sim->n_threads);
-    else if (is->natural)
-        *accepted += cpu_ising_sweep(&st->lattice, is->natural, sim->model_data,
-                                     sim->desc.algorithm, sim->desc.seed, sweep, sim->n_threads);
-    else /* uniform or +-J: the kernels take the coupled variant when split.bonds is set */
-        *accepted += cpu_ising_split_sweep(&is->split, &is->dsp, &is->dec, sim->desc.seed,
-                                           sweep, sim->n_threads);
-    *attempted += (uint64_t)sim->nsites;
-}
-
 /*
  * One step of the core's plan on the boxes (lib/box.h): slabs of planes along the last
  * axis (rows in 2D, planes z in 3D). The SIMD levels take the PAIR parts (both colours in one
@@ -287,7 +270,6 @@ const struct cpu_model_kernels cpu_ising_kernels = {
     .create = ising_create,
     .destroy = ising_destroy,
     .init_spins = ising_init_spins,
-    .sweep = ising_sweep,
     .measure = ising_measure,
     .get_spins = ising_get_spins,
     .set_spins = ising_set_spins,

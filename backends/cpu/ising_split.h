@@ -165,6 +165,8 @@ void cpu_ising_split_rows_from_natural(const struct cpu_ising_split *s, const in
                                        int64_t r0, int64_t r1);
 void cpu_ising_split_rows_to_natural(const struct cpu_ising_split *s, int8_t *spins,
                                      int64_t r0, int64_t r1);
+/* One sweep of the whole lattice as one box of the plan (boxes_interior, then
+ * boxes_border), on n_threads: for the kernel tests. Returns how many spins changed. */
 uint64_t cpu_ising_split_sweep(const struct cpu_ising_split *s, const struct cpu_ising_dsp *dsp,
                                const struct cpu_ising_decisions *d, uint64_t seed,
                                uint64_t sweep, int n_threads);

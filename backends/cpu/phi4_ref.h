@@ -10,15 +10,6 @@
 
 struct cpu_team;
 
-/* One sweep numbered `sweep` (nloc passes over the colours, nhit hits per site and
- * pass); returns the number of accepted hits. */
-uint64_t cpu_phi4_sweep_f(const struct phi4_geom *g, float *phi,
-                          const struct latmc_phi4_tables *t, uint64_t seed, uint64_t sweep,
-                          int n_threads);
-uint64_t cpu_phi4_sweep_d(const struct phi4_geom *g, double *phi,
-                          const struct latmc_phi4_tables *t, uint64_t seed, uint64_t sweep,
-                          int n_threads);
-
 /* One step of the plan: colour `colour` of the pass named rng_sweep
  * (latmc_phi4_rng_sweep) on the boxes' within-colour numbers, team member `team`'s share
  * (cpu_omp.h); returns its accepted hits. */

@@ -177,10 +177,10 @@ static int64_t rows_per_plane(const struct cpu_state *st)
     return st->lattice.ndim == 3 ? st->lattice.ly : 1;
 }
 
-/* Chunks handed to a thread at a time in a sweep: 256 x 32 sites, ~10 us of work. */
+/* Chunks handed to a thread at a time in a step: 256 x 32 sites, ~10 us of work. */
 #define CPU_POTTS_GROUP 256
 
-/* Thread k of T takes chunks [n k / T, n (k + 1) / T) of every colour. */
+/* Thread k of T takes chunks [n k / T, n (k + 1) / T) (the measurement). */
 static void thread_chunks(int64_t chunks, int64_t *begin, int64_t *end)
 {
 #ifdef _OPENMP
@@ -190,43 +190,6 @@ static void thread_chunks(int64_t chunks, int64_t *begin, int64_t *end)
 #endif
     *begin = chunks * k / T;
     *end = chunks * (k + 1) / T;
-}
-
-/*
- * One sweep on the split layout: colour passes in turn, each cut into chunks of W sites,
- * split among the threads by thread_chunks(). The chunk boundaries and every random
- * number are fixed by the lattice alone, so the thread count changes nothing.
- */
-static uint64_t split_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep)
-{
-    struct potts_state *ps = potts_of(st);
-    const int c = ps->colours;
-    struct cpu_potts_pass pass[3];
-    for (int col = 0; col < c; col++)
-        sweep_pass(sim, st, sweep, col, &pass[col]);
-    const cpu_potts_pass_fn fn = pass_fn(sim, ps);
-    const int64_t W = ps->dsp.width;
-    const int64_t chunks = (ps->split.per_colour + W - 1) / W;
-    uint64_t changed = 0;
-    if (cpu_use_threads(sim->n_threads, ps->split.per_colour)) {
-        /* Groups of chunks go to whichever thread is free: a thread that the OS has
-         * descheduled does not hold the others up at the colour's end. Which thread
-         * updates a site never matters (its draws are named by the site). */
-        const int64_t group = CPU_POTTS_GROUP;
-        const int64_t groups = (chunks + group - 1) / group;
-        LATMC_OMP(parallel num_threads(sim->n_threads) reduction(+:changed))
-        for (int col = 0; col < c; col++) {
-            /* the loop's end is a barrier: the next colour reads what this one wrote */
-            LATMC_OMP(for schedule(dynamic, 1))
-            for (int64_t k = 0; k < groups; k++)
-                changed += fn(&pass[col], k * group,
-                              (k + 1) * group < chunks ? (k + 1) * group : chunks);
-        }
-        return changed;
-    }
-    for (int col = 0; col < c; col++)
-        changed += fn(&pass[col], 0, chunks);
-    return changed;
 }
 
 /* A box's sites of one colour: within-colour numbers [j0, j1) = [p0 P, p1 P) of its
@@ -372,25 +335,6 @@ static void split_measure(latmc_sim *sim, struct cpu_state *st, struct latmc_pot
     memcpy(sums->count, count, sizeof count);
 }
 
-static void potts_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep,
-                        uint64_t *accepted, uint64_t *attempted)
-{
-    struct potts_state *ps = potts_of(st);
-    if (ps->dsp.width > 0) {
-        *accepted += split_sweep(sim, st, sweep);
-    } else {
-        const struct latmc_potts_chain chain = {
-            .tables = sim->model_data,
-            .algorithm = sim->desc.algorithm,
-            .q = sim->desc.q,
-            .colours = ps->colours,
-            .seed = sim->desc.seed,
-        };
-        *accepted += cpu_potts_sweep(&st->lattice, ps->spins, &chain, sweep, sim->n_threads);
-    }
-    *attempted += (uint64_t)sim->nsites;
-}
-
 static void potts_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
 {
     struct potts_state *ps = potts_of(st);
@@ -512,7 +456,6 @@ const struct cpu_model_kernels cpu_potts_kernels = {
     .create = potts_create,
     .destroy = potts_destroy,
     .init_spins = potts_init_spins,
-    .sweep = potts_sweep,
     .measure = potts_measure,
     .get_spins = potts_get_spins,
     .set_spins = potts_set_spins,

@@ -1,5 +1,6 @@
 /*
- * Potts reference kernels: colour-by-colour Metropolis and heat bath, and the hot start.
+ * Potts reference kernels: one colour of a sweep (a step of the core's plan) by Metropolis
+ * or heat bath, and the hot start.
  * Plain C, written to be obviously right: every other backend and SIMD level is checked
  * against these bit for bit.
  *
@@ -23,35 +24,7 @@ static uint64_t update_block(const struct latmc_lattice *g, uint8_t *spins,
     return latmc_potts_update_block(g, spins, ch, sweep, colour, b, n_of);
 }
 
-/* One pass over the sites of one colour; returns the number of sites that changed. */
-static uint64_t colour_pass(const struct latmc_lattice *g, uint8_t *spins,
-                            const struct latmc_potts_chain *ch, uint64_t sweep, int colour,
-                            int n_threads)
-{
-    const int64_t per_colour = g->nsites / ch->colours;
-    const int64_t nblocks = (per_colour + 3) / 4;
-    uint64_t changed = 0;
-    if (!cpu_use_threads(n_threads, per_colour)) {
-        for (int64_t b = 0; b < nblocks; b++)
-            changed += update_block(g, spins, ch, sweep, colour, b);
-        return changed;
-    }
-    LATMC_OMP(parallel for num_threads(n_threads) schedule(static) reduction(+:changed))
-    for (int64_t b = 0; b < nblocks; b++)
-        changed += update_block(g, spins, ch, sweep, colour, b);
-    return changed;
-}
-
-uint64_t cpu_potts_sweep(const struct latmc_lattice *g, uint8_t *spins,
-                         const struct latmc_potts_chain *chain, uint64_t sweep, int n_threads)
-{
-    uint64_t changed = 0;
-    for (int colour = 0; colour < chain->colours; colour++)
-        changed += colour_pass(g, spins, chain, sweep, colour, n_threads);
-    return changed;
-}
-
-/* Lanes [lane_begin, lane_end) of block b of one colour (a block cut by a box boundary). */
+/* Lanes [lane_begin, lane_end) of block b of one colour; returns how many changed. */
 static uint64_t update_lanes(const struct latmc_lattice *g, uint8_t *spins,
                              const struct latmc_potts_chain *ch, uint64_t sweep, int colour,
                              int64_t b, int lane_begin, int lane_end)
