@@ -104,7 +104,8 @@ static int ising_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
 
 /*
  * One step of the core's plan on the boxes (lib/box.h): slabs of planes along the last
- * axis (rows in 2D, planes z in 3D). The SIMD levels take the PAIR parts (both colours in one
+ * axis (rows in 2D, planes z in 3D). The SIMD levels take the PAIR parts, PAIR_WHOLE
+ * included (cpu_run_steps fuses an interior with its border; both colours in one
  * wavefront over the box, the border planes' colour 1 after every box's colour 0); the C
  * level runs each colour on the box's checkerboard numbers, WHOLE only.
  */
@@ -131,13 +132,15 @@ static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
             *attempted += (uint64_t)(planes * half_plane);
         return;
     }
-    if (call->part == LATMC_STEP_PAIR_INTERIOR) {
+    if (call->part != LATMC_STEP_PAIR_BORDER) {
+        const bool whole = call->part == LATMC_STEP_PAIR_WHOLE;
         *accepted += cpu_ising_split_boxes_interior(&is->split, &is->dsp, &is->dec,
                                                     sim->desc.seed, call->sweep, call->boxes,
-                                                    call->n_boxes, team);
-        /* colour 0 on every plane, colour 1 on all but two planes per box */
+                                                    call->n_boxes, whole, team);
+        /* colour 0 on every plane, colour 1 on all (whole) or all but two planes per box */
         if (team->id == 0)
-            *attempted += (uint64_t)((2 * planes - 2 * call->n_boxes) * half_plane);
+            *attempted += (uint64_t)((2 * planes - (whole ? 0 : 2 * call->n_boxes)) *
+                                     half_plane);
     } else {
         *accepted += cpu_ising_split_boxes_border(&is->split, &is->dsp, &is->dec,
                                                   sim->desc.seed, call->sweep, call->boxes,

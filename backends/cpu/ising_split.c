@@ -464,7 +464,8 @@ uint64_t cpu_ising_split_boxes_interior(const struct cpu_ising_split *s,
                                         const struct cpu_ising_dsp *dsp,
                                         const struct cpu_ising_decisions *d, uint64_t seed,
                                         uint64_t sweep, const struct latmc_box *boxes,
-                                        int n_boxes, const struct cpu_team *team)
+                                        int n_boxes, bool borders_too,
+                                        const struct cpu_team *team)
 {
     struct cpu_ising_pass pass[2];
     for (int c = 0; c < 2; c++) {
@@ -485,9 +486,11 @@ uint64_t cpu_ising_split_boxes_interior(const struct cpu_ising_split *s,
         FOR_BOX_PIECES(boxes, n_boxes, u0, u1, i, a, b)
             changed += wave_first(s, dsp, pass, unit, a, b);
         cpu_team_barrier(team);
-        /* wave_last of each piece, but for its box's own first and last units */
+        /* wave_last of each piece, but for its box's own first and last units (unless
+         * borders_too: colour 0 of every box is done) */
         FOR_BOX_PIECES(boxes, n_boxes, u0, u1, i, a, b) {
-            const int64_t first = box_lo(&boxes[i]), last = box_hi(&boxes[i]) - 1;
+            const int64_t first = borders_too ? -1 : box_lo(&boxes[i]);
+            const int64_t last = borders_too ? -1 : box_hi(&boxes[i]) - 1;
             if (a != first && a != last)
                 changed += dsp->colour_rows(s, &pass[1], a * unit, (a + 1) * unit);
             if (b - 1 > a && b - 1 != last)
@@ -499,8 +502,8 @@ uint64_t cpu_ising_split_boxes_interior(const struct cpu_ising_split *s,
             changed += dsp->colour_rows(s, &pass[0], a * unit, b * unit);
         cpu_team_barrier(team);
         FOR_BOX_PIECES(boxes, n_boxes, u0, u1, i, a, b) {
-            const int64_t lo = a > box_lo(&boxes[i]) ? a : box_lo(&boxes[i]) + 1;
-            const int64_t hi = b < box_hi(&boxes[i]) ? b : box_hi(&boxes[i]) - 1;
+            const int64_t lo = a > box_lo(&boxes[i]) || borders_too ? a : box_lo(&boxes[i]) + 1;
+            const int64_t hi = b < box_hi(&boxes[i]) || borders_too ? b : box_hi(&boxes[i]) - 1;
             if (hi > lo)
                 changed += dsp->colour_rows(s, &pass[1], lo * unit, hi * unit);
         }
@@ -528,9 +531,9 @@ uint64_t cpu_ising_split_boxes_border(const struct cpu_ising_split *s,
 }
 
 /*
- * One sweep of the whole lattice as one box: the two parts of the plan's fused pair, the
- * library's own path (lib/plan.c, cpu_run_steps), for the kernel tests that check a SIMD
- * level against the C reference sweep by sweep.
+ * One sweep of the whole lattice as one box: the plan's fused pair as the library runs it
+ * (LATMC_STEP_PAIR_WHOLE, cpu_run_steps), for the kernel tests that check a SIMD level
+ * against the C reference sweep by sweep.
  */
 uint64_t cpu_ising_split_sweep(const struct cpu_ising_split *s, const struct cpu_ising_dsp *dsp,
                                const struct cpu_ising_decisions *d, uint64_t seed,
@@ -541,16 +544,13 @@ uint64_t cpu_ising_split_sweep(const struct cpu_ising_split *s, const struct cpu
     uint64_t changed = 0;
     if (!cpu_use_threads(n_threads, s->rows * s->half)) {
         const struct cpu_team alone = cpu_team_alone();
-        return cpu_ising_split_boxes_interior(s, dsp, d, seed, sweep, &box, 1, &alone) +
-               cpu_ising_split_boxes_border(s, dsp, d, seed, sweep, &box, 1, &alone);
+        return cpu_ising_split_boxes_interior(s, dsp, d, seed, sweep, &box, 1, true, &alone);
     }
 #ifdef _OPENMP
     LATMC_OMP(parallel num_threads(n_threads) reduction(+:changed))
     {
         const struct cpu_team team = { omp_get_thread_num(), omp_get_num_threads() };
-        changed += cpu_ising_split_boxes_interior(s, dsp, d, seed, sweep, &box, 1, &team);
-        cpu_team_barrier(&team);
-        changed += cpu_ising_split_boxes_border(s, dsp, d, seed, sweep, &box, 1, &team);
+        changed += cpu_ising_split_boxes_interior(s, dsp, d, seed, sweep, &box, 1, true, &team);
     }
 #endif
     return changed;
