@@ -20,7 +20,8 @@ struct latmc_backend_ops {
 
     int (*init_spins)(latmc_sim *sim, int how);
     /* n sweeps numbered sim->sweeps, sim->sweeps + 1, ...; adds the updates accepted and
-     * attempted. */
+     * attempted. A sim of one box only (latmc_plan_runs_sweeps): a backend with run_steps
+     * (the CPU) gets every sweep as step calls instead and may leave this NULL. */
     int (*sweep)(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted);
     /* The model's reduction of the current configuration into `sums`
      * (sim->model->sums_size bytes). */
@@ -90,6 +91,15 @@ struct latmc_backend_ops {
      * exchange what the backend derived from them, leaving both as params_changed would.
      * A tempering swap without copying tables to a device. */
     int (*ens_swap_params)(latmc_sim *a, latmc_sim *b);
+
+    /* Appended. Optional (NULL: the core calls run_step once per call): run_step on
+     * calls[0 .. n_calls) in order, as the core's loop would, for a sim whose boxes all
+     * live in the backend's own memory, so that the halo exchange between two calls has
+     * nothing to copy (lib/plan.c offers a list only then). The backend keeps one set of
+     * threads across the calls (the CPU: one team, a barrier between two steps) instead
+     * of starting them per call. Adds the updates accepted and attempted. */
+    int (*run_steps)(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
+                     uint64_t *accepted, uint64_t *attempted);
 };
 
 /*

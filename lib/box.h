@@ -29,7 +29,12 @@ enum latmc_step_part {
      * of `step`, which are not there yet). Only with LATMC_STEP_CAP_PAIR. */
     LATMC_STEP_PAIR_INTERIOR = 1,
     /* the rest of a pair: `step` + 1 on the `halo` planes at each end of the box */
-    LATMC_STEP_PAIR_BORDER = 2
+    LATMC_STEP_PAIR_BORDER = 2,
+    /* Appended. Steps `step` and `step` + 1 fused on the whole box: a PAIR_INTERIOR and
+     * the PAIR_BORDER after it as one part. The core never asks for it; a backend's
+     * run_steps may run the two so, where its run_step takes it, since nothing separates
+     * them there (the halo exchange between them has nothing to copy). */
+    LATMC_STEP_PAIR_WHOLE = 3
 };
 
 /* run_step capabilities (latmc_backend_ops::step_caps). */

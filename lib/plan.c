@@ -163,11 +163,65 @@ static int run_on_boxes(latmc_sim *sim, const struct latmc_plan *plan, uint64_t 
     return shared ? LATMC_OK : st;
 }
 
+/* Whether the backend takes a list of steps (run_steps) in its build of the ops. */
+static bool has_run_steps(const struct latmc_backend_ops *ops)
+{
+    return ops->size >= offsetof(struct latmc_backend_ops, run_steps) + sizeof ops->run_steps &&
+           ops->run_steps;
+}
+
+bool latmc_plan_runs_sweeps(const latmc_sim *sim, const struct latmc_plan *plan)
+{
+    return plan->n_boxes > 1 || (has_schedule(sim->model) && has_run_steps(sim->ops));
+}
+
+enum { PLAN_BATCH = 64 }; /* step calls handed to ops.run_steps at once */
+
+/*
+ * Where the loop below sends each step (or part): straight to run_on_boxes, or, for a
+ * sim whose boxes all live in its backend's memory (no part of a shared lattice: the halo
+ * exchange has nothing to do) on a backend with run_steps, into a list handed over
+ * PLAN_BATCH calls at a time, so that the backend keeps its threads across the steps of
+ * one or several sweeps. The calls and their order are the same either way.
+ */
+struct step_queue {
+    latmc_sim *sim;
+    const struct latmc_plan *plan;
+    bool batched;
+    int n;
+    struct latmc_step_call calls[PLAN_BATCH];
+    uint64_t *accepted, *attempted;
+    int failed; /* a part's latched failure (run_on_boxes) */
+};
+
+static int queue_flush(struct step_queue *q)
+{
+    const int n = q->n;
+    q->n = 0;
+    return n ? q->sim->ops->run_steps(q->sim, q->calls, n, q->accepted, q->attempted)
+             : LATMC_OK;
+}
+
+static int queue_step(struct step_queue *q, uint64_t sweep, int step, int part, int last)
+{
+    if (!q->batched)
+        return run_on_boxes(q->sim, q->plan, sweep, step, part, last, q->accepted,
+                            q->attempted, &q->failed);
+    q->calls[q->n++] = (struct latmc_step_call){
+        .sweep = sweep, .step = step, .part = part, .boxes = q->plan->boxes,
+        .n_boxes = q->plan->n_boxes, .last = last,
+    };
+    return q->n == PLAN_BATCH ? queue_flush(q) : LATMC_OK;
+}
+
 int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
                      uint64_t *accepted, uint64_t *attempted)
 {
     const unsigned caps = sim->ops->step_caps ? sim->ops->step_caps(sim) : 0u;
-    int failed = LATMC_OK; /* a part's latched failure (run_on_boxes) */
+    struct step_queue q = {
+        .sim = sim, .plan = plan, .batched = !latmc_part_many(sim) && has_run_steps(sim->ops),
+        .accepted = accepted, .attempted = attempted, .failed = LATMC_OK,
+    };
     /* the current parameters' schedule (phi^4: nloc passes of the colours) */
     const int n_steps = sim->model->sweep_schedule ? sim->model->sweep_schedule(sim)
                                                    : plan->n_steps;
@@ -179,21 +233,50 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
                 /* Steps s and s + 1 in one pass over each box, s + 1 of the border planes
                  * once every box has done s. */
                 const int last = k + 1 == n && s + 2 >= n_steps;
-                st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_PAIR_INTERIOR, 0, accepted,
-                                  attempted, &failed);
+                st = queue_step(&q, sweep, s, LATMC_STEP_PAIR_INTERIOR, 0);
                 if (st == LATMC_OK)
-                    st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_PAIR_BORDER, last,
-                                      accepted, attempted, &failed);
+                    st = queue_step(&q, sweep, s, LATMC_STEP_PAIR_BORDER, last);
                 s += 2;
             } else {
                 const int last = k + 1 == n && s + 1 == n_steps;
-                st = run_on_boxes(sim, plan, sweep, s, LATMC_STEP_WHOLE, last, accepted,
-                                  attempted, &failed);
+                st = queue_step(&q, sweep, s, LATMC_STEP_WHOLE, last);
                 s += 1;
             }
             if (st < 0)
                 return st;
         }
     }
-    return failed;
+    const int st = queue_flush(&q);
+    return st < 0 ? st : q.failed;
+}
+
+/*
+ * A new cut of a sim between sweeps. Nothing but the plan changes: the chain is the same
+ * for every cut, and the backends that can take it (run_steps: all boxes in one memory)
+ * derive nothing from the boxes outside a step call.
+ */
+int latmc_sim_set_parts(latmc_sim *sim, int n_parts)
+{
+    if (!sim)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_set_parts: sim is NULL");
+    if (sim->part || sim->desc.n_devices > 1 || !has_run_steps(sim->ops))
+        return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "latmc_sim_set_parts: %s; create the sim "
+                        "with desc.n_parts = %d instead",
+                        sim->part ? "the sim is one part of a lattice shared by processes"
+                        : sim->desc.n_devices > 1 ? "the sim runs on several devices"
+                                                  : "its backend keeps each box's memory "
+                                                    "apart, so its cut is fixed at creation",
+                        n_parts);
+    latmc_sim_desc d = sim->desc;
+    d.n_parts = n_parts;
+    int st = latmc_plan_check(&d, sim->model);
+    struct latmc_plan plan = { 0, NULL, 0 };
+    if (st == LATMC_OK)
+        st = latmc_plan_build(&d, sim->model, &plan);
+    if (st < 0)
+        return latmc_sim_record_failure(sim, st);
+    latmc_plan_free(sim->plan);
+    *sim->plan = plan;
+    sim->desc.n_parts = n_parts;
+    return LATMC_OK;
 }

@@ -41,6 +41,14 @@ bool latmc_plan_backend_runs(const struct latmc_backend_ops *ops, const struct l
 int latmc_plan_check_backend(const latmc_sim *sim, const struct latmc_plan *plan);
 
 /*
+ * Whether latmc_sim_sweep runs the sim's sweeps through the plan (latmc_plan_sweep): k > 1
+ * boxes, or one box on a backend that takes lists of steps (ops.run_steps: the CPU) for a
+ * model with a schedule, so that the colour loop of a sweep is the model's schedule, once.
+ * Otherwise (one box on a backend without run_steps: CUDA) ops.sweep runs the sweep.
+ */
+bool latmc_plan_runs_sweeps(const latmc_sim *sim, const struct latmc_plan *plan);
+
+/*
  * n sweeps numbered sim->sweeps, ... over the plan's boxes: for each step, ops.run_step
  * on the boxes (one call per executor; one executor so far), then the halo exchange. Adds the updates accepted and attempted.
  */

@@ -308,11 +308,14 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
     uint64_t accepted = 0, attempted = 0;
     if (latmc_part_many(sim))
         BACKEND_CALL(st, sim, "sweep", latmc_part_sweep(sim, n, &accepted, &attempted));
-    else if (sim->plan->n_boxes > 1)
+    else if (latmc_plan_runs_sweeps(sim, sim->plan))
         BACKEND_CALL(st, sim, "sweep",
                      latmc_plan_sweep(sim, sim->plan, n, &accepted, &attempted));
-    else
+    else if (sim->ops->sweep)
         BACKEND_CALL(st, sim, "sweep", sim->ops->sweep(sim, n, &accepted, &attempted));
+    else /* a backend that runs steps only, for a model without a schedule */
+        st = latmc_fail(LATMC_EUNSUPPORTED, "latmc_sim_sweep: the %s backend has no sweep "
+                        "of the %s model", sim->ops->name, sim->model->name);
     configuration_changed(sim);
     if (st < 0)
         return latmc_sim_record_failure(sim, st);

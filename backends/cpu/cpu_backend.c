@@ -69,14 +69,6 @@ static int cpu_init_spins(latmc_sim *sim, int how)
     return st->kernels->init_spins(sim, st, how);
 }
 
-static int cpu_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted)
-{
-    struct cpu_state *st = cpu_state_of(sim);
-    for (uint64_t k = 0; k < n; k++)
-        st->kernels->sweep(sim, st, sim->sweeps + k, accepted, attempted);
-    return LATMC_OK;
-}
-
 static int cpu_measure(latmc_sim *sim, void *sums)
 {
     struct cpu_state *st = cpu_state_of(sim);
@@ -124,15 +116,83 @@ static int cpu_params_changed(latmc_sim *sim)
     return LATMC_OK;
 }
 
-static int cpu_run_step(latmc_sim *sim, const struct latmc_step_call *call, uint64_t *accepted,
-                        uint64_t *attempted)
+/*
+ * Whether calls[c] and calls[c + 1] are the two parts of one fused pair (lib/box.h): with
+ * nothing to exchange between them, they run as one LATMC_STEP_PAIR_WHOLE call, which
+ * saves the team a barrier and keeps a box's ends in the members' bands.
+ */
+static bool is_pair_start(const struct latmc_step_call *calls, int n_calls, int c)
+{
+    return calls[c].part == LATMC_STEP_PAIR_INTERIOR && c + 1 < n_calls &&
+           calls[c + 1].part == LATMC_STEP_PAIR_BORDER && calls[c + 1].sweep == calls[c].sweep &&
+           calls[c + 1].step == calls[c].step;
+}
+
+static struct latmc_step_call pair_whole(const struct latmc_step_call *calls, int c)
+{
+    struct latmc_step_call whole = calls[c];
+    whole.part = LATMC_STEP_PAIR_WHOLE;
+    whole.last = calls[c + 1].last;
+    return whole;
+}
+
+/*
+ * Steps calls[0 .. n) of the plan in order, in one thread team: every member runs its share
+ * of a step (the model's run_step, cpu_omp.h), then waits at one barrier for the others
+ * before the next step, which may read what this one wrote. This is the whole cost of a
+ * step boundary, as between the colours of a 1-box sweep: no fork and join per step. The
+ * boxes of a sim all live in this backend's one lattice, so the halo exchange between
+ * steps has nothing to copy (lib/plan.c gives a list only then). Counts are integers,
+ * added in any order.
+ */
+static int cpu_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
+                         uint64_t *accepted, uint64_t *attempted)
 {
     struct cpu_state *st = cpu_state_of(sim);
     if (!st->kernels->run_step) /* the core checks at create; a guard, not a path */
         return latmc_fail(LATMC_EUNSUPPORTED, "the CPU backend runs the %s model as one box "
                           "only", sim->model->name);
-    st->kernels->run_step(sim, st, call, accepted, attempted);
+    /* a step covers a colour of the lattice: about half of it, or less */
+    if (!cpu_use_threads(sim->n_threads, sim->nsites / 2)) {
+        const struct cpu_team alone = cpu_team_alone();
+        for (int c = 0; c < n_calls; c++) {
+            if (is_pair_start(calls, n_calls, c)) {
+                const struct latmc_step_call whole = pair_whole(calls, c);
+                st->kernels->run_step(sim, st, &whole, &alone, accepted, attempted);
+                c++;
+            } else {
+                st->kernels->run_step(sim, st, &calls[c], &alone, accepted, attempted);
+            }
+        }
+        return LATMC_OK;
+    }
+    uint64_t acc = 0, att = 0;
+#ifdef _OPENMP
+    LATMC_OMP(parallel num_threads(sim->n_threads) reduction(+:acc, att))
+    {
+        const struct cpu_team team = { omp_get_thread_num(), omp_get_num_threads() };
+        for (int c = 0; c < n_calls; c++) {
+            if (c > 0)
+                cpu_team_barrier(&team);
+            if (is_pair_start(calls, n_calls, c)) {
+                const struct latmc_step_call whole = pair_whole(calls, c);
+                st->kernels->run_step(sim, st, &whole, &team, &acc, &att);
+                c++;
+            } else {
+                st->kernels->run_step(sim, st, &calls[c], &team, &acc, &att);
+            }
+        }
+    }
+#endif
+    *accepted += acc;
+    *attempted += att;
     return LATMC_OK;
+}
+
+static int cpu_run_step(latmc_sim *sim, const struct latmc_step_call *call, uint64_t *accepted,
+                        uint64_t *attempted)
+{
+    return cpu_run_steps(sim, call, 1, accepted, attempted);
 }
 
 static unsigned cpu_step_caps(latmc_sim *sim)
@@ -180,7 +240,7 @@ const struct latmc_backend_ops latmc_cpu_backend_ops = {
     .create = cpu_create,
     .destroy = cpu_destroy,
     .init_spins = cpu_init_spins,
-    .sweep = cpu_sweep,
+    /* no .sweep: the core runs every sweep through its plan (run_steps, lib/plan.c) */
     .measure = cpu_measure,
     .get_spins = cpu_get_spins,
     .set_spins = cpu_set_spins,
@@ -192,4 +252,5 @@ const struct latmc_backend_ops latmc_cpu_backend_ops = {
     .measure_planes = cpu_measure_planes,
     .get_planes = cpu_get_planes,
     .set_planes = cpu_set_planes,
+    .run_steps = cpu_run_steps,
 };

@@ -5,6 +5,7 @@
 #include "box.h"
 #include "backend.h"
 #include "cpu_lattice.h"
+#include "cpu_omp.h"
 
 struct cpu_model_kernels;
 
@@ -31,9 +32,6 @@ struct cpu_model_kernels {
     int (*create)(latmc_sim *sim, struct cpu_state *st);
     void (*destroy)(struct cpu_state *st);
     int (*init_spins)(latmc_sim *sim, struct cpu_state *st, int how);
-    /* One sweep numbered `sweep`; adds the updates accepted and attempted. */
-    void (*sweep)(latmc_sim *sim, struct cpu_state *st, uint64_t sweep, uint64_t *accepted,
-                  uint64_t *attempted);
     /* The reduction into the model's sums struct (lib/<model>.h). */
     void (*measure)(latmc_sim *sim, struct cpu_state *st, void *sums);
     void (*get_spins)(latmc_sim *sim, struct cpu_state *st, void *buf);
@@ -45,9 +43,12 @@ struct cpu_model_kernels {
      * rebuild the kernels' own form of it, so that no sweep derives it again. */
     void (*params_changed)(latmc_sim *sim, struct cpu_state *st);
     /* Optional (NULL: one box only): latmc_backend_ops.run_step and .step_caps for the
-     * model (lib/box.h); run_step adds the updates accepted and attempted. */
+     * model (lib/box.h). run_step runs the share of team member `team` (cpu_omp.h: every
+     * member calls it with the same call, no region of its own, no barrier at its end; the
+     * backend's cpu_run_steps keeps the steps apart) and adds the updates its share
+     * accepted; member 0 also adds the call's updates attempted. */
     void (*run_step)(latmc_sim *sim, struct cpu_state *st, const struct latmc_step_call *call,
-                     uint64_t *accepted, uint64_t *attempted);
+                     const struct cpu_team *team, uint64_t *accepted, uint64_t *attempted);
     unsigned (*step_caps)(latmc_sim *sim, struct cpu_state *st);
     /* Optional (NULL: LATMC_EUNSUPPORTED): latmc_backend_ops.measure_planes, get_planes
      * and set_planes for the model (lib/backend.h). measure must equal the in-order

@@ -6,6 +6,8 @@
 #ifndef LATMC_CPU_OMP_H
 #define LATMC_CPU_OMP_H
 
+#include <stdint.h>
+
 #ifdef _OPENMP
 #  include <omp.h>
 #  define LATMC_PRAGMA_(x) _Pragma(#x)
@@ -35,6 +37,47 @@ static inline int cpu_use_threads(int n_threads, long long items)
     (void)items;
     return 0;
 #endif
+}
+
+/*
+ * One member of the thread team that runs a step of the plan (lib/box.h): member `id` of
+ * `size`. A step kernel takes its share of the step from it (cpu_team_share) and adds the
+ * counts of its share only, so that the members' counts add up to the step's.
+ *
+ * size 1: the caller alone, perhaps inside a parallel region of the host code's own, so the
+ * kernel must enter no OpenMP construct at all. size > 1: every member runs the kernel with
+ * the same arguments inside the parallel region of the CPU backend's cpu_run_steps
+ * (cpu_backend.c), which puts a barrier between two steps; the kernel may use orphaned
+ * work-sharing constructs (for ... nowait, single nowait) and cpu_team_barrier, which bind
+ * to that region and are met by every member in the same order. A kernel opens no region
+ * of its own, and ends without a barrier (the caller's barrier is the step's end).
+ */
+struct cpu_team {
+    int id;
+    int size;
+};
+
+/* The caller alone (see above). */
+static inline struct cpu_team cpu_team_alone(void)
+{
+    const struct cpu_team alone = { 0, 1 };
+    return alone;
+}
+
+/* Member t's part [*begin, *end) of n items cut into t->size consecutive parts. */
+static inline void cpu_team_share(const struct cpu_team *t, int64_t n, int64_t *begin,
+                                  int64_t *end)
+{
+    *begin = n * t->id / t->size;
+    *end = n * (t->id + 1) / t->size;
+}
+
+/* Every member waits for the others (nothing for a team of one). */
+static inline void cpu_team_barrier(const struct cpu_team *t)
+{
+    if (t->size > 1) {
+        LATMC_OMP(barrier)
+    }
 }
 
 #endif

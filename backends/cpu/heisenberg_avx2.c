@@ -318,67 +318,7 @@ static inline void update_group_range(const struct heis_pass *p, int64_t grp, in
     }
 }
 
-static void update_group(const struct heis_pass *p, int64_t grp)
-{
-    update_group_range(p, grp, 0, p->s->half);
-}
-
-/* Work item `item` of a colour pass: a row, or a group of the flat numbering. */
-static inline void update_item(const struct heis_pass *p, bool by_rows, int64_t item)
-{
-    if (by_rows)
-        update_row(p, item);
-    else
-        update_group(p, item);
-}
-
 /* ---------------------------------------------------------------------------------- */
-
-static uint64_t sweep_avx2(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
-                           const struct latmc_heisenberg_params *prm, int algorithm, uint64_t seed,
-                           int replica, uint64_t sweep, int n_threads)
-{
-    struct latmc_philox_x4_keys keys;
-    latmc_philox_x4_keys_init(&keys, seed);
-    /* rows when every vector lies in one (L_x / 2 a multiple of 4), else flat groups */
-    const bool by_rows = (g->lx / 2) % 4 == 0;
-    const int64_t nitems = by_rows ? g->ly * g->lz : (s->half + 4 * HEIS_V - 1) / (4 * HEIS_V);
-    const bool heatbath = algorithm == LATMC_ALGO_HEATBATH;
-    const int npasses = latmc_heisenberg_passes(heatbath, prm->nover); /* the schedule */
-    struct heis_pass p = {
-        .g = g,
-        .s = s,
-        .replica = replica,
-        .beta = prm->beta,
-        .h = prm->h,
-        .keys = &keys,
-        .sweep = sweep,
-        .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)replica),
-        .n = g->lx / 2,
-    };
-    if (!cpu_use_threads(n_threads, s->half)) {
-        for (int pass = 0; pass < npasses; pass++) {
-            p.heatbath = heatbath && pass == 0;
-            for (p.colour = 0; p.colour < 2; p.colour++)
-                for (int64_t item = 0; item < nitems; item++)
-                    update_item(&p, by_rows, item);
-        }
-    } else {
-        LATMC_OMP(parallel num_threads(n_threads) firstprivate(p))
-        {
-            for (int pass = 0; pass < npasses; pass++) {
-                p.heatbath = heatbath && pass == 0;
-                for (p.colour = 0; p.colour < 2; p.colour++) {
-                    /* the loop's closing barrier keeps the colours apart */
-                    LATMC_OMP(for schedule(static))
-                    for (int64_t item = 0; item < nitems; item++)
-                        update_item(&p, by_rows, item);
-                }
-            }
-        }
-    }
-    return heatbath ? (uint64_t)g->nsites : 0;
-}
 
 /*
  * One step of the plan on boxes for every replica (cpu_heisenberg_step_boxes): the
@@ -403,7 +343,8 @@ static inline void box_item(const struct heis_pass *p, int replicas, bool by_row
 static uint64_t step_boxes_avx2(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
                                 int replicas, const struct latmc_heisenberg_params *prm,
                                 bool heatbath, int colour, uint64_t seed, uint64_t sweep,
-                                const struct latmc_box *boxes, int n_boxes, int n_threads)
+                                const struct latmc_box *boxes, int n_boxes,
+                                const struct cpu_team *team)
 {
     struct latmc_philox_x4_keys keys;
     latmc_philox_x4_keys_init(&keys, seed);
@@ -427,8 +368,7 @@ static uint64_t step_boxes_avx2(const struct latmc_lattice *g, struct cpu_heisen
     uint64_t updates = 0;
     for (int i = 0; i < n_boxes; i++)
         updates += (uint64_t)(boxes[i].extent[boxes[i].axis] * rpp * n);
-    const bool team = cpu_use_threads(n_threads, s->half);
-    if (!team) {
+    if (team->size == 1) {
         for (int i = 0; i < n_boxes; i++) {
             const int64_t r0 = boxes[i].origin[boxes[i].axis] * rpp;
             const int64_t r1 = r0 + boxes[i].extent[boxes[i].axis] * rpp;
@@ -440,7 +380,7 @@ static uint64_t step_boxes_avx2(const struct latmc_lattice *g, struct cpu_heisen
         }
         return heatbath ? updates * (uint64_t)replicas : 0;
     }
-    LATMC_OMP(parallel num_threads(n_threads))
+    /* in the team's region (cpu_omp.h): the loops bind to it */
     for (int i = 0; i < n_boxes; i++) {
         const int64_t r0 = boxes[i].origin[boxes[i].axis] * rpp;
         const int64_t r1 = r0 + boxes[i].extent[boxes[i].axis] * rpp;
@@ -458,6 +398,5 @@ void cpu_heisenberg_dsp_init_avx2(struct cpu_heisenberg_dsp *dsp)
 {
     dsp->level = "avx2";
     dsp->soa = true;
-    dsp->sweep_soa = sweep_avx2;
     dsp->step_soa = step_boxes_avx2;
 }

@@ -11,7 +11,6 @@ void cpu_heisenberg_dsp_init(struct cpu_heisenberg_dsp *dsp, unsigned simd_flags
 {
     dsp->level = "c";
     dsp->soa = false;
-    dsp->sweep_soa = NULL;
     dsp->step_soa = NULL;
 #if LATMC_HAVE_AVX2
     if (simd_flags & CPU_FLAG_AVX2)

@@ -48,16 +48,13 @@ static inline int64_t cpu_heisenberg_soa_index(const struct cpu_heisenberg_soa *
 struct cpu_heisenberg_dsp {
     const char *level;         /* "c", "avx2" */
     bool soa;                  /* the state lives in a struct cpu_heisenberg_soa */
-    /* One sweep of one replica in the SoA layout; as cpu_heisenberg_sweep. */
-    uint64_t (*sweep_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
-                          const struct latmc_heisenberg_params *p, int algorithm, uint64_t seed,
-                          int replica, uint64_t sweep, int n_threads);
     /* One step of the plan on boxes for every replica in the SoA layout; as
      * cpu_heisenberg_step_boxes. */
     uint64_t (*step_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
                          int replicas, const struct latmc_heisenberg_params *p, bool heatbath,
                          int colour, uint64_t seed, uint64_t sweep,
-                         const struct latmc_box *boxes, int n_boxes, int n_threads);
+                         const struct latmc_box *boxes, int n_boxes,
+                         const struct cpu_team *team);
 };
 
 void cpu_heisenberg_dsp_init(struct cpu_heisenberg_dsp *dsp, unsigned simd_flags);

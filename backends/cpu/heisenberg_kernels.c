@@ -127,27 +127,6 @@ static int heisenberg_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
     return LATMC_OK;
 }
 
-/* The replicas share the couplings and have independent update streams; every heat-bath
- * update counts as attempted and accepted, overrelaxation moves as neither. */
-static void heisenberg_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep,
-                             uint64_t *accepted, uint64_t *attempted)
-{
-    struct heisenberg_state *w = hwhole(st);
-    struct cpu_heisenberg_state *hs = &w->ref;
-    for (int r = 0; r < hs->replicas; r++) {
-        uint64_t updates;
-        if (w->dsp.soa)
-            updates = w->dsp.sweep_soa(&st->lattice, &w->soa, sim->model_data, sim->desc.algorithm,
-                                       sim->desc.seed, r, sweep, sim->n_threads);
-        else
-            updates = cpu_heisenberg_sweep(&st->lattice, replica_spins(sim, hs, r), hs->couplings,
-                                           sim->model_data, sim->desc.algorithm, sim->desc.seed, r,
-                                           sweep, sim->n_threads);
-        *accepted += updates;
-        *attempted += updates;
-    }
-}
-
 /*
  * One step of the core's plan on the boxes (lib/box.h; the schedule is lib/heisenberg.h's:
  * step s is colour s % 2 of pass s / 2, the heat bath in pass 0 of a heat-bath sweep),
@@ -155,8 +134,8 @@ static void heisenberg_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t swee
  * independent streams, so updating them step by step is the 1-box sweep's chain.
  */
 static void heisenberg_run_step(latmc_sim *sim, struct cpu_state *st,
-                                const struct latmc_step_call *call, uint64_t *accepted,
-                                uint64_t *attempted)
+                                const struct latmc_step_call *call, const struct cpu_team *team,
+                                uint64_t *accepted, uint64_t *attempted)
 {
     struct heisenberg_state *w = hwhole(st);
     struct cpu_heisenberg_state *hs = &w->ref;
@@ -167,14 +146,15 @@ static void heisenberg_run_step(latmc_sim *sim, struct cpu_state *st,
     if (w->dsp.soa)
         updates = w->dsp.step_soa(&st->lattice, &w->soa, hs->replicas, sim->model_data, heatbath,
                                   colour, sim->desc.seed, call->sweep, call->boxes, call->n_boxes,
-                                  sim->n_threads);
+                                  team);
     else
         updates = cpu_heisenberg_step_boxes(&st->lattice, hs->spins, hs->replicas, hs->couplings,
                                             sim->model_data, heatbath, colour, sim->desc.seed,
-                                            call->sweep, call->boxes, call->n_boxes,
-                                            sim->n_threads);
-    *accepted += updates;
-    *attempted += updates;
+                                            call->sweep, call->boxes, call->n_boxes, team);
+    if (team->id == 0) { /* the step's count, not a member's share */
+        *accepted += updates;
+        *attempted += updates;
+    }
 }
 
 static int64_t plane_sites(const struct cpu_state *st)
@@ -291,7 +271,6 @@ const struct cpu_model_kernels cpu_heisenberg_kernels = {
     .create = heisenberg_create,
     .destroy = heisenberg_destroy,
     .init_spins = heisenberg_init_spins,
-    .sweep = heisenberg_sweep,
     .measure = heisenberg_measure,
     .get_spins = heisenberg_get_spins,
     .set_spins = heisenberg_set_spins,

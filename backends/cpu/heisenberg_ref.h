@@ -82,25 +82,18 @@ void cpu_heisenberg_hot_start(const struct latmc_lattice *g, float *spins, uint6
 void cpu_heisenberg_cold_start(const struct latmc_lattice *g, float *spins);
 
 /*
- * One sweep of one replica (spins of that replica, its update stream): for HEATBATH one
- * heat-bath pass then p->nover overrelaxation passes; for OVERRELAX max(p->nover, 1)
- * overrelaxation passes. Each pass visits colour 0, then colour 1. Returns the number of
- * heat-bath updates (N per heat-bath pass).
- */
-uint64_t cpu_heisenberg_sweep(const struct latmc_lattice *g, float *spins, const float *couplings,
-                              const struct latmc_heisenberg_params *p, int algorithm,
-                              uint64_t seed, int replica, uint64_t sweep, int n_threads);
-
-/*
  * One step of the core's plan (lib/box.h) for every replica (spins: replica r at offset
  * 3 N r; its update stream): colour `colour` of the boxes' sites, by heat bath or
- * overrelaxation (lib/heisenberg.h, the schedule). Returns the heat-bath updates (the
- * colour's sites in the boxes times the replicas; 0 for overrelaxation).
+ * overrelaxation (lib/heisenberg.h, the schedule), team member `team`'s share
+ * (cpu_omp.h). Returns the step's heat-bath updates (the colour's sites in the boxes times
+ * the replicas; 0 for overrelaxation), the same for every member.
  */
+struct cpu_team;
 uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins, int replicas,
                                    const float *couplings, const struct latmc_heisenberg_params *p,
                                    bool heatbath, int colour, uint64_t seed, uint64_t sweep,
-                                   const struct latmc_box *boxes, int n_boxes, int n_threads);
+                                   const struct latmc_box *boxes, int n_boxes,
+                                   const struct cpu_team *team);
 
 /*
  * The reduction of planes [p0, p1) of the current state (lib/heisenberg.h), plane p into

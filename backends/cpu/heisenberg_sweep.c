@@ -77,53 +77,6 @@ static inline void update_block_lanes(const struct pass *p, int64_t b, int64_t j
     }
 }
 
-static inline void update_block(const struct pass *p, int64_t b)
-{
-    update_block_lanes(p, b, 4 * b, p->g->nsites / 2);
-}
-
-static void colour_pass(const struct pass *p, int n_threads)
-{
-    const int64_t half = p->g->nsites / 2;
-    const int64_t nblocks = (half + 3) / 4;
-    if (!cpu_use_threads(n_threads, half)) {
-        for (int64_t b = 0; b < nblocks; b++)
-            update_block(p, b);
-        return;
-    }
-    LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
-    for (int64_t b = 0; b < nblocks; b++)
-        update_block(p, b);
-}
-
-/* One pass over the lattice: colour 0, then colour 1. */
-static void lattice_pass(struct pass *p, int n_threads)
-{
-    for (int colour = 0; colour < 2; colour++) {
-        p->colour = colour;
-        colour_pass(p, n_threads);
-    }
-}
-
-uint64_t cpu_heisenberg_sweep(const struct latmc_lattice *g, float *spins, const float *couplings,
-                              const struct latmc_heisenberg_params *prm, int algorithm,
-                              uint64_t seed, int replica, uint64_t sweep, int n_threads)
-{
-    struct pass p = {
-        .g = g, .spins = spins, .couplings = couplings, .beta = prm->beta, .h = prm->h,
-        .seed = seed, .sweep = sweep,
-        .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)replica),
-    };
-    /* the schedule of lib/heisenberg.h: the heat-bath pass first, then overrelaxation */
-    const bool heatbath = algorithm == LATMC_ALGO_HEATBATH;
-    const int npasses = latmc_heisenberg_passes(heatbath, prm->nover);
-    for (int pass = 0; pass < npasses; pass++) {
-        p.heatbath = heatbath && pass == 0;
-        lattice_pass(&p, n_threads);
-    }
-    return heatbath ? (uint64_t)g->nsites : 0;
-}
-
 /*
  * One step of the plan on boxes (slabs of planes along the last axis): the colour's sites
  * of every box and replica, the numbers of box i from j = rows0 n to rows1 n (n = L_x / 2
@@ -136,7 +89,8 @@ uint64_t cpu_heisenberg_sweep(const struct latmc_lattice *g, float *spins, const
 uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins, int replicas,
                                    const float *couplings, const struct latmc_heisenberg_params *prm,
                                    bool heatbath, int colour, uint64_t seed, uint64_t sweep,
-                                   const struct latmc_box *boxes, int n_boxes, int n_threads)
+                                   const struct latmc_box *boxes, int n_boxes,
+                                   const struct cpu_team *team)
 {
     struct pass p[2];
     for (int r = 0; r < replicas; r++)
@@ -150,7 +104,7 @@ uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins, 
     uint64_t updates = 0;
     for (int i = 0; i < n_boxes; i++)
         updates += (uint64_t)(boxes[i].extent[boxes[i].axis] * rpp * n);
-    if (!cpu_use_threads(n_threads, g->nsites / 2)) {
+    if (team->size == 1) {
         for (int i = 0; i < n_boxes; i++) {
             const int64_t jlo = boxes[i].origin[boxes[i].axis] * rpp * n;
             const int64_t jhi = jlo + boxes[i].extent[boxes[i].axis] * rpp * n;
@@ -158,8 +112,7 @@ uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins, 
                 for (int r = 0; r < replicas; r++)
                     update_block_lanes(&p[r], b, jlo, jhi);
         }
-    } else {
-        LATMC_OMP(parallel num_threads(n_threads))
+    } else { /* in the team's region (cpu_omp.h): the loops bind to it */
         for (int i = 0; i < n_boxes; i++) {
             const int64_t jlo = boxes[i].origin[boxes[i].axis] * rpp * n;
             const int64_t jhi = jlo + boxes[i].extent[boxes[i].axis] * rpp * n;

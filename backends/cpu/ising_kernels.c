@@ -102,32 +102,16 @@ static int ising_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
     return LATMC_OK;
 }
 
-static void ising_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep, uint64_t *accepted,
-                        uint64_t *attempted)
-{
-    struct ising_state *is = ising_state(st);
-    if (is->eps && is->natural)
-        *accepted += cpu_ising_sweep_coupled(&st->lattice, is->natural, is->eps,
-                                             sim->model_data, sim->desc.algorithm,
-                                             sim->desc.seed, sweep, sim->n_threads);
-    else if (is->natural)
-        *accepted += cpu_ising_sweep(&st->lattice, is->natural, sim->model_data,
-                                     sim->desc.algorithm, sim->desc.seed, sweep, sim->n_threads);
-    else /* uniform or +-J: the kernels take the coupled variant when split.bonds is set */
-        *accepted += cpu_ising_split_sweep(&is->split, &is->dsp, &is->dec, sim->desc.seed,
-                                           sweep, sim->n_threads);
-    *attempted += (uint64_t)sim->nsites;
-}
-
 /*
  * One step of the core's plan on the boxes (lib/box.h): slabs of planes along the last
- * axis (rows in 2D, planes z in 3D). The SIMD levels take the PAIR parts (both colours in one
+ * axis (rows in 2D, planes z in 3D). The SIMD levels take the PAIR parts, PAIR_WHOLE
+ * included (cpu_run_steps fuses an interior with its border; both colours in one
  * wavefront over the box, the border planes' colour 1 after every box's colour 0); the C
  * level runs each colour on the box's checkerboard numbers, WHOLE only.
  */
 static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
-                           const struct latmc_step_call *call, uint64_t *accepted,
-                           uint64_t *attempted)
+                           const struct latmc_step_call *call, const struct cpu_team *team,
+                           uint64_t *accepted, uint64_t *attempted)
 {
     struct ising_state *is = ising_state(st);
     /* sites of one colour per plane (a plane: a row in 2D, L_x L_y sites in 3D) */
@@ -142,23 +126,27 @@ static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
             *accepted += cpu_ising_colour_range(&st->lattice, is->natural, is->eps,
                                                 sim->model_data, sim->desc.algorithm,
                                                 sim->desc.seed, call->sweep, call->step,
-                                                p0 * half_plane, p1 * half_plane,
-                                                sim->n_threads);
+                                                p0 * half_plane, p1 * half_plane, team);
         }
-        *attempted += (uint64_t)(planes * half_plane);
+        if (team->id == 0)
+            *attempted += (uint64_t)(planes * half_plane);
         return;
     }
-    if (call->part == LATMC_STEP_PAIR_INTERIOR) {
+    if (call->part != LATMC_STEP_PAIR_BORDER) {
+        const bool whole = call->part == LATMC_STEP_PAIR_WHOLE;
         *accepted += cpu_ising_split_boxes_interior(&is->split, &is->dsp, &is->dec,
                                                     sim->desc.seed, call->sweep, call->boxes,
-                                                    call->n_boxes, sim->n_threads);
-        /* colour 0 on every plane, colour 1 on all but two planes per box */
-        *attempted += (uint64_t)((2 * planes - 2 * call->n_boxes) * half_plane);
+                                                    call->n_boxes, whole, team);
+        /* colour 0 on every plane, colour 1 on all (whole) or all but two planes per box */
+        if (team->id == 0)
+            *attempted += (uint64_t)((2 * planes - (whole ? 0 : 2 * call->n_boxes)) *
+                                     half_plane);
     } else {
         *accepted += cpu_ising_split_boxes_border(&is->split, &is->dsp, &is->dec,
                                                   sim->desc.seed, call->sweep, call->boxes,
-                                                  call->n_boxes, sim->n_threads);
-        *attempted += (uint64_t)(2 * call->n_boxes * half_plane);
+                                                  call->n_boxes, team);
+        if (team->id == 0)
+            *attempted += (uint64_t)(2 * call->n_boxes * half_plane);
     }
 }
 
@@ -285,7 +273,6 @@ const struct cpu_model_kernels cpu_ising_kernels = {
     .create = ising_create,
     .destroy = ising_destroy,
     .init_spins = ising_init_spins,
-    .sweep = ising_sweep,
     .measure = ising_measure,
     .get_spins = ising_get_spins,
     .set_spins = ising_set_spins,

@@ -5,6 +5,8 @@
 #include "cpu_lattice.h"
 #include "ising.h"
 
+struct cpu_team;
+
 uint64_t cpu_ising_sweep(const struct latmc_lattice *g, int8_t *spins,
                          const struct latmc_ising_tables *t, int algorithm, uint64_t seed,
                          uint64_t sweep, int n_threads);
@@ -20,13 +22,14 @@ void cpu_ising_draw_couplings(const struct latmc_lattice *g, int8_t *eps, uint64
 /*
  * Colour `colour` on its checkerboard numbers [j0, j1) only, each with its own draw (lane
  * j mod 4 of block j / 4): one step of the sweep on one box (a box of planes [p0, p1) along
- * the last axis is j in [p0, p1) times the colour's sites per plane). Returns how many
- * spins changed. eps NULL: uniform couplings.
+ * the last axis is j in [p0, p1) times the colour's sites per plane), team member
+ * `team`'s share (cpu_omp.h). Returns how many spins its share changed. eps NULL: uniform
+ * couplings.
  */
 uint64_t cpu_ising_colour_range(const struct latmc_lattice *g, int8_t *spins, const int8_t *eps,
                                 const struct latmc_ising_tables *t, int algorithm,
                                 uint64_t seed, uint64_t sweep, int colour, int64_t j0,
-                                int64_t j1, int n_threads);
+                                int64_t j1, const struct cpu_team *team);
 uint64_t cpu_ising_sweep_coupled(const struct latmc_lattice *g, int8_t *spins,
                                  const int8_t *eps, const struct latmc_ising_tables *t,
                                  int algorithm, uint64_t seed, uint64_t sweep, int n_threads);

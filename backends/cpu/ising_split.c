@@ -427,46 +427,6 @@ static uint64_t wave_last(const struct cpu_ising_split *s, const struct cpu_isin
     return changed;
 }
 
-uint64_t cpu_ising_split_sweep(const struct cpu_ising_split *s, const struct cpu_ising_dsp *dsp,
-                               const struct cpu_ising_decisions *d, uint64_t seed,
-                               uint64_t sweep, int n_threads)
-{
-    struct cpu_ising_pass pass[2];
-    for (int c = 0; c < 2; c++) {
-        cpu_ising_pass_setup(&pass[c], d, seed, sweep, c);
-        dsp->prepare(&pass[c]);
-    }
-    const int64_t rows = s->rows;
-    const int64_t unit = s->ndim == 3 ? s->ly : 1, units = rows / unit;
-    if (!cpu_use_threads(n_threads, rows * s->half))
-        return wave_first(s, dsp, pass, unit, 0, units) + wave_last(s, dsp, pass, unit, 0, units);
-    uint64_t changed = 0;
-#ifdef _OPENMP
-    /*
-     * Bands of whole units per thread in wavefront order when there are enough units to
-     * keep every thread busy; else the two-pass order on rows. Which thread updates a
-     * site never matters (its draw is named by the site); the barriers keep the order.
-     */
-    const int wave = units >= 4 * (int64_t)n_threads;
-    LATMC_OMP(parallel num_threads(n_threads) reduction(+:changed))
-    {
-        const int64_t nt = omp_get_num_threads(), id = omp_get_thread_num();
-        if (wave) {
-            const int64_t a = units * id / nt, b = units * (id + 1) / nt;
-            changed += wave_first(s, dsp, pass, unit, a, b);
-            LATMC_OMP(barrier)
-            changed += wave_last(s, dsp, pass, unit, a, b);
-        } else {
-            const int64_t r0 = rows * id / nt, r1 = rows * (id + 1) / nt;
-            changed += dsp->colour_rows(s, &pass[0], r0, r1);
-            LATMC_OMP(barrier)
-            changed += dsp->colour_rows(s, &pass[1], r0, r1);
-        }
-    }
-#endif
-    return changed;
-}
-
 /* ---- the boxes of a plan (lib/box.h): the PAIR parts of the core's schedule ---- */
 
 static int64_t box_lo(const struct latmc_box *box)
@@ -494,17 +454,18 @@ static int64_t box_hi(const struct latmc_box *box)
 
 /*
  * Colour 0 on every box and colour 1 on each box's interior units (all but its first and
- * last), in the wavefront order of cpu_ising_split_sweep; colour 1 of a box's first and
+ * last), in the wavefront order above; colour 1 of a box's first and
  * last units reads colour 0 of the neighbouring boxes and is left to
  * cpu_ising_split_boxes_border. Boxes never write what another box reads in this part, so
- * one thread team takes bands of all the boxes at once, with the one barrier of a sweep of
- * one box: a band's own first and last units wait for it, as in cpu_ising_split_sweep.
+ * the team takes bands of all the boxes at once, with the one barrier of a sweep of one
+ * box: a band's own first and last units wait for it.
  */
 uint64_t cpu_ising_split_boxes_interior(const struct cpu_ising_split *s,
                                         const struct cpu_ising_dsp *dsp,
                                         const struct cpu_ising_decisions *d, uint64_t seed,
                                         uint64_t sweep, const struct latmc_box *boxes,
-                                        int n_boxes, int n_threads)
+                                        int n_boxes, bool borders_too,
+                                        const struct cpu_team *team)
 {
     struct cpu_ising_pass pass[2];
     for (int c = 0; c < 2; c++) {
@@ -516,43 +477,37 @@ uint64_t cpu_ising_split_boxes_interior(const struct cpu_ising_split *s,
     for (int i = 0; i < n_boxes; i++)
         units += box_hi(&boxes[i]) - box_lo(&boxes[i]);
     uint64_t changed = 0;
-    if (!cpu_use_threads(n_threads, units * unit * s->half)) {
-        for (int i = 0; i < n_boxes; i++)
-            changed += wave_first(s, dsp, pass, unit, box_lo(&boxes[i]), box_hi(&boxes[i]));
-        return changed;
-    }
-#ifdef _OPENMP
-    const int wave = units >= 4 * (int64_t)n_threads;
-    LATMC_OMP(parallel num_threads(n_threads) reduction(+:changed))
-    {
-        const int64_t nt = omp_get_num_threads(), id = omp_get_thread_num();
-        const int64_t u0 = units * id / nt, u1 = units * (id + 1) / nt;
-        if (wave) {
-            FOR_BOX_PIECES(boxes, n_boxes, u0, u1, i, a, b)
-                changed += wave_first(s, dsp, pass, unit, a, b);
-            LATMC_OMP(barrier)
-            /* wave_last of each piece, but for its box's own first and last units */
-            FOR_BOX_PIECES(boxes, n_boxes, u0, u1, i, a, b) {
-                const int64_t first = box_lo(&boxes[i]), last = box_hi(&boxes[i]) - 1;
-                if (a != first && a != last)
-                    changed += dsp->colour_rows(s, &pass[1], a * unit, (a + 1) * unit);
-                if (b - 1 > a && b - 1 != last)
-                    changed += dsp->colour_rows(s, &pass[1], (b - 1) * unit, b * unit);
-            }
-        } else {
-            /* the two-pass order on rows: colour 0 everywhere, colour 1 inside the boxes */
-            FOR_BOX_PIECES(boxes, n_boxes, u0, u1, i, a, b)
-                changed += dsp->colour_rows(s, &pass[0], a * unit, b * unit);
-            LATMC_OMP(barrier)
-            FOR_BOX_PIECES(boxes, n_boxes, u0, u1, i, a, b) {
-                const int64_t lo = a > box_lo(&boxes[i]) ? a : box_lo(&boxes[i]) + 1;
-                const int64_t hi = b < box_hi(&boxes[i]) ? b : box_hi(&boxes[i]) - 1;
-                if (hi > lo)
-                    changed += dsp->colour_rows(s, &pass[1], lo * unit, hi * unit);
-            }
+    /* Bands of whole units per member in wavefront order when there are enough units to
+     * keep every member busy; else the two-pass order on rows. */
+    const int wave = units >= 4 * (int64_t)team->size;
+    int64_t u0, u1;
+    cpu_team_share(team, units, &u0, &u1);
+    if (wave) {
+        FOR_BOX_PIECES(boxes, n_boxes, u0, u1, i, a, b)
+            changed += wave_first(s, dsp, pass, unit, a, b);
+        cpu_team_barrier(team);
+        /* wave_last of each piece, but for its box's own first and last units (unless
+         * borders_too: colour 0 of every box is done) */
+        FOR_BOX_PIECES(boxes, n_boxes, u0, u1, i, a, b) {
+            const int64_t first = borders_too ? -1 : box_lo(&boxes[i]);
+            const int64_t last = borders_too ? -1 : box_hi(&boxes[i]) - 1;
+            if (a != first && a != last)
+                changed += dsp->colour_rows(s, &pass[1], a * unit, (a + 1) * unit);
+            if (b - 1 > a && b - 1 != last)
+                changed += dsp->colour_rows(s, &pass[1], (b - 1) * unit, b * unit);
+        }
+    } else {
+        /* the two-pass order on rows: colour 0 everywhere, colour 1 inside the boxes */
+        FOR_BOX_PIECES(boxes, n_boxes, u0, u1, i, a, b)
+            changed += dsp->colour_rows(s, &pass[0], a * unit, b * unit);
+        cpu_team_barrier(team);
+        FOR_BOX_PIECES(boxes, n_boxes, u0, u1, i, a, b) {
+            const int64_t lo = a > box_lo(&boxes[i]) || borders_too ? a : box_lo(&boxes[i]) + 1;
+            const int64_t hi = b < box_hi(&boxes[i]) || borders_too ? b : box_hi(&boxes[i]) - 1;
+            if (hi > lo)
+                changed += dsp->colour_rows(s, &pass[1], lo * unit, hi * unit);
         }
     }
-#endif
     return changed;
 }
 
@@ -561,20 +516,42 @@ uint64_t cpu_ising_split_boxes_border(const struct cpu_ising_split *s,
                                       const struct cpu_ising_dsp *dsp,
                                       const struct cpu_ising_decisions *d, uint64_t seed,
                                       uint64_t sweep, const struct latmc_box *boxes,
-                                      int n_boxes, int n_threads)
+                                      int n_boxes, const struct cpu_team *team)
 {
     struct cpu_ising_pass pass[2];
     cpu_ising_pass_setup(&pass[1], d, seed, sweep, 1);
     dsp->prepare(&pass[1]);
     const int64_t unit = s->ndim == 3 ? s->ly : 1;
     uint64_t changed = 0;
-    if (!cpu_use_threads(n_threads, 2 * (int64_t)n_boxes * unit * s->half)) {
-        for (int i = 0; i < n_boxes; i++)
-            changed += wave_last(s, dsp, pass, unit, box_lo(&boxes[i]), box_hi(&boxes[i]));
-        return changed;
-    }
-    LATMC_OMP(parallel for num_threads(n_threads) schedule(static) reduction(+:changed))
-    for (int i = 0; i < n_boxes; i++)
+    int64_t i0, i1;
+    cpu_team_share(team, n_boxes, &i0, &i1);
+    for (int64_t i = i0; i < i1; i++)
         changed += wave_last(s, dsp, pass, unit, box_lo(&boxes[i]), box_hi(&boxes[i]));
+    return changed;
+}
+
+/*
+ * One sweep of the whole lattice as one box: the plan's fused pair as the library runs it
+ * (LATMC_STEP_PAIR_WHOLE, cpu_run_steps), for the kernel tests that check a SIMD level
+ * against the C reference sweep by sweep.
+ */
+uint64_t cpu_ising_split_sweep(const struct cpu_ising_split *s, const struct cpu_ising_dsp *dsp,
+                               const struct cpu_ising_decisions *d, uint64_t seed,
+                               uint64_t sweep, int n_threads)
+{
+    struct latmc_box box = { .axis = s->ndim - 1, .halo = 1 };
+    box.extent[box.axis] = s->ndim == 3 ? s->rows / s->ly : s->rows; /* units */
+    uint64_t changed = 0;
+    if (!cpu_use_threads(n_threads, s->rows * s->half)) {
+        const struct cpu_team alone = cpu_team_alone();
+        return cpu_ising_split_boxes_interior(s, dsp, d, seed, sweep, &box, 1, true, &alone);
+    }
+#ifdef _OPENMP
+    LATMC_OMP(parallel num_threads(n_threads) reduction(+:changed))
+    {
+        const struct cpu_team team = { omp_get_thread_num(), omp_get_num_threads() };
+        changed += cpu_ising_split_boxes_interior(s, dsp, d, seed, sweep, &box, 1, true, &team);
+    }
+#endif
     return changed;
 }

@@ -34,6 +34,7 @@
 #ifndef LATMC_CPU_ISING_SPLIT_H
 #define LATMC_CPU_ISING_SPLIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -165,6 +166,8 @@ void cpu_ising_split_rows_from_natural(const struct cpu_ising_split *s, const in
                                        int64_t r0, int64_t r1);
 void cpu_ising_split_rows_to_natural(const struct cpu_ising_split *s, int8_t *spins,
                                      int64_t r0, int64_t r1);
+/* One sweep of the whole lattice as one box of the plan (boxes_interior, then
+ * boxes_border), on n_threads: for the kernel tests. Returns how many spins changed. */
 uint64_t cpu_ising_split_sweep(const struct cpu_ising_split *s, const struct cpu_ising_dsp *dsp,
                                const struct cpu_ising_decisions *d, uint64_t seed,
                                uint64_t sweep, int n_threads);
@@ -172,18 +175,22 @@ uint64_t cpu_ising_split_sweep(const struct cpu_ising_split *s, const struct cpu
  * The boxes of a plan (lib/box.h; units: rows in 2D, planes z in 3D, boxes in order, each
  * at least 2 units): boxes_interior is the LATMC_STEP_PAIR_INTERIOR part (colour 0 on the
  * boxes, colour 1 on all their units but each box's first and last), boxes_border the
- * LATMC_STEP_PAIR_BORDER part (colour 1 on those), run after the interior of every box.
- * Return how many spins changed.
+ * LATMC_STEP_PAIR_BORDER part (colour 1 on those), run after the interior of every box;
+ * boxes_interior with borders_too is both (LATMC_STEP_PAIR_WHOLE: the boxes share one
+ * memory, so colour 1 of a box's ends needs only the team's barrier after colour 0).
+ * Each runs team member `team`'s share (cpu_omp.h) and returns how many spins it changed.
  */
+struct cpu_team;
 uint64_t cpu_ising_split_boxes_interior(const struct cpu_ising_split *s,
                                         const struct cpu_ising_dsp *dsp,
                                         const struct cpu_ising_decisions *d, uint64_t seed,
                                         uint64_t sweep, const struct latmc_box *boxes,
-                                        int n_boxes, int n_threads);
+                                        int n_boxes, bool borders_too,
+                                        const struct cpu_team *team);
 uint64_t cpu_ising_split_boxes_border(const struct cpu_ising_split *s,
                                       const struct cpu_ising_dsp *dsp,
                                       const struct cpu_ising_decisions *d, uint64_t seed,
                                       uint64_t sweep, const struct latmc_box *boxes,
-                                      int n_boxes, int n_threads);
+                                      int n_boxes, const struct cpu_team *team);
 
 #endif

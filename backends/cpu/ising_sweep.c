@@ -79,32 +79,29 @@ static inline uint64_t update_lanes(const struct latmc_lattice *g, int8_t *spins
 uint64_t cpu_ising_colour_range(const struct latmc_lattice *g, int8_t *spins, const int8_t *eps,
                                 const struct latmc_ising_tables *t, int algorithm,
                                 uint64_t seed, uint64_t sweep, int colour, int64_t j0,
-                                int64_t j1, int n_threads)
+                                int64_t j1, const struct cpu_team *team)
 {
     if (j1 <= j0)
         return 0;
-    /* Whole blocks [b0, b1); the partial blocks at either end lane by lane. */
+    /* Whole blocks [b0, b1), shared by the team; the partial blocks at either end lane by
+     * lane, by member 0 (other lanes of them belong to the neighbouring range). */
     const int64_t b0 = (j0 + 3) / 4, b1 = j1 / 4;
     uint64_t changed = 0;
     if (b1 < b0) /* j0 and j1 inside one block */
-        return update_lanes(g, spins, eps, t, algorithm, seed, sweep, colour, j0 / 4,
-                            (int)(j0 % 4), (int)(j1 - 4 * (j0 / 4)));
-    if (j0 % 4)
+        return team->id != 0 ? 0
+                             : update_lanes(g, spins, eps, t, algorithm, seed, sweep, colour,
+                                            j0 / 4, (int)(j0 % 4), (int)(j1 - 4 * (j0 / 4)));
+    if (team->id == 0 && j0 % 4)
         changed += update_lanes(g, spins, eps, t, algorithm, seed, sweep, colour, j0 / 4,
                                 (int)(j0 % 4), 4);
-    if (j1 % 4)
+    if (team->id == 0 && j1 % 4)
         changed += update_lanes(g, spins, eps, t, algorithm, seed, sweep, colour, b1, 0,
                                 (int)(j1 % 4));
-    if (!cpu_use_threads(n_threads, 4 * (b1 - b0))) {
-        for (int64_t b = b0; b < b1; b++)
-            changed += update_block(g, spins, eps, t, algorithm, seed, sweep, colour, b);
-        return changed;
-    }
-    uint64_t inner = 0;
-    LATMC_OMP(parallel for num_threads(n_threads) schedule(static) reduction(+:inner))
-    for (int64_t b = b0; b < b1; b++)
-        inner += update_block(g, spins, eps, t, algorithm, seed, sweep, colour, b);
-    return changed + inner;
+    int64_t s0, s1;
+    cpu_team_share(team, b1 - b0, &s0, &s1);
+    for (int64_t b = b0 + s0; b < b0 + s1; b++)
+        changed += update_block(g, spins, eps, t, algorithm, seed, sweep, colour, b);
+    return changed;
 }
 
 void cpu_ising_draw_couplings(const struct latmc_lattice *g, int8_t *eps, uint64_t coupling_seed,

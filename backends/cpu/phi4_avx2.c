@@ -14,13 +14,12 @@
  * shared logarithm (math_avx2.h). float fields use one __m256, double fields two __m256d
  * per group; the kernel body below is written once for both (phi4_avx2_impl.h).
  *
- * Threads: one parallel region per sweep; each colour is a static loop over groups with a
- * barrier after it. Every draw is named by (pass, colour, hit, j), never by thread.
- *
- * Boxes (lib/box.h): a step is one colour of one pass on the boxes' numbers, the same
- * blocks with the lanes outside a box masked (a block cut by a box boundary runs in both
- * boxes, each on its own lanes), all boxes' blocks in one parallel region. No fused
- * steps: WHOLE steps only.
+ * Steps of the core's plan (lib/box.h): a sweep is nloc passes of the colours, each colour
+ * of a pass one step, run on the boxes' numbers: the same blocks with the lanes outside a
+ * box masked (a block cut by a box boundary runs in both boxes, each on its own lanes),
+ * all boxes' blocks shared by the members of the CPU's thread team (cpu_omp.h), which
+ * keeps one barrier between steps. Every draw is named by (pass, colour, hit, j), never by
+ * thread. No fused steps: WHOLE steps only.
  */
 #include <immintrin.h>
 #include <string.h>
@@ -52,8 +51,6 @@ void cpu_phi4_dsp_init_avx2(struct cpu_phi4_dsp *dsp)
 {
     dsp->level = "avx2";
     dsp->transposed = true;
-    dsp->sweep_f = cpu_phi4_sweep_avx2_f;
-    dsp->sweep_d = cpu_phi4_sweep_avx2_d;
     dsp->step_f = cpu_phi4_step_avx2_f;
     dsp->step_d = cpu_phi4_step_avx2_d;
 }

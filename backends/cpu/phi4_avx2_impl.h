@@ -1,5 +1,5 @@
 /*
- * Type-generic body of the AVX2 phi^4 sweep (phi4_avx2.c), included once per field type
+ * Type-generic body of the AVX2 phi^4 step (phi4_avx2.c), included once per field type
  * with PHI4_R (float, double) and PHI4_S (f, d), which selects the eight-lane vector
  * primitives name_S of phi4_avx2.c and the coefficients t->S.
  */
@@ -445,10 +445,6 @@ static uint64_t PHI4_FN(phi4_avx2_block)(const struct PHI4_FN(phi4_avx2_pass) *p
     return accepted;
 }
 
-uint64_t PHI4_FN(cpu_phi4_sweep_avx2)(const struct phi4_geom *g, PHI4_R *phi,
-                                      const struct latmc_phi4_tables *t, uint64_t seed,
-                                      uint64_t sweep, int n_threads);
-
 /* What every group of a pass needs, for the pass named rng_sweep. */
 static void PHI4_FN(phi4_avx2_pass_init)(struct PHI4_FN(phi4_avx2_pass) *p,
                                          const struct phi4_geom *g, PHI4_R *phi,
@@ -493,74 +489,29 @@ static uint64_t PHI4_FN(phi4_avx2_boxes_blocks)(const struct PHI4_FN(phi4_avx2_p
 uint64_t PHI4_FN(cpu_phi4_step_avx2)(const struct phi4_geom *g, PHI4_R *phi,
                                      const struct latmc_phi4_tables *t, uint64_t seed,
                                      uint64_t rng_sweep, int colour,
-                                     const struct phi4_range *boxes, int n_boxes, int n_threads);
+                                     const struct phi4_range *boxes, int n_boxes,
+                                     const struct cpu_team *team);
 
 /*
  * One step of the core's plan (lib/box.h): colour `colour` of the pass named rng_sweep on
- * the boxes' numbers, the boxes' blocks shared out among the threads of one team.
+ * the boxes' numbers, the boxes' blocks shared out among the members of the team.
  */
 uint64_t PHI4_FN(cpu_phi4_step_avx2)(const struct phi4_geom *g, PHI4_R *phi,
                                      const struct latmc_phi4_tables *t, uint64_t seed,
                                      uint64_t rng_sweep, int colour,
-                                     const struct phi4_range *boxes, int n_boxes, int n_threads)
+                                     const struct phi4_range *boxes, int n_boxes,
+                                     const struct cpu_team *team)
 {
     struct latmc_philox_x4_keys keys;
     latmc_philox_x4_keys_init(&keys, seed);
     struct PHI4_FN(phi4_avx2_pass) p;
     PHI4_FN(phi4_avx2_pass_init)(&p, g, phi, t, &keys, rng_sweep);
     const int64_t unit = 8 * PHI4_AVX2_GROUPS;
-    int64_t units = 0, sites = 0;
-    for (int i = 0; i < n_boxes; i++) {
+    int64_t units = 0, u0, u1;
+    for (int i = 0; i < n_boxes; i++)
         units += phi4_range_units(&boxes[i], unit);
-        sites += boxes[i].j1 - boxes[i].j0;
-    }
-    if (!cpu_use_threads(n_threads, sites))
-        return PHI4_FN(phi4_avx2_boxes_blocks)(&p, colour, boxes, n_boxes, 0, units);
-    uint64_t accepted = 0;
-#ifdef _OPENMP
-    LATMC_OMP(parallel num_threads(n_threads) reduction(+ : accepted))
-    {
-        const int64_t nt = omp_get_num_threads(), id = omp_get_thread_num();
-        accepted += PHI4_FN(phi4_avx2_boxes_blocks)(&p, colour, boxes, n_boxes, units * id / nt,
-                                                    units * (id + 1) / nt);
-    }
-#endif
-    return accepted;
-}
-
-uint64_t PHI4_FN(cpu_phi4_sweep_avx2)(const struct phi4_geom *g, PHI4_R *phi,
-                                      const struct latmc_phi4_tables *t, uint64_t seed,
-                                      uint64_t sweep, int n_threads)
-{
-    struct latmc_philox_x4_keys keys;
-    latmc_philox_x4_keys_init(&keys, seed);
-    const int64_t nblocks = (g->per_colour + 8 * PHI4_AVX2_GROUPS - 1) / (8 * PHI4_AVX2_GROUPS);
-    const int ncolours = g->colouring.ncolours;
-    struct PHI4_FN(phi4_avx2_pass) p;
-    PHI4_FN(phi4_avx2_pass_init)(&p, g, phi, t, &keys, 0); /* rng_sweep: per pass below */
-    uint64_t accepted = 0;
-    if (!cpu_use_threads(n_threads, g->per_colour)) {
-        for (uint32_t pass = 0; pass < t->nloc; pass++) {
-            p.rng_sweep = latmc_phi4_rng_sweep(sweep, t->nloc, pass);
-            for (int colour = 0; colour < ncolours; colour++)
-                for (int64_t block = 0; block < nblocks; block++)
-                    accepted += PHI4_FN(phi4_avx2_block)(&p, colour, block, 0, g->per_colour);
-        }
-        return accepted;
-    }
-    LATMC_OMP(parallel num_threads(n_threads) firstprivate(p) reduction(+ : accepted))
-    {
-        for (uint32_t pass = 0; pass < t->nloc; pass++) {
-            p.rng_sweep = latmc_phi4_rng_sweep(sweep, t->nloc, pass);
-            for (int colour = 0; colour < ncolours; colour++) {
-                /* the loop's closing barrier keeps the colours apart */
-                LATMC_OMP(for schedule(static))
-                for (int64_t block = 0; block < nblocks; block++)
-                    accepted += PHI4_FN(phi4_avx2_block)(&p, colour, block, 0, g->per_colour);
-            }
-        }
-    }
-    return accepted;
+    cpu_team_share(team, units, &u0, &u1);
+    return PHI4_FN(phi4_avx2_boxes_blocks)(&p, colour, boxes, n_boxes, u0, u1);
 }
 
 #undef V

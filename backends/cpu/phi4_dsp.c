@@ -10,8 +10,6 @@ void cpu_phi4_dsp_init(struct cpu_phi4_dsp *dsp, unsigned simd_flags)
 {
     dsp->level = "c";
     dsp->transposed = false;
-    dsp->sweep_f = cpu_phi4_sweep_f;
-    dsp->sweep_d = cpu_phi4_sweep_d;
     dsp->step_f = cpu_phi4_step_f;
     dsp->step_d = cpu_phi4_step_d;
 #if LATMC_HAVE_AVX2

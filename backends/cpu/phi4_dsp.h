@@ -22,21 +22,19 @@
 
 enum { PHI4_PAD = 16 };
 
+struct cpu_team;
+
 struct cpu_phi4_dsp {
     const char *level;   /* "c", "avx2": which kernels these are */
     bool transposed;     /* the field is stored colour-transposed (above), else natural */
-    /* One sweep numbered `sweep`, as cpu_phi4_sweep_f/_d (phi4_ref.h). */
-    uint64_t (*sweep_f)(const struct phi4_geom *g, float *phi, const struct latmc_phi4_tables *t,
-                        uint64_t seed, uint64_t sweep, int n_threads);
-    uint64_t (*sweep_d)(const struct phi4_geom *g, double *phi, const struct latmc_phi4_tables *t,
-                        uint64_t seed, uint64_t sweep, int n_threads);
-    /* One step of the plan on the boxes' numbers, as cpu_phi4_step_f/_d (phi4_ref.h). */
+    /* One step of the plan on the boxes' numbers, a team member's share, as
+     * cpu_phi4_step_f/_d (phi4_ref.h). */
     uint64_t (*step_f)(const struct phi4_geom *g, float *phi, const struct latmc_phi4_tables *t,
                        uint64_t seed, uint64_t rng_sweep, int colour,
-                       const struct phi4_range *boxes, int n_boxes, int n_threads);
+                       const struct phi4_range *boxes, int n_boxes, const struct cpu_team *team);
     uint64_t (*step_d)(const struct phi4_geom *g, double *phi, const struct latmc_phi4_tables *t,
                        uint64_t seed, uint64_t rng_sweep, int colour,
-                       const struct phi4_range *boxes, int n_boxes, int n_threads);
+                       const struct phi4_range *boxes, int n_boxes, const struct cpu_team *team);
 };
 
 void cpu_phi4_dsp_init(struct cpu_phi4_dsp *dsp, unsigned simd_flags);

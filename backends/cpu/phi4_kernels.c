@@ -132,18 +132,6 @@ static int phi4_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
     return LATMC_OK;
 }
 
-static void phi4_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep, uint64_t *accepted,
-                       uint64_t *attempted)
-{
-    struct phi4_state *p = phi4_state(st);
-    const struct latmc_phi4_tables *t = sim->model_data;
-    if (p->single)
-        *accepted += p->dsp.sweep_f(&p->geom, p->field, t, sim->desc.seed, sweep, sim->n_threads);
-    else
-        *accepted += p->dsp.sweep_d(&p->geom, p->field, t, sim->desc.seed, sweep, sim->n_threads);
-    *attempted += (uint64_t)sim->nsites * t->nloc * t->nhit;
-}
-
 /*
  * One step of the core's plan (lib/box.h): step s is colour s mod ncolours of pass
  * s / ncolours (lib/model_phi4.c), on the boxes' within-colour numbers. Steps are WHOLE
@@ -151,7 +139,7 @@ static void phi4_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep, uin
  * other boxes' part of the same step.
  */
 static void phi4_run_step(latmc_sim *sim, struct cpu_state *st, const struct latmc_step_call *call,
-                          uint64_t *accepted, uint64_t *attempted)
+                          const struct cpu_team *team, uint64_t *accepted, uint64_t *attempted)
 {
     struct phi4_state *p = phi4_state(st);
     const struct latmc_phi4_tables *t = sim->model_data;
@@ -174,11 +162,12 @@ static void phi4_run_step(latmc_sim *sim, struct cpu_state *st, const struct lat
         }
         if (p->single)
             *accepted += p->dsp.step_f(&p->geom, p->field, t, sim->desc.seed, rng_sweep, colour,
-                                       r, nb, sim->n_threads);
+                                       r, nb, team);
         else
             *accepted += p->dsp.step_d(&p->geom, p->field, t, sim->desc.seed, rng_sweep, colour,
-                                       r, nb, sim->n_threads);
-        *attempted += (uint64_t)sites * t->nhit;
+                                       r, nb, team);
+        if (team->id == 0)
+            *attempted += (uint64_t)sites * t->nhit;
     }
 }
 
@@ -254,7 +243,6 @@ const struct cpu_model_kernels cpu_phi4_kernels = {
     .create = phi4_create,
     .destroy = phi4_destroy,
     .init_spins = phi4_init_spins,
-    .sweep = phi4_sweep,
     .measure = phi4_measure,
     .get_spins = phi4_get_spins,
     .set_spins = phi4_set_spins,

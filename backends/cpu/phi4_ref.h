@@ -8,23 +8,19 @@
 
 #include "phi4_lattice.h"
 
-/* One sweep numbered `sweep` (nloc passes over the colours, nhit hits per site and
- * pass); returns the number of accepted hits. */
-uint64_t cpu_phi4_sweep_f(const struct phi4_geom *g, float *phi,
-                          const struct latmc_phi4_tables *t, uint64_t seed, uint64_t sweep,
-                          int n_threads);
-uint64_t cpu_phi4_sweep_d(const struct phi4_geom *g, double *phi,
-                          const struct latmc_phi4_tables *t, uint64_t seed, uint64_t sweep,
-                          int n_threads);
+struct cpu_team;
 
 /* One step of the plan: colour `colour` of the pass named rng_sweep
- * (latmc_phi4_rng_sweep) on the boxes' within-colour numbers; returns the accepted hits. */
+ * (latmc_phi4_rng_sweep) on the boxes' within-colour numbers, team member `team`'s share
+ * (cpu_omp.h); returns its accepted hits. */
 uint64_t cpu_phi4_step_f(const struct phi4_geom *g, float *phi, const struct latmc_phi4_tables *t,
                          uint64_t seed, uint64_t rng_sweep, int colour,
-                         const struct phi4_range *boxes, int n_boxes, int n_threads);
+                         const struct phi4_range *boxes, int n_boxes,
+                         const struct cpu_team *team);
 uint64_t cpu_phi4_step_d(const struct phi4_geom *g, double *phi,
                          const struct latmc_phi4_tables *t, uint64_t seed, uint64_t rng_sweep,
-                         int colour, const struct phi4_range *boxes, int n_boxes, int n_threads);
+                         int colour, const struct phi4_range *boxes, int n_boxes,
+                         const struct cpu_team *team);
 
 /* Hot start: independent uniforms in (-1, 1) from the INIT stream. */
 void cpu_phi4_hot_start_f(const struct phi4_geom *g, float *phi, uint64_t seed, int n_threads);

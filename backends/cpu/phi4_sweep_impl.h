@@ -1,5 +1,6 @@
 /*
- * Type-generic body of the phi^4 Metropolis sweep and hot start, included by
+ * Type-generic body of the phi^4 Metropolis step (one colour of one pass: the core's plan
+ * runs a sweep as these steps, lib/model_phi4.c) and hot start, included by
  * phi4_sweep.c once per field type with
  *   PHI4_R  the field type (float, double)
  *   PHI4_S  its suffix (f, d): selects latmc_phi4_*_S and the tables' coefficients t->S
@@ -10,7 +11,7 @@
  */
 #define PHI4_CAT2_(a, b) a##_##b
 #define PHI4_CAT_(a, b) PHI4_CAT2_(a, b)
-#define PHI4_FN(name) PHI4_CAT_(name, PHI4_S)        /* cpu_phi4_sweep -> cpu_phi4_sweep_f */
+#define PHI4_FN(name) PHI4_CAT_(name, PHI4_S)        /* cpu_phi4_step -> cpu_phi4_step_f */
 
 /* The site's linear coefficient c from its neighbourhood sums c01, c02, c11. */
 static inline PHI4_R PHI4_FN(phi4_site_corona)(const struct phi4_geom *g, const PHI4_R *phi,
@@ -59,25 +60,6 @@ static uint64_t PHI4_FN(phi4_update_block)(const struct phi4_geom *g, PHI4_R *ph
     return accepted;
 }
 
-/* Every site of one colour, in one pass. */
-static uint64_t PHI4_FN(phi4_colour_pass)(const struct phi4_geom *g, PHI4_R *phi,
-                                          const struct latmc_phi4_tables *t, uint64_t seed,
-                                          uint64_t rng_sweep, int colour, int n_threads)
-{
-    const int64_t nblocks = (g->per_colour + 3) / 4;
-    uint64_t accepted = 0;
-    const int64_t n = g->per_colour;
-    if (!cpu_use_threads(n_threads, n)) {
-        for (int64_t b = 0; b < nblocks; b++)
-            accepted += PHI4_FN(phi4_update_block)(g, phi, t, seed, rng_sweep, colour, b, 0, n);
-        return accepted;
-    }
-    LATMC_OMP(parallel for num_threads(n_threads) schedule(static) reduction(+:accepted))
-    for (int64_t b = 0; b < nblocks; b++)
-        accepted += PHI4_FN(phi4_update_block)(g, phi, t, seed, rng_sweep, colour, b, 0, n);
-    return accepted;
-}
-
 /* Philox blocks [u0, u1) of the concatenation of the boxes' blocks (phi4_range_units),
  * each box's only on its own numbers. */
 static uint64_t PHI4_FN(phi4_boxes_blocks)(const struct phi4_geom *g, PHI4_R *phi,
@@ -102,44 +84,19 @@ static uint64_t PHI4_FN(phi4_boxes_blocks)(const struct phi4_geom *g, PHI4_R *ph
 
 /*
  * One step of the core's plan (lib/box.h): colour `colour` of the pass named rng_sweep on
- * the boxes' numbers. The boxes' blocks are shared out among the threads of one team.
+ * the boxes' numbers. The boxes' blocks are shared out among the members of the team.
  */
 uint64_t PHI4_FN(cpu_phi4_step)(const struct phi4_geom *g, PHI4_R *phi,
                                 const struct latmc_phi4_tables *t, uint64_t seed,
                                 uint64_t rng_sweep, int colour, const struct phi4_range *boxes,
-                                int n_boxes, int n_threads)
+                                int n_boxes, const struct cpu_team *team)
 {
-    int64_t units = 0, sites = 0;
-    for (int i = 0; i < n_boxes; i++) {
+    int64_t units = 0, u0, u1;
+    for (int i = 0; i < n_boxes; i++)
         units += phi4_range_units(&boxes[i], 4);
-        sites += boxes[i].j1 - boxes[i].j0;
-    }
-    if (!cpu_use_threads(n_threads, sites))
-        return PHI4_FN(phi4_boxes_blocks)(g, phi, t, seed, rng_sweep, colour, boxes, n_boxes, 0,
-                                          units);
-    uint64_t accepted = 0;
-#ifdef _OPENMP
-    LATMC_OMP(parallel num_threads(n_threads) reduction(+:accepted))
-    {
-        const int64_t nt = omp_get_num_threads(), id = omp_get_thread_num();
-        accepted += PHI4_FN(phi4_boxes_blocks)(g, phi, t, seed, rng_sweep, colour, boxes,
-                                               n_boxes, units * id / nt, units * (id + 1) / nt);
-    }
-#endif
-    return accepted;
-}
-
-uint64_t PHI4_FN(cpu_phi4_sweep)(const struct phi4_geom *g, PHI4_R *phi,
-                                 const struct latmc_phi4_tables *t, uint64_t seed, uint64_t sweep,
-                                 int n_threads)
-{
-    uint64_t accepted = 0;
-    for (uint32_t pass = 0; pass < t->nloc; pass++) {
-        const uint64_t rng_sweep = latmc_phi4_rng_sweep(sweep, t->nloc, pass);
-        for (int colour = 0; colour < g->colouring.ncolours; colour++)
-            accepted += PHI4_FN(phi4_colour_pass)(g, phi, t, seed, rng_sweep, colour, n_threads);
-    }
-    return accepted;
+    cpu_team_share(team, units, &u0, &u1);
+    return PHI4_FN(phi4_boxes_blocks)(g, phi, t, seed, rng_sweep, colour, boxes, n_boxes, u0,
+                                      u1);
 }
 
 /* Hot start: site i takes lane i mod 4 of INIT block i / 4 (sweep 0, phase 0, sub 0),

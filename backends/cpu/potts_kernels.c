@@ -177,10 +177,10 @@ static int64_t rows_per_plane(const struct cpu_state *st)
     return st->lattice.ndim == 3 ? st->lattice.ly : 1;
 }
 
-/* Chunks handed to a thread at a time in a sweep: 256 x 32 sites, ~10 us of work. */
+/* Chunks handed to a thread at a time in a step: 256 x 32 sites, ~10 us of work. */
 #define CPU_POTTS_GROUP 256
 
-/* Thread k of T takes chunks [n k / T, n (k + 1) / T) of every colour. */
+/* Thread k of T takes chunks [n k / T, n (k + 1) / T) (the measurement). */
 static void thread_chunks(int64_t chunks, int64_t *begin, int64_t *end)
 {
 #ifdef _OPENMP
@@ -190,43 +190,6 @@ static void thread_chunks(int64_t chunks, int64_t *begin, int64_t *end)
 #endif
     *begin = chunks * k / T;
     *end = chunks * (k + 1) / T;
-}
-
-/*
- * One sweep on the split layout: colour passes in turn, each cut into chunks of W sites,
- * split among the threads by thread_chunks(). The chunk boundaries and every random
- * number are fixed by the lattice alone, so the thread count changes nothing.
- */
-static uint64_t split_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep)
-{
-    struct potts_state *ps = potts_of(st);
-    const int c = ps->colours;
-    struct cpu_potts_pass pass[3];
-    for (int col = 0; col < c; col++)
-        sweep_pass(sim, st, sweep, col, &pass[col]);
-    const cpu_potts_pass_fn fn = pass_fn(sim, ps);
-    const int64_t W = ps->dsp.width;
-    const int64_t chunks = (ps->split.per_colour + W - 1) / W;
-    uint64_t changed = 0;
-    if (cpu_use_threads(sim->n_threads, ps->split.per_colour)) {
-        /* Groups of chunks go to whichever thread is free: a thread that the OS has
-         * descheduled does not hold the others up at the colour's end. Which thread
-         * updates a site never matters (its draws are named by the site). */
-        const int64_t group = CPU_POTTS_GROUP;
-        const int64_t groups = (chunks + group - 1) / group;
-        LATMC_OMP(parallel num_threads(sim->n_threads) reduction(+:changed))
-        for (int col = 0; col < c; col++) {
-            /* the loop's end is a barrier: the next colour reads what this one wrote */
-            LATMC_OMP(for schedule(dynamic, 1))
-            for (int64_t k = 0; k < groups; k++)
-                changed += fn(&pass[col], k * group,
-                              (k + 1) * group < chunks ? (k + 1) * group : chunks);
-        }
-        return changed;
-    }
-    for (int col = 0; col < c; col++)
-        changed += fn(&pass[col], 0, chunks);
-    return changed;
 }
 
 /* A box's sites of one colour: within-colour numbers [j0, j1) = [p0 P, p1 P) of its
@@ -261,10 +224,11 @@ static uint64_t box_edge_chunks(const struct cpu_potts_pass *pass, cpu_potts_pas
  * groups, as in split_sweep; the chunks cut by a box's ends (shared with a neighbouring
  * box, or with the colour's padding) are run by one thread, one after the other: their
  * stores write every lane, so no two of them may run at once. A chunk whole in one box is
- * in no other box, so the two kinds never touch the same bytes.
+ * in no other box, so the two kinds never touch the same bytes. Returns team member
+ * `team`'s changes (cpu_omp.h).
  */
 static uint64_t split_boxes_step(latmc_sim *sim, struct cpu_state *st,
-                                 const struct latmc_step_call *call)
+                                 const struct latmc_step_call *call, const struct cpu_team *team)
 {
     struct potts_state *ps = potts_of(st);
     struct cpu_potts_pass pass;
@@ -273,11 +237,8 @@ static uint64_t split_boxes_step(latmc_sim *sim, struct cpu_state *st,
     const int64_t W = ps->dsp.width, P = colour_per_plane(st, ps);
     const struct latmc_box *boxes = call->boxes;
     const int n = call->n_boxes;
-    int64_t items = 0;
-    for (int i = 0; i < n; i++)
-        items += boxes[i].extent[boxes[i].axis] * P;
     uint64_t changed = 0;
-    if (!cpu_use_threads(sim->n_threads, items)) {
+    if (team->size == 1) {
         for (int i = 0; i < n; i++) {
             struct cpu_potts_pass p = pass;
             box_range(&boxes[i], P, &p.j_begin, &p.j_end);
@@ -285,24 +246,22 @@ static uint64_t split_boxes_step(latmc_sim *sim, struct cpu_state *st,
         }
         return changed;
     }
+    /* in the team's region (cpu_omp.h): these constructs bind to it */
     const int64_t group = CPU_POTTS_GROUP;
-    LATMC_OMP(parallel num_threads(sim->n_threads) reduction(+:changed))
-    {
-        int64_t j0, j1;
-        LATMC_OMP(single nowait)
-        for (int i = 0; i < n; i++) {
-            box_range(&boxes[i], P, &j0, &j1);
-            changed += box_edge_chunks(&pass, fn, W, j0, j1);
-        }
-        for (int i = 0; i < n; i++) {
-            box_range(&boxes[i], P, &j0, &j1);
-            const int64_t f0 = (j0 + W - 1) / W, f1 = j1 / W;
-            const int64_t groups = f1 > f0 ? (f1 - f0 + group - 1) / group : 0;
-            LATMC_OMP(for schedule(dynamic, 1) nowait)
-            for (int64_t k = 0; k < groups; k++) {
-                const int64_t b = f0 + k * group;
-                changed += fn(&pass, b, b + group < f1 ? b + group : f1);
-            }
+    int64_t j0, j1;
+    LATMC_OMP(single nowait)
+    for (int i = 0; i < n; i++) {
+        box_range(&boxes[i], P, &j0, &j1);
+        changed += box_edge_chunks(&pass, fn, W, j0, j1);
+    }
+    for (int i = 0; i < n; i++) {
+        box_range(&boxes[i], P, &j0, &j1);
+        const int64_t f0 = (j0 + W - 1) / W, f1 = j1 / W;
+        const int64_t groups = f1 > f0 ? (f1 - f0 + group - 1) / group : 0;
+        LATMC_OMP(for schedule(dynamic, 1) nowait)
+        for (int64_t k = 0; k < groups; k++) {
+            const int64_t b = f0 + k * group;
+            changed += fn(&pass, b, b + group < f1 ? b + group : f1);
         }
     }
     return changed;
@@ -316,8 +275,8 @@ static uint64_t split_boxes_step(latmc_sim *sim, struct cpu_state *st,
  * within-colour numbers, the SIMD levels their chunks (split_boxes_step).
  */
 static void potts_run_step(latmc_sim *sim, struct cpu_state *st,
-                           const struct latmc_step_call *call, uint64_t *accepted,
-                           uint64_t *attempted)
+                           const struct latmc_step_call *call, const struct cpu_team *team,
+                           uint64_t *accepted, uint64_t *attempted)
 {
     struct potts_state *ps = potts_of(st);
     const int64_t P = colour_per_plane(st, ps);
@@ -325,7 +284,7 @@ static void potts_run_step(latmc_sim *sim, struct cpu_state *st,
     for (int i = 0; i < call->n_boxes; i++)
         planes += call->boxes[i].extent[call->boxes[i].axis];
     if (ps->dsp.width > 0) {
-        *accepted += split_boxes_step(sim, st, call);
+        *accepted += split_boxes_step(sim, st, call, team);
     } else {
         const struct latmc_potts_chain chain = {
             .tables = sim->model_data,
@@ -338,10 +297,11 @@ static void potts_run_step(latmc_sim *sim, struct cpu_state *st,
             int64_t j0, j1;
             box_range(&call->boxes[i], P, &j0, &j1);
             *accepted += cpu_potts_colour_range(&st->lattice, ps->spins, &chain, call->sweep,
-                                                call->step, j0, j1, sim->n_threads);
+                                                call->step, j0, j1, team);
         }
     }
-    *attempted += (uint64_t)(planes * P);
+    if (team->id == 0)
+        *attempted += (uint64_t)(planes * P);
 }
 
 /* The observables' sums on the split layout, chunk by chunk like a sweep. */
@@ -373,25 +333,6 @@ static void split_measure(latmc_sim *sim, struct cpu_state *st, struct latmc_pot
     }
     sums->matches = matches;
     memcpy(sums->count, count, sizeof count);
-}
-
-static void potts_sweep(latmc_sim *sim, struct cpu_state *st, uint64_t sweep,
-                        uint64_t *accepted, uint64_t *attempted)
-{
-    struct potts_state *ps = potts_of(st);
-    if (ps->dsp.width > 0) {
-        *accepted += split_sweep(sim, st, sweep);
-    } else {
-        const struct latmc_potts_chain chain = {
-            .tables = sim->model_data,
-            .algorithm = sim->desc.algorithm,
-            .q = sim->desc.q,
-            .colours = ps->colours,
-            .seed = sim->desc.seed,
-        };
-        *accepted += cpu_potts_sweep(&st->lattice, ps->spins, &chain, sweep, sim->n_threads);
-    }
-    *attempted += (uint64_t)sim->nsites;
 }
 
 static void potts_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
@@ -515,7 +456,6 @@ const struct cpu_model_kernels cpu_potts_kernels = {
     .create = potts_create,
     .destroy = potts_destroy,
     .init_spins = potts_init_spins,
-    .sweep = potts_sweep,
     .measure = potts_measure,
     .get_spins = potts_get_spins,
     .set_spins = potts_set_spins,

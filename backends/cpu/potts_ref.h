@@ -5,16 +5,14 @@
 #include "cpu_lattice.h"
 #include "potts_rules.h"
 
-/* One sweep numbered `sweep`: colours 0 .. c-1 in turn. Returns the updates accepted
- * (Metropolis) or the sites whose state changed (heat bath). */
-uint64_t cpu_potts_sweep(const struct latmc_lattice *g, uint8_t *spins,
-                         const struct latmc_potts_chain *chain, uint64_t sweep, int n_threads);
 /* Step `colour` of sweep `sweep` on the sites of that colour with within-colour numbers
- * j0 <= j < j1 (a box: its planes); returns how many changed. Each site's update is the
- * one of cpu_potts_sweep, so any cut of [0, N / c) into ranges gives the same chain. */
+ * j0 <= j < j1 (a box: its planes), team member `team`'s share (cpu_omp.h); returns how
+ * many its share changed. Each site's update is named by the site, so any cut of [0, N / c)
+ * into ranges gives the same chain. */
+struct cpu_team;
 uint64_t cpu_potts_colour_range(const struct latmc_lattice *g, uint8_t *spins,
                                 const struct latmc_potts_chain *ch, uint64_t sweep, int colour,
-                                int64_t j0, int64_t j1, int n_threads);
+                                int64_t j0, int64_t j1, const struct cpu_team *team);
 void cpu_potts_hot_start(const struct latmc_lattice *g, uint8_t *spins, int q, uint64_t seed,
                          int n_threads);
 void cpu_potts_measure(const struct latmc_lattice *g, const uint8_t *spins, int n_threads,

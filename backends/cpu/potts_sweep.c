@@ -1,5 +1,6 @@
 /*
- * Potts reference kernels: colour-by-colour Metropolis and heat bath, and the hot start.
+ * Potts reference kernels: one colour of a sweep (a step of the core's plan) by Metropolis
+ * or heat bath, and the hot start.
  * Plain C, written to be obviously right: every other backend and SIMD level is checked
  * against these bit for bit.
  *
@@ -23,35 +24,7 @@ static uint64_t update_block(const struct latmc_lattice *g, uint8_t *spins,
     return latmc_potts_update_block(g, spins, ch, sweep, colour, b, n_of);
 }
 
-/* One pass over the sites of one colour; returns the number of sites that changed. */
-static uint64_t colour_pass(const struct latmc_lattice *g, uint8_t *spins,
-                            const struct latmc_potts_chain *ch, uint64_t sweep, int colour,
-                            int n_threads)
-{
-    const int64_t per_colour = g->nsites / ch->colours;
-    const int64_t nblocks = (per_colour + 3) / 4;
-    uint64_t changed = 0;
-    if (!cpu_use_threads(n_threads, per_colour)) {
-        for (int64_t b = 0; b < nblocks; b++)
-            changed += update_block(g, spins, ch, sweep, colour, b);
-        return changed;
-    }
-    LATMC_OMP(parallel for num_threads(n_threads) schedule(static) reduction(+:changed))
-    for (int64_t b = 0; b < nblocks; b++)
-        changed += update_block(g, spins, ch, sweep, colour, b);
-    return changed;
-}
-
-uint64_t cpu_potts_sweep(const struct latmc_lattice *g, uint8_t *spins,
-                         const struct latmc_potts_chain *chain, uint64_t sweep, int n_threads)
-{
-    uint64_t changed = 0;
-    for (int colour = 0; colour < chain->colours; colour++)
-        changed += colour_pass(g, spins, chain, sweep, colour, n_threads);
-    return changed;
-}
-
-/* Lanes [lane_begin, lane_end) of block b of one colour (a block cut by a box boundary). */
+/* Lanes [lane_begin, lane_end) of block b of one colour; returns how many changed. */
 static uint64_t update_lanes(const struct latmc_lattice *g, uint8_t *spins,
                              const struct latmc_potts_chain *ch, uint64_t sweep, int colour,
                              int64_t b, int lane_begin, int lane_end)
@@ -63,30 +36,27 @@ static uint64_t update_lanes(const struct latmc_lattice *g, uint8_t *spins,
 
 uint64_t cpu_potts_colour_range(const struct latmc_lattice *g, uint8_t *spins,
                                 const struct latmc_potts_chain *ch, uint64_t sweep, int colour,
-                                int64_t j0, int64_t j1, int n_threads)
+                                int64_t j0, int64_t j1, const struct cpu_team *team)
 {
     if (j1 <= j0)
         return 0;
-    /* Whole blocks [b0, b1); the partial blocks at either end lane by lane. */
+    /* Whole blocks [b0, b1), shared by the team; the partial blocks at either end lane by
+     * lane, by member 0 (other lanes of them belong to the neighbouring range). */
     const int64_t b0 = (j0 + 3) / 4, b1 = j1 / 4;
     if (b1 < b0) /* j0 and j1 inside one block */
-        return update_lanes(g, spins, ch, sweep, colour, j0 / 4, (int)(j0 % 4),
-                            (int)(j1 - 4 * (j0 / 4)));
+        return team->id != 0 ? 0
+                             : update_lanes(g, spins, ch, sweep, colour, j0 / 4, (int)(j0 % 4),
+                                            (int)(j1 - 4 * (j0 / 4)));
     uint64_t changed = 0;
-    if (j0 % 4)
+    if (team->id == 0 && j0 % 4)
         changed += update_lanes(g, spins, ch, sweep, colour, j0 / 4, (int)(j0 % 4), 4);
-    if (j1 % 4)
+    if (team->id == 0 && j1 % 4)
         changed += update_lanes(g, spins, ch, sweep, colour, b1, 0, (int)(j1 % 4));
-    if (!cpu_use_threads(n_threads, 4 * (b1 - b0))) {
-        for (int64_t b = b0; b < b1; b++)
-            changed += update_block(g, spins, ch, sweep, colour, b);
-        return changed;
-    }
-    uint64_t inner = 0;
-    LATMC_OMP(parallel for num_threads(n_threads) schedule(static) reduction(+:inner))
-    for (int64_t b = b0; b < b1; b++)
-        inner += update_block(g, spins, ch, sweep, colour, b);
-    return changed + inner;
+    int64_t s0, s1;
+    cpu_team_share(team, b1 - b0, &s0, &s1);
+    for (int64_t b = b0 + s0; b < b0 + s1; b++)
+        changed += update_block(g, spins, ch, sweep, colour, b);
+    return changed;
 }
 
 void cpu_potts_hot_start(const struct latmc_lattice *g, uint8_t *spins, int q, uint64_t seed,

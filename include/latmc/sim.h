@@ -146,7 +146,8 @@ typedef struct latmc_sim_desc {
      * CUDA so far the Ising model on its multi-spin coded kernels (doc/cuda.md), other
      * models there refuse n_parts > 1 with LATMC_EUNSUPPORTED.
      * A caller built against a header without this field passes a smaller struct_size:
-     * then n_parts = 0. Not stored in checkpoints (a loaded sim runs as 1 box).
+     * then n_parts = 0. Not stored in checkpoints (a loaded sim runs as 1 box;
+     * latmc_sim_set_parts() cuts it again).
      * @since 0.2
      */
     int      n_parts;
@@ -264,6 +265,23 @@ LATMC_API void latmc_sim_destroy(latmc_sim **sim);
  * @since 0.1
  */
 LATMC_API int latmc_sim_get_desc(const latmc_sim *sim, latmc_sim_desc *out);
+
+/**
+ * Cut the sim's lattice into n_parts slabs along its last axis from the next sweep on,
+ * with the rules of latmc_sim_desc.n_parts (0 or 1: one box); latmc_sim_get_desc then
+ * reports it. The chain is bit-identical for every cut, so n_parts is a choice of how to
+ * run, like n_threads, and checkpoints do not store it: a sim loaded from one runs as one
+ * box, and this continues it on k.
+ * @param[in] sim     the sim.
+ * @param[in] n_parts the number of slabs.
+ * @return LATMC_OK; LATMC_EINVAL (sim NULL, or a cut the lattice cannot take: the message
+ *         names the rule); LATMC_EUNSUPPORTED (a part of a lattice shared by processes, a
+ *         sim on several devices, or a backend whose boxes each own their memory, which is
+ *         cut at creation: CUDA); LATMC_ENOMEM. On failure the sim is unchanged.
+ * @note Not concurrently with any other call on the same sim.
+ * @since 0.2
+ */
+LATMC_API int latmc_sim_set_parts(latmc_sim *sim, int n_parts);
 
 /**
  * Name of the backend the sim runs on ("cpu", ...); never NULL ("none" for a NULL sim).

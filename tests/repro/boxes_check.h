@@ -128,16 +128,17 @@ static inline struct box_result box_run(const latmc_sim_desc *d, const char *lev
 }
 
 /*
- * The checkpoint of k boxes restored as one continues the uncut chain: d (n_parts > 1)
- * made in a fresh context, hot start, before sweeps, serialized, destroyed, deserialized
- * at the same level; the restored sim reports n_parts 0 (not stored: it is one box),
- * sweeps after more and must end where straight (the uncut chain of before + after
- * sweeps, taken with the same observables) ended. flags as box_take's.
+ * The checkpoint of k boxes restored continues the uncut chain: d (n_parts > 1) made in a
+ * fresh context, hot start, before sweeps, serialized, destroyed, deserialized at the same
+ * level; the restored sim reports n_parts 0 (not stored: it is one box); it is cut into
+ * resume_parts boxes (latmc_sim_set_parts; 0: left as one box, after a refused cut that
+ * must leave it so), sweeps after more and must end where straight (the uncut chain of
+ * before + after sweeps, taken with the same observables) ended. flags as box_take's.
  */
 static inline void box_check_restored(const struct box_result *straight,
                                       const latmc_sim_desc *d, const char *level,
                                       box_make_fn make, const void *arg, uint64_t before,
-                                      uint64_t after, int flags)
+                                      uint64_t after, int flags, int resume_parts)
 {
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
@@ -158,10 +159,20 @@ static inline void box_check_restored(const struct box_result *straight,
     got.struct_size = sizeof got;
     assert_int_equal(latmc_sim_get_desc(sim, &got), LATMC_OK);
     assert_int_equal(got.n_parts, 0); /* not stored: the restored sim is one box */
+    if (resume_parts > 0) {
+        assert_int_equal(latmc_sim_set_parts(sim, resume_parts), LATMC_OK);
+    } else { /* a cut thinner than any halo: refused, the sim left as it was */
+        const int64_t planes = d->extent[d->ndim - 1];
+        assert_int_equal(latmc_sim_set_parts(sim, (int)planes + 1), LATMC_EINVAL);
+        assert_int_equal(latmc_sim_set_parts(sim, -1), LATMC_EINVAL);
+    }
+    assert_int_equal(latmc_sim_get_desc(sim, &got), LATMC_OK);
+    assert_int_equal(got.n_parts, resume_parts);
     assert_int_equal(latmc_sim_sweep(sim, after), LATMC_OK);
     struct box_result resumed = box_take(sim, straight->ids, straight->n_obs, flags);
-    char what[64];
-    snprintf(what, sizeof what, "checkpoint from %d boxes", d->n_parts);
+    char what[96];
+    snprintf(what, sizeof what, "checkpoint from %d boxes, continued on %d", d->n_parts,
+             resume_parts > 0 ? resume_parts : 1);
     box_assert_same(straight, &resumed, what);
     box_result_free(&resumed);
     latmc_sim_destroy(&sim);

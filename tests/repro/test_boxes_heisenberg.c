@@ -158,16 +158,20 @@ static void threaded(void **state)
     same_chain_parts(3, 42, 40, 40, 1, GAU, HB, 1, 2, few, 2, -1);
 }
 
-/* Saved from 3 boxes, restored as 1 box: the continuation is the uncut chain's. */
+/* Saved from 3 boxes, restored, continued as 1 box (after a refused cut), 2 or 5: the
+ * continuation is the uncut chain's. */
 static void checkpoint_from_boxes(void **state)
 {
     (void)state;
+    static const int resume[] = { 0, 2, 5 };
     for (size_t l = 0; l < N_LEVELS; l++) {
         latmc_sim_desc d = heisenberg_desc(3, 10, 6, 14, 2, GAU, HB, 1, 99);
         struct box_result straight = run(&d, levels[l], 2, 5, -1);
         d.n_parts = 3;
         const int nover = 2;
-        box_check_restored(&straight, &d, levels[l], make_box, &nover, 2, 3, take_flags(2));
+        for (size_t r = 0; r < 3; r++)
+            box_check_restored(&straight, &d, levels[l], make_box, &nover, 2, 3, take_flags(2),
+                               resume[r]);
         box_result_free(&straight);
     }
 }

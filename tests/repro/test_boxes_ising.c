@@ -138,15 +138,18 @@ static void plus_minus_j(void **state)
     same_chain(3, 66, 40, 30, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL);
 }
 
-/* Saved from 3 boxes, restored as 1 box: the continuation is the uncut chain's. */
+/* Saved from 3 boxes, restored, continued as 1 box (after a refused cut), 2 or 5: the
+ * continuation is the uncut chain's. */
 static void checkpoint_from_boxes(void **state)
 {
     (void)state;
+    static const int resume[] = { 0, 2, 5 };
     for (size_t l = 0; l < 3; l++) {
         latmc_sim_desc d = ising_desc(3, 10, 6, 22, LATMC_ALGO_METROPOLIS, 1, 99);
         struct box_result straight = run(&d, levels[l], 14);
         d.n_parts = 3;
-        box_check_restored(&straight, &d, levels[l], make, NULL, 6, 8, 0);
+        for (size_t r = 0; r < 3; r++)
+            box_check_restored(&straight, &d, levels[l], make, NULL, 6, 8, 0, resume[r]);
         box_result_free(&straight);
     }
 }

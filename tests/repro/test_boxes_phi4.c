@@ -174,10 +174,12 @@ static void boxes_threaded(void **state)
             }
 }
 
-/* Saved from 3 boxes, restored as 1 box: the continuation is the uncut chain's. */
+/* Saved from 3 boxes, restored, continued as 1 box (after a refused cut), 2 or 5: the
+ * continuation is the uncut chain's. */
 static void checkpoint_from_boxes(void **state)
 {
     (void)state;
+    static const int resume[] = { 0, 2, 5 };
     const struct lattice l = { 3, 8, 16, 24, 2, 2 };
     for (size_t v = 0; v < 2; v++)
         for (int precision = 0; precision < 2; precision++) {
@@ -192,7 +194,8 @@ static void checkpoint_from_boxes(void **state)
             latmc_ctx_destroy(&ctx);
 
             d.n_parts = 3;
-            box_check_restored(&straight, &d, levels[v], make_box, &l, 2, 3, 0);
+            for (size_t r = 0; r < 3; r++)
+                box_check_restored(&straight, &d, levels[v], make_box, &l, 2, 3, 0, resume[r]);
             box_result_free(&straight);
         }
 }

@@ -170,10 +170,12 @@ static void threaded(void **state)
     same_chain_parts(2, 333, 300, 0, 3, LATMC_ALGO_HEATBATH, parts, 2, 4);
 }
 
-/* Saved from 3 boxes, restored as 1 box: the continuation is the uncut chain's. */
+/* Saved from 3 boxes, restored, continued as 1 box (after a refused cut), 2 or 5: the
+ * continuation is the uncut chain's. */
 static void checkpoint_from_boxes(void **state)
 {
     (void)state;
+    static const int resume[] = { 0, 2, 5 };
     for (size_t l = 0; l < 3; l++) {
         for (int colours = 2; colours <= 3; colours++) {
             latmc_sim_desc d = colours == 2
@@ -181,7 +183,8 @@ static void checkpoint_from_boxes(void **state)
                 : potts_desc(2, 9, 30, 0, 5, LATMC_ALGO_HEATBATH, 2, 99);
             struct box_result straight = run(&d, levels[l], 14);
             d.n_parts = 3;
-            box_check_restored(&straight, &d, levels[l], make, NULL, 6, 8, 0);
+            for (size_t r = 0; r < 3; r++)
+                box_check_restored(&straight, &d, levels[l], make, NULL, 6, 8, 0, resume[r]);
             box_result_free(&straight);
         }
     }

@@ -274,6 +274,7 @@ static void null_sim(void **state)
     assert_string_equal(latmc_sim_backend_name(NULL), "none");
     assert_string_equal(latmc_sim_last_error(NULL), "sim is NULL");
     EXPECT(latmc_sim_get_desc(NULL, &d), LATMC_EINVAL);
+    EXPECT(latmc_sim_set_parts(NULL, 2), LATMC_EINVAL);
     EXPECT(latmc_sim_set_param(NULL, LATMC_PARAM_BETA, 0.1), LATMC_EINVAL);
     EXPECT(latmc_sim_get_param(NULL, LATMC_PARAM_BETA, &v), LATMC_EINVAL);
     EXPECT(latmc_sim_init_spins(NULL, LATMC_INIT_HOT), LATMC_EINVAL);
@@ -328,6 +329,8 @@ static void sim_calls(void **state)
     EXPECT(latmc_sim_get_param(s, 42, &v), LATMC_EINVAL);
     EXPECT(latmc_sim_get_param(s, LATMC_PARAM_EPSILON, &v), LATMC_EUNSUPPORTED);
     EXPECT(latmc_sim_get_desc(s, NULL), LATMC_EINVAL);
+    EXPECT_SIM(s, latmc_sim_set_parts(s, -1), LATMC_EINVAL);
+    EXPECT_SIM(s, latmc_sim_set_parts(s, 1 << 20), LATMC_EINVAL); /* more parts than planes */
     EXPECT(latmc_sim_sweep_count(s, NULL), LATMC_EINVAL);
     EXPECT(latmc_sim_acceptance_counts(s, NULL, &a), LATMC_EINVAL);
     EXPECT(latmc_sim_acceptance_counts(s, &u, NULL), LATMC_EINVAL);
