@@ -406,12 +406,45 @@ struct part_args {
 };
 
 static int deserialize(latmc_ctx *ctx, const void *buf, size_t size,
-                       const struct part_args *part, latmc_sim **out);
+                       const struct part_args *part, const latmc_sim_desc *where,
+                       latmc_sim **out);
 
 int latmc_sim_deserialize(latmc_ctx *ctx, const void *buf, size_t size, latmc_sim **out)
 {
     const struct part_args none = { 0, 0, NULL };
-    return deserialize(ctx, buf, size, &none, out);
+    return deserialize(ctx, buf, size, &none, NULL, out);
+}
+
+int latmc_sim_deserialize_on(latmc_ctx *ctx, const void *buf, size_t size,
+                             const latmc_sim_desc *where, latmc_sim **out)
+{
+    if (out)
+        *out = NULL;
+    if (!where)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_deserialize_on: where is NULL");
+    const struct part_args none = { 0, 0, NULL };
+    return deserialize(ctx, buf, size, &none, where, out);
+}
+
+/*
+ * The placement fields of *where (any accepted struct_size) over the stored desc: where
+ * and how the sim runs, never what its chain is (sim.h, latmc_sim_load_on).
+ */
+static int place(latmc_sim_desc *stored, const latmc_sim_desc *where, const char *fn)
+{
+    latmc_sim_desc w;
+    if (latmc_desc_copy_in(where, &w) < 0) {
+        char why[LATMC_ERRMSG_SIZE];
+        snprintf(why, sizeof why, "%s", latmc_thread_error());
+        return latmc_fail(LATMC_EINVAL, "%s: where: %s", fn, why);
+    }
+    stored->device = w.device;
+    stored->device_index = w.device_index;
+    stored->n_threads = w.n_threads;
+    stored->n_parts = w.n_parts;
+    stored->n_devices = w.n_devices;
+    stored->device_list = w.device_list;
+    return LATMC_OK;
 }
 
 int latmc_sim_deserialize_part(latmc_ctx *ctx, const void *buf, size_t size, int rank,
@@ -422,13 +455,14 @@ int latmc_sim_deserialize_part(latmc_ctx *ctx, const void *buf, size_t size, int
         *out = NULL;
     if (!transport)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_deserialize_part: transport is NULL");
-    return deserialize(ctx, buf, size, &part, out);
+    return deserialize(ctx, buf, size, &part, NULL, out);
 }
 
 /* Every part parses the same bytes, so every check below fails alike on every part; the
  * creation and the state's application are agreed on (lib/part.h). */
 static int deserialize(latmc_ctx *ctx, const void *buf, size_t size,
-                       const struct part_args *part, latmc_sim **out)
+                       const struct part_args *part, const latmc_sim_desc *where,
+                       latmc_sim **out)
 {
     if (out)
         *out = NULL;
@@ -459,6 +493,8 @@ static int deserialize(latmc_ctx *ctx, const void *buf, size_t size,
             }
         }
     } else {
+        if (st == LATMC_OK && where)
+            st = place(&c.desc, where, "latmc_sim_deserialize_on");
         if (st == LATMC_OK)
             st = latmc_sim_create(ctx, &c.desc, &sim);
         if (st == LATMC_OK && (st = apply_state(sim, &c.state, spins, couplings)) < 0)
@@ -656,24 +692,42 @@ static int name_file(int status, const char *fn, const char *path)
     return latmc_fail(status, "%s: '%s': %s", fn, path, why);
 }
 
-int latmc_sim_load(latmc_ctx *ctx, const char *path, latmc_sim **out)
+/* latmc_sim_load and latmc_sim_load_on (where NULL: the stored placement). */
+static int load(latmc_ctx *ctx, const char *path, const latmc_sim_desc *where, const char *fn,
+                latmc_sim **out)
 {
     if (out)
         *out = NULL;
     if (!ctx || !path || !out)
-        return latmc_fail(LATMC_EINVAL, "latmc_sim_load: %s is NULL",
+        return latmc_fail(LATMC_EINVAL, "%s: %s is NULL", fn,
                           !ctx ? "ctx" : !path ? "path" : "out");
     unsigned char *bytes = NULL;
     size_t len = 0;
-    int st = read_checkpoint_file(path, "latmc_sim_load", &bytes, &len);
+    int st = read_checkpoint_file(path, fn, &bytes, &len);
     if (st == LATMC_OK)
-        st = latmc_sim_deserialize(ctx, bytes, len, out);
+        st = where ? latmc_sim_deserialize_on(ctx, bytes, len, where, out)
+                   : latmc_sim_deserialize(ctx, bytes, len, out);
     free(bytes);
     if (st < 0) {
-        st = name_file(st, "latmc_sim_load", path);
+        st = name_file(st, fn, path);
         latmc_log(ctx, LATMC_LOG_ERROR, "%s", latmc_thread_error());
     }
     return st;
+}
+
+int latmc_sim_load(latmc_ctx *ctx, const char *path, latmc_sim **out)
+{
+    return load(ctx, path, NULL, "latmc_sim_load", out);
+}
+
+int latmc_sim_load_on(latmc_ctx *ctx, const char *path, const latmc_sim_desc *where,
+                      latmc_sim **out)
+{
+    if (out)
+        *out = NULL;
+    if (!where)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_load_on: where is NULL");
+    return load(ctx, path, where, "latmc_sim_load_on", out);
 }
 
 int latmc_checkpoint_app_data(const char *path, void *buf, size_t capacity, size_t *size)

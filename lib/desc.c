@@ -70,7 +70,7 @@ void(latmc_sim_desc_init)(latmc_sim_desc *d)
  * for its extensible structs; and, as there, a size past LATMC_STRUCT_SIZE_MAX is refused
  * before any byte beyond the known struct is read.
  */
-static int desc_copy_in(const latmc_sim_desc *in, latmc_sim_desc *out)
+int latmc_desc_copy_in(const latmc_sim_desc *in, latmc_sim_desc *out)
 {
     if (in->struct_size == LATMC_DESC_SIZE_V1 || in->struct_size == LATMC_DESC_SIZE_V2) {
         /* v2's padding after n_parts is not read: it may hold anything */
@@ -179,7 +179,7 @@ static int check_enums(const latmc_sim_desc *d)
 
 int latmc_desc_validate(const latmc_sim_desc *in, latmc_sim_desc *out, int64_t *nsites)
 {
-    int st = desc_copy_in(in, out);
+    int st = latmc_desc_copy_in(in, out);
     if (st < 0)
         return st;
     if (out->model == LATMC_MODEL_NONE)

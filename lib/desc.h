@@ -21,6 +21,12 @@
 #define LATMC_MAX_DEVICES 1024
 
 /*
+ * Copy *in (any struct_size this version accepts) into *out, this version's struct, with
+ * the fields an older caller's struct lacks at their defaults; no other check.
+ */
+int latmc_desc_copy_in(const latmc_sim_desc *in, latmc_sim_desc *out);
+
+/*
  * Copy *in (any struct_size this version accepts) into *out, check every field, resolve
  * the DEFAULT algorithm and compute the site count. LATMC_OK or a code with a message
  * naming the field.

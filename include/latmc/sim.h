@@ -596,6 +596,29 @@ LATMC_API int latmc_sim_save(latmc_sim *sim, const char *path);
 LATMC_API int latmc_sim_load(latmc_ctx *ctx, const char *path, latmc_sim **out);
 
 /**
+ * latmc_sim_load(), with the sim placed as *where says instead of as it was saved: its
+ * device, device_index, n_threads, n_parts, n_devices and device_list replace the stored
+ * ones; every other field of *where is ignored (the model, shape, seeds and parameters,
+ * the chain itself, come from the file). E.g. a checkpoint of a sim on 4 GPUs loaded on one
+ * GPU, or on the CPU for analysis. The configuration, couplings, parameters, sweep count
+ * and accumulated counts are the saved ones; the continuation is bit-identical to the
+ * saved sim's where the two placements run the same chain: any placement of the same
+ * device kind (any n_parts, n_devices, n_threads), and CPU <-> CUDA for Ising and Potts
+ * (doc/checkpoints.md, "Loading elsewhere").
+ * @param[in]  ctx   the context; the sim takes its own reference.
+ * @param[in]  path  the checkpoint file.
+ * @param[in]  where a desc from latmc_sim_desc_init() with the placement fields set.
+ * @param[out] out   receives the new sim (latmc_sim_destroy()).
+ * @return as latmc_sim_load(); LATMC_EINVAL also for where NULL or its struct_size, and
+ *         latmc_sim_create()'s codes for the placement (e.g. LATMC_ENODEV, or
+ *         LATMC_EUNSUPPORTED for CUDA and a model without CUDA kernels).
+ * @note Thread-safe (ctx-level).
+ * @since 0.2
+ */
+LATMC_API int latmc_sim_load_on(latmc_ctx *ctx, const char *path, const latmc_sim_desc *where,
+                                latmc_sim **out);
+
+/**
  * latmc_sim_save() with an application-data section: `size` bytes of the caller's own
  * state (e.g. a program's accumulators) stored in the same file, covered by the same
  * checksum, so that the simulation and the program's state are replaced together in one
@@ -661,6 +684,15 @@ LATMC_API int latmc_sim_serialize(latmc_sim *sim, void *buf, size_t capacity, si
  */
 LATMC_API int latmc_sim_deserialize(latmc_ctx *ctx, const void *buf, size_t size,
                                     latmc_sim **out);
+
+/**
+ * latmc_sim_deserialize() placed as *where says: latmc_sim_load_on() for bytes.
+ * @return as latmc_sim_deserialize(); LATMC_EINVAL also for where NULL.
+ * @note Thread-safe (ctx-level).
+ * @since 0.2
+ */
+LATMC_API int latmc_sim_deserialize_on(latmc_ctx *ctx, const void *buf, size_t size,
+                                       const latmc_sim_desc *where, latmc_sim **out);
 
 /**
  * Detail of the sim's last failure ("" if none). Never NULL, also for sim == NULL
