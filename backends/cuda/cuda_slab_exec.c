@@ -1,6 +1,6 @@
 /*
  * The per-slab executor of a sim on several devices (cuda_slab_exec.h): code that the
- * Ising (cuda_slabs.c) and Heisenberg (cuda_slabs_heis.c) slabs share.
+ * Ising, Heisenberg, phi^4 and Potts slabs share.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -57,12 +57,23 @@ int cuda_slab_exec_create(struct cuda_slab_exec *e, bool with_copy_stream)
                          "cudaEventCreateWithFlags")) < 0 ||
         (with_copy_stream &&
          (st = cuda_check(cudaEventCreateWithFlags(&e->copies_done, cudaEventDisableTiming),
-                          "cudaEventCreateWithFlags")) < 0))
+                          "cudaEventCreateWithFlags")) < 0) ||
+        (st = cuda_check(cudaMallocHost((void **)&e->count_host, sizeof *e->count_host),
+                         "cannot allocate pinned host memory for a counter")) < 0 ||
+        (st = cuda_slab_alloc_on((void **)&e->changed, sizeof *e->changed, e->device,
+                                 "update counter")) < 0)
         return st;
-    return LATMC_OK;
+    return cuda_check(cudaMemsetAsync(e->changed, 0, sizeof *e->changed, e->stream),
+                      "clearing the update counter");
 }
 
-void cuda_slab_exec_sync_quiet(const struct cuda_slab_exec *e)
+/* The executor of slab i. */
+static struct cuda_slab_exec *nth(struct cuda_slab_exec *first, size_t stride, int i)
+{
+    return (struct cuda_slab_exec *)((char *)first + (size_t)i * stride);
+}
+
+static void sync_quiet(const struct cuda_slab_exec *e)
 {
     if (e->stream)
         cudaStreamSynchronize(e->stream);
@@ -72,8 +83,10 @@ void cuda_slab_exec_sync_quiet(const struct cuda_slab_exec *e)
         cudaStreamSynchronize(e->border_stream);
 }
 
-void cuda_slab_exec_destroy(struct cuda_slab_exec *e)
+static void destroy(struct cuda_slab_exec *e)
 {
+    cudaFree(e->changed);
+    cudaFreeHost(e->count_host);
     if (e->border_done)
         cudaEventDestroy(e->border_done);
     if (e->copies_done)
@@ -88,12 +101,29 @@ void cuda_slab_exec_destroy(struct cuda_slab_exec *e)
         cudaStreamDestroy(e->copy_stream);
 }
 
+void cuda_slab_exec_release_all(struct cuda_slab_exec *first, size_t stride, int n,
+                                void (*free_arrays)(struct cuda_slab_exec *ex))
+{
+    for (int i = 0; first && i < n; i++) {
+        struct cuda_slab_exec *e = nth(first, stride, i);
+        if (cudaSetDevice(e->device) != cudaSuccess) {
+            (void)cudaGetLastError();
+            continue;
+        }
+        sync_quiet(e);
+        if (free_arrays)
+            free_arrays(e);
+        destroy(e);
+        (void)cudaGetLastError();
+    }
+}
+
 int cuda_slab_exec_finish_all(struct cuda_slab_exec *first, size_t stride, int n,
                               const char *what)
 {
     int first_err = LATMC_OK;
     for (int i = 0; i < n; i++) {
-        struct cuda_slab_exec *e = (struct cuda_slab_exec *)((char *)first + (size_t)i * stride);
+        struct cuda_slab_exec *e = nth(first, stride, i);
         int st = cuda_slab_set_device(e->device);
         if (st == LATMC_OK && e->copy_stream)
             st = cuda_check(cudaStreamSynchronize(e->copy_stream), what);
@@ -106,6 +136,48 @@ int cuda_slab_exec_finish_all(struct cuda_slab_exec *first, size_t stride, int n
         e->recorded = false;
     }
     return first_err;
+}
+
+int cuda_slab_exec_read_counts(struct cuda_slab_exec *first, size_t stride, int n,
+                               const char *what, uint64_t *accepted)
+{
+    int st = LATMC_OK;
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        struct cuda_slab_exec *e = nth(first, stride, i);
+        cudaError_t err = cudaSuccess;
+        if ((st = cuda_slab_set_device(e->device)) < 0)
+            break;
+        if (e->recorded)
+            err = cudaStreamWaitEvent(e->stream, e->border_done, 0);
+        if (err == cudaSuccess && e->recorded && e->copy_stream)
+            err = cudaStreamWaitEvent(e->stream, e->copies_done, 0);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(e->count_host, e->changed, sizeof *e->changed,
+                                  cudaMemcpyDeviceToHost, e->stream);
+        st = cuda_check(err, what);
+    }
+    const int fin = cuda_slab_exec_finish_all(first, stride, n, "sweeping");
+    if (st == LATMC_OK)
+        st = fin;
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        struct cuda_slab_exec *e = nth(first, stride, i);
+        *accepted += *e->count_host - e->count_seen;
+        e->count_seen = *e->count_host;
+    }
+    return st;
+}
+
+void cuda_slab_exec_drain(struct cuda_slab_exec *first, size_t stride, int n)
+{
+    (void)cuda_slab_exec_finish_all(first, stride, n, "sweeping");
+    for (int i = 0; i < n; i++) {
+        struct cuda_slab_exec *e = nth(first, stride, i);
+        unsigned long long v = 0;
+        if (cudaSetDevice(e->device) == cudaSuccess &&
+            cudaMemcpy(&v, e->changed, sizeof v, cudaMemcpyDeviceToHost) == cudaSuccess)
+            e->count_seen = v;
+        (void)cudaGetLastError();
+    }
 }
 
 /* Peer access is enabled once per ordered pair of devices and process (enabling it again

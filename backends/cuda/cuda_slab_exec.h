@@ -1,15 +1,21 @@
 /*
  * Internal to the CUDA module: the per-slab executor shared by the slabs of a sim on
- * several devices, Ising (cuda_slabs.c) and Heisenberg (cuda_slabs_heis.c): a slab's
- * device, its streams and events, and the plumbing around them (creating and releasing
- * them, waiting for every slab, peer access between neighbouring devices). What runs on
- * which stream and which event orders what stays with each model's slabs (cuda_slabs.h).
+ * several devices, Ising (cuda_slabs.c), Heisenberg (cuda_slabs_heis.c), phi^4
+ * (cuda_slabs_phi4.c) and Potts (cuda_slabs_potts.c): a slab's device, its streams,
+ * events and update counter, and the plumbing around them (creating and releasing them,
+ * waiting for every slab, reading the counters, peer access between neighbouring
+ * devices). What runs on which stream and which event orders what stays with each
+ * model's slabs (cuda_slabs.h).
+ *
+ * Functions over all n slabs take the first executor and the stride between them (each
+ * embedded in a model's slab as its first member: &slab[0].ex, sizeof slab[0]).
  */
 #ifndef LATMC_CUDA_SLAB_EXEC_H
 #define LATMC_CUDA_SLAB_EXEC_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cuda_runtime_api.h>
 
@@ -25,6 +31,10 @@ struct cuda_slab_exec {
      * without a copy stream) */
     cudaEvent_t border_done, interior_done, copies_done;
     bool recorded;                  /* the events name this slab's previous step */
+    /* the update counter: changed (device, added to by the slab's kernels, never reset),
+     * count_host (pinned: its value read at the end of a call), count_seen (its value at
+     * the previous read) */
+    unsigned long long *changed, *count_host, count_seen;
 };
 
 /* cudaSetDevice as a library status. */
@@ -46,23 +56,40 @@ bool cuda_slab_exchange_enabled(void);
  * On e->device (set by the caller; made current here): the main stream, the copy stream
  * when with_copy_stream, the border stream at the device's highest priority, and the
  * events interior_done, border_done and copies_done (the last with the copy stream),
- * all non-blocking / without timing. On failure what was created stays in *e for
- * cuda_slab_exec_destroy.
+ * all non-blocking / without timing; the update counter, cleared on the main stream. On
+ * failure what was created stays in *e for cuda_slab_exec_release_all.
  */
 int cuda_slab_exec_create(struct cuda_slab_exec *e, bool with_copy_stream);
 
-/* Release paths (e->device current, errors ignored): wait for the main, copy and border
- * streams; destroy the events and streams that exist. */
-void cuda_slab_exec_sync_quiet(const struct cuda_slab_exec *e);
-void cuda_slab_exec_destroy(struct cuda_slab_exec *e);
-
 /*
- * Wait for the copy (if any), border and main streams of n slabs, the first failure
- * (cuda_check(.., what)) reported; every slab's `recorded` is cleared. The executors are
- * `stride` bytes apart (each embedded in a model's slab: &slab[0].ex, sizeof slab[0]).
+ * Release n slabs, each on its own device (errors ignored: a sticky error must not keep
+ * the host side or the other devices' memory alive): wait for its streams, free_arrays
+ * (the model's device memory of the slab whose first member is ex; may be NULL), then the
+ * counter, events and streams that exist. Slabs whose device cannot be made current are
+ * skipped.
  */
+void cuda_slab_exec_release_all(struct cuda_slab_exec *first, size_t stride, int n,
+                                void (*free_arrays)(struct cuda_slab_exec *ex));
+
+/* Wait for the copy (if any), border and main streams of n slabs, the first failure
+ * (cuda_check(.., what)) reported; every slab's `recorded` is cleared. */
 int cuda_slab_exec_finish_all(struct cuda_slab_exec *first, size_t stride, int n,
                               const char *what);
+
+/*
+ * The last step of a latmc_sim_sweep call: each slab's main stream waits for its
+ * recorded borders and copies and reads the counter (added to by every update stream)
+ * into pinned memory (cuda_check(.., what) on failure); then every slab's streams are
+ * waited for ("sweeping"). On success the updates since the previous read are added to
+ * *accepted.
+ */
+int cuda_slab_exec_read_counts(struct cuda_slab_exec *first, size_t stride, int n,
+                               const char *what, uint64_t *accepted);
+
+/* After a failed step: nothing left running (errors ignored), and the counters taken as
+ * they stand (the failed call's updates are not reported; best effort after a sticky
+ * error). */
+void cuda_slab_exec_drain(struct cuda_slab_exec *first, size_t stride, int n);
 
 /* Peer access between neighbouring slabs' devices (slab i on cuda_slab_device_of(d, i),
  * n slabs) where the hardware allows; once per ordered pair of devices and process. */

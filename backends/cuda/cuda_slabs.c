@@ -24,9 +24,8 @@
 #include "plan.h"
 
 struct cuda_slab {
-    struct cuda_slab_exec ex;       /* device, streams (copy stream too), events */
-    unsigned long long *count_host; /* pinned: the counter read at the end of a call */
-    unsigned long long count_seen;  /* its value at the previous read (it never resets) */
+    struct cuda_slab_exec ex;       /* device, streams (copy stream too), events, the
+                                       acceptance counter */
     struct latmc_lattice local;     /* the local lattice (own planes + 2 halo) */
     int64_t origin, planes;         /* own planes of the global last axis */
     int8_t *stage;                  /* bytes of stage_rows rows: init, get/set_spins
@@ -35,7 +34,6 @@ struct cuda_slab {
     int64_t stage_rows;
     uint32_t *colour[2];            /* local packed layout: the configuration */
     struct latmc_ising_sums *sums;
-    unsigned long long *changed;
     uint32_t *eps_packed[2];        /* +-J: the packed coupling words of the local lattice */
 };
 
@@ -75,30 +73,25 @@ static size_t plane_words(const struct cuda_slabs *ss)
     return (size_t)(ss->plane_rows * ss->wpr);
 }
 
-/* Release every slab on its own device (errors ignored: a sticky error must not keep the
- * host side or the other devices' memory alive). */
+static void free_arrays(struct cuda_slab_exec *ex)
+{
+    struct cuda_slab *sl = (struct cuda_slab *)ex; /* its first member */
+    cudaFree(sl->stage);
+    cudaFree(sl->eps_packed[0]);
+    cudaFree(sl->eps_packed[1]);
+    cudaFree(sl->colour[0]);
+    cudaFree(sl->colour[1]);
+    cudaFree(sl->sums);
+}
+
+/* Release every slab on its own device (cuda_slab_exec_release_all) and the other
+ * models' slabs. */
 static void release_all(struct cuda_slabs *ss)
 {
     if (!ss)
         return;
-    for (int i = 0; ss->slab && i < ss->n; i++) {
-        struct cuda_slab *sl = &ss->slab[i];
-        if (cudaSetDevice(sl->ex.device) != cudaSuccess) {
-            (void)cudaGetLastError();
-            continue;
-        }
-        cuda_slab_exec_sync_quiet(&sl->ex);
-        cudaFree(sl->stage);
-        cudaFree(sl->eps_packed[0]);
-        cudaFree(sl->eps_packed[1]);
-        cudaFreeHost(sl->count_host);
-        cudaFree(sl->colour[0]);
-        cudaFree(sl->colour[1]);
-        cudaFree(sl->sums);
-        cudaFree(sl->changed);
-        cuda_slab_exec_destroy(&sl->ex);
-        (void)cudaGetLastError();
-    }
+    if (ss->slab)
+        cuda_slab_exec_release_all(&ss->slab[0].ex, sizeof *ss->slab, ss->n, free_arrays);
     cuda_heis_slabs_destroy(ss->heis);
     cuda_phi4_slabs_destroy(ss->phi4);
     cuda_potts_slabs_destroy(ss->potts);
@@ -272,8 +265,6 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
         const size_t cw = (size_t)cuda_ising_packed_coupling_words(&sl->local);
         sl->stage_rows = cuda_ising_piece_rows(d->extent[0], sl->planes * ss->plane_rows);
         if ((st = cuda_slab_exec_create(&sl->ex, true)) < 0 ||
-            (st = cuda_check(cudaMallocHost((void **)&sl->count_host, sizeof *sl->count_host),
-                             "cannot allocate pinned host memory for a counter")) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->stage,
                                      (size_t)(sl->stage_rows * d->extent[0]), sl->ex.device,
                                      "staging piece of the spins")) < 0 ||
@@ -283,15 +274,11 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
                                      "packed spins")) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->sums, sizeof *sl->sums, sl->ex.device,
                                      "sums")) < 0 ||
-            (st = cuda_slab_alloc_on((void **)&sl->changed, sizeof *sl->changed, sl->ex.device,
-                                     "acceptance counter")) < 0 ||
             (pmj && ((st = cuda_slab_alloc_on((void **)&sl->eps_packed[0], words * 4 * cw,
                                               sl->ex.device, "packed couplings")) < 0 ||
                      (st = cuda_slab_alloc_on((void **)&sl->eps_packed[1], words * 4 * cw,
                                               sl->ex.device, "packed couplings")) < 0)))
             break;
-        st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->ex.stream),
-                        "clearing the acceptance counter");
         for (int c = 0; c < 2 && st == LATMC_OK; c++) /* defined halos (+1) until the
                                                           first exchange */
             st = cuda_check(cudaMemsetAsync(sl->colour[c], 0, words * 4, sl->ex.stream),
@@ -435,21 +422,6 @@ int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how)
     return st < 0 ? st : exchange_all(ss);
 }
 
-/* After a failed step: leave nothing running, and count from the counters as they stand
- * (the failed call's updates are not reported; best effort after a sticky error). */
-static void drain_after_failure(struct cuda_slabs *ss)
-{
-    (void)finish_all(ss, "sweeping");
-    for (int i = 0; i < ss->n; i++) {
-        struct cuda_slab *sl = &ss->slab[i];
-        unsigned long long v = 0;
-        if (cudaSetDevice(sl->ex.device) == cudaSuccess &&
-            cudaMemcpy(&v, sl->changed, sizeof v, cudaMemcpyDeviceToHost) == cudaSuccess)
-            sl->count_seen = v;
-        (void)cudaGetLastError();
-    }
-}
-
 /* Update colour c on the local planes [p0, p1) of slab sl. */
 static cudaError_t update_planes(const latmc_sim *sim, const struct cuda_slabs *ss,
                                  struct cuda_slab *sl, cudaStream_t stream, int64_t p0,
@@ -461,7 +433,7 @@ static cudaError_t update_planes(const latmc_sim *sim, const struct cuda_slabs *
     };
     return cuda_ising_packed_sweep_rows(stream, &sl->local, &rows, sl->colour[c],
                                         sl->colour[c ^ 1], sl->eps_packed[c], &ss->thr, sim->desc.algorithm,
-                                        sim->desc.seed, sweep, c, sl->changed);
+                                        sim->desc.seed, sweep, c, sl->ex.changed);
 }
 
 int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
@@ -542,50 +514,19 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
     for (int i = 0; i < ss->n && st == LATMC_OK; i++)
         ss->slab[i].ex.recorded = true;
     if (st < 0) {
-        drain_after_failure(ss);
+        cuda_slab_exec_drain(&ss->slab[0].ex, sizeof *ss->slab, ss->n);
         return st;
     }
     if (call->step + 1 == sim->plan->n_steps)
         *attempted += (uint64_t)sim->nsites; /* a sweep's updates, all attempted */
     if (!call->last)
         return LATMC_OK; /* no host wait until the last step of the latmc_sim_sweep call */
-    /* The call's last step: each slab's main stream waits for its borders and copies,
-     * reads the counter (added to by both update streams, never reset) into pinned memory;
-     * then one host wait per slab covers all of its streams. */
-    for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
-        struct cuda_slab *sl = &ss->slab[i];
-        cudaError_t err = cudaSuccess;
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
-        if (err == cudaSuccess)
-            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.copies_done, 0);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(sl->count_host, sl->changed, sizeof *sl->changed,
-                                  cudaMemcpyDeviceToHost, sl->ex.stream);
-        st = cuda_check(err, "reading the acceptance counter");
-    }
-    int fin = LATMC_OK;
-    for (int i = 0; i < ss->n; i++) {
-        struct cuda_slab *sl = &ss->slab[i];
-        int w = cuda_slab_set_device(sl->ex.device);
-        if (w == LATMC_OK)
-            w = cuda_check(cudaStreamSynchronize(sl->ex.stream), "sweeping");
-        if (w < 0 && fin == LATMC_OK)
-            fin = w;
-        sl->ex.recorded = false;
-    }
-    if (st < 0 || fin < 0)
-        drain_after_failure(ss);
-    if (st == LATMC_OK)
-        st = fin;
-    if (st == LATMC_OK) {
-        for (int i = 0; i < ss->n; i++) {
-            struct cuda_slab *sl = &ss->slab[i];
-            *accepted += *sl->count_host - sl->count_seen;
-            sl->count_seen = *sl->count_host;
-        }
-    }
+    /* the call's last step: the counter (added to by both update streams, never reset)
+     * after the borders and copies */
+    st = cuda_slab_exec_read_counts(&ss->slab[0].ex, sizeof *ss->slab, ss->n,
+                                    "reading the acceptance counter", accepted);
+    if (st < 0)
+        cuda_slab_exec_drain(&ss->slab[0].ex, sizeof *ss->slab, ss->n);
     return st;
 }
 

@@ -50,7 +50,8 @@ struct heis_slab {
     /* ex.stream: the interior and everything outside the passes; ex.border_stream (high
      * priority): the border planes and their copies out (no copy stream); ex.border_done:
      * the last pass's borders and their copies out; ex.interior_done: its interior;
-     * ex.recorded: the events name this slab's previous pass */
+     * ex.recorded: the events name this slab's previous pass; ex.changed: heat-bath
+     * updates */
     struct cuda_slab_exec ex;
     bool split;                     /* more than 2 HALO planes: borders + interior */
     int64_t origin, planes;         /* own planes of the lattice's last axis */
@@ -59,9 +60,6 @@ struct heis_slab {
     float *J;                       /* couplings, SoA over the local lattice */
     double *partials, *plane_sums;
     long long nchunks;              /* the reduction's chunks of the own planes */
-    unsigned long long *changed;    /* heat-bath updates (device, never reset) */
-    unsigned long long *count_host; /* pinned: its value at the end of a call */
-    unsigned long long count_seen;
     /* [range][heat bath?]: range 0 the lower border (all own planes when !split), 1 the
      * upper border, 2 the interior */
     struct cuda_heis_geom geom[3][2];
@@ -80,27 +78,22 @@ struct cuda_heis_slabs {
                                        the halo copies left out, the chain then wrong) */
 };
 
+static void free_arrays(struct cuda_slab_exec *ex)
+{
+    struct heis_slab *sl = (struct heis_slab *)ex; /* its first member */
+    cudaFree(sl->buf[0]);
+    cudaFree(sl->buf[1]);
+    cudaFree(sl->J);
+    cudaFree(sl->partials);
+    cudaFree(sl->plane_sums);
+}
+
 void cuda_heis_slabs_destroy(struct cuda_heis_slabs *hs)
 {
     if (!hs)
         return;
-    for (int i = 0; hs->slab && i < hs->n; i++) {
-        struct heis_slab *sl = &hs->slab[i];
-        if (cudaSetDevice(sl->ex.device) != cudaSuccess) {
-            (void)cudaGetLastError();
-            continue;
-        }
-        cuda_slab_exec_sync_quiet(&sl->ex);
-        cudaFree(sl->buf[0]);
-        cudaFree(sl->buf[1]);
-        cudaFree(sl->J);
-        cudaFree(sl->partials);
-        cudaFree(sl->plane_sums);
-        cudaFree(sl->changed);
-        cudaFreeHost(sl->count_host);
-        cuda_slab_exec_destroy(&sl->ex);
-        (void)cudaGetLastError();
-    }
+    if (hs->slab)
+        cuda_slab_exec_release_all(&hs->slab[0].ex, sizeof *hs->slab, hs->n, free_arrays);
     free(hs->slab);
     free(hs->J_host);
     free(hs);
@@ -195,8 +188,6 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
         const size_t spin_bytes = (size_t)sl->n_local * 3u * (size_t)hs->nrep * sizeof(float);
         const int local_planes = (int)(sl->planes + 2 * HALO);
         if ((st = cuda_slab_exec_create(&sl->ex, false)) < 0 ||
-            (st = cuda_check(cudaMallocHost((void **)&sl->count_host, sizeof *sl->count_host),
-                             "cannot allocate pinned host memory for a counter")) < 0 ||
             (st = cuda_heis_slab_geometry(sim, 0, local_planes, HALO, (int)sl->planes,
                                           (int)(sl->origin - HALO), &sl->geom[0][0])) < 0 ||
             (st = cuda_heis_slab_geometry(sim, 1, local_planes, HALO, (int)sl->planes,
@@ -210,9 +201,7 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
             (st = cuda_slab_alloc_on((void **)&sl->partials, (size_t)sl->nchunks * NSUMS *
                                      sizeof(double), sl->ex.device, "partial sums")) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->plane_sums, (size_t)sl->planes * NSUMS *
-                                     sizeof(double), sl->ex.device, "sums per plane")) < 0 ||
-            (st = cuda_slab_alloc_on((void **)&sl->changed, sizeof *sl->changed, sl->ex.device,
-                                     "update counter")) < 0)
+                                     sizeof(double), sl->ex.device, "sums per plane")) < 0)
             break;
         /* the reduction reads the own planes and the next one (the forward bonds of the
          * last own plane), never wrapping: a lattice of planes + 1 planes along the last
@@ -231,11 +220,9 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
             cuda_heis_geom_range(&sl->geom[1][hb], (int)sl->planes, HALO);
             cuda_heis_geom_range(&sl->geom[2][hb], 2 * HALO, (int)sl->planes - 2 * HALO);
         }
-        st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->ex.stream),
-                        "clearing the update counter");
-        if (st == LATMC_OK) /* members past the replicas stay zero */
-            st = cuda_check(cudaMemsetAsync(sl->plane_sums, 0, (size_t)sl->planes * NSUMS *
-                                            sizeof(double), sl->ex.stream), "clearing the sums");
+        /* members past the replicas stay zero */
+        st = cuda_check(cudaMemsetAsync(sl->plane_sums, 0, (size_t)sl->planes * NSUMS *
+                                        sizeof(double), sl->ex.stream), "clearing the sums");
     }
     if (st == LATMC_OK)
         st = finish_all(hs, "creating the slabs");
@@ -428,7 +415,7 @@ static int run_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t s
         a.h = p->h;
         a.seed = sim->desc.seed;
         a.sweep = sweep;
-        a.count = sl->changed;
+        a.count = sl->ex.changed;
         cudaError_t err = cuda_heis_pass(sl->ex.border_stream, &sl->geom[0][hb], &a, dbl,
                                          heatbath);
         if (err == cudaSuccess && sl->split)
@@ -470,30 +457,9 @@ int cuda_heis_slabs_run_step(const latmc_sim *sim, struct cuda_heis_slabs *hs,
     }
     if (!call->last)
         return LATMC_OK;
-    /* the counter (added to by both streams) after both: the main stream waits for the
-     * borders */
-    for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
-        struct heis_slab *sl = &hs->slab[i];
-        cudaError_t err = cudaSuccess;
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        if (sl->ex.recorded)
-            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(sl->count_host, sl->changed, sizeof *sl->changed,
-                                  cudaMemcpyDeviceToHost, sl->ex.stream);
-        st = cuda_check(err, "reading the update counter");
-    }
-    const int fin = finish_all(hs, "sweeping");
-    if (st == LATMC_OK)
-        st = fin;
-    if (st == LATMC_OK)
-        for (int i = 0; i < hs->n; i++) {
-            struct heis_slab *sl = &hs->slab[i];
-            *accepted += *sl->count_host - sl->count_seen;
-            sl->count_seen = *sl->count_host;
-        }
-    return st;
+    /* the counter (added to by both streams) after both */
+    return cuda_slab_exec_read_counts(&hs->slab[0].ex, sizeof *hs->slab, hs->n,
+                                      "reading the update counter", accepted);
 }
 
 int cuda_heis_slabs_measure(const latmc_sim *sim, struct cuda_heis_slabs *hs, void *sums)

@@ -48,16 +48,14 @@
 
 struct phi4_slab {
     /* ex.stream: the interior and everything outside the phases; ex.border_stream: the
-     * outer layers (planes) and their copies out; no copy stream */
+     * outer layers (planes) and their copies out; no copy stream; ex.changed: accepted
+     * hits */
     struct cuda_slab_exec ex;
     int64_t origin, planes;         /* own planes of the last axis */
     int64_t layer0, layers;         /* chunk schedule: own chunk layers */
     bool split;                     /* an interior beside the outer layers (planes) */
     void *phi;                      /* the field on the local planes (own + 2 HALO) */
     double *partials, *plane_sums;  /* the reduction: per row, per own plane */
-    unsigned long long *changed;    /* accepted hits (device, never reset) */
-    unsigned long long *count_host; /* pinned: its value at the end of a call */
-    unsigned long long count_seen;
 };
 
 struct cuda_phi4_slabs {
@@ -78,25 +76,20 @@ static bool chunked(const struct cuda_phi4_slabs *ps)
     return ps->plan.schedule == CUDA_PHI4_CHUNKS;
 }
 
+static void free_arrays(struct cuda_slab_exec *ex)
+{
+    struct phi4_slab *sl = (struct phi4_slab *)ex; /* its first member */
+    cudaFree(sl->phi);
+    cudaFree(sl->partials);
+    cudaFree(sl->plane_sums);
+}
+
 void cuda_phi4_slabs_destroy(struct cuda_phi4_slabs *ps)
 {
     if (!ps)
         return;
-    for (int i = 0; ps->slab && i < ps->n; i++) {
-        struct phi4_slab *sl = &ps->slab[i];
-        if (cudaSetDevice(sl->ex.device) != cudaSuccess) {
-            (void)cudaGetLastError();
-            continue;
-        }
-        cuda_slab_exec_sync_quiet(&sl->ex);
-        cudaFree(sl->phi);
-        cudaFree(sl->partials);
-        cudaFree(sl->plane_sums);
-        cudaFree(sl->changed);
-        cudaFreeHost(sl->count_host);
-        cuda_slab_exec_destroy(&sl->ex);
-        (void)cudaGetLastError();
-    }
+    if (ps->slab)
+        cuda_slab_exec_release_all(&ps->slab[0].ex, sizeof *ps->slab, ps->n, free_arrays);
     free(ps->slab);
     free(ps);
 }
@@ -167,18 +160,12 @@ int cuda_phi4_slabs_create(const latmc_sim *sim, const struct cuda_sim *cs,
         if ((st = cuda_slab_exec_create(&sl->ex, false)) < 0 ||
             (st = cuda_check(cuda_phi4_prepare_slabs(&ps->plan),
                              "setting the phi^4 kernel's shared memory")) < 0 ||
-            (st = cuda_check(cudaMallocHost((void **)&sl->count_host, sizeof *sl->count_host),
-                             "cannot allocate pinned host memory for a counter")) < 0 ||
             (st = cuda_slab_alloc_on(&sl->phi, values * ps->vb, sl->ex.device, "field")) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->partials, rows * NSUMS * sizeof(double),
                                      sl->ex.device, "partial sums")) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->plane_sums, (size_t)sl->planes * NSUMS *
-                                     sizeof(double), sl->ex.device, "sums per plane")) < 0 ||
-            (st = cuda_slab_alloc_on((void **)&sl->changed, sizeof *sl->changed, sl->ex.device,
-                                     "acceptance counter")) < 0)
+                                     sizeof(double), sl->ex.device, "sums per plane")) < 0)
             break;
-        st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->ex.stream),
-                        "clearing the acceptance counter");
     }
     if (st == LATMC_OK)
         st = finish_all(ps, "creating the slabs");
@@ -369,7 +356,7 @@ static int run_phase(const latmc_sim *sim, struct cuda_phi4_slabs *ps, uint64_t 
         cudaError_t err = cudaSuccess;
         for (int k = 0; k < nb && err == cudaSuccess; k++)
             err = cuda_phi4_slab_update(sl->ex.border_stream, &ps->plan, &ps->g, sl->phi, t,
-                                        &ps->keys, sweep, step, &border[k], sl->changed);
+                                        &ps->keys, sweep, step, &border[k], sl->ex.changed);
         /* the first own planes are the lower neighbour's upper halo, the last ones the
          * upper neighbour's lower halo */
         if (err == cudaSuccess && ps->exchange && send_lo)
@@ -380,7 +367,7 @@ static int run_phase(const latmc_sim *sim, struct cuda_phi4_slabs *ps, uint64_t 
             err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
         if (err == cudaSuccess && sl->split)
             err = cuda_phi4_slab_update(sl->ex.stream, &ps->plan, &ps->g, sl->phi, t, &ps->keys,
-                                        sweep, step, &interior, sl->changed);
+                                        sweep, step, &interior, sl->ex.changed);
         if (err == cudaSuccess && sl->split)
             err = cudaEventRecord(sl->ex.interior_done, sl->ex.stream);
         st = cuda_check(err, "launching phi^4 on a slab");
@@ -417,30 +404,9 @@ int cuda_phi4_slabs_run_step(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
     }
     if (!call->last)
         return LATMC_OK;
-    /* the counter (added to by both streams) after both: the main stream waits for the
-     * borders */
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct phi4_slab *sl = &ps->slab[i];
-        cudaError_t err = cudaSuccess;
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        if (sl->ex.recorded)
-            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(sl->count_host, sl->changed, sizeof *sl->changed,
-                                  cudaMemcpyDeviceToHost, sl->ex.stream);
-        st = cuda_check(err, "reading the acceptance counter");
-    }
-    const int fin = finish_all(ps, "sweeping");
-    if (st == LATMC_OK)
-        st = fin;
-    if (st == LATMC_OK)
-        for (int i = 0; i < ps->n; i++) {
-            struct phi4_slab *sl = &ps->slab[i];
-            *accepted += *sl->count_host - sl->count_seen;
-            sl->count_seen = *sl->count_host;
-        }
-    return st;
+    /* the counter (added to by both streams) after both */
+    return cuda_slab_exec_read_counts(&ps->slab[0].ex, sizeof *ps->slab, ps->n,
+                                      "reading the acceptance counter", accepted);
 }
 
 int cuda_phi4_slabs_measure(const latmc_sim *sim, struct cuda_phi4_slabs *ps, void *sums)

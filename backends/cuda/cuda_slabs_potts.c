@@ -47,7 +47,8 @@
 
 struct potts_slab {
     /* ex.stream: the interior and everything outside the steps; ex.border_stream: the
-     * border ranges; ex.copy_stream: the halo copies out; events as cuda_slab_exec.h */
+     * border ranges; ex.copy_stream: the halo copies out; events as cuda_slab_exec.h;
+     * ex.changed: sites changed */
     struct cuda_slab_exec ex;
     int64_t origin, planes;         /* own planes of the lattice's last axis */
     struct latmc_lattice local;     /* own planes + 2 halo planes */
@@ -55,9 +56,6 @@ struct potts_slab {
     int8_t *eps;                    /* Ising +-J: the local lattice's couplings (else NULL) */
     void *tables;                   /* device copy of the core's tables */
     void *sums;                     /* the model's sums struct */
-    unsigned long long *changed;    /* sites changed (device, never reset) */
-    unsigned long long *count_host; /* pinned: its value at the end of a call */
-    unsigned long long count_seen;
 };
 
 struct cuda_potts_slabs {
@@ -71,26 +69,21 @@ struct cuda_potts_slabs {
                                        the halo copies left out, the chain then wrong) */
 };
 
+static void free_arrays(struct cuda_slab_exec *ex)
+{
+    struct potts_slab *sl = (struct potts_slab *)ex; /* its first member */
+    cudaFree(sl->spins);
+    cudaFree(sl->eps);
+    cudaFree(sl->tables);
+    cudaFree(sl->sums);
+}
+
 void cuda_potts_slabs_destroy(struct cuda_potts_slabs *ps)
 {
     if (!ps)
         return;
-    for (int i = 0; ps->slab && i < ps->n; i++) {
-        struct potts_slab *sl = &ps->slab[i];
-        if (cudaSetDevice(sl->ex.device) != cudaSuccess) {
-            (void)cudaGetLastError();
-            continue;
-        }
-        cuda_slab_exec_sync_quiet(&sl->ex);
-        cudaFree(sl->spins);
-        cudaFree(sl->eps);
-        cudaFree(sl->tables);
-        cudaFree(sl->sums);
-        cudaFree(sl->changed);
-        cudaFreeHost(sl->count_host);
-        cuda_slab_exec_destroy(&sl->ex);
-        (void)cudaGetLastError();
-    }
+    if (ps->slab)
+        cuda_slab_exec_release_all(&ps->slab[0].ex, sizeof *ps->slab, ps->n, free_arrays);
     free(ps->slab);
     free(ps->eps_host);
     free(ps);
@@ -200,8 +193,6 @@ int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
         sl->local.lz = d->ndim == 3 ? sl->planes + 2 : 1;
         sl->local.nsites = ps->plane_sites * (sl->planes + 2);
         if ((st = cuda_slab_exec_create(&sl->ex, true)) < 0 ||
-            (st = cuda_check(cudaMallocHost((void **)&sl->count_host, sizeof *sl->count_host),
-                             "cannot allocate pinned host memory for a counter")) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->spins, (size_t)sl->local.nsites,
                                      sl->ex.device, "spins")) < 0 ||
             (st = cuda_slab_alloc_on(&sl->tables, sim->model->data_size, sl->ex.device,
@@ -209,15 +200,11 @@ int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
             (st = cuda_slab_alloc_on(&sl->sums, sim->model->sums_size, sl->ex.device,
                                      "sums")) < 0 ||
             (pmj && (st = cuda_slab_alloc_on((void **)&sl->eps, (size_t)sl->local.nsites *
-                                             (size_t)d->ndim, sl->ex.device, "couplings")) < 0) ||
-            (st = cuda_slab_alloc_on((void **)&sl->changed, sizeof *sl->changed, sl->ex.device,
-                                     "update counter")) < 0)
+                                             (size_t)d->ndim, sl->ex.device, "couplings")) < 0))
             break;
-        st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->ex.stream),
-                        "clearing the update counter");
-        if (st == LATMC_OK) /* the cold start until the configuration is set */
-            st = cuda_check(cudaMemsetAsync(sl->spins, ps->ising, (size_t)sl->local.nsites,
-                                            sl->ex.stream), "clearing the spins");
+        /* the cold start until the configuration is set */
+        st = cuda_check(cudaMemsetAsync(sl->spins, ps->ising, (size_t)sl->local.nsites,
+                                        sl->ex.stream), "clearing the spins");
     }
     if (st == LATMC_OK)
         st = finish_all(ps, "creating the slabs");
@@ -336,7 +323,7 @@ static cudaError_t update_range(const latmc_sim *sim, const struct cuda_potts_sl
     if (ps->ising)
         return cuda_ising_sweep_colour_range(stream, &sl->local, (int8_t *)sl->spins, sl->eps,
                                              sl->tables, sim->desc.algorithm, sim->desc.seed,
-                                             sweep, c, &r, sl->changed);
+                                             sweep, c, &r, sl->ex.changed);
     const struct latmc_potts_chain chain = {
         .tables = sl->tables,
         .algorithm = sim->desc.algorithm,
@@ -345,22 +332,7 @@ static cudaError_t update_range(const latmc_sim *sim, const struct cuda_potts_sl
         .seed = sim->desc.seed,
     };
     return cuda_potts_sweep_colour_range(stream, &sl->local, sl->spins, &chain, sweep, c, &r,
-                                         sl->changed);
-}
-
-/* After a failed step: nothing left running, and the counters taken as they stand (the
- * failed call's updates are not reported; best effort after a sticky error). */
-static void drain_after_failure(struct cuda_potts_slabs *ps)
-{
-    (void)finish_all(ps, "sweeping");
-    for (int i = 0; i < ps->n; i++) {
-        struct potts_slab *sl = &ps->slab[i];
-        unsigned long long v = 0;
-        if (cudaSetDevice(sl->ex.device) == cudaSuccess &&
-            cudaMemcpy(&v, sl->changed, sizeof v, cudaMemcpyDeviceToHost) == cudaSuccess)
-            sl->count_seen = v;
-        (void)cudaGetLastError();
-    }
+                                         sl->ex.changed);
 }
 
 /*
@@ -441,40 +413,18 @@ int cuda_potts_slabs_run_step(const latmc_sim *sim, struct cuda_potts_slabs *ps,
     for (int i = 0; i < ps->n; i++)
         ps->slab[i].ex.recorded = true;
     if (st < 0) {
-        drain_after_failure(ps);
+        cuda_slab_exec_drain(&ps->slab[0].ex, sizeof *ps->slab, ps->n);
         return st;
     }
     if (call->step + 1 == ps->colours) /* the schedule's last step (one per colour) */
         *attempted += (uint64_t)sim->nsites; /* a sweep: one update per site */
     if (!call->last)
         return LATMC_OK; /* no host wait until the last step of the latmc_sim_sweep call */
-    /* each slab's main stream waits for its borders and copies and reads the counter
-     * (added to by both update streams); then one wait per slab covers all its streams */
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct potts_slab *sl = &ps->slab[i];
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        cudaError_t err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
-        if (err == cudaSuccess)
-            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.copies_done, 0);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(sl->count_host, sl->changed, sizeof *sl->changed,
-                                  cudaMemcpyDeviceToHost, sl->ex.stream);
-        st = cuda_check(err, "reading the update counter");
-    }
-    const int fin = finish_all(ps, "sweeping");
-    if (st == LATMC_OK)
-        st = fin;
-    if (st < 0) {
-        drain_after_failure(ps);
-        return st;
-    }
-    for (int i = 0; i < ps->n; i++) {
-        struct potts_slab *sl = &ps->slab[i];
-        *accepted += *sl->count_host - sl->count_seen;
-        sl->count_seen = *sl->count_host;
-    }
-    return LATMC_OK;
+    st = cuda_slab_exec_read_counts(&ps->slab[0].ex, sizeof *ps->slab, ps->n,
+                                    "reading the update counter", accepted);
+    if (st < 0)
+        cuda_slab_exec_drain(&ps->slab[0].ex, sizeof *ps->slab, ps->n);
+    return st;
 }
 
 int cuda_potts_slabs_measure(const latmc_sim *sim, struct cuda_potts_slabs *ps, void *sums)
