@@ -167,6 +167,38 @@ int cuda_slab_exec_read_counts(struct cuda_slab_exec *first, size_t stride, int 
     return st;
 }
 
+int cuda_slab_exec_order_step(struct cuda_slab_exec *first, size_t stride, int n,
+                              bool wait_copies, const char *what)
+{
+    int st = LATMC_OK;
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        struct cuda_slab_exec *e = nth(first, stride, i);
+        if (!e->recorded)
+            continue;
+        const struct cuda_slab_exec *nb[2] = { nth(first, stride, (i + n - 1) % n),
+                                               nth(first, stride, (i + 1) % n) };
+        if ((st = cuda_slab_set_device(e->device)) < 0)
+            break;
+        cudaError_t err = cudaSuccess;
+        if (e->split)
+            err = cudaStreamWaitEvent(e->border_stream, e->interior_done, 0);
+        if (e->copy_stream) {
+            const struct cuda_slab_exec *from[3] = { nb[0], e, nb[1] };
+            for (int k = 0; k < 3 && err == cudaSuccess && wait_copies; k++)
+                if (from[k]->recorded)
+                    err = cudaStreamWaitEvent(e->border_stream, from[k]->copies_done, 0);
+        } else {
+            for (int k = 0; k < 2 && err == cudaSuccess; k++)
+                if (nb[k]->recorded && nb[k] != e)
+                    err = cudaStreamWaitEvent(e->border_stream, nb[k]->border_done, 0);
+        }
+        if (err == cudaSuccess && e->split)
+            err = cudaStreamWaitEvent(e->stream, e->border_done, 0);
+        st = cuda_check(err, what);
+    }
+    return st;
+}
+
 void cuda_slab_exec_drain(struct cuda_slab_exec *first, size_t stride, int n)
 {
     (void)cuda_slab_exec_finish_all(first, stride, n, "sweeping");

@@ -31,6 +31,9 @@ struct cuda_slab_exec {
      * without a copy stream) */
     cudaEvent_t border_done, interior_done, copies_done;
     bool recorded;                  /* the events name this slab's previous step */
+    bool split;                     /* an interior on the main stream beside the borders
+                                       (interior_done recorded at each step); else all on
+                                       the border stream. Set by the model. */
     /* the update counter: changed (device, added to by the slab's kernels, never reset),
      * count_host (pinned: its value read at the end of a call), count_seen (its value at
      * the previous read) */
@@ -85,6 +88,19 @@ int cuda_slab_exec_finish_all(struct cuda_slab_exec *first, size_t stride, int n
  */
 int cuda_slab_exec_read_counts(struct cuda_slab_exec *first, size_t stride, int n,
                                const char *what, uint64_t *accepted);
+
+/*
+ * Before a step, on every slab whose events name its previous step: its streams wait for
+ * what they read or overwrite of that step (each model's run_step says why), all waits
+ * enqueued before any event is recorded again:
+ *   border stream: this slab's previous interior (when split); with a copy stream, this
+ *     slab's and both neighbours' previous copies (only when wait_copies); without one
+ *     (the copies ride on the border stream), both neighbours' previous borders;
+ *   main stream (when split): this slab's previous borders.
+ * cuda_check(.., what) on failure.
+ */
+int cuda_slab_exec_order_step(struct cuda_slab_exec *first, size_t stride, int n,
+                              bool wait_copies, const char *what);
 
 /* After a failed step: nothing left running (errors ignored), and the counters taken as
  * they stand (the failed call's updates are not reported; best effort after a sticky

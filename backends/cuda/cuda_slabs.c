@@ -252,6 +252,7 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
         sl->ex.device = cuda_slab_device_of(d, i);
+        sl->ex.split = true; /* the interior's event recorded at every step */
         sl->origin = plan->boxes[i].origin[axis];
         sl->planes = plan->boxes[i].extent[axis];
         sl->local = cs->lattice;
@@ -465,23 +466,8 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
      *   stream (interior): the previous borders (next to the interior). The interior
      *     reads no halo plane.
      */
-    for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
-        struct cuda_slab *sl = &ss->slab[i];
-        if (!sl->ex.recorded)
-            continue;
-        const struct cuda_slab *from[3] = { &ss->slab[(i + ss->n - 1) % ss->n], sl,
-                                            &ss->slab[(i + 1) % ss->n] };
-        cudaError_t err = cudaSuccess;
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        err = cudaStreamWaitEvent(sl->ex.border_stream, sl->ex.interior_done, 0);
-        for (int k = 0; k < 3 && err == cudaSuccess && ss->exchange; k++)
-            if (from[k]->ex.recorded)
-                err = cudaStreamWaitEvent(sl->ex.border_stream, from[k]->ex.copies_done, 0);
-        if (err == cudaSuccess)
-            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
-        st = cuda_check(err, "ordering a step after the previous one");
-    }
+    st = cuda_slab_exec_order_step(&ss->slab[0].ex, sizeof *ss->slab, ss->n, ss->exchange,
+                                   "ordering a step after the previous one");
     /* Borders (then their copies) and the interior, concurrently. */
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];

@@ -51,9 +51,8 @@ struct heis_slab {
      * priority): the border planes and their copies out (no copy stream); ex.border_done:
      * the last pass's borders and their copies out; ex.interior_done: its interior;
      * ex.recorded: the events name this slab's previous pass; ex.changed: heat-bath
-     * updates */
+     * updates; ex.split: more than 2 HALO planes, borders + interior */
     struct cuda_slab_exec ex;
-    bool split;                     /* more than 2 HALO planes: borders + interior */
     int64_t origin, planes;         /* own planes of the lattice's last axis */
     int64_t n_local;                /* sites of the local lattice (own + 2 HALO planes) */
     float *buf[2];                  /* spins, SoA over the local lattice */
@@ -213,8 +212,8 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
             sl->mgeom.ly = (int)sl->planes + 1;
         sl->mgeom.n = sl->n_local;
         /* the pass's plane ranges: own planes [HALO, HALO + planes) */
-        sl->split = sl->planes > 2 * HALO;
-        for (int hb = 0; hb < 2 && sl->split; hb++) {
+        sl->ex.split = sl->planes > 2 * HALO;
+        for (int hb = 0; hb < 2 && sl->ex.split; hb++) {
             sl->geom[1][hb] = sl->geom[2][hb] = sl->geom[0][hb];
             cuda_heis_geom_range(&sl->geom[0][hb], HALO, HALO);
             cuda_heis_geom_range(&sl->geom[1][hb], (int)sl->planes, HALO);
@@ -383,25 +382,8 @@ static int run_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t s
     const struct latmc_heisenberg_params *p = sim->model_data;
     const int dbl = sim->desc.precision == LATMC_PRECISION_DOUBLE;
     const int hb = heatbath != 0;
-    int st = LATMC_OK;
-    for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
-        struct heis_slab *sl = &hs->slab[i];
-        if (!sl->ex.recorded)
-            continue;
-        const struct heis_slab *nb[2] = { &hs->slab[(i + hs->n - 1) % hs->n],
-                                          &hs->slab[(i + 1) % hs->n] };
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        cudaError_t err = cudaSuccess;
-        if (sl->split)
-            err = cudaStreamWaitEvent(sl->ex.border_stream, sl->ex.interior_done, 0);
-        for (int k = 0; k < 2 && err == cudaSuccess; k++)
-            if (nb[k]->ex.recorded && nb[k] != sl)
-                err = cudaStreamWaitEvent(sl->ex.border_stream, nb[k]->ex.border_done, 0);
-        if (err == cudaSuccess && sl->split)
-            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
-        st = cuda_check(err, "ordering a pass after the previous one");
-    }
+    int st = cuda_slab_exec_order_step(&hs->slab[0].ex, sizeof *hs->slab, hs->n, false,
+                                       "ordering a pass after the previous one");
     for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
         struct heis_slab *sl = &hs->slab[i];
         if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
@@ -418,15 +400,15 @@ static int run_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t s
         a.count = sl->ex.changed;
         cudaError_t err = cuda_heis_pass(sl->ex.border_stream, &sl->geom[0][hb], &a, dbl,
                                          heatbath);
-        if (err == cudaSuccess && sl->split)
+        if (err == cudaSuccess && sl->ex.split)
             err = cuda_heis_pass(sl->ex.border_stream, &sl->geom[1][hb], &a, dbl, heatbath);
         if (err == cudaSuccess && hs->exchange)
             err = send_halos(hs, i, 1 - hs->cur);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
-        if (err == cudaSuccess && sl->split)
+        if (err == cudaSuccess && sl->ex.split)
             err = cuda_heis_pass(sl->ex.stream, &sl->geom[2][hb], &a, dbl, heatbath);
-        if (err == cudaSuccess && sl->split)
+        if (err == cudaSuccess && sl->ex.split)
             err = cudaEventRecord(sl->ex.interior_done, sl->ex.stream);
         st = cuda_check(err, "launching a pass on a slab");
     }

@@ -49,11 +49,10 @@
 struct phi4_slab {
     /* ex.stream: the interior and everything outside the phases; ex.border_stream: the
      * outer layers (planes) and their copies out; no copy stream; ex.changed: accepted
-     * hits */
+     * hits; ex.split: an interior beside the outer layers (planes) */
     struct cuda_slab_exec ex;
     int64_t origin, planes;         /* own planes of the last axis */
     int64_t layer0, layers;         /* chunk schedule: own chunk layers */
-    bool split;                     /* an interior beside the outer layers (planes) */
     void *phi;                      /* the field on the local planes (own + 2 HALO) */
     double *partials, *plane_sums;  /* the reduction: per row, per own plane */
 };
@@ -109,7 +108,7 @@ static int cut(const latmc_sim *sim, struct cuda_phi4_slabs *ps)
             struct phi4_slab *sl = &ps->slab[i];
             sl->origin = sim->plan->boxes[i].origin[axis];
             sl->planes = sim->plan->boxes[i].extent[axis];
-            sl->split = sl->planes > 2 * HALO;
+            sl->ex.split = sl->planes > 2 * HALO;
         }
         return LATMC_OK;
     }
@@ -128,7 +127,7 @@ static int cut(const latmc_sim *sim, struct cuda_phi4_slabs *ps)
         sl->layers = layers * (i + 1) / ps->n - sl->layer0;
         sl->origin = sl->layer0 * ps->bc;
         sl->planes = sl->layers * ps->bc;
-        sl->split = sl->layers > 2;
+        sl->ex.split = sl->layers > 2;
     }
     return LATMC_OK;
 }
@@ -294,7 +293,7 @@ static int phase_ranges(const struct cuda_phi4_slabs *ps, const struct phi4_slab
     const int64_t last = first + count - 1;
     *send_lo = !chunked(ps) || (sl->layer0 & 1) == parity;
     *send_hi = !chunked(ps) || (last & 1) == parity;
-    if (!sl->split) {
+    if (!sl->ex.split) {
         border[0] = (struct cuda_phi4_slab_range){ cut0, first, count, parity };
         return 1;
     }
@@ -325,25 +324,8 @@ static int run_phase(const latmc_sim *sim, struct cuda_phi4_slabs *ps, uint64_t 
                      int step, int parity)
 {
     const struct latmc_phi4_tables *t = sim->model_data;
-    int st = LATMC_OK;
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct phi4_slab *sl = &ps->slab[i];
-        if (!sl->ex.recorded)
-            continue;
-        const struct phi4_slab *nb[2] = { &ps->slab[(i + ps->n - 1) % ps->n],
-                                          &ps->slab[(i + 1) % ps->n] };
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        cudaError_t err = cudaSuccess;
-        if (sl->split)
-            err = cudaStreamWaitEvent(sl->ex.border_stream, sl->ex.interior_done, 0);
-        for (int k = 0; k < 2 && err == cudaSuccess; k++)
-            if (nb[k]->ex.recorded && nb[k] != sl)
-                err = cudaStreamWaitEvent(sl->ex.border_stream, nb[k]->ex.border_done, 0);
-        if (err == cudaSuccess && sl->split)
-            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
-        st = cuda_check(err, "ordering a phase after the previous one");
-    }
+    int st = cuda_slab_exec_order_step(&ps->slab[0].ex, sizeof *ps->slab, ps->n, false,
+                                       "ordering a phase after the previous one");
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
         struct phi4_slab *sl = &ps->slab[i];
         const struct phi4_slab *lo = &ps->slab[(i + ps->n - 1) % ps->n];
@@ -365,10 +347,10 @@ static int run_phase(const latmc_sim *sim, struct cuda_phi4_slabs *ps, uint64_t 
             err = copy_planes(ps, sl, sl->planes, hi, 0);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
-        if (err == cudaSuccess && sl->split)
+        if (err == cudaSuccess && sl->ex.split)
             err = cuda_phi4_slab_update(sl->ex.stream, &ps->plan, &ps->g, sl->phi, t, &ps->keys,
                                         sweep, step, &interior, sl->ex.changed);
-        if (err == cudaSuccess && sl->split)
+        if (err == cudaSuccess && sl->ex.split)
             err = cudaEventRecord(sl->ex.interior_done, sl->ex.stream);
         st = cuda_check(err, "launching phi^4 on a slab");
     }

@@ -185,6 +185,7 @@ int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
         struct potts_slab *sl = &ps->slab[i];
         sl->ex.device = cuda_slab_device_of(d, i);
+        sl->ex.split = true; /* the interior's event recorded at every step */
         sl->origin = plan->boxes[i].origin[axis];
         sl->planes = plan->boxes[i].extent[axis];
         sl->local.ndim = d->ndim;
@@ -349,23 +350,8 @@ static int launch_step(const latmc_sim *sim, struct cuda_potts_slabs *ps, uint64
                        int c)
 {
     const int64_t nc = ps->colours;
-    int st = LATMC_OK;
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct potts_slab *sl = &ps->slab[i];
-        if (!sl->ex.recorded)
-            continue;
-        const struct potts_slab *from[3] = { &ps->slab[(i + ps->n - 1) % ps->n], sl,
-                                             &ps->slab[(i + 1) % ps->n] };
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        cudaError_t err = cudaStreamWaitEvent(sl->ex.border_stream, sl->ex.interior_done, 0);
-        for (int k = 0; k < 3 && err == cudaSuccess; k++)
-            if (from[k]->ex.recorded)
-                err = cudaStreamWaitEvent(sl->ex.border_stream, from[k]->ex.copies_done, 0);
-        if (err == cudaSuccess)
-            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
-        st = cuda_check(err, "ordering a step after the previous one");
-    }
+    int st = cuda_slab_exec_order_step(&ps->slab[0].ex, sizeof *ps->slab, ps->n, true,
+                                       "ordering a step after the previous one");
     /* the borders: c planes at each end (all own planes of a slab of c) */
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
         struct potts_slab *sl = &ps->slab[i];
