@@ -167,6 +167,56 @@ int cuda_slab_exec_read_counts(struct cuda_slab_exec *first, size_t stride, int 
     return st;
 }
 
+void cuda_slab_runs(const struct cuda_slab_exec *e, int64_t halo, int64_t L,
+                    struct cuda_slab_run r[3])
+{
+    r[0] = (struct cuda_slab_run){ (e->origin - halo + L) % L, 0, halo };
+    r[1] = (struct cuda_slab_run){ e->origin, halo, e->planes };
+    r[2] = (struct cuda_slab_run){ (e->origin + e->planes) % L, halo + e->planes, halo };
+}
+
+int cuda_slab_exec_put_planes(struct cuda_slab_exec *first, size_t stride, int n,
+                              void *(*local_of)(struct cuda_slab_exec *ex), int64_t halo,
+                              int64_t L, size_t plane_bytes, const void *whole,
+                              const char *what)
+{
+    int st = cuda_slab_exec_finish_all(first, stride, n, what);
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        struct cuda_slab_exec *e = nth(first, stride, i);
+        char *local = local_of(e);
+        struct cuda_slab_run r[3];
+        cuda_slab_runs(e, halo, L, r);
+        if ((st = cuda_slab_set_device(e->device)) < 0)
+            break;
+        for (int k = 0; k < 3 && st == LATMC_OK; k++)
+            st = cuda_check(cudaMemcpyAsync(local + (size_t)r[k].local * plane_bytes,
+                                            (const char *)whole +
+                                                (size_t)r[k].global * plane_bytes,
+                                            (size_t)r[k].planes * plane_bytes,
+                                            cudaMemcpyHostToDevice, e->stream), what);
+    }
+    const int fin = cuda_slab_exec_finish_all(first, stride, n, what);
+    return st < 0 ? st : fin;
+}
+
+int cuda_slab_exec_get_planes(struct cuda_slab_exec *first, size_t stride, int n,
+                              void *(*local_of)(struct cuda_slab_exec *ex), int64_t halo,
+                              size_t plane_bytes, void *whole, const char *what)
+{
+    int st = cuda_slab_exec_finish_all(first, stride, n, what);
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        struct cuda_slab_exec *e = nth(first, stride, i);
+        const char *local = local_of(e);
+        if ((st = cuda_slab_set_device(e->device)) == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync((char *)whole + (size_t)e->origin * plane_bytes,
+                                            local + (size_t)halo * plane_bytes,
+                                            (size_t)e->planes * plane_bytes,
+                                            cudaMemcpyDeviceToHost, e->stream), what);
+    }
+    const int fin = cuda_slab_exec_finish_all(first, stride, n, what);
+    return st < 0 ? st : fin;
+}
+
 int cuda_slab_exec_order_step(struct cuda_slab_exec *first, size_t stride, int n,
                               bool wait_copies, const char *what)
 {

@@ -23,6 +23,7 @@
 
 struct cuda_slab_exec {
     int device;
+    int64_t origin, planes;         /* own planes of the lattice's last axis */
     /* stream: the interior and everything else; border_stream (high priority): the
      * border planes, concurrent with the interior; copy_stream: the halo copies (NULL
      * where the border stream makes them, as for Heisenberg) */
@@ -88,6 +89,30 @@ int cuda_slab_exec_finish_all(struct cuda_slab_exec *first, size_t stride, int n
  */
 int cuda_slab_exec_read_counts(struct cuda_slab_exec *first, size_t stride, int n,
                                const char *what, uint64_t *accepted);
+
+/* A slab's local planes (its own planes and `halo` on each side) as three runs of
+ * consecutive planes of the lattice's L: the lower halo, the own planes, the upper halo
+ * (each contiguous: a slab has at least `halo` planes, so a halo wraps only as a whole). */
+struct cuda_slab_run {
+    int64_t global, local, planes;
+};
+void cuda_slab_runs(const struct cuda_slab_exec *e, int64_t halo, int64_t L,
+                    struct cuda_slab_run r[3]);
+
+/*
+ * Copies between whole-lattice host data (plane_bytes a plane, in plane order) and every
+ * slab's device array local_of(ex) (the same layout over its local planes, `halo` planes
+ * before its own), on the main streams, every slab waited for before and after
+ * (cuda_check(.., what) on failure). put: the local planes, halos included (no exchange
+ * needed after it); get: the own planes.
+ */
+int cuda_slab_exec_put_planes(struct cuda_slab_exec *first, size_t stride, int n,
+                              void *(*local_of)(struct cuda_slab_exec *ex), int64_t halo,
+                              int64_t L, size_t plane_bytes, const void *whole,
+                              const char *what);
+int cuda_slab_exec_get_planes(struct cuda_slab_exec *first, size_t stride, int n,
+                              void *(*local_of)(struct cuda_slab_exec *ex), int64_t halo,
+                              size_t plane_bytes, void *whole, const char *what);
 
 /*
  * Before a step, on every slab whose events name its previous step: its streams wait for

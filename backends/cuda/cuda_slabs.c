@@ -27,7 +27,6 @@ struct cuda_slab {
     struct cuda_slab_exec ex;       /* device, streams (copy stream too), events, the
                                        acceptance counter */
     struct latmc_lattice local;     /* the local lattice (own planes + 2 halo) */
-    int64_t origin, planes;         /* own planes of the global last axis */
     int8_t *stage;                  /* bytes of stage_rows rows: init, get/set_spins
                                        convert through it a piece at a time (the packed
                                        layout alone is resident) */
@@ -127,7 +126,7 @@ static int pack_slab_couplings(const latmc_sim *sim, struct cuda_slabs *ss)
         if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
         st = cuda_check(cuda_ising_pack_couplings_host(sl->ex.stream, &sl->local, ss->eps_host, L,
-                                                       sl->origin - ss->halo, sl->eps_packed[0],
+                                                       sl->ex.origin - ss->halo, sl->eps_packed[0],
                                                        sl->eps_packed[1]),
                         "packing the couplings");
     }
@@ -253,10 +252,10 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
         struct cuda_slab *sl = &ss->slab[i];
         sl->ex.device = cuda_slab_device_of(d, i);
         sl->ex.split = true; /* the interior's event recorded at every step */
-        sl->origin = plan->boxes[i].origin[axis];
-        sl->planes = plan->boxes[i].extent[axis];
+        sl->ex.origin = plan->boxes[i].origin[axis];
+        sl->ex.planes = plan->boxes[i].extent[axis];
         sl->local = cs->lattice;
-        const int64_t local_planes = sl->planes + 2 * ss->halo;
+        const int64_t local_planes = sl->ex.planes + 2 * ss->halo;
         if (d->ndim == 3)
             sl->local.lz = local_planes;
         else
@@ -264,7 +263,7 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
         sl->local.nsites = ss->plane_sites * local_planes;
         const size_t words = (size_t)(sl->local.nsites / 16);
         const size_t cw = (size_t)cuda_ising_packed_coupling_words(&sl->local);
-        sl->stage_rows = cuda_ising_piece_rows(d->extent[0], sl->planes * ss->plane_rows);
+        sl->stage_rows = cuda_ising_piece_rows(d->extent[0], sl->ex.planes * ss->plane_rows);
         if ((st = cuda_slab_exec_create(&sl->ex, true)) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->stage,
                                      (size_t)(sl->stage_rows * d->extent[0]), sl->ex.device,
@@ -340,9 +339,9 @@ static cudaError_t send_borders(const struct cuda_slabs *ss, int i, int64_t n, i
     const int64_t h = ss->halo;
     /* the first n own planes are the lower neighbour's upper halo, the last n the upper
      * neighbour's lower halo */
-    cudaError_t err = copy_planes(ss, sl, h, lo, h + lo->planes, n, c, stream);
+    cudaError_t err = copy_planes(ss, sl, h, lo, h + lo->ex.planes, n, c, stream);
     if (err == cudaSuccess)
-        err = copy_planes(ss, sl, h + sl->planes - n, hi, h - n, n, c, stream);
+        err = copy_planes(ss, sl, h + sl->ex.planes - n, hi, h - n, n, c, stream);
     return err;
 }
 
@@ -371,8 +370,8 @@ static cudaError_t own_rows(const latmc_sim *sim, const struct cuda_slabs *ss,
                             struct cuda_slab *sl, int8_t *host, bool to_host)
 {
     const int64_t lx = sim->desc.extent[0];
-    const int64_t first = ss->halo * ss->plane_rows, rows = sl->planes * ss->plane_rows;
-    const int64_t global = sl->origin * ss->plane_rows; /* global row of local row first */
+    const int64_t first = ss->halo * ss->plane_rows, rows = sl->ex.planes * ss->plane_rows;
+    const int64_t global = sl->ex.origin * ss->plane_rows; /* global row of local row first */
     cudaError_t err = cudaSuccess;
     for (int64_t r = 0; r < rows && err == cudaSuccess; r += sl->stage_rows) {
         const int64_t n = rows - r < sl->stage_rows ? rows - r : sl->stage_rows;
@@ -430,7 +429,7 @@ static cudaError_t update_planes(const latmc_sim *sim, const struct cuda_slabs *
 {
     const struct cuda_ising_rows rows = {
         p0 * ss->plane_rows, (p1 - p0) * ss->plane_rows,
-        (sl->origin - ss->halo) * ss->plane_rows, spare_sms
+        (sl->ex.origin - ss->halo) * ss->plane_rows, spare_sms
     };
     return cuda_ising_packed_sweep_rows(stream, &sl->local, &rows, sl->colour[c],
                                         sl->colour[c ^ 1], sl->eps_packed[c], &ss->thr, sim->desc.algorithm,
@@ -473,8 +472,8 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
         struct cuda_slab *sl = &ss->slab[i];
         if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
-        const int64_t first = h, last = h + sl->planes; /* own planes [first, last) */
-        const int64_t border = sl->planes > 2 * r ? r : sl->planes / 2;
+        const int64_t first = h, last = h + sl->ex.planes; /* own planes [first, last) */
+        const int64_t border = sl->ex.planes > 2 * r ? r : sl->ex.planes / 2;
         cudaError_t err = update_planes(sim, ss, sl, sl->ex.border_stream, first, first + border,
                                         call->sweep, c, 0);
         if (err == cudaSuccess)
@@ -532,7 +531,7 @@ int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
         const struct cuda_ising_rows rows = { ss->halo * ss->plane_rows,
-                                              sl->planes * ss->plane_rows, 0, 0 };
+                                              sl->ex.planes * ss->plane_rows, 0, 0 };
         if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
             (st = cuda_check(cudaMemsetAsync(sl->sums, 0, sizeof *sl->sums, sl->ex.stream),
                              "clearing the reduction")) == LATMC_OK &&

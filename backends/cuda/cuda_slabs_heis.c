@@ -53,7 +53,6 @@ struct heis_slab {
      * ex.recorded: the events name this slab's previous pass; ex.changed: heat-bath
      * updates; ex.split: more than 2 HALO planes, borders + interior */
     struct cuda_slab_exec ex;
-    int64_t origin, planes;         /* own planes of the lattice's last axis */
     int64_t n_local;                /* sites of the local lattice (own + 2 HALO planes) */
     float *buf[2];                  /* spins, SoA over the local lattice */
     float *J;                       /* couplings, SoA over the local lattice */
@@ -112,8 +111,8 @@ static void gather_local(const struct cuda_heis_slabs *hs, const struct heis_sla
     const int64_t N = hs->plane_sites * hs->L;
     const size_t plane = (size_t)hs->plane_sites * (size_t)m;
     for (int b = 0; b < blocks; b++)
-        for (int64_t p = 0; p < sl->planes + 2 * HALO; p++) {
-            const int64_t g = ((sl->origin - HALO + p) % hs->L + hs->L) % hs->L;
+        for (int64_t p = 0; p < sl->ex.planes + 2 * HALO; p++) {
+            const int64_t g = ((sl->ex.origin - HALO + p) % hs->L + hs->L) % hs->L;
             memcpy(local + ((size_t)b * (size_t)sl->n_local + (size_t)(p * hs->plane_sites)) *
                                (size_t)m,
                    whole + ((size_t)b * (size_t)N + (size_t)(g * hs->plane_sites)) * (size_t)m,
@@ -180,17 +179,17 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
     for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
         struct heis_slab *sl = &hs->slab[i];
         sl->ex.device = cuda_slab_device_of(d, i);
-        sl->origin = plan->boxes[i].origin[axis];
-        sl->planes = plan->boxes[i].extent[axis];
-        sl->n_local = hs->plane_sites * (sl->planes + 2 * HALO);
-        sl->nchunks = (long long)sl->planes * rows_per_plane / hs->rows_per_chunk;
+        sl->ex.origin = plan->boxes[i].origin[axis];
+        sl->ex.planes = plan->boxes[i].extent[axis];
+        sl->n_local = hs->plane_sites * (sl->ex.planes + 2 * HALO);
+        sl->nchunks = (long long)sl->ex.planes * rows_per_plane / hs->rows_per_chunk;
         const size_t spin_bytes = (size_t)sl->n_local * 3u * (size_t)hs->nrep * sizeof(float);
-        const int local_planes = (int)(sl->planes + 2 * HALO);
+        const int local_planes = (int)(sl->ex.planes + 2 * HALO);
         if ((st = cuda_slab_exec_create(&sl->ex, false)) < 0 ||
-            (st = cuda_heis_slab_geometry(sim, 0, local_planes, HALO, (int)sl->planes,
-                                          (int)(sl->origin - HALO), &sl->geom[0][0])) < 0 ||
-            (st = cuda_heis_slab_geometry(sim, 1, local_planes, HALO, (int)sl->planes,
-                                          (int)(sl->origin - HALO), &sl->geom[0][1])) < 0 ||
+            (st = cuda_heis_slab_geometry(sim, 0, local_planes, HALO, (int)sl->ex.planes,
+                                          (int)(sl->ex.origin - HALO), &sl->geom[0][0])) < 0 ||
+            (st = cuda_heis_slab_geometry(sim, 1, local_planes, HALO, (int)sl->ex.planes,
+                                          (int)(sl->ex.origin - HALO), &sl->geom[0][1])) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->buf[0], spin_bytes, sl->ex.device,
                                      "spins")) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->buf[1], spin_bytes, sl->ex.device,
@@ -199,7 +198,7 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
                                      sizeof(float), sl->ex.device, "couplings")) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->partials, (size_t)sl->nchunks * NSUMS *
                                      sizeof(double), sl->ex.device, "partial sums")) < 0 ||
-            (st = cuda_slab_alloc_on((void **)&sl->plane_sums, (size_t)sl->planes * NSUMS *
+            (st = cuda_slab_alloc_on((void **)&sl->plane_sums, (size_t)sl->ex.planes * NSUMS *
                                      sizeof(double), sl->ex.device, "sums per plane")) < 0)
             break;
         /* the reduction reads the own planes and the next one (the forward bonds of the
@@ -207,20 +206,20 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
          * axis with the local stride, its pointers at the first own plane */
         sl->mgeom = sl->geom[0][0];
         if (d->ndim == 3)
-            sl->mgeom.lz = (int)sl->planes + 1;
+            sl->mgeom.lz = (int)sl->ex.planes + 1;
         else
-            sl->mgeom.ly = (int)sl->planes + 1;
+            sl->mgeom.ly = (int)sl->ex.planes + 1;
         sl->mgeom.n = sl->n_local;
         /* the pass's plane ranges: own planes [HALO, HALO + planes) */
-        sl->ex.split = sl->planes > 2 * HALO;
+        sl->ex.split = sl->ex.planes > 2 * HALO;
         for (int hb = 0; hb < 2 && sl->ex.split; hb++) {
             sl->geom[1][hb] = sl->geom[2][hb] = sl->geom[0][hb];
             cuda_heis_geom_range(&sl->geom[0][hb], HALO, HALO);
-            cuda_heis_geom_range(&sl->geom[1][hb], (int)sl->planes, HALO);
-            cuda_heis_geom_range(&sl->geom[2][hb], 2 * HALO, (int)sl->planes - 2 * HALO);
+            cuda_heis_geom_range(&sl->geom[1][hb], (int)sl->ex.planes, HALO);
+            cuda_heis_geom_range(&sl->geom[2][hb], 2 * HALO, (int)sl->ex.planes - 2 * HALO);
         }
         /* members past the replicas stay zero */
-        st = cuda_check(cudaMemsetAsync(sl->plane_sums, 0, (size_t)sl->planes * NSUMS *
+        st = cuda_check(cudaMemsetAsync(sl->plane_sums, 0, (size_t)sl->ex.planes * NSUMS *
                                         sizeof(double), sl->ex.stream), "clearing the sums");
     }
     if (st == LATMC_OK)
@@ -301,10 +300,10 @@ int cuda_heis_slabs_get_spins(const latmc_sim *sim, struct cuda_heis_slabs *hs, 
                              "copying the spins to the host")) == LATMC_OK &&
             (st = cuda_check(cudaStreamSynchronize(sl->ex.stream),
                              "copying the spins to the host")) == LATMC_OK) {
-            const size_t own = (size_t)(sl->planes * hs->plane_sites) * (size_t)m;
+            const size_t own = (size_t)(sl->ex.planes * hs->plane_sites) * (size_t)m;
             for (int r = 0; r < hs->nrep; r++)
                 memcpy((float *)buf + ((size_t)r * (size_t)N +
-                                       (size_t)(sl->origin * hs->plane_sites)) * (size_t)m,
+                                       (size_t)(sl->ex.origin * hs->plane_sites)) * (size_t)m,
                        local + ((size_t)r * (size_t)sl->n_local +
                                 (size_t)(HALO * hs->plane_sites)) * (size_t)m,
                        own * sizeof(float));
@@ -358,9 +357,9 @@ static cudaError_t send_halos(const struct cuda_heis_slabs *hs, int i, int b)
     const struct heis_slab *sl = &hs->slab[i];
     const struct heis_slab *lo = &hs->slab[(i + hs->n - 1) % hs->n];
     const struct heis_slab *hi = &hs->slab[(i + 1) % hs->n];
-    cudaError_t err = copy_planes(hs, sl, HALO, lo, HALO + lo->planes, HALO, b);
+    cudaError_t err = copy_planes(hs, sl, HALO, lo, HALO + lo->ex.planes, HALO, b);
     if (err == cudaSuccess)
-        err = copy_planes(hs, sl, HALO + sl->planes - HALO, hi, 0, HALO, b);
+        err = copy_planes(hs, sl, HALO + sl->ex.planes - HALO, hi, 0, HALO, b);
     return err;
 }
 
@@ -459,8 +458,8 @@ int cuda_heis_slabs_measure(const latmc_sim *sim, struct cuda_heis_slabs *hs, vo
                                                       hs->rows_per_chunk, sl->nchunks,
                                                       sl->partials, sl->plane_sums),
                              "launching the reduction")) == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync(planes + (size_t)sl->origin * NSUMS, sl->plane_sums,
-                                            (size_t)sl->planes * NSUMS * sizeof(double),
+            st = cuda_check(cudaMemcpyAsync(planes + (size_t)sl->ex.origin * NSUMS, sl->plane_sums,
+                                            (size_t)sl->ex.planes * NSUMS * sizeof(double),
                                             cudaMemcpyDeviceToHost, sl->ex.stream),
                             "reading the reduction");
     }

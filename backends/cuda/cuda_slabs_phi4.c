@@ -51,7 +51,6 @@ struct phi4_slab {
      * outer layers (planes) and their copies out; no copy stream; ex.changed: accepted
      * hits; ex.split: an interior beside the outer layers (planes) */
     struct cuda_slab_exec ex;
-    int64_t origin, planes;         /* own planes of the last axis */
     int64_t layer0, layers;         /* chunk schedule: own chunk layers */
     void *phi;                      /* the field on the local planes (own + 2 HALO) */
     double *partials, *plane_sums;  /* the reduction: per row, per own plane */
@@ -106,9 +105,9 @@ static int cut(const latmc_sim *sim, struct cuda_phi4_slabs *ps)
     if (!chunked(ps)) {
         for (int i = 0; i < ps->n; i++) {
             struct phi4_slab *sl = &ps->slab[i];
-            sl->origin = sim->plan->boxes[i].origin[axis];
-            sl->planes = sim->plan->boxes[i].extent[axis];
-            sl->ex.split = sl->planes > 2 * HALO;
+            sl->ex.origin = sim->plan->boxes[i].origin[axis];
+            sl->ex.planes = sim->plan->boxes[i].extent[axis];
+            sl->ex.split = sl->ex.planes > 2 * HALO;
         }
         return LATMC_OK;
     }
@@ -125,8 +124,8 @@ static int cut(const latmc_sim *sim, struct cuda_phi4_slabs *ps)
         struct phi4_slab *sl = &ps->slab[i];
         sl->layer0 = layers * i / ps->n;
         sl->layers = layers * (i + 1) / ps->n - sl->layer0;
-        sl->origin = sl->layer0 * ps->bc;
-        sl->planes = sl->layers * ps->bc;
+        sl->ex.origin = sl->layer0 * ps->bc;
+        sl->ex.planes = sl->layers * ps->bc;
         sl->ex.split = sl->layers > 2;
     }
     return LATMC_OK;
@@ -154,15 +153,15 @@ int cuda_phi4_slabs_create(const latmc_sim *sim, const struct cuda_sim *cs,
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
         struct phi4_slab *sl = &ps->slab[i];
         sl->ex.device = cuda_slab_device_of(d, i);
-        const size_t values = (size_t)(ps->plane_sites * (sl->planes + 2 * HALO));
-        const size_t rows = (size_t)(sl->planes * ps->rows_per_plane);
+        const size_t values = (size_t)(ps->plane_sites * (sl->ex.planes + 2 * HALO));
+        const size_t rows = (size_t)(sl->ex.planes * ps->rows_per_plane);
         if ((st = cuda_slab_exec_create(&sl->ex, false)) < 0 ||
             (st = cuda_check(cuda_phi4_prepare_slabs(&ps->plan),
                              "setting the phi^4 kernel's shared memory")) < 0 ||
             (st = cuda_slab_alloc_on(&sl->phi, values * ps->vb, sl->ex.device, "field")) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->partials, rows * NSUMS * sizeof(double),
                                      sl->ex.device, "partial sums")) < 0 ||
-            (st = cuda_slab_alloc_on((void **)&sl->plane_sums, (size_t)sl->planes * NSUMS *
+            (st = cuda_slab_alloc_on((void **)&sl->plane_sums, (size_t)sl->ex.planes * NSUMS *
                                      sizeof(double), sl->ex.device, "sums per plane")) < 0)
             break;
     }
@@ -180,21 +179,10 @@ int cuda_phi4_slabs_create(const latmc_sim *sim, const struct cuda_sim *cs,
     return LATMC_OK;
 }
 
-/*
- * The local planes as three runs of consecutive planes of the lattice: the lower halo,
- * the own planes, the upper halo (each contiguous: a slab has at least HALO planes, so a
- * halo wraps only as a whole).
- */
-struct run {
-    int64_t global, local, planes;
-};
-
-static void runs_of(const struct cuda_phi4_slabs *ps, const struct phi4_slab *sl,
-                    struct run r[3])
+/* A slab's field, for cuda_slab_exec_put_planes / get_planes. */
+static void *field_of(struct cuda_slab_exec *ex)
 {
-    r[0] = (struct run){ (sl->origin - HALO + ps->L) % ps->L, 0, HALO };
-    r[1] = (struct run){ sl->origin, HALO, sl->planes };
-    r[2] = (struct run){ (sl->origin + sl->planes) % ps->L, HALO + sl->planes, HALO };
+    return ((struct phi4_slab *)ex)->phi; /* ex: its first member */
 }
 
 int cuda_phi4_slabs_init_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps, int how)
@@ -206,12 +194,12 @@ int cuda_phi4_slabs_init_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
             break;
         if (how == LATMC_INIT_COLD) { /* phi = 0: all bytes zero in both precisions */
             st = cuda_check(cudaMemsetAsync(sl->phi, 0, (size_t)(ps->plane_sites *
-                                            (sl->planes + 2 * HALO)) * ps->vb, sl->ex.stream),
+                                            (sl->ex.planes + 2 * HALO)) * ps->vb, sl->ex.stream),
                             "cold start");
             continue;
         }
-        struct run r[3];
-        runs_of(ps, sl, r);
+        struct cuda_slab_run r[3];
+        cuda_slab_runs(&sl->ex, HALO, ps->L, r);
         for (int k = 0; k < 3 && st == LATMC_OK; k++)
             st = cuda_check(cuda_phi4_hot_range(sl->ex.stream, &ps->plan,
                                                 (char *)sl->phi + (size_t)(r[k].local *
@@ -228,40 +216,18 @@ int cuda_phi4_slabs_set_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
                               const void *buf)
 {
     (void)sim;
-    int st = finish_all(ps, "copying the field to the slabs");
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct phi4_slab *sl = &ps->slab[i];
-        struct run r[3];
-        runs_of(ps, sl, r);
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        for (int k = 0; k < 3 && st == LATMC_OK; k++) {
-            const size_t plane = (size_t)ps->plane_sites * ps->vb;
-            st = cuda_check(cudaMemcpyAsync((char *)sl->phi + (size_t)r[k].local * plane,
-                                            (const char *)buf + (size_t)r[k].global * plane,
-                                            (size_t)r[k].planes * plane, cudaMemcpyHostToDevice,
-                                            sl->ex.stream), "copying the field to a slab");
-        }
-    }
-    const int fin = finish_all(ps, "copying the field to the slabs");
-    return st < 0 ? st : fin;
+    /* own planes and both halos, so that no exchange is needed */
+    return cuda_slab_exec_put_planes(&ps->slab[0].ex, sizeof *ps->slab, ps->n, field_of, HALO,
+                                     ps->L, (size_t)ps->plane_sites * ps->vb, buf,
+                                     "copying the field to the slabs");
 }
 
 int cuda_phi4_slabs_get_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps, void *buf)
 {
     (void)sim;
-    int st = finish_all(ps, "copying the field to the host");
-    const size_t plane = (size_t)ps->plane_sites * ps->vb;
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct phi4_slab *sl = &ps->slab[i];
-        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync((char *)buf + (size_t)sl->origin * plane,
-                                            (const char *)sl->phi + (size_t)HALO * plane,
-                                            (size_t)sl->planes * plane, cudaMemcpyDeviceToHost,
-                                            sl->ex.stream), "copying the field to the host");
-    }
-    const int fin = finish_all(ps, "copying the field to the host");
-    return st < 0 ? st : fin;
+    return cuda_slab_exec_get_planes(&ps->slab[0].ex, sizeof *ps->slab, ps->n, field_of, HALO,
+                                     (size_t)ps->plane_sites * ps->vb, buf,
+                                     "copying the field to the host");
 }
 
 /* Enqueue on src's border stream the copy of src's local planes [p_src, p_src + HALO)
@@ -285,10 +251,10 @@ static int phase_ranges(const struct cuda_phi4_slabs *ps, const struct phi4_slab
                         int parity, struct cuda_phi4_slab_range border[2],
                         struct cuda_phi4_slab_range *interior, bool *send_lo, bool *send_hi)
 {
-    const int64_t cut0 = sl->origin - HALO;
+    const int64_t cut0 = sl->ex.origin - HALO;
     /* chunk schedule: layers; site order: planes (the outer HALO at each end) */
-    const int64_t first = chunked(ps) ? sl->layer0 : sl->origin;
-    const int64_t count = chunked(ps) ? sl->layers : sl->planes;
+    const int64_t first = chunked(ps) ? sl->layer0 : sl->ex.origin;
+    const int64_t count = chunked(ps) ? sl->layers : sl->ex.planes;
     const int64_t outer = chunked(ps) ? 1 : HALO;
     const int64_t last = first + count - 1;
     *send_lo = !chunked(ps) || (sl->layer0 & 1) == parity;
@@ -342,9 +308,9 @@ static int run_phase(const latmc_sim *sim, struct cuda_phi4_slabs *ps, uint64_t 
         /* the first own planes are the lower neighbour's upper halo, the last ones the
          * upper neighbour's lower halo */
         if (err == cudaSuccess && ps->exchange && send_lo)
-            err = copy_planes(ps, sl, HALO, lo, HALO + lo->planes);
+            err = copy_planes(ps, sl, HALO, lo, HALO + lo->ex.planes);
         if (err == cudaSuccess && ps->exchange && send_hi)
-            err = copy_planes(ps, sl, sl->planes, hi, 0);
+            err = copy_planes(ps, sl, sl->ex.planes, hi, 0);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
         if (err == cudaSuccess && sl->ex.split)
@@ -399,13 +365,13 @@ int cuda_phi4_slabs_measure(const latmc_sim *sim, struct cuda_phi4_slabs *ps, vo
     int st = finish_all(ps, "measuring");
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
         struct phi4_slab *sl = &ps->slab[i];
-        const struct cuda_phi4_slab_range own = { sl->origin - HALO, sl->origin, sl->planes, 0 };
+        const struct cuda_phi4_slab_range own = { sl->ex.origin - HALO, sl->ex.origin, sl->ex.planes, 0 };
         if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
             (st = cuda_check(cuda_phi4_measure_planes(sl->ex.stream, &ps->plan, &ps->g, sl->phi,
                                                       &own, sl->partials, sl->plane_sums),
                              "launching the reduction")) == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync(planes + (size_t)sl->origin * NSUMS, sl->plane_sums,
-                                            (size_t)sl->planes * NSUMS * sizeof(double),
+            st = cuda_check(cudaMemcpyAsync(planes + (size_t)sl->ex.origin * NSUMS, sl->plane_sums,
+                                            (size_t)sl->ex.planes * NSUMS * sizeof(double),
                                             cudaMemcpyDeviceToHost, sl->ex.stream),
                             "reading the reduction");
     }

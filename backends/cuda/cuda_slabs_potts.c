@@ -50,7 +50,6 @@ struct potts_slab {
      * border ranges; ex.copy_stream: the halo copies out; events as cuda_slab_exec.h;
      * ex.changed: sites changed */
     struct cuda_slab_exec ex;
-    int64_t origin, planes;         /* own planes of the lattice's last axis */
     struct latmc_lattice local;     /* own planes + 2 halo planes */
     uint8_t *spins;                 /* the local lattice's bytes */
     int8_t *eps;                    /* Ising +-J: the local lattice's couplings (else NULL) */
@@ -95,39 +94,26 @@ static int finish_all(struct cuda_potts_slabs *ps, const char *what)
     return cuda_slab_exec_finish_all(&ps->slab[0].ex, sizeof *ps->slab, ps->n, what);
 }
 
-/* The lattice's plane at slab sl's local plane p. */
-static int64_t global_plane(const struct cuda_potts_slabs *ps, const struct potts_slab *sl,
-                            int64_t p)
+/* A slab's device arrays, for cuda_slab_exec_put_planes / get_planes. */
+static void *spins_of(struct cuda_slab_exec *ex)
 {
-    return ((sl->origin - 1 + p) % ps->L + ps->L) % ps->L;
+    return ((struct potts_slab *)ex)->spins; /* ex: its first member */
 }
 
-/*
- * Copy whole-lattice host data of `unit` bytes per site (whole: natural site order) into
- * every slab's local array of the same layout (local: sl->spins or sl->eps), own planes
- * and both halos, on the slabs' main streams.
- */
+static void *couplings_of(struct cuda_slab_exec *ex)
+{
+    return ((struct potts_slab *)ex)->eps;
+}
+
+/* Whole-lattice host data of `unit` bytes per site into every slab's local spins (or
+ * couplings), own planes and both halos. */
 static int upload_planes(struct cuda_potts_slabs *ps, const void *whole, size_t unit,
                          bool couplings)
 {
-    const size_t plane = (size_t)ps->plane_sites * unit;
-    int st = LATMC_OK;
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct potts_slab *sl = &ps->slab[i];
-        uint8_t *local = couplings ? (uint8_t *)sl->eps : sl->spins;
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        /* the lower halo plane, the own planes, the upper halo plane */
-        const int64_t runs[3][2] = { { 0, 1 }, { 1, sl->planes }, { 1 + sl->planes, 1 } };
-        for (int k = 0; k < 3 && st == LATMC_OK; k++)
-            st = cuda_check(cudaMemcpyAsync(local + (size_t)runs[k][0] * plane,
-                                            (const uint8_t *)whole +
-                                                (size_t)global_plane(ps, sl, runs[k][0]) * plane,
-                                            (size_t)runs[k][1] * plane, cudaMemcpyHostToDevice,
-                                            sl->ex.stream), "copying to the device");
-    }
-    const int fin = finish_all(ps, "copying to the device");
-    return st < 0 ? st : fin;
+    return cuda_slab_exec_put_planes(&ps->slab[0].ex, sizeof *ps->slab, ps->n,
+                                     couplings ? couplings_of : spins_of, 1, ps->L,
+                                     (size_t)ps->plane_sites * unit, whole,
+                                     "copying to the device");
 }
 
 /* Ising +-J: the couplings drawn on the host by the CPU's function, then every slab's. */
@@ -186,13 +172,13 @@ int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
         struct potts_slab *sl = &ps->slab[i];
         sl->ex.device = cuda_slab_device_of(d, i);
         sl->ex.split = true; /* the interior's event recorded at every step */
-        sl->origin = plan->boxes[i].origin[axis];
-        sl->planes = plan->boxes[i].extent[axis];
+        sl->ex.origin = plan->boxes[i].origin[axis];
+        sl->ex.planes = plan->boxes[i].extent[axis];
         sl->local.ndim = d->ndim;
         sl->local.lx = d->extent[0];
-        sl->local.ly = d->ndim == 3 ? d->extent[1] : sl->planes + 2;
-        sl->local.lz = d->ndim == 3 ? sl->planes + 2 : 1;
-        sl->local.nsites = ps->plane_sites * (sl->planes + 2);
+        sl->local.ly = d->ndim == 3 ? d->extent[1] : sl->ex.planes + 2;
+        sl->local.lz = d->ndim == 3 ? sl->ex.planes + 2 : 1;
+        sl->local.nsites = ps->plane_sites * (sl->ex.planes + 2);
         if ((st = cuda_slab_exec_create(&sl->ex, true)) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->spins, (size_t)sl->local.nsites,
                                      sl->ex.device, "spins")) < 0 ||
@@ -247,11 +233,12 @@ int cuda_potts_slabs_init_spins(const latmc_sim *sim, struct cuda_potts_slabs *p
         }
         /* the lower halo plane, the own planes, the upper halo plane: each a contiguous
          * run of the lattice's sites */
-        const int64_t runs[3][2] = { { 0, 1 }, { 1, sl->planes }, { 1 + sl->planes, 1 } };
+        struct cuda_slab_run r[3];
+        cuda_slab_runs(&sl->ex, 1, ps->L, r);
         for (int k = 0; k < 3 && st == LATMC_OK; k++) {
-            uint8_t *dst = sl->spins + runs[k][0] * ps->plane_sites;
-            const int64_t first = global_plane(ps, sl, runs[k][0]) * ps->plane_sites;
-            const int64_t n = runs[k][1] * ps->plane_sites;
+            uint8_t *dst = sl->spins + r[k].local * ps->plane_sites;
+            const int64_t first = r[k].global * ps->plane_sites;
+            const int64_t n = r[k].planes * ps->plane_sites;
             st = cuda_check(ps->ising ? cuda_ising_bytes_hot_start_range(sl->ex.stream,
                                                                          (int8_t *)dst, first,
                                                                          n, sim->desc.seed)
@@ -269,25 +256,15 @@ int cuda_potts_slabs_set_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps
 {
     (void)sim;
     /* own planes and both halos, so that no exchange is needed */
-    const int st = finish_all(ps, "copying the spins to the device");
-    return st < 0 ? st : upload_planes(ps, buf, 1, false);
+    return upload_planes(ps, buf, 1, false);
 }
 
 int cuda_potts_slabs_get_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps, void *buf)
 {
     (void)sim;
-    const size_t plane = (size_t)ps->plane_sites;
-    int st = finish_all(ps, "copying the spins to the host");
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct potts_slab *sl = &ps->slab[i];
-        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync((uint8_t *)buf + (size_t)sl->origin * plane,
-                                            sl->spins + plane, (size_t)sl->planes * plane,
-                                            cudaMemcpyDeviceToHost, sl->ex.stream),
-                            "copying the spins to the host");
-    }
-    const int fin = finish_all(ps, "copying the spins to the host");
-    return st < 0 ? st : fin;
+    return cuda_slab_exec_get_planes(&ps->slab[0].ex, sizeof *ps->slab, ps->n, spins_of, 1,
+                                     (size_t)ps->plane_sites, buf,
+                                     "copying the spins to the host");
 }
 
 /* Slab i's outermost own planes into its neighbours' halos, on its copy stream (its
@@ -298,7 +275,7 @@ static cudaError_t send_halos(const struct cuda_potts_slabs *ps, int i)
     const struct potts_slab *sl = &ps->slab[i];
     const struct potts_slab *to[2] = { &ps->slab[(i + ps->n - 1) % ps->n],
                                        &ps->slab[(i + 1) % ps->n] };
-    const int64_t from_plane[2] = { 1, sl->planes }, to_plane[2] = { to[0]->planes + 1, 0 };
+    const int64_t from_plane[2] = { 1, sl->ex.planes }, to_plane[2] = { to[0]->ex.planes + 1, 0 };
     const size_t bytes = (size_t)ps->plane_sites;
     cudaError_t err = cudaSuccess;
     for (int k = 0; k < 2 && err == cudaSuccess; k++) {
@@ -320,7 +297,7 @@ static cudaError_t update_range(const latmc_sim *sim, const struct cuda_potts_sl
 {
     if (n <= 0)
         return cudaSuccess;
-    const struct cuda_potts_range r = { p0, n, sl->origin + p0 - 1 };
+    const struct cuda_potts_range r = { p0, n, sl->ex.origin + p0 - 1 };
     if (ps->ising)
         return cuda_ising_sweep_colour_range(stream, &sl->local, (int8_t *)sl->spins, sl->eps,
                                              sl->tables, sim->desc.algorithm, sim->desc.seed,
@@ -357,11 +334,11 @@ static int launch_step(const latmc_sim *sim, struct cuda_potts_slabs *ps, uint64
         struct potts_slab *sl = &ps->slab[i];
         if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
-        const int64_t lower = sl->planes > nc ? nc : sl->planes;
-        const int64_t upper = sl->planes > nc ? nc : 0;
+        const int64_t lower = sl->ex.planes > nc ? nc : sl->ex.planes;
+        const int64_t upper = sl->ex.planes > nc ? nc : 0;
         cudaError_t err = update_range(sim, ps, sl, sl->ex.border_stream, 1, lower, sweep, c);
         if (err == cudaSuccess)
-            err = update_range(sim, ps, sl, sl->ex.border_stream, 1 + sl->planes - upper, upper,
+            err = update_range(sim, ps, sl, sl->ex.border_stream, 1 + sl->ex.planes - upper, upper,
                                sweep, c);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
@@ -381,7 +358,7 @@ static int launch_step(const latmc_sim *sim, struct cuda_potts_slabs *ps, uint64
             err = send_halos(ps, i);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.copies_done, sl->ex.copy_stream);
-        const int64_t interior = sl->planes > 2 * nc ? sl->planes - 2 * nc : 0;
+        const int64_t interior = sl->ex.planes > 2 * nc ? sl->ex.planes - 2 * nc : 0;
         if (err == cudaSuccess)
             err = update_range(sim, ps, sl, sl->ex.stream, 1 + nc, interior, sweep, c);
         if (err == cudaSuccess)
@@ -422,7 +399,7 @@ int cuda_potts_slabs_measure(const latmc_sim *sim, struct cuda_potts_slabs *ps, 
     int st = finish_all(ps, "measuring");
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
         struct potts_slab *sl = &ps->slab[i];
-        const struct cuda_potts_range own = { 1, sl->planes, sl->origin };
+        const struct cuda_potts_range own = { 1, sl->ex.planes, sl->ex.origin };
         if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
             (st = cuda_check(cudaMemsetAsync(sl->sums, 0, size, sl->ex.stream),
                              "clearing the reduction")) == LATMC_OK &&
