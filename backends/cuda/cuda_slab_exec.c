@@ -167,6 +167,15 @@ int cuda_slab_exec_read_counts(struct cuda_slab_exec *first, size_t stride, int 
     return st;
 }
 
+cudaError_t cuda_slab_copy_to(const struct cuda_slab_exec *src, const void *from,
+                              const struct cuda_slab_exec *dst, void *to, size_t bytes,
+                              cudaStream_t stream)
+{
+    if (src->device == dst->device)
+        return cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream);
+    return cudaMemcpyPeerAsync(to, dst->device, from, src->device, bytes, stream);
+}
+
 void cuda_slab_runs(const struct cuda_slab_exec *e, int64_t halo, int64_t L,
                     struct cuda_slab_run r[3])
 {

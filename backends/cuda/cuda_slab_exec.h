@@ -90,6 +90,13 @@ int cuda_slab_exec_finish_all(struct cuda_slab_exec *first, size_t stride, int n
 int cuda_slab_exec_read_counts(struct cuda_slab_exec *first, size_t stride, int n,
                                const char *what, uint64_t *accepted);
 
+/* Enqueue on `stream` (of src's device, current) the copy of `bytes` from src's device
+ * memory into dst's: a device copy where both are on one device, else a peer copy (the
+ * driver stages it through host memory where peer access is missing). */
+cudaError_t cuda_slab_copy_to(const struct cuda_slab_exec *src, const void *from,
+                              const struct cuda_slab_exec *dst, void *to, size_t bytes,
+                              cudaStream_t stream);
+
 /* A slab's local planes (its own planes and `halo` on each side) as three runs of
  * consecutive planes of the lattice's L: the lower halo, the own planes, the upper halo
  * (each contiguous: a slab has at least `halo` planes, so a halo wraps only as a whole). */

@@ -323,9 +323,7 @@ static cudaError_t copy_planes(const struct cuda_slabs *ss, const struct cuda_sl
     const size_t bytes = (size_t)n * pw * sizeof(uint32_t);
     const uint32_t *from = src->colour[c] + (size_t)p_src * pw;
     uint32_t *to = dst->colour[c] + (size_t)p_dst * pw;
-    if (src->ex.device == dst->ex.device)
-        return cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream);
-    return cudaMemcpyPeerAsync(to, dst->ex.device, from, src->ex.device, bytes, stream);
+    return cuda_slab_copy_to(&src->ex, from, &dst->ex, to, bytes, stream);
 }
 
 /* Slab i's own boundary planes of colour c into its neighbours' halos (n planes each

@@ -340,11 +340,7 @@ static cudaError_t copy_planes(const struct cuda_heis_slabs *hs, const struct he
                             (size_t)(p_src * hs->plane_sites);
         float *to = dst->buf[b] + (size_t)k * (size_t)dst->n_local +
                     (size_t)(p_dst * hs->plane_sites);
-        err = src->ex.device == dst->ex.device
-                  ? cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice,
-                                    src->ex.border_stream)
-                  : cudaMemcpyPeerAsync(to, dst->ex.device, from, src->ex.device, bytes,
-                                        src->ex.border_stream);
+        err = cuda_slab_copy_to(&src->ex, from, &dst->ex, to, bytes, src->ex.border_stream);
     }
     return err;
 }

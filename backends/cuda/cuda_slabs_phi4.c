@@ -238,11 +238,7 @@ static cudaError_t copy_planes(const struct cuda_phi4_slabs *ps, const struct ph
     const size_t plane = (size_t)ps->plane_sites * ps->vb;
     const void *from = (const char *)src->phi + (size_t)p_src * plane;
     void *to = (char *)dst->phi + (size_t)p_dst * plane;
-    return src->ex.device == dst->ex.device
-               ? cudaMemcpyAsync(to, from, HALO * plane, cudaMemcpyDeviceToDevice,
-                                 src->ex.border_stream)
-               : cudaMemcpyPeerAsync(to, dst->ex.device, from, src->ex.device, HALO * plane,
-                                     src->ex.border_stream);
+    return cuda_slab_copy_to(&src->ex, from, &dst->ex, to, HALO * plane, src->ex.border_stream);
 }
 
 /* The launches of slab sl in one phase: ranges[0 .. *n) on the border stream, the

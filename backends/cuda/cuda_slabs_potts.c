@@ -281,10 +281,7 @@ static cudaError_t send_halos(const struct cuda_potts_slabs *ps, int i)
     for (int k = 0; k < 2 && err == cudaSuccess; k++) {
         const uint8_t *src = sl->spins + (size_t)from_plane[k] * bytes;
         uint8_t *dst = to[k]->spins + (size_t)to_plane[k] * bytes;
-        err = sl->ex.device == to[k]->ex.device
-                  ? cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, sl->ex.copy_stream)
-                  : cudaMemcpyPeerAsync(dst, to[k]->ex.device, src, sl->ex.device, bytes,
-                                        sl->ex.copy_stream);
+        err = cuda_slab_copy_to(&sl->ex, src, &to[k]->ex, dst, bytes, sl->ex.copy_stream);
     }
     return err;
 }
