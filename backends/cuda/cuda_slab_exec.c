@@ -9,6 +9,7 @@
 
 #include "cuda_check.h"
 #include "cuda_slab_exec.h"
+#include "model.h"
 
 int cuda_slab_set_device(int device)
 {
@@ -224,6 +225,39 @@ int cuda_slab_exec_get_planes(struct cuda_slab_exec *first, size_t stride, int n
     }
     const int fin = cuda_slab_exec_finish_all(first, stride, n, what);
     return st < 0 ? st : fin;
+}
+
+int cuda_slab_exec_measure_planes(const latmc_sim *sim, struct cuda_slab_exec *first,
+                                  size_t stride, int n, int64_t L, int nsums,
+                                  cudaError_t (*reduce)(struct cuda_slab_exec *ex,
+                                                        const void *ctx, double **plane_sums),
+                                  const void *ctx, void *sums)
+{
+    double *planes = malloc((size_t)L * (size_t)nsums * sizeof *planes);
+    if (!planes)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the sums");
+    const size_t plane = (size_t)nsums * sizeof *planes;
+    int st = cuda_slab_exec_finish_all(first, stride, n, "measuring");
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        struct cuda_slab_exec *e = nth(first, stride, i);
+        double *plane_sums = NULL;
+        if ((st = cuda_slab_set_device(e->device)) == LATMC_OK &&
+            (st = cuda_check(reduce(e, ctx, &plane_sums), "launching the reduction")) == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync((char *)planes + (size_t)e->origin * plane,
+                                            plane_sums, (size_t)e->planes * plane,
+                                            cudaMemcpyDeviceToHost, e->stream),
+                            "reading the reduction");
+    }
+    const int fin = cuda_slab_exec_finish_all(first, stride, n, "measuring");
+    if (st == LATMC_OK)
+        st = fin;
+    if (st == LATMC_OK) {
+        memset(sums, 0, sim->model->sums_size);
+        for (int64_t q = 0; q < L; q++)
+            sim->model->add_sums(sums, planes + (size_t)q * (size_t)nsums);
+    }
+    free(planes);
+    return st;
 }
 
 int cuda_slab_exec_order_step(struct cuda_slab_exec *first, size_t stride, int n,

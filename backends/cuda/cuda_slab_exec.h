@@ -122,6 +122,19 @@ int cuda_slab_exec_get_planes(struct cuda_slab_exec *first, size_t stride, int n
                               size_t plane_bytes, void *whole, const char *what);
 
 /*
+ * The observables of slabs whose reduction gives sums per own plane (phi^4, Heisenberg):
+ * on every slab (its device current) reduce(ex, ctx, &plane_sums) launches its reduction
+ * on the main stream into the device array *plane_sums (nsums doubles per own plane),
+ * read into the whole lattice's L planes; then the planes' sums are added in plane order
+ * from zero with the model's add_sums into sums: the one-device total bit for bit.
+ */
+int cuda_slab_exec_measure_planes(const latmc_sim *sim, struct cuda_slab_exec *first,
+                                  size_t stride, int n, int64_t L, int nsums,
+                                  cudaError_t (*reduce)(struct cuda_slab_exec *ex,
+                                                        const void *ctx, double **plane_sums),
+                                  const void *ctx, void *sums);
+
+/*
  * Before a step, on every slab whose events name its previous step: its streams wait for
  * what they read or overwrite of that step (each model's run_step says why), all waits
  * enqueued before any event is recorded again:

@@ -439,37 +439,22 @@ int cuda_heis_slabs_run_step(const latmc_sim *sim, struct cuda_heis_slabs *hs,
                                       "reading the update counter", accepted);
 }
 
+/* Slab ex's reduction per own plane (cuda_slab_exec_measure_planes). */
+static cudaError_t reduce_planes(struct cuda_slab_exec *ex, const void *ctx, double **plane_sums)
+{
+    const struct cuda_heis_slabs *hs = ctx;
+    struct heis_slab *sl = (struct heis_slab *)ex; /* ex: its first member */
+    const size_t own = (size_t)(HALO * hs->plane_sites);
+    *plane_sums = sl->plane_sums;
+    return cuda_heis_measure_planes(ex->stream, &sl->mgeom, sl->buf[hs->cur] + own, sl->J + own,
+                                    hs->rows_per_chunk, sl->nchunks, sl->partials,
+                                    sl->plane_sums);
+}
+
 int cuda_heis_slabs_measure(const latmc_sim *sim, struct cuda_heis_slabs *hs, void *sums)
 {
-    double *planes = malloc((size_t)hs->L * NSUMS * sizeof *planes);
-    if (!planes)
-        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the sums");
-    int st = finish_all(hs, "measuring");
-    for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
-        struct heis_slab *sl = &hs->slab[i];
-        const size_t own = (size_t)(HALO * hs->plane_sites);
-        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
-            (st = cuda_check(cuda_heis_measure_planes(sl->ex.stream, &sl->mgeom,
-                                                      sl->buf[hs->cur] + own, sl->J + own,
-                                                      hs->rows_per_chunk, sl->nchunks,
-                                                      sl->partials, sl->plane_sums),
-                             "launching the reduction")) == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync(planes + (size_t)sl->ex.origin * NSUMS, sl->plane_sums,
-                                            (size_t)sl->ex.planes * NSUMS * sizeof(double),
-                                            cudaMemcpyDeviceToHost, sl->ex.stream),
-                            "reading the reduction");
-    }
-    const int fin = finish_all(hs, "measuring");
-    if (st == LATMC_OK)
-        st = fin;
-    if (st == LATMC_OK) {
-        /* the planes in plane order from zero: the one-device total */
-        _Static_assert(sizeof(struct latmc_heisenberg_sums) == NSUMS * sizeof(double),
-                       "struct latmc_heisenberg_sums is not 13 doubles");
-        memset(sums, 0, sim->model->sums_size);
-        for (int64_t q = 0; q < hs->L; q++)
-            sim->model->add_sums(sums, planes + (size_t)q * NSUMS);
-    }
-    free(planes);
-    return st;
+    _Static_assert(sizeof(struct latmc_heisenberg_sums) == NSUMS * sizeof(double),
+                   "struct latmc_heisenberg_sums is not 13 doubles");
+    return cuda_slab_exec_measure_planes(sim, &hs->slab[0].ex, sizeof *hs->slab, hs->n, hs->L,
+                                         NSUMS, reduce_planes, hs, sums);
 }

@@ -353,35 +353,21 @@ int cuda_phi4_slabs_run_step(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
                                       "reading the acceptance counter", accepted);
 }
 
+/* Slab ex's reduction per own plane (cuda_slab_exec_measure_planes). */
+static cudaError_t reduce_planes(struct cuda_slab_exec *ex, const void *ctx, double **plane_sums)
+{
+    const struct cuda_phi4_slabs *ps = ctx;
+    struct phi4_slab *sl = (struct phi4_slab *)ex; /* ex: its first member */
+    const struct cuda_phi4_slab_range own = { ex->origin - HALO, ex->origin, ex->planes, 0 };
+    *plane_sums = sl->plane_sums;
+    return cuda_phi4_measure_planes(ex->stream, &ps->plan, &ps->g, sl->phi, &own, sl->partials,
+                                    sl->plane_sums);
+}
+
 int cuda_phi4_slabs_measure(const latmc_sim *sim, struct cuda_phi4_slabs *ps, void *sums)
 {
-    double *planes = malloc((size_t)ps->L * NSUMS * sizeof *planes);
-    if (!planes)
-        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the sums");
-    int st = finish_all(ps, "measuring");
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct phi4_slab *sl = &ps->slab[i];
-        const struct cuda_phi4_slab_range own = { sl->ex.origin - HALO, sl->ex.origin, sl->ex.planes, 0 };
-        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
-            (st = cuda_check(cuda_phi4_measure_planes(sl->ex.stream, &ps->plan, &ps->g, sl->phi,
-                                                      &own, sl->partials, sl->plane_sums),
-                             "launching the reduction")) == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync(planes + (size_t)sl->ex.origin * NSUMS, sl->plane_sums,
-                                            (size_t)sl->ex.planes * NSUMS * sizeof(double),
-                                            cudaMemcpyDeviceToHost, sl->ex.stream),
-                            "reading the reduction");
-    }
-    const int fin = finish_all(ps, "measuring");
-    if (st == LATMC_OK)
-        st = fin;
-    if (st == LATMC_OK) {
-        /* the planes in plane order from zero: the one-device total */
-        _Static_assert(sizeof(struct latmc_phi4_sums) == NSUMS * sizeof(double),
-                       "struct latmc_phi4_sums is not 5 doubles");
-        memset(sums, 0, sim->model->sums_size);
-        for (int64_t q = 0; q < ps->L; q++)
-            sim->model->add_sums(sums, planes + (size_t)q * NSUMS);
-    }
-    free(planes);
-    return st;
+    _Static_assert(sizeof(struct latmc_phi4_sums) == NSUMS * sizeof(double),
+                   "struct latmc_phi4_sums is not 5 doubles");
+    return cuda_slab_exec_measure_planes(sim, &ps->slab[0].ex, sizeof *ps->slab, ps->n, ps->L,
+                                         NSUMS, reduce_planes, ps, sums);
 }
