@@ -192,6 +192,30 @@ static inline void check_checkpoint(latmc_sim *one, latmc_sim *many, int first, 
     latmc_sim_destroy(&loaded);
 }
 
+/*
+ * The set/get case: the configuration buf (`bytes` bytes) set on one (one device) and
+ * many (slabs); many reads it back as set, and both run the same chain: equal now
+ * (`what`) and after `sweeps` sweeps of both.
+ */
+static inline void check_set_and_get(latmc_sim *one, latmc_sim *many, const void *buf,
+                                     size_t bytes, int sweeps, same_fn same,
+                                     const char *what)
+{
+    void *back = malloc(bytes);
+    assert_non_null(back);
+    assert_int_equal(latmc_sim_set_spins(one, buf, bytes), LATMC_OK);
+    assert_int_equal(latmc_sim_set_spins(many, buf, bytes), LATMC_OK);
+    assert_int_equal(latmc_sim_get_spins(many, back, bytes), LATMC_OK);
+    assert_memory_equal(buf, back, bytes);
+    free(back);
+    same(one, many, what);
+    assert_int_equal(latmc_sim_sweep(one, sweeps), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(many, sweeps), LATMC_OK);
+    char after[128];
+    snprintf(after, sizeof after, "%s, %d sweeps", what, sweeps);
+    same(one, many, after);
+}
+
 /* d as n_parts = 3 parts of one sim, all on the last GPU (slabs past it would not
  * exist). */
 static inline latmc_sim_desc as_three_parts(latmc_sim_desc d)

@@ -125,23 +125,14 @@ static void set_and_get(void **state)
     assert_memory_equal(ja, jb, nc * sizeof *ja);
 
     const size_t n = (size_t)8 * 6 * 10 * 2 * 3; /* floats: 2 replicas */
-    float *s = malloc(n * sizeof *s), *back = malloc(n * sizeof *back);
+    float *s = malloc(n * sizeof *s);
     assert_non_null(s);
-    assert_non_null(back);
     for (size_t i = 0; i < n; i += 3)
         test_unit_vector(&rng, s + i);
-    assert_int_equal(latmc_sim_set_spins(one, s, n * sizeof *s), LATMC_OK);
-    assert_int_equal(latmc_sim_set_spins(many, s, n * sizeof *s), LATMC_OK);
-    assert_int_equal(latmc_sim_get_spins(many, back, n * sizeof *back), LATMC_OK);
-    assert_memory_equal(s, back, n * sizeof *s);
-    assert_same(one, many, "set_spins, set_couplings");
-    assert_int_equal(latmc_sim_sweep(one, 4), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(many, 4), LATMC_OK);
-    assert_same(one, many, "set_spins, set_couplings, 4 sweeps");
+    check_set_and_get(one, many, s, n * sizeof *s, 4, assert_same, "set_spins, set_couplings");
     free(ja);
     free(jb);
     free(s);
-    free(back);
     latmc_sim_destroy(&one);
     latmc_sim_destroy(&many);
 }
