@@ -456,18 +456,19 @@ __device__ __forceinline__ R site_value(const struct site_geom &g, const R *phi,
     return phi[a + g.lx * (b + g.ly * c)];
 }
 
-/* The neighbourhood sums of backends/cpu/phi4_lattice.h, same order. */
-template <typename R>
-__device__ R site_corona(const struct site_geom &g, const R *phi, const int64_t x[3],
-                         const typename phi4_ops<R>::coef *k)
+/* The neighbourhood sums of backends/cpu/phi4_lattice.h, same order; value(dx, dy, dz):
+ * phi at x + d (|d_mu| <= 2 per axis). */
+template <typename R, typename Value>
+__device__ __forceinline__ R corona_by(const struct site_geom &g,
+                                       const typename phi4_ops<R>::coef *k, const Value &value)
 {
     R near = 0, far = 0, diag = 0;
     for (int mu = 0; mu < g.ndim; mu++) {
         const int e[3] = { mu == 0, mu == 1, mu == 2 };
-        near += site_value(g, phi, x, e[0], e[1], e[2]);
-        near += site_value(g, phi, x, -e[0], -e[1], -e[2]);
-        far += site_value(g, phi, x, 2 * e[0], 2 * e[1], 2 * e[2]);
-        far += site_value(g, phi, x, -2 * e[0], -2 * e[1], -2 * e[2]);
+        near += value(e[0], e[1], e[2]);
+        near += value(-e[0], -e[1], -e[2]);
+        far += value(2 * e[0], 2 * e[1], 2 * e[2]);
+        far += value(-2 * e[0], -2 * e[1], -2 * e[2]);
     }
     for (int mu = 0; mu < g.ndim; mu++)
         for (int nu = mu + 1; nu < g.ndim; nu++)
@@ -476,9 +477,19 @@ __device__ R site_corona(const struct site_geom &g, const R *phi, const int64_t 
                     int d[3] = { 0, 0, 0 };
                     d[mu] += a;
                     d[nu] += b;
-                    diag += site_value(g, phi, x, d[0], d[1], d[2]);
+                    diag += value(d[0], d[1], d[2]);
                 }
     return phi4_ops<R>::corona(k, near, far, diag);
+}
+
+/* The neighbourhood sums of site x through the periodic wrap. */
+template <typename R>
+__device__ R site_corona(const struct site_geom &g, const R *phi, const int64_t x[3],
+                         const typename phi4_ops<R>::coef *k)
+{
+    return corona_by<R>(g, k, [&](int dx, int dy, int dz) {
+        return site_value(g, phi, x, dx, dy, dz);
+    });
 }
 
 template <typename R>
@@ -899,24 +910,9 @@ template <typename R>
 __device__ R slab_corona(const struct site_geom &g, const R *phi, const int64_t x[3],
                          const typename phi4_ops<R>::coef *k, int64_t cut0)
 {
-    R near = 0, far = 0, diag = 0;
-    for (int mu = 0; mu < g.ndim; mu++) {
-        const int e[3] = { mu == 0, mu == 1, mu == 2 };
-        near += slab_value(g, phi, x, e[0], e[1], e[2], cut0);
-        near += slab_value(g, phi, x, -e[0], -e[1], -e[2], cut0);
-        far += slab_value(g, phi, x, 2 * e[0], 2 * e[1], 2 * e[2], cut0);
-        far += slab_value(g, phi, x, -2 * e[0], -2 * e[1], -2 * e[2], cut0);
-    }
-    for (int mu = 0; mu < g.ndim; mu++)
-        for (int nu = mu + 1; nu < g.ndim; nu++)
-            for (int a = 1; a >= -1; a -= 2)
-                for (int b = 1; b >= -1; b -= 2) {
-                    int d[3] = { 0, 0, 0 };
-                    d[mu] += a;
-                    d[nu] += b;
-                    diag += slab_value(g, phi, x, d[0], d[1], d[2], cut0);
-                }
-    return phi4_ops<R>::corona(k, near, far, diag);
+    return corona_by<R>(g, k, [&](int dx, int dy, int dz) {
+        return slab_value(g, phi, x, dx, dy, dz, cut0);
+    });
 }
 
 /*
