@@ -1,11 +1,13 @@
 /*
  * Internal to the CUDA module: the per-slab executor shared by the slabs of a sim on
  * several devices, Ising (cuda_slabs.c), Heisenberg (cuda_slabs_heis.c), phi^4
- * (cuda_slabs_phi4.c) and Potts (cuda_slabs_potts.c): a slab's device, its streams,
- * events and update counter, and the plumbing around them (creating and releasing them,
- * waiting for every slab, reading the counters, peer access between neighbouring
- * devices). What runs on which stream and which event orders what stays with each
- * model's slabs (cuda_slabs.h).
+ * (cuda_slabs_phi4.c) and Potts (cuda_slabs_potts.c): a slab's device, own planes,
+ * streams, events and update counter, and the plumbing around them that every model's
+ * slabs share (creating and releasing them, the waits of a step on the previous one and
+ * on every slab, reading the counters, copies between slabs and with the host, the
+ * measure from sums per plane, peer access between neighbouring devices). What each
+ * model updates on which stream, and why its waits are enough, stays with the model's
+ * slabs (cuda_slabs.h).
  *
  * Functions over all n slabs take the first executor and the stride between them (each
  * embedded in a model's slab as its first member: &slab[0].ex, sizeof slab[0]).
