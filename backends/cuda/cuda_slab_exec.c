@@ -1,6 +1,6 @@
 /*
  * The per-slab executor of a sim on several devices (cuda_slab_exec.h): code that the
- * Ising (cuda_slabs.c) and Heisenberg (cuda_slabs_heis.c) slabs share.
+ * Ising, Heisenberg, phi^4 and Potts slabs share.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 
 #include "cuda_check.h"
 #include "cuda_slab_exec.h"
+#include "model.h"
 
 int cuda_slab_set_device(int device)
 {
@@ -57,12 +58,23 @@ int cuda_slab_exec_create(struct cuda_slab_exec *e, bool with_copy_stream)
                          "cudaEventCreateWithFlags")) < 0 ||
         (with_copy_stream &&
          (st = cuda_check(cudaEventCreateWithFlags(&e->copies_done, cudaEventDisableTiming),
-                          "cudaEventCreateWithFlags")) < 0))
+                          "cudaEventCreateWithFlags")) < 0) ||
+        (st = cuda_check(cudaMallocHost((void **)&e->count_host, sizeof *e->count_host),
+                         "cannot allocate pinned host memory for a counter")) < 0 ||
+        (st = cuda_slab_alloc_on((void **)&e->changed, sizeof *e->changed, e->device,
+                                 "update counter")) < 0)
         return st;
-    return LATMC_OK;
+    return cuda_check(cudaMemsetAsync(e->changed, 0, sizeof *e->changed, e->stream),
+                      "clearing the update counter");
 }
 
-void cuda_slab_exec_sync_quiet(const struct cuda_slab_exec *e)
+/* The executor of slab i. */
+static struct cuda_slab_exec *nth(struct cuda_slab_exec *first, size_t stride, int i)
+{
+    return (struct cuda_slab_exec *)((char *)first + (size_t)i * stride);
+}
+
+static void sync_quiet(const struct cuda_slab_exec *e)
 {
     if (e->stream)
         cudaStreamSynchronize(e->stream);
@@ -72,8 +84,10 @@ void cuda_slab_exec_sync_quiet(const struct cuda_slab_exec *e)
         cudaStreamSynchronize(e->border_stream);
 }
 
-void cuda_slab_exec_destroy(struct cuda_slab_exec *e)
+static void destroy(struct cuda_slab_exec *e)
 {
+    cudaFree(e->changed);
+    cudaFreeHost(e->count_host);
     if (e->border_done)
         cudaEventDestroy(e->border_done);
     if (e->copies_done)
@@ -88,12 +102,29 @@ void cuda_slab_exec_destroy(struct cuda_slab_exec *e)
         cudaStreamDestroy(e->copy_stream);
 }
 
+void cuda_slab_exec_release_all(struct cuda_slab_exec *first, size_t stride, int n,
+                                void (*free_arrays)(struct cuda_slab_exec *ex))
+{
+    for (int i = 0; first && i < n; i++) {
+        struct cuda_slab_exec *e = nth(first, stride, i);
+        if (cudaSetDevice(e->device) != cudaSuccess) {
+            (void)cudaGetLastError();
+            continue;
+        }
+        sync_quiet(e);
+        if (free_arrays)
+            free_arrays(e);
+        destroy(e);
+        (void)cudaGetLastError();
+    }
+}
+
 int cuda_slab_exec_finish_all(struct cuda_slab_exec *first, size_t stride, int n,
                               const char *what)
 {
     int first_err = LATMC_OK;
     for (int i = 0; i < n; i++) {
-        struct cuda_slab_exec *e = (struct cuda_slab_exec *)((char *)first + (size_t)i * stride);
+        struct cuda_slab_exec *e = nth(first, stride, i);
         int st = cuda_slab_set_device(e->device);
         if (st == LATMC_OK && e->copy_stream)
             st = cuda_check(cudaStreamSynchronize(e->copy_stream), what);
@@ -106,6 +137,172 @@ int cuda_slab_exec_finish_all(struct cuda_slab_exec *first, size_t stride, int n
         e->recorded = false;
     }
     return first_err;
+}
+
+int cuda_slab_exec_read_counts(struct cuda_slab_exec *first, size_t stride, int n,
+                               const char *what, uint64_t *accepted)
+{
+    int st = LATMC_OK;
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        struct cuda_slab_exec *e = nth(first, stride, i);
+        cudaError_t err = cudaSuccess;
+        if ((st = cuda_slab_set_device(e->device)) < 0)
+            break;
+        if (e->recorded)
+            err = cudaStreamWaitEvent(e->stream, e->border_done, 0);
+        if (err == cudaSuccess && e->recorded && e->copy_stream)
+            err = cudaStreamWaitEvent(e->stream, e->copies_done, 0);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(e->count_host, e->changed, sizeof *e->changed,
+                                  cudaMemcpyDeviceToHost, e->stream);
+        st = cuda_check(err, what);
+    }
+    const int fin = cuda_slab_exec_finish_all(first, stride, n, "sweeping");
+    if (st == LATMC_OK)
+        st = fin;
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        struct cuda_slab_exec *e = nth(first, stride, i);
+        *accepted += *e->count_host - e->count_seen;
+        e->count_seen = *e->count_host;
+    }
+    return st;
+}
+
+cudaError_t cuda_slab_copy_to(const struct cuda_slab_exec *src, const void *from,
+                              const struct cuda_slab_exec *dst, void *to, size_t bytes,
+                              cudaStream_t stream)
+{
+    if (src->device == dst->device)
+        return cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream);
+    return cudaMemcpyPeerAsync(to, dst->device, from, src->device, bytes, stream);
+}
+
+void cuda_slab_runs(const struct cuda_slab_exec *e, int64_t halo, int64_t L,
+                    struct cuda_slab_run r[3])
+{
+    r[0] = (struct cuda_slab_run){ (e->origin - halo + L) % L, 0, halo };
+    r[1] = (struct cuda_slab_run){ e->origin, halo, e->planes };
+    r[2] = (struct cuda_slab_run){ (e->origin + e->planes) % L, halo + e->planes, halo };
+}
+
+int cuda_slab_exec_put_planes(struct cuda_slab_exec *first, size_t stride, int n,
+                              void *(*local_of)(struct cuda_slab_exec *ex), int64_t halo,
+                              int64_t L, size_t plane_bytes, const void *whole,
+                              const char *what)
+{
+    int st = cuda_slab_exec_finish_all(first, stride, n, what);
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        struct cuda_slab_exec *e = nth(first, stride, i);
+        char *local = local_of(e);
+        struct cuda_slab_run r[3];
+        cuda_slab_runs(e, halo, L, r);
+        if ((st = cuda_slab_set_device(e->device)) < 0)
+            break;
+        for (int k = 0; k < 3 && st == LATMC_OK; k++)
+            st = cuda_check(cudaMemcpyAsync(local + (size_t)r[k].local * plane_bytes,
+                                            (const char *)whole +
+                                                (size_t)r[k].global * plane_bytes,
+                                            (size_t)r[k].planes * plane_bytes,
+                                            cudaMemcpyHostToDevice, e->stream), what);
+    }
+    const int fin = cuda_slab_exec_finish_all(first, stride, n, what);
+    return st < 0 ? st : fin;
+}
+
+int cuda_slab_exec_get_planes(struct cuda_slab_exec *first, size_t stride, int n,
+                              void *(*local_of)(struct cuda_slab_exec *ex), int64_t halo,
+                              size_t plane_bytes, void *whole, const char *what)
+{
+    int st = cuda_slab_exec_finish_all(first, stride, n, what);
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        struct cuda_slab_exec *e = nth(first, stride, i);
+        const char *local = local_of(e);
+        if ((st = cuda_slab_set_device(e->device)) == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync((char *)whole + (size_t)e->origin * plane_bytes,
+                                            local + (size_t)halo * plane_bytes,
+                                            (size_t)e->planes * plane_bytes,
+                                            cudaMemcpyDeviceToHost, e->stream), what);
+    }
+    const int fin = cuda_slab_exec_finish_all(first, stride, n, what);
+    return st < 0 ? st : fin;
+}
+
+int cuda_slab_exec_measure_planes(const latmc_sim *sim, struct cuda_slab_exec *first,
+                                  size_t stride, int n, int64_t L, int nsums,
+                                  cudaError_t (*reduce)(struct cuda_slab_exec *ex,
+                                                        const void *ctx, double **plane_sums),
+                                  const void *ctx, void *sums)
+{
+    double *planes = malloc((size_t)L * (size_t)nsums * sizeof *planes);
+    if (!planes)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the sums");
+    const size_t plane = (size_t)nsums * sizeof *planes;
+    int st = cuda_slab_exec_finish_all(first, stride, n, "measuring");
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        struct cuda_slab_exec *e = nth(first, stride, i);
+        double *plane_sums = NULL;
+        if ((st = cuda_slab_set_device(e->device)) == LATMC_OK &&
+            (st = cuda_check(reduce(e, ctx, &plane_sums), "launching the reduction")) == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync((char *)planes + (size_t)e->origin * plane,
+                                            plane_sums, (size_t)e->planes * plane,
+                                            cudaMemcpyDeviceToHost, e->stream),
+                            "reading the reduction");
+    }
+    const int fin = cuda_slab_exec_finish_all(first, stride, n, "measuring");
+    if (st == LATMC_OK)
+        st = fin;
+    if (st == LATMC_OK) {
+        memset(sums, 0, sim->model->sums_size);
+        for (int64_t q = 0; q < L; q++)
+            sim->model->add_sums(sums, planes + (size_t)q * (size_t)nsums);
+    }
+    free(planes);
+    return st;
+}
+
+int cuda_slab_exec_order_step(struct cuda_slab_exec *first, size_t stride, int n,
+                              bool wait_copies, const char *what)
+{
+    int st = LATMC_OK;
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        struct cuda_slab_exec *e = nth(first, stride, i);
+        if (!e->recorded)
+            continue;
+        const struct cuda_slab_exec *nb[2] = { nth(first, stride, (i + n - 1) % n),
+                                               nth(first, stride, (i + 1) % n) };
+        if ((st = cuda_slab_set_device(e->device)) < 0)
+            break;
+        cudaError_t err = cudaSuccess;
+        if (e->split)
+            err = cudaStreamWaitEvent(e->border_stream, e->interior_done, 0);
+        if (e->copy_stream) {
+            const struct cuda_slab_exec *from[3] = { nb[0], e, nb[1] };
+            for (int k = 0; k < 3 && err == cudaSuccess && wait_copies; k++)
+                if (from[k]->recorded)
+                    err = cudaStreamWaitEvent(e->border_stream, from[k]->copies_done, 0);
+        } else {
+            for (int k = 0; k < 2 && err == cudaSuccess; k++)
+                if (nb[k]->recorded && nb[k] != e)
+                    err = cudaStreamWaitEvent(e->border_stream, nb[k]->border_done, 0);
+        }
+        if (err == cudaSuccess && e->split)
+            err = cudaStreamWaitEvent(e->stream, e->border_done, 0);
+        st = cuda_check(err, what);
+    }
+    return st;
+}
+
+void cuda_slab_exec_drain(struct cuda_slab_exec *first, size_t stride, int n)
+{
+    (void)cuda_slab_exec_finish_all(first, stride, n, "sweeping");
+    for (int i = 0; i < n; i++) {
+        struct cuda_slab_exec *e = nth(first, stride, i);
+        unsigned long long v = 0;
+        if (cudaSetDevice(e->device) == cudaSuccess &&
+            cudaMemcpy(&v, e->changed, sizeof v, cudaMemcpyDeviceToHost) == cudaSuccess)
+            e->count_seen = v;
+        (void)cudaGetLastError();
+    }
 }
 
 /* Peer access is enabled once per ordered pair of devices and process (enabling it again

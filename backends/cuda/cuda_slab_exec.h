@@ -1,15 +1,23 @@
 /*
  * Internal to the CUDA module: the per-slab executor shared by the slabs of a sim on
- * several devices, Ising (cuda_slabs.c) and Heisenberg (cuda_slabs_heis.c): a slab's
- * device, its streams and events, and the plumbing around them (creating and releasing
- * them, waiting for every slab, peer access between neighbouring devices). What runs on
- * which stream and which event orders what stays with each model's slabs (cuda_slabs.h).
+ * several devices, Ising (cuda_slabs.c), Heisenberg (cuda_slabs_heis.c), phi^4
+ * (cuda_slabs_phi4.c) and Potts (cuda_slabs_potts.c): a slab's device, own planes,
+ * streams, events and update counter, and the plumbing around them that every model's
+ * slabs share (creating and releasing them, the waits of a step on the previous one and
+ * on every slab, reading the counters, copies between slabs and with the host, the
+ * measure from sums per plane, peer access between neighbouring devices). What each
+ * model updates on which stream, and why its waits are enough, stays with the model's
+ * slabs (cuda_slabs.h).
+ *
+ * Functions over all n slabs take the first executor and the stride between them (each
+ * embedded in a model's slab as its first member: &slab[0].ex, sizeof slab[0]).
  */
 #ifndef LATMC_CUDA_SLAB_EXEC_H
 #define LATMC_CUDA_SLAB_EXEC_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cuda_runtime_api.h>
 
@@ -17,6 +25,7 @@
 
 struct cuda_slab_exec {
     int device;
+    int64_t origin, planes;         /* own planes of the lattice's last axis */
     /* stream: the interior and everything else; border_stream (high priority): the
      * border planes, concurrent with the interior; copy_stream: the halo copies (NULL
      * where the border stream makes them, as for Heisenberg) */
@@ -25,6 +34,13 @@ struct cuda_slab_exec {
      * without a copy stream) */
     cudaEvent_t border_done, interior_done, copies_done;
     bool recorded;                  /* the events name this slab's previous step */
+    bool split;                     /* an interior on the main stream beside the borders
+                                       (interior_done recorded at each step); else all on
+                                       the border stream. Set by the model. */
+    /* the update counter: changed (device, added to by the slab's kernels, never reset),
+     * count_host (pinned: its value read at the end of a call), count_seen (its value at
+     * the previous read) */
+    unsigned long long *changed, *count_host, count_seen;
 };
 
 /* cudaSetDevice as a library status. */
@@ -46,23 +62,97 @@ bool cuda_slab_exchange_enabled(void);
  * On e->device (set by the caller; made current here): the main stream, the copy stream
  * when with_copy_stream, the border stream at the device's highest priority, and the
  * events interior_done, border_done and copies_done (the last with the copy stream),
- * all non-blocking / without timing. On failure what was created stays in *e for
- * cuda_slab_exec_destroy.
+ * all non-blocking / without timing; the update counter, cleared on the main stream. On
+ * failure what was created stays in *e for cuda_slab_exec_release_all.
  */
 int cuda_slab_exec_create(struct cuda_slab_exec *e, bool with_copy_stream);
 
-/* Release paths (e->device current, errors ignored): wait for the main, copy and border
- * streams; destroy the events and streams that exist. */
-void cuda_slab_exec_sync_quiet(const struct cuda_slab_exec *e);
-void cuda_slab_exec_destroy(struct cuda_slab_exec *e);
-
 /*
- * Wait for the copy (if any), border and main streams of n slabs, the first failure
- * (cuda_check(.., what)) reported; every slab's `recorded` is cleared. The executors are
- * `stride` bytes apart (each embedded in a model's slab: &slab[0].ex, sizeof slab[0]).
+ * Release n slabs, each on its own device (errors ignored: a sticky error must not keep
+ * the host side or the other devices' memory alive): wait for its streams, free_arrays
+ * (the model's device memory of the slab whose first member is ex; may be NULL), then the
+ * counter, events and streams that exist. Slabs whose device cannot be made current are
+ * skipped.
  */
+void cuda_slab_exec_release_all(struct cuda_slab_exec *first, size_t stride, int n,
+                                void (*free_arrays)(struct cuda_slab_exec *ex));
+
+/* Wait for the copy (if any), border and main streams of n slabs, the first failure
+ * (cuda_check(.., what)) reported; every slab's `recorded` is cleared. */
 int cuda_slab_exec_finish_all(struct cuda_slab_exec *first, size_t stride, int n,
                               const char *what);
+
+/*
+ * The last step of a latmc_sim_sweep call: each slab's main stream waits for its
+ * recorded borders and copies and reads the counter (added to by every update stream)
+ * into pinned memory (cuda_check(.., what) on failure); then every slab's streams are
+ * waited for ("sweeping"). On success the updates since the previous read are added to
+ * *accepted.
+ */
+int cuda_slab_exec_read_counts(struct cuda_slab_exec *first, size_t stride, int n,
+                               const char *what, uint64_t *accepted);
+
+/* Enqueue on `stream` (of src's device, current) the copy of `bytes` from src's device
+ * memory into dst's: a device copy where both are on one device, else a peer copy (the
+ * driver stages it through host memory where peer access is missing). */
+cudaError_t cuda_slab_copy_to(const struct cuda_slab_exec *src, const void *from,
+                              const struct cuda_slab_exec *dst, void *to, size_t bytes,
+                              cudaStream_t stream);
+
+/* A slab's local planes (its own planes and `halo` on each side) as three runs of
+ * consecutive planes of the lattice's L: the lower halo, the own planes, the upper halo
+ * (each contiguous: a slab has at least `halo` planes, so a halo wraps only as a whole). */
+struct cuda_slab_run {
+    int64_t global, local, planes;
+};
+void cuda_slab_runs(const struct cuda_slab_exec *e, int64_t halo, int64_t L,
+                    struct cuda_slab_run r[3]);
+
+/*
+ * Copies between whole-lattice host data (plane_bytes a plane, in plane order) and every
+ * slab's device array local_of(ex) (the same layout over its local planes, `halo` planes
+ * before its own), on the main streams, every slab waited for before and after
+ * (cuda_check(.., what) on failure). put: the local planes, halos included (no exchange
+ * needed after it); get: the own planes.
+ */
+int cuda_slab_exec_put_planes(struct cuda_slab_exec *first, size_t stride, int n,
+                              void *(*local_of)(struct cuda_slab_exec *ex), int64_t halo,
+                              int64_t L, size_t plane_bytes, const void *whole,
+                              const char *what);
+int cuda_slab_exec_get_planes(struct cuda_slab_exec *first, size_t stride, int n,
+                              void *(*local_of)(struct cuda_slab_exec *ex), int64_t halo,
+                              size_t plane_bytes, void *whole, const char *what);
+
+/*
+ * The observables of slabs whose reduction gives sums per own plane (phi^4, Heisenberg):
+ * on every slab (its device current) reduce(ex, ctx, &plane_sums) launches its reduction
+ * on the main stream into the device array *plane_sums (nsums doubles per own plane),
+ * read into the whole lattice's L planes; then the planes' sums are added in plane order
+ * from zero with the model's add_sums into sums: the one-device total bit for bit.
+ */
+int cuda_slab_exec_measure_planes(const latmc_sim *sim, struct cuda_slab_exec *first,
+                                  size_t stride, int n, int64_t L, int nsums,
+                                  cudaError_t (*reduce)(struct cuda_slab_exec *ex,
+                                                        const void *ctx, double **plane_sums),
+                                  const void *ctx, void *sums);
+
+/*
+ * Before a step, on every slab whose events name its previous step: its streams wait for
+ * what they read or overwrite of that step (each model's run_step says why), all waits
+ * enqueued before any event is recorded again:
+ *   border stream: this slab's previous interior (when split); with a copy stream, this
+ *     slab's and both neighbours' previous copies (only when wait_copies); without one
+ *     (the copies ride on the border stream), both neighbours' previous borders;
+ *   main stream (when split): this slab's previous borders.
+ * cuda_check(.., what) on failure.
+ */
+int cuda_slab_exec_order_step(struct cuda_slab_exec *first, size_t stride, int n,
+                              bool wait_copies, const char *what);
+
+/* After a failed step: nothing left running (errors ignored), and the counters taken as
+ * they stand (the failed call's updates are not reported; best effort after a sticky
+ * error). */
+void cuda_slab_exec_drain(struct cuda_slab_exec *first, size_t stride, int n);
 
 /* Peer access between neighbouring slabs' devices (slab i on cuda_slab_device_of(d, i),
  * n slabs) where the hardware allows; once per ordered pair of devices and process. */

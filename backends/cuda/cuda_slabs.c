@@ -24,18 +24,15 @@
 #include "plan.h"
 
 struct cuda_slab {
-    struct cuda_slab_exec ex;       /* device, streams (copy stream too), events */
-    unsigned long long *count_host; /* pinned: the counter read at the end of a call */
-    unsigned long long count_seen;  /* its value at the previous read (it never resets) */
+    struct cuda_slab_exec ex;       /* device, streams (copy stream too), events, the
+                                       acceptance counter */
     struct latmc_lattice local;     /* the local lattice (own planes + 2 halo) */
-    int64_t origin, planes;         /* own planes of the global last axis */
     int8_t *stage;                  /* bytes of stage_rows rows: init, get/set_spins
                                        convert through it a piece at a time (the packed
                                        layout alone is resident) */
     int64_t stage_rows;
     uint32_t *colour[2];            /* local packed layout: the configuration */
     struct latmc_ising_sums *sums;
-    unsigned long long *changed;
     uint32_t *eps_packed[2];        /* +-J: the packed coupling words of the local lattice */
 };
 
@@ -75,30 +72,25 @@ static size_t plane_words(const struct cuda_slabs *ss)
     return (size_t)(ss->plane_rows * ss->wpr);
 }
 
-/* Release every slab on its own device (errors ignored: a sticky error must not keep the
- * host side or the other devices' memory alive). */
+static void free_arrays(struct cuda_slab_exec *ex)
+{
+    struct cuda_slab *sl = (struct cuda_slab *)ex; /* its first member */
+    cudaFree(sl->stage);
+    cudaFree(sl->eps_packed[0]);
+    cudaFree(sl->eps_packed[1]);
+    cudaFree(sl->colour[0]);
+    cudaFree(sl->colour[1]);
+    cudaFree(sl->sums);
+}
+
+/* Release every slab on its own device (cuda_slab_exec_release_all) and the other
+ * models' slabs. */
 static void release_all(struct cuda_slabs *ss)
 {
     if (!ss)
         return;
-    for (int i = 0; ss->slab && i < ss->n; i++) {
-        struct cuda_slab *sl = &ss->slab[i];
-        if (cudaSetDevice(sl->ex.device) != cudaSuccess) {
-            (void)cudaGetLastError();
-            continue;
-        }
-        cuda_slab_exec_sync_quiet(&sl->ex);
-        cudaFree(sl->stage);
-        cudaFree(sl->eps_packed[0]);
-        cudaFree(sl->eps_packed[1]);
-        cudaFreeHost(sl->count_host);
-        cudaFree(sl->colour[0]);
-        cudaFree(sl->colour[1]);
-        cudaFree(sl->sums);
-        cudaFree(sl->changed);
-        cuda_slab_exec_destroy(&sl->ex);
-        (void)cudaGetLastError();
-    }
+    if (ss->slab)
+        cuda_slab_exec_release_all(&ss->slab[0].ex, sizeof *ss->slab, ss->n, free_arrays);
     cuda_heis_slabs_destroy(ss->heis);
     cuda_phi4_slabs_destroy(ss->phi4);
     cuda_potts_slabs_destroy(ss->potts);
@@ -134,7 +126,7 @@ static int pack_slab_couplings(const latmc_sim *sim, struct cuda_slabs *ss)
         if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
         st = cuda_check(cuda_ising_pack_couplings_host(sl->ex.stream, &sl->local, ss->eps_host, L,
-                                                       sl->origin - ss->halo, sl->eps_packed[0],
+                                                       sl->ex.origin - ss->halo, sl->eps_packed[0],
                                                        sl->eps_packed[1]),
                         "packing the couplings");
     }
@@ -259,10 +251,11 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
         sl->ex.device = cuda_slab_device_of(d, i);
-        sl->origin = plan->boxes[i].origin[axis];
-        sl->planes = plan->boxes[i].extent[axis];
+        sl->ex.split = true; /* the interior's event recorded at every step */
+        sl->ex.origin = plan->boxes[i].origin[axis];
+        sl->ex.planes = plan->boxes[i].extent[axis];
         sl->local = cs->lattice;
-        const int64_t local_planes = sl->planes + 2 * ss->halo;
+        const int64_t local_planes = sl->ex.planes + 2 * ss->halo;
         if (d->ndim == 3)
             sl->local.lz = local_planes;
         else
@@ -270,10 +263,8 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
         sl->local.nsites = ss->plane_sites * local_planes;
         const size_t words = (size_t)(sl->local.nsites / 16);
         const size_t cw = (size_t)cuda_ising_packed_coupling_words(&sl->local);
-        sl->stage_rows = cuda_ising_piece_rows(d->extent[0], sl->planes * ss->plane_rows);
+        sl->stage_rows = cuda_ising_piece_rows(d->extent[0], sl->ex.planes * ss->plane_rows);
         if ((st = cuda_slab_exec_create(&sl->ex, true)) < 0 ||
-            (st = cuda_check(cudaMallocHost((void **)&sl->count_host, sizeof *sl->count_host),
-                             "cannot allocate pinned host memory for a counter")) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->stage,
                                      (size_t)(sl->stage_rows * d->extent[0]), sl->ex.device,
                                      "staging piece of the spins")) < 0 ||
@@ -283,15 +274,11 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
                                      "packed spins")) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->sums, sizeof *sl->sums, sl->ex.device,
                                      "sums")) < 0 ||
-            (st = cuda_slab_alloc_on((void **)&sl->changed, sizeof *sl->changed, sl->ex.device,
-                                     "acceptance counter")) < 0 ||
             (pmj && ((st = cuda_slab_alloc_on((void **)&sl->eps_packed[0], words * 4 * cw,
                                               sl->ex.device, "packed couplings")) < 0 ||
                      (st = cuda_slab_alloc_on((void **)&sl->eps_packed[1], words * 4 * cw,
                                               sl->ex.device, "packed couplings")) < 0)))
             break;
-        st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->ex.stream),
-                        "clearing the acceptance counter");
         for (int c = 0; c < 2 && st == LATMC_OK; c++) /* defined halos (+1) until the
                                                           first exchange */
             st = cuda_check(cudaMemsetAsync(sl->colour[c], 0, words * 4, sl->ex.stream),
@@ -336,9 +323,7 @@ static cudaError_t copy_planes(const struct cuda_slabs *ss, const struct cuda_sl
     const size_t bytes = (size_t)n * pw * sizeof(uint32_t);
     const uint32_t *from = src->colour[c] + (size_t)p_src * pw;
     uint32_t *to = dst->colour[c] + (size_t)p_dst * pw;
-    if (src->ex.device == dst->ex.device)
-        return cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream);
-    return cudaMemcpyPeerAsync(to, dst->ex.device, from, src->ex.device, bytes, stream);
+    return cuda_slab_copy_to(&src->ex, from, &dst->ex, to, bytes, stream);
 }
 
 /* Slab i's own boundary planes of colour c into its neighbours' halos (n planes each
@@ -352,9 +337,9 @@ static cudaError_t send_borders(const struct cuda_slabs *ss, int i, int64_t n, i
     const int64_t h = ss->halo;
     /* the first n own planes are the lower neighbour's upper halo, the last n the upper
      * neighbour's lower halo */
-    cudaError_t err = copy_planes(ss, sl, h, lo, h + lo->planes, n, c, stream);
+    cudaError_t err = copy_planes(ss, sl, h, lo, h + lo->ex.planes, n, c, stream);
     if (err == cudaSuccess)
-        err = copy_planes(ss, sl, h + sl->planes - n, hi, h - n, n, c, stream);
+        err = copy_planes(ss, sl, h + sl->ex.planes - n, hi, h - n, n, c, stream);
     return err;
 }
 
@@ -383,8 +368,8 @@ static cudaError_t own_rows(const latmc_sim *sim, const struct cuda_slabs *ss,
                             struct cuda_slab *sl, int8_t *host, bool to_host)
 {
     const int64_t lx = sim->desc.extent[0];
-    const int64_t first = ss->halo * ss->plane_rows, rows = sl->planes * ss->plane_rows;
-    const int64_t global = sl->origin * ss->plane_rows; /* global row of local row first */
+    const int64_t first = ss->halo * ss->plane_rows, rows = sl->ex.planes * ss->plane_rows;
+    const int64_t global = sl->ex.origin * ss->plane_rows; /* global row of local row first */
     cudaError_t err = cudaSuccess;
     for (int64_t r = 0; r < rows && err == cudaSuccess; r += sl->stage_rows) {
         const int64_t n = rows - r < sl->stage_rows ? rows - r : sl->stage_rows;
@@ -435,21 +420,6 @@ int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how)
     return st < 0 ? st : exchange_all(ss);
 }
 
-/* After a failed step: leave nothing running, and count from the counters as they stand
- * (the failed call's updates are not reported; best effort after a sticky error). */
-static void drain_after_failure(struct cuda_slabs *ss)
-{
-    (void)finish_all(ss, "sweeping");
-    for (int i = 0; i < ss->n; i++) {
-        struct cuda_slab *sl = &ss->slab[i];
-        unsigned long long v = 0;
-        if (cudaSetDevice(sl->ex.device) == cudaSuccess &&
-            cudaMemcpy(&v, sl->changed, sizeof v, cudaMemcpyDeviceToHost) == cudaSuccess)
-            sl->count_seen = v;
-        (void)cudaGetLastError();
-    }
-}
-
 /* Update colour c on the local planes [p0, p1) of slab sl. */
 static cudaError_t update_planes(const latmc_sim *sim, const struct cuda_slabs *ss,
                                  struct cuda_slab *sl, cudaStream_t stream, int64_t p0,
@@ -457,11 +427,11 @@ static cudaError_t update_planes(const latmc_sim *sim, const struct cuda_slabs *
 {
     const struct cuda_ising_rows rows = {
         p0 * ss->plane_rows, (p1 - p0) * ss->plane_rows,
-        (sl->origin - ss->halo) * ss->plane_rows, spare_sms
+        (sl->ex.origin - ss->halo) * ss->plane_rows, spare_sms
     };
     return cuda_ising_packed_sweep_rows(stream, &sl->local, &rows, sl->colour[c],
                                         sl->colour[c ^ 1], sl->eps_packed[c], &ss->thr, sim->desc.algorithm,
-                                        sim->desc.seed, sweep, c, sl->changed);
+                                        sim->desc.seed, sweep, c, sl->ex.changed);
 }
 
 int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
@@ -493,30 +463,15 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
      *   stream (interior): the previous borders (next to the interior). The interior
      *     reads no halo plane.
      */
-    for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
-        struct cuda_slab *sl = &ss->slab[i];
-        if (!sl->ex.recorded)
-            continue;
-        const struct cuda_slab *from[3] = { &ss->slab[(i + ss->n - 1) % ss->n], sl,
-                                            &ss->slab[(i + 1) % ss->n] };
-        cudaError_t err = cudaSuccess;
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        err = cudaStreamWaitEvent(sl->ex.border_stream, sl->ex.interior_done, 0);
-        for (int k = 0; k < 3 && err == cudaSuccess && ss->exchange; k++)
-            if (from[k]->ex.recorded)
-                err = cudaStreamWaitEvent(sl->ex.border_stream, from[k]->ex.copies_done, 0);
-        if (err == cudaSuccess)
-            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
-        st = cuda_check(err, "ordering a step after the previous one");
-    }
+    st = cuda_slab_exec_order_step(&ss->slab[0].ex, sizeof *ss->slab, ss->n, ss->exchange,
+                                   "ordering a step after the previous one");
     /* Borders (then their copies) and the interior, concurrently. */
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
         if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
-        const int64_t first = h, last = h + sl->planes; /* own planes [first, last) */
-        const int64_t border = sl->planes > 2 * r ? r : sl->planes / 2;
+        const int64_t first = h, last = h + sl->ex.planes; /* own planes [first, last) */
+        const int64_t border = sl->ex.planes > 2 * r ? r : sl->ex.planes / 2;
         cudaError_t err = update_planes(sim, ss, sl, sl->ex.border_stream, first, first + border,
                                         call->sweep, c, 0);
         if (err == cudaSuccess)
@@ -542,50 +497,19 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
     for (int i = 0; i < ss->n && st == LATMC_OK; i++)
         ss->slab[i].ex.recorded = true;
     if (st < 0) {
-        drain_after_failure(ss);
+        cuda_slab_exec_drain(&ss->slab[0].ex, sizeof *ss->slab, ss->n);
         return st;
     }
     if (call->step + 1 == sim->plan->n_steps)
         *attempted += (uint64_t)sim->nsites; /* a sweep's updates, all attempted */
     if (!call->last)
         return LATMC_OK; /* no host wait until the last step of the latmc_sim_sweep call */
-    /* The call's last step: each slab's main stream waits for its borders and copies,
-     * reads the counter (added to by both update streams, never reset) into pinned memory;
-     * then one host wait per slab covers all of its streams. */
-    for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
-        struct cuda_slab *sl = &ss->slab[i];
-        cudaError_t err = cudaSuccess;
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
-        if (err == cudaSuccess)
-            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.copies_done, 0);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(sl->count_host, sl->changed, sizeof *sl->changed,
-                                  cudaMemcpyDeviceToHost, sl->ex.stream);
-        st = cuda_check(err, "reading the acceptance counter");
-    }
-    int fin = LATMC_OK;
-    for (int i = 0; i < ss->n; i++) {
-        struct cuda_slab *sl = &ss->slab[i];
-        int w = cuda_slab_set_device(sl->ex.device);
-        if (w == LATMC_OK)
-            w = cuda_check(cudaStreamSynchronize(sl->ex.stream), "sweeping");
-        if (w < 0 && fin == LATMC_OK)
-            fin = w;
-        sl->ex.recorded = false;
-    }
-    if (st < 0 || fin < 0)
-        drain_after_failure(ss);
-    if (st == LATMC_OK)
-        st = fin;
-    if (st == LATMC_OK) {
-        for (int i = 0; i < ss->n; i++) {
-            struct cuda_slab *sl = &ss->slab[i];
-            *accepted += *sl->count_host - sl->count_seen;
-            sl->count_seen = *sl->count_host;
-        }
-    }
+    /* the call's last step: the counter (added to by both update streams, never reset)
+     * after the borders and copies */
+    st = cuda_slab_exec_read_counts(&ss->slab[0].ex, sizeof *ss->slab, ss->n,
+                                    "reading the acceptance counter", accepted);
+    if (st < 0)
+        cuda_slab_exec_drain(&ss->slab[0].ex, sizeof *ss->slab, ss->n);
     return st;
 }
 
@@ -605,7 +529,7 @@ int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
         struct cuda_slab *sl = &ss->slab[i];
         const struct cuda_ising_rows rows = { ss->halo * ss->plane_rows,
-                                              sl->planes * ss->plane_rows, 0, 0 };
+                                              sl->ex.planes * ss->plane_rows, 0, 0 };
         if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
             (st = cuda_check(cudaMemsetAsync(sl->sums, 0, sizeof *sl->sums, sl->ex.stream),
                              "clearing the reduction")) == LATMC_OK &&

@@ -31,8 +31,9 @@
  * on the byte layout (cuda_slabs_potts.c: one halo plane, border ranges of c planes);
  * everything else is refused at create with LATMC_EUNSUPPORTED and the reason.
  *
- * A slab's device, streams and events, and their creation, release and the waits on all
- * slabs: cuda_slab_exec.h, shared by both models' slabs.
+ * A slab's device, own planes, streams, events and update counter, their creation and
+ * release, the waits of a step on the previous one and on all slabs, the counters' read
+ * and the host copies of whole planes: cuda_slab_exec.h, shared by every model's slabs.
  */
 #ifndef LATMC_CUDA_SLABS_H
 #define LATMC_CUDA_SLABS_H

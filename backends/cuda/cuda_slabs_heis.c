@@ -50,18 +50,14 @@ struct heis_slab {
     /* ex.stream: the interior and everything outside the passes; ex.border_stream (high
      * priority): the border planes and their copies out (no copy stream); ex.border_done:
      * the last pass's borders and their copies out; ex.interior_done: its interior;
-     * ex.recorded: the events name this slab's previous pass */
+     * ex.recorded: the events name this slab's previous pass; ex.changed: heat-bath
+     * updates; ex.split: more than 2 HALO planes, borders + interior */
     struct cuda_slab_exec ex;
-    bool split;                     /* more than 2 HALO planes: borders + interior */
-    int64_t origin, planes;         /* own planes of the lattice's last axis */
     int64_t n_local;                /* sites of the local lattice (own + 2 HALO planes) */
     float *buf[2];                  /* spins, SoA over the local lattice */
     float *J;                       /* couplings, SoA over the local lattice */
     double *partials, *plane_sums;
     long long nchunks;              /* the reduction's chunks of the own planes */
-    unsigned long long *changed;    /* heat-bath updates (device, never reset) */
-    unsigned long long *count_host; /* pinned: its value at the end of a call */
-    unsigned long long count_seen;
     /* [range][heat bath?]: range 0 the lower border (all own planes when !split), 1 the
      * upper border, 2 the interior */
     struct cuda_heis_geom geom[3][2];
@@ -80,27 +76,22 @@ struct cuda_heis_slabs {
                                        the halo copies left out, the chain then wrong) */
 };
 
+static void free_arrays(struct cuda_slab_exec *ex)
+{
+    struct heis_slab *sl = (struct heis_slab *)ex; /* its first member */
+    cudaFree(sl->buf[0]);
+    cudaFree(sl->buf[1]);
+    cudaFree(sl->J);
+    cudaFree(sl->partials);
+    cudaFree(sl->plane_sums);
+}
+
 void cuda_heis_slabs_destroy(struct cuda_heis_slabs *hs)
 {
     if (!hs)
         return;
-    for (int i = 0; hs->slab && i < hs->n; i++) {
-        struct heis_slab *sl = &hs->slab[i];
-        if (cudaSetDevice(sl->ex.device) != cudaSuccess) {
-            (void)cudaGetLastError();
-            continue;
-        }
-        cuda_slab_exec_sync_quiet(&sl->ex);
-        cudaFree(sl->buf[0]);
-        cudaFree(sl->buf[1]);
-        cudaFree(sl->J);
-        cudaFree(sl->partials);
-        cudaFree(sl->plane_sums);
-        cudaFree(sl->changed);
-        cudaFreeHost(sl->count_host);
-        cuda_slab_exec_destroy(&sl->ex);
-        (void)cudaGetLastError();
-    }
+    if (hs->slab)
+        cuda_slab_exec_release_all(&hs->slab[0].ex, sizeof *hs->slab, hs->n, free_arrays);
     free(hs->slab);
     free(hs->J_host);
     free(hs);
@@ -120,8 +111,8 @@ static void gather_local(const struct cuda_heis_slabs *hs, const struct heis_sla
     const int64_t N = hs->plane_sites * hs->L;
     const size_t plane = (size_t)hs->plane_sites * (size_t)m;
     for (int b = 0; b < blocks; b++)
-        for (int64_t p = 0; p < sl->planes + 2 * HALO; p++) {
-            const int64_t g = ((sl->origin - HALO + p) % hs->L + hs->L) % hs->L;
+        for (int64_t p = 0; p < sl->ex.planes + 2 * HALO; p++) {
+            const int64_t g = ((sl->ex.origin - HALO + p) % hs->L + hs->L) % hs->L;
             memcpy(local + ((size_t)b * (size_t)sl->n_local + (size_t)(p * hs->plane_sites)) *
                                (size_t)m,
                    whole + ((size_t)b * (size_t)N + (size_t)(g * hs->plane_sites)) * (size_t)m,
@@ -188,19 +179,17 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
     for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
         struct heis_slab *sl = &hs->slab[i];
         sl->ex.device = cuda_slab_device_of(d, i);
-        sl->origin = plan->boxes[i].origin[axis];
-        sl->planes = plan->boxes[i].extent[axis];
-        sl->n_local = hs->plane_sites * (sl->planes + 2 * HALO);
-        sl->nchunks = (long long)sl->planes * rows_per_plane / hs->rows_per_chunk;
+        sl->ex.origin = plan->boxes[i].origin[axis];
+        sl->ex.planes = plan->boxes[i].extent[axis];
+        sl->n_local = hs->plane_sites * (sl->ex.planes + 2 * HALO);
+        sl->nchunks = (long long)sl->ex.planes * rows_per_plane / hs->rows_per_chunk;
         const size_t spin_bytes = (size_t)sl->n_local * 3u * (size_t)hs->nrep * sizeof(float);
-        const int local_planes = (int)(sl->planes + 2 * HALO);
+        const int local_planes = (int)(sl->ex.planes + 2 * HALO);
         if ((st = cuda_slab_exec_create(&sl->ex, false)) < 0 ||
-            (st = cuda_check(cudaMallocHost((void **)&sl->count_host, sizeof *sl->count_host),
-                             "cannot allocate pinned host memory for a counter")) < 0 ||
-            (st = cuda_heis_slab_geometry(sim, 0, local_planes, HALO, (int)sl->planes,
-                                          (int)(sl->origin - HALO), &sl->geom[0][0])) < 0 ||
-            (st = cuda_heis_slab_geometry(sim, 1, local_planes, HALO, (int)sl->planes,
-                                          (int)(sl->origin - HALO), &sl->geom[0][1])) < 0 ||
+            (st = cuda_heis_slab_geometry(sim, 0, local_planes, HALO, (int)sl->ex.planes,
+                                          (int)(sl->ex.origin - HALO), &sl->geom[0][0])) < 0 ||
+            (st = cuda_heis_slab_geometry(sim, 1, local_planes, HALO, (int)sl->ex.planes,
+                                          (int)(sl->ex.origin - HALO), &sl->geom[0][1])) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->buf[0], spin_bytes, sl->ex.device,
                                      "spins")) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->buf[1], spin_bytes, sl->ex.device,
@@ -209,33 +198,29 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
                                      sizeof(float), sl->ex.device, "couplings")) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->partials, (size_t)sl->nchunks * NSUMS *
                                      sizeof(double), sl->ex.device, "partial sums")) < 0 ||
-            (st = cuda_slab_alloc_on((void **)&sl->plane_sums, (size_t)sl->planes * NSUMS *
-                                     sizeof(double), sl->ex.device, "sums per plane")) < 0 ||
-            (st = cuda_slab_alloc_on((void **)&sl->changed, sizeof *sl->changed, sl->ex.device,
-                                     "update counter")) < 0)
+            (st = cuda_slab_alloc_on((void **)&sl->plane_sums, (size_t)sl->ex.planes * NSUMS *
+                                     sizeof(double), sl->ex.device, "sums per plane")) < 0)
             break;
         /* the reduction reads the own planes and the next one (the forward bonds of the
          * last own plane), never wrapping: a lattice of planes + 1 planes along the last
          * axis with the local stride, its pointers at the first own plane */
         sl->mgeom = sl->geom[0][0];
         if (d->ndim == 3)
-            sl->mgeom.lz = (int)sl->planes + 1;
+            sl->mgeom.lz = (int)sl->ex.planes + 1;
         else
-            sl->mgeom.ly = (int)sl->planes + 1;
+            sl->mgeom.ly = (int)sl->ex.planes + 1;
         sl->mgeom.n = sl->n_local;
         /* the pass's plane ranges: own planes [HALO, HALO + planes) */
-        sl->split = sl->planes > 2 * HALO;
-        for (int hb = 0; hb < 2 && sl->split; hb++) {
+        sl->ex.split = sl->ex.planes > 2 * HALO;
+        for (int hb = 0; hb < 2 && sl->ex.split; hb++) {
             sl->geom[1][hb] = sl->geom[2][hb] = sl->geom[0][hb];
             cuda_heis_geom_range(&sl->geom[0][hb], HALO, HALO);
-            cuda_heis_geom_range(&sl->geom[1][hb], (int)sl->planes, HALO);
-            cuda_heis_geom_range(&sl->geom[2][hb], 2 * HALO, (int)sl->planes - 2 * HALO);
+            cuda_heis_geom_range(&sl->geom[1][hb], (int)sl->ex.planes, HALO);
+            cuda_heis_geom_range(&sl->geom[2][hb], 2 * HALO, (int)sl->ex.planes - 2 * HALO);
         }
-        st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->ex.stream),
-                        "clearing the update counter");
-        if (st == LATMC_OK) /* members past the replicas stay zero */
-            st = cuda_check(cudaMemsetAsync(sl->plane_sums, 0, (size_t)sl->planes * NSUMS *
-                                            sizeof(double), sl->ex.stream), "clearing the sums");
+        /* members past the replicas stay zero */
+        st = cuda_check(cudaMemsetAsync(sl->plane_sums, 0, (size_t)sl->ex.planes * NSUMS *
+                                        sizeof(double), sl->ex.stream), "clearing the sums");
     }
     if (st == LATMC_OK)
         st = finish_all(hs, "creating the slabs");
@@ -315,10 +300,10 @@ int cuda_heis_slabs_get_spins(const latmc_sim *sim, struct cuda_heis_slabs *hs, 
                              "copying the spins to the host")) == LATMC_OK &&
             (st = cuda_check(cudaStreamSynchronize(sl->ex.stream),
                              "copying the spins to the host")) == LATMC_OK) {
-            const size_t own = (size_t)(sl->planes * hs->plane_sites) * (size_t)m;
+            const size_t own = (size_t)(sl->ex.planes * hs->plane_sites) * (size_t)m;
             for (int r = 0; r < hs->nrep; r++)
                 memcpy((float *)buf + ((size_t)r * (size_t)N +
-                                       (size_t)(sl->origin * hs->plane_sites)) * (size_t)m,
+                                       (size_t)(sl->ex.origin * hs->plane_sites)) * (size_t)m,
                        local + ((size_t)r * (size_t)sl->n_local +
                                 (size_t)(HALO * hs->plane_sites)) * (size_t)m,
                        own * sizeof(float));
@@ -355,11 +340,7 @@ static cudaError_t copy_planes(const struct cuda_heis_slabs *hs, const struct he
                             (size_t)(p_src * hs->plane_sites);
         float *to = dst->buf[b] + (size_t)k * (size_t)dst->n_local +
                     (size_t)(p_dst * hs->plane_sites);
-        err = src->ex.device == dst->ex.device
-                  ? cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice,
-                                    src->ex.border_stream)
-                  : cudaMemcpyPeerAsync(to, dst->ex.device, from, src->ex.device, bytes,
-                                        src->ex.border_stream);
+        err = cuda_slab_copy_to(&src->ex, from, &dst->ex, to, bytes, src->ex.border_stream);
     }
     return err;
 }
@@ -372,9 +353,9 @@ static cudaError_t send_halos(const struct cuda_heis_slabs *hs, int i, int b)
     const struct heis_slab *sl = &hs->slab[i];
     const struct heis_slab *lo = &hs->slab[(i + hs->n - 1) % hs->n];
     const struct heis_slab *hi = &hs->slab[(i + 1) % hs->n];
-    cudaError_t err = copy_planes(hs, sl, HALO, lo, HALO + lo->planes, HALO, b);
+    cudaError_t err = copy_planes(hs, sl, HALO, lo, HALO + lo->ex.planes, HALO, b);
     if (err == cudaSuccess)
-        err = copy_planes(hs, sl, HALO + sl->planes - HALO, hi, 0, HALO, b);
+        err = copy_planes(hs, sl, HALO + sl->ex.planes - HALO, hi, 0, HALO, b);
     return err;
 }
 
@@ -396,25 +377,8 @@ static int run_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t s
     const struct latmc_heisenberg_params *p = sim->model_data;
     const int dbl = sim->desc.precision == LATMC_PRECISION_DOUBLE;
     const int hb = heatbath != 0;
-    int st = LATMC_OK;
-    for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
-        struct heis_slab *sl = &hs->slab[i];
-        if (!sl->ex.recorded)
-            continue;
-        const struct heis_slab *nb[2] = { &hs->slab[(i + hs->n - 1) % hs->n],
-                                          &hs->slab[(i + 1) % hs->n] };
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        cudaError_t err = cudaSuccess;
-        if (sl->split)
-            err = cudaStreamWaitEvent(sl->ex.border_stream, sl->ex.interior_done, 0);
-        for (int k = 0; k < 2 && err == cudaSuccess; k++)
-            if (nb[k]->ex.recorded && nb[k] != sl)
-                err = cudaStreamWaitEvent(sl->ex.border_stream, nb[k]->ex.border_done, 0);
-        if (err == cudaSuccess && sl->split)
-            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
-        st = cuda_check(err, "ordering a pass after the previous one");
-    }
+    int st = cuda_slab_exec_order_step(&hs->slab[0].ex, sizeof *hs->slab, hs->n, false,
+                                       "ordering a pass after the previous one");
     for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
         struct heis_slab *sl = &hs->slab[i];
         if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
@@ -428,18 +392,18 @@ static int run_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t s
         a.h = p->h;
         a.seed = sim->desc.seed;
         a.sweep = sweep;
-        a.count = sl->changed;
+        a.count = sl->ex.changed;
         cudaError_t err = cuda_heis_pass(sl->ex.border_stream, &sl->geom[0][hb], &a, dbl,
                                          heatbath);
-        if (err == cudaSuccess && sl->split)
+        if (err == cudaSuccess && sl->ex.split)
             err = cuda_heis_pass(sl->ex.border_stream, &sl->geom[1][hb], &a, dbl, heatbath);
         if (err == cudaSuccess && hs->exchange)
             err = send_halos(hs, i, 1 - hs->cur);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
-        if (err == cudaSuccess && sl->split)
+        if (err == cudaSuccess && sl->ex.split)
             err = cuda_heis_pass(sl->ex.stream, &sl->geom[2][hb], &a, dbl, heatbath);
-        if (err == cudaSuccess && sl->split)
+        if (err == cudaSuccess && sl->ex.split)
             err = cudaEventRecord(sl->ex.interior_done, sl->ex.stream);
         st = cuda_check(err, "launching a pass on a slab");
     }
@@ -470,63 +434,27 @@ int cuda_heis_slabs_run_step(const latmc_sim *sim, struct cuda_heis_slabs *hs,
     }
     if (!call->last)
         return LATMC_OK;
-    /* the counter (added to by both streams) after both: the main stream waits for the
-     * borders */
-    for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
-        struct heis_slab *sl = &hs->slab[i];
-        cudaError_t err = cudaSuccess;
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        if (sl->ex.recorded)
-            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(sl->count_host, sl->changed, sizeof *sl->changed,
-                                  cudaMemcpyDeviceToHost, sl->ex.stream);
-        st = cuda_check(err, "reading the update counter");
-    }
-    const int fin = finish_all(hs, "sweeping");
-    if (st == LATMC_OK)
-        st = fin;
-    if (st == LATMC_OK)
-        for (int i = 0; i < hs->n; i++) {
-            struct heis_slab *sl = &hs->slab[i];
-            *accepted += *sl->count_host - sl->count_seen;
-            sl->count_seen = *sl->count_host;
-        }
-    return st;
+    /* the counter (added to by both streams) after both */
+    return cuda_slab_exec_read_counts(&hs->slab[0].ex, sizeof *hs->slab, hs->n,
+                                      "reading the update counter", accepted);
+}
+
+/* Slab ex's reduction per own plane (cuda_slab_exec_measure_planes). */
+static cudaError_t reduce_planes(struct cuda_slab_exec *ex, const void *ctx, double **plane_sums)
+{
+    const struct cuda_heis_slabs *hs = ctx;
+    struct heis_slab *sl = (struct heis_slab *)ex; /* ex: its first member */
+    const size_t own = (size_t)(HALO * hs->plane_sites);
+    *plane_sums = sl->plane_sums;
+    return cuda_heis_measure_planes(ex->stream, &sl->mgeom, sl->buf[hs->cur] + own, sl->J + own,
+                                    hs->rows_per_chunk, sl->nchunks, sl->partials,
+                                    sl->plane_sums);
 }
 
 int cuda_heis_slabs_measure(const latmc_sim *sim, struct cuda_heis_slabs *hs, void *sums)
 {
-    double *planes = malloc((size_t)hs->L * NSUMS * sizeof *planes);
-    if (!planes)
-        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the sums");
-    int st = finish_all(hs, "measuring");
-    for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
-        struct heis_slab *sl = &hs->slab[i];
-        const size_t own = (size_t)(HALO * hs->plane_sites);
-        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
-            (st = cuda_check(cuda_heis_measure_planes(sl->ex.stream, &sl->mgeom,
-                                                      sl->buf[hs->cur] + own, sl->J + own,
-                                                      hs->rows_per_chunk, sl->nchunks,
-                                                      sl->partials, sl->plane_sums),
-                             "launching the reduction")) == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync(planes + (size_t)sl->origin * NSUMS, sl->plane_sums,
-                                            (size_t)sl->planes * NSUMS * sizeof(double),
-                                            cudaMemcpyDeviceToHost, sl->ex.stream),
-                            "reading the reduction");
-    }
-    const int fin = finish_all(hs, "measuring");
-    if (st == LATMC_OK)
-        st = fin;
-    if (st == LATMC_OK) {
-        /* the planes in plane order from zero: the one-device total */
-        _Static_assert(sizeof(struct latmc_heisenberg_sums) == NSUMS * sizeof(double),
-                       "struct latmc_heisenberg_sums is not 13 doubles");
-        memset(sums, 0, sim->model->sums_size);
-        for (int64_t q = 0; q < hs->L; q++)
-            sim->model->add_sums(sums, planes + (size_t)q * NSUMS);
-    }
-    free(planes);
-    return st;
+    _Static_assert(sizeof(struct latmc_heisenberg_sums) == NSUMS * sizeof(double),
+                   "struct latmc_heisenberg_sums is not 13 doubles");
+    return cuda_slab_exec_measure_planes(sim, &hs->slab[0].ex, sizeof *hs->slab, hs->n, hs->L,
+                                         NSUMS, reduce_planes, hs, sums);
 }

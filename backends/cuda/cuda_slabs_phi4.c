@@ -48,16 +48,12 @@
 
 struct phi4_slab {
     /* ex.stream: the interior and everything outside the phases; ex.border_stream: the
-     * outer layers (planes) and their copies out; no copy stream */
+     * outer layers (planes) and their copies out; no copy stream; ex.changed: accepted
+     * hits; ex.split: an interior beside the outer layers (planes) */
     struct cuda_slab_exec ex;
-    int64_t origin, planes;         /* own planes of the last axis */
     int64_t layer0, layers;         /* chunk schedule: own chunk layers */
-    bool split;                     /* an interior beside the outer layers (planes) */
     void *phi;                      /* the field on the local planes (own + 2 HALO) */
     double *partials, *plane_sums;  /* the reduction: per row, per own plane */
-    unsigned long long *changed;    /* accepted hits (device, never reset) */
-    unsigned long long *count_host; /* pinned: its value at the end of a call */
-    unsigned long long count_seen;
 };
 
 struct cuda_phi4_slabs {
@@ -78,25 +74,20 @@ static bool chunked(const struct cuda_phi4_slabs *ps)
     return ps->plan.schedule == CUDA_PHI4_CHUNKS;
 }
 
+static void free_arrays(struct cuda_slab_exec *ex)
+{
+    struct phi4_slab *sl = (struct phi4_slab *)ex; /* its first member */
+    cudaFree(sl->phi);
+    cudaFree(sl->partials);
+    cudaFree(sl->plane_sums);
+}
+
 void cuda_phi4_slabs_destroy(struct cuda_phi4_slabs *ps)
 {
     if (!ps)
         return;
-    for (int i = 0; ps->slab && i < ps->n; i++) {
-        struct phi4_slab *sl = &ps->slab[i];
-        if (cudaSetDevice(sl->ex.device) != cudaSuccess) {
-            (void)cudaGetLastError();
-            continue;
-        }
-        cuda_slab_exec_sync_quiet(&sl->ex);
-        cudaFree(sl->phi);
-        cudaFree(sl->partials);
-        cudaFree(sl->plane_sums);
-        cudaFree(sl->changed);
-        cudaFreeHost(sl->count_host);
-        cuda_slab_exec_destroy(&sl->ex);
-        (void)cudaGetLastError();
-    }
+    if (ps->slab)
+        cuda_slab_exec_release_all(&ps->slab[0].ex, sizeof *ps->slab, ps->n, free_arrays);
     free(ps->slab);
     free(ps);
 }
@@ -114,9 +105,9 @@ static int cut(const latmc_sim *sim, struct cuda_phi4_slabs *ps)
     if (!chunked(ps)) {
         for (int i = 0; i < ps->n; i++) {
             struct phi4_slab *sl = &ps->slab[i];
-            sl->origin = sim->plan->boxes[i].origin[axis];
-            sl->planes = sim->plan->boxes[i].extent[axis];
-            sl->split = sl->planes > 2 * HALO;
+            sl->ex.origin = sim->plan->boxes[i].origin[axis];
+            sl->ex.planes = sim->plan->boxes[i].extent[axis];
+            sl->ex.split = sl->ex.planes > 2 * HALO;
         }
         return LATMC_OK;
     }
@@ -133,9 +124,9 @@ static int cut(const latmc_sim *sim, struct cuda_phi4_slabs *ps)
         struct phi4_slab *sl = &ps->slab[i];
         sl->layer0 = layers * i / ps->n;
         sl->layers = layers * (i + 1) / ps->n - sl->layer0;
-        sl->origin = sl->layer0 * ps->bc;
-        sl->planes = sl->layers * ps->bc;
-        sl->split = sl->layers > 2;
+        sl->ex.origin = sl->layer0 * ps->bc;
+        sl->ex.planes = sl->layers * ps->bc;
+        sl->ex.split = sl->layers > 2;
     }
     return LATMC_OK;
 }
@@ -162,23 +153,17 @@ int cuda_phi4_slabs_create(const latmc_sim *sim, const struct cuda_sim *cs,
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
         struct phi4_slab *sl = &ps->slab[i];
         sl->ex.device = cuda_slab_device_of(d, i);
-        const size_t values = (size_t)(ps->plane_sites * (sl->planes + 2 * HALO));
-        const size_t rows = (size_t)(sl->planes * ps->rows_per_plane);
+        const size_t values = (size_t)(ps->plane_sites * (sl->ex.planes + 2 * HALO));
+        const size_t rows = (size_t)(sl->ex.planes * ps->rows_per_plane);
         if ((st = cuda_slab_exec_create(&sl->ex, false)) < 0 ||
             (st = cuda_check(cuda_phi4_prepare_slabs(&ps->plan),
                              "setting the phi^4 kernel's shared memory")) < 0 ||
-            (st = cuda_check(cudaMallocHost((void **)&sl->count_host, sizeof *sl->count_host),
-                             "cannot allocate pinned host memory for a counter")) < 0 ||
             (st = cuda_slab_alloc_on(&sl->phi, values * ps->vb, sl->ex.device, "field")) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->partials, rows * NSUMS * sizeof(double),
                                      sl->ex.device, "partial sums")) < 0 ||
-            (st = cuda_slab_alloc_on((void **)&sl->plane_sums, (size_t)sl->planes * NSUMS *
-                                     sizeof(double), sl->ex.device, "sums per plane")) < 0 ||
-            (st = cuda_slab_alloc_on((void **)&sl->changed, sizeof *sl->changed, sl->ex.device,
-                                     "acceptance counter")) < 0)
+            (st = cuda_slab_alloc_on((void **)&sl->plane_sums, (size_t)sl->ex.planes * NSUMS *
+                                     sizeof(double), sl->ex.device, "sums per plane")) < 0)
             break;
-        st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->ex.stream),
-                        "clearing the acceptance counter");
     }
     if (st == LATMC_OK)
         st = finish_all(ps, "creating the slabs");
@@ -194,21 +179,10 @@ int cuda_phi4_slabs_create(const latmc_sim *sim, const struct cuda_sim *cs,
     return LATMC_OK;
 }
 
-/*
- * The local planes as three runs of consecutive planes of the lattice: the lower halo,
- * the own planes, the upper halo (each contiguous: a slab has at least HALO planes, so a
- * halo wraps only as a whole).
- */
-struct run {
-    int64_t global, local, planes;
-};
-
-static void runs_of(const struct cuda_phi4_slabs *ps, const struct phi4_slab *sl,
-                    struct run r[3])
+/* A slab's field, for cuda_slab_exec_put_planes / get_planes. */
+static void *field_of(struct cuda_slab_exec *ex)
 {
-    r[0] = (struct run){ (sl->origin - HALO + ps->L) % ps->L, 0, HALO };
-    r[1] = (struct run){ sl->origin, HALO, sl->planes };
-    r[2] = (struct run){ (sl->origin + sl->planes) % ps->L, HALO + sl->planes, HALO };
+    return ((struct phi4_slab *)ex)->phi; /* ex: its first member */
 }
 
 int cuda_phi4_slabs_init_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps, int how)
@@ -220,12 +194,12 @@ int cuda_phi4_slabs_init_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
             break;
         if (how == LATMC_INIT_COLD) { /* phi = 0: all bytes zero in both precisions */
             st = cuda_check(cudaMemsetAsync(sl->phi, 0, (size_t)(ps->plane_sites *
-                                            (sl->planes + 2 * HALO)) * ps->vb, sl->ex.stream),
+                                            (sl->ex.planes + 2 * HALO)) * ps->vb, sl->ex.stream),
                             "cold start");
             continue;
         }
-        struct run r[3];
-        runs_of(ps, sl, r);
+        struct cuda_slab_run r[3];
+        cuda_slab_runs(&sl->ex, HALO, ps->L, r);
         for (int k = 0; k < 3 && st == LATMC_OK; k++)
             st = cuda_check(cuda_phi4_hot_range(sl->ex.stream, &ps->plan,
                                                 (char *)sl->phi + (size_t)(r[k].local *
@@ -242,40 +216,18 @@ int cuda_phi4_slabs_set_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
                               const void *buf)
 {
     (void)sim;
-    int st = finish_all(ps, "copying the field to the slabs");
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct phi4_slab *sl = &ps->slab[i];
-        struct run r[3];
-        runs_of(ps, sl, r);
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        for (int k = 0; k < 3 && st == LATMC_OK; k++) {
-            const size_t plane = (size_t)ps->plane_sites * ps->vb;
-            st = cuda_check(cudaMemcpyAsync((char *)sl->phi + (size_t)r[k].local * plane,
-                                            (const char *)buf + (size_t)r[k].global * plane,
-                                            (size_t)r[k].planes * plane, cudaMemcpyHostToDevice,
-                                            sl->ex.stream), "copying the field to a slab");
-        }
-    }
-    const int fin = finish_all(ps, "copying the field to the slabs");
-    return st < 0 ? st : fin;
+    /* own planes and both halos, so that no exchange is needed */
+    return cuda_slab_exec_put_planes(&ps->slab[0].ex, sizeof *ps->slab, ps->n, field_of, HALO,
+                                     ps->L, (size_t)ps->plane_sites * ps->vb, buf,
+                                     "copying the field to the slabs");
 }
 
 int cuda_phi4_slabs_get_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps, void *buf)
 {
     (void)sim;
-    int st = finish_all(ps, "copying the field to the host");
-    const size_t plane = (size_t)ps->plane_sites * ps->vb;
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct phi4_slab *sl = &ps->slab[i];
-        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync((char *)buf + (size_t)sl->origin * plane,
-                                            (const char *)sl->phi + (size_t)HALO * plane,
-                                            (size_t)sl->planes * plane, cudaMemcpyDeviceToHost,
-                                            sl->ex.stream), "copying the field to the host");
-    }
-    const int fin = finish_all(ps, "copying the field to the host");
-    return st < 0 ? st : fin;
+    return cuda_slab_exec_get_planes(&ps->slab[0].ex, sizeof *ps->slab, ps->n, field_of, HALO,
+                                     (size_t)ps->plane_sites * ps->vb, buf,
+                                     "copying the field to the host");
 }
 
 /* Enqueue on src's border stream the copy of src's local planes [p_src, p_src + HALO)
@@ -286,11 +238,7 @@ static cudaError_t copy_planes(const struct cuda_phi4_slabs *ps, const struct ph
     const size_t plane = (size_t)ps->plane_sites * ps->vb;
     const void *from = (const char *)src->phi + (size_t)p_src * plane;
     void *to = (char *)dst->phi + (size_t)p_dst * plane;
-    return src->ex.device == dst->ex.device
-               ? cudaMemcpyAsync(to, from, HALO * plane, cudaMemcpyDeviceToDevice,
-                                 src->ex.border_stream)
-               : cudaMemcpyPeerAsync(to, dst->ex.device, from, src->ex.device, HALO * plane,
-                                     src->ex.border_stream);
+    return cuda_slab_copy_to(&src->ex, from, &dst->ex, to, HALO * plane, src->ex.border_stream);
 }
 
 /* The launches of slab sl in one phase: ranges[0 .. *n) on the border stream, the
@@ -299,15 +247,15 @@ static int phase_ranges(const struct cuda_phi4_slabs *ps, const struct phi4_slab
                         int parity, struct cuda_phi4_slab_range border[2],
                         struct cuda_phi4_slab_range *interior, bool *send_lo, bool *send_hi)
 {
-    const int64_t cut0 = sl->origin - HALO;
+    const int64_t cut0 = sl->ex.origin - HALO;
     /* chunk schedule: layers; site order: planes (the outer HALO at each end) */
-    const int64_t first = chunked(ps) ? sl->layer0 : sl->origin;
-    const int64_t count = chunked(ps) ? sl->layers : sl->planes;
+    const int64_t first = chunked(ps) ? sl->layer0 : sl->ex.origin;
+    const int64_t count = chunked(ps) ? sl->layers : sl->ex.planes;
     const int64_t outer = chunked(ps) ? 1 : HALO;
     const int64_t last = first + count - 1;
     *send_lo = !chunked(ps) || (sl->layer0 & 1) == parity;
     *send_hi = !chunked(ps) || (last & 1) == parity;
-    if (!sl->split) {
+    if (!sl->ex.split) {
         border[0] = (struct cuda_phi4_slab_range){ cut0, first, count, parity };
         return 1;
     }
@@ -338,25 +286,8 @@ static int run_phase(const latmc_sim *sim, struct cuda_phi4_slabs *ps, uint64_t 
                      int step, int parity)
 {
     const struct latmc_phi4_tables *t = sim->model_data;
-    int st = LATMC_OK;
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct phi4_slab *sl = &ps->slab[i];
-        if (!sl->ex.recorded)
-            continue;
-        const struct phi4_slab *nb[2] = { &ps->slab[(i + ps->n - 1) % ps->n],
-                                          &ps->slab[(i + 1) % ps->n] };
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        cudaError_t err = cudaSuccess;
-        if (sl->split)
-            err = cudaStreamWaitEvent(sl->ex.border_stream, sl->ex.interior_done, 0);
-        for (int k = 0; k < 2 && err == cudaSuccess; k++)
-            if (nb[k]->ex.recorded && nb[k] != sl)
-                err = cudaStreamWaitEvent(sl->ex.border_stream, nb[k]->ex.border_done, 0);
-        if (err == cudaSuccess && sl->split)
-            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
-        st = cuda_check(err, "ordering a phase after the previous one");
-    }
+    int st = cuda_slab_exec_order_step(&ps->slab[0].ex, sizeof *ps->slab, ps->n, false,
+                                       "ordering a phase after the previous one");
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
         struct phi4_slab *sl = &ps->slab[i];
         const struct phi4_slab *lo = &ps->slab[(i + ps->n - 1) % ps->n];
@@ -369,19 +300,19 @@ static int run_phase(const latmc_sim *sim, struct cuda_phi4_slabs *ps, uint64_t 
         cudaError_t err = cudaSuccess;
         for (int k = 0; k < nb && err == cudaSuccess; k++)
             err = cuda_phi4_slab_update(sl->ex.border_stream, &ps->plan, &ps->g, sl->phi, t,
-                                        &ps->keys, sweep, step, &border[k], sl->changed);
+                                        &ps->keys, sweep, step, &border[k], sl->ex.changed);
         /* the first own planes are the lower neighbour's upper halo, the last ones the
          * upper neighbour's lower halo */
         if (err == cudaSuccess && ps->exchange && send_lo)
-            err = copy_planes(ps, sl, HALO, lo, HALO + lo->planes);
+            err = copy_planes(ps, sl, HALO, lo, HALO + lo->ex.planes);
         if (err == cudaSuccess && ps->exchange && send_hi)
-            err = copy_planes(ps, sl, sl->planes, hi, 0);
+            err = copy_planes(ps, sl, sl->ex.planes, hi, 0);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
-        if (err == cudaSuccess && sl->split)
+        if (err == cudaSuccess && sl->ex.split)
             err = cuda_phi4_slab_update(sl->ex.stream, &ps->plan, &ps->g, sl->phi, t, &ps->keys,
-                                        sweep, step, &interior, sl->changed);
-        if (err == cudaSuccess && sl->split)
+                                        sweep, step, &interior, sl->ex.changed);
+        if (err == cudaSuccess && sl->ex.split)
             err = cudaEventRecord(sl->ex.interior_done, sl->ex.stream);
         st = cuda_check(err, "launching phi^4 on a slab");
     }
@@ -417,61 +348,26 @@ int cuda_phi4_slabs_run_step(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
     }
     if (!call->last)
         return LATMC_OK;
-    /* the counter (added to by both streams) after both: the main stream waits for the
-     * borders */
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct phi4_slab *sl = &ps->slab[i];
-        cudaError_t err = cudaSuccess;
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        if (sl->ex.recorded)
-            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(sl->count_host, sl->changed, sizeof *sl->changed,
-                                  cudaMemcpyDeviceToHost, sl->ex.stream);
-        st = cuda_check(err, "reading the acceptance counter");
-    }
-    const int fin = finish_all(ps, "sweeping");
-    if (st == LATMC_OK)
-        st = fin;
-    if (st == LATMC_OK)
-        for (int i = 0; i < ps->n; i++) {
-            struct phi4_slab *sl = &ps->slab[i];
-            *accepted += *sl->count_host - sl->count_seen;
-            sl->count_seen = *sl->count_host;
-        }
-    return st;
+    /* the counter (added to by both streams) after both */
+    return cuda_slab_exec_read_counts(&ps->slab[0].ex, sizeof *ps->slab, ps->n,
+                                      "reading the acceptance counter", accepted);
+}
+
+/* Slab ex's reduction per own plane (cuda_slab_exec_measure_planes). */
+static cudaError_t reduce_planes(struct cuda_slab_exec *ex, const void *ctx, double **plane_sums)
+{
+    const struct cuda_phi4_slabs *ps = ctx;
+    struct phi4_slab *sl = (struct phi4_slab *)ex; /* ex: its first member */
+    const struct cuda_phi4_slab_range own = { ex->origin - HALO, ex->origin, ex->planes, 0 };
+    *plane_sums = sl->plane_sums;
+    return cuda_phi4_measure_planes(ex->stream, &ps->plan, &ps->g, sl->phi, &own, sl->partials,
+                                    sl->plane_sums);
 }
 
 int cuda_phi4_slabs_measure(const latmc_sim *sim, struct cuda_phi4_slabs *ps, void *sums)
 {
-    double *planes = malloc((size_t)ps->L * NSUMS * sizeof *planes);
-    if (!planes)
-        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the sums");
-    int st = finish_all(ps, "measuring");
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct phi4_slab *sl = &ps->slab[i];
-        const struct cuda_phi4_slab_range own = { sl->origin - HALO, sl->origin, sl->planes, 0 };
-        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
-            (st = cuda_check(cuda_phi4_measure_planes(sl->ex.stream, &ps->plan, &ps->g, sl->phi,
-                                                      &own, sl->partials, sl->plane_sums),
-                             "launching the reduction")) == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync(planes + (size_t)sl->origin * NSUMS, sl->plane_sums,
-                                            (size_t)sl->planes * NSUMS * sizeof(double),
-                                            cudaMemcpyDeviceToHost, sl->ex.stream),
-                            "reading the reduction");
-    }
-    const int fin = finish_all(ps, "measuring");
-    if (st == LATMC_OK)
-        st = fin;
-    if (st == LATMC_OK) {
-        /* the planes in plane order from zero: the one-device total */
-        _Static_assert(sizeof(struct latmc_phi4_sums) == NSUMS * sizeof(double),
-                       "struct latmc_phi4_sums is not 5 doubles");
-        memset(sums, 0, sim->model->sums_size);
-        for (int64_t q = 0; q < ps->L; q++)
-            sim->model->add_sums(sums, planes + (size_t)q * NSUMS);
-    }
-    free(planes);
-    return st;
+    _Static_assert(sizeof(struct latmc_phi4_sums) == NSUMS * sizeof(double),
+                   "struct latmc_phi4_sums is not 5 doubles");
+    return cuda_slab_exec_measure_planes(sim, &ps->slab[0].ex, sizeof *ps->slab, ps->n, ps->L,
+                                         NSUMS, reduce_planes, ps, sums);
 }

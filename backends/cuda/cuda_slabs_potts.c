@@ -47,17 +47,14 @@
 
 struct potts_slab {
     /* ex.stream: the interior and everything outside the steps; ex.border_stream: the
-     * border ranges; ex.copy_stream: the halo copies out; events as cuda_slab_exec.h */
+     * border ranges; ex.copy_stream: the halo copies out; events as cuda_slab_exec.h;
+     * ex.changed: sites changed */
     struct cuda_slab_exec ex;
-    int64_t origin, planes;         /* own planes of the lattice's last axis */
     struct latmc_lattice local;     /* own planes + 2 halo planes */
     uint8_t *spins;                 /* the local lattice's bytes */
     int8_t *eps;                    /* Ising +-J: the local lattice's couplings (else NULL) */
     void *tables;                   /* device copy of the core's tables */
     void *sums;                     /* the model's sums struct */
-    unsigned long long *changed;    /* sites changed (device, never reset) */
-    unsigned long long *count_host; /* pinned: its value at the end of a call */
-    unsigned long long count_seen;
 };
 
 struct cuda_potts_slabs {
@@ -71,26 +68,21 @@ struct cuda_potts_slabs {
                                        the halo copies left out, the chain then wrong) */
 };
 
+static void free_arrays(struct cuda_slab_exec *ex)
+{
+    struct potts_slab *sl = (struct potts_slab *)ex; /* its first member */
+    cudaFree(sl->spins);
+    cudaFree(sl->eps);
+    cudaFree(sl->tables);
+    cudaFree(sl->sums);
+}
+
 void cuda_potts_slabs_destroy(struct cuda_potts_slabs *ps)
 {
     if (!ps)
         return;
-    for (int i = 0; ps->slab && i < ps->n; i++) {
-        struct potts_slab *sl = &ps->slab[i];
-        if (cudaSetDevice(sl->ex.device) != cudaSuccess) {
-            (void)cudaGetLastError();
-            continue;
-        }
-        cuda_slab_exec_sync_quiet(&sl->ex);
-        cudaFree(sl->spins);
-        cudaFree(sl->eps);
-        cudaFree(sl->tables);
-        cudaFree(sl->sums);
-        cudaFree(sl->changed);
-        cudaFreeHost(sl->count_host);
-        cuda_slab_exec_destroy(&sl->ex);
-        (void)cudaGetLastError();
-    }
+    if (ps->slab)
+        cuda_slab_exec_release_all(&ps->slab[0].ex, sizeof *ps->slab, ps->n, free_arrays);
     free(ps->slab);
     free(ps->eps_host);
     free(ps);
@@ -102,39 +94,26 @@ static int finish_all(struct cuda_potts_slabs *ps, const char *what)
     return cuda_slab_exec_finish_all(&ps->slab[0].ex, sizeof *ps->slab, ps->n, what);
 }
 
-/* The lattice's plane at slab sl's local plane p. */
-static int64_t global_plane(const struct cuda_potts_slabs *ps, const struct potts_slab *sl,
-                            int64_t p)
+/* A slab's device arrays, for cuda_slab_exec_put_planes / get_planes. */
+static void *spins_of(struct cuda_slab_exec *ex)
 {
-    return ((sl->origin - 1 + p) % ps->L + ps->L) % ps->L;
+    return ((struct potts_slab *)ex)->spins; /* ex: its first member */
 }
 
-/*
- * Copy whole-lattice host data of `unit` bytes per site (whole: natural site order) into
- * every slab's local array of the same layout (local: sl->spins or sl->eps), own planes
- * and both halos, on the slabs' main streams.
- */
+static void *couplings_of(struct cuda_slab_exec *ex)
+{
+    return ((struct potts_slab *)ex)->eps;
+}
+
+/* Whole-lattice host data of `unit` bytes per site into every slab's local spins (or
+ * couplings), own planes and both halos. */
 static int upload_planes(struct cuda_potts_slabs *ps, const void *whole, size_t unit,
                          bool couplings)
 {
-    const size_t plane = (size_t)ps->plane_sites * unit;
-    int st = LATMC_OK;
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct potts_slab *sl = &ps->slab[i];
-        uint8_t *local = couplings ? (uint8_t *)sl->eps : sl->spins;
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        /* the lower halo plane, the own planes, the upper halo plane */
-        const int64_t runs[3][2] = { { 0, 1 }, { 1, sl->planes }, { 1 + sl->planes, 1 } };
-        for (int k = 0; k < 3 && st == LATMC_OK; k++)
-            st = cuda_check(cudaMemcpyAsync(local + (size_t)runs[k][0] * plane,
-                                            (const uint8_t *)whole +
-                                                (size_t)global_plane(ps, sl, runs[k][0]) * plane,
-                                            (size_t)runs[k][1] * plane, cudaMemcpyHostToDevice,
-                                            sl->ex.stream), "copying to the device");
-    }
-    const int fin = finish_all(ps, "copying to the device");
-    return st < 0 ? st : fin;
+    return cuda_slab_exec_put_planes(&ps->slab[0].ex, sizeof *ps->slab, ps->n,
+                                     couplings ? couplings_of : spins_of, 1, ps->L,
+                                     (size_t)ps->plane_sites * unit, whole,
+                                     "copying to the device");
 }
 
 /* Ising +-J: the couplings drawn on the host by the CPU's function, then every slab's. */
@@ -192,16 +171,15 @@ int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
         struct potts_slab *sl = &ps->slab[i];
         sl->ex.device = cuda_slab_device_of(d, i);
-        sl->origin = plan->boxes[i].origin[axis];
-        sl->planes = plan->boxes[i].extent[axis];
+        sl->ex.split = true; /* the interior's event recorded at every step */
+        sl->ex.origin = plan->boxes[i].origin[axis];
+        sl->ex.planes = plan->boxes[i].extent[axis];
         sl->local.ndim = d->ndim;
         sl->local.lx = d->extent[0];
-        sl->local.ly = d->ndim == 3 ? d->extent[1] : sl->planes + 2;
-        sl->local.lz = d->ndim == 3 ? sl->planes + 2 : 1;
-        sl->local.nsites = ps->plane_sites * (sl->planes + 2);
+        sl->local.ly = d->ndim == 3 ? d->extent[1] : sl->ex.planes + 2;
+        sl->local.lz = d->ndim == 3 ? sl->ex.planes + 2 : 1;
+        sl->local.nsites = ps->plane_sites * (sl->ex.planes + 2);
         if ((st = cuda_slab_exec_create(&sl->ex, true)) < 0 ||
-            (st = cuda_check(cudaMallocHost((void **)&sl->count_host, sizeof *sl->count_host),
-                             "cannot allocate pinned host memory for a counter")) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->spins, (size_t)sl->local.nsites,
                                      sl->ex.device, "spins")) < 0 ||
             (st = cuda_slab_alloc_on(&sl->tables, sim->model->data_size, sl->ex.device,
@@ -209,15 +187,11 @@ int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
             (st = cuda_slab_alloc_on(&sl->sums, sim->model->sums_size, sl->ex.device,
                                      "sums")) < 0 ||
             (pmj && (st = cuda_slab_alloc_on((void **)&sl->eps, (size_t)sl->local.nsites *
-                                             (size_t)d->ndim, sl->ex.device, "couplings")) < 0) ||
-            (st = cuda_slab_alloc_on((void **)&sl->changed, sizeof *sl->changed, sl->ex.device,
-                                     "update counter")) < 0)
+                                             (size_t)d->ndim, sl->ex.device, "couplings")) < 0))
             break;
-        st = cuda_check(cudaMemsetAsync(sl->changed, 0, sizeof *sl->changed, sl->ex.stream),
-                        "clearing the update counter");
-        if (st == LATMC_OK) /* the cold start until the configuration is set */
-            st = cuda_check(cudaMemsetAsync(sl->spins, ps->ising, (size_t)sl->local.nsites,
-                                            sl->ex.stream), "clearing the spins");
+        /* the cold start until the configuration is set */
+        st = cuda_check(cudaMemsetAsync(sl->spins, ps->ising, (size_t)sl->local.nsites,
+                                        sl->ex.stream), "clearing the spins");
     }
     if (st == LATMC_OK)
         st = finish_all(ps, "creating the slabs");
@@ -259,11 +233,12 @@ int cuda_potts_slabs_init_spins(const latmc_sim *sim, struct cuda_potts_slabs *p
         }
         /* the lower halo plane, the own planes, the upper halo plane: each a contiguous
          * run of the lattice's sites */
-        const int64_t runs[3][2] = { { 0, 1 }, { 1, sl->planes }, { 1 + sl->planes, 1 } };
+        struct cuda_slab_run r[3];
+        cuda_slab_runs(&sl->ex, 1, ps->L, r);
         for (int k = 0; k < 3 && st == LATMC_OK; k++) {
-            uint8_t *dst = sl->spins + runs[k][0] * ps->plane_sites;
-            const int64_t first = global_plane(ps, sl, runs[k][0]) * ps->plane_sites;
-            const int64_t n = runs[k][1] * ps->plane_sites;
+            uint8_t *dst = sl->spins + r[k].local * ps->plane_sites;
+            const int64_t first = r[k].global * ps->plane_sites;
+            const int64_t n = r[k].planes * ps->plane_sites;
             st = cuda_check(ps->ising ? cuda_ising_bytes_hot_start_range(sl->ex.stream,
                                                                          (int8_t *)dst, first,
                                                                          n, sim->desc.seed)
@@ -281,25 +256,15 @@ int cuda_potts_slabs_set_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps
 {
     (void)sim;
     /* own planes and both halos, so that no exchange is needed */
-    const int st = finish_all(ps, "copying the spins to the device");
-    return st < 0 ? st : upload_planes(ps, buf, 1, false);
+    return upload_planes(ps, buf, 1, false);
 }
 
 int cuda_potts_slabs_get_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps, void *buf)
 {
     (void)sim;
-    const size_t plane = (size_t)ps->plane_sites;
-    int st = finish_all(ps, "copying the spins to the host");
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct potts_slab *sl = &ps->slab[i];
-        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync((uint8_t *)buf + (size_t)sl->origin * plane,
-                                            sl->spins + plane, (size_t)sl->planes * plane,
-                                            cudaMemcpyDeviceToHost, sl->ex.stream),
-                            "copying the spins to the host");
-    }
-    const int fin = finish_all(ps, "copying the spins to the host");
-    return st < 0 ? st : fin;
+    return cuda_slab_exec_get_planes(&ps->slab[0].ex, sizeof *ps->slab, ps->n, spins_of, 1,
+                                     (size_t)ps->plane_sites, buf,
+                                     "copying the spins to the host");
 }
 
 /* Slab i's outermost own planes into its neighbours' halos, on its copy stream (its
@@ -310,16 +275,13 @@ static cudaError_t send_halos(const struct cuda_potts_slabs *ps, int i)
     const struct potts_slab *sl = &ps->slab[i];
     const struct potts_slab *to[2] = { &ps->slab[(i + ps->n - 1) % ps->n],
                                        &ps->slab[(i + 1) % ps->n] };
-    const int64_t from_plane[2] = { 1, sl->planes }, to_plane[2] = { to[0]->planes + 1, 0 };
+    const int64_t from_plane[2] = { 1, sl->ex.planes }, to_plane[2] = { to[0]->ex.planes + 1, 0 };
     const size_t bytes = (size_t)ps->plane_sites;
     cudaError_t err = cudaSuccess;
     for (int k = 0; k < 2 && err == cudaSuccess; k++) {
         const uint8_t *src = sl->spins + (size_t)from_plane[k] * bytes;
         uint8_t *dst = to[k]->spins + (size_t)to_plane[k] * bytes;
-        err = sl->ex.device == to[k]->ex.device
-                  ? cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, sl->ex.copy_stream)
-                  : cudaMemcpyPeerAsync(dst, to[k]->ex.device, src, sl->ex.device, bytes,
-                                        sl->ex.copy_stream);
+        err = cuda_slab_copy_to(&sl->ex, src, &to[k]->ex, dst, bytes, sl->ex.copy_stream);
     }
     return err;
 }
@@ -332,11 +294,11 @@ static cudaError_t update_range(const latmc_sim *sim, const struct cuda_potts_sl
 {
     if (n <= 0)
         return cudaSuccess;
-    const struct cuda_potts_range r = { p0, n, sl->origin + p0 - 1 };
+    const struct cuda_potts_range r = { p0, n, sl->ex.origin + p0 - 1 };
     if (ps->ising)
         return cuda_ising_sweep_colour_range(stream, &sl->local, (int8_t *)sl->spins, sl->eps,
                                              sl->tables, sim->desc.algorithm, sim->desc.seed,
-                                             sweep, c, &r, sl->changed);
+                                             sweep, c, &r, sl->ex.changed);
     const struct latmc_potts_chain chain = {
         .tables = sl->tables,
         .algorithm = sim->desc.algorithm,
@@ -345,22 +307,7 @@ static cudaError_t update_range(const latmc_sim *sim, const struct cuda_potts_sl
         .seed = sim->desc.seed,
     };
     return cuda_potts_sweep_colour_range(stream, &sl->local, sl->spins, &chain, sweep, c, &r,
-                                         sl->changed);
-}
-
-/* After a failed step: nothing left running, and the counters taken as they stand (the
- * failed call's updates are not reported; best effort after a sticky error). */
-static void drain_after_failure(struct cuda_potts_slabs *ps)
-{
-    (void)finish_all(ps, "sweeping");
-    for (int i = 0; i < ps->n; i++) {
-        struct potts_slab *sl = &ps->slab[i];
-        unsigned long long v = 0;
-        if (cudaSetDevice(sl->ex.device) == cudaSuccess &&
-            cudaMemcpy(&v, sl->changed, sizeof v, cudaMemcpyDeviceToHost) == cudaSuccess)
-            sl->count_seen = v;
-        (void)cudaGetLastError();
-    }
+                                         sl->ex.changed);
 }
 
 /*
@@ -377,33 +324,18 @@ static int launch_step(const latmc_sim *sim, struct cuda_potts_slabs *ps, uint64
                        int c)
 {
     const int64_t nc = ps->colours;
-    int st = LATMC_OK;
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct potts_slab *sl = &ps->slab[i];
-        if (!sl->ex.recorded)
-            continue;
-        const struct potts_slab *from[3] = { &ps->slab[(i + ps->n - 1) % ps->n], sl,
-                                             &ps->slab[(i + 1) % ps->n] };
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        cudaError_t err = cudaStreamWaitEvent(sl->ex.border_stream, sl->ex.interior_done, 0);
-        for (int k = 0; k < 3 && err == cudaSuccess; k++)
-            if (from[k]->ex.recorded)
-                err = cudaStreamWaitEvent(sl->ex.border_stream, from[k]->ex.copies_done, 0);
-        if (err == cudaSuccess)
-            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
-        st = cuda_check(err, "ordering a step after the previous one");
-    }
+    int st = cuda_slab_exec_order_step(&ps->slab[0].ex, sizeof *ps->slab, ps->n, true,
+                                       "ordering a step after the previous one");
     /* the borders: c planes at each end (all own planes of a slab of c) */
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
         struct potts_slab *sl = &ps->slab[i];
         if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
-        const int64_t lower = sl->planes > nc ? nc : sl->planes;
-        const int64_t upper = sl->planes > nc ? nc : 0;
+        const int64_t lower = sl->ex.planes > nc ? nc : sl->ex.planes;
+        const int64_t upper = sl->ex.planes > nc ? nc : 0;
         cudaError_t err = update_range(sim, ps, sl, sl->ex.border_stream, 1, lower, sweep, c);
         if (err == cudaSuccess)
-            err = update_range(sim, ps, sl, sl->ex.border_stream, 1 + sl->planes - upper, upper,
+            err = update_range(sim, ps, sl, sl->ex.border_stream, 1 + sl->ex.planes - upper, upper,
                                sweep, c);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
@@ -423,7 +355,7 @@ static int launch_step(const latmc_sim *sim, struct cuda_potts_slabs *ps, uint64
             err = send_halos(ps, i);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.copies_done, sl->ex.copy_stream);
-        const int64_t interior = sl->planes > 2 * nc ? sl->planes - 2 * nc : 0;
+        const int64_t interior = sl->ex.planes > 2 * nc ? sl->ex.planes - 2 * nc : 0;
         if (err == cudaSuccess)
             err = update_range(sim, ps, sl, sl->ex.stream, 1 + nc, interior, sweep, c);
         if (err == cudaSuccess)
@@ -441,40 +373,18 @@ int cuda_potts_slabs_run_step(const latmc_sim *sim, struct cuda_potts_slabs *ps,
     for (int i = 0; i < ps->n; i++)
         ps->slab[i].ex.recorded = true;
     if (st < 0) {
-        drain_after_failure(ps);
+        cuda_slab_exec_drain(&ps->slab[0].ex, sizeof *ps->slab, ps->n);
         return st;
     }
     if (call->step + 1 == ps->colours) /* the schedule's last step (one per colour) */
         *attempted += (uint64_t)sim->nsites; /* a sweep: one update per site */
     if (!call->last)
         return LATMC_OK; /* no host wait until the last step of the latmc_sim_sweep call */
-    /* each slab's main stream waits for its borders and copies and reads the counter
-     * (added to by both update streams); then one wait per slab covers all its streams */
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct potts_slab *sl = &ps->slab[i];
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        cudaError_t err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.border_done, 0);
-        if (err == cudaSuccess)
-            err = cudaStreamWaitEvent(sl->ex.stream, sl->ex.copies_done, 0);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(sl->count_host, sl->changed, sizeof *sl->changed,
-                                  cudaMemcpyDeviceToHost, sl->ex.stream);
-        st = cuda_check(err, "reading the update counter");
-    }
-    const int fin = finish_all(ps, "sweeping");
-    if (st == LATMC_OK)
-        st = fin;
-    if (st < 0) {
-        drain_after_failure(ps);
-        return st;
-    }
-    for (int i = 0; i < ps->n; i++) {
-        struct potts_slab *sl = &ps->slab[i];
-        *accepted += *sl->count_host - sl->count_seen;
-        sl->count_seen = *sl->count_host;
-    }
-    return LATMC_OK;
+    st = cuda_slab_exec_read_counts(&ps->slab[0].ex, sizeof *ps->slab, ps->n,
+                                    "reading the update counter", accepted);
+    if (st < 0)
+        cuda_slab_exec_drain(&ps->slab[0].ex, sizeof *ps->slab, ps->n);
+    return st;
 }
 
 int cuda_potts_slabs_measure(const latmc_sim *sim, struct cuda_potts_slabs *ps, void *sums)
@@ -486,7 +396,7 @@ int cuda_potts_slabs_measure(const latmc_sim *sim, struct cuda_potts_slabs *ps, 
     int st = finish_all(ps, "measuring");
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
         struct potts_slab *sl = &ps->slab[i];
-        const struct cuda_potts_range own = { 1, sl->planes, sl->origin };
+        const struct cuda_potts_range own = { 1, sl->ex.planes, sl->ex.origin };
         if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
             (st = cuda_check(cudaMemsetAsync(sl->sums, 0, size, sl->ex.stream),
                              "clearing the reduction")) == LATMC_OK &&

@@ -14,20 +14,6 @@
 #include "ising_rules.h"
 #include "potts_slabs.h"
 
-/* The range as a lattice of its own (potts_slab_kernels.cu, range_view). */
-static struct latmc_lattice ising_range_view(const struct latmc_lattice *local,
-                                             const struct cuda_potts_range *r, int64_t *plane)
-{
-    struct latmc_lattice v = *local;
-    *plane = local->ndim == 3 ? local->lx * local->ly : local->lx;
-    if (local->ndim == 3)
-        v.lz = r->planes;
-    else
-        v.ly = r->planes;
-    v.nsites = r->planes * *plane;
-    return v;
-}
-
 /* latmc_ising_neighbour_sum / latmc_ising_coupled_sum (eps NULL: uniform) with the last
  * axis read one plane away; v: the range's view, spins and eps at its first plane. */
 __device__ __forceinline__ int range_sum(const struct latmc_lattice *v, const int8_t *spin,
@@ -101,7 +87,7 @@ extern "C" cudaError_t cuda_ising_sweep_colour_range(cudaStream_t stream,
                                                      unsigned long long *changed)
 {
     int64_t plane = 0;
-    const struct latmc_lattice v = ising_range_view(local, r, &plane);
+    const struct latmc_lattice v = cuda_potts_range_view(local, r, &plane);
     const int64_t j_off = r->global_p0 * plane / 2;
     const int64_t nblocks = (v.nsites / 2 + 3) / 4 + 1;
     ising_bytes_range_colour_kernel<<<cuda_grid(nblocks), CUDA_THREADS, 0, stream>>>(
@@ -166,7 +152,7 @@ extern "C" cudaError_t cuda_ising_measure_range(cudaStream_t stream,
                                                 struct latmc_ising_sums *sums)
 {
     int64_t plane = 0;
-    const struct latmc_lattice v = ising_range_view(local, r, &plane);
+    const struct latmc_lattice v = cuda_potts_range_view(local, r, &plane);
     ising_bytes_measure_range_kernel<<<cuda_grid(v.nsites), CUDA_THREADS, 0, stream>>>(
         v, spins + r->p0 * plane, eps ? eps + r->p0 * plane * local->ndim : NULL, sums);
     return cudaGetLastError();

@@ -456,18 +456,19 @@ __device__ __forceinline__ R site_value(const struct site_geom &g, const R *phi,
     return phi[a + g.lx * (b + g.ly * c)];
 }
 
-/* The neighbourhood sums of backends/cpu/phi4_lattice.h, same order. */
-template <typename R>
-__device__ R site_corona(const struct site_geom &g, const R *phi, const int64_t x[3],
-                         const typename phi4_ops<R>::coef *k)
+/* The neighbourhood sums of backends/cpu/phi4_lattice.h, same order; value(dx, dy, dz):
+ * phi at x + d (|d_mu| <= 2 per axis). */
+template <typename R, typename Value>
+__device__ __forceinline__ R corona_by(const struct site_geom &g,
+                                       const typename phi4_ops<R>::coef *k, const Value &value)
 {
     R near = 0, far = 0, diag = 0;
     for (int mu = 0; mu < g.ndim; mu++) {
         const int e[3] = { mu == 0, mu == 1, mu == 2 };
-        near += site_value(g, phi, x, e[0], e[1], e[2]);
-        near += site_value(g, phi, x, -e[0], -e[1], -e[2]);
-        far += site_value(g, phi, x, 2 * e[0], 2 * e[1], 2 * e[2]);
-        far += site_value(g, phi, x, -2 * e[0], -2 * e[1], -2 * e[2]);
+        near += value(e[0], e[1], e[2]);
+        near += value(-e[0], -e[1], -e[2]);
+        far += value(2 * e[0], 2 * e[1], 2 * e[2]);
+        far += value(-2 * e[0], -2 * e[1], -2 * e[2]);
     }
     for (int mu = 0; mu < g.ndim; mu++)
         for (int nu = mu + 1; nu < g.ndim; nu++)
@@ -476,9 +477,19 @@ __device__ R site_corona(const struct site_geom &g, const R *phi, const int64_t 
                     int d[3] = { 0, 0, 0 };
                     d[mu] += a;
                     d[nu] += b;
-                    diag += site_value(g, phi, x, d[0], d[1], d[2]);
+                    diag += value(d[0], d[1], d[2]);
                 }
     return phi4_ops<R>::corona(k, near, far, diag);
+}
+
+/* The neighbourhood sums of site x through the periodic wrap. */
+template <typename R>
+__device__ R site_corona(const struct site_geom &g, const R *phi, const int64_t x[3],
+                         const typename phi4_ops<R>::coef *k)
+{
+    return corona_by<R>(g, k, [&](int dx, int dy, int dz) {
+        return site_value(g, phi, x, dx, dy, dz);
+    });
 }
 
 template <typename R>
@@ -672,13 +683,14 @@ static unsigned phi4_grid(int64_t items, int threads)
     return (unsigned)blocks;
 }
 
-template <typename R> static const void *chunk_kernel_of(int ndim, int ncolours)
+/* The plan's chunk kernel: the one-device one, or (SLAB) the slabs' one. */
+template <typename R, bool SLAB> static const void *chunk_kernel_of(int ndim, int ncolours)
 {
     if (ndim == 3)
-        return (const void *)phi4_chunk_kernel<R, 3, 8>;
+        return (const void *)phi4_chunk_kernel<R, 3, 8, SLAB>;
     if (ncolours == 8)
-        return (const void *)phi4_chunk_kernel<R, 2, 8>;
-    return (const void *)phi4_chunk_kernel<R, 2, 5>;
+        return (const void *)phi4_chunk_kernel<R, 2, 8, SLAB>;
+    return (const void *)phi4_chunk_kernel<R, 2, 5, SLAB>;
 }
 
 /*
@@ -686,7 +698,7 @@ template <typename R> static const void *chunk_kernel_of(int ndim, int ncolours)
  * kernel and device, shared by every sim: set it to the device's limit, not to this plan's
  * size, so that one sim never lowers it under another's), and prefers shared memory to L1.
  */
-extern "C" cudaError_t cuda_phi4_prepare(const struct cuda_phi4_plan *plan)
+template <bool SLAB> static cudaError_t prepare_chunk_kernel(const struct cuda_phi4_plan *plan)
 {
     if (plan->schedule != CUDA_PHI4_CHUNKS)
         return cudaSuccess;
@@ -695,14 +707,19 @@ extern "C" cudaError_t cuda_phi4_prepare(const struct cuda_phi4_plan *plan)
     if (err == cudaSuccess)
         err = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     const void *fn = plan->precision == LATMC_PRECISION_FLOAT
-                         ? chunk_kernel_of<float>(plan->ndim, plan->ncolours)
-                         : chunk_kernel_of<double>(plan->ndim, plan->ncolours);
+                         ? chunk_kernel_of<float, SLAB>(plan->ndim, plan->ncolours)
+                         : chunk_kernel_of<double, SLAB>(plan->ndim, plan->ncolours);
     if (err == cudaSuccess)
         err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
     if (err == cudaSuccess)
         err = cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout,
                                    cudaSharedmemCarveoutMaxShared);
     return err;
+}
+
+extern "C" cudaError_t cuda_phi4_prepare(const struct cuda_phi4_plan *plan)
+{
+    return prepare_chunk_kernel<false>(plan);
 }
 
 extern "C" cudaError_t cuda_phi4_hot_start(cudaStream_t stream, const struct cuda_phi4_plan *plan,
@@ -752,6 +769,25 @@ static chunk_args<R> chunk_args_of(const struct cuda_phi4_plan *p, const struct 
     return a;
 }
 
+/* Sub-grid `sub` of the chunk schedule (its bits: the chunks' parities along x, y, z) of
+ * the plan's chunk kernel, the one-device one or (SLAB) the slabs' one. */
+template <typename R, bool SLAB>
+static cudaError_t launch_sub_grid(cudaStream_t stream, const struct cuda_phi4_plan *p,
+                                   unsigned grid, chunk_args<R> a, int sub, R *phi,
+                                   unsigned long long *accepted)
+{
+    a.px = sub & 1;
+    a.ppy = (sub >> 1) & 1;
+    a.ppz = (sub >> 2) & 1;
+    if (p->ndim == 3)
+        phi4_chunk_kernel<R, 3, 8, SLAB><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
+    else if (p->ncolours == 8)
+        phi4_chunk_kernel<R, 2, 8, SLAB><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
+    else
+        phi4_chunk_kernel<R, 2, 5, SLAB><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
+    return cudaGetLastError();
+}
+
 template <typename R>
 static cudaError_t sweep_chunks(cudaStream_t stream, const struct cuda_phi4_plan *p,
                                 const struct latmc_lattice *g, R *phi,
@@ -763,27 +799,15 @@ static cudaError_t sweep_chunks(cudaStream_t stream, const struct cuda_phi4_plan
     const unsigned grid = (unsigned)(nchunks < CUDA_MAX_BLOCKS ? nchunks : CUDA_MAX_BLOCKS);
     const int nsub = 1 << p->ndim;
     for (int sub = 0; sub < nsub; sub++) {
-        a.px = sub & 1;
-        a.ppy = (sub >> 1) & 1;
-        a.ppz = (sub >> 2) & 1;
-        if (p->ndim == 3)
-            phi4_chunk_kernel<R, 3, 8><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
-        else if (p->ncolours == 8)
-            phi4_chunk_kernel<R, 2, 8><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
-        else
-            phi4_chunk_kernel<R, 2, 5><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
-        const cudaError_t err = cudaGetLastError();
+        const cudaError_t err = launch_sub_grid<R, false>(stream, p, grid, a, sub, phi, accepted);
         if (err != cudaSuccess)
             return err;
     }
     return cudaSuccess;
 }
 
-template <typename R>
-static cudaError_t sweep_sites(cudaStream_t stream, const struct cuda_phi4_plan *p,
-                               const struct latmc_lattice *g, R *phi,
-                               const struct latmc_phi4_tables *t, const struct cuda_phi4_keys *keys,
-                               uint64_t sweep, unsigned long long *accepted)
+/* The site kernels' geometry of lattice g under plan p. */
+static struct site_geom site_geom_of(const struct cuda_phi4_plan *p, const struct latmc_lattice *g)
 {
     struct site_geom sg;
     sg.ndim = g->ndim;
@@ -794,6 +818,16 @@ static cudaError_t sweep_sites(cudaStream_t stream, const struct cuda_phi4_plan 
     sg.ly = g->ly;
     sg.lz = g->lz;
     sg.per_colour = g->nsites / p->ncolours;
+    return sg;
+}
+
+template <typename R>
+static cudaError_t sweep_sites(cudaStream_t stream, const struct cuda_phi4_plan *p,
+                               const struct latmc_lattice *g, R *phi,
+                               const struct latmc_phi4_tables *t, const struct cuda_phi4_keys *keys,
+                               uint64_t sweep, unsigned long long *accepted)
+{
+    const struct site_geom sg = site_geom_of(p, g);
     const unsigned grid = phi4_grid((sg.per_colour + 3) / 4, p->threads);
     const typename phi4_ops<R>::coef k = coef_of<R>(t);
     for (uint32_t pass = 0; pass < t->nloc; pass++) {
@@ -876,24 +910,9 @@ template <typename R>
 __device__ R slab_corona(const struct site_geom &g, const R *phi, const int64_t x[3],
                          const typename phi4_ops<R>::coef *k, int64_t cut0)
 {
-    R near = 0, far = 0, diag = 0;
-    for (int mu = 0; mu < g.ndim; mu++) {
-        const int e[3] = { mu == 0, mu == 1, mu == 2 };
-        near += slab_value(g, phi, x, e[0], e[1], e[2], cut0);
-        near += slab_value(g, phi, x, -e[0], -e[1], -e[2], cut0);
-        far += slab_value(g, phi, x, 2 * e[0], 2 * e[1], 2 * e[2], cut0);
-        far += slab_value(g, phi, x, -2 * e[0], -2 * e[1], -2 * e[2], cut0);
-    }
-    for (int mu = 0; mu < g.ndim; mu++)
-        for (int nu = mu + 1; nu < g.ndim; nu++)
-            for (int a = 1; a >= -1; a -= 2)
-                for (int b = 1; b >= -1; b -= 2) {
-                    int d[3] = { 0, 0, 0 };
-                    d[mu] += a;
-                    d[nu] += b;
-                    diag += slab_value(g, phi, x, d[0], d[1], d[2], cut0);
-                }
-    return phi4_ops<R>::corona(k, near, far, diag);
+    return corona_by<R>(g, k, [&](int dx, int dy, int dz) {
+        return slab_value(g, phi, x, dx, dy, dz, cut0);
+    });
 }
 
 /*
@@ -966,32 +985,9 @@ __global__ void phi4_plane_sums_kernel(int64_t planes, int64_t rows_per_plane,
     }
 }
 
-template <typename R> static const void *chunk_slab_kernel_of(int ndim, int ncolours)
-{
-    if (ndim == 3)
-        return (const void *)phi4_chunk_kernel<R, 3, 8, true>;
-    if (ncolours == 8)
-        return (const void *)phi4_chunk_kernel<R, 2, 8, true>;
-    return (const void *)phi4_chunk_kernel<R, 2, 5, true>;
-}
-
 extern "C" cudaError_t cuda_phi4_prepare_slabs(const struct cuda_phi4_plan *plan)
 {
-    if (plan->schedule != CUDA_PHI4_CHUNKS)
-        return cudaSuccess;
-    int device = 0, limit = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-    const void *fn = plan->precision == LATMC_PRECISION_FLOAT
-                         ? chunk_slab_kernel_of<float>(plan->ndim, plan->ncolours)
-                         : chunk_slab_kernel_of<double>(plan->ndim, plan->ncolours);
-    if (err == cudaSuccess)
-        err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
-    if (err == cudaSuccess)
-        err = cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                   cudaSharedmemCarveoutMaxShared);
-    return err;
+    return prepare_chunk_kernel<true>(plan);
 }
 
 extern "C" cudaError_t cuda_phi4_hot_range(cudaStream_t stream, const struct cuda_phi4_plan *plan,
@@ -1034,17 +1030,8 @@ static cudaError_t slab_chunks(cudaStream_t stream, const struct cuda_phi4_plan 
      * the highest bit of the sub-grid's number) */
     const int nsub = 1 << (p->ndim - 1);
     for (int s = 0; s < nsub; s++) {
-        const int sub = s + nsub * r->parity;
-        a.px = sub & 1;
-        a.ppy = (sub >> 1) & 1;
-        a.ppz = (sub >> 2) & 1;
-        if (p->ndim == 3)
-            phi4_chunk_kernel<R, 3, 8, true><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
-        else if (p->ncolours == 8)
-            phi4_chunk_kernel<R, 2, 8, true><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
-        else
-            phi4_chunk_kernel<R, 2, 5, true><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
-        const cudaError_t err = cudaGetLastError();
+        const cudaError_t err = launch_sub_grid<R, true>(stream, p, grid, a, s + nsub * r->parity,
+                                                          phi, accepted);
         if (err != cudaSuccess)
             return err;
     }
@@ -1058,15 +1045,7 @@ static cudaError_t slab_sites(cudaStream_t stream, const struct cuda_phi4_plan *
                               uint64_t sweep, int pass, int colour,
                               const struct cuda_phi4_slab_range *r, unsigned long long *accepted)
 {
-    struct site_geom sg;
-    sg.ndim = g->ndim;
-    sg.ncolours = p->ncolours;
-    sg.ay = p->ay;
-    sg.az = p->az;
-    sg.lx = g->lx;
-    sg.ly = g->ly;
-    sg.lz = g->lz;
-    sg.per_colour = g->nsites / p->ncolours;
+    const struct site_geom sg = site_geom_of(p, g);
     const int64_t per_plane = sg.per_colour / (g->ndim == 3 ? g->lz : g->ly);
     const int64_t j0 = r->first * per_plane, j1 = (r->first + r->count) * per_plane;
     if (j1 <= j0)

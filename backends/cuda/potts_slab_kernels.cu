@@ -14,21 +14,6 @@
 #include "cuda_launch.cuh"
 #include "potts_slabs.h"
 
-/* The range of the local lattice as a lattice of its own (neighbours along the last axis:
- * one plane away, no wrap). */
-static struct latmc_lattice range_view(const struct latmc_lattice *local,
-                                       const struct cuda_potts_range *r, int64_t *plane)
-{
-    struct latmc_lattice v = *local;
-    *plane = local->ndim == 3 ? local->lx * local->ly : local->lx;
-    if (local->ndim == 3)
-        v.lz = r->planes;
-    else
-        v.ly = r->planes;
-    v.nsites = r->planes * *plane;
-    return v;
-}
-
 /* latmc_potts_gather_neighbours with the last axis read one plane away (v: the range's
  * view, spins at its first plane). */
 __device__ __forceinline__ int range_neighbours(const struct latmc_lattice *v,
@@ -109,7 +94,7 @@ extern "C" cudaError_t cuda_potts_sweep_colour_range(cudaStream_t stream,
                                     &err))
         return err;
     int64_t plane = 0;
-    const struct latmc_lattice v = range_view(local, r, &plane);
+    const struct latmc_lattice v = cuda_potts_range_view(local, r, &plane);
     /* the colour's sites before the range: whole planes, 1/c of each */
     const int64_t j_off = r->global_p0 * plane / chain->colours;
     const int64_t nblocks = (v.nsites / chain->colours + 3) / 4 + 1;
@@ -202,7 +187,7 @@ extern "C" cudaError_t cuda_potts_measure_range(cudaStream_t stream,
                                                 struct latmc_potts_sums *sums)
 {
     int64_t plane = 0;
-    const struct latmc_lattice v = range_view(local, r, &plane);
+    const struct latmc_lattice v = cuda_potts_range_view(local, r, &plane);
     const unsigned grid = cuda_grid(v.nsites) > 8192 ? 8192u : cuda_grid(v.nsites);
     const int64_t stride = (int64_t)grid * CUDA_THREADS;
     /* a stride moves x by st_x and the row by st_row (3D: y by st_row mod L_y) */

@@ -30,6 +30,22 @@ struct cuda_potts_range {
     int64_t global_p0;  /* the lattice's plane at local plane p0 */
 };
 
+/* The range r of the local lattice as a lattice of its own (its neighbours along the last
+ * axis: one plane away, no wrap); *plane: sites per plane. */
+static inline struct latmc_lattice cuda_potts_range_view(const struct latmc_lattice *local,
+                                                         const struct cuda_potts_range *r,
+                                                         int64_t *plane)
+{
+    struct latmc_lattice v = *local;
+    *plane = local->ndim == 3 ? local->lx * local->ly : local->lx;
+    if (local->ndim == 3)
+        v.lz = r->planes;
+    else
+        v.ly = r->planes;
+    v.nsites = r->planes * *plane;
+    return v;
+}
+
 /*
  * One colour of sweep `sweep` on the range r of the local lattice `local` (the slab's
  * extents: own planes + 2 along the last axis), spins its local byte array: the row

@@ -1,8 +1,10 @@
 /*
  * What the tests of a sim on several CUDA devices share (test_cuda_devices.c: Ising,
- * test_cuda_devices_heis.c: Heisenberg, test_cuda_devices_phi4.c: phi^4): the context
+ * test_cuda_devices_heis.c: Heisenberg, test_cuda_devices_phi4.c: phi^4,
+ * test_cuda_devices_potts.c: Potts): the context
  * and GPU count, the device list that puts slab i on GPU i mod (GPUs), the skip without
- * a GPU, and the comparisons of two sims' configurations and acceptance counts. Header
+ * a GPU, and the comparisons of two sims' configurations, observables and acceptance
+ * counts. Header
  * only (static): one test file includes it.
  */
 #ifndef LATMC_TEST_CUDA_DEVICES_TEST_H
@@ -127,6 +129,152 @@ static void assert_same_counts(latmc_sim *a, latmc_sim *b)
     assert_int_equal(latmc_sim_acceptance_counts(b, &ba, &bt), LATMC_OK);
     assert_int_equal(aa, ba);
     assert_int_equal(at, bt);
+}
+
+/*
+ * Configuration (every byte), the observables keys[0 .. n_keys) (bit for bit) and the
+ * acceptance counts of a and b are equal. An observable may fail only alike in both and
+ * only where it does not exist: the acceptance before any update (LATMC_ESTATE), the
+ * overlap of one replica (LATMC_EUNSUPPORTED).
+ */
+static inline void assert_same_sims(latmc_sim *a, latmc_sim *b, const int *keys,
+                                    size_t n_keys, const char *what)
+{
+    size_t na = 0, first = 0;
+    const size_t diff = spin_bytes_differing(a, b, &na, &first);
+    if (diff)
+        print_error("%s: %zu of %zu bytes differ (first: byte %zu)\n", what, diff, na, first);
+    assert_int_equal(diff, 0);
+    for (size_t k = 0; k < n_keys; k++) {
+        double va = 0, vb = 0;
+        const int st_a = latmc_sim_observable(a, keys[k], &va);
+        const int st_b = latmc_sim_observable(b, keys[k], &vb);
+        if (st_a != st_b)
+            print_error("%s: observable %s: status %d != %d\n", what,
+                        latmc_observable_name(keys[k]), st_a, st_b);
+        assert_int_equal(st_a, st_b);
+        if (st_a == LATMC_OK) {
+            assert_same_value(va, vb, keys[k], what);
+            continue;
+        }
+        assert_true((st_a == LATMC_ESTATE && keys[k] == LATMC_OBS_ACCEPTANCE) ||
+                    (st_a == LATMC_EUNSUPPORTED && keys[k] == LATMC_OBS_OVERLAP2));
+    }
+    assert_same_counts(a, b);
+}
+
+typedef void (*same_fn)(latmc_sim *a, latmc_sim *b, const char *what);
+
+/*
+ * The checkpoint case: one (on one device) and many (on slabs) of one chain, `first`
+ * sweeps each; many serialized and loaded again (n_devices is not stored: the loaded sim
+ * runs on one device) equals one, and after `then` more sweeps of all three the loaded
+ * sim and the slabs still do. same: the model's comparison.
+ */
+static inline void check_checkpoint(latmc_sim *one, latmc_sim *many, int first, int then,
+                                    same_fn same)
+{
+    assert_int_equal(latmc_sim_sweep(one, first), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(many, first), LATMC_OK);
+    void *bytes = NULL;
+    latmc_sim *loaded = serialized_copy(many, &bytes);
+    latmc_sim_desc got;
+    got.struct_size = sizeof got;
+    assert_int_equal(latmc_sim_get_desc(loaded, &got), LATMC_OK);
+    assert_int_equal(got.n_devices, 0);
+    same(one, loaded, "loaded");
+    assert_int_equal(latmc_sim_sweep(one, then), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(loaded, then), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(many, then), LATMC_OK);
+    same(one, loaded, "loaded, continued");
+    same(one, many, "continued on the slabs");
+    free(bytes);
+    latmc_sim_destroy(&loaded);
+}
+
+/*
+ * The set/get case: the configuration buf (`bytes` bytes) set on one (one device) and
+ * many (slabs); many reads it back as set, and both run the same chain: equal now
+ * (`what`) and after `sweeps` sweeps of both.
+ */
+static inline void check_set_and_get(latmc_sim *one, latmc_sim *many, const void *buf,
+                                     size_t bytes, int sweeps, same_fn same,
+                                     const char *what)
+{
+    void *back = malloc(bytes);
+    assert_non_null(back);
+    assert_int_equal(latmc_sim_set_spins(one, buf, bytes), LATMC_OK);
+    assert_int_equal(latmc_sim_set_spins(many, buf, bytes), LATMC_OK);
+    assert_int_equal(latmc_sim_get_spins(many, back, bytes), LATMC_OK);
+    assert_memory_equal(buf, back, bytes);
+    free(back);
+    same(one, many, what);
+    assert_int_equal(latmc_sim_sweep(one, sweeps), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(many, sweeps), LATMC_OK);
+    char after[128];
+    snprintf(after, sizeof after, "%s, %d sweeps", what, sweeps);
+    same(one, many, after);
+}
+
+/* d as n_parts = 3 parts of one sim, all on the last GPU (slabs past it would not
+ * exist). */
+static inline latmc_sim_desc as_three_parts(latmc_sim_desc d)
+{
+    d.n_parts = 3;
+    d.device_index = ngpus - 1;
+    return d;
+}
+
+/* The parts case: parts (made of as_three_parts) runs on CUDA and, after 3 sweeps of
+ * both, equals one (on one device). Both destroyed. */
+static inline void check_parts(latmc_sim *one, latmc_sim *parts, same_fn same)
+{
+    assert_string_equal(latmc_sim_backend_name(parts), "cuda");
+    assert_int_equal(latmc_sim_sweep(one, 3), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(parts, 3), LATMC_OK);
+    same(one, parts, "n_parts = 3, 3 sweeps");
+    latmc_sim_destroy(&one);
+    latmc_sim_destroy(&parts);
+}
+
+/* GPU 0's memory in bytes. */
+static inline double gpu0_memory_bytes(void)
+{
+    latmc_device_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    assert_int_equal(latmc_ctx_device_info(ctx, LATMC_DEVICE_CUDA, 0, &info), LATMC_OK);
+    return (double)info.memory_bytes;
+}
+
+/*
+ * The out-of-memory case on slabs: a 2D lattice of L_x = 65536 (desc_of(lx, ly): the
+ * model's sim on CUDA) cut into two slabs of 0.6 x GPU 0's memory each, both on GPU 0
+ * (bytes_per_site: the slabs' device bytes a site; half_rows a multiple of `multiple`):
+ * the first fits, the second does not, so creating fails with LATMC_ENOMEM naming device
+ * 0 and no sim; everything was released: one slab's worth fits again, twice over.
+ */
+static inline void check_slabs_out_of_memory(double bytes_per_site, int64_t multiple,
+                                             latmc_sim_desc (*desc_of)(int64_t lx,
+                                                                       int64_t ly))
+{
+    const int64_t lx = 65536;
+    int64_t half_rows = (int64_t)(0.6 * gpu0_memory_bytes() / bytes_per_site / (double)lx);
+    half_rows -= half_rows % multiple;
+    latmc_sim_desc d = desc_of(lx, 2 * half_rows);
+    d.n_devices = 2;
+    const int zeros[2] = { 0, 0 };
+    d.device_list = zeros;
+    latmc_sim *sim = (latmc_sim *)&sim;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_ENOMEM);
+    assert_null(sim);
+    assert_non_null(strstr(latmc_last_error(), "device 0"));
+    for (int k = 0; k < 2; k++) {
+        latmc_sim_desc one = desc_of(lx, half_rows);
+        assert_int_equal(latmc_sim_create(ctx, &one, &sim), LATMC_OK);
+        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_COLD), LATMC_OK);
+        latmc_sim_destroy(&sim);
+    }
 }
 
 /* A lattice and its number of slabs, for the same-chain tests. */

@@ -37,28 +37,11 @@ static const int obs_keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
                                 LATMC_OBS_ABS_MAGNETIZATION, LATMC_OBS_M2, LATMC_OBS_M4,
                                 LATMC_OBS_OVERLAP2, LATMC_OBS_ACCEPTANCE };
 
-/* Configuration (every float), observables and acceptance counts of a and b are equal. */
+/* Configuration, these observables (bit for bit) and acceptance counts of a and b are
+ * equal. */
 static void assert_same(latmc_sim *a, latmc_sim *b, const char *what)
 {
-    size_t na = 0, first = 0;
-    const size_t diff = spin_bytes_differing(a, b, &na, &first);
-    if (diff)
-        print_error("%s: %zu of %zu bytes differ (first: float %zu)\n", what, diff, na,
-                    first / sizeof(float));
-    assert_int_equal(diff, 0);
-    for (size_t k = 0; k < sizeof obs_keys / sizeof obs_keys[0]; k++) {
-        double va = 0, vb = 0;
-        const int st_a = latmc_sim_observable(a, obs_keys[k], &va);
-        const int st_b = latmc_sim_observable(b, obs_keys[k], &vb);
-        if (st_a != st_b)
-            print_error("%s: observable %s: status %d != %d\n", what,
-                        latmc_observable_name(obs_keys[k]), st_a, st_b);
-        assert_int_equal(st_a, st_b);
-        if (st_a != LATMC_OK)
-            continue; /* the overlap of one replica, the acceptance before any attempt */
-        assert_same_value(va, vb, obs_keys[k], what);
-    }
-    assert_same_counts(a, b);
+    assert_same_sims(a, b, obs_keys, sizeof obs_keys / sizeof obs_keys[0], what);
 }
 
 static const struct shape shapes[] = {
@@ -142,23 +125,14 @@ static void set_and_get(void **state)
     assert_memory_equal(ja, jb, nc * sizeof *ja);
 
     const size_t n = (size_t)8 * 6 * 10 * 2 * 3; /* floats: 2 replicas */
-    float *s = malloc(n * sizeof *s), *back = malloc(n * sizeof *back);
+    float *s = malloc(n * sizeof *s);
     assert_non_null(s);
-    assert_non_null(back);
     for (size_t i = 0; i < n; i += 3)
         test_unit_vector(&rng, s + i);
-    assert_int_equal(latmc_sim_set_spins(one, s, n * sizeof *s), LATMC_OK);
-    assert_int_equal(latmc_sim_set_spins(many, s, n * sizeof *s), LATMC_OK);
-    assert_int_equal(latmc_sim_get_spins(many, back, n * sizeof *back), LATMC_OK);
-    assert_memory_equal(s, back, n * sizeof *s);
-    assert_same(one, many, "set_spins, set_couplings");
-    assert_int_equal(latmc_sim_sweep(one, 4), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(many, 4), LATMC_OK);
-    assert_same(one, many, "set_spins, set_couplings, 4 sweeps");
+    check_set_and_get(one, many, s, n * sizeof *s, 4, assert_same, "set_spins, set_couplings");
     free(ja);
     free(jb);
     free(s);
-    free(back);
     latmc_sim_destroy(&one);
     latmc_sim_destroy(&many);
 }
@@ -170,20 +144,9 @@ static void checkpoint(void **state)
                                        LATMC_ALGO_HEATBATH, 1, 5);
     latmc_sim *one = make(d, 1, LATMC_INIT_HOT, 2);
     latmc_sim *many = make(d, 2, LATMC_INIT_HOT, 2);
-    assert_int_equal(latmc_sim_sweep(one, 3), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(many, 3), LATMC_OK);
-    void *bytes = NULL;
-    latmc_sim *loaded = serialized_copy(many, &bytes);
-    assert_same(one, loaded, "loaded");
-    assert_int_equal(latmc_sim_sweep(one, 4), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(loaded, 4), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(many, 4), LATMC_OK);
-    assert_same(one, loaded, "loaded, continued");
-    assert_same(one, many, "continued on the slabs");
-    free(bytes);
+    check_checkpoint(one, many, 3, 4, assert_same);
     latmc_sim_destroy(&one);
     latmc_sim_destroy(&many);
-    latmc_sim_destroy(&loaded);
 }
 
 /* desc.n_parts > 1 on CUDA without n_devices: the same slabs, all on device_index (also
@@ -191,19 +154,12 @@ static void checkpoint(void **state)
 static void parts_on_one_gpu(void **state)
 {
     (void)state;
-    latmc_sim_desc d = heisenberg_desc(3, 16, 4, 12, 2, LATMC_COUPLINGS_GAUSSIAN,
-                                       LATMC_ALGO_HEATBATH, 1, 17);
+    const latmc_sim_desc d = heisenberg_desc(3, 16, 4, 12, 2, LATMC_COUPLINGS_GAUSSIAN,
+                                             LATMC_ALGO_HEATBATH, 1, 17);
     latmc_sim *one = make(d, 1, LATMC_INIT_HOT, 1);
-    d.n_parts = 3;
-    d.device_index = ngpus - 1; /* the last GPU: slabs past it would not exist */
-    latmc_sim *parts = make(d, 1, LATMC_INIT_HOT, 1);
-    assert_string_equal(latmc_sim_backend_name(parts), "cuda");
+    latmc_sim *parts = make(as_three_parts(d), 1, LATMC_INIT_HOT, 1);
     assert_same(one, parts, "n_parts = 3");
-    assert_int_equal(latmc_sim_sweep(one, 3), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(parts, 3), LATMC_OK);
-    assert_same(one, parts, "n_parts = 3, 3 sweeps");
-    latmc_sim_destroy(&one);
-    latmc_sim_destroy(&parts);
+    check_parts(one, parts, assert_same);
 }
 
 int main(void)

@@ -67,24 +67,11 @@ static const int obs_keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
                                 LATMC_OBS_ABS_MAGNETIZATION, LATMC_OBS_M2, LATMC_OBS_M4,
                                 LATMC_OBS_PHI2, LATMC_OBS_ACCEPTANCE };
 
-/* Field (every byte), observables and acceptance counts of a and b are equal. */
+/* Configuration, these observables (bit for bit) and acceptance counts of a and b are
+ * equal. */
 static void assert_same(latmc_sim *a, latmc_sim *b, const char *what)
 {
-    size_t na = 0, first = 0;
-    const size_t diff = spin_bytes_differing(a, b, &na, &first);
-    if (diff)
-        print_error("%s: %zu of %zu bytes differ (first: byte %zu)\n", what, diff, na, first);
-    assert_int_equal(diff, 0);
-    for (size_t k = 0; k < sizeof obs_keys / sizeof obs_keys[0]; k++) {
-        double va = 0, vb = 0;
-        const int st_a = latmc_sim_observable(a, obs_keys[k], &va);
-        const int st_b = latmc_sim_observable(b, obs_keys[k], &vb);
-        assert_int_equal(st_a, st_b);
-        if (st_a != LATMC_OK)
-            continue; /* the acceptance before any sweep */
-        assert_same_value(va, vb, obs_keys[k], what);
-    }
-    assert_same_counts(a, b);
+    assert_same_sims(a, b, obs_keys, sizeof obs_keys / sizeof obs_keys[0], what);
 }
 
 struct case_ {
@@ -201,9 +188,8 @@ static void set_and_get(void **state)
         latmc_sim *many = make(d, 3, LATMC_INIT_COLD, 2.5, 2, 1);
         with_chunk(NULL);
         const size_t n = (size_t)64 * 8 * 32;
-        double *f = malloc(n * sizeof *f), *back = malloc(n * sizeof *back);
+        double *f = malloc(n * sizeof *f);
         assert_non_null(f);
-        assert_non_null(back);
         uint64_t x = 88172645463325252ull;
         for (size_t i = 0; i < n; i++) { /* xorshift: values in [-2, 2) */
             x ^= x << 13;
@@ -211,16 +197,8 @@ static void set_and_get(void **state)
             x ^= x << 17;
             f[i] = (double)(x >> 11) * 0x1p-51 - 2.0;
         }
-        assert_int_equal(latmc_sim_set_spins(one, f, n * sizeof *f), LATMC_OK);
-        assert_int_equal(latmc_sim_set_spins(many, f, n * sizeof *f), LATMC_OK);
-        assert_int_equal(latmc_sim_get_spins(many, back, n * sizeof *back), LATMC_OK);
-        assert_memory_equal(f, back, n * sizeof *f);
-        assert_same(one, many, "set_spins");
-        assert_int_equal(latmc_sim_sweep(one, 3), LATMC_OK);
-        assert_int_equal(latmc_sim_sweep(many, 3), LATMC_OK);
-        assert_same(one, many, "set_spins, 3 sweeps");
+        check_set_and_get(one, many, f, n * sizeof *f, 3, assert_same, "set_spins");
         free(f);
-        free(back);
         latmc_sim_destroy(&one);
         latmc_sim_destroy(&many);
     }
@@ -230,40 +208,22 @@ static void checkpoint(void **state)
 {
     (void)state;
     const latmc_sim_desc d = phi4_desc(2, 64, 64, 0, LATMC_PRECISION_FLOAT);
-    with_chunk("32x8");
+    with_chunk("32x8"); /* read where a sim is created: the loaded one too */
     latmc_sim *one = make(d, 1, LATMC_INIT_HOT, 2.5, 2, 2);
     latmc_sim *many = make(d, 3, LATMC_INIT_HOT, 2.5, 2, 2);
-    assert_int_equal(latmc_sim_sweep(one, 3), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(many, 3), LATMC_OK);
-    void *bytes = NULL;
-    latmc_sim *loaded = serialized_copy(many, &bytes);
+    check_checkpoint(one, many, 3, 4, assert_same);
     with_chunk(NULL);
-    assert_same(one, loaded, "loaded");
-    assert_int_equal(latmc_sim_sweep(one, 4), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(loaded, 4), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(many, 4), LATMC_OK);
-    assert_same(one, loaded, "loaded, continued");
-    assert_same(one, many, "continued on the slabs");
-    free(bytes);
     latmc_sim_destroy(&one);
     latmc_sim_destroy(&many);
-    latmc_sim_destroy(&loaded);
 }
 
 static void parts_on_one_gpu(void **state)
 {
     (void)state;
-    latmc_sim_desc d = phi4_desc(3, 64, 16, 48, LATMC_PRECISION_FLOAT);
+    const latmc_sim_desc d = phi4_desc(3, 64, 16, 48, LATMC_PRECISION_FLOAT);
     latmc_sim *one = make(d, 1, LATMC_INIT_HOT, 2.5, 1, 1);
-    d.n_parts = 3;
-    d.device_index = ngpus - 1;
-    latmc_sim *parts = make(d, 1, LATMC_INIT_HOT, 2.5, 1, 1);
-    assert_string_equal(latmc_sim_backend_name(parts), "cuda");
-    assert_int_equal(latmc_sim_sweep(one, 3), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(parts, 3), LATMC_OK);
-    assert_same(one, parts, "n_parts = 3, 3 sweeps");
-    latmc_sim_destroy(&one);
-    latmc_sim_destroy(&parts);
+    latmc_sim *parts = make(as_three_parts(d), 1, LATMC_INIT_HOT, 2.5, 1, 1);
+    check_parts(one, parts, assert_same);
 }
 
 /* 3D 64 x 8 x 16: the default chunks are 8 planes deep (2 layers); 4 slabs are refused
@@ -284,33 +244,17 @@ static void too_few_layers(void **state)
     latmc_sim_destroy(&sim);
 }
 
+/* Double: 8 bytes a site (whole chunk layers of at most 256 rows: half_rows a multiple
+ * of 512). */
+static latmc_sim_desc oom_desc(int64_t lx, int64_t ly)
+{
+    return phi4_desc(2, lx, ly, 0, LATMC_PRECISION_DOUBLE);
+}
+
 static void out_of_memory(void **state)
 {
     (void)state;
-    latmc_device_info info;
-    memset(&info, 0, sizeof info);
-    info.struct_size = sizeof info;
-    assert_int_equal(latmc_ctx_device_info(ctx, LATMC_DEVICE_CUDA, 0, &info), LATMC_OK);
-    /* double: 8 bytes a site; two slabs of 0.6 x the card each on GPU 0 (whole chunk
-     * layers of at most 256 rows: half_rows a multiple of 512) */
-    const int64_t lx = 65536;
-    int64_t half_rows = (int64_t)(0.6 * (double)info.memory_bytes / 8.0 / (double)lx);
-    half_rows -= half_rows % 512;
-    latmc_sim_desc d = phi4_desc(2, lx, 2 * half_rows, 0, LATMC_PRECISION_DOUBLE);
-    d.n_devices = 2;
-    const int zeros[2] = { 0, 0 };
-    d.device_list = zeros;
-    latmc_sim *sim = (latmc_sim *)&sim;
-    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_ENOMEM);
-    assert_null(sim);
-    assert_non_null(strstr(latmc_last_error(), "device 0"));
-    /* everything was released: one slab's worth fits again, twice over */
-    for (int k = 0; k < 2; k++) {
-        latmc_sim_desc one = phi4_desc(2, lx, half_rows, 0, LATMC_PRECISION_DOUBLE);
-        assert_int_equal(latmc_sim_create(ctx, &one, &sim), LATMC_OK);
-        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_COLD), LATMC_OK);
-        latmc_sim_destroy(&sim);
-    }
+    check_slabs_out_of_memory(8.0, 512, oom_desc);
 }
 
 int main(void)

@@ -65,24 +65,11 @@ static const int obs_keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
                                 LATMC_OBS_ABS_MAGNETIZATION, LATMC_OBS_M2, LATMC_OBS_M4,
                                 LATMC_OBS_ACCEPTANCE };
 
-/* Configuration, observables (bit for bit) and acceptance counts of a and b are equal. */
+/* Configuration, these observables (bit for bit) and acceptance counts of a and b are
+ * equal. */
 static void assert_same(latmc_sim *a, latmc_sim *b, const char *what)
 {
-    size_t na = 0, first = 0;
-    const size_t diff = spin_bytes_differing(a, b, &na, &first);
-    if (diff)
-        print_error("%s: %zu of %zu sites differ (first: %zu)\n", what, diff, na, first);
-    assert_int_equal(diff, 0);
-    for (size_t k = 0; k < sizeof obs_keys / sizeof obs_keys[0]; k++) {
-        double va = 0, vb = 0;
-        /* the acceptance exists once a sweep was made (LATMC_ESTATE before): both alike */
-        const int st = latmc_sim_observable(a, obs_keys[k], &va);
-        assert_int_equal(st, latmc_sim_observable(b, obs_keys[k], &vb));
-        assert_true(st == LATMC_OK ||
-                    (st == LATMC_ESTATE && obs_keys[k] == LATMC_OBS_ACCEPTANCE));
-        assert_same_value(va, vb, obs_keys[k], what);
-    }
-    assert_same_counts(a, b);
+    assert_same_sims(a, b, obs_keys, sizeof obs_keys / sizeof obs_keys[0], what);
 }
 
 static const struct shape shapes[] = {
@@ -248,22 +235,13 @@ static void set_and_get(void **state)
     latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_COLD);
     latmc_sim *many = make(d, LATMC_DEVICE_CUDA, 3, LATMC_INIT_COLD);
     const size_t n = (size_t)(lx * ly);
-    uint8_t *buf = malloc(n), *back = malloc(n);
+    uint8_t *buf = malloc(n);
     assert_non_null(buf);
-    assert_non_null(back);
     uint64_t rng = 12345;
     for (size_t i = 0; i < n; i++)
         buf[i] = (uint8_t)(test_rng_next(&rng) % 4);
-    assert_int_equal(latmc_sim_set_spins(one, buf, n), LATMC_OK);
-    assert_int_equal(latmc_sim_set_spins(many, buf, n), LATMC_OK);
-    assert_int_equal(latmc_sim_get_spins(many, back, n), LATMC_OK);
-    assert_memory_equal(buf, back, n);
-    assert_same(one, many, "set_spins");
-    assert_int_equal(latmc_sim_sweep(one, 5), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(many, 5), LATMC_OK);
-    assert_same(one, many, "set_spins, 5 sweeps");
+    check_set_and_get(one, many, buf, n, 5, assert_same, "set_spins");
     free(buf);
-    free(back);
     latmc_sim_destroy(&one);
     latmc_sim_destroy(&many);
 }
@@ -275,27 +253,12 @@ static void checkpoint(void **state)
     latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
     latmc_sim *many = make(d, LATMC_DEVICE_CUDA, 3, LATMC_INIT_HOT);
     latmc_sim *cpu = make(d, LATMC_DEVICE_CPU, 1, LATMC_INIT_HOT);
-    assert_int_equal(latmc_sim_sweep(one, 4), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(many, 4), LATMC_OK);
+    check_checkpoint(one, many, 4, 6, assert_same);
     assert_int_equal(latmc_sim_sweep(cpu, 4), LATMC_OK);
-    void *bytes = NULL;
-    latmc_sim *loaded = serialized_copy(many, &bytes);
-    latmc_sim_desc got;
-    got.struct_size = sizeof got;
-    assert_int_equal(latmc_sim_get_desc(loaded, &got), LATMC_OK);
-    assert_int_equal(got.n_devices, 0); /* not stored: the loaded sim runs on one device */
-    assert_same(one, loaded, "loaded");
-    assert_int_equal(latmc_sim_sweep(one, 6), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(loaded, 6), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(many, 6), LATMC_OK);
     assert_int_equal(latmc_sim_sweep(cpu, 6), LATMC_OK);
-    assert_same(one, loaded, "loaded, continued");
-    assert_same(one, many, "continued on the slabs");
     assert_same(cpu, many, "continued on the CPU");
-    free(bytes);
     latmc_sim_destroy(&one);
     latmc_sim_destroy(&many);
-    latmc_sim_destroy(&loaded);
     latmc_sim_destroy(&cpu);
 }
 
@@ -303,49 +266,25 @@ static void checkpoint(void **state)
 static void parts_on_one_gpu(void **state)
 {
     (void)state;
-    latmc_sim_desc d = potts_desc(2, 48, 30, 0, 3, LATMC_ALGO_HEATBATH, 17);
+    const latmc_sim_desc d = potts_desc(2, 48, 30, 0, 3, LATMC_ALGO_HEATBATH, 17);
     latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
-    d.n_parts = 3;
-    d.device_index = ngpus - 1; /* the last GPU: slabs past it would not exist */
-    latmc_sim *parts = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
-    assert_string_equal(latmc_sim_backend_name(parts), "cuda");
+    latmc_sim *parts = make(as_three_parts(d), LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
     assert_same(one, parts, "n_parts = 3");
-    assert_int_equal(latmc_sim_sweep(one, 3), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(parts, 3), LATMC_OK);
-    assert_same(one, parts, "n_parts = 3, 3 sweeps");
-    latmc_sim_destroy(&one);
-    latmc_sim_destroy(&parts);
+    check_parts(one, parts, assert_same);
+}
+
+/* Potts slabs cost 1 byte a site. */
+static latmc_sim_desc oom_desc(int64_t lx, int64_t ly)
+{
+    latmc_sim_desc d = potts_desc(2, lx, ly, 0, 3, LATMC_ALGO_METROPOLIS, 3);
+    d.device = LATMC_DEVICE_CUDA;
+    return d;
 }
 
 static void out_of_memory(void **state)
 {
     (void)state;
-    latmc_device_info info;
-    memset(&info, 0, sizeof info);
-    info.struct_size = sizeof info;
-    assert_int_equal(latmc_ctx_device_info(ctx, LATMC_DEVICE_CUDA, 0, &info), LATMC_OK);
-    /* Potts slabs cost 1 byte a site: two slabs of 0.6 x the card each on GPU 0; the
-     * first fits, the second does not. */
-    const int64_t lx = 65536;
-    int64_t half_rows = (int64_t)(0.6 * (double)info.memory_bytes / (double)lx);
-    half_rows -= half_rows % 2;
-    latmc_sim_desc d = potts_desc(2, lx, 2 * half_rows, 0, 3, LATMC_ALGO_METROPOLIS, 3);
-    d.device = LATMC_DEVICE_CUDA;
-    d.n_devices = 2;
-    const int zeros[2] = { 0, 0 };
-    d.device_list = zeros;
-    latmc_sim *sim = (latmc_sim *)&sim;
-    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_ENOMEM);
-    assert_null(sim);
-    assert_non_null(strstr(latmc_last_error(), "device 0"));
-    /* everything was released: one slab's worth fits again, twice over */
-    for (int k = 0; k < 2; k++) {
-        latmc_sim_desc one = potts_desc(2, lx, half_rows, 0, 3, LATMC_ALGO_METROPOLIS, 3);
-        one.device = LATMC_DEVICE_CUDA;
-        assert_int_equal(latmc_sim_create(ctx, &one, &sim), LATMC_OK);
-        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_COLD), LATMC_OK);
-        latmc_sim_destroy(&sim);
-    }
+    check_slabs_out_of_memory(1.0, 2, oom_desc);
 }
 
 int main(void)

@@ -27,18 +27,7 @@ static const int obs_keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
 /* Configuration, observables and acceptance counts of a (CUDA) and b (CPU) equal. */
 static void assert_same(latmc_sim *a, latmc_sim *b, const char *what)
 {
-    size_t n = 0, first = 0;
-    const size_t diff = spin_bytes_differing(a, b, &n, &first);
-    if (diff)
-        print_error("%s: %zu of %zu sites differ, the first at %zu\n", what, diff, n, first);
-    assert_int_equal(diff, 0);
-    for (size_t k = 0; k < sizeof obs_keys / sizeof obs_keys[0]; k++) {
-        double va = 0, vb = 0;
-        assert_int_equal(latmc_sim_observable(a, obs_keys[k], &va), LATMC_OK);
-        assert_int_equal(latmc_sim_observable(b, obs_keys[k], &vb), LATMC_OK);
-        assert_same_value(va, vb, obs_keys[k], what);
-    }
-    assert_same_counts(a, b);
+    assert_same_sims(a, b, obs_keys, sizeof obs_keys / sizeof obs_keys[0], what);
 }
 
 static void set_piece_rows(int64_t lx, int rows)
@@ -211,12 +200,9 @@ static void device_view_on_demand(void **state)
 static void out_of_memory(void **state)
 {
     (void)state;
-    latmc_device_info info;
-    memset(&info, 0, sizeof info);
-    info.struct_size = sizeof info;
-    assert_int_equal(latmc_ctx_device_info(ctx, LATMC_DEVICE_CUDA, 0, &info), LATMC_OK);
+    const double memory = gpu0_memory_bytes();
     const int64_t lx = 65536;
-    int64_t rows = (int64_t)(2.0 * (double)info.memory_bytes / 0.5 / (double)lx);
+    int64_t rows = (int64_t)(2.0 * memory / 0.5 / (double)lx);
     rows -= rows % 2;
     latmc_sim_desc d = ising_desc(2, lx, rows, 0, LATMC_ALGO_METROPOLIS, 1, 3);
     d.device = LATMC_DEVICE_CUDA;
@@ -225,7 +211,7 @@ static void out_of_memory(void **state)
     assert_null(sim);
     printf("%lld x %lld: %s\n", (long long)lx, (long long)rows, latmc_last_error());
     /* 0.6 of the card in packed words fits afterwards (nothing was kept) */
-    rows = (int64_t)(0.6 * (double)info.memory_bytes / 0.5 / (double)lx);
+    rows = (int64_t)(0.6 * memory / 0.5 / (double)lx);
     rows -= rows % 2;
     d = ising_desc(2, lx, rows, 0, LATMC_ALGO_METROPOLIS, 1, 3);
     d.device = LATMC_DEVICE_CUDA;
