@@ -580,7 +580,8 @@ LATMC_API int latmc_sim_save(latmc_sim *sim, const char *path);
  * directory), LATMC_EIO. Every size is checked against the header and the desc before the
  * sim is created: a file never makes the loader allocate much more than its own size.
  * On failure *out is NULL and nothing is allocated.
- * The sim is created with the checkpoint's desc, device included.
+ * The sim is created with the checkpoint's desc, device included (one box on one device;
+ * latmc_sim_load_on() places it elsewhere).
  * @param[in]  ctx  the context; the sim takes its own reference.
  * @param[in]  path the checkpoint file.
  * @param[out] out  receives the new sim, owned by the caller (latmc_sim_destroy()).

@@ -109,6 +109,110 @@ static void restart_continues_bit_identically(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/* Spins, energy and acceptance of two sims equal, bit for bit. */
+static void assert_same_state(latmc_sim *a, latmc_sim *b)
+{
+    size_t n = 0;
+    assert_int_equal(latmc_sim_spins_size(a, &n), LATMC_OK);
+    int8_t *sa = malloc(n), *sb = malloc(n);
+    assert_int_equal(latmc_sim_get_spins(a, sa, n), LATMC_OK);
+    assert_int_equal(latmc_sim_get_spins(b, sb, n), LATMC_OK);
+    assert_memory_equal(sa, sb, n);
+    free(sa);
+    free(sb);
+    const int obs[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION, LATMC_OBS_ACCEPTANCE };
+    for (int i = 0; i < 3; i++) {
+        double va, vb;
+        assert_int_equal(latmc_sim_observable(a, obs[i], &va), LATMC_OK);
+        assert_int_equal(latmc_sim_observable(b, obs[i], &vb), LATMC_OK);
+        assert_memory_equal(&va, &vb, sizeof va);
+    }
+}
+
+/*
+ * latmc_sim_load_on / latmc_sim_deserialize_on: a sim saved as 4 boxes on 2 threads comes
+ * back as 3 boxes on 1 thread (the caller's placement), its chain (model, shape, seeds)
+ * from the file whatever else *where holds, and continues bit-identically; bad
+ * placements are refused with nothing created.
+ */
+static void load_on_places_the_sim(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    char *path = temp_path("placed.ckpt");
+    latmc_sim_desc d = ising_desc(3, 6, 8, 8, LATMC_ALGO_HEATBATH, 2, 77);
+    d.n_parts = 4;
+    latmc_sim *a = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &a), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(a, LATMC_PARAM_BETA, 0.3), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(a, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(a, 7), LATMC_OK);
+    assert_int_equal(latmc_sim_save(a, path), LATMC_OK);
+    size_t size = 0;
+    assert_int_equal(latmc_sim_serialize(a, NULL, 0, &size), LATMC_OK);
+    unsigned char *bytes = malloc(size);
+    assert_int_equal(latmc_sim_serialize(a, bytes, size, &size), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(a, 9), LATMC_OK);
+
+    latmc_sim_desc where;
+    latmc_sim_desc_init(&where);
+    where.device = LATMC_DEVICE_CPU;
+    where.n_parts = 3;
+    where.n_threads = 1;
+    where.model = LATMC_MODEL_POTTS; /* not a placement field: ignored */
+    where.extent[0] = 100;
+    for (int via = 0; via < 2; via++) {
+        latmc_sim *b = NULL;
+        if (via == 0)
+            assert_int_equal(latmc_sim_load_on(ctx, path, &where, &b), LATMC_OK);
+        else
+            assert_int_equal(latmc_sim_deserialize_on(ctx, bytes, size, &where, &b), LATMC_OK);
+        latmc_sim_desc got;
+        latmc_sim_desc_init(&got);
+        assert_int_equal(latmc_sim_get_desc(b, &got), LATMC_OK);
+        assert_int_equal(got.model, LATMC_MODEL_ISING);
+        assert_int_equal(got.extent[0], 6);
+        assert_int_equal(got.n_parts, 3);
+        assert_int_equal(got.n_threads, 1);
+        assert_true(got.seed == 77);
+        uint64_t count = 0;
+        assert_int_equal(latmc_sim_sweep_count(b, &count), LATMC_OK);
+        assert_int_equal(count, 7);
+        assert_int_equal(latmc_sim_sweep(b, 9), LATMC_OK);
+        assert_same_state(a, b);
+        latmc_sim_destroy(&b);
+    }
+
+    latmc_sim *c = (latmc_sim *)&c;
+    assert_int_equal(latmc_sim_load_on(ctx, path, NULL, &c), LATMC_EINVAL);
+    assert_null(c);
+    assert_non_null(strstr(latmc_last_error(), "where"));
+    c = (latmc_sim *)&c;
+    assert_int_equal(latmc_sim_deserialize_on(ctx, bytes, size, NULL, &c), LATMC_EINVAL);
+    assert_null(c);
+    latmc_sim_desc bad = where;
+    bad.struct_size = 3;
+    assert_int_equal(latmc_sim_load_on(ctx, path, &bad, &c), LATMC_EINVAL);
+    assert_null(c);
+    assert_non_null(strstr(latmc_last_error(), "struct_size"));
+    bad = where;
+    bad.n_parts = 5; /* 8 planes: at most 4 slabs of 2 */
+    assert_int_equal(latmc_sim_load_on(ctx, path, &bad, &c), LATMC_EINVAL);
+    assert_null(c);
+    assert_non_null(strstr(latmc_last_error(), "n_parts"));
+    bad = where;
+    bad.device = LATMC_DEVICE_CUDA; /* no CUDA module in this test's environment */
+    assert_true(latmc_sim_load_on(ctx, path, &bad, &c) < 0);
+    assert_null(c);
+
+    free(bytes);
+    latmc_sim_destroy(&a);
+    remove(path);
+    free(path);
+    latmc_ctx_destroy(&ctx);
+}
+
 /* Serialised bytes of a small sim. */
 static unsigned char *snapshot(latmc_ctx *ctx, size_t *size)
 {
@@ -497,6 +601,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(restart_continues_bit_identically),
+        cmocka_unit_test(load_on_places_the_sim),
         cmocka_unit_test(every_truncation_and_bit_flip_is_refused),
         cmocka_unit_test(well_formed_but_wrong_files_are_refused),
         cmocka_unit_test(failed_save_keeps_the_old_file),

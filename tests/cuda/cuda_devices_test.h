@@ -169,10 +169,12 @@ typedef void (*same_fn)(latmc_sim *a, latmc_sim *b, const char *what);
  * The checkpoint case: one (on one device) and many (on slabs) of one chain, `first`
  * sweeps each; many serialized and loaded again (n_devices is not stored: the loaded sim
  * runs on one device) equals one, and after `then` more sweeps of all three the loaded
- * sim and the slabs still do. same: the model's comparison.
+ * sim and the slabs still do; so do the same bytes placed on 2 slabs of GPU 0 and, with
+ * cpu_too (models whose CPU chain is CUDA's), on the CPU (latmc_sim_deserialize_on).
+ * same: the model's comparison.
  */
 static inline void check_checkpoint(latmc_sim *one, latmc_sim *many, int first, int then,
-                                    same_fn same)
+                                    same_fn same, bool cpu_too)
 {
     assert_int_equal(latmc_sim_sweep(one, first), LATMC_OK);
     assert_int_equal(latmc_sim_sweep(many, first), LATMC_OK);
@@ -183,11 +185,34 @@ static inline void check_checkpoint(latmc_sim *one, latmc_sim *many, int first, 
     assert_int_equal(latmc_sim_get_desc(loaded, &got), LATMC_OK);
     assert_int_equal(got.n_devices, 0);
     same(one, loaded, "loaded");
+    /* latmc_sim_deserialize_on: the same bytes as 2 slabs on GPU 0 and, where the CPU runs
+     * the same chain (Ising, Potts), on the CPU */
+    size_t size = 0;
+    assert_int_equal(latmc_sim_serialize(many, NULL, 0, &size), LATMC_OK);
+    latmc_sim *placed[2] = { NULL, NULL };
+    for (int k = 0; k < (cpu_too ? 2 : 1); k++) {
+        latmc_sim_desc where;
+        latmc_sim_desc_init(&where);
+        where.device = k == 0 ? LATMC_DEVICE_CUDA : LATMC_DEVICE_CPU;
+        where.n_parts = k == 0 ? 2 : 0;
+        where.n_threads = k == 0 ? 0 : 2;
+        assert_int_equal(latmc_sim_deserialize_on(ctx, bytes, size, &where, &placed[k]),
+                         LATMC_OK);
+        assert_string_equal(latmc_sim_backend_name(placed[k]), k == 0 ? "cuda" : "cpu");
+        same(one, placed[k], k == 0 ? "placed on 2 slabs" : "placed on the CPU");
+    }
     assert_int_equal(latmc_sim_sweep(one, then), LATMC_OK);
     assert_int_equal(latmc_sim_sweep(loaded, then), LATMC_OK);
     assert_int_equal(latmc_sim_sweep(many, then), LATMC_OK);
     same(one, loaded, "loaded, continued");
     same(one, many, "continued on the slabs");
+    for (int k = 0; k < 2; k++) {
+        if (!placed[k])
+            continue;
+        assert_int_equal(latmc_sim_sweep(placed[k], then), LATMC_OK);
+        same(one, placed[k], k == 0 ? "placed on 2 slabs, continued" : "placed on the CPU, continued");
+        latmc_sim_destroy(&placed[k]);
+    }
     free(bytes);
     latmc_sim_destroy(&loaded);
 }

@@ -159,7 +159,7 @@ static void checkpoint(void **state)
     latmc_sim_desc d = ising_desc(3, 32, 8, 8, LATMC_ALGO_HEATBATH, 1, 99);
     latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
     latmc_sim *many = make(d, LATMC_DEVICE_CUDA, 2, LATMC_INIT_HOT);
-    check_checkpoint(one, many, 4, 6, assert_same);
+    check_checkpoint(one, many, 4, 6, assert_same, true);
     latmc_sim_destroy(&one);
     latmc_sim_destroy(&many);
 }

@@ -144,7 +144,7 @@ static void checkpoint(void **state)
                                        LATMC_ALGO_HEATBATH, 1, 5);
     latmc_sim *one = make(d, 1, LATMC_INIT_HOT, 2);
     latmc_sim *many = make(d, 2, LATMC_INIT_HOT, 2);
-    check_checkpoint(one, many, 3, 4, assert_same);
+    check_checkpoint(one, many, 3, 4, assert_same, false);
     latmc_sim_destroy(&one);
     latmc_sim_destroy(&many);
 }

@@ -211,7 +211,7 @@ static void checkpoint(void **state)
     with_chunk("32x8"); /* read where a sim is created: the loaded one too */
     latmc_sim *one = make(d, 1, LATMC_INIT_HOT, 2.5, 2, 2);
     latmc_sim *many = make(d, 3, LATMC_INIT_HOT, 2.5, 2, 2);
-    check_checkpoint(one, many, 3, 4, assert_same);
+    check_checkpoint(one, many, 3, 4, assert_same, false);
     with_chunk(NULL);
     latmc_sim_destroy(&one);
     latmc_sim_destroy(&many);

@@ -253,7 +253,7 @@ static void checkpoint(void **state)
     latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
     latmc_sim *many = make(d, LATMC_DEVICE_CUDA, 3, LATMC_INIT_HOT);
     latmc_sim *cpu = make(d, LATMC_DEVICE_CPU, 1, LATMC_INIT_HOT);
-    check_checkpoint(one, many, 4, 6, assert_same);
+    check_checkpoint(one, many, 4, 6, assert_same, true);
     assert_int_equal(latmc_sim_sweep(cpu, 4), LATMC_OK);
     assert_int_equal(latmc_sim_sweep(cpu, 6), LATMC_OK);
     assert_same(cpu, many, "continued on the CPU");

@@ -299,6 +299,16 @@ static void null_sim(void **state)
     EXPECT(latmc_sim_deserialize(NULL, b, sizeof b, &s), LATMC_EINVAL);
     EXPECT(latmc_sim_deserialize(ctx, NULL, sizeof b, &s), LATMC_EINVAL);
     EXPECT(latmc_sim_deserialize(ctx, b, sizeof b, NULL), LATMC_EINVAL);
+    latmc_sim_desc where;
+    latmc_sim_desc_init(&where);
+    EXPECT(latmc_sim_load_on(NULL, "x", &where, &s), LATMC_EINVAL);
+    EXPECT(latmc_sim_load_on(ctx, NULL, &where, &s), LATMC_EINVAL);
+    EXPECT(latmc_sim_load_on(ctx, "x", NULL, &s), LATMC_EINVAL);
+    EXPECT(latmc_sim_load_on(ctx, "x", &where, NULL), LATMC_EINVAL);
+    EXPECT(latmc_sim_deserialize_on(NULL, b, sizeof b, &where, &s), LATMC_EINVAL);
+    EXPECT(latmc_sim_deserialize_on(ctx, NULL, sizeof b, &where, &s), LATMC_EINVAL);
+    EXPECT(latmc_sim_deserialize_on(ctx, b, sizeof b, NULL, &s), LATMC_EINVAL);
+    EXPECT(latmc_sim_deserialize_on(ctx, b, sizeof b, &where, NULL), LATMC_EINVAL);
 }
 
 static void sim_calls(void **state)
