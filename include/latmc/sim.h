@@ -142,9 +142,10 @@ typedef struct latmc_sim_desc {
      * colouring's planes (so a slab's own colouring is the global one): an even number
      * for checkerboard models (at most L_last / 2 parts), a multiple of 3 for Potts
      * lattices of 3 colours (at most L_last / 3), of the colouring's period for phi^4
-     * (doc/models/phi4.md). All four models run more than one box on the CPU; on
-     * CUDA so far the Ising model on its multi-spin coded kernels (doc/cuda.md), other
-     * models there refuse n_parts > 1 with LATMC_EUNSUPPORTED.
+     * (doc/models/phi4.md). All four models run more than one box on the CPU and on
+     * CUDA (there each box has its own memory, all on device_index; doc/cuda.md; phi^4 on
+     * its chunk schedule needs a whole number of chunk layers per box,
+     * LATMC_EUNSUPPORTED otherwise).
      * A caller built against a header without this field passes a smaller struct_size:
      * then n_parts = 0. Not stored in checkpoints (a loaded sim runs as 1 box;
      * latmc_sim_set_parts() cuts it again).
@@ -159,7 +160,8 @@ typedef struct latmc_sim_desc {
      * observable and the acceptance are bit-identical for any value (doc/cuda.md,
      * "Several GPUs"). n_parts must then be 0 or equal to n_devices. CUDA only: the CPU
      * backend is one device (LATMC_EUNSUPPORTED; use n_parts there). More devices than
-     * exist: LATMC_ENODEV. Not stored in checkpoints (a loaded sim runs on one device).
+     * exist: LATMC_ENODEV. Not stored in checkpoints (a loaded sim runs on one device;
+     * latmc_sim_load_on() places it on several).
      * A caller built against a header without this field passes a smaller struct_size:
      * then n_devices = 0 and device_list = NULL.
      * @since 0.2
