@@ -43,13 +43,28 @@ uint64_t latmc_ens_sample_coupling_seed(uint64_t coupling_seed, uint64_t sample)
     return derive(coupling_seed, LATMC_STREAM_ENS_SAMPLE_DISORDER, sample);
 }
 
-void latmc_ens_layout_init(latmc_ens_layout *l)
+/* The layout of 0.2: the size the symbol latmc_ens_layout_init fills forever. */
+#define LAYOUT_SIZE_V02 sizeof(latmc_ens_layout)
+
+int latmc_ens_layout_init_size(latmc_ens_layout *l, size_t size)
 {
     if (!l)
-        return;
-    memset(l, 0, sizeof *l);
-    l->struct_size = sizeof *l;
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_layout_init_size: layout is NULL");
+    if (size < sizeof *l || size > LATMC_STRUCT_SIZE_MAX)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_layout_init_size: size %zu is no version's "
+                          "latmc_ens_layout (%zu, or larger up to %u for a newer header): pass "
+                          "sizeof(latmc_ens_layout)", size, sizeof *l, LATMC_STRUCT_SIZE_MAX);
+    memset(l, 0, size);
+    l->struct_size = (uint32_t)size;
     l->n_samples = l->n_temperatures = l->n_replicas = 1;
+    return LATMC_OK;
+}
+
+/* The symbol (ens.h); the parentheses keep the header's macro from expanding here. */
+void(latmc_ens_layout_init)(latmc_ens_layout *l)
+{
+    if (l)
+        (void)latmc_ens_layout_init_size(l, LAYOUT_SIZE_V02);
 }
 
 /* Bytes one member will take, generously: the host configuration three times (backend
@@ -98,9 +113,17 @@ int latmc_ens_alloc(latmc_ctx *ctx, const latmc_sim_desc *member, const latmc_en
     if (layout->struct_size < sizeof(latmc_ens_layout))
         return latmc_fail(LATMC_EINVAL, "latmc_ens_create: layout.struct_size %u is too small "
                           "(fill it with latmc_ens_layout_init)", layout->struct_size);
-    if (layout->struct_size > sizeof(latmc_ens_layout))
-        return latmc_fail(LATMC_EUNSUPPORTED, "latmc_ens_create: layout of a newer version "
-                          "(struct_size %u)", layout->struct_size);
+    if (layout->struct_size > LATMC_STRUCT_SIZE_MAX)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_create: layout.struct_size %u is larger "
+                          "than any layout can be (at most %u)", layout->struct_size,
+                          LATMC_STRUCT_SIZE_MAX);
+    /* a newer caller's layout: accepted where every field this version does not know is 0 */
+    const unsigned char *extra = (const unsigned char *)layout + sizeof(latmc_ens_layout);
+    for (size_t i = 0; i < layout->struct_size - sizeof(latmc_ens_layout); i++)
+        if (extra[i] != 0)
+            return latmc_fail(LATMC_EUNSUPPORTED, "latmc_ens_create: layout sets fields this "
+                              "version of liblatmc does not know (byte %zu past its end is "
+                              "non-zero)", i);
     const int counts[3] = { layout->n_samples, layout->n_temperatures, layout->n_replicas };
     const char *names[3] = { "n_samples", "n_temperatures", "n_replicas" };
     for (int i = 0; i < 3; i++)

@@ -65,13 +65,35 @@ enum latmc_ens_overlap {
 };
 
 /**
- * Fill *l with defaults and set struct_size: 1 sample, 1 temperature, 1 replica, seed 0,
- * coupling_seed 0, n_threads 0. Accepts NULL (does nothing).
+ * Fill the first `size` bytes of *l with defaults and set struct_size = size: 1 sample, 1
+ * temperature, 1 replica, seed 0, coupling_seed 0, n_threads 0. Writes nothing past `size`
+ * bytes. Call it through the latmc_ens_layout_init() macro, which passes the size of the
+ * layout the caller was compiled with.
+ * @param[out] l    the caller's layout (NULL: nothing is written, LATMC_EINVAL).
+ * @param[in]  size the caller's sizeof(latmc_ens_layout): this version's size, or larger
+ *                  (a newer header: the bytes past this version's layout are zeroed, up to
+ *                  4096 in all). Smaller: LATMC_EINVAL, and nothing is written.
+ * @return LATMC_OK or LATMC_EINVAL.
+ * @note Thread-safe.
+ * @since 0.2
+ */
+LATMC_API int latmc_ens_layout_init_size(latmc_ens_layout *l, size_t size);
+
+/**
+ * The function behind the macro below, as a symbol: fills the layout of 0.2 (this header's)
+ * and no more, whatever later versions add. Accepts NULL (does nothing).
  * @param[out] l the caller's layout.
  * @note Thread-safe.
  * @since 0.2
  */
 LATMC_API void latmc_ens_layout_init(latmc_ens_layout *l);
+
+/**
+ * Fill *l (a latmc_ens_layout *) with defaults for the layout of the header the caller is
+ * compiled with: latmc_ens_layout_init_size(l, sizeof(latmc_ens_layout)).
+ * @since 0.2
+ */
+#define latmc_ens_layout_init(l) ((void)latmc_ens_layout_init_size((l), sizeof(latmc_ens_layout)))
 
 /**
  * Create an ensemble: one member sim per (sample, slot, replica), each from `member` with

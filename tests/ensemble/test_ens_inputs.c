@@ -78,6 +78,56 @@ static void test_create_refusals(void **state)
     refuse_create(&none, &l, LATMC_EINVAL);
 }
 
+/*
+ * The layout initialisers write no byte past the caller's layout, and create takes a
+ * newer header's larger layout whose unknown tail is zero (doc/ABI.md).
+ */
+static void test_layout_sizes(void **state)
+{
+    (void)state;
+    enum { PAD = 32, CANARY = 0x5A };
+    union {
+        latmc_ens_layout l;
+        unsigned char bytes[sizeof(latmc_ens_layout) + 2 * PAD];
+    } b;
+    const size_t sizes[] = { sizeof(latmc_ens_layout), sizeof(latmc_ens_layout) + PAD };
+    for (int i = 0; i < 3; i++) {
+        const size_t size = i < 2 ? sizes[i] : sizeof(latmc_ens_layout);
+        memset(b.bytes, CANARY, sizeof b.bytes);
+        if (i < 2)
+            assert_int_equal(latmc_ens_layout_init_size(&b.l, size), LATMC_OK);
+        else
+            (latmc_ens_layout_init)(&b.l); /* the symbol, not the macro */
+        assert_int_equal(b.l.struct_size, size);
+        assert_int_equal(b.l.n_samples, 1);
+        for (size_t k = sizeof(latmc_ens_layout); k < size; k++)
+            assert_int_equal(b.bytes[k], 0);
+        for (size_t k = size; k < sizeof b.bytes; k++)
+            assert_int_equal(b.bytes[k], CANARY);
+    }
+    /* a larger layout, its tail zero, is created from */
+    latmc_sim_desc d = ens_test_desc(LATMC_MODEL_ISING, 2, 8);
+    assert_int_equal(latmc_ens_layout_init_size(&b.l, sizeof(latmc_ens_layout) + PAD), LATMC_OK);
+    b.l.n_temperatures = 2;
+    latmc_ens *e = NULL;
+    assert_int_equal(latmc_ens_create(ctx, &d, &b.l, &e), LATMC_OK);
+    latmc_ens_destroy(&e);
+    /* a field this version does not know set: refused */
+    b.bytes[sizeof(latmc_ens_layout) + 3] = 1;
+    refuse_create(&d, &b.l, LATMC_EUNSUPPORTED);
+    assert_non_null(strstr(latmc_last_error(), "does not know"));
+    b.bytes[sizeof(latmc_ens_layout) + 3] = 0;
+    b.l.struct_size = 5000;
+    refuse_create(&d, &b.l, LATMC_EINVAL);
+    /* sizes of no version, NULL: EINVAL, nothing written */
+    memset(b.bytes, CANARY, sizeof b.bytes);
+    assert_int_equal(latmc_ens_layout_init_size(&b.l, sizeof(latmc_ens_layout) - 4), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_layout_init_size(&b.l, 4097), LATMC_EINVAL);
+    for (size_t k = 0; k < sizeof b.bytes; k++)
+        assert_int_equal(b.bytes[k], CANARY);
+    assert_int_equal(latmc_ens_layout_init_size(NULL, sizeof(latmc_ens_layout)), LATMC_EINVAL);
+}
+
 static void test_temperatures_and_exchange(void **state)
 {
     (void)state;
@@ -278,6 +328,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_refusals),
+        cmocka_unit_test(test_layout_sizes),
         cmocka_unit_test(test_temperatures_and_exchange),
         cmocka_unit_test(test_overlaps_by_hand),
         cmocka_unit_test(test_binder_jackknife),
