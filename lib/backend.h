@@ -100,6 +100,14 @@ struct latmc_backend_ops {
      * of starting them per call. Adds the updates accepted and attempted. */
     int (*run_steps)(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
                      uint64_t *accepted, uint64_t *attempted);
+
+    /* Appended. Optional (NULL, or 0 for a sim: the model's schedule, model_def.sweep_steps
+     * or sweep_schedule): the number of steps of one sweep of this sim where the backend
+     * runs a chain of its own, declared instead of the model's (CUDA phi^4's chunk
+     * schedule, a sim of one box: step p is sub-grid p, doc/models/phi4.md "The CUDA
+     * chain"). The core then hands run_step / run_steps steps 0 .. n - 1 of that chain,
+     * in order, as it would the model's. */
+    int (*own_schedule)(latmc_sim *sim);
 };
 
 /*

@@ -21,6 +21,7 @@
  *   LATMC_ENOMEM, no sim, and every slab's memory released (a sim of the first slab's size
  *   fits again afterwards).
  * - peer: latmc_ctx_device_peer answers for every pair; a == b is 1.
+ * - set_parts_refused: latmc_sim_set_parts is LATMC_EUNSUPPORTED on one GPU and on slabs.
  * Exits 77 (skipped, saying why) without a usable CUDA module and GPU.
  */
 #include "sim_helpers.h"
@@ -214,6 +215,30 @@ static void bad_requests(void **state)
     expect_refusal(d, LATMC_EINVAL, "device_list");
 }
 
+/*
+ * latmc_sim_set_parts on CUDA: refused, whatever the sim (the boxes own their memory, cut
+ * at creation), also for a one-device sim, whose backend takes the core's step lists
+ * (run_steps) as the CPU's does; the sim sweeps on as before after the refusal.
+ */
+static void set_parts_refused(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = ising_desc(2, 32, 16, 0, LATMC_ALGO_METROPOLIS, 1, 5);
+    d.device = LATMC_DEVICE_CUDA;
+    for (int n = 1; n <= 2; n++) {
+        latmc_sim *sim = create_on(d, n);
+        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+        const int st = latmc_sim_set_parts(sim, 2);
+        const char *needle = n == 1 ? "fixed at creation" : "several devices";
+        if (st != LATMC_EUNSUPPORTED || !strstr(latmc_last_error(), needle))
+            print_error("%d device(s): got %d (%s)\n", n, st, latmc_last_error());
+        assert_int_equal(st, LATMC_EUNSUPPORTED);
+        assert_non_null(strstr(latmc_last_error(), needle));
+        assert_int_equal(latmc_sim_sweep(sim, 3), LATMC_OK);
+        latmc_sim_destroy(&sim);
+    }
+}
+
 /* Ising slabs cost half a byte a site (the packed words only; doc/cuda.md, "Memory"). */
 static latmc_sim_desc oom_desc(int64_t lx, int64_t ly)
 {
@@ -259,6 +284,7 @@ int main(void)
         cmocka_unit_test(checkpoint),
         cmocka_unit_test(bad_requests),
         cmocka_unit_test(peer),
+        cmocka_unit_test(set_parts_refused),
         cmocka_unit_test(out_of_memory),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
