@@ -21,7 +21,7 @@ struct latmc_backend_ops {
     int (*init_spins)(latmc_sim *sim, int how);
     /* n sweeps numbered sim->sweeps, sim->sweeps + 1, ...; adds the updates accepted and
      * attempted. A sim of one box only (latmc_plan_runs_sweeps): a backend with run_steps
-     * (the CPU) gets every sweep as step calls instead and may leave this NULL. */
+     * (the CPU, CUDA) gets every sweep as step calls instead and may leave this NULL. */
     int (*sweep)(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted);
     /* The model's reduction of the current configuration into `sums`
      * (sim->model->sums_size bytes). */

@@ -347,15 +347,15 @@ static int cuda_device_view(latmc_sim *sim, latmc_device_view *view)
 }
 
 /*
- * The steps of a one-box sim (plan of one box: neither slabs nor a part of a lattice
- * shared by processes), as the
- * core's plan hands them, up to PLAN_BATCH at a time (lib/plan.c): each step is the
- * model's launch (cuda_model_kernels.step) on the sim's stream, which orders them; the
- * host does not wait between steps, nor between lists. The acceptance counter is cleared
- * before the first step of a latmc_sim_sweep call (step 0 of sweep sim->sweeps) and read
- * after its last (call->last), the one wait of the call. A fused pair (LATMC_STEP_CAP_PAIR:
- * the Heisenberg pass) is one launch at its first part; its border part, on the one box
- * whose halo is its own planes, has nothing left to do.
+ * The steps of a one-box sim (a plan of one box: neither slabs nor a part of a lattice
+ * shared by processes), as the core's plan hands them, up to PLAN_BATCH at a time
+ * (lib/plan.c): each step is the model's launch (cuda_model_kernels.step) on the sim's
+ * stream, which orders them; the host does not wait between steps, nor between lists.
+ * The acceptance counter is cleared before the first step of a latmc_sim_sweep call
+ * (step 0 of sweep sim->sweeps) and read after its last (call->last), the one wait of
+ * the call. A fused pair (LATMC_STEP_CAP_PAIR: the Heisenberg pass) is one launch at its
+ * first part; its border part, on the one box whose halo is its own planes, has nothing
+ * left to do.
  */
 static int one_box_steps(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
                          uint64_t *accepted, uint64_t *attempted)
