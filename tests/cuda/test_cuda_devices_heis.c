@@ -17,7 +17,7 @@
  * - parts_on_one_gpu: desc.n_parts = 3 without n_devices runs the slabs all on
  *   device_index (the last GPU), the one-GPU chain.
  * - long_calls: sweep calls of more steps than one list of the core's plan (64): one GPU
- *   against 2 slabs and the CPU (double precision).
+ *   against 2 slabs, and (double overrelaxation) the CPU.
  * Exits 77 (skipped, saying why) without a usable CUDA module and GPU.
  */
 #include "heisenberg_test_helpers.h"
@@ -106,8 +106,9 @@ static void same_chain(void **state)
  * Sweep calls of more steps than one list of the core's plan (64, lib/plan.c): heat bath
  * with nover 40 (82 steps a sweep: on one GPU 41 fused pairs, one launch each, enqueued
  * before the call's one wait) and overrelaxation with nover 33, double precision, sweep
- * calls of 1 and 3: one GPU against 2 slabs and the CPU (double: the CPU's arithmetic,
- * bit for bit) after each call.
+ * calls of 1 and 3: one GPU against 2 slabs after each call, and for overrelaxation
+ * against the CPU too (double overrelaxation is the CPU's arithmetic, bit for bit; the
+ * heat bath's log/exp/sin/cos are CUDA's: conformance_heisenberg.c).
  */
 static void long_calls(void **state)
 {
@@ -132,8 +133,8 @@ static void long_calls(void **state)
             assert_int_equal(latmc_sim_sweep(many, calls[c]), LATMC_OK);
             assert_int_equal(latmc_sim_sweep(cpu, calls[c]), LATMC_OK);
             assert_same(many, one, k ? "long calls, overrelaxation" : "long calls, heat bath");
-            assert_same(cpu, one, k ? "long calls, overrelaxation, CPU"
-                                    : "long calls, heat bath, CPU");
+            if (algos[k] == LATMC_ALGO_OVERRELAX)
+                assert_same(cpu, one, "long calls, overrelaxation, CPU");
         }
         latmc_sim_destroy(&one);
         latmc_sim_destroy(&many);
