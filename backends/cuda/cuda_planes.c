@@ -317,65 +317,57 @@ static int host_path(latmc_sim *sim, const struct cuda_ising_packed_access *pa, 
     return st < 0 ? st : fin;
 }
 
-int cuda_planes_get(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
+/* get_planes (get_buf) or set_planes (set_buf): small ranges by the host path, larger
+ * ones in chunks of planes through the device scratch, unpacked or packed there. */
+static int move_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
+                       const void *set_buf)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
     struct cuda_ising_packed_access pa;
     int64_t per = 0;
     void *dev = NULL;
-    int st = packed_part(sim, false, &pa, "configuration copy");
+    int st = packed_part(sim, set_buf != NULL, &pa, "configuration copy");
     if (st == LATMC_OK && small_planes(cs, p0, p1))
-        return host_path(sim, &pa, p0, p1, buf, NULL);
+        return host_path(sim, &pa, p0, p1, get_buf, set_buf);
     if (st == LATMC_OK)
         st = chunking(cs, p0, p1, &per, &dev);
+    const char *what = set_buf ? "copying planes to the device" : "copying planes to the host";
     const size_t pb = (size_t)plane_sites(cs);
     cudaStream_t stream = copy_stream(cs);
     for (int64_t q = p0; q < p1 && st == LATMC_OK; q += per) {
         const int64_t q1 = q + per < p1 ? q + per : p1;
+        const size_t at = (size_t)(q - p0) * pb, bytes = (size_t)(q1 - q) * pb;
         struct latmc_lattice g;
         uint32_t *c0, *c1;
         planes_view(cs, &pa, q, q1, &g, &c0, &c1);
-        cudaError_t err = cuda_ising_unpack(stream, &g, c0, c1, (int8_t *)dev);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync((int8_t *)buf + (size_t)(q - p0) * pb, dev,
-                                  (size_t)(q1 - q) * pb, cudaMemcpyDeviceToHost, stream);
-        st = cuda_check(err, "copying planes to the host");
+        cudaError_t err;
+        if (set_buf) {
+            err = cudaMemcpyAsync(dev, (const int8_t *)set_buf + at, bytes,
+                                  cudaMemcpyHostToDevice, stream);
+            if (err == cudaSuccess)
+                err = cuda_ising_pack(stream, &g, (const int8_t *)dev, c0, c1);
+        } else {
+            err = cuda_ising_unpack(stream, &g, c0, c1, (int8_t *)dev);
+            if (err == cudaSuccess)
+                err = cudaMemcpyAsync((int8_t *)get_buf + at, dev, bytes,
+                                      cudaMemcpyDeviceToHost, stream);
+        }
+        st = cuda_check(err, what);
     }
-    const int fin = cuda_check(cudaStreamSynchronize(stream), "copying planes to the host");
+    const int fin = cuda_check(cudaStreamSynchronize(stream), what);
     if ((st < 0 || fin < 0) && cs->planes && cs->planes->in_sweep)
         drain(cs);
     return st < 0 ? st : fin;
 }
 
+int cuda_planes_get(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
+{
+    return move_planes(sim, p0, p1, buf, NULL);
+}
+
 int cuda_planes_set(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf)
 {
-    struct cuda_sim *cs = cuda_sim_of(sim);
-    struct cuda_ising_packed_access pa;
-    int64_t per = 0;
-    void *dev = NULL;
-    int st = packed_part(sim, true, &pa, "configuration copy");
-    if (st == LATMC_OK && small_planes(cs, p0, p1))
-        return host_path(sim, &pa, p0, p1, NULL, buf);
-    if (st == LATMC_OK)
-        st = chunking(cs, p0, p1, &per, &dev);
-    const size_t pb = (size_t)plane_sites(cs);
-    cudaStream_t stream = copy_stream(cs);
-    for (int64_t q = p0; q < p1 && st == LATMC_OK; q += per) {
-        const int64_t q1 = q + per < p1 ? q + per : p1;
-        struct latmc_lattice g;
-        uint32_t *c0, *c1;
-        planes_view(cs, &pa, q, q1, &g, &c0, &c1);
-        cudaError_t err = cudaMemcpyAsync(dev, (const int8_t *)buf + (size_t)(q - p0) * pb,
-                                          (size_t)(q1 - q) * pb, cudaMemcpyHostToDevice,
-                                          stream);
-        if (err == cudaSuccess)
-            err = cuda_ising_pack(stream, &g, (const int8_t *)dev, c0, c1);
-        st = cuda_check(err, "copying planes to the device");
-    }
-    const int fin = cuda_check(cudaStreamSynchronize(stream), "copying planes to the device");
-    if ((st < 0 || fin < 0) && cs->planes && cs->planes->in_sweep)
-        drain(cs);
-    return st < 0 ? st : fin;
+    return move_planes(sim, p0, p1, NULL, buf);
 }
 
 /*
