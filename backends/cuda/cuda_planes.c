@@ -65,6 +65,24 @@ static size_t plane_words(const struct cuda_sim *cs)
 }
 
 /*
+ * The checks every per-plane op makes first, the part's device made current: a part runs
+ * on one device, a model with per-plane forms here (what: the operation, for the message).
+ */
+static int part_ready(latmc_sim *sim, const char *what)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    if (cs->slabs)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s of a part spread over "
+                               "several devices (desc.n_devices > 1): a part (MPI rank) runs "
+                               "on one device", what);
+    if (sim->desc.model != LATMC_MODEL_ISING && sim->desc.model != LATMC_MODEL_POTTS)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: no per-plane %s for the %s "
+                               "model in this version: a sim of several parts (MPI ranks) on "
+                               "CUDA runs Ising and Potts", what, sim->model->name);
+    return cuda_check(cudaSetDevice(cs->device), "cudaSetDevice");
+}
+
+/*
  * The sim's packed layout made current on its device, or a refusal saying why: a part on
  * CUDA runs Ising on the packed kernels of a one-device sim.
  */
@@ -73,23 +91,20 @@ static int packed_part(latmc_sim *sim, bool writing, struct cuda_ising_packed_ac
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
     memset(pa, 0, sizeof *pa);
-    if (cs->slabs)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s of a part spread over "
-                               "several devices (desc.n_devices > 1): a part (MPI rank) runs "
-                               "on one device", what);
-    if (sim->desc.model != LATMC_MODEL_ISING)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: no per-plane %s for the %s "
-                               "model in this version: a sim of several parts (MPI ranks) on "
-                               "CUDA runs Ising", what, sim->model->name);
-    int st = cuda_check(cudaSetDevice(cs->device), "cudaSetDevice");
+    int st = part_ready(sim, what);
     if (st == LATMC_OK)
         st = cuda_check(cuda_ising_packed_access(cs, writing, pa),
                         "making the packed spins current");
     if (st == LATMC_OK && !pa->colour[0])
         st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s: the lattice does not fit "
-                             "the multi-spin coded layout that the parts of a sim on CUDA "
-                             "use (L_x a multiple of 16, of 64 with +-J couplings)", what);
+                             "the multi-spin coded layout that the parts of an Ising sim on "
+                             "CUDA use (L_x a multiple of 16, of 64 with +-J couplings)", what);
     return st;
+}
+
+static bool is_potts(const latmc_sim *sim)
+{
+    return sim->desc.model == LATMC_MODEL_POTTS;
 }
 
 /* A part's own state, made at its first use (the sim's device current). */
@@ -147,8 +162,7 @@ static int planes_state(struct cuda_sim *cs, struct cuda_planes **out)
     return LATMC_OK;
 }
 
-/* A device scratch buffer of at least `bytes`, kept with the part (freed by destroy). */
-static int scratch(struct cuda_sim *cs, size_t bytes, void **out)
+int cuda_planes_scratch(struct cuda_sim *cs, size_t bytes, void **out)
 {
     struct cuda_planes *pl = NULL;
     int st = planes_state(cs, &pl);
@@ -203,7 +217,7 @@ static int chunking(struct cuda_sim *cs, int64_t p0, int64_t p1, int64_t *per, v
     if (n > p1 - p0)
         n = p1 - p0;
     *per = n;
-    return scratch(cs, (size_t)n * pb, buf);
+    return cuda_planes_scratch(cs, (size_t)n * pb, buf);
 }
 
 /* The pinned words of the host path (made at first use). */
@@ -317,12 +331,31 @@ static int host_path(latmc_sim *sim, const struct cuda_ising_packed_access *pa, 
     return st < 0 ? st : fin;
 }
 
+/* Potts planes: one copy each way (cuda_planes_potts.c), on the copy stream. */
+static int potts_move(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
+                      const void *set_buf)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    int st = part_ready(sim, "configuration copy");
+    if (st < 0)
+        return st;
+    const char *what = set_buf ? "copying planes to the device" : "copying planes to the host";
+    cudaStream_t stream = copy_stream(cs);
+    st = cuda_check(cuda_planes_potts_move(cs, stream, p0, p1, get_buf, set_buf), what);
+    const int fin = cuda_check(cudaStreamSynchronize(stream), what);
+    if ((st < 0 || fin < 0) && cs->planes && cs->planes->in_sweep)
+        drain(cs);
+    return st < 0 ? st : fin;
+}
+
 /* get_planes (get_buf) or set_planes (set_buf): small ranges by the host path, larger
  * ones in chunks of planes through the device scratch, unpacked or packed there. */
 static int move_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
                        const void *set_buf)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
+    if (is_potts(sim))
+        return potts_move(sim, p0, p1, get_buf, set_buf);
     struct cuda_ising_packed_access pa;
     int64_t per = 0;
     void *dev = NULL;
@@ -379,6 +412,10 @@ int cuda_planes_set(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf)
 int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
+    if (is_potts(sim)) {
+        const int st = part_ready(sim, "reduction");
+        return st < 0 ? st : cuda_planes_potts_measure(sim, p0, p1, sums);
+    }
     struct cuda_ising_packed_access pa;
     int st = packed_part(sim, false, &pa, "reduction");
     if (st < 0)
@@ -397,16 +434,51 @@ int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
     return st < 0 ? st : fin;
 }
 
-/* Colour c on the box's planes [q0, q1) on `stream`. */
-static cudaError_t update(const latmc_sim *sim, const struct cuda_sim *cs,
-                          const struct cuda_ising_packed_access *pa, cudaStream_t stream,
-                          int64_t q0, int64_t q1, uint64_t sweep, int c)
+/* What a step's updates need: Ising's packed arrays, or Potts's window (scratch). */
+struct step_arrays {
+    struct cuda_ising_packed_access pa;
+    uint8_t *window;
+};
+
+/* Step c on the box's planes [q0, q1) on `stream` (nothing when empty). */
+static cudaError_t update(const latmc_sim *sim, struct cuda_sim *cs,
+                          const struct step_arrays *a, cudaStream_t stream, int64_t q0,
+                          int64_t q1, uint64_t sweep, int c)
 {
+    if (q1 <= q0)
+        return cudaSuccess;
+    if (is_potts(sim))
+        return cuda_planes_potts_update(sim, cs, stream, q0, q1, sweep, c, a->window);
     const struct cuda_ising_rows rows = { q0 * plane_rows(cs), (q1 - q0) * plane_rows(cs), 0, 0 };
-    return cuda_ising_packed_sweep_rows(stream, &cs->lattice, &rows, pa->colour[c],
-                                        pa->colour[c ^ 1], pa->eps[c], pa->thr,
+    return cuda_ising_packed_sweep_rows(stream, &cs->lattice, &rows, a->pa.colour[c],
+                                        a->pa.colour[c ^ 1], a->pa.eps[c], a->pa.thr,
                                         sim->desc.algorithm, sim->desc.seed, sweep, c,
                                         cs->changed);
+}
+
+/* The arrays of a step, made current, or the refusal. Ising: the packed layout, with
+ * thresholds that fit its kernels; Potts: the window for the borders at the lattice's
+ * ends. *border: planes at each end of the box that its neighbours read or that must be
+ * updated as one range (the model's halo, 1; Potts: a whole c of planes). */
+static int step_arrays(latmc_sim *sim, struct step_arrays *a, int64_t *border)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    memset(a, 0, sizeof *a);
+    if (is_potts(sim)) {
+        *border = cs->colours;
+        int st = part_ready(sim, "step");
+        if (st == LATMC_OK)
+            st = cuda_planes_scratch(cs, cuda_planes_potts_window_bytes(cs),
+                                     (void **)&a->window);
+        return st;
+    }
+    *border = 1;
+    int st = packed_part(sim, true, &a->pa, "step");
+    if (st == LATMC_OK && !a->pa.thr_fit)
+        st = cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on CUDA parts: the decision tables "
+                             "at this beta do not fit the multi-spin coded kernels' 32-bit "
+                             "thresholds (extreme beta); run it as one process");
+    return st;
 }
 
 /* After a failure inside a sweep call: nothing left running, the copies back on the
@@ -434,22 +506,19 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
         return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: run_step of a one-device sim "
                                "with %d boxes, part %d (a bug in the core)", call->n_boxes,
                                call->part);
-    struct cuda_ising_packed_access pa;
+    struct step_arrays arrays;
     struct cuda_planes *pl = NULL;
-    int st = packed_part(sim, true, &pa, "step");
+    int64_t b = 1;
+    int st = step_arrays(sim, &arrays, &b);
     if (st == LATMC_OK)
         st = planes_state(cs, &pl);
     if (st < 0)
         return st;
-    if (!pa.thr_fit)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on CUDA parts: the decision tables "
-                               "at this beta do not fit the multi-spin coded kernels' 32-bit "
-                               "thresholds (extreme beta); run it as one process");
     const struct latmc_box *box = &call->boxes[0];
     const int c = call->step;
     const int64_t q0 = box->origin[box->axis], n = box->extent[box->axis], q1 = q0 + n;
-    /* the border planes: the first and the last (the model's halo is 1 plane) */
-    const int64_t b = n > 2 ? 1 : n / 2;
+    /* the border planes at each end (a box of b planes is all lower border) */
+    const int64_t lower = n < b ? n : b, upper = n - lower < b ? n - lower : b;
     cudaError_t err = cudaSuccess;
     const bool first = call->sweep == sim->sweeps && call->step == 0;
     if (first && pl->in_sweep)
@@ -468,13 +537,13 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
     if (err == cudaSuccess)
         err = cudaStreamWaitEvent(cs->stream, pl->border_done, 0);
     if (err == cudaSuccess)
-        err = update(sim, cs, &pa, pl->border, q0, q0 + b, call->sweep, c);
+        err = update(sim, cs, &arrays, pl->border, q0, q0 + lower, call->sweep, c);
     if (err == cudaSuccess)
-        err = update(sim, cs, &pa, pl->border, q1 - b, q1, call->sweep, c);
+        err = update(sim, cs, &arrays, pl->border, q1 - upper, q1, call->sweep, c);
     if (err == cudaSuccess)
         err = cudaEventRecord(pl->border_done, pl->border);
-    if (err == cudaSuccess && n > 2 * b)
-        err = update(sim, cs, &pa, cs->stream, q0 + b, q1 - b, call->sweep, c);
+    if (err == cudaSuccess)
+        err = update(sim, cs, &arrays, cs->stream, q0 + lower, q1 - upper, call->sweep, c);
     if (err == cudaSuccess)
         err = cudaEventRecord(pl->interior_done, cs->stream);
     if ((st = cuda_check(err, "launching a step on the part's planes")) < 0) {

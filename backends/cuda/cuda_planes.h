@@ -5,14 +5,16 @@
  * the per-plane ops (lib/backend.h) move planes between the device and the host in the
  * CPU's get_planes layout, so CPU and GPU parts give one chain.
  *
- * Models: Ising on the multi-spin coded (packed) kernels, uniform and +-J; everything else
- * is refused with LATMC_EUNSUPPORTED and the reason (the part API then refuses n_parts > 1
- * at creation: lib/part.c probes get_planes).
+ * Models: Ising on the multi-spin coded (packed) kernels, uniform and +-J; Potts
+ * (cuda_planes_potts.c, the several-GPU slabs' range kernels); everything else is refused
+ * with LATMC_EUNSUPPORTED and the reason (the part API then refuses n_parts > 1 at
+ * creation: lib/part.c probes get_planes).
  */
 #ifndef LATMC_CUDA_PLANES_H
 #define LATMC_CUDA_PLANES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cuda_runtime_api.h>
@@ -29,6 +31,21 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
 int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums);
 int cuda_planes_get(latmc_sim *sim, int64_t p0, int64_t p1, void *buf);
 int cuda_planes_set(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf);
+
+/* A device scratch buffer of at least `bytes`, kept with the part (freed with it); its
+ * users are ordered on one stream. */
+int cuda_planes_scratch(struct cuda_sim *cs, size_t bytes, void **out);
+
+/* Potts (cuda_planes_potts.c). The window (scratch of window_bytes) holds a border range
+ * at an end of the lattice with its neighbour planes. move: get (get_buf) or set
+ * (set_buf) planes [p0, p1), enqueued on `stream`. */
+size_t cuda_planes_potts_window_bytes(const struct cuda_sim *cs);
+cudaError_t cuda_planes_potts_update(const latmc_sim *sim, struct cuda_sim *cs,
+                                     cudaStream_t stream, int64_t q0, int64_t q1,
+                                     uint64_t sweep, int colour, uint8_t *window);
+int cuda_planes_potts_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums);
+cudaError_t cuda_planes_potts_move(const struct cuda_sim *cs, cudaStream_t stream, int64_t p0,
+                                   int64_t p1, void *get_buf, const void *set_buf);
 
 /*
  * A one-device Ising sim's packed layout (cuda_ising.c), made to hold the configuration
