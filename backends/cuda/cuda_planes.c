@@ -75,10 +75,12 @@ static int part_ready(latmc_sim *sim, const char *what)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s of a part spread over "
                                "several devices (desc.n_devices > 1): a part (MPI rank) runs "
                                "on one device", what);
-    if (sim->desc.model != LATMC_MODEL_ISING && sim->desc.model != LATMC_MODEL_POTTS)
+    if (sim->desc.model != LATMC_MODEL_ISING && sim->desc.model != LATMC_MODEL_POTTS &&
+        sim->desc.model != LATMC_MODEL_HEISENBERG)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: no per-plane %s for the %s "
                                "model in this version: a sim of several parts (MPI ranks) on "
-                               "CUDA runs Ising and Potts", what, sim->model->name);
+                               "CUDA runs Ising, Potts and Heisenberg", what,
+                               sim->model->name);
     return cuda_check(cudaSetDevice(cs->device), "cudaSetDevice");
 }
 
@@ -107,6 +109,12 @@ static bool is_potts(const latmc_sim *sim)
     return sim->desc.model == LATMC_MODEL_POTTS;
 }
 
+static bool is_heis(const latmc_sim *sim)
+{
+    return sim->desc.model == LATMC_MODEL_HEISENBERG;
+}
+
+
 /* A part's own state, made at its first use (the sim's device current). */
 struct cuda_planes {
     void *scratch;              /* device bytes of planes in transit */
@@ -114,8 +122,28 @@ struct cuda_planes {
     cudaStream_t border;        /* border planes and halo copies during a sweep call */
     cudaEvent_t border_done, interior_done;
     bool in_sweep;              /* between the first and the last step of a sweep call */
+    /* Heisenberg (cuda_planes_heis.c): the exchange that follows a pass's first step moves
+     * the second plane from each end of the box [box0, box1) and the plane two beyond */
+    bool shift;
+    int64_t box0, box1;
     uint32_t *host_words;       /* pinned: both colours' words of up to HOST_SITES sites */
 };
+
+/* The plane that a one-plane get (get != 0) or set of plane p means: p itself, but in
+ * the Heisenberg exchange after a pass's first step the second plane from the box's end
+ * and the plane two beyond it (cuda_planes_heis.c). */
+static int64_t shifted_plane(const struct cuda_sim *cs, int64_t p, bool get)
+{
+    const struct cuda_planes *pl = cs->planes;
+    if (!pl || !pl->in_sweep || !pl->shift)
+        return p;
+    const int64_t L = cs->lattice.ndim == 3 ? cs->lattice.lz : cs->lattice.ly;
+    if (get)
+        return p == pl->box0 ? pl->box0 + 1 : p == pl->box1 - 1 ? pl->box1 - 2 : p;
+    return p == (pl->box0 - 1 + L) % L ? (pl->box0 - 2 + L) % L
+         : p == pl->box1 % L           ? (pl->box1 + 1) % L
+                                       : p;
+}
 
 void cuda_planes_free(struct cuda_sim *cs)
 {
@@ -331,9 +359,10 @@ static int host_path(latmc_sim *sim, const struct cuda_ising_packed_access *pa, 
     return st < 0 ? st : fin;
 }
 
-/* Potts planes: one copy each way (cuda_planes_potts.c), on the copy stream. */
-static int potts_move(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
-                      const void *set_buf)
+/* Potts and Heisenberg planes (cuda_planes_potts.c, cuda_planes_heis.c), on the copy
+ * stream. */
+static int byte_move(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
+                     const void *set_buf)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
     int st = part_ready(sim, "configuration copy");
@@ -341,8 +370,17 @@ static int potts_move(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
         return st;
     const char *what = set_buf ? "copying planes to the device" : "copying planes to the host";
     cudaStream_t stream = copy_stream(cs);
-    st = cuda_check(cuda_planes_potts_move(cs, stream, p0, p1, get_buf, set_buf), what);
-    const int fin = cuda_check(cudaStreamSynchronize(stream), what);
+    int fin = LATMC_OK;
+    if (is_heis(sim)) {
+        if (p1 - p0 == 1) {
+            p0 = shifted_plane(cs, p0, get_buf != NULL);
+            p1 = p0 + 1;
+        }
+        st = cuda_planes_heis_move(sim, stream, p0, p1, get_buf, set_buf);
+    } else {
+        st = cuda_check(cuda_planes_potts_move(cs, stream, p0, p1, get_buf, set_buf), what);
+        fin = cuda_check(cudaStreamSynchronize(stream), what);
+    }
     if ((st < 0 || fin < 0) && cs->planes && cs->planes->in_sweep)
         drain(cs);
     return st < 0 ? st : fin;
@@ -354,8 +392,8 @@ static int move_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
                        const void *set_buf)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
-    if (is_potts(sim))
-        return potts_move(sim, p0, p1, get_buf, set_buf);
+    if (is_potts(sim) || is_heis(sim))
+        return byte_move(sim, p0, p1, get_buf, set_buf);
     struct cuda_ising_packed_access pa;
     int64_t per = 0;
     void *dev = NULL;
@@ -412,9 +450,11 @@ int cuda_planes_set(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf)
 int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
-    if (is_potts(sim)) {
+    if (is_potts(sim) || is_heis(sim)) {
         const int st = part_ready(sim, "reduction");
-        return st < 0 ? st : cuda_planes_potts_measure(sim, p0, p1, sums);
+        return st < 0                ? st
+               : is_heis(sim)        ? cuda_planes_heis_measure(sim, p0, p1, sums)
+                                     : cuda_planes_potts_measure(sim, p0, p1, sums);
     }
     struct cuda_ising_packed_access pa;
     int st = packed_part(sim, false, &pa, "reduction");
@@ -449,6 +489,8 @@ static cudaError_t update(const latmc_sim *sim, struct cuda_sim *cs,
         return cudaSuccess;
     if (is_potts(sim))
         return cuda_planes_potts_update(sim, cs, stream, q0, q1, sweep, c, a->window);
+    if (is_heis(sim))
+        return cuda_planes_heis_pass(sim, cs, stream, q0, q1, sweep, c);
     const struct cuda_ising_rows rows = { q0 * plane_rows(cs), (q1 - q0) * plane_rows(cs), 0, 0 };
     return cuda_ising_packed_sweep_rows(stream, &cs->lattice, &rows, a->pa.colour[c],
                                         a->pa.colour[c ^ 1], a->pa.eps[c], a->pa.thr,
@@ -459,11 +501,16 @@ static cudaError_t update(const latmc_sim *sim, struct cuda_sim *cs,
 /* The arrays of a step, made current, or the refusal. Ising: the packed layout, with
  * thresholds that fit its kernels; Potts: the window for the borders at the lattice's
  * ends. *border: planes at each end of the box that its neighbours read or that must be
- * updated as one range (the model's halo, 1; Potts: a whole c of planes). */
+ * updated as one range (the model's halo, 1; Potts: a whole c of planes; Heisenberg: the
+ * pass's halo, 2). */
 static int step_arrays(latmc_sim *sim, struct step_arrays *a, int64_t *border)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
     memset(a, 0, sizeof *a);
+    if (is_heis(sim)) {
+        *border = 2;
+        return part_ready(sim, "step");
+    }
     if (is_potts(sim)) {
         *border = cs->colours;
         int st = part_ready(sim, "step");
@@ -532,26 +579,35 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
             err = cudaEventRecord(pl->border_done, cs->stream);
         pl->in_sweep = err == cudaSuccess;
     }
-    if (err == cudaSuccess)
+    /* Heisenberg: the pass at the even step, nothing at the odd one (no waits either, so
+     * that its exchange overlaps the pass's interior as the even step's does) */
+    const bool heis = is_heis(sim), launch = !heis || c % 2 == 0;
+    pl->shift = heis && c % 2 == 0;
+    pl->box0 = q0;
+    pl->box1 = q1;
+    if (err == cudaSuccess && launch)
         err = cudaStreamWaitEvent(pl->border, pl->interior_done, 0);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess && launch)
         err = cudaStreamWaitEvent(cs->stream, pl->border_done, 0);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess && launch)
         err = update(sim, cs, &arrays, pl->border, q0, q0 + lower, call->sweep, c);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess && launch)
         err = update(sim, cs, &arrays, pl->border, q1 - upper, q1, call->sweep, c);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess && launch)
         err = cudaEventRecord(pl->border_done, pl->border);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess && launch)
         err = update(sim, cs, &arrays, cs->stream, q0 + lower, q1 - upper, call->sweep, c);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess && launch)
         err = cudaEventRecord(pl->interior_done, cs->stream);
+    if (err == cudaSuccess && heis && launch)
+        cuda_planes_heis_flip(cs); /* the pass's buffer holds the configuration now */
     if ((st = cuda_check(err, "launching a step on the part's planes")) < 0) {
         drain(cs);
         return st;
     }
-    if (call->step + 1 == sim->plan->n_steps)
-        *attempted += (uint64_t)(n * plane_sites(cs)); /* the box's sites, all attempted */
+    if (call->step + 1 == sim->plan->n_steps) /* the box's sites */
+        *attempted += heis ? cuda_planes_heis_attempted(sim, n * plane_sites(cs))
+                           : (uint64_t)(n * plane_sites(cs));
     if (!call->last)
         return LATMC_OK;
     unsigned long long changed = 0;

@@ -6,7 +6,8 @@
  * CPU's get_planes layout, so CPU and GPU parts give one chain.
  *
  * Models: Ising on the multi-spin coded (packed) kernels, uniform and +-J; Potts
- * (cuda_planes_potts.c, the several-GPU slabs' range kernels); everything else is refused
+ * (cuda_planes_potts.c, the several-GPU slabs' range kernels); the Heisenberg spin glass
+ * (cuda_planes_heis.c, the one-device pass on plane ranges); everything else is refused
  * with LATMC_EUNSUPPORTED and the reason (the part API then refuses n_parts > 1 at
  * creation: lib/part.c probes get_planes).
  */
@@ -46,6 +47,33 @@ cudaError_t cuda_planes_potts_update(const latmc_sim *sim, struct cuda_sim *cs,
 int cuda_planes_potts_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums);
 cudaError_t cuda_planes_potts_move(const struct cuda_sim *cs, cudaStream_t stream, int64_t p0,
                                    int64_t p1, void *get_buf, const void *set_buf);
+
+/* Heisenberg (cuda_planes_heis.c): the pass of step `step` (nothing at odd steps) on
+ * planes [q0, q1) on `stream`; flip: the pass's buffer is the configuration now; move:
+ * planes [p0, p1), enqueued on `stream` and waited for. */
+cudaError_t cuda_planes_heis_pass(const latmc_sim *sim, struct cuda_sim *cs,
+                                  cudaStream_t stream, int64_t q0, int64_t q1, uint64_t sweep,
+                                  int step);
+void cuda_planes_heis_flip(struct cuda_sim *cs);
+uint64_t cuda_planes_heis_attempted(const latmc_sim *sim, int64_t sites);
+int cuda_planes_heis_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64_t p1,
+                          void *get_buf, const void *set_buf);
+int cuda_planes_heis_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums);
+
+/* A one-device Heisenberg sim's state (cuda_heisenberg.c, appended for the parts): the two
+ * spin buffers, the index of the one holding the configuration (the caller flips it
+ * after a pass of its own), couplings, the reduction's partials and chunk rows, and the
+ * whole lattice's pass geometries ([0] overrelaxation, [1] heat bath). */
+struct cuda_heis_geom;
+struct cuda_heis_part {
+    float *buf[2];
+    int *cur;
+    float *couplings;
+    double *partials;
+    long long rows_per_chunk;
+    const struct cuda_heis_geom *geom;
+};
+void cuda_heis_part_state(struct cuda_sim *cs, struct cuda_heis_part *out);
 
 /*
  * A one-device Ising sim's packed layout (cuda_ising.c), made to hold the configuration

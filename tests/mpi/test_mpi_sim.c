@@ -79,6 +79,16 @@ static const struct model_case cases[] = {
       { 10, 10, 0 }, { LATMC_PARAM_BETA, 0, 0, 0 }, { 1.4, 0, 0, 0 }, LATMC_DEVICE_CUDA },
     { "cuda_potts3d_heatbath", LATMC_MODEL_POTTS, 3, LATMC_ALGO_HEATBATH, 0, 1, 4,
       { 12, 9, 15 }, { LATMC_PARAM_BETA, 0, 0, 0 }, { 0.6, 0, 0, 0 }, LATMC_DEVICE_CUDA },
+    /* Heisenberg (cuda_planes_heis.c): two replicas, Gaussian couplings, heat bath and 2
+     * overrelaxation passes, slabs of 4 to 8 planes (with and without an interior); 2D,
+     * one replica, +-J couplings, 3 overrelaxation passes alone, slabs of 2 to 8 planes
+     * (slabs of 2: both halo planes of a pass come from one neighbour's two planes) */
+    { "cuda_heisenberg", LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN,
+      2, 2, { 8, 6, 16 }, { LATMC_PARAM_BETA, LATMC_PARAM_NOVER, LATMC_PARAM_H, 0 },
+      { 2.0, 2, 0.1, 0 }, LATMC_DEVICE_CUDA },
+    { "cuda_heisenberg2d_overrelax_pmj", LATMC_MODEL_HEISENBERG, 2, LATMC_ALGO_OVERRELAX,
+      LATMC_COUPLINGS_BIMODAL, 1, 2, { 12, 10, 0 }, { LATMC_PARAM_BETA, LATMC_PARAM_NOVER, 0, 0 },
+      { 1.5, 3, 0, 0 }, LATMC_DEVICE_CUDA },
 };
 
 static const struct model_case *find_case(const char *name)
