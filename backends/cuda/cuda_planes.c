@@ -39,6 +39,7 @@
 #include "ising.h"
 #include "ising_packed.h"
 #include "model.h"
+#include "phi4_cuda.h"
 #include "plan.h"
 
 /* Scratch of at most this many bytes moves planes in chunks (a whole slab's gather). */
@@ -46,6 +47,24 @@
 /* Planes of at most this many sites (halos) move as packed words, converted on the host:
  * copies only, no kernel, so that they run beside the interior's resident grid. */
 #define HOST_SITES ((int64_t)1 << 20)
+
+/* A part's own state, made at its first use (the sim's device current). */
+struct cuda_planes {
+    void *scratch;              /* device bytes of planes in transit */
+    size_t scratch_bytes;
+    cudaStream_t border;        /* border planes and halo copies during a sweep call */
+    cudaEvent_t border_done, interior_done;
+    bool in_sweep;              /* between the first and the last step of a sweep call */
+    /* Heisenberg (cuda_planes_heis.c): the exchange that follows a pass's first step moves
+     * the second plane from each end of the box [box0, box1) and the plane two beyond */
+    bool shift;
+    int64_t box0, box1;
+    /* phi^4 (cuda_planes_phi4.c): the one-device plan (site order) and draw keys */
+    bool phi4_ready;
+    struct cuda_phi4_plan phi4_plan;
+    struct cuda_phi4_keys phi4_keys;
+    uint32_t *host_words;       /* pinned: both colours' words of up to HOST_SITES sites */
+};
 
 /* Packed rows per plane along the last axis (rows are y + L_y z): L_y in 3D, 1 in 2D. */
 static int64_t plane_rows(const struct cuda_sim *cs)
@@ -64,6 +83,24 @@ static size_t plane_words(const struct cuda_sim *cs)
     return (size_t)(plane_rows(cs) * (cs->lattice.lx / 16));
 }
 
+static int planes_state(struct cuda_sim *cs, struct cuda_planes **out);
+
+/* phi^4: the sim's plan and keys, made at the first use (the site-order schedule, or the
+ * refusal saying why). */
+static int phi4_plan(latmc_sim *sim, struct cuda_planes **out)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    struct cuda_planes *pl = NULL;
+    int st = planes_state(cs, &pl);
+    if (st == LATMC_OK && !pl->phi4_ready) {
+        st = cuda_planes_phi4_plan(sim, &pl->phi4_plan, &pl->phi4_keys);
+        pl->phi4_ready = st == LATMC_OK;
+    }
+    if (out)
+        *out = pl;
+    return st;
+}
+
 /*
  * The checks every per-plane op makes first, the part's device made current: a part runs
  * on one device, a model with per-plane forms here (what: the operation, for the message).
@@ -76,12 +113,13 @@ static int part_ready(latmc_sim *sim, const char *what)
                                "several devices (desc.n_devices > 1): a part (MPI rank) runs "
                                "on one device", what);
     if (sim->desc.model != LATMC_MODEL_ISING && sim->desc.model != LATMC_MODEL_POTTS &&
-        sim->desc.model != LATMC_MODEL_HEISENBERG)
+        sim->desc.model != LATMC_MODEL_HEISENBERG && sim->desc.model != LATMC_MODEL_PHI4)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: no per-plane %s for the %s "
-                               "model in this version: a sim of several parts (MPI ranks) on "
-                               "CUDA runs Ising, Potts and Heisenberg", what,
-                               sim->model->name);
-    return cuda_check(cudaSetDevice(cs->device), "cudaSetDevice");
+                               "model in this version", what, sim->model->name);
+    int st = cuda_check(cudaSetDevice(cs->device), "cudaSetDevice");
+    if (st == LATMC_OK && sim->desc.model == LATMC_MODEL_PHI4)
+        st = phi4_plan(sim, NULL); /* refuses the chunk schedule */
+    return st;
 }
 
 /*
@@ -114,20 +152,12 @@ static bool is_heis(const latmc_sim *sim)
     return sim->desc.model == LATMC_MODEL_HEISENBERG;
 }
 
+static bool is_phi4(const latmc_sim *sim)
+{
+    return sim->desc.model == LATMC_MODEL_PHI4;
+}
 
-/* A part's own state, made at its first use (the sim's device current). */
-struct cuda_planes {
-    void *scratch;              /* device bytes of planes in transit */
-    size_t scratch_bytes;
-    cudaStream_t border;        /* border planes and halo copies during a sweep call */
-    cudaEvent_t border_done, interior_done;
-    bool in_sweep;              /* between the first and the last step of a sweep call */
-    /* Heisenberg (cuda_planes_heis.c): the exchange that follows a pass's first step moves
-     * the second plane from each end of the box [box0, box1) and the plane two beyond */
-    bool shift;
-    int64_t box0, box1;
-    uint32_t *host_words;       /* pinned: both colours' words of up to HOST_SITES sites */
-};
+
 
 /* The plane that a one-plane get (get != 0) or set of plane p means: p itself, but in
  * the Heisenberg exchange after a pass's first step the second plane from the box's end
@@ -359,8 +389,8 @@ static int host_path(latmc_sim *sim, const struct cuda_ising_packed_access *pa, 
     return st < 0 ? st : fin;
 }
 
-/* Potts and Heisenberg planes (cuda_planes_potts.c, cuda_planes_heis.c), on the copy
- * stream. */
+/* Potts, Heisenberg and phi^4 planes (cuda_planes_potts.c, cuda_planes_heis.c,
+ * cuda_planes_phi4.c), on the copy stream. */
 static int byte_move(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
                      const void *set_buf)
 {
@@ -377,6 +407,10 @@ static int byte_move(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
             p1 = p0 + 1;
         }
         st = cuda_planes_heis_move(sim, stream, p0, p1, get_buf, set_buf);
+    } else if (is_phi4(sim)) {
+        st = cuda_check(cuda_planes_phi4_move(cs, &cs->planes->phi4_plan, stream, p0, p1,
+                                              get_buf, set_buf), what);
+        fin = cuda_check(cudaStreamSynchronize(stream), what);
     } else {
         st = cuda_check(cuda_planes_potts_move(cs, stream, p0, p1, get_buf, set_buf), what);
         fin = cuda_check(cudaStreamSynchronize(stream), what);
@@ -392,7 +426,7 @@ static int move_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
                        const void *set_buf)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
-    if (is_potts(sim) || is_heis(sim))
+    if (is_potts(sim) || is_heis(sim) || is_phi4(sim))
         return byte_move(sim, p0, p1, get_buf, set_buf);
     struct cuda_ising_packed_access pa;
     int64_t per = 0;
@@ -450,11 +484,13 @@ int cuda_planes_set(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf)
 int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
-    if (is_potts(sim) || is_heis(sim)) {
+    if (is_potts(sim) || is_heis(sim) || is_phi4(sim)) {
         const int st = part_ready(sim, "reduction");
-        return st < 0                ? st
-               : is_heis(sim)        ? cuda_planes_heis_measure(sim, p0, p1, sums)
-                                     : cuda_planes_potts_measure(sim, p0, p1, sums);
+        return st < 0         ? st
+               : is_heis(sim) ? cuda_planes_heis_measure(sim, p0, p1, sums)
+               : is_phi4(sim) ? cuda_planes_phi4_measure(sim, &cs->planes->phi4_plan, p0, p1,
+                                                         sums)
+                              : cuda_planes_potts_measure(sim, p0, p1, sums);
     }
     struct cuda_ising_packed_access pa;
     int st = packed_part(sim, false, &pa, "reduction");
@@ -474,10 +510,11 @@ int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
     return st < 0 ? st : fin;
 }
 
-/* What a step's updates need: Ising's packed arrays, or Potts's window (scratch). */
+/* What a step's updates need: Ising's packed arrays, or Potts's or phi^4's window
+ * (scratch). */
 struct step_arrays {
     struct cuda_ising_packed_access pa;
-    uint8_t *window;
+    void *window;
 };
 
 /* Step c on the box's planes [q0, q1) on `stream` (nothing when empty). */
@@ -491,6 +528,9 @@ static cudaError_t update(const latmc_sim *sim, struct cuda_sim *cs,
         return cuda_planes_potts_update(sim, cs, stream, q0, q1, sweep, c, a->window);
     if (is_heis(sim))
         return cuda_planes_heis_pass(sim, cs, stream, q0, q1, sweep, c);
+    if (is_phi4(sim))
+        return cuda_planes_phi4_update(sim, cs, &cs->planes->phi4_plan, &cs->planes->phi4_keys,
+                                       stream, q0, q1, sweep, c, a->window);
     const struct cuda_ising_rows rows = { q0 * plane_rows(cs), (q1 - q0) * plane_rows(cs), 0, 0 };
     return cuda_ising_packed_sweep_rows(stream, &cs->lattice, &rows, a->pa.colour[c],
                                         a->pa.colour[c ^ 1], a->pa.eps[c], a->pa.thr,
@@ -511,12 +551,20 @@ static int step_arrays(latmc_sim *sim, struct step_arrays *a, int64_t *border)
         *border = 2;
         return part_ready(sim, "step");
     }
+    if (is_phi4(sim)) {
+        *border = CUDA_PHI4_HALO;
+        int st = part_ready(sim, "step");
+        if (st == LATMC_OK)
+            st = cuda_planes_scratch(cs, cuda_planes_phi4_window_bytes(cs, &cs->planes->phi4_plan,
+                                                                        CUDA_PHI4_HALO),
+                                     &a->window);
+        return st;
+    }
     if (is_potts(sim)) {
         *border = cs->colours;
         int st = part_ready(sim, "step");
         if (st == LATMC_OK)
-            st = cuda_planes_scratch(cs, cuda_planes_potts_window_bytes(cs),
-                                     (void **)&a->window);
+            st = cuda_planes_scratch(cs, cuda_planes_potts_window_bytes(cs), &a->window);
         return st;
     }
     *border = 1;
@@ -606,8 +654,9 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
         return st;
     }
     if (call->step + 1 == sim->plan->n_steps) /* the box's sites */
-        *attempted += heis ? cuda_planes_heis_attempted(sim, n * plane_sites(cs))
-                           : (uint64_t)(n * plane_sites(cs));
+        *attempted += heis            ? cuda_planes_heis_attempted(sim, n * plane_sites(cs))
+                      : is_phi4(sim) ? cuda_planes_phi4_attempted(sim, n * plane_sites(cs))
+                                     : (uint64_t)(n * plane_sites(cs));
     if (!call->last)
         return LATMC_OK;
     unsigned long long changed = 0;

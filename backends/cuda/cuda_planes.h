@@ -7,7 +7,8 @@
  *
  * Models: Ising on the multi-spin coded (packed) kernels, uniform and +-J; Potts
  * (cuda_planes_potts.c, the several-GPU slabs' range kernels); the Heisenberg spin glass
- * (cuda_planes_heis.c, the one-device pass on plane ranges); everything else is refused
+ * (cuda_planes_heis.c, the one-device pass on plane ranges); phi^4 on the site-order
+ * schedule (cuda_planes_phi4.c, the slabs' kernels); everything else is refused
  * with LATMC_EUNSUPPORTED and the reason (the part API then refuses n_parts > 1 at
  * creation: lib/part.c probes get_planes).
  */
@@ -59,6 +60,27 @@ uint64_t cuda_planes_heis_attempted(const latmc_sim *sim, int64_t sites);
 int cuda_planes_heis_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64_t p1,
                           void *get_buf, const void *set_buf);
 int cuda_planes_heis_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums);
+
+/* phi^4 (cuda_planes_phi4.c): the sim's plan and keys (LATMC_EUNSUPPORTED, saying why,
+ * for the chunk schedule); the window (scratch) of a range of `planes` planes near an end
+ * of the lattice; the update of step `step` on planes [q0, q1); move: as Potts's. */
+struct cuda_phi4_plan;
+struct cuda_phi4_keys;
+int cuda_planes_phi4_plan(latmc_sim *sim, struct cuda_phi4_plan *plan,
+                          struct cuda_phi4_keys *keys);
+size_t cuda_planes_phi4_window_bytes(const struct cuda_sim *cs,
+                                     const struct cuda_phi4_plan *plan, int64_t planes);
+cudaError_t cuda_planes_phi4_update(const latmc_sim *sim, struct cuda_sim *cs,
+                                    const struct cuda_phi4_plan *plan,
+                                    const struct cuda_phi4_keys *keys, cudaStream_t stream,
+                                    int64_t q0, int64_t q1, uint64_t sweep, int step,
+                                    void *window);
+uint64_t cuda_planes_phi4_attempted(const latmc_sim *sim, int64_t sites);
+int cuda_planes_phi4_measure(latmc_sim *sim, const struct cuda_phi4_plan *plan, int64_t p0,
+                             int64_t p1, void *sums);
+cudaError_t cuda_planes_phi4_move(const struct cuda_sim *cs, const struct cuda_phi4_plan *plan,
+                                  cudaStream_t stream, int64_t p0, int64_t p1, void *get_buf,
+                                  const void *set_buf);
 
 /* A one-device Heisenberg sim's state (cuda_heisenberg.c, appended for the parts): the two
  * spin buffers, the index of the one holding the configuration (the caller flips it

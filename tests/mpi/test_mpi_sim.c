@@ -89,6 +89,16 @@ static const struct model_case cases[] = {
     { "cuda_heisenberg2d_overrelax_pmj", LATMC_MODEL_HEISENBERG, 2, LATMC_ALGO_OVERRELAX,
       LATMC_COUPLINGS_BIMODAL, 1, 2, { 12, 10, 0 }, { LATMC_PARAM_BETA, LATMC_PARAM_NOVER, 0, 0 },
       { 1.5, 3, 0, 0 }, LATMC_DEVICE_CUDA },
+    /* phi^4 (cuda_planes_phi4.c) on the site-order schedule (extents that take no chunks:
+     * L_x not a multiple of twice the segment width): 2D, 5 colours, the 1/Lambda term (it
+     * reads two planes away), 2 passes per sweep, slabs of 10 to 15 planes; 3D, 8 colours,
+     * 3 hits per site, slabs of 4 to 8 planes (all border, or an interior) */
+    { "cuda_phi4_2d", LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, 0, 1, 2, { 20, 30, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_G, LATMC_PARAM_LAMBDA, LATMC_PARAM_NLOC },
+      { -1.0, 6.0, 2.0, 2 }, LATMC_DEVICE_CUDA },
+    { "cuda_phi4_3d", LATMC_MODEL_PHI4, 3, LATMC_ALGO_METROPOLIS, 0, 1, 2, { 32, 8, 16 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_G, LATMC_PARAM_NHIT, 0 }, { -0.5, 1.0, 3, 0 },
+      LATMC_DEVICE_CUDA },
 };
 
 static const struct model_case *find_case(const char *name)
