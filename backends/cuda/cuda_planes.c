@@ -653,7 +653,9 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
         drain(cs);
         return st;
     }
-    if (call->step + 1 == sim->plan->n_steps) /* the box's sites */
+    /* the box's sites, once per sweep: at its step 0 (plan->n_steps is the model's
+     * sweep_steps, not the current schedule's count: Potts, phi^4, Heisenberg) */
+    if (call->step == 0)
         *attempted += heis            ? cuda_planes_heis_attempted(sim, n * plane_sites(cs))
                       : is_phi4(sim) ? cuda_planes_phi4_attempted(sim, n * plane_sites(cs))
                                      : (uint64_t)(n * plane_sites(cs));
