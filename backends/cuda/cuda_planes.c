@@ -1,8 +1,13 @@
 /*
  * A one-device CUDA sim as one part of a lattice shared by processes (cuda_planes.h,
  * lib/part.h, doc/mpi.md "GPU ranks"): the step on the part's box, and the per-plane ops
- * by which lib/part.c exchanges halos, measures and gathers configurations.
+ * by which lib/part.c exchanges halos, measures and gathers configurations. This file
+ * has the step's schedule on two streams (below) for every model and Ising's kernels and
+ * copies; cuda_planes_potts.c, cuda_planes_heis.c and cuda_planes_phi4.c have the other
+ * models' updates of a plane range, reductions and copies, and say how wide their border
+ * ranges are and how they reach across the lattice's wrap.
  *
+ * Ising:
  * The sim stores the whole lattice (as a CPU part does); a step updates the rows of its
  * box only, with the one-device packed kernels restricted to those rows (row offset 0:
  * the lattice is the global one, so every random number is named by the global site, as
@@ -17,9 +22,9 @@
  * planes' words; a row's colour parity is that of y + z, so an odd first plane swaps the
  * colours.
  *
- * The halo exchange hides behind the interior: a step updates the box's first and last
- * plane (the ones its neighbours read) on a border stream and the planes between on the
- * sim's stream; the exchange that follows (lib/part.c: get_planes of those two planes,
+ * Every model: the halo exchange hides behind the interior: a step updates the box's
+ * border planes (those its neighbours read) on a border stream and the planes between on
+ * the sim's stream; the exchange that follows (lib/part.c: get_planes of the end planes,
  * the transport, set_planes of the halo planes) runs on the border stream and waits for
  * it alone, while the interior goes on. What each stream waits for, from the step before:
  *   border stream: the previous interior (it wrote the planes next to the border ones);
@@ -587,8 +592,9 @@ static void drain(struct cuda_sim *cs)
 }
 
 /*
- * One colour on the part's box: its first and last plane on the border stream, the
- * planes between on the sim's stream (the header says what each waits for). The
+ * One step on the part's box: its border ranges (the first and last plane for Ising;
+ * step_arrays says for the others) on the border stream, the planes between on the
+ * sim's stream (the header says what each waits for). The
  * acceptance counter is cleared at the first step of a latmc_sim_sweep call and read at
  * its last (latmc_step_call.last), which waits for both streams; the steps between do not
  * wait on the host (the halo copies that follow each step wait for the borders only).
