@@ -253,14 +253,16 @@ static int create_mpi(latmc_ctx *ctx, const struct model_case *c, latmc_sim **si
     return st == LATMC_OK ? 0 : 1;
 }
 
-/* phi^4 GPU ranks: a sim on the chunk schedule (extents that take chunks, no override)
- * is refused on every rank, the message naming the way out. */
+/* phi^4 GPU ranks: a sim on the chunk schedule (2D extents that take chunks, no
+ * override) is refused on every rank, the message naming the way out. */
 static int phi4_chunks_refused(latmc_ctx *ctx, const struct model_case *c)
 {
     latmc_sim_desc d;
     desc_of(c, &d);
+    d.ndim = 2; /* 5 colours, chunks of 20 x 30 */
     d.extent[0] = 40;
     d.extent[1] = 30;
+    d.extent[2] = 0;
     latmc_sim *sim = NULL;
     const int st = latmc_mpi_sim_create(ctx, MPI_COMM_WORLD, &d, &sim);
     const int ok = st == LATMC_EUNSUPPORTED && !sim &&
