@@ -275,14 +275,15 @@ int cuda_slab_exec_order_step(struct cuda_slab_exec *first, size_t stride, int n
         cudaError_t err = cudaSuccess;
         if (e->split)
             err = cudaStreamWaitEvent(e->border_stream, e->interior_done, 0);
+        /* each event once: with two slabs both neighbours are the same one */
         if (e->copy_stream) {
             const struct cuda_slab_exec *from[3] = { nb[0], e, nb[1] };
             for (int k = 0; k < 3 && err == cudaSuccess && wait_copies; k++)
-                if (from[k]->recorded)
+                if (from[k]->recorded && (k < 2 || from[2] != from[0]))
                     err = cudaStreamWaitEvent(e->border_stream, from[k]->copies_done, 0);
         } else {
             for (int k = 0; k < 2 && err == cudaSuccess; k++)
-                if (nb[k]->recorded && nb[k] != e)
+                if (nb[k]->recorded && nb[k] != e && (k == 0 || nb[1] != nb[0]))
                     err = cudaStreamWaitEvent(e->border_stream, nb[k]->border_done, 0);
         }
         if (err == cudaSuccess && e->split)

@@ -434,14 +434,29 @@ static cudaError_t update_planes(const latmc_sim *sim, const struct cuda_slabs *
                                         sim->desc.seed, sweep, c, sl->ex.changed);
 }
 
+unsigned cuda_slabs_step_caps(const latmc_sim *sim, const struct cuda_sim *cs)
+{
+    (void)sim;
+    return slabs_of(cs)->heis ? LATMC_STEP_CAP_PAIR : 0u;
+}
+
+int cuda_slabs_own_steps(const latmc_sim *sim, const struct cuda_sim *cs)
+{
+    (void)sim;
+    return slabs_of(cs)->phi4 ? cuda_phi4_slabs_own_steps(slabs_of(cs)->phi4) : 0;
+}
+
 int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
                         const struct latmc_step_call *call, uint64_t *accepted,
                         uint64_t *attempted)
 {
+    if (slabs_of(cs)->heis) /* pairs; every other model's slabs take whole steps */
+        return cuda_heis_slabs_run_step(sim, slabs_of(cs)->heis, call, accepted, attempted);
+    if (call->part != LATMC_STEP_WHOLE)
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: a step call on slabs with part "
+                               "%d (a bug in the core)", call->part);
     if (slabs_of(cs)->potts)
         return cuda_potts_slabs_run_step(sim, slabs_of(cs)->potts, call, accepted, attempted);
-    if (slabs_of(cs)->heis)
-        return cuda_heis_slabs_run_step(sim, slabs_of(cs)->heis, call, accepted, attempted);
     if (slabs_of(cs)->phi4)
         return cuda_phi4_slabs_run_step(sim, slabs_of(cs)->phi4, call, accepted, attempted);
     struct cuda_slabs *ss = slabs_of(cs);

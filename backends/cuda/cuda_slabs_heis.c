@@ -12,8 +12,9 @@
  * so it writes the one-device floats; then the two outer own planes of every spin array
  * go to the neighbours' halos of the buffer just written.
  *
- * The schedule (lib/model_heisenberg.c) has two steps per pass (colour 0, colour 1):
- * the even step runs the whole pass with its exchange, the odd one adds nothing. A pass
+ * The schedule (lib/model_heisenberg.c) has two steps per pass (colour 0, colour 1),
+ * which the slabs take as the core's pair (LATMC_STEP_CAP_PAIR, as one device does):
+ * the interior part launches the pass, the border part sends its halos. A pass
  * over a plane range writes exactly what the whole pass writes there (each block
  * recomputes the colour-0 spins it needs from the old ones), so a slab of more than
  * 2 HALO planes runs its pass as three launches: the HALO planes at each end on the
@@ -360,8 +361,10 @@ static cudaError_t send_halos(const struct cuda_heis_slabs *hs, int i, int b)
 }
 
 /*
- * One pass on every slab. What each stream of a slab waits for, from the previous pass
- * (all waits are enqueued before any event is recorded again):
+ * The launches of one pass on every slab (the first part of the core's pair): the border
+ * ranges on the border stream, the interior on the main stream. What each stream of a
+ * slab waits for, from the previous pass (all waits are enqueued before any event is
+ * recorded again):
  *   border_stream: this slab's previous interior (the border ranges read the two planes
  *     next to them, and write the buffer the previous interior read), and both
  *     neighbours' previous borders and copies (into this slab's halos; their completion
@@ -371,8 +374,8 @@ static cudaError_t send_halos(const struct cuda_heis_slabs *hs, int i, int b)
  *     they read the planes the interior now writes). The interior reads no halo, and no
  *     copy writes its planes.
  */
-static int run_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t sweep,
-                    int heatbath)
+static int launch_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t sweep,
+                       int heatbath)
 {
     const struct latmc_heisenberg_params *p = sim->model_data;
     const int dbl = sim->desc.precision == LATMC_PRECISION_DOUBLE;
@@ -397,15 +400,31 @@ static int run_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t s
                                          heatbath);
         if (err == cudaSuccess && sl->ex.split)
             err = cuda_heis_pass(sl->ex.border_stream, &sl->geom[1][hb], &a, dbl, heatbath);
-        if (err == cudaSuccess && hs->exchange)
-            err = send_halos(hs, i, 1 - hs->cur);
-        if (err == cudaSuccess)
-            err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
         if (err == cudaSuccess && sl->ex.split)
             err = cuda_heis_pass(sl->ex.stream, &sl->geom[2][hb], &a, dbl, heatbath);
         if (err == cudaSuccess && sl->ex.split)
             err = cudaEventRecord(sl->ex.interior_done, sl->ex.stream);
         st = cuda_check(err, "launching a pass on a slab");
+    }
+    return st;
+}
+
+/* The rest of the pair: every slab's outer own planes of the buffer just written into
+ * its neighbours' halos, on the border stream after the border ranges; then the pass's
+ * events name it, and that buffer holds the configuration. */
+static int exchange_pass(struct cuda_heis_slabs *hs)
+{
+    int st = LATMC_OK;
+    for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
+        struct heis_slab *sl = &hs->slab[i];
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
+            break;
+        cudaError_t err = cudaSuccess;
+        if (hs->exchange)
+            err = send_halos(hs, i, 1 - hs->cur);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
+        st = cuda_check(err, "sending a slab's halos");
     }
     if (st < 0)
         return st;
@@ -415,18 +434,33 @@ static int run_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t s
     return LATMC_OK;
 }
 
+/*
+ * The schedule (lib/model_heisenberg.c) has two steps per pass (colour 0, colour 1), and
+ * the slabs, like one device, declare LATMC_STEP_CAP_PAIR (cuda_slabs_step_caps): the core
+ * hands each pass as the pair (PAIR_INTERIOR, PAIR_BORDER) of its colour-0 step. The
+ * interior part is the pass's launches: both colours of every own plane, the colour-1
+ * sites of the outer planes from colour 0 of the halo planes recomputed by the kernel
+ * (which is why the halo is 2 planes); the border part is what the neighbours need of
+ * the pair before the next one, the exchange of the outer own planes.
+ */
 int cuda_heis_slabs_run_step(const latmc_sim *sim, struct cuda_heis_slabs *hs,
                              const struct latmc_step_call *call, uint64_t *accepted,
                              uint64_t *attempted)
 {
     const int hb_algo = sim->desc.algorithm == LATMC_ALGO_HEATBATH;
     const int heatbath = latmc_heisenberg_step_is_heatbath(hb_algo, call->step);
-    int st = LATMC_OK;
-    /* a pass is both colours: the colour-0 step runs it, the colour-1 step has nothing */
-    if (latmc_heisenberg_step_colour(call->step) == 0) {
-        st = run_pass(sim, hs, call->sweep, heatbath);
+    if (latmc_heisenberg_step_colour(call->step) != 0 ||
+        (call->part != LATMC_STEP_PAIR_INTERIOR && call->part != LATMC_STEP_PAIR_BORDER))
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA Heisenberg slabs: step %d, part %d is "
+                               "not a pair of a pass's colours (a bug in the core)",
+                               call->step, call->part);
+    int st;
+    if (call->part == LATMC_STEP_PAIR_INTERIOR) {
+        st = launch_pass(sim, hs, call->sweep, heatbath);
         if (st == LATMC_OK && heatbath)
             *attempted += (uint64_t)sim->nsites * (uint64_t)hs->nrep;
+    } else {
+        st = exchange_pass(hs);
     }
     if (st < 0) {
         /* the failed call's updates are not reported, now or later (as every model's

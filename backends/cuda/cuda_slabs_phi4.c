@@ -18,8 +18,10 @@
  *   layers of parity q, and a layer's chunks read only the two neighbouring layers, of
  *   the other parity: so the layers of one parity are independent, and a sweep is two
  *   phases (parity 0, parity 1) with one halo exchange after each: the outer layer of a
- *   slab, when of the phase's parity, goes to the neighbour's halo. The whole sweep runs
- *   at step 0 of the core's schedule; the other steps have nothing.
+ *   slab, when of the phase's parity, goes to the neighbour's halo. Like the one-device
+ *   chunk chain, this is a schedule of the kernels' own, declared to the core
+ *   (ops.own_schedule, cuda_phi4_slabs_own_steps): two steps per sweep, step q the phase
+ *   of parity q with its exchange.
  * - Site order: the plan's slabs; one phase per step (pass, colour), its 2 outer planes
  *   at each end exchanged after it.
  *
@@ -45,6 +47,7 @@
 
 #define HALO CUDA_PHI4_HALO
 #define NSUMS 5
+#define CHUNK_PHASES 2 /* the chunk schedule's sweep on slabs: one phase per cut parity */
 
 struct phi4_slab {
     /* ex.stream: the interior and everything outside the phases; ex.border_stream: the
@@ -323,20 +326,27 @@ static int run_phase(const latmc_sim *sim, struct cuda_phi4_slabs *ps, uint64_t 
     return LATMC_OK;
 }
 
+int cuda_phi4_slabs_own_steps(const struct cuda_phi4_slabs *ps)
+{
+    return chunked(ps) ? CHUNK_PHASES : 0;
+}
+
 int cuda_phi4_slabs_run_step(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
                              const struct latmc_step_call *call, uint64_t *accepted,
                              uint64_t *attempted)
 {
     const struct latmc_phi4_tables *t = sim->model_data;
     int st = LATMC_OK;
+    if (call->part != LATMC_STEP_WHOLE ||
+        (chunked(ps) && (call->step < 0 || call->step >= CHUNK_PHASES)))
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA phi^4 slabs: step %d, part %d is not a "
+                               "step of their schedule (a bug in the core)", call->step,
+                               call->part);
     if (chunked(ps)) {
-        /* the whole sweep at step 0: both cut parities */
-        if (call->step == 0) {
-            for (int parity = 0; parity < 2 && st == LATMC_OK; parity++)
-                st = run_phase(sim, ps, call->sweep, 0, parity);
-            if (st == LATMC_OK)
-                *attempted += (uint64_t)sim->nsites * t->nloc * t->nhit;
-        }
+        /* the phase of cut parity `step` (cuda_phi4_slabs_own_steps) */
+        st = run_phase(sim, ps, call->sweep, 0, call->step);
+        if (st == LATMC_OK && call->step == 0)
+            *attempted += (uint64_t)sim->nsites * t->nloc * t->nhit;
     } else {
         st = run_phase(sim, ps, call->sweep, call->step, 0);
         if (st == LATMC_OK)
