@@ -264,7 +264,7 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
         const size_t words = (size_t)(sl->local.nsites / 16);
         const size_t cw = (size_t)cuda_ising_packed_coupling_words(&sl->local);
         sl->stage_rows = cuda_ising_piece_rows(d->extent[0], sl->ex.planes * ss->plane_rows);
-        if ((st = cuda_slab_exec_create(&sl->ex, true)) < 0 ||
+        if ((st = cuda_slab_exec_create(&sl->ex)) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->stage,
                                      (size_t)(sl->stage_rows * d->extent[0]), sl->ex.device,
                                      "staging piece of the spins")) < 0 ||
@@ -352,7 +352,7 @@ static int exchange_all(struct cuda_slabs *ss)
         if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
         for (int c = 0; c < 2 && st == LATMC_OK; c++)
-            st = cuda_check(send_borders(ss, i, ss->halo, c, sl->ex.copy_stream),
+            st = cuda_check(send_borders(ss, i, ss->halo, c, sl->ex.border_stream),
                             "copying the halos");
     }
     return st < 0 ? st : finish_all(ss, "copying the halos");
@@ -472,9 +472,8 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
      * What each stream of a slab waits for, from the previous step (all waits are
      * enqueued before any event is recorded again):
      *   border_stream: the previous interior (it wrote the planes next to the borders),
-     *     and the copies of the neighbours (into this slab's halos) and its own (out of
-     *     its border planes: in-order, so also those of the step before, which read the
-     *     planes of the colour updated now);
+     *     and the copies of the neighbours (into this slab's halos); its own copies (out
+     *     of its border planes, which the borders now write) are in order on it;
      *   stream (interior): the previous borders (next to the interior). The interior
      *     reads no halo plane.
      */
@@ -494,13 +493,10 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
                                 call->sweep, c, 0);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
-        if (err == cudaSuccess && ss->exchange) {
-            err = cudaStreamWaitEvent(sl->ex.copy_stream, sl->ex.border_done, 0);
-            if (err == cudaSuccess)
-                err = send_borders(ss, i, r, c, sl->ex.copy_stream);
-        }
+        if (err == cudaSuccess && ss->exchange)
+            err = send_borders(ss, i, r, c, sl->ex.border_stream);
         if (err == cudaSuccess)
-            err = cudaEventRecord(sl->ex.copies_done, sl->ex.copy_stream);
+            err = cudaEventRecord(sl->ex.copies_done, sl->ex.border_stream);
         if (err == cudaSuccess)
             err = update_planes(sim, ss, sl, sl->ex.stream, first + border, last - border,
                                 call->sweep, c, ss->spare_sms);

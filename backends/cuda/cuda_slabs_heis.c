@@ -186,7 +186,7 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
         sl->nchunks = (long long)sl->ex.planes * rows_per_plane / hs->rows_per_chunk;
         const size_t spin_bytes = (size_t)sl->n_local * 3u * (size_t)hs->nrep * sizeof(float);
         const int local_planes = (int)(sl->ex.planes + 2 * HALO);
-        if ((st = cuda_slab_exec_create(&sl->ex, false)) < 0 ||
+        if ((st = cuda_slab_exec_create(&sl->ex)) < 0 ||
             (st = cuda_heis_slab_geometry(sim, 0, local_planes, HALO, (int)sl->ex.planes,
                                           (int)(sl->ex.origin - HALO), &sl->geom[0][0])) < 0 ||
             (st = cuda_heis_slab_geometry(sim, 1, local_planes, HALO, (int)sl->ex.planes,
@@ -329,21 +329,18 @@ int cuda_heis_slabs_set_couplings(const latmc_sim *sim, struct cuda_heis_slabs *
 
 /* Enqueue on src's border stream the copy of every spin array's local planes
  * [p_src, p_src + n) of src's buffer b into dst's local planes [p_dst, ...) of its buffer
- * b (src's device current). */
+ * b (src's device current): the 3 x nrep arrays, n_local floats apart, as one strided
+ * copy. */
 static cudaError_t copy_planes(const struct cuda_heis_slabs *hs, const struct heis_slab *src,
                                int64_t p_src, const struct heis_slab *dst, int64_t p_dst,
                                int64_t n, int b)
 {
     const size_t bytes = (size_t)(n * hs->plane_sites) * sizeof(float);
-    cudaError_t err = cudaSuccess;
-    for (int k = 0; k < 3 * hs->nrep && err == cudaSuccess; k++) {
-        const float *from = src->buf[b] + (size_t)k * (size_t)src->n_local +
-                            (size_t)(p_src * hs->plane_sites);
-        float *to = dst->buf[b] + (size_t)k * (size_t)dst->n_local +
-                    (size_t)(p_dst * hs->plane_sites);
-        err = cuda_slab_copy_to(&src->ex, from, &dst->ex, to, bytes, src->ex.border_stream);
-    }
-    return err;
+    const float *from = src->buf[b] + (size_t)(p_src * hs->plane_sites);
+    float *to = dst->buf[b] + (size_t)(p_dst * hs->plane_sites);
+    return cuda_slab_copy_runs_to(&src->ex, from, (size_t)src->n_local * sizeof(float),
+                                  &dst->ex, to, (size_t)dst->n_local * sizeof(float), bytes,
+                                  (size_t)(3 * hs->nrep), src->ex.border_stream);
 }
 
 /* Slab i's outer own planes of buffer b into its neighbours' halos of buffer b: the first
@@ -367,12 +364,12 @@ static cudaError_t send_halos(const struct cuda_heis_slabs *hs, int i, int b)
  * recorded again):
  *   border_stream: this slab's previous interior (the border ranges read the two planes
  *     next to them, and write the buffer the previous interior read), and both
- *     neighbours' previous borders and copies (into this slab's halos; their completion
- *     also means the neighbours' previous passes read their halos, which this slab's
- *     copies now overwrite). Its own previous borders and copies: in order.
- *   stream (interior): this slab's previous borders (read as the interior's edges, and
- *     they read the planes the interior now writes). The interior reads no halo, and no
- *     copy writes its planes.
+ *     neighbours' previous copies (into this slab's halos; recorded after the
+ *     neighbours' previous borders, which read their halos that this slab's copies now
+ *     overwrite). Its own previous borders and copies: in order.
+ *   stream (interior): this slab's previous borders, not their copies (read as the
+ *     interior's edges, and they read the planes the interior now writes). The interior
+ *     reads no halo, and no copy writes its planes.
  */
 static int launch_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t sweep,
                        int heatbath)
@@ -380,7 +377,7 @@ static int launch_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_
     const struct latmc_heisenberg_params *p = sim->model_data;
     const int dbl = sim->desc.precision == LATMC_PRECISION_DOUBLE;
     const int hb = heatbath != 0;
-    int st = cuda_slab_exec_order_step(&hs->slab[0].ex, sizeof *hs->slab, hs->n, false,
+    int st = cuda_slab_exec_order_step(&hs->slab[0].ex, sizeof *hs->slab, hs->n, hs->exchange,
                                        "ordering a pass after the previous one");
     for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
         struct heis_slab *sl = &hs->slab[i];
@@ -400,6 +397,8 @@ static int launch_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_
                                          heatbath);
         if (err == cudaSuccess && sl->ex.split)
             err = cuda_heis_pass(sl->ex.border_stream, &sl->geom[1][hb], &a, dbl, heatbath);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
         if (err == cudaSuccess && sl->ex.split)
             err = cuda_heis_pass(sl->ex.stream, &sl->geom[2][hb], &a, dbl, heatbath);
         if (err == cudaSuccess && sl->ex.split)
@@ -423,7 +422,7 @@ static int exchange_pass(struct cuda_heis_slabs *hs)
         if (hs->exchange)
             err = send_halos(hs, i, 1 - hs->cur);
         if (err == cudaSuccess)
-            err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
+            err = cudaEventRecord(sl->ex.copies_done, sl->ex.border_stream);
         st = cuda_check(err, "sending a slab's halos");
     }
     if (st < 0)

@@ -158,7 +158,7 @@ int cuda_phi4_slabs_create(const latmc_sim *sim, const struct cuda_sim *cs,
         sl->ex.device = cuda_slab_device_of(d, i);
         const size_t values = (size_t)(ps->plane_sites * (sl->ex.planes + 2 * HALO));
         const size_t rows = (size_t)(sl->ex.planes * ps->rows_per_plane);
-        if ((st = cuda_slab_exec_create(&sl->ex, false)) < 0 ||
+        if ((st = cuda_slab_exec_create(&sl->ex)) < 0 ||
             (st = cuda_check(cuda_phi4_prepare_slabs(&ps->plan),
                              "setting the phi^4 kernel's shared memory")) < 0 ||
             (st = cuda_slab_alloc_on(&sl->phi, values * ps->vb, sl->ex.device, "field")) < 0 ||
@@ -274,11 +274,11 @@ static int phase_ranges(const struct cuda_phi4_slabs *ps, const struct phi4_slab
  * enqueued before any event is recorded again):
  *   border_stream: this slab's previous interior (the outer layers read the planes next
  *     to them, and write planes the previous interior read), and both neighbours'
- *     previous borders and copies (into this slab's halos; their completion also means
- *     the neighbours' previous phases read their halos, which this slab's copies now
- *     overwrite). Its own previous borders and copies: in order.
- *   stream (interior): this slab's previous borders. The interior reads no halo, and no
- *     copy writes its planes.
+ *     previous copies (into this slab's halos; recorded after the neighbours' previous
+ *     borders, which read their halos that this slab's copies now overwrite). Its own
+ *     previous borders and copies: in order.
+ *   stream (interior): this slab's previous borders (not their copies). The interior
+ *     reads no halo, and no copy writes its planes.
  * Within a phase a copy may overwrite a halo that the neighbour's border launch of the
  * same phase reads: in the chunk schedule never (a layer is sent in the phase of its
  * parity, and the neighbour's layer next to it, the one reading that halo, has the other
@@ -289,7 +289,7 @@ static int run_phase(const latmc_sim *sim, struct cuda_phi4_slabs *ps, uint64_t 
                      int step, int parity)
 {
     const struct latmc_phi4_tables *t = sim->model_data;
-    int st = cuda_slab_exec_order_step(&ps->slab[0].ex, sizeof *ps->slab, ps->n, false,
+    int st = cuda_slab_exec_order_step(&ps->slab[0].ex, sizeof *ps->slab, ps->n, ps->exchange,
                                        "ordering a phase after the previous one");
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
         struct phi4_slab *sl = &ps->slab[i];
@@ -304,6 +304,8 @@ static int run_phase(const latmc_sim *sim, struct cuda_phi4_slabs *ps, uint64_t 
         for (int k = 0; k < nb && err == cudaSuccess; k++)
             err = cuda_phi4_slab_update(sl->ex.border_stream, &ps->plan, &ps->g, sl->phi, t,
                                         &ps->keys, sweep, step, &border[k], sl->ex.changed);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
         /* the first own planes are the lower neighbour's upper halo, the last ones the
          * upper neighbour's lower halo */
         if (err == cudaSuccess && ps->exchange && send_lo)
@@ -311,7 +313,7 @@ static int run_phase(const latmc_sim *sim, struct cuda_phi4_slabs *ps, uint64_t 
         if (err == cudaSuccess && ps->exchange && send_hi)
             err = copy_planes(ps, sl, sl->ex.planes, hi, 0);
         if (err == cudaSuccess)
-            err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
+            err = cudaEventRecord(sl->ex.copies_done, sl->ex.border_stream);
         if (err == cudaSuccess && sl->ex.split)
             err = cuda_phi4_slab_update(sl->ex.stream, &ps->plan, &ps->g, sl->phi, t, &ps->keys,
                                         sweep, step, &interior, sl->ex.changed);

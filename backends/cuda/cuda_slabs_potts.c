@@ -14,10 +14,10 @@
  *   1. every slab's streams wait for what they read of the previous step (launch_step
  *      says which);
  *   2. every slab updates its border ranges (the c planes at each end) on the border
- *      stream (high priority), then copies its outermost own planes into the
- *      neighbours' halos on that stream (cudaMemcpyPeerAsync between devices, a device
- *      copy within one), records border_done; the main stream updates the interior
- *      meanwhile, which reads no halo. Slabs of c or 2c planes have no interior.
+ *      stream (high priority), records border_done, then copies its outermost own planes
+ *      into the neighbours' halos on that stream (cudaMemcpyPeerAsync between devices, a
+ *      device copy within one), records copies_done; the main stream updates the
+ *      interior meanwhile, which reads no halo. Slabs of c or 2c planes have no interior.
  * The host waits only at the call's last step, where the counters are read.
  *
  * Init and set_spins write the own planes and the halos (from the lattice's numbering or
@@ -177,7 +177,7 @@ int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
         sl->local.ly = d->ndim == 3 ? d->extent[1] : sl->ex.planes + 2;
         sl->local.lz = d->ndim == 3 ? sl->ex.planes + 2 : 1;
         sl->local.nsites = ps->plane_sites * (sl->ex.planes + 2);
-        if ((st = cuda_slab_exec_create(&sl->ex, false)) < 0 ||
+        if ((st = cuda_slab_exec_create(&sl->ex)) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->spins, (size_t)sl->local.nsites,
                                      sl->ex.device, "spins")) < 0 ||
             (st = cuda_slab_alloc_on(&sl->tables, sim->model->data_size, sl->ex.device,
@@ -314,11 +314,11 @@ static cudaError_t update_range(const latmc_sim *sim, const struct cuda_potts_sl
  * interior on the main stream. What each stream waits for, from the previous step (all
  * waits are enqueued before any event is recorded again; cuda_slab_exec_order_step):
  *   border_stream: this slab's previous interior (its planes are read by the borders),
- *     and both neighbours' previous borders and copies (into this slab's halos, read
- *     now; their completion also means the neighbours' previous borders read their
- *     halos, which this slab's copies now overwrite). Its own previous copies: in order.
+ *     and both neighbours' previous copies (into this slab's halos, read now; recorded
+ *     after the neighbours' previous borders, which read their halos that this slab's
+ *     copies now overwrite). Its own previous copies: in order.
  *   stream (interior): this slab's previous borders (read by the interior's end planes;
- *     they read the planes written now). The interior reads no halo.
+ *     they read the planes written now), not their copies. The interior reads no halo.
  * Within a step, a slab's copies may overwrite a neighbour's halo while that neighbour's
  * borders read it: they read only sites of the other colours (the colouring is proper),
  * which the step does not change, so the bytes read are the same either way (as phi^4's
@@ -329,7 +329,7 @@ static int launch_step(const latmc_sim *sim, struct cuda_potts_slabs *ps, uint64
                        int c)
 {
     const int64_t nc = ps->colours;
-    int st = cuda_slab_exec_order_step(&ps->slab[0].ex, sizeof *ps->slab, ps->n, false,
+    int st = cuda_slab_exec_order_step(&ps->slab[0].ex, sizeof *ps->slab, ps->n, ps->exchange,
                                        "ordering a step after the previous one");
     /* the borders (c planes at each end; all own planes of a slab of c) and their copies
      * out; the interior */
@@ -343,10 +343,12 @@ static int launch_step(const latmc_sim *sim, struct cuda_potts_slabs *ps, uint64
         if (err == cudaSuccess)
             err = update_range(sim, ps, sl, sl->ex.border_stream, 1 + sl->ex.planes - upper, upper,
                                sweep, c);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
         if (err == cudaSuccess && ps->exchange)
             err = send_halos(ps, i);
         if (err == cudaSuccess)
-            err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
+            err = cudaEventRecord(sl->ex.copies_done, sl->ex.border_stream);
         const int64_t interior = sl->ex.planes > 2 * nc ? sl->ex.planes - 2 * nc : 0;
         if (err == cudaSuccess)
             err = update_range(sim, ps, sl, sl->ex.stream, 1 + nc, interior, sweep, c);
