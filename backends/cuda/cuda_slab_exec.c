@@ -34,7 +34,13 @@ int cuda_slab_alloc_on(void **ptr, size_t bytes, int device, const char *what)
 bool cuda_slab_exchange_enabled(void)
 {
     const char *v = getenv("LATMC_CUDA_SLAB_EXCHANGE");
-    return !(v && strcmp(v, "0") == 0);
+    return !(v && (strcmp(v, "0") == 0 || strcmp(v, "waits") == 0));
+}
+
+bool cuda_slab_exchange_waits_only(void)
+{
+    const char *v = getenv("LATMC_CUDA_SLAB_EXCHANGE");
+    return v && strcmp(v, "waits") == 0;
 }
 
 int cuda_slab_exec_create(struct cuda_slab_exec *e)

@@ -56,9 +56,13 @@ int cuda_slab_device_of(const latmc_sim_desc *d, int i);
  * the <what> of a slab". */
 int cuda_slab_alloc_on(void **ptr, size_t bytes, int device, const char *what);
 
-/* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing: the halo copies left out, the
- * chain then wrong). */
+/* false only under LATMC_CUDA_SLAB_EXCHANGE=0 or =waits (timing: the halo copies left
+ * out, the chain then wrong). */
 bool cuda_slab_exchange_enabled(void);
+/* Under LATMC_CUDA_SLAB_EXCHANGE=waits: the copies left out but every wait for them kept
+ * (timing: what the copies cost apart from the order they impose; the models that read
+ * it say so). */
+bool cuda_slab_exchange_waits_only(void);
 
 /*
  * On e->device (set by the caller; made current here): the main stream, the border

@@ -53,6 +53,19 @@ extern "C" {
 cudaError_t cuda_ising_hot_start_range(cudaStream_t stream, int8_t *dst, int64_t first_site,
                                        int64_t n, uint64_t seed);
 
+/* Up to CUDA_SLAB_COPY_RUNS runs of bytes between device memory that the stream's device
+ * reaches (its own), copied by one kernel launch (slab_kernels.cu): the halo copies of a
+ * slab whose neighbours are on its device, as one launch where cudaMemcpyAsync takes
+ * one per run. */
+#define CUDA_SLAB_COPY_RUNS 2
+struct cuda_slab_copies {
+    const void *src[CUDA_SLAB_COPY_RUNS];
+    void *dst[CUDA_SLAB_COPY_RUNS];
+    size_t bytes[CUDA_SLAB_COPY_RUNS];
+    int n;
+};
+cudaError_t cuda_slab_copy_runs(cudaStream_t stream, const struct cuda_slab_copies *c);
+
 #ifndef __CUDACC__
 #include "backend.h"
 

@@ -62,8 +62,14 @@ struct cuda_potts_slabs {
     int8_t *eps_host;               /* Ising +-J: the whole lattice's couplings (else NULL) */
     int colours;
     int64_t plane_sites, L;
-    bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing:
-                                       the halo copies left out, the chain then wrong) */
+    bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 or
+                                       =waits (timing: the halo copies left out, the chain
+                                       then wrong) */
+    bool wait_neighbours;           /* the neighbours' copies waited for: with the exchange,
+                                       and under LATMC_CUDA_SLAB_EXCHANGE=waits */
+    bool copy_kernel;               /* halos to slabs of the same device by one kernel
+                                       launch (LATMC_CUDA_SLAB_COPY=kernel), else
+                                       cudaMemcpyAsync per plane */
 };
 
 static void free_arrays(struct cuda_slab_exec *ex)
@@ -162,6 +168,9 @@ int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
     ps->colours = ps->ising ? 2 : latmc_potts_colours(d->ndim, d->extent);
     const bool pmj = ps->ising && d->couplings == LATMC_COUPLINGS_BIMODAL;
     ps->exchange = cuda_slab_exchange_enabled();
+    ps->wait_neighbours = ps->exchange || cuda_slab_exchange_waits_only();
+    const char *copy = getenv("LATMC_CUDA_SLAB_COPY");
+    ps->copy_kernel = copy && strcmp(copy, "kernel") == 0;
     ps->L = d->extent[d->ndim - 1];
     ps->plane_sites = d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0];
     const int axis = d->ndim - 1;
@@ -275,12 +284,19 @@ static cudaError_t send_halos(const struct cuda_potts_slabs *ps, int i)
                                        &ps->slab[(i + 1) % ps->n] };
     const int64_t from_plane[2] = { 1, sl->ex.planes }, to_plane[2] = { to[0]->ex.planes + 1, 0 };
     const size_t bytes = (size_t)ps->plane_sites;
-    cudaError_t err = cudaSuccess;
-    for (int k = 0; k < 2 && err == cudaSuccess; k++) {
-        const uint8_t *src = sl->spins + (size_t)from_plane[k] * bytes;
-        uint8_t *dst = to[k]->spins + (size_t)to_plane[k] * bytes;
-        err = cuda_slab_copy_to(&sl->ex, src, &to[k]->ex, dst, bytes, sl->ex.border_stream);
+    struct cuda_slab_copies runs = { .n = 2 };
+    for (int k = 0; k < 2; k++) {
+        runs.src[k] = sl->spins + (size_t)from_plane[k] * bytes;
+        runs.dst[k] = to[k]->spins + (size_t)to_plane[k] * bytes;
+        runs.bytes[k] = bytes;
     }
+    if (ps->copy_kernel && to[0]->ex.device == sl->ex.device &&
+        to[1]->ex.device == sl->ex.device)
+        return cuda_slab_copy_runs(sl->ex.border_stream, &runs);
+    cudaError_t err = cudaSuccess;
+    for (int k = 0; k < 2 && err == cudaSuccess; k++)
+        err = cuda_slab_copy_to(&sl->ex, runs.src[k], &to[k]->ex, runs.dst[k], bytes,
+                                sl->ex.border_stream);
     return err;
 }
 
@@ -329,7 +345,8 @@ static int launch_step(const latmc_sim *sim, struct cuda_potts_slabs *ps, uint64
                        int c)
 {
     const int64_t nc = ps->colours;
-    int st = cuda_slab_exec_order_step(&ps->slab[0].ex, sizeof *ps->slab, ps->n, ps->exchange,
+    int st = cuda_slab_exec_order_step(&ps->slab[0].ex, sizeof *ps->slab, ps->n,
+                                       ps->wait_neighbours,
                                        "ordering a step after the previous one");
     /* the borders (c planes at each end; all own planes of a slab of c) and their copies
      * out; the interior */
