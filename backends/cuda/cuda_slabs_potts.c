@@ -68,8 +68,8 @@ struct cuda_potts_slabs {
     bool wait_neighbours;           /* the neighbours' copies waited for: with the exchange,
                                        and under LATMC_CUDA_SLAB_EXCHANGE=waits */
     bool copy_kernel;               /* halos to slabs of the same device by one kernel
-                                       launch (LATMC_CUDA_SLAB_COPY=kernel), else
-                                       cudaMemcpyAsync per plane */
+                                       launch (default), else cudaMemcpyAsync per plane
+                                       (LATMC_CUDA_SLAB_COPY=memcpy) */
 };
 
 static void free_arrays(struct cuda_slab_exec *ex)
@@ -170,7 +170,10 @@ int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
     ps->exchange = cuda_slab_exchange_enabled();
     ps->wait_neighbours = ps->exchange || cuda_slab_exchange_waits_only();
     const char *copy = getenv("LATMC_CUDA_SLAB_COPY");
-    ps->copy_kernel = copy && strcmp(copy, "kernel") == 0;
+    /* on one H200, 2 slabs of 16384^2 (heat bath, q = 3) ran at 1/1.02-1/1.08 of one
+     * slab's speed with the kernel, 1/1.11 with the device copies: those are scheduled
+     * behind the interior's persistent wave (doc/PERFORMANCE.md, "Slabs on one GPU") */
+    ps->copy_kernel = !(copy && strcmp(copy, "memcpy") == 0);
     ps->L = d->extent[d->ndim - 1];
     ps->plane_sites = d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0];
     const int axis = d->ndim - 1;
