@@ -16,12 +16,12 @@
  * which the slabs take as the core's pair (LATMC_STEP_CAP_PAIR, as one device does):
  * the interior part launches the pass, the border part sends its halos. A pass
  * over a plane range writes exactly what the whole pass writes there (each block
- * recomputes the colour-0 spins it needs from the old ones), so a slab of more than
- * 2 HALO planes runs its pass as three launches: the HALO planes at each end on the
- * border stream (high priority), then their copies out on that stream, while the main
- * stream updates the interior planes, which read no halo. What each stream waits for
- * before the next pass: run_pass says. Thinner slabs run one launch on the border
- * stream.
+ * recomputes the colour-0 spins it needs from the old ones), so a slab of more than two
+ * border ranges' planes (border_planes: a kernel chunk, at least HALO) runs its pass as
+ * three launches: the border ranges at each end on the border stream (high priority),
+ * then the HALO outer planes' copies out on that stream, while the main stream updates
+ * the interior planes, which read no halo. What each stream waits for before the next
+ * pass: launch_pass says. Thinner slabs run one launch on the border stream.
  *
  * Couplings: drawn on the host as on one device, kept there (get_couplings), and every
  * slab gets its local planes with halos. Hot start and set_spins fill the local planes
@@ -52,7 +52,7 @@ struct heis_slab {
      * priority): the border planes and their copies out (no copy stream); ex.border_done:
      * the last pass's borders and their copies out; ex.interior_done: its interior;
      * ex.recorded: the events name this slab's previous pass; ex.changed: heat-bath
-     * updates; ex.split: more than 2 HALO planes, borders + interior */
+     * updates; ex.split: more than two border ranges' planes, borders + interior */
     struct cuda_slab_exec ex;
     int64_t n_local;                /* sites of the local lattice (own + 2 HALO planes) */
     float *buf[2];                  /* spins, SoA over the local lattice */
@@ -153,6 +153,26 @@ static int upload_all(struct cuda_heis_slabs *hs, const float *whole, int spins)
     return st;
 }
 
+/*
+ * Planes of each border range: a block of the pass kernel streams through a chunk of zc
+ * planes (3D; 2D: a tile of ty rows) and recomputes colour 0 of the planes next to it, a
+ * cost per chunk whatever its size. Borders of HALO = 2 planes added two chunks per slab
+ * to the one-device count (at 128^3 on one H200, two slabs ran 10 % slower than one box
+ * with the copies off); borders of a whole chunk keep the count: a slab of 2 zc planes
+ * then runs as one range, like the one-device pass over those planes. At least HALO
+ * (what the neighbours need; the interior then reads no halo), and the widest chunk of
+ * the two passes' geometries.
+ */
+static int border_planes(const struct cuda_heis_geom g[2])
+{
+    int w = HALO;
+    for (int hb = 0; hb < 2; hb++) {
+        const int unit = g[hb].ndim == 3 ? g[hb].zc : g[hb].ty;
+        w = unit > w ? unit : w;
+    }
+    return w;
+}
+
 int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
 {
     const latmc_sim_desc *d = &sim->desc;
@@ -211,13 +231,15 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
         else
             sl->mgeom.ly = (int)sl->ex.planes + 1;
         sl->mgeom.n = sl->n_local;
-        /* the pass's plane ranges: own planes [HALO, HALO + planes) */
-        sl->ex.split = sl->ex.planes > 2 * HALO;
+        /* the pass's plane ranges: own planes [HALO, HALO + planes); borders of w planes
+         * at each end, then the interior */
+        const int w = border_planes(sl->geom[0]);
+        sl->ex.split = sl->ex.planes > 2 * w;
         for (int hb = 0; hb < 2 && sl->ex.split; hb++) {
             sl->geom[1][hb] = sl->geom[2][hb] = sl->geom[0][hb];
-            cuda_heis_geom_range(&sl->geom[0][hb], HALO, HALO);
-            cuda_heis_geom_range(&sl->geom[1][hb], (int)sl->ex.planes, HALO);
-            cuda_heis_geom_range(&sl->geom[2][hb], 2 * HALO, (int)sl->ex.planes - 2 * HALO);
+            cuda_heis_geom_range(&sl->geom[0][hb], HALO, w);
+            cuda_heis_geom_range(&sl->geom[1][hb], HALO + (int)sl->ex.planes - w, w);
+            cuda_heis_geom_range(&sl->geom[2][hb], HALO + w, (int)sl->ex.planes - 2 * w);
         }
         /* members past the replicas stay zero */
         st = cuda_check(cudaMemsetAsync(sl->plane_sums, 0, (size_t)sl->ex.planes * NSUMS *
