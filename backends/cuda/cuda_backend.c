@@ -408,9 +408,6 @@ static int cuda_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, i
     if (sim->plan->n_boxes == 1)
         return one_box_steps(sim, calls, n_calls, accepted, attempted);
     for (int c = 0; c < n_calls; c++) {
-        if (calls[c].part != LATMC_STEP_WHOLE)
-            return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: run_step with part %d (a "
-                                   "bug in the core)", calls[c].part);
         const int st = cuda_slabs_run_step(sim, cs, &calls[c], accepted, attempted);
         if (st < 0)
             return st;
@@ -429,17 +426,23 @@ static int cuda_run_step(latmc_sim *sim, const struct latmc_step_call *call,
 }
 
 /* Every sim's cut is fixed at creation (its boxes own their memory); the one-box steps
- * of some models are fused pairs (cuda_model_kernels.caps). */
+ * of some models are fused pairs (cuda_model_kernels.caps), and so are those of some
+ * models' slabs (cuda_slabs_step_caps). */
 static unsigned cuda_step_caps(latmc_sim *sim)
 {
     const struct cuda_sim *cs = cuda_sim_of(sim);
+    if (cs->slabs)
+        return LATMC_STEP_CAP_FIXED_CUT | cuda_slabs_step_caps(sim, cs);
     return LATMC_STEP_CAP_FIXED_CUT | (sim->plan->n_boxes == 1 ? cs->kernels->caps : 0u);
 }
 
-/* The kernels' own chain for a one-box sim (phi^4 chunks), else the model's schedule. */
+/* The kernels' own chain for a one-box sim or the slabs (phi^4 chunks), else the model's
+ * schedule. */
 static int cuda_own_schedule(latmc_sim *sim)
 {
     const struct cuda_sim *cs = cuda_sim_of(sim);
+    if (cs->slabs)
+        return cuda_slabs_own_steps(sim, cs);
     if (sim->plan->n_boxes != 1 || !cs->kernels->own_steps)
         return 0;
     return cs->kernels->own_steps(sim, cs);

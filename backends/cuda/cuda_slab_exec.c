@@ -34,19 +34,22 @@ int cuda_slab_alloc_on(void **ptr, size_t bytes, int device, const char *what)
 bool cuda_slab_exchange_enabled(void)
 {
     const char *v = getenv("LATMC_CUDA_SLAB_EXCHANGE");
-    return !(v && strcmp(v, "0") == 0);
+    return !(v && (strcmp(v, "0") == 0 || strcmp(v, "waits") == 0));
 }
 
-int cuda_slab_exec_create(struct cuda_slab_exec *e, bool with_copy_stream)
+bool cuda_slab_exchange_waits_only(void)
+{
+    const char *v = getenv("LATMC_CUDA_SLAB_EXCHANGE");
+    return v && strcmp(v, "waits") == 0;
+}
+
+int cuda_slab_exec_create(struct cuda_slab_exec *e)
 {
     int low = 0, high = 0;
     int st;
     if ((st = cuda_slab_set_device(e->device)) < 0 ||
         (st = cuda_check(cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking),
                          "cudaStreamCreateWithFlags")) < 0 ||
-        (with_copy_stream &&
-         (st = cuda_check(cudaStreamCreateWithFlags(&e->copy_stream, cudaStreamNonBlocking),
-                          "cudaStreamCreateWithFlags")) < 0) ||
         (st = cuda_check(cudaDeviceGetStreamPriorityRange(&low, &high),
                          "cudaDeviceGetStreamPriorityRange")) < 0 ||
         (st = cuda_check(cudaStreamCreateWithPriority(&e->border_stream,
@@ -56,9 +59,8 @@ int cuda_slab_exec_create(struct cuda_slab_exec *e, bool with_copy_stream)
                          "cudaEventCreateWithFlags")) < 0 ||
         (st = cuda_check(cudaEventCreateWithFlags(&e->border_done, cudaEventDisableTiming),
                          "cudaEventCreateWithFlags")) < 0 ||
-        (with_copy_stream &&
-         (st = cuda_check(cudaEventCreateWithFlags(&e->copies_done, cudaEventDisableTiming),
-                          "cudaEventCreateWithFlags")) < 0) ||
+        (st = cuda_check(cudaEventCreateWithFlags(&e->copies_done, cudaEventDisableTiming),
+                         "cudaEventCreateWithFlags")) < 0 ||
         (st = cuda_check(cudaMallocHost((void **)&e->count_host, sizeof *e->count_host),
                          "cannot allocate pinned host memory for a counter")) < 0 ||
         (st = cuda_slab_alloc_on((void **)&e->changed, sizeof *e->changed, e->device,
@@ -78,8 +80,6 @@ static void sync_quiet(const struct cuda_slab_exec *e)
 {
     if (e->stream)
         cudaStreamSynchronize(e->stream);
-    if (e->copy_stream)
-        cudaStreamSynchronize(e->copy_stream);
     if (e->border_stream)
         cudaStreamSynchronize(e->border_stream);
 }
@@ -98,8 +98,6 @@ static void destroy(struct cuda_slab_exec *e)
         cudaStreamDestroy(e->border_stream);
     if (e->stream)
         cudaStreamDestroy(e->stream);
-    if (e->copy_stream)
-        cudaStreamDestroy(e->copy_stream);
 }
 
 void cuda_slab_exec_release_all(struct cuda_slab_exec *first, size_t stride, int n,
@@ -126,8 +124,6 @@ int cuda_slab_exec_finish_all(struct cuda_slab_exec *first, size_t stride, int n
     for (int i = 0; i < n; i++) {
         struct cuda_slab_exec *e = nth(first, stride, i);
         int st = cuda_slab_set_device(e->device);
-        if (st == LATMC_OK && e->copy_stream)
-            st = cuda_check(cudaStreamSynchronize(e->copy_stream), what);
         if (st == LATMC_OK)
             st = cuda_check(cudaStreamSynchronize(e->border_stream), what);
         if (st == LATMC_OK)
@@ -150,7 +146,7 @@ int cuda_slab_exec_read_counts(struct cuda_slab_exec *first, size_t stride, int 
             break;
         if (e->recorded)
             err = cudaStreamWaitEvent(e->stream, e->border_done, 0);
-        if (err == cudaSuccess && e->recorded && e->copy_stream)
+        if (err == cudaSuccess && e->recorded)
             err = cudaStreamWaitEvent(e->stream, e->copies_done, 0);
         if (err == cudaSuccess)
             err = cudaMemcpyAsync(e->count_host, e->changed, sizeof *e->changed,
@@ -175,6 +171,34 @@ cudaError_t cuda_slab_copy_to(const struct cuda_slab_exec *src, const void *from
     if (src->device == dst->device)
         return cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream);
     return cudaMemcpyPeerAsync(to, dst->device, from, src->device, bytes, stream);
+}
+
+cudaError_t cuda_slab_copy_runs_to(const struct cuda_slab_exec *src, const void *from,
+                                   size_t src_pitch, const struct cuda_slab_exec *dst, void *to,
+                                   size_t dst_pitch, size_t bytes, size_t count,
+                                   cudaStream_t stream)
+{
+    /* the 2D and 3D copies take pitches below 2^31 bytes (cudaDevAttrMaxPitch on current
+     * GPUs); larger slabs copy run by run */
+    const size_t max_pitch = (size_t)1 << 31;
+    if (count == 1 || src_pitch >= max_pitch || dst_pitch >= max_pitch) {
+        cudaError_t err = cudaSuccess;
+        for (size_t k = 0; k < count && err == cudaSuccess; k++)
+            err = cuda_slab_copy_to(src, (const char *)from + k * src_pitch, dst,
+                                    (char *)to + k * dst_pitch, bytes, stream);
+        return err;
+    }
+    if (src->device == dst->device)
+        return cudaMemcpy2DAsync(to, dst_pitch, from, src_pitch, bytes, count,
+                                 cudaMemcpyDeviceToDevice, stream);
+    struct cudaMemcpy3DPeerParms p;
+    memset(&p, 0, sizeof p);
+    p.srcPtr = (struct cudaPitchedPtr){ (void *)from, src_pitch, bytes, count };
+    p.srcDevice = src->device;
+    p.dstPtr = (struct cudaPitchedPtr){ to, dst_pitch, bytes, count };
+    p.dstDevice = dst->device;
+    p.extent = (struct cudaExtent){ bytes, count, 1 };
+    return cudaMemcpy3DPeerAsync(&p, stream);
 }
 
 void cuda_slab_runs(const struct cuda_slab_exec *e, int64_t halo, int64_t L,
@@ -261,7 +285,7 @@ int cuda_slab_exec_measure_planes(const latmc_sim *sim, struct cuda_slab_exec *f
 }
 
 int cuda_slab_exec_order_step(struct cuda_slab_exec *first, size_t stride, int n,
-                              bool wait_copies, const char *what)
+                              bool wait_neighbours, const char *what)
 {
     int st = LATMC_OK;
     for (int i = 0; i < n && st == LATMC_OK; i++) {
@@ -275,16 +299,10 @@ int cuda_slab_exec_order_step(struct cuda_slab_exec *first, size_t stride, int n
         cudaError_t err = cudaSuccess;
         if (e->split)
             err = cudaStreamWaitEvent(e->border_stream, e->interior_done, 0);
-        if (e->copy_stream) {
-            const struct cuda_slab_exec *from[3] = { nb[0], e, nb[1] };
-            for (int k = 0; k < 3 && err == cudaSuccess && wait_copies; k++)
-                if (from[k]->recorded)
-                    err = cudaStreamWaitEvent(e->border_stream, from[k]->copies_done, 0);
-        } else {
-            for (int k = 0; k < 2 && err == cudaSuccess; k++)
-                if (nb[k]->recorded && nb[k] != e)
-                    err = cudaStreamWaitEvent(e->border_stream, nb[k]->border_done, 0);
-        }
+        /* each neighbour once: with two slabs both are the same one */
+        for (int k = 0; k < 2 && err == cudaSuccess && wait_neighbours; k++)
+            if (nb[k]->recorded && nb[k] != e && (k == 0 || nb[1] != nb[0]))
+                err = cudaStreamWaitEvent(e->border_stream, nb[k]->copies_done, 0);
         if (err == cudaSuccess && e->split)
             err = cudaStreamWaitEvent(e->stream, e->border_done, 0);
         st = cuda_check(err, what);

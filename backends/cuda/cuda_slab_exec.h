@@ -27,11 +27,13 @@ struct cuda_slab_exec {
     int device;
     int64_t origin, planes;         /* own planes of the lattice's last axis */
     /* stream: the interior and everything else; border_stream (high priority): the
-     * border planes, concurrent with the interior; copy_stream: the halo copies (NULL
-     * where the border stream makes them, as for Heisenberg) */
-    cudaStream_t stream, border_stream, copy_stream;
-    /* recorded at each step: borders updated, interior updated, copies out done (NULL
-     * without a copy stream) */
+     * border planes, concurrent with the interior, then their copies to the neighbours'
+     * halos (a separate copy stream formerly: 2 more event waits a step and a stream
+     * hop between a border and its copies) */
+    cudaStream_t stream, border_stream;
+    /* recorded at each step: borders updated (before the copies: the next interior waits
+     * for no copy), interior updated, copies out done (after the borders, on the border
+     * stream: the neighbours' next borders wait for it) */
     cudaEvent_t border_done, interior_done, copies_done;
     bool recorded;                  /* the events name this slab's previous step */
     bool split;                     /* an interior on the main stream beside the borders
@@ -54,18 +56,21 @@ int cuda_slab_device_of(const latmc_sim_desc *d, int i);
  * the <what> of a slab". */
 int cuda_slab_alloc_on(void **ptr, size_t bytes, int device, const char *what);
 
-/* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing: the halo copies left out, the
- * chain then wrong). */
+/* false only under LATMC_CUDA_SLAB_EXCHANGE=0 or =waits (timing: the halo copies left
+ * out, the chain then wrong). */
 bool cuda_slab_exchange_enabled(void);
+/* Under LATMC_CUDA_SLAB_EXCHANGE=waits: the copies left out but every wait for them kept
+ * (timing: what the copies cost apart from the order they impose; the models that read
+ * it say so). */
+bool cuda_slab_exchange_waits_only(void);
 
 /*
- * On e->device (set by the caller; made current here): the main stream, the copy stream
- * when with_copy_stream, the border stream at the device's highest priority, and the
- * events interior_done, border_done and copies_done (the last with the copy stream),
- * all non-blocking / without timing; the update counter, cleared on the main stream. On
- * failure what was created stays in *e for cuda_slab_exec_release_all.
+ * On e->device (set by the caller; made current here): the main stream, the border
+ * stream at the device's highest priority, and the events interior_done, border_done and
+ * copies_done, all non-blocking / without timing; the update counter, cleared on the
+ * main stream. On failure what was created stays in *e for cuda_slab_exec_release_all.
  */
-int cuda_slab_exec_create(struct cuda_slab_exec *e, bool with_copy_stream);
+int cuda_slab_exec_create(struct cuda_slab_exec *e);
 
 /*
  * Release n slabs, each on its own device (errors ignored: a sticky error must not keep
@@ -77,7 +82,7 @@ int cuda_slab_exec_create(struct cuda_slab_exec *e, bool with_copy_stream);
 void cuda_slab_exec_release_all(struct cuda_slab_exec *first, size_t stride, int n,
                                 void (*free_arrays)(struct cuda_slab_exec *ex));
 
-/* Wait for the copy (if any), border and main streams of n slabs, the first failure
+/* Wait for the border and main streams of n slabs, the first failure
  * (cuda_check(.., what)) reported; every slab's `recorded` is cleared. */
 int cuda_slab_exec_finish_all(struct cuda_slab_exec *first, size_t stride, int n,
                               const char *what);
@@ -98,6 +103,15 @@ int cuda_slab_exec_read_counts(struct cuda_slab_exec *first, size_t stride, int 
 cudaError_t cuda_slab_copy_to(const struct cuda_slab_exec *src, const void *from,
                               const struct cuda_slab_exec *dst, void *to, size_t bytes,
                               cudaStream_t stream);
+
+/* The same for `count` runs of `bytes` each, the runs src_pitch bytes apart in src's
+ * memory and dst_pitch in dst's (several arrays of one layout, e.g. the components of a
+ * spin: one copy where there were count). Where a pitch exceeds what the runtime's 2D
+ * copies take, count plain copies. */
+cudaError_t cuda_slab_copy_runs_to(const struct cuda_slab_exec *src, const void *from,
+                                   size_t src_pitch, const struct cuda_slab_exec *dst, void *to,
+                                   size_t dst_pitch, size_t bytes, size_t count,
+                                   cudaStream_t stream);
 
 /* A slab's local planes (its own planes and `halo` on each side) as three runs of
  * consecutive planes of the lattice's L: the lower halo, the own planes, the upper halo
@@ -139,15 +153,18 @@ int cuda_slab_exec_measure_planes(const latmc_sim *sim, struct cuda_slab_exec *f
 /*
  * Before a step, on every slab whose events name its previous step: its streams wait for
  * what they read or overwrite of that step (each model's run_step says why), all waits
- * enqueued before any event is recorded again:
- *   border stream: this slab's previous interior (when split); with a copy stream, this
- *     slab's and both neighbours' previous copies (only when wait_copies); without one
- *     (the copies ride on the border stream), both neighbours' previous borders;
+ * enqueued before any event is recorded again, each event once:
+ *   border stream: this slab's previous interior (when split), and, when
+ *     wait_neighbours (false only without the exchange, LATMC_CUDA_SLAB_EXCHANGE=0),
+ *     both neighbours' previous copies (recorded after their borders; this slab's own
+ *     are in order on this stream);
  *   main stream (when split): this slab's previous borders.
- * cuda_check(.., what) on failure.
+ * A step's work then: the borders on the border stream, border_done, the copies out on
+ * the border stream, copies_done (recorded even without copies), the interior on the
+ * main stream, interior_done. cuda_check(.., what) on failure.
  */
 int cuda_slab_exec_order_step(struct cuda_slab_exec *first, size_t stride, int n,
-                              bool wait_copies, const char *what);
+                              bool wait_neighbours, const char *what);
 
 /* After a failed step: nothing left running (errors ignored), and the counters taken as
  * they stand (the failed call's updates are not reported; best effort after a sticky

@@ -264,7 +264,7 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
         const size_t words = (size_t)(sl->local.nsites / 16);
         const size_t cw = (size_t)cuda_ising_packed_coupling_words(&sl->local);
         sl->stage_rows = cuda_ising_piece_rows(d->extent[0], sl->ex.planes * ss->plane_rows);
-        if ((st = cuda_slab_exec_create(&sl->ex, true)) < 0 ||
+        if ((st = cuda_slab_exec_create(&sl->ex)) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->stage,
                                      (size_t)(sl->stage_rows * d->extent[0]), sl->ex.device,
                                      "staging piece of the spins")) < 0 ||
@@ -352,7 +352,7 @@ static int exchange_all(struct cuda_slabs *ss)
         if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
         for (int c = 0; c < 2 && st == LATMC_OK; c++)
-            st = cuda_check(send_borders(ss, i, ss->halo, c, sl->ex.copy_stream),
+            st = cuda_check(send_borders(ss, i, ss->halo, c, sl->ex.border_stream),
                             "copying the halos");
     }
     return st < 0 ? st : finish_all(ss, "copying the halos");
@@ -434,14 +434,29 @@ static cudaError_t update_planes(const latmc_sim *sim, const struct cuda_slabs *
                                         sim->desc.seed, sweep, c, sl->ex.changed);
 }
 
+unsigned cuda_slabs_step_caps(const latmc_sim *sim, const struct cuda_sim *cs)
+{
+    (void)sim;
+    return slabs_of(cs)->heis ? LATMC_STEP_CAP_PAIR : 0u;
+}
+
+int cuda_slabs_own_steps(const latmc_sim *sim, const struct cuda_sim *cs)
+{
+    (void)sim;
+    return slabs_of(cs)->phi4 ? cuda_phi4_slabs_own_steps(slabs_of(cs)->phi4) : 0;
+}
+
 int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
                         const struct latmc_step_call *call, uint64_t *accepted,
                         uint64_t *attempted)
 {
+    if (slabs_of(cs)->heis) /* pairs; every other model's slabs take whole steps */
+        return cuda_heis_slabs_run_step(sim, slabs_of(cs)->heis, call, accepted, attempted);
+    if (call->part != LATMC_STEP_WHOLE)
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: a step call on slabs with part "
+                               "%d (a bug in the core)", call->part);
     if (slabs_of(cs)->potts)
         return cuda_potts_slabs_run_step(sim, slabs_of(cs)->potts, call, accepted, attempted);
-    if (slabs_of(cs)->heis)
-        return cuda_heis_slabs_run_step(sim, slabs_of(cs)->heis, call, accepted, attempted);
     if (slabs_of(cs)->phi4)
         return cuda_phi4_slabs_run_step(sim, slabs_of(cs)->phi4, call, accepted, attempted);
     struct cuda_slabs *ss = slabs_of(cs);
@@ -457,9 +472,8 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
      * What each stream of a slab waits for, from the previous step (all waits are
      * enqueued before any event is recorded again):
      *   border_stream: the previous interior (it wrote the planes next to the borders),
-     *     and the copies of the neighbours (into this slab's halos) and its own (out of
-     *     its border planes: in-order, so also those of the step before, which read the
-     *     planes of the colour updated now);
+     *     and the copies of the neighbours (into this slab's halos); its own copies (out
+     *     of its border planes, which the borders now write) are in order on it;
      *   stream (interior): the previous borders (next to the interior). The interior
      *     reads no halo plane.
      */
@@ -479,13 +493,10 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
                                 call->sweep, c, 0);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
-        if (err == cudaSuccess && ss->exchange) {
-            err = cudaStreamWaitEvent(sl->ex.copy_stream, sl->ex.border_done, 0);
-            if (err == cudaSuccess)
-                err = send_borders(ss, i, r, c, sl->ex.copy_stream);
-        }
+        if (err == cudaSuccess && ss->exchange)
+            err = send_borders(ss, i, r, c, sl->ex.border_stream);
         if (err == cudaSuccess)
-            err = cudaEventRecord(sl->ex.copies_done, sl->ex.copy_stream);
+            err = cudaEventRecord(sl->ex.copies_done, sl->ex.border_stream);
         if (err == cudaSuccess)
             err = update_planes(sim, ss, sl, sl->ex.stream, first + border, last - border,
                                 call->sweep, c, ss->spare_sms);

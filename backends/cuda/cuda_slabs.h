@@ -26,8 +26,9 @@
  *
  * Models: Ising, uniform (L_x a multiple of 16) and +-J (L_x a multiple of 64), on the
  * multi-spin coded kernels; the Heisenberg spin glass (cuda_slabs_heis.c: its own slabs,
- * halo 2, one pass per colour-0 step, border planes and copies beside the interior); phi^4
- * (cuda_slabs_phi4.c: halo 2, slabs of whole chunk layers); Potts, and Ising on other L_x
+ * halo 2, a pass's two colour steps taken as the core's pair, LATMC_STEP_CAP_PAIR, border
+ * planes and copies beside the interior); phi^4 (cuda_slabs_phi4.c: halo 2, slabs of
+ * whole chunk layers, the chunk schedule's two phases declared as its own schedule); Potts, and Ising on other L_x
  * on the byte layout (cuda_slabs_potts.c: one halo plane, border ranges of c planes);
  * everything else is refused at create with LATMC_EUNSUPPORTED and the reason.
  *
@@ -52,6 +53,19 @@ extern "C" {
 cudaError_t cuda_ising_hot_start_range(cudaStream_t stream, int8_t *dst, int64_t first_site,
                                        int64_t n, uint64_t seed);
 
+/* Up to CUDA_SLAB_COPY_RUNS runs of bytes between device memory that the stream's device
+ * reaches (its own), copied by one kernel launch (slab_kernels.cu): the halo copies of a
+ * slab whose neighbours are on its device, as one launch where cudaMemcpyAsync takes
+ * one per run. */
+#define CUDA_SLAB_COPY_RUNS 2
+struct cuda_slab_copies {
+    const void *src[CUDA_SLAB_COPY_RUNS];
+    void *dst[CUDA_SLAB_COPY_RUNS];
+    size_t bytes[CUDA_SLAB_COPY_RUNS];
+    int n;
+};
+cudaError_t cuda_slab_copy_runs(cudaStream_t stream, const struct cuda_slab_copies *c);
+
 #ifndef __CUDACC__
 #include "backend.h"
 
@@ -68,6 +82,12 @@ void cuda_slabs_destroy(struct cuda_sim *cs);
 
 int cuda_slabs_params_changed(const latmc_sim *sim, struct cuda_sim *cs);
 int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how);
+/* What the slabs declare to the core's plan (ops.step_caps, ops.own_schedule): the
+ * Heisenberg slabs take a pass's two colours as a pair (LATMC_STEP_CAP_PAIR), the phi^4
+ * slabs on the chunk schedule have a schedule of their own (its steps per sweep; 0: the
+ * model's). */
+unsigned cuda_slabs_step_caps(const latmc_sim *sim, const struct cuda_sim *cs);
+int cuda_slabs_own_steps(const latmc_sim *sim, const struct cuda_sim *cs);
 int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
                         const struct latmc_step_call *call, uint64_t *accepted,
                         uint64_t *attempted);
@@ -105,6 +125,9 @@ int cuda_phi4_slabs_create(const latmc_sim *sim, const struct cuda_sim *cs,
                            struct cuda_phi4_slabs **out);
 void cuda_phi4_slabs_destroy(struct cuda_phi4_slabs *ps);
 int cuda_phi4_slabs_init_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps, int how);
+/* Steps per sweep of the slabs' own chain (the chunk schedule: its two phases), 0 for the
+ * model's schedule (the site order). */
+int cuda_phi4_slabs_own_steps(const struct cuda_phi4_slabs *ps);
 int cuda_phi4_slabs_run_step(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
                              const struct latmc_step_call *call, uint64_t *accepted,
                              uint64_t *attempted);

@@ -12,15 +12,16 @@
  * so it writes the one-device floats; then the two outer own planes of every spin array
  * go to the neighbours' halos of the buffer just written.
  *
- * The schedule (lib/model_heisenberg.c) has two steps per pass (colour 0, colour 1):
- * the even step runs the whole pass with its exchange, the odd one adds nothing. A pass
+ * The schedule (lib/model_heisenberg.c) has two steps per pass (colour 0, colour 1),
+ * which the slabs take as the core's pair (LATMC_STEP_CAP_PAIR, as one device does):
+ * the interior part launches the pass, the border part sends its halos. A pass
  * over a plane range writes exactly what the whole pass writes there (each block
- * recomputes the colour-0 spins it needs from the old ones), so a slab of more than
- * 2 HALO planes runs its pass as three launches: the HALO planes at each end on the
- * border stream (high priority), then their copies out on that stream, while the main
- * stream updates the interior planes, which read no halo. What each stream waits for
- * before the next pass: run_pass says. Thinner slabs run one launch on the border
- * stream.
+ * recomputes the colour-0 spins it needs from the old ones), so a slab of more than two
+ * border ranges' planes (border_planes: a kernel chunk, at least HALO) runs its pass as
+ * three launches: the border ranges at each end on the border stream (high priority),
+ * then the HALO outer planes' copies out on that stream, while the main stream updates
+ * the interior planes, which read no halo. What each stream waits for before the next
+ * pass: launch_pass says. Thinner slabs run one launch on the border stream.
  *
  * Couplings: drawn on the host as on one device, kept there (get_couplings), and every
  * slab gets its local planes with halos. Hot start and set_spins fill the local planes
@@ -51,7 +52,7 @@ struct heis_slab {
      * priority): the border planes and their copies out (no copy stream); ex.border_done:
      * the last pass's borders and their copies out; ex.interior_done: its interior;
      * ex.recorded: the events name this slab's previous pass; ex.changed: heat-bath
-     * updates; ex.split: more than 2 HALO planes, borders + interior */
+     * updates; ex.split: more than two border ranges' planes, borders + interior */
     struct cuda_slab_exec ex;
     int64_t n_local;                /* sites of the local lattice (own + 2 HALO planes) */
     float *buf[2];                  /* spins, SoA over the local lattice */
@@ -152,6 +153,26 @@ static int upload_all(struct cuda_heis_slabs *hs, const float *whole, int spins)
     return st;
 }
 
+/*
+ * Planes of each border range: a block of the pass kernel streams through a chunk of zc
+ * planes (3D; 2D: a tile of ty rows) and recomputes colour 0 of the planes next to it, a
+ * cost per chunk whatever its size. Borders of HALO = 2 planes added two chunks per slab
+ * to the one-device count (at 128^3 on one H200, two slabs ran 10 % slower than one box
+ * with the copies off); borders of a whole chunk keep the count: a slab of 2 zc planes
+ * then runs as one range, like the one-device pass over those planes. At least HALO
+ * (what the neighbours need; the interior then reads no halo), and the widest chunk of
+ * the two passes' geometries.
+ */
+static int border_planes(const struct cuda_heis_geom g[2])
+{
+    int w = HALO;
+    for (int hb = 0; hb < 2; hb++) {
+        const int unit = g[hb].ndim == 3 ? g[hb].zc : g[hb].ty;
+        w = unit > w ? unit : w;
+    }
+    return w;
+}
+
 int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
 {
     const latmc_sim_desc *d = &sim->desc;
@@ -185,7 +206,7 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
         sl->nchunks = (long long)sl->ex.planes * rows_per_plane / hs->rows_per_chunk;
         const size_t spin_bytes = (size_t)sl->n_local * 3u * (size_t)hs->nrep * sizeof(float);
         const int local_planes = (int)(sl->ex.planes + 2 * HALO);
-        if ((st = cuda_slab_exec_create(&sl->ex, false)) < 0 ||
+        if ((st = cuda_slab_exec_create(&sl->ex)) < 0 ||
             (st = cuda_heis_slab_geometry(sim, 0, local_planes, HALO, (int)sl->ex.planes,
                                           (int)(sl->ex.origin - HALO), &sl->geom[0][0])) < 0 ||
             (st = cuda_heis_slab_geometry(sim, 1, local_planes, HALO, (int)sl->ex.planes,
@@ -210,13 +231,15 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
         else
             sl->mgeom.ly = (int)sl->ex.planes + 1;
         sl->mgeom.n = sl->n_local;
-        /* the pass's plane ranges: own planes [HALO, HALO + planes) */
-        sl->ex.split = sl->ex.planes > 2 * HALO;
+        /* the pass's plane ranges: own planes [HALO, HALO + planes); borders of w planes
+         * at each end, then the interior */
+        const int w = border_planes(sl->geom[0]);
+        sl->ex.split = sl->ex.planes > 2 * w;
         for (int hb = 0; hb < 2 && sl->ex.split; hb++) {
             sl->geom[1][hb] = sl->geom[2][hb] = sl->geom[0][hb];
-            cuda_heis_geom_range(&sl->geom[0][hb], HALO, HALO);
-            cuda_heis_geom_range(&sl->geom[1][hb], (int)sl->ex.planes, HALO);
-            cuda_heis_geom_range(&sl->geom[2][hb], 2 * HALO, (int)sl->ex.planes - 2 * HALO);
+            cuda_heis_geom_range(&sl->geom[0][hb], HALO, w);
+            cuda_heis_geom_range(&sl->geom[1][hb], HALO + (int)sl->ex.planes - w, w);
+            cuda_heis_geom_range(&sl->geom[2][hb], HALO + w, (int)sl->ex.planes - 2 * w);
         }
         /* members past the replicas stay zero */
         st = cuda_check(cudaMemsetAsync(sl->plane_sums, 0, (size_t)sl->ex.planes * NSUMS *
@@ -328,21 +351,18 @@ int cuda_heis_slabs_set_couplings(const latmc_sim *sim, struct cuda_heis_slabs *
 
 /* Enqueue on src's border stream the copy of every spin array's local planes
  * [p_src, p_src + n) of src's buffer b into dst's local planes [p_dst, ...) of its buffer
- * b (src's device current). */
+ * b (src's device current): the 3 x nrep arrays, n_local floats apart, as one strided
+ * copy. */
 static cudaError_t copy_planes(const struct cuda_heis_slabs *hs, const struct heis_slab *src,
                                int64_t p_src, const struct heis_slab *dst, int64_t p_dst,
                                int64_t n, int b)
 {
     const size_t bytes = (size_t)(n * hs->plane_sites) * sizeof(float);
-    cudaError_t err = cudaSuccess;
-    for (int k = 0; k < 3 * hs->nrep && err == cudaSuccess; k++) {
-        const float *from = src->buf[b] + (size_t)k * (size_t)src->n_local +
-                            (size_t)(p_src * hs->plane_sites);
-        float *to = dst->buf[b] + (size_t)k * (size_t)dst->n_local +
-                    (size_t)(p_dst * hs->plane_sites);
-        err = cuda_slab_copy_to(&src->ex, from, &dst->ex, to, bytes, src->ex.border_stream);
-    }
-    return err;
+    const float *from = src->buf[b] + (size_t)(p_src * hs->plane_sites);
+    float *to = dst->buf[b] + (size_t)(p_dst * hs->plane_sites);
+    return cuda_slab_copy_runs_to(&src->ex, from, (size_t)src->n_local * sizeof(float),
+                                  &dst->ex, to, (size_t)dst->n_local * sizeof(float), bytes,
+                                  (size_t)(3 * hs->nrep), src->ex.border_stream);
 }
 
 /* Slab i's outer own planes of buffer b into its neighbours' halos of buffer b: the first
@@ -360,24 +380,26 @@ static cudaError_t send_halos(const struct cuda_heis_slabs *hs, int i, int b)
 }
 
 /*
- * One pass on every slab. What each stream of a slab waits for, from the previous pass
- * (all waits are enqueued before any event is recorded again):
+ * The launches of one pass on every slab (the first part of the core's pair): the border
+ * ranges on the border stream, the interior on the main stream. What each stream of a
+ * slab waits for, from the previous pass (all waits are enqueued before any event is
+ * recorded again):
  *   border_stream: this slab's previous interior (the border ranges read the two planes
  *     next to them, and write the buffer the previous interior read), and both
- *     neighbours' previous borders and copies (into this slab's halos; their completion
- *     also means the neighbours' previous passes read their halos, which this slab's
- *     copies now overwrite). Its own previous borders and copies: in order.
- *   stream (interior): this slab's previous borders (read as the interior's edges, and
- *     they read the planes the interior now writes). The interior reads no halo, and no
- *     copy writes its planes.
+ *     neighbours' previous copies (into this slab's halos; recorded after the
+ *     neighbours' previous borders, which read their halos that this slab's copies now
+ *     overwrite). Its own previous borders and copies: in order.
+ *   stream (interior): this slab's previous borders, not their copies (read as the
+ *     interior's edges, and they read the planes the interior now writes). The interior
+ *     reads no halo, and no copy writes its planes.
  */
-static int run_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t sweep,
-                    int heatbath)
+static int launch_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t sweep,
+                       int heatbath)
 {
     const struct latmc_heisenberg_params *p = sim->model_data;
     const int dbl = sim->desc.precision == LATMC_PRECISION_DOUBLE;
     const int hb = heatbath != 0;
-    int st = cuda_slab_exec_order_step(&hs->slab[0].ex, sizeof *hs->slab, hs->n, false,
+    int st = cuda_slab_exec_order_step(&hs->slab[0].ex, sizeof *hs->slab, hs->n, hs->exchange,
                                        "ordering a pass after the previous one");
     for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
         struct heis_slab *sl = &hs->slab[i];
@@ -397,8 +419,6 @@ static int run_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t s
                                          heatbath);
         if (err == cudaSuccess && sl->ex.split)
             err = cuda_heis_pass(sl->ex.border_stream, &sl->geom[1][hb], &a, dbl, heatbath);
-        if (err == cudaSuccess && hs->exchange)
-            err = send_halos(hs, i, 1 - hs->cur);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
         if (err == cudaSuccess && sl->ex.split)
@@ -406,6 +426,26 @@ static int run_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t s
         if (err == cudaSuccess && sl->ex.split)
             err = cudaEventRecord(sl->ex.interior_done, sl->ex.stream);
         st = cuda_check(err, "launching a pass on a slab");
+    }
+    return st;
+}
+
+/* The rest of the pair: every slab's outer own planes of the buffer just written into
+ * its neighbours' halos, on the border stream after the border ranges; then the pass's
+ * events name it, and that buffer holds the configuration. */
+static int exchange_pass(struct cuda_heis_slabs *hs)
+{
+    int st = LATMC_OK;
+    for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
+        struct heis_slab *sl = &hs->slab[i];
+        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
+            break;
+        cudaError_t err = cudaSuccess;
+        if (hs->exchange)
+            err = send_halos(hs, i, 1 - hs->cur);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(sl->ex.copies_done, sl->ex.border_stream);
+        st = cuda_check(err, "sending a slab's halos");
     }
     if (st < 0)
         return st;
@@ -415,18 +455,33 @@ static int run_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t s
     return LATMC_OK;
 }
 
+/*
+ * The schedule (lib/model_heisenberg.c) has two steps per pass (colour 0, colour 1), and
+ * the slabs, like one device, declare LATMC_STEP_CAP_PAIR (cuda_slabs_step_caps): the core
+ * hands each pass as the pair (PAIR_INTERIOR, PAIR_BORDER) of its colour-0 step. The
+ * interior part is the pass's launches: both colours of every own plane, the colour-1
+ * sites of the outer planes from colour 0 of the halo planes recomputed by the kernel
+ * (which is why the halo is 2 planes); the border part is what the neighbours need of
+ * the pair before the next one, the exchange of the outer own planes.
+ */
 int cuda_heis_slabs_run_step(const latmc_sim *sim, struct cuda_heis_slabs *hs,
                              const struct latmc_step_call *call, uint64_t *accepted,
                              uint64_t *attempted)
 {
     const int hb_algo = sim->desc.algorithm == LATMC_ALGO_HEATBATH;
     const int heatbath = latmc_heisenberg_step_is_heatbath(hb_algo, call->step);
-    int st = LATMC_OK;
-    /* a pass is both colours: the colour-0 step runs it, the colour-1 step has nothing */
-    if (latmc_heisenberg_step_colour(call->step) == 0) {
-        st = run_pass(sim, hs, call->sweep, heatbath);
+    if (latmc_heisenberg_step_colour(call->step) != 0 ||
+        (call->part != LATMC_STEP_PAIR_INTERIOR && call->part != LATMC_STEP_PAIR_BORDER))
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA Heisenberg slabs: step %d, part %d is "
+                               "not a pair of a pass's colours (a bug in the core)",
+                               call->step, call->part);
+    int st;
+    if (call->part == LATMC_STEP_PAIR_INTERIOR) {
+        st = launch_pass(sim, hs, call->sweep, heatbath);
         if (st == LATMC_OK && heatbath)
             *attempted += (uint64_t)sim->nsites * (uint64_t)hs->nrep;
+    } else {
+        st = exchange_pass(hs);
     }
     if (st < 0) {
         /* the failed call's updates are not reported, now or later (as every model's

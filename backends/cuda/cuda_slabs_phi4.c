@@ -18,8 +18,10 @@
  *   layers of parity q, and a layer's chunks read only the two neighbouring layers, of
  *   the other parity: so the layers of one parity are independent, and a sweep is two
  *   phases (parity 0, parity 1) with one halo exchange after each: the outer layer of a
- *   slab, when of the phase's parity, goes to the neighbour's halo. The whole sweep runs
- *   at step 0 of the core's schedule; the other steps have nothing.
+ *   slab, when of the phase's parity, goes to the neighbour's halo. Like the one-device
+ *   chunk chain, this is a schedule of the kernels' own, declared to the core
+ *   (ops.own_schedule, cuda_phi4_slabs_own_steps): two steps per sweep, step q the phase
+ *   of parity q with its exchange.
  * - Site order: the plan's slabs; one phase per step (pass, colour), its 2 outer planes
  *   at each end exchanged after it.
  *
@@ -45,6 +47,7 @@
 
 #define HALO CUDA_PHI4_HALO
 #define NSUMS 5
+#define CHUNK_PHASES 2 /* the chunk schedule's sweep on slabs: one phase per cut parity */
 
 struct phi4_slab {
     /* ex.stream: the interior and everything outside the phases; ex.border_stream: the
@@ -155,7 +158,7 @@ int cuda_phi4_slabs_create(const latmc_sim *sim, const struct cuda_sim *cs,
         sl->ex.device = cuda_slab_device_of(d, i);
         const size_t values = (size_t)(ps->plane_sites * (sl->ex.planes + 2 * HALO));
         const size_t rows = (size_t)(sl->ex.planes * ps->rows_per_plane);
-        if ((st = cuda_slab_exec_create(&sl->ex, false)) < 0 ||
+        if ((st = cuda_slab_exec_create(&sl->ex)) < 0 ||
             (st = cuda_check(cuda_phi4_prepare_slabs(&ps->plan),
                              "setting the phi^4 kernel's shared memory")) < 0 ||
             (st = cuda_slab_alloc_on(&sl->phi, values * ps->vb, sl->ex.device, "field")) < 0 ||
@@ -271,11 +274,11 @@ static int phase_ranges(const struct cuda_phi4_slabs *ps, const struct phi4_slab
  * enqueued before any event is recorded again):
  *   border_stream: this slab's previous interior (the outer layers read the planes next
  *     to them, and write planes the previous interior read), and both neighbours'
- *     previous borders and copies (into this slab's halos; their completion also means
- *     the neighbours' previous phases read their halos, which this slab's copies now
- *     overwrite). Its own previous borders and copies: in order.
- *   stream (interior): this slab's previous borders. The interior reads no halo, and no
- *     copy writes its planes.
+ *     previous copies (into this slab's halos; recorded after the neighbours' previous
+ *     borders, which read their halos that this slab's copies now overwrite). Its own
+ *     previous borders and copies: in order.
+ *   stream (interior): this slab's previous borders (not their copies). The interior
+ *     reads no halo, and no copy writes its planes.
  * Within a phase a copy may overwrite a halo that the neighbour's border launch of the
  * same phase reads: in the chunk schedule never (a layer is sent in the phase of its
  * parity, and the neighbour's layer next to it, the one reading that halo, has the other
@@ -286,7 +289,7 @@ static int run_phase(const latmc_sim *sim, struct cuda_phi4_slabs *ps, uint64_t 
                      int step, int parity)
 {
     const struct latmc_phi4_tables *t = sim->model_data;
-    int st = cuda_slab_exec_order_step(&ps->slab[0].ex, sizeof *ps->slab, ps->n, false,
+    int st = cuda_slab_exec_order_step(&ps->slab[0].ex, sizeof *ps->slab, ps->n, ps->exchange,
                                        "ordering a phase after the previous one");
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
         struct phi4_slab *sl = &ps->slab[i];
@@ -301,6 +304,8 @@ static int run_phase(const latmc_sim *sim, struct cuda_phi4_slabs *ps, uint64_t 
         for (int k = 0; k < nb && err == cudaSuccess; k++)
             err = cuda_phi4_slab_update(sl->ex.border_stream, &ps->plan, &ps->g, sl->phi, t,
                                         &ps->keys, sweep, step, &border[k], sl->ex.changed);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
         /* the first own planes are the lower neighbour's upper halo, the last ones the
          * upper neighbour's lower halo */
         if (err == cudaSuccess && ps->exchange && send_lo)
@@ -308,7 +313,7 @@ static int run_phase(const latmc_sim *sim, struct cuda_phi4_slabs *ps, uint64_t 
         if (err == cudaSuccess && ps->exchange && send_hi)
             err = copy_planes(ps, sl, sl->ex.planes, hi, 0);
         if (err == cudaSuccess)
-            err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
+            err = cudaEventRecord(sl->ex.copies_done, sl->ex.border_stream);
         if (err == cudaSuccess && sl->ex.split)
             err = cuda_phi4_slab_update(sl->ex.stream, &ps->plan, &ps->g, sl->phi, t, &ps->keys,
                                         sweep, step, &interior, sl->ex.changed);
@@ -323,20 +328,27 @@ static int run_phase(const latmc_sim *sim, struct cuda_phi4_slabs *ps, uint64_t 
     return LATMC_OK;
 }
 
+int cuda_phi4_slabs_own_steps(const struct cuda_phi4_slabs *ps)
+{
+    return chunked(ps) ? CHUNK_PHASES : 0;
+}
+
 int cuda_phi4_slabs_run_step(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
                              const struct latmc_step_call *call, uint64_t *accepted,
                              uint64_t *attempted)
 {
     const struct latmc_phi4_tables *t = sim->model_data;
     int st = LATMC_OK;
+    if (call->part != LATMC_STEP_WHOLE ||
+        (chunked(ps) && (call->step < 0 || call->step >= CHUNK_PHASES)))
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA phi^4 slabs: step %d, part %d is not a "
+                               "step of their schedule (a bug in the core)", call->step,
+                               call->part);
     if (chunked(ps)) {
-        /* the whole sweep at step 0: both cut parities */
-        if (call->step == 0) {
-            for (int parity = 0; parity < 2 && st == LATMC_OK; parity++)
-                st = run_phase(sim, ps, call->sweep, 0, parity);
-            if (st == LATMC_OK)
-                *attempted += (uint64_t)sim->nsites * t->nloc * t->nhit;
-        }
+        /* the phase of cut parity `step` (cuda_phi4_slabs_own_steps) */
+        st = run_phase(sim, ps, call->sweep, 0, call->step);
+        if (st == LATMC_OK && call->step == 0)
+            *attempted += (uint64_t)sim->nsites * t->nloc * t->nhit;
     } else {
         st = run_phase(sim, ps, call->sweep, call->step, 0);
         if (st == LATMC_OK)

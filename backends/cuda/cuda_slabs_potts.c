@@ -11,15 +11,13 @@
  * the chain is the one-device (and the CPU's) chain bit for bit.
  *
  * One step (a colour, lib/model_potts.c's schedule) per run_step call:
- *   1. every slab's streams wait for what they read of the previous step (run_step says
- *      which);
+ *   1. every slab's streams wait for what they read of the previous step (launch_step
+ *      says which);
  *   2. every slab updates its border ranges (the c planes at each end) on the border
- *      stream (high priority), records border_done;
- *   3. every slab's copy stream waits for its own and both neighbours' border_done (the
- *      neighbours' borders have read their halos, which the copies now overwrite) and
- *      copies its outermost own planes into the neighbours' halos (cudaMemcpyPeerAsync
- *      between devices, a device copy within one); the main stream updates the interior
- *      meanwhile, which reads no halo. Slabs of c or 2c planes have no interior.
+ *      stream (high priority), records border_done, then copies its outermost own planes
+ *      into the neighbours' halos on that stream (cudaMemcpyPeerAsync between devices, a
+ *      device copy within one), records copies_done; the main stream updates the
+ *      interior meanwhile, which reads no halo. Slabs of c or 2c planes have no interior.
  * The host waits only at the call's last step, where the counters are read.
  *
  * Init and set_spins write the own planes and the halos (from the lattice's numbering or
@@ -47,7 +45,7 @@
 
 struct potts_slab {
     /* ex.stream: the interior and everything outside the steps; ex.border_stream: the
-     * border ranges; ex.copy_stream: the halo copies out; events as cuda_slab_exec.h;
+     * border ranges and the halo copies out (no copy stream); events as cuda_slab_exec.h;
      * ex.changed: sites changed */
     struct cuda_slab_exec ex;
     struct latmc_lattice local;     /* own planes + 2 halo planes */
@@ -64,8 +62,14 @@ struct cuda_potts_slabs {
     int8_t *eps_host;               /* Ising +-J: the whole lattice's couplings (else NULL) */
     int colours;
     int64_t plane_sites, L;
-    bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing:
-                                       the halo copies left out, the chain then wrong) */
+    bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 or
+                                       =waits (timing: the halo copies left out, the chain
+                                       then wrong) */
+    bool wait_neighbours;           /* the neighbours' copies waited for: with the exchange,
+                                       and under LATMC_CUDA_SLAB_EXCHANGE=waits */
+    bool copy_kernel;               /* halos to slabs of the same device by one kernel
+                                       launch (default), else cudaMemcpyAsync per plane
+                                       (LATMC_CUDA_SLAB_COPY=memcpy) */
 };
 
 static void free_arrays(struct cuda_slab_exec *ex)
@@ -164,6 +168,12 @@ int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
     ps->colours = ps->ising ? 2 : latmc_potts_colours(d->ndim, d->extent);
     const bool pmj = ps->ising && d->couplings == LATMC_COUPLINGS_BIMODAL;
     ps->exchange = cuda_slab_exchange_enabled();
+    ps->wait_neighbours = ps->exchange || cuda_slab_exchange_waits_only();
+    const char *copy = getenv("LATMC_CUDA_SLAB_COPY");
+    /* on one H200, 2 slabs of 16384^2 (heat bath, q = 3) ran at 1/1.02-1/1.08 of one
+     * slab's speed with the kernel, 1/1.11 with the device copies: those are scheduled
+     * behind the interior's persistent wave (doc/PERFORMANCE.md, "Slabs on one GPU") */
+    ps->copy_kernel = !(copy && strcmp(copy, "memcpy") == 0);
     ps->L = d->extent[d->ndim - 1];
     ps->plane_sites = d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0];
     const int axis = d->ndim - 1;
@@ -179,7 +189,7 @@ int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
         sl->local.ly = d->ndim == 3 ? d->extent[1] : sl->ex.planes + 2;
         sl->local.lz = d->ndim == 3 ? sl->ex.planes + 2 : 1;
         sl->local.nsites = ps->plane_sites * (sl->ex.planes + 2);
-        if ((st = cuda_slab_exec_create(&sl->ex, true)) < 0 ||
+        if ((st = cuda_slab_exec_create(&sl->ex)) < 0 ||
             (st = cuda_slab_alloc_on((void **)&sl->spins, (size_t)sl->local.nsites,
                                      sl->ex.device, "spins")) < 0 ||
             (st = cuda_slab_alloc_on(&sl->tables, sim->model->data_size, sl->ex.device,
@@ -267,7 +277,7 @@ int cuda_potts_slabs_get_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps
                                      "copying the spins to the host");
 }
 
-/* Slab i's outermost own planes into its neighbours' halos, on its copy stream (its
+/* Slab i's outermost own planes into its neighbours' halos, on its border stream (its
  * device current): the first own plane is the lower neighbour's upper halo, the last the
  * upper neighbour's lower halo. */
 static cudaError_t send_halos(const struct cuda_potts_slabs *ps, int i)
@@ -277,12 +287,19 @@ static cudaError_t send_halos(const struct cuda_potts_slabs *ps, int i)
                                        &ps->slab[(i + 1) % ps->n] };
     const int64_t from_plane[2] = { 1, sl->ex.planes }, to_plane[2] = { to[0]->ex.planes + 1, 0 };
     const size_t bytes = (size_t)ps->plane_sites;
-    cudaError_t err = cudaSuccess;
-    for (int k = 0; k < 2 && err == cudaSuccess; k++) {
-        const uint8_t *src = sl->spins + (size_t)from_plane[k] * bytes;
-        uint8_t *dst = to[k]->spins + (size_t)to_plane[k] * bytes;
-        err = cuda_slab_copy_to(&sl->ex, src, &to[k]->ex, dst, bytes, sl->ex.copy_stream);
+    struct cuda_slab_copies runs = { .n = 2 };
+    for (int k = 0; k < 2; k++) {
+        runs.src[k] = sl->spins + (size_t)from_plane[k] * bytes;
+        runs.dst[k] = to[k]->spins + (size_t)to_plane[k] * bytes;
+        runs.bytes[k] = bytes;
     }
+    if (ps->copy_kernel && to[0]->ex.device == sl->ex.device &&
+        to[1]->ex.device == sl->ex.device)
+        return cuda_slab_copy_runs(sl->ex.border_stream, &runs);
+    cudaError_t err = cudaSuccess;
+    for (int k = 0; k < 2 && err == cudaSuccess; k++)
+        err = cuda_slab_copy_to(&sl->ex, runs.src[k], &to[k]->ex, runs.dst[k], bytes,
+                                sl->ex.border_stream);
     return err;
 }
 
@@ -311,22 +328,31 @@ static cudaError_t update_range(const latmc_sim *sim, const struct cuda_potts_sl
 }
 
 /*
- * One step on every slab. What each stream waits for, from the previous step (all waits
- * are enqueued before any event is recorded again):
- *   border_stream: this slab's previous interior (its planes are read by the borders), its
- *     own previous copies (they read the border planes written now) and both neighbours'
- *     previous copies (into this slab's halos, read now);
+ * One step on every slab: per slab the border ranges, then the copies of its outermost
+ * own planes into the neighbours' halos, on the border stream (high priority), and the
+ * interior on the main stream. What each stream waits for, from the previous step (all
+ * waits are enqueued before any event is recorded again; cuda_slab_exec_order_step):
+ *   border_stream: this slab's previous interior (its planes are read by the borders),
+ *     and both neighbours' previous copies (into this slab's halos, read now; recorded
+ *     after the neighbours' previous borders, which read their halos that this slab's
+ *     copies now overwrite). Its own previous copies: in order.
  *   stream (interior): this slab's previous borders (read by the interior's end planes;
- *     they read the planes written now). The interior reads no halo;
- *   copy_stream (in this step): this slab's borders and both neighbours' borders.
+ *     they read the planes written now), not their copies. The interior reads no halo.
+ * Within a step, a slab's copies may overwrite a neighbour's halo while that neighbour's
+ * borders read it: they read only sites of the other colours (the colouring is proper),
+ * which the step does not change, so the bytes read are the same either way (as phi^4's
+ * site order). This is why the copies need not wait for the neighbours' borders (a copy
+ * stream and three waits a step, formerly).
  */
 static int launch_step(const latmc_sim *sim, struct cuda_potts_slabs *ps, uint64_t sweep,
                        int c)
 {
     const int64_t nc = ps->colours;
-    int st = cuda_slab_exec_order_step(&ps->slab[0].ex, sizeof *ps->slab, ps->n, true,
+    int st = cuda_slab_exec_order_step(&ps->slab[0].ex, sizeof *ps->slab, ps->n,
+                                       ps->wait_neighbours,
                                        "ordering a step after the previous one");
-    /* the borders: c planes at each end (all own planes of a slab of c) */
+    /* the borders (c planes at each end; all own planes of a slab of c) and their copies
+     * out; the interior */
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
         struct potts_slab *sl = &ps->slab[i];
         if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
@@ -339,22 +365,10 @@ static int launch_step(const latmc_sim *sim, struct cuda_potts_slabs *ps, uint64
                                sweep, c);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
-        st = cuda_check(err, "launching a step on a slab");
-    }
-    /* the copies out, after this slab's and its neighbours' borders; the interior */
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct potts_slab *sl = &ps->slab[i];
-        const struct potts_slab *from[3] = { &ps->slab[(i + ps->n - 1) % ps->n], sl,
-                                             &ps->slab[(i + 1) % ps->n] };
-        if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
-            break;
-        cudaError_t err = cudaSuccess;
-        for (int k = 0; k < 3 && err == cudaSuccess; k++)
-            err = cudaStreamWaitEvent(sl->ex.copy_stream, from[k]->ex.border_done, 0);
         if (err == cudaSuccess && ps->exchange)
             err = send_halos(ps, i);
         if (err == cudaSuccess)
-            err = cudaEventRecord(sl->ex.copies_done, sl->ex.copy_stream);
+            err = cudaEventRecord(sl->ex.copies_done, sl->ex.border_stream);
         const int64_t interior = sl->ex.planes > 2 * nc ? sl->ex.planes - 2 * nc : 0;
         if (err == cudaSuccess)
             err = update_range(sim, ps, sl, sl->ex.stream, 1 + nc, interior, sweep, c);
