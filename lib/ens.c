@@ -4,11 +4,13 @@
  * exchanges in ens_exchange.c, overlaps in ens_overlap.c, files in ens_io.c.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "desc.h"
 #include "ens_internal.h"
 #include "model.h"
@@ -88,6 +90,15 @@ static void ens_free(latmc_ens *e)
 {
     if (!e)
         return;
+    /* a backend's state kept for the members as a batch (ops.ens_measure with sums NULL,
+     * lib/backend.h) goes before the members do */
+    if (e->members && e->members[0]) {
+        const struct latmc_backend_ops *ops = e->members[0]->ops;
+        if (ops != &latmc_cpu_backend_ops &&
+            ops->size >= offsetof(struct latmc_backend_ops, ens_measure) + sizeof ops->ens_measure &&
+            ops->ens_measure)
+            (void)ops->ens_measure(e->members, e->n_members, NULL);
+    }
     if (e->members)
         for (int m = 0; m < e->n_members; m++)
             latmc_sim_destroy(&e->members[m]);

@@ -23,6 +23,7 @@
 
 #include "cuda_check.h"
 #include "ens_cuda.h"
+#include "ens_heis_cuda.h"
 #include "model.h"
 
 /*
@@ -174,6 +175,8 @@ static int prepare_members(latmc_sim *const *members, int n, struct cuda_ens_pac
 int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *accepted,
                    uint64_t *attempted)
 {
+    if (n >= 1 && members[0]->desc.model == LATMC_MODEL_HEISENBERG)
+        return cuda_ens_heis_sweep(members, n, sweeps, accepted, attempted); /* ens_heis_cuda.c */
     if (n < 1 || !batchable(members, n))
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched sweep for these members");
     struct cuda_sim *cs0 = cuda_sim_of(members[0]);
@@ -268,6 +271,10 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
  */
 int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
 {
+    if (!sums) { /* the ensemble goes: what the module kept for its members goes too */
+        cuda_ens_heis_release(members, n);
+        return LATMC_OK;
+    }
     if (n < 1 || members[0]->desc.model != LATMC_MODEL_ISING)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
     struct cuda_sim *cs0 = cuda_sim_of(members[0]);

@@ -181,6 +181,28 @@ static void test_other_models_standalone(void **state)
     members_match_standalone(d, LATMC_PARAM_G, 1.0); /* g > 0: mu2 = g = 0 is refused */
 }
 
+/* Heisenberg members of the size the CUDA ensembles run in one launch (backends/cuda/
+ * ens_heisenberg.cu: one block per member, its spins in shared memory): 3D L = 16 Gaussian
+ * heat bath + 2 overrelaxation passes in float, with a member read and written between
+ * calls; +-J in double with one pass; 2D overrelaxation alone. Each member must be its
+ * standalone sim bit for bit (on CUDA: its standalone CUDA sim; on the CPU the same
+ * comparison holds, the precision being the CUDA kernels' only). */
+static void test_heisenberg_members_standalone(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = ens_test_desc(LATMC_MODEL_HEISENBERG, 3, 16);
+    d.couplings = LATMC_COUPLINGS_GAUSSIAN;
+    d.precision = LATMC_PRECISION_FLOAT;
+    members_match_standalone_poked(d, LATMC_PARAM_NOVER, 2, true);
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    d.precision = LATMC_PRECISION_DOUBLE;
+    members_match_standalone(d, LATMC_PARAM_NOVER, 1);
+    d = ens_test_desc(LATMC_MODEL_HEISENBERG, 2, 8);
+    d.couplings = LATMC_COUPLINGS_GAUSSIAN;
+    d.algorithm = LATMC_ALGO_OVERRELAX;
+    members_match_standalone(d, LATMC_PARAM_H, 0.3);
+}
+
 /* The derivation doc/ensembles.md states, recomputed here from Philox itself. */
 static void test_seed_derivation(void **state)
 {
@@ -422,6 +444,35 @@ static void test_cpu_cuda_identical(void **state)
     ladder = wide_ladder;
 }
 
+/* CUDA Heisenberg members with tempering on (betas moving between members, so the
+ * batched launch's member table changes between calls): the batched launch against the
+ * members run one by one (LATMC_ENS_HEIS_BATCH=0), the same state bit for bit. */
+static void test_heisenberg_tempering_batched(void **state)
+{
+    (void)state;
+    for (int prec = 0; prec < 2; prec++) {
+        latmc_sim_desc d = ens_test_desc(LATMC_MODEL_HEISENBERG, 3, 4);
+        d.couplings = prec ? LATMC_COUPLINGS_BIMODAL : LATMC_COUPLINGS_GAUSSIAN;
+        d.precision = prec ? LATMC_PRECISION_DOUBLE : LATMC_PRECISION_FLOAT;
+        struct ens_state s[2];
+        for (int i = 0; i < 2; i++) {
+            if (i == 1)
+                assert_int_equal(setenv("LATMC_ENS_HEIS_BATCH", "0", 1), 0);
+            latmc_ens *e = tempering_ensemble_of(d, 1);
+            assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_NOVER, 2), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, 31), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, 29), LATMC_OK);
+            capture(e, &s[i]);
+            latmc_ens_destroy(&e);
+            unsetenv("LATMC_ENS_HEIS_BATCH");
+        }
+        assert_true(s[0].acc[0] + s[0].acc[1] + s[0].acc[2] > 0); /* swaps did happen */
+        assert_same_state(&s[0], &s[1]);
+        free(s[0].spins);
+        free(s[1].spins);
+    }
+}
+
 int main(void)
 {
     const int skip = test_device_check();
@@ -430,6 +481,7 @@ int main(void)
     ens_test_device = test_device();
     const struct CMUnitTest cuda_tests[] = {
         cmocka_unit_test(test_cpu_cuda_identical),
+        cmocka_unit_test(test_heisenberg_tempering_batched),
     };
     if (ens_test_device == LATMC_DEVICE_CUDA &&
         cmocka_run_group_tests(cuda_tests, setup, teardown) != 0)
@@ -438,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_ising_members_standalone),
         cmocka_unit_test(test_ising_packed_lattices_standalone),
         cmocka_unit_test(test_other_models_standalone),
+        cmocka_unit_test(test_heisenberg_members_standalone),
         cmocka_unit_test(test_seed_derivation),
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_save_load_continues),
