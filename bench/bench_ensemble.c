@@ -210,6 +210,43 @@ int bench_ensemble_main(int argc, char **argv)
         printf("run %ld: ensemble %.3f %s, lattice %.3f %s\n", r + 1, fe,
                heis ? "spin updates/ns" : "flips/ns", fs, heis ? "spin updates/ns" : "flips/ns");
     }
+    if (exchange > 0) {
+        /* where a tempering period's time goes: K sweeps without a round, the round's
+         * measurement alone (every member's energy after a sweep), and K sweeps with the
+         * round; best of `repeat` each (the exchange switched off and on in between) */
+        double t_sweep = 1e300, t_meas = 1e300, t_full = 1e300;
+        double *en = malloc((size_t)members * sizeof *en);
+        for (long r = 0; en && r < repeat; r++) {
+            double t0 = seconds();
+            int st = latmc_ens_set_exchange(e, 0) || latmc_ens_sweep(e, (uint64_t)exchange);
+            const double ts = seconds() - t0;
+            t0 = seconds();
+            st = st || latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_MEMBER, en,
+                                             (int)members);
+            const double tm = seconds() - t0;
+            st = st || latmc_ens_set_exchange(e, (uint64_t)exchange);
+            /* align to a period boundary: the next call of K sweeps ends with one round */
+            uint64_t count = 0;
+            st = st || latmc_ens_sweep_count(e, &count);
+            if (!st && count % (uint64_t)exchange)
+                st = latmc_ens_sweep(e, (uint64_t)exchange - count % (uint64_t)exchange);
+            t0 = seconds();
+            st = st || latmc_ens_sweep(e, (uint64_t)exchange);
+            const double tf = seconds() - t0;
+            if (st) {
+                rc = fail("round breakdown", latmc_ens_last_error(e));
+                free(en);
+                goto out;
+            }
+            t_sweep = ts < t_sweep ? ts : t_sweep;
+            t_meas = tm < t_meas ? tm : t_meas;
+            t_full = tf < t_full ? tf : t_full;
+        }
+        free(en);
+        printf("tempering period of %ld sweeps: %.1f us without the round, %.1f us with it: "
+               "round %.1f us, of which the energies' measurement %.1f us\n", exchange,
+               t_sweep * 1e6, t_full * 1e6, (t_full - t_sweep) * 1e6, t_meas * 1e6);
+    }
     const char *where = device == LATMC_DEVICE_CUDA ? "CUDA" : "CPU";
     const char *model = heis ? "Heisenberg" : "Ising";
     const char *cpl = bimodal ? " +-J" : gaussian ? " Gaussian" : "";
