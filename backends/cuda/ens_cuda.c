@@ -275,6 +275,8 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
         cuda_ens_heis_release(members, n);
         return LATMC_OK;
     }
+    if (n >= 1 && members[0]->desc.model == LATMC_MODEL_HEISENBERG)
+        return cuda_ens_heis_measure_all(members, n, sums); /* ens_heis_cuda.c */
     if (n < 1 || members[0]->desc.model != LATMC_MODEL_ISING)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
     struct cuda_sim *cs0 = cuda_sim_of(members[0]);

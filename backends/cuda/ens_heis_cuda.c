@@ -26,6 +26,10 @@
 #include "ens_heis_cuda.h"
 #include "heisenberg.h"
 
+/* The kernel writes each member's sums as 13 consecutive doubles. */
+_Static_assert(sizeof(struct latmc_heisenberg_sums) == 13 * sizeof(double),
+               "struct latmc_heisenberg_sums is not 13 packed doubles");
+
 /* Sweeps per launch: bounds one launch's time (a call of many sweeps is several). */
 #define ENS_HEIS_SWEEPS_PER_LAUNCH 256
 
@@ -47,6 +51,8 @@ struct heis_batch {
     struct cuda_ens_heis_member *table, *last; /* host: this call's, the one on the device */
     bool uploaded;
     struct cuda_ens_heis_member *dev_table;
+    double *dev_sums;           /* 13 doubles a member (ens_measure) */
+    int rows_per_chunk, nchunks, chunks_per_plane; /* the reduction's, cuda_heisenberg.c's */
 };
 
 static pthread_mutex_t batches_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -58,6 +64,7 @@ static void batch_free(struct heis_batch *b)
         return;
     cudaFree(b->J);
     cudaFree(b->dev_table);
+    cudaFree(b->dev_sums);
     free(b->members);
     free(b->member_J);
     free(b->table);
@@ -226,6 +233,20 @@ static struct heis_batch *new_batch(latmc_sim *const *members, int n, int *st)
         *st = cuda_check(cudaMalloc((void **)&b->dev_table, (size_t)n * sizeof *b->table),
                          "cannot allocate device memory for the members' table");
     if (*st == LATMC_OK)
+        *st = cuda_check(cudaMalloc((void **)&b->dev_sums, (size_t)n * 13 * sizeof(double)),
+                         "cannot allocate device memory for the members' sums");
+    /* the reduction's chunks, as cuda_heisenberg.c's heis_create chooses them: at most
+     * 1024 sites of whole rows, never across a plane along the last axis */
+    const int rows_per_plane = b->shape.ndim == 3 ? b->shape.ly : 1;
+    int rpc = 1024 / b->shape.lx > 0 ? 1024 / b->shape.lx : 1;
+    if (rpc > rows_per_plane)
+        rpc = rows_per_plane;
+    while (rows_per_plane % rpc != 0)
+        rpc--;
+    b->rows_per_chunk = rpc;
+    b->nchunks = (b->shape.ly * b->shape.lz + rpc - 1) / rpc;
+    b->chunks_per_plane = rows_per_plane / rpc;
+    if (*st == LATMC_OK)
         *st = copy_couplings(b);
     if (*st < 0) {
         batch_free(b);
@@ -236,7 +257,7 @@ static struct heis_batch *new_batch(latmc_sim *const *members, int n, int *st)
 
 /* Can these members run in one launch: Heisenberg, one replica each, one device, no
  * slabs, members small enough for 32-bit indices. */
-static bool batchable(latmc_sim *const *members, int n)
+static bool batchable(latmc_sim *const *members, int n, bool same_sweeps)
 {
     const latmc_sim *first = members[0];
     if (first->desc.model != LATMC_MODEL_HEISENBERG || first->desc.replicas != 1 ||
@@ -247,35 +268,42 @@ static bool batchable(latmc_sim *const *members, int n)
     for (int m = 0; m < n; m++) {
         const struct cuda_sim *cs = cuda_sim_of(members[m]);
         if (cs->slabs || cs->device != device || !cs->kernels->device_view ||
-            !cs->kernels->get_couplings || members[m]->sweeps != first->sweeps)
+            !cs->kernels->get_couplings || (same_sweeps && members[m]->sweeps != first->sweeps))
             return false;
     }
     return true;
 }
 
-int cuda_ens_heis_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *accepted,
-                        uint64_t *attempted)
+/*
+ * The batch of these members with this call's table on the device (uploaded on cs0's
+ * stream where it changed): the buffer that holds each configuration now, its seed and
+ * parameters. NULL with *st set when they cannot run together or on a failure; the
+ * caller gives the batch back with put_batch.
+ */
+static struct heis_batch *ready_batch(latmc_sim *const *members, int n, bool same_sweeps,
+                                      int *st)
 {
     const char *env = getenv(ENS_HEIS_BATCH_ENV);
-    if (n < 1 || !batchable(members, n) || (env && strcmp(env, "0") == 0))
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched sweep for these members");
+    if (n < 1 || !batchable(members, n, same_sweeps) || (env && strcmp(env, "0") == 0)) {
+        *st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for these members");
+        return NULL;
+    }
     struct cuda_sim *cs0 = cuda_sim_of(members[0]);
-    int st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice");
-    if (st < 0)
-        return st;
+    if ((*st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice")) < 0)
+        return NULL;
     struct heis_batch *b = take_batch(members);
     if (b && (b->n != n || memcmp(b->members, members, (size_t)n * sizeof *members) != 0)) {
         batch_free(b); /* another ensemble's array at the same address */
         b = NULL;
     }
-    if (!b && !(b = new_batch(members, n, &st)))
-        return st;
-    /* this call's table: the buffer that holds each configuration now, its parameters */
-    for (int m = 0; m < n && st == LATMC_OK; m++) {
+    if (!b && !(b = new_batch(members, n, st)))
+        return NULL;
+    int s = LATMC_OK;
+    for (int m = 0; m < n && s == LATMC_OK; m++) {
         latmc_sim *sim = members[m];
         struct cuda_sim *cs = cuda_sim_of(sim);
         latmc_device_view view;
-        st = cuda_check(cs->kernels->device_view(sim, cs, &view), "locating a member's spins");
+        s = cuda_check(cs->kernels->device_view(sim, cs, &view), "locating a member's spins");
         const struct latmc_heisenberg_params *p = sim->model_data;
         struct cuda_ens_heis_member *e = &b->table[m];
         memset(e, 0, sizeof *e);
@@ -287,16 +315,28 @@ int cuda_ens_heis_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint6
         e->nover = p->nover;
     }
     const size_t table_bytes = (size_t)n * sizeof *b->table;
-    if (st == LATMC_OK && (!b->uploaded || memcmp(b->table, b->last, table_bytes) != 0)) {
+    if (s == LATMC_OK && (!b->uploaded || memcmp(b->table, b->last, table_bytes) != 0)) {
         struct cuda_ens_heis_member *t = b->last; /* the old one may still be in flight */
         b->last = b->table;
         b->table = t;
         b->uploaded = false;
-        st = cuda_check(cudaMemcpyAsync(b->dev_table, b->last, table_bytes,
-                                        cudaMemcpyHostToDevice, cs0->stream),
-                        "copying the members' table");
-        b->uploaded = st == LATMC_OK;
+        s = cuda_check(cudaMemcpyAsync(b->dev_table, b->last, table_bytes,
+                                       cudaMemcpyHostToDevice, cs0->stream),
+                       "copying the members' table");
+        b->uploaded = s == LATMC_OK;
     }
+    *st = s;
+    return b;
+}
+
+int cuda_ens_heis_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *accepted,
+                        uint64_t *attempted)
+{
+    int st = LATMC_OK;
+    struct heis_batch *b = ready_batch(members, n, true, &st);
+    if (!b)
+        return st;
+    struct cuda_sim *cs0 = cuda_sim_of(members[0]);
     const uint64_t sweep0 = members[0]->sweeps;
     for (uint64_t done = 0; done < sweeps && st == LATMC_OK;) {
         const uint64_t k = sweeps - done < ENS_HEIS_SWEEPS_PER_LAUNCH
@@ -320,4 +360,28 @@ int cuda_ens_heis_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint6
         attempted[m] += sweeps * per;
     }
     return LATMC_OK;
+}
+
+int cuda_ens_heis_measure_all(latmc_sim *const *members, int n, void *sums)
+{
+    int st = LATMC_OK;
+    struct heis_batch *b = ready_batch(members, n, false, &st);
+    if (!b)
+        return st;
+    struct cuda_sim *cs0 = cuda_sim_of(members[0]);
+    const size_t bytes = (size_t)n * 13 * sizeof(double);
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemsetAsync(b->dev_sums, 0, bytes, cs0->stream), "clearing the sums");
+    if (st == LATMC_OK)
+        st = cuda_check(cuda_ens_heis_measure(cs0->stream, &b->shape, b->dev_table, n,
+                                              b->rows_per_chunk, b->nchunks,
+                                              b->chunks_per_plane, b->dev_sums),
+                        "launching the members' measurement");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemcpyAsync(sums, b->dev_sums, bytes, cudaMemcpyDeviceToHost,
+                                        cs0->stream), "reading the members' sums");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaStreamSynchronize(cs0->stream), "measuring the members");
+    put_batch(b);
+    return st;
 }

@@ -47,6 +47,14 @@ cudaError_t cuda_ens_heis_sweeps(cudaStream_t stream, const ens_heis_shape *g,
                                  int dbl, int heatbath, int jsmem, int threads, uint64_t sweep0,
                                  uint64_t n_sweeps);
 
+/* The sums of lib/heisenberg.h of every member (13 doubles each, at sums + 13 m; zeroed by
+ * the caller), each exactly cuda_heis_measure's for that member: chunks of rows_per_chunk
+ * rows, nchunks of them, chunks_per_plane a plane (cuda_heisenberg.c's choice). */
+cudaError_t cuda_ens_heis_measure(cudaStream_t stream, const ens_heis_shape *g,
+                                  const struct cuda_ens_heis_member *members, int n_members,
+                                  int rows_per_chunk, int nchunks, int chunks_per_plane,
+                                  double *sums);
+
 #ifdef __cplusplus
 }
 #else
@@ -57,6 +65,7 @@ cudaError_t cuda_ens_heis_sweeps(cudaStream_t stream, const ens_heis_shape *g,
  * nothing done, where they cannot run together), and ens_release's part. */
 int cuda_ens_heis_sweep(latmc_sim *const *members, int n_members, uint64_t n,
                         uint64_t *accepted, uint64_t *attempted);
+int cuda_ens_heis_measure_all(latmc_sim *const *members, int n_members, void *sums);
 void cuda_ens_heis_release(latmc_sim *const *members, int n_members);
 
 #endif

@@ -263,3 +263,83 @@ extern "C" cudaError_t cuda_ens_heis_sweeps(cudaStream_t stream, const ens_heis_
         *g, members, heatbath, sweep0, n_sweeps, jsmem);
     return cudaGetLastError();
 }
+
+/* ---- the members' sums (lib/heisenberg.h), in the order of heisenberg_kernels.cu ---- */
+
+/*
+ * One block per member. Thread (group, chunk) of heis_chunk_sums_kernel's decomposition
+ * (group 0 the bond sum, group 1 the magnetisation; one replica: no overlap) adds its
+ * chunk's sites in site order exactly as that kernel does, into shared memory; then one
+ * thread per accumulator adds each plane's chunks in chunk order from zero and the planes
+ * in plane order (heis_chunk_total_kernel). The sums of member m go to sums[13 m ..]
+ * (the overlap left as the caller zeroed it).
+ */
+__global__ void ens_heis_measure_kernel(const ens_heis_shape g,
+                                        const cuda_ens_heis_member *__restrict__ members,
+                                        int rows_per_chunk, int nchunks, int chunks_per_plane,
+                                        double *sums)
+{
+    extern __shared__ double partials[]; /* [4][nchunks] */
+    const cuda_ens_heis_member m = members[blockIdx.x];
+    const float *__restrict__ s0 = m.spins, *__restrict__ J = m.J;
+    const int n = g.n, rows = g.ly * g.lz;
+    for (int t = (int)threadIdx.x; t < 2 * nchunks; t += (int)blockDim.x) {
+        const int group = t / nchunks, chunk = t - group * nchunks;
+        const int first = chunk * rows_per_chunk;
+        const int last = first + rows_per_chunk < rows ? first + rows_per_chunk : rows;
+        double acc[3] = { 0.0, 0.0, 0.0 };
+        for (int row = first; row < last; row++) {
+            const int y = row % g.ly, z = row / g.ly;
+            const int rbase = row * g.lx;
+            for (int x = 0; x < g.lx; x++) {
+                const int i = rbase + x;
+                if (group == 0) {
+                    const int fwd[3] = {
+                        rbase + (x + 1 == g.lx ? 0 : x + 1),
+                        x + g.lx * ((y + 1 == g.ly ? 0 : y + 1) + g.ly * z),
+                        x + g.lx * (y + g.ly * (z + 1 == g.lz ? 0 : z + 1)),
+                    };
+                    for (int mu = 0; mu < g.ndim; mu++) {
+                        const int f = fwd[mu];
+                        const double dot = (double)s0[i] * s0[f] + (double)s0[n + i] * s0[n + f] +
+                                           (double)s0[2 * n + i] * s0[2 * n + f];
+                        acc[0] += (double)J[mu * n + i] * dot;
+                    }
+                } else {
+                    for (int c = 0; c < 3; c++)
+                        acc[c] += s0[c * n + i];
+                }
+            }
+        }
+        if (group == 0) {
+            partials[chunk] = acc[0];
+        } else {
+            for (int c = 0; c < 3; c++)
+                partials[(1 + c) * nchunks + chunk] = acc[c];
+        }
+    }
+    __syncthreads();
+    const int k = (int)threadIdx.x;
+    if (k < 4) {
+        double s = 0.0;
+        const double *p = partials + k * nchunks;
+        for (int c0 = 0; c0 < nchunks; c0 += chunks_per_plane) {
+            double plane = 0.0;
+            for (int c = c0; c < c0 + chunks_per_plane; c++)
+                plane += p[c];
+            s += plane;
+        }
+        sums[13 * (size_t)blockIdx.x + k] = s;
+    }
+}
+
+extern "C" cudaError_t cuda_ens_heis_measure(cudaStream_t stream, const ens_heis_shape *g,
+                                            const struct cuda_ens_heis_member *members,
+                                            int n_members, int rows_per_chunk, int nchunks,
+                                            int chunks_per_plane, double *sums)
+{
+    ens_heis_measure_kernel<<<(unsigned)n_members, 64, 4 * (size_t)nchunks * sizeof(double),
+                              stream>>>(*g, members, rows_per_chunk, nchunks, chunks_per_plane,
+                                        sums);
+    return cudaGetLastError();
+}
