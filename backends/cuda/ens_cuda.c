@@ -41,6 +41,9 @@ struct cuda_ens_batch {
     size_t last_bytes;   /* its size; 0: nothing valid on the device */
     void *host;          /* the host side of a call (tables, counters, flags) */
     size_t host_cap;
+    void *pinned;        /* page-locked: the counters or sums read back after a launch (a
+                            copy into pageable memory is staged through a driver buffer) */
+    size_t pinned_cap;
     /* The members prepared by the last batched sweep and cuda_ising_state_epoch() after
      * it: while no Ising state was touched since, the members are still prepared and the
      * table on the device is theirs (no pass over thousands of members per call). */
@@ -55,6 +58,7 @@ void cuda_ens_batch_free(struct cuda_ens_batch *b)
     if (!b)
         return;
     cudaFree(b->dev);
+    cudaFreeHost(b->pinned);
     free(b->last);
     free(b->host);
     free(b);
@@ -110,6 +114,24 @@ static struct cuda_ens_batch *batch_of(struct cuda_sim *cs, size_t host)
         b->host_cap = host;
     }
     return b;
+}
+
+/* At least `bytes` of page-locked memory of the batch (kept; grown only): NULL when
+ * cudaMallocHost fails, and the caller reads back into pageable memory instead. */
+static void *batch_pinned(struct cuda_ens_batch *b, size_t bytes)
+{
+    if (bytes > b->pinned_cap) {
+        cudaFreeHost(b->pinned);
+        b->pinned = NULL;
+        b->pinned_cap = 0;
+        if (cudaMallocHost(&b->pinned, bytes) != cudaSuccess) {
+            (void)cudaGetLastError(); /* not sticky: clear it */
+            b->pinned = NULL;
+            return NULL;
+        }
+        b->pinned_cap = bytes;
+    }
+    return b->pinned;
 }
 
 /* Bytes of host scratch of a call with n members: both tables, counters, pending flags. */
@@ -192,8 +214,10 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
         return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
     struct cuda_ens_packed_member *packed = batch->host;
     struct cuda_ens_ising_member *bytes = (void *)((char *)batch->host + packed_bytes);
-    unsigned long long *changed = (void *)((char *)bytes + byte_bytes);
-    bool *pending = (void *)((char *)changed + count_bytes); /* streams that got work */
+    unsigned long long *changed = batch_pinned(batch, count_bytes);
+    if (!changed)
+        changed = (void *)((char *)bytes + byte_bytes);
+    bool *pending = (void *)((char *)bytes + byte_bytes + count_bytes); /* streams with work */
     memset(pending, 0, (size_t)n * sizeof *pending);
     void *dev = NULL;
     bool use_packed = batch->use_packed;
@@ -320,11 +344,14 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
     if (st == LATMC_OK)
         st = cuda_check(cuda_ens_packed_measure(cs0->stream, &cs0->lattice, dev, n, coupled,
                                                 dev_sums), "launching a batched measure");
+    void *pinned = batch_pinned(batch, sums_bytes);
     if (st == LATMC_OK)
-        st = cuda_check(cudaMemcpyAsync(sums, dev_sums, sums_bytes, cudaMemcpyDeviceToHost,
-                                        cs0->stream), "reading the sums");
+        st = cuda_check(cudaMemcpyAsync(pinned ? pinned : sums, dev_sums, sums_bytes,
+                                        cudaMemcpyDeviceToHost, cs0->stream), "reading the sums");
     if (st == LATMC_OK)
         st = cuda_check(cudaStreamSynchronize(cs0->stream), "measuring the members");
+    if (st == LATMC_OK && pinned)
+        memcpy(sums, pinned, sums_bytes);
     return st;
 }
 
