@@ -112,6 +112,8 @@ static void ens_free(latmc_ens *e)
     free(e->rt_start);
     free(e->scratch);
     free(e->status);
+    free(e->counts);
+    free(e->batch_sums);
     if (e->ctx)
         latmc_ctx_unref(e->ctx);
     free(e);
@@ -461,10 +463,11 @@ int latmc_ens_sweep(latmc_ens *e, uint64_t n)
 {
     if (!e)
         return latmc_fail(LATMC_EINVAL, "latmc_ens_sweep: ens is NULL");
-    for (int m = 0; m < e->n_members; m++)
+    for (int m = 0; m < e->n_members && !e->all_config; m++)
         if (!e->members[m]->have_config)
             return ENS_FAIL(e, LATMC_ESTATE, "latmc_ens_sweep: member %d has no configuration "
                             "yet (latmc_ens_init_spins)", m);
+    e->all_config = true; /* have_config never goes back to false */
     /* Sweep up to each multiple of `every`, then exchange: the rounds follow the sweep
      * count, so a run split into calls (or across a save) does the same rounds. */
     while (n > 0) {
@@ -475,8 +478,10 @@ int latmc_ens_sweep(latmc_ens *e, uint64_t n)
                 chunk = to_round;
         }
         int st = latmc_ens_exec_sweeps(e, chunk);
-        if (st < 0)
+        if (st < 0) {
+            e->members_in_step = false; /* some members may have swept, others not */
             return st;
+        }
         e->sweeps += chunk;
         n -= chunk;
         if (e->every > 0 && e->sweeps % e->every == 0 && (st = latmc_ens_exchange_round(e)) < 0)

@@ -47,11 +47,12 @@ void latmc_ens_track_trip(latmc_ens *e, int m, int t)
 
 static void swap_bytes(void *x, void *y, size_t n)
 {
-    unsigned char *p = x, *q = y;
-    for (size_t i = 0; i < n; i++) {
-        const unsigned char c = p[i];
-        p[i] = q[i];
-        q[i] = c;
+    unsigned char *p = x, *q = y, t[256];
+    for (size_t i = 0; i < n; i += sizeof t) { /* a piece at a time, by memcpy */
+        const size_t k = n - i < sizeof t ? n - i : sizeof t;
+        memcpy(t, p + i, k);
+        memcpy(p + i, q + i, k);
+        memcpy(q + i, t, k);
     }
 }
 
@@ -111,7 +112,7 @@ int latmc_ens_exchange_round(latmc_ens *e)
     /* the quantity conjugate to the ladder's parameter, per site: H/N, or sum phi^2 / N */
     const bool mu2 = e->ladder_key == LATMC_PARAM_MU2;
     double *energy = e->scratch;
-    int st = latmc_ens_exec_observable(e, mu2 ? LATMC_OBS_PHI2 : LATMC_OBS_ENERGY, energy);
+    int st = latmc_ens_exec_round_values(e, mu2 ? LATMC_OBS_PHI2 : LATMC_OBS_ENERGY, energy);
     if (st < 0)
         return st;
     const double nsites = (double)e->nsites;

@@ -319,7 +319,18 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
     bool *pending = (void *)((char *)batch->host + host_scratch(n) - (size_t)n * sizeof(bool));
     memset(pending, 0, (size_t)n * sizeof *pending);
     int coupled = 0;
-    for (int m = 0; m < n && st == LATMC_OK; m++) {
+    const size_t table_bytes = (size_t)n * sizeof *packed;
+    const size_t sums_bytes = (size_t)n * sizeof(struct latmc_ising_sums);
+    void *dev = NULL;
+    /* The members as the last batched sweep prepared them, no Ising state touched since
+     * (an exchange round's measurement right after the sweep): their packed table is on
+     * the device already, with room for the sums after it; no pass over the members. */
+    if (batch->prepared && batch->members == members && batch->n == n && batch->use_packed &&
+        batch->epoch == cuda_ising_state_epoch() && batch->cap >= table_bytes + sums_bytes) {
+        dev = batch->dev;
+        coupled = batch->coupled;
+    }
+    for (int m = 0; m < n && st == LATMC_OK && !dev; m++) {
         cudaError_t err = cudaSuccess;
         if (!cuda_ising_packed_member(cuda_sim_of(members[m]), &packed[m], &pending[m], &err))
             return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: a member without packed arrays");
@@ -327,15 +338,14 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
         packed[m].seed = members[m]->desc.seed;
         coupled = packed[m].eps[0] != NULL;
     }
-    for (int m = 0; m < n && st == LATMC_OK; m++)
+    for (int m = 0; m < n && st == LATMC_OK && !dev; m++)
         if (pending[m])
             st = cuda_check(cudaStreamSynchronize(cuda_sim_of(members[m])->stream),
                             "preparing a member's spins");
-    const size_t table_bytes = (size_t)n * sizeof *packed;
-    const size_t sums_bytes = (size_t)n * sizeof(struct latmc_ising_sums);
-    void *dev = NULL;
-    if (st == LATMC_OK)
+    if (st == LATMC_OK && !dev) {
+        batch->prepared = false; /* the table may change: the next sweep prepares again */
         st = batch_table(batch, cs0->stream, packed, table_bytes, sums_bytes, &dev);
+    }
     struct latmc_ising_sums *dev_sums =
         dev ? (struct latmc_ising_sums *)((char *)dev + table_bytes) : NULL;
     if (st == LATMC_OK)
