@@ -59,8 +59,9 @@ static void swap_bytes(void *x, void *y, size_t n)
 /*
  * An accepted swap: member a takes value_a of the ladder's parameter `key`, b value_b.
  * Where each holds what the other is to get and all their other parameters agree, the
- * Ising members' tables (a function of the parameters alone) change places and a backend
- * with ens_swap_params moves what it derived from them (CUDA: device tables, thresholds):
+ * members' model data (Ising: the tables; Heisenberg: beta, h, nover; a function of the
+ * parameters alone) change places and a backend with ens_swap_params moves what it
+ * derived from them (CUDA: device tables, Ising thresholds):
  * exactly the state set_param would leave, without a table upload per member. Otherwise
  * (or where the backend declines) set_param on both, as always.
  */
@@ -68,7 +69,8 @@ static void swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double value
                                double value_b)
 {
     const struct latmc_backend_ops *ops = a->ops;
-    bool fast = a->desc.model == LATMC_MODEL_ISING && b->ops == ops &&
+    bool fast = (a->desc.model == LATMC_MODEL_ISING || a->desc.model == LATMC_MODEL_HEISENBERG) &&
+                b->ops == ops &&
                 ops->size >= offsetof(struct latmc_backend_ops, ens_swap_params) +
                                  sizeof ops->ens_swap_params &&
                 ops->ens_swap_params && a->param[key] == value_b && b->param[key] == value_a;
