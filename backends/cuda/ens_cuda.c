@@ -366,8 +366,8 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
 }
 
 /*
- * The ens_swap_params operation: a tempering swap moved a's parameters and tables to b and
- * b's to a (lib/ens_exchange.c), so their device tables change places too (two pointers,
+ * The ens_swap_params operation (Ising and Heisenberg members): a tempering swap moved a's
+ * parameters and tables to b and b's to a (lib/ens_exchange.c), so their device tables change places too (two pointers,
  * equal sizes, nothing in flight: every operation of the module returns drained) and the
  * model's host-side forms (Ising: the packed thresholds) are rebuilt from the swapped
  * tables -- what params_changed gives, without a copy and a synchronisation per member.
@@ -377,6 +377,10 @@ int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
     struct cuda_sim *ca = cuda_sim_of(a), *cb = cuda_sim_of(b);
     if (ca->slabs || cb->slabs || ca->device != cb->device || ca->kernels != cb->kernels)
         return LATMC_EUNSUPPORTED; /* the core falls back to params_changed */
+    /* LATMC_ENS_HEIS_BATCH=0: Heisenberg members the long way too (the tests' reference) */
+    const char *env = getenv("LATMC_ENS_HEIS_BATCH");
+    if (a->desc.model == LATMC_MODEL_HEISENBERG && env && strcmp(env, "0") == 0)
+        return LATMC_EUNSUPPORTED;
     void *t = ca->tables;
     ca->tables = cb->tables;
     cb->tables = t;
