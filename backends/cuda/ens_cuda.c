@@ -367,8 +367,9 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
 
 /*
  * The ens_swap_params operation (Ising and Heisenberg members): a tempering swap moved a's
- * parameters and tables to b and b's to a (lib/ens_exchange.c), so their device tables change places too (two pointers,
- * equal sizes, nothing in flight: every operation of the module returns drained) and the
+ * parameters and tables to b and b's to a (lib/ens_exchange.c), so their device tables
+ * change places too (two pointers, equal sizes, nothing in flight: every operation of the
+ * module returns drained) and the
  * model's host-side forms (Ising: the packed thresholds) are rebuilt from the swapped
  * tables -- what params_changed gives, without a copy and a synchronisation per member.
  */
