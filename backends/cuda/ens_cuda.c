@@ -379,9 +379,11 @@ int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
     if (ca->slabs || cb->slabs || ca->device != cb->device || ca->kernels != cb->kernels)
         return LATMC_EUNSUPPORTED; /* the core falls back to params_changed */
     /* LATMC_ENS_HEIS_BATCH=0: Heisenberg members the long way too (the tests' reference) */
-    const char *env = getenv("LATMC_ENS_HEIS_BATCH");
-    if (a->desc.model == LATMC_MODEL_HEISENBERG && env && strcmp(env, "0") == 0)
-        return LATMC_EUNSUPPORTED;
+    if (a->desc.model == LATMC_MODEL_HEISENBERG) {
+        const char *env = getenv("LATMC_ENS_HEIS_BATCH");
+        if (env && strcmp(env, "0") == 0)
+            return LATMC_EUNSUPPORTED;
+    }
     void *t = ca->tables;
     ca->tables = cb->tables;
     cb->tables = t;
