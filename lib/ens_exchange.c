@@ -91,11 +91,17 @@ static void swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double value
     latmc_sim_set_param(b, key, value_b);
 }
 
-static uint32_t exchange_draw(uint64_t seed, uint64_t round, uint64_t j)
+/* Draw j of the round: output j mod 4 of block j / 4. The last block is kept (*cache,
+ * *cached its index, UINT64_MAX before the first): consecutive pairs share blocks. */
+static uint32_t exchange_draw(uint64_t seed, uint64_t round, uint64_t j, latmc_philox_ctr *cache,
+                              uint64_t *cached)
 {
-    latmc_philox_ctr r = latmc_rng_block(seed, j / 4, round,
-                                         latmc_rng_stream(LATMC_STREAM_ENS_EXCHANGE, 0), 0, 0);
-    return r.v[j % 4];
+    if (*cached != j / 4) {
+        *cache = latmc_rng_block(seed, j / 4, round,
+                                 latmc_rng_stream(LATMC_STREAM_ENS_EXCHANGE, 0), 0, 0);
+        *cached = j / 4;
+    }
+    return cache->v[j % 4];
 }
 
 static bool accept(double delta, uint32_t u)
@@ -120,6 +126,8 @@ int latmc_ens_exchange_round(latmc_ens *e)
     const double nsites = (double)e->nsites;
     const double scale = mu2 ? 0.5 : 1.0; /* beta, or mu2 / 2 */
     const uint64_t round = e->rounds;
+    latmc_philox_ctr block = { { 0, 0, 0, 0 } };
+    uint64_t block_index = UINT64_MAX;
     for (int s = 0; s < e->layout.n_samples; s++)
         for (int r = 0; r < nR; r++) {
             const uint64_t chain = (uint64_t)s * (uint64_t)nR + (uint64_t)r;
@@ -129,7 +137,8 @@ int latmc_ens_exchange_round(latmc_ens *e)
                 const double delta = scale * (e->beta[t + 1] - e->beta[t]) *
                                      (energy[b] * nsites - energy[a] * nsites);
                 const uint32_t u = exchange_draw(e->layout.seed, round,
-                                                 chain * (uint64_t)(nT - 1) + (uint64_t)t);
+                                                 chain * (uint64_t)(nT - 1) + (uint64_t)t,
+                                                 &block, &block_index);
                 e->pair_attempted[t]++;
                 if (!accept(delta, u))
                     continue;
