@@ -17,7 +17,9 @@
  * that needed a pack or an unpack are drained before, and the batch's after, so the
  * ensemble returns with nothing in flight, as every operation of the module does.
  */
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,12 +53,88 @@ struct cuda_ens_batch {
     int n, coupled;
     bool use_packed, prepared;
     uint64_t epoch;
+    /* Tempering swaps (cuda_ens_swap_params) patch the swapped members' entries of the
+     * host copy `last` (dirty: not yet on the device) and keep the batch prepared, instead
+     * of a pass over every member at the next call: the members' indices by sim
+     * (open addressing, hcap a power of two >= 2 n), built with the first prepared call. */
+    latmc_sim **hkeys;
+    int *hidx;
+    size_t hcap;
+    latmc_sim *const *hmembers; /* the member array the map was built for */
+    bool dirty;
+    struct cuda_ens_batch *next_live; /* every live batch (swaps look them up) */
 };
+
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cuda_ens_batch *live;
+
+static size_t hash_slot(const latmc_sim *sim, size_t cap)
+{
+    uint64_t x = (uint64_t)(uintptr_t)sim;
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    return (size_t)x & (cap - 1);
+}
+
+/* Member index of sim in b (-1: not a member). */
+static int member_index(const struct cuda_ens_batch *b, const latmc_sim *sim)
+{
+    if (!b->hcap)
+        return -1;
+    for (size_t k = hash_slot(sim, b->hcap);; k = (k + 1) & (b->hcap - 1)) {
+        if (!b->hkeys[k])
+            return -1;
+        if (b->hkeys[k] == sim)
+            return b->hidx[k];
+    }
+}
+
+/* The map of these members (built once per member array; false: no memory, and swaps then
+ * take the long way). Called with live_lock held. */
+static bool build_map(struct cuda_ens_batch *b, latmc_sim *const *members, int n)
+{
+    if (b->hmembers == members && b->hcap >= 2 * (size_t)n)
+        return true;
+    size_t cap = 16;
+    while (cap < 2 * (size_t)n)
+        cap *= 2;
+    latmc_sim **keys = calloc(cap, sizeof *keys);
+    int *idx = malloc(cap * sizeof *idx);
+    if (!keys || !idx) {
+        free(keys);
+        free(idx);
+        return false;
+    }
+    for (int m = 0; m < n; m++) {
+        size_t k = hash_slot(members[m], cap);
+        while (keys[k])
+            k = (k + 1) & (cap - 1);
+        keys[k] = members[m];
+        idx[k] = m;
+    }
+    free(b->hkeys);
+    free(b->hidx);
+    b->hkeys = keys;
+    b->hidx = idx;
+    b->hcap = cap;
+    b->hmembers = members;
+    return true;
+}
 
 void cuda_ens_batch_free(struct cuda_ens_batch *b)
 {
     if (!b)
         return;
+    pthread_mutex_lock(&live_lock);
+    for (struct cuda_ens_batch **p = &live; *p; p = &(*p)->next_live)
+        if (*p == b) {
+            *p = b->next_live;
+            break;
+        }
+    pthread_mutex_unlock(&live_lock);
+    free(b->hkeys);
+    free(b->hidx);
     cudaFree(b->dev);
     cudaFreeHost(b->pinned);
     free(b->last);
@@ -81,7 +159,8 @@ static int batch_table(struct cuda_ens_batch *b, cudaStream_t stream, const void
             return st;
         b->cap = need;
     }
-    if (b->last_bytes != table_bytes || memcmp(b->last, table, table_bytes) != 0) {
+    if (b->dirty || b->last_bytes != table_bytes || memcmp(b->last, table, table_bytes) != 0) {
+        b->dirty = false;
         b->last_bytes = 0; /* valid again once the copy is on its way */
         void *copy = realloc(b->last, table_bytes);
         if (!copy)
@@ -99,13 +178,30 @@ static int batch_table(struct cuda_ens_batch *b, cudaStream_t stream, const void
     return LATMC_OK;
 }
 
+/* The swaps' patches of the host table onto the device (the table the batch's members
+ * were prepared with, `table_bytes` of it). */
+static int upload_dirty(struct cuda_ens_batch *b, cudaStream_t stream, size_t table_bytes)
+{
+    if (!b->dirty)
+        return LATMC_OK;
+    b->dirty = false;
+    return cuda_check(cudaMemcpyAsync(b->dev, b->last, table_bytes, cudaMemcpyHostToDevice,
+                                      stream), "copying the batch's table");
+}
+
 /* The batch of the ensemble led by cs, with `host` bytes of host scratch (kept from call
  * to call: fresh large allocations cost page faults every call); NULL on failure. */
 static struct cuda_ens_batch *batch_of(struct cuda_sim *cs, size_t host)
 {
     struct cuda_ens_batch **slot = cuda_ising_ens_batch(cs), *b = *slot;
-    if (!b && !(b = *slot = calloc(1, sizeof *b)))
-        return NULL;
+    if (!b) {
+        if (!(b = *slot = calloc(1, sizeof *b)))
+            return NULL;
+        pthread_mutex_lock(&live_lock);
+        b->next_live = live;
+        live = b;
+        pthread_mutex_unlock(&live_lock);
+    }
     if (host > b->host_cap) {
         void *h = realloc(b->host, host);
         if (!h)
@@ -235,11 +331,17 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
         if (pending[m])
             st = cuda_check(cudaStreamSynchronize(cuda_sim_of(members[m])->stream),
                             "preparing a member's spins");
-    if (st == LATMC_OK && reuse)
+    if (st == LATMC_OK && reuse) {
         dev = batch->dev;
-    else if (st == LATMC_OK)
+        st = upload_dirty(batch, cs0->stream, table_bytes);
+    } else if (st == LATMC_OK) {
         st = batch_table(batch, cs0->stream, table, table_bytes,
                          (size_t)n * sizeof(struct latmc_ising_sums), &dev);
+        pthread_mutex_lock(&live_lock);
+        if (!build_map(batch, members, n))
+            batch->hmembers = NULL; /* no map: swaps take the long way */
+        pthread_mutex_unlock(&live_lock);
+    }
     if (st == LATMC_OK) {
         batch->members = members;
         batch->n = n;
@@ -329,6 +431,7 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
         batch->epoch == cuda_ising_state_epoch() && batch->cap >= table_bytes + sums_bytes) {
         dev = batch->dev;
         coupled = batch->coupled;
+        st = upload_dirty(batch, cs0->stream, table_bytes);
     }
     for (int m = 0; m < n && st == LATMC_OK && !dev; m++) {
         cudaError_t err = cudaSuccess;
@@ -373,9 +476,69 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
  * model's host-side forms (Ising: the packed thresholds) are rebuilt from the swapped
  * tables -- what params_changed gives, without a copy and a synchronisation per member.
  */
+/*
+ * After a swap of Ising members a and b: where a batch holds both, prepared with no state
+ * touched since but by this swap (its epoch was `epoch0` before it), their entries of the
+ * batch's host table are made again (as the next call's pass over every member would make
+ * them) and the batch stays prepared, its table dirty (uploaded once by the next call).
+ * Otherwise nothing: the next call prepares every member, as always.
+ */
+static void patch_batches(latmc_sim *a, latmc_sim *b, uint64_t epoch0)
+{
+    pthread_mutex_lock(&live_lock);
+    for (struct cuda_ens_batch *t = live; t; t = t->next_live) {
+        /* the map is only written under the lock; the rest of a batch belongs to the
+         * thread of its ensemble, which is this one once a and b are found in it */
+        const int ia = member_index(t, a);
+        const int ib = ia >= 0 ? member_index(t, b) : -1;
+        if (ib < 0)
+            continue;
+        if (t->hmembers != t->members || !t->prepared || t->epoch != epoch0)
+            break; /* the members' batch, not reusable anyway */
+        latmc_sim *sims[2] = { a, b };
+        const int idx[2] = { ia, ib };
+        for (int k = 0; k < 2 && t->prepared; k++) {
+            struct cuda_sim *cs = cuda_sim_of(sims[k]);
+            bool enqueued = false;
+            cudaError_t err = cudaSuccess;
+            if (t->use_packed) {
+                struct cuda_ens_packed_member e;
+                if (!cuda_ising_packed_member(cs, &e, &enqueued, &err)) {
+                    t->prepared = false;
+                    break;
+                }
+                e.seed = sims[k]->desc.seed;
+                ((struct cuda_ens_packed_member *)t->last)[idx[k]] = e;
+            } else {
+                struct cuda_ens_ising_member e;
+                const int8_t *eps = NULL;
+                err = cuda_ising_batch_member(cs, &eps, &enqueued);
+                e.spins = cs->spins;
+                e.eps = eps;
+                e.tables = cs->tables;
+                e.seed = sims[k]->desc.seed;
+                ((struct cuda_ens_ising_member *)t->last)[idx[k]] = e;
+            }
+            if (enqueued) /* a pack or unpack went on the member's stream: finish it */
+                err = err == cudaSuccess ? cudaStreamSynchronize(cs->stream) : err;
+            if (enqueued || err != cudaSuccess) {
+                (void)cudaGetLastError();
+                t->prepared = false; /* the next call prepares (and reports) */
+            }
+        }
+        if (t->prepared) {
+            t->dirty = true;
+            t->epoch = cuda_ising_state_epoch();
+        }
+        break;
+    }
+    pthread_mutex_unlock(&live_lock);
+}
+
 int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
 {
     struct cuda_sim *ca = cuda_sim_of(a), *cb = cuda_sim_of(b);
+    const uint64_t epoch0 = cuda_ising_state_epoch();
     if (ca->slabs || cb->slabs || ca->device != cb->device || ca->kernels != cb->kernels)
         return LATMC_EUNSUPPORTED; /* the core falls back to params_changed */
     /* LATMC_ENS_HEIS_BATCH=0: Heisenberg members the long way too (the tests' reference) */
@@ -391,5 +554,7 @@ int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
         ca->kernels->params_changed(a, ca);
         cb->kernels->params_changed(b, cb);
     }
+    if (a->desc.model == LATMC_MODEL_ISING)
+        patch_batches(a, b, epoch0);
     return LATMC_OK;
 }
