@@ -21,7 +21,7 @@ struct latmc_backend_ops {
     int (*init_spins)(latmc_sim *sim, int how);
     /* n sweeps numbered sim->sweeps, sim->sweeps + 1, ...; adds the updates accepted and
      * attempted. A sim of one box only (latmc_plan_runs_sweeps): a backend with run_steps
-     * (the CPU) gets every sweep as step calls instead and may leave this NULL. */
+     * (the CPU, CUDA) gets every sweep as step calls instead and may leave this NULL. */
     int (*sweep)(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted);
     /* The model's reduction of the current configuration into `sums`
      * (sim->model->sums_size bytes). */
@@ -102,6 +102,14 @@ struct latmc_backend_ops {
      * of starting them per call. Adds the updates accepted and attempted. */
     int (*run_steps)(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
                      uint64_t *accepted, uint64_t *attempted);
+
+    /* Appended. Optional (NULL, or 0 for a sim: the model's schedule, model_def.sweep_steps
+     * or sweep_schedule): the number of steps of one sweep of this sim where the backend
+     * runs a chain of its own, declared instead of the model's (CUDA phi^4's chunk
+     * schedule, a sim of one box: step p is sub-grid p, doc/models/phi4.md "The CUDA
+     * chain"). The core then hands run_step / run_steps steps 0 .. n - 1 of that chain,
+     * in order, as it would the model's. */
+    int (*own_schedule)(latmc_sim *sim);
 };
 
 /*

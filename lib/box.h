@@ -38,7 +38,11 @@ enum latmc_step_part {
 };
 
 /* run_step capabilities (latmc_backend_ops::step_caps). */
-#define LATMC_STEP_CAP_PAIR 1u /* takes the PAIR parts (the CPU's wavefront over two colours) */
+#define LATMC_STEP_CAP_PAIR 1u /* takes the PAIR parts (the CPU's wavefront over two colours;
+                                 CUDA Heisenberg: both colours of a pass in one launch) */
+/* Appended. The backend's boxes each own memory cut at creation (CUDA): the cut cannot
+ * change between sweeps, so latmc_sim_set_parts refuses. */
+#define LATMC_STEP_CAP_FIXED_CUT 2u
 
 /*
  * One step (or part) on the boxes of one executor: boxes[0 .. n_boxes) in order along the

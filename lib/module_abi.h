@@ -13,7 +13,9 @@
 #include <latmc/ctx.h>
 #include "backend.h"
 
-#define LATMC_MODULE_ABI_VERSION 2u
+/* 3: ops.own_schedule (a CUDA module's one-box phi^4 steps are its sub-grids only where
+ * the core asks own_schedule: a core without it would run the wrong steps). */
+#define LATMC_MODULE_ABI_VERSION 3u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */

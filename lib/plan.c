@@ -177,6 +177,21 @@ bool latmc_plan_runs_sweeps(const latmc_sim *sim, const struct latmc_plan *plan)
 
 enum { PLAN_BATCH = 64 }; /* step calls handed to ops.run_steps at once */
 
+/* Steps of one sweep: the backend's own chain where it declares one for this sim
+ * (own_schedule), else the model's for the current parameters (phi^4: nloc passes of the
+ * colours). */
+static int sweep_length(latmc_sim *sim, const struct latmc_plan *plan)
+{
+    const struct latmc_backend_ops *ops = sim->ops;
+    if (ops->size >= offsetof(struct latmc_backend_ops, own_schedule) + sizeof ops->own_schedule &&
+        ops->own_schedule) {
+        const int own = ops->own_schedule(sim);
+        if (own > 0)
+            return own;
+    }
+    return sim->model->sweep_schedule ? sim->model->sweep_schedule(sim) : plan->n_steps;
+}
+
 /*
  * Where the loop below sends each step (or part): straight to run_on_boxes, or, for a
  * sim whose boxes all live in its backend's memory (no part of a shared lattice: the halo
@@ -222,9 +237,7 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
         .sim = sim, .plan = plan, .batched = !latmc_part_many(sim) && has_run_steps(sim->ops),
         .accepted = accepted, .attempted = attempted, .failed = LATMC_OK,
     };
-    /* the current parameters' schedule (phi^4: nloc passes of the colours) */
-    const int n_steps = sim->model->sweep_schedule ? sim->model->sweep_schedule(sim)
-                                                   : plan->n_steps;
+    const int n_steps = sweep_length(sim, plan);
     for (uint64_t k = 0; k < n; k++) {
         const uint64_t sweep = sim->sweeps + k;
         for (int s = 0; s < n_steps;) {
@@ -252,14 +265,19 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
 
 /*
  * A new cut of a sim between sweeps. Nothing but the plan changes: the chain is the same
- * for every cut, and the backends that can take it (run_steps: all boxes in one memory)
+ * for every cut, and the backends that can take it (run_steps without
+ * LATMC_STEP_CAP_FIXED_CUT: all boxes in one memory)
  * derive nothing from the boxes outside a step call.
  */
 int latmc_sim_set_parts(latmc_sim *sim, int n_parts)
 {
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_set_parts: sim is NULL");
-    if (sim->part || sim->desc.n_devices > 1 || !has_run_steps(sim->ops))
+    /* run_steps comes after step_caps in the ops: a backend with it has both members */
+    const bool fixed = !has_run_steps(sim->ops) ||
+                       (sim->ops->step_caps &&
+                        (sim->ops->step_caps(sim) & LATMC_STEP_CAP_FIXED_CUT));
+    if (sim->part || sim->desc.n_devices > 1 || fixed)
         return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "latmc_sim_set_parts: %s; create the sim "
                         "with desc.n_parts = %d instead",
                         sim->part ? "the sim is one part of a lattice shared by processes"

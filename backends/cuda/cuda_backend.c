@@ -172,42 +172,6 @@ static int cuda_init_spins(latmc_sim *sim, int how)
     return st < 0 ? st : finish(cs, "initialising the spins");
 }
 
-static int cuda_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted)
-{
-    struct cuda_sim *cs = cuda_sim_of(sim);
-    int st = use_device(cs);
-    if (st < 0)
-        return st;
-    /* The tables are on the device already (cuda_params_changed). */
-    if ((st = cuda_check(cudaMemsetAsync(cs->changed, 0, sizeof *cs->changed, cs->stream),
-                         "clearing the acceptance counter")) < 0)
-        return st;
-    /* One launch per colour per sweep (or the model's own sequence), in the order of the
-     * chain's definition; the stream orders them. */
-    const struct cuda_model_kernels *k = cs->kernels;
-    for (uint64_t t = 0; t < n; t++) {
-        if (k->sweep) {
-            if ((st = cuda_check(k->sweep(sim, cs, sim->sweeps + t), "launching a sweep")) < 0)
-                return st;
-            continue;
-        }
-        for (int colour = 0; colour < cs->colours; colour++)
-            if ((st = cuda_check(k->sweep_colour(sim, cs, sim->sweeps + t, colour),
-                                 "launching a sweep")) < 0)
-                return st;
-    }
-    unsigned long long changed = 0;
-    if ((st = cuda_check(cudaMemcpyAsync(&changed, cs->changed, sizeof changed,
-                                         cudaMemcpyDeviceToHost, cs->stream),
-                         "reading the acceptance counter")) < 0 ||
-        (st = finish(cs, "sweeping")) < 0)
-        return st;
-    *accepted += changed;
-    *attempted += n * (k->attempted_per_sweep ? k->attempted_per_sweep(sim)
-                                              : (uint64_t)sim->nsites);
-    return LATMC_OK;
-}
-
 /* The core rebuilt its tables (after create, and at every parameter change): the device
  * copy and the model's own derived form follow, once, not at every sweep call. */
 static int cuda_params_changed(latmc_sim *sim)
@@ -382,19 +346,103 @@ static int cuda_device_view(latmc_sim *sim, latmc_device_view *view)
     return finish(cs, "making the spins current for a device view");
 }
 
-/* One step on every slab of a sim on several devices, halos exchanged (cuda_slabs.h):
- * this executor owns all the boxes of the call; or, on a one-device sim that is a part of
- * a lattice shared by processes, on the part's box (cuda_planes.h). */
-static int cuda_run_step(latmc_sim *sim, const struct latmc_step_call *call,
+/*
+ * The steps of a one-box sim (a plan of one box: neither slabs nor a part of a lattice
+ * shared by processes), as the core's plan hands them, up to PLAN_BATCH at a time
+ * (lib/plan.c): each step is the model's launch (cuda_model_kernels.step) on the sim's
+ * stream, which orders them; the host does not wait between steps, nor between lists.
+ * The acceptance counter is cleared before the first step of a latmc_sim_sweep call
+ * (step 0 of sweep sim->sweeps) and read after its last (call->last), the one wait of
+ * the call. A fused pair (LATMC_STEP_CAP_PAIR: the Heisenberg pass) is one launch at its
+ * first part; its border part, on the one box whose halo is its own planes, has nothing
+ * left to do.
+ */
+static int one_box_steps(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
                          uint64_t *accepted, uint64_t *attempted)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
-    if (!cs->slabs)
+    const struct cuda_model_kernels *k = cs->kernels;
+    int st = use_device(cs);
+    if (st < 0)
+        return st;
+    const bool pairs = (k->caps & LATMC_STEP_CAP_PAIR) != 0;
+    for (int c = 0; c < n_calls; c++) {
+        const struct latmc_step_call *call = &calls[c];
+        if (call->n_boxes != 1 || (call->part != LATMC_STEP_WHOLE) != pairs)
+            return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: a one-box step call with %d "
+                                   "boxes, part %d (a bug in the core)", call->n_boxes,
+                                   call->part);
+        cudaError_t err = cudaSuccess;
+        if (call->step == 0 && call->sweep == sim->sweeps && call->part != LATMC_STEP_PAIR_BORDER)
+            err = cudaMemsetAsync(cs->changed, 0, sizeof *cs->changed, cs->stream);
+        if (err == cudaSuccess && call->part != LATMC_STEP_PAIR_BORDER) {
+            err = k->step(sim, cs, call->sweep, call->step);
+            if (call->step == 0)
+                *attempted += k->attempted_per_sweep ? k->attempted_per_sweep(sim)
+                                                     : (uint64_t)sim->nsites;
+        }
+        if ((st = cuda_check(err, "launching a step")) < 0) {
+            (void)cudaStreamSynchronize(cs->stream); /* nothing left running */
+            (void)cudaGetLastError();
+            return st;
+        }
+        if (!call->last)
+            continue;
+        unsigned long long changed = 0;
+        if ((st = cuda_check(cudaMemcpyAsync(&changed, cs->changed, sizeof changed,
+                                             cudaMemcpyDeviceToHost, cs->stream),
+                             "reading the acceptance counter")) < 0 ||
+            (st = finish(cs, "sweeping")) < 0)
+            return st;
+        *accepted += changed;
+    }
+    return LATMC_OK;
+}
+
+/* A list of steps of a sim whose boxes are all in this executor: one box on one device,
+ * or the slabs of a sim on several devices, step by step (cuda_slabs.h). */
+static int cuda_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
+                          uint64_t *accepted, uint64_t *attempted)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    if (sim->plan->n_boxes == 1)
+        return one_box_steps(sim, calls, n_calls, accepted, attempted);
+    for (int c = 0; c < n_calls; c++) {
+        if (calls[c].part != LATMC_STEP_WHOLE)
+            return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: run_step with part %d (a "
+                                   "bug in the core)", calls[c].part);
+        const int st = cuda_slabs_run_step(sim, cs, &calls[c], accepted, attempted);
+        if (st < 0)
+            return st;
+    }
+    return LATMC_OK;
+}
+
+/* One step: of a sim's slabs or its one box (cuda_run_steps), or, on a one-device sim
+ * that is a part of a lattice shared by processes, on the part's box (cuda_planes.h). */
+static int cuda_run_step(latmc_sim *sim, const struct latmc_step_call *call,
+                         uint64_t *accepted, uint64_t *attempted)
+{
+    if (!cuda_sim_of(sim)->slabs && sim->plan->n_boxes > 1)
         return cuda_planes_run_step(sim, call, accepted, attempted); /* a part's box */
-    if (call->part != LATMC_STEP_WHOLE)
-        return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: run_step with part %d (a bug "
-                               "in the core)", call->part);
-    return cuda_slabs_run_step(sim, cs, call, accepted, attempted);
+    return cuda_run_steps(sim, call, 1, accepted, attempted);
+}
+
+/* Every sim's cut is fixed at creation (its boxes own their memory); the one-box steps
+ * of some models are fused pairs (cuda_model_kernels.caps). */
+static unsigned cuda_step_caps(latmc_sim *sim)
+{
+    const struct cuda_sim *cs = cuda_sim_of(sim);
+    return LATMC_STEP_CAP_FIXED_CUT | (sim->plan->n_boxes == 1 ? cs->kernels->caps : 0u);
+}
+
+/* The kernels' own chain for a one-box sim (phi^4 chunks), else the model's schedule. */
+static int cuda_own_schedule(latmc_sim *sim)
+{
+    const struct cuda_sim *cs = cuda_sim_of(sim);
+    if (sim->plan->n_boxes != 1 || !cs->kernels->own_steps)
+        return 0;
+    return cs->kernels->own_steps(sim, cs);
 }
 
 const struct latmc_backend_ops latmc_cuda_backend_ops = {
@@ -403,7 +451,7 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .create = cuda_create,
     .destroy = cuda_destroy,
     .init_spins = cuda_init_spins,
-    .sweep = cuda_sweep,
+    /* no .sweep: the core runs every sweep through its plan (run_steps, lib/plan.c) */
     .measure = cuda_measure,
     .get_spins = cuda_get_spins,
     .set_spins = cuda_set_spins,
@@ -411,6 +459,7 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .set_couplings = cuda_set_couplings,
     .params_changed = cuda_params_changed,
     .run_step = cuda_run_step,
+    .step_caps = cuda_step_caps,
     .device_view = cuda_device_view,
     .measure_planes = cuda_planes_measure, /* cuda_planes.c: a part's planes */
     .get_planes = cuda_planes_get,
@@ -418,4 +467,6 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .ens_sweep = cuda_ens_sweep, /* ens_cuda.c */
     .ens_measure = cuda_ens_measure,
     .ens_swap_params = cuda_ens_swap_params,
+    .run_steps = cuda_run_steps,
+    .own_schedule = cuda_own_schedule,
 };

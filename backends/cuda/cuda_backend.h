@@ -18,6 +18,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "box.h"
 #include "cuda_kernels.h"
 #include "internal.h"
 
@@ -55,7 +56,7 @@ static inline struct cuda_sim *cuda_sim_of(const latmc_sim *sim)
 struct cuda_model_kernels {
     int model;
     int cold_byte;          /* the byte of every spin byte in the cold start (no cold_start) */
-    /* Colours of the sweep for this desc (models with sweep_colour). */
+    /* Optional: colours of the sweep for this desc (cs->colours: the Potts chain). */
     int (*colours)(const latmc_sim_desc *d);
 
     /* Optional: allocate the model's own device state into cs->model_state (returns a
@@ -67,12 +68,21 @@ struct cuda_model_kernels {
     cudaError_t (*cold_start)(const latmc_sim *sim, struct cuda_sim *cs);
     cudaError_t (*hot_start)(const latmc_sim *sim, struct cuda_sim *cs);
 
-    /* A sweep is either one launch per colour (sweep_colour, the generic loop runs the
-     * colours in order) or the model's own sequence (sweep); exactly one is set. The
-     * tables are already on the device; accepted updates are added to cs->changed. */
-    cudaError_t (*sweep_colour)(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
-                                int colour);
-    cudaError_t (*sweep)(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep);
+    /*
+     * One step of a sweep of a one-box sim, as the core's plan hands it (lib/plan.c,
+     * cuda_backend.c: run_steps): step `step` of the model's schedule (Ising, Potts: the
+     * colour; phi^4 site order: colour step mod ncolours of pass step / ncolours), or of
+     * the model's own chain where own_steps declares one (phi^4 chunks: sub-grid `step`),
+     * or, with LATMC_STEP_CAP_PAIR in caps, the fused steps `step`, `step` + 1
+     * (Heisenberg: both colours of pass step / 2 in one launch). Enqueue only: the tables
+     * are on the device already; accepted updates are added to cs->changed.
+     */
+    cudaError_t (*step)(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep, int step);
+    /* Optional (NULL: the model's schedule): steps per sweep of a chain of the kernels'
+     * own for this sim, 0 for the model's (latmc_backend_ops.own_schedule). */
+    int (*own_steps)(const latmc_sim *sim, const struct cuda_sim *cs);
+    /* LATMC_STEP_CAP_* that the one-box steps take (0: WHOLE steps only). */
+    unsigned caps;
     /* Optional: updates attempted per sweep (NULL: one per site). */
     uint64_t (*attempted_per_sweep)(const latmc_sim *sim);
 

@@ -394,9 +394,16 @@ static cudaError_t run_pass(const latmc_sim *sim, struct cuda_sim *cs,
     return err;
 }
 
-/* One sweep of every replica: heat bath then nover overrelaxation passes, or
- * max(nover, 1) overrelaxation passes (doc/models/heisenberg.md). */
-static cudaError_t heis_sweep(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep)
+/*
+ * Steps `step` and `step` + 1 of the model's schedule (lib/heisenberg.h: colours 0 and 1
+ * of pass step / 2, the heat bath's for steps 0 and 1 of a heat-bath sweep, else an
+ * overrelaxation pass) fused into one launch of every replica, declared as
+ * LATMC_STEP_CAP_PAIR: the pass kernel updates colour 0 of a tile and its halo from the
+ * old configuration, then colour 1 from those (heisenberg_kernels.cu), reading one
+ * buffer and writing the other.
+ */
+static cudaError_t heis_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
+                             int step)
 {
     const struct latmc_heisenberg_params *p = sim->model_data;
     struct cuda_heis_pass_args a;
@@ -407,15 +414,9 @@ static cudaError_t heis_sweep(const latmc_sim *sim, struct cuda_sim *cs, uint64_
     a.seed = sim->desc.seed;
     a.sweep = sweep;
     a.count = cs->changed;
-    int nover = p->nover;
-    cudaError_t err = cudaSuccess;
-    if (sim->desc.algorithm == LATMC_ALGO_HEATBATH)
-        err = run_pass(sim, cs, &a, 1);
-    else if (nover < 1)
-        nover = 1;
-    for (int k = 0; k < nover && err == cudaSuccess; k++)
-        err = run_pass(sim, cs, &a, 0);
-    return err;
+    return run_pass(sim, cs, &a,
+                    latmc_heisenberg_step_is_heatbath(sim->desc.algorithm == LATMC_ALGO_HEATBATH,
+                                                      step));
 }
 
 /* Heat-bath updates count as attempted (and accepted, by the kernel); overrelaxation moves
@@ -478,7 +479,8 @@ const struct cuda_model_kernels cuda_heisenberg_kernels = {
     .destroy = heis_destroy,
     .cold_start = heis_cold_start,
     .hot_start = heis_hot_start,
-    .sweep = heis_sweep,
+    .step = heis_step,
+    .caps = LATMC_STEP_CAP_PAIR, /* a pass's two colours in one launch */
     .attempted_per_sweep = heis_attempted,
     .measure = heis_measure,
     .get_spins = heis_get_spins,
@@ -487,3 +489,18 @@ const struct cuda_model_kernels cuda_heisenberg_kernels = {
     .set_couplings = heis_set_couplings,
     .device_view = heis_device_view,
 };
+
+/* ---- appended for the GPU ranks (cuda_planes_heis.c, declared in cuda_planes.h) ---- */
+#include "cuda_planes.h"
+
+void cuda_heis_part_state(struct cuda_sim *cs, struct cuda_heis_part *out)
+{
+    struct heis_state *hs = hstate(cs);
+    out->buf[0] = hs->buf[0];
+    out->buf[1] = hs->buf[1];
+    out->cur = &hs->cur;
+    out->couplings = hs->couplings;
+    out->partials = hs->partials;
+    out->rows_per_chunk = hs->rows_per_chunk;
+    out->geom = hs->geom;
+}

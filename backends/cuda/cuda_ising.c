@@ -480,7 +480,10 @@ static cudaError_t ising_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
     return cuda_ising_hot_start(cs->stream, cs->spins, sim->nsites, sim->desc.seed);
 }
 
-static cudaError_t ising_sweep(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep)
+/* Step `colour` of the model's schedule: one launch over that colour, on the packed
+ * kernels where they run (the packed layout made current first), else the byte kernels. */
+static cudaError_t ising_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
+                              int colour)
 {
     struct cuda_ising_state *st = state_of(cs);
     const bool packed = st->packed_kernels && cuda_ising_packed_allowed() && st->thr_fit;
@@ -496,23 +499,17 @@ static cudaError_t ising_sweep(const latmc_sim *sim, struct cuda_sim *cs, uint64
         if ((err = eps_packed_current(cs)) != cudaSuccess)
             return err;
         st->bytes_valid = false;
-        for (int colour = 0; colour < 2 && err == cudaSuccess; colour++)
-            err = cuda_ising_packed_sweep_colour(cs->stream, &cs->lattice, st->colour[colour],
-                                                 st->colour[colour ^ 1], st->eps_packed[colour],
-                                                 &st->thr,
-                                                 sim->desc.algorithm, sim->desc.seed, sweep,
-                                                 colour, cs->changed);
-        return err;
+        return cuda_ising_packed_sweep_colour(cs->stream, &cs->lattice, st->colour[colour],
+                                              st->colour[colour ^ 1], st->eps_packed[colour],
+                                              &st->thr, sim->desc.algorithm, sim->desc.seed,
+                                              sweep, colour, cs->changed);
     }
     if ((err = byte_array(cs)) != cudaSuccess || (err = bytes_valid(cs)) != cudaSuccess)
         return err;
     bytes_written(cs);
-    for (int colour = 0; colour < 2 && err == cudaSuccess; colour++)
-        err = cuda_ising_sweep_colour(cs->stream, &cs->lattice, cs->spins, st->eps_dev,
-                                      cs->tables,
-                                      sim->desc.algorithm, sim->desc.seed, sweep, colour,
-                                      cs->changed);
-    return err;
+    return cuda_ising_sweep_colour(cs->stream, &cs->lattice, cs->spins, st->eps_dev, cs->tables,
+                                   sim->desc.algorithm, sim->desc.seed, sweep, colour,
+                                   cs->changed);
 }
 
 static void ising_params_changed(const latmc_sim *sim, struct cuda_sim *cs)
@@ -658,7 +655,7 @@ const struct cuda_model_kernels cuda_ising_kernels = {
     .destroy = ising_destroy,
     .cold_start = ising_cold_start,
     .hot_start = ising_hot_start,
-    .sweep = ising_sweep,
+    .step = ising_step,
     .measure = ising_measure,
     .get_spins = ising_get_spins,
     .set_spins = ising_set_spins,

@@ -15,8 +15,9 @@ static cudaError_t potts_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
     return cuda_potts_hot_start(cs->stream, cs->spins, sim->nsites, sim->desc.q, sim->desc.seed);
 }
 
-static cudaError_t potts_sweep_colour(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
-                                      int colour)
+/* Step `colour` of the model's schedule: one launch over that colour's sites. */
+static cudaError_t potts_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
+                              int colour)
 {
     const struct latmc_potts_chain chain = {
         .tables = cs->tables, /* the device copy */
@@ -48,7 +49,7 @@ static const struct cuda_model_kernels cuda_potts_kernels = {
     .cold_byte = 0, /* state 0 */
     .colours = potts_colours,
     .hot_start = potts_hot_start,
-    .sweep_colour = potts_sweep_colour,
+    .step = potts_step,
     .measure = potts_measure,
     .device_view = potts_device_view,
 };

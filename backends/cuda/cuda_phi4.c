@@ -357,12 +357,30 @@ static cudaError_t phi4_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
                                sim->desc.seed);
 }
 
-static cudaError_t phi4_sweep(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep)
+/*
+ * One step of a sweep of a one-box sim. The site order runs the model's schedule (step =
+ * pass x ncolours + colour). The chunk schedule is a chain of its own, declared to the
+ * core (phi4_own_steps): its steps are the 2^ndim sub-grids, each chunk running all nloc
+ * passes and every colour in shared memory. It cannot be cut into the model's steps (a
+ * pass or a colour of the whole lattice): what makes it fast is that a chunk stays in
+ * shared memory across them, and its order of updates is not the site order's (a chunk's
+ * pass 2 runs before a later sub-grid's pass 1), so its draws give a different, equally
+ * exact, chain (doc/models/phi4.md, "The CUDA chain").
+ */
+static cudaError_t phi4_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
+                             int step)
 {
     const struct cuda_phi4_state *s = state_of(cs);
-    return cuda_phi4_sweep(cs->stream, &s->plan, &cs->lattice, cs->spins,
-                           (const struct latmc_phi4_tables *)sim->model_data, &s->keys,
-                           sim->desc.seed, sweep, cs->changed);
+    return cuda_phi4_step(cs->stream, &s->plan, &cs->lattice, cs->spins,
+                          (const struct latmc_phi4_tables *)sim->model_data, &s->keys, sweep,
+                          step, cs->changed);
+}
+
+/* The chunk schedule's steps per sweep (its sub-grids); 0 in the site order (the model's
+ * schedule). */
+static int phi4_own_steps(const latmc_sim *sim, const struct cuda_sim *cs)
+{
+    return state_of(cs)->plan.schedule == CUDA_PHI4_CHUNKS ? 1 << sim->desc.ndim : 0;
 }
 
 static uint64_t phi4_attempted_per_sweep(const latmc_sim *sim)
@@ -398,7 +416,8 @@ const struct cuda_model_kernels cuda_phi4_kernels = {
     .destroy = phi4_destroy,
     .cold_start = phi4_cold_start,
     .hot_start = phi4_hot_start,
-    .sweep = phi4_sweep,
+    .step = phi4_step,
+    .own_steps = phi4_own_steps,
     .attempted_per_sweep = phi4_attempted_per_sweep,
     .measure = phi4_measure,
     .device_view = phi4_device_view,

@@ -1,8 +1,13 @@
 /*
  * A one-device CUDA sim as one part of a lattice shared by processes (cuda_planes.h,
  * lib/part.h, doc/mpi.md "GPU ranks"): the step on the part's box, and the per-plane ops
- * by which lib/part.c exchanges halos, measures and gathers configurations.
+ * by which lib/part.c exchanges halos, measures and gathers configurations. This file
+ * has the step's schedule on two streams (below) for every model and Ising's kernels and
+ * copies; cuda_planes_potts.c, cuda_planes_heis.c and cuda_planes_phi4.c have the other
+ * models' updates of a plane range, reductions and copies, and say how wide their border
+ * ranges are and how they reach across the lattice's wrap.
  *
+ * Ising:
  * The sim stores the whole lattice (as a CPU part does); a step updates the rows of its
  * box only, with the one-device packed kernels restricted to those rows (row offset 0:
  * the lattice is the global one, so every random number is named by the global site, as
@@ -17,9 +22,9 @@
  * planes' words; a row's colour parity is that of y + z, so an odd first plane swaps the
  * colours.
  *
- * The halo exchange hides behind the interior: a step updates the box's first and last
- * plane (the ones its neighbours read) on a border stream and the planes between on the
- * sim's stream; the exchange that follows (lib/part.c: get_planes of those two planes,
+ * Every model: the halo exchange hides behind the interior: a step updates the box's
+ * border planes (those its neighbours read) on a border stream and the planes between on
+ * the sim's stream; the exchange that follows (lib/part.c: get_planes of the end planes,
  * the transport, set_planes of the halo planes) runs on the border stream and waits for
  * it alone, while the interior goes on. What each stream waits for, from the step before:
  *   border stream: the previous interior (it wrote the planes next to the border ones);
@@ -39,6 +44,7 @@
 #include "ising.h"
 #include "ising_packed.h"
 #include "model.h"
+#include "phi4_cuda.h"
 #include "plan.h"
 
 /* Scratch of at most this many bytes moves planes in chunks (a whole slab's gather). */
@@ -46,6 +52,24 @@
 /* Planes of at most this many sites (halos) move as packed words, converted on the host:
  * copies only, no kernel, so that they run beside the interior's resident grid. */
 #define HOST_SITES ((int64_t)1 << 20)
+
+/* A part's own state, made at its first use (the sim's device current). */
+struct cuda_planes {
+    void *scratch;              /* device bytes of planes in transit */
+    size_t scratch_bytes;
+    cudaStream_t border;        /* border planes and halo copies during a sweep call */
+    cudaEvent_t border_done, interior_done;
+    bool in_sweep;              /* between the first and the last step of a sweep call */
+    /* Heisenberg (cuda_planes_heis.c): the exchange that follows a pass's first step moves
+     * the second plane from each end of the box [box0, box1) and the plane two beyond */
+    bool shift;
+    int64_t box0, box1;
+    /* phi^4 (cuda_planes_phi4.c): the one-device plan (site order) and draw keys */
+    bool phi4_ready;
+    struct cuda_phi4_plan phi4_plan;
+    struct cuda_phi4_keys phi4_keys;
+    uint32_t *host_words;       /* pinned: both colours' words of up to HOST_SITES sites */
+};
 
 /* Packed rows per plane along the last axis (rows are y + L_y z): L_y in 3D, 1 in 2D. */
 static int64_t plane_rows(const struct cuda_sim *cs)
@@ -64,6 +88,45 @@ static size_t plane_words(const struct cuda_sim *cs)
     return (size_t)(plane_rows(cs) * (cs->lattice.lx / 16));
 }
 
+static int planes_state(struct cuda_sim *cs, struct cuda_planes **out);
+
+/* phi^4: the sim's plan and keys, made at the first use (the site-order schedule, or the
+ * refusal saying why). */
+static int phi4_plan(latmc_sim *sim, struct cuda_planes **out)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    struct cuda_planes *pl = NULL;
+    int st = planes_state(cs, &pl);
+    if (st == LATMC_OK && !pl->phi4_ready) {
+        st = cuda_planes_phi4_plan(sim, &pl->phi4_plan, &pl->phi4_keys);
+        pl->phi4_ready = st == LATMC_OK;
+    }
+    if (out)
+        *out = pl;
+    return st;
+}
+
+/*
+ * The checks every per-plane op makes first, the part's device made current: a part runs
+ * on one device, a model with per-plane forms here (what: the operation, for the message).
+ */
+static int part_ready(latmc_sim *sim, const char *what)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    if (cs->slabs)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s of a part spread over "
+                               "several devices (desc.n_devices > 1): a part (MPI rank) runs "
+                               "on one device", what);
+    if (sim->desc.model != LATMC_MODEL_ISING && sim->desc.model != LATMC_MODEL_POTTS &&
+        sim->desc.model != LATMC_MODEL_HEISENBERG && sim->desc.model != LATMC_MODEL_PHI4)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: no per-plane %s for the %s "
+                               "model in this version", what, sim->model->name);
+    int st = cuda_check(cudaSetDevice(cs->device), "cudaSetDevice");
+    if (st == LATMC_OK && sim->desc.model == LATMC_MODEL_PHI4)
+        st = phi4_plan(sim, NULL); /* refuses the chunk schedule */
+    return st;
+}
+
 /*
  * The sim's packed layout made current on its device, or a refusal saying why: a part on
  * CUDA runs Ising on the packed kernels of a one-device sim.
@@ -73,34 +136,49 @@ static int packed_part(latmc_sim *sim, bool writing, struct cuda_ising_packed_ac
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
     memset(pa, 0, sizeof *pa);
-    if (cs->slabs)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s of a part spread over "
-                               "several devices (desc.n_devices > 1): a part (MPI rank) runs "
-                               "on one device", what);
-    if (sim->desc.model != LATMC_MODEL_ISING)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: no per-plane %s for the %s "
-                               "model in this version: a sim of several parts (MPI ranks) on "
-                               "CUDA runs Ising", what, sim->model->name);
-    int st = cuda_check(cudaSetDevice(cs->device), "cudaSetDevice");
+    int st = part_ready(sim, what);
     if (st == LATMC_OK)
         st = cuda_check(cuda_ising_packed_access(cs, writing, pa),
                         "making the packed spins current");
     if (st == LATMC_OK && !pa->colour[0])
         st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s: the lattice does not fit "
-                             "the multi-spin coded layout that the parts of a sim on CUDA "
-                             "use (L_x a multiple of 16, of 64 with +-J couplings)", what);
+                             "the multi-spin coded layout that the parts of an Ising sim on "
+                             "CUDA use (L_x a multiple of 16, of 64 with +-J couplings)", what);
     return st;
 }
 
-/* A part's own state, made at its first use (the sim's device current). */
-struct cuda_planes {
-    void *scratch;              /* device bytes of planes in transit */
-    size_t scratch_bytes;
-    cudaStream_t border;        /* border planes and halo copies during a sweep call */
-    cudaEvent_t border_done, interior_done;
-    bool in_sweep;              /* between the first and the last step of a sweep call */
-    uint32_t *host_words;       /* pinned: both colours' words of up to HOST_SITES sites */
-};
+static bool is_potts(const latmc_sim *sim)
+{
+    return sim->desc.model == LATMC_MODEL_POTTS;
+}
+
+static bool is_heis(const latmc_sim *sim)
+{
+    return sim->desc.model == LATMC_MODEL_HEISENBERG;
+}
+
+static bool is_phi4(const latmc_sim *sim)
+{
+    return sim->desc.model == LATMC_MODEL_PHI4;
+}
+
+
+
+/* The plane that a one-plane get (get != 0) or set of plane p means: p itself, but in
+ * the Heisenberg exchange after a pass's first step the second plane from the box's end
+ * and the plane two beyond it (cuda_planes_heis.c). */
+static int64_t shifted_plane(const struct cuda_sim *cs, int64_t p, bool get)
+{
+    const struct cuda_planes *pl = cs->planes;
+    if (!pl || !pl->in_sweep || !pl->shift)
+        return p;
+    const int64_t L = cs->lattice.ndim == 3 ? cs->lattice.lz : cs->lattice.ly;
+    if (get)
+        return p == pl->box0 ? pl->box0 + 1 : p == pl->box1 - 1 ? pl->box1 - 2 : p;
+    return p == (pl->box0 - 1 + L) % L ? (pl->box0 - 2 + L) % L
+         : p == pl->box1 % L           ? (pl->box1 + 1) % L
+                                       : p;
+}
 
 void cuda_planes_free(struct cuda_sim *cs)
 {
@@ -147,8 +225,7 @@ static int planes_state(struct cuda_sim *cs, struct cuda_planes **out)
     return LATMC_OK;
 }
 
-/* A device scratch buffer of at least `bytes`, kept with the part (freed by destroy). */
-static int scratch(struct cuda_sim *cs, size_t bytes, void **out)
+int cuda_planes_scratch(struct cuda_sim *cs, size_t bytes, void **out)
 {
     struct cuda_planes *pl = NULL;
     int st = planes_state(cs, &pl);
@@ -203,7 +280,7 @@ static int chunking(struct cuda_sim *cs, int64_t p0, int64_t p1, int64_t *per, v
     if (n > p1 - p0)
         n = p1 - p0;
     *per = n;
-    return scratch(cs, (size_t)n * pb, buf);
+    return cuda_planes_scratch(cs, (size_t)n * pb, buf);
 }
 
 /* The pinned words of the host path (made at first use). */
@@ -317,65 +394,90 @@ static int host_path(latmc_sim *sim, const struct cuda_ising_packed_access *pa, 
     return st < 0 ? st : fin;
 }
 
-int cuda_planes_get(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
+/* Potts, Heisenberg and phi^4 planes (cuda_planes_potts.c, cuda_planes_heis.c,
+ * cuda_planes_phi4.c), on the copy stream. */
+static int byte_move(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
+                     const void *set_buf)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
-    struct cuda_ising_packed_access pa;
-    int64_t per = 0;
-    void *dev = NULL;
-    int st = packed_part(sim, false, &pa, "configuration copy");
-    if (st == LATMC_OK && small_planes(cs, p0, p1))
-        return host_path(sim, &pa, p0, p1, buf, NULL);
-    if (st == LATMC_OK)
-        st = chunking(cs, p0, p1, &per, &dev);
-    const size_t pb = (size_t)plane_sites(cs);
+    int st = part_ready(sim, "configuration copy");
+    if (st < 0)
+        return st;
+    const char *what = set_buf ? "copying planes to the device" : "copying planes to the host";
     cudaStream_t stream = copy_stream(cs);
-    for (int64_t q = p0; q < p1 && st == LATMC_OK; q += per) {
-        const int64_t q1 = q + per < p1 ? q + per : p1;
-        struct latmc_lattice g;
-        uint32_t *c0, *c1;
-        planes_view(cs, &pa, q, q1, &g, &c0, &c1);
-        cudaError_t err = cuda_ising_unpack(stream, &g, c0, c1, (int8_t *)dev);
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync((int8_t *)buf + (size_t)(q - p0) * pb, dev,
-                                  (size_t)(q1 - q) * pb, cudaMemcpyDeviceToHost, stream);
-        st = cuda_check(err, "copying planes to the host");
+    int fin = LATMC_OK;
+    if (is_heis(sim)) {
+        if (p1 - p0 == 1) {
+            p0 = shifted_plane(cs, p0, get_buf != NULL);
+            p1 = p0 + 1;
+        }
+        st = cuda_planes_heis_move(sim, stream, p0, p1, get_buf, set_buf);
+    } else if (is_phi4(sim)) {
+        st = cuda_check(cuda_planes_phi4_move(cs, &cs->planes->phi4_plan, stream, p0, p1,
+                                              get_buf, set_buf), what);
+        fin = cuda_check(cudaStreamSynchronize(stream), what);
+    } else {
+        st = cuda_check(cuda_planes_potts_move(cs, stream, p0, p1, get_buf, set_buf), what);
+        fin = cuda_check(cudaStreamSynchronize(stream), what);
     }
-    const int fin = cuda_check(cudaStreamSynchronize(stream), "copying planes to the host");
     if ((st < 0 || fin < 0) && cs->planes && cs->planes->in_sweep)
         drain(cs);
     return st < 0 ? st : fin;
 }
 
-int cuda_planes_set(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf)
+/* get_planes (get_buf) or set_planes (set_buf): small ranges by the host path, larger
+ * ones in chunks of planes through the device scratch, unpacked or packed there. */
+static int move_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
+                       const void *set_buf)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
+    if (is_potts(sim) || is_heis(sim) || is_phi4(sim))
+        return byte_move(sim, p0, p1, get_buf, set_buf);
     struct cuda_ising_packed_access pa;
     int64_t per = 0;
     void *dev = NULL;
-    int st = packed_part(sim, true, &pa, "configuration copy");
+    int st = packed_part(sim, set_buf != NULL, &pa, "configuration copy");
     if (st == LATMC_OK && small_planes(cs, p0, p1))
-        return host_path(sim, &pa, p0, p1, NULL, buf);
+        return host_path(sim, &pa, p0, p1, get_buf, set_buf);
     if (st == LATMC_OK)
         st = chunking(cs, p0, p1, &per, &dev);
+    const char *what = set_buf ? "copying planes to the device" : "copying planes to the host";
     const size_t pb = (size_t)plane_sites(cs);
     cudaStream_t stream = copy_stream(cs);
     for (int64_t q = p0; q < p1 && st == LATMC_OK; q += per) {
         const int64_t q1 = q + per < p1 ? q + per : p1;
+        const size_t at = (size_t)(q - p0) * pb, bytes = (size_t)(q1 - q) * pb;
         struct latmc_lattice g;
         uint32_t *c0, *c1;
         planes_view(cs, &pa, q, q1, &g, &c0, &c1);
-        cudaError_t err = cudaMemcpyAsync(dev, (const int8_t *)buf + (size_t)(q - p0) * pb,
-                                          (size_t)(q1 - q) * pb, cudaMemcpyHostToDevice,
-                                          stream);
-        if (err == cudaSuccess)
-            err = cuda_ising_pack(stream, &g, (const int8_t *)dev, c0, c1);
-        st = cuda_check(err, "copying planes to the device");
+        cudaError_t err;
+        if (set_buf) {
+            err = cudaMemcpyAsync(dev, (const int8_t *)set_buf + at, bytes,
+                                  cudaMemcpyHostToDevice, stream);
+            if (err == cudaSuccess)
+                err = cuda_ising_pack(stream, &g, (const int8_t *)dev, c0, c1);
+        } else {
+            err = cuda_ising_unpack(stream, &g, c0, c1, (int8_t *)dev);
+            if (err == cudaSuccess)
+                err = cudaMemcpyAsync((int8_t *)get_buf + at, dev, bytes,
+                                      cudaMemcpyDeviceToHost, stream);
+        }
+        st = cuda_check(err, what);
     }
-    const int fin = cuda_check(cudaStreamSynchronize(stream), "copying planes to the device");
+    const int fin = cuda_check(cudaStreamSynchronize(stream), what);
     if ((st < 0 || fin < 0) && cs->planes && cs->planes->in_sweep)
         drain(cs);
     return st < 0 ? st : fin;
+}
+
+int cuda_planes_get(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
+{
+    return move_planes(sim, p0, p1, buf, NULL);
+}
+
+int cuda_planes_set(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf)
+{
+    return move_planes(sim, p0, p1, NULL, buf);
 }
 
 /*
@@ -387,6 +489,14 @@ int cuda_planes_set(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf)
 int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
+    if (is_potts(sim) || is_heis(sim) || is_phi4(sim)) {
+        const int st = part_ready(sim, "reduction");
+        return st < 0         ? st
+               : is_heis(sim) ? cuda_planes_heis_measure(sim, p0, p1, sums)
+               : is_phi4(sim) ? cuda_planes_phi4_measure(sim, &cs->planes->phi4_plan, p0, p1,
+                                                         sums)
+                              : cuda_planes_potts_measure(sim, p0, p1, sums);
+    }
     struct cuda_ising_packed_access pa;
     int st = packed_part(sim, false, &pa, "reduction");
     if (st < 0)
@@ -405,16 +515,70 @@ int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
     return st < 0 ? st : fin;
 }
 
-/* Colour c on the box's planes [q0, q1) on `stream`. */
-static cudaError_t update(const latmc_sim *sim, const struct cuda_sim *cs,
-                          const struct cuda_ising_packed_access *pa, cudaStream_t stream,
-                          int64_t q0, int64_t q1, uint64_t sweep, int c)
+/* What a step's updates need: Ising's packed arrays, or Potts's or phi^4's window
+ * (scratch). */
+struct step_arrays {
+    struct cuda_ising_packed_access pa;
+    void *window;
+};
+
+/* Step c on the box's planes [q0, q1) on `stream` (nothing when empty). */
+static cudaError_t update(const latmc_sim *sim, struct cuda_sim *cs,
+                          const struct step_arrays *a, cudaStream_t stream, int64_t q0,
+                          int64_t q1, uint64_t sweep, int c)
 {
+    if (q1 <= q0)
+        return cudaSuccess;
+    if (is_potts(sim))
+        return cuda_planes_potts_update(sim, cs, stream, q0, q1, sweep, c, a->window);
+    if (is_heis(sim))
+        return cuda_planes_heis_pass(sim, cs, stream, q0, q1, sweep, c);
+    if (is_phi4(sim))
+        return cuda_planes_phi4_update(sim, cs, &cs->planes->phi4_plan, &cs->planes->phi4_keys,
+                                       stream, q0, q1, sweep, c, a->window);
     const struct cuda_ising_rows rows = { q0 * plane_rows(cs), (q1 - q0) * plane_rows(cs), 0, 0 };
-    return cuda_ising_packed_sweep_rows(stream, &cs->lattice, &rows, pa->colour[c],
-                                        pa->colour[c ^ 1], pa->eps[c], pa->thr,
+    return cuda_ising_packed_sweep_rows(stream, &cs->lattice, &rows, a->pa.colour[c],
+                                        a->pa.colour[c ^ 1], a->pa.eps[c], a->pa.thr,
                                         sim->desc.algorithm, sim->desc.seed, sweep, c,
                                         cs->changed);
+}
+
+/* The arrays of a step, made current, or the refusal. Ising: the packed layout, with
+ * thresholds that fit its kernels; Potts: the window for the borders at the lattice's
+ * ends. *border: planes at each end of the box that its neighbours read or that must be
+ * updated as one range (the model's halo, 1; Potts: a whole c of planes; Heisenberg: the
+ * pass's halo, 2). */
+static int step_arrays(latmc_sim *sim, struct step_arrays *a, int64_t *border)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    memset(a, 0, sizeof *a);
+    if (is_heis(sim)) {
+        *border = 2;
+        return part_ready(sim, "step");
+    }
+    if (is_phi4(sim)) {
+        *border = CUDA_PHI4_HALO;
+        int st = part_ready(sim, "step");
+        if (st == LATMC_OK)
+            st = cuda_planes_scratch(cs, cuda_planes_phi4_window_bytes(cs, &cs->planes->phi4_plan,
+                                                                        CUDA_PHI4_HALO),
+                                     &a->window);
+        return st;
+    }
+    if (is_potts(sim)) {
+        *border = cs->colours;
+        int st = part_ready(sim, "step");
+        if (st == LATMC_OK)
+            st = cuda_planes_scratch(cs, cuda_planes_potts_window_bytes(cs), &a->window);
+        return st;
+    }
+    *border = 1;
+    int st = packed_part(sim, true, &a->pa, "step");
+    if (st == LATMC_OK && !a->pa.thr_fit)
+        st = cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on CUDA parts: the decision tables "
+                             "at this beta do not fit the multi-spin coded kernels' 32-bit "
+                             "thresholds (extreme beta); run it as one process");
+    return st;
 }
 
 /* After a failure inside a sweep call: nothing left running, the copies back on the
@@ -428,8 +592,9 @@ static void drain(struct cuda_sim *cs)
 }
 
 /*
- * One colour on the part's box: its first and last plane on the border stream, the
- * planes between on the sim's stream (the header says what each waits for). The
+ * One step on the part's box: its border ranges (the first and last plane for Ising;
+ * step_arrays says for the others) on the border stream, the planes between on the
+ * sim's stream (the header says what each waits for). The
  * acceptance counter is cleared at the first step of a latmc_sim_sweep call and read at
  * its last (latmc_step_call.last), which waits for both streams; the steps between do not
  * wait on the host (the halo copies that follow each step wait for the borders only).
@@ -442,22 +607,19 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
         return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: run_step of a one-device sim "
                                "with %d boxes, part %d (a bug in the core)", call->n_boxes,
                                call->part);
-    struct cuda_ising_packed_access pa;
+    struct step_arrays arrays;
     struct cuda_planes *pl = NULL;
-    int st = packed_part(sim, true, &pa, "step");
+    int64_t b = 1;
+    int st = step_arrays(sim, &arrays, &b);
     if (st == LATMC_OK)
         st = planes_state(cs, &pl);
     if (st < 0)
         return st;
-    if (!pa.thr_fit)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on CUDA parts: the decision tables "
-                               "at this beta do not fit the multi-spin coded kernels' 32-bit "
-                               "thresholds (extreme beta); run it as one process");
     const struct latmc_box *box = &call->boxes[0];
     const int c = call->step;
     const int64_t q0 = box->origin[box->axis], n = box->extent[box->axis], q1 = q0 + n;
-    /* the border planes: the first and the last (the model's halo is 1 plane) */
-    const int64_t b = n > 2 ? 1 : n / 2;
+    /* the border planes at each end (a box of b planes is all lower border) */
+    const int64_t lower = n < b ? n : b, upper = n - lower < b ? n - lower : b;
     cudaError_t err = cudaSuccess;
     const bool first = call->sweep == sim->sweeps && call->step == 0;
     if (first && pl->in_sweep)
@@ -471,26 +633,38 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
             err = cudaEventRecord(pl->border_done, cs->stream);
         pl->in_sweep = err == cudaSuccess;
     }
-    if (err == cudaSuccess)
+    /* Heisenberg: the pass at the even step, nothing at the odd one (no waits either, so
+     * that its exchange overlaps the pass's interior as the even step's does) */
+    const bool heis = is_heis(sim), launch = !heis || c % 2 == 0;
+    pl->shift = heis && c % 2 == 0;
+    pl->box0 = q0;
+    pl->box1 = q1;
+    if (err == cudaSuccess && launch)
         err = cudaStreamWaitEvent(pl->border, pl->interior_done, 0);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess && launch)
         err = cudaStreamWaitEvent(cs->stream, pl->border_done, 0);
-    if (err == cudaSuccess)
-        err = update(sim, cs, &pa, pl->border, q0, q0 + b, call->sweep, c);
-    if (err == cudaSuccess)
-        err = update(sim, cs, &pa, pl->border, q1 - b, q1, call->sweep, c);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess && launch)
+        err = update(sim, cs, &arrays, pl->border, q0, q0 + lower, call->sweep, c);
+    if (err == cudaSuccess && launch)
+        err = update(sim, cs, &arrays, pl->border, q1 - upper, q1, call->sweep, c);
+    if (err == cudaSuccess && launch)
         err = cudaEventRecord(pl->border_done, pl->border);
-    if (err == cudaSuccess && n > 2 * b)
-        err = update(sim, cs, &pa, cs->stream, q0 + b, q1 - b, call->sweep, c);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess && launch)
+        err = update(sim, cs, &arrays, cs->stream, q0 + lower, q1 - upper, call->sweep, c);
+    if (err == cudaSuccess && launch)
         err = cudaEventRecord(pl->interior_done, cs->stream);
+    if (err == cudaSuccess && heis && launch)
+        cuda_planes_heis_flip(cs); /* the pass's buffer holds the configuration now */
     if ((st = cuda_check(err, "launching a step on the part's planes")) < 0) {
         drain(cs);
         return st;
     }
-    if (call->step + 1 == sim->plan->n_steps)
-        *attempted += (uint64_t)(n * plane_sites(cs)); /* the box's sites, all attempted */
+    /* the box's sites, once per sweep: at its step 0 (plan->n_steps is the model's
+     * sweep_steps, not the current schedule's count: Potts, phi^4, Heisenberg) */
+    if (call->step == 0)
+        *attempted += heis            ? cuda_planes_heis_attempted(sim, n * plane_sites(cs))
+                      : is_phi4(sim) ? cuda_planes_phi4_attempted(sim, n * plane_sites(cs))
+                                     : (uint64_t)(n * plane_sites(cs));
     if (!call->last)
         return LATMC_OK;
     unsigned long long changed = 0;

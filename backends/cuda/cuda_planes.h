@@ -5,14 +5,18 @@
  * the per-plane ops (lib/backend.h) move planes between the device and the host in the
  * CPU's get_planes layout, so CPU and GPU parts give one chain.
  *
- * Models: Ising on the multi-spin coded (packed) kernels, uniform and +-J; everything else
- * is refused with LATMC_EUNSUPPORTED and the reason (the part API then refuses n_parts > 1
- * at creation: lib/part.c probes get_planes).
+ * Models: Ising on the multi-spin coded (packed) kernels, uniform and +-J; Potts
+ * (cuda_planes_potts.c, the several-GPU slabs' range kernels); the Heisenberg spin glass
+ * (cuda_planes_heis.c, the one-device pass on plane ranges); phi^4 on the site-order
+ * schedule (cuda_planes_phi4.c, the slabs' kernels); everything else is refused
+ * with LATMC_EUNSUPPORTED and the reason (the part API then refuses n_parts > 1 at
+ * creation: lib/part.c probes get_planes).
  */
 #ifndef LATMC_CUDA_PLANES_H
 #define LATMC_CUDA_PLANES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cuda_runtime_api.h>
@@ -29,6 +33,69 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
 int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums);
 int cuda_planes_get(latmc_sim *sim, int64_t p0, int64_t p1, void *buf);
 int cuda_planes_set(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf);
+
+/* A device scratch buffer of at least `bytes`, kept with the part (freed with it); its
+ * users are ordered on one stream. */
+int cuda_planes_scratch(struct cuda_sim *cs, size_t bytes, void **out);
+
+/* Potts (cuda_planes_potts.c). The window (scratch of window_bytes) holds a border range
+ * at an end of the lattice with its neighbour planes. move: get (get_buf) or set
+ * (set_buf) planes [p0, p1), enqueued on `stream`. */
+size_t cuda_planes_potts_window_bytes(const struct cuda_sim *cs);
+cudaError_t cuda_planes_potts_update(const latmc_sim *sim, struct cuda_sim *cs,
+                                     cudaStream_t stream, int64_t q0, int64_t q1,
+                                     uint64_t sweep, int colour, uint8_t *window);
+int cuda_planes_potts_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums);
+cudaError_t cuda_planes_potts_move(const struct cuda_sim *cs, cudaStream_t stream, int64_t p0,
+                                   int64_t p1, void *get_buf, const void *set_buf);
+
+/* Heisenberg (cuda_planes_heis.c): the pass of step `step` (nothing at odd steps) on
+ * planes [q0, q1) on `stream`; flip: the pass's buffer is the configuration now; move:
+ * planes [p0, p1), enqueued on `stream` and waited for. */
+cudaError_t cuda_planes_heis_pass(const latmc_sim *sim, struct cuda_sim *cs,
+                                  cudaStream_t stream, int64_t q0, int64_t q1, uint64_t sweep,
+                                  int step);
+void cuda_planes_heis_flip(struct cuda_sim *cs);
+uint64_t cuda_planes_heis_attempted(const latmc_sim *sim, int64_t sites);
+int cuda_planes_heis_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64_t p1,
+                          void *get_buf, const void *set_buf);
+int cuda_planes_heis_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums);
+
+/* phi^4 (cuda_planes_phi4.c): the sim's plan and keys (LATMC_EUNSUPPORTED, saying why,
+ * for the chunk schedule); the window (scratch) of a range of `planes` planes near an end
+ * of the lattice; the update of step `step` on planes [q0, q1); move: as Potts's. */
+struct cuda_phi4_plan;
+struct cuda_phi4_keys;
+int cuda_planes_phi4_plan(latmc_sim *sim, struct cuda_phi4_plan *plan,
+                          struct cuda_phi4_keys *keys);
+size_t cuda_planes_phi4_window_bytes(const struct cuda_sim *cs,
+                                     const struct cuda_phi4_plan *plan, int64_t planes);
+cudaError_t cuda_planes_phi4_update(const latmc_sim *sim, struct cuda_sim *cs,
+                                    const struct cuda_phi4_plan *plan,
+                                    const struct cuda_phi4_keys *keys, cudaStream_t stream,
+                                    int64_t q0, int64_t q1, uint64_t sweep, int step,
+                                    void *window);
+uint64_t cuda_planes_phi4_attempted(const latmc_sim *sim, int64_t sites);
+int cuda_planes_phi4_measure(latmc_sim *sim, const struct cuda_phi4_plan *plan, int64_t p0,
+                             int64_t p1, void *sums);
+cudaError_t cuda_planes_phi4_move(const struct cuda_sim *cs, const struct cuda_phi4_plan *plan,
+                                  cudaStream_t stream, int64_t p0, int64_t p1, void *get_buf,
+                                  const void *set_buf);
+
+/* A one-device Heisenberg sim's state (cuda_heisenberg.c, appended for the parts): the two
+ * spin buffers, the index of the one holding the configuration (the caller flips it
+ * after a pass of its own), couplings, the reduction's partials and chunk rows, and the
+ * whole lattice's pass geometries ([0] overrelaxation, [1] heat bath). */
+struct cuda_heis_geom;
+struct cuda_heis_part {
+    float *buf[2];
+    int *cur;
+    float *couplings;
+    double *partials;
+    long long rows_per_chunk;
+    const struct cuda_heis_geom *geom;
+};
+void cuda_heis_part_state(struct cuda_sim *cs, struct cuda_heis_part *out);
 
 /*
  * A one-device Ising sim's packed layout (cuda_ising.c), made to hold the configuration

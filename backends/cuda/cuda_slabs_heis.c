@@ -429,14 +429,19 @@ int cuda_heis_slabs_run_step(const latmc_sim *sim, struct cuda_heis_slabs *hs,
             *attempted += (uint64_t)sim->nsites * (uint64_t)hs->nrep;
     }
     if (st < 0) {
-        (void)finish_all(hs, "sweeping");
+        /* the failed call's updates are not reported, now or later (as every model's
+         * slabs and one GPU do) */
+        cuda_slab_exec_drain(&hs->slab[0].ex, sizeof *hs->slab, hs->n);
         return st;
     }
     if (!call->last)
         return LATMC_OK;
     /* the counter (added to by both streams) after both */
-    return cuda_slab_exec_read_counts(&hs->slab[0].ex, sizeof *hs->slab, hs->n,
-                                      "reading the update counter", accepted);
+    st = cuda_slab_exec_read_counts(&hs->slab[0].ex, sizeof *hs->slab, hs->n,
+                                    "reading the update counter", accepted);
+    if (st < 0)
+        cuda_slab_exec_drain(&hs->slab[0].ex, sizeof *hs->slab, hs->n);
+    return st;
 }
 
 /* Slab ex's reduction per own plane (cuda_slab_exec_measure_planes). */

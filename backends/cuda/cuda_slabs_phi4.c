@@ -343,14 +343,19 @@ int cuda_phi4_slabs_run_step(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
             *attempted += (uint64_t)sim->nsites / (uint64_t)ps->plan.ncolours * t->nhit;
     }
     if (st < 0) {
-        (void)finish_all(ps, "sweeping");
+        /* the failed call's updates are not reported, now or later (as every model's
+         * slabs and one GPU do) */
+        cuda_slab_exec_drain(&ps->slab[0].ex, sizeof *ps->slab, ps->n);
         return st;
     }
     if (!call->last)
         return LATMC_OK;
     /* the counter (added to by both streams) after both */
-    return cuda_slab_exec_read_counts(&ps->slab[0].ex, sizeof *ps->slab, ps->n,
-                                      "reading the acceptance counter", accepted);
+    st = cuda_slab_exec_read_counts(&ps->slab[0].ex, sizeof *ps->slab, ps->n,
+                                    "reading the acceptance counter", accepted);
+    if (st < 0)
+        cuda_slab_exec_drain(&ps->slab[0].ex, sizeof *ps->slab, ps->n);
+    return st;
 }
 
 /* Slab ex's reduction per own plane (cuda_slab_exec_measure_planes). */

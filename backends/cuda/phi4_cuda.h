@@ -7,11 +7,12 @@
  *   chunks of b[0] x b[1] (x b[2]) sites; the chunks fall into 2^ndim sub-grids by the
  *   parity of their chunk coordinates, and a sub-grid's chunks, whose two-site halos never
  *   reach into one another, are updated concurrently: one launch per sub-grid, in the order
- *   p = (cx mod 2) + 2 (cy mod 2) + 4 (cz mod 2) = 0 .. 2^ndim - 1. A block loads its chunk
- *   plus halo into shared memory once and runs all nloc passes there, colour by colour,
- *   nhit hits per site with the site's corona computed once per pass and colour.
+ *   p = (cx mod 2) + 2 (cy mod 2) + 4 (cz mod 2) = 0 .. 2^ndim - 1: the steps of the
+ *   sim's sweep, a schedule of its own declared to the core (cuda_phi4.c). A block loads
+ *   its chunk plus halo into shared memory once and runs all nloc passes there, colour by
+ *   colour, nhit hits per site with the site's corona computed once per pass and colour.
  * - site-order schedule (extents that take no chunks, or LATMC_CUDA_PHI4_CHUNK=none): the
- *   CPU reference's order, one launch per pass and colour.
+ *   CPU reference's order, one launch per pass and colour: the model's schedule.
  *
  * In both, a draw is named as on the CPU (the site's within-colour number j,
  * sweep * nloc + pass, phase = colour + 8 floor(hit / 32768), sub = 2 (hit mod 32768) +
@@ -72,13 +73,16 @@ cudaError_t cuda_phi4_prepare(const struct cuda_phi4_plan *plan);
 cudaError_t cuda_phi4_hot_start(cudaStream_t stream, const struct cuda_phi4_plan *plan,
                                 void *phi, int64_t n, uint64_t seed);
 
-/* One sweep numbered `sweep`; adds the accepted hits to *accepted (device). `tables` is
- * the host copy of the sim's coefficients. */
-cudaError_t cuda_phi4_sweep(cudaStream_t stream, const struct cuda_phi4_plan *plan,
-                            const struct latmc_lattice *g, void *phi,
-                            const struct latmc_phi4_tables *tables,
-                            const struct cuda_phi4_keys *keys, uint64_t seed, uint64_t sweep,
-                            unsigned long long *accepted);
+/* One step of sweep `sweep` (the core's plan gives them in order, cuda_phi4.c): chunk
+ * schedule, sub-grid `step` (0 .. 2^ndim - 1), every chunk of it through all nloc passes;
+ * site order, colour step mod ncolours of pass step / ncolours (the model's schedule).
+ * Adds the accepted hits to *accepted (device). `tables` is the host copy of the sim's
+ * coefficients. */
+cudaError_t cuda_phi4_step(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                           const struct latmc_lattice *g, void *phi,
+                           const struct latmc_phi4_tables *tables,
+                           const struct cuda_phi4_keys *keys, uint64_t sweep, int step,
+                           unsigned long long *accepted);
 
 /* The sums of lib/phi4.h into *sums (device), in the CPU reference's order: each row
  * summed in x order into `partials` (5 doubles per row, device), then the rows in order. */

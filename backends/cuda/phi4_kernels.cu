@@ -788,24 +788,6 @@ static cudaError_t launch_sub_grid(cudaStream_t stream, const struct cuda_phi4_p
     return cudaGetLastError();
 }
 
-template <typename R>
-static cudaError_t sweep_chunks(cudaStream_t stream, const struct cuda_phi4_plan *p,
-                                const struct latmc_lattice *g, R *phi,
-                                const struct latmc_phi4_tables *t, const struct cuda_phi4_keys *keys,
-                                uint64_t sweep, unsigned long long *accepted)
-{
-    chunk_args<R> a = chunk_args_of<R>(p, g, t, keys, sweep);
-    const int64_t nchunks = (int64_t)a.hx * a.hy * a.hz;
-    const unsigned grid = (unsigned)(nchunks < CUDA_MAX_BLOCKS ? nchunks : CUDA_MAX_BLOCKS);
-    const int nsub = 1 << p->ndim;
-    for (int sub = 0; sub < nsub; sub++) {
-        const cudaError_t err = launch_sub_grid<R, false>(stream, p, grid, a, sub, phi, accepted);
-        if (err != cudaSuccess)
-            return err;
-    }
-    return cudaSuccess;
-}
-
 /* The site kernels' geometry of lattice g under plan p. */
 static struct site_geom site_geom_of(const struct cuda_phi4_plan *p, const struct latmc_lattice *g)
 {
@@ -821,44 +803,51 @@ static struct site_geom site_geom_of(const struct cuda_phi4_plan *p, const struc
     return sg;
 }
 
+/* Sub-grid `sub` of the chunk schedule: every chunk of it, all nloc passes inside. */
 template <typename R>
-static cudaError_t sweep_sites(cudaStream_t stream, const struct cuda_phi4_plan *p,
+static cudaError_t step_chunks(cudaStream_t stream, const struct cuda_phi4_plan *p,
                                const struct latmc_lattice *g, R *phi,
                                const struct latmc_phi4_tables *t, const struct cuda_phi4_keys *keys,
-                               uint64_t sweep, unsigned long long *accepted)
+                               uint64_t sweep, int sub, unsigned long long *accepted)
+{
+    const chunk_args<R> a = chunk_args_of<R>(p, g, t, keys, sweep);
+    const int64_t nchunks = (int64_t)a.hx * a.hy * a.hz;
+    const unsigned grid = (unsigned)(nchunks < CUDA_MAX_BLOCKS ? nchunks : CUDA_MAX_BLOCKS);
+    return launch_sub_grid<R, false>(stream, p, grid, a, sub, phi, accepted);
+}
+
+/* Colour `colour` of pass `pass` in the site order, nhit hits per site. */
+template <typename R>
+static cudaError_t step_sites(cudaStream_t stream, const struct cuda_phi4_plan *p,
+                              const struct latmc_lattice *g, R *phi,
+                              const struct latmc_phi4_tables *t, const struct cuda_phi4_keys *keys,
+                              uint64_t sweep, int pass, int colour, unsigned long long *accepted)
 {
     const struct site_geom sg = site_geom_of(p, g);
     const unsigned grid = phi4_grid((sg.per_colour + 3) / 4, p->threads);
-    const typename phi4_ops<R>::coef k = coef_of<R>(t);
-    for (uint32_t pass = 0; pass < t->nloc; pass++) {
-        const uint64_t rng_sweep = latmc_phi4_rng_sweep(sweep, t->nloc, pass);
-        for (int colour = 0; colour < p->ncolours; colour++) {
-            phi4_site_kernel<R><<<grid, p->threads, 0, stream>>>(sg, phi, k, t->nhit, *keys,
-                                                                rng_sweep, colour, accepted);
-            const cudaError_t err = cudaGetLastError();
-            if (err != cudaSuccess)
-                return err;
-        }
-    }
-    return cudaSuccess;
+    phi4_site_kernel<R><<<grid, p->threads, 0, stream>>>(
+        sg, phi, coef_of<R>(t), t->nhit, *keys, latmc_phi4_rng_sweep(sweep, t->nloc, pass),
+        colour, accepted);
+    return cudaGetLastError();
 }
 
-extern "C" cudaError_t cuda_phi4_sweep(cudaStream_t stream, const struct cuda_phi4_plan *plan,
-                                       const struct latmc_lattice *g, void *phi,
-                                       const struct latmc_phi4_tables *tables,
-                                       const struct cuda_phi4_keys *keys, uint64_t seed,
-                                       uint64_t sweep, unsigned long long *accepted)
+extern "C" cudaError_t cuda_phi4_step(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                                      const struct latmc_lattice *g, void *phi,
+                                      const struct latmc_phi4_tables *tables,
+                                      const struct cuda_phi4_keys *keys, uint64_t sweep,
+                                      int step, unsigned long long *accepted)
 {
-    (void)seed; /* in the keys */
     const bool single = plan->precision == LATMC_PRECISION_FLOAT;
     if (plan->schedule == CUDA_PHI4_CHUNKS)
-        return single ? sweep_chunks<float>(stream, plan, g, (float *)phi, tables, keys, sweep,
-                                            accepted)
-                      : sweep_chunks<double>(stream, plan, g, (double *)phi, tables, keys, sweep,
-                                             accepted);
-    return single ? sweep_sites<float>(stream, plan, g, (float *)phi, tables, keys, sweep, accepted)
-                  : sweep_sites<double>(stream, plan, g, (double *)phi, tables, keys, sweep,
-                                        accepted);
+        return single ? step_chunks<float>(stream, plan, g, (float *)phi, tables, keys, sweep,
+                                           step, accepted)
+                      : step_chunks<double>(stream, plan, g, (double *)phi, tables, keys, sweep,
+                                            step, accepted);
+    const int pass = step / plan->ncolours, colour = step % plan->ncolours;
+    return single ? step_sites<float>(stream, plan, g, (float *)phi, tables, keys, sweep, pass,
+                                      colour, accepted)
+                  : step_sites<double>(stream, plan, g, (double *)phi, tables, keys, sweep,
+                                       pass, colour, accepted);
 }
 
 extern "C" cudaError_t cuda_phi4_measure(cudaStream_t stream, const struct cuda_phi4_plan *plan,

@@ -21,6 +21,9 @@
  *   LATMC_ENOMEM, no sim, and every slab's memory released (a sim of the first slab's size
  *   fits again afterwards).
  * - peer: latmc_ctx_device_peer answers for every pair; a == b is 1.
+ * - set_parts_refused: latmc_sim_set_parts is LATMC_EUNSUPPORTED on one GPU and on slabs.
+ * - long_calls: sweep calls of more steps than one list of the core's plan (64): one GPU
+ *   against the CPU and 2 slabs, packed and byte kernels.
  * Exits 77 (skipped, saying why) without a usable CUDA module and GPU.
  */
 #include "sim_helpers.h"
@@ -214,6 +217,61 @@ static void bad_requests(void **state)
     expect_refusal(d, LATMC_EINVAL, "device_list");
 }
 
+/*
+ * Sweep calls of many steps: the core hands the steps to the backend up to 64 at a time
+ * (lib/plan.c), and one GPU enqueues every list of a call before the call's one wait
+ * (cuda_backend.c): calls of 33 and 70 sweeps (66 and 140 steps) against the CPU and 2
+ * slabs, the packed kernels (64 x 32) and the byte kernels (48 x 20), the configuration,
+ * every observable and the acceptance counts after each call.
+ */
+static void long_calls(void **state)
+{
+    (void)state;
+    const int64_t lx[2] = { 64, 48 }, ly[2] = { 32, 20 };
+    for (int k = 0; k < 2; k++) {
+        const latmc_sim_desc d = ising_desc(2, lx[k], ly[k], 0, LATMC_ALGO_METROPOLIS, 1,
+                                            0x10a6 + k);
+        latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
+        latmc_sim *many = make(d, LATMC_DEVICE_CUDA, 2, LATMC_INIT_HOT);
+        latmc_sim *cpu = make(d, LATMC_DEVICE_CPU, 1, LATMC_INIT_HOT);
+        const uint64_t calls[] = { 33, 70 };
+        for (int c = 0; c < 2; c++) {
+            assert_int_equal(latmc_sim_sweep(one, calls[c]), LATMC_OK);
+            assert_int_equal(latmc_sim_sweep(many, calls[c]), LATMC_OK);
+            assert_int_equal(latmc_sim_sweep(cpu, calls[c]), LATMC_OK);
+            assert_same(cpu, one, k ? "long calls, byte kernels" : "long calls, packed");
+            assert_same(many, one, k ? "long calls, byte slabs" : "long calls, packed slabs");
+        }
+        latmc_sim_destroy(&one);
+        latmc_sim_destroy(&many);
+        latmc_sim_destroy(&cpu);
+    }
+}
+
+/*
+ * latmc_sim_set_parts on CUDA: refused, whatever the sim (the boxes own their memory, cut
+ * at creation), also for a one-device sim, whose backend takes the core's step lists
+ * (run_steps) as the CPU's does; the sim sweeps on as before after the refusal.
+ */
+static void set_parts_refused(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = ising_desc(2, 32, 16, 0, LATMC_ALGO_METROPOLIS, 1, 5);
+    d.device = LATMC_DEVICE_CUDA;
+    for (int n = 1; n <= 2; n++) {
+        latmc_sim *sim = create_on(d, n);
+        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+        const int st = latmc_sim_set_parts(sim, 2);
+        const char *needle = n == 1 ? "fixed at creation" : "several devices";
+        if (st != LATMC_EUNSUPPORTED || !strstr(latmc_last_error(), needle))
+            print_error("%d device(s): got %d (%s)\n", n, st, latmc_last_error());
+        assert_int_equal(st, LATMC_EUNSUPPORTED);
+        assert_non_null(strstr(latmc_last_error(), needle));
+        assert_int_equal(latmc_sim_sweep(sim, 3), LATMC_OK);
+        latmc_sim_destroy(&sim);
+    }
+}
+
 /* Ising slabs cost half a byte a site (the packed words only; doc/cuda.md, "Memory"). */
 static latmc_sim_desc oom_desc(int64_t lx, int64_t ly)
 {
@@ -259,6 +317,8 @@ int main(void)
         cmocka_unit_test(checkpoint),
         cmocka_unit_test(bad_requests),
         cmocka_unit_test(peer),
+        cmocka_unit_test(set_parts_refused),
+        cmocka_unit_test(long_calls),
         cmocka_unit_test(out_of_memory),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);

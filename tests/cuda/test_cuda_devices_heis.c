@@ -16,6 +16,8 @@
  * - checkpoint: saved on several slabs, loaded (one GPU) and continued: bit-identical.
  * - parts_on_one_gpu: desc.n_parts = 3 without n_devices runs the slabs all on
  *   device_index (the last GPU), the one-GPU chain.
+ * - long_calls: sweep calls of more steps than one list of the core's plan (64): one GPU
+ *   against 2 slabs, and (double overrelaxation) the CPU.
  * Exits 77 (skipped, saying why) without a usable CUDA module and GPU.
  */
 #include "heisenberg_test_helpers.h"
@@ -100,6 +102,46 @@ static void same_chain(void **state)
     }
 }
 
+/*
+ * Sweep calls of more steps than one list of the core's plan (64, lib/plan.c): heat bath
+ * with nover 40 (82 steps a sweep: on one GPU 41 fused pairs, one launch each, enqueued
+ * before the call's one wait) and overrelaxation with nover 33, double precision, sweep
+ * calls of 1 and 3: one GPU against 2 slabs after each call, and for overrelaxation
+ * against the CPU too (double overrelaxation is the CPU's arithmetic, bit for bit; the
+ * heat bath's log/exp/sin/cos are CUDA's: conformance_heisenberg.c).
+ */
+static void long_calls(void **state)
+{
+    (void)state;
+    const int algos[2] = { LATMC_ALGO_HEATBATH, LATMC_ALGO_OVERRELAX }, nover[2] = { 40, 33 };
+    for (int k = 0; k < 2; k++) {
+        latmc_sim_desc d = heisenberg_desc(3, 8, 6, 8, 2, LATMC_COUPLINGS_GAUSSIAN, algos[k],
+                                           1, 0x4e16 + k);
+        d.precision = LATMC_PRECISION_DOUBLE;
+        latmc_sim *one = make(d, 1, LATMC_INIT_HOT, nover[k]);
+        latmc_sim *many = make(d, 2, LATMC_INIT_HOT, nover[k]);
+        d.device = LATMC_DEVICE_CPU;
+        latmc_sim *cpu = NULL;
+        assert_int_equal(latmc_sim_create(ctx, &d, &cpu), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(cpu, LATMC_PARAM_BETA, 1.3), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(cpu, LATMC_PARAM_H, 0.1), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(cpu, LATMC_PARAM_NOVER, nover[k]), LATMC_OK);
+        assert_int_equal(latmc_sim_init_spins(cpu, LATMC_INIT_HOT), LATMC_OK);
+        const uint64_t calls[] = { 1, 3 };
+        for (int c = 0; c < 2; c++) {
+            assert_int_equal(latmc_sim_sweep(one, calls[c]), LATMC_OK);
+            assert_int_equal(latmc_sim_sweep(many, calls[c]), LATMC_OK);
+            assert_int_equal(latmc_sim_sweep(cpu, calls[c]), LATMC_OK);
+            assert_same(many, one, k ? "long calls, overrelaxation" : "long calls, heat bath");
+            if (algos[k] == LATMC_ALGO_OVERRELAX)
+                assert_same(cpu, one, "long calls, overrelaxation, CPU");
+        }
+        latmc_sim_destroy(&one);
+        latmc_sim_destroy(&many);
+        latmc_sim_destroy(&cpu);
+    }
+}
+
 static void set_and_get(void **state)
 {
     (void)state;
@@ -172,6 +214,7 @@ int main(void)
         cmocka_unit_test(set_and_get),
         cmocka_unit_test(checkpoint),
         cmocka_unit_test(parts_on_one_gpu),
+        cmocka_unit_test(long_calls),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
     latmc_ctx_destroy(&ctx);

@@ -25,6 +25,8 @@
  *   and +-J, Metropolis and heat bath, hot and cold, 2 slabs, uneven and thinnest slabs,
  *   against one GPU and the CPU after every sweep call; +-J couplings read back as drawn,
  *   set_couplings then the same chain; set/get spins.
+ * - long_calls: sweep calls of more steps than one list of the core's plan (64), 2 and 3
+ *   colours: one GPU against the CPU and 3 slabs.
  * Under LATMC_CUDA_KERNELS=reference (the second meson test) every range runs the
  * reference kernel. Exits 77 (skipped, saying why) without a usable CUDA module and GPU.
  */
@@ -129,6 +131,38 @@ static void same_chain(void **state)
                 latmc_sim_destroy(&many);
                 latmc_sim_destroy(&cpu);
             }
+    }
+}
+
+/*
+ * Sweep calls of more steps than one list of the core's plan (64, lib/plan.c; one GPU
+ * enqueues them all before the call's one wait): 33 and 70 sweeps with 2 and 3 colours
+ * (66 to 210 steps), one GPU against the CPU and 3 slabs after each call.
+ */
+static void long_calls(void **state)
+{
+    (void)state;
+    const struct shape cases[] = {
+        { 2, 32, 16, 0, 3, "2D, 2 colours, long calls" },
+        { 2, 24, 27, 0, 3, "2D, 3 colours, long calls" },
+    };
+    for (int k = 0; k < 2; k++) {
+        const latmc_sim_desc d = potts_desc(cases[k].ndim, cases[k].lx, cases[k].ly,
+                                            cases[k].lz, 3, LATMC_ALGO_HEATBATH, 0x5077 + k);
+        latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
+        latmc_sim *many = make(d, LATMC_DEVICE_CUDA, cases[k].n, LATMC_INIT_HOT);
+        latmc_sim *cpu = make(d, LATMC_DEVICE_CPU, 1, LATMC_INIT_HOT);
+        const uint64_t calls[] = { 33, 70 };
+        for (int c = 0; c < 2; c++) {
+            assert_int_equal(latmc_sim_sweep(one, calls[c]), LATMC_OK);
+            assert_int_equal(latmc_sim_sweep(many, calls[c]), LATMC_OK);
+            assert_int_equal(latmc_sim_sweep(cpu, calls[c]), LATMC_OK);
+            assert_same(cpu, one, cases[k].why);
+            assert_same(many, one, cases[k].why);
+        }
+        latmc_sim_destroy(&one);
+        latmc_sim_destroy(&many);
+        latmc_sim_destroy(&cpu);
     }
 }
 
@@ -299,6 +333,7 @@ int main(void)
         cmocka_unit_test(parts_on_one_gpu),
         cmocka_unit_test(out_of_memory),
         cmocka_unit_test(ising_bytes),
+        cmocka_unit_test(long_calls),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
     latmc_ctx_destroy(&ctx);
