@@ -137,7 +137,11 @@ static int choose_geometry(struct heis_batch *b)
             break;
         if (err != cudaErrorInvalidConfiguration)
             return cuda_check(err, "preparing the ensembles' Heisenberg kernel");
-        if (jsmem == 0 || forced)
+        if (forced)
+            return cuda_core->fail(LATMC_EINVAL, "%s=\"%s\": this device cannot launch the "
+                                   "ensembles' Heisenberg kernel with %d threads for members "
+                                   "of %d sites", ENS_HEIS_GEOM_ENV, env, threads, b->shape.n);
+        if (jsmem == 0)
             return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: members of %d sites do not fit "
                                    "one block's shared memory", b->shape.n);
     }
