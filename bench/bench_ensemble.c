@@ -1,5 +1,5 @@
 /*
- * latmc-bench --ensemble: M members of L^d Ising (an ensemble, threads over members,
+ * latmc-bench --ensemble: M members of L^d Ising or Heisenberg (an ensemble, threads over members,
  * each member single-threaded) against one lattice of the same number of sites (the
  * sim's own threads), in one run. Runs alternate (ensemble, lattice, ensemble, ...) so a
  * machine loaded by others slows both alike; the best of each is reported, as
@@ -8,6 +8,14 @@
  *   latmc-bench --ensemble [--members M] [-L L] [--dim 2|3] [--big B] [--threads T]
  *                          [--sweeps N] [--repeat R] [--beta B] [--bimodal] [--device cpu|cuda]
  *                          [--temperatures T --replicas R --exchange K]
+ *                          [--model ising|heisenberg --gaussian --precision float|double
+ *                           --algo heatbath|overrelax --nover K --lattice-replicas R]
+ *
+ * Heisenberg (--model heisenberg; couplings +-J with --bimodal, Gaussian with --gaussian,
+ * else uniform; heat bath + nover overrelaxation passes, float by default): rates are
+ * spin updates (sites x replicas x passes) per ns, and ps per spin update; the lattice
+ * has --lattice-replicas replicas (default 2, the spin-glass setup; the ensemble's
+ * replicas are members).
  *
  * --temperatures T, --replicas R: the members as M / (T R) samples x T temperatures x R
  * replicas, beta_t = beta (0.6 + 0.8 t / (T - 1)); --exchange K: a parallel-tempering round
@@ -65,18 +73,22 @@ int bench_ensemble_main(int argc, char **argv)
     long members = 64, L = 16, dim = 3, big = 0, threads = 2, sweeps = 50, repeat = 5;
     long n_temps = 1, n_reps = 1, exchange = 0;
     double beta = 0.6666666666666666;
-    bool bimodal = false;
+    bool bimodal = false, gaussian = false, heis = false, dbl = false, overrelax = false;
+    long nover = 2, lattice_reps = 0;
     int device = LATMC_DEVICE_CPU;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--bimodal") == 0) {
-            bimodal = true;
+        if (strcmp(a, "--bimodal") == 0 || strcmp(a, "--gaussian") == 0) {
+            bimodal = strcmp(a, "--bimodal") == 0;
+            gaussian = !bimodal;
             continue;
         }
         if (strcmp(a, "--help") == 0) {
             printf("usage: latmc-bench --ensemble [--members M] [-L L] [--dim 2|3] [--big B]\n"
                    "         [--threads T] [--sweeps N] [--repeat R] [--beta B] [--bimodal]\n"
-                   "         [--device cpu|cuda] [--temperatures T] [--replicas R] [--exchange K]\n");
+                   "         [--device cpu|cuda] [--temperatures T] [--replicas R] [--exchange K]\n"
+                   "         [--model ising|heisenberg] [--gaussian] [--precision float|double]\n"
+                   "         [--algo heatbath|overrelax] [--nover K] [--lattice-replicas R]\n");
             return 0;
         }
         i++;
@@ -91,6 +103,14 @@ int bench_ensemble_main(int argc, char **argv)
         else if (strcmp(a, "--sweeps") == 0) sweeps = arg_long(a, v, 1, 1L << 30);
         else if (strcmp(a, "--repeat") == 0) repeat = arg_long(a, v, 1, 1000);
         else if (strcmp(a, "--beta") == 0 && v) beta = atof(v);
+        else if (strcmp(a, "--nover") == 0) nover = arg_long(a, v, 0, 1000);
+        else if (strcmp(a, "--lattice-replicas") == 0) lattice_reps = arg_long(a, v, 1, 2);
+        else if (strcmp(a, "--model") == 0 && v && (!strcmp(v, "ising") || !strcmp(v, "heisenberg")))
+            heis = strcmp(v, "heisenberg") == 0;
+        else if (strcmp(a, "--precision") == 0 && v && (!strcmp(v, "float") || !strcmp(v, "double")))
+            dbl = strcmp(v, "double") == 0;
+        else if (strcmp(a, "--algo") == 0 && v && (!strcmp(v, "heatbath") || !strcmp(v, "overrelax")))
+            overrelax = strcmp(v, "overrelax") == 0;
         else if (strcmp(a, "--device") == 0 && v && (!strcmp(v, "cpu") || !strcmp(v, "cuda")))
             device = strcmp(v, "cuda") == 0 ? LATMC_DEVICE_CUDA : LATMC_DEVICE_CPU;
         else {
@@ -98,10 +118,15 @@ int bench_ensemble_main(int argc, char **argv)
             return 2;
         }
     }
-    const double nsmall = pow((double)L, (double)dim);
+    if (lattice_reps == 0)
+        lattice_reps = heis ? 2 : 1;
+    /* updates per site and replica in a sweep: Heisenberg's passes */
+    const double passes = !heis ? 1.0 : overrelax ? (nover < 1 ? 1.0 : (double)nover)
+                                                 : 1.0 + (double)nover;
+    const double nsmall = pow((double)L, (double)dim) * passes;
     if (big == 0) /* the lattice of the same number of sites, where one exists */
-        big = lround(pow((double)members * nsmall, 1.0 / (double)dim));
-    const double nbig = pow((double)big, (double)dim);
+        big = lround(pow((double)members * pow((double)L, (double)dim), 1.0 / (double)dim));
+    const double nbig = pow((double)big, (double)dim) * passes * (double)(heis ? lattice_reps : 1);
 
     latmc_ctx *ctx = NULL;
     latmc_ens *e = NULL;
@@ -111,10 +136,15 @@ int bench_ensemble_main(int argc, char **argv)
         return fail("ctx", latmc_last_error());
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
-    d.model = LATMC_MODEL_ISING;
+    d.model = heis ? LATMC_MODEL_HEISENBERG : LATMC_MODEL_ISING;
+    if (heis) {
+        d.precision = dbl ? LATMC_PRECISION_DOUBLE : LATMC_PRECISION_FLOAT;
+        d.algorithm = overrelax ? LATMC_ALGO_OVERRELAX : LATMC_ALGO_HEATBATH;
+    }
     d.ndim = (int)dim;
     d.device = device;
-    d.couplings = bimodal ? LATMC_COUPLINGS_BIMODAL : LATMC_COUPLINGS_UNIFORM;
+    d.couplings = bimodal ? LATMC_COUPLINGS_BIMODAL
+                : gaussian ? LATMC_COUPLINGS_GAUSSIAN : LATMC_COUPLINGS_UNIFORM;
     d.seed = 1;
     for (int mu = 0; mu < dim; mu++)
         d.extent[mu] = L;
@@ -137,6 +167,7 @@ int bench_ensemble_main(int argc, char **argv)
     l.n_threads = (int)threads;
     if (latmc_ens_create(ctx, &d, &l, &e) != LATMC_OK ||
         latmc_ens_set_temperatures(e, betas, (int)n_temps) ||
+        (heis && latmc_ens_set_param(e, LATMC_PARAM_NOVER, (double)nover)) ||
         (exchange > 0 && latmc_ens_set_exchange(e, (uint64_t)exchange)) ||
         latmc_ens_init_spins(e, LATMC_INIT_HOT) || latmc_ens_sweep(e, 1)) {
         free(betas);
@@ -147,7 +178,10 @@ int bench_ensemble_main(int argc, char **argv)
     for (int mu = 0; mu < dim; mu++)
         d.extent[mu] = big;
     d.n_threads = (int)threads;
+    if (heis)
+        d.replicas = (int)lattice_reps;
     if (latmc_sim_create(ctx, &d, &sim) || latmc_sim_set_param(sim, LATMC_PARAM_BETA, beta) ||
+        (heis && latmc_sim_set_param(sim, LATMC_PARAM_NOVER, (double)nover)) ||
         latmc_sim_init_spins(sim, LATMC_INIT_HOT) || latmc_sim_sweep(sim, 1)) {
         rc = fail("lattice", sim ? latmc_sim_last_error(sim) : latmc_last_error());
         goto out;
@@ -173,19 +207,65 @@ int bench_ensemble_main(int argc, char **argv)
         best_s = fs > best_s ? fs : best_s;
         cpu_e = ce < cpu_e ? ce : cpu_e;
         cpu_s = cs < cpu_s ? cs : cpu_s;
-        printf("run %ld: ensemble %.3f flips/ns, lattice %.3f flips/ns\n", r + 1, fe, fs);
+        printf("run %ld: ensemble %.3f %s, lattice %.3f %s\n", r + 1, fe,
+               heis ? "spin updates/ns" : "flips/ns", fs, heis ? "spin updates/ns" : "flips/ns");
+    }
+    if (exchange > 0) {
+        /* where a tempering period's time goes: K sweeps without a round, the round's
+         * measurement alone (every member's energy after a sweep), and K sweeps with the
+         * round; best of `repeat` each (the exchange switched off and on in between) */
+        double t_sweep = 1e300, t_meas = 1e300, t_full = 1e300;
+        double *en = malloc((size_t)members * sizeof *en);
+        for (long r = 0; en && r < repeat; r++) {
+            double t0 = seconds();
+            int st = latmc_ens_set_exchange(e, 0) || latmc_ens_sweep(e, (uint64_t)exchange);
+            const double ts = seconds() - t0;
+            t0 = seconds();
+            st = st || latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_MEMBER, en,
+                                             (int)members);
+            const double tm = seconds() - t0;
+            st = st || latmc_ens_set_exchange(e, (uint64_t)exchange);
+            /* align to a period boundary: the next call of K sweeps ends with one round */
+            uint64_t count = 0;
+            st = st || latmc_ens_sweep_count(e, &count);
+            if (!st && count % (uint64_t)exchange)
+                st = latmc_ens_sweep(e, (uint64_t)exchange - count % (uint64_t)exchange);
+            t0 = seconds();
+            st = st || latmc_ens_sweep(e, (uint64_t)exchange);
+            const double tf = seconds() - t0;
+            if (st) {
+                rc = fail("round breakdown", latmc_ens_last_error(e));
+                free(en);
+                goto out;
+            }
+            t_sweep = ts < t_sweep ? ts : t_sweep;
+            t_meas = tm < t_meas ? tm : t_meas;
+            t_full = tf < t_full ? tf : t_full;
+        }
+        free(en);
+        printf("tempering period of %ld sweeps: %.1f us without the round, %.1f us with it: "
+               "round %.1f us, of which the energies' measurement %.1f us\n", exchange,
+               t_sweep * 1e6, t_full * 1e6, (t_full - t_sweep) * 1e6, t_meas * 1e6);
     }
     const char *where = device == LATMC_DEVICE_CUDA ? "CUDA" : "CPU";
-    printf("ensemble: %ld x %ld^%ld Ising%s (%.0f sites), %s, %ld threads over members: "
-           "best %.3f flips/ns (%.3f ns/flip)\n", members, L, dim, bimodal ? " +-J" : "",
-           (double)members * nsmall, where, threads, best_e, 1.0 / best_e);
+    const char *model = heis ? "Heisenberg" : "Ising";
+    const char *cpl = bimodal ? " +-J" : gaussian ? " Gaussian" : "";
+    const char *unit = heis ? "spin updates/ns" : "flips/ns";
+    if (heis)
+        printf("Heisenberg: %s, %s, nover %ld (%.0f passes a sweep)\n",
+               overrelax ? "overrelaxation" : "heat bath", dbl ? "double" : "float", nover, passes);
+    printf("ensemble: %ld x %ld^%ld %s%s (%.0f sites), %s, %ld threads over members: "
+           "best %.3f %s (%.2f ps per update)\n", members, L, dim, model, cpl,
+           (double)members * pow((double)L, (double)dim), where, threads, best_e, unit,
+           1000.0 / best_e);
     if (n_temps > 1 || n_reps > 1)
         printf("ensemble layout: %ld samples x %ld temperatures x %ld replicas, exchange %s%ld\n",
                members / (n_temps * n_reps), n_temps, n_reps, exchange ? "every " : "off ",
                exchange);
-    printf("lattice:  %ld^%ld Ising%s (%.0f sites), %s, %ld threads: best %.3f flips/ns "
-           "(%.3f ns/flip)\n", big, dim, bimodal ? " +-J" : "", nbig, where, threads, best_s,
-           1.0 / best_s);
+    printf("lattice:  %ld^%ld %s%s (%.0f sites, %ld replica%s), %s, %ld threads: best %.3f %s "
+           "(%.2f ps per update)\n", big, dim, model, cpl, pow((double)big, (double)dim),
+           heis ? lattice_reps : 1, heis && lattice_reps > 1 ? "s" : "", where, threads, best_s,
+           unit, 1000.0 / best_s);
     printf("ensemble / lattice = %.3f (best of %ld alternating runs of %ld sweeps, beta %g)\n",
            best_e / best_s, repeat, sweeps, beta);
     if (device == LATMC_DEVICE_CPU)

@@ -82,7 +82,9 @@ struct latmc_backend_ops {
     /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED: the core measures the members one
      * by one): the model's sums of each member (members as for ens_sweep, each with a
      * configuration, one box each, any sweep counts) into sums + m * model->sums_size,
-     * each exactly what measure() gives (an ensemble's exchange round and observables). */
+     * each exactly what measure() gives (an ensemble's exchange round and observables).
+     * With sums NULL: the ensemble of `members` is being destroyed (its members still
+     * exist); free whatever the backend keeps for it between calls (lib/ens.c). */
     int (*ens_measure)(latmc_sim *const *members, int n_members, void *sums);
     /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED with nothing done: the core applies
      * the change to each with params_changed): members a and b of an ensemble have just

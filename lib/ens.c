@@ -4,11 +4,13 @@
  * exchanges in ens_exchange.c, overlaps in ens_overlap.c, files in ens_io.c.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "desc.h"
 #include "ens_internal.h"
 #include "model.h"
@@ -88,6 +90,15 @@ static void ens_free(latmc_ens *e)
 {
     if (!e)
         return;
+    /* a backend's state kept for the members as a batch (ops.ens_measure with sums NULL,
+     * lib/backend.h) goes before the members do */
+    if (e->members && e->members[0]) {
+        const struct latmc_backend_ops *ops = e->members[0]->ops;
+        if (ops != &latmc_cpu_backend_ops &&
+            ops->size >= offsetof(struct latmc_backend_ops, ens_measure) + sizeof ops->ens_measure &&
+            ops->ens_measure)
+            (void)ops->ens_measure(e->members, e->n_members, NULL);
+    }
     if (e->members)
         for (int m = 0; m < e->n_members; m++)
             latmc_sim_destroy(&e->members[m]);
@@ -101,6 +112,8 @@ static void ens_free(latmc_ens *e)
     free(e->rt_start);
     free(e->scratch);
     free(e->status);
+    free(e->counts);
+    free(e->batch_sums);
     if (e->ctx)
         latmc_ctx_unref(e->ctx);
     free(e);
@@ -450,10 +463,11 @@ int latmc_ens_sweep(latmc_ens *e, uint64_t n)
 {
     if (!e)
         return latmc_fail(LATMC_EINVAL, "latmc_ens_sweep: ens is NULL");
-    for (int m = 0; m < e->n_members; m++)
+    for (int m = 0; m < e->n_members && !e->all_config; m++)
         if (!e->members[m]->have_config)
             return ENS_FAIL(e, LATMC_ESTATE, "latmc_ens_sweep: member %d has no configuration "
                             "yet (latmc_ens_init_spins)", m);
+    e->all_config = true; /* have_config never goes back to false */
     /* Sweep up to each multiple of `every`, then exchange: the rounds follow the sweep
      * count, so a run split into calls (or across a save) does the same rounds. */
     while (n > 0) {
@@ -464,8 +478,10 @@ int latmc_ens_sweep(latmc_ens *e, uint64_t n)
                 chunk = to_round;
         }
         int st = latmc_ens_exec_sweeps(e, chunk);
-        if (st < 0)
+        if (st < 0) {
+            e->members_in_step = false; /* some members may have swept, others not */
             return st;
+        }
         e->sweeps += chunk;
         n -= chunk;
         if (e->every > 0 && e->sweeps % e->every == 0 && (st = latmc_ens_exchange_round(e)) < 0)

@@ -47,19 +47,21 @@ void latmc_ens_track_trip(latmc_ens *e, int m, int t)
 
 static void swap_bytes(void *x, void *y, size_t n)
 {
-    unsigned char *p = x, *q = y;
-    for (size_t i = 0; i < n; i++) {
-        const unsigned char c = p[i];
-        p[i] = q[i];
-        q[i] = c;
+    unsigned char *p = x, *q = y, t[256];
+    for (size_t i = 0; i < n; i += sizeof t) { /* a piece at a time, by memcpy */
+        const size_t k = n - i < sizeof t ? n - i : sizeof t;
+        memcpy(t, p + i, k);
+        memcpy(p + i, q + i, k);
+        memcpy(q + i, t, k);
     }
 }
 
 /*
  * An accepted swap: member a takes value_a of the ladder's parameter `key`, b value_b.
  * Where each holds what the other is to get and all their other parameters agree, the
- * Ising members' tables (a function of the parameters alone) change places and a backend
- * with ens_swap_params moves what it derived from them (CUDA: device tables, thresholds):
+ * members' model data (Ising: the tables; Heisenberg: beta, h, nover; a function of the
+ * parameters alone) change places and a backend with ens_swap_params moves what it
+ * derived from them (CUDA: device tables, Ising thresholds):
  * exactly the state set_param would leave, without a table upload per member. Otherwise
  * (or where the backend declines) set_param on both, as always.
  */
@@ -67,7 +69,8 @@ static void swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double value
                                double value_b)
 {
     const struct latmc_backend_ops *ops = a->ops;
-    bool fast = a->desc.model == LATMC_MODEL_ISING && b->ops == ops &&
+    bool fast = (a->desc.model == LATMC_MODEL_ISING || a->desc.model == LATMC_MODEL_HEISENBERG) &&
+                b->ops == ops &&
                 ops->size >= offsetof(struct latmc_backend_ops, ens_swap_params) +
                                  sizeof ops->ens_swap_params &&
                 ops->ens_swap_params && a->param[key] == value_b && b->param[key] == value_a;
@@ -88,11 +91,17 @@ static void swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double value
     latmc_sim_set_param(b, key, value_b);
 }
 
-static uint32_t exchange_draw(uint64_t seed, uint64_t round, uint64_t j)
+/* Draw j of the round: output j mod 4 of block j / 4. The last block is kept (*cache,
+ * *cached its index, UINT64_MAX before the first): consecutive pairs share blocks. */
+static uint32_t exchange_draw(uint64_t seed, uint64_t round, uint64_t j, latmc_philox_ctr *cache,
+                              uint64_t *cached)
 {
-    latmc_philox_ctr r = latmc_rng_block(seed, j / 4, round,
-                                         latmc_rng_stream(LATMC_STREAM_ENS_EXCHANGE, 0), 0, 0);
-    return r.v[j % 4];
+    if (*cached != j / 4) {
+        *cache = latmc_rng_block(seed, j / 4, round,
+                                 latmc_rng_stream(LATMC_STREAM_ENS_EXCHANGE, 0), 0, 0);
+        *cached = j / 4;
+    }
+    return cache->v[j % 4];
 }
 
 static bool accept(double delta, uint32_t u)
@@ -111,12 +120,14 @@ int latmc_ens_exchange_round(latmc_ens *e)
     /* the quantity conjugate to the ladder's parameter, per site: H/N, or sum phi^2 / N */
     const bool mu2 = e->ladder_key == LATMC_PARAM_MU2;
     double *energy = e->scratch;
-    int st = latmc_ens_exec_observable(e, mu2 ? LATMC_OBS_PHI2 : LATMC_OBS_ENERGY, energy);
+    int st = latmc_ens_exec_round_values(e, mu2 ? LATMC_OBS_PHI2 : LATMC_OBS_ENERGY, energy);
     if (st < 0)
         return st;
     const double nsites = (double)e->nsites;
     const double scale = mu2 ? 0.5 : 1.0; /* beta, or mu2 / 2 */
     const uint64_t round = e->rounds;
+    latmc_philox_ctr block = { { 0, 0, 0, 0 } };
+    uint64_t block_index = UINT64_MAX;
     for (int s = 0; s < e->layout.n_samples; s++)
         for (int r = 0; r < nR; r++) {
             const uint64_t chain = (uint64_t)s * (uint64_t)nR + (uint64_t)r;
@@ -126,7 +137,8 @@ int latmc_ens_exchange_round(latmc_ens *e)
                 const double delta = scale * (e->beta[t + 1] - e->beta[t]) *
                                      (energy[b] * nsites - energy[a] * nsites);
                 const uint32_t u = exchange_draw(e->layout.seed, round,
-                                                 chain * (uint64_t)(nT - 1) + (uint64_t)t);
+                                                 chain * (uint64_t)(nT - 1) + (uint64_t)t,
+                                                 &block, &block_index);
                 e->pair_attempted[t]++;
                 if (!accept(delta, u))
                     continue;

@@ -80,7 +80,12 @@ static int batched_sweeps(latmc_ens *e, uint64_t n)
         !ops->ens_sweep)
         return LATMC_EUNSUPPORTED;
     const int M = e->n_members;
-    for (int m = 0; m < M; m++) {
+    /* The members' checks of latmc_sim_sweep. Touching thousands of sims costs more than
+     * a short call's kernel, so after one full pass they are done per member only where
+     * they can differ: parameters of phi^4 (mu2 ladders; its joint check); the sweep
+     * counts and boxes stay in step while every call succeeds (members_in_step). */
+    const bool full = !e->members_in_step || e->desc.model == LATMC_MODEL_PHI4;
+    for (int m = 0; m < (full ? M : 1); m++) {
         const latmc_sim *sim = e->members[m];
         const uint64_t passes = (sim->model->params & (1u << LATMC_PARAM_NLOC))
                                     ? (uint64_t)sim->param[LATMC_PARAM_NLOC] : 1;
@@ -90,10 +95,12 @@ static int batched_sweeps(latmc_ens *e, uint64_t n)
             latmc_params_check_joint(sim->desc.model, sim->param) < 0)
             return LATMC_EUNSUPPORTED;
     }
-    uint64_t *counts = calloc(2 * (size_t)M, sizeof *counts);
-    if (!counts)
+    e->members_in_step = true;
+    if (!e->counts && !(e->counts = malloc(2 * (size_t)M * sizeof *e->counts)))
         return ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_sweep: cannot allocate the counts of %d "
                         "members", M);
+    uint64_t *counts = e->counts;
+    memset(counts, 0, 2 * (size_t)M * sizeof *counts);
     int st = ops->ens_sweep(e->members, M, n, counts, counts + M);
     if (st != LATMC_EUNSUPPORTED)
         for (int m = 0; m < M; m++) {
@@ -105,7 +112,6 @@ static int batched_sweeps(latmc_ens *e, uint64_t n)
                 sim->attempted += counts[M + m];
             }
         }
-    free(counts);
     if (st < 0 && st != LATMC_EUNSUPPORTED) {
         char why[LATMC_ERRMSG_SIZE];
         snprintf(why, sizeof why, "%s", latmc_thread_error());
@@ -196,4 +202,42 @@ int latmc_ens_exec_observable(latmc_ens *e, int key, double *values)
     for (int m = 0; m < M; m++)
         status[m] = latmc_sim_observable(members[m], key, &values[m]);
     return first_failure(e, "latmc_ens_observables");
+}
+
+/*
+ * The exchange round's values (`key` of every member into values[m]): on a backend with a
+ * batched measurement, the members' sums in one launch into the ensemble's own array and
+ * each value computed from it (the model's observable of that member's sums, exactly
+ * latmc_sim_observable's), without storing the sums in each member and calling it per
+ * member; otherwise as latmc_ens_exec_observable.
+ */
+int latmc_ens_exec_round_values(latmc_ens *e, int key, double *values)
+{
+    const struct latmc_backend_ops *ops = e->members[0]->ops;
+    const int M = e->n_members;
+    if (ops != &latmc_cpu_backend_ops && e->all_config &&
+        ops->size >= offsetof(struct latmc_backend_ops, ens_measure) + sizeof ops->ens_measure &&
+        ops->ens_measure && !latmc_part_many(e->members[0])) {
+        const struct latmc_model_def *model = e->members[0]->model;
+        if (!e->batch_sums && !(e->batch_sums = malloc((size_t)M * model->sums_size)))
+            return ENS_FAIL(e, LATMC_ENOMEM, "exchange round: cannot allocate the sums of %d "
+                            "members", M);
+        int st = ops->ens_measure(e->members, M, e->batch_sums);
+        if (st == LATMC_OK) {
+            const unsigned char *sums = e->batch_sums;
+            for (int m = 0; m < M && st == LATMC_OK; m++)
+                st = model->observable(e->members[m], sums + (size_t)m * model->sums_size, key,
+                                       &values[m]);
+            if (st < 0)
+                return ENS_FAIL(e, st, "exchange round: an observable: %s", latmc_thread_error());
+            return LATMC_OK;
+        }
+        if (st != LATMC_EUNSUPPORTED) {
+            char why[LATMC_ERRMSG_SIZE];
+            snprintf(why, sizeof why, "%s", latmc_thread_error());
+            return ENS_FAIL(e, st, "exchange round: batched measurement of the members: %s",
+                            why);
+        }
+    }
+    return latmc_ens_exec_observable(e, key, values);
 }

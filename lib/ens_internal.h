@@ -56,6 +56,13 @@ struct latmc_ens {
     uint64_t rt_count, rt_sum_sweeps;
 
     double *scratch;           /* n_members doubles (energies of a round) */
+    /* What the batched path (lib/ens_exec.c) knows without walking the members: every
+     * member has a configuration (have_config never goes back to false), and every
+     * member's sweep count is e->sweeps with one box (true after a full check; false
+     * again after any failed sweep call, which may leave the members uneven). */
+    bool all_config, members_in_step;
+    uint64_t *counts;          /* 2 n_members: a batched call's accepted, attempted */
+    void *batch_sums;          /* n_members model sums (a batched measurement) */
     int *status;               /* n_members: per-member results of a parallel step */
     char errmsg[LATMC_ERRMSG_SIZE];
 };
@@ -98,6 +105,8 @@ void latmc_ens_reset_map(latmc_ens *e);
  */
 int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n);
 int latmc_ens_exec_observable(latmc_ens *e, int key, double *values);
+/* The same for an exchange round (every member has a configuration: after sweeps). */
+int latmc_ens_exec_round_values(latmc_ens *e, int key, double *values);
 int latmc_ens_resolve_threads(int requested);
 
 /* One exchange round (lib/ens_exchange.c). */

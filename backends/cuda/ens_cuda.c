@@ -17,12 +17,15 @@
  * that needed a pack or an unpack are drained before, and the batch's after, so the
  * ensemble returns with nothing in flight, as every operation of the module does.
  */
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuda_check.h"
 #include "ens_cuda.h"
+#include "ens_heis_cuda.h"
 #include "model.h"
 
 /*
@@ -40,6 +43,9 @@ struct cuda_ens_batch {
     size_t last_bytes;   /* its size; 0: nothing valid on the device */
     void *host;          /* the host side of a call (tables, counters, flags) */
     size_t host_cap;
+    void *pinned;        /* page-locked: the counters or sums read back after a launch (a
+                            copy into pageable memory is staged through a driver buffer) */
+    size_t pinned_cap;
     /* The members prepared by the last batched sweep and cuda_ising_state_epoch() after
      * it: while no Ising state was touched since, the members are still prepared and the
      * table on the device is theirs (no pass over thousands of members per call). */
@@ -47,13 +53,90 @@ struct cuda_ens_batch {
     int n, coupled;
     bool use_packed, prepared;
     uint64_t epoch;
+    /* Tempering swaps (cuda_ens_swap_params) patch the swapped members' entries of the
+     * host copy `last` (dirty: not yet on the device) and keep the batch prepared, instead
+     * of a pass over every member at the next call: the members' indices by sim
+     * (open addressing, hcap a power of two >= 2 n), built with the first prepared call. */
+    latmc_sim **hkeys;
+    int *hidx;
+    size_t hcap;
+    latmc_sim *const *hmembers; /* the member array the map was built for */
+    bool dirty;
+    struct cuda_ens_batch *next_live; /* every live batch (swaps look them up) */
 };
+
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cuda_ens_batch *live;
+
+static size_t hash_slot(const latmc_sim *sim, size_t cap)
+{
+    uint64_t x = (uint64_t)(uintptr_t)sim;
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    return (size_t)x & (cap - 1);
+}
+
+/* Member index of sim in b (-1: not a member). */
+static int member_index(const struct cuda_ens_batch *b, const latmc_sim *sim)
+{
+    if (!b->hcap)
+        return -1;
+    for (size_t k = hash_slot(sim, b->hcap);; k = (k + 1) & (b->hcap - 1)) {
+        if (!b->hkeys[k])
+            return -1;
+        if (b->hkeys[k] == sim)
+            return b->hidx[k];
+    }
+}
+
+/* The map of these members (built once per member array; false: no memory, and swaps then
+ * take the long way). Called with live_lock held. */
+static bool build_map(struct cuda_ens_batch *b, latmc_sim *const *members, int n)
+{
+    if (b->hmembers == members && b->hcap >= 2 * (size_t)n)
+        return true;
+    size_t cap = 16;
+    while (cap < 2 * (size_t)n)
+        cap *= 2;
+    latmc_sim **keys = calloc(cap, sizeof *keys);
+    int *idx = malloc(cap * sizeof *idx);
+    if (!keys || !idx) {
+        free(keys);
+        free(idx);
+        return false;
+    }
+    for (int m = 0; m < n; m++) {
+        size_t k = hash_slot(members[m], cap);
+        while (keys[k])
+            k = (k + 1) & (cap - 1);
+        keys[k] = members[m];
+        idx[k] = m;
+    }
+    free(b->hkeys);
+    free(b->hidx);
+    b->hkeys = keys;
+    b->hidx = idx;
+    b->hcap = cap;
+    b->hmembers = members;
+    return true;
+}
 
 void cuda_ens_batch_free(struct cuda_ens_batch *b)
 {
     if (!b)
         return;
+    pthread_mutex_lock(&live_lock);
+    for (struct cuda_ens_batch **p = &live; *p; p = &(*p)->next_live)
+        if (*p == b) {
+            *p = b->next_live;
+            break;
+        }
+    pthread_mutex_unlock(&live_lock);
+    free(b->hkeys);
+    free(b->hidx);
     cudaFree(b->dev);
+    cudaFreeHost(b->pinned);
     free(b->last);
     free(b->host);
     free(b);
@@ -76,7 +159,8 @@ static int batch_table(struct cuda_ens_batch *b, cudaStream_t stream, const void
             return st;
         b->cap = need;
     }
-    if (b->last_bytes != table_bytes || memcmp(b->last, table, table_bytes) != 0) {
+    if (b->dirty || b->last_bytes != table_bytes || memcmp(b->last, table, table_bytes) != 0) {
+        b->dirty = false;
         b->last_bytes = 0; /* valid again once the copy is on its way */
         void *copy = realloc(b->last, table_bytes);
         if (!copy)
@@ -94,13 +178,30 @@ static int batch_table(struct cuda_ens_batch *b, cudaStream_t stream, const void
     return LATMC_OK;
 }
 
+/* The swaps' patches of the host table onto the device (the table the batch's members
+ * were prepared with, `table_bytes` of it). */
+static int upload_dirty(struct cuda_ens_batch *b, cudaStream_t stream, size_t table_bytes)
+{
+    if (!b->dirty)
+        return LATMC_OK;
+    b->dirty = false;
+    return cuda_check(cudaMemcpyAsync(b->dev, b->last, table_bytes, cudaMemcpyHostToDevice,
+                                      stream), "copying the batch's table");
+}
+
 /* The batch of the ensemble led by cs, with `host` bytes of host scratch (kept from call
  * to call: fresh large allocations cost page faults every call); NULL on failure. */
 static struct cuda_ens_batch *batch_of(struct cuda_sim *cs, size_t host)
 {
     struct cuda_ens_batch **slot = cuda_ising_ens_batch(cs), *b = *slot;
-    if (!b && !(b = *slot = calloc(1, sizeof *b)))
-        return NULL;
+    if (!b) {
+        if (!(b = *slot = calloc(1, sizeof *b)))
+            return NULL;
+        pthread_mutex_lock(&live_lock);
+        b->next_live = live;
+        live = b;
+        pthread_mutex_unlock(&live_lock);
+    }
     if (host > b->host_cap) {
         void *h = realloc(b->host, host);
         if (!h)
@@ -109,6 +210,24 @@ static struct cuda_ens_batch *batch_of(struct cuda_sim *cs, size_t host)
         b->host_cap = host;
     }
     return b;
+}
+
+/* At least `bytes` of page-locked memory of the batch (kept; grown only): NULL when
+ * cudaMallocHost fails, and the caller reads back into pageable memory instead. */
+static void *batch_pinned(struct cuda_ens_batch *b, size_t bytes)
+{
+    if (bytes > b->pinned_cap) {
+        cudaFreeHost(b->pinned);
+        b->pinned = NULL;
+        b->pinned_cap = 0;
+        if (cudaMallocHost(&b->pinned, bytes) != cudaSuccess) {
+            (void)cudaGetLastError(); /* not sticky: clear it */
+            b->pinned = NULL;
+            return NULL;
+        }
+        b->pinned_cap = bytes;
+    }
+    return b->pinned;
 }
 
 /* Bytes of host scratch of a call with n members: both tables, counters, pending flags. */
@@ -174,6 +293,8 @@ static int prepare_members(latmc_sim *const *members, int n, struct cuda_ens_pac
 int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *accepted,
                    uint64_t *attempted)
 {
+    if (n >= 1 && members[0]->desc.model == LATMC_MODEL_HEISENBERG)
+        return cuda_ens_heis_sweep(members, n, sweeps, accepted, attempted); /* ens_heis_cuda.c */
     if (n < 1 || !batchable(members, n))
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched sweep for these members");
     struct cuda_sim *cs0 = cuda_sim_of(members[0]);
@@ -189,8 +310,10 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
         return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
     struct cuda_ens_packed_member *packed = batch->host;
     struct cuda_ens_ising_member *bytes = (void *)((char *)batch->host + packed_bytes);
-    unsigned long long *changed = (void *)((char *)bytes + byte_bytes);
-    bool *pending = (void *)((char *)changed + count_bytes); /* streams that got work */
+    unsigned long long *changed = batch_pinned(batch, count_bytes);
+    if (!changed)
+        changed = (void *)((char *)bytes + byte_bytes);
+    bool *pending = (void *)((char *)bytes + byte_bytes + count_bytes); /* streams with work */
     memset(pending, 0, (size_t)n * sizeof *pending);
     void *dev = NULL;
     bool use_packed = batch->use_packed;
@@ -208,11 +331,17 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
         if (pending[m])
             st = cuda_check(cudaStreamSynchronize(cuda_sim_of(members[m])->stream),
                             "preparing a member's spins");
-    if (st == LATMC_OK && reuse)
+    if (st == LATMC_OK && reuse) {
         dev = batch->dev;
-    else if (st == LATMC_OK)
+        st = upload_dirty(batch, cs0->stream, table_bytes);
+    } else if (st == LATMC_OK) {
         st = batch_table(batch, cs0->stream, table, table_bytes,
                          (size_t)n * sizeof(struct latmc_ising_sums), &dev);
+        pthread_mutex_lock(&live_lock);
+        if (!build_map(batch, members, n))
+            batch->hmembers = NULL; /* no map: swaps take the long way */
+        pthread_mutex_unlock(&live_lock);
+    }
     if (st == LATMC_OK) {
         batch->members = members;
         batch->n = n;
@@ -268,6 +397,12 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
  */
 int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
 {
+    if (!sums) { /* the ensemble goes: what the module kept for its members goes too */
+        cuda_ens_heis_release(members, n);
+        return LATMC_OK;
+    }
+    if (n >= 1 && members[0]->desc.model == LATMC_MODEL_HEISENBERG)
+        return cuda_ens_heis_measure_all(members, n, sums); /* ens_heis_cuda.c */
     if (n < 1 || members[0]->desc.model != LATMC_MODEL_ISING)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
     struct cuda_sim *cs0 = cuda_sim_of(members[0]);
@@ -286,7 +421,19 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
     bool *pending = (void *)((char *)batch->host + host_scratch(n) - (size_t)n * sizeof(bool));
     memset(pending, 0, (size_t)n * sizeof *pending);
     int coupled = 0;
-    for (int m = 0; m < n && st == LATMC_OK; m++) {
+    const size_t table_bytes = (size_t)n * sizeof *packed;
+    const size_t sums_bytes = (size_t)n * sizeof(struct latmc_ising_sums);
+    void *dev = NULL;
+    /* The members as the last batched sweep prepared them, no Ising state touched since
+     * (an exchange round's measurement right after the sweep): their packed table is on
+     * the device already, with room for the sums after it; no pass over the members. */
+    if (batch->prepared && batch->members == members && batch->n == n && batch->use_packed &&
+        batch->epoch == cuda_ising_state_epoch() && batch->cap >= table_bytes + sums_bytes) {
+        dev = batch->dev;
+        coupled = batch->coupled;
+        st = upload_dirty(batch, cs0->stream, table_bytes);
+    }
+    for (int m = 0; m < n && st == LATMC_OK && !dev; m++) {
         cudaError_t err = cudaSuccess;
         if (!cuda_ising_packed_member(cuda_sim_of(members[m]), &packed[m], &pending[m], &err))
             return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: a member without packed arrays");
@@ -294,15 +441,14 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
         packed[m].seed = members[m]->desc.seed;
         coupled = packed[m].eps[0] != NULL;
     }
-    for (int m = 0; m < n && st == LATMC_OK; m++)
+    for (int m = 0; m < n && st == LATMC_OK && !dev; m++)
         if (pending[m])
             st = cuda_check(cudaStreamSynchronize(cuda_sim_of(members[m])->stream),
                             "preparing a member's spins");
-    const size_t table_bytes = (size_t)n * sizeof *packed;
-    const size_t sums_bytes = (size_t)n * sizeof(struct latmc_ising_sums);
-    void *dev = NULL;
-    if (st == LATMC_OK)
+    if (st == LATMC_OK && !dev) {
+        batch->prepared = false; /* the table may change: the next sweep prepares again */
         st = batch_table(batch, cs0->stream, packed, table_bytes, sums_bytes, &dev);
+    }
     struct latmc_ising_sums *dev_sums =
         dev ? (struct latmc_ising_sums *)((char *)dev + table_bytes) : NULL;
     if (st == LATMC_OK)
@@ -311,26 +457,96 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
     if (st == LATMC_OK)
         st = cuda_check(cuda_ens_packed_measure(cs0->stream, &cs0->lattice, dev, n, coupled,
                                                 dev_sums), "launching a batched measure");
+    void *pinned = batch_pinned(batch, sums_bytes);
     if (st == LATMC_OK)
-        st = cuda_check(cudaMemcpyAsync(sums, dev_sums, sums_bytes, cudaMemcpyDeviceToHost,
-                                        cs0->stream), "reading the sums");
+        st = cuda_check(cudaMemcpyAsync(pinned ? pinned : sums, dev_sums, sums_bytes,
+                                        cudaMemcpyDeviceToHost, cs0->stream), "reading the sums");
     if (st == LATMC_OK)
         st = cuda_check(cudaStreamSynchronize(cs0->stream), "measuring the members");
+    if (st == LATMC_OK && pinned)
+        memcpy(sums, pinned, sums_bytes);
     return st;
 }
 
 /*
- * The ens_swap_params operation: a tempering swap moved a's parameters and tables to b and
- * b's to a (lib/ens_exchange.c), so their device tables change places too (two pointers,
- * equal sizes, nothing in flight: every operation of the module returns drained) and the
+ * The ens_swap_params operation (Ising and Heisenberg members): a tempering swap moved a's
+ * parameters and tables to b and b's to a (lib/ens_exchange.c), so their device tables
+ * change places too (two pointers, equal sizes, nothing in flight: every operation of the
+ * module returns drained) and the
  * model's host-side forms (Ising: the packed thresholds) are rebuilt from the swapped
  * tables -- what params_changed gives, without a copy and a synchronisation per member.
  */
+/*
+ * After a swap of Ising members a and b: where a batch holds both, prepared with no state
+ * touched since but by this swap (its epoch was `epoch0` before it), their entries of the
+ * batch's host table are made again (as the next call's pass over every member would make
+ * them) and the batch stays prepared, its table dirty (uploaded once by the next call).
+ * Otherwise nothing: the next call prepares every member, as always.
+ */
+static void patch_batches(latmc_sim *a, latmc_sim *b, uint64_t epoch0)
+{
+    pthread_mutex_lock(&live_lock);
+    for (struct cuda_ens_batch *t = live; t; t = t->next_live) {
+        /* the map is only written under the lock; the rest of a batch belongs to the
+         * thread of its ensemble, which is this one once a and b are found in it */
+        const int ia = member_index(t, a);
+        const int ib = ia >= 0 ? member_index(t, b) : -1;
+        if (ib < 0)
+            continue;
+        if (t->hmembers != t->members || !t->prepared || t->epoch != epoch0)
+            break; /* the members' batch, not reusable anyway */
+        latmc_sim *sims[2] = { a, b };
+        const int idx[2] = { ia, ib };
+        for (int k = 0; k < 2 && t->prepared; k++) {
+            struct cuda_sim *cs = cuda_sim_of(sims[k]);
+            bool enqueued = false;
+            cudaError_t err = cudaSuccess;
+            if (t->use_packed) {
+                struct cuda_ens_packed_member e;
+                if (!cuda_ising_packed_member(cs, &e, &enqueued, &err)) {
+                    t->prepared = false;
+                    break;
+                }
+                e.seed = sims[k]->desc.seed;
+                ((struct cuda_ens_packed_member *)t->last)[idx[k]] = e;
+            } else {
+                struct cuda_ens_ising_member e;
+                const int8_t *eps = NULL;
+                err = cuda_ising_batch_member(cs, &eps, &enqueued);
+                e.spins = cs->spins;
+                e.eps = eps;
+                e.tables = cs->tables;
+                e.seed = sims[k]->desc.seed;
+                ((struct cuda_ens_ising_member *)t->last)[idx[k]] = e;
+            }
+            if (enqueued) /* a pack or unpack went on the member's stream: finish it */
+                err = err == cudaSuccess ? cudaStreamSynchronize(cs->stream) : err;
+            if (enqueued || err != cudaSuccess) {
+                (void)cudaGetLastError();
+                t->prepared = false; /* the next call prepares (and reports) */
+            }
+        }
+        if (t->prepared) {
+            t->dirty = true;
+            t->epoch = cuda_ising_state_epoch();
+        }
+        break;
+    }
+    pthread_mutex_unlock(&live_lock);
+}
+
 int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
 {
     struct cuda_sim *ca = cuda_sim_of(a), *cb = cuda_sim_of(b);
+    const uint64_t epoch0 = cuda_ising_state_epoch();
     if (ca->slabs || cb->slabs || ca->device != cb->device || ca->kernels != cb->kernels)
         return LATMC_EUNSUPPORTED; /* the core falls back to params_changed */
+    /* LATMC_ENS_HEIS_BATCH=0: Heisenberg members the long way too (the tests' reference) */
+    if (a->desc.model == LATMC_MODEL_HEISENBERG) {
+        const char *env = getenv("LATMC_ENS_HEIS_BATCH");
+        if (env && strcmp(env, "0") == 0)
+            return LATMC_EUNSUPPORTED;
+    }
     void *t = ca->tables;
     ca->tables = cb->tables;
     cb->tables = t;
@@ -338,5 +554,7 @@ int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
         ca->kernels->params_changed(a, ca);
         cb->kernels->params_changed(b, cb);
     }
+    if (a->desc.model == LATMC_MODEL_ISING)
+        patch_batches(a, b, epoch0);
     return LATMC_OK;
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ens_test_helpers.h"
+#include "latmc_math.h"
 #include "philox.h"
 #include "sim_helpers.h"
 
@@ -181,6 +182,28 @@ static void test_other_models_standalone(void **state)
     members_match_standalone(d, LATMC_PARAM_G, 1.0); /* g > 0: mu2 = g = 0 is refused */
 }
 
+/* Heisenberg members of the size the CUDA ensembles run in one launch (backends/cuda/
+ * ens_heisenberg.cu: one block per member, its spins in shared memory): 3D L = 16 Gaussian
+ * heat bath + 2 overrelaxation passes in float, with a member read and written between
+ * calls; +-J in double with one pass; 2D overrelaxation alone. Each member must be its
+ * standalone sim bit for bit (on CUDA: its standalone CUDA sim; on the CPU the same
+ * comparison holds, the precision being the CUDA kernels' only). */
+static void test_heisenberg_members_standalone(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = ens_test_desc(LATMC_MODEL_HEISENBERG, 3, 16);
+    d.couplings = LATMC_COUPLINGS_GAUSSIAN;
+    d.precision = LATMC_PRECISION_FLOAT;
+    members_match_standalone_poked(d, LATMC_PARAM_NOVER, 2, true);
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    d.precision = LATMC_PRECISION_DOUBLE;
+    members_match_standalone(d, LATMC_PARAM_NOVER, 1);
+    d = ens_test_desc(LATMC_MODEL_HEISENBERG, 2, 8);
+    d.couplings = LATMC_COUPLINGS_GAUSSIAN;
+    d.algorithm = LATMC_ALGO_OVERRELAX;
+    members_match_standalone(d, LATMC_PARAM_H, 0.3);
+}
+
 /* The derivation doc/ensembles.md states, recomputed here from Philox itself. */
 static void test_seed_derivation(void **state)
 {
@@ -227,6 +250,69 @@ static void test_seed_derivation(void **state)
     assert_memory_not_equal(c0, c1, sizeof c0);
     latmc_sim_destroy(&s0);
     latmc_sim_destroy(&s1);
+    latmc_ens_destroy(&e);
+}
+
+/* The exchange rule of doc/ensembles.md recomputed from Philox itself: round r offers
+ * the pairs (t, t+1), t = r mod 2, r mod 2 + 2, ..., of each (sample, replica), accepts
+ * with u < floor(exp(Delta) 2^32), u = output j mod 4 of Philox block j / 4 of key seed,
+ * stream 15, sweep field r, j = (sample n_R + replica)(n_T - 1) + t, Delta =
+ * (beta[t+1] - beta[t]) (E_b - E_a). Each round's map is predicted from the previous
+ * one and the energies after the sweep (swaps move betas, not configurations). */
+static void test_exchange_rule(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = ens_test_desc(LATMC_MODEL_ISING, 2, 4);
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    enum { NS = 3, NT = 5, NR = 2, M = NS * NT * NR };
+    latmc_ens_layout l = ens_test_layout(NS, NT, NR, UINT64_C(0xfeedbeef12), 1);
+    latmc_ens *e = NULL;
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+    const double beta[NT] = { 0.2, 0.3, 0.4, 0.5, 0.6 };
+    assert_int_equal(latmc_ens_set_temperatures(e, beta, NT), LATMC_OK);
+    assert_int_equal(latmc_ens_set_exchange(e, 1), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    int at[M]; /* member at (s, t, r) */
+    for (int i = 0; i < M; i++)
+        at[i] = i; /* home map */
+    uint64_t accepted = 0;
+    for (uint64_t r = 0; r < 40; r++) {
+        assert_int_equal(latmc_ens_sweep(e, 1), LATMC_OK); /* sweep r + 1, then round r */
+        double en[M];
+        assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_MEMBER, en, M),
+                         LATMC_OK);
+        for (int s = 0; s < NS; s++)
+            for (int rep = 0; rep < NR; rep++)
+                for (int t = (int)(r % 2); t + 1 < NT; t += 2) {
+                    const int ia = (s * NT + t) * NR + rep, ib = (s * NT + t + 1) * NR + rep;
+                    const double delta = (beta[t + 1] - beta[t]) *
+                                         (en[at[ib]] * 16.0 - en[at[ia]] * 16.0);
+                    const uint64_t j = (uint64_t)(s * NR + rep) * (NT - 1) + (uint64_t)t;
+                    latmc_philox_key k = { { (uint32_t)l.seed, (uint32_t)(l.seed >> 32) } };
+                    latmc_philox_ctr c = { { (uint32_t)(j / 4), 0, (uint32_t)r, 15u << 24 } };
+                    const uint32_t u = latmc_philox4x32_10(c, k).v[j % 4];
+                    bool yes = delta >= 0;
+                    if (!yes) {
+                        const double p = latmc_math_exp(delta) * 4294967296.0;
+                        yes = (uint64_t)u < (p >= 4294967296.0 ? UINT64_C(4294967296)
+                                                              : (uint64_t)p);
+                    }
+                    if (yes) {
+                        const int x = at[ia];
+                        at[ia] = at[ib];
+                        at[ib] = x;
+                        accepted++;
+                    }
+                }
+        for (int s = 0; s < NS; s++)
+            for (int t = 0; t < NT; t++)
+                for (int rep = 0; rep < NR; rep++) {
+                    int m = -1;
+                    assert_int_equal(latmc_ens_member_at(e, s, t, rep, &m), LATMC_OK);
+                    assert_int_equal(m, at[(s * NT + t) * NR + rep]);
+                }
+    }
+    assert_true(accepted > 20); /* the rule was exercised */
     latmc_ens_destroy(&e);
 }
 
@@ -422,6 +508,35 @@ static void test_cpu_cuda_identical(void **state)
     ladder = wide_ladder;
 }
 
+/* CUDA Heisenberg members with tempering on (betas moving between members, so the
+ * batched launch's member table changes between calls): the batched launch against the
+ * members run one by one (LATMC_ENS_HEIS_BATCH=0), the same state bit for bit. */
+static void test_heisenberg_tempering_batched(void **state)
+{
+    (void)state;
+    for (int prec = 0; prec < 2; prec++) {
+        latmc_sim_desc d = ens_test_desc(LATMC_MODEL_HEISENBERG, 3, 4);
+        d.couplings = prec ? LATMC_COUPLINGS_BIMODAL : LATMC_COUPLINGS_GAUSSIAN;
+        d.precision = prec ? LATMC_PRECISION_DOUBLE : LATMC_PRECISION_FLOAT;
+        struct ens_state s[2];
+        for (int i = 0; i < 2; i++) {
+            if (i == 1)
+                assert_int_equal(setenv("LATMC_ENS_HEIS_BATCH", "0", 1), 0);
+            latmc_ens *e = tempering_ensemble_of(d, 1);
+            assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_NOVER, 2), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, 31), LATMC_OK);
+            assert_int_equal(latmc_ens_sweep(e, 29), LATMC_OK);
+            capture(e, &s[i]);
+            latmc_ens_destroy(&e);
+            unsetenv("LATMC_ENS_HEIS_BATCH");
+        }
+        assert_true(s[0].acc[0] + s[0].acc[1] + s[0].acc[2] > 0); /* swaps did happen */
+        assert_same_state(&s[0], &s[1]);
+        free(s[0].spins);
+        free(s[1].spins);
+    }
+}
+
 int main(void)
 {
     const int skip = test_device_check();
@@ -430,6 +545,7 @@ int main(void)
     ens_test_device = test_device();
     const struct CMUnitTest cuda_tests[] = {
         cmocka_unit_test(test_cpu_cuda_identical),
+        cmocka_unit_test(test_heisenberg_tempering_batched),
     };
     if (ens_test_device == LATMC_DEVICE_CUDA &&
         cmocka_run_group_tests(cuda_tests, setup, teardown) != 0)
@@ -438,7 +554,9 @@ int main(void)
         cmocka_unit_test(test_ising_members_standalone),
         cmocka_unit_test(test_ising_packed_lattices_standalone),
         cmocka_unit_test(test_other_models_standalone),
+        cmocka_unit_test(test_heisenberg_members_standalone),
         cmocka_unit_test(test_seed_derivation),
+        cmocka_unit_test(test_exchange_rule),
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_save_load_continues),
     };

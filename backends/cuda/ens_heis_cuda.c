@@ -1,0 +1,391 @@
+/*
+ * Heisenberg members of an ensemble in one launch: the host side of ens_heisenberg.cu
+ * (doc/ensembles.md, "Execution").
+ *
+ * The members' configurations stay in their own sims' device buffers (the kernel updates
+ * the buffer that holds it in place, so the sims' state is what their own sweeps would
+ * leave). What the launch needs besides lives in a batch kept from call to call:
+ *   - the members' couplings, copied once from the members themselves (their get_couplings,
+ *     the authoritative values, whatever set them) into one device array, structure of
+ *     arrays, consecutive members with equal couplings (the temperatures and replicas of
+ *     a sample) sharing one copy: fewer bytes, and the copies a launch reads stay in L2;
+ *   - the device table of the members (pointers, seed, beta, h, nover), rebuilt on the
+ *     host at every call (one pass over the members, no device work) and uploaded only
+ *     when it differs from what is on the device (a tempering swap changed a beta).
+ * Batches are found by the ensemble's member array and freed when the core releases it
+ * (cuda_ens_heis_release, from ens_measure with sums NULL: lib/ens.c before it destroys
+ * the members).
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_backend.h"
+#include "cuda_check.h"
+#include "ens_heis_cuda.h"
+#include "heisenberg.h"
+
+/* The kernel writes each member's sums as 13 consecutive doubles. */
+_Static_assert(sizeof(struct latmc_heisenberg_sums) == 13 * sizeof(double),
+               "struct latmc_heisenberg_sums is not 13 packed doubles");
+
+/* Sweeps per launch: bounds one launch's time (a call of many sweeps is several). */
+#define ENS_HEIS_SWEEPS_PER_LAUNCH 256
+
+/* The geometry override: "THREADS,JSMEM" (threads a multiple of 32 up to 1024; JSMEM 1:
+ * the couplings in shared memory as well), for measurements. */
+#define ENS_HEIS_GEOM_ENV "LATMC_ENS_HEIS_GEOM"
+/* "0": the members run one by one (the comparison of tests/ensemble/test_ens_identity.c). */
+#define ENS_HEIS_BATCH_ENV "LATMC_ENS_HEIS_BATCH"
+
+struct heis_batch {
+    struct heis_batch *next;
+    latmc_sim *const *key;      /* the ensemble's member array */
+    latmc_sim **members;        /* the members it was built for (pointers compared) */
+    int n, device, dbl, heatbath;
+    ens_heis_shape shape;
+    int threads, jsmem;
+    float *J;                   /* device: the distinct couplings, SoA each */
+    const float **member_J;     /* host: member m's copy in J */
+    struct cuda_ens_heis_member *table, *last; /* host: this call's, the one on the device */
+    bool uploaded;
+    struct cuda_ens_heis_member *dev_table;
+    double *dev_sums;           /* 13 doubles a member (ens_measure) */
+    int rows_per_chunk, nchunks, chunks_per_plane; /* the reduction's, cuda_heisenberg.c's */
+};
+
+static pthread_mutex_t batches_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct heis_batch *batches;
+
+static void batch_free(struct heis_batch *b)
+{
+    if (!b)
+        return;
+    cudaFree(b->J);
+    cudaFree(b->dev_table);
+    cudaFree(b->dev_sums);
+    free(b->members);
+    free(b->member_J);
+    free(b->table);
+    free(b->last);
+    free(b);
+}
+
+/* Remove and return the batch of `key` (NULL when there is none). */
+static struct heis_batch *take_batch(latmc_sim *const *key)
+{
+    pthread_mutex_lock(&batches_lock);
+    struct heis_batch **p = &batches, *b = NULL;
+    while (*p && (*p)->key != key)
+        p = &(*p)->next;
+    if (*p) {
+        b = *p;
+        *p = b->next;
+        b->next = NULL;
+    }
+    pthread_mutex_unlock(&batches_lock);
+    return b;
+}
+
+static void put_batch(struct heis_batch *b)
+{
+    pthread_mutex_lock(&batches_lock);
+    b->next = batches;
+    batches = b;
+    pthread_mutex_unlock(&batches_lock);
+}
+
+void cuda_ens_heis_release(latmc_sim *const *members, int n)
+{
+    (void)n;
+    struct heis_batch *b = take_batch(members);
+    if (b) {
+        cudaSetDevice(b->device);
+        batch_free(b);
+    }
+}
+
+/* Threads and jsmem of the launch: the override, or the defaults: the couplings in shared
+ * memory beside the spins where they fit (16^3: 96 KiB a block, two blocks an SM), and as
+ * many threads as two blocks' registers allow (float 3D: 72 registers, 384 threads;
+ * double: 93, 256). */
+static int choose_geometry(struct heis_batch *b)
+{
+    int threads = b->dbl ? 256 : 384, jsmem = 1;
+    const char *env = getenv(ENS_HEIS_GEOM_ENV);
+    bool forced = false;
+    if (env && *env) {
+        char *end = NULL;
+        const long t = strtol(env, &end, 10);
+        long j = 1;
+        if (end && *end == ',')
+            j = strtol(end + 1, &end, 10);
+        if (!end || *end || t < 32 || t > 1024 || t % 32 || (j != 0 && j != 1))
+            return cuda_core->fail(LATMC_EINVAL, "%s=\"%s\": expected \"THREADS,JSMEM\" with "
+                                   "THREADS a multiple of 32 in [32, 1024] and JSMEM 0 or 1",
+                                   ENS_HEIS_GEOM_ENV, env);
+        threads = (int)t;
+        jsmem = (int)j;
+        forced = true;
+    }
+    for (;; jsmem--) {
+        const cudaError_t err = cuda_ens_heis_prepare(b->dbl, b->shape.ndim,
+                                                      cuda_ens_heis_smem(&b->shape, jsmem),
+                                                      threads);
+        if (err == cudaSuccess)
+            break;
+        if (err != cudaErrorInvalidConfiguration)
+            return cuda_check(err, "preparing the ensembles' Heisenberg kernel");
+        if (forced)
+            return cuda_core->fail(LATMC_EINVAL, "%s=\"%s\": this device cannot launch the "
+                                   "ensembles' Heisenberg kernel with %d threads for members "
+                                   "of %d sites", ENS_HEIS_GEOM_ENV, env, threads, b->shape.n);
+        if (jsmem == 0)
+            return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: members of %d sites do not fit "
+                                   "one block's shared memory", b->shape.n);
+    }
+    b->threads = threads;
+    b->jsmem = jsmem;
+    return LATMC_OK;
+}
+
+/* The members' couplings into b->J (one copy per run of equal neighbours). */
+static int copy_couplings(struct heis_batch *b)
+{
+    latmc_sim *const *members = b->members;
+    const size_t n = (size_t)b->shape.n, per = n * (size_t)b->shape.ndim;
+    float *aos = malloc(per * sizeof *aos), *prev = malloc(per * sizeof *prev);
+    float *soa = malloc(per * sizeof *soa);
+    size_t *slot = malloc((size_t)b->n * sizeof *slot);
+    int st = aos && prev && soa && slot ? LATMC_OK
+                                        : cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate "
+                                                          "the members' couplings");
+    /* first pass: which members start a new copy */
+    size_t copies = 0;
+    for (int m = 0; m < b->n && st == LATMC_OK; m++) {
+        struct cuda_sim *cs = cuda_sim_of(members[m]);
+        st = cuda_check(cs->kernels->get_couplings(members[m], cs, aos), "reading couplings");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaStreamSynchronize(cs->stream), "reading couplings");
+        if (st < 0)
+            break;
+        if (m == 0 || memcmp(aos, prev, per * sizeof *aos) != 0) {
+            copies++;
+            memcpy(prev, aos, per * sizeof *aos);
+        }
+        slot[m] = copies - 1;
+    }
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMalloc((void **)&b->J, copies * per * sizeof(float)),
+                        "cannot allocate device memory for the members' couplings");
+    /* second pass: upload each copy (the members are read again: no host copy of all) */
+    for (int m = 0; m < b->n && st == LATMC_OK; m++) {
+        b->member_J[m] = b->J + slot[m] * per;
+        if (m > 0 && slot[m] == slot[m - 1])
+            continue;
+        struct cuda_sim *cs = cuda_sim_of(members[m]);
+        st = cuda_check(cs->kernels->get_couplings(members[m], cs, aos), "reading couplings");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaStreamSynchronize(cs->stream), "reading couplings");
+        for (size_t i = 0; i < n && st == LATMC_OK; i++)
+            for (int mu = 0; mu < b->shape.ndim; mu++)
+                soa[(size_t)mu * n + i] = aos[(size_t)b->shape.ndim * i + (size_t)mu];
+        if (st == LATMC_OK)
+            st = cuda_check(cudaMemcpy(b->J + slot[m] * per, soa, per * sizeof(float),
+                                       cudaMemcpyHostToDevice), "copying couplings");
+    }
+    free(aos);
+    free(prev);
+    free(soa);
+    free(slot);
+    return st;
+}
+
+/* A new batch for these members, or NULL with the failure in *st (LATMC_EUNSUPPORTED:
+ * they cannot run together). */
+static struct heis_batch *new_batch(latmc_sim *const *members, int n, int *st)
+{
+    const latmc_sim *first = members[0];
+    struct heis_batch *b = calloc(1, sizeof *b);
+    if (!b) {
+        *st = cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate an ensemble's batch");
+        return NULL;
+    }
+    b->key = members;
+    b->n = n;
+    b->device = cuda_sim_of(first)->device;
+    b->dbl = first->desc.precision == LATMC_PRECISION_DOUBLE;
+    b->heatbath = first->desc.algorithm == LATMC_ALGO_HEATBATH;
+    b->shape.ndim = first->desc.ndim;
+    b->shape.lx = (int)first->desc.extent[0];
+    b->shape.ly = (int)first->desc.extent[1];
+    b->shape.lz = first->desc.ndim == 3 ? (int)first->desc.extent[2] : 1;
+    b->shape.n = (int)first->nsites;
+    b->members = malloc((size_t)n * sizeof *b->members);
+    b->member_J = malloc((size_t)n * sizeof *b->member_J);
+    b->table = malloc((size_t)n * sizeof *b->table);
+    b->last = malloc((size_t)n * sizeof *b->last);
+    *st = b->members && b->member_J && b->table && b->last
+              ? LATMC_OK
+              : cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate an ensemble's batch");
+    if (*st == LATMC_OK) {
+        memcpy(b->members, members, (size_t)n * sizeof *b->members);
+        *st = choose_geometry(b);
+    }
+    if (*st == LATMC_OK)
+        *st = cuda_check(cudaMalloc((void **)&b->dev_table, (size_t)n * sizeof *b->table),
+                         "cannot allocate device memory for the members' table");
+    if (*st == LATMC_OK)
+        *st = cuda_check(cudaMalloc((void **)&b->dev_sums, (size_t)n * 13 * sizeof(double)),
+                         "cannot allocate device memory for the members' sums");
+    /* the reduction's chunks, as cuda_heisenberg.c's heis_create chooses them: at most
+     * 1024 sites of whole rows, never across a plane along the last axis */
+    const int rows_per_plane = b->shape.ndim == 3 ? b->shape.ly : 1;
+    int rpc = 1024 / b->shape.lx > 0 ? 1024 / b->shape.lx : 1;
+    if (rpc > rows_per_plane)
+        rpc = rows_per_plane;
+    while (rows_per_plane % rpc != 0)
+        rpc--;
+    b->rows_per_chunk = rpc;
+    b->nchunks = (b->shape.ly * b->shape.lz + rpc - 1) / rpc;
+    b->chunks_per_plane = rows_per_plane / rpc;
+    if (*st == LATMC_OK)
+        *st = copy_couplings(b);
+    if (*st < 0) {
+        batch_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+/* Can these members run in one launch: Heisenberg, one replica each, one device, no
+ * slabs, members small enough for 32-bit indices. */
+static bool batchable(latmc_sim *const *members, int n, bool same_sweeps)
+{
+    const latmc_sim *first = members[0];
+    if (first->desc.model != LATMC_MODEL_HEISENBERG || first->desc.replicas != 1 ||
+        first->desc.ndim < 2 || first->desc.ndim > 3 || first->nsites > (1 << 24) ||
+        first->desc.extent[0] % 2 != 0)
+        return false;
+    const int device = cuda_sim_of(first)->device;
+    for (int m = 0; m < n; m++) {
+        const struct cuda_sim *cs = cuda_sim_of(members[m]);
+        if (cs->slabs || cs->device != device || !cs->kernels->device_view ||
+            !cs->kernels->get_couplings || (same_sweeps && members[m]->sweeps != first->sweeps))
+            return false;
+    }
+    return true;
+}
+
+/*
+ * The batch of these members with this call's table on the device (uploaded on cs0's
+ * stream where it changed): the buffer that holds each configuration now, its seed and
+ * parameters. NULL with *st set when they cannot run together or on a failure; the
+ * caller gives the batch back with put_batch.
+ */
+static struct heis_batch *ready_batch(latmc_sim *const *members, int n, bool same_sweeps,
+                                      int *st)
+{
+    const char *env = getenv(ENS_HEIS_BATCH_ENV);
+    if (n < 1 || !batchable(members, n, same_sweeps) || (env && strcmp(env, "0") == 0)) {
+        *st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for these members");
+        return NULL;
+    }
+    struct cuda_sim *cs0 = cuda_sim_of(members[0]);
+    if ((*st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice")) < 0)
+        return NULL;
+    struct heis_batch *b = take_batch(members);
+    if (b && (b->n != n || memcmp(b->members, members, (size_t)n * sizeof *members) != 0)) {
+        batch_free(b); /* another ensemble's array at the same address */
+        b = NULL;
+    }
+    if (!b && !(b = new_batch(members, n, st)))
+        return NULL;
+    int s = LATMC_OK;
+    for (int m = 0; m < n && s == LATMC_OK; m++) {
+        latmc_sim *sim = members[m];
+        struct cuda_sim *cs = cuda_sim_of(sim);
+        latmc_device_view view;
+        s = cuda_check(cs->kernels->device_view(sim, cs, &view), "locating a member's spins");
+        const struct latmc_heisenberg_params *p = sim->model_data;
+        struct cuda_ens_heis_member *e = &b->table[m];
+        memset(e, 0, sizeof *e);
+        e->spins = (float *)(uintptr_t)view.data;
+        e->J = b->member_J[m];
+        e->seed = sim->desc.seed;
+        e->beta = p->beta;
+        e->h = p->h;
+        e->nover = p->nover;
+    }
+    const size_t table_bytes = (size_t)n * sizeof *b->table;
+    if (s == LATMC_OK && (!b->uploaded || memcmp(b->table, b->last, table_bytes) != 0)) {
+        struct cuda_ens_heis_member *t = b->last; /* the old one may still be in flight */
+        b->last = b->table;
+        b->table = t;
+        b->uploaded = false;
+        s = cuda_check(cudaMemcpyAsync(b->dev_table, b->last, table_bytes,
+                                       cudaMemcpyHostToDevice, cs0->stream),
+                       "copying the members' table");
+        b->uploaded = s == LATMC_OK;
+    }
+    *st = s;
+    return b;
+}
+
+int cuda_ens_heis_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *accepted,
+                        uint64_t *attempted)
+{
+    int st = LATMC_OK;
+    struct heis_batch *b = ready_batch(members, n, true, &st);
+    if (!b)
+        return st;
+    struct cuda_sim *cs0 = cuda_sim_of(members[0]);
+    const uint64_t sweep0 = members[0]->sweeps;
+    for (uint64_t done = 0; done < sweeps && st == LATMC_OK;) {
+        const uint64_t k = sweeps - done < ENS_HEIS_SWEEPS_PER_LAUNCH
+                               ? sweeps - done : ENS_HEIS_SWEEPS_PER_LAUNCH;
+        st = cuda_check(cuda_ens_heis_sweeps(cs0->stream, &b->shape, b->dev_table, n, b->dbl,
+                                             b->heatbath, b->jsmem, b->threads, sweep0 + done,
+                                             k),
+                        "launching the members' sweeps");
+        done += k;
+    }
+    if (st == LATMC_OK)
+        st = cuda_check(cudaStreamSynchronize(cs0->stream), "sweeping the members");
+    /* heat bath: every site of the replica is updated (and counted accepted) once per
+     * sweep, as heis_sweep's counter; overrelaxation counts neither */
+    const uint64_t per = b->heatbath ? (uint64_t)members[0]->nsites : 0;
+    put_batch(b);
+    if (st < 0)
+        return st;
+    for (int m = 0; m < n; m++) {
+        accepted[m] += sweeps * per;
+        attempted[m] += sweeps * per;
+    }
+    return LATMC_OK;
+}
+
+int cuda_ens_heis_measure_all(latmc_sim *const *members, int n, void *sums)
+{
+    int st = LATMC_OK;
+    struct heis_batch *b = ready_batch(members, n, false, &st);
+    if (!b)
+        return st;
+    struct cuda_sim *cs0 = cuda_sim_of(members[0]);
+    const size_t bytes = (size_t)n * 13 * sizeof(double);
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemsetAsync(b->dev_sums, 0, bytes, cs0->stream), "clearing the sums");
+    if (st == LATMC_OK)
+        st = cuda_check(cuda_ens_heis_measure(cs0->stream, &b->shape, b->dev_table, n,
+                                              b->rows_per_chunk, b->nchunks,
+                                              b->chunks_per_plane, b->dev_sums),
+                        "launching the members' measurement");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemcpyAsync(sums, b->dev_sums, bytes, cudaMemcpyDeviceToHost,
+                                        cs0->stream), "reading the members' sums");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaStreamSynchronize(cs0->stream), "measuring the members");
+    put_batch(b);
+    return st;
+}

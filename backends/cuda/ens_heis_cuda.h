@@ -1,0 +1,73 @@
+/*
+ * Internal to the CUDA module: Heisenberg members of an ensemble in one launch
+ * (ens_heisenberg.cu, the kernel; ens_heis_cuda.c, the host side; doc/ensembles.md).
+ */
+#ifndef LATMC_CUDA_ENS_HEIS_CUDA_H
+#define LATMC_CUDA_ENS_HEIS_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The members' lattice (one replica each), natural site order i = x + L_x (y + L_y z). */
+typedef struct ens_heis_shape {
+    int ndim, lx, ly, lz; /* lz = 1 in 2D; L_x even */
+    int n;                /* sites */
+} ens_heis_shape;
+
+/* One member of the launch: its configuration (the standalone sim's own SoA buffer,
+ * component c at c N + i, updated in place), its couplings (SoA, J_{i,mu} at mu N + i),
+ * its seed and parameters. */
+struct cuda_ens_heis_member {
+    float *spins;
+    const float *J;
+    uint64_t seed;
+    double beta, h;
+    int nover;
+    int pad_;
+};
+
+/* Dynamic shared memory of a block: the spins, and with jsmem the couplings. */
+size_t cuda_ens_heis_smem(const ens_heis_shape *g, int jsmem);
+
+/* Make the kernel of (double?, ndim) launchable with smem bytes and `threads` threads:
+ * cudaErrorInvalidConfiguration where the device or the kernel cannot take them. */
+cudaError_t cuda_ens_heis_prepare(int dbl, int ndim, size_t smem, int threads);
+
+/* n_sweeps sweeps (numbers sweep0, sweep0 + 1, ...) of every member (device table
+ * `members`), one block per member: the heat bath (heatbath != 0) then nover
+ * overrelaxation passes, or max(nover, 1) overrelaxation passes, as heis_sweep. */
+cudaError_t cuda_ens_heis_sweeps(cudaStream_t stream, const ens_heis_shape *g,
+                                 const struct cuda_ens_heis_member *members, int n_members,
+                                 int dbl, int heatbath, int jsmem, int threads, uint64_t sweep0,
+                                 uint64_t n_sweeps);
+
+/* The sums of lib/heisenberg.h of every member (13 doubles each, at sums + 13 m; zeroed by
+ * the caller), each exactly cuda_heis_measure's for that member: chunks of rows_per_chunk
+ * rows, nchunks of them, chunks_per_plane a plane (cuda_heisenberg.c's choice). */
+cudaError_t cuda_ens_heis_measure(cudaStream_t stream, const ens_heis_shape *g,
+                                  const struct cuda_ens_heis_member *members, int n_members,
+                                  int rows_per_chunk, int nchunks, int chunks_per_plane,
+                                  double *sums);
+
+#ifdef __cplusplus
+}
+#else
+
+#include "internal.h"
+
+/* ens_heis_cuda.c: the ens_sweep operation for Heisenberg members (LATMC_EUNSUPPORTED,
+ * nothing done, where they cannot run together), and ens_release's part. */
+int cuda_ens_heis_sweep(latmc_sim *const *members, int n_members, uint64_t n,
+                        uint64_t *accepted, uint64_t *attempted);
+int cuda_ens_heis_measure_all(latmc_sim *const *members, int n_members, void *sums);
+void cuda_ens_heis_release(latmc_sim *const *members, int n_members);
+
+#endif
+
+#endif

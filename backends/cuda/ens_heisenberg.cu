@@ -1,0 +1,446 @@
+/*
+ * Heisenberg members of an ensemble in one launch (ens_heis_cuda.h; doc/ensembles.md).
+ *
+ * One thread block per member: the member's spins (one replica: the ensemble's replicas
+ * are members) and, where they fit, its couplings are loaded into shared memory, the
+ * block runs every pass of every sweep of the call there (heat bath, nover
+ * overrelaxation passes; each pass colour 0, __syncthreads, colour 1: a colour's sites
+ * read only the other colour), and writes the spins back in place at the end. The
+ * parameters (beta, h, nover), seed and device pointers of each member come from a device
+ * table, so the members of one launch may sit at different temperatures.
+ *
+ * Each site is updated exactly as the member's standalone CUDA sim updates it
+ * (heisenberg_kernels.cu, heis_colour): the local field summed in the same order
+ * (mu = x, y, z: forward term, then backward; then h on e_z), the per-site rules of
+ * lib/heisenberg_site.h instantiated with the same functions in the same precision, and
+ * the same Philox draws, named by (seed, replica 0, sweep, colour, sub, checkerboard index
+ * i / 2). The module is built with -fmad=false, so no contraction can differ between the
+ * two kernels. Bit-identity is tested (tests/ensemble/test_ens_identity.c, CUDA).
+ *
+ * Draws: thread k of a colour takes checkerboard index j = k (+ the block's stride), so
+ * the four sites 4b .. 4b + 3 sharing Philox block b are four adjacent lanes; lane q
+ * computes the block of (replica q / 2, sub q mod 2) and shuffles hand every lane its
+ * draws (as the lattice kernel's heis_share_draws; the replica-1 blocks are unused).
+ */
+#include <cuda_runtime.h>
+
+#include "ens_heis_cuda.h"
+#include "philox.h"
+#include "rng_streams.h"
+
+#define ENS_HEIS_TWO_PI 6.283185307179586476925286766559
+#define ENS_HEIS_FULL_MASK 0xffffffffu
+
+/* ---- the per-site rules, exactly as heisenberg_kernels.cu instantiates them ---- */
+
+__device__ __forceinline__ void ens_heis_sincos_2pi(double u, double *s, double *c)
+{
+    const double phi = ENS_HEIS_TWO_PI * u;
+    *c = cos(phi);
+    *s = sin(phi);
+}
+
+#define HEIS_R double
+#define HEIS_QUAL __device__ __forceinline__
+#define HEIS_SQRT sqrt
+#define HEIS_LOG log
+#define HEIS_LOG1P log1p
+#define HEIS_EXP exp
+#define HEIS_EXPM1 expm1
+#define HEIS_ABS fabs
+#define HEIS_SINCOS_2PI ens_heis_sincos_2pi
+#include "heisenberg_site.h"
+
+__device__ __forceinline__ void ens_heis_sincos_2pi(float u, float *s, float *c)
+{
+    sincospif(2.0f * u, s, c);
+}
+
+#define HEIS_R float
+#define HEIS_QUAL __device__ __forceinline__
+#define HEIS_SQRT sqrtf
+#define HEIS_LOG logf
+#define HEIS_LOG1P log1pf
+#define HEIS_EXP expf
+#define HEIS_EXPM1 expm1f
+#define HEIS_ABS fabsf
+#define HEIS_SINCOS_2PI ens_heis_sincos_2pi
+#include "heisenberg_site.h"
+
+__device__ __forceinline__ double ens_heis_uniform(uint32_t r, double)
+{
+    return ((double)r + 0.5) * 0x1p-32;
+}
+
+__device__ __forceinline__ float ens_heis_uniform(uint32_t r, float)
+{
+    return (__uint2float_rn(r) + 0.5f) * 0x1p-32f;
+}
+
+__device__ __forceinline__ uint32_t ens_heis_word(const latmc_philox_ctr &v, int k)
+{
+    return k == 0 ? v.v[0] : k == 1 ? v.v[1] : k == 2 ? v.v[2] : v.v[3];
+}
+
+/* heis_share_draws of heisenberg_kernels.cu: lane q of a group of four holds the block of
+ * (replica q / 2, sub q mod 2); afterwards d[t] is this lane's draw for (t / 2, t mod 2). */
+__device__ __forceinline__ void ens_heis_share_draws(const latmc_philox_ctr &v, int q,
+                                                     uint32_t d[4])
+{
+    const int group = (int)(threadIdx.x & 31u) & ~3;
+#pragma unroll
+    for (int r = 0; r < 4; r++) {
+        const int t = q ^ r;
+        const uint32_t x = __shfl_sync(ENS_HEIS_FULL_MASK, ens_heis_word(v, t), group | t);
+        d[0] = t == 0 ? x : d[0];
+        d[1] = t == 1 ? x : d[1];
+        d[2] = t == 2 ? x : d[2];
+        d[3] = t == 3 ? x : d[3];
+    }
+}
+
+/* ---- the kernel ---- */
+
+__device__ __forceinline__ int ens_heis_wrap(int v, int l)
+{
+    return v < 0 ? v + l : (v >= l ? v - l : v);
+}
+
+/*
+ * Colour `colour` of one pass of the block's member: sites of that colour by checkerboard
+ * index j (site i = 2j or 2j + 1, whichever has the colour: L_x is even), the items
+ * padded to whole blocks so that every lane of a warp reaches the shuffles.
+ */
+template <typename R, int NDIM, bool HB>
+__device__ void ens_heis_colour(const ens_heis_shape &g, float *s, const float *J, R beta,
+                                R hfield, uint64_t seed, uint64_t sweep, int colour)
+{
+    const int n = g.n, half = n / 2;
+    const int q_lane = (int)(threadIdx.x & 3u);
+    const int plane = g.lx * g.ly;
+    for (int base = 0; base < half; base += (int)blockDim.x) {
+        const int j = base + (int)threadIdx.x;
+        const bool active = j < half;
+        uint32_t d[4] = { 0, 0, 0, 0 };
+        if (HB) {
+            const latmc_philox_ctr v = latmc_rng_block(
+                seed, (uint64_t)(j >> 2), sweep,
+                latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)(q_lane >> 1)),
+                (uint32_t)colour, (uint32_t)(q_lane & 1));
+            ens_heis_share_draws(v, q_lane, d);
+        }
+        if (!active)
+            continue;
+        const int i0 = 2 * j; /* x even */
+        const int gx0 = i0 % g.lx, row = i0 / g.lx;
+        const int gy = row % g.ly, gz = NDIM == 3 ? row / g.ly : 0;
+        const int gx = gx0 + (((gy + gz) & 1) != colour ? 1 : 0);
+        const int i = i0 + (gx - gx0);
+        /* neighbours' indices, forward and backward along each axis */
+        const int xf = i + (gx + 1 == g.lx ? 1 - g.lx : 1);
+        const int xb = i + (gx == 0 ? g.lx - 1 : -1);
+        const int yf = i + (gy + 1 == g.ly ? (1 - g.ly) * g.lx : g.lx);
+        const int yb = i + (gy == 0 ? (g.ly - 1) * g.lx : -g.lx);
+        int zf = 0, zb = 0;
+        if (NDIM == 3) {
+            zf = i + (gz + 1 == g.lz ? (1 - g.lz) * plane : plane);
+            zb = i + (gz == 0 ? (g.lz - 1) * plane : -plane);
+        }
+        const float jf[3] = { J[i], J[n + i], NDIM == 3 ? J[2 * n + i] : 0.0f };
+        const float jb[3] = { J[xb], J[n + yb], NDIM == 3 ? J[2 * n + zb] : 0.0f };
+        const int fw[3] = { xf, yf, zf }, bw[3] = { xb, yb, zb };
+        R field[3] = { R(0), R(0), R(0) };
+        /* for mu = x, y, z: the forward term, then the backward one (the CPU's order) */
+#pragma unroll
+        for (int mu = 0; mu < NDIM; mu++) {
+            const R f = (R)jf[mu], b = (R)jb[mu];
+#pragma unroll
+            for (int c = 0; c < 3; c++) {
+                const float sf = s[c * n + fw[mu]], sb = s[c * n + bw[mu]];
+                field[c] += f * (R)sf;
+                field[c] += b * (R)sb;
+            }
+        }
+        field[2] += hfield;
+        float out[3];
+        if (HB) {
+            latmc_heisenberg_heatbath_spin(field, beta, ens_heis_uniform(d[0], R(0)),
+                                           ens_heis_uniform(d[1], R(0)), out);
+        } else {
+            out[0] = s[i];
+            out[1] = s[n + i];
+            out[2] = s[2 * n + i];
+            latmc_heisenberg_overrelax_spin(field, out);
+        }
+        s[i] = out[0];
+        s[n + i] = out[1];
+        s[2 * n + i] = out[2];
+    }
+}
+
+/* Registers per thread, as the lattice kernel caps them (heisenberg_kernels.cu). */
+#define ENS_HEIS_MAXNREG(R) (sizeof(R) == 4 ? 80 : 128)
+
+template <typename R, int NDIM>
+__global__ void __maxnreg__(ENS_HEIS_MAXNREG(R))
+ens_heis_kernel(const ens_heis_shape g, const cuda_ens_heis_member *__restrict__ members,
+                int heatbath, uint64_t sweep0, uint64_t n_sweeps, int jsmem)
+{
+    extern __shared__ float sm[];
+    const cuda_ens_heis_member m = members[blockIdx.x];
+    const int n = g.n;
+    float *s = sm;
+    for (int k = (int)threadIdx.x; k < 3 * n; k += (int)blockDim.x)
+        s[k] = m.spins[k];
+    const float *J = m.J;
+    if (jsmem) {
+        float *js = sm + 3 * n;
+        for (int k = (int)threadIdx.x; k < NDIM * n; k += (int)blockDim.x)
+            js[k] = __ldg(m.J + k);
+        J = js;
+    }
+    __syncthreads();
+    const R beta = (R)m.beta, h = (R)m.h;
+    int passes = m.nover;
+    if (heatbath)
+        passes += 1;
+    else if (passes < 1)
+        passes = 1;
+    for (uint64_t t = 0; t < n_sweeps; t++)
+        for (int p = 0; p < passes; p++)
+            for (int colour = 0; colour < 2; colour++) {
+                if (heatbath && p == 0)
+                    ens_heis_colour<R, NDIM, true>(g, s, J, beta, h, m.seed, sweep0 + t, colour);
+                else
+                    ens_heis_colour<R, NDIM, false>(g, s, J, beta, h, m.seed, sweep0 + t,
+                                                    colour);
+                __syncthreads();
+            }
+    for (int k = (int)threadIdx.x; k < 3 * n; k += (int)blockDim.x)
+        m.spins[k] = s[k];
+}
+
+typedef void (*ens_heis_fn)(const ens_heis_shape, const cuda_ens_heis_member *, int, uint64_t,
+                            uint64_t, int);
+
+static ens_heis_fn ens_heis_kernel_of(int dbl, int ndim)
+{
+    if (dbl)
+        return ndim == 3 ? ens_heis_kernel<double, 3> : ens_heis_kernel<double, 2>;
+    return ndim == 3 ? ens_heis_kernel<float, 3> : ens_heis_kernel<float, 2>;
+}
+
+extern "C" size_t cuda_ens_heis_smem(const ens_heis_shape *g, int jsmem)
+{
+    return (size_t)(3 + (jsmem ? g->ndim : 0)) * (size_t)g->n * sizeof(float);
+}
+
+extern "C" cudaError_t cuda_ens_heis_prepare(int dbl, int ndim, size_t smem, int threads)
+{
+    int device = 0, optin = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (err != cudaSuccess)
+        return err;
+    const ens_heis_fn fn = ens_heis_kernel_of(dbl, ndim);
+    struct cudaFuncAttributes attr;
+    if ((err = cudaFuncGetAttributes(&attr, (const void *)fn)) != cudaSuccess)
+        return err;
+    if (threads > attr.maxThreadsPerBlock || smem + attr.sharedSizeBytes > (size_t)optin)
+        return cudaErrorInvalidConfiguration;
+    return cudaFuncSetAttribute((const void *)fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)((size_t)optin - attr.sharedSizeBytes));
+}
+
+extern "C" cudaError_t cuda_ens_heis_sweeps(cudaStream_t stream, const ens_heis_shape *g,
+                                           const struct cuda_ens_heis_member *members,
+                                           int n_members, int dbl, int heatbath, int jsmem,
+                                           int threads, uint64_t sweep0, uint64_t n_sweeps)
+{
+    const ens_heis_fn fn = ens_heis_kernel_of(dbl, g->ndim);
+    fn<<<(unsigned)n_members, (unsigned)threads, cuda_ens_heis_smem(g, jsmem), stream>>>(
+        *g, members, heatbath, sweep0, n_sweeps, jsmem);
+    return cudaGetLastError();
+}
+
+/* ---- the members' sums (lib/heisenberg.h), in the order of heisenberg_kernels.cu ---- */
+
+/*
+ * One block per member. Thread (group, chunk) of heis_chunk_sums_kernel's decomposition
+ * (group 0 the bond sum, group 1 the magnetisation; one replica: no overlap) adds its
+ * chunk's sites in site order exactly as that kernel does, into shared memory; then one
+ * thread per accumulator adds each plane's chunks in chunk order from zero and the planes
+ * in plane order (heis_chunk_total_kernel). The sums of member m go to sums[13 m ..]
+ * (the overlap left as the caller zeroed it).
+ */
+__global__ void ens_heis_measure_kernel(const ens_heis_shape g,
+                                        const cuda_ens_heis_member *__restrict__ members,
+                                        int rows_per_chunk, int nchunks, int chunks_per_plane,
+                                        double *sums)
+{
+    extern __shared__ double partials[]; /* [4][nchunks] */
+    const cuda_ens_heis_member m = members[blockIdx.x];
+    const float *__restrict__ s0 = m.spins, *__restrict__ J = m.J;
+    const int n = g.n, rows = g.ly * g.lz;
+    for (int t = (int)threadIdx.x; t < 2 * nchunks; t += (int)blockDim.x) {
+        const int group = t / nchunks, chunk = t - group * nchunks;
+        const int first = chunk * rows_per_chunk;
+        const int last = first + rows_per_chunk < rows ? first + rows_per_chunk : rows;
+        double acc[3] = { 0.0, 0.0, 0.0 };
+        for (int row = first; row < last; row++) {
+            const int y = row % g.ly, z = row / g.ly;
+            const int rbase = row * g.lx;
+            for (int x = 0; x < g.lx; x++) {
+                const int i = rbase + x;
+                if (group == 0) {
+                    const int fwd[3] = {
+                        rbase + (x + 1 == g.lx ? 0 : x + 1),
+                        x + g.lx * ((y + 1 == g.ly ? 0 : y + 1) + g.ly * z),
+                        x + g.lx * (y + g.ly * (z + 1 == g.lz ? 0 : z + 1)),
+                    };
+                    for (int mu = 0; mu < g.ndim; mu++) {
+                        const int f = fwd[mu];
+                        const double dot = (double)s0[i] * s0[f] + (double)s0[n + i] * s0[n + f] +
+                                           (double)s0[2 * n + i] * s0[2 * n + f];
+                        acc[0] += (double)J[mu * n + i] * dot;
+                    }
+                } else {
+                    for (int c = 0; c < 3; c++)
+                        acc[c] += s0[c * n + i];
+                }
+            }
+        }
+        if (group == 0) {
+            partials[chunk] = acc[0];
+        } else {
+            for (int c = 0; c < 3; c++)
+                partials[(1 + c) * nchunks + chunk] = acc[c];
+        }
+    }
+    __syncthreads();
+    const int k = (int)threadIdx.x;
+    if (k < 4) {
+        double s = 0.0;
+        const double *p = partials + k * nchunks;
+        for (int c0 = 0; c0 < nchunks; c0 += chunks_per_plane) {
+            double plane = 0.0;
+            for (int c = c0; c < c0 + chunks_per_plane; c++)
+                plane += p[c];
+            s += plane;
+        }
+        sums[13 * (size_t)blockIdx.x + k] = s;
+    }
+}
+
+/*
+ * The same sums, faster: the products of every site's bond terms first, all threads at
+ * once, into shared memory (term (i, mu) = J_{i,mu} (s_i . s_{i+mu}), rounded to double
+ * exactly as the sequential kernel rounds it before adding: no fused multiply-add), then
+ * one thread per (accumulator, chunk) adds its chunk's terms in site order (bonds: each
+ * site's terms in mu order; the magnetisation one component per thread), then the totals
+ * as above. Every double is the same as in ens_heis_measure_kernel; only the waiting for
+ * global memory in the sequential adds is gone.
+ */
+__global__ void ens_heis_measure_fast_kernel(const ens_heis_shape g,
+                                             const cuda_ens_heis_member *__restrict__ members,
+                                             int rows_per_chunk, int nchunks,
+                                             int chunks_per_plane, double *sums)
+{
+    extern __shared__ double shared_terms[]; /* [n ndim] terms, then [4][nchunks] partials */
+    double *terms = shared_terms, *partials = shared_terms + (size_t)g.n * g.ndim;
+    const cuda_ens_heis_member m = members[blockIdx.x];
+    const float *__restrict__ s0 = m.spins, *__restrict__ J = m.J;
+    const int n = g.n, rows = g.ly * g.lz;
+    for (int i = (int)threadIdx.x; i < n; i += (int)blockDim.x) {
+        const int row = i / g.lx, x = i - row * g.lx;
+        const int y = row % g.ly, z = row / g.ly;
+        const int rbase = row * g.lx;
+        const int fwd[3] = {
+            rbase + (x + 1 == g.lx ? 0 : x + 1),
+            x + g.lx * ((y + 1 == g.ly ? 0 : y + 1) + g.ly * z),
+            x + g.lx * (y + g.ly * (z + 1 == g.lz ? 0 : z + 1)),
+        };
+        for (int mu = 0; mu < g.ndim; mu++) {
+            const int f = fwd[mu];
+            const double dot = (double)s0[i] * s0[f] + (double)s0[n + i] * s0[n + f] +
+                               (double)s0[2 * n + i] * s0[2 * n + f];
+            terms[i * g.ndim + mu] = (double)J[mu * n + i] * dot;
+        }
+    }
+    __syncthreads();
+    for (int t = (int)threadIdx.x; t < 4 * nchunks; t += (int)blockDim.x) {
+        const int k = t / nchunks, chunk = t - k * nchunks; /* k: bonds, mag x, y, z */
+        const int first = chunk * rows_per_chunk;
+        const int last = first + rows_per_chunk < rows ? first + rows_per_chunk : rows;
+        double acc = 0.0;
+        if (k == 0) {
+            for (int i = first * g.lx; i < last * g.lx; i++)
+                for (int mu = 0; mu < g.ndim; mu++)
+                    acc += terms[i * g.ndim + mu];
+        } else {
+            const float *c = s0 + (size_t)(k - 1) * n;
+            /* unrolled: the loads go out together, the adds stay in site order */
+#pragma unroll 16
+            for (int i = first * g.lx; i < last * g.lx; i++)
+                acc += c[i];
+        }
+        partials[k * nchunks + chunk] = acc;
+    }
+    __syncthreads();
+    const int k = (int)threadIdx.x;
+    if (k < 4) {
+        double s = 0.0;
+        const double *p = partials + k * nchunks;
+        for (int c0 = 0; c0 < nchunks; c0 += chunks_per_plane) {
+            double plane = 0.0;
+            for (int c = c0; c < c0 + chunks_per_plane; c++)
+                plane += p[c];
+            s += plane;
+        }
+        sums[13 * (size_t)blockIdx.x + k] = s;
+    }
+}
+
+/* Shared memory of the fast kernel; whether the device takes it (and made it launchable). */
+static size_t ens_heis_fast_smem(const ens_heis_shape *g, int nchunks)
+{
+    return ((size_t)g->n * (size_t)g->ndim + 4 * (size_t)nchunks) * sizeof(double);
+}
+
+static bool ens_heis_fast_ready(size_t smem)
+{
+    int device = 0, optin = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
+            cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    if (smem > (size_t)optin)
+        return false;
+    if (smem > 48 * 1024 &&
+        cudaFuncSetAttribute((const void *)ens_heis_measure_fast_kernel,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) !=
+            cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return true;
+}
+
+extern "C" cudaError_t cuda_ens_heis_measure(cudaStream_t stream, const ens_heis_shape *g,
+                                            const struct cuda_ens_heis_member *members,
+                                            int n_members, int rows_per_chunk, int nchunks,
+                                            int chunks_per_plane, double *sums)
+{
+    const size_t fast = ens_heis_fast_smem(g, nchunks);
+    if (ens_heis_fast_ready(fast))
+        ens_heis_measure_fast_kernel<<<(unsigned)n_members, 256, fast, stream>>>(
+            *g, members, rows_per_chunk, nchunks, chunks_per_plane, sums);
+    else
+        ens_heis_measure_kernel<<<(unsigned)n_members, 64, 4 * (size_t)nchunks * sizeof(double),
+                                  stream>>>(*g, members, rows_per_chunk, nchunks,
+                                            chunks_per_plane, sums);
+    return cudaGetLastError();
+}
