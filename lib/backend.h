@@ -100,6 +100,13 @@ struct latmc_backend_ops {
      * of starting them per call. Adds the updates accepted and attempted. */
     int (*run_steps)(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
                      uint64_t *accepted, uint64_t *attempted);
+
+    /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED: the backend holds every coupling,
+     * and get_couplings gives them): the couplings of the sites of planes [p0, p1) in
+     * get_couplings' layout restricted to those sites, (p1 - p0) * plane sites * ndim
+     * floats. A part of a shared lattice that stores its slab only (lib/part.c) gathers
+     * its couplings so. */
+    int (*get_coupling_planes)(latmc_sim *sim, int64_t p0, int64_t p1, float *buf);
 };
 
 /*

@@ -565,7 +565,10 @@ int latmc_sim_get_couplings(latmc_sim *sim, float *buf, size_t count)
     int st = check_coupling_buffer(sim, "latmc_sim_get_couplings", buf, count);
     if (st < 0)
         return st;
-    BACKEND_CALL(st, sim, "get_couplings", sim->ops->get_couplings(sim, buf));
+    if (latmc_part_many(sim)) /* collective: a part may hold its slab's couplings only */
+        BACKEND_CALL(st, sim, "get_couplings", latmc_part_get_couplings(sim, buf));
+    else
+        BACKEND_CALL(st, sim, "get_couplings", sim->ops->get_couplings(sim, buf));
     return st < 0 ? latmc_sim_record_failure(sim, st) : LATMC_OK;
 }
 

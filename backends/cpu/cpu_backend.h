@@ -9,12 +9,55 @@
 
 struct cpu_model_kernels;
 
+/*
+ * Slab-only storage of a part of a lattice shared by processes (lib/part.h, n_parts > 1,
+ * for a model whose kernels take it: cpu_model_kernels.slab_storage). The backend then
+ * holds `planes` = its slab's planes plus `halo` on either side, as a lattice of its own
+ * (cpu_state.lattice: L_y, or L_z in 3D, = planes), not the whole lattice. Local plane l
+ * is global plane (origin + l) mod L (origin = the slab's first plane - halo, negative for
+ * part 0's lower halo). The kernels update the local planes [halo, planes - halo) only, so
+ * the periodic wrap of the local lattice is never used for an updated site (its neighbours
+ * are halo planes); the random numbers and the colours take the global plane, origin +
+ * l, which is never negative there. Off (on = false) for every other sim: then local =
+ * global and nothing changes.
+ */
+struct cpu_slab {
+    bool on;
+    int halo;
+    int64_t origin;         /* global plane of local plane 0 (may be negative) */
+    int64_t planes;         /* local planes: the slab's + 2 halo */
+    int64_t global_planes;  /* L along the last axis */
+    int64_t p0, p1;         /* the slab's global planes [p0, p1) */
+};
+
 struct cpu_state {
-    struct latmc_lattice lattice;
+    struct latmc_lattice lattice;  /* the lattice the arrays hold (a slab's: local) */
     const struct cpu_model_kernels *kernels;
     void *model_state;    /* the model's arrays, owned by its kernels */
     unsigned simd_flags;  /* cpu_flags() at creation: the kernels' SIMD level */
+    /* appended: slab-only storage (above) and the whole lattice's geometry */
+    struct cpu_slab slab;
+    struct latmc_lattice global;
 };
+
+/* The local plane of global plane g (slab storage; else g itself). Only planes the slab
+ * holds are asked for. */
+static inline int64_t cpu_slab_local(const struct cpu_state *st, int64_t g)
+{
+    if (!st->slab.on)
+        return g;
+    int64_t l = (g - st->slab.origin) % st->slab.global_planes;
+    return l < 0 ? l + st->slab.global_planes : l;
+}
+
+/* The global plane of local plane l (slab storage; else l itself). */
+static inline int64_t cpu_slab_global(const struct cpu_state *st, int64_t l)
+{
+    if (!st->slab.on)
+        return l;
+    int64_t g = (l + st->slab.origin) % st->slab.global_planes;
+    return g < 0 ? g + st->slab.global_planes : g;
+}
 
 static inline struct cpu_state *cpu_state_of(latmc_sim *sim)
 {
@@ -59,6 +102,17 @@ struct cpu_model_kernels {
                        void *buf);
     void (*set_planes)(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                        const void *buf);
+    /* Appended. Whether the kernels take slab-only storage (struct cpu_slab): every
+     * function above then works on st->lattice, the slab's local lattice, with global
+     * plane numbers in the calls (boxes, p0, p1: the backend translates the boxes of
+     * run_step to local planes; the per-plane forms translate with cpu_slab_local), and
+     * the whole-lattice buffers of set_spins and set_couplings give it its planes;
+     * get_spins, get_couplings and measure cover its own slab only. */
+    bool slab_storage;
+    /* Optional: latmc_backend_ops.get_coupling_planes (the couplings of the sites of
+     * planes [p0, p1), in get_couplings' layout restricted to them). */
+    void (*get_coupling_planes)(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                                float *buf);
 };
 
 /* NULL when the CPU backend has no kernels for the model (cpu_models.c). */

@@ -152,6 +152,8 @@ struct result {
     unsigned char *bytes; /* latmc_sim_serialize */
     size_t nbytes;
     unsigned char *reloaded; /* spins after deserialize_part of the plain bytes + 2 sweeps */
+    float *couplings;    /* latmc_sim_get_couplings (collective on parts); NULL: none */
+    size_t ncouplings;
 };
 
 struct job {
@@ -222,6 +224,13 @@ static void *run_part(void *arg)
     if (r->status == LATMC_OK)
         observe(sim, r);
     STEP(job, "acceptance", latmc_sim_acceptance_counts(sim, &r->acc, &r->att));
+    if (job->cfg->couplings != LATMC_COUPLINGS_UNIFORM) {
+        STEP(job, "couplings_size", latmc_sim_couplings_size(sim, &r->ncouplings));
+        if (r->status == LATMC_OK)
+            r->couplings = malloc(r->ncouplings * sizeof *r->couplings);
+        STEP(job, "get_couplings",
+             latmc_sim_get_couplings(sim, r->couplings, r->ncouplings));
+    }
     STEP(job, "serialize size", latmc_sim_serialize(sim, NULL, 0, &r->nbytes));
     if (r->status == LATMC_OK)
         r->bytes = malloc(r->nbytes);
@@ -270,6 +279,7 @@ static void run_parts(struct job *jobs, int n)
 
 static void free_result(struct result *r)
 {
+    free(r->couplings);
     free(r->spins);
     free(r->bytes);
     free(r->reloaded);
@@ -295,6 +305,11 @@ static void plain_run(const struct cfg *c, struct result *r, uint64_t extra_afte
     observe(sim, r);
     assert_int_equal(r->obs_st[LATMC_OBS_ENERGY], LATMC_OK);
     assert_int_equal(latmc_sim_acceptance_counts(sim, &r->acc, &r->att), LATMC_OK);
+    if (c->couplings != LATMC_COUPLINGS_UNIFORM) {
+        assert_int_equal(latmc_sim_couplings_size(sim, &r->ncouplings), LATMC_OK);
+        r->couplings = malloc(r->ncouplings * sizeof *r->couplings);
+        assert_int_equal(latmc_sim_get_couplings(sim, r->couplings, r->ncouplings), LATMC_OK);
+    }
     assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &r->nbytes), LATMC_OK);
     r->bytes = malloc(r->nbytes);
     assert_int_equal(latmc_sim_serialize(sim, r->bytes, r->nbytes, &r->nbytes), LATMC_OK);
@@ -324,6 +339,15 @@ static const struct cfg cfgs[] = {
       { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0 },
     { LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, { 4, 4, 8 },
       { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 2.0, 2 }, 0 },
+    /* the thinnest slabs: 8 planes on 4 parts, 2 each (Ising's checkerboard takes slabs
+     * of an even number of planes; a part holding its slab only then holds 2 + 2 halo
+     * planes, every plane it updates next to a halo) */
+    { LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 64, 8, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.44, 0 }, 0 },
+    { LATMC_MODEL_ISING, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 16, 8, 8 },
+      { LATMC_PARAM_BETA, 0 }, { 0.3, 0 }, 0 },
+    { LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 6, 8, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.6, 0 }, 0 },
 };
 
 static void parts_equal_one_process(void **state)
@@ -367,6 +391,10 @@ static void parts_equal_one_process(void **state)
                         assert_memory_equal(&r->obs[k], &ref.obs[k], sizeof(double));
                 assert_int_equal(r->acc, ref.acc);
                 assert_int_equal(r->att, ref.att);
+                assert_int_equal(r->ncouplings, ref.ncouplings);
+                if (ref.ncouplings)
+                    assert_memory_equal(r->couplings, ref.couplings,
+                                        ref.ncouplings * sizeof *ref.couplings);
                 /* the same checkpoint bytes: one format whatever the cut */
                 assert_int_equal(r->nbytes, ref.nbytes);
                 assert_memory_equal(r->bytes, ref.bytes, ref.nbytes);
@@ -532,12 +560,112 @@ static void misuse(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/* ---- a part's memory ---- */
+
+/*
+ * A transport for one part alone that stands in for n_parts identical ones: every gather
+ * slot gets this part's bytes, the halos come back from itself. Enough to create, start
+ * and sweep a part of a large lattice without its partners (the values are not checked).
+ */
+static int mirror_exchange(void *u, const void *to_lower, const void *to_upper,
+                           void *from_lower, void *from_upper, size_t n)
+{
+    (void)u;
+    memcpy(from_lower, to_upper, n);
+    memcpy(from_upper, to_lower, n);
+    return 0;
+}
+
+static int mirror_gather(void *u, int root, const void *mine, void *all, const size_t *bytes)
+{
+    (void)u;
+    (void)root;
+    const int n = *(const int *)u;
+    unsigned char *out = all;
+    for (int p = 0; all && p < n; p++) {
+        memcpy(out, mine, bytes[p] < bytes[0] ? bytes[p] : bytes[0]);
+        out += bytes[p];
+    }
+    return 0;
+}
+
+/* The process's resident memory in KiB (Linux: /proc/self/status), -1 if unknown. */
+static long rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+/* Resident memory a sim of desc d adds once started hot and swept (rank < 0: an ordinary
+ * sim; else part rank of n). */
+static long sim_rss_kib(latmc_ctx *ctx, const latmc_sim_desc *d, int rank, int n)
+{
+    latmc_transport t;
+    memset(&t, 0, sizeof t);
+    t.struct_size = sizeof t;
+    t.user = &n;
+    t.exchange = mirror_exchange;
+    t.gather = mirror_gather;
+    t.broadcast = nop_broadcast;
+    latmc_sim *sim = NULL;
+    const long before = rss_kib();
+    if (rank < 0)
+        assert_int_equal(latmc_sim_create(ctx, d, &sim), LATMC_OK);
+    else
+        assert_int_equal(latmc_sim_create_part(ctx, d, rank, n, &t, &sim), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+    const long after = rss_kib();
+    latmc_sim_destroy(&sim);
+    return after - before;
+}
+
+/*
+ * A part of n stores its slab and halos only (Ising, the models of cpu_backend.h's slab
+ * storage), not the whole lattice: 2D 4096^2 (16 MiB of spins, 32 MiB more of +-J
+ * couplings) cut into 64 parts. The ordinary sim's growth shows that the measure sees the
+ * lattice at all.
+ */
+static void part_holds_its_slab_only(void **state)
+{
+    (void)state;
+    if (rss_kib() < 0)
+        skip();
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    for (int coupled = 0; coupled < 2; coupled++) {
+        latmc_sim_desc d;
+        latmc_sim_desc_init(&d);
+        d.model = LATMC_MODEL_ISING;
+        d.ndim = 2;
+        d.extent[0] = d.extent[1] = 4096;
+        d.device = LATMC_DEVICE_CPU;
+        d.n_threads = 1;
+        d.couplings = coupled ? LATMC_COUPLINGS_BIMODAL : LATMC_COUPLINGS_UNIFORM;
+        const long whole = sim_rss_kib(ctx, &d, -1, 1);
+        const long part = sim_rss_kib(ctx, &d, 5, 64);
+        /* the spins alone are 16 MiB; a slab of 64 rows and 2 halos about 1/62 of it */
+        if (whole < 12 * 1024 || part > whole / 8)
+            fail_msg("%s: an ordinary sim adds %ld KiB, part 5 of 64 %ld KiB",
+                     coupled ? "+-J" : "uniform", whole, part);
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(misuse),
         cmocka_unit_test(parts_equal_one_process),
         cmocka_unit_test(failures_are_agreed),
+        cmocka_unit_test(part_holds_its_slab_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
