@@ -40,8 +40,10 @@ static void slab_setup(latmc_sim *sim, struct cpu_state *st)
     sl->halo = box->halo;
     sl->p0 = box->origin[axis];
     sl->p1 = sl->p0 + box->extent[axis];
-    sl->origin = sl->p0 - sl->halo;
-    sl->planes = box->extent[axis] + 2 * sl->halo;
+    sl->below = st->kernels->slab_below ? st->kernels->slab_below(sim, sl->p0, sl->halo)
+                                        : sl->halo;
+    sl->origin = sl->p0 - sl->below;
+    sl->planes = sl->below + box->extent[axis] + sl->halo;
     sl->global_planes = sim->desc.extent[axis];
     if (axis == 2)
         st->lattice.lz = sl->planes;
@@ -228,7 +230,7 @@ static int cpu_run_step(latmc_sim *sim, const struct latmc_step_call *call, uint
     /* Slab storage: the part's one box in local planes (the kernels name the random
      * numbers by origin + local plane). */
     struct latmc_box local = call->boxes[0];
-    local.origin[local.axis] = st->slab.halo;
+    local.origin[local.axis] = st->slab.below;
     struct latmc_step_call here = *call;
     here.boxes = &local;
     here.n_boxes = 1;

@@ -211,7 +211,7 @@ static void ising_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
     struct ising_state *is = ising_state(st);
     if (st->slab.on) { /* the slab's own planes (the core adds the parts' tiles) */
         const int64_t rpp = sim->desc.ndim == 3 ? st->lattice.ly : 1;
-        const int64_t r0 = st->slab.halo * rpp, r1 = (st->slab.planes - st->slab.halo) * rpp;
+        const int64_t r0 = st->slab.below * rpp, r1 = (st->slab.planes - st->slab.halo) * rpp;
         *(struct latmc_ising_sums *)sums =
             is->natural ? cpu_ising_measure_rows(&st->lattice, is->natural, is->eps, r0, r1)
                         : cpu_ising_split_measure_rows(&is->split, r0, r1);

@@ -348,6 +348,12 @@ static const struct cfg cfgs[] = {
       { LATMC_PARAM_BETA, 0 }, { 0.3, 0 }, 0 },
     { LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 6, 8, 0 },
       { LATMC_PARAM_BETA, 0 }, { 0.6, 0 }, 0 },
+    /* Potts: three colours (odd L_x) in slabs of 3 planes, and two colours in 3D (q = 4,
+     * heat bath) in slabs of 2 */
+    { LATMC_MODEL_POTTS, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 15, 12, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.9, 0 }, 3 },
+    { LATMC_MODEL_POTTS, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 1, { 32, 4, 8 },
+      { LATMC_PARAM_BETA, 0 }, { 0.8, 0 }, 4 },
 };
 
 static void parts_equal_one_process(void **state)
@@ -628,9 +634,9 @@ static long sim_rss_kib(latmc_ctx *ctx, const latmc_sim_desc *d, int rank, int n
 }
 
 /*
- * A part of n stores its slab and halos only (Ising, the models of cpu_backend.h's slab
- * storage), not the whole lattice: 2D 4096^2 (16 MiB of spins, 32 MiB more of +-J
- * couplings) cut into 64 parts. The ordinary sim's growth shows that the measure sees the
+ * A part of n stores its slab and halos only (Ising and Potts, the models of
+ * cpu_backend.h's slab storage), not the whole lattice: 2D 4096^2 (16 MiB of spins, 32
+ * MiB more of +-J couplings) cut into 64 parts. The ordinary sim's growth shows that the measure sees the
  * lattice at all.
  */
 static void part_holds_its_slab_only(void **state)
@@ -640,21 +646,24 @@ static void part_holds_its_slab_only(void **state)
         skip();
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    for (int coupled = 0; coupled < 2; coupled++) {
+    /* Ising uniform, Ising +-J, Potts q = 3 */
+    for (int kind = 0; kind < 3; kind++) {
         latmc_sim_desc d;
         latmc_sim_desc_init(&d);
-        d.model = LATMC_MODEL_ISING;
+        d.model = kind < 2 ? LATMC_MODEL_ISING : LATMC_MODEL_POTTS;
+        if (kind == 2)
+            d.q = 3;
         d.ndim = 2;
         d.extent[0] = d.extent[1] = 4096;
         d.device = LATMC_DEVICE_CPU;
         d.n_threads = 1;
-        d.couplings = coupled ? LATMC_COUPLINGS_BIMODAL : LATMC_COUPLINGS_UNIFORM;
+        d.couplings = kind == 1 ? LATMC_COUPLINGS_BIMODAL : LATMC_COUPLINGS_UNIFORM;
         const long whole = sim_rss_kib(ctx, &d, -1, 1);
         const long part = sim_rss_kib(ctx, &d, 5, 64);
-        /* the spins alone are 16 MiB; a slab of 64 rows and 2 halos about 1/62 of it */
+        /* the spins alone are 16 MiB; a slab of 64 rows and its halos about 1/60 of it */
         if (whole < 12 * 1024 || part > whole / 8)
             fail_msg("%s: an ordinary sim adds %ld KiB, part 5 of 64 %ld KiB",
-                     coupled ? "+-J" : "uniform", whole, part);
+                     kind == 0 ? "Ising" : kind == 1 ? "Ising +-J" : "Potts", whole, part);
     }
     latmc_ctx_destroy(&ctx);
 }
