@@ -356,6 +356,9 @@ static const struct cfg cfgs[] = {
       { LATMC_PARAM_BETA, 0 }, { 0.9, 0 }, 3 },
     { LATMC_MODEL_POTTS, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 1, { 32, 4, 8 },
       { LATMC_PARAM_BETA, 0 }, { 0.8, 0 }, 4 },
+    /* Heisenberg: rows of 3 sites of a colour (the AVX2 flat walk), slabs of 2 planes */
+    { LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, { 6, 2, 8 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 1.0, 1 }, 0 },
 };
 
 static void parts_equal_one_process(void **state)
@@ -655,9 +658,9 @@ static long sim_rss_kib(const latmc_sim_desc *d, int rank, int n)
 }
 
 /*
- * A part of n stores its slab and halos only (Ising and Potts, the models of
+ * A part of n stores its slab and halos only (Ising, Potts and Heisenberg, the models of
  * cpu_backend.h's slab storage), not the whole lattice: 2D 4096^2 (16 MiB of spins, 32
- * MiB more of +-J couplings) cut into 64 parts. The ordinary sim's growth shows that the measure sees the
+ * MiB more of +-J couplings) and 64 x 64 x 128 x 2 replicas cut into 64 parts. The ordinary sim's growth shows that the measure sees the
  * lattice at all.
  */
 static void part_holds_its_slab_only(void **state)
@@ -665,26 +668,36 @@ static void part_holds_its_slab_only(void **state)
     (void)state;
     if (rss_kib() < 0)
         skip();
-    /* Ising uniform, Ising +-J, Potts q = 3 */
-    for (int kind = 0; kind < 3; kind++) {
+    /* Ising uniform, Ising +-J, Potts q = 3, Heisenberg (two replicas, 64 x 64 x 128) */
+    static const char *const name[] = { "Ising", "Ising +-J", "Potts", "Heisenberg" };
+    for (int kind = 0; kind < 4; kind++) {
         latmc_sim_desc d;
         latmc_sim_desc_init(&d);
-        d.model = kind < 2 ? LATMC_MODEL_ISING : LATMC_MODEL_POTTS;
+        d.model = kind < 2 ? LATMC_MODEL_ISING : kind == 2 ? LATMC_MODEL_POTTS
+                                                           : LATMC_MODEL_HEISENBERG;
         if (kind == 2)
             d.q = 3;
         d.ndim = 2;
         d.extent[0] = d.extent[1] = 4096;
+        if (kind == 3) {
+            d.ndim = 3;
+            d.replicas = 2;
+            d.extent[0] = d.extent[1] = 64;
+            d.extent[2] = 128;
+        }
         d.device = LATMC_DEVICE_CPU;
         d.n_threads = 1;
-        d.couplings = kind == 1 ? LATMC_COUPLINGS_BIMODAL : LATMC_COUPLINGS_UNIFORM;
+        d.couplings = kind == 1 ? LATMC_COUPLINGS_BIMODAL
+                      : kind == 3 ? LATMC_COUPLINGS_GAUSSIAN : LATMC_COUPLINGS_UNIFORM;
         const long whole = sim_rss_kib(&d, -1, 1);
         const long part = sim_rss_kib(&d, 5, 64);
-        print_message("%s: an ordinary sim adds %ld KiB, part 5 of 64 %ld KiB\n",
-                      kind == 0 ? "Ising" : kind == 1 ? "Ising +-J" : "Potts", whole, part);
-        /* the spins alone are 16 MiB; a slab of 64 rows and its halos about 1/60 of it */
+        print_message("%s: an ordinary sim adds %ld KiB, part 5 of 64 %ld KiB\n", name[kind],
+                      whole, part);
+        /* the spins alone are 12 to 16 MiB; a slab of 1/64 of the planes and its halos a
+         * few per cent of it */
         if (whole < 12 * 1024 || part > whole / 8)
-            fail_msg("%s: an ordinary sim adds %ld KiB, part 5 of 64 %ld KiB",
-                     kind == 0 ? "Ising" : kind == 1 ? "Ising +-J" : "Potts", whole, part);
+            fail_msg("%s: an ordinary sim adds %ld KiB, part 5 of 64 %ld KiB", name[kind],
+                     whole, part);
     }
 }
 
