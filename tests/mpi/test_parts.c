@@ -356,6 +356,14 @@ static const struct cfg cfgs[] = {
       { LATMC_PARAM_BETA, 0 }, { 0.9, 0 }, 3 },
     { LATMC_MODEL_POTTS, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 1, { 32, 4, 8 },
       { LATMC_PARAM_BETA, 0 }, { 0.8, 0 }, 4 },
+    /* phi^4 (halo 2) in the thinnest slabs: 8 planes (8 colours, 2D, finite Lambda), 4
+     * planes (3D), 5 planes (5 colours) */
+    { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 16, 32, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 1.0, 3.0 }, 0 },
+    { LATMC_MODEL_PHI4, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 8, 16 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0 },
+    { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 10, 20, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 0.5, 2.0 }, 0 },
     /* Heisenberg: rows of 3 sites of a colour (the AVX2 flat walk), slabs of 2 planes */
     { LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, { 6, 2, 8 },
       { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 1.0, 1 }, 0 },
@@ -639,7 +647,9 @@ static long sim_rss_kib(const latmc_sim_desc *d, int rank, int n)
             const long before = rss_kib();
             const int st = rank < 0 ? latmc_sim_create(ctx, d, &sim)
                                     : latmc_sim_create_part(ctx, d, rank, n, &t, &sim);
-            if (st == LATMC_OK && latmc_sim_init_spins(sim, LATMC_INIT_HOT) == LATMC_OK &&
+            const int mass = d->model != LATMC_MODEL_PHI4 ||
+                             latmc_sim_set_param(sim, LATMC_PARAM_MU2, 1.0) == LATMC_OK;
+            if (st == LATMC_OK && mass && latmc_sim_init_spins(sim, LATMC_INIT_HOT) == LATMC_OK &&
                 latmc_sim_sweep(sim, 1) == LATMC_OK)
                 grown = rss_kib() - before;
         }
@@ -658,9 +668,9 @@ static long sim_rss_kib(const latmc_sim_desc *d, int rank, int n)
 }
 
 /*
- * A part of n stores its slab and halos only (Ising, Potts and Heisenberg, the models of
- * cpu_backend.h's slab storage), not the whole lattice: 2D 4096^2 (16 MiB of spins, 32
- * MiB more of +-J couplings) and 64 x 64 x 128 x 2 replicas cut into 64 parts. The ordinary sim's growth shows that the measure sees the
+ * A part of n stores its slab and halos only (every model: cpu_backend.h's slab storage),
+ * not the whole lattice: 2D 4096^2 (16 MiB of spins, 32 MiB more of +-J couplings),
+ * 64 x 64 x 128 x 2 replicas and 2048 x 1024 doubles cut into 64 parts. The ordinary sim's growth shows that the measure sees the
  * lattice at all.
  */
 static void part_holds_its_slab_only(void **state)
@@ -668,13 +678,14 @@ static void part_holds_its_slab_only(void **state)
     (void)state;
     if (rss_kib() < 0)
         skip();
-    /* Ising uniform, Ising +-J, Potts q = 3, Heisenberg (two replicas, 64 x 64 x 128) */
-    static const char *const name[] = { "Ising", "Ising +-J", "Potts", "Heisenberg" };
-    for (int kind = 0; kind < 4; kind++) {
+    /* Ising uniform, Ising +-J, Potts q = 3, Heisenberg (two replicas, 64 x 64 x 128),
+     * phi^4 (2048 x 1024 in double: 16 MiB, and as much again for the AVX2 layout's copy) */
+    static const char *const name[] = { "Ising", "Ising +-J", "Potts", "Heisenberg", "phi^4" };
+    for (int kind = 0; kind < 5; kind++) {
         latmc_sim_desc d;
         latmc_sim_desc_init(&d);
         d.model = kind < 2 ? LATMC_MODEL_ISING : kind == 2 ? LATMC_MODEL_POTTS
-                                                           : LATMC_MODEL_HEISENBERG;
+                  : kind == 3 ? LATMC_MODEL_HEISENBERG : LATMC_MODEL_PHI4;
         if (kind == 2)
             d.q = 3;
         d.ndim = 2;
@@ -684,6 +695,10 @@ static void part_holds_its_slab_only(void **state)
             d.replicas = 2;
             d.extent[0] = d.extent[1] = 64;
             d.extent[2] = 128;
+        }
+        if (kind == 4) {
+            d.extent[0] = 2048;
+            d.extent[1] = 1024;
         }
         d.device = LATMC_DEVICE_CPU;
         d.n_threads = 1;
