@@ -5,8 +5,8 @@
  *
  * Storage: a part's backend updates only its slab (ops.run_step on its one box) and
  * receives its neighbours' border planes as halos. The CPU backend holds only the slab and
- * its halos for the models whose kernels take it (Ising); otherwise the backend holds the
- * whole lattice, whose planes beyond the halos are stale and never read. The per-plane ops
+ * its halos (every model: backends/cpu/cpu_backend.h); another backend may hold the whole
+ * lattice, whose planes beyond the halos are then stale and never read. The per-plane ops
  * (measure_planes, get_planes, set_planes, get_coupling_planes) are all this code uses of
  * a configuration, so either storage works the same here.
  *

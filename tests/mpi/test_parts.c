@@ -167,6 +167,7 @@ struct job {
     size_t plain_n;
     int bad_spins_on;                    /* this part sets an invalid configuration (-1: none) */
     int other_seed_on;                   /* this part passes another seed (-1: none) */
+    int bad_couplings_on;                /* this part asks for too few couplings (-1: none) */
     struct result res;
 };
 
@@ -231,7 +232,8 @@ static void *run_part(void *arg)
         if (r->status == LATMC_OK)
             r->couplings = malloc(r->ncouplings * sizeof *r->couplings);
         STEP(job, "get_couplings",
-             latmc_sim_get_couplings(sim, r->couplings, r->ncouplings));
+             latmc_sim_get_couplings(sim, r->couplings,
+                                     r->ncouplings - (job->rank == job->bad_couplings_on)));
     }
     STEP(job, "serialize size", latmc_sim_serialize(sim, NULL, 0, &r->nbytes));
     if (r->status == LATMC_OK)
@@ -395,6 +397,7 @@ static void parts_equal_one_process(void **state)
                 jobs[p].plain_n = ref.nbytes;
                 jobs[p].bad_spins_on = -1;
                 jobs[p].other_seed_on = -1;
+                jobs[p].bad_couplings_on = -1;
             }
             unlink(path);
             run_parts(jobs, n);
@@ -455,6 +458,7 @@ static void failures_are_agreed(void **state)
         jobs[p].cfg = &cfgs[0];
         jobs[p].bad_spins_on = 1;
         jobs[p].other_seed_on = -1;
+        jobs[p].bad_couplings_on = -1;
     }
     run_parts(jobs, n);
     for (int p = 0; p < n; p++) {
@@ -469,6 +473,7 @@ static void failures_are_agreed(void **state)
         jobs[p].cfg = &cfgs[0];
         jobs[p].bad_spins_on = -1;
         jobs[p].other_seed_on = 2;
+        jobs[p].bad_couplings_on = -1;
     }
     released = 0;
     run_parts(jobs, n);
@@ -480,6 +485,23 @@ static void failures_are_agreed(void **state)
         free_result(&jobs[p].res);
     }
     assert_int_equal(released, 0); /* a failed create leaves the transport the caller's */
+    /* latmc_sim_get_couplings is collective: a bad count on one part fails it on every
+     * part, none left waiting in the gather (+-J Ising) */
+    memset(jobs, 0, sizeof jobs);
+    for (int p = 0; p < n; p++) {
+        jobs[p].cfg = &cfgs[1];
+        jobs[p].bad_spins_on = -1;
+        jobs[p].other_seed_on = -1;
+        jobs[p].bad_couplings_on = 1;
+    }
+    run_parts(jobs, n);
+    for (int p = 0; p < n; p++) {
+        assert_int_equal(jobs[p].res.status, LATMC_EINVAL);
+        assert_string_equal(jobs[p].res.where, "get_couplings");
+        if (p != 1 && !strstr(jobs[p].res.msg, "part 1 of 3"))
+            fail_msg("part %d: %s", p, jobs[p].res.msg);
+        free_result(&jobs[p].res);
+    }
 }
 
 static int nop_exchange(void *u, const void *a, const void *b, void *c, void *d, size_t n)
