@@ -238,27 +238,20 @@ static void team_calls(latmc_sim *sim, struct cpu_state *st, const struct latmc_
                        uint64_t *attempted)
 {
     struct cpu_boxes *b = st->boxes;
-    /* At least as many boxes as members: each member runs whole boxes of its own, alone
-     * (no barrier inside a step); else the team shares every box's work. */
-    const bool own = b->n >= team->size;
-    const struct cpu_team alone = cpu_team_alone();
-    int64_t i0, i1;
-    cpu_team_share(team, b->n, &i0, &i1);
     for (int c = 0; c < n_calls; c++) {
         if (c > 0)
             cpu_team_barrier(team);
-        for (int64_t i = own ? i0 : 0; i < (own ? i1 : b->n); i++) {
+        for (int i = 0; i < b->n; i++) {
             struct latmc_box local = calls[c].boxes[i];
             local.origin[local.axis] = b->box[i].slab.below;
             struct latmc_step_call one = calls[c];
             one.boxes = &local;
             one.n_boxes = 1;
-            uint64_t att = 0;
-            st->kernels->run_step(sim, &b->box[i], &one, own ? &alone : team, accepted, &att);
-            /* attempted: once per box (member 0 of the box's team counts it) */
-            *attempted += att;
+            st->kernels->run_step(sim, &b->box[i], &one, team, accepted, attempted);
         }
         cpu_team_barrier(team);
+        int64_t i0, i1;
+        cpu_team_share(team, b->n, &i0, &i1);
         for (int64_t i = i0; i < i1; i++)
             fill_halos(sim, st, (int)i);
     }
