@@ -121,6 +121,7 @@ struct cfg {
     int key[2];          /* parameters to set (0: none) */
     double value[2];
     int q;               /* Potts: q (0: the default) */
+    int single;          /* phi^4: a float field (0: the default, double) */
 };
 
 static void desc_of(const struct cfg *c, latmc_sim_desc *d)
@@ -139,6 +140,8 @@ static void desc_of(const struct cfg *c, latmc_sim_desc *d)
     d->device = LATMC_DEVICE_CPU;
     d->n_threads = 1;
     d->seed = 77;
+    if (c->single)
+        d->precision = LATMC_PRECISION_FLOAT;
 }
 
 /* What one part found, checked by the main thread. */
@@ -330,45 +333,48 @@ static void plain_run(const struct cfg *c, struct result *r, uint64_t extra_afte
 
 static const struct cfg cfgs[] = {
     { LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 32, 24, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0 },
     { LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 64, 16, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0 },
     { LATMC_MODEL_ISING, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 6, 8 },
-      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0 },
     /* the other models (Potts q = 3; phi^4: halo 2; Heisenberg: two
      * replicas) */
     { LATMC_MODEL_POTTS, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 24, 24, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 1.0, 0 }, 3 },
+      { LATMC_PARAM_BETA, 0 }, { 1.0, 0 }, 3, 0 },
     { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 40, 40, 0 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0, 0 },
     { LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, { 4, 4, 8 },
-      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 2.0, 2 }, 0 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 2.0, 2 }, 0, 0 },
     /* the thinnest slabs: 8 planes on 4 parts, 2 each (Ising's checkerboard takes slabs
      * of an even number of planes; a part holding its slab only then holds 2 + 2 halo
      * planes, every plane it updates next to a halo) */
     { LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 64, 8, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.44, 0 }, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.44, 0 }, 0, 0 },
     { LATMC_MODEL_ISING, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 16, 8, 8 },
-      { LATMC_PARAM_BETA, 0 }, { 0.3, 0 }, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.3, 0 }, 0, 0 },
     { LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 6, 8, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.6, 0 }, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.6, 0 }, 0, 0 },
     /* Potts: three colours (odd L_x) in slabs of 3 planes, and two colours in 3D (q = 4,
      * heat bath) in slabs of 2 */
     { LATMC_MODEL_POTTS, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 15, 12, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.9, 0 }, 3 },
+      { LATMC_PARAM_BETA, 0 }, { 0.9, 0 }, 3, 0 },
     { LATMC_MODEL_POTTS, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 1, { 32, 4, 8 },
-      { LATMC_PARAM_BETA, 0 }, { 0.8, 0 }, 4 },
+      { LATMC_PARAM_BETA, 0 }, { 0.8, 0 }, 4, 0 },
     /* phi^4 (halo 2) in the thinnest slabs: 8 planes (8 colours, 2D, finite Lambda), 4
      * planes (3D), 5 planes (5 colours) */
     { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 16, 32, 0 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 1.0, 3.0 }, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 1.0, 3.0 }, 0, 0 },
     { LATMC_MODEL_PHI4, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 8, 16 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0, 0 },
     { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 10, 20, 0 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 0.5, 2.0 }, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 0.5, 2.0 }, 0, 0 },
+    /* ... and a float field (3D, finite Lambda) */
+    { LATMC_MODEL_PHI4, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 8, 16 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 1.0, 2.5 }, 0, 1 },
     /* Heisenberg: rows of 3 sites of a colour (the AVX2 flat walk), slabs of 2 planes */
     { LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, { 6, 2, 8 },
-      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 1.0, 1 }, 0 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 1.0, 1 }, 0, 0 },
 };
 
 static void parts_equal_one_process(void **state)
