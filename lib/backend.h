@@ -110,6 +110,13 @@ struct latmc_backend_ops {
      * chain"). The core then hands run_step / run_steps steps 0 .. n - 1 of that chain,
      * in order, as it would the model's. */
     int (*own_schedule)(latmc_sim *sim);
+
+    /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED: the backend holds every coupling,
+     * and get_couplings gives them): the couplings of the sites of planes [p0, p1) in
+     * get_couplings' layout restricted to those sites, (p1 - p0) * plane sites * ndim
+     * floats. A part of a shared lattice that stores its slab only (lib/part.c) gathers
+     * its couplings so. */
+    int (*get_coupling_planes)(latmc_sim *sim, int64_t p0, int64_t p1, float *buf);
 };
 
 /*

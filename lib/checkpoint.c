@@ -74,8 +74,12 @@ static int write_state(latmc_sim *sim, struct ckpt_writer *w, void *spins, float
     ckpt_put_u64(w, sim->attempted);
     ckpt_put_u32(w, sim->have_config);
     ckpt_put_u64(w, spin_bytes);
+    /* a part of a shared lattice: what latmc_part_collect gathered (lib/part.h) */
+    const struct latmc_part *part = sim->part;
     if (spin_bytes) {
-        if (w->buf) {
+        if (w->buf && part && part->staged_spins) {
+            memcpy(spins, part->staged_spins, spin_bytes);
+        } else if (w->buf) {
             int st = sim->ops->get_spins(sim, spins);
             if (st < 0)
                 return st;
@@ -84,7 +88,9 @@ static int write_state(latmc_sim *sim, struct ckpt_writer *w, void *spins, float
     }
     ckpt_put_u64(w, ncouplings);
     if (ncouplings) {
-        if (w->buf) {
+        if (w->buf && part && part->staged_couplings) {
+            memcpy(couplings, part->staged_couplings, ncouplings * sizeof(float));
+        } else if (w->buf) {
             int st = sim->ops->get_couplings(sim, couplings);
             if (st < 0)
                 return st;
@@ -161,6 +167,7 @@ int latmc_sim_serialize(latmc_sim *sim, void *buf, size_t capacity, size_t *size
     int st = buf ? latmc_part_collect(sim, -1) : LATMC_OK;
     if (st == LATMC_OK)
         st = serialize(sim, &none, buf, capacity, size, "latmc_sim_serialize");
+    latmc_part_unstage(sim);
     st = latmc_part_agree(sim, st);
     return st < 0 ? latmc_sim_record_failure(sim, st) : st;
 }
@@ -541,6 +548,7 @@ static int save(latmc_sim *sim, const char *path, const struct app_section *app,
     int st = latmc_part_collect(sim, 0);
     if (st == LATMC_OK && sim->part->rank == 0)
         st = save_here(sim, path, app, fn);
+    latmc_part_unstage(sim);
     st = latmc_part_agree(sim, st);
     return st < 0 ? latmc_sim_record_failure(sim, st) : st;
 }

@@ -136,6 +136,8 @@ void latmc_part_free(struct latmc_part *part)
         return;
     if (part->tr.release)
         part->tr.release(part->tr.user);
+    free(part->staged_spins);
+    free(part->staged_couplings);
     free(part->first);
     free(part->halo_buf);
     free(part->gather_bytes);
@@ -282,17 +284,92 @@ int latmc_part_set_spins(latmc_sim *sim, const void *buf)
     return agree_part(sim->part, st < 0 ? st : xst, NULL);
 }
 
+/* Whether the backend gives its couplings plane by plane (else it holds them all). */
+static bool has_coupling_planes(const latmc_sim *sim)
+{
+    const struct latmc_backend_ops *ops = sim->ops;
+    return ops->size >= offsetof(struct latmc_backend_ops, get_coupling_planes) +
+                            sizeof ops->get_coupling_planes &&
+           ops->get_coupling_planes;
+}
+
+/*
+ * The couplings of every part into `all` (whole lattice, get_couplings' layout) on part
+ * root (every part: root < 0): each part's planes gathered in part order, where the backend
+ * gives them plane by plane; else each receiving part's backend holds them all (they never
+ * change in a sweep, and every part set them alike) and gives them without communication.
+ * Every part takes the same branch (one backend and model).
+ */
+static int gather_couplings(latmc_sim *sim, int root, float *all, int prior)
+{
+    struct latmc_part *part = sim->part;
+    const bool receives = root < 0 || root == part->rank;
+    const size_t per_plane = (size_t)plane_sites(&sim->desc) * (size_t)sim->desc.ndim;
+    int st = prior;
+    float *mine = NULL;
+    bool planes = has_coupling_planes(sim);
+    if (planes && st == LATMC_OK) {
+        mine = malloc((size_t)(part->p1 - part->p0) * per_plane * sizeof *mine);
+        st = mine ? sim->ops->get_coupling_planes(sim, part->p0, part->p1, mine)
+                  : latmc_fail(LATMC_ENOMEM, "cannot allocate a copy of the couplings");
+        if (st == LATMC_EUNSUPPORTED) { /* this model's couplings are all here */
+            planes = false;
+            st = LATMC_OK;
+        }
+    }
+    if (!planes && receives && st == LATMC_OK)
+        st = sim->ops->get_couplings(sim, all);
+    if ((st = agree_part(part, st, NULL)) == LATMC_OK && planes) {
+        size_t *bytes = part->gather_bytes;
+        for (int p = 0; p < part->n_parts; p++)
+            bytes[p] = (size_t)(part->first[p + 1] - part->first[p]) * per_plane * sizeof *mine;
+        TRANSPORT(st, "gather (couplings)",
+                  part->tr.gather(part->tr.user, root, mine, receives ? all : NULL, bytes));
+    }
+    free(mine);
+    return st;
+}
+
+void latmc_part_unstage(latmc_sim *sim)
+{
+    struct latmc_part *part = sim->part;
+    if (!part)
+        return;
+    free(part->staged_spins);
+    free(part->staged_couplings);
+    part->staged_spins = NULL;
+    part->staged_couplings = NULL;
+}
+
 int latmc_part_collect(latmc_sim *sim, int root)
 {
-    /* without a configuration there is nothing to collect (the same on every part) */
-    if (!latmc_part_many(sim) || !sim->have_config)
+    if (!latmc_part_many(sim))
         return LATMC_OK;
-    unsigned char *all = NULL;
-    int st = get_configuration(sim, root, NULL, &all);
-    if (st == LATMC_OK && all)
-        st = sim->ops->set_spins(sim, all);
-    free(all);
-    return agree_part(sim->part, st, NULL);
+    struct latmc_part *part = sim->part;
+    latmc_part_unstage(sim);
+    const bool receives = root < 0 || root == part->rank;
+    int st = LATMC_OK;
+    /* without a configuration there is none to collect (the same on every part) */
+    if (sim->have_config)
+        st = get_configuration(sim, root, NULL, &part->staged_spins);
+    if (st == LATMC_OK && latmc_model_has_couplings(sim->model, &sim->desc)) {
+        float *all = NULL;
+        if (receives && !(all = malloc((size_t)sim->nsites * (size_t)sim->desc.ndim *
+                                       sizeof *all)))
+            st = latmc_fail(LATMC_ENOMEM, "cannot allocate a copy of the couplings");
+        /* the allocation's failure is agreed on inside, before the gather */
+        st = gather_couplings(sim, root, all, st);
+        part->staged_couplings = all;
+    }
+    st = agree_part(part, st, NULL);
+    if (st < 0)
+        latmc_part_unstage(sim);
+    return st;
+}
+
+int latmc_part_get_couplings(latmc_sim *sim, float *buf)
+{
+    return agree_part(sim->part, gather_couplings(sim, -1, buf, LATMC_OK), NULL);
 }
 
 /* ---- creation ---- */
@@ -333,7 +410,9 @@ static int check_plane_ops(latmc_sim *sim)
     void *probe = malloc(bytes > sim->model->sums_size ? bytes : sim->model->sums_size);
     if (!probe)
         return latmc_fail(LATMC_ENOMEM, "latmc_sim_create_part: cannot allocate a plane");
-    int st = ops->get_planes(sim, 0, 1, probe);
+    /* a plane of its own slab: a part may hold no other */
+    const int64_t own = sim->plan->boxes[sim->part->rank].origin[sim->desc.ndim - 1];
+    int st = ops->get_planes(sim, own, own + 1, probe);
     free(probe);
     if (st < 0)
         return latmc_fail(st, "latmc_sim_create_part: n_parts > 1 needs the per-plane forms "

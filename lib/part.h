@@ -3,11 +3,12 @@
  * (include/latmc/part.h, doc/mpi.md). The part's slab is plan->boxes[rank]; the transport
  * carries halos, tiles and configurations between the parts.
  *
- * Storage of this version: every part's backend holds the whole lattice, updates only its
- * slab (ops.run_step on its one box) and receives its neighbours' border planes as halos;
- * planes beyond the halos are stale on a part and never read. The per-plane ops
- * (measure_planes, get_planes, set_planes) are all it uses of a configuration, so slab-only
- * storage changes nothing here but the planes' addresses in the backend.
+ * Storage: a part's backend updates only its slab (ops.run_step on its one box) and
+ * receives its neighbours' border planes as halos. The CPU backend holds only the slab and
+ * its halos (every model: backends/cpu/cpu_backend.h); another backend may hold the whole
+ * lattice, whose planes beyond the halos are then stale and never read. The per-plane ops
+ * (measure_planes, get_planes, set_planes, get_coupling_planes) are all this code uses of
+ * a configuration, so either storage works the same here.
  *
  * Every collective function below follows one pattern, so that a failure on one part never
  * leaves another waiting: the local work's failure is latched, the communication runs in
@@ -30,6 +31,12 @@ struct latmc_part {
     int64_t *first;           /* n_parts + 1 entries: part p owns [first[p], first[p + 1]) */
     unsigned char *halo_buf;  /* 4 halo-plane buffers */
     size_t *gather_bytes;     /* n_parts entries: the byte counts of one gather */
+    /* Appended: the whole state gathered for a checkpoint (latmc_part_collect), on the
+     * parts that receive it: the configuration in get_spins' layout (NULL: none) and the
+     * couplings in get_couplings' (NULL: none), read by checkpoint.c instead of the
+     * backend's whole-lattice copies, which a part that stores its slab only has not. */
+    unsigned char *staged_spins;
+    float *staged_couplings;
 };
 
 /* Whether the sim is a part of n_parts > 1 (the collective paths below are needed). */
@@ -53,9 +60,13 @@ int latmc_part_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *a
 int latmc_part_measure(latmc_sim *sim, void *sums);
 int latmc_part_get_spins(latmc_sim *sim, void *buf);
 int latmc_part_set_spins(latmc_sim *sim, const void *buf);
-/* Every part's slab into the backend of part root (root < 0: of every part), so that the
- * ordinary whole-lattice code (checkpoints) may run there. */
+/* Every part's slab (configuration and couplings) into host buffers on part root (root < 0:
+ * on every part), part->staged_*, so that the ordinary whole-lattice code (checkpoints)
+ * may run there; latmc_part_unstage frees them. */
 int latmc_part_collect(latmc_sim *sim, int root);
+void latmc_part_unstage(latmc_sim *sim);
+/* latmc_sim_get_couplings of a part (n_parts > 1): every part's couplings to every part. */
+int latmc_part_get_couplings(latmc_sim *sim, float *buf);
 
 /* latmc_sim_create (lib/sim.c) of a sim that is `part` (attached before the backend's
  * create, so that a backend may store its part's way, e.g. CUDA: one box on one device);

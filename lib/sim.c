@@ -563,9 +563,16 @@ int latmc_sim_get_couplings(latmc_sim *sim, float *buf, size_t count)
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_get_couplings: sim is NULL");
     int st = check_coupling_buffer(sim, "latmc_sim_get_couplings", buf, count);
+    /* collective on parts (a part may hold its slab's couplings only): a part's bad
+     * argument fails the call on every part (none waits in the gather) */
+    if (latmc_part_many(sim) && (st = latmc_part_agree(sim, st)) < 0)
+        return latmc_sim_record_failure(sim, st);
     if (st < 0)
         return st;
-    BACKEND_CALL(st, sim, "get_couplings", sim->ops->get_couplings(sim, buf));
+    if (latmc_part_many(sim))
+        BACKEND_CALL(st, sim, "get_couplings", latmc_part_get_couplings(sim, buf));
+    else
+        BACKEND_CALL(st, sim, "get_couplings", sim->ops->get_couplings(sim, buf));
     return st < 0 ? latmc_sim_record_failure(sim, st) : LATMC_OK;
 }
 

@@ -5,6 +5,8 @@
 #include "cpu_features.h"
 #include "cpu_omp.h"
 #include "model.h"
+#include "part.h"
+#include "plan.h"
 #include "thread_probe.h"
 
 static int resolve_threads(latmc_sim *sim)
@@ -19,6 +21,35 @@ static int resolve_threads(latmc_sim *sim)
                   "built without OpenMP: running on 1 thread", want);
     return 1;
 #endif
+}
+
+/*
+ * Slab-only storage (cpu_backend.h) for a part of n_parts > 1 whose model's kernels take
+ * it: the local lattice is the slab plus its halos along the last axis.
+ */
+static void slab_setup(latmc_sim *sim, struct cpu_state *st)
+{
+    st->global = st->lattice;
+    const struct latmc_part *part = sim->part;
+    if (!part || part->n_parts < 2 || !st->kernels->slab_storage)
+        return;
+    const struct latmc_box *box = &sim->plan->boxes[part->rank];
+    const int axis = box->axis;
+    struct cpu_slab *sl = &st->slab;
+    sl->on = true;
+    sl->halo = box->halo;
+    sl->p0 = box->origin[axis];
+    sl->p1 = sl->p0 + box->extent[axis];
+    sl->below = st->kernels->slab_below ? st->kernels->slab_below(sim, sl->p0, sl->halo)
+                                        : sl->halo;
+    sl->origin = sl->p0 - sl->below;
+    sl->planes = sl->below + box->extent[axis] + sl->halo;
+    sl->global_planes = sim->desc.extent[axis];
+    if (axis == 2)
+        st->lattice.lz = sl->planes;
+    else
+        st->lattice.ly = sl->planes;
+    st->lattice.nsites = st->lattice.lx * st->lattice.ly * st->lattice.lz;
 }
 
 static int cpu_create(latmc_sim *sim)
@@ -41,6 +72,7 @@ static int cpu_create(latmc_sim *sim)
     st->lattice.ly = sim->desc.extent[1];
     st->lattice.lz = sim->desc.ndim == 3 ? sim->desc.extent[2] : 1;
     st->lattice.nsites = sim->nsites;
+    slab_setup(sim, st);
     sim->n_threads = resolve_threads(sim);
     int status = latmc_thread_probe(sim->n_threads); /* never let OpenMP exit the process */
     if (status == LATMC_OK)
@@ -152,8 +184,8 @@ static int cpu_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, in
     if (!st->kernels->run_step) /* the core checks at create; a guard, not a path */
         return latmc_fail(LATMC_EUNSUPPORTED, "the CPU backend runs the %s model as one box "
                           "only", sim->model->name);
-    /* a step covers a colour of the lattice: about half of it, or less */
-    if (!cpu_use_threads(sim->n_threads, sim->nsites / 2)) {
+    /* a step covers a colour of the lattice (of the slab held): about half of it, or less */
+    if (!cpu_use_threads(sim->n_threads, st->lattice.nsites / 2)) {
         const struct cpu_team alone = cpu_team_alone();
         for (int c = 0; c < n_calls; c++) {
             if (is_pair_start(calls, n_calls, c)) {
@@ -192,7 +224,17 @@ static int cpu_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, in
 static int cpu_run_step(latmc_sim *sim, const struct latmc_step_call *call, uint64_t *accepted,
                         uint64_t *attempted)
 {
-    return cpu_run_steps(sim, call, 1, accepted, attempted);
+    struct cpu_state *st = cpu_state_of(sim);
+    if (!st->slab.on)
+        return cpu_run_steps(sim, call, 1, accepted, attempted);
+    /* Slab storage: the part's one box in local planes (the kernels name the random
+     * numbers by origin + local plane). */
+    struct latmc_box local = call->boxes[0];
+    local.origin[local.axis] = st->slab.below;
+    struct latmc_step_call here = *call;
+    here.boxes = &local;
+    here.n_boxes = 1;
+    return cpu_run_steps(sim, &here, 1, accepted, attempted);
 }
 
 static unsigned cpu_step_caps(latmc_sim *sim)
@@ -234,6 +276,15 @@ static int cpu_set_planes(latmc_sim *sim, int64_t p0, int64_t p1, const void *bu
     return LATMC_OK;
 }
 
+static int cpu_get_coupling_planes(latmc_sim *sim, int64_t p0, int64_t p1, float *buf)
+{
+    struct cpu_state *st = cpu_state_of(sim);
+    if (!st->kernels->get_coupling_planes)
+        return no_plane_form(sim, "coupling copy");
+    st->kernels->get_coupling_planes(sim, st, p0, p1, buf);
+    return LATMC_OK;
+}
+
 const struct latmc_backend_ops latmc_cpu_backend_ops = {
     .size = sizeof(struct latmc_backend_ops),
     .name = "cpu",
@@ -253,4 +304,5 @@ const struct latmc_backend_ops latmc_cpu_backend_ops = {
     .get_planes = cpu_get_planes,
     .set_planes = cpu_set_planes,
     .run_steps = cpu_run_steps,
+    .get_coupling_planes = cpu_get_coupling_planes,
 };

@@ -9,12 +9,61 @@
 
 struct cpu_model_kernels;
 
+/*
+ * Slab-only storage of a part of a lattice shared by processes (lib/part.h, n_parts > 1,
+ * for a model whose kernels take it: cpu_model_kernels.slab_storage). The backend then
+ * holds `planes` = `below` planes, the slab's, and `halo` planes above, as a lattice of its
+ * own (cpu_state.lattice: L_y, or L_z in 3D, = planes), not the whole lattice. Local
+ * plane l is global plane (origin + l) mod L, origin = the slab's first plane - below
+ * (negative for part 0). below >= halo: the planes under the slab's lower halo are never
+ * read; a model may ask for more than the halo (cpu_model_kernels.slab_below) so that the
+ * local lattice's colouring and chunks line up with the global ones. The kernels update
+ * the local planes [below, below + slab) only, so the periodic wrap of the local lattice
+ * is never used for an updated site (its neighbours are halo planes); the random numbers
+ * and the colours take the global plane, origin + l, which is never negative there. Off
+ * (on = false) for every other sim: then local = global and nothing changes.
+ */
+struct cpu_slab {
+    bool on;
+    int halo;
+    int64_t below;          /* local planes under the slab (>= halo) */
+    int64_t origin;         /* global plane of local plane 0 (may be negative) */
+    int64_t planes;         /* local planes: below + the slab's + halo */
+    int64_t global_planes;  /* L along the last axis */
+    int64_t p0, p1;         /* the slab's global planes [p0, p1) */
+};
+
 struct cpu_state {
-    struct latmc_lattice lattice;
+    struct latmc_lattice lattice;  /* the lattice the arrays hold (a slab's: local) */
     const struct cpu_model_kernels *kernels;
     void *model_state;    /* the model's arrays, owned by its kernels */
     unsigned simd_flags;  /* cpu_flags() at creation: the kernels' SIMD level */
+    /* appended: slab-only storage (above) and the whole lattice's geometry */
+    struct cpu_slab slab;
+    struct latmc_lattice global;
 };
+
+/* The local plane of global plane g (slab storage; else g itself). Only the slab's planes
+ * and its halos are asked for: the slab and the upper halo from `below` on, the lower halo
+ * just under it. */
+static inline int64_t cpu_slab_local(const struct cpu_state *st, int64_t g)
+{
+    if (!st->slab.on)
+        return g;
+    const int64_t L = st->slab.global_planes;
+    int64_t d = (g - st->slab.p0) % L;
+    d += d < 0 ? L : 0;
+    return d < L - st->slab.halo ? st->slab.below + d : st->slab.below - (L - d);
+}
+
+/* The global plane of local plane l (slab storage; else l itself). */
+static inline int64_t cpu_slab_global(const struct cpu_state *st, int64_t l)
+{
+    if (!st->slab.on)
+        return l;
+    int64_t g = (l + st->slab.origin) % st->slab.global_planes;
+    return g < 0 ? g + st->slab.global_planes : g;
+}
 
 static inline struct cpu_state *cpu_state_of(latmc_sim *sim)
 {
@@ -59,6 +108,20 @@ struct cpu_model_kernels {
                        void *buf);
     void (*set_planes)(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                        const void *buf);
+    /* Appended. Whether the kernels take slab-only storage (struct cpu_slab): every
+     * function above then works on st->lattice, the slab's local lattice, with global
+     * plane numbers in the calls (boxes, p0, p1: the backend translates the boxes of
+     * run_step to local planes; the per-plane forms translate with cpu_slab_local), and
+     * the whole-lattice buffers of set_spins and set_couplings give it its planes;
+     * get_spins, get_couplings and measure cover its own slab only. */
+    bool slab_storage;
+    /* Optional (NULL: the halo): the planes to hold under a slab that starts at global
+     * plane p0, at least `halo` (struct cpu_slab.below). */
+    int64_t (*slab_below)(latmc_sim *sim, int64_t p0, int halo);
+    /* Optional: latmc_backend_ops.get_coupling_planes (the couplings of the sites of
+     * planes [p0, p1), in get_couplings' layout restricted to them). */
+    void (*get_coupling_planes)(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                                float *buf);
 };
 
 /* NULL when the CPU backend has no kernels for the model (cpu_models.c). */

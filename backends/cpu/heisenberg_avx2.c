@@ -172,7 +172,9 @@ static inline __attribute__((always_inline)) void heatbath_uniforms(const struct
 {
     for (int k = 0; k < HEIS_V; k += 2) {
         /* the counters of (block, sub 0) and (block, sub 1) of both blocks (rng_streams.h) */
-        const uint64_t b0 = (uint64_t)j0[k] / 4, b1 = (uint64_t)j0[k + 1] / 4;
+        /* named by the global numbers (a slab: j_origin, heisenberg_dsp.h) */
+        const uint64_t b0 = (uint64_t)(j0[k] + p->s->j_origin) / 4;
+        const uint64_t b1 = (uint64_t)(j0[k + 1] + p->s->j_origin) / 4;
         const latmc_philox_ctr x0 = latmc_rng_counter(b0, p->sweep, p->stream,
                                                       (uint32_t)p->colour, 0);
         const latmc_philox_ctr x1 = latmc_rng_counter(b1, p->sweep, p->stream,

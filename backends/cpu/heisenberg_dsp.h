@@ -35,6 +35,10 @@ struct cpu_heisenberg_soa {
     double *spin[2][2];        /* [replica][colour]: component k of (row, m) at (3 row + k) n + m */
     double *coupling[2];       /* [colour]: J_{i,mu} of (row, m) at (3 row + mu) n + m */
     void *alloc;
+    /* Appended: slab-only storage (cpu_backend.h): the global checkerboard number of local
+     * j = 0, a multiple of 4 (the draws of site j are those of j + j_origin); 0 for the
+     * whole lattice. */
+    int64_t j_origin;
 };
 
 /* Where component k of the site numbered j of a colour sits in its array. */

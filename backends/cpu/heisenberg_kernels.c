@@ -29,15 +29,32 @@ static struct cpu_heisenberg_state *hstate(struct cpu_state *st)
     return &hwhole(st)->ref;
 }
 
-static size_t spin_bytes(const latmc_sim *sim)
+/* Sizes of the arrays held (a slab's local lattice: cpu_backend.h; else the whole). */
+static size_t spin_bytes(const latmc_sim *sim, const struct cpu_state *st)
 {
-    return (size_t)sim->nsites * (size_t)sim->desc.replicas * LATMC_HEISENBERG_COMPONENTS *
-           sizeof(float);
+    return (size_t)st->lattice.nsites * (size_t)sim->desc.replicas *
+           LATMC_HEISENBERG_COMPONENTS * sizeof(float);
 }
 
-static size_t coupling_bytes(const latmc_sim *sim)
+static size_t coupling_bytes(const latmc_sim *sim, const struct cpu_state *st)
 {
-    return (size_t)sim->nsites * (size_t)sim->desc.ndim * sizeof(float);
+    return (size_t)st->lattice.nsites * (size_t)sim->desc.ndim * sizeof(float);
+}
+
+static int64_t plane_sites(const struct cpu_state *st)
+{
+    return cpu_heisenberg_rows_per_plane(&st->lattice) * st->lattice.lx;
+}
+
+/* A slab's couplings: each local plane's elements of the global draw. */
+static void slab_draw_couplings(latmc_sim *sim, struct cpu_state *st, float *couplings)
+{
+    const int64_t n = plane_sites(st) * sim->desc.ndim;
+    for (int64_t l = 0; l < st->slab.planes; l++) {
+        const int64_t g = cpu_slab_global(st, l);
+        cpu_heisenberg_couplings_range(couplings + l * n, g * n, (g + 1) * n,
+                                       sim->desc.couplings, sim->desc.coupling_seed);
+    }
 }
 
 static void heisenberg_destroy(struct cpu_state *st)
@@ -54,6 +71,12 @@ static void heisenberg_destroy(struct cpu_state *st)
     st->model_state = NULL;
 }
 
+/* A slab's global checkerboard number of local j = 0 (0 for the whole lattice). */
+static int64_t slab_j_origin(const struct cpu_state *st)
+{
+    return st->slab.on ? st->slab.origin * plane_sites(st) / 2 : 0;
+}
+
 /* Allocate the state and draw the couplings from desc.coupling_seed. */
 static int heisenberg_create(latmc_sim *sim, struct cpu_state *st)
 {
@@ -67,31 +90,38 @@ static int heisenberg_create(latmc_sim *sim, struct cpu_state *st)
     hs->replicas = sim->desc.replicas;
     hs->rows_per_chunk = cpu_heisenberg_rows_per_chunk(g);
     hs->nchunks = g->ly * g->lz / hs->rows_per_chunk; /* a divisor of a plane's rows */
-    hs->spins = malloc(spin_bytes(sim));
-    hs->couplings = malloc(coupling_bytes(sim));
+    hs->spins = malloc(spin_bytes(sim, st));
+    hs->couplings = malloc(coupling_bytes(sim, st));
     hs->partials = malloc((size_t)hs->nchunks * sizeof *hs->partials);
     hs->planes = malloc((size_t)cpu_heisenberg_planes(g) * sizeof *hs->planes);
     if (!hs->spins || !hs->couplings || !hs->partials || !hs->planes) {
         heisenberg_destroy(st);
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of Heisenberg "
-                          "spins and %zu of couplings", spin_bytes(sim), coupling_bytes(sim));
+                          "spins and %zu of couplings", spin_bytes(sim, st),
+                          coupling_bytes(sim, st));
     }
-    cpu_heisenberg_draw_couplings(g, hs->couplings, sim->desc.couplings, sim->desc.coupling_seed,
-                                  sim->n_threads);
+    if (st->slab.on)
+        slab_draw_couplings(sim, st, hs->couplings);
+    else
+        cpu_heisenberg_draw_couplings(g, hs->couplings, sim->desc.couplings,
+                                      sim->desc.coupling_seed, sim->n_threads);
     if (w->dsp.soa) {
         const int status = cpu_heisenberg_soa_alloc(g, hs->replicas, &w->soa);
         if (status < 0) {
             heisenberg_destroy(st);
             return status;
         }
+        w->soa.j_origin = slab_j_origin(st);
         cpu_heisenberg_soa_import_couplings(g, hs->couplings, &w->soa, sim->n_threads);
     }
     return LATMC_OK;
 }
 
-static float *replica_spins(const latmc_sim *sim, struct cpu_heisenberg_state *hs, int replica)
+static float *replica_spins(const struct cpu_state *st, struct cpu_heisenberg_state *hs,
+                            int replica)
 {
-    return hs->spins + (size_t)LATMC_HEISENBERG_COMPONENTS * (size_t)sim->nsites * (size_t)replica;
+    return hs->spins + (size_t)LATMC_HEISENBERG_COMPONENTS * (size_t)st->lattice.nsites *
+                           (size_t)replica;
 }
 
 /* SIMD levels: the float spins (all replicas) into the SoA arrays, or back. */
@@ -100,7 +130,8 @@ static void import_spins(latmc_sim *sim, struct cpu_state *st, const float *spin
     struct heisenberg_state *w = hwhole(st);
     for (int r = 0; r < w->ref.replicas; r++)
         cpu_heisenberg_soa_import_spins(&st->lattice, spins + (size_t)LATMC_HEISENBERG_COMPONENTS *
-                                        (size_t)sim->nsites * (size_t)r, &w->soa, r, sim->n_threads);
+                                        (size_t)st->lattice.nsites * (size_t)r, &w->soa, r,
+                                        sim->n_threads);
 }
 
 static void export_spins(latmc_sim *sim, struct cpu_state *st, float *spins)
@@ -108,18 +139,26 @@ static void export_spins(latmc_sim *sim, struct cpu_state *st, float *spins)
     struct heisenberg_state *w = hwhole(st);
     for (int r = 0; r < w->ref.replicas; r++)
         cpu_heisenberg_soa_export_spins(&st->lattice, &w->soa, r, spins +
-                                        (size_t)LATMC_HEISENBERG_COMPONENTS * (size_t)sim->nsites *
-                                        (size_t)r, sim->n_threads);
+                                        (size_t)LATMC_HEISENBERG_COMPONENTS *
+                                        (size_t)st->lattice.nsites * (size_t)r, sim->n_threads);
 }
 
 static int heisenberg_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
 {
     struct cpu_heisenberg_state *hs = hstate(st);
+    const int64_t ps = plane_sites(st);
     for (int r = 0; r < hs->replicas; r++) {
-        if (how == LATMC_INIT_COLD)
-            cpu_heisenberg_cold_start(&st->lattice, replica_spins(sim, hs, r));
+        if (st->slab.on && how != LATMC_INIT_COLD) /* each local plane from its global one */
+            for (int64_t l = 0; l < st->slab.planes; l++) {
+                const int64_t g = cpu_slab_global(st, l);
+                cpu_heisenberg_hot_range(replica_spins(st, hs, r) +
+                                             LATMC_HEISENBERG_COMPONENTS * l * ps,
+                                         g * ps, (g + 1) * ps, sim->desc.seed, r);
+            }
+        else if (how == LATMC_INIT_COLD)
+            cpu_heisenberg_cold_start(&st->lattice, replica_spins(st, hs, r));
         else
-            cpu_heisenberg_hot_start(&st->lattice, replica_spins(sim, hs, r), sim->desc.seed, r,
+            cpu_heisenberg_hot_start(&st->lattice, replica_spins(st, hs, r), sim->desc.seed, r,
                                      sim->n_threads);
     }
     if (hwhole(st)->dsp.soa)
@@ -148,18 +187,14 @@ static void heisenberg_run_step(latmc_sim *sim, struct cpu_state *st,
                                   colour, sim->desc.seed, call->sweep, call->boxes, call->n_boxes,
                                   team);
     else
-        updates = cpu_heisenberg_step_boxes(&st->lattice, hs->spins, hs->replicas, hs->couplings,
-                                            sim->model_data, heatbath, colour, sim->desc.seed,
-                                            call->sweep, call->boxes, call->n_boxes, team);
+        updates = cpu_heisenberg_step_boxes_at(&st->lattice, hs->spins, hs->replicas,
+                                               hs->couplings, sim->model_data, heatbath, colour,
+                                               sim->desc.seed, call->sweep, call->boxes,
+                                               call->n_boxes, slab_j_origin(st), team);
     if (team->id == 0) { /* the step's count, not a member's share */
         *accepted += updates;
         *attempted += updates;
     }
-}
-
-static int64_t plane_sites(const struct cpu_state *st)
-{
-    return cpu_heisenberg_rows_per_plane(&st->lattice) * st->lattice.lx;
 }
 
 /* SIMD levels: the float copy of planes [p0, p1) of every replica from the SoA arrays. */
@@ -168,15 +203,17 @@ static void export_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int6
     struct heisenberg_state *w = hwhole(st);
     const int64_t rpp = cpu_heisenberg_rows_per_plane(&st->lattice), ps = plane_sites(st);
     for (int r = 0; r < w->ref.replicas; r++) {
-        float *at = replica_spins(sim, &w->ref, r) + LATMC_HEISENBERG_COMPONENTS * ps * p0;
+        float *at = replica_spins(st, &w->ref, r) + LATMC_HEISENBERG_COMPONENTS * ps * p0;
         cpu_heisenberg_soa_export_rows(&st->lattice, &w->soa, r, at, p0 * rpp, p1 * rpp,
                                        sim->n_threads);
     }
 }
 
-static void heisenberg_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0,
-                                      int64_t p1, void *sums)
+static void heisenberg_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0,
+                                      int64_t g1, void *sums)
 {
+    /* local planes (a slab: its own; the plane above them is its upper halo) */
+    const int64_t p0 = cpu_slab_local(st, g0), p1 = p0 + (g1 - g0);
     if (hwhole(st)->dsp.soa) {
         /* the planes and their forward neighbour plane (the bonds along the last axis) */
         const int64_t planes = cpu_heisenberg_planes(&st->lattice);
@@ -194,6 +231,13 @@ static void heisenberg_measure_planes(latmc_sim *sim, struct cpu_state *st, int6
 static void heisenberg_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
 {
     struct cpu_heisenberg_state *hs = hstate(st);
+    if (st->slab.on) { /* the slab's own planes, added in order */
+        heisenberg_measure_planes(sim, st, st->slab.p0, st->slab.p1, hs->planes);
+        memset(sums, 0, sizeof(struct latmc_heisenberg_sums));
+        for (int64_t p = 0; p < st->slab.p1 - st->slab.p0; p++)
+            sim->model->add_sums(sums, &hs->planes[p]);
+        return;
+    }
     const int64_t planes = cpu_heisenberg_planes(&st->lattice);
     if (hwhole(st)->dsp.soa)
         export_spins(sim, st, hs->spins);
@@ -204,9 +248,10 @@ static void heisenberg_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
 }
 
 /* Planes [p0, p1) of every replica, replica by replica, in site order. */
-static void heisenberg_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+static void heisenberg_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0, int64_t g1,
                                   void *buf)
 {
+    const int64_t p0 = cpu_slab_local(st, g0), p1 = p0 + (g1 - g0);
     struct heisenberg_state *w = hwhole(st);
     const int64_t rpp = cpu_heisenberg_rows_per_plane(&st->lattice);
     const size_t per_replica = (size_t)((p1 - p0) * plane_sites(st)) * LATMC_HEISENBERG_COMPONENTS;
@@ -216,13 +261,24 @@ static void heisenberg_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t 
             cpu_heisenberg_soa_export_rows(&st->lattice, &w->soa, r, out, p0 * rpp, p1 * rpp,
                                            sim->n_threads);
         else
-            memcpy(out, replica_spins(sim, &w->ref, r) + (size_t)(p0 * plane_sites(st)) *
+            memcpy(out, replica_spins(st, &w->ref, r) + (size_t)(p0 * plane_sites(st)) *
                    LATMC_HEISENBERG_COMPONENTS, per_replica * sizeof(float));
     }
 }
 
-static void heisenberg_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+static void set_local_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                             const void *buf);
+
+static void heisenberg_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0, int64_t g1,
                                   const void *buf)
+{
+    const int64_t p0 = cpu_slab_local(st, g0);
+    set_local_planes(sim, st, p0, p0 + (g1 - g0), buf);
+}
+
+/* Local planes [p0, p1) of every replica from buf (get_planes' layout). */
+static void set_local_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                             const void *buf)
 {
     struct heisenberg_state *w = hwhole(st);
     const int64_t rpp = cpu_heisenberg_rows_per_plane(&st->lattice);
@@ -233,37 +289,106 @@ static void heisenberg_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t 
             cpu_heisenberg_soa_import_rows(&st->lattice, in, &w->soa, r, p0 * rpp, p1 * rpp,
                                            sim->n_threads);
         else
-            memcpy(replica_spins(sim, &w->ref, r) + (size_t)(p0 * plane_sites(st)) *
+            memcpy(replica_spins(st, &w->ref, r) + (size_t)(p0 * plane_sites(st)) *
                    LATMC_HEISENBERG_COMPONENTS, in, per_replica * sizeof(float));
     }
 }
 
+/*
+ * A slab's planes within a whole-lattice buffer of every replica (get_spins' layout):
+ * `each` calls copy(sim, st, l, replica, plane of that replica in buf) for every local
+ * plane l (set) or for the slab's own planes (get).
+ */
+static void slab_whole_spins(latmc_sim *sim, struct cpu_state *st, const float *in, float *out)
+{
+    struct heisenberg_state *w = hwhole(st);
+    const int64_t ps = plane_sites(st), rpp = cpu_heisenberg_rows_per_plane(&st->lattice);
+    const size_t whole = (size_t)sim->nsites * LATMC_HEISENBERG_COMPONENTS;
+    const int64_t l0 = in ? 0 : st->slab.below;
+    const int64_t l1 = in ? st->slab.planes : st->slab.below + st->slab.p1 - st->slab.p0;
+    for (int r = 0; r < w->ref.replicas; r++)
+        for (int64_t l = l0; l < l1; l++) {
+            const size_t at = whole * (size_t)r +
+                              (size_t)(cpu_slab_global(st, l) * ps) * LATMC_HEISENBERG_COMPONENTS;
+            float *mine = replica_spins(st, &w->ref, r) + LATMC_HEISENBERG_COMPONENTS * l * ps;
+            const size_t bytes = (size_t)ps * LATMC_HEISENBERG_COMPONENTS * sizeof(float);
+            if (in && w->dsp.soa)
+                cpu_heisenberg_soa_import_rows(&st->lattice, in + at, &w->soa, r, l * rpp,
+                                               (l + 1) * rpp, 1);
+            else if (in)
+                memcpy(mine, in + at, bytes);
+            else if (w->dsp.soa)
+                cpu_heisenberg_soa_export_rows(&st->lattice, &w->soa, r, out + at, l * rpp,
+                                               (l + 1) * rpp, 1);
+            else
+                memcpy(out + at, mine, bytes);
+        }
+}
+
 static void heisenberg_get_spins(latmc_sim *sim, struct cpu_state *st, void *buf)
 {
-    if (hwhole(st)->dsp.soa)
+    if (st->slab.on) /* its own planes, at their places in the whole lattice */
+        slab_whole_spins(sim, st, NULL, buf);
+    else if (hwhole(st)->dsp.soa)
         export_spins(sim, st, buf);
     else
-        memcpy(buf, hstate(st)->spins, spin_bytes(sim));
+        memcpy(buf, hstate(st)->spins, spin_bytes(sim, st));
 }
 
 static void heisenberg_set_spins(latmc_sim *sim, struct cpu_state *st, const void *buf)
 {
-    if (hwhole(st)->dsp.soa)
+    if (st->slab.on) /* every plane it holds */
+        slab_whole_spins(sim, st, buf, NULL);
+    else if (hwhole(st)->dsp.soa)
         import_spins(sim, st, buf);
     else
-        memcpy(hstate(st)->spins, buf, spin_bytes(sim));
+        memcpy(hstate(st)->spins, buf, spin_bytes(sim, st));
+}
+
+static void heisenberg_get_coupling_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0,
+                                           int64_t g1, float *buf)
+{
+    const int64_t n = plane_sites(st) * sim->desc.ndim, p0 = cpu_slab_local(st, g0);
+    memcpy(buf, hstate(st)->couplings + p0 * n, (size_t)((g1 - g0) * n) * sizeof(float));
 }
 
 static void heisenberg_get_couplings(latmc_sim *sim, struct cpu_state *st, float *buf)
 {
-    memcpy(buf, hstate(st)->couplings, coupling_bytes(sim));
+    const int64_t n = plane_sites(st) * sim->desc.ndim;
+    if (st->slab.on) /* its own planes, at their places in the whole lattice */
+        heisenberg_get_coupling_planes(sim, st, st->slab.p0, st->slab.p1,
+                                       buf + st->slab.p0 * n);
+    else
+        memcpy(buf, hstate(st)->couplings, coupling_bytes(sim, st));
 }
 
 static void heisenberg_set_couplings(latmc_sim *sim, struct cpu_state *st, const float *buf)
 {
-    memcpy(hstate(st)->couplings, buf, coupling_bytes(sim));
+    float *mine = hstate(st)->couplings;
+    if (st->slab.on) { /* every plane it holds */
+        const int64_t n = plane_sites(st) * sim->desc.ndim;
+        for (int64_t l = 0; l < st->slab.planes; l++)
+            memcpy(mine + l * n, buf + cpu_slab_global(st, l) * n, (size_t)n * sizeof(float));
+    } else {
+        memcpy(mine, buf, coupling_bytes(sim, st));
+    }
     if (hwhole(st)->dsp.soa)
-        cpu_heisenberg_soa_import_couplings(&st->lattice, buf, &hwhole(st)->soa, sim->n_threads);
+        cpu_heisenberg_soa_import_couplings(&st->lattice, mine, &hwhole(st)->soa, sim->n_threads);
+}
+
+/*
+ * Slab storage (cpu_backend.h): the planes under a slab starting at p0, at least the halo,
+ * so that the local origin is an even plane (the local checkerboard is the global one) and
+ * a multiple of 4 sites of a colour (local Philox blocks are global ones: j_origin).
+ */
+static int64_t heisenberg_slab_below(latmc_sim *sim, int64_t p0, int halo)
+{
+    const int64_t half = sim->desc.extent[0] / 2 * (sim->desc.ndim == 3 ? sim->desc.extent[1] : 1);
+    for (int64_t below = halo;; below++) {
+        const int64_t o = p0 - below;
+        if (((o % 2) + 2) % 2 == 0 && (((o * half) % 4) + 4) % 4 == 0)
+            return below;
+    }
 }
 
 const struct cpu_model_kernels cpu_heisenberg_kernels = {
@@ -280,4 +405,7 @@ const struct cpu_model_kernels cpu_heisenberg_kernels = {
     .measure_planes = heisenberg_measure_planes,
     .get_planes = heisenberg_get_planes,
     .set_planes = heisenberg_set_planes,
+    .slab_storage = true,
+    .slab_below = heisenberg_slab_below,
+    .get_coupling_planes = heisenberg_get_coupling_planes,
 };

@@ -22,6 +22,7 @@ struct pass {
     uint64_t seed, sweep;
     uint32_t stream;             /* latmc_rng_stream(LATMC_STREAM_UPDATE, replica) */
     int colour;
+    int64_t block_offset;        /* a slab's: its local block b draws global b + this */
 };
 
 /*
@@ -58,8 +59,9 @@ static inline void update_block_lanes(const struct pass *p, int64_t b, int64_t j
     const struct latmc_lattice *g = p->g;
     latmc_philox_ctr r_cos = { { 0, 0, 0, 0 } }, r_phi = { { 0, 0, 0, 0 } };
     if (p->heatbath) {
-        r_cos = latmc_rng_block(p->seed, (uint64_t)b, p->sweep, p->stream, (uint32_t)p->colour, 0);
-        r_phi = latmc_rng_block(p->seed, (uint64_t)b, p->sweep, p->stream, (uint32_t)p->colour, 1);
+        const uint64_t draw = (uint64_t)(b + p->block_offset);
+        r_cos = latmc_rng_block(p->seed, draw, p->sweep, p->stream, (uint32_t)p->colour, 0);
+        r_phi = latmc_rng_block(p->seed, draw, p->sweep, p->stream, (uint32_t)p->colour, 1);
     }
     const int first = jlo > 4 * b ? (int)(jlo - 4 * b) : 0;
     struct latmc_site s = latmc_checkerboard_site(g, p->colour, 4 * b + first);
@@ -92,6 +94,17 @@ uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins, 
                                    const struct latmc_box *boxes, int n_boxes,
                                    const struct cpu_team *team)
 {
+    return cpu_heisenberg_step_boxes_at(g, spins, replicas, couplings, prm, heatbath, colour,
+                                        seed, sweep, boxes, n_boxes, 0, team);
+}
+
+uint64_t cpu_heisenberg_step_boxes_at(const struct latmc_lattice *g, float *spins, int replicas,
+                                      const float *couplings,
+                                      const struct latmc_heisenberg_params *prm, bool heatbath,
+                                      int colour, uint64_t seed, uint64_t sweep,
+                                      const struct latmc_box *boxes, int n_boxes,
+                                      int64_t j_origin, const struct cpu_team *team)
+{
     struct pass p[2];
     for (int r = 0; r < replicas; r++)
         p[r] = (struct pass){
@@ -99,6 +112,7 @@ uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins, 
             .spins = spins + (size_t)LATMC_HEISENBERG_COMPONENTS * (size_t)g->nsites * (size_t)r,
             .heatbath = heatbath, .seed = seed, .sweep = sweep, .colour = colour,
             .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)r),
+            .block_offset = j_origin / 4,
         };
     const int64_t n = g->lx / 2, rpp = cpu_heisenberg_rows_per_plane(g);
     uint64_t updates = 0;

@@ -169,7 +169,7 @@ PHILOX8_ALWAYS_INLINE void cursor_set(struct row_cursor *c, const struct cpu_isi
                                       int colour, int three, int coupled)
 {
     const int64_t ly = sp->ly, lz = sp->lz, rows = sp->rows, y = c->y, z = c->z;
-    const int par = colour ^ (int)((y + z) & 1);
+    const int par = colour ^ (int)((y + z + sp->plane_parity) & 1);
     c->q.dst = cpu_ising_split_row(sp, c->r, par);
     const uint8_t *xo = cpu_ising_split_row(sp, c->r, par ^ 1);
     c->q.xl = xo - (par == 0);
@@ -277,7 +277,7 @@ PHILOX8_ALWAYS_INLINE uint64_t rows_impl(const struct cpu_ising_split *sp,
          * faster: 2D the same, 3D with short rows mixed.)
          */
         for (;;) {
-            uint64_t blk = (uint64_t)(half * cur.r) / 4;
+            uint64_t blk = (uint64_t)(half * (cur.r + sp->row_origin)) / 4;
             int64_t jl = 0;
             for (; jl + 64 <= half; jl += 64, blk += 16) {
                 prefetch_rows(&cur, jl, three, coupled);
@@ -308,7 +308,7 @@ PHILOX8_ALWAYS_INLINE uint64_t rows_impl(const struct cpu_ising_split *sp,
      */
     uint32_t buf[96] __attribute__((aligned(32)));
     for (;;) {
-        const uint64_t j0 = (uint64_t)(half * cur.r);
+        const uint64_t j0 = (uint64_t)(half * (cur.r + sp->row_origin));
         uint64_t blk = j0 / 32 * 8;
         const int64_t off = (int64_t)(j0 - 4 * blk);
         ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);

@@ -301,7 +301,7 @@ AI void cursor_set(struct row_cursor *c, const struct cpu_ising_split *sp, int c
                    int coupled)
 {
     const int64_t ly = sp->ly, lz = sp->lz, rows = sp->rows, y = c->y, z = c->z;
-    const int par = colour ^ (int)((y + z) & 1);
+    const int par = colour ^ (int)((y + z + sp->plane_parity) & 1);
     c->q.dst = cpu_ising_split_row(sp, c->r, par);
     const uint8_t *xo = cpu_ising_split_row(sp, c->r, par ^ 1);
     c->q.xl = xo - (par == 0);
@@ -392,7 +392,7 @@ AI uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_ising_p
     if (half % 32 == 0) {
         /* rows start on a group of 8 blocks: draws straight from registers */
         for (;;) {
-            uint64_t blk = (uint64_t)(half * cur.r) / 4;
+            uint64_t blk = (uint64_t)(half * (cur.r + sp->row_origin)) / 4;
             int64_t jl = 0;
             for (; jl + 64 <= half; jl += 64, blk += 16) {
                 prefetch_rows(&cur, jl, three, coupled);
@@ -420,7 +420,7 @@ AI uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_ising_p
      */
     uint32_t buf[96] __attribute__((aligned(64)));
     for (;;) {
-        const uint64_t j0 = (uint64_t)(half * cur.r);
+        const uint64_t j0 = (uint64_t)(half * (cur.r + sp->row_origin));
         uint64_t blk = j0 / 32 * 8;
         const int64_t off = (int64_t)(j0 - 4 * blk);
         ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
@@ -549,7 +549,7 @@ AI uint64_t narrow_impl(const struct cpu_ising_split *sp, const struct cpu_ising
     const __mmask8 odd_rows = q == 1 ? 0xaa : 0xcc;
     for (int64_t r = r0; r < r1; r += g) {
         const int64_t y0 = r % ly, z = r / ly;
-        const int p0 = p->colour ^ (int)((y0 + z) & 1);
+        const int p0 = p->colour ^ (int)((y0 + z + sp->plane_parity) & 1);
         /* elements of the rows of parity 0 (sites at even x) */
         const __mmask8 even = p0 ? odd_rows : (__mmask8)~odd_rows;
         /* half-row numbers 2 r + par of the sites and of their neighbours */
@@ -597,7 +597,7 @@ AI uint64_t narrow_impl(const struct cpu_ising_split *sp, const struct cpu_ising
         }
         __m512i k = _mm512_add_epi8(_mm512_add_epi8(xl, xr), _mm512_add_epi8(yp, ym));
         k = _mm512_add_epi8(k, _mm512_add_epi8(zp, zm));
-        const uint64_t blk = (uint64_t)(half * r) / 4;
+        const uint64_t blk = (uint64_t)(half * (r + sp->row_origin)) / 4;
         __m512i u[4];
         ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
         philox16_lanes(pc, blk, u, 2);

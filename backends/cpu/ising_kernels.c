@@ -31,6 +31,25 @@ static struct ising_state *ising_state(struct cpu_state *st)
     return st->model_state;
 }
 
+/* ---- slab-only storage (cpu_backend.h): planes of the local lattice ---- */
+
+/* Sites of one plane along the last axis (a row in 2D, L_x L_y in 3D). */
+static int64_t plane_sites(const struct cpu_state *st)
+{
+    return st->lattice.lx * (st->lattice.ndim == 3 ? st->lattice.ly : 1);
+}
+
+/* A slab's couplings: each local plane's elements of the global draw. */
+static void slab_draw_couplings(latmc_sim *sim, struct cpu_state *st, int8_t *eps)
+{
+    const int64_t n = plane_sites(st) * sim->desc.ndim;
+    for (int64_t l = 0; l < st->slab.planes; l++) {
+        const int64_t g = cpu_slab_global(st, l);
+        cpu_ising_draw_couplings_range(eps + l * n, g * n, (g + 1) * n,
+                                       sim->desc.coupling_seed);
+    }
+}
+
 static int ising_create(latmc_sim *sim, struct cpu_state *st)
 {
     struct ising_state *is = calloc(1, sizeof *is);
@@ -41,19 +60,28 @@ static int ising_create(latmc_sim *sim, struct cpu_state *st)
     int status = LATMC_OK;
     if (is->dsp.colour_rows) {
         status = cpu_ising_split_alloc(&is->split, &st->lattice);
+        if (status == LATMC_OK && st->slab.on) {
+            /* local row r is global row r + row_origin (ising_split.h) */
+            const int64_t rpp = sim->desc.ndim == 3 ? st->lattice.ly : 1;
+            is->split.row_origin = st->slab.origin * rpp;
+            is->split.plane_parity = (int)(st->slab.origin & 1);
+            is->split.global_rows = st->slab.global_planes * rpp;
+        }
     } else {
-        size_t bytes = (size_t)sim->nsites;
+        size_t bytes = (size_t)st->lattice.nsites;
         is->natural = malloc(bytes);
         if (!is->natural)
             status = latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of spins",
                                 bytes);
     }
     if (status == LATMC_OK && coupled) {
-        const size_t bytes = (size_t)sim->nsites * (size_t)sim->desc.ndim;
+        const size_t bytes = (size_t)st->lattice.nsites * (size_t)sim->desc.ndim;
         is->eps = malloc(bytes);
         if (!is->eps)
             status = latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of "
                                 "couplings", bytes);
+        else if (st->slab.on)
+            slab_draw_couplings(sim, st, is->eps);
         else
             cpu_ising_draw_couplings(&st->lattice, is->eps, sim->desc.coupling_seed,
                                      sim->n_threads);
@@ -90,10 +118,18 @@ static int ising_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
 {
     struct ising_state *is = ising_state(st);
     if (is->natural) {
-        if (how == LATMC_INIT_COLD)
-            memset(is->natural, 1, (size_t)sim->nsites);
-        else
+        if (how == LATMC_INIT_COLD) {
+            memset(is->natural, 1, (size_t)st->lattice.nsites);
+        } else if (st->slab.on) {
+            /* every local plane, halos included, as the global hot start has it */
+            const int64_t n = plane_sites(st);
+            for (int64_t l = 0; l < st->slab.planes; l++) {
+                const int64_t g = cpu_slab_global(st, l);
+                cpu_ising_hot_range(is->natural + l * n, g * n, (g + 1) * n, sim->desc.seed);
+            }
+        } else {
             cpu_ising_hot_start(&st->lattice, is->natural, sim->desc.seed, sim->n_threads);
+        }
     } else if (how == LATMC_INIT_COLD) {
         cpu_ising_split_cold(&is->split);
     } else {
@@ -123,10 +159,17 @@ static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
         for (int i = 0; i < call->n_boxes; i++) {
             const struct latmc_box *box = &call->boxes[i];
             const int64_t p0 = box->origin[box->axis], p1 = p0 + box->extent[box->axis];
-            *accepted += cpu_ising_colour_range(&st->lattice, is->natural, is->eps,
-                                                sim->model_data, sim->desc.algorithm,
-                                                sim->desc.seed, call->sweep, call->step,
-                                                p0 * half_plane, p1 * half_plane, team);
+            if (st->slab.on) /* a local box: its global planes name the draws */
+                *accepted += cpu_ising_colour_range_slab(
+                    &st->global, &st->lattice, st->slab.origin, is->natural, is->eps,
+                    sim->model_data, sim->desc.algorithm, sim->desc.seed, call->sweep,
+                    call->step, (p0 + st->slab.origin) * half_plane,
+                    (p1 + st->slab.origin) * half_plane, team);
+            else
+                *accepted += cpu_ising_colour_range(&st->lattice, is->natural, is->eps,
+                                                    sim->model_data, sim->desc.algorithm,
+                                                    sim->desc.seed, call->sweep, call->step,
+                                                    p0 * half_plane, p1 * half_plane, team);
         }
         if (team->id == 0)
             *attempted += (uint64_t)(planes * half_plane);
@@ -166,6 +209,14 @@ static void ising_params_changed(latmc_sim *sim, struct cpu_state *st)
 static void ising_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
 {
     struct ising_state *is = ising_state(st);
+    if (st->slab.on) { /* the slab's own planes (the core adds the parts' tiles) */
+        const int64_t rpp = sim->desc.ndim == 3 ? st->lattice.ly : 1;
+        const int64_t r0 = st->slab.below * rpp, r1 = (st->slab.planes - st->slab.halo) * rpp;
+        *(struct latmc_ising_sums *)sums =
+            is->natural ? cpu_ising_measure_rows(&st->lattice, is->natural, is->eps, r0, r1)
+                        : cpu_ising_split_measure_rows(&is->split, r0, r1);
+        return;
+    }
     *(struct latmc_ising_sums *)sums =
         !is->natural ? cpu_ising_split_measure(&is->split, sim->n_threads) /* +-J too */
         : is->eps    ? cpu_ising_measure_coupled(&st->lattice, is->natural, is->eps,
@@ -173,10 +224,18 @@ static void ising_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
                      : cpu_ising_measure(&st->lattice, is->natural, sim->n_threads);
 }
 
+static void ising_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                             void *buf);
+static void ising_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                             const void *buf);
+
 static void ising_get_spins(latmc_sim *sim, struct cpu_state *st, void *buf)
 {
     struct ising_state *is = ising_state(st);
-    if (is->natural)
+    if (st->slab.on) /* its own planes, at their places in the whole lattice */
+        ising_get_planes(sim, st, st->slab.p0, st->slab.p1,
+                         (int8_t *)buf + st->slab.p0 * plane_sites(st));
+    else if (is->natural)
         memcpy(buf, is->natural, (size_t)sim->nsites);
     else
         cpu_ising_split_to_natural(&is->split, buf, sim->n_threads);
@@ -185,7 +244,12 @@ static void ising_get_spins(latmc_sim *sim, struct cpu_state *st, void *buf)
 static void ising_set_spins(latmc_sim *sim, struct cpu_state *st, const void *buf)
 {
     struct ising_state *is = ising_state(st);
-    if (is->natural)
+    if (st->slab.on) { /* every plane it holds, halos included */
+        for (int64_t l = 0; l < st->slab.planes; l++) {
+            const int64_t g = cpu_slab_global(st, l);
+            ising_set_planes(sim, st, g, g + 1, (const int8_t *)buf + g * plane_sites(st));
+        }
+    } else if (is->natural)
         memcpy(is->natural, buf, (size_t)sim->nsites);
     else
         cpu_ising_split_from_natural(&is->split, buf, sim->n_threads);
@@ -200,11 +264,11 @@ static int64_t rows_per_plane(const latmc_sim *sim, const struct cpu_state *st)
     return sim->desc.ndim == 3 ? st->lattice.ly : 1;
 }
 
-static void ising_plane_sums(latmc_sim *sim, struct cpu_state *st, int64_t p,
+static void ising_plane_sums(latmc_sim *sim, struct cpu_state *st, int64_t gp,
                              struct latmc_ising_sums *out)
 {
     struct ising_state *is = ising_state(st);
-    const int64_t rpp = rows_per_plane(sim, st);
+    const int64_t rpp = rows_per_plane(sim, st), p = cpu_slab_local(st, gp);
     *out = is->natural ? cpu_ising_measure_rows(&st->lattice, is->natural, is->eps, p * rpp,
                                                 (p + 1) * rpp)
                        : cpu_ising_split_measure_rows(&is->split, p * rpp, (p + 1) * rpp);
@@ -225,22 +289,25 @@ static void ising_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t p
         ising_plane_sums(sim, st, p, &out[p - p0]);
 }
 
-static void ising_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+static void ising_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0, int64_t g1,
                              void *buf)
 {
     struct ising_state *is = ising_state(st);
     const int64_t rpp = rows_per_plane(sim, st), row = st->lattice.lx;
+    /* local planes (slab storage; a range never crosses the slab's wrap) */
+    const int64_t p0 = cpu_slab_local(st, g0), p1 = p0 + (g1 - g0);
     if (is->natural)
         memcpy(buf, is->natural + p0 * rpp * row, (size_t)((p1 - p0) * rpp * row));
     else
         cpu_ising_split_rows_to_natural(&is->split, buf, p0 * rpp, p1 * rpp);
 }
 
-static void ising_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+static void ising_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0, int64_t g1,
                              const void *buf)
 {
     struct ising_state *is = ising_state(st);
     const int64_t rpp = rows_per_plane(sim, st), row = st->lattice.lx;
+    const int64_t p0 = cpu_slab_local(st, g0), p1 = p0 + (g1 - g0);
     if (is->natural)
         memcpy(is->natural + p0 * rpp * row, buf, (size_t)((p1 - p0) * rpp * row));
     else
@@ -248,22 +315,39 @@ static void ising_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, i
 }
 
 /* The core calls these only for a sim with couplings (is->eps set). */
+static void ising_get_coupling_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0,
+                                      int64_t g1, float *buf)
+{
+    const int8_t *eps = ising_state(st)->eps;
+    const int64_t n = plane_sites(st) * sim->desc.ndim, p0 = cpu_slab_local(st, g0);
+    for (int64_t i = 0; i < (g1 - g0) * n; i++)
+        buf[i] = (float)eps[p0 * n + i];
+}
+
 static void ising_get_couplings(latmc_sim *sim, struct cpu_state *st, float *buf)
 {
+    if (st->slab.on) { /* its own planes, at their places in the whole lattice */
+        const int64_t n = plane_sites(st) * sim->desc.ndim;
+        ising_get_coupling_planes(sim, st, st->slab.p0, st->slab.p1, buf + st->slab.p0 * n);
+        return;
+    }
     const int8_t *eps = ising_state(st)->eps;
     const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
     for (size_t i = 0; i < n; i++)
         buf[i] = (float)eps[i];
 }
 
-/* Values checked by the core: exactly +1.0f or -1.0f. */
+/* Values checked by the core: exactly +1.0f or -1.0f. A slab takes the planes it holds. */
 static void ising_set_couplings(latmc_sim *sim, struct cpu_state *st, const float *buf)
 {
     struct ising_state *is = ising_state(st);
     int8_t *eps = is->eps;
-    const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
-    for (size_t i = 0; i < n; i++)
-        eps[i] = buf[i] > 0.0f ? (int8_t)1 : (int8_t)-1;
+    const int64_t n = plane_sites(st) * sim->desc.ndim;
+    for (int64_t l = 0; l < st->lattice.nsites / plane_sites(st); l++) {
+        const float *in = buf + cpu_slab_global(st, l) * n;
+        for (int64_t i = 0; i < n; i++)
+            eps[l * n + i] = in[i] > 0.0f ? (int8_t)1 : (int8_t)-1;
+    }
     if (is->split.bonds) /* the SIMD level's copy (ising_split.h) */
         cpu_ising_split_bonds_from_eps(&is->split, eps, sim->n_threads);
 }
@@ -284,4 +368,6 @@ const struct cpu_model_kernels cpu_ising_kernels = {
     .measure_planes = ising_measure_planes,
     .get_planes = ising_get_planes,
     .set_planes = ising_set_planes,
+    .slab_storage = true,
+    .get_coupling_planes = ising_get_coupling_planes,
 };

@@ -42,4 +42,20 @@ struct latmc_ising_sums cpu_ising_measure_rows(const struct latmc_lattice *g,
                                                const int8_t *spins, const int8_t *eps,
                                                int64_t r0, int64_t r1);
 
+/*
+ * Slab-only storage (cpu_backend.h): cpu_ising_colour_range for a slab held as the local
+ * lattice `local` whose plane 0 is global plane `origin`: j0, j1 and the draws are the
+ * global lattice's numbers, the spins (and eps) the local lattice's.
+ */
+uint64_t cpu_ising_colour_range_slab(const struct latmc_lattice *global,
+                                     const struct latmc_lattice *local, int64_t origin,
+                                     int8_t *spins, const int8_t *eps,
+                                     const struct latmc_ising_tables *t, int algorithm,
+                                     uint64_t seed, uint64_t sweep, int colour, int64_t j0,
+                                     int64_t j1, const struct cpu_team *team);
+/* Elements [e0, e1) of the global +-J couplings (cpu_ising_draw_couplings' values), and
+ * sites [i0, i1) of the global hot start, into out[0 ..). */
+void cpu_ising_draw_couplings_range(int8_t *out, int64_t e0, int64_t e1, uint64_t coupling_seed);
+void cpu_ising_hot_range(int8_t *out, int64_t i0, int64_t i1, uint64_t seed);
+
 #endif

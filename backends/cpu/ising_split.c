@@ -85,6 +85,7 @@ int cpu_ising_split_alloc(struct cpu_ising_split *s, const struct latmc_lattice 
     s->lz = g->lz;
     s->half = g->lx / 2;
     s->rows = g->ly * g->lz;
+    s->global_rows = s->rows;
     s->stride = (s->half + 2 * CPU_ISING_SPLIT_PAD + 63) / 64 * 64;
     /* zeroed: the bytes past each half-row that vector tails read are defined */
     const size_t bytes = (size_t)(2 * s->rows) * (size_t)s->stride + 64;
@@ -243,7 +244,10 @@ void cpu_ising_split_cold(const struct cpu_ising_split *s)
  */
 static void row_hot(const struct cpu_ising_split *s, uint64_t seed, int64_t r)
 {
-    const int64_t i0 = r * s->lx, i1 = i0 + s->lx;
+    /* the global row's sites name the draws (slab storage: row_origin, cpu_backend.h) */
+    int64_t rg = (r + s->row_origin) % s->global_rows;
+    rg += rg < 0 ? s->global_rows : 0;
+    const int64_t i0 = rg * s->lx, i1 = i0 + s->lx;
     uint8_t *h[2] = { cpu_ising_split_row(s, r, 0), cpu_ising_split_row(s, r, 1) };
     for (int64_t b = i0 / 4; 4 * b < i1; b++) {
         const latmc_philox_ctr u = latmc_rng_block(seed, (uint64_t)b, 0, LATMC_STREAM_INIT, 0, 0);

@@ -56,6 +56,16 @@ struct cpu_ising_split {
     /* +-J: the bond plane (above), half-row r, par at the spins' offset; NULL: uniform */
     void *bond_alloc;
     uint8_t *bonds;
+    /* Appended: slab-only storage (cpu_backend.h, struct cpu_slab). The rows held are
+     * those of a slab and its halos; local row r is global row r + row_origin (row_origin
+     * = the slab's origin plane times the rows of a plane; may be negative, but never for
+     * a row a kernel updates), which names the random numbers, and plane_parity = origin
+     * & 1 turns a local plane's colours into the global ones. global_rows: the whole
+     * lattice's rows (for the wrap of the halo rows' names at the hot start). All 0 but
+     * global_rows = rows for a sim that holds the whole lattice. */
+    int64_t row_origin;
+    int plane_parity;
+    int64_t global_rows;
 };
 
 /* The first site of half-row `par` (0: even x, 1: odd x) of row r = y + L_y z. */

@@ -133,3 +133,106 @@ void cpu_ising_hot_start(const struct latmc_lattice *g, int8_t *spins, uint64_t 
     for (int64_t b = 0; b < nblocks; b++)
         latmc_ising_hot_block(spins, n, seed, b);
 }
+
+/* ---- slab-only storage (cpu_backend.h, struct cpu_slab) ---- */
+
+/*
+ * Site j of colour `colour` in the global numbering, as a site of the slab's local lattice
+ * `local` (its planes along the last axis start at global plane `origin`). Only sites of
+ * the planes the slab updates are asked for, so the local plane is in range.
+ */
+static inline struct latmc_site slab_site(const struct latmc_lattice *global,
+                                          const struct latmc_lattice *local, int64_t origin,
+                                          int colour, int64_t j)
+{
+    struct latmc_site s = latmc_checkerboard_site(global, colour, j);
+    if (global->ndim == 3)
+        s.z -= origin;
+    else
+        s.y -= origin;
+    s.row = s.y + local->ly * s.z;
+    s.index = s.x + local->lx * s.row;
+    return s;
+}
+
+/* Lanes [l0, l1) of block b of a colour on the slab: the reference rule of
+ * latmc_ising_update_lanes(_coupled), the sites read and written in the local lattice. */
+static uint64_t slab_lanes(const struct latmc_lattice *global, const struct latmc_lattice *local,
+                           int64_t origin, int8_t *spins, const int8_t *eps,
+                           const struct latmc_ising_tables *t, int algorithm, uint64_t seed,
+                           uint64_t sweep, int colour, int64_t b, int l0, int l1)
+{
+    const int two_d = 2 * global->ndim;
+    const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, sweep, LATMC_STREAM_UPDATE,
+                                               (uint32_t)colour, 0);
+    uint64_t changed = 0;
+    for (int lane = l0; lane < l1; lane++) {
+        const struct latmc_site s = slab_site(global, local, origin, colour, 4 * b + lane);
+        const int sum = eps ? latmc_ising_coupled_sum(local, spins, eps, s)
+                            : latmc_ising_neighbour_sum(local, spins, s);
+        const int8_t old = spins[s.index];
+        const int8_t new_spin = latmc_ising_new_spin(t, algorithm, old, (sum + two_d) / 2,
+                                                     r.v[lane]);
+        changed += new_spin != old;
+        spins[s.index] = new_spin;
+    }
+    return changed;
+}
+
+uint64_t cpu_ising_colour_range_slab(const struct latmc_lattice *global,
+                                     const struct latmc_lattice *local, int64_t origin,
+                                     int8_t *spins, const int8_t *eps,
+                                     const struct latmc_ising_tables *t, int algorithm,
+                                     uint64_t seed, uint64_t sweep, int colour, int64_t j0,
+                                     int64_t j1, const struct cpu_team *team)
+{
+    if (j1 <= j0)
+        return 0;
+    /* the partition of cpu_ising_colour_range: whole blocks shared, partial ones by
+     * member 0 */
+    const int64_t b0 = (j0 + 3) / 4, b1 = j1 / 4;
+    uint64_t changed = 0;
+    if (b1 < b0)
+        return team->id != 0 ? 0
+                             : slab_lanes(global, local, origin, spins, eps, t, algorithm,
+                                          seed, sweep, colour, j0 / 4, (int)(j0 % 4),
+                                          (int)(j1 - 4 * (j0 / 4)));
+    if (team->id == 0 && j0 % 4)
+        changed += slab_lanes(global, local, origin, spins, eps, t, algorithm, seed, sweep,
+                              colour, j0 / 4, (int)(j0 % 4), 4);
+    if (team->id == 0 && j1 % 4)
+        changed += slab_lanes(global, local, origin, spins, eps, t, algorithm, seed, sweep,
+                              colour, b1, 0, (int)(j1 % 4));
+    int64_t s0, s1;
+    cpu_team_share(team, b1 - b0, &s0, &s1);
+    for (int64_t b = b0 + s0; b < b0 + s1; b++)
+        changed += slab_lanes(global, local, origin, spins, eps, t, algorithm, seed, sweep,
+                              colour, b, 0, 4);
+    return changed;
+}
+
+/* Elements [e0, e1) of the global +-J coupling array (eps[ndim i + mu]) into out[0 ..). */
+void cpu_ising_draw_couplings_range(int8_t *out, int64_t e0, int64_t e1, uint64_t coupling_seed)
+{
+    for (int64_t b = e0 / 4; 4 * b < e1; b++) {
+        const latmc_philox_ctr r = latmc_coupling_draws(coupling_seed, b, 0);
+        for (int lane = 0; lane < 4; lane++) {
+            const int64_t e = 4 * b + lane;
+            if (e >= e0 && e < e1)
+                out[e - e0] = (int8_t)latmc_bimodal_sign(r.v[lane]);
+        }
+    }
+}
+
+/* Sites [i0, i1) of the global hot start into out[0 ..): latmc_ising_hot_block's rule. */
+void cpu_ising_hot_range(int8_t *out, int64_t i0, int64_t i1, uint64_t seed)
+{
+    for (int64_t b = i0 / 4; 4 * b < i1; b++) {
+        const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, 0, LATMC_STREAM_INIT, 0, 0);
+        for (int lane = 0; lane < 4; lane++) {
+            const int64_t i = 4 * b + lane;
+            if (i >= i0 && i < i1)
+                out[i - i0] = (r.v[lane] >> 31) ? (int8_t)-1 : (int8_t)1;
+        }
+    }
+}

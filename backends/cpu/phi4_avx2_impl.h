@@ -347,7 +347,8 @@ static inline void PHI4_FN(phi4_avx2_load)(const struct PHI4_FN(phi4_avx2_pass) 
         q->c = c01;
     }
     /* Philox blocks b0 = 2 grp, b1 = 2 grp + 1: lanes (b0, eta), (b0, u), (b1, eta), (b1, u) */
-    const uint64_t b0 = 2 * (uint64_t)grp, b1 = b0 + 1;
+    /* named by the global numbers (a slab: j_origin, a multiple of 64, phi4_lattice.h) */
+    const uint64_t b0 = 2 * (uint64_t)grp + (uint64_t)(p->g->j_origin / 4), b1 = b0 + 1;
     /* words 0..2 of both blocks (rng_streams.h); word 3 comes per hit */
     const latmc_philox_ctr x0 = latmc_rng_counter(b0, p->rng_sweep, 0, 0, 0);
     const latmc_philox_ctr x1 = latmc_rng_counter(b1, p->rng_sweep, 0, 0, 0);

@@ -37,15 +37,16 @@ static size_t value_bytes(const latmc_sim *sim)
     return sim->model->site_bytes(&sim->desc);
 }
 
-static size_t field_bytes(const latmc_sim *sim)
+/* The field held: a slab's local lattice (cpu_backend.h), else the whole. */
+static size_t field_bytes(const latmc_sim *sim, const struct cpu_state *st)
 {
-    return (size_t)sim->nsites * value_bytes(sim);
+    return (size_t)st->lattice.nsites * value_bytes(sim);
 }
 
-/* Planes along the last axis (the cut axis of boxes, the tile of the reduction). */
-static int64_t n_planes(const latmc_sim *sim)
+/* Planes held along the last axis (the cut axis of boxes, the tile of the reduction). */
+static int64_t n_planes(const struct cpu_state *st)
 {
-    return sim->desc.extent[sim->desc.ndim - 1];
+    return st->lattice.ndim == 3 ? st->lattice.lz : st->lattice.ly;
 }
 
 /* Rows (fixed y, z) per plane: 1 in 2D, L_y in 3D. */
@@ -73,38 +74,48 @@ static int phi4_create(latmc_sim *sim, struct cpu_state *st)
     st->model_state = p;
     if (!p)
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate the phi^4 state");
-    p->geom = phi4_geom_of(&st->lattice); /* the core's check_desc guarantees a colouring */
+    /* the core's check_desc guarantees a colouring (of the whole lattice: a slab takes its
+     * colours, and names its draws by the global numbers, phi4_lattice.h) */
+    p->geom = phi4_geom_of(&st->global);
+    if (st->slab.on) {
+        const int nc = p->geom.colouring.ncolours;
+        p->geom.lat = st->lattice;
+        p->geom.per_colour = st->lattice.nsites / nc;
+        p->geom.j_origin = st->slab.origin * (st->lattice.nsites / n_planes(st)) / nc;
+    }
     cpu_phi4_dsp_init(&p->dsp, st->simd_flags);
     p->single = sim->desc.precision == LATMC_PRECISION_FLOAT;
     const size_t rows = (size_t)(st->lattice.ly * st->lattice.lz);
     const size_t pad = PHI4_PAD * value_bytes(sim);
     /* zeroed: the slack is read (and its values discarded) by vector loads at row ends */
-    p->alloc = calloc(1, field_bytes(sim) + 2 * pad);
+    p->alloc = calloc(1, field_bytes(sim, st) + 2 * pad);
     p->field = p->alloc ? (char *)p->alloc + pad : NULL;
     if (p->dsp.transposed)
-        p->natural = malloc(field_bytes(sim));
+        p->natural = malloc(field_bytes(sim, st));
     p->partials = malloc(rows * PHI4_NPARTIALS * sizeof(double));
-    p->planes = malloc((size_t)n_planes(sim) * sizeof *p->planes);
+    p->planes = malloc((size_t)n_planes(st) * sizeof *p->planes);
     if (!p->alloc || (p->dsp.transposed && !p->natural) || !p->partials || !p->planes) {
         phi4_destroy(st);
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of phi^4 field",
-                          field_bytes(sim));
+                          field_bytes(sim, st));
     }
     return LATMC_OK;
 }
 
 /* Natural order in, the dsp's layout out. */
-static void import_field(latmc_sim *sim, struct phi4_state *p, const void *natural)
+static void import_field(latmc_sim *sim, struct cpu_state *st, struct phi4_state *p,
+                         const void *natural)
 {
     if (p->dsp.transposed)
         cpu_phi4_to_transposed(&p->geom, natural, p->field, (int)value_bytes(sim), sim->n_threads);
     else if (natural != p->field)
-        memcpy(p->field, natural, field_bytes(sim));
+        memcpy(p->field, natural, field_bytes(sim, st));
 }
 
 /* The field in natural order: `buf`, or p->natural when buf is NULL (the field itself
  * for the reference layout). */
-static const void *export_field(latmc_sim *sim, struct phi4_state *p, void *buf)
+static const void *export_field(latmc_sim *sim, struct cpu_state *st, struct phi4_state *p,
+                                void *buf)
 {
     if (p->dsp.transposed) {
         void *out = buf ? buf : p->natural;
@@ -112,7 +123,7 @@ static const void *export_field(latmc_sim *sim, struct phi4_state *p, void *buf)
         return out;
     }
     if (buf)
-        memcpy(buf, p->field, field_bytes(sim));
+        memcpy(buf, p->field, field_bytes(sim, st));
     return buf ? buf : p->field;
 }
 
@@ -120,15 +131,26 @@ static int phi4_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
 {
     struct phi4_state *p = phi4_state(st);
     if (how == LATMC_INIT_COLD) {
-        memset(p->field, 0, field_bytes(sim)); /* all-zero bits are 0.0 in IEEE 754 */
+        memset(p->field, 0, field_bytes(sim, st)); /* all-zero bits are 0.0 in IEEE 754 */
         return LATMC_OK;
     }
     void *natural = p->dsp.transposed ? p->natural : p->field;
-    if (p->single)
+    if (st->slab.on) { /* each local plane from its global one, in natural order */
+        const int64_t n = st->lattice.nsites / n_planes(st);
+        for (int64_t l = 0; l < st->slab.planes; l++) {
+            const int64_t g = cpu_slab_global(st, l);
+            if (p->single)
+                cpu_phi4_hot_range_f((float *)natural + l * n, g * n, (g + 1) * n,
+                                     sim->desc.seed);
+            else
+                cpu_phi4_hot_range_d((double *)natural + l * n, g * n, (g + 1) * n,
+                                     sim->desc.seed);
+        }
+    } else if (p->single)
         cpu_phi4_hot_start_f(&p->geom, natural, sim->desc.seed, sim->n_threads);
     else
         cpu_phi4_hot_start_d(&p->geom, natural, sim->desc.seed, sim->n_threads);
-    import_field(sim, p, natural);
+    import_field(sim, st, p, natural);
     return LATMC_OK;
 }
 
@@ -172,10 +194,10 @@ static void phi4_run_step(latmc_sim *sim, struct cpu_state *st, const struct lat
 }
 
 /* The sums of each plane p0 <= p < p1 into planes[p - p0] (reads the planes around them). */
-static void measure_planes_of(latmc_sim *sim, struct phi4_state *p, int64_t p0, int64_t p1,
-                              struct latmc_phi4_sums *planes)
+static void measure_planes_of(latmc_sim *sim, struct cpu_state *st, struct phi4_state *p,
+                              int64_t p0, int64_t p1, struct latmc_phi4_sums *planes)
 {
-    const void *natural = export_field(sim, p, NULL);
+    const void *natural = export_field(sim, st, p, NULL);
     if (p->single)
         cpu_phi4_measure_planes_f(&p->geom, natural, p->partials, p0, p1, planes,
                                   sim->n_threads);
@@ -184,26 +206,30 @@ static void measure_planes_of(latmc_sim *sim, struct phi4_state *p, int64_t p0, 
                                   sim->n_threads);
 }
 
-static void phi4_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+static void phi4_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0, int64_t g1,
                                 void *sums)
 {
-    measure_planes_of(sim, phi4_state(st), p0, p1, sums);
+    /* local planes (a slab: its own; the planes around them are its halos) */
+    const int64_t p0 = cpu_slab_local(st, g0);
+    measure_planes_of(sim, st, phi4_state(st), p0, p0 + (g1 - g0), sums);
 }
 
 /* The whole lattice: its planes' sums added in plane order, from zeros (model.h). */
 static void phi4_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
 {
     struct phi4_state *p = phi4_state(st);
-    const int64_t np = n_planes(sim);
-    measure_planes_of(sim, p, 0, np, p->planes);
+    /* a slab: its own planes */
+    const int64_t first = st->slab.on ? st->slab.below : 0;
+    const int64_t np = st->slab.on ? st->slab.p1 - st->slab.p0 : n_planes(st);
+    measure_planes_of(sim, st, p, first, first + np, p->planes);
     memset(sums, 0, sizeof(struct latmc_phi4_sums));
     for (int64_t pl = 0; pl < np; pl++)
         sim->model->add_sums(sums, &p->planes[pl]);
 }
 
-/* Planes [p0, p1) in natural site order (get_spins' layout restricted to them). */
-static void phi4_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
-                            void *buf)
+/* Local planes [p0, p1) in natural site order (get_spins' layout restricted to them). */
+static void get_local_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                             void *buf)
 {
     struct phi4_state *p = phi4_state(st);
     const int64_t rpp = rows_per_plane(p), vb = (int64_t)value_bytes(sim);
@@ -215,8 +241,8 @@ static void phi4_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, in
                (size_t)((p1 - p0) * rpp * p->geom.lat.lx * vb));
 }
 
-static void phi4_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
-                            const void *buf)
+static void set_local_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                             const void *buf)
 {
     struct phi4_state *p = phi4_state(st);
     const int64_t rpp = rows_per_plane(p), vb = (int64_t)value_bytes(sim);
@@ -228,14 +254,66 @@ static void phi4_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, in
                (size_t)((p1 - p0) * rpp * p->geom.lat.lx * vb));
 }
 
+/* backend.h: global planes [p0, p1) (a slab: a range of its slab or of a halo). */
+static void phi4_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                            void *buf)
+{
+    const int64_t l0 = cpu_slab_local(st, p0);
+    get_local_planes(sim, st, l0, l0 + (p1 - p0), buf);
+}
+
+static void phi4_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                            const void *buf)
+{
+    const int64_t l0 = cpu_slab_local(st, p0);
+    set_local_planes(sim, st, l0, l0 + (p1 - p0), buf);
+}
+
+/* Bytes of one plane in natural order. */
+static size_t plane_bytes(const latmc_sim *sim, const struct cpu_state *st)
+{
+    return (size_t)(st->lattice.nsites / n_planes(st)) * value_bytes(sim);
+}
+
 static void phi4_get_spins(latmc_sim *sim, struct cpu_state *st, void *buf)
 {
-    export_field(sim, phi4_state(st), buf);
+    if (st->slab.on) /* its own planes, at their places in the whole lattice */
+        phi4_get_planes(sim, st, st->slab.p0, st->slab.p1,
+                        (char *)buf + (size_t)st->slab.p0 * plane_bytes(sim, st));
+    else
+        export_field(sim, st, phi4_state(st), buf);
 }
 
 static void phi4_set_spins(latmc_sim *sim, struct cpu_state *st, const void *buf)
 {
-    import_field(sim, phi4_state(st), buf);
+    if (st->slab.on) /* every plane it holds */
+        for (int64_t l = 0; l < st->slab.planes; l++)
+            set_local_planes(sim, st, l, l + 1,
+                             (const char *)buf +
+                                 (size_t)cpu_slab_global(st, l) * plane_bytes(sim, st));
+    else
+        import_field(sim, st, phi4_state(st), buf);
+}
+
+/*
+ * Slab storage (cpu_backend.h): the planes under a slab starting at p0, at least the halo,
+ * so that the local origin is a whole number of the colouring's periods along the cut
+ * axis (the local colours are the global ones) and of 64 numbers of a colour (local
+ * Philox and SIMD blocks are global ones: phi4_lattice.h, j_origin).
+ */
+static int64_t phi4_slab_below(latmc_sim *sim, int64_t p0, int halo)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    const int64_t mult = sim->model->box_plane_multiple_of ? sim->model->box_plane_multiple_of(d)
+                                                           : sim->model->box_plane_multiple;
+    const int nc = latmc_phi4_colouring_of(d->ndim, d->extent).ncolours;
+    const int64_t per_plane = d->extent[0] / nc * (d->ndim == 3 ? d->extent[1] : 1);
+    const int64_t m = mult > 1 ? mult : 1;
+    for (int64_t below = halo;; below++) {
+        const int64_t o = p0 - below;
+        if (((o % m) + m) % m == 0 && (((o * per_plane) % 64) + 64) % 64 == 0)
+            return below;
+    }
 }
 
 const struct cpu_model_kernels cpu_phi4_kernels = {
@@ -250,4 +328,6 @@ const struct cpu_model_kernels cpu_phi4_kernels = {
     .measure_planes = phi4_measure_planes,
     .get_planes = phi4_get_planes,
     .set_planes = phi4_set_planes,
+    .slab_storage = true,
+    .slab_below = phi4_slab_below,
 };

@@ -14,6 +14,11 @@ struct phi4_geom {
     struct latmc_lattice lat;
     struct latmc_phi4_colouring colouring;
     int64_t per_colour;   /* sites of each colour: N / ncolours */
+    /* Appended: slab-only storage (cpu_backend.h): the global within-colour number of
+     * local j = 0, a multiple of 64 (the draws of local number j are those of j +
+     * j_origin: local Philox blocks and SIMD blocks are global ones); 0 for the whole
+     * lattice. lat is then the slab's local lattice and colouring the global one. */
+    int64_t j_origin;
 };
 
 struct phi4_site {
@@ -28,6 +33,7 @@ static inline struct phi4_geom phi4_geom_of(const struct latmc_lattice *lat)
     g.lat = *lat;
     g.colouring = latmc_phi4_colouring_of(lat->ndim, extent);
     g.per_colour = lat->nsites / g.colouring.ncolours;
+    g.j_origin = 0;
     return g;
 }
 

@@ -25,6 +25,9 @@ uint64_t cpu_phi4_step_d(const struct phi4_geom *g, double *phi,
 /* Hot start: independent uniforms in (-1, 1) from the INIT stream. */
 void cpu_phi4_hot_start_f(const struct phi4_geom *g, float *phi, uint64_t seed, int n_threads);
 void cpu_phi4_hot_start_d(const struct phi4_geom *g, double *phi, uint64_t seed, int n_threads);
+/* Slab-only storage: sites [i0, i1) of the global hot start into out[0 ..). */
+void cpu_phi4_hot_range_f(float *out, int64_t i0, int64_t i1, uint64_t seed);
+void cpu_phi4_hot_range_d(double *out, int64_t i0, int64_t i1, uint64_t seed);
 
 /* The reduction of lib/phi4.h for each plane p0 <= p < p1 along the last axis (a row in
  * 2D, L_y rows in 3D) into planes[p - p0]; `partials` holds PHI4_NPARTIALS doubles per

@@ -49,9 +49,11 @@ static uint64_t PHI4_FN(phi4_update_block)(const struct phi4_geom *g, PHI4_R *ph
     uint64_t accepted = 0;
     for (uint32_t hit = 0; hit < t->nhit; hit++) {
         const uint32_t phase = latmc_phi4_rng_phase(colour, hit);
-        const latmc_philox_ctr eta = latmc_rng_block(seed, (uint64_t)b, rng_sweep, stream, phase,
+        /* named by the global number (a slab: j_origin, phi4_lattice.h) */
+        const uint64_t draw = (uint64_t)(b + g->j_origin / 4);
+        const latmc_philox_ctr eta = latmc_rng_block(seed, draw, rng_sweep, stream, phase,
                                                      latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA));
-        const latmc_philox_ctr u = latmc_rng_block(seed, (uint64_t)b, rng_sweep, stream, phase,
+        const latmc_philox_ctr u = latmc_rng_block(seed, draw, rng_sweep, stream, phase,
                                                    latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT));
         for (int lane = first; lane < nlanes; lane++)
             accepted += (uint64_t)PHI4_FN(latmc_phi4_hit)(k, c[lane], phi[idx[lane]],
@@ -122,6 +124,20 @@ void PHI4_FN(cpu_phi4_hot_start)(const struct phi4_geom *g, PHI4_R *phi, uint64_
     LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
     for (int64_t b = 0; b < nblocks; b++)
         PHI4_FN(phi4_hot_block)(phi, n, seed, b);
+}
+
+/* Sites [i0, i1) of the global hot start into out[0 ..) (a slab's planes). */
+void PHI4_FN(cpu_phi4_hot_range)(PHI4_R *out, int64_t i0, int64_t i1, uint64_t seed)
+{
+    for (int64_t b = i0 / 4; 4 * b < i1; b++) {
+        const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, 0,
+                                                   latmc_rng_stream(LATMC_STREAM_INIT, 0), 0, 0);
+        for (int lane = 0; lane < 4; lane++) {
+            const int64_t i = 4 * b + lane;
+            if (i >= i0 && i < i1)
+                out[i - i0] = PHI4_FN(latmc_phi4_signed)(r.v[lane]);
+        }
+    }
 }
 
 #undef PHI4_FN

@@ -109,6 +109,11 @@ struct cpu_potts_pass {
      * planes). A chunk only partly inside keeps the other lanes' states: its store writes
      * them back unchanged, so no other thread may run that chunk at the same time. */
     int64_t j_begin, j_end;
+    /* Appended: the global within-colour number of local j = 0 (slab-only storage,
+     * cpu_backend.h: origin plane x sites of the colour per plane, a multiple of every
+     * chunk width, so chunks and Philox blocks line up; 0 for the whole lattice). The
+     * draws of site j are those of j + j_origin; geometry and colours are local. */
+    int64_t j_origin;
 };
 
 /* Returns the number of sites in chunks [chunk_begin, chunk_end) that changed. */

@@ -10,6 +10,7 @@
 #include "cpu_backend.h"
 #include "cpu_features.h"
 #include "cpu_omp.h"
+#include "model.h"
 #include "potts.h"
 #include "potts_fast.h"
 #include "potts_kernels.h"
@@ -93,9 +94,31 @@ static void potts_destroy(struct cpu_state *st)
     st->model_state = NULL;
 }
 
+static void set_local_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                             const void *buf);
+
+/* A slab's hot start: each local plane as the global hot start has it. */
+static int slab_hot_start(latmc_sim *sim, struct cpu_state *st)
+{
+    const int64_t n = st->lattice.lx * (st->lattice.ndim == 3 ? st->lattice.ly : 1);
+    uint8_t *plane = malloc((size_t)n);
+    if (!plane)
+        return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate a plane of %lld Potts "
+                          "states", (long long)n);
+    for (int64_t l = 0; l < st->slab.planes; l++) {
+        const int64_t g = cpu_slab_global(st, l);
+        cpu_potts_hot_range(plane, g * n, (g + 1) * n, sim->desc.q, sim->desc.seed);
+        set_local_planes(sim, st, l, l + 1, plane);
+    }
+    free(plane);
+    return LATMC_OK;
+}
+
 static int potts_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
 {
     struct potts_state *ps = potts_of(st);
+    if (st->slab.on && how != LATMC_INIT_COLD)
+        return slab_hot_start(sim, st);
     if (ps->dsp.width > 0) {
         if (how == LATMC_INIT_COLD)
             cpu_potts_split_cold_start(&ps->split);
@@ -103,7 +126,7 @@ static int potts_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
             cpu_potts_split_hot_start(&st->lattice, &ps->split, sim->desc.q, sim->desc.seed,
                                       sim->n_threads);
     } else if (how == LATMC_INIT_COLD) {
-        memset(ps->spins, 0, (size_t)sim->nsites);
+        memset(ps->spins, 0, (size_t)st->lattice.nsites);
     } else {
         cpu_potts_hot_start(&st->lattice, ps->spins, sim->desc.q, sim->desc.seed,
                             sim->n_threads);
@@ -140,6 +163,10 @@ static void pass_geometry(latmc_sim *sim, struct cpu_state *st, int col,
         p->sub[k] = ps->split.sub[k];
     p->j_begin = 0;
     p->j_end = ps->split.per_colour;
+    /* slab storage: the draws' global numbers (potts_fast.h) */
+    p->j_origin = st->slab.on ? st->slab.origin * ps->split.per_row *
+                                    (st->lattice.ndim == 3 ? st->lattice.ly : 1)
+                              : 0;
 }
 
 /* Everything a sweep's pass over colour `col` needs (pass_geometry, tables, draws). */
@@ -296,8 +323,13 @@ static void potts_run_step(latmc_sim *sim, struct cpu_state *st,
         for (int i = 0; i < call->n_boxes; i++) {
             int64_t j0, j1;
             box_range(&call->boxes[i], P, &j0, &j1);
-            *accepted += cpu_potts_colour_range(&st->lattice, ps->spins, &chain, call->sweep,
-                                                call->step, j0, j1, team);
+            if (st->slab.on) /* local numbers, the draws of the global blocks */
+                *accepted += cpu_potts_colour_range_slab(&st->lattice, ps->spins, &chain,
+                                                         call->sweep, call->step, j0, j1,
+                                                         st->slab.origin * P / 4, team);
+            else
+                *accepted += cpu_potts_colour_range(&st->lattice, ps->spins, &chain,
+                                                    call->sweep, call->step, j0, j1, team);
         }
     }
     if (team->id == 0)
@@ -335,10 +367,23 @@ static void split_measure(latmc_sim *sim, struct cpu_state *st, struct latmc_pot
     memcpy(sums->count, count, sizeof count);
 }
 
+static void potts_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0, int64_t g1,
+                                 void *out);
+
 static void potts_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
 {
     struct potts_state *ps = potts_of(st);
-    if (ps->dsp.width > 0)
+    if (st->slab.on) { /* the slab's own planes, added in order */
+        const int64_t n = st->slab.p1 - st->slab.p0;
+        struct latmc_potts_sums *tiles = malloc((size_t)n * sizeof *tiles);
+        memset(sums, 0, sizeof(struct latmc_potts_sums));
+        if (!tiles) /* never called on a part (lib/part.c measures by planes) */
+            return;
+        potts_measure_planes(sim, st, st->slab.p0, st->slab.p1, tiles);
+        for (int64_t p = 0; p < n; p++)
+            sim->model->add_sums(sums, &tiles[p]);
+        free(tiles);
+    } else if (ps->dsp.width > 0)
         split_measure(sim, st, sums);
     else
         cpu_potts_measure(&st->lattice, ps->spins, sim->n_threads, sums);
@@ -360,11 +405,13 @@ static void split_plane_sums(const struct potts_state *ps, const struct cpu_pott
 
 /* backend.h: the sums of each plane p0 <= p < p1 into sums[p - p0]. Integer counts: their
  * in-order combination (latmc_model_potts.add_sums) is potts_measure exactly. */
-static void potts_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+static void potts_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0, int64_t g1,
                                  void *out)
 {
     struct potts_state *ps = potts_of(st);
     struct latmc_potts_sums *sums = out;
+    /* local planes (slab storage: its own) */
+    const int64_t p0 = cpu_slab_local(st, g0), p1 = p0 + (g1 - g0);
     if (ps->dsp.width == 0) {
         cpu_potts_measure_planes(&st->lattice, ps->spins, p0, p1, sim->n_threads, sums);
         return;
@@ -383,8 +430,8 @@ static void potts_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t p
         split_plane_sums(ps, pass, P, p, &sums[p - p0]);
 }
 
-/* backend.h: planes [p0, p1) in natural site order (one byte per site, one replica). */
-static void potts_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+/* Local planes [p0, p1) in natural site order (one byte per site, one replica). */
+static void get_local_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                              void *buf)
 {
     struct potts_state *ps = potts_of(st);
@@ -396,7 +443,7 @@ static void potts_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, i
         memcpy(buf, ps->spins + p0 * rows * lx, (size_t)((p1 - p0) * rows * lx));
 }
 
-static void potts_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+static void set_local_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                              const void *buf)
 {
     struct potts_state *ps = potts_of(st);
@@ -408,10 +455,33 @@ static void potts_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, i
         memcpy(ps->spins + p0 * rows * lx, buf, (size_t)((p1 - p0) * rows * lx));
 }
 
+/* backend.h: global planes [p0, p1) (slab storage: a range of its slab or of a halo). */
+static void potts_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                             void *buf)
+{
+    const int64_t l0 = cpu_slab_local(st, p0);
+    get_local_planes(sim, st, l0, l0 + (p1 - p0), buf);
+}
+
+static void potts_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                             const void *buf)
+{
+    const int64_t l0 = cpu_slab_local(st, p0);
+    set_local_planes(sim, st, l0, l0 + (p1 - p0), buf);
+}
+
+static int64_t plane_bytes(const struct cpu_state *st)
+{
+    return st->lattice.lx * rows_per_plane(st);
+}
+
 static void potts_get_spins(latmc_sim *sim, struct cpu_state *st, void *buf)
 {
     struct potts_state *ps = potts_of(st);
-    if (ps->dsp.width > 0)
+    if (st->slab.on) /* its own planes, at their places in the whole lattice */
+        potts_get_planes(sim, st, st->slab.p0, st->slab.p1,
+                         (uint8_t *)buf + st->slab.p0 * plane_bytes(st));
+    else if (ps->dsp.width > 0)
         cpu_potts_split_to_natural(&st->lattice, &ps->split, buf, sim->n_threads);
     else
         memcpy(buf, ps->spins, (size_t)sim->nsites);
@@ -420,7 +490,11 @@ static void potts_get_spins(latmc_sim *sim, struct cpu_state *st, void *buf)
 static void potts_set_spins(latmc_sim *sim, struct cpu_state *st, const void *buf)
 {
     struct potts_state *ps = potts_of(st);
-    if (ps->dsp.width > 0)
+    if (st->slab.on) /* every plane it holds */
+        for (int64_t l = 0; l < st->slab.planes; l++)
+            set_local_planes(sim, st, l, l + 1,
+                             (const uint8_t *)buf + cpu_slab_global(st, l) * plane_bytes(st));
+    else if (ps->dsp.width > 0)
         cpu_potts_split_from_natural(&st->lattice, &ps->split, buf, sim->n_threads);
     else
         memcpy(ps->spins, buf, (size_t)sim->nsites);
@@ -451,6 +525,24 @@ void cpu_potts_set_scalar_every_site(latmc_sim *sim, int on)
     potts_of(cpu_state_of(sim))->scalar_every_site = on;
 }
 
+/*
+ * Slab storage (cpu_backend.h): the planes under a slab starting at p0, at least the halo,
+ * so that the local origin is a whole number of colourings (c planes: the local colours
+ * are the global ones) and of 64 sites of a colour (chunks of every width and Philox
+ * blocks line up with the global ones: potts_fast.h, j_origin).
+ */
+static int64_t potts_slab_below(latmc_sim *sim, int64_t p0, int halo)
+{
+    const int c = latmc_potts_colours(sim->desc.ndim, sim->desc.extent);
+    const int64_t P = sim->desc.extent[0] / c * (sim->desc.ndim == 3 ? sim->desc.extent[1] : 1);
+    int64_t below = halo;
+    for (;; below++) {
+        const int64_t o = p0 - below;
+        if (((o % c) + c) % c == 0 && (((o * P) % 64) + 64) % 64 == 0)
+            return below;
+    }
+}
+
 const struct cpu_model_kernels cpu_potts_kernels = {
     .model = LATMC_MODEL_POTTS,
     .create = potts_create,
@@ -464,4 +556,6 @@ const struct cpu_model_kernels cpu_potts_kernels = {
     .measure_planes = potts_measure_planes,
     .get_planes = potts_get_planes,
     .set_planes = potts_set_planes,
+    .slab_storage = true,
+    .slab_below = potts_slab_below,
 };

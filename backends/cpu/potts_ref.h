@@ -22,4 +22,15 @@ void cpu_potts_measure(const struct latmc_lattice *g, const uint8_t *spins, int 
 void cpu_potts_measure_planes(const struct latmc_lattice *g, const uint8_t *spins, int64_t p0,
                               int64_t p1, int n_threads, struct latmc_potts_sums *sums);
 
+/*
+ * Slab-only storage (cpu_backend.h): cpu_potts_colour_range on the slab's local lattice g
+ * (local within-colour numbers j0, j1) with the draws of global block b + block_offset
+ * for local block b; and sites [i0, i1) of the global hot start into out[0 ..).
+ */
+uint64_t cpu_potts_colour_range_slab(const struct latmc_lattice *g, uint8_t *spins,
+                                     const struct latmc_potts_chain *ch, uint64_t sweep,
+                                     int colour, int64_t j0, int64_t j1, int64_t block_offset,
+                                     const struct cpu_team *team);
+void cpu_potts_hot_range(uint8_t *out, int64_t i0, int64_t i1, int q, uint64_t seed);
+
 #endif

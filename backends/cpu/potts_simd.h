@@ -402,7 +402,8 @@ INLINE uint64_t pass_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
         return 0;
 
     struct philox_vecs rng[2];
-    uint32_t block_hi = (uint32_t)(((uint64_t)(chunk_begin * VW) / 4) >> 32);
+    /* the draws are named by the global within-colour number, j + j_origin (a slab) */
+    uint32_t block_hi = (uint32_t)(((uint64_t)(chunk_begin * VW + p->j_origin) / 4) >> 32);
     struct cpu_potts_philox pre[2] = { p->rng[0], p->rng[1] };
     for (int s = 0; s < 2; s++) {
         if (pre[s].block_hi != block_hi)
@@ -442,7 +443,7 @@ INLINE uint64_t pass_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
     for (int64_t chunk = chunk_begin; chunk < chunk_end; chunk++) {
         const int64_t j0 = chunk * VW;
         const int64_t jend = j0 + VW < per_colour ? j0 + VW : per_colour;
-        const uint64_t block = (uint64_t)j0 / 4;
+        const uint64_t block = (uint64_t)(j0 + p->j_origin) / 4;
         if ((uint32_t)(block >> 32) != block_hi) {     /* past 2^34 sites per colour */
             block_hi = (uint32_t)(block >> 32);
             for (int s = 0; s < 2; s++) {

@@ -16,8 +16,8 @@
  * loads as an ordinary sim or as any number of parts).
  *
  * Collective calls: on a part sim every call that changes or reads the configuration
- * (latmc_sim_init_spins, _sweep, _observable, _get_spins, _set_spins, _set_couplings,
- * _tune_epsilon, _save, _save_app_data, _serialize) is collective: every part must make
+ * (latmc_sim_init_spins, _sweep, _observable, _get_spins, _set_spins, _get_couplings,
+ * _set_couplings, _tune_epsilon, _save, _save_app_data, _serialize) is collective: every part must make
  * the same calls, in the same order, with the same arguments; each returns the same status
  * on every part (a failure on one part is that failure on every part, its message naming
  * the part). Calls that only read or set the sim's own state (parameters, counters, desc,

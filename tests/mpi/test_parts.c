@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -119,6 +121,7 @@ struct cfg {
     int key[2];          /* parameters to set (0: none) */
     double value[2];
     int q;               /* Potts: q (0: the default) */
+    int single;          /* phi^4: a float field (0: the default, double) */
 };
 
 static void desc_of(const struct cfg *c, latmc_sim_desc *d)
@@ -137,6 +140,8 @@ static void desc_of(const struct cfg *c, latmc_sim_desc *d)
     d->device = LATMC_DEVICE_CPU;
     d->n_threads = 1;
     d->seed = 77;
+    if (c->single)
+        d->precision = LATMC_PRECISION_FLOAT;
 }
 
 /* What one part found, checked by the main thread. */
@@ -152,6 +157,8 @@ struct result {
     unsigned char *bytes; /* latmc_sim_serialize */
     size_t nbytes;
     unsigned char *reloaded; /* spins after deserialize_part of the plain bytes + 2 sweeps */
+    float *couplings;    /* latmc_sim_get_couplings (collective on parts); NULL: none */
+    size_t ncouplings;
 };
 
 struct job {
@@ -163,6 +170,7 @@ struct job {
     size_t plain_n;
     int bad_spins_on;                    /* this part sets an invalid configuration (-1: none) */
     int other_seed_on;                   /* this part passes another seed (-1: none) */
+    int bad_couplings_on;                /* this part asks for too few couplings (-1: none) */
     struct result res;
 };
 
@@ -222,6 +230,14 @@ static void *run_part(void *arg)
     if (r->status == LATMC_OK)
         observe(sim, r);
     STEP(job, "acceptance", latmc_sim_acceptance_counts(sim, &r->acc, &r->att));
+    if (job->cfg->couplings != LATMC_COUPLINGS_UNIFORM) {
+        STEP(job, "couplings_size", latmc_sim_couplings_size(sim, &r->ncouplings));
+        if (r->status == LATMC_OK)
+            r->couplings = malloc(r->ncouplings * sizeof *r->couplings);
+        STEP(job, "get_couplings",
+             latmc_sim_get_couplings(sim, r->couplings,
+                                     r->ncouplings - (job->rank == job->bad_couplings_on)));
+    }
     STEP(job, "serialize size", latmc_sim_serialize(sim, NULL, 0, &r->nbytes));
     if (r->status == LATMC_OK)
         r->bytes = malloc(r->nbytes);
@@ -270,6 +286,7 @@ static void run_parts(struct job *jobs, int n)
 
 static void free_result(struct result *r)
 {
+    free(r->couplings);
     free(r->spins);
     free(r->bytes);
     free(r->reloaded);
@@ -295,6 +312,11 @@ static void plain_run(const struct cfg *c, struct result *r, uint64_t extra_afte
     observe(sim, r);
     assert_int_equal(r->obs_st[LATMC_OBS_ENERGY], LATMC_OK);
     assert_int_equal(latmc_sim_acceptance_counts(sim, &r->acc, &r->att), LATMC_OK);
+    if (c->couplings != LATMC_COUPLINGS_UNIFORM) {
+        assert_int_equal(latmc_sim_couplings_size(sim, &r->ncouplings), LATMC_OK);
+        r->couplings = malloc(r->ncouplings * sizeof *r->couplings);
+        assert_int_equal(latmc_sim_get_couplings(sim, r->couplings, r->ncouplings), LATMC_OK);
+    }
     assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &r->nbytes), LATMC_OK);
     r->bytes = malloc(r->nbytes);
     assert_int_equal(latmc_sim_serialize(sim, r->bytes, r->nbytes, &r->nbytes), LATMC_OK);
@@ -311,19 +333,48 @@ static void plain_run(const struct cfg *c, struct result *r, uint64_t extra_afte
 
 static const struct cfg cfgs[] = {
     { LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 32, 24, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0 },
     { LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 64, 16, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0 },
     { LATMC_MODEL_ISING, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 6, 8 },
-      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0 },
     /* the other models (Potts q = 3; phi^4: halo 2; Heisenberg: two
      * replicas) */
     { LATMC_MODEL_POTTS, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 24, 24, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 1.0, 0 }, 3 },
+      { LATMC_PARAM_BETA, 0 }, { 1.0, 0 }, 3, 0 },
     { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 40, 40, 0 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0, 0 },
     { LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, { 4, 4, 8 },
-      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 2.0, 2 }, 0 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 2.0, 2 }, 0, 0 },
+    /* the thinnest slabs: 8 planes on 4 parts, 2 each (Ising's checkerboard takes slabs
+     * of an even number of planes; a part holding its slab only then holds 2 + 2 halo
+     * planes, every plane it updates next to a halo) */
+    { LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 64, 8, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.44, 0 }, 0, 0 },
+    { LATMC_MODEL_ISING, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 16, 8, 8 },
+      { LATMC_PARAM_BETA, 0 }, { 0.3, 0 }, 0, 0 },
+    { LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 6, 8, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.6, 0 }, 0, 0 },
+    /* Potts: three colours (odd L_x) in slabs of 3 planes, and two colours in 3D (q = 4,
+     * heat bath) in slabs of 2 */
+    { LATMC_MODEL_POTTS, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 15, 12, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.9, 0 }, 3, 0 },
+    { LATMC_MODEL_POTTS, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 1, { 32, 4, 8 },
+      { LATMC_PARAM_BETA, 0 }, { 0.8, 0 }, 4, 0 },
+    /* phi^4 (halo 2) in the thinnest slabs: 8 planes (8 colours, 2D, finite Lambda), 4
+     * planes (3D), 5 planes (5 colours) */
+    { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 16, 32, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 1.0, 3.0 }, 0, 0 },
+    { LATMC_MODEL_PHI4, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 8, 16 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0, 0 },
+    { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 10, 20, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 0.5, 2.0 }, 0, 0 },
+    /* ... and a float field (3D, finite Lambda) */
+    { LATMC_MODEL_PHI4, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 8, 16 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 1.0, 2.5 }, 0, 1 },
+    /* Heisenberg: rows of 3 sites of a colour (the AVX2 flat walk), slabs of 2 planes */
+    { LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, { 6, 2, 8 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 1.0, 1 }, 0, 0 },
 };
 
 static void parts_equal_one_process(void **state)
@@ -352,6 +403,7 @@ static void parts_equal_one_process(void **state)
                 jobs[p].plain_n = ref.nbytes;
                 jobs[p].bad_spins_on = -1;
                 jobs[p].other_seed_on = -1;
+                jobs[p].bad_couplings_on = -1;
             }
             unlink(path);
             run_parts(jobs, n);
@@ -367,6 +419,10 @@ static void parts_equal_one_process(void **state)
                         assert_memory_equal(&r->obs[k], &ref.obs[k], sizeof(double));
                 assert_int_equal(r->acc, ref.acc);
                 assert_int_equal(r->att, ref.att);
+                assert_int_equal(r->ncouplings, ref.ncouplings);
+                if (ref.ncouplings)
+                    assert_memory_equal(r->couplings, ref.couplings,
+                                        ref.ncouplings * sizeof *ref.couplings);
                 /* the same checkpoint bytes: one format whatever the cut */
                 assert_int_equal(r->nbytes, ref.nbytes);
                 assert_memory_equal(r->bytes, ref.bytes, ref.nbytes);
@@ -408,6 +464,7 @@ static void failures_are_agreed(void **state)
         jobs[p].cfg = &cfgs[0];
         jobs[p].bad_spins_on = 1;
         jobs[p].other_seed_on = -1;
+        jobs[p].bad_couplings_on = -1;
     }
     run_parts(jobs, n);
     for (int p = 0; p < n; p++) {
@@ -422,6 +479,7 @@ static void failures_are_agreed(void **state)
         jobs[p].cfg = &cfgs[0];
         jobs[p].bad_spins_on = -1;
         jobs[p].other_seed_on = 2;
+        jobs[p].bad_couplings_on = -1;
     }
     released = 0;
     run_parts(jobs, n);
@@ -433,6 +491,23 @@ static void failures_are_agreed(void **state)
         free_result(&jobs[p].res);
     }
     assert_int_equal(released, 0); /* a failed create leaves the transport the caller's */
+    /* latmc_sim_get_couplings is collective: a bad count on one part fails it on every
+     * part, none left waiting in the gather (+-J Ising) */
+    memset(jobs, 0, sizeof jobs);
+    for (int p = 0; p < n; p++) {
+        jobs[p].cfg = &cfgs[1];
+        jobs[p].bad_spins_on = -1;
+        jobs[p].other_seed_on = -1;
+        jobs[p].bad_couplings_on = 1;
+    }
+    run_parts(jobs, n);
+    for (int p = 0; p < n; p++) {
+        assert_int_equal(jobs[p].res.status, LATMC_EINVAL);
+        assert_string_equal(jobs[p].res.where, "get_couplings");
+        if (p != 1 && !strstr(jobs[p].res.msg, "part 1 of 3"))
+            fail_msg("part %d: %s", p, jobs[p].res.msg);
+        free_result(&jobs[p].res);
+    }
 }
 
 static int nop_exchange(void *u, const void *a, const void *b, void *c, void *d, size_t n)
@@ -532,12 +607,150 @@ static void misuse(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/* ---- a part's memory ---- */
+
+/*
+ * A transport for one part alone that stands in for n_parts identical ones: every gather
+ * slot gets this part's bytes, the halos come back from itself. Enough to create, start
+ * and sweep a part of a large lattice without its partners (the values are not checked).
+ */
+static int mirror_exchange(void *u, const void *to_lower, const void *to_upper,
+                           void *from_lower, void *from_upper, size_t n)
+{
+    (void)u;
+    memcpy(from_lower, to_upper, n);
+    memcpy(from_upper, to_lower, n);
+    return 0;
+}
+
+static int mirror_gather(void *u, int root, const void *mine, void *all, const size_t *bytes)
+{
+    (void)u;
+    (void)root;
+    const int n = *(const int *)u;
+    unsigned char *out = all;
+    for (int p = 0; all && p < n; p++) {
+        memcpy(out, mine, bytes[p] < bytes[0] ? bytes[p] : bytes[0]);
+        out += bytes[p];
+    }
+    return 0;
+}
+
+/* The process's resident memory in KiB (Linux: /proc/self/status), -1 if unknown. */
+static long rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+/* Resident memory a sim of desc d adds once started hot and swept (rank < 0: an ordinary
+ * sim; else part rank of n), measured in a child process of its own, so that what the
+ * allocator kept from an earlier measurement does not count. */
+static long sim_rss_kib(const latmc_sim_desc *d, int rank, int n)
+{
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fd[0]);
+        latmc_transport t;
+        memset(&t, 0, sizeof t);
+        t.struct_size = sizeof t;
+        t.user = &n;
+        t.exchange = mirror_exchange;
+        t.gather = mirror_gather;
+        t.broadcast = nop_broadcast;
+        latmc_ctx *ctx = NULL;
+        latmc_sim *sim = NULL;
+        long grown = -1;
+        if (latmc_ctx_create(&ctx) == LATMC_OK) {
+            const long before = rss_kib();
+            const int st = rank < 0 ? latmc_sim_create(ctx, d, &sim)
+                                    : latmc_sim_create_part(ctx, d, rank, n, &t, &sim);
+            const int mass = d->model != LATMC_MODEL_PHI4 ||
+                             latmc_sim_set_param(sim, LATMC_PARAM_MU2, 1.0) == LATMC_OK;
+            if (st == LATMC_OK && mass && latmc_sim_init_spins(sim, LATMC_INIT_HOT) == LATMC_OK &&
+                latmc_sim_sweep(sim, 1) == LATMC_OK)
+                grown = rss_kib() - before;
+        }
+        latmc_sim_destroy(&sim);
+        latmc_ctx_destroy(&ctx);
+        _exit(write(fd[1], &grown, sizeof grown) == (ssize_t)sizeof grown ? 0 : 1);
+    }
+    close(fd[1]);
+    long grown = -1;
+    assert_int_equal(read(fd[0], &grown, sizeof grown), (ssize_t)sizeof grown);
+    close(fd[0]);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(grown >= 0);
+    return grown;
+}
+
+/*
+ * A part of n stores its slab and halos only (every model: cpu_backend.h's slab storage),
+ * not the whole lattice: 2D 4096^2 (16 MiB of spins, 32 MiB more of +-J couplings),
+ * 64 x 64 x 256 x 2 replicas and 2048 x 1024 doubles cut into 64 parts. The ordinary
+ * sim's growth shows that the measure sees the lattice at all.
+ */
+static void part_holds_its_slab_only(void **state)
+{
+    (void)state;
+    if (rss_kib() < 0)
+        skip();
+    /* Ising uniform, Ising +-J, Potts q = 3, Heisenberg (two replicas, 64 x 64 x 256),
+     * phi^4 (2048 x 1024 in double: 16 MiB, and as much again for the AVX2 layout's copy) */
+    static const char *const name[] = { "Ising", "Ising +-J", "Potts", "Heisenberg", "phi^4" };
+    for (int kind = 0; kind < 5; kind++) {
+        latmc_sim_desc d;
+        latmc_sim_desc_init(&d);
+        d.model = kind < 2 ? LATMC_MODEL_ISING : kind == 2 ? LATMC_MODEL_POTTS
+                  : kind == 3 ? LATMC_MODEL_HEISENBERG : LATMC_MODEL_PHI4;
+        if (kind == 2)
+            d.q = 3;
+        d.ndim = 2;
+        d.extent[0] = d.extent[1] = 4096;
+        if (kind == 3) {
+            d.ndim = 3;
+            d.replicas = 2;
+            d.extent[0] = d.extent[1] = 64;
+            d.extent[2] = 256;
+        }
+        if (kind == 4) {
+            d.extent[0] = 2048;
+            d.extent[1] = 1024;
+        }
+        d.device = LATMC_DEVICE_CPU;
+        d.n_threads = 1;
+        d.couplings = kind == 1 ? LATMC_COUPLINGS_BIMODAL
+                      : kind == 3 ? LATMC_COUPLINGS_GAUSSIAN : LATMC_COUPLINGS_UNIFORM;
+        const long whole = sim_rss_kib(&d, -1, 1);
+        const long part = sim_rss_kib(&d, 5, 64);
+        print_message("%s: an ordinary sim adds %ld KiB, part 5 of 64 %ld KiB\n", name[kind],
+                      whole, part);
+        /* the spins alone are 12 to 16 MiB; a slab of 1/64 of the planes and its halos a
+         * few per cent of it, and the rest of the process (sanitizers: 2 to 3 MiB) */
+        if (whole < 12 * 1024 || part > whole / 4)
+            fail_msg("%s: an ordinary sim adds %ld KiB, part 5 of 64 %ld KiB", name[kind],
+                     whole, part);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(misuse),
         cmocka_unit_test(parts_equal_one_process),
         cmocka_unit_test(failures_are_agreed),
+        cmocka_unit_test(part_holds_its_slab_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
