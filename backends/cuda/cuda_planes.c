@@ -23,8 +23,9 @@
  * colours.
  *
  * Every model: the halo exchange hides behind the interior: a step updates the box's
- * border planes (those its neighbours read) on a border stream and the planes between on
- * the sim's stream; the exchange that follows (lib/part.c: get_planes of the end planes,
+ * border planes (those its neighbours read) on a border stream of the highest priority
+ * (its blocks go before the interior's waiting ones, so the borders end early in the
+ * interior's run) and the planes between on the sim's stream; the exchange that follows (lib/part.c: get_planes of the end planes,
  * the transport, set_planes of the halo planes) runs on the border stream and waits for
  * it alone, while the interior goes on. What each stream waits for, from the step before:
  *   border stream: the previous interior (it wrote the planes next to the border ones);
@@ -32,7 +33,9 @@
  *   sim's stream (interior): the previous borders. The interior reads no halo plane, and
  *     the halo copies touch no plane the interior writes or reads.
  * Between latmc_sim_sweep calls both streams are idle (the last step waits for both), and
- * the per-plane ops run on the sim's stream.
+ * the per-plane ops run on the sim's stream. Potts, phi^4 and Heisenberg planes travel
+ * through a pinned host stage kept with the part (cuda_planes_stage): one DMA copy per
+ * move, no allocation.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +72,9 @@ struct cuda_planes {
     struct cuda_phi4_plan phi4_plan;
     struct cuda_phi4_keys phi4_keys;
     uint32_t *host_words;       /* pinned: both colours' words of up to HOST_SITES sites */
+    /* Potts, phi^4, Heisenberg: planes in transit (cuda_planes_stage) */
+    void *stage_dev, *stage_host; /* device; pinned host */
+    size_t stage_dev_bytes, stage_host_bytes;
 };
 
 /* Packed rows per plane along the last axis (rows are y + L_y z): L_y in 3D, 1 in 2D. */
@@ -189,6 +195,8 @@ void cuda_planes_free(struct cuda_sim *cs)
         cudaStreamSynchronize(pl->border);
     cudaFree(pl->scratch);
     cudaFreeHost(pl->host_words);
+    cudaFree(pl->stage_dev);
+    cudaFreeHost(pl->stage_host);
     if (pl->border_done)
         cudaEventDestroy(pl->border_done);
     if (pl->interior_done)
@@ -207,8 +215,16 @@ static int planes_state(struct cuda_sim *cs, struct cuda_planes **out)
         if (!pl)
             return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate a part's state");
         cs->planes = pl;
-        int st = cuda_check(cudaStreamCreateWithFlags(&pl->border, cudaStreamNonBlocking),
-                            "cudaStreamCreateWithFlags");
+        /* the border stream at the highest priority: its kernels' blocks go before the
+         * interior's waiting ones, so the borders (and the exchange after them) finish
+         * early in the interior's run rather than after it */
+        int low = 0, high = 0;
+        int st = cuda_check(cudaDeviceGetStreamPriorityRange(&low, &high),
+                            "cudaDeviceGetStreamPriorityRange");
+        if (st == LATMC_OK)
+            st = cuda_check(cudaStreamCreateWithPriority(&pl->border, cudaStreamNonBlocking,
+                                                         high),
+                            "cudaStreamCreateWithPriority");
         if (st == LATMC_OK)
             st = cuda_check(cudaEventCreateWithFlags(&pl->border_done, cudaEventDisableTiming),
                             "cudaEventCreateWithFlags");
@@ -241,6 +257,37 @@ int cuda_planes_scratch(struct cuda_sim *cs, size_t bytes, void **out)
         pl->scratch_bytes = bytes;
     }
     *out = pl->scratch;
+    return LATMC_OK;
+}
+
+int cuda_planes_stage(struct cuda_sim *cs, size_t dev_bytes, size_t host_bytes, void **dev,
+                      void **host)
+{
+    struct cuda_planes *pl = NULL;
+    int st = planes_state(cs, &pl);
+    if (st < 0)
+        return st;
+    /* nothing uses the old buffers: every move waited for its copies */
+    if (pl->stage_dev_bytes < dev_bytes) {
+        cudaFree(pl->stage_dev);
+        pl->stage_dev = NULL;
+        pl->stage_dev_bytes = 0;
+        if ((st = cuda_check(cudaMalloc(&pl->stage_dev, dev_bytes),
+                             "cannot allocate device memory for moving planes")) < 0)
+            return st;
+        pl->stage_dev_bytes = dev_bytes;
+    }
+    if (pl->stage_host_bytes < host_bytes) {
+        cudaFreeHost(pl->stage_host);
+        pl->stage_host = NULL;
+        pl->stage_host_bytes = 0;
+        if ((st = cuda_check(cudaMallocHost(&pl->stage_host, host_bytes),
+                             "cannot allocate pinned host memory for moving planes")) < 0)
+            return st;
+        pl->stage_host_bytes = host_bytes;
+    }
+    *dev = pl->stage_dev;
+    *host = pl->stage_host;
     return LATMC_OK;
 }
 
@@ -394,6 +441,51 @@ static int host_path(latmc_sim *sim, const struct cuda_ising_packed_access *pa, 
     return st < 0 ? st : fin;
 }
 
+/*
+ * Potts and phi^4 planes [p0, p1) (cuda_planes_potts.c, cuda_planes_phi4.c: contiguous
+ * bytes in the API's layout) through the pinned stage, in chunks of whole planes: one DMA
+ * copy and one memcpy each (a pageable copy would go through the driver's own staging,
+ * at a fraction of the bus's speed), waited for on `stream`.
+ */
+static int staged_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64_t p1,
+                       void *get_buf, const void *set_buf)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    struct cuda_planes *pl = NULL;
+    int st = planes_state(cs, &pl);
+    if (st < 0)
+        return st;
+    const struct cuda_phi4_plan *plan = &pl->phi4_plan; /* made by part_ready for phi^4 */
+    const size_t pb = is_phi4(sim) ? cuda_planes_phi4_plane_bytes(cs, plan)
+                                   : cuda_planes_potts_plane_bytes(cs);
+    int64_t per = (int64_t)(CUDA_PLANES_STAGE_BYTES / pb);
+    if (per < 1)
+        per = 1;
+    if (per > p1 - p0)
+        per = p1 - p0;
+    void *dev = NULL, *host = NULL;
+    st = cuda_planes_stage(cs, 0, (size_t)per * pb, &dev, &host);
+    const char *what = set_buf ? "copying planes to the device" : "copying planes to the host";
+    for (int64_t q = p0; q < p1 && st == LATMC_OK; q += per) {
+        const int64_t q1 = q + per < p1 ? q + per : p1;
+        const size_t at = (size_t)(q - p0) * pb, bytes = (size_t)(q1 - q) * pb;
+        if (set_buf)
+            memcpy(host, (const char *)set_buf + at, bytes);
+        const cudaError_t err = is_phi4(sim)
+            ? cuda_planes_phi4_move(cs, plan, stream, q, q1, set_buf ? NULL : host,
+                                    set_buf ? host : NULL)
+            : cuda_planes_potts_move(cs, stream, q, q1, set_buf ? NULL : host,
+                                     set_buf ? host : NULL);
+        st = cuda_check(err, what);
+        const int fin = cuda_check(cudaStreamSynchronize(stream), what);
+        if (st == LATMC_OK)
+            st = fin;
+        if (st == LATMC_OK && get_buf)
+            memcpy((char *)get_buf + at, host, bytes);
+    }
+    return st;
+}
+
 /* Potts, Heisenberg and phi^4 planes (cuda_planes_potts.c, cuda_planes_heis.c,
  * cuda_planes_phi4.c), on the copy stream. */
 static int byte_move(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
@@ -403,26 +495,19 @@ static int byte_move(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
     int st = part_ready(sim, "configuration copy");
     if (st < 0)
         return st;
-    const char *what = set_buf ? "copying planes to the device" : "copying planes to the host";
     cudaStream_t stream = copy_stream(cs);
-    int fin = LATMC_OK;
     if (is_heis(sim)) {
         if (p1 - p0 == 1) {
             p0 = shifted_plane(cs, p0, get_buf != NULL);
             p1 = p0 + 1;
         }
         st = cuda_planes_heis_move(sim, stream, p0, p1, get_buf, set_buf);
-    } else if (is_phi4(sim)) {
-        st = cuda_check(cuda_planes_phi4_move(cs, &cs->planes->phi4_plan, stream, p0, p1,
-                                              get_buf, set_buf), what);
-        fin = cuda_check(cudaStreamSynchronize(stream), what);
     } else {
-        st = cuda_check(cuda_planes_potts_move(cs, stream, p0, p1, get_buf, set_buf), what);
-        fin = cuda_check(cudaStreamSynchronize(stream), what);
+        st = staged_move(sim, stream, p0, p1, get_buf, set_buf);
     }
-    if ((st < 0 || fin < 0) && cs->planes && cs->planes->in_sweep)
+    if (st < 0 && cs->planes && cs->planes->in_sweep)
         drain(cs);
-    return st < 0 ? st : fin;
+    return st;
 }
 
 /* get_planes (get_buf) or set_planes (set_buf): small ranges by the host path, larger
@@ -553,8 +638,9 @@ static int step_arrays(latmc_sim *sim, struct step_arrays *a, int64_t *border)
     struct cuda_sim *cs = cuda_sim_of(sim);
     memset(a, 0, sizeof *a);
     if (is_heis(sim)) {
-        *border = 2;
-        return part_ready(sim, "step");
+        int st = part_ready(sim, "step");
+        *border = st == LATMC_OK ? cuda_planes_heis_border(cs) : 2;
+        return st;
     }
     if (is_phi4(sim)) {
         *border = CUDA_PHI4_HALO;

@@ -38,6 +38,16 @@ int cuda_planes_set(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf);
  * users are ordered on one stream. */
 int cuda_planes_scratch(struct cuda_sim *cs, size_t bytes, void **out);
 
+/* The staging of planes in transit between the device and the caller's buffers: device
+ * (dev_bytes, NULL dev where 0) and pinned host memory (host_bytes) of at least those
+ * sizes, kept with the part and grown when needed (freed with it), so that a halo plane
+ * crosses the bus as one DMA copy with no allocation. Used by one move at a time (every
+ * move waits for its copies before it returns). Larger moves go in chunks of at most
+ * CUDA_PLANES_STAGE_BYTES (or one plane). */
+#define CUDA_PLANES_STAGE_BYTES ((size_t)16 << 20)
+int cuda_planes_stage(struct cuda_sim *cs, size_t dev_bytes, size_t host_bytes, void **dev,
+                      void **host);
+
 /* Potts (cuda_planes_potts.c). The window (scratch of window_bytes) holds a border range
  * at an end of the lattice with its neighbour planes. move: get (get_buf) or set
  * (set_buf) planes [p0, p1), enqueued on `stream`. */
@@ -46,12 +56,14 @@ cudaError_t cuda_planes_potts_update(const latmc_sim *sim, struct cuda_sim *cs,
                                      cudaStream_t stream, int64_t q0, int64_t q1,
                                      uint64_t sweep, int colour, uint8_t *window);
 int cuda_planes_potts_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums);
+size_t cuda_planes_potts_plane_bytes(const struct cuda_sim *cs);
 cudaError_t cuda_planes_potts_move(const struct cuda_sim *cs, cudaStream_t stream, int64_t p0,
                                    int64_t p1, void *get_buf, const void *set_buf);
 
 /* Heisenberg (cuda_planes_heis.c): the pass of step `step` (nothing at odd steps) on
  * planes [q0, q1) on `stream`; flip: the pass's buffer is the configuration now; move:
- * planes [p0, p1), enqueued on `stream` and waited for. */
+ * planes [p0, p1), enqueued on `stream` and waited for; border: the planes of each border
+ * range of a step (at least the pass's halo, 2; a whole kernel chunk). */
 cudaError_t cuda_planes_heis_pass(const latmc_sim *sim, struct cuda_sim *cs,
                                   cudaStream_t stream, int64_t q0, int64_t q1, uint64_t sweep,
                                   int step);
@@ -60,6 +72,7 @@ uint64_t cuda_planes_heis_attempted(const latmc_sim *sim, int64_t sites);
 int cuda_planes_heis_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64_t p1,
                           void *get_buf, const void *set_buf);
 int cuda_planes_heis_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums);
+int64_t cuda_planes_heis_border(struct cuda_sim *cs);
 
 /* phi^4 (cuda_planes_phi4.c): the sim's plan and keys (LATMC_EUNSUPPORTED, saying why,
  * for the chunk schedule); the window (scratch) of a range of `planes` planes near an end
@@ -78,6 +91,8 @@ cudaError_t cuda_planes_phi4_update(const latmc_sim *sim, struct cuda_sim *cs,
 uint64_t cuda_planes_phi4_attempted(const latmc_sim *sim, int64_t sites);
 int cuda_planes_phi4_measure(latmc_sim *sim, const struct cuda_phi4_plan *plan, int64_t p0,
                              int64_t p1, void *sums);
+size_t cuda_planes_phi4_plane_bytes(const struct cuda_sim *cs,
+                                    const struct cuda_phi4_plan *plan);
 cudaError_t cuda_planes_phi4_move(const struct cuda_sim *cs, const struct cuda_phi4_plan *plan,
                                   cudaStream_t stream, int64_t p0, int64_t p1, void *get_buf,
                                   const void *set_buf);

@@ -16,25 +16,26 @@
  *
  * The core's plan (lib/model_heisenberg.c) has two steps per pass with halo 1, and
  * exchanges one plane per side after each. The kernels run the whole pass at the even
- * step (both colours: its plane ranges are the borders of HALO planes and the interior)
- * and nothing at the odd one. Their halo of two planes travels in the two exchanges of
+ * step (both colours: its plane ranges are the borders, cuda_planes_heis_border, and the
+ * interior) and nothing at the odd one. Their halo of two planes travels in the two exchanges of
  * the pass: the one after the even step carries the second plane from each end (planes
  * q0 + 1 and q1 - 2, into the neighbours' planes two beyond their ends), the one after
  * the odd step the first (the planes the core names). get_planes and set_planes, called
  * by that exchange inside a sweep call, map the planes so (pl->shift). So at every pass
  * the part holds the old configuration of the two planes beyond each end.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_planes.h"
+#include "cuda_planes_transpose.h"
 #include "heisenberg.h"
 #include "heisenberg_cuda.h"
 #include "model.h"
 
 #define NSUMS 13
+#define HALO 2 /* planes beyond a range that its pass reads */
 
 static int64_t plane_sites(const struct cuda_sim *cs)
 {
@@ -87,8 +88,11 @@ uint64_t cuda_planes_heis_attempted(const latmc_sim *sim, int64_t sites)
 
 /*
  * Planes [p0, p1) of the current buffer, API layout (per replica: 3 floats per site)
- * <-> SoA, through a host copy of the 3 x replicas component runs. Enqueued on `stream`
- * and waited for.
+ * <-> SoA: transposed on the device (cuda_planes_transpose.cu) between the SoA buffer and
+ * the device stage, which crosses the bus as one contiguous copy from or to the pinned
+ * stage (cuda_planes_stage: no allocation per call, DMA at the bus's speed), and the
+ * host copies one run per replica between the stage and the caller's buffer. In chunks
+ * of planes that fit the stage; enqueued on `stream` and waited for. A copy: bit-exact.
  */
 int cuda_planes_heis_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64_t p1,
                           void *get_buf, const void *set_buf)
@@ -96,38 +100,69 @@ int cuda_planes_heis_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64
     struct cuda_sim *cs = cuda_sim_of(sim);
     struct cuda_heis_part hp;
     cuda_heis_part_state(cs, &hp);
-    const int nrep = sim->desc.replicas, runs = 3 * nrep;
-    const size_t m = (size_t)((p1 - p0) * plane_sites(cs)), n = (size_t)sim->nsites;
-    float *stage = malloc((size_t)runs * m * sizeof(float));
-    if (!stage)
-        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate %zu bytes for "
-                               "moving planes", (size_t)runs * m * sizeof(float));
-    float *dev = hp.buf[*hp.cur] + (size_t)p0 * (size_t)plane_sites(cs);
+    const int nrep = sim->desc.replicas;
+    const int64_t ps = plane_sites(cs);
+    const size_t m = (size_t)((p1 - p0) * ps), n = (size_t)sim->nsites;
+    const size_t site_bytes = 3 * sizeof(float), plane_bytes = (size_t)nrep * (size_t)ps * site_bytes;
+    int64_t per = (int64_t)(CUDA_PLANES_STAGE_BYTES / plane_bytes);
+    if (per < 1)
+        per = 1;
+    if (per > p1 - p0)
+        per = p1 - p0;
+    void *dev = NULL, *host = NULL;
+    int st = cuda_planes_stage(cs, (size_t)per * plane_bytes, (size_t)per * plane_bytes, &dev,
+                               &host);
     const char *what = set_buf ? "copying planes to the device" : "copying planes to the host";
-    if (set_buf) {
-        const float *in = set_buf;
-        for (int r = 0; r < nrep; r++)
-            for (size_t j = 0; j < m; j++)
-                for (int c = 0; c < 3; c++)
-                    stage[(size_t)(3 * r + c) * m + j] = in[((size_t)r * m + j) * 3 + (size_t)c];
+    for (int64_t q = p0; q < p1 && st == LATMC_OK; q += per) {
+        const int64_t q1 = q + per < p1 ? q + per : p1;
+        const size_t mc = (size_t)((q1 - q) * ps), at = (size_t)((q - p0) * ps);
+        const size_t run = mc * site_bytes, bytes = (size_t)nrep * run;
+        float *soa = hp.buf[*hp.cur] + (size_t)q * (size_t)ps;
+        /* replica r's sites of the chunk: at r m + at in the caller's buffer, r mc in the
+         * stage */
+        cudaError_t err;
+        if (set_buf) {
+            for (int r = 0; r < nrep; r++)
+                memcpy((char *)host + (size_t)r * run,
+                       (const char *)set_buf + ((size_t)r * m + at) * site_bytes, run);
+            err = cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, stream);
+            if (err == cudaSuccess)
+                err = cuda_planes_heis_scatter(stream, soa, (long long)n, dev, (long long)mc,
+                                               nrep);
+        } else {
+            err = cuda_planes_heis_gather(stream, dev, soa, (long long)n, (long long)mc, nrep);
+            if (err == cudaSuccess)
+                err = cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, stream);
+        }
+        st = cuda_check(err, what);
+        const int fin = cuda_check(cudaStreamSynchronize(stream), what);
+        if (st == LATMC_OK)
+            st = fin;
+        if (st == LATMC_OK && get_buf)
+            for (int r = 0; r < nrep; r++)
+                memcpy((char *)get_buf + ((size_t)r * m + at) * site_bytes,
+                       (const char *)host + (size_t)r * run, run);
     }
-    cudaError_t err = cudaSuccess;
-    for (int k = 0; k < runs && err == cudaSuccess; k++)
-        err = set_buf ? cudaMemcpyAsync(dev + (size_t)k * n, stage + (size_t)k * m,
-                                        m * sizeof(float), cudaMemcpyHostToDevice, stream)
-                      : cudaMemcpyAsync(stage + (size_t)k * m, dev + (size_t)k * n,
-                                        m * sizeof(float), cudaMemcpyDeviceToHost, stream);
-    int st = cuda_check(err, what);
-    const int fin = cuda_check(cudaStreamSynchronize(stream), what);
-    if (st == LATMC_OK && fin == LATMC_OK && get_buf) {
-        float *out = get_buf;
-        for (int r = 0; r < nrep; r++)
-            for (size_t j = 0; j < m; j++)
-                for (int c = 0; c < 3; c++)
-                    out[((size_t)r * m + j) * 3 + (size_t)c] = stage[(size_t)(3 * r + c) * m + j];
+    return st;
+}
+
+/*
+ * The border ranges of a step: the pass's halo (HALO planes: the neighbours read them, and
+ * the interior then reads no halo), widened to a whole kernel chunk (3D: zc planes; 2D: a
+ * tile's ty rows), as the several-GPU slabs do (cuda_slabs_heis.c, border_planes): a
+ * block costs about as much per chunk whatever its thickness, so thinner borders would
+ * add a chunk per end to the pass.
+ */
+int64_t cuda_planes_heis_border(struct cuda_sim *cs)
+{
+    struct cuda_heis_part hp;
+    cuda_heis_part_state(cs, &hp);
+    int64_t w = HALO;
+    for (int hb = 0; hb < 2; hb++) {
+        const int unit = hp.geom[hb].ndim == 3 ? hp.geom[hb].zc : hp.geom[hb].ty;
+        w = unit > w ? unit : w;
     }
-    free(stage);
-    return st < 0 ? st : fin;
+    return w;
 }
 
 /*

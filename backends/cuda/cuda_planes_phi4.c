@@ -163,6 +163,12 @@ int cuda_planes_phi4_measure(latmc_sim *sim, const struct cuda_phi4_plan *plan, 
 }
 
 /* The layout is the API's (one replica): planes [p0, p1) are one run of values. */
+size_t cuda_planes_phi4_plane_bytes(const struct cuda_sim *cs,
+                                    const struct cuda_phi4_plan *plan)
+{
+    return (size_t)plane_sites(cs) * value_bytes(plan);
+}
+
 cudaError_t cuda_planes_phi4_move(const struct cuda_sim *cs, const struct cuda_phi4_plan *plan,
                                   cudaStream_t stream, int64_t p0, int64_t p1, void *get_buf,
                                   const void *set_buf)

@@ -144,6 +144,11 @@ int cuda_planes_potts_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums
 }
 
 /* The layout is the API's (one replica): planes [p0, p1) are one run of bytes. */
+size_t cuda_planes_potts_plane_bytes(const struct cuda_sim *cs)
+{
+    return (size_t)plane_bytes(cs);
+}
+
 cudaError_t cuda_planes_potts_move(const struct cuda_sim *cs, cudaStream_t stream, int64_t p0,
                                    int64_t p1, void *get_buf, const void *set_buf)
 {

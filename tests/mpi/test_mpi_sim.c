@@ -89,6 +89,16 @@ static const struct model_case cases[] = {
     { "cuda_heisenberg2d_overrelax_pmj", LATMC_MODEL_HEISENBERG, 2, LATMC_ALGO_OVERRELAX,
       LATMC_COUPLINGS_BIMODAL, 1, 2, { 12, 10, 0 }, { LATMC_PARAM_BETA, LATMC_PARAM_NOVER, 0, 0 },
       { 1.5, 3, 0, 0 }, LATMC_DEVICE_CUDA },
+    /* slabs thicker than two border ranges of a kernel chunk (32 planes in 3D, 8 rows in
+     * 2D: cuda_planes_heis_border), so that a pass runs as borders and an interior on two
+     * streams: 3D slabs of 66 to 200 planes, 2D of 20 to 60 rows */
+    { "cuda_heisenberg_split", LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH,
+      LATMC_COUPLINGS_GAUSSIAN, 2, 2, { 8, 4, 200 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER, LATMC_PARAM_H, 0 }, { 2.0, 1, 0.1, 0 },
+      LATMC_DEVICE_CUDA },
+    { "cuda_heisenberg2d_split", LATMC_MODEL_HEISENBERG, 2, LATMC_ALGO_OVERRELAX,
+      LATMC_COUPLINGS_BIMODAL, 1, 2, { 12, 60, 0 }, { LATMC_PARAM_BETA, LATMC_PARAM_NOVER, 0, 0 },
+      { 1.5, 2, 0, 0 }, LATMC_DEVICE_CUDA },
     /* phi^4 (cuda_planes_phi4.c) on the site-order schedule (extents that take no chunks:
      * L_x not a multiple of twice the segment width): 2D, 5 colours, the 1/Lambda term (it
      * reads two planes away), 2 passes per sweep, slabs of 10 to 15 planes; 3D, 8 colours,
