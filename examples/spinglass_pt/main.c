@@ -314,6 +314,7 @@ int main(int argc, char **argv)
     printf("3D +-J Ising spin glass, parallel tempering: %d samples x %d temperatures x "
            "2 replicas per L, T in [%g, %g], on the %s\n", st.nsamples, st.nT, st.tmin,
            st.tmax, st.device == LATMC_DEVICE_CUDA ? "GPU (CUDA)" : "CPU");
+    fflush(stdout);
     for (int i = 0; i < st.nL; i++) {
         const double t0 = ex_now();
         if (st.Ls[i] % 2 || run_size(&st, st.Ls[i], &c[i])) {
@@ -327,6 +328,7 @@ int main(int argc, char **argv)
         for (int t = 0; t < st.nT; t++)
             printf("  %6.4f  %7.4f  %7.4f  %7.4f  %6.3f\n", c[i].T[t], c[i].g[t], c[i].err[t],
                    c[i].e[t], c[i].acc[t]);
+        fflush(stdout); /* a long study's sizes show as they finish, also into a file */
     }
     double cross[MAX_L], cross_err[MAX_L];
     if (!write_outputs(&st, c, out, cross, cross_err)) {
