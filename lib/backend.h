@@ -117,6 +117,17 @@ struct latmc_backend_ops {
      * floats. A part of a shared lattice that stores its slab only (lib/part.c) gathers
      * its couplings so. */
     int (*get_coupling_planes)(latmc_sim *sim, int64_t p0, int64_t p1, float *buf);
+
+    /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED with nothing done: the core reads
+     * the members' spins and computes the overlaps on the host, lib/ens_overlap.c): the
+     * two-replica overlap sums of Ising members (members as for ens_sweep), for each pair
+     * k < n_pairs of members a = pairs[2k], b = pairs[2k + 1]:
+     *     q[k]  = sum_i s_i^a s_i^b,
+     *     ql[k] = sum_i sum_mu s_i^a s_i^b s_{i+mu}^a s_{i+mu}^b  (mu = 0 .. ndim - 1),
+     * exact integers, so exactly the host's sums. Leaves the members' configurations as
+     * they are (latmc_ens_overlaps at every measurement of a tempering run). */
+    int (*ens_overlaps)(latmc_sim *const *members, int n_members, const int32_t *pairs,
+                        int n_pairs, int64_t *q, int64_t *ql);
 };
 
 /*

@@ -1,13 +1,27 @@
 /*
  * Spin-glass observables of an ensemble: the two-replica overlaps per (sample,
- * temperature), computed on the host from the members' configurations, and the Binder
- * ratio of the overlap averaged over samples with its jackknife over samples.
+ * temperature), and the Binder ratio of the overlap averaged over samples with its
+ * jackknife over samples.
+ *
+ * Ising members on a backend with ops.ens_overlaps (CUDA) get the overlaps' integer sums
+ * of every (sample, temperature) from one device call, without copying any configuration
+ * to the host; everything else (and every member when LATMC_ENS_OVERLAPS_HOST=1 is in the
+ * environment: the tests' reference) reads the members' spins and sums on the host. The
+ * sums are exact integers and both paths make the values from them by the same
+ * arithmetic (ising_values), so the two give the same doubles bit for bit.
  */
-#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <math.h>
 
+#include "backend.h"
 #include "ens_internal.h"
 #include "model.h"
+#include "part.h"
+#include "plan.h"
 
 struct overlap_values {
     double q, q2, ql;
@@ -23,6 +37,18 @@ static int64_t neighbour(const latmc_sim_desc *d, int64_t i, int mu)
     return x + 1 == d->extent[mu] ? i - x * stride : i + stride;
 }
 
+/* The Ising values from the integer sums q = sum_i a_i b_i and
+ * ql = sum_{i,mu} a_i b_i a_{i+mu} b_{i+mu} (both paths). */
+static struct overlap_values ising_values(const latmc_sim_desc *d, int64_t n, int64_t q,
+                                          int64_t ql)
+{
+    struct overlap_values v;
+    v.q = (double)q / (double)n;
+    v.q2 = v.q * v.q;
+    v.ql = (double)ql / ((double)n * d->ndim);
+    return v;
+}
+
 static struct overlap_values ising_overlap(const latmc_sim_desc *d, int64_t n,
                                            const int8_t *a, const int8_t *b)
 {
@@ -35,11 +61,67 @@ static struct overlap_values ising_overlap(const latmc_sim_desc *d, int64_t n,
             ql += qi * a[j] * b[j];
         }
     }
-    struct overlap_values v;
-    v.q = (double)q / (double)n;
-    v.q2 = v.q * v.q;
-    v.ql = (double)ql / ((double)n * d->ndim);
-    return v;
+    return ising_values(d, n, q, ql);
+}
+
+static double value_of(const struct overlap_values *v, int key)
+{
+    switch (key) {
+    case LATMC_ENS_Q:  return v->q;
+    case LATMC_ENS_Q2: return v->q2;
+    case LATMC_ENS_Q4: return v->q2 * v->q2;
+    default:           return v->ql;
+    }
+}
+
+/*
+ * Ising members on a backend with ops.ens_overlaps: the values of every (sample,
+ * temperature), the replicas 0 and 1 at that temperature (after swaps), from one call.
+ * LATMC_EUNSUPPORTED with nothing written: take the host path (no such op, the backend
+ * declines these members, LATMC_ENS_OVERLAPS_HOST=1).
+ */
+static int device_overlaps(latmc_ens *e, int key, double *values)
+{
+    const struct latmc_backend_ops *ops = e->members[0]->ops;
+    if (e->desc.model != LATMC_MODEL_ISING || ops == &latmc_cpu_backend_ops ||
+        ops->size < offsetof(struct latmc_backend_ops, ens_overlaps) + sizeof ops->ens_overlaps ||
+        !ops->ens_overlaps)
+        return LATMC_EUNSUPPORTED;
+    const char *env = getenv("LATMC_ENS_OVERLAPS_HOST");
+    if (env && strcmp(env, "1") == 0)
+        return LATMC_EUNSUPPORTED;
+    for (int m = 0; m < e->n_members; m++)
+        if (latmc_part_many(e->members[m]) || e->members[m]->plan->n_boxes > 1)
+            return LATMC_EUNSUPPORTED;
+    const int nS = e->layout.n_samples, nT = e->layout.n_temperatures, np = nS * nT;
+    int32_t *pairs = malloc(2 * (size_t)np * sizeof *pairs);
+    int64_t *sums = malloc(2 * (size_t)np * sizeof *sums);
+    if (!pairs || !sums) {
+        free(pairs);
+        free(sums);
+        return ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_overlaps: cannot allocate the pairs of "
+                        "%d (sample, temperature)", np);
+    }
+    for (int s = 0; s < nS; s++)
+        for (int t = 0; t < nT; t++) {
+            pairs[2 * (s * nT + t)] = e->member_at[ens_slot_index(e, s, t, 0)];
+            pairs[2 * (s * nT + t) + 1] = e->member_at[ens_slot_index(e, s, t, 1)];
+        }
+    int st = ops->ens_overlaps(e->members, e->n_members, pairs, np, sums, sums + np);
+    if (st == LATMC_OK)
+        for (int k = 0; k < np; k++) {
+            const struct overlap_values v = ising_values(&e->desc, e->nsites, sums[k],
+                                                         sums[np + k]);
+            values[k] = value_of(&v, key);
+        }
+    else if (st != LATMC_EUNSUPPORTED) {
+        char why[LATMC_ERRMSG_SIZE]; /* latmc_fail writes the buffer it would read */
+        snprintf(why, sizeof why, "%s", latmc_thread_error());
+        st = ENS_FAIL(e, st, "latmc_ens_overlaps: on the device: %s", why);
+    }
+    free(pairs);
+    free(sums);
+    return st;
 }
 
 static struct overlap_values heisenberg_overlap(const latmc_sim_desc *d, int64_t n,
@@ -92,6 +174,9 @@ int latmc_ens_overlaps(latmc_ens *e, int key, double *values, size_t count)
         if (!e->members[m]->have_config)
             return ENS_FAIL(e, LATMC_ESTATE, "latmc_ens_overlaps: member %d has no "
                             "configuration yet", m);
+    const int dev = device_overlaps(e, key, values);
+    if (dev != LATMC_EUNSUPPORTED)
+        return dev;
     size_t bytes = 0;
     latmc_sim_spins_size(e->members[0], &bytes);
     void *a = malloc(bytes), *b = malloc(bytes);
@@ -108,20 +193,15 @@ int latmc_ens_overlaps(latmc_ens *e, int key, double *values, size_t count)
             const int mb = e->member_at[ens_slot_index(e, s, t, 1)];
             if ((st = latmc_sim_get_spins(e->members[ma], a, bytes)) < 0 ||
                 (st = latmc_sim_get_spins(e->members[mb], b, bytes)) < 0) {
-                st = ENS_FAIL(e, st, "latmc_ens_overlaps: %s", latmc_thread_error());
+                char why[LATMC_ERRMSG_SIZE];
+                snprintf(why, sizeof why, "%s", latmc_thread_error());
+                st = ENS_FAIL(e, st, "latmc_ens_overlaps: %s", why);
                 break;
             }
             const struct overlap_values v = model == LATMC_MODEL_ISING
                 ? ising_overlap(&e->desc, e->nsites, a, b)
                 : heisenberg_overlap(&e->desc, e->nsites, a, b);
-            double out = 0;
-            switch (key) {
-            case LATMC_ENS_Q:  out = v.q; break;
-            case LATMC_ENS_Q2: out = v.q2; break;
-            case LATMC_ENS_Q4: out = v.q2 * v.q2; break;
-            default:           out = v.ql; break;
-            }
-            values[s * nT + t] = out;
+            values[s * nT + t] = value_of(&v, key);
         }
     free(a);
     free(b);

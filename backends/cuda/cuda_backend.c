@@ -472,4 +472,5 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .ens_swap_params = cuda_ens_swap_params,
     .run_steps = cuda_run_steps,
     .own_schedule = cuda_own_schedule,
+    .ens_overlaps = cuda_ens_overlaps, /* ens_cuda.c */
 };

@@ -63,6 +63,9 @@ struct cuda_ens_batch {
     latmc_sim *const *hmembers; /* the member array the map was built for */
     bool dirty;
     struct cuda_ens_batch *next_live; /* every live batch (swaps look them up) */
+    /* The overlaps (cuda_ens_overlaps): the pairs, then the sums q, ql (grown only). */
+    void *ov_dev;
+    size_t ov_cap;
 };
 
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -136,6 +139,7 @@ void cuda_ens_batch_free(struct cuda_ens_batch *b)
     free(b->hkeys);
     free(b->hidx);
     cudaFree(b->dev);
+    cudaFree(b->ov_dev);
     cudaFreeHost(b->pinned);
     free(b->last);
     free(b->host);
@@ -290,6 +294,62 @@ static int prepare_members(latmc_sim *const *members, int n, struct cuda_ens_pac
     return st;
 }
 
+/*
+ * The device table of these members as the batched kernels take it (their packed arrays,
+ * or their bytes: batch->use_packed after the call), with room for n sums after it, in
+ * *dev: reused where the batch is still prepared for them (no Ising state touched since
+ * its last call: the swaps' patches uploaded), else every member prepared (packed or
+ * unpacked where needed, their streams drained) and the table uploaded; the batch is then
+ * prepared for them. Uses the batch's host scratch (both tables and the pending flags).
+ */
+static int batch_ready(latmc_sim *const *members, int n, struct cuda_ens_batch *batch,
+                       struct cuda_sim *cs0, void **dev)
+{
+    const size_t packed_bytes = (size_t)n * sizeof(struct cuda_ens_packed_member);
+    const size_t byte_bytes = (size_t)n * sizeof(struct cuda_ens_ising_member);
+    struct cuda_ens_packed_member *packed = batch->host;
+    struct cuda_ens_ising_member *bytes = (void *)((char *)batch->host + packed_bytes);
+    bool *pending = (void *)((char *)batch->host + host_scratch(n) - (size_t)n * sizeof(bool));
+    memset(pending, 0, (size_t)n * sizeof *pending);
+    int st = LATMC_OK;
+    *dev = NULL;
+    bool use_packed = batch->use_packed;
+    int coupled = batch->coupled;
+    const bool reuse = batch->prepared && batch->members == members && batch->n == n &&
+                       batch->epoch == cuda_ising_state_epoch();
+    batch->prepared = false; /* until this call's table is on its way */
+    if (!reuse)
+        st = prepare_members(members, n, packed, bytes, pending, &use_packed, &coupled);
+    const size_t table_bytes = use_packed ? packed_bytes : byte_bytes;
+    const void *table = use_packed ? (const void *)packed : (const void *)bytes;
+    /* only the streams that got work (a stream sync costs microseconds even when idle,
+     * and there may be thousands of members) */
+    for (int m = 0; m < n && st == LATMC_OK && !reuse; m++)
+        if (pending[m])
+            st = cuda_check(cudaStreamSynchronize(cuda_sim_of(members[m])->stream),
+                            "preparing a member's spins");
+    if (st == LATMC_OK && reuse) {
+        *dev = batch->dev;
+        st = upload_dirty(batch, cs0->stream, table_bytes);
+    } else if (st == LATMC_OK) {
+        st = batch_table(batch, cs0->stream, table, table_bytes,
+                         (size_t)n * sizeof(struct latmc_ising_sums), dev);
+        pthread_mutex_lock(&live_lock);
+        if (!build_map(batch, members, n))
+            batch->hmembers = NULL; /* no map: swaps take the long way */
+        pthread_mutex_unlock(&live_lock);
+    }
+    if (st == LATMC_OK) {
+        batch->members = members;
+        batch->n = n;
+        batch->use_packed = use_packed;
+        batch->coupled = coupled;
+        batch->epoch = cuda_ising_state_epoch();
+        batch->prepared = true;
+    }
+    return st;
+}
+
 int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *accepted,
                    uint64_t *attempted)
 {
@@ -308,48 +368,14 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
     struct cuda_ens_batch *batch = batch_of(cs0, host_scratch(n));
     if (!batch)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
-    struct cuda_ens_packed_member *packed = batch->host;
-    struct cuda_ens_ising_member *bytes = (void *)((char *)batch->host + packed_bytes);
     unsigned long long *changed = batch_pinned(batch, count_bytes);
-    if (!changed)
-        changed = (void *)((char *)bytes + byte_bytes);
-    bool *pending = (void *)((char *)bytes + byte_bytes + count_bytes); /* streams with work */
-    memset(pending, 0, (size_t)n * sizeof *pending);
+    if (!changed) /* the counters' part of the host scratch */
+        changed = (void *)((char *)batch->host + packed_bytes + byte_bytes);
     void *dev = NULL;
-    bool use_packed = batch->use_packed;
-    int coupled = batch->coupled;
-    const bool reuse = batch->prepared && batch->members == members && batch->n == n &&
-                       batch->epoch == cuda_ising_state_epoch();
-    batch->prepared = false; /* until this call's table is on its way */
-    if (!reuse)
-        st = prepare_members(members, n, packed, bytes, pending, &use_packed, &coupled);
+    st = batch_ready(members, n, batch, cs0, &dev);
+    const bool use_packed = batch->use_packed;
+    const int coupled = batch->coupled;
     const size_t table_bytes = use_packed ? packed_bytes : byte_bytes;
-    const void *table = use_packed ? (const void *)packed : (const void *)bytes;
-    /* only the streams that got work (a stream sync costs microseconds even when idle,
-     * and there may be thousands of members) */
-    for (int m = 0; m < n && st == LATMC_OK; m++)
-        if (pending[m])
-            st = cuda_check(cudaStreamSynchronize(cuda_sim_of(members[m])->stream),
-                            "preparing a member's spins");
-    if (st == LATMC_OK && reuse) {
-        dev = batch->dev;
-        st = upload_dirty(batch, cs0->stream, table_bytes);
-    } else if (st == LATMC_OK) {
-        st = batch_table(batch, cs0->stream, table, table_bytes,
-                         (size_t)n * sizeof(struct latmc_ising_sums), &dev);
-        pthread_mutex_lock(&live_lock);
-        if (!build_map(batch, members, n))
-            batch->hmembers = NULL; /* no map: swaps take the long way */
-        pthread_mutex_unlock(&live_lock);
-    }
-    if (st == LATMC_OK) {
-        batch->members = members;
-        batch->n = n;
-        batch->use_packed = use_packed;
-        batch->coupled = coupled;
-        batch->epoch = cuda_ising_state_epoch();
-        batch->prepared = true;
-    }
     unsigned long long *dev_changed =
         dev ? (unsigned long long *)((char *)dev + table_bytes) : NULL;
     if (st == LATMC_OK)
@@ -388,6 +414,115 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
     return st;
 }
 
+/* Read `bytes` of device results at src into dst (through the batch's page-locked
+ * buffer where it has one) and wait for the stream. */
+static int read_back(struct cuda_ens_batch *b, cudaStream_t stream, void *dst, const void *src,
+                     size_t bytes, const char *what)
+{
+    void *pinned = batch_pinned(b, bytes);
+    int st = cuda_check(cudaMemcpyAsync(pinned ? pinned : dst, src, bytes,
+                                        cudaMemcpyDeviceToHost, stream), what);
+    if (st == LATMC_OK)
+        st = cuda_check(cudaStreamSynchronize(stream), what);
+    if (st == LATMC_OK && pinned)
+        memcpy(dst, pinned, bytes);
+    return st;
+}
+
+/*
+ * ens_measure of members that run the byte layout's batched kernel (ens_ising.cu): their
+ * table as a batched sweep has it (batch_ready), the sums after it, one launch
+ * (cuda_ens_ising_measure). LATMC_EUNSUPPORTED where the members run the packed kernel
+ * but the packed measurement does not take their lattice (the core measures one by one),
+ * or they are not one batch (several sweep counts).
+ */
+static int measure_bytes(latmc_sim *const *members, int n, struct cuda_ens_batch *batch,
+                         struct cuda_sim *cs0, void *sums)
+{
+    if (!batchable(members, n))
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: members at several sweep counts");
+    void *dev = NULL;
+    int st = batch_ready(members, n, batch, cs0, &dev);
+    if (st < 0)
+        return st;
+    const size_t table_bytes = (size_t)n * sizeof(struct cuda_ens_ising_member);
+    const size_t sums_bytes = (size_t)n * sizeof(struct latmc_ising_sums);
+    if (batch->use_packed || batch->cap < table_bytes + sums_bytes)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for this lattice");
+    struct latmc_ising_sums *dev_sums = (void *)((char *)dev + table_bytes);
+    st = cuda_check(cudaMemsetAsync(dev_sums, 0, sums_bytes, cs0->stream), "clearing the sums");
+    if (st == LATMC_OK)
+        st = cuda_check(cuda_ens_ising_measure(cs0->stream, &cs0->lattice, dev, n, dev_sums),
+                        "launching a batched measure");
+    if (st == LATMC_OK)
+        st = read_back(batch, cs0->stream, sums, dev_sums, sums_bytes, "measuring the members");
+    return st;
+}
+
+/*
+ * The ens_overlaps operation (lib/backend.h): Ising members of one batch, the pairs'
+ * overlap sums in one launch on the members' table as a batched sweep has it (packed
+ * arrays or bytes, batch_ready: right after a sweep no pass over the members and no
+ * change to their state), so that a tempering run's measurements copy no configuration
+ * to the host.
+ */
+int cuda_ens_overlaps(latmc_sim *const *members, int n, const int32_t *pairs, int n_pairs,
+                      int64_t *q, int64_t *ql)
+{
+    if (n < 1 || !batchable(members, n) ||
+        (members[0]->desc.ndim != 2 && members[0]->desc.ndim != 3))
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no device overlaps for these members");
+    struct cuda_sim *cs0 = cuda_sim_of(members[0]);
+    int st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice");
+    if (st < 0)
+        return st;
+    struct cuda_ens_batch *batch = batch_of(cs0, host_scratch(n));
+    if (!batch)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
+    void *dev = NULL;
+    if ((st = batch_ready(members, n, batch, cs0, &dev)) < 0)
+        return st;
+    const size_t pair_bytes = 2 * (size_t)n_pairs * sizeof *pairs; /* a multiple of 8 */
+    const size_t sum_bytes = 2 * (size_t)n_pairs * sizeof(unsigned long long);
+    if (pair_bytes + sum_bytes > batch->ov_cap) {
+        cudaFree(batch->ov_dev);
+        batch->ov_dev = NULL;
+        batch->ov_cap = 0;
+        if ((st = cuda_check(cudaMalloc(&batch->ov_dev, pair_bytes + sum_bytes),
+                             "cannot allocate device memory for the overlaps")) < 0)
+            return st;
+        batch->ov_cap = pair_bytes + sum_bytes;
+    }
+    int32_t *dev_pairs = batch->ov_dev;
+    unsigned long long *dev_q = (void *)((char *)batch->ov_dev + pair_bytes);
+    unsigned long long *dev_ql = dev_q + n_pairs;
+    st = cuda_check(cudaMemcpyAsync(dev_pairs, pairs, pair_bytes, cudaMemcpyHostToDevice,
+                                    cs0->stream), "copying the overlaps' pairs");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemsetAsync(dev_q, 0, sum_bytes, cs0->stream),
+                        "clearing the overlaps");
+    if (st == LATMC_OK)
+        st = cuda_check(batch->use_packed
+                            ? cuda_ens_overlaps_packed(cs0->stream, &cs0->lattice, dev, dev_pairs,
+                                                       n_pairs, dev_q, dev_ql)
+                            : cuda_ens_overlaps_bytes(cs0->stream, &cs0->lattice, dev, dev_pairs,
+                                                      n_pairs, dev_q, dev_ql),
+                        "launching the overlaps");
+    /* q then ql, contiguous on the device: one read into the caller's two arrays */
+    int64_t *both = n_pairs > 0 ? malloc(sum_bytes) : NULL;
+    if (st == LATMC_OK && n_pairs > 0 && !both)
+        st = cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the overlaps of %d pairs",
+                             n_pairs);
+    if (st == LATMC_OK && n_pairs > 0)
+        st = read_back(batch, cs0->stream, both, dev_q, sum_bytes, "computing the overlaps");
+    if (st == LATMC_OK && n_pairs > 0) {
+        memcpy(q, both, (size_t)n_pairs * sizeof *q);
+        memcpy(ql, both + n_pairs, (size_t)n_pairs * sizeof *ql);
+    }
+    free(both);
+    return st;
+}
+
 /*
  * The ens_measure operation: the sums of every member in one launch from their packed
  * arrays (packed first where only their bytes held the configuration), the exchange
@@ -406,8 +541,6 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
     if (n < 1 || members[0]->desc.model != LATMC_MODEL_ISING)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
     struct cuda_sim *cs0 = cuda_sim_of(members[0]);
-    if (!cuda_ens_packed_fused_fits(&cs0->lattice) || members[0]->nsites >= ((int64_t)1 << 32))
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for this lattice");
     for (int m = 1; m < n; m++)
         if (cuda_sim_of(members[m])->device != cs0->device)
             return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: members on several devices");
@@ -417,6 +550,8 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
     struct cuda_ens_batch *batch = batch_of(cs0, host_scratch(n));
     if (!batch)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
+    if (!cuda_ens_packed_fused_fits(&cs0->lattice) || members[0]->nsites >= ((int64_t)1 << 32))
+        return measure_bytes(members, n, batch, cs0, sums);
     struct cuda_ens_packed_member *packed = batch->host;
     bool *pending = (void *)((char *)batch->host + host_scratch(n) - (size_t)n * sizeof(bool));
     memset(pending, 0, (size_t)n * sizeof *pending);
@@ -433,10 +568,14 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
         coupled = batch->coupled;
         st = upload_dirty(batch, cs0->stream, table_bytes);
     }
+    /* members on the byte layout (L_x not a multiple of 16, ...): from their bytes */
+    if (!dev && batch->prepared && batch->members == members && batch->n == n &&
+        !batch->use_packed && batch->epoch == cuda_ising_state_epoch())
+        return measure_bytes(members, n, batch, cs0, sums);
     for (int m = 0; m < n && st == LATMC_OK && !dev; m++) {
         cudaError_t err = cudaSuccess;
         if (!cuda_ising_packed_member(cuda_sim_of(members[m]), &packed[m], &pending[m], &err))
-            return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: a member without packed arrays");
+            return measure_bytes(members, n, batch, cs0, sums);
         st = cuda_check(err, "preparing a member's packed spins");
         packed[m].seed = members[m]->desc.seed;
         coupled = packed[m].eps[0] != NULL;

@@ -81,6 +81,26 @@ cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct latmc_latti
                                    uint64_t sweep0, uint64_t n_sweeps,
                                    unsigned long long *changed);
 
+/* The sums of lib/ising.h of every member from its bytes (ens_ising.cu), one block per
+ * member, into sums[m] (zeroed by the caller): each exactly cuda_ising_measure's. */
+cudaError_t cuda_ens_ising_measure(cudaStream_t stream, const struct latmc_lattice *g,
+                                   const struct cuda_ens_ising_member *members,
+                                   int64_t n_members, struct latmc_ising_sums *sums);
+
+/* The overlap sums of the pairs of members pairs[2k], pairs[2k + 1] (indices into the
+ * member table, k < n_pairs; ens_overlaps.cu): q[k] = sum_i s_i^a s_i^b and
+ * ql[k] = sum_{i,mu} s_i^a s_i^b s_{i+mu}^a s_{i+mu}^b as two's-complement 64-bit
+ * integers, added to q and ql (zeroed by the caller); one block per pair. From the
+ * members' bytes or from their packed arrays. */
+cudaError_t cuda_ens_overlaps_bytes(cudaStream_t stream, const struct latmc_lattice *g,
+                                    const struct cuda_ens_ising_member *members,
+                                    const int32_t *pairs, int64_t n_pairs,
+                                    unsigned long long *q, unsigned long long *ql);
+cudaError_t cuda_ens_overlaps_packed(cudaStream_t stream, const struct latmc_lattice *g,
+                                     const struct cuda_ens_packed_member *members,
+                                     const int32_t *pairs, int64_t n_pairs,
+                                     unsigned long long *q, unsigned long long *ql);
+
 #ifdef __cplusplus
 }
 
@@ -112,6 +132,8 @@ int cuda_ens_sweep(latmc_sim *const *members, int n_members, uint64_t n, uint64_
                    uint64_t *attempted);
 int cuda_ens_measure(latmc_sim *const *members, int n_members, void *sums);
 int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b);
+int cuda_ens_overlaps(latmc_sim *const *members, int n_members, const int32_t *pairs,
+                      int n_pairs, int64_t *q, int64_t *ql);
 
 #endif
 

@@ -58,3 +58,44 @@ extern "C" cudaError_t cuda_ens_ising_sweep_colour(cudaStream_t stream,
             *g, members, n_members, algorithm, sweep, colour, changed);
     return cudaGetLastError();
 }
+
+/*
+ * The sums of lib/ising.h of every member from its bytes (ens_cuda.h), one block per
+ * member, each thread a strided share of the sites: integers, added by warp sums and a
+ * 64-bit atomicAdd per warp, so each member's sums are exactly cuda_ising_measure's.
+ */
+__global__ void __launch_bounds__(CUDA_THREADS)
+ens_ising_measure_kernel(struct latmc_lattice g, const struct cuda_ens_ising_member *members,
+                         struct latmc_ising_sums *sums)
+{
+    const struct cuda_ens_ising_member mem = members[blockIdx.x];
+    const int8_t *s = mem.spins, *eps = mem.eps;
+    const int64_t plane = g.lx * g.ly;
+    const int nd = g.ndim;
+    long long bonds = 0, spins = 0;
+    for (int64_t i = threadIdx.x; i < g.nsites; i += blockDim.x) {
+        const int64_t row = latmc_div(i, g.lx), x = i - row * g.lx;
+        const int64_t z = latmc_div(row, g.ly), y = row - z * g.ly;
+        const int si = s[i];
+        spins += si;
+        int64_t j[3];
+        j[0] = x + 1 == g.lx ? i - x : i + 1;
+        j[1] = y + 1 == g.ly ? i - y * g.lx : i + g.lx;
+        j[2] = z + 1 == g.lz ? i - z * plane : i + plane;
+        for (int mu = 0; mu < nd; mu++)
+            bonds += (eps ? eps[nd * i + mu] : 1) * si * s[j[mu]];
+    }
+    cuda_warp_add((unsigned long long *)&sums[blockIdx.x].bonds, (unsigned long long)bonds);
+    cuda_warp_add((unsigned long long *)&sums[blockIdx.x].spins, (unsigned long long)spins);
+}
+
+extern "C" cudaError_t cuda_ens_ising_measure(cudaStream_t stream, const struct latmc_lattice *g,
+                                              const struct cuda_ens_ising_member *members,
+                                              int64_t n_members, struct latmc_ising_sums *sums)
+{
+    const int64_t t = (g->nsites + 31) / 32 * 32;
+    const unsigned threads = (unsigned)(t < CUDA_THREADS ? t : CUDA_THREADS);
+    if (n_members > 0)
+        ens_ising_measure_kernel<<<(unsigned)n_members, threads, 0, stream>>>(*g, members, sums);
+    return cudaGetLastError();
+}
