@@ -28,44 +28,10 @@
 #include "philox.h"
 #include "rng_streams.h"
 
-#define ENS_HEIS_TWO_PI 6.283185307179586476925286766559
 #define ENS_HEIS_FULL_MASK 0xffffffffu
 
-/* ---- the per-site rules, exactly as heisenberg_kernels.cu instantiates them ---- */
-
-__device__ __forceinline__ void ens_heis_sincos_2pi(double u, double *s, double *c)
-{
-    const double phi = ENS_HEIS_TWO_PI * u;
-    *c = cos(phi);
-    *s = sin(phi);
-}
-
-#define HEIS_R double
-#define HEIS_QUAL __device__ __forceinline__
-#define HEIS_SQRT sqrt
-#define HEIS_LOG log
-#define HEIS_LOG1P log1p
-#define HEIS_EXP exp
-#define HEIS_EXPM1 expm1
-#define HEIS_ABS fabs
-#define HEIS_SINCOS_2PI ens_heis_sincos_2pi
-#include "heisenberg_site.h"
-
-__device__ __forceinline__ void ens_heis_sincos_2pi(float u, float *s, float *c)
-{
-    sincospif(2.0f * u, s, c);
-}
-
-#define HEIS_R float
-#define HEIS_QUAL __device__ __forceinline__
-#define HEIS_SQRT sqrtf
-#define HEIS_LOG logf
-#define HEIS_LOG1P log1pf
-#define HEIS_EXP expf
-#define HEIS_EXPM1 expm1f
-#define HEIS_ABS fabsf
-#define HEIS_SINCOS_2PI ens_heis_sincos_2pi
-#include "heisenberg_site.h"
+/* the per-site rules: the same instantiation as the one-lattice kernels' */
+#include "heisenberg_site_cuda.cuh"
 
 __device__ __forceinline__ double ens_heis_uniform(uint32_t r, double)
 {
