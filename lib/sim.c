@@ -295,16 +295,23 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
         return LATMC_OK;
     int st = latmc_params_check_joint(sim->desc.model, sim->param);
     if (st < 0)
-        return latmc_sim_record_failure(sim, st);
+        st = latmc_sim_record_failure(sim, st);
     /* Models with several passes per sweep (phi^4: nloc) name each pass in the sweep
      * field of the RNG counter, so they can run 2^48 / nloc sweeps. */
     const uint64_t passes = (sim->model->params & (1u << LATMC_PARAM_NLOC))
                                 ? (uint64_t)sim->param[LATMC_PARAM_NLOC] : 1;
     const uint64_t max_sweeps = (LATMC_RNG_MAX_SWEEP + 1) / passes;
-    if (sim->sweeps > max_sweeps || n > max_sweeps - sim->sweeps)
-        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_sweep: %llu more sweeps would pass the "
-                        "%llu sweeps the random-number counters can name",
-                        (unsigned long long)n, (unsigned long long)max_sweeps);
+    if (st == LATMC_OK && (sim->sweeps > max_sweeps || n > max_sweeps - sim->sweeps))
+        st = SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_sweep: %llu more sweeps would pass the "
+                      "%llu sweeps the random-number counters can name",
+                      (unsigned long long)n, (unsigned long long)max_sweeps);
+    /* collective on parts: the parameters are each part's own (set_param), so a part
+     * whose parameters are refused fails the sweep on every part (none is left waiting
+     * in the others' halo exchanges) */
+    if (latmc_part_many(sim) && (st = latmc_part_agree(sim, st)) < 0)
+        return latmc_sim_record_failure(sim, st);
+    if (st < 0)
+        return st;
     uint64_t accepted = 0, attempted = 0;
     if (latmc_part_many(sim))
         BACKEND_CALL(st, sim, "sweep", latmc_part_sweep(sim, n, &accepted, &attempted));
