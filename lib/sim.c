@@ -270,12 +270,14 @@ int latmc_sim_init_spins(latmc_sim *sim, int how)
 {
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_init_spins: sim is NULL");
-    if (how != LATMC_INIT_COLD && how != LATMC_INIT_HOT)
-        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_init_spins: how = %d is not "
-                        "LATMC_INIT_COLD or LATMC_INIT_HOT", how);
     int st;
-    BACKEND_CALL(st, sim, "init_spins", sim->ops->init_spins(sim, how));
-    st = latmc_part_agree(sim, st); /* every part starts the whole lattice alike */
+    if (how != LATMC_INIT_COLD && how != LATMC_INIT_HOT)
+        st = SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_init_spins: how = %d is not "
+                      "LATMC_INIT_COLD or LATMC_INIT_HOT", how);
+    else
+        BACKEND_CALL(st, sim, "init_spins", sim->ops->init_spins(sim, how));
+    /* every part starts the whole lattice alike; a part's bad `how` fails it on all */
+    st = latmc_part_agree(sim, st);
     if (st < 0)
         return latmc_sim_record_failure(sim, st);
     sim->have_config = true;

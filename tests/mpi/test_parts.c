@@ -174,6 +174,8 @@ struct job {
     int bad_set_couplings_at;            /* part + 1 that sets an invalid coupling (0: none) */
     int bad_joint_at;                    /* part + 1 whose parameters fail the joint check of
                                             phi^4 at the sweep (g = 0, mu2 <= 0; 0: none) */
+    int bad_init_at;                     /* part + 1 that passes an invalid `how` to
+                                            latmc_sim_init_spins (0: none) */
     int bad_tune_at;                     /* part + 1 that asks for a target acceptance out of
                                             (0, 1) in latmc_sim_tune_epsilon (0: none) */
     struct result res;
@@ -225,7 +227,8 @@ static void *run_part(void *arg)
     STEP(job, "ctx", latmc_ctx_create(&ctx));
     STEP(job, "create", latmc_sim_create_part(ctx, &d, job->rank, job->hub->n, &t, &sim));
     STEP(job, "params", set_params(sim, job->cfg));
-    STEP(job, "init", latmc_sim_init_spins(sim, LATMC_INIT_HOT));
+    STEP(job, "init",
+         latmc_sim_init_spins(sim, job->rank == job->bad_init_at - 1 ? 7 : LATMC_INIT_HOT));
     if (job->rank == job->bad_joint_at - 1)
         STEP(job, "g = 0", latmc_sim_set_param(sim, LATMC_PARAM_G, 0.0));
     STEP(job, "sweep", latmc_sim_sweep(sim, 2));
@@ -562,6 +565,24 @@ static void failures_are_agreed(void **state)
         assert_int_equal(jobs[p].res.status, LATMC_ESTATE);
         assert_string_equal(jobs[p].res.where, "sweep");
         if (p != 1 && !strstr(jobs[p].res.msg, "part 1 of 3"))
+            fail_msg("part %d: %s", p, jobs[p].res.msg);
+        free_result(&jobs[p].res);
+    }
+    /* latmc_sim_init_spins is collective: a bad `how` on one part fails it on every part
+     * (none goes on to sweep alone) */
+    memset(jobs, 0, sizeof jobs);
+    for (int p = 0; p < n; p++) {
+        jobs[p].cfg = &cfgs[0];
+        jobs[p].bad_spins_on = -1;
+        jobs[p].other_seed_on = -1;
+        jobs[p].bad_couplings_on = -1;
+        jobs[p].bad_init_at = 2 + 1;
+    }
+    run_parts(jobs, n);
+    for (int p = 0; p < n; p++) {
+        assert_int_equal(jobs[p].res.status, LATMC_EINVAL);
+        assert_string_equal(jobs[p].res.where, "init");
+        if (p != 2 && !strstr(jobs[p].res.msg, "part 2 of 3"))
             fail_msg("part %d: %s", p, jobs[p].res.msg);
         free_result(&jobs[p].res);
     }
