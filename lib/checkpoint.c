@@ -158,13 +158,15 @@ int latmc_sim_serialize(latmc_sim *sim, void *buf, size_t capacity, size_t *size
 {
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_serialize: sim is NULL");
-    if (!size)
-        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_serialize: size is NULL");
+    int st = size ? LATMC_OK : SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_serialize: size is NULL");
     const struct app_section none = { NULL, 0, false };
     if (!latmc_part_many(sim))
-        return serialize(sim, &none, buf, capacity, size, "latmc_sim_serialize");
-    /* a part of a shared lattice: every part's slab to every part, then the same bytes */
-    int st = buf ? latmc_part_collect(sim, -1) : LATMC_OK;
+        return st < 0 ? st : serialize(sim, &none, buf, capacity, size, "latmc_sim_serialize");
+    /* a part of a shared lattice: a part's bad argument fails the call on every part (none
+     * waits in the gathers); then every part's slab to every part, and the same bytes */
+    if ((st = latmc_part_agree(sim, st)) < 0)
+        return latmc_sim_record_failure(sim, st);
+    st = buf ? latmc_part_collect(sim, -1) : LATMC_OK;
     if (st == LATMC_OK)
         st = serialize(sim, &none, buf, capacity, size, "latmc_sim_serialize");
     latmc_part_unstage(sim);

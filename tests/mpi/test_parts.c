@@ -176,6 +176,8 @@ struct job {
                                             phi^4 at the sweep (g = 0, mu2 <= 0; 0: none) */
     int bad_init_at;                     /* part + 1 that passes an invalid `how` to
                                             latmc_sim_init_spins (0: none) */
+    int bad_serialize_at;                /* part + 1 that passes size NULL to
+                                            latmc_sim_serialize (0: none) */
     int bad_tune_at;                     /* part + 1 that asks for a target acceptance out of
                                             (0, 1) in latmc_sim_tune_epsilon (0: none) */
     struct result res;
@@ -262,7 +264,9 @@ static void *run_part(void *arg)
     STEP(job, "serialize size", latmc_sim_serialize(sim, NULL, 0, &r->nbytes));
     if (r->status == LATMC_OK)
         r->bytes = malloc(r->nbytes);
-    STEP(job, "serialize", latmc_sim_serialize(sim, r->bytes, r->nbytes, &r->nbytes));
+    STEP(job, "serialize",
+         latmc_sim_serialize(sim, r->bytes, r->nbytes,
+                             job->rank == job->bad_serialize_at - 1 ? NULL : &r->nbytes));
     if (job->save_path)
         STEP(job, "save", latmc_sim_save(sim, job->save_path));
     if (job->bad_spins_on >= 0 && r->status == LATMC_OK) {
@@ -583,6 +587,24 @@ static void failures_are_agreed(void **state)
         assert_int_equal(jobs[p].res.status, LATMC_EINVAL);
         assert_string_equal(jobs[p].res.where, "init");
         if (p != 2 && !strstr(jobs[p].res.msg, "part 2 of 3"))
+            fail_msg("part %d: %s", p, jobs[p].res.msg);
+        free_result(&jobs[p].res);
+    }
+    /* latmc_sim_serialize is collective: size NULL on one part fails it on every part
+     * (none left waiting in the gathers of the configuration) */
+    memset(jobs, 0, sizeof jobs);
+    for (int p = 0; p < n; p++) {
+        jobs[p].cfg = &cfgs[1];
+        jobs[p].bad_spins_on = -1;
+        jobs[p].other_seed_on = -1;
+        jobs[p].bad_couplings_on = -1;
+        jobs[p].bad_serialize_at = 1 + 1;
+    }
+    run_parts(jobs, n);
+    for (int p = 0; p < n; p++) {
+        assert_int_equal(jobs[p].res.status, LATMC_EINVAL);
+        assert_string_equal(jobs[p].res.where, "serialize");
+        if (p != 1 && !strstr(jobs[p].res.msg, "part 1 of 3"))
             fail_msg("part %d: %s", p, jobs[p].res.msg);
         free_result(&jobs[p].res);
     }
