@@ -74,28 +74,27 @@ static int write_state(latmc_sim *sim, struct ckpt_writer *w, void *spins, float
     ckpt_put_u64(w, sim->attempted);
     ckpt_put_u32(w, sim->have_config);
     ckpt_put_u64(w, spin_bytes);
-    /* a part of a shared lattice: what latmc_part_collect gathered (lib/part.h) */
+    /* a part of a shared lattice: what latmc_part_collect gathered (lib/part.h), written
+     * from there (spins and couplings are then NULL: serialize allocates no copy) */
     const struct latmc_part *part = sim->part;
     if (spin_bytes) {
-        if (w->buf && part && part->staged_spins) {
-            memcpy(spins, part->staged_spins, spin_bytes);
-        } else if (w->buf) {
+        const void *from = part && part->staged_spins ? part->staged_spins : spins;
+        if (w->buf && from == spins) {
             int st = sim->ops->get_spins(sim, spins);
             if (st < 0)
                 return st;
         }
-        ckpt_put_bytes(w, spins, spin_bytes);
+        ckpt_put_bytes(w, from, spin_bytes);
     }
     ckpt_put_u64(w, ncouplings);
     if (ncouplings) {
-        if (w->buf && part && part->staged_couplings) {
-            memcpy(couplings, part->staged_couplings, ncouplings * sizeof(float));
-        } else if (w->buf) {
+        const float *from = part && part->staged_couplings ? part->staged_couplings : couplings;
+        if (w->buf && from == couplings) {
             int st = sim->ops->get_couplings(sim, couplings);
             if (st < 0)
                 return st;
         }
-        ckpt_put_bytes(w, couplings, ncouplings * sizeof(float));
+        ckpt_put_bytes(w, from, ncouplings * sizeof(float));
     }
     if (app->present) {
         ckpt_put_u64(w, app->size);
@@ -134,9 +133,14 @@ static int serialize(latmc_sim *sim, const struct app_section *app, void *buf,
     if (capacity < *size)
         return SIM_FAIL(sim, LATMC_EINVAL, "%s: buffer of %zu bytes, the state takes %zu", fn,
                         capacity, *size);
-    void *spins = spin_bytes ? malloc(spin_bytes) : NULL;
-    float *couplings = ncouplings ? malloc(ncouplings * sizeof(float)) : NULL;
-    if ((spin_bytes && !spins) || (ncouplings && !couplings)) {
+    /* host copies of the state, but where a part's collection staged it (write_state) */
+    const bool staged_spins = sim->part && sim->part->staged_spins;
+    const bool staged_couplings = sim->part && sim->part->staged_couplings;
+    const bool want_spins = spin_bytes && !staged_spins;
+    const bool want_couplings = ncouplings && !staged_couplings;
+    void *spins = want_spins ? malloc(spin_bytes) : NULL;
+    float *couplings = want_couplings ? malloc(ncouplings * sizeof(float)) : NULL;
+    if ((want_spins && !spins) || (want_couplings && !couplings)) {
         free(spins);
         free(couplings);
         return SIM_FAIL(sim, LATMC_ENOMEM, "%s: cannot allocate a host copy of the state", fn);
@@ -158,13 +162,15 @@ int latmc_sim_serialize(latmc_sim *sim, void *buf, size_t capacity, size_t *size
 {
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_serialize: sim is NULL");
-    if (!size)
-        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_serialize: size is NULL");
+    int st = size ? LATMC_OK : SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_serialize: size is NULL");
     const struct app_section none = { NULL, 0, false };
     if (!latmc_part_many(sim))
-        return serialize(sim, &none, buf, capacity, size, "latmc_sim_serialize");
-    /* a part of a shared lattice: every part's slab to every part, then the same bytes */
-    int st = buf ? latmc_part_collect(sim, -1) : LATMC_OK;
+        return st < 0 ? st : serialize(sim, &none, buf, capacity, size, "latmc_sim_serialize");
+    /* a part of a shared lattice: a part's bad argument fails the call on every part (none
+     * waits in the gathers); then every part's slab to every part, and the same bytes */
+    if ((st = latmc_part_agree(sim, st)) < 0)
+        return latmc_sim_record_failure(sim, st);
+    st = buf ? latmc_part_collect(sim, -1) : LATMC_OK;
     if (st == LATMC_OK)
         st = serialize(sim, &none, buf, capacity, size, "latmc_sim_serialize");
     latmc_part_unstage(sim);

@@ -5,7 +5,9 @@
  *
  * Storage: a part's backend updates only its slab (ops.run_step on its one box) and
  * receives its neighbours' border planes as halos. The CPU backend holds only the slab and
- * its halos (every model: backends/cpu/cpu_backend.h); another backend may hold the whole
+ * its halos (every model; Potts, phi^4 and Heisenberg hold some planes more under the lower
+ * halo, never read, so that the local colouring and random-number blocks line up with the
+ * global ones: backends/cpu/cpu_backend.h, struct cpu_slab); another backend may hold the whole
  * lattice, whose planes beyond the halos are then stale and never read. The per-plane ops
  * (measure_planes, get_planes, set_planes, get_coupling_planes) are all this code uses of
  * a configuration, so either storage works the same here.

@@ -270,12 +270,14 @@ int latmc_sim_init_spins(latmc_sim *sim, int how)
 {
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_init_spins: sim is NULL");
-    if (how != LATMC_INIT_COLD && how != LATMC_INIT_HOT)
-        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_init_spins: how = %d is not "
-                        "LATMC_INIT_COLD or LATMC_INIT_HOT", how);
     int st;
-    BACKEND_CALL(st, sim, "init_spins", sim->ops->init_spins(sim, how));
-    st = latmc_part_agree(sim, st); /* every part starts the whole lattice alike */
+    if (how != LATMC_INIT_COLD && how != LATMC_INIT_HOT)
+        st = SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_init_spins: how = %d is not "
+                      "LATMC_INIT_COLD or LATMC_INIT_HOT", how);
+    else
+        BACKEND_CALL(st, sim, "init_spins", sim->ops->init_spins(sim, how));
+    /* every part starts the whole lattice alike; a part's bad `how` fails it on all */
+    st = latmc_part_agree(sim, st);
     if (st < 0)
         return latmc_sim_record_failure(sim, st);
     sim->have_config = true;
@@ -295,16 +297,23 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
         return LATMC_OK;
     int st = latmc_params_check_joint(sim->desc.model, sim->param);
     if (st < 0)
-        return latmc_sim_record_failure(sim, st);
+        st = latmc_sim_record_failure(sim, st);
     /* Models with several passes per sweep (phi^4: nloc) name each pass in the sweep
      * field of the RNG counter, so they can run 2^48 / nloc sweeps. */
     const uint64_t passes = (sim->model->params & (1u << LATMC_PARAM_NLOC))
                                 ? (uint64_t)sim->param[LATMC_PARAM_NLOC] : 1;
     const uint64_t max_sweeps = (LATMC_RNG_MAX_SWEEP + 1) / passes;
-    if (sim->sweeps > max_sweeps || n > max_sweeps - sim->sweeps)
-        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_sweep: %llu more sweeps would pass the "
-                        "%llu sweeps the random-number counters can name",
-                        (unsigned long long)n, (unsigned long long)max_sweeps);
+    if (st == LATMC_OK && (sim->sweeps > max_sweeps || n > max_sweeps - sim->sweeps))
+        st = SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_sweep: %llu more sweeps would pass the "
+                      "%llu sweeps the random-number counters can name",
+                      (unsigned long long)n, (unsigned long long)max_sweeps);
+    /* collective on parts: the parameters are each part's own (set_param), so a part
+     * whose parameters are refused fails the sweep on every part (none is left waiting
+     * in the others' halo exchanges) */
+    if (latmc_part_many(sim) && (st = latmc_part_agree(sim, st)) < 0)
+        return latmc_sim_record_failure(sim, st);
+    if (st < 0)
+        return st;
     uint64_t accepted = 0, attempted = 0;
     if (latmc_part_many(sim))
         BACKEND_CALL(st, sim, "sweep", latmc_part_sweep(sim, n, &accepted, &attempted));
@@ -581,15 +590,20 @@ int latmc_sim_set_couplings(latmc_sim *sim, const float *buf, size_t count)
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_set_couplings: sim is NULL");
     int st = check_coupling_buffer(sim, "latmc_sim_set_couplings", buf, count);
+    for (size_t i = 0; st == LATMC_OK && i < count; i++)
+        if (!isfinite(buf[i]))
+            st = SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_set_couplings: coupling %zu is not "
+                          "finite", i);
+    if (st == LATMC_OK && sim->model->check_couplings &&
+        (st = sim->model->check_couplings(sim, buf, count, "latmc_sim_set_couplings")) < 0)
+        st = latmc_sim_record_failure(sim, st);
+    /* collective on parts: a part's bad buffer fails the call on every part before any
+     * takes the couplings (each part holds its halos' couplings too: parts that took them
+     * would disagree with the failed one about the bonds between their slabs) */
+    if (latmc_part_many(sim) && (st = latmc_part_agree(sim, st)) < 0)
+        return latmc_sim_record_failure(sim, st);
     if (st < 0)
         return st;
-    for (size_t i = 0; i < count; i++)
-        if (!isfinite(buf[i]))
-            return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_set_couplings: coupling %zu is not "
-                            "finite", i);
-    if (sim->model->check_couplings &&
-        (st = sim->model->check_couplings(sim, buf, count, "latmc_sim_set_couplings")) < 0)
-        return latmc_sim_record_failure(sim, st);
     BACKEND_CALL(st, sim, "set_couplings", sim->ops->set_couplings(sim, buf));
     if (st < 0)
         return latmc_sim_record_failure(sim, st);
@@ -601,12 +615,19 @@ int latmc_sim_tune_epsilon(latmc_sim *sim, double target, uint64_t sweeps)
 {
     if (!sim)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_tune_epsilon: sim is NULL");
+    int st = LATMC_OK;
     if (!(sim->model->params & (1u << LATMC_PARAM_EPSILON)))
-        return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "latmc_sim_tune_epsilon: the %s model has no "
-                        "proposal width epsilon", sim->model->name);
-    if (!(target > 0.0 && target < 1.0))
-        return SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_tune_epsilon: target acceptance %g is "
-                        "not in (0, 1)", target);
+        st = SIM_FAIL(sim, LATMC_EUNSUPPORTED, "latmc_sim_tune_epsilon: the %s model has no "
+                      "proposal width epsilon", sim->model->name);
+    else if (!(target > 0.0 && target < 1.0))
+        st = SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_tune_epsilon: target acceptance %g is "
+                      "not in (0, 1)", target);
+    /* collective on parts: a part's bad argument fails the call on every part (none is
+     * left waiting in the halo exchanges of the others' sweeps) */
+    if (latmc_part_many(sim) && (st = latmc_part_agree(sim, st)) < 0)
+        return latmc_sim_record_failure(sim, st);
+    if (st < 0)
+        return st;
     /*
      * Blocks are aligned to the sweep number, not to the call, and a block's acceptance is
      * read from the sim's acceptance counters, which are zeroed where a block starts: so a
@@ -622,7 +643,7 @@ int latmc_sim_tune_epsilon(latmc_sim *sim, double target, uint64_t sweeps)
         n = block - sim->sweeps % block;
         if (n > sweeps - done)
             n = sweeps - done;
-        int st = latmc_sim_sweep(sim, n);
+        st = latmc_sim_sweep(sim, n);
         if (st < 0)
             return st;
         if (sim->sweeps % block != 0)

@@ -254,7 +254,8 @@ static int cpu_measure_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *sums
     struct cpu_state *st = cpu_state_of(sim);
     if (!st->kernels->measure_planes)
         return no_plane_form(sim, "reduction");
-    st->kernels->measure_planes(sim, st, p0, p1, sums);
+    const int64_t l0 = cpu_slab_local(st, p0); /* a range never crosses the slab's wrap */
+    st->kernels->measure_planes(sim, st, l0, l0 + (p1 - p0), sums);
     return LATMC_OK;
 }
 
@@ -263,7 +264,8 @@ static int cpu_get_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
     struct cpu_state *st = cpu_state_of(sim);
     if (!st->kernels->get_planes)
         return no_plane_form(sim, "configuration copy");
-    st->kernels->get_planes(sim, st, p0, p1, buf);
+    const int64_t l0 = cpu_slab_local(st, p0); /* a range never crosses the slab's wrap */
+    st->kernels->get_planes(sim, st, l0, l0 + (p1 - p0), buf);
     return LATMC_OK;
 }
 
@@ -272,7 +274,8 @@ static int cpu_set_planes(latmc_sim *sim, int64_t p0, int64_t p1, const void *bu
     struct cpu_state *st = cpu_state_of(sim);
     if (!st->kernels->set_planes)
         return no_plane_form(sim, "configuration copy");
-    st->kernels->set_planes(sim, st, p0, p1, buf);
+    const int64_t l0 = cpu_slab_local(st, p0); /* a range never crosses the slab's wrap */
+    st->kernels->set_planes(sim, st, l0, l0 + (p1 - p0), buf);
     return LATMC_OK;
 }
 
@@ -281,7 +284,8 @@ static int cpu_get_coupling_planes(latmc_sim *sim, int64_t p0, int64_t p1, float
     struct cpu_state *st = cpu_state_of(sim);
     if (!st->kernels->get_coupling_planes)
         return no_plane_form(sim, "coupling copy");
-    st->kernels->get_coupling_planes(sim, st, p0, p1, buf);
+    const int64_t l0 = cpu_slab_local(st, p0); /* a range never crosses the slab's wrap */
+    st->kernels->get_coupling_planes(sim, st, l0, l0 + (p1 - p0), buf);
     return LATMC_OK;
 }
 

@@ -109,9 +109,9 @@ struct cpu_model_kernels {
     void (*set_planes)(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                        const void *buf);
     /* Appended. Whether the kernels take slab-only storage (struct cpu_slab): every
-     * function above then works on st->lattice, the slab's local lattice, with global
-     * plane numbers in the calls (boxes, p0, p1: the backend translates the boxes of
-     * run_step to local planes; the per-plane forms translate with cpu_slab_local), and
+     * function above then works on st->lattice, the slab's local lattice, with local
+     * plane numbers in the calls (the backend translates the boxes of run_step and the
+     * global planes [p0, p1) of the per-plane forms, with cpu_slab_local), and
      * the whole-lattice buffers of set_spins and set_couplings give it its planes;
      * get_spins, get_couplings and measure cover its own slab only. */
     bool slab_storage;

@@ -72,6 +72,58 @@ static inline void cpu_team_share(const struct cpu_team *t, int64_t n, int64_t *
     *end = n * (t->id + 1) / t->size;
 }
 
+/*
+ * Member t's share of the numbers [j0, j1) of one colour, counted in Philox blocks of 4
+ * (the reference kernels' partition of a box's range): the whole blocks
+ * [whole_begin, whole_end), the team's blocks cut as cpu_team_share cuts them, and up to
+ * two partial blocks at the ends of the range, lane by lane and by member 0 only (their
+ * other lanes belong to the neighbouring range): n_partial pieces, block partial[k].b,
+ * lanes [partial[k].l0, partial[k].l1).
+ */
+struct cpu_block_share {
+    int64_t whole_begin, whole_end;
+    int n_partial;
+    struct {
+        int64_t b;
+        int l0, l1;
+    } partial[2];
+};
+
+static inline struct cpu_block_share cpu_team_blocks(const struct cpu_team *t, int64_t j0,
+                                                     int64_t j1)
+{
+    struct cpu_block_share s;
+    s.whole_begin = s.whole_end = 0;
+    s.n_partial = 0;
+    if (j1 <= j0)
+        return s;
+    const int64_t b0 = (j0 + 3) / 4, b1 = j1 / 4;
+    if (b1 < b0) { /* j0 and j1 inside one block */
+        if (t->id == 0) {
+            s.partial[0].b = j0 / 4;
+            s.partial[0].l0 = (int)(j0 % 4);
+            s.partial[0].l1 = (int)(j1 - 4 * (j0 / 4));
+            s.n_partial = 1;
+        }
+        return s;
+    }
+    if (t->id == 0 && j0 % 4) {
+        s.partial[s.n_partial].b = j0 / 4;
+        s.partial[s.n_partial].l0 = (int)(j0 % 4);
+        s.partial[s.n_partial++].l1 = 4;
+    }
+    if (t->id == 0 && j1 % 4) {
+        s.partial[s.n_partial].b = b1;
+        s.partial[s.n_partial].l0 = 0;
+        s.partial[s.n_partial++].l1 = (int)(j1 % 4);
+    }
+    int64_t s0, s1;
+    cpu_team_share(t, b1 - b0, &s0, &s1);
+    s.whole_begin = b0 + s0;
+    s.whole_end = b0 + s1;
+    return s;
+}
+
 /* Every member waits for the others (nothing for a team of one). */
 static inline void cpu_team_barrier(const struct cpu_team *t)
 {

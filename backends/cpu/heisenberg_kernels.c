@@ -209,11 +209,10 @@ static void export_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int6
     }
 }
 
-static void heisenberg_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0,
-                                      int64_t g1, void *sums)
+static void heisenberg_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0,
+                                      int64_t p1, void *sums)
 {
-    /* local planes (a slab: its own; the plane above them is its upper halo) */
-    const int64_t p0 = cpu_slab_local(st, g0), p1 = p0 + (g1 - g0);
+    /* (a slab: its own planes; the plane above them is its upper halo) */
     if (hwhole(st)->dsp.soa) {
         /* the planes and their forward neighbour plane (the bonds along the last axis) */
         const int64_t planes = cpu_heisenberg_planes(&st->lattice);
@@ -232,7 +231,8 @@ static void heisenberg_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
 {
     struct cpu_heisenberg_state *hs = hstate(st);
     if (st->slab.on) { /* the slab's own planes, added in order */
-        heisenberg_measure_planes(sim, st, st->slab.p0, st->slab.p1, hs->planes);
+        heisenberg_measure_planes(sim, st, st->slab.below,
+                                  st->slab.below + st->slab.p1 - st->slab.p0, hs->planes);
         memset(sums, 0, sizeof(struct latmc_heisenberg_sums));
         for (int64_t p = 0; p < st->slab.p1 - st->slab.p0; p++)
             sim->model->add_sums(sums, &hs->planes[p]);
@@ -247,11 +247,11 @@ static void heisenberg_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
         sim->model->add_sums(sums, &hs->planes[p]);
 }
 
-/* Planes [p0, p1) of every replica, replica by replica, in site order. */
-static void heisenberg_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0, int64_t g1,
+/* Planes [p0, p1) of every replica, replica by replica, in site order (local planes of a
+ * slab: cpu_backend.h). */
+static void heisenberg_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                                   void *buf)
 {
-    const int64_t p0 = cpu_slab_local(st, g0), p1 = p0 + (g1 - g0);
     struct heisenberg_state *w = hwhole(st);
     const int64_t rpp = cpu_heisenberg_rows_per_plane(&st->lattice);
     const size_t per_replica = (size_t)((p1 - p0) * plane_sites(st)) * LATMC_HEISENBERG_COMPONENTS;
@@ -266,19 +266,9 @@ static void heisenberg_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t 
     }
 }
 
-static void set_local_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
-                             const void *buf);
-
-static void heisenberg_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0, int64_t g1,
+/* Planes [p0, p1) of every replica from buf (get_planes' layout). */
+static void heisenberg_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                                   const void *buf)
-{
-    const int64_t p0 = cpu_slab_local(st, g0);
-    set_local_planes(sim, st, p0, p0 + (g1 - g0), buf);
-}
-
-/* Local planes [p0, p1) of every replica from buf (get_planes' layout). */
-static void set_local_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
-                             const void *buf)
 {
     struct heisenberg_state *w = hwhole(st);
     const int64_t rpp = cpu_heisenberg_rows_per_plane(&st->lattice);
@@ -345,18 +335,19 @@ static void heisenberg_set_spins(latmc_sim *sim, struct cpu_state *st, const voi
         memcpy(hstate(st)->spins, buf, spin_bytes(sim, st));
 }
 
-static void heisenberg_get_coupling_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0,
-                                           int64_t g1, float *buf)
+static void heisenberg_get_coupling_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0,
+                                           int64_t p1, float *buf)
 {
-    const int64_t n = plane_sites(st) * sim->desc.ndim, p0 = cpu_slab_local(st, g0);
-    memcpy(buf, hstate(st)->couplings + p0 * n, (size_t)((g1 - g0) * n) * sizeof(float));
+    const int64_t n = plane_sites(st) * sim->desc.ndim;
+    memcpy(buf, hstate(st)->couplings + p0 * n, (size_t)((p1 - p0) * n) * sizeof(float));
 }
 
 static void heisenberg_get_couplings(latmc_sim *sim, struct cpu_state *st, float *buf)
 {
     const int64_t n = plane_sites(st) * sim->desc.ndim;
     if (st->slab.on) /* its own planes, at their places in the whole lattice */
-        heisenberg_get_coupling_planes(sim, st, st->slab.p0, st->slab.p1,
+        heisenberg_get_coupling_planes(sim, st, st->slab.below,
+                                       st->slab.below + st->slab.p1 - st->slab.p0,
                                        buf + st->slab.p0 * n);
     else
         memcpy(buf, hstate(st)->couplings, coupling_bytes(sim, st));

@@ -233,7 +233,7 @@ static void ising_get_spins(latmc_sim *sim, struct cpu_state *st, void *buf)
 {
     struct ising_state *is = ising_state(st);
     if (st->slab.on) /* its own planes, at their places in the whole lattice */
-        ising_get_planes(sim, st, st->slab.p0, st->slab.p1,
+        ising_get_planes(sim, st, st->slab.below, st->slab.below + st->slab.p1 - st->slab.p0,
                          (int8_t *)buf + st->slab.p0 * plane_sites(st));
     else if (is->natural)
         memcpy(buf, is->natural, (size_t)sim->nsites);
@@ -245,10 +245,9 @@ static void ising_set_spins(latmc_sim *sim, struct cpu_state *st, const void *bu
 {
     struct ising_state *is = ising_state(st);
     if (st->slab.on) { /* every plane it holds, halos included */
-        for (int64_t l = 0; l < st->slab.planes; l++) {
-            const int64_t g = cpu_slab_global(st, l);
-            ising_set_planes(sim, st, g, g + 1, (const int8_t *)buf + g * plane_sites(st));
-        }
+        for (int64_t l = 0; l < st->slab.planes; l++)
+            ising_set_planes(sim, st, l, l + 1,
+                             (const int8_t *)buf + cpu_slab_global(st, l) * plane_sites(st));
     } else if (is->natural)
         memcpy(is->natural, buf, (size_t)sim->nsites);
     else
@@ -264,11 +263,11 @@ static int64_t rows_per_plane(const latmc_sim *sim, const struct cpu_state *st)
     return sim->desc.ndim == 3 ? st->lattice.ly : 1;
 }
 
-static void ising_plane_sums(latmc_sim *sim, struct cpu_state *st, int64_t gp,
+static void ising_plane_sums(latmc_sim *sim, struct cpu_state *st, int64_t p,
                              struct latmc_ising_sums *out)
 {
     struct ising_state *is = ising_state(st);
-    const int64_t rpp = rows_per_plane(sim, st), p = cpu_slab_local(st, gp);
+    const int64_t rpp = rows_per_plane(sim, st);
     *out = is->natural ? cpu_ising_measure_rows(&st->lattice, is->natural, is->eps, p * rpp,
                                                 (p + 1) * rpp)
                        : cpu_ising_split_measure_rows(&is->split, p * rpp, (p + 1) * rpp);
@@ -289,25 +288,22 @@ static void ising_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t p
         ising_plane_sums(sim, st, p, &out[p - p0]);
 }
 
-static void ising_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0, int64_t g1,
+static void ising_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                              void *buf)
 {
     struct ising_state *is = ising_state(st);
     const int64_t rpp = rows_per_plane(sim, st), row = st->lattice.lx;
-    /* local planes (slab storage; a range never crosses the slab's wrap) */
-    const int64_t p0 = cpu_slab_local(st, g0), p1 = p0 + (g1 - g0);
     if (is->natural)
         memcpy(buf, is->natural + p0 * rpp * row, (size_t)((p1 - p0) * rpp * row));
     else
         cpu_ising_split_rows_to_natural(&is->split, buf, p0 * rpp, p1 * rpp);
 }
 
-static void ising_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0, int64_t g1,
+static void ising_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                              const void *buf)
 {
     struct ising_state *is = ising_state(st);
     const int64_t rpp = rows_per_plane(sim, st), row = st->lattice.lx;
-    const int64_t p0 = cpu_slab_local(st, g0), p1 = p0 + (g1 - g0);
     if (is->natural)
         memcpy(is->natural + p0 * rpp * row, buf, (size_t)((p1 - p0) * rpp * row));
     else
@@ -315,12 +311,12 @@ static void ising_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0, i
 }
 
 /* The core calls these only for a sim with couplings (is->eps set). */
-static void ising_get_coupling_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0,
-                                      int64_t g1, float *buf)
+static void ising_get_coupling_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0,
+                                      int64_t p1, float *buf)
 {
     const int8_t *eps = ising_state(st)->eps;
-    const int64_t n = plane_sites(st) * sim->desc.ndim, p0 = cpu_slab_local(st, g0);
-    for (int64_t i = 0; i < (g1 - g0) * n; i++)
+    const int64_t n = plane_sites(st) * sim->desc.ndim;
+    for (int64_t i = 0; i < (p1 - p0) * n; i++)
         buf[i] = (float)eps[p0 * n + i];
 }
 
@@ -328,7 +324,9 @@ static void ising_get_couplings(latmc_sim *sim, struct cpu_state *st, float *buf
 {
     if (st->slab.on) { /* its own planes, at their places in the whole lattice */
         const int64_t n = plane_sites(st) * sim->desc.ndim;
-        ising_get_coupling_planes(sim, st, st->slab.p0, st->slab.p1, buf + st->slab.p0 * n);
+        ising_get_coupling_planes(sim, st, st->slab.below,
+                                  st->slab.below + st->slab.p1 - st->slab.p0,
+                                  buf + st->slab.p0 * n);
         return;
     }
     const int8_t *eps = ising_state(st)->eps;

@@ -81,25 +81,12 @@ uint64_t cpu_ising_colour_range(const struct latmc_lattice *g, int8_t *spins, co
                                 uint64_t seed, uint64_t sweep, int colour, int64_t j0,
                                 int64_t j1, const struct cpu_team *team)
 {
-    if (j1 <= j0)
-        return 0;
-    /* Whole blocks [b0, b1), shared by the team; the partial blocks at either end lane by
-     * lane, by member 0 (other lanes of them belong to the neighbouring range). */
-    const int64_t b0 = (j0 + 3) / 4, b1 = j1 / 4;
+    const struct cpu_block_share share = cpu_team_blocks(team, j0, j1);
     uint64_t changed = 0;
-    if (b1 < b0) /* j0 and j1 inside one block */
-        return team->id != 0 ? 0
-                             : update_lanes(g, spins, eps, t, algorithm, seed, sweep, colour,
-                                            j0 / 4, (int)(j0 % 4), (int)(j1 - 4 * (j0 / 4)));
-    if (team->id == 0 && j0 % 4)
-        changed += update_lanes(g, spins, eps, t, algorithm, seed, sweep, colour, j0 / 4,
-                                (int)(j0 % 4), 4);
-    if (team->id == 0 && j1 % 4)
-        changed += update_lanes(g, spins, eps, t, algorithm, seed, sweep, colour, b1, 0,
-                                (int)(j1 % 4));
-    int64_t s0, s1;
-    cpu_team_share(team, b1 - b0, &s0, &s1);
-    for (int64_t b = b0 + s0; b < b0 + s1; b++)
+    for (int k = 0; k < share.n_partial; k++)
+        changed += update_lanes(g, spins, eps, t, algorithm, seed, sweep, colour,
+                                share.partial[k].b, share.partial[k].l0, share.partial[k].l1);
+    for (int64_t b = share.whole_begin; b < share.whole_end; b++)
         changed += update_block(g, spins, eps, t, algorithm, seed, sweep, colour, b);
     return changed;
 }
@@ -186,26 +173,14 @@ uint64_t cpu_ising_colour_range_slab(const struct latmc_lattice *global,
                                      uint64_t seed, uint64_t sweep, int colour, int64_t j0,
                                      int64_t j1, const struct cpu_team *team)
 {
-    if (j1 <= j0)
-        return 0;
-    /* the partition of cpu_ising_colour_range: whole blocks shared, partial ones by
-     * member 0 */
-    const int64_t b0 = (j0 + 3) / 4, b1 = j1 / 4;
+    /* the partition of cpu_ising_colour_range */
+    const struct cpu_block_share share = cpu_team_blocks(team, j0, j1);
     uint64_t changed = 0;
-    if (b1 < b0)
-        return team->id != 0 ? 0
-                             : slab_lanes(global, local, origin, spins, eps, t, algorithm,
-                                          seed, sweep, colour, j0 / 4, (int)(j0 % 4),
-                                          (int)(j1 - 4 * (j0 / 4)));
-    if (team->id == 0 && j0 % 4)
+    for (int k = 0; k < share.n_partial; k++)
         changed += slab_lanes(global, local, origin, spins, eps, t, algorithm, seed, sweep,
-                              colour, j0 / 4, (int)(j0 % 4), 4);
-    if (team->id == 0 && j1 % 4)
-        changed += slab_lanes(global, local, origin, spins, eps, t, algorithm, seed, sweep,
-                              colour, b1, 0, (int)(j1 % 4));
-    int64_t s0, s1;
-    cpu_team_share(team, b1 - b0, &s0, &s1);
-    for (int64_t b = b0 + s0; b < b0 + s1; b++)
+                              colour, share.partial[k].b, share.partial[k].l0,
+                              share.partial[k].l1);
+    for (int64_t b = share.whole_begin; b < share.whole_end; b++)
         changed += slab_lanes(global, local, origin, spins, eps, t, algorithm, seed, sweep,
                               colour, b, 0, 4);
     return changed;

@@ -206,12 +206,11 @@ static void measure_planes_of(latmc_sim *sim, struct cpu_state *st, struct phi4_
                                   sim->n_threads);
 }
 
-static void phi4_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0, int64_t g1,
+static void phi4_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                                 void *sums)
 {
-    /* local planes (a slab: its own; the planes around them are its halos) */
-    const int64_t p0 = cpu_slab_local(st, g0);
-    measure_planes_of(sim, st, phi4_state(st), p0, p0 + (g1 - g0), sums);
+    /* (a slab: its own planes; the planes around them are its halos) */
+    measure_planes_of(sim, st, phi4_state(st), p0, p1, sums);
 }
 
 /* The whole lattice: its planes' sums added in plane order, from zeros (model.h). */
@@ -227,8 +226,9 @@ static void phi4_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
         sim->model->add_sums(sums, &p->planes[pl]);
 }
 
-/* Local planes [p0, p1) in natural site order (get_spins' layout restricted to them). */
-static void get_local_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+/* backend.h: planes [p0, p1) in natural site order (get_spins' layout restricted to them;
+ * local planes of a slab: cpu_backend.h). */
+static void phi4_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                              void *buf)
 {
     struct phi4_state *p = phi4_state(st);
@@ -241,7 +241,7 @@ static void get_local_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, i
                (size_t)((p1 - p0) * rpp * p->geom.lat.lx * vb));
 }
 
-static void set_local_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+static void phi4_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                              const void *buf)
 {
     struct phi4_state *p = phi4_state(st);
@@ -254,21 +254,6 @@ static void set_local_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, i
                (size_t)((p1 - p0) * rpp * p->geom.lat.lx * vb));
 }
 
-/* backend.h: global planes [p0, p1) (a slab: a range of its slab or of a halo). */
-static void phi4_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
-                            void *buf)
-{
-    const int64_t l0 = cpu_slab_local(st, p0);
-    get_local_planes(sim, st, l0, l0 + (p1 - p0), buf);
-}
-
-static void phi4_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
-                            const void *buf)
-{
-    const int64_t l0 = cpu_slab_local(st, p0);
-    set_local_planes(sim, st, l0, l0 + (p1 - p0), buf);
-}
-
 /* Bytes of one plane in natural order. */
 static size_t plane_bytes(const latmc_sim *sim, const struct cpu_state *st)
 {
@@ -278,7 +263,7 @@ static size_t plane_bytes(const latmc_sim *sim, const struct cpu_state *st)
 static void phi4_get_spins(latmc_sim *sim, struct cpu_state *st, void *buf)
 {
     if (st->slab.on) /* its own planes, at their places in the whole lattice */
-        phi4_get_planes(sim, st, st->slab.p0, st->slab.p1,
+        phi4_get_planes(sim, st, st->slab.below, st->slab.below + st->slab.p1 - st->slab.p0,
                         (char *)buf + (size_t)st->slab.p0 * plane_bytes(sim, st));
     else
         export_field(sim, st, phi4_state(st), buf);
@@ -288,7 +273,7 @@ static void phi4_set_spins(latmc_sim *sim, struct cpu_state *st, const void *buf
 {
     if (st->slab.on) /* every plane it holds */
         for (int64_t l = 0; l < st->slab.planes; l++)
-            set_local_planes(sim, st, l, l + 1,
+            phi4_set_planes(sim, st, l, l + 1,
                              (const char *)buf +
                                  (size_t)cpu_slab_global(st, l) * plane_bytes(sim, st));
     else

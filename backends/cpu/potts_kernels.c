@@ -94,7 +94,7 @@ static void potts_destroy(struct cpu_state *st)
     st->model_state = NULL;
 }
 
-static void set_local_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+static void potts_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                              const void *buf);
 
 /* A slab's hot start: each local plane as the global hot start has it. */
@@ -108,7 +108,7 @@ static int slab_hot_start(latmc_sim *sim, struct cpu_state *st)
     for (int64_t l = 0; l < st->slab.planes; l++) {
         const int64_t g = cpu_slab_global(st, l);
         cpu_potts_hot_range(plane, g * n, (g + 1) * n, sim->desc.q, sim->desc.seed);
-        set_local_planes(sim, st, l, l + 1, plane);
+        potts_set_planes(sim, st, l, l + 1, plane);
     }
     free(plane);
     return LATMC_OK;
@@ -367,7 +367,7 @@ static void split_measure(latmc_sim *sim, struct cpu_state *st, struct latmc_pot
     memcpy(sums->count, count, sizeof count);
 }
 
-static void potts_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0, int64_t g1,
+static void potts_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                                  void *out);
 
 static void potts_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
@@ -379,7 +379,7 @@ static void potts_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
         memset(sums, 0, sizeof(struct latmc_potts_sums));
         if (!tiles) /* never called on a part (lib/part.c measures by planes) */
             return;
-        potts_measure_planes(sim, st, st->slab.p0, st->slab.p1, tiles);
+        potts_measure_planes(sim, st, st->slab.below, st->slab.below + n, tiles);
         for (int64_t p = 0; p < n; p++)
             sim->model->add_sums(sums, &tiles[p]);
         free(tiles);
@@ -405,13 +405,11 @@ static void split_plane_sums(const struct potts_state *ps, const struct cpu_pott
 
 /* backend.h: the sums of each plane p0 <= p < p1 into sums[p - p0]. Integer counts: their
  * in-order combination (latmc_model_potts.add_sums) is potts_measure exactly. */
-static void potts_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t g0, int64_t g1,
+static void potts_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                                  void *out)
 {
     struct potts_state *ps = potts_of(st);
     struct latmc_potts_sums *sums = out;
-    /* local planes (slab storage: its own) */
-    const int64_t p0 = cpu_slab_local(st, g0), p1 = p0 + (g1 - g0);
     if (ps->dsp.width == 0) {
         cpu_potts_measure_planes(&st->lattice, ps->spins, p0, p1, sim->n_threads, sums);
         return;
@@ -430,8 +428,9 @@ static void potts_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t g
         split_plane_sums(ps, pass, P, p, &sums[p - p0]);
 }
 
-/* Local planes [p0, p1) in natural site order (one byte per site, one replica). */
-static void get_local_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+/* backend.h: planes [p0, p1) in natural site order (one byte per site, one replica; local
+ * planes of a slab: cpu_backend.h). */
+static void potts_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                              void *buf)
 {
     struct potts_state *ps = potts_of(st);
@@ -443,7 +442,7 @@ static void get_local_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, i
         memcpy(buf, ps->spins + p0 * rows * lx, (size_t)((p1 - p0) * rows * lx));
 }
 
-static void set_local_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+static void potts_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                              const void *buf)
 {
     struct potts_state *ps = potts_of(st);
@@ -455,21 +454,6 @@ static void set_local_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, i
         memcpy(ps->spins + p0 * rows * lx, buf, (size_t)((p1 - p0) * rows * lx));
 }
 
-/* backend.h: global planes [p0, p1) (slab storage: a range of its slab or of a halo). */
-static void potts_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
-                             void *buf)
-{
-    const int64_t l0 = cpu_slab_local(st, p0);
-    get_local_planes(sim, st, l0, l0 + (p1 - p0), buf);
-}
-
-static void potts_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
-                             const void *buf)
-{
-    const int64_t l0 = cpu_slab_local(st, p0);
-    set_local_planes(sim, st, l0, l0 + (p1 - p0), buf);
-}
-
 static int64_t plane_bytes(const struct cpu_state *st)
 {
     return st->lattice.lx * rows_per_plane(st);
@@ -479,7 +463,7 @@ static void potts_get_spins(latmc_sim *sim, struct cpu_state *st, void *buf)
 {
     struct potts_state *ps = potts_of(st);
     if (st->slab.on) /* its own planes, at their places in the whole lattice */
-        potts_get_planes(sim, st, st->slab.p0, st->slab.p1,
+        potts_get_planes(sim, st, st->slab.below, st->slab.below + st->slab.p1 - st->slab.p0,
                          (uint8_t *)buf + st->slab.p0 * plane_bytes(st));
     else if (ps->dsp.width > 0)
         cpu_potts_split_to_natural(&st->lattice, &ps->split, buf, sim->n_threads);
@@ -492,7 +476,7 @@ static void potts_set_spins(latmc_sim *sim, struct cpu_state *st, const void *bu
     struct potts_state *ps = potts_of(st);
     if (st->slab.on) /* every plane it holds */
         for (int64_t l = 0; l < st->slab.planes; l++)
-            set_local_planes(sim, st, l, l + 1,
+            potts_set_planes(sim, st, l, l + 1,
                              (const uint8_t *)buf + cpu_slab_global(st, l) * plane_bytes(st));
     else if (ps->dsp.width > 0)
         cpu_potts_split_from_natural(&st->lattice, &ps->split, buf, sim->n_threads);

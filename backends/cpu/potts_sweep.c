@@ -38,23 +38,12 @@ uint64_t cpu_potts_colour_range(const struct latmc_lattice *g, uint8_t *spins,
                                 const struct latmc_potts_chain *ch, uint64_t sweep, int colour,
                                 int64_t j0, int64_t j1, const struct cpu_team *team)
 {
-    if (j1 <= j0)
-        return 0;
-    /* Whole blocks [b0, b1), shared by the team; the partial blocks at either end lane by
-     * lane, by member 0 (other lanes of them belong to the neighbouring range). */
-    const int64_t b0 = (j0 + 3) / 4, b1 = j1 / 4;
-    if (b1 < b0) /* j0 and j1 inside one block */
-        return team->id != 0 ? 0
-                             : update_lanes(g, spins, ch, sweep, colour, j0 / 4, (int)(j0 % 4),
-                                            (int)(j1 - 4 * (j0 / 4)));
+    const struct cpu_block_share share = cpu_team_blocks(team, j0, j1);
     uint64_t changed = 0;
-    if (team->id == 0 && j0 % 4)
-        changed += update_lanes(g, spins, ch, sweep, colour, j0 / 4, (int)(j0 % 4), 4);
-    if (team->id == 0 && j1 % 4)
-        changed += update_lanes(g, spins, ch, sweep, colour, b1, 0, (int)(j1 % 4));
-    int64_t s0, s1;
-    cpu_team_share(team, b1 - b0, &s0, &s1);
-    for (int64_t b = b0 + s0; b < b0 + s1; b++)
+    for (int k = 0; k < share.n_partial; k++)
+        changed += update_lanes(g, spins, ch, sweep, colour, share.partial[k].b,
+                                share.partial[k].l0, share.partial[k].l1);
+    for (int64_t b = share.whole_begin; b < share.whole_end; b++)
         changed += update_block(g, spins, ch, sweep, colour, b);
     return changed;
 }
@@ -88,32 +77,8 @@ static uint64_t slab_lanes(const struct latmc_lattice *g, uint8_t *spins,
 {
     uint8_t n_of[LATMC_POTTS_MAX_Q + 1];
     memset(n_of, 0, sizeof n_of);
-    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
-    const int metropolis = ch->algorithm == LATMC_ALGO_METROPOLIS;
-    const uint64_t draw = (uint64_t)(b + block_offset);
-    const latmc_philox_ctr r0 = latmc_rng_block(ch->seed, draw, sweep, stream, (uint32_t)colour,
-                                                metropolis ? LATMC_POTTS_SUB_PROPOSE
-                                                           : LATMC_POTTS_SUB_HEATBATH);
-    latmc_philox_ctr r1 = { { 0, 0, 0, 0 } };
-    if (metropolis)
-        r1 = latmc_rng_block(ch->seed, draw, sweep, stream, (uint32_t)colour,
-                             LATMC_POTTS_SUB_ACCEPT);
-    uint64_t changed = 0;
-    struct latmc_site s = latmc_colour_site(g, ch->colours, colour, 4 * b + l0);
-    for (int lane = l0; lane < l1; lane++) {
-        if (lane > l0)
-            latmc_colour_next(g, ch->colours, colour, &s);
-        uint8_t nb[LATMC_POTTS_MAX_NB];
-        const int n_nb = latmc_potts_gather_neighbours(g, spins, s, nb);
-        const int old = spins[s.index];
-        const int new_state = metropolis
-            ? latmc_potts_metropolis(ch->tables, g->ndim, ch->q, old, nb, n_nb, r0.v[lane],
-                                     r1.v[lane])
-            : latmc_potts_heatbath(ch->tables, ch->q, nb, n_nb, r0.v[lane], n_of);
-        changed += new_state != old;
-        spins[s.index] = (uint8_t)new_state;
-    }
-    return changed;
+    return latmc_potts_update_lanes_at(g, spins, ch, sweep, colour, b, l0, l1, block_offset,
+                                       n_of);
 }
 
 uint64_t cpu_potts_colour_range_slab(const struct latmc_lattice *g, uint8_t *spins,
@@ -121,23 +86,13 @@ uint64_t cpu_potts_colour_range_slab(const struct latmc_lattice *g, uint8_t *spi
                                      int colour, int64_t j0, int64_t j1, int64_t block_offset,
                                      const struct cpu_team *team)
 {
-    if (j1 <= j0)
-        return 0;
     /* the partition of cpu_potts_colour_range */
-    const int64_t b0 = (j0 + 3) / 4, b1 = j1 / 4;
-    if (b1 < b0)
-        return team->id != 0 ? 0
-                             : slab_lanes(g, spins, ch, sweep, colour, j0 / 4, (int)(j0 % 4),
-                                          (int)(j1 - 4 * (j0 / 4)), block_offset);
+    const struct cpu_block_share share = cpu_team_blocks(team, j0, j1);
     uint64_t changed = 0;
-    if (team->id == 0 && j0 % 4)
-        changed += slab_lanes(g, spins, ch, sweep, colour, j0 / 4, (int)(j0 % 4), 4,
-                              block_offset);
-    if (team->id == 0 && j1 % 4)
-        changed += slab_lanes(g, spins, ch, sweep, colour, b1, 0, (int)(j1 % 4), block_offset);
-    int64_t s0, s1;
-    cpu_team_share(team, b1 - b0, &s0, &s1);
-    for (int64_t b = b0 + s0; b < b0 + s1; b++)
+    for (int k = 0; k < share.n_partial; k++)
+        changed += slab_lanes(g, spins, ch, sweep, colour, share.partial[k].b,
+                              share.partial[k].l0, share.partial[k].l1, block_offset);
+    for (int64_t b = share.whole_begin; b < share.whole_end; b++)
         changed += slab_lanes(g, spins, ch, sweep, colour, b, 0, 4, block_offset);
     return changed;
 }

@@ -171,6 +171,15 @@ struct job {
     int bad_spins_on;                    /* this part sets an invalid configuration (-1: none) */
     int other_seed_on;                   /* this part passes another seed (-1: none) */
     int bad_couplings_on;                /* this part asks for too few couplings (-1: none) */
+    int bad_set_couplings_at;            /* part + 1 that sets an invalid coupling (0: none) */
+    int bad_joint_at;                    /* part + 1 whose parameters fail the joint check of
+                                            phi^4 at the sweep (g = 0, mu2 <= 0; 0: none) */
+    int bad_init_at;                     /* part + 1 that passes an invalid `how` to
+                                            latmc_sim_init_spins (0: none) */
+    int bad_serialize_at;                /* part + 1 that passes size NULL to
+                                            latmc_sim_serialize (0: none) */
+    int bad_tune_at;                     /* part + 1 that asks for a target acceptance out of
+                                            (0, 1) in latmc_sim_tune_epsilon (0: none) */
     struct result res;
 };
 
@@ -220,7 +229,10 @@ static void *run_part(void *arg)
     STEP(job, "ctx", latmc_ctx_create(&ctx));
     STEP(job, "create", latmc_sim_create_part(ctx, &d, job->rank, job->hub->n, &t, &sim));
     STEP(job, "params", set_params(sim, job->cfg));
-    STEP(job, "init", latmc_sim_init_spins(sim, LATMC_INIT_HOT));
+    STEP(job, "init",
+         latmc_sim_init_spins(sim, job->rank == job->bad_init_at - 1 ? 7 : LATMC_INIT_HOT));
+    if (job->rank == job->bad_joint_at - 1)
+        STEP(job, "g = 0", latmc_sim_set_param(sim, LATMC_PARAM_G, 0.0));
     STEP(job, "sweep", latmc_sim_sweep(sim, 2));
     STEP(job, "sweep", latmc_sim_sweep(sim, N_SWEEPS - 2));
     STEP(job, "spins_size", latmc_sim_spins_size(sim, &r->spin_bytes));
@@ -238,10 +250,23 @@ static void *run_part(void *arg)
              latmc_sim_get_couplings(sim, r->couplings,
                                      r->ncouplings - (job->rank == job->bad_couplings_on)));
     }
+    if (job->bad_set_couplings_at && r->status == LATMC_OK) {
+        float *bad = malloc(r->ncouplings * sizeof *bad);
+        memcpy(bad, r->couplings, r->ncouplings * sizeof *bad);
+        if (job->rank == job->bad_set_couplings_at - 1)
+            bad[5] = 0.5f; /* not a +-J coupling */
+        STEP(job, "bad set_couplings", latmc_sim_set_couplings(sim, bad, r->ncouplings));
+        free(bad);
+    }
+    if (job->bad_tune_at)
+        STEP(job, "bad tune_epsilon",
+             latmc_sim_tune_epsilon(sim, job->rank == job->bad_tune_at - 1 ? 1.5 : 0.4, 10));
     STEP(job, "serialize size", latmc_sim_serialize(sim, NULL, 0, &r->nbytes));
     if (r->status == LATMC_OK)
         r->bytes = malloc(r->nbytes);
-    STEP(job, "serialize", latmc_sim_serialize(sim, r->bytes, r->nbytes, &r->nbytes));
+    STEP(job, "serialize",
+         latmc_sim_serialize(sim, r->bytes, r->nbytes,
+                             job->rank == job->bad_serialize_at - 1 ? NULL : &r->nbytes));
     if (job->save_path)
         STEP(job, "save", latmc_sim_save(sim, job->save_path));
     if (job->bad_spins_on >= 0 && r->status == LATMC_OK) {
@@ -505,6 +530,99 @@ static void failures_are_agreed(void **state)
         assert_int_equal(jobs[p].res.status, LATMC_EINVAL);
         assert_string_equal(jobs[p].res.where, "get_couplings");
         if (p != 1 && !strstr(jobs[p].res.msg, "part 1 of 3"))
+            fail_msg("part %d: %s", p, jobs[p].res.msg);
+        free_result(&jobs[p].res);
+    }
+    /* latmc_sim_set_couplings is collective: a bad coupling on one part fails it on every
+     * part, and no part takes the new couplings (a part holding its slab only holds its
+     * halos' couplings too: parts that took them would disagree with the failed one
+     * about the bonds between their slabs) */
+    memset(jobs, 0, sizeof jobs);
+    for (int p = 0; p < n; p++) {
+        jobs[p].cfg = &cfgs[1];
+        jobs[p].bad_spins_on = -1;
+        jobs[p].other_seed_on = -1;
+        jobs[p].bad_couplings_on = -1;
+        jobs[p].bad_set_couplings_at = 2 + 1;
+    }
+    run_parts(jobs, n);
+    for (int p = 0; p < n; p++) {
+        assert_int_equal(jobs[p].res.status, LATMC_EINVAL);
+        assert_string_equal(jobs[p].res.where, "bad set_couplings");
+        if (p != 2 && !strstr(jobs[p].res.msg, "part 2 of 3"))
+            fail_msg("part %d: %s", p, jobs[p].res.msg);
+        free_result(&jobs[p].res);
+    }
+    /* latmc_sim_sweep is collective: parameters that fail the joint check on one part
+     * (set_param is not collective) fail the sweep on every part, none left waiting in
+     * the others' halo exchanges */
+    memset(jobs, 0, sizeof jobs);
+    for (int p = 0; p < n; p++) {
+        jobs[p].cfg = &cfgs[4];
+        jobs[p].bad_spins_on = -1;
+        jobs[p].other_seed_on = -1;
+        jobs[p].bad_couplings_on = -1;
+        jobs[p].bad_joint_at = 1 + 1;
+    }
+    run_parts(jobs, n);
+    for (int p = 0; p < n; p++) {
+        assert_int_equal(jobs[p].res.status, LATMC_ESTATE);
+        assert_string_equal(jobs[p].res.where, "sweep");
+        if (p != 1 && !strstr(jobs[p].res.msg, "part 1 of 3"))
+            fail_msg("part %d: %s", p, jobs[p].res.msg);
+        free_result(&jobs[p].res);
+    }
+    /* latmc_sim_init_spins is collective: a bad `how` on one part fails it on every part
+     * (none goes on to sweep alone) */
+    memset(jobs, 0, sizeof jobs);
+    for (int p = 0; p < n; p++) {
+        jobs[p].cfg = &cfgs[0];
+        jobs[p].bad_spins_on = -1;
+        jobs[p].other_seed_on = -1;
+        jobs[p].bad_couplings_on = -1;
+        jobs[p].bad_init_at = 2 + 1;
+    }
+    run_parts(jobs, n);
+    for (int p = 0; p < n; p++) {
+        assert_int_equal(jobs[p].res.status, LATMC_EINVAL);
+        assert_string_equal(jobs[p].res.where, "init");
+        if (p != 2 && !strstr(jobs[p].res.msg, "part 2 of 3"))
+            fail_msg("part %d: %s", p, jobs[p].res.msg);
+        free_result(&jobs[p].res);
+    }
+    /* latmc_sim_serialize is collective: size NULL on one part fails it on every part
+     * (none left waiting in the gathers of the configuration) */
+    memset(jobs, 0, sizeof jobs);
+    for (int p = 0; p < n; p++) {
+        jobs[p].cfg = &cfgs[1];
+        jobs[p].bad_spins_on = -1;
+        jobs[p].other_seed_on = -1;
+        jobs[p].bad_couplings_on = -1;
+        jobs[p].bad_serialize_at = 1 + 1;
+    }
+    run_parts(jobs, n);
+    for (int p = 0; p < n; p++) {
+        assert_int_equal(jobs[p].res.status, LATMC_EINVAL);
+        assert_string_equal(jobs[p].res.where, "serialize");
+        if (p != 1 && !strstr(jobs[p].res.msg, "part 1 of 3"))
+            fail_msg("part %d: %s", p, jobs[p].res.msg);
+        free_result(&jobs[p].res);
+    }
+    /* latmc_sim_tune_epsilon is collective: a bad target on one part fails it on every
+     * part, none left waiting in the halo exchange of the others' sweeps (phi^4) */
+    memset(jobs, 0, sizeof jobs);
+    for (int p = 0; p < n; p++) {
+        jobs[p].cfg = &cfgs[4];
+        jobs[p].bad_spins_on = -1;
+        jobs[p].other_seed_on = -1;
+        jobs[p].bad_couplings_on = -1;
+        jobs[p].bad_tune_at = 0 + 1;
+    }
+    run_parts(jobs, n);
+    for (int p = 0; p < n; p++) {
+        assert_int_equal(jobs[p].res.status, LATMC_EINVAL);
+        assert_string_equal(jobs[p].res.where, "bad tune_epsilon");
+        if (p != 0 && !strstr(jobs[p].res.msg, "part 0 of 3"))
             fail_msg("part %d: %s", p, jobs[p].res.msg);
         free_result(&jobs[p].res);
     }
