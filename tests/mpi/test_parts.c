@@ -479,33 +479,46 @@ static void parts_equal_one_process(void **state)
 }
 
 /* A failure on one part is that failure on every part, named after the part. */
+/* n jobs on configuration cfg with no fault planted (the caller plants one). */
+static void clean_jobs(struct job *jobs, int n, const struct cfg *cfg)
+{
+    memset(jobs, 0, sizeof *jobs * MAX_PARTS);
+    for (int p = 0; p < n; p++) {
+        jobs[p].cfg = cfg;
+        jobs[p].bad_spins_on = -1;
+        jobs[p].other_seed_on = -1;
+        jobs[p].bad_couplings_on = -1;
+    }
+}
+
+/* Every part failed with `status` at `where`, and every other part's message names the
+ * part that failed (`bad`) as part `bad` of n. */
+static void expect_agreed(struct job *jobs, int n, int status, const char *where, int bad)
+{
+    char name[32];
+    snprintf(name, sizeof name, "part %d of %d", bad, n);
+    for (int p = 0; p < n; p++) {
+        assert_int_equal(jobs[p].res.status, status);
+        assert_string_equal(jobs[p].res.where, where);
+        if (p != bad && !strstr(jobs[p].res.msg, name))
+            fail_msg("part %d: %s", p, jobs[p].res.msg);
+        free_result(&jobs[p].res);
+    }
+}
+
 static void failures_are_agreed(void **state)
 {
     (void)state;
     const int n = 3;
     struct job jobs[MAX_PARTS];
-    memset(jobs, 0, sizeof jobs);
-    for (int p = 0; p < n; p++) {
-        jobs[p].cfg = &cfgs[0];
+    clean_jobs(jobs, n, &cfgs[0]);
+    for (int p = 0; p < n; p++)
         jobs[p].bad_spins_on = 1;
-        jobs[p].other_seed_on = -1;
-        jobs[p].bad_couplings_on = -1;
-    }
     run_parts(jobs, n);
-    for (int p = 0; p < n; p++) {
-        assert_int_equal(jobs[p].res.status, LATMC_EINVAL);
-        assert_string_equal(jobs[p].res.where, "bad set_spins");
-        if (p != 1 && !strstr(jobs[p].res.msg, "part 1 of 3"))
-            fail_msg("part %d: %s", p, jobs[p].res.msg);
-        free_result(&jobs[p].res);
-    }
-    memset(jobs, 0, sizeof jobs);
-    for (int p = 0; p < n; p++) {
-        jobs[p].cfg = &cfgs[0];
-        jobs[p].bad_spins_on = -1;
+    expect_agreed(jobs, n, LATMC_EINVAL, "bad set_spins", 1);
+    clean_jobs(jobs, n, &cfgs[0]);
+    for (int p = 0; p < n; p++)
         jobs[p].other_seed_on = 2;
-        jobs[p].bad_couplings_on = -1;
-    }
     released = 0;
     run_parts(jobs, n);
     for (int p = 0; p < n; p++) {
@@ -518,114 +531,49 @@ static void failures_are_agreed(void **state)
     assert_int_equal(released, 0); /* a failed create leaves the transport the caller's */
     /* latmc_sim_get_couplings is collective: a bad count on one part fails it on every
      * part, none left waiting in the gather (+-J Ising) */
-    memset(jobs, 0, sizeof jobs);
-    for (int p = 0; p < n; p++) {
-        jobs[p].cfg = &cfgs[1];
-        jobs[p].bad_spins_on = -1;
-        jobs[p].other_seed_on = -1;
+    clean_jobs(jobs, n, &cfgs[1]);
+    for (int p = 0; p < n; p++)
         jobs[p].bad_couplings_on = 1;
-    }
     run_parts(jobs, n);
-    for (int p = 0; p < n; p++) {
-        assert_int_equal(jobs[p].res.status, LATMC_EINVAL);
-        assert_string_equal(jobs[p].res.where, "get_couplings");
-        if (p != 1 && !strstr(jobs[p].res.msg, "part 1 of 3"))
-            fail_msg("part %d: %s", p, jobs[p].res.msg);
-        free_result(&jobs[p].res);
-    }
+    expect_agreed(jobs, n, LATMC_EINVAL, "get_couplings", 1);
     /* latmc_sim_set_couplings is collective: a bad coupling on one part fails it on every
      * part, and no part takes the new couplings (a part holding its slab only holds its
      * halos' couplings too: parts that took them would disagree with the failed one
      * about the bonds between their slabs) */
-    memset(jobs, 0, sizeof jobs);
-    for (int p = 0; p < n; p++) {
-        jobs[p].cfg = &cfgs[1];
-        jobs[p].bad_spins_on = -1;
-        jobs[p].other_seed_on = -1;
-        jobs[p].bad_couplings_on = -1;
+    clean_jobs(jobs, n, &cfgs[1]);
+    for (int p = 0; p < n; p++)
         jobs[p].bad_set_couplings_at = 2 + 1;
-    }
     run_parts(jobs, n);
-    for (int p = 0; p < n; p++) {
-        assert_int_equal(jobs[p].res.status, LATMC_EINVAL);
-        assert_string_equal(jobs[p].res.where, "bad set_couplings");
-        if (p != 2 && !strstr(jobs[p].res.msg, "part 2 of 3"))
-            fail_msg("part %d: %s", p, jobs[p].res.msg);
-        free_result(&jobs[p].res);
-    }
+    expect_agreed(jobs, n, LATMC_EINVAL, "bad set_couplings", 2);
     /* latmc_sim_sweep is collective: parameters that fail the joint check on one part
      * (set_param is not collective) fail the sweep on every part, none left waiting in
      * the others' halo exchanges */
-    memset(jobs, 0, sizeof jobs);
-    for (int p = 0; p < n; p++) {
-        jobs[p].cfg = &cfgs[4];
-        jobs[p].bad_spins_on = -1;
-        jobs[p].other_seed_on = -1;
-        jobs[p].bad_couplings_on = -1;
+    clean_jobs(jobs, n, &cfgs[4]);
+    for (int p = 0; p < n; p++)
         jobs[p].bad_joint_at = 1 + 1;
-    }
     run_parts(jobs, n);
-    for (int p = 0; p < n; p++) {
-        assert_int_equal(jobs[p].res.status, LATMC_ESTATE);
-        assert_string_equal(jobs[p].res.where, "sweep");
-        if (p != 1 && !strstr(jobs[p].res.msg, "part 1 of 3"))
-            fail_msg("part %d: %s", p, jobs[p].res.msg);
-        free_result(&jobs[p].res);
-    }
+    expect_agreed(jobs, n, LATMC_ESTATE, "sweep", 1);
     /* latmc_sim_init_spins is collective: a bad `how` on one part fails it on every part
      * (none goes on to sweep alone) */
-    memset(jobs, 0, sizeof jobs);
-    for (int p = 0; p < n; p++) {
-        jobs[p].cfg = &cfgs[0];
-        jobs[p].bad_spins_on = -1;
-        jobs[p].other_seed_on = -1;
-        jobs[p].bad_couplings_on = -1;
+    clean_jobs(jobs, n, &cfgs[0]);
+    for (int p = 0; p < n; p++)
         jobs[p].bad_init_at = 2 + 1;
-    }
     run_parts(jobs, n);
-    for (int p = 0; p < n; p++) {
-        assert_int_equal(jobs[p].res.status, LATMC_EINVAL);
-        assert_string_equal(jobs[p].res.where, "init");
-        if (p != 2 && !strstr(jobs[p].res.msg, "part 2 of 3"))
-            fail_msg("part %d: %s", p, jobs[p].res.msg);
-        free_result(&jobs[p].res);
-    }
+    expect_agreed(jobs, n, LATMC_EINVAL, "init", 2);
     /* latmc_sim_serialize is collective: size NULL on one part fails it on every part
      * (none left waiting in the gathers of the configuration) */
-    memset(jobs, 0, sizeof jobs);
-    for (int p = 0; p < n; p++) {
-        jobs[p].cfg = &cfgs[1];
-        jobs[p].bad_spins_on = -1;
-        jobs[p].other_seed_on = -1;
-        jobs[p].bad_couplings_on = -1;
+    clean_jobs(jobs, n, &cfgs[1]);
+    for (int p = 0; p < n; p++)
         jobs[p].bad_serialize_at = 1 + 1;
-    }
     run_parts(jobs, n);
-    for (int p = 0; p < n; p++) {
-        assert_int_equal(jobs[p].res.status, LATMC_EINVAL);
-        assert_string_equal(jobs[p].res.where, "serialize");
-        if (p != 1 && !strstr(jobs[p].res.msg, "part 1 of 3"))
-            fail_msg("part %d: %s", p, jobs[p].res.msg);
-        free_result(&jobs[p].res);
-    }
+    expect_agreed(jobs, n, LATMC_EINVAL, "serialize", 1);
     /* latmc_sim_tune_epsilon is collective: a bad target on one part fails it on every
      * part, none left waiting in the halo exchange of the others' sweeps (phi^4) */
-    memset(jobs, 0, sizeof jobs);
-    for (int p = 0; p < n; p++) {
-        jobs[p].cfg = &cfgs[4];
-        jobs[p].bad_spins_on = -1;
-        jobs[p].other_seed_on = -1;
-        jobs[p].bad_couplings_on = -1;
+    clean_jobs(jobs, n, &cfgs[4]);
+    for (int p = 0; p < n; p++)
         jobs[p].bad_tune_at = 0 + 1;
-    }
     run_parts(jobs, n);
-    for (int p = 0; p < n; p++) {
-        assert_int_equal(jobs[p].res.status, LATMC_EINVAL);
-        assert_string_equal(jobs[p].res.where, "bad tune_epsilon");
-        if (p != 0 && !strstr(jobs[p].res.msg, "part 0 of 3"))
-            fail_msg("part %d: %s", p, jobs[p].res.msg);
-        free_result(&jobs[p].res);
-    }
+    expect_agreed(jobs, n, LATMC_EINVAL, "bad tune_epsilon", 0);
 }
 
 static int nop_exchange(void *u, const void *a, const void *b, void *c, void *d, size_t n)
