@@ -28,6 +28,8 @@
  * each lane computes the calls of its own site.
  */
 #include <cuda_pipeline.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "heisenberg_cuda.h"
 #include "cuda_launch.cuh"
@@ -591,6 +593,135 @@ __global__ void heis_chunk_sums_kernel(const cuda_heis_geom g, const float *__re
     }
 }
 
+/*
+ * The same sums as heis_chunk_sums_kernel, bit for bit, with coalesced reads: a block
+ * takes HEIS_TILE_CHUNKS consecutive chunks and walks them HEIS_TILE_SITES sites at a
+ * time. All its threads first read those sites of every chunk (a warp: 32 consecutive
+ * sites of one chunk) and compute each site's terms: the bond terms J_mu (s . s_{+mu})
+ * (double, the expression above), and the spins of both replicas (floats, exact in
+ * double); then one thread per (group, chunk) adds its chunk's terms site by site, in the
+ * order above. Only who reads which site changes: every accumulator sees the same doubles
+ * in the same order (the kernels are built without fused multiply-adds), so the sums
+ * equal the CPU's as before. (The thread per chunk of the other kernel reads 32 sites
+ * 4 KiB apart in each warp access: 5 ms for 256^3 with two replicas on an H200.)
+ */
+#define HEIS_TILE_CHUNKS 16 /* with 32 sites: 25 KiB of shared memory */
+#define HEIS_TILE_SITES 32
+#define HEIS_TILE_PITCH (HEIS_TILE_SITES + 1) /* a chunk's row in shared memory: no bank
+                                                 conflicts between the chunks' threads */
+#define HEIS_TILE_THREADS 256
+
+__global__ void __launch_bounds__(HEIS_TILE_THREADS)
+heis_chunk_sums_tiled_kernel(const cuda_heis_geom g, const float *__restrict__ spins,
+                             const float *__restrict__ J, long long rows_per_chunk,
+                             long long nchunks, int ngroups, double *partials)
+{
+    __shared__ double bond[3][HEIS_TILE_CHUNKS * HEIS_TILE_PITCH];
+    __shared__ float s0t[3][HEIS_TILE_CHUNKS * HEIS_TILE_PITCH];
+    __shared__ float s1t[3][HEIS_TILE_CHUNKS * HEIS_TILE_PITCH];
+    const long long n = g.n, rows = (long long)g.ly * g.lz;
+    const long long chunk0 = (long long)blockIdx.x * HEIS_TILE_CHUNKS;
+    const long long chunk_sites = rows_per_chunk * g.lx;
+    const float *s0 = spins, *s1 = spins + 3 * n;
+    const bool two = ngroups > 2;
+    /* the accumulating threads: warp w adds group w of the chunks, lane cb chunk0 + cb
+     * (one branch per warp) */
+    const int t = (int)threadIdx.x;
+    const int group = t / 32, cb = t % 32;
+    const long long my_chunk = chunk0 + cb;
+    const bool accumulates = group < ngroups && cb < HEIS_TILE_CHUNKS && my_chunk < nchunks;
+    long long my_sites = 0;
+    if (accumulates) {
+        const long long first = my_chunk * rows_per_chunk;
+        const long long last = first + rows_per_chunk < rows ? first + rows_per_chunk : rows;
+        my_sites = (last - first) * g.lx;
+    }
+    double acc[3] = { 0.0, 0.0, 0.0 };
+    for (long long j0 = 0; j0 < chunk_sites; j0 += HEIS_TILE_SITES) {
+        /* every thread: sites of the tile, one warp a chunk's 32 consecutive sites */
+        for (int item = t; item < HEIS_TILE_CHUNKS * HEIS_TILE_SITES; item += HEIS_TILE_THREADS) {
+            const int c = item / HEIS_TILE_SITES, j = item % HEIS_TILE_SITES;
+            const long long chunk = chunk0 + c, at = j0 + j;
+            if (chunk >= nchunks || at >= chunk_sites)
+                continue;
+            const long long i = chunk * chunk_sites + at;
+            const long long row = i / g.lx;
+            if (row >= rows)
+                continue;
+            const int x = (int)(i - row * g.lx);
+            const int y = (int)(row % g.ly), z = (int)(row / g.ly);
+            const int k = c * HEIS_TILE_PITCH + j;
+            const long long rbase = row * g.lx;
+            const long long fwd[3] = {
+                rbase + (x + 1 == g.lx ? 0 : x + 1),
+                x + (long long)g.lx * ((y + 1 == g.ly ? 0 : y + 1) + (long long)g.ly * z),
+                x + (long long)g.lx * (y + (long long)g.ly * (z + 1 == g.lz ? 0 : z + 1)),
+            };
+            for (int mu = 0; mu < g.ndim; mu++) {
+                const long long f = fwd[mu];
+                const double dot = (double)s0[i] * s0[f] + (double)s0[n + i] * s0[n + f] +
+                                   (double)s0[2 * n + i] * s0[2 * n + f];
+                bond[mu][k] = (double)J[mu * n + i] * dot;
+            }
+            for (int c3 = 0; c3 < 3; c3++) {
+                s0t[c3][k] = s0[c3 * n + i];
+                if (two)
+                    s1t[c3][k] = s1[c3 * n + i];
+            }
+        }
+        __syncthreads();
+        /* one thread per (group, chunk): its chunk's sites of the tile, in site order */
+        if (accumulates) {
+            const int m = my_sites - j0 < HEIS_TILE_SITES ? (int)(my_sites - j0)
+                                                          : HEIS_TILE_SITES;
+            const int k0 = cb * HEIS_TILE_PITCH;
+            for (int j = 0; j < m; j++) {
+                const int k = k0 + j;
+                if (group == 0) {
+                    for (int mu = 0; mu < g.ndim; mu++)
+                        acc[0] += bond[mu][k];
+                } else if (group == 1) {
+                    for (int c3 = 0; c3 < 3; c3++)
+                        acc[c3] += s0t[c3][k];
+                } else {
+                    const int mu = group - 2;
+                    for (int nu = 0; nu < 3; nu++)
+                        acc[nu] += (double)s0t[mu][k] * s1t[nu][k];
+                }
+            }
+        }
+        __syncthreads();
+    }
+    if (!accumulates)
+        return;
+    if (group == 0) {
+        partials[HEIS_SUM_BONDS * nchunks + my_chunk] = acc[0];
+    } else {
+        const int k0 = group == 1 ? HEIS_SUM_MAG : HEIS_SUM_OVERLAP + 3 * (group - 2);
+        for (int c = 0; c < 3; c++)
+            partials[(k0 + c) * nchunks + my_chunk] = acc[c];
+    }
+}
+
+/* The chunk sums into partials: the tiled kernel (coalesced reads), or, under
+ * LATMC_CUDA_HEIS_MEASURE=chunk (timing only: the same sums), the thread per chunk. */
+static cudaError_t launch_chunk_sums(cudaStream_t stream, const cuda_heis_geom &g,
+                                     const float *spins, const float *J, long long rows_per_chunk,
+                                     long long nchunks, int ngroups, double *partials)
+{
+    const char *v = getenv("LATMC_CUDA_HEIS_MEASURE");
+    if (v && strcmp(v, "chunk") == 0) {
+        const long long threads = nchunks * ngroups;
+        heis_chunk_sums_kernel<<<(unsigned)((threads + 127) / 128), 128, 0, stream>>>(
+            g, spins, J, rows_per_chunk, nchunks, ngroups, partials);
+    } else {
+        const long long blocks = (nchunks + HEIS_TILE_CHUNKS - 1) / HEIS_TILE_CHUNKS;
+        heis_chunk_sums_tiled_kernel<<<(unsigned)blocks, HEIS_TILE_THREADS, 0, stream>>>(
+            g, spins, J, rows_per_chunk, nchunks, ngroups, partials);
+    }
+    return cudaGetLastError();
+}
+
 /* One thread per accumulator: each plane's chunks in chunk order (chunks_per_plane
  * consecutive chunks, from zero), then the planes in plane order (from zero), as the CPU's
  * per-plane reduction (cpu_heisenberg_measure_planes, model add_sums). */
@@ -617,11 +748,8 @@ extern "C" cudaError_t cuda_heis_measure(cudaStream_t stream, const struct cuda_
                                          double *partials, double *sums)
 {
     const int ngroups = g->nrep == 2 ? 5 : 2;
-    const long long threads = nchunks * ngroups;
-    const unsigned blocks = (unsigned)((threads + 127) / 128);
-    heis_chunk_sums_kernel<<<blocks, 128, 0, stream>>>(*g, spins, J, rows_per_chunk, nchunks,
-                                                       ngroups, partials);
-    cudaError_t err = cudaGetLastError();
+    cudaError_t err = launch_chunk_sums(stream, *g, spins, J, rows_per_chunk, nchunks, ngroups,
+                                        partials);
     if (err != cudaSuccess)
         return err;
     const long long rows_per_plane = g->ndim == 3 ? g->ly : 1; /* rows_per_chunk divides it */
@@ -657,10 +785,8 @@ extern "C" cudaError_t cuda_heis_measure_planes(cudaStream_t stream,
                                                 double *partials, double *plane_sums)
 {
     const int ngroups = g->nrep == 2 ? 5 : 2;
-    const long long threads = nchunks * ngroups;
-    heis_chunk_sums_kernel<<<(unsigned)((threads + 127) / 128), 128, 0, stream>>>(
-        *g, spins, J, rows_per_chunk, nchunks, ngroups, partials);
-    cudaError_t err = cudaGetLastError();
+    cudaError_t err = launch_chunk_sums(stream, *g, spins, J, rows_per_chunk, nchunks, ngroups,
+                                        partials);
     if (err != cudaSuccess)
         return err;
     const long long rows_per_plane = g->ndim == 3 ? g->ly : 1;
