@@ -10,22 +10,25 @@
  *               [--parts K] [--sweeps N] [--repeat R]
  *               [--compare-device cpu|cuda] [--compare-threads T] [--compare-simd LEVEL]
  *               [--compare-parts K] [--devices N] [--compare-devices N]
- *               [--compare-env VAR=VALUE]...
+ *               [--compare-env VAR=VALUE]... [--timed call|sweeps]
  *
  * Updates per sweep, the field's conventions: Ising and Potts one per site; phi^4 one per
  * hit, sites x nloc x nhit (the phi^4 seed paper's eq. 10: time per hit); Heisenberg one
  * per spin and pass, sites x replicas x passes (heat bath: 1 + nover; overrelax:
  * max(nover, 1)). Each configuration gets one untimed warm-up run, then R timed runs of N
  * sweeps, alternating between the two configurations; the median is reported. A timed run
- * ends with a measurement, which waits for a device to finish.
+ * ends with a measurement, which waits for a device to finish. The sweeps (latmc_sim_sweep
+ * returns when the device is done) and the measurement are also timed apart: each line
+ * gives the sweeps' rate alone and the measurement's median time, and --timed sweeps makes
+ * the sweeps alone the reported rate and the ratio (the default, call, keeps the whole
+ * call: sweeps and one measurement, the figures of earlier runs).
  *
  * --parts K is desc.n_parts: the sim runs as K slabs along its last axis (the same chain;
  * doc/architecture.md), to measure what the boxes cost. --devices N is desc.n_devices: the
  * sim runs on CUDA devices 0 .. N-1, one slab each (doc/cuda.md, "Several GPUs").
  *
  * --NAME VALUE, for every parameter name (--nhit 8, --nloc 50, --mu2 -1, --nover 2, ...), is
- * --param NAME=VALUE. The time of one measurement (the observables' reduction) is printed
- * too.
+ * --param NAME=VALUE.
  *
  * --simd LEVEL is --env LATMC_CPU_MASK=LEVEL: the CPU backend reads the variable at each
  * sim creation, so the two configurations may run different SIMD levels. --env and
@@ -59,7 +62,9 @@ struct config {
     int nenv;
     double updates_per_sweep;
     const char *unit;   /* "update", "hit", "spin update" */
-    double ns[MAX_REPEAT];
+    double ns[MAX_REPEAT];          /* the reported figure: the call, or --timed sweeps */
+    double sweep_ns[MAX_REPEAT];    /* ns per update of the sweeps alone */
+    double measure_ms[MAX_REPEAT];  /* the measurement after them (the observables' reduction) */
 };
 
 static double now(void)
@@ -232,20 +237,28 @@ static int setup(latmc_ctx *ctx, struct config *c, double beta, const struct set
     return LATMC_OK;
 }
 
-/* One run of `sweeps` sweeps; ns per update. */
-static double run(struct config *c, uint64_t sweeps)
+/* One run of `sweeps` sweeps and a measurement, as timed run r (r < 0: the warm-up, not
+ * kept): ns per update of both (or of the sweeps alone: sweeps_only) into c->ns[r], of the
+ * sweeps alone into c->sweep_ns[r], the measurement's ms into c->measure_ms[r]. */
+static void run(struct config *c, uint64_t sweeps, int r, int sweeps_only)
 {
     double e;
-    double t0 = now();
+    const double t0 = now();
     int st = latmc_sim_sweep(c->sim, sweeps);
+    const double t1 = now();
     if (st == LATMC_OK)
         st = latmc_sim_observable(c->sim, LATMC_OBS_ENERGY, &e);
-    double t1 = now();
+    const double t2 = now();
     if (st != LATMC_OK) {
         fprintf(stderr, "latmc-bench: %s: %s\n", latmc_strerror(st), latmc_sim_last_error(c->sim));
         exit(1);
     }
-    return (t1 - t0) * 1e9 / (c->updates_per_sweep * (double)sweeps);
+    if (r < 0)
+        return;
+    const double updates = c->updates_per_sweep * (double)sweeps;
+    c->sweep_ns[r] = (t1 - t0) * 1e9 / updates;
+    c->measure_ms[r] = (t2 - t1) * 1e3;
+    c->ns[r] = sweeps_only ? c->sweep_ns[r] : (t2 - t0) * 1e9 / updates;
 }
 
 static const char *const model_names[] = { "ising", "potts", "phi4", "heisenberg", NULL };
@@ -255,23 +268,21 @@ static const char *const algo_names[] = { "metropolis", "heatbath", "overrelax",
 static const int algo_keys[] = { LATMC_ALGO_METROPOLIS, LATMC_ALGO_HEATBATH,
                                  LATMC_ALGO_OVERRELAX };
 
-/* Wall time of one measurement (the reduction behind the observables), in ms. */
-static double measure_ms(struct config *c)
+/* The median of v[0 .. n), sorted into `sorted`. */
+static double median_of(const double *v, int n, double *sorted)
 {
-    double e, t0 = now();
-    if (latmc_sim_observable(c->sim, LATMC_OBS_ENERGY, &e) != LATMC_OK) {
-        fprintf(stderr, "latmc-bench: %s\n", latmc_sim_last_error(c->sim));
-        exit(1);
-    }
-    return (now() - t0) * 1e3;
+    memcpy(sorted, v, sizeof(double) * (size_t)n);
+    qsort(sorted, (size_t)n, sizeof(double), cmp_double);
+    return sorted[n / 2];
 }
 
-static void report(struct config *c, int repeat, const char *label, double *median)
+static void report(struct config *c, int repeat, const char *label, int sweeps_only,
+                   double *median)
 {
-    double sorted[MAX_REPEAT];
-    memcpy(sorted, c->ns, sizeof(double) * (size_t)repeat);
-    qsort(sorted, (size_t)repeat, sizeof(double), cmp_double);
-    *median = sorted[repeat / 2];
+    double sorted[MAX_REPEAT], scratch[MAX_REPEAT];
+    const double sweep_ns = median_of(c->sweep_ns, repeat, scratch);
+    const double measure_ms = median_of(c->measure_ms, repeat, scratch);
+    *median = median_of(c->ns, repeat, sorted);
     const char *model = "?", *algo = "default";
     for (int i = 0; model_names[i]; i++)
         if (model_keys[i] == c->desc.model)
@@ -295,11 +306,13 @@ static void report(struct config *c, int repeat, const char *label, double *medi
     else if (c->desc.n_parts > 1)
         snprintf(parts, sizeof parts, ", %d boxes", c->desc.n_parts);
     printf("%s: %s%s, %s%s %s, %s, %d thread(s)%s: %.4f %ss/ns, %.4f ns = %.1f ps per %s "
-           "(median of %d; min %.4f, max %.4f ns; one measurement %.3f ms)\n",
+           "(%s, median of %d; min %.4f, max %.4f ns; sweeps alone %.4f %ss/ns; "
+           "one measurement %.3f ms)\n",
            label, latmc_sim_backend_name(c->sim), env, model, precision, extents, algo,
            c->desc.n_threads, parts,
-           1.0 / *median, c->unit, *median, 1e3 * *median, c->unit, repeat, sorted[0],
-           sorted[repeat - 1], measure_ms(c));
+           1.0 / *median, c->unit, *median, 1e3 * *median, c->unit,
+           sweeps_only ? "sweeps alone" : "sweeps and one measurement", repeat, sorted[0],
+           sorted[repeat - 1], 1.0 / sweep_ns, c->unit, measure_ms);
 }
 
 static void usage(void)
@@ -312,7 +325,7 @@ static void usage(void)
            "         [--env VAR=VALUE]... [--parts K] [--sweeps N] [--repeat R]\n"
            "         [--compare-device cpu|cuda] [--compare-threads T] [--compare-simd LEVEL]\n"
            "         [--compare-parts K] [--devices N] [--compare-devices N]\n"
-           "         [--compare-env VAR=VALUE]...\n");
+           "         [--compare-env VAR=VALUE]... [--timed call|sweeps]\n");
 }
 
 int main(int argc, char **argv)
@@ -331,13 +344,16 @@ int main(int argc, char **argv)
     int extents_given = 0;
     double beta = 0.6666666666666666; /* T = 1.5, the usual benchmark point */
     int compare_device = 0, compare_threads = -1, compare_parts = -1, compare_devices = -1;
+    int sweeps_only = 0; /* --timed sweeps */
+    static const char *const timed_names[] = { "call", "sweeps", NULL };
     struct setting params[MAX_SETTINGS];
     int nparams = 0;
     static const char *const precisions[] = { "float", "double", NULL };
     static const char *const couplings[] = { "uniform", "gaussian", "bimodal", NULL };
     enum { O_MODEL = 256, O_Q, O_DIM, O_EXTENTS, O_ALGO, O_BETA, O_PARAM, O_PRECISION,
            O_COUPLINGS, O_REPLICAS, O_DEVICE, O_THREADS, O_SIMD, O_ENV, O_SWEEPS, O_REPEAT,
-           O_CDEVICE, O_CTHREADS, O_CSIMD, O_CENV, O_PARTS, O_CPARTS, O_DEVICES, O_CDEVICES, O_ALIAS };
+           O_CDEVICE, O_CTHREADS, O_CSIMD, O_CENV, O_PARTS, O_CPARTS, O_DEVICES, O_CDEVICES, O_TIMED,
+           O_ALIAS };
     static const struct option opts[] = {
         { "model", required_argument, 0, O_MODEL },   { "q", required_argument, 0, O_Q },
         { "dim", required_argument, 0, O_DIM },       { "size", required_argument, 0, 'L' },
@@ -357,6 +373,7 @@ int main(int argc, char **argv)
         { "compare-devices", required_argument, 0, O_CDEVICES },
         { "compare-simd", required_argument, 0, O_CSIMD },
         { "compare-env", required_argument, 0, O_CENV },
+        { "timed", required_argument, 0, O_TIMED },
         /* --NAME VALUE for the parameters (O_ALIAS + index into alias_names) */
         { "J", required_argument, 0, O_ALIAS + 0 },   { "h", required_argument, 0, O_ALIAS + 1 },
         { "mu2", required_argument, 0, O_ALIAS + 2 }, { "g", required_argument, 0, O_ALIAS + 3 },
@@ -407,6 +424,7 @@ int main(int argc, char **argv)
             break;
         case O_CSIMD: snprintf(simd_b, sizeof simd_b, "LATMC_CPU_MASK=%.60s", optarg); break;
         case O_CENV: parse_setting(optarg, b.env, &b.nenv, "--compare-env"); break;
+        case O_TIMED: sweeps_only = pick(optarg, timed_names, "--timed") == 1; break;
         case 'h': usage(); return 0;
         default:
             if (o >= O_ALIAS && o < O_ALIAS + 9) {
@@ -458,18 +476,18 @@ int main(int argc, char **argv)
         latmc_ctx_destroy(&ctx);
         return 1;
     }
-    run(&a, (uint64_t)sweeps);
+    run(&a, (uint64_t)sweeps, -1, sweeps_only);
     if (compare)
-        run(&b, (uint64_t)sweeps);
+        run(&b, (uint64_t)sweeps, -1, sweeps_only);
     for (int r = 0; r < repeat; r++) {
-        a.ns[r] = run(&a, (uint64_t)sweeps);
+        run(&a, (uint64_t)sweeps, r, sweeps_only);
         if (compare)
-            b.ns[r] = run(&b, (uint64_t)sweeps);
+            run(&b, (uint64_t)sweeps, r, sweeps_only);
     }
     double ma, mb;
-    report(&a, (int)repeat, "A", &ma);
+    report(&a, (int)repeat, "A", sweeps_only, &ma);
     if (compare) {
-        report(&b, (int)repeat, "B", &mb);
+        report(&b, (int)repeat, "B", sweeps_only, &mb);
         printf("ratio A/B (updates per ns): %.3f\n", mb / ma);
     }
     latmc_sim_destroy(&a.sim);

@@ -88,6 +88,7 @@ static void destroy(struct cuda_slab_exec *e)
 {
     cudaFree(e->changed);
     cudaFreeHost(e->count_host);
+    cudaFreeHost(e->sums_host);
     if (e->border_done)
         cudaEventDestroy(e->border_done);
     if (e->copies_done)
@@ -251,37 +252,110 @@ int cuda_slab_exec_get_planes(struct cuda_slab_exec *first, size_t stride, int n
     return st < 0 ? st : fin;
 }
 
+/* e->sums_host of at least `bytes` (pinned; the old contents are not kept). */
+static int host_sums_of(struct cuda_slab_exec *e, size_t bytes)
+{
+    if (e->sums_host_bytes >= bytes)
+        return LATMC_OK;
+    cudaFreeHost(e->sums_host);
+    e->sums_host = NULL;
+    e->sums_host_bytes = 0;
+    int st = cuda_check(cudaMallocHost(&e->sums_host, bytes),
+                        "cannot allocate pinned host memory for the sums");
+    if (st == LATMC_OK)
+        e->sums_host_bytes = bytes;
+    return st;
+}
+
+/*
+ * What measure_planes and measure_slabs share: every slab's reduction launched and read
+ * (per bytes, or per bytes a plane of its own: per_plane, from the device pointer reduce
+ * gives) into its pinned sums_host, all before the one wait for every slab.
+ */
+static int reduce_all(struct cuda_slab_exec *first, size_t stride, int n, size_t per,
+                      bool per_plane,
+                      cudaError_t (*reduce)(struct cuda_slab_exec *ex, const void *ctx,
+                                            void **dev_sums),
+                      const void *ctx)
+{
+    int st = cuda_slab_exec_finish_all(first, stride, n, "measuring");
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        struct cuda_slab_exec *e = nth(first, stride, i);
+        const size_t bytes = per_plane ? (size_t)e->planes * per : per;
+        void *dev_sums = NULL;
+        if ((st = host_sums_of(e, bytes)) == LATMC_OK &&
+            (st = cuda_slab_set_device(e->device)) == LATMC_OK &&
+            (st = cuda_check(reduce(e, ctx, &dev_sums), "launching the reduction")) == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync(e->sums_host, dev_sums, bytes,
+                                            cudaMemcpyDeviceToHost, e->stream),
+                            "reading the reduction");
+    }
+    const int fin = cuda_slab_exec_finish_all(first, stride, n, "measuring");
+    return st < 0 ? st : fin;
+}
+
+/* The two reductions' callbacks as reduce_all's (a double array is a device pointer). */
+struct plane_reduce {
+    cudaError_t (*reduce)(struct cuda_slab_exec *ex, const void *ctx, double **plane_sums);
+    const void *ctx;
+};
+
+static cudaError_t reduce_plane_sums(struct cuda_slab_exec *ex, const void *ctx, void **dev_sums)
+{
+    const struct plane_reduce *pr = ctx;
+    double *plane_sums = NULL;
+    const cudaError_t err = pr->reduce(ex, pr->ctx, &plane_sums);
+    *dev_sums = plane_sums;
+    return err;
+}
+
 int cuda_slab_exec_measure_planes(const latmc_sim *sim, struct cuda_slab_exec *first,
                                   size_t stride, int n, int64_t L, int nsums,
                                   cudaError_t (*reduce)(struct cuda_slab_exec *ex,
                                                         const void *ctx, double **plane_sums),
                                   const void *ctx, void *sums)
 {
-    double *planes = malloc((size_t)L * (size_t)nsums * sizeof *planes);
-    if (!planes)
-        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the sums");
-    const size_t plane = (size_t)nsums * sizeof *planes;
-    int st = cuda_slab_exec_finish_all(first, stride, n, "measuring");
-    for (int i = 0; i < n && st == LATMC_OK; i++) {
-        struct cuda_slab_exec *e = nth(first, stride, i);
-        double *plane_sums = NULL;
-        if ((st = cuda_slab_set_device(e->device)) == LATMC_OK &&
-            (st = cuda_check(reduce(e, ctx, &plane_sums), "launching the reduction")) == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync((char *)planes + (size_t)e->origin * plane,
-                                            plane_sums, (size_t)e->planes * plane,
-                                            cudaMemcpyDeviceToHost, e->stream),
-                            "reading the reduction");
+    /* slab order is plane order: each slab's planes follow the previous slab's, L in all */
+    int64_t next = 0;
+    for (int i = 0; i < n; i++) {
+        const struct cuda_slab_exec *e = nth(first, stride, i);
+        if (e->origin != next)
+            return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: slab %d starts at plane "
+                                   "%lld, not %lld (a bug in the slabs)", i,
+                                   (long long)e->origin, (long long)next);
+        next += e->planes;
     }
-    const int fin = cuda_slab_exec_finish_all(first, stride, n, "measuring");
-    if (st == LATMC_OK)
-        st = fin;
-    if (st == LATMC_OK) {
-        memset(sums, 0, sim->model->sums_size);
-        for (int64_t q = 0; q < L; q++)
-            sim->model->add_sums(sums, planes + (size_t)q * (size_t)nsums);
+    if (next != L)
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: the slabs hold %lld planes, "
+                               "not %lld (a bug in the slabs)", (long long)next, (long long)L);
+    const struct plane_reduce pr = { reduce, ctx };
+    const size_t plane = (size_t)nsums * sizeof(double);
+    int st = reduce_all(first, stride, n, plane, true, reduce_plane_sums, &pr);
+    if (st < 0)
+        return st;
+    memset(sums, 0, sim->model->sums_size);
+    for (int i = 0; i < n; i++) {
+        const struct cuda_slab_exec *e = nth(first, stride, i);
+        for (int64_t q = 0; q < e->planes; q++)
+            sim->model->add_sums(sums, (const double *)e->sums_host + (size_t)q * (size_t)nsums);
     }
-    free(planes);
-    return st;
+    return LATMC_OK;
+}
+
+int cuda_slab_exec_measure_slabs(const latmc_sim *sim, struct cuda_slab_exec *first,
+                                 size_t stride, int n,
+                                 cudaError_t (*reduce)(struct cuda_slab_exec *ex, const void *ctx,
+                                                       void **slab_sums),
+                                 const void *ctx, void *sums)
+{
+    int st = reduce_all(first, stride, n, sim->model->sums_size, false, reduce, ctx);
+    if (st < 0)
+        return st;
+    /* in slab order, which is plane order (integers: any order gives the same) */
+    memset(sums, 0, sim->model->sums_size);
+    for (int i = 0; i < n; i++)
+        sim->model->add_sums(sums, nth(first, stride, i)->sums_host);
+    return LATMC_OK;
 }
 
 int cuda_slab_exec_order_step(struct cuda_slab_exec *first, size_t stride, int n,

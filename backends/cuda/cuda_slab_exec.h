@@ -43,6 +43,12 @@ struct cuda_slab_exec {
      * count_host (pinned: its value read at the end of a call), count_seen (its value at
      * the previous read) */
     unsigned long long *changed, *count_host, count_seen;
+    /* pinned host memory the slab's reduction is read into (cuda_slab_exec_measure_*;
+     * grown on demand, freed with the slab). A pageable destination, as before, made each
+     * slab's read a host wait, so the slabs' reductions ran one after another: on N GPUs
+     * a measurement cost N reductions' time where it costs one now. */
+    void *sums_host;
+    size_t sums_host_bytes;
 };
 
 /* cudaSetDevice as a library status. */
@@ -141,14 +147,29 @@ int cuda_slab_exec_get_planes(struct cuda_slab_exec *first, size_t stride, int n
  * The observables of slabs whose reduction gives sums per own plane (phi^4, Heisenberg):
  * on every slab (its device current) reduce(ex, ctx, &plane_sums) launches its reduction
  * on the main stream into the device array *plane_sums (nsums doubles per own plane),
- * read into the whole lattice's L planes; then the planes' sums are added in plane order
- * from zero with the model's add_sums into sums: the one-device total bit for bit.
+ * read into the slab's pinned sums_host; every slab's reduction and read are enqueued
+ * before the one wait, so the slabs' devices reduce side by side. Then the planes' sums
+ * are added in plane order (slab order: slab i's planes follow slab i-1's) from zero with
+ * the model's add_sums into sums: the one-device total bit for bit.
  */
 int cuda_slab_exec_measure_planes(const latmc_sim *sim, struct cuda_slab_exec *first,
                                   size_t stride, int n, int64_t L, int nsums,
                                   cudaError_t (*reduce)(struct cuda_slab_exec *ex,
                                                         const void *ctx, double **plane_sums),
                                   const void *ctx, void *sums);
+
+/*
+ * The observables of slabs whose reduction gives integer sums (Ising, Potts: counts,
+ * which add up to the same total in any order): on every slab reduce(ex, ctx, &slab_sums)
+ * clears and launches its reduction on the main stream into the device struct *slab_sums
+ * (the model's sums_size bytes), read into the slab's pinned sums_host, all enqueued
+ * before the one wait; then the slabs' structs are added in slab order with add_sums.
+ */
+int cuda_slab_exec_measure_slabs(const latmc_sim *sim, struct cuda_slab_exec *first,
+                                 size_t stride, int n,
+                                 cudaError_t (*reduce)(struct cuda_slab_exec *ex, const void *ctx,
+                                                       void **slab_sums),
+                                 const void *ctx, void *sums);
 
 /*
  * Before a step, on every slab whose events name its previous step: its streams wait for

@@ -524,6 +524,21 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
     return st;
 }
 
+/* Slab ex's reduction of its own planes (cuda_slab_exec_measure_slabs). */
+static cudaError_t reduce_slab(struct cuda_slab_exec *ex, const void *ctx, void **slab_sums)
+{
+    const struct cuda_slabs *ss = ctx;
+    struct cuda_slab *sl = (struct cuda_slab *)ex; /* ex: its first member */
+    const struct cuda_ising_rows rows = { ss->halo * ss->plane_rows,
+                                          ex->planes * ss->plane_rows, 0, 0 };
+    *slab_sums = sl->sums;
+    const cudaError_t err = cudaMemsetAsync(sl->sums, 0, sizeof *sl->sums, ex->stream);
+    return err != cudaSuccess ? err
+                              : cuda_ising_packed_measure_rows(ex->stream, &sl->local, &rows,
+                                                               sl->colour[0], sl->colour[1],
+                                                               sl->eps_packed[0], sl->sums);
+}
+
 int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
 {
     if (slabs_of(cs)->potts)
@@ -533,36 +548,8 @@ int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
     if (slabs_of(cs)->phi4)
         return cuda_phi4_slabs_measure(sim, slabs_of(cs)->phi4, sums);
     struct cuda_slabs *ss = slabs_of(cs);
-    struct latmc_ising_sums *part = calloc((size_t)ss->n, sizeof *part);
-    if (!part)
-        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the sums");
-    int st = LATMC_OK;
-    for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
-        struct cuda_slab *sl = &ss->slab[i];
-        const struct cuda_ising_rows rows = { ss->halo * ss->plane_rows,
-                                              sl->ex.planes * ss->plane_rows, 0, 0 };
-        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
-            (st = cuda_check(cudaMemsetAsync(sl->sums, 0, sizeof *sl->sums, sl->ex.stream),
-                             "clearing the reduction")) == LATMC_OK &&
-            (st = cuda_check(cuda_ising_packed_measure_rows(sl->ex.stream, &sl->local, &rows,
-                                                            sl->colour[0], sl->colour[1],
-                                                            sl->eps_packed[0], sl->sums),
-                             "launching the reduction")) == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync(&part[i], sl->sums, sizeof part[i],
-                                            cudaMemcpyDeviceToHost, sl->ex.stream),
-                            "reading the reduction");
-    }
-    const int fin = finish_all(ss, "measuring");
-    if (st == LATMC_OK)
-        st = fin;
-    if (st == LATMC_OK) {
-        /* in slab order, which is plane order (integers: any order gives the same) */
-        memset(sums, 0, sim->model->sums_size);
-        for (int i = 0; i < ss->n; i++)
-            sim->model->add_sums(sums, &part[i]);
-    }
-    free(part);
-    return st;
+    return cuda_slab_exec_measure_slabs(sim, &ss->slab[0].ex, sizeof *ss->slab, ss->n,
+                                        reduce_slab, ss, sums);
 }
 
 int cuda_slabs_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)

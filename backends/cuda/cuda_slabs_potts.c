@@ -401,38 +401,26 @@ int cuda_potts_slabs_run_step(const latmc_sim *sim, struct cuda_potts_slabs *ps,
     return st;
 }
 
+/* Slab ex's reduction of its own planes (cuda_slab_exec_measure_slabs). */
+static cudaError_t reduce_slab(struct cuda_slab_exec *ex, const void *ctx, void **slab_sums)
+{
+    const struct cuda_potts_slabs *ps = ctx;
+    struct potts_slab *sl = (struct potts_slab *)ex; /* ex: its first member */
+    const struct cuda_potts_range own = { 1, ex->planes, ex->origin };
+    const size_t size = ps->ising ? sizeof(struct latmc_ising_sums)
+                                  : sizeof(struct latmc_potts_sums); /* the model's sums_size */
+    *slab_sums = sl->sums;
+    const cudaError_t err = cudaMemsetAsync(sl->sums, 0, size, ex->stream);
+    if (err != cudaSuccess)
+        return err;
+    return ps->ising ? cuda_ising_measure_range(ex->stream, &sl->local, (const int8_t *)sl->spins,
+                                                sl->eps, &own, sl->sums)
+                     : cuda_potts_measure_range(ex->stream, &sl->local, sl->spins, &own,
+                                                sl->sums);
+}
+
 int cuda_potts_slabs_measure(const latmc_sim *sim, struct cuda_potts_slabs *ps, void *sums)
 {
-    const size_t size = sim->model->sums_size;
-    unsigned char *part = calloc((size_t)ps->n, size);
-    if (!part)
-        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the sums");
-    int st = finish_all(ps, "measuring");
-    for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct potts_slab *sl = &ps->slab[i];
-        const struct cuda_potts_range own = { 1, sl->ex.planes, sl->ex.origin };
-        if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK &&
-            (st = cuda_check(cudaMemsetAsync(sl->sums, 0, size, sl->ex.stream),
-                             "clearing the reduction")) == LATMC_OK &&
-            (st = cuda_check(ps->ising ? cuda_ising_measure_range(sl->ex.stream, &sl->local,
-                                                                  (const int8_t *)sl->spins,
-                                                                  sl->eps, &own, sl->sums)
-                                       : cuda_potts_measure_range(sl->ex.stream, &sl->local,
-                                                                  sl->spins, &own, sl->sums),
-                             "launching the reduction")) == LATMC_OK)
-            st = cuda_check(cudaMemcpyAsync(part + (size_t)i * size, sl->sums, size,
-                                            cudaMemcpyDeviceToHost, sl->ex.stream),
-                            "reading the reduction");
-    }
-    const int fin = finish_all(ps, "measuring");
-    if (st == LATMC_OK)
-        st = fin;
-    if (st == LATMC_OK) {
-        /* in slab order, which is plane order (integers: any order gives the same) */
-        memset(sums, 0, sim->model->sums_size);
-        for (int i = 0; i < ps->n; i++)
-            sim->model->add_sums(sums, part + (size_t)i * size);
-    }
-    free(part);
-    return st;
+    return cuda_slab_exec_measure_slabs(sim, &ps->slab[0].ex, sizeof *ps->slab, ps->n,
+                                        reduce_slab, ps, sums);
 }

@@ -237,7 +237,7 @@ extern "C" cudaError_t cuda_ens_heis_sweeps(cudaStream_t stream, const ens_heis_
  * (group 0 the bond sum, group 1 the magnetisation; one replica: no overlap) adds its
  * chunk's sites in site order exactly as that kernel does, into shared memory; then one
  * thread per accumulator adds each plane's chunks in chunk order from zero and the planes
- * in plane order (heis_chunk_total_kernel). The sums of member m go to sums[13 m ..]
+ * in plane order (heis_planes_total_kernel). The sums of member m go to sums[13 m ..]
  * (the overlap left as the caller zeroed it).
  */
 __global__ void ens_heis_measure_kernel(const ens_heis_shape g,
