@@ -88,7 +88,10 @@ static int check_image(const struct cuda_sim *cs)
 
 static int cuda_create(latmc_sim *sim)
 {
-    const struct cuda_model_kernels *k = cuda_model_kernels_get(sim->desc.model);
+    /* an Ising GPU rank stores its slab only (cuda_planes_ising.c) */
+    const struct cuda_model_kernels *k = cuda_planes_part_kernels(sim);
+    if (!k)
+        k = cuda_model_kernels_get(sim->desc.model);
     if (!k)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA backend has no %s kernels yet",
                                sim->model->name);

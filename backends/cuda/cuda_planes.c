@@ -143,14 +143,45 @@ static int packed_part(latmc_sim *sim, bool writing, struct cuda_ising_packed_ac
     struct cuda_sim *cs = cuda_sim_of(sim);
     memset(pa, 0, sizeof *pa);
     int st = part_ready(sim, what);
+    if (st == LATMC_OK && cuda_planes_ising_access(cs, pa))
+        return LATMC_OK; /* a slab only (cuda_planes_ising.c) */
     if (st == LATMC_OK)
         st = cuda_check(cuda_ising_packed_access(cs, writing, pa),
                         "making the packed spins current");
+    pa->lattice = &cs->lattice;
     if (st == LATMC_OK && !pa->colour[0])
         st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s: the lattice does not fit "
                              "the multi-spin coded layout that the parts of an Ising sim on "
                              "CUDA use (L_x a multiple of 16, of 64 with +-J couplings)", what);
     return st;
+}
+
+/*
+ * The local plane of the arrays at which planes [p0, p1) start: p0 on a sim that holds
+ * the whole lattice; on a slab (pa->slab) its own planes, or a halo range ending at its
+ * first plane or starting after its last (periodic). -1 for any other range.
+ */
+static int64_t local_plane(const struct cuda_ising_packed_access *pa, int64_t p0, int64_t p1)
+{
+    if (!pa->slab)
+        return p0;
+    const int64_t o = pa->origin, end = pa->origin + pa->planes, n = p1 - p0;
+    if (o <= p0 && p1 <= end)
+        return p0 - o + pa->halo;
+    if (n <= pa->halo && (p1 == o || (o == 0 && p1 == pa->L)))
+        return pa->halo - n;
+    if (n <= pa->halo && p0 == end % pa->L)
+        return pa->halo + pa->planes;
+    return -1;
+}
+
+/* The refusal of a range that a slab does not hold (a bug in the caller). */
+static int outside_slab(const struct cuda_ising_packed_access *pa, int64_t p0, int64_t p1)
+{
+    return cuda_core->fail(LATMC_EINVAL, "CUDA backend: planes [%lld, %lld) are neither the "
+                           "part's planes [%lld, %lld) nor a halo range next to them",
+                           (long long)p0, (long long)p1, (long long)pa->origin,
+                           (long long)(pa->origin + pa->planes));
 }
 
 static bool is_potts(const latmc_sim *sim)
@@ -311,8 +342,8 @@ static void planes_view(const struct cuda_sim *cs, const struct cuda_ising_packe
     else
         g->ly = q1 - q0;
     g->nsites = (q1 - q0) * plane_sites(cs);
-    const size_t at = (size_t)q0 * plane_words(cs);
-    const int swap = (int)(q0 & 1);
+    const size_t at = (size_t)local_plane(pa, q0, q1) * plane_words(cs);
+    const int swap = (int)(q0 & 1); /* a slab's local planes have their global parity */
     *c0 = pa->colour[swap] + at;
     *c1 = pa->colour[swap ^ 1] + at;
 }
@@ -407,7 +438,7 @@ static size_t plane_range_words(const struct cuda_sim *cs,
                                 int64_t q1, uint32_t *dev[2])
 {
     for (int c = 0; c < 2; c++)
-        dev[c] = pa->colour[c] + (size_t)q0 * plane_words(cs);
+        dev[c] = pa->colour[c] + (size_t)local_plane(pa, q0, q1) * plane_words(cs);
     return (size_t)(q1 - q0) * plane_words(cs);
 }
 
@@ -522,6 +553,8 @@ static int move_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
     int64_t per = 0;
     void *dev = NULL;
     int st = packed_part(sim, set_buf != NULL, &pa, "configuration copy");
+    if (st == LATMC_OK && local_plane(&pa, p0, p1) < 0)
+        st = outside_slab(&pa, p0, p1);
     if (st == LATMC_OK && small_planes(cs, p0, p1))
         return host_path(sim, &pa, p0, p1, get_buf, set_buf);
     if (st == LATMC_OK)
@@ -584,13 +617,16 @@ int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
     }
     struct cuda_ising_packed_access pa;
     int st = packed_part(sim, false, &pa, "reduction");
+    if (st == LATMC_OK && pa.slab && !(pa.origin <= p0 && p1 <= pa.origin + pa.planes))
+        st = outside_slab(&pa, p0, p1); /* a slab measures its own planes only */
     if (st < 0)
         return st;
     memset(sums, 0, (size_t)(p1 - p0) * sim->model->sums_size);
-    const struct cuda_ising_rows rows = { p0 * plane_rows(cs), (p1 - p0) * plane_rows(cs), 0, 0 };
+    const struct cuda_ising_rows rows = { local_plane(&pa, p0, p1) * plane_rows(cs),
+                                          (p1 - p0) * plane_rows(cs), 0, 0 };
     cudaError_t err = cudaMemsetAsync(cs->sums, 0, sizeof(struct latmc_ising_sums), cs->stream);
     if (err == cudaSuccess)
-        err = cuda_ising_packed_measure_rows(cs->stream, &cs->lattice, &rows, pa.colour[0],
+        err = cuda_ising_packed_measure_rows(cs->stream, pa.lattice, &rows, pa.colour[0],
                                              pa.colour[1], pa.eps[0], cs->sums);
     if (err == cudaSuccess)
         err = cudaMemcpyAsync(sums, cs->sums, sizeof(struct latmc_ising_sums),
@@ -621,8 +657,12 @@ static cudaError_t update(const latmc_sim *sim, struct cuda_sim *cs,
     if (is_phi4(sim))
         return cuda_planes_phi4_update(sim, cs, &cs->planes->phi4_plan, &cs->planes->phi4_keys,
                                        stream, q0, q1, sweep, c, a->window);
-    const struct cuda_ising_rows rows = { q0 * plane_rows(cs), (q1 - q0) * plane_rows(cs), 0, 0 };
-    return cuda_ising_packed_sweep_rows(stream, &cs->lattice, &rows, a->pa.colour[c],
+    /* a slab: its local rows, named by the global rows (the offset of its local row 0) */
+    const struct cuda_ising_rows rows = {
+        local_plane(&a->pa, q0, q1) * plane_rows(cs), (q1 - q0) * plane_rows(cs),
+        a->pa.slab ? (a->pa.origin - a->pa.halo) * plane_rows(cs) : 0, 0
+    };
+    return cuda_ising_packed_sweep_rows(stream, a->pa.lattice, &rows, a->pa.colour[c],
                                         a->pa.colour[c ^ 1], a->pa.eps[c], a->pa.thr,
                                         sim->desc.algorithm, sim->desc.seed, sweep, c,
                                         cs->changed);

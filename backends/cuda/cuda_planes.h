@@ -125,8 +125,25 @@ struct cuda_ising_packed_access {
     const uint32_t *eps[2];
     const struct cuda_ising_packed_thresholds *thr;
     bool thr_fit;
+    /* The lattice the arrays hold: the sim's (slab false), or a slab's local lattice
+     * (cuda_planes_ising.c: own planes [origin, origin + planes) of L, `halo` planes on
+     * each side; local plane p is global plane origin - halo + p mod L). */
+    const struct latmc_lattice *lattice;
+    bool slab;
+    int64_t origin, planes, halo, L;
 };
 cudaError_t cuda_ising_packed_access(struct cuda_sim *cs, bool writing,
                                      struct cuda_ising_packed_access *out);
+
+/*
+ * Ising GPU ranks that store their slab only (cuda_planes_ising.c): the kernel table a
+ * part of n_parts > 1 runs instead of cuda_ising.c's (NULL where the slab storage does
+ * not apply: another model, a lattice the packed kernels do not take, or
+ * LATMC_CUDA_PART_STORAGE=whole), chosen at creation (cuda_backend.c); the arrays of such
+ * a sim (false for any other sim).
+ */
+struct cuda_model_kernels;
+const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim);
+bool cuda_planes_ising_access(struct cuda_sim *cs, struct cuda_ising_packed_access *out);
 
 #endif

@@ -1,0 +1,119 @@
+/*
+ * A GPU rank stores its slab only (doc/mpi.md, "GPU ranks"; backends/cuda/cuda_planes_ising.c):
+ * part 5 of 1024 of an Ising lattice whose packed spins alone (half a byte per site) are
+ * 256 GiB, more than any GPU holds, is created, started hot and swept on one GPU: its
+ * slab is 1/1024 of the lattice (256 MiB), plus 2 x 2 halo planes. With whole-lattice
+ * storage on every rank (LATMC_CUDA_PART_STORAGE=whole, the former way) the creation fails
+ * (LATMC_ENOMEM): this test then fails.
+ *
+ * No MPI: the part runs alone with a transport that stands in for its 1023 partners
+ * (every gather slot gets this part's bytes, its halos come back from itself), as
+ * tests/mpi/test_parts.c's part_holds_its_slab_only on the CPU. The chain of GPU ranks
+ * against the single-process sim is the mpi cuda_* tests' (test_mpi_sim.c).
+ *
+ * Exit 0 pass, 1 fail, 77 without a usable CUDA module and GPU (saying why).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <latmc/latmc.h>
+#include <latmc/part.h>
+
+static int mirror_exchange(void *u, const void *to_lower, const void *to_upper,
+                           void *from_lower, void *from_upper, size_t n)
+{
+    (void)u;
+    memcpy(from_lower, to_upper, n);
+    memcpy(from_upper, to_lower, n);
+    return 0;
+}
+
+static int mirror_gather(void *u, int root, const void *mine, void *all, const size_t *bytes)
+{
+    (void)root;
+    const int n = *(const int *)u;
+    unsigned char *out = all;
+    for (int p = 0; all && p < n; p++) {
+        memcpy(out, mine, bytes[p] < bytes[0] ? bytes[p] : bytes[0]);
+        out += bytes[p];
+    }
+    return 0;
+}
+
+static int nop_broadcast(void *u, int root, void *buf, size_t n)
+{
+    (void)u, (void)root, (void)buf, (void)n;
+    return 0;
+}
+
+/* Part `rank` of n of desc d on the GPU: created, started hot, swept twice. */
+static int run_part(latmc_ctx *ctx, const char *name, latmc_sim_desc d, int rank, int n)
+{
+    latmc_transport t;
+    memset(&t, 0, sizeof t);
+    t.struct_size = sizeof t;
+    t.user = &n;
+    t.exchange = mirror_exchange;
+    t.gather = mirror_gather;
+    t.broadcast = nop_broadcast;
+    double sites = 1;
+    for (int mu = 0; mu < d.ndim; mu++)
+        sites *= (double)d.extent[mu];
+    latmc_sim *sim = NULL;
+    int st = latmc_sim_create_part(ctx, &d, rank, n, &t, &sim);
+    const char *step = "create";
+    if (st == LATMC_OK && (st = latmc_sim_init_spins(sim, LATMC_INIT_HOT)) != LATMC_OK)
+        step = "hot start";
+    if (st == LATMC_OK && (st = latmc_sim_sweep(sim, 2)) != LATMC_OK)
+        step = "sweep";
+    int64_t first = -1, planes = -1;
+    int r = -1, np = -1;
+    if (st == LATMC_OK)
+        st = latmc_sim_part_info(sim, &r, &np, &first, &planes);
+    latmc_sim_destroy(&sim);
+    if (st != LATMC_OK) {
+        printf("FAIL %s: part %d of %d (the whole lattice's packed spins: %.0f GiB): %s: "
+               "%s: %s\n", name, rank, n, sites / 2 / (1 << 30), step, latmc_strerror(st),
+               latmc_last_error());
+        return 1;
+    }
+    printf("ok %s: part %d of %d holds planes [%lld, %lld) (%.0f MiB of packed spins; the "
+           "whole lattice's: %.0f GiB)\n", name, r, np, (long long)first,
+           (long long)(first + planes), sites / n / 2 / (1 << 20), sites / 2 / (1 << 30));
+    return 0;
+}
+
+int main(void)
+{
+    latmc_ctx *ctx = NULL;
+    if (latmc_ctx_create(&ctx) != LATMC_OK)
+        return 1;
+    int ngpus = 0;
+    const int st = latmc_ctx_device_count(ctx, LATMC_DEVICE_CUDA, &ngpus);
+    if (st != LATMC_OK || ngpus < 1) {
+        printf("SKIP: no usable CUDA module or GPU (%s)\n",
+               st != LATMC_OK ? latmc_last_error() : "no device");
+        latmc_ctx_destroy(&ctx);
+        return 77;
+    }
+    int failed = 0;
+    for (int kind = 0; kind < 2; kind++) {
+        latmc_sim_desc d;
+        latmc_sim_desc_init(&d);
+        d.model = LATMC_MODEL_ISING;
+        d.device = LATMC_DEVICE_CUDA;
+        d.seed = 11;
+        if (kind == 0) { /* 2D: 2^19 x 2^20 = 2^39 sites */
+            d.ndim = 2;
+            d.extent[0] = (int64_t)1 << 19;
+            d.extent[1] = (int64_t)1 << 20;
+        } else { /* 3D: 2048 x 2048 x 131072 = 2^39 sites */
+            d.ndim = 3;
+            d.extent[0] = d.extent[1] = 2048;
+            d.extent[2] = (int64_t)1 << 17;
+        }
+        failed |= run_part(ctx, kind == 0 ? "Ising 2D" : "Ising 3D", d, 5, 1024);
+    }
+    latmc_ctx_destroy(&ctx);
+    return failed;
+}
