@@ -156,23 +156,11 @@ static int packed_part(latmc_sim *sim, bool writing, struct cuda_ising_packed_ac
     return st;
 }
 
-/*
- * The local plane of the arrays at which planes [p0, p1) start: p0 on a sim that holds
- * the whole lattice; on a slab (pa->slab) its own planes, or a halo range ending at its
- * first plane or starting after its last (periodic). -1 for any other range.
- */
+/* The local plane of the arrays at which planes [p0, p1) start (cuda_planes_local): p0
+ * on a sim that holds the whole lattice; -1 for a range a slab does not hold. */
 static int64_t local_plane(const struct cuda_ising_packed_access *pa, int64_t p0, int64_t p1)
 {
-    if (!pa->slab)
-        return p0;
-    const int64_t o = pa->origin, end = pa->origin + pa->planes, n = p1 - p0;
-    if (o <= p0 && p1 <= end)
-        return p0 - o + pa->halo;
-    if (n <= pa->halo && (p1 == o || (o == 0 && p1 == pa->L)))
-        return pa->halo - n;
-    if (n <= pa->halo && p0 == end % pa->L)
-        return pa->halo + pa->planes;
-    return -1;
+    return pa->slab ? cuda_planes_local(&pa->geom, p0, p1) : p0;
 }
 
 /* The refusal of a range that a slab does not hold (a bug in the caller). */
@@ -180,8 +168,8 @@ static int outside_slab(const struct cuda_ising_packed_access *pa, int64_t p0, i
 {
     return cuda_core->fail(LATMC_EINVAL, "CUDA backend: planes [%lld, %lld) are neither the "
                            "part's planes [%lld, %lld) nor a halo range next to them",
-                           (long long)p0, (long long)p1, (long long)pa->origin,
-                           (long long)(pa->origin + pa->planes));
+                           (long long)p0, (long long)p1, (long long)pa->geom.origin,
+                           (long long)(pa->geom.origin + pa->geom.planes));
 }
 
 static bool is_potts(const latmc_sim *sim)
@@ -617,7 +605,8 @@ int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
     }
     struct cuda_ising_packed_access pa;
     int st = packed_part(sim, false, &pa, "reduction");
-    if (st == LATMC_OK && pa.slab && !(pa.origin <= p0 && p1 <= pa.origin + pa.planes))
+    if (st == LATMC_OK && pa.slab &&
+        !(pa.geom.origin <= p0 && p1 <= pa.geom.origin + pa.geom.planes))
         st = outside_slab(&pa, p0, p1); /* a slab measures its own planes only */
     if (st < 0)
         return st;
@@ -660,7 +649,7 @@ static cudaError_t update(const latmc_sim *sim, struct cuda_sim *cs,
     /* a slab: its local rows, named by the global rows (the offset of its local row 0) */
     const struct cuda_ising_rows rows = {
         local_plane(&a->pa, q0, q1) * plane_rows(cs), (q1 - q0) * plane_rows(cs),
-        a->pa.slab ? (a->pa.origin - a->pa.halo) * plane_rows(cs) : 0, 0
+        a->pa.slab ? (a->pa.geom.origin - a->pa.geom.halo) * plane_rows(cs) : 0, 0
     };
     return cuda_ising_packed_sweep_rows(stream, a->pa.lattice, &rows, a->pa.colour[c],
                                         a->pa.colour[c ^ 1], a->pa.eps[c], a->pa.thr,

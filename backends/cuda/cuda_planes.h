@@ -113,6 +113,29 @@ struct cuda_heis_part {
 void cuda_heis_part_state(struct cuda_sim *cs, struct cuda_heis_part *out);
 
 /*
+ * A GPU rank's slab: own planes [origin, origin + planes) of the last axis's L, `halo`
+ * planes below and above them (local plane p is global plane origin - halo + p mod L).
+ * The local plane at which planes [p0, p1) start: the own planes, or a halo range (at most
+ * `halo` planes) ending at the first own plane or starting after the last (periodic); -1
+ * for any other range.
+ */
+struct cuda_planes_slab {
+    int64_t origin, planes, halo, L;
+};
+static inline int64_t cuda_planes_local(const struct cuda_planes_slab *s, int64_t p0,
+                                        int64_t p1)
+{
+    const int64_t o = s->origin, end = s->origin + s->planes, n = p1 - p0;
+    if (o <= p0 && p1 <= end)
+        return p0 - o + s->halo;
+    if (n <= s->halo && (p1 == o || (o == 0 && p1 == s->L)))
+        return s->halo - n;
+    if (n <= s->halo && p0 == end % s->L)
+        return s->halo + s->planes;
+    return -1;
+}
+
+/*
  * A one-device Ising sim's packed layout (cuda_ising.c), made to hold the configuration
  * (packed from the bytes first where only they do, +-J coupling words made current), all
  * enqueued on cs->stream. `writing`: the caller is about to change the packed words, so
@@ -130,7 +153,7 @@ struct cuda_ising_packed_access {
      * each side; local plane p is global plane origin - halo + p mod L). */
     const struct latmc_lattice *lattice;
     bool slab;
-    int64_t origin, planes, halo, L;
+    struct cuda_planes_slab geom;
 };
 cudaError_t cuda_ising_packed_access(struct cuda_sim *cs, bool writing,
                                      struct cuda_ising_packed_access *out);
@@ -144,6 +167,11 @@ cudaError_t cuda_ising_packed_access(struct cuda_sim *cs, bool writing,
  */
 struct cuda_model_kernels;
 const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim);
+
+/* Potts GPU ranks that store their slab only (cuda_planes_potts.c): the kernel table
+ * (NULL where it does not apply) and the slab of such a sim (NULL for any other sim). */
+const struct cuda_model_kernels *cuda_planes_potts_part_kernels(const latmc_sim *sim);
+const struct cuda_planes_slab *cuda_planes_potts_slab(const struct cuda_sim *cs);
 bool cuda_planes_ising_access(struct cuda_sim *cs, struct cuda_ising_packed_access *out);
 
 #endif

@@ -301,7 +301,11 @@ static const struct cuda_model_kernels slab_ising_kernels = {
 const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim)
 {
     if (!sim->part || sim->part->n_parts < 2 || !sim->plan || sim->plan->n_boxes < 2 ||
-        sim->desc.model != LATMC_MODEL_ISING || storage_whole() || !cuda_ising_packed_allowed())
+        storage_whole())
+        return NULL;
+    if (sim->desc.model == LATMC_MODEL_POTTS)
+        return cuda_planes_potts_part_kernels(sim);
+    if (sim->desc.model != LATMC_MODEL_ISING || !cuda_ising_packed_allowed())
         return NULL;
     const struct latmc_lattice g = { .ndim = sim->desc.ndim, .lx = sim->desc.extent[0],
                                      .ly = sim->desc.extent[1],
@@ -327,9 +331,6 @@ bool cuda_planes_ising_access(struct cuda_sim *cs, struct cuda_ising_packed_acce
     out->thr_fit = s->thr_fit;
     out->lattice = &s->local;
     out->slab = true;
-    out->origin = s->origin;
-    out->planes = s->planes;
-    out->halo = s->halo;
-    out->L = s->L;
+    out->geom = (struct cuda_planes_slab){ s->origin, s->planes, s->halo, s->L };
     return true;
 }

@@ -1,8 +1,9 @@
 /*
- * A GPU rank stores its slab only (doc/mpi.md, "GPU ranks"; backends/cuda/cuda_planes_ising.c):
- * part 5 of 1024 of an Ising lattice whose packed spins alone (half a byte per site) are
- * 256 GiB, more than any GPU holds, is created, started hot and swept on one GPU: its
- * slab is 1/1024 of the lattice (256 MiB), plus 2 x 2 halo planes. With whole-lattice
+ * A GPU rank stores its slab only (doc/mpi.md, "GPU ranks"; backends/cuda/cuda_planes_ising.c,
+ * cuda_planes_potts.c): part 5 of 1024 of a lattice whose spins alone are 256 GiB (Ising
+ * 2D and 3D, packed, half a byte per site; Potts, a byte per site), more than any GPU
+ * holds, is created, started hot and swept on one GPU: its slab is 1/1024 of the lattice
+ * (256 MiB), plus its halo planes. With whole-lattice
  * storage on every rank (LATMC_CUDA_PART_STORAGE=whole, the former way) the creation fails
  * (LATMC_ENOMEM): this test then fails.
  *
@@ -47,7 +48,8 @@ static int nop_broadcast(void *u, int root, void *buf, size_t n)
 }
 
 /* Part `rank` of n of desc d on the GPU: created, started hot, swept twice. */
-static int run_part(latmc_ctx *ctx, const char *name, latmc_sim_desc d, int rank, int n)
+static int run_part(latmc_ctx *ctx, const char *name, latmc_sim_desc d, int rank, int n,
+                    double site_bytes)
 {
     latmc_transport t;
     memset(&t, 0, sizeof t);
@@ -72,14 +74,15 @@ static int run_part(latmc_ctx *ctx, const char *name, latmc_sim_desc d, int rank
         st = latmc_sim_part_info(sim, &r, &np, &first, &planes);
     latmc_sim_destroy(&sim);
     if (st != LATMC_OK) {
-        printf("FAIL %s: part %d of %d (the whole lattice's packed spins: %.0f GiB): %s: "
-               "%s: %s\n", name, rank, n, sites / 2 / (1 << 30), step, latmc_strerror(st),
+        printf("FAIL %s: part %d of %d (the whole lattice's spins: %.0f GiB): %s: "
+               "%s: %s\n", name, rank, n, sites * site_bytes / (1 << 30), step, latmc_strerror(st),
                latmc_last_error());
         return 1;
     }
-    printf("ok %s: part %d of %d holds planes [%lld, %lld) (%.0f MiB of packed spins; the "
+    printf("ok %s: part %d of %d holds planes [%lld, %lld) (%.0f MiB of spins; the "
            "whole lattice's: %.0f GiB)\n", name, r, np, (long long)first,
-           (long long)(first + planes), sites / n / 2 / (1 << 20), sites / 2 / (1 << 30));
+           (long long)(first + planes), sites / n * site_bytes / (1 << 20),
+           sites * site_bytes / (1 << 30));
     return 0;
 }
 
@@ -97,22 +100,28 @@ int main(void)
         return 77;
     }
     int failed = 0;
-    for (int kind = 0; kind < 2; kind++) {
+    static const char *const name[] = { "Ising 2D", "Ising 3D", "Potts 2D (q = 3)" };
+    for (int kind = 0; kind < 3; kind++) {
         latmc_sim_desc d;
         latmc_sim_desc_init(&d);
-        d.model = LATMC_MODEL_ISING;
+        d.model = kind < 2 ? LATMC_MODEL_ISING : LATMC_MODEL_POTTS;
         d.device = LATMC_DEVICE_CUDA;
         d.seed = 11;
         if (kind == 0) { /* 2D: 2^19 x 2^20 = 2^39 sites */
             d.ndim = 2;
             d.extent[0] = (int64_t)1 << 19;
             d.extent[1] = (int64_t)1 << 20;
-        } else { /* 3D: 2048 x 2048 x 131072 = 2^39 sites */
+        } else if (kind == 1) { /* 3D: 2048 x 2048 x 131072 = 2^39 sites */
             d.ndim = 3;
             d.extent[0] = d.extent[1] = 2048;
             d.extent[2] = (int64_t)1 << 17;
+        } else { /* Potts, a byte per site: 2^19 x 2^19 = 2^38 sites */
+            d.q = 3;
+            d.ndim = 2;
+            d.extent[0] = d.extent[1] = (int64_t)1 << 19;
         }
-        failed |= run_part(ctx, kind == 0 ? "Ising 2D" : "Ising 3D", d, 5, 1024);
+        failed |= run_part(ctx, name[kind], d, 5, 1024,
+                           d.model == LATMC_MODEL_POTTS ? 1.0 : 0.5);
     }
     latmc_ctx_destroy(&ctx);
     return failed;
