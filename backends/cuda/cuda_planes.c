@@ -451,6 +451,13 @@ static int host_path(latmc_sim *sim, const struct cuda_ising_packed_access *pa, 
                                         cudaMemcpyHostToDevice, stream)
                       : cudaMemcpyAsync(host[c], dev[c], n * sizeof(uint32_t),
                                         cudaMemcpyDeviceToHost, stream);
+    /* a slab on a small lattice: the other local planes that are these planes */
+    int64_t lp[4];
+    const int copies = set_buf && pa->slab ? cuda_planes_local_all(&pa->geom, p0, p1, lp) : 1;
+    for (int k = 1; k < copies && err == cudaSuccess; k++)
+        for (int c = 0; c < 2 && err == cudaSuccess; c++)
+            err = cudaMemcpyAsync(pa->colour[c] + (size_t)lp[k] * plane_words(cs), host[c],
+                                  n * sizeof(uint32_t), cudaMemcpyHostToDevice, stream);
     st = cuda_check(err, set_buf ? "copying planes to the device" : "copying planes to the host");
     const int fin = cuda_check(cudaStreamSynchronize(stream), "copying planes");
     if (st == LATMC_OK && fin == LATMC_OK && get_buf)

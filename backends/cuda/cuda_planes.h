@@ -114,25 +114,40 @@ void cuda_heis_part_state(struct cuda_sim *cs, struct cuda_heis_part *out);
 
 /*
  * A GPU rank's slab: own planes [origin, origin + planes) of the last axis's L, `halo`
- * planes below and above them (local plane p is global plane origin - halo + p mod L).
- * The local plane at which planes [p0, p1) start: the own planes, or a halo range (at most
- * `halo` planes) ending at the first own plane or starting after the last (periodic); -1
- * for any other range.
+ * planes below and above them: local plane p is global plane origin - halo + p mod L, of
+ * planes + 2 halo local planes. On a small lattice a global plane may be two local ones
+ * (a lower and an upper halo plane, or a halo plane and an own one): a copy into the slab
+ * writes every one of them (as the whole lattice's one plane would be written), a copy
+ * out or an update takes the own one.
+ *
+ * cuda_planes_local_all: the local planes at which planes [p0, p1) (a range that does
+ * not wrap) lie in the slab, the own one first where there is one, up to 4 into lp[];
+ * their count (0: the slab does not hold the range). cuda_planes_local: the first, or -1.
  */
 struct cuda_planes_slab {
     int64_t origin, planes, halo, L;
 };
+static inline int cuda_planes_local_all(const struct cuda_planes_slab *s, int64_t p0,
+                                        int64_t p1, int64_t lp[4])
+{
+    const int64_t nloc = s->planes + 2 * s->halo, n = p1 - p0;
+    const int64_t d = ((p0 - s->origin + s->halo) % s->L + s->L) % s->L;
+    int k = 0;
+    for (int64_t l = d; l + n <= nloc && k < 4; l += s->L)
+        lp[k++] = l;
+    for (int i = 1; i < k; i++)
+        if (lp[i] >= s->halo && lp[i] + n <= s->halo + s->planes) {
+            const int64_t own = lp[i];
+            lp[i] = lp[0];
+            lp[0] = own;
+        }
+    return k;
+}
 static inline int64_t cuda_planes_local(const struct cuda_planes_slab *s, int64_t p0,
                                         int64_t p1)
 {
-    const int64_t o = s->origin, end = s->origin + s->planes, n = p1 - p0;
-    if (o <= p0 && p1 <= end)
-        return p0 - o + s->halo;
-    if (n <= s->halo && (p1 == o || (o == 0 && p1 == s->L)))
-        return s->halo - n;
-    if (n <= s->halo && p0 == end % s->L)
-        return s->halo + s->planes;
-    return -1;
+    int64_t lp[4];
+    return cuda_planes_local_all(s, p0, p1, lp) > 0 ? lp[0] : -1;
 }
 
 /*
@@ -148,9 +163,8 @@ struct cuda_ising_packed_access {
     const uint32_t *eps[2];
     const struct cuda_ising_packed_thresholds *thr;
     bool thr_fit;
-    /* The lattice the arrays hold: the sim's (slab false), or a slab's local lattice
-     * (cuda_planes_ising.c: own planes [origin, origin + planes) of L, `halo` planes on
-     * each side; local plane p is global plane origin - halo + p mod L). */
+    /* The lattice the arrays hold: the sim's (slab false), or a GPU rank's slab's local
+     * lattice (cuda_planes_ising.c; geom: its planes, halo 2). */
     const struct latmc_lattice *lattice;
     bool slab;
     struct cuda_planes_slab geom;
@@ -159,19 +173,17 @@ cudaError_t cuda_ising_packed_access(struct cuda_sim *cs, bool writing,
                                      struct cuda_ising_packed_access *out);
 
 /*
- * Ising GPU ranks that store their slab only (cuda_planes_ising.c): the kernel table a
- * part of n_parts > 1 runs instead of cuda_ising.c's (NULL where the slab storage does
- * not apply: another model, a lattice the packed kernels do not take, or
- * LATMC_CUDA_PART_STORAGE=whole), chosen at creation (cuda_backend.c); the arrays of such
- * a sim (false for any other sim).
+ * GPU ranks that store their slab only (doc/mpi.md, "GPU ranks"): the kernel table a part
+ * of n_parts > 1 runs instead of its model's, chosen at creation (cuda_backend.c), or NULL
+ * where the slab storage does not apply (a model not converted, a lattice the kernels do
+ * not take, or LATMC_CUDA_PART_STORAGE=whole): Ising (cuda_planes_ising.c), Potts
+ * (cuda_planes_potts.c). The Ising arrays of such a sim (false for any other sim); the
+ * Potts tables and slab (NULL for any other sim).
  */
 struct cuda_model_kernels;
 const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim);
-
-/* Potts GPU ranks that store their slab only (cuda_planes_potts.c): the kernel table
- * (NULL where it does not apply) and the slab of such a sim (NULL for any other sim). */
+bool cuda_planes_ising_access(struct cuda_sim *cs, struct cuda_ising_packed_access *out);
 const struct cuda_model_kernels *cuda_planes_potts_part_kernels(const latmc_sim *sim);
 const struct cuda_planes_slab *cuda_planes_potts_slab(const struct cuda_sim *cs);
-bool cuda_planes_ising_access(struct cuda_sim *cs, struct cuda_ising_packed_access *out);
 
 #endif

@@ -361,6 +361,14 @@ cudaError_t cuda_planes_potts_move(const struct cuda_sim *cs, cudaStream_t strea
         return cudaErrorInvalidValue; /* a range the slab does not hold (a bug) */
     uint8_t *dev = (uint8_t *)cs->spins + at * pb;
     const size_t bytes = (size_t)((p1 - p0) * pb);
-    return set_buf ? cudaMemcpyAsync(dev, set_buf, bytes, cudaMemcpyHostToDevice, stream)
-                   : cudaMemcpyAsync(get_buf, dev, bytes, cudaMemcpyDeviceToHost, stream);
+    if (!set_buf)
+        return cudaMemcpyAsync(get_buf, dev, bytes, cudaMemcpyDeviceToHost, stream);
+    /* a slab: every local plane that is one of these (cuda_planes_local_all) */
+    int64_t lp[4] = { at };
+    const int copies = slab ? cuda_planes_local_all(&slab->geom, p0, p1, lp) : 1;
+    cudaError_t err = cudaSuccess;
+    for (int k = 0; k < copies && err == cudaSuccess; k++)
+        err = cudaMemcpyAsync((uint8_t *)cs->spins + lp[k] * pb, set_buf, bytes,
+                              cudaMemcpyHostToDevice, stream);
+    return err;
 }
