@@ -109,8 +109,10 @@ static int slab_create(const latmc_sim *sim, struct cuda_sim *cs)
     cs->model_state = s; /* freed by slab_destroy, also after a failure below */
     const struct latmc_part *part = sim->part;
     const int nd = sim->desc.ndim;
-    s->origin = part->p0;
-    s->planes = part->p1 - part->p0;
+    /* the part's box (part->p0, p1 are set after the creation) */
+    const struct latmc_box *box = &sim->plan->boxes[part->rank];
+    s->origin = box->origin[nd - 1];
+    s->planes = box->extent[nd - 1];
     s->L = sim->desc.extent[nd - 1];
     s->halo = 2; /* the reach (1) rounded up to the plane multiple (2) */
     s->plane_rows = nd == 3 ? sim->desc.extent[1] : 1;
@@ -118,7 +120,8 @@ static int slab_create(const latmc_sim *sim, struct cuda_sim *cs)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: part %d of %d of an Ising "
                                "sim holds planes [%lld, %lld) of %lld: a GPU rank's slab must "
                                "start and end on even planes", part->rank, part->n_parts,
-                               (long long)part->p0, (long long)part->p1, (long long)s->L);
+                               (long long)s->origin, (long long)(s->origin + s->planes),
+                               (long long)s->L);
     s->local = cs->lattice;
     const int64_t local_planes = s->planes + 2 * s->halo;
     if (nd == 3)
@@ -157,8 +160,8 @@ static int slab_create(const latmc_sim *sim, struct cuda_sim *cs)
     if (st == LATMC_OK)
         cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA backend: Ising part %d of %d stores "
                        "planes [%lld, %lld) and 2 x %lld halo planes (%zu bytes of spins)",
-                       part->rank, part->n_parts, (long long)part->p0, (long long)part->p1,
-                       (long long)s->halo, 2 * bytes);
+                       part->rank, part->n_parts, (long long)s->origin,
+                       (long long)(s->origin + s->planes), (long long)s->halo, 2 * bytes);
     return st;
 }
 

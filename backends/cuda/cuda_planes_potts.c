@@ -88,7 +88,10 @@ static int slab_create(const latmc_sim *sim, struct cuda_sim *cs)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the Potts part's "
                                "state");
     cs->model_state = s;
-    s->geom = (struct cuda_planes_slab){ sim->part->p0, sim->part->p1 - sim->part->p0, 1,
+    /* the part's box (sim->part->p0, p1 are set after the creation) */
+    const int axis = sim->desc.ndim - 1;
+    const struct latmc_box *box = &sim->plan->boxes[sim->part->rank];
+    s->geom = (struct cuda_planes_slab){ box->origin[axis], box->extent[axis], 1,
                                          lattice_planes(cs) };
     s->local = planes_lattice(cs, s->geom.planes + 2 * s->geom.halo);
     /* cs->spins: the local planes (freed with the sim, cuda_backend.c) */
@@ -100,8 +103,8 @@ static int slab_create(const latmc_sim *sim, struct cuda_sim *cs)
     if (st == LATMC_OK)
         cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA backend: Potts part %d of %d stores "
                        "planes [%lld, %lld) and 2 halo planes (%zu bytes of spins)",
-                       sim->part->rank, sim->part->n_parts, (long long)sim->part->p0,
-                       (long long)sim->part->p1, slab_bytes(cs, s));
+                       sim->part->rank, sim->part->n_parts, (long long)s->geom.origin,
+                       (long long)(s->geom.origin + s->geom.planes), slab_bytes(cs, s));
     return st;
 }
 
