@@ -675,7 +675,7 @@ static int step_arrays(latmc_sim *sim, struct step_arrays *a, int64_t *border)
     memset(a, 0, sizeof *a);
     if (is_heis(sim)) {
         int st = part_ready(sim, "step");
-        *border = st == LATMC_OK ? cuda_planes_heis_border(cs) : 2;
+        *border = st == LATMC_OK ? cuda_planes_heis_border(sim, cs) : 2;
         return st;
     }
     if (is_phi4(sim)) {
@@ -776,7 +776,7 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
     if (err == cudaSuccess && launch)
         err = cudaEventRecord(pl->interior_done, cs->stream);
     if (err == cudaSuccess && heis && launch)
-        cuda_planes_heis_flip(cs); /* the pass's buffer holds the configuration now */
+        cuda_planes_heis_flip(sim, cs); /* the pass's buffer holds the configuration now */
     if ((st = cuda_check(err, "launching a step on the part's planes")) < 0) {
         drain(cs);
         return st;

@@ -67,12 +67,12 @@ cudaError_t cuda_planes_potts_move(const struct cuda_sim *cs, cudaStream_t strea
 cudaError_t cuda_planes_heis_pass(const latmc_sim *sim, struct cuda_sim *cs,
                                   cudaStream_t stream, int64_t q0, int64_t q1, uint64_t sweep,
                                   int step);
-void cuda_planes_heis_flip(struct cuda_sim *cs);
+void cuda_planes_heis_flip(const latmc_sim *sim, struct cuda_sim *cs);
 uint64_t cuda_planes_heis_attempted(const latmc_sim *sim, int64_t sites);
 int cuda_planes_heis_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64_t p1,
                           void *get_buf, const void *set_buf);
 int cuda_planes_heis_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums);
-int64_t cuda_planes_heis_border(struct cuda_sim *cs);
+int64_t cuda_planes_heis_border(const latmc_sim *sim, struct cuda_sim *cs);
 
 /* phi^4 (cuda_planes_phi4.c): the sim's plan and keys (LATMC_EUNSUPPORTED, saying why,
  * for the chunk schedule); the window (scratch) of a range of `planes` planes near an end
@@ -177,7 +177,7 @@ cudaError_t cuda_ising_packed_access(struct cuda_sim *cs, bool writing,
  * of n_parts > 1 runs instead of its model's, chosen at creation (cuda_backend.c), or NULL
  * where the slab storage does not apply (a model not converted, a lattice the kernels do
  * not take, or LATMC_CUDA_PART_STORAGE=whole): Ising (cuda_planes_ising.c), Potts
- * (cuda_planes_potts.c). The Ising arrays of such a sim (false for any other sim); the
+ * (cuda_planes_potts.c), Heisenberg (cuda_planes_heis.c), phi^4 (cuda_planes_phi4.c). The Ising arrays of such a sim (false for any other sim); the
  * Potts tables and slab (NULL for any other sim).
  */
 struct cuda_model_kernels;
@@ -185,5 +185,7 @@ const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim);
 bool cuda_planes_ising_access(struct cuda_sim *cs, struct cuda_ising_packed_access *out);
 const struct cuda_model_kernels *cuda_planes_potts_part_kernels(const latmc_sim *sim);
 const struct cuda_planes_slab *cuda_planes_potts_slab(const struct cuda_sim *cs);
+const struct cuda_model_kernels *cuda_planes_heis_part_kernels(const latmc_sim *sim);
+const struct cuda_model_kernels *cuda_planes_phi4_part_kernels(const latmc_sim *sim);
 
 #endif

@@ -308,6 +308,10 @@ const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim)
         return NULL;
     if (sim->desc.model == LATMC_MODEL_POTTS)
         return cuda_planes_potts_part_kernels(sim);
+    if (sim->desc.model == LATMC_MODEL_HEISENBERG)
+        return cuda_planes_heis_part_kernels(sim);
+    if (sim->desc.model == LATMC_MODEL_PHI4)
+        return cuda_planes_phi4_part_kernels(sim);
     if (sim->desc.model != LATMC_MODEL_ISING || !cuda_ising_packed_allowed())
         return NULL;
     const struct latmc_lattice g = { .ndim = sim->desc.ndim, .lx = sim->desc.extent[0],
