@@ -68,6 +68,10 @@ static int run_part(latmc_ctx *ctx, const char *name, latmc_sim_desc d, int rank
     latmc_sim *sim = NULL;
     int st = latmc_sim_create_part(ctx, &d, rank, n, &t, &sim);
     const char *step = "create";
+    /* phi^4: a normalisable weight (mu2 > 0) before sweeping */
+    if (st == LATMC_OK && d.model == LATMC_MODEL_PHI4 &&
+        (st = latmc_sim_set_param(sim, LATMC_PARAM_MU2, 1.0)) != LATMC_OK)
+        step = "set_param";
     if (st == LATMC_OK && (st = latmc_sim_init_spins(sim, LATMC_INIT_HOT)) != LATMC_OK)
         step = "hot start";
     if (st == LATMC_OK && (st = latmc_sim_sweep(sim, 2)) != LATMC_OK)
