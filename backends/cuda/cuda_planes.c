@@ -8,11 +8,14 @@
  * ranges are and how they reach across the lattice's wrap.
  *
  * Ising:
- * The sim stores the whole lattice (as a CPU part does); a step updates the rows of its
- * box only, with the one-device packed kernels restricted to those rows (row offset 0:
- * the lattice is the global one, so every random number is named by the global site, as
- * on one device and on the CPU). The periodic wrap of the box's first and last planes
- * reads the planes next to it, which are the halos set_planes wrote.
+ * The sim stores its slab with 2 halo planes on each side (cuda_planes_ising.c: a local
+ * lattice; packed_part gives its arrays and geometry, local_plane maps a global plane
+ * range into it), or, under LATMC_CUDA_PART_STORAGE=whole, the whole lattice. A step
+ * updates the rows of its box only, with the packed kernels restricted to those rows and
+ * the global row of local row 0 as their row offset (0 for the whole lattice), so every
+ * random number is named by the global site, as on one device and on the CPU. The
+ * periodic wrap of the box's first and last planes reads the planes next to it, which are
+ * the halos set_planes wrote.
  *
  * Planes travel in get_spins' byte layout restricted to them (lib/backend.h). A few planes
  * (halos: up to HOST_SITES sites) go as their packed words, two copies, converted to and

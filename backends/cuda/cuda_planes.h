@@ -1,7 +1,9 @@
 /*
  * Internal to the CUDA module: a one-device sim as one part of a lattice shared by
- * processes (lib/part.h, doc/mpi.md "GPU ranks"). The sim stores the whole lattice on its
- * device, like a CPU part; run_step updates only the part's box (its slab of planes), and
+ * processes (lib/part.h, doc/mpi.md "GPU ranks"). The sim stores only its slab and halo
+ * planes on its device, like a CPU part (cuda_planes_part_kernels, below: every model; the
+ * whole lattice under LATMC_CUDA_PART_STORAGE=whole, the former storage, which the code
+ * below still serves); run_step updates only the part's box (its slab of planes), and
  * the per-plane ops (lib/backend.h) move planes between the device and the host in the
  * CPU's get_planes layout, so CPU and GPU parts give one chain.
  *
