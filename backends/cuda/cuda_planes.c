@@ -586,6 +586,19 @@ static int move_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
     return st < 0 ? st : fin;
 }
 
+int cuda_planes_get_couplings(latmc_sim *sim, int64_t p0, int64_t p1, float *buf)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    int st = cs->slabs ? LATMC_EUNSUPPORTED
+                       : cuda_planes_ising_coupling_planes(sim, cs, p0, p1, buf);
+    if (st == LATMC_EUNSUPPORTED && !cs->slabs)
+        st = cuda_planes_heis_coupling_planes(sim, cs, p0, p1, buf);
+    if (st == LATMC_EUNSUPPORTED)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the sim holds the whole "
+                               "lattice's couplings (no per-plane copy)");
+    return st;
+}
+
 int cuda_planes_get(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
 {
     return move_planes(sim, p0, p1, buf, NULL);

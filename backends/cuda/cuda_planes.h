@@ -190,4 +190,15 @@ const struct cuda_planes_slab *cuda_planes_potts_slab(const struct cuda_sim *cs)
 const struct cuda_model_kernels *cuda_planes_heis_part_kernels(const latmc_sim *sim);
 const struct cuda_model_kernels *cuda_planes_phi4_part_kernels(const latmc_sim *sim);
 
+/* ops.get_coupling_planes (cuda_planes.c): a part's couplings of its planes [p0, p1) in
+ * get_couplings' layout restricted to them, from a slab of +-J Ising or Heisenberg, which
+ * holds its planes' couplings only; LATMC_EUNSUPPORTED (the core then reads them whole) for
+ * any other sim. The models' forms return LATMC_EUNSUPPORTED without a message for a sim
+ * not theirs. */
+int cuda_planes_get_couplings(latmc_sim *sim, int64_t p0, int64_t p1, float *buf);
+int cuda_planes_ising_coupling_planes(const latmc_sim *sim, struct cuda_sim *cs, int64_t p0,
+                                      int64_t p1, float *buf);
+int cuda_planes_heis_coupling_planes(const latmc_sim *sim, struct cuda_sim *cs, int64_t p0,
+                                     int64_t p1, float *buf);
+
 #endif

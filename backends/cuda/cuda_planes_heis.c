@@ -60,8 +60,9 @@ static int64_t lattice_planes(const struct cuda_sim *cs)
  * lattice's coordinates) narrowed to a range of own planes; the reduction reads the
  * plane after a range where it lies (an own plane or the upper halo), so no window is
  * needed; the exchange's planes (the pass's two halo planes, above) land in the halos.
- * The couplings of the whole lattice stay on the host (get_couplings), as on several
- * devices; the hot start draws the local planes' spins only. The rest of the comment
+ * The host keeps the local planes' couplings only (drawn where they lie in the global
+ * draws; a part's couplings are gathered plane by plane: ops.get_coupling_planes); the
+ * hot start draws the local planes' spins only. The rest of the comment
  * above is the former storage (LATMC_CUDA_PART_STORAGE=whole).
  */
 struct heis_slab {
@@ -73,7 +74,8 @@ struct heis_slab {
     double *partials;               /* the reduction's chunks of the own planes */
     long long rows_per_chunk;
     struct cuda_heis_geom g[2];     /* [heat bath?] the pass over the own planes */
-    float *J_host;                  /* the whole lattice's couplings (API layout) */
+    float *J_local;                 /* the local planes' couplings (API layout: ndim
+                                       floats per local site), on the host */
 };
 
 static const struct cuda_model_kernels slab_heis_kernels;
@@ -124,40 +126,88 @@ static void slab_destroy(struct cuda_sim *cs)
     cudaFree(s->buf[1]);
     cudaFree(s->J);
     cudaFree(s->partials);
-    free(s->J_host);
+    free(s->J_local);
     free(s);
     cs->model_state = NULL;
 }
 
-/* `blocks` blocks of the whole lattice's AoS host data (m floats per site) into the SoA
- * array `soa` of the local lattice, halos included, through the spare spin buffer;
- * waited for. */
-static cudaError_t upload_local(const latmc_sim *sim, struct cuda_sim *cs, float *soa,
-                                const float *whole, int m, int blocks)
+/* The global plane of local plane p. */
+static int64_t global_plane(const struct heis_slab *s, int64_t p)
+{
+    return ((s->geom.origin - HALO + p) % s->geom.L + s->geom.L) % s->geom.L;
+}
+
+/* `blocks` blocks of the whole lattice's AoS host data (m floats per site) restricted to
+ * the local planes, halos included, into `local` (the same layout over the local
+ * lattice). */
+static void gather_local(const latmc_sim *sim, const struct heis_slab *s, float *local,
+                         const float *whole, int m, int blocks)
+{
+    const int64_t ps = plane_sites(cuda_sim_of(sim)), N = sim->nsites;
+    const size_t plane = (size_t)ps * (size_t)m;
+    for (int b = 0; b < blocks; b++)
+        for (int64_t p = 0; p < s->geom.planes + 2 * HALO; p++)
+            memcpy(local + ((size_t)b * (size_t)s->n_local + (size_t)(p * ps)) * (size_t)m,
+                   whole + ((size_t)b * (size_t)N + (size_t)(global_plane(s, p) * ps)) *
+                               (size_t)m,
+                   plane * sizeof(float));
+}
+
+/* The local lattice's AoS host data `local` (m floats per site, `blocks` blocks) into
+ * the SoA array `soa`, through the spare spin buffer; waited for. */
+static cudaError_t upload_aos(struct cuda_sim *cs, float *soa, const float *local, int m,
+                              int blocks)
 {
     const struct heis_slab *s = slab_of(cs);
-    const int64_t ps = plane_sites(cs), N = sim->nsites;
-    const size_t plane = (size_t)ps * (size_t)m;
     const size_t floats = (size_t)s->n_local * (size_t)m * (size_t)blocks;
-    float *local = malloc(floats * sizeof *local);
-    if (!local)
-        return cudaErrorMemoryAllocation;
-    const int64_t nloc = s->geom.planes + 2 * HALO;
-    for (int b = 0; b < blocks; b++)
-        for (int64_t p = 0; p < nloc; p++) {
-            const int64_t g = ((s->geom.origin - HALO + p) % s->geom.L + s->geom.L) % s->geom.L;
-            memcpy(local + ((size_t)b * (size_t)s->n_local + (size_t)(p * ps)) * (size_t)m,
-                   whole + ((size_t)b * (size_t)N + (size_t)(g * ps)) * (size_t)m,
-                   plane * sizeof(float));
-        }
     float *staging = s->buf[1 - s->cur];
     cudaError_t err = cudaMemcpyAsync(staging, local, floats * sizeof *local,
                                       cudaMemcpyHostToDevice, cs->stream);
     if (err == cudaSuccess)
         err = cuda_heis_aos_to_soa(cs->stream, soa, staging, s->n_local, m, blocks);
-    const cudaError_t fin = cudaStreamSynchronize(cs->stream); /* before the free */
-    free(local);
+    const cudaError_t fin = cudaStreamSynchronize(cs->stream); /* before `local` goes */
     return err != cudaSuccess ? err : fin;
+}
+
+/* The whole lattice's AoS host data into the SoA array `soa` of the local lattice
+ * (gather_local, upload_aos). */
+static cudaError_t upload_local(const latmc_sim *sim, struct cuda_sim *cs, float *soa,
+                                const float *whole, int m, int blocks)
+{
+    const struct heis_slab *s = slab_of(cs);
+    const size_t floats = (size_t)s->n_local * (size_t)m * (size_t)blocks;
+    float *local = malloc(floats * sizeof *local);
+    if (!local)
+        return cudaErrorMemoryAllocation;
+    gather_local(sim, s, local, whole, m, blocks);
+    const cudaError_t err = upload_aos(cs, soa, local, m, blocks);
+    free(local);
+    return err;
+}
+
+/* latmc_heisenberg_couplings_block's values for couplings [e0, e1) of the lattice, into
+ * out[e - e0] (the one-device draws; as the CPU slabs draw them). */
+static void couplings_range(float *out, int64_t e0, int64_t e1, int kind, uint64_t seed)
+{
+    for (int64_t b = e0 / 4; 4 * b < e1; b++) {
+        latmc_philox_ctr r0 = { { 0, 0, 0, 0 } }, r1 = { { 0, 0, 0, 0 } };
+        if (kind != LATMC_COUPLINGS_UNIFORM)
+            r0 = latmc_coupling_draws(seed, b, 0);
+        if (kind == LATMC_COUPLINGS_GAUSSIAN)
+            r1 = latmc_coupling_draws(seed, b, 1);
+        for (int lane = 0; lane < 4; lane++) {
+            const int64_t e = 4 * b + lane;
+            if (e < e0 || e >= e1)
+                continue;
+            float j = 1.0f;
+            if (kind == LATMC_COUPLINGS_GAUSSIAN)
+                j = latmc_heisenberg_gaussian_coupling(latmc_heisenberg_uniform(r0.v[lane]),
+                                                       latmc_heisenberg_uniform(r1.v[lane]));
+            else if (kind == LATMC_COUPLINGS_BIMODAL)
+                j = latmc_heisenberg_bimodal_coupling(r0.v[lane]);
+            out[e - e0] = j;
+        }
+    }
 }
 
 static int slab_create(const latmc_sim *sim, struct cuda_sim *cs)
@@ -199,14 +249,19 @@ static int slab_create(const latmc_sim *sim, struct cuda_sim *cs)
         st = cuda_check(cudaMalloc((void **)&s->partials, (size_t)nchunks * NSUMS *
                                    sizeof(double)), "cannot allocate device memory for the "
                         "reduction's partial sums");
-    const int64_t nc = sim->nsites * (int64_t)d->ndim;
-    if (st == LATMC_OK && !(s->J_host = malloc((size_t)nc * sizeof(float))))
+    /* the local planes' couplings only, drawn where they lie in the global draws */
+    const int64_t per_plane = ps * d->ndim;
+    const size_t nc = (size_t)(nloc * per_plane);
+    if (st == LATMC_OK && !(s->J_local = malloc(nc * sizeof(float))))
         st = cuda_core->fail(LATMC_ENOMEM, "CUDA Heisenberg: cannot allocate %zu bytes of host "
-                             "memory for the couplings", (size_t)nc * sizeof(float));
+                             "memory for the couplings of the part's slab", nc * sizeof(float));
     if (st == LATMC_OK) {
-        for (int64_t b = 0; b < (nc + 3) / 4; b++)
-            latmc_heisenberg_couplings_block(s->J_host, nc, d->couplings, d->coupling_seed, b);
-        st = cuda_check(upload_local(sim, cs, s->J, s->J_host, d->ndim, 1),
+        for (int64_t p = 0; p < nloc; p++) {
+            const int64_t g = global_plane(s, p);
+            couplings_range(s->J_local + p * per_plane, g * per_plane, (g + 1) * per_plane,
+                            d->couplings, d->coupling_seed);
+        }
+        st = cuda_check(upload_aos(cs, s->J, s->J_local, d->ndim, 1),
                         "copying the couplings to the device");
     }
     if (st == LATMC_OK)
@@ -229,29 +284,45 @@ static cudaError_t slab_cold_start(const latmc_sim *sim, struct cuda_sim *cs)
     return cuda_heis_cold_start(cs->stream, s->buf[s->cur], s->n_local, sim->desc.replicas);
 }
 
-/* The one-device hot start's draws (the CPU's function) of the local planes only, into a
- * host buffer of the whole lattice's layout whose other pages are never touched. */
+/* latmc_heisenberg_hot_block's spins for sites [i0, i1) of one replica, out[3 (i - i0)]
+ * (as the CPU slabs draw them). */
+static void hot_range(float *out, int64_t i0, int64_t i1, uint64_t seed, int replica)
+{
+    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_INIT, (uint32_t)replica);
+    for (int64_t b = i0 / 4; 4 * b < i1; b++) {
+        const latmc_philox_ctr rz = latmc_rng_block(seed, (uint64_t)b, 0, stream, 0, 0);
+        const latmc_philox_ctr rphi = latmc_rng_block(seed, (uint64_t)b, 0, stream, 0, 1);
+        for (int lane = 0; lane < 4; lane++) {
+            const int64_t i = 4 * b + lane;
+            if (i >= i0 && i < i1)
+                latmc_heisenberg_uniform_spin(latmc_heisenberg_uniform(rz.v[lane]),
+                                              latmc_heisenberg_uniform(rphi.v[lane]),
+                                              out + LATMC_HEISENBERG_COMPONENTS * (i - i0));
+        }
+    }
+}
+
+/* The one-device hot start's draws of the local planes only, where they lie in the
+ * global draws (sites named by their global index). */
 static cudaError_t slab_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
 {
     const struct heis_slab *s = slab_of(cs);
-    const int64_t n = sim->nsites, ps = plane_sites(cs);
-    float *host = malloc((size_t)n * LATMC_HEISENBERG_COMPONENTS * (size_t)sim->desc.replicas *
-                         sizeof *host);
-    if (!host)
+    const int64_t ps = plane_sites(cs), nloc = s->geom.planes + 2 * HALO;
+    const int nrep = sim->desc.replicas;
+    const size_t per_rep = (size_t)s->n_local * LATMC_HEISENBERG_COMPONENTS;
+    float *local = malloc(per_rep * (size_t)nrep * sizeof *local);
+    if (!local)
         return cudaErrorMemoryAllocation;
-    const int64_t nloc = s->geom.planes + 2 * HALO;
-    for (int r = 0; r < sim->desc.replicas; r++) {
-        const uint32_t stream = latmc_rng_stream(LATMC_STREAM_INIT, (uint32_t)r);
-        float *spins = host + (size_t)LATMC_HEISENBERG_COMPONENTS * (size_t)n * (size_t)r;
+    for (int r = 0; r < nrep; r++)
         for (int64_t p = 0; p < nloc; p++) {
-            const int64_t g = ((s->geom.origin - HALO + p) % s->geom.L + s->geom.L) % s->geom.L;
-            for (int64_t b = g * ps / 4; b < ((g + 1) * ps + 3) / 4; b++)
-                latmc_heisenberg_hot_block(spins, n, sim->desc.seed, stream, b);
+            const int64_t g = global_plane(s, p);
+            hot_range(local + per_rep * (size_t)r +
+                          (size_t)(p * ps) * LATMC_HEISENBERG_COMPONENTS,
+                      g * ps, (g + 1) * ps, sim->desc.seed, r);
         }
-    }
-    const cudaError_t err = upload_local(sim, cs, s->buf[s->cur], host,
-                                         LATMC_HEISENBERG_COMPONENTS, sim->desc.replicas);
-    free(host);
+    const cudaError_t err = upload_aos(cs, s->buf[s->cur], local, LATMC_HEISENBERG_COMPONENTS,
+                                       nrep);
+    free(local);
     return err;
 }
 
@@ -291,18 +362,37 @@ static cudaError_t slab_get_spins(const latmc_sim *sim, struct cuda_sim *cs, voi
     return err != cudaSuccess ? err : fin;
 }
 
+/* The slab holds its planes' couplings only: a part's are gathered plane by plane
+ * (cuda_planes_heis_coupling_planes, ops.get_coupling_planes), never whole. */
 static cudaError_t slab_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *buf)
 {
-    memcpy(buf, slab_of(cs)->J_host, (size_t)sim->nsites * (size_t)sim->desc.ndim * sizeof(float));
-    return cudaSuccess;
+    (void)sim, (void)cs, (void)buf;
+    return cudaErrorNotSupported;
 }
 
+/* The whole lattice's couplings: the local planes' taken. */
 static cudaError_t slab_set_couplings(const latmc_sim *sim, struct cuda_sim *cs,
                                       const float *buf)
 {
     struct heis_slab *s = slab_of(cs);
-    memcpy(s->J_host, buf, (size_t)sim->nsites * (size_t)sim->desc.ndim * sizeof(float));
-    return upload_local(sim, cs, s->J, s->J_host, sim->desc.ndim, 1);
+    gather_local(sim, s, s->J_local, buf, sim->desc.ndim, 1);
+    return upload_aos(cs, s->J, s->J_local, sim->desc.ndim, 1);
+}
+
+int cuda_planes_heis_coupling_planes(const latmc_sim *sim, struct cuda_sim *cs, int64_t p0,
+                                     int64_t p1, float *buf)
+{
+    if (cs->kernels != &slab_heis_kernels)
+        return LATMC_EUNSUPPORTED;
+    const struct heis_slab *s = slab_of(cs);
+    const int64_t l0 = cuda_planes_local(&s->geom, p0, p1);
+    if (l0 < 0)
+        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: the couplings of planes [%lld, "
+                               "%lld) are not in the part's slab", (long long)p0,
+                               (long long)p1);
+    const int64_t per_plane = plane_sites(cs) * sim->desc.ndim;
+    memcpy(buf, s->J_local + l0 * per_plane, (size_t)((p1 - p0) * per_plane) * sizeof(float));
+    return LATMC_OK;
 }
 
 /* Never called for a part of several (its steps and sums: cuda_planes.c). */

@@ -41,12 +41,15 @@ struct slab_ising {
     int64_t L, plane_rows;          /* planes of the last axis; packed rows per plane */
     uint32_t *colour[2];            /* the packed configuration of the local planes */
     uint32_t *eps_packed[2];        /* +-J: packed couplings of the local planes */
-    int8_t *eps_host;               /* +-J: the whole lattice's couplings (NULL: uniform) */
+    int8_t *eps_local;              /* +-J: the local planes' couplings, eps[ndim i + mu]
+                                       of local site i (NULL: uniform) */
     int8_t *stage;                  /* bytes of stage_rows rows: starts and set/get_spins */
     int64_t stage_rows;
     struct cuda_ising_packed_thresholds thr;
     bool thr_fit;
 };
+
+static const struct cuda_model_kernels slab_ising_kernels;
 
 static struct slab_ising *slab_of(const struct cuda_sim *cs)
 {
@@ -88,16 +91,39 @@ static void slab_destroy(struct cuda_sim *cs)
         cudaFree(s->eps_packed[c]);
     }
     cudaFree(s->stage);
-    free(s->eps_host);
+    free(s->eps_local);
     free(s);
     cs->model_state = NULL;
 }
 
+/* The local planes' couplings are a lattice of their own planes (local plane lp is its
+ * plane lp): the packing's wrap below local plane 0 only touches the outermost halo
+ * plane's own coupling words, which nothing reads (it is never updated or measured). */
 static cudaError_t pack_couplings(struct cuda_sim *cs, struct slab_ising *s)
 {
-    return cuda_ising_pack_couplings_host(cs->stream, &s->local, s->eps_host, s->L,
-                                          s->origin - s->halo, s->eps_packed[0],
+    return cuda_ising_pack_couplings_host(cs->stream, &s->local, s->eps_local,
+                                          s->planes + 2 * s->halo, 0, s->eps_packed[0],
                                           s->eps_packed[1]);
+}
+
+/* The global plane of local plane p. */
+static int64_t global_plane(const struct slab_ising *s, int64_t p)
+{
+    return ((s->origin - s->halo + p) % s->L + s->L) % s->L;
+}
+
+/* latmc_ising_bimodal_block's couplings [e0, e1) of the lattice into out[e - e0] (the
+ * one-device draws, coupling_draws.h; as the CPU slabs draw them). */
+static void bimodal_range(int8_t *out, int64_t e0, int64_t e1, uint64_t seed)
+{
+    for (int64_t b = e0 / 4; 4 * b < e1; b++) {
+        const latmc_philox_ctr r = latmc_coupling_draws(seed, b, 0);
+        for (int lane = 0; lane < 4; lane++) {
+            const int64_t e = 4 * b + lane;
+            if (e >= e0 && e < e1)
+                out[e - e0] = (int8_t)latmc_bimodal_sign(r.v[lane]);
+        }
+    }
 }
 
 static int slab_create(const latmc_sim *sim, struct cuda_sim *cs)
@@ -149,12 +175,17 @@ static int slab_create(const latmc_sim *sim, struct cuda_sim *cs)
         st = cuda_check(cudaMalloc((void **)&s->stage, (size_t)(s->stage_rows * s->local.lx)),
                         "cannot allocate device memory for the Ising staging piece");
     if (st == LATMC_OK && pmj) {
-        const size_t n = (size_t)sim->nsites * (size_t)nd;
-        if (!(s->eps_host = malloc(n)))
+        /* the local planes' couplings only, drawn where they lie in the global draws */
+        const int64_t per_plane = s->plane_rows * s->local.lx * nd;
+        const size_t n = (size_t)(local_planes * per_plane);
+        if (!(s->eps_local = malloc(n)))
             return cuda_core->fail(LATMC_ENOMEM, "CUDA Ising: cannot allocate %zu bytes of "
-                                   "host memory for the couplings", n);
-        for (int64_t b = 0; b < (int64_t)((n + 3) / 4); b++)
-            latmc_ising_bimodal_block(s->eps_host, (int64_t)n, sim->desc.coupling_seed, b);
+                                   "host memory for the couplings of the part's slab", n);
+        for (int64_t p = 0; p < local_planes; p++) {
+            const int64_t g = global_plane(s, p);
+            bimodal_range(s->eps_local + p * per_plane, g * per_plane, (g + 1) * per_plane,
+                          sim->desc.coupling_seed);
+        }
         st = cuda_check(pack_couplings(cs, s), "packing the couplings");
     }
     if (st == LATMC_OK)
@@ -257,24 +288,45 @@ static void slab_params_changed(const latmc_sim *sim, struct cuda_sim *cs)
                                                  sim->desc.ndim, &s->thr);
 }
 
+/* The slab holds its planes' couplings only: a part's are gathered plane by plane
+ * (cuda_planes_ising_coupling_planes, ops.get_coupling_planes), never whole. */
 static cudaError_t slab_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *buf)
 {
-    const struct slab_ising *s = slab_of(cs);
-    const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
-    for (size_t i = 0; i < n; i++)
-        buf[i] = (float)s->eps_host[i];
-    return cudaSuccess;
+    (void)sim, (void)cs, (void)buf;
+    return cudaErrorNotSupported;
 }
 
-/* Values checked by the core: exactly +1.0f or -1.0f. */
+/* The whole lattice's couplings (values checked by the core: exactly +1.0f or -1.0f):
+ * the local planes' taken, packed. */
 static cudaError_t slab_set_couplings(const latmc_sim *sim, struct cuda_sim *cs,
                                       const float *buf)
 {
     struct slab_ising *s = slab_of(cs);
-    const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
-    for (size_t i = 0; i < n; i++)
-        s->eps_host[i] = buf[i] > 0.0f ? (int8_t)1 : (int8_t)-1;
+    const int64_t per_plane = s->plane_rows * s->local.lx * sim->desc.ndim;
+    for (int64_t p = 0; p < s->planes + 2 * s->halo; p++) {
+        const float *from = buf + global_plane(s, p) * per_plane;
+        for (int64_t k = 0; k < per_plane; k++)
+            s->eps_local[p * per_plane + k] = from[k] > 0.0f ? (int8_t)1 : (int8_t)-1;
+    }
     return pack_couplings(cs, s);
+}
+
+int cuda_planes_ising_coupling_planes(const latmc_sim *sim, struct cuda_sim *cs, int64_t p0,
+                                      int64_t p1, float *buf)
+{
+    if (cs->kernels != &slab_ising_kernels || !slab_of(cs)->eps_local)
+        return LATMC_EUNSUPPORTED;
+    const struct slab_ising *s = slab_of(cs);
+    const struct cuda_planes_slab g = { s->origin, s->planes, s->halo, s->L };
+    const int64_t l0 = cuda_planes_local(&g, p0, p1);
+    if (l0 < 0)
+        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: the couplings of planes [%lld, "
+                               "%lld) are not in the part's slab", (long long)p0,
+                               (long long)p1);
+    const int64_t per_plane = s->plane_rows * s->local.lx * sim->desc.ndim;
+    for (int64_t k = 0; k < (p1 - p0) * per_plane; k++)
+        buf[k] = (float)s->eps_local[l0 * per_plane + k];
+    return LATMC_OK;
 }
 
 static bool slab_owns_spins(const latmc_sim *sim)
