@@ -1,11 +1,13 @@
 /*
  * A GPU rank stores its slab only (doc/mpi.md, "GPU ranks"; backends/cuda/cuda_planes_ising.c,
- * cuda_planes_potts.c, cuda_planes_phi4.c): part 5 of 1024 of a lattice whose spins alone
- * are 256 GiB (Ising 2D and 3D, packed, half a byte per site; Potts, a byte per site;
- * phi^4, a float per site), more than any GPU holds, is created, started hot and swept on one GPU: its slab is 1/1024 of the lattice
- * (256 MiB), plus its halo planes. With whole-lattice
- * storage on every rank (LATMC_CUDA_PART_STORAGE=whole, the former way) the creation fails
- * (LATMC_ENOMEM): this test then fails.
+ * cuda_planes_potts.c, cuda_planes_phi4.c, cuda_planes_heis.c): part 5 of 1024 of a
+ * lattice whose spins alone are 96 to 256 GiB (Ising 2D and 3D, packed, half a byte per
+ * site, uniform and +-J; Potts, a byte per site; phi^4, a float per site; the Heisenberg
+ * spin glass, two buffers of two replicas' spins and the couplings), more than any GPU
+ * holds, is created, started hot and swept on one GPU: its slab is 1/1024 of the lattice
+ * plus its halo planes, and the +-J and Heisenberg couplings on the host are its planes'
+ * only. With whole-lattice storage on every rank (LATMC_CUDA_PART_STORAGE=whole, the
+ * former way) the creation fails (LATMC_ENOMEM): this test then fails.
  *
  * No MPI: the part runs alone with a transport that stands in for its 1023 partners
  * (every gather slot gets this part's bytes, its halos come back from itself), as
@@ -112,11 +114,16 @@ int main(void)
      * parts, doc/mpi.md): select it as a user would */
     setenv("LATMC_CUDA_PHI4_CHUNK", "none", 1);
     static const char *const name[] = { "Ising 2D", "Ising 3D", "Potts 2D (q = 3)",
-                                         "phi^4 2D (float)" };
-    for (int kind = 0; kind < 4; kind++) {
+                                         "phi^4 2D (float)", "Ising 2D +-J",
+                                         "Heisenberg 3D (2 replicas, Gaussian)" };
+    static const int model[] = { LATMC_MODEL_ISING, LATMC_MODEL_ISING, LATMC_MODEL_POTTS,
+                                 LATMC_MODEL_PHI4, LATMC_MODEL_ISING, LATMC_MODEL_HEISENBERG };
+    /* bytes per site of the spins (Heisenberg: one of its two buffers) */
+    static const double site_bytes[] = { 0.5, 0.5, 1.0, 4.0, 0.5, 24.0 };
+    for (int kind = 0; kind < 6; kind++) {
         latmc_sim_desc d;
         latmc_sim_desc_init(&d);
-        d.model = kind < 2 ? LATMC_MODEL_ISING : kind == 2 ? LATMC_MODEL_POTTS : LATMC_MODEL_PHI4;
+        d.model = model[kind];
         d.device = LATMC_DEVICE_CUDA;
         d.seed = 11;
         if (kind == 0) { /* 2D: 2^19 x 2^20 = 2^39 sites */
@@ -131,12 +138,24 @@ int main(void)
             d.q = 3;
             d.ndim = 2;
             d.extent[0] = d.extent[1] = (int64_t)1 << 19;
-        } else { /* phi^4, a float per site: 2^18 x 2^18 = 2^36 sites */
+        } else if (kind == 3) { /* phi^4, a float per site: 2^18 x 2^18 = 2^36 sites */
             d.ndim = 2;
             d.precision = LATMC_PRECISION_FLOAT;
             d.extent[0] = d.extent[1] = (int64_t)1 << 18;
+        } else if (kind == 4) { /* +-J: 2^17 x 2^21 = 2^38 sites, as many packed couplings
+                                 * (and 512 GiB of byte couplings on the host, whole) */
+            d.ndim = 2;
+            d.couplings = LATMC_COUPLINGS_BIMODAL;
+            d.extent[0] = (int64_t)1 << 17;
+            d.extent[1] = (int64_t)1 << 21;
+        } else { /* 1024 x 1024 x 4096 = 2^32 sites: two buffers of 96 GiB, and the
+                  * couplings (48 GiB; on the host too, whole) */
+            d.ndim = 3;
+            d.replicas = 2;
+            d.couplings = LATMC_COUPLINGS_GAUSSIAN;
+            d.extent[0] = d.extent[1] = 1024;
+            d.extent[2] = 4096;
         }
-        const double site_bytes[] = { 0.5, 0.5, 1.0, 4.0 };
         failed |= run_part(ctx, name[kind], d, 5, 1024, site_bytes[kind]);
     }
     latmc_ctx_destroy(&ctx);
