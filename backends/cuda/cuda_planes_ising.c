@@ -15,8 +15,8 @@
  * cuda_ising.c's): create allocates the local arrays only (the generic code's tables,
  * sums and counter are a few bytes); the steps, reductions and plane copies of a part run
  * in cuda_planes.c on the arrays that cuda_planes_ising_access gives. +-J: the couplings
- * are drawn on the host for the whole lattice (host memory, nsites x ndim bytes, as the
- * one-device sim) and packed for the local planes only.
+ * of the local planes only are drawn on the host (where they lie in the global draws) and
+ * packed; a part's couplings are gathered plane by plane (ops.get_coupling_planes).
  *
  * LATMC_CUDA_PART_STORAGE=whole (timing and tests only) keeps the former storage, the
  * whole lattice on every rank.
