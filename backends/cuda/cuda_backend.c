@@ -88,7 +88,7 @@ static int check_image(const struct cuda_sim *cs)
 
 static int cuda_create(latmc_sim *sim)
 {
-    /* an Ising GPU rank stores its slab only (cuda_planes_ising.c) */
+    /* a GPU rank (a part of several) stores its slab only (cuda_planes.h) */
     const struct cuda_model_kernels *k = cuda_planes_part_kernels(sim);
     if (!k)
         k = cuda_model_kernels_get(sim->desc.model);
