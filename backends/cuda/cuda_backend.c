@@ -88,7 +88,10 @@ static int check_image(const struct cuda_sim *cs)
 
 static int cuda_create(latmc_sim *sim)
 {
-    const struct cuda_model_kernels *k = cuda_model_kernels_get(sim->desc.model);
+    /* a GPU rank (a part of several) stores its slab only (cuda_planes.h) */
+    const struct cuda_model_kernels *k = cuda_planes_part_kernels(sim);
+    if (!k)
+        k = cuda_model_kernels_get(sim->desc.model);
     if (!k)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA backend has no %s kernels yet",
                                sim->model->name);
@@ -473,4 +476,5 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .run_steps = cuda_run_steps,
     .own_schedule = cuda_own_schedule,
     .ens_overlaps = cuda_ens_overlaps, /* ens_cuda.c */
+    .get_coupling_planes = cuda_planes_get_couplings, /* a GPU rank's slab: cuda_planes.c */
 };

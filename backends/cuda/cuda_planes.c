@@ -8,11 +8,14 @@
  * ranges are and how they reach across the lattice's wrap.
  *
  * Ising:
- * The sim stores the whole lattice (as a CPU part does); a step updates the rows of its
- * box only, with the one-device packed kernels restricted to those rows (row offset 0:
- * the lattice is the global one, so every random number is named by the global site, as
- * on one device and on the CPU). The periodic wrap of the box's first and last planes
- * reads the planes next to it, which are the halos set_planes wrote.
+ * The sim stores its slab with 2 halo planes on each side (cuda_planes_ising.c: a local
+ * lattice; packed_part gives its arrays and geometry, local_plane maps a global plane
+ * range into it), or, under LATMC_CUDA_PART_STORAGE=whole, the whole lattice. A step
+ * updates the rows of its box only, with the packed kernels restricted to those rows and
+ * the global row of local row 0 as their row offset (0 for the whole lattice), so every
+ * random number is named by the global site, as on one device and on the CPU. The
+ * periodic wrap of the box's first and last planes reads the planes next to it, which are
+ * the halos set_planes wrote.
  *
  * Planes travel in get_spins' byte layout restricted to them (lib/backend.h). A few planes
  * (halos: up to HOST_SITES sites) go as their packed words, two copies, converted to and
@@ -143,14 +146,33 @@ static int packed_part(latmc_sim *sim, bool writing, struct cuda_ising_packed_ac
     struct cuda_sim *cs = cuda_sim_of(sim);
     memset(pa, 0, sizeof *pa);
     int st = part_ready(sim, what);
+    if (st == LATMC_OK && cuda_planes_ising_access(cs, pa))
+        return LATMC_OK; /* a slab only (cuda_planes_ising.c) */
     if (st == LATMC_OK)
         st = cuda_check(cuda_ising_packed_access(cs, writing, pa),
                         "making the packed spins current");
+    pa->lattice = &cs->lattice;
     if (st == LATMC_OK && !pa->colour[0])
         st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s: the lattice does not fit "
                              "the multi-spin coded layout that the parts of an Ising sim on "
                              "CUDA use (L_x a multiple of 16, of 64 with +-J couplings)", what);
     return st;
+}
+
+/* The local plane of the arrays at which planes [p0, p1) start (cuda_planes_local): p0
+ * on a sim that holds the whole lattice; -1 for a range a slab does not hold. */
+static int64_t local_plane(const struct cuda_ising_packed_access *pa, int64_t p0, int64_t p1)
+{
+    return pa->slab ? cuda_planes_local(&pa->geom, p0, p1) : p0;
+}
+
+/* The refusal of a range that a slab does not hold (a bug in the caller). */
+static int outside_slab(const struct cuda_ising_packed_access *pa, int64_t p0, int64_t p1)
+{
+    return cuda_core->fail(LATMC_EINVAL, "CUDA backend: planes [%lld, %lld) are neither the "
+                           "part's planes [%lld, %lld) nor a halo range next to them",
+                           (long long)p0, (long long)p1, (long long)pa->geom.origin,
+                           (long long)(pa->geom.origin + pa->geom.planes));
 }
 
 static bool is_potts(const latmc_sim *sim)
@@ -311,8 +333,8 @@ static void planes_view(const struct cuda_sim *cs, const struct cuda_ising_packe
     else
         g->ly = q1 - q0;
     g->nsites = (q1 - q0) * plane_sites(cs);
-    const size_t at = (size_t)q0 * plane_words(cs);
-    const int swap = (int)(q0 & 1);
+    const size_t at = (size_t)local_plane(pa, q0, q1) * plane_words(cs);
+    const int swap = (int)(q0 & 1); /* a slab's local planes have their global parity */
     *c0 = pa->colour[swap] + at;
     *c1 = pa->colour[swap ^ 1] + at;
 }
@@ -407,7 +429,7 @@ static size_t plane_range_words(const struct cuda_sim *cs,
                                 int64_t q1, uint32_t *dev[2])
 {
     for (int c = 0; c < 2; c++)
-        dev[c] = pa->colour[c] + (size_t)q0 * plane_words(cs);
+        dev[c] = pa->colour[c] + (size_t)local_plane(pa, q0, q1) * plane_words(cs);
     return (size_t)(q1 - q0) * plane_words(cs);
 }
 
@@ -432,6 +454,13 @@ static int host_path(latmc_sim *sim, const struct cuda_ising_packed_access *pa, 
                                         cudaMemcpyHostToDevice, stream)
                       : cudaMemcpyAsync(host[c], dev[c], n * sizeof(uint32_t),
                                         cudaMemcpyDeviceToHost, stream);
+    /* a slab on a small lattice: the other local planes that are these planes */
+    int64_t lp[4];
+    const int copies = set_buf && pa->slab ? cuda_planes_local_all(&pa->geom, p0, p1, lp) : 1;
+    for (int k = 1; k < copies && err == cudaSuccess; k++)
+        for (int c = 0; c < 2 && err == cudaSuccess; c++)
+            err = cudaMemcpyAsync(pa->colour[c] + (size_t)lp[k] * plane_words(cs), host[c],
+                                  n * sizeof(uint32_t), cudaMemcpyHostToDevice, stream);
     st = cuda_check(err, set_buf ? "copying planes to the device" : "copying planes to the host");
     const int fin = cuda_check(cudaStreamSynchronize(stream), "copying planes");
     if (st == LATMC_OK && fin == LATMC_OK && get_buf)
@@ -522,6 +551,8 @@ static int move_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
     int64_t per = 0;
     void *dev = NULL;
     int st = packed_part(sim, set_buf != NULL, &pa, "configuration copy");
+    if (st == LATMC_OK && local_plane(&pa, p0, p1) < 0)
+        st = outside_slab(&pa, p0, p1);
     if (st == LATMC_OK && small_planes(cs, p0, p1))
         return host_path(sim, &pa, p0, p1, get_buf, set_buf);
     if (st == LATMC_OK)
@@ -555,6 +586,19 @@ static int move_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
     return st < 0 ? st : fin;
 }
 
+int cuda_planes_get_couplings(latmc_sim *sim, int64_t p0, int64_t p1, float *buf)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    int st = cs->slabs ? LATMC_EUNSUPPORTED
+                       : cuda_planes_ising_coupling_planes(sim, cs, p0, p1, buf);
+    if (st == LATMC_EUNSUPPORTED && !cs->slabs)
+        st = cuda_planes_heis_coupling_planes(sim, cs, p0, p1, buf);
+    if (st == LATMC_EUNSUPPORTED)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the sim holds the whole "
+                               "lattice's couplings (no per-plane copy)");
+    return st;
+}
+
 int cuda_planes_get(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
 {
     return move_planes(sim, p0, p1, buf, NULL);
@@ -584,13 +628,17 @@ int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
     }
     struct cuda_ising_packed_access pa;
     int st = packed_part(sim, false, &pa, "reduction");
+    if (st == LATMC_OK && pa.slab &&
+        !(pa.geom.origin <= p0 && p1 <= pa.geom.origin + pa.geom.planes))
+        st = outside_slab(&pa, p0, p1); /* a slab measures its own planes only */
     if (st < 0)
         return st;
     memset(sums, 0, (size_t)(p1 - p0) * sim->model->sums_size);
-    const struct cuda_ising_rows rows = { p0 * plane_rows(cs), (p1 - p0) * plane_rows(cs), 0, 0 };
+    const struct cuda_ising_rows rows = { local_plane(&pa, p0, p1) * plane_rows(cs),
+                                          (p1 - p0) * plane_rows(cs), 0, 0 };
     cudaError_t err = cudaMemsetAsync(cs->sums, 0, sizeof(struct latmc_ising_sums), cs->stream);
     if (err == cudaSuccess)
-        err = cuda_ising_packed_measure_rows(cs->stream, &cs->lattice, &rows, pa.colour[0],
+        err = cuda_ising_packed_measure_rows(cs->stream, pa.lattice, &rows, pa.colour[0],
                                              pa.colour[1], pa.eps[0], cs->sums);
     if (err == cudaSuccess)
         err = cudaMemcpyAsync(sums, cs->sums, sizeof(struct latmc_ising_sums),
@@ -621,8 +669,12 @@ static cudaError_t update(const latmc_sim *sim, struct cuda_sim *cs,
     if (is_phi4(sim))
         return cuda_planes_phi4_update(sim, cs, &cs->planes->phi4_plan, &cs->planes->phi4_keys,
                                        stream, q0, q1, sweep, c, a->window);
-    const struct cuda_ising_rows rows = { q0 * plane_rows(cs), (q1 - q0) * plane_rows(cs), 0, 0 };
-    return cuda_ising_packed_sweep_rows(stream, &cs->lattice, &rows, a->pa.colour[c],
+    /* a slab: its local rows, named by the global rows (the offset of its local row 0) */
+    const struct cuda_ising_rows rows = {
+        local_plane(&a->pa, q0, q1) * plane_rows(cs), (q1 - q0) * plane_rows(cs),
+        a->pa.slab ? (a->pa.geom.origin - a->pa.geom.halo) * plane_rows(cs) : 0, 0
+    };
+    return cuda_ising_packed_sweep_rows(stream, a->pa.lattice, &rows, a->pa.colour[c],
                                         a->pa.colour[c ^ 1], a->pa.eps[c], a->pa.thr,
                                         sim->desc.algorithm, sim->desc.seed, sweep, c,
                                         cs->changed);
@@ -639,7 +691,7 @@ static int step_arrays(latmc_sim *sim, struct step_arrays *a, int64_t *border)
     memset(a, 0, sizeof *a);
     if (is_heis(sim)) {
         int st = part_ready(sim, "step");
-        *border = st == LATMC_OK ? cuda_planes_heis_border(cs) : 2;
+        *border = st == LATMC_OK ? cuda_planes_heis_border(sim, cs) : 2;
         return st;
     }
     if (is_phi4(sim)) {
@@ -740,7 +792,7 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
     if (err == cudaSuccess && launch)
         err = cudaEventRecord(pl->interior_done, cs->stream);
     if (err == cudaSuccess && heis && launch)
-        cuda_planes_heis_flip(cs); /* the pass's buffer holds the configuration now */
+        cuda_planes_heis_flip(sim, cs); /* the pass's buffer holds the configuration now */
     if ((st = cuda_check(err, "launching a step on the part's planes")) < 0) {
         drain(cs);
         return st;

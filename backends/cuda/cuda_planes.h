@@ -1,7 +1,9 @@
 /*
  * Internal to the CUDA module: a one-device sim as one part of a lattice shared by
- * processes (lib/part.h, doc/mpi.md "GPU ranks"). The sim stores the whole lattice on its
- * device, like a CPU part; run_step updates only the part's box (its slab of planes), and
+ * processes (lib/part.h, doc/mpi.md "GPU ranks"). The sim stores only its slab and halo
+ * planes on its device, like a CPU part (cuda_planes_part_kernels, below: every model; the
+ * whole lattice under LATMC_CUDA_PART_STORAGE=whole, the former storage, which the code
+ * below still serves); run_step updates only the part's box (its slab of planes), and
  * the per-plane ops (lib/backend.h) move planes between the device and the host in the
  * CPU's get_planes layout, so CPU and GPU parts give one chain.
  *
@@ -67,12 +69,12 @@ cudaError_t cuda_planes_potts_move(const struct cuda_sim *cs, cudaStream_t strea
 cudaError_t cuda_planes_heis_pass(const latmc_sim *sim, struct cuda_sim *cs,
                                   cudaStream_t stream, int64_t q0, int64_t q1, uint64_t sweep,
                                   int step);
-void cuda_planes_heis_flip(struct cuda_sim *cs);
+void cuda_planes_heis_flip(const latmc_sim *sim, struct cuda_sim *cs);
 uint64_t cuda_planes_heis_attempted(const latmc_sim *sim, int64_t sites);
 int cuda_planes_heis_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64_t p1,
                           void *get_buf, const void *set_buf);
 int cuda_planes_heis_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums);
-int64_t cuda_planes_heis_border(struct cuda_sim *cs);
+int64_t cuda_planes_heis_border(const latmc_sim *sim, struct cuda_sim *cs);
 
 /* phi^4 (cuda_planes_phi4.c): the sim's plan and keys (LATMC_EUNSUPPORTED, saying why,
  * for the chunk schedule); the window (scratch) of a range of `planes` planes near an end
@@ -113,6 +115,44 @@ struct cuda_heis_part {
 void cuda_heis_part_state(struct cuda_sim *cs, struct cuda_heis_part *out);
 
 /*
+ * A GPU rank's slab: own planes [origin, origin + planes) of the last axis's L, `halo`
+ * planes below and above them: local plane p is global plane origin - halo + p mod L, of
+ * planes + 2 halo local planes. On a small lattice a global plane may be two local ones
+ * (a lower and an upper halo plane, or a halo plane and an own one): a copy into the slab
+ * writes every one of them (as the whole lattice's one plane would be written), a copy
+ * out or an update takes the own one.
+ *
+ * cuda_planes_local_all: the local planes at which planes [p0, p1) (a range that does
+ * not wrap) lie in the slab, the own one first where there is one, up to 4 into lp[];
+ * their count (0: the slab does not hold the range). cuda_planes_local: the first, or -1.
+ */
+struct cuda_planes_slab {
+    int64_t origin, planes, halo, L;
+};
+static inline int cuda_planes_local_all(const struct cuda_planes_slab *s, int64_t p0,
+                                        int64_t p1, int64_t lp[4])
+{
+    const int64_t nloc = s->planes + 2 * s->halo, n = p1 - p0;
+    const int64_t d = ((p0 - s->origin + s->halo) % s->L + s->L) % s->L;
+    int k = 0;
+    for (int64_t l = d; l + n <= nloc && k < 4; l += s->L)
+        lp[k++] = l;
+    for (int i = 1; i < k; i++)
+        if (lp[i] >= s->halo && lp[i] + n <= s->halo + s->planes) {
+            const int64_t own = lp[i];
+            lp[i] = lp[0];
+            lp[0] = own;
+        }
+    return k;
+}
+static inline int64_t cuda_planes_local(const struct cuda_planes_slab *s, int64_t p0,
+                                        int64_t p1)
+{
+    int64_t lp[4];
+    return cuda_planes_local_all(s, p0, p1, lp) > 0 ? lp[0] : -1;
+}
+
+/*
  * A one-device Ising sim's packed layout (cuda_ising.c), made to hold the configuration
  * (packed from the bytes first where only they do, +-J coupling words made current), all
  * enqueued on cs->stream. `writing`: the caller is about to change the packed words, so
@@ -125,8 +165,40 @@ struct cuda_ising_packed_access {
     const uint32_t *eps[2];
     const struct cuda_ising_packed_thresholds *thr;
     bool thr_fit;
+    /* The lattice the arrays hold: the sim's (slab false), or a GPU rank's slab's local
+     * lattice (cuda_planes_ising.c; geom: its planes, halo 2). */
+    const struct latmc_lattice *lattice;
+    bool slab;
+    struct cuda_planes_slab geom;
 };
 cudaError_t cuda_ising_packed_access(struct cuda_sim *cs, bool writing,
                                      struct cuda_ising_packed_access *out);
+
+/*
+ * GPU ranks that store their slab only (doc/mpi.md, "GPU ranks"): the kernel table a part
+ * of n_parts > 1 runs instead of its model's, chosen at creation (cuda_backend.c), or NULL
+ * where the slab storage does not apply (a model not converted, a lattice the kernels do
+ * not take, or LATMC_CUDA_PART_STORAGE=whole): Ising (cuda_planes_ising.c), Potts
+ * (cuda_planes_potts.c), Heisenberg (cuda_planes_heis.c), phi^4 (cuda_planes_phi4.c). The Ising arrays of such a sim (false for any other sim); the
+ * Potts tables and slab (NULL for any other sim).
+ */
+struct cuda_model_kernels;
+const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim);
+bool cuda_planes_ising_access(struct cuda_sim *cs, struct cuda_ising_packed_access *out);
+const struct cuda_model_kernels *cuda_planes_potts_part_kernels(const latmc_sim *sim);
+const struct cuda_planes_slab *cuda_planes_potts_slab(const struct cuda_sim *cs);
+const struct cuda_model_kernels *cuda_planes_heis_part_kernels(const latmc_sim *sim);
+const struct cuda_model_kernels *cuda_planes_phi4_part_kernels(const latmc_sim *sim);
+
+/* ops.get_coupling_planes (cuda_planes.c): a part's couplings of its planes [p0, p1) in
+ * get_couplings' layout restricted to them, from a slab of +-J Ising or Heisenberg, which
+ * holds its planes' couplings only; LATMC_EUNSUPPORTED (the core then reads them whole) for
+ * any other sim. The models' forms return LATMC_EUNSUPPORTED without a message for a sim
+ * not theirs. */
+int cuda_planes_get_couplings(latmc_sim *sim, int64_t p0, int64_t p1, float *buf);
+int cuda_planes_ising_coupling_planes(const latmc_sim *sim, struct cuda_sim *cs, int64_t p0,
+                                      int64_t p1, float *buf);
+int cuda_planes_heis_coupling_planes(const latmc_sim *sim, struct cuda_sim *cs, int64_t p0,
+                                     int64_t p1, float *buf);
 
 #endif

@@ -20,6 +20,7 @@
  * different chain, two phases per sweep that the core's plan does not have: a sim on
  * it is refused as a part, with the reason (run it with LATMC_CUDA_PHI4_CHUNK=none).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_backend.h"
@@ -27,7 +28,9 @@
 #include "cuda_planes.h"
 #include "cuda_slabs.h" /* cuda_phi4_plan_for_slabs */
 #include "model.h"
+#include "part.h"
 #include "phi4_cuda.h"
+#include "plan.h"
 
 #define HALO CUDA_PHI4_HALO
 #define NSUMS 5
@@ -46,6 +49,166 @@ static size_t value_bytes(const struct cuda_phi4_plan *plan)
 {
     return plan->precision == LATMC_PRECISION_FLOAT ? sizeof(float) : sizeof(double);
 }
+
+/*
+ * Slab storage (the default for a part of several; cuda_planes_phi4_part_kernels): the
+ * sim keeps its own planes and HALO = 2 planes on each side (local plane p is plane
+ * origin - 2 + p mod L), the memory of the slab kernels' ranges with cut0 = origin - 2:
+ * every range of own planes reads its neighbours where they lie, so no window is needed.
+ * The rest of the comment above is the former storage (LATMC_CUDA_PART_STORAGE=whole).
+ */
+struct phi4_slab {
+    struct cuda_planes_slab geom;   /* halo HALO */
+    struct cuda_phi4_plan plan;     /* the one-device plan (value size, hot start) */
+    struct cuda_phi4_keys keys;
+};
+
+static const struct cuda_model_kernels slab_phi4_kernels;
+
+static struct phi4_slab *slab_of(const struct cuda_sim *cs)
+{
+    return cs->kernels == &slab_phi4_kernels ? cs->model_state : NULL;
+}
+
+static size_t slab_bytes(const struct cuda_sim *cs, const struct phi4_slab *s)
+{
+    return (size_t)((s->geom.planes + 2 * HALO) * plane_sites(cs)) * value_bytes(&s->plan);
+}
+
+static int slab_create(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    struct phi4_slab *s = calloc(1, sizeof *s);
+    if (!s)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the phi^4 part's "
+                               "state");
+    cs->model_state = s;
+    const int axis = sim->desc.ndim - 1;
+    /* the part's box (sim->part->p0, p1 are set after the creation) */
+    const struct latmc_box *box = &sim->plan->boxes[sim->part->rank];
+    s->geom = (struct cuda_planes_slab){ box->origin[axis], box->extent[axis], HALO,
+                                         lattice_planes(cs) };
+    int st = cuda_phi4_plan_for_slabs(sim, cs, &s->plan, &s->keys);
+    if (st == LATMC_OK)
+        st = cuda_check(cuda_phi4_prepare_slabs(&s->plan), "setting the phi^4 kernels' "
+                        "shared memory");
+    /* cs->spins: the local planes (freed with the sim, cuda_backend.c) */
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMalloc(&cs->spins, slab_bytes(cs, s)),
+                        "cannot allocate device memory for the field of the part's slab");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemsetAsync(cs->spins, 0, slab_bytes(cs, s), cs->stream),
+                        "clearing the field");
+    if (st == LATMC_OK)
+        cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA backend: phi^4 part %d of %d stores "
+                       "planes [%lld, %lld) and 2 x %d halo planes (%zu bytes)",
+                       sim->part->rank, sim->part->n_parts, (long long)s->geom.origin,
+                       (long long)(s->geom.origin + s->geom.planes), HALO, slab_bytes(cs, s));
+    return st;
+}
+
+static void slab_destroy(struct cuda_sim *cs)
+{
+    free(cs->model_state);
+    cs->model_state = NULL;
+}
+
+static int slab_colours(const latmc_sim_desc *d)
+{
+    return latmc_phi4_colouring_of(d->ndim, d->extent).ncolours;
+}
+
+static cudaError_t slab_cold_start(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    (void)sim;
+    return cudaMemsetAsync(cs->spins, 0, slab_bytes(cs, slab_of(cs)), cs->stream); /* phi = 0 */
+}
+
+/* The local planes, halos included, from the whole field `host` (or the one-device hot
+ * start's values, named by the global site: host NULL); or the own planes into `out`. */
+static cudaError_t slab_values(const latmc_sim *sim, struct cuda_sim *cs, const char *host,
+                               char *out)
+{
+    const struct phi4_slab *s = slab_of(cs);
+    const struct cuda_planes_slab *g = &s->geom;
+    const int64_t ps = plane_sites(cs);
+    const size_t pb = (size_t)ps * value_bytes(&s->plan);
+    const int64_t r[3][3] = { { (g->origin - g->halo + g->L) % g->L, 0, g->halo },
+                              { g->origin, g->halo, g->planes },
+                              { (g->origin + g->planes) % g->L, g->halo + g->planes, g->halo } };
+    cudaError_t err = cudaSuccess;
+    for (int k = out ? 1 : 0; k < (out ? 2 : 3) && err == cudaSuccess; k++) {
+        char *dev = (char *)cs->spins + (size_t)r[k][1] * pb;
+        const size_t bytes = (size_t)r[k][2] * pb;
+        if (out)
+            err = cudaMemcpyAsync(out + (size_t)r[k][0] * pb, dev, bytes, cudaMemcpyDeviceToHost,
+                                  cs->stream);
+        else if (host)
+            err = cudaMemcpyAsync(dev, host + (size_t)r[k][0] * pb, bytes,
+                                  cudaMemcpyHostToDevice, cs->stream);
+        else
+            err = cuda_phi4_hot_range(cs->stream, &s->plan, dev, r[k][0] * ps, r[k][2] * ps,
+                                      sim->desc.seed);
+    }
+    return err;
+}
+
+static cudaError_t slab_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    return slab_values(sim, cs, NULL, NULL);
+}
+
+static cudaError_t slab_set_spins(const latmc_sim *sim, struct cuda_sim *cs, const void *buf)
+{
+    return slab_values(sim, cs, buf, NULL);
+}
+
+static cudaError_t slab_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
+{
+    return slab_values(sim, cs, NULL, buf);
+}
+
+/* Never called for a part of several (its steps and sums: cuda_planes.c). */
+static cudaError_t slab_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
+                             int step)
+{
+    (void)sim, (void)cs, (void)sweep, (void)step;
+    return cudaErrorNotSupported;
+}
+
+static cudaError_t slab_measure(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    (void)sim, (void)cs;
+    return cudaErrorNotSupported;
+}
+
+static bool slab_owns_spins(const latmc_sim *sim)
+{
+    (void)sim;
+    return true; /* cs->spins is the slab's, allocated by slab_create */
+}
+
+static const struct cuda_model_kernels slab_phi4_kernels = {
+    .model = LATMC_MODEL_PHI4,
+    .colours = slab_colours,
+    .create = slab_create,
+    .destroy = slab_destroy,
+    .cold_start = slab_cold_start,
+    .hot_start = slab_hot_start,
+    .step = slab_step,
+    .measure = slab_measure,
+    .get_spins = slab_get_spins,
+    .set_spins = slab_set_spins,
+    .model_owns_spins = slab_owns_spins,
+    /* no device_view: no device array holds the lattice */
+};
+
+const struct cuda_model_kernels *cuda_planes_phi4_part_kernels(const latmc_sim *sim)
+{
+    (void)sim;
+    return &slab_phi4_kernels;
+}
+
+/* ---- the steps, reductions and copies (either storage) ---- */
 
 int cuda_planes_phi4_plan(latmc_sim *sim, struct cuda_phi4_plan *plan,
                           struct cuda_phi4_keys *keys)
@@ -96,6 +259,12 @@ cudaError_t cuda_planes_phi4_update(const latmc_sim *sim, struct cuda_sim *cs,
     if (q1 <= q0)
         return cudaSuccess;
     const struct latmc_phi4_tables *t = sim->model_data;
+    const struct phi4_slab *slab = slab_of(cs);
+    if (slab) { /* memory plane = plane - (origin - HALO): the slab */
+        const struct cuda_phi4_slab_range r = { slab->geom.origin - HALO, q0, q1 - q0, 0 };
+        return cuda_phi4_slab_update(stream, plan, &cs->lattice, cs->spins, t, keys, sweep, step,
+                                     &r, cs->changed);
+    }
     const int64_t L = lattice_planes(cs);
     if (q0 >= HALO && q1 <= L - HALO) {
         const struct cuda_phi4_slab_range r = { 0, q0, q1 - q0, 0 };
@@ -134,7 +303,11 @@ int cuda_planes_phi4_measure(latmc_sim *sim, const struct cuda_phi4_plan *plan, 
     struct cuda_sim *cs = cuda_sim_of(sim);
     const int64_t L = lattice_planes(cs), np = p1 - p0;
     const int64_t rows = np * (cs->lattice.ndim == 3 ? cs->lattice.ly : 1);
-    const bool direct = p0 >= HALO && p1 <= L - HALO;
+    const struct phi4_slab *slab = slab_of(cs);
+    if (slab && !(slab->geom.origin <= p0 && p1 <= slab->geom.origin + slab->geom.planes))
+        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: measuring planes [%lld, %lld) "
+                               "outside the part's planes", (long long)p0, (long long)p1);
+    const bool direct = slab || (p0 >= HALO && p1 <= L - HALO);
     const size_t sums_bytes = (size_t)np * NSUMS * sizeof(double);
     const size_t partial_bytes = (size_t)rows * NSUMS * sizeof(double);
     const size_t window_bytes = direct ? 0 : cuda_planes_phi4_window_bytes(cs, plan, np);
@@ -145,7 +318,7 @@ int cuda_planes_phi4_measure(latmc_sim *sim, const struct cuda_phi4_plan *plan, 
     double *plane_sums = scratch, *partials = plane_sums + (size_t)np * NSUMS;
     void *window = (char *)scratch + sums_bytes + partial_bytes;
     cudaError_t err = cudaSuccess;
-    struct cuda_phi4_slab_range r = { 0, p0, np, 0 };
+    struct cuda_phi4_slab_range r = { slab ? slab->geom.origin - HALO : 0, p0, np, 0 };
     const void *phi = cs->spins;
     if (!direct) {
         err = fill_window(cs, value_bytes(plan), cs->stream, p0, p1, window);
@@ -174,8 +347,19 @@ cudaError_t cuda_planes_phi4_move(const struct cuda_sim *cs, const struct cuda_p
                                   const void *set_buf)
 {
     const size_t pb = (size_t)plane_sites(cs) * value_bytes(plan);
-    char *dev = (char *)cs->spins + (size_t)p0 * pb;
+    const struct phi4_slab *slab = slab_of(cs);
+    /* a slab: the own planes for a get, every local copy for a set (cuda_planes_local_all) */
+    int64_t lp[4] = { p0 };
+    const int copies = slab ? cuda_planes_local_all(&slab->geom, p0, p1, lp) : 1;
+    if (copies == 0)
+        return cudaErrorInvalidValue; /* a range the slab does not hold (a bug) */
     const size_t bytes = (size_t)(p1 - p0) * pb;
-    return set_buf ? cudaMemcpyAsync(dev, set_buf, bytes, cudaMemcpyHostToDevice, stream)
-                   : cudaMemcpyAsync(get_buf, dev, bytes, cudaMemcpyDeviceToHost, stream);
+    if (!set_buf)
+        return cudaMemcpyAsync(get_buf, (char *)cs->spins + (size_t)lp[0] * pb, bytes,
+                               cudaMemcpyDeviceToHost, stream);
+    cudaError_t err = cudaSuccess;
+    for (int k = 0; k < copies && err == cudaSuccess; k++)
+        err = cudaMemcpyAsync((char *)cs->spins + (size_t)lp[k] * pb, set_buf, bytes,
+                              cudaMemcpyHostToDevice, stream);
+    return err;
 }

@@ -4,6 +4,13 @@
  * per-plane reduction and copies. The scheduling of a step (borders on the border
  * stream, interior on the sim's stream) is cuda_planes.c's.
  *
+ * Slab storage (the default for a part of several; cuda_planes_potts_part_kernels): the
+ * sim keeps only its own planes and one halo plane on each side (local plane 0: the lower
+ * halo), in the API's layout, as a slab of a sim on several devices (cuda_slabs_potts.c):
+ * the range kernels read the planes next to a range where they lie, a halo at the slab's
+ * ends, and no window is needed. The rest of this comment is the former storage
+ * (LATMC_CUDA_PART_STORAGE=whole: cuda_planes_ising.c).
+ *
  * The sim keeps the whole lattice in the API's layout (one byte per site, natural order).
  * An update runs the several-GPU slabs' range kernels (potts_slabs.h) on ranges of whole
  * multiples of the c colours from a plane that is a multiple of c (the plan cuts parts so),
@@ -15,12 +22,16 @@
  * side (the other end of the lattice, a halo that set_planes wrote), and its planes are
  * copied back. Such a range is c planes (a border), so the copies are small.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_planes.h"
 #include "model.h"
+#include "part.h"
+#include "plan.h"
+#include "potts.h"
 #include "potts_slabs.h"
 
 static int64_t plane_bytes(const struct cuda_sim *cs)
@@ -44,6 +55,175 @@ static struct latmc_lattice planes_lattice(const struct cuda_sim *cs, int64_t pl
     g.nsites = planes * plane_bytes(cs);
     return g;
 }
+
+/* ---- slab storage ---- */
+
+struct potts_slab {
+    struct cuda_planes_slab geom;   /* halo 1 */
+    struct latmc_lattice local;     /* own planes + 2 */
+};
+
+static const struct cuda_model_kernels slab_potts_kernels;
+
+const struct cuda_planes_slab *cuda_planes_potts_slab(const struct cuda_sim *cs)
+{
+    return cs->kernels == &slab_potts_kernels ? &((const struct potts_slab *)cs->model_state)->geom
+                                              : NULL;
+}
+
+static struct potts_slab *slab_of(const struct cuda_sim *cs)
+{
+    return cs->kernels == &slab_potts_kernels ? cs->model_state : NULL;
+}
+
+static size_t slab_bytes(const struct cuda_sim *cs, const struct potts_slab *s)
+{
+    return (size_t)((s->geom.planes + 2 * s->geom.halo) * plane_bytes(cs));
+}
+
+static int slab_create(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    struct potts_slab *s = calloc(1, sizeof *s);
+    if (!s)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the Potts part's "
+                               "state");
+    cs->model_state = s;
+    /* the part's box (sim->part->p0, p1 are set after the creation) */
+    const int axis = sim->desc.ndim - 1;
+    const struct latmc_box *box = &sim->plan->boxes[sim->part->rank];
+    s->geom = (struct cuda_planes_slab){ box->origin[axis], box->extent[axis], 1,
+                                         lattice_planes(cs) };
+    s->local = planes_lattice(cs, s->geom.planes + 2 * s->geom.halo);
+    /* cs->spins: the local planes (freed with the sim, cuda_backend.c) */
+    int st = cuda_check(cudaMalloc(&cs->spins, slab_bytes(cs, s)),
+                        "cannot allocate device memory for the spins of the part's slab");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemsetAsync(cs->spins, 0, slab_bytes(cs, s), cs->stream),
+                        "clearing the spins");
+    if (st == LATMC_OK)
+        cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA backend: Potts part %d of %d stores "
+                       "planes [%lld, %lld) and 2 halo planes (%zu bytes of spins)",
+                       sim->part->rank, sim->part->n_parts, (long long)s->geom.origin,
+                       (long long)(s->geom.origin + s->geom.planes), slab_bytes(cs, s));
+    return st;
+}
+
+static void slab_destroy(struct cuda_sim *cs)
+{
+    free(cs->model_state);
+    cs->model_state = NULL;
+}
+
+static int slab_colours(const latmc_sim_desc *d)
+{
+    return latmc_potts_colours(d->ndim, d->extent);
+}
+
+static cudaError_t slab_cold_start(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    (void)sim;
+    return cudaMemsetAsync(cs->spins, 0, slab_bytes(cs, slab_of(cs)), cs->stream); /* state 0 */
+}
+
+/* The local planes as three runs (lower halo, own, upper halo): global and local first
+ * plane, planes. */
+static void slab_runs(const struct potts_slab *s, int64_t r[3][3])
+{
+    const struct cuda_planes_slab *g = &s->geom;
+    const int64_t v[3][3] = { { (g->origin - g->halo + g->L) % g->L, 0, g->halo },
+                              { g->origin, g->halo, g->planes },
+                              { (g->origin + g->planes) % g->L, g->halo + g->planes, g->halo } };
+    memcpy(r, v, sizeof v);
+}
+
+/* The local planes, halos included, from the whole lattice's bytes `host` (or the
+ * one-device hot start's draws, named by the global site: host NULL); or the own planes
+ * into `out` (the whole lattice's layout, the other planes untouched). */
+static cudaError_t slab_rows(const latmc_sim *sim, struct cuda_sim *cs, const uint8_t *host,
+                             uint8_t *out)
+{
+    const struct potts_slab *s = slab_of(cs);
+    const int64_t pb = plane_bytes(cs);
+    int64_t r[3][3];
+    slab_runs(s, r);
+    uint8_t *spins = cs->spins;
+    cudaError_t err = cudaSuccess;
+    for (int k = out ? 1 : 0; k < (out ? 2 : 3) && err == cudaSuccess; k++) {
+        uint8_t *dev = spins + r[k][1] * pb;
+        const size_t bytes = (size_t)(r[k][2] * pb);
+        if (out)
+            err = cudaMemcpyAsync(out + r[k][0] * pb, dev, bytes, cudaMemcpyDeviceToHost,
+                                  cs->stream);
+        else if (host)
+            err = cudaMemcpyAsync(dev, host + r[k][0] * pb, bytes, cudaMemcpyHostToDevice,
+                                  cs->stream);
+        else
+            err = cuda_potts_hot_start_range(cs->stream, dev, r[k][0] * pb, (int64_t)bytes,
+                                             sim->desc.q, sim->desc.seed);
+    }
+    return err;
+}
+
+static cudaError_t slab_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    return slab_rows(sim, cs, NULL, NULL);
+}
+
+static cudaError_t slab_set_spins(const latmc_sim *sim, struct cuda_sim *cs, const void *buf)
+{
+    return slab_rows(sim, cs, buf, NULL);
+}
+
+static cudaError_t slab_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
+{
+    return slab_rows(sim, cs, NULL, buf);
+}
+
+/* Never called for a part of several (its steps go to cuda_planes_run_step). */
+static cudaError_t slab_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
+                             int step)
+{
+    (void)sim, (void)cs, (void)sweep, (void)step;
+    return cudaErrorNotSupported;
+}
+
+/* The own planes' sums (a part measures by measure_planes: lib/part.c). */
+static cudaError_t slab_measure(const latmc_sim *sim, struct cuda_sim *cs)
+{
+    (void)sim;
+    const struct potts_slab *s = slab_of(cs);
+    const struct cuda_potts_range r = { s->geom.halo, s->geom.planes, s->geom.origin };
+    return cuda_potts_measure_range(cs->stream, &s->local, cs->spins, &r, cs->sums);
+}
+
+static bool slab_owns_spins(const latmc_sim *sim)
+{
+    (void)sim;
+    return true; /* cs->spins is the slab's, allocated by slab_create */
+}
+
+static const struct cuda_model_kernels slab_potts_kernels = {
+    .model = LATMC_MODEL_POTTS,
+    .cold_byte = 0, /* unused: cold_start */
+    .colours = slab_colours,
+    .create = slab_create,
+    .destroy = slab_destroy,
+    .cold_start = slab_cold_start,
+    .hot_start = slab_hot_start,
+    .step = slab_step,
+    .measure = slab_measure,
+    .get_spins = slab_get_spins,
+    .set_spins = slab_set_spins,
+    .model_owns_spins = slab_owns_spins,
+    /* no device_view: no device array holds the lattice */
+};
+
+const struct cuda_model_kernels *cuda_planes_potts_part_kernels(const latmc_sim *sim)
+{
+    return sim->desc.replicas <= 1 ? &slab_potts_kernels : NULL;
+}
+
+/* ---- the steps, reductions and copies ---- */
 
 size_t cuda_planes_potts_window_bytes(const struct cuda_sim *cs)
 {
@@ -81,6 +261,12 @@ cudaError_t cuda_planes_potts_update(const latmc_sim *sim, struct cuda_sim *cs,
         .colours = cs->colours,
         .seed = sim->desc.seed,
     };
+    const struct potts_slab *slab = slab_of(cs);
+    if (slab) { /* the neighbours of every own range lie in the slab */
+        const struct cuda_potts_range r = { cuda_planes_local(&slab->geom, q0, q1), q1 - q0, q0 };
+        return cuda_potts_sweep_colour_range(stream, &slab->local, cs->spins, &chain, sweep,
+                                             colour, &r, cs->changed);
+    }
     const int64_t L = lattice_planes(cs), pb = plane_bytes(cs);
     if (q0 > 0 && q1 < L) {
         const struct cuda_potts_range r = { q0, q1 - q0, q0 };
@@ -109,6 +295,25 @@ cudaError_t cuda_planes_potts_update(const latmc_sim *sim, struct cuda_sim *cs,
 int cuda_planes_potts_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
+    const struct potts_slab *slab = slab_of(cs);
+    if (slab && !(slab->geom.origin <= p0 && p1 <= slab->geom.origin + slab->geom.planes))
+        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: measuring planes [%lld, %lld) "
+                               "outside the part's planes", (long long)p0, (long long)p1);
+    if (slab) { /* the plane after the range lies in the slab (an own or the halo plane) */
+        memset(sums, 0, (size_t)(p1 - p0) * sim->model->sums_size);
+        const struct cuda_potts_range r = { cuda_planes_local(&slab->geom, p0, p1), p1 - p0,
+                                            p0 };
+        cudaError_t err = cudaMemsetAsync(cs->sums, 0, sizeof(struct latmc_potts_sums),
+                                          cs->stream);
+        if (err == cudaSuccess)
+            err = cuda_potts_measure_range(cs->stream, &slab->local, cs->spins, &r, cs->sums);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(sums, cs->sums, sizeof(struct latmc_potts_sums),
+                                  cudaMemcpyDeviceToHost, cs->stream);
+        const int st = cuda_check(err, "measuring planes");
+        const int fin = cuda_check(cudaStreamSynchronize(cs->stream), "measuring planes");
+        return st < 0 ? st : fin;
+    }
     const int64_t L = lattice_planes(cs), pb = plane_bytes(cs);
     const int64_t direct_end = p1 < L ? p1 : L - 1;
     uint8_t *window = NULL;
@@ -153,8 +358,20 @@ cudaError_t cuda_planes_potts_move(const struct cuda_sim *cs, cudaStream_t strea
                                    int64_t p1, void *get_buf, const void *set_buf)
 {
     const int64_t pb = plane_bytes(cs);
-    uint8_t *dev = (uint8_t *)cs->spins + p0 * pb;
+    const struct potts_slab *slab = slab_of(cs);
+    const int64_t at = slab ? cuda_planes_local(&slab->geom, p0, p1) : p0;
+    if (at < 0)
+        return cudaErrorInvalidValue; /* a range the slab does not hold (a bug) */
+    uint8_t *dev = (uint8_t *)cs->spins + at * pb;
     const size_t bytes = (size_t)((p1 - p0) * pb);
-    return set_buf ? cudaMemcpyAsync(dev, set_buf, bytes, cudaMemcpyHostToDevice, stream)
-                   : cudaMemcpyAsync(get_buf, dev, bytes, cudaMemcpyDeviceToHost, stream);
+    if (!set_buf)
+        return cudaMemcpyAsync(get_buf, dev, bytes, cudaMemcpyDeviceToHost, stream);
+    /* a slab: every local plane that is one of these (cuda_planes_local_all) */
+    int64_t lp[4] = { at };
+    const int copies = slab ? cuda_planes_local_all(&slab->geom, p0, p1, lp) : 1;
+    cudaError_t err = cudaSuccess;
+    for (int k = 0; k < copies && err == cudaSuccess; k++)
+        err = cudaMemcpyAsync((uint8_t *)cs->spins + lp[k] * pb, set_buf, bytes,
+                              cudaMemcpyHostToDevice, stream);
+    return err;
 }
