@@ -8,6 +8,7 @@
 #include "cpu_omp.h"
 
 struct cpu_model_kernels;
+struct cpu_boxes;
 
 /*
  * Slab-only storage of a part of a lattice shared by processes (lib/part.h, n_parts > 1,
@@ -41,6 +42,8 @@ struct cpu_state {
     /* appended: slab-only storage (above) and the whole lattice's geometry */
     struct cpu_slab slab;
     struct latmc_lattice global;
+    /* appended: in-process boxes with their own memory (cpu_boxes.c); NULL: one state */
+    struct cpu_boxes *boxes;
 };
 
 /* The local plane of global plane g (slab storage; else g itself). Only the slab's planes
@@ -123,6 +126,44 @@ struct cpu_model_kernels {
     void (*get_coupling_planes)(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                                 float *buf);
 };
+
+/* Slab-only storage of `box` (a box of sim->plan) in st: st->lattice, st->global as the
+ * whole lattice, set before, become the slab's local lattice and the whole one. */
+void cpu_slab_setup(latmc_sim *sim, struct cpu_state *st, const struct latmc_box *box);
+
+/*
+ * In-process boxes with their own memory (cpu_boxes.c): a sim of desc.n_parts = k > 1
+ * (not a part of a shared lattice) whose model's kernels take slab storage holds k states,
+ * each a slab of its own with its halos (struct cpu_slab), and copies the halo planes
+ * between them after every step (memcpy through the per-plane forms). The whole-lattice
+ * ops run on every state in turn (cpu_state_count, cpu_state_at: 1 and st itself for a
+ * sim of one state).
+ */
+int cpu_state_count(const struct cpu_state *st);
+struct cpu_state *cpu_state_at(struct cpu_state *st, int i);
+bool cpu_boxes_wanted(const latmc_sim *sim, const struct cpu_state *st, int n_boxes);
+int cpu_boxes_create(latmc_sim *sim, struct cpu_state *st, const struct latmc_box *boxes,
+                     int n_boxes);
+void cpu_boxes_destroy(struct cpu_state *st);
+int cpu_boxes_init_spins(latmc_sim *sim, struct cpu_state *st, int how);
+int cpu_boxes_measure(latmc_sim *sim, struct cpu_state *st, void *sums);
+int cpu_boxes_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                             void *sums);
+int cpu_boxes_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                         void *buf);
+int cpu_boxes_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                         const void *buf);
+int cpu_boxes_get_coupling_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0,
+                                  int64_t p1, float *buf);
+int cpu_boxes_run_steps(latmc_sim *sim, struct cpu_state *st,
+                        const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
+                        uint64_t *attempted);
+/* Whether the plan's boxes (a step call's) are not the storage's, after
+ * latmc_sim_set_parts; recut then moves the state into storage for them. */
+bool cpu_boxes_recut_needed(const latmc_sim *sim, const struct cpu_state *st,
+                            const struct latmc_box *boxes, int n_boxes);
+int cpu_boxes_recut(latmc_sim *sim, struct cpu_state *st, const struct latmc_box *boxes,
+                    int n_boxes);
 
 /* NULL when the CPU backend has no kernels for the model (cpu_models.c). */
 const struct cpu_model_kernels *cpu_model_kernels_get(int model);

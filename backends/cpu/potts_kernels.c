@@ -484,29 +484,36 @@ static void potts_set_spins(latmc_sim *sim, struct cpu_state *st, const void *bu
         memcpy(ps->spins, buf, (size_t)sim->nsites);
 }
 
+/* The tests' hooks act on every state of the sim (its boxes' with own memory). */
 const char *cpu_potts_level(latmc_sim *sim)
 {
-    return potts_of(cpu_state_of(sim))->dsp.level;
+    return potts_of(cpu_state_at(cpu_state_of(sim), 0))->dsp.level;
 }
 
 int cpu_potts_use_dsp(latmc_sim *sim, const struct cpu_potts_dsp *dsp)
 {
-    struct cpu_state *st = cpu_state_of(sim);
-    struct potts_state *ps = potts_of(st);
+    struct cpu_state *whole = cpu_state_of(sim);
     if (sim->have_config || dsp->width > CPU_POTTS_PAD)
         return latmc_fail(LATMC_ESTATE, "cpu_potts_use_dsp: only before the first "
                           "configuration, and for widths up to %d", CPU_POTTS_PAD);
-    free_states(ps);
-    ps->dsp = *dsp;
-    int status = alloc_states(ps, &st->lattice);
-    if (status == LATMC_OK)
+    for (int i = 0; i < cpu_state_count(whole); i++) {
+        struct cpu_state *st = cpu_state_at(whole, i);
+        struct potts_state *ps = potts_of(st);
+        free_states(ps);
+        ps->dsp = *dsp;
+        int status = alloc_states(ps, &st->lattice);
+        if (status < 0)
+            return status;
         potts_params_changed(sim, st);
-    return status;
+    }
+    return LATMC_OK;
 }
 
 void cpu_potts_set_scalar_every_site(latmc_sim *sim, int on)
 {
-    potts_of(cpu_state_of(sim))->scalar_every_site = on;
+    struct cpu_state *whole = cpu_state_of(sim);
+    for (int i = 0; i < cpu_state_count(whole); i++)
+        potts_of(cpu_state_at(whole, i))->scalar_every_site = on;
 }
 
 /*
