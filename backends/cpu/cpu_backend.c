@@ -169,26 +169,6 @@ static int cpu_params_changed(latmc_sim *sim)
 }
 
 /*
- * Whether calls[c] and calls[c + 1] are the two parts of one fused pair (lib/box.h): with
- * nothing to exchange between them, they run as one LATMC_STEP_PAIR_WHOLE call, which
- * saves the team a barrier and keeps a box's ends in the members' bands.
- */
-static bool is_pair_start(const struct latmc_step_call *calls, int n_calls, int c)
-{
-    return calls[c].part == LATMC_STEP_PAIR_INTERIOR && c + 1 < n_calls &&
-           calls[c + 1].part == LATMC_STEP_PAIR_BORDER && calls[c + 1].sweep == calls[c].sweep &&
-           calls[c + 1].step == calls[c].step;
-}
-
-static struct latmc_step_call pair_whole(const struct latmc_step_call *calls, int c)
-{
-    struct latmc_step_call whole = calls[c];
-    whole.part = LATMC_STEP_PAIR_WHOLE;
-    whole.last = calls[c + 1].last;
-    return whole;
-}
-
-/*
  * Steps calls[0 .. n) of the plan in order, in one thread team: every member runs its share
  * of a step (the model's run_step, cpu_omp.h), then waits at one barrier for the others
  * before the next step, which may read what this one wrote. This is the whole cost of a
@@ -216,8 +196,8 @@ static int cpu_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, in
     if (!cpu_use_threads(sim->n_threads, st->lattice.nsites / 2)) {
         const struct cpu_team alone = cpu_team_alone();
         for (int c = 0; c < n_calls; c++) {
-            if (is_pair_start(calls, n_calls, c)) {
-                const struct latmc_step_call whole = pair_whole(calls, c);
+            if (cpu_is_pair_start(calls, n_calls, c)) {
+                const struct latmc_step_call whole = cpu_pair_whole(calls, c);
                 st->kernels->run_step(sim, st, &whole, &alone, accepted, attempted);
                 c++;
             } else {
@@ -234,8 +214,8 @@ static int cpu_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, in
         for (int c = 0; c < n_calls; c++) {
             if (c > 0)
                 cpu_team_barrier(&team);
-            if (is_pair_start(calls, n_calls, c)) {
-                const struct latmc_step_call whole = pair_whole(calls, c);
+            if (cpu_is_pair_start(calls, n_calls, c)) {
+                const struct latmc_step_call whole = cpu_pair_whole(calls, c);
                 st->kernels->run_step(sim, st, &whole, &team, &acc, &att);
                 c++;
             } else {

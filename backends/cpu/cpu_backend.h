@@ -125,7 +125,37 @@ struct cpu_model_kernels {
      * planes [p0, p1), in get_couplings' layout restricted to them). */
     void (*get_coupling_planes)(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                                 float *buf);
+    /* Appended. Optional (NULL: cpu_boxes.c runs the pair's two parts with its halo copies
+     * between them): a fused pair (LATMC_STEP_PAIR_WHOLE, call->boxes the plan's global
+     * boxes) on in-process boxes with their own memory, box i's state states[i] (slab
+     * storage with one halo plane). The kernels write each box's border planes into its
+     * neighbours' halos themselves as soon as they are final, one colour at a time, so
+     * that the boxes need no meeting a shared lattice does not: the next step, after the
+     * caller's barrier, reads them. Called only when step_caps has LATMC_STEP_CAP_PAIR. */
+    void (*run_pair_own_boxes)(latmc_sim *sim, struct cpu_state *states,
+                               const struct latmc_step_call *call, const struct cpu_team *team,
+                               uint64_t *accepted, uint64_t *attempted);
 };
+
+/*
+ * Whether calls[c] and calls[c + 1] are the two parts of one fused pair (lib/box.h): with
+ * nothing to exchange between them, they run as one LATMC_STEP_PAIR_WHOLE call, which
+ * saves the team a barrier and keeps a box's ends in the members' bands.
+ */
+static inline bool cpu_is_pair_start(const struct latmc_step_call *calls, int n_calls, int c)
+{
+    return calls[c].part == LATMC_STEP_PAIR_INTERIOR && c + 1 < n_calls &&
+           calls[c + 1].part == LATMC_STEP_PAIR_BORDER && calls[c + 1].sweep == calls[c].sweep &&
+           calls[c + 1].step == calls[c].step;
+}
+
+static inline struct latmc_step_call cpu_pair_whole(const struct latmc_step_call *calls, int c)
+{
+    struct latmc_step_call whole = calls[c];
+    whole.part = LATMC_STEP_PAIR_WHOLE;
+    whole.last = calls[c + 1].last;
+    return whole;
+}
 
 /* Slab-only storage of `box` (a box of sim->plan) in st: st->lattice, st->global as the
  * whole lattice, set before, become the slab's local lattice and the whole one. */

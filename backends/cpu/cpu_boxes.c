@@ -252,12 +252,30 @@ static void fill_halos(latmc_sim *sim, struct cpu_state *st, int i)
     st->kernels->set_planes(sim, me, me->slab.below + slab, me->slab.below + slab + h, buf);
 }
 
+/* Call c on box i alone: the box in its local planes. */
+static void run_on_box(latmc_sim *sim, struct cpu_state *st, const struct latmc_step_call *call,
+                       int i, const struct cpu_team *team, uint64_t *accepted,
+                       uint64_t *attempted)
+{
+    struct cpu_state *bs = &st->boxes->box[i];
+    struct latmc_box local = call->boxes[i];
+    local.origin[local.axis] = bs->slab.below;
+    struct latmc_step_call one = *call;
+    one.boxes = &local;
+    one.n_boxes = 1;
+    st->kernels->run_step(sim, bs, &one, team, accepted, attempted);
+}
+
 /*
- * The plan's calls on the boxes in one thread team (cpu_omp.h): for each call, every box's
- * part of it (the team shares each box's work, as for one box), a barrier, the halo copies
- * (the team shares the boxes), and a barrier before the next call. A box's step writes its
- * own planes and reads its halos; the copies write halos and read border planes: neither
- * touches what the other reads at the same time.
+ * The plan's calls on the boxes in one thread team (cpu_omp.h), with the meetings of one
+ * shared lattice where the model's kernels write the halos themselves: a fused pair
+ * (run_pair_own_boxes: its own barrier inside, the border planes written into the
+ * neighbours' halos colour by colour) ends at the barrier before the next call, as in
+ * cpu_run_steps. Any other call: every box's part of it (the team shares each box's work,
+ * as for one box), a barrier, the halo copies (the team shares the boxes), and the
+ * barrier before the next call. A box's step writes its own planes and reads its halos;
+ * the copies write halos and read border planes: neither touches what the other reads at
+ * the same time.
  */
 static void team_calls(latmc_sim *sim, struct cpu_state *st, const struct latmc_step_call *calls,
                        int n_calls, const struct cpu_team *team, uint64_t *accepted,
@@ -267,14 +285,14 @@ static void team_calls(latmc_sim *sim, struct cpu_state *st, const struct latmc_
     for (int c = 0; c < n_calls; c++) {
         if (c > 0)
             cpu_team_barrier(team);
-        for (int i = 0; i < b->n; i++) {
-            struct latmc_box local = calls[c].boxes[i];
-            local.origin[local.axis] = b->box[i].slab.below;
-            struct latmc_step_call one = calls[c];
-            one.boxes = &local;
-            one.n_boxes = 1;
-            st->kernels->run_step(sim, &b->box[i], &one, team, accepted, attempted);
+        if (st->kernels->run_pair_own_boxes && cpu_is_pair_start(calls, n_calls, c)) {
+            const struct latmc_step_call whole = cpu_pair_whole(calls, c);
+            st->kernels->run_pair_own_boxes(sim, b->box, &whole, team, accepted, attempted);
+            c++;
+            continue;
         }
+        for (int i = 0; i < b->n; i++)
+            run_on_box(sim, st, &calls[c], i, team, accepted, attempted);
         cpu_team_barrier(team);
         int64_t i0, i1;
         cpu_team_share(team, b->n, &i0, &i1);

@@ -193,6 +193,32 @@ static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
     }
 }
 
+/* Box i's split (cpu_ising_split_own_boxes): states is the boxes' array of states. */
+static const struct cpu_ising_split *box_split(void *states, int i)
+{
+    return &ising_state(&((struct cpu_state *)states)[i])->split;
+}
+
+/* The fused pair on in-process boxes with their own memory (cpu_backend.h): the SIMD
+ * levels only (the C level takes no pair), the counts of ising_run_step's PAIR_WHOLE. */
+static void ising_run_pair_own_boxes(latmc_sim *sim, struct cpu_state *states,
+                                     const struct latmc_step_call *call,
+                                     const struct cpu_team *team, uint64_t *accepted,
+                                     uint64_t *attempted)
+{
+    const struct ising_state *is = ising_state(&states[0]);
+    const int64_t half_plane =
+        states[0].lattice.lx * (sim->desc.ndim == 3 ? states[0].lattice.ly : 1) / 2;
+    int64_t planes = 0;
+    for (int i = 0; i < call->n_boxes; i++)
+        planes += call->boxes[i].extent[call->boxes[i].axis];
+    *accepted += cpu_ising_split_own_boxes(box_split, states, &is->dsp, &is->dec,
+                                           sim->desc.seed, call->sweep, call->boxes,
+                                           call->n_boxes, team);
+    if (team->id == 0)
+        *attempted += (uint64_t)(2 * planes * half_plane);
+}
+
 static unsigned ising_step_caps(latmc_sim *sim, struct cpu_state *st)
 {
     (void)sim;
@@ -368,4 +394,5 @@ const struct cpu_model_kernels cpu_ising_kernels = {
     .set_planes = ising_set_planes,
     .slab_storage = true,
     .get_coupling_planes = ising_get_coupling_planes,
+    .run_pair_own_boxes = ising_run_pair_own_boxes,
 };
