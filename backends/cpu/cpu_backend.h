@@ -135,6 +135,14 @@ struct cpu_model_kernels {
     void (*run_pair_own_boxes)(latmc_sim *sim, struct cpu_state *states,
                                const struct latmc_step_call *call, const struct cpu_team *team,
                                uint64_t *accepted, uint64_t *attempted);
+    /* Appended. Optional (NULL: cpu_boxes.c copies whole planes after a barrier): for
+     * in-process boxes with their own memory, copy the sites that step `step` of the
+     * schedule updates (its colour) in local planes [l0, l0 + n) of box src into local
+     * planes [d0, d0 + n) of box dst, and nothing else: while the step runs, no other
+     * site reads them, so a box's border planes go into its neighbours' halos as soon as
+     * they are updated, and a WHOLE step needs the one barrier at its end. */
+    void (*copy_step_sites)(latmc_sim *sim, struct cpu_state *src, int64_t l0,
+                            struct cpu_state *dst, int64_t d0, int64_t n, int step);
 };
 
 /*

@@ -266,6 +266,68 @@ static void run_on_box(latmc_sim *sim, struct cpu_state *st, const struct latmc_
     st->kernels->run_step(sim, bs, &one, team, accepted, attempted);
 }
 
+/* Call `call` on local planes [l0, l1) of box i (a piece of its slab). */
+static void run_on_planes(latmc_sim *sim, struct cpu_state *st, const struct latmc_step_call *call,
+                          int i, int64_t l0, int64_t l1, const struct cpu_team *team,
+                          uint64_t *accepted, uint64_t *attempted)
+{
+    struct latmc_box local = call->boxes[i];
+    local.origin[local.axis] = l0;
+    local.extent[local.axis] = l1 - l0;
+    struct latmc_step_call one = *call;
+    one.boxes = &local;
+    one.n_boxes = 1;
+    st->kernels->run_step(sim, &st->boxes->box[i], &one, team, accepted, attempted);
+}
+
+/*
+ * A WHOLE step with the halos written through (copy_step_sites): each box's `halo` planes
+ * at either end one by one, each by one member alone, which then copies the plane's sites
+ * of the step's colour into the neighbour's halo; then every box's interior, shared by the
+ * team as for one box. Interiors read no halo; a border plane reads halo sites of the
+ * other colours only, which no copy writes: the step needs no barrier but its end.
+ */
+static void run_written_through(latmc_sim *sim, struct cpu_state *st,
+                                const struct latmc_step_call *call, const struct cpu_team *team,
+                                uint64_t *accepted, uint64_t *attempted)
+{
+    struct cpu_boxes *b = st->boxes;
+    const int64_t h = b->box[0].slab.halo;
+    const struct cpu_team alone = cpu_team_alone();
+    int64_t k0, k1;
+    cpu_team_share(team, 2 * h * b->n, &k0, &k1); /* border planes: 2 h per box */
+    for (int64_t k = k0; k < k1; k++) {
+        const int i = (int)(k / (2 * h));
+        const int64_t m = k % (2 * h); /* the box's m-th plane from below, then from above */
+        struct cpu_state *me = &b->box[i];
+        const int64_t below = me->slab.below, slab = me->slab.p1 - me->slab.p0;
+        const bool low = m < h;
+        const int64_t off = low ? m : slab - 2 * h + m; /* the plane's offset in the slab */
+        if (!low && off < h)
+            continue; /* a slab of fewer than 2 h planes: its low planes cover it */
+        run_on_planes(sim, st, call, i, below + off, below + off + 1, &alone, accepted,
+                      attempted);
+        if (off < h) { /* into the upper halo of box i - 1 */
+            struct cpu_state *to = &b->box[(i + b->n - 1) % b->n];
+            st->kernels->copy_step_sites(sim, me, below + off, to,
+                                         to->slab.below + (to->slab.p1 - to->slab.p0) + off, 1,
+                                         call->step);
+        }
+        if (off >= slab - h) { /* into the lower halo of box i + 1 */
+            struct cpu_state *to = &b->box[(i + 1) % b->n];
+            st->kernels->copy_step_sites(sim, me, below + off, to,
+                                         to->slab.below - (slab - off), 1, call->step);
+        }
+    }
+    for (int i = 0; i < b->n; i++) {
+        const struct cpu_state *me = &b->box[i];
+        const int64_t below = me->slab.below, slab = me->slab.p1 - me->slab.p0;
+        if (slab > 2 * h)
+            run_on_planes(sim, st, call, i, below + h, below + slab - h, team, accepted,
+                          attempted);
+    }
+}
+
 /*
  * The plan's calls on the boxes in one thread team (cpu_omp.h), with the meetings of one
  * shared lattice where the model's kernels write the halos themselves: a fused pair
@@ -289,6 +351,10 @@ static void team_calls(latmc_sim *sim, struct cpu_state *st, const struct latmc_
             const struct latmc_step_call whole = cpu_pair_whole(calls, c);
             st->kernels->run_pair_own_boxes(sim, b->box, &whole, team, accepted, attempted);
             c++;
+            continue;
+        }
+        if (st->kernels->copy_step_sites && calls[c].part == LATMC_STEP_WHOLE) {
+            run_written_through(sim, st, &calls[c], team, accepted, attempted);
             continue;
         }
         for (int i = 0; i < b->n; i++)
