@@ -16,6 +16,7 @@
 
 struct cpu_boxes {
     int n;
+    int64_t planes;            /* the boxes' planes: the lattice's along the cut axis */
     struct cpu_state *box;     /* n states, box i the slab of plan box i */
     unsigned char *halo_buf;   /* n buffers of halo_bytes: a box's halo in transit */
     size_t halo_bytes;
@@ -65,6 +66,7 @@ int cpu_boxes_create(latmc_sim *sim, struct cpu_state *st, const struct latmc_bo
     const int halo = boxes[0].halo;
     if (b) {
         b->n = n_boxes;
+        b->planes = sim->desc.extent[boxes[0].axis];
         b->box = calloc((size_t)n_boxes, sizeof *b->box);
         b->halo_bytes = (size_t)halo * plane_bytes(sim);
         b->halo_buf = malloc((size_t)n_boxes * b->halo_bytes);
@@ -281,10 +283,11 @@ static void run_on_planes(latmc_sim *sim, struct cpu_state *st, const struct lat
 }
 
 /*
- * A WHOLE step with the halos written through (copy_step_sites): each box's `halo` planes
- * at either end one by one, each by one member alone, which then copies the plane's sites
- * of the step's colour into the neighbour's halo; then every box's interior, shared by the
- * team as for one box. Interiors read no halo; a border plane reads halo sites of the
+ * A WHOLE step with the halos written through (copy_step_sites): the boxes' planes, taken
+ * box after box, cut into one band of consecutive planes per member (the band order of
+ * one memory, so that a member streams through its planes once); each member updates its
+ * band box by box alone, and copies the sites of the step's colour of each of its planes
+ * within `halo` of a box's end into the neighbouring box's halo. A step reads sites of the
  * other colours only, which no copy writes: the step needs no barrier but its end.
  */
 static void run_written_through(latmc_sim *sim, struct cpu_state *st,
@@ -292,39 +295,33 @@ static void run_written_through(latmc_sim *sim, struct cpu_state *st,
                                 uint64_t *accepted, uint64_t *attempted)
 {
     struct cpu_boxes *b = st->boxes;
-    const int64_t h = b->box[0].slab.halo;
     const struct cpu_team alone = cpu_team_alone();
-    int64_t k0, k1;
-    cpu_team_share(team, 2 * h * b->n, &k0, &k1); /* border planes: 2 h per box */
-    for (int64_t k = k0; k < k1; k++) {
-        const int i = (int)(k / (2 * h));
-        const int64_t m = k % (2 * h); /* the box's m-th plane from below, then from above */
+    int64_t u0, u1;
+    cpu_team_share(team, b->planes, &u0, &u1);
+    int64_t off = 0; /* planes of the boxes before box i */
+    for (int i = 0; i < b->n && off < u1; i++) {
         struct cpu_state *me = &b->box[i];
         const int64_t below = me->slab.below, slab = me->slab.p1 - me->slab.p0;
-        const bool low = m < h;
-        const int64_t off = low ? m : slab - 2 * h + m; /* the plane's offset in the slab */
-        if (!low && off < h)
-            continue; /* a slab of fewer than 2 h planes: its low planes cover it */
-        run_on_planes(sim, st, call, i, below + off, below + off + 1, &alone, accepted,
-                      attempted);
-        if (off < h) { /* into the upper halo of box i - 1 */
+        const int64_t h = me->slab.halo;
+        /* the member's planes [a, e) of box i, offsets in the slab */
+        const int64_t a = u0 > off ? u0 - off : 0, e = u1 - off < slab ? u1 - off : slab;
+        off += slab;
+        if (a >= e)
+            continue;
+        run_on_planes(sim, st, call, i, below + a, below + e, &alone, accepted, attempted);
+        if (a < h) { /* planes [a, min(e, h)) into the upper halo of box i - 1 */
             struct cpu_state *to = &b->box[(i + b->n - 1) % b->n];
-            st->kernels->copy_step_sites(sim, me, below + off, to,
-                                         to->slab.below + (to->slab.p1 - to->slab.p0) + off, 1,
+            const int64_t n = (e < h ? e : h) - a;
+            st->kernels->copy_step_sites(sim, me, below + a, to,
+                                         to->slab.below + (to->slab.p1 - to->slab.p0) + a, n,
                                          call->step);
         }
-        if (off >= slab - h) { /* into the lower halo of box i + 1 */
+        if (e > slab - h) { /* planes [max(a, slab - h), e) into the lower halo of box i + 1 */
             struct cpu_state *to = &b->box[(i + 1) % b->n];
-            st->kernels->copy_step_sites(sim, me, below + off, to,
-                                         to->slab.below - (slab - off), 1, call->step);
+            const int64_t f = a > slab - h ? a : slab - h;
+            st->kernels->copy_step_sites(sim, me, below + f, to, to->slab.below - (slab - f),
+                                         e - f, call->step);
         }
-    }
-    for (int i = 0; i < b->n; i++) {
-        const struct cpu_state *me = &b->box[i];
-        const int64_t below = me->slab.below, slab = me->slab.p1 - me->slab.p0;
-        if (slab > 2 * h)
-            run_on_planes(sim, st, call, i, below + h, below + slab - h, team, accepted,
-                          attempted);
     }
 }
 
