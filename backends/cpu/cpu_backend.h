@@ -172,8 +172,9 @@ void cpu_slab_setup(latmc_sim *sim, struct cpu_state *st, const struct latmc_box
 /*
  * In-process boxes with their own memory (cpu_boxes.c): a sim of desc.n_parts = k > 1
  * (not a part of a shared lattice) whose model's kernels take slab storage holds k states,
- * each a slab of its own with its halos (struct cpu_slab), and copies the halo planes
- * between them after every step (memcpy through the per-plane forms). The whole-lattice
+ * each a slab of its own with its halos (struct cpu_slab); the steps write the border
+ * planes into the neighbours' halos as they go (copy_step_sites, run_pair_own_boxes;
+ * else a copy through the per-plane forms after a barrier). The whole-lattice
  * ops run on every state in turn (cpu_state_count, cpu_state_at: 1 and st itself for a
  * sim of one state).
  */

@@ -2,10 +2,13 @@
  * In-process boxes with their own memory (cpu_backend.h; issue "the core plans every
  * sweep over boxes", item 4): a sim cut into k > 1 boxes (desc.n_parts) keeps one CPU state
  * per box, each holding its slab and halo planes only (struct cpu_slab, the storage of a
- * part of a lattice shared by processes), and after every step copies each box's border
- * planes into its neighbours' halos through the per-plane forms (memcpy). The chain is the
- * plan's, so it is the same as with one box, bit for bit; the observables are the planes'
- * sums added in plane order, as for one box.
+ * part of a lattice shared by processes). The member that updates a box's border plane
+ * copies that plane's sites of the step's colour into the neighbouring box's halo at once
+ * (the model's copy_step_sites, Ising's run_pair_own_boxes: memcpy of the colour's runs),
+ * so that the step's one end barrier orders the halos before the next step: the boxes meet
+ * as often as one shared lattice does (doc/architecture.md). The chain is the plan's, so
+ * it is the same as with one box, bit for bit; the observables are the planes' sums added
+ * in plane order, as for one box.
  */
 #include <stdlib.h>
 #include <string.h>
