@@ -143,6 +143,11 @@ struct cpu_model_kernels {
      * they are updated, and a WHOLE step needs the one barrier at its end. */
     void (*copy_step_sites)(latmc_sim *sim, struct cpu_state *src, int64_t l0,
                             struct cpu_state *dst, int64_t d0, int64_t n, int step);
+    /* Appended. Optional (NULL: yes): whether copy_step_sites may write a box's halo while
+     * the step runs there and members may cut a box at any plane: no, where a step's
+     * stores write sites outside the planes it updates (a whole SIMD chunk across a
+     * plane boundary, written back as read). Asked before each run of steps. */
+    bool (*through_safe)(latmc_sim *sim, struct cpu_state *st);
 };
 
 /*

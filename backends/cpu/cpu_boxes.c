@@ -344,6 +344,8 @@ static void team_calls(latmc_sim *sim, struct cpu_state *st, const struct latmc_
                        uint64_t *attempted)
 {
     struct cpu_boxes *b = st->boxes;
+    const bool through = st->kernels->copy_step_sites &&
+                         (!st->kernels->through_safe || st->kernels->through_safe(sim, b->box));
     for (int c = 0; c < n_calls; c++) {
         if (c > 0)
             cpu_team_barrier(team);
@@ -353,7 +355,7 @@ static void team_calls(latmc_sim *sim, struct cpu_state *st, const struct latmc_
             c++;
             continue;
         }
-        if (st->kernels->copy_step_sites && calls[c].part == LATMC_STEP_WHOLE) {
+        if (through && calls[c].part == LATMC_STEP_WHOLE) {
             run_written_through(sim, st, &calls[c], team, accepted, attempted);
             continue;
         }

@@ -552,6 +552,16 @@ static void potts_copy_step_sites(latmc_sim *sim, struct cpu_state *src, int64_t
         }
 }
 
+/* The split layout's chunks of W <= 64 sites of a colour are written whole, the lanes
+ * outside the box as they were read (split_boxes_step): the halos may be written through
+ * only where every plane starts a chunk. The natural layout writes site by site. */
+static bool potts_through_safe(latmc_sim *sim, struct cpu_state *st)
+{
+    (void)sim;
+    const struct potts_state *ps = potts_of(st);
+    return ps->dsp.width == 0 || colour_per_plane(st, ps) % 64 == 0;
+}
+
 static int64_t potts_slab_below(latmc_sim *sim, int64_t p0, int halo)
 {
     const int c = latmc_potts_colours(sim->desc.ndim, sim->desc.extent);
@@ -580,4 +590,5 @@ const struct cpu_model_kernels cpu_potts_kernels = {
     .slab_storage = true,
     .slab_below = potts_slab_below,
     .copy_step_sites = potts_copy_step_sites,
+    .through_safe = potts_through_safe,
 };
