@@ -311,7 +311,9 @@ static void run_written_through(latmc_sim *sim, struct cpu_state *st,
         off += slab;
         if (a >= e)
             continue;
-        run_on_planes(sim, st, call, i, below + a, below + e, &alone, accepted, attempted);
+        /* the low border planes first, copied while they are in the cache */
+        const int64_t m = a < h && e > h ? h : e;
+        run_on_planes(sim, st, call, i, below + a, below + m, &alone, accepted, attempted);
         if (a < h) { /* planes [a, min(e, h)) into the upper halo of box i - 1 */
             struct cpu_state *to = &b->box[(i + b->n - 1) % b->n];
             const int64_t n = (e < h ? e : h) - a;
@@ -319,6 +321,8 @@ static void run_written_through(latmc_sim *sim, struct cpu_state *st,
                                          to->slab.below + (to->slab.p1 - to->slab.p0) + a, n,
                                          call->step);
         }
+        if (m < e)
+            run_on_planes(sim, st, call, i, below + m, below + e, &alone, accepted, attempted);
         if (e > slab - h) { /* planes [max(a, slab - h), e) into the lower halo of box i + 1 */
             struct cpu_state *to = &b->box[(i + 1) % b->n];
             const int64_t f = a > slab - h ? a : slab - h;
