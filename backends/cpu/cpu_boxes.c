@@ -257,20 +257,6 @@ static void fill_halos(latmc_sim *sim, struct cpu_state *st, int i)
     st->kernels->set_planes(sim, me, me->slab.below + slab, me->slab.below + slab + h, buf);
 }
 
-/* Call c on box i alone: the box in its local planes. */
-static void run_on_box(latmc_sim *sim, struct cpu_state *st, const struct latmc_step_call *call,
-                       int i, const struct cpu_team *team, uint64_t *accepted,
-                       uint64_t *attempted)
-{
-    struct cpu_state *bs = &st->boxes->box[i];
-    struct latmc_box local = call->boxes[i];
-    local.origin[local.axis] = bs->slab.below;
-    struct latmc_step_call one = *call;
-    one.boxes = &local;
-    one.n_boxes = 1;
-    st->kernels->run_step(sim, bs, &one, team, accepted, attempted);
-}
-
 /* Call `call` on local planes [l0, l1) of box i (a piece of its slab). */
 static void run_on_planes(latmc_sim *sim, struct cpu_state *st, const struct latmc_step_call *call,
                           int i, int64_t l0, int64_t l1, const struct cpu_team *team,
@@ -363,8 +349,10 @@ static void team_calls(latmc_sim *sim, struct cpu_state *st, const struct latmc_
             run_written_through(sim, st, &calls[c], team, accepted, attempted);
             continue;
         }
-        for (int i = 0; i < b->n; i++)
-            run_on_box(sim, st, &calls[c], i, team, accepted, attempted);
+        for (int i = 0; i < b->n; i++) /* each box's slab, shared by the team */
+            run_on_planes(sim, st, &calls[c], i, b->box[i].slab.below,
+                          b->box[i].slab.below + b->box[i].slab.p1 - b->box[i].slab.p0, team,
+                          accepted, attempted);
         cpu_team_barrier(team);
         int64_t i0, i1;
         cpu_team_share(team, b->n, &i0, &i1);
