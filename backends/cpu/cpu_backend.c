@@ -23,17 +23,8 @@ static int resolve_threads(latmc_sim *sim)
 #endif
 }
 
-/*
- * Slab-only storage (cpu_backend.h) for a part of n_parts > 1 whose model's kernels take
- * it: the local lattice is the slab plus its halos along the last axis.
- */
-static void slab_setup(latmc_sim *sim, struct cpu_state *st)
+void cpu_slab_setup(latmc_sim *sim, struct cpu_state *st, const struct latmc_box *box)
 {
-    st->global = st->lattice;
-    const struct latmc_part *part = sim->part;
-    if (!part || part->n_parts < 2 || !st->kernels->slab_storage)
-        return;
-    const struct latmc_box *box = &sim->plan->boxes[part->rank];
     const int axis = box->axis;
     struct cpu_slab *sl = &st->slab;
     sl->on = true;
@@ -50,6 +41,19 @@ static void slab_setup(latmc_sim *sim, struct cpu_state *st)
     else
         st->lattice.ly = sl->planes;
     st->lattice.nsites = st->lattice.lx * st->lattice.ly * st->lattice.lz;
+}
+
+/*
+ * Slab-only storage (cpu_backend.h) for a part of n_parts > 1 whose model's kernels take
+ * it: the local lattice is the slab plus its halos along the last axis.
+ */
+static void slab_setup(latmc_sim *sim, struct cpu_state *st)
+{
+    st->global = st->lattice;
+    const struct latmc_part *part = sim->part;
+    if (!part || part->n_parts < 2 || !st->kernels->slab_storage)
+        return;
+    cpu_slab_setup(sim, st, &sim->plan->boxes[part->rank]);
 }
 
 static int cpu_create(latmc_sim *sim)
@@ -76,7 +80,9 @@ static int cpu_create(latmc_sim *sim)
     sim->n_threads = resolve_threads(sim);
     int status = latmc_thread_probe(sim->n_threads); /* never let OpenMP exit the process */
     if (status == LATMC_OK)
-        status = k->create(sim, st);
+        status = cpu_boxes_wanted(sim, st, sim->plan->n_boxes)
+                     ? cpu_boxes_create(sim, st, sim->plan->boxes, sim->plan->n_boxes)
+                     : k->create(sim, st);
     if (status < 0) {
         free(st);
         return status;
@@ -90,7 +96,10 @@ static void cpu_destroy(latmc_sim *sim)
     struct cpu_state *st = cpu_state_of(sim);
     if (!st)
         return;
-    st->kernels->destroy(st);
+    if (st->boxes)
+        cpu_boxes_destroy(st);
+    else
+        st->kernels->destroy(st);
     free(st);
     sim->backend = NULL;
 }
@@ -98,27 +107,35 @@ static void cpu_destroy(latmc_sim *sim)
 static int cpu_init_spins(latmc_sim *sim, int how)
 {
     struct cpu_state *st = cpu_state_of(sim);
+    if (st->boxes)
+        return cpu_boxes_init_spins(sim, st, how);
     return st->kernels->init_spins(sim, st, how);
 }
 
 static int cpu_measure(latmc_sim *sim, void *sums)
 {
     struct cpu_state *st = cpu_state_of(sim);
+    if (st->boxes)
+        return cpu_boxes_measure(sim, st, sums);
     st->kernels->measure(sim, st, sums);
     return LATMC_OK;
 }
 
+/* Every box's planes (in-process boxes: each writes its own slab's, takes its planes) or
+ * the one state's. */
 static int cpu_get_spins(latmc_sim *sim, void *buf)
 {
     struct cpu_state *st = cpu_state_of(sim);
-    st->kernels->get_spins(sim, st, buf);
+    for (int i = 0; i < cpu_state_count(st); i++)
+        st->kernels->get_spins(sim, cpu_state_at(st, i), buf);
     return LATMC_OK;
 }
 
 static int cpu_set_spins(latmc_sim *sim, const void *buf)
 {
     struct cpu_state *st = cpu_state_of(sim);
-    st->kernels->set_spins(sim, st, buf);
+    for (int i = 0; i < cpu_state_count(st); i++)
+        st->kernels->set_spins(sim, cpu_state_at(st, i), buf);
     return LATMC_OK;
 }
 
@@ -127,7 +144,8 @@ static int cpu_get_couplings(latmc_sim *sim, float *buf)
     struct cpu_state *st = cpu_state_of(sim);
     if (!st->kernels->get_couplings)
         return latmc_fail(LATMC_EUNSUPPORTED, "the %s model has no couplings", sim->model->name);
-    st->kernels->get_couplings(sim, st, buf);
+    for (int i = 0; i < cpu_state_count(st); i++)
+        st->kernels->get_couplings(sim, cpu_state_at(st, i), buf);
     return LATMC_OK;
 }
 
@@ -136,7 +154,8 @@ static int cpu_set_couplings(latmc_sim *sim, const float *buf)
     struct cpu_state *st = cpu_state_of(sim);
     if (!st->kernels->set_couplings)
         return latmc_fail(LATMC_EUNSUPPORTED, "the %s model has no couplings", sim->model->name);
-    st->kernels->set_couplings(sim, st, buf);
+    for (int i = 0; i < cpu_state_count(st); i++)
+        st->kernels->set_couplings(sim, cpu_state_at(st, i), buf);
     return LATMC_OK;
 }
 
@@ -144,28 +163,9 @@ static int cpu_params_changed(latmc_sim *sim)
 {
     struct cpu_state *st = cpu_state_of(sim);
     if (st->kernels->params_changed)
-        st->kernels->params_changed(sim, st);
+        for (int i = 0; i < cpu_state_count(st); i++)
+            st->kernels->params_changed(sim, cpu_state_at(st, i));
     return LATMC_OK;
-}
-
-/*
- * Whether calls[c] and calls[c + 1] are the two parts of one fused pair (lib/box.h): with
- * nothing to exchange between them, they run as one LATMC_STEP_PAIR_WHOLE call, which
- * saves the team a barrier and keeps a box's ends in the members' bands.
- */
-static bool is_pair_start(const struct latmc_step_call *calls, int n_calls, int c)
-{
-    return calls[c].part == LATMC_STEP_PAIR_INTERIOR && c + 1 < n_calls &&
-           calls[c + 1].part == LATMC_STEP_PAIR_BORDER && calls[c + 1].sweep == calls[c].sweep &&
-           calls[c + 1].step == calls[c].step;
-}
-
-static struct latmc_step_call pair_whole(const struct latmc_step_call *calls, int c)
-{
-    struct latmc_step_call whole = calls[c];
-    whole.part = LATMC_STEP_PAIR_WHOLE;
-    whole.last = calls[c + 1].last;
-    return whole;
 }
 
 /*
@@ -184,12 +184,20 @@ static int cpu_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, in
     if (!st->kernels->run_step) /* the core checks at create; a guard, not a path */
         return latmc_fail(LATMC_EUNSUPPORTED, "the CPU backend runs the %s model as one box "
                           "only", sim->model->name);
+    /* the plan's cut, which latmc_sim_set_parts may have changed since the last step */
+    if (!sim->part && cpu_boxes_recut_needed(sim, st, calls[0].boxes, calls[0].n_boxes)) {
+        const int rst = cpu_boxes_recut(sim, st, calls[0].boxes, calls[0].n_boxes);
+        if (rst < 0)
+            return rst;
+    }
+    if (st->boxes)
+        return cpu_boxes_run_steps(sim, st, calls, n_calls, accepted, attempted);
     /* a step covers a colour of the lattice (of the slab held): about half of it, or less */
     if (!cpu_use_threads(sim->n_threads, st->lattice.nsites / 2)) {
         const struct cpu_team alone = cpu_team_alone();
         for (int c = 0; c < n_calls; c++) {
-            if (is_pair_start(calls, n_calls, c)) {
-                const struct latmc_step_call whole = pair_whole(calls, c);
+            if (cpu_is_pair_start(calls, n_calls, c)) {
+                const struct latmc_step_call whole = cpu_pair_whole(calls, c);
                 st->kernels->run_step(sim, st, &whole, &alone, accepted, attempted);
                 c++;
             } else {
@@ -206,8 +214,8 @@ static int cpu_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, in
         for (int c = 0; c < n_calls; c++) {
             if (c > 0)
                 cpu_team_barrier(&team);
-            if (is_pair_start(calls, n_calls, c)) {
-                const struct latmc_step_call whole = pair_whole(calls, c);
+            if (cpu_is_pair_start(calls, n_calls, c)) {
+                const struct latmc_step_call whole = cpu_pair_whole(calls, c);
                 st->kernels->run_step(sim, st, &whole, &team, &acc, &att);
                 c++;
             } else {
@@ -240,7 +248,7 @@ static int cpu_run_step(latmc_sim *sim, const struct latmc_step_call *call, uint
 static unsigned cpu_step_caps(latmc_sim *sim)
 {
     struct cpu_state *st = cpu_state_of(sim);
-    return st->kernels->step_caps ? st->kernels->step_caps(sim, st) : 0u;
+    return st->kernels->step_caps ? st->kernels->step_caps(sim, cpu_state_at(st, 0)) : 0u;
 }
 
 static int no_plane_form(latmc_sim *sim, const char *what)
@@ -254,6 +262,8 @@ static int cpu_measure_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *sums
     struct cpu_state *st = cpu_state_of(sim);
     if (!st->kernels->measure_planes)
         return no_plane_form(sim, "reduction");
+    if (st->boxes)
+        return cpu_boxes_measure_planes(sim, st, p0, p1, sums);
     const int64_t l0 = cpu_slab_local(st, p0); /* a range never crosses the slab's wrap */
     st->kernels->measure_planes(sim, st, l0, l0 + (p1 - p0), sums);
     return LATMC_OK;
@@ -264,6 +274,8 @@ static int cpu_get_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
     struct cpu_state *st = cpu_state_of(sim);
     if (!st->kernels->get_planes)
         return no_plane_form(sim, "configuration copy");
+    if (st->boxes)
+        return cpu_boxes_get_planes(sim, st, p0, p1, buf);
     const int64_t l0 = cpu_slab_local(st, p0); /* a range never crosses the slab's wrap */
     st->kernels->get_planes(sim, st, l0, l0 + (p1 - p0), buf);
     return LATMC_OK;
@@ -274,6 +286,8 @@ static int cpu_set_planes(latmc_sim *sim, int64_t p0, int64_t p1, const void *bu
     struct cpu_state *st = cpu_state_of(sim);
     if (!st->kernels->set_planes)
         return no_plane_form(sim, "configuration copy");
+    if (st->boxes)
+        return cpu_boxes_set_planes(sim, st, p0, p1, buf);
     const int64_t l0 = cpu_slab_local(st, p0); /* a range never crosses the slab's wrap */
     st->kernels->set_planes(sim, st, l0, l0 + (p1 - p0), buf);
     return LATMC_OK;
@@ -284,6 +298,8 @@ static int cpu_get_coupling_planes(latmc_sim *sim, int64_t p0, int64_t p1, float
     struct cpu_state *st = cpu_state_of(sim);
     if (!st->kernels->get_coupling_planes)
         return no_plane_form(sim, "coupling copy");
+    if (st->boxes)
+        return cpu_boxes_get_coupling_planes(sim, st, p0, p1, buf);
     const int64_t l0 = cpu_slab_local(st, p0); /* a range never crosses the slab's wrap */
     st->kernels->get_coupling_planes(sim, st, l0, l0 + (p1 - p0), buf);
     return LATMC_OK;

@@ -8,6 +8,7 @@
 #include "cpu_omp.h"
 
 struct cpu_model_kernels;
+struct cpu_boxes;
 
 /*
  * Slab-only storage of a part of a lattice shared by processes (lib/part.h, n_parts > 1,
@@ -41,6 +42,8 @@ struct cpu_state {
     /* appended: slab-only storage (above) and the whole lattice's geometry */
     struct cpu_slab slab;
     struct latmc_lattice global;
+    /* appended: in-process boxes with their own memory (cpu_boxes.c); NULL: one state */
+    struct cpu_boxes *boxes;
 };
 
 /* The local plane of global plane g (slab storage; else g itself). Only the slab's planes
@@ -122,7 +125,89 @@ struct cpu_model_kernels {
      * planes [p0, p1), in get_couplings' layout restricted to them). */
     void (*get_coupling_planes)(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                                 float *buf);
+    /* Appended. Optional (NULL: cpu_boxes.c runs the pair's two parts with its halo copies
+     * between them): a fused pair (LATMC_STEP_PAIR_WHOLE, call->boxes the plan's global
+     * boxes) on in-process boxes with their own memory, box i's state states[i] (slab
+     * storage with one halo plane). The kernels write each box's border planes into its
+     * neighbours' halos themselves as soon as they are final, one colour at a time, so
+     * that the boxes need no meeting a shared lattice does not: the next step, after the
+     * caller's barrier, reads them. Called only when step_caps has LATMC_STEP_CAP_PAIR. */
+    void (*run_pair_own_boxes)(latmc_sim *sim, struct cpu_state *states,
+                               const struct latmc_step_call *call, const struct cpu_team *team,
+                               uint64_t *accepted, uint64_t *attempted);
+    /* Appended. Optional (NULL: cpu_boxes.c copies whole planes after a barrier): for
+     * in-process boxes with their own memory, copy the sites that step `step` of the
+     * schedule updates (its colour) in local planes [l0, l0 + n) of box src into local
+     * planes [d0, d0 + n) of box dst, and nothing else: while the step runs, no other
+     * site reads them, so a box's border planes go into its neighbours' halos as soon as
+     * they are updated, and a WHOLE step needs the one barrier at its end. */
+    void (*copy_step_sites)(latmc_sim *sim, struct cpu_state *src, int64_t l0,
+                            struct cpu_state *dst, int64_t d0, int64_t n, int step);
+    /* Appended. Optional (NULL: yes): whether copy_step_sites may write a box's halo while
+     * the step runs there and members may cut a box at any plane: no, where a step's
+     * stores write sites outside the planes it updates (a whole SIMD chunk across a
+     * plane boundary, written back as read). Asked before each run of steps. */
+    bool (*through_safe)(latmc_sim *sim, struct cpu_state *st);
 };
+
+/*
+ * Whether calls[c] and calls[c + 1] are the two parts of one fused pair (lib/box.h): with
+ * nothing to exchange between them, they run as one LATMC_STEP_PAIR_WHOLE call, which
+ * saves the team a barrier and keeps a box's ends in the members' bands.
+ */
+static inline bool cpu_is_pair_start(const struct latmc_step_call *calls, int n_calls, int c)
+{
+    return calls[c].part == LATMC_STEP_PAIR_INTERIOR && c + 1 < n_calls &&
+           calls[c + 1].part == LATMC_STEP_PAIR_BORDER && calls[c + 1].sweep == calls[c].sweep &&
+           calls[c + 1].step == calls[c].step;
+}
+
+static inline struct latmc_step_call cpu_pair_whole(const struct latmc_step_call *calls, int c)
+{
+    struct latmc_step_call whole = calls[c];
+    whole.part = LATMC_STEP_PAIR_WHOLE;
+    whole.last = calls[c + 1].last;
+    return whole;
+}
+
+/* Slab-only storage of `box` (a box of sim->plan) in st: st->lattice, st->global as the
+ * whole lattice, set before, become the slab's local lattice and the whole one. */
+void cpu_slab_setup(latmc_sim *sim, struct cpu_state *st, const struct latmc_box *box);
+
+/*
+ * In-process boxes with their own memory (cpu_boxes.c): a sim of desc.n_parts = k > 1
+ * (not a part of a shared lattice) whose model's kernels take slab storage holds k states,
+ * each a slab of its own with its halos (struct cpu_slab); the steps write the border
+ * planes into the neighbours' halos as they go (copy_step_sites, run_pair_own_boxes;
+ * else a copy through the per-plane forms after a barrier). The whole-lattice
+ * ops run on every state in turn (cpu_state_count, cpu_state_at: 1 and st itself for a
+ * sim of one state).
+ */
+int cpu_state_count(const struct cpu_state *st);
+struct cpu_state *cpu_state_at(struct cpu_state *st, int i);
+bool cpu_boxes_wanted(const latmc_sim *sim, const struct cpu_state *st, int n_boxes);
+int cpu_boxes_create(latmc_sim *sim, struct cpu_state *st, const struct latmc_box *boxes,
+                     int n_boxes);
+void cpu_boxes_destroy(struct cpu_state *st);
+int cpu_boxes_init_spins(latmc_sim *sim, struct cpu_state *st, int how);
+int cpu_boxes_measure(latmc_sim *sim, struct cpu_state *st, void *sums);
+int cpu_boxes_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                             void *sums);
+int cpu_boxes_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                         void *buf);
+int cpu_boxes_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
+                         const void *buf);
+int cpu_boxes_get_coupling_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0,
+                                  int64_t p1, float *buf);
+int cpu_boxes_run_steps(latmc_sim *sim, struct cpu_state *st,
+                        const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
+                        uint64_t *attempted);
+/* Whether the plan's boxes (a step call's) are not the storage's, after
+ * latmc_sim_set_parts; recut then moves the state into storage for them. */
+bool cpu_boxes_recut_needed(const latmc_sim *sim, const struct cpu_state *st,
+                            const struct latmc_box *boxes, int n_boxes);
+int cpu_boxes_recut(latmc_sim *sim, struct cpu_state *st, const struct latmc_box *boxes,
+                    int n_boxes);
 
 /* NULL when the CPU backend has no kernels for the model (cpu_models.c). */
 const struct cpu_model_kernels *cpu_model_kernels_get(int model);

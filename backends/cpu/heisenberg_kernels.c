@@ -372,6 +372,41 @@ static void heisenberg_set_couplings(latmc_sim *sim, struct cpu_state *st, const
  * so that the local origin is an even plane (the local checkerboard is the global one) and
  * a multiple of 4 sites of a colour (local Philox blocks are global ones: j_origin).
  */
+/*
+ * In-process boxes with their own memory (cpu_backend.h, copy_step_sites): the sites of
+ * step `step`'s colour in local planes [l0, l0 + n) of box src into local planes [d0, d0 +
+ * n) of box dst, every replica. Slabs start at an even plane (heisenberg_slab_below), so
+ * local colours are the global ones. A plane's sites of one colour are one run of the
+ * colour's SoA array (3 components of rpp rows); in the reference layout every other site.
+ */
+static void heisenberg_copy_step_sites(latmc_sim *sim, struct cpu_state *src, int64_t l0,
+                                       struct cpu_state *dst, int64_t d0, int64_t n, int step)
+{
+    (void)sim;
+    struct heisenberg_state *ws = hwhole(src), *wd = hwhole(dst);
+    const int col = latmc_heisenberg_step_colour(step);
+    const int64_t rpp = cpu_heisenberg_rows_per_plane(&src->lattice), lx = src->lattice.lx;
+    for (int r = 0; r < ws->ref.replicas; r++) {
+        if (ws->dsp.soa) {
+            const int64_t per_plane = 3 * rpp * ws->soa.n;
+            memcpy(wd->soa.spin[r][col] + d0 * per_plane, ws->soa.spin[r][col] + l0 * per_plane,
+                   (size_t)(n * per_plane) * sizeof(double));
+            continue;
+        }
+        const float *from = replica_spins(src, &ws->ref, r);
+        float *to = replica_spins(dst, &wd->ref, r);
+        for (int64_t pl = 0; pl < n; pl++)
+            for (int64_t y = 0; y < rpp; y++) {
+                const int64_t shift = (rpp > 1 ? y + l0 + pl : l0 + pl) & 1;
+                const int64_t fs = ((l0 + pl) * rpp + y) * lx, ts = ((d0 + pl) * rpp + y) * lx;
+                for (int64_t x = (col - shift) & 1; x < lx; x += 2)
+                    memcpy(to + (ts + x) * LATMC_HEISENBERG_COMPONENTS,
+                           from + (fs + x) * LATMC_HEISENBERG_COMPONENTS,
+                           LATMC_HEISENBERG_COMPONENTS * sizeof(float));
+            }
+    }
+}
+
 static int64_t heisenberg_slab_below(latmc_sim *sim, int64_t p0, int halo)
 {
     const int64_t half = sim->desc.extent[0] / 2 * (sim->desc.ndim == 3 ? sim->desc.extent[1] : 1);
@@ -398,5 +433,6 @@ const struct cpu_model_kernels cpu_heisenberg_kernels = {
     .set_planes = heisenberg_set_planes,
     .slab_storage = true,
     .slab_below = heisenberg_slab_below,
+    .copy_step_sites = heisenberg_copy_step_sites,
     .get_coupling_planes = heisenberg_get_coupling_planes,
 };

@@ -193,6 +193,55 @@ static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
     }
 }
 
+/*
+ * In-process boxes with their own memory (cpu_backend.h, copy_step_sites), the C level
+ * (WHOLE steps; the SIMD levels run pairs, run_pair_own_boxes): the sites of colour `step`
+ * in local planes [l0, l0 + n) of box src into local planes [d0, d0 + n) of box dst. The
+ * colour is that of the global plane (a slab's origin may be odd).
+ */
+static void ising_copy_step_sites(latmc_sim *sim, struct cpu_state *src, int64_t l0,
+                                  struct cpu_state *dst, int64_t d0, int64_t n, int step)
+{
+    (void)sim;
+    const int8_t *from = ising_state(src)->natural;
+    int8_t *to = ising_state(dst)->natural;
+    const int64_t lx = src->lattice.lx, rpp = src->lattice.ndim == 3 ? src->lattice.ly : 1;
+    for (int64_t pl = 0; pl < n; pl++)
+        for (int64_t y = 0; y < rpp; y++) {
+            const int64_t g = l0 + pl + src->slab.origin; /* the global plane (mod 2) */
+            const int64_t shift = (rpp > 1 ? y + g : g) & 1;
+            const int64_t fs = ((l0 + pl) * rpp + y) * lx, ts = ((d0 + pl) * rpp + y) * lx;
+            for (int64_t x = (step - shift) & 1; x < lx; x += 2)
+                to[ts + x] = from[fs + x];
+        }
+}
+
+/* Box i's split (cpu_ising_split_own_boxes): states is the boxes' array of states. */
+static const struct cpu_ising_split *box_split(void *states, int i)
+{
+    return &ising_state(&((struct cpu_state *)states)[i])->split;
+}
+
+/* The fused pair on in-process boxes with their own memory (cpu_backend.h): the SIMD
+ * levels only (the C level takes no pair), the counts of ising_run_step's PAIR_WHOLE. */
+static void ising_run_pair_own_boxes(latmc_sim *sim, struct cpu_state *states,
+                                     const struct latmc_step_call *call,
+                                     const struct cpu_team *team, uint64_t *accepted,
+                                     uint64_t *attempted)
+{
+    const struct ising_state *is = ising_state(&states[0]);
+    const int64_t half_plane =
+        states[0].lattice.lx * (sim->desc.ndim == 3 ? states[0].lattice.ly : 1) / 2;
+    int64_t planes = 0;
+    for (int i = 0; i < call->n_boxes; i++)
+        planes += call->boxes[i].extent[call->boxes[i].axis];
+    *accepted += cpu_ising_split_own_boxes(box_split, states, &is->dsp, &is->dec,
+                                           sim->desc.seed, call->sweep, call->boxes,
+                                           call->n_boxes, team);
+    if (team->id == 0)
+        *attempted += (uint64_t)(2 * planes * half_plane);
+}
+
 static unsigned ising_step_caps(latmc_sim *sim, struct cpu_state *st)
 {
     (void)sim;
@@ -368,4 +417,6 @@ const struct cpu_model_kernels cpu_ising_kernels = {
     .set_planes = ising_set_planes,
     .slab_storage = true,
     .get_coupling_planes = ising_get_coupling_planes,
+    .run_pair_own_boxes = ising_run_pair_own_boxes,
+    .copy_step_sites = ising_copy_step_sites,
 };

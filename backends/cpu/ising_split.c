@@ -534,6 +534,93 @@ uint64_t cpu_ising_split_boxes_border(const struct cpu_ising_split *s,
     return changed;
 }
 
+/* ---- the fused pair on boxes with their own memory (cpu_boxes.c) ---- */
+
+/*
+ * Colour c of global unit g, held as local unit `from` of box src, written into local unit
+ * `to` of box dst (a halo unit): one half-row per row, the whole stride with its pads
+ * (ising_split.h: the half-row's own bytes, the pads and vector tails included), so that
+ * only sites of colour c are written. The colours of a step read the other colour only.
+ */
+static void copy_colour(const struct cpu_ising_split *src, int64_t from,
+                        const struct cpu_ising_split *dst, int64_t to, int64_t g, int c,
+                        int64_t unit)
+{
+    for (int64_t y = 0; y < unit; y++) {
+        /* in 2D the unit is row g itself (y = 0); in 3D plane g's row y */
+        const int par = c ^ (int)((y + g) & 1);
+        memcpy(cpu_ising_split_row(dst, to * unit + y, par) - CPU_ISING_SPLIT_PAD,
+               cpu_ising_split_row(src, from * unit + y, par) - CPU_ISING_SPLIT_PAD,
+               (size_t)src->stride);
+    }
+}
+
+/* The global unit of box s's local unit 0. */
+static int64_t unit_origin(const struct cpu_ising_split *s, int64_t unit)
+{
+    return s->row_origin / unit;
+}
+
+/* Box i's first unit into the upper halo of box i - 1 and its last into the lower halo of
+ * box i + 1 (as asked), colour c: the halo is one unit. */
+static void write_through(cpu_ising_split_of split_of, void *ctx, const struct latmc_box *boxes,
+                          int n_boxes, int64_t i, int c, int64_t unit, bool first, bool last)
+{
+    const struct cpu_ising_split *me = split_of(ctx, (int)i);
+    const int64_t o = unit_origin(me, unit);
+    if (first) {
+        const int64_t j = (i + n_boxes - 1) % n_boxes, g = box_lo(&boxes[i]);
+        const struct cpu_ising_split *to = split_of(ctx, (int)j);
+        copy_colour(me, g - o, to, box_hi(&boxes[j]) - unit_origin(to, unit), g, c, unit);
+    }
+    if (last) {
+        const int64_t j = (i + 1) % n_boxes, g = box_hi(&boxes[i]) - 1;
+        const struct cpu_ising_split *to = split_of(ctx, (int)j);
+        copy_colour(me, g - o, to, box_lo(&boxes[j]) - 1 - unit_origin(to, unit), g, c, unit);
+    }
+}
+
+uint64_t cpu_ising_split_own_boxes(cpu_ising_split_of split_of, void *ctx,
+                                   const struct cpu_ising_dsp *dsp,
+                                   const struct cpu_ising_decisions *d, uint64_t seed,
+                                   uint64_t sweep, const struct latmc_box *boxes, int n_boxes,
+                                   const struct cpu_team *team)
+{
+    struct cpu_ising_pass pass[2];
+    for (int c = 0; c < 2; c++) {
+        cpu_ising_pass_setup(&pass[c], d, seed, sweep, c);
+        dsp->prepare(&pass[c]);
+    }
+    const struct cpu_ising_split *s0 = split_of(ctx, 0);
+    const int64_t unit = s0->ndim == 3 ? s0->ly : 1;
+    int64_t units = 0;
+    for (int i = 0; i < n_boxes; i++)
+        units += box_hi(&boxes[i]) - box_lo(&boxes[i]);
+    uint64_t changed = 0;
+    /* the bands and the two orders of cpu_ising_split_boxes_interior (borders_too) */
+    const int wave = units >= 4 * (int64_t)team->size;
+    int64_t u0, u1;
+    cpu_team_share(team, units, &u0, &u1);
+    FOR_BOX_PIECES(boxes, n_boxes, u0, u1, i, a, b) {
+        const struct cpu_ising_split *si = split_of(ctx, (int)i);
+        const int64_t o = unit_origin(si, unit);
+        changed += wave ? wave_first(si, dsp, pass, unit, a - o, b - o)
+                        : dsp->colour_rows(si, &pass[0], (a - o) * unit, (b - o) * unit);
+        write_through(split_of, ctx, boxes, n_boxes, i, 0, unit, a == box_lo(&boxes[i]),
+                      b == box_hi(&boxes[i]));
+    }
+    cpu_team_barrier(team);
+    FOR_BOX_PIECES(boxes, n_boxes, u0, u1, i, a, b) {
+        const struct cpu_ising_split *si = split_of(ctx, (int)i);
+        const int64_t o = unit_origin(si, unit);
+        changed += wave ? wave_last(si, dsp, pass, unit, a - o, b - o)
+                        : dsp->colour_rows(si, &pass[1], (a - o) * unit, (b - o) * unit);
+        write_through(split_of, ctx, boxes, n_boxes, i, 1, unit, a == box_lo(&boxes[i]),
+                      b == box_hi(&boxes[i]));
+    }
+    return changed;
+}
+
 /*
  * One sweep of the whole lattice as one box: the plan's fused pair as the library runs it
  * (LATMC_STEP_PAIR_WHOLE, cpu_run_steps), for the kernel tests that check a SIMD level

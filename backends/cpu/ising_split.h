@@ -203,4 +203,19 @@ uint64_t cpu_ising_split_boxes_border(const struct cpu_ising_split *s,
                                       uint64_t sweep, const struct latmc_box *boxes,
                                       int n_boxes, const struct cpu_team *team);
 
+/*
+ * The same fused pair (LATMC_STEP_PAIR_WHOLE) on boxes with their own memory (cpu_boxes.c):
+ * box i (boxes[i], global units) is held by split_of(ctx, i), whose local unit u is global
+ * unit u + row_origin / (rows per unit), with one halo unit each side. Each member writes the border units of its
+ * band into the neighbouring boxes' halos, colour by colour, as soon as they are final
+ * (colour 0 before the sweep's one barrier, colour 1 before the caller's), so the boxes
+ * meet as often as one memory does. Returns how many spins member `team` changed.
+ */
+typedef const struct cpu_ising_split *(*cpu_ising_split_of)(void *ctx, int box);
+uint64_t cpu_ising_split_own_boxes(cpu_ising_split_of split_of, void *ctx,
+                                   const struct cpu_ising_dsp *dsp,
+                                   const struct cpu_ising_decisions *d, uint64_t seed,
+                                   uint64_t sweep, const struct latmc_box *boxes, int n_boxes,
+                                   const struct cpu_team *team);
+
 #endif

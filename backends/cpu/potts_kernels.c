@@ -484,29 +484,36 @@ static void potts_set_spins(latmc_sim *sim, struct cpu_state *st, const void *bu
         memcpy(ps->spins, buf, (size_t)sim->nsites);
 }
 
+/* The tests' hooks act on every state of the sim (its boxes' with own memory). */
 const char *cpu_potts_level(latmc_sim *sim)
 {
-    return potts_of(cpu_state_of(sim))->dsp.level;
+    return potts_of(cpu_state_at(cpu_state_of(sim), 0))->dsp.level;
 }
 
 int cpu_potts_use_dsp(latmc_sim *sim, const struct cpu_potts_dsp *dsp)
 {
-    struct cpu_state *st = cpu_state_of(sim);
-    struct potts_state *ps = potts_of(st);
+    struct cpu_state *whole = cpu_state_of(sim);
     if (sim->have_config || dsp->width > CPU_POTTS_PAD)
         return latmc_fail(LATMC_ESTATE, "cpu_potts_use_dsp: only before the first "
                           "configuration, and for widths up to %d", CPU_POTTS_PAD);
-    free_states(ps);
-    ps->dsp = *dsp;
-    int status = alloc_states(ps, &st->lattice);
-    if (status == LATMC_OK)
+    for (int i = 0; i < cpu_state_count(whole); i++) {
+        struct cpu_state *st = cpu_state_at(whole, i);
+        struct potts_state *ps = potts_of(st);
+        free_states(ps);
+        ps->dsp = *dsp;
+        int status = alloc_states(ps, &st->lattice);
+        if (status < 0)
+            return status;
         potts_params_changed(sim, st);
-    return status;
+    }
+    return LATMC_OK;
 }
 
 void cpu_potts_set_scalar_every_site(latmc_sim *sim, int on)
 {
-    potts_of(cpu_state_of(sim))->scalar_every_site = on;
+    struct cpu_state *whole = cpu_state_of(sim);
+    for (int i = 0; i < cpu_state_count(whole); i++)
+        potts_of(cpu_state_at(whole, i))->scalar_every_site = on;
 }
 
 /*
@@ -515,6 +522,46 @@ void cpu_potts_set_scalar_every_site(latmc_sim *sim, int on)
  * are the global ones) and of 64 sites of a colour (chunks of every width and Philox
  * blocks line up with the global ones: potts_fast.h, j_origin).
  */
+/*
+ * In-process boxes with their own memory (cpu_backend.h, copy_step_sites): the sites of
+ * colour `step` in local planes [l0, l0 + n) of box src into local planes [d0, d0 + n) of
+ * box dst. Slabs start at a whole period of the colouring (potts_slab_below), so local
+ * colours are the global ones in either box. A plane's sites of one colour are one run of
+ * the colour's array in the split layout.
+ */
+static void potts_copy_step_sites(latmc_sim *sim, struct cpu_state *src, int64_t l0,
+                                  struct cpu_state *dst, int64_t d0, int64_t n, int step)
+{
+    (void)sim;
+    const struct potts_state *ps = potts_of(src), *pd = potts_of(dst);
+    const int c = ps->colours, col = step % c;
+    if (ps->dsp.width > 0) {
+        const int64_t P = colour_per_plane(src, ps);
+        memcpy(pd->split.sub[col] + d0 * P, ps->split.sub[col] + l0 * P, (size_t)(n * P));
+        return;
+    }
+    const int64_t lx = src->lattice.lx, rpp = rows_per_plane(src);
+    for (int64_t pl = 0; pl < n; pl++)
+        for (int64_t y = 0; y < rpp; y++) {
+            /* the row's local coordinates: (y, plane) in 3D, (plane, 0) in 2D */
+            const int64_t shift = (rpp > 1 ? y + l0 + pl : l0 + pl) % c;
+            const uint8_t *from = ps->spins + ((l0 + pl) * rpp + y) * lx;
+            uint8_t *to = pd->spins + ((d0 + pl) * rpp + y) * lx;
+            for (int64_t x = ((col - shift) % c + c) % c; x < lx; x += c)
+                to[x] = from[x];
+        }
+}
+
+/* The split layout's chunks of W <= 64 sites of a colour are written whole, the lanes
+ * outside the box as they were read (split_boxes_step): the halos may be written through
+ * only where every plane starts a chunk. The natural layout writes site by site. */
+static bool potts_through_safe(latmc_sim *sim, struct cpu_state *st)
+{
+    (void)sim;
+    const struct potts_state *ps = potts_of(st);
+    return ps->dsp.width == 0 || colour_per_plane(st, ps) % 64 == 0;
+}
+
 static int64_t potts_slab_below(latmc_sim *sim, int64_t p0, int halo)
 {
     const int c = latmc_potts_colours(sim->desc.ndim, sim->desc.extent);
@@ -542,4 +589,6 @@ const struct cpu_model_kernels cpu_potts_kernels = {
     .set_planes = potts_set_planes,
     .slab_storage = true,
     .slab_below = potts_slab_below,
+    .copy_step_sites = potts_copy_step_sites,
+    .through_safe = potts_through_safe,
 };

@@ -170,6 +170,20 @@ static void threaded(void **state)
     same_chain_parts(2, 333, 300, 0, 3, LATMC_ALGO_HEATBATH, parts, 2, 4);
 }
 
+/*
+ * Every plane a whole number of SIMD chunks (a multiple of 64 sites of a colour): the split
+ * layout's steps then write the boxes' halos through (potts_through_safe, cpu_boxes.c),
+ * the team's bands cutting boxes at planes. 2D 256 x 300 (128 sites of a colour per row,
+ * large enough for the team), 3D 32 x 4 x 40 (64 per plane).
+ */
+static void written_through(void **state)
+{
+    (void)state;
+    const int parts[] = { 2, 3, 5 };
+    same_chain_parts(2, 256, 300, 0, 3, LATMC_ALGO_METROPOLIS, parts, 3, 4);
+    same_chain_parts(3, 32, 4, 40, 3, LATMC_ALGO_HEATBATH, parts, 3, 10);
+}
+
 /* Saved from 3 boxes, restored, continued as 1 box (after a refused cut), 2 or 5: the
  * continuation is the uncut chain's. */
 static void checkpoint_from_boxes(void **state)
@@ -336,7 +350,7 @@ int main(void)
         cmocka_unit_test(two_colours_2d),        cmocka_unit_test(two_colours_3d),
         cmocka_unit_test(three_colours),         cmocka_unit_test(threaded),
         cmocka_unit_test(checkpoint_from_boxes), cmocka_unit_test(bad_decompositions),
-        cmocka_unit_test(plane_forms),
+        cmocka_unit_test(plane_forms),           cmocka_unit_test(written_through),
     };
     return cmocka_run_group_tests_name("boxes_potts", tests, NULL, NULL);
 }
