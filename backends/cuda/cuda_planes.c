@@ -38,7 +38,9 @@
  * Between latmc_sim_sweep calls both streams are idle (the last step waits for both), and
  * the per-plane ops run on the sim's stream. Potts, phi^4 and Heisenberg planes travel
  * through a pinned host stage kept with the part (cuda_planes_stage): one DMA copy per
- * move, no allocation.
+ * move, no allocation; a Heisenberg exchange inside a sweep goes straight between the
+ * device and the part's page-locked halo buffers (cuda_planes_heis.c, wire_move), and
+ * the last step waits for the border stream (its halo copies are not waited for).
  */
 #include <stdio.h>
 #include <stdlib.h>
