@@ -38,7 +38,9 @@
  * Between latmc_sim_sweep calls both streams are idle (the last step waits for both), and
  * the per-plane ops run on the sim's stream. Potts, phi^4 and Heisenberg planes travel
  * through a pinned host stage kept with the part (cuda_planes_stage): one DMA copy per
- * move, no allocation.
+ * move, no allocation; a Heisenberg exchange inside a sweep goes straight between the
+ * device and the part's page-locked halo buffers (cuda_planes_heis.c, wire_move), and
+ * the last step waits for the border stream (its halo copies are not waited for).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +52,7 @@
 #include "ising.h"
 #include "ising_packed.h"
 #include "model.h"
+#include "part.h"
 #include "phi4_cuda.h"
 #include "plan.h"
 
@@ -78,6 +81,13 @@ struct cuda_planes {
     /* Potts, phi^4, Heisenberg: planes in transit (cuda_planes_stage) */
     void *stage_dev, *stage_host; /* device; pinned host */
     size_t stage_dev_bytes, stage_host_bytes;
+    /* Heisenberg's in-sweep exchange (cuda_planes_halo_pinned): the part's halo buffers
+     * (lib/part.c's halo_buf, which outlives this state), page-locked at their first use
+     * (halo_tried), so that the planes go by DMA straight between them and the device;
+     * sets_pending: a set enqueued on the border stream and not waited for */
+    void *halo_host;
+    size_t halo_host_bytes;
+    bool halo_tried, sets_pending;
 };
 
 /* Packed rows per plane along the last axis (rows are y + L_y z): L_y in 3D, 1 in 2D. */
@@ -215,6 +225,8 @@ void cuda_planes_free(struct cuda_sim *cs)
         return;
     if (pl->border)
         cudaStreamSynchronize(pl->border);
+    if (pl->halo_host)
+        cudaHostUnregister(pl->halo_host);
     cudaFree(pl->scratch);
     cudaFreeHost(pl->host_words);
     cudaFree(pl->stage_dev);
@@ -314,6 +326,46 @@ int cuda_planes_stage(struct cuda_sim *cs, size_t dev_bytes, size_t host_bytes, 
 }
 
 static void drain(struct cuda_sim *cs);
+
+bool cuda_planes_in_sweep(const struct cuda_sim *cs)
+{
+    return cs->planes && cs->planes->in_sweep;
+}
+
+bool cuda_planes_halo_pinned(latmc_sim *sim, const void *buf, size_t bytes)
+{
+    struct cuda_planes *pl = cuda_sim_of(sim)->planes;
+    const struct latmc_part *part = sim->part;
+    if (!pl || !part || !part->halo_buf)
+        return false;
+    if (!pl->halo_tried) {
+        pl->halo_tried = true;
+        const size_t all = 4 * (size_t)part->halo * part->plane_bytes;
+        if (cudaHostRegister(part->halo_buf, all, cudaHostRegisterDefault) == cudaSuccess) {
+            pl->halo_host = part->halo_buf;
+            pl->halo_host_bytes = all;
+        } else {
+            (void)cudaGetLastError(); /* e.g. a page already registered: the stage path */
+        }
+    }
+    const uintptr_t b = (uintptr_t)buf, h = (uintptr_t)pl->halo_host;
+    return h && b >= h && bytes <= pl->halo_host_bytes &&
+           b - h <= pl->halo_host_bytes - bytes;
+}
+
+void cuda_planes_set_pending(struct cuda_sim *cs)
+{
+    cs->planes->sets_pending = true;
+}
+
+int cuda_planes_settle(struct cuda_sim *cs)
+{
+    struct cuda_planes *pl = cs->planes;
+    if (!pl || !pl->sets_pending)
+        return LATMC_OK;
+    pl->sets_pending = false;
+    return cuda_check(cudaStreamSynchronize(pl->border), "waiting for the halo copies");
+}
 
 /* The stream of a per-plane copy: the border stream inside a sweep call (halos), else the
  * sim's. */
@@ -618,6 +670,9 @@ int cuda_planes_set(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf)
 int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
+    const int settled = cuda_planes_settle(cs);
+    if (settled < 0)
+        return settled;
     if (is_potts(sim) || is_heis(sim) || is_phi4(sim)) {
         const int st = part_ready(sim, "reduction");
         return st < 0         ? st
@@ -727,6 +782,7 @@ static void drain(struct cuda_sim *cs)
     (void)cudaStreamSynchronize(cs->stream);
     (void)cudaGetLastError();
     cs->planes->in_sweep = false;
+    cs->planes->sets_pending = false;
 }
 
 /*
@@ -806,13 +862,17 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
     if (!call->last)
         return LATMC_OK;
     unsigned long long changed = 0;
-    err = cudaStreamWaitEvent(cs->stream, pl->border_done, 0);
+    /* everything on the border stream: its borders and the halo sets not waited for */
+    err = cudaEventRecord(pl->border_done, pl->border);
+    if (err == cudaSuccess)
+        err = cudaStreamWaitEvent(cs->stream, pl->border_done, 0);
     if (err == cudaSuccess)
         err = cudaMemcpyAsync(&changed, cs->changed, sizeof changed, cudaMemcpyDeviceToHost,
                               cs->stream);
     st = cuda_check(err, "reading the acceptance counter");
     const int fin = cuda_check(cudaStreamSynchronize(cs->stream), "sweeping the part's planes");
     pl->in_sweep = false;
+    pl->sets_pending = false;
     if (st < 0 || fin < 0) {
         drain(cs);
         return st < 0 ? st : fin;

@@ -280,6 +280,8 @@ static int slab_colours(const latmc_sim_desc *d)
 
 static cudaError_t slab_cold_start(const latmc_sim *sim, struct cuda_sim *cs)
 {
+    if (cuda_planes_settle(cs) < 0) /* no halo set of a failed sweep call left */
+        return cudaErrorUnknown;
     const struct heis_slab *s = slab_of(cs);
     return cuda_heis_cold_start(cs->stream, s->buf[s->cur], s->n_local, sim->desc.replicas);
 }
@@ -306,6 +308,8 @@ static void hot_range(float *out, int64_t i0, int64_t i1, uint64_t seed, int rep
  * global draws (sites named by their global index). */
 static cudaError_t slab_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
 {
+    if (cuda_planes_settle(cs) < 0)
+        return cudaErrorUnknown;
     const struct heis_slab *s = slab_of(cs);
     const int64_t ps = plane_sites(cs), nloc = s->geom.planes + 2 * HALO;
     const int nrep = sim->desc.replicas;
@@ -328,6 +332,8 @@ static cudaError_t slab_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
 
 static cudaError_t slab_set_spins(const latmc_sim *sim, struct cuda_sim *cs, const void *buf)
 {
+    if (cuda_planes_settle(cs) < 0) /* no halo set of a failed sweep call left */
+        return cudaErrorUnknown;
     const struct heis_slab *s = slab_of(cs);
     return upload_local(sim, cs, s->buf[s->cur], buf, LATMC_HEISENBERG_COMPONENTS,
                         sim->desc.replicas);
@@ -480,6 +486,63 @@ uint64_t cuda_planes_heis_attempted(const latmc_sim *sim, int64_t sites)
 }
 
 /*
+ * Inside a sweep call the only one-plane moves are the halo exchange's (lib/part.c,
+ * latmc_part_exchange, after each step), between parts that all run this code: there the
+ * plane travels in the buffers' SoA order (per replica, per component, a run of the
+ * plane's sites: the same bytes as get_planes' layout, in another order), so it crosses
+ * the bus as one 2D copy of 3 x replicas runs with no transposition kernel on the border
+ * stream (whose blocks would wait for room beside the interior's). It goes by DMA straight
+ * from or into the part's halo buffers, page-locked at the first exchange
+ * (cuda_planes_halo_pinned; else through the pinned stage and a host copy), and a set is
+ * not waited for (cuda_planes_set_pending): its buffer is next written by the transport
+ * of the next exchange, after that exchange's gets have waited for the border stream, and
+ * the sweep call's last step waits for the border stream.
+ */
+static int wire_move(latmc_sim *sim, struct cuda_sim *cs, const struct heis_view *v,
+                     cudaStream_t stream, int64_t p, void *get_buf, const void *set_buf)
+{
+    const int64_t ps = plane_sites(cs);
+    const size_t rows = 3 * (size_t)sim->desc.replicas, run = (size_t)ps * sizeof(float);
+    const size_t pitch = (size_t)v->stride * sizeof(float), bytes = rows * run;
+    int64_t lp[4] = { p };
+    const int copies = v->slab ? cuda_planes_local_all(v->slab, p, p + 1, lp) : 1;
+    if (copies == 0)
+        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: plane %lld is not in the part's "
+                               "slab", (long long)p);
+    const bool direct = cuda_planes_halo_pinned(sim, get_buf ? get_buf : set_buf, bytes);
+    void *dev = NULL, *host = NULL;
+    int st = direct ? LATMC_OK : cuda_planes_stage(cs, 0, bytes, &dev, &host);
+    if (st < 0)
+        return st;
+    float *soa = v->buf[*v->cur];
+    const char *what = set_buf ? "copying a halo plane to the device"
+                               : "copying a border plane to the host";
+    cudaError_t err = cudaSuccess;
+    if (set_buf) {
+        const void *from = direct ? set_buf : host;
+        if (!direct)
+            memcpy(host, set_buf, bytes);
+        for (int k = 0; k < copies && err == cudaSuccess; k++)
+            err = cudaMemcpy2DAsync(soa + (size_t)lp[k] * (size_t)ps, pitch, from, run, run,
+                                    rows, cudaMemcpyHostToDevice, stream);
+        if (direct && err == cudaSuccess) {
+            cuda_planes_set_pending(cs);
+            return LATMC_OK;
+        }
+    } else {
+        err = cudaMemcpy2DAsync(direct ? get_buf : host, run, soa + (size_t)lp[0] * (size_t)ps,
+                                pitch, run, rows, cudaMemcpyDeviceToHost, stream);
+    }
+    st = cuda_check(err, what);
+    const int fin = cuda_check(cudaStreamSynchronize(stream), what);
+    if (st == LATMC_OK)
+        st = fin;
+    if (st == LATMC_OK && get_buf && !direct)
+        memcpy(get_buf, host, bytes);
+    return st;
+}
+
+/*
  * Planes [p0, p1) of the current buffer, API layout (per replica: 3 floats per site)
  * <-> SoA: transposed on the device (cuda_planes_transpose.cu) between the SoA buffer and
  * the device stage, which crosses the bus as one contiguous copy from or to the pinned
@@ -493,6 +556,11 @@ int cuda_planes_heis_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64
     struct cuda_sim *cs = cuda_sim_of(sim);
     struct heis_view v;
     view_of(sim, cs, &v);
+    if (cuda_planes_in_sweep(cs) && p1 - p0 == 1)
+        return wire_move(sim, cs, &v, stream, p0, get_buf, set_buf);
+    int st = cuda_planes_settle(cs);
+    if (st < 0)
+        return st;
     const int nrep = sim->desc.replicas;
     const int64_t ps = plane_sites(cs);
     const size_t m = (size_t)((p1 - p0) * ps), n = (size_t)v.stride;
@@ -503,8 +571,8 @@ int cuda_planes_heis_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64
     if (per > p1 - p0)
         per = p1 - p0;
     void *dev = NULL, *host = NULL;
-    int st = cuda_planes_stage(cs, (size_t)per * plane_bytes, (size_t)per * plane_bytes, &dev,
-                               &host);
+    st = cuda_planes_stage(cs, (size_t)per * plane_bytes, (size_t)per * plane_bytes, &dev,
+                           &host);
     const char *what = set_buf ? "copying planes to the device" : "copying planes to the host";
     for (int64_t q = p0; q < p1 && st == LATMC_OK; q += per) {
         const int64_t q1 = q + per < p1 ? q + per : p1;
