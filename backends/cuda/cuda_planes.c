@@ -81,12 +81,12 @@ struct cuda_planes {
     /* Potts, phi^4, Heisenberg: planes in transit (cuda_planes_stage) */
     void *stage_dev, *stage_host; /* device; pinned host */
     size_t stage_dev_bytes, stage_host_bytes;
-    /* Heisenberg's in-sweep exchange (cuda_planes_halo_pinned): the part's halo buffers
+    /* Heisenberg's halo exchange (cuda_planes_halo_buffer): the part's halo buffers
      * (lib/part.c's halo_buf, which outlives this state), page-locked at their first use
-     * (halo_tried), so that the planes go by DMA straight between them and the device;
-     * sets_pending: a set enqueued on the border stream and not waited for */
+     * (halo_tried; NULL where they could not be), so that the planes go by DMA straight
+     * between them and the device; sets_pending: a set enqueued on the border stream and
+     * not waited for */
     void *halo_host;
-    size_t halo_host_bytes;
     bool halo_tried, sets_pending;
 };
 
@@ -332,25 +332,29 @@ bool cuda_planes_in_sweep(const struct cuda_sim *cs)
     return cs->planes && cs->planes->in_sweep;
 }
 
-bool cuda_planes_halo_pinned(latmc_sim *sim, const void *buf, size_t bytes)
+bool cuda_planes_halo_buffer(latmc_sim *sim, const void *buf, size_t bytes, bool *pinned)
 {
-    struct cuda_planes *pl = cuda_sim_of(sim)->planes;
+    struct cuda_sim *cs = cuda_sim_of(sim);
     const struct latmc_part *part = sim->part;
-    if (!pl || !part || !part->halo_buf)
+    *pinned = false;
+    if (!part || !part->halo_buf)
         return false;
+    const size_t all = 4 * (size_t)part->halo * part->plane_bytes;
+    const uintptr_t b = (uintptr_t)buf, h = (uintptr_t)part->halo_buf;
+    if (!(b >= h && bytes <= all && b - h <= all - bytes))
+        return false;
+    struct cuda_planes *pl = NULL;
+    if (planes_state(cs, &pl) < 0)
+        return true; /* in the halo buffers all the same: the stage path (which fails) */
     if (!pl->halo_tried) {
         pl->halo_tried = true;
-        const size_t all = 4 * (size_t)part->halo * part->plane_bytes;
-        if (cudaHostRegister(part->halo_buf, all, cudaHostRegisterDefault) == cudaSuccess) {
+        if (cudaHostRegister(part->halo_buf, all, cudaHostRegisterDefault) == cudaSuccess)
             pl->halo_host = part->halo_buf;
-            pl->halo_host_bytes = all;
-        } else {
+        else
             (void)cudaGetLastError(); /* e.g. a page already registered: the stage path */
-        }
     }
-    const uintptr_t b = (uintptr_t)buf, h = (uintptr_t)pl->halo_host;
-    return h && b >= h && bytes <= pl->halo_host_bytes &&
-           b - h <= pl->halo_host_bytes - bytes;
+    *pinned = pl->halo_host != NULL;
+    return true;
 }
 
 void cuda_planes_set_pending(struct cuda_sim *cs)

@@ -50,13 +50,14 @@ int cuda_planes_scratch(struct cuda_sim *cs, size_t bytes, void **out);
 int cuda_planes_stage(struct cuda_sim *cs, size_t dev_bytes, size_t host_bytes, void **dev,
                       void **host);
 
-/* Heisenberg's halo exchange inside a sweep call (cuda_planes_heis.c, wire_move): whether
- * a sweep call is under way; whether buf[0, bytes) lies in the part's halo buffers
- * (lib/part.c), page-locked at the first call (false where they cannot be); a set
- * enqueued on the border stream and not waited for; settle: wait for such sets (before
- * anything on the sim's stream that writes the planes). */
+/* Heisenberg's halo exchange (cuda_planes_heis.c, wire_move): whether a sweep call is
+ * under way; whether buf[0, bytes) lies in the part's halo buffers (lib/part.c's, used
+ * by its halo exchange only), and in *pinned whether they are page-locked (done at the
+ * first call; false where they cannot be); a set enqueued on the border stream and not
+ * waited for; settle: wait for such sets (before anything on the sim's stream that
+ * writes the planes). */
 bool cuda_planes_in_sweep(const struct cuda_sim *cs);
-bool cuda_planes_halo_pinned(latmc_sim *sim, const void *buf, size_t bytes);
+bool cuda_planes_halo_buffer(latmc_sim *sim, const void *buf, size_t bytes, bool *pinned);
 void cuda_planes_set_pending(struct cuda_sim *cs);
 int cuda_planes_settle(struct cuda_sim *cs);
 

@@ -486,20 +486,21 @@ uint64_t cuda_planes_heis_attempted(const latmc_sim *sim, int64_t sites)
 }
 
 /*
- * Inside a sweep call the only one-plane moves are the halo exchange's (lib/part.c,
- * latmc_part_exchange, after each step), between parts that all run this code: there the
- * plane travels in the buffers' SoA order (per replica, per component, a run of the
- * plane's sites: the same bytes as get_planes' layout, in another order), so it crosses
- * the bus as one 2D copy of 3 x replicas runs with no transposition kernel on the border
- * stream (whose blocks would wait for room beside the interior's). It goes by DMA straight
- * from or into the part's halo buffers, page-locked at the first exchange
- * (cuda_planes_halo_pinned; else through the pinned stage and a host copy), and a set is
- * not waited for (cuda_planes_set_pending): its buffer is next written by the transport
- * of the next exchange, after that exchange's gets have waited for the border stream, and
- * the sweep call's last step waits for the border stream.
+ * The halo exchange's planes (lib/part.c, latmc_part_exchange: one plane from or into the
+ * part's halo buffers, which nothing else uses), between parts that all run this code:
+ * they travel in the buffers' SoA order (per replica, per component, a run of the plane's
+ * sites: the same bytes as get_planes' layout, in another order), so a plane crosses the
+ * bus as one 2D copy of 3 x replicas runs with no transposition kernel on the border
+ * stream (whose blocks would wait for room beside the interior's). It goes by DMA
+ * straight from or into the halo buffers, page-locked at the first exchange
+ * (cuda_planes_halo_buffer; else through the pinned stage and a host copy). Inside a
+ * sweep call a set is not waited for (cuda_planes_set_pending): its buffer is next written
+ * by the transport of the next exchange, after that exchange's gets have waited for the
+ * border stream, and the sweep call's last step waits for the border stream.
  */
 static int wire_move(latmc_sim *sim, struct cuda_sim *cs, const struct heis_view *v,
-                     cudaStream_t stream, int64_t p, void *get_buf, const void *set_buf)
+                     cudaStream_t stream, int64_t p, void *get_buf, const void *set_buf,
+                     bool direct)
 {
     const int64_t ps = plane_sites(cs);
     const size_t rows = 3 * (size_t)sim->desc.replicas, run = (size_t)ps * sizeof(float);
@@ -509,7 +510,6 @@ static int wire_move(latmc_sim *sim, struct cuda_sim *cs, const struct heis_view
     if (copies == 0)
         return cuda_core->fail(LATMC_EINVAL, "CUDA backend: plane %lld is not in the part's "
                                "slab", (long long)p);
-    const bool direct = cuda_planes_halo_pinned(sim, get_buf ? get_buf : set_buf, bytes);
     void *dev = NULL, *host = NULL;
     int st = direct ? LATMC_OK : cuda_planes_stage(cs, 0, bytes, &dev, &host);
     if (st < 0)
@@ -525,7 +525,7 @@ static int wire_move(latmc_sim *sim, struct cuda_sim *cs, const struct heis_view
         for (int k = 0; k < copies && err == cudaSuccess; k++)
             err = cudaMemcpy2DAsync(soa + (size_t)lp[k] * (size_t)ps, pitch, from, run, run,
                                     rows, cudaMemcpyHostToDevice, stream);
-        if (direct && err == cudaSuccess) {
+        if (direct && err == cudaSuccess && cuda_planes_in_sweep(cs)) {
             cuda_planes_set_pending(cs);
             return LATMC_OK;
         }
@@ -556,15 +556,19 @@ int cuda_planes_heis_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64
     struct cuda_sim *cs = cuda_sim_of(sim);
     struct heis_view v;
     view_of(sim, cs, &v);
-    if (cuda_planes_in_sweep(cs) && p1 - p0 == 1)
-        return wire_move(sim, cs, &v, stream, p0, get_buf, set_buf);
+    const size_t plane_bytes = (size_t)sim->desc.replicas * (size_t)plane_sites(cs) * 3 *
+                               sizeof(float);
+    bool pinned = false;
+    if (p1 - p0 == 1 &&
+        cuda_planes_halo_buffer(sim, get_buf ? get_buf : set_buf, plane_bytes, &pinned))
+        return wire_move(sim, cs, &v, stream, p0, get_buf, set_buf, pinned);
     int st = cuda_planes_settle(cs);
     if (st < 0)
         return st;
     const int nrep = sim->desc.replicas;
     const int64_t ps = plane_sites(cs);
     const size_t m = (size_t)((p1 - p0) * ps), n = (size_t)v.stride;
-    const size_t site_bytes = 3 * sizeof(float), plane_bytes = (size_t)nrep * (size_t)ps * site_bytes;
+    const size_t site_bytes = 3 * sizeof(float);
     int64_t per = (int64_t)(CUDA_PLANES_STAGE_BYTES / plane_bytes);
     if (per < 1)
         per = 1;
