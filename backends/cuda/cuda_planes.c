@@ -884,3 +884,16 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
     *accepted += changed;
     return LATMC_OK;
 }
+
+cudaError_t cuda_planes_slab_no_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
+                                     int step)
+{
+    (void)sim, (void)cs, (void)sweep, (void)step;
+    return cudaErrorNotSupported;
+}
+
+bool cuda_planes_slab_owns_spins(const latmc_sim *sim)
+{
+    (void)sim;
+    return true;
+}

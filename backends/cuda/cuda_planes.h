@@ -195,6 +195,12 @@ cudaError_t cuda_ising_packed_access(struct cuda_sim *cs, bool writing,
  */
 struct cuda_model_kernels;
 const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim);
+/* Entries every model's part table shares: a part's steps go to cuda_planes_run_step,
+ * never to the table's step (cudaErrorNotSupported); the slab owns its device buffers
+ * (no byte array of the whole lattice to hand out). */
+cudaError_t cuda_planes_slab_no_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
+                                     int step);
+bool cuda_planes_slab_owns_spins(const latmc_sim *sim);
 bool cuda_planes_ising_access(struct cuda_sim *cs, struct cuda_ising_packed_access *out);
 const struct cuda_model_kernels *cuda_planes_potts_part_kernels(const latmc_sim *sim);
 const struct cuda_planes_slab *cuda_planes_potts_slab(const struct cuda_sim *cs);

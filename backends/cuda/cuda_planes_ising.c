@@ -259,17 +259,6 @@ static cudaError_t slab_get_spins(const latmc_sim *sim, struct cuda_sim *cs, voi
     return local_rows(sim, cs, NULL, buf);
 }
 
-/* Never called for a part of several (its steps go to cuda_planes_run_step). */
-static cudaError_t slab_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
-                             int step)
-{
-    (void)sim;
-    (void)cs;
-    (void)sweep;
-    (void)step;
-    return cudaErrorNotSupported;
-}
-
 /* The own planes' sums (a part measures by measure_planes: lib/part.c). */
 static cudaError_t slab_measure(const latmc_sim *sim, struct cuda_sim *cs)
 {
@@ -329,12 +318,6 @@ int cuda_planes_ising_coupling_planes(const latmc_sim *sim, struct cuda_sim *cs,
     return LATMC_OK;
 }
 
-static bool slab_owns_spins(const latmc_sim *sim)
-{
-    (void)sim;
-    return true; /* no byte array: the packed words of the slab are the configuration */
-}
-
 static const struct cuda_model_kernels slab_ising_kernels = {
     .model = LATMC_MODEL_ISING,
     .cold_byte = 1, /* unused: cold_start */
@@ -342,14 +325,14 @@ static const struct cuda_model_kernels slab_ising_kernels = {
     .destroy = slab_destroy,
     .cold_start = slab_cold_start,
     .hot_start = slab_hot_start,
-    .step = slab_step,
+    .step = cuda_planes_slab_no_step,
     .measure = slab_measure,
     .get_spins = slab_get_spins,
     .set_spins = slab_set_spins,
     .get_couplings = slab_get_couplings,
     .set_couplings = slab_set_couplings,
     .params_changed = slab_params_changed,
-    .model_owns_spins = slab_owns_spins,
+    .model_owns_spins = cuda_planes_slab_owns_spins,
     /* no device_view: no device array holds the lattice */
 };
 

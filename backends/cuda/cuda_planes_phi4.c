@@ -167,24 +167,10 @@ static cudaError_t slab_get_spins(const latmc_sim *sim, struct cuda_sim *cs, voi
     return slab_values(sim, cs, NULL, buf);
 }
 
-/* Never called for a part of several (its steps and sums: cuda_planes.c). */
-static cudaError_t slab_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
-                             int step)
-{
-    (void)sim, (void)cs, (void)sweep, (void)step;
-    return cudaErrorNotSupported;
-}
-
 static cudaError_t slab_measure(const latmc_sim *sim, struct cuda_sim *cs)
 {
     (void)sim, (void)cs;
     return cudaErrorNotSupported;
-}
-
-static bool slab_owns_spins(const latmc_sim *sim)
-{
-    (void)sim;
-    return true; /* cs->spins is the slab's, allocated by slab_create */
 }
 
 static const struct cuda_model_kernels slab_phi4_kernels = {
@@ -194,11 +180,11 @@ static const struct cuda_model_kernels slab_phi4_kernels = {
     .destroy = slab_destroy,
     .cold_start = slab_cold_start,
     .hot_start = slab_hot_start,
-    .step = slab_step,
+    .step = cuda_planes_slab_no_step,
     .measure = slab_measure,
     .get_spins = slab_get_spins,
     .set_spins = slab_set_spins,
-    .model_owns_spins = slab_owns_spins,
+    .model_owns_spins = cuda_planes_slab_owns_spins,
     /* no device_view: no device array holds the lattice */
 };
 

@@ -179,14 +179,6 @@ static cudaError_t slab_get_spins(const latmc_sim *sim, struct cuda_sim *cs, voi
     return slab_rows(sim, cs, NULL, buf);
 }
 
-/* Never called for a part of several (its steps go to cuda_planes_run_step). */
-static cudaError_t slab_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
-                             int step)
-{
-    (void)sim, (void)cs, (void)sweep, (void)step;
-    return cudaErrorNotSupported;
-}
-
 /* The own planes' sums (a part measures by measure_planes: lib/part.c). */
 static cudaError_t slab_measure(const latmc_sim *sim, struct cuda_sim *cs)
 {
@@ -194,12 +186,6 @@ static cudaError_t slab_measure(const latmc_sim *sim, struct cuda_sim *cs)
     const struct potts_slab *s = slab_of(cs);
     const struct cuda_potts_range r = { s->geom.halo, s->geom.planes, s->geom.origin };
     return cuda_potts_measure_range(cs->stream, &s->local, cs->spins, &r, cs->sums);
-}
-
-static bool slab_owns_spins(const latmc_sim *sim)
-{
-    (void)sim;
-    return true; /* cs->spins is the slab's, allocated by slab_create */
 }
 
 static const struct cuda_model_kernels slab_potts_kernels = {
@@ -210,11 +196,11 @@ static const struct cuda_model_kernels slab_potts_kernels = {
     .destroy = slab_destroy,
     .cold_start = slab_cold_start,
     .hot_start = slab_hot_start,
-    .step = slab_step,
+    .step = cuda_planes_slab_no_step,
     .measure = slab_measure,
     .get_spins = slab_get_spins,
     .set_spins = slab_set_spins,
-    .model_owns_spins = slab_owns_spins,
+    .model_owns_spins = cuda_planes_slab_owns_spins,
     /* no device_view: no device array holds the lattice */
 };
 
