@@ -164,6 +164,13 @@ int cpu_boxes_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
     return LATMC_OK;
 }
 
+/* Plane p - p0 of replica r in a buffer of planes [p0, p1) in get_planes' layout (each
+ * replica's planes in turn), one replica's plane `one` bytes. */
+static size_t replica_plane_at(int r, int64_t p, int64_t p0, int64_t p1, size_t one)
+{
+    return ((size_t)r * (size_t)(p1 - p0) + (size_t)(p - p0)) * one;
+}
+
 int cpu_boxes_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                          void *buf)
 {
@@ -178,7 +185,7 @@ int cpu_boxes_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64
         const int64_t l = local_of(bs, p);
         st->kernels->get_planes(sim, bs, l, l + 1, tmp);
         for (int r = 0; r < R; r++)
-            memcpy((unsigned char *)buf + ((size_t)r * (size_t)(p1 - p0) + (size_t)(p - p0)) * one,
+            memcpy((unsigned char *)buf + replica_plane_at(r, p, p0, p1, one),
                    tmp + (size_t)r * one, one);
     }
     free(tmp);
@@ -200,8 +207,7 @@ int cpu_boxes_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64
     for (int64_t p = p0; p < p1; p++) {
         for (int r = 0; r < R; r++)
             memcpy(tmp + (size_t)r * one,
-                   (const unsigned char *)buf + ((size_t)r * (size_t)(p1 - p0) + (size_t)(p - p0)) * one,
-                   one);
+                   (const unsigned char *)buf + replica_plane_at(r, p, p0, p1, one), one);
         for (int i = 0; i < b->n; i++) {
             /* the box's own plane, or one of its upper or lower halo planes (both, when
              * the other boxes are thinner than two halos) */

@@ -443,6 +443,25 @@ static int64_t box_hi(const struct latmc_box *box)
     return box->origin[box->axis] + box->extent[box->axis];
 }
 
+/* The two passes of a fused pair (colours 0 and 1 of sweep `sweep`), prepared. */
+static void pair_passes(struct cpu_ising_pass pass[2], const struct cpu_ising_dsp *dsp,
+                        const struct cpu_ising_decisions *d, uint64_t seed, uint64_t sweep)
+{
+    for (int c = 0; c < 2; c++) {
+        cpu_ising_pass_setup(&pass[c], d, seed, sweep, c);
+        dsp->prepare(&pass[c]);
+    }
+}
+
+/* The units of boxes[0 .. n_boxes) in all. */
+static int64_t boxes_units(const struct latmc_box *boxes, int n_boxes)
+{
+    int64_t units = 0;
+    for (int i = 0; i < n_boxes; i++)
+        units += box_hi(&boxes[i]) - box_lo(&boxes[i]);
+    return units;
+}
+
 /*
  * The units [u0, u1) of the boxes' concatenation (units counted box after box), piece by
  * piece: runs the statement after it for each non-empty piece [a, b) inside box i.
@@ -472,14 +491,9 @@ uint64_t cpu_ising_split_boxes_interior(const struct cpu_ising_split *s,
                                         const struct cpu_team *team)
 {
     struct cpu_ising_pass pass[2];
-    for (int c = 0; c < 2; c++) {
-        cpu_ising_pass_setup(&pass[c], d, seed, sweep, c);
-        dsp->prepare(&pass[c]);
-    }
+    pair_passes(pass, dsp, d, seed, sweep);
     const int64_t unit = s->ndim == 3 ? s->ly : 1;
-    int64_t units = 0;
-    for (int i = 0; i < n_boxes; i++)
-        units += box_hi(&boxes[i]) - box_lo(&boxes[i]);
+    const int64_t units = boxes_units(boxes, n_boxes);
     uint64_t changed = 0;
     /* Bands of whole units per member in wavefront order when there are enough units to
      * keep every member busy; else the two-pass order on rows. */
@@ -587,15 +601,10 @@ uint64_t cpu_ising_split_own_boxes(cpu_ising_split_of split_of, void *ctx,
                                    const struct cpu_team *team)
 {
     struct cpu_ising_pass pass[2];
-    for (int c = 0; c < 2; c++) {
-        cpu_ising_pass_setup(&pass[c], d, seed, sweep, c);
-        dsp->prepare(&pass[c]);
-    }
+    pair_passes(pass, dsp, d, seed, sweep);
     const struct cpu_ising_split *s0 = split_of(ctx, 0);
     const int64_t unit = s0->ndim == 3 ? s0->ly : 1;
-    int64_t units = 0;
-    for (int i = 0; i < n_boxes; i++)
-        units += box_hi(&boxes[i]) - box_lo(&boxes[i]);
+    const int64_t units = boxes_units(boxes, n_boxes);
     uint64_t changed = 0;
     /* the bands and the two orders of cpu_ising_split_boxes_interior (borders_too) */
     const int wave = units >= 4 * (int64_t)team->size;
