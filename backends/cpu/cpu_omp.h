@@ -26,12 +26,15 @@
 
 /*
  * Whether a loop over `items` should open a parallel region. Serial loops must not enter
- * the construct at all: even with an if(0) clause libgomp pays a futex round trip.
+ * the construct at all: even with an if(0) clause libgomp pays a futex round trip. Inside
+ * an active region (a step's thread team calling a model's per-plane copy, a caller's own
+ * team) none is opened: nested, it would run on one thread by default, or oversubscribe
+ * the cores where the host program enabled nesting.
  */
 static inline int cpu_use_threads(int n_threads, long long items)
 {
 #ifdef _OPENMP
-    return n_threads > 1 && items >= LATMC_OMP_MIN_ITEMS;
+    return n_threads > 1 && items >= LATMC_OMP_MIN_ITEMS && !omp_in_parallel();
 #else
     (void)n_threads;
     (void)items;

@@ -595,6 +595,25 @@ static int byte_move(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
     return st;
 }
 
+/* A slab on a small lattice holds some planes twice (a halo plane that is also the other
+ * halo's): a set of planes [q0, q1) written at their first local copy goes on to every
+ * other copy, device to device (the host path writes each copy from the host words). */
+static cudaError_t copy_to_other_copies(const struct cuda_sim *cs,
+                                        const struct cuda_ising_packed_access *pa, int64_t q0,
+                                        int64_t q1, cudaStream_t stream)
+{
+    int64_t lp[4];
+    const int copies = cuda_planes_local_all(&pa->geom, q0, q1, lp);
+    const size_t n = (size_t)(q1 - q0) * plane_words(cs);
+    cudaError_t err = cudaSuccess;
+    for (int k = 1; k < copies && err == cudaSuccess; k++)
+        for (int c = 0; c < 2 && err == cudaSuccess; c++)
+            err = cudaMemcpyAsync(pa->colour[c] + (size_t)lp[k] * plane_words(cs),
+                                  pa->colour[c] + (size_t)lp[0] * plane_words(cs),
+                                  n * sizeof(uint32_t), cudaMemcpyDeviceToDevice, stream);
+    return err;
+}
+
 /* get_planes (get_buf) or set_planes (set_buf): small ranges by the host path, larger
  * ones in chunks of planes through the device scratch, unpacked or packed there. */
 static int move_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
@@ -628,6 +647,8 @@ static int move_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
                                   cudaMemcpyHostToDevice, stream);
             if (err == cudaSuccess)
                 err = cuda_ising_pack(stream, &g, (const int8_t *)dev, c0, c1);
+            if (err == cudaSuccess && pa.slab)
+                err = copy_to_other_copies(cs, &pa, q, q1, stream);
         } else {
             err = cuda_ising_unpack(stream, &g, c0, c1, (int8_t *)dev);
             if (err == cudaSuccess)
@@ -649,9 +670,8 @@ int cuda_planes_get_couplings(latmc_sim *sim, int64_t p0, int64_t p1, float *buf
                        : cuda_planes_ising_coupling_planes(sim, cs, p0, p1, buf);
     if (st == LATMC_EUNSUPPORTED && !cs->slabs)
         st = cuda_planes_heis_coupling_planes(sim, cs, p0, p1, buf);
-    if (st == LATMC_EUNSUPPORTED)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the sim holds the whole "
-                               "lattice's couplings (no per-plane copy)");
+    /* LATMC_EUNSUPPORTED is no failure here: the core then reads the couplings whole,
+     * so no message is left behind */
     return st;
 }
 

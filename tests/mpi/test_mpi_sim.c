@@ -68,6 +68,11 @@ static const struct model_case cases[] = {
      * slabs of more than 2^20 sites move through the device's pack kernels */
     { "cuda_ising2d_big", LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, 0, 1, 2, { 4096, 1024, 0 },
       { LATMC_PARAM_BETA, 0, 0, 0 }, { 0.4406868, 0, 0, 0 }, LATMC_DEVICE_CUDA },
+    /* 4 planes of 2^21 sites on 2 ranks: each slab (2 planes, 2 halo planes a side) holds
+     * a halo plane twice, and a plane of more than 2^20 sites is set through the device's
+     * pack kernel, which must write every copy (run on 1 and 2 ranks only: meson.build) */
+    { "cuda_ising3d_wide_planes", LATMC_MODEL_ISING, 3, LATMC_ALGO_METROPOLIS, 0, 1, 2,
+      { 2048, 1024, 4 }, { LATMC_PARAM_BETA, 0, 0, 0 }, { 0.22, 0, 0, 0 }, LATMC_DEVICE_CUDA },
     /* Potts (cuda_planes_potts.c): 2 colours on the row kernels (L_x a multiple of 16),
      * slabs of 6 to 10 planes; the per-block reference kernel (q = 10 heat bath, L_x = 10)
      * on slabs of 2 and 4 planes (a slab of c planes: all border); 3 colours in 3D on the
