@@ -114,6 +114,23 @@ LATMC_API int latmc_sim_deserialize_part(latmc_ctx *ctx, const void *buf, size_t
                                          const latmc_transport *transport, latmc_sim **out);
 
 /**
+ * latmc_sim_load() as part `rank` of `n_parts`: part 0 reads the checkpoint file `path`
+ * (any checkpoint: saved by an ordinary sim or by any number of parts) and sends each
+ * part only the planes of its slab, in chunks of a few MiB, so that no part holds the
+ * whole lattice (doc/mpi.md, "Checkpoints"). The file is checked as latmc_sim_load()
+ * checks it (sizes, desc, values, the checksum as it is read); any failure leaves no sim.
+ * Collective, like latmc_sim_create_part(); `path` is read on part 0 only (it must not be
+ * NULL on any part). The sim continues the saved chain bit-identically.
+ * @return LATMC_OK, or the same failure on every part: LATMC_EIO (part 0 cannot read the
+ *         file), LATMC_ECORRUPT, LATMC_ENOMEM, and those of latmc_sim_create_part();
+ *         LATMC_EINVAL without any communication for NULL arguments, a rank outside
+ *         [0, n_parts) or a transport latmc_sim_create_part() refuses.
+ * @since 0.2
+ */
+LATMC_API int latmc_sim_load_part(latmc_ctx *ctx, const char *path, int rank, int n_parts,
+                                  const latmc_transport *transport, latmc_sim **out);
+
+/**
  * Which part a sim is and which planes (along the last axis) it updates: planes
  * [*first_plane, *first_plane + *planes). An ordinary sim is part 0 of 1 with every plane.
  * Any output may be NULL.
