@@ -38,6 +38,7 @@ struct hub {
 struct link {
     struct hub *hub;
     int rank;
+    int fail_in;   /* > 0: the fail_in-th gather from now fails (on every part alike) */
 };
 
 static void wait_all(struct hub *h)
@@ -74,6 +75,8 @@ static int hub_gather(void *user, int root, const void *mine, void *all, const s
         }
     }
     wait_all(h);
+    if (l->fail_in > 0 && --l->fail_in == 0)
+        return latmc_record_failure(LATMC_EIO, "test transport: an injected gather failure");
     return 0;
 }
 
@@ -157,6 +160,7 @@ struct result {
     unsigned char *bytes; /* latmc_sim_serialize */
     size_t nbytes;
     unsigned char *reloaded; /* spins after deserialize_part of the plain bytes + 2 sweeps */
+    unsigned char *streamed; /* spins after latmc_sim_load_part of load_path + 2 sweeps */
     float *couplings;    /* latmc_sim_get_couplings (collective on parts); NULL: none */
     size_t ncouplings;
 };
@@ -166,6 +170,8 @@ struct job {
     int rank;
     const struct cfg *cfg;
     const char *save_path;               /* part 0 saves here; NULL: no save */
+    int fail_save_gather;                /* > 0: the save's k-th gather fails everywhere */
+    const char *load_path;               /* latmc_sim_load_part of this file; NULL: none */
     const unsigned char *plain_bytes;    /* deserialize these as parts */
     size_t plain_n;
     int bad_spins_on;                    /* this part sets an invalid configuration (-1: none) */
@@ -218,7 +224,7 @@ static void *run_part(void *arg)
 {
     struct job *job = arg;
     struct result *r = &job->res;
-    struct link link = { job->hub, job->rank };
+    struct link link = { job->hub, job->rank, 0 };
     latmc_transport t = transport_of(&link);
     latmc_ctx *ctx = NULL;
     latmc_sim *sim = NULL, *back = NULL;
@@ -267,8 +273,10 @@ static void *run_part(void *arg)
     STEP(job, "serialize",
          latmc_sim_serialize(sim, r->bytes, r->nbytes,
                              job->rank == job->bad_serialize_at - 1 ? NULL : &r->nbytes));
+    link.fail_in = job->fail_save_gather;
     if (job->save_path)
         STEP(job, "save", latmc_sim_save(sim, job->save_path));
+    link.fail_in = 0;
     if (job->bad_spins_on >= 0 && r->status == LATMC_OK) {
         unsigned char *bad = malloc(r->spin_bytes);
         memcpy(bad, r->spins, r->spin_bytes);
@@ -285,6 +293,15 @@ static void *run_part(void *arg)
         if (r->status == LATMC_OK)
             r->reloaded = malloc(r->spin_bytes);
         STEP(job, "get_spins loaded", latmc_sim_get_spins(back, r->reloaded, r->spin_bytes));
+    }
+    latmc_sim_destroy(&back);
+    if (job->load_path) {
+        STEP(job, "load_part",
+             latmc_sim_load_part(ctx, job->load_path, job->rank, job->hub->n, &t, &back));
+        STEP(job, "sweep streamed", latmc_sim_sweep(back, 2));
+        if (r->status == LATMC_OK)
+            r->streamed = malloc(r->spin_bytes);
+        STEP(job, "get_spins streamed", latmc_sim_get_spins(back, r->streamed, r->spin_bytes));
     }
     latmc_sim_destroy(&back);
     latmc_sim_destroy(&sim);
@@ -315,6 +332,7 @@ static void free_result(struct result *r)
     free(r->spins);
     free(r->bytes);
     free(r->reloaded);
+    free(r->streamed);
 }
 
 /* The single-process sim: the same calls. */
@@ -402,17 +420,43 @@ static const struct cfg cfgs[] = {
       { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 1.0, 1 }, 0, 0 },
 };
 
+static void write_file(const char *path, const void *bytes, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bytes, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+}
+
+static unsigned char *read_file(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    const long size = ftell(f);
+    assert_true(size >= 0);
+    rewind(f);
+    unsigned char *b = malloc(size ? (size_t)size : 1);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    *n = (size_t)size;
+    return b;
+}
+
 static void parts_equal_one_process(void **state)
 {
     (void)state;
     char dir[] = "/tmp/latmc-parts-XXXXXX";
     assert_non_null(mkdtemp(dir));
-    char path[128];
+    char path[128], plain_path[128];
     snprintf(path, sizeof path, "%s/parts.ckpt", dir);
+    snprintf(plain_path, sizeof plain_path, "%s/plain.ckpt", dir);
     for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
         struct result ref;
         unsigned char *ref_reloaded = NULL;
         plain_run(&cfgs[c], &ref, 2, NULL, 0, NULL);
+        write_file(plain_path, ref.bytes, ref.nbytes);
         /* the plain sim's bytes, deserialized and swept 2 more (the reference of the parts) */
         struct result tmp;
         plain_run(&cfgs[c], &tmp, 2, ref.bytes, ref.nbytes, &ref_reloaded);
@@ -426,12 +470,18 @@ static void parts_equal_one_process(void **state)
                 jobs[p].save_path = path;
                 jobs[p].plain_bytes = ref.bytes;
                 jobs[p].plain_n = ref.nbytes;
+                jobs[p].load_path = plain_path;
                 jobs[p].bad_spins_on = -1;
                 jobs[p].other_seed_on = -1;
                 jobs[p].bad_couplings_on = -1;
             }
             unlink(path);
+            /* checkpoints stream in chunks of one plane on odd counts, of the default
+             * size (every slab in one chunk here) on even ones */
+            if (n % 2)
+                setenv("LATMC_CHECKPOINT_CHUNK_BYTES", "1", 1);
             run_parts(jobs, n);
+            unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
             for (int p = 0; p < n; p++) {
                 struct result *r = &jobs[p].res;
                 if (r->status != LATMC_OK)
@@ -452,10 +502,19 @@ static void parts_equal_one_process(void **state)
                 assert_int_equal(r->nbytes, ref.nbytes);
                 assert_memory_equal(r->bytes, ref.bytes, ref.nbytes);
                 assert_memory_equal(r->reloaded, ref_reloaded, ref.spin_bytes);
+                /* the plain sim's file loaded as parts in chunks continues alike */
+                assert_memory_equal(r->streamed, ref_reloaded, ref.spin_bytes);
                 free_result(r);
             }
-            /* every part sim released its transport, twice per part (sim and loaded) */
-            assert_int_equal(released, 2 * n);
+            /* every part sim released its transport, three times per part (sim,
+             * deserialized, loaded) */
+            assert_int_equal(released, 3 * n);
+            /* part 0's file is byte for byte the plain sim's checkpoint */
+            size_t file_n = 0;
+            unsigned char *file = read_file(path, &file_n);
+            assert_int_equal(file_n, ref.nbytes);
+            assert_memory_equal(file, ref.bytes, ref.nbytes);
+            free(file);
             /* part 0's file is a plain checkpoint of the same state */
             latmc_ctx *ctx = NULL;
             latmc_sim *sim = NULL;
@@ -475,6 +534,7 @@ static void parts_equal_one_process(void **state)
         free(ref_reloaded);
     }
     unlink(path);
+    unlink(plain_path);
     rmdir(dir);
 }
 
