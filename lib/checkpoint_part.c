@@ -261,12 +261,13 @@ int ckpt_part_save(latmc_sim *sim, const char *path, const struct app_section *a
         /* the file is complete and synced on part 0: rename it only if every part did
          * its share, and agree again on the rename */
         st = latmc_part_agree(sim, local < 0 ? local : o.st);
-        if (writer && st == LATMC_OK) {
-            st = latmc_file_commit(o.w);
-            o.w = NULL;
-        }
-        if (st == LATMC_OK || writer)
+        if (st == LATMC_OK) { /* on every part alike */
+            if (writer) {
+                st = latmc_file_commit(o.w);
+                o.w = NULL;
+            }
             st = latmc_part_agree(sim, st);
+        }
     }
     latmc_file_abort(o.w);
     return st < 0 ? latmc_sim_record_failure(sim, st) : st;
@@ -490,6 +491,7 @@ static int stream_in(latmc_sim *sim, const struct ckpt_state *state, struct load
                 const int64_t b = a + (left < (int64_t)ks ? left : (int64_t)ks);
                 const size_t n = (size_t)(b - a) * one;
                 if (reader) {
+                    /* read on after a bad value: the checksum's verdict goes first */
                     int ok = *local == LATMC_OK && in->st == LATMC_OK;
                     if (ok)
                         in_bytes(in, msg + CHUNK_FLAG, n);
@@ -535,7 +537,7 @@ static int stream_in(latmc_sim *sim, const struct ckpt_state *state, struct load
         const int64_t b = a + (part->planes - a < (int64_t)kc ? part->planes - a : (int64_t)kc);
         const size_t n = (size_t)(b - a) * cplane;
         if (reader) {
-            int ok = *local == LATMC_OK && in->st == LATMC_OK && *values == LATMC_OK;
+            int ok = *local == LATMC_OK && in->st == LATMC_OK;
             if (ok)
                 in_bytes(in, msg + CHUNK_FLAG, n);
             else
@@ -675,11 +677,14 @@ int latmc_sim_load_part(latmc_ctx *ctx, const char *path, int rank, int n_parts,
             if ((local = in.st < 0 ? in.st : values) < 0)
                 ckpt_name_file(local, fn, path);
         }
-        if (local == LATMC_OK)
+        /* the file is sound and every part has its planes: then the rest of the state
+         * and the halos (collective: only once every part knows) */
+        if ((st = latmc_part_agree(sim, local)) == LATMC_OK) {
             local = ckpt_apply_counters(sim, &state);
-        if (local == LATMC_OK && state.have_config)
-            local = latmc_part_exchange(sim);
-        st = latmc_part_agree(sim, local);
+            const int xst = state.have_config && n_parts > 1 ? latmc_part_exchange(sim)
+                                                               : LATMC_OK;
+            st = latmc_part_agree(sim, local < 0 ? local : xst);
+        }
     }
     if (fd >= 0)
         close(fd);

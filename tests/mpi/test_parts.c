@@ -9,7 +9,9 @@
  * that differs); and the misuse of every function of the part API. Runs in every build,
  * sanitizers included (no MPI in the process).
  */
+#include <dirent.h>
 #include <pthread.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,6 +42,7 @@ struct link {
     struct hub *hub;
     int rank;
     int fail_in;   /* > 0: the fail_in-th gather from now fails (on every part alike) */
+    int gathers;   /* gathers so far */
 };
 
 static void wait_all(struct hub *h)
@@ -75,6 +79,7 @@ static int hub_gather(void *user, int root, const void *mine, void *all, const s
         }
     }
     wait_all(h);
+    l->gathers++;
     if (l->fail_in > 0 && --l->fail_in == 0)
         return latmc_record_failure(LATMC_EIO, "test transport: an injected gather failure");
     return 0;
@@ -161,6 +166,7 @@ struct result {
     size_t nbytes;
     unsigned char *reloaded; /* spins after deserialize_part of the plain bytes + 2 sweeps */
     unsigned char *streamed; /* spins after latmc_sim_load_part of load_path + 2 sweeps */
+    int save_gathers;        /* the transport's gathers in latmc_sim_save */
     float *couplings;    /* latmc_sim_get_couplings (collective on parts); NULL: none */
     size_t ncouplings;
 };
@@ -224,7 +230,7 @@ static void *run_part(void *arg)
 {
     struct job *job = arg;
     struct result *r = &job->res;
-    struct link link = { job->hub, job->rank, 0 };
+    struct link link = { job->hub, job->rank, 0, 0 };
     latmc_transport t = transport_of(&link);
     latmc_ctx *ctx = NULL;
     latmc_sim *sim = NULL, *back = NULL;
@@ -274,8 +280,10 @@ static void *run_part(void *arg)
          latmc_sim_serialize(sim, r->bytes, r->nbytes,
                              job->rank == job->bad_serialize_at - 1 ? NULL : &r->nbytes));
     link.fail_in = job->fail_save_gather;
+    const int gathers = link.gathers;
     if (job->save_path)
         STEP(job, "save", latmc_sim_save(sim, job->save_path));
+    r->save_gathers = link.gathers - gathers;
     link.fail_in = 0;
     if (job->bad_spins_on >= 0 && r->status == LATMC_OK) {
         unsigned char *bad = malloc(r->spin_bytes);
@@ -636,6 +644,177 @@ static void failures_are_agreed(void **state)
     expect_agreed(jobs, n, LATMC_EINVAL, "bad tune_epsilon", 0);
 }
 
+/* The entries of directory dir (. and .. aside). */
+static int entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* Whether the file holds exactly `text`. */
+static int holds(const char *path, const char *text)
+{
+    size_t n = 0;
+    unsigned char *b = read_file(path, &n);
+    const int same = n == strlen(text) && memcmp(b, text, n) == 0;
+    free(b);
+    return same;
+}
+
+/* Three parts (+-J Ising: configuration and couplings) saving over `path`. */
+static void save_jobs(struct job *jobs, const char *path, int fail_at)
+{
+    clean_jobs(jobs, 3, &cfgs[1]);
+    for (int p = 0; p < 3; p++) {
+        jobs[p].save_path = path;
+        jobs[p].fail_save_gather = fail_at;
+    }
+    run_parts(jobs, 3);
+}
+
+/*
+ * A save of parts streams chunk by chunk into part 0's temporary file: a failure at any
+ * point (the transport at any of the save's gathers, part 0's disk) is the same failure
+ * on every part and leaves the old file as it was, and no temporary file.
+ */
+static void checkpoint_save_failures(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/latmc-ckfail-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/run.ckpt", dir);
+    setenv("LATMC_CHECKPOINT_CHUNK_BYTES", "1", 1); /* one plane per chunk: many gathers */
+    struct job jobs[MAX_PARTS];
+    save_jobs(jobs, path, 0);
+    const int total = jobs[0].res.save_gathers;
+    for (int p = 0; p < 3; p++) {
+        assert_int_equal(jobs[p].res.status, LATMC_OK);
+        assert_int_equal(jobs[p].res.save_gathers, total);
+        free_result(&jobs[p].res);
+    }
+    /* the first agreement, every chunk of the configuration and the couplings, the
+     * agreement before the rename; the last gather (the agreement on the rename) comes
+     * after the new file is in place */
+    assert_true(total > 20);
+    for (int k = 1; k < total; k++) {
+        write_file(path, "old", 3);
+        save_jobs(jobs, path, k);
+        for (int p = 0; p < 3; p++) {
+            if (jobs[p].res.status != LATMC_EIO || strcmp(jobs[p].res.where, "save") != 0 ||
+                !strstr(jobs[p].res.msg, "injected"))
+                fail_msg("gather %d of %d failing, part %d: %s at %s: %s", k, total, p,
+                         latmc_strerror(jobs[p].res.status), jobs[p].res.where,
+                         jobs[p].res.msg);
+            free_result(&jobs[p].res);
+        }
+        if (!holds(path, "old") || entries(dir) != 1)
+            fail_msg("gather %d of %d failing: the old file changed or a file was left", k,
+                     total);
+    }
+    /* part 0 cannot write past 1000 bytes (RLIMIT_FSIZE, in a child): the old file stays */
+    write_file(path, "old", 3);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit lim = { 1000, 1000 };
+        int bad = setrlimit(RLIMIT_FSIZE, &lim) != 0;
+        save_jobs(jobs, path, 0);
+        for (int p = 0; p < 3; p++) {
+            bad |= jobs[p].res.status != LATMC_EIO || strcmp(jobs[p].res.where, "save") != 0;
+            bad |= p > 0 && !strstr(jobs[p].res.msg, "part 0 of 3");
+            if (bad)
+                fprintf(stderr, "part %d: %s\n", p, jobs[p].res.msg);
+        }
+        _exit(bad);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_true(holds(path, "old"));
+    assert_int_equal(entries(dir), 1);
+    unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
+    unlink(path);
+    rmdir(dir);
+}
+
+/* FNV-1a 64 (doc/checkpoints.md), to craft files with valid checksums. */
+static void reseal(unsigned char *b, size_t n)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (size_t i = 0; i + 8 < n; i++) {
+        h ^= b[i];
+        h *= UINT64_C(0x100000001b3);
+    }
+    for (int i = 0; i < 8; i++)
+        b[n - 8 + (size_t)i] = (unsigned char)(h >> (8 * i));
+}
+
+/*
+ * A load of parts checks the file as an ordinary load does, as it streams: a damaged
+ * byte (the checksum), an invalid spin or coupling in a file of a valid checksum; each is
+ * the same failure on every part, naming part 0, and leaves no sim.
+ */
+static void checkpoint_load_failures(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/latmc-ckload-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/bad.ckpt", dir);
+    struct result ref;
+    plain_run(&cfgs[1], &ref, 0, NULL, 0, NULL);
+    const size_t n = ref.nbytes;
+    /* the layout's tail: configuration, couplings' count, couplings, checksum */
+    const size_t couplings_at = n - 8 - ref.ncouplings * sizeof(float);
+    const size_t spins_at = couplings_at - 8 - ref.spin_bytes;
+    static const char *const want[] = { "checksum mismatch", "invalid values",
+                                        "not a value the model takes" };
+    setenv("LATMC_CHECKPOINT_CHUNK_BYTES", "1", 1);
+    for (int kind = 0; kind < 3; kind++) {
+        unsigned char *b = malloc(n);
+        memcpy(b, ref.bytes, n);
+        if (kind == 0) {
+            b[spins_at + ref.spin_bytes / 2] ^= 2; /* -1 to +1 or back: still a spin */
+        } else if (kind == 1) {
+            b[spins_at + ref.spin_bytes - 3] = 0; /* not an Ising spin, in the last part's slab */
+            reseal(b, n);
+        } else {
+            const float half = 0.5f; /* not a +-J coupling */
+            memcpy(b + couplings_at + 40, &half, sizeof half);
+            reseal(b, n);
+        }
+        write_file(path, b, n);
+        free(b);
+        struct job jobs[MAX_PARTS];
+        clean_jobs(jobs, 3, &cfgs[1]);
+        for (int p = 0; p < 3; p++)
+            jobs[p].load_path = path;
+        released = 0;
+        run_parts(jobs, 3);
+        for (int p = 0; p < 3; p++) {
+            struct result *r = &jobs[p].res;
+            if (r->status != LATMC_ECORRUPT || strcmp(r->where, "load_part") != 0 ||
+                !strstr(r->msg, want[kind]) || (p > 0 && !strstr(r->msg, "part 0 of 3")))
+                fail_msg("kind %d, part %d: %s at %s: %s", kind, p, latmc_strerror(r->status),
+                         r->where, r->msg);
+            free_result(r);
+        }
+        assert_int_equal(released, 3); /* the sims; a failed load leaves the transport */
+    }
+    unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
+    free_result(&ref);
+    unlink(path);
+    rmdir(dir);
+}
+
 static int nop_exchange(void *u, const void *a, const void *b, void *c, void *d, size_t n)
 {
     (void)u, (void)a, (void)b, (void)c, (void)d, (void)n;
@@ -876,6 +1055,8 @@ int main(void)
         cmocka_unit_test(misuse),
         cmocka_unit_test(parts_equal_one_process),
         cmocka_unit_test(failures_are_agreed),
+        cmocka_unit_test(checkpoint_save_failures),
+        cmocka_unit_test(checkpoint_load_failures),
         cmocka_unit_test(part_holds_its_slab_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
