@@ -21,13 +21,15 @@
  * absent or LATMC_EUNSUPPORTED, which then holds every coupling on every part anyway):
  * part 0 copies its couplings whole for a save. A load hands the couplings to
  * ops.set_couplings, which takes the whole lattice's layout: each part passes a buffer of
- * that size whose pages beyond the planes near its slab are never written (calloc's
- * zero pages: address space, not memory).
+ * that size whose pages beyond the planes near its slab are never written (anonymous
+ * pages mapped on demand: address space, not memory).
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE (sparse_floats) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -433,6 +435,35 @@ static void check_coupling_chunk(const latmc_sim *sim, const float *c, size_t co
     }
 }
 
+/*
+ * A buffer of n floats in the whole lattice's couplings layout of which a part writes
+ * only the planes near its slab: anonymous pages mapped on demand (zero until written),
+ * so the rest costs address space, not memory, whatever the allocator would do to a
+ * calloc (glibc's MALLOC_PERTURB_ fills it).
+ */
+static float *sparse_floats(size_t n)
+{
+#if defined(MAP_ANONYMOUS) && defined(MAP_NORESERVE)
+    void *p = mmap(NULL, n * sizeof(float), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+#else
+    return calloc(n, sizeof(float));
+#endif
+}
+
+static void sparse_free(float *p, size_t n)
+{
+    if (!p)
+        return;
+#if defined(MAP_ANONYMOUS) && defined(MAP_NORESERVE)
+    munmap(p, n * sizeof(float));
+#else
+    (void)n;
+    free(p);
+#endif
+}
+
 /* A chunk's message: part 0's verdict so far (nonzero: set it), then the bytes. */
 #define CHUNK_FLAG 8
 
@@ -529,7 +560,7 @@ static int stream_in(latmc_sim *sim, const struct ckpt_state *state, struct load
     }
     float *whole = NULL;
     if (state->ncouplings && *local == LATMC_OK &&
-        !(whole = calloc((size_t)state->ncouplings, sizeof *whole)))
+        !(whole = sparse_floats((size_t)state->ncouplings)))
         *local = latmc_fail(LATMC_ENOMEM, "latmc_sim_load_part: cannot allocate the "
                             "couplings' buffer");
     for (int64_t a = 0; state->ncouplings && st == LATMC_OK && a < part->planes;
@@ -558,14 +589,10 @@ static int stream_in(latmc_sim *sim, const struct ckpt_state *state, struct load
                            msg + CHUNK_FLAG + (size_t)(g - a) * cplane, cplane);
     }
     free(msg);
-    if (st < 0) {
-        free(whole);
-        return st;
-    }
-    if (whole && *local == LATMC_OK)
+    if (whole && st == LATMC_OK && *local == LATMC_OK)
         *local = sim->ops->set_couplings(sim, whole);
-    free(whole);
-    return LATMC_OK;
+    sparse_free(whole, (size_t)state->ncouplings);
+    return st;
 }
 
 /* Part 0 after the couplings: the application data (into the checksum only) and the
