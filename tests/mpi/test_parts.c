@@ -903,6 +903,37 @@ static void misuse(void **state)
     b[nb / 2] ^= 1;
     assert_int_equal(latmc_sim_deserialize_part(ctx, b, nb, 0, 1, &t, &sim), LATMC_OK);
     latmc_sim_destroy(&sim);
+    /* load_part: NULLs, ranks, transports (no communication), a missing file (EIO), a
+     * file of one part (the ordinary load) */
+    char dir[] = "/tmp/latmc-ldmis-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/one.ckpt", dir);
+    write_file(path, b, nb);
+    sim = (latmc_sim *)&t; /* set to NULL by every failure */
+    assert_int_equal(latmc_sim_load_part(NULL, path, 0, 1, &t, &sim), LATMC_EINVAL);
+    assert_null(sim);
+    assert_int_equal(latmc_sim_load_part(ctx, NULL, 0, 1, &t, &sim), LATMC_EINVAL);
+    assert_non_null(strstr(latmc_last_error(), "path is NULL"));
+    assert_int_equal(latmc_sim_load_part(ctx, path, 0, 1, NULL, &sim), LATMC_EINVAL);
+    assert_int_equal(latmc_sim_load_part(ctx, path, 0, 1, &t, NULL), LATMC_EINVAL);
+    assert_int_equal(latmc_sim_load_part(ctx, path, 2, 2, &t, &sim), LATMC_EINVAL);
+    assert_int_equal(latmc_sim_load_part(ctx, path, 0, 0, &t, &sim), LATMC_EINVAL);
+    latmc_transport bad_t = t;
+    bad_t.gather = NULL;
+    assert_int_equal(latmc_sim_load_part(ctx, path, 0, 1, &bad_t, &sim), LATMC_EINVAL);
+    char missing[160];
+    snprintf(missing, sizeof missing, "%s/missing.ckpt", dir);
+    assert_int_equal(latmc_sim_load_part(ctx, missing, 0, 1, &t, &sim), LATMC_EIO);
+    assert_null(sim);
+    assert_non_null(strstr(latmc_last_error(), "missing.ckpt"));
+    assert_int_equal(latmc_sim_load_part(ctx, path, 0, 1, &t, &sim), LATMC_OK);
+    size_t nb2 = 0;
+    assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &nb2), LATMC_OK);
+    assert_int_equal(nb2, nb);
+    latmc_sim_destroy(&sim);
+    unlink(path);
+    rmdir(dir);
     free(b);
     /* latmc_record_failure: the message and status as given; nonsense becomes EINVAL */
     assert_int_equal(latmc_record_failure(LATMC_EIO, "disk on fire"), LATMC_EIO);
