@@ -17,7 +17,8 @@
  *
  * Collective calls: on a part sim every call that changes or reads the configuration
  * (latmc_sim_init_spins, _sweep, _observable, _get_spins, _set_spins, _get_couplings,
- * _set_couplings, _tune_epsilon, _save, _save_app_data, _serialize) is collective: every part must make
+ * _set_couplings, _tune_epsilon, _save, _save_app_data, _serialize; latmc_sim_load_part)
+ * is collective: every part must make
  * the same calls, in the same order, with the same arguments; each returns the same status
  * on every part (a failure on one part is that failure on every part, its message naming
  * the part). Calls that only read or set the sim's own state (parameters, counters, desc,
@@ -82,8 +83,10 @@ typedef struct latmc_transport {
  * (LATMC_EINVAL: a slab thinner than the model's halo or colouring allows;
  * LATMC_EUNSUPPORTED: a model or backend that runs as one box only).
  *
- * Storage (this version): each part holds the whole lattice and updates its own slab; a
- * later version may hold the slab only, with the same API.
+ * Storage: each part holds its slab and halo planes only (CPU backend, every model; GPU
+ * ranks likewise, doc/mpi.md); latmc_sim_save() and latmc_sim_load_part() stream the
+ * checkpoint in chunks of planes, so no part holds the whole lattice for them either
+ * (latmc_sim_get_spins, _get_couplings and _serialize return the whole lattice by design).
  *
  * @param[in]  ctx       the context.
  * @param[in]  desc      the sim's desc, the same on every part.
@@ -105,7 +108,8 @@ LATMC_API int latmc_sim_create_part(latmc_ctx *ctx, const latmc_sim_desc *desc, 
 
 /**
  * latmc_sim_deserialize() as part `rank` of `n_parts`: every part passes the same
- * checkpoint bytes (e.g. read by one part and broadcast). Collective, like
+ * checkpoint bytes (e.g. read by one part and broadcast), so every part holds the whole
+ * state once; latmc_sim_load_part() streams a file instead. Collective, like
  * latmc_sim_create_part(); the stored desc's n_parts is ignored (checkpoints do not store it).
  * @since 0.2
  */
