@@ -747,34 +747,6 @@ int latmc_checkpoint_app_data(const char *path, void *buf, size_t capacity, size
         *size = 0;
     if (!path || !size)
         return latmc_fail(LATMC_EINVAL, "%s: %s is NULL", fn, !path ? "path" : "size");
-    unsigned char *bytes = NULL;
-    size_t len = 0;
-    int st = ckpt_read_file(path, fn, &bytes, &len);
-    struct ckpt_parsed c;
-    if (st == LATMC_OK)
-        st = ckpt_parse(bytes, len, &c);
-    void *spins = NULL;
-    float *couplings = NULL;
-    if (st == LATMC_OK)
-        st = check_values(&c, &spins, &couplings);
-    free(spins);
-    free(couplings);
-    if (st == LATMC_OK && !c.state.has_app)
-        st = latmc_fail(LATMC_ESTATE, "%s: '%s' is a valid checkpoint without an "
-                        "application-data section (written by latmc_sim_save, not "
-                        "latmc_sim_save_app_data)", fn, path);
-    if (st == LATMC_OK) {
-        *size = (size_t)c.state.app_size;
-        if (!buf)
-            ; /* a query of the size */
-        else if (capacity < *size)
-            st = latmc_fail(LATMC_EINVAL, "%s: buffer of %zu bytes, the section of '%s' has %zu",
-                            fn, capacity, path, *size);
-        else if (*size)
-            memcpy(buf, c.state.app, *size);
-    }
-    free(bytes);
-    if (st < 0 && st != LATMC_EINVAL && st != LATMC_ESTATE)
-        st = ckpt_name_file(st, fn, path);
-    return st;
+    /* streamed: a rank of a shared lattice asks for it too (lib/checkpoint_part.c) */
+    return ckpt_file_app_data(path, fn, buf, capacity, size);
 }

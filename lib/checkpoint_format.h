@@ -117,5 +117,8 @@ int ckpt_name_file(int status, const char *fn, const char *path);
 /* The checkpoint_part.c half: latmc_sim_save(_app_data) of a part of n_parts > 1. */
 int ckpt_part_save(latmc_sim *sim, const char *path, const struct app_section *app,
                    const char *fn);
+/* latmc_checkpoint_app_data's body: the file checked and read in chunks. */
+int ckpt_file_app_data(const char *path, const char *fn, void *buf, size_t capacity,
+                       size_t *size);
 
 #endif

@@ -725,3 +725,107 @@ int latmc_sim_load_part(latmc_ctx *ctx, const char *path, int rank, int n_parts,
     *out = sim;
     return st;
 }
+
+/* ---- the application data of a file, without the file in memory ---- */
+
+/*
+ * latmc_checkpoint_app_data: every check of an ordinary load in its order (sizes, header,
+ * the checksum, desc, fields, the couplings' values, the configuration's values), read in
+ * chunks, then the section into buf (NULL: the size only). A program that resumes on many
+ * ranks asks every rank for it, so it must not cost a copy of the lattice either.
+ */
+int ckpt_file_app_data(const char *path, const char *fn, void *buf, size_t capacity,
+                       size_t *size)
+{
+    struct load_head *h = calloc(1, sizeof *h);
+    unsigned char *chunk = NULL;
+    int fd = -1;
+    if (!h)
+        return latmc_fail(LATMC_ENOMEM, "%s: out of memory", fn);
+    int st = read_head(path, fn, &fd, h);
+    if (st == LATMC_OK)
+        st = whole_file_checksum(fd, h->size, path, fn);
+    latmc_sim base;
+    memset(&base, 0, sizeof base);
+    struct ckpt_state state;
+    memset(&state, 0, sizeof state);
+    int64_t nsites = 0;
+    if (st == LATMC_OK) {
+        struct ckpt_reader r = { h->prefix, sizeof h->prefix, CKPT_HEADER_BYTES, false };
+        latmc_sim_desc stored;
+        if ((st = ckpt_read_desc(&r, &stored)) == LATMC_OK &&
+            (st = latmc_desc_validate(&stored, &base.desc, &nsites)) == LATMC_OK)
+            st = ckpt_parse_head(&r, &base.desc, nsites, &state);
+        base.model = latmc_model_get(base.desc.model);
+        base.nsites = nsites;
+    }
+    const int64_t planes = st == LATMC_OK ? base.desc.extent[base.desc.ndim - 1] : 0;
+    const int64_t psites = st == LATMC_OK ? plane_sites(&base.desc) : 0;
+    const size_t sbytes = st == LATMC_OK ? (size_t)psites * base.model->site_bytes(&base.desc)
+                                         : 0;
+    const size_t cplane = (size_t)psites * (size_t)base.desc.ndim * sizeof(float);
+    const size_t ks = chunk_planes(sbytes), kc = chunk_planes(cplane);
+    if (st == LATMC_OK &&
+        !(chunk = malloc(ks * sbytes > kc * cplane ? ks * sbytes : kc * cplane)))
+        st = latmc_fail(LATMC_ENOMEM, "%s: cannot allocate a chunk", fn);
+    struct load_in in = { fd, CKPT_PREFIX_BYTES + state.spin_bytes, 0, path, fn, LATMC_OK };
+    const uint64_t ncouplings = st == LATMC_OK && latmc_model_has_couplings(base.model,
+                                                                            &base.desc)
+                                    ? (uint64_t)nsites * (uint64_t)base.desc.ndim : 0;
+    int values = LATMC_OK;
+    if (st == LATMC_OK) {
+        const uint64_t count = in_u64(&in);
+        if (in.st == LATMC_OK && count != ncouplings)
+            values = latmc_fail(LATMC_ECORRUPT, "checkpoint: %llu couplings where the desc "
+                                "implies %llu", (unsigned long long)count,
+                                (unsigned long long)ncouplings);
+    }
+    /* the couplings' values, then the configuration's, as an ordinary load checks them */
+    for (int64_t a = 0; ncouplings && st == LATMC_OK && values == LATMC_OK && in.st == LATMC_OK &&
+                        a < planes; a += (int64_t)kc) {
+        const int64_t b = a + (planes - a < (int64_t)kc ? planes - a : (int64_t)kc);
+        in_bytes(&in, chunk, (size_t)(b - a) * cplane);
+        if (in.st == LATMC_OK)
+            check_coupling_chunk(&base, (const float *)(void *)chunk,
+                                 (size_t)(b - a) * cplane / sizeof(float), &values);
+    }
+    const uint64_t app_at = in.pos;
+    in.pos = CKPT_PREFIX_BYTES;
+    const int64_t rows = state.have_config ? planes * base.desc.replicas : 0;
+    for (int64_t a = 0; st == LATMC_OK && values == LATMC_OK && in.st == LATMC_OK && a < rows;
+         a += (int64_t)ks) {
+        const int64_t b = a + (rows - a < (int64_t)ks ? rows - a : (int64_t)ks);
+        in_bytes(&in, chunk, (size_t)(b - a) * sbytes);
+        if (in.st == LATMC_OK)
+            check_spin_chunk(&base, chunk, (b - a) * psites, &values);
+    }
+    if (st == LATMC_OK)
+        st = in.st < 0 ? in.st : values;
+    if (st < 0 && st != LATMC_EINVAL && st != LATMC_ESTATE)
+        st = ckpt_name_file(st, fn, path);
+    if (st == LATMC_OK && h->version != CKPT_VERSION_APP_DATA)
+        st = latmc_fail(LATMC_ESTATE, "%s: '%s' is a valid checkpoint without an "
+                        "application-data section (written by latmc_sim_save, not "
+                        "latmc_sim_save_app_data)", fn, path);
+    if (st == LATMC_OK) {
+        in.pos = app_at;
+        const uint64_t app = in_u64(&in); /* ckpt_open_file checked it against the size */
+        *size = (size_t)app;
+        if (in.st < 0)
+            st = ckpt_name_file(in.st, fn, path);
+        else if (!buf)
+            ; /* a query of the size */
+        else if (capacity < *size)
+            st = latmc_fail(LATMC_EINVAL, "%s: buffer of %zu bytes, the section of '%s' has %zu",
+                            fn, capacity, path, *size);
+        else if (*size && (st = latmc_file_read_at(fd, buf, *size, in.pos, path, fn)) < 0)
+            st = ckpt_name_file(st, fn, path);
+        if (st < 0 && st != LATMC_EINVAL) /* a too small buffer: the size says how much */
+            *size = 0;
+    }
+    if (fd >= 0)
+        close(fd);
+    free(chunk);
+    free(h);
+    return st;
+}

@@ -808,7 +808,23 @@ static void checkpoint_load_failures(void **state)
             free_result(r);
         }
         assert_int_equal(released, 3); /* the sims; a failed load leaves the transport */
+        /* latmc_checkpoint_app_data (streamed too) finds the same fault as a plain load */
+        size_t app = 0;
+        assert_int_equal(latmc_checkpoint_app_data(path, NULL, 0, &app), LATMC_ECORRUPT);
+        if (!strstr(latmc_last_error(), want[kind]))
+            fail_msg("kind %d, app data: %s", kind, latmc_last_error());
+        latmc_ctx *ctx = NULL;
+        latmc_sim *sim = NULL;
+        assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+        assert_int_equal(latmc_sim_load(ctx, path, &sim), LATMC_ECORRUPT);
+        if (!strstr(latmc_last_error(), want[kind]))
+            fail_msg("kind %d, plain load: %s", kind, latmc_last_error());
+        latmc_ctx_destroy(&ctx);
     }
+    /* the sound file has no section (ESTATE; test_checkpoint.c reads one back) */
+    write_file(path, ref.bytes, n);
+    size_t app = 1;
+    assert_int_equal(latmc_checkpoint_app_data(path, NULL, 0, &app), LATMC_ESTATE);
     unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
     free_result(&ref);
     unlink(path);
