@@ -240,7 +240,7 @@ int ckpt_part_save(latmc_sim *sim, const char *path, const struct app_section *a
         if (ncouplings && coupling_planes) {
             const struct plane_source src = { -1, cplane, buf, out, kc };
             st = stream_planes_out(sim, &src, &o, &local);
-        } else if (ncouplings && writer) {
+        } else if (ncouplings && writer && local == LATMC_OK && whole) {
             if ((local = sim->ops->get_couplings(sim, whole)) == LATMC_OK)
                 out_bytes(&o, whole, ncouplings * sizeof *whole);
         }
