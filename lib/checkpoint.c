@@ -20,48 +20,22 @@
 #include "backend.h"
 #include "checkpoint_desc.h"
 #include "checkpoint_io.h"
+#include "checkpoint_format.h"
 #include "desc.h"
 #include "model.h"
 #include "params.h"
 #include "part.h"
 #include "safe_file.h"
 
-#define CKPT_MAGIC "LATMCCKP"
-/* Version 1: the state. Version 2: the same, then an application-data section; written
- * only when there is one, so that files without it still load in older libraries. */
-#define CKPT_VERSION_STATE 1u
-#define CKPT_VERSION_APP_DATA 2u
-#define CKPT_ENDIAN_MARK 0x01020304u   /* stored in host order: a reader of the other byte
-                                          order sees 0x04030201 */
-#define CKPT_VERSION_BYTES 16
-#define CKPT_HEADER_BYTES (8 + 4 + 4 + 8 + CKPT_VERSION_BYTES)
-#define CKPT_MAX_BYTES (UINT64_C(1) << 46)
-/* A checkpoint without a configuration holds nothing proportional to the lattice it
- * declares, so only small lattices may be saved and loaded that way (sites x replicas):
- * larger ones would let a few hundred bytes ask for gigabytes. */
-#define CKPT_MAX_EMPTY_SITES 65536
-
-/* Acceptance counters beyond this are refused: no run reaches it (14 years at 1e10
- * updates per second), and the counters of a sim loaded with more could wrap around 2^64
- * in its next sweeps (a fuzzer's finding: such a sim saved a file it could not load). */
-#define CKPT_MAX_ATTEMPTED (UINT64_C(1) << 62)
-
-/* Application data to append (version 2), or none. */
-struct app_section {
-    const void *data;
-    size_t size;
-    bool present;
-};
-
-/* Everything but the checksum; the configuration through the backend's host copy. */
-static int write_state(latmc_sim *sim, struct ckpt_writer *w, void *spins, float *couplings,
-                       size_t spin_bytes, size_t ncouplings, const struct app_section *app)
+/* The bytes from the magic through the configuration-size field (CKPT_PREFIX_BYTES). */
+void ckpt_put_prefix(struct ckpt_writer *w, const latmc_sim *sim, uint64_t total,
+                     uint64_t spin_bytes, bool app)
 {
     ckpt_put_bytes(w, CKPT_MAGIC, 8);
-    ckpt_put_u32(w, app->present ? CKPT_VERSION_APP_DATA : CKPT_VERSION_STATE);
+    ckpt_put_u32(w, app ? CKPT_VERSION_APP_DATA : CKPT_VERSION_STATE);
     const uint32_t mark = CKPT_ENDIAN_MARK;
     ckpt_put_bytes(w, &mark, 4);
-    ckpt_put_u64(w, 0); /* total size, patched by the caller */
+    ckpt_put_u64(w, total); /* 0: patched by the caller */
     char version[CKPT_VERSION_BYTES] = { 0 };
     strncpy(version, LATMC_VERSION_STRING, sizeof version - 1);
     ckpt_put_bytes(w, version, sizeof version);
@@ -74,6 +48,13 @@ static int write_state(latmc_sim *sim, struct ckpt_writer *w, void *spins, float
     ckpt_put_u64(w, sim->attempted);
     ckpt_put_u32(w, sim->have_config);
     ckpt_put_u64(w, spin_bytes);
+}
+
+/* Everything but the checksum; the configuration through the backend's host copy. */
+static int write_state(latmc_sim *sim, struct ckpt_writer *w, void *spins, float *couplings,
+                       size_t spin_bytes, size_t ncouplings, const struct app_section *app)
+{
+    ckpt_put_prefix(w, sim, 0, spin_bytes, app->present);
     /* a part of a shared lattice: what latmc_part_collect gathered (lib/part.h), written
      * from there (spins and couplings are then NULL: serialize allocates no copy) */
     const struct latmc_part *part = sim->part;
@@ -104,7 +85,7 @@ static int write_state(latmc_sim *sim, struct ckpt_writer *w, void *spins, float
     return LATMC_OK;
 }
 
-static void state_sizes(const latmc_sim *sim, size_t *spin_bytes, size_t *ncouplings)
+void ckpt_state_sizes(const latmc_sim *sim, size_t *spin_bytes, size_t *ncouplings)
 {
     *spin_bytes = 0;
     if (sim->have_config)
@@ -124,7 +105,7 @@ static int serialize(latmc_sim *sim, const struct app_section *app, void *buf,
                         "would not hold the lattice it declares); call latmc_sim_init_spins or "
                         "latmc_sim_set_spins first", fn, CKPT_MAX_EMPTY_SITES);
     size_t spin_bytes, ncouplings;
-    state_sizes(sim, &spin_bytes, &ncouplings);
+    ckpt_state_sizes(sim, &spin_bytes, &ncouplings);
     struct ckpt_writer count = { NULL, 0, 0 };
     write_state(sim, &count, NULL, NULL, spin_bytes, ncouplings, app);
     *size = count.len + 8;
@@ -178,27 +159,28 @@ int latmc_sim_serialize(latmc_sim *sim, void *buf, size_t capacity, size_t *size
     return st < 0 ? latmc_sim_record_failure(sim, st) : st;
 }
 
-static int corrupt(const char *what)
+int ckpt_corrupt(const char *what)
 {
     return latmc_fail(LATMC_ECORRUPT, "checkpoint: %s", what);
 }
 
-static int read_desc(struct ckpt_reader *r, latmc_sim_desc *d)
+int ckpt_read_desc(struct ckpt_reader *r, latmc_sim_desc *d)
 {
     const char *why = ckpt_get_desc(r, d);
-    return why ? corrupt(why) : LATMC_OK;
+    return why ? ckpt_corrupt(why) : LATMC_OK;
 }
 
 
-/* Checks that need nothing but the bytes: magic, version, byte order, size, checksum. */
-static int check_envelope(const unsigned char *p, size_t size, uint32_t *version)
+/* The envelope's checks but the checksum (which needs every byte): magic, version, byte
+ * order, declared size, from the first CKPT_HEADER_BYTES of a file of `size` bytes. */
+int ckpt_check_head(const unsigned char *p, size_t size, uint32_t *version)
 {
     if (size < CKPT_HEADER_BYTES + 8)
-        return corrupt(size >= 8 && memcmp(p, CKPT_MAGIC, 8) == 0
+        return ckpt_corrupt(size >= 8 && memcmp(p, CKPT_MAGIC, 8) == 0
                            ? "truncated (shorter than its header)"
                            : "not a liblatmc checkpoint (too short)");
     if (memcmp(p, CKPT_MAGIC, 8) != 0)
-        return corrupt("not a liblatmc checkpoint (bad magic)");
+        return ckpt_corrupt("not a liblatmc checkpoint (bad magic)");
     struct ckpt_reader r = { p, size, 8, false };
     *version = ckpt_get_u32(&r);
     if (*version != CKPT_VERSION_STATE && *version != CKPT_VERSION_APP_DATA)
@@ -208,39 +190,33 @@ static int check_envelope(const unsigned char *p, size_t size, uint32_t *version
     uint32_t mark;
     ckpt_get_bytes(&r, &mark, 4);
     if (mark != CKPT_ENDIAN_MARK)
-        return corrupt(mark == 0x04030201u ? "written on a machine of the other byte order"
+        return ckpt_corrupt(mark == 0x04030201u ? "written on a machine of the other byte order"
                                            : "bad byte-order mark");
     uint64_t total = ckpt_get_u64(&r);
     if (total != size)
         return latmc_fail(LATMC_ECORRUPT, "checkpoint: header says %llu bytes, have %zu "
                           "(truncated or extended)", (unsigned long long)total, size);
-    struct ckpt_reader tail = { p, size, size - 8, false };
-    if (ckpt_get_u64(&tail) != ckpt_checksum(p, size - 8))
-        return corrupt("checksum mismatch (the file is damaged)");
     return LATMC_OK;
 }
 
-/* Everything after the desc, parsed and checked against the desc before any sim exists,
- * so that a small damaged file can never make the loader allocate a huge lattice. */
-struct ckpt_state {
-    double param[LATMC_PARAM_MAX + 1];
-    uint64_t sweeps, accepted, attempted;
-    bool have_config;
-    const unsigned char *spins;       /* spin_bytes raw bytes inside the buffer */
-    uint64_t spin_bytes;
-    const unsigned char *couplings;   /* ncouplings raw floats inside the buffer */
-    uint64_t ncouplings;
-    bool has_app;                     /* format version 2 */
-    const unsigned char *app;         /* app_size bytes inside the buffer */
-    uint64_t app_size;
-};
+/* Checks that need nothing but the bytes: magic, version, byte order, size, checksum. */
+static int check_envelope(const unsigned char *p, size_t size, uint32_t *version)
+{
+    int st = ckpt_check_head(p, size, version);
+    if (st < 0)
+        return st;
+    struct ckpt_reader tail = { p, size, size - 8, false };
+    if (ckpt_get_u64(&tail) != ckpt_checksum(p, size - 8))
+        return ckpt_corrupt("checksum mismatch (the file is damaged)");
+    return LATMC_OK;
+}
 
-static int parse_state(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t nsites,
-                       uint32_t version, struct ckpt_state *st)
+int ckpt_parse_head(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t nsites,
+                    struct ckpt_state *st)
 {
     const struct latmc_model_def *model = latmc_model_get(d->model);
     if (ckpt_get_u32(r) != LATMC_PARAM_MAX)
-        return corrupt("unexpected number of parameters");
+        return ckpt_corrupt("unexpected number of parameters");
     latmc_param_defaults(st->param);
     for (int k = 1; k <= LATMC_PARAM_MAX; k++) {
         double v = ckpt_get_f64(r);
@@ -277,8 +253,18 @@ static int parse_state(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t n
         return latmc_fail(LATMC_ECORRUPT, "checkpoint: holds no configuration for its lattice "
                           "of %llu sites x replicas; only lattices of at most %d may be saved "
                           "without one", (unsigned long long)sites, CKPT_MAX_EMPTY_SITES);
+    return LATMC_OK;
+}
+
+static int parse_state(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t nsites,
+                       uint32_t version, struct ckpt_state *st)
+{
+    const struct latmc_model_def *model = latmc_model_get(d->model);
+    int status = ckpt_parse_head(r, d, nsites, st);
+    if (status < 0)
+        return status;
     if (r->truncated || st->spin_bytes > r->len - r->pos)
-        return corrupt("truncated");
+        return ckpt_corrupt("truncated");
     st->spins = r->buf + r->pos;
     r->pos += st->spin_bytes;
     st->ncouplings = ckpt_get_u64(r);
@@ -288,7 +274,7 @@ static int parse_state(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t n
                           "%llu", (unsigned long long)st->ncouplings,
                           (unsigned long long)want_couplings);
     if (r->truncated || st->ncouplings * sizeof(float) > r->len - r->pos)
-        return corrupt("truncated");
+        return ckpt_corrupt("truncated");
     st->couplings = r->buf + r->pos;
     r->pos += st->ncouplings * sizeof(float);
     st->has_app = version == CKPT_VERSION_APP_DATA;
@@ -297,31 +283,23 @@ static int parse_state(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t n
     if (st->has_app) {
         st->app_size = ckpt_get_u64(r);
         if (r->truncated || r->len - r->pos < 8 || st->app_size != r->len - r->pos - 8)
-            return corrupt("the application-data size does not match the file");
+            return ckpt_corrupt("the application-data size does not match the file");
         st->app = r->buf + r->pos;
         r->pos += st->app_size;
     }
     if (r->pos != r->len - 8)
-        return corrupt("truncated or trailing bytes");
+        return ckpt_corrupt("truncated or trailing bytes");
     return LATMC_OK;
 }
 
-/* A checkpoint in memory, checked through its field sizes (no values yet). */
-struct ckpt_parsed {
-    latmc_sim_desc desc;       /* as stored: what latmc_sim_create gets */
-    latmc_sim_desc valid;      /* validated */
-    int64_t nsites;
-    struct ckpt_state state;
-};
-
-static int parse(const unsigned char *p, size_t size, struct ckpt_parsed *out)
+int ckpt_parse(const unsigned char *p, size_t size, struct ckpt_parsed *out)
 {
     uint32_t version = 0;
     int st = check_envelope(p, size, &version);
     if (st < 0)
         return st;
     struct ckpt_reader r = { p, size, CKPT_HEADER_BYTES, false };
-    if ((st = read_desc(&r, &out->desc)) < 0)
+    if ((st = ckpt_read_desc(&r, &out->desc)) < 0)
         return st;
     st = latmc_desc_validate(&out->desc, &out->valid, &out->nsites);
     if (st == LATMC_EINVAL) {
@@ -357,7 +335,7 @@ static int check_values(const struct ckpt_parsed *c, void **spins, float **coupl
         memcpy(copy, st->couplings, st->ncouplings * sizeof(float));
         for (uint64_t i = 0; i < st->ncouplings && status == LATMC_OK; i++)
             if (!isfinite(copy[i]))
-                status = corrupt("a coupling is not finite");
+                status = ckpt_corrupt("a coupling is not finite");
         if (status == LATMC_OK && probe.model->check_couplings &&
             probe.model->check_couplings(&probe, copy, (size_t)st->ncouplings,
                                          "checkpoint") < 0) {
@@ -401,8 +379,14 @@ static int apply_state(latmc_sim *sim, const struct ckpt_state *st, void *spins,
         return status;
     if (spins && (status = sim->ops->set_spins(sim, spins)) < 0)
         return status;
+    return ckpt_apply_counters(sim, st);
+}
+
+int ckpt_apply_counters(latmc_sim *sim, const struct ckpt_state *st)
+{
     memcpy(sim->param, st->param, sizeof st->param);
-    if ((status = latmc_sim_params_changed(sim)) < 0)
+    int status = latmc_sim_params_changed(sim);
+    if (status < 0)
         return status;
     sim->sweeps = st->sweeps;
     sim->accepted = st->accepted;
@@ -484,7 +468,7 @@ static int deserialize(latmc_ctx *ctx, const void *buf, size_t size,
                           part->n_parts ? "_part" : "",
                           !ctx ? "ctx" : !buf ? "buf" : "out");
     struct ckpt_parsed c;
-    int st = parse(buf, size, &c);
+    int st = ckpt_parse(buf, size, &c);
     void *spins = NULL;
     float *couplings = NULL;
     if (st == LATMC_OK)
@@ -543,20 +527,16 @@ static int save_here(latmc_sim *sim, const char *path, const struct app_section 
 }
 
 /*
- * A part of a shared lattice (lib/part.h): every slab to part 0, which writes the file
- * (the same format as an ordinary sim's, temp file + fsync + rename), its status to all.
+ * A part of a shared lattice (lib/part.h): part 0 writes the file (the same bytes as an
+ * ordinary sim's, temp file + fsync + rename) chunk by chunk, gathered from the parts
+ * that own the planes (lib/checkpoint_part.c); the status is agreed on every part.
  */
 static int save(latmc_sim *sim, const char *path, const struct app_section *app,
                 const char *fn)
 {
     if (!latmc_part_many(sim))
         return save_here(sim, path, app, fn);
-    int st = latmc_part_collect(sim, 0);
-    if (st == LATMC_OK && sim->part->rank == 0)
-        st = save_here(sim, path, app, fn);
-    latmc_part_unstage(sim);
-    st = latmc_part_agree(sim, st);
-    return st < 0 ? latmc_sim_record_failure(sim, st) : st;
+    return ckpt_part_save(sim, path, app, fn);
 }
 
 int latmc_sim_save(latmc_sim *sim, const char *path)
@@ -576,7 +556,6 @@ int latmc_sim_save_app_data(latmc_sim *sim, const char *path, const void *data, 
 }
 
 /* Bytes from the start through the configuration-size field (format versions 1 and 2). */
-#define CKPT_PREFIX_BYTES (CKPT_HEADER_BYTES + 4 + 16 * 8 + 4 + LATMC_PARAM_MAX * 8 + 3 * 8 + 4 + 8)
 
 /*
  * The size a checkpoint file must have, from its first CKPT_PREFIX_BYTES (the desc and the
@@ -596,7 +575,7 @@ static int implied_file_size(int fd, const unsigned char *prefix, const char *pa
     r.pos = CKPT_HEADER_BYTES;
     latmc_sim_desc d, valid;
     int64_t nsites = 0;
-    int st = read_desc(&r, &d);
+    int st = ckpt_read_desc(&r, &d);
     if (st < 0)
         return st;
     if (latmc_desc_validate(&d, &valid, &nsites) < 0) {
@@ -605,7 +584,7 @@ static int implied_file_size(int fd, const unsigned char *prefix, const char *pa
         return latmc_fail(LATMC_ECORRUPT, "checkpoint: its desc is invalid: %s", why);
     }
     if (ckpt_get_u32(&r) != LATMC_PARAM_MAX)
-        return corrupt("unexpected number of parameters");
+        return ckpt_corrupt("unexpected number of parameters");
     r.pos = CKPT_PREFIX_BYTES - 12;
     uint32_t have_config = ckpt_get_u32(&r);
     const struct latmc_model_def *model = latmc_model_get(valid.model);
@@ -617,28 +596,23 @@ static int implied_file_size(int fd, const unsigned char *prefix, const char *pa
     if (version == CKPT_VERSION_APP_DATA) {
         unsigned char field[8];
         if ((st = latmc_file_read_at(fd, field, 8, *want - 8, path, fn)) < 0)
-            return st == LATMC_ECORRUPT ? corrupt("truncated") : st;
+            return st == LATMC_ECORRUPT ? ckpt_corrupt("truncated") : st;
         struct ckpt_reader f = { field, 8, 0, false };
         uint64_t app = ckpt_get_u64(&f);
         if (app > CKPT_MAX_BYTES)
-            return corrupt("the application-data size does not match the file");
+            return ckpt_corrupt("the application-data size does not match the file");
         *want += 8 + app;
     }
     return LATMC_OK;
 }
 
-/*
- * A checkpoint file into memory. Only a regular file is read; its header must declare
- * the file's size, which must be within the format's limit, before anything of that size
- * is allocated. `fn` names the caller in messages.
- */
-static int read_checkpoint_file(const char *path, const char *fn, unsigned char **bytes,
-                                size_t *size)
+/* checkpoint_format.h: a checkpoint file opened with its sizes checked. */
+int ckpt_open_file(const char *path, const char *fn, int *fd_out, uint64_t *size)
 {
-    *bytes = NULL;
-    *size = 0;
     int fd = -1;
     uint64_t file_size = 0;
+    *fd_out = -1;
+    *size = 0;
     int st = latmc_file_open_regular(path, fn, &fd, &file_size);
     if (st < 0)
         return st;
@@ -649,7 +623,7 @@ static int read_checkpoint_file(const char *path, const char *fn, unsigned char 
         struct ckpt_reader r = { head, sizeof head, 16, false };
         uint64_t declared = ckpt_get_u64(&r);
         if (memcmp(head, CKPT_MAGIC, 8) != 0) {
-            st = corrupt("not a liblatmc checkpoint (bad magic)");
+            st = ckpt_corrupt("not a liblatmc checkpoint (bad magic)");
             goto done;
         }
         if (declared != file_size || file_size > CKPT_MAX_BYTES) {
@@ -673,6 +647,28 @@ static int read_checkpoint_file(const char *path, const char *fn, unsigned char 
             goto done;
         }
     }
+    *fd_out = fd;
+    *size = file_size;
+    return LATMC_OK;
+done:
+    close(fd);
+    return st;
+}
+
+/*
+ * A checkpoint file into memory. Only a regular file is read; its header must declare
+ * the file's size, which must be within the format's limit, before anything of that size
+ * is allocated. `fn` names the caller in messages.
+ */
+int ckpt_read_file(const char *path, const char *fn, unsigned char **bytes, size_t *size)
+{
+    *bytes = NULL;
+    *size = 0;
+    int fd = -1;
+    uint64_t file_size = 0;
+    int st = ckpt_open_file(path, fn, &fd, &file_size);
+    if (st < 0)
+        return st;
     *bytes = malloc(file_size ? (size_t)file_size : 1);
     if (!*bytes) {
         st = latmc_fail(LATMC_ENOMEM, "%s: cannot allocate %llu bytes to read '%s'", fn,
@@ -693,7 +689,7 @@ done:
 /* Name the file and the function in a failure's message: "checkpoint: 'PATH' (FN): why"
  * for what the file holds (the front end matches "checkpoint: "), "FN: 'PATH': why" for
  * anything else (latmc_sim_create's refusals of the stored desc, ...). */
-static int name_file(int status, const char *fn, const char *path)
+int ckpt_name_file(int status, const char *fn, const char *path)
 {
     static const char prefix[] = "checkpoint: ";
     char why[LATMC_ERRMSG_SIZE];
@@ -717,13 +713,13 @@ static int load(latmc_ctx *ctx, const char *path, const latmc_sim_desc *where, c
                           !ctx ? "ctx" : !path ? "path" : "out");
     unsigned char *bytes = NULL;
     size_t len = 0;
-    int st = read_checkpoint_file(path, fn, &bytes, &len);
+    int st = ckpt_read_file(path, fn, &bytes, &len);
     if (st == LATMC_OK)
         st = where ? latmc_sim_deserialize_on(ctx, bytes, len, where, out)
                    : latmc_sim_deserialize(ctx, bytes, len, out);
     free(bytes);
     if (st < 0) {
-        st = name_file(st, fn, path);
+        st = ckpt_name_file(st, fn, path);
         latmc_log(ctx, LATMC_LOG_ERROR, "%s", latmc_thread_error());
     }
     return st;
@@ -751,34 +747,6 @@ int latmc_checkpoint_app_data(const char *path, void *buf, size_t capacity, size
         *size = 0;
     if (!path || !size)
         return latmc_fail(LATMC_EINVAL, "%s: %s is NULL", fn, !path ? "path" : "size");
-    unsigned char *bytes = NULL;
-    size_t len = 0;
-    int st = read_checkpoint_file(path, fn, &bytes, &len);
-    struct ckpt_parsed c;
-    if (st == LATMC_OK)
-        st = parse(bytes, len, &c);
-    void *spins = NULL;
-    float *couplings = NULL;
-    if (st == LATMC_OK)
-        st = check_values(&c, &spins, &couplings);
-    free(spins);
-    free(couplings);
-    if (st == LATMC_OK && !c.state.has_app)
-        st = latmc_fail(LATMC_ESTATE, "%s: '%s' is a valid checkpoint without an "
-                        "application-data section (written by latmc_sim_save, not "
-                        "latmc_sim_save_app_data)", fn, path);
-    if (st == LATMC_OK) {
-        *size = (size_t)c.state.app_size;
-        if (!buf)
-            ; /* a query of the size */
-        else if (capacity < *size)
-            st = latmc_fail(LATMC_EINVAL, "%s: buffer of %zu bytes, the section of '%s' has %zu",
-                            fn, capacity, path, *size);
-        else if (*size)
-            memcpy(buf, c.state.app, *size);
-    }
-    free(bytes);
-    if (st < 0 && st != LATMC_EINVAL && st != LATMC_ESTATE)
-        st = name_file(st, fn, path);
-    return st;
+    /* streamed: a rank of a shared lattice asks for it too (lib/checkpoint_part.c) */
+    return ckpt_file_app_data(path, fn, buf, capacity, size);
 }

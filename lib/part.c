@@ -56,6 +56,22 @@ static int transport_status(int st, unsigned long fails, const char *what)
         (st) = transport_status((call), fails_, (what));                                    \
     } while (0)
 
+int latmc_part_gather(struct latmc_part *part, const char *what, int root, const void *mine,
+                      void *all, const size_t *bytes)
+{
+    int st;
+    TRANSPORT(st, what, part->tr.gather(part->tr.user, root, mine, all, bytes));
+    return st;
+}
+
+int latmc_part_broadcast(struct latmc_part *part, const char *what, int root, void *buf,
+                         size_t bytes)
+{
+    int st;
+    TRANSPORT(st, what, part->tr.broadcast(part->tr.user, root, buf, bytes));
+    return st;
+}
+
 int latmc_record_failure(int status, const char *message)
 {
     if (status >= 0 || !latmc_status_known(status))
@@ -285,7 +301,7 @@ int latmc_part_set_spins(latmc_sim *sim, const void *buf)
 }
 
 /* Whether the backend gives its couplings plane by plane (else it holds them all). */
-static bool has_coupling_planes(const latmc_sim *sim)
+bool latmc_part_has_coupling_planes(const latmc_sim *sim)
 {
     const struct latmc_backend_ops *ops = sim->ops;
     return ops->size >= offsetof(struct latmc_backend_ops, get_coupling_planes) +
@@ -307,7 +323,7 @@ static int gather_couplings(latmc_sim *sim, int root, float *all, int prior)
     const size_t per_plane = (size_t)plane_sites(&sim->desc) * (size_t)sim->desc.ndim;
     int st = prior;
     float *mine = NULL;
-    bool planes = has_coupling_planes(sim);
+    bool planes = latmc_part_has_coupling_planes(sim);
     if (planes && st == LATMC_OK) {
         mine = malloc((size_t)(part->p1 - part->p0) * per_plane * sizeof *mine);
         st = mine ? sim->ops->get_coupling_planes(sim, part->p0, part->p1, mine)
@@ -375,7 +391,7 @@ int latmc_part_get_couplings(latmc_sim *sim, float *buf)
 /* ---- creation ---- */
 
 /* The fields a transport must have (struct_size of this version, no NULL operation). */
-static int check_transport(const latmc_transport *t)
+int latmc_part_check_transport(const latmc_transport *t)
 {
     if (!t)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_create_part: transport is NULL");
@@ -479,7 +495,7 @@ int latmc_part_create(latmc_ctx *ctx, const latmc_sim_desc *desc, int rank, int 
     if (n_parts < 1 || rank < 0 || rank >= n_parts)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_create_part: rank %d of n_parts %d (need "
                           "n_parts >= 1 and 0 <= rank < n_parts)", rank, n_parts);
-    int st = check_transport(transport);
+    int st = latmc_part_check_transport(transport);
     if (st < 0)
         return st;
     struct latmc_part *part = calloc(1, sizeof *part);

@@ -70,6 +70,19 @@ void latmc_part_unstage(latmc_sim *sim);
 /* latmc_sim_get_couplings of a part (n_parts > 1): every part's couplings to every part. */
 int latmc_part_get_couplings(latmc_sim *sim, float *buf);
 
+/* The transport's gather and broadcast with its status checked (a failure recorded,
+ * `what` naming it): LATMC_OK or a negative status. */
+int latmc_part_gather(struct latmc_part *part, const char *what, int root, const void *mine,
+                      void *all, const size_t *bytes);
+int latmc_part_broadcast(struct latmc_part *part, const char *what, int root, void *buf,
+                         size_t bytes);
+/* A transport's struct_size and operations (latmc_sim_create_part's checks, no
+ * communication). */
+int latmc_part_check_transport(const latmc_transport *t);
+/* Whether the backend has ops.get_coupling_planes (it may still answer
+ * LATMC_EUNSUPPORTED: then every part holds the couplings of the whole lattice). */
+bool latmc_part_has_coupling_planes(const latmc_sim *sim);
+
 /* latmc_sim_create (lib/sim.c) of a sim that is `part` (attached before the backend's
  * create, so that a backend may store its part's way, e.g. CUDA: one box on one device);
  * on failure the part is still the caller's. */

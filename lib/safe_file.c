@@ -228,62 +228,130 @@ static int sync_directory(const char *dir)
     return err;
 }
 
-int latmc_file_replace(const char *path, const void *bytes, size_t n, const char *fn)
+/* A replacement being written (safe_file.h): the temporary file beside the target. */
+struct latmc_file_writer {
+    const char *fn;
+    char *target, *dir, *tmp;
+    int fd;
+};
+
+static void writer_free(struct latmc_file_writer *w)
 {
-    char *target = NULL;
+    free(w->tmp);
+    free(w->dir);
+    free(w->target);
+    free(w);
+}
+
+int latmc_file_begin(const char *path, const char *fn, struct latmc_file_writer **out)
+{
+    *out = NULL;
+    struct latmc_file_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return latmc_fail(LATMC_ENOMEM, "%s: cannot allocate a file writer", fn);
+    w->fn = fn;
+    w->fd = -1;
     bool exists = false;
     mode_t mode = 0;
-    int status = resolve_target(path, fn, &target, &exists, &mode);
-    if (status < 0)
+    int status = resolve_target(path, fn, &w->target, &exists, &mode);
+    if (status < 0) {
+        free(w);
         return status;
-    char *dir = directory_of(target);
-    char *tmp = NULL;
-    int fd = -1, err = 0;
-    for (int attempt = 0; dir && attempt < 100 && fd < 0; attempt++) {
-        free(tmp);
-        if (!(tmp = temporary_name(target)))
+    }
+    w->dir = directory_of(w->target);
+    int err = 0;
+    for (int attempt = 0; w->dir && attempt < 100 && w->fd < 0; attempt++) {
+        free(w->tmp);
+        if (!(w->tmp = temporary_name(w->target)))
             break;
         /* 0666 before the umask, as fopen(path, "w") would create the file. */
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
-        err = fd < 0 ? errno : 0;
-        if (fd < 0 && err != EEXIST)
+        w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+        err = w->fd < 0 ? errno : 0;
+        if (w->fd < 0 && err != EEXIST)
             break;
     }
-    if (!dir || !tmp) {
-        status = latmc_fail(LATMC_ENOMEM, "%s: cannot allocate a path", fn);
-        goto done;
+    if (!w->dir || !w->tmp) {
+        writer_free(w);
+        return latmc_fail(LATMC_ENOMEM, "%s: cannot allocate a path", fn);
     }
-    if (fd < 0) {
+    if (w->fd < 0) {
         status = latmc_fail(LATMC_EIO, "%s: cannot create a temporary file beside '%s' (%s): "
-                            "%s; %s", fn, target, tmp, strerror(err), advice(err));
-        goto done;
+                            "%s; %s", fn, w->target, w->tmp, strerror(err), advice(err));
+        writer_free(w);
+        return status;
     }
     /* Replacing a file keeps its permissions; a failure here only loses that nicety. */
     if (exists)
-        (void)fchmod(fd, mode);
-    const char *step = "write";
-    err = write_all(fd, bytes, n);
-    if (!err && fsync(fd) != 0)
-        step = "flush (fsync)", err = errno;
-    if (close(fd) != 0 && !err)
-        step = "close", err = errno;
-    if (!err && rename(tmp, target) != 0)
-        step = "rename", err = errno;
-    if (err) {
-        unlink(tmp);
-        status = latmc_fail(LATMC_EIO, "%s: cannot %s the temporary file %s for '%s': %s; "
-                            "%s; '%s' is unchanged", fn, step, tmp, target, strerror(err),
-                            advice(err), target);
-        goto done;
+        (void)fchmod(w->fd, mode);
+    *out = w;
+    return LATMC_OK;
+}
+
+/* A failed step: the temporary file goes, the target stays; the writer is freed. */
+static int writer_failed(struct latmc_file_writer *w, const char *step, int err)
+{
+    if (w->fd >= 0)
+        close(w->fd);
+    unlink(w->tmp);
+    int status = latmc_fail(LATMC_EIO, "%s: cannot %s the temporary file %s for '%s': %s; "
+                            "%s; '%s' is unchanged", w->fn, step, w->tmp, w->target,
+                            strerror(err), advice(err), w->target);
+    writer_free(w);
+    return status;
+}
+
+int latmc_file_write(struct latmc_file_writer *w, const void *bytes, size_t n)
+{
+    int err = write_all(w->fd, bytes, n);
+    return err ? writer_failed(w, "write", err) : LATMC_OK;
+}
+
+int latmc_file_flush(struct latmc_file_writer *w)
+{
+    if (fsync(w->fd) != 0)
+        return writer_failed(w, "flush (fsync)", errno);
+    int fd = w->fd;
+    w->fd = -1;
+    if (close(fd) != 0)
+        return writer_failed(w, "close", errno);
+    return LATMC_OK;
+}
+
+int latmc_file_commit(struct latmc_file_writer *w)
+{
+    if (w->fd >= 0) {
+        int st = latmc_file_flush(w);
+        if (st < 0)
+            return st;
     }
-    if ((err = sync_directory(dir)) != 0)
+    if (rename(w->tmp, w->target) != 0)
+        return writer_failed(w, "rename", errno);
+    int status = LATMC_OK, err = sync_directory(w->dir);
+    if (err != 0)
         status = latmc_fail(LATMC_EIO, "%s: wrote '%s', but cannot flush its directory %s to "
                             "the disk (fsync): %s; the new file may be lost if the machine "
-                            "fails now; %s", fn, target, dir, strerror(err), advice(err));
-done:
-    free(tmp);
-    free(dir);
-    free(target);
+                            "fails now; %s", w->fn, w->target, w->dir, strerror(err),
+                            advice(err));
+    writer_free(w);
+    return status;
+}
+
+void latmc_file_abort(struct latmc_file_writer *w)
+{
+    if (!w)
+        return;
+    if (w->fd >= 0)
+        close(w->fd);
+    unlink(w->tmp);
+    writer_free(w);
+}
+
+int latmc_file_replace(const char *path, const void *bytes, size_t n, const char *fn)
+{
+    struct latmc_file_writer *w = NULL;
+    int status = latmc_file_begin(path, fn, &w);
+    if (status == LATMC_OK && (status = latmc_file_write(w, bytes, n)) == LATMC_OK)
+        status = latmc_file_commit(w);
     return status;
 }
 

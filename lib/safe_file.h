@@ -24,6 +24,21 @@
  * function in messages. LATMC_OK, LATMC_EIO or LATMC_ENOMEM. */
 int latmc_file_replace(const char *path, const void *bytes, size_t n, const char *fn);
 
+/*
+ * The same replacement written piece by piece (a checkpoint streamed from the parts of a
+ * shared lattice): begin creates the temporary file, write appends, commit flushes,
+ * renames and flushes the directory, abort removes the temporary file. A failed write or
+ * commit has removed the temporary file and freed the writer (the target is unchanged);
+ * commit and abort always free it. LATMC_OK, LATMC_EIO or LATMC_ENOMEM.
+ */
+struct latmc_file_writer;
+int latmc_file_begin(const char *path, const char *fn, struct latmc_file_writer **out);
+int latmc_file_write(struct latmc_file_writer *w, const void *bytes, size_t n);
+/* fsync and close (commit does it too): a failure here frees the writer as above. */
+int latmc_file_flush(struct latmc_file_writer *w);
+int latmc_file_commit(struct latmc_file_writer *w);
+void latmc_file_abort(struct latmc_file_writer *w);
+
 /* Open the regular file `path` for reading: *fd and its *size. LATMC_OK or LATMC_EIO
  * (missing, unreadable, or not a regular file: FIFO, device, directory, socket). */
 int latmc_file_open_regular(const char *path, const char *fn, int *fd, uint64_t *size);

@@ -4,12 +4,10 @@
  * done by liblatmc, in plane order), so nothing here depends on the order in which ranks
  * answer. Large messages are split into chunks whose counts fit MPI's int.
  */
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <latmc/latmc_mpi.h>
 
@@ -214,45 +212,9 @@ int latmc_mpi_sim_create(latmc_ctx *ctx, MPI_Comm comm, const latmc_sim_desc *de
 }
 
 /*
- * Rank 0's reading of the file: status, size and message, broadcast before the bytes so
- * that every rank knows whether (and how much) to receive.
+ * Rank 0 reads the file and sends each rank only its planes, in chunks
+ * (latmc_sim_load_part): no rank holds the whole lattice.
  */
-struct load_head {
-    int64_t status;
-    uint64_t size;
-    char msg[448];
-};
-
-static void read_file(const char *path, unsigned char **bytes, struct load_head *h)
-{
-    *bytes = NULL;
-    FILE *f = fopen(path, "rb");
-    struct stat sb;
-    if (!f || fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        h->status = LATMC_EIO;
-        snprintf(h->msg, sizeof h->msg, "latmc_mpi_sim_load: '%s': %s", path,
-                 !f ? strerror(errno) : "not a regular file");
-        if (f)
-            fclose(f);
-        return;
-    }
-    h->size = (uint64_t)sb.st_size;
-    *bytes = malloc(h->size ? (size_t)h->size : 1);
-    if (!*bytes) {
-        h->status = LATMC_ENOMEM;
-        snprintf(h->msg, sizeof h->msg, "latmc_mpi_sim_load: cannot allocate %llu bytes for "
-                 "'%s'", (unsigned long long)h->size, path);
-    } else if (h->size && fread(*bytes, 1, (size_t)h->size, f) != (size_t)h->size) {
-        h->status = LATMC_EIO;
-        snprintf(h->msg, sizeof h->msg, "latmc_mpi_sim_load: cannot read '%s'", path);
-    }
-    fclose(f);
-    if (h->status < 0) {
-        free(*bytes);
-        *bytes = NULL;
-    }
-}
-
 int latmc_mpi_sim_load(latmc_ctx *ctx, MPI_Comm comm, const char *path, latmc_sim **out)
 {
     int st = check_args(ctx, comm, path, "path is NULL", out, "latmc_mpi_sim_load");
@@ -262,37 +224,9 @@ int latmc_mpi_sim_load(latmc_ctx *ctx, MPI_Comm comm, const char *path, latmc_si
     latmc_transport tr;
     if ((st = link_open(comm, &l, &tr)) < 0)
         return st;
-    struct load_head h;
-    memset(&h, 0, sizeof h);
-    unsigned char *bytes = NULL;
-    if (l->rank == 0)
-        read_file(path, &bytes, &h);
-    if ((st = link_broadcast(l, 0, &h, sizeof h)) < 0)
-        goto fail;
-    if (h.status < 0) {
-        h.msg[sizeof h.msg - 1] = '\0';
-        st = latmc_record_failure((int)h.status, h.msg);
-        goto fail;
-    }
-    /* every rank must have room for the bytes before any is sent */
-    if (l->rank != 0)
-        bytes = malloc(h.size ? (size_t)h.size : 1);
-    int ok = bytes != NULL, all_ok = 0;
-    if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, l->comm) != MPI_SUCCESS || !all_ok) {
-        st = latmc_record_failure(LATMC_ENOMEM, "latmc_mpi_sim_load: a rank cannot allocate "
-                                  "the checkpoint's bytes");
-        goto fail;
-    }
-    if ((st = link_broadcast(l, 0, bytes, (size_t)h.size)) < 0)
-        goto fail;
-    st = latmc_sim_deserialize_part(ctx, bytes, (size_t)h.size, l->rank, l->size, &tr, out);
-    free(bytes);
+    st = latmc_sim_load_part(ctx, path, l->rank, l->size, &tr, out);
     if (st < 0)
-        link_release(l);
-    return st;
-fail:
-    free(bytes);
-    link_release(l);
+        link_release(l); /* a failed load leaves the link ours */
     return st;
 }
 

@@ -17,7 +17,8 @@
  *
  * Collective calls: on a part sim every call that changes or reads the configuration
  * (latmc_sim_init_spins, _sweep, _observable, _get_spins, _set_spins, _get_couplings,
- * _set_couplings, _tune_epsilon, _save, _save_app_data, _serialize) is collective: every part must make
+ * _set_couplings, _tune_epsilon, _save, _save_app_data, _serialize; latmc_sim_load_part)
+ * is collective: every part must make
  * the same calls, in the same order, with the same arguments; each returns the same status
  * on every part (a failure on one part is that failure on every part, its message naming
  * the part). Calls that only read or set the sim's own state (parameters, counters, desc,
@@ -82,8 +83,10 @@ typedef struct latmc_transport {
  * (LATMC_EINVAL: a slab thinner than the model's halo or colouring allows;
  * LATMC_EUNSUPPORTED: a model or backend that runs as one box only).
  *
- * Storage (this version): each part holds the whole lattice and updates its own slab; a
- * later version may hold the slab only, with the same API.
+ * Storage: each part holds its slab and halo planes only (CPU backend, every model; GPU
+ * ranks likewise, doc/mpi.md); latmc_sim_save() and latmc_sim_load_part() stream the
+ * checkpoint in chunks of planes, so no part holds the whole lattice for them either
+ * (latmc_sim_get_spins, _get_couplings and _serialize return the whole lattice by design).
  *
  * @param[in]  ctx       the context.
  * @param[in]  desc      the sim's desc, the same on every part.
@@ -105,13 +108,31 @@ LATMC_API int latmc_sim_create_part(latmc_ctx *ctx, const latmc_sim_desc *desc, 
 
 /**
  * latmc_sim_deserialize() as part `rank` of `n_parts`: every part passes the same
- * checkpoint bytes (e.g. read by one part and broadcast). Collective, like
+ * checkpoint bytes (e.g. read by one part and broadcast), so every part holds the whole
+ * state once; latmc_sim_load_part() streams a file instead. Collective, like
  * latmc_sim_create_part(); the stored desc's n_parts is ignored (checkpoints do not store it).
  * @since 0.2
  */
 LATMC_API int latmc_sim_deserialize_part(latmc_ctx *ctx, const void *buf, size_t size,
                                          int rank, int n_parts,
                                          const latmc_transport *transport, latmc_sim **out);
+
+/**
+ * latmc_sim_load() as part `rank` of `n_parts`: part 0 reads the checkpoint file `path`
+ * (any checkpoint: saved by an ordinary sim or by any number of parts) and sends each
+ * part only the planes of its slab, in chunks of a few MiB, so that no part holds the
+ * whole lattice (doc/mpi.md, "Checkpoints"). The file is checked as latmc_sim_load()
+ * checks it (sizes, desc, values, the checksum as it is read); any failure leaves no sim.
+ * Collective, like latmc_sim_create_part(); `path` is read on part 0 only (it must not be
+ * NULL on any part). The sim continues the saved chain bit-identically.
+ * @return LATMC_OK, or the same failure on every part: LATMC_EIO (part 0 cannot read the
+ *         file), LATMC_ECORRUPT, LATMC_ENOMEM, and those of latmc_sim_create_part();
+ *         LATMC_EINVAL without any communication for NULL arguments, a rank outside
+ *         [0, n_parts) or a transport latmc_sim_create_part() refuses.
+ * @since 0.2
+ */
+LATMC_API int latmc_sim_load_part(latmc_ctx *ctx, const char *path, int rank, int n_parts,
+                                  const latmc_transport *transport, latmc_sim **out);
 
 /**
  * Which part a sim is and which planes (along the last axis) it updates: planes

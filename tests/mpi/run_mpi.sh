@@ -1,8 +1,9 @@
 #!/bin/sh
 # The MPI tests of one model (tests/mpi/test_mpi_sim.c) under mpirun, CPU ranks:
 #   bit-identity to the single-process sim on 1, 2, 3 and 4 ranks (with a save/load round
-#   trip on each), a checkpoint saved on 4 ranks loaded on 1 and 3 ranks and by plain
-#   liblatmc, and a desc that differs between ranks refused on every rank.
+#   trip on each), a checkpoint saved on 4 ranks (byte for byte the single-process sim's,
+#   streamed in chunks of one plane) loaded on 1 and 3 ranks and by plain liblatmc, and a
+#   desc that differs between ranks refused on every rank.
 # Usage: run_mpi.sh MPIRUN TEST_EXE MODEL [MAX_RANKS]. Exit 77 (with the reason) where MPI's
 # launcher is missing, the model does not run on several ranks yet, or a cuda_* model finds
 # no GPU. MAX_RANKS (default 4) caps the rank counts: GPU ranks share one GPU in tests, so
@@ -43,10 +44,13 @@ while [ "$np" -le "$max" ]; do
     [ "$rc" -eq 0 ] || { echo "FAIL: identity on $np ranks (status $rc)"; exit 1; }
     np=$((np + 1))
 done
+# checkpoints stream in chunks of one plane here (many chunks per rank through MPI)
+export LATMC_CHECKPOINT_CHUNK_BYTES=1
 run "$max" save "$model" "$dir/saved.ckpt" || { echo "FAIL: save on $max ranks"; exit 1; }
 for np in 1 $((max - 1)); do
     run "$np" load "$model" "$dir/saved.ckpt" ||
         { echo "FAIL: load on $np ranks of a checkpoint saved on $max"; exit 1; }
 done
+unset LATMC_CHECKPOINT_CHUNK_BYTES
 run $((max - 1)) mismatch "$model" "$dir" || { echo "FAIL: desc mismatch"; exit 1; }
 echo "PASS: $model"

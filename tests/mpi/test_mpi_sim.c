@@ -342,6 +342,24 @@ static int identity(latmc_ctx *ctx, const struct model_case *c, const char *dir)
     return all_ok(ok) ? 0 : 1;
 }
 
+/* Whether two files hold the same bytes. */
+static int same_file(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    int same = fa && fb;
+    while (same) {
+        const int x = fgetc(fa), y = fgetc(fb);
+        same = x == y;
+        if (x == EOF)
+            break;
+    }
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    return same;
+}
+
 static int save(latmc_ctx *ctx, const struct model_case *c, const char *path)
 {
     latmc_sim *sim = NULL;
@@ -353,6 +371,23 @@ static int save(latmc_ctx *ctx, const struct model_case *c, const char *path)
     if (!ok)
         fprintf(stderr, "rank %d/%d: save: %s\n", rank, nranks, latmc_last_error());
     latmc_sim_destroy(&sim);
+    /* the file the ranks streamed is, byte for byte, the single-process sim's save */
+    if (ok && rank == 0) {
+        char plain[600];
+        snprintf(plain, sizeof plain, "%s.plain", path);
+        latmc_sim_desc d;
+        desc_of(c, &d);
+        latmc_sim *one = NULL;
+        ok = latmc_sim_create(ctx, &d, &one) == LATMC_OK && set_params(one, c) &&
+             latmc_sim_init_spins(one, LATMC_INIT_HOT) == LATMC_OK &&
+             latmc_sim_sweep(one, N_SWEEPS) == LATMC_OK && latmc_sim_save(one, plain) == LATMC_OK;
+        latmc_sim_destroy(&one);
+        ok = ok && same_file(path, plain);
+        if (!ok)
+            fprintf(stderr, "rank 0/%d: the file saved on %d ranks is not the single-process "
+                    "sim's (%s)\n", nranks, nranks, latmc_last_error());
+        remove(plain);
+    }
     return all_ok(ok) ? 0 : 1;
 }
 

@@ -9,7 +9,9 @@
  * that differs); and the misuse of every function of the part API. Runs in every build,
  * sanitizers included (no MPI in the process).
  */
+#include <dirent.h>
 #include <pthread.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,6 +41,8 @@ struct hub {
 struct link {
     struct hub *hub;
     int rank;
+    int fail_in;   /* > 0: the fail_in-th gather from now fails (on every part alike) */
+    int gathers;   /* gathers so far */
 };
 
 static void wait_all(struct hub *h)
@@ -74,6 +79,9 @@ static int hub_gather(void *user, int root, const void *mine, void *all, const s
         }
     }
     wait_all(h);
+    l->gathers++;
+    if (l->fail_in > 0 && --l->fail_in == 0)
+        return latmc_record_failure(LATMC_EIO, "test transport: an injected gather failure");
     return 0;
 }
 
@@ -157,6 +165,8 @@ struct result {
     unsigned char *bytes; /* latmc_sim_serialize */
     size_t nbytes;
     unsigned char *reloaded; /* spins after deserialize_part of the plain bytes + 2 sweeps */
+    unsigned char *streamed; /* spins after latmc_sim_load_part of load_path + 2 sweeps */
+    int save_gathers;        /* the transport's gathers in latmc_sim_save */
     float *couplings;    /* latmc_sim_get_couplings (collective on parts); NULL: none */
     size_t ncouplings;
 };
@@ -166,6 +176,8 @@ struct job {
     int rank;
     const struct cfg *cfg;
     const char *save_path;               /* part 0 saves here; NULL: no save */
+    int fail_save_gather;                /* > 0: the save's k-th gather fails everywhere */
+    const char *load_path;               /* latmc_sim_load_part of this file; NULL: none */
     const unsigned char *plain_bytes;    /* deserialize these as parts */
     size_t plain_n;
     int bad_spins_on;                    /* this part sets an invalid configuration (-1: none) */
@@ -218,7 +230,7 @@ static void *run_part(void *arg)
 {
     struct job *job = arg;
     struct result *r = &job->res;
-    struct link link = { job->hub, job->rank };
+    struct link link = { job->hub, job->rank, 0, 0 };
     latmc_transport t = transport_of(&link);
     latmc_ctx *ctx = NULL;
     latmc_sim *sim = NULL, *back = NULL;
@@ -267,8 +279,12 @@ static void *run_part(void *arg)
     STEP(job, "serialize",
          latmc_sim_serialize(sim, r->bytes, r->nbytes,
                              job->rank == job->bad_serialize_at - 1 ? NULL : &r->nbytes));
+    link.fail_in = job->fail_save_gather;
+    const int gathers = link.gathers;
     if (job->save_path)
         STEP(job, "save", latmc_sim_save(sim, job->save_path));
+    r->save_gathers = link.gathers - gathers;
+    link.fail_in = 0;
     if (job->bad_spins_on >= 0 && r->status == LATMC_OK) {
         unsigned char *bad = malloc(r->spin_bytes);
         memcpy(bad, r->spins, r->spin_bytes);
@@ -285,6 +301,15 @@ static void *run_part(void *arg)
         if (r->status == LATMC_OK)
             r->reloaded = malloc(r->spin_bytes);
         STEP(job, "get_spins loaded", latmc_sim_get_spins(back, r->reloaded, r->spin_bytes));
+    }
+    latmc_sim_destroy(&back);
+    if (job->load_path) {
+        STEP(job, "load_part",
+             latmc_sim_load_part(ctx, job->load_path, job->rank, job->hub->n, &t, &back));
+        STEP(job, "sweep streamed", latmc_sim_sweep(back, 2));
+        if (r->status == LATMC_OK)
+            r->streamed = malloc(r->spin_bytes);
+        STEP(job, "get_spins streamed", latmc_sim_get_spins(back, r->streamed, r->spin_bytes));
     }
     latmc_sim_destroy(&back);
     latmc_sim_destroy(&sim);
@@ -315,6 +340,7 @@ static void free_result(struct result *r)
     free(r->spins);
     free(r->bytes);
     free(r->reloaded);
+    free(r->streamed);
 }
 
 /* The single-process sim: the same calls. */
@@ -402,17 +428,43 @@ static const struct cfg cfgs[] = {
       { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 1.0, 1 }, 0, 0 },
 };
 
+static void write_file(const char *path, const void *bytes, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bytes, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+}
+
+static unsigned char *read_file(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    const long size = ftell(f);
+    assert_true(size >= 0);
+    rewind(f);
+    unsigned char *b = malloc(size ? (size_t)size : 1);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    *n = (size_t)size;
+    return b;
+}
+
 static void parts_equal_one_process(void **state)
 {
     (void)state;
     char dir[] = "/tmp/latmc-parts-XXXXXX";
     assert_non_null(mkdtemp(dir));
-    char path[128];
+    char path[128], plain_path[128];
     snprintf(path, sizeof path, "%s/parts.ckpt", dir);
+    snprintf(plain_path, sizeof plain_path, "%s/plain.ckpt", dir);
     for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
         struct result ref;
         unsigned char *ref_reloaded = NULL;
         plain_run(&cfgs[c], &ref, 2, NULL, 0, NULL);
+        write_file(plain_path, ref.bytes, ref.nbytes);
         /* the plain sim's bytes, deserialized and swept 2 more (the reference of the parts) */
         struct result tmp;
         plain_run(&cfgs[c], &tmp, 2, ref.bytes, ref.nbytes, &ref_reloaded);
@@ -426,12 +478,18 @@ static void parts_equal_one_process(void **state)
                 jobs[p].save_path = path;
                 jobs[p].plain_bytes = ref.bytes;
                 jobs[p].plain_n = ref.nbytes;
+                jobs[p].load_path = plain_path;
                 jobs[p].bad_spins_on = -1;
                 jobs[p].other_seed_on = -1;
                 jobs[p].bad_couplings_on = -1;
             }
             unlink(path);
+            /* checkpoints stream in chunks of one plane on odd counts, of the default
+             * size (every slab in one chunk here) on even ones */
+            if (n % 2)
+                setenv("LATMC_CHECKPOINT_CHUNK_BYTES", "1", 1);
             run_parts(jobs, n);
+            unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
             for (int p = 0; p < n; p++) {
                 struct result *r = &jobs[p].res;
                 if (r->status != LATMC_OK)
@@ -452,10 +510,19 @@ static void parts_equal_one_process(void **state)
                 assert_int_equal(r->nbytes, ref.nbytes);
                 assert_memory_equal(r->bytes, ref.bytes, ref.nbytes);
                 assert_memory_equal(r->reloaded, ref_reloaded, ref.spin_bytes);
+                /* the plain sim's file loaded as parts in chunks continues alike */
+                assert_memory_equal(r->streamed, ref_reloaded, ref.spin_bytes);
                 free_result(r);
             }
-            /* every part sim released its transport, twice per part (sim and loaded) */
-            assert_int_equal(released, 2 * n);
+            /* every part sim released its transport, three times per part (sim,
+             * deserialized, loaded) */
+            assert_int_equal(released, 3 * n);
+            /* part 0's file is byte for byte the plain sim's checkpoint */
+            size_t file_n = 0;
+            unsigned char *file = read_file(path, &file_n);
+            assert_int_equal(file_n, ref.nbytes);
+            assert_memory_equal(file, ref.bytes, ref.nbytes);
+            free(file);
             /* part 0's file is a plain checkpoint of the same state */
             latmc_ctx *ctx = NULL;
             latmc_sim *sim = NULL;
@@ -475,6 +542,7 @@ static void parts_equal_one_process(void **state)
         free(ref_reloaded);
     }
     unlink(path);
+    unlink(plain_path);
     rmdir(dir);
 }
 
@@ -576,6 +644,193 @@ static void failures_are_agreed(void **state)
     expect_agreed(jobs, n, LATMC_EINVAL, "bad tune_epsilon", 0);
 }
 
+/* The entries of directory dir (. and .. aside). */
+static int entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* Whether the file holds exactly `text`. */
+static int holds(const char *path, const char *text)
+{
+    size_t n = 0;
+    unsigned char *b = read_file(path, &n);
+    const int same = n == strlen(text) && memcmp(b, text, n) == 0;
+    free(b);
+    return same;
+}
+
+/* Three parts (+-J Ising: configuration and couplings) saving over `path`. */
+static void save_jobs(struct job *jobs, const char *path, int fail_at)
+{
+    clean_jobs(jobs, 3, &cfgs[1]);
+    for (int p = 0; p < 3; p++) {
+        jobs[p].save_path = path;
+        jobs[p].fail_save_gather = fail_at;
+    }
+    run_parts(jobs, 3);
+}
+
+/*
+ * A save of parts streams chunk by chunk into part 0's temporary file: a failure at any
+ * point (the transport at any of the save's gathers, part 0's disk) is the same failure
+ * on every part and leaves the old file as it was, and no temporary file.
+ */
+static void checkpoint_save_failures(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/latmc-ckfail-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/run.ckpt", dir);
+    setenv("LATMC_CHECKPOINT_CHUNK_BYTES", "1", 1); /* one plane per chunk: many gathers */
+    struct job jobs[MAX_PARTS];
+    save_jobs(jobs, path, 0);
+    const int total = jobs[0].res.save_gathers;
+    for (int p = 0; p < 3; p++) {
+        assert_int_equal(jobs[p].res.status, LATMC_OK);
+        assert_int_equal(jobs[p].res.save_gathers, total);
+        free_result(&jobs[p].res);
+    }
+    /* the first agreement, every chunk of the configuration and the couplings, the
+     * agreement before the rename; the last gather (the agreement on the rename) comes
+     * after the new file is in place */
+    assert_true(total > 20);
+    for (int k = 1; k < total; k++) {
+        write_file(path, "old", 3);
+        save_jobs(jobs, path, k);
+        for (int p = 0; p < 3; p++) {
+            if (jobs[p].res.status != LATMC_EIO || strcmp(jobs[p].res.where, "save") != 0 ||
+                !strstr(jobs[p].res.msg, "injected"))
+                fail_msg("gather %d of %d failing, part %d: %s at %s: %s", k, total, p,
+                         latmc_strerror(jobs[p].res.status), jobs[p].res.where,
+                         jobs[p].res.msg);
+            free_result(&jobs[p].res);
+        }
+        if (!holds(path, "old") || entries(dir) != 1)
+            fail_msg("gather %d of %d failing: the old file changed or a file was left", k,
+                     total);
+    }
+    /* part 0 cannot write past 1000 bytes (RLIMIT_FSIZE, in a child): the old file stays */
+    write_file(path, "old", 3);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit lim = { 1000, 1000 };
+        int bad = setrlimit(RLIMIT_FSIZE, &lim) != 0;
+        save_jobs(jobs, path, 0);
+        for (int p = 0; p < 3; p++) {
+            bad |= jobs[p].res.status != LATMC_EIO || strcmp(jobs[p].res.where, "save") != 0;
+            bad |= p > 0 && !strstr(jobs[p].res.msg, "part 0 of 3");
+            if (bad)
+                fprintf(stderr, "part %d: %s\n", p, jobs[p].res.msg);
+        }
+        _exit(bad);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_true(holds(path, "old"));
+    assert_int_equal(entries(dir), 1);
+    unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
+    unlink(path);
+    rmdir(dir);
+}
+
+/* FNV-1a 64 (doc/checkpoints.md), to craft files with valid checksums. */
+static void reseal(unsigned char *b, size_t n)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (size_t i = 0; i + 8 < n; i++) {
+        h ^= b[i];
+        h *= UINT64_C(0x100000001b3);
+    }
+    for (int i = 0; i < 8; i++)
+        b[n - 8 + (size_t)i] = (unsigned char)(h >> (8 * i));
+}
+
+/*
+ * A load of parts checks the file as an ordinary load does, as it streams: a damaged
+ * byte (the checksum), an invalid spin or coupling in a file of a valid checksum; each is
+ * the same failure on every part, naming part 0, and leaves no sim.
+ */
+static void checkpoint_load_failures(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/latmc-ckload-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/bad.ckpt", dir);
+    struct result ref;
+    plain_run(&cfgs[1], &ref, 0, NULL, 0, NULL);
+    const size_t n = ref.nbytes;
+    /* the layout's tail: configuration, couplings' count, couplings, checksum */
+    const size_t couplings_at = n - 8 - ref.ncouplings * sizeof(float);
+    const size_t spins_at = couplings_at - 8 - ref.spin_bytes;
+    static const char *const want[] = { "checksum mismatch", "invalid values",
+                                        "not a value the model takes" };
+    setenv("LATMC_CHECKPOINT_CHUNK_BYTES", "1", 1);
+    for (int kind = 0; kind < 3; kind++) {
+        unsigned char *b = malloc(n);
+        memcpy(b, ref.bytes, n);
+        if (kind == 0) {
+            b[spins_at + ref.spin_bytes / 2] ^= 2; /* -1 to +1 or back: still a spin */
+        } else if (kind == 1) {
+            b[spins_at + ref.spin_bytes - 3] = 0; /* not an Ising spin, in the last part's slab */
+            reseal(b, n);
+        } else {
+            const float half = 0.5f; /* not a +-J coupling */
+            memcpy(b + couplings_at + 40, &half, sizeof half);
+            reseal(b, n);
+        }
+        write_file(path, b, n);
+        free(b);
+        struct job jobs[MAX_PARTS];
+        clean_jobs(jobs, 3, &cfgs[1]);
+        for (int p = 0; p < 3; p++)
+            jobs[p].load_path = path;
+        released = 0;
+        run_parts(jobs, 3);
+        for (int p = 0; p < 3; p++) {
+            struct result *r = &jobs[p].res;
+            if (r->status != LATMC_ECORRUPT || strcmp(r->where, "load_part") != 0 ||
+                !strstr(r->msg, want[kind]) || (p > 0 && !strstr(r->msg, "part 0 of 3")))
+                fail_msg("kind %d, part %d: %s at %s: %s", kind, p, latmc_strerror(r->status),
+                         r->where, r->msg);
+            free_result(r);
+        }
+        assert_int_equal(released, 3); /* the sims; a failed load leaves the transport */
+        /* latmc_checkpoint_app_data (streamed too) finds the same fault as a plain load */
+        size_t app = 0;
+        assert_int_equal(latmc_checkpoint_app_data(path, NULL, 0, &app), LATMC_ECORRUPT);
+        if (!strstr(latmc_last_error(), want[kind]))
+            fail_msg("kind %d, app data: %s", kind, latmc_last_error());
+        latmc_ctx *ctx = NULL;
+        latmc_sim *sim = NULL;
+        assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+        assert_int_equal(latmc_sim_load(ctx, path, &sim), LATMC_ECORRUPT);
+        if (!strstr(latmc_last_error(), want[kind]))
+            fail_msg("kind %d, plain load: %s", kind, latmc_last_error());
+        latmc_ctx_destroy(&ctx);
+    }
+    /* the sound file has no section (ESTATE; test_checkpoint.c reads one back) */
+    write_file(path, ref.bytes, n);
+    size_t app = 1;
+    assert_int_equal(latmc_checkpoint_app_data(path, NULL, 0, &app), LATMC_ESTATE);
+    unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
+    free_result(&ref);
+    unlink(path);
+    rmdir(dir);
+}
+
 static int nop_exchange(void *u, const void *a, const void *b, void *c, void *d, size_t n)
 {
     (void)u, (void)a, (void)b, (void)c, (void)d, (void)n;
@@ -664,6 +919,37 @@ static void misuse(void **state)
     b[nb / 2] ^= 1;
     assert_int_equal(latmc_sim_deserialize_part(ctx, b, nb, 0, 1, &t, &sim), LATMC_OK);
     latmc_sim_destroy(&sim);
+    /* load_part: NULLs, ranks, transports (no communication), a missing file (EIO), a
+     * file of one part (the ordinary load) */
+    char dir[] = "/tmp/latmc-ldmis-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/one.ckpt", dir);
+    write_file(path, b, nb);
+    sim = (latmc_sim *)&t; /* set to NULL by every failure */
+    assert_int_equal(latmc_sim_load_part(NULL, path, 0, 1, &t, &sim), LATMC_EINVAL);
+    assert_null(sim);
+    assert_int_equal(latmc_sim_load_part(ctx, NULL, 0, 1, &t, &sim), LATMC_EINVAL);
+    assert_non_null(strstr(latmc_last_error(), "path is NULL"));
+    assert_int_equal(latmc_sim_load_part(ctx, path, 0, 1, NULL, &sim), LATMC_EINVAL);
+    assert_int_equal(latmc_sim_load_part(ctx, path, 0, 1, &t, NULL), LATMC_EINVAL);
+    assert_int_equal(latmc_sim_load_part(ctx, path, 2, 2, &t, &sim), LATMC_EINVAL);
+    assert_int_equal(latmc_sim_load_part(ctx, path, 0, 0, &t, &sim), LATMC_EINVAL);
+    latmc_transport bad_t = t;
+    bad_t.gather = NULL;
+    assert_int_equal(latmc_sim_load_part(ctx, path, 0, 1, &bad_t, &sim), LATMC_EINVAL);
+    char missing[160];
+    snprintf(missing, sizeof missing, "%s/missing.ckpt", dir);
+    assert_int_equal(latmc_sim_load_part(ctx, missing, 0, 1, &t, &sim), LATMC_EIO);
+    assert_null(sim);
+    assert_non_null(strstr(latmc_last_error(), "missing.ckpt"));
+    assert_int_equal(latmc_sim_load_part(ctx, path, 0, 1, &t, &sim), LATMC_OK);
+    size_t nb2 = 0;
+    assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &nb2), LATMC_OK);
+    assert_int_equal(nb2, nb);
+    latmc_sim_destroy(&sim);
+    unlink(path);
+    rmdir(dir);
     free(b);
     /* latmc_record_failure: the message and status as given; nonsense becomes EINVAL */
     assert_int_equal(latmc_record_failure(LATMC_EIO, "disk on fire"), LATMC_EIO);
@@ -810,13 +1096,175 @@ static void part_holds_its_slab_only(void **state)
     }
 }
 
+/* ---- a checkpoint's memory ---- */
+
+/* The process's peak resident memory in KiB since the last reset_peak (VmHWM), -1 if
+ * unknown. */
+static long peak_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+/* Reset the peak to the current resident memory (Linux >= 4.0); 0 on success. */
+static int reset_peak(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (!f)
+        return -1;
+    const int ok = fputs("5", f) >= 0;
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+enum { SAVE_PART, LOAD_PART, LOAD_WHOLE, SAVE_PLAIN };
+
+/*
+ * In a child process: what one step adds to the peak resident memory, in KiB. SAVE_PART:
+ * part `rank` of 64 (the mirror transport standing in for the others), started hot, saves
+ * to path; LOAD_PART: part 0 of 64 loads path with latmc_sim_load_part; LOAD_WHOLE: the
+ * same through the whole file's bytes (latmc_sim_deserialize_part, the former route);
+ * SAVE_PLAIN: an ordinary sim writes path (not measured).
+ */
+static long checkpoint_peak_kib(const latmc_sim_desc *d, int what, int rank, const char *path)
+{
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fd[0]);
+        int n = 64;
+        latmc_transport t;
+        memset(&t, 0, sizeof t);
+        t.struct_size = sizeof t;
+        t.user = &n;
+        t.exchange = mirror_exchange;
+        t.gather = mirror_gather;
+        t.broadcast = nop_broadcast;
+        latmc_ctx *ctx = NULL;
+        latmc_sim *sim = NULL;
+        long grown = -1;
+        int st = latmc_ctx_create(&ctx);
+        if (st == LATMC_OK && (what == SAVE_PART || what == SAVE_PLAIN)) {
+            st = what == SAVE_PLAIN ? latmc_sim_create(ctx, d, &sim)
+                                    : latmc_sim_create_part(ctx, d, rank, n, &t, &sim);
+            if (st == LATMC_OK)
+                st = latmc_sim_init_spins(sim, LATMC_INIT_HOT);
+            const long before = rss_kib();
+            if (st == LATMC_OK && reset_peak() == 0 && latmc_sim_save(sim, path) == LATMC_OK)
+                grown = peak_kib() - before;
+        } else if (st == LATMC_OK && what == LOAD_PART) {
+            const long before = rss_kib();
+            if (reset_peak() == 0 &&
+                latmc_sim_load_part(ctx, path, 0, n, &t, &sim) == LATMC_OK)
+                grown = peak_kib() - before;
+        } else if (st == LATMC_OK) {
+            const long before = rss_kib();
+            FILE *f = fopen(path, "rb");
+            unsigned char *b = NULL;
+            long size = -1;
+            if (f && reset_peak() == 0 && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0) {
+                rewind(f);
+                b = malloc((size_t)size);
+                if (b && fread(b, 1, (size_t)size, f) == (size_t)size &&
+                    latmc_sim_deserialize_part(ctx, b, (size_t)size, 0, n, &t, &sim) ==
+                        LATMC_OK)
+                    grown = peak_kib() - before;
+            }
+            free(b);
+            if (f)
+                fclose(f);
+        }
+        latmc_sim_destroy(&sim);
+        latmc_ctx_destroy(&ctx);
+        _exit(write(fd[1], &grown, sizeof grown) == (ssize_t)sizeof grown ? 0 : 1);
+    }
+    close(fd[1]);
+    long grown = -1;
+    assert_int_equal(read(fd[0], &grown, sizeof grown), (ssize_t)sizeof grown);
+    close(fd[0]);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return grown;
+}
+
+/*
+ * A part's save and load stream the checkpoint in chunks: the peak memory they add is
+ * about a slab and a few chunks (256 KiB here), not the lattice: part 0 of 64 (the writer
+ * and the reader) and part 5 of 64 (a part that sends its planes) of 2D Ising 4096^2 (a
+ * 16 MiB file), Ising +-J 2048^2 (4 MiB of spins and 16 MiB of couplings) and the
+ * Heisenberg spin glass 64 x 64 x 256 with two replicas (24 MiB of spins, 12 MiB of
+ * couplings). The former route (the whole file's bytes on every part, a gather of the
+ * whole lattice on the writer) adds more than the file: shown for the load.
+ */
+static void checkpoint_holds_a_chunk_only(void **state)
+{
+    (void)state;
+    if (rss_kib() < 0 || reset_peak() != 0 || peak_kib() < 0)
+        skip();
+    char dir[] = "/tmp/latmc-ckmem-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/big.ckpt", dir);
+    setenv("LATMC_CHECKPOINT_CHUNK_BYTES", "262144", 1);
+    static const char *const name[] = { "Ising", "Ising +-J", "Heisenberg" };
+    for (int kind = 0; kind < 3; kind++) {
+        latmc_sim_desc d;
+        latmc_sim_desc_init(&d);
+        d.model = kind < 2 ? LATMC_MODEL_ISING : LATMC_MODEL_HEISENBERG;
+        d.ndim = 2;
+        d.extent[0] = d.extent[1] = kind == 0 ? 4096 : 2048;
+        if (kind == 2) {
+            d.ndim = 3;
+            d.replicas = 2;
+            d.extent[0] = d.extent[1] = 64;
+            d.extent[2] = 256;
+        }
+        d.device = LATMC_DEVICE_CPU;
+        d.n_threads = 1;
+        d.couplings = kind == 1 ? LATMC_COUPLINGS_BIMODAL
+                      : kind == 2 ? LATMC_COUPLINGS_GAUSSIAN : LATMC_COUPLINGS_UNIFORM;
+        const long save0 = checkpoint_peak_kib(&d, SAVE_PART, 0, path);
+        const long save5 = checkpoint_peak_kib(&d, SAVE_PART, 5, path);
+        checkpoint_peak_kib(&d, SAVE_PLAIN, 0, path);
+        size_t file_n = 0;
+        free(read_file(path, &file_n));
+        const long file_kib = (long)(file_n >> 10);
+        const long load0 = checkpoint_peak_kib(&d, LOAD_PART, 0, path);
+        const long whole = checkpoint_peak_kib(&d, LOAD_WHOLE, 0, path);
+        print_message("%s (a %ld KiB file): part 0 of 64 saves in %ld KiB, part 5 in %ld "
+                      "KiB, part 0 loads in %ld KiB (through the whole file: %ld KiB)\n",
+                      name[kind], file_kib, save0, save5, load0, whole);
+        assert_true(save0 >= 0 && save5 >= 0 && load0 >= 0 && whole >= 0);
+        /* the slab (1/64 of the planes, halos and the backend's lower planes) and a few
+         * chunks, the rest of the process (sanitizers: 2 to 3 MiB) */
+        if (save0 > file_kib / 4 || save5 > file_kib / 4 || load0 > file_kib / 4 ||
+            whole < file_kib)
+            fail_msg("%s: a %ld KiB file: save %ld and %ld KiB, load %ld KiB (whole file: "
+                     "%ld KiB)", name[kind], file_kib, save0, save5, load0, whole);
+        unlink(path);
+    }
+    unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(misuse),
         cmocka_unit_test(parts_equal_one_process),
         cmocka_unit_test(failures_are_agreed),
+        cmocka_unit_test(checkpoint_save_failures),
+        cmocka_unit_test(checkpoint_load_failures),
         cmocka_unit_test(part_holds_its_slab_only),
+        cmocka_unit_test(checkpoint_holds_a_chunk_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,8 +48,9 @@ LATMC_MPI_API int latmc_mpi_sim_create(latmc_ctx *ctx, MPI_Comm comm,
 /**
  * Load a checkpoint (written by latmc_sim_save() of any sim: one process or any number of
  * ranks) as this rank's part, cut into as many slabs as comm has ranks. Collective; rank
- * 0 reads the file (path matters on rank 0 only) and broadcasts it. The sim continues the
- * saved chain bit-identically.
+ * 0 reads the file (path matters on rank 0 only) and sends each rank only its planes,
+ * in chunks (latmc_sim_load_part()): no rank holds the whole lattice. The sim continues
+ * the saved chain bit-identically.
  * @return LATMC_OK, or the same failure on every rank: LATMC_EIO (rank 0 cannot read
  *         the file), LATMC_ECORRUPT, and those of latmc_mpi_sim_create().
  * @since 0.2

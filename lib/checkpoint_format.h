@@ -1,0 +1,124 @@
+/*
+ * Internal: the checkpoint format's layout (doc/checkpoints.md) and the pieces of
+ * lib/checkpoint.c that lib/checkpoint_part.c shares to stream a checkpoint between a
+ * file and the parts of a shared lattice in chunks, with the same bytes as an ordinary
+ * sim's save and the same checks as an ordinary load.
+ *
+ * The file: the prefix (CKPT_PREFIX_BYTES: magic, version, byte-order mark, total size,
+ * library version, desc, parameters, sweeps, counters, configuration flag, configuration
+ * size), the configuration (get_spins' layout: each replica's sites in site order), the
+ * couplings' count and the couplings (get_couplings' layout), for version 2 the
+ * application data's size and bytes, then the FNV-1a checksum of every byte before it.
+ */
+#ifndef LATMC_LIB_CHECKPOINT_FORMAT_H
+#define LATMC_LIB_CHECKPOINT_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "checkpoint_io.h"
+#include "internal.h"
+#include "params.h"
+
+#define CKPT_MAGIC "LATMCCKP"
+/* Version 1: the state. Version 2: the same, then an application-data section; written
+ * only when there is one, so that files without it still load in older libraries. */
+#define CKPT_VERSION_STATE 1u
+#define CKPT_VERSION_APP_DATA 2u
+#define CKPT_ENDIAN_MARK 0x01020304u   /* stored in host order: a reader of the other byte
+                                          order sees 0x04030201 */
+#define CKPT_VERSION_BYTES 16
+#define CKPT_HEADER_BYTES (8 + 4 + 4 + 8 + CKPT_VERSION_BYTES)
+#define CKPT_MAX_BYTES (UINT64_C(1) << 46)
+/* A checkpoint without a configuration holds nothing proportional to the lattice it
+ * declares, so only small lattices may be saved and loaded that way (sites x replicas):
+ * larger ones would let a few hundred bytes ask for gigabytes. */
+#define CKPT_MAX_EMPTY_SITES 65536
+/* Acceptance counters beyond this are refused: no run reaches it (14 years at 1e10
+ * updates per second), and the counters of a sim loaded with more could wrap around 2^64
+ * in its next sweeps (a fuzzer's finding: such a sim saved a file it could not load). */
+#define CKPT_MAX_ATTEMPTED (UINT64_C(1) << 62)
+/* Bytes from the start through the configuration-size field (format versions 1 and 2). */
+#define CKPT_PREFIX_BYTES (CKPT_HEADER_BYTES + 4 + 16 * 8 + 4 + LATMC_PARAM_MAX * 8 + 3 * 8 + 4 + 8)
+
+/* The FNV-1a checksum (checkpoint_io.h's ckpt_checksum) of a stream: start with
+ * CKPT_CHECKSUM_START, fold in every byte in file order. */
+#define CKPT_CHECKSUM_START UINT64_C(0xcbf29ce484222325)
+static inline uint64_t ckpt_checksum_add(uint64_t h, const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+/* Application data to append (version 2), or none. */
+struct app_section {
+    const void *data;
+    size_t size;
+    bool present;
+};
+
+/* Everything after the desc, parsed and checked against the desc before any sim exists,
+ * so that a small damaged file can never make the loader allocate a huge lattice. */
+struct ckpt_state {
+    double param[LATMC_PARAM_MAX + 1];
+    uint64_t sweeps, accepted, attempted;
+    bool have_config;
+    const unsigned char *spins;       /* spin_bytes raw bytes inside the buffer */
+    uint64_t spin_bytes;
+    const unsigned char *couplings;   /* ncouplings raw floats inside the buffer */
+    uint64_t ncouplings;
+    bool has_app;                     /* format version 2 */
+    const unsigned char *app;         /* app_size bytes inside the buffer */
+    uint64_t app_size;
+};
+
+/* A checkpoint in memory, checked through its field sizes (no values yet). */
+struct ckpt_parsed {
+    latmc_sim_desc desc;       /* as stored: what latmc_sim_create gets */
+    latmc_sim_desc valid;      /* validated */
+    int64_t nsites;
+    struct ckpt_state state;
+};
+
+/* The prefix of sim's checkpoint: `total` bytes in all (0: patched later), a
+ * configuration of spin_bytes, version 2 where `app`. */
+void ckpt_put_prefix(struct ckpt_writer *w, const latmc_sim *sim, uint64_t total,
+                     uint64_t spin_bytes, bool app);
+/* The configuration's bytes (0 without one) and the couplings' count (0: none). */
+void ckpt_state_sizes(const latmc_sim *sim, size_t *spin_bytes, size_t *ncouplings);
+
+/* LATMC_ECORRUPT with "checkpoint: what". */
+int ckpt_corrupt(const char *what);
+/* The envelope's checks but the checksum, on the first CKPT_HEADER_BYTES of `size`. */
+int ckpt_check_head(const unsigned char *p, size_t size, uint32_t *version);
+int ckpt_read_desc(struct ckpt_reader *r, latmc_sim_desc *d);
+/* The fields after the desc through the configuration size, checked against the desc
+ * (d validated, nsites its sites). */
+int ckpt_parse_head(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t nsites,
+                    struct ckpt_state *st);
+/* A whole checkpoint in memory, every check but the values'. */
+int ckpt_parse(const unsigned char *p, size_t size, struct ckpt_parsed *out);
+/* Parameters, sweep number, counters and the configuration flag into a fresh sim. */
+int ckpt_apply_counters(latmc_sim *sim, const struct ckpt_state *st);
+
+/* A checkpoint file opened for reading (a regular file), its header's size, and where it
+ * is long enough, the size its desc implies, checked against the file's: *fd (the
+ * caller's to close) and *size. */
+int ckpt_open_file(const char *path, const char *fn, int *fd, uint64_t *size);
+/* The whole file into memory (*bytes the caller's to free), after those checks. */
+int ckpt_read_file(const char *path, const char *fn, unsigned char **bytes, size_t *size);
+/* The file and function named in the thread's last failure's message. */
+int ckpt_name_file(int status, const char *fn, const char *path);
+
+/* The checkpoint_part.c half: latmc_sim_save(_app_data) of a part of n_parts > 1. */
+int ckpt_part_save(latmc_sim *sim, const char *path, const struct app_section *app,
+                   const char *fn);
+/* latmc_checkpoint_app_data's body: the file checked and read in chunks. */
+int ckpt_file_app_data(const char *path, const char *fn, void *buf, size_t capacity,
+                       size_t *size);
+
+#endif
