@@ -128,6 +128,15 @@ struct latmc_backend_ops {
      * they are (latmc_ens_overlaps at every measurement of a tempering run). */
     int (*ens_overlaps)(latmc_sim *const *members, int n_members, const int32_t *pairs,
                         int n_pairs, int64_t *q, int64_t *ql);
+
+    /* Appended. Optional (NULL, or at most the part's halo: the part's halo): the planes
+     * beyond each end of a part's slab (lib/part.c) that the backend reads in a sweep
+     * call and keeps current through its exchanges, where that is more than the model's
+     * halo (CUDA Heisenberg: 2, its whole pass at a plan's even step; the exchange
+     * after that step carries the second plane, cuda_planes_heis.c). A load that sets
+     * the slab's own planes only fills that many from the neighbours
+     * (latmc_part_fill_halos). */
+    int (*part_halo_depth)(const latmc_sim *sim);
 };
 
 /*

@@ -708,7 +708,7 @@ int latmc_sim_load_part(latmc_ctx *ctx, const char *path, int rank, int n_parts,
          * and the halos (collective: only once every part knows) */
         if ((st = latmc_part_agree(sim, local)) == LATMC_OK) {
             local = ckpt_apply_counters(sim, &state);
-            const int xst = state.have_config && n_parts > 1 ? latmc_part_exchange(sim)
+            const int xst = state.have_config && n_parts > 1 ? latmc_part_fill_halos(sim)
                                                                : LATMC_OK;
             st = latmc_part_agree(sim, local < 0 ? local : xst);
         }

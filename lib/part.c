@@ -162,30 +162,72 @@ void latmc_part_free(struct latmc_part *part)
 
 /* ---- halos ---- */
 
-int latmc_part_exchange(latmc_sim *sim)
+/* Planes [d, d + n) from each end of this part's slab to its neighbours, which keep them
+ * d .. d + n - 1 planes beyond their ends; the same from them into this part's. The
+ * planes sent are this part's own (checked: slabs thinner than d + n are refused) and
+ * neither range wraps inside itself. Returns a transport failure (every part sees it);
+ * a local one is latched in *local (if still LATMC_OK) after the exchange, so that no
+ * neighbour is left waiting. */
+static int exchange_planes(latmc_sim *sim, int64_t d, int64_t n, const char *what, int *local)
 {
     struct latmc_part *part = sim->part;
-    const int64_t h = part->halo, L = part->planes;
-    const size_t bytes = (size_t)h * part->plane_bytes;
+    const int64_t L = part->planes;
+    const size_t bytes = (size_t)n * part->plane_bytes; /* halo_buf: 4 halo planes */
     unsigned char *to_lower = part->halo_buf, *to_upper = to_lower + bytes;
     unsigned char *from_lower = to_upper + bytes, *from_upper = from_lower + bytes;
-    int st = sim->ops->get_planes(sim, part->p0, part->p0 + h, to_lower);
+    int st = part->p1 - part->p0 >= d + n
+                 ? LATMC_OK
+                 : latmc_fail(LATMC_EINVAL, "part %d: a slab of %lld planes cannot fill "
+                              "halos %lld planes deep", part->rank,
+                              (long long)(part->p1 - part->p0), (long long)(d + n));
     if (st == LATMC_OK)
-        st = sim->ops->get_planes(sim, part->p1 - h, part->p1, to_upper);
+        st = sim->ops->get_planes(sim, part->p0 + d, part->p0 + d + n, to_lower);
+    if (st == LATMC_OK)
+        st = sim->ops->get_planes(sim, part->p1 - d - n, part->p1 - d, to_upper);
     int tst;
-    TRANSPORT(tst, "exchange (halo planes)",
+    TRANSPORT(tst, what,
               part->tr.exchange(part->tr.user, to_lower, to_upper, from_lower, from_upper, bytes));
     if (tst < 0)
         return tst;
-    if (st < 0)
-        return st;
-    /* Slabs are at least h planes thick, so neither halo wraps inside itself. */
-    const int64_t lo = part->p0 == 0 ? L - h : part->p0 - h;
-    const int64_t hi = part->p1 == L ? 0 : part->p1;
-    st = sim->ops->set_planes(sim, lo, lo + h, from_lower);
+    const int64_t lo = ((part->p0 - d - n) % L + L) % L, hi = (part->p1 + d) % L;
     if (st == LATMC_OK)
-        st = sim->ops->set_planes(sim, hi, hi + h, from_upper);
-    return st;
+        st = sim->ops->set_planes(sim, lo, lo + n, from_lower);
+    if (st == LATMC_OK)
+        st = sim->ops->set_planes(sim, hi, hi + n, from_upper);
+    if (*local == LATMC_OK)
+        *local = st;
+    return LATMC_OK;
+}
+
+int latmc_part_exchange(latmc_sim *sim)
+{
+    int local = LATMC_OK;
+    const int st = exchange_planes(sim, 0, sim->part->halo, "exchange (halo planes)", &local);
+    return st < 0 ? st : local;
+}
+
+/* The planes beyond each end of the slab that the backend keeps (ops.part_halo_depth). */
+static int64_t halo_depth(const latmc_sim *sim)
+{
+    const struct latmc_backend_ops *ops = sim->ops;
+    const int64_t h = sim->part->halo;
+    if (ops->size < offsetof(struct latmc_backend_ops, part_halo_depth) +
+                        sizeof ops->part_halo_depth ||
+        !ops->part_halo_depth)
+        return h;
+    const int64_t d = ops->part_halo_depth(sim);
+    return d > h ? d : h;
+}
+
+int latmc_part_fill_halos(latmc_sim *sim)
+{
+    const int64_t depth = halo_depth(sim);
+    int local = LATMC_OK;
+    int st = exchange_planes(sim, 0, sim->part->halo, "exchange (halo planes)", &local);
+    /* beyond the halo one plane a round (the buffers hold 4 halo planes) */
+    for (int64_t d = sim->part->halo; st == LATMC_OK && d < depth; d++)
+        st = exchange_planes(sim, d, 1, "exchange (halo planes beyond the halo)", &local);
+    return st < 0 ? st : local;
 }
 
 /* ---- sweeps and measurements ---- */

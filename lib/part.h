@@ -57,6 +57,11 @@ void latmc_part_free(struct latmc_part *part);
  * (n_parts > 1). */
 int latmc_part_exchange(latmc_sim *sim);
 
+/* Outside a sweep, after this part's own planes were set (a streamed load): every plane
+ * the backend keeps beyond each end of the slab from its neighbours, the model's halo
+ * and those of ops.part_halo_depth beyond it (collective, n_parts > 1). */
+int latmc_part_fill_halos(latmc_sim *sim);
+
 /* The collective forms of the sim's calls (n_parts > 1; latmc_part_many). */
 int latmc_part_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted);
 int latmc_part_measure(latmc_sim *sim, void *sums);

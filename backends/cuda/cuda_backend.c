@@ -477,4 +477,5 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .own_schedule = cuda_own_schedule,
     .ens_overlaps = cuda_ens_overlaps, /* ens_cuda.c */
     .get_coupling_planes = cuda_planes_get_couplings, /* a GPU rank's slab: cuda_planes.c */
+    .part_halo_depth = cuda_planes_halo_depth,
 };

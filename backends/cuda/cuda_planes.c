@@ -202,6 +202,11 @@ static bool is_phi4(const latmc_sim *sim)
 
 
 
+int cuda_planes_halo_depth(const latmc_sim *sim)
+{
+    return sim->part && is_heis(sim) ? CUDA_PLANES_HEIS_HALO : 0;
+}
+
 /* The plane that a one-plane get (get != 0) or set of plane p means: p itself, but in
  * the Heisenberg exchange after a pass's first step the second plane from the box's end
  * and the plane two beyond it (cuda_planes_heis.c). */

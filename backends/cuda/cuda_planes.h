@@ -213,6 +213,13 @@ const struct cuda_model_kernels *cuda_planes_phi4_part_kernels(const latmc_sim *
  * any other sim. The models' forms return LATMC_EUNSUPPORTED without a message for a sim
  * not theirs. */
 int cuda_planes_get_couplings(latmc_sim *sim, int64_t p0, int64_t p1, float *buf);
+
+/* Heisenberg's pass reads two planes beyond its range (cuda_planes_heis.c), one more
+ * than the model's halo: a part keeps that many beyond each end of its slab. */
+#define CUDA_PLANES_HEIS_HALO 2
+
+/* ops.part_halo_depth: CUDA_PLANES_HEIS_HALO for a Heisenberg part, else 0 (the halo). */
+int cuda_planes_halo_depth(const latmc_sim *sim);
 int cuda_planes_ising_coupling_planes(const latmc_sim *sim, struct cuda_sim *cs, int64_t p0,
                                       int64_t p1, float *buf);
 int cuda_planes_heis_coupling_planes(const latmc_sim *sim, struct cuda_sim *cs, int64_t p0,

@@ -39,7 +39,7 @@
 #include "plan.h"
 
 #define NSUMS 13
-#define HALO 2 /* planes beyond a range that its pass reads */
+#define HALO CUDA_PLANES_HEIS_HALO /* planes beyond a range that its pass reads */
 
 static int64_t plane_sites(const struct cuda_sim *cs)
 {
