@@ -1,0 +1,436 @@
+/*
+ * The streamed checkpoint loads (lib/checkpoint_part.c: latmc_sim_load_part, which part 0
+ * reads in chunks, and latmc_checkpoint_app_data) give a damaged or crafted file the
+ * verdict a plain latmc_sim_load gives it, in the same order of checks
+ * (doc/checkpoints.md, "Reading"): the checksum before anything the damaged bytes make
+ * of the desc (a sim that cannot be created) or of the values; then the couplings' count,
+ * the couplings' values, the configuration's values. And the checksum is never skipped,
+ * not even where its chunk buffer cannot be had.
+ *
+ * Parts are threads of this process joined by a transport of shared slots and barriers
+ * (as in test_parts.c); no MPI. This executable interposes malloc to fail the checksum's
+ * chunk on demand (see below).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <latmc/latmc.h>
+
+/* ---- malloc, interposed: the allocations of exactly fail_size bytes fail ---- */
+
+static void *(*real_malloc)(size_t);
+static void (*real_free)(void *);
+static _Atomic size_t fail_size; /* 0: none fails */
+/* dlsym may allocate before the real functions are known: from here, never freed */
+static unsigned char bootstrap[4096] __attribute__((aligned(64)));
+static size_t bootstrap_used;
+static int resolving;
+
+static void resolve(void)
+{
+    if (real_free || resolving)
+        return;
+    resolving = 1;
+    real_malloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc");
+    real_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
+    resolving = 0;
+}
+
+void *malloc(size_t n)
+{
+    resolve();
+    if (!real_malloc) {
+        const size_t k = (n + 63) & ~(size_t)63;
+        if (bootstrap_used + k > sizeof bootstrap)
+            return NULL;
+        void *p = bootstrap + bootstrap_used;
+        bootstrap_used += k;
+        return p;
+    }
+    if (n && n == fail_size)
+        return NULL;
+    return real_malloc(n);
+}
+
+void free(void *p)
+{
+    if ((unsigned char *)p >= bootstrap && (unsigned char *)p < bootstrap + sizeof bootstrap)
+        return;
+    resolve();
+    if (real_free)
+        real_free(p);
+}
+
+/* ---- the threads' transport ---- */
+
+enum { MAX_PARTS = 4 };
+
+struct hub {
+    int n;
+    pthread_barrier_t barrier;
+    const void *send[MAX_PARTS][2];
+};
+
+struct link {
+    struct hub *hub;
+    int rank;
+};
+
+static int hub_exchange(void *user, const void *to_lower, const void *to_upper,
+                        void *from_lower, void *from_upper, size_t bytes)
+{
+    struct link *l = user;
+    struct hub *h = l->hub;
+    h->send[l->rank][0] = to_lower;
+    h->send[l->rank][1] = to_upper;
+    pthread_barrier_wait(&h->barrier);
+    memcpy(from_lower, h->send[(l->rank + h->n - 1) % h->n][1], bytes);
+    memcpy(from_upper, h->send[(l->rank + 1) % h->n][0], bytes);
+    pthread_barrier_wait(&h->barrier);
+    return 0;
+}
+
+static int hub_gather(void *user, int root, const void *mine, void *all, const size_t *bytes)
+{
+    struct link *l = user;
+    struct hub *h = l->hub;
+    h->send[l->rank][0] = mine;
+    pthread_barrier_wait(&h->barrier);
+    if (root < 0 || root == l->rank) {
+        unsigned char *out = all;
+        for (int p = 0; p < h->n; p++) {
+            memcpy(out, h->send[p][0], bytes[p]);
+            out += bytes[p];
+        }
+    }
+    pthread_barrier_wait(&h->barrier);
+    return 0;
+}
+
+static int hub_broadcast(void *user, int root, void *buf, size_t bytes)
+{
+    struct link *l = user;
+    struct hub *h = l->hub;
+    h->send[l->rank][0] = buf;
+    pthread_barrier_wait(&h->barrier);
+    if (l->rank != root)
+        memcpy(buf, h->send[root][0], bytes);
+    pthread_barrier_wait(&h->barrier);
+    return 0;
+}
+
+/* ---- a load on n parts ---- */
+
+struct job {
+    struct hub *hub;
+    int rank;
+    const char *path;
+    int status;
+    char msg[512];
+    bool got_sim;
+};
+
+static void *load_part(void *arg)
+{
+    struct job *job = arg;
+    struct link link = { job->hub, job->rank };
+    latmc_transport t;
+    memset(&t, 0, sizeof t);
+    t.struct_size = sizeof t;
+    t.user = &link;
+    t.exchange = hub_exchange;
+    t.gather = hub_gather;
+    t.broadcast = hub_broadcast;
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
+    job->status = latmc_ctx_create(&ctx);
+    if (job->status == LATMC_OK)
+        job->status = latmc_sim_load_part(ctx, job->path, job->rank, job->hub->n, &t, &sim);
+    snprintf(job->msg, sizeof job->msg, "%s", latmc_last_error());
+    job->got_sim = sim != NULL;
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+    return NULL;
+}
+
+/*
+ * The file loaded by latmc_sim_load and on n parts by latmc_sim_load_part: every part
+ * must fail with the plain load's status, its message holding `want` (which the plain
+ * load's holds too), and leave no sim.
+ */
+static void expect_load_verdict(const char *path, int n, int status, const char *want,
+                                const char *what)
+{
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    const int plain = latmc_sim_load(ctx, path, &sim);
+    if (plain != status || !strstr(latmc_last_error(), want))
+        fail_msg("%s: the plain load: %s: %s (the test expects %s, '%s')", what,
+                 latmc_strerror(plain), latmc_last_error(), latmc_strerror(status), want);
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+
+    struct hub hub;
+    memset(&hub, 0, sizeof hub);
+    hub.n = n;
+    pthread_barrier_init(&hub.barrier, NULL, (unsigned)n);
+    struct job jobs[MAX_PARTS];
+    pthread_t th[MAX_PARTS];
+    for (int p = 0; p < n; p++) {
+        memset(&jobs[p], 0, sizeof jobs[p]);
+        jobs[p].hub = &hub;
+        jobs[p].rank = p;
+        jobs[p].path = path;
+        assert_int_equal(pthread_create(&th[p], NULL, load_part, &jobs[p]), 0);
+    }
+    for (int p = 0; p < n; p++)
+        pthread_join(th[p], NULL);
+    pthread_barrier_destroy(&hub.barrier);
+    for (int p = 0; p < n; p++)
+        if (jobs[p].status != status || !strstr(jobs[p].msg, want) || jobs[p].got_sim)
+            fail_msg("%s: part %d of %d: %s: %s (the plain load: %s, '%s')", what, p, n,
+                     latmc_strerror(jobs[p].status), jobs[p].msg, latmc_strerror(status),
+                     want);
+}
+
+/* ---- files ---- */
+
+/* The checkpoint's layout (doc/checkpoints.md) */
+enum { DESC_AT = 44, DEVICE_INDEX_FIELD = 13 };
+
+struct ckpt {
+    unsigned char *bytes;
+    size_t n;
+    size_t spins_at, spin_bytes; /* the configuration */
+    size_t count_at;             /* the couplings' count, then the couplings */
+    size_t ncouplings;
+};
+
+/* A 2D Ising +-J sim of 16 x 12 on the CPU, hot and swept, serialized. */
+static void make_ckpt(struct ckpt *c)
+{
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING;
+    d.ndim = 2;
+    d.extent[0] = 16;
+    d.extent[1] = 12;
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    d.coupling_seed = 3;
+    d.device = LATMC_DEVICE_CPU;
+    d.n_threads = 1;
+    d.seed = 11;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(sim, 3), LATMC_OK);
+    assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &c->n), LATMC_OK);
+    c->bytes = malloc(c->n);
+    assert_non_null(c->bytes);
+    assert_int_equal(latmc_sim_serialize(sim, c->bytes, c->n, &c->n), LATMC_OK);
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+    c->spin_bytes = 16 * 12;
+    c->ncouplings = 16 * 12 * 2;
+    c->count_at = c->n - 8 - c->ncouplings * sizeof(float) - 8;
+    c->spins_at = c->count_at - c->spin_bytes;
+}
+
+/* FNV-1a 64 of every byte but the last 8, into the last 8 (a crafted file's checksum). */
+static void reseal(unsigned char *b, size_t n)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (size_t i = 0; i + 8 < n; i++) {
+        h ^= b[i];
+        h *= UINT64_C(0x100000001b3);
+    }
+    for (int i = 0; i < 8; i++)
+        b[n - 8 + (size_t)i] = (unsigned char)(h >> (8 * i));
+}
+
+static void write_file(const char *path, const void *bytes, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bytes, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+}
+
+struct dir {
+    char name[64];
+    char path[128];
+};
+
+static void make_dir(struct dir *d)
+{
+    snprintf(d->name, sizeof d->name, "/tmp/latmc-ckstream-XXXXXX");
+    assert_non_null(mkdtemp(d->name));
+    snprintf(d->path, sizeof d->path, "%s/run.ckpt", d->name);
+}
+
+static void remove_dir(struct dir *d)
+{
+    unlink(d->path);
+    rmdir(d->name);
+}
+
+/* ---- the tests ---- */
+
+/*
+ * A damaged byte in the desc that still validates but names a device there is not (the
+ * CPU's device_index 0 -> 1): a plain load checks the checksum first and says the file is
+ * damaged; the parts said ENODEV ("the CPU backend has only device 0"), creating the sim
+ * before the checksum was known.
+ */
+static void damaged_desc_is_a_checksum_mismatch(void **state)
+{
+    (void)state;
+    struct ckpt c;
+    make_ckpt(&c);
+    struct dir dir;
+    make_dir(&dir);
+    c.bytes[DESC_AT + 8 * DEVICE_INDEX_FIELD] ^= 1;
+    write_file(dir.path, c.bytes, c.n);
+    for (int n = 2; n <= 3; n++)
+        expect_load_verdict(dir.path, n, LATMC_ECORRUPT, "checksum mismatch", "device_index");
+    /* the same desc in a sound file (resealed) is the creation's refusal, as in a plain load */
+    reseal(c.bytes, c.n);
+    write_file(dir.path, c.bytes, c.n);
+    expect_load_verdict(dir.path, 3, LATMC_ENODEV, "device_index", "resealed device_index");
+    free(c.bytes);
+    remove_dir(&dir);
+}
+
+/* A damaged spin that is no spin at all (not resealed): the checksum's verdict, not the
+ * values', in every chunk size. */
+static void damaged_values_are_a_checksum_mismatch(void **state)
+{
+    (void)state;
+    struct ckpt c;
+    make_ckpt(&c);
+    struct dir dir;
+    make_dir(&dir);
+    c.bytes[c.spins_at + c.spin_bytes - 5] = 7;
+    c.bytes[c.count_at + 8 + 4 * 17 + 1] ^= 0x10; /* and a coupling: -1 or 1 -> another */
+    write_file(dir.path, c.bytes, c.n);
+    setenv("LATMC_CHECKPOINT_CHUNK_BYTES", "1", 1);
+    expect_load_verdict(dir.path, 3, LATMC_ECORRUPT, "checksum mismatch", "bad values, 1 plane");
+    unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
+    expect_load_verdict(dir.path, 3, LATMC_ECORRUPT, "checksum mismatch", "bad values");
+    free(c.bytes);
+    remove_dir(&dir);
+}
+
+/*
+ * Crafted files (valid checksums) with more than one fault: the plain load's first
+ * finding wins, in its order: the couplings' count, then the couplings' values, then the
+ * configuration's; the parts read the configuration first (file order) and said what it
+ * found there.
+ */
+static void crafted_faults_in_the_plain_order(void **state)
+{
+    (void)state;
+    struct ckpt c;
+    make_ckpt(&c);
+    struct dir dir;
+    make_dir(&dir);
+    setenv("LATMC_CHECKPOINT_CHUNK_BYTES", "1", 1);
+    for (int kind = 0; kind < 2; kind++) {
+        unsigned char *b = malloc(c.n);
+        assert_non_null(b);
+        memcpy(b, c.bytes, c.n);
+        b[c.spins_at + 20] = 0; /* not an Ising spin, in part 0's slab */
+        if (kind == 0) {
+            const float half = 0.5f; /* not a +-J coupling */
+            memcpy(b + c.count_at + 8 + 4 * 300, &half, sizeof half);
+        } else {
+            b[c.count_at] ^= 1; /* a count the desc does not imply */
+        }
+        reseal(b, c.n);
+        write_file(dir.path, b, c.n);
+        free(b);
+        expect_load_verdict(dir.path, 3, LATMC_ECORRUPT,
+                            kind == 0 ? "not a value the model takes"
+                                      : "couplings where the desc implies",
+                            kind == 0 ? "bad spin and coupling" : "bad spin and count");
+        size_t app = 1;
+        assert_int_equal(latmc_checkpoint_app_data(dir.path, NULL, 0, &app), LATMC_ECORRUPT);
+    }
+    unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
+    free(c.bytes);
+    remove_dir(&dir);
+}
+
+/*
+ * latmc_checkpoint_app_data checks the checksum in chunks of 4 MiB; where that buffer
+ * could not be had, the checksum was skipped and a damaged file's section came back with
+ * LATMC_OK.
+ */
+static void app_data_checksum_is_never_skipped(void **state)
+{
+    (void)state;
+    struct ckpt c;
+    make_ckpt(&c);
+    struct dir dir;
+    make_dir(&dir);
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    assert_int_equal(latmc_sim_deserialize(ctx, c.bytes, c.n, &sim), LATMC_OK);
+    static const char data[] = "the program's accumulators";
+    assert_int_equal(latmc_sim_save_app_data(sim, dir.path, data, sizeof data), LATMC_OK);
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+    FILE *f = fopen(dir.path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, (long)(c.spins_at + 3), SEEK_SET), 0);
+    const int s = fgetc(f);
+    assert_true(s == 1 || s == 0xff);
+    assert_int_equal(fseek(f, (long)(c.spins_at + 3), SEEK_SET), 0);
+    assert_int_equal(fputc(s == 1 ? 0xff : 1, f), s == 1 ? 0xff : 1); /* still a spin */
+    assert_int_equal(fclose(f), 0);
+    char got[64];
+    size_t size = 0;
+    /* chunks of one plane: the only allocation of 4 MiB is the checksum's buffer */
+    setenv("LATMC_CHECKPOINT_CHUNK_BYTES", "1", 1);
+    assert_int_equal(latmc_checkpoint_app_data(dir.path, got, sizeof got, &size),
+                     LATMC_ECORRUPT);
+    assert_non_null(strstr(latmc_last_error(), "checksum mismatch"));
+    fail_size = (size_t)4 << 20;
+    const int st = latmc_checkpoint_app_data(dir.path, got, sizeof got, &size);
+    fail_size = 0;
+    if (st == LATMC_OK)
+        fail_msg("a damaged file's section returned without its checksum checked");
+    assert_int_equal(st, LATMC_ECORRUPT);
+    assert_non_null(strstr(latmc_last_error(), "checksum mismatch"));
+    assert_int_equal(size, 0);
+    unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
+    free(c.bytes);
+    remove_dir(&dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(damaged_desc_is_a_checksum_mismatch),
+        cmocka_unit_test(damaged_values_are_a_checksum_mismatch),
+        cmocka_unit_test(crafted_faults_in_the_plain_order),
+        cmocka_unit_test(app_data_checksum_is_never_skipped),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
