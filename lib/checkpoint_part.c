@@ -618,6 +618,37 @@ static void finish_in(struct load_in *in, uint32_t version, int *values)
         *values = ckpt_corrupt("checksum mismatch (the file is damaged)");
 }
 
+/*
+ * Every part, after the stored desc's creation failed alike on every part (its failure
+ * `st`): a damaged file says so instead, as an ordinary load checks the checksum before it
+ * creates the sim (a flipped bit of the desc may name a device that is not there). Part 0
+ * checks the whole file's checksum (`size` bytes), every part learns the verdict. A sound
+ * file keeps the creation's failure, its message naming the file as an ordinary load's.
+ */
+static int refused_or_damaged(int st, int fd, uint64_t size, int rank,
+                              const latmc_transport *transport, const char *path,
+                              const char *fn)
+{
+    struct load_head v;
+    memset(&v, 0, sizeof v);
+    if (rank == 0 && (v.status = whole_file_checksum(fd, size, path, fn)) < 0) {
+        ckpt_name_file(v.status, fn, path);
+        snprintf(v.msg, sizeof v.msg, "%s", latmc_thread_error());
+    }
+    const unsigned long fails = latmc_fail_count();
+    const int bst = transport->broadcast(transport->user, 0, &v, sizeof v);
+    if (bst < 0)
+        return latmc_fail_count() != fails && latmc_status_known(bst)
+                   ? bst
+                   : latmc_fail(latmc_status_known(bst) ? bst : LATMC_EBACKEND, "%s: part "
+                                "transport: broadcast (checkpoint checksum) failed", fn);
+    if (v.status < 0) {
+        v.msg[sizeof v.msg - 1] = '\0';
+        return rank == 0 ? v.status : latmc_fail(v.status, "%s", v.msg);
+    }
+    return ckpt_name_file(st, fn, path);
+}
+
 int latmc_sim_load_part(latmc_ctx *ctx, const char *path, int rank, int n_parts,
                         const latmc_transport *transport, latmc_sim **out)
 {
@@ -648,10 +679,12 @@ int latmc_sim_load_part(latmc_ctx *ctx, const char *path, int rank, int n_parts,
         }
         return st;
     }
-    /* part 0 reads and checks the prefix; every part learns the verdict and the prefix */
-    struct load_head *h = calloc(1, sizeof *h);
-    if (!h)
-        return latmc_fail(LATMC_ENOMEM, "%s: out of memory", fn);
+    /* part 0 reads and checks the prefix; every part learns the verdict and the prefix
+     * (on the stack: a part that returned here for want of memory would leave the others
+     * waiting in the broadcast) */
+    struct load_head head;
+    struct load_head *h = &head;
+    memset(h, 0, sizeof *h);
     int fd = -1;
     if (rank == 0) {
         if ((h->status = read_head(path, fn, &fd, h)) < 0) {
@@ -673,7 +706,6 @@ int latmc_sim_load_part(latmc_ctx *ctx, const char *path, int rank, int n_parts,
         }
         if (fd >= 0)
             close(fd);
-        free(h);
         latmc_log(ctx, LATMC_LOG_ERROR, "%s", latmc_thread_error());
         return st;
     }
@@ -694,7 +726,10 @@ int latmc_sim_load_part(latmc_ctx *ctx, const char *path, int rank, int n_parts,
         stored.n_parts = 0; /* a checkpoint's desc is an ordinary sim's */
     }
     latmc_sim *sim = NULL;
+    const int parsed = st;
     st = latmc_part_create(ctx, &stored, rank, n_parts, transport, st, &sim);
+    if (st < 0 && parsed == LATMC_OK)
+        st = refused_or_damaged(st, fd, h->size, rank, transport, path, fn);
     int local = LATMC_OK, values = LATMC_OK;
     struct load_in in = { fd, CKPT_PREFIX_BYTES, CKPT_CHECKSUM_START, path, fn, LATMC_OK };
     if (rank == 0)
@@ -718,7 +753,6 @@ int latmc_sim_load_part(latmc_ctx *ctx, const char *path, int rank, int n_parts,
     }
     if (fd >= 0)
         close(fd);
-    free(h);
     if (st < 0 && sim) {
         sim->part->tr.release = NULL; /* the caller keeps its transport's user */
         latmc_sim_destroy(&sim);
