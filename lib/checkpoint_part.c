@@ -553,10 +553,15 @@ static int stream_in(latmc_sim *sim, const struct ckpt_state *state, struct load
         free(msg);
         return st;
     }
-    /* the couplings: every chunk to every part, which keeps the planes near its slab */
+    /* the couplings: every chunk to every part, which keeps the planes near its slab.
+     * Their faults go before the configuration's, as an ordinary load checks them: the
+     * count first, then the values (each verdict replaces a lesser one, its message the
+     * last recorded) */
+    bool coupling_fault = false;
     if (reader) {
         const uint64_t count = in_u64(in);
-        if (in->st == LATMC_OK && count != state->ncouplings && *values == LATMC_OK)
+        coupling_fault = in->st == LATMC_OK && count != state->ncouplings;
+        if (coupling_fault)
             *values = latmc_fail(LATMC_ECORRUPT, "checkpoint: %llu couplings where the desc "
                                  "implies %llu", (unsigned long long)count,
                                  (unsigned long long)state->ncouplings);
@@ -576,9 +581,15 @@ static int stream_in(latmc_sim *sim, const struct ckpt_state *state, struct load
                 in_bytes(in, msg + CHUNK_FLAG, n);
             else
                 in->pos += n;
-            if (ok && in->st == LATMC_OK)
+            if (ok && in->st == LATMC_OK && !coupling_fault) {
+                int cv = LATMC_OK;
                 check_coupling_chunk(sim, (const float *)(void *)(msg + CHUNK_FLAG),
-                                     n / sizeof(float), values);
+                                     n / sizeof(float), &cv);
+                if (cv < 0) {
+                    *values = cv;
+                    coupling_fault = true;
+                }
+            }
             ok = ok && in->st == LATMC_OK && *values == LATMC_OK;
             memset(msg, 0, CHUNK_FLAG);
             msg[0] = (unsigned char)ok;
