@@ -566,6 +566,11 @@ static int stream_in(latmc_sim *sim, const struct ckpt_state *state, struct load
                                  "implies %llu", (unsigned long long)count,
                                  (unsigned long long)state->ncouplings);
     }
+    /* a backend that gives no couplings plane by plane holds them all (the save then
+     * copies part 0's whole, latmc_sim_get_couplings reads them): every plane is kept */
+    bool by_plane = true;
+    if (state->ncouplings && *local == LATMC_OK)
+        *local = couplings_by_plane(sim, (float *)(void *)(msg + CHUNK_FLAG), &by_plane);
     float *whole = NULL;
     if (state->ncouplings && *local == LATMC_OK &&
         !(whole = sparse_floats((size_t)state->ncouplings)))
@@ -598,7 +603,7 @@ static int stream_in(latmc_sim *sim, const struct ckpt_state *state, struct load
                                   CHUNK_FLAG + n);
         if (st == LATMC_OK && whole && msg[0])
             for (int64_t g = a; g < b; g++)
-                if (near_slab(part, g))
+                if (!by_plane || near_slab(part, g))
                     memcpy((unsigned char *)whole + (size_t)g * cplane,
                            msg + CHUNK_FLAG + (size_t)(g - a) * cplane, cplane);
     }

@@ -424,13 +424,221 @@ static void app_data_checksum_is_never_skipped(void **state)
     remove_dir(&dir);
 }
 
-int main(void)
+/* ---- a load's couplings, read back and saved again ---- */
+
+struct trip {
+    struct hub *hub;
+    int rank;
+    const char *path, *again; /* load path, save again (part 0 writes) */
+    size_t ncouplings;
+    float *couplings;         /* latmc_sim_get_couplings of the loaded parts */
+    int status;
+    char msg[512];
+};
+
+#define TRIP_STEP(t, call)                                                                 \
+    do {                                                                                   \
+        if ((t)->status == LATMC_OK && ((t)->status = (call)) != LATMC_OK)                 \
+            snprintf((t)->msg, sizeof (t)->msg, "%s: %s", #call, latmc_last_error());      \
+    } while (0)
+
+static void *round_trip_part(void *arg)
 {
+    struct trip *t = arg;
+    struct link link = { t->hub, t->rank };
+    latmc_transport tr;
+    memset(&tr, 0, sizeof tr);
+    tr.struct_size = sizeof tr;
+    tr.user = &link;
+    tr.exchange = hub_exchange;
+    tr.gather = hub_gather;
+    tr.broadcast = hub_broadcast;
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
+    t->couplings = calloc(t->ncouplings, sizeof(float));
+    t->status = t->couplings ? LATMC_OK : LATMC_ENOMEM;
+    TRIP_STEP(t, latmc_ctx_create(&ctx));
+    TRIP_STEP(t, latmc_sim_load_part(ctx, t->path, t->rank, t->hub->n, &tr, &sim));
+    TRIP_STEP(t, latmc_sim_get_couplings(sim, t->couplings, t->ncouplings));
+    TRIP_STEP(t, latmc_sim_save(sim, t->again));
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+    return NULL;
+}
+
+static unsigned char *read_whole(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    const long size = ftell(f);
+    assert_true(size > 0);
+    rewind(f);
+    unsigned char *b = malloc((size_t)size);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    *n = (size_t)size;
+    return b;
+}
+
+/*
+ * A sim of desc saved plainly, loaded on n parts (latmc_sim_load_part): the parts'
+ * couplings (latmc_sim_get_couplings) are the plain sim's, and the loaded parts save the
+ * same file again, byte for byte.
+ */
+static void couplings_round_trip(const latmc_sim_desc *d, int n, const char *what)
+{
+    struct dir dir;
+    make_dir(&dir);
+    char again[160];
+    snprintf(again, sizeof again, "%s/again.ckpt", dir.name);
+    latmc_ctx *ctx = NULL;
+    latmc_sim *one = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    assert_int_equal(latmc_sim_create(ctx, d, &one), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(one, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(one, 2), LATMC_OK);
+    size_t nc = 0;
+    assert_int_equal(latmc_sim_couplings_size(one, &nc), LATMC_OK);
+    assert_true(nc > 0);
+    float *ref = malloc(nc * sizeof *ref);
+    assert_non_null(ref);
+    assert_int_equal(latmc_sim_get_couplings(one, ref, nc), LATMC_OK);
+    assert_int_equal(latmc_sim_save(one, dir.path), LATMC_OK);
+    latmc_sim_destroy(&one);
+    latmc_ctx_destroy(&ctx);
+
+    struct hub hub;
+    memset(&hub, 0, sizeof hub);
+    hub.n = n;
+    pthread_barrier_init(&hub.barrier, NULL, (unsigned)n);
+    struct trip trips[MAX_PARTS];
+    pthread_t th[MAX_PARTS];
+    for (int p = 0; p < n; p++) {
+        memset(&trips[p], 0, sizeof trips[p]);
+        trips[p].hub = &hub;
+        trips[p].rank = p;
+        trips[p].path = dir.path;
+        trips[p].again = again;
+        trips[p].ncouplings = nc;
+        assert_int_equal(pthread_create(&th[p], NULL, round_trip_part, &trips[p]), 0);
+    }
+    for (int p = 0; p < n; p++)
+        pthread_join(th[p], NULL);
+    pthread_barrier_destroy(&hub.barrier);
+    for (int p = 0; p < n; p++) {
+        if (trips[p].status != LATMC_OK)
+            fail_msg("%s: part %d of %d: %s", what, p, n, trips[p].msg);
+        for (size_t i = 0; i < nc; i++)
+            if (trips[p].couplings[i] != ref[i])
+                fail_msg("%s: part %d of %d: coupling %zu is %g, the plain sim's %g", what, p,
+                         n, i, (double)trips[p].couplings[i], (double)ref[i]);
+        free(trips[p].couplings);
+    }
+    size_t na = 0, nb = 0;
+    unsigned char *a = read_whole(dir.path, &na), *b = read_whole(again, &nb);
+    assert_int_equal(na, nb);
+    if (memcmp(a, b, na) != 0)
+        fail_msg("%s: the loaded parts' save differs from the file they loaded", what);
+    free(a);
+    free(b);
+    free(ref);
+    unlink(again);
+    remove_dir(&dir);
+}
+
+static void desc_for(latmc_sim_desc *d, int model, int device)
+{
+    latmc_sim_desc_init(d);
+    d->model = model;
+    d->device = device;
+    d->n_threads = 1;
+    d->seed = 9;
+    d->coupling_seed = 4;
+    if (model == LATMC_MODEL_ISING) { /* +-J, heat bath (a GPU rank's test case) */
+        d->ndim = 2;
+        d->extent[0] = 64;
+        d->extent[1] = 24;
+        d->algorithm = LATMC_ALGO_HEATBATH;
+        d->couplings = LATMC_COUPLINGS_BIMODAL;
+    } else { /* the spin glass, two replicas */
+        d->ndim = 3;
+        d->extent[0] = 8;
+        d->extent[1] = 6;
+        d->extent[2] = 16;
+        d->replicas = 2;
+        d->couplings = LATMC_COUPLINGS_GAUSSIAN;
+    }
+}
+
+/* CPU parts (couplings by plane; each part keeps the planes near its slab), chunks of one
+ * plane. */
+static void loaded_couplings_are_whole(void **state)
+{
+    (void)state;
+    setenv("LATMC_CHECKPOINT_CHUNK_BYTES", "1", 1);
+    latmc_sim_desc d;
+    desc_for(&d, LATMC_MODEL_ISING, LATMC_DEVICE_CPU);
+    couplings_round_trip(&d, 3, "CPU Ising +-J on 3 parts");
+    desc_for(&d, LATMC_MODEL_HEISENBERG, LATMC_DEVICE_CPU);
+    couplings_round_trip(&d, 2, "CPU Heisenberg on 2 parts");
+    unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
+}
+
+/*
+ * GPU parts that hold the whole lattice (LATMC_CUDA_PART_STORAGE=whole: no couplings by
+ * plane, ops.get_coupling_planes answers LATMC_EUNSUPPORTED): the save copies part 0's
+ * couplings whole, so a load must give every part all of them. It gave each part only
+ * the planes near its slab (zeros elsewhere): the loaded parts' couplings and their next
+ * save were wrong. The slab storage alongside.
+ */
+static void cuda_loaded_couplings_are_whole(void **state)
+{
+    (void)state;
+    setenv("LATMC_CHECKPOINT_CHUNK_BYTES", "1", 1);
+    for (int whole = 0; whole < 2; whole++) {
+        if (whole)
+            setenv("LATMC_CUDA_PART_STORAGE", "whole", 1);
+        latmc_sim_desc d;
+        desc_for(&d, LATMC_MODEL_ISING, LATMC_DEVICE_CUDA);
+        couplings_round_trip(&d, 2, whole ? "CUDA Ising +-J, whole storage"
+                                          : "CUDA Ising +-J, slab storage");
+        desc_for(&d, LATMC_MODEL_HEISENBERG, LATMC_DEVICE_CUDA);
+        couplings_round_trip(&d, 2, whole ? "CUDA Heisenberg, whole storage"
+                                          : "CUDA Heisenberg, slab storage");
+        unsetenv("LATMC_CUDA_PART_STORAGE");
+    }
+    unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
+}
+
+/* Usage: test_ckpt_stream [cuda]. With "cuda": the GPU parts' test only (77 without a
+ * usable GPU). */
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "cuda") == 0) {
+        latmc_ctx *ctx = NULL;
+        int count = 0;
+        const int st = latmc_ctx_create(&ctx) == LATMC_OK
+                           ? latmc_ctx_device_count(ctx, LATMC_DEVICE_CUDA, &count)
+                           : LATMC_EBACKEND;
+        latmc_ctx_destroy(&ctx);
+        if (st != LATMC_OK || count < 1) {
+            printf("SKIP: no usable CUDA device (%s)\n",
+                   st != LATMC_OK ? latmc_last_error() : "none found");
+            return 77;
+        }
+        const struct CMUnitTest gpu[] = {
+            cmocka_unit_test(cuda_loaded_couplings_are_whole),
+        };
+        return cmocka_run_group_tests(gpu, NULL, NULL);
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(damaged_desc_is_a_checksum_mismatch),
         cmocka_unit_test(damaged_values_are_a_checksum_mismatch),
         cmocka_unit_test(crafted_faults_in_the_plain_order),
         cmocka_unit_test(app_data_checksum_is_never_skipped),
+        cmocka_unit_test(loaded_couplings_are_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
