@@ -555,8 +555,6 @@ int latmc_sim_save_app_data(latmc_sim *sim, const char *path, const void *data, 
     return save(sim, path, &app, "latmc_sim_save_app_data");
 }
 
-/* Bytes from the start through the configuration-size field (format versions 1 and 2). */
-
 /*
  * The size a checkpoint file must have, from its first CKPT_PREFIX_BYTES (the desc and the
  * configuration flag) and, for version 2, its application-data size field: checked
