@@ -96,24 +96,17 @@ static int agree_part(struct latmc_part *part, int status, uint64_t count[2])
     }
     if (status < 0)
         snprintf(mine.msg, sizeof mine.msg, "%s", latmc_thread_error());
-    struct vote *all = calloc((size_t)n, sizeof *all);
-    size_t *bytes = calloc((size_t)n, sizeof *bytes);
-    if (!all || !bytes) {
-        /* Without room for the votes this part cannot take part: the one local failure. */
-        free(all);
-        free(bytes);
-        return latmc_fail(LATMC_ENOMEM, "part %d of %d: cannot allocate %d votes", part->rank,
-                          n, n);
-    }
+    /* the votes' room was allocated with the part (latmc_part_create): a part that could
+     * not allocate it here would return without taking part, leaving the others waiting */
+    struct vote *all = part->votes;
+    size_t *bytes = part->vote_bytes;
+    memset(all, 0, (size_t)n * sizeof *all);
     for (int p = 0; p < n; p++)
         bytes[p] = sizeof mine;
     int st;
     TRANSPORT(st, "gather (status agreement)", part->tr.gather(part->tr.user, -1, &mine, all, bytes));
-    if (st < 0) {
-        free(all);
-        free(bytes);
+    if (st < 0)
         return st;
-    }
     int verdict = LATMC_OK, who = -1;
     uint64_t sum[2] = { 0, 0 };
     for (int p = 0; p < n; p++) {
@@ -134,8 +127,6 @@ static int agree_part(struct latmc_part *part, int status, uint64_t count[2])
     } else if (verdict < 0 && status >= 0) {
         latmc_fail(verdict, "part %d of %d failed", who, n);
     }
-    free(all);
-    free(bytes);
     return verdict < 0 ? (who == part->rank ? status : verdict) : LATMC_OK;
 }
 
@@ -157,6 +148,8 @@ void latmc_part_free(struct latmc_part *part)
     free(part->first);
     free(part->halo_buf);
     free(part->gather_bytes);
+    free(part->votes);
+    free(part->vote_bytes);
     free(part);
 }
 
@@ -540,16 +533,24 @@ int latmc_part_create(latmc_ctx *ctx, const latmc_sim_desc *desc, int rank, int 
     int st = latmc_part_check_transport(transport);
     if (st < 0)
         return st;
+    /* Everything an agreement needs, before any communication: a part short of it
+     * cannot take part (the one failure that is not agreed on). */
     struct latmc_part *part = calloc(1, sizeof *part);
     size_t *gb = calloc((size_t)n_parts, sizeof *gb);
-    if (!part || !gb) {
+    struct vote *votes = calloc((size_t)n_parts, sizeof *votes);
+    size_t *vote_bytes = calloc((size_t)n_parts, sizeof *vote_bytes);
+    if (!part || !gb || !votes || !vote_bytes) {
         free(part);
         free(gb);
+        free(votes);
+        free(vote_bytes);
         return latmc_fail(LATMC_ENOMEM, "latmc_sim_create_part: cannot allocate the part");
     }
     part->rank = rank;
     part->n_parts = n_parts;
     part->gather_bytes = gb;
+    part->votes = votes;
+    part->vote_bytes = vote_bytes;
     memcpy(&part->tr, transport, sizeof part->tr);
     part->tr.struct_size = sizeof part->tr;
 

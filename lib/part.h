@@ -39,6 +39,11 @@ struct latmc_part {
      * backend's whole-lattice copies, which a part that stores its slab only has not. */
     unsigned char *staged_spins;
     float *staged_couplings;
+    /* Appended: room for an agreement (latmc_part_agree), n_parts votes and their byte
+     * counts, allocated with the part so that no agreement allocates (a part that could
+     * not would return without taking part, the others left waiting). */
+    void *votes;
+    size_t *vote_bytes;
 };
 
 /* Whether the sim is a part of n_parts > 1 (the collective paths below are needed). */
