@@ -12,9 +12,13 @@
  * chunk on demand (see below).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,19 +26,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include <latmc/latmc.h>
 
-/* ---- malloc, interposed: the allocations of exactly fail_size bytes fail ---- */
+/* ---- malloc and calloc, interposed ----
+ * Two ways to fail: every allocation of exactly fail_size bytes (any caller), and, on a
+ * thread that armed itself, liblatmc's allocation number fail_at (counted per thread:
+ * liblatmc's code only, found by the return address). */
 
 static void *(*real_malloc)(size_t);
+static void *(*real_calloc)(size_t, size_t);
 static void (*real_free)(void *);
 static _Atomic size_t fail_size; /* 0: none fails */
+static long fail_at = -1;
+static _Thread_local bool armed;
+static _Thread_local long lib_calls;
+static _Thread_local bool injected;
 /* dlsym may allocate before the real functions are known: from here, never freed */
-static unsigned char bootstrap[4096] __attribute__((aligned(64)));
+static unsigned char bootstrap[8192] __attribute__((aligned(64)));
 static size_t bootstrap_used;
 static int resolving;
 
@@ -44,29 +57,84 @@ static void resolve(void)
         return;
     resolving = 1;
     real_malloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc");
+    real_calloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "calloc");
     real_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
     resolving = 0;
+}
+
+static void *bootstrap_alloc(size_t n)
+{
+    const size_t k = (n + 63) & ~(size_t)63;
+    if (bootstrap_used + k > sizeof bootstrap)
+        return NULL;
+    void *p = bootstrap + bootstrap_used; /* static: zeroed */
+    bootstrap_used += k;
+    return p;
+}
+
+/* liblatmc's code: the executable segments of the loaded liblatmc.so */
+static uintptr_t lib_lo[4], lib_hi[4];
+static int lib_ranges;
+
+static int find_library(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    if (!info->dlpi_name || !strstr(info->dlpi_name, "liblatmc.so"))
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum && lib_ranges < 4; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            lib_lo[lib_ranges] = info->dlpi_addr + ph->p_vaddr;
+            lib_hi[lib_ranges] = lib_lo[lib_ranges] + ph->p_memsz;
+            lib_ranges++;
+        }
+    }
+    return 1;
+}
+
+static bool fails(size_t n, const void *ret)
+{
+    if (n && n == fail_size)
+        return true;
+    if (!armed)
+        return false;
+    bool in_lib = false;
+    for (int i = 0; i < lib_ranges; i++)
+        in_lib |= (uintptr_t)ret >= lib_lo[i] && (uintptr_t)ret < lib_hi[i];
+    if (!in_lib || lib_calls++ != fail_at)
+        return false;
+    injected = true;
+    return true;
 }
 
 void *malloc(size_t n)
 {
     resolve();
-    if (!real_malloc) {
-        const size_t k = (n + 63) & ~(size_t)63;
-        if (bootstrap_used + k > sizeof bootstrap)
-            return NULL;
-        void *p = bootstrap + bootstrap_used;
-        bootstrap_used += k;
-        return p;
-    }
-    if (n && n == fail_size)
+    if (!real_malloc)
+        return bootstrap_alloc(n);
+    if (fails(n, __builtin_return_address(0))) {
+        errno = ENOMEM;
         return NULL;
+    }
     return real_malloc(n);
+}
+
+void *calloc(size_t n, size_t size)
+{
+    resolve();
+    if (!real_calloc)
+        return bootstrap_alloc(n * size);
+    if (fails(n * size, __builtin_return_address(0))) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return real_calloc(n, size);
 }
 
 void free(void *p)
 {
-    if ((unsigned char *)p >= bootstrap && (unsigned char *)p < bootstrap + sizeof bootstrap)
+    if (!p || ((unsigned char *)p >= bootstrap && (unsigned char *)p < bootstrap + sizeof bootstrap))
         return;
     resolve();
     if (real_free)
@@ -612,6 +680,184 @@ static void cuda_loaded_couplings_are_whole(void **state)
     unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
 }
 
+/* ---- one part short of memory ---- */
+
+enum { CAMPAIGN_PARTS = 3, OP_SAVE = 0, OP_LOAD = 1 };
+
+struct short_job {
+    struct hub *hub;
+    int rank, target, op;
+    const latmc_sim_desc *desc;
+    const char *path;
+    int status;
+    bool injected, got_sim;
+    char msg[512];
+};
+
+static void *short_part(void *arg)
+{
+    struct short_job *j = arg;
+    struct link link = { j->hub, j->rank };
+    latmc_transport t;
+    memset(&t, 0, sizeof t);
+    t.struct_size = sizeof t;
+    t.user = &link;
+    t.exchange = hub_exchange;
+    t.gather = hub_gather;
+    t.broadcast = hub_broadcast;
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
+    j->status = latmc_ctx_create(&ctx);
+    if (j->op == OP_SAVE) {
+        if (j->status == LATMC_OK)
+            j->status = latmc_sim_create_part(ctx, j->desc, j->rank, j->hub->n, &t, &sim);
+        if (j->status == LATMC_OK)
+            j->status = latmc_sim_init_spins(sim, LATMC_INIT_HOT);
+        if (j->status == LATMC_OK) {
+            lib_calls = 0;
+            armed = j->rank == j->target;
+            j->status = latmc_sim_save(sim, j->path);
+            armed = false;
+        }
+    } else if (j->status == LATMC_OK) {
+        lib_calls = 0;
+        armed = j->rank == j->target;
+        j->status = latmc_sim_load_part(ctx, j->path, j->rank, j->hub->n, &t, &sim);
+        armed = false;
+        j->got_sim = sim != NULL;
+    }
+    j->injected = injected;
+    snprintf(j->msg, sizeof j->msg, "%s", latmc_last_error());
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+    return NULL;
+}
+
+/* In a child: the operation with liblatmc's allocation k of part `target` failing. Exit
+ * 0: every part alike and clean; 2: nothing was failed (k is past the last allocation);
+ * 1: a fault (said on stderr). A part left waiting is the child's SIGALRM. */
+static int short_run(const latmc_sim_desc *d, int op, int target, long k, const char *dir,
+                     const char *path)
+{
+    alarm(30); /* a part left waiting: SIGALRM */
+    fail_at = k;
+    struct hub hub;
+    memset(&hub, 0, sizeof hub);
+    hub.n = CAMPAIGN_PARTS;
+    pthread_barrier_init(&hub.barrier, NULL, CAMPAIGN_PARTS);
+    struct short_job jobs[CAMPAIGN_PARTS];
+    pthread_t th[CAMPAIGN_PARTS];
+    for (int p = 0; p < CAMPAIGN_PARTS; p++) {
+        memset(&jobs[p], 0, sizeof jobs[p]);
+        jobs[p].hub = &hub;
+        jobs[p].rank = p;
+        jobs[p].target = target;
+        jobs[p].op = op;
+        jobs[p].desc = d;
+        jobs[p].path = path;
+        if (pthread_create(&th[p], NULL, short_part, &jobs[p]) != 0)
+            return 1;
+    }
+    for (int p = 0; p < CAMPAIGN_PARTS; p++)
+        pthread_join(th[p], NULL);
+    const int st = jobs[0].status;
+    const bool injected_any = jobs[target].injected;
+    for (int p = 0; p < CAMPAIGN_PARTS; p++)
+        if (jobs[p].status != st || (st != LATMC_OK && st != LATMC_ENOMEM) ||
+            (op == OP_LOAD && jobs[p].got_sim != (st == LATMC_OK))) {
+            fprintf(stderr, "%s, allocation %ld of part %d failing: part %d: %s: %s\n",
+                    op == OP_SAVE ? "save" : "load", k, target, p,
+                    latmc_strerror(jobs[p].status), jobs[p].msg);
+            return 1;
+        }
+    /* a save that failed left the old file and no other; one that did not, the new one */
+    DIR *dd = opendir(dir);
+    int entries = 0;
+    for (struct dirent *e; dd && (e = readdir(dd));)
+        entries += e->d_name[0] != '.';
+    if (dd)
+        closedir(dd);
+    FILE *f = fopen(path, "rb");
+    char head[4] = { 0 };
+    const size_t got = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    const bool old = got == 3 && memcmp(head, "old", 3) == 0;
+    if (entries != 1 || (op == OP_SAVE && old != (st != LATMC_OK))) {
+        fprintf(stderr, "save, allocation %ld of part %d failing (%s): %d files, %s\n", k,
+                target, latmc_strerror(st), entries, old ? "the old one" : "not the old one");
+        return 1;
+    }
+    return injected_any ? 0 : 2;
+}
+
+/*
+ * Every allocation liblatmc makes in one part's save (each part in turn), then in its
+ * latmc_sim_load_part, failed in turn (each run in a child process): every part returns
+ * the same status (LATMC_ENOMEM, or LATMC_OK where a fallback needs no memory), no part
+ * is left waiting, a failed save leaves the old file and no temporary one, a failed load
+ * no sim. An agreement allocated its votes: a part short of them returned without taking
+ * part, and the others waited (a save's first agreement).
+ *
+ * The load's first four allocations of each part are latmc_sim_create_part's room for the
+ * part and its agreements, made before any communication: the one failure no part can
+ * tell the others (lib/part.c); the campaign starts after them.
+ */
+static void one_part_short_of_memory(void **state)
+{
+    (void)state;
+    dl_iterate_phdr(find_library, NULL);
+    if (lib_ranges == 0)
+        skip(); /* a static build: no liblatmc.so to tell its allocations by */
+    setenv("LATMC_CHECKPOINT_CHUNK_BYTES", "1", 1);
+    latmc_sim_desc descs[2];
+    desc_for(&descs[0], LATMC_MODEL_ISING, LATMC_DEVICE_CPU);
+    desc_for(&descs[1], LATMC_MODEL_HEISENBERG, LATMC_DEVICE_CPU);
+    for (int m = 0; m < 2; m++) {
+        struct dir dir;
+        make_dir(&dir);
+        for (int op = OP_SAVE; op <= OP_LOAD; op++) {
+            if (op == OP_LOAD) { /* a sound file to load */
+                unlink(dir.path);
+                const pid_t pid = fork();
+                assert_true(pid >= 0);
+                if (pid == 0)
+                    _exit(short_run(&descs[m], OP_SAVE, 0, -1, dir.name, dir.path) == 2 ? 0 : 1);
+                int status = 0;
+                assert_int_equal(waitpid(pid, &status, 0), pid);
+                assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+            }
+            for (int target = 0; target < CAMPAIGN_PARTS; target++)
+                for (long k = op == OP_LOAD ? 4 : 0;; k++) {
+                    if (op == OP_SAVE)
+                        write_file(dir.path, "old", 3);
+                    const pid_t pid = fork();
+                    assert_true(pid >= 0);
+                    if (pid == 0)
+                        _exit(short_run(&descs[m], op, target, k, dir.name, dir.path));
+                    int status = 0;
+                    assert_int_equal(waitpid(pid, &status, 0), pid);
+                    if (WIFSIGNALED(status))
+                        fail_msg("model %d, %s, allocation %ld of part %d failing: the child "
+                                 "ended by signal %d (%s)", descs[m].model,
+                                 op == OP_SAVE ? "save" : "load", k, target, WTERMSIG(status),
+                                 WTERMSIG(status) == SIGALRM ? "a part left waiting" : "crash");
+                    assert_true(WIFEXITED(status));
+                    if (WEXITSTATUS(status) == 2) {
+                        if (getenv("CKPT_STREAM_VERBOSE"))
+                            print_message("model %d %s part %d: %ld allocations\n", descs[m].model, op == OP_SAVE ? "save" : "load", target, k);
+                        break;
+                    }
+                    if (WEXITSTATUS(status) != 0)
+                        fail_msg("model %d, %s, allocation %ld of part %d failing: see above",
+                                 descs[m].model, op == OP_SAVE ? "save" : "load", k, target);
+                }
+        }
+        remove_dir(&dir);
+    }
+    unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
+}
+
 /* Usage: test_ckpt_stream [cuda]. With "cuda": the GPU parts' test only (77 without a
  * usable GPU). */
 int main(int argc, char **argv)
@@ -639,6 +885,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(crafted_faults_in_the_plain_order),
         cmocka_unit_test(app_data_checksum_is_never_skipped),
         cmocka_unit_test(loaded_couplings_are_whole),
+        cmocka_unit_test(one_part_short_of_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
