@@ -122,7 +122,9 @@ LATMC_API int latmc_sim_deserialize_part(latmc_ctx *ctx, const void *buf, size_t
  * (any checkpoint: saved by an ordinary sim or by any number of parts) and sends each
  * part only the planes of its slab, in chunks of a few MiB, so that no part holds the
  * whole lattice (doc/mpi.md, "Checkpoints"). The file is checked as latmc_sim_load()
- * checks it (sizes, desc, values, the checksum as it is read); any failure leaves no sim.
+ * checks it (sizes, desc, values, the checksum as it is read), with its verdict: a damaged
+ * file is a checksum mismatch whatever else the damage makes of it, and a crafted one's
+ * first finding in latmc_sim_load()'s order; any failure leaves no sim.
  * Collective, like latmc_sim_create_part(); `path` is read on part 0 only (it must not be
  * NULL on any part). The sim continues the saved chain bit-identically.
  * @return LATMC_OK, or the same failure on every part: LATMC_EIO (part 0 cannot read the
