@@ -28,6 +28,8 @@
 
 #include <latmc/latmc.h>
 
+#include "mirror_transport.h"
+
 enum { MAX_PARTS = 4, N_SWEEPS = 6 };
 
 /* ---- the threads' transport ---- */
@@ -961,45 +963,26 @@ static void misuse(void **state)
 
 /* ---- a part's memory ---- */
 
-/*
- * A transport for one part alone that stands in for n_parts identical ones: every gather
- * slot gets this part's bytes, the halos come back from itself. Enough to create, start
- * and sweep a part of a large lattice without its partners (the values are not checked).
- */
-static int mirror_exchange(void *u, const void *to_lower, const void *to_upper,
-                           void *from_lower, void *from_upper, size_t n)
-{
-    (void)u;
-    memcpy(from_lower, to_upper, n);
-    memcpy(from_upper, to_lower, n);
-    return 0;
-}
-
-static int mirror_gather(void *u, int root, const void *mine, void *all, const size_t *bytes)
-{
-    (void)u;
-    (void)root;
-    const int n = *(const int *)u;
-    unsigned char *out = all;
-    for (int p = 0; all && p < n; p++) {
-        memcpy(out, mine, bytes[p] < bytes[0] ? bytes[p] : bytes[0]);
-        out += bytes[p];
-    }
-    return 0;
-}
-
-/* The process's resident memory in KiB (Linux: /proc/self/status), -1 if unknown. */
-static long rss_kib(void)
+/* The line `key` of /proc/self/status (Linux) in KiB, -1 if unknown. */
+static long status_kib(const char *key)
 {
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
     long kib = -1;
+    const size_t n = strlen(key);
     while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+        if (strncmp(line, key, n) == 0 && line[n] == ':' &&
+            sscanf(line + n + 1, "%ld", &kib) == 1)
             break;
     if (f)
         fclose(f);
     return kib;
+}
+
+/* The process's resident memory in KiB, -1 if unknown. */
+static long rss_kib(void)
+{
+    return status_kib("VmRSS");
 }
 
 /* Resident memory a sim of desc d adds once started hot and swept (rank < 0: an ordinary
@@ -1013,13 +996,7 @@ static long sim_rss_kib(const latmc_sim_desc *d, int rank, int n)
     assert_true(pid >= 0);
     if (pid == 0) {
         close(fd[0]);
-        latmc_transport t;
-        memset(&t, 0, sizeof t);
-        t.struct_size = sizeof t;
-        t.user = &n;
-        t.exchange = mirror_exchange;
-        t.gather = mirror_gather;
-        t.broadcast = nop_broadcast;
+        latmc_transport t = mirror_transport(&n);
         latmc_ctx *ctx = NULL;
         latmc_sim *sim = NULL;
         long grown = -1;
@@ -1102,15 +1079,7 @@ static void part_holds_its_slab_only(void **state)
  * unknown. */
 static long peak_kib(void)
 {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %ld", &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kib;
+    return status_kib("VmHWM");
 }
 
 /* Reset the peak to the current resident memory (Linux >= 4.0); 0 on success. */
@@ -1141,13 +1110,7 @@ static long checkpoint_peak_kib(const latmc_sim_desc *d, int what, int rank, con
     if (pid == 0) {
         close(fd[0]);
         int n = 64;
-        latmc_transport t;
-        memset(&t, 0, sizeof t);
-        t.struct_size = sizeof t;
-        t.user = &n;
-        t.exchange = mirror_exchange;
-        t.gather = mirror_gather;
-        t.broadcast = nop_broadcast;
+        latmc_transport t = mirror_transport(&n);
         latmc_ctx *ctx = NULL;
         latmc_sim *sim = NULL;
         long grown = -1;
