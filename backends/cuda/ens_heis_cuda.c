@@ -239,14 +239,9 @@ static struct heis_batch *new_batch(latmc_sim *const *members, int n, int *st)
     if (*st == LATMC_OK)
         *st = cuda_check(cudaMalloc((void **)&b->dev_sums, (size_t)n * 13 * sizeof(double)),
                          "cannot allocate device memory for the members' sums");
-    /* the reduction's chunks, as cuda_heisenberg.c's heis_create chooses them: at most
-     * 1024 sites of whole rows, never across a plane along the last axis */
+    /* the reduction's chunks, the one-device sim's (lib/heisenberg.h) */
     const int rows_per_plane = b->shape.ndim == 3 ? b->shape.ly : 1;
-    int rpc = 1024 / b->shape.lx > 0 ? 1024 / b->shape.lx : 1;
-    if (rpc > rows_per_plane)
-        rpc = rows_per_plane;
-    while (rows_per_plane % rpc != 0)
-        rpc--;
+    const int rpc = (int)latmc_heisenberg_rows_per_chunk(b->shape.lx, rows_per_plane);
     b->rows_per_chunk = rpc;
     b->nchunks = (b->shape.ly * b->shape.lz + rpc - 1) / rpc;
     b->chunks_per_plane = rows_per_plane / rpc;
