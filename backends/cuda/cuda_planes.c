@@ -922,3 +922,25 @@ bool cuda_planes_slab_owns_spins(const latmc_sim *sim)
     (void)sim;
     return true;
 }
+
+cudaError_t cuda_planes_slab_values(const latmc_sim *sim, struct cuda_sim *cs,
+                                    const struct cuda_planes_slab *s, size_t pb,
+                                    const void *host, void *out, cuda_planes_hot_fn hot)
+{
+    struct cuda_planes_run r[3];
+    const int n = cuda_planes_slab_runs(s, out != NULL, r);
+    cudaError_t err = cudaSuccess;
+    for (int k = 0; k < n && err == cudaSuccess; k++) {
+        char *dev = (char *)cs->spins + (size_t)r[k].local * pb;
+        const size_t bytes = (size_t)r[k].planes * pb;
+        if (out)
+            err = cudaMemcpyAsync((char *)out + (size_t)r[k].global * pb, dev, bytes,
+                                  cudaMemcpyDeviceToHost, cs->stream);
+        else if (host)
+            err = cudaMemcpyAsync(dev, (const char *)host + (size_t)r[k].global * pb, bytes,
+                                  cudaMemcpyHostToDevice, cs->stream);
+        else
+            err = hot(sim, cs, dev, r[k].global, r[k].planes);
+    }
+    return err;
+}

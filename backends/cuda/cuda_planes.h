@@ -163,6 +163,37 @@ static inline int64_t cuda_planes_local(const struct cuda_planes_slab *s, int64_
     return cuda_planes_local_all(s, p0, p1, lp) > 0 ? lp[0] : -1;
 }
 
+/* The global plane of local plane p. */
+static inline int64_t cuda_planes_global(const struct cuda_planes_slab *s, int64_t p)
+{
+    return ((s->origin - s->halo + p) % s->L + s->L) % s->L;
+}
+
+/*
+ * The local planes as runs of consecutive planes, for the copies between a slab and the
+ * whole lattice's layout: into the slab (the starts, set_spins: halos included) three,
+ * the lower halo, the own planes and the upper halo; out of it (own_only: get_spins) one,
+ * the own planes. Returns the count. A halo is one run: a slab starts and ends on multiples
+ * of its model's plane multiple, which is at least the halo, and so does L.
+ */
+struct cuda_planes_run {
+    int64_t global, local, planes; /* first global plane, first local plane, planes */
+};
+static inline int cuda_planes_slab_runs(const struct cuda_planes_slab *s, bool own_only,
+                                        struct cuda_planes_run r[3])
+{
+    const struct cuda_planes_run own = { s->origin, s->halo, s->planes };
+    if (own_only) {
+        r[0] = own;
+        return 1;
+    }
+    r[0] = (struct cuda_planes_run){ (s->origin - s->halo + s->L) % s->L, 0, s->halo };
+    r[1] = own;
+    r[2] = (struct cuda_planes_run){ (s->origin + s->planes) % s->L, s->halo + s->planes,
+                                     s->halo };
+    return 3;
+}
+
 /*
  * A one-device Ising sim's packed layout (cuda_ising.c), made to hold the configuration
  * (packed from the bytes first where only they do, +-J coupling words made current), all
@@ -201,6 +232,16 @@ const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim);
 cudaError_t cuda_planes_slab_no_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
                                      int step);
 bool cuda_planes_slab_owns_spins(const latmc_sim *sim);
+/* The starts and set/get_spins of a slab kept as the API's values (Potts, phi^4), `pb`
+ * bytes a plane at cs->spins from local plane 0: the local planes, halos included, from
+ * the whole lattice's `host`, or from `hot` (host NULL: the one-device hot start's values
+ * of global planes [plane0, plane0 + planes) into dev); or the own planes into `out`
+ * (the whole lattice's layout, the other planes untouched). Enqueued on cs->stream. */
+typedef cudaError_t (*cuda_planes_hot_fn)(const latmc_sim *sim, struct cuda_sim *cs, void *dev,
+                                          int64_t plane0, int64_t planes);
+cudaError_t cuda_planes_slab_values(const latmc_sim *sim, struct cuda_sim *cs,
+                                    const struct cuda_planes_slab *s, size_t pb,
+                                    const void *host, void *out, cuda_planes_hot_fn hot);
 bool cuda_planes_ising_access(struct cuda_sim *cs, struct cuda_ising_packed_access *out);
 const struct cuda_model_kernels *cuda_planes_potts_part_kernels(const latmc_sim *sim);
 const struct cuda_planes_slab *cuda_planes_potts_slab(const struct cuda_sim *cs);
