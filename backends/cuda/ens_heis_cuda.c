@@ -346,8 +346,14 @@ int cuda_ens_heis_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint6
                         "launching the members' sweeps");
         done += k;
     }
+    /* Waited for even after a failed launch: the launches before it run on the members'
+     * buffers, and none may outlive the call. A failure leaves every member's sweep count
+     * as it was (lib/ens_exec.c), as a failed latmc_sim_sweep does (latmc/sim.h: the
+     * configuration may be partly updated, the count is not advanced), and all members
+     * alike: each launch covers every member. */
+    const cudaError_t fin = cudaStreamSynchronize(cs0->stream);
     if (st == LATMC_OK)
-        st = cuda_check(cudaStreamSynchronize(cs0->stream), "sweeping the members");
+        st = cuda_check(fin, "sweeping the members");
     /* heat bath: every site of the replica is updated (and counted accepted) once per
      * sweep, as heis_sweep's counter; overrelaxation counts neither */
     const uint64_t per = b->heatbath ? (uint64_t)members[0]->nsites : 0;
