@@ -923,11 +923,21 @@ bool cuda_planes_slab_owns_spins(const latmc_sim *sim)
     return true;
 }
 
+int cuda_planes_slab_runs(const struct cuda_planes_slab *s, bool own_only,
+                          struct cuda_slab_run r[3])
+{
+    cuda_slab_runs_of(s->origin, s->planes, s->halo, s->L, r);
+    if (!own_only)
+        return 3;
+    r[0] = r[1];
+    return 1;
+}
+
 cudaError_t cuda_planes_slab_values(const latmc_sim *sim, struct cuda_sim *cs,
                                     const struct cuda_planes_slab *s, size_t pb,
                                     const void *host, void *out, cuda_planes_hot_fn hot)
 {
-    struct cuda_planes_run r[3];
+    struct cuda_slab_run r[3];
     const int n = cuda_planes_slab_runs(s, out != NULL, r);
     cudaError_t err = cudaSuccess;
     for (int k = 0; k < n && err == cudaSuccess; k++) {

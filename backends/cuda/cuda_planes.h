@@ -24,6 +24,7 @@
 #include <cuda_runtime_api.h>
 
 #include "backend.h"
+#include "cuda_slab_exec.h" /* struct cuda_slab_run */
 
 struct cuda_sim;
 struct cuda_ising_packed_thresholds;
@@ -170,29 +171,13 @@ static inline int64_t cuda_planes_global(const struct cuda_planes_slab *s, int64
 }
 
 /*
- * The local planes as runs of consecutive planes, for the copies between a slab and the
- * whole lattice's layout: into the slab (the starts, set_spins: halos included) three,
- * the lower halo, the own planes and the upper halo; out of it (own_only: get_spins) one,
- * the own planes. Returns the count. A halo is one run: a slab starts and ends on multiples
- * of its model's plane multiple, which is at least the halo, and so does L.
+ * The local planes as runs of consecutive planes (cuda_slab_exec.h's, of the several-GPU
+ * slabs), for the copies between a slab and the whole lattice's layout: into the slab
+ * (the starts, set_spins: halos included) three, the lower halo, the own planes and the
+ * upper halo; out of it (own_only: get_spins) one, the own planes. Returns the count.
  */
-struct cuda_planes_run {
-    int64_t global, local, planes; /* first global plane, first local plane, planes */
-};
-static inline int cuda_planes_slab_runs(const struct cuda_planes_slab *s, bool own_only,
-                                        struct cuda_planes_run r[3])
-{
-    const struct cuda_planes_run own = { s->origin, s->halo, s->planes };
-    if (own_only) {
-        r[0] = own;
-        return 1;
-    }
-    r[0] = (struct cuda_planes_run){ (s->origin - s->halo + s->L) % s->L, 0, s->halo };
-    r[1] = own;
-    r[2] = (struct cuda_planes_run){ (s->origin + s->planes) % s->L, s->halo + s->planes,
-                                     s->halo };
-    return 3;
-}
+int cuda_planes_slab_runs(const struct cuda_planes_slab *s, bool own_only,
+                          struct cuda_slab_run r[3]);
 
 /*
  * A one-device Ising sim's packed layout (cuda_ising.c), made to hold the configuration

@@ -183,7 +183,7 @@ static cudaError_t local_rows(const latmc_sim *sim, struct cuda_sim *cs, const i
 {
     const struct slab_ising *s = slab_of(cs);
     const int64_t lx = s->local.lx, pr = s->plane_rows;
-    struct cuda_planes_run runs[3];
+    struct cuda_slab_run runs[3];
     const int nruns = cuda_planes_slab_runs(&s->geom, out != NULL, runs);
     cudaError_t err = cudaSuccess;
     for (int k = 0; k < nruns && err == cudaSuccess; k++) {
