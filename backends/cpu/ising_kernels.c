@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_backend.h"
 #include "coupling_draws.h"
+#include "cpu_backend.h"
 #include "cpu_omp.h"
 #include "ising.h"
 #include "ising_ref.h"
