@@ -96,12 +96,24 @@ static int link_share_halos(void *user, size_t bytes, void *send[4], void *recv[
     const long page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
     const size_t slot = (bytes + (size_t)page - 1) / (size_t)page * (size_t)page;
     unsigned char *base = NULL;
-    if (rc == MPI_SUCCESS && go)
-        rc = MPI_Win_allocate_shared((MPI_Aint)(4 * slot), 1, MPI_INFO_NULL, node, &base,
-                                     &l->win);
-    if (rc != MPI_SUCCESS || !go) {
+    int made = 0;
+    if (rc == MPI_SUCCESS && go) {
+        /* a window the node cannot hold (e.g. a small /dev/shm) is no failure: the
+         * halos then go by messages, on every rank */
+        MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
+        made = MPI_Win_allocate_shared((MPI_Aint)(4 * slot), 1, MPI_INFO_NULL, node, &base,
+                                       &l->win) == MPI_SUCCESS;
+        int all = made;
+        rc = MPI_Allreduce(&made, &all, 1, MPI_INT, MPI_MIN, l->comm);
+        if (made && (rc != MPI_SUCCESS || !all)) {
+            MPI_Win_free(&l->win);
+            made = 0;
+        }
+    }
+    if (!made) {
         MPI_Comm_free(&node);
-        return rc == MPI_SUCCESS ? 0 : mpi_failed(rc, "MPI_Win_allocate_shared");
+        l->win = MPI_WIN_NULL;
+        return rc == MPI_SUCCESS ? 0 : mpi_failed(rc, "sharing the halo buffers");
     }
     l->node = node;
     /* a passive-target epoch for the window's life: MPI_Win_sync orders the loads and
