@@ -4,7 +4,9 @@
  * a status, halos, and the collective forms of measuring and of reading and writing the
  * configuration. Every reduction is a sequence of per-plane tiles combined in plane order
  * (model->add_sums), never in the order the parts answer, so the results do not depend on
- * n_parts.
+ * n_parts. Halos go by the transport's exchange, or, where it offers share_halos, in place:
+ * the border planes are read straight into buffers the neighbours read, and the exchange
+ * is the transport's handshake (sync_halos), the two sets of buffers used in turn.
  */
 #include <stddef.h>
 #include <stdio.h>

@@ -40,7 +40,11 @@
  * through a pinned host stage kept with the part (cuda_planes_stage): one DMA copy per
  * move, no allocation; a Heisenberg exchange inside a sweep goes straight between the
  * device and the part's page-locked halo buffers (cuda_planes_heis.c, wire_move), and
- * the last step waits for the border stream (its halo copies are not waited for).
+ * the last step waits for the border stream (its halo copies are not waited for). Where
+ * the transport shares the halo buffers with the neighbours (lib/part.c: liblatmc_mpi's
+ * MPI-3 window on one node), those are the buffers: each is page-locked in this process
+ * at its first use (cuda_planes_halo_buffer), so the DMA writes the border plane into
+ * memory the neighbour reads and reads the neighbour's plane from its buffer.
  */
 #include <stdio.h>
 #include <stdlib.h>
