@@ -55,8 +55,9 @@ struct latmc_part {
  * one of the shared ones): memory that only the halo exchange uses. *region and
  * *region_bytes: the buffer it lies in (halo_buf counts as one), for page-locking. Inline:
  * backend modules, which never link liblatmc, use it. */
-static inline bool latmc_part_is_halo_buffer(const struct latmc_part *part, const void *buf, size_t bytes,
-                               void **region, size_t *region_bytes)
+static inline bool latmc_part_is_halo_buffer(const struct latmc_part *part, const void *buf,
+                                             size_t bytes, void **region,
+                                             size_t *region_bytes)
 {
     const size_t one = (size_t)part->halo * part->plane_bytes;
     const uintptr_t b = (uintptr_t)buf;

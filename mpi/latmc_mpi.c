@@ -1,9 +1,10 @@
 /*
  * liblatmc_mpi: liblatmc's part transport (latmc/part.h) over MPI. Halos in an MPI-3
  * shared-memory window with a handshake where every rank is on one node (link_share_halos:
- * no copy through MPI), else by nonblocking point-to-point; tiles and configurations by gathers that only place bytes (every sum is
- * done by liblatmc, in plane order), so nothing here depends on the order in which ranks
- * answer. Large messages are split into chunks whose counts fit MPI's int.
+ * no copy through MPI), else by nonblocking point-to-point; tiles and configurations by
+ * gathers that only place bytes (every sum is done by liblatmc, in plane order), so
+ * nothing here depends on the order in which ranks answer. Large messages are split into
+ * chunks whose counts fit MPI's int.
  */
 #include <limits.h>
 #include <stdio.h>

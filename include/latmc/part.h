@@ -75,11 +75,13 @@ typedef struct latmc_transport {
     void (*release)(void *user);
     /**
      * Optional (NULL, or a struct_size that ends before it, an older header's: halos go
-     * by exchange; set with sync_halos or not at all): halo buffers in memory that this part shares with its neighbours
-     * (liblatmc_mpi: MPI-3 shared memory, where every rank is on one node), so that a
-     * border plane is written once, straight into memory its neighbour reads (a GPU
-     * copies it there by DMA), and the exchange is a handshake (sync_halos) instead of a
-     * copy. Called once by latmc_sim_create_part() on every part (n_parts > 1), with the
+     * by exchange; set with sync_halos or not at all): halo buffers in memory that this
+     * part shares with its neighbours (liblatmc_mpi: MPI-3 shared memory, where every
+     * rank is on one node), so that a border plane is written once, straight into memory
+     * its neighbour reads (a GPU copies it there by DMA), and the exchange is a handshake
+     * (sync_halos) instead of a copy. Called once at the creation of a part sim
+     * (latmc_sim_create_part() and the other part constructors), on every part (n_parts >
+     * 1), after every part's creation has succeeded so far, with the
      * bytes one side's halo planes take (the same on every part). Returns 1 having filled,
      * for the two sets k = 0, 1 that the exchanges use in turn: send[2k] (what goes to the
      * lower neighbour), send[2k + 1] (to the upper one), recv[2k] (the lower neighbour's
