@@ -53,10 +53,13 @@ int cuda_planes_stage(struct cuda_sim *cs, size_t dev_bytes, size_t host_bytes, 
 
 /* Heisenberg's halo exchange (cuda_planes_heis.c, wire_move): whether a sweep call is
  * under way; whether buf[0, bytes) lies in the part's halo buffers (lib/part.c's, used
- * by its halo exchange only), and in *pinned whether they are page-locked (done at the
- * first call; false where they cannot be); a set enqueued on the border stream and not
+ * by its halo exchange only: halo_buf, or the buffers shared with the neighbours that a
+ * transport's share_halos gave), and in *pinned whether the buffer is page-locked (done
+ * at its first use, each of at most CUDA_PLANES_HALO_REGIONS buffers; false where it
+ * cannot be); a set enqueued on the border stream and not
  * waited for; settle: wait for such sets (before anything on the sim's stream that
  * writes the planes). */
+#define CUDA_PLANES_HALO_REGIONS 9
 bool cuda_planes_in_sweep(const struct cuda_sim *cs);
 bool cuda_planes_halo_buffer(latmc_sim *sim, const void *buf, size_t bytes, bool *pinned);
 void cuda_planes_set_pending(struct cuda_sim *cs);

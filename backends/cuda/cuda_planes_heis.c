@@ -428,10 +428,13 @@ uint64_t cuda_planes_heis_attempted(const latmc_sim *sim, int64_t sites)
  * bus as one 2D copy of 3 x replicas runs with no transposition kernel on the border
  * stream (whose blocks would wait for room beside the interior's). It goes by DMA
  * straight from or into the halo buffers, page-locked at the first exchange
- * (cuda_planes_halo_buffer; else through the pinned stage and a host copy). Inside a
- * sweep call a set is not waited for (cuda_planes_set_pending): its buffer is next written
- * by the transport of the next exchange, after that exchange's gets have waited for the
- * border stream, and the sweep call's last step waits for the border stream.
+ * (cuda_planes_halo_buffer; else through the pinned stage and a host copy); where the
+ * transport shares them with the neighbours (share_halos), a get writes into memory the
+ * neighbour reads and a set reads the neighbour's buffer. Inside a sweep call a set is
+ * not waited for (cuda_planes_set_pending): its buffer is next written by the transport of
+ * the next exchange (shared: by the neighbour, after this part's next handshake), after
+ * that exchange's gets have waited for the border stream, and the sweep call's last step
+ * waits for the border stream.
  */
 static int wire_move(latmc_sim *sim, struct cuda_sim *cs, const struct heis_view *v,
                      cudaStream_t stream, int64_t p, void *get_buf, const void *set_buf,
