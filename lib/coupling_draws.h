@@ -38,4 +38,19 @@ LATMC_HOSTDEV void latmc_ising_bimodal_block(int8_t *eps, int64_t n, uint64_t co
         eps[4 * b + lane] = (int8_t)latmc_bimodal_sign(r.v[lane]);
 }
 
+/* Ising +-J: couplings [e0, e1) of the lattice into out[e - e0] (a slab's local planes,
+ * CPU and GPU: the same values as the blocks). */
+LATMC_HOSTDEV void latmc_ising_bimodal_range(int8_t *out, int64_t e0, int64_t e1,
+                                             uint64_t coupling_seed)
+{
+    for (int64_t b = e0 / 4; 4 * b < e1; b++) {
+        const latmc_philox_ctr r = latmc_coupling_draws(coupling_seed, b, 0);
+        for (int lane = 0; lane < 4; lane++) {
+            const int64_t e = 4 * b + lane;
+            if (e >= e0 && e < e1)
+                out[e - e0] = (int8_t)latmc_bimodal_sign(r.v[lane]);
+        }
+    }
+}
+
 #endif

@@ -5,6 +5,8 @@
 #ifndef LATMC_LIB_HEISENBERG_H
 #define LATMC_LIB_HEISENBERG_H
 
+#include <stdint.h>
+
 /* Floats per site and replica in storage and in latmc_sim_get/set_spins: x, y, z. */
 #define LATMC_HEISENBERG_COMPONENTS 3
 
@@ -48,6 +50,22 @@ static inline int latmc_heisenberg_step_is_heatbath(int heatbath, int step)
 static inline int latmc_heisenberg_step_colour(int step)
 {
     return step % 2;
+}
+
+/*
+ * The reduction's chunks, the one grouping every backend adds the sums in (so that the
+ * observables agree bit for bit, doc/models/heisenberg.md): whole rows of lx sites, at
+ * most 1024 sites (one row where a row is longer), never across a plane along the last
+ * axis: the largest divisor of a plane's rows_per_plane rows that fits.
+ */
+static inline int64_t latmc_heisenberg_rows_per_chunk(int64_t lx, int64_t rows_per_plane)
+{
+    int64_t rows = 1024 / lx > 0 ? 1024 / lx : 1;
+    if (rows > rows_per_plane)
+        rows = rows_per_plane;
+    while (rows_per_plane % rows != 0)
+        rows--;
+    return rows;
 }
 
 /*

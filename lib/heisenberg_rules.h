@@ -67,41 +67,96 @@ static inline float latmc_heisenberg_bimodal_coupling(uint32_t r)
 }
 
 /*
- * Couplings 4b .. 4b + 3 of n (coupling k = ndim i + mu) of the kind `kind`: key
- * coupling_seed, COUPLINGS stream (replica 0: both replicas share them), sweep 0,
- * phase 0; sub 0 the first draw, sub 1 the second (doc/models/heisenberg.md).
+ * The four couplings 4b .. 4b + 3 (coupling k = ndim i + mu) of the kind `kind` into
+ * j[0 .. 3]: key coupling_seed, COUPLINGS stream (replica 0: both replicas share them),
+ * sweep 0, phase 0; sub 0 the first draw, sub 1 the second (doc/models/heisenberg.md).
+ * Each is a function of its own draws only, so the whole lattice (_block) and a range of
+ * it (_range: a slab's local planes, CPU and GPU) get the very same values.
  */
-static inline void latmc_heisenberg_couplings_block(float *couplings, int64_t n, int kind,
-                                                  uint64_t coupling_seed, int64_t b)
+static inline void latmc_heisenberg_couplings_lanes(float j[4], int kind,
+                                                    uint64_t coupling_seed, int64_t b)
 {
     latmc_philox_ctr r0 = { { 0, 0, 0, 0 } }, r1 = { { 0, 0, 0, 0 } };
     if (kind != LATMC_COUPLINGS_UNIFORM)
         r0 = latmc_coupling_draws(coupling_seed, b, 0);
     if (kind == LATMC_COUPLINGS_GAUSSIAN)
         r1 = latmc_coupling_draws(coupling_seed, b, 1);
-    for (int lane = 0; lane < 4 && 4 * b + lane < n; lane++) {
-        float j = 1.0f;
+    for (int lane = 0; lane < 4; lane++) {
+        j[lane] = 1.0f;
         if (kind == LATMC_COUPLINGS_GAUSSIAN)
-            j = latmc_heisenberg_gaussian_coupling(latmc_heisenberg_uniform(r0.v[lane]),
-                                                 latmc_heisenberg_uniform(r1.v[lane]));
+            j[lane] = latmc_heisenberg_gaussian_coupling(latmc_heisenberg_uniform(r0.v[lane]),
+                                                         latmc_heisenberg_uniform(r1.v[lane]));
         else if (kind == LATMC_COUPLINGS_BIMODAL)
-            j = latmc_heisenberg_bimodal_coupling(r0.v[lane]);
-        couplings[4 * b + lane] = j;
+            j[lane] = latmc_heisenberg_bimodal_coupling(r0.v[lane]);
     }
 }
 
-/* Hot start of sites 4b .. 4b + 3 of n (3 floats per site): the INIT stream `stream` of
- * the replica, sweep 0, phase 0; sub 0 gives cos(theta) = 2u - 1 to e_z, sub 1 the
- * azimuth. */
-static inline void latmc_heisenberg_hot_block(float *spins, int64_t n, uint64_t seed,
-                                            uint32_t stream, int64_t b)
+/* Couplings 4b .. 4b + 3 of n into couplings[4b ..]. */
+static inline void latmc_heisenberg_couplings_block(float *couplings, int64_t n, int kind,
+                                                  uint64_t coupling_seed, int64_t b)
+{
+    float j[4];
+    latmc_heisenberg_couplings_lanes(j, kind, coupling_seed, b);
+    for (int lane = 0; lane < 4 && 4 * b + lane < n; lane++)
+        couplings[4 * b + lane] = j[lane];
+}
+
+/* Couplings [e0, e1) of the lattice into out[e - e0]. */
+static inline void latmc_heisenberg_couplings_range(float *out, int64_t e0, int64_t e1,
+                                                    int kind, uint64_t coupling_seed)
+{
+    for (int64_t b = e0 / 4; 4 * b < e1; b++) {
+        float j[4];
+        latmc_heisenberg_couplings_lanes(j, kind, coupling_seed, b);
+        for (int lane = 0; lane < 4; lane++) {
+            const int64_t e = 4 * b + lane;
+            if (e >= e0 && e < e1)
+                out[e - e0] = j[lane];
+        }
+    }
+}
+
+/* Hot start of sites 4b .. 4b + 3 (3 floats per site) into s[0 .. 11]: the INIT stream
+ * `stream` of the replica, sweep 0, phase 0; sub 0 gives cos(theta) = 2u - 1 to e_z, sub
+ * 1 the azimuth. As the couplings: the whole lattice (_block) or a range of it (_range). */
+static inline void latmc_heisenberg_hot_lanes(float s[4 * LATMC_HEISENBERG_COMPONENTS],
+                                              uint64_t seed, uint32_t stream, int64_t b)
 {
     const latmc_philox_ctr rz = latmc_rng_block(seed, (uint64_t)b, 0, stream, 0, 0);
     const latmc_philox_ctr rphi = latmc_rng_block(seed, (uint64_t)b, 0, stream, 0, 1);
-    for (int lane = 0; lane < 4 && 4 * b + lane < n; lane++)
+    for (int lane = 0; lane < 4; lane++)
         latmc_heisenberg_uniform_spin(latmc_heisenberg_uniform(rz.v[lane]),
-                                    latmc_heisenberg_uniform(rphi.v[lane]),
-                                    spins + LATMC_HEISENBERG_COMPONENTS * (4 * b + lane));
+                                      latmc_heisenberg_uniform(rphi.v[lane]),
+                                      s + LATMC_HEISENBERG_COMPONENTS * lane);
+}
+
+/* Sites 4b .. 4b + 3 of n into spins[3 (4b) ..]. */
+static inline void latmc_heisenberg_hot_block(float *spins, int64_t n, uint64_t seed,
+                                            uint32_t stream, int64_t b)
+{
+    float s[4 * LATMC_HEISENBERG_COMPONENTS];
+    latmc_heisenberg_hot_lanes(s, seed, stream, b);
+    for (int lane = 0; lane < 4 && 4 * b + lane < n; lane++)
+        for (int c = 0; c < LATMC_HEISENBERG_COMPONENTS; c++)
+            spins[LATMC_HEISENBERG_COMPONENTS * (4 * b + lane) + c] =
+                s[LATMC_HEISENBERG_COMPONENTS * lane + c];
+}
+
+/* Sites [i0, i1) of replica `replica`'s hot start into out[3 (i - i0) ..]. */
+static inline void latmc_heisenberg_hot_range(float *out, int64_t i0, int64_t i1, uint64_t seed,
+                                              int replica)
+{
+    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_INIT, (uint32_t)replica);
+    for (int64_t b = i0 / 4; 4 * b < i1; b++) {
+        float s[4 * LATMC_HEISENBERG_COMPONENTS];
+        latmc_heisenberg_hot_lanes(s, seed, stream, b);
+        for (int lane = 0; lane < 4; lane++) {
+            const int64_t i = 4 * b + lane;
+            for (int c = 0; i >= i0 && i < i1 && c < LATMC_HEISENBERG_COMPONENTS; c++)
+                out[LATMC_HEISENBERG_COMPONENTS * (i - i0) + c] =
+                    s[LATMC_HEISENBERG_COMPONENTS * lane + c];
+        }
+    }
 }
 
 #endif

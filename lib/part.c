@@ -4,7 +4,9 @@
  * a status, halos, and the collective forms of measuring and of reading and writing the
  * configuration. Every reduction is a sequence of per-plane tiles combined in plane order
  * (model->add_sums), never in the order the parts answer, so the results do not depend on
- * n_parts.
+ * n_parts. Halos go by the transport's exchange, or, where it offers share_halos, in place:
+ * the border planes are read straight into buffers the neighbours read, and the exchange
+ * is the transport's handshake (sync_halos), the two sets of buffers used in turn.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -17,6 +19,9 @@
 #include "model.h"
 #include "part.h"
 #include "plan.h"
+
+/* The size of a transport built against a header without share_halos and sync_halos. */
+#define TRANSPORT_OLD_SIZE offsetof(latmc_transport, share_halos)
 
 /* One part's say in an agreement: its status and message, and two counters to add up. */
 struct vote {
@@ -168,6 +173,15 @@ static int exchange_planes(latmc_sim *sim, int64_t d, int64_t n, const char *wha
     const size_t bytes = (size_t)n * part->plane_bytes; /* halo_buf: 4 halo planes */
     unsigned char *to_lower = part->halo_buf, *to_upper = to_lower + bytes;
     unsigned char *from_lower = to_upper + bytes, *from_upper = from_lower + bytes;
+    const int set = part->shared_set;
+    if (part->shared) {
+        /* in place: the planes go straight into the memory the neighbours read */
+        to_lower = part->shared_send[2 * set];
+        to_upper = part->shared_send[2 * set + 1];
+        from_lower = part->shared_recv[2 * set];
+        from_upper = part->shared_recv[2 * set + 1];
+        part->shared_set = 1 - set;
+    }
     int st = part->p1 - part->p0 >= d + n
                  ? LATMC_OK
                  : latmc_fail(LATMC_EINVAL, "part %d: a slab of %lld planes cannot fill "
@@ -178,8 +192,11 @@ static int exchange_planes(latmc_sim *sim, int64_t d, int64_t n, const char *wha
     if (st == LATMC_OK)
         st = sim->ops->get_planes(sim, part->p1 - d - n, part->p1 - d, to_upper);
     int tst;
-    TRANSPORT(tst, what,
-              part->tr.exchange(part->tr.user, to_lower, to_upper, from_lower, from_upper, bytes));
+    if (part->shared)
+        TRANSPORT(tst, what, part->tr.sync_halos(part->tr.user, set));
+    else
+        TRANSPORT(tst, what, part->tr.exchange(part->tr.user, to_lower, to_upper, from_lower,
+                                               from_upper, bytes));
     if (tst < 0)
         return tst;
     const int64_t lo = ((part->p0 - d - n) % L + L) % L, hi = (part->p1 + d) % L;
@@ -190,6 +207,28 @@ static int exchange_planes(latmc_sim *sim, int64_t d, int64_t n, const char *wha
     if (*local == LATMC_OK)
         *local = st;
     return LATMC_OK;
+}
+
+/* Halos in memory shared with the neighbours, where the transport offers it (collective:
+ * every part asks, and the transport answers alike on every part). */
+static int share_halos(struct latmc_part *part)
+{
+    if (part->n_parts < 2 || !part->tr.share_halos)
+        return LATMC_OK;
+    int st;
+    int shared = 0;
+    TRANSPORT(st, "share_halos",
+              (shared = part->tr.share_halos(part->tr.user,
+                                             (size_t)part->halo * part->plane_bytes,
+                                             part->shared_send, part->shared_recv)));
+    if (st == LATMC_OK && shared > 0) {
+        for (int k = 0; k < 4; k++)
+            if (!part->shared_send[k] || !part->shared_recv[k])
+                return latmc_fail(LATMC_EBACKEND, "part transport: share_halos gave a NULL "
+                                  "buffer");
+        part->shared = true;
+    }
+    return st;
 }
 
 int latmc_part_exchange(latmc_sim *sim)
@@ -430,18 +469,27 @@ int latmc_part_check_transport(const latmc_transport *t)
 {
     if (!t)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_create_part: transport is NULL");
-    if (t->struct_size < sizeof *t || t->struct_size > LATMC_STRUCT_SIZE_MAX)
+    /* an older header's struct ends before share_halos (ABI.md: struct_size structs) */
+    if ((t->struct_size != TRANSPORT_OLD_SIZE && t->struct_size < sizeof *t) ||
+        t->struct_size > LATMC_STRUCT_SIZE_MAX)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_create_part: transport->struct_size = %u, "
-                          "this library's latmc_transport takes %zu (at most %u)",
-                          (unsigned)t->struct_size, sizeof *t, LATMC_STRUCT_SIZE_MAX);
+                          "this library's latmc_transport takes %zu (an older header's) or %zu "
+                          "(at most %u)",
+                          (unsigned)t->struct_size, TRANSPORT_OLD_SIZE, sizeof *t,
+                          LATMC_STRUCT_SIZE_MAX);
     const unsigned char *tail = (const unsigned char *)t + sizeof *t;
-    for (size_t i = 0; i < t->struct_size - sizeof *t; i++)
+    for (size_t i = 0; t->struct_size > sizeof *t && i < t->struct_size - sizeof *t; i++)
         if (tail[i])
             return latmc_fail(LATMC_EUNSUPPORTED, "latmc_sim_create_part: the transport sets "
                               "fields this version does not know");
     if (!t->exchange || !t->gather || !t->broadcast)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_create_part: transport->%s is NULL",
                           !t->exchange ? "exchange" : !t->gather ? "gather" : "broadcast");
+    if (t->struct_size >= sizeof *t && !t->share_halos != !t->sync_halos)
+        return latmc_fail(LATMC_EINVAL, "latmc_sim_create_part: transport->%s is NULL but "
+                          "not %s (set both or neither)",
+                          !t->share_halos ? "share_halos" : "sync_halos",
+                          !t->share_halos ? "sync_halos" : "share_halos");
     return LATMC_OK;
 }
 
@@ -551,7 +599,9 @@ int latmc_part_create(latmc_ctx *ctx, const latmc_sim_desc *desc, int rank, int 
     part->gather_bytes = gb;
     part->votes = votes;
     part->vote_bytes = vote_bytes;
-    memcpy(&part->tr, transport, sizeof part->tr);
+    /* an older header's struct: the fields it lacks stay NULL */
+    memcpy(&part->tr, transport,
+           transport->struct_size < sizeof part->tr ? transport->struct_size : sizeof part->tr);
     part->tr.struct_size = sizeof part->tr;
 
     /* From here on every failure is agreed on, so that no part waits for another. */
@@ -603,6 +653,8 @@ int latmc_part_create(latmc_ctx *ctx, const latmc_sim_desc *desc, int rank, int 
         }
     }
     st = agree_part(part, st, NULL);
+    if (st == LATMC_OK)
+        st = agree_part(part, share_halos(part), NULL);
     if (st < 0) {
         if (sim)
             sim->part = NULL; /* freed below, with the transport's user left to the caller */

@@ -21,6 +21,8 @@
 
 #include <latmc/part.h>
 
+#include <stdint.h>
+
 #include "internal.h"
 
 struct latmc_part {
@@ -39,12 +41,51 @@ struct latmc_part {
      * backend's whole-lattice copies, which a part that stores its slab only has not. */
     unsigned char *staged_spins;
     float *staged_couplings;
+    /* Appended: halos in memory shared with the neighbours (transport.share_halos, set up
+     * at creation): the buffers of both sets (send[2k] to the lower neighbour, send[2k + 1]
+     * to the upper; recv[2k], recv[2k + 1] from them, the neighbours' own send buffers),
+     * and the set that the next exchange uses. A backend may recognise them
+     * (latmc_part_is_halo_buffer) to copy straight between its device and them. */
+    bool shared;
+    int shared_set;
+    void *shared_send[4], *shared_recv[4];
     /* Appended: room for an agreement (latmc_part_agree), n_parts votes and their byte
      * counts, allocated with the part so that no agreement allocates (a part that could
      * not would return without taking part, the others left waiting). */
     void *votes;
     size_t *vote_bytes;
 };
+
+/* Whether [buf, buf + bytes) lies in one of the part's halo buffers (the 4 of halo_buf, or
+ * one of the shared ones): memory that only the halo exchange uses. *region and
+ * *region_bytes: the buffer it lies in (halo_buf counts as one), for page-locking. Inline:
+ * backend modules, which never link liblatmc, use it. */
+static inline bool latmc_part_is_halo_buffer(const struct latmc_part *part, const void *buf,
+                                             size_t bytes, void **region,
+                                             size_t *region_bytes)
+{
+    const size_t one = (size_t)part->halo * part->plane_bytes;
+    const uintptr_t b = (uintptr_t)buf;
+    /* halo_buf (4 buffers of one side's halo planes), then each shared buffer */
+    unsigned char *regions[9] = { part->halo_buf };
+    size_t sizes[9] = { 4 * one };
+    int n = 1;
+    for (int k = 0; part->shared && k < 4; k++) {
+        regions[n] = part->shared_send[k];
+        sizes[n++] = one;
+        regions[n] = part->shared_recv[k];
+        sizes[n++] = one;
+    }
+    for (int k = 0; k < n; k++) {
+        const uintptr_t h = (uintptr_t)regions[k];
+        if (h && bytes <= sizes[k] && b >= h && b - h <= sizes[k] - bytes) {
+            *region = regions[k];
+            *region_bytes = sizes[k];
+            return true;
+        }
+    }
+    return false;
+}
 
 /* Whether the sim is a part of n_parts > 1 (the collective paths below are needed). */
 static inline bool latmc_part_many(const latmc_sim *sim)

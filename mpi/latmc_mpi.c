@@ -1,13 +1,16 @@
 /*
- * liblatmc_mpi: liblatmc's part transport (latmc/part.h) over MPI. Halos by nonblocking
- * point-to-point, tiles and configurations by gathers that only place bytes (every sum is
- * done by liblatmc, in plane order), so nothing here depends on the order in which ranks
- * answer. Large messages are split into chunks whose counts fit MPI's int.
+ * liblatmc_mpi: liblatmc's part transport (latmc/part.h) over MPI. Halos in an MPI-3
+ * shared-memory window with a handshake where every rank is on one node (link_share_halos:
+ * no copy through MPI), else by nonblocking point-to-point; tiles and configurations by
+ * gathers that only place bytes (every sum is done by liblatmc, in plane order), so
+ * nothing here depends on the order in which ranks answer. Large messages are split into
+ * chunks whose counts fit MPI's int.
  */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <latmc/latmc_mpi.h>
 
@@ -17,8 +20,9 @@
 #  endif
 #endif
 
-/* Tags of the halo messages: what a rank sends to its lower / upper neighbour. */
-enum { TAG_DOWN = 1, TAG_UP = 2, TAG_GATHER = 3 };
+/* Tags of the halo messages: what a rank sends to its lower / upper neighbour; the
+ * handshakes of halos in shared memory (link_sync_halos) likewise. */
+enum { TAG_DOWN = 1, TAG_UP = 2, TAG_GATHER = 3, TAG_SYNC_DOWN = 4, TAG_SYNC_UP = 5 };
 
 /* The largest piece of one message (MPI counts are int). */
 #define CHUNK ((size_t)1 << 30)
@@ -26,6 +30,10 @@ enum { TAG_DOWN = 1, TAG_UP = 2, TAG_GATHER = 3 };
 struct mpi_link {
     MPI_Comm comm;  /* the sim's own duplicate */
     int rank, size;
+    /* halos in shared memory (link_share_halos): the window, on `node` (MPI_COMM_NULL:
+     * none) */
+    MPI_Comm node;
+    MPI_Win win;
 };
 
 static int mpi_failed(int rc, const char *what)
@@ -62,6 +70,100 @@ static int link_exchange(void *user, const void *to_lower, const void *to_upper,
     if (rc == MPI_SUCCESS)
         rc = MPI_Waitall(4, req, stat);
     return rc == MPI_SUCCESS ? 0 : mpi_failed(rc, "halo exchange");
+}
+
+/*
+ * Halos in MPI-3 shared memory, where every rank of the communicator is on one node (a
+ * GPU rank's device then copies its border planes straight into memory its neighbours'
+ * devices read: no MPI copy; doc/mpi.md "GPU ranks"). Each rank's segment holds its 4
+ * send buffers (2 sets x lower, upper), each a whole number of pages, so that a backend
+ * may page-lock each buffer by itself. LATMC_MPI_SHARED_HALOS=0 (on any rank) keeps the
+ * exchange by messages. Collective; every rank gets the same answer.
+ */
+static int link_share_halos(void *user, size_t bytes, void *send[4], void *recv[4])
+{
+    struct mpi_link *l = user;
+    const char *env = getenv("LATMC_MPI_SHARED_HALOS");
+    const int wanted = !(env && strcmp(env, "0") == 0);
+    MPI_Comm node = MPI_COMM_NULL;
+    int rc = MPI_Comm_split_type(l->comm, MPI_COMM_TYPE_SHARED, l->rank, MPI_INFO_NULL,
+                                 &node);
+    if (rc != MPI_SUCCESS)
+        return mpi_failed(rc, "MPI_Comm_split_type");
+    int node_size = 0;
+    MPI_Comm_size(node, &node_size);
+    /* every rank on one node (then on every rank), and wanted by every rank */
+    int go = wanted && node_size == l->size;
+    rc = MPI_Allreduce(MPI_IN_PLACE, &go, 1, MPI_INT, MPI_MIN, l->comm);
+    const long page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+    const size_t slot = (bytes + (size_t)page - 1) / (size_t)page * (size_t)page;
+    unsigned char *base = NULL;
+    int made = 0;
+    if (rc == MPI_SUCCESS && go) {
+        /* a window the node cannot hold (e.g. a small /dev/shm) is no failure: the
+         * halos then go by messages, on every rank */
+        MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
+        made = MPI_Win_allocate_shared((MPI_Aint)(4 * slot), 1, MPI_INFO_NULL, node, &base,
+                                       &l->win) == MPI_SUCCESS;
+        int all = made;
+        rc = MPI_Allreduce(&made, &all, 1, MPI_INT, MPI_MIN, l->comm);
+        if (made && (rc != MPI_SUCCESS || !all)) {
+            MPI_Win_free(&l->win);
+            made = 0;
+        }
+    }
+    if (!made) {
+        MPI_Comm_free(&node);
+        l->win = MPI_WIN_NULL;
+        return rc == MPI_SUCCESS ? 0 : mpi_failed(rc, "sharing the halo buffers");
+    }
+    l->node = node;
+    /* a passive-target epoch for the window's life: MPI_Win_sync orders the loads and
+     * stores around each handshake */
+    rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, l->win);
+    /* the node communicator keeps the ranks' order (key = rank): its ranks are ours */
+    const int lower = (l->rank + l->size - 1) % l->size, upper = (l->rank + 1) % l->size;
+    unsigned char *lb = NULL, *ub = NULL;
+    MPI_Aint sz;
+    int du;
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Win_shared_query(l->win, lower, &sz, &du, &lb);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Win_shared_query(l->win, upper, &sz, &du, &ub);
+    if (rc != MPI_SUCCESS)
+        return mpi_failed(rc, "MPI_Win_shared_query");
+    for (int k = 0; k < 4; k++)
+        send[k] = base + (size_t)k * slot;
+    for (int set = 0; set < 2; set++) {
+        recv[2 * set] = lb + (size_t)(2 * set + 1) * slot;   /* the lower's send upwards */
+        recv[2 * set + 1] = ub + (size_t)(2 * set) * slot;   /* the upper's send downwards */
+    }
+    return 1;
+}
+
+/* The halos of one set are written on both sides: a handshake with both neighbours. */
+static int link_sync_halos(void *user, int set)
+{
+    (void)set; /* every rank goes through the sets in the same order */
+    struct mpi_link *l = user;
+    const int lower = (l->rank + l->size - 1) % l->size, upper = (l->rank + 1) % l->size;
+    MPI_Request req[4];
+    MPI_Status stat[4];
+    char none[4];
+    int rc = MPI_Win_sync(l->win); /* this rank's writes, before the neighbours read */
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Irecv(&none[0], 0, MPI_BYTE, lower, TAG_SYNC_UP, l->comm, &req[0]);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Irecv(&none[1], 0, MPI_BYTE, upper, TAG_SYNC_DOWN, l->comm, &req[1]);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Isend(&none[2], 0, MPI_BYTE, lower, TAG_SYNC_DOWN, l->comm, &req[2]);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Isend(&none[3], 0, MPI_BYTE, upper, TAG_SYNC_UP, l->comm, &req[3]);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Waitall(4, req, stat);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Win_sync(l->win); /* the neighbours' writes, before this rank reads */
+    return rc == MPI_SUCCESS ? 0 : mpi_failed(rc, "halo handshake");
 }
 
 static int link_broadcast(void *user, int root, void *buf, size_t bytes)
@@ -145,6 +247,11 @@ static void link_release(void *user)
     struct mpi_link *l = user;
     int finalized = 0;
     MPI_Finalized(&finalized);
+    if (!finalized && l->node != MPI_COMM_NULL) {
+        MPI_Win_unlock_all(l->win);
+        MPI_Win_free(&l->win);
+        MPI_Comm_free(&l->node);
+    }
     if (!finalized)
         MPI_Comm_free(&l->comm);
     free(l);
@@ -161,6 +268,8 @@ static int link_open(MPI_Comm comm, struct mpi_link **out, latmc_transport *tr)
         free(l);
         return mpi_failed(rc, "MPI_Comm_dup");
     }
+    l->node = MPI_COMM_NULL;
+    l->win = MPI_WIN_NULL;
     MPI_Comm_rank(l->comm, &l->rank);
     MPI_Comm_size(l->comm, &l->size);
     memset(tr, 0, sizeof *tr);
@@ -170,6 +279,8 @@ static int link_open(MPI_Comm comm, struct mpi_link **out, latmc_transport *tr)
     tr->gather = link_gather;
     tr->broadcast = link_broadcast;
     tr->release = link_release;
+    tr->share_halos = link_share_halos;
+    tr->sync_halos = link_sync_halos;
     *out = l;
     return LATMC_OK;
 }

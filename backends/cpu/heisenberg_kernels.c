@@ -11,6 +11,7 @@
 #include "model.h"
 #include "heisenberg_dsp.h"
 #include "heisenberg_ref.h"
+#include "heisenberg_rules.h"
 
 /* The reference state plus, at a SIMD level, its kernel table and SoA arrays. */
 struct heisenberg_state {
@@ -52,8 +53,8 @@ static void slab_draw_couplings(latmc_sim *sim, struct cpu_state *st, float *cou
     const int64_t n = plane_sites(st) * sim->desc.ndim;
     for (int64_t l = 0; l < st->slab.planes; l++) {
         const int64_t g = cpu_slab_global(st, l);
-        cpu_heisenberg_couplings_range(couplings + l * n, g * n, (g + 1) * n,
-                                       sim->desc.couplings, sim->desc.coupling_seed);
+        latmc_heisenberg_couplings_range(couplings + l * n, g * n, (g + 1) * n,
+                                         sim->desc.couplings, sim->desc.coupling_seed);
     }
 }
 
@@ -151,9 +152,9 @@ static int heisenberg_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
         if (st->slab.on && how != LATMC_INIT_COLD) /* each local plane from its global one */
             for (int64_t l = 0; l < st->slab.planes; l++) {
                 const int64_t g = cpu_slab_global(st, l);
-                cpu_heisenberg_hot_range(replica_spins(st, hs, r) +
-                                             LATMC_HEISENBERG_COMPONENTS * l * ps,
-                                         g * ps, (g + 1) * ps, sim->desc.seed, r);
+                latmc_heisenberg_hot_range(replica_spins(st, hs, r) +
+                                               LATMC_HEISENBERG_COMPONENTS * l * ps,
+                                           g * ps, (g + 1) * ps, sim->desc.seed, r);
             }
         else if (how == LATMC_INIT_COLD)
             cpu_heisenberg_cold_start(&st->lattice, replica_spins(st, hs, r));

@@ -22,13 +22,7 @@
 
 int64_t cpu_heisenberg_rows_per_chunk(const struct latmc_lattice *g)
 {
-    const int64_t rpp = cpu_heisenberg_rows_per_plane(g);
-    int64_t rows = 1024 / g->lx > 0 ? 1024 / g->lx : 1;
-    if (rows > rpp)
-        rows = rpp;
-    while (rpp % rows != 0)
-        rows--;
-    return rows;
+    return latmc_heisenberg_rows_per_chunk(g->lx, cpu_heisenberg_rows_per_plane(g));
 }
 
 static inline double dot_ff(const float *a, const float *b)

@@ -109,8 +109,9 @@ void cpu_heisenberg_measure_planes(const struct latmc_lattice *g, struct cpu_hei
 /*
  * Slab-only storage (cpu_backend.h): cpu_heisenberg_step_boxes on the slab's local lattice
  * g and boxes, the draws of local number j those of global j + j_origin (a multiple of 4,
- * the local origin an even plane); and the global couplings' elements [e0, e1) and one
- * replica's global hot start of sites [i0, i1), into out[0 ..).
+ * the local origin an even plane). The slab's couplings and hot start are ranges of the
+ * global draws: latmc_heisenberg_couplings_range, latmc_heisenberg_hot_range
+ * (lib/heisenberg_rules.h, which the CUDA module's parts call too).
  */
 uint64_t cpu_heisenberg_step_boxes_at(const struct latmc_lattice *g, float *spins, int replicas,
                                       const float *couplings,
@@ -118,8 +119,5 @@ uint64_t cpu_heisenberg_step_boxes_at(const struct latmc_lattice *g, float *spin
                                       int colour, uint64_t seed, uint64_t sweep,
                                       const struct latmc_box *boxes, int n_boxes,
                                       int64_t j_origin, const struct cpu_team *team);
-void cpu_heisenberg_couplings_range(float *out, int64_t e0, int64_t e1, int kind,
-                                    uint64_t coupling_seed);
-void cpu_heisenberg_hot_range(float *out, int64_t i0, int64_t i1, uint64_t seed, int replica);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coupling_draws.h"
 #include "cpu_backend.h"
 #include "cpu_omp.h"
 #include "ising.h"
@@ -45,8 +46,7 @@ static void slab_draw_couplings(latmc_sim *sim, struct cpu_state *st, int8_t *ep
     const int64_t n = plane_sites(st) * sim->desc.ndim;
     for (int64_t l = 0; l < st->slab.planes; l++) {
         const int64_t g = cpu_slab_global(st, l);
-        cpu_ising_draw_couplings_range(eps + l * n, g * n, (g + 1) * n,
-                                       sim->desc.coupling_seed);
+        latmc_ising_bimodal_range(eps + l * n, g * n, (g + 1) * n, sim->desc.coupling_seed);
     }
 }
 

@@ -53,9 +53,8 @@ uint64_t cpu_ising_colour_range_slab(const struct latmc_lattice *global,
                                      const struct latmc_ising_tables *t, int algorithm,
                                      uint64_t seed, uint64_t sweep, int colour, int64_t j0,
                                      int64_t j1, const struct cpu_team *team);
-/* Elements [e0, e1) of the global +-J couplings (cpu_ising_draw_couplings' values), and
- * sites [i0, i1) of the global hot start, into out[0 ..). */
-void cpu_ising_draw_couplings_range(int8_t *out, int64_t e0, int64_t e1, uint64_t coupling_seed);
+/* Sites [i0, i1) of the global hot start into out[0 ..). (A slab's couplings:
+ * latmc_ising_bimodal_range, lib/coupling_draws.h.) */
 void cpu_ising_hot_range(int8_t *out, int64_t i0, int64_t i1, uint64_t seed);
 
 #endif

@@ -186,19 +186,6 @@ uint64_t cpu_ising_colour_range_slab(const struct latmc_lattice *global,
     return changed;
 }
 
-/* Elements [e0, e1) of the global +-J coupling array (eps[ndim i + mu]) into out[0 ..). */
-void cpu_ising_draw_couplings_range(int8_t *out, int64_t e0, int64_t e1, uint64_t coupling_seed)
-{
-    for (int64_t b = e0 / 4; 4 * b < e1; b++) {
-        const latmc_philox_ctr r = latmc_coupling_draws(coupling_seed, b, 0);
-        for (int lane = 0; lane < 4; lane++) {
-            const int64_t e = 4 * b + lane;
-            if (e >= e0 && e < e1)
-                out[e - e0] = (int8_t)latmc_bimodal_sign(r.v[lane]);
-        }
-    }
-}
-
 /* Sites [i0, i1) of the global hot start into out[0 ..): latmc_ising_hot_block's rule. */
 void cpu_ising_hot_range(int8_t *out, int64_t i0, int64_t i1, uint64_t seed)
 {

@@ -314,15 +314,9 @@ static int heis_create(const latmc_sim *sim, struct cuda_sim *cs)
         (st = choose_geometry(sim, 1, &hs->geom[1])) < 0)
         return st;
     const struct cuda_heis_geom *g = &hs->geom[0];
-    /* the reduction's chunks: those of cpu_heisenberg_rows_per_chunk (at most 1024 sites
-     * of whole rows, never across a plane along the last axis: the largest divisor of a
-     * plane's rows), so that the sums are added in the CPU's order */
-    const long long rows_per_plane = g->ndim == 3 ? g->ly : 1;
-    hs->rows_per_chunk = 1024 / g->lx > 0 ? 1024 / g->lx : 1;
-    if (hs->rows_per_chunk > rows_per_plane)
-        hs->rows_per_chunk = rows_per_plane;
-    while (rows_per_plane % hs->rows_per_chunk != 0)
-        hs->rows_per_chunk--;
+    /* the reduction's chunks, the CPU's (lib/heisenberg.h), so that the sums are added in
+     * the CPU's order */
+    hs->rows_per_chunk = latmc_heisenberg_rows_per_chunk(g->lx, g->ndim == 3 ? g->ly : 1);
     hs->nchunks = ceil_div((long long)g->ly * g->lz, hs->rows_per_chunk);
     hs->buf[0] = cs->spins;
     hs->cur = 0;

@@ -40,7 +40,11 @@
  * through a pinned host stage kept with the part (cuda_planes_stage): one DMA copy per
  * move, no allocation; a Heisenberg exchange inside a sweep goes straight between the
  * device and the part's page-locked halo buffers (cuda_planes_heis.c, wire_move), and
- * the last step waits for the border stream (its halo copies are not waited for).
+ * the last step waits for the border stream (its halo copies are not waited for). Where
+ * the transport shares the halo buffers with the neighbours (lib/part.c: liblatmc_mpi's
+ * MPI-3 window on one node), those are the buffers: each is page-locked in this process
+ * at its first use (cuda_planes_halo_buffer), so the DMA writes the border plane into
+ * memory the neighbour reads and reads the neighbour's plane from its buffer.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,8 +90,12 @@ struct cuda_planes {
      * (halo_tried; NULL where they could not be), so that the planes go by DMA straight
      * between them and the device; sets_pending: a set enqueued on the border stream and
      * not waited for */
-    void *halo_host;
-    bool halo_tried, sets_pending;
+    /* the halo regions tried (latmc_part_is_halo_buffer: halo_buf, or each buffer shared
+     * with the neighbours, lib/part.c); halo_locked[k]: page-locked by us */
+    void *halo_region[CUDA_PLANES_HALO_REGIONS];
+    bool halo_locked[CUDA_PLANES_HALO_REGIONS];
+    int halo_regions;
+    bool sets_pending;
 };
 
 /* Packed rows per plane along the last axis (rows are y + L_y z): L_y in 3D, 1 in 2D. */
@@ -230,8 +238,9 @@ void cuda_planes_free(struct cuda_sim *cs)
         return;
     if (pl->border)
         cudaStreamSynchronize(pl->border);
-    if (pl->halo_host)
-        cudaHostUnregister(pl->halo_host);
+    for (int k = 0; k < pl->halo_regions; k++)
+        if (pl->halo_locked[k])
+            cudaHostUnregister(pl->halo_region[k]);
     cudaFree(pl->scratch);
     cudaFreeHost(pl->host_words);
     cudaFree(pl->stage_dev);
@@ -342,23 +351,29 @@ bool cuda_planes_halo_buffer(latmc_sim *sim, const void *buf, size_t bytes, bool
     struct cuda_sim *cs = cuda_sim_of(sim);
     const struct latmc_part *part = sim->part;
     *pinned = false;
-    if (!part || !part->halo_buf)
-        return false;
-    const size_t all = 4 * (size_t)part->halo * part->plane_bytes;
-    const uintptr_t b = (uintptr_t)buf, h = (uintptr_t)part->halo_buf;
-    if (!(b >= h && bytes <= all && b - h <= all - bytes))
+    void *region = NULL;
+    size_t region_bytes = 0;
+    if (!part || !latmc_part_is_halo_buffer(part, buf, bytes, &region, &region_bytes))
         return false;
     struct cuda_planes *pl = NULL;
     if (planes_state(cs, &pl) < 0)
         return true; /* in the halo buffers all the same: the stage path (which fails) */
-    if (!pl->halo_tried) {
-        pl->halo_tried = true;
-        if (cudaHostRegister(part->halo_buf, all, cudaHostRegisterDefault) == cudaSuccess)
-            pl->halo_host = part->halo_buf;
-        else
+    int k = 0;
+    while (k < pl->halo_regions && pl->halo_region[k] != region)
+        k++;
+    if (k == pl->halo_regions) {
+        if (k == CUDA_PLANES_HALO_REGIONS)
+            return true; /* not expected (lib/part.c has at most 9): the stage path */
+        pl->halo_region[k] = region;
+        pl->halo_regions++;
+        /* a buffer shared with a neighbour is mapped in this process too: its pages are
+         * locked here for this process's DMA (each region is another range of pages) */
+        pl->halo_locked[k] = cudaHostRegister(region, region_bytes, cudaHostRegisterDefault) ==
+                             cudaSuccess;
+        if (!pl->halo_locked[k])
             (void)cudaGetLastError(); /* e.g. a page already registered: the stage path */
     }
-    *pinned = pl->halo_host != NULL;
+    *pinned = pl->halo_locked[k];
     return true;
 }
 
@@ -921,4 +936,36 @@ bool cuda_planes_slab_owns_spins(const latmc_sim *sim)
 {
     (void)sim;
     return true;
+}
+
+int cuda_planes_slab_runs(const struct cuda_planes_slab *s, bool own_only,
+                          struct cuda_slab_run r[3])
+{
+    cuda_slab_runs_of(s->origin, s->planes, s->halo, s->L, r);
+    if (!own_only)
+        return 3;
+    r[0] = r[1];
+    return 1;
+}
+
+cudaError_t cuda_planes_slab_values(const latmc_sim *sim, struct cuda_sim *cs,
+                                    const struct cuda_planes_slab *s, size_t pb,
+                                    const void *host, void *out, cuda_planes_hot_fn hot)
+{
+    struct cuda_slab_run r[3];
+    const int n = cuda_planes_slab_runs(s, out != NULL, r);
+    cudaError_t err = cudaSuccess;
+    for (int k = 0; k < n && err == cudaSuccess; k++) {
+        char *dev = (char *)cs->spins + (size_t)r[k].local * pb;
+        const size_t bytes = (size_t)r[k].planes * pb;
+        if (out)
+            err = cudaMemcpyAsync((char *)out + (size_t)r[k].global * pb, dev, bytes,
+                                  cudaMemcpyDeviceToHost, cs->stream);
+        else if (host)
+            err = cudaMemcpyAsync(dev, (const char *)host + (size_t)r[k].global * pb, bytes,
+                                  cudaMemcpyHostToDevice, cs->stream);
+        else
+            err = hot(sim, cs, dev, r[k].global, r[k].planes);
+    }
+    return err;
 }

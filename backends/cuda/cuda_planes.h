@@ -24,6 +24,7 @@
 #include <cuda_runtime_api.h>
 
 #include "backend.h"
+#include "cuda_slab_exec.h" /* struct cuda_slab_run */
 
 struct cuda_sim;
 struct cuda_ising_packed_thresholds;
@@ -52,10 +53,13 @@ int cuda_planes_stage(struct cuda_sim *cs, size_t dev_bytes, size_t host_bytes, 
 
 /* Heisenberg's halo exchange (cuda_planes_heis.c, wire_move): whether a sweep call is
  * under way; whether buf[0, bytes) lies in the part's halo buffers (lib/part.c's, used
- * by its halo exchange only), and in *pinned whether they are page-locked (done at the
- * first call; false where they cannot be); a set enqueued on the border stream and not
+ * by its halo exchange only: halo_buf, or the buffers shared with the neighbours that a
+ * transport's share_halos gave), and in *pinned whether the buffer is page-locked (done
+ * at its first use, each of at most CUDA_PLANES_HALO_REGIONS buffers; false where it
+ * cannot be); a set enqueued on the border stream and not
  * waited for; settle: wait for such sets (before anything on the sim's stream that
  * writes the planes). */
+#define CUDA_PLANES_HALO_REGIONS 9
 bool cuda_planes_in_sweep(const struct cuda_sim *cs);
 bool cuda_planes_halo_buffer(latmc_sim *sim, const void *buf, size_t bytes, bool *pinned);
 void cuda_planes_set_pending(struct cuda_sim *cs);
@@ -163,6 +167,21 @@ static inline int64_t cuda_planes_local(const struct cuda_planes_slab *s, int64_
     return cuda_planes_local_all(s, p0, p1, lp) > 0 ? lp[0] : -1;
 }
 
+/* The global plane of local plane p. */
+static inline int64_t cuda_planes_global(const struct cuda_planes_slab *s, int64_t p)
+{
+    return ((s->origin - s->halo + p) % s->L + s->L) % s->L;
+}
+
+/*
+ * The local planes as runs of consecutive planes (cuda_slab_exec.h's, of the several-GPU
+ * slabs), for the copies between a slab and the whole lattice's layout: into the slab
+ * (the starts, set_spins: halos included) three, the lower halo, the own planes and the
+ * upper halo; out of it (own_only: get_spins) one, the own planes. Returns the count.
+ */
+int cuda_planes_slab_runs(const struct cuda_planes_slab *s, bool own_only,
+                          struct cuda_slab_run r[3]);
+
 /*
  * A one-device Ising sim's packed layout (cuda_ising.c), made to hold the configuration
  * (packed from the bytes first where only they do, +-J coupling words made current), all
@@ -201,6 +220,16 @@ const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim);
 cudaError_t cuda_planes_slab_no_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
                                      int step);
 bool cuda_planes_slab_owns_spins(const latmc_sim *sim);
+/* The starts and set/get_spins of a slab kept as the API's values (Potts, phi^4), `pb`
+ * bytes a plane at cs->spins from local plane 0: the local planes, halos included, from
+ * the whole lattice's `host`, or from `hot` (host NULL: the one-device hot start's values
+ * of global planes [plane0, plane0 + planes) into dev); or the own planes into `out`
+ * (the whole lattice's layout, the other planes untouched). Enqueued on cs->stream. */
+typedef cudaError_t (*cuda_planes_hot_fn)(const latmc_sim *sim, struct cuda_sim *cs, void *dev,
+                                          int64_t plane0, int64_t planes);
+cudaError_t cuda_planes_slab_values(const latmc_sim *sim, struct cuda_sim *cs,
+                                    const struct cuda_planes_slab *s, size_t pb,
+                                    const void *host, void *out, cuda_planes_hot_fn hot);
 bool cuda_planes_ising_access(struct cuda_sim *cs, struct cuda_ising_packed_access *out);
 const struct cuda_model_kernels *cuda_planes_potts_part_kernels(const latmc_sim *sim);
 const struct cuda_planes_slab *cuda_planes_potts_slab(const struct cuda_sim *cs);

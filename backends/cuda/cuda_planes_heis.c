@@ -131,12 +131,6 @@ static void slab_destroy(struct cuda_sim *cs)
     cs->model_state = NULL;
 }
 
-/* The global plane of local plane p. */
-static int64_t global_plane(const struct heis_slab *s, int64_t p)
-{
-    return ((s->geom.origin - HALO + p) % s->geom.L + s->geom.L) % s->geom.L;
-}
-
 /* `blocks` blocks of the whole lattice's AoS host data (m floats per site) restricted to
  * the local planes, halos included, into `local` (the same layout over the local
  * lattice). */
@@ -146,11 +140,12 @@ static void gather_local(const latmc_sim *sim, const struct heis_slab *s, float 
     const int64_t ps = plane_sites(cuda_sim_of(sim)), N = sim->nsites;
     const size_t plane = (size_t)ps * (size_t)m;
     for (int b = 0; b < blocks; b++)
-        for (int64_t p = 0; p < s->geom.planes + 2 * HALO; p++)
+        for (int64_t p = 0; p < s->geom.planes + 2 * HALO; p++) {
+            const int64_t g = cuda_planes_global(&s->geom, p);
             memcpy(local + ((size_t)b * (size_t)s->n_local + (size_t)(p * ps)) * (size_t)m,
-                   whole + ((size_t)b * (size_t)N + (size_t)(global_plane(s, p) * ps)) *
-                               (size_t)m,
+                   whole + ((size_t)b * (size_t)N + (size_t)(g * ps)) * (size_t)m,
                    plane * sizeof(float));
+        }
 }
 
 /* The local lattice's AoS host data `local` (m floats per site, `blocks` blocks) into
@@ -185,31 +180,6 @@ static cudaError_t upload_local(const latmc_sim *sim, struct cuda_sim *cs, float
     return err;
 }
 
-/* latmc_heisenberg_couplings_block's values for couplings [e0, e1) of the lattice, into
- * out[e - e0] (the one-device draws; as the CPU slabs draw them). */
-static void couplings_range(float *out, int64_t e0, int64_t e1, int kind, uint64_t seed)
-{
-    for (int64_t b = e0 / 4; 4 * b < e1; b++) {
-        latmc_philox_ctr r0 = { { 0, 0, 0, 0 } }, r1 = { { 0, 0, 0, 0 } };
-        if (kind != LATMC_COUPLINGS_UNIFORM)
-            r0 = latmc_coupling_draws(seed, b, 0);
-        if (kind == LATMC_COUPLINGS_GAUSSIAN)
-            r1 = latmc_coupling_draws(seed, b, 1);
-        for (int lane = 0; lane < 4; lane++) {
-            const int64_t e = 4 * b + lane;
-            if (e < e0 || e >= e1)
-                continue;
-            float j = 1.0f;
-            if (kind == LATMC_COUPLINGS_GAUSSIAN)
-                j = latmc_heisenberg_gaussian_coupling(latmc_heisenberg_uniform(r0.v[lane]),
-                                                       latmc_heisenberg_uniform(r1.v[lane]));
-            else if (kind == LATMC_COUPLINGS_BIMODAL)
-                j = latmc_heisenberg_bimodal_coupling(r0.v[lane]);
-            out[e - e0] = j;
-        }
-    }
-}
-
 static int slab_create(const latmc_sim *sim, struct cuda_sim *cs)
 {
     struct heis_slab *s = calloc(1, sizeof *s);
@@ -225,13 +195,9 @@ static int slab_create(const latmc_sim *sim, struct cuda_sim *cs)
                                          lattice_planes(cs) };
     const int64_t ps = plane_sites(cs), nloc = s->geom.planes + 2 * HALO;
     s->n_local = (long long)(nloc * ps);
-    /* the one-device reduction's chunks (cuda_heisenberg.c, heis_create) */
+    /* the one-device reduction's chunks (lib/heisenberg.h) */
     const long long rows_per_plane = d->ndim == 3 ? d->extent[1] : 1;
-    s->rows_per_chunk = 1024 / d->extent[0] > 0 ? 1024 / d->extent[0] : 1;
-    if (s->rows_per_chunk > rows_per_plane)
-        s->rows_per_chunk = rows_per_plane;
-    while (rows_per_plane % s->rows_per_chunk != 0)
-        s->rows_per_chunk--;
+    s->rows_per_chunk = latmc_heisenberg_rows_per_chunk(d->extent[0], rows_per_plane);
     const long long nchunks = s->geom.planes * rows_per_plane / s->rows_per_chunk;
     const size_t spin_bytes = (size_t)s->n_local * 3u * (size_t)d->replicas * sizeof(float);
     int st = LATMC_OK;
@@ -257,9 +223,10 @@ static int slab_create(const latmc_sim *sim, struct cuda_sim *cs)
                              "memory for the couplings of the part's slab", nc * sizeof(float));
     if (st == LATMC_OK) {
         for (int64_t p = 0; p < nloc; p++) {
-            const int64_t g = global_plane(s, p);
-            couplings_range(s->J_local + p * per_plane, g * per_plane, (g + 1) * per_plane,
-                            d->couplings, d->coupling_seed);
+            const int64_t g = cuda_planes_global(&s->geom, p);
+            latmc_heisenberg_couplings_range(s->J_local + p * per_plane, g * per_plane,
+                                             (g + 1) * per_plane, d->couplings,
+                                             d->coupling_seed);
         }
         st = cuda_check(upload_aos(cs, s->J, s->J_local, d->ndim, 1),
                         "copying the couplings to the device");
@@ -286,24 +253,6 @@ static cudaError_t slab_cold_start(const latmc_sim *sim, struct cuda_sim *cs)
     return cuda_heis_cold_start(cs->stream, s->buf[s->cur], s->n_local, sim->desc.replicas);
 }
 
-/* latmc_heisenberg_hot_block's spins for sites [i0, i1) of one replica, out[3 (i - i0)]
- * (as the CPU slabs draw them). */
-static void hot_range(float *out, int64_t i0, int64_t i1, uint64_t seed, int replica)
-{
-    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_INIT, (uint32_t)replica);
-    for (int64_t b = i0 / 4; 4 * b < i1; b++) {
-        const latmc_philox_ctr rz = latmc_rng_block(seed, (uint64_t)b, 0, stream, 0, 0);
-        const latmc_philox_ctr rphi = latmc_rng_block(seed, (uint64_t)b, 0, stream, 0, 1);
-        for (int lane = 0; lane < 4; lane++) {
-            const int64_t i = 4 * b + lane;
-            if (i >= i0 && i < i1)
-                latmc_heisenberg_uniform_spin(latmc_heisenberg_uniform(rz.v[lane]),
-                                              latmc_heisenberg_uniform(rphi.v[lane]),
-                                              out + LATMC_HEISENBERG_COMPONENTS * (i - i0));
-        }
-    }
-}
-
 /* The one-device hot start's draws of the local planes only, where they lie in the
  * global draws (sites named by their global index). */
 static cudaError_t slab_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
@@ -319,10 +268,10 @@ static cudaError_t slab_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
         return cudaErrorMemoryAllocation;
     for (int r = 0; r < nrep; r++)
         for (int64_t p = 0; p < nloc; p++) {
-            const int64_t g = global_plane(s, p);
-            hot_range(local + per_rep * (size_t)r +
-                          (size_t)(p * ps) * LATMC_HEISENBERG_COMPONENTS,
-                      g * ps, (g + 1) * ps, sim->desc.seed, r);
+            const int64_t g = cuda_planes_global(&s->geom, p);
+            latmc_heisenberg_hot_range(local + per_rep * (size_t)r +
+                                           (size_t)(p * ps) * LATMC_HEISENBERG_COMPONENTS,
+                                       g * ps, (g + 1) * ps, sim->desc.seed, r);
         }
     const cudaError_t err = upload_aos(cs, s->buf[s->cur], local, LATMC_HEISENBERG_COMPONENTS,
                                        nrep);
@@ -479,10 +428,13 @@ uint64_t cuda_planes_heis_attempted(const latmc_sim *sim, int64_t sites)
  * bus as one 2D copy of 3 x replicas runs with no transposition kernel on the border
  * stream (whose blocks would wait for room beside the interior's). It goes by DMA
  * straight from or into the halo buffers, page-locked at the first exchange
- * (cuda_planes_halo_buffer; else through the pinned stage and a host copy). Inside a
- * sweep call a set is not waited for (cuda_planes_set_pending): its buffer is next written
- * by the transport of the next exchange, after that exchange's gets have waited for the
- * border stream, and the sweep call's last step waits for the border stream.
+ * (cuda_planes_halo_buffer; else through the pinned stage and a host copy); where the
+ * transport shares them with the neighbours (share_halos), a get writes into memory the
+ * neighbour reads and a set reads the neighbour's buffer. Inside a sweep call a set is
+ * not waited for (cuda_planes_set_pending): its buffer is next written by the transport of
+ * the next exchange (shared: by the neighbour, after this part's next handshake), after
+ * that exchange's gets have waited for the border stream, and the sweep call's last step
+ * waits for the border stream.
  */
 static int wire_move(latmc_sim *sim, struct cuda_sim *cs, const struct heis_view *v,
                      cudaStream_t stream, int64_t p, void *get_buf, const void *set_buf,

@@ -37,8 +37,8 @@
 
 struct slab_ising {
     struct latmc_lattice local;     /* the local lattice: planes + 2 halo planes */
-    int64_t origin, planes, halo;   /* own planes [origin, origin + planes) of L */
-    int64_t L, plane_rows;          /* planes of the last axis; packed rows per plane */
+    struct cuda_planes_slab geom;   /* own planes [origin, origin + planes) of L, halo 2 */
+    int64_t plane_rows;             /* packed rows per plane */
     uint32_t *colour[2];            /* the packed configuration of the local planes */
     uint32_t *eps_packed[2];        /* +-J: packed couplings of the local planes */
     int8_t *eps_local;              /* +-J: the local planes' couplings, eps[ndim i + mu]
@@ -60,20 +60,6 @@ static bool storage_whole(void)
 {
     const char *v = getenv("LATMC_CUDA_PART_STORAGE");
     return v && strcmp(v, "whole") == 0;
-}
-
-/* Three runs of consecutive planes: lower halo, own planes, upper halo (global first
- * plane, local first plane, count). Slabs start on even planes and L is even, so neither
- * halo wraps inside itself. */
-struct plane_run {
-    int64_t global, local, planes;
-};
-
-static void plane_runs(const struct slab_ising *s, struct plane_run r[3])
-{
-    r[0] = (struct plane_run){ (s->origin - s->halo + s->L) % s->L, 0, s->halo };
-    r[1] = (struct plane_run){ s->origin, s->halo, s->planes };
-    r[2] = (struct plane_run){ (s->origin + s->planes) % s->L, s->halo + s->planes, s->halo };
 }
 
 static size_t colour_bytes(const struct slab_ising *s)
@@ -102,28 +88,8 @@ static void slab_destroy(struct cuda_sim *cs)
 static cudaError_t pack_couplings(struct cuda_sim *cs, struct slab_ising *s)
 {
     return cuda_ising_pack_couplings_host(cs->stream, &s->local, s->eps_local,
-                                          s->planes + 2 * s->halo, 0, s->eps_packed[0],
-                                          s->eps_packed[1]);
-}
-
-/* The global plane of local plane p. */
-static int64_t global_plane(const struct slab_ising *s, int64_t p)
-{
-    return ((s->origin - s->halo + p) % s->L + s->L) % s->L;
-}
-
-/* latmc_ising_bimodal_block's couplings [e0, e1) of the lattice into out[e - e0] (the
- * one-device draws, coupling_draws.h; as the CPU slabs draw them). */
-static void bimodal_range(int8_t *out, int64_t e0, int64_t e1, uint64_t seed)
-{
-    for (int64_t b = e0 / 4; 4 * b < e1; b++) {
-        const latmc_philox_ctr r = latmc_coupling_draws(seed, b, 0);
-        for (int lane = 0; lane < 4; lane++) {
-            const int64_t e = 4 * b + lane;
-            if (e >= e0 && e < e1)
-                out[e - e0] = (int8_t)latmc_bimodal_sign(r.v[lane]);
-        }
-    }
+                                          s->geom.planes + 2 * s->geom.halo, 0,
+                                          s->eps_packed[0], s->eps_packed[1]);
 }
 
 static int slab_create(const latmc_sim *sim, struct cuda_sim *cs)
@@ -137,19 +103,20 @@ static int slab_create(const latmc_sim *sim, struct cuda_sim *cs)
     const int nd = sim->desc.ndim;
     /* the part's box (part->p0, p1 are set after the creation) */
     const struct latmc_box *box = &sim->plan->boxes[part->rank];
-    s->origin = box->origin[nd - 1];
-    s->planes = box->extent[nd - 1];
-    s->L = sim->desc.extent[nd - 1];
-    s->halo = 2; /* the reach (1) rounded up to the plane multiple (2) */
+    s->geom.origin = box->origin[nd - 1];
+    s->geom.planes = box->extent[nd - 1];
+    s->geom.L = sim->desc.extent[nd - 1];
+    s->geom.halo = 2; /* the reach (1) rounded up to the plane multiple (2) */
     s->plane_rows = nd == 3 ? sim->desc.extent[1] : 1;
-    if (s->origin % 2 != 0 || s->planes % 2 != 0 || s->L % 2 != 0)
+    if (s->geom.origin % 2 != 0 || s->geom.planes % 2 != 0 || s->geom.L % 2 != 0)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: part %d of %d of an Ising "
                                "sim holds planes [%lld, %lld) of %lld: a GPU rank's slab must "
                                "start and end on even planes", part->rank, part->n_parts,
-                               (long long)s->origin, (long long)(s->origin + s->planes),
-                               (long long)s->L);
+                               (long long)s->geom.origin,
+                               (long long)(s->geom.origin + s->geom.planes),
+                               (long long)s->geom.L);
     s->local = cs->lattice;
-    const int64_t local_planes = s->planes + 2 * s->halo;
+    const int64_t local_planes = s->geom.planes + 2 * s->geom.halo;
     if (nd == 3)
         s->local.lz = local_planes;
     else
@@ -182,17 +149,18 @@ static int slab_create(const latmc_sim *sim, struct cuda_sim *cs)
             return cuda_core->fail(LATMC_ENOMEM, "CUDA Ising: cannot allocate %zu bytes of "
                                    "host memory for the couplings of the part's slab", n);
         for (int64_t p = 0; p < local_planes; p++) {
-            const int64_t g = global_plane(s, p);
-            bimodal_range(s->eps_local + p * per_plane, g * per_plane, (g + 1) * per_plane,
-                          sim->desc.coupling_seed);
+            const int64_t g = cuda_planes_global(&s->geom, p);
+            latmc_ising_bimodal_range(s->eps_local + p * per_plane, g * per_plane,
+                                      (g + 1) * per_plane, sim->desc.coupling_seed);
         }
         st = cuda_check(pack_couplings(cs, s), "packing the couplings");
     }
     if (st == LATMC_OK)
         cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA backend: Ising part %d of %d stores "
                        "planes [%lld, %lld) and 2 x %lld halo planes (%zu bytes of spins)",
-                       part->rank, part->n_parts, (long long)s->origin,
-                       (long long)(s->origin + s->planes), (long long)s->halo, 2 * bytes);
+                       part->rank, part->n_parts, (long long)s->geom.origin,
+                       (long long)(s->geom.origin + s->geom.planes), (long long)s->geom.halo,
+                       2 * bytes);
     return st;
 }
 
@@ -215,10 +183,10 @@ static cudaError_t local_rows(const latmc_sim *sim, struct cuda_sim *cs, const i
 {
     const struct slab_ising *s = slab_of(cs);
     const int64_t lx = s->local.lx, pr = s->plane_rows;
-    struct plane_run runs[3];
-    plane_runs(s, runs);
+    struct cuda_slab_run runs[3];
+    const int nruns = cuda_planes_slab_runs(&s->geom, out != NULL, runs);
     cudaError_t err = cudaSuccess;
-    for (int k = out ? 1 : 0; k < (out ? 2 : 3) && err == cudaSuccess; k++) {
+    for (int k = 0; k < nruns && err == cudaSuccess; k++) {
         const int64_t rows = runs[k].planes * pr;
         for (int64_t r = 0; r < rows && err == cudaSuccess; r += s->stage_rows) {
             const int64_t n = rows - r < s->stage_rows ? rows - r : s->stage_rows;
@@ -264,8 +232,8 @@ static cudaError_t slab_measure(const latmc_sim *sim, struct cuda_sim *cs)
 {
     (void)sim;
     const struct slab_ising *s = slab_of(cs);
-    const struct cuda_ising_rows rows = { s->halo * s->plane_rows, s->planes * s->plane_rows,
-                                          0, 0 };
+    const struct cuda_ising_rows rows = { s->geom.halo * s->plane_rows,
+                                          s->geom.planes * s->plane_rows, 0, 0 };
     return cuda_ising_packed_measure_rows(cs->stream, &s->local, &rows, s->colour[0],
                                           s->colour[1], s->eps_packed[0], cs->sums);
 }
@@ -292,8 +260,8 @@ static cudaError_t slab_set_couplings(const latmc_sim *sim, struct cuda_sim *cs,
 {
     struct slab_ising *s = slab_of(cs);
     const int64_t per_plane = s->plane_rows * s->local.lx * sim->desc.ndim;
-    for (int64_t p = 0; p < s->planes + 2 * s->halo; p++) {
-        const float *from = buf + global_plane(s, p) * per_plane;
+    for (int64_t p = 0; p < s->geom.planes + 2 * s->geom.halo; p++) {
+        const float *from = buf + cuda_planes_global(&s->geom, p) * per_plane;
         for (int64_t k = 0; k < per_plane; k++)
             s->eps_local[p * per_plane + k] = from[k] > 0.0f ? (int8_t)1 : (int8_t)-1;
     }
@@ -306,8 +274,7 @@ int cuda_planes_ising_coupling_planes(const latmc_sim *sim, struct cuda_sim *cs,
     if (cs->kernels != &slab_ising_kernels || !slab_of(cs)->eps_local)
         return LATMC_EUNSUPPORTED;
     const struct slab_ising *s = slab_of(cs);
-    const struct cuda_planes_slab g = { s->origin, s->planes, s->halo, s->L };
-    const int64_t l0 = cuda_planes_local(&g, p0, p1);
+    const int64_t l0 = cuda_planes_local(&s->geom, p0, p1);
     if (l0 < 0)
         return cuda_core->fail(LATMC_EINVAL, "CUDA backend: the couplings of planes [%lld, "
                                "%lld) are not in the part's slab", (long long)p0,
@@ -373,6 +340,6 @@ bool cuda_planes_ising_access(struct cuda_sim *cs, struct cuda_ising_packed_acce
     out->thr_fit = s->thr_fit;
     out->lattice = &s->local;
     out->slab = true;
-    out->geom = (struct cuda_planes_slab){ s->origin, s->planes, s->halo, s->L };
+    out->geom = s->geom;
     return true;
 }

@@ -123,33 +123,25 @@ static cudaError_t slab_cold_start(const latmc_sim *sim, struct cuda_sim *cs)
     return cudaMemsetAsync(cs->spins, 0, slab_bytes(cs, slab_of(cs)), cs->stream); /* phi = 0 */
 }
 
-/* The local planes, halos included, from the whole field `host` (or the one-device hot
- * start's values, named by the global site: host NULL); or the own planes into `out`. */
-static cudaError_t slab_values(const latmc_sim *sim, struct cuda_sim *cs, const char *host,
-                               char *out)
+/* The one-device hot start's values of global planes [plane0, plane0 + planes), named by
+ * the global site, into dev (cuda_planes_slab_values). */
+static cudaError_t hot_planes(const latmc_sim *sim, struct cuda_sim *cs, void *dev,
+                              int64_t plane0, int64_t planes)
+{
+    const int64_t ps = plane_sites(cs);
+    return cuda_phi4_hot_range(cs->stream, &slab_of(cs)->plan, dev, plane0 * ps, planes * ps,
+                               sim->desc.seed);
+}
+
+/* The local planes, halos included, from the whole field `host` (or the hot start: host
+ * NULL); or the own planes into `out` (cuda_planes_slab_values). */
+static cudaError_t slab_values(const latmc_sim *sim, struct cuda_sim *cs, const void *host,
+                               void *out)
 {
     const struct phi4_slab *s = slab_of(cs);
-    const struct cuda_planes_slab *g = &s->geom;
-    const int64_t ps = plane_sites(cs);
-    const size_t pb = (size_t)ps * value_bytes(&s->plan);
-    const int64_t r[3][3] = { { (g->origin - g->halo + g->L) % g->L, 0, g->halo },
-                              { g->origin, g->halo, g->planes },
-                              { (g->origin + g->planes) % g->L, g->halo + g->planes, g->halo } };
-    cudaError_t err = cudaSuccess;
-    for (int k = out ? 1 : 0; k < (out ? 2 : 3) && err == cudaSuccess; k++) {
-        char *dev = (char *)cs->spins + (size_t)r[k][1] * pb;
-        const size_t bytes = (size_t)r[k][2] * pb;
-        if (out)
-            err = cudaMemcpyAsync(out + (size_t)r[k][0] * pb, dev, bytes, cudaMemcpyDeviceToHost,
-                                  cs->stream);
-        else if (host)
-            err = cudaMemcpyAsync(dev, host + (size_t)r[k][0] * pb, bytes,
-                                  cudaMemcpyHostToDevice, cs->stream);
-        else
-            err = cuda_phi4_hot_range(cs->stream, &s->plan, dev, r[k][0] * ps, r[k][2] * ps,
-                                      sim->desc.seed);
-    }
-    return err;
+    return cuda_planes_slab_values(sim, cs, &s->geom,
+                                   (size_t)plane_sites(cs) * value_bytes(&s->plan), host, out,
+                                   hot_planes);
 }
 
 static cudaError_t slab_hot_start(const latmc_sim *sim, struct cuda_sim *cs)

@@ -125,43 +125,23 @@ static cudaError_t slab_cold_start(const latmc_sim *sim, struct cuda_sim *cs)
     return cudaMemsetAsync(cs->spins, 0, slab_bytes(cs, slab_of(cs)), cs->stream); /* state 0 */
 }
 
-/* The local planes as three runs (lower halo, own, upper halo): global and local first
- * plane, planes. */
-static void slab_runs(const struct potts_slab *s, int64_t r[3][3])
+/* The one-device hot start's draws of global planes [plane0, plane0 + planes), named by
+ * the global site, into dev (cuda_planes_slab_values). */
+static cudaError_t hot_planes(const latmc_sim *sim, struct cuda_sim *cs, void *dev,
+                              int64_t plane0, int64_t planes)
 {
-    const struct cuda_planes_slab *g = &s->geom;
-    const int64_t v[3][3] = { { (g->origin - g->halo + g->L) % g->L, 0, g->halo },
-                              { g->origin, g->halo, g->planes },
-                              { (g->origin + g->planes) % g->L, g->halo + g->planes, g->halo } };
-    memcpy(r, v, sizeof v);
+    const int64_t pb = plane_bytes(cs);
+    return cuda_potts_hot_start_range(cs->stream, dev, plane0 * pb, planes * pb, sim->desc.q,
+                                      sim->desc.seed);
 }
 
-/* The local planes, halos included, from the whole lattice's bytes `host` (or the
- * one-device hot start's draws, named by the global site: host NULL); or the own planes
- * into `out` (the whole lattice's layout, the other planes untouched). */
-static cudaError_t slab_rows(const latmc_sim *sim, struct cuda_sim *cs, const uint8_t *host,
-                             uint8_t *out)
+/* The local planes, halos included, from the whole lattice's bytes `host` (or the hot
+ * start: host NULL); or the own planes into `out` (cuda_planes_slab_values). */
+static cudaError_t slab_rows(const latmc_sim *sim, struct cuda_sim *cs, const void *host,
+                             void *out)
 {
-    const struct potts_slab *s = slab_of(cs);
-    const int64_t pb = plane_bytes(cs);
-    int64_t r[3][3];
-    slab_runs(s, r);
-    uint8_t *spins = cs->spins;
-    cudaError_t err = cudaSuccess;
-    for (int k = out ? 1 : 0; k < (out ? 2 : 3) && err == cudaSuccess; k++) {
-        uint8_t *dev = spins + r[k][1] * pb;
-        const size_t bytes = (size_t)(r[k][2] * pb);
-        if (out)
-            err = cudaMemcpyAsync(out + r[k][0] * pb, dev, bytes, cudaMemcpyDeviceToHost,
-                                  cs->stream);
-        else if (host)
-            err = cudaMemcpyAsync(dev, host + r[k][0] * pb, bytes, cudaMemcpyHostToDevice,
-                                  cs->stream);
-        else
-            err = cuda_potts_hot_start_range(cs->stream, dev, r[k][0] * pb, (int64_t)bytes,
-                                             sim->desc.q, sim->desc.seed);
-    }
-    return err;
+    return cuda_planes_slab_values(sim, cs, &slab_of(cs)->geom, (size_t)plane_bytes(cs), host,
+                                   out, hot_planes);
 }
 
 static cudaError_t slab_hot_start(const latmc_sim *sim, struct cuda_sim *cs)

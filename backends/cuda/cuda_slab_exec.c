@@ -202,12 +202,18 @@ cudaError_t cuda_slab_copy_runs_to(const struct cuda_slab_exec *src, const void 
     return cudaMemcpy3DPeerAsync(&p, stream);
 }
 
+void cuda_slab_runs_of(int64_t origin, int64_t planes, int64_t halo, int64_t L,
+                       struct cuda_slab_run r[3])
+{
+    r[0] = (struct cuda_slab_run){ (origin - halo + L) % L, 0, halo };
+    r[1] = (struct cuda_slab_run){ origin, halo, planes };
+    r[2] = (struct cuda_slab_run){ (origin + planes) % L, halo + planes, halo };
+}
+
 void cuda_slab_runs(const struct cuda_slab_exec *e, int64_t halo, int64_t L,
                     struct cuda_slab_run r[3])
 {
-    r[0] = (struct cuda_slab_run){ (e->origin - halo + L) % L, 0, halo };
-    r[1] = (struct cuda_slab_run){ e->origin, halo, e->planes };
-    r[2] = (struct cuda_slab_run){ (e->origin + e->planes) % L, halo + e->planes, halo };
+    cuda_slab_runs_of(e->origin, e->planes, halo, L, r);
 }
 
 int cuda_slab_exec_put_planes(struct cuda_slab_exec *first, size_t stride, int n,

@@ -127,6 +127,9 @@ struct cuda_slab_run {
 };
 void cuda_slab_runs(const struct cuda_slab_exec *e, int64_t halo, int64_t L,
                     struct cuda_slab_run r[3]);
+/* The same of own planes [origin, origin + planes) (a GPU rank's slab too, cuda_planes.h). */
+void cuda_slab_runs_of(int64_t origin, int64_t planes, int64_t halo, int64_t L,
+                       struct cuda_slab_run r[3]);
 
 /*
  * Copies between whole-lattice host data (plane_bytes a plane, in plane order) and every

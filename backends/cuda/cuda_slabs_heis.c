@@ -188,13 +188,9 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
     hs->nrep = d->replicas;
     hs->L = d->extent[d->ndim - 1];
     hs->plane_sites = d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0];
-    /* the one-device reduction's chunks (cuda_heisenberg.c, heis_create) */
+    /* the one-device reduction's chunks (lib/heisenberg.h) */
     const long long rows_per_plane = d->ndim == 3 ? d->extent[1] : 1;
-    hs->rows_per_chunk = 1024 / d->extent[0] > 0 ? 1024 / d->extent[0] : 1;
-    if (hs->rows_per_chunk > rows_per_plane)
-        hs->rows_per_chunk = rows_per_plane;
-    while (rows_per_plane % hs->rows_per_chunk != 0)
-        hs->rows_per_chunk--;
+    hs->rows_per_chunk = latmc_heisenberg_rows_per_chunk(d->extent[0], rows_per_plane);
     const int axis = d->ndim - 1;
     int st = LATMC_OK;
     for (int i = 0; i < hs->n && st == LATMC_OK; i++) {

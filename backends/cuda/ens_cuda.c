@@ -404,8 +404,11 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
         st = cuda_check(cudaMemcpyAsync(changed, dev_changed, count_bytes,
                                         cudaMemcpyDeviceToHost, cs0->stream),
                         "reading the acceptance counters");
+    /* waited for even after a failed launch: the launches before it run on the members'
+     * configurations, and none may outlive the call (as cuda_ens_heis_sweep) */
+    const cudaError_t fin = cudaStreamSynchronize(cs0->stream);
     if (st == LATMC_OK)
-        st = cuda_check(cudaStreamSynchronize(cs0->stream), "sweeping the members");
+        st = cuda_check(fin, "sweeping the members");
     if (st == LATMC_OK)
         for (int m = 0; m < n; m++) {
             accepted[m] += changed[m];

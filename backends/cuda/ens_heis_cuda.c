@@ -239,14 +239,9 @@ static struct heis_batch *new_batch(latmc_sim *const *members, int n, int *st)
     if (*st == LATMC_OK)
         *st = cuda_check(cudaMalloc((void **)&b->dev_sums, (size_t)n * 13 * sizeof(double)),
                          "cannot allocate device memory for the members' sums");
-    /* the reduction's chunks, as cuda_heisenberg.c's heis_create chooses them: at most
-     * 1024 sites of whole rows, never across a plane along the last axis */
+    /* the reduction's chunks, the one-device sim's (lib/heisenberg.h) */
     const int rows_per_plane = b->shape.ndim == 3 ? b->shape.ly : 1;
-    int rpc = 1024 / b->shape.lx > 0 ? 1024 / b->shape.lx : 1;
-    if (rpc > rows_per_plane)
-        rpc = rows_per_plane;
-    while (rows_per_plane % rpc != 0)
-        rpc--;
+    const int rpc = (int)latmc_heisenberg_rows_per_chunk(b->shape.lx, rows_per_plane);
     b->rows_per_chunk = rpc;
     b->nchunks = (b->shape.ly * b->shape.lz + rpc - 1) / rpc;
     b->chunks_per_plane = rows_per_plane / rpc;
@@ -351,8 +346,14 @@ int cuda_ens_heis_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint6
                         "launching the members' sweeps");
         done += k;
     }
+    /* Waited for even after a failed launch: the launches before it run on the members'
+     * buffers, and none may outlive the call. A failure leaves every member's sweep count
+     * as it was (lib/ens_exec.c), as a failed latmc_sim_sweep does (latmc/sim.h: the
+     * configuration may be partly updated, the count is not advanced), and all members
+     * alike: each launch covers every member. */
+    const cudaError_t fin = cudaStreamSynchronize(cs0->stream);
     if (st == LATMC_OK)
-        st = cuda_check(cudaStreamSynchronize(cs0->stream), "sweeping the members");
+        st = cuda_check(fin, "sweeping the members");
     /* heat bath: every site of the replica is updated (and counted accepted) once per
      * sweep, as heis_sweep's counter; overrelaxation counts neither */
     const uint64_t per = b->heatbath ? (uint64_t)members[0]->nsites : 0;

@@ -73,6 +73,34 @@ typedef struct latmc_transport {
      * caller's.
      */
     void (*release)(void *user);
+    /**
+     * Optional (NULL, or a struct_size that ends before it, an older header's: halos go
+     * by exchange; set with sync_halos or not at all): halo buffers in memory that this
+     * part shares with its neighbours (liblatmc_mpi: MPI-3 shared memory, where every
+     * rank is on one node), so that a border plane is written once, straight into memory
+     * its neighbour reads (a GPU copies it there by DMA), and the exchange is a handshake
+     * (sync_halos) instead of a copy. Called once at the creation of a part sim
+     * (latmc_sim_create_part() and the other part constructors), on every part (n_parts >
+     * 1), after every part's creation has succeeded so far, with the
+     * bytes one side's halo planes take (the same on every part). Returns 1 having filled,
+     * for the two sets k = 0, 1 that the exchanges use in turn: send[2k] (what goes to the
+     * lower neighbour), send[2k + 1] (to the upper one), recv[2k] (the lower neighbour's
+     * send[2k + 1]) and recv[2k + 1] (the upper one's send[2k]), each `bytes` long and
+     * valid until release; 0: not available (exchange is used; every part must give the
+     * same answer); or a negative LATMC_E* code (the create fails).
+     * @since 0.2
+     */
+    int (*share_halos)(void *user, size_t bytes, void *send[4], void *recv[4]);
+    /**
+     * With share_halos: this part has written send[2 set] and send[2 set + 1] (set 0 or 1,
+     * in turn); returns once both neighbours have written theirs of the same set, so that
+     * recv[2 set] and recv[2 set + 1] hold them (the writes made visible, e.g.
+     * MPI_Win_sync). A part has read its recv buffers of a set before its next
+     * sync_halos call, so a neighbour that returns from that call may write its send
+     * buffers of the other set, and of this set one exchange later.
+     * @since 0.2
+     */
+    int (*sync_halos)(void *user, int set);
 } latmc_transport;
 
 /**

@@ -13,9 +13,9 @@
  * test takes 5.6 s and 654 MiB of host memory.
  *
  * No MPI: the part runs alone with a transport that stands in for its 1023 partners
- * (every gather slot gets this part's bytes, its halos come back from itself), as
- * tests/mpi/test_parts.c's part_holds_its_slab_only on the CPU. The chain of GPU ranks
- * against the single-process sim is the mpi cuda_* tests' (test_mpi_sim.c).
+ * (mirror_transport.h: every gather slot gets this part's bytes, its halos come back from
+ * itself), as tests/mpi/test_parts.c's part_holds_its_slab_only on the CPU. The chain of
+ * GPU ranks against the single-process sim is the mpi cuda_* tests' (test_mpi_sim.c).
  *
  * Exit 0 pass, 1 fail, 77 without a usable CUDA module and GPU (saying why).
  */
@@ -29,44 +29,13 @@
 #include <latmc/latmc.h>
 #include <latmc/part.h>
 
-static int mirror_exchange(void *u, const void *to_lower, const void *to_upper,
-                           void *from_lower, void *from_upper, size_t n)
-{
-    (void)u;
-    memcpy(from_lower, to_upper, n);
-    memcpy(from_upper, to_lower, n);
-    return 0;
-}
-
-static int mirror_gather(void *u, int root, const void *mine, void *all, const size_t *bytes)
-{
-    (void)root;
-    const int n = *(const int *)u;
-    unsigned char *out = all;
-    for (int p = 0; all && p < n; p++) {
-        memcpy(out, mine, bytes[p] < bytes[0] ? bytes[p] : bytes[0]);
-        out += bytes[p];
-    }
-    return 0;
-}
-
-static int nop_broadcast(void *u, int root, void *buf, size_t n)
-{
-    (void)u, (void)root, (void)buf, (void)n;
-    return 0;
-}
+#include "mirror_transport.h"
 
 /* Part `rank` of n of desc d on the GPU: created, started hot, swept twice. */
 static int run_part(latmc_ctx *ctx, const char *name, latmc_sim_desc d, int rank, int n,
                     double site_bytes)
 {
-    latmc_transport t;
-    memset(&t, 0, sizeof t);
-    t.struct_size = sizeof t;
-    t.user = &n;
-    t.exchange = mirror_exchange;
-    t.gather = mirror_gather;
-    t.broadcast = nop_broadcast;
+    latmc_transport t = mirror_transport(&n);
     double sites = 1;
     for (int mu = 0; mu < d.ndim; mu++)
         sites *= (double)d.extent[mu];

@@ -28,6 +28,8 @@
 
 #include <latmc/latmc.h>
 
+#include "mirror_transport.h"
+
 enum { MAX_PARTS = 4, N_SWEEPS = 6 };
 
 /* ---- the threads' transport ---- */
@@ -36,7 +38,16 @@ struct hub {
     int n;
     pthread_barrier_t barrier;
     const void *send[MAX_PARTS][2];   /* exchange: to_lower, to_upper; gather/bcast: [0] */
+    /* halos in shared memory (share_halos, offered where `shared`): each part's send
+     * buffers of up to 3 sims (sim, deserialized, loaded), freed after the threads end */
+    bool shared;
+    void *owned[MAX_PARTS][3][4];
+    int n_owned[MAX_PARTS];
+    int syncs;                        /* sync_halos calls of part 0 */
 };
+
+/* run_parts' transports offer share_halos (the exchange in place) */
+static bool hub_shared;
 
 struct link {
     struct hub *hub;
@@ -62,6 +73,41 @@ static int hub_exchange(void *user, const void *to_lower, const void *to_upper,
     memcpy(from_lower, h->send[lower][1], bytes);
     memcpy(from_upper, h->send[upper][0], bytes);
     wait_all(h);
+    return 0;
+}
+
+/* Halos in memory the parts share (the threads of one process share all of it): each
+ * part's 4 send buffers, the neighbours' as its receive buffers. */
+static int hub_share_halos(void *user, size_t bytes, void *send[4], void *recv[4])
+{
+    struct link *l = user;
+    struct hub *h = l->hub;
+    const int lower = (l->rank + h->n - 1) % h->n, upper = (l->rank + 1) % h->n;
+    if (h->n_owned[l->rank] == 3)
+        return latmc_record_failure(LATMC_ENOMEM, "test transport: a fourth share_halos");
+    void **mine = h->owned[l->rank][h->n_owned[l->rank]++];
+    for (int k = 0; k < 4; k++) {
+        mine[k] = malloc(bytes);
+        assert_non_null(mine[k]);
+        send[k] = mine[k];
+    }
+    wait_all(h);
+    const int at_lower = h->n_owned[lower] - 1, at_upper = h->n_owned[upper] - 1;
+    for (int set = 0; set < 2; set++) {
+        recv[2 * set] = h->owned[lower][at_lower][2 * set + 1];
+        recv[2 * set + 1] = h->owned[upper][at_upper][2 * set];
+    }
+    wait_all(h);
+    return 1;
+}
+
+static int hub_sync_halos(void *user, int set)
+{
+    struct link *l = user;
+    assert_true(set == 0 || set == 1);
+    if (l->rank == 0)
+        l->hub->syncs++;
+    wait_all(l->hub);
     return 0;
 }
 
@@ -118,6 +164,10 @@ static latmc_transport transport_of(struct link *l)
     t.gather = hub_gather;
     t.broadcast = hub_broadcast;
     t.release = hub_release;
+    if (l->hub->shared) {
+        t.share_halos = hub_share_halos;
+        t.sync_halos = hub_sync_halos;
+    }
     return t;
 }
 
@@ -322,6 +372,7 @@ static void run_parts(struct job *jobs, int n)
     struct hub hub;
     memset(&hub, 0, sizeof hub);
     hub.n = n;
+    hub.shared = hub_shared;
     assert_int_equal(pthread_barrier_init(&hub.barrier, NULL, (unsigned)n), 0);
     pthread_t th[MAX_PARTS];
     for (int p = 0; p < n; p++) {
@@ -332,6 +383,13 @@ static void run_parts(struct job *jobs, int n)
     for (int p = 0; p < n; p++)
         pthread_join(th[p], NULL);
     pthread_barrier_destroy(&hub.barrier);
+    /* the halos went through the shared buffers (several parts), or by exchange */
+    if (n > 1 && jobs[0].res.status == LATMC_OK)
+        assert_true(hub.shared ? hub.syncs > 0 : hub.syncs == 0);
+    for (int p = 0; p < n; p++)
+        for (int k = 0; k < hub.n_owned[p]; k++)
+            for (int b = 0; b < 4; b++)
+                free(hub.owned[p][k][b]);
 }
 
 static void free_result(struct result *r)
@@ -488,7 +546,10 @@ static void parts_equal_one_process(void **state)
              * size (every slab in one chunk here) on even ones */
             if (n % 2)
                 setenv("LATMC_CHECKPOINT_CHUNK_BYTES", "1", 1);
+            /* halos in shared buffers (share_halos) on every other case of each count */
+            hub_shared = (n + (int)c) % 2 == 0;
             run_parts(jobs, n);
+            hub_shared = false;
             unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
             for (int p = 0; p < n; p++) {
                 struct result *r = &jobs[p].res;
@@ -879,7 +940,15 @@ static void misuse(void **state)
     t.struct_size = sizeof t - 8;
     assert_int_equal(latmc_sim_create_part(ctx, &d, 0, 1, &t, &sim), LATMC_EINVAL);
     assert_non_null(strstr(latmc_last_error(), "struct_size"));
+    /* an older header's transport (without share_halos and sync_halos) is taken */
+    t.struct_size = offsetof(latmc_transport, share_halos);
+    assert_int_equal(latmc_sim_create_part(ctx, &d, 0, 1, &t, &sim), LATMC_OK);
+    latmc_sim_destroy(&sim);
     t.struct_size = sizeof t;
+    t.share_halos = hub_share_halos; /* without sync_halos */
+    assert_int_equal(latmc_sim_create_part(ctx, &d, 0, 1, &t, &sim), LATMC_EINVAL);
+    assert_non_null(strstr(latmc_last_error(), "sync_halos"));
+    t.share_halos = NULL;
     t.gather = NULL;
     assert_int_equal(latmc_sim_create_part(ctx, &d, 0, 1, &t, &sim), LATMC_EINVAL);
     assert_non_null(strstr(latmc_last_error(), "transport->gather is NULL"));
@@ -961,45 +1030,26 @@ static void misuse(void **state)
 
 /* ---- a part's memory ---- */
 
-/*
- * A transport for one part alone that stands in for n_parts identical ones: every gather
- * slot gets this part's bytes, the halos come back from itself. Enough to create, start
- * and sweep a part of a large lattice without its partners (the values are not checked).
- */
-static int mirror_exchange(void *u, const void *to_lower, const void *to_upper,
-                           void *from_lower, void *from_upper, size_t n)
-{
-    (void)u;
-    memcpy(from_lower, to_upper, n);
-    memcpy(from_upper, to_lower, n);
-    return 0;
-}
-
-static int mirror_gather(void *u, int root, const void *mine, void *all, const size_t *bytes)
-{
-    (void)u;
-    (void)root;
-    const int n = *(const int *)u;
-    unsigned char *out = all;
-    for (int p = 0; all && p < n; p++) {
-        memcpy(out, mine, bytes[p] < bytes[0] ? bytes[p] : bytes[0]);
-        out += bytes[p];
-    }
-    return 0;
-}
-
-/* The process's resident memory in KiB (Linux: /proc/self/status), -1 if unknown. */
-static long rss_kib(void)
+/* The line `key` of /proc/self/status (Linux) in KiB, -1 if unknown. */
+static long status_kib(const char *key)
 {
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
     long kib = -1;
+    const size_t n = strlen(key);
     while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+        if (strncmp(line, key, n) == 0 && line[n] == ':' &&
+            sscanf(line + n + 1, "%ld", &kib) == 1)
             break;
     if (f)
         fclose(f);
     return kib;
+}
+
+/* The process's resident memory in KiB, -1 if unknown. */
+static long rss_kib(void)
+{
+    return status_kib("VmRSS");
 }
 
 /* Resident memory a sim of desc d adds once started hot and swept (rank < 0: an ordinary
@@ -1013,13 +1063,7 @@ static long sim_rss_kib(const latmc_sim_desc *d, int rank, int n)
     assert_true(pid >= 0);
     if (pid == 0) {
         close(fd[0]);
-        latmc_transport t;
-        memset(&t, 0, sizeof t);
-        t.struct_size = sizeof t;
-        t.user = &n;
-        t.exchange = mirror_exchange;
-        t.gather = mirror_gather;
-        t.broadcast = nop_broadcast;
+        latmc_transport t = mirror_transport(&n);
         latmc_ctx *ctx = NULL;
         latmc_sim *sim = NULL;
         long grown = -1;
@@ -1102,15 +1146,7 @@ static void part_holds_its_slab_only(void **state)
  * unknown. */
 static long peak_kib(void)
 {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %ld", &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kib;
+    return status_kib("VmHWM");
 }
 
 /* Reset the peak to the current resident memory (Linux >= 4.0); 0 on success. */
@@ -1141,13 +1177,7 @@ static long checkpoint_peak_kib(const latmc_sim_desc *d, int what, int rank, con
     if (pid == 0) {
         close(fd[0]);
         int n = 64;
-        latmc_transport t;
-        memset(&t, 0, sizeof t);
-        t.struct_size = sizeof t;
-        t.user = &n;
-        t.exchange = mirror_exchange;
-        t.gather = mirror_gather;
-        t.broadcast = nop_broadcast;
+        latmc_transport t = mirror_transport(&n);
         latmc_ctx *ctx = NULL;
         latmc_sim *sim = NULL;
         long grown = -1;
