@@ -199,6 +199,19 @@ static int hub_broadcast(void *user, int root, void *buf, size_t bytes)
     return 0;
 }
 
+/* A transport over the hub for one part (link: the hub and the part's rank). */
+static latmc_transport hub_transport(struct link *link)
+{
+    latmc_transport t;
+    memset(&t, 0, sizeof t);
+    t.struct_size = sizeof t;
+    t.user = link;
+    t.exchange = hub_exchange;
+    t.gather = hub_gather;
+    t.broadcast = hub_broadcast;
+    return t;
+}
+
 /* ---- a load on n parts ---- */
 
 struct job {
@@ -214,13 +227,7 @@ static void *load_part(void *arg)
 {
     struct job *job = arg;
     struct link link = { job->hub, job->rank };
-    latmc_transport t;
-    memset(&t, 0, sizeof t);
-    t.struct_size = sizeof t;
-    t.user = &link;
-    t.exchange = hub_exchange;
-    t.gather = hub_gather;
-    t.broadcast = hub_broadcast;
+    latmc_transport t = hub_transport(&link);
     latmc_ctx *ctx = NULL;
     latmc_sim *sim = NULL;
     job->status = latmc_ctx_create(&ctx);
@@ -698,13 +705,7 @@ static void *short_part(void *arg)
 {
     struct short_job *j = arg;
     struct link link = { j->hub, j->rank };
-    latmc_transport t;
-    memset(&t, 0, sizeof t);
-    t.struct_size = sizeof t;
-    t.user = &link;
-    t.exchange = hub_exchange;
-    t.gather = hub_gather;
-    t.broadcast = hub_broadcast;
+    latmc_transport t = hub_transport(&link);
     latmc_ctx *ctx = NULL;
     latmc_sim *sim = NULL;
     j->status = latmc_ctx_create(&ctx);
