@@ -521,13 +521,7 @@ static void *round_trip_part(void *arg)
 {
     struct trip *t = arg;
     struct link link = { t->hub, t->rank };
-    latmc_transport tr;
-    memset(&tr, 0, sizeof tr);
-    tr.struct_size = sizeof tr;
-    tr.user = &link;
-    tr.exchange = hub_exchange;
-    tr.gather = hub_gather;
-    tr.broadcast = hub_broadcast;
+    latmc_transport tr = hub_transport(&link);
     latmc_ctx *ctx = NULL;
     latmc_sim *sim = NULL;
     t->couplings = calloc(t->ncouplings, sizeof(float));
