@@ -212,6 +212,21 @@ static latmc_transport hub_transport(struct link *link)
     return t;
 }
 
+/* Run fn on n parts over one hub, each on its own thread with its job (jobs: n structs
+ * of `size` bytes, each with its hub pointer and rank already set), and wait for them. */
+static void run_parts(struct hub *hub, int n, void *(*fn)(void *), void *jobs, size_t size)
+{
+    pthread_t th[MAX_PARTS];
+    memset(hub, 0, sizeof *hub);
+    hub->n = n;
+    pthread_barrier_init(&hub->barrier, NULL, (unsigned)n);
+    for (int p = 0; p < n; p++)
+        assert_int_equal(pthread_create(&th[p], NULL, fn, (char *)jobs + (size_t)p * size), 0);
+    for (int p = 0; p < n; p++)
+        pthread_join(th[p], NULL);
+    pthread_barrier_destroy(&hub->barrier);
+}
+
 /* ---- a load on n parts ---- */
 
 struct job {
@@ -259,21 +274,14 @@ static void expect_load_verdict(const char *path, int n, int status, const char 
     latmc_ctx_destroy(&ctx);
 
     struct hub hub;
-    memset(&hub, 0, sizeof hub);
-    hub.n = n;
-    pthread_barrier_init(&hub.barrier, NULL, (unsigned)n);
     struct job jobs[MAX_PARTS];
-    pthread_t th[MAX_PARTS];
     for (int p = 0; p < n; p++) {
         memset(&jobs[p], 0, sizeof jobs[p]);
         jobs[p].hub = &hub;
         jobs[p].rank = p;
         jobs[p].path = path;
-        assert_int_equal(pthread_create(&th[p], NULL, load_part, &jobs[p]), 0);
     }
-    for (int p = 0; p < n; p++)
-        pthread_join(th[p], NULL);
-    pthread_barrier_destroy(&hub.barrier);
+    run_parts(&hub, n, load_part, jobs, sizeof jobs[0]);
     for (int p = 0; p < n; p++)
         if (jobs[p].status != status || !strstr(jobs[p].msg, want) || jobs[p].got_sim)
             fail_msg("%s: part %d of %d: %s: %s (the plain load: %s, '%s')", what, p, n,
@@ -579,11 +587,7 @@ static void couplings_round_trip(const latmc_sim_desc *d, int n, const char *wha
     latmc_ctx_destroy(&ctx);
 
     struct hub hub;
-    memset(&hub, 0, sizeof hub);
-    hub.n = n;
-    pthread_barrier_init(&hub.barrier, NULL, (unsigned)n);
     struct trip trips[MAX_PARTS];
-    pthread_t th[MAX_PARTS];
     for (int p = 0; p < n; p++) {
         memset(&trips[p], 0, sizeof trips[p]);
         trips[p].hub = &hub;
@@ -591,11 +595,8 @@ static void couplings_round_trip(const latmc_sim_desc *d, int n, const char *wha
         trips[p].path = dir.path;
         trips[p].again = again;
         trips[p].ncouplings = nc;
-        assert_int_equal(pthread_create(&th[p], NULL, round_trip_part, &trips[p]), 0);
     }
-    for (int p = 0; p < n; p++)
-        pthread_join(th[p], NULL);
-    pthread_barrier_destroy(&hub.barrier);
+    run_parts(&hub, n, round_trip_part, trips, sizeof trips[0]);
     for (int p = 0; p < n; p++) {
         if (trips[p].status != LATMC_OK)
             fail_msg("%s: part %d of %d: %s", what, p, n, trips[p].msg);
