@@ -470,6 +470,26 @@ static void sparse_free(float *p, size_t n)
 /* A chunk's message: part 0's verdict so far (nonzero: set it), then the bytes. */
 #define CHUNK_FLAG 8
 
+/* Part 0: the next n bytes of the file into `into` where nothing failed so far (true:
+ * read, and read whole), else skipped, so that the checksum's verdict still comes. */
+static bool read_chunk(struct load_in *in, int local, unsigned char *into, size_t n)
+{
+    if (local != LATMC_OK || in->st != LATMC_OK) {
+        in->pos += n;
+        return false;
+    }
+    in_bytes(in, into, n);
+    return in->st == LATMC_OK;
+}
+
+/* Part 0: the chunk message's flag, nonzero where the chunk was read and every value so
+ * far was sound (its receivers set it). */
+static void chunk_verdict(unsigned char *msg, int local, const struct load_in *in, int values)
+{
+    memset(msg, 0, CHUNK_FLAG);
+    msg[0] = (unsigned char)(local == LATMC_OK && in->st == LATMC_OK && values == LATMC_OK);
+}
+
 /* Set replica r of planes [a, b) from data: the other replicas' bytes kept. */
 static int set_replica_planes(latmc_sim *sim, int r, int64_t a, int64_t b,
                               const unsigned char *data, unsigned char *planes)
@@ -526,16 +546,9 @@ static int stream_in(latmc_sim *sim, const struct ckpt_state *state, struct load
                 const size_t n = (size_t)(b - a) * one;
                 if (reader) {
                     /* read on after a bad value: the checksum's verdict goes first */
-                    int ok = *local == LATMC_OK && in->st == LATMC_OK;
-                    if (ok)
-                        in_bytes(in, msg + CHUNK_FLAG, n);
-                    else
-                        in->pos += n;
-                    if (ok && in->st == LATMC_OK)
+                    if (read_chunk(in, *local, msg + CHUNK_FLAG, n))
                         check_spin_chunk(sim, msg + CHUNK_FLAG, (b - a) * psites, values);
-                    ok = ok && in->st == LATMC_OK && *values == LATMC_OK;
-                    memset(msg, 0, CHUNK_FLAG);
-                    msg[0] = (unsigned char)ok;
+                    chunk_verdict(msg, *local, in, *values);
                 }
                 if (owner != 0) {
                     for (int p = 0; p < part->n_parts; p++)
@@ -581,12 +594,7 @@ static int stream_in(latmc_sim *sim, const struct ckpt_state *state, struct load
         const int64_t b = a + (part->planes - a < (int64_t)kc ? part->planes - a : (int64_t)kc);
         const size_t n = (size_t)(b - a) * cplane;
         if (reader) {
-            int ok = *local == LATMC_OK && in->st == LATMC_OK;
-            if (ok)
-                in_bytes(in, msg + CHUNK_FLAG, n);
-            else
-                in->pos += n;
-            if (ok && in->st == LATMC_OK && !coupling_fault) {
+            if (read_chunk(in, *local, msg + CHUNK_FLAG, n) && !coupling_fault) {
                 int cv = LATMC_OK;
                 check_coupling_chunk(sim, (const float *)(void *)(msg + CHUNK_FLAG),
                                      n / sizeof(float), &cv);
@@ -595,9 +603,7 @@ static int stream_in(latmc_sim *sim, const struct ckpt_state *state, struct load
                     coupling_fault = true;
                 }
             }
-            ok = ok && in->st == LATMC_OK && *values == LATMC_OK;
-            memset(msg, 0, CHUNK_FLAG);
-            msg[0] = (unsigned char)ok;
+            chunk_verdict(msg, *local, in, *values);
         }
         st = latmc_part_broadcast(part, "broadcast (checkpoint couplings)", 0, msg,
                                   CHUNK_FLAG + n);
