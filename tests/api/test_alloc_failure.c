@@ -31,6 +31,8 @@
 
 #include <latmc/latmc.h>
 
+#include "library_code.h"
+
 /* ---- the interposed allocator ---- */
 
 static void *(*real_malloc)(size_t);
@@ -75,35 +77,6 @@ static void resolve(void)
     resolving = 0;
 }
 
-/* liblatmc's code: the executable segments of the loaded liblatmc.so. */
-static uintptr_t lib_lo[4], lib_hi[4];
-static int lib_ranges;
-
-static int find_library(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    (void)data;
-    if (!info->dlpi_name || !strstr(info->dlpi_name, "liblatmc.so"))
-        return 0;
-    for (int i = 0; i < info->dlpi_phnum && lib_ranges < 4; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-            lib_lo[lib_ranges] = info->dlpi_addr + ph->p_vaddr;
-            lib_hi[lib_ranges] = lib_lo[lib_ranges] + ph->p_memsz;
-            lib_ranges++;
-        }
-    }
-    return 1;
-}
-
-static bool in_library(const void *ret)
-{
-    for (int i = 0; i < lib_ranges; i++)
-        if ((uintptr_t)ret >= lib_lo[i] && (uintptr_t)ret < lib_hi[i])
-            return true;
-    return false;
-}
-
 /* Failure injection: while armed, the library's allocation number fail_at fails. */
 static atomic_bool armed;
 static atomic_long lib_calls;
@@ -112,7 +85,7 @@ static atomic_bool injected;
 
 static bool inject(const void *ret)
 {
-    if (!atomic_load(&armed) || !in_library(ret))
+    if (!atomic_load(&armed) || !library_code_has(ret))
         return false;
     if (atomic_fetch_add(&lib_calls, 1) != fail_at)
         return false;
@@ -134,7 +107,7 @@ static size_t slot_of(uintptr_t key)
 
 static void track(void *p, const void *ret)
 {
-    if (!p || !lib_ranges || !in_library(ret))
+    if (!p || !library_code_count() || !library_code_has(ret))
         return;
     uintptr_t key = ~(uintptr_t)p;
     pthread_mutex_lock(&table_lock);
@@ -152,7 +125,7 @@ static void track(void *p, const void *ret)
 
 static void untrack(void *p)
 {
-    if (!p || !lib_ranges) /* before main: ASan may not even have its mutexes yet */
+    if (!p || !library_code_count()) /* before main: ASan may not even have its mutexes yet */
         return;
     uintptr_t key = ~(uintptr_t)p;
     pthread_mutex_lock(&table_lock);
@@ -419,8 +392,7 @@ static struct variant make_variant(const char *name, int model, int ndim, int64_
 int main(void)
 {
     resolve();
-    dl_iterate_phdr(find_library, NULL);
-    if (lib_ranges == 0) {
+    if (library_code_find() == 0) {
         printf("SKIP: liblatmc.so is not loaded (a static build?)\n");
         return 77;
     }

@@ -33,6 +33,8 @@
 
 #include <latmc/latmc.h>
 
+#include "library_code.h"
+
 /* ---- malloc and calloc, interposed ----
  * Two ways to fail: every allocation of exactly fail_size bytes (any caller), and, on a
  * thread that armed itself, liblatmc's allocation number fail_at (counted per thread:
@@ -72,37 +74,13 @@ static void *bootstrap_alloc(size_t n)
     return p;
 }
 
-/* liblatmc's code: the executable segments of the loaded liblatmc.so */
-static uintptr_t lib_lo[4], lib_hi[4];
-static int lib_ranges;
-
-static int find_library(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    (void)data;
-    if (!info->dlpi_name || !strstr(info->dlpi_name, "liblatmc.so"))
-        return 0;
-    for (int i = 0; i < info->dlpi_phnum && lib_ranges < 4; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-            lib_lo[lib_ranges] = info->dlpi_addr + ph->p_vaddr;
-            lib_hi[lib_ranges] = lib_lo[lib_ranges] + ph->p_memsz;
-            lib_ranges++;
-        }
-    }
-    return 1;
-}
-
 static bool fails(size_t n, const void *ret)
 {
     if (n && n == fail_size)
         return true;
     if (!armed)
         return false;
-    bool in_lib = false;
-    for (int i = 0; i < lib_ranges; i++)
-        in_lib |= (uintptr_t)ret >= lib_lo[i] && (uintptr_t)ret < lib_hi[i];
-    if (!in_lib || lib_calls++ != fail_at)
+    if (!library_code_has(ret) || lib_calls++ != fail_at)
         return false;
     injected = true;
     return true;
@@ -802,8 +780,7 @@ static int short_run(const latmc_sim_desc *d, int op, int target, long k, const 
 static void one_part_short_of_memory(void **state)
 {
     (void)state;
-    dl_iterate_phdr(find_library, NULL);
-    if (lib_ranges == 0)
+    if (library_code_find() == 0)
         skip(); /* a static build: no liblatmc.so to tell its allocations by */
     setenv("LATMC_CHECKPOINT_CHUNK_BYTES", "1", 1);
     latmc_sim_desc descs[2];
