@@ -103,7 +103,7 @@ static int link_share_halos(void *user, size_t bytes, void *send[4], void *recv[
     if (rc == MPI_SUCCESS && go) {
         /* a window the node cannot hold (e.g. a small /dev/shm) is no failure: the
          * halos then go by messages, on every rank. One page more than the buffers: a
-         * rank's segment need not start at a page (Open MPI 4.1's osc/sm puts it 264
+         * rank's segment need not start at a page (Open MPI 4.1.4's osc/sm puts it 264
          * bytes past one), and its buffers start at the first page boundary in it. */
         MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
         made = MPI_Win_allocate_shared((MPI_Aint)(4 * slot + (size_t)page), 1, MPI_INFO_NULL,
