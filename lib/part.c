@@ -653,8 +653,17 @@ int latmc_part_create(latmc_ctx *ctx, const latmc_sim_desc *desc, int rank, int 
         }
     }
     st = agree_part(part, st, NULL);
-    if (st == LATMC_OK)
-        st = agree_part(part, share_halos(part), NULL);
+    if (st == LATMC_OK) {
+        /* the answer agreed on too: parts of which some sync_halos and others exchange
+         * would wait for each other forever (a transport's bug, refused on every part) */
+        const int shared_st = share_halos(part);
+        uint64_t offered[2] = { part->shared ? 1u : 0u, 0 };
+        st = agree_part(part, shared_st, offered);
+        if (st == LATMC_OK && offered[0] != 0 && offered[0] != (uint64_t)n_parts)
+            st = latmc_fail(LATMC_EBACKEND, "part transport: share_halos offered shared halo "
+                            "buffers on %llu of %d parts (every part must give the same "
+                            "answer)", (unsigned long long)offered[0], n_parts);
+    }
     if (st < 0) {
         if (sim)
             sim->part = NULL; /* freed below, with the transport's user left to the caller */

@@ -7,6 +7,7 @@
  * chunks whose counts fit MPI's int.
  */
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,8 +77,8 @@ static int link_exchange(void *user, const void *to_lower, const void *to_upper,
  * Halos in MPI-3 shared memory, where every rank of the communicator is on one node (a
  * GPU rank's device then copies its border planes straight into memory its neighbours'
  * devices read: no MPI copy; doc/mpi.md "GPU ranks"). Each rank's segment holds its 4
- * send buffers (2 sets x lower, upper), each a whole number of pages, so that a backend
- * may page-lock each buffer by itself. LATMC_MPI_SHARED_HALOS=0 (on any rank) keeps the
+ * send buffers (2 sets x lower, upper), each a whole number of pages from a page
+ * boundary, so that a backend may page-lock each buffer by itself. LATMC_MPI_SHARED_HALOS=0 (on any rank) keeps the
  * exchange by messages. Collective; every rank gets the same answer.
  */
 static int link_share_halos(void *user, size_t bytes, void *send[4], void *recv[4])
@@ -101,10 +102,12 @@ static int link_share_halos(void *user, size_t bytes, void *send[4], void *recv[
     int made = 0;
     if (rc == MPI_SUCCESS && go) {
         /* a window the node cannot hold (e.g. a small /dev/shm) is no failure: the
-         * halos then go by messages, on every rank */
+         * halos then go by messages, on every rank. One page more than the buffers: a
+         * rank's segment need not start at a page (Open MPI 4.1.4's osc/sm puts it 264
+         * bytes past one), and its buffers start at the first page boundary in it. */
         MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
-        made = MPI_Win_allocate_shared((MPI_Aint)(4 * slot), 1, MPI_INFO_NULL, node, &base,
-                                       &l->win) == MPI_SUCCESS;
+        made = MPI_Win_allocate_shared((MPI_Aint)(4 * slot + (size_t)page), 1, MPI_INFO_NULL,
+                                       node, &base, &l->win) == MPI_SUCCESS;
         int all = made;
         rc = MPI_Allreduce(&made, &all, 1, MPI_INT, MPI_MIN, l->comm);
         if (made && (rc != MPI_SUCCESS || !all)) {
@@ -130,13 +133,34 @@ static int link_share_halos(void *user, size_t bytes, void *send[4], void *recv[
         rc = MPI_Win_shared_query(l->win, lower, &sz, &du, &lb);
     if (rc == MPI_SUCCESS)
         rc = MPI_Win_shared_query(l->win, upper, &sz, &du, &ub);
+    /* Each rank's buffers from the first page boundary of its segment (so that each is a
+     * range of whole pages: cudaHostRegister refuses a page already registered, and
+     * neighbouring buffers would share one). The offset goes to the neighbours, which may
+     * see the segment at another address: not assumed the same in their mappings. On
+     * every rank, whatever failed above (no rank left waiting). */
+    const uintptr_t at = (uintptr_t)base;
+    int pad = (int)((page - (long)(at % (uintptr_t)page)) % page), pad_lower = 0, pad_upper = 0;
+    MPI_Request req[4];
+    MPI_Status stat[4];
+    int prc = MPI_Irecv(&pad_lower, 1, MPI_INT, lower, TAG_UP, l->comm, &req[0]);
+    if (prc == MPI_SUCCESS)
+        prc = MPI_Irecv(&pad_upper, 1, MPI_INT, upper, TAG_DOWN, l->comm, &req[1]);
+    if (prc == MPI_SUCCESS)
+        prc = MPI_Isend(&pad, 1, MPI_INT, lower, TAG_DOWN, l->comm, &req[2]);
+    if (prc == MPI_SUCCESS)
+        prc = MPI_Isend(&pad, 1, MPI_INT, upper, TAG_UP, l->comm, &req[3]);
+    if (prc == MPI_SUCCESS)
+        prc = MPI_Waitall(4, req, stat);
     if (rc != MPI_SUCCESS)
         return mpi_failed(rc, "MPI_Win_shared_query");
+    if (prc != MPI_SUCCESS)
+        return mpi_failed(prc, "sharing the halo buffers' offsets");
     for (int k = 0; k < 4; k++)
-        send[k] = base + (size_t)k * slot;
+        send[k] = base + pad + (size_t)k * slot;
     for (int set = 0; set < 2; set++) {
-        recv[2 * set] = lb + (size_t)(2 * set + 1) * slot;   /* the lower's send upwards */
-        recv[2 * set + 1] = ub + (size_t)(2 * set) * slot;   /* the upper's send downwards */
+        /* the lower's send upwards, the upper's send downwards */
+        recv[2 * set] = lb + pad_lower + (size_t)(2 * set + 1) * slot;
+        recv[2 * set + 1] = ub + pad_upper + (size_t)(2 * set) * slot;
     }
     return 1;
 }

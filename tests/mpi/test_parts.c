@@ -44,6 +44,13 @@ struct hub {
     void *owned[MAX_PARTS][3][4];
     int n_owned[MAX_PARTS];
     int syncs;                        /* sync_halos calls of part 0 */
+    /* sync_halos is a handshake with the two neighbours only, as liblatmc_mpi's (zero-byte
+     * messages), not a barrier: a part may run one exchange ahead of a neighbour and two
+     * ahead of the parts beyond, so a buffer rewritten too early is a race TSan sees */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    unsigned long handshakes[MAX_PARTS];
+    int declines_on;                  /* this part answers 0 to share_halos (-1: none) */
 };
 
 /* run_parts' transports offer share_halos (the exchange in place) */
@@ -98,16 +105,26 @@ static int hub_share_halos(void *user, size_t bytes, void *send[4], void *recv[4
         recv[2 * set + 1] = h->owned[upper][at_upper][2 * set];
     }
     wait_all(h);
-    return 1;
+    return l->rank == h->declines_on ? 0 : 1;
 }
 
+/* This part's writes of one set are done: wait until both neighbours' are (the mutex
+ * orders their writes before this part's reads, nothing more, as MPI_Win_sync and the
+ * handshake's messages do). */
 static int hub_sync_halos(void *user, int set)
 {
     struct link *l = user;
+    struct hub *h = l->hub;
+    const int lower = (l->rank + h->n - 1) % h->n, upper = (l->rank + 1) % h->n;
     assert_true(set == 0 || set == 1);
+    pthread_mutex_lock(&h->lock);
+    const unsigned long mine = ++h->handshakes[l->rank];
     if (l->rank == 0)
-        l->hub->syncs++;
-    wait_all(l->hub);
+        h->syncs++;
+    pthread_cond_broadcast(&h->cond);
+    while (h->handshakes[lower] < mine || h->handshakes[upper] < mine)
+        pthread_cond_wait(&h->cond, &h->lock);
+    pthread_mutex_unlock(&h->lock);
     return 0;
 }
 
@@ -367,13 +384,33 @@ static void *run_part(void *arg)
     return NULL;
 }
 
+static void hub_open(struct hub *h, int n, bool shared)
+{
+    memset(h, 0, sizeof *h);
+    h->n = n;
+    h->shared = shared;
+    h->declines_on = -1;
+    assert_int_equal(pthread_barrier_init(&h->barrier, NULL, (unsigned)n), 0);
+    assert_int_equal(pthread_mutex_init(&h->lock, NULL), 0);
+    assert_int_equal(pthread_cond_init(&h->cond, NULL), 0);
+}
+
+/* After the threads ended: the hub's sync objects and the parts' shared buffers. */
+static void hub_close(struct hub *h)
+{
+    pthread_barrier_destroy(&h->barrier);
+    pthread_mutex_destroy(&h->lock);
+    pthread_cond_destroy(&h->cond);
+    for (int p = 0; p < h->n; p++)
+        for (int k = 0; k < h->n_owned[p]; k++)
+            for (int b = 0; b < 4; b++)
+                free(h->owned[p][k][b]);
+}
+
 static void run_parts(struct job *jobs, int n)
 {
     struct hub hub;
-    memset(&hub, 0, sizeof hub);
-    hub.n = n;
-    hub.shared = hub_shared;
-    assert_int_equal(pthread_barrier_init(&hub.barrier, NULL, (unsigned)n), 0);
+    hub_open(&hub, n, hub_shared);
     pthread_t th[MAX_PARTS];
     for (int p = 0; p < n; p++) {
         jobs[p].hub = &hub;
@@ -382,14 +419,10 @@ static void run_parts(struct job *jobs, int n)
     }
     for (int p = 0; p < n; p++)
         pthread_join(th[p], NULL);
-    pthread_barrier_destroy(&hub.barrier);
     /* the halos went through the shared buffers (several parts), or by exchange */
     if (n > 1 && jobs[0].res.status == LATMC_OK)
         assert_true(hub.shared ? hub.syncs > 0 : hub.syncs == 0);
-    for (int p = 0; p < n; p++)
-        for (int k = 0; k < hub.n_owned[p]; k++)
-            for (int b = 0; b < 4; b++)
-                free(hub.owned[p][k][b]);
+    hub_close(&hub);
 }
 
 static void free_result(struct result *r)
@@ -633,6 +666,62 @@ static void expect_agreed(struct job *jobs, int n, int status, const char *where
             fail_msg("part %d: %s", p, jobs[p].res.msg);
         free_result(&jobs[p].res);
     }
+}
+
+/* A part's create alone (no sweep: parts that disagree about the halos would wait for
+ * each other in it). */
+struct create_job {
+    struct hub *hub;
+    int rank, status;
+    char msg[512];
+};
+
+static void *create_only(void *arg)
+{
+    struct create_job *job = arg;
+    struct link link = { job->hub, job->rank, 0, 0 };
+    latmc_transport t = transport_of(&link);
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
+    latmc_sim_desc d;
+    desc_of(&cfgs[0], &d);
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    job->status = latmc_sim_create_part(ctx, &d, job->rank, job->hub->n, &t, &sim);
+    snprintf(job->msg, sizeof job->msg, "%s", latmc_last_error());
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+    return NULL;
+}
+
+/* share_halos answered 0 on one part and 1 on the others (a transport's bug): the create
+ * fails on every part, saying so, rather than some parts calling sync_halos and the
+ * others exchange (each waiting for the other forever). */
+static void shared_halos_answer_agreed(void **state)
+{
+    (void)state;
+    for (int n = 2; n <= 3; n++)
+        for (int declines = 0; declines < n; declines++) {
+            struct hub hub;
+            hub_open(&hub, n, true);
+            hub.declines_on = declines;
+            struct create_job jobs[MAX_PARTS];
+            memset(jobs, 0, sizeof jobs);
+            pthread_t th[MAX_PARTS];
+            for (int p = 0; p < n; p++) {
+                jobs[p].hub = &hub;
+                jobs[p].rank = p;
+                assert_int_equal(pthread_create(&th[p], NULL, create_only, &jobs[p]), 0);
+            }
+            for (int p = 0; p < n; p++)
+                pthread_join(th[p], NULL);
+            hub_close(&hub);
+            for (int p = 0; p < n; p++) {
+                if (jobs[p].status != LATMC_EBACKEND ||
+                    !strstr(jobs[p].msg, "share_halos offered shared halo buffers on"))
+                    fail_msg("%d parts, part %d declining: part %d: %d %s", n, declines, p,
+                             jobs[p].status, jobs[p].msg);
+            }
+        }
 }
 
 static void failures_are_agreed(void **state)
@@ -1291,6 +1380,7 @@ int main(void)
         cmocka_unit_test(misuse),
         cmocka_unit_test(parts_equal_one_process),
         cmocka_unit_test(failures_are_agreed),
+        cmocka_unit_test(shared_halos_answer_agreed),
         cmocka_unit_test(checkpoint_save_failures),
         cmocka_unit_test(checkpoint_load_failures),
         cmocka_unit_test(part_holds_its_slab_only),
