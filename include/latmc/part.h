@@ -87,7 +87,8 @@ typedef struct latmc_transport {
      * lower neighbour), send[2k + 1] (to the upper one), recv[2k] (the lower neighbour's
      * send[2k + 1]) and recv[2k + 1] (the upper one's send[2k]), each `bytes` long and
      * valid until release; 0: not available (exchange is used; every part must give the
-     * same answer); or a negative LATMC_E* code (the create fails).
+     * same answer, else the create fails with LATMC_EBACKEND on every part); or a negative
+     * LATMC_E* code (the create fails).
      * @since 0.2
      */
     int (*share_halos)(void *user, size_t bytes, void *send[4], void *recv[4]);
