@@ -1141,6 +1141,19 @@ static long rss_kib(void)
     return status_kib("VmRSS");
 }
 
+/* The parent's side of a measurement in a child: the child's one long through the pipe
+ * fd (its write end closed here), the child reaped. */
+static long child_result(int fd[2], pid_t pid)
+{
+    close(fd[1]);
+    long grown = -1;
+    assert_int_equal(read(fd[0], &grown, sizeof grown), (ssize_t)sizeof grown);
+    close(fd[0]);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return grown;
+}
+
 /* Resident memory a sim of desc d adds once started hot and swept (rank < 0: an ordinary
  * sim; else part rank of n), measured in a child process of its own, so that what the
  * allocator kept from an earlier measurement does not count. */
@@ -1170,12 +1183,7 @@ static long sim_rss_kib(const latmc_sim_desc *d, int rank, int n)
         latmc_ctx_destroy(&ctx);
         _exit(write(fd[1], &grown, sizeof grown) == (ssize_t)sizeof grown ? 0 : 1);
     }
-    close(fd[1]);
-    long grown = -1;
-    assert_int_equal(read(fd[0], &grown, sizeof grown), (ssize_t)sizeof grown);
-    close(fd[0]);
-    int status = 0;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
+    const long grown = child_result(fd, pid);
     assert_true(grown >= 0);
     return grown;
 }
@@ -1305,13 +1313,7 @@ static long checkpoint_peak_kib(const latmc_sim_desc *d, int what, int rank, con
         latmc_ctx_destroy(&ctx);
         _exit(write(fd[1], &grown, sizeof grown) == (ssize_t)sizeof grown ? 0 : 1);
     }
-    close(fd[1]);
-    long grown = -1;
-    assert_int_equal(read(fd[0], &grown, sizeof grown), (ssize_t)sizeof grown);
-    close(fd[0]);
-    int status = 0;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    return grown;
+    return child_result(fd, pid);
 }
 
 /*
