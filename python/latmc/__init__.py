@@ -15,9 +15,9 @@ from .acc import (Accumulator, binder, error, jackknife, mean, specific_heat,
                   susceptibility, tau_int)
 from .devices import (Context, DeviceInfo, backend_status, default_context, device_count,
                       devices, set_log)
-from .errors import (BackendError, Cancelled, ClosedError, CorruptFile, DeviceError, Error,
-                     FileError, InvalidArgument, NoDevice, OutOfMemory, StateError,
-                     Unsupported)
+from .errors import (BackendError, Cancelled, ClosedError, CorruptFile, DegenerateWarning,
+                     DeviceError, Error, FileError, InvalidArgument, LatmcWarning, NoDevice,
+                     OutOfMemory, ShortSeriesWarning, StateError, Unsupported)
 from .params import ALGORITHMS, MODELS, OBSERVABLES, PARAMETERS, param_bounds
 from .timeseries import Series, series
 from .sim import Sim, deserialize, load
@@ -42,6 +42,7 @@ __all__ = [
     "backend_status", "default_context", "device_count", "devices", "set_log", "Error",
     "InvalidArgument", "Unsupported", "BackendError", "NoDevice", "DeviceError",
     "OutOfMemory", "FileError", "CorruptFile", "StateError", "Cancelled", "ClosedError",
+    "LatmcWarning", "DegenerateWarning", "ShortSeriesWarning",
     "MODELS", "ALGORITHMS", "OBSERVABLES", "PARAMETERS", "param_bounds",
     "library_version", "library_path", "__version__",
 ]

@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _lib
+from . import _ints, _lib
 from .acc import DEFAULT_BLOCKS, Accumulator
 from .errors import InvalidArgument, Unsupported
 from .params import observable_key
@@ -150,10 +150,11 @@ def series(sim: Sim, n: int, every: int = 1,
     ``sim.sweep(every)`` and ``sim.observable(name)`` by hand: the same numbers, bit for
     bit. Errors raise as from those calls; the measurements made before are lost.
     """
-    if n < 0 or every < 1 or therm < 0 or block < 1:
-        raise InvalidArgument("series needs n >= 0, every >= 1, therm >= 0, block >= 1 "
-                              "(got n=%r, every=%r, therm=%r, block=%r)"
-                              % (n, every, therm, block))
+    # every and therm are uint64_t sweep counts; n and block size arrays (bounded by 2^63)
+    n = _ints.in_range(n, "n", 0, _ints.INT64_MAX)
+    every = _ints.in_range(every, "every", 1, _ints.UINT64_MAX)
+    therm = _ints.u64(therm, "therm")
+    block = _ints.in_range(block, "block", 1, _ints.INT64_MAX)
     keys = [observable_key(o) for o in observables]
     names = [o if isinstance(o, str) else _lib.text(_L.latmc_observable_name(o))
              for o in observables]
