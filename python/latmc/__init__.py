@@ -23,7 +23,12 @@ from .timeseries import Series, series
 from .sim import Sim, deserialize, load
 from . import gpu  # noqa: F401  (latmc.gpu.to_cupy, to_torch)
 
-__version__ = "0.1.0"
+try:
+    # python/meson.build writes _version.py from meson.build's project version at build
+    # time (the one source of the version: NEWS.md)
+    from ._version import __version__
+except ImportError:  # the sources used in place (PYTHONPATH=python): the library's
+    __version__ = _lib.text(_lib.lib.latmc_version_string())
 
 
 def library_version() -> str:

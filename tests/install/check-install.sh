@@ -6,10 +6,13 @@
 # LD_LIBRARY_PATH, no LATMC_MODULE_PATH). Also checks that no build path is compiled into
 # the installed library or the programs' RUNPATH, and that latmc-info reports the CUDA
 # backend once, from the installed module when one was built.
-# Usage: check-install.sh BUILD_DIR HAS_CUDA(true|false)
+# It also checks that every installed file that states the version states meson.build's
+# (latmc --version, latmc-info, version.h, latmc.pc, the CMake version file).
+# Usage: check-install.sh BUILD_DIR HAS_CUDA(true|false) [VERSION]
 set -eu
 build=$(cd "$1" && pwd)
 has_cuda=$2
+version=${3:-}
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -67,5 +70,23 @@ for prog in latmc latmc-info latmc-bench; do
 done
 if readelf -p .rodata "$lib/liblatmc.so.1" | grep -qF "$build"; then
     fail "liblatmc.so.1 contains the build path $build"
+fi
+# One version (meson.build's) in every installed file that states it.
+if [ -n "$version" ]; then
+    run latmc --version
+    [ "$out" = "latmc (liblatmc) $version" ] || fail "latmc --version: $out (meson.build: $version)"
+    run latmc-info
+    printf '%s\n' "$out" | grep -q "^liblatmc $version (headers $version," ||
+        fail "latmc-info does not report $version"
+    h=$(find "$scratch/moved" -path '*/latmc/version.h' | head -n 1)
+    grep -q "^#define LATMC_VERSION_STRING \"$version\"" "$h" || fail "$h is not $version"
+    for pcf in $(find "$scratch/moved" -name 'latmc*.pc'); do
+        grep -qx "Version: $version" "$pcf" || fail "$pcf: $(grep '^Version' "$pcf")"
+    done
+    cv=$(find "$scratch/moved" -name latmcConfigVersion.cmake | head -n 1)
+    if [ -n "$cv" ]; then
+        grep -q "set(PACKAGE_VERSION \"$version\")" "$cv" || fail "$cv is not $version"
+    fi
+    echo "ok: version $version in the installed programs, header, .pc files and CMake package"
 fi
 echo "ok: installed programs ran from a moved installation with a clean environment"
