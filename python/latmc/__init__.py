@@ -36,6 +36,18 @@ def library_version() -> str:
     return _lib.text(_lib.lib.latmc_version_string())
 
 
+def build_info() -> dict:
+    """What the installed package was built with: ``version``, ``openmp``, ``simd`` (the
+    SIMD levels compiled in), ``cuda_module`` (whether the wheel holds latmc-cuda.so; it
+    is an explicit build option, doc/python.md), ``cuda_arch``, ``mpi`` (whether it holds
+    liblatmc_mpi). Empty for the sources used in place (no build)."""
+    try:
+        from ._version import BUILD
+    except ImportError:
+        return {}
+    return dict(BUILD)
+
+
 def library_path() -> str:
     """Path of the loaded liblatmc."""
     return str(_lib.path)
