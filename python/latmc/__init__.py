@@ -21,6 +21,7 @@ from .errors import (BackendError, Cancelled, ClosedError, CorruptFile, Degenera
 from .params import ALGORITHMS, MODELS, OBSERVABLES, PARAMETERS, param_bounds
 from .timeseries import Series, series
 from .sim import Sim, deserialize, load
+from .files import RunFile, read_csv, read_hdf5
 from . import gpu  # noqa: F401  (latmc.gpu.to_cupy, to_torch)
 
 try:
@@ -61,5 +62,6 @@ __all__ = [
     "OutOfMemory", "FileError", "CorruptFile", "StateError", "Cancelled", "ClosedError",
     "LatmcWarning", "DegenerateWarning", "ShortSeriesWarning",
     "MODELS", "ALGORITHMS", "OBSERVABLES", "PARAMETERS", "param_bounds",
-    "library_version", "library_path", "__version__",
+    "library_version", "library_path", "build_info", "__version__",
+    "RunFile", "read_csv", "read_hdf5",
 ]

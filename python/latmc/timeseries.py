@@ -30,6 +30,7 @@ from .sim import Sim
 _L = _lib.lib
 _DPTR = ctypes.POINTER(ctypes.c_double)
 DEFAULT_OBSERVABLES = ("energy", "abs_magnetization", "m2", "m4")
+_FILE_NAMES = {"abs_magnetization": "absm", "magnetization": "m"}
 
 
 class Series:
@@ -51,9 +52,16 @@ class Series:
         self.first_sweep = first_sweep
         self._acc: Optional[Accumulator] = None
 
+    def _name(self, name: str) -> str:
+        """A column's name in this series: the program latmc's CSV and HDF5 files name
+        abs_magnetization "absm" and magnetization "m" (latmc.read_csv)."""
+        if name not in self.names and _FILE_NAMES.get(name) in self.names:
+            return _FILE_NAMES[name]
+        return name
+
     def __getitem__(self, name: str) -> np.ndarray:
         try:
-            return self.data[:, self.names.index(name)]
+            return self.data[:, self.names.index(self._name(name))]
         except ValueError:
             raise KeyError(name) from None
 
@@ -72,6 +80,7 @@ class Series:
         # data is treated as read-only from then on)
         if self._acc is None:
             self._acc = self.accumulator()
+        args = tuple(self._name(a) if isinstance(a, str) else a for a in args)
         return getattr(self._acc, method)(*args)
 
     def mean(self, name: str) -> float:
