@@ -89,4 +89,35 @@ if [ -n "$version" ]; then
     fi
     echo "ok: version $version in the installed programs, header, .pc files and CMake package"
 fi
+# The manual page: installed, and naming every option of the installed program's --help.
+man=$(find "$scratch/moved" -path '*/man1/latmc.1' | head -n 1)
+[ -n "$man" ] || fail "no man1/latmc.1 installed"
+run latmc --help
+for opt in $(printf '%s\n' "$out" | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+    grep -qF -- "$(printf '%s' "$opt" | sed 's/-/\\-/g')" "$man" || fail "latmc.1 does not describe $opt"
+done
+echo "ok: man1/latmc.1 describes every option of latmc --help"
+
+# The examples: sources and a Makefile in share/doc/latmc/examples, built there against the
+# installed latmc.pc (its prefix mapped to the moved installation), one of them run with a
+# clean environment (the Makefile's rpath, no LD_LIBRARY_PATH).
+exdir=$(find "$scratch/moved" -path '*/share/doc/latmc/examples' -type d | head -n 1)
+[ -n "$exdir" ] && [ -f "$exdir/Makefile" ] || fail "no share/doc/latmc/examples/Makefile"
+pcdir=$(dirname "$(find "$scratch/moved" -name latmc.pc | head -n 1)")
+pcprefix=$(sed -n 's/^prefix=//p' "$pcdir/latmc.pc")
+moved_prefix=$scratch/moved$pcprefix
+mkdir "$scratch/exbuild"
+if ! PKG_CONFIG_PATH=$pcdir make -s -C "$scratch/exbuild" -f "$exdir/Makefile" \
+        PKG_CONFIG="pkg-config --define-variable=prefix=$moved_prefix" >"$scratch/make.log" 2>&1; then
+    cat "$scratch/make.log"
+    fail "the installed examples do not build with their Makefile"
+fi
+for p in ising2d_critical potts_transition phi4_lab spinglass_replicas spinglass_pt \
+         checkpoint_restart device_select; do
+    [ -x "$scratch/exbuild/$p" ] || fail "the Makefile did not build $p"
+done
+out=$(cd "$scratch/exbuild" && env -i PATH=/usr/bin:/bin ./device_select --quick 2>&1) ||
+    fail "the installed example device_select did not run: $out"
+echo "ok: the installed examples built with their Makefile against latmc.pc; device_select ran"
+
 echo "ok: installed programs ran from a moved installation with a clean environment"
