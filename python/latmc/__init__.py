@@ -22,6 +22,7 @@ from .params import ALGORITHMS, MODELS, OBSERVABLES, PARAMETERS, param_bounds
 from .timeseries import Series, series
 from .sim import Sim, deserialize, load
 from .files import RunFile, read_csv, read_hdf5
+from .ens import Ensemble, binder_g, load_ensemble
 from . import gpu  # noqa: F401  (latmc.gpu.to_cupy, to_torch)
 
 try:
@@ -63,5 +64,5 @@ __all__ = [
     "LatmcWarning", "DegenerateWarning", "ShortSeriesWarning",
     "MODELS", "ALGORITHMS", "OBSERVABLES", "PARAMETERS", "param_bounds",
     "library_version", "library_path", "build_info", "__version__",
-    "RunFile", "read_csv", "read_hdf5",
+    "RunFile", "read_csv", "read_hdf5", "Ensemble", "binder_g", "load_ensemble",
 ]
