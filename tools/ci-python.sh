@@ -9,8 +9,8 @@
 # wheel is installed, `python -m latmc` runs (the default job), and the pytest suite
 # python/tests runs against the installed package (LATMC_EXPECT_INSTALLED=1: it must come
 # from the venv, not from the sources).
-# Needs python3 with venv and pip (tools/install-deps.sh) and PyPI for meson-python, numpy
-# and pytest. Ends with pytest's summary line; exit status 0 only when everything passed.
+# Needs python3 with venv and pip (tools/install-deps.sh) and PyPI for meson-python, numpy,
+# pytest and h5py. Ends with pytest's summary line; exit status 0 only when everything passed.
 set -eu
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -21,7 +21,8 @@ if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
 fi
 py="$venv/bin/python"
-"$py" -m pip install -q --disable-pip-version-check numpy pytest
+# h5py: latmc.read_hdf5's tests (a binary wheel)
+"$py" -m pip install -q --disable-pip-version-check numpy pytest h5py
 # nvcc on PATH, recording its calls.
 tools=$(mktemp -d)
 work=$(mktemp -d)

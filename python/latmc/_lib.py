@@ -197,7 +197,8 @@ def _candidates() -> list:
     env = os.environ.get("LATMC_LIBRARY")
     if env:
         return [env]
-    # A wheel holds no symbolic links: the package has liblatmc.so.1.<minor>.<patch> only.
+    # A wheel holds no symbolic links: the package stores the library under its soname,
+    # liblatmc.so.1 (meson.build; liblatmc.so.1.<minor>.<patch> in wheels before 0.2.0).
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_native")
     found = sorted(glob.glob(os.path.join(here, _SONAME + "*")), key=len)
     found.append(_SONAME)  # the dynamic loader's search (a system-wide meson install)
