@@ -51,10 +51,11 @@ for c in $compilers; do
     cc="$c $extra"
     # A sanitizer build's flags are GCC's; its consumer is built with GCC alone.
     if [ -n "$extra" ] && [ "$c" = clang ]; then continue; fi
-    # Shared: the SONAME is the ABI major.
+    # Shared: the SONAME is the ABI major. README's recipe, rpath included: the program
+    # starts from this private prefix with no LD_LIBRARY_PATH.
     $cc -std=c99 -Wall -Wextra -Werror $($pc --cflags latmc) "$src/pkgconfig/consumer/consumer.c" \
-        -o "$scratch/consumer" $($pc --libs latmc)
-    LD_LIBRARY_PATH="$libdir" "$scratch/consumer"
+        -o "$scratch/consumer" $($pc --libs latmc) -Wl,-rpath,$($pc --variable=libdir latmc)
+    env -u LD_LIBRARY_PATH "$scratch/consumer"
 
     # Static: latmc-static.pc names the archive by path and its private dependencies.
     $cc -std=c99 -Wall -Wextra -Werror $($pc --cflags latmc-static) \

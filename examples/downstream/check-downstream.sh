@@ -38,8 +38,10 @@ configure_build() {
 
 # 1. find_package(latmc) through CMAKE_PREFIX_PATH.
 configure_build "$scratch/config" -DLATMC_FIND=config -DCMAKE_PREFIX_PATH="$root$prefix"
-LD_LIBRARY_PATH="$libdir" "$scratch/config/downstream"
-LD_LIBRARY_PATH="$libdir" "$scratch/config/downstream_cxx"
+# CMake records the imported library's directory as the programs' RUNPATH: they start
+# from the private prefix with no LD_LIBRARY_PATH.
+env -u LD_LIBRARY_PATH "$scratch/config/downstream"
+env -u LD_LIBRARY_PATH "$scratch/config/downstream_cxx"
 [ -x "$scratch/config/downstream_static" ] ||
     { echo "the CMake package has no latmc::latmc_static"; exit 1; }
 if readelf -d "$scratch/config/downstream_static" | grep -q 'liblatmc'; then
@@ -66,6 +68,6 @@ grep 'version check' "$scratch/version.log"
 #    the DESTDIR.
 PKG_CONFIG_PATH=$(dirname "$pcfile") PKG_CONFIG_SYSROOT_DIR=$root \
     configure_build "$scratch/pc" -DLATMC_FIND=pkgconfig
-LD_LIBRARY_PATH="$libdir" "$scratch/pc/downstream"
-LD_LIBRARY_PATH="$libdir" "$scratch/pc/downstream_cxx"
+env -u LD_LIBRARY_PATH "$scratch/pc/downstream"
+env -u LD_LIBRARY_PATH "$scratch/pc/downstream_cxx"
 echo "CMake downstream: built with find_package (shared, static, C++) and pkg-config; all ran"

@@ -34,6 +34,9 @@ lines=$(wc -l <"$tmp/data.csv" | tr -d ' ')
 [ "$lines" -eq "$expected" ] || fail "CSV has $lines lines, expected $expected"
 got=$(head -n 1 "$tmp/data.csv")
 [ "$got" = "$header" ] || fail "CSV header '$got', expected '$header'"
+# the column line is the file's first line (numpy's genfromtxt(names=True, comments="#")
+# takes its names from there), the inputs follow as comments
+[ "$(head -n 1 "$tmp/series.csv")" = "$header" ] || fail "the column line is not the first line"
 # the sweep column: therm + (index + 1) * every, so a constant step from the first row
 therm=$(sed -n 's/^# therm = //p' "$tmp/series.csv")
 every=$(sed -n 's/^# every = //p' "$tmp/series.csv")

@@ -65,8 +65,8 @@ ls "$tmp" "$tmp/real" | grep -q 'XXXXXX\|\.[A-Za-z0-9]\{6\}$' && fail "a tempora
 # ---- stdout ----
 # shellcheck disable=SC2086
 run csv_stdout 0 $args --csv -
-head -n 1 "$tmp/csv_stdout.out" | grep -q '^# latmc time series' || fail "--csv -: no CSV on stdout"
-grep -q '^index,sweep,energy' "$tmp/csv_stdout.out" || fail "--csv -: no column line"
+head -n 1 "$tmp/csv_stdout.out" | grep -q '^index,sweep,energy' || fail "--csv -: no column line first"
+grep -q '^# latmc time series' "$tmp/csv_stdout.out" || fail "--csv -: no CSV on stdout"
 [ "$(grep -c '^[0-9]' "$tmp/csv_stdout.out")" -eq 200 ] || fail "--csv -: not 200 rows"
 grep -q '^  energy' "$tmp/csv_stdout.err" || fail "--csv -: the report is not on stderr"
 # shellcheck disable=SC2086

@@ -59,6 +59,11 @@ grep -v '^#' "$tmp/a.csv" >"$tmp/a.rows"
 grep -v '^#' "$tmp/b.csv" >"$tmp/b.rows"
 cmp "$tmp/a.rows" "$tmp/b.rows" || fail "the --csv series differ"
 grep -q '^# resumed_from = ' "$tmp/b.csv" || fail "the resumed CSV does not say so"
+# ... and keeps the original inputs: how the chain started (the checkpoint keeps it)
+start_a=$(grep '^# start = ' "$tmp/a.csv")
+start_b=$(grep '^# start = ' "$tmp/b.csv")
+[ -n "$start_a" ] && [ "$start_a" = "$start_b" ] ||
+    fail "the resumed CSV says '$start_b', the original '$start_a'"
 sed -n '/^  observable/,$p' "$tmp/whole.out" >"$tmp/whole.table"
 sed -n '/^  observable/,$p' "$tmp/resumed.out" >"$tmp/resumed.table"
 [ -s "$tmp/whole.table" ] || fail "no results table"

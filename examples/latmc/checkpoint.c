@@ -9,7 +9,11 @@
 
 #define STATE_FORMAT "latmc-cli-state 1"
 
-/* "latmc-cli-state 1 columns=energy,m therm=100 every=2\n" */
+/* "latmc-cli-state 1 columns=energy,m therm=100 every=2" + " start=hot\n": the part before
+ * " start=" must match on resume; the start is carried on, so that a resumed run's outputs
+ * state how the chain began. (Checkpoints of latmc before the start was kept end after
+ * every=N; they resume too, with the start unknown.) */
+#define STATE_START " start="
 static int state_line(char *buf, size_t size, const struct observables *obs, uint64_t therm,
                       uint64_t every)
 {
@@ -17,9 +21,23 @@ static int state_line(char *buf, size_t size, const struct observables *obs, uin
     for (int c = 0; c < obs->n_cols && len < size; c++)
         len += (size_t)snprintf(buf + len, size - len, "%s%s", c ? "," : "", obs->csv_name[c]);
     if (len < size)
-        len += (size_t)snprintf(buf + len, size - len, " therm=%" PRIu64 " every=%" PRIu64 "\n",
+        len += (size_t)snprintf(buf + len, size - len, " therm=%" PRIu64 " every=%" PRIu64,
                                 therm, every);
     return len < size ? (int)len : -1;
+}
+
+/* The start recorded after the matched part: letters only, at most size - 1 of them. */
+static void read_start(const unsigned char *p, const unsigned char *end, char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    if ((size_t)(end - p) < sizeof STATE_START - 1 ||
+        memcmp(p, STATE_START, sizeof STATE_START - 1) != 0)
+        return;
+    p += sizeof STATE_START - 1;
+    while (p < end && n + 1 < size && *p >= 'a' && *p <= 'z')
+        out[n++] = (char)*p++;
+    out[p == end ? n : 0] = '\0'; /* anything else after it: not ours, no start */
 }
 
 int checkpoint_save(latmc_sim *sim, const struct observables *obs, uint64_t therm,
@@ -27,6 +45,11 @@ int checkpoint_save(latmc_sim *sim, const struct observables *obs, uint64_t ther
 {
     char line[256];
     int head = state_line(line, sizeof line, obs, therm, every);
+    if (head >= 0) {
+        int n = snprintf(line + head, sizeof line - (size_t)head, "%s%s\n",
+                         obs->start[0] ? STATE_START : "", obs->start);
+        head = n > 0 && (size_t)n < sizeof line - (size_t)head ? head + n : -1;
+    }
     size_t accsize = 0;
     int rc = latmc_acc_serialize(obs->acc, NULL, 0, &accsize);
     if (rc != LATMC_OK || head < 0)
@@ -88,12 +111,20 @@ int checkpoint_load_measurements(const char *path, const latmc_sim *sim, uint64_
      * Before the first one (e.g. a thermalization stopped early) any will do. */
     char want[256];
     int head = state_line(want, sizeof want, obs, therm, every);
+    /* the saved line: the part to match, then " start=..." (absent in older files) */
+    size_t saved = (size_t)(nl - blob);
+    for (size_t i = 0; i + sizeof STATE_START - 1 <= saved; i++)
+        if (memcmp(blob + i, STATE_START, sizeof STATE_START - 1) == 0) {
+            read_start(blob + i, nl, obs->start, sizeof obs->start);
+            saved = i;
+            break;
+        }
     if (latmc_acc_count(acc) > 0 &&
-        (head < 0 || (size_t)(nl - blob + 1) != (size_t)head || memcmp(blob, want, (size_t)head) != 0)) {
+        (head < 0 || saved != (size_t)head || memcmp(blob, want, (size_t)head) != 0)) {
         cli_usage_error("--resume %s: the checkpoint's measurements were made with '%.*s', "
                         "this command line asks for '%.*s' (give the --therm and --every of "
-                        "the run that wrote it)", path, (int)(nl - blob), (const char *)blob,
-                        head > 0 ? head - 1 : 0, want);
+                        "the run that wrote it)", path, (int)saved, (const char *)blob,
+                        head > 0 ? head : 0, want);
         free(blob);
         latmc_acc_destroy(&acc);
         return EXIT_USAGE;

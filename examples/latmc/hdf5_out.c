@@ -26,13 +26,16 @@ static void check(struct h5 *h, herr_t r)
         h->ok = false;
 }
 
+/* A variable-length UTF-8 string: what h5py (3.x) returns as str, where a fixed-length
+ * ASCII one comes back as bytes. */
 static void attr_str(struct h5 *h, hid_t obj, const char *name, const char *value)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, strlen(value) + 1);
+    check(h, H5Tset_size(t, H5T_VARIABLE));
+    check(h, H5Tset_cset(t, H5T_CSET_UTF8));
     hid_t sp = H5Screate(H5S_SCALAR);
     hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-    check(h, a < 0 ? -1 : H5Awrite(a, t, value));
+    check(h, a < 0 ? -1 : H5Awrite(a, t, &value));
     if (a >= 0)
         H5Aclose(a);
     H5Sclose(sp);

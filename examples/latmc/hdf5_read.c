@@ -12,19 +12,27 @@
 
 static int failed = 0;
 
+/* Every string attribute must be a variable-length UTF-8 string (h5py returns those as
+ * str; a fixed-length ASCII one comes back as bytes). */
 static void str_attr(hid_t obj, const char *name, const char *key)
 {
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    char buf[1024] = "";
+    char *s = NULL;
     if (a < 0) {
         failed = 1;
         return;
     }
     hid_t t = H5Aget_type(a);
-    if (H5Tget_class(t) != H5T_STRING || H5Tget_size(t) > sizeof buf ||
-        H5Aread(a, t, buf) < 0)
+    if (H5Tget_class(t) != H5T_STRING || H5Tis_variable_str(t) <= 0 ||
+        H5Tget_cset(t) != H5T_CSET_UTF8) {
+        fprintf(stderr, "hdf5_read: %s is not a variable-length UTF-8 string\n", name);
         failed = 1;
-    printf("%s = %s\n", key, buf);
+    } else if (H5Aread(a, t, &s) < 0) {
+        failed = 1;
+    }
+    printf("%s = %s\n", key, s ? s : "");
+    if (s != NULL)
+        H5free_memory(s);
     H5Tclose(t);
     H5Aclose(a);
 }

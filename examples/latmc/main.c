@@ -81,6 +81,8 @@ static int prepare(latmc_ctx *ctx, const struct cli_options *opt, latmc_sim **si
     setup_notes(*sim, opt);
     if (observables_setup(obs, *sim, f) != LATMC_OK)
         return EXIT_LIBRARY;
+    if (opt->resume_path == NULL)
+        snprintf(obs->start, sizeof obs->start, "%s", names_of(names_start, opt->start, ""));
     if (opt->resume_path != NULL)
         return setup_resume_series(*sim, opt, obs, f);
     return 0;
@@ -199,7 +201,7 @@ static int run_main(int argc, char **argv)
         goto fail;
 
     struct run_meta meta;
-    meta_fill(&meta, sim, &opt);
+    meta_fill(&meta, sim, &opt, obs.start);
     if (series_open(&series, outs.have_csv ? &outs.csv : NULL, &meta, &obs, &fail) != LATMC_OK)
         goto fail;
 

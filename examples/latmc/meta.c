@@ -27,7 +27,8 @@ static void add_u64(struct run_meta *m, const char *key, uint64_t value)
     add(m, key, META_U64)->u = value;
 }
 
-void meta_fill(struct run_meta *m, latmc_sim *sim, const struct cli_options *opt)
+void meta_fill(struct run_meta *m, latmc_sim *sim, const struct cli_options *opt,
+               const char *start)
 {
     memset(m, 0, sizeof *m);
     latmc_sim_desc d;
@@ -68,7 +69,10 @@ void meta_fill(struct run_meta *m, latmc_sim *sim, const struct cli_options *opt
     latmc_sim_part_info(sim, NULL, &parts, NULL, NULL);
     if (parts > 1)
         add_u64(m, "ranks", (uint64_t)parts);
-    add_str(m, "start", opt->resume_path != NULL ? "resumed" : names_of(names_start, opt->start, "?"));
+    /* a resumed run states the start of the chain it continues (its checkpoint keeps it;
+     * "resumed" for a checkpoint that did not) */
+    add_str(m, "start", opt->resume_path == NULL ? names_of(names_start, opt->start, "?")
+                        : start != NULL && start[0] ? start : "resumed");
     add_u64(m, "therm", opt->therm);
     add_u64(m, "sweeps", opt->sweeps);
     add_u64(m, "every", opt->every);

@@ -34,7 +34,8 @@ struct run_meta {
     struct meta_item item[META_MAX];
 };
 
-void meta_fill(struct run_meta *m, latmc_sim *sim, const struct cli_options *opt);
+void meta_fill(struct run_meta *m, latmc_sim *sim, const struct cli_options *opt,
+               const char *start);
 
 /* The value as text ("8x8" for extents, %.17g for reals). */
 void meta_value_text(const struct meta_item *it, char *buf, size_t size);

@@ -27,6 +27,9 @@ struct observables {
     bool scalar;        /* a signed scalar order parameter (Ising, phi^4): U4 applies */
     latmc_acc *acc;     /* one row per measurement */
     uint64_t reloaded;  /* rows read back from a checkpoint (--resume) */
+    /* How the chain started ("hot", "cold"): saved in checkpoints, so that the outputs of
+     * a resumed run state the original start; "" when a checkpoint did not say. */
+    char start[16];
 
     bool accept_valid;  /* the counters below cover the measured sweeps */
     uint64_t accepted, attempted;

@@ -26,17 +26,20 @@ static int write_row(struct series_out *s, const latmc_acc *acc, uint64_t i)
 static int write_head(struct series_out *s, const struct run_meta *m,
                       const struct observables *obs)
 {
+    /* The column line first, the inputs as comments after it: numpy's
+     * genfromtxt(names=True, comments="#") takes its names from the first line, commented
+     * or not, and skips comment lines anywhere; pandas' read_csv(comment="#") likewise. */
     char v[1100];
+    fputs("index,sweep", s->f);
+    for (int c = 0; c < obs->n_cols; c++)
+        fprintf(s->f, ",%s", obs->csv_name[c]);
+    fputc('\n', s->f);
     fprintf(s->f, "# latmc time series: one line per measurement; sweep = the sim's sweep "
             "count at the measurement\n");
     for (int i = 0; i < m->n; i++) {
         meta_value_text(&m->item[i], v, sizeof v);
         fprintf(s->f, "# %s%s = %s\n", m->item[i].param ? "param." : "", m->item[i].key, v);
     }
-    fputs("index,sweep", s->f);
-    for (int c = 0; c < obs->n_cols; c++)
-        fprintf(s->f, ",%s", obs->csv_name[c]);
-    fputc('\n', s->f);
     uint64_t n = latmc_acc_count(obs->acc);
     for (uint64_t i = 0; i < n; i++)
         if (write_row(s, obs->acc, i) != 0)

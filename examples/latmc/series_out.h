@@ -1,7 +1,7 @@
 /*
- * latmc front end — the --csv time series, streamed: a header comment ("# key = value"
- * lines: every input of meta.h), the column line "index,sweep,<observables>", then one
- * line per measurement, appended as the run makes it (flushed every chunk of sweeps,
+ * latmc front end — the --csv time series, streamed: the column line
+ * "index,sweep,<observables>", a header comment ("# key = value" lines: every input of
+ * meta.h), then one line per measurement, appended as the run makes it (flushed every chunk of sweeps,
  * synced before every checkpoint, so the file always holds at least the measurements
  * the checkpoint has). The file is created through outfile.h (a new file renamed into
  * place: symlinks followed, no device or FIFO replaced), then appended to. A resumed

@@ -30,7 +30,8 @@ def binder_curve(L: int, temps: np.ndarray, therm: int, sweeps: int,
                  seed: int) -> Tuple[np.ndarray, np.ndarray]:
     """U4 and its error at each temperature for an L x L lattice."""
     u, du = np.empty(len(temps)), np.empty(len(temps))
-    with latmc.Sim("ising", (L, L), algorithm="metropolis", device="cpu", seed=seed) as sim:
+    with latmc.Sim("ising", (L, L), beta=1.0 / temps[0], algorithm="metropolis", device="cpu",
+                   seed=seed) as sim:
         for i, T in enumerate(temps):
             sim.params["beta"] = 1.0 / T   # continue the chain: neighbouring T thermalise fast
             ser = sim.series(sweeps, therm=therm, observables=["m2", "m4"])

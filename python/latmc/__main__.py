@@ -69,8 +69,11 @@ def _shape(size: Optional[str], dim: int, default: int) -> tuple:
 
 
 def _row(name: str, mean: float, err: float, tau: Optional[float]) -> str:
-    t = "%.2f" % tau if tau is not None else ""
-    return "  %-18s %16.10f %12.2e %9s" % (name, mean, err, t)
+    # NaN: a statistic the series cannot give (latmc.DegenerateWarning said why), printed
+    # as the program latmc prints it, never as a confident 0
+    t = ("%.2f" % tau if tau == tau else "n/a !") if tau is not None else ""
+    e = "%12.2e" % err if err == err else "%12s" % "n/a !"
+    return "  %-18s %16.10f %s %9s" % (name, mean, e, t)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -113,6 +116,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     if every < 1 or sweeps < every:
         _parser().error("need --every >= 1 and --sweeps >= --every")
 
+    if not demo:
+        # the temperature rule (doc/cli.md), a usage error as in the program latmc
+        from .params import MODELS
+        from .sim import check_phase_point
+        try:
+            check_phase_point(MODELS.get(model, -1), params)
+        except latmc.InvalidArgument as e:
+            _parser().error(e.message.replace("beta=B", "--beta B")
+                            .replace("mu2=M and g=G", "--param mu2=M and --param g=G"))
     try:
         sim = latmc.Sim(model, shape, algorithm=args.algo, device=args.device, seed=args.seed,
                         q=args.q, precision=args.precision, couplings=args.couplings,

@@ -48,6 +48,9 @@ ALGO_DEFAULT, ALGO_METROPOLIS, ALGO_HEATBATH, ALGO_OVERRELAX = 0, 1, 2, 3
 PRECISION_FLOAT, PRECISION_DOUBLE = 0, 1
 COUPLINGS_UNIFORM, COUPLINGS_GAUSSIAN, COUPLINGS_BIMODAL = 0, 1, 2
 INIT_COLD, INIT_HOT = 0, 1
+# LATMC_ACC_WARN_* bits of latmc_acc_warnings (acc.h, 0.2)
+ACC_WARN_ZERO_ERROR, ACC_WARN_TAU_UNDEFINED = 1 << 0, 1 << 1
+ACC_WARN_ANTICORRELATED, ACC_WARN_NO_WINDOW = 1 << 2, 1 << 3
 # enum latmc_log_level (defs.h)
 LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR, LOG_NONE = 0, 1, 2, 3, 4
 
@@ -186,6 +189,7 @@ _PROTOTYPES = {
 _OPTIONAL_PROTOTYPES = {
     "latmc_param_bounds": (c_int, [c_int, c_int, POINTER(c_double), POINTER(c_double)]),
     "latmc_sim_device_view": (c_int, [_P, POINTER(DeviceView)]),
+    "latmc_acc_warnings": (c_int, [_P, c_int, POINTER(c_uint32)]),
 }
 
 
@@ -193,7 +197,8 @@ def _candidates() -> list:
     env = os.environ.get("LATMC_LIBRARY")
     if env:
         return [env]
-    # A wheel holds no symbolic links: the package has liblatmc.so.1.<minor>.<patch> only.
+    # A wheel holds no symbolic links: the package stores the library under its soname,
+    # liblatmc.so.1 (meson.build; liblatmc.so.1.<minor>.<patch> in wheels before 0.2.0).
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_native")
     found = sorted(glob.glob(os.path.join(here, _SONAME + "*")), key=len)
     found.append(_SONAME)  # the dynamic loader's search (a system-wide meson install)

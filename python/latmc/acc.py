@@ -13,17 +13,26 @@ module-level functions take numpy series directly::
 
 Every statistic is computed by the C library, so Python and C analyses of one series agree
 exactly.
+
+What the library cannot estimate is never returned as a confident number (the rule of the
+program ``latmc``, doc/cli.md): an error of exactly 0 (a frozen or periodic chain) comes
+back as NaN with a :class:`latmc.DegenerateWarning`; an undefined tau_int (no variance) as
+NaN, an anticorrelated one at its floor 1/2, both with that warning; a tau_int whose window
+did not close with a :class:`latmc.ShortSeriesWarning`. Filter them with :mod:`warnings`
+(``warnings.simplefilter("error", latmc.LatmcWarning)`` makes them exceptions).
 """
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _lib
-from .errors import ClosedError, InvalidArgument, check_global, error_for, last_error
+from . import _ints, _lib
+from .errors import (ClosedError, DegenerateWarning, InvalidArgument, ShortSeriesWarning,
+                     check_global, error_for, last_error, warn)
 
 _L = _lib.lib
 Column = Union[int, str]
@@ -40,8 +49,8 @@ class Accumulator:
 
     def __init__(self, columns: Union[int, Sequence[str]]) -> None:
         self._h: Optional[ctypes.c_void_p] = None
-        if isinstance(columns, (int, np.integer)):
-            names = ["c%d" % i for i in range(int(columns))]
+        if isinstance(columns, (int, np.integer)) and not isinstance(columns, bool):
+            names = ["c%d" % i for i in range(_ints.in_range(columns, "columns", 1, 2**31 - 1))]
         else:
             names = [str(c) for c in columns]
         self.names: List[str] = names
@@ -109,7 +118,7 @@ class Accumulator:
             except KeyError:
                 raise InvalidArgument("no column %r (columns: %s)"
                                       % (c, ", ".join(self.names))) from None
-        return int(c)
+        return _ints.c_int(c, "column")
 
     # -- filling -----------------------------------------------------------------------
     def push(self, row: Sequence[float]) -> None:
@@ -159,45 +168,93 @@ class Accumulator:
         check_global(fn(self._live(), *args, ctypes.byref(v)))
         return v.value
 
-    def _two(self, fn, *args) -> Tuple[float, float]:
+    def _two(self, fn, what: str, *args) -> Tuple[float, float]:
         v, e = ctypes.c_double(), ctypes.c_double()
         check_global(fn(self._live(), *args, ctypes.byref(v), ctypes.byref(e)))
-        return v.value, e.value
+        return v.value, self._zero_error(e.value, "jackknife error of " + what)
+
+    def _label(self, c: Column) -> str:
+        i = self.col(c)
+        return self.names[i] if 0 <= i < self.ncols else str(c)
+
+    def warnings(self, c: Column) -> int:
+        """The library's LATMC_ACC_WARN_* bits for a column (latmc_acc_warnings; 0: none).
+        0 with a library older than 0.2, which has no such call."""
+        f = getattr(_L, "latmc_acc_warnings", None)
+        if f is None:
+            return 0
+        flags = ctypes.c_uint32()
+        check_global(f(self._live(), self.col(c), ctypes.byref(flags)))
+        return flags.value
+
+    def _zero_error(self, err: float, what: str) -> float:
+        """The rule for an error of exactly 0: NaN and a warning, never a confident 0."""
+        if err == 0.0:
+            warn("%s: the error is exactly 0 (the series does not fluctuate: a "
+                          "frozen or periodic chain, e.g. Ising Metropolis at beta = 0); no "
+                          "error can be estimated from it, NaN returned" % what, DegenerateWarning)
+            return math.nan
+        return err
 
     def mean(self, c: Column) -> float:
         """Mean of a column."""
         return self._one(_L.latmc_acc_mean, self.col(c))
 
     def error(self, c: Column) -> float:
-        """Logarithmic-binning error of the mean (the highest level with >= 32 bins)."""
-        return self._one(_L.latmc_acc_error, self.col(c))
+        """Logarithmic-binning error of the mean (the highest level with >= 32 bins).
+        NaN with a :class:`latmc.DegenerateWarning` where it is exactly 0."""
+        err = self._one(_L.latmc_acc_error, self.col(c))
+        return self._zero_error(err, "error of %r" % self._label(c))
 
     def binning_error(self, c: Column, level: int) -> float:
-        """Error of the mean from bins of 2**level rows."""
-        return self._one(_L.latmc_acc_binning_error, self.col(c), int(level))
+        """Error of the mean from bins of 2**level rows (NaN with a warning where it is
+        exactly 0)."""
+        err = self._one(_L.latmc_acc_binning_error, self.col(c), _ints.c_int(level, "level"))
+        return self._zero_error(err, "binning error of %r at level %s" % (self._label(c), level))
 
     def tau_int(self, c: Column) -> float:
-        """Integrated autocorrelation time (1/2 for uncorrelated data; Madras-Sokal window)."""
-        return self._one(_L.latmc_acc_tau_int, self.col(c))
+        """Integrated autocorrelation time (1/2 for uncorrelated data; Madras-Sokal window).
+        NaN with a :class:`latmc.DegenerateWarning` where it is undefined (no variance);
+        its floor 1/2 with that warning for an anticorrelated series; a
+        :class:`latmc.ShortSeriesWarning` where the window did not close."""
+        tau = self._one(_L.latmc_acc_tau_int, self.col(c))
+        flags = self.warnings(c)
+        name = self._label(c)
+        if flags & _lib.ACC_WARN_TAU_UNDEFINED:
+            warn("tau_int of %r is undefined: the series has no variance; NaN "
+                          "returned" % name, DegenerateWarning)
+            return math.nan
+        if flags & _lib.ACC_WARN_ANTICORRELATED:
+            warn("tau_int of %r: the autocorrelation sum is significantly below 1/2 "
+                          "(an anticorrelated or periodic chain); returned at its floor 1/2, "
+                          "which makes the naive error an upper bound" % name, DegenerateWarning)
+        if flags & _lib.ACC_WARN_NO_WINDOW:
+            warn("tau_int of %r: the self-consistent window did not close, the "
+                          "series is too short for its autocorrelation (tau_int is an "
+                          "underestimate)" % name, ShortSeriesWarning)
+        return tau
 
     def binder(self, m2: Column = "m2", m4: Column = "m4",
                nblocks: int = DEFAULT_BLOCKS) -> Tuple[float, float]:
         """Binder cumulant U4 = 1 - <m^4>/(3<m^2>^2) and its jackknife error."""
-        return self._two(_L.latmc_acc_binder, self.col(m2), self.col(m4), int(nblocks))
+        return self._two(_L.latmc_acc_binder, "the Binder cumulant", self.col(m2),
+                         self.col(m4), _ints.c_int(nblocks, "nblocks"))
 
     def susceptibility(self, absm: Column = "abs_magnetization", m2: Column = "m2",
                        factor: float = 1.0,
                        nblocks: int = DEFAULT_BLOCKS) -> Tuple[float, float]:
         """factor * (<m^2> - <|m|>^2) and its jackknife error (factor = beta * N for the
         per-site susceptibility)."""
-        return self._two(_L.latmc_acc_susceptibility, self.col(absm), self.col(m2),
-                         float(factor), int(nblocks))
+        return self._two(_L.latmc_acc_susceptibility, "the susceptibility", self.col(absm),
+                         self.col(m2),
+                         float(factor), _ints.c_int(nblocks, "nblocks"))
 
     def specific_heat(self, e: Column = "energy", factor: float = 1.0,
                       nblocks: int = DEFAULT_BLOCKS) -> Tuple[float, float]:
         """factor * (<e^2> - <e>^2) and its jackknife error (factor = beta^2 * N)."""
-        return self._two(_L.latmc_acc_specific_heat, self.col(e), float(factor),
-                         int(nblocks))
+        return self._two(_L.latmc_acc_specific_heat, "the specific heat", self.col(e),
+                         float(factor),
+                         _ints.c_int(nblocks, "nblocks"))
 
     def jackknife(self, fn: Callable[[np.ndarray, np.ndarray], float],
                   nblocks: int = DEFAULT_BLOCKS) -> Tuple[float, float]:
@@ -220,13 +277,13 @@ class Accumulator:
 
         cb = _lib.DERIVED_FN(trampoline)
         v, e = ctypes.c_double(), ctypes.c_double()
-        st = _L.latmc_acc_jackknife(self._live(), int(nblocks), cb, None, ctypes.byref(v),
+        st = _L.latmc_acc_jackknife(self._live(), _ints.c_int(nblocks, "nblocks"), cb, None, ctypes.byref(v),
                                     ctypes.byref(e))
         if raised:
             raise raised[0]
         if st != _lib.OK:
             raise error_for(st, last_error())
-        return v.value, e.value
+        return v.value, self._zero_error(e.value, "jackknife error of fn")
 
     def summary(self, c: Column) -> Dict[str, float]:
         """mean, error and tau_int of a column."""

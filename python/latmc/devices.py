@@ -11,7 +11,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, List, Optional
 
-from . import _lib
+from . import _ints, _lib
 from .errors import ClosedError, check_global
 
 DEVICES = {"auto": _lib.DEVICE_AUTO, "cpu": _lib.DEVICE_CPU, "cuda": _lib.DEVICE_CUDA}
@@ -115,7 +115,8 @@ class Context:
         """Describe device ``index`` of a kind."""
         info = _lib.DeviceInfo()
         info.struct_size = ctypes.sizeof(info)
-        check_global(_lib.lib.latmc_ctx_device_info(self.handle, device_code(device), index,
+        check_global(_lib.lib.latmc_ctx_device_info(self.handle, device_code(device),
+                                                    _ints.c_int(index, "index"),
                                                     ctypes.byref(info)))
         kind = {_lib.DEVICE_CPU: "cpu", _lib.DEVICE_CUDA: "cuda"}.get(info.device, "?")
         return DeviceInfo(kind, info.index, _lib.text(info.name), info.memory_bytes,

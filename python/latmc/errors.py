@@ -91,6 +91,39 @@ class ClosedError(StateError):
     """Using a Sim or Accumulator after close(): refused before any C call."""
 
 
+class LatmcWarning(UserWarning):
+    """Base of the warnings latmc issues (``warnings.simplefilter("error", latmc.LatmcWarning)``
+    turns them all into exceptions, as ``latmc --strict`` does for the program)."""
+
+
+class DegenerateWarning(LatmcWarning):
+    """A statistic that cannot be estimated from the series, as the C accumulator flags it
+    (``latmc_acc_warnings``): an error of exactly 0 (a frozen or periodic chain, e.g. Ising
+    Metropolis at beta = 0), an undefined tau_int (no variance), or an autocorrelation sum
+    significantly below 1/2 (anticorrelated or periodic). The result is NaN where the
+    program ``latmc`` prints ``n/a !`` (never a confident 0); tau_int at its floor 1/2
+    where it prints ``0.50 !``."""
+
+
+class ShortSeriesWarning(LatmcWarning):
+    """The self-consistent window of tau_int did not close: the series is too short for its
+    autocorrelation, and tau_int (with the error derived from it) is an underestimate."""
+
+
+def warn(message: str, category: Type[Warning]) -> None:
+    """warnings.warn, attributed to the first caller outside the package (the user's line,
+    whichever latmc function the call went through)."""
+    import os
+    import sys
+    import warnings
+    here = os.path.dirname(os.path.abspath(__file__))
+    level, f = 2, sys._getframe(1)  # stacklevel 1 would be this function
+    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == here:
+        level += 1
+        f = f.f_back
+    warnings.warn(message, category, stacklevel=level)
+
+
 _STATUS_NAMES: Dict[int, str] = {
     _lib.EINVAL: "LATMC_EINVAL", _lib.EUNSUPPORTED: "LATMC_EUNSUPPORTED",
     _lib.EBACKEND: "LATMC_EBACKEND", _lib.ENODEV: "LATMC_ENODEV",

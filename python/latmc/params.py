@@ -4,7 +4,7 @@ from __future__ import annotations
 import ctypes
 from typing import TYPE_CHECKING, Dict, Iterator, List, Tuple
 
-from . import _lib
+from . import _ints, _lib
 from .errors import InvalidArgument, Unsupported, check, check_global
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -24,7 +24,7 @@ INITS: Dict[str, int] = {"cold": _lib.INIT_COLD, "hot": _lib.INIT_HOT}
 def enum_code(table: Dict[str, int], value, what: str) -> int:
     """A name of ``table`` (or one of its values) -> the C enum value; InvalidArgument else."""
     if isinstance(value, int) and not isinstance(value, bool):
-        return value  # the library checks the number itself
+        return _ints.c_int(value, what)  # the library checks the number itself
     try:
         return table[str(value).lower()]
     except KeyError:
@@ -57,7 +57,7 @@ PARAMETERS: Dict[str, int] = _names(_lib.lib.latmc_param_name)
 def param_key(name) -> int:
     """A parameter name ("beta", "mu2", ...) -> its key, through latmc_param_by_name."""
     if isinstance(name, int) and not isinstance(name, bool):
-        return name
+        return _ints.c_int(name, "parameter key")
     key = ctypes.c_int()
     check_global(_lib.lib.latmc_param_by_name(str(name).encode(), ctypes.byref(key)))
     return key.value
@@ -66,7 +66,7 @@ def param_key(name) -> int:
 def observable_key(name) -> int:
     """An observable name ("energy", "m2", ...) -> its key."""
     if isinstance(name, int) and not isinstance(name, bool):
-        return name
+        return _ints.c_int(name, "observable key")
     try:
         return OBSERVABLES[name]
     except KeyError:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _lib
+from . import _ints, _lib
 from .devices import Context, DEVICES, default_context, device_code
 from .errors import ClosedError, InvalidArgument, check, error_for, last_error
 from .params import (ALGORITHMS, COUPLINGS, INITS, MODELS, OBSERVABLES, PRECISIONS, Params,
@@ -73,20 +73,21 @@ class Sim:
         if isinstance(model, str) and model.lower() not in MODELS:
             raise InvalidArgument("unknown model %r (one of: %s)" % (model, ", ".join(MODELS)))
         d.model = enum_code(MODELS, model, "model")
+        check_phase_point(d.model, {k.rstrip("_"): v for k, v in params.items()})
         dims = _shape_tuple(shape)
         d.ndim = len(dims)
         for axis, extent in enumerate(reversed(dims)):  # extent[0] is L_x, the last axis
             d.extent[axis] = extent
-        d.q = _int(q, "q")
+        d.q = _ints.c_int(q, "q")
         d.algorithm = enum_code(ALGORITHMS, algorithm, "algorithm")
         d.precision = enum_code(PRECISIONS, precision, "precision")
         d.couplings = enum_code(COUPLINGS, couplings, "couplings")
-        d.coupling_seed = _u64(coupling_seed, "coupling_seed")
-        d.replicas = _int(replicas, "replicas")
+        d.coupling_seed = _ints.u64(coupling_seed, "coupling_seed")
+        d.replicas = _ints.c_int(replicas, "replicas")
         d.device = device_code(device)
-        d.device_index = _int(device_index, "device_index")
-        d.n_threads = _int(threads, "threads")
-        d.seed = _u64(seed, "seed")
+        d.device_index = _ints.c_int(device_index, "device_index")
+        d.n_threads = _ints.c_int(threads, "threads")
+        d.seed = _ints.u64(seed, "seed")
         h = ctypes.c_void_p()
         st = _L.latmc_sim_create(ctx.handle, ctypes.byref(d), ctypes.byref(h))
         if st != _lib.OK:
@@ -238,11 +239,9 @@ class Sim:
         """Perform ``n`` sweeps (every site offered one update per sweep)."""
         # ctypes converts a Python int to uint64_t slowly (about 0.4 us): small counts use
         # ready-made c_uint64 objects.
-        u = _U64.get(n)
+        u = _U64.get(n) if type(n) is int else None
         if u is None:
-            if not 0 <= n < 2**64:
-                raise InvalidArgument("number of sweeps must be in [0, 2^64), got %r" % (n,))
-            u = ctypes.c_uint64(n)
+            u = ctypes.c_uint64(_ints.u64(n, "number of sweeps"))
         # A closed sim passes NULL, which the library refuses: no extra check on this path.
         st = _SWEEP(self._h, u)
         if st:
@@ -259,7 +258,7 @@ class Sim:
 
     def tune_epsilon(self, target: float, sweeps: int) -> None:
         """phi^4: run ``sweeps`` sweeps scaling epsilon toward acceptance ``target``."""
-        st = _L.latmc_sim_tune_epsilon(self._live(), float(target), _u64(sweeps, "sweeps"))
+        st = _L.latmc_sim_tune_epsilon(self._live(), float(target), _ints.u64(sweeps, "sweeps"))
         if st:
             self._fail(st)
 
@@ -464,37 +463,52 @@ def deserialize(data: bytes, context: Optional[Context] = None) -> Sim:
 
 
 # -- argument helpers ------------------------------------------------------------------
-def _shape_tuple(shape) -> Tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
-        return (int(shape), int(shape))
+def check_phase_point(model: int, params: dict) -> None:
+    """The temperature rule of the program latmc (doc/cli.md): a new sim must say where in
+    its phase diagram it runs, since the library's defaults are no physics choice (beta = 0
+    is infinite temperature, where Ising Metropolis flips every spin every sweep: a
+    periodic chain whose "errors" are exactly 0). Ising, Potts and Heisenberg need beta;
+    phi^4 (weight exp(-H)) needs mu2 and g, and refuses g = 0 with mu2 <= 0 (the free
+    field, whose zero mode is not normalisable). load() and deserialize() take the
+    parameters from the checkpoint."""
+    if model != _lib.MODEL_PHI4:
+        if "beta" not in params and model in MODELS.values():
+            raise InvalidArgument(
+                "the %s model needs beta=B, the inverse temperature (no default: beta = 0 "
+                "is infinite temperature, where Metropolis is degenerate)"
+                % enum_name(MODELS, model))
+        return
+    missing = [p for p in ("mu2", "g") if p not in params]
+    if missing:
+        raise InvalidArgument(
+            "the phi4 model needs mu2=M and g=G (they place it in its phase diagram, as "
+            "beta does for the other models; missing: %s)" % " and ".join(missing))
     try:
-        dims = tuple(int(s) for s in shape)
+        mu2, g = float(params["mu2"]), float(params["g"])
     except (TypeError, ValueError):
+        return  # not numbers: the library's set_param refuses them with its message
+    if g == 0.0 and mu2 <= 0.0:
+        raise InvalidArgument("phi4 with g = 0 and mu2 = %g <= 0 has no normalisable weight "
+                              "(the zero mode is free): give g > 0 or mu2 > 0" % mu2)
+
+
+def _shape_tuple(shape) -> Tuple[int, ...]:
+    # Each extent is an int64_t of the C desc: range-checked here, since ctypes would
+    # store 2**64 + 8 as 8 (the library checks the values that fit: positive, even, ...).
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        L = _ints.i64(shape, "shape")
+        return (L, L)
+    if isinstance(shape, (str, bytes)):
+        raise InvalidArgument("shape must be an int or a tuple of ints, got %r" % (shape,))
+    try:
+        items = tuple(shape)
+    except TypeError:
         raise InvalidArgument("shape must be an int or a tuple of ints, got %r" % (shape,)) from None
+    dims = tuple(_ints.i64(s, "shape[%d]" % k) for k, s in enumerate(items))
     if not 1 <= len(dims) <= 4:
         # the C desc has room for 4 extents; the library itself refuses ndim outside 2..3
         raise InvalidArgument("shape %r: a lattice has 2 or 3 dimensions" % (shape,))
     return dims
-
-
-def _int(v, what: str) -> int:
-    try:
-        i = int(v)
-    except (TypeError, ValueError):
-        raise InvalidArgument("%s must be an integer, got %r" % (what, v)) from None
-    if not -2**31 <= i < 2**31:
-        raise InvalidArgument("%s out of range: %d" % (what, i))
-    return i
-
-
-def _u64(v, what: str) -> int:
-    try:
-        i = int(v)
-    except (TypeError, ValueError):
-        raise InvalidArgument("%s must be an integer, got %r" % (what, v)) from None
-    if not 0 <= i < 2**64:
-        raise InvalidArgument("%s must be in [0, 2^64), got %d" % (what, i))
-    return i
 
 
 def _checked_array(value, shape, dtype: np.dtype, what: str, model: str) -> np.ndarray:

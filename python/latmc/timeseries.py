@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _lib
+from . import _ints, _lib
 from .acc import DEFAULT_BLOCKS, Accumulator
 from .errors import InvalidArgument, Unsupported
 from .params import observable_key
@@ -30,6 +30,7 @@ from .sim import Sim
 _L = _lib.lib
 _DPTR = ctypes.POINTER(ctypes.c_double)
 DEFAULT_OBSERVABLES = ("energy", "abs_magnetization", "m2", "m4")
+_FILE_NAMES = {"abs_magnetization": "absm", "magnetization": "m"}
 
 
 class Series:
@@ -51,9 +52,16 @@ class Series:
         self.first_sweep = first_sweep
         self._acc: Optional[Accumulator] = None
 
+    def _name(self, name: str) -> str:
+        """A column's name in this series: the program latmc's CSV and HDF5 files name
+        abs_magnetization "absm" and magnetization "m" (latmc.read_csv)."""
+        if name not in self.names and _FILE_NAMES.get(name) in self.names:
+            return _FILE_NAMES[name]
+        return name
+
     def __getitem__(self, name: str) -> np.ndarray:
         try:
-            return self.data[:, self.names.index(name)]
+            return self.data[:, self.names.index(self._name(name))]
         except ValueError:
             raise KeyError(name) from None
 
@@ -72,6 +80,7 @@ class Series:
         # data is treated as read-only from then on)
         if self._acc is None:
             self._acc = self.accumulator()
+        args = tuple(self._name(a) if isinstance(a, str) else a for a in args)
         return getattr(self._acc, method)(*args)
 
     def mean(self, name: str) -> float:
@@ -150,10 +159,11 @@ def series(sim: Sim, n: int, every: int = 1,
     ``sim.sweep(every)`` and ``sim.observable(name)`` by hand: the same numbers, bit for
     bit. Errors raise as from those calls; the measurements made before are lost.
     """
-    if n < 0 or every < 1 or therm < 0 or block < 1:
-        raise InvalidArgument("series needs n >= 0, every >= 1, therm >= 0, block >= 1 "
-                              "(got n=%r, every=%r, therm=%r, block=%r)"
-                              % (n, every, therm, block))
+    # every and therm are uint64_t sweep counts; n and block size arrays (bounded by 2^63)
+    n = _ints.in_range(n, "n", 0, _ints.INT64_MAX)
+    every = _ints.in_range(every, "every", 1, _ints.UINT64_MAX)
+    therm = _ints.u64(therm, "therm")
+    block = _ints.in_range(block, "block", 1, _ints.INT64_MAX)
     keys = [observable_key(o) for o in observables]
     names = [o if isinstance(o, str) else _lib.text(_L.latmc_observable_name(o))
              for o in observables]

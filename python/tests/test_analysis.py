@@ -115,7 +115,7 @@ def test_series_analysis_and_progress(capsys):
     with pytest.raises(KeyError):
         ser["phi2"]
     with pytest.raises(latmc.InvalidArgument):
-        sim_n = latmc.Sim("ising", (4, 4), device="cpu")
+        sim_n = latmc.Sim("ising", (4, 4), beta=0.4, device="cpu")
         try:
             sim_n.series(10, every=0)
         finally:

@@ -35,20 +35,20 @@ def raises(cls, code, match=None):
 ])
 def test_bad_shapes_come_from_the_library(shape, why):
     with raises(latmc.InvalidArgument, EINVAL) as info:
-        latmc.Sim("ising", shape, device="cpu")
+        latmc.Sim("ising", shape, beta=0.4, device="cpu")
     assert why in info.value.message.lower() or "dimension" in info.value.message.lower()
 
 
 def test_bad_shape_argument():
     with raises(latmc.InvalidArgument, EINVAL):
-        latmc.Sim("ising", "big")
+        latmc.Sim("ising", "big", beta=0.4)
     with raises(latmc.InvalidArgument, EINVAL):
-        latmc.Sim("ising", (2, 2, 2, 2, 2))
+        latmc.Sim("ising", (2, 2, 2, 2, 2), beta=0.4)
 
 
 def test_phi4_extent_rule():
     with raises(latmc.InvalidArgument, EINVAL):
-        latmc.Sim("phi4", (6, 6), device="cpu")
+        latmc.Sim("phi4", (6, 6), mu2=-1.0, g=6.0, device="cpu")
 
 
 def test_unknown_model_and_names():
@@ -57,20 +57,20 @@ def test_unknown_model_and_names():
     with raises(latmc.InvalidArgument, EINVAL):
         latmc.Sim(17, (8, 8), device="cpu")  # a number the library does not know
     with raises(latmc.InvalidArgument, EINVAL, match="algorithm"):
-        latmc.Sim("ising", (8, 8), algorithm="wolff")
+        latmc.Sim("ising", (8, 8), beta=0.4, algorithm="wolff")
     with raises(latmc.InvalidArgument, EINVAL, match="device"):
-        latmc.Sim("ising", (8, 8), device="tpu")
+        latmc.Sim("ising", (8, 8), beta=0.4, device="tpu")
 
 
 def test_unsupported_combination():
     with raises(latmc.Unsupported, EUNSUPPORTED):
-        latmc.Sim("ising", (8, 8), algorithm="overrelax", device="cpu")
+        latmc.Sim("ising", (8, 8), beta=0.4, algorithm="overrelax", device="cpu")
     with raises(latmc.Unsupported, EUNSUPPORTED):
-        latmc.Sim("ising", (8, 8), replicas=2, device="cpu")
+        latmc.Sim("ising", (8, 8), beta=0.4, replicas=2, device="cpu")
 
 
 def test_bad_params():
-    with latmc.Sim("ising", (8, 8), device="cpu") as sim:
+    with latmc.Sim("ising", (8, 8), beta=0.4, device="cpu") as sim:
         with raises(latmc.InvalidArgument, EINVAL, match="beta"):
             sim.params["beta"] = -0.5
         with raises(latmc.InvalidArgument, EINVAL):
@@ -81,16 +81,16 @@ def test_bad_params():
             sim.params["mu2"] = 1.0            # a phi^4 parameter
         with raises(latmc.Unsupported, EUNSUPPORTED):
             sim.params["nover"]
-        assert sim.params["beta"] == 0.0       # nothing changed
+        assert sim.params["beta"] == 0.4       # nothing changed
         assert "beta" in sim.last_error or sim.last_error  # the sim kept the message
     with raises(latmc.InvalidArgument, EINVAL):
-        latmc.Sim("phi4", (8, 8), epsilon=0.0, device="cpu")
+        latmc.Sim("phi4", (8, 8), mu2=-1.0, g=6.0, epsilon=0.0, device="cpu")
     with raises(latmc.InvalidArgument, EINVAL):
-        latmc.Sim("phi4", (8, 8), nhit=0, device="cpu")
+        latmc.Sim("phi4", (8, 8), mu2=-1.0, g=6.0, nhit=0, device="cpu")
 
 
 def test_wrong_spins():
-    with latmc.Sim("ising", (4, 4), device="cpu") as sim:
+    with latmc.Sim("ising", (4, 4), beta=0.4, device="cpu") as sim:
         before = sim.spins
         with raises(latmc.InvalidArgument, EINVAL, match="dtype int8"):
             sim.spins = before.astype(np.int32)
@@ -103,26 +103,26 @@ def test_wrong_spins():
         with raises(latmc.InvalidArgument, EINVAL):
             sim.spins = bad
         np.testing.assert_array_equal(sim.spins, before)  # nothing changed
-    with latmc.Sim("potts", (6, 6), q=3, device="cpu") as sim:
+    with latmc.Sim("potts", (6, 6), beta=0.4, q=3, device="cpu") as sim:
         with raises(latmc.InvalidArgument, EINVAL):
             sim.spins = np.full((6, 6), 3, np.uint8)       # state q is out of range
         with raises(latmc.InvalidArgument, EINVAL, match="dtype uint8"):
             sim.spins = np.zeros((6, 6), np.int8)
-    with latmc.Sim("phi4", (8, 8), precision="float", device="cpu") as sim:
+    with latmc.Sim("phi4", (8, 8), mu2=-1.0, g=6.0, precision="float", device="cpu") as sim:
         with raises(latmc.InvalidArgument, EINVAL, match="float32"):
             sim.spins = np.zeros((8, 8))                    # float64 for a float field
         with raises(latmc.InvalidArgument, EINVAL):
             sim.spins = np.full((8, 8), np.inf, np.float32)
-    with latmc.Sim("heisenberg", (4, 4, 4), device="cpu") as sim:
+    with latmc.Sim("heisenberg", (4, 4, 4), beta=0.4, device="cpu") as sim:
         with raises(latmc.InvalidArgument, EINVAL):
             sim.spins = np.zeros((4, 4, 4, 3), np.float32)  # not unit vectors
 
 
 def test_wrong_couplings():
-    with latmc.Sim("ising", (4, 4), device="cpu") as sim:
+    with latmc.Sim("ising", (4, 4), beta=0.4, device="cpu") as sim:
         with raises(latmc.Unsupported, EUNSUPPORTED):
             sim.couplings                                    # uniform Ising has none
-    with latmc.Sim("ising", (4, 4), couplings="bimodal", device="cpu") as sim:
+    with latmc.Sim("ising", (4, 4), beta=0.4, couplings="bimodal", device="cpu") as sim:
         with raises(latmc.InvalidArgument, EINVAL):
             sim.couplings = np.full((4, 4, 2), 0.5, np.float32)  # Ising: exactly +-1
         with raises(latmc.InvalidArgument, EINVAL, match="float32"):
@@ -130,7 +130,7 @@ def test_wrong_couplings():
 
 
 def test_state_errors():
-    with latmc.Sim("ising", (4, 4), init=None, device="cpu") as sim:
+    with latmc.Sim("ising", (4, 4), beta=0.4, init=None, device="cpu") as sim:
         with raises(latmc.StateError, ESTATE):
             sim.sweep(1)
         with raises(latmc.StateError, ESTATE):
@@ -155,7 +155,7 @@ def test_state_errors():
 def test_files(tmp_path):
     with raises(latmc.FileError, EIO):
         latmc.load(tmp_path / "missing.ckpt")
-    with latmc.Sim("ising", (4, 4), device="cpu") as sim:
+    with latmc.Sim("ising", (4, 4), beta=0.4, device="cpu") as sim:
         with raises(latmc.FileError, EIO):
             sim.save(tmp_path / "no-such-dir" / "x.ckpt")
         sim.save(tmp_path / "good.ckpt")
@@ -175,7 +175,7 @@ def test_cuda_absent_is_an_error_not_a_fallback():
     if latmc.devices()[-1].device == "cuda":
         pytest.skip("this machine has a usable GPU")
     with pytest.raises((latmc.BackendError, latmc.NoDevice, latmc.Unsupported)) as info:
-        latmc.Sim("ising", (8, 8), device="cuda")
+        latmc.Sim("ising", (8, 8), beta=0.4, device="cuda")
     assert info.value.code in (-3, -4, -2) and info.value.message
     with pytest.raises(latmc.Error):
         latmc.device_count("cuda")

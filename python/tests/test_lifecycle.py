@@ -12,7 +12,7 @@ import latmc
 
 
 def test_close_is_idempotent_and_use_after_close_raises():
-    sim = latmc.Sim("ising", (4, 4), device="cpu")
+    sim = latmc.Sim("ising", (4, 4), beta=0.4, device="cpu")
     sim.close()
     sim.close()
     assert sim.closed and repr(sim) == "<latmc.Sim closed>"
@@ -29,7 +29,7 @@ def test_close_is_idempotent_and_use_after_close_raises():
 
 def test_context_manager_closes_even_on_error():
     with pytest.raises(RuntimeError):
-        with latmc.Sim("ising", (4, 4), device="cpu") as sim:
+        with latmc.Sim("ising", (4, 4), beta=0.4, device="cpu") as sim:
             sim.sweep(2)
             raise RuntimeError("boom")
     assert sim.closed
@@ -38,7 +38,7 @@ def test_context_manager_closes_even_on_error():
 def test_garbage_collection_frees_once():
     refs = []
     for i in range(200):
-        s = latmc.Sim("potts", (6, 6), q=3, seed=i, device="cpu")
+        s = latmc.Sim("potts", (6, 6), beta=0.4, q=3, seed=i, device="cpu")
         s.sweep(1)
         refs.append(weakref.ref(s))
         if i % 2:
@@ -52,11 +52,11 @@ def test_sim_outlives_its_context():
     ctx = latmc.Context()
     lines = []
     ctx.set_log(lambda lvl, msg: lines.append(msg), "debug")
-    sim = latmc.Sim("ising", (4, 4), context=ctx, device="cpu")
+    sim = latmc.Sim("ising", (4, 4), beta=0.4, context=ctx, device="cpu")
     ctx.close()           # the C sim keeps the C context; the log callback is removed first
     ctx.close()
     with pytest.raises(latmc.ClosedError):
-        latmc.Sim("ising", (4, 4), context=ctx)
+        latmc.Sim("ising", (4, 4), beta=0.4, context=ctx)
     with pytest.raises(latmc.InvalidArgument):
         sim.params["beta"] = -1.0   # logs nothing now: no call into a dead callback
     sim.sweep(3)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import latmc
 from latmc.__main__ import main
 
@@ -27,8 +29,18 @@ def test_other_models_and_csv(tmp_path, capsys):
 
 
 def test_library_error_exits_1(capsys):
-    assert main(["-L", "7", "--sweeps", "10"]) == 1
+    assert main(["-L", "7", "--beta", "0.4", "--sweeps", "10"]) == 1
     assert "LATMC_EINVAL" in capsys.readouterr().err
+
+
+def test_temperature_rule_is_a_usage_error(capsys):
+    # the program latmc's rule (doc/cli.md): no beta, no run; exit status 2 naming --beta
+    with pytest.raises(SystemExit) as info:
+        main(["--model", "ising", "-L", "8", "--sweeps", "10"])
+    assert info.value.code == 2 and "--beta" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        main(["--model", "phi4", "-L", "8", "--param", "mu2=-1", "--sweeps", "10"])
+    assert info.value.code == 2 and "mu2=M" in capsys.readouterr().err
 
 
 def test_as_a_program():

@@ -137,16 +137,16 @@ def test_acceptance_counts_and_reset():
 
 
 def test_init_cold_and_hot_from_seed():
-    with latmc.Sim("ising", (6, 6), init="cold", device="cpu") as sim:
+    with latmc.Sim("ising", (6, 6), beta=0.4, init="cold", device="cpu") as sim:
         assert sim.m2 == 1.0
         sim.init_spins("hot")
         a = sim.spins
-    with latmc.Sim("ising", (6, 6), seed=0, device="cpu") as sim:
+    with latmc.Sim("ising", (6, 6), beta=0.4, seed=0, device="cpu") as sim:
         np.testing.assert_array_equal(sim.spins, a)  # hot start is a function of the seed
 
 
 def test_desc_devices_and_version():
-    with latmc.Sim("potts", (6, 6), q=3, device="cpu", seed=5, threads=1) as sim:
+    with latmc.Sim("potts", (6, 6), beta=0.4, q=3, device="cpu", seed=5, threads=1) as sim:
         d = sim.desc
         assert d["model"] == "potts" and d["q"] == 3 and d["seed"] == 5
         assert d["algorithm"] == "metropolis" and d["threads"] == 1 and d["device"] == "cpu"
