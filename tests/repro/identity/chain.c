@@ -310,9 +310,11 @@ bool chain_reference(const struct spec *s, const struct row *r, latmc_ctx *ctx,
     set_mask(outer_mask());
     if (!ok)
         return false;
-    /* a chain that moves: some proposals taken, some refused (Heisenberg overrelaxation
-     * alone makes none: acceptance counts 0 of 0) */
-    if (out->attempted > 0 && (out->accepted == 0 || out->accepted == out->attempted)) {
+    /* a chain that moves: some proposals taken, some refused (Heisenberg: its heat bath
+     * takes every draw, overrelaxation alone makes none, 0 of 0) */
+    const bool all_taken = s->model == LATMC_MODEL_HEISENBERG;
+    if (out->attempted > 0 &&
+        (out->accepted == 0 || (!all_taken && out->accepted == out->attempted))) {
         snprintf(why, why_size, "reference: a chain that does not move (%llu of %llu "
                  "accepted): the row tests nothing", (unsigned long long)out->accepted,
                  (unsigned long long)out->attempted);
