@@ -358,6 +358,8 @@ static const char *cannot_run(latmc_ctx *ctx, const struct place *p)
     if (p->mpi && !mpi_built())
         return "parts over MPI run in the mpi suite (the matrix built with liblatmc_mpi, "
                "under mpirun)";
+    if (p->mpi && p->max_ranks && mpi_size() > p->max_ranks)
+        return "more ranks than the lattice takes (max_ranks)";
     if (p->cuda) {
         if (n_gpus == 0 &&
             (latmc_ctx_device_count(ctx, LATMC_DEVICE_CUDA, &n_gpus) != LATMC_OK ||

@@ -47,6 +47,7 @@ struct place {
     int parts;           /* parts of one lattice over the in-process transport of threads */
     bool shared_halos;   /* ... offering share_halos */
     bool mpi;            /* parts over MPI_COMM_WORLD (liblatmc_mpi, one part per rank) */
+    int max_ranks;       /* mpi: skipped on more ranks than this (0: any) */
 };
 
 enum middle { MID_NONE, MID_RECUT, MID_SERIALIZE, MID_SAVE };

@@ -7,6 +7,7 @@
  *   parts=K       K parts (latmc/part.h) over the in-process transport of threads
  *   shared        ... with the halos in shared buffers (share_halos)
  *   mpi           one part per MPI rank (liblatmc_mpi, MPI_COMM_WORLD; run under mpirun)
+ *   max_ranks=N   ... skipped on more than N ranks (a lattice that takes no more cuts)
  *   chunk=none    LATMC_CUDA_PHI4_CHUNK=none (the CUDA phi^4 site-order schedule)
  *   one           nothing: the reference's placement (CPU, one box, one thread; the
  *                 level: LATMC_CPU_MASK as the process found it, the best without it)
@@ -72,6 +73,8 @@ static bool place_token(const char *tok, struct place *p)
         return p->shared_halos = true;
     if (KEY("mpi") && !v)
         return p->mpi = true;
+    if (KEY("max_ranks") && v)
+        return count_of(v, &p->max_ranks) && p->max_ranks > 0;
     if (KEY("one") && !v) /* the reference's placement: one box, one thread, the CPU */
         return true;
 #undef KEY

@@ -227,5 +227,33 @@ const struct row rows[] = {
     { "heis_gauss_r2", 3, { 16, 16, 16 }, "ens" },
     { "heis_overrelax_r1", 2, { 8, 8, 0 }, ENS },
     { "heis_pmj_overrelax", 2, { 12, 10, 0 }, ENS },
+
+    /* ---- GPU ranks (MPI, each rank's part on a GPU; ranks share GPUs round-robin) ---- */
+    /* Ising: the packed kernels' lattices (L_x a multiple of 16, of 64 with +-J), slabs
+     * of 2 to 12 planes; slabs of 340 to 1024 planes of 4096 sites (the halo copies
+     * overlap a long interior update; planes of more than 2^20 sites through the pack
+     * kernels); 4 planes of 2^21 sites on 2 ranks (a slab holds a halo plane twice) */
+#define GPU_RANKS "mpi,cuda mpi,cuda,save"
+    { "ising2d_metropolis", 2, { 32, 24, 0 }, GPU_RANKS },
+    { "ising_pmj_heatbath", 2, { 64, 24, 0 }, GPU_RANKS },
+    { "ising3d_metropolis", 3, { 16, 6, 12 }, GPU_RANKS },
+    { "ising2d_metropolis", 2, { 4096, 1024, 0 }, "mpi,cuda" },
+    { "ising3d_metropolis", 3, { 2048, 1024, 4 }, "mpi,cuda,max_ranks=2" },
+    /* Potts: 2 colours on the row kernels; the per-block reference kernel (q = 10, L_x =
+     * 10) on slabs of 2 to 4 planes (all border); 3 colours in 3D on the heat-bath table */
+    { "potts3_metropolis", 2, { 32, 20, 0 }, GPU_RANKS },
+    { "potts10_heatbath", 2, { 10, 10, 0 }, GPU_RANKS },
+    { "potts4_heatbath", 3, { 12, 9, 15 }, GPU_RANKS },
+    /* Heisenberg: slabs with and without an interior; 2D +-J overrelaxation alone, slabs
+     * of 2; slabs thicker than two border ranges (borders and an interior on two streams) */
+    { "heis_gauss_r2", 3, { 8, 6, 16 }, GPU_RANKS },
+    { "heis_pmj_overrelax", 2, { 12, 10, 0 }, GPU_RANKS },
+    { "heis_gauss_r2", 3, { 8, 4, 200 }, "mpi,cuda" },
+    { "heis_pmj_overrelax", 2, { 12, 60, 0 }, "mpi,cuda" },
+    /* phi^4 on the site-order schedule (extents that take no chunks), the 1/Lambda term;
+     * 3D, 8 colours; extents that take chunks, on the site order the environment selects */
+    { "phi4_double_lambda", 2, { 20, 30, 0 }, GPU_RANKS },
+    { "phi4_double", 3, { 32, 8, 16 }, GPU_RANKS },
+    { "phi4_double", 2, { 40, 30, 0 }, "mpi,cuda,chunk=none mpi,cuda,chunk=none,save" },
 };
 const size_t n_rows = sizeof rows / sizeof rows[0];
