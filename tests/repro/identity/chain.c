@@ -227,10 +227,10 @@ static void set_mask(const char *level)
         unsetenv("LATMC_CPU_MASK");
 }
 
-static void set_chunk(bool none)
+static void set_chunk(const char *chunk)
 {
-    if (none)
-        setenv("LATMC_CUDA_PHI4_CHUNK", "none", 1);
+    if (chunk && *chunk)
+        setenv("LATMC_CUDA_PHI4_CHUNK", chunk, 1);
     else
         unsetenv("LATMC_CUDA_PHI4_CHUNK");
 }
@@ -326,9 +326,9 @@ bool chain_reference(const struct spec *s, const struct row *r, latmc_ctx *ctx,
 bool chain_reference_cuda(const struct spec *s, const struct row *r, const struct layout *l,
                           latmc_ctx *ctx, struct chain_end *out, char *why, size_t why_size)
 {
-    set_chunk(l->chunk_none);
+    set_chunk(l->chunk);
     const bool ok = reference_on(s, r, ctx, LATMC_DEVICE_CUDA, out, why, why_size);
-    set_chunk(false);
+    set_chunk(NULL);
     return ok;
 }
 
@@ -390,7 +390,8 @@ void chain_check(const struct spec *s, const struct row *r, const struct layout 
     struct chain_end gpu_ref;
     memset(&gpu_ref, 0, sizeof gpu_ref);
     const bool on_cuda = l->first.cuda || (l->mid >= MID_SERIALIZE && l->then.cuda);
-    const bool cpu_chain = s->cuda_is_cpu && (s->model != LATMC_MODEL_PHI4 || l->chunk_none);
+    const bool cpu_chain = s->cuda_is_cpu &&
+                           (s->model != LATMC_MODEL_PHI4 || strcmp(l->chunk, "none") == 0);
     if (on_cuda && !cpu_chain) {
         /* phi^4 on the chunk schedule or in float, Heisenberg: CUDA's own chain
          * (doc/physics.md), so the GPU's one-box chain is the reference */
@@ -420,7 +421,7 @@ void chain_check(const struct spec *s, const struct row *r, const struct layout 
     j->r = r;
     j->l = l;
     j->path = path;
-    set_chunk(l->chunk_none);
+    set_chunk(l->chunk);
     run_placed(j);
     const int parts0 = l->first.parts ? l->first.parts : 1;
     for (int p = 0; p < parts0 && ok; p++)
@@ -435,7 +436,7 @@ void chain_check(const struct spec *s, const struct row *r, const struct layout 
         j->phase = 1;
         run_placed(j);
     }
-    set_chunk(false);
+    set_chunk(NULL);
     const struct place *last = l->mid >= MID_SERIALIZE ? &l->then : &l->first;
     const int parts = last->parts ? last->parts : 1;
     for (int p = 0; p < parts && ok; p++) {

@@ -24,7 +24,8 @@ enum { SPEC_MAX_PARAMS = 8, N_OBS_KEYS = 9 /* keys 1 .. 8 */ };
 /* A model spec: everything of the chain but the lattice and the layout. */
 struct spec {
     const char *name;
-    int model, algorithm, couplings, precision, replicas, q;
+    int model, algorithm, couplings, replicas, q;
+    bool single;                /* phi^4, Heisenberg: LATMC_PRECISION_FLOAT */
     int keys[SPEC_MAX_PARAMS]; /* parameters set after creation (0 ends) */
     double values[SPEC_MAX_PARAMS];
     uint64_t sweeps1, sweeps2;  /* sweeps before and after the middle of the chain */
@@ -60,7 +61,7 @@ struct layout {
     int recut;
     struct place then;   /* the checkpoint continued on this placement (default: first) */
     bool ens;            /* members of an ensemble against their standalone sims */
-    bool chunk_none;     /* LATMC_CUDA_PHI4_CHUNK=none (the phi^4 site-order schedule) */
+    char chunk[16];      /* LATMC_CUDA_PHI4_CHUNK ("": unset; "none": the site order) */
 };
 
 /* A row of the matrix: spec x lattice x layouts (space-separated list of layouts, each a

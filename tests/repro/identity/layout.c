@@ -8,7 +8,7 @@
  *   shared        ... with the halos in shared buffers (share_halos)
  *   mpi           one part per MPI rank (liblatmc_mpi, MPI_COMM_WORLD; run under mpirun)
  *   max_ranks=N   ... skipped on more than N ranks (a lattice that takes no more cuts)
- *   chunk=none    LATMC_CUDA_PHI4_CHUNK=none (the CUDA phi^4 site-order schedule)
+ *   chunk=C       LATMC_CUDA_PHI4_CHUNK=C (CUDA phi^4: chunk extents, none: the site order)
  *   one           nothing: the reference's placement (CPU, one box, one thread; the
  *                 level: LATMC_CPU_MASK as the process found it, the best without it)
  * Between the sweep calls (the middle of the chain):
@@ -107,8 +107,9 @@ bool layout_parse(const char *text, struct layout *out, char *why, size_t why_si
             out->mid = MID_SAVE;
         } else if (strcmp(tok, "ens") == 0) {
             out->ens = true;
-        } else if (strcmp(tok, "chunk=none") == 0) {
-            out->chunk_none = true;
+        } else if (strncmp(tok, "chunk=", 6) == 0 && strlen(tok + 6) > 0 &&
+                   strlen(tok + 6) < sizeof out->chunk) {
+            strcpy(out->chunk, tok + 6);
         } else {
             ok = place_token(tok, &out->first);
         }

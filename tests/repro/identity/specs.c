@@ -21,15 +21,16 @@
  * at every call); a finite Lambda makes the update read two planes away (halo 2) */
 #define PHI4(name_, precision_, lambda_)                                                    \
     { .name = name_, .model = LATMC_MODEL_PHI4, .algorithm = LATMC_ALGO_METROPOLIS,         \
-      .precision = precision_, .replicas = 1,                                              \
+      .single = (precision_) == LATMC_PRECISION_FLOAT, .replicas = 1,                                              \
       .keys = { LATMC_PARAM_MU2, LATMC_PARAM_G, LATMC_PARAM_LAMBDA, LATMC_PARAM_EPSILON,    \
                 LATMC_PARAM_NHIT, LATMC_PARAM_NLOC },                                      \
       .values = { -0.4, 1.8, lambda_, 0.9, 2, 2 }, .sweeps1 = 2, .sweeps2 = 1,             \
       .change_key = LATMC_PARAM_NLOC, .change_value = 3,                                   \
       .cuda_is_cpu = (precision_) == LATMC_PRECISION_DOUBLE }
 /* Heisenberg: nover changes between the sweep calls (the schedule's length) */
-#define HEIS(name_, algo_, couplings_, replicas_, nover_)                                    \
-    { .name = name_, .model = LATMC_MODEL_HEISENBERG, .algorithm = algo_,                  \
+#define HEIS(name_, algo_, couplings_, replicas_, nover_) HEIS_P(name_, algo_, couplings_, replicas_, nover_, false)
+#define HEIS_P(name_, algo_, couplings_, replicas_, nover_, single_)                          \
+    { .name = name_, .model = LATMC_MODEL_HEISENBERG, .algorithm = algo_, .single = single_, \
       .couplings = couplings_, .replicas = replicas_,                                     \
       .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_NOVER },                      \
       .values = { 1.1, 0.15, nover_ }, .sweeps1 = 2, .sweeps2 = 2,                        \
@@ -67,6 +68,11 @@ const struct spec specs[] = {
     HEIS("heis_overrelax_r1", LATMC_ALGO_OVERRELAX, LATMC_COUPLINGS_GAUSSIAN, 1, 2),
     HEIS("heis_overrelax_r2", LATMC_ALGO_OVERRELAX, LATMC_COUPLINGS_GAUSSIAN, 2, 2),
     HEIS("heis_pmj_overrelax", LATMC_ALGO_OVERRELAX, LATMC_COUPLINGS_BIMODAL, 1, 3),
+    HEIS("heis_pmj_r2", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 2, 1),
+    /* spins in float (the CUDA kernels' precision) */
+    HEIS_P("heis_gauss_r2_float", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, 2, true),
+    HEIS_P("heis_overrelax_r1_float", LATMC_ALGO_OVERRELAX, LATMC_COUPLINGS_GAUSSIAN, 1, 1,
+           true),
 };
 const size_t n_specs = sizeof specs / sizeof specs[0];
 
@@ -89,7 +95,8 @@ latmc_sim_desc spec_desc(const struct spec *s, const struct row *r)
     d.algorithm = s->algorithm;
     d.couplings = s->couplings;
     d.coupling_seed = 77;
-    d.precision = s->model == LATMC_MODEL_PHI4 ? s->precision : d.precision;
+    if (s->single)
+        d.precision = LATMC_PRECISION_FLOAT;
     d.replicas = s->replicas;
     if (s->q)
         d.q = s->q;
