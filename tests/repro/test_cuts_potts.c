@@ -1,16 +1,9 @@
 /*
- * A Potts sim run as k boxes (desc.n_parts, slabs along the last axis: lib/plan.c, one
- * step per colour of lib/model_potts.c) is the same chain as one box, bit for bit:
- * configuration, every observable, the acceptance counts, for q = 2, 3, 5, Metropolis and
- * heat bath, 2D and 3D, the checkerboard (2 colours, slabs of whole 2-plane units) and the
- * 3-colour lattices (3-plane units), k = 2, 3, 5 (uneven slabs, and the thinnest the
- * colouring allows), 1 and 2 threads (lattices large enough for the threaded paths too),
- * and every CPU level (LATMC_CPU_MASK c, avx2, avx512; a level the CPU lacks runs the
- * highest it has, which the test says). A checkpoint taken from k boxes continues on 1 box
- * bit for bit. Cuts the lattice cannot take are LATMC_EINVAL with a message. The per-plane
- * forms of the CPU backend (lib/backend.h: measure_planes, get_planes, set_planes) are
- * checked against an independent count from the configuration and against measure,
- * get_spins and set_spins.
+ * Potts: cuts the lattice cannot take (LATMC_EINVAL with a message; the 2- and 3-plane
+ * units of the colourings), and the per-plane forms of the CPU backend (lib/backend.h:
+ * measure_planes, get_planes, set_planes) against an independent count from the
+ * configuration and against measure, get_spins and set_spins. That k boxes run the
+ * one-box chain bit for bit is the identity matrix's (tests/repro/identity).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,10 +22,6 @@
 #include "boxes_check.h"
 #include "sim_helpers.h"
 
-static const int observables[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
-                                   LATMC_OBS_ABS_MAGNETIZATION, LATMC_OBS_M2, LATMC_OBS_M4,
-                                   LATMC_OBS_ACCEPTANCE };
-#define N_OBS (sizeof observables / sizeof observables[0])
 
 static const char *const levels[] = { "c", "avx2", "avx512" };
 
@@ -63,145 +52,6 @@ static latmc_sim *make(latmc_ctx *ctx, const latmc_sim_desc *d, const char *leve
                      LATMC_OK);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.05), LATMC_OK);
     return sim;
-}
-
-static struct box_result run(const latmc_sim_desc *d, const char *level, int nsweeps)
-{
-    return box_run(d, level, make, NULL, (uint64_t)nsweeps, observables, N_OBS);
-}
-
-/* Each box count against one box, at every level and thread count. */
-static void same_chain_parts(int ndim, int64_t lx, int64_t ly, int64_t lz, int q,
-                             int algorithm, const int *parts, size_t nparts, int nsweeps)
-{
-    const int threads[] = { 1, 2 };
-    for (size_t l = 0; l < 3; l++) {
-        for (size_t t = 0; t < 2; t++) {
-            latmc_sim_desc d = potts_desc(ndim, lx, ly, lz, q, algorithm, threads[t],
-                                          20261122);
-            struct box_result one = run(&d, levels[l], nsweeps);
-            /* a moving chain: some proposals taken, some refused */
-            assert_true(one.accepted > one.attempted / 50 && one.accepted < one.attempted);
-            for (size_t k = 0; k < nparts; k++) {
-                d.n_parts = parts[k];
-                struct box_result boxes = run(&d, levels[l], nsweeps);
-                char what[128];
-                snprintf(what, sizeof what, "%dD %lldx%lldx%lld, q %d, level %s, %d threads, "
-                         "%d parts", ndim, (long long)lx, (long long)ly, (long long)lz, q,
-                         levels[l], threads[t], parts[k]);
-                box_assert_same(&one, &boxes, what);
-                box_result_free(&boxes);
-            }
-            box_result_free(&one);
-        }
-    }
-}
-
-static void same_chain(int ndim, int64_t lx, int64_t ly, int64_t lz, int q, int algorithm)
-{
-    const int parts[] = { 2, 3, 5 };
-    same_chain_parts(ndim, lx, ly, lz, q, algorithm, parts, 3, 10);
-}
-
-/*
- * Small lattices: every chunk of the SIMD levels (32 or 64 sites of one colour) crosses
- * box boundaries, and in 2D a slab of 2 rows is 14 sites, so box ends cut Philox blocks
- * of 4 too. 2D 14 x 22, 2 colours: 11 two-plane units, k = 3 as 3,4,4 units, k = 5 as
- * 2,2,2,2,3; 14 x 10 with k = 5: five slabs of 2 planes, the thinnest. 3D 10 x 6 x 22 the
- * same along z.
- */
-static void two_colours_2d(void **state)
-{
-    (void)state;
-    const int q[] = { 2, 3, 5 };
-    for (int i = 0; i < 3; i++) {
-        same_chain(2, 14, 22, 0, q[i], LATMC_ALGO_METROPOLIS);
-        same_chain(2, 14, 22, 0, q[i], LATMC_ALGO_HEATBATH);
-    }
-    const int five[] = { 5 };
-    same_chain_parts(2, 14, 10, 0, 3, LATMC_ALGO_METROPOLIS, five, 1, 10);
-    same_chain_parts(2, 14, 10, 0, 5, LATMC_ALGO_HEATBATH, five, 1, 10);
-}
-
-static void two_colours_3d(void **state)
-{
-    (void)state;
-    const int q[] = { 2, 3, 5 };
-    for (int i = 0; i < 3; i++) {
-        same_chain(3, 10, 6, 22, q[i], LATMC_ALGO_METROPOLIS);
-        same_chain(3, 10, 6, 22, q[i], LATMC_ALGO_HEATBATH);
-    }
-    const int five[] = { 5 };
-    same_chain_parts(3, 4, 6, 10, 3, LATMC_ALGO_HEATBATH, five, 1, 10);
-}
-
-/*
- * Three colours (every extent a multiple of 3, one odd): 3-plane units. 2D 9 x 30: 10
- * units, k = 3 as 3,3,4, k = 5 two each; 9 x 15 with k = 5: five slabs of 3 planes, the
- * thinnest. 3D 9 x 6 x 21: 7 units along z, k = 5 as 1,1,1,2,2.
- */
-static void three_colours(void **state)
-{
-    (void)state;
-    const int q[] = { 2, 3, 5 };
-    for (int i = 0; i < 3; i++) {
-        same_chain(2, 9, 30, 0, q[i], LATMC_ALGO_METROPOLIS);
-        same_chain(2, 9, 30, 0, q[i], LATMC_ALGO_HEATBATH);
-    }
-    same_chain(3, 9, 6, 21, 3, LATMC_ALGO_METROPOLIS);
-    same_chain(3, 9, 6, 21, 5, LATMC_ALGO_HEATBATH);
-    const int five[] = { 5 };
-    same_chain_parts(2, 9, 15, 0, 3, LATMC_ALGO_HEATBATH, five, 1, 10);
-}
-
-/*
- * Large enough for the threaded paths (>= 32768 sites of a colour in the boxes): the whole
- * chunks of the boxes shared among the threads, the chunks cut by a box's ends on one.
- * 300 x 250: 150 sites of a colour per row, so box ends fall inside chunks. q = 5 heat
- * bath in 2D takes the neighbour-tuple table. 3D 66 x 40 x 30; 3 colours 333 x 300.
- */
-static void threaded(void **state)
-{
-    (void)state;
-    const int parts[] = { 3, 5 };
-    same_chain_parts(2, 300, 250, 0, 3, LATMC_ALGO_METROPOLIS, parts, 2, 4);
-    same_chain_parts(2, 300, 250, 0, 5, LATMC_ALGO_HEATBATH, parts, 2, 4);
-    same_chain_parts(3, 66, 40, 30, 2, LATMC_ALGO_HEATBATH, parts, 2, 4);
-    same_chain_parts(2, 333, 300, 0, 3, LATMC_ALGO_HEATBATH, parts, 2, 4);
-}
-
-/*
- * Every plane a whole number of SIMD chunks (a multiple of 64 sites of a colour): the split
- * layout's steps then write the boxes' halos through (potts_through_safe, cpu_boxes.c),
- * the team's bands cutting boxes at planes. 2D 256 x 300 (128 sites of a colour per row,
- * large enough for the team), 3D 32 x 4 x 40 (64 per plane).
- */
-static void written_through(void **state)
-{
-    (void)state;
-    const int parts[] = { 2, 3, 5 };
-    same_chain_parts(2, 256, 300, 0, 3, LATMC_ALGO_METROPOLIS, parts, 3, 4);
-    same_chain_parts(3, 32, 4, 40, 3, LATMC_ALGO_HEATBATH, parts, 3, 10);
-}
-
-/* Saved from 3 boxes, restored, continued as 1 box (after a refused cut), 2 or 5: the
- * continuation is the uncut chain's. */
-static void checkpoint_from_boxes(void **state)
-{
-    (void)state;
-    static const int resume[] = { 0, 2, 5 };
-    for (size_t l = 0; l < 3; l++) {
-        for (int colours = 2; colours <= 3; colours++) {
-            latmc_sim_desc d = colours == 2
-                ? potts_desc(3, 10, 6, 22, 3, LATMC_ALGO_METROPOLIS, 1, 99)
-                : potts_desc(2, 9, 30, 0, 5, LATMC_ALGO_HEATBATH, 2, 99);
-            struct box_result straight = run(&d, levels[l], 14);
-            d.n_parts = 3;
-            for (size_t r = 0; r < 3; r++)
-                box_check_restored(&straight, &d, levels[l], make, NULL, 6, 8, 0, resume[r]);
-            box_result_free(&straight);
-        }
-    }
 }
 
 static void bad_decompositions(void **state)
@@ -347,10 +197,8 @@ static void plane_forms(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(two_colours_2d),        cmocka_unit_test(two_colours_3d),
-        cmocka_unit_test(three_colours),         cmocka_unit_test(threaded),
-        cmocka_unit_test(checkpoint_from_boxes), cmocka_unit_test(bad_decompositions),
-        cmocka_unit_test(plane_forms),           cmocka_unit_test(written_through),
+        cmocka_unit_test(bad_decompositions),
+        cmocka_unit_test(plane_forms),
     };
-    return cmocka_run_group_tests_name("boxes_potts", tests, NULL, NULL);
+    return cmocka_run_group_tests_name("cuts_potts", tests, NULL, NULL);
 }
