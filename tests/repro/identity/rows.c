@@ -99,6 +99,10 @@ const struct row rows[] = {
     /* ensembles: the CPU's narrow-row kernels (L_x = 16), two words a row (32) */
     { "ising3d_metropolis", 3, { 8, 8, 8 }, ENS " cuda,ens" },
     { "ising3d_heatbath", 3, { 16, 16, 16 }, ENS },
+    { "ising3d_metropolis", 3, { 16, 16, 16 }, ENS },
+    { "ising2d_metropolis", 2, { 8, 8, 0 }, ENS },
+    { "ising_pmj_heatbath", 3, { 16, 16, 16 }, ENS " cuda,ens" },
+    { "ising_pmj_metropolis", 2, { 16, 16, 0 }, ENS " cuda,ens" },
     { "ising_pmj_heatbath", 3, { 4, 4, 4 }, ENS },
     { "ising_pmj_metropolis", 2, { 64, 64, 0 }, ENS },
     { "ising_pmj_metropolis", 3, { 32, 32, 32 }, ENS " cuda,ens" },
@@ -235,6 +239,8 @@ const struct row rows[] = {
     { "heis_gauss_r2", 3, { 16, 16, 16 }, "ens" },
     { "heis_overrelax_r1", 2, { 8, 8, 0 }, ENS },
     { "heis_pmj_overrelax", 2, { 12, 10, 0 }, ENS },
+    { "heis_pmj_r2", 3, { 16, 16, 16 }, "ens cuda,ens" },
+    { "heis_gauss_r2_float", 3, { 16, 16, 16 }, "cuda,ens" },
 
     /* ---- CUDA: one GPU, boxes on it, several devices (tests/cuda, "Several GPUs") ---- */
     /* Ising: the packed kernels (L_x a multiple of 16; +-J where a multiple of 64) and
