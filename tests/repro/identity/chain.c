@@ -188,6 +188,28 @@ static void run_phase(struct job *j, int rank, int n, const latmc_transport *t)
         else
             STEP("deserialize on", latmc_sim_deserialize_on(ctx, j->ser, j->nser, &d, &sim));
     }
+    /* the sim says how it runs: its boxes or parts, its devices (a checkpoint stores
+     * neither: a loaded sim runs as the placement it was given) */
+    if (st == LATMC_OK) {
+        latmc_sim_desc got;
+        got.struct_size = sizeof got;
+        STEP("get_desc", latmc_sim_get_desc(sim, &got));
+        const int parts = j->l->mid == MID_RECUT && j->phase == 0 ? j->l->recut
+                          : t ? n : p->boxes;
+        const int devices = p->devices > 1 ? p->devices : 0;
+        if (st == LATMC_OK && !p->cuda && !p->mpi && got.n_parts != parts) {
+            st = LATMC_EBACKEND;
+            snprintf(j->where[slot], sizeof j->where[slot], "get_desc");
+            snprintf(j->msg[slot], sizeof j->msg[slot], "n_parts %d, placed as %d",
+                     got.n_parts, parts);
+        }
+        if (st == LATMC_OK && p->cuda && got.n_devices != devices) {
+            st = LATMC_EBACKEND;
+            snprintf(j->where[slot], sizeof j->where[slot], "get_desc");
+            snprintf(j->msg[slot], sizeof j->msg[slot], "n_devices %d, placed on %d",
+                     got.n_devices, devices);
+        }
+    }
     const bool ends_here = j->phase == 1 || j->l->mid == MID_NONE || j->l->mid == MID_RECUT;
     if (ends_here) {
         STEP("sweeps2", latmc_sim_sweep(sim, j->s->sweeps2));
