@@ -53,8 +53,8 @@ static void bad_decompositions(void **state)
     latmc_ctx_destroy(&c);
 
     /* CUDA runs Ising boxes as slabs: on its multi-spin coded kernels where L_x is a
-     * multiple of 16, on the byte layout otherwise (tests/cuda/test_cuda_devices.c and
-     * test_cuda_devices_potts.c check their chains). Checked where the CUDA module finds
+     * multiple of 16, on the byte layout otherwise (the identity matrix's cuda rows check
+     * their chains). Checked where the CUDA module finds
      * a device (the lead's GPU run). */
     latmc_ctx *ctx = NULL;
     latmc_sim *sim = NULL;
@@ -78,7 +78,7 @@ static void bad_decompositions(void **state)
     }
     latmc_ctx_destroy(&ctx);
 
-    /* Potts, phi^4 and Heisenberg run as boxes too: tests/repro/test_boxes_{potts,phi4,heisenberg}.c */
+    /* Potts, phi^4 and Heisenberg cuts: tests/repro/test_cuts_{potts,phi4,heisenberg}.c */
 }
 
 /* A caller built against the 0.1 header (struct_size without n_parts) still creates sims,
