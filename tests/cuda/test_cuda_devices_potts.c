@@ -25,23 +25,6 @@
 /* after the helpers: it declares the tests' ctx */
 #include "cuda_devices_test.h"
 
-static latmc_sim_desc potts_desc(int ndim, int64_t lx, int64_t ly, int64_t lz, int q,
-                                 int algorithm, uint64_t seed)
-{
-    latmc_sim_desc d;
-    latmc_sim_desc_init(&d);
-    d.model = LATMC_MODEL_POTTS;
-    d.q = q;
-    d.ndim = ndim;
-    d.extent[0] = lx;
-    d.extent[1] = ly;
-    d.extent[2] = ndim == 3 ? lz : 0;
-    d.algorithm = algorithm;
-    d.n_threads = 1;
-    d.seed = seed;
-    return d;
-}
-
 static latmc_sim *make(latmc_sim_desc d, int device, int n_devices, int start)
 {
     d.device = device;
@@ -78,8 +61,8 @@ static void long_calls(void **state)
         { 2, 24, 27, 0, 3, "2D, 3 colours, long calls" },
     };
     for (int k = 0; k < 2; k++) {
-        const latmc_sim_desc d = potts_desc(cases[k].ndim, cases[k].lx, cases[k].ly,
-                                            cases[k].lz, 3, LATMC_ALGO_HEATBATH, 0x5077 + k);
+        const latmc_sim_desc d = potts_test_desc(cases[k].ndim, cases[k].lx, cases[k].ly,
+                                            cases[k].lz, 3, LATMC_ALGO_HEATBATH, 1, 0x5077 + k);
         latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
         latmc_sim *many = make(d, LATMC_DEVICE_CUDA, cases[k].n, LATMC_INIT_HOT);
         latmc_sim *cpu = make(d, LATMC_DEVICE_CPU, 1, LATMC_INIT_HOT);
@@ -196,7 +179,7 @@ static void set_and_get(void **state)
 {
     (void)state;
     const int64_t lx = 24, ly = 18;
-    latmc_sim_desc d = potts_desc(2, lx, ly, 0, 4, LATMC_ALGO_HEATBATH, 77);
+    latmc_sim_desc d = potts_test_desc(2, lx, ly, 0, 4, LATMC_ALGO_HEATBATH, 1, 77);
     latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_COLD);
     latmc_sim *many = make(d, LATMC_DEVICE_CUDA, 3, LATMC_INIT_COLD);
     const size_t n = (size_t)(lx * ly);
@@ -214,7 +197,7 @@ static void set_and_get(void **state)
 /* Potts slabs cost 1 byte a site. */
 static latmc_sim_desc oom_desc(int64_t lx, int64_t ly)
 {
-    latmc_sim_desc d = potts_desc(2, lx, ly, 0, 3, LATMC_ALGO_METROPOLIS, 3);
+    latmc_sim_desc d = potts_test_desc(2, lx, ly, 0, 3, LATMC_ALGO_METROPOLIS, 1, 3);
     d.device = LATMC_DEVICE_CUDA;
     return d;
 }

@@ -25,15 +25,6 @@
 
 static const char *const levels[] = { "c", "avx2", "avx512" };
 
-static latmc_sim_desc potts_desc(int ndim, int64_t lx, int64_t ly, int64_t lz, int q,
-                                 int algorithm, int n_threads, uint64_t seed)
-{
-    latmc_sim_desc d = ising_desc(ndim, lx, ly, lz, algorithm, n_threads, seed);
-    d.model = LATMC_MODEL_POTTS;
-    d.q = q;
-    return d;
-}
-
 static latmc_sim *make(latmc_ctx *ctx, const latmc_sim_desc *d, const char *level,
                        const void *unused)
 {
@@ -58,7 +49,7 @@ static void bad_decompositions(void **state)
 {
     (void)state;
     /* 2 colours, 10 planes: at most 5 slabs of 2 */
-    latmc_sim_desc d = potts_desc(2, 8, 10, 0, 3, LATMC_ALGO_METROPOLIS, 1, 1);
+    latmc_sim_desc d = potts_test_desc(2, 8, 10, 0, 3, LATMC_ALGO_METROPOLIS, 1, 1);
     d.n_parts = -1;
     box_expect_refused(&d, LATMC_EINVAL, "n_parts = -1");
     d.n_parts = 6; /* slabs thinner than the 2-plane unit */
@@ -69,14 +60,14 @@ static void bad_decompositions(void **state)
     box_expect_accepted(&d);
     /* 3 colours, 12 planes: 5 slabs of 2 or 3 planes would cover them, but a 2-plane slab
      * breaks the colouring (x + y) mod 3: at most 4 slabs of 3 */
-    d = potts_desc(2, 9, 12, 0, 3, LATMC_ALGO_HEATBATH, 1, 1);
+    d = potts_test_desc(2, 9, 12, 0, 3, LATMC_ALGO_HEATBATH, 1, 1);
     d.n_parts = 5;
     box_expect_refused(&d, LATMC_EINVAL, "whole number of 3-plane units");
     box_expect_refused(&d, LATMC_EINVAL, "at most 4 parts");
     d.n_parts = 4;
     box_expect_accepted(&d);
     /* 3D: the cut is along z (9 planes, 3 colours) */
-    d = potts_desc(3, 6, 9, 9, 2, LATMC_ALGO_METROPOLIS, 1, 1);
+    d = potts_test_desc(3, 6, 9, 9, 2, LATMC_ALGO_METROPOLIS, 1, 1);
     d.n_parts = 4;
     box_expect_refused(&d, LATMC_EINVAL, "at most 3 parts");
     d.n_parts = 3;
@@ -179,16 +170,16 @@ static void plane_forms(void **state)
     (void)state;
     for (size_t l = 0; l < 3; l++) {
         for (int t = 1; t <= 2; t++) {
-            latmc_sim_desc d = potts_desc(2, 12, 22, 0, 3, LATMC_ALGO_METROPOLIS, t, 5);
+            latmc_sim_desc d = potts_test_desc(2, 12, 22, 0, 3, LATMC_ALGO_METROPOLIS, t, 5);
             check_planes_of(&d, levels[l]);
-            d = potts_desc(3, 10, 6, 8, 5, LATMC_ALGO_HEATBATH, t, 5);
+            d = potts_test_desc(3, 10, 6, 8, 5, LATMC_ALGO_HEATBATH, t, 5);
             check_planes_of(&d, levels[l]);
-            d = potts_desc(2, 9, 15, 0, 2, LATMC_ALGO_HEATBATH, t, 5); /* 3 colours */
+            d = potts_test_desc(2, 9, 15, 0, 2, LATMC_ALGO_HEATBATH, t, 5); /* 3 colours */
             check_planes_of(&d, levels[l]);
-            d = potts_desc(3, 9, 6, 12, 3, LATMC_ALGO_METROPOLIS, t, 5);
+            d = potts_test_desc(3, 9, 6, 12, 3, LATMC_ALGO_METROPOLIS, t, 5);
             check_planes_of(&d, levels[l]);
             /* threaded paths: 2 threads, >= 32768 sites */
-            d = potts_desc(2, 300, 250, 0, 20, LATMC_ALGO_METROPOLIS, t, 5);
+            d = potts_test_desc(2, 300, 250, 0, 20, LATMC_ALGO_METROPOLIS, t, 5);
             check_planes_of(&d, levels[l]);
         }
     }
