@@ -203,7 +203,8 @@ static void run_phase(struct job *j, int rank, int n, const latmc_transport *t)
             snprintf(j->msg[slot], sizeof j->msg[slot], "n_parts %d, placed as %d",
                      got.n_parts, parts);
         }
-        if (st == LATMC_OK && p->cuda && got.n_devices != devices) {
+        if (st == LATMC_OK && p->cuda && got.n_devices != devices &&
+            !(devices == 0 && got.n_devices == 1)) {
             st = LATMC_EBACKEND;
             snprintf(j->where[slot], sizeof j->where[slot], "get_desc");
             snprintf(j->msg[slot], sizeof j->msg[slot], "n_devices %d, placed on %d",

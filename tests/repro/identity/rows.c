@@ -51,6 +51,10 @@
 #define DEVICES                                                                            \
     "cuda cuda,boxes=2 devices=2 devices=3 cuda,save,then.devices=2 "                      \
     "devices=3,save,then.cuda devices=2,serialize,then.one"
+/* ... where CUDA runs its own chain (Heisenberg, phi^4 on chunks): no continuation on
+ * the CPU */
+#define DEVICES_GPU                                                                        \
+    "cuda cuda,boxes=2 devices=2 devices=3 cuda,save,then.devices=2 devices=3,save,then.cuda"
 #define CUDA_DEVICES(n) "cuda devices=" #n
 #define CUDA_DEVICES_CHUNK(n, c) "cuda,chunk=" c " devices=" #n ",chunk=" c
 
@@ -202,7 +206,8 @@ const struct row rows[] = {
     { "phi4_double_lambda", 2, { 10, 20, 0 }, PARTS },
     { "phi4_float_lambda", 3, { 8, 8, 16 }, PARTS_ALL },
     { "phi4_double", 2, { 8, 8, 0 }, ENS " cuda,ens" },
-    { "phi4_double_lambda", 3, { 16, 8, 16 }, DEVICES },
+    { "phi4_double_lambda", 3, { 16, 8, 16 }, DEVICES_GPU },
+    { "phi4_double_lambda", 3, { 16, 8, 16 }, "cuda,chunk=none,devices=2,serialize,then.one" },
 
     /* ---- Heisenberg ---- */
     /* L_x / 2 a multiple of 4: the AVX2 kernel's row walk; otherwise its flat walk (a
@@ -235,7 +240,7 @@ const struct row rows[] = {
     { "heis_gauss_r2", 3, { 6, 2, 8 }, PARTS },
     /* ensembles: members of one and two replicas, +-J overrelaxation alone */
     { "heis_gauss_r1", 3, { 4, 4, 4 }, ENS " cuda,ens" },
-    { "heis_gauss_r2", 3, { 8, 6, 10 }, DEVICES },
+    { "heis_gauss_r2", 3, { 8, 6, 10 }, DEVICES_GPU },
     { "heis_gauss_r2", 3, { 16, 16, 16 }, "ens" },
     { "heis_overrelax_r1", 2, { 8, 8, 0 }, ENS },
     { "heis_pmj_overrelax", 2, { 12, 10, 0 }, ENS },
