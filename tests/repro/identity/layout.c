@@ -123,6 +123,10 @@ bool layout_parse(const char *text, struct layout *out, char *why, size_t why_si
         snprintf(why, why_size, "layout \"%s\": then.* without serialize or save", text);
         return false;
     }
+    if (out->ens && (any_then || (out->mid != MID_NONE && out->mid != MID_SAVE))) {
+        snprintf(why, why_size, "layout \"%s\": an ensemble takes save only", text);
+        return false;
+    }
     if (!any_then)
         out->then = out->first;
     return true;

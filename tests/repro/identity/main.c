@@ -41,10 +41,9 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void say(const char *fmt, const char *verdict, const struct spec *s,
-                const struct row *r, const char *layout, double secs, const char *why)
+static void say(const char *verdict, const struct spec *s, const struct row *r,
+                const char *layout, double secs, const char *why)
 {
-    (void)fmt;
     if (mpi_rank() != 0)
         return;
     char lattice[64];
@@ -113,7 +112,7 @@ int main(int argc, char **argv)
             if (!selected(&l, want_layout))
                 continue;
             if (list) {
-                say(NULL, "ROW", s, r, l.text, 0, kind_of(&l));
+                say("ROW", s, r, l.text, 0, kind_of(&l));
                 continue;
             }
             const double t0 = now();
@@ -139,13 +138,13 @@ int main(int argc, char **argv)
             const double secs = now() - t0;
             if (o.verdict == PASSED) {
                 passed++;
-                say(NULL, "PASS", s, r, l.text, secs, NULL);
+                say("PASS", s, r, l.text, secs, NULL);
             } else if (o.verdict == SKIPPED) {
                 skipped++;
-                say(NULL, "SKIP", s, r, l.text, secs, o.why);
+                say("SKIP", s, r, l.text, secs, o.why);
             } else {
                 failed++;
-                say(NULL, "FAIL", s, r, l.text, secs, o.why);
+                say("FAIL", s, r, l.text, secs, o.why);
             }
         }
         if (have_ref)
