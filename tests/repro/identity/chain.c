@@ -1,6 +1,6 @@
 /*
  * One row's chain on one layout, and the reference it must equal. The chain: create (or
- * load), the spec's parameters, a hot start, sweeps1 sweeps, the spec's change of a
+ * load), the spec's parameters, a hot (or cold) start, sweeps1 sweeps, the spec's change of a
  * parameter, the layout's middle (nothing, a recut, a checkpoint continued on another
  * placement), sweeps2 sweeps, then everything the guarantee covers read back. Parts run
  * the same script on threads (thread_parts.h) or MPI ranks, each part checked.
@@ -88,6 +88,22 @@ bool chain_same(const struct chain_end *a, const struct chain_end *b, bool with_
     return true;
 }
 
+/* The configuration read and set again (collective on parts). */
+static int set_own_spins(latmc_sim *sim)
+{
+    size_t bytes = 0;
+    int st = latmc_sim_spins_size(sim, &bytes);
+    unsigned char *b = st == LATMC_OK ? malloc(bytes) : NULL;
+    if (st == LATMC_OK && !b)
+        st = LATMC_ENOMEM;
+    if (st == LATMC_OK)
+        st = latmc_sim_get_spins(sim, b, bytes);
+    if (st == LATMC_OK)
+        st = latmc_sim_set_spins(sim, b, bytes);
+    free(b);
+    return st;
+}
+
 /* ---- placements ---- */
 
 static int n_gpus;
@@ -154,10 +170,13 @@ static void run_phase(struct job *j, int rank, int n, const latmc_transport *t)
         else
             STEP("create", latmc_sim_create(ctx, &d, &sim));
         STEP("parameters", spec_set_params(j->s, sim));
-        STEP("hot start", latmc_sim_init_spins(sim, LATMC_INIT_HOT));
+        const int how = j->l->cold ? LATMC_INIT_COLD : LATMC_INIT_HOT;
+        STEP("start", latmc_sim_init_spins(sim, how));
         STEP("sweeps1", latmc_sim_sweep(sim, j->s->sweeps1));
         if (j->s->change_key)
             STEP("change", latmc_sim_set_param(sim, j->s->change_key, j->s->change_value));
+        if (j->l->setspins)
+            STEP("setspins", set_own_spins(sim));
         if (j->l->mid == MID_RECUT)
             STEP("recut", latmc_sim_set_parts(sim, j->l->recut));
         if (j->l->mid == MID_SAVE)
@@ -289,8 +308,9 @@ static void run_placed(struct job *j)
 
 /* ---- the reference ---- */
 
-static bool reference_on(const struct spec *s, const struct row *r, latmc_ctx *ctx,
-                         int device, struct chain_end *out, char *why, size_t why_size)
+static bool reference_on(const struct spec *s, const struct row *r, const struct layout *l,
+                         latmc_ctx *ctx, int device, struct chain_end *out, char *why,
+                         size_t why_size)
 {
     latmc_sim_desc d = spec_desc(s, r);
     d.device = device;
@@ -299,20 +319,24 @@ static bool reference_on(const struct spec *s, const struct row *r, latmc_ctx *c
     const char *what = "create";
     if (st == LATMC_OK && (st = spec_set_params(s, sim)) != LATMC_OK)
         what = "parameters";
-    if (st == LATMC_OK && (st = latmc_sim_init_spins(sim, LATMC_INIT_HOT)) != LATMC_OK)
-        what = "hot start";
-    /* the sweeps in one call where no parameter changes between them: any split of n
-     * sweeps into calls is the same chain, so the layouts' two calls are checked too */
-    if (!s->change_key) {
+    if (st == LATMC_OK &&
+        (st = latmc_sim_init_spins(sim, l->cold ? LATMC_INIT_COLD : LATMC_INIT_HOT)) !=
+            LATMC_OK)
+        what = "start";
+    /* the sweeps in one call where nothing happens between them: any split of n sweeps
+     * into calls is the same chain, so the layouts' two calls are checked too */
+    if (!s->change_key && !l->setspins) {
         if (st == LATMC_OK &&
             (st = latmc_sim_sweep(sim, s->sweeps1 + s->sweeps2)) != LATMC_OK)
             what = "sweeps";
     } else {
         if (st == LATMC_OK && (st = latmc_sim_sweep(sim, s->sweeps1)) != LATMC_OK)
             what = "sweeps1";
-        if (st == LATMC_OK &&
+        if (st == LATMC_OK && s->change_key &&
             (st = latmc_sim_set_param(sim, s->change_key, s->change_value)) != LATMC_OK)
             what = "change";
+        if (st == LATMC_OK && l->setspins && (st = set_own_spins(sim)) != LATMC_OK)
+            what = "setspins";
         if (st == LATMC_OK && (st = latmc_sim_sweep(sim, s->sweeps2)) != LATMC_OK)
             what = "sweeps2";
     }
@@ -325,11 +349,11 @@ static bool reference_on(const struct spec *s, const struct row *r, latmc_ctx *c
     return st == LATMC_OK;
 }
 
-bool chain_reference(const struct spec *s, const struct row *r, latmc_ctx *ctx,
-                     struct chain_end *out, char *why, size_t why_size)
+bool chain_reference(const struct spec *s, const struct row *r, const struct layout *l,
+                     latmc_ctx *ctx, struct chain_end *out, char *why, size_t why_size)
 {
     set_mask("c");
-    const bool ok = reference_on(s, r, ctx, LATMC_DEVICE_CPU, out, why, why_size);
+    const bool ok = reference_on(s, r, l, ctx, LATMC_DEVICE_CPU, out, why, why_size);
     set_mask(outer_mask());
     if (!ok)
         return false;
@@ -350,7 +374,7 @@ bool chain_reference_cuda(const struct spec *s, const struct row *r, const struc
                           latmc_ctx *ctx, struct chain_end *out, char *why, size_t why_size)
 {
     set_chunk(l->chunk);
-    const bool ok = reference_on(s, r, ctx, LATMC_DEVICE_CUDA, out, why, why_size);
+    const bool ok = reference_on(s, r, l, ctx, LATMC_DEVICE_CUDA, out, why, why_size);
     set_chunk(NULL);
     return ok;
 }

@@ -36,8 +36,8 @@ static double spec_beta(const struct spec *s, bool *has)
 
 /* The member's standalone chain: its spins and energy (and magnetization). */
 static int standalone(const struct spec *s, const latmc_sim_desc *md, double beta,
-                      bool has_beta, latmc_ctx *ctx, unsigned char *spins, size_t bytes,
-                      double *energy, double *mag)
+                      bool has_beta, int how, latmc_ctx *ctx, unsigned char *spins,
+                      size_t bytes, double *energy, double *mag)
 {
     latmc_sim_desc d = *md;
     d.n_threads = 1;
@@ -50,7 +50,7 @@ static int standalone(const struct spec *s, const latmc_sim_desc *md, double bet
     if (st == LATMC_OK && has_beta)
         st = latmc_sim_set_param(sim, LATMC_PARAM_BETA, beta);
     if (st == LATMC_OK)
-        st = latmc_sim_init_spins(sim, LATMC_INIT_HOT);
+        st = latmc_sim_init_spins(sim, how);
     if (st == LATMC_OK)
         st = latmc_sim_sweep(sim, s->sweeps1);
     if (st == LATMC_OK && s->change_key)
@@ -106,7 +106,8 @@ void ens_check(const struct spec *s, const struct row *r, const struct layout *l
         if (s->keys[i] != LATMC_PARAM_BETA)
             FAIL_IF(latmc_ens_set_param(e, s->keys[i], s->values[i]) != LATMC_OK,
                     "ens set_param %s: %s", latmc_param_name(s->keys[i]), latmc_last_error());
-    FAIL_IF(latmc_ens_init_spins(e, LATMC_INIT_HOT) != LATMC_OK, "hot start: %s",
+    const int how = l->cold ? LATMC_INIT_COLD : LATMC_INIT_HOT;
+    FAIL_IF(latmc_ens_init_spins(e, how) != LATMC_OK, "start: %s",
             latmc_last_error());
     FAIL_IF(latmc_ens_sweep(e, s->sweeps1) != LATMC_OK, "sweeps1: %s", latmc_last_error());
     if (s->change_key)
@@ -139,7 +140,7 @@ void ens_check(const struct spec *s, const struct row *r, const struct layout *l
         FAIL_IF(latmc_ens_temperature_of(e, m, &t) != LATMC_OK || t < 0 || t >= NT,
                 "member %d: temperature", m);
         double energy = 0, magn = 0;
-        st = standalone(s, &md, beta[t], has_beta, ctx, a, bytes, &energy, &magn);
+        st = standalone(s, &md, beta[t], has_beta, how, ctx, a, bytes, &energy, &magn);
         FAIL_IF(st != LATMC_OK, "member %d standalone: %s", m, latmc_last_error());
         FAIL_IF(latmc_ens_get_spins(e, m, b, bytes) != LATMC_OK, "get_spins %d", m);
         FAIL_IF(memcmp(a, b, bytes) != 0, "member %d: configuration differs from its "

@@ -60,6 +60,9 @@ struct layout {
                             memory or in a file of a temporary directory */
     int recut;
     struct place then;   /* the checkpoint continued on this placement (default: first) */
+    bool cold;           /* a cold start (the reference too) instead of a hot one */
+    bool setspins;       /* after sweeps1: the configuration read and set again (which
+                            resets the acceptance counts; the reference too) */
     bool ens;            /* members of an ensemble against their standalone sims */
     char chunk[16];      /* LATMC_CUDA_PHI4_CHUNK ("": unset; "none": the site order) */
 };
@@ -115,9 +118,18 @@ const char *chain_skip(latmc_ctx *ctx, const struct layout *l);
 void chain_check(const struct spec *s, const struct row *r, const struct layout *l,
                  const struct chain_end *ref, latmc_ctx *ctx, struct outcome *out);
 
-/* The reference's end (CPU, one box, one thread, level c); false with why on failure. */
-bool chain_reference(const struct spec *s, const struct row *r, latmc_ctx *ctx,
-                     struct chain_end *out, char *why, size_t why_size);
+/* What the reference shares with a layout: its start and its setspins (0 .. 3), so that
+ * a row keeps one reference per script. */
+enum { N_SCRIPTS = 4 };
+static inline int layout_script(const struct layout *l)
+{
+    return (l->cold ? 1 : 0) | (l->setspins ? 2 : 0);
+}
+
+/* The reference's end (CPU, one box, one thread, level c) of l's script; false with why
+ * on failure. */
+bool chain_reference(const struct spec *s, const struct row *r, const struct layout *l,
+                     latmc_ctx *ctx, struct chain_end *out, char *why, size_t why_size);
 
 /* The one-GPU one-box end (the CUDA rows' reference where CUDA is not the CPU's chain). */
 bool chain_reference_cuda(const struct spec *s, const struct row *r, const struct layout *l,

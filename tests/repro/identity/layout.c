@@ -16,6 +16,9 @@
  *   serialize     latmc_sim_serialize, destroy, deserialize (on `then`)
  *   save          latmc_sim_save into a temporary directory, destroy, load (on `then`)
  *   then.TOKEN    a placement token for the continuation (default: the first placement)
+ * The script (the reference runs it too):
+ *   cold          a cold start (default: hot)
+ *   setspins      after sweeps1, the configuration read and set again (resets acceptance)
  * And:
  *   ens           the spec's members in an ensemble (2 samples x 2 temperatures),
  *                 each against its standalone one-box CPU chain (latmc_ens_member_desc)
@@ -105,6 +108,10 @@ bool layout_parse(const char *text, struct layout *out, char *why, size_t why_si
             out->mid = MID_SERIALIZE;
         } else if (strcmp(tok, "save") == 0) {
             out->mid = MID_SAVE;
+        } else if (strcmp(tok, "cold") == 0) {
+            out->cold = true;
+        } else if (strcmp(tok, "setspins") == 0) {
+            out->setspins = true;
         } else if (strcmp(tok, "ens") == 0) {
             out->ens = true;
         } else if (strncmp(tok, "chunk=", 6) == 0 && strlen(tok + 6) > 0 &&
@@ -123,8 +130,9 @@ bool layout_parse(const char *text, struct layout *out, char *why, size_t why_si
         snprintf(why, why_size, "layout \"%s\": then.* without serialize or save", text);
         return false;
     }
-    if (out->ens && (any_then || (out->mid != MID_NONE && out->mid != MID_SAVE))) {
-        snprintf(why, why_size, "layout \"%s\": an ensemble takes save only", text);
+    if (out->ens && (any_then || out->setspins ||
+                     (out->mid != MID_NONE && out->mid != MID_SAVE))) {
+        snprintf(why, why_size, "layout \"%s\": an ensemble takes cold and save only", text);
         return false;
     }
     if (!any_then)

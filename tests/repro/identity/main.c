@@ -4,8 +4,9 @@
  *   test_identity_matrix [--layout cpu|cuda|mpi|TEXT] [--spec NAME] [--list]
  * --layout cpu: the rows on the CPU in one process; cuda: those with a CUDA placement;
  * mpi: those with parts over MPI ranks (run under mpirun); any other TEXT: the layouts
- * whose text contains it. --spec NAME: the rows of the specs whose name starts with NAME. Each row prints PASS, SKIP (with the
- * reason: never counted as a pass) or FAIL (with the first difference). Exit 0 when every
+ * whose text contains it. --spec NAME: the rows of the specs whose name starts with
+ * NAME. Each row prints PASS, SKIP (with the reason: never counted as a pass) or FAIL
+ * (with the first difference). Exit 0 when every
  * row that ran passed and one ran, 77 when every selected row was skipped, 1 on a failure,
  * 2 on bad usage or a bad table.
  */
@@ -95,9 +96,10 @@ int main(int argc, char **argv)
         }
         if (want_spec && strncmp(want_spec, s->name, strlen(want_spec)) != 0)
             continue;
-        struct chain_end ref;
-        bool have_ref = false, ref_failed = false;
-        char ref_why[512] = "";
+        /* one reference per script, made when a layout of that script first runs */
+        struct chain_end ref[N_SCRIPTS];
+        bool have_ref[N_SCRIPTS] = { false }, ref_failed[N_SCRIPTS] = { false };
+        char ref_why[N_SCRIPTS][512];
         char text[4096];
         snprintf(text, sizeof text, "%s", r->layouts);
         for (char *save = NULL, *tok = strtok_r(text, " ", &save); tok;
@@ -123,16 +125,17 @@ int main(int argc, char **argv)
             } else if (l.ens) {
                 ens_check(s, r, &l, ctx, &o);
             } else {
-                if (!have_ref && !ref_failed) {
-                    have_ref = mpi_all(chain_reference(s, r, ctx, &ref, ref_why,
-                                                       sizeof ref_why));
-                    ref_failed = !have_ref;
+                const int k = layout_script(&l);
+                if (!have_ref[k] && !ref_failed[k]) {
+                    have_ref[k] = mpi_all(chain_reference(s, r, &l, ctx, &ref[k], ref_why[k],
+                                                          sizeof ref_why[k]));
+                    ref_failed[k] = !have_ref[k];
                 }
-                if (ref_failed) {
+                if (ref_failed[k]) {
                     o.verdict = FAILED;
-                    snprintf(o.why, sizeof o.why, "%s", ref_why);
+                    snprintf(o.why, sizeof o.why, "%s", ref_why[k]);
                 } else {
-                    chain_check(s, r, &l, &ref, ctx, &o);
+                    chain_check(s, r, &l, &ref[k], ctx, &o);
                 }
             }
             const double secs = now() - t0;
@@ -147,8 +150,9 @@ int main(int argc, char **argv)
                 say("FAIL", s, r, l.text, secs, o.why);
             }
         }
-        if (have_ref)
-            chain_end_free(&ref);
+        for (int k = 0; k < N_SCRIPTS; k++)
+            if (have_ref[k])
+                chain_end_free(&ref[k]);
     }
     latmc_ctx_destroy(&ctx);
     if (mpi_rank() == 0 && !list)

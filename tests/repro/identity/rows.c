@@ -30,6 +30,11 @@
     "boxes=3,save,then.boxes=5 simd=c,boxes=3,save,then.simd=c "                           \
     "simd=c,boxes=3,serialize,then.simd=c,threads=2,boxes=5 "                              \
     "simd=avx512,boxes=3,serialize,then.simd=avx512"
+/* other scripts (the reference runs them too): a cold start; the configuration set
+ * again between the sweep calls (set_spins on boxes, parts; acceptance counts reset) */
+#define SCRIPTS                                                                            \
+    "cold,boxes=3 cold,simd=c,threads=2,boxes=5 cold,parts=2,shared setspins,boxes=2 "     \
+    "setspins,threads=2,boxes=5,save,then.boxes=3 setspins,parts=3 cold,setspins,recut=2"
 /* the cut changed between sweeps (latmc_sim_set_parts) */
 #define RECUT "boxes=3,recut=2 threads=2,boxes=2,recut=5 boxes=5,recut=0 simd=c,recut=3"
 /* parts of one lattice over the in-process transport of threads (latmc/part.h), halos
@@ -43,25 +48,29 @@
     "one,serialize,then.parts=2 parts=4,shared,save,then.parts=3,simd=c"
 #define PARTS_ALL PARTS " " PARTS_CKPT
 /* one part per MPI rank (under mpirun: the mpi suite runs 1 to 4 ranks) */
-#define MPI "mpi mpi,save mpi,save,then.one one,save,then.mpi"
+#define MPI "mpi mpi,save mpi,save,then.one one,save,then.mpi mpi,setspins,save cold,mpi"
 /* members of an ensemble against their standalone sims */
-#define ENS "ens threads=2,ens ens,save"
+#define ENS "ens threads=2,ens ens,save cold,ens"
 /* CUDA: one GPU, boxes on it, several devices (slab i on GPU i mod GPUs; one GPU too),
  * checkpoints between the placements */
 #define DEVICES                                                                            \
     "cuda cuda,boxes=2 devices=2 devices=3 cuda,save,then.devices=2 "                      \
-    "devices=3,save,then.cuda devices=2,serialize,then.one"
+    "devices=3,save,then.cuda devices=2,serialize,then.one setspins,devices=3 "            \
+    "cold,devices=2"
 /* ... where CUDA runs its own chain (Heisenberg, phi^4 on chunks): no continuation on
  * the CPU */
 #define DEVICES_GPU                                                                        \
-    "cuda cuda,boxes=2 devices=2 devices=3 cuda,save,then.devices=2 devices=3,save,then.cuda"
-#define CUDA_DEVICES(n) "cuda devices=" #n
-#define CUDA_DEVICES_CHUNK(n, c) "cuda,chunk=" c " devices=" #n ",chunk=" c
+    "cuda cuda,boxes=2 devices=2 devices=3 cuda,save,then.devices=2 devices=3,save,then.cuda " \
+    "setspins,devices=3 cold,devices=2"
+#define CUDA_DEVICES(n) "cuda devices=" #n " cold,devices=" #n
+#define CUDA_DEVICES_CHUNK(n, c)                                                           \
+    "cuda,chunk=" c " devices=" #n ",chunk=" c " cold,devices=" #n ",chunk=" c
 
 const struct row rows[] = {
     /* ---- Ising ---- */
     /* 22 planes: 11 two-plane units, cut 3,4,4 and 2,2,2,2,3; 10 planes: 5 slabs of 2 */
-    { "ising2d_metropolis", 2, { 40, 22, 0 }, BOXES " " LEVELS " " RECUT " " RESTART " " ENS },
+    { "ising2d_metropolis", 2, { 40, 22, 0 },
+      BOXES " " LEVELS " " RECUT " " RESTART " " ENS " " SCRIPTS },
     { "ising2d_metropolis", 2, { 64, 24, 0 }, DEVICES " cuda,ens" },
     { "ising2d_metropolis", 2, { 138, 10, 0 }, BOXES },
     { "ising2d_metropolis", 2, { 300, 250, 0 }, BOXES },   /* threaded: >= 32768 a colour */
@@ -75,7 +84,7 @@ const struct row rows[] = {
     { "ising2d_heatbath", 2, { 300, 250, 0 }, BOXES },
     { "ising2d_heatbath", 2, { 300, 220, 0 }, THREADS },
     { "ising2d_heatbath", 2, { 6, 11000, 0 }, THREADS },
-    { "ising3d_metropolis", 3, { 10, 6, 22 }, BOXES " " LEVELS " " RESTART " " RECUT },
+    { "ising3d_metropolis", 3, { 10, 6, 22 }, BOXES " " LEVELS " " RESTART " " RECUT " " SCRIPTS },
     { "ising3d_metropolis", 3, { 66, 40, 30 }, BOXES },
     { "ising3d_metropolis", 3, { 42, 40, 40 }, THREADS },
     { "ising3d_metropolis", 3, { 48, 32, 44 }, THREADS },
@@ -122,7 +131,7 @@ const struct row rows[] = {
      * SIMD chunks), 14 x 10 with 5 boxes (the thinnest); 3D 10 x 6 x 22 */
     { "potts2_metropolis", 2, { 14, 22, 0 }, BOXES },
     { "potts2_heatbath", 2, { 14, 22, 0 }, BOXES },
-    { "potts3_metropolis", 2, { 14, 22, 0 }, BOXES " " LEVELS " " RECUT },
+    { "potts3_metropolis", 2, { 14, 22, 0 }, BOXES " " LEVELS " " RECUT " " SCRIPTS },
     { "potts3_heatbath", 2, { 14, 22, 0 }, BOXES },
     { "potts5_metropolis", 2, { 14, 22, 0 }, BOXES },
     { "potts5_heatbath", 2, { 14, 22, 0 }, BOXES },
@@ -180,7 +189,8 @@ const struct row rows[] = {
 #define PHI4_BOXES                                                                         \
     "boxes=2 boxes=3 boxes=5 threads=2 threads=2,boxes=3 simd=c,boxes=2 "                  \
     "simd=c,threads=2,boxes=5 simd=c,threads=2"
-    { "phi4_double_lambda", 3, { 8, 16, 24 }, PHI4_BOXES " " RESTART " " RECUT " " ENS },
+    { "phi4_double_lambda", 3, { 8, 16, 24 },
+      PHI4_BOXES " " RESTART " " RECUT " " ENS " " SCRIPTS },
     { "phi4_float_lambda", 3, { 8, 16, 24 }, PHI4_BOXES " " RESTART },
     { "phi4_double", 3, { 8, 16, 24 }, PHI4_BOXES },
     { "phi4_float", 3, { 8, 16, 24 }, PHI4_BOXES },
@@ -215,7 +225,7 @@ const struct row rows[] = {
 #define HEIS_BOXES                                                                         \
     "boxes=2 boxes=3 boxes=5 threads=2,boxes=3 simd=c,boxes=2 simd=c,threads=2,boxes=5"
     { "heis_gauss_r1", 3, { 8, 6, 10 }, HEIS_BOXES },
-    { "heis_gauss_r2", 3, { 8, 6, 10 }, HEIS_BOXES " " LEVELS " " RECUT },
+    { "heis_gauss_r2", 3, { 8, 6, 10 }, HEIS_BOXES " " LEVELS " " RECUT " " SCRIPTS },
     { "heis_uniform_r2", 3, { 8, 6, 10 }, HEIS_BOXES },
     { "heis_uniform_r1", 3, { 8, 6, 10 }, HEIS_BOXES },
     { "heis_gauss_r2", 3, { 10, 6, 14 }, HEIS_BOXES " " RESTART },

@@ -21,14 +21,15 @@
  * at every call); a finite Lambda makes the update read two planes away (halo 2) */
 #define PHI4(name_, precision_, lambda_)                                                    \
     { .name = name_, .model = LATMC_MODEL_PHI4, .algorithm = LATMC_ALGO_METROPOLIS,         \
-      .single = (precision_) == LATMC_PRECISION_FLOAT, .replicas = 1,                                              \
+      .single = (precision_) == LATMC_PRECISION_FLOAT, .replicas = 1,                     \
       .keys = { LATMC_PARAM_MU2, LATMC_PARAM_G, LATMC_PARAM_LAMBDA, LATMC_PARAM_EPSILON,    \
                 LATMC_PARAM_NHIT, LATMC_PARAM_NLOC },                                      \
       .values = { -0.4, 1.8, lambda_, 0.9, 2, 2 }, .sweeps1 = 2, .sweeps2 = 1,             \
       .change_key = LATMC_PARAM_NLOC, .change_value = 3,                                   \
       .cuda_is_cpu = (precision_) == LATMC_PRECISION_DOUBLE }
 /* Heisenberg: nover changes between the sweep calls (the schedule's length) */
-#define HEIS(name_, algo_, couplings_, replicas_, nover_) HEIS_P(name_, algo_, couplings_, replicas_, nover_, false)
+#define HEIS(name_, algo_, couplings_, replicas_, nover_)                                  \
+    HEIS_P(name_, algo_, couplings_, replicas_, nover_, false)
 #define HEIS_P(name_, algo_, couplings_, replicas_, nover_, single_)                          \
     { .name = name_, .model = LATMC_MODEL_HEISENBERG, .algorithm = algo_, .single = single_, \
       .couplings = couplings_, .replicas = replicas_,                                     \
