@@ -6,9 +6,8 @@
  * mpi: those with parts over MPI ranks (run under mpirun); any other TEXT: the layouts
  * whose text contains it. --spec NAME: the rows of the specs whose name starts with
  * NAME. Each row prints PASS, SKIP (with the reason: never counted as a pass) or FAIL
- * (with the first difference). Exit 0 when every
- * row that ran passed and one ran, 77 when every selected row was skipped, 1 on a failure,
- * 2 on bad usage or a bad table.
+ * (with the first difference). Exit 0 when every row that ran passed and one ran, 77 when
+ * every selected row was skipped, 1 on a failure, 2 on bad usage or a bad table.
  */
 #include <stdio.h>
 #include <stdlib.h>

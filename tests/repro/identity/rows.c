@@ -179,6 +179,9 @@ const struct row rows[] = {
     { "potts3_metropolis", 2, { 24, 24, 0 }, PARTS_ALL " " MPI },
     { "potts3_metropolis", 2, { 15, 12, 0 }, PARTS },
     { "potts4_heatbath", 3, { 32, 4, 8 }, PARTS },
+    { "potts3_metropolis_rebeta", 2, { 14, 22, 0 }, BOXES_FEW " " PARTS " " RESTART },
+    { "potts3_metropolis_rebeta", 3, { 12, 9, 15 }, "boxes=5 " CUDA_DEVICES(3) },
+    { "potts3_metropolis_rebeta", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
     { "potts3_metropolis", 2, { 6, 6, 0 }, ENS " cuda,ens" },
     { "potts3_metropolis", 2, { 24, 24, 0 }, DEVICES },
 
@@ -216,6 +219,9 @@ const struct row rows[] = {
     { "phi4_double_lambda", 2, { 10, 20, 0 }, PARTS },
     { "phi4_float_lambda", 3, { 8, 8, 16 }, PARTS_ALL },
     { "phi4_double", 2, { 8, 8, 0 }, ENS " cuda,ens" },
+    { "phi4_float_relambda", 3, { 8, 16, 24 }, PHI4_BOXES " " PARTS " " RESTART },
+    { "phi4_float_relambda", 2, { 15, 35, 0 }, BOXES_FEW " " CUDA_DEVICES(5) },
+    { "phi4_float_relambda", 3, { 64, 8, 48 }, CUDA_DEVICES_CHUNK(5, "32x4x4") },
     { "phi4_double_lambda", 3, { 16, 8, 16 }, DEVICES_GPU },
     { "phi4_double_lambda", 3, { 16, 8, 16 }, "cuda,chunk=none,devices=2,serialize,then.one" },
 

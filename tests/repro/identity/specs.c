@@ -56,10 +56,23 @@ const struct spec specs[] = {
      * away from "uniform over 200 states" */
     POTTS("potts200_metropolis", LATMC_ALGO_METROPOLIS, 200, 3.0),
     POTTS("potts200_heatbath", LATMC_ALGO_HEATBATH, 200, 3.0),
+    /* new thresholds between the sweep calls (every box's and device's tables) */
+    { .name = "potts3_metropolis_rebeta", .model = LATMC_MODEL_POTTS,
+      .algorithm = LATMC_ALGO_METROPOLIS, .q = 3, .replicas = 1,
+      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H }, .values = { 0.95, 0.05 }, .sweeps1 = 5,
+      .sweeps2 = 5, .change_key = LATMC_PARAM_BETA, .change_value = 0.3, .cuda_is_cpu = true },
     PHI4("phi4_double_lambda", LATMC_PRECISION_DOUBLE, 2.5),
     PHI4("phi4_float_lambda", LATMC_PRECISION_FLOAT, 2.5),
     PHI4("phi4_double", LATMC_PRECISION_DOUBLE, INFINITY),
     PHI4("phi4_float", LATMC_PRECISION_FLOAT, INFINITY),
+    /* a finite Lambda made infinite between the sweep calls: the halo the update reads
+     * goes from 2 planes to 1 */
+    { .name = "phi4_float_relambda", .model = LATMC_MODEL_PHI4,
+      .algorithm = LATMC_ALGO_METROPOLIS, .single = true, .replicas = 1,
+      .keys = { LATMC_PARAM_MU2, LATMC_PARAM_G, LATMC_PARAM_LAMBDA, LATMC_PARAM_EPSILON,
+                LATMC_PARAM_NHIT },
+      .values = { -0.4, 1.8, 0.7, 0.9, 3 }, .sweeps1 = 2, .sweeps2 = 2,
+      .change_key = LATMC_PARAM_LAMBDA, .change_value = INFINITY },
     HEIS("heis_gauss_r1", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 1, 0),
     HEIS("heis_gauss_r2", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, 2),
     HEIS("heis_uniform_r1", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 1, 1),
