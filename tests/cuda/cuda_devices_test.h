@@ -110,7 +110,7 @@ static void assert_same_value(double va, double vb, int key, const char *what)
 }
 
 /* sim serialized into *bytes (the caller frees it) and loaded again (on one device). */
-static latmc_sim *serialized_copy(latmc_sim *sim, void **bytes)
+static inline latmc_sim *serialized_copy(latmc_sim *sim, void **bytes)
 {
     size_t size = 0;
     assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &size), LATMC_OK);
@@ -166,58 +166,6 @@ static inline void assert_same_sims(latmc_sim *a, latmc_sim *b, const int *keys,
 typedef void (*same_fn)(latmc_sim *a, latmc_sim *b, const char *what);
 
 /*
- * The checkpoint case: one (on one device) and many (on slabs) of one chain, `first`
- * sweeps each; many serialized and loaded again (n_devices is not stored: the loaded sim
- * runs on one device) equals one, and after `then` more sweeps of all three the loaded
- * sim and the slabs still do; so do the same bytes placed on 2 slabs of GPU 0 and, with
- * cpu_too (models whose CPU chain is CUDA's), on the CPU (latmc_sim_deserialize_on).
- * same: the model's comparison.
- */
-static inline void check_checkpoint(latmc_sim *one, latmc_sim *many, int first, int then,
-                                    same_fn same, bool cpu_too)
-{
-    assert_int_equal(latmc_sim_sweep(one, first), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(many, first), LATMC_OK);
-    void *bytes = NULL;
-    latmc_sim *loaded = serialized_copy(many, &bytes);
-    latmc_sim_desc got;
-    got.struct_size = sizeof got;
-    assert_int_equal(latmc_sim_get_desc(loaded, &got), LATMC_OK);
-    assert_int_equal(got.n_devices, 0);
-    same(one, loaded, "loaded");
-    /* latmc_sim_deserialize_on: the same bytes as 2 slabs on GPU 0 and, where the CPU runs
-     * the same chain (Ising, Potts), on the CPU */
-    size_t size = 0;
-    assert_int_equal(latmc_sim_serialize(many, NULL, 0, &size), LATMC_OK);
-    latmc_sim *placed[2] = { NULL, NULL };
-    for (int k = 0; k < (cpu_too ? 2 : 1); k++) {
-        latmc_sim_desc where;
-        latmc_sim_desc_init(&where);
-        where.device = k == 0 ? LATMC_DEVICE_CUDA : LATMC_DEVICE_CPU;
-        where.n_parts = k == 0 ? 2 : 0;
-        where.n_threads = k == 0 ? 0 : 2;
-        assert_int_equal(latmc_sim_deserialize_on(ctx, bytes, size, &where, &placed[k]),
-                         LATMC_OK);
-        assert_string_equal(latmc_sim_backend_name(placed[k]), k == 0 ? "cuda" : "cpu");
-        same(one, placed[k], k == 0 ? "placed on 2 slabs" : "placed on the CPU");
-    }
-    assert_int_equal(latmc_sim_sweep(one, then), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(loaded, then), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(many, then), LATMC_OK);
-    same(one, loaded, "loaded, continued");
-    same(one, many, "continued on the slabs");
-    for (int k = 0; k < 2; k++) {
-        if (!placed[k])
-            continue;
-        assert_int_equal(latmc_sim_sweep(placed[k], then), LATMC_OK);
-        same(one, placed[k], k == 0 ? "placed on 2 slabs, continued" : "placed on the CPU, continued");
-        latmc_sim_destroy(&placed[k]);
-    }
-    free(bytes);
-    latmc_sim_destroy(&loaded);
-}
-
-/*
  * The set/get case: the configuration buf (`bytes` bytes) set on one (one device) and
  * many (slabs); many reads it back as set, and both run the same chain: equal now
  * (`what`) and after `sweeps` sweeps of both.
@@ -239,27 +187,6 @@ static inline void check_set_and_get(latmc_sim *one, latmc_sim *many, const void
     char after[128];
     snprintf(after, sizeof after, "%s, %d sweeps", what, sweeps);
     same(one, many, after);
-}
-
-/* d as n_parts = 3 parts of one sim, all on the last GPU (slabs past it would not
- * exist). */
-static inline latmc_sim_desc as_three_parts(latmc_sim_desc d)
-{
-    d.n_parts = 3;
-    d.device_index = ngpus - 1;
-    return d;
-}
-
-/* The parts case: parts (made of as_three_parts) runs on CUDA and, after 3 sweeps of
- * both, equals one (on one device). Both destroyed. */
-static inline void check_parts(latmc_sim *one, latmc_sim *parts, same_fn same)
-{
-    assert_string_equal(latmc_sim_backend_name(parts), "cuda");
-    assert_int_equal(latmc_sim_sweep(one, 3), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(parts, 3), LATMC_OK);
-    same(one, parts, "n_parts = 3, 3 sweeps");
-    latmc_sim_destroy(&one);
-    latmc_sim_destroy(&parts);
 }
 
 /* GPU 0's memory in bytes. */

@@ -2,18 +2,13 @@
  * A sim on several CUDA devices (desc.n_devices, desc.device_list; doc/cuda.md, "Several
  * GPUs"): the same chain as on one GPU and as on the CPU, bit for bit.
  *
- * - same_chain: Ising (uniform, and +-J where L_x is a multiple of 64; Metropolis and heat
- *   bath, hot and cold start), 2D and 3D, on 2
- *   slabs, uneven slabs (3 slabs of 2, 2 and 4 planes... as lib/plan.c cuts them), the
- *   thinnest slabs allowed (2 planes each), against one GPU and against the CPU: the
- *   configuration, every observable and the acceptance counts after each of several
- *   sweep calls. Slab i on GPU i mod (number of GPUs) (device_list; one GPU: every
- *   slab on GPU 0, the same code path with device copies instead of peer copies).
+ * The chains themselves (one GPU, several devices, slabs on one GPU, checkpoints of slabs
+ * continued elsewhere: bit for bit against one GPU, and the CPU where its chain is
+ * CUDA's) are rows of the identity matrix (tests/repro/identity, `--layout cuda`).
+ *
  * - couplings (+-J): get_couplings equal to one GPU's, set_couplings then the same chain.
  * - set_and_get: a configuration written with set_spins reads back identically, and the
  *   chain from it equals one GPU's.
- * - checkpoint: saved (serialized) on several slabs, loaded (one GPU, as stored) and
- *   continued: bit-identical to one GPU all along.
  * - bad_requests: more devices than exist (ENODEV), a split the lattice cannot take
  *   (EINVAL, Potts too), n_devices on the CPU (EUNSUPPORTED), each with a message naming
  *   the field.
@@ -48,59 +43,6 @@ static const int obs_keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
 static void assert_same(latmc_sim *a, latmc_sim *b, const char *what)
 {
     assert_same_sims(a, b, obs_keys, sizeof obs_keys / sizeof obs_keys[0], what);
-}
-
-static const struct shape shapes[] = {
-    { 2, 64, 32, 0, 2, "2D, two even slabs" },
-    { 2, 32, 16, 0, 8, "2D, the thinnest slabs (2 rows each)" },
-    { 2, 48, 20, 0, 3, "2D, uneven slabs (6, 6, 8 rows)" },
-    { 2, 16, 64, 0, 2, "2D, one word per row" },
-    { 3, 32, 8, 12, 2, "3D, two slabs" },
-    { 3, 16, 6, 10, 5, "3D, the thinnest slabs (2 planes)" },
-    { 3, 64, 4, 14, 3, "3D, uneven slabs (4, 4, 6 planes)" },
-};
-
-static void same_chain(void **state)
-{
-    (void)state;
-    const int algos[] = { LATMC_ALGO_METROPOLIS, LATMC_ALGO_HEATBATH };
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        const struct shape *sh = &shapes[s];
-        /* +-J where the packed kernels take couplings (L_x a multiple of 64) */
-        const int n_couplings = sh->lx % 64 == 0 ? 2 : 1;
-        for (int cp = 0; cp < n_couplings; cp++)
-        for (int a = 0; a < 2; a++) {
-            for (int start = LATMC_INIT_COLD; start <= LATMC_INIT_HOT; start++) {
-                latmc_sim_desc d = ising_desc(sh->ndim, sh->lx, sh->ly, sh->lz, algos[a], 1,
-                                              0x5eed + s);
-                d.couplings = cp ? LATMC_COUPLINGS_BIMODAL : LATMC_COUPLINGS_UNIFORM;
-                d.coupling_seed = 4242 + s;
-                latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, start);
-                latmc_sim *many = make(d, LATMC_DEVICE_CUDA, sh->n, start);
-                latmc_sim *cpu = make(d, LATMC_DEVICE_CPU, 1, start);
-                char what[160];
-                snprintf(what, sizeof what, "%s, algo %d, start %d%s", sh->why, algos[a],
-                         start, cp ? ", +-J" : "");
-                assert_same(one, many, what);
-                const uint64_t calls[] = { 1, 3, 7 };
-                for (int c = 0; c < 3; c++) {
-                    assert_int_equal(latmc_sim_sweep(one, calls[c]), LATMC_OK);
-                    assert_int_equal(latmc_sim_sweep(many, calls[c]), LATMC_OK);
-                    assert_int_equal(latmc_sim_sweep(cpu, calls[c]), LATMC_OK);
-                    assert_same(one, many, what);
-                    assert_same(cpu, many, what);
-                }
-                latmc_sim_desc got;
-                got.struct_size = sizeof got;
-                assert_int_equal(latmc_sim_get_desc(many, &got), LATMC_OK);
-                assert_int_equal(got.n_devices, sh->n);
-                assert_non_null(got.device_list);
-                latmc_sim_destroy(&one);
-                latmc_sim_destroy(&many);
-                latmc_sim_destroy(&cpu);
-            }
-        }
-    }
 }
 
 static void set_and_get(void **state)
@@ -152,17 +94,6 @@ static void couplings(void **state)
     assert_same(one, many, "set_couplings, 6 sweeps");
     free(a);
     free(b);
-    latmc_sim_destroy(&one);
-    latmc_sim_destroy(&many);
-}
-
-static void checkpoint(void **state)
-{
-    (void)state;
-    latmc_sim_desc d = ising_desc(3, 32, 8, 8, LATMC_ALGO_HEATBATH, 1, 99);
-    latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
-    latmc_sim *many = make(d, LATMC_DEVICE_CUDA, 2, LATMC_INIT_HOT);
-    check_checkpoint(one, many, 4, 6, assert_same, true);
     latmc_sim_destroy(&one);
     latmc_sim_destroy(&many);
 }
@@ -311,10 +242,8 @@ int main(void)
     if (skip)
         return skip;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(same_chain),
         cmocka_unit_test(set_and_get),
         cmocka_unit_test(couplings),
-        cmocka_unit_test(checkpoint),
         cmocka_unit_test(bad_requests),
         cmocka_unit_test(peer),
         cmocka_unit_test(set_parts_refused),

@@ -2,21 +2,12 @@
  * The q-state Potts model, and Ising on the byte layout, on several CUDA devices (desc.n_devices, desc.device_list;
  * doc/cuda.md, "Several GPUs"): the chain of one GPU and of the CPU, bit for bit.
  *
- * - same_chain: 2D and 3D; 2 and 3 colours; 2 slabs, uneven slabs (as lib/plan.c cuts
- *   them), the thinnest slabs allowed (c planes each); L_x suiting the row kernels (wide
- *   and narrow segments) and not (the per-block reference kernel on a range, with Philox
- *   blocks cut by rows, planes and slab boundaries: L_x = 10, 15, 6); Metropolis and heat
- *   bath with q = 2, 3, 5 (heat bath in 3D with q = 5: the reference kernel); hot and cold
- *   start: against one GPU and the CPU, the configuration, every observable and the
- *   acceptance counts after each of several sweep calls, and after a parameter change.
- *   Slab i on GPU i mod (number of GPUs): with one GPU every slab is on GPU 0 (device
- *   copies instead of peer copies).
+ * The chains themselves (one GPU, several devices, slabs on one GPU, checkpoints of slabs
+ * continued elsewhere: bit for bit against one GPU, and the CPU where its chain is
+ * CUDA's) are rows of the identity matrix (tests/repro/identity, `--layout cuda`).
+ *
  * - set_and_get: spins written with set_spins read back identically, and the chain from
  *   them equals one GPU's.
- * - checkpoint: saved on several slabs, loaded (one GPU, and the CPU) and continued:
- *   bit-identical.
- * - parts_on_one_gpu: desc.n_parts = 3 without n_devices runs the slabs all on
- *   device_index (the last GPU), the one-GPU chain.
  * - out_of_memory: a lattice whose second slab does not fit the card (both slabs on GPU
  *   0): LATMC_ENOMEM naming the device, no sim, and every slab's memory released (a sim
  *   of the first slab's size fits again afterwards).
@@ -33,23 +24,6 @@
 #include "sim_helpers.h"
 /* after the helpers: it declares the tests' ctx */
 #include "cuda_devices_test.h"
-
-static latmc_sim_desc potts_desc(int ndim, int64_t lx, int64_t ly, int64_t lz, int q,
-                                 int algorithm, uint64_t seed)
-{
-    latmc_sim_desc d;
-    latmc_sim_desc_init(&d);
-    d.model = LATMC_MODEL_POTTS;
-    d.q = q;
-    d.ndim = ndim;
-    d.extent[0] = lx;
-    d.extent[1] = ly;
-    d.extent[2] = ndim == 3 ? lz : 0;
-    d.algorithm = algorithm;
-    d.n_threads = 1;
-    d.seed = seed;
-    return d;
-}
 
 static latmc_sim *make(latmc_sim_desc d, int device, int n_devices, int start)
 {
@@ -74,66 +48,6 @@ static void assert_same(latmc_sim *a, latmc_sim *b, const char *what)
     assert_same_sims(a, b, obs_keys, sizeof obs_keys / sizeof obs_keys[0], what);
 }
 
-static const struct shape shapes[] = {
-    { 2, 32, 16, 0, 2, "2D, 2 colours, two slabs (16-byte segments)" },
-    { 2, 16, 22, 0, 3, "2D, 2 colours, uneven slabs (8, 8, 6 rows)" },
-    { 2, 8, 16, 0, 8, "2D, 2 colours, the thinnest slabs (2 rows), 8-byte segments" },
-    { 2, 10, 12, 0, 3, "2D, 2 colours, L_x = 10 (reference kernel, blocks across rows)" },
-    { 2, 24, 27, 0, 3, "2D, 3 colours, three slabs (24-byte segments)" },
-    { 2, 15, 21, 0, 7, "2D, 3 colours, the thinnest slabs (3 rows), L_x = 15 (reference)" },
-    { 3, 16, 8, 12, 2, "3D, 2 colours, two slabs" },
-    { 3, 24, 6, 8, 3, "3D, 2 colours, uneven slabs (4, 2, 2 planes)" },
-    { 3, 6, 6, 10, 5, "3D, 2 colours, the thinnest slabs, L_x = 6 (reference, blocks "
-                      "across planes)" },
-    { 3, 12, 9, 15, 3, "3D, 3 colours, uneven slabs (6, 6, 3 planes), 12-byte segments" },
-};
-
-static void same_chain(void **state)
-{
-    (void)state;
-    const int algos[] = { LATMC_ALGO_METROPOLIS, LATMC_ALGO_HEATBATH };
-    const int qs[] = { 2, 3, 5 };
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        const struct shape *sh = &shapes[s];
-        for (int a = 0; a < 2; a++)
-            for (int qi = 0; qi < 3; qi++) {
-                const int start = (s + (size_t)a + (size_t)qi) % 2 ? LATMC_INIT_HOT
-                                                                   : LATMC_INIT_COLD;
-                latmc_sim_desc d = potts_desc(sh->ndim, sh->lx, sh->ly, sh->lz, qs[qi],
-                                              algos[a], 0x9077 + s);
-                latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, start);
-                latmc_sim *many = make(d, LATMC_DEVICE_CUDA, sh->n, start);
-                latmc_sim *cpu = make(d, LATMC_DEVICE_CPU, 1, start);
-                char what[200];
-                snprintf(what, sizeof what, "%s, algo %d, q %d, start %d", sh->why, algos[a],
-                         qs[qi], start);
-                assert_same(one, many, what);
-                assert_same(cpu, many, what);
-                const uint64_t calls[] = { 1, 2, 5, 3 };
-                for (int c = 0; c < 4; c++) {
-                    if (c == 3) /* new tables on every slab */
-                        for (int k = 0; k < 3; k++) {
-                            latmc_sim *x = k == 0 ? one : k == 1 ? many : cpu;
-                            assert_int_equal(latmc_sim_set_param(x, LATMC_PARAM_BETA, 0.3),
-                                             LATMC_OK);
-                        }
-                    assert_int_equal(latmc_sim_sweep(one, calls[c]), LATMC_OK);
-                    assert_int_equal(latmc_sim_sweep(many, calls[c]), LATMC_OK);
-                    assert_int_equal(latmc_sim_sweep(cpu, calls[c]), LATMC_OK);
-                    assert_same(one, many, what);
-                    assert_same(cpu, many, what);
-                }
-                latmc_sim_desc got;
-                got.struct_size = sizeof got;
-                assert_int_equal(latmc_sim_get_desc(many, &got), LATMC_OK);
-                assert_int_equal(got.n_devices, sh->n);
-                latmc_sim_destroy(&one);
-                latmc_sim_destroy(&many);
-                latmc_sim_destroy(&cpu);
-            }
-    }
-}
-
 /*
  * Sweep calls of more steps than one list of the core's plan (64, lib/plan.c; one GPU
  * enqueues them all before the call's one wait): 33 and 70 sweeps with 2 and 3 colours
@@ -147,8 +61,8 @@ static void long_calls(void **state)
         { 2, 24, 27, 0, 3, "2D, 3 colours, long calls" },
     };
     for (int k = 0; k < 2; k++) {
-        const latmc_sim_desc d = potts_desc(cases[k].ndim, cases[k].lx, cases[k].ly,
-                                            cases[k].lz, 3, LATMC_ALGO_HEATBATH, 0x5077 + k);
+        const latmc_sim_desc d = potts_test_desc(cases[k].ndim, cases[k].lx, cases[k].ly,
+                                            cases[k].lz, 3, LATMC_ALGO_HEATBATH, 1, 0x5077 + k);
         latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
         latmc_sim *many = make(d, LATMC_DEVICE_CUDA, cases[k].n, LATMC_INIT_HOT);
         latmc_sim *cpu = make(d, LATMC_DEVICE_CPU, 1, LATMC_INIT_HOT);
@@ -265,7 +179,7 @@ static void set_and_get(void **state)
 {
     (void)state;
     const int64_t lx = 24, ly = 18;
-    latmc_sim_desc d = potts_desc(2, lx, ly, 0, 4, LATMC_ALGO_HEATBATH, 77);
+    latmc_sim_desc d = potts_test_desc(2, lx, ly, 0, 4, LATMC_ALGO_HEATBATH, 1, 77);
     latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_COLD);
     latmc_sim *many = make(d, LATMC_DEVICE_CUDA, 3, LATMC_INIT_COLD);
     const size_t n = (size_t)(lx * ly);
@@ -280,37 +194,10 @@ static void set_and_get(void **state)
     latmc_sim_destroy(&many);
 }
 
-static void checkpoint(void **state)
-{
-    (void)state;
-    latmc_sim_desc d = potts_desc(3, 24, 6, 9, 3, LATMC_ALGO_METROPOLIS, 99);
-    latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
-    latmc_sim *many = make(d, LATMC_DEVICE_CUDA, 3, LATMC_INIT_HOT);
-    latmc_sim *cpu = make(d, LATMC_DEVICE_CPU, 1, LATMC_INIT_HOT);
-    check_checkpoint(one, many, 4, 6, assert_same, true);
-    assert_int_equal(latmc_sim_sweep(cpu, 4), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(cpu, 6), LATMC_OK);
-    assert_same(cpu, many, "continued on the CPU");
-    latmc_sim_destroy(&one);
-    latmc_sim_destroy(&many);
-    latmc_sim_destroy(&cpu);
-}
-
-/* desc.n_parts > 1 on CUDA without n_devices: the same slabs, all on device_index. */
-static void parts_on_one_gpu(void **state)
-{
-    (void)state;
-    const latmc_sim_desc d = potts_desc(2, 48, 30, 0, 3, LATMC_ALGO_HEATBATH, 17);
-    latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
-    latmc_sim *parts = make(as_three_parts(d), LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
-    assert_same(one, parts, "n_parts = 3");
-    check_parts(one, parts, assert_same);
-}
-
 /* Potts slabs cost 1 byte a site. */
 static latmc_sim_desc oom_desc(int64_t lx, int64_t ly)
 {
-    latmc_sim_desc d = potts_desc(2, lx, ly, 0, 3, LATMC_ALGO_METROPOLIS, 3);
+    latmc_sim_desc d = potts_test_desc(2, lx, ly, 0, 3, LATMC_ALGO_METROPOLIS, 1, 3);
     d.device = LATMC_DEVICE_CUDA;
     return d;
 }
@@ -327,10 +214,7 @@ int main(void)
     if (skip)
         return skip;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(same_chain),
         cmocka_unit_test(set_and_get),
-        cmocka_unit_test(checkpoint),
-        cmocka_unit_test(parts_on_one_gpu),
         cmocka_unit_test(out_of_memory),
         cmocka_unit_test(ising_bytes),
         cmocka_unit_test(long_calls),

@@ -1,13 +1,14 @@
 /*
  * The part API (latmc/part.h) without MPI: k threads of one process, each holding one part
- * sim, joined by a transport of shared slots and barriers. Checks, for the Ising model
- * (2D, 3D, +-J, heat bath), Potts, phi^4 (halo 2) and the Heisenberg spin glass (two
- * replicas, Gaussian couplings) on 1, 2, 3 and 4 parts, that the configuration, every observable,
- * the acceptance and the serialized state are bit-identical to the single-process sim;
- * that a save by the parts loads as a plain sim and a plain sim's bytes deserialize as
- * parts; that a failure on one part is the same failure on every part (bad spins, a desc
- * that differs); and the misuse of every function of the part API. Runs in every build,
- * sanitizers included (no MPI in the process).
+ * sim, joined by the in-process transport of tests/support/thread_parts.h. Checks that a
+ * failure on one part is the same failure on every part (bad spins, a desc that differs,
+ * collective calls with a bad argument on one part, a save or load that fails), that
+ * share_halos answered differently fails the create everywhere, the misuse of every
+ * function of the part API, and the memory a part and its checkpoints take. That parts
+ * run the single-process chain bit for bit (every model, 1 to 4 parts, halos by exchange
+ * and in shared buffers, checkpoints saved by parts and loaded as one sim and the other
+ * way) is the identity matrix's (tests/repro/identity). Runs in every build, sanitizers
+ * included (no MPI in the process).
  */
 #include <dirent.h>
 #include <pthread.h>
@@ -29,164 +30,16 @@
 #include <latmc/latmc.h>
 
 #include "mirror_transport.h"
+#include "thread_parts.h"
 
 enum { MAX_PARTS = 4, N_SWEEPS = 6 };
-
-/* ---- the threads' transport ---- */
-
-struct hub {
-    int n;
-    pthread_barrier_t barrier;
-    const void *send[MAX_PARTS][2];   /* exchange: to_lower, to_upper; gather/bcast: [0] */
-    /* halos in shared memory (share_halos, offered where `shared`): each part's send
-     * buffers of up to 3 sims (sim, deserialized, loaded), freed after the threads end */
-    bool shared;
-    void *owned[MAX_PARTS][3][4];
-    int n_owned[MAX_PARTS];
-    int syncs;                        /* sync_halos calls of part 0 */
-    /* sync_halos is a handshake with the two neighbours only, as liblatmc_mpi's (zero-byte
-     * messages), not a barrier: a part may run one exchange ahead of a neighbour and two
-     * ahead of the parts beyond, so a buffer rewritten too early is a race TSan sees */
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    unsigned long handshakes[MAX_PARTS];
-    int declines_on;                  /* this part answers 0 to share_halos (-1: none) */
-};
+_Static_assert((int)MAX_PARTS <= (int)THREAD_PARTS_MAX, "the transport takes MAX_PARTS parts");
 
 /* run_parts' transports offer share_halos (the exchange in place) */
 static bool hub_shared;
 
-struct link {
-    struct hub *hub;
-    int rank;
-    int fail_in;   /* > 0: the fail_in-th gather from now fails (on every part alike) */
-    int gathers;   /* gathers so far */
-};
-
-static void wait_all(struct hub *h)
-{
-    pthread_barrier_wait(&h->barrier);
-}
-
-static int hub_exchange(void *user, const void *to_lower, const void *to_upper,
-                        void *from_lower, void *from_upper, size_t bytes)
-{
-    struct link *l = user;
-    struct hub *h = l->hub;
-    const int lower = (l->rank + h->n - 1) % h->n, upper = (l->rank + 1) % h->n;
-    h->send[l->rank][0] = to_lower;
-    h->send[l->rank][1] = to_upper;
-    wait_all(h);
-    memcpy(from_lower, h->send[lower][1], bytes);
-    memcpy(from_upper, h->send[upper][0], bytes);
-    wait_all(h);
-    return 0;
-}
-
-/* Halos in memory the parts share (the threads of one process share all of it): each
- * part's 4 send buffers, the neighbours' as its receive buffers. */
-static int hub_share_halos(void *user, size_t bytes, void *send[4], void *recv[4])
-{
-    struct link *l = user;
-    struct hub *h = l->hub;
-    const int lower = (l->rank + h->n - 1) % h->n, upper = (l->rank + 1) % h->n;
-    if (h->n_owned[l->rank] == 3)
-        return latmc_record_failure(LATMC_ENOMEM, "test transport: a fourth share_halos");
-    void **mine = h->owned[l->rank][h->n_owned[l->rank]++];
-    for (int k = 0; k < 4; k++) {
-        mine[k] = malloc(bytes);
-        assert_non_null(mine[k]);
-        send[k] = mine[k];
-    }
-    wait_all(h);
-    const int at_lower = h->n_owned[lower] - 1, at_upper = h->n_owned[upper] - 1;
-    for (int set = 0; set < 2; set++) {
-        recv[2 * set] = h->owned[lower][at_lower][2 * set + 1];
-        recv[2 * set + 1] = h->owned[upper][at_upper][2 * set];
-    }
-    wait_all(h);
-    return l->rank == h->declines_on ? 0 : 1;
-}
-
-/* This part's writes of one set are done: wait until both neighbours' are (the mutex
- * orders their writes before this part's reads, nothing more, as MPI_Win_sync and the
- * handshake's messages do). */
-static int hub_sync_halos(void *user, int set)
-{
-    struct link *l = user;
-    struct hub *h = l->hub;
-    const int lower = (l->rank + h->n - 1) % h->n, upper = (l->rank + 1) % h->n;
-    assert_true(set == 0 || set == 1);
-    pthread_mutex_lock(&h->lock);
-    const unsigned long mine = ++h->handshakes[l->rank];
-    if (l->rank == 0)
-        h->syncs++;
-    pthread_cond_broadcast(&h->cond);
-    while (h->handshakes[lower] < mine || h->handshakes[upper] < mine)
-        pthread_cond_wait(&h->cond, &h->lock);
-    pthread_mutex_unlock(&h->lock);
-    return 0;
-}
-
-static int hub_gather(void *user, int root, const void *mine, void *all, const size_t *bytes)
-{
-    struct link *l = user;
-    struct hub *h = l->hub;
-    h->send[l->rank][0] = mine;
-    wait_all(h);
-    if (root < 0 || root == l->rank) {
-        unsigned char *out = all;
-        for (int p = 0; p < h->n; p++) {
-            memcpy(out, h->send[p][0], bytes[p]);
-            out += bytes[p];
-        }
-    }
-    wait_all(h);
-    l->gathers++;
-    if (l->fail_in > 0 && --l->fail_in == 0)
-        return latmc_record_failure(LATMC_EIO, "test transport: an injected gather failure");
-    return 0;
-}
-
-static int hub_broadcast(void *user, int root, void *buf, size_t bytes)
-{
-    struct link *l = user;
-    struct hub *h = l->hub;
-    h->send[l->rank][0] = buf;
-    wait_all(h);
-    if (l->rank != root)
-        memcpy(buf, h->send[root][0], bytes);
-    wait_all(h);
-    return 0;
-}
-
+/* release calls seen by run_parts (every part sim destroyed releases its transport) */
 static int released;
-static pthread_mutex_t released_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void hub_release(void *user)
-{
-    (void)user;
-    pthread_mutex_lock(&released_lock);
-    released++;
-    pthread_mutex_unlock(&released_lock);
-}
-
-static latmc_transport transport_of(struct link *l)
-{
-    latmc_transport t;
-    memset(&t, 0, sizeof t);
-    t.struct_size = sizeof t;
-    t.user = l;
-    t.exchange = hub_exchange;
-    t.gather = hub_gather;
-    t.broadcast = hub_broadcast;
-    t.release = hub_release;
-    if (l->hub->shared) {
-        t.share_halos = hub_share_halos;
-        t.sync_halos = hub_sync_halos;
-    }
-    return t;
-}
 
 /* ---- the cases ---- */
 
@@ -239,8 +92,7 @@ struct result {
 };
 
 struct job {
-    struct hub *hub;
-    int rank;
+    int rank, n;
     const struct cfg *cfg;
     const char *save_path;               /* part 0 saves here; NULL: no save */
     int fail_save_gather;                /* > 0: the save's k-th gather fails everywhere */
@@ -293,12 +145,13 @@ static void observe(latmc_sim *sim, struct result *r)
             r->obs_st[key] = latmc_sim_observable(sim, key, &r->obs[key]);
 }
 
-static void *run_part(void *arg)
+static void run_part(int rank, int n, const latmc_transport *tp, void *arg)
 {
     struct job *job = arg;
     struct result *r = &job->res;
-    struct link link = { job->hub, job->rank, 0, 0 };
-    latmc_transport t = transport_of(&link);
+    job->rank = rank;
+    job->n = n;
+    latmc_transport t = *tp;
     latmc_ctx *ctx = NULL;
     latmc_sim *sim = NULL, *back = NULL;
     latmc_sim_desc d;
@@ -306,7 +159,7 @@ static void *run_part(void *arg)
     if (job->rank == job->other_seed_on)
         d.seed++;
     STEP(job, "ctx", latmc_ctx_create(&ctx));
-    STEP(job, "create", latmc_sim_create_part(ctx, &d, job->rank, job->hub->n, &t, &sim));
+    STEP(job, "create", latmc_sim_create_part(ctx, &d, job->rank, job->n, &t, &sim));
     STEP(job, "params", set_params(sim, job->cfg));
     STEP(job, "init",
          latmc_sim_init_spins(sim, job->rank == job->bad_init_at - 1 ? 7 : LATMC_INIT_HOT));
@@ -346,12 +199,12 @@ static void *run_part(void *arg)
     STEP(job, "serialize",
          latmc_sim_serialize(sim, r->bytes, r->nbytes,
                              job->rank == job->bad_serialize_at - 1 ? NULL : &r->nbytes));
-    link.fail_in = job->fail_save_gather;
-    const int gathers = link.gathers;
+    thread_parts_fail_gather_in(&t, job->fail_save_gather);
+    const int gathers = thread_parts_gathers(&t);
     if (job->save_path)
         STEP(job, "save", latmc_sim_save(sim, job->save_path));
-    r->save_gathers = link.gathers - gathers;
-    link.fail_in = 0;
+    r->save_gathers = thread_parts_gathers(&t) - gathers;
+    thread_parts_fail_gather_in(&t, 0);
     if (job->bad_spins_on >= 0 && r->status == LATMC_OK) {
         unsigned char *bad = malloc(r->spin_bytes);
         memcpy(bad, r->spins, r->spin_bytes);
@@ -363,7 +216,7 @@ static void *run_part(void *arg)
     if (job->plain_bytes) {
         STEP(job, "deserialize_part",
              latmc_sim_deserialize_part(ctx, job->plain_bytes, job->plain_n, job->rank,
-                                        job->hub->n, &t, &back));
+                                        job->n, &t, &back));
         STEP(job, "sweep loaded", latmc_sim_sweep(back, 2));
         if (r->status == LATMC_OK)
             r->reloaded = malloc(r->spin_bytes);
@@ -372,7 +225,7 @@ static void *run_part(void *arg)
     latmc_sim_destroy(&back);
     if (job->load_path) {
         STEP(job, "load_part",
-             latmc_sim_load_part(ctx, job->load_path, job->rank, job->hub->n, &t, &back));
+             latmc_sim_load_part(ctx, job->load_path, job->rank, job->n, &t, &back));
         STEP(job, "sweep streamed", latmc_sim_sweep(back, 2));
         if (r->status == LATMC_OK)
             r->streamed = malloc(r->spin_bytes);
@@ -381,48 +234,20 @@ static void *run_part(void *arg)
     latmc_sim_destroy(&back);
     latmc_sim_destroy(&sim);
     latmc_ctx_destroy(&ctx);
-    return NULL;
-}
-
-static void hub_open(struct hub *h, int n, bool shared)
-{
-    memset(h, 0, sizeof *h);
-    h->n = n;
-    h->shared = shared;
-    h->declines_on = -1;
-    assert_int_equal(pthread_barrier_init(&h->barrier, NULL, (unsigned)n), 0);
-    assert_int_equal(pthread_mutex_init(&h->lock, NULL), 0);
-    assert_int_equal(pthread_cond_init(&h->cond, NULL), 0);
-}
-
-/* After the threads ended: the hub's sync objects and the parts' shared buffers. */
-static void hub_close(struct hub *h)
-{
-    pthread_barrier_destroy(&h->barrier);
-    pthread_mutex_destroy(&h->lock);
-    pthread_cond_destroy(&h->cond);
-    for (int p = 0; p < h->n; p++)
-        for (int k = 0; k < h->n_owned[p]; k++)
-            for (int b = 0; b < 4; b++)
-                free(h->owned[p][k][b]);
 }
 
 static void run_parts(struct job *jobs, int n)
 {
-    struct hub hub;
-    hub_open(&hub, n, hub_shared);
-    pthread_t th[MAX_PARTS];
-    for (int p = 0; p < n; p++) {
-        jobs[p].hub = &hub;
-        jobs[p].rank = p;
-        assert_int_equal(pthread_create(&th[p], NULL, run_part, &jobs[p]), 0);
-    }
+    void *args[MAX_PARTS];
     for (int p = 0; p < n; p++)
-        pthread_join(th[p], NULL);
+        args[p] = &jobs[p];
+    struct thread_parts_opts opts = { hub_shared, -1 };
+    struct thread_parts_stats stats;
+    assert_int_equal(thread_parts_run(n, &opts, run_part, args, &stats), 0);
+    released += stats.released;
     /* the halos went through the shared buffers (several parts), or by exchange */
     if (n > 1 && jobs[0].res.status == LATMC_OK)
-        assert_true(hub.shared ? hub.syncs > 0 : hub.syncs == 0);
-    hub_close(&hub);
+        assert_true(hub_shared ? stats.syncs > 0 : stats.syncs == 0);
 }
 
 static void free_result(struct result *r)
@@ -480,43 +305,9 @@ static const struct cfg cfgs[] = {
       { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0 },
     { LATMC_MODEL_ISING, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 6, 8 },
       { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0 },
-    /* the other models (Potts q = 3; phi^4: halo 2; Heisenberg: two
-     * replicas) */
-    { LATMC_MODEL_POTTS, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 24, 24, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 1.0, 0 }, 3, 0 },
+    /* phi^4 (cfgs[3]: its joint parameter check and tune_epsilon) */
     { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 40, 40, 0 },
       { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0, 0 },
-    { LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, { 4, 4, 8 },
-      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 2.0, 2 }, 0, 0 },
-    /* the thinnest slabs: 8 planes on 4 parts, 2 each (Ising's checkerboard takes slabs
-     * of an even number of planes; a part holding its slab only then holds 2 + 2 halo
-     * planes, every plane it updates next to a halo) */
-    { LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 64, 8, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.44, 0 }, 0, 0 },
-    { LATMC_MODEL_ISING, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 16, 8, 8 },
-      { LATMC_PARAM_BETA, 0 }, { 0.3, 0 }, 0, 0 },
-    { LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 6, 8, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.6, 0 }, 0, 0 },
-    /* Potts: three colours (odd L_x) in slabs of 3 planes, and two colours in 3D (q = 4,
-     * heat bath) in slabs of 2 */
-    { LATMC_MODEL_POTTS, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 15, 12, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.9, 0 }, 3, 0 },
-    { LATMC_MODEL_POTTS, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 1, { 32, 4, 8 },
-      { LATMC_PARAM_BETA, 0 }, { 0.8, 0 }, 4, 0 },
-    /* phi^4 (halo 2) in the thinnest slabs: 8 planes (8 colours, 2D, finite Lambda), 4
-     * planes (3D), 5 planes (5 colours) */
-    { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 16, 32, 0 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 1.0, 3.0 }, 0, 0 },
-    { LATMC_MODEL_PHI4, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 8, 16 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0, 0 },
-    { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 10, 20, 0 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 0.5, 2.0 }, 0, 0 },
-    /* ... and a float field (3D, finite Lambda) */
-    { LATMC_MODEL_PHI4, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 8, 16 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 1.0, 2.5 }, 0, 1 },
-    /* Heisenberg: rows of 3 sites of a colour (the AVX2 flat walk), slabs of 2 planes */
-    { LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, { 6, 2, 8 },
-      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 1.0, 1 }, 0, 0 },
 };
 
 static void write_file(const char *path, const void *bytes, size_t n)
@@ -541,103 +332,6 @@ static unsigned char *read_file(const char *path, size_t *n)
     fclose(f);
     *n = (size_t)size;
     return b;
-}
-
-static void parts_equal_one_process(void **state)
-{
-    (void)state;
-    char dir[] = "/tmp/latmc-parts-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char path[128], plain_path[128];
-    snprintf(path, sizeof path, "%s/parts.ckpt", dir);
-    snprintf(plain_path, sizeof plain_path, "%s/plain.ckpt", dir);
-    for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
-        struct result ref;
-        unsigned char *ref_reloaded = NULL;
-        plain_run(&cfgs[c], &ref, 2, NULL, 0, NULL);
-        write_file(plain_path, ref.bytes, ref.nbytes);
-        /* the plain sim's bytes, deserialized and swept 2 more (the reference of the parts) */
-        struct result tmp;
-        plain_run(&cfgs[c], &tmp, 2, ref.bytes, ref.nbytes, &ref_reloaded);
-        free_result(&tmp);
-        for (int n = 1; n <= MAX_PARTS; n++) {
-            struct job jobs[MAX_PARTS];
-            memset(jobs, 0, sizeof jobs);
-            released = 0;
-            for (int p = 0; p < n; p++) {
-                jobs[p].cfg = &cfgs[c];
-                jobs[p].save_path = path;
-                jobs[p].plain_bytes = ref.bytes;
-                jobs[p].plain_n = ref.nbytes;
-                jobs[p].load_path = plain_path;
-                jobs[p].bad_spins_on = -1;
-                jobs[p].other_seed_on = -1;
-                jobs[p].bad_couplings_on = -1;
-            }
-            unlink(path);
-            /* checkpoints stream in chunks of one plane on odd counts, of the default
-             * size (every slab in one chunk here) on even ones */
-            if (n % 2)
-                setenv("LATMC_CHECKPOINT_CHUNK_BYTES", "1", 1);
-            /* halos in shared buffers (share_halos) on every other case of each count */
-            hub_shared = (n + (int)c) % 2 == 0;
-            run_parts(jobs, n);
-            hub_shared = false;
-            unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
-            for (int p = 0; p < n; p++) {
-                struct result *r = &jobs[p].res;
-                if (r->status != LATMC_OK)
-                    fail_msg("case %zu, %d parts, part %d: %s: %s", c, n, p, r->where, r->msg);
-                assert_int_equal(r->spin_bytes, ref.spin_bytes);
-                assert_memory_equal(r->spins, ref.spins, ref.spin_bytes);
-                assert_memory_equal(r->obs_st, ref.obs_st, sizeof ref.obs_st);
-                for (int k = 0; k < 9; k++)
-                    if (ref.obs_st[k] == LATMC_OK)
-                        assert_memory_equal(&r->obs[k], &ref.obs[k], sizeof(double));
-                assert_int_equal(r->acc, ref.acc);
-                assert_int_equal(r->att, ref.att);
-                assert_int_equal(r->ncouplings, ref.ncouplings);
-                if (ref.ncouplings)
-                    assert_memory_equal(r->couplings, ref.couplings,
-                                        ref.ncouplings * sizeof *ref.couplings);
-                /* the same checkpoint bytes: one format whatever the cut */
-                assert_int_equal(r->nbytes, ref.nbytes);
-                assert_memory_equal(r->bytes, ref.bytes, ref.nbytes);
-                assert_memory_equal(r->reloaded, ref_reloaded, ref.spin_bytes);
-                /* the plain sim's file loaded as parts in chunks continues alike */
-                assert_memory_equal(r->streamed, ref_reloaded, ref.spin_bytes);
-                free_result(r);
-            }
-            /* every part sim released its transport, three times per part (sim,
-             * deserialized, loaded) */
-            assert_int_equal(released, 3 * n);
-            /* part 0's file is byte for byte the plain sim's checkpoint */
-            size_t file_n = 0;
-            unsigned char *file = read_file(path, &file_n);
-            assert_int_equal(file_n, ref.nbytes);
-            assert_memory_equal(file, ref.bytes, ref.nbytes);
-            free(file);
-            /* part 0's file is a plain checkpoint of the same state */
-            latmc_ctx *ctx = NULL;
-            latmc_sim *sim = NULL;
-            assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-            assert_int_equal(latmc_sim_load(ctx, path, &sim), LATMC_OK);
-            size_t nb = 0;
-            assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &nb), LATMC_OK);
-            unsigned char *b = malloc(nb);
-            assert_int_equal(latmc_sim_serialize(sim, b, nb, &nb), LATMC_OK);
-            assert_int_equal(nb, ref.nbytes);
-            assert_memory_equal(b, ref.bytes, nb);
-            free(b);
-            latmc_sim_destroy(&sim);
-            latmc_ctx_destroy(&ctx);
-        }
-        free_result(&ref);
-        free(ref_reloaded);
-    }
-    unlink(path);
-    unlink(plain_path);
-    rmdir(dir);
 }
 
 /* A failure on one part is that failure on every part, named after the part. */
@@ -671,26 +365,22 @@ static void expect_agreed(struct job *jobs, int n, int status, const char *where
 /* A part's create alone (no sweep: parts that disagree about the halos would wait for
  * each other in it). */
 struct create_job {
-    struct hub *hub;
-    int rank, status;
+    int status;
     char msg[512];
 };
 
-static void *create_only(void *arg)
+static void create_only(int rank, int n, const latmc_transport *t, void *arg)
 {
     struct create_job *job = arg;
-    struct link link = { job->hub, job->rank, 0, 0 };
-    latmc_transport t = transport_of(&link);
     latmc_ctx *ctx = NULL;
     latmc_sim *sim = NULL;
     latmc_sim_desc d;
     desc_of(&cfgs[0], &d);
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    job->status = latmc_sim_create_part(ctx, &d, job->rank, job->hub->n, &t, &sim);
+    job->status = latmc_sim_create_part(ctx, &d, rank, n, t, &sim);
     snprintf(job->msg, sizeof job->msg, "%s", latmc_last_error());
     latmc_sim_destroy(&sim);
     latmc_ctx_destroy(&ctx);
-    return NULL;
 }
 
 /* share_halos answered 0 on one part and 1 on the others (a transport's bug): the create
@@ -701,20 +391,13 @@ static void shared_halos_answer_agreed(void **state)
     (void)state;
     for (int n = 2; n <= 3; n++)
         for (int declines = 0; declines < n; declines++) {
-            struct hub hub;
-            hub_open(&hub, n, true);
-            hub.declines_on = declines;
             struct create_job jobs[MAX_PARTS];
             memset(jobs, 0, sizeof jobs);
-            pthread_t th[MAX_PARTS];
-            for (int p = 0; p < n; p++) {
-                jobs[p].hub = &hub;
-                jobs[p].rank = p;
-                assert_int_equal(pthread_create(&th[p], NULL, create_only, &jobs[p]), 0);
-            }
+            void *args[MAX_PARTS];
             for (int p = 0; p < n; p++)
-                pthread_join(th[p], NULL);
-            hub_close(&hub);
+                args[p] = &jobs[p];
+            struct thread_parts_opts opts = { true, declines };
+            assert_int_equal(thread_parts_run(n, &opts, create_only, args, NULL), 0);
             for (int p = 0; p < n; p++) {
                 if (jobs[p].status != LATMC_EBACKEND ||
                     !strstr(jobs[p].msg, "share_halos offered shared halo buffers on"))
@@ -766,7 +449,7 @@ static void failures_are_agreed(void **state)
     /* latmc_sim_sweep is collective: parameters that fail the joint check on one part
      * (set_param is not collective) fail the sweep on every part, none left waiting in
      * the others' halo exchanges */
-    clean_jobs(jobs, n, &cfgs[4]);
+    clean_jobs(jobs, n, &cfgs[3]);
     for (int p = 0; p < n; p++)
         jobs[p].bad_joint_at = 1 + 1;
     run_parts(jobs, n);
@@ -787,7 +470,7 @@ static void failures_are_agreed(void **state)
     expect_agreed(jobs, n, LATMC_EINVAL, "serialize", 1);
     /* latmc_sim_tune_epsilon is collective: a bad target on one part fails it on every
      * part, none left waiting in the halo exchange of the others' sweeps (phi^4) */
-    clean_jobs(jobs, n, &cfgs[4]);
+    clean_jobs(jobs, n, &cfgs[3]);
     for (int p = 0; p < n; p++)
         jobs[p].bad_tune_at = 0 + 1;
     run_parts(jobs, n);
@@ -1001,6 +684,12 @@ static int nop_broadcast(void *u, int root, void *buf, size_t n)
     return 0;
 }
 
+static int nop_share_halos(void *u, size_t bytes, void *send[4], void *recv[4])
+{
+    (void)u, (void)bytes, (void)send, (void)recv;
+    return 0;
+}
+
 /* Bad arguments: the message names what is wrong, nothing is left allocated. */
 static void misuse(void **state)
 {
@@ -1034,7 +723,7 @@ static void misuse(void **state)
     assert_int_equal(latmc_sim_create_part(ctx, &d, 0, 1, &t, &sim), LATMC_OK);
     latmc_sim_destroy(&sim);
     t.struct_size = sizeof t;
-    t.share_halos = hub_share_halos; /* without sync_halos */
+    t.share_halos = nop_share_halos; /* without sync_halos */
     assert_int_equal(latmc_sim_create_part(ctx, &d, 0, 1, &t, &sim), LATMC_EINVAL);
     assert_non_null(strstr(latmc_last_error(), "sync_halos"));
     t.share_halos = NULL;
@@ -1380,7 +1069,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(misuse),
-        cmocka_unit_test(parts_equal_one_process),
         cmocka_unit_test(failures_are_agreed),
         cmocka_unit_test(shared_halos_answer_agreed),
         cmocka_unit_test(checkpoint_save_failures),

@@ -120,6 +120,16 @@ static inline latmc_sim_desc ising_desc(int ndim, int64_t lx, int64_t ly, int64_
     return d;
 }
 
+/* A desc for a q-state Potts lattice, as ising_desc otherwise. */
+static inline latmc_sim_desc potts_test_desc(int ndim, int64_t lx, int64_t ly, int64_t lz, int q,
+                                             int algorithm, int n_threads, uint64_t seed)
+{
+    latmc_sim_desc d = ising_desc(ndim, lx, ly, lz, algorithm, n_threads, seed);
+    d.model = LATMC_MODEL_POTTS;
+    d.q = q;
+    return d;
+}
+
 /* splitmix64: the tests' own generator, independent of the library's Philox. */
 static inline uint64_t test_rng_next(uint64_t *state)
 {

@@ -1,20 +1,10 @@
 /*
- * The Heisenberg spin glass run as k boxes (desc.n_parts, slabs along the last axis:
- * lib/plan.c; the schedule of lib/heisenberg.h: the heat bath's two colours, then nover
- * overrelaxation passes of two colours each) is the same chain as one box, bit for bit:
- * configuration (both replicas), every observable (the overlap too), the acceptance
- * counts, for k = 2, 3, 5 (uneven slabs, the thinnest the checkerboard allows: 2 planes),
- * heat bath with nover 0 and 2 and overrelaxation alone, 1 and 2 replicas, uniform and
- * Gaussian couplings, 1 and 2 threads, the C level and AVX2 (a level the CPU lacks runs
- * the highest it has), the AVX2 kernel's row walk (L_x / 2 a multiple of 4) and its flat
- * walk (a Philox block and a vector group across two boxes). A change of nover between
- * sweeps changes the schedule's length on both alike; a checkpoint taken from k boxes
- * continues on 1 box bit for bit; cuts the lattice cannot take are LATMC_EINVAL.
- *
- * The per-plane forms (lib/backend.h, through the internal ops): measure is exactly the
+ * The Heisenberg spin glass: cuts the lattice cannot take (LATMC_EINVAL), and the
+ * per-plane forms (lib/backend.h, through the internal ops): measure is exactly the
  * combination in plane order (model add_sums) of measure_planes, for any split of the
  * planes and thread count; get_planes is the planes' slice of get_spins (replica 0's
- * planes, then replica 1's) and set_planes writes exactly those planes.
+ * planes, then replica 1's) and set_planes writes exactly those planes. That k boxes run
+ * the one-box chain bit for bit is the identity matrix's (tests/repro/identity).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,128 +43,6 @@ static latmc_sim *make(latmc_ctx *ctx, const latmc_sim_desc *d, const char *leve
     return sim;
 }
 
-/* make's form for box_check_restored: arg points to nover */
-static latmc_sim *make_box(latmc_ctx *ctx, const latmc_sim_desc *d, const char *level,
-                           const void *nover)
-{
-    return make(ctx, d, level, *(const int *)nover);
-}
-
-/* One replica has no overlap; overrelaxation alone makes no attempts (ACCEPTANCE answers
- * LATMC_ESTATE: its code is recorded and compared, not asserted). */
-static int take_flags(int replicas)
-{
-    return (replicas < 2 ? BOX_NO_OVERLAP : 0) | BOX_ACCEPTANCE_MAY_FAIL;
-}
-
-/* nsweeps sweeps with nover, then (nover2 >= 0) 2 more with nover2. */
-static struct box_result run(const latmc_sim_desc *d, const char *level, int nover,
-                             int nsweeps, int nover2)
-{
-    latmc_ctx *ctx = NULL;
-    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    latmc_sim *sim = make(ctx, d, level, nover);
-    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(sim, (uint64_t)nsweeps), LATMC_OK);
-    if (nover2 >= 0) {
-        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NOVER, nover2), LATMC_OK);
-        assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
-    }
-    struct box_result r = box_take(sim, observables, N_OBS, take_flags(d->replicas));
-    latmc_sim_destroy(&sim);
-    latmc_ctx_destroy(&ctx);
-    return r;
-}
-
-/* Each of the box counts against one box, at every level and thread count. */
-static void same_chain_parts(int ndim, int64_t lx, int64_t ly, int64_t lz, int replicas,
-                             int couplings, int algorithm, int nover, int nsweeps,
-                             const int *parts, size_t nparts, int nover2)
-{
-    const int threads[] = { 1, 2 };
-    for (size_t l = 0; l < N_LEVELS; l++) {
-        for (size_t t = 0; t < 2; t++) {
-            latmc_sim_desc d = heisenberg_desc(ndim, lx, ly, lz, replicas, couplings, algorithm,
-                                               threads[t], 20261122);
-            struct box_result one = run(&d, levels[l], nover, nsweeps, nover2);
-            for (size_t k = 0; k < nparts; k++) {
-                d.n_parts = parts[k];
-                struct box_result boxes = run(&d, levels[l], nover, nsweeps, nover2);
-                char what[160];
-                snprintf(what, sizeof what, "%dD %lldx%lldx%lld, %d replicas, %s, nover %d, "
-                         "level %s, %d threads, %d parts", ndim, (long long)lx, (long long)ly,
-                         (long long)lz, replicas, algorithm == HB ? "heat bath" : "overrelax",
-                         nover, levels[l], threads[t], parts[k]);
-                box_assert_same(&one, &boxes, what);
-                box_result_free(&boxes);
-            }
-            box_result_free(&one);
-        }
-    }
-}
-
-static const int parts235[] = { 2, 3, 5 };
-
-/* 3D, L_x / 2 = 4 (AVX2: rows); 10 planes: k = 3 as 2, 4, 4 planes, k = 5 as 2 each. */
-static void rows_3d(void **state)
-{
-    (void)state;
-    same_chain_parts(3, 8, 6, 10, 1, GAU, HB, 0, 3, parts235, 3, -1);
-    same_chain_parts(3, 8, 6, 10, 2, GAU, HB, 2, 3, parts235, 3, -1);
-    same_chain_parts(3, 8, 6, 10, 2, UNI, HB, 2, 3, parts235, 3, -1);
-    same_chain_parts(3, 8, 6, 10, 1, UNI, HB, 0, 3, parts235, 3, -1);
-}
-
-/* L_x / 2 = 5 or 3 (AVX2: the flat walk; 2D boxes start inside a Philox block and a
- * vector group); 2D 22 planes: k = 5 as 4, 4, 4, 4, 6 planes. */
-static void flat_2d_3d(void **state)
-{
-    (void)state;
-    same_chain_parts(3, 10, 6, 14, 2, GAU, HB, 2, 3, parts235, 3, -1);
-    same_chain_parts(3, 10, 6, 14, 1, UNI, HB, 0, 3, parts235, 3, -1);
-    same_chain_parts(2, 6, 22, 0, 2, GAU, HB, 2, 3, parts235, 3, -1);
-    same_chain_parts(2, 10, 10, 0, 1, GAU, HB, 0, 3, parts235, 3, -1);
-    same_chain_parts(2, 16, 10, 0, 2, UNI, HB, 2, 3, parts235, 3, -1);
-}
-
-/* Overrelaxation alone (max(nover, 1) passes), and nover changed between sweeps (the
- * schedule's length follows it on both). */
-static void schedules(void **state)
-{
-    (void)state;
-    same_chain_parts(3, 8, 6, 10, 2, GAU, OR, 0, 2, parts235, 3, 3);
-    same_chain_parts(3, 10, 6, 14, 1, GAU, OR, 2, 2, parts235, 3, -1);
-    same_chain_parts(3, 8, 6, 10, 2, GAU, HB, 0, 2, parts235, 3, 3);
-    same_chain_parts(2, 6, 22, 0, 1, UNI, HB, 3, 2, parts235, 3, 0);
-}
-
-/* Large enough for the threaded paths (>= 32768 sites per colour): rows (L_x / 2 = 20)
- * and the flat walk (L_x / 2 = 21). */
-static void threaded(void **state)
-{
-    (void)state;
-    const int few[] = { 3, 5 };
-    same_chain_parts(3, 40, 40, 42, 2, GAU, HB, 1, 2, few, 2, -1);
-    same_chain_parts(3, 42, 40, 40, 1, GAU, HB, 1, 2, few, 2, -1);
-}
-
-/* Saved from 3 boxes, restored, continued as 1 box (after a refused cut), 2 or 5: the
- * continuation is the uncut chain's. */
-static void checkpoint_from_boxes(void **state)
-{
-    (void)state;
-    static const int resume[] = { 0, 2, 5 };
-    for (size_t l = 0; l < N_LEVELS; l++) {
-        latmc_sim_desc d = heisenberg_desc(3, 10, 6, 14, 2, GAU, HB, 1, 99);
-        struct box_result straight = run(&d, levels[l], 2, 5, -1);
-        d.n_parts = 3;
-        const int nover = 2;
-        for (size_t r = 0; r < 3; r++)
-            box_check_restored(&straight, &d, levels[l], make_box, &nover, 2, 3, take_flags(2),
-                               resume[r]);
-        box_result_free(&straight);
-    }
-}
 
 static void bad_decompositions(void **state)
 {
@@ -330,14 +198,9 @@ static void planes_round_trip(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(rows_3d),
-        cmocka_unit_test(flat_2d_3d),
-        cmocka_unit_test(schedules),
-        cmocka_unit_test(threaded),
-        cmocka_unit_test(checkpoint_from_boxes),
         cmocka_unit_test(bad_decompositions),
         cmocka_unit_test(measure_planes),
         cmocka_unit_test(planes_round_trip),
     };
-    return cmocka_run_group_tests_name("boxes_heisenberg", tests, NULL, NULL);
+    return cmocka_run_group_tests_name("cuts_heisenberg", tests, NULL, NULL);
 }

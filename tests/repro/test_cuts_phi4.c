@@ -1,15 +1,9 @@
 /*
- * phi^4 run as k boxes (desc.n_parts, slabs along the last axis: lib/plan.c) is the same
- * chain as one box, bit for bit: the field's bytes, every observable, the acceptance
- * counts, for k = 2, 3, 5 (uneven slabs, the thinnest the colouring allows: 4 planes in
- * 3D, 8 in 2D with 8 colours, 5 with 5 colours), 2D (8 and 5 colours) and 3D, float and
- * double, finite and infinite Lambda, 1 and 2 threads, the C and AVX2 levels
- * (LATMC_CPU_MASK; a level the CPU lacks runs the highest it has), and nloc changed
- * between sweeps (the plan asks the model for the schedule at every sweep call). A
- * checkpoint taken from k boxes continues on 1 box bit for bit. The per-plane forms of
- * the CPU backend: measure is the in-order combination of measure_planes for any thread
- * count, and get_planes / set_planes are get_spins / set_spins restricted to the planes.
- * Decompositions the lattice cannot take are LATMC_EINVAL with a message.
+ * phi^4: the per-plane forms of the CPU backend (measure is the in-order combination of
+ * measure_planes for any thread count; get_planes / set_planes are get_spins / set_spins
+ * restricted to the planes), and cuts the lattice cannot take (LATMC_EINVAL with a
+ * message). That k boxes run the one-box chain bit for bit is the identity matrix's
+ * (tests/repro/identity).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,10 +24,6 @@
 #include "model.h"
 #include "phi4.h"
 
-static const int observables[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
-                                   LATMC_OBS_ABS_MAGNETIZATION, LATMC_OBS_M2, LATMC_OBS_M4,
-                                   LATMC_OBS_PHI2, LATMC_OBS_ACCEPTANCE };
-#define N_OBS (sizeof observables / sizeof observables[0])
 
 static const char *const levels[] = { "c", "avx2" };
 
@@ -74,131 +64,6 @@ static latmc_sim *make(latmc_ctx *ctx, const latmc_sim_desc *d, const char *leve
     return sim;
 }
 
-/* make's form for box_check_restored: the lattice, Lambda 2.5 */
-static latmc_sim *make_box(latmc_ctx *ctx, const latmc_sim_desc *d, const char *level,
-                           const void *lattice)
-{
-    return make(ctx, d, level, lattice, 2.5);
-}
-
-/* Hot start, 2 sweeps with nloc, 1 with nloc + 1 (a changed schedule). */
-static struct box_result run(const struct lattice *l, int precision, double lambda,
-                             const char *level, int n_threads, int n_parts)
-{
-    latmc_ctx *ctx = NULL;
-    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    const latmc_sim_desc d = phi4_desc(l, precision, n_threads, n_parts);
-    latmc_sim *sim = make(ctx, &d, level, l, lambda);
-    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NLOC, l->nloc + 1), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
-    struct box_result r = box_take(sim, observables, N_OBS, 0);
-    latmc_sim_destroy(&sim);
-    latmc_ctx_destroy(&ctx);
-    return r;
-}
-
-/* Each box count against one box on one thread: every level, precision, Lambda, and 1 and
- * 2 threads for the boxes. */
-static void same_chain(const struct lattice *l, const int *parts, size_t nparts)
-{
-    const double lambdas[] = { 2.5, INFINITY };
-    for (size_t v = 0; v < 2; v++)
-        for (int precision = 0; precision < 2; precision++)
-            for (size_t li = 0; li < 2; li++) {
-                struct box_result one = run(l, precision, lambdas[li], levels[v], 1, 1);
-                assert_true(one.accepted > one.attempted / 10 &&
-                            one.accepted < one.attempted - one.attempted / 10); /* moving */
-                for (int t = 1; t <= 2; t++)
-                    for (size_t k = 0; k < nparts; k++) {
-                        if (t == 1 && parts[k] == 1)
-                            continue;
-                        char what[128];
-                        snprintf(what, sizeof what, "%dD %s %s lambda %g, %d threads, %d boxes",
-                                 l->ndim, levels[v], precision ? "double" : "float",
-                                 lambdas[li], t, parts[k]);
-                        struct box_result boxes = run(l, precision, lambdas[li], levels[v], t,
-                                                  parts[k]);
-                        box_assert_same(&one, &boxes, what);
-                        box_result_free(&boxes);
-                    }
-                box_result_free(&one);
-            }
-}
-
-static const int parts_235[] = { 1, 2, 3, 5 };
-
-/* 3D, the cut along z in units of 4 planes: 24 planes are 6 units, k = 5: 4 + 4 + 4 + 4 + 8
- * planes; 40 planes are 10 units, k = 3: 12 + 12 + 16. L_x = 8: one number per row and
- * colour, L_x = 24: 3, so that boxes start inside Philox blocks and SIMD groups. */
-static void boxes_3d(void **state)
-{
-    (void)state;
-    const struct lattice a = { 3, 8, 16, 24, 2, 2 };
-    same_chain(&a, parts_235, 4);
-    const struct lattice b = { 3, 24, 8, 40, 1, 1 };
-    same_chain(&b, parts_235, 4);
-}
-
-/* 2D with 8 colours: 56 rows in 8-row units (7 units, as in 3D); with 5 colours: 35 rows
- * in 5-row units, 15 columns (3 numbers per row and colour). */
-static void boxes_2d(void **state)
-{
-    (void)state;
-    const struct lattice a = { 2, 16, 56, 0, 2, 2 };
-    same_chain(&a, parts_235, 4);
-    const struct lattice b = { 2, 15, 35, 0, 2, 1 };
-    same_chain(&b, parts_235, 4);
-}
-
-/* Large enough for the threaded paths (>= 32768 sites per colour and step): 64^3 and
- * 520 x 520 (5 colours), boxes on 2 threads against one box on 1. */
-static void boxes_threaded(void **state)
-{
-    (void)state;
-    const struct lattice l3 = { 3, 64, 64, 64, 1, 1 };
-    const struct lattice l2 = { 2, 520, 520, 0, 1, 1 };
-    const struct lattice *ls[] = { &l3, &l2 };
-    for (size_t i = 0; i < 2; i++)
-        for (size_t v = 0; v < 2; v++)
-            for (int precision = 0; precision < 2; precision++) {
-                struct box_result one = run(ls[i], precision, 2.5, levels[v], 1, 1);
-                const int parts[] = { 3, 5 };
-                for (size_t k = 0; k < 2; k++) {
-                    struct box_result boxes = run(ls[i], precision, 2.5, levels[v], 2, parts[k]);
-                    box_assert_same(&one, &boxes, "threaded");
-                    box_result_free(&boxes);
-                }
-                box_result_free(&one);
-            }
-}
-
-/* Saved from 3 boxes, restored, continued as 1 box (after a refused cut), 2 or 5: the
- * continuation is the uncut chain's. */
-static void checkpoint_from_boxes(void **state)
-{
-    (void)state;
-    static const int resume[] = { 0, 2, 5 };
-    const struct lattice l = { 3, 8, 16, 24, 2, 2 };
-    for (size_t v = 0; v < 2; v++)
-        for (int precision = 0; precision < 2; precision++) {
-            latmc_ctx *ctx = NULL;
-            assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-            latmc_sim_desc d = phi4_desc(&l, precision, 1, 1);
-            latmc_sim *sim = make(ctx, &d, levels[v], &l, 2.5);
-            assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
-            assert_int_equal(latmc_sim_sweep(sim, 5), LATMC_OK);
-            struct box_result straight = box_take(sim, observables, N_OBS, 0);
-            latmc_sim_destroy(&sim);
-            latmc_ctx_destroy(&ctx);
-
-            d.n_parts = 3;
-            for (size_t r = 0; r < 3; r++)
-                box_check_restored(&straight, &d, levels[v], make_box, &l, 2, 3, 0, resume[r]);
-            box_result_free(&straight);
-        }
-}
 
 /* ---- the per-plane forms of the CPU backend (lib/backend.h) ---- */
 
@@ -362,13 +227,9 @@ static void bad_decompositions(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(boxes_3d),
-        cmocka_unit_test(boxes_2d),
-        cmocka_unit_test(boxes_threaded),
-        cmocka_unit_test(checkpoint_from_boxes),
         cmocka_unit_test(measure_is_planes_in_order),
         cmocka_unit_test(planes_round_trip),
         cmocka_unit_test(bad_decompositions),
     };
-    return cmocka_run_group_tests_name("boxes_phi4", tests, NULL, NULL);
+    return cmocka_run_group_tests_name("cuts_phi4", tests, NULL, NULL);
 }

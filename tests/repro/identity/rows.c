@@ -1,0 +1,450 @@
+/*
+ * The rows of the identity matrix: spec x lattice x layouts (identity.h, layout.c). Each
+ * lattice is where a layout's code path has a corner (the comments say which); the layout
+ * sets below are the layout tests this matrix replaced, as rows. Every layout of a row is
+ * compared with the row's one-box CPU chain (one thread, the C level).
+ */
+#include "identity.h"
+
+/* Boxes (desc.n_parts) at each level and thread count: 2, 3, 5 boxes (uneven slabs, and
+ * the thinnest the colouring allows where the last axis is short). No simd=: the best
+ * level the CPU has (or LATMC_CPU_MASK's). */
+#define BOXES                                                                              \
+    "boxes=2 boxes=3 boxes=5 threads=2,boxes=2 threads=2,boxes=3 threads=2,boxes=5 "       \
+    "simd=c,boxes=2 simd=c,threads=2,boxes=3 simd=c,boxes=5 simd=avx2,threads=2,boxes=3 "  \
+    "simd=avx512,boxes=3 simd=avx512,threads=2,boxes=5"
+#define BOXES_FEW "boxes=2 threads=2,boxes=3 simd=c,threads=2,boxes=2 simd=c,boxes=3"
+/* one box: each level, and threads (the threaded paths need >= 32768 sites a colour) */
+#define LEVELS "one simd=avx2 simd=avx512"
+#define THREADS "threads=2 threads=3 simd=c,threads=2 simd=c,threads=3"
+/* boxes with their own memory under thread teams of 2 to 4 members: the bands of the
+ * written-through steps start and end anywhere relative to a box */
+#define TEAMS(a, b, c)                                                                     \
+    "threads=2,boxes=" #a " threads=3,boxes=" #b " threads=4,boxes=" #c                    \
+    " threads=2,boxes=" #c " threads=3,boxes=" #a " threads=4,boxes=" #b                   \
+    " simd=c,threads=3,boxes=" #c " simd=c,threads=4,boxes=" #a " simd=c,threads=2,boxes=" #b
+/* a checkpoint between the sweeps: taken from 3 boxes, continued on 1, 2, 5 boxes (in
+ * memory and through a file), at the levels */
+#define RESTART                                                                            \
+    "boxes=3,serialize,then.one boxes=3,serialize,then.boxes=2 "                           \
+    "boxes=3,save,then.boxes=5 simd=c,boxes=3,save,then.simd=c "                           \
+    "simd=c,boxes=3,serialize,then.simd=c,threads=2,boxes=5 "                              \
+    "simd=avx512,boxes=3,serialize,then.simd=avx512"
+/* other scripts (the reference runs them too): a cold start; the configuration set
+ * again between the sweep calls (set_spins on boxes, parts; acceptance counts reset) */
+#define SCRIPTS                                                                            \
+    "cold,boxes=3 cold,simd=c,threads=2,boxes=5 cold,parts=2,shared setspins,boxes=2 "     \
+    "setspins,threads=2,boxes=5,save,then.boxes=3 setspins,parts=3 cold,setspins,recut=2"
+/* the cut changed between sweeps (latmc_sim_set_parts) */
+#define RECUT "boxes=3,recut=2 threads=2,boxes=2,recut=5 boxes=5,recut=0 simd=c,recut=3"
+/* parts of one lattice over the in-process transport of threads (latmc/part.h), halos
+ * by exchange or in shared buffers, checkpoints saved by parts and loaded as one sim,
+ * and a one-sim checkpoint streamed into parts */
+#define PARTS                                                                              \
+    "parts=1 parts=2 parts=3,shared parts=4 parts=2,shared,simd=c parts=3,simd=c "         \
+    "parts=4,shared,simd=avx512"
+#define PARTS_CKPT                                                                         \
+    "parts=3,save,then.one one,save,then.parts=3 parts=2,serialize,then.parts=4,shared "  \
+    "one,serialize,then.parts=2 parts=4,shared,save,then.parts=3,simd=c"
+#define PARTS_ALL PARTS " " PARTS_CKPT
+/* one part per MPI rank (under mpirun: the mpi suite runs 1 to 4 ranks) */
+#define MPI "mpi mpi,save mpi,save,then.one one,save,then.mpi mpi,setspins,save cold,mpi"
+/* members of an ensemble against their standalone sims */
+#define ENS "ens threads=2,ens ens,save cold,ens"
+/* CUDA: one GPU, boxes on it, several devices (slab i on GPU i mod GPUs; one GPU too),
+ * checkpoints between the placements */
+#define DEVICES                                                                            \
+    "cuda cuda,boxes=2 devices=2 devices=3 cuda,save,then.devices=2 "                      \
+    "devices=3,save,then.cuda devices=2,serialize,then.one setspins,devices=3 "            \
+    "cold,devices=2"
+/* ... where CUDA runs its own chain (Heisenberg, phi^4 on chunks): no continuation on
+ * the CPU */
+#define DEVICES_GPU                                                                        \
+    "cuda cuda,boxes=2 devices=2 devices=3 cuda,save,then.devices=2 devices=3,save,then.cuda " \
+    "setspins,devices=3 cold,devices=2"
+#define CUDA_DEVICES(n) "cuda devices=" #n " cold,devices=" #n
+#define CUDA_DEVICES_CHUNK(n, c)                                                           \
+    "cuda,chunk=" c " devices=" #n ",chunk=" c " cold,devices=" #n ",chunk=" c
+
+const struct row rows[] = {
+    /* ---- Ising ---- */
+    /* 22 planes: 11 two-plane units, cut 3,4,4 and 2,2,2,2,3; 10 planes: 5 slabs of 2 */
+    { "ising2d_metropolis", 2, { 40, 22, 0 },
+      BOXES " " LEVELS " " RECUT " " RESTART " " ENS " " SCRIPTS },
+    { "ising2d_metropolis", 2, { 64, 24, 0 }, DEVICES " cuda,ens" },
+    { "ising2d_metropolis", 2, { 138, 10, 0 }, BOXES },
+    { "ising2d_metropolis", 2, { 300, 250, 0 }, BOXES },   /* threaded: >= 32768 a colour */
+    { "ising2d_metropolis", 2, { 300, 220, 0 }, THREADS },
+    { "ising2d_metropolis", 2, { 256, 256, 0 }, THREADS },
+    /* 2 threads cut 22 rows into bands of 11: with 5 boxes a band starts on a box's last
+     * row; 12000 x 6: too few rows for the wavefront, the two-pass order */
+    { "ising2d_metropolis", 2, { 3000, 22, 0 }, BOXES },
+    { "ising2d_heatbath", 2, { 12000, 6, 0 }, BOXES_FEW },
+    { "ising2d_heatbath", 2, { 40, 22, 0 }, BOXES " " LEVELS " " ENS },
+    { "ising2d_heatbath", 2, { 300, 250, 0 }, BOXES },
+    { "ising2d_heatbath", 2, { 300, 220, 0 }, THREADS },
+    { "ising2d_heatbath", 2, { 6, 11000, 0 }, THREADS },
+    { "ising3d_metropolis", 3, { 10, 6, 22 }, BOXES " " LEVELS " " RESTART " " RECUT " " SCRIPTS },
+    { "ising3d_metropolis", 3, { 66, 40, 30 }, BOXES },
+    { "ising3d_metropolis", 3, { 42, 40, 40 }, THREADS },
+    { "ising3d_metropolis", 3, { 48, 32, 44 }, THREADS },
+    { "ising3d_metropolis", 3, { 32, 32, 64 }, TEAMS(3, 5, 7) },
+    /* 8 planes: fewer than 4 units a member of 3 or 4 (the pair without its wavefront) */
+    { "ising3d_metropolis", 3, { 128, 64, 8 }, TEAMS(2, 3, 4) },
+    { "ising3d_heatbath", 3, { 14, 6, 10 }, BOXES },
+    { "ising3d_heatbath", 3, { 66, 40, 30 }, BOXES },
+    { "ising3d_heatbath", 3, { 120, 40, 14 }, BOXES },     /* 3 boxes: planes 4, 4, 6 */
+    { "ising3d_heatbath", 3, { 42, 40, 40 }, THREADS },
+    { "ising3d_heatbath", 3, { 2, 180, 190 }, THREADS },
+    { "ising_pmj_metropolis", 2, { 40, 22, 0 }, BOXES " " ENS },
+    { "ising_pmj_metropolis", 3, { 66, 40, 30 }, BOXES },
+    { "ising_pmj_metropolis", 3, { 160, 100, 6 }, BOXES_FEW },
+    { "ising_pmj_heatbath", 2, { 300, 250, 0 }, BOXES },
+    { "ising_pmj_heatbath", 3, { 10, 6, 22 }, BOXES },
+    { "ising_pmj_heatbath", 2, { 256, 256, 0 }, TEAMS(3, 5, 7) },
+    /* parts: 8 planes on 4 parts, 2 each (every updated plane next to a halo) */
+    { "ising2d_metropolis", 2, { 32, 24, 0 }, PARTS_ALL },
+    { "ising2d_metropolis", 2, { 64, 8, 0 }, PARTS },
+    { "ising_pmj_heatbath", 2, { 64, 16, 0 }, PARTS_ALL },
+    { "ising_pmj_heatbath", 2, { 6, 8, 0 }, PARTS },
+    { "ising_pmj_heatbath", 3, { 16, 8, 8 }, PARTS },
+    { "ising3d_metropolis", 3, { 8, 6, 8 }, PARTS_ALL },
+    /* ensembles: the CPU's narrow-row kernels (L_x = 16), two words a row (32) */
+    { "ising3d_metropolis", 3, { 8, 8, 8 }, ENS " cuda,ens" },
+    { "ising3d_heatbath", 3, { 16, 16, 16 }, ENS },
+    { "ising3d_metropolis", 3, { 16, 16, 16 }, ENS },
+    { "ising2d_metropolis", 2, { 8, 8, 0 }, ENS },
+    { "ising_pmj_heatbath", 3, { 16, 16, 16 }, ENS " cuda,ens" },
+    { "ising_pmj_metropolis", 2, { 16, 16, 0 }, ENS " cuda,ens" },
+    { "ising_pmj_heatbath", 3, { 4, 4, 4 }, ENS },
+    { "ising_pmj_metropolis", 2, { 64, 64, 0 }, ENS },
+    { "ising_pmj_metropolis", 3, { 32, 32, 32 }, ENS " cuda,ens" },
+    { "ising3d_heatbath", 3, { 16, 16, 16 }, "cuda,ens" },
+    { "ising2d_metropolis", 2, { 16, 16, 0 }, "cuda,ens" },
+    /* MPI ranks */
+    { "ising2d_metropolis", 2, { 16, 16, 0 }, MPI },
+    { "ising_pmj_heatbath", 2, { 64, 24, 0 }, MPI },
+    { "ising3d_metropolis", 3, { 8, 6, 8 }, MPI },
+
+    /* ---- Potts ---- */
+    /* two colours: 14 x 22 (a slab of 2 rows is 14 sites: box ends cut Philox blocks and
+     * SIMD chunks), 14 x 10 with 5 boxes (the thinnest); 3D 10 x 6 x 22 */
+    { "potts2_metropolis", 2, { 14, 22, 0 }, BOXES },
+    { "potts2_heatbath", 2, { 14, 22, 0 }, BOXES },
+    { "potts3_metropolis", 2, { 14, 22, 0 }, BOXES " " LEVELS " " RECUT " " SCRIPTS },
+    { "potts3_heatbath", 2, { 14, 22, 0 }, BOXES },
+    { "potts5_metropolis", 2, { 14, 22, 0 }, BOXES },
+    { "potts5_heatbath", 2, { 14, 22, 0 }, BOXES },
+    { "potts3_metropolis", 2, { 14, 10, 0 }, "boxes=5 simd=c,threads=2,boxes=5" },
+    { "potts5_heatbath", 2, { 14, 10, 0 }, "boxes=5 simd=c,threads=2,boxes=5" },
+    { "potts2_metropolis", 3, { 10, 6, 22 }, BOXES },
+    { "potts2_heatbath", 3, { 10, 6, 22 }, BOXES },
+    { "potts3_metropolis", 3, { 10, 6, 22 }, BOXES " " RESTART },
+    { "potts3_heatbath", 3, { 10, 6, 22 }, BOXES },
+    { "potts5_metropolis", 3, { 10, 6, 22 }, BOXES },
+    { "potts5_heatbath", 3, { 10, 6, 22 }, BOXES },
+    { "potts3_heatbath", 3, { 4, 6, 10 }, "boxes=5 simd=c,threads=2,boxes=5" },
+    /* three colours (extents multiples of 3, one odd): 3-plane units */
+    { "potts2_metropolis", 2, { 9, 30, 0 }, BOXES },
+    { "potts2_heatbath", 2, { 9, 30, 0 }, BOXES },
+    { "potts3_metropolis", 2, { 9, 30, 0 }, BOXES },
+    { "potts3_heatbath", 2, { 9, 30, 0 }, BOXES },
+    { "potts5_metropolis", 2, { 9, 30, 0 }, BOXES },
+    { "potts5_heatbath", 2, { 9, 30, 0 }, BOXES " " RESTART " " RECUT },
+    { "potts3_metropolis", 3, { 9, 6, 21 }, BOXES },
+    { "potts5_heatbath", 3, { 9, 6, 21 }, BOXES },
+    { "potts3_heatbath", 2, { 9, 15, 0 }, "boxes=5 simd=c,threads=2,boxes=5" },
+    /* threaded: whole chunks shared among the threads, chunks cut by a box's ends on one;
+     * q = 5 heat bath in 2D takes the neighbour-tuple table */
+    { "potts3_metropolis", 2, { 300, 250, 0 }, BOXES_FEW },
+    { "potts5_heatbath", 2, { 300, 250, 0 }, BOXES_FEW },
+    { "potts2_heatbath", 3, { 66, 40, 30 }, BOXES_FEW },
+    { "potts3_heatbath", 2, { 333, 300, 0 }, BOXES_FEW " " THREADS },
+    /* every plane a whole number of SIMD chunks: the steps write the boxes' halos through */
+    { "potts3_metropolis", 2, { 256, 300, 0 }, BOXES_FEW },
+    { "potts3_heatbath", 3, { 32, 4, 40 }, BOXES },
+    { "potts3_metropolis", 3, { 64, 64, 16 }, TEAMS(3, 5, 8) },
+    { "potts5_heatbath", 3, { 40, 40, 48 }, TEAMS(3, 5, 7) },  /* not written through */
+    /* threads (q = 200: the large-q kernels) */
+    { "potts3_metropolis", 2, { 300, 220, 0 }, THREADS },
+    { "potts3_metropolis", 2, { 333, 300, 0 }, THREADS },
+    { "potts200_metropolis", 2, { 6, 11000, 0 }, THREADS },
+    { "potts3_heatbath", 2, { 300, 220, 0 }, THREADS },
+    { "potts200_heatbath", 2, { 333, 300, 0 }, THREADS },
+    { "potts3_metropolis", 3, { 42, 40, 40 }, THREADS },
+    { "potts200_metropolis", 3, { 48, 48, 45 }, THREADS },
+    { "potts3_heatbath", 3, { 48, 48, 45 }, THREADS },
+    { "potts200_heatbath", 3, { 2, 180, 190 }, THREADS },
+    /* parts: 3 colours in slabs of 3 planes, 2 colours in 3D in slabs of 2 */
+    { "potts3_metropolis", 2, { 24, 24, 0 }, PARTS_ALL " " MPI },
+    { "potts3_metropolis", 2, { 15, 12, 0 }, PARTS },
+    { "potts4_heatbath", 3, { 32, 4, 8 }, PARTS },
+    { "potts3_metropolis_rebeta", 2, { 14, 22, 0 }, BOXES_FEW " " PARTS " " RESTART },
+    { "potts3_metropolis_rebeta", 3, { 12, 9, 15 }, "boxes=5 " CUDA_DEVICES(3) },
+    { "potts3_metropolis_rebeta", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
+    { "potts3_metropolis", 2, { 6, 6, 0 }, ENS " cuda,ens" },
+    { "potts3_metropolis", 2, { 24, 24, 0 }, DEVICES },
+
+    /* ---- phi^4 (halo 2 with a finite Lambda) ---- */
+    /* 3D: 4-plane units along z (24 planes, 5 boxes: 4,4,4,4,8); L_x = 8 and 24: boxes
+     * start inside Philox blocks and SIMD groups; 2D: 8 colours (56 rows), 5 colours
+     * (35 rows, 15 columns) */
+#define PHI4_BOXES                                                                         \
+    "boxes=2 boxes=3 boxes=5 threads=2 threads=2,boxes=3 simd=c,boxes=2 "                  \
+    "simd=c,threads=2,boxes=5 simd=c,threads=2"
+    { "phi4_double_lambda", 3, { 8, 16, 24 },
+      PHI4_BOXES " " RESTART " " RECUT " " ENS " " SCRIPTS },
+    { "phi4_float_lambda", 3, { 8, 16, 24 }, PHI4_BOXES " " RESTART },
+    { "phi4_double", 3, { 8, 16, 24 }, PHI4_BOXES },
+    { "phi4_float", 3, { 8, 16, 24 }, PHI4_BOXES },
+    { "phi4_double_lambda", 3, { 24, 8, 40 }, PHI4_BOXES },
+    { "phi4_float", 3, { 24, 8, 40 }, PHI4_BOXES },
+    { "phi4_double_lambda", 2, { 16, 56, 0 }, PHI4_BOXES " " LEVELS },
+    { "phi4_float_lambda", 2, { 16, 56, 0 }, PHI4_BOXES " " LEVELS },
+    { "phi4_double", 2, { 16, 56, 0 }, PHI4_BOXES },
+    { "phi4_float", 2, { 15, 35, 0 }, PHI4_BOXES },
+    { "phi4_double_lambda", 2, { 15, 35, 0 }, PHI4_BOXES " " RECUT },
+    /* threaded (>= 32768 sites a colour and step) */
+    { "phi4_double_lambda", 3, { 64, 64, 64 }, "threads=2,boxes=3 simd=c,threads=2,boxes=5" },
+    { "phi4_float_lambda", 2, { 520, 520, 0 }, "threads=2,boxes=5 simd=c,threads=2,boxes=3" },
+    { "phi4_double_lambda", 2, { 410, 410, 0 }, THREADS },
+    { "phi4_float_lambda", 2, { 410, 410, 0 }, "threads=3" },
+    { "phi4_float_lambda", 3, { 72, 64, 64 }, "threads=2 simd=c,threads=3" },
+    { "phi4_float_lambda", 3, { 32, 32, 64 }, TEAMS(3, 5, 7) },
+    { "phi4_double_lambda", 2, { 256, 256, 0 }, TEAMS(3, 5, 7) },
+    /* parts (the thinnest slabs: 8 planes, 2D with 8 colours; 4 planes, 3D; 5 planes) */
+    { "phi4_double", 2, { 40, 40, 0 }, PARTS_ALL " " MPI },
+    { "phi4_double_lambda", 2, { 16, 32, 0 }, PARTS },
+    { "phi4_double", 3, { 8, 8, 16 }, PARTS },
+    { "phi4_double_lambda", 2, { 10, 20, 0 }, PARTS },
+    { "phi4_float_lambda", 3, { 8, 8, 16 }, PARTS_ALL },
+    { "phi4_double", 2, { 8, 8, 0 }, ENS " cuda,ens" },
+    { "phi4_float_relambda", 3, { 8, 16, 24 }, PHI4_BOXES " " PARTS " " RESTART },
+    { "phi4_float_relambda", 2, { 15, 35, 0 }, BOXES_FEW " " CUDA_DEVICES(5) },
+    { "phi4_float_relambda", 3, { 64, 8, 48 }, CUDA_DEVICES_CHUNK(5, "32x4x4") },
+    { "phi4_double_lambda", 3, { 16, 8, 16 }, DEVICES_GPU },
+    { "phi4_double_lambda", 3, { 16, 8, 16 }, "cuda,chunk=none,devices=2,serialize,then.one" },
+
+    /* ---- Heisenberg ---- */
+    /* L_x / 2 a multiple of 4: the AVX2 kernel's row walk; otherwise its flat walk (a
+     * Philox block and a vector group across two boxes) */
+#define HEIS_BOXES                                                                         \
+    "boxes=2 boxes=3 boxes=5 threads=2,boxes=3 simd=c,boxes=2 simd=c,threads=2,boxes=5"
+    { "heis_gauss_r1", 3, { 8, 6, 10 }, HEIS_BOXES },
+    { "heis_gauss_r2", 3, { 8, 6, 10 }, HEIS_BOXES " " LEVELS " " RECUT " " SCRIPTS },
+    { "heis_uniform_r2", 3, { 8, 6, 10 }, HEIS_BOXES },
+    { "heis_uniform_r1", 3, { 8, 6, 10 }, HEIS_BOXES },
+    { "heis_gauss_r2", 3, { 10, 6, 14 }, HEIS_BOXES " " RESTART },
+    { "heis_uniform_r1", 3, { 10, 6, 14 }, HEIS_BOXES },
+    { "heis_gauss_r2", 2, { 6, 22, 0 }, HEIS_BOXES },
+    { "heis_gauss_r1", 2, { 10, 10, 0 }, HEIS_BOXES },
+    { "heis_uniform_r2", 2, { 16, 10, 0 }, HEIS_BOXES },
+    { "heis_overrelax_r2", 3, { 8, 6, 10 }, HEIS_BOXES " " RESTART },
+    { "heis_overrelax_r1", 3, { 10, 6, 14 }, HEIS_BOXES },
+    { "heis_uniform_r1", 2, { 6, 22, 0 }, HEIS_BOXES },
+    /* threaded */
+    { "heis_gauss_r2", 3, { 40, 40, 42 }, "threads=2,boxes=2 simd=c,threads=2,boxes=3" },
+    { "heis_gauss_r1", 3, { 42, 40, 40 }, "threads=2,boxes=3 simd=c,threads=2,boxes=2" },
+    { "heis_gauss_r2", 3, { 42, 40, 40 }, "threads=2 simd=c,threads=3" },
+    { "heis_gauss_r2", 2, { 300, 220, 0 }, "threads=3 simd=c,threads=2" },
+    { "heis_gauss_r2", 2, { 6, 11000, 0 }, "threads=2" },
+    { "heis_overrelax_r2", 3, { 2, 180, 190 }, "threads=3" },
+    { "heis_gauss_r2", 3, { 32, 32, 64 }, TEAMS(3, 5, 7) },
+    { "heis_uniform_r1", 3, { 18, 38, 96 }, TEAMS(3, 5, 7) },
+    /* parts: two replicas, Gaussian couplings; rows of 3 sites of a colour */
+    { "heis_gauss_r2", 3, { 4, 4, 8 }, PARTS_ALL " " MPI },
+    { "heis_gauss_r2", 3, { 6, 2, 8 }, PARTS },
+    /* ensembles: members of one and two replicas, +-J overrelaxation alone */
+    { "heis_gauss_r1", 3, { 4, 4, 4 }, ENS " cuda,ens" },
+    { "heis_gauss_r2", 3, { 8, 6, 10 }, DEVICES_GPU },
+    { "heis_gauss_r2", 3, { 16, 16, 16 }, "ens" },
+    { "heis_overrelax_r1", 2, { 8, 8, 0 }, ENS },
+    { "heis_pmj_overrelax", 2, { 12, 10, 0 }, ENS },
+    { "heis_pmj_r2", 3, { 16, 16, 16 }, "ens cuda,ens" },
+    { "heis_gauss_r2_float", 3, { 16, 16, 16 }, "cuda,ens" },
+
+    /* ---- CUDA: one GPU, boxes on it, several devices (tests/cuda, "Several GPUs") ---- */
+    /* Ising: the packed kernels (L_x a multiple of 16; +-J where a multiple of 64) and
+     * the byte layout; two slabs, uneven slabs, the thinnest (2 planes); Potts: 2 and 3
+     * colours, the reference kernel (L_x = 10, 15, 6: blocks across rows and planes);
+     * Heisenberg: float and double, overrelaxation alone, L_x and L_y over one tile
+     * (against one GPU: CUDA's own arithmetic); phi^4: the chunk schedule with the
+     * chunks LATMC_CUDA_PHI4_CHUNK names (slabs of whole chunk layers, against one GPU)
+     * and the site order (in double also against the CPU) */
+    { "ising2d_metropolis", 2, { 64, 32, 0 }, CUDA_DEVICES(2) },
+    { "ising_pmj_metropolis", 2, { 64, 32, 0 }, CUDA_DEVICES(2) },
+    { "ising2d_heatbath", 2, { 64, 32, 0 }, CUDA_DEVICES(2) },
+    { "ising_pmj_heatbath", 2, { 64, 32, 0 }, CUDA_DEVICES(2) },
+    { "ising2d_metropolis", 2, { 32, 16, 0 }, CUDA_DEVICES(8) },
+    { "ising2d_heatbath", 2, { 32, 16, 0 }, CUDA_DEVICES(8) },
+    { "ising2d_metropolis", 2, { 48, 20, 0 }, CUDA_DEVICES(3) },
+    { "ising2d_heatbath", 2, { 48, 20, 0 }, CUDA_DEVICES(3) },
+    { "ising2d_metropolis", 2, { 16, 64, 0 }, CUDA_DEVICES(2) },
+    { "ising2d_heatbath", 2, { 16, 64, 0 }, CUDA_DEVICES(2) },
+    { "ising3d_metropolis", 3, { 32, 8, 12 }, CUDA_DEVICES(2) },
+    { "ising3d_heatbath", 3, { 32, 8, 12 }, CUDA_DEVICES(2) },
+    { "ising3d_metropolis", 3, { 16, 6, 10 }, CUDA_DEVICES(5) },
+    { "ising3d_heatbath", 3, { 16, 6, 10 }, CUDA_DEVICES(5) },
+    { "ising3d_metropolis", 3, { 64, 4, 14 }, CUDA_DEVICES(3) },
+    { "ising_pmj_metropolis", 3, { 64, 4, 14 }, CUDA_DEVICES(3) },
+    { "ising3d_heatbath", 3, { 64, 4, 14 }, CUDA_DEVICES(3) },
+    { "ising_pmj_heatbath", 3, { 64, 4, 14 }, CUDA_DEVICES(3) },
+    { "potts2_metropolis", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
+    { "potts3_heatbath", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
+    { "potts5_metropolis", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
+    { "potts5_heatbath", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
+    { "potts2_metropolis", 2, { 16, 22, 0 }, CUDA_DEVICES(3) },
+    { "potts3_heatbath", 2, { 16, 22, 0 }, CUDA_DEVICES(3) },
+    { "potts5_metropolis", 2, { 16, 22, 0 }, CUDA_DEVICES(3) },
+    { "potts5_heatbath", 2, { 16, 22, 0 }, CUDA_DEVICES(3) },
+    { "potts3_metropolis", 2, { 8, 16, 0 }, CUDA_DEVICES(8) },
+    { "potts5_heatbath", 2, { 8, 16, 0 }, CUDA_DEVICES(8) },
+    { "potts2_metropolis", 2, { 10, 12, 0 }, CUDA_DEVICES(3) },
+    { "potts3_heatbath", 2, { 10, 12, 0 }, CUDA_DEVICES(3) },
+    { "potts5_metropolis", 2, { 10, 12, 0 }, CUDA_DEVICES(3) },
+    { "potts5_heatbath", 2, { 10, 12, 0 }, CUDA_DEVICES(3) },
+    { "potts2_metropolis", 2, { 24, 27, 0 }, CUDA_DEVICES(3) },
+    { "potts3_heatbath", 2, { 24, 27, 0 }, CUDA_DEVICES(3) },
+    { "potts5_metropolis", 2, { 24, 27, 0 }, CUDA_DEVICES(3) },
+    { "potts5_heatbath", 2, { 24, 27, 0 }, CUDA_DEVICES(3) },
+    { "potts3_metropolis", 2, { 15, 21, 0 }, CUDA_DEVICES(7) },
+    { "potts5_heatbath", 2, { 15, 21, 0 }, CUDA_DEVICES(7) },
+    { "potts2_metropolis", 3, { 16, 8, 12 }, CUDA_DEVICES(2) },
+    { "potts3_heatbath", 3, { 16, 8, 12 }, CUDA_DEVICES(2) },
+    { "potts5_metropolis", 3, { 16, 8, 12 }, CUDA_DEVICES(2) },
+    { "potts5_heatbath", 3, { 16, 8, 12 }, CUDA_DEVICES(2) },
+    { "potts2_metropolis", 3, { 24, 6, 8 }, CUDA_DEVICES(3) },
+    { "potts3_heatbath", 3, { 24, 6, 8 }, CUDA_DEVICES(3) },
+    { "potts5_metropolis", 3, { 24, 6, 8 }, CUDA_DEVICES(3) },
+    { "potts5_heatbath", 3, { 24, 6, 8 }, CUDA_DEVICES(3) },
+    { "potts3_metropolis", 3, { 6, 6, 10 }, CUDA_DEVICES(5) },
+    { "potts5_heatbath", 3, { 6, 6, 10 }, CUDA_DEVICES(5) },
+    { "potts2_metropolis", 3, { 12, 9, 15 }, CUDA_DEVICES(3) },
+    { "potts3_heatbath", 3, { 12, 9, 15 }, CUDA_DEVICES(3) },
+    { "potts5_metropolis", 3, { 12, 9, 15 }, CUDA_DEVICES(3) },
+    { "potts5_heatbath", 3, { 12, 9, 15 }, CUDA_DEVICES(3) },
+    { "heis_gauss_r2_float", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
+    { "heis_uniform_r1", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
+    { "heis_overrelax_r2", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
+    { "heis_pmj_r2", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
+    { "heis_overrelax_r1_float", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
+    { "heis_gauss_r2_float", 2, { 16, 20, 0 }, CUDA_DEVICES(3) },
+    { "heis_uniform_r1", 2, { 16, 20, 0 }, CUDA_DEVICES(3) },
+    { "heis_overrelax_r2", 2, { 16, 20, 0 }, CUDA_DEVICES(3) },
+    { "heis_pmj_r2", 2, { 16, 20, 0 }, CUDA_DEVICES(3) },
+    { "heis_overrelax_r1_float", 2, { 16, 20, 0 }, CUDA_DEVICES(3) },
+    { "heis_gauss_r2_float", 2, { 12, 16, 0 }, CUDA_DEVICES(8) },
+    { "heis_uniform_r1", 2, { 12, 16, 0 }, CUDA_DEVICES(8) },
+    { "heis_overrelax_r2", 2, { 12, 16, 0 }, CUDA_DEVICES(8) },
+    { "heis_pmj_r2", 2, { 12, 16, 0 }, CUDA_DEVICES(8) },
+    { "heis_overrelax_r1_float", 2, { 12, 16, 0 }, CUDA_DEVICES(8) },
+    { "heis_gauss_r2_float", 3, { 16, 8, 12 }, CUDA_DEVICES(2) },
+    { "heis_uniform_r1", 3, { 16, 8, 12 }, CUDA_DEVICES(2) },
+    { "heis_overrelax_r2", 3, { 16, 8, 12 }, CUDA_DEVICES(2) },
+    { "heis_pmj_r2", 3, { 16, 8, 12 }, CUDA_DEVICES(2) },
+    { "heis_overrelax_r1_float", 3, { 16, 8, 12 }, CUDA_DEVICES(2) },
+    { "heis_gauss_r2_float", 3, { 8, 6, 14 }, CUDA_DEVICES(3) },
+    { "heis_uniform_r1", 3, { 8, 6, 14 }, CUDA_DEVICES(3) },
+    { "heis_overrelax_r2", 3, { 8, 6, 14 }, CUDA_DEVICES(3) },
+    { "heis_pmj_r2", 3, { 8, 6, 14 }, CUDA_DEVICES(3) },
+    { "heis_overrelax_r1_float", 3, { 8, 6, 14 }, CUDA_DEVICES(3) },
+    { "heis_gauss_r2_float", 3, { 12, 4, 10 }, CUDA_DEVICES(5) },
+    { "heis_uniform_r1", 3, { 12, 4, 10 }, CUDA_DEVICES(5) },
+    { "heis_overrelax_r2", 3, { 12, 4, 10 }, CUDA_DEVICES(5) },
+    { "heis_pmj_r2", 3, { 12, 4, 10 }, CUDA_DEVICES(5) },
+    { "heis_overrelax_r1_float", 3, { 12, 4, 10 }, CUDA_DEVICES(5) },
+    { "heis_gauss_r2_float", 3, { 72, 10, 8 }, CUDA_DEVICES(2) },
+    { "heis_uniform_r1", 3, { 72, 10, 8 }, CUDA_DEVICES(2) },
+    { "heis_overrelax_r2", 3, { 72, 10, 8 }, CUDA_DEVICES(2) },
+    { "heis_pmj_r2", 3, { 72, 10, 8 }, CUDA_DEVICES(2) },
+    { "heis_overrelax_r1_float", 3, { 72, 10, 8 }, CUDA_DEVICES(2) },
+    { "phi4_double_lambda", 3, { 64, 16, 32 }, CUDA_DEVICES(2) },
+    { "phi4_float", 3, { 64, 16, 32 }, CUDA_DEVICES(2) },
+    { "phi4_float_lambda", 3, { 64, 16, 32 }, CUDA_DEVICES(2) },
+    { "phi4_double_lambda", 3, { 64, 8, 48 }, CUDA_DEVICES_CHUNK(5, "32x4x4") },
+    { "phi4_float", 3, { 64, 8, 48 }, CUDA_DEVICES_CHUNK(5, "32x4x4") },
+    { "phi4_float_lambda", 3, { 64, 8, 48 }, CUDA_DEVICES_CHUNK(5, "32x4x4") },
+    { "phi4_double_lambda", 3, { 64, 8, 16 }, CUDA_DEVICES_CHUNK(4, "32x4x2") },
+    { "phi4_float", 3, { 64, 8, 16 }, CUDA_DEVICES_CHUNK(4, "32x4x2") },
+    { "phi4_float_lambda", 3, { 64, 8, 16 }, CUDA_DEVICES_CHUNK(4, "32x4x2") },
+    { "phi4_double_lambda", 3, { 64, 8, 24 }, CUDA_DEVICES_CHUNK(3, "32x4x4") },
+    { "phi4_float", 3, { 64, 8, 24 }, CUDA_DEVICES_CHUNK(3, "32x4x4") },
+    { "phi4_float_lambda", 3, { 64, 8, 24 }, CUDA_DEVICES_CHUNK(3, "32x4x4") },
+    { "phi4_double_lambda", 2, { 64, 48, 0 }, CUDA_DEVICES(2) },
+    { "phi4_float", 2, { 64, 48, 0 }, CUDA_DEVICES(2) },
+    { "phi4_float_lambda", 2, { 64, 48, 0 }, CUDA_DEVICES(2) },
+    { "phi4_double_lambda", 2, { 64, 64, 0 }, CUDA_DEVICES_CHUNK(3, "32x4") },
+    { "phi4_float", 2, { 64, 64, 0 }, CUDA_DEVICES_CHUNK(3, "32x4") },
+    { "phi4_float_lambda", 2, { 64, 64, 0 }, CUDA_DEVICES_CHUNK(3, "32x4") },
+    { "phi4_double_lambda", 2, { 40, 30, 0 }, CUDA_DEVICES_CHUNK(4, "20x3") },
+    { "phi4_float", 2, { 40, 30, 0 }, CUDA_DEVICES_CHUNK(4, "20x3") },
+    { "phi4_float_lambda", 2, { 40, 30, 0 }, CUDA_DEVICES_CHUNK(4, "20x3") },
+    { "phi4_double_lambda", 2, { 40, 30, 0 }, CUDA_DEVICES(2) },
+    { "phi4_float", 2, { 40, 30, 0 }, CUDA_DEVICES(2) },
+    { "phi4_float_lambda", 2, { 40, 30, 0 }, CUDA_DEVICES(2) },
+    { "phi4_double_lambda", 3, { 16, 8, 16 }, CUDA_DEVICES(4) },
+    { "phi4_float", 3, { 16, 8, 16 }, CUDA_DEVICES(4) },
+    { "phi4_float_lambda", 3, { 16, 8, 16 }, CUDA_DEVICES(4) },
+    { "phi4_double_lambda", 3, { 16, 8, 32 }, CUDA_DEVICES(3) },
+    { "phi4_float", 3, { 16, 8, 32 }, CUDA_DEVICES(3) },
+    { "phi4_float_lambda", 3, { 16, 8, 32 }, CUDA_DEVICES(3) },
+    { "phi4_double_lambda", 2, { 15, 25, 0 }, CUDA_DEVICES(5) },
+    { "phi4_float", 2, { 15, 25, 0 }, CUDA_DEVICES(5) },
+    { "phi4_float_lambda", 2, { 15, 25, 0 }, CUDA_DEVICES(5) },
+    { "phi4_double_lambda", 2, { 8, 32, 0 }, CUDA_DEVICES(4) },
+    { "phi4_float", 2, { 8, 32, 0 }, CUDA_DEVICES(4) },
+    { "phi4_float_lambda", 2, { 8, 32, 0 }, CUDA_DEVICES(4) },
+    { "phi4_double_lambda", 2, { 16, 40, 0 }, CUDA_DEVICES(2) },
+    { "phi4_float", 2, { 16, 40, 0 }, CUDA_DEVICES(2) },
+    { "phi4_float_lambda", 2, { 16, 40, 0 }, CUDA_DEVICES(2) },
+    { "phi4_double_lambda", 3, { 64, 8, 16 }, CUDA_DEVICES_CHUNK(3, "none") },
+    { "phi4_float", 3, { 64, 8, 16 }, CUDA_DEVICES_CHUNK(3, "none") },
+    { "phi4_float_lambda", 3, { 64, 8, 16 }, CUDA_DEVICES_CHUNK(3, "none") },
+    { "phi4_double_lambda", 3, { 16, 8, 16 }, CUDA_DEVICES_CHUNK(4, "none") },
+    { "phi4_double_lambda", 2, { 15, 25, 0 }, CUDA_DEVICES_CHUNK(5, "none") },
+    { "phi4_double_lambda", 2, { 8, 32, 0 }, CUDA_DEVICES_CHUNK(4, "none") },
+
+    /* checkpoints of slabs continued on one GPU, on other slabs, on the CPU (Ising,
+     * Potts); boxes on one GPU */
+    { "ising3d_heatbath", 3, { 32, 8, 8 }, "devices=2,serialize,then.cuda "
+      "devices=2,serialize,then.cuda,boxes=2 devices=2,serialize,then.threads=2 "
+      "devices=2,save,then.devices=3" },
+    { "potts3_metropolis", 3, { 24, 6, 9 }, "devices=3,serialize,then.cuda "
+      "devices=3,serialize,then.cuda,boxes=2 devices=3,serialize,then.threads=2" },
+    { "potts3_heatbath", 2, { 48, 30, 0 }, "cuda,boxes=3" },
+    { "heis_pmj_r2", 3, { 16, 4, 8 }, "devices=2,serialize,then.cuda "
+      "devices=2,serialize,then.cuda,boxes=2" },
+    { "heis_gauss_r2", 3, { 16, 4, 12 }, "cuda,boxes=3" },
+    { "phi4_float_lambda", 2, { 64, 64, 0 }, "devices=3,chunk=32x8,serialize,then.cuda "
+      "devices=3,chunk=32x8,serialize,then.cuda,boxes=2" },
+    { "phi4_float_lambda", 3, { 64, 16, 48 }, "cuda,boxes=3" },
+
+    /* ---- GPU ranks (MPI, each rank's part on a GPU; ranks share GPUs round-robin) ---- */
+    /* Ising: the packed kernels' lattices (L_x a multiple of 16, of 64 with +-J), slabs
+     * of 2 to 12 planes; slabs of 340 to 1024 planes of 4096 sites (the halo copies
+     * overlap a long interior update; planes of more than 2^20 sites through the pack
+     * kernels); 4 planes of 2^21 sites on 2 ranks (a slab holds a halo plane twice) */
+#define GPU_RANKS "mpi,cuda mpi,cuda,save"
+    { "ising2d_metropolis", 2, { 32, 24, 0 }, GPU_RANKS },
+    { "ising_pmj_heatbath", 2, { 64, 24, 0 }, GPU_RANKS },
+    { "ising3d_metropolis", 3, { 16, 6, 12 }, GPU_RANKS },
+    { "ising2d_metropolis", 2, { 4096, 1024, 0 }, "mpi,cuda" },
+    { "ising3d_metropolis", 3, { 2048, 1024, 4 }, "mpi,cuda,max_ranks=2" },
+    /* Potts: 2 colours on the row kernels; the per-block reference kernel (q = 10, L_x =
+     * 10) on slabs of 2 to 4 planes (all border); 3 colours in 3D on the heat-bath table */
+    { "potts3_metropolis", 2, { 32, 20, 0 }, GPU_RANKS },
+    { "potts10_heatbath", 2, { 10, 10, 0 }, GPU_RANKS },
+    { "potts4_heatbath", 3, { 12, 9, 15 }, GPU_RANKS },
+    /* Heisenberg: slabs with and without an interior; 2D +-J overrelaxation alone, slabs
+     * of 2; slabs thicker than two border ranges (borders and an interior on two streams) */
+    { "heis_gauss_r2", 3, { 8, 6, 16 }, GPU_RANKS },
+    { "heis_pmj_overrelax", 2, { 12, 10, 0 }, GPU_RANKS },
+    { "heis_gauss_r2", 3, { 8, 4, 200 }, "mpi,cuda" },
+    { "heis_pmj_overrelax", 2, { 12, 60, 0 }, "mpi,cuda" },
+    /* phi^4 on the site-order schedule (extents that take no chunks), the 1/Lambda term;
+     * 3D, 8 colours; extents that take chunks, on the site order the environment selects */
+    { "phi4_double_lambda", 2, { 20, 30, 0 }, GPU_RANKS },
+    { "phi4_double", 3, { 32, 8, 16 }, GPU_RANKS },
+    { "phi4_double", 2, { 40, 30, 0 }, "mpi,cuda,chunk=none mpi,cuda,chunk=none,save" },
+};
+const size_t n_rows = sizeof rows / sizeof rows[0];

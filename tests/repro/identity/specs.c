@@ -1,0 +1,131 @@
+/*
+ * The model specs of the identity matrix: each model, algorithm, coupling kind and
+ * precision, with parameters where the chain moves (a fraction of proposals accepted,
+ * neither none nor all: chain.c checks the reference is such a chain). The parameters are
+ * those of the layout tests the matrix replaced (boxes, teams, threads, parts, devices).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "identity.h"
+
+#define ISING(name_, algo_, couplings_, beta_)                                              \
+    { .name = name_, .model = LATMC_MODEL_ISING, .algorithm = algo_,                       \
+      .couplings = couplings_, .replicas = 1, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H },  \
+      .values = { beta_, 0.05 }, .sweeps1 = 6, .sweeps2 = 6, .cuda_is_cpu = true }
+#define POTTS(name_, algo_, q_, beta_)                                                      \
+    { .name = name_, .model = LATMC_MODEL_POTTS, .algorithm = algo_, .q = q_,              \
+      .replicas = 1, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H }, .values = { beta_, 0.05 }, \
+      .sweeps1 = 5, .sweeps2 = 5, .cuda_is_cpu = true }
+/* phi^4: nloc changes between the sweep calls (the plan asks the model for its schedule
+ * at every call); a finite Lambda makes the update read two planes away (halo 2) */
+#define PHI4(name_, precision_, lambda_)                                                    \
+    { .name = name_, .model = LATMC_MODEL_PHI4, .algorithm = LATMC_ALGO_METROPOLIS,         \
+      .single = (precision_) == LATMC_PRECISION_FLOAT, .replicas = 1,                     \
+      .keys = { LATMC_PARAM_MU2, LATMC_PARAM_G, LATMC_PARAM_LAMBDA, LATMC_PARAM_EPSILON,    \
+                LATMC_PARAM_NHIT, LATMC_PARAM_NLOC },                                      \
+      .values = { -0.4, 1.8, lambda_, 0.9, 2, 2 }, .sweeps1 = 2, .sweeps2 = 1,             \
+      .change_key = LATMC_PARAM_NLOC, .change_value = 3,                                   \
+      .cuda_is_cpu = (precision_) == LATMC_PRECISION_DOUBLE }
+/* Heisenberg: nover changes between the sweep calls (the schedule's length) */
+#define HEIS(name_, algo_, couplings_, replicas_, nover_)                                  \
+    HEIS_P(name_, algo_, couplings_, replicas_, nover_, false)
+#define HEIS_P(name_, algo_, couplings_, replicas_, nover_, single_)                          \
+    { .name = name_, .model = LATMC_MODEL_HEISENBERG, .algorithm = algo_, .single = single_, \
+      .couplings = couplings_, .replicas = replicas_,                                     \
+      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_NOVER },                      \
+      .values = { 1.1, 0.15, nover_ }, .sweeps1 = 2, .sweeps2 = 2,                        \
+      .change_key = LATMC_PARAM_NOVER, .change_value = (nover_) + 1 }
+
+const struct spec specs[] = {
+    ISING("ising2d_metropolis", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 0.42),
+    ISING("ising2d_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 0.42),
+    ISING("ising3d_metropolis", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 0.22),
+    ISING("ising3d_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 0.22),
+    ISING("ising_pmj_metropolis", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL, 0.42),
+    ISING("ising_pmj_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 0.42),
+    POTTS("potts2_metropolis", LATMC_ALGO_METROPOLIS, 2, 0.95),
+    POTTS("potts2_heatbath", LATMC_ALGO_HEATBATH, 2, 0.95),
+    POTTS("potts3_metropolis", LATMC_ALGO_METROPOLIS, 3, 0.95),
+    POTTS("potts3_heatbath", LATMC_ALGO_HEATBATH, 3, 0.95),
+    POTTS("potts5_heatbath", LATMC_ALGO_HEATBATH, 5, 0.95),
+    POTTS("potts5_metropolis", LATMC_ALGO_METROPOLIS, 5, 0.95),
+    POTTS("potts4_heatbath", LATMC_ALGO_HEATBATH, 4, 0.8),
+    POTTS("potts10_heatbath", LATMC_ALGO_HEATBATH, 10, 1.4),
+    /* q = 200 is disordered near q = 3's transition: a colder beta keeps its heat bath
+     * away from "uniform over 200 states" */
+    POTTS("potts200_metropolis", LATMC_ALGO_METROPOLIS, 200, 3.0),
+    POTTS("potts200_heatbath", LATMC_ALGO_HEATBATH, 200, 3.0),
+    /* new thresholds between the sweep calls (every box's and device's tables) */
+    { .name = "potts3_metropolis_rebeta", .model = LATMC_MODEL_POTTS,
+      .algorithm = LATMC_ALGO_METROPOLIS, .q = 3, .replicas = 1,
+      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H }, .values = { 0.95, 0.05 }, .sweeps1 = 5,
+      .sweeps2 = 5, .change_key = LATMC_PARAM_BETA, .change_value = 0.3, .cuda_is_cpu = true },
+    PHI4("phi4_double_lambda", LATMC_PRECISION_DOUBLE, 2.5),
+    PHI4("phi4_float_lambda", LATMC_PRECISION_FLOAT, 2.5),
+    PHI4("phi4_double", LATMC_PRECISION_DOUBLE, INFINITY),
+    PHI4("phi4_float", LATMC_PRECISION_FLOAT, INFINITY),
+    /* a finite Lambda made infinite between the sweep calls: the halo the update reads
+     * goes from 2 planes to 1 */
+    { .name = "phi4_float_relambda", .model = LATMC_MODEL_PHI4,
+      .algorithm = LATMC_ALGO_METROPOLIS, .single = true, .replicas = 1,
+      .keys = { LATMC_PARAM_MU2, LATMC_PARAM_G, LATMC_PARAM_LAMBDA, LATMC_PARAM_EPSILON,
+                LATMC_PARAM_NHIT },
+      .values = { -0.4, 1.8, 0.7, 0.9, 3 }, .sweeps1 = 2, .sweeps2 = 2,
+      .change_key = LATMC_PARAM_LAMBDA, .change_value = INFINITY },
+    HEIS("heis_gauss_r1", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 1, 0),
+    HEIS("heis_gauss_r2", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, 2),
+    HEIS("heis_uniform_r1", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 1, 1),
+    HEIS("heis_uniform_r2", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 2, 2),
+    /* overrelaxation alone: no proposals, LATMC_OBS_ACCEPTANCE answers LATMC_ESTATE on
+     * every layout alike */
+    HEIS("heis_overrelax_r1", LATMC_ALGO_OVERRELAX, LATMC_COUPLINGS_GAUSSIAN, 1, 2),
+    HEIS("heis_overrelax_r2", LATMC_ALGO_OVERRELAX, LATMC_COUPLINGS_GAUSSIAN, 2, 2),
+    HEIS("heis_pmj_overrelax", LATMC_ALGO_OVERRELAX, LATMC_COUPLINGS_BIMODAL, 1, 3),
+    HEIS("heis_pmj_r2", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 2, 1),
+    /* spins in float (the CUDA kernels' precision) */
+    HEIS_P("heis_gauss_r2_float", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, 2, true),
+    HEIS_P("heis_overrelax_r1_float", LATMC_ALGO_OVERRELAX, LATMC_COUPLINGS_GAUSSIAN, 1, 1,
+           true),
+};
+const size_t n_specs = sizeof specs / sizeof specs[0];
+
+const struct spec *spec_by_name(const char *name)
+{
+    for (size_t i = 0; i < n_specs; i++)
+        if (strcmp(specs[i].name, name) == 0)
+            return &specs[i];
+    return NULL;
+}
+
+latmc_sim_desc spec_desc(const struct spec *s, const struct row *r)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = s->model;
+    d.ndim = r->ndim;
+    for (int mu = 0; mu < r->ndim; mu++)
+        d.extent[mu] = r->extent[mu];
+    d.algorithm = s->algorithm;
+    d.couplings = s->couplings;
+    d.coupling_seed = 77;
+    if (s->single)
+        d.precision = LATMC_PRECISION_FLOAT;
+    d.replicas = s->replicas;
+    if (s->q)
+        d.q = s->q;
+    d.device = LATMC_DEVICE_CPU;
+    d.n_threads = 1;
+    d.seed = 20261122;
+    return d;
+}
+
+int spec_set_params(const struct spec *s, latmc_sim *sim)
+{
+    for (int i = 0; i < SPEC_MAX_PARAMS && s->keys[i]; i++) {
+        const int st = latmc_sim_set_param(sim, s->keys[i], s->values[i]);
+        if (st != LATMC_OK)
+            return st;
+    }
+    return LATMC_OK;
+}
