@@ -51,7 +51,13 @@ enum latmc_algorithm {
     LATMC_ALGO_DEFAULT    = 0, /**< the model's default: Ising -> Metropolis */
     LATMC_ALGO_METROPOLIS = 1, /**< Ising, Potts, phi^4 (default of all three) */
     LATMC_ALGO_HEATBATH   = 2, /**< Ising, Potts, Heisenberg (Heisenberg's default) */
-    LATMC_ALGO_OVERRELAX  = 3  /**< Heisenberg */
+    LATMC_ALGO_OVERRELAX  = 3, /**< Heisenberg */
+    /** Swendsen-Wang cluster update: Ising (uniform or +-J couplings, any field) and Potts
+     * (J >= 0), on the CPU backend (doc/clusters.md). @since 0.2 */
+    LATMC_ALGO_SWENDSEN_WANG = 4,
+    /** Wolff single-cluster update, one cluster per sweep; models and backends as
+     * Swendsen-Wang (doc/clusters.md). @since 0.2 */
+    LATMC_ALGO_WOLFF      = 5
 };
 
 /** Floating-point precision of the phi^4 field (latmc_sim_desc::precision). @since 0.1 */
