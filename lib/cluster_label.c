@@ -18,13 +18,27 @@ struct latmc_cluster_lattice latmc_cluster_lattice_of(int ndim, const int64_t *e
 }
 
 /* The root of x, halving the path on the way (every write keeps parent[y] <= y). */
-static uint32_t find_halving(uint32_t *parent, uint32_t x)
+static inline uint32_t find_halving(uint32_t *parent, uint32_t x)
 {
     while (parent[x] != x) {
         parent[x] = parent[parent[x]];
         x = parent[x];
     }
     return x;
+}
+
+/* Join the cluster of root ra with the cluster of b; returns the joined root. */
+static inline uint32_t join_root(uint32_t *parent, uint32_t ra, uint32_t b)
+{
+    const uint32_t rb = find_halving(parent, b);
+    if (rb == ra)
+        return ra;
+    if (ra < rb) {
+        parent[rb] = ra;
+        return ra;
+    }
+    parent[ra] = rb;
+    return rb;
 }
 
 /* Join the clusters of a and b; returns 1 if they were apart. */
@@ -50,25 +64,26 @@ void latmc_cluster_label_box(const struct latmc_cluster_lattice *g, const uint8_
     const int64_t l0 = g->l[0], l1 = g->l[1];
     for (int64_t i = i0; i < i1; i++)
         parent[i] = (uint32_t)i;
-    for (int64_t i = i0; i < i1; i++) {
-        const uint8_t b = bonds[i];
-        if (!b)
-            continue;
-        const int64_t x = i % l0;
-        if (b & 1u)
-            unite(parent, (uint32_t)i, (uint32_t)(x + 1 == l0 ? i - (l0 - 1) : i + 1));
-        if (b & 2u) {
-            if (last == 1) {
-                if (i < top)
-                    unite(parent, (uint32_t)i, (uint32_t)(i + l0));
-            } else {
-                const int64_t y = (i / l0) % l1;
-                unite(parent, (uint32_t)i,
-                      (uint32_t)(y + 1 == l1 ? i - (l1 - 1) * l0 : i + l0));
-            }
+    for (int64_t row = i0 / l0; row < i1 / l0; row++) {
+        const int64_t base = row * l0;
+        /* +y: within the box in 3D (a plane holds whole y rows), or up to `top` in 2D */
+        const int64_t y = row % l1;
+        const int64_t up_y = y + 1 == l1 ? -(l1 - 1) * l0 : l0;
+        const int y_inside = last != 1 || base < top;
+        const int z_inside = last == 2 && base < top;
+        for (int64_t x = 0; x < l0; x++) {
+            const int64_t i = base + x;
+            const uint8_t b = bonds[i];
+            if (!b)
+                continue;
+            uint32_t r = find_halving(parent, (uint32_t)i); /* kept current as bonds join */
+            if (b & 1u)
+                r = join_root(parent, r, (uint32_t)(x + 1 == l0 ? base : i + 1));
+            if ((b & 2u) && y_inside)
+                r = join_root(parent, r, (uint32_t)(i + up_y));
+            if ((b & 4u) && z_inside)
+                join_root(parent, r, (uint32_t)(i + l0 * l1));
         }
-        if ((b & 4u) && i < top) /* 3D: the last axis */
-            unite(parent, (uint32_t)i, (uint32_t)(i + l0 * l1));
     }
     /* parent[i] < i unless i is a root, and earlier sites are flat already */
     for (int64_t i = i0; i < i1; i++)

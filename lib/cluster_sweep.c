@@ -45,6 +45,7 @@ struct latmc_cluster_work {
     int64_t *msum;       /* Ising with a field: the clusters' magnetisations */
     int8_t *eps;         /* Ising +-J: the couplings, ndim per site; else NULL */
     struct latmc_cluster_stats last;
+    bool want_stats;     /* compute last.largest and last.size2_sum (a serial pass) */
 };
 
 bool latmc_cluster_algorithm(int algorithm)
@@ -130,6 +131,15 @@ static int work_of(latmc_sim *sim, struct latmc_cluster_work **out)
     return LATMC_OK;
 }
 
+int latmc_cluster_want_stats(latmc_sim *sim, bool on)
+{
+    struct latmc_cluster_work *w = NULL;
+    const int st = work_of(sim, &w);
+    if (st == LATMC_OK)
+        w->want_stats = on;
+    return st;
+}
+
 /* Everything one sweep needs, read once per latmc_sim_sweep call. */
 struct cluster_job {
     struct latmc_cluster_lattice g;
@@ -140,6 +150,7 @@ struct cluster_job {
     int sign_k;               /* Ising: sign of beta J (0: no bonds) */
     uint64_t bond_threshold;  /* floor(p 2^32) */
     double beta_h;            /* the field's weight, beta h */
+    bool need_sizes;          /* the decisions need the clusters' sizes or magnetisations */
     const int8_t *eps;        /* Ising +-J couplings or NULL */
     int n_units;              /* labelling pieces: planes [unit_p[u], unit_p[u + 1]) */
     int64_t *unit_p;
@@ -158,56 +169,142 @@ static int satisfied(const struct cluster_job *job, const uint8_t *s, int64_t i,
     return latmc_cluster_ising_satisfied(job->sign_k, eps, (int8_t)s[i], (int8_t)s[j]);
 }
 
-/* The bonds of sites [i0, i1) of sweep `sweep`. */
-static void draw_bonds(const struct cluster_job *job, uint64_t sweep, const uint8_t *s,
-                       uint8_t *bonds, int64_t i0, int64_t i1)
+/* The same for the bonds of one row: "same state" flipped where K eps < 0 (Ising). */
+static inline int can_bond(const struct cluster_job *job, const uint8_t *s, int64_t i,
+                           int64_t j, int mu, int flip)
+{
+    int same = s[i] == s[j];
+    if (job->eps) /* the same branch for every site */
+        same ^= job->eps[(int64_t)job->g.ndim * i + mu] < 0;
+    return same ^ flip;
+}
+
+/*
+ * The draws of the BATCH blocks blk[k] of phase `phase` of the sweep (lib/cluster_bonds.h)
+ * into out[4 k + lane]: latmc_rng_block's numbers, computed together so that the rounds
+ * of independent blocks overlap (one block's ten rounds are one long chain of dependent
+ * multiplications; the compiler also vectorises these loops).
+ */
+enum { BATCH = 8 };
+static void cluster_batch(uint64_t seed, uint64_t sweep, uint32_t phase, const uint64_t *blk,
+                          uint32_t *out)
+{
+    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_CLUSTER, 0);
+    const latmc_philox_key key = latmc_rng_key(seed);
+    uint32_t x0[BATCH], x1[BATCH], x2[BATCH], x3[BATCH];
+    for (int k = 0; k < BATCH; k++) {
+        const latmc_philox_ctr c = latmc_rng_counter(blk[k], sweep, stream, phase, 0);
+        x0[k] = c.v[0], x1[k] = c.v[1], x2[k] = c.v[2], x3[k] = c.v[3];
+    }
+    uint32_t key0 = key.v[0], key1 = key.v[1];
+    for (int round = 0; round < 10; round++) {
+        for (int k = 0; k < BATCH; k++) {
+            const uint64_t p0 = (uint64_t)LATMC_PHILOX_M0 * x0[k];
+            const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * x2[k];
+            const uint32_t y0 = (uint32_t)(p1 >> 32) ^ x1[k] ^ key0;
+            const uint32_t y2 = (uint32_t)(p0 >> 32) ^ x3[k] ^ key1;
+            x1[k] = (uint32_t)p1;
+            x3[k] = (uint32_t)p0;
+            x0[k] = y0;
+            x2[k] = y2;
+        }
+        key0 += LATMC_PHILOX_W0;
+        key1 += LATMC_PHILOX_W1;
+    }
+    for (int k = 0; k < BATCH; k++) {
+        out[4 * k] = x0[k], out[4 * k + 1] = x1[k], out[4 * k + 2] = x2[k];
+        out[4 * k + 3] = x3[k];
+    }
+}
+
+/* The draws of blocks b0 .. b0 + n - 1 into out[4 (b - b0) + lane] (room for n rounded
+ * up to a multiple of BATCH blocks). */
+static void cluster_blocks(uint64_t seed, uint64_t sweep, uint32_t phase, uint64_t b0, int64_t n,
+                           uint32_t *out)
+{
+    for (int64_t k0 = 0; k0 < n; k0 += BATCH) {
+        uint64_t blk[BATCH];
+        for (int k = 0; k < BATCH; k++)
+            blk[k] = b0 + (uint64_t)(k0 + k);
+        cluster_batch(seed, sweep, phase, blk, out + 4 * k0);
+    }
+}
+
+/* The bonds of sites [i0, i1) of sweep `sweep`, i0 and i1 at the start of rows, from the
+ * draws of lib/cluster_bonds.h (a row's blocks computed together). */
+static int draw_bonds(const struct cluster_job *job, uint64_t sweep, const uint8_t *s,
+                      uint8_t *bonds, int64_t i0, int64_t i1)
 {
     const int nd = job->g.ndim;
-    uint64_t have = UINT64_MAX; /* the block in r */
-    latmc_philox_ctr r = { { 0, 0, 0, 0 } };
-    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_CLUSTER, 0);
-    for (int64_t i = i0; i < i1; i++) {
-        uint8_t b = 0;
-        for (int mu = 0; mu < nd; mu++) {
-            const int64_t j = latmc_cluster_up(&job->g, i, mu);
-            if (!satisfied(job, s, i, j, mu))
-                continue;
-            const uint64_t d = (uint64_t)i * (uint64_t)nd + (uint64_t)mu;
-            if (d >> 2 != have) {
-                have = d >> 2;
-                r = latmc_rng_block(job->seed, have, sweep, stream, LATMC_CLUSTER_PHASE_BONDS, 0);
-            }
-            if ((uint64_t)r.v[d & 3u] < job->bond_threshold)
-                b |= (uint8_t)(1u << mu);
-        }
-        bonds[i] = b;
+    const int64_t lx = job->g.l[0], ly = job->g.l[1], lz = job->g.l[2];
+    if (job->bond_threshold == 0) { /* K = 0: no bond */
+        memset(bonds + i0, 0, (size_t)(i1 - i0));
+        return LATMC_OK;
     }
+    const int flip = !job->potts && job->sign_k < 0;
+    const int64_t row_blocks = (lx * nd + 3) / 4 + 1; /* a row's draws span at most these */
+    uint32_t *draws = malloc((size_t)(row_blocks + BATCH) * 4 * sizeof *draws);
+    if (!draws)
+        return LATMC_ENOMEM;
+    for (int64_t row = i0 / lx; row < i1 / lx; row++) {
+        const int64_t y = row % ly, z = row / ly, base = row * lx;
+        const int64_t up_y = y + 1 == ly ? -(ly - 1) * lx : lx;
+        const int64_t up_z = nd == 3 ? (z + 1 == lz ? -(lz - 1) * lx * ly : lx * ly) : 0;
+        const uint64_t d0 = (uint64_t)base * (uint64_t)nd, b0 = d0 >> 2;
+        const uint64_t b1 = ((uint64_t)(base + lx) * (uint64_t)nd + 3) >> 2;
+        cluster_blocks(job->seed, sweep, LATMC_CLUSTER_PHASE_BONDS, b0, (int64_t)(b1 - b0),
+                       draws);
+        const uint32_t *u = draws + (d0 - 4 * b0); /* u[d - d0]: draw d */
+        /* without branches on the spins or the draws: they are unpredictable */
+        for (int64_t x = 0; x < lx; x++) {
+            const int64_t i = base + x;
+            const int64_t j[3] = { x + 1 == lx ? base : i + 1, i + up_y, i + up_z };
+            unsigned b = 0;
+            for (int mu = 0; mu < nd; mu++) {
+                const unsigned on = (unsigned)can_bond(job, s, i, j[mu], mu, flip) &
+                                    (unsigned)((uint64_t)u[x * nd + mu] < job->bond_threshold);
+                b |= on << mu;
+            }
+            bonds[i] = (uint8_t)b;
+        }
+    }
+    free(draws);
+    return LATMC_OK;
 }
 
 /* ---- decisions ---- */
 
-/* Ising: keep the cluster named r of magnetisation m (1) or flip it (0). */
-static int ising_keep(const struct cluster_job *job, uint64_t sweep, int64_t r, int64_t m)
+/* The threshold below which Ising keeps a cluster of magnetisation m (heat bath on the
+ * field energy; 2^31 without a field). */
+static uint64_t keep_threshold(const struct cluster_job *job, int64_t m)
 {
-    if (job->wolff && job->beta_h == 0.0)
-        return 0;
-    const uint32_t u = latmc_cluster_decide_draw(job->seed, sweep, r);
-    const uint64_t t = job->beta_h == 0.0
-                           ? UINT64_C(1) << 31
-                           : latmc_threshold_u32(1.0 / (1.0 + exp(-2.0 * job->beta_h * (double)m)));
-    return latmc_cluster_ising_keep(u, t);
+    if (job->beta_h == 0.0)
+        return UINT64_C(1) << 31;
+    return latmc_threshold_u32(1.0 / (1.0 + exp(-2.0 * job->beta_h * (double)m)));
 }
 
-/* Potts: the new colour of the cluster named r, of `size` sites in colour `old`. */
-static int potts_colour(const struct cluster_job *job, uint64_t sweep, int64_t r, int64_t size,
-                        int old)
+/* The decision of the cluster named r from its draw u: Ising 1 keep, 0 flip; Potts the
+ * new colour. size: its sites, m: its magnetisation (Ising), old: its colour (Potts). */
+static uint8_t decide(const struct cluster_job *job, uint32_t u, int64_t size, int64_t m,
+                      int old)
 {
-    const uint32_t u = latmc_cluster_decide_draw(job->seed, sweep, r);
+    if (!job->potts) {
+        if (job->wolff && job->beta_h == 0.0)
+            return 0;
+        return (uint8_t)latmc_cluster_ising_keep(u, keep_threshold(job, m));
+    }
     if (job->beta_h == 0.0)
-        return job->wolff ? latmc_cluster_potts_other(u, old, job->q)
-                          : latmc_cluster_potts_uniform(u, job->q);
+        return (uint8_t)(job->wolff ? latmc_cluster_potts_other(u, old, job->q)
+                                    : latmc_cluster_potts_uniform(u, job->q));
     const double p0 = 1.0 / (1.0 + (double)(job->q - 1) * exp(-job->beta_h * (double)size));
-    return latmc_cluster_potts_colour(u, latmc_threshold_u32(p0), job->q);
+    return (uint8_t)latmc_cluster_potts_colour(u, latmc_threshold_u32(p0), job->q);
+}
+
+/* The decision of the one cluster named r (Wolff). */
+static uint8_t decide_one(const struct cluster_job *job, uint64_t sweep, int64_t r, int64_t size,
+                          int64_t m, int old)
+{
+    return decide(job, latmc_cluster_decide_draw(job->seed, sweep, r), size, m, old);
 }
 
 /* ---- Swendsen-Wang ---- */
@@ -223,8 +320,8 @@ static bool threaded(const struct cluster_job *job)
 #endif
 }
 
-static void sw_sweep(const struct cluster_job *job, struct latmc_cluster_work *w,
-                     uint64_t sweep, uint64_t *changed)
+static int sw_sweep(const struct cluster_job *job, struct latmc_cluster_work *w,
+                    uint64_t sweep, uint64_t *changed)
 {
     const struct latmc_cluster_lattice *g = &job->g;
     const int64_t N = g->nsites, P = g->plane;
@@ -234,11 +331,17 @@ static void sw_sweep(const struct cluster_job *job, struct latmc_cluster_work *w
     const int nt = threaded(job) ? job->n_threads : 1;
     (void)nt;
     /* (1) bonds and (2a) each unit's own clusters */
-    CLUSTER_OMP(parallel for num_threads(nt) schedule(static, 1) if(nt > 1))
+    int failed = 0;
+    CLUSTER_OMP(parallel for num_threads(nt) schedule(static, 1) if(nt > 1) reduction(|:failed))
     for (int u = 0; u < U; u++) {
-        draw_bonds(job, sweep, s, bonds, job->unit_p[u] * P, job->unit_p[u + 1] * P);
-        latmc_cluster_label_box(g, bonds, parent, job->unit_p[u], job->unit_p[u + 1]);
+        if (draw_bonds(job, sweep, s, bonds, job->unit_p[u] * P, job->unit_p[u + 1] * P) < 0)
+            failed = 1;
+        else
+            latmc_cluster_label_box(g, bonds, parent, job->unit_p[u], job->unit_p[u + 1]);
     }
+    if (failed)
+        return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the cluster "
+                          "update's draws");
     /* (2b) the faces above each unit, in turn */
     for (int u = 0; u < U; u++)
         latmc_cluster_merge_face(g, bonds, parent, job->unit_p[u + 1] - 1);
@@ -246,31 +349,61 @@ static void sw_sweep(const struct cluster_job *job, struct latmc_cluster_work *w
     CLUSTER_OMP(parallel for num_threads(nt) schedule(static, 1) if(nt > 1))
     for (int u = 0; u < U; u++)
         latmc_cluster_resolve(parent, name, job->unit_p[u] * P, job->unit_p[u + 1] * P);
-    /* sizes (and magnetisations) at the names: parent is free now */
+    /* sizes (and magnetisations) at the names where the decisions or the statistics need
+     * them: parent is free now. One pass in site order: a site's name may lie in another
+     * unit. */
     int64_t *msum = w->msum;
-    for (int64_t i = 0; i < N; i++)
-        if (name[i] == (uint32_t)i) {
-            parent[i] = 0;
+    const bool sizes = job->need_sizes || w->want_stats;
+    if (sizes) {
+        for (int64_t i = 0; i < N; i++)
+            if (name[i] == (uint32_t)i) {
+                parent[i] = 0;
+                if (msum)
+                    msum[i] = 0;
+            }
+        for (int64_t i = 0; i < N; i++) {
+            parent[name[i]]++;
             if (msum)
-                msum[i] = 0;
+                msum[name[i]] += (int8_t)s[i];
         }
-    for (int64_t i = 0; i < N; i++) {
-        parent[name[i]]++;
-        if (msum)
-            msum[name[i]] += (int8_t)s[i];
     }
-    struct latmc_cluster_stats st = { 0, 0, 0.0 };
-    /* (3) each cluster's decision at its name, into bonds (free now) */
-    for (int64_t i = 0; i < N; i++) {
-        if (name[i] != (uint32_t)i)
-            continue;
-        const int64_t size = parent[i];
-        st.clusters++;
-        st.largest = size > st.largest ? size : st.largest;
-        st.size2_sum += (double)size * (double)size;
-        bonds[i] = job->potts ? (uint8_t)potts_colour(job, sweep, i, size, s[i])
-                              : (uint8_t)ising_keep(job, sweep, i, msum ? msum[i] : 0);
+    /* (3) each cluster's decision at its name, into bonds (free now): the names' draws
+     * BATCH at a time */
+    int64_t clusters = 0;
+    CLUSTER_OMP(parallel for num_threads(nt) schedule(static, 1) if(nt > 1) reduction(+:clusters))
+    for (int u = 0; u < U; u++) {
+        uint64_t blk[BATCH];
+        int64_t root[BATCH];
+        uint32_t draw[4 * BATCH];
+        int k = 0;
+        const int64_t i1 = job->unit_p[u + 1] * P;
+        for (int64_t i = job->unit_p[u] * P; i < i1 || k > 0; i++) {
+            if (i < i1 && name[i] == (uint32_t)i) {
+                root[k] = i;
+                blk[k++] = (uint64_t)i >> 2;
+                clusters++;
+            }
+            if (k == BATCH || (k > 0 && i + 1 >= i1)) {
+                for (int j = k; j < BATCH; j++)
+                    blk[j] = blk[0];
+                cluster_batch(job->seed, sweep, LATMC_CLUSTER_PHASE_DECIDE, blk, draw);
+                for (int j = 0; j < k; j++) {
+                    const int64_t r = root[j];
+                    bonds[r] = decide(job, draw[4 * j + (r & 3)], sizes ? parent[r] : 0,
+                                      msum ? msum[r] : 0, s[r]);
+                }
+                k = 0;
+            }
+        }
     }
+    struct latmc_cluster_stats st = { clusters, 0, 0.0 };
+    if (w->want_stats)
+        for (int64_t i = 0; i < N; i++)
+            if (name[i] == (uint32_t)i) {
+                const int64_t size = parent[i];
+                st.largest = size > st.largest ? size : st.largest;
+                st.size2_sum += (double)size * (double)size;
+            }
     w->last = st;
     /* (4) every site takes its cluster's decision */
     uint64_t diff = 0;
@@ -284,6 +417,7 @@ static void sw_sweep(const struct cluster_job *job, struct latmc_cluster_work *w
         }
     }
     *changed += diff;
+    return LATMC_OK;
 }
 
 /* ---- Wolff ---- */
@@ -327,9 +461,9 @@ static void wolff_sweep(const struct cluster_job *job, struct latmc_cluster_work
     uint8_t colour = old;
     int keep = 1;
     if (job->potts)
-        colour = (uint8_t)potts_colour(job, sweep, smallest, n, old);
+        colour = decide_one(job, sweep, smallest, n, 0, old);
     else
-        keep = ising_keep(job, sweep, smallest, m);
+        keep = decide_one(job, sweep, smallest, n, m, old);
     uint64_t diff = 0;
     for (int64_t k = 0; k < n; k++) {
         const int64_t i = stack[k];
@@ -405,6 +539,7 @@ int latmc_cluster_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_
     const double K = beta * J;
     job.beta_h = beta * sim->param[LATMC_PARAM_H];
     job.sign_k = K > 0.0 ? 1 : K < 0.0 ? -1 : 0;
+    job.need_sizes = job.beta_h != 0.0;
     job.bond_threshold = latmc_threshold_u32(job.potts ? -expm1(-K) : -expm1(-2.0 * fabs(K)));
     if (!job.potts && job.beta_h != 0.0 && !w->msum &&
         !(w->msum = malloc((size_t)sim->nsites * sizeof *w->msum)))
@@ -427,7 +562,7 @@ int latmc_cluster_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_
         if (job.wolff) {
             wolff_sweep(&job, w, sweep, accepted, attempted);
         } else {
-            sw_sweep(&job, w, sweep, accepted);
+            st = sw_sweep(&job, w, sweep, accepted);
             *attempted += (uint64_t)sim->nsites;
         }
     }

@@ -33,12 +33,19 @@ int latmc_cluster_check_params(const latmc_sim *sim);
  */
 int latmc_cluster_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted);
 
-/* What the last cluster sweep of the sim built (all 0 before the first). */
+/*
+ * What the last cluster sweep of the sim built (all 0 before the first). The number of
+ * clusters comes with every sweep; the largest cluster and the sum of squared sizes only
+ * after latmc_cluster_want_stats(sim, true) (Swendsen-Wang: one more pass over the sites;
+ * Wolff: always). The improved susceptibility estimator is size2_sum / N (SW) or the
+ * cluster's size (Wolff), averaged over sweeps (doc/clusters.md).
+ */
 struct latmc_cluster_stats {
     int64_t clusters;     /* Swendsen-Wang: clusters of the sweep; Wolff: 1 */
     int64_t largest;      /* sites of the largest cluster (Wolff: of its one cluster) */
     double size2_sum;     /* sum over the clusters of size^2 (Wolff: the cluster's size) */
 };
+int latmc_cluster_want_stats(latmc_sim *sim, bool on);
 void latmc_cluster_last_stats(const latmc_sim *sim, struct latmc_cluster_stats *out);
 
 /* Free the sim's cluster work space (latmc_sim_destroy). */
