@@ -13,6 +13,10 @@
  *    the library's chain makes the transitions T predicts: the counts of (s, s') pairs
  *    along 2^19 sweeps against n_s T(s, s'), a chi-square over all bins with expected
  *    count >= 5, within 5 standard deviations of its number of degrees of freedom.
+ * 3. The random-number names. The library's configuration after each of a few sweeps,
+ *    bit for bit, against sweeps done here from the definition in lib/cluster_bonds.h
+ *    (the draw of each bond and each cluster name; labels by breadth-first search):
+ *    Ising 2D and 3D with a field and +-J couplings, Potts with a field, SW and Wolff.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,7 +31,9 @@
 
 #include <latmc/latmc.h>
 
+#include "cluster_bonds.h"
 #include "cluster_label.h"
+#include "decision.h"
 #include "sim_helpers.h"
 
 /* ---- 1. labelling ---- */
@@ -467,6 +473,137 @@ static void potts_kernel(void **state)
         }
 }
 
+/* ---- 3. the random-number names ---- */
+
+struct ref_chain {
+    int potts, q, wolff, ndim;
+    int64_t extent[3];
+    double beta, J, h;
+    uint64_t seed;
+};
+
+/* One sweep of the definition on spins v (Ising +-1 as int8, Potts states). */
+static void ref_sweep(const struct ref_chain *c, const int8_t *eps, int8_t *v, uint64_t sweep)
+{
+    const struct latmc_cluster_lattice g = latmc_cluster_lattice_of(c->ndim, c->extent);
+    const int64_t n = g.nsites;
+    uint8_t *bonds = calloc((size_t)n, 1);
+    uint32_t *name = malloc((size_t)n * sizeof *name);
+    assert_true(bonds && name);
+    const double K = c->beta * c->J, bh = c->beta * c->h;
+    const uint64_t t = latmc_threshold_u32(c->potts ? 1.0 - exp(-K) : 1.0 - exp(-2.0 * fabs(K)));
+    for (int64_t i = 0; i < n; i++)
+        for (int mu = 0; mu < c->ndim; mu++) {
+            const int64_t j = latmc_cluster_up(&g, i, mu);
+            const int e = eps ? eps[c->ndim * i + mu] : 1;
+            const int ok = c->potts ? v[i] == v[j] : K * e * v[i] * v[j] > 0;
+            if (ok && latmc_cluster_bond_draw(c->seed, sweep, c->ndim, i, mu) < t)
+                bonds[i] |= (uint8_t)(1u << mu);
+        }
+    bfs_names(&g, bonds, name);
+    const int64_t seed_site = latmc_cluster_seed_site(c->seed, sweep, n);
+    for (int64_t r = 0; r < n; r++) {
+        if (name[r] != (uint32_t)r || (c->wolff && name[seed_site] != (uint32_t)r))
+            continue;
+        int64_t size = 0, m = 0;
+        for (int64_t i = 0; i < n; i++)
+            if (name[i] == (uint32_t)r) {
+                size++;
+                m += v[i];
+            }
+        const uint32_t u = latmc_cluster_decide_draw(c->seed, sweep, r);
+        int new_colour = 0, flip = 0;
+        if (c->potts) {
+            if (bh != 0.0)
+                new_colour = latmc_cluster_potts_colour(
+                    u, latmc_threshold_u32(1.0 / (1.0 + (c->q - 1) * exp(-bh * (double)size))),
+                    c->q);
+            else
+                new_colour = c->wolff ? (v[r] + 1 + (int)(((uint64_t)u * (uint64_t)(c->q - 1)) >> 32)) % c->q
+                                      : (int)(((uint64_t)u * (uint64_t)c->q) >> 32);
+        } else if (c->wolff && bh == 0.0) {
+            flip = 1;
+        } else {
+            const double keep = 1.0 / (1.0 + exp(-2.0 * bh * (double)m));
+            flip = !((uint64_t)u < (bh == 0.0 ? UINT64_C(1) << 31 : latmc_threshold_u32(keep)));
+        }
+        for (int64_t i = 0; i < n; i++)
+            if (name[i] == (uint32_t)r)
+                v[i] = c->potts ? (int8_t)new_colour : (int8_t)(flip ? -v[i] : v[i]);
+    }
+    free(bonds);
+    free(name);
+}
+
+static void check_names(const struct ref_chain *c, int pmj)
+{
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim_desc d = ising_desc(c->ndim, c->extent[0], c->extent[1], c->extent[2],
+                                  c->wolff ? LATMC_ALGO_WOLFF : LATMC_ALGO_SWENDSEN_WANG, 1,
+                                  c->seed);
+    if (c->potts) {
+        d.model = LATMC_MODEL_POTTS;
+        d.q = c->q;
+    }
+    if (pmj) {
+        d.couplings = LATMC_COUPLINGS_BIMODAL;
+        d.coupling_seed = 3;
+    }
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, c->beta), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_J, c->J), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, c->h), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+    size_t n = 0;
+    assert_int_equal(latmc_sim_spins_size(sim, &n), LATMC_OK);
+    int8_t *v = malloc(n), *got = malloc(n), *eps = NULL;
+    assert_true(v && got);
+    if (pmj) {
+        float *f = malloc(n * (size_t)c->ndim * sizeof *f);
+        eps = malloc(n * (size_t)c->ndim);
+        assert_true(f && eps);
+        assert_int_equal(latmc_sim_get_couplings(sim, f, n * (size_t)c->ndim), LATMC_OK);
+        for (size_t k = 0; k < n * (size_t)c->ndim; k++)
+            eps[k] = f[k] > 0 ? 1 : -1;
+        free(f);
+    }
+    assert_int_equal(latmc_sim_get_spins(sim, v, n), LATMC_OK);
+    int moved = 0;
+    for (uint64_t sweep = 0; sweep < 6; sweep++) {
+        ref_sweep(c, eps, v, sweep);
+        assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+        assert_int_equal(latmc_sim_get_spins(sim, got, n), LATMC_OK);
+        assert_memory_equal(got, v, n);
+        uint64_t acc = 0, att = 0;
+        assert_int_equal(latmc_sim_acceptance_counts(sim, &acc, &att), LATMC_OK);
+        moved |= acc > 0;
+    }
+    assert_true(moved);
+    free(v);
+    free(got);
+    free(eps);
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+}
+
+static void random_number_names(void **state)
+{
+    (void)state;
+    for (int wolff = 0; wolff < 2; wolff++) {
+        const struct ref_chain ising2 = { 0, 2, wolff, 2, { 10, 6, 0 }, 0.4, 1.0, 0.2, 11 };
+        check_names(&ising2, 0);
+        check_names(&ising2, 1);
+        const struct ref_chain ising3 = { 0, 2, wolff, 3, { 4, 6, 8 }, 0.25, -1.0, 0.0, 12 };
+        check_names(&ising3, 0);
+        const struct ref_chain potts = { 1, 4, wolff, 2, { 8, 6, 0 }, 1.0, 1.0, 0.3, 13 };
+        check_names(&potts, 0);
+        const struct ref_chain potts0 = { 1, 3, wolff, 3, { 6, 6, 6 }, 0.6, 1.0, 0.0, 14 };
+        check_names(&potts0, 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -474,6 +611,7 @@ int main(void)
         cmocka_unit_test(ising_kernel),
         cmocka_unit_test(ising_pmj_kernel),
         cmocka_unit_test(potts_kernel),
+        cmocka_unit_test(random_number_names),
     };
     return cmocka_run_group_tests_name("cluster_rules", tests, NULL, NULL);
 }
