@@ -3,7 +3,8 @@
  * the configuration after n Swendsen-Wang or Wolff sweeps is bit-identical for 1, 2 and 3
  * threads, for 1 .. 5 boxes (desc.n_parts) and a cut changed between sweeps
  * (latmc_sim_set_parts), whether the sweeps come in one call or several, and across a
- * checkpoint (save, load, go on). Lattices of at least 65536 sites, so that the threaded
+ * checkpoint (save, load, go on); ensemble members follow their own sims' chains and
+ * temper. Lattices of at least 65536 sites, so that the threaded
  * labelling runs. Also the refusals: models without clusters, Potts with J < 0, a backend
  * without cluster labelling.
  */
@@ -145,6 +146,55 @@ static void wolff(void **state)
     check_config(&potts, 40);
 }
 
+/* Ensemble members run the cluster chain of a sim of their own desc, and tempering
+ * exchanges their temperatures as for any algorithm. */
+static void ensembles(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim_desc d = ising_desc(2, 16, 16, 0, LATMC_ALGO_SWENDSEN_WANG, 1, 0);
+    latmc_ens_layout layout;
+    latmc_ens_layout_init(&layout);
+    layout.n_temperatures = 4;
+    layout.seed = 99;
+    layout.n_threads = 2;
+    latmc_ens *ens = NULL;
+    assert_int_equal(latmc_ens_create(ctx, &d, &layout, &ens), LATMC_OK);
+    const double betas[4] = { 0.38, 0.42, 0.44, 0.47 };
+    assert_int_equal(latmc_ens_set_temperatures(ens, betas, 4), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(ens, LATMC_INIT_HOT), LATMC_OK);
+    /* no exchanges: each member is the sim of its desc */
+    uint8_t start[256], got[256], want[256];
+    assert_int_equal(latmc_ens_get_spins(ens, 2, start, sizeof start), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(ens, 10), LATMC_OK);
+    assert_int_equal(latmc_ens_get_spins(ens, 2, got, sizeof got), LATMC_OK);
+    latmc_sim_desc md;
+    latmc_sim_desc_init(&md);
+    assert_int_equal(latmc_ens_member_desc(ens, 2, &md), LATMC_OK);
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &md, &sim), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, betas[2]), LATMC_OK);
+    assert_int_equal(latmc_sim_set_spins(sim, start, sizeof start), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(sim, 10), LATMC_OK);
+    assert_int_equal(latmc_sim_get_spins(sim, want, sizeof want), LATMC_OK);
+    assert_memory_equal(got, want, sizeof got);
+    latmc_sim_destroy(&sim);
+    /* tempering */
+    assert_int_equal(latmc_ens_set_exchange(ens, 2), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(ens, 200), LATMC_OK);
+    uint64_t accepted[3] = { 0 }, attempted[3] = { 0 };
+    assert_int_equal(latmc_ens_exchange_counts(ens, accepted, attempted, 3), LATMC_OK);
+    printf("ensemble of 4 SW members, exchanges every 2 sweeps: %llu/%llu, %llu/%llu, "
+           "%llu/%llu accepted\n", (unsigned long long)accepted[0],
+           (unsigned long long)attempted[0], (unsigned long long)accepted[1],
+           (unsigned long long)attempted[1], (unsigned long long)accepted[2],
+           (unsigned long long)attempted[2]);
+    assert_true(attempted[0] > 0 && accepted[0] > 0);
+    latmc_ens_destroy(&ens);
+    latmc_ctx_destroy(&ctx);
+}
+
 static void refusals(void **state)
 {
     (void)state;
@@ -201,6 +251,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(swendsen_wang),
         cmocka_unit_test(wolff),
+        cmocka_unit_test(ensembles),
         cmocka_unit_test(refusals),
     };
     return cmocka_run_group_tests_name("cluster_identity", tests, NULL, NULL);
