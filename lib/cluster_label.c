@@ -71,18 +71,29 @@ void latmc_cluster_label_box(const struct latmc_cluster_lattice *g, const uint8_
         const int64_t up_y = y + 1 == l1 ? -(l1 - 1) * l0 : l0;
         const int y_inside = last != 1 || base < top;
         const int z_inside = last == 2 && base < top;
+        /* the root of site i when the bond from i - 1 joined them, else UINT32_MAX: the
+         * next site needs no search then (nothing has moved that root since) */
+        uint32_t carried = UINT32_MAX;
         for (int64_t x = 0; x < l0; x++) {
             const int64_t i = base + x;
             const uint8_t b = bonds[i];
-            if (!b)
+            if (!b) {
+                carried = UINT32_MAX;
                 continue;
-            uint32_t r = find_halving(parent, (uint32_t)i); /* kept current as bonds join */
-            if (b & 1u)
+            }
+            /* kept current as the bonds join */
+            uint32_t r = carried != UINT32_MAX ? carried : find_halving(parent, (uint32_t)i);
+            carried = UINT32_MAX;
+            if (b & 1u) {
                 r = join_root(parent, r, (uint32_t)(x + 1 == l0 ? base : i + 1));
+                carried = x + 1 < l0 ? r : UINT32_MAX;
+            }
             if ((b & 2u) && y_inside)
                 r = join_root(parent, r, (uint32_t)(i + up_y));
             if ((b & 4u) && z_inside)
-                join_root(parent, r, (uint32_t)(i + l0 * l1));
+                r = join_root(parent, r, (uint32_t)(i + l0 * l1));
+            if (carried != UINT32_MAX)
+                carried = r;
         }
     }
     /* parent[i] < i unless i is a root, and earlier sites are flat already */
