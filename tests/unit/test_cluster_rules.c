@@ -16,7 +16,8 @@
  * 3. The random-number names. The library's configuration after each of a few sweeps,
  *    bit for bit, against sweeps done here from the definition in lib/cluster_bonds.h
  *    (the draw of each bond and each cluster name; labels by breadth-first search):
- *    Ising 2D and 3D with a field and +-J couplings, Potts with a field, SW and Wolff.
+ *    Ising 2D and 3D with a field and +-J couplings, Potts with a field, SW and Wolff;
+ *    and the sweep's statistics (clusters, the largest, the sum of squared sizes).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,6 +34,7 @@
 
 #include "cluster_bonds.h"
 #include "cluster_label.h"
+#include "cluster_sweep.h"
 #include "decision.h"
 #include "sim_helpers.h"
 
@@ -482,8 +484,10 @@ struct ref_chain {
     uint64_t seed;
 };
 
-/* One sweep of the definition on spins v (Ising +-1 as int8, Potts states). */
-static void ref_sweep(const struct ref_chain *c, const int8_t *eps, int8_t *v, uint64_t sweep)
+/* One sweep of the definition on spins v (Ising +-1 as int8, Potts states), and what
+ * it built (clusters updated, the largest, the sum of their squared sizes). */
+static void ref_sweep(const struct ref_chain *c, const int8_t *eps, int8_t *v, uint64_t sweep,
+                      struct latmc_cluster_stats *stats)
 {
     const struct latmc_cluster_lattice g = latmc_cluster_lattice_of(c->ndim, c->extent);
     const int64_t n = g.nsites;
@@ -502,6 +506,7 @@ static void ref_sweep(const struct ref_chain *c, const int8_t *eps, int8_t *v, u
         }
     bfs_names(&g, bonds, name);
     const int64_t seed_site = latmc_cluster_seed_site(c->seed, sweep, n);
+    memset(stats, 0, sizeof *stats);
     for (int64_t r = 0; r < n; r++) {
         if (name[r] != (uint32_t)r || (c->wolff && name[seed_site] != (uint32_t)r))
             continue;
@@ -511,6 +516,9 @@ static void ref_sweep(const struct ref_chain *c, const int8_t *eps, int8_t *v, u
                 size++;
                 m += v[i];
             }
+        stats->clusters++;
+        stats->largest = size > stats->largest ? size : stats->largest;
+        stats->size2_sum += c->wolff ? (double)size : (double)size * (double)size;
         const uint32_t u = latmc_cluster_decide_draw(c->seed, sweep, r);
         int new_colour = 0, flip = 0;
         if (c->potts) {
@@ -570,12 +578,17 @@ static void check_names(const struct ref_chain *c, int pmj)
         free(f);
     }
     assert_int_equal(latmc_sim_get_spins(sim, v, n), LATMC_OK);
+    assert_int_equal(latmc_cluster_want_stats(sim, true), LATMC_OK);
     int moved = 0;
     for (uint64_t sweep = 0; sweep < 6; sweep++) {
-        ref_sweep(c, eps, v, sweep);
+        struct latmc_cluster_stats want, have;
+        ref_sweep(c, eps, v, sweep, &want);
         assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
         assert_int_equal(latmc_sim_get_spins(sim, got, n), LATMC_OK);
         assert_memory_equal(got, v, n);
+        latmc_cluster_last_stats(sim, &have);
+        assert_true(have.clusters == want.clusters && have.largest == want.largest &&
+                    have.size2_sum == want.size2_sum);
         uint64_t acc = 0, att = 0;
         assert_int_equal(latmc_sim_acceptance_counts(sim, &acc, &att), LATMC_OK);
         moved |= acc > 0;
