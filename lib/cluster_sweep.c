@@ -45,7 +45,7 @@ struct latmc_cluster_work {
     int64_t *msum;       /* Ising with a field: the clusters' magnetisations */
     int8_t *eps;         /* Ising +-J: the couplings, ndim per site; else NULL */
     struct latmc_cluster_stats last;
-    bool want_stats;     /* compute last.largest and last.size2_sum (a serial pass) */
+    bool have_stats;     /* a cluster sweep filled `last` */
 };
 
 bool latmc_cluster_algorithm(int algorithm)
@@ -97,13 +97,48 @@ void latmc_cluster_free(latmc_sim *sim)
     sim->cluster = NULL;
 }
 
-void latmc_cluster_last_stats(const latmc_sim *sim, struct latmc_cluster_stats *out)
+int latmc_cluster_last_stats(const latmc_sim *sim, struct latmc_cluster_stats *out)
 {
     const struct latmc_cluster_work *w = sim->cluster;
-    if (w)
-        *out = w->last;
-    else
+    if (!w || !w->have_stats) {
         memset(out, 0, sizeof *out);
+        return latmc_fail(LATMC_ESTATE, "the sim has made no cluster sweep yet");
+    }
+    *out = w->last;
+    return LATMC_OK;
+}
+
+bool latmc_cluster_observable_key(int key)
+{
+    return key == LATMC_OBS_CLUSTERS || key == LATMC_OBS_LARGEST_CLUSTER ||
+           key == LATMC_OBS_CLUSTER_M2;
+}
+
+int latmc_cluster_observable(const latmc_sim *sim, int key, double *value)
+{
+    const char *name = latmc_observable_name(key);
+    if (!latmc_cluster_algorithm(sim->desc.algorithm))
+        return latmc_fail(LATMC_EUNSUPPORTED, "observable %s: only the cluster algorithms "
+                          "(Swendsen-Wang, Wolff) build clusters; this sim runs %s", name,
+                          latmc_algorithm_name(sim->desc.algorithm));
+    const struct latmc_cluster_work *w = sim->cluster;
+    if (!w || !w->have_stats)
+        return latmc_fail(LATMC_ESTATE, "observable %s: no cluster sweep yet (it describes "
+                          "the clusters of the last sweep)", name);
+    const double n = (double)sim->nsites;
+    switch (key) {
+    case LATMC_OBS_CLUSTERS:
+        *value = (double)w->last.clusters;
+        break;
+    case LATMC_OBS_LARGEST_CLUSTER:
+        *value = (double)w->last.largest / n;
+        break;
+    default: /* LATMC_OBS_CLUSTER_M2 */
+        *value = sim->desc.algorithm == LATMC_ALGO_WOLFF ? w->last.size2_sum / n
+                                                        : w->last.size2_sum / (n * n);
+        break;
+    }
+    return LATMC_OK;
 }
 
 static int work_of(latmc_sim *sim, struct latmc_cluster_work **out)
@@ -131,15 +166,6 @@ static int work_of(latmc_sim *sim, struct latmc_cluster_work **out)
     return LATMC_OK;
 }
 
-int latmc_cluster_want_stats(latmc_sim *sim, bool on)
-{
-    struct latmc_cluster_work *w = NULL;
-    const int st = work_of(sim, &w);
-    if (st == LATMC_OK)
-        w->want_stats = on;
-    return st;
-}
-
 /* Everything one sweep needs, read once per latmc_sim_sweep call. */
 struct cluster_job {
     struct latmc_cluster_lattice g;
@@ -150,7 +176,6 @@ struct cluster_job {
     int sign_k;               /* Ising: sign of beta J (0: no bonds) */
     uint64_t bond_threshold;  /* floor(p 2^32) */
     double beta_h;            /* the field's weight, beta h */
-    bool need_sizes;          /* the decisions need the clusters' sizes or magnetisations */
     const int8_t *eps;        /* Ising +-J couplings or NULL */
     int n_units;              /* labelling pieces: planes [unit_p[u], unit_p[u + 1]) */
     int64_t *unit_p;
@@ -349,28 +374,35 @@ static int sw_sweep(const struct cluster_job *job, struct latmc_cluster_work *w,
     CLUSTER_OMP(parallel for num_threads(nt) schedule(static, 1) if(nt > 1))
     for (int u = 0; u < U; u++)
         latmc_cluster_resolve(parent, name, job->unit_p[u] * P, job->unit_p[u + 1] * P);
-    /* sizes (and magnetisations) at the names where the decisions or the statistics need
-     * them: parent is free now. One pass in site order: a site's name may lie in another
-     * unit. */
+    /* sizes (and magnetisations) at the names, for the decisions in a field and the
+     * statistics: parent is free now. Zeroed box by box; counted in one pass in site
+     * order (a site's name may lie in another box). */
     int64_t *msum = w->msum;
-    const bool sizes = job->need_sizes || w->want_stats;
-    if (sizes) {
-        for (int64_t i = 0; i < N; i++)
-            if (name[i] == (uint32_t)i) {
-                parent[i] = 0;
-                if (msum)
-                    msum[i] = 0;
-            }
-        for (int64_t i = 0; i < N; i++) {
-            parent[name[i]]++;
-            if (msum)
+    {
+        CLUSTER_OMP(parallel for num_threads(nt) schedule(static, 1) if(nt > 1))
+        for (int u = 0; u < U; u++)
+            for (int64_t i = job->unit_p[u] * P; i < job->unit_p[u + 1] * P; i++)
+                if (name[i] == (uint32_t)i) {
+                    parent[i] = 0;
+                    if (msum)
+                        msum[i] = 0;
+                }
+        if (msum)
+            for (int64_t i = 0; i < N; i++) {
+                parent[name[i]]++;
                 msum[name[i]] += (int8_t)s[i];
-        }
+            }
+        else
+            for (int64_t i = 0; i < N; i++)
+                parent[name[i]]++;
     }
     /* (3) each cluster's decision at its name, into bonds (free now): the names' draws
-     * BATCH at a time */
-    int64_t clusters = 0;
-    CLUSTER_OMP(parallel for num_threads(nt) schedule(static, 1) if(nt > 1) reduction(+:clusters))
+     * BATCH at a time. The statistics are integers (sum |C|^2 <= N^2 < 2^64): the same
+     * for any cut. */
+    int64_t clusters = 0, largest = 0;
+    uint64_t size2 = 0;
+    CLUSTER_OMP(parallel for num_threads(nt) schedule(static, 1) if(nt > 1) \
+                reduction(+:clusters, size2) reduction(max:largest))
     for (int u = 0; u < U; u++) {
         uint64_t blk[BATCH];
         int64_t root[BATCH];
@@ -382,6 +414,9 @@ static int sw_sweep(const struct cluster_job *job, struct latmc_cluster_work *w,
                 root[k] = i;
                 blk[k++] = (uint64_t)i >> 2;
                 clusters++;
+                const int64_t size = parent[i];
+                largest = size > largest ? size : largest;
+                size2 += (uint64_t)size * (uint64_t)size;
             }
             if (k == BATCH || (k > 0 && i + 1 >= i1)) {
                 for (int j = k; j < BATCH; j++)
@@ -389,22 +424,17 @@ static int sw_sweep(const struct cluster_job *job, struct latmc_cluster_work *w,
                 cluster_batch(job->seed, sweep, LATMC_CLUSTER_PHASE_DECIDE, blk, draw);
                 for (int j = 0; j < k; j++) {
                     const int64_t r = root[j];
-                    bonds[r] = decide(job, draw[4 * j + (r & 3)], sizes ? parent[r] : 0,
+                    bonds[r] = decide(job, draw[4 * j + (r & 3)], parent[r],
                                       msum ? msum[r] : 0, s[r]);
                 }
                 k = 0;
             }
         }
     }
-    struct latmc_cluster_stats st = { clusters, 0, 0.0 };
-    if (w->want_stats)
-        for (int64_t i = 0; i < N; i++)
-            if (name[i] == (uint32_t)i) {
-                const int64_t size = parent[i];
-                st.largest = size > st.largest ? size : st.largest;
-                st.size2_sum += (double)size * (double)size;
-            }
-    w->last = st;
+    w->last.clusters = clusters;
+    w->last.largest = largest;
+    w->last.size2_sum = (double)size2;
+    w->have_stats = true;
     /* (4) every site takes its cluster's decision */
     uint64_t diff = 0;
     CLUSTER_OMP(parallel for num_threads(nt) schedule(static, 1) if(nt > 1) reduction(+:diff))
@@ -475,6 +505,7 @@ static void wolff_sweep(const struct cluster_job *job, struct latmc_cluster_work
     w->last.clusters = 1;
     w->last.largest = n;
     w->last.size2_sum = (double)n;
+    w->have_stats = true;
     *changed += diff;
     *size_out += (uint64_t)n;
 }
@@ -539,7 +570,6 @@ int latmc_cluster_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_
     const double K = beta * J;
     job.beta_h = beta * sim->param[LATMC_PARAM_H];
     job.sign_k = K > 0.0 ? 1 : K < 0.0 ? -1 : 0;
-    job.need_sizes = job.beta_h != 0.0;
     job.bond_threshold = latmc_threshold_u32(job.potts ? -expm1(-K) : -expm1(-2.0 * fabs(K)));
     if (!job.potts && job.beta_h != 0.0 && !w->msum &&
         !(w->msum = malloc((size_t)sim->nsites * sizeof *w->msum)))

@@ -34,19 +34,22 @@ int latmc_cluster_check_params(const latmc_sim *sim);
 int latmc_cluster_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted);
 
 /*
- * What the last cluster sweep of the sim built (all 0 before the first). The number of
- * clusters comes with every sweep; the largest cluster and the sum of squared sizes only
- * after latmc_cluster_want_stats(sim, true) (Swendsen-Wang: one more pass over the sites;
- * Wolff: always). The improved susceptibility estimator is size2_sum / N (SW) or the
- * cluster's size (Wolff), averaged over sweeps (doc/clusters.md).
+ * What the last cluster sweep of the sim built. The improved estimator of <m^2> (Ising,
+ * h = 0) is size2_sum / N^2 for Swendsen-Wang, size / N for Wolff (doc/clusters.md).
  */
 struct latmc_cluster_stats {
     int64_t clusters;     /* Swendsen-Wang: clusters of the sweep; Wolff: 1 */
     int64_t largest;      /* sites of the largest cluster (Wolff: of its one cluster) */
     double size2_sum;     /* sum over the clusters of size^2 (Wolff: the cluster's size) */
 };
-int latmc_cluster_want_stats(latmc_sim *sim, bool on);
-void latmc_cluster_last_stats(const latmc_sim *sim, struct latmc_cluster_stats *out);
+/* LATMC_OK, or LATMC_ESTATE when the sim has made no cluster sweep yet. */
+int latmc_cluster_last_stats(const latmc_sim *sim, struct latmc_cluster_stats *out);
+
+/* Whether `key` is one of the cluster observables (LATMC_OBS_CLUSTERS ..
+ * LATMC_OBS_CLUSTER_M2), and its value from the last cluster sweep: LATMC_EUNSUPPORTED
+ * for a sim of another algorithm, LATMC_ESTATE before its first cluster sweep. */
+bool latmc_cluster_observable_key(int key);
+int latmc_cluster_observable(const latmc_sim *sim, int key, double *value);
 
 /* Free the sim's cluster work space (latmc_sim_destroy). */
 void latmc_cluster_free(latmc_sim *sim);

@@ -397,6 +397,10 @@ int latmc_sim_observable(latmc_sim *sim, int key, double *value)
         *value = (double)sim->accepted / (double)sim->attempted;
         return LATMC_OK;
     }
+    if (latmc_cluster_observable_key(key)) { /* of the last sweep, not of the configuration */
+        const int st = latmc_cluster_observable(sim, key, value);
+        return st < 0 ? latmc_sim_record_failure(sim, st) : LATMC_OK;
+    }
     if (!(sim->model->observables & (1u << key)))
         return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "observable %s is not defined for the %s model",
                         latmc_observable_name(key), sim->model->name);
@@ -431,6 +435,9 @@ const char *latmc_observable_name(int key)
     case LATMC_OBS_PHI2:              return "phi2";
     case LATMC_OBS_ACCEPTANCE:        return "acceptance";
     case LATMC_OBS_OVERLAP2:          return "overlap2";
+    case LATMC_OBS_CLUSTERS:          return "clusters";
+    case LATMC_OBS_LARGEST_CLUSTER:   return "largest_cluster";
+    case LATMC_OBS_CLUSTER_M2:        return "cluster_m2";
     default:                          return NULL;
     }
 }

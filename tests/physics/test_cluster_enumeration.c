@@ -3,8 +3,9 @@
  * error: full enumeration of the Ising 4x4 square and 2x2x2 cube (h = 0 and a field, the
  * field handled by the clusters' heat bath), the +-J 4x4 lattice (exact sum over its
  * 2^16 states), the q = 3 Potts 3x3 torus (h = 0 and a field), and Kaufman's exact
- * energy of the periodic 16x16 and 64x64 lattices at beta_c. Each mean within 4 sigma of
- * its binning error; fixed seeds.
+ * energy of the periodic 16x16 and 64x64 lattices at beta_c; the improved estimator of
+ * <m^2> (LATMC_OBS_CLUSTER_M2) against the exact <m^2>. Each mean within 4 sigma of its
+ * binning error; fixed seeds.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -166,6 +167,61 @@ static void potts_q3_3x3(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/*
+ * The improved estimator: the mean of LATMC_OBS_CLUSTER_M2 (sum |C|^2 / N^2 of a
+ * Swendsen-Wang sweep, |C| / N of a Wolff cluster) is the exact <m^2> at h = 0. Also the
+ * observables' refusals.
+ */
+static void improved_m2(void **state)
+{
+    (void)state;
+    const int extent[2] = { 4, 4 };
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    const double betas[] = { 0.3, 0.44 };
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++) {
+            struct exact_ising_moments ex;
+            assert_int_equal(exact_ising_enumerate(2, extent, betas[b], 1.0, 0.0, &ex), 0);
+            latmc_sim_desc d = ising_desc(2, 4, 4, 0, algorithms[a], 1, 990 + (uint64_t)(2 * a + b));
+            latmc_sim *sim = NULL;
+            assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+            assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, betas[b]), LATMC_OK);
+            assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+            double v = 0;
+            assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTER_M2, &v), LATMC_ESTATE);
+            assert_int_equal(latmc_sim_sweep(sim, 500), LATMC_OK);
+            latmc_acc *acc = NULL;
+            assert_int_equal(latmc_acc_create(&acc, 3), LATMC_OK);
+            for (uint64_t t = 0; t < NMEAS; t++) {
+                double row[3];
+                assert_int_equal(latmc_sim_sweep(sim, a == 1 ? 2 : 1), LATMC_OK);
+                assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTER_M2, &row[0]), LATMC_OK);
+                assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &row[1]), LATMC_OK);
+                assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_LARGEST_CLUSTER, &row[2]), LATMC_OK);
+                assert_true(row[1] >= 1 && row[1] <= (a == 1 ? 1 : 16));
+                assert_true(row[2] > 0 && row[2] <= 1 && row[0] <= row[2]);
+                assert_int_equal(latmc_acc_push(acc, row, 3), LATMC_OK);
+            }
+            char label[64];
+            snprintf(label, sizeof label, "4x4 %s beta=%.2f cluster <m^2>", algo_name[a], betas[b]);
+            assert_true(fabs(mc_deviation(acc, 0, ex.m2, label)) < MAX_SIGMA);
+            latmc_acc_destroy(&acc);
+            latmc_sim_destroy(&sim);
+        }
+    /* only cluster algorithms have them */
+    latmc_sim_desc d = ising_desc(2, 4, 4, 0, LATMC_ALGO_METROPOLIS, 1, 1);
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+    double v = 0;
+    assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_EUNSUPPORTED);
+    assert_string_equal(latmc_observable_name(LATMC_OBS_CLUSTER_M2), "cluster_m2");
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+}
+
 /* Kaufman's exact energy of the periodic L x L lattice at beta_c (Swendsen-Wang; Wolff
  * at 16 only, where its clusters cover a good part of the lattice). */
 static void kaufman_beta_c(void **state)
@@ -202,6 +258,7 @@ int main(void)
         cmocka_unit_test(ising_2x2x2),
         cmocka_unit_test(ising_pmj_4x4),
         cmocka_unit_test(potts_q3_3x3),
+        cmocka_unit_test(improved_m2),
         cmocka_unit_test(kaufman_beta_c),
     };
     return cmocka_run_group_tests_name("cluster_enumeration", tests, NULL, NULL);
