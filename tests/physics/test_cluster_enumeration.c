@@ -183,7 +183,8 @@ static void improved_m2(void **state)
         for (int b = 0; b < 2; b++) {
             struct exact_ising_moments ex;
             assert_int_equal(exact_ising_enumerate(2, extent, betas[b], 1.0, 0.0, &ex), 0);
-            latmc_sim_desc d = ising_desc(2, 4, 4, 0, algorithms[a], 1, 990 + (uint64_t)(2 * a + b));
+            const uint64_t seed = 990 + (uint64_t)(2 * a + b);
+            latmc_sim_desc d = ising_desc(2, 4, 4, 0, algorithms[a], 1, seed);
             latmc_sim *sim = NULL;
             assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
             assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, betas[b]), LATMC_OK);
@@ -196,9 +197,10 @@ static void improved_m2(void **state)
             for (uint64_t t = 0; t < NMEAS; t++) {
                 double row[3];
                 assert_int_equal(latmc_sim_sweep(sim, a == 1 ? 2 : 1), LATMC_OK);
-                assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTER_M2, &row[0]), LATMC_OK);
-                assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &row[1]), LATMC_OK);
-                assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_LARGEST_CLUSTER, &row[2]), LATMC_OK);
+                const int keys[3] = { LATMC_OBS_CLUSTER_M2, LATMC_OBS_CLUSTERS,
+                                      LATMC_OBS_LARGEST_CLUSTER };
+                for (int c = 0; c < 3; c++)
+                    assert_int_equal(latmc_sim_observable(sim, keys[c], &row[c]), LATMC_OK);
                 assert_true(row[1] >= 1 && row[1] <= (a == 1 ? 1 : 16));
                 assert_true(row[2] > 0 && row[2] <= 1 && row[0] <= row[2]);
                 assert_int_equal(latmc_acc_push(acc, row, 3), LATMC_OK);

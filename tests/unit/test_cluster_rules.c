@@ -526,9 +526,10 @@ static void ref_sweep(const struct ref_chain *c, const int8_t *eps, int8_t *v, u
                 new_colour = latmc_cluster_potts_colour(
                     u, latmc_threshold_u32(1.0 / (1.0 + (c->q - 1) * exp(-bh * (double)size))),
                     c->q);
+            else if (c->wolff)
+                new_colour = (v[r] + 1 + (int)(((uint64_t)u * (uint64_t)(c->q - 1)) >> 32)) % c->q;
             else
-                new_colour = c->wolff ? (v[r] + 1 + (int)(((uint64_t)u * (uint64_t)(c->q - 1)) >> 32)) % c->q
-                                      : (int)(((uint64_t)u * (uint64_t)c->q) >> 32);
+                new_colour = (int)(((uint64_t)u * (uint64_t)c->q) >> 32);
         } else if (c->wolff && bh == 0.0) {
             flip = 1;
         } else {
