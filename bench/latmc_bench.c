@@ -3,7 +3,7 @@
  * (both see the same machine state), with their ratio.
  *
  *   latmc-bench [--model ising|potts|phi4|heisenberg] [--q Q] [--dim 2|3] [-L L]
- *               [--extents AxB[xC]] [--algo metropolis|heatbath|overrelax] [--beta B]
+ *               [--extents AxB[xC]] [--algo metropolis|heatbath|overrelax|sw|wolff] [--beta B]
  *               [--param NAME=VALUE]... [--NAME VALUE]... [--precision float|double]
  *               [--couplings uniform|gaussian|bimodal] [--replicas 1|2]
  *               [--device cpu|cuda] [--threads T] [--simd c|avx2|avx512] [--env VAR=VALUE]...
@@ -264,9 +264,11 @@ static void run(struct config *c, uint64_t sweeps, int r, int sweeps_only)
 static const char *const model_names[] = { "ising", "potts", "phi4", "heisenberg", NULL };
 static const int model_keys[] = { LATMC_MODEL_ISING, LATMC_MODEL_POTTS, LATMC_MODEL_PHI4,
                                   LATMC_MODEL_HEISENBERG };
-static const char *const algo_names[] = { "metropolis", "heatbath", "overrelax", NULL };
+static const char *const algo_names[] = { "metropolis", "heatbath", "overrelax", "sw", "wolff",
+                                          NULL };
 static const int algo_keys[] = { LATMC_ALGO_METROPOLIS, LATMC_ALGO_HEATBATH,
-                                 LATMC_ALGO_OVERRELAX };
+                                 LATMC_ALGO_OVERRELAX, LATMC_ALGO_SWENDSEN_WANG,
+                                 LATMC_ALGO_WOLFF };
 
 /* The median of v[0 .. n), sorted into `sorted`. */
 static double median_of(const double *v, int n, double *sorted)
@@ -318,7 +320,7 @@ static void report(struct config *c, int repeat, const char *label, int sweeps_o
 static void usage(void)
 {
     printf("usage: latmc-bench [--model ising|potts|phi4|heisenberg] [--q Q] [--dim 2|3] [-L L]\n"
-           "         [--extents AxB[xC]] [--algo metropolis|heatbath|overrelax] [--beta B]\n"
+           "         [--extents AxB[xC]] [--algo metropolis|heatbath|overrelax|sw|wolff] [--beta B]\n"
            "         [--param NAME=VALUE]... [--NAME VALUE]... [--precision float|double]\n"
            "         [--couplings uniform|gaussian|bimodal] [--replicas 1|2]\n"
            "         [--device cpu|cuda] [--threads T] [--simd c|avx2|avx512]\n"

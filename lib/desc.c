@@ -163,7 +163,7 @@ static int check_enums(const latmc_sim_desc *d)
     if (d->couplings < LATMC_COUPLINGS_UNIFORM || d->couplings > LATMC_COUPLINGS_BIMODAL)
         return latmc_fail(LATMC_EINVAL, "desc.couplings = %d is not a LATMC_COUPLINGS_* value",
                           d->couplings);
-    if (d->algorithm < LATMC_ALGO_DEFAULT || d->algorithm > LATMC_ALGO_OVERRELAX)
+    if (d->algorithm < LATMC_ALGO_DEFAULT || d->algorithm > LATMC_ALGO_WOLFF)
         return latmc_fail(LATMC_EINVAL, "desc.algorithm = %d is not a LATMC_ALGO_* value",
                           d->algorithm);
     if (d->n_threads < 0 || d->n_threads > 4096)

@@ -40,6 +40,8 @@ struct latmc_plan;
 
 struct latmc_part;
 
+struct latmc_cluster_work;
+
 struct latmc_sim {
     latmc_ctx *ctx;
     latmc_sim_desc desc;               /* validated; algorithm resolved from DEFAULT */
@@ -60,6 +62,8 @@ struct latmc_sim {
     struct latmc_part *part;           /* NULL, or the sim is one part of a lattice shared
                                           by processes (lib/part.h) */
     int *device_list;                  /* the sim's copy of desc.device_list, or NULL */
+    struct latmc_cluster_work *cluster; /* cluster updates' work space (lib/cluster_sweep.c),
+                                          NULL until the first cluster sweep */
 };
 
 /*

@@ -163,7 +163,8 @@ const struct latmc_model_def latmc_model_potts = {
     .name = "Potts",
     .implemented = true,
     .params = P(LATMC_PARAM_BETA) | P(LATMC_PARAM_J) | P(LATMC_PARAM_H),
-    .algorithms = P(LATMC_ALGO_METROPOLIS) | P(LATMC_ALGO_HEATBATH),
+    .algorithms = P(LATMC_ALGO_METROPOLIS) | P(LATMC_ALGO_HEATBATH) |
+                  P(LATMC_ALGO_SWENDSEN_WANG) | P(LATMC_ALGO_WOLFF),
     .default_algorithm = LATMC_ALGO_METROPOLIS,
     .max_replicas = 1,
     .observables = P(LATMC_OBS_ENERGY) | P(LATMC_OBS_MAGNETIZATION) |

@@ -29,6 +29,8 @@ const char *latmc_algorithm_name(int algorithm)
     case LATMC_ALGO_METROPOLIS: return "Metropolis";
     case LATMC_ALGO_HEATBATH:   return "heat bath";
     case LATMC_ALGO_OVERRELAX:  return "overrelaxation";
+    case LATMC_ALGO_SWENDSEN_WANG: return "Swendsen-Wang";
+    case LATMC_ALGO_WOLFF:      return "Wolff";
     default:                    return "unknown";
     }
 }

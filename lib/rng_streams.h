@@ -26,7 +26,9 @@
 enum latmc_rng_stream {
     LATMC_STREAM_UPDATE    = 0,  /* Monte Carlo updates */
     LATMC_STREAM_INIT      = 1,  /* hot start */
-    LATMC_STREAM_COUPLINGS = 2   /* disorder (keyed by desc.coupling_seed, not desc.seed) */
+    LATMC_STREAM_COUPLINGS = 2,  /* disorder (keyed by desc.coupling_seed, not desc.seed) */
+    LATMC_STREAM_CLUSTER   = 3   /* cluster updates: bonds, cluster decisions, Wolff's seed
+                                    (lib/cluster_bonds.h names them) */
 };
 
 /* The stream byte of `purpose` for replica `replica` (0 or 1). */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "cluster_sweep.h"
 #include "desc.h"
 #include "model.h"
 #include "params.h"
@@ -74,6 +75,7 @@ static void configuration_changed(latmc_sim *sim)
 
 static void sim_free(latmc_sim *sim)
 {
+    latmc_cluster_free(sim);
     free(sim->device_list);
     free(sim->model_data);
     free(sim->sums);
@@ -143,6 +145,20 @@ int latmc_sim_create_as_part(latmc_ctx *ctx, const latmc_sim_desc *desc,
                   "only, desc.n_parts = %d)", ops->name, d.n_parts);
         sim->ops = ops = &latmc_cpu_backend_ops;
     }
+    if (latmc_cluster_algorithm(d.algorithm) && ops != &latmc_cpu_backend_ops &&
+        d.device == LATMC_DEVICE_AUTO && d.n_devices <= 1) {
+        latmc_log(ctx, LATMC_LOG_INFO, "device AUTO: using the CPU (the %s algorithm runs "
+                  "there only)", latmc_algorithm_name(d.algorithm));
+        sim->ops = ops = &latmc_cpu_backend_ops;
+    }
+    sim->part = part; /* latmc_cluster_check_sim asks */
+    if (latmc_cluster_algorithm(d.algorithm) && (st = latmc_cluster_check_sim(sim)) < 0) {
+        latmc_log(ctx, failure_log_level(st), "%s", latmc_thread_error());
+        sim->part = NULL; /* still the caller's */
+        sim_free(sim);
+        return st;
+    }
+    sim->part = NULL;
     if ((st = latmc_plan_check_backend(sim, sim->plan)) < 0) {
         latmc_log(ctx, failure_log_level(st), "%s", latmc_thread_error());
         sim_free(sim);
@@ -315,7 +331,9 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
     if (st < 0)
         return st;
     uint64_t accepted = 0, attempted = 0;
-    if (latmc_part_many(sim))
+    if (latmc_cluster_algorithm(sim->desc.algorithm))
+        st = latmc_cluster_sweeps(sim, n, &accepted, &attempted); /* the core's own loop */
+    else if (latmc_part_many(sim))
         BACKEND_CALL(st, sim, "sweep", latmc_part_sweep(sim, n, &accepted, &attempted));
     else if (latmc_plan_runs_sweeps(sim, sim->plan))
         BACKEND_CALL(st, sim, "sweep",
@@ -379,6 +397,10 @@ int latmc_sim_observable(latmc_sim *sim, int key, double *value)
         *value = (double)sim->accepted / (double)sim->attempted;
         return LATMC_OK;
     }
+    if (latmc_cluster_observable_key(key)) { /* of the last sweep, not of the configuration */
+        const int st = latmc_cluster_observable(sim, key, value);
+        return st < 0 ? latmc_sim_record_failure(sim, st) : LATMC_OK;
+    }
     if (!(sim->model->observables & (1u << key)))
         return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "observable %s is not defined for the %s model",
                         latmc_observable_name(key), sim->model->name);
@@ -413,6 +435,9 @@ const char *latmc_observable_name(int key)
     case LATMC_OBS_PHI2:              return "phi2";
     case LATMC_OBS_ACCEPTANCE:        return "acceptance";
     case LATMC_OBS_OVERLAP2:          return "overlap2";
+    case LATMC_OBS_CLUSTERS:          return "clusters";
+    case LATMC_OBS_LARGEST_CLUSTER:   return "largest_cluster";
+    case LATMC_OBS_CLUSTER_M2:        return "cluster_m2";
     default:                          return NULL;
     }
 }

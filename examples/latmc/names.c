@@ -19,6 +19,8 @@ const struct name_value names_algorithm[] = {
     { "metropolis", LATMC_ALGO_METROPOLIS },
     { "heatbath", LATMC_ALGO_HEATBATH },
     { "overrelax", LATMC_ALGO_OVERRELAX },
+    { "sw", LATMC_ALGO_SWENDSEN_WANG },
+    { "wolff", LATMC_ALGO_WOLFF },
     { NULL, 0 },
 };
 

@@ -51,7 +51,13 @@ enum latmc_algorithm {
     LATMC_ALGO_DEFAULT    = 0, /**< the model's default: Ising -> Metropolis */
     LATMC_ALGO_METROPOLIS = 1, /**< Ising, Potts, phi^4 (default of all three) */
     LATMC_ALGO_HEATBATH   = 2, /**< Ising, Potts, Heisenberg (Heisenberg's default) */
-    LATMC_ALGO_OVERRELAX  = 3  /**< Heisenberg */
+    LATMC_ALGO_OVERRELAX  = 3, /**< Heisenberg */
+    /** Swendsen-Wang cluster update: Ising (uniform or +-J couplings, any field) and Potts
+     * (J >= 0), on the CPU backend (doc/clusters.md). @since 0.2 */
+    LATMC_ALGO_SWENDSEN_WANG = 4,
+    /** Wolff single-cluster update, one cluster per sweep; models and backends as
+     * Swendsen-Wang (doc/clusters.md). @since 0.2 */
+    LATMC_ALGO_WOLFF      = 5
 };
 
 /** Floating-point precision of the phi^4 field (latmc_sim_desc::precision). @since 0.1 */
@@ -109,7 +115,19 @@ enum latmc_observable {
     LATMC_OBS_M4              = 5, /**< m^4 */
     LATMC_OBS_PHI2            = 6, /**< phi^4: sum phi^2 / N */
     LATMC_OBS_ACCEPTANCE      = 7, /**< accepted / attempted since the last reset */
-    LATMC_OBS_OVERLAP2        = 8  /**< Heisenberg, two replicas: sum_{mu,nu} q_{mu nu}^2 */
+    LATMC_OBS_OVERLAP2        = 8, /**< Heisenberg, two replicas: sum_{mu,nu} q_{mu nu}^2 */
+    /** Cluster algorithms (doc/clusters.md), of the last cluster sweep: the clusters it
+     * built (Swendsen-Wang; Wolff: 1). LATMC_ESTATE before the sim's first cluster sweep,
+     * LATMC_EUNSUPPORTED for other algorithms. @since 0.2 */
+    LATMC_OBS_CLUSTERS        = 9,
+    /** Cluster algorithms, of the last cluster sweep: its largest cluster's sites / N
+     * (Wolff: its one cluster's). @since 0.2 */
+    LATMC_OBS_LARGEST_CLUSTER = 10,
+    /** Cluster algorithms, of the last cluster sweep: the improved estimator of m^2,
+     * sum over its clusters of |C|^2 / N^2 (Swendsen-Wang) or |C| / N (Wolff). For the
+     * Ising model at h = 0 its mean is <m^2> (LATMC_OBS_M2's), with a smaller variance;
+     * for Potts the Fortuin-Kasteleyn connectedness. @since 0.2 */
+    LATMC_OBS_CLUSTER_M2      = 11
 };
 
 /**

@@ -13,7 +13,8 @@ if TYPE_CHECKING:  # pragma: no cover
 MODELS: Dict[str, int] = {"ising": _lib.MODEL_ISING, "potts": _lib.MODEL_POTTS,
                           "phi4": _lib.MODEL_PHI4, "heisenberg": _lib.MODEL_HEISENBERG}
 ALGORITHMS: Dict[str, int] = {"default": _lib.ALGO_DEFAULT, "metropolis": _lib.ALGO_METROPOLIS,
-                              "heatbath": _lib.ALGO_HEATBATH, "overrelax": _lib.ALGO_OVERRELAX}
+                              "heatbath": _lib.ALGO_HEATBATH, "overrelax": _lib.ALGO_OVERRELAX,
+                              "sw": _lib.ALGO_SWENDSEN_WANG, "wolff": _lib.ALGO_WOLFF}
 PRECISIONS: Dict[str, int] = {"float": _lib.PRECISION_FLOAT, "double": _lib.PRECISION_DOUBLE}
 COUPLINGS: Dict[str, int] = {"uniform": _lib.COUPLINGS_UNIFORM,
                              "gaussian": _lib.COUPLINGS_GAUSSIAN,

@@ -158,6 +158,7 @@ PARAM_VALUES = {"beta": "0.3", "J": "1", "h": "0.1", "mu2": "-1", "g": "6", "lam
 MODELS = [("Ising", "ising"), ("q-state Potts", "potts"), ("phi^4", "phi4"),
           ("Heisenberg", "heisenberg")]
 ALGOS = {"metropolis": "metropolis", "heat bath": "heatbath",
+         "swendsen-wang": "sw", "wolff": "wolff",
          "multi-hit metropolis": "metropolis", "heat bath + overrelaxation": "heatbath"}
 
 

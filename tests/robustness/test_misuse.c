@@ -151,7 +151,7 @@ static void ctx_and_process_calls(void **state)
     assert_null(latmc_param_name(11));
     assert_null(latmc_param_name(-1));
     assert_null(latmc_observable_name(0));
-    assert_null(latmc_observable_name(9));
+    assert_null(latmc_observable_name(12)); /* past LATMC_OBS_CLUSTER_M2 */
     double lo, hi;
     EXPECT(latmc_param_bounds(LATMC_MODEL_ISING, LATMC_PARAM_G, &lo, &hi), LATMC_EUNSUPPORTED);
     EXPECT(latmc_param_bounds(-3, LATMC_PARAM_BETA, &lo, &hi), LATMC_EINVAL);

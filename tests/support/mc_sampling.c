@@ -5,6 +5,12 @@
 
 int mc_sample_ising(latmc_sim *sim, uint64_t therm, uint64_t nmeas, latmc_acc **out)
 {
+    return mc_sample_every(sim, therm, nmeas, 1, out);
+}
+
+int mc_sample_every(latmc_sim *sim, uint64_t therm, uint64_t nmeas, uint64_t every,
+                    latmc_acc **out)
+{
     static const int keys[NCOLS] = { LATMC_OBS_ENERGY, LATMC_OBS_ABS_MAGNETIZATION,
                                      LATMC_OBS_M2, LATMC_OBS_M4, LATMC_OBS_MAGNETIZATION };
     latmc_acc *acc = NULL;
@@ -15,7 +21,7 @@ int mc_sample_ising(latmc_sim *sim, uint64_t therm, uint64_t nmeas, latmc_acc **
         st = latmc_sim_sweep(sim, therm);
     for (uint64_t t = 0; st == LATMC_OK && t < nmeas; t++) {
         double row[NCOLS];
-        st = latmc_sim_sweep(sim, 1);
+        st = latmc_sim_sweep(sim, every);
         for (int c = 0; st == LATMC_OK && c < NCOLS; c++)
             st = latmc_sim_observable(sim, keys[c], &row[c]);
         if (st == LATMC_OK)

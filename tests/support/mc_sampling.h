@@ -20,6 +20,10 @@ enum { COL_E, COL_ABSM, COL_M2, COL_M4, COL_M, NCOLS };
  */
 int mc_sample_ising(latmc_sim *sim, uint64_t therm, uint64_t nmeas, latmc_acc **out);
 
+/* The same with `every` sweeps before each measurement (Wolff: one cluster a sweep). */
+int mc_sample_every(latmc_sim *sim, uint64_t therm, uint64_t nmeas, uint64_t every,
+                    latmc_acc **out);
+
 /*
  * Deviation of column col's mean from `exact` in units of its binning error, printed as
  * one table line "label: mean +- err (exact x, n.nn sigma, tau_int t)". Returns the

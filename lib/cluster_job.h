@@ -1,0 +1,90 @@
+/*
+ * Internal to the cluster updates (lib/cluster_*.c): the work space a sim keeps, what one
+ * latmc_sim_sweep call reads once, and the passes the sweep files share.
+ */
+#ifndef LATMC_LIB_CLUSTER_JOB_H
+#define LATMC_LIB_CLUSTER_JOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cluster_label.h"
+#include "cluster_sweep.h"
+
+#ifdef _OPENMP
+#  define CLUSTER_PRAGMA_(x) _Pragma(#x)
+#  define CLUSTER_OMP(x) CLUSTER_PRAGMA_(omp x)
+#else
+#  define CLUSTER_OMP(x)
+#endif
+
+/* Below this many sites one thread is quicker than waking a team (speed only). */
+#define CLUSTER_MIN_PARALLEL_SITES 65536
+
+/* Philox blocks computed together (latmc_cluster_batch). */
+enum { LATMC_CLUSTER_BATCH = 8 };
+
+struct latmc_cluster_work {
+    int64_t nsites;
+    uint8_t *spins;      /* the configuration: Ising int8 +-1 as bytes, Potts states */
+    uint8_t *bonds;      /* bit mu: bond (i, mu) active; then the clusters' decisions */
+    uint32_t *parent;    /* union-find; then the clusters' sizes at their names */
+    uint32_t *name;      /* each site's cluster name (Wolff: the cluster's sites) */
+    int64_t *msum;       /* Ising with a field: the clusters' magnetisations */
+    int8_t *eps;         /* Ising +-J: the couplings, ndim per site; else NULL */
+    struct latmc_cluster_stats last;
+    bool have_stats;     /* a cluster sweep filled `last` */
+};
+
+/* Everything one sweep needs, read once per latmc_sim_sweep call. */
+struct latmc_cluster_job {
+    struct latmc_cluster_lattice g;
+    uint64_t seed;
+    int potts;                /* else Ising */
+    int q;
+    int wolff;
+    int sign_k;               /* Ising: sign of beta J (0: no bonds) */
+    uint64_t bond_threshold;  /* floor(p 2^32) */
+    double beta_h;            /* the field's weight, beta h */
+    const int8_t *eps;        /* Ising +-J couplings or NULL */
+    int n_units;              /* labelling pieces: planes [unit_p[u], unit_p[u + 1]) */
+    int64_t *unit_p;
+    int n_threads;
+};
+
+/* Whether the sweep's passes open a thread team (else one thread runs them). */
+bool latmc_cluster_threaded(const struct latmc_cluster_job *job);
+
+/* Whether bond (i, mu) to site j = i + e_mu can be active: its ends satisfied. */
+int latmc_cluster_can_join(const struct latmc_cluster_job *job, const uint8_t *s, int64_t i,
+                           int64_t j, int mu);
+
+/* The draws of the LATMC_CLUSTER_BATCH blocks blk[k] of phase `phase` of the sweep
+ * (lib/cluster_bonds.h) into out[4 k + lane]. */
+void latmc_cluster_batch(uint64_t seed, uint64_t sweep, uint32_t phase, const uint64_t *blk,
+                         uint32_t *out);
+
+/* The bonds of sites [i0, i1), at the start of rows, into bonds[i0 .. i1): bit mu is
+ * bond (i, mu). LATMC_ENOMEM without a message. */
+int latmc_cluster_draw_bonds(const struct latmc_cluster_job *job, uint64_t sweep,
+                             const uint8_t *s, uint8_t *bonds, int64_t i0, int64_t i1);
+
+/* The new state of a cluster from its draw u (lib/cluster_bonds.h): Ising 1 keep, 0 flip;
+ * Potts the new colour. size: its sites; m: its magnetisation (Ising); old: its colour
+ * (Potts). decide_one draws u at the cluster's name r. */
+uint8_t latmc_cluster_decide(const struct latmc_cluster_job *job, uint32_t u, int64_t size,
+                             int64_t m, int old);
+uint8_t latmc_cluster_decide_one(const struct latmc_cluster_job *job, uint64_t sweep,
+                                 int64_t r, int64_t size, int64_t m, int old);
+
+/* One Swendsen-Wang sweep of w->spins (cluster_sw.c); adds the sites changed. */
+int latmc_cluster_sw_sweep(const struct latmc_cluster_job *job, struct latmc_cluster_work *w,
+                           uint64_t sweep, uint64_t *changed);
+
+/* One Wolff sweep of w->spins (cluster_wolff.c); adds the sites changed and the cluster's
+ * sites. w->bonds must be all 0 (it is again after). */
+void latmc_cluster_wolff_sweep(const struct latmc_cluster_job *job,
+                               struct latmc_cluster_work *w, uint64_t sweep,
+                               uint64_t *changed, uint64_t *size);
+
+#endif /* LATMC_LIB_CLUSTER_JOB_H */

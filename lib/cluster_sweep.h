@@ -1,0 +1,57 @@
+/*
+ * Internal: cluster sweeps (Swendsen-Wang, Wolff) of Ising and Potts sims, run by the
+ * core on a host copy of the configuration (doc/clusters.md). The chain is defined by
+ * lib/cluster_bonds.h (draws and decisions) and lib/cluster_label.h (which sites form a
+ * cluster, its name); it does not depend on the boxes of the plan or the thread count.
+ */
+#ifndef LATMC_LIB_CLUSTER_SWEEP_H
+#define LATMC_LIB_CLUSTER_SWEEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+/* Whether `algorithm` is a cluster update (LATMC_ALGO_SWENDSEN_WANG, LATMC_ALGO_WOLFF). */
+bool latmc_cluster_algorithm(int algorithm);
+
+/*
+ * Whether the sim can run its cluster algorithm: the CPU backend, one process, one
+ * device, a lattice of fewer than 2^32 sites. LATMC_EUNSUPPORTED with a message naming
+ * what to change otherwise. Checked at latmc_sim_create.
+ */
+int latmc_cluster_check_sim(const latmc_sim *sim);
+
+/* The sim's parameters can be run (Potts: beta J >= 0): LATMC_EUNSUPPORTED otherwise. */
+int latmc_cluster_check_params(const latmc_sim *sim);
+
+/*
+ * n cluster sweeps numbered sim->sweeps, ... of a sim whose desc.algorithm is a cluster
+ * update, through the backend's get_spins / set_spins. Adds the sites whose spin changed
+ * (accepted) and the sites of the clusters updated (attempted: every site for
+ * Swendsen-Wang, the cluster's for Wolff).
+ */
+int latmc_cluster_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted);
+
+/*
+ * What the last cluster sweep of the sim built. The improved estimator of <m^2> (Ising,
+ * h = 0) is size2_sum / N^2 for Swendsen-Wang, size / N for Wolff (doc/clusters.md).
+ */
+struct latmc_cluster_stats {
+    int64_t clusters;     /* Swendsen-Wang: clusters of the sweep; Wolff: 1 */
+    int64_t largest;      /* sites of the largest cluster (Wolff: of its one cluster) */
+    double size2_sum;     /* sum over the clusters of size^2 (Wolff: the cluster's size) */
+};
+/* LATMC_OK, or LATMC_ESTATE when the sim has made no cluster sweep yet. */
+int latmc_cluster_last_stats(const latmc_sim *sim, struct latmc_cluster_stats *out);
+
+/* Whether `key` is one of the cluster observables (LATMC_OBS_CLUSTERS ..
+ * LATMC_OBS_CLUSTER_M2), and its value from the last cluster sweep: LATMC_EUNSUPPORTED
+ * for a sim of another algorithm, LATMC_ESTATE before its first cluster sweep. */
+bool latmc_cluster_observable_key(int key);
+int latmc_cluster_observable(const latmc_sim *sim, int key, double *value);
+
+/* Free the sim's cluster work space (latmc_sim_destroy). */
+void latmc_cluster_free(latmc_sim *sim);
+
+#endif /* LATMC_LIB_CLUSTER_SWEEP_H */
