@@ -60,6 +60,10 @@ struct latmc_sim {
     struct latmc_part *part;           /* NULL, or the sim is one part of a lattice shared
                                           by processes (lib/part.h) */
     int *device_list;                  /* the sim's copy of desc.device_list, or NULL */
+    /* The Fourier modes at k_min (lib/modes.h), a second reduction made on request: valid
+     * only while sums_valid is too (whoever sets sums_valid clears modes_valid). */
+    bool modes_valid;
+    double *modes;                     /* latmc_modes_tile_doubles doubles, or NULL */
 };
 
 /*

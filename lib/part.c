@@ -17,6 +17,7 @@
 #include "checkpoint_desc.h"
 #include "desc.h"
 #include "model.h"
+#include "modes.h"
 #include "part.h"
 #include "plan.h"
 
@@ -302,6 +303,35 @@ int latmc_part_measure(latmc_sim *sim, void *sums)
         memset(sums, 0, ss);
         for (int64_t p = 0; p < part->planes; p++)
             sim->model->add_sums(sums, tiles + (size_t)p * ss);
+    }
+    free(tiles);
+    free(mine);
+    return st;
+}
+
+int latmc_part_modes(latmc_sim *sim, double *modes)
+{
+    struct latmc_part *part = sim->part;
+    const int n = part->n_parts;
+    const size_t td = latmc_modes_tile_doubles(&sim->desc), ts = td * sizeof(double);
+    size_t *bytes = part->gather_bytes;
+    for (int p = 0; p < n; p++)
+        bytes[p] = (size_t)(part->first[p + 1] - part->first[p]) * ts;
+    /* as latmc_part_measure: this part's tiles, then every part's, in plane order */
+    double *mine = malloc(bytes[part->rank] ? bytes[part->rank] : 1);
+    double *tiles = calloc((size_t)part->planes, ts);
+    int st = mine && tiles ? LATMC_OK
+                           : latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate %lld "
+                                        "tiles", (long long)part->planes);
+    if (st == LATMC_OK)
+        st = latmc_modes_tiles(sim, part->p0, part->p1, mine);
+    if ((st = agree_part(part, st, NULL)) == LATMC_OK)
+        TRANSPORT(st, "gather (Fourier mode tiles)",
+                  part->tr.gather(part->tr.user, -1, mine, tiles, bytes));
+    if (st == LATMC_OK) {
+        memset(modes, 0, ts);
+        for (int64_t p = 0; p < part->planes; p++)
+            latmc_modes_add(&sim->desc, modes, tiles + (size_t)p * td);
     }
     free(tiles);
     free(mine);

@@ -1,0 +1,390 @@
+/*
+ * The Fourier modes at k_min by planes (lib/modes.h, doc/observables.md): one tile per
+ * plane along the last axis from the backend's per-plane configuration copies, added in
+ * plane order, and the observables made from them.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "model.h"
+#include "modes.h"
+#include "part.h"
+#include "potts.h"
+
+#ifdef _OPENMP
+#  define MODES_PRAGMA_(x) _Pragma(#x)
+#  define MODES_OMP(x) MODES_PRAGMA_(omp x)
+#else
+#  define MODES_OMP(x)
+#endif
+
+/* At most this many bytes of configuration copied per block of planes. */
+#define MODES_BLOCK_BYTES ((size_t)8 << 20)
+/* Fewer sites than this in a block: one thread (a team costs more than it saves). */
+#define MODES_THREAD_SITES 32768
+/* Dense components at most: Heisenberg with two replicas, 3 + 9. */
+#define MODES_MAX_DENSE 12
+
+bool latmc_modes_cubic(const latmc_sim_desc *d)
+{
+    for (int mu = 1; mu < d->ndim; mu++)
+        if (d->extent[mu] != d->extent[0])
+            return false;
+    return true;
+}
+
+void latmc_modes_phases(int64_t L, double *c, double *s)
+{
+    const double two_pi = 6.28318530717958647692;
+    for (int64_t x = 0; x < L; x++) {
+        const double a = two_pi * (double)x / (double)L;
+        c[x] = cos(a);
+        s[x] = sin(a);
+    }
+}
+
+int latmc_modes_components(const latmc_sim_desc *d)
+{
+    switch (d->model) {
+    case LATMC_MODEL_POTTS:      return d->q;
+    case LATMC_MODEL_HEISENBERG: return d->replicas == 2 ? 12 : 3;
+    default:                     return 1;
+    }
+}
+
+size_t latmc_modes_tile_doubles(const latmc_sim_desc *d)
+{
+    return (size_t)latmc_modes_components(d) * (size_t)d->ndim * 2;
+}
+
+void latmc_modes_add(const latmc_sim_desc *d, double *total, const double *tile)
+{
+    const size_t n = latmc_modes_tile_doubles(d);
+    for (size_t i = 0; i < n; i++)
+        total[i] += tile[i];
+}
+
+double latmc_potts_simplex_m2(const int64_t *count, int q, int64_t n)
+{
+    double sum = 0;
+    for (int a = 0; a < q; a++) {
+        const double f = (double)count[a] / (double)n;
+        sum += f * f;
+    }
+    return ((double)q * sum - 1.0) / ((double)q - 1.0);
+}
+
+/* ---- one plane ---- */
+
+/* What every plane's kernel needs: the plane's shape and the phase tables. */
+struct plane_geom {
+    int ndim;
+    int64_t lx, rows;            /* a plane: rows of lx sites (2D: 1 row) */
+    const double *cx, *sx;       /* along x */
+    const double *cy, *sy;       /* along y (3D: in the plane) */
+    const double *cp, *sp;       /* along the last axis, indexed by the plane */
+};
+
+/* tile[(c ndim + mu) 2 + {0, 1}]: re, im of component c along direction mu. */
+static inline double *slot(double *tile, int ndim, int c, int mu)
+{
+    return tile + ((size_t)c * (size_t)ndim + (size_t)mu) * 2;
+}
+
+/*
+ * The row sums of a row y of the plane: direction y in 3D (the row's total times the
+ * phase of y); the plane's totals gather the rows for the last axis.
+ */
+static inline void close_row(const struct plane_geom *g, double *tile, int C, int64_t y,
+                             const double *row, double *total)
+{
+    for (int c = 0; c < C; c++) {
+        if (g->ndim == 3) {
+            double *t = slot(tile, 3, c, 1);
+            t[0] += row[c] * g->cy[y];
+            t[1] += row[c] * g->sy[y];
+        }
+        total[c] += row[c];
+    }
+}
+
+static inline void close_plane(const struct plane_geom *g, double *tile, int C, int64_t p,
+                               const double *total)
+{
+    const int last = g->ndim - 1;
+    for (int c = 0; c < C; c++) {
+        double *t = slot(tile, g->ndim, c, last);
+        t[0] = total[c] * g->cp[p];
+        t[1] = total[c] * g->sp[p];
+    }
+}
+
+/*
+ * The dense kernels: LOAD(i, v) puts the C component values of the plane's site i into
+ * v[0 .. C). Sums in site order: rows in order, sites of a row in order.
+ */
+#define DEFINE_DENSE_PLANE(NAME, C_EXPR, LOAD)                                              \
+    static void NAME(const struct plane_geom *g, const void *const *rep, int64_t p,        \
+                     double *tile)                                                          \
+    {                                                                                       \
+        const int C = (C_EXPR);                                                             \
+        double v[MODES_MAX_DENSE], row[MODES_MAX_DENSE], total[MODES_MAX_DENSE];            \
+        for (int c = 0; c < C; c++)                                                         \
+            total[c] = 0;                                                                   \
+        for (int64_t y = 0; y < g->rows; y++) {                                             \
+            for (int c = 0; c < C; c++)                                                     \
+                row[c] = 0;                                                                 \
+            for (int64_t x = 0; x < g->lx; x++) {                                           \
+                const int64_t i = y * g->lx + x;                                            \
+                LOAD(i, v);                                                                 \
+                for (int c = 0; c < C; c++) {                                               \
+                    double *tx = slot(tile, g->ndim, c, 0);                                 \
+                    tx[0] += v[c] * g->cx[x];                                               \
+                    tx[1] += v[c] * g->sx[x];                                               \
+                    row[c] += v[c];                                                         \
+                }                                                                           \
+            }                                                                               \
+            close_row(g, tile, C, y, row, total);                                           \
+        }                                                                                   \
+        close_plane(g, tile, C, p, total);                                                  \
+    }
+
+#define LOAD_ISING(i, v) ((v)[0] = ((const int8_t *)rep[0])[i])
+#define LOAD_PHI4_F(i, v) ((v)[0] = ((const float *)rep[0])[i])
+#define LOAD_PHI4_D(i, v) ((v)[0] = ((const double *)rep[0])[i])
+#define LOAD_HEIS(i, v)                                                                     \
+    do {                                                                                    \
+        const float *a_ = (const float *)rep[0] + 3 * (i);                                  \
+        (v)[0] = a_[0];                                                                     \
+        (v)[1] = a_[1];                                                                     \
+        (v)[2] = a_[2];                                                                     \
+    } while (0)
+/* Two replicas: the products of floats are exact in double. */
+#define LOAD_HEIS2(i, v)                                                                    \
+    do {                                                                                    \
+        const float *a_ = (const float *)rep[0] + 3 * (i);                                  \
+        const float *b_ = (const float *)rep[1] + 3 * (i);                                  \
+        for (int m_ = 0; m_ < 3; m_++) {                                                    \
+            (v)[m_] = a_[m_];                                                               \
+            for (int n_ = 0; n_ < 3; n_++)                                                  \
+                (v)[3 + 3 * m_ + n_] = (double)a_[m_] * (double)b_[n_];                     \
+        }                                                                                   \
+    } while (0)
+
+DEFINE_DENSE_PLANE(ising_plane, 1, LOAD_ISING)
+DEFINE_DENSE_PLANE(phi4_plane_f, 1, LOAD_PHI4_F)
+DEFINE_DENSE_PLANE(phi4_plane_d, 1, LOAD_PHI4_D)
+DEFINE_DENSE_PLANE(heis_plane, 3, LOAD_HEIS)
+DEFINE_DENSE_PLANE(heis2_plane, 12, LOAD_HEIS2)
+
+/* Potts: the indicator of each state; a site touches its own state's sums only. Row and
+ * plane counts are integers, made doubles (exactly) where they meet a phase. */
+static void potts_plane(const struct plane_geom *g, const void *const *rep, int64_t p,
+                        double *tile, int q)
+{
+    const uint8_t *s = rep[0];
+    int64_t row[LATMC_POTTS_MAX_Q], total[LATMC_POTTS_MAX_Q];
+    double totald[LATMC_POTTS_MAX_Q];
+    memset(total, 0, (size_t)q * sizeof *total);
+    for (int64_t y = 0; y < g->rows; y++) {
+        memset(row, 0, (size_t)q * sizeof *row);
+        for (int64_t x = 0; x < g->lx; x++) {
+            const int a = s[y * g->lx + x];
+            double *t = slot(tile, g->ndim, a, 0);
+            t[0] += g->cx[x];
+            t[1] += g->sx[x];
+            row[a]++;
+        }
+        for (int a = 0; a < q; a++) {
+            if (g->ndim == 3 && row[a] != 0) {
+                double *t = slot(tile, 3, a, 1);
+                t[0] += (double)row[a] * g->cy[y];
+                t[1] += (double)row[a] * g->sy[y];
+            }
+            total[a] += row[a];
+        }
+    }
+    for (int a = 0; a < q; a++)
+        totald[a] = (double)total[a];
+    close_plane(g, tile, q, p, totald);
+}
+
+/* ---- planes of a sim ---- */
+
+struct phase_tables {
+    double *buf;
+    struct plane_geom g;
+};
+
+static int make_tables(const latmc_sim_desc *d, struct phase_tables *t)
+{
+    const int nd = d->ndim;
+    int64_t n = 0;
+    for (int mu = 0; mu < nd; mu++)
+        n += d->extent[mu];
+    t->buf = malloc(2 * (size_t)n * sizeof *t->buf);
+    if (!t->buf)
+        return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the phase tables");
+    double *c[3], *s[3], *at = t->buf;
+    for (int mu = 0; mu < nd; mu++) {
+        c[mu] = at;
+        s[mu] = at + d->extent[mu];
+        at += 2 * d->extent[mu];
+        latmc_modes_phases(d->extent[mu], c[mu], s[mu]);
+    }
+    t->g.ndim = nd;
+    t->g.lx = d->extent[0];
+    t->g.rows = nd == 3 ? d->extent[1] : 1;
+    t->g.cx = c[0];
+    t->g.sx = s[0];
+    t->g.cy = nd == 3 ? c[1] : NULL;
+    t->g.sy = nd == 3 ? s[1] : NULL;
+    t->g.cp = c[nd - 1];
+    t->g.sp = s[nd - 1];
+    return LATMC_OK;
+}
+
+/* Plane p's tile (zeroed here) from its replicas' sites rep[r]. */
+static void plane_tile(const latmc_sim *sim, const struct plane_geom *g,
+                       const void *const *rep, int64_t p, double *tile)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    memset(tile, 0, latmc_modes_tile_doubles(d) * sizeof *tile);
+    switch (d->model) {
+    case LATMC_MODEL_ISING:
+        ising_plane(g, rep, p, tile);
+        break;
+    case LATMC_MODEL_POTTS:
+        potts_plane(g, rep, p, tile, d->q);
+        break;
+    case LATMC_MODEL_PHI4:
+        if (d->precision == LATMC_PRECISION_FLOAT)
+            phi4_plane_f(g, rep, p, tile);
+        else
+            phi4_plane_d(g, rep, p, tile);
+        break;
+    default:
+        if (d->replicas == 2)
+            heis2_plane(g, rep, p, tile);
+        else
+            heis_plane(g, rep, p, tile);
+        break;
+    }
+}
+
+int latmc_modes_tiles(latmc_sim *sim, int64_t p0, int64_t p1, double *tiles)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    const int R = d->replicas;
+    const int64_t plane_sites = sim->nsites / d->extent[d->ndim - 1];
+    const size_t site_bytes = sim->model->site_bytes(d);
+    const size_t one = (size_t)plane_sites * site_bytes; /* one plane of one replica */
+    const size_t td = latmc_modes_tile_doubles(d);
+    int64_t block = (int64_t)(MODES_BLOCK_BYTES / (one * (size_t)R));
+    if (block < 1)
+        block = 1;
+    if (block > p1 - p0)
+        block = p1 - p0;
+    struct phase_tables t;
+    int st = make_tables(d, &t);
+    if (st < 0)
+        return st;
+    unsigned char *buf = malloc((size_t)block * one * (size_t)R);
+    if (!buf) {
+        free(t.buf);
+        return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate %lld planes",
+                          (long long)block);
+    }
+    for (int64_t b0 = p0; b0 < p1 && st == LATMC_OK; b0 += block) {
+        const int64_t b1 = b0 + block < p1 ? b0 + block : p1, nb = b1 - b0;
+        st = sim->ops->get_planes(sim, b0, b1, buf);
+        if (st < 0)
+            break;
+        const int threads = nb * plane_sites * R >= MODES_THREAD_SITES ? sim->n_threads : 1;
+        (void)threads;
+        MODES_OMP(parallel for num_threads(threads) schedule(static))
+        for (int64_t p = b0; p < b1; p++) {
+            const void *rep[2];
+            for (int r = 0; r < R; r++) /* get_planes: each replica's planes in turn */
+                rep[r] = buf + ((size_t)r * (size_t)nb + (size_t)(p - b0)) * one;
+            plane_tile(sim, &t.g, rep, p, tiles + (size_t)(p - p0) * td);
+        }
+    }
+    free(buf);
+    free(t.buf);
+    return st;
+}
+
+int latmc_modes_measure(latmc_sim *sim, double *modes)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    if (sim->ops != &latmc_cpu_backend_ops || !sim->ops->get_planes)
+        return latmc_fail(LATMC_EUNSUPPORTED, "the Fourier observables are reduced by the CPU "
+                          "backend only in this version (this sim runs on %s)",
+                          sim->ops->name);
+    if (latmc_part_many(sim))
+        return latmc_part_modes(sim, modes);
+    const int64_t planes = d->extent[d->ndim - 1];
+    const size_t td = latmc_modes_tile_doubles(d);
+    double *tiles = malloc((size_t)planes * td * sizeof *tiles);
+    if (!tiles)
+        return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate %lld plane tiles",
+                          (long long)planes);
+    const int st = latmc_modes_tiles(sim, 0, planes, tiles);
+    if (st == LATMC_OK) {
+        memset(modes, 0, td * sizeof *modes);
+        for (int64_t p = 0; p < planes; p++)
+            latmc_modes_add(d, modes, tiles + (size_t)p * td);
+    }
+    free(tiles);
+    return st;
+}
+
+/* |m(k_mu)|^2 N^2 summed over the ndim directions, for the components [c0, c0 + nc)
+ * taken as one vector. */
+static double power(const latmc_sim_desc *d, const double *modes, int c0, int nc)
+{
+    double sum = 0;
+    for (int mu = 0; mu < d->ndim; mu++)
+        for (int c = c0; c < c0 + nc; c++) {
+            const double *t = modes + ((size_t)c * (size_t)d->ndim + (size_t)mu) * 2;
+            sum += t[0] * t[0] + t[1] * t[1];
+        }
+    return sum;
+}
+
+/* The Potts simplex vector's |m(k_mu)|^2 N^2 summed over directions:
+ * (q sum_a |c_a|^2 - |sum_a c_a|^2) / (q - 1) with c_a the state indicators' modes. */
+static double potts_power(const latmc_sim_desc *d, const double *modes)
+{
+    const int q = d->q;
+    double sum = 0;
+    for (int mu = 0; mu < d->ndim; mu++) {
+        double each = 0, re = 0, im = 0;
+        for (int a = 0; a < q; a++) {
+            const double *t = modes + ((size_t)a * (size_t)d->ndim + (size_t)mu) * 2;
+            each += t[0] * t[0] + t[1] * t[1];
+            re += t[0];
+            im += t[1];
+        }
+        sum += ((double)q * each - (re * re + im * im)) / ((double)q - 1.0);
+    }
+    return sum;
+}
+
+int latmc_modes_observable(const latmc_sim *sim, const double *modes, int key, double *value)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    const double n = (double)sim->nsites;
+    double p;
+    if (key == LATMC_OBS_OVERLAP2_KMIN)
+        p = power(d, modes, 3, 9); /* Heisenberg, two replicas */
+    else if (d->model == LATMC_MODEL_POTTS)
+        p = potts_power(d, modes);
+    else
+        p = power(d, modes, 0, d->model == LATMC_MODEL_HEISENBERG ? 3 : 1);
+    *value = p / (n * n) / (double)d->ndim;
+    return LATMC_OK;
+}
