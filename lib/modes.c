@@ -21,7 +21,7 @@
 #endif
 
 /* At most this many bytes of configuration copied per block of planes. */
-#define MODES_BLOCK_BYTES ((size_t)8 << 20)
+#define MODES_BLOCK_BYTES ((size_t)1 << 20)
 /* Fewer sites than this in a block: one thread (a team costs more than it saves). */
 #define MODES_THREAD_SITES 32768
 /* Dense components at most: Heisenberg with two replicas, 3 + 9. */

@@ -226,8 +226,8 @@ struct result {
     char msg[512];
     size_t spin_bytes;
     unsigned char *spins;
-    double obs[9];       /* every observable key but ACCEPTANCE ... */
-    int obs_st[9];       /* ... and its status (EUNSUPPORTED for the model's missing ones) */
+    double obs[12];      /* every observable key but ACCEPTANCE ... */
+    int obs_st[12];       /* ... and its status (EUNSUPPORTED for the model's missing ones) */
     uint64_t acc, att;
     unsigned char *bytes; /* latmc_sim_serialize */
     size_t nbytes;
@@ -288,7 +288,7 @@ static int set_params(latmc_sim *sim, const struct cfg *c)
 /* Every observable (collective on parts: each part asks for the same keys). */
 static void observe(latmc_sim *sim, struct result *r)
 {
-    for (int key = LATMC_OBS_ENERGY; key <= LATMC_OBS_OVERLAP2; key++)
+    for (int key = LATMC_OBS_ENERGY; key <= LATMC_OBS_OVERLAP2_KMIN; key++)
         if (key != LATMC_OBS_ACCEPTANCE)
             r->obs_st[key] = latmc_sim_observable(sim, key, &r->obs[key]);
 }
@@ -591,7 +591,7 @@ static void parts_equal_one_process(void **state)
                 assert_int_equal(r->spin_bytes, ref.spin_bytes);
                 assert_memory_equal(r->spins, ref.spins, ref.spin_bytes);
                 assert_memory_equal(r->obs_st, ref.obs_st, sizeof ref.obs_st);
-                for (int k = 0; k < 9; k++)
+                for (int k = 0; k < 12; k++)
                     if (ref.obs_st[k] == LATMC_OK)
                         assert_memory_equal(&r->obs[k], &ref.obs[k], sizeof(double));
                 assert_int_equal(r->acc, ref.acc);
