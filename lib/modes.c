@@ -24,8 +24,6 @@
 #define MODES_BLOCK_BYTES ((size_t)1 << 20)
 /* Fewer sites than this in a block: one thread (a team costs more than it saves). */
 #define MODES_THREAD_SITES 32768
-/* Dense components at most: Heisenberg with two replicas, 3 + 9. */
-#define MODES_MAX_DENSE 12
 
 bool latmc_modes_cubic(const latmc_sim_desc *d)
 {
@@ -123,28 +121,53 @@ static inline void close_plane(const struct plane_geom *g, double *tile, int C, 
 
 /*
  * The dense kernels: LOAD(i, v) puts the C component values of the plane's site i into
- * v[0 .. C). Sums in site order: rows in order, sites of a row in order.
+ * v[0 .. C). The summation order is fixed by the plane alone: in each row, site x adds into
+ * lane x mod MODES_LANES (independent sums, so that the additions need not wait for each
+ * other), the lanes are combined as (l0 + l1) + (l2 + l3) at the row's end, and rows are
+ * added in order. Every decomposition runs this same code on whole planes.
  */
+#define MODES_LANES 4
+/* Site x of the row into lane l (a constant where the loop is unrolled, so that the lanes
+ * stay in registers). */
+#define DENSE_SITE_AT(LOAD, l, xx)                                                          \
+    do {                                                                                    \
+        LOAD(row0 + (xx), v);                                                               \
+        for (int c = 0; c < C; c++) {                                                       \
+            re[l][c] += v[c] * g->cx[xx];                                                   \
+            im[l][c] += v[c] * g->sx[xx];                                                   \
+            sum[l][c] += v[c];                                                              \
+        }                                                                                   \
+    } while (0)
+#define DENSE_SITE(LOAD, l) DENSE_SITE_AT(LOAD, l, x + (l))
 #define DEFINE_DENSE_PLANE(NAME, C_EXPR, LOAD)                                              \
     static void NAME(const struct plane_geom *g, const void *const *rep, int64_t p,        \
                      double *tile)                                                          \
     {                                                                                       \
-        const int C = (C_EXPR);                                                             \
-        double v[MODES_MAX_DENSE], row[MODES_MAX_DENSE], total[MODES_MAX_DENSE];            \
+        enum { C = (C_EXPR) };                                                              \
+        double v[C], total[C];                                                              \
         for (int c = 0; c < C; c++)                                                         \
             total[c] = 0;                                                                   \
         for (int64_t y = 0; y < g->rows; y++) {                                             \
-            for (int c = 0; c < C; c++)                                                     \
-                row[c] = 0;                                                                 \
-            for (int64_t x = 0; x < g->lx; x++) {                                           \
-                const int64_t i = y * g->lx + x;                                            \
-                LOAD(i, v);                                                                 \
-                for (int c = 0; c < C; c++) {                                               \
-                    double *tx = slot(tile, g->ndim, c, 0);                                 \
-                    tx[0] += v[c] * g->cx[x];                                               \
-                    tx[1] += v[c] * g->sx[x];                                               \
-                    row[c] += v[c];                                                         \
-                }                                                                           \
+            double re[MODES_LANES][C], im[MODES_LANES][C], sum[MODES_LANES][C];             \
+            memset(re, 0, sizeof re);                                                       \
+            memset(im, 0, sizeof im);                                                       \
+            memset(sum, 0, sizeof sum);                                                     \
+            const int64_t row0 = y * g->lx;                                                 \
+            int64_t x = 0;                                                                  \
+            for (; x + MODES_LANES <= g->lx; x += MODES_LANES) {                            \
+                DENSE_SITE(LOAD, 0);                                                        \
+                DENSE_SITE(LOAD, 1);                                                        \
+                DENSE_SITE(LOAD, 2);                                                        \
+                DENSE_SITE(LOAD, 3);                                                        \
+            }                                                                               \
+            for (int l = 0; x < g->lx; x++, l++) /* the last lx mod 4 sites: lanes 0, 1, 2 */ \
+                DENSE_SITE_AT(LOAD, l, x);                                                  \
+            double row[C];                                                                  \
+            for (int c = 0; c < C; c++) {                                                   \
+                double *tx = slot(tile, g->ndim, c, 0);                                     \
+                tx[0] += (re[0][c] + re[1][c]) + (re[2][c] + re[3][c]);                     \
+                tx[1] += (im[0][c] + im[1][c]) + (im[2][c] + im[3][c]);                     \
+                row[c] = (sum[0][c] + sum[1][c]) + (sum[2][c] + sum[3][c]);                 \
             }                                                                               \
             close_row(g, tile, C, y, row, total);                                           \
         }                                                                                   \
@@ -179,31 +202,58 @@ DEFINE_DENSE_PLANE(phi4_plane_d, 1, LOAD_PHI4_D)
 DEFINE_DENSE_PLANE(heis_plane, 3, LOAD_HEIS)
 DEFINE_DENSE_PLANE(heis2_plane, 12, LOAD_HEIS2)
 
-/* Potts: the indicator of each state; a site touches its own state's sums only. Row and
- * plane counts are integers, made doubles (exactly) where they meet a phase. */
+/*
+ * Potts: the indicator of each state; a site touches its own state's sums only, in lane
+ * x mod MODES_LANES as the dense kernels (combined in the same order at the row's end).
+ * Counts are integers, made doubles (exactly) where they meet a phase.
+ */
+struct potts_lanes {
+    double re[MODES_LANES][LATMC_POTTS_MAX_Q], im[MODES_LANES][LATMC_POTTS_MAX_Q];
+    int64_t count[MODES_LANES][LATMC_POTTS_MAX_Q];
+};
+
+#define POTTS_SITE_AT(l, xx)                                                                \
+    do {                                                                                    \
+        const int a_ = row[xx];                                                             \
+        w->re[l][a_] += g->cx[xx];                                                          \
+        w->im[l][a_] += g->sx[xx];                                                          \
+        w->count[l][a_]++;                                                                  \
+    } while (0)
+
 static void potts_plane(const struct plane_geom *g, const void *const *rep, int64_t p,
-                        double *tile, int q)
+                        double *tile, int q, struct potts_lanes *w)
 {
-    const uint8_t *s = rep[0];
-    int64_t row[LATMC_POTTS_MAX_Q], total[LATMC_POTTS_MAX_Q];
+    int64_t total[LATMC_POTTS_MAX_Q];
     double totald[LATMC_POTTS_MAX_Q];
     memset(total, 0, (size_t)q * sizeof *total);
     for (int64_t y = 0; y < g->rows; y++) {
-        memset(row, 0, (size_t)q * sizeof *row);
-        for (int64_t x = 0; x < g->lx; x++) {
-            const int a = s[y * g->lx + x];
-            double *t = slot(tile, g->ndim, a, 0);
-            t[0] += g->cx[x];
-            t[1] += g->sx[x];
-            row[a]++;
+        const uint8_t *row = (const uint8_t *)rep[0] + y * g->lx;
+        for (int l = 0; l < MODES_LANES; l++) {
+            memset(w->re[l], 0, (size_t)q * sizeof w->re[l][0]);
+            memset(w->im[l], 0, (size_t)q * sizeof w->im[l][0]);
+            memset(w->count[l], 0, (size_t)q * sizeof w->count[l][0]);
         }
+        int64_t x = 0;
+        for (; x + MODES_LANES <= g->lx; x += MODES_LANES) {
+            POTTS_SITE_AT(0, x);
+            POTTS_SITE_AT(1, x + 1);
+            POTTS_SITE_AT(2, x + 2);
+            POTTS_SITE_AT(3, x + 3);
+        }
+        for (int l = 0; x < g->lx; x++, l++)
+            POTTS_SITE_AT(l, x);
         for (int a = 0; a < q; a++) {
-            if (g->ndim == 3 && row[a] != 0) {
-                double *t = slot(tile, 3, a, 1);
-                t[0] += (double)row[a] * g->cy[y];
-                t[1] += (double)row[a] * g->sy[y];
+            double *t = slot(tile, g->ndim, a, 0);
+            t[0] += (w->re[0][a] + w->re[1][a]) + (w->re[2][a] + w->re[3][a]);
+            t[1] += (w->im[0][a] + w->im[1][a]) + (w->im[2][a] + w->im[3][a]);
+            const int64_t n = (w->count[0][a] + w->count[1][a]) +
+                              (w->count[2][a] + w->count[3][a]);
+            if (g->ndim == 3 && n != 0) {
+                double *t1 = slot(tile, 3, a, 1);
+                t1[0] += (double)n * g->cy[y];
+                t1[1] += (double)n * g->sy[y];
             }
-            total[a] += row[a];
+            total[a] += n;
         }
     }
     for (int a = 0; a < q; a++)
@@ -246,9 +296,11 @@ static int make_tables(const latmc_sim_desc *d, struct phase_tables *t)
     return LATMC_OK;
 }
 
-/* Plane p's tile (zeroed here) from its replicas' sites rep[r]. */
+/* Plane p's tile (zeroed here) from its replicas' sites rep[r]; w: the calling thread's
+ * Potts lanes (NULL for the other models). */
 static void plane_tile(const latmc_sim *sim, const struct plane_geom *g,
-                       const void *const *rep, int64_t p, double *tile)
+                       const void *const *rep, int64_t p, double *tile,
+                       struct potts_lanes *w)
 {
     const latmc_sim_desc *d = &sim->desc;
     memset(tile, 0, latmc_modes_tile_doubles(d) * sizeof *tile);
@@ -257,7 +309,7 @@ static void plane_tile(const latmc_sim *sim, const struct plane_geom *g,
         ising_plane(g, rep, p, tile);
         break;
     case LATMC_MODEL_POTTS:
-        potts_plane(g, rep, p, tile, d->q);
+        potts_plane(g, rep, p, tile, d->q, w);
         break;
     case LATMC_MODEL_PHI4:
         if (d->precision == LATMC_PRECISION_FLOAT)
@@ -303,14 +355,26 @@ int latmc_modes_tiles(latmc_sim *sim, int64_t p0, int64_t p1, double *tiles)
         if (st < 0)
             break;
         const int threads = nb * plane_sites * R >= MODES_THREAD_SITES ? sim->n_threads : 1;
+        int failed = 0;
         (void)threads;
-        MODES_OMP(parallel for num_threads(threads) schedule(static))
-        for (int64_t p = b0; p < b1; p++) {
-            const void *rep[2];
-            for (int r = 0; r < R; r++) /* get_planes: each replica's planes in turn */
-                rep[r] = buf + ((size_t)r * (size_t)nb + (size_t)(p - b0)) * one;
-            plane_tile(sim, &t.g, rep, p, tiles + (size_t)(p - p0) * td);
+        MODES_OMP(parallel num_threads(threads) reduction(| : failed))
+        {
+            struct potts_lanes *w = NULL;
+            if (d->model == LATMC_MODEL_POTTS && !(w = malloc(sizeof *w)))
+                failed = 1;
+            MODES_OMP(for schedule(static))
+            for (int64_t p = b0; p < b1; p++) {
+                if (d->model == LATMC_MODEL_POTTS && !w)
+                    continue;
+                const void *rep[2];
+                for (int r = 0; r < R; r++) /* get_planes: each replica's planes in turn */
+                    rep[r] = buf + ((size_t)r * (size_t)nb + (size_t)(p - b0)) * one;
+                plane_tile(sim, &t.g, rep, p, tiles + (size_t)(p - p0) * td, w);
+            }
+            free(w);
         }
+        if (failed)
+            st = latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate a thread's sums");
     }
     free(buf);
     free(t.buf);
