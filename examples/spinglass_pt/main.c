@@ -191,11 +191,15 @@ static int run_size(const struct study *st, int L, struct curve *c)
     uint64_t acc0[MAX_T], att0[MAX_T], acc1[MAX_T], att1[MAX_T];
     latmc_ens_exchange_counts(e, acc0, att0, nT - 1);
     double esum[MAX_T] = { 0 };
+    /* The overlap at k_min is summed on the host in this version (every member's spins
+     * copied there at each measurement): on the GPU that would cost more than the sweeps,
+     * so xi_SG/L is measured on the CPU only. */
+    const bool with_xi = st->device == LATMC_DEVICE_CPU;
     const uint64_t every = 2, nmeas = sweeps / every;
     for (uint64_t i = 0; i < nmeas; i++) {
         if (latmc_ens_sweep(e, every) ||
             latmc_ens_overlaps(e, LATMC_ENS_Q2, q2, (size_t)nST) ||
-            latmc_ens_overlaps(e, LATMC_ENS_QKMIN2, qk, (size_t)nST) ||
+            (with_xi && latmc_ens_overlaps(e, LATMC_ENS_QKMIN2, qk, (size_t)nST)) ||
             latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_TEMPERATURE, en,
                                   (size_t)nST * 2)) {
             fprintf(stderr, "L = %d: %s\n", L, latmc_ens_last_error(e));
@@ -222,7 +226,8 @@ static int run_size(const struct study *st, int L, struct curve *c)
         if (ex_check(latmc_ens_binder_g(a2, a4, nS, 1, &c->g[t], &c->err[t]), NULL, "binder"))
             goto out;
         /* no real xi_SG where [<q^2>] <= [<|q(k_min)|^2>] (high T, few samples): NaN */
-        if (latmc_ens_corr_length(a2, ak, nS, L, &c->xil[t], &c->xierr[t]) == LATMC_OK) {
+        if (with_xi &&
+            latmc_ens_corr_length(a2, ak, nS, L, &c->xil[t], &c->xierr[t]) == LATMC_OK) {
             c->xil[t] /= L;
             c->xierr[t] /= L;
         } else {
