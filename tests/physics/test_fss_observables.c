@@ -576,12 +576,69 @@ static void ensemble_overlap(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/* Ensemble members: with exchanges off, member m is the sim made from its desc
+ * (latmc_ens_member_desc), so its Fourier observables through latmc_ens_observables are that
+ * sim's, bit for bit, whatever the ensemble's thread count. */
+static void ensemble_members(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_POTTS;
+    d.q = 3;
+    d.ndim = 2;
+    d.extent[0] = d.extent[1] = 12;
+    d.device = LATMC_DEVICE_CPU;
+    for (int threads = 1; threads <= 2; threads++) {
+        latmc_ens_layout l;
+        latmc_ens_layout_init(&l);
+        l.n_samples = 2;
+        l.n_temperatures = 2;
+        l.n_replicas = 1;
+        l.seed = 9;
+        l.n_threads = threads;
+        latmc_ens *e = NULL;
+        assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+        const double betas[2] = { 0.8, 1.1 };
+        assert_int_equal(latmc_ens_set_temperatures(e, betas, 2), LATMC_OK);
+        assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(e, 7), LATMC_OK);
+        double k0[4], km[4];
+        assert_int_equal(latmc_ens_observables(e, LATMC_OBS_M2_K0, LATMC_ENS_BY_MEMBER, k0, 4),
+                         LATMC_OK);
+        assert_int_equal(latmc_ens_observables(e, LATMC_OBS_M2_KMIN, LATMC_ENS_BY_MEMBER, km, 4),
+                         LATMC_OK);
+        for (int m = 0; m < 4; m++) {
+            latmc_sim_desc md;
+            latmc_sim_desc_init(&md);
+            assert_int_equal(latmc_ens_member_desc(e, m, &md), LATMC_OK);
+            latmc_sim *sim = NULL;
+            assert_int_equal(latmc_sim_create(ctx, &md, &sim), LATMC_OK);
+            /* member m = sample * n_T + slot: slot m mod 2 */
+            assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, betas[m % 2]), LATMC_OK);
+            assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+            assert_int_equal(latmc_sim_sweep(sim, 7), LATMC_OK);
+            double a, b;
+            assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2_K0, &a), LATMC_OK);
+            assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2_KMIN, &b), LATMC_OK);
+            assert_memory_equal(&a, &k0[m], sizeof a);
+            assert_memory_equal(&b, &km[m], sizeof b);
+            latmc_sim_destroy(&sim);
+        }
+        latmc_ens_destroy(&e);
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(given_configurations),
         cmocka_unit_test(jackknife_helpers),
         cmocka_unit_test(ensemble_overlap),
+        cmocka_unit_test(ensemble_members),
         cmocka_unit_test(bit_identity),
         cmocka_unit_test(enumeration),
         cmocka_unit_test(gaussian_phi4),
