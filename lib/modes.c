@@ -1,7 +1,8 @@
 /*
- * The Fourier modes at k_min by planes (lib/modes.h, doc/observables.md): one tile per
- * plane along the last axis from the backend's per-plane configuration copies, added in
- * plane order, and the observables made from them.
+ * The Fourier modes at k_min by planes (lib/modes.h, doc/observables.md): from the
+ * backend's per-plane configuration copies, one tile per plane along the last axis added in
+ * plane order (Potts, phi^4, Heisenberg), or Ising's exact integer projections; and the
+ * observables made from them.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -195,46 +196,6 @@ static inline void close_plane(const struct plane_geom *g, double *tile, int C, 
         }                                                                                   \
     } while (0)
 
-/*
- * Ising, the hot path of the dense kernel for one component: the same sums (v = +-1, so
- * v c is exactly +-c and the row's sum an integer, exact either way) with the lanes in
- * registers and the row's sum in an integer.
- */
-static void ising_plane(const struct plane_geom *g, const void *const *rep, int64_t p,
-                        double *tile)
-{
-    double total = 0;
-    for (int64_t y = 0; y < g->rows; y++) {
-        const int8_t *s = (const int8_t *)rep[0] + y * g->lx;
-        const double *cx = g->cx, *sx = g->sx;
-        double re[MODES_LANES] = { 0 }, im[MODES_LANES] = { 0 };
-        int64_t n = 0, x = 0;
-        for (; x + MODES_LANES <= g->lx; x += MODES_LANES) {
-            const double v0 = s[x], v1 = s[x + 1], v2 = s[x + 2], v3 = s[x + 3];
-            re[0] += v0 * cx[x];
-            re[1] += v1 * cx[x + 1];
-            re[2] += v2 * cx[x + 2];
-            re[3] += v3 * cx[x + 3];
-            im[0] += v0 * sx[x];
-            im[1] += v1 * sx[x + 1];
-            im[2] += v2 * sx[x + 2];
-            im[3] += v3 * sx[x + 3];
-            n += s[x] + s[x + 1] + s[x + 2] + s[x + 3];
-        }
-        for (int l = 0; x < g->lx; x++, l++) {
-            re[l] += s[x] * cx[x];
-            im[l] += s[x] * sx[x];
-            n += s[x];
-        }
-        double *tx = slot(tile, g->ndim, 0, 0);
-        tx[0] += (re[0] + re[1]) + (re[2] + re[3]);
-        tx[1] += (im[0] + im[1]) + (im[2] + im[3]);
-        const double row = (double)n;
-        close_row(g, tile, 1, y, &row, &total);
-    }
-    close_plane(g, tile, 1, p, &total);
-}
-
 DEFINE_DENSE_PLANE(phi4_plane_f, 1, LOAD_PHI4_F)
 DEFINE_DENSE_PLANE(phi4_plane_d, 1, LOAD_PHI4_D)
 DEFINE_DENSE_PLANE(heis_plane, 3, LOAD_HEIS)
@@ -342,10 +303,7 @@ static void plane_tile(const latmc_sim *sim, const struct plane_geom *g,
 {
     const latmc_sim_desc *d = &sim->desc;
     memset(tile, 0, latmc_modes_tile_doubles(d) * sizeof *tile);
-    switch (d->model) {
-    case LATMC_MODEL_ISING:
-        ising_plane(g, rep, p, tile);
-        break;
+    switch (d->model) { /* Ising: projections instead (ising_projections) */
     case LATMC_MODEL_POTTS:
         potts_plane(g, rep, p, tile, d->q, w);
         break;
@@ -419,6 +377,145 @@ int latmc_modes_tiles(latmc_sim *sim, int64_t p0, int64_t p1, double *tiles)
     return st;
 }
 
+/* ---- Ising: integer projections ---- */
+
+/* Ising's partial result is its projections (modes.h), not tiles. */
+static bool by_projections(const latmc_sim_desc *d)
+{
+    return d->model == LATMC_MODEL_ISING;
+}
+
+/* Entries of the projections: L_0 + ... + L_{d-1}; axis mu's start at offset(mu). */
+static int64_t projection_entries(const latmc_sim_desc *d)
+{
+    int64_t n = 0;
+    for (int mu = 0; mu < d->ndim; mu++)
+        n += d->extent[mu];
+    return n;
+}
+
+/* One plane's spins into the projections: P_x[x], (3D) P_y[y], P_last[p]. */
+static void ising_project_plane(const latmc_sim_desc *d, const int8_t *s, int64_t p,
+                                int64_t *proj)
+{
+    const int64_t lx = d->extent[0], rows = d->ndim == 3 ? d->extent[1] : 1;
+    /* restrict: the spins (bytes, which may alias anything) are never the sums, so the
+     * row's loop runs in vector registers */
+    int64_t *restrict px = proj;
+    int64_t *py = proj + lx, *plast = proj + projection_entries(d) - d->extent[d->ndim - 1];
+    int64_t total = 0;
+    for (int64_t y = 0; y < rows; y++) {
+        const int8_t *restrict row = s + y * lx;
+        int64_t sum = 0;
+        MODES_OMP(simd reduction(+ : sum)) /* -O2 alone leaves the widening adds scalar */
+        for (int64_t x = 0; x < lx; x++) {
+            px[x] += row[x];
+            sum += row[x];
+        }
+        if (d->ndim == 3)
+            py[y] += sum;
+        total += sum;
+    }
+    plast[p] += total;
+}
+
+/* The projections of planes [p0, p1) added into proj (projection_entries; integers, so in
+ * any order: the threads' shares simply add up). */
+static int ising_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *proj)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    const int64_t plane_sites = sim->nsites / d->extent[d->ndim - 1];
+    const int64_t n = projection_entries(d);
+    int64_t block = (int64_t)(MODES_BLOCK_BYTES / (size_t)plane_sites);
+    if (block < 1)
+        block = 1;
+    if (block > p1 - p0)
+        block = p1 - p0;
+    int8_t *buf = malloc((size_t)block * (size_t)plane_sites);
+    if (!buf)
+        return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate %lld planes",
+                          (long long)block);
+    int st = LATMC_OK;
+    for (int64_t b0 = p0; b0 < p1; b0 += block) {
+        const int64_t b1 = b0 + block < p1 ? b0 + block : p1;
+        if ((st = sim->ops->get_planes(sim, b0, b1, buf)) < 0)
+            break;
+        const int threads = (b1 - b0) * plane_sites >= MODES_THREAD_SITES ? sim->n_threads : 1;
+        (void)threads;
+        (void)n;
+        MODES_OMP(parallel for num_threads(threads) schedule(static) reduction(+ : proj[:n]))
+        for (int64_t p = b0; p < b1; p++)
+            ising_project_plane(d, buf + (size_t)(p - b0) * (size_t)plane_sites, p, proj);
+    }
+    free(buf);
+    return st;
+}
+
+/* The modes of component 0 from the projections: sum_x P_mu[x] e^{2 pi i x / L_mu}, x in
+ * order. */
+static int modes_of_projections(const latmc_sim_desc *d, const int64_t *proj, double *modes)
+{
+    struct phase_tables t;
+    const int st = make_tables(d, &t);
+    if (st < 0)
+        return st;
+    const double *c[3] = { t.g.cx, t.g.cy, t.g.cp }, *sn[3] = { t.g.sx, t.g.sy, t.g.sp };
+    if (d->ndim == 2) {
+        c[1] = t.g.cp;
+        sn[1] = t.g.sp;
+    }
+    for (int mu = 0; mu < d->ndim; mu++) {
+        double re = 0, im = 0;
+        for (int64_t x = 0; x < d->extent[mu]; x++) {
+            re += (double)proj[x] * c[mu][x];
+            im += (double)proj[x] * sn[mu][x];
+        }
+        modes[2 * mu] = re;
+        modes[2 * mu + 1] = im;
+        proj += d->extent[mu];
+    }
+    free(t.buf);
+    return LATMC_OK;
+}
+
+/* ---- the whole lattice ---- */
+
+size_t latmc_modes_partial_bytes(const latmc_sim_desc *d, int64_t planes)
+{
+    return by_projections(d) ? (size_t)projection_entries(d) * sizeof(int64_t)
+                             : (size_t)planes * latmc_modes_tile_doubles(d) * sizeof(double);
+}
+
+int latmc_modes_partial(latmc_sim *sim, int64_t p0, int64_t p1, void *out)
+{
+    if (!by_projections(&sim->desc))
+        return latmc_modes_tiles(sim, p0, p1, out);
+    memset(out, 0, latmc_modes_partial_bytes(&sim->desc, p1 - p0));
+    return ising_projections(sim, p0, p1, out);
+}
+
+int latmc_modes_combine(const latmc_sim_desc *d, const void *all, int n_parts, double *modes)
+{
+    if (!by_projections(d)) {
+        const size_t td = latmc_modes_tile_doubles(d);
+        const double *tiles = all;
+        memset(modes, 0, td * sizeof *modes);
+        for (int64_t p = 0; p < d->extent[d->ndim - 1]; p++)
+            latmc_modes_add(d, modes, tiles + (size_t)p * td);
+        return LATMC_OK;
+    }
+    const int64_t n = projection_entries(d);
+    int64_t *sum = calloc((size_t)n, sizeof *sum);
+    if (!sum)
+        return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the projections");
+    for (int k = 0; k < n_parts; k++)
+        for (int64_t i = 0; i < n; i++)
+            sum[i] += ((const int64_t *)all)[(size_t)k * (size_t)n + (size_t)i];
+    const int st = modes_of_projections(d, sum, modes);
+    free(sum);
+    return st;
+}
+
 int latmc_modes_measure(latmc_sim *sim, double *modes)
 {
     const latmc_sim_desc *d = &sim->desc;
@@ -429,18 +526,14 @@ int latmc_modes_measure(latmc_sim *sim, double *modes)
     if (latmc_part_many(sim))
         return latmc_part_modes(sim, modes);
     const int64_t planes = d->extent[d->ndim - 1];
-    const size_t td = latmc_modes_tile_doubles(d);
-    double *tiles = malloc((size_t)planes * td * sizeof *tiles);
-    if (!tiles)
-        return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate %lld plane tiles",
-                          (long long)planes);
-    const int st = latmc_modes_tiles(sim, 0, planes, tiles);
-    if (st == LATMC_OK) {
-        memset(modes, 0, td * sizeof *modes);
-        for (int64_t p = 0; p < planes; p++)
-            latmc_modes_add(d, modes, tiles + (size_t)p * td);
-    }
-    free(tiles);
+    void *partial = malloc(latmc_modes_partial_bytes(d, planes));
+    if (!partial)
+        return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the partial sums of "
+                          "%lld planes", (long long)planes);
+    int st = latmc_modes_partial(sim, 0, planes, partial);
+    if (st == LATMC_OK)
+        st = latmc_modes_combine(d, partial, 1, modes);
+    free(partial);
     return st;
 }
 

@@ -13,6 +13,14 @@
  * Components: Ising 1 (the spin), phi^4 1 (the field), Potts q (the indicator of each
  * state; the simplex order parameter is built from them), Heisenberg 3 (replica 0's
  * spin), and with two replicas 9 more (s^0_mu s^1_nu, the tensor overlap).
+ *
+ * Ising instead sums the spins' projections onto each axis, P_mu[x] = sum of s over the
+ * sites with x_mu = x: integers, whose sums do not depend on their order at all, so any
+ * thread or part may add any planes; the modes are then sum_x P_mu[x] e^{i k_mu x}, x in
+ * order, once. (Cheaper: an integer addition per site instead of the phases' products.)
+ * A part's partial result is its tiles (in plane order) or its projections
+ * (latmc_modes_partial), and the whole lattice's modes come from every part's
+ * (latmc_modes_combine).
  */
 #ifndef LATMC_LIB_MODES_H
 #define LATMC_LIB_MODES_H
@@ -45,9 +53,21 @@ int latmc_modes_tiles(latmc_sim *sim, int64_t p0, int64_t p1, double *tiles);
 /* Add one tile into a total (tiles in plane order, from zeros). */
 void latmc_modes_add(const latmc_sim_desc *d, double *total, const double *tile);
 
+/* Bytes of the partial result of `planes` planes: tiles, or Ising's projections (the
+ * same for any planes). */
+size_t latmc_modes_partial_bytes(const latmc_sim_desc *d, int64_t planes);
+
+/* The partial result of planes [p0, p1) into out (latmc_modes_partial_bytes). */
+int latmc_modes_partial(latmc_sim *sim, int64_t p0, int64_t p1, void *out);
+
+/* The whole lattice's modes (latmc_modes_tile_doubles doubles) from the partial results of
+ * n_parts parts, one after the other in part order (the parts cut the planes in order):
+ * tiles added in plane order, or projections summed and transformed. */
+int latmc_modes_combine(const latmc_sim_desc *d, const void *all, int n_parts, double *modes);
+
 /*
  * The whole lattice's modes into `modes` (latmc_modes_tile_doubles doubles): tiles of every
- * plane added in plane order. A part of a shared lattice (lib/part.h) gathers the parts'
+ * plane added in plane order (Ising: the projections'). A part of a shared lattice (lib/part.h) gathers the parts'
  * tiles (collective). LATMC_EUNSUPPORTED for backends without the host reduction.
  */
 int latmc_modes_measure(latmc_sim *sim, double *modes);

@@ -313,27 +313,25 @@ int latmc_part_modes(latmc_sim *sim, double *modes)
 {
     struct latmc_part *part = sim->part;
     const int n = part->n_parts;
-    const size_t td = latmc_modes_tile_doubles(&sim->desc), ts = td * sizeof(double);
-    size_t *bytes = part->gather_bytes;
-    for (int p = 0; p < n; p++)
-        bytes[p] = (size_t)(part->first[p + 1] - part->first[p]) * ts;
-    /* as latmc_part_measure: this part's tiles, then every part's, in plane order */
-    double *mine = malloc(bytes[part->rank] ? bytes[part->rank] : 1);
-    double *tiles = calloc((size_t)part->planes, ts);
-    int st = mine && tiles ? LATMC_OK
-                           : latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate %lld "
-                                        "tiles", (long long)part->planes);
-    if (st == LATMC_OK)
-        st = latmc_modes_tiles(sim, part->p0, part->p1, mine);
-    if ((st = agree_part(part, st, NULL)) == LATMC_OK)
-        TRANSPORT(st, "gather (Fourier mode tiles)",
-                  part->tr.gather(part->tr.user, -1, mine, tiles, bytes));
-    if (st == LATMC_OK) {
-        memset(modes, 0, ts);
-        for (int64_t p = 0; p < part->planes; p++)
-            latmc_modes_add(&sim->desc, modes, tiles + (size_t)p * td);
+    size_t *bytes = part->gather_bytes, total = 0;
+    for (int p = 0; p < n; p++) {
+        bytes[p] = latmc_modes_partial_bytes(&sim->desc, part->first[p + 1] - part->first[p]);
+        total += bytes[p];
     }
-    free(tiles);
+    /* as latmc_part_measure: this part's partial result, then every part's, in part order */
+    void *mine = malloc(bytes[part->rank] ? bytes[part->rank] : 1);
+    void *all = malloc(total ? total : 1);
+    int st = mine && all ? LATMC_OK
+                         : latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the "
+                                      "parts' partial sums");
+    if (st == LATMC_OK)
+        st = latmc_modes_partial(sim, part->p0, part->p1, mine);
+    if ((st = agree_part(part, st, NULL)) == LATMC_OK)
+        TRANSPORT(st, "gather (Fourier modes)",
+                  part->tr.gather(part->tr.user, -1, mine, all, bytes));
+    if (st == LATMC_OK)
+        st = latmc_modes_combine(&sim->desc, all, n, modes);
+    free(all);
     free(mine);
     return st;
 }

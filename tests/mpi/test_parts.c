@@ -517,6 +517,12 @@ static const struct cfg cfgs[] = {
     /* Heisenberg: rows of 3 sites of a colour (the AVX2 flat walk), slabs of 2 planes */
     { LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, { 6, 2, 8 },
       { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 1.0, 1 }, 0, 0 },
+    /* equal extents, so that the Fourier observables exist (doc/observables.md): Ising's
+     * projections and Heisenberg's tiles with the tensor overlap, gathered from the parts */
+    { LATMC_MODEL_ISING, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 8, 8 },
+      { LATMC_PARAM_BETA, 0 }, { 0.22, 0 }, 0, 0 },
+    { LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, { 8, 8, 8 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 1.5, 1 }, 0, 0 },
 };
 
 static void write_file(const char *path, const void *bytes, size_t n)
