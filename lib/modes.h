@@ -50,6 +50,18 @@ size_t latmc_modes_tile_doubles(const latmc_sim_desc *d);
  */
 int latmc_modes_tiles(latmc_sim *sim, int64_t p0, int64_t p1, double *tiles);
 
+/* Ising: entries of the projections, L_0 + ... + L_{d-1} (axis mu's after those of the
+ * axes before it). */
+int64_t latmc_modes_projection_entries(const latmc_sim_desc *d);
+
+/* Ising: the projections of planes [p0, p1) added into proj (integers: in any order), from
+ * ops.get_planes, sim->n_threads threads over the planes. */
+int latmc_modes_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *proj);
+
+/* Ising: the modes (component 0) from the whole lattice's projections,
+ * sum_x P_mu[x] e^{2 pi i x / L_mu}, x in order. LATMC_OK or LATMC_ENOMEM. */
+int latmc_modes_of_projections(const latmc_sim_desc *d, const int64_t *proj, double *modes);
+
 /* Add one tile into a total (tiles in plane order, from zeros). */
 void latmc_modes_add(const latmc_sim_desc *d, double *total, const double *tile);
 
