@@ -487,6 +487,7 @@ LATMC_API int latmc_acc_jackknife(const latmc_acc *acc, int nblocks, latmc_deriv
 struct binder_cols { int m2, m4; };
 struct chi_cols { int absm, m2; double factor; };
 struct heat_cols { int e; double factor; };
+struct xi_cols { int k0, kmin; double scale; };
 
 static double binder_fn(const double *means, const double *sq_means, void *user)
 {
@@ -502,6 +503,14 @@ static double chi_fn(const double *means, const double *sq_means, void *user)
     (void)sq_means;
     double a = means[p->absm];
     return p->factor * (means[p->m2] - a * a);
+}
+
+/* sqrt(chi / F - 1) / (2 sin(k_min / 2)): NaN (refused by the jackknife) where chi < F. */
+static double xi_fn(const double *means, const double *sq_means, void *user)
+{
+    const struct xi_cols *p = user;
+    (void)sq_means;
+    return sqrt(means[p->k0] / means[p->kmin] - 1.0) * p->scale;
 }
 
 static double heat_fn(const double *means, const double *sq_means, void *user)
@@ -539,6 +548,24 @@ LATMC_API int latmc_acc_susceptibility(const latmc_acc *acc, int col_absm, int c
         return latmc_fail(LATMC_EINVAL, "acc_susceptibility: factor %g is not finite", factor);
     struct chi_cols p = {col_absm, col_m2, factor};
     return latmc_acc_jackknife(acc, nblocks, chi_fn, &p, value, err);
+}
+
+LATMC_API int latmc_acc_corr_length(const latmc_acc *acc, int col_k0, int col_kmin, int64_t L,
+                                    int nblocks, double *value, double *err)
+{
+    if (!acc)
+        return latmc_fail(LATMC_EINVAL, "acc_corr_length: acc is NULL");
+    int rc = check_col(acc, col_k0, "acc_corr_length");
+    if (rc == LATMC_OK)
+        rc = check_col(acc, col_kmin, "acc_corr_length");
+    if (rc != LATMC_OK)
+        return rc;
+    if (L < 2)
+        return latmc_fail(LATMC_EINVAL, "acc_corr_length: L = %lld, need at least 2",
+                          (long long)L);
+    const double pi = 3.14159265358979323846;
+    struct xi_cols p = {col_k0, col_kmin, 0.5 / sin(pi / (double)L)};
+    return latmc_acc_jackknife(acc, nblocks, xi_fn, &p, value, err);
 }
 
 LATMC_API int latmc_acc_specific_heat(const latmc_acc *acc, int col_e, double factor,

@@ -174,6 +174,7 @@ static int batched_measure(latmc_ens *e)
         for (int m = 0; m < M; m++) {
             memcpy(e->members[m]->sums, sums + (size_t)m * size, size);
             e->members[m]->sums_valid = true;
+            e->members[m]->modes_valid = false;
         }
     free(sums);
     if (st < 0 && st != LATMC_EUNSUPPORTED) {

@@ -20,11 +20,19 @@
 #include "backend.h"
 #include "ens_internal.h"
 #include "model.h"
+#include "modes.h"
 #include "part.h"
 #include "plan.h"
 
 struct overlap_values {
-    double q, q2, ql;
+    double q, q2, ql, qk2;
+};
+
+/* The cosines and sines of k_min x (x = 0 .. L - 1) along each axis, and where each site
+ * lies, for the overlap at k_min (equal extents: one table serves every axis). */
+struct kmin_phases {
+    int64_t L;
+    double *c, *s;
 };
 
 /* Neighbour of site i in direction +mu on the periodic lattice. */
@@ -46,11 +54,44 @@ static struct overlap_values ising_values(const latmc_sim_desc *d, int64_t n, in
     v.q = (double)q / (double)n;
     v.q2 = v.q * v.q;
     v.ql = (double)ql / ((double)n * d->ndim);
+    v.qk2 = 0;
     return v;
 }
 
+/* Site i's coordinate along axis mu. */
+static int64_t coordinate(const latmc_sim_desc *d, int64_t i, int mu)
+{
+    int64_t stride = 1;
+    for (int k = 0; k < mu; k++)
+        stride *= d->extent[k];
+    return (i / stride) % d->extent[mu];
+}
+
+/*
+ * sum over directions of |sum_i w_i e^{i k_min x_mu(i)}|^2 / (ndim N^2) for the ncomp
+ * components of w (w[ncomp i + c]), summed over components: the average over directions
+ * of |q(k_min)|^2, in site order.
+ */
+static double kmin_power(const latmc_sim_desc *d, int64_t n, const struct kmin_phases *ph,
+                         const double *w, int ncomp)
+{
+    double total = 0;
+    for (int mu = 0; mu < d->ndim; mu++)
+        for (int c = 0; c < ncomp; c++) {
+            double re = 0, im = 0;
+            for (int64_t i = 0; i < n; i++) {
+                const int64_t x = coordinate(d, i, mu);
+                re += w[(size_t)ncomp * (size_t)i + (size_t)c] * ph->c[x];
+                im += w[(size_t)ncomp * (size_t)i + (size_t)c] * ph->s[x];
+            }
+            total += (re / (double)n) * (re / (double)n) + (im / (double)n) * (im / (double)n);
+        }
+    return total / d->ndim;
+}
+
 static struct overlap_values ising_overlap(const latmc_sim_desc *d, int64_t n,
-                                           const int8_t *a, const int8_t *b)
+                                           const int8_t *a, const int8_t *b,
+                                           const struct kmin_phases *ph, double *w)
 {
     int64_t q = 0, ql = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -61,7 +102,13 @@ static struct overlap_values ising_overlap(const latmc_sim_desc *d, int64_t n,
             ql += qi * a[j] * b[j];
         }
     }
-    return ising_values(d, n, q, ql);
+    struct overlap_values v = ising_values(d, n, q, ql);
+    if (ph) {
+        for (int64_t i = 0; i < n; i++)
+            w[i] = a[i] * b[i];
+        v.qk2 = kmin_power(d, n, ph, w, 1);
+    }
+    return v;
 }
 
 static double value_of(const struct overlap_values *v, int key)
@@ -70,6 +117,7 @@ static double value_of(const struct overlap_values *v, int key)
     case LATMC_ENS_Q:  return v->q;
     case LATMC_ENS_Q2: return v->q2;
     case LATMC_ENS_Q4: return v->q2 * v->q2;
+    case LATMC_ENS_QKMIN2: return v->qk2;
     default:           return v->ql;
     }
 }
@@ -84,6 +132,7 @@ static int device_overlaps(latmc_ens *e, int key, double *values)
 {
     const struct latmc_backend_ops *ops = e->members[0]->ops;
     if (e->desc.model != LATMC_MODEL_ISING || ops == &latmc_cpu_backend_ops ||
+        key == LATMC_ENS_QKMIN2 || /* not among the device's sums: the host's */
         ops->size < offsetof(struct latmc_backend_ops, ens_overlaps) + sizeof ops->ens_overlaps ||
         !ops->ens_overlaps)
         return LATMC_EUNSUPPORTED;
@@ -125,7 +174,8 @@ static int device_overlaps(latmc_ens *e, int key, double *values)
 }
 
 static struct overlap_values heisenberg_overlap(const latmc_sim_desc *d, int64_t n,
-                                                const float *a, const float *b)
+                                                const float *a, const float *b,
+                                                const struct kmin_phases *ph, double *w)
 {
     double qmn[3][3] = { { 0 } }, ql = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -147,6 +197,14 @@ static struct overlap_values heisenberg_overlap(const latmc_sim_desc *d, int64_t
         for (int nu = 0; nu < 3; nu++)
             v.q2 += (qmn[mu][nu] / (double)n) * (qmn[mu][nu] / (double)n);
     v.ql = ql / ((double)n * d->ndim);
+    v.qk2 = 0;
+    if (ph) {
+        for (int64_t i = 0; i < n; i++)
+            for (int mu = 0; mu < 3; mu++)
+                for (int nu = 0; nu < 3; nu++)
+                    w[9 * i + 3 * mu + nu] = (double)a[3 * i + mu] * b[3 * i + nu];
+        v.qk2 = kmin_power(d, n, ph, w, 9);
+    }
     return v;
 }
 
@@ -158,7 +216,7 @@ int latmc_ens_overlaps(latmc_ens *e, int key, double *values, size_t count)
     if (!values || count != (size_t)nS * (size_t)nT)
         return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_overlaps: %s", !values ? "values is NULL"
                         : "count is not n_samples x n_temperatures");
-    if (key < LATMC_ENS_Q || key > LATMC_ENS_QL)
+    if (key < LATMC_ENS_Q || key > LATMC_ENS_QKMIN2)
         return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_overlaps: unknown key %d", key);
     const int model = e->desc.model;
     if (e->layout.n_replicas < 2)
@@ -170,6 +228,9 @@ int latmc_ens_overlaps(latmc_ens *e, int key, double *values, size_t count)
     if (model == LATMC_MODEL_HEISENBERG && key == LATMC_ENS_Q)
         return ENS_FAIL(e, LATMC_EUNSUPPORTED, "latmc_ens_overlaps: the Heisenberg overlap is "
                         "a tensor: ask for LATMC_ENS_Q2 (sum_{mu,nu} q_{mu nu}^2)");
+    if (key == LATMC_ENS_QKMIN2 && !latmc_modes_cubic(&e->desc))
+        return ENS_FAIL(e, LATMC_EUNSUPPORTED, "latmc_ens_overlaps: the overlap at k_min "
+                        "needs equal extents (k_min = 2 pi / L along every axis)");
     for (int m = 0; m < e->n_members; m++)
         if (!e->members[m]->have_config)
             return ENS_FAIL(e, LATMC_ESTATE, "latmc_ens_overlaps: member %d has no "
@@ -180,9 +241,23 @@ int latmc_ens_overlaps(latmc_ens *e, int key, double *values, size_t count)
     size_t bytes = 0;
     latmc_sim_spins_size(e->members[0], &bytes);
     void *a = malloc(bytes), *b = malloc(bytes);
-    if (!a || !b) {
+    struct kmin_phases phases = { e->desc.extent[0], NULL, NULL }, *ph = NULL;
+    double *w = NULL;
+    if (key == LATMC_ENS_QKMIN2) {
+        const int ncomp = model == LATMC_MODEL_ISING ? 1 : 9;
+        phases.c = malloc((size_t)phases.L * sizeof *phases.c);
+        phases.s = malloc((size_t)phases.L * sizeof *phases.s);
+        w = malloc((size_t)e->nsites * (size_t)ncomp * sizeof *w);
+        if (phases.c && phases.s)
+            latmc_modes_phases(phases.L, phases.c, phases.s);
+        ph = &phases;
+    }
+    if (!a || !b || (ph && (!phases.c || !phases.s || !w))) {
         free(a);
         free(b);
+        free(phases.c);
+        free(phases.s);
+        free(w);
         return ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_overlaps: cannot allocate two "
                         "configurations");
     }
@@ -199,12 +274,15 @@ int latmc_ens_overlaps(latmc_ens *e, int key, double *values, size_t count)
                 break;
             }
             const struct overlap_values v = model == LATMC_MODEL_ISING
-                ? ising_overlap(&e->desc, e->nsites, a, b)
-                : heisenberg_overlap(&e->desc, e->nsites, a, b);
+                ? ising_overlap(&e->desc, e->nsites, a, b, ph, w)
+                : heisenberg_overlap(&e->desc, e->nsites, a, b, ph, w);
             values[s * nT + t] = value_of(&v, key);
         }
     free(a);
     free(b);
+    free(phases.c);
+    free(phases.s);
+    free(w);
     return st;
 }
 
@@ -244,6 +322,55 @@ int latmc_ens_binder_g(const double *q2, const double *q4, int n, int ncomp, dou
         var += d * d;
     }
     *g = binder_of(s2 / n, s4 / n, ncomp);
+    *err = sqrt(var * (n - 1) / n);
+    return LATMC_OK;
+}
+
+/* sqrt(q2 / qk2 - 1) scaled; NaN where there is no real xi. */
+static double xi_of(double q2, double qk2, double scale)
+{
+    return sqrt(q2 / qk2 - 1.0) * scale;
+}
+
+int latmc_ens_corr_length(const double *q2, const double *qk2, int n, int64_t L, double *xi,
+                          double *err)
+{
+    if (!q2 || !qk2 || !xi || !err)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_corr_length: a NULL argument");
+    if (n < 2)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_corr_length: %d samples; the jackknife "
+                          "over samples needs at least 2", n);
+    if (L < 2)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_corr_length: L = %lld, need at least 2",
+                          (long long)L);
+    double s2 = 0, sk = 0;
+    for (int s = 0; s < n; s++) {
+        if (!isfinite(q2[s]) || !isfinite(qk2[s]))
+            return latmc_fail(LATMC_EINVAL, "latmc_ens_corr_length: sample %d is not finite",
+                              s);
+        s2 += q2[s];
+        sk += qk2[s];
+    }
+    const double scale = 0.5 / sin(3.14159265358979323846 / (double)L);
+    const double all = xi_of(s2 / n, sk / n, scale);
+    if (!isfinite(all))
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_corr_length: [<q^2>] = %g, "
+                          "[<|q(k_min)|^2>] = %g: no real correlation length", s2 / n, sk / n);
+    /* Leave one sample out, as latmc_ens_binder_g. */
+    double mean = 0, var = 0;
+    for (int s = 0; s < n; s++) {
+        const double x = xi_of((s2 - q2[s]) / (n - 1), (sk - qk2[s]) / (n - 1), scale);
+        if (!isfinite(x))
+            return latmc_fail(LATMC_EINVAL, "latmc_ens_corr_length: no real correlation "
+                              "length without sample %d", s);
+        mean += x;
+    }
+    mean /= n;
+    for (int s = 0; s < n; s++) {
+        const double d = xi_of((s2 - q2[s]) / (n - 1), (sk - qk2[s]) / (n - 1), scale) - mean;
+        var += d * d;
+    }
+    *xi = all;
     *err = sqrt(var * (n - 1) / n);
     return LATMC_OK;
 }

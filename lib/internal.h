@@ -64,6 +64,10 @@ struct latmc_sim {
     int *device_list;                  /* the sim's copy of desc.device_list, or NULL */
     struct latmc_cluster_work *cluster; /* cluster updates' work space (lib/cluster_sweep.c),
                                           NULL until the first cluster sweep */
+    /* The Fourier modes at k_min (lib/modes.h), a second reduction made on request: valid
+     * only while sums_valid is too (whoever sets sums_valid clears modes_valid). */
+    bool modes_valid;
+    double *modes;                     /* latmc_modes_tile_doubles doubles, or NULL */
 };
 
 /*

@@ -82,7 +82,7 @@ const char *latmc_algorithm_name(int algorithm);
 /*
  * The order-parameter observables every model shares, from this configuration's m (its
  * signed or non-negative magnetisation per site) and m2 = |m|^2: MAGNETIZATION m,
- * ABS_MAGNETIZATION |m|, M2 m2, M4 m2^2. LATMC_EUNSUPPORTED for any other key.
+ * ABS_MAGNETIZATION |m|, M2 and M2_K0 m2, M4 m2^2. LATMC_EUNSUPPORTED for any other key.
  */
 int latmc_moment_observable(int key, double m, double m2, double *value);
 

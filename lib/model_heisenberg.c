@@ -110,7 +110,8 @@ const struct latmc_model_def latmc_model_heisenberg = {
     .uniform_couplings = true,
     .observables = P(LATMC_OBS_ENERGY) | P(LATMC_OBS_MAGNETIZATION) |
                    P(LATMC_OBS_ABS_MAGNETIZATION) | P(LATMC_OBS_M2) | P(LATMC_OBS_M4) |
-                   P(LATMC_OBS_OVERLAP2),
+                   P(LATMC_OBS_OVERLAP2) | P(LATMC_OBS_M2_K0) | P(LATMC_OBS_M2_KMIN) |
+                   P(LATMC_OBS_OVERLAP2_KMIN),
     .sums_size = sizeof(struct latmc_heisenberg_sums),
     .data_size = sizeof(struct latmc_heisenberg_params),
     .check_desc = latmc_check_even_extents,

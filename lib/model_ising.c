@@ -124,7 +124,8 @@ const struct latmc_model_def latmc_model_ising = {
     .coupling_kinds = P(LATMC_COUPLINGS_UNIFORM) | P(LATMC_COUPLINGS_BIMODAL),
     .uniform_couplings = false, /* uniform: no coupling array, the fast kernels */
     .observables = P(LATMC_OBS_ENERGY) | P(LATMC_OBS_MAGNETIZATION) |
-                   P(LATMC_OBS_ABS_MAGNETIZATION) | P(LATMC_OBS_M2) | P(LATMC_OBS_M4),
+                   P(LATMC_OBS_ABS_MAGNETIZATION) | P(LATMC_OBS_M2) | P(LATMC_OBS_M4) |
+                   P(LATMC_OBS_M2_K0) | P(LATMC_OBS_M2_KMIN),
     .sums_size = sizeof(struct latmc_ising_sums),
     .data_size = sizeof(struct latmc_ising_tables),
     .check_desc = latmc_check_even_extents,

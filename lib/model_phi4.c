@@ -168,7 +168,7 @@ const struct latmc_model_def latmc_model_phi4 = {
     .max_replicas = 1,
     .observables = P(LATMC_OBS_ENERGY) | P(LATMC_OBS_MAGNETIZATION) |
                    P(LATMC_OBS_ABS_MAGNETIZATION) | P(LATMC_OBS_M2) | P(LATMC_OBS_M4) |
-                   P(LATMC_OBS_PHI2),
+                   P(LATMC_OBS_PHI2) | P(LATMC_OBS_M2_K0) | P(LATMC_OBS_M2_KMIN),
     .sums_size = sizeof(struct latmc_phi4_sums),
     .data_size = sizeof(struct latmc_phi4_tables),
     .check_desc = phi4_check_desc,

@@ -8,6 +8,7 @@
 
 #include "decision.h" /* latmc_threshold_u32 */
 #include "model.h"
+#include "modes.h"
 #include "potts.h"
 
 static int potts_check_desc(const latmc_sim_desc *d)
@@ -108,6 +109,9 @@ static int potts_observable(const latmc_sim *sim, const void *sums, int key, dou
     case LATMC_OBS_ENERGY:
         *value = (-J * (double)s->matches - h * (double)s->count[0]) / n;
         return LATMC_OK;
+    case LATMC_OBS_M2_K0: /* the simplex order parameter's (lib/modes.h) */
+        *value = latmc_potts_simplex_m2(s->count, sim->desc.q, sim->nsites);
+        return LATMC_OK;
     default: /* m >= 0: MAGNETIZATION and ABS_MAGNETIZATION coincide */
         return latmc_moment_observable(key, m, m * m, value);
     }
@@ -168,7 +172,8 @@ const struct latmc_model_def latmc_model_potts = {
     .default_algorithm = LATMC_ALGO_METROPOLIS,
     .max_replicas = 1,
     .observables = P(LATMC_OBS_ENERGY) | P(LATMC_OBS_MAGNETIZATION) |
-                   P(LATMC_OBS_ABS_MAGNETIZATION) | P(LATMC_OBS_M2) | P(LATMC_OBS_M4),
+                   P(LATMC_OBS_ABS_MAGNETIZATION) | P(LATMC_OBS_M2) | P(LATMC_OBS_M4) |
+                   P(LATMC_OBS_M2_K0) | P(LATMC_OBS_M2_KMIN),
     .sums_size = sizeof(struct latmc_potts_sums),
     .data_size = sizeof(struct latmc_potts_tables),
     .check_desc = potts_check_desc,

@@ -54,6 +54,7 @@ int latmc_moment_observable(int key, double m, double m2, double *value)
         *value = fabs(m);
         return LATMC_OK;
     case LATMC_OBS_M2:
+    case LATMC_OBS_M2_K0: /* the vector m of the Fourier observables (Potts: its own) */
         *value = m2;
         return LATMC_OK;
     case LATMC_OBS_M4:

@@ -17,6 +17,7 @@
 #include "checkpoint_desc.h"
 #include "desc.h"
 #include "model.h"
+#include "modes.h"
 #include "part.h"
 #include "plan.h"
 
@@ -304,6 +305,33 @@ int latmc_part_measure(latmc_sim *sim, void *sums)
             sim->model->add_sums(sums, tiles + (size_t)p * ss);
     }
     free(tiles);
+    free(mine);
+    return st;
+}
+
+int latmc_part_modes(latmc_sim *sim, double *modes)
+{
+    struct latmc_part *part = sim->part;
+    const int n = part->n_parts;
+    size_t *bytes = part->gather_bytes, total = 0;
+    for (int p = 0; p < n; p++) {
+        bytes[p] = latmc_modes_partial_bytes(&sim->desc, part->first[p + 1] - part->first[p]);
+        total += bytes[p];
+    }
+    /* as latmc_part_measure: this part's partial result, then every part's, in part order */
+    void *mine = malloc(bytes[part->rank] ? bytes[part->rank] : 1);
+    void *all = malloc(total ? total : 1);
+    int st = mine && all ? LATMC_OK
+                         : latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the "
+                                      "parts' partial sums");
+    if (st == LATMC_OK)
+        st = latmc_modes_partial(sim, part->p0, part->p1, mine);
+    if ((st = agree_part(part, st, NULL)) == LATMC_OK)
+        TRANSPORT(st, "gather (Fourier modes)",
+                  part->tr.gather(part->tr.user, -1, mine, all, bytes));
+    if (st == LATMC_OK)
+        st = latmc_modes_combine(&sim->desc, all, n, modes);
+    free(all);
     free(mine);
     return st;
 }

@@ -111,6 +111,8 @@ int latmc_part_fill_halos(latmc_sim *sim);
 /* The collective forms of the sim's calls (n_parts > 1; latmc_part_many). */
 int latmc_part_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted);
 int latmc_part_measure(latmc_sim *sim, void *sums);
+/* The Fourier modes' tiles of every part, added in plane order (lib/modes.h). */
+int latmc_part_modes(latmc_sim *sim, double *modes);
 int latmc_part_get_spins(latmc_sim *sim, void *buf);
 int latmc_part_set_spins(latmc_sim *sim, const void *buf);
 /* Every part's slab (configuration and couplings) into host buffers on part root (root < 0:

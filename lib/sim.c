@@ -14,6 +14,7 @@
 #include "params.h"
 #include "part.h"
 #include "plan.h"
+#include "modes.h"
 #include "rng_streams.h"
 
 /*
@@ -79,6 +80,7 @@ static void sim_free(latmc_sim *sim)
     free(sim->device_list);
     free(sim->model_data);
     free(sim->sums);
+    free(sim->modes);
     if (sim->plan)
         latmc_plan_free(sim->plan);
     free(sim->plan);
@@ -382,6 +384,25 @@ int latmc_sim_reset_acceptance(latmc_sim *sim)
     return LATMC_OK;
 }
 
+/* M2_KMIN, OVERLAP2_KMIN: the modes' reduction, made once per state (lib/modes.h). */
+static int fourier_observable(latmc_sim *sim, int key, double *value)
+{
+    if (!sim->modes_valid) {
+        if (!sim->modes) {
+            sim->modes = malloc(latmc_modes_tile_doubles(&sim->desc) * sizeof *sim->modes);
+            if (!sim->modes)
+                return SIM_FAIL(sim, LATMC_ENOMEM, "observable %s: cannot allocate the "
+                                "Fourier modes", latmc_observable_name(key));
+        }
+        int st;
+        BACKEND_CALL(st, sim, "Fourier modes", latmc_modes_measure(sim, sim->modes));
+        if (st < 0)
+            return latmc_sim_record_failure(sim, st);
+        sim->modes_valid = true;
+    }
+    return latmc_modes_observable(sim, sim->modes, key, value);
+}
+
 int latmc_sim_observable(latmc_sim *sim, int key, double *value)
 {
     if (!sim)
@@ -404,9 +425,14 @@ int latmc_sim_observable(latmc_sim *sim, int key, double *value)
     if (!(sim->model->observables & (1u << key)))
         return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "observable %s is not defined for the %s model",
                         latmc_observable_name(key), sim->model->name);
-    if (key == LATMC_OBS_OVERLAP2 && sim->desc.replicas != 2)
-        return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "observable overlap2 needs two replicas "
-                        "(desc.replicas = 2)");
+    if ((key == LATMC_OBS_OVERLAP2 || key == LATMC_OBS_OVERLAP2_KMIN) &&
+        sim->desc.replicas != 2)
+        return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "observable %s needs two replicas "
+                        "(desc.replicas = 2)", latmc_observable_name(key));
+    const bool fourier = key == LATMC_OBS_M2_KMIN || key == LATMC_OBS_OVERLAP2_KMIN;
+    if (fourier && !latmc_modes_cubic(&sim->desc))
+        return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "observable %s needs equal extents "
+                        "(k_min = 2 pi / L along every axis)", latmc_observable_name(key));
     if (!sim->have_config)
         return SIM_FAIL(sim, LATMC_ESTATE, "observable %s: no configuration yet",
                         latmc_observable_name(key));
@@ -419,7 +445,10 @@ int latmc_sim_observable(latmc_sim *sim, int key, double *value)
         if (st < 0)
             return latmc_sim_record_failure(sim, st);
         sim->sums_valid = true;
+        sim->modes_valid = false;
     }
+    if (fourier)
+        return fourier_observable(sim, key, value);
     int st = sim->model->observable(sim, sim->sums, key, value);
     return st < 0 ? latmc_sim_record_failure(sim, st) : LATMC_OK;
 }
@@ -438,6 +467,9 @@ const char *latmc_observable_name(int key)
     case LATMC_OBS_CLUSTERS:          return "clusters";
     case LATMC_OBS_LARGEST_CLUSTER:   return "largest_cluster";
     case LATMC_OBS_CLUSTER_M2:        return "cluster_m2";
+    case LATMC_OBS_M2_K0:             return "m2_k0";
+    case LATMC_OBS_M2_KMIN:           return "m2_kmin";
+    case LATMC_OBS_OVERLAP2_KMIN:     return "overlap2_kmin";
     default:                          return NULL;
     }
 }

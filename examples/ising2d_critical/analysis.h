@@ -1,6 +1,7 @@
 /*
- * ising2d_critical — from chain means to Binder cumulants, fits and crossings, with errors
- * by the jackknife over independent chains.
+ * ising2d_critical — from chain means to Binder cumulants and second-moment correlation
+ * lengths over L, fits and crossings of both, with errors by the jackknife over independent
+ * chains.
  */
 #ifndef ISING2D_ANALYSIS_H
 #define ISING2D_ANALYSIS_H
@@ -18,6 +19,8 @@ struct point {
     double chi, dchi;   /* beta N (<m^2> - <|m|>^2) */
     double e, de;       /* <H>/N */
     double c, dc;       /* beta^2 N (<e^2> - <e>^2) */
+    double xil, dxil;   /* xi / L = sqrt(<m^2> / <|m(k_min)|^2> - 1) / (2 L sin(pi / L));
+                           NaN where the chains have no |m(k_min)|^2 */
 };
 
 /* U4(T) ~ sum_k c[k] x^k with x = (T - t0) / h (scaled for a well-conditioned fit). */
@@ -28,7 +31,7 @@ struct poly {
 };
 
 /*
- * The crossing of U4(T) of two sizes. The data locate it between two neighbouring
+ * The crossing of U4(T) (or xi/L(T)) of two sizes. The data locate it between two neighbouring
  * temperatures; both curves are then fitted by polynomials over the `window` temperatures
  * nearest to that bracket only (where a low degree describes them well), and the fits
  * intersected.
@@ -39,7 +42,7 @@ struct crossing {
     int t_lo, t_hi;     /* the fit window: temperature indices t_lo..t_hi */
     struct poly fa, fb; /* full-sample fits of the two sizes over the window */
     double tc, dtc;     /* crossing temperature and its jackknife error */
-    double u, du;       /* U4 at the crossing */
+    double u, du;       /* U4 (or xi/L) at the crossing */
 };
 
 struct analysis {
@@ -52,6 +55,13 @@ struct analysis {
      * others show the drift. */
     bool found;
     double tc, dtc, u;
+    /* The same for xi/L (have_xi: every size has |m(k_min)|^2). Its crossings have smaller
+     * corrections to scaling than U4's; xi/L at Tc tends to 0.9050488292 (Salas and Sokal
+     * 2000). */
+    bool have_xi;
+    struct crossing xpair[MAX_L * (MAX_L - 1) / 2];
+    bool xfound;
+    double xtc, dxtc, xu;
 };
 
 double poly_eval(const struct poly *p, double T);

@@ -5,6 +5,48 @@
 #include "ex_output.h"
 #include "report.h"
 
+/* The crossings of one quantity, as report_print lists them. */
+static void print_pairs(const struct study *s, const struct analysis *a,
+                        const struct crossing *pair, const char *name)
+{
+    for (int p = 0; p < a->npairs; p++) {
+        const struct crossing *c = &pair[p];
+        if (c->found)
+            printf("  L = %3d / %3d:  T = %.5f +- %.5f   %s = %.4f +- %.4f   (fit over T = "
+                   "%.4f .. %.4f)\n", s->L[c->la], s->L[c->lb], c->tc, c->dtc, name, c->u,
+                   c->du, s->T[c->t_lo], s->T[c->t_hi]);
+        else
+            printf("  L = %3d / %3d:  no crossing in [%.4f, %.4f] (in the full sample or a "
+                   "jackknife sample)\n", s->L[c->la], s->L[c->lb], s->T[0], s->T[s->nT - 1]);
+    }
+}
+
+/* xi/L: its table, its crossings and the headline. */
+static void print_xi(const struct study *s, const struct analysis *a)
+{
+    if (!a->have_xi) {
+        printf("\nxi/L: not measured (a size ran where the backend has no |m(k_min)|^2)\n");
+        return;
+    }
+    printf("\nSecond-moment correlation length over L, xi/L = sqrt(<m^2>/<|m(kmin)|^2> - 1) / "
+           "(2 L sin(pi/L))\n%8s", "T");
+    for (int l = 0; l < s->nL; l++)
+        printf("   %9s L=%-4d", "", s->L[l]);
+    printf("\n");
+    for (int t = 0; t < s->nT; t++) {
+        printf("%8.4f", s->T[t]);
+        for (int l = 0; l < s->nL; l++)
+            printf("   %7.4f +- %6.4f", a->pt[l][t].xil, a->pt[l][t].dxil);
+        printf("\n");
+    }
+    printf("\nCrossings of xi/L(T), fitted as U4:\n");
+    print_pairs(s, a, a->xpair, "xi/L");
+    if (a->xfound)
+        printf("\nTc from xi/L = %.5f +- %.5f  (%.1f sigma off the exact Tc); xi/L there = "
+               "%.4f (infinite volume %.10f)\n", a->xtc, a->dxtc,
+               fabs(a->xtc - TC_EXACT) / a->dxtc, a->xu, XIL_STAR);
+}
+
 void report_print(const struct study *s, const struct analysis *a)
 {
     printf("\nBinder cumulant U4 = 1 - <m^4>/(3<m^2>^2), jackknife errors over %d chains\n",
@@ -21,16 +63,7 @@ void report_print(const struct study *s, const struct analysis *a)
     }
     printf("\nCrossings: U4(T) of both sizes fitted by polynomials of degree %d over the %d "
            "temperatures nearest to where the data cross:\n", a->deg, a->window);
-    for (int p = 0; p < a->npairs; p++) {
-        const struct crossing *c = &a->pair[p];
-        if (c->found)
-            printf("  L = %3d / %3d:  T = %.5f +- %.5f   U4 = %.4f +- %.4f   (fit over T = "
-                   "%.4f .. %.4f)\n", s->L[c->la], s->L[c->lb], c->tc, c->dtc, c->u, c->du,
-                   s->T[c->t_lo], s->T[c->t_hi]);
-        else
-            printf("  L = %3d / %3d:  no crossing in [%.4f, %.4f] (in the full sample or a "
-                   "jackknife sample)\n", s->L[c->la], s->L[c->lb], s->T[0], s->T[s->nT - 1]);
-    }
+    print_pairs(s, a, a->pair, "U4");
     printf("\n");
     if (a->found)
         printf("Tc estimate = %.5f +- %.5f  (exact 2.269185, Onsager; %.1f sigma off)\n"
@@ -43,6 +76,7 @@ void report_print(const struct study *s, const struct analysis *a)
     else
         printf("Tc estimate: none (a pair of sizes has no crossing in the window: widen "
                "it, or run longer)\n");
+    print_xi(s, a);
 }
 
 static bool write_points(const struct study *s, const struct analysis *a, const char *dir)
@@ -55,13 +89,13 @@ static bool write_points(const struct study *s, const struct analysis *a, const 
     for (int l = 0; l < s->nL; l++)
         fprintf(f, " L=%d: %llu", s->L[l], (unsigned long long)s->sweeps[l]);
     fprintf(f, "\n# one block per L (separated by two blank lines: gnuplot 'index')\n"
-               "# L T U4 dU4 absm dabsm chi dchi e de C dC\n");
+               "# L T U4 dU4 absm dabsm chi dchi e de C dC xi/L dxi/L\n");
     for (int l = 0; l < s->nL; l++) {
         for (int t = 0; t < s->nT; t++) {
             const struct point *p = &a->pt[l][t];
-            fprintf(f, "%d %.6f %.8g %.4g %.8g %.4g %.8g %.4g %.10g %.4g %.8g %.4g\n",
+            fprintf(f, "%d %.6f %.8g %.4g %.8g %.4g %.8g %.4g %.10g %.4g %.8g %.4g %.8g %.4g\n",
                     s->L[l], s->T[t], p->u4, p->du4, p->absm, p->dabsm, p->chi, p->dchi,
-                    p->e, p->de, p->c, p->dc);
+                    p->e, p->de, p->c, p->dc, p->xil, p->dxil);
         }
         fprintf(f, "\n\n");
     }
@@ -71,12 +105,19 @@ static bool write_points(const struct study *s, const struct analysis *a, const 
     f = ex_create(dir, "ising2d_critical_crossings.dat", path, sizeof path);
     if (f == NULL)
         return false;
-    fprintf(f, "# crossings of the fitted U4(T); jackknife errors\n# La Lb Tc dTc U4 dU4\n");
+    fprintf(f, "# crossings of the fitted U4(T) and xi/L(T); jackknife errors\n"
+               "# quantity La Lb Tc dTc value dvalue\n");
     for (int p = 0; p < a->npairs; p++) {
         const struct crossing *c = &a->pair[p];
         if (c->found)
-            fprintf(f, "%d %d %.8f %.3g %.6f %.3g\n", s->L[c->la], s->L[c->lb], c->tc, c->dtc,
-                    c->u, c->du);
+            fprintf(f, "U4 %d %d %.8f %.3g %.6f %.3g\n", s->L[c->la], s->L[c->lb], c->tc,
+                    c->dtc, c->u, c->du);
+    }
+    for (int p = 0; a->have_xi && p < a->npairs; p++) {
+        const struct crossing *c = &a->xpair[p];
+        if (c->found)
+            fprintf(f, "xi/L %d %d %.8f %.3g %.6f %.3g\n", s->L[c->la], s->L[c->lb], c->tc,
+                    c->dtc, c->u, c->du);
     }
     return ex_close(f, path);
 }

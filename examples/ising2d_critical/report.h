@@ -11,6 +11,9 @@
  * criticality of the periodic square lattice, U4* = 1 - 1/(3 * 0.856216) (Salas & Sokal). */
 #define TC_EXACT 2.269185314213022
 #define U4_STAR 0.61069
+/* The second-moment correlation length over L at Tc in infinite volume, 0.9050488292(4)
+ * (Salas and Sokal 2000). */
+#define XIL_STAR 0.9050488292
 
 /* Print the table of U4 and the crossings on stdout. */
 void report_print(const struct study *s, const struct analysis *a);

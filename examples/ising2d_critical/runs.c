@@ -3,6 +3,8 @@
  * Replicas differ only in their seed: they are independent chains, which is what makes the
  * jackknife over replicas (analysis.c) a valid error estimate.
  */
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -50,6 +52,15 @@ static int run_chain(int task, void *user)
 
     struct chain_means sum = { 0 };
     uint64_t n = 0;
+    /* |m(k_min)|^2 for xi/L: a second reduction by planes, on the CPU backend only */
+    double mk2 = 0;
+    bool have_k = false;
+    if (st == LATMC_OK) {
+        const int k = latmc_sim_observable(sim, LATMC_OBS_M2_KMIN, &mk2);
+        have_k = k == LATMC_OK;
+        if (k != LATMC_OK && k != LATMC_EUNSUPPORTED)
+            st = ex_check(k, sim, what);
+    }
     for (uint64_t done = 0; st == LATMC_OK && done < s->sweeps[l]; done += s->every) {
         double m2, m4, absm, e;
         st = ex_check(latmc_sim_sweep(sim, s->every), sim, what);
@@ -63,7 +74,10 @@ static int run_chain(int task, void *user)
                           what);
         if (st == LATMC_OK)
             st = ex_check(latmc_sim_observable(sim, LATMC_OBS_ENERGY, &e), sim, what);
+        if (st == LATMC_OK && have_k)
+            st = ex_check(latmc_sim_observable(sim, LATMC_OBS_M2_KMIN, &mk2), sim, what);
         if (st == LATMC_OK) {
+            sum.mk2 += mk2;
             sum.m2 += m2;
             sum.m4 += m4;
             sum.absm += absm;
@@ -81,6 +95,7 @@ static int run_chain(int task, void *user)
     out->absm = sum.absm / (double)n;
     out->e = sum.e / (double)n;
     out->e2 = sum.e2 / (double)n;
+    out->mk2 = have_k ? sum.mk2 / (double)n : NAN;
     return 0;
 }
 

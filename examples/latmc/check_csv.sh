@@ -51,6 +51,9 @@ for col in $(echo "$header" | tr ',' ' '); do
     m4) label='m^4' ;;
     phi2) label='phi^2' ;;
     overlap2) label='q^2' ;;
+    m2_k0) label='|m(0)|^2' ;;
+    m2_kmin) label='|m(kmin)|^2' ;;
+    overlap2_kmin) label='|q(kmin)|^2' ;;
     *) label=$col ;;
     esac
     grep -q "^  $label  *[-0-9]" "$tmp/out" || fail "no '$label' row with a value in the results"

@@ -15,6 +15,9 @@ static const struct {
     { LATMC_OBS_M4, "m4", "m^4" },
     { LATMC_OBS_PHI2, "phi2", "phi^2" },
     { LATMC_OBS_OVERLAP2, "overlap2", "q^2" },
+    { LATMC_OBS_M2_K0, "m2_k0", "|m(0)|^2" },
+    { LATMC_OBS_M2_KMIN, "m2_kmin", "|m(kmin)|^2" },
+    { LATMC_OBS_OVERLAP2_KMIN, "overlap2_kmin", "|q(kmin)|^2" },
 };
 
 void observables_destroy(struct observables *o)
@@ -38,6 +41,7 @@ int observables_setup(struct observables *o, latmc_sim *sim, struct failure *f)
 {
     memset(o, 0, sizeof *o);
     o->col_energy = o->col_absm = o->col_m2 = o->col_m4 = o->col_overlap2 = -1;
+    o->col_k0 = o->col_kmin = o->col_overlap2_kmin = -1;
     latmc_sim_desc desc;
     latmc_sim_desc_init(&desc);
     int rc = latmc_sim_get_desc(sim, &desc);
@@ -50,6 +54,8 @@ int observables_setup(struct observables *o, latmc_sim *sim, struct failure *f)
         bool defined = false;
         if (key == LATMC_OBS_MAGNETIZATION && !o->scalar)
             continue; /* the same as |m| */
+        if (key == LATMC_OBS_M2_K0 && desc.model != LATMC_MODEL_POTTS)
+            continue; /* the same as m^2 */
         rc = probe(sim, key, &defined);
         if (rc != LATMC_OK)
             return failure_set(f, rc, latmc_sim_last_error(sim), "measuring %s",
@@ -66,9 +72,14 @@ int observables_setup(struct observables *o, latmc_sim *sim, struct failure *f)
         case LATMC_OBS_M2: o->col_m2 = c; break;
         case LATMC_OBS_M4: o->col_m4 = c; break;
         case LATMC_OBS_OVERLAP2: o->col_overlap2 = c; break;
+        case LATMC_OBS_M2_K0: o->col_k0 = c; break;
+        case LATMC_OBS_M2_KMIN: o->col_kmin = c; break;
+        case LATMC_OBS_OVERLAP2_KMIN: o->col_overlap2_kmin = c; break;
         default: break;
         }
     }
+    if (o->col_k0 < 0)
+        o->col_k0 = o->col_m2;
     if (o->n_cols == 0)
         return failure_set(f, LATMC_EUNSUPPORTED, "", "this model has none of the observables "
                            "latmc knows");

@@ -1,9 +1,11 @@
 /*
  * latmc front end — what is measured: the observables the model defines among energy,
- * m, |m|, m^2, m^4, phi^2 and q^2 (one accumulator column each, in that order; also
- * the CSV columns), found by asking the library for each once. For the models whose
- * m is not signed (Potts, Heisenberg: the library's m is |m| there) the m column is
- * left out. The acceptance is not a column: it is pooled over the measured sweeps from
+ * m, |m|, m^2, m^4, phi^2, q^2, |m(0)|^2, |m(k_min)|^2 and |q(k_min)|^2 (one accumulator
+ * column each, in that order; also the CSV columns), found by asking the library for each
+ * once. For the models whose m is not signed (Potts, Heisenberg: the library's m is |m|
+ * there) the m column is left out, and |m(0)|^2 is recorded for Potts only (elsewhere it
+ * is m^2 itself). The Fourier columns exist where the backend reduces them (the CPU) and
+ * the extents are equal. The acceptance is not a column: it is pooled over the measured sweeps from
  * the library's exact counters.
  */
 #ifndef LATMC_CLI_OBSERVABLES_H
@@ -16,14 +18,18 @@
 
 #include "failure.h"
 
-#define OBS_MAX_COLS 7
+#define OBS_MAX_COLS 10
 
 struct observables {
     int n_cols;
     int key[OBS_MAX_COLS];              /* LATMC_OBS_* of each column */
-    const char *csv_name[OBS_MAX_COLS]; /* "energy", "m", "absm", "m2", "m4", "phi2", "overlap2" */
-    const char *label[OBS_MAX_COLS];    /* "energy", "m", "|m|", "m^2", "m^4", "phi^2", "q^2" */
+    const char *csv_name[OBS_MAX_COLS]; /* "energy", "m", "absm", "m2", "m4", "phi2", "overlap2",
+                                           "m2_k0", "m2_kmin", "overlap2_kmin" */
+    const char *label[OBS_MAX_COLS];    /* "energy", "m", "|m|", "m^2", "m^4", "phi^2", "q^2",
+                                           "|m(0)|^2", "|m(kmin)|^2", "|q(kmin)|^2" */
     int col_energy, col_absm, col_m2, col_m4, col_overlap2; /* column, or -1 */
+    int col_k0, col_kmin, col_overlap2_kmin; /* |m(0)|^2 (m^2's column but for Potts),
+                                                |m(k_min)|^2, |q(k_min)|^2: column, or -1 */
     bool scalar;        /* a signed scalar order parameter (Ising, phi^4): U4 applies */
     latmc_acc *acc;     /* one row per measurement */
     uint64_t reloaded;  /* rows read back from a checkpoint (--resume) */

@@ -73,6 +73,23 @@ static void add(struct results *r, const char *name, const char *label, const ch
     }
 }
 
+/* xi / L with its jackknife error (latmc_acc_corr_length); where <|m(0)|^2> is below
+ * <|m(k_min)|^2> (deep in the disordered phase, or too few measurements) there is no real
+ * xi, and the reason says so. */
+static void corr_length(struct results *r, const latmc_acc *acc, int col_k0, int col_kmin,
+                        const char *name, const char *label, const char *few)
+{
+    double v = 0.0, e = 0.0;
+    int rc = LATMC_OK;
+    const char *why = few;
+    if (why == NULL) {
+        rc = latmc_acc_corr_length(acc, col_k0, col_kmin, r->L, r->nblocks, &v, &e);
+        if (rc == LATMC_EINVAL)
+            why = "no real correlation length (<|m(0)|^2> <= <|m(kmin)|^2>)";
+    }
+    add(r, name, label, why, rc, v / (double)r->L, e / (double)r->L);
+}
+
 static void derived(struct results *r, const struct observables *obs)
 {
     const latmc_acc *acc = obs->acc;
@@ -114,6 +131,12 @@ static void derived(struct results *r, const struct observables *obs)
             rc = latmc_acc_jackknife(acc, nb, scaled_mean, &s, &v, &e);
         add(r, "chi_sg", "chi_SG", few, rc, v, e);
     }
+    /* second-moment correlation lengths over L from |m(0)|^2 and |m(k_min)|^2 */
+    if (obs->col_kmin >= 0 && obs->col_k0 >= 0)
+        corr_length(r, acc, obs->col_k0, obs->col_kmin, "xi_over_L", "xi/L", few);
+    if (obs->col_overlap2_kmin >= 0 && obs->col_overlap2 >= 0)
+        corr_length(r, acc, obs->col_overlap2, obs->col_overlap2_kmin, "xi_sg_over_L",
+                    "xi_SG/L", few);
 }
 
 void results_compute(struct results *r, const latmc_sim *sim, const struct observables *obs)
@@ -125,6 +148,7 @@ void results_compute(struct results *r, const latmc_sim *sim, const struct obser
     r->sites = 1.0;
     for (int k = 0; k < d.ndim && k < 4; k++)
         r->sites *= (double)d.extent[k];
+    r->L = d.extent[0];
     r->have_beta = latmc_sim_get_param(sim, LATMC_PARAM_BETA, &r->beta) == LATMC_OK;
     r->n_meas = latmc_acc_count(obs->acc);
     r->n_obs = obs->n_cols;

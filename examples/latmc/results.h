@@ -17,7 +17,7 @@
 /* Below this many measurements per tau_int, errors and tau_int themselves are rough. */
 #define MIN_MEAS_PER_TAU 100.0
 #define JACKKNIFE_BLOCKS 32
-#define RES_MAX_DERIVED 5
+#define RES_MAX_DERIVED 7
 
 /* The warning bits that make a result degenerate (no error estimate at all), as
  * opposed to rough (LATMC_ACC_WARN_NO_WINDOW, or fewer than 100 tau_int). */
@@ -45,6 +45,7 @@ struct derived_result {
 struct results {
     uint64_t n_meas;
     double sites;
+    int64_t L;        /* the first extent (the Fourier observables need all equal) */
     bool have_beta;   /* phi^4 has none: its factors use 1 */
     double beta;
     int n_obs;

@@ -3,7 +3,9 @@
  * q = 3, a continuous transition, and q = 10, a first-order one whose energy histogram at
  * beta_c has two peaks (ordered and disordered phases coexisting), compared with Baxter's
  * exact energies. For q = 10 the histogram is reweighted to the beta where the ordered
- * phases weigh q times the disordered one, a finite-size estimate of beta_c.
+ * phases weigh q times the disordered one, a finite-size estimate of beta_c. Every scan
+ * point also gives xi/L, the second-moment correlation length of the simplex order
+ * parameter over L (LATMC_OBS_M2_K0, LATMC_OBS_M2_KMIN, latmc_acc_corr_length).
  *
  *   potts_transition            the full study (about a minute on 2 cores)
  *   potts_transition --quick    small lattices, short chains (the test)
@@ -108,11 +110,16 @@ static int parse(int argc, char **argv, struct options *o)
 
 static void print_scan(const struct potts_case *c, const struct scan_point *pts)
 {
-    printf("  %10s %10s %20s %18s %18s\n", "beta/bc", "beta", "e = E/N", "m", "C");
+    printf("  %10s %10s %20s %18s %18s %18s\n", "beta/bc", "beta", "e = E/N", "m", "C",
+           "xi/L");
     for (int i = 0; i < c->nscan; i++) {
         const struct scan_point *p = &pts[i];
-        printf("  %10.5f %10.6f %11.5f +- %.5f %9.4f +- %.4f %9.3f +- %.3f\n",
-               p->beta / c->beta_c, p->beta, p->e, p->de, p->m, p->dm, p->c, p->dc);
+        printf("  %10.5f %10.6f %11.5f +- %.5f %9.4f +- %.4f %9.3f +- %.3f", p->beta / c->beta_c,
+               p->beta, p->e, p->de, p->m, p->dm, p->c, p->dc);
+        if (isnan(p->xil))
+            printf(" %18s\n", "- (not real)");
+        else
+            printf(" %9.4f +- %.4f\n", p->xil, p->dxil);
     }
 }
 

@@ -12,13 +12,13 @@ static bool write_scan(const struct case_result *r, int n, const char *dir)
     if (f == NULL)
         return false;
     fprintf(f, "# 2D q-state Potts, heat bath; one block per q (gnuplot 'index')\n"
-               "# q L beta/beta_c beta e de m dm C dC chi dchi\n");
+               "# q L beta/beta_c beta e de m dm C dC chi dchi xi/L dxi/L (NaN: not real)\n");
     for (int k = 0; k < n; k++) {
         for (int i = 0; i < r[k].c->nscan; i++) {
             const struct scan_point *p = &r[k].pts[i];
-            fprintf(f, "%d %d %.6f %.8f %.8f %.3g %.6f %.3g %.6g %.3g %.6g %.3g\n", r[k].c->q,
-                    r[k].c->L, p->beta / r[k].c->beta_c, p->beta, p->e, p->de, p->m, p->dm,
-                    p->c, p->dc, p->chi, p->dchi);
+            fprintf(f, "%d %d %.6f %.8f %.8f %.3g %.6f %.3g %.6g %.3g %.6g %.3g %.6g %.3g\n",
+                    r[k].c->q, r[k].c->L, p->beta / r[k].c->beta_c, p->beta, p->e, p->de, p->m,
+                    p->dm, p->c, p->dc, p->chi, p->dchi, p->xil, p->dxil);
         }
         fprintf(f, "\n\n");
     }

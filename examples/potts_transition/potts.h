@@ -30,9 +30,12 @@ struct run_plan {
     int jobs;
 };
 
-/* One scan point's results (per site), errors by binning (e, m) and jackknife (C, chi). */
+/* One scan point's results (per site), errors by binning (e, m) and jackknife (C, chi,
+ * xi/L). xi/L: the second-moment correlation length of the simplex order parameter over L
+ * (doc/observables.md); NaN where it is not real (<|m(0)|^2> <= <|m(k_min)|^2>, deep in
+ * the disordered phase within the errors). */
 struct scan_point {
-    double beta, e, de, m, dm, c, dc, chi, dchi;
+    double beta, e, de, m, dm, c, dc, chi, dchi, xil, dxil;
 };
 
 /* Histogram of B = -E/J (the number of satisfied bonds, an integer 0..2N) pooled over

@@ -4,6 +4,7 @@
  * errors of the specific heat and susceptibility: the library's analysis, used as a
  * downstream code would.
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "ex_pool.h"
@@ -17,7 +18,7 @@ struct scan_job {
     struct scan_point *pts;
 };
 
-enum { COL_E, COL_M, COL_M2, NCOL };
+enum { COL_E, COL_M, COL_M2, COL_K0, COL_KMIN, NCOL };
 
 static int scan_point(int i, void *user)
 {
@@ -63,6 +64,12 @@ static int scan_point(int i, void *user)
                           what);
         if (!st)
             st = ex_check(latmc_sim_observable(sim, LATMC_OBS_M2, &row[COL_M2]), sim, what);
+        /* |m(0)|^2 and |m(k_min)|^2 of the simplex order parameter, for xi/L */
+        if (!st)
+            st = ex_check(latmc_sim_observable(sim, LATMC_OBS_M2_K0, &row[COL_K0]), sim, what);
+        if (!st)
+            st = ex_check(latmc_sim_observable(sim, LATMC_OBS_M2_KMIN, &row[COL_KMIN]), sim,
+                          what);
         if (!st)
             st = ex_check(latmc_acc_push(acc, row, NCOL), NULL, what);
     }
@@ -83,6 +90,12 @@ static int scan_point(int i, void *user)
     if (!st)
         st = ex_check(latmc_acc_susceptibility(acc, COL_M, COL_M2, beta * N, 32, &pt->chi,
                                                &pt->dchi), NULL, what);
+    pt->xil = pt->dxil = NAN;
+    if (!st && latmc_acc_corr_length(acc, COL_K0, COL_KMIN, c->L, 32, &pt->xil, &pt->dxil) ==
+                   LATMC_OK) {
+        pt->xil /= c->L;
+        pt->dxil /= c->L;
+    }
     latmc_acc_destroy(&acc);
     latmc_sim_destroy(&sim);
     return st;

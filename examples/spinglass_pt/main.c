@@ -6,6 +6,9 @@
  *     g(T) = (3 - [<q^4>] / [<q^2>]^2) / 2
  * ([ ] the mean over samples, < > the thermal mean), with jackknife errors over samples.
  * g is dimensionless, so the curves of different L cross at the spin-glass transition.
+ * So does xi_SG/L, the second-moment correlation length of the overlap over L,
+ *     xi_SG = sqrt([<q^2>] / [<|q(k_min)|^2>] - 1) / (2 sin(pi / L))
+ * (LATMC_ENS_QKMIN2, latmc_ens_corr_length), the usual estimator of T_c in spin glasses.
  * Comparison value: T_c = 1.120(4) (Katzgraber, Koerner and Young, Phys. Rev. B 73, 224432
  * (2006), from the crossings of the correlation length and of g for L up to 24).
  *
@@ -14,8 +17,9 @@
  *   --device cuda          every ensemble on the GPU: its members swept together, the
  *                          energies and the overlaps computed on the device
  *
- * Writes spinglass_pt.dat (L T g err e acceptance), spinglass_pt_crossings.dat and
- * spinglass_pt.gp (gnuplot: g(T) per L, the crossings and the reference T_c).
+ * Writes spinglass_pt.dat (L T g err e acceptance xi/L err), spinglass_pt_crossings.dat
+ * (of g and of xi_SG/L) and spinglass_pt.gp (gnuplot: g(T) per L, the crossings and the
+ * reference T_c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -42,6 +46,7 @@ struct study {
 struct curve {
     int L;
     double T[MAX_T], g[MAX_T], err[MAX_T], e[MAX_T], acc[MAX_T];
+    double xil[MAX_T], xierr[MAX_T]; /* xi_SG / L and its error; NaN: not real */
     double trip_mean;
     uint64_t trips;
 };
@@ -142,8 +147,9 @@ static int run_size(const struct study *st, int L, struct curve *c)
     double *q2 = calloc((size_t)nST, sizeof *q2), *q4 = calloc((size_t)nST, sizeof *q4);
     double *sum2 = calloc((size_t)nST, sizeof *sum2), *sum4 = calloc((size_t)nST, sizeof *sum4);
     double *en = calloc((size_t)nST * 2, sizeof *en), beta[MAX_T];
+    double *qk = calloc((size_t)nST, sizeof *qk), *sumk = calloc((size_t)nST, sizeof *sumk);
     int rc = 1;
-    if (!q2 || !q4 || !sum2 || !sum4 || !en)
+    if (!q2 || !q4 || !sum2 || !sum4 || !en || !qk || !sumk)
         goto out;
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
@@ -185,10 +191,15 @@ static int run_size(const struct study *st, int L, struct curve *c)
     uint64_t acc0[MAX_T], att0[MAX_T], acc1[MAX_T], att1[MAX_T];
     latmc_ens_exchange_counts(e, acc0, att0, nT - 1);
     double esum[MAX_T] = { 0 };
+    /* The overlap at k_min is summed on the host in this version (every member's spins
+     * copied there at each measurement): on the GPU that would cost more than the sweeps,
+     * so xi_SG/L is measured on the CPU only. */
+    const bool with_xi = st->device == LATMC_DEVICE_CPU;
     const uint64_t every = 2, nmeas = sweeps / every;
     for (uint64_t i = 0; i < nmeas; i++) {
         if (latmc_ens_sweep(e, every) ||
             latmc_ens_overlaps(e, LATMC_ENS_Q2, q2, (size_t)nST) ||
+            (with_xi && latmc_ens_overlaps(e, LATMC_ENS_QKMIN2, qk, (size_t)nST)) ||
             latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_TEMPERATURE, en,
                                   (size_t)nST * 2)) {
             fprintf(stderr, "L = %d: %s\n", L, latmc_ens_last_error(e));
@@ -198,6 +209,7 @@ static int run_size(const struct study *st, int L, struct curve *c)
         for (int k = 0; k < nST; k++) {
             sum2[k] += q2[k];
             sum4[k] += q2[k] * q2[k];
+            sumk[k] += qk[k];
         }
         for (int k = 0; k < nST * 2; k++)
             esum[(k / 2) % nT] += en[k];
@@ -205,13 +217,22 @@ static int run_size(const struct study *st, int L, struct curve *c)
     latmc_ens_exchange_counts(e, acc1, att1, nT - 1);
     latmc_ens_round_trips(e, &c->trips, &c->trip_mean);
     for (int t = 0; t < nT; t++) {
-        double *a2 = q2, *a4 = q4; /* per-sample thermal means at temperature t */
+        double *a2 = q2, *a4 = q4, *ak = qk; /* per-sample thermal means at temperature t */
         for (int s = 0; s < nS; s++) {
             a2[s] = sum2[s * nT + t] / (double)nmeas;
             a4[s] = sum4[s * nT + t] / (double)nmeas;
+            ak[s] = sumk[s * nT + t] / (double)nmeas;
         }
         if (ex_check(latmc_ens_binder_g(a2, a4, nS, 1, &c->g[t], &c->err[t]), NULL, "binder"))
             goto out;
+        /* no real xi_SG where [<q^2>] <= [<|q(k_min)|^2>] (high T, few samples): NaN */
+        if (with_xi &&
+            latmc_ens_corr_length(a2, ak, nS, L, &c->xil[t], &c->xierr[t]) == LATMC_OK) {
+            c->xil[t] /= L;
+            c->xierr[t] /= L;
+        } else {
+            c->xil[t] = c->xierr[t] = NAN;
+        }
         c->e[t] = esum[t] / ((double)nmeas * nS * 2);
         c->acc[t] = t + 1 < nT && att1[t] > att0[t]
                         ? (double)(acc1[t] - acc0[t]) / (double)(att1[t] - att0[t]) : NAN;
@@ -225,21 +246,25 @@ out:
     free(sum2);
     free(sum4);
     free(en);
+    free(qk);
+    free(sumk);
     return rc;
 }
 
-/* Where g_a - g_b changes sign, by linear interpolation in T; NAN if nowhere. */
-static double crossing(const struct curve *a, const struct curve *b, int nT, double *err)
+/* Where ya - yb changes sign (y: g, or xi_SG/L, of curves a and b, errors ea, eb), by
+ * linear interpolation in T; NAN if nowhere. */
+static double crossing(const struct curve *a, const double *ya, const double *ea,
+                       const double *yb, const double *eb, int nT, double *err)
 {
     double best = NAN;
     *err = NAN;
     for (int t = 0; t + 1 < nT; t++) {
-        const double d0 = a->g[t] - b->g[t], d1 = a->g[t + 1] - b->g[t + 1];
+        const double d0 = ya[t] - yb[t], d1 = ya[t + 1] - yb[t + 1];
         if (d0 == 0 || d0 * d1 < 0) {
             const double f = d0 / (d0 - d1);
             best = a->T[t] + f * (a->T[t + 1] - a->T[t]);
             /* error: the difference's error over its slope */
-            const double sd = sqrt(a->err[t] * a->err[t] + b->err[t] * b->err[t]);
+            const double sd = sqrt(ea[t] * ea[t] + eb[t] * eb[t]);
             const double slope = fabs((d1 - d0) / (a->T[t + 1] - a->T[t]));
             *err = slope > 0 ? sd / slope : NAN;
         }
@@ -248,19 +273,21 @@ static double crossing(const struct curve *a, const struct curve *b, int nT, dou
 }
 
 static bool write_outputs(const struct study *st, const struct curve *c, const char *dir,
-                          double *cross, double *cross_err)
+                          double *cross, double *cross_err, double *xcross, double *xcross_err)
 {
     char path[4096];
     FILE *f = ex_create(dir, "spinglass_pt.dat", path, sizeof path);
     if (!f)
         return false;
     fprintf(f, "# 3D +-J Ising spin glass, %d samples x %d temperatures x 2 replicas per L, "
-               "parallel tempering every sweep\n# L T g err_g e/N acceptance(T, next T)\n",
+               "parallel tempering every sweep\n"
+               "# L T g err_g e/N acceptance(T, next T) xi_SG/L err (NaN: not real)\n",
             st->nsamples, st->nT);
     for (int i = 0; i < st->nL; i++) {
         for (int t = 0; t < st->nT; t++)
-            fprintf(f, "%d %.6f %.6f %.6f %.6f %.4f\n", c[i].L, c[i].T[t], c[i].g[t],
-                    c[i].err[t], c[i].e[t], c[i].acc[t]);
+            fprintf(f, "%d %.6f %.6f %.6f %.6f %.4f %.6f %.6f\n", c[i].L, c[i].T[t],
+                    c[i].g[t], c[i].err[t], c[i].e[t], c[i].acc[t], c[i].xil[t],
+                    c[i].xierr[t]);
         fprintf(f, "\n\n");
     }
     if (!ex_close(f, path))
@@ -268,11 +295,17 @@ static bool write_outputs(const struct study *st, const struct curve *c, const c
     f = ex_create(dir, "spinglass_pt_crossings.dat", path, sizeof path);
     if (!f)
         return false;
-    fprintf(f, "# L1 L2 T_cross err (reference T_c = %.3f(%d), Katzgraber et al. PRB 73, "
-               "224432 (2006))\n", TC_REF, (int)(TC_REF_ERR * 1000));
+    fprintf(f, "# quantity L1 L2 T_cross err (reference T_c = %.3f(%d), Katzgraber et al. "
+               "PRB 73, 224432 (2006))\n", TC_REF, (int)(TC_REF_ERR * 1000));
     for (int i = 0; i + 1 < st->nL; i++) {
-        cross[i] = crossing(&c[i], &c[i + 1], st->nT, &cross_err[i]);
-        fprintf(f, "%d %d %.4f %.4f\n", c[i].L, c[i + 1].L, cross[i], cross_err[i]);
+        cross[i] = crossing(&c[i], c[i].g, c[i].err, c[i + 1].g, c[i + 1].err, st->nT,
+                            &cross_err[i]);
+        fprintf(f, "g %d %d %.4f %.4f\n", c[i].L, c[i + 1].L, cross[i], cross_err[i]);
+    }
+    for (int i = 0; i + 1 < st->nL; i++) {
+        xcross[i] = crossing(&c[i], c[i].xil, c[i].xierr, c[i + 1].xil, c[i + 1].xierr, st->nT,
+                             &xcross_err[i]);
+        fprintf(f, "xi_SG/L %d %d %.4f %.4f\n", c[i].L, c[i + 1].L, xcross[i], xcross_err[i]);
     }
     if (!ex_close(f, path))
         return false;
@@ -323,15 +356,15 @@ int main(int argc, char **argv)
             return 1;
         }
         printf("\nL = %d (%.1f s; %llu round trips, mean %.0f sweeps)\n"
-               "     T        g        err     e/N     swap acc.\n", st.Ls[i], ex_now() - t0,
-               (unsigned long long)c[i].trips, c[i].trip_mean);
+               "     T        g        err     e/N     swap acc.   xi_SG/L    err\n", st.Ls[i],
+               ex_now() - t0, (unsigned long long)c[i].trips, c[i].trip_mean);
         for (int t = 0; t < st.nT; t++)
-            printf("  %6.4f  %7.4f  %7.4f  %7.4f  %6.3f\n", c[i].T[t], c[i].g[t], c[i].err[t],
-                   c[i].e[t], c[i].acc[t]);
+            printf("  %6.4f  %7.4f  %7.4f  %7.4f  %6.3f    %7.4f  %7.4f\n", c[i].T[t], c[i].g[t],
+                   c[i].err[t], c[i].e[t], c[i].acc[t], c[i].xil[t], c[i].xierr[t]);
         fflush(stdout); /* a long study's sizes show as they finish, also into a file */
     }
-    double cross[MAX_L], cross_err[MAX_L];
-    if (!write_outputs(&st, c, out, cross, cross_err)) {
+    double cross[MAX_L], cross_err[MAX_L], xcross[MAX_L], xcross_err[MAX_L];
+    if (!write_outputs(&st, c, out, cross, cross_err, xcross, xcross_err)) {
         free(c);
         return 1;
     }
@@ -343,6 +376,10 @@ int main(int argc, char **argv)
         else
             printf("crossing L = %d / %d: T = %.3f +- %.3f\n", c[i].L, c[i + 1].L, cross[i],
                    cross_err[i]);
+        if (isnan(xcross[i]))
+            printf("  xi_SG/L: no crossing in [%g, %g]\n", st.tmin, st.tmax);
+        else
+            printf("  xi_SG/L: T = %.3f +- %.3f\n", xcross[i], xcross_err[i]);
     }
     printf("reference: T_c = %.3f(%d), Katzgraber, Koerner, Young, PRB 73, 224432 (2006)\n",
            TC_REF, (int)(TC_REF_ERR * 1000));

@@ -250,6 +250,29 @@ LATMC_API int latmc_acc_binder(const latmc_acc *acc, int col_m2, int col_m4, int
                                double *value, double *err);
 
 /**
+ * Second-moment correlation length xi = sqrt(<|m(0)|^2> / <|m(k_min)|^2> - 1) /
+ * (2 sin(pi / L)) by jackknife, from the columns holding |m(0)|^2 and |m(k_min)|^2 per
+ * measurement (LATMC_OBS_M2_K0 and LATMC_OBS_M2_KMIN, or OVERLAP2 and OVERLAP2_KMIN for
+ * the spin-glass xi of one sample), i.e. sqrt(chi / F - 1) / (2 sin(k_min / 2)) with
+ * k_min = 2 pi / L. Divide value and err by L for xi / L (doc/observables.md).
+ * @param[in]  acc      the accumulator.
+ * @param[in]  col_k0   column of |m(0)|^2.
+ * @param[in]  col_kmin column of |m(k_min)|^2.
+ * @param[in]  L        the lattice's extent, >= 2.
+ * @param[in]  nblocks  jackknife blocks, as latmc_acc_jackknife().
+ * @param[out] value    receives xi.
+ * @param[out] err      receives its error.
+ * @return LATMC_OK; LATMC_EINVAL (acc NULL, a column out of range, L < 2, value or err
+ *         NULL, nblocks < 2, xi not real or not finite: <|m(0)|^2> < <|m(k_min)|^2> or
+ *         <|m(k_min)|^2> = 0, also in a jackknife block); LATMC_ESTATE (fewer rows than
+ *         nblocks).
+ * @note Thread-safe (const).
+ * @since 0.3
+ */
+LATMC_API int latmc_acc_corr_length(const latmc_acc *acc, int col_k0, int col_kmin, int64_t L,
+                                    int nblocks, double *value, double *err);
+
+/**
  * Susceptibility chi = factor * (<m^2> - <|m|>^2) by jackknife (for the usual
  * per-site chi of a lattice of N sites at inverse temperature beta, factor = beta * N),
  * from the columns holding |m| and m^2.

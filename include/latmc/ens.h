@@ -60,8 +60,15 @@ enum latmc_ens_overlap {
     LATMC_ENS_Q    = 1, /**< Ising: q = (1/N) sum_i s_i^a s_i^b */
     LATMC_ENS_Q2   = 2, /**< Ising: q^2; Heisenberg: sum_{mu,nu} q_{mu nu}^2 */
     LATMC_ENS_Q4   = 3, /**< the square of LATMC_ENS_Q2 */
-    LATMC_ENS_QL   = 4  /**< link overlap (1/(N ndim)) sum_<ij> (s_i^a s_j^a)(s_i^b s_j^b)
+    LATMC_ENS_QL   = 4, /**< link overlap (1/(N ndim)) sum_<ij> (s_i^a s_j^a)(s_i^b s_j^b)
                              (Heisenberg: dot products S_i^a.S_i^b times S_j^a.S_j^b) */
+    /**
+     * |q(k_min)|^2, q(k) = (1/N) sum_i s_i^a s_i^b e^{i k.x_i}, k_min = (2 pi / L) e_mu,
+     * averaged over the ndim directions (Heisenberg: the tensor,
+     * sum_{mu,nu} |q_{mu nu}(k_min)|^2); equal extents only. With Q2 it gives the
+     * spin-glass correlation length (latmc_ens_corr_length()). @since 0.3
+     */
+    LATMC_ENS_QKMIN2 = 5
 };
 
 /**
@@ -342,6 +349,27 @@ LATMC_API int latmc_ens_load(latmc_ctx *ctx, const char *path, latmc_ens **out);
  */
 LATMC_API int latmc_ens_binder_g(const double *q2, const double *q4, int n_samples,
                                  int n_components, double *g, double *err);
+
+/**
+ * The spin-glass second-moment correlation length averaged over samples, with its
+ * jackknife error over samples (as latmc_ens_binder_g()): from the per-sample thermal
+ * means q2[s] = <q^2>_s (LATMC_ENS_Q2) and qk2[s] = <|q(k_min)|^2>_s (LATMC_ENS_QKMIN2),
+ * xi_SG = sqrt([<q^2>] / [<|q(k_min)|^2>] - 1) / (2 sin(pi / L)). Divide xi and err by L
+ * for xi_SG / L.
+ * @param[in]  q2        n_samples values of <q^2>.
+ * @param[in]  qk2       n_samples values of <|q(k_min)|^2>.
+ * @param[in]  n_samples at least 2.
+ * @param[in]  L         the lattice's extent (every extent), >= 2.
+ * @param[out] xi        receives xi_SG.
+ * @param[out] err       receives its leave-one-sample-out jackknife error.
+ * @return LATMC_OK; LATMC_EINVAL (NULL, n_samples < 2, L < 2, a value not finite,
+ *         [<|q(k_min)|^2>] == 0, [<q^2>] < [<|q(k_min)|^2>]: no real xi, also in a
+ *         jackknife sample).
+ * @note Thread-safe.
+ * @since 0.3
+ */
+LATMC_API int latmc_ens_corr_length(const double *q2, const double *qk2, int n_samples,
+                                    int64_t L, double *xi, double *err);
 
 /**
  * Detail of the ensemble's last failure ("" if none; "ens is NULL" for NULL).

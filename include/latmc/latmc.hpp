@@ -463,6 +463,21 @@ public:
                       "latmc_acc_binder");
         return e;
     }
+    /** latmc_acc_corr_length(): the second-moment correlation length (divide by L for xi/L).
+     * @param[in] col_k0   column of |m(0)|^2 (LATMC_OBS_M2_K0).
+     * @param[in] col_kmin column of |m(k_min)|^2 (LATMC_OBS_M2_KMIN).
+     * @param[in] L        the lattice's extent.
+     * @param[in] nblocks  jackknife blocks.
+     * @return xi and its error.
+     * @since 0.3 */
+    estimate corr_length(int col_k0, int col_kmin, int64_t L, int nblocks) const
+    {
+        estimate e = { 0.0, 0.0 };
+        detail::check(latmc_acc_corr_length(h_.get(), col_k0, col_kmin, L, nblocks, &e.value,
+                                            &e.error),
+                      "latmc_acc_corr_length");
+        return e;
+    }
     /** latmc_acc_susceptibility().
      * @param[in] col_absm column of |m|.
      * @param[in] col_m2   column of m^2.

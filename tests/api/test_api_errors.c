@@ -278,7 +278,7 @@ static void parameter_names(void **state)
     assert_null(latmc_param_name(11));
     assert_null(latmc_param_name(-1));
     assert_null(latmc_observable_name(0));
-    assert_null(latmc_observable_name(12)); /* past LATMC_OBS_CLUSTER_M2 */
+    assert_null(latmc_observable_name(LATMC_OBS_OVERLAP2_KMIN + 1));
     assert_string_equal(latmc_observable_name(LATMC_OBS_ENERGY), "energy");
 }
 

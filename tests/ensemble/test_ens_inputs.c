@@ -322,6 +322,14 @@ static void test_binder_jackknife(void **state)
     const double zero[2] = { 0, 0 }, nan2[2] = { NAN, 1 };
     assert_int_equal(latmc_ens_binder_g(zero, zero, 2, 1, &g, &err), LATMC_EINVAL);
     assert_int_equal(latmc_ens_binder_g(nan2, q4, 2, 1, &g, &err), LATMC_EINVAL);
+    /* the spin-glass correlation length: refusals (values: test_fss_observables) */
+    assert_int_equal(latmc_ens_corr_length(NULL, q4, 4, 8, &g, &err), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_corr_length(q2, q4, 1, 8, &g, &err), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_corr_length(q2, q4, 4, 1, &g, &err), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_corr_length(nan2, q4, 2, 8, &g, &err), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_corr_length(q4, q2, 4, 8, &g, &err), LATMC_EINVAL); /* q2 < qk2 */
+    assert_int_equal(latmc_ens_corr_length(q2, q4, 4, 8, &g, NULL), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_corr_length(q2, q4, 4, 8, &g, &err), LATMC_OK);
 }
 
 int main(void)

@@ -79,8 +79,8 @@ struct result {
     char msg[512];
     size_t spin_bytes;
     unsigned char *spins;
-    double obs[9];       /* every observable key but ACCEPTANCE ... */
-    int obs_st[9];       /* ... and its status (EUNSUPPORTED for the model's missing ones) */
+    double obs[12];      /* every observable key but ACCEPTANCE ... */
+    int obs_st[12];       /* ... and its status (EUNSUPPORTED for the model's missing ones) */
     uint64_t acc, att;
     unsigned char *bytes; /* latmc_sim_serialize */
     size_t nbytes;
@@ -140,7 +140,7 @@ static int set_params(latmc_sim *sim, const struct cfg *c)
 /* Every observable (collective on parts: each part asks for the same keys). */
 static void observe(latmc_sim *sim, struct result *r)
 {
-    for (int key = LATMC_OBS_ENERGY; key <= LATMC_OBS_OVERLAP2; key++)
+    for (int key = LATMC_OBS_ENERGY; key <= LATMC_OBS_OVERLAP2_KMIN; key++)
         if (key != LATMC_OBS_ACCEPTANCE)
             r->obs_st[key] = latmc_sim_observable(sim, key, &r->obs[key]);
 }

@@ -151,7 +151,7 @@ static void ctx_and_process_calls(void **state)
     assert_null(latmc_param_name(11));
     assert_null(latmc_param_name(-1));
     assert_null(latmc_observable_name(0));
-    assert_null(latmc_observable_name(12)); /* past LATMC_OBS_CLUSTER_M2 */
+    assert_null(latmc_observable_name(LATMC_OBS_OVERLAP2_KMIN + 1));
     double lo, hi;
     EXPECT(latmc_param_bounds(LATMC_MODEL_ISING, LATMC_PARAM_G, &lo, &hi), LATMC_EUNSUPPORTED);
     EXPECT(latmc_param_bounds(-3, LATMC_PARAM_BETA, &lo, &hi), LATMC_EINVAL);
@@ -527,6 +527,11 @@ static void acc_calls(void **state)
     EXPECT(latmc_acc_binder(acc, 1, 9, 8, &v, &e), LATMC_EINVAL);
     EXPECT(latmc_acc_binder(NULL, 1, 2, 8, &v, &e), LATMC_EINVAL);
     EXPECT(latmc_acc_binder(acc, 1, 2, 8, NULL, &e), LATMC_EINVAL);
+    EXPECT(latmc_acc_corr_length(NULL, 1, 2, 8, 8, &v, &e), LATMC_EINVAL);
+    EXPECT(latmc_acc_corr_length(acc, 1, 9, 8, 8, &v, &e), LATMC_EINVAL);
+    EXPECT(latmc_acc_corr_length(acc, 1, 2, 1, 8, &v, &e), LATMC_EINVAL);
+    EXPECT(latmc_acc_corr_length(acc, 1, 2, 8, 1, &v, &e), LATMC_EINVAL);
+    EXPECT(latmc_acc_corr_length(acc, 1, 2, 8, 8, &v, NULL), LATMC_EINVAL);
     EXPECT(latmc_acc_susceptibility(acc, 1, 2, NAN, 8, &v, &e), LATMC_EINVAL);
     EXPECT(latmc_acc_susceptibility(acc, -1, 2, 1.0, 8, &v, &e), LATMC_EINVAL);
     EXPECT(latmc_acc_specific_heat(acc, 0, INFINITY, 8, &v, &e), LATMC_EINVAL);

@@ -19,7 +19,7 @@
 
 #include <latmc/latmc.h>
 
-enum { SPEC_MAX_PARAMS = 8, N_OBS_KEYS = 9 /* keys 1 .. 8 */ };
+enum { SPEC_MAX_PARAMS = 8, N_OBS_KEYS = LATMC_OBS_OVERLAP2_KMIN + 1 /* every key */ };
 
 /* A model spec: everything of the chain but the lattice and the layout. */
 struct spec {

@@ -1,0 +1,273 @@
+/*
+ * latmc-fss-bench — the finite-size-scaling observables (doc/observables.md) measured:
+ *
+ *   latmc-fss-bench cost [--threads T] [--repeat R]
+ *       the cost of the Fourier reduction (LATMC_OBS_M2_KMIN, with two Heisenberg replicas
+ *       also OVERLAP2_KMIN) next to the ordinary measurement (energy and m^2: the model's
+ *       reduction) and a sweep, per model, on the CPU backend: the median of R
+ *       measurements of each after a sweep.
+ *
+ *   latmc-fss-bench xi-at-tc [--sizes L1,L2,..] [--sweeps N] [--chains C] [--threads T]
+ *       xi/L of the 2D Ising model at beta_c = ln(1 + sqrt 2) / 2 per L, Metropolis, C
+ *       independent chains of N measured sweeps each (jackknife over the chains), against
+ *       the infinite-volume value 0.9050488292(4) (Salas and Sokal 2000; the finite sizes
+ *       approach it with corrections of order 1/L^2).
+ *
+ * Figures go to doc/observables.md with the machine.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <latmc/latmc.h>
+
+#define XIL_STAR 0.9050488292
+#define MAX_SIZES 8
+#define MAX_CHAINS 64
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int check(int st, latmc_sim *sim, const char *what)
+{
+    if (st != LATMC_OK)
+        fprintf(stderr, "latmc-fss-bench: %s: %s\n", what,
+                sim ? latmc_sim_last_error(sim) : latmc_last_error());
+    return st;
+}
+
+struct cost_case {
+    const char *name;
+    int model, ndim, q, replicas;
+    int64_t L;
+    int key, value;
+};
+
+static int cost(int threads, int repeat)
+{
+    const struct cost_case cases[] = {
+        { "Ising 2D 2048^2", LATMC_MODEL_ISING, 2, 2, 1, 2048, LATMC_PARAM_BETA, 0 },
+        { "Ising 3D 128^3", LATMC_MODEL_ISING, 3, 2, 1, 128, LATMC_PARAM_BETA, 0 },
+        { "Potts q=3 2D 2052^2", LATMC_MODEL_POTTS, 2, 3, 1, 2052, LATMC_PARAM_BETA, 0 },
+        { "phi^4 2D 1040^2", LATMC_MODEL_PHI4, 2, 2, 1, 1040, LATMC_PARAM_MU2, 0 },
+        { "Heisenberg 3D 64^3", LATMC_MODEL_HEISENBERG, 3, 2, 1, 64, LATMC_PARAM_BETA, 0 },
+        { "Heisenberg 3D 64^3 x 2", LATMC_MODEL_HEISENBERG, 3, 2, 2, 64, LATMC_PARAM_BETA, 0 },
+    };
+    latmc_ctx *ctx = NULL;
+    if (check(latmc_ctx_create(&ctx), NULL, "ctx"))
+        return 1;
+    double *ts = malloc(3 * (size_t)repeat * sizeof *ts);
+    if (!ts)
+        return 1;
+    printf("%-24s %8s %11s %11s %11s %9s %9s\n", "lattice", "threads", "sweep ms", "measure ms",
+           "Fourier ms", "F/meas", "F/sweep");
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const struct cost_case *c = &cases[k];
+        latmc_sim_desc d;
+        latmc_sim_desc_init(&d);
+        d.model = c->model;
+        d.ndim = c->ndim;
+        for (int mu = 0; mu < c->ndim; mu++)
+            d.extent[mu] = c->L;
+        d.q = c->q;
+        d.replicas = c->replicas;
+        d.couplings = c->replicas == 2 ? LATMC_COUPLINGS_GAUSSIAN : LATMC_COUPLINGS_UNIFORM;
+        d.device = LATMC_DEVICE_CPU;
+        d.n_threads = threads;
+        d.seed = 1;
+        latmc_sim *sim = NULL;
+        int st = check(latmc_sim_create(ctx, &d, &sim), NULL, c->name);
+        if (!st && c->model == LATMC_MODEL_PHI4)
+            st = check(latmc_sim_set_param(sim, LATMC_PARAM_G, 1.0), sim, c->name);
+        else if (!st)
+            st = check(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4), sim, c->name);
+        if (!st)
+            st = check(latmc_sim_init_spins(sim, LATMC_INIT_HOT), sim, c->name);
+        double *sw = ts, *me = ts + repeat, *fo = ts + 2 * repeat, v;
+        for (int r = 0; !st && r < repeat; r++) {
+            const double t0 = now();
+            st = check(latmc_sim_sweep(sim, 1), sim, c->name);
+            const double t1 = now();
+            if (!st)
+                st = check(latmc_sim_observable(sim, LATMC_OBS_ENERGY, &v), sim, c->name);
+            if (!st)
+                st = check(latmc_sim_observable(sim, LATMC_OBS_M2, &v), sim, c->name);
+            const double t2 = now();
+            if (!st)
+                st = check(latmc_sim_observable(sim, LATMC_OBS_M2_KMIN, &v), sim, c->name);
+            if (!st && c->replicas == 2)
+                st = check(latmc_sim_observable(sim, LATMC_OBS_OVERLAP2_KMIN, &v), sim,
+                           c->name);
+            const double t3 = now();
+            sw[r] = t1 - t0;
+            me[r] = t2 - t1;
+            fo[r] = t3 - t2;
+        }
+        if (!st) {
+            const double s = median(sw, repeat), m = median(me, repeat),
+                         f = median(fo, repeat);
+            latmc_sim_desc got;
+            latmc_sim_desc_init(&got);
+            latmc_sim_get_desc(sim, &got);
+            printf("%-24s %8d %11.3f %11.3f %11.3f %9.2f %9.3f\n", c->name, got.n_threads,
+                   1e3 * s, 1e3 * m, 1e3 * f, f / m, f / s);
+        }
+        latmc_sim_destroy(&sim);
+        if (st) {
+            free(ts);
+            latmc_ctx_destroy(&ctx);
+            return 1;
+        }
+    }
+    free(ts);
+    latmc_ctx_destroy(&ctx);
+    return 0;
+}
+
+/* One chain's means of |m(0)|^2 and |m(k_min)|^2. */
+static int chain(latmc_ctx *ctx, int64_t L, uint64_t seed, uint64_t sweeps, int threads,
+                 double *k0, double *kmin)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING;
+    d.ndim = 2;
+    d.extent[0] = d.extent[1] = L;
+    d.device = LATMC_DEVICE_CPU;
+    d.n_threads = threads;
+    d.seed = seed;
+    latmc_sim *sim = NULL;
+    int st = check(latmc_sim_create(ctx, &d, &sim), NULL, "create");
+    const double beta_c = 0.5 * log(1.0 + sqrt(2.0));
+    if (!st)
+        st = check(latmc_sim_set_param(sim, LATMC_PARAM_BETA, beta_c), sim, "beta");
+    if (!st)
+        st = check(latmc_sim_init_spins(sim, LATMC_INIT_HOT), sim, "init");
+    /* Metropolis near Tc: tau ~ L^2.17 sweeps; thermalise 4 L^2 + 1000 */
+    if (!st)
+        st = check(latmc_sim_sweep(sim, (uint64_t)(4 * L * L) + 1000), sim, "therm");
+    double s0 = 0, sk = 0;
+    for (uint64_t i = 0; !st && i < sweeps; i++) {
+        double a, b;
+        st = check(latmc_sim_sweep(sim, 1), sim, "sweep");
+        if (!st)
+            st = check(latmc_sim_observable(sim, LATMC_OBS_M2_K0, &a), sim, "m2_k0");
+        if (!st)
+            st = check(latmc_sim_observable(sim, LATMC_OBS_M2_KMIN, &b), sim, "m2_kmin");
+        s0 += a;
+        sk += b;
+    }
+    *k0 = s0 / (double)sweeps;
+    *kmin = sk / (double)sweeps;
+    latmc_sim_destroy(&sim);
+    return st;
+}
+
+static int xi_at_tc(const int64_t *sizes, int n, uint64_t sweeps, int chains, int threads)
+{
+    latmc_ctx *ctx = NULL;
+    if (check(latmc_ctx_create(&ctx), NULL, "ctx"))
+        return 1;
+    printf("2D Ising at beta_c, Metropolis, %d chains x %llu measured sweeps per L; "
+           "xi/L = sqrt(<m^2>/<|m(kmin)|^2> - 1) / (2 L sin(pi/L)), jackknife over chains\n"
+           "%6s %12s %10s %12s %8s %8s\n", chains, (unsigned long long)sweeps, "L", "xi/L",
+           "error", "- 0.90505", "sigma", "s");
+    for (int i = 0; i < n; i++) {
+        const int64_t L = sizes[i];
+        double k0[MAX_CHAINS], km[MAX_CHAINS];
+        const double t0 = now();
+        for (int c = 0; c < chains; c++)
+            if (chain(ctx, L, (uint64_t)(1000 * L + c + 1), sweeps, threads, &k0[c], &km[c])) {
+                latmc_ctx_destroy(&ctx);
+                return 1;
+            }
+        double xi = 0, err = 0;
+        if (check(latmc_ens_corr_length(k0, km, chains, L, &xi, &err), NULL, "xi")) {
+            latmc_ctx_destroy(&ctx);
+            return 1;
+        }
+        xi /= (double)L;
+        err /= (double)L;
+        printf("%6lld %12.6f %10.6f %+12.6f %8.2f %8.1f\n", (long long)L, xi, err,
+               xi - XIL_STAR, (xi - XIL_STAR) / err, now() - t0);
+        fflush(stdout);
+    }
+    latmc_ctx_destroy(&ctx);
+    return 0;
+}
+
+static void usage(void)
+{
+    printf("Usage: latmc-fss-bench cost [--threads T] [--repeat R]\n"
+           "       latmc-fss-bench xi-at-tc [--sizes L1,L2,..] [--sweeps N] [--chains C] "
+           "[--threads T]\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0) {
+        usage();
+        return argc < 2 ? 2 : 0;
+    }
+    int threads = 1, repeat = 21, chains = 16, n = 3;
+    uint64_t sweeps = 20000;
+    int64_t sizes[MAX_SIZES] = { 16, 32, 64 };
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) {
+            fprintf(stderr, "latmc-fss-bench: %s needs a value\n", a);
+            return 2;
+        }
+        i++;
+        if (strcmp(a, "--threads") == 0)
+            threads = atoi(v);
+        else if (strcmp(a, "--repeat") == 0)
+            repeat = atoi(v);
+        else if (strcmp(a, "--chains") == 0)
+            chains = atoi(v);
+        else if (strcmp(a, "--sweeps") == 0)
+            sweeps = strtoull(v, NULL, 10);
+        else if (strcmp(a, "--sizes") == 0) {
+            n = 0;
+            for (const char *p = v; *p && n < MAX_SIZES; p = strchr(p, ',') ? strchr(p, ',') + 1 : "")
+                sizes[n++] = atoll(p);
+        } else {
+            fprintf(stderr, "latmc-fss-bench: unknown option %s\n", a);
+            return 2;
+        }
+    }
+    if (threads < 0 || repeat < 1 || chains < 2 || chains > MAX_CHAINS || sweeps < 1 || n < 1) {
+        fprintf(stderr, "latmc-fss-bench: need --threads >= 0, --repeat >= 1, 2 <= --chains "
+                        "<= %d, --sweeps >= 1, a size\n", MAX_CHAINS);
+        return 2;
+    }
+    for (int i = 0; i < n; i++)
+        if (sizes[i] < 2 || sizes[i] % 2) {
+            fprintf(stderr, "latmc-fss-bench: sizes are even and >= 2\n");
+            return 2;
+        }
+    if (strcmp(argv[1], "cost") == 0)
+        return cost(threads, repeat);
+    if (strcmp(argv[1], "xi-at-tc") == 0)
+        return xi_at_tc(sizes, n, sweeps, chains, threads);
+    usage();
+    return 2;
+}

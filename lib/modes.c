@@ -1,0 +1,174 @@
+/*
+ * The Fourier modes at k_min (lib/modes.h, doc/observables.md): the whole lattice's modes
+ * from the parts' partial results (tiles in plane order, or Ising's projections), and the
+ * observables made from them. The per-plane work is in modes_planes.c.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "model.h"
+#include "modes.h"
+#include "part.h"
+
+bool latmc_modes_cubic(const latmc_sim_desc *d)
+{
+    for (int mu = 1; mu < d->ndim; mu++)
+        if (d->extent[mu] != d->extent[0])
+            return false;
+    return true;
+}
+
+void latmc_modes_phases(int64_t L, double *c, double *s)
+{
+    const double two_pi = 6.28318530717958647692;
+    for (int64_t x = 0; x < L; x++) {
+        const double a = two_pi * (double)x / (double)L;
+        c[x] = cos(a);
+        s[x] = sin(a);
+    }
+}
+
+int latmc_modes_components(const latmc_sim_desc *d)
+{
+    switch (d->model) {
+    case LATMC_MODEL_POTTS:      return d->q;
+    case LATMC_MODEL_HEISENBERG: return d->replicas == 2 ? 12 : 3;
+    default:                     return 1;
+    }
+}
+
+size_t latmc_modes_tile_doubles(const latmc_sim_desc *d)
+{
+    return (size_t)latmc_modes_components(d) * (size_t)d->ndim * 2;
+}
+
+void latmc_modes_add(const latmc_sim_desc *d, double *total, const double *tile)
+{
+    const size_t n = latmc_modes_tile_doubles(d);
+    for (size_t i = 0; i < n; i++)
+        total[i] += tile[i];
+}
+
+double latmc_potts_simplex_m2(const int64_t *count, int q, int64_t n)
+{
+    double sum = 0;
+    for (int a = 0; a < q; a++) {
+        const double f = (double)count[a] / (double)n;
+        sum += f * f;
+    }
+    return ((double)q * sum - 1.0) / ((double)q - 1.0);
+}
+
+/* Ising's partial result is its projections (modes.h), not tiles. */
+static bool by_projections(const latmc_sim_desc *d)
+{
+    return d->model == LATMC_MODEL_ISING;
+}
+
+/* ---- the whole lattice ---- */
+
+size_t latmc_modes_partial_bytes(const latmc_sim_desc *d, int64_t planes)
+{
+    return by_projections(d) ? (size_t)latmc_modes_projection_entries(d) * sizeof(int64_t)
+                             : (size_t)planes * latmc_modes_tile_doubles(d) * sizeof(double);
+}
+
+int latmc_modes_partial(latmc_sim *sim, int64_t p0, int64_t p1, void *out)
+{
+    if (!by_projections(&sim->desc))
+        return latmc_modes_tiles(sim, p0, p1, out);
+    memset(out, 0, latmc_modes_partial_bytes(&sim->desc, p1 - p0));
+    return latmc_modes_projections(sim, p0, p1, out);
+}
+
+int latmc_modes_combine(const latmc_sim_desc *d, const void *all, int n_parts, double *modes)
+{
+    if (!by_projections(d)) {
+        const size_t td = latmc_modes_tile_doubles(d);
+        const double *tiles = all;
+        memset(modes, 0, td * sizeof *modes);
+        for (int64_t p = 0; p < d->extent[d->ndim - 1]; p++)
+            latmc_modes_add(d, modes, tiles + (size_t)p * td);
+        return LATMC_OK;
+    }
+    const int64_t n = latmc_modes_projection_entries(d);
+    int64_t *sum = calloc((size_t)n, sizeof *sum);
+    if (!sum)
+        return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the projections");
+    for (int k = 0; k < n_parts; k++)
+        for (int64_t i = 0; i < n; i++)
+            sum[i] += ((const int64_t *)all)[(size_t)k * (size_t)n + (size_t)i];
+    const int st = latmc_modes_of_projections(d, sum, modes);
+    free(sum);
+    return st;
+}
+
+int latmc_modes_measure(latmc_sim *sim, double *modes)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    if (sim->ops != &latmc_cpu_backend_ops || !sim->ops->get_planes)
+        return latmc_fail(LATMC_EUNSUPPORTED, "the Fourier observables are reduced by the CPU "
+                          "backend only in this version (this sim runs on %s)",
+                          sim->ops->name);
+    if (latmc_part_many(sim))
+        return latmc_part_modes(sim, modes);
+    const int64_t planes = d->extent[d->ndim - 1];
+    void *partial = malloc(latmc_modes_partial_bytes(d, planes));
+    if (!partial)
+        return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the partial sums of "
+                          "%lld planes", (long long)planes);
+    int st = latmc_modes_partial(sim, 0, planes, partial);
+    if (st == LATMC_OK)
+        st = latmc_modes_combine(d, partial, 1, modes);
+    free(partial);
+    return st;
+}
+
+/* |m(k_mu)|^2 N^2 summed over the ndim directions, for the components [c0, c0 + nc)
+ * taken as one vector. */
+static double power(const latmc_sim_desc *d, const double *modes, int c0, int nc)
+{
+    double sum = 0;
+    for (int mu = 0; mu < d->ndim; mu++)
+        for (int c = c0; c < c0 + nc; c++) {
+            const double *t = modes + ((size_t)c * (size_t)d->ndim + (size_t)mu) * 2;
+            sum += t[0] * t[0] + t[1] * t[1];
+        }
+    return sum;
+}
+
+/* The Potts simplex vector's |m(k_mu)|^2 N^2 summed over directions:
+ * (q sum_a |c_a|^2 - |sum_a c_a|^2) / (q - 1) with c_a the state indicators' modes. */
+static double potts_power(const latmc_sim_desc *d, const double *modes)
+{
+    const int q = d->q;
+    double sum = 0;
+    for (int mu = 0; mu < d->ndim; mu++) {
+        double each = 0, re = 0, im = 0;
+        for (int a = 0; a < q; a++) {
+            const double *t = modes + ((size_t)a * (size_t)d->ndim + (size_t)mu) * 2;
+            each += t[0] * t[0] + t[1] * t[1];
+            re += t[0];
+            im += t[1];
+        }
+        sum += ((double)q * each - (re * re + im * im)) / ((double)q - 1.0);
+    }
+    return sum;
+}
+
+int latmc_modes_observable(const latmc_sim *sim, const double *modes, int key, double *value)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    const double n = (double)sim->nsites;
+    double p;
+    if (key == LATMC_OBS_OVERLAP2_KMIN)
+        p = power(d, modes, 3, 9); /* Heisenberg, two replicas */
+    else if (d->model == LATMC_MODEL_POTTS)
+        p = potts_power(d, modes);
+    else
+        p = power(d, modes, 0, d->model == LATMC_MODEL_HEISENBERG ? 3 : 1);
+    *value = p / (n * n) / (double)d->ndim;
+    return LATMC_OK;
+}

@@ -1,0 +1,424 @@
+/*
+ * The per-plane work of the Fourier modes (lib/modes.h, doc/observables.md): from the
+ * backend's per-plane configuration copies, one tile per plane along the last axis (Potts,
+ * phi^4, Heisenberg), or Ising's integer projections onto the axes, spread over the sim's
+ * threads by planes.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "model.h"
+#include "modes.h"
+#include "potts.h"
+
+#ifdef _OPENMP
+#  define MODES_PRAGMA_(x) _Pragma(#x)
+#  define MODES_OMP(x) MODES_PRAGMA_(omp x)
+#else
+#  define MODES_OMP(x)
+#endif
+
+/* At most this many bytes of configuration copied per block of planes. */
+#define MODES_BLOCK_BYTES ((size_t)1 << 20)
+/* Fewer sites than this in a block: one thread (a team costs more than it saves). */
+#define MODES_THREAD_SITES 32768
+
+/* ---- one plane ---- */
+
+/* What every plane's kernel needs: the plane's shape and the phase tables. */
+struct plane_geom {
+    int ndim;
+    int64_t lx, rows;            /* a plane: rows of lx sites (2D: 1 row) */
+    const double *cx, *sx;       /* along x */
+    const double *cy, *sy;       /* along y (3D: in the plane) */
+    const double *cp, *sp;       /* along the last axis, indexed by the plane */
+};
+
+/* tile[(c ndim + mu) 2 + {0, 1}]: re, im of component c along direction mu. */
+static inline double *slot(double *tile, int ndim, int c, int mu)
+{
+    return tile + ((size_t)c * (size_t)ndim + (size_t)mu) * 2;
+}
+
+/*
+ * The row sums of a row y of the plane: direction y in 3D (the row's total times the
+ * phase of y); the plane's totals gather the rows for the last axis.
+ */
+static inline void close_row(const struct plane_geom *g, double *tile, int C, int64_t y,
+                             const double *row, double *total)
+{
+    for (int c = 0; c < C; c++) {
+        if (g->ndim == 3) {
+            double *t = slot(tile, 3, c, 1);
+            t[0] += row[c] * g->cy[y];
+            t[1] += row[c] * g->sy[y];
+        }
+        total[c] += row[c];
+    }
+}
+
+static inline void close_plane(const struct plane_geom *g, double *tile, int C, int64_t p,
+                               const double *total)
+{
+    const int last = g->ndim - 1;
+    for (int c = 0; c < C; c++) {
+        double *t = slot(tile, g->ndim, c, last);
+        t[0] = total[c] * g->cp[p];
+        t[1] = total[c] * g->sp[p];
+    }
+}
+
+/*
+ * The dense kernels: LOAD(i, v) puts the C component values of the plane's site i into
+ * v[0 .. C). The summation order is fixed by the plane alone: in each row, site x adds into
+ * lane x mod MODES_LANES (independent sums, so that the additions need not wait for each
+ * other), the lanes are combined as (l0 + l1) + (l2 + l3) at the row's end, and rows are
+ * added in order. Every decomposition runs this same code on whole planes.
+ */
+#define MODES_LANES 4
+/* Site x of the row into lane l (a constant where the loop is unrolled, so that the lanes
+ * stay in registers). */
+#define DENSE_SITE_AT(LOAD, l, xx)                                                          \
+    do {                                                                                    \
+        LOAD(row0 + (xx), v);                                                               \
+        for (int c = 0; c < C; c++) {                                                       \
+            re[l][c] += v[c] * g->cx[xx];                                                   \
+            im[l][c] += v[c] * g->sx[xx];                                                   \
+            sum[l][c] += v[c];                                                              \
+        }                                                                                   \
+    } while (0)
+#define DENSE_SITE(LOAD, l) DENSE_SITE_AT(LOAD, l, x + (l))
+#define DEFINE_DENSE_PLANE(NAME, C_EXPR, LOAD)                                              \
+    static void NAME(const struct plane_geom *g, const void *const *rep, int64_t p,        \
+                     double *tile)                                                          \
+    {                                                                                       \
+        enum { C = (C_EXPR) };                                                              \
+        double v[C], total[C];                                                              \
+        for (int c = 0; c < C; c++)                                                         \
+            total[c] = 0;                                                                   \
+        for (int64_t y = 0; y < g->rows; y++) {                                             \
+            double re[MODES_LANES][C], im[MODES_LANES][C], sum[MODES_LANES][C];             \
+            memset(re, 0, sizeof re);                                                       \
+            memset(im, 0, sizeof im);                                                       \
+            memset(sum, 0, sizeof sum);                                                     \
+            const int64_t row0 = y * g->lx;                                                 \
+            int64_t x = 0;                                                                  \
+            for (; x + MODES_LANES <= g->lx; x += MODES_LANES) {                            \
+                DENSE_SITE(LOAD, 0);                                                        \
+                DENSE_SITE(LOAD, 1);                                                        \
+                DENSE_SITE(LOAD, 2);                                                        \
+                DENSE_SITE(LOAD, 3);                                                        \
+            }                                                                               \
+            for (int l = 0; x < g->lx; x++, l++) /* the last lx mod 4 sites: lanes 0, 1, 2 */ \
+                DENSE_SITE_AT(LOAD, l, x);                                                  \
+            double row[C];                                                                  \
+            for (int c = 0; c < C; c++) {                                                   \
+                double *tx = slot(tile, g->ndim, c, 0);                                     \
+                tx[0] += (re[0][c] + re[1][c]) + (re[2][c] + re[3][c]);                     \
+                tx[1] += (im[0][c] + im[1][c]) + (im[2][c] + im[3][c]);                     \
+                row[c] = (sum[0][c] + sum[1][c]) + (sum[2][c] + sum[3][c]);                 \
+            }                                                                               \
+            close_row(g, tile, C, y, row, total);                                           \
+        }                                                                                   \
+        close_plane(g, tile, C, p, total);                                                  \
+    }
+
+#define LOAD_PHI4_F(i, v) ((v)[0] = ((const float *)rep[0])[i])
+#define LOAD_PHI4_D(i, v) ((v)[0] = ((const double *)rep[0])[i])
+#define LOAD_HEIS(i, v)                                                                     \
+    do {                                                                                    \
+        const float *a_ = (const float *)rep[0] + 3 * (i);                                  \
+        (v)[0] = a_[0];                                                                     \
+        (v)[1] = a_[1];                                                                     \
+        (v)[2] = a_[2];                                                                     \
+    } while (0)
+/* Two replicas: the products of floats are exact in double. */
+#define LOAD_HEIS2(i, v)                                                                    \
+    do {                                                                                    \
+        const float *a_ = (const float *)rep[0] + 3 * (i);                                  \
+        const float *b_ = (const float *)rep[1] + 3 * (i);                                  \
+        for (int m_ = 0; m_ < 3; m_++) {                                                    \
+            (v)[m_] = a_[m_];                                                               \
+            for (int n_ = 0; n_ < 3; n_++)                                                  \
+                (v)[3 + 3 * m_ + n_] = (double)a_[m_] * (double)b_[n_];                     \
+        }                                                                                   \
+    } while (0)
+
+DEFINE_DENSE_PLANE(phi4_plane_f, 1, LOAD_PHI4_F)
+DEFINE_DENSE_PLANE(phi4_plane_d, 1, LOAD_PHI4_D)
+DEFINE_DENSE_PLANE(heis_plane, 3, LOAD_HEIS)
+DEFINE_DENSE_PLANE(heis2_plane, 12, LOAD_HEIS2)
+
+/*
+ * Potts: the indicator of each state; a site touches its own state's sums only, in lane
+ * x mod MODES_LANES as the dense kernels (combined in the same order at the row's end).
+ * Counts are integers, made doubles (exactly) where they meet a phase.
+ */
+struct potts_lanes {
+    double re[MODES_LANES][LATMC_POTTS_MAX_Q], im[MODES_LANES][LATMC_POTTS_MAX_Q];
+    int64_t count[MODES_LANES][LATMC_POTTS_MAX_Q];
+};
+
+#define POTTS_SITE_AT(l, xx)                                                                \
+    do {                                                                                    \
+        const int a_ = row[xx];                                                             \
+        w->re[l][a_] += g->cx[xx];                                                          \
+        w->im[l][a_] += g->sx[xx];                                                          \
+        w->count[l][a_]++;                                                                  \
+    } while (0)
+
+static void potts_plane(const struct plane_geom *g, const void *const *rep, int64_t p,
+                        double *tile, int q, struct potts_lanes *w)
+{
+    int64_t total[LATMC_POTTS_MAX_Q];
+    double totald[LATMC_POTTS_MAX_Q];
+    memset(total, 0, (size_t)q * sizeof *total);
+    for (int64_t y = 0; y < g->rows; y++) {
+        const uint8_t *row = (const uint8_t *)rep[0] + y * g->lx;
+        for (int l = 0; l < MODES_LANES; l++) {
+            memset(w->re[l], 0, (size_t)q * sizeof w->re[l][0]);
+            memset(w->im[l], 0, (size_t)q * sizeof w->im[l][0]);
+            memset(w->count[l], 0, (size_t)q * sizeof w->count[l][0]);
+        }
+        int64_t x = 0;
+        for (; x + MODES_LANES <= g->lx; x += MODES_LANES) {
+            POTTS_SITE_AT(0, x);
+            POTTS_SITE_AT(1, x + 1);
+            POTTS_SITE_AT(2, x + 2);
+            POTTS_SITE_AT(3, x + 3);
+        }
+        for (int l = 0; x < g->lx; x++, l++)
+            POTTS_SITE_AT(l, x);
+        for (int a = 0; a < q; a++) {
+            double *t = slot(tile, g->ndim, a, 0);
+            t[0] += (w->re[0][a] + w->re[1][a]) + (w->re[2][a] + w->re[3][a]);
+            t[1] += (w->im[0][a] + w->im[1][a]) + (w->im[2][a] + w->im[3][a]);
+            const int64_t n = (w->count[0][a] + w->count[1][a]) +
+                              (w->count[2][a] + w->count[3][a]);
+            if (g->ndim == 3 && n != 0) {
+                double *t1 = slot(tile, 3, a, 1);
+                t1[0] += (double)n * g->cy[y];
+                t1[1] += (double)n * g->sy[y];
+            }
+            total[a] += n;
+        }
+    }
+    for (int a = 0; a < q; a++)
+        totald[a] = (double)total[a];
+    close_plane(g, tile, q, p, totald);
+}
+
+/* ---- planes of a sim ---- */
+
+struct phase_tables {
+    double *buf;
+    struct plane_geom g;
+};
+
+static int make_tables(const latmc_sim_desc *d, struct phase_tables *t)
+{
+    const int nd = d->ndim;
+    int64_t n = 0;
+    for (int mu = 0; mu < nd; mu++)
+        n += d->extent[mu];
+    t->buf = malloc(2 * (size_t)n * sizeof *t->buf);
+    if (!t->buf)
+        return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the phase tables");
+    double *c[3], *s[3], *at = t->buf;
+    for (int mu = 0; mu < nd; mu++) {
+        c[mu] = at;
+        s[mu] = at + d->extent[mu];
+        at += 2 * d->extent[mu];
+        latmc_modes_phases(d->extent[mu], c[mu], s[mu]);
+    }
+    t->g.ndim = nd;
+    t->g.lx = d->extent[0];
+    t->g.rows = nd == 3 ? d->extent[1] : 1;
+    t->g.cx = c[0];
+    t->g.sx = s[0];
+    t->g.cy = nd == 3 ? c[1] : NULL;
+    t->g.sy = nd == 3 ? s[1] : NULL;
+    t->g.cp = c[nd - 1];
+    t->g.sp = s[nd - 1];
+    return LATMC_OK;
+}
+
+/* Plane p's tile (zeroed here) from its replicas' sites rep[r]; w: the calling thread's
+ * Potts lanes (NULL for the other models). */
+static void plane_tile(const latmc_sim *sim, const struct plane_geom *g,
+                       const void *const *rep, int64_t p, double *tile,
+                       struct potts_lanes *w)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    memset(tile, 0, latmc_modes_tile_doubles(d) * sizeof *tile);
+    switch (d->model) { /* Ising: projections instead (ising_projections) */
+    case LATMC_MODEL_POTTS:
+        potts_plane(g, rep, p, tile, d->q, w);
+        break;
+    case LATMC_MODEL_PHI4:
+        if (d->precision == LATMC_PRECISION_FLOAT)
+            phi4_plane_f(g, rep, p, tile);
+        else
+            phi4_plane_d(g, rep, p, tile);
+        break;
+    default:
+        if (d->replicas == 2)
+            heis2_plane(g, rep, p, tile);
+        else
+            heis_plane(g, rep, p, tile);
+        break;
+    }
+}
+
+int latmc_modes_tiles(latmc_sim *sim, int64_t p0, int64_t p1, double *tiles)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    const int R = d->replicas;
+    const int64_t plane_sites = sim->nsites / d->extent[d->ndim - 1];
+    const size_t site_bytes = sim->model->site_bytes(d);
+    const size_t one = (size_t)plane_sites * site_bytes; /* one plane of one replica */
+    const size_t td = latmc_modes_tile_doubles(d);
+    int64_t block = (int64_t)(MODES_BLOCK_BYTES / (one * (size_t)R));
+    if (block < 1)
+        block = 1;
+    if (block > p1 - p0)
+        block = p1 - p0;
+    struct phase_tables t;
+    int st = make_tables(d, &t);
+    if (st < 0)
+        return st;
+    unsigned char *buf = malloc((size_t)block * one * (size_t)R);
+    if (!buf) {
+        free(t.buf);
+        return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate %lld planes",
+                          (long long)block);
+    }
+    for (int64_t b0 = p0; b0 < p1 && st == LATMC_OK; b0 += block) {
+        const int64_t b1 = b0 + block < p1 ? b0 + block : p1, nb = b1 - b0;
+        st = sim->ops->get_planes(sim, b0, b1, buf);
+        if (st < 0)
+            break;
+        const int threads = nb * plane_sites * R >= MODES_THREAD_SITES ? sim->n_threads : 1;
+        int failed = 0;
+        (void)threads;
+        MODES_OMP(parallel num_threads(threads) reduction(| : failed))
+        {
+            struct potts_lanes *w = NULL;
+            if (d->model == LATMC_MODEL_POTTS && !(w = malloc(sizeof *w)))
+                failed = 1;
+            MODES_OMP(for schedule(static))
+            for (int64_t p = b0; p < b1; p++) {
+                if (d->model == LATMC_MODEL_POTTS && !w)
+                    continue;
+                const void *rep[2];
+                for (int r = 0; r < R; r++) /* get_planes: each replica's planes in turn */
+                    rep[r] = buf + ((size_t)r * (size_t)nb + (size_t)(p - b0)) * one;
+                plane_tile(sim, &t.g, rep, p, tiles + (size_t)(p - p0) * td, w);
+            }
+            free(w);
+        }
+        if (failed)
+            st = latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate a thread's sums");
+    }
+    free(buf);
+    free(t.buf);
+    return st;
+}
+
+
+/* ---- Ising: integer projections ---- */
+
+int64_t latmc_modes_projection_entries(const latmc_sim_desc *d)
+{
+    int64_t n = 0;
+    for (int mu = 0; mu < d->ndim; mu++)
+        n += d->extent[mu];
+    return n;
+}
+
+/* One plane's spins into the projections: P_x[x], (3D) P_y[y], P_last[p]. */
+static void ising_project_plane(const latmc_sim_desc *d, const int8_t *s, int64_t p,
+                                int64_t *proj)
+{
+    const int64_t lx = d->extent[0], rows = d->ndim == 3 ? d->extent[1] : 1;
+    /* restrict: the spins (bytes, which may alias anything) are never the sums, so the
+     * row's loop runs in vector registers */
+    int64_t *restrict px = proj;
+    int64_t *py = proj + lx;
+    int64_t *plast = proj + latmc_modes_projection_entries(d) - d->extent[d->ndim - 1];
+    int64_t total = 0;
+    for (int64_t y = 0; y < rows; y++) {
+        const int8_t *restrict row = s + y * lx;
+        int64_t sum = 0;
+        MODES_OMP(simd reduction(+ : sum)) /* -O2 alone leaves the widening adds scalar */
+        for (int64_t x = 0; x < lx; x++) {
+            px[x] += row[x];
+            sum += row[x];
+        }
+        if (d->ndim == 3)
+            py[y] += sum;
+        total += sum;
+    }
+    plast[p] += total;
+}
+
+/* The projections of planes [p0, p1) added into proj (projection_entries; integers, so in
+ * any order: the threads' shares simply add up). */
+int latmc_modes_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *proj)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    const int64_t plane_sites = sim->nsites / d->extent[d->ndim - 1];
+    const int64_t n = latmc_modes_projection_entries(d);
+    int64_t block = (int64_t)(MODES_BLOCK_BYTES / (size_t)plane_sites);
+    if (block < 1)
+        block = 1;
+    if (block > p1 - p0)
+        block = p1 - p0;
+    int8_t *buf = malloc((size_t)block * (size_t)plane_sites);
+    if (!buf)
+        return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate %lld planes",
+                          (long long)block);
+    int st = LATMC_OK;
+    for (int64_t b0 = p0; b0 < p1; b0 += block) {
+        const int64_t b1 = b0 + block < p1 ? b0 + block : p1;
+        if ((st = sim->ops->get_planes(sim, b0, b1, buf)) < 0)
+            break;
+        const int threads = (b1 - b0) * plane_sites >= MODES_THREAD_SITES ? sim->n_threads : 1;
+        (void)threads;
+        (void)n;
+        MODES_OMP(parallel for num_threads(threads) schedule(static) reduction(+ : proj[:n]))
+        for (int64_t p = b0; p < b1; p++)
+            ising_project_plane(d, buf + (size_t)(p - b0) * (size_t)plane_sites, p, proj);
+    }
+    free(buf);
+    return st;
+}
+
+/* The modes of component 0 from the projections: sum_x P_mu[x] e^{2 pi i x / L_mu}, x in
+ * order. */
+int latmc_modes_of_projections(const latmc_sim_desc *d, const int64_t *proj, double *modes)
+{
+    struct phase_tables t;
+    const int st = make_tables(d, &t);
+    if (st < 0)
+        return st;
+    const double *c[3] = { t.g.cx, t.g.cy, t.g.cp }, *sn[3] = { t.g.sx, t.g.sy, t.g.sp };
+    if (d->ndim == 2) {
+        c[1] = t.g.cp;
+        sn[1] = t.g.sp;
+    }
+    for (int mu = 0; mu < d->ndim; mu++) {
+        double re = 0, im = 0;
+        for (int64_t x = 0; x < d->extent[mu]; x++) {
+            re += (double)proj[x] * c[mu][x];
+            im += (double)proj[x] * sn[mu][x];
+        }
+        modes[2 * mu] = re;
+        modes[2 * mu + 1] = im;
+        proj += d->extent[mu];
+    }
+    free(t.buf);
+    return LATMC_OK;
+}

@@ -1,0 +1,647 @@
+/*
+ * The finite-size-scaling observables (doc/observables.md) against independent results:
+ *
+ * (a) The observable function on given configurations: LATMC_OBS_M2_K0, M2_KMIN and
+ *     OVERLAP2_KMIN of random configurations of every model (2D and 3D, one and two
+ *     replicas) against a direct transform here, sum_x v(x) exp(i k.x) with complex
+ *     arithmetic, the Potts order parameter built as explicit simplex vectors in R^q.
+ * (b) Exact enumeration: Ising 4x4 (2^16 states) and Potts q = 3 on 3x3 (3^9 states), the
+ *     Boltzmann averages of |m(0)|^2 and |m(k_min)|^2 (so chi and F) against a chain within
+ *     4 sigma.
+ * (c) Gaussian phi^4 (g = 0): <|phi(k)|^2> = N / K(p) per mode (doc/models/phi4.md), so
+ *     <M2_KMIN> = 1 / (N K(k_min)) and <M2_K0> = 1 / (N mu2), within 4 sigma at several
+ *     L (so p), mu2 and Lambda.
+ * (d) Bit identity of the new observables for any thread count and box count (a lattice
+ *     larger than the reduction's block of planes, so several blocks and several threads).
+ * (e) The jackknife helpers: latmc_acc_corr_length and latmc_ens_corr_length on rows of
+ *     known means, and their refusals; the ensemble's overlap at k_min against the direct
+ *     transform of its members' configurations.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mc_sampling.h"
+#include "sim_helpers.h"
+
+#define MAX_SIGMA 4.0
+static const double two_pi = 6.283185307179586476925;
+
+/* ---- the direct transform ---- */
+
+struct lattice {
+    int ndim;
+    int64_t L[3];
+    int64_t n;
+};
+
+static struct lattice lattice_of(int ndim, int64_t L)
+{
+    struct lattice g = { ndim, { L, L, ndim == 3 ? L : 1 }, 0 };
+    g.n = g.L[0] * g.L[1] * g.L[2];
+    return g;
+}
+
+static int64_t coord(const struct lattice *g, int64_t i, int mu)
+{
+    const int64_t stride = mu == 0 ? 1 : mu == 1 ? g->L[0] : g->L[0] * g->L[1];
+    return (i / stride) % g->L[mu];
+}
+
+/* Sum over directions of |sum_i v(i, c) e^{i k_mu x_mu}|^2 summed over the nc components,
+ * divided by ndim N^2; v(i, c) = vals[i nc + c]; k = 0 when zero_k. */
+static double power_of(const struct lattice *g, const double *vals, int nc, int zero_k)
+{
+    double total = 0;
+    for (int mu = 0; mu < g->ndim; mu++) {
+        for (int c = 0; c < nc; c++) {
+            double complex f = 0;
+            for (int64_t i = 0; i < g->n; i++) {
+                const double k = zero_k ? 0 : two_pi / (double)g->L[mu];
+                f += vals[i * nc + c] * cexp(I * k * (double)coord(g, i, mu));
+            }
+            total += creal(f * conj(f));
+        }
+    }
+    return total / (g->ndim * (double)g->n * (double)g->n);
+}
+
+/* Potts: explicit simplex vectors e_a = sqrt(q / (q - 1)) (u_a - (1/q) sum_b u_b) in R^q. */
+static void simplex_values(const uint8_t *s, int64_t n, int q, double *vals)
+{
+    const double scale = sqrt((double)q / (q - 1.0));
+    for (int64_t i = 0; i < n; i++)
+        for (int j = 0; j < q; j++)
+            vals[i * q + j] = scale * ((s[i] == j ? 1.0 : 0.0) - 1.0 / q);
+}
+
+struct fourier { double k0, kmin, qkmin; };
+
+/* The three observables of a configuration in get_spins' layout. */
+static struct fourier direct(const struct lattice *g, int model, int q, int replicas,
+                             const void *buf)
+{
+    int nc = model == LATMC_MODEL_POTTS ? q : model == LATMC_MODEL_HEISENBERG ? 3 : 1;
+    double *v = malloc((size_t)g->n * 9 * sizeof *v);
+    assert_non_null(v);
+    for (int64_t i = 0; i < g->n; i++)
+        switch (model) {
+        case LATMC_MODEL_ISING:
+            v[i] = ((const int8_t *)buf)[i];
+            break;
+        case LATMC_MODEL_PHI4:
+            v[i] = ((const double *)buf)[i];
+            break;
+        case LATMC_MODEL_HEISENBERG:
+            for (int c = 0; c < 3; c++)
+                v[3 * i + c] = ((const float *)buf)[3 * i + c];
+            break;
+        default:
+            break;
+        }
+    if (model == LATMC_MODEL_POTTS)
+        simplex_values(buf, g->n, q, v);
+    struct fourier f = { power_of(g, v, nc, 1), power_of(g, v, nc, 0), 0 };
+    if (replicas == 2) {
+        const float *a = buf, *b = (const float *)buf + 3 * g->n;
+        for (int64_t i = 0; i < g->n; i++)
+            for (int m = 0; m < 3; m++)
+                for (int k = 0; k < 3; k++)
+                    v[9 * i + 3 * m + k] = (double)a[3 * i + m] * b[3 * i + k];
+        f.qkmin = power_of(g, v, 9, 0);
+    }
+    free(v);
+    return f;
+}
+
+/* ---- (a) the function on given configurations ---- */
+
+static latmc_sim *make(latmc_ctx *ctx, int model, int ndim, int64_t L, int q, int replicas,
+                       int n_threads, int n_parts, uint64_t seed)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = model;
+    d.ndim = ndim;
+    for (int mu = 0; mu < ndim; mu++)
+        d.extent[mu] = L;
+    d.q = model == LATMC_MODEL_POTTS ? q : 2;
+    d.replicas = replicas;
+    d.device = LATMC_DEVICE_CPU;
+    d.n_threads = n_threads;
+    d.n_parts = n_parts;
+    d.seed = seed;
+    latmc_sim *sim = NULL;
+    const int st = latmc_sim_create(ctx, &d, &sim);
+    if (st != LATMC_OK)
+        fail_msg("create model %d %dD L=%lld parts %d: %s", model, ndim, (long long)L, n_parts,
+                 latmc_last_error());
+    return sim;
+}
+
+static void random_config(latmc_sim *sim, int model, int q, int64_t count, void *buf,
+                          uint64_t *rng)
+{
+    for (int64_t i = 0; i < count; i++) {
+        const uint64_t r = test_rng_next(rng);
+        switch (model) {
+        case LATMC_MODEL_ISING:
+            ((int8_t *)buf)[i] = r & 1 ? 1 : -1;
+            break;
+        case LATMC_MODEL_POTTS:
+            /* biased towards state 0, so that |m(0)| is not tiny */
+            ((uint8_t *)buf)[i] = (uint8_t)(r % 4 == 0 ? 0 : (r >> 8) % (uint64_t)q);
+            break;
+        case LATMC_MODEL_PHI4:
+            ((double *)buf)[i] = ((double)(r >> 11) * 0x1p-53 - 0.3) * 2.5;
+            break;
+        default: {
+            double x, y, z, n2;
+            do {
+                x = (double)(test_rng_next(rng) >> 11) * 0x1p-52 - 1;
+                y = (double)(test_rng_next(rng) >> 11) * 0x1p-52 - 1 + 0.3;
+                z = (double)(test_rng_next(rng) >> 11) * 0x1p-52 - 1;
+                n2 = x * x + y * y + z * z;
+            } while (n2 < 0.01 || n2 > 4);
+            const double s = 1 / sqrt(n2);
+            float *v = (float *)buf + 3 * i;
+            v[0] = (float)(x * s);
+            v[1] = (float)(y * s);
+            v[2] = (float)(z * s);
+            break;
+        }
+        }
+    }
+    size_t bytes = 0;
+    assert_int_equal(latmc_sim_spins_size(sim, &bytes), LATMC_OK);
+    assert_int_equal(latmc_sim_set_spins(sim, buf, bytes), LATMC_OK);
+}
+
+static void given_configurations(void **state)
+{
+    (void)state;
+    struct c { int model, ndim; int64_t L; int q, replicas; } cases[] = {
+        { LATMC_MODEL_ISING, 2, 4, 2, 1 },       { LATMC_MODEL_ISING, 3, 6, 2, 1 },
+        { LATMC_MODEL_POTTS, 2, 6, 3, 1 },       { LATMC_MODEL_POTTS, 3, 6, 5, 1 },
+        { LATMC_MODEL_POTTS, 2, 9, 4, 1 },       { LATMC_MODEL_PHI4, 2, 40, 2, 1 },
+        { LATMC_MODEL_PHI4, 3, 8, 2, 1 },        { LATMC_MODEL_HEISENBERG, 2, 6, 2, 1 },
+        { LATMC_MODEL_HEISENBERG, 3, 4, 2, 2 },  { LATMC_MODEL_HEISENBERG, 2, 8, 2, 2 },
+    };
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    uint64_t rng = 2026;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const struct c *c = &cases[k];
+        const struct lattice g = lattice_of(c->ndim, c->L);
+        latmc_sim *sim = make(ctx, c->model, c->ndim, c->L, c->q, c->replicas, 1, 0, 1);
+        void *buf = malloc((size_t)g.n * 2 * 3 * sizeof(double));
+        assert_non_null(buf);
+        for (int rep = 0; rep < 3; rep++) {
+            random_config(sim, c->model, c->q, g.n * c->replicas, buf, &rng);
+            const struct fourier want = direct(&g, c->model, c->q, c->replicas, buf);
+            double k0 = 0, kmin = 0, qk = 0;
+            assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2_K0, &k0), LATMC_OK);
+            assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2_KMIN, &kmin), LATMC_OK);
+            printf("model %d %dD L=%lld: |m(0)|^2 %.12g (direct %.12g), |m(kmin)|^2 %.12g "
+                   "(direct %.12g)\n", c->model, c->ndim, (long long)c->L, k0, want.k0, kmin,
+                   want.kmin);
+            assert_close(k0, want.k0, 1e-12 * (want.k0 + 1e-3));
+            assert_close(kmin, want.kmin, 1e-12 * (want.kmin + 1e-3));
+            if (c->replicas == 2) {
+                assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_OVERLAP2_KMIN, &qk),
+                                 LATMC_OK);
+                assert_close(qk, want.qkmin, 1e-12 * (want.qkmin + 1e-3));
+            } else if (c->model == LATMC_MODEL_HEISENBERG) {
+                assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_OVERLAP2_KMIN, &qk),
+                                 LATMC_EUNSUPPORTED);
+            }
+            if (c->model != LATMC_MODEL_POTTS) { /* the same vector as M2 */
+                double m2 = 0;
+                assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2, &m2), LATMC_OK);
+                assert_memory_equal(&m2, &k0, sizeof m2);
+            }
+        }
+        free(buf);
+        latmc_sim_destroy(&sim);
+    }
+    /* the ordered states: |m(0)|^2 = 1, |m(k_min)|^2 = 0 */
+    latmc_sim *potts = make(ctx, LATMC_MODEL_POTTS, 2, 6, 4, 1, 1, 0, 1);
+    assert_int_equal(latmc_sim_init_spins(potts, LATMC_INIT_COLD), LATMC_OK);
+    double v = 0;
+    assert_int_equal(latmc_sim_observable(potts, LATMC_OBS_M2_K0, &v), LATMC_OK);
+    assert_close(v, 1.0, 1e-14);
+    assert_int_equal(latmc_sim_observable(potts, LATMC_OBS_M2_KMIN, &v), LATMC_OK);
+    assert_close(v, 0.0, 1e-14);
+    latmc_sim_destroy(&potts);
+    /* unequal extents: no single k_min */
+    latmc_sim_desc d = ising_desc(2, 8, 4, 0, LATMC_ALGO_METROPOLIS, 1, 1);
+    latmc_sim *rect = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &rect), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(rect, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_sim_observable(rect, LATMC_OBS_M2_KMIN, &v), LATMC_EUNSUPPORTED);
+    assert_int_equal(latmc_sim_observable(rect, LATMC_OBS_M2_K0, &v), LATMC_OK);
+    assert_int_equal(latmc_sim_observable(rect, LATMC_OBS_OVERLAP2_KMIN, &v), LATMC_EUNSUPPORTED);
+    latmc_sim_destroy(&rect);
+    assert_string_equal(latmc_observable_name(LATMC_OBS_M2_KMIN), "m2_kmin");
+    latmc_ctx_destroy(&ctx);
+}
+
+/* ---- (b) exact enumeration ---- */
+
+struct exact { double k0, kmin; };
+
+/* Boltzmann averages over every state of an Ising L x L lattice (J = 1, h = 0). */
+static struct exact enumerate_ising(int64_t L, double beta)
+{
+    const struct lattice g = lattice_of(2, L);
+    const int64_t n = g.n;
+    int8_t *s = malloc((size_t)n);
+    assert_non_null(s);
+    double z = 0, a0 = 0, ak = 0;
+    for (uint64_t bits = 0; bits < (UINT64_C(1) << n); bits++) {
+        for (int64_t i = 0; i < n; i++)
+            s[i] = (bits >> i) & 1 ? 1 : -1;
+        int bonds = 0;
+        for (int64_t y = 0; y < L; y++)
+            for (int64_t x = 0; x < L; x++)
+                bonds += s[y * L + x] * (s[y * L + (x + 1) % L] + s[((y + 1) % L) * L + x]);
+        const double w = exp(beta * bonds);
+        const struct fourier f = direct(&g, LATMC_MODEL_ISING, 2, 1, s);
+        z += w;
+        a0 += w * f.k0;
+        ak += w * f.kmin;
+    }
+    free(s);
+    return (struct exact){ a0 / z, ak / z };
+}
+
+/* The same for Potts (H = -J sum delta, J = 1). */
+static struct exact enumerate_potts(int64_t L, int q, double beta)
+{
+    const struct lattice g = lattice_of(2, L);
+    const int64_t n = g.n;
+    uint8_t *s = calloc((size_t)n, 1);
+    assert_non_null(s);
+    double z = 0, a0 = 0, ak = 0;
+    for (;;) {
+        int matches = 0;
+        for (int64_t y = 0; y < L; y++)
+            for (int64_t x = 0; x < L; x++)
+                matches += (s[y * L + x] == s[y * L + (x + 1) % L]) +
+                           (s[y * L + x] == s[((y + 1) % L) * L + x]);
+        const double w = exp(beta * matches);
+        const struct fourier f = direct(&g, LATMC_MODEL_POTTS, q, 1, s);
+        z += w;
+        a0 += w * f.k0;
+        ak += w * f.kmin;
+        int64_t i = 0; /* the next state, an odometer in base q */
+        while (i < n && ++s[i] == q)
+            s[i++] = 0;
+        if (i == n)
+            break;
+    }
+    free(s);
+    return (struct exact){ a0 / z, ak / z };
+}
+
+static double chain_check(latmc_sim *sim, struct exact ex, uint64_t nmeas, const char *what)
+{
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(sim, 200), LATMC_OK);
+    latmc_acc *acc = NULL;
+    assert_int_equal(latmc_acc_create(&acc, 2), LATMC_OK);
+    for (uint64_t t = 0; t < nmeas; t++) {
+        double row[2];
+        assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2_K0, &row[0]), LATMC_OK);
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2_KMIN, &row[1]), LATMC_OK);
+        assert_int_equal(latmc_acc_push(acc, row, 2), LATMC_OK);
+    }
+    char label[96];
+    snprintf(label, sizeof label, "%s <|m(0)|^2>", what);
+    const double d0 = mc_deviation(acc, 0, ex.k0, label);
+    snprintf(label, sizeof label, "%s <|m(kmin)|^2>", what);
+    const double dk = mc_deviation(acc, 1, ex.kmin, label);
+    assert_true(fabs(d0) < MAX_SIGMA);
+    assert_true(fabs(dk) < MAX_SIGMA);
+    latmc_acc_destroy(&acc);
+    return fmax(fabs(d0), fabs(dk));
+}
+
+static void enumeration(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    const double betas[] = { 0.3, 0.44 };
+    for (int b = 0; b < 2; b++) {
+        const struct exact ex = enumerate_ising(4, betas[b]);
+        latmc_sim *sim = make(ctx, LATMC_MODEL_ISING, 2, 4, 2, 1, 1, 0, 11 + b);
+        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, betas[b]), LATMC_OK);
+        char what[64];
+        snprintf(what, sizeof what, "Ising 4x4 beta %.2f", betas[b]);
+        chain_check(sim, ex, UINT64_C(1) << 16, what);
+        latmc_sim_destroy(&sim);
+    }
+    const double pbetas[] = { 0.7, 1.1 };
+    for (int b = 0; b < 2; b++) {
+        const struct exact ex = enumerate_potts(3, 3, pbetas[b]);
+        latmc_sim *sim = make(ctx, LATMC_MODEL_POTTS, 2, 3, 3, 1, 1, 0, 21 + b);
+        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, pbetas[b]), LATMC_OK);
+        char what[64];
+        snprintf(what, sizeof what, "Potts q=3 3x3 beta %.2f", pbetas[b]);
+        chain_check(sim, ex, UINT64_C(1) << 16, what);
+        latmc_sim_destroy(&sim);
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
+/* ---- (c) Gaussian phi^4 ---- */
+
+/* K(p) at p = k_min e_mu: p^2 = 4 sin^2(pi / L) (one direction), doc/models/phi4.md. */
+static double kernel(int64_t L, double mu2, double lambda)
+{
+    const double s = sin(two_pi / (2.0 * (double)L)), p2 = 4 * s * s;
+    return p2 + mu2 + (isfinite(lambda) ? p2 * p2 / lambda : 0);
+}
+
+static void gaussian_phi4(void **state)
+{
+    (void)state;
+    struct run { int ndim; int64_t L; double mu2, lambda; uint64_t nmeas; } runs[] = {
+        { 2, 40, 0.5, INFINITY, UINT64_C(1) << 13 },
+        { 2, 40, 0.25, 2.0, UINT64_C(1) << 13 },
+        { 3, 8, 0.5, 3.0, UINT64_C(1) << 14 },
+        { 3, 8, 0.3, INFINITY, UINT64_C(1) << 14 },
+    };
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        const struct run *r = &runs[k];
+        latmc_sim *sim = make(ctx, LATMC_MODEL_PHI4, r->ndim, r->L, 2, 1, 1, 0, 31 + k);
+        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_MU2, r->mu2), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_G, 0.0), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_LAMBDA, r->lambda), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NLOC, 2), LATMC_OK);
+        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_sim_tune_epsilon(sim, 0.5, 300), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(sim, 200), LATMC_OK);
+        latmc_acc *acc = NULL;
+        assert_int_equal(latmc_acc_create(&acc, 2), LATMC_OK);
+        for (uint64_t t = 0; t < r->nmeas; t++) {
+            double row[2];
+            assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+            assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2_K0, &row[0]), LATMC_OK);
+            assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2_KMIN, &row[1]), LATMC_OK);
+            assert_int_equal(latmc_acc_push(acc, row, 2), LATMC_OK);
+        }
+        const double n = pow((double)r->L, r->ndim);
+        char label[96];
+        snprintf(label, sizeof label, "phi4 %dD L=%lld mu2=%g Lambda=%g |phi(0)|^2/N^2",
+                 r->ndim, (long long)r->L, r->mu2, r->lambda);
+        const double d0 = mc_deviation(acc, 0, 1.0 / (n * r->mu2), label);
+        snprintf(label, sizeof label, "phi4 %dD L=%lld mu2=%g Lambda=%g |phi(kmin)|^2/N^2",
+                 r->ndim, (long long)r->L, r->mu2, r->lambda);
+        const double dk = mc_deviation(acc, 1, 1.0 / (n * kernel(r->L, r->mu2, r->lambda)),
+                                       label);
+        assert_true(fabs(d0) < MAX_SIGMA);
+        assert_true(fabs(dk) < MAX_SIGMA);
+        latmc_acc_destroy(&acc);
+        latmc_sim_destroy(&sim);
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
+/* ---- (d) bit identity over threads and boxes ---- */
+
+static void observe(latmc_sim *sim, int replicas, double out[3])
+{
+    assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2_K0, &out[0]), LATMC_OK);
+    assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2_KMIN, &out[1]), LATMC_OK);
+    out[2] = 0;
+    if (replicas == 2)
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_OVERLAP2_KMIN, &out[2]),
+                         LATMC_OK);
+}
+
+static void bit_identity(void **state)
+{
+    (void)state;
+    struct c { int model, ndim; int64_t L; int q, replicas, parts; uint64_t sweeps; } cases[] = {
+        /* 2.25 MiB of spins: three blocks of the reduction, threads in each */
+        { LATMC_MODEL_ISING, 2, 1536, 2, 1, 4, 2 },
+        { LATMC_MODEL_POTTS, 3, 24, 3, 1, 2, 3 },
+        { LATMC_MODEL_PHI4, 3, 16, 2, 1, 2, 2 },
+        { LATMC_MODEL_HEISENBERG, 3, 32, 2, 2, 4, 1 },
+    };
+    const double params[][2] = { { LATMC_PARAM_BETA, 0.44 }, { LATMC_PARAM_BETA, 0.55 },
+                                 { LATMC_PARAM_MU2, 0.3 }, { LATMC_PARAM_BETA, 1.0 } };
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const struct c *c = &cases[k];
+        double ref[3] = { 0 };
+        const int layouts[][2] = { { 1, 0 }, { 2, 0 }, { 3, c->parts }, { 1, c->parts } };
+        for (int l = 0; l < 4; l++) {
+            latmc_sim *sim = make(ctx, c->model, c->ndim, c->L, c->q, c->replicas,
+                                  layouts[l][0], layouts[l][1], 77);
+            assert_int_equal(latmc_sim_set_param(sim, (int)params[k][0], params[k][1]),
+                             LATMC_OK);
+            if (c->model == LATMC_MODEL_PHI4)
+                assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_G, 1.0), LATMC_OK);
+            assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+            assert_int_equal(latmc_sim_sweep(sim, c->sweeps), LATMC_OK);
+            double v[3];
+            observe(sim, c->replicas, v);
+            printf("model %d, %d threads, %d parts: %.17g %.17g %.17g\n", c->model,
+                   layouts[l][0], layouts[l][1], v[0], v[1], v[2]);
+            if (l == 0)
+                memcpy(ref, v, sizeof ref);
+            else
+                assert_memory_equal(v, ref, sizeof ref);
+            latmc_sim_destroy(&sim);
+        }
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
+/* ---- (e) the jackknife helpers and the ensemble's overlap ---- */
+
+static void jackknife_helpers(void **state)
+{
+    (void)state;
+    latmc_acc *acc = NULL;
+    assert_int_equal(latmc_acc_create(&acc, 2), LATMC_OK);
+    /* rows alternating around means 0.5 and 0.1: xi = sqrt(5 - 1) / (2 sin(pi / 16)) */
+    for (int i = 0; i < 64; i++) {
+        const double row[2] = { 0.5 + (i % 2 ? 0.01 : -0.01), 0.1 + (i % 2 ? -0.001 : 0.001) };
+        assert_int_equal(latmc_acc_push(acc, row, 2), LATMC_OK);
+    }
+    const double want = 2.0 / (2 * sin(two_pi / 32));
+    double xi = 0, err = 0;
+    assert_int_equal(latmc_acc_corr_length(acc, 0, 1, 16, 8, &xi, &err), LATMC_OK);
+    assert_close(xi, want, 1e-12 * want);
+    assert_close(err, 0.0, 1e-12); /* blocks of even length: every block has the same means */
+    assert_int_equal(latmc_acc_corr_length(acc, 1, 0, 16, 8, &xi, &err), LATMC_EINVAL);
+    assert_int_equal(latmc_acc_corr_length(acc, 0, 1, 1, 8, &xi, &err), LATMC_EINVAL);
+    assert_int_equal(latmc_acc_corr_length(acc, 0, 2, 16, 8, &xi, &err), LATMC_EINVAL);
+    assert_int_equal(latmc_acc_corr_length(NULL, 0, 1, 16, 8, &xi, &err), LATMC_EINVAL);
+    latmc_acc_destroy(&acc);
+
+    /* over samples: one sample off, the jackknife error from the spread it makes */
+    const double q2[4] = { 0.5, 0.5, 0.5, 0.7 }, qk[4] = { 0.1, 0.1, 0.1, 0.1 };
+    assert_int_equal(latmc_ens_corr_length(q2, qk, 4, 8, &xi, &err), LATMC_OK);
+    const double scale = 1 / (2 * sin(two_pi / 16));
+    assert_close(xi, sqrt(0.55 / 0.1 - 1) * scale, 1e-12);
+    double loo[4], mean = 0, var = 0;
+    for (int s = 0; s < 4; s++) {
+        loo[s] = sqrt((2.2 - q2[s]) / 3 / 0.1 - 1) * scale;
+        mean += loo[s] / 4;
+    }
+    for (int s = 0; s < 4; s++)
+        var += (loo[s] - mean) * (loo[s] - mean);
+    assert_close(err, sqrt(var * 3 / 4), 1e-12);
+    assert_true(err > 0);
+    assert_int_equal(latmc_ens_corr_length(qk, q2, 4, 8, &xi, &err), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_corr_length(q2, qk, 1, 8, &xi, &err), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_corr_length(q2, NULL, 4, 8, &xi, &err), LATMC_EINVAL);
+}
+
+static void ensemble_overlap(void **state)
+{
+    (void)state;
+    const int models[2] = { LATMC_MODEL_ISING, LATMC_MODEL_HEISENBERG };
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    for (int k = 0; k < 2; k++) {
+        latmc_sim_desc d;
+        latmc_sim_desc_init(&d);
+        d.model = models[k];
+        d.ndim = 3;
+        d.extent[0] = d.extent[1] = d.extent[2] = 4;
+        d.couplings = models[k] == LATMC_MODEL_ISING ? LATMC_COUPLINGS_BIMODAL
+                                                     : LATMC_COUPLINGS_GAUSSIAN;
+        d.device = LATMC_DEVICE_CPU;
+        latmc_ens_layout l;
+        latmc_ens_layout_init(&l);
+        l.n_samples = 2;
+        l.n_temperatures = 2;
+        l.n_replicas = 2;
+        l.seed = 5;
+        l.n_threads = 1;
+        latmc_ens *e = NULL;
+        assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+        const double betas[2] = { 0.5, 1.0 };
+        assert_int_equal(latmc_ens_set_temperatures(e, betas, 2), LATMC_OK);
+        assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(e, 5), LATMC_OK);
+        double v[4];
+        assert_int_equal(latmc_ens_overlaps(e, LATMC_ENS_QKMIN2, v, 4), LATMC_OK);
+        const struct lattice g = lattice_of(3, 4);
+        size_t bytes = 0;
+        assert_int_equal(latmc_ens_spins_size(e, &bytes), LATMC_OK);
+        unsigned char *ab = malloc(2 * bytes);
+        assert_non_null(ab);
+        for (int s = 0; s < 2; s++)
+            for (int t = 0; t < 2; t++) {
+                int ma = -1, mb = -1;
+                assert_int_equal(latmc_ens_member_at(e, s, t, 0, &ma), LATMC_OK);
+                assert_int_equal(latmc_ens_member_at(e, s, t, 1, &mb), LATMC_OK);
+                assert_int_equal(latmc_ens_get_spins(e, ma, ab, bytes), LATMC_OK);
+                assert_int_equal(latmc_ens_get_spins(e, mb, ab + bytes, bytes), LATMC_OK);
+                double want;
+                if (models[k] == LATMC_MODEL_ISING) {
+                    double *w = malloc((size_t)g.n * sizeof *w);
+                    assert_non_null(w);
+                    for (int64_t i = 0; i < g.n; i++)
+                        w[i] = (double)((int8_t *)ab)[i] * ((int8_t *)(ab + bytes))[i];
+                    want = power_of(&g, w, 1, 0);
+                    free(w);
+                } else {
+                    want = direct(&g, LATMC_MODEL_HEISENBERG, 2, 2, ab).qkmin;
+                }
+                assert_close(v[s * 2 + t], want, 1e-12 * (want + 1e-3));
+            }
+        free(ab);
+        latmc_ens_destroy(&e);
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
+/* Ensemble members: with exchanges off, member m is the sim made from its desc
+ * (latmc_ens_member_desc), so its Fourier observables through latmc_ens_observables are that
+ * sim's, bit for bit, whatever the ensemble's thread count. */
+static void ensemble_members(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_POTTS;
+    d.q = 3;
+    d.ndim = 2;
+    d.extent[0] = d.extent[1] = 12;
+    d.device = LATMC_DEVICE_CPU;
+    for (int threads = 1; threads <= 2; threads++) {
+        latmc_ens_layout l;
+        latmc_ens_layout_init(&l);
+        l.n_samples = 2;
+        l.n_temperatures = 2;
+        l.n_replicas = 1;
+        l.seed = 9;
+        l.n_threads = threads;
+        latmc_ens *e = NULL;
+        assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+        const double betas[2] = { 0.8, 1.1 };
+        assert_int_equal(latmc_ens_set_temperatures(e, betas, 2), LATMC_OK);
+        assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(e, 7), LATMC_OK);
+        double k0[4], km[4];
+        assert_int_equal(latmc_ens_observables(e, LATMC_OBS_M2_K0, LATMC_ENS_BY_MEMBER, k0, 4),
+                         LATMC_OK);
+        assert_int_equal(latmc_ens_observables(e, LATMC_OBS_M2_KMIN, LATMC_ENS_BY_MEMBER, km, 4),
+                         LATMC_OK);
+        for (int m = 0; m < 4; m++) {
+            latmc_sim_desc md;
+            latmc_sim_desc_init(&md);
+            assert_int_equal(latmc_ens_member_desc(e, m, &md), LATMC_OK);
+            latmc_sim *sim = NULL;
+            assert_int_equal(latmc_sim_create(ctx, &md, &sim), LATMC_OK);
+            /* member m = sample * n_T + slot: slot m mod 2 */
+            assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, betas[m % 2]), LATMC_OK);
+            assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+            assert_int_equal(latmc_sim_sweep(sim, 7), LATMC_OK);
+            double a, b;
+            assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2_K0, &a), LATMC_OK);
+            assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2_KMIN, &b), LATMC_OK);
+            assert_memory_equal(&a, &k0[m], sizeof a);
+            assert_memory_equal(&b, &km[m], sizeof b);
+            latmc_sim_destroy(&sim);
+        }
+        latmc_ens_destroy(&e);
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(given_configurations),
+        cmocka_unit_test(jackknife_helpers),
+        cmocka_unit_test(ensemble_overlap),
+        cmocka_unit_test(ensemble_members),
+        cmocka_unit_test(bit_identity),
+        cmocka_unit_test(enumeration),
+        cmocka_unit_test(gaussian_phi4),
+    };
+    return cmocka_run_group_tests_name("fss_observables", tests, NULL, NULL);
+}
