@@ -79,8 +79,8 @@ struct result {
     char msg[512];
     size_t spin_bytes;
     unsigned char *spins;
-    double obs[12];      /* every observable key but ACCEPTANCE ... */
-    int obs_st[12];       /* ... and its status (EUNSUPPORTED for the model's missing ones) */
+    double obs[LATMC_OBS_OVERLAP2_KMIN + 1]; /* every observable key but ACCEPTANCE ... */
+    int obs_st[LATMC_OBS_OVERLAP2_KMIN + 1]; /* ... and its status (EUNSUPPORTED for the model's missing ones) */
     uint64_t acc, att;
     unsigned char *bytes; /* latmc_sim_serialize */
     size_t nbytes;
