@@ -116,7 +116,8 @@ const struct latmc_model_def latmc_model_ising = {
     .id = LATMC_MODEL_ISING,
     .name = "Ising",
     .implemented = true,
-    .params = P(LATMC_PARAM_BETA) | P(LATMC_PARAM_J) | P(LATMC_PARAM_H),
+    .params = P(LATMC_PARAM_BETA) | P(LATMC_PARAM_J) | P(LATMC_PARAM_H) |
+              P(LATMC_PARAM_DECISIONS), /* doc/models/ising-decisions.md */
     .algorithms = P(LATMC_ALGO_METROPOLIS) | P(LATMC_ALGO_HEATBATH),
     .default_algorithm = LATMC_ALGO_METROPOLIS,
     .max_replicas = 1,

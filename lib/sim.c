@@ -233,6 +233,17 @@ static int check_param_key(const latmc_sim *sim, int key)
     return LATMC_OK;
 }
 
+/* A value that chooses a chain only some backends run (doc/models/ising-decisions.md):
+ * refused, and the old value kept, rather than run as another chain. */
+static int check_param_backend(const latmc_sim *sim, int key, double value)
+{
+    if (key == LATMC_PARAM_DECISIONS && value != 0.0 && sim->ops != &latmc_cpu_backend_ops)
+        return latmc_fail(LATMC_EUNSUPPORTED, "parameter decisions = %g: the bit-sliced Ising "
+                          "decisions run on the CPU backend only so far, and this sim runs on "
+                          "%s (create it with device LATMC_DEVICE_CPU)", value, sim->ops->name);
+    return LATMC_OK;
+}
+
 int latmc_sim_set_param(latmc_sim *sim, int key, double value)
 {
     if (!sim)
@@ -240,6 +251,8 @@ int latmc_sim_set_param(latmc_sim *sim, int key, double value)
     int st = check_param_key(sim, key);
     if (st == LATMC_OK)
         st = latmc_param_check(key, value);
+    if (st == LATMC_OK)
+        st = check_param_backend(sim, key, value);
     if (st < 0)
         return latmc_sim_record_failure(sim, st);
     sim->param[key] = value;

@@ -1,0 +1,144 @@
+/*
+ * The Ising chain with bit-sliced decisions on the CPU (ising_decisions.h): for each group
+ * of 32 sites of a colour, the thresholds of its sites from the core's tables, then the
+ * group's decisions by the reference rule (lib/ising_decision_rules.h) and the new spins.
+ * Plain C, written to be obviously right; the layouts are read through the two small
+ * accessors below, so both chains run on whichever layout the sim's SIMD level keeps.
+ */
+#include "ising_decisions.h"
+
+#include "ising_decision_rules.h"
+#include "ising_rules.h" /* the neighbour sums of the C level's layout */
+
+/* Site s (global coordinates) as a site of the storage's lattice. */
+static struct latmc_site local_site(const struct cpu_ising_dec_view *v, struct latmc_site s)
+{
+    if (v->global->ndim == 3)
+        s.z -= v->origin;
+    else
+        s.y -= v->origin;
+    s.row = s.y + v->local->ly * s.z;
+    s.index = s.x + v->local->lx * s.row;
+    return s;
+}
+
+/* Byte x / 2 (floor; -1 and `half` are the pads) of half-row (r, x mod 2) of the spins or,
+ * with `bond`, of the +-J bond plane (ising_split.h). */
+static uint8_t *split_at(const struct cpu_ising_split *sp, int64_t r, int64_t x, int bond)
+{
+    const int par = (int)(x & 1);
+    uint8_t *row = bond ? cpu_ising_split_bond_row(sp, r, par) : cpu_ising_split_row(sp, r, par);
+    return row + (x >= 0 ? x / 2 : -1); /* x = -1: the pad before, x = lx: the pad after */
+}
+
+/* The table index k = number of neighbours with eps_ij s_j = +1, split rows. The
+ * neighbours along x at x - 1 = -1 and x + 1 = lx are the pads (the periodic wrap). */
+static int split_k(const struct cpu_ising_split *sp, const struct latmc_site *s)
+{
+    const int64_t x = s->x, y = s->y, z = s->z, ly = sp->ly;
+    const int64_t r = y + ly * z;
+    /* the neighbours (row, x) in the order +x, -x, +y, -y, +z, -z */
+    const int64_t nr[6] = { r, r, latmc_wrap_up(y, ly) + ly * z, latmc_wrap_down(y, ly) + ly * z,
+                            y + ly * latmc_wrap_up(z, sp->lz),
+                            y + ly * latmc_wrap_down(z, sp->lz) };
+    const int64_t nx[6] = { x + 1, x - 1, x, x, x, x };
+    const int n = 2 * sp->ndim;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        int up = *split_at(sp, nr[i], nx[i], 0);
+        if (sp->bonds) {
+            /* the bond to +e_mu is bit mu of the site's own bond byte, the bond to -e_mu
+             * bit mu of the neighbour's */
+            const int mu = i / 2;
+            const uint8_t bond = i % 2 == 0 ? *split_at(sp, r, x, 1)
+                                            : *split_at(sp, nr[i], nx[i], 1);
+            up ^= (bond >> mu) & 1;
+        }
+        k += up;
+    }
+    return k;
+}
+
+/* The site's spin (+1 or -1) and its table index k. */
+static int8_t site_state(const struct cpu_ising_dec_view *v, const struct latmc_site *s, int *k)
+{
+    if (v->natural) {
+        const int sum = v->eps ? latmc_ising_coupled_sum(v->local, v->natural, v->eps, *s)
+                               : latmc_ising_neighbour_sum(v->local, v->natural, *s);
+        *k = (sum + 2 * v->global->ndim) / 2;
+        return v->natural[s->index];
+    }
+    *k = split_k(v->split, s);
+    return *split_at(v->split, s->row, s->x, 0) ? (int8_t)1 : (int8_t)-1;
+}
+
+static void site_set(const struct cpu_ising_dec_view *v, const struct latmc_site *s, int8_t spin)
+{
+    if (v->natural) {
+        v->natural[s->index] = spin;
+        return;
+    }
+    const struct cpu_ising_split *sp = v->split;
+    uint8_t *b = split_at(sp, s->row, s->x, 0);
+    const uint8_t byte = spin > 0;
+    *b = byte;
+    const int64_t j = s->x / 2;
+    if (j == 0) /* the pads repeat the half-row's ends */
+        b[sp->half] = byte;
+    if (j == sp->half - 1)
+        b[-sp->half] = byte;
+}
+
+/* Lanes [l0, l1) of group g of the colour. */
+static uint64_t update_group(const struct cpu_ising_dec_view *v,
+                             const struct latmc_ising_tables *t, int algorithm, uint64_t seed,
+                             uint64_t sweep, int colour, int64_t g, int l0, int l1)
+{
+    struct latmc_site sites[LATMC_BITSLICE_LANES];
+    int8_t old[LATMC_BITSLICE_LANES];
+    uint64_t thr[LATMC_BITSLICE_LANES] = { 0 };
+    uint32_t active = 0;
+    struct latmc_site s = latmc_checkerboard_site(v->global, colour, 32 * g + l0);
+    for (int l = l0; l < l1; l++) {
+        if (l > l0)
+            latmc_checkerboard_next(v->global, colour, &s);
+        sites[l] = local_site(v, s);
+        int k;
+        old[l] = site_state(v, &sites[l], &k);
+        thr[l] = latmc_ising_site_threshold(t, algorithm, old[l], k);
+        active |= UINT32_C(1) << l;
+    }
+    int planes;
+    const uint32_t accept = latmc_ising_group_decide(thr, active, seed, sweep, colour,
+                                                     (uint64_t)g, &planes);
+    uint64_t changed = 0;
+    for (int l = l0; l < l1; l++) {
+        const int8_t spin = latmc_ising_decided_spin(algorithm, old[l], (int)((accept >> l) & 1u));
+        if (spin != old[l]) {
+            site_set(v, &sites[l], spin);
+            changed++;
+        }
+    }
+    return changed;
+}
+
+uint64_t cpu_ising_decisions_range(const struct cpu_ising_dec_view *v,
+                                   const struct latmc_ising_tables *t, int algorithm,
+                                   uint64_t seed, uint64_t sweep, int colour, int64_t j0,
+                                   int64_t j1, const struct cpu_team *team)
+{
+    if (j1 <= j0)
+        return 0;
+    const int64_t g0 = j0 / LATMC_BITSLICE_LANES;
+    const int64_t g1 = (j1 + LATMC_BITSLICE_LANES - 1) / LATMC_BITSLICE_LANES;
+    int64_t s0, s1;
+    cpu_team_share(team, g1 - g0, &s0, &s1);
+    uint64_t changed = 0;
+    for (int64_t g = g0 + s0; g < g0 + s1; g++) {
+        const int64_t first = 32 * g, lo = j0 > first ? j0 : first;
+        const int64_t hi = j1 < first + 32 ? j1 : first + 32;
+        changed += update_group(v, t, algorithm, seed, sweep, colour, g, (int)(lo - first),
+                                (int)(hi - first));
+    }
+    return changed;
+}
