@@ -81,4 +81,34 @@ LATMC_HOSTDEV uint32_t latmc_bitslice_decide_words(const uint64_t t[LATMC_BITSLI
     return s.accept; /* lanes still undecided have u = t: rejected */
 }
 
+/*
+ * The same comparison with the lanes given by threshold class, as kernels know them: lanes
+ * mask[c] (disjoint masks) all have threshold t[c], c < n. Then plane b of the thresholds
+ * is the union of the masks whose threshold has bit 31 - b set: n operations per plane
+ * instead of 32. Lanes in no mask take no part.
+ */
+LATMC_HOSTDEV struct latmc_bitslice latmc_bitslice_start_classes(const uint64_t *t,
+                                                                  const uint32_t *mask, int n)
+{
+    struct latmc_bitslice s;
+    s.accept = s.undecided = 0;
+    s.planes = 0;
+    for (int c = 0; c < n; c++) {
+        if (t[c] >> 32)
+            s.accept |= mask[c];
+        else if (t[c] != 0)
+            s.undecided |= mask[c];
+    }
+    return s;
+}
+
+LATMC_HOSTDEV uint32_t latmc_bitslice_class_plane(const uint64_t *t, const uint32_t *mask, int n,
+                                                  int b)
+{
+    uint32_t tb = 0;
+    for (int c = 0; c < n; c++)
+        tb |= mask[c] & (0u - (uint32_t)((t[c] >> (31 - b)) & 1u));
+    return tb;
+}
+
 #endif /* LATMC_LIB_BITSLICE_DECISION_H */

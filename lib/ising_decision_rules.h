@@ -65,4 +65,24 @@ LATMC_HOSTDEV uint32_t latmc_ising_group_decide(const uint64_t t[LATMC_BITSLICE_
     return s.accept;
 }
 
+/*
+ * latmc_ising_group_decide with the lanes given by threshold class (lanes mask[c] have
+ * threshold t[c], c < n; latmc_bitslice_start_classes): the same decisions, the same
+ * planes, in fewer operations when a group has fewer classes than lanes.
+ */
+LATMC_HOSTDEV uint32_t latmc_ising_group_decide_classes(const uint64_t *t, const uint32_t *mask,
+                                                        int n, uint64_t seed, uint64_t sweep,
+                                                        int colour, uint64_t group, int *planes)
+{
+    struct latmc_bitslice s = latmc_bitslice_start_classes(t, mask, n);
+    for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS && s.undecided; q++) {
+        const latmc_philox_ctr r = latmc_rng_block(seed, group, sweep, LATMC_STREAM_UPDATE,
+                                                   (uint32_t)colour, (uint32_t)q);
+        for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK && s.undecided; l++)
+            latmc_bitslice_plane(&s, r.v[l], latmc_bitslice_class_plane(t, mask, n, 4 * q + l));
+    }
+    *planes = s.planes;
+    return s.accept;
+}
+
 #endif /* LATMC_LIB_ISING_DECISION_RULES_H */

@@ -89,15 +89,22 @@ static void site_set(const struct cpu_ising_dec_view *v, const struct latmc_site
         b[-sp->half] = byte;
 }
 
-/* Lanes [l0, l1) of group g of the colour. */
-static uint64_t update_group(const struct cpu_ising_dec_view *v,
-                             const struct latmc_ising_tables *t, int algorithm, uint64_t seed,
-                             uint64_t sweep, int colour, int64_t g, int l0, int l1)
+/* The thresholds by class: heat bath k, Metropolis k + LATMC_ISING_MAX_K [s == +1]. */
+#define N_CLASSES (2 * LATMC_ISING_MAX_K)
+
+static int class_of(int algorithm, int8_t old, int k)
+{
+    return algorithm == LATMC_ALGO_HEATBATH ? k : k + LATMC_ISING_MAX_K * (old > 0);
+}
+
+/* Lanes [l0, l1) of group g of the colour; ct: the class thresholds. */
+static uint64_t update_group(const struct cpu_ising_dec_view *v, const uint64_t *ct,
+                             int algorithm, uint64_t seed, uint64_t sweep, int colour, int64_t g,
+                             int l0, int l1)
 {
     struct latmc_site sites[LATMC_BITSLICE_LANES];
     int8_t old[LATMC_BITSLICE_LANES];
-    uint64_t thr[LATMC_BITSLICE_LANES] = { 0 };
-    uint32_t active = 0;
+    uint32_t mask[N_CLASSES] = { 0 };
     struct latmc_site s = latmc_checkerboard_site(v->global, colour, 32 * g + l0);
     for (int l = l0; l < l1; l++) {
         if (l > l0)
@@ -105,12 +112,11 @@ static uint64_t update_group(const struct cpu_ising_dec_view *v,
         sites[l] = local_site(v, s);
         int k;
         old[l] = site_state(v, &sites[l], &k);
-        thr[l] = latmc_ising_site_threshold(t, algorithm, old[l], k);
-        active |= UINT32_C(1) << l;
+        mask[class_of(algorithm, old[l], k)] |= UINT32_C(1) << l;
     }
     int planes;
-    const uint32_t accept = latmc_ising_group_decide(thr, active, seed, sweep, colour,
-                                                     (uint64_t)g, &planes);
+    const uint32_t accept = latmc_ising_group_decide_classes(ct, mask, N_CLASSES, seed, sweep,
+                                                             colour, (uint64_t)g, &planes);
     uint64_t changed = 0;
     for (int l = l0; l < l1; l++) {
         const int8_t spin = latmc_ising_decided_spin(algorithm, old[l], (int)((accept >> l) & 1u));
@@ -129,6 +135,10 @@ uint64_t cpu_ising_decisions_range(const struct cpu_ising_dec_view *v,
 {
     if (j1 <= j0)
         return 0;
+    uint64_t ct[N_CLASSES];
+    for (int c = 0; c < N_CLASSES; c++) /* latmc_ising_site_threshold of class_of's classes */
+        ct[c] = latmc_ising_site_threshold(t, algorithm, c >= LATMC_ISING_MAX_K ? 1 : -1,
+                                           c % LATMC_ISING_MAX_K);
     const int64_t g0 = j0 / LATMC_BITSLICE_LANES;
     const int64_t g1 = (j1 + LATMC_BITSLICE_LANES - 1) / LATMC_BITSLICE_LANES;
     int64_t s0, s1;
@@ -137,7 +147,7 @@ uint64_t cpu_ising_decisions_range(const struct cpu_ising_dec_view *v,
     for (int64_t g = g0 + s0; g < g0 + s1; g++) {
         const int64_t first = 32 * g, lo = j0 > first ? j0 : first;
         const int64_t hi = j1 < first + 32 ? j1 : first + 32;
-        changed += update_group(v, t, algorithm, seed, sweep, colour, g, (int)(lo - first),
+        changed += update_group(v, ct, algorithm, seed, sweep, colour, g, (int)(lo - first),
                                 (int)(hi - first));
     }
     return changed;

@@ -189,6 +189,42 @@ static void test_group_naming(void **state)
     }
 }
 
+/* The class form gives the lane form's decisions and planes: random lanes in up to 14
+ * classes (the Metropolis tables' count), thresholds with 0 and 2^32 among them. */
+static void test_classes(void **state)
+{
+    (void)state;
+    uint64_t s = 2718;
+    for (int rep = 0; rep < 3000; rep++) {
+        uint64_t ct[14], t[32];
+        uint32_t mask[14] = { 0 };
+        const int n = 1 + (int)(next64(&s) % 14);
+        for (int c = 0; c < n; c++) {
+            const uint64_t r = next64(&s);
+            ct[c] = r % 9 == 0 ? 0 : r % 9 == 1 ? TWO32 : (uint32_t)(r >> 32) >> (r % 7);
+        }
+        uint32_t active = 0;
+        for (int i = 0; i < 32; i++) {
+            const uint64_t r = next64(&s);
+            if (r % 11 == 0) {
+                t[i] = 0; /* not in any class: no part */
+                continue;
+            }
+            const int c = (int)((r >> 8) % (uint64_t)n);
+            mask[c] |= UINT32_C(1) << i;
+            t[i] = ct[c];
+            active |= UINT32_C(1) << i;
+        }
+        int p1 = -1, p2 = -2;
+        const uint32_t a = latmc_ising_group_decide(t, active, 77, (uint64_t)rep, rep & 1,
+                                                    (uint64_t)rep * 3, &p1);
+        const uint32_t b = latmc_ising_group_decide_classes(ct, mask, n, 77, (uint64_t)rep,
+                                                            rep & 1, (uint64_t)rep * 3, &p2);
+        assert_int_equal(a, b);
+        assert_int_equal(p1, p2);
+    }
+}
+
 /*
  * Planes per group: a lane with 0 < t < 2^32 is still undecided after b planes with
  * probability exactly 2^-b, so a group of n such lanes needs more than b planes with
@@ -309,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_every_depth),
         cmocka_unit_test(test_extremes),
         cmocka_unit_test(test_group_naming),
+        cmocka_unit_test(test_classes),
         cmocka_unit_test(test_plane_statistics),
         cmocka_unit_test(test_decision_statistics),
     };

@@ -1,0 +1,170 @@
+/*
+ * Validation of the bit-sliced decisions (decisions = 1, doc/models/ising-decisions.md) at
+ * moderate L, run by hand (minutes, not a CI test): 2D Ising L x L on the CPU, Metropolis
+ * and heat bath, both chains side by side, at several temperatures:
+ * - <e> against the exact finite-lattice value (Kaufman) in binning sigma, and the
+ *   infinite lattice's (Onsager) for reference; <|m|> against Yang's spontaneous
+ *   magnetisation below T_c, for reference (finite L);
+ * - on equilibrium configurations of chain 1: every site's decision in a few sweeps
+ *   recomputed from the definition (lib/ising_decision_rules.h on the thresholds read off
+ *   the lattice) and compared, and the planes each group drew: mean per group and mean of
+ *   the largest over 32 consecutive groups (a warp's wait).
+ * usage: validate_ising_decisions [L [measurements [threads]]]   (default 128 20000 1)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <latmc/latmc.h>
+
+#include "exact_ising.h"
+#include "ising_decision_rules.h"
+#include "mc_sampling.h"
+
+static uint64_t threshold(double p)
+{
+    return p >= 1.0 ? UINT64_C(1) << 32 : (uint64_t)ldexp(p, 32);
+}
+
+static double probability(int algorithm, double beta, int s, int n)
+{
+    if (algorithm == LATMC_ALGO_HEATBATH)
+        return 1.0 / (1.0 + exp(-2.0 * beta * n));
+    const double de = 2.0 * s * n;
+    return de <= 0 ? 1.0 : exp(-beta * de);
+}
+
+/* Decisions of `sweeps` sweeps of sim (chain 1, uniform, h = 0) recomputed by the
+ * definition; planes per group and per 32 groups. Returns the mismatches. */
+static long check_decisions(latmc_sim *sim, int L, int algorithm, double beta, uint64_t seed,
+                            int sweeps, double *planes_group, double *planes_warp)
+{
+    const int64_t n = (int64_t)L * L, half = n / 2, groups = half / 32;
+    int8_t *before = malloc((size_t)n), *after = malloc((size_t)n);
+    uint64_t *t = malloc((size_t)half * sizeof *t);
+    uint32_t *seen = malloc((size_t)groups * sizeof *seen);
+    long bad = 0;
+    double sum_g = 0, sum_w = 0, count_g = 0, count_w = 0;
+    for (int sw = 0; sw < sweeps; sw++) {
+        uint64_t sweep = 0;
+        latmc_sim_sweep_count(sim, &sweep);
+        latmc_sim_get_spins(sim, before, (size_t)n);
+        latmc_sim_sweep(sim, 1);
+        latmc_sim_get_spins(sim, after, (size_t)n);
+        for (int colour = 0; colour < 2; colour++) {
+            for (int64_t g = 0; g < groups; g++)
+                seen[g] = 0;
+            for (int64_t i = 0; i < n; i++) {
+                const int x = (int)(i % L), y = (int)(i / L);
+                if ((x + y) % 2 != colour)
+                    continue;
+                const int8_t *nb = colour == 0 ? before : after;
+                const int sum = nb[(x + 1) % L + L * y] + nb[(x + L - 1) % L + L * y] +
+                                nb[x + L * ((y + 1) % L)] + nb[x + L * ((y + L - 1) % L)];
+                const int s = before[i];
+                t[i / 2] = threshold(probability(algorithm, beta, s, sum));
+                const int accept = algorithm == LATMC_ALGO_HEATBATH ? after[i] == 1 : after[i] != s;
+                seen[i / 64] |= (uint32_t)accept << ((i / 2) % 32);
+            }
+            int warp_max = 0;
+            for (int64_t g = 0; g < groups; g++) {
+                int planes;
+                const uint32_t mask = latmc_ising_group_decide(t + 32 * g, UINT32_MAX, seed, sweep,
+                                                               colour, (uint64_t)g, &planes);
+                bad += mask != seen[g];
+                sum_g += planes;
+                count_g += 1;
+                warp_max = planes > warp_max ? planes : warp_max;
+                if (g % 32 == 31) {
+                    sum_w += warp_max;
+                    count_w += 1;
+                    warp_max = 0;
+                }
+            }
+        }
+    }
+    *planes_group = sum_g / count_g;
+    *planes_warp = count_w > 0 ? sum_w / count_w : 0;
+    free(before);
+    free(after);
+    free(t);
+    free(seen);
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    const int L = argc > 1 ? atoi(argv[1]) : 128;
+    const uint64_t nmeas = argc > 2 ? strtoull(argv[2], NULL, 10) : 20000;
+    const int threads = argc > 3 ? atoi(argv[3]) : 1;
+    if (L < 64 || L % 64 != 0) {
+        fprintf(stderr, "L must be a multiple of 64 (whole groups per row)\n");
+        return 2;
+    }
+    const double betas[] = { 0.30, 0.40, 0.4406867935097715, 0.50, 0.60 };
+    latmc_ctx *ctx = NULL;
+    if (latmc_ctx_create(&ctx) != LATMC_OK)
+        return 1;
+    printf("2D Ising %dx%d, %llu measurements after 2000 sweeps, %d thread(s)\n", L, L,
+           (unsigned long long)nmeas, threads);
+    double worst = 0;
+    long mismatches = 0;
+    for (int a = 0; a < 2; a++) {
+        const int algorithm = a ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS;
+        for (size_t b = 0; b < sizeof betas / sizeof betas[0]; b++) {
+            const double beta = betas[b];
+            const double kaufman = exact_ising_kaufman_energy(L, L, beta, 1.0);
+            const double onsager = exact_ising_onsager_energy(beta, 1.0);
+            const double sh = sinh(2 * beta);
+            const double yang = beta > 0.4406868 ? pow(1.0 - pow(sh, -4.0), 0.125) : 0.0;
+            for (int dec = 0; dec < 2; dec++) {
+                latmc_sim_desc d;
+                latmc_sim_desc_init(&d);
+                d.model = LATMC_MODEL_ISING;
+                d.ndim = 2;
+                d.extent[0] = d.extent[1] = L;
+                d.algorithm = algorithm;
+                d.n_threads = threads;
+                d.seed = 1000 + 10 * b + (uint64_t)a;
+                d.device = LATMC_DEVICE_CPU;
+                latmc_sim *sim = NULL;
+                if (latmc_sim_create(ctx, &d, &sim) != LATMC_OK ||
+                    latmc_sim_set_param(sim, LATMC_PARAM_BETA, beta) != LATMC_OK ||
+                    latmc_sim_set_param(sim, LATMC_PARAM_DECISIONS, dec) != LATMC_OK) {
+                    fprintf(stderr, "%s\n", latmc_last_error());
+                    return 1;
+                }
+                latmc_acc *acc = NULL;
+                if (mc_sample_ising(sim, 2000, nmeas, &acc) != LATMC_OK) {
+                    fprintf(stderr, "%s\n", latmc_sim_last_error(sim));
+                    return 1;
+                }
+                char label[96];
+                snprintf(label, sizeof label, "%s beta=%.4f decisions=%d <e> vs Kaufman",
+                         a ? "heatb" : "metro", beta, dec);
+                const double dev = mc_deviation(acc, COL_E, kaufman, label);
+                if (fabs(dev) > worst)
+                    worst = fabs(dev);
+                double e = 0, absm = 0;
+                latmc_acc_mean(acc, COL_E, &e);
+                latmc_acc_mean(acc, COL_ABSM, &absm);
+                printf("    (Onsager infinite lattice %.6f, <e> - Kaufman = %+.2e; <|m|> %.5f, "
+                       "Yang %.5f)\n", onsager, e - kaufman, absm, yang);
+                if (dec == 1) {
+                    double pg = 0, pw = 0;
+                    const long bad = check_decisions(sim, L, algorithm, beta, d.seed, 20, &pg, &pw);
+                    mismatches += bad;
+                    printf("    decisions of 20 sweeps against the definition: %ld groups "
+                           "differ; planes per group %.3f, per 32 groups (max) %.3f\n",
+                           bad, pg, pw);
+                }
+                latmc_acc_destroy(&acc);
+                latmc_sim_destroy(&sim);
+            }
+        }
+    }
+    printf("largest |deviation| %.2f sigma; %ld groups differ from the definition\n", worst,
+           mismatches);
+    latmc_ctx_destroy(&ctx);
+    return mismatches == 0 && worst < 5.0 ? 0 : 1;
+}
