@@ -7,6 +7,8 @@
  */
 #include "ising_decisions.h"
 
+#include <string.h>
+
 #include "ising_decision_rules.h"
 #include "ising_rules.h" /* the neighbour sums of the C level's layout */
 
@@ -97,6 +99,142 @@ static int class_of(int algorithm, int8_t old, int k)
     return algorithm == LATMC_ALGO_HEATBATH ? k : k + LATMC_ISING_MAX_K * (old > 0);
 }
 
+/* Bytes p[0 .. 7] as a little-endian word (byte i at bits 8i .. 8i + 7), and back. */
+static inline uint64_t load8(const uint8_t *p)
+{
+    uint64_t x;
+    memcpy(&x, p, sizeof x);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    return x;
+}
+
+static inline void store8(uint8_t *p, uint64_t x)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    memcpy(p, &x, sizeof x);
+}
+
+#define ONES8 UINT64_C(0x0101010101010101)
+
+/* Bit i of the result: bit 0 of byte i of x (bytes 0 or 1; the multiplication gathers
+ * byte i's bit at bit 56 + i, with no carry into those bits). */
+static inline uint32_t pack8(uint64_t x)
+{
+    return (uint32_t)((x * UINT64_C(0x0102040810204080)) >> 56);
+}
+
+/* Lanes whose 3-bit value (bit planes v0, v1, v2) equals c. */
+static inline uint32_t lanes_equal(uint32_t v0, uint32_t v1, uint32_t v2, int c)
+{
+    return (c & 1 ? v0 : ~v0) & (c & 2 ? v1 : ~v1) & (c & 4 ? v2 : ~v2);
+}
+
+/* The inverse of pack8: byte i of the result is bit i of b (0 or 1). Each byte keeps its
+ * own bit of the replicated b, then + 0x7f sets its top bit iff that bit was set. */
+static inline uint64_t spread8(uint32_t b)
+{
+    const uint64_t kept = ((uint64_t)(b & 0xffu) * ONES8) & UINT64_C(0x8040201008040201);
+    return ((kept + UINT64_C(0x7f7f7f7f7f7f7f7f)) >> 7) & ONES8;
+}
+
+/* Set bits of x (no library call). */
+static inline int popcount32(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0fu;
+    return (int)((x * 0x01010101u) >> 24);
+}
+
+/*
+ * The split rows' fast case: lanes [l0, l1) all in one half-row (first: the first lane's
+ * site, local). Their neighbours are runs of bytes at fixed offsets (ising_split.h): the
+ * same run of the rows above and below, and of the other half-row of the row at offsets
+ * par and par - 1 (the pads make the periodic wrap an offset too). The neighbour counts
+ * are added eight lanes to a word (each byte at most 6: no carries), their bits gathered
+ * into one word per bit, and the class masks formed from those: the same decisions as the
+ * site by site path. Reading 32 bytes from any lane is inside the half-row's padding
+ * (ising_split.h); lanes outside [l0, l1) are masked off.
+ */
+static uint64_t split_row_group(const struct cpu_ising_dec_view *v, const uint64_t *ct,
+                                int algorithm, uint64_t seed, uint64_t sweep, int colour,
+                                int64_t g, int l0, int l1, const struct latmc_site *first)
+{
+    const struct cpu_ising_split *sp = v->split;
+    const int64_t y = first->y, z = first->z, ly = sp->ly, r = first->row;
+    const int par = (int)(first->x & 1);
+    const int64_t jx = first->x / 2;
+    const int n = l1 - l0;
+    const int64_t nr[4] = { latmc_wrap_up(y, ly) + ly * z, latmc_wrap_down(y, ly) + ly * z,
+                            y + ly * latmc_wrap_up(z, sp->lz), y + ly * latmc_wrap_down(z, sp->lz) };
+    const int nrows = sp->ndim == 3 ? 4 : 2;
+    uint8_t *own = cpu_ising_split_row(sp, r, par) + jx;
+    const uint8_t *oth = cpu_ising_split_row(sp, r, par ^ 1) + jx + par; /* x + 1; x - 1: [-1] */
+    const uint8_t *ownb = sp->bonds ? cpu_ising_split_bond_row(sp, r, par) + jx : NULL;
+    const uint8_t *othb = sp->bonds ? cpu_ising_split_bond_row(sp, r, par ^ 1) + jx + par : NULL;
+    uint32_t k0 = 0, k1 = 0, k2 = 0, spin = 0; /* bit i: lane l0 + i */
+    for (int w = 0; w < (n + 7) / 8; w++) {
+        const int o = 8 * w;
+        uint64_t xp = load8(oth + o), xm = load8(oth + o - 1);
+        if (ownb) { /* +-J: eps s = +1 iff spin byte ^ bond bit = 1 */
+            xp ^= load8(ownb + o) & ONES8;
+            xm ^= load8(othb + o - 1) & ONES8;
+        }
+        uint64_t k = xp + xm;
+        for (int m = 0; m < nrows; m++) {
+            uint64_t nb = load8(cpu_ising_split_row(sp, nr[m], par) + jx + o);
+            if (ownb) {
+                const int mu = 1 + m / 2;
+                const uint8_t *bb = m % 2 == 0 ? ownb : cpu_ising_split_bond_row(sp, nr[m], par) + jx;
+                nb ^= (load8(bb + o) >> mu) & ONES8;
+            }
+            k += nb;
+        }
+        k0 |= pack8(k & ONES8) << o;
+        k1 |= pack8((k >> 1) & ONES8) << o;
+        k2 |= pack8((k >> 2) & ONES8) << o;
+        spin |= pack8(load8(own + o) & ONES8) << o; /* bytes past the lanes: anything */
+    }
+    const uint32_t lanes = n == 32 ? UINT32_MAX : (UINT32_C(1) << n) - 1;
+    /* the classes present, each once (empty masks cost the comparison work for nothing) */
+    uint32_t mask[N_CLASSES];
+    uint64_t t[N_CLASSES];
+    int present = 0;
+    const int metropolis = algorithm != LATMC_ALGO_HEATBATH;
+    for (int c = 0; c < (metropolis ? N_CLASSES : LATMC_ISING_MAX_K); c++) {
+        uint32_t m = lanes_equal(k0, k1, k2, c % LATMC_ISING_MAX_K) & lanes;
+        if (metropolis)
+            m &= c >= LATMC_ISING_MAX_K ? spin : ~spin;
+        if (m) {
+            mask[present] = m << l0;
+            t[present++] = ct[c];
+        }
+    }
+    int planes;
+    const uint32_t accept = latmc_ising_group_decide_classes(t, mask, present, seed, sweep,
+                                                             colour, (uint64_t)g, &planes) >> l0;
+    /* the lanes that change: Metropolis the accepted, heat bath those set to the other value */
+    const uint32_t flip = (metropolis ? accept : accept ^ spin) & lanes;
+    /* whole words of lanes as words; the last lanes of a partial group byte by byte (the
+     * bytes after them may belong to another thread's or box's lanes) */
+    int w = 0;
+    for (; 8 * w + 8 <= n; w++)
+        store8(own + 8 * w, load8(own + 8 * w) ^ spread8(flip >> (8 * w)));
+    for (int i = 8 * w; i < n; i++)
+        own[i] ^= (uint8_t)((flip >> i) & 1u);
+    const uint64_t changed = (uint64_t)popcount32(flip);
+    uint8_t *row = own - jx; /* the pads repeat the half-row's ends */
+    if (jx == 0)
+        row[sp->half] = row[0];
+    if (jx + n == sp->half)
+        row[-1] = row[sp->half - 1];
+    return changed;
+}
+
 /* Lanes [l0, l1) of group g of the colour; ct: the class thresholds. */
 static uint64_t update_group(const struct cpu_ising_dec_view *v, const uint64_t *ct,
                              int algorithm, uint64_t seed, uint64_t sweep, int colour, int64_t g,
@@ -106,6 +244,10 @@ static uint64_t update_group(const struct cpu_ising_dec_view *v, const uint64_t 
     int8_t old[LATMC_BITSLICE_LANES];
     uint32_t mask[N_CLASSES] = { 0 };
     struct latmc_site s = latmc_checkerboard_site(v->global, colour, 32 * g + l0);
+    if (!v->natural && s.group + (l1 - l0) <= v->global->lx / 2) { /* one half-row */
+        const struct latmc_site first = local_site(v, s);
+        return split_row_group(v, ct, algorithm, seed, sweep, colour, g, l0, l1, &first);
+    }
     for (int l = l0; l < l1; l++) {
         if (l > l0)
             latmc_checkerboard_next(v->global, colour, &s);

@@ -224,6 +224,25 @@ static void test_2d(void **state)
     }
 }
 
+/* Rows of at least 32 sites per colour: whole groups in one row (the kernels' fast case)
+ * and, with 48 per row, groups across two rows. */
+static void test_long_rows(void **state)
+{
+    (void)state;
+    for (int a = 0; a < 2; a++) {
+        const int algorithm = a ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS;
+        const struct spec wide = { 2, { 128, 6, 1 }, algorithm, 0.42, 1.0, 0.05, 77 };
+        const struct spec odd = { 2, { 96, 6, 1 }, algorithm, 0.42, 1.0, -0.05, 78 };
+        const struct spec deep = { 3, { 64, 2, 6 }, algorithm, 0.22, 1.0, 0.1, 79 };
+        every_layout(&wide, LATMC_COUPLINGS_UNIFORM);
+        every_layout(&wide, LATMC_COUPLINGS_BIMODAL);
+        every_layout(&odd, LATMC_COUPLINGS_UNIFORM);
+        every_layout(&odd, LATMC_COUPLINGS_BIMODAL);
+        every_layout(&deep, LATMC_COUPLINGS_UNIFORM);
+        every_layout(&deep, LATMC_COUPLINGS_BIMODAL);
+    }
+}
+
 static void test_3d(void **state)
 {
     (void)state;
@@ -302,6 +321,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_2d),
         cmocka_unit_test(test_3d),
+        cmocka_unit_test(test_long_rows),
         cmocka_unit_test(test_switch),
         cmocka_unit_test(test_errors),
     };
