@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "philox.h"
 #include "sim_helpers.h"
@@ -267,6 +268,65 @@ static void test_switch(void **state)
     }
 }
 
+/* An ensemble on the CPU (members sweep on threads) runs each member's chain: the member
+ * equals a standalone sim of its desc with decisions = 1, bit for bit; with two threads
+ * as with one. Ensembles cannot be saved while the members run the chain. */
+static void test_ensemble(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim_desc member = ising_desc(2, 64, 8, 0, LATMC_ALGO_METROPOLIS, 1, 0);
+    member.couplings = LATMC_COUPLINGS_BIMODAL;
+    const double beta[2] = { 0.4, 0.9 };
+    for (int threads = 1; threads <= 2; threads++) {
+        latmc_ens_layout l;
+        latmc_ens_layout_init(&l);
+        l.n_samples = 2;
+        l.n_temperatures = 2;
+        l.seed = 606;
+        l.coupling_seed = 607;
+        l.n_threads = threads;
+        latmc_ens *e = NULL;
+        assert_int_equal(latmc_ens_create(ctx, &member, &l, &e), LATMC_OK);
+        assert_int_equal(latmc_ens_set_temperatures(e, beta, 2), LATMC_OK);
+        assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_DECISIONS, 1), LATMC_OK);
+        assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(e, 6), LATMC_OK);
+        size_t bytes = 0;
+        assert_int_equal(latmc_ens_spins_size(e, &bytes), LATMC_OK);
+        unsigned char *a = malloc(bytes), *b = malloc(bytes);
+        assert_non_null(a);
+        assert_non_null(b);
+        for (int m = 0; m < 4; m++) {
+            latmc_sim_desc md;
+            assert_int_equal(latmc_ens_member_desc(e, m, &md), LATMC_OK);
+            int t = -1;
+            assert_int_equal(latmc_ens_temperature_of(e, m, &t), LATMC_OK);
+            latmc_sim *sim = NULL;
+            assert_int_equal(latmc_sim_create(ctx, &md, &sim), LATMC_OK);
+            assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, beta[t]), LATMC_OK);
+            assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_DECISIONS, 1), LATMC_OK);
+            assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+            assert_int_equal(latmc_sim_sweep(sim, 6), LATMC_OK);
+            assert_int_equal(latmc_sim_get_spins(sim, a, bytes), LATMC_OK);
+            assert_int_equal(latmc_ens_get_spins(e, m, b, bytes), LATMC_OK);
+            assert_memory_equal(a, b, bytes);
+            latmc_sim_destroy(&sim);
+        }
+        char path[] = "/tmp/latmc_decisions_ensXXXXXX";
+        const int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        close(fd);
+        assert_int_equal(latmc_ens_save(e, path), LATMC_EUNSUPPORTED);
+        unlink(path);
+        free(a);
+        free(b);
+        latmc_ens_destroy(&e);
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
 /* Range, name, model and checkpoint. */
 static void test_errors(void **state)
 {
@@ -323,6 +383,7 @@ int main(void)
         cmocka_unit_test(test_3d),
         cmocka_unit_test(test_long_rows),
         cmocka_unit_test(test_switch),
+        cmocka_unit_test(test_ensemble),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
