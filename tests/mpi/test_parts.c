@@ -197,6 +197,8 @@ struct cfg {
     double value[2];
     int q;               /* Potts: q (0: the default) */
     int single;          /* phi^4: a float field (0: the default, double) */
+    int no_checkpoint;   /* the chain alone: no serialize or save (a chain checkpoints
+                            cannot record: Ising decisions = 1) */
 };
 
 static void desc_of(const struct cfg *c, latmc_sim_desc *d)
@@ -340,6 +342,8 @@ static void *run_part(void *arg)
     if (job->bad_tune_at)
         STEP(job, "bad tune_epsilon",
              latmc_sim_tune_epsilon(sim, job->rank == job->bad_tune_at - 1 ? 1.5 : 0.4, 10));
+    if (job->cfg->no_checkpoint)
+        goto done;
     STEP(job, "serialize size", latmc_sim_serialize(sim, NULL, 0, &r->nbytes));
     if (r->status == LATMC_OK)
         r->bytes = malloc(r->nbytes);
@@ -378,6 +382,7 @@ static void *run_part(void *arg)
             r->streamed = malloc(r->spin_bytes);
         STEP(job, "get_spins streamed", latmc_sim_get_spins(back, r->streamed, r->spin_bytes));
     }
+done:
     latmc_sim_destroy(&back);
     latmc_sim_destroy(&sim);
     latmc_ctx_destroy(&ctx);
@@ -459,9 +464,11 @@ static void plain_run(const struct cfg *c, struct result *r, uint64_t extra_afte
         r->couplings = malloc(r->ncouplings * sizeof *r->couplings);
         assert_int_equal(latmc_sim_get_couplings(sim, r->couplings, r->ncouplings), LATMC_OK);
     }
-    assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &r->nbytes), LATMC_OK);
-    r->bytes = malloc(r->nbytes);
-    assert_int_equal(latmc_sim_serialize(sim, r->bytes, r->nbytes, &r->nbytes), LATMC_OK);
+    if (!c->no_checkpoint) {
+        assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &r->nbytes), LATMC_OK);
+        r->bytes = malloc(r->nbytes);
+        assert_int_equal(latmc_sim_serialize(sim, r->bytes, r->nbytes, &r->nbytes), LATMC_OK);
+    }
     latmc_sim_destroy(&sim);
     if (load) {
         assert_int_equal(latmc_sim_deserialize(ctx, load, load_n, &sim), LATMC_OK);
@@ -475,48 +482,48 @@ static void plain_run(const struct cfg *c, struct result *r, uint64_t extra_afte
 
 static const struct cfg cfgs[] = {
     { LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 32, 24, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0, 0 },
     { LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 64, 16, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0, 0 },
     { LATMC_MODEL_ISING, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 6, 8 },
-      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0, 0 },
     /* the other models (Potts q = 3; phi^4: halo 2; Heisenberg: two
      * replicas) */
     { LATMC_MODEL_POTTS, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 24, 24, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 1.0, 0 }, 3, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 1.0, 0 }, 3, 0, 0 },
     { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 40, 40, 0 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0, 0, 0 },
     { LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, { 4, 4, 8 },
-      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 2.0, 2 }, 0, 0 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 2.0, 2 }, 0, 0, 0 },
     /* the thinnest slabs: 8 planes on 4 parts, 2 each (Ising's checkerboard takes slabs
      * of an even number of planes; a part holding its slab only then holds 2 + 2 halo
      * planes, every plane it updates next to a halo) */
     { LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 64, 8, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.44, 0 }, 0, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.44, 0 }, 0, 0, 0 },
     { LATMC_MODEL_ISING, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 16, 8, 8 },
-      { LATMC_PARAM_BETA, 0 }, { 0.3, 0 }, 0, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.3, 0 }, 0, 0, 0 },
     { LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 6, 8, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.6, 0 }, 0, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.6, 0 }, 0, 0, 0 },
     /* Potts: three colours (odd L_x) in slabs of 3 planes, and two colours in 3D (q = 4,
      * heat bath) in slabs of 2 */
     { LATMC_MODEL_POTTS, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 15, 12, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.9, 0 }, 3, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.9, 0 }, 3, 0, 0 },
     { LATMC_MODEL_POTTS, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 1, { 32, 4, 8 },
-      { LATMC_PARAM_BETA, 0 }, { 0.8, 0 }, 4, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.8, 0 }, 4, 0, 0 },
     /* phi^4 (halo 2) in the thinnest slabs: 8 planes (8 colours, 2D, finite Lambda), 4
      * planes (3D), 5 planes (5 colours) */
     { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 16, 32, 0 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 1.0, 3.0 }, 0, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 1.0, 3.0 }, 0, 0, 0 },
     { LATMC_MODEL_PHI4, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 8, 16 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0, 0, 0 },
     { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 10, 20, 0 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 0.5, 2.0 }, 0, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 0.5, 2.0 }, 0, 0, 0 },
     /* ... and a float field (3D, finite Lambda) */
     { LATMC_MODEL_PHI4, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 8, 16 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 1.0, 2.5 }, 0, 1 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 1.0, 2.5 }, 0, 1, 0 },
     /* Heisenberg: rows of 3 sites of a colour (the AVX2 flat walk), slabs of 2 planes */
     { LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, { 6, 2, 8 },
-      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 1.0, 1 }, 0, 0 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 1.0, 1 }, 0, 0, 0 },
 };
 
 static void write_file(const char *path, const void *bytes, size_t n)
@@ -638,6 +645,60 @@ static void parts_equal_one_process(void **state)
     unlink(path);
     unlink(plain_path);
     rmdir(dir);
+}
+
+/*
+ * The Ising chain with bit-sliced decisions (decisions = 1, doc/models/ising-decisions.md)
+ * on 1 to 4 parts is the single-process chain: configuration, observables, acceptance.
+ * Its groups of 32 sites cross the parts' slabs (rows of 8, 24 and 48 sites per colour).
+ * No checkpoints: the format cannot record the chain yet (refused, tests/repro).
+ */
+static const struct cfg bitsliced[] = {
+    { LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 48, 16, 0 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_DECISIONS }, { 0.4, 1 }, 0, 0, 1 },
+    { LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 96, 8, 0 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_DECISIONS }, { 0.5, 1 }, 0, 0, 1 },
+    { LATMC_MODEL_ISING, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL, 1, { 16, 6, 8 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_DECISIONS }, { 0.3, 1 }, 0, 0, 1 },
+};
+
+static void bitsliced_parts_equal_one_process(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < sizeof bitsliced / sizeof bitsliced[0]; c++) {
+        struct result ref;
+        plain_run(&bitsliced[c], &ref, 0, NULL, 0, NULL);
+        for (int n = 1; n <= MAX_PARTS; n++) {
+            struct job jobs[MAX_PARTS];
+            memset(jobs, 0, sizeof jobs);
+            released = 0;
+            for (int p = 0; p < n; p++) {
+                jobs[p].cfg = &bitsliced[c];
+                jobs[p].bad_spins_on = -1;
+                jobs[p].other_seed_on = -1;
+                jobs[p].bad_couplings_on = -1;
+            }
+            hub_shared = (n + (int)c) % 2 == 0;
+            run_parts(jobs, n);
+            hub_shared = false;
+            for (int p = 0; p < n; p++) {
+                struct result *r = &jobs[p].res;
+                if (r->status != LATMC_OK)
+                    fail_msg("case %zu, %d parts, part %d: %s: %s", c, n, p, r->where, r->msg);
+                assert_int_equal(r->spin_bytes, ref.spin_bytes);
+                assert_memory_equal(r->spins, ref.spins, ref.spin_bytes);
+                assert_memory_equal(r->obs_st, ref.obs_st, sizeof ref.obs_st);
+                for (int k = 0; k < 9; k++)
+                    if (ref.obs_st[k] == LATMC_OK)
+                        assert_memory_equal(&r->obs[k], &ref.obs[k], sizeof(double));
+                assert_int_equal(r->acc, ref.acc);
+                assert_int_equal(r->att, ref.att);
+                free_result(r);
+            }
+            assert_int_equal(released, n);
+        }
+        free_result(&ref);
+    }
 }
 
 /* A failure on one part is that failure on every part, named after the part. */
@@ -1381,6 +1442,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(misuse),
         cmocka_unit_test(parts_equal_one_process),
+        cmocka_unit_test(bitsliced_parts_equal_one_process),
         cmocka_unit_test(failures_are_agreed),
         cmocka_unit_test(shared_halos_answer_agreed),
         cmocka_unit_test(checkpoint_save_failures),
