@@ -816,17 +816,18 @@ static cudaError_t step_chunks(cudaStream_t stream, const struct cuda_phi4_plan 
     return launch_sub_grid<R, false>(stream, p, grid, a, sub, phi, accepted);
 }
 
-/* Colour `colour` of pass `pass` in the site order, nhit hits per site. */
+/* The step's colour in the site order, nhit hits per site, its draws named by the step's
+ * sweep word (lib/model_phi4.c). */
 template <typename R>
 static cudaError_t step_sites(cudaStream_t stream, const struct cuda_phi4_plan *p,
                               const struct latmc_lattice *g, R *phi,
                               const struct latmc_phi4_tables *t, const struct cuda_phi4_keys *keys,
-                              uint64_t sweep, int pass, int colour, unsigned long long *accepted)
+                              uint64_t rng_sweep, int colour, unsigned long long *accepted)
 {
     const struct site_geom sg = site_geom_of(p, g);
     const unsigned grid = phi4_grid((sg.per_colour + 3) / 4, p->threads);
     phi4_site_kernel<R><<<grid, p->threads, 0, stream>>>(
-        sg, phi, coef_of<R>(t), t->nhit, *keys, latmc_phi4_rng_sweep(sweep, t->nloc, pass),
+        sg, phi, coef_of<R>(t), t->nhit, *keys, rng_sweep,
         colour, accepted);
     return cudaGetLastError();
 }
@@ -835,19 +836,19 @@ extern "C" cudaError_t cuda_phi4_step(cudaStream_t stream, const struct cuda_phi
                                       const struct latmc_lattice *g, void *phi,
                                       const struct latmc_phi4_tables *tables,
                                       const struct cuda_phi4_keys *keys, uint64_t sweep,
-                                      int step, unsigned long long *accepted)
+                                      const struct latmc_step *step,
+                                      unsigned long long *accepted)
 {
     const bool single = plan->precision == LATMC_PRECISION_FLOAT;
     if (plan->schedule == CUDA_PHI4_CHUNKS)
         return single ? step_chunks<float>(stream, plan, g, (float *)phi, tables, keys, sweep,
-                                           step, accepted)
+                                           step->index, accepted)
                       : step_chunks<double>(stream, plan, g, (double *)phi, tables, keys, sweep,
-                                            step, accepted);
-    const int pass = step / plan->ncolours, colour = step % plan->ncolours;
-    return single ? step_sites<float>(stream, plan, g, (float *)phi, tables, keys, sweep, pass,
-                                      colour, accepted)
-                  : step_sites<double>(stream, plan, g, (double *)phi, tables, keys, sweep,
-                                       pass, colour, accepted);
+                                            step->index, accepted);
+    return single ? step_sites<float>(stream, plan, g, (float *)phi, tables, keys,
+                                      step->rng_sweep, step->colour, accepted)
+                  : step_sites<double>(stream, plan, g, (double *)phi, tables, keys,
+                                       step->rng_sweep, step->colour, accepted);
 }
 
 extern "C" cudaError_t cuda_phi4_measure(cudaStream_t stream, const struct cuda_phi4_plan *plan,
@@ -1031,7 +1032,7 @@ template <typename R>
 static cudaError_t slab_sites(cudaStream_t stream, const struct cuda_phi4_plan *p,
                               const struct latmc_lattice *g, R *phi,
                               const struct latmc_phi4_tables *t, const struct cuda_phi4_keys *keys,
-                              uint64_t sweep, int pass, int colour,
+                              uint64_t rng_sweep, int colour,
                               const struct cuda_phi4_slab_range *r, unsigned long long *accepted)
 {
     const struct site_geom sg = site_geom_of(p, g);
@@ -1041,7 +1042,7 @@ static cudaError_t slab_sites(cudaStream_t stream, const struct cuda_phi4_plan *
         return cudaSuccess;
     const unsigned grid = phi4_grid((j1 + 3) / 4 - j0 / 4, p->threads);
     phi4_site_slab_kernel<R><<<grid, p->threads, 0, stream>>>(
-        sg, phi, coef_of<R>(t), t->nhit, *keys, latmc_phi4_rng_sweep(sweep, t->nloc, pass),
+        sg, phi, coef_of<R>(t), t->nhit, *keys, rng_sweep,
         colour, j0, j1, r->cut0, accepted);
     return cudaGetLastError();
 }
@@ -1050,7 +1051,8 @@ extern "C" cudaError_t cuda_phi4_slab_update(cudaStream_t stream, const struct c
                                              const struct latmc_lattice *g, void *phi,
                                              const struct latmc_phi4_tables *tables,
                                              const struct cuda_phi4_keys *keys, uint64_t sweep,
-                                             int step, const struct cuda_phi4_slab_range *r,
+                                             const struct latmc_step *step,
+                                             const struct cuda_phi4_slab_range *r,
                                              unsigned long long *accepted)
 {
     const bool single = plan->precision == LATMC_PRECISION_FLOAT;
@@ -1059,11 +1061,10 @@ extern "C" cudaError_t cuda_phi4_slab_update(cudaStream_t stream, const struct c
                                            accepted)
                       : slab_chunks<double>(stream, plan, g, (double *)phi, tables, keys, sweep,
                                             r, accepted);
-    const int pass = step / plan->ncolours, colour = step % plan->ncolours;
-    return single ? slab_sites<float>(stream, plan, g, (float *)phi, tables, keys, sweep, pass,
-                                      colour, r, accepted)
-                  : slab_sites<double>(stream, plan, g, (double *)phi, tables, keys, sweep, pass,
-                                       colour, r, accepted);
+    return single ? slab_sites<float>(stream, plan, g, (float *)phi, tables, keys,
+                                      step->rng_sweep, step->colour, r, accepted)
+                  : slab_sites<double>(stream, plan, g, (double *)phi, tables, keys,
+                                       step->rng_sweep, step->colour, r, accepted);
 }
 
 extern "C" cudaError_t cuda_phi4_measure_planes(cudaStream_t stream,
