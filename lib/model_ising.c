@@ -112,6 +112,14 @@ static void ising_add_sums(void *total, const void *tile)
     t->spins += s->spins;
 }
 
+/* Step s of a sweep: colour s of the checkerboard, its draws (sweep, UPDATE, phase = the
+ * colour, sub 0) (lib/ising_rules.h). */
+static struct latmc_step ising_step_of(const latmc_sim *sim, uint64_t sweep, int s)
+{
+    (void)sim;
+    return latmc_step_name(s, LATMC_STEP_COLOUR, s, 0, sweep, (uint32_t)s, 0);
+}
+
 const struct latmc_model_def latmc_model_ising = {
     .id = LATMC_MODEL_ISING,
     .name = "Ising",
@@ -134,6 +142,7 @@ const struct latmc_model_def latmc_model_ising = {
     .sweep_steps = 2,        /* colour 0, then colour 1 of the checkerboard */
     .box_halo = 1,
     .box_plane_multiple = 2, /* even slabs: a slab's checkerboard is the global one */
+    .step_of = ising_step_of,
     .update_data = ising_update_data,
     .observable = ising_observable,
     .add_sums = ising_add_sums,

@@ -333,9 +333,7 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
     else if (latmc_plan_runs_sweeps(sim, sim->plan))
         BACKEND_CALL(st, sim, "sweep",
                      latmc_plan_sweep(sim, sim->plan, n, &accepted, &attempted));
-    else if (sim->ops->sweep)
-        BACKEND_CALL(st, sim, "sweep", sim->ops->sweep(sim, n, &accepted, &attempted));
-    else /* a backend that runs steps only, for a model without a schedule */
+    else /* a backend without run_steps, or a model without a schedule */
         st = latmc_fail(LATMC_EUNSUPPORTED, "latmc_sim_sweep: the %s backend has no sweep "
                         "of the %s model", sim->ops->name, sim->model->name);
     configuration_changed(sim);

@@ -204,12 +204,12 @@ static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
                 *accepted += cpu_ising_colour_range_slab(
                     &st->global, &st->lattice, st->slab.origin, is->natural, is->eps,
                     sim->model_data, sim->desc.algorithm, sim->desc.seed, call->sweep,
-                    call->step, (p0 + st->slab.origin) * half_plane,
+                    call->step.colour, (p0 + st->slab.origin) * half_plane,
                     (p1 + st->slab.origin) * half_plane, team);
             else
                 *accepted += cpu_ising_colour_range(&st->lattice, is->natural, is->eps,
                                                     sim->model_data, sim->desc.algorithm,
-                                                    sim->desc.seed, call->sweep, call->step,
+                                                    sim->desc.seed, call->sweep, call->step.colour,
                                                     p0 * half_plane, p1 * half_plane, team);
         }
         if (team->id == 0)
@@ -254,12 +254,13 @@ static void split_copy_step_sites(struct cpu_state *src, int64_t l0, struct cpu_
 
 /*
  * In-process boxes with their own memory (cpu_backend.h, copy_step_sites), the C level
- * (WHOLE steps; the SIMD levels run pairs, run_pair_own_boxes): the sites of colour `step`
+ * (WHOLE steps; the SIMD levels run pairs, run_pair_own_boxes): the sites of the step's colour
  * in local planes [l0, l0 + n) of box src into local planes [d0, d0 + n) of box dst. The
  * colour is that of the global plane (a slab's origin may be odd).
  */
 static void ising_copy_step_sites(latmc_sim *sim, struct cpu_state *src, int64_t l0,
-                                  struct cpu_state *dst, int64_t d0, int64_t n, int step)
+                                  struct cpu_state *dst, int64_t d0, int64_t n,
+                                  const struct latmc_step *step)
 {
     (void)sim;
     if (!ising_state(src)->natural) { /* the split rows: WHOLE steps of the bit-sliced chain */
@@ -274,7 +275,7 @@ static void ising_copy_step_sites(latmc_sim *sim, struct cpu_state *src, int64_t
             const int64_t g = l0 + pl + src->slab.origin; /* the global plane (mod 2) */
             const int64_t shift = (rpp > 1 ? y + g : g) & 1;
             const int64_t fs = ((l0 + pl) * rpp + y) * lx, ts = ((d0 + pl) * rpp + y) * lx;
-            for (int64_t x = (step - shift) & 1; x < lx; x += 2)
+            for (int64_t x = (step->colour - shift) & 1; x < lx; x += 2)
                 to[ts + x] = from[fs + x];
         }
 }
