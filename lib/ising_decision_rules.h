@@ -44,6 +44,38 @@ LATMC_HOSTDEV int8_t latmc_ising_decided_spin(int algorithm, int8_t old, int acc
 }
 
 /*
+ * The names of a step's planes (lib/step.h's LATMC_STEP_COLOUR_BITSLICED): block = the
+ * group, counter words of (sweep, stream, phase) and sub = sub0 + plane / 4. The Ising
+ * chain's steps name them (sweep, UPDATE, the colour, 0).
+ */
+struct latmc_ising_plane_names {
+    uint64_t seed, sweep;
+    uint32_t stream, phase, sub0;
+};
+
+/* Planes 4q .. 4q + 3 of group `group`. */
+LATMC_HOSTDEV latmc_philox_ctr latmc_ising_plane_block(const struct latmc_ising_plane_names *n,
+                                                       uint64_t group, int q)
+{
+    return latmc_rng_block(n->seed, group, n->sweep, n->stream, n->phase,
+                           n->sub0 + (uint32_t)q);
+}
+
+/* The Ising chain's names of colour `colour` in sweep `sweep`. */
+LATMC_HOSTDEV struct latmc_ising_plane_names latmc_ising_plane_names_of(uint64_t seed,
+                                                                        uint64_t sweep,
+                                                                        int colour)
+{
+    struct latmc_ising_plane_names n;
+    n.seed = seed;
+    n.sweep = sweep;
+    n.stream = LATMC_STREAM_UPDATE;
+    n.phase = (uint32_t)colour;
+    n.sub0 = 0;
+    return n;
+}
+
+/*
  * The accept mask of the `active` lanes of group `group` of colour `colour` in sweep
  * `sweep`, lane i with threshold t[i]; *planes: the planes it drew (1 .. 32, or 0 when no
  * active lane needed one). Planes are drawn four at a time, one Philox block each.
@@ -53,10 +85,10 @@ LATMC_HOSTDEV uint32_t latmc_ising_group_decide(const uint64_t t[LATMC_BITSLICE_
                                                 uint64_t sweep, int colour, uint64_t group,
                                                 int *planes)
 {
+    const struct latmc_ising_plane_names names = latmc_ising_plane_names_of(seed, sweep, colour);
     struct latmc_bitslice s = latmc_bitslice_start(t, active);
     for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS && s.undecided; q++) {
-        const latmc_philox_ctr r = latmc_rng_block(seed, group, sweep, LATMC_STREAM_UPDATE,
-                                                   (uint32_t)colour, (uint32_t)q);
+        const latmc_philox_ctr r = latmc_ising_plane_block(&names, group, q);
         for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK && s.undecided; l++)
             latmc_bitslice_plane(&s, r.v[l],
                                  latmc_bitslice_threshold_plane(t, 4 * q + l));
@@ -67,17 +99,18 @@ LATMC_HOSTDEV uint32_t latmc_ising_group_decide(const uint64_t t[LATMC_BITSLICE_
 
 /*
  * latmc_ising_group_decide with the lanes given by threshold class (lanes mask[c] have
- * threshold t[c], c < n; latmc_bitslice_start_classes): the same decisions, the same
- * planes, in fewer operations when a group has fewer classes than lanes.
+ * threshold t[c], c < n; latmc_bitslice_start_classes) and the names of a step: the same
+ * decisions, the same planes, in fewer operations when a group has fewer classes than
+ * lanes.
  */
 LATMC_HOSTDEV uint32_t latmc_ising_group_decide_classes(const uint64_t *t, const uint32_t *mask,
-                                                        int n, uint64_t seed, uint64_t sweep,
-                                                        int colour, uint64_t group, int *planes)
+                                                        int n,
+                                                        const struct latmc_ising_plane_names *names,
+                                                        uint64_t group, int *planes)
 {
     struct latmc_bitslice s = latmc_bitslice_start_classes(t, mask, n);
     for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS && s.undecided; q++) {
-        const latmc_philox_ctr r = latmc_rng_block(seed, group, sweep, LATMC_STREAM_UPDATE,
-                                                   (uint32_t)colour, (uint32_t)q);
+        const latmc_philox_ctr r = latmc_ising_plane_block(names, group, q);
         for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK && s.undecided; l++)
             latmc_bitslice_plane(&s, r.v[l], latmc_bitslice_class_plane(t, mask, n, 4 * q + l));
     }

@@ -116,8 +116,10 @@ static void ising_add_sums(void *total, const void *tile)
  * colour, sub 0) (lib/ising_rules.h). */
 static struct latmc_step ising_step_of(const latmc_sim *sim, uint64_t sweep, int s)
 {
-    (void)sim;
-    return latmc_step_name(s, LATMC_STEP_COLOUR, s, 0, sweep, (uint32_t)s, 0);
+    /* decisions = 1: the same colours and names, bit-sliced (doc/models/ising-decisions.md) */
+    const int kind = sim->param[LATMC_PARAM_DECISIONS] != 0.0 ? LATMC_STEP_COLOUR_BITSLICED
+                                                               : LATMC_STEP_COLOUR;
+    return latmc_step_name(s, kind, s, 0, sweep, (uint32_t)s, 0);
 }
 
 const struct latmc_model_def latmc_model_ising = {

@@ -20,7 +20,11 @@ enum latmc_step_kind {
     LATMC_STEP_OVERRELAX = 1,
     /* step `index` of a chain the backend declares for a sim (ops.own_schedule, CUDA
      * phi^4's chunk phases): the backend names its own draws; the naming fields are 0 */
-    LATMC_STEP_OWN = 2
+    LATMC_STEP_OWN = 2,
+    /* update of the sites of one colour class with bit-sliced decisions (Ising decisions
+     * = 1, doc/models/ising-decisions.md): block = a group of 32 sites of the colour, its
+     * bit plane b output b mod 4 of sub `sub` + b / 4 */
+    LATMC_STEP_COLOUR_BITSLICED = 3
     /* Room for the cluster kinds (DESIGN.md section 12), not defined yet: bond activation,
      * labelling (repeated until no label changes, the "changed" flag reduced over all
      * boxes and ranks) and cluster flip. */

@@ -161,7 +161,7 @@ static inline int popcount32(uint32_t x)
  * (ising_split.h); lanes outside [l0, l1) are masked off.
  */
 static uint64_t split_row_group(const struct cpu_ising_dec_view *v, const uint64_t *ct,
-                                int algorithm, uint64_t seed, uint64_t sweep, int colour,
+                                int algorithm, const struct latmc_ising_plane_names *names,
                                 int64_t g, int l0, int l1, const struct latmc_site *first)
 {
     const struct cpu_ising_split *sp = v->split;
@@ -215,8 +215,8 @@ static uint64_t split_row_group(const struct cpu_ising_dec_view *v, const uint64
         }
     }
     int planes;
-    const uint32_t accept = latmc_ising_group_decide_classes(t, mask, present, seed, sweep,
-                                                             colour, (uint64_t)g, &planes) >> l0;
+    const uint32_t accept = latmc_ising_group_decide_classes(t, mask, present, names,
+                                                             (uint64_t)g, &planes) >> l0;
     /* the lanes that change: Metropolis the accepted, heat bath those set to the other value */
     const uint32_t flip = (metropolis ? accept : accept ^ spin) & lanes;
     /* whole words of lanes as words; the last lanes of a partial group byte by byte (the
@@ -237,8 +237,8 @@ static uint64_t split_row_group(const struct cpu_ising_dec_view *v, const uint64
 
 /* Lanes [l0, l1) of group g of the colour; ct: the class thresholds. */
 static uint64_t update_group(const struct cpu_ising_dec_view *v, const uint64_t *ct,
-                             int algorithm, uint64_t seed, uint64_t sweep, int colour, int64_t g,
-                             int l0, int l1)
+                             int algorithm, const struct latmc_ising_plane_names *names,
+                             int colour, int64_t g, int l0, int l1)
 {
     struct latmc_site sites[LATMC_BITSLICE_LANES];
     int8_t old[LATMC_BITSLICE_LANES];
@@ -246,7 +246,7 @@ static uint64_t update_group(const struct cpu_ising_dec_view *v, const uint64_t 
     struct latmc_site s = latmc_checkerboard_site(v->global, colour, 32 * g + l0);
     if (!v->natural && s.group + (l1 - l0) <= v->global->lx / 2) { /* one half-row */
         const struct latmc_site first = local_site(v, s);
-        return split_row_group(v, ct, algorithm, seed, sweep, colour, g, l0, l1, &first);
+        return split_row_group(v, ct, algorithm, names, g, l0, l1, &first);
     }
     for (int l = l0; l < l1; l++) {
         if (l > l0)
@@ -257,8 +257,8 @@ static uint64_t update_group(const struct cpu_ising_dec_view *v, const uint64_t 
         mask[class_of(algorithm, old[l], k)] |= UINT32_C(1) << l;
     }
     int planes;
-    const uint32_t accept = latmc_ising_group_decide_classes(ct, mask, N_CLASSES, seed, sweep,
-                                                             colour, (uint64_t)g, &planes);
+    const uint32_t accept = latmc_ising_group_decide_classes(ct, mask, N_CLASSES, names,
+                                                             (uint64_t)g, &planes);
     uint64_t changed = 0;
     for (int l = l0; l < l1; l++) {
         const int8_t spin = latmc_ising_decided_spin(algorithm, old[l], (int)((accept >> l) & 1u));
@@ -272,11 +272,14 @@ static uint64_t update_group(const struct cpu_ising_dec_view *v, const uint64_t 
 
 uint64_t cpu_ising_decisions_range(const struct cpu_ising_dec_view *v,
                                    const struct latmc_ising_tables *t, int algorithm,
-                                   uint64_t seed, uint64_t sweep, int colour, int64_t j0,
+                                   uint64_t seed, const struct latmc_step *step, int64_t j0,
                                    int64_t j1, const struct cpu_team *team)
 {
     if (j1 <= j0)
         return 0;
+    const int colour = step->colour;
+    const struct latmc_ising_plane_names names = { seed, step->rng_sweep, step->stream,
+                                                   step->phase, step->sub };
     uint64_t ct[N_CLASSES];
     for (int c = 0; c < N_CLASSES; c++) /* latmc_ising_site_threshold of class_of's classes */
         ct[c] = latmc_ising_site_threshold(t, algorithm, c >= LATMC_ISING_MAX_K ? 1 : -1,
@@ -289,7 +292,7 @@ uint64_t cpu_ising_decisions_range(const struct cpu_ising_dec_view *v,
     for (int64_t g = g0 + s0; g < g0 + s1; g++) {
         const int64_t first = 32 * g, lo = j0 > first ? j0 : first;
         const int64_t hi = j1 < first + 32 ? j1 : first + 32;
-        changed += update_group(v, ct, algorithm, seed, sweep, colour, g, (int)(lo - first),
+        changed += update_group(v, ct, algorithm, &names, colour, g, (int)(lo - first),
                                 (int)(hi - first));
     }
     return changed;

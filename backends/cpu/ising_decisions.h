@@ -13,6 +13,7 @@
 #include "cpu_omp.h"
 #include "ising.h"
 #include "ising_split.h"
+#include "step.h"
 
 /* The storage one colour pass reads and writes. */
 struct cpu_ising_dec_view {
@@ -25,14 +26,15 @@ struct cpu_ising_dec_view {
 };
 
 /*
- * Sites with global checkerboard numbers [j0, j1) of colour `colour`, this team member's
+ * Sites with global checkerboard numbers [j0, j1) of the colour of `step` (a
+ * LATMC_STEP_COLOUR_BITSLICED step, lib/step.h: its names name the planes), this team member's
  * share of their groups of 32 (cpu_omp.h): each site decides as its group's lane, so any
  * cut of the range (threads, boxes, parts) gives the same sites the same decisions.
  * Returns the number of spins that changed.
  */
 uint64_t cpu_ising_decisions_range(const struct cpu_ising_dec_view *v,
                                    const struct latmc_ising_tables *t, int algorithm,
-                                   uint64_t seed, uint64_t sweep, int colour, int64_t j0,
+                                   uint64_t seed, const struct latmc_step *step, int64_t j0,
                                    int64_t j1, const struct cpu_team *team);
 
 #endif

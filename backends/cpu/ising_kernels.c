@@ -167,7 +167,7 @@ static void run_step_bitsliced(latmc_sim *sim, struct cpu_state *st,
         const int64_t p0 = box->origin[box->axis], p1 = p0 + box->extent[box->axis];
         planes += p1 - p0;
         *accepted += cpu_ising_decisions_range(&view, sim->model_data, sim->desc.algorithm,
-                                               sim->desc.seed, call->sweep, call->step,
+                                               sim->desc.seed, &call->step,
                                                (p0 + origin) * half_plane,
                                                (p1 + origin) * half_plane, team);
     }
@@ -186,7 +186,7 @@ static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
                            const struct latmc_step_call *call, const struct cpu_team *team,
                            uint64_t *accepted, uint64_t *attempted)
 {
-    if (bitsliced(sim)) { /* WHOLE steps only: ising_step_caps */
+    if (call->step.kind == LATMC_STEP_COLOUR_BITSLICED) { /* WHOLE only: ising_step_caps */
         run_step_bitsliced(sim, st, call, team, accepted, attempted);
         return;
     }
@@ -237,7 +237,7 @@ static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
 /* ising_copy_step_sites on the split rows: a colour's sites of a row are one half-row,
  * copied with its pads. */
 static void split_copy_step_sites(struct cpu_state *src, int64_t l0, struct cpu_state *dst,
-                                  int64_t d0, int64_t n, int step)
+                                  int64_t d0, int64_t n, int colour)
 {
     const struct cpu_ising_split *from = &ising_state(src)->split;
     const struct cpu_ising_split *to = &ising_state(dst)->split;
@@ -245,7 +245,7 @@ static void split_copy_step_sites(struct cpu_state *src, int64_t l0, struct cpu_
     for (int64_t pl = 0; pl < n; pl++)
         for (int64_t y = 0; y < rpp; y++) {
             const int64_t g = l0 + pl + src->slab.origin; /* the global plane (mod 2) */
-            const int par = (int)((step - (rpp > 1 ? y + g : g)) & 1);
+            const int par = (int)((colour - (rpp > 1 ? y + g : g)) & 1);
             memcpy(cpu_ising_split_row(to, (d0 + pl) * rpp + y, par) - 1,
                    cpu_ising_split_row(from, (l0 + pl) * rpp + y, par) - 1,
                    (size_t)from->half + 2);
@@ -264,7 +264,7 @@ static void ising_copy_step_sites(latmc_sim *sim, struct cpu_state *src, int64_t
 {
     (void)sim;
     if (!ising_state(src)->natural) { /* the split rows: WHOLE steps of the bit-sliced chain */
-        split_copy_step_sites(src, l0, dst, d0, n, step);
+        split_copy_step_sites(src, l0, dst, d0, n, step->colour);
         return;
     }
     const int8_t *from = ising_state(src)->natural;

@@ -218,8 +218,10 @@ static void test_classes(void **state)
         int p1 = -1, p2 = -2;
         const uint32_t a = latmc_ising_group_decide(t, active, 77, (uint64_t)rep, rep & 1,
                                                     (uint64_t)rep * 3, &p1);
-        const uint32_t b = latmc_ising_group_decide_classes(ct, mask, n, 77, (uint64_t)rep,
-                                                            rep & 1, (uint64_t)rep * 3, &p2);
+        const struct latmc_ising_plane_names names =
+            latmc_ising_plane_names_of(77, (uint64_t)rep, rep & 1);
+        const uint32_t b = latmc_ising_group_decide_classes(ct, mask, n, &names,
+                                                            (uint64_t)rep * 3, &p2);
         assert_int_equal(a, b);
         assert_int_equal(p1, p2);
     }
