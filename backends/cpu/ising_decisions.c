@@ -157,8 +157,9 @@ static inline int popcount32(uint32_t x)
  * par and par - 1 (the pads make the periodic wrap an offset too). The neighbour counts
  * are added eight lanes to a word (each byte at most 6: no carries), their bits gathered
  * into one word per bit, and the class masks formed from those: the same decisions as the
- * site by site path. Reading 32 bytes from any lane is inside the half-row's padding
- * (ising_split.h); lanes outside [l0, l1) are masked off.
+ * site by site path. The neighbours' rows are read a word past the last lane (inside the
+ * half-row's padding, ising_split.h; no other thread writes them in this step); lanes
+ * outside [l0, l1) are masked off.
  */
 static uint64_t split_row_group(const struct cpu_ising_dec_view *v, const uint64_t *ct,
                                 int algorithm, const struct latmc_ising_plane_names *names,
@@ -197,7 +198,15 @@ static uint64_t split_row_group(const struct cpu_ising_dec_view *v, const uint64
         k0 |= pack8(k & ONES8) << o;
         k1 |= pack8((k >> 1) & ONES8) << o;
         k2 |= pack8((k >> 2) & ONES8) << o;
-        spin |= pack8(load8(own + o) & ONES8) << o; /* bytes past the lanes: anything */
+        /* the own half-row only up to the last lane: the bytes after it may be another
+         * thread's lanes, written while this one reads */
+        uint64_t mine = 0;
+        if (o + 8 <= n)
+            mine = load8(own + o);
+        else
+            for (int i = o; i < n; i++)
+                mine |= (uint64_t)own[i] << (8 * (i - o));
+        spin |= pack8(mine) << o;
     }
     const uint32_t lanes = n == 32 ? UINT32_MAX : (UINT32_C(1) << n) - 1;
     /* the classes present, each once (empty masks cost the comparison work for nothing) */
