@@ -209,19 +209,39 @@ static uint64_t split_row_group(const struct cpu_ising_dec_view *v, const uint64
         spin |= pack8(mine) << o;
     }
     const uint32_t lanes = n == 32 ? UINT32_MAX : (UINT32_C(1) << n) - 1;
-    /* the classes present, each once (empty masks cost the comparison work for nothing) */
-    uint32_t mask[N_CLASSES];
-    uint64_t t[N_CLASSES];
+    /* the classes present, each once (empty masks cost the comparison work for nothing),
+     * those always accepted (T = 2^32) or never (T = 0) merged into one each: they take
+     * no part in the planes, and each class in the list costs every plane an operation */
+    uint32_t mask[N_CLASSES + 2];
+    uint64_t t[N_CLASSES + 2];
+    uint32_t always = 0, never = 0;
     int present = 0;
     const int metropolis = algorithm != LATMC_ALGO_HEATBATH;
-    for (int c = 0; c < (metropolis ? N_CLASSES : LATMC_ISING_MAX_K); c++) {
-        uint32_t m = lanes_equal(k0, k1, k2, c % LATMC_ISING_MAX_K) & lanes;
-        if (metropolis)
-            m &= c >= LATMC_ISING_MAX_K ? spin : ~spin;
-        if (m) {
-            mask[present] = m << l0;
-            t[present++] = ct[c];
+    const int kmax = 2 * sp->ndim; /* k = 0 .. 2 ndim */
+    for (int s_up = 0; s_up < (metropolis ? 2 : 1); s_up++) {
+        const uint32_t with_spin = !metropolis ? lanes : s_up ? spin & lanes : ~spin & lanes;
+        for (int kc = 0; kc <= kmax; kc++) {
+            const uint32_t m = lanes_equal(k0, k1, k2, kc) & with_spin;
+            const uint64_t tc = ct[kc + LATMC_ISING_MAX_K * s_up];
+            if (!m)
+                continue;
+            if (tc >> 32)
+                always |= m;
+            else if (tc == 0)
+                never |= m;
+            else {
+                mask[present] = m << l0;
+                t[present++] = tc;
+            }
         }
+    }
+    if (always) {
+        mask[present] = always << l0;
+        t[present++] = UINT64_C(1) << 32;
+    }
+    if (never) {
+        mask[present] = never << l0;
+        t[present++] = 0;
     }
     int planes;
     const uint32_t accept = latmc_ising_group_decide_classes(t, mask, present, names,
