@@ -298,7 +298,11 @@ static void test_decision_statistics(void **state)
     cls[6] = TWO32 - 1; p[6] = 1.0 - ldexp(1.0, -32);
     const int groups = 40000;
     double n[7] = { 0 }, acc[7] = { 0 };
-    double pair_both = 0, pair_n = 0, pair_p = 0;  /* lanes 2i, 2i + 1 of class 0 .. 4 */
+    /* pairs of decisions, both of class 0 .. 4: [0] lanes 2i and 2i + 1 of one word, [1]
+     * lanes i and i + 16, [2] lane i of consecutive groups (other Philox blocks) */
+    double pair_both[3] = { 0 }, pair_p[3] = { 0 };
+    uint32_t prev_m = 0;
+    int prev_c[32];
     uint64_t s = 31337;
     for (int g = 0; g < groups; g++) {
         uint64_t t[32];
@@ -314,13 +318,20 @@ static void test_decision_statistics(void **state)
             n[c[i]] += 1;
             acc[c[i]] += (m >> i) & 1u;
         }
-        for (int i = 0; i < 32; i += 2) {
-            if (c[i] < 5 && c[i + 1] < 5) {
-                pair_n += 1;
-                pair_both += ((m >> i) & (m >> (i + 1)) & 1u);
-                pair_p += p[c[i]] * p[c[i + 1]];
+        for (int i = 0; i < 32; i++) {
+            const int j[3] = { i % 2 == 0 ? i + 1 : -1, i < 16 ? i + 16 : -1, g > 0 ? i : -1 };
+            const uint32_t other[3] = { m, m, prev_m };
+            const int *oc[3] = { c, c, prev_c };
+            for (int kind = 0; kind < 3; kind++) {
+                if (j[kind] < 0 || c[i] >= 5 || oc[kind][j[kind]] >= 5)
+                    continue;
+                pair_both[kind] += (m >> i) & (other[kind] >> j[kind]) & 1u;
+                pair_p[kind] += p[c[i]] * p[oc[kind][j[kind]]];
             }
         }
+        prev_m = m;
+        for (int i = 0; i < 32; i++)
+            prev_c[i] = c[i];
     }
     double chi2 = 0;
     for (int k = 0; k < 5; k++) {
@@ -333,11 +344,15 @@ static void test_decision_statistics(void **state)
     /* the extreme classes: p = 2^-32 and 1 - 2^-32 over ~2e5 lanes each */
     assert_true(acc[5] <= 1.0);
     assert_true(n[6] - acc[6] <= 1.0);
-    /* independence of two lanes of one word: joint accepts against the product */
-    const double var = pair_p; /* upper bound of the variance of the count */
-    printf("# pairs of lanes: both accept %.0f, independent expectation %.1f\n", pair_both,
-           pair_p);
-    assert_true(fabs(pair_both - pair_p) < 5 * sqrt(var));
+    /* independence: joint accepts against the product of the probabilities (the count's
+     * variance is at most its expectation) */
+    static const char *const what[3] = { "lanes 2i, 2i + 1", "lanes i, i + 16",
+                                         "lane i of consecutive groups" };
+    for (int kind = 0; kind < 3; kind++) {
+        printf("# %s: both accept %.0f, independent expectation %.1f\n", what[kind],
+               pair_both[kind], pair_p[kind]);
+        assert_true(fabs(pair_both[kind] - pair_p[kind]) < 5 * sqrt(pair_p[kind]));
+    }
 }
 
 int main(void)
