@@ -233,11 +233,18 @@ static int check_param_key(const latmc_sim *sim, int key)
     return LATMC_OK;
 }
 
-/* A value that chooses a chain only some backends run (doc/models/ising-decisions.md):
- * refused, and the old value kept, rather than run as another chain. */
+/* A value that chooses a chain only some backends and algorithms run
+ * (doc/models/ising-decisions.md): refused, and the old value kept, rather than run as
+ * another chain. */
 static int check_param_backend(const latmc_sim *sim, int key, double value)
 {
-    if (key == LATMC_PARAM_DECISIONS && value != 0.0 && sim->ops != &latmc_cpu_backend_ops)
+    if (key != LATMC_PARAM_DECISIONS || value == 0.0)
+        return LATMC_OK;
+    if (sim->desc.algorithm != LATMC_ALGO_METROPOLIS && sim->desc.algorithm != LATMC_ALGO_HEATBATH)
+        return latmc_fail(LATMC_EUNSUPPORTED, "parameter decisions = %g: the bit-sliced "
+                          "decisions are those of Metropolis and heat bath, and this sim runs "
+                          "%s", value, latmc_algorithm_name(sim->desc.algorithm));
+    if (sim->ops != &latmc_cpu_backend_ops)
         return latmc_fail(LATMC_EUNSUPPORTED, "parameter decisions = %g: the bit-sliced Ising "
                           "decisions run on the CPU backend only so far, and this sim runs on "
                           "%s (create it with device LATMC_DEVICE_CPU)", value, sim->ops->name);
