@@ -197,8 +197,6 @@ struct cfg {
     double value[2];
     int q;               /* Potts: q (0: the default) */
     int single;          /* phi^4: a float field (0: the default, double) */
-    int no_checkpoint;   /* the chain alone: no serialize or save (a chain checkpoints
-                            cannot record: Ising decisions = 1) */
 };
 
 static void desc_of(const struct cfg *c, latmc_sim_desc *d)
@@ -261,6 +259,9 @@ struct job {
                                             latmc_sim_serialize (0: none) */
     int bad_tune_at;                     /* part + 1 that asks for a target acceptance out of
                                             (0, 1) in latmc_sim_tune_epsilon (0: none) */
+    int no_checkpoint;                   /* the chain alone: no serialize, save or load (a
+                                            chain checkpoints cannot record: Ising
+                                            decisions = 1) */
     struct result res;
 };
 
@@ -342,7 +343,7 @@ static void *run_part(void *arg)
     if (job->bad_tune_at)
         STEP(job, "bad tune_epsilon",
              latmc_sim_tune_epsilon(sim, job->rank == job->bad_tune_at - 1 ? 1.5 : 0.4, 10));
-    if (job->cfg->no_checkpoint)
+    if (job->no_checkpoint)
         goto done;
     STEP(job, "serialize size", latmc_sim_serialize(sim, NULL, 0, &r->nbytes));
     if (r->status == LATMC_OK)
@@ -439,6 +440,9 @@ static void free_result(struct result *r)
     free(r->streamed);
 }
 
+/* plain_run leaves the checkpoint out (struct job's no_checkpoint) */
+static bool plain_no_checkpoint;
+
 /* The single-process sim: the same calls. */
 static void plain_run(const struct cfg *c, struct result *r, uint64_t extra_after_load,
                       const unsigned char *load, size_t load_n, unsigned char **reloaded)
@@ -464,7 +468,7 @@ static void plain_run(const struct cfg *c, struct result *r, uint64_t extra_afte
         r->couplings = malloc(r->ncouplings * sizeof *r->couplings);
         assert_int_equal(latmc_sim_get_couplings(sim, r->couplings, r->ncouplings), LATMC_OK);
     }
-    if (!c->no_checkpoint) {
+    if (!plain_no_checkpoint) {
         assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &r->nbytes), LATMC_OK);
         r->bytes = malloc(r->nbytes);
         assert_int_equal(latmc_sim_serialize(sim, r->bytes, r->nbytes, &r->nbytes), LATMC_OK);
@@ -482,48 +486,48 @@ static void plain_run(const struct cfg *c, struct result *r, uint64_t extra_afte
 
 static const struct cfg cfgs[] = {
     { LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 32, 24, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0 },
     { LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 64, 16, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0 },
     { LATMC_MODEL_ISING, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 6, 8 },
-      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0 },
     /* the other models (Potts q = 3; phi^4: halo 2; Heisenberg: two
      * replicas) */
     { LATMC_MODEL_POTTS, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 24, 24, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 1.0, 0 }, 3, 0, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 1.0, 0 }, 3, 0 },
     { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 40, 40, 0 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0, 0, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0, 0 },
     { LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, { 4, 4, 8 },
-      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 2.0, 2 }, 0, 0, 0 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 2.0, 2 }, 0, 0 },
     /* the thinnest slabs: 8 planes on 4 parts, 2 each (Ising's checkerboard takes slabs
      * of an even number of planes; a part holding its slab only then holds 2 + 2 halo
      * planes, every plane it updates next to a halo) */
     { LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 64, 8, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.44, 0 }, 0, 0, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.44, 0 }, 0, 0 },
     { LATMC_MODEL_ISING, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 16, 8, 8 },
-      { LATMC_PARAM_BETA, 0 }, { 0.3, 0 }, 0, 0, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.3, 0 }, 0, 0 },
     { LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 6, 8, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.6, 0 }, 0, 0, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.6, 0 }, 0, 0 },
     /* Potts: three colours (odd L_x) in slabs of 3 planes, and two colours in 3D (q = 4,
      * heat bath) in slabs of 2 */
     { LATMC_MODEL_POTTS, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 15, 12, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.9, 0 }, 3, 0, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.9, 0 }, 3, 0 },
     { LATMC_MODEL_POTTS, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 1, { 32, 4, 8 },
-      { LATMC_PARAM_BETA, 0 }, { 0.8, 0 }, 4, 0, 0 },
+      { LATMC_PARAM_BETA, 0 }, { 0.8, 0 }, 4, 0 },
     /* phi^4 (halo 2) in the thinnest slabs: 8 planes (8 colours, 2D, finite Lambda), 4
      * planes (3D), 5 planes (5 colours) */
     { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 16, 32, 0 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 1.0, 3.0 }, 0, 0, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 1.0, 3.0 }, 0, 0 },
     { LATMC_MODEL_PHI4, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 8, 16 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0, 0, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0, 0 },
     { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 10, 20, 0 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 0.5, 2.0 }, 0, 0, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 0.5, 2.0 }, 0, 0 },
     /* ... and a float field (3D, finite Lambda) */
     { LATMC_MODEL_PHI4, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 8, 16 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 1.0, 2.5 }, 0, 1, 0 },
+      { LATMC_PARAM_MU2, LATMC_PARAM_LAMBDA }, { 1.0, 2.5 }, 0, 1 },
     /* Heisenberg: rows of 3 sites of a colour (the AVX2 flat walk), slabs of 2 planes */
     { LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, { 6, 2, 8 },
-      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 1.0, 1 }, 0, 0, 0 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER }, { 1.0, 1 }, 0, 0 },
 };
 
 static void write_file(const char *path, const void *bytes, size_t n)
@@ -655,11 +659,11 @@ static void parts_equal_one_process(void **state)
  */
 static const struct cfg bitsliced[] = {
     { LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 48, 16, 0 },
-      { LATMC_PARAM_BETA, LATMC_PARAM_DECISIONS }, { 0.4, 1 }, 0, 0, 1 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_DECISIONS }, { 0.4, 1 }, 0, 0 },
     { LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 96, 8, 0 },
-      { LATMC_PARAM_BETA, LATMC_PARAM_DECISIONS }, { 0.5, 1 }, 0, 0, 1 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_DECISIONS }, { 0.5, 1 }, 0, 0 },
     { LATMC_MODEL_ISING, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL, 1, { 16, 6, 8 },
-      { LATMC_PARAM_BETA, LATMC_PARAM_DECISIONS }, { 0.3, 1 }, 0, 0, 1 },
+      { LATMC_PARAM_BETA, LATMC_PARAM_DECISIONS }, { 0.3, 1 }, 0, 0 },
 };
 
 static void bitsliced_parts_equal_one_process(void **state)
@@ -667,7 +671,9 @@ static void bitsliced_parts_equal_one_process(void **state)
     (void)state;
     for (size_t c = 0; c < sizeof bitsliced / sizeof bitsliced[0]; c++) {
         struct result ref;
+        plain_no_checkpoint = true;
         plain_run(&bitsliced[c], &ref, 0, NULL, 0, NULL);
+        plain_no_checkpoint = false;
         for (int n = 1; n <= MAX_PARTS; n++) {
             struct job jobs[MAX_PARTS];
             memset(jobs, 0, sizeof jobs);
@@ -677,6 +683,7 @@ static void bitsliced_parts_equal_one_process(void **state)
                 jobs[p].bad_spins_on = -1;
                 jobs[p].other_seed_on = -1;
                 jobs[p].bad_couplings_on = -1;
+                jobs[p].no_checkpoint = 1;
             }
             hub_shared = (n + (int)c) % 2 == 0;
             run_parts(jobs, n);
