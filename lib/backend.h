@@ -19,10 +19,8 @@ struct latmc_backend_ops {
     void (*destroy)(latmc_sim *sim);
 
     int (*init_spins)(latmc_sim *sim, int how);
-    /* n sweeps numbered sim->sweeps, sim->sweeps + 1, ...; adds the updates accepted and
-     * attempted. A sim of one box only (latmc_plan_runs_sweeps): a backend with run_steps
-     * (the CPU, CUDA) gets every sweep as step calls instead and may leave this NULL. */
-    int (*sweep)(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted);
+    /* (Sweeps are no member: the core runs every sweep as steps, through run_steps and
+     * run_step below, lib/plan.c.) */
     /* The model's reduction of the current configuration into `sums`
      * (sim->model->sums_size bytes). */
     int (*measure)(latmc_sim *sim, void *sums);
@@ -41,7 +39,8 @@ struct latmc_backend_ops {
     int (*params_changed)(latmc_sim *sim);
 
     /* Appended. Optional (NULL: the backend runs sims of one box only, and the core refuses
-     * desc.n_parts > 1): run call->part of step call->step of sweep call->sweep on the
+     * desc.n_parts > 1): run call->part of the step call->step (lib/step.h) of sweep
+     * call->sweep on the
      * sites of the boxes call->boxes (lib/box.h, lib/plan.c), in any order or at once;
      * adds the updates accepted and attempted. The core then exchanges halos. */
     int (*run_step)(latmc_sim *sim, const struct latmc_step_call *call, uint64_t *accepted,
@@ -74,8 +73,8 @@ struct latmc_backend_ops {
      * them one by one): n sweeps of each of the n_members sims members[] of an ensemble
      * (lib/ens_exec.c, doc/ensembles.md), all created by this backend from one desc but
      * for seeds and parameters, each with a configuration, one box each, at one sweep
-     * count; sweep numbers sim->sweeps, sim->sweeps + 1, ... as in sweep(). Each member's
-     * chain is exactly what sweep() would give; adds member m's updates accepted and
+     * count; sweep numbers sim->sweeps, sim->sweeps + 1, ... as in latmc_sim_sweep. Each
+     * member's chain is exactly what latmc_sim_sweep would give; adds member m's updates accepted and
      * attempted to accepted[m], attempted[m]. The core does the sims' bookkeeping. */
     int (*ens_sweep)(latmc_sim *const *members, int n_members, uint64_t n, uint64_t *accepted,
                      uint64_t *attempted);
@@ -94,7 +93,9 @@ struct latmc_backend_ops {
      * A tempering swap without copying tables to a device. */
     int (*ens_swap_params)(latmc_sim *a, latmc_sim *b);
 
-    /* Appended. Optional (NULL: the core calls run_step once per call): run_step on
+    /* Appended. Needed to sweep a sim (NULL: latmc_sim_sweep refuses with
+     * LATMC_EUNSUPPORTED, except on k > 1 boxes, where the core calls run_step once per
+     * call): run_step on
      * calls[0 .. n_calls) in order, as the core's loop would, for a sim whose boxes all
      * live in the backend's own memory, so that the halo exchange between two calls has
      * nothing to copy (lib/plan.c offers a list only then). The backend keeps one set of

@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "step.h"
+
 /*
  * A slab of the lattice in global coordinates: sites origin[mu] <= x_mu < origin[mu] +
  * extent[mu]. Slabs are cut along `axis` (the last one) and span the lattice along the
@@ -22,15 +24,16 @@ struct latmc_box {
 
 /* Which sites of a box one call updates (struct latmc_step_call::part). */
 enum latmc_step_part {
-    /* step `step` on every site of the box */
+    /* the step on every site of the box */
     LATMC_STEP_WHOLE = 0,
-    /* steps `step` and `step` + 1 fused: `step` on the whole box, `step` + 1 on all its
+    /* the step and the next one of the schedule fused (the model's pair: Ising's two
+     * colours, a Heisenberg pass): the step on the whole box, the next one on all its
      * planes but the `halo` planes at each end (they read the neighbouring boxes' results
-     * of `step`, which are not there yet). Only with LATMC_STEP_CAP_PAIR. */
+     * of the step, which are not there yet). Only with LATMC_STEP_CAP_PAIR. */
     LATMC_STEP_PAIR_INTERIOR = 1,
-    /* the rest of a pair: `step` + 1 on the `halo` planes at each end of the box */
+    /* the rest of a pair: the next step on the `halo` planes at each end of the box */
     LATMC_STEP_PAIR_BORDER = 2,
-    /* Appended. Steps `step` and `step` + 1 fused on the whole box: a PAIR_INTERIOR and
+    /* Appended. The step and the next one fused on the whole box: a PAIR_INTERIOR and
      * the PAIR_BORDER after it as one part. The core never asks for it; a backend's
      * run_steps may run the two so, where its run_step takes it, since nothing separates
      * them there (the halo exchange between them has nothing to copy). */
@@ -51,7 +54,8 @@ enum latmc_step_part {
  */
 struct latmc_step_call {
     uint64_t sweep;                  /* the sweep's number (names its random numbers) */
-    int step;                        /* index in the model's schedule (Ising: the colour) */
+    struct latmc_step step;          /* the step: kind, colour, pass, random-number names
+                                        (lib/step.h); step.index: its place in the sweep */
     int part;                        /* enum latmc_step_part */
     const struct latmc_box *boxes;
     int n_boxes;

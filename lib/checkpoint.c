@@ -40,8 +40,8 @@ void ckpt_put_prefix(struct ckpt_writer *w, const latmc_sim *sim, uint64_t total
     strncpy(version, LATMC_VERSION_STRING, sizeof version - 1);
     ckpt_put_bytes(w, version, sizeof version);
     ckpt_put_desc(w, &sim->desc);
-    ckpt_put_u32(w, LATMC_PARAM_MAX);
-    for (int k = 1; k <= LATMC_PARAM_MAX; k++)
+    ckpt_put_u32(w, CKPT_PARAMS);
+    for (int k = 1; k <= CKPT_PARAMS; k++)
         ckpt_put_f64(w, sim->param[k]);
     ckpt_put_u64(w, sim->sweeps);
     ckpt_put_u64(w, sim->accepted);
@@ -94,10 +94,23 @@ void ckpt_state_sizes(const latmc_sim *sim, size_t *spin_bytes, size_t *ncouplin
                       ? (size_t)sim->nsites * (size_t)sim->desc.ndim : 0;
 }
 
+int ckpt_check_storable(latmc_sim *sim, const char *fn)
+{
+    if (sim->param[LATMC_PARAM_DECISIONS] != 0.0)
+        return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "%s: the sim runs the bit-sliced decisions "
+                        "(decisions = %g), which the checkpoint format cannot record yet (a "
+                        "loaded sim would continue the other chain); set decisions = 0 to "
+                        "save", fn, sim->param[LATMC_PARAM_DECISIONS]);
+    return LATMC_OK;
+}
+
 /* latmc_sim_serialize with an optional application-data section; `fn` for messages. */
 static int serialize(latmc_sim *sim, const struct app_section *app, void *buf,
                      size_t capacity, size_t *size, const char *fn)
 {
+    const int storable = ckpt_check_storable(sim, fn);
+    if (storable < 0)
+        return storable;
     if (!sim->have_config &&
         (uint64_t)sim->nsites * (uint64_t)sim->desc.replicas > CKPT_MAX_EMPTY_SITES)
         return SIM_FAIL(sim, LATMC_ESTATE, "%s: the sim has no configuration yet and more than "
@@ -215,10 +228,10 @@ int ckpt_parse_head(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t nsit
                     struct ckpt_state *st)
 {
     const struct latmc_model_def *model = latmc_model_get(d->model);
-    if (ckpt_get_u32(r) != LATMC_PARAM_MAX)
+    if (ckpt_get_u32(r) != CKPT_PARAMS)
         return ckpt_corrupt("unexpected number of parameters");
     latmc_param_defaults(st->param);
-    for (int k = 1; k <= LATMC_PARAM_MAX; k++) {
+    for (int k = 1; k <= CKPT_PARAMS; k++) {
         double v = ckpt_get_f64(r);
         if (!(model->params & (1u << k)))
             continue;
@@ -581,7 +594,7 @@ static int implied_file_size(int fd, const unsigned char *prefix, const char *pa
         snprintf(why, sizeof why, "%s", latmc_thread_error());
         return latmc_fail(LATMC_ECORRUPT, "checkpoint: its desc is invalid: %s", why);
     }
-    if (ckpt_get_u32(&r) != LATMC_PARAM_MAX)
+    if (ckpt_get_u32(&r) != CKPT_PARAMS)
         return ckpt_corrupt("unexpected number of parameters");
     r.pos = CKPT_PREFIX_BYTES - 12;
     uint32_t have_config = ckpt_get_u32(&r);

@@ -39,8 +39,12 @@
  * updates per second), and the counters of a sim loaded with more could wrap around 2^64
  * in its next sweeps (a fuzzer's finding: such a sim saved a file it could not load). */
 #define CKPT_MAX_ATTEMPTED (UINT64_C(1) << 62)
+/* Parameters a checkpoint stores, keys 1 .. CKPT_PARAMS (beta .. nover): fixed by the
+ * format, not by LATMC_PARAM_MAX. A later key (decisions) is at its default in every
+ * stored sim: a sim with another value cannot be saved (ckpt_check_storable). */
+#define CKPT_PARAMS 10
 /* Bytes from the start through the configuration-size field (format versions 1 and 2). */
-#define CKPT_PREFIX_BYTES (CKPT_HEADER_BYTES + 4 + 16 * 8 + 4 + LATMC_PARAM_MAX * 8 + 3 * 8 + 4 + 8)
+#define CKPT_PREFIX_BYTES (CKPT_HEADER_BYTES + 4 + 16 * 8 + 4 + CKPT_PARAMS * 8 + 3 * 8 + 4 + 8)
 
 /* The FNV-1a checksum (checkpoint_io.h's ckpt_checksum) of a stream: start with
  * CKPT_CHECKSUM_START, fold in every byte in file order. */
@@ -88,6 +92,9 @@ struct ckpt_parsed {
  * configuration of spin_bytes, version 2 where `app`. */
 void ckpt_put_prefix(struct ckpt_writer *w, const latmc_sim *sim, uint64_t total,
                      uint64_t spin_bytes, bool app);
+/* LATMC_OK, or LATMC_EUNSUPPORTED (recorded on sim, `fn` naming the caller) where the
+ * format cannot hold the sim's chain (a parameter beyond CKPT_PARAMS off its default). */
+int ckpt_check_storable(latmc_sim *sim, const char *fn);
 /* The configuration's bytes (0 without one) and the couplings' count (0: none). */
 void ckpt_state_sizes(const latmc_sim *sim, size_t *spin_bytes, size_t *ncouplings);
 

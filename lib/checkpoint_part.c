@@ -183,6 +183,8 @@ int ckpt_part_save(latmc_sim *sim, const char *path, const struct app_section *a
     int local = LATMC_OK;
     if (writer && (!path || !*path))
         local = SIM_FAIL(sim, LATMC_EINVAL, "%s: path is %s", fn, !path ? "NULL" : "empty");
+    else if (ckpt_check_storable(sim, fn) < 0)
+        local = LATMC_EUNSUPPORTED;
     else if (writer && app->present && app->size && !app->data)
         local = SIM_FAIL(sim, LATMC_EINVAL, "%s: data is NULL and size is %zu", fn, app->size);
     else if (!sim->have_config &&

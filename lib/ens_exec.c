@@ -4,9 +4,10 @@
  * single-threaded (n_threads 1) with its SIMD kernels. Members are independent chains with
  * their own random numbers, so the result is the same for any thread count and schedule.
  * Calls with less work than a thread team is worth (ENS_OMP_MIN_ITEMS) run on the calling
- * thread. Members on a backend with a batched sweep (ops.ens_sweep: CUDA Ising) run
- * together, one launch per colour for all of them; members of other models on another
- * backend run one after the other (one launch per member and step, correct but slow).
+ * thread. Members on a backend with a batched sweep (ops.ens_sweep: CUDA Ising and
+ * Heisenberg) run together, one launch for all of them; members the backend does not batch
+ * (CUDA Potts and phi^4) run one after the other (one launch per member and step, correct
+ * but slow).
  */
 #include <stddef.h>
 #include <stdio.h>

@@ -22,7 +22,7 @@
 #define LATMC_STRUCT_SIZE_MAX 4096u
 
 /* Highest parameter key; params are stored in an array indexed by key. */
-#define LATMC_PARAM_MAX LATMC_PARAM_NOVER
+#define LATMC_PARAM_MAX LATMC_PARAM_DECISIONS
 
 struct latmc_ctx {
     atomic_int refs;          /* the user's reference plus one per live sim */

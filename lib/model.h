@@ -7,6 +7,7 @@
 #define LATMC_LIB_MODEL_H
 
 #include "internal.h"
+#include "step.h"
 
 struct latmc_model_def {
     int id;                     /* enum latmc_model */
@@ -68,6 +69,12 @@ struct latmc_model_def {
      * sweep_schedule is set. */
     int (*sweep_schedule)(const latmc_sim *sim);
     int (*box_plane_multiple_of)(const latmc_sim_desc *d);
+
+    /* Appended: what step s (0 .. steps of the sweep - 1) of sweep `sweep` is, as
+     * executors get it (lib/step.h): kind, colour, pass and the names of its random
+     * numbers with their counter words (latmc_step_name). Set for every model with a
+     * schedule; the one place that decodes a step's number. */
+    struct latmc_step (*step_of)(const latmc_sim *sim, uint64_t sweep, int s);
 };
 
 /* Whether a sim of this model and desc (validated) has couplings: latmc_sim_get/

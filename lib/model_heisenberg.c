@@ -83,6 +83,18 @@ static int heisenberg_sweep_schedule(const latmc_sim *sim)
     return 2 * latmc_heisenberg_passes(sim->desc.algorithm == LATMC_ALGO_HEATBATH, nover);
 }
 
+/* Step s of a sweep: colour s % 2 of pass s / 2, the heat bath in pass 0 of a heat-bath
+ * sweep (draws: sweep, the replica's UPDATE stream, phase = the colour, subs 0 and 1),
+ * overrelaxation otherwise (no draws) (lib/heisenberg.h). */
+static struct latmc_step heisenberg_step_of(const latmc_sim *sim, uint64_t sweep, int s)
+{
+    const int heatbath =
+        latmc_heisenberg_step_is_heatbath(sim->desc.algorithm == LATMC_ALGO_HEATBATH, s);
+    const int colour = latmc_heisenberg_step_colour(s);
+    return latmc_step_name(s, heatbath ? LATMC_STEP_COLOUR : LATMC_STEP_OVERRELAX, colour,
+                           s / 2, sweep, (uint32_t)colour, 0);
+}
+
 #define P(key) (1u << (key))
 /* One tile's sums into a total (model.h: tiles are added in plane order). */
 static void heisenberg_add_sums(void *total, const void *tile)
@@ -122,6 +134,7 @@ const struct latmc_model_def latmc_model_heisenberg = {
     .sweep_schedule = heisenberg_sweep_schedule,
     .box_halo = 1,
     .box_plane_multiple = 2, /* even slabs: a slab's checkerboard is the global one */
+    .step_of = heisenberg_step_of,
     .update_data = heisenberg_update_data,
     .observable = heisenberg_observable,
     .add_sums = heisenberg_add_sums,

@@ -112,11 +112,22 @@ static void ising_add_sums(void *total, const void *tile)
     t->spins += s->spins;
 }
 
+/* Step s of a sweep: colour s of the checkerboard, its draws (sweep, UPDATE, phase = the
+ * colour, sub 0) (lib/ising_rules.h). */
+static struct latmc_step ising_step_of(const latmc_sim *sim, uint64_t sweep, int s)
+{
+    /* decisions = 1: the same colours and names, bit-sliced (doc/models/ising-decisions.md) */
+    const int kind = sim->param[LATMC_PARAM_DECISIONS] != 0.0 ? LATMC_STEP_COLOUR_BITSLICED
+                                                               : LATMC_STEP_COLOUR;
+    return latmc_step_name(s, kind, s, 0, sweep, (uint32_t)s, 0);
+}
+
 const struct latmc_model_def latmc_model_ising = {
     .id = LATMC_MODEL_ISING,
     .name = "Ising",
     .implemented = true,
-    .params = P(LATMC_PARAM_BETA) | P(LATMC_PARAM_J) | P(LATMC_PARAM_H),
+    .params = P(LATMC_PARAM_BETA) | P(LATMC_PARAM_J) | P(LATMC_PARAM_H) |
+              P(LATMC_PARAM_DECISIONS), /* doc/models/ising-decisions.md */
     .algorithms = P(LATMC_ALGO_METROPOLIS) | P(LATMC_ALGO_HEATBATH) |
                   P(LATMC_ALGO_SWENDSEN_WANG) | P(LATMC_ALGO_WOLFF),
     .default_algorithm = LATMC_ALGO_METROPOLIS,
@@ -135,6 +146,7 @@ const struct latmc_model_def latmc_model_ising = {
     .sweep_steps = 2,        /* colour 0, then colour 1 of the checkerboard */
     .box_halo = 1,
     .box_plane_multiple = 2, /* even slabs: a slab's checkerboard is the global one */
+    .step_of = ising_step_of,
     .update_data = ising_update_data,
     .observable = ising_observable,
     .add_sums = ising_add_sums,

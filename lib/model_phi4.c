@@ -138,6 +138,19 @@ static int phi4_sweep_schedule(const latmc_sim *sim)
     return (int)sim->param[LATMC_PARAM_NLOC] * c.ncolours; /* <= 65535 x 8 */
 }
 
+/* Step s of a sweep: colour s mod ncolours of pass s / ncolours, its draws named by the
+ * pass's sweep word (latmc_phi4_rng_sweep), phase = the colour (hits past 2^15 add to it,
+ * latmc_phi4_rng_phase), sub from hit 0, draw 0 (lib/phi4.h). */
+static struct latmc_step phi4_step_of(const latmc_sim *sim, uint64_t sweep, int s)
+{
+    const int nc = latmc_phi4_colouring_of(sim->desc.ndim, sim->desc.extent).ncolours;
+    const int colour = s % nc, pass = s / nc;
+    const uint32_t nloc = (uint32_t)sim->param[LATMC_PARAM_NLOC];
+    return latmc_step_name(s, LATMC_STEP_COLOUR, colour, pass,
+                           latmc_phi4_rng_sweep(sweep, nloc, (uint32_t)pass),
+                           latmc_phi4_rng_phase(colour, 0), latmc_phi4_rng_sub(0, 0));
+}
+
 /*
  * A slab's origin along the cut axis (the last) is a multiple of the colouring's period
  * along it, so that the slab's colouring, counted from its own first plane, is the global
@@ -183,4 +196,5 @@ const struct latmc_model_def latmc_model_phi4 = {
     .box_halo = 2,
     .sweep_schedule = phi4_sweep_schedule,
     .box_plane_multiple_of = phi4_box_plane_multiple,
+    .step_of = phi4_step_of,
 };

@@ -10,6 +10,7 @@
 #include "model.h"
 #include "modes.h"
 #include "potts.h"
+#include "potts_rules.h" /* LATMC_POTTS_SUB_* */
 
 static int potts_check_desc(const latmc_sim_desc *d)
 {
@@ -157,6 +158,15 @@ static int potts_sweep_schedule(const latmc_sim *sim)
     return latmc_potts_colours(sim->desc.ndim, sim->desc.extent);
 }
 
+/* Step s of a sweep: colour s, its draws (sweep, UPDATE, phase = the colour, the first
+ * sub of the algorithm: Metropolis proposes there and accepts at the next) (lib/potts_rules.h). */
+static struct latmc_step potts_step_of(const latmc_sim *sim, uint64_t sweep, int s)
+{
+    const uint32_t sub = sim->desc.algorithm == LATMC_ALGO_METROPOLIS ? LATMC_POTTS_SUB_PROPOSE
+                                                                       : LATMC_POTTS_SUB_HEATBATH;
+    return latmc_step_name(s, LATMC_STEP_COLOUR, s, 0, sweep, (uint32_t)s, sub);
+}
+
 static int potts_box_plane_multiple(const latmc_sim_desc *d)
 {
     return latmc_potts_colours(d->ndim, d->extent);
@@ -185,4 +195,5 @@ const struct latmc_model_def latmc_model_potts = {
     .add_sums = potts_add_sums,
     .sweep_schedule = potts_sweep_schedule,     /* the colours: 2 or 3 steps */
     .box_plane_multiple_of = potts_box_plane_multiple,
+    .step_of = potts_step_of,
 };

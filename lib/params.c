@@ -46,6 +46,8 @@ static const struct param_def param_defs[LATMC_PARAM_MAX + 1] = {
     [LATMC_PARAM_NLOC]    = { "nloc", 1.0, 1.0, PARAM_MAX_COUNT, true, "passes per sweep" },
     [LATMC_PARAM_NOVER]   = { "nover", 0.0, 0.0, PARAM_MAX_COUNT, true,
                               "overrelaxation passes per sweep" },
+    [LATMC_PARAM_DECISIONS] = { "decisions", 0.0, 0.0, 1.0, true,
+                                "0: one 32-bit draw per site, 1: bit-sliced decisions" },
 };
 
 static bool key_known(int key)
@@ -69,7 +71,7 @@ int latmc_param_by_name(const char *name, int *key)
         }
     }
     return latmc_fail(LATMC_EINVAL, "unknown parameter name \"%s\" (known: beta J h mu2 g lambda "
-                      "epsilon nhit nloc nover)", name);
+                      "epsilon nhit nloc nover decisions)", name);
 }
 
 void latmc_param_defaults(double param[LATMC_PARAM_MAX + 1])

@@ -45,25 +45,44 @@ struct latmc_philox_fold {
     uint64_t m0u0;            /* M0 u0: round 1's product of word 0 */
 };
 
+/* The fold's words for counter words c1, c2, c3 from round keys k computed before (k[0 ..
+ * 2] read; f->k is left as it is): a kernel that keeps the keys of its seed across passes
+ * (CUDA ensembles) folds each pass so. */
+LATMC_HOSTDEV void latmc_philox_fold_fill(struct latmc_philox_fold *out, const latmc_philox_key *k,
+                                          uint32_t c1, uint32_t c2, uint32_t c3)
+{
+    out->c.v[0] = 0;
+    out->c.v[1] = c1;
+    out->c.v[2] = c2;
+    out->c.v[3] = c3;
+    const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * c2;
+    out->u0 = (uint32_t)(p1 >> 32) ^ c1 ^ k[0].v[0];
+    out->u1 = (uint32_t)p1;
+    out->a1 = c3 ^ k[0].v[1];
+    out->m0u0 = (uint64_t)LATMC_PHILOX_M0 * out->u0;
+    out->a2 = out->u1 ^ k[1].v[0];
+    out->a3 = (uint32_t)(out->m0u0 >> 32) ^ k[1].v[1];
+    out->a4 = (uint32_t)out->m0u0 ^ k[2].v[1];
+}
+
 /* The fold for counter words c1, c2, c3 as they are (the SIMD levels' raw generator). */
 LATMC_HOSTDEV struct latmc_philox_fold latmc_philox_fold_words(uint64_t seed, uint32_t c1,
                                                                uint32_t c2, uint32_t c3)
 {
     struct latmc_philox_fold f;
     latmc_philox_round_keys(seed, f.k);
-    f.c.v[0] = 0;
-    f.c.v[1] = c1;
-    f.c.v[2] = c2;
-    f.c.v[3] = c3;
-    const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * c2;
-    f.u0 = (uint32_t)(p1 >> 32) ^ c1 ^ f.k[0].v[0];
-    f.u1 = (uint32_t)p1;
-    f.a1 = c3 ^ f.k[0].v[1];
-    f.m0u0 = (uint64_t)LATMC_PHILOX_M0 * f.u0;
-    f.a2 = f.u1 ^ f.k[1].v[0];
-    f.a3 = (uint32_t)(f.m0u0 >> 32) ^ f.k[1].v[1];
-    f.a4 = (uint32_t)f.m0u0 ^ f.k[2].v[1];
+    latmc_philox_fold_fill(&f, f.k, c1, c2, c3);
     return f;
+}
+
+/* The pass's counter words 1..3 of block_hi (lib/rng_streams.h), folded with keys k. */
+LATMC_HOSTDEV void latmc_philox_fold_pass(struct latmc_philox_fold *f, const latmc_philox_key *k,
+                                          uint32_t block_hi, uint64_t sweep, uint32_t stream,
+                                          uint32_t phase, uint32_t sub)
+{
+    const latmc_philox_ctr c = latmc_rng_counter((uint64_t)block_hi << 32, sweep, stream,
+                                                 phase, sub);
+    latmc_philox_fold_fill(f, k, c.v[1], c.v[2], c.v[3]);
 }
 
 /* The fold of the blocks (block_hi << 32) + c0 of (seed, sweep, stream, phase, sub). */
@@ -74,6 +93,46 @@ LATMC_HOSTDEV struct latmc_philox_fold latmc_philox_fold_of(uint64_t seed, uint3
     const latmc_philox_ctr c = latmc_rng_counter((uint64_t)block_hi << 32, sweep, stream,
                                                  phase, sub);
     return latmc_philox_fold_words(seed, c.v[1], c.v[2], c.v[3]);
+}
+
+/*
+ * The second fold: one block of one sweep word, counter words c0, c1, c2 fixed and word 3
+ * varying (phi^4: a site's hits and draws are named by phase and sub, so one block serves
+ * 2 nhit Philox calls). Round 0 gives
+ *   x0 = hi(M1 c2) ^ c1 ^ k0[0]     x1 = lo(M1 c2)
+ *   x2 = hi(M0 c0) ^ k1[0] ^ c3     x3 = lo(M0 c0)
+ * so round 0 is computed once per block but for the xor of c3 into word 2.
+ */
+struct latmc_philox_fold3 {
+    uint32_t x0, x1, x2, x3;  /* round 0's words, word 2 without c3 */
+};
+
+/* The second fold of block `block`, sweep word `sweep`, with round 0's key (k0, k1). */
+LATMC_HOSTDEV struct latmc_philox_fold3 latmc_philox_fold3_of(uint32_t k0, uint32_t k1,
+                                                              uint64_t block, uint64_t sweep)
+{
+    const latmc_philox_ctr c = latmc_rng_counter(block, sweep, 0, 0, 0);
+    const uint64_t p0 = (uint64_t)LATMC_PHILOX_M0 * c.v[0];
+    const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * c.v[2];
+    struct latmc_philox_fold3 f;
+    f.x0 = (uint32_t)(p1 >> 32) ^ c.v[1] ^ k0;
+    f.x1 = (uint32_t)p1;
+    f.x2 = (uint32_t)(p0 >> 32) ^ k1;
+    f.x3 = (uint32_t)p0;
+    return f;
+}
+
+/* The words after round 0 of the block's counter with word 3 = c3 (latmc_rng_word3):
+ * rounds 1 .. 9 of lib/philox.h on them give latmc_rng_block's draws. */
+LATMC_HOSTDEV latmc_philox_ctr latmc_philox_fold3_round0(const struct latmc_philox_fold3 *f,
+                                                         uint32_t c3)
+{
+    latmc_philox_ctr c;
+    c.v[0] = f->x0;
+    c.v[1] = f->x1;
+    c.v[2] = f->x2 ^ c3;
+    c.v[3] = f->x3;
+    return c;
 }
 
 #endif /* LATMC_LIB_PHILOX_FOLD_H */

@@ -144,12 +144,12 @@ static int exchange_halos(latmc_sim *sim, const struct latmc_plan *plan)
  * that its neighbours are not left waiting; the parts agree on the failure afterwards.
  */
 static int run_on_boxes(latmc_sim *sim, const struct latmc_plan *plan, uint64_t sweep,
-                        int step, int part, int last, uint64_t *accepted, uint64_t *attempted,
+                        const struct latmc_step *step, int part, int last, uint64_t *accepted, uint64_t *attempted,
                         int *failed)
 {
     const bool shared = latmc_part_many(sim);
     const struct latmc_step_call call = {
-        sweep, step, part, shared ? &plan->boxes[sim->part->rank] : plan->boxes,
+        sweep, *step, part, shared ? &plan->boxes[sim->part->rank] : plan->boxes,
         shared ? 1 : plan->n_boxes, last
     };
     int st = *failed < 0 ? *failed : sim->ops->run_step(sim, &call, accepted, attempted);
@@ -177,10 +177,9 @@ bool latmc_plan_runs_sweeps(const latmc_sim *sim, const struct latmc_plan *plan)
 
 enum { PLAN_BATCH = 64 }; /* step calls handed to ops.run_steps at once */
 
-/* Steps of one sweep: the backend's own chain where it declares one for this sim
- * (own_schedule), else the model's for the current parameters (phi^4: nloc passes of the
- * colours). */
-static int sweep_length(latmc_sim *sim, const struct latmc_plan *plan)
+/* The backend's own chain for this sim where it declares one (own_schedule: its length),
+ * else 0. */
+static int own_length(latmc_sim *sim)
 {
     const struct latmc_backend_ops *ops = sim->ops;
     if (ops->size >= offsetof(struct latmc_backend_ops, own_schedule) + sizeof ops->own_schedule &&
@@ -189,7 +188,23 @@ static int sweep_length(latmc_sim *sim, const struct latmc_plan *plan)
         if (own > 0)
             return own;
     }
+    return 0;
+}
+
+/* Steps of one sweep: the backend's own chain (own_length), else the model's for the
+ * current parameters (phi^4: nloc passes of the colours). */
+static int sweep_length(latmc_sim *sim, const struct latmc_plan *plan, int own)
+{
+    if (own > 0)
+        return own;
     return sim->model->sweep_schedule ? sim->model->sweep_schedule(sim) : plan->n_steps;
+}
+
+/* Step s of sweep `sweep` as executors get it: the model's (model_def.step_of, its
+ * counter words built there once), or step s of the backend's own chain. */
+static struct latmc_step concrete_step(latmc_sim *sim, bool own, uint64_t sweep, int s)
+{
+    return own ? latmc_step_own(s) : sim->model->step_of(sim, sweep, s);
 }
 
 /*
@@ -217,13 +232,14 @@ static int queue_flush(struct step_queue *q)
              : LATMC_OK;
 }
 
-static int queue_step(struct step_queue *q, uint64_t sweep, int step, int part, int last)
+static int queue_step(struct step_queue *q, uint64_t sweep, const struct latmc_step *step,
+                      int part, int last)
 {
     if (!q->batched)
         return run_on_boxes(q->sim, q->plan, sweep, step, part, last, q->accepted,
                             q->attempted, &q->failed);
     q->calls[q->n++] = (struct latmc_step_call){
-        .sweep = sweep, .step = step, .part = part, .boxes = q->plan->boxes,
+        .sweep = sweep, .step = *step, .part = part, .boxes = q->plan->boxes,
         .n_boxes = q->plan->n_boxes, .last = last,
     };
     return q->n == PLAN_BATCH ? queue_flush(q) : LATMC_OK;
@@ -237,22 +253,24 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
         .sim = sim, .plan = plan, .batched = !latmc_part_many(sim) && has_run_steps(sim->ops),
         .accepted = accepted, .attempted = attempted, .failed = LATMC_OK,
     };
-    const int n_steps = sweep_length(sim, plan);
+    const int own = own_length(sim);
+    const int n_steps = sweep_length(sim, plan, own);
     for (uint64_t k = 0; k < n; k++) {
         const uint64_t sweep = sim->sweeps + k;
         for (int s = 0; s < n_steps;) {
+            const struct latmc_step step = concrete_step(sim, own > 0, sweep, s);
             int st;
             if ((caps & LATMC_STEP_CAP_PAIR) && s + 1 < n_steps) {
                 /* Steps s and s + 1 in one pass over each box, s + 1 of the border planes
                  * once every box has done s. */
                 const int last = k + 1 == n && s + 2 >= n_steps;
-                st = queue_step(&q, sweep, s, LATMC_STEP_PAIR_INTERIOR, 0);
+                st = queue_step(&q, sweep, &step, LATMC_STEP_PAIR_INTERIOR, 0);
                 if (st == LATMC_OK)
-                    st = queue_step(&q, sweep, s, LATMC_STEP_PAIR_BORDER, last);
+                    st = queue_step(&q, sweep, &step, LATMC_STEP_PAIR_BORDER, last);
                 s += 2;
             } else {
                 const int last = k + 1 == n && s + 1 == n_steps;
-                st = queue_step(&q, sweep, s, LATMC_STEP_WHOLE, last);
+                st = queue_step(&q, sweep, &step, LATMC_STEP_WHOLE, last);
                 s += 1;
             }
             if (st < 0)

@@ -34,23 +34,27 @@ void latmc_plan_free(struct latmc_plan *plan);
 
 /*
  * Whether sim->ops can execute the plan step by step (run_step); a plan of one box needs
- * nothing (ops.sweep runs it). LATMC_EUNSUPPORTED with a message otherwise.
+ * nothing more (ops.run_steps runs it: latmc_plan_runs_sweeps). LATMC_EUNSUPPORTED with a
+ * message otherwise.
  */
 struct latmc_backend_ops;
 bool latmc_plan_backend_runs(const struct latmc_backend_ops *ops, const struct latmc_plan *plan);
 int latmc_plan_check_backend(const latmc_sim *sim, const struct latmc_plan *plan);
 
 /*
- * Whether latmc_sim_sweep runs the sim's sweeps through the plan (latmc_plan_sweep): k > 1
- * boxes, or one box on a backend that takes lists of steps (ops.run_steps: the CPU) for a
- * model with a schedule, so that the colour loop of a sweep is the model's schedule, once.
- * Otherwise (one box on a backend without run_steps: CUDA) ops.sweep runs the sweep.
+ * Whether latmc_sim_sweep can run the sim's sweeps through the plan (latmc_plan_sweep),
+ * the one way a sim sweeps: k > 1 boxes, or one box on a backend that takes lists of
+ * steps (ops.run_steps: the CPU and CUDA) for a model with a schedule (every model), so
+ * that the colour loop of a sweep is the model's schedule, once. Otherwise the sweep is
+ * refused (LATMC_EUNSUPPORTED).
  */
 bool latmc_plan_runs_sweeps(const latmc_sim *sim, const struct latmc_plan *plan);
 
 /*
- * n sweeps numbered sim->sweeps, ... over the plan's boxes: for each step, ops.run_step
- * on the boxes (one call per executor; one executor so far), then the halo exchange. Adds the updates accepted and attempted.
+ * n sweeps numbered sim->sweeps, ... over the plan's boxes: for each step (the model's
+ * step_of, lib/step.h), ops.run_step on the boxes (one call per executor; one executor so
+ * far) then the halo exchange, or lists of steps to ops.run_steps where the halos need no
+ * exchange. Adds the updates accepted and attempted.
  */
 int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
                      uint64_t *accepted, uint64_t *attempted);

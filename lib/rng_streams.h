@@ -49,6 +49,13 @@ LATMC_HOSTDEV latmc_philox_key latmc_rng_key(uint64_t seed)
     return k;
 }
 
+/* Counter word 3 of (stream, phase, sub): the one word a pass's draws may vary besides the
+ * block (phi^4's hits and draws, lib/philox_fold.h's second fold). */
+LATMC_HOSTDEV uint32_t latmc_rng_word3(uint32_t stream, uint32_t phase, uint32_t sub)
+{
+    return (stream << 24) | ((phase & 0xffu) << 16) | (sub & 0xffffu);
+}
+
 LATMC_HOSTDEV latmc_philox_ctr latmc_rng_counter(uint64_t block, uint64_t sweep, uint32_t stream,
                                                  uint32_t phase, uint32_t sub)
 {
@@ -56,7 +63,7 @@ LATMC_HOSTDEV latmc_philox_ctr latmc_rng_counter(uint64_t block, uint64_t sweep,
     c.v[0] = (uint32_t)block;
     c.v[1] = (uint32_t)((block >> 32) & 0xffffu) | (uint32_t)((sweep >> 32) << 16);
     c.v[2] = (uint32_t)sweep;
-    c.v[3] = (stream << 24) | ((phase & 0xffu) << 16) | (sub & 0xffffu);
+    c.v[3] = latmc_rng_word3(stream, phase, sub);
     return c;
 }
 

@@ -251,6 +251,24 @@ static int check_param_key(const latmc_sim *sim, int key)
     return LATMC_OK;
 }
 
+/* A value that chooses a chain only some backends and algorithms run
+ * (doc/models/ising-decisions.md): refused, and the old value kept, rather than run as
+ * another chain. */
+static int check_param_backend(const latmc_sim *sim, int key, double value)
+{
+    if (key != LATMC_PARAM_DECISIONS || value == 0.0)
+        return LATMC_OK;
+    if (sim->desc.algorithm != LATMC_ALGO_METROPOLIS && sim->desc.algorithm != LATMC_ALGO_HEATBATH)
+        return latmc_fail(LATMC_EUNSUPPORTED, "parameter decisions = %g: the bit-sliced "
+                          "decisions are those of Metropolis and heat bath, and this sim runs "
+                          "%s", value, latmc_algorithm_name(sim->desc.algorithm));
+    if (sim->ops != &latmc_cpu_backend_ops)
+        return latmc_fail(LATMC_EUNSUPPORTED, "parameter decisions = %g: the bit-sliced Ising "
+                          "decisions run on the CPU backend only so far, and this sim runs on "
+                          "%s (create it with device LATMC_DEVICE_CPU)", value, sim->ops->name);
+    return LATMC_OK;
+}
+
 int latmc_sim_set_param(latmc_sim *sim, int key, double value)
 {
     if (!sim)
@@ -258,6 +276,8 @@ int latmc_sim_set_param(latmc_sim *sim, int key, double value)
     int st = check_param_key(sim, key);
     if (st == LATMC_OK)
         st = latmc_param_check(key, value);
+    if (st == LATMC_OK)
+        st = check_param_backend(sim, key, value);
     if (st < 0)
         return latmc_sim_record_failure(sim, st);
     sim->param[key] = value;
@@ -340,9 +360,7 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
     else if (latmc_plan_runs_sweeps(sim, sim->plan))
         BACKEND_CALL(st, sim, "sweep",
                      latmc_plan_sweep(sim, sim->plan, n, &accepted, &attempted));
-    else if (sim->ops->sweep)
-        BACKEND_CALL(st, sim, "sweep", sim->ops->sweep(sim, n, &accepted, &attempted));
-    else /* a backend that runs steps only, for a model without a schedule */
+    else /* a backend without run_steps, or a model without a schedule */
         st = latmc_fail(LATMC_EUNSUPPORTED, "latmc_sim_sweep: the %s backend has no sweep "
                         "of the %s model", sim->ops->name, sim->model->name);
     configuration_changed(sim);

@@ -142,7 +142,8 @@ struct cpu_model_kernels {
      * site reads them, so a box's border planes go into its neighbours' halos as soon as
      * they are updated, and a WHOLE step needs the one barrier at its end. */
     void (*copy_step_sites)(latmc_sim *sim, struct cpu_state *src, int64_t l0,
-                            struct cpu_state *dst, int64_t d0, int64_t n, int step);
+                            struct cpu_state *dst, int64_t d0, int64_t n,
+                            const struct latmc_step *step);
     /* Appended. Optional (NULL: yes): whether copy_step_sites may write a box's halo while
      * the step runs there and members may cut a box at any plane: no, where a step's
      * stores write sites outside the planes it updates (a whole SIMD chunk across a
@@ -159,7 +160,7 @@ static inline bool cpu_is_pair_start(const struct latmc_step_call *calls, int n_
 {
     return calls[c].part == LATMC_STEP_PAIR_INTERIOR && c + 1 < n_calls &&
            calls[c + 1].part == LATMC_STEP_PAIR_BORDER && calls[c + 1].sweep == calls[c].sweep &&
-           calls[c + 1].step == calls[c].step;
+           calls[c + 1].step.index == calls[c].step.index;
 }
 
 static inline struct latmc_step_call cpu_pair_whole(const struct latmc_step_call *calls, int c)

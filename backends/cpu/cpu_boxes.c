@@ -311,7 +311,7 @@ static void run_written_through(latmc_sim *sim, struct cpu_state *st,
             const int64_t n = (e < h ? e : h) - a;
             st->kernels->copy_step_sites(sim, me, below + a, to,
                                          to->slab.below + (to->slab.p1 - to->slab.p0) + a, n,
-                                         call->step);
+                                         &call->step);
         }
         if (m < e)
             run_on_planes(sim, st, call, i, below + m, below + e, &alone, accepted, attempted);
@@ -319,7 +319,7 @@ static void run_written_through(latmc_sim *sim, struct cpu_state *st,
             struct cpu_state *to = &b->box[(i + 1) % b->n];
             const int64_t f = a > slab - h ? a : slab - h;
             st->kernels->copy_step_sites(sim, me, below + f, to, to->slab.below - (slab - f),
-                                         e - f, call->step);
+                                         e - f, &call->step);
         }
     }
 }

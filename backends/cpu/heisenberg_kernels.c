@@ -168,8 +168,8 @@ static int heisenberg_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
 }
 
 /*
- * One step of the core's plan on the boxes (lib/box.h; the schedule is lib/heisenberg.h's:
- * step s is colour s % 2 of pass s / 2, the heat bath in pass 0 of a heat-bath sweep),
+ * One step of the core's plan on the boxes (lib/box.h; the schedule is lib/heisenberg.h's,
+ * the step says its colour and its kind: heat bath or overrelaxation),
  * for every replica; WHOLE steps only. The replicas share the couplings and have
  * independent streams, so updating them step by step is the 1-box sweep's chain.
  */
@@ -179,9 +179,8 @@ static void heisenberg_run_step(latmc_sim *sim, struct cpu_state *st,
 {
     struct heisenberg_state *w = hwhole(st);
     struct cpu_heisenberg_state *hs = &w->ref;
-    const bool heatbath = latmc_heisenberg_step_is_heatbath(
-        sim->desc.algorithm == LATMC_ALGO_HEATBATH, call->step);
-    const int colour = latmc_heisenberg_step_colour(call->step);
+    const bool heatbath = call->step.kind == LATMC_STEP_COLOUR;
+    const int colour = call->step.colour;
     uint64_t updates;
     if (w->dsp.soa)
         updates = w->dsp.step_soa(&st->lattice, &w->soa, hs->replicas, sim->model_data, heatbath,
@@ -375,17 +374,18 @@ static void heisenberg_set_couplings(latmc_sim *sim, struct cpu_state *st, const
  */
 /*
  * In-process boxes with their own memory (cpu_backend.h, copy_step_sites): the sites of
- * step `step`'s colour in local planes [l0, l0 + n) of box src into local planes [d0, d0 +
+ * the step's colour in local planes [l0, l0 + n) of box src into local planes [d0, d0 +
  * n) of box dst, every replica. Slabs start at an even plane (heisenberg_slab_below), so
  * local colours are the global ones. A plane's sites of one colour are one run of the
  * colour's SoA array (3 components of rpp rows); in the reference layout every other site.
  */
 static void heisenberg_copy_step_sites(latmc_sim *sim, struct cpu_state *src, int64_t l0,
-                                       struct cpu_state *dst, int64_t d0, int64_t n, int step)
+                                       struct cpu_state *dst, int64_t d0, int64_t n,
+                                       const struct latmc_step *step)
 {
     (void)sim;
     struct heisenberg_state *ws = hwhole(src), *wd = hwhole(dst);
-    const int col = latmc_heisenberg_step_colour(step);
+    const int col = step->colour;
     const int64_t rpp = cpu_heisenberg_rows_per_plane(&src->lattice), lx = src->lattice.lx;
     for (int r = 0; r < ws->ref.replicas; r++) {
         if (ws->dsp.soa) {

@@ -15,6 +15,7 @@
 #include "cpu_backend.h"
 #include "cpu_omp.h"
 #include "ising.h"
+#include "ising_decisions.h"
 #include "ising_ref.h"
 #include "ising_split.h"
 
@@ -138,6 +139,42 @@ static int ising_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
     return LATMC_OK;
 }
 
+/* Whether the sim runs the bit-sliced decisions (doc/models/ising-decisions.md). */
+static bool bitsliced(const latmc_sim *sim)
+{
+    return sim->param[LATMC_PARAM_DECISIONS] != 0.0;
+}
+
+/*
+ * A WHOLE step of the bit-sliced chain: each box's planes, on either layout (the plane
+ * range in global checkerboard numbers, as the C level's reference path names them).
+ */
+static void run_step_bitsliced(latmc_sim *sim, struct cpu_state *st,
+                               const struct latmc_step_call *call, const struct cpu_team *team,
+                               uint64_t *accepted, uint64_t *attempted)
+{
+    struct ising_state *is = ising_state(st);
+    const int64_t half_plane = st->lattice.lx * (sim->desc.ndim == 3 ? st->lattice.ly : 1) / 2;
+    const int64_t origin = st->slab.on ? st->slab.origin : 0;
+    const struct cpu_ising_dec_view view = {
+        .global = &st->global, .local = &st->lattice, .origin = origin,
+        .natural = is->natural, .split = is->natural ? NULL : &is->split,
+        .eps = is->natural ? is->eps : NULL,
+    };
+    int64_t planes = 0;
+    for (int i = 0; i < call->n_boxes; i++) {
+        const struct latmc_box *box = &call->boxes[i];
+        const int64_t p0 = box->origin[box->axis], p1 = p0 + box->extent[box->axis];
+        planes += p1 - p0;
+        *accepted += cpu_ising_decisions_range(&view, sim->model_data, sim->desc.algorithm,
+                                               sim->desc.seed, &call->step,
+                                               (p0 + origin) * half_plane,
+                                               (p1 + origin) * half_plane, team);
+    }
+    if (team->id == 0)
+        *attempted += (uint64_t)(planes * half_plane);
+}
+
 /*
  * One step of the core's plan on the boxes (lib/box.h): slabs of planes along the last
  * axis (rows in 2D, planes z in 3D). The SIMD levels take the PAIR parts, PAIR_WHOLE
@@ -149,6 +186,10 @@ static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
                            const struct latmc_step_call *call, const struct cpu_team *team,
                            uint64_t *accepted, uint64_t *attempted)
 {
+    if (call->step.kind == LATMC_STEP_COLOUR_BITSLICED) { /* WHOLE only: ising_step_caps */
+        run_step_bitsliced(sim, st, call, team, accepted, attempted);
+        return;
+    }
     struct ising_state *is = ising_state(st);
     /* sites of one colour per plane (a plane: a row in 2D, L_x L_y sites in 3D) */
     const int64_t half_plane = st->lattice.lx * (sim->desc.ndim == 3 ? st->lattice.ly : 1) / 2;
@@ -163,12 +204,12 @@ static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
                 *accepted += cpu_ising_colour_range_slab(
                     &st->global, &st->lattice, st->slab.origin, is->natural, is->eps,
                     sim->model_data, sim->desc.algorithm, sim->desc.seed, call->sweep,
-                    call->step, (p0 + st->slab.origin) * half_plane,
+                    call->step.colour, (p0 + st->slab.origin) * half_plane,
                     (p1 + st->slab.origin) * half_plane, team);
             else
                 *accepted += cpu_ising_colour_range(&st->lattice, is->natural, is->eps,
                                                     sim->model_data, sim->desc.algorithm,
-                                                    sim->desc.seed, call->sweep, call->step,
+                                                    sim->desc.seed, call->sweep, call->step.colour,
                                                     p0 * half_plane, p1 * half_plane, team);
         }
         if (team->id == 0)
@@ -193,16 +234,39 @@ static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
     }
 }
 
+/* ising_copy_step_sites on the split rows: a colour's sites of a row are one half-row,
+ * copied with its pads. */
+static void split_copy_step_sites(struct cpu_state *src, int64_t l0, struct cpu_state *dst,
+                                  int64_t d0, int64_t n, int colour)
+{
+    const struct cpu_ising_split *from = &ising_state(src)->split;
+    const struct cpu_ising_split *to = &ising_state(dst)->split;
+    const int64_t rpp = src->lattice.ndim == 3 ? src->lattice.ly : 1;
+    for (int64_t pl = 0; pl < n; pl++)
+        for (int64_t y = 0; y < rpp; y++) {
+            const int64_t g = l0 + pl + src->slab.origin; /* the global plane (mod 2) */
+            const int par = (int)((colour - (rpp > 1 ? y + g : g)) & 1);
+            memcpy(cpu_ising_split_row(to, (d0 + pl) * rpp + y, par) - 1,
+                   cpu_ising_split_row(from, (l0 + pl) * rpp + y, par) - 1,
+                   (size_t)from->half + 2);
+        }
+}
+
 /*
  * In-process boxes with their own memory (cpu_backend.h, copy_step_sites), the C level
- * (WHOLE steps; the SIMD levels run pairs, run_pair_own_boxes): the sites of colour `step`
+ * (WHOLE steps; the SIMD levels run pairs, run_pair_own_boxes): the sites of the step's colour
  * in local planes [l0, l0 + n) of box src into local planes [d0, d0 + n) of box dst. The
  * colour is that of the global plane (a slab's origin may be odd).
  */
 static void ising_copy_step_sites(latmc_sim *sim, struct cpu_state *src, int64_t l0,
-                                  struct cpu_state *dst, int64_t d0, int64_t n, int step)
+                                  struct cpu_state *dst, int64_t d0, int64_t n,
+                                  const struct latmc_step *step)
 {
     (void)sim;
+    if (!ising_state(src)->natural) { /* the split rows: WHOLE steps of the bit-sliced chain */
+        split_copy_step_sites(src, l0, dst, d0, n, step->colour);
+        return;
+    }
     const int8_t *from = ising_state(src)->natural;
     int8_t *to = ising_state(dst)->natural;
     const int64_t lx = src->lattice.lx, rpp = src->lattice.ndim == 3 ? src->lattice.ly : 1;
@@ -211,7 +275,7 @@ static void ising_copy_step_sites(latmc_sim *sim, struct cpu_state *src, int64_t
             const int64_t g = l0 + pl + src->slab.origin; /* the global plane (mod 2) */
             const int64_t shift = (rpp > 1 ? y + g : g) & 1;
             const int64_t fs = ((l0 + pl) * rpp + y) * lx, ts = ((d0 + pl) * rpp + y) * lx;
-            for (int64_t x = (step - shift) & 1; x < lx; x += 2)
+            for (int64_t x = (step->colour - shift) & 1; x < lx; x += 2)
                 to[ts + x] = from[fs + x];
         }
 }
@@ -244,8 +308,8 @@ static void ising_run_pair_own_boxes(latmc_sim *sim, struct cpu_state *states,
 
 static unsigned ising_step_caps(latmc_sim *sim, struct cpu_state *st)
 {
-    (void)sim;
-    return ising_state(st)->natural ? 0u : LATMC_STEP_CAP_PAIR;
+    /* the bit-sliced chain runs WHOLE steps on either layout */
+    return ising_state(st)->natural || bitsliced(sim) ? 0u : LATMC_STEP_CAP_PAIR;
 }
 
 /* The core rebuilt its tables (a parameter changed): the kernels' form follows. */

@@ -155,8 +155,8 @@ static int phi4_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
 }
 
 /*
- * One step of the core's plan (lib/box.h): step s is colour s mod ncolours of pass
- * s / ncolours (lib/model_phi4.c), on the boxes' within-colour numbers. Steps are WHOLE
+ * One step of the core's plan (lib/box.h): the step's colour, its draws named by the
+ * step's sweep word (its pass's, lib/model_phi4.c), on the boxes' within-colour numbers. Steps are WHOLE
  * (no step_caps): sites of one colour never interact, so a box needs nothing from the
  * other boxes' part of the same step.
  */
@@ -166,9 +166,8 @@ static void phi4_run_step(latmc_sim *sim, struct cpu_state *st, const struct lat
     struct phi4_state *p = phi4_state(st);
     const struct latmc_phi4_tables *t = sim->model_data;
     const int nc = p->geom.colouring.ncolours;
-    const uint64_t rng_sweep =
-        latmc_phi4_rng_sweep(call->sweep, t->nloc, (uint32_t)(call->step / nc));
-    const int colour = call->step % nc;
+    const uint64_t rng_sweep = call->step.rng_sweep;
+    const int colour = call->step.colour;
     /* numbers per plane: rows per plane times L_x / ncolours (phi4_lattice.h) */
     const int64_t per_plane = rows_per_plane(p) * (p->geom.lat.lx / nc);
     enum { CHUNK = 16 }; /* boxes per kernel call: no allocation here */
@@ -205,19 +204,20 @@ static void copy_words(void *to, const void *from, size_t n)
 
 /*
  * In-process boxes with their own memory (cpu_backend.h, copy_step_sites): the sites of
- * step `step`'s colour in local planes [l0, l0 + n) of box src into local planes [d0, d0 +
+ * the step's colour in local planes [l0, l0 + n) of box src into local planes [d0, d0 +
  * n) of box dst. Both slabs start at a whole period of the colouring (phi4_slab_below),
  * so a row's local coordinates give its global colours in either box. A row's sites of
  * one colour are one sub-row of the colour-transposed layout, every ncolours-th value of
  * the natural one.
  */
 static void phi4_copy_step_sites(latmc_sim *sim, struct cpu_state *src, int64_t l0,
-                                 struct cpu_state *dst, int64_t d0, int64_t n, int step)
+                                 struct cpu_state *dst, int64_t d0, int64_t n,
+                                 const struct latmc_step *step)
 {
     const struct phi4_state *ps = phi4_state(src);
     const struct phi4_state *pd = phi4_state(dst);
     const struct latmc_phi4_colouring *c = &ps->geom.colouring;
-    const int nc = c->ncolours, colour = step % nc;
+    const int nc = c->ncolours, colour = step->colour;
     const int64_t lx = ps->geom.lat.lx, rpp = rows_per_plane(ps), sub = lx / nc;
     const size_t vb = value_bytes(sim);
     for (int64_t pl = 0; pl < n; pl++)

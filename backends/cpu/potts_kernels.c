@@ -259,7 +259,7 @@ static uint64_t split_boxes_step(latmc_sim *sim, struct cpu_state *st,
 {
     struct potts_state *ps = potts_of(st);
     struct cpu_potts_pass pass;
-    sweep_pass(sim, st, call->sweep, call->step, &pass);
+    sweep_pass(sim, st, call->sweep, call->step.colour, &pass);
     const cpu_potts_pass_fn fn = pass_fn(sim, ps);
     const int64_t W = ps->dsp.width, P = colour_per_plane(st, ps);
     const struct latmc_box *boxes = call->boxes;
@@ -295,7 +295,7 @@ static uint64_t split_boxes_step(latmc_sim *sim, struct cpu_state *st,
 }
 
 /*
- * One step of the core's plan (lib/box.h): colour call->step of sweep call->sweep on the
+ * One step of the core's plan (lib/box.h): colour call->step.colour of sweep call->sweep on the
  * boxes' planes (rows in 2D, planes z in 3D). WHOLE steps only: a colour's sites never
  * interact, so the boxes of one step are independent, and the next step starts after the
  * core's halo exchange. The C level runs the reference rule on the boxes' ranges of
@@ -325,11 +325,11 @@ static void potts_run_step(latmc_sim *sim, struct cpu_state *st,
             box_range(&call->boxes[i], P, &j0, &j1);
             if (st->slab.on) /* local numbers, the draws of the global blocks */
                 *accepted += cpu_potts_colour_range_slab(&st->lattice, ps->spins, &chain,
-                                                         call->sweep, call->step, j0, j1,
+                                                         call->sweep, call->step.colour, j0, j1,
                                                          st->slab.origin * P / 4, team);
             else
                 *accepted += cpu_potts_colour_range(&st->lattice, ps->spins, &chain,
-                                                    call->sweep, call->step, j0, j1, team);
+                                                    call->sweep, call->step.colour, j0, j1, team);
         }
     }
     if (team->id == 0)
@@ -524,17 +524,18 @@ void cpu_potts_set_scalar_every_site(latmc_sim *sim, int on)
  */
 /*
  * In-process boxes with their own memory (cpu_backend.h, copy_step_sites): the sites of
- * colour `step` in local planes [l0, l0 + n) of box src into local planes [d0, d0 + n) of
+ * the step's colour in local planes [l0, l0 + n) of box src into local planes [d0, d0 + n) of
  * box dst. Slabs start at a whole period of the colouring (potts_slab_below), so local
  * colours are the global ones in either box. A plane's sites of one colour are one run of
  * the colour's array in the split layout.
  */
 static void potts_copy_step_sites(latmc_sim *sim, struct cpu_state *src, int64_t l0,
-                                  struct cpu_state *dst, int64_t d0, int64_t n, int step)
+                                  struct cpu_state *dst, int64_t d0, int64_t n,
+                                  const struct latmc_step *step)
 {
     (void)sim;
     const struct potts_state *ps = potts_of(src), *pd = potts_of(dst);
-    const int c = ps->colours, col = step % c;
+    const int c = ps->colours, col = step->colour;
     if (ps->dsp.width > 0) {
         const int64_t P = colour_per_plane(src, ps);
         memcpy(pd->split.sub[col] + d0 * P, ps->split.sub[col] + l0 * P, (size_t)(n * P));

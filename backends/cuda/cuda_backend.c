@@ -376,11 +376,12 @@ static int one_box_steps(latmc_sim *sim, const struct latmc_step_call *calls, in
                                    "boxes, part %d (a bug in the core)", call->n_boxes,
                                    call->part);
         cudaError_t err = cudaSuccess;
-        if (call->step == 0 && call->sweep == sim->sweeps && call->part != LATMC_STEP_PAIR_BORDER)
+        if (call->step.index == 0 && call->sweep == sim->sweeps &&
+            call->part != LATMC_STEP_PAIR_BORDER)
             err = cudaMemsetAsync(cs->changed, 0, sizeof *cs->changed, cs->stream);
         if (err == cudaSuccess && call->part != LATMC_STEP_PAIR_BORDER) {
-            err = k->step(sim, cs, call->sweep, call->step);
-            if (call->step == 0)
+            err = k->step(sim, cs, call->sweep, &call->step);
+            if (call->step.index == 0)
                 *attempted += k->attempted_per_sweep ? k->attempted_per_sweep(sim)
                                                      : (uint64_t)sim->nsites;
         }

@@ -389,15 +389,15 @@ static cudaError_t run_pass(const latmc_sim *sim, struct cuda_sim *cs,
 }
 
 /*
- * Steps `step` and `step` + 1 of the model's schedule (lib/heisenberg.h: colours 0 and 1
- * of pass step / 2, the heat bath's for steps 0 and 1 of a heat-bath sweep, else an
- * overrelaxation pass) fused into one launch of every replica, declared as
+ * The step and the next of the model's schedule (lib/heisenberg.h: colours 0 and 1 of the
+ * step's pass, heat bath or overrelaxation as the step's kind says) fused into one launch
+ * of every replica, declared as
  * LATMC_STEP_CAP_PAIR: the pass kernel updates colour 0 of a tile and its halo from the
  * old configuration, then colour 1 from those (heisenberg_kernels.cu), reading one
  * buffer and writing the other.
  */
 static cudaError_t heis_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
-                             int step)
+                             const struct latmc_step *step)
 {
     const struct latmc_heisenberg_params *p = sim->model_data;
     struct cuda_heis_pass_args a;
@@ -408,9 +408,7 @@ static cudaError_t heis_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t
     a.seed = sim->desc.seed;
     a.sweep = sweep;
     a.count = cs->changed;
-    return run_pass(sim, cs, &a,
-                    latmc_heisenberg_step_is_heatbath(sim->desc.algorithm == LATMC_ALGO_HEATBATH,
-                                                      step));
+    return run_pass(sim, cs, &a, step->kind == LATMC_STEP_COLOUR);
 }
 
 /* Heat-bath updates count as attempted (and accepted, by the kernel); overrelaxation moves

@@ -480,11 +480,12 @@ static cudaError_t ising_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
     return cuda_ising_hot_start(cs->stream, cs->spins, sim->nsites, sim->desc.seed);
 }
 
-/* Step `colour` of the model's schedule: one launch over that colour, on the packed
- * kernels where they run (the packed layout made current first), else the byte kernels. */
+/* The step: one launch over its colour, on the packed kernels where they run (the packed
+ * layout made current first), else the byte kernels. */
 static cudaError_t ising_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
-                              int colour)
+                              const struct latmc_step *step)
 {
+    const int colour = step->colour;
     struct cuda_ising_state *st = state_of(cs);
     const bool packed = st->packed_kernels && cuda_ising_packed_allowed() && st->thr_fit;
     cudaError_t err = cudaSuccess;

@@ -4,13 +4,14 @@
  * launcher enqueues its kernel on `stream` and returns the launch status
  * (cudaGetLastError()); errors during the run surface at the next synchronisation.
  *
- * Layout, for now the simple one: one int8 (Ising) or uint8 (Potts) per site in natural
- * site order i = x + L_x (y + L_y z). Update kernels: one thread per Philox block of 4
- * same-colour sites (grid-stride), running the very per-block function of the CPU
- * reference (lib/ising_rules.h, lib/potts_rules.h); for Ising with L_x a multiple of 8,
- * one thread per 8- or 16-byte row segment with vector loads and stores
- * (ising_kernels.cu), the same draws and decisions. The multi-spin coded Ising kernels
- * keep their own layout (ising_packed.h; cuda_ising.c converts).
+ * The launchers of this header take the byte layout: one int8 (Ising) or uint8 (Potts)
+ * per site in natural site order i = x + L_x (y + L_y z), the API's. Update kernels: one
+ * thread per Philox block of 4 same-colour sites (grid-stride), running the very
+ * per-block function of the CPU reference (lib/ising_rules.h, lib/potts_rules.h); for
+ * Ising with L_x a multiple of 8, one thread per 8- or 16-byte row segment with vector
+ * loads and stores (ising_kernels.cu), the same draws and decisions. The faster layouts
+ * have their own headers: the multi-spin coded Ising kernels (ising_packed.h, the default
+ * where they fit; cuda_ising.c converts) and the Potts row kernels (potts_rows.cuh).
  */
 #ifndef LATMC_CUDA_KERNELS_H
 #define LATMC_CUDA_KERNELS_H

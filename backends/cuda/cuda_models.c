@@ -17,7 +17,7 @@ static cudaError_t potts_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
 
 /* Step `colour` of the model's schedule: one launch over that colour's sites. */
 static cudaError_t potts_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
-                              int colour)
+                              const struct latmc_step *step)
 {
     const struct latmc_potts_chain chain = {
         .tables = cs->tables, /* the device copy */
@@ -26,8 +26,8 @@ static cudaError_t potts_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_
         .colours = cs->colours,
         .seed = sim->desc.seed,
     };
-    return cuda_potts_sweep_colour(cs->stream, &cs->lattice, cs->spins, &chain, sweep, colour,
-                                   cs->changed);
+    return cuda_potts_sweep_colour(cs->stream, &cs->lattice, cs->spins, &chain, sweep,
+                                   step->colour, cs->changed);
 }
 
 static cudaError_t potts_measure(const latmc_sim *sim, struct cuda_sim *cs)

@@ -368,7 +368,7 @@ static cudaError_t phi4_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
  * exact, chain (doc/models/phi4.md, "The CUDA chain").
  */
 static cudaError_t phi4_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
-                             int step)
+                             const struct latmc_step *step)
 {
     const struct cuda_phi4_state *s = state_of(cs);
     return cuda_phi4_step(cs->stream, &s->plan, &cs->lattice, cs->spins,

@@ -61,20 +61,41 @@ struct cuda_philox_group {
     uint32_t w;           /* lo(M0 c0') */
 };
 
-static inline struct cuda_philox_folded cuda_philox_fold(uint64_t seed, uint64_t sweep,
-                                                         uint32_t stream, uint32_t phase,
-                                                         uint32_t sub)
+/* The pass's words of f from lib/philox_fold.h's fold of block_hi 0 (the group's c1
+ * replaces c1_high in u0); f->keys as they are. */
+__host__ __device__ __forceinline__ void cuda_philox_fold_words(struct cuda_philox_folded *f,
+                                                                const struct latmc_philox_fold &lf)
 {
-    /* lib/philox_fold.h's fold of block_hi 0; the group's c1 replaces c1_high in u0 */
+    f->c1_high = lf.c.v[1];
+    f->p1_hi_k0 = lf.u0 ^ lf.c.v[1];
+    f->p1_lo_k1 = lf.a2;
+    f->c3_k0 = lf.a1;
+}
+
+/* The fold of (seed, sweep, stream, phase, sub), keys included. */
+__host__ __device__ __forceinline__ struct cuda_philox_folded
+cuda_philox_fold(uint64_t seed, uint64_t sweep, uint32_t stream, uint32_t phase, uint32_t sub)
+{
     const struct latmc_philox_fold lf = latmc_philox_fold_of(seed, 0, sweep, stream, phase, sub);
     struct cuda_philox_folded f;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
     for (int r = 0; r < 10; r++)
         f.keys.k[r] = lf.k[r];
-    f.c1_high = lf.c.v[1];
-    f.p1_hi_k0 = lf.u0 ^ lf.c.v[1];
-    f.p1_lo_k1 = lf.a2;
-    f.c3_k0 = lf.a1;
+    cuda_philox_fold_words(&f, lf);
     return f;
+}
+
+/* A new pass (sweep, stream, phase, sub) of f, whose keys stay: the fold without the key
+ * schedule (a kernel that keeps a seed's keys across its passes). */
+__host__ __device__ __forceinline__ void cuda_philox_refold(struct cuda_philox_folded *f,
+                                                            uint64_t sweep, uint32_t stream,
+                                                            uint32_t phase, uint32_t sub)
+{
+    struct latmc_philox_fold lf;
+    latmc_philox_fold_pass(&lf, f->keys.k, 0, sweep, stream, phase, sub);
+    cuda_philox_fold_words(f, lf);
 }
 
 /* The group of block numbers sharing block >> 32 with `block`. */

@@ -757,17 +757,18 @@ struct step_arrays {
 /* Step c on the box's planes [q0, q1) on `stream` (nothing when empty). */
 static cudaError_t update(const latmc_sim *sim, struct cuda_sim *cs,
                           const struct step_arrays *a, cudaStream_t stream, int64_t q0,
-                          int64_t q1, uint64_t sweep, int c)
+                          int64_t q1, uint64_t sweep, const struct latmc_step *step)
 {
     if (q1 <= q0)
         return cudaSuccess;
     if (is_potts(sim))
-        return cuda_planes_potts_update(sim, cs, stream, q0, q1, sweep, c, a->window);
+        return cuda_planes_potts_update(sim, cs, stream, q0, q1, sweep, step->colour, a->window);
     if (is_heis(sim))
-        return cuda_planes_heis_pass(sim, cs, stream, q0, q1, sweep, c);
+        return cuda_planes_heis_pass(sim, cs, stream, q0, q1, sweep, step);
     if (is_phi4(sim))
         return cuda_planes_phi4_update(sim, cs, &cs->planes->phi4_plan, &cs->planes->phi4_keys,
-                                       stream, q0, q1, sweep, c, a->window);
+                                       stream, q0, q1, sweep, step, a->window);
+    const int c = step->colour;
     /* a slab: its local rows, named by the global rows (the offset of its local row 0) */
     const struct cuda_ising_rows rows = {
         local_plane(&a->pa, q0, q1) * plane_rows(cs), (q1 - q0) * plane_rows(cs),
@@ -854,12 +855,12 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
     if (st < 0)
         return st;
     const struct latmc_box *box = &call->boxes[0];
-    const int c = call->step;
+    const struct latmc_step *step = &call->step;
     const int64_t q0 = box->origin[box->axis], n = box->extent[box->axis], q1 = q0 + n;
     /* the border planes at each end (a box of b planes is all lower border) */
     const int64_t lower = n < b ? n : b, upper = n - lower < b ? n - lower : b;
     cudaError_t err = cudaSuccess;
-    const bool first = call->sweep == sim->sweeps && call->step == 0;
+    const bool first = call->sweep == sim->sweeps && step->index == 0;
     if (first && pl->in_sweep)
         drain(cs); /* a sweep call that ended early (a failure latched by the core) */
     if (first || !pl->in_sweep) {
@@ -871,10 +872,11 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
             err = cudaEventRecord(pl->border_done, cs->stream);
         pl->in_sweep = err == cudaSuccess;
     }
-    /* Heisenberg: the pass at the even step, nothing at the odd one (no waits either, so
-     * that its exchange overlaps the pass's interior as the even step's does) */
-    const bool heis = is_heis(sim), launch = !heis || c % 2 == 0;
-    pl->shift = heis && c % 2 == 0;
+    /* Heisenberg: the pass at its colour-0 step, nothing at the colour-1 one (no waits
+     * either, so that its exchange overlaps the pass's interior as the colour-0 step's
+     * does) */
+    const bool heis = is_heis(sim), launch = !heis || step->colour == 0;
+    pl->shift = heis && step->colour == 0;
     pl->box0 = q0;
     pl->box1 = q1;
     if (err == cudaSuccess && launch)
@@ -882,13 +884,13 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
     if (err == cudaSuccess && launch)
         err = cudaStreamWaitEvent(cs->stream, pl->border_done, 0);
     if (err == cudaSuccess && launch)
-        err = update(sim, cs, &arrays, pl->border, q0, q0 + lower, call->sweep, c);
+        err = update(sim, cs, &arrays, pl->border, q0, q0 + lower, call->sweep, step);
     if (err == cudaSuccess && launch)
-        err = update(sim, cs, &arrays, pl->border, q1 - upper, q1, call->sweep, c);
+        err = update(sim, cs, &arrays, pl->border, q1 - upper, q1, call->sweep, step);
     if (err == cudaSuccess && launch)
         err = cudaEventRecord(pl->border_done, pl->border);
     if (err == cudaSuccess && launch)
-        err = update(sim, cs, &arrays, cs->stream, q0 + lower, q1 - upper, call->sweep, c);
+        err = update(sim, cs, &arrays, cs->stream, q0 + lower, q1 - upper, call->sweep, step);
     if (err == cudaSuccess && launch)
         err = cudaEventRecord(pl->interior_done, cs->stream);
     if (err == cudaSuccess && heis && launch)
@@ -899,7 +901,7 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
     }
     /* the box's sites, once per sweep: at its step 0 (plan->n_steps is the model's
      * sweep_steps, not the current schedule's count: Potts, phi^4, Heisenberg) */
-    if (call->step == 0)
+    if (step->index == 0)
         *attempted += heis            ? cuda_planes_heis_attempted(sim, n * plane_sites(cs))
                       : is_phi4(sim) ? cuda_planes_phi4_attempted(sim, n * plane_sites(cs))
                                      : (uint64_t)(n * plane_sites(cs));
@@ -926,7 +928,7 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
 }
 
 cudaError_t cuda_planes_slab_no_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
-                                     int step)
+                                     const struct latmc_step *step)
 {
     (void)sim, (void)cs, (void)sweep, (void)step;
     return cudaErrorNotSupported;

@@ -77,13 +77,14 @@ size_t cuda_planes_potts_plane_bytes(const struct cuda_sim *cs);
 cudaError_t cuda_planes_potts_move(const struct cuda_sim *cs, cudaStream_t stream, int64_t p0,
                                    int64_t p1, void *get_buf, const void *set_buf);
 
-/* Heisenberg (cuda_planes_heis.c): the pass of step `step` (nothing at odd steps) on
+/* Heisenberg (cuda_planes_heis.c): the pass of the step (its colour-0 step; nothing at
+ * the colour-1 one) on
  * planes [q0, q1) on `stream`; flip: the pass's buffer is the configuration now; move:
  * planes [p0, p1), enqueued on `stream` and waited for; border: the planes of each border
  * range of a step (at least the pass's halo, 2; a whole kernel chunk). */
 cudaError_t cuda_planes_heis_pass(const latmc_sim *sim, struct cuda_sim *cs,
                                   cudaStream_t stream, int64_t q0, int64_t q1, uint64_t sweep,
-                                  int step);
+                                  const struct latmc_step *step);
 void cuda_planes_heis_flip(const latmc_sim *sim, struct cuda_sim *cs);
 uint64_t cuda_planes_heis_attempted(const latmc_sim *sim, int64_t sites);
 int cuda_planes_heis_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64_t p1,
@@ -93,7 +94,7 @@ int64_t cuda_planes_heis_border(const latmc_sim *sim, struct cuda_sim *cs);
 
 /* phi^4 (cuda_planes_phi4.c): the sim's plan and keys (LATMC_EUNSUPPORTED, saying why,
  * for the chunk schedule); the window (scratch) of a range of `planes` planes near an end
- * of the lattice; the update of step `step` on planes [q0, q1); move: as Potts's. */
+ * of the lattice; the update of the step on planes [q0, q1); move: as Potts's. */
 struct cuda_phi4_plan;
 struct cuda_phi4_keys;
 int cuda_planes_phi4_plan(latmc_sim *sim, struct cuda_phi4_plan *plan,
@@ -103,8 +104,8 @@ size_t cuda_planes_phi4_window_bytes(const struct cuda_sim *cs,
 cudaError_t cuda_planes_phi4_update(const latmc_sim *sim, struct cuda_sim *cs,
                                     const struct cuda_phi4_plan *plan,
                                     const struct cuda_phi4_keys *keys, cudaStream_t stream,
-                                    int64_t q0, int64_t q1, uint64_t sweep, int step,
-                                    void *window);
+                                    int64_t q0, int64_t q1, uint64_t sweep,
+                                    const struct latmc_step *step, void *window);
 uint64_t cuda_planes_phi4_attempted(const latmc_sim *sim, int64_t sites);
 int cuda_planes_phi4_measure(latmc_sim *sim, const struct cuda_phi4_plan *plan, int64_t p0,
                              int64_t p1, void *sums);
@@ -218,7 +219,7 @@ const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim);
  * never to the table's step (cudaErrorNotSupported); the slab owns its device buffers
  * (no byte array of the whole lattice to hand out). */
 cudaError_t cuda_planes_slab_no_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
-                                     int step);
+                                     const struct latmc_step *step);
 bool cuda_planes_slab_owns_spins(const latmc_sim *sim);
 /* The starts and set/get_spins of a slab kept as the API's values (Potts, phi^4), `pb`
  * bytes a plane at cs->spins from local plane 0: the local planes, halos included, from

@@ -383,15 +383,14 @@ const struct cuda_model_kernels *cuda_planes_heis_part_kernels(const latmc_sim *
 
 cudaError_t cuda_planes_heis_pass(const latmc_sim *sim, struct cuda_sim *cs,
                                   cudaStream_t stream, int64_t q0, int64_t q1, uint64_t sweep,
-                                  int step)
+                                  const struct latmc_step *step)
 {
-    if (q1 <= q0 || latmc_heisenberg_step_colour(step) != 0)
+    if (q1 <= q0 || step->colour != 0)
         return cudaSuccess;
     struct heis_view v;
     view_of(sim, cs, &v);
     const struct latmc_heisenberg_params *p = sim->model_data;
-    const int hb = latmc_heisenberg_step_is_heatbath(sim->desc.algorithm == LATMC_ALGO_HEATBATH,
-                                                     step);
+    const int hb = step->kind == LATMC_STEP_COLOUR;
     struct cuda_heis_geom g = v.geom[hb];
     cuda_heis_geom_range(&g, (int)view_plane(&v, q0, q1), (int)(q1 - q0));
     struct cuda_heis_pass_args a;

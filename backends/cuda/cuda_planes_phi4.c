@@ -231,8 +231,8 @@ size_t cuda_planes_phi4_window_bytes(const struct cuda_sim *cs,
 cudaError_t cuda_planes_phi4_update(const latmc_sim *sim, struct cuda_sim *cs,
                                     const struct cuda_phi4_plan *plan,
                                     const struct cuda_phi4_keys *keys, cudaStream_t stream,
-                                    int64_t q0, int64_t q1, uint64_t sweep, int step,
-                                    void *window)
+                                    int64_t q0, int64_t q1, uint64_t sweep,
+                                    const struct latmc_step *step, void *window)
 {
     if (q1 <= q0)
         return cudaSuccess;

@@ -465,7 +465,7 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
                                "decision tables at this beta do not fit the multi-spin coded "
                                "kernels' 32-bit thresholds (extreme beta); run it on one "
                                "device");
-    const int c = call->step;
+    const int c = call->step.colour;
     const int64_t h = ss->halo, r = ss->reach;
     int st = LATMC_OK;
     /*
@@ -511,7 +511,7 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
         cuda_slab_exec_drain(&ss->slab[0].ex, sizeof *ss->slab, ss->n);
         return st;
     }
-    if (call->step + 1 == sim->plan->n_steps)
+    if (call->step.index + 1 == sim->plan->n_steps)
         *attempted += (uint64_t)sim->nsites; /* a sweep's updates, all attempted */
     if (!call->last)
         return LATMC_OK; /* no host wait until the last step of the latmc_sim_sweep call */

@@ -464,13 +464,12 @@ int cuda_heis_slabs_run_step(const latmc_sim *sim, struct cuda_heis_slabs *hs,
                              const struct latmc_step_call *call, uint64_t *accepted,
                              uint64_t *attempted)
 {
-    const int hb_algo = sim->desc.algorithm == LATMC_ALGO_HEATBATH;
-    const int heatbath = latmc_heisenberg_step_is_heatbath(hb_algo, call->step);
-    if (latmc_heisenberg_step_colour(call->step) != 0 ||
+    const int heatbath = call->step.kind == LATMC_STEP_COLOUR;
+    if (call->step.colour != 0 ||
         (call->part != LATMC_STEP_PAIR_INTERIOR && call->part != LATMC_STEP_PAIR_BORDER))
         return cuda_core->fail(LATMC_EBACKEND, "CUDA Heisenberg slabs: step %d, part %d is "
                                "not a pair of a pass's colours (a bug in the core)",
-                               call->step, call->part);
+                               call->step.index, call->part);
     int st;
     if (call->part == LATMC_STEP_PAIR_INTERIOR) {
         st = launch_pass(sim, hs, call->sweep, heatbath);

@@ -286,7 +286,7 @@ static int phase_ranges(const struct cuda_phi4_slabs *ps, const struct phi4_slab
  * the step's colour never reads another of that colour), so the bytes read are the same.
  */
 static int run_phase(const latmc_sim *sim, struct cuda_phi4_slabs *ps, uint64_t sweep,
-                     int step, int parity)
+                     const struct latmc_step *step, int parity)
 {
     const struct latmc_phi4_tables *t = sim->model_data;
     int st = cuda_slab_exec_order_step(&ps->slab[0].ex, sizeof *ps->slab, ps->n, ps->exchange,
@@ -340,17 +340,17 @@ int cuda_phi4_slabs_run_step(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
     const struct latmc_phi4_tables *t = sim->model_data;
     int st = LATMC_OK;
     if (call->part != LATMC_STEP_WHOLE ||
-        (chunked(ps) && (call->step < 0 || call->step >= CHUNK_PHASES)))
+        (chunked(ps) && (call->step.index < 0 || call->step.index >= CHUNK_PHASES)))
         return cuda_core->fail(LATMC_EBACKEND, "CUDA phi^4 slabs: step %d, part %d is not a "
-                               "step of their schedule (a bug in the core)", call->step,
+                               "step of their schedule (a bug in the core)", call->step.index,
                                call->part);
     if (chunked(ps)) {
-        /* the phase of cut parity `step` (cuda_phi4_slabs_own_steps) */
-        st = run_phase(sim, ps, call->sweep, 0, call->step);
-        if (st == LATMC_OK && call->step == 0)
+        /* the phase of cut parity step.index (cuda_phi4_slabs_own_steps) */
+        st = run_phase(sim, ps, call->sweep, NULL, call->step.index);
+        if (st == LATMC_OK && call->step.index == 0)
             *attempted += (uint64_t)sim->nsites * t->nloc * t->nhit;
     } else {
-        st = run_phase(sim, ps, call->sweep, call->step, 0);
+        st = run_phase(sim, ps, call->sweep, &call->step, 0);
         if (st == LATMC_OK)
             *attempted += (uint64_t)sim->nsites / (uint64_t)ps->plan.ncolours * t->nhit;
     }

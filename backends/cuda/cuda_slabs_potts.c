@@ -383,14 +383,14 @@ int cuda_potts_slabs_run_step(const latmc_sim *sim, struct cuda_potts_slabs *ps,
                               const struct latmc_step_call *call, uint64_t *accepted,
                               uint64_t *attempted)
 {
-    int st = launch_step(sim, ps, call->sweep, call->step);
+    int st = launch_step(sim, ps, call->sweep, call->step.colour);
     for (int i = 0; i < ps->n; i++)
         ps->slab[i].ex.recorded = true;
     if (st < 0) {
         cuda_slab_exec_drain(&ps->slab[0].ex, sizeof *ps->slab, ps->n);
         return st;
     }
-    if (call->step + 1 == ps->colours) /* the schedule's last step (one per colour) */
+    if (call->step.index + 1 == ps->colours) /* the schedule's last step (one per colour) */
         *attempted += (uint64_t)sim->nsites; /* a sweep: one update per site */
     if (!call->last)
         return LATMC_OK; /* no host wait until the last step of the latmc_sim_sweep call */

@@ -3,8 +3,8 @@
  * n sweeps of every member with launches that cover all members together (small members:
  * one launch for every colour of up to 1024 sweeps), ens_measure, every member's sums in
  * one launch, and ens_swap_params, a tempering swap without device copies. Ising (uniform
- * and +-J, 2D and 3D) for now; other models answer LATMC_EUNSUPPORTED and the core runs
- * and measures their members one by one.
+ * and +-J, 2D and 3D) here, the Heisenberg spin glass in ens_heis_cuda.c; Potts and phi^4
+ * answer LATMC_EUNSUPPORTED and the core runs and measures their members one by one.
  *
  * The members' own state stays theirs. Where every member can run the multi-spin coded
  * kernel (ens_ising_packed.cu: L_x a multiple of 16, thresholds that fit 32 bits) it runs

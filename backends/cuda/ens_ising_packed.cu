@@ -38,22 +38,6 @@ struct ens_packed_geom {
     int64_t items;       /* chunks x members */
 };
 
-/* cuda_philox_fold (host) for a seed known on the device only: the same constants. */
-__device__ __forceinline__ struct cuda_philox_folded ens_fold(uint64_t seed, uint64_t sweep,
-                                                               uint32_t stream, uint32_t phase)
-{
-    const struct latmc_philox_fold lf = latmc_philox_fold_of(seed, 0, sweep, stream, phase, 0);
-    struct cuda_philox_folded f;
-#pragma unroll
-    for (int r = 0; r < 10; r++)
-        f.keys.k[r] = lf.k[r];
-    f.c1_high = lf.c.v[1];
-    f.p1_hi_k0 = lf.u0 ^ lf.c.v[1];
-    f.p1_lo_k1 = lf.a2;
-    f.c3_k0 = lf.a1;
-    return f;
-}
-
 /* The new word of 8 sites (packed_update_word with the thresholds in this thread's column
  * `col` of the shared table: entry `cls` at col[CUDA_THREADS cls]). */
 template <bool HEATBATH>
@@ -97,8 +81,8 @@ ens_packed_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member 
             uint32_t *own_words = mem->colour[colour];
             const uint32_t *other = mem->colour[colour ^ 1];
             const uint32_t *eps = CW > 0 ? mem->eps[colour] : NULL;
-            const struct cuda_philox_folded f = ens_fold(mem->seed, sweep, stream,
-                                                         (uint32_t)colour);
+            const struct cuda_philox_folded f = cuda_philox_fold(mem->seed, sweep, stream,
+                                                                 (uint32_t)colour, 0);
             const uint32_t w0 = (uint32_t)(i - m * p.chunks) * NW;
             /* the chunk's 2 NW blocks 2 w0 .. share bits 32..47 (w0 a multiple of NW) */
             const struct cuda_philox_group grp = cuda_philox_group_of(f, 2 * (uint64_t)w0);
@@ -238,13 +222,8 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
         const uint64_t sweep = sweep0 + t;
 #pragma unroll
         for (int colour = 0; colour < 2; colour++) {
-            /* lib/philox_fold.h's fold words for this pass (block >> 32 is 0: words < 2^31) */
-            const latmc_philox_ctr c = latmc_rng_counter(0, sweep, stream, (uint32_t)colour, 0);
-            const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * c.v[2];
-            f.c1_high = c.v[1];
-            f.p1_hi_k0 = (uint32_t)(p1 >> 32) ^ f.keys.k[0].v[0];
-            f.p1_lo_k1 = (uint32_t)p1 ^ f.keys.k[1].v[0];
-            f.c3_k0 = c.v[3] ^ f.keys.k[0].v[1];
+            /* the fold of this pass (block >> 32 is 0: words < 2^31) */
+            cuda_philox_refold(&f, sweep, stream, (uint32_t)colour, 0);
             const struct cuda_philox_group grp = cuda_philox_group_of(f, 0);
             uint32_t *own_words = words + (colour ? p.words : 0);
             const uint32_t *other = words + (colour ? 0 : p.words);

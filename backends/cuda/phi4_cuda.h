@@ -28,6 +28,7 @@
 
 #include "lattice_numbering.h"
 #include "phi4.h"
+#include "step.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -74,15 +75,15 @@ cudaError_t cuda_phi4_hot_start(cudaStream_t stream, const struct cuda_phi4_plan
                                 void *phi, int64_t n, uint64_t seed);
 
 /* One step of sweep `sweep` (the core's plan gives them in order, cuda_phi4.c): chunk
- * schedule, sub-grid `step` (0 .. 2^ndim - 1), every chunk of it through all nloc passes;
- * site order, colour step mod ncolours of pass step / ncolours (the model's schedule).
+ * schedule, sub-grid step->index (0 .. 2^ndim - 1) of its own chain, every chunk of it
+ * through all nloc passes; site order, the model's step (its colour and sweep word).
  * Adds the accepted hits to *accepted (device). `tables` is the host copy of the sim's
  * coefficients. */
 cudaError_t cuda_phi4_step(cudaStream_t stream, const struct cuda_phi4_plan *plan,
                            const struct latmc_lattice *g, void *phi,
                            const struct latmc_phi4_tables *tables,
-                           const struct cuda_phi4_keys *keys, uint64_t sweep, int step,
-                           unsigned long long *accepted);
+                           const struct cuda_phi4_keys *keys, uint64_t sweep,
+                           const struct latmc_step *step, unsigned long long *accepted);
 
 /* The sums of lib/phi4.h into *sums (device), in the CPU reference's order: each row
  * summed in x order into `partials` (5 doubles per row, device), then the rows in order. */
@@ -96,7 +97,7 @@ cudaError_t cuda_phi4_measure(cudaStream_t stream, const struct cuda_phi4_plan *
  * What one slab launch covers. The slab's memory holds planes [cut0, cut0 + its planes)
  * of the last axis, natural order. Chunk schedule: the chunk layers (chunks along the
  * last axis) [first, first + count) of parity `parity`, their sub-grids in the one-device
- * order; site order: planes [first, first + count) (step = pass x ncolours + colour).
+ * order; site order: planes [first, first + count) of the step.
  */
 struct cuda_phi4_slab_range {
     int64_t cut0, first, count;
@@ -111,11 +112,12 @@ cudaError_t cuda_phi4_hot_range(cudaStream_t stream, const struct cuda_phi4_plan
                                 void *dst, int64_t first, int64_t n, uint64_t seed);
 
 /* One slab's part of sweep `sweep`: chunk schedule, the sub-grids of r's parity on its
- * layers (step unused); site order, step `step` on its planes. g: the whole lattice. */
+ * layers (step unused); site order, the step on its planes. g: the whole lattice. */
 cudaError_t cuda_phi4_slab_update(cudaStream_t stream, const struct cuda_phi4_plan *plan,
                                   const struct latmc_lattice *g, void *phi,
                                   const struct latmc_phi4_tables *tables,
-                                  const struct cuda_phi4_keys *keys, uint64_t sweep, int step,
+                                  const struct cuda_phi4_keys *keys, uint64_t sweep,
+                                  const struct latmc_step *step,
                                   const struct cuda_phi4_slab_range *r,
                                   unsigned long long *accepted);
 

@@ -27,6 +27,7 @@
 
 #include "cuda_launch.cuh"
 #include "phi4_cuda.h"
+#include "philox_fold.h"
 #include "rng_streams.h"
 
 /* ---------------------------------------------------------------------------------------- */
@@ -175,38 +176,17 @@ __device__ __forceinline__ uint32_t phi4_hits(const typename phi4_ops<R>::coef &
 /* ---------------------------------------------------------------------------------------- */
 /* Philox with the round keys from the host and the first round's products hoisted        */
 
-struct round1 {
-    uint32_t a, b, c, d;   /* the state after round 1, before c3 is xored into c */
-};
-
 /*
- * Round 1 of latmc_philox4x32_10 on the counter (block, sweep, c3) depends on c3 only
- * through r.v[2] = hi(M0 c0) ^ c3 ^ k1: everything else is computed once per block and
- * pass and reused for all 2 nhit draws of the four sites.
+ * The 2 nhit draws of a block's four sites differ in counter word 3 only (phase and sub):
+ * lib/philox_fold.h's second fold (latmc_philox_fold3_of) gives round 0 once per block and
+ * pass; each draw then xors its word 3 in and runs rounds 1 .. 9 with the host's keys.
  */
-__device__ __forceinline__ struct round1 phi4_round1(const struct cuda_phi4_keys &keys,
-                                                     uint64_t block, uint64_t sweep)
-{
-    const latmc_philox_ctr c = latmc_rng_counter(block, sweep, 0, 0, 0);
-    const uint64_t p0 = (uint64_t)LATMC_PHILOX_M0 * c.v[0];
-    const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * c.v[2];
-    struct round1 r;
-    r.a = (uint32_t)(p1 >> 32) ^ c.v[1] ^ keys.k[0][0];
-    r.b = (uint32_t)p1;
-    r.c = (uint32_t)(p0 >> 32) ^ keys.k[0][1];
-    r.d = (uint32_t)p0;
-    return r;
-}
-
-/* The four draws of counter (block, sweep, c3): rounds 2 .. 10 after round 1. */
 __device__ __forceinline__ latmc_philox_ctr phi4_draws(const struct cuda_phi4_keys &keys,
-                                                       const struct round1 &r1, uint32_t c3)
+                                                       const struct latmc_philox_fold3 &r0,
+                                                       uint32_t phase, uint32_t sub)
 {
-    latmc_philox_ctr c;
-    c.v[0] = r1.a;
-    c.v[1] = r1.b;
-    c.v[2] = r1.c ^ c3;
-    c.v[3] = r1.d;
+    latmc_philox_ctr c = latmc_philox_fold3_round0(
+        &r0, latmc_rng_word3(latmc_rng_stream(LATMC_STREAM_UPDATE, 0), phase, sub));
 #pragma unroll
     for (int round = 1; round < 10; round++) {
         latmc_philox_key k;
@@ -215,12 +195,6 @@ __device__ __forceinline__ latmc_philox_ctr phi4_draws(const struct cuda_phi4_ke
         c = latmc_philox_round(c, k);
     }
     return c;
-}
-
-/* c3 of the UPDATE stream (0) for phase and sub: doc/conventions.md. */
-__device__ __forceinline__ uint32_t phi4_c3(uint32_t phase, uint32_t sub)
-{
-    return ((phase & 0xffu) << 16) | (sub & 0xffffu);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -315,7 +289,7 @@ __device__ __forceinline__ struct segment phi4_segment(const A &a, int s, int ro
  */
 template <typename R, int NDIM, int NC>
 __device__ __forceinline__ uint32_t phi4_segment_update(const chunk_args<R> &a, R *box, int base,
-                                                        int colour, const struct round1 &r1)
+                                                        int colour, const struct latmc_philox_fold3 &r1)
 {
     R v[CUDA_PHI4_LANES], c[CUDA_PHI4_LANES];
 #pragma unroll
@@ -328,9 +302,9 @@ __device__ __forceinline__ uint32_t phi4_segment_update(const chunk_args<R> &a, 
     for (uint32_t hit = 0; hit < a.nhit; hit++) {
         const uint32_t phase = latmc_phi4_rng_phase(colour, hit);
         const latmc_philox_ctr eta =
-            phi4_draws(a.keys, r1, phi4_c3(phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA)));
+            phi4_draws(a.keys, r1, phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA));
         const latmc_philox_ctr u =
-            phi4_draws(a.keys, r1, phi4_c3(phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT)));
+            phi4_draws(a.keys, r1, phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT));
         n_acc += phi4_hits<R, CUDA_PHI4_LANES>(a.k, c, v, eta, u, CUDA_PHI4_LANES);
     }
 #pragma unroll
@@ -386,7 +360,8 @@ phi4_chunk_kernel(const chunk_args<R> a, R *phi, unsigned long long *accepted)
             const struct segment sg = phi4_segment<NDIM, NC>(a, tid, rows, x0, y0, z0);
             const bool mine = tid < a.segments;
             for (uint32_t pass = 0; pass < a.nloc; pass++) {
-                const struct round1 r1 = phi4_round1(a.keys, sg.block, a.rng_sweep0 + pass);
+                const struct latmc_philox_fold3 r1 = latmc_philox_fold3_of(
+                    a.keys.k[0][0], a.keys.k[0][1], sg.block, a.rng_sweep0 + pass);
                 for (int colour = 0; colour < NC; colour++) {
                     if (mine) {
                         const int off = colour - sg.shift;
@@ -401,8 +376,8 @@ phi4_chunk_kernel(const chunk_args<R> a, R *phi, unsigned long long *accepted)
                 for (int colour = 0; colour < NC; colour++) {
                     for (int s = tid; s < a.segments; s += T) {
                         const struct segment sg = phi4_segment<NDIM, NC>(a, s, rows, x0, y0, z0);
-                        const struct round1 r1 = phi4_round1(a.keys, sg.block,
-                                                             a.rng_sweep0 + pass);
+                        const struct latmc_philox_fold3 r1 = latmc_philox_fold3_of(
+                            a.keys.k[0][0], a.keys.k[0][1], sg.block, a.rng_sweep0 + pass);
                         const int off = colour - sg.shift;
                         total += phi4_segment_update<R, NDIM, NC>(
                             a, box, sg.base + off + (off < 0 ? NC : 0), colour, r1);
@@ -511,13 +486,14 @@ __global__ void phi4_site_kernel(const struct site_geom g, R *phi,
             v[nlanes] = phi[idx[nlanes]];
             c[nlanes] = site_corona<R>(g, phi, x, &k);
         }
-        const struct round1 r1 = phi4_round1(keys, (uint64_t)b, rng_sweep);
+        const struct latmc_philox_fold3 r1 =
+            latmc_philox_fold3_of(keys.k[0][0], keys.k[0][1], (uint64_t)b, rng_sweep);
         for (uint32_t hit = 0; hit < nhit; hit++) {
             const uint32_t phase = latmc_phi4_rng_phase(colour, hit);
             const latmc_philox_ctr eta =
-                phi4_draws(keys, r1, phi4_c3(phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA)));
+                phi4_draws(keys, r1, phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA));
             const latmc_philox_ctr u =
-                phi4_draws(keys, r1, phi4_c3(phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT)));
+                phi4_draws(keys, r1, phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT));
             total += phi4_hits<R, 4>(k, c, v, eta, u, nlanes);
         }
         for (int l = 0; l < nlanes; l++)
@@ -816,17 +792,18 @@ static cudaError_t step_chunks(cudaStream_t stream, const struct cuda_phi4_plan 
     return launch_sub_grid<R, false>(stream, p, grid, a, sub, phi, accepted);
 }
 
-/* Colour `colour` of pass `pass` in the site order, nhit hits per site. */
+/* The step's colour in the site order, nhit hits per site, its draws named by the step's
+ * sweep word (lib/model_phi4.c). */
 template <typename R>
 static cudaError_t step_sites(cudaStream_t stream, const struct cuda_phi4_plan *p,
                               const struct latmc_lattice *g, R *phi,
                               const struct latmc_phi4_tables *t, const struct cuda_phi4_keys *keys,
-                              uint64_t sweep, int pass, int colour, unsigned long long *accepted)
+                              uint64_t rng_sweep, int colour, unsigned long long *accepted)
 {
     const struct site_geom sg = site_geom_of(p, g);
     const unsigned grid = phi4_grid((sg.per_colour + 3) / 4, p->threads);
     phi4_site_kernel<R><<<grid, p->threads, 0, stream>>>(
-        sg, phi, coef_of<R>(t), t->nhit, *keys, latmc_phi4_rng_sweep(sweep, t->nloc, pass),
+        sg, phi, coef_of<R>(t), t->nhit, *keys, rng_sweep,
         colour, accepted);
     return cudaGetLastError();
 }
@@ -835,19 +812,19 @@ extern "C" cudaError_t cuda_phi4_step(cudaStream_t stream, const struct cuda_phi
                                       const struct latmc_lattice *g, void *phi,
                                       const struct latmc_phi4_tables *tables,
                                       const struct cuda_phi4_keys *keys, uint64_t sweep,
-                                      int step, unsigned long long *accepted)
+                                      const struct latmc_step *step,
+                                      unsigned long long *accepted)
 {
     const bool single = plan->precision == LATMC_PRECISION_FLOAT;
     if (plan->schedule == CUDA_PHI4_CHUNKS)
         return single ? step_chunks<float>(stream, plan, g, (float *)phi, tables, keys, sweep,
-                                           step, accepted)
+                                           step->index, accepted)
                       : step_chunks<double>(stream, plan, g, (double *)phi, tables, keys, sweep,
-                                            step, accepted);
-    const int pass = step / plan->ncolours, colour = step % plan->ncolours;
-    return single ? step_sites<float>(stream, plan, g, (float *)phi, tables, keys, sweep, pass,
-                                      colour, accepted)
-                  : step_sites<double>(stream, plan, g, (double *)phi, tables, keys, sweep,
-                                       pass, colour, accepted);
+                                            step->index, accepted);
+    return single ? step_sites<float>(stream, plan, g, (float *)phi, tables, keys,
+                                      step->rng_sweep, step->colour, accepted)
+                  : step_sites<double>(stream, plan, g, (double *)phi, tables, keys,
+                                       step->rng_sweep, step->colour, accepted);
 }
 
 extern "C" cudaError_t cuda_phi4_measure(cudaStream_t stream, const struct cuda_phi4_plan *plan,
@@ -932,13 +909,14 @@ __global__ void phi4_site_slab_kernel(const struct site_geom g, R *phi,
             v[l] = phi[idx[l]];
             c[l] = slab_corona<R>(g, phi, x, &k, cut0);
         }
-        const struct round1 r1 = phi4_round1(keys, (uint64_t)b, rng_sweep);
+        const struct latmc_philox_fold3 r1 =
+            latmc_philox_fold3_of(keys.k[0][0], keys.k[0][1], (uint64_t)b, rng_sweep);
         for (uint32_t hit = 0; hit < nhit; hit++) {
             const uint32_t phase = latmc_phi4_rng_phase(colour, hit);
             const latmc_philox_ctr eta =
-                phi4_draws(keys, r1, phi4_c3(phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA)));
+                phi4_draws(keys, r1, phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA));
             const latmc_philox_ctr u =
-                phi4_draws(keys, r1, phi4_c3(phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT)));
+                phi4_draws(keys, r1, phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT));
             total += phi4_hits<R, 4>(k, c, v, eta, u, hi, lo);
         }
         for (int l = lo; l < hi; l++)
@@ -1031,7 +1009,7 @@ template <typename R>
 static cudaError_t slab_sites(cudaStream_t stream, const struct cuda_phi4_plan *p,
                               const struct latmc_lattice *g, R *phi,
                               const struct latmc_phi4_tables *t, const struct cuda_phi4_keys *keys,
-                              uint64_t sweep, int pass, int colour,
+                              uint64_t rng_sweep, int colour,
                               const struct cuda_phi4_slab_range *r, unsigned long long *accepted)
 {
     const struct site_geom sg = site_geom_of(p, g);
@@ -1041,7 +1019,7 @@ static cudaError_t slab_sites(cudaStream_t stream, const struct cuda_phi4_plan *
         return cudaSuccess;
     const unsigned grid = phi4_grid((j1 + 3) / 4 - j0 / 4, p->threads);
     phi4_site_slab_kernel<R><<<grid, p->threads, 0, stream>>>(
-        sg, phi, coef_of<R>(t), t->nhit, *keys, latmc_phi4_rng_sweep(sweep, t->nloc, pass),
+        sg, phi, coef_of<R>(t), t->nhit, *keys, rng_sweep,
         colour, j0, j1, r->cut0, accepted);
     return cudaGetLastError();
 }
@@ -1050,7 +1028,8 @@ extern "C" cudaError_t cuda_phi4_slab_update(cudaStream_t stream, const struct c
                                              const struct latmc_lattice *g, void *phi,
                                              const struct latmc_phi4_tables *tables,
                                              const struct cuda_phi4_keys *keys, uint64_t sweep,
-                                             int step, const struct cuda_phi4_slab_range *r,
+                                             const struct latmc_step *step,
+                                             const struct cuda_phi4_slab_range *r,
                                              unsigned long long *accepted)
 {
     const bool single = plan->precision == LATMC_PRECISION_FLOAT;
@@ -1059,11 +1038,10 @@ extern "C" cudaError_t cuda_phi4_slab_update(cudaStream_t stream, const struct c
                                            accepted)
                       : slab_chunks<double>(stream, plan, g, (double *)phi, tables, keys, sweep,
                                             r, accepted);
-    const int pass = step / plan->ncolours, colour = step % plan->ncolours;
-    return single ? slab_sites<float>(stream, plan, g, (float *)phi, tables, keys, sweep, pass,
-                                      colour, r, accepted)
-                  : slab_sites<double>(stream, plan, g, (double *)phi, tables, keys, sweep, pass,
-                                       colour, r, accepted);
+    return single ? slab_sites<float>(stream, plan, g, (float *)phi, tables, keys,
+                                      step->rng_sweep, step->colour, r, accepted)
+                  : slab_sites<double>(stream, plan, g, (double *)phi, tables, keys,
+                                       step->rng_sweep, step->colour, r, accepted);
 }
 
 extern "C" cudaError_t cuda_phi4_measure_planes(cudaStream_t stream,

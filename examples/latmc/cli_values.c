@@ -149,7 +149,7 @@ bool get_named_param(struct cli_options *opt, const char *arg)
     name[len] = '\0';
     if (latmc_param_by_name(name, &key) != LATMC_OK) {
         cli_usage_error("--param: unknown parameter '%s' (expected beta, J, h, mu2, g, lambda, "
-                        "epsilon, nhit, nloc or nover)", name);
+                        "epsilon, nhit, nloc, nover or decisions)", name);
         return false;
     }
     char optname[96];

@@ -103,7 +103,12 @@ enum latmc_param {
     LATMC_PARAM_EPSILON = 7,  /**< "epsilon" (phi^4 proposal half-width; [1e-100, 1e100], default 0.5) */
     LATMC_PARAM_NHIT    = 8,  /**< "nhit" (phi^4 hits per site per pass; integer, [1, 65535]) */
     LATMC_PARAM_NLOC    = 9,  /**< "nloc" (phi^4 passes per sweep; integer, [1, 65535]) */
-    LATMC_PARAM_NOVER   = 10  /**< "nover" (Heisenberg overrelaxation passes; integer, [0, 65535]) */
+    LATMC_PARAM_NOVER   = 10, /**< "nover" (Heisenberg overrelaxation passes; integer, [0, 65535]) */
+    /** "decisions" (Ising; integer, [0, 1], default 0): 0 takes each site's decision from
+     * one 32-bit draw, 1 from bit-sliced draws, 32 sites per word and bit plane, each
+     * decision exactly as probable (doc/models/ising-decisions.md; CPU backend only so
+     * far, elsewhere LATMC_EUNSUPPORTED). @since 0.2 */
+    LATMC_PARAM_DECISIONS = 11
 };
 
 /** Observable keys: values per site, accumulated in double. @since 0.1 */

@@ -234,7 +234,8 @@ static void bad_parameters(void **state)
         { LATMC_PARAM_J, -1e101, LATMC_EINVAL },
         { LATMC_PARAM_BETA, 1e150, LATMC_EINVAL },
         { 0, 1.0, LATMC_EINVAL },
-        { 11, 1.0, LATMC_EINVAL },
+        { 12, 1.0, LATMC_EINVAL },
+        { LATMC_PARAM_DECISIONS, 2.0, LATMC_EINVAL },
         { -3, 1.0, LATMC_EINVAL },
         { LATMC_PARAM_MU2, 1.0, LATMC_EUNSUPPORTED },    /* phi^4 parameters */
         { LATMC_PARAM_LAMBDA, 1.0, LATMC_EUNSUPPORTED },
@@ -261,8 +262,8 @@ static void parameter_names(void **state)
 {
     (void)state;
     const char *names[] = { "beta", "J", "h", "mu2", "g", "lambda", "epsilon", "nhit", "nloc",
-                            "nover" };
-    for (int i = 0; i < 10; i++) {
+                            "nover", "decisions" };
+    for (int i = 0; i < 11; i++) {
         int key = -1;
         assert_int_equal(latmc_param_by_name(names[i], &key), LATMC_OK);
         assert_int_equal(key, i + 1);
@@ -275,7 +276,7 @@ static void parameter_names(void **state)
         assert_int_equal(key, 42);
     }
     assert_null(latmc_param_name(0));
-    assert_null(latmc_param_name(11));
+    assert_null(latmc_param_name(12));
     assert_null(latmc_param_name(-1));
     assert_null(latmc_observable_name(0));
     assert_null(latmc_observable_name(LATMC_OBS_OVERLAP2_KMIN + 1));

@@ -1,6 +1,7 @@
 /*
  * The folded Philox of backends/cuda/cuda_philox.cuh (the first two rounds shared by a
- * group of blocks, used by the multi-spin coded Ising kernels), and its plain update
+ * group of blocks, used by the multi-spin coded Ising kernels; also refolded for another
+ * pass from the keys kept, as the ensembles' kernels do), and its plain update
  * draws with precomputed round keys (the Ising row and Potts kernels), on the host, against
  * latmc_rng_block, the definition of every draw (lib/rng_streams.h): the four outputs must
  * be equal for seeds, sweeps (also past 2^32, where c1 carries the sweep's high bits),
@@ -31,7 +32,11 @@ static void folded_equals_definition(void **state)
         const uint32_t stream = latmc_rng_stream((uint32_t)(t % 3), (uint32_t)(t / 3 % 2));
         const uint32_t phase = (uint32_t)(test_rng_next(&rng) % 5);
         const uint32_t sub = (uint32_t)(t % 4 == 0 ? 0 : test_rng_next(&rng) & 0xffffu);
-        const struct cuda_philox_folded f = cuda_philox_fold(seed, sweep, stream, phase, sub);
+        struct cuda_philox_folded f = cuda_philox_fold(seed, sweep, stream, phase, sub);
+        if (t % 2) { /* a pass folded again from another's keys (the ensembles' refold) */
+            f = cuda_philox_fold(seed, sweep ^ 1, stream, phase ^ 1, sub);
+            cuda_philox_refold(&f, sweep, stream, phase, sub);
+        }
         /* a group of 8 blocks starting at a multiple of 8, low or past 2^32 */
         uint64_t block0 = test_rng_next(&rng) & (t % 2 ? LATMC_RNG_MAX_BLOCK : 0xffffffffu);
         if (t == 1)

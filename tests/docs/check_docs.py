@@ -154,7 +154,7 @@ def check_examples(examples):
 
 
 PARAM_VALUES = {"beta": "0.3", "J": "1", "h": "0.1", "mu2": "-1", "g": "6", "lambda": "10",
-                "epsilon": "0.5", "nhit": "2", "nloc": "1", "nover": "1"}
+                "epsilon": "0.5", "nhit": "2", "nloc": "1", "nover": "1", "decisions": "1"}
 MODELS = [("Ising", "ising"), ("q-state Potts", "potts"), ("phi^4", "phi4"),
           ("Heisenberg", "heisenberg")]
 ALGOS = {"metropolis": "metropolis", "heat bath": "heatbath",

@@ -98,11 +98,62 @@ static void fold_words_equals_fold_of(void **state)
     }
 }
 
+/* The fold of a pass from round keys kept by the caller (latmc_philox_fold_pass, the CUDA
+ * ensembles' per-pass fold) is the fold of the seed. */
+static void fold_pass_equals_fold_of(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 200; t++) {
+        const uint64_t seed = next(), sweep = next() & LATMC_RNG_MAX_SWEEP;
+        const uint32_t block_hi = (uint32_t)(next() & 0xffffu), phase = (uint32_t)(next() & 0xffu);
+        latmc_philox_key k[10];
+        latmc_philox_round_keys(seed, k);
+        const struct latmc_philox_fold a = latmc_philox_fold_of(seed, block_hi, sweep, 5, phase, 9);
+        struct latmc_philox_fold b;
+        latmc_philox_fold_pass(&b, k, block_hi, sweep, 5, phase, 9);
+        for (int w = 0; w < 4; w++)
+            assert_int_equal(a.c.v[w], b.c.v[w]);
+        assert_int_equal(a.u0, b.u0);
+        assert_int_equal(a.u1, b.u1);
+        assert_int_equal(a.a1, b.a1);
+        assert_int_equal(a.a2, b.a2);
+        assert_int_equal(a.a3, b.a3);
+        assert_int_equal(a.a4, b.a4);
+        assert_true(a.m0u0 == b.m0u0);
+    }
+}
+
+/* The second fold (word 3 varying, phi^4's hits): round 0 from it, then rounds 1..9 as
+ * defined, gives latmc_rng_block's draws for any stream, phase and sub. */
+static void fold3_equals_definition(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 2000; t++) {
+        const uint64_t seed = next(), sweep = next() & LATMC_RNG_MAX_SWEEP;
+        const uint64_t block = next() & LATMC_RNG_MAX_BLOCK;
+        latmc_philox_key k[10];
+        latmc_philox_round_keys(seed, k);
+        const struct latmc_philox_fold3 f = latmc_philox_fold3_of(k[0].v[0], k[0].v[1], block, sweep);
+        for (int d = 0; d < 4; d++) {
+            const uint32_t stream = (uint32_t)(next() & 0xffu), phase = (uint32_t)(next() & 0xffu);
+            const uint32_t sub = (uint32_t)(next() & 0xffffu);
+            latmc_philox_ctr got = latmc_philox_fold3_round0(&f, latmc_rng_word3(stream, phase, sub));
+            for (int r = 1; r < 10; r++)
+                got = latmc_philox_round(got, k[r]);
+            const latmc_philox_ctr want = latmc_rng_block(seed, block, sweep, stream, phase, sub);
+            for (int w = 0; w < 4; w++)
+                assert_int_equal(got.v[w], want.v[w]);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fold_equals_definition),
         cmocka_unit_test(fold_words_equals_fold_of),
+        cmocka_unit_test(fold_pass_equals_fold_of),
+        cmocka_unit_test(fold3_equals_definition),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,10 +70,15 @@ static int mock_init_spins(latmc_sim *sim, int how)
     return LATMC_OK;
 }
 
-static int mock_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted)
+/* The core's plan hands every sweep as steps (lib/plan.c): each site attempted once per
+ * sweep, counted at its first step; nothing changes. */
+static int mock_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
+                          uint64_t *accepted, uint64_t *attempted)
 {
     (void)accepted;
-    *attempted += n * (uint64_t)sim->nsites;
+    for (int c = 0; c < n_calls; c++)
+        if (calls[c].step.index == 0)
+            *attempted += (uint64_t)sim->nsites;
     return LATMC_OK;
 }
 
@@ -106,10 +111,10 @@ static const struct latmc_backend_ops mock_ops = {
     .create = mock_create,
     .destroy = mock_destroy,
     .init_spins = mock_init_spins,
-    .sweep = mock_sweep,
     .measure = mock_measure,
     .get_spins = mock_get_spins,
     .set_spins = mock_set_spins,
+    .run_steps = mock_run_steps,
 };
 
 static const struct latmc_module mock_module = {

@@ -61,10 +61,12 @@ static int bad_init_spins(latmc_sim *sim, int how)
     return 7;
 }
 
-static int bad_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted)
+static int bad_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
+                         uint64_t *accepted, uint64_t *attempted)
 {
     (void)sim;
-    (void)n;
+    (void)calls;
+    (void)n_calls;
     (void)accepted;
     (void)attempted;
     return core->fail(LATMC_ECORRUPT, "bad module: a checkpoint code from a sweep");
@@ -95,10 +97,10 @@ static const struct latmc_backend_ops bad_ops = {
     .create = bad_create,
     .destroy = bad_destroy,
     .init_spins = bad_init_spins,
-    .sweep = bad_sweep,
     .measure = bad_measure,
     .get_spins = bad_get_spins,
     .set_spins = bad_set_spins,
+    .run_steps = bad_run_steps,
 };
 
 static const struct latmc_module bad_module = {

@@ -148,7 +148,7 @@ static void ctx_and_process_calls(void **state)
     EXPECT(latmc_param_by_name("", &key), LATMC_EINVAL);
     assert_int_equal(key, -5);
     assert_null(latmc_param_name(0));
-    assert_null(latmc_param_name(11));
+    assert_null(latmc_param_name(12));
     assert_null(latmc_param_name(-1));
     assert_null(latmc_observable_name(0));
     assert_null(latmc_observable_name(LATMC_OBS_OVERLAP2_KMIN + 1));

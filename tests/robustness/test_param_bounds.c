@@ -51,7 +51,8 @@ static latmc_sim *make_sim(latmc_ctx *ctx, const struct model_case *m, int preci
 
 static bool is_integer_key(int key)
 {
-    return key == LATMC_PARAM_NHIT || key == LATMC_PARAM_NLOC || key == LATMC_PARAM_NOVER;
+    return key == LATMC_PARAM_NHIT || key == LATMC_PARAM_NLOC || key == LATMC_PARAM_NOVER ||
+           key == LATMC_PARAM_DECISIONS;
 }
 
 /* The documented ranges (sim.h, doc/conventions.md), written out independently. */
@@ -64,6 +65,7 @@ static void expected_range(int key, double *lo, double *hi)
     case LATMC_PARAM_EPSILON: *lo = 1e-100; *hi = 1e100; return;
     case LATMC_PARAM_NHIT: case LATMC_PARAM_NLOC: *lo = 1; *hi = 65535; return;
     case LATMC_PARAM_NOVER: *lo = 0; *hi = 65535; return;
+    case LATMC_PARAM_DECISIONS: *lo = 0; *hi = 1; return;
     default: fail();
     }
 }
@@ -75,7 +77,7 @@ static void every_range_reported_and_enforced(void **state)
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
         latmc_sim *sim = make_sim(ctx, &models[m], LATMC_PRECISION_DOUBLE);
-        for (int key = 1; key <= LATMC_PARAM_NOVER; key++) {
+        for (int key = 1; key <= LATMC_PARAM_DECISIONS; key++) {
             double lo = 7, hi = 7, v = 0;
             const int st = latmc_param_bounds(models[m].model, key, &lo, &hi);
             const int owned = latmc_sim_get_param(sim, key, &v);
@@ -123,7 +125,7 @@ static void every_range_reported_and_enforced(void **state)
     assert_int_equal(latmc_param_bounds(LATMC_MODEL_NONE, LATMC_PARAM_BETA, &lo, &hi), LATMC_EINVAL);
     assert_int_equal(latmc_param_bounds(99, LATMC_PARAM_BETA, &lo, &hi), LATMC_EINVAL);
     assert_int_equal(latmc_param_bounds(LATMC_MODEL_ISING, 0, &lo, &hi), LATMC_EINVAL);
-    assert_int_equal(latmc_param_bounds(LATMC_MODEL_ISING, 11, &lo, &hi), LATMC_EINVAL);
+    assert_int_equal(latmc_param_bounds(LATMC_MODEL_ISING, 12, &lo, &hi), LATMC_EINVAL);
     assert_int_equal(latmc_param_bounds(LATMC_MODEL_ISING, LATMC_PARAM_BETA, NULL, &hi), LATMC_EINVAL);
     assert_int_equal(latmc_param_bounds(LATMC_MODEL_ISING, LATMC_PARAM_BETA, &lo, NULL), LATMC_EINVAL);
     assert_true(strlen(latmc_last_error()) > 0);

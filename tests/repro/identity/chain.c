@@ -37,8 +37,16 @@ static int take_end(latmc_sim *sim, struct chain_end *e)
     for (int key = LATMC_OBS_ENERGY; key < N_OBS_KEYS; key++)
         e->obs_status[key] = latmc_sim_observable(sim, key, &e->obs[key]);
     if ((st = latmc_sim_acceptance_counts(sim, &e->accepted, &e->attempted)) != LATMC_OK ||
-        (st = latmc_sim_sweep_count(sim, &e->sweeps)) != LATMC_OK ||
-        (st = latmc_sim_serialize(sim, NULL, 0, &e->ckpt_bytes)) != LATMC_OK)
+        (st = latmc_sim_sweep_count(sim, &e->sweeps)) != LATMC_OK)
+        return st;
+    st = latmc_sim_serialize(sim, NULL, 0, &e->ckpt_bytes);
+    /* a chain the checkpoint format cannot record yet (Ising decisions = 1) is compared
+     * without its bytes; its rows name no checkpoint layout */
+    if (st == LATMC_EUNSUPPORTED) {
+        e->ckpt_bytes = 0;
+        return LATMC_OK;
+    }
+    if (st != LATMC_OK)
         return st;
     e->ckpt = malloc(e->ckpt_bytes);
     if (!e->ckpt)
@@ -87,7 +95,7 @@ bool chain_same(const struct chain_end *a, const struct chain_end *b, bool with_
     }
     /* one checkpoint format whatever the layout (where the desc stored is the same) */
     if (with_ckpt && (a->ckpt_bytes != b->ckpt_bytes ||
-                      memcmp(a->ckpt, b->ckpt, a->ckpt_bytes) != 0)) {
+                      (a->ckpt_bytes && memcmp(a->ckpt, b->ckpt, a->ckpt_bytes) != 0))) {
         snprintf(why, why_size, "checkpoint bytes differ (%zu vs %zu bytes)", a->ckpt_bytes,
                  b->ckpt_bytes);
         return false;

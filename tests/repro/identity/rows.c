@@ -67,6 +67,12 @@
     "cuda,chunk=" c " devices=" #n ",chunk=" c " cold,devices=" #n ",chunk=" c
 
 const struct row rows[] = {
+    /* bit-sliced decisions: no checkpoint layouts (a sim with decisions = 1 cannot be
+     * saved yet: LATMC_EUNSUPPORTED) */
+    { "ising2d_bitsliced_metropolis", 2, { 96, 22, 0 },
+      BOXES " " LEVELS " " THREADS " " PARTS " ens threads=2,ens" },
+    { "ising2d_bitsliced_heatbath", 2, { 40, 70, 0 }, BOXES " " LEVELS " " THREADS " " PARTS },
+    { "ising3d_bitsliced_pmj", 3, { 10, 6, 22 }, BOXES " " LEVELS " " THREADS " " PARTS },
     /* ---- Ising ---- */
     /* 22 planes: 11 two-plane units, cut 3,4,4 and 2,2,2,2,3; 10 planes: 5 slabs of 2 */
     { "ising2d_metropolis", 2, { 40, 22, 0 },

@@ -1,0 +1,40 @@
+/*
+ * The Ising chain with bit-sliced decisions (parameter decisions = 1,
+ * doc/models/ising-decisions.md) on the CPU: plain C over either layout of the Ising state
+ * (the C level's int8 sites or the SIMD levels' split rows, ising_split.h), a whole
+ * lattice or a slab, so that a sim switches chains between sweeps without changing layout.
+ */
+#ifndef LATMC_CPU_ISING_DECISIONS_H
+#define LATMC_CPU_ISING_DECISIONS_H
+
+#include <stdint.h>
+
+#include "cpu_lattice.h"
+#include "cpu_omp.h"
+#include "ising.h"
+#include "ising_split.h"
+#include "step.h"
+
+/* The storage one colour pass reads and writes. */
+struct cpu_ising_dec_view {
+    const struct latmc_lattice *global; /* the whole lattice: names the sites and draws */
+    const struct latmc_lattice *local;  /* the storage's lattice (a slab's, halos included) */
+    int64_t origin;                     /* global plane of local plane 0 (0: whole lattice) */
+    int8_t *natural;                    /* the C level's sites, or NULL: */
+    struct cpu_ising_split *split;      /* the SIMD levels' split rows (bonds inside) */
+    const int8_t *eps;                  /* C level, +-J: eps[ndim i + mu]; NULL: uniform */
+};
+
+/*
+ * Sites with global checkerboard numbers [j0, j1) of the colour of `step` (a
+ * LATMC_STEP_COLOUR_BITSLICED step, lib/step.h: its names name the planes), this team member's
+ * share of their groups of 32 (cpu_omp.h): each site decides as its group's lane, so any
+ * cut of the range (threads, boxes, parts) gives the same sites the same decisions.
+ * Returns the number of spins that changed.
+ */
+uint64_t cpu_ising_decisions_range(const struct cpu_ising_dec_view *v,
+                                   const struct latmc_ising_tables *t, int algorithm,
+                                   uint64_t seed, const struct latmc_step *step, int64_t j0,
+                                   int64_t j1, const struct cpu_team *team);
+
+#endif

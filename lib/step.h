@@ -1,0 +1,82 @@
+/*
+ * Internal: a concrete step of a sweep, what the core hands an executor instead of a
+ * number to decode (DESIGN.md section 12). The model says what step s of a sweep is
+ * (model_def.step_of: its kind, colour, pass and the names of its random numbers); the
+ * plan (lib/plan.c) completes the counter words once (latmc_step_name) and passes the
+ * step down in struct latmc_step_call. Executors read the fields; none derives a colour
+ * or a pass from the index.
+ */
+#ifndef LATMC_LIB_STEP_H
+#define LATMC_LIB_STEP_H
+
+#include <stdint.h>
+
+#include "rng_streams.h"
+
+enum latmc_step_kind {
+    /* update of the sites of one colour class (Metropolis, heat bath) */
+    LATMC_STEP_COLOUR = 0,
+    /* overrelaxation of the sites of one colour class (Heisenberg: no random numbers) */
+    LATMC_STEP_OVERRELAX = 1,
+    /* step `index` of a chain the backend declares for a sim (ops.own_schedule, CUDA
+     * phi^4's chunk phases): the backend names its own draws; the naming fields are 0 */
+    LATMC_STEP_OWN = 2,
+    /* update of the sites of one colour class with bit-sliced decisions (Ising decisions
+     * = 1, doc/models/ising-decisions.md): block = a group of 32 sites of the colour, its
+     * bit plane b output b mod 4 of sub `sub` + b / 4 */
+    LATMC_STEP_COLOUR_BITSLICED = 3
+    /* Room for the cluster kinds (DESIGN.md section 12), not defined yet: bond activation,
+     * labelling (repeated until no label changes, the "changed" flag reduced over all
+     * boxes and ranks) and cluster flip. */
+};
+
+struct latmc_step {
+    int index;          /* position in the sweep's schedule (0 .. steps - 1) */
+    int kind;           /* enum latmc_step_kind */
+    int colour;         /* the colour class it updates */
+    int pass;           /* the pass of the sweep it belongs to (phi^4: of nloc; Heisenberg:
+                           heat bath or overrelaxation passes) */
+    /* The names of its random numbers (lib/rng_streams.h): the UPDATE stream of replica 0
+     * (other replicas: latmc_rng_stream(UPDATE, r)), sweep word rng_sweep (the sweep's
+     * number; phi^4: sweep nloc + pass), phase (the colour) and the first sub a draw of
+     * the step uses (Potts: the propose or heat-bath sub; phi^4: hit 0, draw 0). */
+    uint64_t rng_sweep;
+    uint32_t stream;
+    uint32_t phase;
+    uint32_t sub;
+    /* Counter words 1..3 of its block 0 (latmc_rng_counter(0, rng_sweep, stream, phase,
+     * sub)), built once per step by latmc_step_name: a block b < 2^32 has words (b, c1,
+     * c2, c3). */
+    uint32_t c1, c2, c3;
+};
+
+/* A step of `kind` named by (rng_sweep, UPDATE stream of replica 0, phase, sub), with
+ * its counter words. */
+static inline struct latmc_step latmc_step_name(int index, int kind, int colour, int pass,
+                                                uint64_t rng_sweep, uint32_t phase,
+                                                uint32_t sub)
+{
+    struct latmc_step s;
+    s.index = index;
+    s.kind = kind;
+    s.colour = colour;
+    s.pass = pass;
+    s.rng_sweep = rng_sweep;
+    s.stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
+    s.phase = phase;
+    s.sub = sub;
+    const latmc_philox_ctr c = latmc_rng_counter(0, rng_sweep, s.stream, phase, sub);
+    s.c1 = c.v[1];
+    s.c2 = c.v[2];
+    s.c3 = c.v[3];
+    return s;
+}
+
+/* Step `index` of a backend's own chain (LATMC_STEP_OWN). */
+static inline struct latmc_step latmc_step_own(int index)
+{
+    struct latmc_step s = latmc_step_name(index, LATMC_STEP_OWN, 0, 0, 0, 0, 0);
+    return s;
+}
+
+#endif
