@@ -41,15 +41,17 @@ static int64_t plane_sites(const latmc_sim_desc *d)
 }
 
 /* A transport operation's status; `fails` is latmc_fail_count() before the call (did the
- * operation record a message?). */
+ * operation record a message?). 0 is success; a negative LATMC_E* code is that failure;
+ * anything else (a positive value, an unknown negative one) is the transport's bug, an
+ * error too: taking +7 for success would run on with buffers the transport never filled. */
 static int transport_status(int st, unsigned long fails, const char *what)
 {
-    if (st >= 0)
+    if (st == 0)
         return LATMC_OK;
     const bool own = latmc_fail_count() != fails;
-    if (!latmc_status_known(st))
-        return latmc_fail(LATMC_EBACKEND, "part transport: %s returned %d, not a liblatmc "
-                          "status", what, st);
+    if (st > 0 || !latmc_status_known(st))
+        return latmc_fail(LATMC_EBACKEND, "part transport: %s returned %d, neither 0 nor a "
+                          "negative liblatmc status", what, st);
     if (own)
         return st;
     return latmc_fail(st, "part transport: %s failed (%s)", what, latmc_strerror(st));
@@ -105,19 +107,35 @@ static int agree_part(struct latmc_part *part, int status, uint64_t count[2])
      * not allocate it here would return without taking part, leaving the others waiting */
     struct vote *all = part->votes;
     size_t *bytes = part->vote_bytes;
-    memset(all, 0, (size_t)n * sizeof *all);
+    /* not zeros: a slot the transport leaves unfilled reads as no valid vote, not as OK */
+    memset(all, 0xa5, (size_t)n * sizeof *all);
     for (int p = 0; p < n; p++)
         bytes[p] = sizeof mine;
     int st;
     TRANSPORT(st, "gather (status agreement)", part->tr.gather(part->tr.user, -1, &mine, all, bytes));
     if (st < 0)
         return st;
+    /* This part's own vote must be among them: a transport that drops it would let this
+     * part go on from a failure it had (a create without a sim), so its status always
+     * counts, and a gather that loses it is the transport's failure. */
+    if (memcmp(&all[part->rank], &mine, sizeof mine) != 0) {
+        if (status < 0)
+            return latmc_fail(status, "%s (and the part transport's gather (status agreement) "
+                              "did not deliver this part's own vote)", mine.msg);
+        return latmc_fail(LATMC_EBACKEND, "part transport: gather (status agreement) did not "
+                          "deliver part %d's own vote in its slot", part->rank);
+    }
     int verdict = LATMC_OK, who = -1;
     uint64_t sum[2] = { 0, 0 };
     for (int p = 0; p < n; p++) {
-        if (all[p].status < 0 && verdict == LATMC_OK) {
-            verdict = latmc_status_known(all[p].status) ? all[p].status : LATMC_EBACKEND;
+        if (all[p].status != 0 && verdict == LATMC_OK) {
+            verdict = all[p].status < 0 && latmc_status_known(all[p].status) ? all[p].status
+                                                                            : LATMC_EBACKEND;
             who = p;
+            if (verdict != all[p].status) /* not a status any part votes: no vote came */
+                snprintf(all[p].msg, sizeof all[p].msg, "part transport: gather (status "
+                         "agreement) delivered no valid vote from it (status %d)",
+                         (int)all[p].status);
         }
         sum[0] += all[p].count[0];
         sum[1] += all[p].count[1];
@@ -215,13 +233,13 @@ static int share_halos(struct latmc_part *part)
 {
     if (part->n_parts < 2 || !part->tr.share_halos)
         return LATMC_OK;
-    int st;
-    int shared = 0;
-    TRANSPORT(st, "share_halos",
-              (shared = part->tr.share_halos(part->tr.user,
-                                             (size_t)part->halo * part->plane_bytes,
-                                             part->shared_send, part->shared_recv)));
-    if (st == LATMC_OK && shared > 0) {
+    const unsigned long fails = latmc_fail_count();
+    const int shared = part->tr.share_halos(part->tr.user,
+                                            (size_t)part->halo * part->plane_bytes,
+                                            part->shared_send, part->shared_recv);
+    /* 1 (offered) and 0 (not) are its answers; anything else is an error */
+    const int st = shared == 1 ? LATMC_OK : transport_status(shared, fails, "share_halos");
+    if (st == LATMC_OK && shared == 1) {
         for (int k = 0; k < 4; k++)
             if (!part->shared_send[k] || !part->shared_recv[k])
                 return latmc_fail(LATMC_EBACKEND, "part transport: share_halos gave a NULL "
