@@ -131,7 +131,8 @@ static int corrupt(const char *path, const char *what)
 /* The stored member must be the member this position names. */
 static bool member_fits(const latmc_ens *e, int m, const latmc_sim *sim)
 {
-    latmc_sim_desc want, have;
+    /* this version's struct, said so (the functions honour a caller's older size) */
+    latmc_sim_desc want = { .struct_size = sizeof want }, have = { .struct_size = sizeof have };
     latmc_ens_member_desc(e, m, &want);
     latmc_sim_get_desc(sim, &have);
     bool same = want.model == have.model && want.ndim == have.ndim && want.q == have.q &&

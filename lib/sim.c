@@ -203,16 +203,7 @@ int latmc_sim_get_desc(const latmc_sim *sim, latmc_sim_desc *out)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_get_desc: sim is NULL");
     if (!out)
         return SIM_FAIL_CONST(sim, LATMC_EINVAL, "latmc_sim_get_desc: out is NULL");
-    if (out->struct_size == LATMC_DESC_SIZE_V1 || out->struct_size == LATMC_DESC_SIZE_V2) {
-        /* A caller built against an older header has a shorter struct: fill only that. */
-        const size_t n = out->struct_size == LATMC_DESC_SIZE_V1 ? LATMC_DESC_SIZE_V1
-                                                                 : LATMC_DESC_FIELDS_V2;
-        const uint32_t size = out->struct_size;
-        memcpy(out, &sim->desc, n);
-        out->struct_size = size;
-        return LATMC_OK;
-    }
-    *out = sim->desc;
+    latmc_desc_copy_out(&sim->desc, out);
     return LATMC_OK;
 }
 

@@ -624,7 +624,7 @@ static void app_data_acc_and_ensemble_calls(void **state)
     EXPECT(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
     uint64_t u = 0;
     double mean = 0;
-    latmc_sim_desc md;
+    latmc_sim_desc md = { .struct_size = sizeof md };
     EXPECT(latmc_ens_get_layout(NULL, &l), LATMC_EINVAL);
     EXPECT(latmc_ens_get_layout(e, NULL), LATMC_EINVAL);
     EXPECT(latmc_ens_member_desc(NULL, 0, &md), LATMC_EINVAL);
