@@ -342,7 +342,8 @@ LATMC_API int latmc_ens_load(latmc_ctx *ctx, const char *path, latmc_ens **out);
  * g = (3 - r) / 2 for n_components = 1 (Ising), g = (11 - 9 r) / 2 for 3 (Heisenberg).
  * *err is the leave-one-sample-out jackknife error.
  * @return LATMC_OK; LATMC_EINVAL (NULL, n_samples < 2, n_components not 1 or 3, a value
- *         not finite, [<q^2>] == 0).
+ *         not finite, moments no chain gives: q2[s] < 0, q4[s] < 0 or q4[s] < q2[s]^2
+ *         beyond rounding; [<q^2>] == 0).
  * @note Thread-safe.
  * @since 0.2
  */

@@ -325,6 +325,57 @@ static void test_binder_jackknife(void **state)
 }
 
 /*
+ * Moments no chain can give are refused: a thermal mean of q^2 is >= 0 and, by Jensen's
+ * inequality, <q^4> >= <q^2>^2 (on 995e5fe a negative <q^2> gave LATMC_OK and g = 1.28).
+ * Moments equal up to rounding (q^2 the same in every measurement) are accepted.
+ */
+static void test_binder_moments(void **state)
+{
+    (void)state;
+    double g = -9, err = -9;
+    const double good2[3] = { 0.30, 0.25, 0.40 }, good4[3] = { 0.12, 0.09, 0.20 };
+    const struct {
+        double q2, q4; /* sample 1's moments; samples 0 and 2 are good */
+    } bad[] = {
+        { -0.25, 0.09 },  /* <q^2> < 0 (the campaign's case) */
+        { 0.25, -0.09 },  /* <q^4> < 0 */
+        { 0.25, 0.06 },   /* <q^4> < <q^2>^2 = 0.0625 */
+        { -0.5, 0.25 },   /* <q^4> = <q^2>^2 but <q^2> < 0 */
+        { 0.0, -1e-300 }, /* a tiny negative <q^4> */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        double q2[3], q4[3];
+        memcpy(q2, good2, sizeof q2);
+        memcpy(q4, good4, sizeof q4);
+        q2[1] = bad[i].q2;
+        q4[1] = bad[i].q4;
+        for (int ncomp = 1; ncomp <= 3; ncomp += 2) {
+            g = err = -9;
+            if (latmc_ens_binder_g(q2, q4, 3, ncomp, &g, &err) != LATMC_EINVAL)
+                fail_msg("case %zu (q2 %g, q4 %g), %d components: accepted, g = %g", i,
+                         bad[i].q2, bad[i].q4, ncomp, g);
+            assert_non_null(strstr(latmc_last_error(), "sample 1"));
+            assert_true(g == -9 && err == -9); /* outputs unchanged */
+        }
+    }
+    /* the edge: q^2 = 0.3 in every measurement of a sample, moments from sums */
+    double q2[3], q4[3];
+    memcpy(q2, good2, sizeof q2);
+    memcpy(q4, good4, sizeof q4);
+    double s2 = 0, s4 = 0;
+    for (int k = 0; k < 7; k++) {
+        s2 += 0.3;
+        s4 += 0.3 * 0.3;
+    }
+    q2[1] = s2 / 7;
+    q4[1] = s4 / 7;
+    assert_int_equal(latmc_ens_binder_g(q2, q4, 3, 1, &g, &err), LATMC_OK);
+    q2[1] = 0; /* a sample whose overlap is always 0 */
+    q4[1] = 0;
+    assert_int_equal(latmc_ens_binder_g(q2, q4, 3, 1, &g, &err), LATMC_OK);
+}
+
+/*
  * The functions that fill a caller's struct write no more than its struct_size says:
  * latmc_ens_member_desc() into the desc of an older header (the 0.1 one ends before
  * n_parts, the next after n_parts), as latmc_sim_get_desc() does, and
@@ -399,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_temperatures_and_exchange),
         cmocka_unit_test(test_overlaps_by_hand),
         cmocka_unit_test(test_binder_jackknife),
+        cmocka_unit_test(test_binder_moments),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
