@@ -75,8 +75,8 @@ int latmc_ens_save(latmc_ens *e, const char *path)
 {
     if (!e)
         return latmc_fail(LATMC_EINVAL, "latmc_ens_save: ens is NULL");
-    if (!path)
-        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_save: path is NULL");
+    if (!path || !*path) /* as latmc_sim_save: a bad argument, not a failed write */
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_save: path is %s", !path ? "NULL" : "empty");
     const int M = e->n_members;
     size_t *sizes = calloc((size_t)M, sizeof *sizes);
     if (!sizes)
