@@ -9,17 +9,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
 #include "safe_file.h"
+#include "temp_files.h"
 
 /* Symlink chains longer than this are refused, as the kernel does (ELOOP). */
 #define MAX_LINK_DEPTH 40
@@ -185,22 +184,6 @@ static int resolve_target(const char *path, const char *fn, char **target, bool 
     }
 }
 
-/* A name for the temporary file, unique among this process's threads and other
- * processes: the pid, a counter and clock bits; O_EXCL makes the final decision. */
-static char *temporary_name(const char *target)
-{
-    static atomic_uint counter;
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    unsigned serial = atomic_fetch_add(&counter, 1u);
-    size_t n = strlen(target) + 64;
-    char *tmp = malloc(n);
-    if (tmp)
-        snprintf(tmp, n, "%s.tmp-%ld-%u-%05lx", target, (long)getpid(), serial,
-                 (unsigned long)(now.tv_nsec & 0xfffff));
-    return tmp;
-}
-
 static int write_all(int fd, const unsigned char *p, size_t n)
 {
     while (n > 0) {
@@ -264,10 +247,13 @@ int latmc_file_begin(const char *path, const char *fn, struct latmc_file_writer 
         return status;
     }
     w->dir = directory_of(w->target);
+    /* what writers killed mid-save left beside this target (never a live writer's) */
+    if (w->dir)
+        latmc_remove_stale_temps(w->target, w->dir);
     int err = 0;
     for (int attempt = 0; w->dir && attempt < 100 && w->fd < 0; attempt++) {
         free(w->tmp);
-        if (!(w->tmp = temporary_name(w->target)))
+        if (!(w->tmp = latmc_temp_name(w->target)))
             break;
         /* 0666 before the umask, as fopen(path, "w") would create the file. */
         w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);

@@ -6,6 +6,15 @@
  * replaces the target with a FIFO, a directory or another regular file. Anything that is
  * not a regular file must survive (the save fails with LATMC_EIO and says so); a regular
  * file is replaced as usual; no temporary file is left.
+ *
+ * And the temporary files of writers killed mid-save (in the same window, by SIGKILL):
+ * the next save to that path removes them, never one of a live writer, of another host
+ * or pid namespace, of an older release's name or of another target.
+ *
+ *   test_save_races                          (the tests)
+ *   test_save_races --die-in-save PATH       (a writer killed in the window)
+ *   test_save_races --hang-in-save PATH FD   (a writer that writes a byte to FD there and
+ *                                             waits to be killed)
  */
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include <stdarg.h>
@@ -15,6 +24,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <signal.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +37,8 @@
 #include "sim_helpers.h"
 
 static char dir[64];
+static char self[4096]; /* this executable, for the writer processes */
+static int hang_fd = -1;
 
 /* ---- the window: fsync of a regular file, once, runs `during_save` first ---- */
 
@@ -192,8 +204,187 @@ static void regular_file_replaced_during_save(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
-int main(void)
+/* ---- temporaries of dead writers ---- */
+
+static void die_here(const char *target)
 {
+    (void)target;
+    raise(SIGKILL);
+}
+
+static void hang_here(const char *target)
+{
+    (void)target;
+    (void)!write(hang_fd, "x", 1);
+    for (;;)
+        pause();
+}
+
+/* A writer process (exec'ed: no OpenMP state across a fork) that stops in the window. */
+static int writer_main(const char *path, void (*hook)(const char *))
+{
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
+    latmc_sim_desc d = ising_desc(2, 64, 64, 0, LATMC_ALGO_METROPOLIS, 1, 11);
+    if (latmc_ctx_create(&ctx) != LATMC_OK || latmc_sim_create(ctx, &d, &sim) != LATMC_OK ||
+        latmc_sim_init_spins(sim, LATMC_INIT_HOT) != LATMC_OK)
+        return 2;
+    during_target = path;
+    during_save = hook;
+    latmc_sim_save(sim, path);
+    return 3; /* the hook never returns */
+}
+
+static pid_t spawn(const char *how, const char *path, int fd)
+{
+    char fd_arg[16];
+    snprintf(fd_arg, sizeof fd_arg, "%d", fd);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        execl(self, self, how, path, fd_arg, (char *)NULL);
+        _exit(127);
+    }
+    assert_true(pid > 0);
+    return pid;
+}
+
+/* A writer killed in the window: its temporary file is there, and its pid is gone. */
+static pid_t killed_writer(const char *path)
+{
+    const pid_t pid = spawn("--die-in-save", path, -1);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    return pid;
+}
+
+/* The names in the test directory that start with `prefix`: their count, the first's. */
+static int names_with(const char *prefix, char *first, size_t cap)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+            if (n++ == 0 && first)
+                snprintf(first, cap, "%s", e->d_name);
+        }
+    closedir(d);
+    return n;
+}
+
+static void touch(const char *name)
+{
+    char *p = in_dir(name);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    fputs("not a checkpoint", f);
+    fclose(f);
+    free(p);
+}
+
+/*
+ * On 995e5fe nothing removed a dead writer's temporary file (the campaign: 26 left by 60
+ * kills, each as large as the checkpoint): the first check below fails there.
+ */
+static void dead_writers_temporaries_removed(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim *sim = new_ising(ctx, 2);
+    char *target = in_dir("run.ckpt");
+    assert_int_equal(latmc_sim_save(sim, target), LATMC_OK);
+
+    /* three writers killed mid-save, one after the other: each one's save removed the
+     * file of the one before, the last one's file is there; the next save removes it */
+    for (int k = 0; k < 3; k++)
+        killed_writer(target);
+    char name[256];
+    const int left = names_with("run.ckpt.tmp-", name, sizeof name);
+    if (left != 1)
+        fail_msg("%d temporary files after 3 writers were killed (1 expected)", left);
+    assert_int_equal(latmc_sim_save(sim, target), LATMC_OK);
+    if (names_with("run.ckpt.tmp-", name, sizeof name) != 0)
+        fail_msg("a dead writer's temporary file is left: %s", name);
+
+    /* what is not a dead writer's of this host, pid namespace and target is kept: a
+     * temporary of another host (its tag changed), an older release's name (no tag), a
+     * name that only looks like one, and another target's dead writer's */
+    killed_writer(target);
+    assert_int_equal(names_with("run.ckpt.tmp-", name, sizeof name), 1);
+    char *dash = strchr(name + strlen("run.ckpt.tmp-"), '-'); /* <pid>-<tag>-... */
+    assert_non_null(dash);
+    dash[1] = dash[1] == '0' ? '1' : '0';
+    char *from = NULL, *to = in_dir(name);
+    dash[1] = dash[1] == '0' ? '1' : '0';
+    from = in_dir(name);
+    assert_int_equal(rename(from, to), 0); /* now "another host's" */
+    long dead = 0;
+    assert_int_equal(sscanf(name + strlen("run.ckpt.tmp-"), "%ld", &dead), 1);
+    char old_style[128], lookalike[128];
+    snprintf(old_style, sizeof old_style, "run.ckpt.tmp-%ld-0-12345", dead);
+    snprintf(lookalike, sizeof lookalike, "run.ckpt.tmp-%ld-notes", dead);
+    touch(old_style);
+    touch(lookalike);
+    char *other = in_dir("other.ckpt");
+    killed_writer(other);
+    assert_int_equal(names_with("other.ckpt.tmp-", NULL, 0), 1);
+    assert_int_equal(latmc_sim_save(sim, target), LATMC_OK);
+    assert_int_equal(names_with("run.ckpt.tmp-", NULL, 0), 3);
+    assert_int_equal(names_with("other.ckpt.tmp-", NULL, 0), 1);
+    assert_int_equal(latmc_sim_save(sim, other), LATMC_OK); /* its own: removed */
+    assert_int_equal(names_with("other.ckpt.tmp-", NULL, 0), 0);
+    unlink(to);
+    char *p = in_dir(old_style);
+    unlink(p);
+    free(p);
+    p = in_dir(lookalike);
+    unlink(p);
+    free(p);
+    unlink(other);
+
+    /* a live writer stopped in the window: its temporary file stays until it is gone */
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    const pid_t live = spawn("--hang-in-save", target, fds[1]);
+    close(fds[1]);
+    char byte = 0;
+    assert_int_equal(read(fds[0], &byte, 1), 1); /* it is in the window */
+    close(fds[0]);
+    assert_int_equal(names_with("run.ckpt.tmp-", NULL, 0), 1);
+    assert_int_equal(latmc_sim_save(sim, target), LATMC_OK);
+    assert_int_equal(names_with("run.ckpt.tmp-", NULL, 0), 1);
+    kill(live, SIGKILL);
+    int status = 0;
+    assert_int_equal(waitpid(live, &status, 0), live);
+    assert_int_equal(latmc_sim_save(sim, target), LATMC_OK);
+    assert_int_equal(names_with("run.ckpt.tmp-", NULL, 0), 0);
+
+    assert_int_equal(others_in_dir("run.ckpt"), 0);
+    unlink(target);
+    free(target);
+    free(other);
+    free(from);
+    free(to);
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 4 && strcmp(argv[1], "--die-in-save") == 0)
+        return writer_main(argv[2], die_here);
+    if (argc == 4 && strcmp(argv[1], "--hang-in-save") == 0) {
+        hang_fd = atoi(argv[3]);
+        return writer_main(argv[2], hang_here);
+    }
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        snprintf(self, sizeof self, "%s", argv[0]);
+    else
+        self[n] = '\0';
+
     strcpy(dir, "/tmp/latmc-save-races-XXXXXX");
     if (mkdtemp(dir) == NULL) {
         perror("mkdtemp");
@@ -202,6 +393,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(non_regular_file_appears_during_save),
         cmocka_unit_test(regular_file_replaced_during_save),
+        cmocka_unit_test(dead_writers_temporaries_removed),
     };
     int failed = cmocka_run_group_tests_name("save races", tests, NULL, NULL);
     if (rmdir(dir) != 0) /* leaves the evidence when a test left files behind */
