@@ -23,11 +23,13 @@
 /* The size of a transport built against a header without share_halos and sync_halos. */
 #define TRANSPORT_OLD_SIZE offsetof(latmc_transport, share_halos)
 
-/* One part's say in an agreement: its status and message, and two counters to add up. */
+/* One part's say in an agreement: its status and message, two counters to add up, and
+ * (has_params, before a sweep) its parameters, compared across the parts. */
 struct vote {
     int32_t status;
-    int32_t reserved;
+    int32_t has_params;
     uint64_t count[2];
+    double param[LATMC_PARAM_MAX + 1];
     char msg[LATMC_ERRMSG_SIZE];
 };
 
@@ -87,11 +89,42 @@ int latmc_record_failure(int status, const char *message)
 }
 
 /*
+ * The parameters of every part against part 0's, bit for bit (set_param is local: a part
+ * that set another beta would run a chain no one asked for). The same verdict and message
+ * on every part, from the same gathered votes.
+ */
+static int compare_params(const struct vote *all, int n)
+{
+    for (int p = 1; p < n; p++)
+        for (int k = 0; k <= LATMC_PARAM_MAX; k++) {
+            if (!all[p].has_params || !all[0].has_params)
+                return latmc_fail(LATMC_EBACKEND, "part transport: part %d of %d made another "
+                                  "call than part 0 (a sweep on some parts only)", p, n);
+            if (memcmp(&all[p].param[k], &all[0].param[k], sizeof all[0].param[k]) != 0) {
+                const char *name = latmc_param_name(k);
+                char a[32], b[32]; /* short, unless only the last digits differ */
+                snprintf(a, sizeof a, "%.15g", all[p].param[k]);
+                snprintf(b, sizeof b, "%.15g", all[0].param[k]);
+                if (strcmp(a, b) == 0) {
+                    snprintf(a, sizeof a, "%.17g", all[p].param[k]);
+                    snprintf(b, sizeof b, "%.17g", all[0].param[k]);
+                }
+                return latmc_fail(LATMC_EINVAL, "latmc_sim_sweep: the parameters differ "
+                                  "between the parts: part %d of %d has %s = %s, part 0 has %s "
+                                  "(every part must set the same parameters before a sweep)",
+                                  p, n, name ? name : "(internal)", a, b);
+            }
+        }
+    return LATMC_OK;
+}
+
+/*
  * The agreement itself, on a part that may not be attached to a sim yet: every part's
  * vote to every part, then the first failure in part order wins; count[] become the sums
  * over the parts, added in part order.
  */
-static int agree_part(struct latmc_part *part, int status, uint64_t count[2])
+static int agree_part(struct latmc_part *part, int status, uint64_t count[2],
+                      const double *params)
 {
     const int n = part->n_parts;
     struct vote mine;
@@ -100,6 +133,10 @@ static int agree_part(struct latmc_part *part, int status, uint64_t count[2])
     if (count) {
         mine.count[0] = count[0];
         mine.count[1] = count[1];
+    }
+    if (params) {
+        mine.has_params = 1;
+        memcpy(mine.param, params, sizeof mine.param);
     }
     if (status < 0)
         snprintf(mine.msg, sizeof mine.msg, "%s", latmc_thread_error());
@@ -144,6 +181,8 @@ static int agree_part(struct latmc_part *part, int status, uint64_t count[2])
         count[0] = sum[0];
         count[1] = sum[1];
     }
+    if (verdict == LATMC_OK && params)
+        return compare_params(all, n);
     if (verdict < 0 && who != part->rank) {
         all[who].msg[sizeof all[who].msg - 1] = '\0';
         latmc_fail(verdict, "part %d of %d: %s", who, n, all[who].msg);
@@ -157,7 +196,14 @@ int latmc_part_agree(latmc_sim *sim, int status)
 {
     if (!latmc_part_many(sim))
         return status;
-    return agree_part(sim->part, status, NULL);
+    return agree_part(sim->part, status, NULL, NULL);
+}
+
+int latmc_part_agree_params(latmc_sim *sim, int status)
+{
+    if (!latmc_part_many(sim))
+        return status;
+    return agree_part(sim->part, status, NULL, sim->param);
 }
 
 void latmc_part_free(struct latmc_part *part)
@@ -288,7 +334,7 @@ int latmc_part_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *a
     /* The plan's loop runs this part's box and exchanges halos after every step; a failed
      * step there is latched and the exchanges go on, so no part is left waiting. */
     int st = latmc_plan_sweep(sim, sim->plan, n, &count[0], &count[1]);
-    st = agree_part(sim->part, st, count);
+    st = agree_part(sim->part, st, count, NULL);
     if (st < 0)
         return st;
     *accepted += count[0];
@@ -312,7 +358,7 @@ int latmc_part_measure(latmc_sim *sim, void *sums)
                                         (long long)part->planes);
     if (st == LATMC_OK)
         st = sim->ops->measure_planes(sim, part->p0, part->p1, mine);
-    if ((st = agree_part(part, st, NULL)) == LATMC_OK)
+    if ((st = agree_part(part, st, NULL, NULL)) == LATMC_OK)
         TRANSPORT(st, "gather (measurement tiles)",
                   part->tr.gather(part->tr.user, -1, mine, tiles, bytes));
     if (st == LATMC_OK) {
@@ -368,7 +414,7 @@ static int get_configuration(latmc_sim *sim, int root, void *user_buf, unsigned 
                  : latmc_fail(LATMC_ENOMEM, "cannot allocate a copy of the configuration");
     if (st == LATMC_OK)
         st = sim->ops->get_planes(sim, part->p0, part->p1, mine);
-    if ((st = agree_part(part, st, NULL)) == LATMC_OK)
+    if ((st = agree_part(part, st, NULL, NULL)) == LATMC_OK)
         st = gather_configuration(sim, root, mine, all);
     free(mine);
     if (all != user_buf && (st < 0 || !out))
@@ -381,7 +427,7 @@ static int get_configuration(latmc_sim *sim, int root, void *user_buf, unsigned 
 int latmc_part_get_spins(latmc_sim *sim, void *buf)
 {
     int st = get_configuration(sim, -1, buf, NULL);
-    return agree_part(sim->part, st, NULL);
+    return agree_part(sim->part, st, NULL, NULL);
 }
 
 int latmc_part_set_spins(latmc_sim *sim, const void *buf)
@@ -389,7 +435,7 @@ int latmc_part_set_spins(latmc_sim *sim, const void *buf)
     /* Each part takes its slab from its own buffer, the halos from its neighbours'. */
     int st = sim->ops->set_spins(sim, buf);
     int xst = latmc_part_exchange(sim);
-    return agree_part(sim->part, st < 0 ? st : xst, NULL);
+    return agree_part(sim->part, st < 0 ? st : xst, NULL, NULL);
 }
 
 /* Whether the backend gives its couplings plane by plane (else it holds them all). */
@@ -427,7 +473,7 @@ static int gather_couplings(latmc_sim *sim, int root, float *all, int prior)
     }
     if (!planes && receives && st == LATMC_OK)
         st = sim->ops->get_couplings(sim, all);
-    if ((st = agree_part(part, st, NULL)) == LATMC_OK && planes) {
+    if ((st = agree_part(part, st, NULL, NULL)) == LATMC_OK && planes) {
         size_t *bytes = part->gather_bytes;
         for (int p = 0; p < part->n_parts; p++)
             bytes[p] = (size_t)(part->first[p + 1] - part->first[p]) * per_plane * sizeof *mine;
@@ -469,7 +515,7 @@ int latmc_part_collect(latmc_sim *sim, int root)
         st = gather_couplings(sim, root, all, st);
         part->staged_couplings = all;
     }
-    st = agree_part(part, st, NULL);
+    st = agree_part(part, st, NULL, NULL);
     if (st < 0)
         latmc_part_unstage(sim);
     return st;
@@ -477,7 +523,7 @@ int latmc_part_collect(latmc_sim *sim, int root)
 
 int latmc_part_get_couplings(latmc_sim *sim, float *buf)
 {
-    return agree_part(sim->part, gather_couplings(sim, -1, buf, LATMC_OK), NULL);
+    return agree_part(sim->part, gather_couplings(sim, -1, buf, LATMC_OK), NULL, NULL);
 }
 
 /* ---- creation ---- */
@@ -570,7 +616,7 @@ static int compare_descs(struct latmc_part *part, const latmc_sim_desc *d)
     size_t *bytes = part->gather_bytes;
     int st = all ? LATMC_OK : latmc_fail(LATMC_ENOMEM, "latmc_sim_create_part: cannot "
                                          "allocate %d descs", n);
-    if ((st = agree_part(part, st, NULL)) < 0) {
+    if ((st = agree_part(part, st, NULL, NULL)) < 0) {
         free(all);
         return st;
     }
@@ -638,7 +684,7 @@ int latmc_part_create(latmc_ctx *ctx, const latmc_sim_desc *desc, int rank, int 
     else
         st = latmc_desc_validate(desc, &d, &nsites);
     d.n_parts = n_parts; /* 0 means the same: compare the cut actually used */
-    if ((st = agree_part(part, st, NULL)) == LATMC_OK)
+    if ((st = agree_part(part, st, NULL, NULL)) == LATMC_OK)
         st = compare_descs(part, &d);
     latmc_sim *sim = NULL;
     if (st == LATMC_OK) {
@@ -670,13 +716,13 @@ int latmc_part_create(latmc_ctx *ctx, const latmc_sim_desc *desc, int rank, int 
                 part->first[n_parts] = part->planes;
         }
     }
-    st = agree_part(part, st, NULL);
+    st = agree_part(part, st, NULL, NULL);
     if (st == LATMC_OK) {
         /* the answer agreed on too: parts of which some sync_halos and others exchange
          * would wait for each other forever (a transport's bug, refused on every part) */
         const int shared_st = share_halos(part);
         uint64_t offered[2] = { part->shared ? 1u : 0u, 0 };
-        st = agree_part(part, shared_st, offered);
+        st = agree_part(part, shared_st, offered, NULL);
         if (st == LATMC_OK && offered[0] != 0 && offered[0] != (uint64_t)n_parts)
             st = latmc_fail(LATMC_EBACKEND, "part transport: share_halos offered shared halo "
                             "buffers on %llu of %d parts (every part must give the same "

@@ -300,8 +300,9 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
                       (unsigned long long)n, (unsigned long long)max_sweeps);
     /* collective on parts: the parameters are each part's own (set_param), so a part
      * whose parameters are refused fails the sweep on every part (none is left waiting
-     * in the others' halo exchanges) */
-    if (latmc_part_many(sim) && (st = latmc_part_agree(sim, st)) < 0)
+     * in the others' halo exchanges), and so do parameters that differ between the parts
+     * (compared in the same agreement: no message more) */
+    if (latmc_part_many(sim) && (st = latmc_part_agree_params(sim, st)) < 0)
         return latmc_sim_record_failure(sim, st);
     if (st < 0)
         return st;

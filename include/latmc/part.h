@@ -22,7 +22,10 @@
  * the same calls, in the same order, with the same arguments; each returns the same status
  * on every part (a failure on one part is that failure on every part, its message naming
  * the part). Calls that only read or set the sim's own state (parameters, counters, desc,
- * names, messages) are local, but parameters must be set alike on every part.
+ * names, messages) are local, but parameters must be set alike on every part:
+ * latmc_sim_sweep compares them across the parts before it runs (no extra message: in
+ * the agreement it makes anyway), and a difference fails it with LATMC_EINVAL on every
+ * part, naming the first part and parameter that differ from part 0's.
  *
  * @since 0.2
  */
