@@ -16,6 +16,7 @@
 #include "model.h"
 #include "params.h"
 #include "rng_streams.h"
+#include "thread_probe.h"
 
 int latmc_ens_record_failure(const latmc_ens *cens, int status)
 {
@@ -155,6 +156,13 @@ int latmc_ens_alloc(latmc_ctx *ctx, const latmc_sim_desc *member, const latmc_en
     int st = latmc_desc_validate(member, &d, &nsites);
     if (st < 0)
         return st;
+    /* the team over members, as latmc_sim_create checks a sim's (the OpenMP runtime
+     * would end the process where the system refuses a thread) */
+    if ((st = latmc_thread_probe(latmc_ens_resolve_threads(layout->n_threads))) < 0) {
+        char why[LATMC_ERRMSG_SIZE];
+        snprintf(why, sizeof why, "%s", latmc_thread_error());
+        return latmc_fail(st, "latmc_ens_create: layout.%s", why);
+    }
     if (d.replicas != 1)
         return latmc_fail(LATMC_EUNSUPPORTED, "latmc_ens_create: member desc.replicas = %d; "
                           "an ensemble's replicas are its layout.n_replicas (members have 1)",

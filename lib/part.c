@@ -19,6 +19,7 @@
 #include "model.h"
 #include "part.h"
 #include "plan.h"
+#include "thread_probe.h"
 
 /* The size of a transport built against a header without share_halos and sync_halos. */
 #define TRANSPORT_OLD_SIZE offsetof(latmc_transport, share_halos)
@@ -356,6 +357,8 @@ int latmc_part_measure(latmc_sim *sim, void *sums)
     int st = mine && tiles ? LATMC_OK
                            : latmc_fail(LATMC_ENOMEM, "measure: cannot allocate %lld tiles",
                                         (long long)part->planes);
+    if (st == LATMC_OK) /* its team, before the runtime could end the process */
+        st = latmc_team_ready(sim->n_threads);
     if (st == LATMC_OK)
         st = sim->ops->measure_planes(sim, part->p0, part->p1, mine);
     if ((st = agree_part(part, st, NULL, NULL)) == LATMC_OK)

@@ -11,6 +11,7 @@
 #include "desc.h"
 #include "model.h"
 #include "params.h"
+#include "thread_probe.h"
 #include "part.h"
 #include "plan.h"
 #include "rng_streams.h"
@@ -63,9 +64,25 @@ int latmc_sim_log_failure(const latmc_sim *sim, int status)
 #define BACKEND_CALL(st, sim, what, call)                                                   \
     do {                                                                                    \
         const unsigned long fails_before_ = latmc_fail_count();                             \
-        const int raw_ = (call);                                                            \
+        int raw_ = team_ready(sim);                                                         \
+        if (raw_ == LATMC_OK)                                                               \
+            raw_ = (call);                                                                  \
         (st) = latmc_backend_result((sim)->ops->name, (what), raw_, fails_before_);         \
     } while (0)
+
+/*
+ * Before a backend call that may start OpenMP teams: can this thread have the sim's team
+ * (latmc_team_ready: the runtime would end the process where the system refuses a
+ * thread)? A part sim checks inside its collective forms and agreements instead (a part
+ * that returned here would leave the others waiting); a sim not created yet (n_threads
+ * 0) probes in its create.
+ */
+static int team_ready(const latmc_sim *sim)
+{
+    if (sim->n_threads <= 1 || latmc_part_many(sim))
+        return LATMC_OK;
+    return latmc_team_ready(sim->n_threads);
+}
 
 static void configuration_changed(latmc_sim *sim)
 {
@@ -265,6 +282,8 @@ int latmc_sim_init_spins(latmc_sim *sim, int how)
     if (how != LATMC_INIT_COLD && how != LATMC_INIT_HOT)
         st = SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_init_spins: how = %d is not "
                       "LATMC_INIT_COLD or LATMC_INIT_HOT", how);
+    else if (latmc_part_many(sim) && (st = latmc_team_ready(sim->n_threads)) < 0)
+        ; /* a part that cannot have its team: agreed on below */
     else
         BACKEND_CALL(st, sim, "init_spins", sim->ops->init_spins(sim, how));
     /* every part starts the whole lattice alike; a part's bad `how` fails it on all */
@@ -302,6 +321,8 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
      * whose parameters are refused fails the sweep on every part (none is left waiting
      * in the others' halo exchanges), and so do parameters that differ between the parts
      * (compared in the same agreement: no message more) */
+    if (latmc_part_many(sim) && st == LATMC_OK)
+        st = latmc_team_ready(sim->n_threads); /* agreed on just below */
     if (latmc_part_many(sim) && (st = latmc_part_agree_params(sim, st)) < 0)
         return latmc_sim_record_failure(sim, st);
     if (st < 0)
