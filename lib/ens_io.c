@@ -185,7 +185,11 @@ static int parse(latmc_ctx *ctx, const unsigned char *p, size_t size, const char
     if (st < 0) {
         char why[LATMC_ERRMSG_SIZE];
         snprintf(why, sizeof why, "%s", latmc_thread_error());
-        return st == LATMC_EINVAL ? corrupt(path, why) : latmc_fail(st, "latmc_ens_load: %s", why);
+        /* a layout or member desc this library never writes (as the checkpoint loader
+         * refuses a desc it cannot run): the file's fault, not the caller's */
+        return st == LATMC_EINVAL || st == LATMC_EUNSUPPORTED
+                   ? corrupt(path, why)
+                   : latmc_fail(st, "latmc_ens_load: %s", why);
     }
     const int M = e->n_members, nT = layout.n_temperatures;
     const uint32_t have_temps = ckpt_get_u32(&r);
@@ -234,7 +238,8 @@ static int parse(latmc_ctx *ctx, const unsigned char *p, size_t size, const char
     }
     for (int m = 0; m < M; m++) {
         const uint64_t n = ckpt_get_u64(&r);
-        if (r.truncated || n > r.len - 8 - r.pos) {
+        /* r.pos may already sit in the checksum's 8 bytes: compare without wrapping */
+        if (r.truncated || r.pos > r.len - 8 || n > r.len - 8 - r.pos) {
             latmc_ens_destroy(&e);
             return corrupt(path, "truncated member");
         }
