@@ -66,7 +66,7 @@ static int team_refused(latmc_ens *e, int nt, const char *what)
         return LATMC_OK;
     char why[LATMC_ERRMSG_SIZE];
     snprintf(why, sizeof why, "%s", latmc_thread_error());
-    return ENS_FAIL(e, st, "%s: layout.n_threads: %s", what, why);
+    return ENS_FAIL(e, st, "%s: the team over members: %s", what, why);
 }
 
 static int first_failure(latmc_ens *e, const char *what)

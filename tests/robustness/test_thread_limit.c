@@ -14,6 +14,7 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -221,6 +222,65 @@ static void new_calling_thread(void **state)
     expect_clean_child(new_calling_thread_child);
 }
 
+/* An ensemble whose sweep runs its members on a team of TEAM threads (16 members of
+ * 64^2 sites: enough work for the team). */
+static int ensemble_child(bool cap_before_create)
+{
+    latmc_ctx *ctx = NULL;
+    if (latmc_ctx_create(&ctx) != LATMC_OK)
+        return 3;
+    if (cap_before_create && cap_address_space(16ul << 20) != 0)
+        return 3;
+    latmc_sim_desc d = ising_desc(2, 64, 64, 0, LATMC_ALGO_METROPOLIS, 1, 9);
+    latmc_ens_layout l;
+    latmc_ens_layout_init(&l);
+    l.n_samples = TEAM;
+    l.n_threads = TEAM;
+    latmc_ens *e = NULL;
+    int st = latmc_ens_create(ctx, &d, &l, &e);
+    int ret = st == LATMC_OK || (st == LATMC_ENOMEM && strstr(latmc_last_error(), "thread"))
+                  ? 0 : 1;
+    printf("ens_create: %s%s%s\n", latmc_strerror(st), st ? ": " : "",
+           st ? latmc_last_error() : "");
+    if (st == LATMC_OK && !cap_before_create && cap_address_space(16ul << 20) != 0)
+        ret = 3;
+    if (st == LATMC_OK && ret == 0) {
+        const double beta = 0.3;
+        st = latmc_ens_set_temperatures(e, &beta, 1);
+        if (st == LATMC_OK)
+            st = latmc_ens_init_spins(e, LATMC_INIT_HOT);
+        if (st == LATMC_OK)
+            st = latmc_ens_sweep(e, 1);
+        printf("ens_sweep: %s%s%s\n", latmc_strerror(st), st ? ": " : "",
+               st ? latmc_ens_last_error(e) : "");
+        ret = st == LATMC_OK ||
+                      (st == LATMC_ENOMEM && strstr(latmc_ens_last_error(e), "thread"))
+                  ? 0 : 1;
+    }
+    latmc_ens_destroy(&e);
+    latmc_ctx_destroy(&ctx);
+    return ret;
+}
+
+static int ensemble_capped_before_create(void)
+{
+    return ensemble_child(true);
+}
+
+static int ensemble_capped_after_create(void)
+{
+    return ensemble_child(false);
+}
+
+/* An ensemble's team over members: checked at create (it was not) and at every sweep.
+ * On 995e5fe libgomp ended both children. */
+static void ensemble_team(void **state)
+{
+    (void)state;
+    expect_clean_child(ensemble_capped_before_create);
+    expect_clean_child(ensemble_capped_after_create);
+}
+
 static void uncapped(void **state)
 {
     (void)state;
@@ -234,6 +294,7 @@ int main(void)
         cmocka_unit_test(capped_address_space),
         cmocka_unit_test(limit_after_create),
         cmocka_unit_test(new_calling_thread),
+        cmocka_unit_test(ensemble_team),
         cmocka_unit_test(uncapped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
