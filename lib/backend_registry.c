@@ -148,18 +148,27 @@ const char *latmc_ctx_backend_status(latmc_ctx *ctx, int device)
     return why;
 }
 
+/* The device count of a kind, its refusals under the name of the public function `fn`
+ * that asked (device_info and device_peer count first). */
+static int device_count_for(const char *fn, int device, int *count)
+{
+    if (device != LATMC_DEVICE_CPU && device != LATMC_DEVICE_CUDA)
+        return latmc_fail(LATMC_EINVAL, "%s: device = %d is not LATMC_DEVICE_CPU or "
+                          "LATMC_DEVICE_CUDA", fn, device);
+    const char *why = "";
+    const struct latmc_module *m = backend_module(device, &why);
+    if (!m) /* device_count's message stays as it was: programs print it as the reason */
+        return strcmp(fn, "latmc_ctx_device_count") == 0
+                   ? latmc_fail(LATMC_EBACKEND, "CUDA backend unavailable: %s", why)
+                   : latmc_fail(LATMC_EBACKEND, "%s: CUDA backend unavailable: %s", fn, why);
+    return module_device_count(m, count);
+}
+
 int latmc_ctx_device_count(latmc_ctx *ctx, int device, int *count)
 {
     if (!ctx || !count)
         return latmc_fail(LATMC_EINVAL, "latmc_ctx_device_count: %s is NULL", !ctx ? "ctx" : "count");
-    if (device != LATMC_DEVICE_CPU && device != LATMC_DEVICE_CUDA)
-        return latmc_fail(LATMC_EINVAL, "latmc_ctx_device_count: device = %d is not "
-                          "LATMC_DEVICE_CPU or LATMC_DEVICE_CUDA", device);
-    const char *why = "";
-    const struct latmc_module *m = backend_module(device, &why);
-    if (!m)
-        return latmc_fail(LATMC_EBACKEND, "CUDA backend unavailable: %s", why);
-    return module_device_count(m, count);
+    return device_count_for("latmc_ctx_device_count", device, count);
 }
 
 int latmc_ctx_device_info(latmc_ctx *ctx, int device, int index, latmc_device_info *info)
@@ -172,7 +181,7 @@ int latmc_ctx_device_info(latmc_ctx *ctx, int device, int index, latmc_device_in
                           "struct never grows past it)", (unsigned)info->struct_size,
                           sizeof *info, LATMC_STRUCT_SIZE_MAX);
     int count = 0;
-    int st = latmc_ctx_device_count(ctx, device, &count);
+    int st = device_count_for("latmc_ctx_device_info", device, &count);
     if (st < 0)
         return st;
     if (index < 0 || index >= count)
@@ -208,7 +217,7 @@ int latmc_ctx_device_peer(latmc_ctx *ctx, int device, int a, int b, int *can_acc
         return latmc_fail(LATMC_EINVAL, "latmc_ctx_device_peer: %s is NULL",
                           !ctx ? "ctx" : "can_access");
     int count = 0;
-    int st = latmc_ctx_device_count(ctx, device, &count);
+    int st = device_count_for("latmc_ctx_device_peer", device, &count);
     if (st < 0)
         return st;
     if (a < 0 || a >= count || b < 0 || b >= count)

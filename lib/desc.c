@@ -70,6 +70,20 @@ void(latmc_sim_desc_init)(latmc_sim_desc *d)
  * for its extensible structs; and, as there, a size past LATMC_STRUCT_SIZE_MAX is refused
  * before any byte beyond the known struct is read.
  */
+void latmc_desc_copy_out(const latmc_sim_desc *src, latmc_sim_desc *out)
+{
+    if (out->struct_size == LATMC_DESC_SIZE_V1 || out->struct_size == LATMC_DESC_SIZE_V2) {
+        /* A caller built against an older header has a shorter struct: fill only that. */
+        const size_t n = out->struct_size == LATMC_DESC_SIZE_V1 ? LATMC_DESC_SIZE_V1
+                                                                 : LATMC_DESC_FIELDS_V2;
+        const uint32_t size = out->struct_size;
+        memcpy(out, src, n);
+        out->struct_size = size;
+        return;
+    }
+    *out = *src;
+}
+
 int latmc_desc_copy_in(const latmc_sim_desc *in, latmc_sim_desc *out)
 {
     if (in->struct_size == LATMC_DESC_SIZE_V1 || in->struct_size == LATMC_DESC_SIZE_V2) {

@@ -27,6 +27,13 @@
 int latmc_desc_copy_in(const latmc_sim_desc *in, latmc_sim_desc *out);
 
 /*
+ * Copy *src (this version's) into the caller's *out as far as out->struct_size says: the
+ * 0.1 or the n_parts-era prefix for those sizes (struct_size kept), else the whole desc
+ * (latmc_sim_get_desc's contract, shared by every function that fills a caller's desc).
+ */
+void latmc_desc_copy_out(const latmc_sim_desc *src, latmc_sim_desc *out);
+
+/*
  * Copy *in (any struct_size this version accepts) into *out, check every field, resolve
  * the DEFAULT algorithm and compute the site count. LATMC_OK or a code with a message
  * naming the field.

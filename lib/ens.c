@@ -16,6 +16,7 @@
 #include "model.h"
 #include "params.h"
 #include "rng_streams.h"
+#include "thread_probe.h"
 
 int latmc_ens_record_failure(const latmc_ens *cens, int status)
 {
@@ -155,6 +156,13 @@ int latmc_ens_alloc(latmc_ctx *ctx, const latmc_sim_desc *member, const latmc_en
     int st = latmc_desc_validate(member, &d, &nsites);
     if (st < 0)
         return st;
+    /* the team over members, as latmc_sim_create checks a sim's (the OpenMP runtime
+     * would end the process where the system refuses a thread) */
+    if ((st = latmc_thread_probe(latmc_ens_resolve_threads(layout->n_threads))) < 0) {
+        char why[LATMC_ERRMSG_SIZE];
+        snprintf(why, sizeof why, "%s", latmc_thread_error());
+        return latmc_fail(st, "latmc_ens_create: layout.%s", why);
+    }
     if (d.replicas != 1)
         return latmc_fail(LATMC_EUNSUPPORTED, "latmc_ens_create: member desc.replicas = %d; "
                           "an ensemble's replicas are its layout.n_replicas (members have 1)",
@@ -220,11 +228,13 @@ int latmc_ens_member_desc(const latmc_ens *e, int m, latmc_sim_desc *out)
     if (!out || m < 0 || m >= e->n_members)
         return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_member_desc: %s", !out ? "out is NULL"
                         : "member index out of range");
-    *out = e->desc;
-    out->seed = latmc_ens_member_seed(e->layout.seed, (uint64_t)m);
-    out->coupling_seed = latmc_ens_sample_coupling_seed(e->layout.coupling_seed,
-                                                        (uint64_t)ens_sample_of(e, m));
-    out->n_threads = 1;
+    latmc_sim_desc d = e->desc;
+    d.seed = latmc_ens_member_seed(e->layout.seed, (uint64_t)m);
+    d.coupling_seed = latmc_ens_sample_coupling_seed(e->layout.coupling_seed,
+                                                     (uint64_t)ens_sample_of(e, m));
+    d.n_threads = 1;
+    /* a caller built against an older header gets its own struct's fields only */
+    latmc_desc_copy_out(&d, out);
     return LATMC_OK;
 }
 
@@ -241,7 +251,7 @@ int latmc_ens_create(latmc_ctx *ctx, const latmc_sim_desc *member, const latmc_e
     if (st < 0)
         return st;
     for (int m = 0; m < e->n_members && st == LATMC_OK; m++) {
-        latmc_sim_desc d;
+        latmc_sim_desc d = { .struct_size = sizeof d };
         latmc_ens_member_desc(e, m, &d);
         st = latmc_sim_create(ctx, &d, &e->members[m]);
         if (st < 0) {
@@ -273,7 +283,17 @@ int latmc_ens_get_layout(const latmc_ens *e, latmc_ens_layout *out)
         return latmc_fail(LATMC_EINVAL, "latmc_ens_get_layout: ens is NULL");
     if (!out)
         return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_get_layout: out is NULL");
+    /* The caller's struct is as large as its struct_size says: never write past it (a
+     * later library's larger layout into this header's struct), nor into a struct that
+     * does not say (this version's size or more, as latmc_ens_layout_init() sets it). */
+    if (out->struct_size < sizeof *out || out->struct_size > LATMC_STRUCT_SIZE_MAX)
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_get_layout: out->struct_size = %u, this "
+                        "library's latmc_ens_layout takes %zu (at most %u): fill it with "
+                        "latmc_ens_layout_init() first", (unsigned)out->struct_size,
+                        sizeof *out, LATMC_STRUCT_SIZE_MAX);
+    const uint32_t size = out->struct_size;
     *out = e->layout;
+    out->struct_size = size; /* the fields past this version's, if any, stay the caller's */
     return LATMC_OK;
 }
 

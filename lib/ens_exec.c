@@ -16,6 +16,7 @@
 
 #include "backend.h"
 #include "ens_internal.h"
+#include "thread_probe.h"
 #include "model.h"
 #include "params.h"
 #include "part.h"
@@ -58,6 +59,17 @@ static int member_threads(const latmc_ens *e, double items)
 }
 
 /* The lowest failing member's code, its message recorded on the ensemble. */
+/* Can this thread have a team of nt (thread_probe.h)? Else the ensemble's failure. */
+static int team_refused(latmc_ens *e, int nt, const char *what)
+{
+    const int st = latmc_team_ready(nt);
+    if (st == LATMC_OK)
+        return LATMC_OK;
+    char why[LATMC_ERRMSG_SIZE];
+    snprintf(why, sizeof why, "%s", latmc_thread_error());
+    return ENS_FAIL(e, st, "%s: the team over members: %s", what, why);
+}
+
 static int first_failure(latmc_ens *e, const char *what)
 {
     for (int m = 0; m < e->n_members; m++)
@@ -136,6 +148,9 @@ int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)
             status[m] = latmc_sim_sweep(members[m], n);
         return first_failure(e, "latmc_ens_sweep");
     }
+    const int team = team_refused(e, nt, "latmc_ens_sweep");
+    if (team < 0)
+        return team;
     ENS_OMP(parallel for num_threads(nt) schedule(dynamic, 1))
     for (int m = 0; m < M; m++)
         status[m] = latmc_sim_sweep(members[m], n);
@@ -200,6 +215,9 @@ int latmc_ens_exec_observable(latmc_ens *e, int key, double *values)
             status[m] = latmc_sim_observable(members[m], key, &values[m]);
         return first_failure(e, "latmc_ens_observables");
     }
+    const int team = team_refused(e, nt, "latmc_ens_observables");
+    if (team < 0)
+        return team;
     ENS_OMP(parallel for num_threads(nt) schedule(dynamic, 4))
     for (int m = 0; m < M; m++)
         status[m] = latmc_sim_observable(members[m], key, &values[m]);

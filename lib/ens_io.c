@@ -75,8 +75,8 @@ int latmc_ens_save(latmc_ens *e, const char *path)
 {
     if (!e)
         return latmc_fail(LATMC_EINVAL, "latmc_ens_save: ens is NULL");
-    if (!path)
-        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_save: path is NULL");
+    if (!path || !*path) /* as latmc_sim_save: a bad argument, not a failed write */
+        return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_save: path is %s", !path ? "NULL" : "empty");
     const int M = e->n_members;
     size_t *sizes = calloc((size_t)M, sizeof *sizes);
     if (!sizes)
@@ -131,7 +131,8 @@ static int corrupt(const char *path, const char *what)
 /* The stored member must be the member this position names. */
 static bool member_fits(const latmc_ens *e, int m, const latmc_sim *sim)
 {
-    latmc_sim_desc want, have;
+    /* this version's struct, said so (the functions honour a caller's older size) */
+    latmc_sim_desc want = { .struct_size = sizeof want }, have = { .struct_size = sizeof have };
     latmc_ens_member_desc(e, m, &want);
     latmc_sim_get_desc(sim, &have);
     bool same = want.model == have.model && want.ndim == have.ndim && want.q == have.q &&
@@ -184,7 +185,11 @@ static int parse(latmc_ctx *ctx, const unsigned char *p, size_t size, const char
     if (st < 0) {
         char why[LATMC_ERRMSG_SIZE];
         snprintf(why, sizeof why, "%s", latmc_thread_error());
-        return st == LATMC_EINVAL ? corrupt(path, why) : latmc_fail(st, "latmc_ens_load: %s", why);
+        /* a layout or member desc this library never writes (as the checkpoint loader
+         * refuses a desc it cannot run): the file's fault, not the caller's */
+        return st == LATMC_EINVAL || st == LATMC_EUNSUPPORTED
+                   ? corrupt(path, why)
+                   : latmc_fail(st, "latmc_ens_load: %s", why);
     }
     const int M = e->n_members, nT = layout.n_temperatures;
     const uint32_t have_temps = ckpt_get_u32(&r);
@@ -233,7 +238,8 @@ static int parse(latmc_ctx *ctx, const unsigned char *p, size_t size, const char
     }
     for (int m = 0; m < M; m++) {
         const uint64_t n = ckpt_get_u64(&r);
-        if (r.truncated || n > r.len - 8 - r.pos) {
+        /* r.pos may already sit in the checksum's 8 bytes: compare without wrapping */
+        if (r.truncated || r.pos > r.len - 8 || n > r.len - 8 - r.pos) {
             latmc_ens_destroy(&e);
             return corrupt(path, "truncated member");
         }

@@ -307,6 +307,12 @@ int latmc_ens_binder_g(const double *q2, const double *q4, int n, int ncomp, dou
     for (int s = 0; s < n; s++) {
         if (!isfinite(q2[s]) || !isfinite(q4[s]))
             return latmc_fail(LATMC_EINVAL, "latmc_ens_binder_g: sample %d is not finite", s);
+        /* Moments of some overlap, whatever its normalisation: <q^2> >= 0 and, by Jensen,
+         * <q^4> >= <q^2>^2 (allowing rounding: equal where q^2 never changes). */
+        if (q2[s] < 0 || q4[s] < 0 || q4[s] < q2[s] * q2[s] * (1 - 1e-9))
+            return latmc_fail(LATMC_EINVAL, "latmc_ens_binder_g: sample %d: <q^2> = %g, "
+                              "<q^4> = %g are not moments of an overlap (need <q^2> >= 0 and "
+                              "<q^4> >= <q^2>^2)", s, q2[s], q4[s]);
         s2 += q2[s];
         s4 += q4[s];
     }

@@ -20,15 +20,18 @@
 #include "modes.h"
 #include "part.h"
 #include "plan.h"
+#include "thread_probe.h"
 
 /* The size of a transport built against a header without share_halos and sync_halos. */
 #define TRANSPORT_OLD_SIZE offsetof(latmc_transport, share_halos)
 
-/* One part's say in an agreement: its status and message, and two counters to add up. */
+/* One part's say in an agreement: its status and message, two counters to add up, and
+ * (has_params, before a sweep) its parameters, compared across the parts. */
 struct vote {
     int32_t status;
-    int32_t reserved;
+    int32_t has_params;
     uint64_t count[2];
+    double param[LATMC_PARAM_MAX + 1];
     char msg[LATMC_ERRMSG_SIZE];
 };
 
@@ -42,15 +45,17 @@ static int64_t plane_sites(const latmc_sim_desc *d)
 }
 
 /* A transport operation's status; `fails` is latmc_fail_count() before the call (did the
- * operation record a message?). */
+ * operation record a message?). 0 is success; a negative LATMC_E* code is that failure;
+ * anything else (a positive value, an unknown negative one) is the transport's bug, an
+ * error too: taking +7 for success would run on with buffers the transport never filled. */
 static int transport_status(int st, unsigned long fails, const char *what)
 {
-    if (st >= 0)
+    if (st == 0)
         return LATMC_OK;
     const bool own = latmc_fail_count() != fails;
-    if (!latmc_status_known(st))
-        return latmc_fail(LATMC_EBACKEND, "part transport: %s returned %d, not a liblatmc "
-                          "status", what, st);
+    if (st > 0 || !latmc_status_known(st))
+        return latmc_fail(LATMC_EBACKEND, "part transport: %s returned %d, neither 0 nor a "
+                          "negative liblatmc status", what, st);
     if (own)
         return st;
     return latmc_fail(st, "part transport: %s failed (%s)", what, latmc_strerror(st));
@@ -86,11 +91,42 @@ int latmc_record_failure(int status, const char *message)
 }
 
 /*
+ * The parameters of every part against part 0's, bit for bit (set_param is local: a part
+ * that set another beta would run a chain no one asked for). The same verdict and message
+ * on every part, from the same gathered votes.
+ */
+static int compare_params(const struct vote *all, int n)
+{
+    for (int p = 1; p < n; p++)
+        for (int k = 0; k <= LATMC_PARAM_MAX; k++) {
+            if (!all[p].has_params || !all[0].has_params)
+                return latmc_fail(LATMC_EBACKEND, "part transport: part %d of %d made another "
+                                  "call than part 0 (a sweep on some parts only)", p, n);
+            if (memcmp(&all[p].param[k], &all[0].param[k], sizeof all[0].param[k]) != 0) {
+                const char *name = latmc_param_name(k);
+                char a[32], b[32]; /* short, unless only the last digits differ */
+                snprintf(a, sizeof a, "%.15g", all[p].param[k]);
+                snprintf(b, sizeof b, "%.15g", all[0].param[k]);
+                if (strcmp(a, b) == 0) {
+                    snprintf(a, sizeof a, "%.17g", all[p].param[k]);
+                    snprintf(b, sizeof b, "%.17g", all[0].param[k]);
+                }
+                return latmc_fail(LATMC_EINVAL, "latmc_sim_sweep: the parameters differ "
+                                  "between the parts: part %d of %d has %s = %s, part 0 has %s "
+                                  "(every part must set the same parameters before a sweep)",
+                                  p, n, name ? name : "(internal)", a, b);
+            }
+        }
+    return LATMC_OK;
+}
+
+/*
  * The agreement itself, on a part that may not be attached to a sim yet: every part's
  * vote to every part, then the first failure in part order wins; count[] become the sums
  * over the parts, added in part order.
  */
-static int agree_part(struct latmc_part *part, int status, uint64_t count[2])
+static int agree_part(struct latmc_part *part, int status, uint64_t count[2],
+                      const double *params)
 {
     const int n = part->n_parts;
     struct vote mine;
@@ -100,25 +136,45 @@ static int agree_part(struct latmc_part *part, int status, uint64_t count[2])
         mine.count[0] = count[0];
         mine.count[1] = count[1];
     }
+    if (params) {
+        mine.has_params = 1;
+        memcpy(mine.param, params, sizeof mine.param);
+    }
     if (status < 0)
         snprintf(mine.msg, sizeof mine.msg, "%s", latmc_thread_error());
     /* the votes' room was allocated with the part (latmc_part_create): a part that could
      * not allocate it here would return without taking part, leaving the others waiting */
     struct vote *all = part->votes;
     size_t *bytes = part->vote_bytes;
-    memset(all, 0, (size_t)n * sizeof *all);
+    /* not zeros: a slot the transport leaves unfilled reads as no valid vote, not as OK */
+    memset(all, 0xa5, (size_t)n * sizeof *all);
     for (int p = 0; p < n; p++)
         bytes[p] = sizeof mine;
     int st;
     TRANSPORT(st, "gather (status agreement)", part->tr.gather(part->tr.user, -1, &mine, all, bytes));
     if (st < 0)
         return st;
+    /* This part's own vote must be among them: a transport that drops it would let this
+     * part go on from a failure it had (a create without a sim), so its status always
+     * counts, and a gather that loses it is the transport's failure. */
+    if (memcmp(&all[part->rank], &mine, sizeof mine) != 0) {
+        if (status < 0)
+            return latmc_fail(status, "%s (and the part transport's gather (status agreement) "
+                              "did not deliver this part's own vote)", mine.msg);
+        return latmc_fail(LATMC_EBACKEND, "part transport: gather (status agreement) did not "
+                          "deliver part %d's own vote in its slot", part->rank);
+    }
     int verdict = LATMC_OK, who = -1;
     uint64_t sum[2] = { 0, 0 };
     for (int p = 0; p < n; p++) {
-        if (all[p].status < 0 && verdict == LATMC_OK) {
-            verdict = latmc_status_known(all[p].status) ? all[p].status : LATMC_EBACKEND;
+        if (all[p].status != 0 && verdict == LATMC_OK) {
+            verdict = all[p].status < 0 && latmc_status_known(all[p].status) ? all[p].status
+                                                                            : LATMC_EBACKEND;
             who = p;
+            if (verdict != all[p].status) /* not a status any part votes: no vote came */
+                snprintf(all[p].msg, sizeof all[p].msg, "part transport: gather (status "
+                         "agreement) delivered no valid vote from it (status %d)",
+                         (int)all[p].status);
         }
         sum[0] += all[p].count[0];
         sum[1] += all[p].count[1];
@@ -127,6 +183,8 @@ static int agree_part(struct latmc_part *part, int status, uint64_t count[2])
         count[0] = sum[0];
         count[1] = sum[1];
     }
+    if (verdict == LATMC_OK && params)
+        return compare_params(all, n);
     if (verdict < 0 && who != part->rank) {
         all[who].msg[sizeof all[who].msg - 1] = '\0';
         latmc_fail(verdict, "part %d of %d: %s", who, n, all[who].msg);
@@ -140,7 +198,14 @@ int latmc_part_agree(latmc_sim *sim, int status)
 {
     if (!latmc_part_many(sim))
         return status;
-    return agree_part(sim->part, status, NULL);
+    return agree_part(sim->part, status, NULL, NULL);
+}
+
+int latmc_part_agree_params(latmc_sim *sim, int status)
+{
+    if (!latmc_part_many(sim))
+        return status;
+    return agree_part(sim->part, status, NULL, sim->param);
 }
 
 void latmc_part_free(struct latmc_part *part)
@@ -216,13 +281,13 @@ static int share_halos(struct latmc_part *part)
 {
     if (part->n_parts < 2 || !part->tr.share_halos)
         return LATMC_OK;
-    int st;
-    int shared = 0;
-    TRANSPORT(st, "share_halos",
-              (shared = part->tr.share_halos(part->tr.user,
-                                             (size_t)part->halo * part->plane_bytes,
-                                             part->shared_send, part->shared_recv)));
-    if (st == LATMC_OK && shared > 0) {
+    const unsigned long fails = latmc_fail_count();
+    const int shared = part->tr.share_halos(part->tr.user,
+                                            (size_t)part->halo * part->plane_bytes,
+                                            part->shared_send, part->shared_recv);
+    /* 1 (offered) and 0 (not) are its answers; anything else is an error */
+    const int st = shared == 1 ? LATMC_OK : transport_status(shared, fails, "share_halos");
+    if (st == LATMC_OK && shared == 1) {
         for (int k = 0; k < 4; k++)
             if (!part->shared_send[k] || !part->shared_recv[k])
                 return latmc_fail(LATMC_EBACKEND, "part transport: share_halos gave a NULL "
@@ -271,7 +336,7 @@ int latmc_part_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *a
     /* The plan's loop runs this part's box and exchanges halos after every step; a failed
      * step there is latched and the exchanges go on, so no part is left waiting. */
     int st = latmc_plan_sweep(sim, sim->plan, n, &count[0], &count[1]);
-    st = agree_part(sim->part, st, count);
+    st = agree_part(sim->part, st, count, NULL);
     if (st < 0)
         return st;
     *accepted += count[0];
@@ -293,9 +358,11 @@ int latmc_part_measure(latmc_sim *sim, void *sums)
     int st = mine && tiles ? LATMC_OK
                            : latmc_fail(LATMC_ENOMEM, "measure: cannot allocate %lld tiles",
                                         (long long)part->planes);
+    if (st == LATMC_OK) /* its team, before the runtime could end the process */
+        st = latmc_team_ready(sim->n_threads);
     if (st == LATMC_OK)
         st = sim->ops->measure_planes(sim, part->p0, part->p1, mine);
-    if ((st = agree_part(part, st, NULL)) == LATMC_OK)
+    if ((st = agree_part(part, st, NULL, NULL)) == LATMC_OK)
         TRANSPORT(st, "gather (measurement tiles)",
                   part->tr.gather(part->tr.user, -1, mine, tiles, bytes));
     if (st == LATMC_OK) {
@@ -326,7 +393,7 @@ int latmc_part_modes(latmc_sim *sim, double *modes)
                                       "parts' partial sums");
     if (st == LATMC_OK)
         st = latmc_modes_partial(sim, part->p0, part->p1, mine);
-    if ((st = agree_part(part, st, NULL)) == LATMC_OK)
+    if ((st = agree_part(part, st, NULL, NULL)) == LATMC_OK)
         TRANSPORT(st, "gather (Fourier modes)",
                   part->tr.gather(part->tr.user, -1, mine, all, bytes));
     if (st == LATMC_OK)
@@ -378,7 +445,7 @@ static int get_configuration(latmc_sim *sim, int root, void *user_buf, unsigned 
                  : latmc_fail(LATMC_ENOMEM, "cannot allocate a copy of the configuration");
     if (st == LATMC_OK)
         st = sim->ops->get_planes(sim, part->p0, part->p1, mine);
-    if ((st = agree_part(part, st, NULL)) == LATMC_OK)
+    if ((st = agree_part(part, st, NULL, NULL)) == LATMC_OK)
         st = gather_configuration(sim, root, mine, all);
     free(mine);
     if (all != user_buf && (st < 0 || !out))
@@ -391,7 +458,7 @@ static int get_configuration(latmc_sim *sim, int root, void *user_buf, unsigned 
 int latmc_part_get_spins(latmc_sim *sim, void *buf)
 {
     int st = get_configuration(sim, -1, buf, NULL);
-    return agree_part(sim->part, st, NULL);
+    return agree_part(sim->part, st, NULL, NULL);
 }
 
 int latmc_part_set_spins(latmc_sim *sim, const void *buf)
@@ -399,7 +466,7 @@ int latmc_part_set_spins(latmc_sim *sim, const void *buf)
     /* Each part takes its slab from its own buffer, the halos from its neighbours'. */
     int st = sim->ops->set_spins(sim, buf);
     int xst = latmc_part_exchange(sim);
-    return agree_part(sim->part, st < 0 ? st : xst, NULL);
+    return agree_part(sim->part, st < 0 ? st : xst, NULL, NULL);
 }
 
 /* Whether the backend gives its couplings plane by plane (else it holds them all). */
@@ -437,7 +504,7 @@ static int gather_couplings(latmc_sim *sim, int root, float *all, int prior)
     }
     if (!planes && receives && st == LATMC_OK)
         st = sim->ops->get_couplings(sim, all);
-    if ((st = agree_part(part, st, NULL)) == LATMC_OK && planes) {
+    if ((st = agree_part(part, st, NULL, NULL)) == LATMC_OK && planes) {
         size_t *bytes = part->gather_bytes;
         for (int p = 0; p < part->n_parts; p++)
             bytes[p] = (size_t)(part->first[p + 1] - part->first[p]) * per_plane * sizeof *mine;
@@ -479,7 +546,7 @@ int latmc_part_collect(latmc_sim *sim, int root)
         st = gather_couplings(sim, root, all, st);
         part->staged_couplings = all;
     }
-    st = agree_part(part, st, NULL);
+    st = agree_part(part, st, NULL, NULL);
     if (st < 0)
         latmc_part_unstage(sim);
     return st;
@@ -487,7 +554,7 @@ int latmc_part_collect(latmc_sim *sim, int root)
 
 int latmc_part_get_couplings(latmc_sim *sim, float *buf)
 {
-    return agree_part(sim->part, gather_couplings(sim, -1, buf, LATMC_OK), NULL);
+    return agree_part(sim->part, gather_couplings(sim, -1, buf, LATMC_OK), NULL, NULL);
 }
 
 /* ---- creation ---- */
@@ -580,7 +647,7 @@ static int compare_descs(struct latmc_part *part, const latmc_sim_desc *d)
     size_t *bytes = part->gather_bytes;
     int st = all ? LATMC_OK : latmc_fail(LATMC_ENOMEM, "latmc_sim_create_part: cannot "
                                          "allocate %d descs", n);
-    if ((st = agree_part(part, st, NULL)) < 0) {
+    if ((st = agree_part(part, st, NULL, NULL)) < 0) {
         free(all);
         return st;
     }
@@ -648,7 +715,7 @@ int latmc_part_create(latmc_ctx *ctx, const latmc_sim_desc *desc, int rank, int 
     else
         st = latmc_desc_validate(desc, &d, &nsites);
     d.n_parts = n_parts; /* 0 means the same: compare the cut actually used */
-    if ((st = agree_part(part, st, NULL)) == LATMC_OK)
+    if ((st = agree_part(part, st, NULL, NULL)) == LATMC_OK)
         st = compare_descs(part, &d);
     latmc_sim *sim = NULL;
     if (st == LATMC_OK) {
@@ -680,13 +747,13 @@ int latmc_part_create(latmc_ctx *ctx, const latmc_sim_desc *desc, int rank, int 
                 part->first[n_parts] = part->planes;
         }
     }
-    st = agree_part(part, st, NULL);
+    st = agree_part(part, st, NULL, NULL);
     if (st == LATMC_OK) {
         /* the answer agreed on too: parts of which some sync_halos and others exchange
          * would wait for each other forever (a transport's bug, refused on every part) */
         const int shared_st = share_halos(part);
         uint64_t offered[2] = { part->shared ? 1u : 0u, 0 };
-        st = agree_part(part, shared_st, offered);
+        st = agree_part(part, shared_st, offered, NULL);
         if (st == LATMC_OK && offered[0] != 0 && offered[0] != (uint64_t)n_parts)
             st = latmc_fail(LATMC_EBACKEND, "part transport: share_halos offered shared halo "
                             "buffers on %llu of %d parts (every part must give the same "

@@ -97,6 +97,10 @@ static inline bool latmc_part_many(const latmc_sim *sim)
  * part), or LATMC_OK. A no-op (returns status) for an ordinary sim. */
 int latmc_part_agree(latmc_sim *sim, int status);
 
+/* latmc_part_agree before a sweep: the parts' parameters are also compared (bit for bit;
+ * a difference is LATMC_EINVAL on every part, naming the first part and parameter). */
+int latmc_part_agree_params(latmc_sim *sim, int status);
+
 void latmc_part_free(struct latmc_part *part);
 
 /* After every step of a sweep: the neighbours' border planes into this part's halos

@@ -2,20 +2,23 @@
  * Writing and reading whole files safely: see safe_file.h for the rules and
  * doc/checkpoints.md ("Safety") for what callers are promised.
  */
+/* renameat2 (RENAME_EXCHANGE, RENAME_NOREPLACE): glibc declares it for _GNU_SOURCE */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
 #include "safe_file.h"
+#include "temp_files.h"
 
 /* Symlink chains longer than this are refused, as the kernel does (ELOOP). */
 #define MAX_LINK_DEPTH 40
@@ -181,22 +184,6 @@ static int resolve_target(const char *path, const char *fn, char **target, bool 
     }
 }
 
-/* A name for the temporary file, unique among this process's threads and other
- * processes: the pid, a counter and clock bits; O_EXCL makes the final decision. */
-static char *temporary_name(const char *target)
-{
-    static atomic_uint counter;
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    unsigned serial = atomic_fetch_add(&counter, 1u);
-    size_t n = strlen(target) + 64;
-    char *tmp = malloc(n);
-    if (tmp)
-        snprintf(tmp, n, "%s.tmp-%ld-%u-%05lx", target, (long)getpid(), serial,
-                 (unsigned long)(now.tv_nsec & 0xfffff));
-    return tmp;
-}
-
 static int write_all(int fd, const unsigned char *p, size_t n)
 {
     while (n > 0) {
@@ -233,6 +220,7 @@ struct latmc_file_writer {
     const char *fn;
     char *target, *dir, *tmp;
     int fd;
+    bool tmp_is_theirs; /* the temporary name holds what appeared at the target */
 };
 
 static void writer_free(struct latmc_file_writer *w)
@@ -259,10 +247,13 @@ int latmc_file_begin(const char *path, const char *fn, struct latmc_file_writer 
         return status;
     }
     w->dir = directory_of(w->target);
+    /* what writers killed mid-save left beside this target (never a live writer's) */
+    if (w->dir)
+        latmc_remove_stale_temps(w->target, w->dir);
     int err = 0;
     for (int attempt = 0; w->dir && attempt < 100 && w->fd < 0; attempt++) {
         free(w->tmp);
-        if (!(w->tmp = temporary_name(w->target)))
+        if (!(w->tmp = latmc_temp_name(w->target)))
             break;
         /* 0666 before the umask, as fopen(path, "w") would create the file. */
         w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
@@ -292,6 +283,13 @@ static int writer_failed(struct latmc_file_writer *w, const char *step, int err)
 {
     if (w->fd >= 0)
         close(w->fd);
+    if (w->tmp_is_theirs) {
+        int status = latmc_fail(LATMC_EIO, "%s: '%s' became %s during the save, and moving it "
+                                "back from %s failed: %s; move it back by hand", w->fn,
+                                w->target, "not a regular file", w->tmp, strerror(err));
+        writer_free(w);
+        return status;
+    }
     unlink(w->tmp);
     int status = latmc_fail(LATMC_EIO, "%s: cannot %s the temporary file %s for '%s': %s; "
                             "%s; '%s' is unchanged", w->fn, step, w->tmp, w->target,
@@ -317,6 +315,67 @@ int latmc_file_flush(struct latmc_file_writer *w)
     return LATMC_OK;
 }
 
+/* The temporary file is gone and `target` has become something that is not a regular
+ * file while we wrote: it is left as it is, and so is the target. */
+static int target_changed(struct latmc_file_writer *w, mode_t mode)
+{
+    unlink(w->tmp);
+    int status = latmc_fail(LATMC_EIO, "%s: will not replace '%s': it became %s during the "
+                            "save, and %s writes regular files only (a rename would destroy "
+                            "it); it is left as it is, and the new file was not written",
+                            w->fn, w->target, file_kind(mode), w->fn);
+    writer_free(w);
+    return status;
+}
+
+/*
+ * Put the temporary file at the target's name without destroying anything that appeared
+ * there during the save (resolve_target checked the name before the save began): where
+ * the file system has renameat2, the files are exchanged atomically and the old one
+ * examined at the temporary name, a regular file removed, anything else exchanged back;
+ * a missing target is created with RENAME_NOREPLACE. Elsewhere the name is examined
+ * again just before a plain rename (a window of one system call, doc/checkpoints.md).
+ * 0, or an errno for writer_failed; *changed = the mode of a non-regular file found.
+ */
+static int put_in_place(struct latmc_file_writer *w, mode_t *changed)
+{
+    *changed = 0;
+    struct stat st;
+#if defined(__linux__) && defined(RENAME_EXCHANGE) && defined(RENAME_NOREPLACE)
+    for (int attempt = 0; attempt < 16; attempt++) {
+        if (renameat2(AT_FDCWD, w->tmp, AT_FDCWD, w->target, RENAME_EXCHANGE) == 0) {
+            if (lstat(w->tmp, &st) != 0 || S_ISREG(st.st_mode)) {
+                unlink(w->tmp); /* the replaced file, now under the temporary name */
+                return 0;
+            }
+            /* not ours to replace: back where it was, ours back at the temporary name */
+            *changed = st.st_mode;
+            if (renameat2(AT_FDCWD, w->tmp, AT_FDCWD, w->target, RENAME_EXCHANGE) != 0) {
+                w->tmp_is_theirs = true; /* never removed: the message says where it is */
+                return errno;
+            }
+            return 0;
+        }
+        int err = errno;
+        if (err == ENOENT) { /* no target (yet, or any more): create it, never replace */
+            if (renameat2(AT_FDCWD, w->tmp, AT_FDCWD, w->target, RENAME_NOREPLACE) == 0)
+                return 0;
+            err = errno;
+            if (err == EEXIST)
+                continue; /* it appeared in between: exchange and examine it */
+        }
+        if (err != EINVAL && err != ENOSYS && err != ENOTSUP && err != EOPNOTSUPP)
+            return err;
+        break; /* this file system cannot: examine the name, then rename */
+    }
+#endif
+    if (lstat(w->target, &st) == 0 && !S_ISREG(st.st_mode)) {
+        *changed = st.st_mode;
+        return 0;
+    }
+    return rename(w->tmp, w->target) == 0 ? 0 : errno;
+}
+
 int latmc_file_commit(struct latmc_file_writer *w)
 {
     if (w->fd >= 0) {
@@ -324,8 +383,12 @@ int latmc_file_commit(struct latmc_file_writer *w)
         if (st < 0)
             return st;
     }
-    if (rename(w->tmp, w->target) != 0)
-        return writer_failed(w, "rename", errno);
+    mode_t changed = 0;
+    const int err_place = put_in_place(w, &changed);
+    if (err_place != 0)
+        return writer_failed(w, "rename", err_place);
+    if (changed != 0)
+        return target_changed(w, changed);
     int status = LATMC_OK, err = sync_directory(w->dir);
     if (err != 0)
         status = latmc_fail(LATMC_EIO, "%s: wrote '%s', but cannot flush its directory %s to "

@@ -12,6 +12,7 @@
 #include "desc.h"
 #include "model.h"
 #include "params.h"
+#include "thread_probe.h"
 #include "part.h"
 #include "plan.h"
 #include "modes.h"
@@ -65,9 +66,25 @@ int latmc_sim_log_failure(const latmc_sim *sim, int status)
 #define BACKEND_CALL(st, sim, what, call)                                                   \
     do {                                                                                    \
         const unsigned long fails_before_ = latmc_fail_count();                             \
-        const int raw_ = (call);                                                            \
+        int raw_ = team_ready(sim);                                                         \
+        if (raw_ == LATMC_OK)                                                               \
+            raw_ = (call);                                                                  \
         (st) = latmc_backend_result((sim)->ops->name, (what), raw_, fails_before_);         \
     } while (0)
+
+/*
+ * Before a backend call that may start OpenMP teams: can this thread have the sim's team
+ * (latmc_team_ready: the runtime would end the process where the system refuses a
+ * thread)? A part sim checks inside its collective forms and agreements instead (a part
+ * that returned here would leave the others waiting); a sim not created yet (n_threads
+ * 0) probes in its create.
+ */
+static int team_ready(const latmc_sim *sim)
+{
+    if (sim->n_threads <= 1 || latmc_part_many(sim))
+        return LATMC_OK;
+    return latmc_team_ready(sim->n_threads);
+}
 
 static void configuration_changed(latmc_sim *sim)
 {
@@ -221,16 +238,7 @@ int latmc_sim_get_desc(const latmc_sim *sim, latmc_sim_desc *out)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_get_desc: sim is NULL");
     if (!out)
         return SIM_FAIL_CONST(sim, LATMC_EINVAL, "latmc_sim_get_desc: out is NULL");
-    if (out->struct_size == LATMC_DESC_SIZE_V1 || out->struct_size == LATMC_DESC_SIZE_V2) {
-        /* A caller built against an older header has a shorter struct: fill only that. */
-        const size_t n = out->struct_size == LATMC_DESC_SIZE_V1 ? LATMC_DESC_SIZE_V1
-                                                                 : LATMC_DESC_FIELDS_V2;
-        const uint32_t size = out->struct_size;
-        memcpy(out, &sim->desc, n);
-        out->struct_size = size;
-        return LATMC_OK;
-    }
-    *out = sim->desc;
+    latmc_desc_copy_out(&sim->desc, out);
     return LATMC_OK;
 }
 
@@ -312,6 +320,8 @@ int latmc_sim_init_spins(latmc_sim *sim, int how)
     if (how != LATMC_INIT_COLD && how != LATMC_INIT_HOT)
         st = SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_init_spins: how = %d is not "
                       "LATMC_INIT_COLD or LATMC_INIT_HOT", how);
+    else if (latmc_part_many(sim) && (st = latmc_team_ready(sim->n_threads)) < 0)
+        ; /* a part that cannot have its team: agreed on below */
     else
         BACKEND_CALL(st, sim, "init_spins", sim->ops->init_spins(sim, how));
     /* every part starts the whole lattice alike; a part's bad `how` fails it on all */
@@ -347,8 +357,11 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
                       (unsigned long long)n, (unsigned long long)max_sweeps);
     /* collective on parts: the parameters are each part's own (set_param), so a part
      * whose parameters are refused fails the sweep on every part (none is left waiting
-     * in the others' halo exchanges) */
-    if (latmc_part_many(sim) && (st = latmc_part_agree(sim, st)) < 0)
+     * in the others' halo exchanges), and so do parameters that differ between the parts
+     * (compared in the same agreement: no message more) */
+    if (latmc_part_many(sim) && st == LATMC_OK)
+        st = latmc_team_ready(sim->n_threads); /* agreed on just below */
+    if (latmc_part_many(sim) && (st = latmc_part_agree_params(sim, st)) < 0)
         return latmc_sim_record_failure(sim, st);
     if (st < 0)
         return st;

@@ -53,3 +53,16 @@ int latmc_thread_probe(int n)
                       "once besides the caller (%s); ask for fewer (this machine has %ld "
                       "processors)", n, started, strerror(err), cpus);
 }
+
+/* The largest team checked for this calling thread (the runtime's pool is per thread). */
+static _Thread_local int checked_team = 1;
+
+int latmc_team_ready(int n)
+{
+    if (n <= checked_team)
+        return LATMC_OK;
+    const int st = latmc_thread_probe(n);
+    if (st == LATMC_OK)
+        checked_team = n;
+    return st;
+}

@@ -1,18 +1,20 @@
 #!/bin/sh
-# CI job: a short real run of the checkpoint fuzzer (tests/fuzz/README.md).
+# CI job: short real runs of the checkpoint and ensemble-file fuzzers (tests/fuzz/README.md).
 #
-# Builds only what the fuzzer needs -- the library's core and CPU backend sources, without
-# OpenMP and without the SIMD levels (the loader does not depend on them), with
+# Builds only what the fuzzers need -- the library's core and CPU backend sources, without
+# OpenMP and without the SIMD levels (the loaders do not depend on them), with
 # AddressSanitizer + UndefinedBehaviorSanitizer and libFuzzer's coverage -- then runs
 # tests/fuzz/fuzz_checkpoint.c (structure-aware mutator) for FUZZ_SECONDS seconds (default
-# 45) on a copy of the committed corpus, with memory limits: any crash, sanitizer report,
-# leak, allocation over -malloc_limit_mb or broken invariant fails the job and leaves the
-# input in build-fuzz-ci/. About 2 minutes on 2 cores, build included.
+# 25) on a copy of the committed checkpoint corpus, and tests/fuzz/fuzz_ensemble.c for
+# ENS_FUZZ_SECONDS (default 20) on a copy of the ensemble corpus, with memory limits: any
+# crash, sanitizer report, leak, allocation over -malloc_limit_mb or broken invariant fails
+# the job and leaves the input in build-fuzz-ci/. About 80 s on 2 cores, build included.
 #
 #   sh tools/ci-fuzz.sh          (needs clang with libFuzzer: tools/install-deps.sh)
 set -eu
 cd "$(dirname "$0")/.."
-seconds=${FUZZ_SECONDS:-45}
+seconds=${FUZZ_SECONDS:-25}
+ens_seconds=${ENS_FUZZ_SECONDS:-20}
 out=build-fuzz-ci
 cc=""
 for c in ${FUZZ_CC:-} clang-14 clang; do
@@ -24,7 +26,7 @@ if [ -z "$cc" ]; then
 fi
 start=$(date +%s)
 rm -rf "$out"
-mkdir -p "$out/obj" "$out/include/latmc" "$out/work"
+mkdir -p "$out/obj" "$out/include/latmc" "$out/work" "$out/ens-work"
 
 # latmc/version.h, as Meson would configure it.
 version=$(sed -n "s/^  version: '\([0-9.]*\)',$/\1/p" meson.build | head -n 1)
@@ -59,25 +61,34 @@ printf '%s\n' $sources | xargs -P "$jobs" -I{} sh -c \
 # shellcheck disable=SC2086
 "$cc" $cflags -fsanitize=fuzzer tests/fuzz/fuzz_checkpoint.c "$out"/obj/*.o \
     -o "$out/fuzz_checkpoint" -lm -ldl -lpthread
+# shellcheck disable=SC2086
+"$cc" $cflags -fsanitize=fuzzer tests/fuzz/fuzz_ensemble.c "$out"/obj/*.o \
+    -o "$out/fuzz_ensemble" -lm -ldl -lpthread
 built=$(date +%s)
-echo "ci-fuzz: built with $cc in $((built - start)) s; fuzzing for $seconds s"
+echo "ci-fuzz: built with $cc in $((built - start)) s; fuzzing for $seconds + $ens_seconds s"
 
 cp tests/fuzz/corpus/* "$out/work/"
-# malloc_limit: no input may make the loader allocate more than 256 MiB (the largest
-# corpus file is a few kB; a loader that trusts a desc asks for gigabytes).
-set +e
-ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
-UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    "$out/fuzz_checkpoint" -max_total_time="$seconds" -max_len=8192 -timeout=10 \
-    -rss_limit_mb=2048 -malloc_limit_mb=256 -print_final_stats=1 \
-    -artifact_prefix="$out/" "$out/work" >"$out/fuzz.log" 2>&1
-st=$?
-set -e
-tail -n 25 "$out/fuzz.log"
-if [ "$st" -ne 0 ]; then
-    echo "ci-fuzz: FAIL (exit $st): the input is in $out/ (crash-*, leak-*, oom-*, timeout-*);"
-    echo "ci-fuzz: reproduce with $out/fuzz_checkpoint $out/<file>"
-    exit 1
-fi
-echo "ci-fuzz: ok: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$out/fuzz.log" |
-    awk '{print $2}') inputs in $seconds s, no finding; $(($(date +%s) - start)) s in all"
+cp tests/fuzz/ens-corpus/* "$out/ens-work/"
+# malloc_limit: no input may make a loader allocate more than 256 MiB (the largest corpus
+# file is a few kB; a loader that trusts a desc asks for gigabytes).
+fuzz() { # NAME SECONDS CORPUS
+    set +e
+    ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+        "$out/$1" -max_total_time="$2" -max_len=8192 -timeout=10 \
+        -rss_limit_mb=2048 -malloc_limit_mb=256 -print_final_stats=1 \
+        -artifact_prefix="$out/" "$3" >"$out/$1.log" 2>&1
+    st=$?
+    set -e
+    tail -n 25 "$out/$1.log"
+    if [ "$st" -ne 0 ]; then
+        echo "ci-fuzz: FAIL: $1 (exit $st): the input is in $out/ (crash-*, leak-*, oom-*, timeout-*);"
+        echo "ci-fuzz: reproduce with $out/$1 $out/<file>"
+        exit 1
+    fi
+    echo "ci-fuzz: $1: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$out/$1.log" |
+        awk '{print $2}') inputs in $2 s, no finding"
+}
+fuzz fuzz_checkpoint "$seconds" "$out/work"
+fuzz fuzz_ensemble "$ens_seconds" "$out/ens-work"
+echo "ci-fuzz: ok: $(($(date +%s) - start)) s in all"

@@ -132,8 +132,11 @@ LATMC_API void latmc_ens_destroy(latmc_ens **ens);
 /**
  * The ensemble's layout (n_threads resolved).
  * @param[in]  ens the ensemble.
- * @param[out] out receives the layout.
- * @return LATMC_OK; LATMC_EINVAL (a NULL argument).
+ * @param[in,out] out the caller's layout, its struct_size set first (latmc_ens_layout_init()
+ *                or sizeof): this version's fields are written, struct_size and any bytes
+ *                past this version's layout are left as they are.
+ * @return LATMC_OK; LATMC_EINVAL (a NULL argument, out->struct_size smaller than this
+ *         version's layout or larger than 4096: nothing written).
  * @since 0.2
  */
 LATMC_API int latmc_ens_get_layout(const latmc_ens *ens, latmc_ens_layout *out);
@@ -152,6 +155,9 @@ LATMC_API int latmc_ens_member_index(const latmc_ens *ens, int sample, int slot,
  * key layout.coupling_seed, stream 4, block = the member's sample; n_threads 1
  * (doc/ensembles.md). latmc_sim_create() of this desc, at the member's beta and with the
  * same start, gives member m's chain bit for bit while exchanges are off.
+ * `out` is filled as latmc_sim_get_desc() fills it: the 0.1 desc or the desc that ends
+ * with n_parts for those struct_size values (callers built against older headers), else
+ * this version's whole desc.
  * @return LATMC_OK; LATMC_EINVAL (NULL, m out of range).
  * @since 0.2
  */
@@ -343,7 +349,8 @@ LATMC_API int latmc_ens_load(latmc_ctx *ctx, const char *path, latmc_ens **out);
  * g = (3 - r) / 2 for n_components = 1 (Ising), g = (11 - 9 r) / 2 for 3 (Heisenberg).
  * *err is the leave-one-sample-out jackknife error.
  * @return LATMC_OK; LATMC_EINVAL (NULL, n_samples < 2, n_components not 1 or 3, a value
- *         not finite, [<q^2>] == 0).
+ *         not finite, moments no chain gives: q2[s] < 0, q4[s] < 0 or q4[s] < q2[s]^2
+ *         beyond rounding; [<q^2>] == 0).
  * @note Thread-safe.
  * @since 0.2
  */

@@ -22,7 +22,10 @@
  * the same calls, in the same order, with the same arguments; each returns the same status
  * on every part (a failure on one part is that failure on every part, its message naming
  * the part). Calls that only read or set the sim's own state (parameters, counters, desc,
- * names, messages) are local, but parameters must be set alike on every part.
+ * names, messages) are local, but parameters must be set alike on every part:
+ * latmc_sim_sweep compares them across the parts before it runs (no extra message: in
+ * the agreement it makes anyway), and a difference fails it with LATMC_EINVAL on every
+ * part, naming the first part and parameter that differ from part 0's.
  *
  * @since 0.2
  */
@@ -41,7 +44,10 @@ LATMC_BEGIN_DECLS
  * is called on every part at the same point of the same call (it may block until the
  * others arrive), returns 0 on success or a negative LATMC_E* code (then the part sim
  * returns it, with the message the operation recorded through latmc_record_failure(), or a
- * generic one). A transport that cannot fail cleanly on every part at once (MPI's default
+ * generic one); any other value (a positive one, an unknown code) is the transport's bug
+ * and fails the call with LATMC_EBACKEND. A gather must deliver every part's contribution,
+ * the calling part's own included: one that does not fails the call (LATMC_EBACKEND, or
+ * the part's own failure). A transport that cannot fail cleanly on every part at once (MPI's default
  * error handler) should end the job instead: a part left waiting cannot be freed. Buffers are host memory. Parts are numbered 0 .. n_parts - 1; part
  * rank's lower neighbour is rank - 1 and its upper rank + 1, both modulo n_parts (the
  * lattice is periodic).

@@ -40,6 +40,7 @@ static inline latmc_ens_layout ens_test_layout(int ns, int nt, int nr, uint64_t 
 static inline unsigned char *ens_test_all_spins(latmc_ens *e, size_t *total)
 {
     latmc_ens_layout l;
+    latmc_ens_layout_init(&l); /* struct_size: get_layout writes no more than it says */
     latmc_ens_get_layout(e, &l);
     const int M = l.n_samples * l.n_temperatures * l.n_replicas;
     size_t bytes = 0;

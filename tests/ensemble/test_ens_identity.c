@@ -85,7 +85,7 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
         assert_int_equal(latmc_ens_observables(e, LATMC_OBS_MAGNETIZATION, LATMC_ENS_BY_MEMBER,
                                                mag, 12), LATMC_OK);
     for (int m = 0; m < 12; m++) {
-        latmc_sim_desc md;
+        latmc_sim_desc md = { .struct_size = sizeof md };
         assert_int_equal(latmc_ens_member_desc(e, m, &md), LATMC_OK);
         latmc_sim *sim = NULL;
         assert_int_equal(latmc_sim_create(ctx, &md, &sim), LATMC_OK);
@@ -167,7 +167,7 @@ static void test_seed_derivation(void **state)
     assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
     float c0[32], c1[32];
     for (int m = 0; m < 12; m++) {
-        latmc_sim_desc md;
+        latmc_sim_desc md = { .struct_size = sizeof md };
         assert_int_equal(latmc_ens_member_desc(e, m, &md), LATMC_OK);
         latmc_philox_key k = { { (uint32_t)l.seed, (uint32_t)(l.seed >> 32) } };
         latmc_philox_ctr c = { { (uint32_t)m, 0, 0, 13u << 24 } };
@@ -185,7 +185,7 @@ static void test_seed_derivation(void **state)
     }
     /* Replicas and temperatures of a sample share its couplings; samples differ. */
     latmc_ens_destroy(&e);
-    latmc_sim_desc md0, md1;
+    latmc_sim_desc md0 = { .struct_size = sizeof md0 }, md1 = { .struct_size = sizeof md1 };
     assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
     latmc_ens_member_desc(e, 0, &md0);
     latmc_ens_member_desc(e, 3, &md1);

@@ -332,14 +332,133 @@ static void test_binder_jackknife(void **state)
     assert_int_equal(latmc_ens_corr_length(q2, q4, 4, 8, &g, &err), LATMC_OK);
 }
 
+/*
+ * Moments no chain can give are refused: a thermal mean of q^2 is >= 0 and, by Jensen's
+ * inequality, <q^4> >= <q^2>^2 (on 995e5fe a negative <q^2> gave LATMC_OK and g = 1.28).
+ * Moments equal up to rounding (q^2 the same in every measurement) are accepted.
+ */
+static void test_binder_moments(void **state)
+{
+    (void)state;
+    double g = -9, err = -9;
+    const double good2[3] = { 0.30, 0.25, 0.40 }, good4[3] = { 0.12, 0.09, 0.20 };
+    const struct {
+        double q2, q4; /* sample 1's moments; samples 0 and 2 are good */
+    } bad[] = {
+        { -0.25, 0.09 },  /* <q^2> < 0 (the campaign's case) */
+        { 0.25, -0.09 },  /* <q^4> < 0 */
+        { 0.25, 0.06 },   /* <q^4> < <q^2>^2 = 0.0625 */
+        { -0.5, 0.25 },   /* <q^4> = <q^2>^2 but <q^2> < 0 */
+        { 0.0, -1e-300 }, /* a tiny negative <q^4> */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        double q2[3], q4[3];
+        memcpy(q2, good2, sizeof q2);
+        memcpy(q4, good4, sizeof q4);
+        q2[1] = bad[i].q2;
+        q4[1] = bad[i].q4;
+        for (int ncomp = 1; ncomp <= 3; ncomp += 2) {
+            g = err = -9;
+            if (latmc_ens_binder_g(q2, q4, 3, ncomp, &g, &err) != LATMC_EINVAL)
+                fail_msg("case %zu (q2 %g, q4 %g), %d components: accepted, g = %g", i,
+                         bad[i].q2, bad[i].q4, ncomp, g);
+            assert_non_null(strstr(latmc_last_error(), "sample 1"));
+            assert_true(g == -9 && err == -9); /* outputs unchanged */
+        }
+    }
+    /* the edge: q^2 = 0.3 in every measurement of a sample, moments from sums */
+    double q2[3], q4[3];
+    memcpy(q2, good2, sizeof q2);
+    memcpy(q4, good4, sizeof q4);
+    double s2 = 0, s4 = 0;
+    for (int k = 0; k < 7; k++) {
+        s2 += 0.3;
+        s4 += 0.3 * 0.3;
+    }
+    q2[1] = s2 / 7;
+    q4[1] = s4 / 7;
+    assert_int_equal(latmc_ens_binder_g(q2, q4, 3, 1, &g, &err), LATMC_OK);
+    q2[1] = 0; /* a sample whose overlap is always 0 */
+    q4[1] = 0;
+    assert_int_equal(latmc_ens_binder_g(q2, q4, 3, 1, &g, &err), LATMC_OK);
+}
+
+/*
+ * The functions that fill a caller's struct write no more than its struct_size says:
+ * latmc_ens_member_desc() into the desc of an older header (the 0.1 one ends before
+ * n_parts, the next after n_parts), as latmc_sim_get_desc() does, and
+ * latmc_ens_get_layout() into a layout that says its size (smaller: LATMC_EINVAL, nothing
+ * written; larger: this version's fields, the rest untouched). On 995e5fe both wrote the
+ * whole current struct whatever it said (ASan: a 112-byte write into 96 bytes).
+ */
+static void test_struct_size_out(void **state)
+{
+    (void)state;
+    enum { CANARY = 0xA7, ROOM = 512 };
+    latmc_sim_desc d = ens_test_desc(LATMC_MODEL_ISING, 2, 8);
+    latmc_ens_layout l = ens_test_layout(1, 2, 1, 3, 1);
+    latmc_ens *e = NULL;
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+    latmc_sim_desc full = { .struct_size = sizeof full };
+    assert_int_equal(latmc_ens_member_desc(e, 1, &full), LATMC_OK);
+    /* the 0.1 desc (up to seed) and the n_parts-era desc (its fields up to n_parts; its
+     * size rounded to the struct's alignment) */
+    const size_t v2_fields = offsetof(latmc_sim_desc, n_devices);
+    const size_t align = _Alignof(latmc_sim_desc);
+    const size_t sizes[2] = { offsetof(latmc_sim_desc, n_parts),
+                              (v2_fields + align - 1) / align * align };
+    const size_t written[2] = { sizes[0], v2_fields };
+    for (int v = 0; v < 2; v++) {
+        /* on the heap, exactly as large as the older struct: ASan sees any overrun */
+        unsigned char *old = malloc(sizes[v]);
+        assert_non_null(old);
+        memset(old, CANARY, sizes[v]);
+        const uint32_t size = (uint32_t)sizes[v];
+        memcpy(old, &size, sizeof size); /* struct_size is the first field */
+        assert_int_equal(latmc_ens_member_desc(e, 1, (latmc_sim_desc *)(void *)old), LATMC_OK);
+        uint32_t back = 0;
+        memcpy(&back, old, sizeof back);
+        assert_int_equal(back, size);
+        assert_memory_equal(old + sizeof size, (const unsigned char *)&full + sizeof size,
+                            written[v] - sizeof size);
+        for (size_t k = written[v]; k < sizes[v]; k++)
+            assert_int_equal(old[k], CANARY); /* padding of the older struct: untouched */
+        free(old);
+    }
+    /* get_layout: a struct that says this version's size or more */
+    union {
+        latmc_ens_layout l;
+        unsigned char bytes[ROOM];
+    } b;
+    memset(b.bytes, CANARY, sizeof b.bytes);
+    b.l.struct_size = sizeof(latmc_ens_layout) + 32;
+    assert_int_equal(latmc_ens_get_layout(e, &b.l), LATMC_OK);
+    assert_int_equal(b.l.struct_size, sizeof(latmc_ens_layout) + 32);
+    assert_int_equal(b.l.n_temperatures, 2);
+    for (size_t k = sizeof(latmc_ens_layout); k < sizeof b.bytes; k++)
+        assert_int_equal(b.bytes[k], CANARY);
+    const uint32_t bad[] = { 0, 8, (uint32_t)sizeof(latmc_ens_layout) - 4, 4097 };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        memset(b.bytes, CANARY, sizeof b.bytes);
+        b.l.struct_size = bad[i];
+        assert_int_equal(latmc_ens_get_layout(e, &b.l), LATMC_EINVAL);
+        assert_non_null(strstr(latmc_ens_last_error(e), "struct_size"));
+        for (size_t k = sizeof b.l.struct_size; k < sizeof b.bytes; k++)
+            assert_int_equal(b.bytes[k], CANARY);
+    }
+    latmc_ens_destroy(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_refusals),
         cmocka_unit_test(test_layout_sizes),
+        cmocka_unit_test(test_struct_size_out),
         cmocka_unit_test(test_temperatures_and_exchange),
         cmocka_unit_test(test_overlaps_by_hand),
         cmocka_unit_test(test_binder_jackknife),
+        cmocka_unit_test(test_binder_moments),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -4,7 +4,8 @@
  * to the single-process sim on 1 to 4 ranks, checkpoints saved and loaded on ranks) are
  * rows of the identity matrix (tests/repro/identity, `--layout mpi`).
  *
- *   test_mpi_sim mismatch MODEL DIR    ranks pass different descs: LATMC_EINVAL everywhere;
+ *   test_mpi_sim mismatch MODEL DIR    ranks pass different descs (or set different
+ *                                      parameters before a sweep): LATMC_EINVAL everywhere;
  *                                      bad spins on one rank, a save rank 0 cannot write:
  *                                      the same failure on every rank, the sim goes on;
  *                                      phi^4 GPU ranks on the chunk schedule are refused
@@ -229,6 +230,34 @@ static int mismatch(latmc_ctx *ctx, const struct model_case *c)
             latmc_sim_sweep(sim, 2) != LATMC_OK) {
             fprintf(stderr, "rank %d/%d: the sim after failures: %s\n", rank, nranks,
                     latmc_last_error());
+            ok = 0;
+        }
+        /* a parameter set differently on the last rank (set_param is local): the next
+         * sweep fails on every rank with one message naming it, nothing runs; set alike
+         * again, the sim sweeps */
+        const double first = c->values[0];
+        if (nranks > 1 && rank == nranks - 1)
+            latmc_sim_set_param(sim, c->params[0], first * 1.5 + 0.25);
+        uint64_t before = 0, after = 0;
+        latmc_sim_sweep_count(sim, &before);
+        st = latmc_sim_sweep(sim, 1);
+        latmc_sim_sweep_count(sim, &after);
+        char want[96];
+        snprintf(want, sizeof want, "part %d of %d has %s = ", nranks - 1, nranks,
+                 latmc_param_name(c->params[0]));
+        if (nranks > 1 && (st != LATMC_EINVAL || !strstr(latmc_last_error(), want) ||
+                           after != before)) {
+            fprintf(stderr, "rank %d/%d: %s differing on the last rank: status %s: %s\n",
+                    rank, nranks, latmc_param_name(c->params[0]), latmc_strerror(st),
+                    latmc_last_error());
+            ok = 0;
+        } else if (nranks > 1 && rank == 0) {
+            printf("parameters refused on every rank: %s\n", latmc_last_error());
+        }
+        if (latmc_sim_set_param(sim, c->params[0], first) != LATMC_OK ||
+            latmc_sim_sweep(sim, 1) != LATMC_OK) {
+            fprintf(stderr, "rank %d/%d: the sim after parameters set alike again: %s\n",
+                    rank, nranks, latmc_last_error());
             ok = 0;
         }
     } else {

@@ -101,6 +101,7 @@ struct job {
     size_t plain_n;
     int bad_spins_on;                    /* this part sets an invalid configuration (-1: none) */
     int other_seed_on;                   /* this part passes another seed (-1: none) */
+    int other_beta_at;                   /* part at - 1 sets beta 0.9 after the others' (0: none) */
     int bad_couplings_on;                /* this part asks for too few couplings (-1: none) */
     int bad_set_couplings_at;            /* part + 1 that sets an invalid coupling (0: none) */
     int bad_joint_at;                    /* part + 1 whose parameters fail the joint check of
@@ -164,6 +165,8 @@ static void run_part(int rank, int n, const latmc_transport *tp, void *arg)
     STEP(job, "ctx", latmc_ctx_create(&ctx));
     STEP(job, "create", latmc_sim_create_part(ctx, &d, job->rank, job->n, &t, &sim));
     STEP(job, "params", set_params(sim, job->cfg));
+    if (job->rank == job->other_beta_at - 1)
+        STEP(job, "params", latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.9));
     STEP(job, "init",
          latmc_sim_init_spins(sim, job->rank == job->bad_init_at - 1 ? 7 : LATMC_INIT_HOT));
     if (job->rank == job->bad_joint_at - 1)
@@ -465,6 +468,27 @@ static void failures_are_agreed(void **state)
         jobs[p].bad_joint_at = 1 + 1;
     run_parts(jobs, n);
     expect_agreed(jobs, n, LATMC_ESTATE, "sweep", 1);
+    /* parameters set differently on one part (set_param is local): the first sweep
+     * fails on every part, with one message naming the part and the parameter, before
+     * any part runs a chain no one asked for (on 995e5fe: LATMC_OK everywhere) */
+    for (int bad = 0; bad < n; bad++) {
+        clean_jobs(jobs, n, &cfgs[0]);
+        for (int p = 0; p < n; p++)
+            jobs[p].other_beta_at = bad + 1;
+        run_parts(jobs, n);
+        const int named = bad == 0 ? 1 : bad; /* part 0 differs from all the others */
+        char name[64];
+        snprintf(name, sizeof name, "part %d of %d has beta = ", named, n);
+        for (int p = 0; p < n; p++) {
+            if (jobs[p].res.status != LATMC_EINVAL || strcmp(jobs[p].res.where, "sweep") ||
+                !strstr(jobs[p].res.msg, name) ||
+                strcmp(jobs[p].res.msg, jobs[0].res.msg) != 0)
+                fail_msg("beta differing on part %d: part %d: %d at %s: %s", bad, p,
+                         jobs[p].res.status, jobs[p].res.where, jobs[p].res.msg);
+        }
+        for (int p = 0; p < n; p++)
+            free_result(&jobs[p].res);
+    }
     /* latmc_sim_init_spins is collective: a bad `how` on one part fails it on every part
      * (none goes on to sweep alone) */
     clean_jobs(jobs, n, &cfgs[0]);

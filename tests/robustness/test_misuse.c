@@ -48,6 +48,15 @@ static bool cuda_usable;
     } while (0)
 
 /* As EXPECT for a non-const call on a sim: the sim's own message is set too. */
+/* The same, and the message names the function called (not one it calls inside). */
+#define EXPECT_NAMED(fn, call, code)                                                        \
+    do {                                                                                    \
+        EXPECT(call, code);                                                                 \
+        if (strncmp(latmc_last_error(), fn ": ", strlen(fn ": ")) != 0)                     \
+            fail_msg("%s:%d: %s: the message '%s' does not name %s", __FILE__, __LINE__,    \
+                     #call, latmc_last_error(), fn);                                        \
+    } while (0)
+
 #define EXPECT_SIM(sim, call, code)                                                         \
     do {                                                                                    \
         EXPECT(call, code);                                                                 \
@@ -114,7 +123,8 @@ static void ctx_and_process_calls(void **state)
     info.struct_size = sizeof info;
     EXPECT(latmc_ctx_device_info(NULL, LATMC_DEVICE_CPU, 0, &info), LATMC_EINVAL);
     EXPECT(latmc_ctx_device_info(ctx, LATMC_DEVICE_CPU, 0, NULL), LATMC_EINVAL);
-    EXPECT(latmc_ctx_device_info(ctx, 99, 0, &info), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_ctx_device_info", latmc_ctx_device_info(ctx, 99, 0, &info),
+                 LATMC_EINVAL);
     EXPECT(latmc_ctx_device_info(ctx, LATMC_DEVICE_CPU, 1, &info), LATMC_ENODEV);
     EXPECT(latmc_ctx_device_info(ctx, LATMC_DEVICE_CPU, -1, &info), LATMC_ENODEV);
     info.struct_size = 8;
@@ -124,12 +134,14 @@ static void ctx_and_process_calls(void **state)
     info.struct_size = sizeof info;
     EXPECT(latmc_ctx_device_info(ctx, LATMC_DEVICE_CPU, 0, &info), LATMC_OK);
     if (!cuda_usable)
-        EXPECT(latmc_ctx_device_info(ctx, LATMC_DEVICE_CUDA, 0, &info), LATMC_EBACKEND);
+        EXPECT_NAMED("latmc_ctx_device_info",
+                     latmc_ctx_device_info(ctx, LATMC_DEVICE_CUDA, 0, &info), LATMC_EBACKEND);
 
     int can = -1;
     EXPECT(latmc_ctx_device_peer(NULL, LATMC_DEVICE_CPU, 0, 0, &can), LATMC_EINVAL);
     EXPECT(latmc_ctx_device_peer(ctx, LATMC_DEVICE_CPU, 0, 0, NULL), LATMC_EINVAL);
-    EXPECT(latmc_ctx_device_peer(ctx, 99, 0, 0, &can), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_ctx_device_peer", latmc_ctx_device_peer(ctx, 99, 0, 0, &can),
+                 LATMC_EINVAL);
     EXPECT(latmc_ctx_device_peer(ctx, LATMC_DEVICE_CPU, 0, 1, &can), LATMC_ENODEV);
     EXPECT(latmc_ctx_device_peer(ctx, LATMC_DEVICE_CPU, -1, 0, &can), LATMC_ENODEV);
     EXPECT(latmc_ctx_device_peer(ctx, LATMC_DEVICE_CPU, 0, 0, &can), LATMC_OK);
@@ -629,7 +641,7 @@ static void app_data_acc_and_ensemble_calls(void **state)
     EXPECT(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
     uint64_t u = 0;
     double mean = 0;
-    latmc_sim_desc md;
+    latmc_sim_desc md = { .struct_size = sizeof md };
     EXPECT(latmc_ens_get_layout(NULL, &l), LATMC_EINVAL);
     EXPECT(latmc_ens_get_layout(e, NULL), LATMC_EINVAL);
     EXPECT(latmc_ens_member_desc(NULL, 0, &md), LATMC_EINVAL);
@@ -642,6 +654,8 @@ static void app_data_acc_and_ensemble_calls(void **state)
     EXPECT(latmc_ens_round_trips(e, NULL, &mean), LATMC_EINVAL);
     EXPECT(latmc_ens_save(NULL, path), LATMC_EINVAL);
     EXPECT(latmc_ens_save(e, NULL), LATMC_EINVAL);
+    /* an empty path is a bad argument, as for latmc_sim_save (not a failed write) */
+    EXPECT_NAMED("latmc_ens_save", latmc_ens_save(e, ""), LATMC_EINVAL);
     snprintf(path, sizeof path, "%s/no/such/dir/x.ens", tmpdir);
     EXPECT(latmc_ens_save(e, path), LATMC_EIO);
     latmc_ens *back_e = (latmc_ens *)&back_e;
