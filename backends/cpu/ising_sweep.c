@@ -25,45 +25,6 @@ static inline uint64_t update_block(const struct latmc_lattice *g, int8_t *spins
     return latmc_ising_update_block(g, spins, t, algorithm, seed, sweep, colour, b);
 }
 
-/* One pass over the sites of one colour; returns the number of spins that changed. */
-static uint64_t colour_pass(const struct latmc_lattice *g, int8_t *spins, const int8_t *eps,
-                            const struct latmc_ising_tables *t, int algorithm, uint64_t seed,
-                            uint64_t sweep, int colour, int n_threads)
-{
-    const int64_t half = g->nsites / 2;
-    const int64_t nblocks = (half + 3) / 4;
-    uint64_t changed = 0;
-    if (!cpu_use_threads(n_threads, half)) {
-        for (int64_t b = 0; b < nblocks; b++)
-            changed += update_block(g, spins, eps, t, algorithm, seed, sweep, colour, b);
-        return changed;
-    }
-    LATMC_OMP(parallel for num_threads(n_threads) schedule(static) reduction(+:changed))
-    for (int64_t b = 0; b < nblocks; b++)
-        changed += update_block(g, spins, eps, t, algorithm, seed, sweep, colour, b);
-    return changed;
-}
-
-uint64_t cpu_ising_sweep(const struct latmc_lattice *g, int8_t *spins,
-                         const struct latmc_ising_tables *t, int algorithm, uint64_t seed,
-                         uint64_t sweep, int n_threads)
-{
-    uint64_t changed = 0;
-    for (int colour = 0; colour < 2; colour++)
-        changed += colour_pass(g, spins, NULL, t, algorithm, seed, sweep, colour, n_threads);
-    return changed;
-}
-
-uint64_t cpu_ising_sweep_coupled(const struct latmc_lattice *g, int8_t *spins,
-                                 const int8_t *eps, const struct latmc_ising_tables *t,
-                                 int algorithm, uint64_t seed, uint64_t sweep, int n_threads)
-{
-    uint64_t changed = 0;
-    for (int colour = 0; colour < 2; colour++)
-        changed += colour_pass(g, spins, eps, t, algorithm, seed, sweep, colour, n_threads);
-    return changed;
-}
-
 /* Lanes [l0, l1) of block b of a colour: the uniform rule, or the +-J rule with eps. */
 static inline uint64_t update_lanes(const struct latmc_lattice *g, int8_t *spins,
                                     const int8_t *eps, const struct latmc_ising_tables *t,
