@@ -154,6 +154,39 @@ LATMC_HOSTDEV uint64_t latmc_ising_update_block_coupled(const struct latmc_latti
 
 /* Hot start of block b: site i from lane i mod 4 of INIT block i / 4 (sweep 0, phase 0,
  * sub 0), +1 when the draw's top bit is clear. */
+/*
+ * The rule on a box (lattice_numbering.h, struct latmc_box_geom): lanes [lane0, lane1)
+ * of Philox block b of the whole lattice's numbering, each with its draw (lane j mod 4
+ * of block j / 4, as latmc_ising_update_lanes), the site and its neighbours in the box's
+ * memory (spins, and eps: NULL uniform, else the +-J couplings of the local lattice,
+ * eps[ndim i + mu]). The caller passes only lanes whose sites lie in the box's own
+ * planes. So a box writes what the whole lattice's update writes there, bit for bit: the
+ * CPU's slab-only storage and the CUDA byte slabs run it.
+ */
+LATMC_HOSTDEV uint64_t latmc_ising_update_lanes_box(const struct latmc_box_geom *g,
+                                                    int8_t *spins, const int8_t *eps,
+                                                    const struct latmc_ising_tables *t,
+                                                    int algorithm, uint64_t seed,
+                                                    uint64_t sweep, int colour, int64_t b,
+                                                    int lane0, int lane1)
+{
+    const int two_d = 2 * g->global.ndim;
+    const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, sweep, LATMC_STREAM_UPDATE,
+                                               (uint32_t)colour, 0);
+    uint64_t changed = 0;
+    for (int lane = lane0; lane < lane1; lane++) {
+        const struct latmc_site s = latmc_box_checkerboard_site(g, colour, 4 * b + lane);
+        const int sum = eps ? latmc_ising_coupled_sum(&g->local, spins, eps, s)
+                            : latmc_ising_neighbour_sum(&g->local, spins, s);
+        const int8_t old = spins[s.index];
+        const int8_t new_spin = latmc_ising_new_spin(t, algorithm, old, (sum + two_d) / 2,
+                                                     r.v[lane]);
+        changed += new_spin != old;
+        spins[s.index] = new_spin;
+    }
+    return changed;
+}
+
 LATMC_HOSTDEV void latmc_ising_hot_block(int8_t *spins, int64_t n, uint64_t seed, int64_t b)
 {
     const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, 0, LATMC_STREAM_INIT, 0, 0);

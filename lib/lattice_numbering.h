@@ -94,6 +94,37 @@ LATMC_HOSTDEV void latmc_checkerboard_next(const struct latmc_lattice *g, int co
     latmc_checkerboard_set_x(g, colour, half_x_index, s);
 }
 
+/* ---- a box's geometry (DESIGN.md section 12: rules take the box) ---- */
+
+/*
+ * Where a box's sites lie in the memory that holds it: `global` is the whole lattice
+ * (extents; it names sites, colours and draws), `local` the box's memory, the same
+ * extents but along the last axis, where it holds its planes with their halos, local
+ * plane p being global plane plane0 + p. One box on one device is local = global,
+ * plane0 = 0. A rule that updates a site of the box's own planes reads its neighbours
+ * along the last axis in the halos, never across the local lattice's wrap.
+ */
+struct latmc_box_geom {
+    struct latmc_lattice global;
+    struct latmc_lattice local;
+    int64_t plane0;
+};
+
+/* Site j of colour `colour` in the global checkerboard numbering, as a site of the box's
+ * memory (its x, group and in-plane y as in the whole lattice, its plane local). */
+LATMC_HOSTDEV struct latmc_site latmc_box_checkerboard_site(const struct latmc_box_geom *g,
+                                                            int colour, int64_t j)
+{
+    struct latmc_site s = latmc_checkerboard_site(&g->global, colour, j);
+    if (g->global.ndim == 3)
+        s.z -= g->plane0;
+    else
+        s.y -= g->plane0;
+    s.row = s.y + g->local.ly * s.z;
+    s.index = s.x + g->local.lx * s.row;
+    return s;
+}
+
 /* ---- c-colouring numbering (c = 2 or 3) ---- */
 
 /* Place s on group t of its row: the x in [c t, c t + c) whose colour is `colour`. */

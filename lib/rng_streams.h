@@ -56,12 +56,20 @@ LATMC_HOSTDEV uint32_t latmc_rng_word3(uint32_t stream, uint32_t phase, uint32_t
     return (stream << 24) | ((phase & 0xffu) << 16) | (sub & 0xffffu);
 }
 
+/* Counter word 1 of block `block` from word 1 of block 0 of the same pass: the block's
+ * bits 32..47 are its low 16 bits (the kernels that fold a pass's words once and add
+ * each group of 2^32 blocks). */
+LATMC_HOSTDEV uint32_t latmc_rng_word1_at(uint32_t c1_block0, uint64_t block)
+{
+    return c1_block0 | ((uint32_t)(block >> 32) & 0xffffu);
+}
+
 LATMC_HOSTDEV latmc_philox_ctr latmc_rng_counter(uint64_t block, uint64_t sweep, uint32_t stream,
                                                  uint32_t phase, uint32_t sub)
 {
     latmc_philox_ctr c;
     c.v[0] = (uint32_t)block;
-    c.v[1] = (uint32_t)((block >> 32) & 0xffffu) | (uint32_t)((sweep >> 32) << 16);
+    c.v[1] = latmc_rng_word1_at((uint32_t)((sweep >> 32) << 16), block);
     c.v[2] = (uint32_t)sweep;
     c.v[3] = latmc_rng_word3(stream, phase, sub);
     return c;

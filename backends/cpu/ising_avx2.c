@@ -125,7 +125,7 @@ static __attribute__((noinline)) void set_consts(struct philox8_avx2 *pc, uint64
                                                  const struct cpu_ising_pass *p)
 {
     const struct latmc_philox_fold f =
-        latmc_philox_fold_words(p->seed, (uint32_t)(hi & 0xffff) | p->c1_sweep, p->c2, p->c3);
+        latmc_philox_fold_words(p->seed, latmc_rng_word1_at(p->c1_sweep, hi << 32), p->c2, p->c3);
     philox8_avx2_setup(pc, &f, 0x80000000u);
 }
 

@@ -262,7 +262,7 @@ static __attribute__((noinline)) void set_consts(struct philox16 *pc, uint64_t h
                                                  const struct cpu_ising_pass *p)
 {
     const struct latmc_philox_fold f =
-        latmc_philox_fold_words(p->seed, (uint32_t)(hi & 0xffff) | p->c1_sweep, p->c2, p->c3);
+        latmc_philox_fold_words(p->seed, latmc_rng_word1_at(p->c1_sweep, hi << 32), p->c2, p->c3);
     philox16_setup(pc, &f);
 }
 

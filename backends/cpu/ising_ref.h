@@ -7,9 +7,6 @@
 
 struct cpu_team;
 
-uint64_t cpu_ising_sweep(const struct latmc_lattice *g, int8_t *spins,
-                         const struct latmc_ising_tables *t, int algorithm, uint64_t seed,
-                         uint64_t sweep, int n_threads);
 void cpu_ising_hot_start(const struct latmc_lattice *g, int8_t *spins, uint64_t seed,
                          int n_threads);
 struct latmc_ising_sums cpu_ising_measure(const struct latmc_lattice *g, const int8_t *spins,
@@ -30,9 +27,6 @@ uint64_t cpu_ising_colour_range(const struct latmc_lattice *g, int8_t *spins, co
                                 const struct latmc_ising_tables *t, int algorithm,
                                 uint64_t seed, uint64_t sweep, int colour, int64_t j0,
                                 int64_t j1, const struct cpu_team *team);
-uint64_t cpu_ising_sweep_coupled(const struct latmc_lattice *g, int8_t *spins,
-                                 const int8_t *eps, const struct latmc_ising_tables *t,
-                                 int algorithm, uint64_t seed, uint64_t sweep, int n_threads);
 struct latmc_ising_sums cpu_ising_measure_coupled(const struct latmc_lattice *g,
                                                   const int8_t *spins, const int8_t *eps,
                                                   int n_threads);

@@ -630,28 +630,3 @@ uint64_t cpu_ising_split_own_boxes(cpu_ising_split_of split_of, void *ctx,
     return changed;
 }
 
-/*
- * One sweep of the whole lattice as one box: the plan's fused pair as the library runs it
- * (LATMC_STEP_PAIR_WHOLE, cpu_run_steps), for the kernel tests that check a SIMD level
- * against the C reference sweep by sweep.
- */
-uint64_t cpu_ising_split_sweep(const struct cpu_ising_split *s, const struct cpu_ising_dsp *dsp,
-                               const struct cpu_ising_decisions *d, uint64_t seed,
-                               uint64_t sweep, int n_threads)
-{
-    struct latmc_box box = { .axis = s->ndim - 1, .halo = 1 };
-    box.extent[box.axis] = s->ndim == 3 ? s->rows / s->ly : s->rows; /* units */
-    uint64_t changed = 0;
-    if (!cpu_use_threads(n_threads, s->rows * s->half)) {
-        const struct cpu_team alone = cpu_team_alone();
-        return cpu_ising_split_boxes_interior(s, dsp, d, seed, sweep, &box, 1, true, &alone);
-    }
-#ifdef _OPENMP
-    LATMC_OMP(parallel num_threads(n_threads) reduction(+:changed))
-    {
-        const struct cpu_team team = { omp_get_thread_num(), omp_get_num_threads() };
-        changed += cpu_ising_split_boxes_interior(s, dsp, d, seed, sweep, &box, 1, true, &team);
-    }
-#endif
-    return changed;
-}

@@ -25,45 +25,6 @@ static inline uint64_t update_block(const struct latmc_lattice *g, int8_t *spins
     return latmc_ising_update_block(g, spins, t, algorithm, seed, sweep, colour, b);
 }
 
-/* One pass over the sites of one colour; returns the number of spins that changed. */
-static uint64_t colour_pass(const struct latmc_lattice *g, int8_t *spins, const int8_t *eps,
-                            const struct latmc_ising_tables *t, int algorithm, uint64_t seed,
-                            uint64_t sweep, int colour, int n_threads)
-{
-    const int64_t half = g->nsites / 2;
-    const int64_t nblocks = (half + 3) / 4;
-    uint64_t changed = 0;
-    if (!cpu_use_threads(n_threads, half)) {
-        for (int64_t b = 0; b < nblocks; b++)
-            changed += update_block(g, spins, eps, t, algorithm, seed, sweep, colour, b);
-        return changed;
-    }
-    LATMC_OMP(parallel for num_threads(n_threads) schedule(static) reduction(+:changed))
-    for (int64_t b = 0; b < nblocks; b++)
-        changed += update_block(g, spins, eps, t, algorithm, seed, sweep, colour, b);
-    return changed;
-}
-
-uint64_t cpu_ising_sweep(const struct latmc_lattice *g, int8_t *spins,
-                         const struct latmc_ising_tables *t, int algorithm, uint64_t seed,
-                         uint64_t sweep, int n_threads)
-{
-    uint64_t changed = 0;
-    for (int colour = 0; colour < 2; colour++)
-        changed += colour_pass(g, spins, NULL, t, algorithm, seed, sweep, colour, n_threads);
-    return changed;
-}
-
-uint64_t cpu_ising_sweep_coupled(const struct latmc_lattice *g, int8_t *spins,
-                                 const int8_t *eps, const struct latmc_ising_tables *t,
-                                 int algorithm, uint64_t seed, uint64_t sweep, int n_threads)
-{
-    uint64_t changed = 0;
-    for (int colour = 0; colour < 2; colour++)
-        changed += colour_pass(g, spins, eps, t, algorithm, seed, sweep, colour, n_threads);
-    return changed;
-}
-
 /* Lanes [l0, l1) of block b of a colour: the uniform rule, or the +-J rule with eps. */
 static inline uint64_t update_lanes(const struct latmc_lattice *g, int8_t *spins,
                                     const int8_t *eps, const struct latmc_ising_tables *t,
@@ -123,49 +84,6 @@ void cpu_ising_hot_start(const struct latmc_lattice *g, int8_t *spins, uint64_t 
 
 /* ---- slab-only storage (cpu_backend.h, struct cpu_slab) ---- */
 
-/*
- * Site j of colour `colour` in the global numbering, as a site of the slab's local lattice
- * `local` (its planes along the last axis start at global plane `origin`). Only sites of
- * the planes the slab updates are asked for, so the local plane is in range.
- */
-static inline struct latmc_site slab_site(const struct latmc_lattice *global,
-                                          const struct latmc_lattice *local, int64_t origin,
-                                          int colour, int64_t j)
-{
-    struct latmc_site s = latmc_checkerboard_site(global, colour, j);
-    if (global->ndim == 3)
-        s.z -= origin;
-    else
-        s.y -= origin;
-    s.row = s.y + local->ly * s.z;
-    s.index = s.x + local->lx * s.row;
-    return s;
-}
-
-/* Lanes [l0, l1) of block b of a colour on the slab: the reference rule of
- * latmc_ising_update_lanes(_coupled), the sites read and written in the local lattice. */
-static uint64_t slab_lanes(const struct latmc_lattice *global, const struct latmc_lattice *local,
-                           int64_t origin, int8_t *spins, const int8_t *eps,
-                           const struct latmc_ising_tables *t, int algorithm, uint64_t seed,
-                           uint64_t sweep, int colour, int64_t b, int l0, int l1)
-{
-    const int two_d = 2 * global->ndim;
-    const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, sweep, LATMC_STREAM_UPDATE,
-                                               (uint32_t)colour, 0);
-    uint64_t changed = 0;
-    for (int lane = l0; lane < l1; lane++) {
-        const struct latmc_site s = slab_site(global, local, origin, colour, 4 * b + lane);
-        const int sum = eps ? latmc_ising_coupled_sum(local, spins, eps, s)
-                            : latmc_ising_neighbour_sum(local, spins, s);
-        const int8_t old = spins[s.index];
-        const int8_t new_spin = latmc_ising_new_spin(t, algorithm, old, (sum + two_d) / 2,
-                                                     r.v[lane]);
-        changed += new_spin != old;
-        spins[s.index] = new_spin;
-    }
-    return changed;
-}
-
 uint64_t cpu_ising_colour_range_slab(const struct latmc_lattice *global,
                                      const struct latmc_lattice *local, int64_t origin,
                                      int8_t *spins, const int8_t *eps,
@@ -173,16 +91,17 @@ uint64_t cpu_ising_colour_range_slab(const struct latmc_lattice *global,
                                      uint64_t seed, uint64_t sweep, int colour, int64_t j0,
                                      int64_t j1, const struct cpu_team *team)
 {
-    /* the partition of cpu_ising_colour_range */
+    /* the partition of cpu_ising_colour_range; the box's rule (lib/ising_rules.h) */
+    const struct latmc_box_geom g = { *global, *local, origin };
     const struct cpu_block_share share = cpu_team_blocks(team, j0, j1);
     uint64_t changed = 0;
     for (int k = 0; k < share.n_partial; k++)
-        changed += slab_lanes(global, local, origin, spins, eps, t, algorithm, seed, sweep,
-                              colour, share.partial[k].b, share.partial[k].l0,
-                              share.partial[k].l1);
+        changed += latmc_ising_update_lanes_box(&g, spins, eps, t, algorithm, seed, sweep,
+                                                colour, share.partial[k].b,
+                                                share.partial[k].l0, share.partial[k].l1);
     for (int64_t b = share.whole_begin; b < share.whole_end; b++)
-        changed += slab_lanes(global, local, origin, spins, eps, t, algorithm, seed, sweep,
-                              colour, b, 0, 4);
+        changed += latmc_ising_update_lanes_box(&g, spins, eps, t, algorithm, seed, sweep,
+                                                colour, b, 0, 4);
     return changed;
 }
 

@@ -481,18 +481,3 @@ const struct cuda_model_kernels cuda_heisenberg_kernels = {
     .set_couplings = heis_set_couplings,
     .device_view = heis_device_view,
 };
-
-/* ---- appended for the GPU ranks (cuda_planes_heis.c, declared in cuda_planes.h) ---- */
-#include "cuda_planes.h"
-
-void cuda_heis_part_state(struct cuda_sim *cs, struct cuda_heis_part *out)
-{
-    struct heis_state *hs = hstate(cs);
-    out->buf[0] = hs->buf[0];
-    out->buf[1] = hs->buf[1];
-    out->cur = &hs->cur;
-    out->couplings = hs->couplings;
-    out->partials = hs->partials;
-    out->rows_per_chunk = hs->rows_per_chunk;
-    out->geom = hs->geom;
-}

@@ -15,7 +15,7 @@
  * site (doc/cuda.md, "Memory"). The bytes the API speaks are made on demand, a piece of
  * rows at a time, in a staging buffer allocated with the sim (at most
  * LATMC_CUDA_ISING_PIECE_BYTES, 256 MiB by default): hot start, get/set_spins (and so
- * checkpoints), cuda_ising_get_planes/set_planes. The whole byte array is allocated on
+ * checkpoints). The whole byte array is allocated on
  * first need only, and then kept: by latmc_sim_device_view (which hands it out), by a
  * sweep on the byte kernels (a beta whose thresholds do not fit 32 bits) and by the
  * ensembles' batched sweeps on the byte layout; LATMC_ENOMEM there when it does not fit.
@@ -556,52 +556,6 @@ static cudaError_t ising_set_spins(const latmc_sim *sim, struct cuda_sim *cs, co
     bytes_written(cs);
     return cudaMemcpyAsync(cs->spins, buf, (size_t)sim->nsites, cudaMemcpyHostToDevice,
                            cs->stream);
-}
-
-/* Planes [p0, p1) of the last axis (3D: L_y rows each, 2D: one row) as rows. */
-static bool plane_rows(const latmc_sim *sim, const struct cuda_sim *cs, int64_t p0, int64_t p1,
-                       int64_t *r0, int64_t *r1)
-{
-    const int64_t per = cs->lattice.ndim == 3 ? cs->lattice.ly : 1;
-    const int64_t planes = sim->desc.extent[sim->desc.ndim - 1];
-    *r0 = p0 * per;
-    *r1 = p1 * per;
-    return 0 <= p0 && p0 <= p1 && p1 <= planes;
-}
-
-cudaError_t cuda_ising_get_planes(const latmc_sim *sim, struct cuda_sim *cs, int64_t p0,
-                                  int64_t p1, int8_t *buf)
-{
-    int64_t r0, r1;
-    if (!plane_rows(sim, cs, p0, p1, &r0, &r1))
-        return cudaErrorInvalidValue;
-    return rows_to_host(cs, r0, r1, buf);
-}
-
-cudaError_t cuda_ising_set_planes(const latmc_sim *sim, struct cuda_sim *cs, int64_t p0,
-                                  int64_t p1, const int8_t *buf)
-{
-    struct cuda_ising_state *st = state_of(cs);
-    int64_t r0, r1;
-    if (!plane_rows(sim, cs, p0, p1, &r0, &r1))
-        return cudaErrorInvalidValue;
-    const int64_t lx = cs->lattice.lx;
-    if (st->packed_only && st->packed_valid) {
-        packed_written(cs);
-        return rows_from_host(cs, r0, r1, buf);
-    }
-    /* the bytes hold the configuration (or will, after this unpack): write them */
-    cudaError_t err = bytes_valid(cs);
-    if (err != cudaSuccess)
-        return err;
-    bytes_written(cs);
-    return cudaMemcpyAsync((int8_t *)cs->spins + r0 * lx, buf, (size_t)((r1 - r0) * lx),
-                           cudaMemcpyHostToDevice, cs->stream);
-}
-
-bool cuda_ising_is_packed_only(const struct cuda_sim *cs)
-{
-    return state_of(cs)->packed_only;
 }
 
 /* Called by the core only for a sim with couplings (eps set). */

@@ -102,7 +102,7 @@ __host__ __device__ __forceinline__ void cuda_philox_refold(struct cuda_philox_f
 __host__ __device__ __forceinline__ struct cuda_philox_group
 cuda_philox_group_of(const struct cuda_philox_folded &f, uint64_t block)
 {
-    const uint32_t c1 = f.c1_high | ((uint32_t)(block >> 32) & 0xffffu);
+    const uint32_t c1 = latmc_rng_word1_at(f.c1_high, block);
     const uint64_t p0 = (uint64_t)LATMC_PHILOX_M0 * (f.p1_hi_k0 ^ c1);
     struct cuda_philox_group g;
     g.v = (uint32_t)(p0 >> 32) ^ f.keys.k[1].v[1];

@@ -10,7 +10,8 @@
  * Ising:
  * The sim stores its slab with 2 halo planes on each side (cuda_planes_ising.c: a local
  * lattice; packed_part gives its arrays and geometry, local_plane maps a global plane
- * range into it), or, under LATMC_CUDA_PART_STORAGE=whole, the whole lattice. A step
+ * range into it), or the whole lattice where the packed kernels do not take it (its
+ * steps are then refused). A step
  * updates the rows of its box only, with the packed kernels restricted to those rows and
  * the global row of local row 0 as their row offset (0 for the whole lattice), so every
  * random number is named by the global site, as on one device and on the CPU. The
@@ -734,7 +735,7 @@ int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
         return st;
     memset(sums, 0, (size_t)(p1 - p0) * sim->model->sums_size);
     const struct cuda_ising_rows rows = { local_plane(&pa, p0, p1) * plane_rows(cs),
-                                          (p1 - p0) * plane_rows(cs), 0, 0 };
+                                          (p1 - p0) * plane_rows(cs), 0 };
     cudaError_t err = cudaMemsetAsync(cs->sums, 0, sizeof(struct latmc_ising_sums), cs->stream);
     if (err == cudaSuccess)
         err = cuda_ising_packed_measure_rows(cs->stream, pa.lattice, &rows, pa.colour[0],
@@ -747,8 +748,7 @@ int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
     return st < 0 ? st : fin;
 }
 
-/* What a step's updates need: Ising's packed arrays, or Potts's or phi^4's window
- * (scratch). */
+/* What a step's updates need: Ising's packed arrays, or Potts's window (scratch). */
 struct step_arrays {
     struct cuda_ising_packed_access pa;
     void *window;
@@ -767,12 +767,12 @@ static cudaError_t update(const latmc_sim *sim, struct cuda_sim *cs,
         return cuda_planes_heis_pass(sim, cs, stream, q0, q1, sweep, step);
     if (is_phi4(sim))
         return cuda_planes_phi4_update(sim, cs, &cs->planes->phi4_plan, &cs->planes->phi4_keys,
-                                       stream, q0, q1, sweep, step, a->window);
+                                       stream, q0, q1, sweep, step);
     const int c = step->colour;
     /* a slab: its local rows, named by the global rows (the offset of its local row 0) */
     const struct cuda_ising_rows rows = {
         local_plane(&a->pa, q0, q1) * plane_rows(cs), (q1 - q0) * plane_rows(cs),
-        a->pa.slab ? (a->pa.geom.origin - a->pa.geom.halo) * plane_rows(cs) : 0, 0
+        a->pa.slab ? (a->pa.geom.origin - a->pa.geom.halo) * plane_rows(cs) : 0
     };
     return cuda_ising_packed_sweep_rows(stream, a->pa.lattice, &rows, a->pa.colour[c],
                                         a->pa.colour[c ^ 1], a->pa.eps[c], a->pa.thr,
@@ -796,12 +796,7 @@ static int step_arrays(latmc_sim *sim, struct step_arrays *a, int64_t *border)
     }
     if (is_phi4(sim)) {
         *border = CUDA_PHI4_HALO;
-        int st = part_ready(sim, "step");
-        if (st == LATMC_OK)
-            st = cuda_planes_scratch(cs, cuda_planes_phi4_window_bytes(cs, &cs->planes->phi4_plan,
-                                                                        CUDA_PHI4_HALO),
-                                     &a->window);
-        return st;
+        return part_ready(sim, "step");
     }
     if (is_potts(sim)) {
         *border = cs->colours;

@@ -1,9 +1,9 @@
 /*
  * Internal to the CUDA module: a one-device sim as one part of a lattice shared by
  * processes (lib/part.h, doc/mpi.md "GPU ranks"). The sim stores only its slab and halo
- * planes on its device, like a CPU part (cuda_planes_part_kernels, below: every model; the
- * whole lattice under LATMC_CUDA_PART_STORAGE=whole, the former storage, which the code
- * below still serves); run_step updates only the part's box (its slab of planes), and
+ * planes on its device, like a CPU part (cuda_planes_part_kernels, below; Potts parts of
+ * several replicas and Ising off the packed kernels keep the whole lattice, which the
+ * Ising and Potts code below still serves); run_step updates only the part's box (its slab of planes), and
  * the per-plane ops (lib/backend.h) move planes between the device and the host in the
  * CPU's get_planes layout, so CPU and GPU parts give one chain.
  *
@@ -99,13 +99,11 @@ struct cuda_phi4_plan;
 struct cuda_phi4_keys;
 int cuda_planes_phi4_plan(latmc_sim *sim, struct cuda_phi4_plan *plan,
                           struct cuda_phi4_keys *keys);
-size_t cuda_planes_phi4_window_bytes(const struct cuda_sim *cs,
-                                     const struct cuda_phi4_plan *plan, int64_t planes);
 cudaError_t cuda_planes_phi4_update(const latmc_sim *sim, struct cuda_sim *cs,
                                     const struct cuda_phi4_plan *plan,
                                     const struct cuda_phi4_keys *keys, cudaStream_t stream,
                                     int64_t q0, int64_t q1, uint64_t sweep,
-                                    const struct latmc_step *step, void *window);
+                                    const struct latmc_step *step);
 uint64_t cuda_planes_phi4_attempted(const latmc_sim *sim, int64_t sites);
 int cuda_planes_phi4_measure(latmc_sim *sim, const struct cuda_phi4_plan *plan, int64_t p0,
                              int64_t p1, void *sums);
@@ -115,20 +113,6 @@ cudaError_t cuda_planes_phi4_move(const struct cuda_sim *cs, const struct cuda_p
                                   cudaStream_t stream, int64_t p0, int64_t p1, void *get_buf,
                                   const void *set_buf);
 
-/* A one-device Heisenberg sim's state (cuda_heisenberg.c, appended for the parts): the two
- * spin buffers, the index of the one holding the configuration (the caller flips it
- * after a pass of its own), couplings, the reduction's partials and chunk rows, and the
- * whole lattice's pass geometries ([0] overrelaxation, [1] heat bath). */
-struct cuda_heis_geom;
-struct cuda_heis_part {
-    float *buf[2];
-    int *cur;
-    float *couplings;
-    double *partials;
-    long long rows_per_chunk;
-    const struct cuda_heis_geom *geom;
-};
-void cuda_heis_part_state(struct cuda_sim *cs, struct cuda_heis_part *out);
 
 /*
  * A GPU rank's slab: own planes [origin, origin + planes) of the last axis's L, `halo`
@@ -208,8 +192,8 @@ cudaError_t cuda_ising_packed_access(struct cuda_sim *cs, bool writing,
 /*
  * GPU ranks that store their slab only (doc/mpi.md, "GPU ranks"): the kernel table a part
  * of n_parts > 1 runs instead of its model's, chosen at creation (cuda_backend.c), or NULL
- * where the slab storage does not apply (a model not converted, a lattice the kernels do
- * not take, or LATMC_CUDA_PART_STORAGE=whole): Ising (cuda_planes_ising.c), Potts
+ * where the slab storage does not apply (Potts with several replicas, an Ising lattice
+ * the packed kernels do not take): Ising (cuda_planes_ising.c), Potts
  * (cuda_planes_potts.c), Heisenberg (cuda_planes_heis.c), phi^4 (cuda_planes_phi4.c). The Ising arrays of such a sim (false for any other sim); the
  * Potts tables and slab (NULL for any other sim).
  */

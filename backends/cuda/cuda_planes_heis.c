@@ -4,15 +4,11 @@
  * halo planes, the per-plane reduction and copies. The scheduling of a step (borders on
  * the border stream, interior on the sim's stream) is cuda_planes.c's.
  *
- * The sim keeps the whole lattice in its two SoA buffers (cuda_heisenberg.c). A pass of
- * the one-device kernels (heisenberg_kernels.cu) over planes [q0, q1) of the whole
- * lattice (geometry narrowed with cuda_heis_geom_range; planes, draws and colouring named
- * by the lattice's coordinates, wrapping periodically) writes exactly what the
- * one-device pass writes there: it reads the old configuration up to two planes beyond
- * the range (colour 0 of the neighbouring planes is recomputed). Only the part's planes
- * and the halos are kept current in the buffer a pass writes; the others are stale and
- * never read (lib/part.c reads and measures a part's own planes only, and set_spins
- * writes the whole lattice).
+ * The sim keeps its slab (below). A pass of the one-device kernels (heisenberg_kernels.cu)
+ * over planes [q0, q1) (geometry narrowed with cuda_heis_geom_range; planes, draws and
+ * colouring named by the lattice's coordinates) writes exactly what the one-device pass
+ * writes there: it reads the old configuration up to two planes beyond the range
+ * (colour 0 of the neighbouring planes is recomputed).
  *
  * The core's plan (lib/model_heisenberg.c) has two steps per pass with halo 1, and
  * exchanges one plane per side after each. The kernels run the whole pass at the even
@@ -52,7 +48,7 @@ static int64_t lattice_planes(const struct cuda_sim *cs)
 }
 
 /*
- * Slab storage (the default for a part of several; cuda_planes_heis_part_kernels): the
+ * Slab storage (every part of several; cuda_planes_heis_part_kernels): the
  * sim keeps its own planes and HALO = 2 planes on each side, of both spin buffers and of
  * the couplings (SoA over the local lattice, as a slab of a sim on several devices,
  * cuda_slabs_heis.c): local plane p is plane origin - 2 + p (mod L). The passes run the
@@ -62,8 +58,7 @@ static int64_t lattice_planes(const struct cuda_sim *cs)
  * needed; the exchange's planes (the pass's two halo planes, above) land in the halos.
  * The host keeps the local planes' couplings only (drawn where they lie in the global
  * draws; a part's couplings are gathered plane by plane: ops.get_coupling_planes); the
- * hot start draws the local planes' spins only. The rest of the comment
- * above is the former storage (LATMC_CUDA_PART_STORAGE=whole).
+ * hot start draws the local planes' spins only.
  */
 struct heis_slab {
     struct cuda_planes_slab geom;   /* halo HALO */
@@ -89,27 +84,21 @@ struct heis_view {
     long long rows_per_chunk;
     const struct cuda_heis_geom *geom;  /* [heat bath?] */
     long long stride;                   /* sites of the arrays (SoA stride) */
-    const struct cuda_planes_slab *slab; /* NULL: the whole lattice */
+    const struct cuda_planes_slab *slab;
 };
 
 static void view_of(const latmc_sim *sim, struct cuda_sim *cs, struct heis_view *v)
 {
-    if (cs->kernels == &slab_heis_kernels) {
-        struct heis_slab *s = cs->model_state;
-        *v = (struct heis_view){ { s->buf[0], s->buf[1] }, &s->cur, s->J, s->partials,
-                                 s->rows_per_chunk, s->g, s->n_local, &s->geom };
-        return;
-    }
-    struct cuda_heis_part hp;
-    cuda_heis_part_state(cs, &hp);
-    *v = (struct heis_view){ { hp.buf[0], hp.buf[1] }, hp.cur, hp.couplings, hp.partials,
-                             hp.rows_per_chunk, hp.geom, sim->nsites, NULL };
+    (void)sim;
+    struct heis_slab *s = cs->model_state;
+    *v = (struct heis_view){ { s->buf[0], s->buf[1] }, &s->cur, s->J, s->partials,
+                             s->rows_per_chunk, s->g, s->n_local, &s->geom };
 }
 
 /* The local plane of planes [p0, p1) in the view's arrays (-1: not there). */
 static int64_t view_plane(const struct heis_view *v, int64_t p0, int64_t p1)
 {
-    return v->slab ? cuda_planes_local(v->slab, p0, p1) : p0;
+    return cuda_planes_local(v->slab, p0, p1);
 }
 
 static struct heis_slab *slab_of(const struct cuda_sim *cs)
@@ -443,7 +432,7 @@ static int wire_move(latmc_sim *sim, struct cuda_sim *cs, const struct heis_view
     const size_t rows = 3 * (size_t)sim->desc.replicas, run = (size_t)ps * sizeof(float);
     const size_t pitch = (size_t)v->stride * sizeof(float), bytes = rows * run;
     int64_t lp[4] = { p };
-    const int copies = v->slab ? cuda_planes_local_all(v->slab, p, p + 1, lp) : 1;
+    const int copies = cuda_planes_local_all(v->slab, p, p + 1, lp);
     if (copies == 0)
         return cuda_core->fail(LATMC_EINVAL, "CUDA backend: plane %lld is not in the part's "
                                "slab", (long long)p);
@@ -522,7 +511,7 @@ int cuda_planes_heis_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64
         /* every local copy of the planes for a set into a slab (cuda_planes_local_all),
          * the own one for a get */
         int64_t lp[4] = { q };
-        const int copies = v.slab ? cuda_planes_local_all(v.slab, q, q1, lp) : 1;
+        const int copies = cuda_planes_local_all(v.slab, q, q1, lp);
         if (copies == 0) {
             st = cuda_core->fail(LATMC_EINVAL, "CUDA backend: planes [%lld, %lld) are not in "
                                  "the part's slab", (long long)q, (long long)q1);
@@ -624,66 +613,5 @@ int cuda_planes_heis_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
     struct cuda_sim *cs = cuda_sim_of(sim);
     struct heis_view v;
     view_of(sim, cs, &v);
-    if (v.slab)
-        return slab_measure_planes(sim, cs, &v, p0, p1, sums);
-    struct cuda_heis_part hp;
-    cuda_heis_part_state(cs, &hp);
-    const int64_t L = lattice_planes(cs), ps = plane_sites(cs), np = p1 - p0;
-    const int nrep = sim->desc.replicas, ndim = cs->lattice.ndim;
-    const long long per_plane = (ndim == 3 ? cs->lattice.ly : 1) / hp.rows_per_chunk;
-    const size_t sums_bytes = (size_t)np * NSUMS * sizeof(double);
-    const size_t window_floats = (size_t)(3 * nrep * 2 + ndim * 2) * (size_t)ps;
-    void *scratch = NULL;
-    int st = cuda_planes_scratch(cs, sums_bytes + window_floats * sizeof(float), &scratch);
-    if (st < 0)
-        return st;
-    double *plane_sums = scratch;
-    float *window = (float *)((char *)scratch + sums_bytes);
-    const float *spins = hp.buf[*hp.cur];
-    const size_t n = (size_t)sim->nsites;
-    /* the planes with a next plane in memory: [p0, direct_end) */
-    const int64_t direct_end = p1 < L ? p1 : L - 1;
-    cudaError_t err = cudaMemsetAsync(plane_sums, 0, sums_bytes, cs->stream);
-    if (err == cudaSuccess && direct_end > p0) {
-        struct cuda_heis_geom g = hp.geom[0];
-        if (ndim == 3)
-            g.lz = (int)(direct_end - p0) + 1;
-        else
-            g.ly = (int)(direct_end - p0) + 1;
-        g.n = (long long)n; /* the arrays' stride: the whole lattice */
-        const size_t at = (size_t)(p0 * ps);
-        err = cuda_heis_measure_planes(cs->stream, &g, spins + at, hp.couplings + at,
-                                       hp.rows_per_chunk, (direct_end - p0) * per_plane,
-                                       hp.partials, plane_sums);
-    }
-    if (err == cudaSuccess && p1 == L) {
-        /* window: 2 planes (L - 1, then 0) of each spin run and coupling run */
-        const size_t wn = 2 * (size_t)ps;
-        const int runs = 3 * nrep + ndim;
-        for (int k = 0; k < runs && err == cudaSuccess; k++) {
-            const float *from = k < 3 * nrep ? spins + (size_t)k * n
-                                             : hp.couplings + (size_t)(k - 3 * nrep) * n;
-            float *to = window + (size_t)k * wn;
-            err = cudaMemcpyAsync(to, from + (size_t)((L - 1) * ps), (size_t)ps * sizeof(float),
-                                  cudaMemcpyDeviceToDevice, cs->stream);
-            if (err == cudaSuccess)
-                err = cudaMemcpyAsync(to + ps, from, (size_t)ps * sizeof(float),
-                                      cudaMemcpyDeviceToDevice, cs->stream);
-        }
-        struct cuda_heis_geom g = hp.geom[0];
-        if (ndim == 3)
-            g.lz = 2;
-        else
-            g.ly = 2;
-        g.n = (long long)wn;
-        if (err == cudaSuccess)
-            err = cuda_heis_measure_planes(cs->stream, &g, window, window + (size_t)3 * nrep * wn,
-                                           hp.rows_per_chunk, per_plane, hp.partials,
-                                           plane_sums + (size_t)(L - 1 - p0) * NSUMS);
-    }
-    if (err == cudaSuccess)
-        err = cudaMemcpyAsync(sums, plane_sums, sums_bytes, cudaMemcpyDeviceToHost, cs->stream);
-    st = cuda_check(err, "measuring planes");
-    const int fin = cuda_check(cudaStreamSynchronize(cs->stream), "measuring planes");
-    return st < 0 ? st : fin;
+    return slab_measure_planes(sim, cs, &v, p0, p1, sums);
 }

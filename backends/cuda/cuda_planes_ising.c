@@ -17,9 +17,6 @@
  * in cuda_planes.c on the arrays that cuda_planes_ising_access gives. +-J: the couplings
  * of the local planes only are drawn on the host (where they lie in the global draws) and
  * packed; a part's couplings are gathered plane by plane (ops.get_coupling_planes).
- *
- * LATMC_CUDA_PART_STORAGE=whole (timing and tests only) keeps the former storage, the
- * whole lattice on every rank.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -54,12 +51,6 @@ static const struct cuda_model_kernels slab_ising_kernels;
 static struct slab_ising *slab_of(const struct cuda_sim *cs)
 {
     return cs->model_state;
-}
-
-static bool storage_whole(void)
-{
-    const char *v = getenv("LATMC_CUDA_PART_STORAGE");
-    return v && strcmp(v, "whole") == 0;
 }
 
 static size_t colour_bytes(const struct slab_ising *s)
@@ -233,7 +224,7 @@ static cudaError_t slab_measure(const latmc_sim *sim, struct cuda_sim *cs)
     (void)sim;
     const struct slab_ising *s = slab_of(cs);
     const struct cuda_ising_rows rows = { s->geom.halo * s->plane_rows,
-                                          s->geom.planes * s->plane_rows, 0, 0 };
+                                          s->geom.planes * s->plane_rows, 0 };
     return cuda_ising_packed_measure_rows(cs->stream, &s->local, &rows, s->colour[0],
                                           s->colour[1], s->eps_packed[0], cs->sums);
 }
@@ -305,8 +296,7 @@ static const struct cuda_model_kernels slab_ising_kernels = {
 
 const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim)
 {
-    if (!sim->part || sim->part->n_parts < 2 || !sim->plan || sim->plan->n_boxes < 2 ||
-        storage_whole())
+    if (!sim->part || sim->part->n_parts < 2 || !sim->plan || sim->plan->n_boxes < 2)
         return NULL;
     if (sim->desc.model == LATMC_MODEL_POTTS)
         return cuda_planes_potts_part_kernels(sim);

@@ -4,17 +4,13 @@
  * reduction and copies. The scheduling of a step (borders on the border stream, interior
  * on the sim's stream) is cuda_planes.c's.
  *
- * The sim keeps the whole field in the API's layout (cs->spins: one float or double per
- * site, natural order). Parts run the site-order schedule, whose steps are the core's
- * (lib/model_phi4.c: step s is colour s mod ncolours of pass s / ncolours; halo 2): the
- * several-GPU slabs' kernels (cuda_phi4_slab_update, cuda_phi4_measure_planes) on a plane
- * range, sites, draws and colours named by the lattice's coordinates, so each step writes
- * exactly what the one-device step writes there. Those kernels read the planes within 2
- * of a range from memory without wrap (memory plane = lattice plane - cut0): a range two
- * planes or more from the lattice's ends reads them where they lie in the whole field
- * (cut0 = 0); a range nearer an end (the first or last part's border, 2 planes) runs in a
- * window of scratch memory holding it and 2 planes on each side (across the wrap: halos
- * that set_planes wrote), its planes copied back after the update.
+ * The sim keeps its slab in the API's layout (below: one float or double per site,
+ * natural order). Parts run the site-order schedule, whose steps are the core's
+ * (lib/model_phi4.c: the step's colour and pass; halo 2): the several-GPU slabs' kernels
+ * (cuda_phi4_slab_update, cuda_phi4_measure_planes) on a plane range, sites, draws and
+ * colours named by the lattice's coordinates, so each step writes exactly what the
+ * one-device step writes there. Those kernels read the planes within 2 of a range from
+ * memory without wrap (memory plane = lattice plane - cut0), where the slab holds them.
  *
  * The chunk schedule (the one-device default wherever the extents take chunks) is a
  * different chain, two phases per sweep that the core's plan does not have: a sim on
@@ -51,11 +47,10 @@ static size_t value_bytes(const struct cuda_phi4_plan *plan)
 }
 
 /*
- * Slab storage (the default for a part of several; cuda_planes_phi4_part_kernels): the
+ * Slab storage (every part of several; cuda_planes_phi4_part_kernels): the
  * sim keeps its own planes and HALO = 2 planes on each side (local plane p is plane
  * origin - 2 + p mod L), the memory of the slab kernels' ranges with cut0 = origin - 2:
  * every range of own planes reads its neighbours where they lie, so no window is needed.
- * The rest of the comment above is the former storage (LATMC_CUDA_PART_STORAGE=whole).
  */
 struct phi4_slab {
     struct cuda_planes_slab geom;   /* halo HALO */
@@ -186,7 +181,7 @@ const struct cuda_model_kernels *cuda_planes_phi4_part_kernels(const latmc_sim *
     return &slab_phi4_kernels;
 }
 
-/* ---- the steps, reductions and copies (either storage) ---- */
+/* ---- the steps, reductions and copies ---- */
 
 int cuda_planes_phi4_plan(latmc_sim *sim, struct cuda_phi4_plan *plan,
                           struct cuda_phi4_keys *keys)
@@ -201,65 +196,19 @@ int cuda_planes_phi4_plan(latmc_sim *sim, struct cuda_phi4_plan *plan,
     return st;
 }
 
-/* Planes [q0 - HALO, q1 + HALO) (mod L) into the window. */
-static cudaError_t fill_window(const struct cuda_sim *cs, size_t vb, cudaStream_t stream,
-                               int64_t q0, int64_t q1, char *window)
-{
-    const int64_t L = lattice_planes(cs);
-    const size_t pb = (size_t)plane_sites(cs) * vb;
-    const char *phi = cs->spins;
-    cudaError_t err = cudaSuccess;
-    /* in runs of planes that do not wrap */
-    for (int64_t p = q0 - HALO; p < q1 + HALO && err == cudaSuccess;) {
-        const int64_t at = (p % L + L) % L;
-        int64_t run = q1 + HALO - p;
-        if (run > L - at)
-            run = L - at;
-        err = cudaMemcpyAsync(window + (size_t)(p - (q0 - HALO)) * pb, phi + (size_t)at * pb,
-                              (size_t)run * pb, cudaMemcpyDeviceToDevice, stream);
-        p += run;
-    }
-    return err;
-}
-
-size_t cuda_planes_phi4_window_bytes(const struct cuda_sim *cs,
-                                     const struct cuda_phi4_plan *plan, int64_t planes)
-{
-    return (size_t)(planes + 2 * HALO) * (size_t)plane_sites(cs) * value_bytes(plan);
-}
-
 cudaError_t cuda_planes_phi4_update(const latmc_sim *sim, struct cuda_sim *cs,
                                     const struct cuda_phi4_plan *plan,
                                     const struct cuda_phi4_keys *keys, cudaStream_t stream,
                                     int64_t q0, int64_t q1, uint64_t sweep,
-                                    const struct latmc_step *step, void *window)
+                                    const struct latmc_step *step)
 {
     if (q1 <= q0)
         return cudaSuccess;
     const struct latmc_phi4_tables *t = sim->model_data;
-    const struct phi4_slab *slab = slab_of(cs);
-    if (slab) { /* memory plane = plane - (origin - HALO): the slab */
-        const struct cuda_phi4_slab_range r = { slab->geom.origin - HALO, q0, q1 - q0, 0 };
-        return cuda_phi4_slab_update(stream, plan, &cs->lattice, cs->spins, t, keys, sweep, step,
-                                     &r, cs->changed);
-    }
-    const int64_t L = lattice_planes(cs);
-    if (q0 >= HALO && q1 <= L - HALO) {
-        const struct cuda_phi4_slab_range r = { 0, q0, q1 - q0, 0 };
-        return cuda_phi4_slab_update(stream, plan, &cs->lattice, cs->spins, t, keys, sweep, step,
-                                     &r, cs->changed);
-    }
-    /* near an end of the lattice: in the window (a border of at most HALO planes) */
-    const size_t vb = value_bytes(plan), pb = (size_t)plane_sites(cs) * vb;
-    const struct cuda_phi4_slab_range r = { q0 - HALO, q0, q1 - q0, 0 };
-    cudaError_t err = fill_window(cs, vb, stream, q0, q1, window);
-    if (err == cudaSuccess)
-        err = cuda_phi4_slab_update(stream, plan, &cs->lattice, window, t, keys, sweep, step,
-                                    &r, cs->changed);
-    if (err == cudaSuccess)
-        err = cudaMemcpyAsync((char *)cs->spins + (size_t)q0 * pb, (char *)window + HALO * pb,
-                              (size_t)(q1 - q0) * pb, cudaMemcpyDeviceToDevice, stream);
-    return err;
+    /* memory plane = plane - (origin - HALO): the slab */
+    const struct cuda_phi4_slab_range r = { slab_of(cs)->geom.origin - HALO, q0, q1 - q0, 0 };
+    return cuda_phi4_slab_update(stream, plan, &cs->lattice, cs->spins, t, keys, sweep, step, &r,
+                                 cs->changed);
 }
 
 uint64_t cuda_planes_phi4_attempted(const latmc_sim *sim, int64_t sites)
@@ -270,8 +219,8 @@ uint64_t cuda_planes_phi4_attempted(const latmc_sim *sim, int64_t sites)
 
 /*
  * Each plane's sums (the one-device reduction's per-plane values, which the slabs add in
- * plane order too): scratch holds the plane sums, the rows' partials and, for a range
- * within 2 planes of an end, the window.
+ * plane order too): scratch holds the plane sums and the rows' partials. The slab holds
+ * the planes after its own that the reduction reads (its upper halo).
  */
 int cuda_planes_phi4_measure(latmc_sim *sim, const struct cuda_phi4_plan *plan, int64_t p0,
                              int64_t p1, void *sums)
@@ -279,33 +228,22 @@ int cuda_planes_phi4_measure(latmc_sim *sim, const struct cuda_phi4_plan *plan, 
     _Static_assert(sizeof(struct latmc_phi4_sums) == NSUMS * sizeof(double),
                    "struct latmc_phi4_sums is not 5 doubles");
     struct cuda_sim *cs = cuda_sim_of(sim);
-    const int64_t L = lattice_planes(cs), np = p1 - p0;
+    const int64_t np = p1 - p0;
     const int64_t rows = np * (cs->lattice.ndim == 3 ? cs->lattice.ly : 1);
     const struct phi4_slab *slab = slab_of(cs);
-    if (slab && !(slab->geom.origin <= p0 && p1 <= slab->geom.origin + slab->geom.planes))
+    if (!(slab->geom.origin <= p0 && p1 <= slab->geom.origin + slab->geom.planes))
         return cuda_core->fail(LATMC_EINVAL, "CUDA backend: measuring planes [%lld, %lld) "
                                "outside the part's planes", (long long)p0, (long long)p1);
-    const bool direct = slab || (p0 >= HALO && p1 <= L - HALO);
     const size_t sums_bytes = (size_t)np * NSUMS * sizeof(double);
     const size_t partial_bytes = (size_t)rows * NSUMS * sizeof(double);
-    const size_t window_bytes = direct ? 0 : cuda_planes_phi4_window_bytes(cs, plan, np);
     void *scratch = NULL;
-    int st = cuda_planes_scratch(cs, sums_bytes + partial_bytes + window_bytes, &scratch);
+    int st = cuda_planes_scratch(cs, sums_bytes + partial_bytes, &scratch);
     if (st < 0)
         return st;
     double *plane_sums = scratch, *partials = plane_sums + (size_t)np * NSUMS;
-    void *window = (char *)scratch + sums_bytes + partial_bytes;
-    cudaError_t err = cudaSuccess;
-    struct cuda_phi4_slab_range r = { slab ? slab->geom.origin - HALO : 0, p0, np, 0 };
-    const void *phi = cs->spins;
-    if (!direct) {
-        err = fill_window(cs, value_bytes(plan), cs->stream, p0, p1, window);
-        r.cut0 = p0 - HALO;
-        phi = window;
-    }
-    if (err == cudaSuccess)
-        err = cuda_phi4_measure_planes(cs->stream, plan, &cs->lattice, phi, &r, partials,
-                                       plane_sums);
+    const struct cuda_phi4_slab_range r = { slab->geom.origin - HALO, p0, np, 0 };
+    cudaError_t err = cuda_phi4_measure_planes(cs->stream, plan, &cs->lattice, cs->spins, &r,
+                                               partials, plane_sums);
     if (err == cudaSuccess)
         err = cudaMemcpyAsync(sums, plane_sums, sums_bytes, cudaMemcpyDeviceToHost, cs->stream);
     st = cuda_check(err, "measuring planes");
@@ -328,7 +266,7 @@ cudaError_t cuda_planes_phi4_move(const struct cuda_sim *cs, const struct cuda_p
     const struct phi4_slab *slab = slab_of(cs);
     /* a slab: the own planes for a get, every local copy for a set (cuda_planes_local_all) */
     int64_t lp[4] = { p0 };
-    const int copies = slab ? cuda_planes_local_all(&slab->geom, p0, p1, lp) : 1;
+    const int copies = cuda_planes_local_all(&slab->geom, p0, p1, lp);
     if (copies == 0)
         return cudaErrorInvalidValue; /* a range the slab does not hold (a bug) */
     const size_t bytes = (size_t)(p1 - p0) * pb;

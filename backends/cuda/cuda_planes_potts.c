@@ -8,8 +8,8 @@
  * sim keeps only its own planes and one halo plane on each side (local plane 0: the lower
  * halo), in the API's layout, as a slab of a sim on several devices (cuda_slabs_potts.c):
  * the range kernels read the planes next to a range where they lie, a halo at the slab's
- * ends, and no window is needed. The rest of this comment is the former storage
- * (LATMC_CUDA_PART_STORAGE=whole: cuda_planes_ising.c).
+ * ends, and no window is needed. The rest of this comment is the storage of a part with
+ * several replicas, which keeps the whole lattice (cuda_planes_potts_part_kernels).
  *
  * The sim keeps the whole lattice in the API's layout (one byte per site, natural order).
  * An update runs the several-GPU slabs' range kernels (potts_slabs.h) on ranges of whole
@@ -64,12 +64,6 @@ struct potts_slab {
 };
 
 static const struct cuda_model_kernels slab_potts_kernels;
-
-const struct cuda_planes_slab *cuda_planes_potts_slab(const struct cuda_sim *cs)
-{
-    return cs->kernels == &slab_potts_kernels ? &((const struct potts_slab *)cs->model_state)->geom
-                                              : NULL;
-}
 
 static struct potts_slab *slab_of(const struct cuda_sim *cs)
 {

@@ -31,18 +31,6 @@ int cuda_slab_alloc_on(void **ptr, size_t bytes, int device, const char *what)
     return cuda_check(cudaMalloc(ptr, bytes), msg);
 }
 
-bool cuda_slab_exchange_enabled(void)
-{
-    const char *v = getenv("LATMC_CUDA_SLAB_EXCHANGE");
-    return !(v && (strcmp(v, "0") == 0 || strcmp(v, "waits") == 0));
-}
-
-bool cuda_slab_exchange_waits_only(void)
-{
-    const char *v = getenv("LATMC_CUDA_SLAB_EXCHANGE");
-    return v && strcmp(v, "waits") == 0;
-}
-
 int cuda_slab_exec_create(struct cuda_slab_exec *e)
 {
     int low = 0, high = 0;
@@ -365,7 +353,7 @@ int cuda_slab_exec_measure_slabs(const latmc_sim *sim, struct cuda_slab_exec *fi
 }
 
 int cuda_slab_exec_order_step(struct cuda_slab_exec *first, size_t stride, int n,
-                              bool wait_neighbours, const char *what)
+                              const char *what)
 {
     int st = LATMC_OK;
     for (int i = 0; i < n && st == LATMC_OK; i++) {
@@ -380,7 +368,7 @@ int cuda_slab_exec_order_step(struct cuda_slab_exec *first, size_t stride, int n
         if (e->split)
             err = cudaStreamWaitEvent(e->border_stream, e->interior_done, 0);
         /* each neighbour once: with two slabs both are the same one */
-        for (int k = 0; k < 2 && err == cudaSuccess && wait_neighbours; k++)
+        for (int k = 0; k < 2 && err == cudaSuccess; k++)
             if (nb[k]->recorded && nb[k] != e && (k == 0 || nb[1] != nb[0]))
                 err = cudaStreamWaitEvent(e->border_stream, nb[k]->copies_done, 0);
         if (err == cudaSuccess && e->split)

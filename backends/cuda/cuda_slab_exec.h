@@ -62,13 +62,6 @@ int cuda_slab_device_of(const latmc_sim_desc *d, int i);
  * the <what> of a slab". */
 int cuda_slab_alloc_on(void **ptr, size_t bytes, int device, const char *what);
 
-/* false only under LATMC_CUDA_SLAB_EXCHANGE=0 or =waits (timing: the halo copies left
- * out, the chain then wrong). */
-bool cuda_slab_exchange_enabled(void);
-/* Under LATMC_CUDA_SLAB_EXCHANGE=waits: the copies left out but every wait for them kept
- * (timing: what the copies cost apart from the order they impose; the models that read
- * it say so). */
-bool cuda_slab_exchange_waits_only(void);
 
 /*
  * On e->device (set by the caller; made current here): the main stream, the border
@@ -178,17 +171,16 @@ int cuda_slab_exec_measure_slabs(const latmc_sim *sim, struct cuda_slab_exec *fi
  * Before a step, on every slab whose events name its previous step: its streams wait for
  * what they read or overwrite of that step (each model's run_step says why), all waits
  * enqueued before any event is recorded again, each event once:
- *   border stream: this slab's previous interior (when split), and, when
- *     wait_neighbours (false only without the exchange, LATMC_CUDA_SLAB_EXCHANGE=0),
- *     both neighbours' previous copies (recorded after their borders; this slab's own
- *     are in order on this stream);
+ *   border stream: this slab's previous interior (when split), and both neighbours'
+ *     previous copies (recorded after their borders; this slab's own are in order on
+ *     this stream);
  *   main stream (when split): this slab's previous borders.
  * A step's work then: the borders on the border stream, border_done, the copies out on
  * the border stream, copies_done (recorded even without copies), the interior on the
  * main stream, interior_done. cuda_check(.., what) on failure.
  */
 int cuda_slab_exec_order_step(struct cuda_slab_exec *first, size_t stride, int n,
-                              bool wait_neighbours, const char *what);
+                              const char *what);
 
 /* After a failed step: nothing left running (errors ignored), and the counters taken as
  * they stand (the failed call's updates are not reported; best effort after a sticky

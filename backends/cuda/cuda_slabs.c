@@ -50,10 +50,6 @@ struct cuda_slabs {
     struct cuda_heis_slabs *heis;   /* a Heisenberg sim: its own slabs, the rest unused */
     struct cuda_phi4_slabs *phi4;   /* a phi^4 sim: likewise */
     struct cuda_potts_slabs *potts; /* a Potts sim: the same (cuda_slabs_potts.c) */
-    bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing) */
-    int spare_sms;                  /* left to the border kernels beside the interior's
-                                       persistent wave (LATMC_CUDA_SLAB_SPARE_SMS, default 0:
-                                       on an H200 2 spare SMs cost more than they hide) */
 };
 
 static struct cuda_slabs *slabs_of(const struct cuda_sim *cs)
@@ -175,19 +171,6 @@ int cuda_slabs_set_couplings(const latmc_sim *sim, struct cuda_sim *cs, const fl
     return pack_slab_couplings(sim, ss);
 }
 
-/* Tuning, not API: LATMC_CUDA_SLAB_SPARE_SMS=0..16 (an unreadable value: the default). */
-static int spare_sms_setting(void)
-{
-    const char *v = getenv("LATMC_CUDA_SLAB_SPARE_SMS");
-    if (v && v[0] >= '0' && v[0] <= '9' && (v[1] == '\0' || (v[1] >= '0' && v[1] <= '9' &&
-                                                            v[2] == '\0'))) {
-        const int n = atoi(v);
-        if (n <= 16)
-            return n;
-    }
-    return 0;
-}
-
 int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
 {
     const latmc_sim_desc *d = &sim->desc;
@@ -244,8 +227,6 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
     ss->plane_rows = d->ndim == 3 ? d->extent[1] : 1;
     ss->plane_sites = d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0];
     ss->wpr = d->extent[0] / 16;
-    ss->exchange = cuda_slab_exchange_enabled();
-    ss->spare_sms = spare_sms_setting();
     const int axis = d->ndim - 1;
     int st = LATMC_OK;
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
@@ -295,7 +276,7 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
     cuda_slab_exec_enable_peers(d, ss->n);
     cs->slabs = ss;
     cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA backend: Ising sim as %d slabs (halo %d "
-                   "planes, exchange %s)", ss->n, ss->halo, ss->exchange ? "on" : "OFF");
+                   "planes)", ss->n, ss->halo);
     return LATMC_OK;
 }
 
@@ -423,11 +404,11 @@ int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how)
 /* Update colour c on the local planes [p0, p1) of slab sl. */
 static cudaError_t update_planes(const latmc_sim *sim, const struct cuda_slabs *ss,
                                  struct cuda_slab *sl, cudaStream_t stream, int64_t p0,
-                                 int64_t p1, uint64_t sweep, int c, int spare_sms)
+                                 int64_t p1, uint64_t sweep, int c)
 {
     const struct cuda_ising_rows rows = {
         p0 * ss->plane_rows, (p1 - p0) * ss->plane_rows,
-        (sl->ex.origin - ss->halo) * ss->plane_rows, spare_sms
+        (sl->ex.origin - ss->halo) * ss->plane_rows
     };
     return cuda_ising_packed_sweep_rows(stream, &sl->local, &rows, sl->colour[c],
                                         sl->colour[c ^ 1], sl->eps_packed[c], &ss->thr, sim->desc.algorithm,
@@ -477,7 +458,7 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
      *   stream (interior): the previous borders (next to the interior). The interior
      *     reads no halo plane.
      */
-    st = cuda_slab_exec_order_step(&ss->slab[0].ex, sizeof *ss->slab, ss->n, ss->exchange,
+    st = cuda_slab_exec_order_step(&ss->slab[0].ex, sizeof *ss->slab, ss->n,
                                    "ordering a step after the previous one");
     /* Borders (then their copies) and the interior, concurrently. */
     for (int i = 0; i < ss->n && st == LATMC_OK; i++) {
@@ -487,19 +468,19 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
         const int64_t first = h, last = h + sl->ex.planes; /* own planes [first, last) */
         const int64_t border = sl->ex.planes > 2 * r ? r : sl->ex.planes / 2;
         cudaError_t err = update_planes(sim, ss, sl, sl->ex.border_stream, first, first + border,
-                                        call->sweep, c, 0);
+                                        call->sweep, c);
         if (err == cudaSuccess)
             err = update_planes(sim, ss, sl, sl->ex.border_stream, last - border, last,
-                                call->sweep, c, 0);
+                                call->sweep, c);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
-        if (err == cudaSuccess && ss->exchange)
+        if (err == cudaSuccess)
             err = send_borders(ss, i, r, c, sl->ex.border_stream);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.copies_done, sl->ex.border_stream);
         if (err == cudaSuccess)
             err = update_planes(sim, ss, sl, sl->ex.stream, first + border, last - border,
-                                call->sweep, c, ss->spare_sms);
+                                call->sweep, c);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.interior_done, sl->ex.stream);
         if ((st = cuda_check(err, "launching a step on a slab")) < 0)
@@ -530,7 +511,7 @@ static cudaError_t reduce_slab(struct cuda_slab_exec *ex, const void *ctx, void 
     const struct cuda_slabs *ss = ctx;
     struct cuda_slab *sl = (struct cuda_slab *)ex; /* ex: its first member */
     const struct cuda_ising_rows rows = { ss->halo * ss->plane_rows,
-                                          ex->planes * ss->plane_rows, 0, 0 };
+                                          ex->planes * ss->plane_rows, 0 };
     *slab_sums = sl->sums;
     const cudaError_t err = cudaMemsetAsync(sl->sums, 0, sizeof *sl->sums, ex->stream);
     return err != cudaSuccess ? err

@@ -20,8 +20,7 @@
  *     (cudaMemcpyPeerAsync between devices, the driver staging through host memory where
  *     peer access is missing; a plain device copy between slabs on one device), and
  *     records its own event; the main stream updates the interior meanwhile.
- * The interior kernel may leave a few multiprocessors to the border kernels (spare_sms,
- * 0 by default). The host waits only at the last step of a latmc_sim_sweep call (latmc_step_call.last), where
+ * The host waits only at the last step of a latmc_sim_sweep call (latmc_step_call.last), where
  * the acceptance counters are read.
  *
  * Models: Ising, uniform (L_x a multiple of 16) and +-J (L_x a multiple of 64), on the

@@ -73,8 +73,6 @@ struct cuda_heis_slabs {
     int64_t plane_sites, L;         /* sites per plane; planes of the last axis */
     long long rows_per_chunk;
     float *J_host;                  /* the couplings of the whole lattice (API layout) */
-    bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing:
-                                       the halo copies left out, the chain then wrong) */
 };
 
 static void free_arrays(struct cuda_slab_exec *ex)
@@ -183,7 +181,6 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the slabs' state");
     }
     hs->n = plan->n_boxes;
-    hs->exchange = cuda_slab_exchange_enabled();
     hs->ndim = d->ndim;
     hs->nrep = d->replicas;
     hs->L = d->extent[d->ndim - 1];
@@ -395,7 +392,7 @@ static int launch_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_
     const struct latmc_heisenberg_params *p = sim->model_data;
     const int dbl = sim->desc.precision == LATMC_PRECISION_DOUBLE;
     const int hb = heatbath != 0;
-    int st = cuda_slab_exec_order_step(&hs->slab[0].ex, sizeof *hs->slab, hs->n, hs->exchange,
+    int st = cuda_slab_exec_order_step(&hs->slab[0].ex, sizeof *hs->slab, hs->n,
                                        "ordering a pass after the previous one");
     for (int i = 0; i < hs->n && st == LATMC_OK; i++) {
         struct heis_slab *sl = &hs->slab[i];
@@ -436,9 +433,7 @@ static int exchange_pass(struct cuda_heis_slabs *hs)
         struct heis_slab *sl = &hs->slab[i];
         if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
-        cudaError_t err = cudaSuccess;
-        if (hs->exchange)
-            err = send_halos(hs, i, 1 - hs->cur);
+        cudaError_t err = send_halos(hs, i, 1 - hs->cur);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.copies_done, sl->ex.border_stream);
         st = cuda_check(err, "sending a slab's halos");

@@ -69,7 +69,6 @@ struct cuda_phi4_slabs {
     int64_t rows_per_plane;
     size_t vb;                      /* bytes per value */
     int64_t bc;                     /* chunk schedule: planes per chunk layer */
-    bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 (timing) */
 };
 
 static bool chunked(const struct cuda_phi4_slabs *ps)
@@ -144,7 +143,6 @@ int cuda_phi4_slabs_create(const latmc_sim *sim, const struct cuda_sim *cs,
         return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the slabs' state");
     }
     ps->n = sim->plan->n_boxes;
-    ps->exchange = cuda_slab_exchange_enabled();
     ps->g = cs->lattice;
     ps->L = d->extent[d->ndim - 1];
     ps->plane_sites = d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0];
@@ -289,7 +287,7 @@ static int run_phase(const latmc_sim *sim, struct cuda_phi4_slabs *ps, uint64_t 
                      const struct latmc_step *step, int parity)
 {
     const struct latmc_phi4_tables *t = sim->model_data;
-    int st = cuda_slab_exec_order_step(&ps->slab[0].ex, sizeof *ps->slab, ps->n, ps->exchange,
+    int st = cuda_slab_exec_order_step(&ps->slab[0].ex, sizeof *ps->slab, ps->n,
                                        "ordering a phase after the previous one");
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
         struct phi4_slab *sl = &ps->slab[i];
@@ -308,9 +306,9 @@ static int run_phase(const latmc_sim *sim, struct cuda_phi4_slabs *ps, uint64_t 
             err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
         /* the first own planes are the lower neighbour's upper halo, the last ones the
          * upper neighbour's lower halo */
-        if (err == cudaSuccess && ps->exchange && send_lo)
+        if (err == cudaSuccess && send_lo)
             err = copy_planes(ps, sl, HALO, lo, HALO + lo->ex.planes);
-        if (err == cudaSuccess && ps->exchange && send_hi)
+        if (err == cudaSuccess && send_hi)
             err = copy_planes(ps, sl, sl->ex.planes, hi, 0);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.copies_done, sl->ex.border_stream);

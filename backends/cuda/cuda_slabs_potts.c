@@ -62,11 +62,6 @@ struct cuda_potts_slabs {
     int8_t *eps_host;               /* Ising +-J: the whole lattice's couplings (else NULL) */
     int colours;
     int64_t plane_sites, L;
-    bool exchange;                  /* false only under LATMC_CUDA_SLAB_EXCHANGE=0 or
-                                       =waits (timing: the halo copies left out, the chain
-                                       then wrong) */
-    bool wait_neighbours;           /* the neighbours' copies waited for: with the exchange,
-                                       and under LATMC_CUDA_SLAB_EXCHANGE=waits */
     bool copy_kernel;               /* halos to slabs of the same device by one kernel
                                        launch (default), else cudaMemcpyAsync per plane
                                        (LATMC_CUDA_SLAB_COPY=memcpy) */
@@ -167,8 +162,6 @@ int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
     ps->ising = d->model == LATMC_MODEL_ISING;
     ps->colours = ps->ising ? 2 : latmc_potts_colours(d->ndim, d->extent);
     const bool pmj = ps->ising && d->couplings == LATMC_COUPLINGS_BIMODAL;
-    ps->exchange = cuda_slab_exchange_enabled();
-    ps->wait_neighbours = ps->exchange || cuda_slab_exchange_waits_only();
     const char *copy = getenv("LATMC_CUDA_SLAB_COPY");
     /* on one H200, 2 slabs of 16384^2 (heat bath, q = 3) ran at 1/1.02-1/1.08 of one
      * slab's speed with the kernel, 1/1.11 with the device copies: those are scheduled
@@ -312,10 +305,15 @@ static cudaError_t update_range(const latmc_sim *sim, const struct cuda_potts_sl
     if (n <= 0)
         return cudaSuccess;
     const struct cuda_potts_range r = { p0, n, sl->ex.origin + p0 - 1 };
-    if (ps->ising)
-        return cuda_ising_sweep_colour_range(stream, &sl->local, (int8_t *)sl->spins, sl->eps,
+    if (ps->ising) {
+        const latmc_sim_desc *d = &sim->desc;
+        const struct latmc_lattice global = { d->ndim, d->extent[0], d->extent[1],
+                                              d->ndim == 3 ? d->extent[2] : 1, sim->nsites };
+        return cuda_ising_sweep_colour_range(stream, &global, &sl->local, (int8_t *)sl->spins,
+                                             sl->eps,
                                              sl->tables, sim->desc.algorithm, sim->desc.seed,
                                              sweep, c, &r, sl->ex.changed);
+    }
     const struct latmc_potts_chain chain = {
         .tables = sl->tables,
         .algorithm = sim->desc.algorithm,
@@ -349,7 +347,6 @@ static int launch_step(const latmc_sim *sim, struct cuda_potts_slabs *ps, uint64
 {
     const int64_t nc = ps->colours;
     int st = cuda_slab_exec_order_step(&ps->slab[0].ex, sizeof *ps->slab, ps->n,
-                                       ps->wait_neighbours,
                                        "ordering a step after the previous one");
     /* the borders (c planes at each end; all own planes of a slab of c) and their copies
      * out; the interior */
@@ -365,7 +362,7 @@ static int launch_step(const latmc_sim *sim, struct cuda_potts_slabs *ps, uint64
                                sweep, c);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.border_done, sl->ex.border_stream);
-        if (err == cudaSuccess && ps->exchange)
+        if (err == cudaSuccess)
             err = send_halos(ps, i);
         if (err == cudaSuccess)
             err = cudaEventRecord(sl->ex.copies_done, sl->ex.border_stream);

@@ -69,7 +69,7 @@ cudaError_t cuda_ens_packed_measure(cudaStream_t stream, const struct latmc_latt
                                     struct latmc_ising_sums *sums);
 
 /* The fused kernel takes members of this lattice (at most 1024 words a colour, e.g. 16^3,
- * 32^2 x 64; LATMC_ENS_FUSED=0 in the environment: never, for comparisons). */
+ * 32^2 x 64). */
 bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g);
 
 /* n_sweeps sweeps (sweeps sweep0 ..) of all members with the fused kernel: one block per

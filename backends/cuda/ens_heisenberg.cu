@@ -67,11 +67,6 @@ __device__ __forceinline__ void ens_heis_share_draws(const latmc_philox_ctr &v, 
 
 /* ---- the kernel ---- */
 
-__device__ __forceinline__ int ens_heis_wrap(int v, int l)
-{
-    return v < 0 ? v + l : (v >= l ? v - l : v);
-}
-
 /*
  * Colour `colour` of one pass of the block's member: sites of that colour by checkerboard
  * index j (site i = 2j or 2j + 1, whichever has the colour: L_x is even), the items

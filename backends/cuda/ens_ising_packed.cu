@@ -373,8 +373,7 @@ static void launch_fused_wpt(cudaStream_t stream, const struct ens_packed_geom &
 
 extern "C" bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g)
 {
-    static const bool off = getenv("LATMC_ENS_FUSED") && atoi(getenv("LATMC_ENS_FUSED")) == 0;
-    return !off && g->nsites / 16 <= (int64_t)ENS_FUSED_MAX_WPT * CUDA_THREADS &&
+    return g->nsites / 16 <= (int64_t)ENS_FUSED_MAX_WPT * CUDA_THREADS &&
            ens_fused_threads((uint32_t)(g->nsites / 16)) > 0;
 }
 

@@ -39,7 +39,6 @@ struct packed_geom {
      * the Philox blocks: a slab's words are numbered as in the whole lattice. */
     int64_t row0, nrows;
     int64_t word_offset;
-    int spare_sms;        /* update kernels: resident_grid's spare multiprocessors */
 };
 
 struct packed_site {
@@ -210,9 +209,7 @@ static unsigned packed_grid(int64_t items)
  * queries would be a visible part of a sweep. */
 #define PACKED_KNOWN_DEVICES 64 /* waves remembered per device (a sim on several devices
                                    alternates between them at every step) */
-/* spare_sms: multiprocessors' worth of blocks left out of the wave, so that the border
- * kernels of a slab (cuda_slabs.c) find room beside the interior's persistent blocks. */
-template <auto Kernel> static unsigned resident_grid(int64_t items, int spare_sms)
+template <auto Kernel> static unsigned resident_grid(int64_t items)
 {
     static thread_local int known_sms[PACKED_KNOWN_DEVICES]; /* 0: not asked yet */
     static thread_local int known_per_sm[PACKED_KNOWN_DEVICES];
@@ -235,8 +232,6 @@ template <auto Kernel> static unsigned resident_grid(int64_t items, int spare_sm
             known_per_sm[device] = per_sm;
         }
     }
-    if (spare_sms > 0 && spare_sms < sms)
-        sms -= spare_sms;
     const unsigned wave = (unsigned)(sms * per_sm);
     const unsigned grid = cuda_grid(items);
     return grid < wave ? grid : wave;
@@ -466,7 +461,6 @@ static struct packed_geom geom_of(const struct latmc_lattice *g, int nw)
     p.row0 = 0;
     p.nrows = p.rows;
     p.word_offset = 0;
-    p.spare_sms = 0;
     return p;
 }
 
@@ -479,7 +473,6 @@ static struct packed_geom geom_rows(const struct latmc_lattice *g, int nw,
         p.row0 = rows->row0;
         p.nrows = rows->nrows;
         p.word_offset = rows->row_offset * p.wpr;
-        p.spare_sms = rows->spare_sms;
     }
     return p;
 }
@@ -628,7 +621,7 @@ static void launch_one(cudaStream_t stream, const struct packed_geom &p, uint32_
                        unsigned long long *changed)
 {
     const unsigned grid = resident_grid<ising_packed_sweep_kernel<NW, ND, HB, CW>>(
-        p.nrows * p.groups, p.spare_sms);
+        p.nrows * p.groups);
     ising_packed_sweep_kernel<NW, ND, HB, CW><<<grid, CUDA_THREADS, 0, stream>>>(
         p, stride_of(p, grid), own, other, own_eps, *thr, draws, colour, changed);
 }

@@ -118,9 +118,6 @@ cudaError_t cuda_ising_packed_sweep_colour(cudaStream_t stream, const struct lat
 struct cuda_ising_rows {
     int64_t row0, nrows;
     int64_t row_offset;
-    /* update kernels: leave this many multiprocessors' worth of blocks out of the one
-     * resident wave, for kernels of another stream to run beside it */
-    int spare_sms;
 };
 
 /* cuda_ising_packed_sweep_colour on the rows `rows` only (NULL: all). */

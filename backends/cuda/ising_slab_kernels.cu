@@ -4,80 +4,38 @@
  * multi-spin coded slabs cannot: L_x not a multiple of 16, or of 64 with +-J couplings).
  *
  * The update runs, per Philox block of the lattice's checkerboard numbering that meets the
- * range, the lanes whose sites lie in it: the draws of latmc_ising_update_lanes (and of its
- * coupled form) and latmc_ising_new_spin on the same neighbour sums, read without wrap
- * along the last axis. So it writes what the one-device byte kernels (and the CPU) write,
- * bit for bit. No row-segment form: the byte slabs serve the lattices the packed slabs do
+ * range, the lanes whose sites lie in it: lib/ising_rules.h's rule on a box
+ * (latmc_ising_update_lanes_box: the slab's memory, its halo planes read where they lie),
+ * the CPU's slab-only storage runs the same. So it writes what the one-device byte
+ * kernels (and the CPU) write, bit for bit. No row-segment form: the byte slabs serve the lattices the packed slabs do
  * not, at the reference kernel's speed.
  */
 #include "cuda_launch.cuh"
 #include "ising_rules.h"
 #include "potts_slabs.h"
 
-/* latmc_ising_neighbour_sum / latmc_ising_coupled_sum (eps NULL: uniform) with the last
- * axis read one plane away; v: the range's view, spins and eps at its first plane. */
-__device__ __forceinline__ int range_sum(const struct latmc_lattice *v, const int8_t *spin,
-                                         const int8_t *eps, struct latmc_site s)
+/* Checkerboard numbers [j0, j1) of the whole lattice (the range's sites of the colour):
+ * the box's rule on the slab's memory, lanes of each block that fall in the range. */
+__global__ void ising_bytes_range_colour_kernel(struct latmc_box_geom g, int8_t *spins,
+                                                const int8_t *eps,
+                                                const struct latmc_ising_tables *tables,
+                                                int algorithm, uint64_t seed, uint64_t sweep,
+                                                int colour, int64_t j0, int64_t j1,
+                                                unsigned long long *changed)
 {
-    const int64_t lx = v->lx, ly = v->ly;
-    const int nd = v->ndim;
-    const int64_t plane = nd == 3 ? lx * ly : lx;
-    const int64_t row = s.index - s.x;
-    const int64_t xp = row + latmc_wrap_up(s.x, lx), xm = row + latmc_wrap_down(s.x, lx);
-    int64_t yp, ym, zp = 0, zm = 0;
-    if (nd == 2) {
-        yp = s.index + plane;
-        ym = s.index - plane;
-    } else {
-        yp = s.x + lx * (latmc_wrap_up(s.y, ly) + ly * s.z);
-        ym = s.x + lx * (latmc_wrap_down(s.y, ly) + ly * s.z);
-        zp = s.index + plane;
-        zm = s.index - plane;
-    }
-    if (!eps) {
-        int sum = spin[xp] + spin[xm] + spin[yp] + spin[ym];
-        if (nd == 3)
-            sum += spin[zp] + spin[zm];
-        return sum;
-    }
-    const int8_t *own = eps + nd * s.index;
-    int sum = own[0] * spin[xp] + eps[nd * xm] * spin[xm] + own[1] * spin[yp] +
-              eps[nd * ym + 1] * spin[ym];
-    if (nd == 3)
-        sum += own[2] * spin[zp] + eps[nd * zm + 2] * spin[zm];
-    return sum;
-}
-
-/* j_off: the lattice's checkerboard number of the range's first site of the colour. */
-__global__ void ising_bytes_range_colour_kernel(struct latmc_lattice v, int8_t *spins,
-                                          const int8_t *eps,
-                                          const struct latmc_ising_tables *tables,
-                                          int algorithm, uint64_t seed, uint64_t sweep,
-                                          int colour, int64_t j_off, unsigned long long *changed)
-{
-    const int64_t half = v.nsites / 2;
-    const int64_t b0 = j_off / 4, b1 = (j_off + half + 3) / 4;
-    const int two_d = 2 * v.ndim;
+    const int64_t b0 = j0 / 4, b1 = (j1 + 3) / 4;
     uint64_t n_changed = 0;
     for (int64_t b = b0 + cuda_first_item(); b < b1; b += cuda_item_stride()) {
-        const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, sweep, LATMC_STREAM_UPDATE,
-                                                   (uint32_t)colour, 0);
-        for (int lane = 0; lane < 4; lane++) {
-            const int64_t j = 4 * b + lane - j_off;
-            if (j < 0 || j >= half)
-                continue;
-            const struct latmc_site s = latmc_checkerboard_site(&v, colour, j);
-            const int k = (range_sum(&v, spins, eps, s) + two_d) / 2;
-            const int8_t old = spins[s.index];
-            const int8_t new_spin = latmc_ising_new_spin(tables, algorithm, old, k, r.v[lane]);
-            n_changed += new_spin != old;
-            spins[s.index] = new_spin;
-        }
+        const int lane0 = 4 * b < j0 ? (int)(j0 - 4 * b) : 0;
+        const int lane1 = 4 * b + 4 > j1 ? (int)(j1 - 4 * b) : 4;
+        n_changed += latmc_ising_update_lanes_box(&g, spins, eps, tables, algorithm, seed,
+                                                  sweep, colour, b, lane0, lane1);
     }
     cuda_warp_add(changed, n_changed);
 }
 
 extern "C" cudaError_t cuda_ising_sweep_colour_range(cudaStream_t stream,
+                                                     const struct latmc_lattice *global,
                                                      const struct latmc_lattice *local,
                                                      int8_t *spins, const int8_t *eps,
                                                      const struct latmc_ising_tables *tables,
@@ -86,13 +44,13 @@ extern "C" cudaError_t cuda_ising_sweep_colour_range(cudaStream_t stream,
                                                      const struct cuda_potts_range *r,
                                                      unsigned long long *changed)
 {
-    int64_t plane = 0;
-    const struct latmc_lattice v = cuda_potts_range_view(local, r, &plane);
-    const int64_t j_off = r->global_p0 * plane / 2;
-    const int64_t nblocks = (v.nsites / 2 + 3) / 4 + 1;
+    const int64_t plane = local->ndim == 3 ? local->lx * local->ly : local->lx;
+    /* local plane 0 is global plane global_p0 - p0 (the lower halo: one below the slab) */
+    const struct latmc_box_geom g = { *global, *local, r->global_p0 - r->p0 };
+    const int64_t j0 = r->global_p0 * plane / 2, half = r->planes * plane / 2;
+    const int64_t nblocks = (half + 3) / 4 + 1;
     ising_bytes_range_colour_kernel<<<cuda_grid(nblocks), CUDA_THREADS, 0, stream>>>(
-        v, spins + r->p0 * plane, eps ? eps + r->p0 * plane * local->ndim : NULL, tables,
-        algorithm, seed, sweep, colour, j_off, changed);
+        g, spins, eps, tables, algorithm, seed, sweep, colour, j0, j0 + half, changed);
     return cudaGetLastError();
 }
 

@@ -69,10 +69,12 @@ cudaError_t cuda_potts_measure_range(cudaStream_t stream, const struct latmc_lat
                                      const uint8_t *spins, const struct cuda_potts_range *r,
                                      struct latmc_potts_sums *sums);
 
-/* ising_slab_kernels.cu: Ising on the byte layout, the same ranges (spins int8 +-1; eps:
- * NULL, or the +-J couplings of the local lattice, eps[ndim i + mu]; tables: a device
- * copy of struct latmc_ising_tables). The update is the per-block reference kernel. */
-cudaError_t cuda_ising_sweep_colour_range(cudaStream_t stream, const struct latmc_lattice *local,
+/* ising_slab_kernels.cu: Ising on the byte layout, the same ranges (global: the whole
+ * lattice; spins int8 +-1; eps: NULL, or the +-J couplings of the local lattice,
+ * eps[ndim i + mu]; tables: a device copy of struct latmc_ising_tables). The update is
+ * the per-block reference rule on a box (lib/ising_rules.h). */
+cudaError_t cuda_ising_sweep_colour_range(cudaStream_t stream, const struct latmc_lattice *global,
+                                          const struct latmc_lattice *local,
                                           int8_t *spins, const int8_t *eps,
                                           const struct latmc_ising_tables *tables, int algorithm,
                                           uint64_t seed, uint64_t sweep, int colour,

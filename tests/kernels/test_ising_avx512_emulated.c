@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_omp.h"
 #include "decision.h"
 #include "ising_ref.h"
 #include "ising_rules.h"
@@ -61,6 +62,43 @@ static void redraw(int8_t *eps, int64_t n, int k)
     }
 }
 
+/* The reference sweep: colour 0, then colour 1, each on all its checkerboard numbers (the
+ * C level's steps on one box). eps NULL: uniform couplings. */
+static uint64_t reference_sweep(const struct latmc_lattice *g, int8_t *spins, const int8_t *eps,
+                                const struct latmc_ising_tables *t, int algorithm,
+                                uint64_t seed, uint64_t sweep)
+{
+    const struct cpu_team alone = cpu_team_alone();
+    uint64_t changed = 0;
+    for (int colour = 0; colour < 2; colour++)
+        changed += cpu_ising_colour_range(g, spins, eps, t, algorithm, seed, sweep, colour, 0,
+                                          g->nsites / 2, &alone);
+    return changed;
+}
+
+/* One sweep of the split layout as the library runs it on one box: the plan's fused pair
+ * (LATMC_STEP_PAIR_WHOLE, cpu_run_steps), on `threads` members where OpenMP is there. */
+static uint64_t split_sweep(const struct cpu_ising_split *s, const struct cpu_ising_dsp *dsp,
+                            const struct cpu_ising_decisions *d, uint64_t seed, uint64_t sweep,
+                            int threads)
+{
+    struct latmc_box box = { .axis = s->ndim - 1, .halo = 1 };
+    box.extent[box.axis] = s->ndim == 3 ? s->rows / s->ly : s->rows; /* units */
+    uint64_t changed = 0;
+    if (!cpu_use_threads(threads, s->rows * s->half)) {
+        const struct cpu_team alone = cpu_team_alone();
+        return cpu_ising_split_boxes_interior(s, dsp, d, seed, sweep, &box, 1, true, &alone);
+    }
+#ifdef _OPENMP
+    LATMC_OMP(parallel num_threads(threads) reduction(+:changed))
+    {
+        const struct cpu_team team = { omp_get_thread_num(), omp_get_num_threads() };
+        changed += cpu_ising_split_boxes_interior(s, dsp, d, seed, sweep, &box, 1, true, &team);
+    }
+#endif
+    return changed;
+}
+
 /* pmj: 0 uniform; 1 +-J couplings; 2 +-J, redrawn after every sweep but the last. */
 static void run_impl(int ndim, int64_t lx, int64_t ly, int64_t lz, int algorithm, double beta,
                      double J, double h, int sweeps, uint64_t first_sweep, int threads, int pmj)
@@ -92,11 +130,9 @@ static void run_impl(int ndim, int64_t lx, int64_t ly, int64_t lz, int algorithm
     cpu_ising_dsp_init_avx512_emulated(&dsp);
     const uint64_t seed = test_rng_next(&rng);
     for (int k = 0; k < sweeps; k++) {
-        const uint64_t a =
-            pmj ? cpu_ising_sweep_coupled(&g, ref, eps, &t, algorithm, seed, first_sweep + k, 1)
-                : cpu_ising_sweep(&g, ref, &t, algorithm, seed, first_sweep + k, 1);
-        const uint64_t b = cpu_ising_split_sweep(&s, &dsp, &dec, seed, first_sweep + k,
-                                                 threads);
+        const uint64_t a = reference_sweep(&g, ref, pmj ? eps : NULL, &t, algorithm, seed,
+                                           first_sweep + k);
+        const uint64_t b = split_sweep(&s, &dsp, &dec, seed, first_sweep + k, threads);
         cpu_ising_split_to_natural(&s, out, 1);
         if (a != b || memcmp(ref, out, (size_t)g.nsites) != 0)
             print_error("%dD %lldx%lldx%lld algorithm %d beta %g h %g pmj %d: sweep %d "

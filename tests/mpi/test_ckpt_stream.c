@@ -635,28 +635,18 @@ static void loaded_couplings_are_whole(void **state)
 }
 
 /*
- * GPU parts that hold the whole lattice (LATMC_CUDA_PART_STORAGE=whole: no couplings by
- * plane, ops.get_coupling_planes answers LATMC_EUNSUPPORTED): the save copies part 0's
- * couplings whole, so a load must give every part all of them. It gave each part only
- * the planes near its slab (zeros elsewhere): the loaded parts' couplings and their next
- * save were wrong. The slab storage alongside.
+ * GPU parts (slab storage: couplings gathered plane by plane, ops.get_coupling_planes):
+ * a streamed load gives every part its couplings, and the next save gives them back.
  */
 static void cuda_loaded_couplings_are_whole(void **state)
 {
     (void)state;
     setenv("LATMC_CHECKPOINT_CHUNK_BYTES", "1", 1);
-    for (int whole = 0; whole < 2; whole++) {
-        if (whole)
-            setenv("LATMC_CUDA_PART_STORAGE", "whole", 1);
-        latmc_sim_desc d;
-        desc_for(&d, LATMC_MODEL_ISING, LATMC_DEVICE_CUDA);
-        couplings_round_trip(&d, 2, whole ? "CUDA Ising +-J, whole storage"
-                                          : "CUDA Ising +-J, slab storage");
-        desc_for(&d, LATMC_MODEL_HEISENBERG, LATMC_DEVICE_CUDA);
-        couplings_round_trip(&d, 2, whole ? "CUDA Heisenberg, whole storage"
-                                          : "CUDA Heisenberg, slab storage");
-        unsetenv("LATMC_CUDA_PART_STORAGE");
-    }
+    latmc_sim_desc d;
+    desc_for(&d, LATMC_MODEL_ISING, LATMC_DEVICE_CUDA);
+    couplings_round_trip(&d, 2, "CUDA Ising +-J, slab storage");
+    desc_for(&d, LATMC_MODEL_HEISENBERG, LATMC_DEVICE_CUDA);
+    couplings_round_trip(&d, 2, "CUDA Heisenberg, slab storage");
     unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
 }
 

@@ -6,11 +6,10 @@
  * spin glass, two buffers of two replicas' spins and the couplings), more than any GPU
  * holds, is created, started hot and swept on one GPU: its slab is 1/1024 of the lattice
  * plus its halo planes, and the +-J and Heisenberg couplings on the host are its planes'
- * only. With whole-lattice storage on every rank (LATMC_CUDA_PART_STORAGE=whole, the
- * former way) this test fails: the first four creations with LATMC_ENOMEM (the device
- * memory of the whole lattice), and the +-J creation does not end within the test's time
- * (it first draws the whole lattice's 512 GiB of couplings on the host). On one H200 the
- * test takes 5.6 s and 654 MiB of host memory.
+ * only. With whole-lattice storage on every rank this test would fail: the first four
+ * creations with LATMC_ENOMEM (the device memory of the whole lattice), and the +-J
+ * creation would not end within the test's time (drawing the whole lattice's 512 GiB of
+ * couplings on the host first).
  *
  * No MPI: the part runs alone with a transport that stands in for its 1023 partners
  * (mirror_transport.h: every gather slot gets this part's bytes, its halos come back from

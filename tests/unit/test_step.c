@@ -1,0 +1,164 @@
+/*
+ * The concrete steps of each model (model_def.step_of, lib/step.h) against the schedules
+ * the docs define (doc/models/, lib/heisenberg.h, lib/phi4.h): for every step of a
+ * sweep, its index, kind, colour and pass, the names of its random numbers (sweep word,
+ * stream, phase, sub), and counter words equal to latmc_rng_counter's for those names.
+ * Sweep numbers past 2^32 check that the counter words carry the sweep's high bits.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <latmc/latmc.h>
+
+#include "internal.h"
+#include "model.h"
+#include "rng_streams.h"
+
+static const uint64_t sweeps[] = { 0, 1, 77, UINT64_C(0x100000003), UINT64_C(0xfffffffff) };
+
+static latmc_sim *make(latmc_ctx *ctx, int model, int ndim, int64_t l, int algorithm)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = model;
+    d.ndim = ndim;
+    for (int mu = 0; mu < ndim; mu++)
+        d.extent[mu] = l;
+    d.algorithm = algorithm;
+    d.n_threads = 1;
+    d.seed = 5;
+    d.device = LATMC_DEVICE_CPU;
+    if (model == LATMC_MODEL_POTTS)
+        d.q = 3;
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    return sim;
+}
+
+/* The words of the step's names, as lib/rng_streams.h builds them. */
+static void check_words(const struct latmc_step *st)
+{
+    assert_int_equal(st->stream, latmc_rng_stream(LATMC_STREAM_UPDATE, 0));
+    const latmc_philox_ctr c = latmc_rng_counter(0, st->rng_sweep, st->stream, st->phase,
+                                                 st->sub);
+    assert_int_equal(st->c1, c.v[1]);
+    assert_int_equal(st->c2, c.v[2]);
+    assert_int_equal(st->c3, c.v[3]);
+}
+
+/* Steps 0 .. n - 1 of a sweep of `sim`: n is the model's schedule for its parameters. */
+static int schedule_length(latmc_sim *sim)
+{
+    const struct latmc_model_def *m = sim->model;
+    return m->sweep_schedule ? m->sweep_schedule(sim) : m->sweep_steps;
+}
+
+/* Colour s of the checkerboard, Ising and Potts alike: step s is colour s, one pass, the
+ * draws of (sweep, phase = the colour, sub 0: Potts' propose and heat-bath sub). */
+static void colour_steps(latmc_sim *sim, int colours)
+{
+    assert_int_equal(schedule_length(sim), colours);
+    for (size_t k = 0; k < sizeof sweeps / sizeof *sweeps; k++)
+        for (int s = 0; s < colours; s++) {
+            const struct latmc_step st = sim->model->step_of(sim, sweeps[k], s);
+            assert_int_equal(st.index, s);
+            assert_int_equal(st.kind, LATMC_STEP_COLOUR);
+            assert_int_equal(st.colour, s);
+            assert_int_equal(st.pass, 0);
+            assert_true(st.rng_sweep == sweeps[k]);
+            assert_int_equal(st.phase, (uint32_t)s);
+            assert_int_equal(st.sub, 0);
+            check_words(&st);
+        }
+}
+
+static void ising_and_potts(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim *sim = make(ctx, LATMC_MODEL_ISING, 2, 8, LATMC_ALGO_METROPOLIS);
+    colour_steps(sim, 2);
+    latmc_sim_destroy(&sim);
+    sim = make(ctx, LATMC_MODEL_POTTS, 2, 8, LATMC_ALGO_HEATBATH); /* even: 2 colours */
+    colour_steps(sim, 2);
+    latmc_sim_destroy(&sim);
+    sim = make(ctx, LATMC_MODEL_POTTS, 3, 9, LATMC_ALGO_METROPOLIS); /* odd: 3 colours */
+    colour_steps(sim, 3);
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+}
+
+/* phi^4 (doc/models/phi4.md): step s is colour s mod nc of pass s / nc, its draws named by
+ * the sweep word sweep nloc + pass, phase the colour, sub 0 (hit 0, draw 0). */
+static void phi4(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim *sim = make(ctx, LATMC_MODEL_PHI4, 3, 8, LATMC_ALGO_METROPOLIS);
+    const int nc = 8, nloc = 3; /* 8^3: 8 colours, (x + 3y + 2z) mod 8 */
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NLOC, nloc), LATMC_OK);
+    assert_int_equal(schedule_length(sim), nc * nloc);
+    for (size_t k = 0; k < sizeof sweeps / sizeof *sweeps; k++)
+        for (int s = 0; s < nc * nloc; s++) {
+            const struct latmc_step st = sim->model->step_of(sim, sweeps[k], s);
+            assert_int_equal(st.index, s);
+            assert_int_equal(st.kind, LATMC_STEP_COLOUR);
+            assert_int_equal(st.colour, s % nc);
+            assert_int_equal(st.pass, s / nc);
+            assert_true(st.rng_sweep == sweeps[k] * (uint64_t)nloc + (uint64_t)(s / nc));
+            assert_int_equal(st.phase, (uint32_t)(s % nc));
+            assert_int_equal(st.sub, 0);
+            check_words(&st);
+        }
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+}
+
+/* Heisenberg (lib/heisenberg.h): passes of colour 0 then 1; the heat bath is pass 0 of a
+ * heat-bath sweep and nover overrelaxation passes follow; overrelaxation alone is
+ * max(nover, 1) passes. */
+static void heisenberg(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    for (int hb = 0; hb < 2; hb++)
+        for (int nover = 0; nover <= 2; nover++) {
+            latmc_sim *sim = make(ctx, LATMC_MODEL_HEISENBERG, 3, 4,
+                                  hb ? LATMC_ALGO_HEATBATH : LATMC_ALGO_OVERRELAX);
+            assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NOVER, nover), LATMC_OK);
+            const int passes = hb ? 1 + nover : (nover < 1 ? 1 : nover);
+            assert_int_equal(schedule_length(sim), 2 * passes);
+            for (size_t k = 0; k < sizeof sweeps / sizeof *sweeps; k++)
+                for (int s = 0; s < 2 * passes; s++) {
+                    const struct latmc_step st = sim->model->step_of(sim, sweeps[k], s);
+                    assert_int_equal(st.index, s);
+                    assert_int_equal(st.kind, hb && s < 2 ? LATMC_STEP_COLOUR
+                                                          : LATMC_STEP_OVERRELAX);
+                    assert_int_equal(st.colour, s % 2);
+                    assert_int_equal(st.pass, s / 2);
+                    assert_true(st.rng_sweep == sweeps[k]);
+                    assert_int_equal(st.phase, (uint32_t)(s % 2));
+                    assert_int_equal(st.sub, 0);
+                    check_words(&st);
+                }
+            latmc_sim_destroy(&sim);
+        }
+    latmc_ctx_destroy(&ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ising_and_potts),
+        cmocka_unit_test(phi4),
+        cmocka_unit_test(heisenberg),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
