@@ -413,16 +413,16 @@ const struct row rows[] = {
     /* checkpoints of slabs continued on one GPU, on other slabs, on the CPU (Ising,
      * Potts); boxes on one GPU */
     { "ising3d_heatbath", 3, { 32, 8, 8 }, "devices=2,serialize,then.cuda "
-      "devices=2,serialize,then.cuda,boxes=2 devices=2,serialize,then.threads=2 "
+      "devices=2,serialize,then.cuda,then.boxes=2 devices=2,serialize,then.threads=2 "
       "devices=2,save,then.devices=3" },
     { "potts3_metropolis", 3, { 24, 6, 9 }, "devices=3,serialize,then.cuda "
-      "devices=3,serialize,then.cuda,boxes=2 devices=3,serialize,then.threads=2" },
+      "devices=3,serialize,then.cuda,then.boxes=2 devices=3,serialize,then.threads=2" },
     { "potts3_heatbath", 2, { 48, 30, 0 }, "cuda,boxes=3" },
     { "heis_pmj_r2", 3, { 16, 4, 8 }, "devices=2,serialize,then.cuda "
-      "devices=2,serialize,then.cuda,boxes=2" },
+      "devices=2,serialize,then.cuda,then.boxes=2" },
     { "heis_gauss_r2", 3, { 16, 4, 12 }, "cuda,boxes=3" },
     { "phi4_float_lambda", 2, { 64, 64, 0 }, "devices=3,chunk=32x8,serialize,then.cuda "
-      "devices=3,chunk=32x8,serialize,then.cuda,boxes=2" },
+      "devices=3,chunk=32x8,serialize,then.cuda,then.boxes=2" },
     { "phi4_float_lambda", 3, { 64, 16, 48 }, "cuda,boxes=3" },
 
     /* ---- GPU ranks (MPI, each rank's part on a GPU; ranks share GPUs round-robin) ---- */
