@@ -195,6 +195,46 @@ LATMC_HOSTDEV uint64_t latmc_potts_update_lanes_at(const struct latmc_lattice *g
     return changed;
 }
 
+/*
+ * The rule on a box (lattice_numbering.h, struct latmc_box_geom): lanes [lane0, lane1) of
+ * Philox block b of the whole lattice's within-colour numbering, each with its draws (as
+ * latmc_potts_update_lanes), the site and its neighbours in the box's memory. The caller
+ * passes only lanes whose sites lie in the box's own planes. So a box writes what the
+ * whole lattice's update writes there, bit for bit: the CPU's slab-only storage and the
+ * CUDA slabs' reference kernel run it. n_of: as for latmc_potts_heatbath.
+ */
+LATMC_HOSTDEV uint64_t latmc_potts_update_lanes_box(const struct latmc_box_geom *g,
+                                                    uint8_t *spins,
+                                                    const struct latmc_potts_chain *ch,
+                                                    uint64_t sweep, int colour, int64_t b,
+                                                    int lane0, int lane1, uint8_t *n_of)
+{
+    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
+    const int metropolis = ch->algorithm == LATMC_ALGO_METROPOLIS;
+    const latmc_philox_ctr r0 = latmc_rng_block(ch->seed, (uint64_t)b, sweep, stream,
+                                                (uint32_t)colour,
+                                                metropolis ? LATMC_POTTS_SUB_PROPOSE
+                                                           : LATMC_POTTS_SUB_HEATBATH);
+    latmc_philox_ctr r1 = { { 0, 0, 0, 0 } };
+    if (metropolis)
+        r1 = latmc_rng_block(ch->seed, (uint64_t)b, sweep, stream, (uint32_t)colour,
+                             LATMC_POTTS_SUB_ACCEPT);
+    uint64_t changed = 0;
+    for (int lane = lane0; lane < lane1; lane++) {
+        const struct latmc_site s = latmc_box_colour_site(g, ch->colours, colour, 4 * b + lane);
+        uint8_t nb[LATMC_POTTS_MAX_NB];
+        const int n_nb = latmc_potts_gather_neighbours(&g->local, spins, s, nb);
+        const int old = spins[s.index];
+        const int new_state = metropolis
+            ? latmc_potts_metropolis(ch->tables, g->global.ndim, ch->q, old, nb, n_nb,
+                                     r0.v[lane], r1.v[lane])
+            : latmc_potts_heatbath(ch->tables, ch->q, nb, n_nb, r0.v[lane], n_of);
+        changed += new_state != old;
+        spins[s.index] = (uint8_t)new_state;
+    }
+    return changed;
+}
+
 LATMC_HOSTDEV uint64_t latmc_potts_update_lanes(const struct latmc_lattice *g, uint8_t *spins,
                                                 const struct latmc_potts_chain *ch,
                                                 uint64_t sweep, int colour, int64_t b,

@@ -222,20 +222,22 @@ cudaError_t cuda_planes_potts_update(const latmc_sim *sim, struct cuda_sim *cs,
         .seed = sim->desc.seed,
     };
     const struct potts_slab *slab = slab_of(cs);
+    const int64_t planes = sim->desc.extent[sim->desc.ndim - 1]; /* the lattice's */
     if (slab) { /* the neighbours of every own range lie in the slab */
-        const struct cuda_potts_range r = { cuda_planes_local(&slab->geom, q0, q1), q1 - q0, q0 };
+        const struct cuda_potts_range r = { cuda_planes_local(&slab->geom, q0, q1), q1 - q0, q0,
+                                            planes };
         return cuda_potts_sweep_colour_range(stream, &slab->local, cs->spins, &chain, sweep,
                                              colour, &r, cs->changed);
     }
     const int64_t L = lattice_planes(cs), pb = plane_bytes(cs);
     if (q0 > 0 && q1 < L) {
-        const struct cuda_potts_range r = { q0, q1 - q0, q0 };
+        const struct cuda_potts_range r = { q0, q1 - q0, q0, planes };
         return cuda_potts_sweep_colour_range(stream, &cs->lattice, cs->spins, &chain, sweep,
                                              colour, &r, cs->changed);
     }
     /* at an end of the lattice: in the window (q1 - q0 <= c planes, a border) */
     const struct latmc_lattice w = planes_lattice(cs, q1 - q0 + 2);
-    const struct cuda_potts_range r = { 1, q1 - q0, q0 };
+    const struct cuda_potts_range r = { 1, q1 - q0, q0, planes };
     cudaError_t err = fill_window(cs, stream, q0, q1, window);
     if (err == cudaSuccess)
         err = cuda_potts_sweep_colour_range(stream, &w, window, &chain, sweep, colour, &r,
