@@ -398,7 +398,7 @@ static cudaError_t reduce_slab(struct cuda_slab_exec *ex, const void *ctx, void 
 {
     const struct cuda_potts_slabs *ps = ctx;
     struct potts_slab *sl = (struct potts_slab *)ex; /* ex: its first member */
-    const struct cuda_potts_range own = { 1, ex->planes, ex->origin };
+    const struct cuda_potts_range own = { 1, ex->planes, ex->origin, ps->L };
     const size_t size = ps->ising ? sizeof(struct latmc_ising_sums)
                                   : sizeof(struct latmc_potts_sums); /* the model's sums_size */
     *slab_sums = sl->sums;
