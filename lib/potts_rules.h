@@ -155,21 +155,18 @@ LATMC_HOSTDEV int latmc_potts_heatbath(const struct latmc_potts_tables *t, int q
  * sub = SUB_*); lanes past the colour's last site are skipped. Returns how many sites
  * changed. A block's lanes may be updated by separate calls (a box boundary inside the
  * block): each lane's draws and rule do not depend on the others. n_of: as for
- * latmc_potts_heatbath. latmc_potts_update_lanes_at: the same on a part of a lattice held
- * as a lattice of its own (the CPU's slab-only storage, backends/cpu/cpu_backend.h): the
- * sites are those of block b of g, the draws those of block b + block_offset of the whole
- * lattice (latmc_potts_update_lanes: block_offset 0).
+ * latmc_potts_heatbath. A part of the lattice held as memory of its own: the rule on a
+ * box, latmc_potts_update_lanes_box below.
  */
-LATMC_HOSTDEV uint64_t latmc_potts_update_lanes_at(const struct latmc_lattice *g, uint8_t *spins,
-                                                   const struct latmc_potts_chain *ch,
-                                                   uint64_t sweep, int colour, int64_t b,
-                                                   int lane_begin, int lane_end,
-                                                   int64_t block_offset, uint8_t *n_of)
+LATMC_HOSTDEV uint64_t latmc_potts_update_lanes(const struct latmc_lattice *g, uint8_t *spins,
+                                                const struct latmc_potts_chain *ch,
+                                                uint64_t sweep, int colour, int64_t b,
+                                                int lane_begin, int lane_end, uint8_t *n_of)
 {
     const int64_t per_colour = g->nsites / ch->colours;
     const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
     const int metropolis = ch->algorithm == LATMC_ALGO_METROPOLIS;
-    const uint64_t draw = (uint64_t)(b + block_offset);
+    const uint64_t draw = (uint64_t)b;
     const latmc_philox_ctr r0 = latmc_rng_block(ch->seed, draw, sweep, stream, (uint32_t)colour,
                                                 metropolis ? LATMC_POTTS_SUB_PROPOSE
                                                            : LATMC_POTTS_SUB_HEATBATH);
@@ -233,15 +230,6 @@ LATMC_HOSTDEV uint64_t latmc_potts_update_lanes_box(const struct latmc_box_geom 
         spins[s.index] = (uint8_t)new_state;
     }
     return changed;
-}
-
-LATMC_HOSTDEV uint64_t latmc_potts_update_lanes(const struct latmc_lattice *g, uint8_t *spins,
-                                                const struct latmc_potts_chain *ch,
-                                                uint64_t sweep, int colour, int64_t b,
-                                                int lane_begin, int lane_end, uint8_t *n_of)
-{
-    return latmc_potts_update_lanes_at(g, spins, ch, sweep, colour, b, lane_begin, lane_end, 0,
-                                       n_of);
 }
 
 /* The (up to) four sites of Philox block b of one colour: all its lanes. */
