@@ -169,4 +169,19 @@ LATMC_HOSTDEV void latmc_colour_next(const struct latmc_lattice *g, int c, int c
     latmc_colour_set_x(g, c, colour, 0, s);
 }
 
+/* Site j of colour `colour` of the c-colouring in the global numbering, as a site of the
+ * box's memory (latmc_box_checkerboard_site's counterpart). */
+LATMC_HOSTDEV struct latmc_site latmc_box_colour_site(const struct latmc_box_geom *g, int c,
+                                                      int colour, int64_t j)
+{
+    struct latmc_site s = latmc_colour_site(&g->global, c, colour, j);
+    if (g->global.ndim == 3)
+        s.z -= g->plane0;
+    else
+        s.y -= g->plane0;
+    s.row = s.y + g->local.ly * s.z;
+    s.index = s.x + g->local.lx * s.row;
+    return s;
+}
+
 #endif /* LATMC_LIB_LATTICE_NUMBERING_H */

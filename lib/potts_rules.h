@@ -155,21 +155,18 @@ LATMC_HOSTDEV int latmc_potts_heatbath(const struct latmc_potts_tables *t, int q
  * sub = SUB_*); lanes past the colour's last site are skipped. Returns how many sites
  * changed. A block's lanes may be updated by separate calls (a box boundary inside the
  * block): each lane's draws and rule do not depend on the others. n_of: as for
- * latmc_potts_heatbath. latmc_potts_update_lanes_at: the same on a part of a lattice held
- * as a lattice of its own (the CPU's slab-only storage, backends/cpu/cpu_backend.h): the
- * sites are those of block b of g, the draws those of block b + block_offset of the whole
- * lattice (latmc_potts_update_lanes: block_offset 0).
+ * latmc_potts_heatbath. A part of the lattice held as memory of its own: the rule on a
+ * box, latmc_potts_update_lanes_box below.
  */
-LATMC_HOSTDEV uint64_t latmc_potts_update_lanes_at(const struct latmc_lattice *g, uint8_t *spins,
-                                                   const struct latmc_potts_chain *ch,
-                                                   uint64_t sweep, int colour, int64_t b,
-                                                   int lane_begin, int lane_end,
-                                                   int64_t block_offset, uint8_t *n_of)
+LATMC_HOSTDEV uint64_t latmc_potts_update_lanes(const struct latmc_lattice *g, uint8_t *spins,
+                                                const struct latmc_potts_chain *ch,
+                                                uint64_t sweep, int colour, int64_t b,
+                                                int lane_begin, int lane_end, uint8_t *n_of)
 {
     const int64_t per_colour = g->nsites / ch->colours;
     const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
     const int metropolis = ch->algorithm == LATMC_ALGO_METROPOLIS;
-    const uint64_t draw = (uint64_t)(b + block_offset);
+    const uint64_t draw = (uint64_t)b;
     const latmc_philox_ctr r0 = latmc_rng_block(ch->seed, draw, sweep, stream, (uint32_t)colour,
                                                 metropolis ? LATMC_POTTS_SUB_PROPOSE
                                                            : LATMC_POTTS_SUB_HEATBATH);
@@ -195,13 +192,44 @@ LATMC_HOSTDEV uint64_t latmc_potts_update_lanes_at(const struct latmc_lattice *g
     return changed;
 }
 
-LATMC_HOSTDEV uint64_t latmc_potts_update_lanes(const struct latmc_lattice *g, uint8_t *spins,
-                                                const struct latmc_potts_chain *ch,
-                                                uint64_t sweep, int colour, int64_t b,
-                                                int lane_begin, int lane_end, uint8_t *n_of)
+/*
+ * The rule on a box (lattice_numbering.h, struct latmc_box_geom): lanes [lane0, lane1) of
+ * Philox block b of the whole lattice's within-colour numbering, each with its draws (as
+ * latmc_potts_update_lanes), the site and its neighbours in the box's memory. The caller
+ * passes only lanes whose sites lie in the box's own planes. So a box writes what the
+ * whole lattice's update writes there, bit for bit: the CPU's slab-only storage and the
+ * CUDA slabs' reference kernel run it. n_of: as for latmc_potts_heatbath.
+ */
+LATMC_HOSTDEV uint64_t latmc_potts_update_lanes_box(const struct latmc_box_geom *g,
+                                                    uint8_t *spins,
+                                                    const struct latmc_potts_chain *ch,
+                                                    uint64_t sweep, int colour, int64_t b,
+                                                    int lane0, int lane1, uint8_t *n_of)
 {
-    return latmc_potts_update_lanes_at(g, spins, ch, sweep, colour, b, lane_begin, lane_end, 0,
-                                       n_of);
+    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
+    const int metropolis = ch->algorithm == LATMC_ALGO_METROPOLIS;
+    const latmc_philox_ctr r0 = latmc_rng_block(ch->seed, (uint64_t)b, sweep, stream,
+                                                (uint32_t)colour,
+                                                metropolis ? LATMC_POTTS_SUB_PROPOSE
+                                                           : LATMC_POTTS_SUB_HEATBATH);
+    latmc_philox_ctr r1 = { { 0, 0, 0, 0 } };
+    if (metropolis)
+        r1 = latmc_rng_block(ch->seed, (uint64_t)b, sweep, stream, (uint32_t)colour,
+                             LATMC_POTTS_SUB_ACCEPT);
+    uint64_t changed = 0;
+    for (int lane = lane0; lane < lane1; lane++) {
+        const struct latmc_site s = latmc_box_colour_site(g, ch->colours, colour, 4 * b + lane);
+        uint8_t nb[LATMC_POTTS_MAX_NB];
+        const int n_nb = latmc_potts_gather_neighbours(&g->local, spins, s, nb);
+        const int old = spins[s.index];
+        const int new_state = metropolis
+            ? latmc_potts_metropolis(ch->tables, g->global.ndim, ch->q, old, nb, n_nb,
+                                     r0.v[lane], r1.v[lane])
+            : latmc_potts_heatbath(ch->tables, ch->q, nb, n_nb, r0.v[lane], n_of);
+        changed += new_state != old;
+        spins[s.index] = (uint8_t)new_state;
+    }
+    return changed;
 }
 
 /* The (up to) four sites of Philox block b of one colour: all its lanes. */

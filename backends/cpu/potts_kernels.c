@@ -323,10 +323,11 @@ static void potts_run_step(latmc_sim *sim, struct cpu_state *st,
         for (int i = 0; i < call->n_boxes; i++) {
             int64_t j0, j1;
             box_range(&call->boxes[i], P, &j0, &j1);
-            if (st->slab.on) /* local numbers, the draws of the global blocks */
-                *accepted += cpu_potts_colour_range_slab(&st->lattice, ps->spins, &chain,
-                                                         call->sweep, call->step.colour, j0, j1,
-                                                         st->slab.origin * P / 4, team);
+            if (st->slab.on) /* the global numbers and draws, the local spins */
+                *accepted += cpu_potts_colour_range_slab(
+                    &st->global, &st->lattice, st->slab.origin, ps->spins, &chain, call->sweep,
+                    call->step.colour, j0 + st->slab.origin * P, j1 + st->slab.origin * P,
+                    team);
             else
                 *accepted += cpu_potts_colour_range(&st->lattice, ps->spins, &chain,
                                                     call->sweep, call->step.colour, j0, j1, team);

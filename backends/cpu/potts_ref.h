@@ -23,13 +23,16 @@ void cpu_potts_measure_planes(const struct latmc_lattice *g, const uint8_t *spin
                               int64_t p1, int n_threads, struct latmc_potts_sums *sums);
 
 /*
- * Slab-only storage (cpu_backend.h): cpu_potts_colour_range on the slab's local lattice g
- * (local within-colour numbers j0, j1) with the draws of global block b + block_offset
- * for local block b; and sites [i0, i1) of the global hot start into out[0 ..).
+ * Slab-only storage (cpu_backend.h): cpu_potts_colour_range for a slab held as the local
+ * lattice `local` whose plane 0 is global plane `origin` (a multiple of 4 sites of a
+ * colour before it): j0, j1 and the draws are the global lattice's numbers, the spins the
+ * local lattice's (lib/potts_rules.h, the rule on a box); and sites [i0, i1) of the
+ * global hot start into out[0 ..).
  */
-uint64_t cpu_potts_colour_range_slab(const struct latmc_lattice *g, uint8_t *spins,
-                                     const struct latmc_potts_chain *ch, uint64_t sweep,
-                                     int colour, int64_t j0, int64_t j1, int64_t block_offset,
+uint64_t cpu_potts_colour_range_slab(const struct latmc_lattice *global,
+                                     const struct latmc_lattice *local, int64_t origin,
+                                     uint8_t *spins, const struct latmc_potts_chain *ch,
+                                     uint64_t sweep, int colour, int64_t j0, int64_t j1,
                                      const struct cpu_team *team);
 void cpu_potts_hot_range(uint8_t *out, int64_t i0, int64_t i1, int q, uint64_t seed);
 

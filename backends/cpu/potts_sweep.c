@@ -65,35 +65,24 @@ void cpu_potts_hot_start(const struct latmc_lattice *g, uint8_t *spins, int q, u
 
 /* ---- slab-only storage (cpu_backend.h, struct cpu_slab) ---- */
 
-/*
- * Lanes [l0, l1) of local block b of one colour on a slab held as the local lattice g:
- * latmc_potts_update_lanes with the draws of global block b + block_offset (the slab's
- * origin is a multiple of the colours, so local and global colourings agree, and of 4
- * sites of a colour, so local blocks are global blocks).
- */
-static uint64_t slab_lanes(const struct latmc_lattice *g, uint8_t *spins,
-                           const struct latmc_potts_chain *ch, uint64_t sweep, int colour,
-                           int64_t b, int l0, int l1, int64_t block_offset)
-{
-    uint8_t n_of[LATMC_POTTS_MAX_Q + 1];
-    memset(n_of, 0, sizeof n_of);
-    return latmc_potts_update_lanes_at(g, spins, ch, sweep, colour, b, l0, l1, block_offset,
-                                       n_of);
-}
-
-uint64_t cpu_potts_colour_range_slab(const struct latmc_lattice *g, uint8_t *spins,
-                                     const struct latmc_potts_chain *ch, uint64_t sweep,
-                                     int colour, int64_t j0, int64_t j1, int64_t block_offset,
+uint64_t cpu_potts_colour_range_slab(const struct latmc_lattice *global,
+                                     const struct latmc_lattice *local, int64_t origin,
+                                     uint8_t *spins, const struct latmc_potts_chain *ch,
+                                     uint64_t sweep, int colour, int64_t j0, int64_t j1,
                                      const struct cpu_team *team)
 {
-    /* the partition of cpu_potts_colour_range */
+    /* the partition of cpu_potts_colour_range; the box's rule (lib/potts_rules.h) */
+    const struct latmc_box_geom g = { *global, *local, origin };
+    uint8_t n_of[LATMC_POTTS_MAX_Q + 1];
+    memset(n_of, 0, sizeof n_of);
     const struct cpu_block_share share = cpu_team_blocks(team, j0, j1);
     uint64_t changed = 0;
     for (int k = 0; k < share.n_partial; k++)
-        changed += slab_lanes(g, spins, ch, sweep, colour, share.partial[k].b,
-                              share.partial[k].l0, share.partial[k].l1, block_offset);
+        changed += latmc_potts_update_lanes_box(&g, spins, ch, sweep, colour,
+                                                share.partial[k].b, share.partial[k].l0,
+                                                share.partial[k].l1, n_of);
     for (int64_t b = share.whole_begin; b < share.whole_end; b++)
-        changed += slab_lanes(g, spins, ch, sweep, colour, b, 0, 4, block_offset);
+        changed += latmc_potts_update_lanes_box(&g, spins, ch, sweep, colour, b, 0, 4, n_of);
     return changed;
 }
 

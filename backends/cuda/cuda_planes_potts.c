@@ -156,9 +156,9 @@ static cudaError_t slab_get_spins(const latmc_sim *sim, struct cuda_sim *cs, voi
 /* The own planes' sums (a part measures by measure_planes: lib/part.c). */
 static cudaError_t slab_measure(const latmc_sim *sim, struct cuda_sim *cs)
 {
-    (void)sim;
     const struct potts_slab *s = slab_of(cs);
-    const struct cuda_potts_range r = { s->geom.halo, s->geom.planes, s->geom.origin };
+    const struct cuda_potts_range r = { s->geom.halo, s->geom.planes, s->geom.origin,
+                                        sim->desc.extent[sim->desc.ndim - 1] };
     return cuda_potts_measure_range(cs->stream, &s->local, cs->spins, &r, cs->sums);
 }
 
@@ -222,20 +222,22 @@ cudaError_t cuda_planes_potts_update(const latmc_sim *sim, struct cuda_sim *cs,
         .seed = sim->desc.seed,
     };
     const struct potts_slab *slab = slab_of(cs);
+    const int64_t planes = sim->desc.extent[sim->desc.ndim - 1]; /* the lattice's */
     if (slab) { /* the neighbours of every own range lie in the slab */
-        const struct cuda_potts_range r = { cuda_planes_local(&slab->geom, q0, q1), q1 - q0, q0 };
+        const struct cuda_potts_range r = { cuda_planes_local(&slab->geom, q0, q1), q1 - q0, q0,
+                                            planes };
         return cuda_potts_sweep_colour_range(stream, &slab->local, cs->spins, &chain, sweep,
                                              colour, &r, cs->changed);
     }
     const int64_t L = lattice_planes(cs), pb = plane_bytes(cs);
     if (q0 > 0 && q1 < L) {
-        const struct cuda_potts_range r = { q0, q1 - q0, q0 };
+        const struct cuda_potts_range r = { q0, q1 - q0, q0, planes };
         return cuda_potts_sweep_colour_range(stream, &cs->lattice, cs->spins, &chain, sweep,
                                              colour, &r, cs->changed);
     }
     /* at an end of the lattice: in the window (q1 - q0 <= c planes, a border) */
     const struct latmc_lattice w = planes_lattice(cs, q1 - q0 + 2);
-    const struct cuda_potts_range r = { 1, q1 - q0, q0 };
+    const struct cuda_potts_range r = { 1, q1 - q0, q0, planes };
     cudaError_t err = fill_window(cs, stream, q0, q1, window);
     if (err == cudaSuccess)
         err = cuda_potts_sweep_colour_range(stream, &w, window, &chain, sweep, colour, &r,
@@ -262,7 +264,7 @@ int cuda_planes_potts_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums
     if (slab) { /* the plane after the range lies in the slab (an own or the halo plane) */
         memset(sums, 0, (size_t)(p1 - p0) * sim->model->sums_size);
         const struct cuda_potts_range r = { cuda_planes_local(&slab->geom, p0, p1), p1 - p0,
-                                            p0 };
+                                            p0, sim->desc.extent[sim->desc.ndim - 1] };
         cudaError_t err = cudaMemsetAsync(cs->sums, 0, sizeof(struct latmc_potts_sums),
                                           cs->stream);
         if (err == cudaSuccess)
@@ -286,13 +288,13 @@ int cuda_planes_potts_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums
     struct latmc_potts_sums *dev = cs->sums;
     cudaError_t err = cudaMemsetAsync(dev, 0, sizeof *dev, cs->stream);
     if (err == cudaSuccess && direct_end > p0) {
-        const struct cuda_potts_range r = { p0, direct_end - p0, p0 };
+        const struct cuda_potts_range r = { p0, direct_end - p0, p0, L };
         err = cuda_potts_measure_range(cs->stream, &cs->lattice, cs->spins, &r, dev);
     }
     if (err == cudaSuccess && p1 == L) {
         const uint8_t *spins = cs->spins;
         const struct latmc_lattice w = planes_lattice(cs, 2);
-        const struct cuda_potts_range r = { 0, 1, L - 1 };
+        const struct cuda_potts_range r = { 0, 1, L - 1, L };
         err = cudaMemcpyAsync(window, spins + (L - 1) * pb, (size_t)pb,
                               cudaMemcpyDeviceToDevice, cs->stream);
         if (err == cudaSuccess)

@@ -304,16 +304,11 @@ static cudaError_t update_range(const latmc_sim *sim, const struct cuda_potts_sl
 {
     if (n <= 0)
         return cudaSuccess;
-    const struct cuda_potts_range r = { p0, n, sl->ex.origin + p0 - 1 };
-    if (ps->ising) {
-        const latmc_sim_desc *d = &sim->desc;
-        const struct latmc_lattice global = { d->ndim, d->extent[0], d->extent[1],
-                                              d->ndim == 3 ? d->extent[2] : 1, sim->nsites };
-        return cuda_ising_sweep_colour_range(stream, &global, &sl->local, (int8_t *)sl->spins,
-                                             sl->eps,
+    const struct cuda_potts_range r = { p0, n, sl->ex.origin + p0 - 1, ps->L };
+    if (ps->ising)
+        return cuda_ising_sweep_colour_range(stream, &sl->local, (int8_t *)sl->spins, sl->eps,
                                              sl->tables, sim->desc.algorithm, sim->desc.seed,
                                              sweep, c, &r, sl->ex.changed);
-    }
     const struct latmc_potts_chain chain = {
         .tables = sl->tables,
         .algorithm = sim->desc.algorithm,
@@ -403,7 +398,7 @@ static cudaError_t reduce_slab(struct cuda_slab_exec *ex, const void *ctx, void 
 {
     const struct cuda_potts_slabs *ps = ctx;
     struct potts_slab *sl = (struct potts_slab *)ex; /* ex: its first member */
-    const struct cuda_potts_range own = { 1, ex->planes, ex->origin };
+    const struct cuda_potts_range own = { 1, ex->planes, ex->origin, ps->L };
     const size_t size = ps->ising ? sizeof(struct latmc_ising_sums)
                                   : sizeof(struct latmc_potts_sums); /* the model's sums_size */
     *slab_sums = sl->sums;

@@ -35,7 +35,6 @@ __global__ void ising_bytes_range_colour_kernel(struct latmc_box_geom g, int8_t 
 }
 
 extern "C" cudaError_t cuda_ising_sweep_colour_range(cudaStream_t stream,
-                                                     const struct latmc_lattice *global,
                                                      const struct latmc_lattice *local,
                                                      int8_t *spins, const int8_t *eps,
                                                      const struct latmc_ising_tables *tables,
@@ -46,7 +45,8 @@ extern "C" cudaError_t cuda_ising_sweep_colour_range(cudaStream_t stream,
 {
     const int64_t plane = local->ndim == 3 ? local->lx * local->ly : local->lx;
     /* local plane 0 is global plane global_p0 - p0 (the lower halo: one below the slab) */
-    const struct latmc_box_geom g = { *global, *local, r->global_p0 - r->p0 };
+    const struct latmc_box_geom g = { cuda_potts_range_global(local, r), *local,
+                                      r->global_p0 - r->p0 };
     const int64_t j0 = r->global_p0 * plane / 2, half = r->planes * plane / 2;
     const int64_t nblocks = (half + 3) / 4 + 1;
     ising_bytes_range_colour_kernel<<<cuda_grid(nblocks), CUDA_THREADS, 0, stream>>>(

@@ -4,78 +4,33 @@
  * lattice's sites and the reduction of a range.
  *
  * The reference kernel runs, per Philox block of the lattice's numbering that meets the
- * range, the lanes whose sites lie in it: the draws of latmc_potts_update_lanes for that
- * block and the rules of lib/potts_rules.h (latmc_potts_metropolis, latmc_potts_heatbath),
- * so the same decisions as the CPU and the one-device kernel. Its sites are found in the
- * range's own numbering (the colouring agrees, potts_slabs.h), its neighbours along the
- * last axis read without wrap.
+ * range, the lanes whose sites lie in it: lib/potts_rules.h's rule on a box
+ * (latmc_potts_update_lanes_box: the slab's memory, its neighbours along the last axis
+ * read where they lie), which the CPU's slab-only storage runs too, so the same draws and
+ * decisions as the CPU and the one-device kernel.
  */
 #include "cuda_kernel_choice.cuh"
 #include "cuda_launch.cuh"
 #include "potts_slabs.h"
 
-/* latmc_potts_gather_neighbours with the last axis read one plane away (v: the range's
- * view, spins at its first plane). */
-__device__ __forceinline__ int range_neighbours(const struct latmc_lattice *v,
-                                                const uint8_t *spins, struct latmc_site s,
-                                                uint8_t nb[LATMC_POTTS_MAX_NB])
-{
-    const int64_t lx = v->lx, ly = v->ly;
-    const int64_t row_start = s.index - s.x;
-    nb[0] = spins[row_start + latmc_wrap_up(s.x, lx)];
-    nb[1] = spins[row_start + latmc_wrap_down(s.x, lx)];
-    if (v->ndim == 2) {
-        nb[2] = spins[s.index + lx];
-        nb[3] = spins[s.index - lx];
-        return 4;
-    }
-    nb[2] = spins[s.x + lx * (latmc_wrap_up(s.y, ly) + ly * s.z)];
-    nb[3] = spins[s.x + lx * (latmc_wrap_down(s.y, ly) + ly * s.z)];
-    nb[4] = spins[s.index + lx * ly];
-    nb[5] = spins[s.index - lx * ly];
-    return 6;
-}
-
-/* j_off: the lattice's within-colour index of the range's first site of the colour. */
-__global__ void potts_range_colour_kernel(struct latmc_lattice v, uint8_t *spins,
+/* Within-colour numbers [j0, j1) of the whole lattice (the range's sites of the colour):
+ * the box's rule (lib/potts_rules.h) on the slab's memory, the lanes of each block that
+ * fall in the range. */
+__global__ void potts_range_colour_kernel(struct latmc_box_geom g, uint8_t *spins,
                                           struct latmc_potts_chain chain, uint64_t sweep,
-                                          int colour, int64_t j_off,
+                                          int colour, int64_t j0, int64_t j1,
                                           unsigned long long *changed)
 {
-    const int64_t per_colour = v.nsites / chain.colours;
-    const int64_t b0 = j_off / 4, b1 = (j_off + per_colour + 3) / 4;
-    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
-    const int metropolis = chain.algorithm == LATMC_ALGO_METROPOLIS;
     /* the heat bath's counters, all 0 between sites (potts_kernels.cu) */
     uint8_t n_of[LATMC_POTTS_MAX_Q + 1];
-    if (!metropolis)
-        for (int k = 0; k <= LATMC_POTTS_MAX_Q; k++)
-            n_of[k] = 0;
+    for (int k = 0; k <= LATMC_POTTS_MAX_Q; k++)
+        n_of[k] = 0;
     uint64_t n_changed = 0;
-    for (int64_t b = b0 + cuda_first_item(); b < b1; b += cuda_item_stride()) {
-        const latmc_philox_ctr r0 =
-            latmc_rng_block(chain.seed, (uint64_t)b, sweep, stream, (uint32_t)colour,
-                            metropolis ? LATMC_POTTS_SUB_PROPOSE : LATMC_POTTS_SUB_HEATBATH);
-        latmc_philox_ctr r1 = { { 0, 0, 0, 0 } };
-        if (metropolis)
-            r1 = latmc_rng_block(chain.seed, (uint64_t)b, sweep, stream, (uint32_t)colour,
-                                 LATMC_POTTS_SUB_ACCEPT);
-        for (int lane = 0; lane < 4; lane++) {
-            const int64_t j = 4 * b + lane - j_off;
-            if (j < 0 || j >= per_colour)
-                continue;
-            const struct latmc_site s = latmc_colour_site(&v, chain.colours, colour, j);
-            uint8_t nb[LATMC_POTTS_MAX_NB];
-            const int n_nb = range_neighbours(&v, spins, s, nb);
-            const int old = spins[s.index];
-            const int new_state =
-                metropolis ? latmc_potts_metropolis(chain.tables, v.ndim, chain.q, old, nb, n_nb,
-                                                    r0.v[lane], r1.v[lane])
-                           : latmc_potts_heatbath(chain.tables, chain.q, nb, n_nb, r0.v[lane],
-                                                  n_of);
-            n_changed += new_state != old;
-            spins[s.index] = (uint8_t)new_state;
-        }
+    for (int64_t b = j0 / 4 + cuda_first_item(); b < (j1 + 3) / 4; b += cuda_item_stride()) {
+        const int lane0 = 4 * b < j0 ? (int)(j0 - 4 * b) : 0;
+        const int lane1 = 4 * b + 4 > j1 ? (int)(j1 - 4 * b) : 4;
+        n_changed += latmc_potts_update_lanes_box(&g, spins, &chain, sweep, colour, b, lane0,
+                                                  lane1, n_of);
     }
     cuda_warp_add(changed, n_changed);
 }
@@ -93,15 +48,18 @@ extern "C" cudaError_t cuda_potts_sweep_colour_range(cudaStream_t stream,
         cuda_potts_rows_sweep_range(stream, local, spins, chain, sweep, colour, r, changed,
                                     &err))
         return err;
-    int64_t plane = 0;
-    const struct latmc_lattice v = cuda_potts_range_view(local, r, &plane);
-    /* the colour's sites before the range: whole planes, 1/c of each */
-    const int64_t j_off = r->global_p0 * plane / chain->colours;
-    const int64_t nblocks = (v.nsites / chain->colours + 3) / 4 + 1;
+    const int64_t plane = local->ndim == 3 ? local->lx * local->ly : local->lx;
+    /* local plane 0 is global plane global_p0 - p0; the colour's sites before the range:
+     * whole planes, 1/c of each */
+    const struct latmc_box_geom g = { cuda_potts_range_global(local, r), *local,
+                                      r->global_p0 - r->p0 };
+    const int64_t j0 = r->global_p0 * plane / chain->colours;
+    const int64_t per_colour = r->planes * plane / chain->colours;
+    const int64_t nblocks = (per_colour + 3) / 4 + 1;
     /* at most 8192 blocks, as the one-device kernel (its counters cleared once a thread) */
     const unsigned grid = cuda_grid(nblocks) > 8192 ? 8192u : cuda_grid(nblocks);
     potts_range_colour_kernel<<<grid, CUDA_THREADS, 0, stream>>>(
-        v, spins + r->p0 * plane, *chain, sweep, colour, j_off, changed);
+        g, spins, *chain, sweep, colour, j0, j0 + per_colour, changed);
     return cudaGetLastError();
 }
 

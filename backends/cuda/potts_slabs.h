@@ -28,7 +28,23 @@ struct cuda_potts_range {
     int64_t p0;         /* first local plane of the range */
     int64_t planes;     /* planes in the range (> 0, a multiple of the colours) */
     int64_t global_p0;  /* the lattice's plane at local plane p0 */
+    int64_t global_planes; /* the lattice's planes along the last axis: the update names
+                              its sites by the whole lattice (unused by the reductions) */
 };
+
+/* The whole lattice of a range's update: `local`'s extents but along the last axis. */
+static inline struct latmc_lattice cuda_potts_range_global(const struct latmc_lattice *local,
+                                                           const struct cuda_potts_range *r)
+{
+    struct latmc_lattice g = *local;
+    const int64_t plane = local->ndim == 3 ? local->lx * local->ly : local->lx;
+    if (local->ndim == 3)
+        g.lz = r->global_planes;
+    else
+        g.ly = r->global_planes;
+    g.nsites = r->global_planes * plane;
+    return g;
+}
 
 /* The range r of the local lattice as a lattice of its own (its neighbours along the last
  * axis: one plane away, no wrap); *plane: sites per plane. */
@@ -69,12 +85,11 @@ cudaError_t cuda_potts_measure_range(cudaStream_t stream, const struct latmc_lat
                                      const uint8_t *spins, const struct cuda_potts_range *r,
                                      struct latmc_potts_sums *sums);
 
-/* ising_slab_kernels.cu: Ising on the byte layout, the same ranges (global: the whole
- * lattice; spins int8 +-1; eps: NULL, or the +-J couplings of the local lattice,
- * eps[ndim i + mu]; tables: a device copy of struct latmc_ising_tables). The update is
- * the per-block reference rule on a box (lib/ising_rules.h). */
-cudaError_t cuda_ising_sweep_colour_range(cudaStream_t stream, const struct latmc_lattice *global,
-                                          const struct latmc_lattice *local,
+/* ising_slab_kernels.cu: Ising on the byte layout, the same ranges (spins int8 +-1; eps:
+ * NULL, or the +-J couplings of the local lattice, eps[ndim i + mu]; tables: a device
+ * copy of struct latmc_ising_tables). The update is the per-block reference rule on a box
+ * (lib/ising_rules.h). */
+cudaError_t cuda_ising_sweep_colour_range(cudaStream_t stream, const struct latmc_lattice *local,
                                           int8_t *spins, const int8_t *eps,
                                           const struct latmc_ising_tables *tables, int algorithm,
                                           uint64_t seed, uint64_t sweep, int colour,
