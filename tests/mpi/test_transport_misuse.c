@@ -139,6 +139,7 @@ static latmc_sim_desc ising_desc(void)
     d.extent[0] = d.extent[1] = 16;
     d.seed = 7;
     d.n_threads = 1;
+    d.device = LATMC_DEVICE_CPU; /* the transport is the point, not AUTO's choice of device */
     return d;
 }
 
@@ -331,9 +332,9 @@ static void broadcast_bad_value_in_load(void **state)
     struct fake good = { .n_parts = 2 };
     latmc_transport t = transport_of(&good, false);
     latmc_sim *sim = NULL;
-    int st = latmc_sim_load_part(ctx, path, 0, 2, &t, &sim);
-    if (st != LATMC_OK)
-        fail_msg("load_part with a good transport: %d: %s", st, latmc_last_error());
+    const int good_st = latmc_sim_load_part(ctx, path, 0, 2, &t, &sim);
+    if (good_st != LATMC_OK)
+        fail_msg("load_part with a good transport: %d: %s", good_st, latmc_last_error());
     latmc_sim_destroy(&sim);
     if (good.calls_broadcast == 0)
         skip(); /* this load has no broadcast to break */
