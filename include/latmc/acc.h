@@ -267,7 +267,7 @@ LATMC_API int latmc_acc_binder(const latmc_acc *acc, int col_m2, int col_m4, int
  *         <|m(k_min)|^2> = 0, also in a jackknife block); LATMC_ESTATE (fewer rows than
  *         nblocks).
  * @note Thread-safe (const).
- * @since 0.3
+ * @since 0.2
  */
 LATMC_API int latmc_acc_corr_length(const latmc_acc *acc, int col_k0, int col_kmin, int64_t L,
                                     int nblocks, double *value, double *err);

@@ -66,7 +66,7 @@ enum latmc_ens_overlap {
      * |q(k_min)|^2, q(k) = (1/N) sum_i s_i^a s_i^b e^{i k.x_i}, k_min = (2 pi / L) e_mu,
      * averaged over the ndim directions (Heisenberg: the tensor,
      * sum_{mu,nu} |q_{mu nu}(k_min)|^2); equal extents only. With Q2 it gives the
-     * spin-glass correlation length (latmc_ens_corr_length()). @since 0.3
+     * spin-glass correlation length (latmc_ens_corr_length()). @since 0.2
      */
     LATMC_ENS_QKMIN2 = 5
 };
@@ -373,7 +373,7 @@ LATMC_API int latmc_ens_binder_g(const double *q2, const double *q4, int n_sampl
  *         [<|q(k_min)|^2>] == 0, [<q^2>] < [<|q(k_min)|^2>]: no real xi, also in a
  *         jackknife sample).
  * @note Thread-safe.
- * @since 0.3
+ * @since 0.2
  */
 LATMC_API int latmc_ens_corr_length(const double *q2, const double *qk2, int n_samples,
                                     int64_t L, double *xi, double *err);

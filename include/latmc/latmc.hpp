@@ -469,7 +469,7 @@ public:
      * @param[in] L        the lattice's extent.
      * @param[in] nblocks  jackknife blocks.
      * @return xi and its error.
-     * @since 0.3 */
+     * @since 0.2 */
     estimate corr_length(int col_k0, int col_kmin, int64_t L, int nblocks) const
     {
         estimate e = { 0.0, 0.0 };

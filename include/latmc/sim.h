@@ -53,10 +53,10 @@ enum latmc_algorithm {
     LATMC_ALGO_HEATBATH   = 2, /**< Ising, Potts, Heisenberg (Heisenberg's default) */
     LATMC_ALGO_OVERRELAX  = 3, /**< Heisenberg */
     /** Swendsen-Wang cluster update: Ising (uniform or +-J couplings, any field) and Potts
-     * (J >= 0), on the CPU backend (doc/clusters.md). @since 0.3 */
+     * (J >= 0), on the CPU backend (doc/clusters.md). @since 0.2 */
     LATMC_ALGO_SWENDSEN_WANG = 4,
     /** Wolff single-cluster update, one cluster per sweep; models and backends as
-     * Swendsen-Wang (doc/clusters.md). @since 0.3 */
+     * Swendsen-Wang (doc/clusters.md). @since 0.2 */
     LATMC_ALGO_WOLFF      = 5
 };
 
@@ -123,15 +123,15 @@ enum latmc_observable {
     LATMC_OBS_OVERLAP2        = 8, /**< Heisenberg, two replicas: sum_{mu,nu} q_{mu nu}^2 */
     /** Cluster algorithms (doc/clusters.md), of the last cluster sweep: the clusters it
      * built (Swendsen-Wang; Wolff: 1). LATMC_ESTATE before the sim's first cluster sweep,
-     * LATMC_EUNSUPPORTED for other algorithms. @since 0.3 */
+     * LATMC_EUNSUPPORTED for other algorithms. @since 0.2 */
     LATMC_OBS_CLUSTERS        = 9,
     /** Cluster algorithms, of the last cluster sweep: its largest cluster's sites / N
-     * (Wolff: its one cluster's). @since 0.3 */
+     * (Wolff: its one cluster's). @since 0.2 */
     LATMC_OBS_LARGEST_CLUSTER = 10,
     /** Cluster algorithms, of the last cluster sweep: the improved estimator of m^2,
      * sum over its clusters of |C|^2 / N^2 (Swendsen-Wang) or |C| / N (Wolff). For the
      * Ising model at h = 0 its mean is <m^2> (LATMC_OBS_M2's), with a smaller variance;
-     * for Potts the Fortuin-Kasteleyn connectedness. @since 0.3 */
+     * for Potts the Fortuin-Kasteleyn connectedness. @since 0.2 */
     LATMC_OBS_CLUSTER_M2      = 11,
     /**
      * |m(0)|^2 with m(k) = (1/N) sum_x s_x e^{i k.x}, the order parameter of the Fourier
@@ -139,7 +139,7 @@ enum latmc_observable {
      * (these three: the same value as M2), Potts the simplex vector of s_x
      * (e_a . e_b = (q delta_ab - 1) / (q - 1); 0 for equal populations, 1 when ordered,
      * unlike M2, which is built from the largest population). chi = N <|m(0)|^2>.
-     * @since 0.3
+     * @since 0.2
      */
     LATMC_OBS_M2_K0           = 12,
     /**
@@ -147,14 +147,14 @@ enum latmc_observable {
      * m(k) as for M2_K0; a lattice of equal extents only (else LATMC_EUNSUPPORTED).
      * F = N <|m(k_min)|^2>; the second-moment correlation length is
      * xi = sqrt(chi / F - 1) / (2 sin(pi / L)) (latmc_acc_corr_length(),
-     * doc/observables.md). @since 0.3
+     * doc/observables.md). @since 0.2
      */
     LATMC_OBS_M2_KMIN         = 13,
     /**
      * Heisenberg, two replicas: sum_{mu,nu} |q_{mu nu}(k_min)|^2, the tensor overlap
      * q_{mu nu}(k) = (1/N) sum_x s^0_{x,mu} s^1_{x,nu} e^{i k.x} at k_min, averaged over the
      * directions as M2_KMIN (equal extents only); with OVERLAP2 the spin-glass correlation
-     * length. @since 0.3
+     * length. @since 0.2
      */
     LATMC_OBS_OVERLAP2_KMIN   = 14
 };
