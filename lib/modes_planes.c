@@ -385,12 +385,35 @@ int latmc_modes_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *pro
         const int64_t b1 = b0 + block < p1 ? b0 + block : p1;
         if ((st = sim->ops->get_planes(sim, b0, b1, buf)) < 0)
             break;
-        const int threads = (b1 - b0) * plane_sites >= MODES_THREAD_SITES ? sim->n_threads : 1;
-        (void)threads;
-        (void)n;
-        MODES_OMP(parallel for num_threads(threads) schedule(static) reduction(+ : proj[:n]))
-        for (int64_t p = b0; p < b1; p++)
-            ising_project_plane(d, buf + (size_t)(p - b0) * (size_t)plane_sites, p, proj);
+        int threads = (b1 - b0) * plane_sites >= MODES_THREAD_SITES ? sim->n_threads : 1;
+        if (threads > b1 - b0)
+            threads = (int)(b1 - b0);
+        if (threads <= 1) {
+            for (int64_t p = b0; p < b1; p++)
+                ising_project_plane(d, buf + (size_t)(p - b0) * (size_t)plane_sites, p, proj);
+            continue;
+        }
+        /* one row of projections per thread on the heap (an array-section reduction would
+         * put n = L_x + L_y entries per thread on its stack: 8 MiB at L = 2^19), each
+         * thread a contiguous run of planes; integers, so the sum of the rows is exact */
+        int64_t *rows = calloc((size_t)threads * (size_t)n, sizeof *rows);
+        if (!rows) {
+            st = latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate %d x %lld "
+                            "projections", threads, (long long)n);
+            break;
+        }
+        const int64_t planes = b1 - b0;
+        MODES_OMP(parallel for num_threads(threads) schedule(static, 1))
+        for (int t = 0; t < threads; t++) {
+            const int64_t q0 = b0 + planes * t / threads, q1 = b0 + planes * (t + 1) / threads;
+            for (int64_t p = q0; p < q1; p++)
+                ising_project_plane(d, buf + (size_t)(p - b0) * (size_t)plane_sites, p,
+                                    rows + (size_t)t * (size_t)n);
+        }
+        for (int t = 0; t < threads; t++)
+            for (int64_t i = 0; i < n; i++)
+                proj[i] += rows[(size_t)t * (size_t)n + (size_t)i];
+        free(rows);
     }
     free(buf);
     return st;

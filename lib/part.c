@@ -391,6 +391,8 @@ int latmc_part_modes(latmc_sim *sim, double *modes)
     int st = mine && all ? LATMC_OK
                          : latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the "
                                       "parts' partial sums");
+    if (st == LATMC_OK) /* its teams: agreed on just below, as latmc_part_measure does */
+        st = latmc_team_ready(sim->n_threads);
     if (st == LATMC_OK)
         st = latmc_modes_partial(sim, part->p0, part->p1, mine);
     if ((st = agree_part(part, st, NULL, NULL)) == LATMC_OK)

@@ -165,7 +165,7 @@ int latmc_sim_create_as_part(latmc_ctx *ctx, const latmc_sim_desc *desc,
         sim->ops = ops = &latmc_cpu_backend_ops;
     }
     if (latmc_cluster_algorithm(d.algorithm) && ops != &latmc_cpu_backend_ops &&
-        d.device == LATMC_DEVICE_AUTO && d.n_devices <= 1) {
+        d.device == LATMC_DEVICE_AUTO && d.n_devices <= 1 && d.device_index == 0) {
         latmc_log(ctx, LATMC_LOG_INFO, "device AUTO: using the CPU (the %s algorithm runs "
                   "there only)", latmc_algorithm_name(d.algorithm));
         sim->ops = ops = &latmc_cpu_backend_ops;
@@ -366,8 +366,13 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
     if (st < 0)
         return st;
     uint64_t accepted = 0, attempted = 0;
-    if (latmc_cluster_algorithm(sim->desc.algorithm))
-        st = latmc_cluster_sweeps(sim, n, &accepted, &attempted); /* the core's own loop */
+    if (latmc_cluster_algorithm(sim->desc.algorithm)) {
+        /* the core's own loop, whose OpenMP teams the runtime would end the process for
+         * where the system refuses a thread: checked first, as BACKEND_CALL does */
+        st = team_ready(sim);
+        if (st == LATMC_OK)
+            st = latmc_cluster_sweeps(sim, n, &accepted, &attempted);
+    }
     else if (latmc_part_many(sim))
         BACKEND_CALL(st, sim, "sweep", latmc_part_sweep(sim, n, &accepted, &attempted));
     else if (latmc_plan_runs_sweeps(sim, sim->plan))

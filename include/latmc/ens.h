@@ -266,7 +266,8 @@ LATMC_API int latmc_ens_observables(latmc_ens *ens, int key, int order, double *
  * members now at temperature t.
  * @return LATMC_OK; LATMC_EINVAL (NULL, wrong count, unknown key); LATMC_EUNSUPPORTED
  *         (fewer than 2 replicas; a model other than Ising and Heisenberg; Q of
- *         Heisenberg); LATMC_ESTATE (no configuration).
+ *         Heisenberg; QKMIN2 on unequal extents); LATMC_ESTATE (no configuration);
+ *         LATMC_ENOMEM.
  * @since 0.2
  */
 LATMC_API int latmc_ens_overlaps(latmc_ens *ens, int key, double *values, size_t count);

@@ -106,8 +106,9 @@ enum latmc_param {
     LATMC_PARAM_NOVER   = 10, /**< "nover" (Heisenberg overrelaxation passes; integer, [0, 65535]) */
     /** "decisions" (Ising; integer, [0, 1], default 0): 0 takes each site's decision from
      * one 32-bit draw, 1 from bit-sliced draws, 32 sites per word and bit plane, each
-     * decision exactly as probable (doc/models/ising-decisions.md; CPU backend only so
-     * far, elsewhere LATMC_EUNSUPPORTED). @since 0.2 */
+     * decision exactly as probable (doc/models/ising-decisions.md; CPU backend,
+     * Metropolis and heat bath only so far, elsewhere LATMC_EUNSUPPORTED; a sim with
+     * decisions = 1 cannot be saved or serialized yet: LATMC_EUNSUPPORTED). @since 0.2 */
     LATMC_PARAM_DECISIONS = 11
 };
 
@@ -406,8 +407,8 @@ LATMC_API const char *latmc_param_name(int key);
 
 /**
  * Name of an observable key ("energy", "magnetization", "abs_magnetization", "m2", "m4",
- * "phi2", "acceptance", "overlap2", "m2_k0", "m2_kmin", "overlap2_kmin"), or NULL for an
- * unknown key.
+ * "phi2", "acceptance", "overlap2", "clusters", "largest_cluster", "cluster_m2", "m2_k0",
+ * "m2_kmin", "overlap2_kmin"), or NULL for an unknown key.
  * @param[in] key enum latmc_observable.
  * @return a static string (do not free), or NULL.
  * @note Thread-safe.
@@ -620,6 +621,7 @@ LATMC_API int latmc_sim_tune_epsilon(latmc_sim *sim, double target, uint64_t swe
  *         system's reason and what to do; `path` then is unchanged, except after a failed
  *         directory sync, which the message says); LATMC_ESTATE (no configuration yet on
  *         a lattice of more than 65536 sites x replicas: such a file could not be loaded);
+ *         LATMC_EUNSUPPORTED (a chain the format cannot record yet: Ising decisions = 1);
  *         LATMC_ENOMEM; or the backend's failure.
  * @note Not concurrently with any other call on the same sim.
  * @since 0.1
@@ -720,7 +722,8 @@ LATMC_API int latmc_checkpoint_app_data(const char *path, void *buf, size_t capa
  * @param[out] size     receives the checkpoint's size in bytes.
  * @return LATMC_OK; LATMC_EINVAL (sim or size NULL, capacity too small); LATMC_ESTATE (no
  *         configuration yet on a lattice of more than 65536 sites x replicas, as
- *         latmc_sim_save()); LATMC_ENOMEM; or the backend's failure.
+ *         latmc_sim_save()); LATMC_EUNSUPPORTED (a chain the format cannot record yet:
+ *         Ising decisions = 1); LATMC_ENOMEM; or the backend's failure.
  * @note Not concurrently with any other call on the same sim.
  * @since 0.1
  */
