@@ -22,9 +22,10 @@
 #include "temp_files.h"
 
 /*
- * 32 bits naming where a pid means this process: the host name and, on Linux, the pid
- * namespace (containers on one host may share a file system and a host name, never a pid
- * namespace). FNV-1a.
+ * 32 bits naming where a pid means this process: the host name, and on Linux the boot's
+ * id and the pid namespace (containers on one host may share a file system and a host
+ * name, never a pid namespace; two machines may share a host name, and every machine's
+ * first pid namespace has the same number, but not a boot id). FNV-1a.
  */
 static uint32_t host_tag(void)
 {
@@ -33,7 +34,14 @@ static uint32_t host_tag(void)
     if (gethostname(id, 255) != 0)
         snprintf(id, 256, "(no host name)");
     id[255] = '\0';
-    const size_t n = strlen(id);
+    size_t n = strlen(id) + 1;
+    const int boot = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    if (boot >= 0) {
+        const ssize_t got = read(boot, id + n, 64);
+        if (got > 0)
+            n += (size_t)got;
+        close(boot);
+    }
     const ssize_t ns = readlink("/proc/self/ns/pid", id + n + 1, sizeof id - n - 2);
     const size_t len = n + 1 + (ns > 0 ? (size_t)ns : 0);
     uint32_t h = 2166136261u;

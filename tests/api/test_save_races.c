@@ -315,10 +315,11 @@ static void dead_writers_temporaries_removed(void **state)
     assert_int_equal(names_with("run.ckpt.tmp-", name, sizeof name), 1);
     char *dash = strchr(name + strlen("run.ckpt.tmp-"), '-'); /* <pid>-<tag>-... */
     assert_non_null(dash);
-    dash[1] = dash[1] == '0' ? '1' : '0';
-    char *from = NULL, *to = in_dir(name);
-    dash[1] = dash[1] == '0' ? '1' : '0';
-    from = in_dir(name);
+    const char tag0 = dash[1];
+    char *from = in_dir(name);
+    dash[1] = tag0 == '0' ? '1' : '0';
+    char *to = in_dir(name);
+    dash[1] = tag0;
     assert_int_equal(rename(from, to), 0); /* now "another host's" */
     long dead = 0;
     assert_int_equal(sscanf(name + strlen("run.ckpt.tmp-"), "%ld", &dead), 1);
