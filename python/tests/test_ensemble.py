@@ -174,12 +174,16 @@ def spinglass_c(c_compiler, libdir, tmp_path_factory):
 
 
 def _table(text: str):
-    """The study's numbers: the table rows, the round trips and the crossings (no times)."""
+    """The study's numbers: the table rows (T, g, its error, e/N, swap acceptance: the
+    columns both examples print; the C example adds xi_SG/L), the round trips and the
+    Binder crossings (no times)."""
     keep = []
     for line in text.splitlines():
         if line.startswith("L = "):
             keep.append(line.split(";", 1)[1])     # "795 round trips, mean 67 sweeps)"
-        elif (line.startswith("  ") and "swap acc." not in line) or line.startswith("crossing"):
+        elif line.startswith("  ") and "swap acc." not in line and "xi_SG" not in line:
+            keep.append(" ".join(line.split()[:5]))
+        elif line.startswith("crossing"):
             keep.append(line)
     return keep
 

@@ -57,7 +57,7 @@ def test_unknown_model_and_names():
     with raises(latmc.InvalidArgument, EINVAL):
         latmc.Sim(17, (8, 8), device="cpu")  # a number the library does not know
     with raises(latmc.InvalidArgument, EINVAL, match="algorithm"):
-        latmc.Sim("ising", (8, 8), beta=0.4, algorithm="wolff")
+        latmc.Sim("ising", (8, 8), beta=0.4, algorithm="glauber")
     with raises(latmc.InvalidArgument, EINVAL, match="device"):
         latmc.Sim("ising", (8, 8), beta=0.4, device="tpu")
 

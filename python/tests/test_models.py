@@ -123,7 +123,7 @@ def test_params_by_name():
         sim.tune_epsilon(0.5, 40)
         assert sim.sweep_count == 40
     with latmc.Sim("ising", (4, 4), beta=0.3, J=0.5, h=0.1, device="cpu") as sim:
-        assert dict(sim.params) == {"beta": 0.3, "J": 0.5, "h": 0.1}
+        assert dict(sim.params) == {"beta": 0.3, "J": 0.5, "h": 0.1, "decisions": 0.0}
 
 
 def test_acceptance_counts_and_reset():
