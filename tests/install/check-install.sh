@@ -107,7 +107,12 @@ pcdir=$(dirname "$(find "$scratch/moved" -name latmc.pc | head -n 1)")
 pcprefix=$(sed -n 's/^prefix=//p' "$pcdir/latmc.pc")
 moved_prefix=$scratch/moved$pcprefix
 mkdir "$scratch/exbuild"
+# A sanitized build's library (build-asan) needs the sanitizers' runtime first in the
+# program: the examples are built with the same -fsanitize then.
+sanitize=""
+case ${LATMC_SANITIZE:-none} in none | "") ;; *) sanitize="-fsanitize=$LATMC_SANITIZE" ;; esac
 if ! PKG_CONFIG_PATH=$pcdir make -s -C "$scratch/exbuild" -f "$exdir/Makefile" \
+        CFLAGS="-O2 -g $sanitize" LDFLAGS="$sanitize" \
         PKG_CONFIG="pkg-config --define-variable=prefix=$moved_prefix" >"$scratch/make.log" 2>&1; then
     cat "$scratch/make.log"
     fail "the installed examples do not build with their Makefile"
