@@ -31,7 +31,7 @@ from .devices import Context, default_context, device_code
 from .errors import ClosedError, InvalidArgument, Unsupported, error_for, last_error
 from .params import (ALGORITHMS, COUPLINGS, INITS, MODELS, PRECISIONS, enum_code, enum_name,
                      observable_key, param_key)
-from .sim import check_phase_point, _shape_tuple
+from .sim import check_phase_point, _shape_tuple, spin_dtype_of
 
 PathLike = Union[str, bytes, "os.PathLike[str]"]
 
@@ -552,15 +552,7 @@ class Ensemble:
     # -- configurations -----------------------------------------------------------------------
     @property
     def spin_dtype(self) -> np.dtype:
-        m = self._desc.model
-        if m == _lib.MODEL_ISING:
-            return np.dtype(np.int8)
-        if m == _lib.MODEL_POTTS:
-            return np.dtype(np.uint8)
-        if m == _lib.MODEL_PHI4:
-            return np.dtype(np.float32 if self._desc.precision == _lib.PRECISION_FLOAT
-                            else np.float64)
-        return np.dtype(np.float32)
+        return spin_dtype_of(self._desc)
 
     @property
     def spin_shape(self) -> Tuple[int, ...]:

@@ -25,6 +25,18 @@ _U64 = {i: ctypes.c_uint64(i) for i in range(1025)}
 _OBS_KEYS = {name: ctypes.c_int(key) for name, key in OBSERVABLES.items()}
 
 
+
+def spin_dtype_of(desc: "_lib.SimDesc") -> np.dtype:
+    """The numpy type of one site's value for a desc (a sim's or an ensemble member's)."""
+    m = desc.model
+    if m == _lib.MODEL_ISING:
+        return np.dtype(np.int8)
+    if m == _lib.MODEL_POTTS:
+        return np.dtype(np.uint8)
+    if m == _lib.MODEL_PHI4:
+        return np.dtype(np.float32 if desc.precision == _lib.PRECISION_FLOAT else np.float64)
+    return np.dtype(np.float32)
+
 class Sim:
     """A Monte Carlo simulation of one lattice model (wraps ``latmc_sim``).
 
@@ -312,15 +324,7 @@ class Sim:
     def spin_dtype(self) -> np.dtype:
         """int8 (Ising, +-1), uint8 (Potts, 0..q-1), float64/float32 (phi^4), float32
         (Heisenberg)."""
-        m = self._desc.model
-        if m == _lib.MODEL_ISING:
-            return np.dtype(np.int8)
-        if m == _lib.MODEL_POTTS:
-            return np.dtype(np.uint8)
-        if m == _lib.MODEL_PHI4:
-            return np.dtype(np.float32 if self._desc.precision == _lib.PRECISION_FLOAT
-                            else np.float64)
-        return np.dtype(np.float32)
+        return spin_dtype_of(self._desc)
 
     @property
     def spin_shape(self) -> Tuple[int, ...]:
