@@ -58,7 +58,6 @@ static int member_threads(const latmc_ens *e, double items)
     return e->layout.n_threads < e->n_members ? e->layout.n_threads : e->n_members;
 }
 
-/* The lowest failing member's code, its message recorded on the ensemble. */
 /* Can this thread have a team of nt (thread_probe.h)? Else the ensemble's failure. */
 static int team_refused(latmc_ens *e, int nt, const char *what)
 {
@@ -70,6 +69,7 @@ static int team_refused(latmc_ens *e, int nt, const char *what)
     return ENS_FAIL(e, st, "%s: the team over members: %s", what, why);
 }
 
+/* The lowest failing member's code, its message recorded on the ensemble. */
 static int first_failure(latmc_ens *e, const char *what)
 {
     for (int m = 0; m < e->n_members; m++)

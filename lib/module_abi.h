@@ -16,7 +16,7 @@
 /* 3: ops.own_schedule (a CUDA module's one-box phi^4 steps are its sub-grids only where
  * the core asks own_schedule: a core without it would run the wrong steps). */
 /* 4: struct latmc_step_call carries the concrete step (lib/step.h) in place of its index,
- * and model_def gains step_of. */
+ * model_def gains step_of, and ops.sweep is gone (every sweep runs through ops.run_steps). */
 #define LATMC_MODULE_ABI_VERSION 4u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 

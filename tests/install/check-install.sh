@@ -98,11 +98,11 @@ for opt in $(printf '%s\n' "$out" | grep -o -- '--[a-z][a-z-]*' | sort -u); do
 done
 echo "ok: man1/latmc.1 describes every option of latmc --help"
 
-# The examples: sources and a Makefile in share/doc/latmc/examples, built there against the
+# The examples: sources and a Makefile in share/doc/liblatmc/examples, built there against the
 # installed latmc.pc (its prefix mapped to the moved installation), one of them run with a
 # clean environment (the Makefile's rpath, no LD_LIBRARY_PATH).
-exdir=$(find "$scratch/moved" -path '*/share/doc/latmc/examples' -type d | head -n 1)
-[ -n "$exdir" ] && [ -f "$exdir/Makefile" ] || fail "no share/doc/latmc/examples/Makefile"
+exdir=$(find "$scratch/moved" -path '*/share/doc/liblatmc/examples' -type d | head -n 1)
+[ -n "$exdir" ] && [ -f "$exdir/Makefile" ] || fail "no share/doc/liblatmc/examples/Makefile"
 pcdir=$(dirname "$(find "$scratch/moved" -name latmc.pc | head -n 1)")
 pcprefix=$(sed -n 's/^prefix=//p' "$pcdir/latmc.pc")
 moved_prefix=$scratch/moved$pcprefix
