@@ -42,6 +42,8 @@ struct latmc_part;
 
 struct latmc_cluster_work;
 
+struct latmc_halo_table;
+
 struct latmc_sim {
     latmc_ctx *ctx;
     latmc_sim_desc desc;               /* validated; algorithm resolved from DEFAULT */
@@ -61,6 +63,11 @@ struct latmc_sim {
     struct latmc_plan *plan;           /* boxes and schedule (lib/plan.h) */
     struct latmc_part *part;           /* NULL, or the sim is one part of a lattice shared
                                           by processes (lib/part.h) */
+    /* A part of a lattice shared by processes (n_parts > 1): the halo exchange the plan's
+     * loop runs after every step (lib/plan.h), and the box of the plan that this sim runs;
+     * NULL and 0 otherwise. Set by lib/part.c. */
+    const struct latmc_halo_table *halo;
+    int halo_box;
     int *device_list;                  /* the sim's copy of desc.device_list, or NULL */
     struct latmc_cluster_work *cluster; /* cluster updates' work space (lib/cluster_sweep.c),
                                           NULL until the first cluster sweep */

@@ -297,7 +297,8 @@ static int share_halos(struct latmc_part *part)
     return st;
 }
 
-int latmc_part_exchange(latmc_sim *sim)
+/* The halo table of a part (lib/plan.h): the plan's loop calls it after every step. */
+static int part_exchange(latmc_sim *sim)
 {
     int local = LATMC_OK;
     const int st = exchange_planes(sim, 0, sim->part->halo, "exchange (halo planes)", &local);
@@ -467,7 +468,7 @@ int latmc_part_set_spins(latmc_sim *sim, const void *buf)
 {
     /* Each part takes its slab from its own buffer, the halos from its neighbours'. */
     int st = sim->ops->set_spins(sim, buf);
-    int xst = latmc_part_exchange(sim);
+    int xst = part_exchange(sim);
     return agree_part(sim->part, st < 0 ? st : xst, NULL, NULL);
 }
 
@@ -770,6 +771,11 @@ int latmc_part_create(latmc_ctx *ctx, const latmc_sim_desc *desc, int rank, int 
         return st;
     }
     sim->part = part;
+    if (n_parts > 1) {
+        static const struct latmc_halo_table part_halos = { part_exchange };
+        sim->halo = &part_halos;
+        sim->halo_box = rank;
+    }
     *out = sim;
     return LATMC_OK;
 }

@@ -103,10 +103,6 @@ int latmc_part_agree_params(latmc_sim *sim, int status);
 
 void latmc_part_free(struct latmc_part *part);
 
-/* After every step of a sweep: the neighbours' border planes into this part's halos
- * (n_parts > 1). */
-int latmc_part_exchange(latmc_sim *sim);
-
 /* Outside a sweep, after this part's own planes were set (a streamed load): every plane
  * the backend keeps beyond each end of the slab from its neighbours, the model's halo
  * and those of ops.part_halo_depth beyond it (collective, n_parts > 1). */

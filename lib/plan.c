@@ -9,7 +9,6 @@
 
 #include "backend.h"
 #include "model.h"
-#include "part.h"
 #include "plan.h"
 
 /* Planes per unit of a cut: a slab's thickness and origin are multiples of it. */
@@ -125,15 +124,14 @@ int latmc_plan_check_backend(const latmc_sim *sim, const struct latmc_plan *plan
 
 /*
  * After a step (or a step's part) on every box: give each box the planes of its
- * neighbours that the next one reads. The boxes of one sim live in one host lattice of the
- * CPU backend, so their halos are the neighbours' planes themselves and there is nothing
- * to copy; a sim that is one part of a lattice shared by processes (lib/part.h) receives
- * them through its transport.
+ * neighbours that the next one reads. The boxes of one sim live in its backend's memory,
+ * so their halos are the neighbours' planes themselves (or the backend copies them inside
+ * its step) and there is nothing to do here; a sim that is one part of a lattice shared by
+ * processes receives them through its halo table (sim->halo, lib/plan.h).
  */
-static int exchange_halos(latmc_sim *sim, const struct latmc_plan *plan)
+static int exchange_halos(latmc_sim *sim)
 {
-    (void)plan;
-    return latmc_part_many(sim) ? latmc_part_exchange(sim) : LATMC_OK;
+    return sim->halo ? sim->halo->exchange(sim) : LATMC_OK;
 }
 
 /*
@@ -147,15 +145,15 @@ static int run_on_boxes(latmc_sim *sim, const struct latmc_plan *plan, uint64_t 
                         const struct latmc_step *step, int part, int last, uint64_t *accepted, uint64_t *attempted,
                         int *failed)
 {
-    const bool shared = latmc_part_many(sim);
+    const bool shared = sim->halo != NULL;
     const struct latmc_step_call call = {
-        sweep, *step, part, shared ? &plan->boxes[sim->part->rank] : plan->boxes,
+        sweep, *step, part, shared ? &plan->boxes[sim->halo_box] : plan->boxes,
         shared ? 1 : plan->n_boxes, last
     };
     int st = *failed < 0 ? *failed : sim->ops->run_step(sim, &call, accepted, attempted);
     if (st < 0 && !shared)
         return st;
-    int xst = exchange_halos(sim, plan);
+    int xst = exchange_halos(sim);
     if (st >= 0 && xst < 0)
         st = xst;
     if (st < 0)
@@ -250,7 +248,7 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
 {
     const unsigned caps = sim->ops->step_caps ? sim->ops->step_caps(sim) : 0u;
     struct step_queue q = {
-        .sim = sim, .plan = plan, .batched = !latmc_part_many(sim) && has_run_steps(sim->ops),
+        .sim = sim, .plan = plan, .batched = !sim->halo && has_run_steps(sim->ops),
         .accepted = accepted, .attempted = attempted, .failed = LATMC_OK,
     };
     const int own = own_length(sim);

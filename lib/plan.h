@@ -10,6 +10,17 @@
 
 struct latmc_model_def;
 
+/*
+ * What a sim that runs one box of a plan whose other boxes live in other processes gives
+ * the plan's loop (lib/part.c provides it for the parts of a shared lattice): after every
+ * step the loop calls exchange, which brings the neighbours' planes into the box's halos.
+ * A sim without one (sim->halo NULL) runs every box of its plan in its backend's memory,
+ * where the halos need no exchange. The loop thus never calls into the parts' code.
+ */
+struct latmc_halo_table {
+    int (*exchange)(latmc_sim *sim);
+};
+
 struct latmc_plan {
     int n_boxes;                /* >= 1; slabs in order along the last axis */
     struct latmc_box *boxes;
