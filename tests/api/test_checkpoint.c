@@ -48,15 +48,24 @@ static latmc_sim *new_ising(latmc_ctx *ctx, int ndim, int algorithm)
     return sim;
 }
 
+/* The test's scratch directory (made on first use, removed by the group's teardown once
+ * every test has removed its files). */
+static char scratch_dir[64];
+
+static int remove_temp_dir(void **state)
+{
+    (void)state;
+    return scratch_dir[0] && rmdir(scratch_dir) != 0 ? -1 : 0;
+}
+
 static char *temp_path(const char *name)
 {
-    static char dir[64];
-    if (!dir[0]) {
-        strcpy(dir, "/tmp/latmc-ckpt-XXXXXX");
-        assert_non_null(mkdtemp(dir));
+    if (!scratch_dir[0]) {
+        strcpy(scratch_dir, "/tmp/latmc-ckpt-XXXXXX");
+        assert_non_null(mkdtemp(scratch_dir));
     }
-    char *p = malloc(strlen(dir) + strlen(name) + 2);
-    sprintf(p, "%s/%s", dir, name);
+    char *p = malloc(strlen(scratch_dir) + strlen(name) + 2);
+    sprintf(p, "%s/%s", scratch_dir, name);
     return p;
 }
 
@@ -610,5 +619,5 @@ int main(void)
         cmocka_unit_test(huge_lattice_without_configuration_is_refused),
         cmocka_unit_test(large_sim_without_configuration_is_not_saved),
     };
-    return cmocka_run_group_tests_name("checkpoint", tests, NULL, NULL);
+    return cmocka_run_group_tests_name("checkpoint", tests, NULL, remove_temp_dir);
 }
