@@ -192,8 +192,10 @@ static void plugin_case(void **state)
         latmc_ctx_destroy(&ctx);
     } else if (strcmp(which, "missing") == 0) {
         /* the directories searched, and what to set */
+        const char *searched = getenv("LATMC_MODULE_PATH");
+        assert_non_null(searched); /* the test sets it (tests/plugin/meson.build) */
         char dir[4096];
-        snprintf(dir, sizeof dir, "searched: %s", getenv("LATMC_MODULE_PATH"));
+        snprintf(dir, sizeof dir, "searched: %s", searched);
         expect_refused_saying("no latmc-cuda.so", dir, "LATMC_MODULE_PATH is set",
                               "set LATMC_MODULE_PATH to the directory that holds latmc-cuda.so",
                               (const char *)NULL);
