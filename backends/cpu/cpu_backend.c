@@ -23,26 +23,6 @@ static int resolve_threads(latmc_sim *sim)
 #endif
 }
 
-void cpu_slab_setup(latmc_sim *sim, struct cpu_state *st, const struct latmc_box *box)
-{
-    const int axis = box->axis;
-    struct cpu_slab *sl = &st->slab;
-    sl->on = true;
-    sl->halo = box->halo;
-    sl->p0 = box->origin[axis];
-    sl->p1 = sl->p0 + box->extent[axis];
-    sl->below = st->kernels->slab_below ? st->kernels->slab_below(sim, sl->p0, sl->halo)
-                                        : sl->halo;
-    sl->origin = sl->p0 - sl->below;
-    sl->planes = sl->below + box->extent[axis] + sl->halo;
-    sl->global_planes = sim->desc.extent[axis];
-    if (axis == 2)
-        st->lattice.lz = sl->planes;
-    else
-        st->lattice.ly = sl->planes;
-    st->lattice.nsites = st->lattice.lx * st->lattice.ly * st->lattice.lz;
-}
-
 /*
  * Slab-only storage (cpu_backend.h) for a part of n_parts > 1 whose model's kernels take
  * it: the local lattice is the slab plus its halos along the last axis.

@@ -41,6 +41,28 @@ bool cpu_boxes_wanted(const latmc_sim *sim, const struct cpu_state *st, int n_bo
 }
 
 /* Bytes of one plane of every replica in get_planes' layout. */
+/* A box's storage along its axis: its planes, `halo` above and `below` under them (the
+ * model's kernels may ask for more below), in place of the whole lattice's extent. */
+void cpu_slab_setup(latmc_sim *sim, struct cpu_state *st, const struct latmc_box *box)
+{
+    const int axis = box->axis;
+    struct cpu_slab *sl = &st->slab;
+    sl->on = true;
+    sl->halo = box->halo;
+    sl->p0 = box->origin[axis];
+    sl->p1 = sl->p0 + box->extent[axis];
+    sl->below = st->kernels->slab_below ? st->kernels->slab_below(sim, sl->p0, sl->halo)
+                                        : sl->halo;
+    sl->origin = sl->p0 - sl->below;
+    sl->planes = sl->below + box->extent[axis] + sl->halo;
+    sl->global_planes = sim->desc.extent[axis];
+    if (axis == 2)
+        st->lattice.lz = sl->planes;
+    else
+        st->lattice.ly = sl->planes;
+    st->lattice.nsites = st->lattice.lx * st->lattice.ly * st->lattice.lz;
+}
+
 static size_t plane_bytes(const latmc_sim *sim)
 {
     const int axis = sim->desc.ndim - 1;
