@@ -51,9 +51,28 @@ static inline int test_point_selected(unsigned index)
 }
 
 /*
+ * Call first in main() of a test that honours LATMC_TEST_POINT_STRIDE (test_device_check()
+ * does): 0, saying how many points run; 2 (usage error) on a bad value, which would
+ * otherwise skip every point and pass.
+ */
+static inline int test_point_stride_check(void)
+{
+    if (test_point_stride() == 0) {
+        fprintf(stderr, "LATMC_TEST_POINT_STRIDE=%s: expected 1 to 64\n",
+                getenv("LATMC_TEST_POINT_STRIDE"));
+        return 2;
+    }
+    if (test_point_stride() > 1)
+        printf("about one parameter point in %d (LATMC_TEST_POINT_STRIDE)\n",
+               test_point_stride());
+    return 0;
+}
+
+/*
  * Call first in main(): 0 when the test can run on test_device(); else the exit status to
  * return, with the reason printed: 77 (meson: skipped) when the CUDA backend is not usable
- * here (no module, driver or GPU), 2 for an unknown LATMC_TEST_DEVICE.
+ * here (no module, driver or GPU), 2 for an unknown LATMC_TEST_DEVICE or a bad
+ * LATMC_TEST_POINT_STRIDE.
  */
 static inline int test_device_check(void)
 {
@@ -63,14 +82,8 @@ static inline int test_device_check(void)
                 getenv("LATMC_TEST_DEVICE"));
         return 2;
     }
-    if (test_point_stride() == 0) {
-        fprintf(stderr, "LATMC_TEST_POINT_STRIDE=%s: expected 1 to 64\n",
-                getenv("LATMC_TEST_POINT_STRIDE"));
+    if (test_point_stride_check() != 0)
         return 2;
-    }
-    if (test_point_stride() > 1)
-        printf("about one parameter point in %d (LATMC_TEST_POINT_STRIDE)\n",
-               test_point_stride());
     if (device == LATMC_DEVICE_CPU)
         return 0;
     latmc_ctx *ctx = NULL;
