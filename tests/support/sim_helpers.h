@@ -143,6 +143,50 @@ static inline latmc_sim_desc potts_test_desc(int ndim, int64_t lx, int64_t ly, i
     return d;
 }
 
+/* A desc for a phi^4 lattice with a double or float field (precision) and the model's
+ * default algorithm, as ising_desc otherwise. */
+static inline latmc_sim_desc phi4_test_desc(int ndim, int64_t lx, int64_t ly, int64_t lz,
+                                            int precision, int n_threads, uint64_t seed)
+{
+    latmc_sim_desc d = ising_desc(ndim, lx, ly, lz, LATMC_ALGO_DEFAULT, n_threads, seed);
+    d.model = LATMC_MODEL_PHI4;
+    d.precision = precision;
+    return d;
+}
+
+/* Parameters to set after creation, in order (LATMC_PARAM_* keys; key 0 ends the list),
+ * so that a test's chain is data: a table row or one constant per test file. */
+enum { TEST_MAX_PARAMS = 8 };
+struct test_params {
+    struct {
+        int key;
+        double value;
+    } p[TEST_MAX_PARAMS];
+};
+
+/* Sets *params on sim in order: LATMC_OK, or the first failure's status (latmc_last_error()
+ * says which parameter). */
+static inline int test_set_params(latmc_sim *sim, const struct test_params *params)
+{
+    for (int i = 0; i < TEST_MAX_PARAMS && params->p[i].key != 0; i++) {
+        const int st = latmc_sim_set_param(sim, params->p[i].key, params->p[i].value);
+        if (st != LATMC_OK)
+            return st;
+    }
+    return LATMC_OK;
+}
+
+/* The phi^4 chain of the layout tests: the ordered phase (mu2 = -0.4, g = 1.8), a fixed
+ * epsilon (no tuning in between), and the cutoff and hits given. */
+static inline struct test_params phi4_test_params(double lambda, int nhit, int nloc)
+{
+    const struct test_params p = { { { LATMC_PARAM_MU2, -0.4 }, { LATMC_PARAM_G, 1.8 },
+                                     { LATMC_PARAM_LAMBDA, lambda },
+                                     { LATMC_PARAM_EPSILON, 0.9 },
+                                     { LATMC_PARAM_NHIT, nhit }, { LATMC_PARAM_NLOC, nloc } } };
+    return p;
+}
+
 /* splitmix64: the tests' own generator, independent of the library's Philox. */
 static inline uint64_t test_rng_next(uint64_t *state)
 {
