@@ -2,6 +2,8 @@
 #ifndef LATMC_TEST_SIM_HELPERS_H
 #define LATMC_TEST_SIM_HELPERS_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +176,43 @@ static inline int test_set_params(latmc_sim *sim, const struct test_params *para
             return st;
     }
     return LATMC_OK;
+}
+
+/* A sim as table data (the layout tests' cases): the desc fields they vary and the
+ * parameters set after creation. */
+struct test_model {
+    int model, ndim;
+    int64_t extent[3];
+    int algorithm, couplings;
+    int replicas, q; /* 0: the desc's default */
+    bool single;     /* phi^4, Heisenberg: a float field (else the default, double) */
+    struct test_params params;
+    int device;      /* 0: the CPU */
+};
+
+/* The desc of m: one thread, these seeds. */
+static inline latmc_sim_desc test_model_desc(const struct test_model *m, uint64_t seed,
+                                             uint64_t coupling_seed)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = m->model;
+    d.ndim = m->ndim;
+    for (int mu = 0; mu < m->ndim && mu < 3; mu++)
+        d.extent[mu] = m->extent[mu];
+    d.algorithm = m->algorithm;
+    d.couplings = m->couplings;
+    d.coupling_seed = coupling_seed;
+    if (m->replicas)
+        d.replicas = m->replicas;
+    if (m->q)
+        d.q = m->q;
+    if (m->single)
+        d.precision = LATMC_PRECISION_FLOAT;
+    d.device = m->device ? m->device : LATMC_DEVICE_CPU;
+    d.n_threads = 1;
+    d.seed = seed;
+    return d;
 }
 
 /* The phi^4 chain of the layout tests: the ordered phase (mu2 = -0.4, g = 1.8), a fixed

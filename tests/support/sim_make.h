@@ -1,7 +1,8 @@
 /*
- * A sim made ready for a test (cmocka): created, its parameters set (struct test_params,
+ * A sim made ready for a test (cmocka): its parameters set (struct test_params,
  * sim_helpers.h) and its spins initialised, or the test fails with the library's message.
- * The tests' sims differ only in their desc and parameters, which stay data in each test.
+ * The tests' sims differ only in how they are created, their desc and their parameters,
+ * which stay data in each test.
  */
 #ifndef LATMC_TEST_SIM_MAKE_H
 #define LATMC_TEST_SIM_MAKE_H
@@ -29,18 +30,6 @@ static inline latmc_sim *test_sim_ready(latmc_sim *sim, const struct test_params
                     latmc_last_error());
     assert_int_equal(st, LATMC_OK);
     return sim;
-}
-
-/* The sim of d in ctx, made ready as test_sim_ready says. */
-static inline latmc_sim *test_sim_make(latmc_ctx *ctx, const latmc_sim_desc *d,
-                                       const struct test_params *params, int start)
-{
-    latmc_sim *sim = NULL;
-    const int st = latmc_sim_create(ctx, d, &sim);
-    if (st != LATMC_OK)
-        print_error("create: %s (%s)\n", latmc_strerror(st), latmc_last_error());
-    assert_int_equal(st, LATMC_OK);
-    return test_sim_ready(sim, params, start);
 }
 
 #endif
