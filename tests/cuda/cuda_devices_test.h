@@ -22,6 +22,8 @@
 
 #include <latmc/latmc.h>
 
+#include "sim_make.h"
+
 static latmc_ctx *ctx;
 static int ngpus;
 
@@ -50,6 +52,15 @@ static latmc_sim *create_on(latmc_sim_desc d, int n_devices)
         print_error("create (%d devices): %s\n", n_devices, latmc_last_error());
     assert_int_equal(st, LATMC_OK);
     return sim;
+}
+
+/* The sim of d on `device` (CUDA: n_devices slabs as create_on places them; CPU: 1), with
+ * params set and its spins initialised from start (LATMC_INIT_*). */
+static inline latmc_sim *make_on(latmc_sim_desc d, int device, int n_devices,
+                                 const struct test_params *params, int start)
+{
+    d.device = device;
+    return test_sim_ready(create_on(d, n_devices), params, start);
 }
 
 /* The context and ngpus; 0 with at least one GPU, else the exit status (77: skipped,
@@ -200,20 +211,24 @@ static inline double gpu0_memory_bytes(void)
 }
 
 /*
- * The out-of-memory case on slabs: a 2D lattice of L_x = 65536 (desc_of(lx, ly): the
- * model's sim on CUDA) cut into two slabs of 0.6 x GPU 0's memory each, both on GPU 0
+ * The out-of-memory case on slabs: a 2D lattice of L_x = 65536 (the model's sim as
+ * `model` gives it, on CUDA) cut into two slabs of 0.6 x GPU 0's memory each, both on GPU 0
  * (bytes_per_site: the slabs' device bytes a site; half_rows a multiple of `multiple`):
  * the first fits, the second does not, so creating fails with LATMC_ENOMEM naming device
  * 0 and no sim; everything was released: one slab's worth fits again, twice over.
  */
 static inline void check_slabs_out_of_memory(double bytes_per_site, int64_t multiple,
-                                             latmc_sim_desc (*desc_of)(int64_t lx,
-                                                                       int64_t ly))
+                                             latmc_sim_desc model)
 {
     const int64_t lx = 65536;
     int64_t half_rows = (int64_t)(0.6 * gpu0_memory_bytes() / bytes_per_site / (double)lx);
     half_rows -= half_rows % multiple;
-    latmc_sim_desc d = desc_of(lx, 2 * half_rows);
+    model.device = LATMC_DEVICE_CUDA;
+    model.ndim = 2;
+    model.extent[0] = lx;
+    model.extent[1] = 2 * half_rows;
+    model.extent[2] = 0;
+    latmc_sim_desc d = model;
     d.n_devices = 2;
     const int zeros[2] = { 0, 0 };
     d.device_list = zeros;
@@ -222,7 +237,8 @@ static inline void check_slabs_out_of_memory(double bytes_per_site, int64_t mult
     assert_null(sim);
     assert_non_null(strstr(latmc_last_error(), "device 0"));
     for (int k = 0; k < 2; k++) {
-        latmc_sim_desc one = desc_of(lx, half_rows);
+        latmc_sim_desc one = model;
+        one.extent[1] = half_rows;
         assert_int_equal(latmc_sim_create(ctx, &one, &sim), LATMC_OK);
         assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_COLD), LATMC_OK);
         latmc_sim_destroy(&sim);

@@ -25,14 +25,8 @@
 /* after the helpers: it declares the tests' ctx */
 #include "cuda_devices_test.h"
 
-static latmc_sim *make(latmc_sim_desc d, int device, int n_devices, int start)
-{
-    d.device = device;
-    latmc_sim *sim = create_on(d, n_devices);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4406868), LATMC_OK);
-    assert_int_equal(latmc_sim_init_spins(sim, start), LATMC_OK);
-    return sim;
-}
+/* the chain of every case: 2D's critical point */
+static const struct test_params ising_chain = { { { LATMC_PARAM_BETA, 0.4406868 } } };
 
 static const int obs_keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
                                 LATMC_OBS_ABS_MAGNETIZATION, LATMC_OBS_M2, LATMC_OBS_M4,
@@ -49,8 +43,8 @@ static void set_and_get(void **state)
 {
     (void)state;
     latmc_sim_desc d = ising_desc(2, 64, 24, 0, LATMC_ALGO_METROPOLIS, 1, 77);
-    latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_COLD);
-    latmc_sim *many = make(d, LATMC_DEVICE_CUDA, 3, LATMC_INIT_COLD);
+    latmc_sim *one = make_on(d, LATMC_DEVICE_CUDA, 1, &ising_chain, LATMC_INIT_COLD);
+    latmc_sim *many = make_on(d, LATMC_DEVICE_CUDA, 3, &ising_chain, LATMC_INIT_COLD);
     const size_t n = 64 * 24;
     int8_t *buf = malloc(n);
     assert_non_null(buf);
@@ -70,8 +64,8 @@ static void couplings(void **state)
     latmc_sim_desc d = ising_desc(3, 64, 4, 12, LATMC_ALGO_METROPOLIS, 1, 21);
     d.couplings = LATMC_COUPLINGS_BIMODAL;
     d.coupling_seed = 8;
-    latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
-    latmc_sim *many = make(d, LATMC_DEVICE_CUDA, 3, LATMC_INIT_HOT);
+    latmc_sim *one = make_on(d, LATMC_DEVICE_CUDA, 1, &ising_chain, LATMC_INIT_HOT);
+    latmc_sim *many = make_on(d, LATMC_DEVICE_CUDA, 3, &ising_chain, LATMC_INIT_HOT);
     size_t n = 0;
     assert_int_equal(latmc_sim_couplings_size(many, &n), LATMC_OK);
     assert_int_equal(n, (size_t)64 * 4 * 12 * 3);
@@ -162,9 +156,9 @@ static void long_calls(void **state)
     for (int k = 0; k < 2; k++) {
         const latmc_sim_desc d = ising_desc(2, lx[k], ly[k], 0, LATMC_ALGO_METROPOLIS, 1,
                                             0x10a6 + k);
-        latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
-        latmc_sim *many = make(d, LATMC_DEVICE_CUDA, 2, LATMC_INIT_HOT);
-        latmc_sim *cpu = make(d, LATMC_DEVICE_CPU, 1, LATMC_INIT_HOT);
+        latmc_sim *one = make_on(d, LATMC_DEVICE_CUDA, 1, &ising_chain, LATMC_INIT_HOT);
+        latmc_sim *many = make_on(d, LATMC_DEVICE_CUDA, 2, &ising_chain, LATMC_INIT_HOT);
+        latmc_sim *cpu = make_on(d, LATMC_DEVICE_CPU, 1, &ising_chain, LATMC_INIT_HOT);
         const uint64_t calls[] = { 33, 70 };
         for (int c = 0; c < 2; c++) {
             assert_int_equal(latmc_sim_sweep(one, calls[c]), LATMC_OK);
@@ -204,17 +198,10 @@ static void set_parts_refused(void **state)
 }
 
 /* Ising slabs cost half a byte a site (the packed words only; doc/cuda.md, "Memory"). */
-static latmc_sim_desc oom_desc(int64_t lx, int64_t ly)
-{
-    latmc_sim_desc d = ising_desc(2, lx, ly, 0, LATMC_ALGO_METROPOLIS, 1, 3);
-    d.device = LATMC_DEVICE_CUDA;
-    return d;
-}
-
 static void out_of_memory(void **state)
 {
     (void)state;
-    check_slabs_out_of_memory(0.5, 2, oom_desc);
+    check_slabs_out_of_memory(0.5, 2, ising_desc(2, 0, 0, 0, LATMC_ALGO_METROPOLIS, 1, 3));
 }
 
 static void peer(void **state)

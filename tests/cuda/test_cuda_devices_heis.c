@@ -17,15 +17,12 @@
 /* after the helpers: it declares the tests' ctx */
 #include "cuda_devices_test.h"
 
-static latmc_sim *make(latmc_sim_desc d, int n_devices, int start, int nover)
+/* The chain of every case: the spin glass's low temperature in a field, nover passes. */
+static struct test_params heis_chain(int nover)
 {
-    d.device = LATMC_DEVICE_CUDA;
-    latmc_sim *sim = create_on(d, n_devices);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 1.3), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NOVER, nover), LATMC_OK);
-    assert_int_equal(latmc_sim_init_spins(sim, start), LATMC_OK);
-    return sim;
+    const struct test_params p = { { { LATMC_PARAM_BETA, 1.3 }, { LATMC_PARAM_H, 0.1 },
+                                     { LATMC_PARAM_NOVER, nover } } };
+    return p;
 }
 
 static const int obs_keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
@@ -56,15 +53,10 @@ static void long_calls(void **state)
         latmc_sim_desc d = heisenberg_desc(3, 8, 6, 8, 2, LATMC_COUPLINGS_GAUSSIAN, algos[k],
                                            1, 0x4e16 + k);
         d.precision = LATMC_PRECISION_DOUBLE;
-        latmc_sim *one = make(d, 1, LATMC_INIT_HOT, nover[k]);
-        latmc_sim *many = make(d, 2, LATMC_INIT_HOT, nover[k]);
-        d.device = LATMC_DEVICE_CPU;
-        latmc_sim *cpu = NULL;
-        assert_int_equal(latmc_sim_create(ctx, &d, &cpu), LATMC_OK);
-        assert_int_equal(latmc_sim_set_param(cpu, LATMC_PARAM_BETA, 1.3), LATMC_OK);
-        assert_int_equal(latmc_sim_set_param(cpu, LATMC_PARAM_H, 0.1), LATMC_OK);
-        assert_int_equal(latmc_sim_set_param(cpu, LATMC_PARAM_NOVER, nover[k]), LATMC_OK);
-        assert_int_equal(latmc_sim_init_spins(cpu, LATMC_INIT_HOT), LATMC_OK);
+        const struct test_params chain = heis_chain(nover[k]);
+        latmc_sim *one = make_on(d, LATMC_DEVICE_CUDA, 1, &chain, LATMC_INIT_HOT);
+        latmc_sim *many = make_on(d, LATMC_DEVICE_CUDA, 2, &chain, LATMC_INIT_HOT);
+        latmc_sim *cpu = make_on(d, LATMC_DEVICE_CPU, 1, &chain, LATMC_INIT_HOT);
         const uint64_t calls[] = { 1, 3 };
         for (int c = 0; c < 2; c++) {
             assert_int_equal(latmc_sim_sweep(one, calls[c]), LATMC_OK);
@@ -85,8 +77,9 @@ static void set_and_get(void **state)
     (void)state;
     latmc_sim_desc d = heisenberg_desc(3, 8, 6, 10, 2, LATMC_COUPLINGS_GAUSSIAN,
                                        LATMC_ALGO_HEATBATH, 1, 31);
-    latmc_sim *one = make(d, 1, LATMC_INIT_COLD, 1);
-    latmc_sim *many = make(d, 3, LATMC_INIT_COLD, 1);
+    const struct test_params chain = heis_chain(1);
+    latmc_sim *one = make_on(d, LATMC_DEVICE_CUDA, 1, &chain, LATMC_INIT_COLD);
+    latmc_sim *many = make_on(d, LATMC_DEVICE_CUDA, 3, &chain, LATMC_INIT_COLD);
     size_t nc = 0;
     assert_int_equal(latmc_sim_couplings_size(many, &nc), LATMC_OK);
     assert_int_equal(nc, (size_t)8 * 6 * 10 * 3);

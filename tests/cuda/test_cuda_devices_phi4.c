@@ -21,39 +21,7 @@
 
 #define CHUNK_ENV "LATMC_CUDA_PHI4_CHUNK"
 
-static latmc_sim_desc phi4_desc(int ndim, int64_t lx, int64_t ly, int64_t lz, int precision)
-{
-    latmc_sim_desc d;
-    latmc_sim_desc_init(&d);
-    d.model = LATMC_MODEL_PHI4;
-    d.ndim = ndim;
-    d.extent[0] = lx;
-    d.extent[1] = ly;
-    d.extent[2] = ndim == 3 ? lz : 0;
-    d.precision = precision;
-    d.device = LATMC_DEVICE_CUDA;
-    d.seed = 20261122;
-    return d;
-}
-
-static void set_params(latmc_sim *sim, double lambda, int nhit, int nloc)
-{
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_MU2, -0.4), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_G, 1.8), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_LAMBDA, lambda), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_EPSILON, 0.9), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NHIT, nhit), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NLOC, nloc), LATMC_OK);
-}
-
-/* A sim of d on n slabs (1: one device; device CPU: the CPU, one box). */
-static latmc_sim *make(latmc_sim_desc d, int n, int start, double lambda, int nhit, int nloc)
-{
-    latmc_sim *sim = create_on(d, n);
-    set_params(sim, lambda, nhit, nloc);
-    assert_int_equal(latmc_sim_init_spins(sim, start), LATMC_OK);
-    return sim;
-}
+#define SEED 20261122
 
 static const int obs_keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
                                 LATMC_OBS_ABS_MAGNETIZATION, LATMC_OBS_M2, LATMC_OBS_M4,
@@ -80,10 +48,11 @@ static void set_and_get(void **state)
 {
     (void)state;
     for (int site_order = 0; site_order < 2; site_order++) {
-        const latmc_sim_desc d = phi4_desc(3, 64, 8, 32, LATMC_PRECISION_DOUBLE);
+        const latmc_sim_desc d = phi4_test_desc(3, 64, 8, 32, LATMC_PRECISION_DOUBLE, 1, SEED);
+        const struct test_params chain = phi4_test_params(2.5, 2, 1);
         with_chunk(site_order ? "none" : "32x4x4");
-        latmc_sim *one = make(d, 1, LATMC_INIT_COLD, 2.5, 2, 1);
-        latmc_sim *many = make(d, 3, LATMC_INIT_COLD, 2.5, 2, 1);
+        latmc_sim *one = make_on(d, LATMC_DEVICE_CUDA, 1, &chain, LATMC_INIT_COLD);
+        latmc_sim *many = make_on(d, LATMC_DEVICE_CUDA, 3, &chain, LATMC_INIT_COLD);
         with_chunk(NULL);
         const size_t n = (size_t)64 * 8 * 32;
         double *f = malloc(n * sizeof *f);
@@ -107,7 +76,8 @@ static void set_and_get(void **state)
 static void too_few_layers(void **state)
 {
     (void)state;
-    latmc_sim_desc d = phi4_desc(3, 64, 8, 16, LATMC_PRECISION_FLOAT);
+    latmc_sim_desc d = phi4_test_desc(3, 64, 8, 16, LATMC_PRECISION_FLOAT, 1, SEED);
+    d.device = LATMC_DEVICE_CUDA;
     d.n_devices = 4;
     d.device_list = devices_for(4);
     latmc_sim *sim = (latmc_sim *)&sim;
@@ -122,15 +92,11 @@ static void too_few_layers(void **state)
 
 /* Double: 8 bytes a site (whole chunk layers of at most 256 rows: half_rows a multiple
  * of 512). */
-static latmc_sim_desc oom_desc(int64_t lx, int64_t ly)
-{
-    return phi4_desc(2, lx, ly, 0, LATMC_PRECISION_DOUBLE);
-}
-
 static void out_of_memory(void **state)
 {
     (void)state;
-    check_slabs_out_of_memory(8.0, 512, oom_desc);
+    check_slabs_out_of_memory(8.0, 512,
+                              phi4_test_desc(2, 0, 0, 0, LATMC_PRECISION_DOUBLE, 1, SEED));
 }
 
 int main(void)

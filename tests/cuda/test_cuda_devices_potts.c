@@ -25,16 +25,18 @@
 /* after the helpers: it declares the tests' ctx */
 #include "cuda_devices_test.h"
 
-static latmc_sim *make(latmc_sim_desc d, int device, int n_devices, int start)
+/* The chain: near the transition (beta_c = ln(1 + sqrt q) in 2D), with a field on state
+ * 0. */
+static const struct test_params potts_chain_2d = { { { LATMC_PARAM_BETA, 1.0 },
+                                                     { LATMC_PARAM_H, 0.05 } } };
+static const struct test_params potts_chain_3d = { { { LATMC_PARAM_BETA, 0.55 },
+                                                     { LATMC_PARAM_H, 0.05 } } };
+/* The Ising cases' chain: 2D's critical point. */
+static const struct test_params ising_chain = { { { LATMC_PARAM_BETA, 0.4406868 } } };
+
+static const struct test_params *potts_chain(const latmc_sim_desc *d)
 {
-    d.device = device;
-    latmc_sim *sim = create_on(d, n_devices);
-    /* near the transition (beta_c = ln(1 + sqrt q) in 2D), with a field on state 0 */
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, d.ndim == 2 ? 1.0 : 0.55),
-                     LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.05), LATMC_OK);
-    assert_int_equal(latmc_sim_init_spins(sim, start), LATMC_OK);
-    return sim;
+    return d->ndim == 2 ? &potts_chain_2d : &potts_chain_3d;
 }
 
 static const int obs_keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
@@ -63,9 +65,10 @@ static void long_calls(void **state)
     for (int k = 0; k < 2; k++) {
         const latmc_sim_desc d = potts_test_desc(cases[k].ndim, cases[k].lx, cases[k].ly,
                                             cases[k].lz, 3, LATMC_ALGO_HEATBATH, 1, 0x5077 + k);
-        latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_HOT);
-        latmc_sim *many = make(d, LATMC_DEVICE_CUDA, cases[k].n, LATMC_INIT_HOT);
-        latmc_sim *cpu = make(d, LATMC_DEVICE_CPU, 1, LATMC_INIT_HOT);
+        latmc_sim *one = make_on(d, LATMC_DEVICE_CUDA, 1, potts_chain(&d), LATMC_INIT_HOT);
+        latmc_sim *many = make_on(d, LATMC_DEVICE_CUDA, cases[k].n, potts_chain(&d),
+                                  LATMC_INIT_HOT);
+        latmc_sim *cpu = make_on(d, LATMC_DEVICE_CPU, 1, potts_chain(&d), LATMC_INIT_HOT);
         const uint64_t calls[] = { 33, 70 };
         for (int c = 0; c < 2; c++) {
             assert_int_equal(latmc_sim_sweep(one, calls[c]), LATMC_OK);
@@ -106,13 +109,9 @@ static void ising_bytes(void **state)
                     d.coupling_seed = 31 + s;
                 }
                 latmc_sim *sims[3];
-                for (int k = 0; k < 3; k++) {
-                    d.device = k == 2 ? LATMC_DEVICE_CPU : LATMC_DEVICE_CUDA;
-                    sims[k] = create_on(d, k == 1 ? sh->n : 1);
-                    assert_int_equal(latmc_sim_set_param(sims[k], LATMC_PARAM_BETA, 0.4406868),
-                                     LATMC_OK);
-                    assert_int_equal(latmc_sim_init_spins(sims[k], start), LATMC_OK);
-                }
+                for (int k = 0; k < 3; k++)
+                    sims[k] = make_on(d, k == 2 ? LATMC_DEVICE_CPU : LATMC_DEVICE_CUDA,
+                                      k == 1 ? sh->n : 1, &ising_chain, start);
                 char what[200];
                 snprintf(what, sizeof what, "Ising %s, algo %d, start %d", sh->why, algos[a],
                          start);
@@ -180,8 +179,8 @@ static void set_and_get(void **state)
     (void)state;
     const int64_t lx = 24, ly = 18;
     latmc_sim_desc d = potts_test_desc(2, lx, ly, 0, 4, LATMC_ALGO_HEATBATH, 1, 77);
-    latmc_sim *one = make(d, LATMC_DEVICE_CUDA, 1, LATMC_INIT_COLD);
-    latmc_sim *many = make(d, LATMC_DEVICE_CUDA, 3, LATMC_INIT_COLD);
+    latmc_sim *one = make_on(d, LATMC_DEVICE_CUDA, 1, potts_chain(&d), LATMC_INIT_COLD);
+    latmc_sim *many = make_on(d, LATMC_DEVICE_CUDA, 3, potts_chain(&d), LATMC_INIT_COLD);
     const size_t n = (size_t)(lx * ly);
     uint8_t *buf = malloc(n);
     assert_non_null(buf);
@@ -195,17 +194,11 @@ static void set_and_get(void **state)
 }
 
 /* Potts slabs cost 1 byte a site. */
-static latmc_sim_desc oom_desc(int64_t lx, int64_t ly)
-{
-    latmc_sim_desc d = potts_test_desc(2, lx, ly, 0, 3, LATMC_ALGO_METROPOLIS, 1, 3);
-    d.device = LATMC_DEVICE_CUDA;
-    return d;
-}
-
 static void out_of_memory(void **state)
 {
     (void)state;
-    check_slabs_out_of_memory(1.0, 2, oom_desc);
+    check_slabs_out_of_memory(1.0, 2,
+                              potts_test_desc(2, 0, 0, 0, 3, LATMC_ALGO_METROPOLIS, 1, 3));
 }
 
 int main(void)

@@ -20,44 +20,48 @@
 
 #include <latmc/latmc_mpi.h>
 
+#include "sim_helpers.h"
+
 static int rank, nranks;
 
+/* A case: a name and the sim as data (tests/support/sim_helpers.h; its desc has the seeds
+ * below). m.device 0: CPU ranks; LATMC_DEVICE_CUDA: GPU ranks, against one CUDA process. */
 struct model_case {
     const char *name;
-    int model, ndim, algorithm, couplings, replicas, q;
-    int64_t extent[3];
-    int params[4];
-    double values[4];
-    int device; /* 0: the CPU; LATMC_DEVICE_CUDA: GPU ranks, against one CUDA process */
+    struct test_model m;
 };
+#define SEED 20261122
+#define COUPLING_SEED 99
+
+enum { MET = LATMC_ALGO_METROPOLIS, HB = LATMC_ALGO_HEATBATH };
+enum { BETA = LATMC_PARAM_BETA, H = LATMC_PARAM_H, NOVER = LATMC_PARAM_NOVER };
 
 static const struct model_case cases[] = {
-    { "ising2d", LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, 0, 1, 2, { 16, 16, 0 },
-      { LATMC_PARAM_BETA, LATMC_PARAM_H, 0, 0 }, { 0.44, 0.05, 0, 0 }, 0 },
-    { "ising2d_heatbath_pmj", LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH,
-      LATMC_COUPLINGS_BIMODAL, 1, 2, { 64, 24, 0 },
-      { LATMC_PARAM_BETA, 0, 0, 0 }, { 0.6, 0, 0, 0 }, 0 },
-    { "ising3d", LATMC_MODEL_ISING, 3, LATMC_ALGO_METROPOLIS, 0, 1, 2, { 8, 6, 8 },
-      { LATMC_PARAM_BETA, 0, 0, 0 }, { 0.22, 0, 0, 0 }, 0 },
-    { "potts", LATMC_MODEL_POTTS, 2, LATMC_ALGO_METROPOLIS, 0, 1, 3, { 24, 24, 0 },
-      { LATMC_PARAM_BETA, 0, 0, 0 }, { 1.0, 0, 0, 0 }, 0 },
-    { "phi4", LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, 0, 1, 2, { 40, 40, 0 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_G, 0, 0 }, { -1.0, 6.0, 0, 0 }, 0 },
-    { "heisenberg", LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN,
-      2, 2, { 4, 4, 8 },
-      { LATMC_PARAM_BETA, LATMC_PARAM_NOVER, 0, 0 }, { 2.0, 2, 0, 0 }, 0 },
+    { "ising2d", { LATMC_MODEL_ISING, 2, { 16, 16, 0 }, MET, 0, 1, 2, false,
+                   { { { BETA, 0.44 }, { H, 0.05 } } }, 0 } },
+    { "ising2d_heatbath_pmj", { LATMC_MODEL_ISING, 2, { 64, 24, 0 }, HB, LATMC_COUPLINGS_BIMODAL,
+                                1, 2, false, { { { BETA, 0.6 } } }, 0 } },
+    { "ising3d", { LATMC_MODEL_ISING, 3, { 8, 6, 8 }, MET, 0, 1, 2, false,
+                   { { { BETA, 0.22 } } }, 0 } },
+    { "potts", { LATMC_MODEL_POTTS, 2, { 24, 24, 0 }, MET, 0, 1, 3, false,
+                 { { { BETA, 1.0 } } }, 0 } },
+    { "phi4", { LATMC_MODEL_PHI4, 2, { 40, 40, 0 }, MET, 0, 1, 2, false,
+                { { { LATMC_PARAM_MU2, -1.0 }, { LATMC_PARAM_G, 6.0 } } }, 0 } },
+    { "heisenberg", { LATMC_MODEL_HEISENBERG, 3, { 4, 4, 8 }, HB, LATMC_COUPLINGS_GAUSSIAN, 2, 2,
+                      false, { { { BETA, 2.0 }, { NOVER, 2 } } }, 0 } },
     /* GPU ranks (doc/mpi.md, "GPU ranks"): the same refusals with every rank's sim on a
      * GPU; phi^4 on 2D extents that take chunks is refused on several ranks */
-    { "cuda_ising2d", LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, 0, 1, 2, { 32, 24, 0 },
-      { LATMC_PARAM_BETA, LATMC_PARAM_H, 0, 0 }, { 0.44, 0.05, 0, 0 }, LATMC_DEVICE_CUDA },
-    { "cuda_potts2d", LATMC_MODEL_POTTS, 2, LATMC_ALGO_METROPOLIS, 0, 1, 3, { 32, 20, 0 },
-      { LATMC_PARAM_BETA, 0, 0, 0 }, { 1.0, 0, 0, 0 }, LATMC_DEVICE_CUDA },
-    { "cuda_heisenberg", LATMC_MODEL_HEISENBERG, 3, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN,
-      2, 2, { 8, 6, 16 }, { LATMC_PARAM_BETA, LATMC_PARAM_NOVER, LATMC_PARAM_H, 0 },
-      { 2.0, 2, 0.1, 0 }, LATMC_DEVICE_CUDA },
-    { "cuda_phi4_2d", LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, 0, 1, 2, { 20, 30, 0 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_G, LATMC_PARAM_LAMBDA, LATMC_PARAM_NLOC },
-      { -1.0, 6.0, 2.0, 2 }, LATMC_DEVICE_CUDA },
+    { "cuda_ising2d", { LATMC_MODEL_ISING, 2, { 32, 24, 0 }, MET, 0, 1, 2, false,
+                        { { { BETA, 0.44 }, { H, 0.05 } } }, LATMC_DEVICE_CUDA } },
+    { "cuda_potts2d", { LATMC_MODEL_POTTS, 2, { 32, 20, 0 }, MET, 0, 1, 3, false,
+                        { { { BETA, 1.0 } } }, LATMC_DEVICE_CUDA } },
+    { "cuda_heisenberg", { LATMC_MODEL_HEISENBERG, 3, { 8, 6, 16 }, HB, LATMC_COUPLINGS_GAUSSIAN,
+                           2, 2, false, { { { BETA, 2.0 }, { NOVER, 2 }, { H, 0.1 } } },
+                           LATMC_DEVICE_CUDA } },
+    { "cuda_phi4_2d", { LATMC_MODEL_PHI4, 2, { 20, 30, 0 }, MET, 0, 1, 2, false,
+                        { { { LATMC_PARAM_MU2, -1.0 }, { LATMC_PARAM_G, 6.0 },
+                            { LATMC_PARAM_LAMBDA, 2.0 }, { LATMC_PARAM_NLOC, 2 } } },
+                        LATMC_DEVICE_CUDA } },
 };
 
 /* LATMC_CUDA_PHI4_CHUNK as a case sets it in every rank before anything runs (NULL:
@@ -73,23 +77,6 @@ static const struct model_case *find_case(const char *name)
         if (strcmp(cases[i].name, name) == 0)
             return &cases[i];
     return NULL;
-}
-
-static void desc_of(const struct model_case *c, latmc_sim_desc *d)
-{
-    latmc_sim_desc_init(d);
-    d->model = c->model;
-    d->ndim = c->ndim;
-    for (int mu = 0; mu < c->ndim; mu++)
-        d->extent[mu] = c->extent[mu];
-    d->algorithm = c->algorithm;
-    d->couplings = c->couplings;
-    d->coupling_seed = 99;
-    d->replicas = c->replicas;
-    d->q = c->q;
-    d->device = c->device ? c->device : LATMC_DEVICE_CPU;
-    d->n_threads = 1;
-    d->seed = 20261122;
 }
 
 /* The same on every rank: any rank's failure fails all. */
@@ -112,8 +99,7 @@ static int all_ok(int ok)
 
 static int set_params(latmc_sim *sim, const struct model_case *c)
 {
-    for (int i = 0; i < 4 && c->params[i]; i++)
-        CHECK(latmc_sim_set_param(sim, c->params[i], c->values[i]) == LATMC_OK, "set_param");
+    CHECK(test_set_params(sim, &c->m.params) == LATMC_OK, "set_param");
     return 1;
 }
 
@@ -121,8 +107,7 @@ static int set_params(latmc_sim *sim, const struct model_case *c)
  * override) is refused on every rank, the message naming the way out. */
 static int phi4_chunks_refused(latmc_ctx *ctx, const struct model_case *c)
 {
-    latmc_sim_desc d;
-    desc_of(c, &d);
+    latmc_sim_desc d = test_model_desc(&c->m, SEED, COUPLING_SEED);
     d.ndim = 2; /* 5 colours, chunks of 20 x 30 */
     d.extent[0] = 40;
     d.extent[1] = 30;
@@ -141,11 +126,10 @@ static int phi4_chunks_refused(latmc_ctx *ctx, const struct model_case *c)
 
 static int mismatch(latmc_ctx *ctx, const struct model_case *c)
 {
-    latmc_sim_desc d;
-    desc_of(c, &d);
+    latmc_sim_desc d = test_model_desc(&c->m, SEED, COUPLING_SEED);
     int ok = 1;
     /* phi^4 GPU ranks on the chunk schedule (2D extents that take chunks): refused */
-    if (c->device && c->model == LATMC_MODEL_PHI4 && !case_phi4_chunk(c) && nranks > 1 &&
+    if (c->m.device && c->m.model == LATMC_MODEL_PHI4 && !case_phi4_chunk(c) && nranks > 1 &&
         !all_ok(phi4_chunks_refused(ctx, c)))
         ok = 0;
     /* the last rank passes another seed: every rank is refused, none waits */
@@ -168,7 +152,7 @@ static int mismatch(latmc_ctx *ctx, const struct model_case *c)
     }
     latmc_sim_destroy(&sim);
     /* a bad desc on one rank only (extent 3): that rank's error on every rank */
-    desc_of(c, &d);
+    d = test_model_desc(&c->m, SEED, COUPLING_SEED);
     if (rank == 0)
         d.extent[0] = 3;
     st = latmc_mpi_sim_create(ctx, MPI_COMM_WORLD, &d, &sim);
@@ -183,7 +167,7 @@ static int mismatch(latmc_ctx *ctx, const struct model_case *c)
     }
     latmc_sim_destroy(&sim);
     /* desc.n_parts other than 0 or the rank count */
-    desc_of(c, &d);
+    d = test_model_desc(&c->m, SEED, COUPLING_SEED);
     d.n_parts = nranks + 1;
     st = latmc_mpi_sim_create(ctx, MPI_COMM_WORLD, &d, &sim);
     if (st != LATMC_EINVAL) {
@@ -193,7 +177,7 @@ static int mismatch(latmc_ctx *ctx, const struct model_case *c)
     }
     latmc_sim_destroy(&sim);
     /* and afterwards a good one works */
-    desc_of(c, &d);
+    d = test_model_desc(&c->m, SEED, COUPLING_SEED);
     st = latmc_mpi_sim_create(ctx, MPI_COMM_WORLD, &d, &sim);
     if (st != LATMC_OK) {
         fprintf(stderr, "rank %d/%d: good desc after refusals: %s\n", rank, nranks,
@@ -209,10 +193,10 @@ static int mismatch(latmc_ctx *ctx, const struct model_case *c)
         latmc_sim_spins_size(sim, &bytes) == LATMC_OK && (spins = malloc(bytes)) != NULL &&
         latmc_sim_get_spins(sim, spins, bytes) == LATMC_OK) {
         unsigned char keep = spins[0];
-        if (rank == nranks - 1 && c->model == LATMC_MODEL_ISING)
+        if (rank == nranks - 1 && c->m.model == LATMC_MODEL_ISING)
             spins[0] = 0; /* not an Ising spin, on the last rank only */
         st = latmc_sim_set_spins(sim, spins, bytes);
-        if (c->model == LATMC_MODEL_ISING && nranks > 1 &&
+        if (c->m.model == LATMC_MODEL_ISING && nranks > 1 &&
             (st != LATMC_EINVAL || (rank < nranks - 1 && !strstr(latmc_last_error(), "part")))) {
             fprintf(stderr, "rank %d/%d: bad spins on the last rank: status %s: %s\n", rank,
                     nranks, latmc_strerror(st), latmc_last_error());
@@ -235,26 +219,26 @@ static int mismatch(latmc_ctx *ctx, const struct model_case *c)
         /* a parameter set differently on the last rank (set_param is local): the next
          * sweep fails on every rank with one message naming it, nothing runs; set alike
          * again, the sim sweeps */
-        const double first = c->values[0];
+        const double first = c->m.params.p[0].value;
         if (nranks > 1 && rank == nranks - 1)
-            latmc_sim_set_param(sim, c->params[0], first * 1.5 + 0.25);
+            latmc_sim_set_param(sim, c->m.params.p[0].key, first * 1.5 + 0.25);
         uint64_t before = 0, after = 0;
         latmc_sim_sweep_count(sim, &before);
         st = latmc_sim_sweep(sim, 1);
         latmc_sim_sweep_count(sim, &after);
         char want[96];
         snprintf(want, sizeof want, "part %d of %d has %s = ", nranks - 1, nranks,
-                 latmc_param_name(c->params[0]));
+                 latmc_param_name(c->m.params.p[0].key));
         if (nranks > 1 && (st != LATMC_EINVAL || !strstr(latmc_last_error(), want) ||
                            after != before)) {
             fprintf(stderr, "rank %d/%d: %s differing on the last rank: status %s: %s\n",
-                    rank, nranks, latmc_param_name(c->params[0]), latmc_strerror(st),
+                    rank, nranks, latmc_param_name(c->m.params.p[0].key), latmc_strerror(st),
                     latmc_last_error());
             ok = 0;
         } else if (nranks > 1 && rank == 0) {
             printf("parameters refused on every rank: %s\n", latmc_last_error());
         }
-        if (latmc_sim_set_param(sim, c->params[0], first) != LATMC_OK ||
+        if (latmc_sim_set_param(sim, c->m.params.p[0].key, first) != LATMC_OK ||
             latmc_sim_sweep(sim, 1) != LATMC_OK) {
             fprintf(stderr, "rank %d/%d: the sim after parameters set alike again: %s\n",
                     rank, nranks, latmc_last_error());
@@ -291,7 +275,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     int rc = 2, gpus = 0;
-    if (c->device == LATMC_DEVICE_CUDA &&
+    if (c->m.device == LATMC_DEVICE_CUDA &&
         (latmc_ctx_device_count(ctx, LATMC_DEVICE_CUDA, &gpus) != LATMC_OK || gpus < 1)) {
         /* every rank asks alike: a skip on all of them, saying why */
         if (rank == 0)

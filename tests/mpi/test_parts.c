@@ -30,6 +30,7 @@
 #include <latmc/latmc.h>
 
 #include "mirror_transport.h"
+#include "sim_helpers.h"
 #include "thread_parts.h"
 
 enum { MAX_PARTS = 4, N_SWEEPS = 6 };
@@ -43,34 +44,9 @@ static int released;
 
 /* ---- the cases ---- */
 
-struct cfg {
-    int model, ndim, algorithm, couplings, replicas;
-    int64_t extent[3];
-    int key[2];          /* parameters to set (0: none) */
-    double value[2];
-    int q;               /* Potts: q (0: the default) */
-    int single;          /* phi^4: a float field (0: the default, double) */
-};
-
-static void desc_of(const struct cfg *c, latmc_sim_desc *d)
-{
-    latmc_sim_desc_init(d);
-    d->model = c->model;
-    d->replicas = c->replicas;
-    if (c->q)
-        d->q = c->q;
-    d->ndim = c->ndim;
-    for (int mu = 0; mu < c->ndim; mu++)
-        d->extent[mu] = c->extent[mu];
-    d->algorithm = c->algorithm;
-    d->couplings = c->couplings;
-    d->coupling_seed = 5;
-    d->device = LATMC_DEVICE_CPU;
-    d->n_threads = 1;
-    d->seed = 77;
-    if (c->single)
-        d->precision = LATMC_PRECISION_FLOAT;
-}
+/* a case: struct test_model (tests/support/sim_helpers.h); its desc has these seeds */
+#define SEED 77
+#define COUPLING_SEED 5
 
 /* What one part found, checked by the main thread. */
 struct result {
@@ -93,7 +69,7 @@ struct result {
 
 struct job {
     int rank, n;
-    const struct cfg *cfg;
+    const struct test_model *cfg;
     const char *save_path;               /* part 0 saves here; NULL: no save */
     int fail_save_gather;                /* > 0: the save's k-th gather fails everywhere */
     const char *load_path;               /* latmc_sim_load_part of this file; NULL: none */
@@ -130,17 +106,6 @@ struct job {
         }                                                                                  \
     } while (0)
 
-static int set_params(latmc_sim *sim, const struct cfg *c)
-{
-    for (int i = 0; i < 2; i++)
-        if (c->key[i]) {
-            int st = latmc_sim_set_param(sim, c->key[i], c->value[i]);
-            if (st != LATMC_OK)
-                return st;
-        }
-    return LATMC_OK;
-}
-
 /* Every observable (collective on parts: each part asks for the same keys). */
 static void observe(latmc_sim *sim, struct result *r)
 {
@@ -158,13 +123,12 @@ static void run_part(int rank, int n, const latmc_transport *tp, void *arg)
     latmc_transport t = *tp;
     latmc_ctx *ctx = NULL;
     latmc_sim *sim = NULL, *back = NULL;
-    latmc_sim_desc d;
-    desc_of(job->cfg, &d);
+    latmc_sim_desc d = test_model_desc(job->cfg, SEED, COUPLING_SEED);
     if (job->rank == job->other_seed_on)
         d.seed++;
     STEP(job, "ctx", latmc_ctx_create(&ctx));
     STEP(job, "create", latmc_sim_create_part(ctx, &d, job->rank, job->n, &t, &sim));
-    STEP(job, "params", set_params(sim, job->cfg));
+    STEP(job, "params", test_set_params(sim, &job->cfg->params));
     if (job->rank == job->other_beta_at - 1)
         STEP(job, "params", latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.9));
     STEP(job, "init",
@@ -272,17 +236,16 @@ static void free_result(struct result *r)
 static bool plain_no_checkpoint;
 
 /* The single-process sim: the same calls. */
-static void plain_run(const struct cfg *c, struct result *r, uint64_t extra_after_load,
+static void plain_run(const struct test_model *c, struct result *r, uint64_t extra_after_load,
                       const unsigned char *load, size_t load_n, unsigned char **reloaded)
 {
     latmc_ctx *ctx = NULL;
     latmc_sim *sim = NULL;
-    latmc_sim_desc d;
-    desc_of(c, &d);
+    latmc_sim_desc d = test_model_desc(c, SEED, COUPLING_SEED);
     memset(r, 0, sizeof *r);
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
-    assert_int_equal(set_params(sim, c), LATMC_OK);
+    assert_int_equal(test_set_params(sim, &c->params), LATMC_OK);
     assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
     assert_int_equal(latmc_sim_sweep(sim, N_SWEEPS), LATMC_OK);
     assert_int_equal(latmc_sim_spins_size(sim, &r->spin_bytes), LATMC_OK);
@@ -312,16 +275,16 @@ static void plain_run(const struct cfg *c, struct result *r, uint64_t extra_afte
     latmc_ctx_destroy(&ctx);
 }
 
-static const struct cfg cfgs[] = {
-    { LATMC_MODEL_ISING, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 32, 24, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0 },
-    { LATMC_MODEL_ISING, 2, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, { 64, 16, 0 },
-      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0 },
-    { LATMC_MODEL_ISING, 3, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 8, 6, 8 },
-      { LATMC_PARAM_BETA, 0 }, { 0.4, 0 }, 0, 0 },
+static const struct test_model cfgs[] = {
+    { LATMC_MODEL_ISING, 2, { 32, 24, 0 }, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, 0,
+      false, { { { LATMC_PARAM_BETA, 0.4 } } }, 0 },
+    { LATMC_MODEL_ISING, 2, { 64, 16, 0 }, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, 0,
+      false, { { { LATMC_PARAM_BETA, 0.4 } } }, 0 },
+    { LATMC_MODEL_ISING, 3, { 8, 6, 8 }, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, 0,
+      false, { { { LATMC_PARAM_BETA, 0.4 } } }, 0 },
     /* phi^4 (cfgs[3]: its joint parameter check and tune_epsilon) */
-    { LATMC_MODEL_PHI4, 2, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, { 40, 40, 0 },
-      { LATMC_PARAM_MU2, LATMC_PARAM_G }, { -1.0, 6.0 }, 0, 0 },
+    { LATMC_MODEL_PHI4, 2, { 40, 40, 0 }, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, 0,
+      false, { { { LATMC_PARAM_MU2, -1.0 }, { LATMC_PARAM_G, 6.0 } } }, 0 },
 };
 
 static void write_file(const char *path, const void *bytes, size_t n)
@@ -350,7 +313,7 @@ static unsigned char *read_file(const char *path, size_t *n)
 
 /* A failure on one part is that failure on every part, named after the part. */
 /* n jobs on configuration cfg with no fault planted (the caller plants one). */
-static void clean_jobs(struct job *jobs, int n, const struct cfg *cfg)
+static void clean_jobs(struct job *jobs, int n, const struct test_model *cfg)
 {
     memset(jobs, 0, sizeof *jobs * MAX_PARTS);
     for (int p = 0; p < n; p++) {
@@ -388,8 +351,7 @@ static void create_only(int rank, int n, const latmc_transport *t, void *arg)
     struct create_job *job = arg;
     latmc_ctx *ctx = NULL;
     latmc_sim *sim = NULL;
-    latmc_sim_desc d;
-    desc_of(&cfgs[0], &d);
+    latmc_sim_desc d = test_model_desc(&cfgs[0], SEED, COUPLING_SEED);
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     job->status = latmc_sim_create_part(ctx, &d, rank, n, t, &sim);
     snprintf(job->msg, sizeof job->msg, "%s", latmc_last_error());
@@ -731,8 +693,7 @@ static void misuse(void **state)
     (void)state;
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    latmc_sim_desc d;
-    desc_of(&cfgs[0], &d);
+    latmc_sim_desc d = test_model_desc(&cfgs[0], SEED, COUPLING_SEED);
     latmc_transport t;
     memset(&t, 0, sizeof t);
     t.struct_size = sizeof t;

@@ -22,6 +22,7 @@
 #include "heisenberg_test_helpers.h"
 #include "internal.h"
 #include "model.h"
+#include "sim_make.h"
 
 enum { HB = LATMC_ALGO_HEATBATH, OR = LATMC_ALGO_OVERRELAX };
 enum { UNI = LATMC_COUPLINGS_UNIFORM, GAU = LATMC_COUPLINGS_GAUSSIAN };
@@ -34,14 +35,9 @@ static const int observables[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
 static const char *const levels[] = { "c", "avx2" };
 #define N_LEVELS (sizeof levels / sizeof levels[0])
 
-static latmc_sim *make(latmc_ctx *ctx, const latmc_sim_desc *d, const char *level, int nover)
-{
-    latmc_sim *sim = box_create(ctx, d, level);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 1.1), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.15), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NOVER, nover), LATMC_OK);
-    return sim;
-}
+/* the chain of every case: low temperature in a field, one overrelaxation pass */
+static const struct test_params chain = { { { LATMC_PARAM_BETA, 1.1 }, { LATMC_PARAM_H, 0.15 },
+                                            { LATMC_PARAM_NOVER, 1 } } };
 
 
 static void bad_decompositions(void **state)
@@ -117,8 +113,8 @@ static void measure_planes(void **state)
             d.n_parts = cases[c].parts;
             latmc_ctx *ctx = NULL;
             assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-            latmc_sim *sim = make(ctx, &d, levels[l], 1);
-            assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+            latmc_sim *sim =
+                test_sim_ready(box_create(ctx, &d, levels[l]), &chain, LATMC_INIT_HOT);
             assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
             check_measure_is_planes(sim);
             latmc_sim_destroy(&sim);
@@ -139,8 +135,9 @@ static void planes_round_trip(void **state)
                                        : heisenberg_desc(2, 6, 22, 0, replicas, GAU, HB, 1, 8);
                 latmc_ctx *ctx = NULL;
                 assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-                latmc_sim *a = make(ctx, &d, levels[l], 1), *b = make(ctx, &d, levels[l], 1);
-                assert_int_equal(latmc_sim_init_spins(a, LATMC_INIT_HOT), LATMC_OK);
+                latmc_sim *a =
+                    test_sim_ready(box_create(ctx, &d, levels[l]), &chain, LATMC_INIT_HOT);
+                latmc_sim *b = test_sim_ready(box_create(ctx, &d, levels[l]), &chain, -1);
                 assert_int_equal(latmc_sim_sweep(a, 1), LATMC_OK);
                 assert_int_equal(latmc_sim_init_spins(b, LATMC_INIT_COLD), LATMC_OK);
                 size_t bytes = 0;
@@ -172,7 +169,7 @@ static void planes_round_trip(void **state)
                 assert_int_equal(latmc_sim_get_spins(b, got, bytes), LATMC_OK);
                 assert_memory_equal(got, sb, bytes);
                 /* and b measures as a sim given that whole configuration does */
-                latmc_sim *c = make(ctx, &d, levels[l], 1);
+                latmc_sim *c = test_sim_ready(box_create(ctx, &d, levels[l]), &chain, -1);
                 assert_int_equal(latmc_sim_set_spins(c, sb, bytes), LATMC_OK);
                 for (size_t i = 0; i + 1 < N_OBS; i++) {
                     if (observables[i] == LATMC_OBS_OVERLAP2 && replicas < 2)

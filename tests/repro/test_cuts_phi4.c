@@ -23,6 +23,7 @@
 #include "internal.h"
 #include "model.h"
 #include "phi4.h"
+#include "sim_make.h"
 
 
 static const char *const levels[] = { "c", "avx2" };
@@ -33,37 +34,7 @@ struct lattice {
     int nhit, nloc; /* nloc: the first sweeps' value; later sweeps run nloc + 1 */
 };
 
-static latmc_sim_desc phi4_desc(const struct lattice *l, int precision, int n_threads,
-                                int n_parts)
-{
-    latmc_sim_desc d;
-    latmc_sim_desc_init(&d);
-    d.model = LATMC_MODEL_PHI4;
-    d.ndim = l->ndim;
-    d.extent[0] = l->lx;
-    d.extent[1] = l->ly;
-    d.extent[2] = l->ndim == 3 ? l->lz : 0;
-    d.precision = precision;
-    d.device = LATMC_DEVICE_CPU;
-    d.n_threads = n_threads;
-    d.n_parts = n_parts;
-    d.seed = 20261122;
-    return d;
-}
-
-static latmc_sim *make(latmc_ctx *ctx, const latmc_sim_desc *d, const char *level,
-                       const struct lattice *l, double lambda)
-{
-    latmc_sim *sim = box_create(ctx, d, level);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_MU2, -0.4), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_G, 1.8), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_LAMBDA, lambda), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_EPSILON, 0.9), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NHIT, l->nhit), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NLOC, l->nloc), LATMC_OK);
-    return sim;
-}
-
+#define SEED 20261122
 
 /* ---- the per-plane forms of the CPU backend (lib/backend.h) ---- */
 
@@ -74,9 +45,10 @@ static void check_measure_planes(const struct lattice *l, int precision, const c
 {
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    const latmc_sim_desc d = phi4_desc(l, precision, n_threads, 1);
-    latmc_sim *sim = make(ctx, &d, level, l, 2.5);
-    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+    const latmc_sim_desc d =
+        phi4_test_desc(l->ndim, l->lx, l->ly, l->lz, precision, n_threads, SEED);
+    const struct test_params chain = phi4_test_params(2.5, l->nhit, l->nloc);
+    latmc_sim *sim = test_sim_ready(box_create(ctx, &d, level), &chain, LATMC_INIT_HOT);
     assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
     const struct latmc_backend_ops *ops = sim->ops;
     assert_true(ops->size >= offsetof(struct latmc_backend_ops, set_planes) + sizeof ops->set_planes);
@@ -131,9 +103,11 @@ static void planes_round_trip(void **state)
                 const struct lattice *l = ls[i];
                 latmc_ctx *ctx = NULL;
                 assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-                const latmc_sim_desc d = phi4_desc(l, precision, 1, 1);
-                latmc_sim *sim = make(ctx, &d, levels[v], l, 2.5);
-                assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+                const latmc_sim_desc d =
+                    phi4_test_desc(l->ndim, l->lx, l->ly, l->lz, precision, 1, SEED);
+                const struct test_params chain = phi4_test_params(2.5, l->nhit, l->nloc);
+                latmc_sim *sim =
+                    test_sim_ready(box_create(ctx, &d, levels[v]), &chain, LATMC_INIT_HOT);
                 assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
                 size_t bytes = 0;
                 assert_int_equal(latmc_sim_spins_size(sim, &bytes), LATMC_OK);
@@ -174,7 +148,9 @@ static void bad_decompositions(void **state)
     (void)state;
     /* 3D: 4-plane units along z; 16 planes take at most 4 parts */
     const struct lattice l3 = { 3, 8, 8, 16, 1, 1 };
-    latmc_sim_desc d = phi4_desc(&l3, LATMC_PRECISION_DOUBLE, 1, 4);
+    latmc_sim_desc d =
+        phi4_test_desc(l3.ndim, l3.lx, l3.ly, l3.lz, LATMC_PRECISION_DOUBLE, 1, SEED);
+    d.n_parts = 4;
     box_expect_accepted(&d);
     d.n_parts = 5;
     box_expect_refused(&d, LATMC_EINVAL, "at most 4 parts");
@@ -184,19 +160,22 @@ static void bad_decompositions(void **state)
     box_expect_refused(&d, LATMC_EINVAL, "n_parts = -2");
     /* 2D, 8 colours: 8-row units; 24 rows take 3 */
     const struct lattice l8 = { 2, 8, 24, 0, 1, 1 };
-    d = phi4_desc(&l8, LATMC_PRECISION_FLOAT, 1, 3);
+    d = phi4_test_desc(l8.ndim, l8.lx, l8.ly, l8.lz, LATMC_PRECISION_FLOAT, 1, SEED);
+    d.n_parts = 3;
     box_expect_accepted(&d);
     d.n_parts = 4;
     box_expect_refused(&d, LATMC_EINVAL, "8-plane units");
     /* 2D, 5 colours: 5-row units; 20 rows take 4 */
     const struct lattice l5 = { 2, 10, 20, 0, 1, 1 };
-    d = phi4_desc(&l5, LATMC_PRECISION_DOUBLE, 1, 4);
+    d = phi4_test_desc(l5.ndim, l5.lx, l5.ly, l5.lz, LATMC_PRECISION_DOUBLE, 1, SEED);
+    d.n_parts = 4;
     box_expect_accepted(&d);
     d.n_parts = 5;
     box_expect_refused(&d, LATMC_EINVAL, "5-plane units");
     /* 2D with 40 rows, 8 colours (x divisible by 8): units of 8, not 5 */
     const struct lattice l40 = { 2, 16, 40, 0, 1, 1 };
-    d = phi4_desc(&l40, LATMC_PRECISION_DOUBLE, 1, 5);
+    d = phi4_test_desc(l40.ndim, l40.lx, l40.ly, l40.lz, LATMC_PRECISION_DOUBLE, 1, SEED);
+    d.n_parts = 5;
     box_expect_accepted(&d);
     d.n_parts = 6;
     box_expect_refused(&d, LATMC_EINVAL, "at most 5 parts");
@@ -210,7 +189,8 @@ static void bad_decompositions(void **state)
     if (latmc_ctx_device_count(ctx, LATMC_DEVICE_CUDA, &count) == LATMC_OK && count > 0) {
         const int devices[2] = { LATMC_DEVICE_CUDA, LATMC_DEVICE_AUTO };
         for (int k = 0; k < 2; k++) {
-            d = phi4_desc(&l40, LATMC_PRECISION_DOUBLE, 1, 2);
+            d = phi4_test_desc(l40.ndim, l40.lx, l40.ly, l40.lz, LATMC_PRECISION_DOUBLE, 1, SEED);
+            d.n_parts = 2;
             d.device = devices[k];
             latmc_sim *sim = NULL;
             assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);

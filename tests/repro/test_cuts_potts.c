@@ -20,29 +20,27 @@
 #include "potts.h"
 #include "potts_kernels.h" /* cpu_potts_level */
 #include "boxes_check.h"
-#include "sim_helpers.h"
+#include "sim_make.h"
 
 
 static const char *const levels[] = { "c", "avx2", "avx512" };
 
-static latmc_sim *make(latmc_ctx *ctx, const latmc_sim_desc *d, const char *level,
-                       const void *unused)
+/* The chain: near the transition of q = 3 (2D 1.005, 3D 0.55), one that moves and orders. */
+static const struct test_params chain_2d = { { { LATMC_PARAM_BETA, 0.95 },
+                                               { LATMC_PARAM_H, 0.05 } } };
+static const struct test_params chain_3d = { { { LATMC_PARAM_BETA, 0.5 },
+                                               { LATMC_PARAM_H, 0.05 } } };
+
+/* Says once per level when this CPU lacks the level asked for (sim runs `ran` instead). */
+static void note_level(const char *level, const char *ran)
 {
-    (void)unused;
-    latmc_sim *sim = box_create(ctx, d, level);
-    const char *ran = cpu_potts_level(sim);
-    if (strcmp(ran, level) != 0) {
-        assert_string_not_equal(level, "c"); /* the C level always exists */
-        static int said[3];
-        const int i = strcmp(level, "avx2") == 0 ? 1 : 2;
-        if (!said[i]++)
-            print_message("this CPU has no %s level: those runs use %s\n", level, ran);
-    }
-    /* near the transition of q = 3 (2D 1.005, 3D 0.55): a chain that moves and orders */
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, d->ndim == 2 ? 0.95 : 0.5),
-                     LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.05), LATMC_OK);
-    return sim;
+    if (strcmp(ran, level) == 0)
+        return;
+    assert_string_not_equal(level, "c"); /* the C level always exists */
+    static int said[3];
+    const int i = strcmp(level, "avx2") == 0 ? 1 : 2;
+    if (!said[i]++)
+        print_message("this CPU has no %s level: those runs use %s\n", level, ran);
 }
 
 static void bad_decompositions(void **state)
@@ -100,7 +98,9 @@ static void check_planes_of(const latmc_sim_desc *d, const char *level)
 {
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    latmc_sim *sim = make(ctx, d, level, NULL);
+    latmc_sim *sim =
+        test_sim_ready(box_create(ctx, d, level), d->ndim == 2 ? &chain_2d : &chain_3d, -1);
+    note_level(level, cpu_potts_level(sim));
     const struct latmc_backend_ops *ops = sim->ops;
     assert_true(ops->size >= offsetof(struct latmc_backend_ops, set_planes) +
                                  sizeof ops->set_planes);

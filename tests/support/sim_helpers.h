@@ -2,6 +2,8 @@
 #ifndef LATMC_TEST_SIM_HELPERS_H
 #define LATMC_TEST_SIM_HELPERS_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,9 +53,28 @@ static inline int test_point_selected(unsigned index)
 }
 
 /*
+ * Call first in main() of a test that honours LATMC_TEST_POINT_STRIDE (test_device_check()
+ * does): 0, saying how many points run; 2 (usage error) on a bad value, which would
+ * otherwise skip every point and pass.
+ */
+static inline int test_point_stride_check(void)
+{
+    if (test_point_stride() == 0) {
+        fprintf(stderr, "LATMC_TEST_POINT_STRIDE=%s: expected 1 to 64\n",
+                getenv("LATMC_TEST_POINT_STRIDE"));
+        return 2;
+    }
+    if (test_point_stride() > 1)
+        printf("about one parameter point in %d (LATMC_TEST_POINT_STRIDE)\n",
+               test_point_stride());
+    return 0;
+}
+
+/*
  * Call first in main(): 0 when the test can run on test_device(); else the exit status to
  * return, with the reason printed: 77 (meson: skipped) when the CUDA backend is not usable
- * here (no module, driver or GPU), 2 for an unknown LATMC_TEST_DEVICE.
+ * here (no module, driver or GPU), 2 for an unknown LATMC_TEST_DEVICE or a bad
+ * LATMC_TEST_POINT_STRIDE.
  */
 static inline int test_device_check(void)
 {
@@ -63,14 +84,8 @@ static inline int test_device_check(void)
                 getenv("LATMC_TEST_DEVICE"));
         return 2;
     }
-    if (test_point_stride() == 0) {
-        fprintf(stderr, "LATMC_TEST_POINT_STRIDE=%s: expected 1 to 64\n",
-                getenv("LATMC_TEST_POINT_STRIDE"));
+    if (test_point_stride_check() != 0)
         return 2;
-    }
-    if (test_point_stride() > 1)
-        printf("about one parameter point in %d (LATMC_TEST_POINT_STRIDE)\n",
-               test_point_stride());
     if (device == LATMC_DEVICE_CPU)
         return 0;
     latmc_ctx *ctx = NULL;
@@ -128,6 +143,87 @@ static inline latmc_sim_desc potts_test_desc(int ndim, int64_t lx, int64_t ly, i
     d.model = LATMC_MODEL_POTTS;
     d.q = q;
     return d;
+}
+
+/* A desc for a phi^4 lattice with a double or float field (precision) and the model's
+ * default algorithm, as ising_desc otherwise. */
+static inline latmc_sim_desc phi4_test_desc(int ndim, int64_t lx, int64_t ly, int64_t lz,
+                                            int precision, int n_threads, uint64_t seed)
+{
+    latmc_sim_desc d = ising_desc(ndim, lx, ly, lz, LATMC_ALGO_DEFAULT, n_threads, seed);
+    d.model = LATMC_MODEL_PHI4;
+    d.precision = precision;
+    return d;
+}
+
+/* Parameters to set after creation, in order (LATMC_PARAM_* keys; key 0 ends the list),
+ * so that a test's chain is data: a table row or one constant per test file. */
+enum { TEST_MAX_PARAMS = 8 };
+struct test_params {
+    struct {
+        int key;
+        double value;
+    } p[TEST_MAX_PARAMS];
+};
+
+/* Sets *params on sim in order: LATMC_OK, or the first failure's status (latmc_last_error()
+ * says which parameter). */
+static inline int test_set_params(latmc_sim *sim, const struct test_params *params)
+{
+    for (int i = 0; i < TEST_MAX_PARAMS && params->p[i].key != 0; i++) {
+        const int st = latmc_sim_set_param(sim, params->p[i].key, params->p[i].value);
+        if (st != LATMC_OK)
+            return st;
+    }
+    return LATMC_OK;
+}
+
+/* A sim as table data (the layout tests' cases): the desc fields they vary and the
+ * parameters set after creation. */
+struct test_model {
+    int model, ndim;
+    int64_t extent[3];
+    int algorithm, couplings;
+    int replicas, q; /* 0: the desc's default */
+    bool single;     /* phi^4, Heisenberg: a float field (else the default, double) */
+    struct test_params params;
+    int device;      /* 0: the CPU */
+};
+
+/* The desc of m: one thread, these seeds. */
+static inline latmc_sim_desc test_model_desc(const struct test_model *m, uint64_t seed,
+                                             uint64_t coupling_seed)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = m->model;
+    d.ndim = m->ndim;
+    for (int mu = 0; mu < m->ndim && mu < 3; mu++)
+        d.extent[mu] = m->extent[mu];
+    d.algorithm = m->algorithm;
+    d.couplings = m->couplings;
+    d.coupling_seed = coupling_seed;
+    if (m->replicas)
+        d.replicas = m->replicas;
+    if (m->q)
+        d.q = m->q;
+    if (m->single)
+        d.precision = LATMC_PRECISION_FLOAT;
+    d.device = m->device ? m->device : LATMC_DEVICE_CPU;
+    d.n_threads = 1;
+    d.seed = seed;
+    return d;
+}
+
+/* The phi^4 chain of the layout tests: the ordered phase (mu2 = -0.4, g = 1.8), a fixed
+ * epsilon (no tuning in between), and the cutoff and hits given. */
+static inline struct test_params phi4_test_params(double lambda, int nhit, int nloc)
+{
+    const struct test_params p = { { { LATMC_PARAM_MU2, -0.4 }, { LATMC_PARAM_G, 1.8 },
+                                     { LATMC_PARAM_LAMBDA, lambda },
+                                     { LATMC_PARAM_EPSILON, 0.9 },
+                                     { LATMC_PARAM_NHIT, nhit }, { LATMC_PARAM_NLOC, nloc } } };
+    return p;
 }
 
 /* splitmix64: the tests' own generator, independent of the library's Philox. */
