@@ -117,21 +117,25 @@ INLINE uint64_t low_bits(int64_t n)
 
 /*
  * Update `sites` (<= 64) sites from jl on, VW at a time (only the first `sites` are real:
- * the others lie in the writable tail beyond the half-row); d: their draws, DRAW_VECS64
- * vectors as philox_registers or draws_from_natural leave them. Returns how many changed.
+ * the others lie in the writable tail beyond the half-row). Their draws: win NULL, d as
+ * philox_registers leaves them (DRAW_VECS64 vectors); else the window win[0 .. sites - 1]
+ * in natural order, read a vector's worth at a time. Returns how many changed.
  */
 INLINE unsigned step64(const struct row_ptrs *q, int64_t jl, int64_t sites, const vec *d,
-                       const struct tables *tb, int three, int heatbath, int never,
-                       int from_registers, int coupled)
+                       const uint32_t *win, const struct tables *tb, int three, int heatbath,
+                       int never, int coupled)
 {
     unsigned changed = 0;
     const vec one = v_set1_8(1);
     for (int h = 0; h * VW < sites; h++) {
         const int64_t j = jl + VW * h;
+        vec from_win[4];
+        if (win)
+            draws_from_natural(win + VW * h, from_win);
         const vec s = v_loadu(q->dst + j);
         const vec k = up_count(q, j, one, three, coupled);
-        changed += decide_store(q->dst + j, s, k, d + 4 * h, tb, heatbath, never,
-                                from_registers, low_bits(sites - VW * h));
+        changed += decide_store(q->dst + j, s, k, win ? from_win : d + 4 * h, tb, heatbath,
+                                never, win == NULL, low_bits(sites - VW * h));
     }
     return changed;
 }
@@ -273,8 +277,8 @@ INLINE uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_isi
                 prefetch_rows(&cur, jl, three, coupled);
                 ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
                 philox_registers(pc, blk, d, groups);
-                changed += step64(&cur.q, jl, 32 * groups, d, tb, three, heatbath, never, 1,
-                                  coupled);
+                changed += step64(&cur.q, jl, 32 * groups, d, NULL, tb, three, heatbath,
+                                  never, coupled);
             }
             cursor_next(&cur, sp);
             if (cur.r == r1)
@@ -305,9 +309,8 @@ INLINE uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_isi
                 philox_natural(pc, blk + 16, buf + 64, 1);
             }
             const int64_t n = half - jl < 64 ? half - jl : 64;
-            for (int h = 0; h * VW < n; h++)
-                draws_from_natural(buf + off + VW * h, d + 4 * h);
-            changed += step64(&cur.q, jl, n, d, tb, three, heatbath, never, 0, coupled);
+            changed += step64(&cur.q, jl, n, NULL, buf + off, tb, three, heatbath, never,
+                              coupled);
             memcpy(buf, buf + 64, 32 * sizeof buf[0]);
             blk += 16;
         }
