@@ -70,6 +70,18 @@ INLINE void ensure_consts(const struct philox_consts **pc, struct philox_consts 
     }
 }
 
+/* The window's next two groups (blocks blk .. blk + 15, natural order, to out) where the
+ * second starts on a multiple of 2^32 blocks: out of line, once for all variants. */
+static __attribute__((noinline)) void window_across(const struct philox_consts **pc,
+                                                    struct philox_consts *local,
+                                                    uint64_t *cur_hi, uint64_t blk,
+                                                    uint32_t *out, const struct cpu_ising_pass *p)
+{
+    philox_natural(*pc, blk, out, 1);
+    ensure_consts(pc, local, cur_hi, (blk + 8) >> 32, p);
+    philox_natural(*pc, blk + 8, out + 32, 1);
+}
+
 /* ---- one vector of sites ---- */
 
 struct row_ptrs {
@@ -117,25 +129,26 @@ INLINE uint64_t low_bits(int64_t n)
 
 /*
  * Update `sites` (<= 64) sites from jl on, VW at a time (only the first `sites` are real:
- * the others lie in the writable tail beyond the half-row). Their draws: win NULL, d as
- * philox_registers leaves them (DRAW_VECS64 vectors); else the window win[0 .. sites - 1]
- * in natural order, read a vector's worth at a time. Returns how many changed.
+ * the others lie in the writable tail beyond the half-row). Their draws: d as
+ * philox_registers leaves them (DRAW_VECS64 vectors), or with from_window (a constant)
+ * win[0 .. sites - 1] in natural order, read a vector's worth at a time. Returns how many
+ * changed.
  */
 INLINE unsigned step64(const struct row_ptrs *q, int64_t jl, int64_t sites, const vec *d,
-                       const uint32_t *win, const struct tables *tb, int three, int heatbath,
-                       int never, int coupled)
+                       const uint32_t *win, const int from_window, const struct tables *tb,
+                       int three, int heatbath, int never, int coupled)
 {
     unsigned changed = 0;
     const vec one = v_set1_8(1);
     for (int h = 0; h * VW < sites; h++) {
         const int64_t j = jl + VW * h;
-        vec from_win[4];
-        if (win)
-            draws_from_natural(win + VW * h, from_win);
+        vec dw[4];
+        if (from_window)
+            draws_from_natural(win + VW * h, dw);
         const vec s = v_loadu(q->dst + j);
         const vec k = up_count(q, j, one, three, coupled);
-        changed += decide_store(q->dst + j, s, k, win ? from_win : d + 4 * h, tb, heatbath,
-                                never, win == NULL, low_bits(sites - VW * h));
+        changed += decide_store(q->dst + j, s, k, from_window ? dw : d + 4 * h, tb, heatbath,
+                                never, !from_window, low_bits(sites - VW * h));
     }
     return changed;
 }
@@ -272,13 +285,21 @@ INLINE uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_isi
          */
         for (;;) {
             uint64_t blk = (uint64_t)(half * (cur.r + sp->row_origin)) / 4;
-            for (int64_t jl = 0; jl < half; jl += 64, blk += 16) {
-                const int groups = jl + 64 <= half ? 2 : 1; /* else 32 sites are left */
+            /* the group counts are constants: Philox's loops unroll on them */
+            int64_t jl = 0;
+            for (; jl + 64 <= half; jl += 64, blk += 16) {
                 prefetch_rows(&cur, jl, three, coupled);
                 ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
-                philox_registers(pc, blk, d, groups);
-                changed += step64(&cur.q, jl, 32 * groups, d, NULL, tb, three, heatbath,
-                                  never, coupled);
+                philox_registers(pc, blk, d, 2);
+                changed += step64(&cur.q, jl, 64, d, NULL, 0, tb, three, heatbath, never,
+                                  coupled);
+            }
+            if (jl < half) { /* 32 sites left: one group */
+                prefetch_rows(&cur, jl, three, coupled);
+                ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
+                philox_registers(pc, blk, d, 1);
+                changed += step64(&cur.q, jl, 32, d, NULL, 0, tb, three, heatbath, never,
+                                  coupled);
             }
             cursor_next(&cur, sp);
             if (cur.r == r1)
@@ -301,15 +322,12 @@ INLINE uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_isi
         for (int64_t jl = 0; jl < half; jl += 64) {
             prefetch_rows(&cur, jl, three, coupled);
             ensure_consts(&pc, &local, &cur_hi, (blk + 8) >> 32, p);
-            if (__builtin_expect((blk + 16) >> 32 == cur_hi, 1)) {
+            if (__builtin_expect((blk + 16) >> 32 == cur_hi, 1))
                 philox_natural(pc, blk + 8, buf + 32, 2);
-            } else { /* the second group is the first beyond a multiple of 2^32 */
-                philox_natural(pc, blk + 8, buf + 32, 1);
-                ensure_consts(&pc, &local, &cur_hi, (blk + 16) >> 32, p);
-                philox_natural(pc, blk + 16, buf + 64, 1);
-            }
+            else
+                window_across(&pc, &local, &cur_hi, blk + 8, buf + 32, p);
             const int64_t n = half - jl < 64 ? half - jl : 64;
-            changed += step64(&cur.q, jl, n, NULL, buf + off, tb, three, heatbath, never,
+            changed += step64(&cur.q, jl, n, NULL, buf + off, 1, tb, three, heatbath, never,
                               coupled);
             memcpy(buf, buf + 64, 32 * sizeof buf[0]);
             blk += 16;
