@@ -13,11 +13,16 @@
 #include "checkasm.h"
 #include "cpu_features.h"
 
-#ifndef LATMC_HAVE_AVX2
-#define LATMC_HAVE_AVX2 0
+/* meson passes the library's LATMC_HAVE_<ISA>=1 for the levels it built */
+#if defined(LATMC_HAVE_AVX2) && LATMC_HAVE_AVX2
+#define BUILT_AVX2 1
+#else
+#define BUILT_AVX2 0
 #endif
-#ifndef LATMC_HAVE_AVX512
-#define LATMC_HAVE_AVX512 0
+#if defined(LATMC_HAVE_AVX512) && LATMC_HAVE_AVX512
+#define BUILT_AVX512 1
+#else
+#define BUILT_AVX512 0
 #endif
 
 /* The models. phi^4 and Heisenberg: add { "phi4", checkasm_check_phi4 } etc. here and a
@@ -109,9 +114,9 @@ int checkasm_levels(const struct checkasm_level **levels)
 static void find_levels(void)
 {
     const unsigned cpu = cpu_flags_detected();
-    if (LATMC_HAVE_AVX2 && (cpu & CPU_FLAG_AVX2))
+    if (BUILT_AVX2 && (cpu & CPU_FLAG_AVX2))
         state.levels[state.n_levels++] = (struct checkasm_level){ "avx2", CPU_FLAG_AVX2, false };
-    if (LATMC_HAVE_AVX512 && (cpu & CPU_FLAG_AVX512) && (cpu & CPU_FLAG_AVX2))
+    if (BUILT_AVX512 && (cpu & CPU_FLAG_AVX512) && (cpu & CPU_FLAG_AVX2))
         state.levels[state.n_levels++] =
             (struct checkasm_level){ "avx512", CPU_FLAG_AVX2 | CPU_FLAG_AVX512, false };
     state.levels[state.n_levels++] = (struct checkasm_level){ "avx512-emu", 0, true };
@@ -126,6 +131,7 @@ static int usage(void)
 int main(int argc, char **argv)
 {
     const char *only = NULL;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* the ok lines and FAIL lines (stderr) in order */
     uint64_t seed = 20261123;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--bench") == 0) {
