@@ -258,11 +258,14 @@ static int run_case(const struct checkasm_level *lv, const struct cpu_ising_dsp 
                 i++;
             checkasm_fail(func, lv->name,
                           "%dD %lldx%lldx%lld %s beta %g J %g h %g, %d thread(s), pmj %d: "
-                          "sweep %llu differs (changed %llu against %llu; first site %lld)",
+                          "sweep %llu differs: changed %llu (C %llu), first differing site "
+                          "%lld of %lld, bond sum %lld (C %lld), spin sum %lld (C %lld)",
                           c->ndim, (long long)c->lx, (long long)c->ly, (long long)g.lz,
                           c->algorithm == LATMC_ALGO_HEATBATH ? "heat bath" : "Metropolis",
                           c->beta, c->J, c->h, c->threads, c->pmj, (unsigned long long)sweep,
-                          (unsigned long long)nb, (unsigned long long)na, (long long)i);
+                          (unsigned long long)nb, (unsigned long long)na, (long long)i,
+                          (long long)g.nsites, (long long)mb.bonds, (long long)ma.bonds,
+                          (long long)mb.spins, (long long)ma.spins);
             ok = 0;
         }
         if (c->pmj == 2 && k + 1 < c->sweeps) {
