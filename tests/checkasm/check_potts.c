@@ -443,7 +443,7 @@ static void bench_sweeps(latmc_ctx *ctx, int algorithm)
         struct cpu_potts_dsp dsp;
         if (l < 0)
             cpu_potts_dsp_init(&dsp, 0);
-        else if (!level_dsp(&levels[l], &dsp))
+        else if (levels[l].emulated || !level_dsp(&levels[l], &dsp))
             continue;
         cur_level = l < 0 ? "c" : levels[l].name;
         latmc_sim *sim = make_sim(ctx, &dsp, &c, 1);

@@ -154,7 +154,8 @@ int main(int argc, char **argv)
     state.rng[0] = seed ^ UINT64_C(0x9e3779b97f4a7c15);
     state.rng[1] = seed * UINT64_C(0xbf58476d1ce4e5b9) + 1;
     find_levels();
-    printf("checkasm: seed %llu; CPU backend: %s; levels compared with C:", (unsigned long long)seed, cpu_status());
+    printf("checkasm: seed %llu; CPU backend: %s; levels compared with C:",
+           (unsigned long long)seed, cpu_status());
     for (int l = 0; l < state.n_levels; l++)
         printf(" %s", state.levels[l].name);
     printf("\n");

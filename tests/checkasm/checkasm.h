@@ -42,7 +42,8 @@ void checkasm_ok(const char *func, const char *level, const char *what);
 
 bool checkasm_bench_on(void);
 double checkasm_now_ns(void);
-/* One --bench row: ns per call of func at level (the C row first, the others as ratios). */
+/* One --bench row: ns per call of func at level (the C row first, the others as ratios).
+ * Emulated levels are not benched: their speed is SIMDe's or plain C's, not the level's. */
 void checkasm_bench(const char *func, const char *level, double ns_per_call);
 
 /* The model checks (hook: phi^4 and Heisenberg add theirs to the table in checkasm.c). */
