@@ -1,7 +1,9 @@
 /*
- * Ising kernels of the AVX-512 level (F, BW, DQ, VL; and BMI2) on the split-row layout
- * (ising_split.h): 64 sites of one colour per step, the same integer decisions from the
- * same Philox draws as the C reference (lib/ising_rules.h), bit for bit.
+ * Ising kernels of the AVX-512 level (F, BW, DQ, VL; and BMI2): the primitives of
+ * ising_simd_tmpl.h (which holds the row drivers, the neighbour count and the dispatch,
+ * written once for every level) over 64-byte vectors, and one path of this level's own
+ * (narrow rows, below). 64 sites of one colour per vector, the same integer decisions
+ * from the same Philox draws as the C reference (lib/ising_rules.h), bit for bit.
  *
  * Differences from the AVX2 level (ising_avx2.c), all from wider registers and new
  * instructions, none in the chain:
@@ -17,15 +19,11 @@
  *   - unsigned compares into mask registers; the four 16-bit masks interleave into the
  *     64-bit site mask with pdep (integer pipes), which then selects bytes directly.
  * Per 64 sites: ~110 instructions of Philox, ~25 for everything else.
- * +-J couplings (the `coupled` variants, ising_split.h): each neighbour's bytes xor-ed with
- * its bond bit, from the site's own bond byte or (the bonds to -e_mu) the byte of the
- * neighbour at -e_mu: 3 (3D 4) more loads and 10 (3D 16) more operations (and, xor, shift)
- * per step.
  */
 #include <immintrin.h>
 #include <string.h>
 
-#include "ising_rules.h" /* LATMC_ALGO_*, latmc_wrap_* */
+#include "ising_rules.h" /* latmc_wrap_* */
 #include "ising_split.h"
 #include "philox_fold.h"
 
@@ -162,14 +160,52 @@ AI void lanes_from_natural(const uint32_t *in, __m512i u[4])
     u[3] = _mm512_permutex2var_epi32(a23, hi, b23);
 }
 
-/* ---- the update ---- */
+/* ---- the primitives of ising_simd_tmpl.h ---- */
 
-struct row_ptrs {
-    uint8_t *dst;
-    const uint8_t *xl, *xr, *yp, *ym, *zp, *zm;
-    /* +-J: the bond bytes (ising_split.h) of the sites and of their neighbours at -e_mu */
-    const uint8_t *bown, *bxl, *bym, *bzm;
-};
+typedef __m512i vec;
+#define VW 64
+
+AI vec v_loadu(const uint8_t *p) { return _mm512_loadu_si512((const void *)p); }
+AI vec v_set1_8(int x) { return _mm512_set1_epi8((char)x); }
+AI vec v_zero(void) { return _mm512_setzero_si512(); }
+AI vec v_and(vec a, vec b) { return _mm512_and_si512(a, b); }
+AI vec v_xor(vec a, vec b) { return _mm512_xor_si512(a, b); }
+AI vec v_add8(vec a, vec b) { return _mm512_add_epi8(a, b); }
+AI vec v_srli16(vec a, int n) { return _mm512_srli_epi16(a, (unsigned)n); }
+AI uint32_t v_xor_fold(vec a)
+{
+    uint32_t lanes[16];
+    _mm512_storeu_si512((void *)lanes, a);
+    uint32_t x = 0;
+    for (int i = 0; i < 16; i++)
+        x ^= lanes[i];
+    return x;
+}
+
+#define philox_consts philox16
+/* unsigned compares: the kernels take the plain draws */
+AI void philox_setup_kernels(struct philox16 *pc, const struct latmc_philox_fold *f)
+{
+    philox16_setup(pc, f);
+}
+AI void philox_setup_draws(struct philox16 *pc, const struct latmc_philox_fold *f)
+{
+    philox16_setup(pc, f);
+}
+/* lane order, which the threshold lookup of decide64 produces at no cost */
+AI void philox_registers(const struct philox16 *pc, uint64_t blk, vec *u, const int groups)
+{
+    philox16_lanes(pc, blk, u, groups);
+}
+AI void philox_natural(const struct philox16 *pc, uint64_t blk, uint32_t *out, const int groups)
+{
+    for (int g = 0; g < groups; g++)
+        philox16_store(pc, blk + 8 * (uint64_t)g, out + 32 * g);
+}
+AI void draws_from_natural(const uint32_t *in, vec *u)
+{
+    lanes_from_natural(in, u);
+}
 
 struct tables {
     __m512i thr;    /* T - 1 (32 bits, T = 0 wraps) for the 16 table indices */
@@ -177,26 +213,11 @@ struct tables {
     __m512i one;
 };
 
-/*
- * Update 64 sites from jl on (bit i of `valid`: site jl + i is real; the others lie in the
- * writable tail after the half-row); u: their draws in lane order. Returns how many of the
- * valid sites changed.
- */
-/* 64 bytes from p + jl (unaligned) */
-AI __m512i load64(const uint8_t *p, int64_t jl)
+static void tables_prepare(struct tables *tb, const struct cpu_ising_pass *p)
 {
-    return _mm512_loadu_si512((const void *)(p + jl));
-}
-
-/* A neighbour's 64 bytes; +-J: xor-ed with bit mu of the bond bytes b (1 iff
- * eps s_j = +1). The 16-bit shift moves bits across bytes, but only bit 0 of each is kept. */
-AI __m512i neighbour64(const uint8_t *n, __m512i b, int mu, __m512i one, int64_t jl,
-                       int coupled)
-{
-    if (!coupled)
-        return load64(n, jl);
-    const __m512i bit = _mm512_and_si512(mu ? _mm512_srli_epi16(b, mu) : b, one);
-    return _mm512_xor_si512(load64(n, jl), bit);
+    tb->thr = _mm512_loadu_si512((const void *)p->dec.below);
+    tb->never = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)p->dec.never));
+    tb->one = _mm512_set1_epi8(1);
 }
 
 /*
@@ -233,217 +254,19 @@ AI __m512i decide64(__m512i s, __m512i k, const __m512i u[4], const struct table
     return _mm512_mask_sub_epi8(s, accept, tb->one, s); /* flip: 1 - s where accepted */
 }
 
-AI unsigned step64(const struct row_ptrs *q, int64_t jl, const __m512i u[4],
-                   const struct tables *tb, int three, int heatbath, int never, uint64_t valid,
-                   int coupled)
+AI unsigned decide_store(uint8_t *dst, vec s, vec k, const vec u[4], const struct tables *tb,
+                         int heatbath, int never, int from_registers, uint64_t valid)
 {
-    const __m512i s = load64(q->dst, jl);
-    /* +-J: the sites' own bond bytes (bonds to +e_mu), those of the neighbours at -e_mu */
-    const __m512i one = tb->one;
-    const __m512i bo = coupled ? load64(q->bown, jl) : one;
-    const __m512i bxl = coupled ? load64(q->bxl, jl) : one;
-    const __m512i bym = coupled ? load64(q->bym, jl) : one;
-    __m512i k = _mm512_add_epi8(neighbour64(q->xl, bxl, 0, one, jl, coupled),
-                                neighbour64(q->xr, bo, 0, one, jl, coupled));
-    k = _mm512_add_epi8(k, neighbour64(q->yp, bo, 1, one, jl, coupled));
-    k = _mm512_add_epi8(k, neighbour64(q->ym, bym, 1, one, jl, coupled));
-    if (three) {
-        const __m512i bzm = coupled ? load64(q->bzm, jl) : one;
-        k = _mm512_add_epi8(k, neighbour64(q->zp, bo, 2, one, jl, coupled));
-        k = _mm512_add_epi8(k, neighbour64(q->zm, bzm, 2, one, jl, coupled));
-    }
+    (void)from_registers; /* lane order either way */
     uint64_t changed_mask;
-    const __m512i out = decide64(s, k, u, tb, heatbath, never, &changed_mask);
-    _mm512_storeu_si512((void *)(q->dst + jl), out);
+    _mm512_storeu_si512((void *)dst, decide64(s, k, u, tb, heatbath, never, &changed_mask));
     return (unsigned)__builtin_popcountll(changed_mask & valid);
 }
 
-static __attribute__((noinline)) void set_consts(struct philox16 *pc, uint64_t hi,
-                                                 const struct cpu_ising_pass *p)
-{
-    const struct latmc_philox_fold f =
-        latmc_philox_fold_words(p->seed, latmc_rng_word1_at(p->c1_sweep, hi << 32), p->c2, p->c3);
-    philox16_setup(pc, &f);
-}
-
-/* Blocks beyond 2^32 (lattices above 2^34 sites) change counter word c1. */
-AI void ensure_consts(const struct philox16 **pc, struct philox16 *local,
-                                 uint64_t *cur_hi, uint64_t hi, const struct cpu_ising_pass *p)
-{
-    if (__builtin_expect(hi != *cur_hi, 0)) {
-        set_consts(local, hi, p);
-        *pc = local;
-        *cur_hi = hi;
-    }
-}
-
-/* The row being updated, its neighbours and the rows to prefetch (as in ising_avx2.c). */
-struct row_cursor {
-    struct row_ptrs q;
-    const char *pf[4];
-    const char *pfb[2]; /* +-J: the bond rows to prefetch */
-    int64_t r, y, z;
-};
-
-/* +-J: the bond rows of the links of half-row (c->r, par), as in ising_avx2.c. */
-AI void cursor_set_bonds(struct row_cursor *c, const struct cpu_ising_split *sp, int par,
-                         int three, int64_t rym, int64_t rzm, int64_t rpf)
-{
-    c->q.bown = cpu_ising_split_bond_row(sp, c->r, par);
-    c->q.bxl = cpu_ising_split_bond_row(sp, c->r, par ^ 1) - (par == 0);
-    c->q.bym = cpu_ising_split_bond_row(sp, rym, par);
-    c->q.bzm = three ? cpu_ising_split_bond_row(sp, rzm, par) : c->q.bym;
-    c->pfb[0] = (const char *)cpu_ising_split_bond_row(sp, rpf, 0);
-    c->pfb[1] = (const char *)cpu_ising_split_bond_row(sp, rpf, 1);
-}
-
-AI void cursor_set(struct row_cursor *c, const struct cpu_ising_split *sp, int colour, int three,
-                   int coupled)
-{
-    const int64_t ly = sp->ly, lz = sp->lz, rows = sp->rows, y = c->y, z = c->z;
-    const int par = colour ^ (int)((y + z + sp->plane_parity) & 1);
-    c->q.dst = cpu_ising_split_row(sp, c->r, par);
-    const uint8_t *xo = cpu_ising_split_row(sp, c->r, par ^ 1);
-    c->q.xl = xo - (par == 0);
-    c->q.xr = xo + (par == 1);
-    c->q.yp = cpu_ising_split_row(sp, latmc_wrap_up(y, ly) + ly * z, par);
-    c->q.ym = cpu_ising_split_row(sp, latmc_wrap_down(y, ly) + ly * z, par);
-    c->q.zp = c->q.zm = c->q.yp;
-    if (three) {
-        c->q.zp = cpu_ising_split_row(sp, y + ly * latmc_wrap_up(z, lz), par);
-        c->q.zm = cpu_ising_split_row(sp, y + ly * latmc_wrap_down(z, lz), par);
-    }
-    int64_t rpf = c->r + 4, rzpf = rpf + (three ? ly : 0);
-    while (rpf >= rows)
-        rpf -= rows;
-    while (rzpf >= rows)
-        rzpf -= rows;
-    c->pf[0] = (const char *)cpu_ising_split_row(sp, rpf, 0);
-    c->pf[1] = (const char *)cpu_ising_split_row(sp, rpf, 1);
-    c->pf[2] = (const char *)cpu_ising_split_row(sp, rzpf, 0);
-    c->pf[3] = (const char *)cpu_ising_split_row(sp, rzpf, 1);
-    if (coupled)
-        cursor_set_bonds(c, sp, par, three, latmc_wrap_down(y, ly) + ly * z,
-                         y + ly * latmc_wrap_down(z, lz), rpf);
-}
-
-AI void cursor_next(struct row_cursor *c, const struct cpu_ising_split *sp)
-{
-    c->q.dst[-1] = c->q.dst[sp->half - 1];
-    c->q.dst[sp->half] = c->q.dst[0];
-    c->r++;
-    if (++c->y == sp->ly) {
-        c->y = 0;
-        c->z++;
-    }
-}
-
-AI void prefetch_rows(const struct row_cursor *c, int64_t offset, int three, int coupled)
-{
-    _mm_prefetch(c->pf[0] + offset, _MM_HINT_T0);
-    _mm_prefetch(c->pf[1] + offset, _MM_HINT_T0);
-    if (three) {
-        _mm_prefetch(c->pf[2] + offset, _MM_HINT_T0);
-        _mm_prefetch(c->pf[3] + offset, _MM_HINT_T0);
-    }
-    if (coupled) {
-        _mm_prefetch(c->pfb[0] + offset, _MM_HINT_T0);
-        _mm_prefetch(c->pfb[1] + offset, _MM_HINT_T0);
-    }
-}
-
-/* What prepare() computes once per pass (cpu_ising_pass.prepared). */
-struct prepared {
-    struct philox16 pc;   /* Philox constants for blocks below 2^32 */
-    struct tables tb;
-};
-_Static_assert(sizeof(struct prepared) <= sizeof(((struct cpu_ising_pass *)0)->prepared),
-               "cpu_ising_pass.prepared too small");
-
-static void prepare_avx512(struct cpu_ising_pass *p)
-{
-    struct prepared *w = (struct prepared *)(void *)p->prepared;
-    struct tables *tb = &w->tb;
-    tb->thr = _mm512_loadu_si512((const void *)p->dec.below);
-    tb->never = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)p->dec.never));
-    tb->one = _mm512_set1_epi8(1);
-    set_consts(&w->pc, 0, p);
-}
-
-AI uint64_t rows_impl(const struct cpu_ising_split *sp, const struct cpu_ising_pass *p,
-                      int64_t r0, int64_t r1, int three, int heatbath, int never, int coupled)
-{
-    const struct prepared *w = (const struct prepared *)(const void *)p->prepared;
-    const struct tables *tb = &w->tb;
-    const int64_t half = sp->half;
-    const struct philox16 *pc = &w->pc;
-    struct philox16 local; /* constants for blocks beyond 2^32, when needed */
-    uint64_t cur_hi = 0;
-    uint64_t changed = 0;
-    if (r0 >= r1)
-        return 0;
-    struct row_cursor cur;
-    cur.r = r0;
-    /* no division in 2D, where the wavefront calls this once per row */
-    cur.y = three ? r0 % sp->ly : r0;
-    cur.z = three ? r0 / sp->ly : 0;
-    cursor_set(&cur, sp, p->colour, three, coupled);
-    __m512i u[4];
-    if (half % 32 == 0) {
-        /* rows start on a group of 8 blocks: draws straight from registers */
-        for (;;) {
-            uint64_t blk = (uint64_t)(half * (cur.r + sp->row_origin)) / 4;
-            int64_t jl = 0;
-            for (; jl + 64 <= half; jl += 64, blk += 16) {
-                prefetch_rows(&cur, jl, three, coupled);
-                ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
-                philox16_lanes(pc, blk, u, 2);
-                changed += step64(&cur.q, jl, u, tb, three, heatbath, never, ~UINT64_C(0),
-                                  coupled);
-            }
-            if (jl < half) { /* 32 sites left: one group; the upper 32 lanes are not sites */
-                ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
-                philox16_lanes(pc, blk, u, 1);
-                changed += step64(&cur.q, jl, u, tb, three, heatbath, never, 0xffffffffu,
-                                  coupled);
-            }
-            cursor_next(&cur, sp);
-            if (cur.r == r1)
-                return changed;
-            cursor_set(&cur, sp, p->colour, three, coupled);
-        }
-    }
-    /*
-     * Rows start inside a group: per row, draws in natural order in a window that starts
-     * on a group boundary, buf[0..31] the group holding the row's first site; each step
-     * appends two groups and handles 64 sites from buf + off, the last ones masked.
-     */
-    uint32_t buf[96] __attribute__((aligned(64)));
-    for (;;) {
-        const uint64_t j0 = (uint64_t)(half * (cur.r + sp->row_origin));
-        uint64_t blk = j0 / 32 * 8;
-        const int64_t off = (int64_t)(j0 - 4 * blk);
-        ensure_consts(&pc, &local, &cur_hi, blk >> 32, p);
-        philox16_store(pc, blk, buf);
-        for (int64_t jl = 0; jl < half; jl += 64) {
-            prefetch_rows(&cur, jl, three, coupled);
-            ensure_consts(&pc, &local, &cur_hi, (blk + 8) >> 32, p);
-            philox16_store(pc, blk + 8, buf + 32);
-            ensure_consts(&pc, &local, &cur_hi, (blk + 16) >> 32, p);
-            philox16_store(pc, blk + 16, buf + 64);
-            const int64_t n = half - jl < 64 ? half - jl : 64;
-            const uint64_t valid = n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
-            lanes_from_natural(buf + off, u);
-            changed += step64(&cur.q, jl, u, tb, three, heatbath, never, valid, coupled);
-            memcpy(buf, buf + 64, 32 * sizeof buf[0]);
-            blk += 16;
-        }
-        cursor_next(&cur, sp);
-        if (cur.r == r1)
-            return changed;
-        cursor_set(&cur, sp, p->colour, three, coupled);
-    }
-}
+#define ISING_LEVEL "avx512"
+#define ISING_DSP_INIT cpu_ising_dsp_init_avx512
+#define ISING_NARROW_ROWS
+#include "ising_simd_tmpl.h"
 
 /*
  * ---- narrow rows: 3D lattices with L_x = 16 or 32 (half-rows of 8 or 16 sites) ----
@@ -634,128 +457,28 @@ AI uint64_t narrow_impl(const struct cpu_ising_split *sp, const struct cpu_ising
     return changed;
 }
 
-#define NARROW_VARIANT(name, half, heatbath, never, coupled)                               \
-    static uint64_t name(const struct cpu_ising_split *s, const struct cpu_ising_pass *p,  \
-                         int64_t r0, int64_t r1)                                           \
-    {                                                                                      \
-        return narrow_impl(s, p, r0, r1, half, heatbath, never, coupled);                  \
-    }
-NARROW_VARIANT(narrow8_metropolis, 8, 0, 0, 0)
-NARROW_VARIANT(narrow8_heatbath, 8, 1, 0, 0)
-NARROW_VARIANT(narrow8_metropolis_never, 8, 0, 1, 0)
-NARROW_VARIANT(narrow8_heatbath_never, 8, 1, 1, 0)
-NARROW_VARIANT(narrow8_metropolis_pmj, 8, 0, 0, 1)
-NARROW_VARIANT(narrow8_heatbath_pmj, 8, 1, 0, 1)
-NARROW_VARIANT(narrow8_metropolis_never_pmj, 8, 0, 1, 1)
-NARROW_VARIANT(narrow8_heatbath_never_pmj, 8, 1, 1, 1)
-NARROW_VARIANT(narrow16_metropolis, 16, 0, 0, 0)
-NARROW_VARIANT(narrow16_heatbath, 16, 1, 0, 0)
-NARROW_VARIANT(narrow16_metropolis_never, 16, 0, 1, 0)
-NARROW_VARIANT(narrow16_heatbath_never, 16, 1, 1, 0)
-NARROW_VARIANT(narrow16_metropolis_pmj, 16, 0, 0, 1)
-NARROW_VARIANT(narrow16_heatbath_pmj, 16, 1, 0, 1)
-NARROW_VARIANT(narrow16_metropolis_never_pmj, 16, 0, 1, 1)
-NARROW_VARIANT(narrow16_heatbath_never_pmj, 16, 1, 1, 1)
+/* half-rows of 8 and 16 sites, uniform / +-J couplings (ising_simd_tmpl.h) */
+ISING_INSTANCES4(narrow_impl, 8, 0)
+ISING_INSTANCES4(narrow_impl, 8, 1)
+ISING_INSTANCES4(narrow_impl, 16, 0)
+ISING_INSTANCES4(narrow_impl, 16, 1)
 
-#define ROWS_VARIANT(name, three, heatbath, never, coupled)                                \
-    static uint64_t name(const struct cpu_ising_split *s, const struct cpu_ising_pass *p,  \
-                         int64_t r0, int64_t r1)                                           \
-    {                                                                                      \
-        return rows_impl(s, p, r0, r1, three, heatbath, never, coupled);                   \
-    }
-ROWS_VARIANT(rows_2d_metropolis, 0, 0, 0, 0)
-ROWS_VARIANT(rows_2d_heatbath, 0, 1, 0, 0)
-ROWS_VARIANT(rows_3d_metropolis, 1, 0, 0, 0)
-ROWS_VARIANT(rows_3d_heatbath, 1, 1, 0, 0)
-ROWS_VARIANT(rows_2d_metropolis_never, 0, 0, 1, 0)
-ROWS_VARIANT(rows_2d_heatbath_never, 0, 1, 1, 0)
-ROWS_VARIANT(rows_3d_metropolis_never, 1, 0, 1, 0)
-ROWS_VARIANT(rows_3d_heatbath_never, 1, 1, 1, 0)
-/* +-J couplings */
-ROWS_VARIANT(rows_2d_metropolis_pmj, 0, 0, 0, 1)
-ROWS_VARIANT(rows_2d_heatbath_pmj, 0, 1, 0, 1)
-ROWS_VARIANT(rows_3d_metropolis_pmj, 1, 0, 0, 1)
-ROWS_VARIANT(rows_3d_heatbath_pmj, 1, 1, 0, 1)
-ROWS_VARIANT(rows_2d_metropolis_never_pmj, 0, 0, 1, 1)
-ROWS_VARIANT(rows_2d_heatbath_never_pmj, 0, 1, 1, 1)
-ROWS_VARIANT(rows_3d_metropolis_never_pmj, 1, 0, 1, 1)
-ROWS_VARIANT(rows_3d_heatbath_never_pmj, 1, 1, 1, 1)
-
-static uint64_t colour_rows_avx512(const struct cpu_ising_split *s,
-                                   const struct cpu_ising_pass *p, int64_t r0, int64_t r1)
+static uint64_t narrow_rows(const struct cpu_ising_split *s, const struct cpu_ising_pass *p,
+                            int64_t r0, int64_t r1, rows_fn rows)
 {
-    typedef uint64_t (*rows_fn)(const struct cpu_ising_split *, const struct cpu_ising_pass *,
-                                int64_t, int64_t);
-    static const rows_fn variants[2][2][2][2] = {
-        { { { rows_2d_metropolis, rows_2d_metropolis_never },
-            { rows_2d_heatbath, rows_2d_heatbath_never } },
-          { { rows_3d_metropolis, rows_3d_metropolis_never },
-            { rows_3d_heatbath, rows_3d_heatbath_never } } },
-        { { { rows_2d_metropolis_pmj, rows_2d_metropolis_never_pmj },
-            { rows_2d_heatbath_pmj, rows_2d_heatbath_never_pmj } },
-          { { rows_3d_metropolis_pmj, rows_3d_metropolis_never_pmj },
-            { rows_3d_heatbath_pmj, rows_3d_heatbath_never_pmj } } },
+    if (!narrow_ok(s))
+        return rows(s, p, r0, r1);
+    static const rows_fn narrow[2][2][2][2] = {
+        { ISING_TABLE4(narrow_impl, 8, 0), ISING_TABLE4(narrow_impl, 8, 1) },
+        { ISING_TABLE4(narrow_impl, 16, 0), ISING_TABLE4(narrow_impl, 16, 1) },
     };
     const int coupled = s->bonds != NULL, hb = p->dec.algorithm == LATMC_ALGO_HEATBATH,
               never = p->dec.any_never != 0;
-    const rows_fn rows = variants[coupled][s->ndim == 3][hb][never];
-    if (narrow_ok(s)) {
-        static const rows_fn narrow[2][2][2][2] = {
-            { { { narrow8_metropolis, narrow8_metropolis_never },
-                { narrow8_heatbath, narrow8_heatbath_never } },
-              { { narrow8_metropolis_pmj, narrow8_metropolis_never_pmj },
-                { narrow8_heatbath_pmj, narrow8_heatbath_never_pmj } } },
-            { { { narrow16_metropolis, narrow16_metropolis_never },
-                { narrow16_heatbath, narrow16_heatbath_never } },
-              { { narrow16_metropolis_pmj, narrow16_metropolis_never_pmj },
-                { narrow16_heatbath_pmj, narrow16_heatbath_never_pmj } } },
-        };
-        /* whole groups of g rows by the narrow path, the rows before and after as usual */
-        const int64_t g = 64 / s->half, a = (r0 + g - 1) / g * g, b = r1 / g * g;
-        if (b > a)
-            return (a > r0 ? rows(s, p, r0, a) : 0) +
-                   narrow[s->half == 16][coupled][hb][never](s, p, a, b) +
-                   (r1 > b ? rows(s, p, b, r1) : 0);
-    }
-    return rows(s, p, r0, r1);
-}
-
-static void draws_avx512(uint64_t seed, uint32_t c1, uint32_t c2, uint32_t c3,
-                         uint64_t first_block, int64_t n, uint32_t *out)
-{
-    struct philox16 pc;
-    const struct latmc_philox_fold f = latmc_philox_fold_words(seed, c1, c2, c3);
-    philox16_setup(&pc, &f);
-    for (int64_t i = 0; i < n; i++)
-        philox16_store(&pc, first_block + 8 * (uint64_t)i, out + 32 * i);
-}
-
-/* The generator as the kernels run it (two groups, lane order), nothing else. */
-static uint32_t draws_xor_avx512(uint64_t seed, uint64_t first_block, int64_t n)
-{
-    struct philox16 pc;
-    const struct latmc_philox_fold f = latmc_philox_fold_words(seed, 0, 0, 0);
-    philox16_setup(&pc, &f);
-    __m512i acc = _mm512_setzero_si512();
-    for (int64_t i = 0; i + 1 < n; i += 2) {
-        __m512i u[4];
-        philox16_lanes(&pc, first_block + 8 * (uint64_t)i, u, 2);
-        acc = _mm512_ternarylogic_epi64(acc, u[0], u[1], XOR3);
-        acc = _mm512_ternarylogic_epi64(acc, u[2], u[3], XOR3);
-    }
-    uint32_t lanes[16];
-    _mm512_storeu_si512((void *)lanes, acc);
-    uint32_t x = 0;
-    for (int i = 0; i < 16; i++)
-        x ^= lanes[i];
-    return x;
-}
-
-void cpu_ising_dsp_init_avx512(struct cpu_ising_dsp *dsp)
-{
-    dsp->prepare = prepare_avx512;
-    dsp->colour_rows = colour_rows_avx512;
-    dsp->draws = draws_avx512;
-    dsp->draws_xor = draws_xor_avx512;
-    dsp->name = "avx512";
+    /* whole groups of g rows by the narrow path, the rows before and after as usual */
+    const int64_t g = 64 / s->half, a = (r0 + g - 1) / g * g, b = r1 / g * g;
+    if (b <= a)
+        return rows(s, p, r0, r1);
+    return (a > r0 ? rows(s, p, r0, a) : 0) +
+           narrow[s->half == 16][coupled][hb][never](s, p, a, b) +
+           (r1 > b ? rows(s, p, b, r1) : 0);
 }

@@ -3,8 +3,9 @@
  * the AVX-512 primitives of backends/cpu/potts_avx512.c written out in plain C: 64-byte
  * vectors, compares into 64-bit masks, masked adds, pshufb within 128-bit lanes. This
  * runs the AVX-512 level's chunk geometry (64 sites, 16 Philox blocks, masks as bits) on
- * any machine, so test_potts_kernels checks it even where the CPU lacks AVX-512; what it
- * cannot check is only the one-to-one mapping of each primitive onto its intrinsic.
+ * any machine, so checkasm (level avx512-emu) checks it even where the CPU lacks
+ * AVX-512; what it cannot check is only the one-to-one mapping of each primitive onto its
+ * intrinsic.
  *
  * The primitives are functions, not inlined: the template inlines everything into a dozen
  * instances, and with every 64-byte loop inlined (and instrumented, in sanitizer builds)

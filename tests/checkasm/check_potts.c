@@ -1,34 +1,45 @@
 /*
- * Potts kernels at every SIMD level the CPU has, bitwise against the C reference
- * (backends/cpu/potts_fast.h): configurations after every sweep, the acceptance count and
- * the observables, for Metropolis and heat bath, 2D and 3D, both colourings, q from 2 to
- * 255, h != 0, J < 0, extreme beta, extents that are not multiples of the vector width
- * (rows that share a vector, tiny lattices), 1 to 3 threads, and with every site forced
- * through the scalar rule. Levels the CPU lacks are skipped and named; the test prints
- * which levels ran. The AVX-512 template also runs everywhere with its primitives
- * emulated in plain C ("emu512", potts_emu512.c).
+ * checkasm, Potts (backends/cpu/potts_fast.h): the functions of struct cpu_potts_dsp
+ * (metropolis, heatbath, measure) at every level against the C reference. Both sims of a
+ * case get their table by cpu_potts_use_dsp: the C level (cpu_potts_dsp_init with no
+ * flags) and the level under test (its flags, or the AVX-512 template with its primitives
+ * emulated in plain C, potts_emu512.c, on any machine). Compared after every sweep:
+ * configurations, the acceptance count and the observables, for Metropolis and heat bath,
+ * 2D and 3D, both colourings, q from 2 to 255, h != 0, J < 0, extreme beta, extents that
+ * are not multiples of the vector width (rows that share a vector, tiny lattices), 1 to 3
+ * threads, every site forced through the scalar rule, and draws of exactly 2^32 - 1.
  *
- * Besides the chains: the fast tables against the reference rule itself (every threshold
- * of every neighbour count vector separates the draws the rule sends above and below it),
- * and the heat-bath table of 4 <= q <= 9 the same way for every neighbour tuple.
+ * Besides the chains, the tables the kernels read (level-independent, reported at "c"):
+ * the fast tables against the reference rule itself (every threshold of every neighbour
+ * count vector separates the draws the rule sends above and below it), and the heat-bath
+ * table of 4 <= q <= 9 the same way for every neighbour tuple.
  */
-#include <stdarg.h>
-#include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
 #include <latmc/latmc.h>
 
+#include "checkasm.h"
 #include "cpu_features.h"
 #include "internal.h"
 #include "potts_fast.h"
 #include "potts_emu512.h"
 #include "potts_kernels.h"
 #include "sim_helpers.h"
+
+/* A failed check ends the function at that level (one report each): back to check_*(). */
+static jmp_buf bail;
+static const char *cur_func, *cur_level;
+#define CHECK(x)                                                                            \
+    do {                                                                                    \
+        if (!(x)) {                                                                         \
+            checkasm_fail(cur_func, cur_level, "%s:%d: %s", __FILE__, __LINE__, #x);         \
+            longjmp(bail, 1);                                                               \
+        }                                                                                   \
+    } while (0)
 
 enum { COLD = 0, HOT = 1, RANDOM = 2 };
 
@@ -45,6 +56,7 @@ struct chain_case {
 
 #define METRO LATMC_ALGO_METROPOLIS
 #define HB LATMC_ALGO_HEATBATH
+#define CHECK_EQ(a, b) CHECK((a) == (b))
 
 static const struct chain_case cases[] = {
     /* the benchmark's model, vectors only, 1 to 3 threads (threads start at 32768 sites
@@ -134,10 +146,10 @@ static const struct ones_case ones_cases[] = {
     { 40222668, 9, 2, HB, 4, 256 },
 };
 
-static latmc_sim *make_sim(latmc_ctx *ctx, const char *level, const struct chain_case *c,
-                           int threads)
+/* A sim of the case with the kernel table `dsp` (the C level's: cpu_potts_dsp_init(, 0)). */
+static latmc_sim *make_sim(latmc_ctx *ctx, const struct cpu_potts_dsp *dsp,
+                           const struct chain_case *c, int threads)
 {
-    setenv("LATMC_CPU_MASK", level, 1);
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
     d.model = LATMC_MODEL_POTTS;
@@ -151,12 +163,19 @@ static latmc_sim *make_sim(latmc_ctx *ctx, const char *level, const struct chain
     d.n_threads = threads;
     d.seed = c->seed;
     latmc_sim *sim = NULL;
-    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
-    unsetenv("LATMC_CPU_MASK");
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, c->beta), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_J, c->J), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, c->h), LATMC_OK);
+    CHECK_EQ(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    CHECK_EQ(cpu_potts_use_dsp(sim, dsp), LATMC_OK);
+    CHECK_EQ(latmc_sim_set_param(sim, LATMC_PARAM_BETA, c->beta), LATMC_OK);
+    CHECK_EQ(latmc_sim_set_param(sim, LATMC_PARAM_J, c->J), LATMC_OK);
+    CHECK_EQ(latmc_sim_set_param(sim, LATMC_PARAM_H, c->h), LATMC_OK);
     return sim;
+}
+
+static latmc_sim *make_c_sim(latmc_ctx *ctx, const struct chain_case *c)
+{
+    struct cpu_potts_dsp dsp;
+    cpu_potts_dsp_init(&dsp, 0);
+    return make_sim(ctx, &dsp, c, 1);
 }
 
 static void start(latmc_sim *sim, const struct chain_case *c, uint8_t *buf, size_t n)
@@ -165,85 +184,63 @@ static void start(latmc_sim *sim, const struct chain_case *c, uint8_t *buf, size
         uint64_t rng = c->seed * 977;
         for (size_t i = 0; i < n; i++)
             buf[i] = (uint8_t)(test_rng_next(&rng) % (uint64_t)c->q);
-        assert_int_equal(latmc_sim_set_spins(sim, buf, n), LATMC_OK);
+        CHECK_EQ(latmc_sim_set_spins(sim, buf, n), LATMC_OK);
     } else {
-        assert_int_equal(latmc_sim_init_spins(sim, c->start == HOT ? LATMC_INIT_HOT
-                                                                   : LATMC_INIT_COLD),
-                         LATMC_OK);
+        CHECK_EQ(latmc_sim_init_spins(sim, c->start == HOT ? LATMC_INIT_HOT : LATMC_INIT_COLD),
+                 LATMC_OK);
     }
 }
 
-static void assert_same_state(latmc_sim *ref, latmc_sim *fast, uint8_t *a, uint8_t *b, size_t n,
-                              const char *level, const struct chain_case *c, int sweep)
+static void check_same_state(latmc_sim *ref, latmc_sim *fast, uint8_t *a, uint8_t *b, size_t n,
+                             const struct chain_case *c, int sweep)
 {
-    assert_int_equal(latmc_sim_get_spins(ref, a, n), LATMC_OK);
-    assert_int_equal(latmc_sim_get_spins(fast, b, n), LATMC_OK);
+    CHECK_EQ(latmc_sim_get_spins(ref, a, n), LATMC_OK);
+    CHECK_EQ(latmc_sim_get_spins(fast, b, n), LATMC_OK);
     if (memcmp(a, b, n) != 0) {
         size_t i = 0;
         while (a[i] == b[i])
             i++;
-        print_error("%s: %dD %lldx%lldx%lld q=%d %s beta=%g J=%g h=%g seed %llu threads %d: "
-                    "after sweep %d site %zu is %d, the reference has %d\n", level, c->ndim,
-                    (long long)c->ext[0], (long long)c->ext[1], (long long)c->ext[2], c->q,
-                    c->algorithm == METRO ? "Metropolis" : "heat bath", c->beta, c->J, c->h,
-                    (unsigned long long)c->seed, c->threads, sweep, i, b[i], a[i]);
-        fail();
+        checkasm_fail(cur_func, cur_level, "%dD %lldx%lldx%lld q=%d %s beta=%g J=%g h=%g "
+                      "seed %llu threads %d: after sweep %d site %zu is %d, the reference "
+                      "has %d", c->ndim, (long long)c->ext[0], (long long)c->ext[1],
+                      (long long)c->ext[2], c->q,
+                      c->algorithm == METRO ? "Metropolis" : "heat bath", c->beta, c->J, c->h,
+                      (unsigned long long)c->seed, c->threads, sweep, i, b[i], a[i]);
+        longjmp(bail, 1);
     }
-    const int keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION, LATMC_OBS_M4 };
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+    /* exact integer sums: bitwise; the acceptance after a sweep */
+    const int keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION, LATMC_OBS_M4,
+                         LATMC_OBS_ACCEPTANCE };
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0] - (sweep < 0); k++) {
         double va, vb;
-        assert_int_equal(latmc_sim_observable(ref, keys[k], &va), LATMC_OK);
-        assert_int_equal(latmc_sim_observable(fast, keys[k], &vb), LATMC_OK);
-        assert_memory_equal(&va, &vb, sizeof va);   /* exact integer sums: bitwise */
-    }
-    if (sweep >= 0) {
-        double va, vb;
-        assert_int_equal(latmc_sim_observable(ref, LATMC_OBS_ACCEPTANCE, &va), LATMC_OK);
-        assert_int_equal(latmc_sim_observable(fast, LATMC_OBS_ACCEPTANCE, &vb), LATMC_OK);
-        assert_memory_equal(&va, &vb, sizeof va);
+        CHECK_EQ(latmc_sim_observable(ref, keys[k], &va), LATMC_OK);
+        CHECK_EQ(latmc_sim_observable(fast, keys[k], &vb), LATMC_OK);
+        CHECK(memcmp(&va, &vb, sizeof va) == 0);
     }
 }
 
-/*
- * A level under test: one the CPU runs (selected by LATMC_CPU_MASK), or a dsp installed
- * into the sim by the test (the emulated template).
- */
-struct level {
-    const char *name;
-    unsigned flag;
-    int built;
-    void (*dsp_init)(struct cpu_potts_dsp *dsp);
-};
-
 /* One case at one level: both sims from the same start, compared after every sweep. */
-static void run_case(latmc_ctx *ctx, const struct level *lv, const struct chain_case *c)
+static void run_case(latmc_ctx *ctx, const struct cpu_potts_dsp *dsp, const struct chain_case *c)
 {
-    const char *level = lv->name;
-    latmc_sim *ref = make_sim(ctx, "c", c, 1);
-    latmc_sim *fast = make_sim(ctx, lv->dsp_init ? "c" : level, c, c->threads);
-    if (lv->dsp_init) {
-        struct cpu_potts_dsp dsp;
-        lv->dsp_init(&dsp);
-        assert_int_equal(cpu_potts_use_dsp(fast, &dsp), LATMC_OK);
-    }
-    assert_string_equal(cpu_potts_level(ref), "c");
-    assert_string_equal(cpu_potts_level(fast), level);
+    latmc_sim *ref = make_c_sim(ctx, c);
+    latmc_sim *fast = make_sim(ctx, dsp, c, c->threads);
+    CHECK(strcmp(cpu_potts_level(ref), "c") == 0);
+    CHECK(strcmp(cpu_potts_level(fast), dsp->level) == 0);
     cpu_potts_set_scalar_every_site(fast, c->scalar);
     const size_t n = (size_t)(c->ext[0] * c->ext[1] * (c->ndim == 3 ? c->ext[2] : 1));
     uint8_t *a = malloc(n), *b = malloc(n);
-    assert_non_null(a);
-    assert_non_null(b);
+    CHECK(a && b);
     start(ref, c, a, n);
     start(fast, c, b, n);
-    assert_same_state(ref, fast, a, b, n, level, c, -1);
+    check_same_state(ref, fast, a, b, n, c, -1);
     /* one sweep per call on the reference; the fast sim also in a call of two */
     for (int s = 0; s < c->sweeps;) {
         const int k = s + 2 <= c->sweeps && s % 3 == 1 ? 2 : 1;
         for (int i = 0; i < k; i++)
-            assert_int_equal(latmc_sim_sweep(ref, 1), LATMC_OK);
-        assert_int_equal(latmc_sim_sweep(fast, (uint64_t)k), LATMC_OK);
+            CHECK_EQ(latmc_sim_sweep(ref, 1), LATMC_OK);
+        CHECK_EQ(latmc_sim_sweep(fast, (uint64_t)k), LATMC_OK);
         s += k;
-        assert_same_state(ref, fast, a, b, n, level, c, s);
+        check_same_state(ref, fast, a, b, n, c, s);
     }
     free(a);
     free(b);
@@ -251,83 +248,47 @@ static void run_case(latmc_ctx *ctx, const struct level *lv, const struct chain_
     latmc_sim_destroy(&fast);
 }
 
-static const struct level levels[] = {
-#if LATMC_HAVE_AVX2
-    { "avx2", CPU_FLAG_AVX2, 1, NULL },
-#else
-    { "avx2", CPU_FLAG_AVX2, 0, NULL },
-#endif
-#if LATMC_HAVE_AVX512
-    { "avx512", CPU_FLAG_AVX512, 1, NULL },
-#else
-    { "avx512", CPU_FLAG_AVX512, 0, NULL },
-#endif
-    { "emu512", 0, 1, potts_emu512_dsp_init },
-};
-
-/* The levels this machine can run; prints the others and why. */
-static int runnable(const struct level *l)
+/* The level's table; 0 when this build has no Potts kernels for it. */
+static int level_dsp(const struct checkasm_level *lv, struct cpu_potts_dsp *dsp)
 {
-    if (l->dsp_init)
+    if (lv->emulated) {
+        memset(dsp, 0, sizeof *dsp);
+        potts_emu512_dsp_init(dsp);
         return 1;
-    if (!l->built) {
-        print_message("level %s: not built (no kernels for it in this build)\n", l->name);
-        return 0;
     }
-    if (!(cpu_flags_detected() & l->flag)) {
-        print_message("level %s: skipped, this CPU lacks it\n", l->name);
-        return 0;
-    }
-    return 1;
+    cpu_potts_dsp_init(dsp, lv->flags);
+    return strcmp(dsp->level, lv->name) == 0;
 }
 
-static void test_chains(void **state)
+static void check_chains(latmc_ctx *ctx, const struct cpu_potts_dsp *dsp)
 {
-    (void)state;
-    latmc_ctx *ctx;
-    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    int ran = 0;
-    for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
-        if (!runnable(&levels[l]))
-            continue;
-        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-            run_case(ctx, &levels[l], &cases[i]);
-        print_message("level %s: %zu chains bit-identical to the C reference\n",
-                      levels[l].name, sizeof cases / sizeof cases[0]);
-        ran++;
-    }
-    if (!ran)
-        print_message("no SIMD level to compare on this machine\n");
-    latmc_ctx_destroy(&ctx);
+    cur_func = "potts.metropolis+heatbath";
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_case(ctx, dsp, &cases[i]);
+    checkasm_ok(cur_func, cur_level, "chains, measure included");
 }
 
 /* The all-ones draws: the draw is checked to be 2^32 - 1, then the chain compared. */
-static void test_all_ones_draws(void **state)
+static void check_all_ones_draws(latmc_ctx *ctx, const struct cpu_potts_dsp *dsp)
 {
-    (void)state;
-    latmc_ctx *ctx;
-    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
-        if (!runnable(&levels[l]))
-            continue;
-        for (size_t i = 0; i < sizeof ones_cases / sizeof ones_cases[0]; i++) {
-            const struct ones_case *o = &ones_cases[i];
-            const int metro = o->algorithm == METRO;
-            const latmc_philox_ctr r = latmc_rng_block(
-                o->seed, (uint64_t)o->block, 0, latmc_rng_stream(LATMC_STREAM_UPDATE, 0), 0,
-                metro ? LATMC_POTTS_SUB_ACCEPT : LATMC_POTTS_SUB_HEATBATH);
-            assert_int_equal(r.v[o->lane], UINT32_MAX);
-            /* Metropolis at beta = 0: every threshold is 2^32, the reference accepts.
-             * Heat bath from a cold start at beta = 50: the other states weigh 0, the
-             * reference keeps state 0 even for this draw. */
-            const struct chain_case c = {
-                2, { o->extent, o->extent / 2 }, o->q, o->algorithm, metro ? 0 : 50, 1, 0,
-                metro ? HOT : COLD, 1, o->seed, 1, 0,
-            };
-            run_case(ctx, &levels[l], &c);
-        }
+    cur_func = "potts.draws 2^32-1";
+    for (size_t i = 0; i < sizeof ones_cases / sizeof ones_cases[0]; i++) {
+        const struct ones_case *o = &ones_cases[i];
+        const int metro = o->algorithm == METRO;
+        const latmc_philox_ctr r = latmc_rng_block(
+            o->seed, (uint64_t)o->block, 0, latmc_rng_stream(LATMC_STREAM_UPDATE, 0), 0,
+            metro ? LATMC_POTTS_SUB_ACCEPT : LATMC_POTTS_SUB_HEATBATH);
+        CHECK_EQ(r.v[o->lane], UINT32_MAX);
+        /* Metropolis at beta = 0: every threshold is 2^32, the reference accepts.
+         * Heat bath from a cold start at beta = 50: the other states weigh 0, the
+         * reference keeps state 0 even for this draw. */
+        const struct chain_case c = {
+            2, { o->extent, o->extent / 2 }, o->q, o->algorithm, metro ? 0 : 50, 1, 0,
+            metro ? HOT : COLD, 1, o->seed, 1, 0,
+        };
+        run_case(ctx, dsp, &c);
     }
-    latmc_ctx_destroy(&ctx);
+    checkasm_ok(cur_func, cur_level, "chains");
 }
 
 /* The state the reference rule draws for counts n[] (sum 2 ndim) and draw u. */
@@ -340,7 +301,7 @@ static int rule_state(const struct latmc_potts_tables *t, int ndim, int q, const
     for (int k = 0; k < q; k++)
         for (int i = 0; i < n[k]; i++)
             nb[m++] = (uint8_t)k;
-    assert_int_equal(m, 2 * ndim);
+    CHECK_EQ(m, 2 * ndim);
     return latmc_potts_heatbath(t, q, nb, m, u, n_of);
 }
 
@@ -354,25 +315,25 @@ static unsigned top16(uint8_t b3, uint8_t b2)
  * top 16 bits gets a state <= k from the rule, the smallest draw with larger ones a state
  * > k. Every Metropolis entry holds the top 16 bits of min(T, 2^32 - 1).
  */
-static void test_fast_tables(void **state)
+static void check_fast_tables(void)
 {
-    (void)state;
+    cur_func = "potts.fast_tables";
     const double params[][3] = {
         { 0.6667, 1, 0 }, { 0.3, -1, 0.5 }, { 50, 1, 0.2 }, { 0, 1, 0 }, { 7.4, 1, -3 },
         { 1e3, 1, 1 }, { 1.5, 0.5, -0.25 },
     };
     latmc_ctx *ctx;
-    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    CHECK_EQ(latmc_ctx_create(&ctx), LATMC_OK);
     for (int ndim = 2; ndim <= 3; ndim++)
         for (int q = 2; q <= 3; q++)
             for (size_t pi = 0; pi < sizeof params / sizeof params[0]; pi++) {
                 const struct chain_case c = { ndim, { 4, 4, 4 }, q, HB, params[pi][0],
                                               params[pi][1], params[pi][2], COLD, 0, 1, 1, 0 };
-                latmc_sim *sim = make_sim(ctx, "c", &c, 1);
+                latmc_sim *sim = make_c_sim(ctx, &c);
                 const struct latmc_potts_tables *t = sim->model_data;
                 struct cpu_potts_fast_tables f;
                 cpu_potts_fast_tables_build(&f, t, ndim, q);
-                assert_true(f.hb_vector);
+                CHECK(f.hb_vector);
                 const int two_d = 2 * ndim;
                 int seen = 0;
                 for (int n0 = 0; n0 <= two_d; n0++)
@@ -383,25 +344,25 @@ static void test_fast_tables(void **state)
                         int hash = 0;
                         for (int k = 0; k < q; k++)
                             hash += n[k] * f.hb_f[k];
-                        assert_true(hash < 16 * f.hb_levels);
+                        CHECK(hash < 16 * f.hb_levels);
                         for (int k = 0; k + 1 < q; k++) {
                             const unsigned top = top16(f.hb_b3[k][hash], f.hb_b2[k][hash]);
                             if (top > 0)
-                                assert_true(rule_state(t, ndim, q, n, (top << 16) - 1) <= k);
+                                CHECK(rule_state(t, ndim, q, n, (top << 16) - 1) <= k);
                             if (top < 0xffff)
-                                assert_true(rule_state(t, ndim, q, n, (top + 1) << 16) > k);
+                                CHECK(rule_state(t, ndim, q, n, (top + 1) << 16) > k);
                         }
                         seen++;
                     }
                 /* the hash told every count vector apart */
-                assert_int_equal(seen, q == 2 ? two_d + 1 : (two_d + 1) * (two_d + 2) / 2);
+                CHECK_EQ(seen, q == 2 ? two_d + 1 : (two_d + 1) * (two_d + 2) / 2);
                 for (int dn = -two_d; dn <= two_d; dn++)
                     for (int dz = -1; dz <= 1; dz++) {
                         const int idx = 3 * (dn + two_d) + dz + 1;
                         const uint64_t T = t->metropolis[dn + two_d][dz + 1];
                         const uint64_t clamped = T > UINT32_MAX ? UINT32_MAX : T;
-                        assert_true(idx < 16 * f.metro_levels);
-                        assert_int_equal(top16(f.metro_b3[idx], f.metro_b2[idx]), clamped >> 16);
+                        CHECK(idx < 16 * f.metro_levels);
+                        CHECK_EQ(top16(f.metro_b3[idx], f.metro_b2[idx]), clamped >> 16);
                     }
                 latmc_sim_destroy(&sim);
             }
@@ -421,24 +382,24 @@ static int table_state(const uint32_t *entry, uint32_t u)
     return k;
 }
 
-static void test_hb_table(void **state)
+static void check_hb_table(void)
 {
-    (void)state;
+    cur_func = "potts.hb_table";
     const double params[][3] = {
         { 0.6667, 1, 0 }, { 0.3, -1, 0.5 }, { 50, 1, 0.2 }, { 0, 1, 0 }, { 7.4, 1, -3 },
     };
     const int shapes[][2] = { { 2, 4 }, { 2, 5 }, { 2, 8 }, { 2, 9 }, { 3, 4 } };
     latmc_ctx *ctx;
-    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    CHECK_EQ(latmc_ctx_create(&ctx), LATMC_OK);
     for (size_t ci = 0; ci < sizeof shapes / sizeof shapes[0]; ci++)
         for (size_t pi = 0; pi < sizeof params / sizeof params[0]; pi++) {
             const int ndim = shapes[ci][0], q = shapes[ci][1];
             const struct chain_case c = { ndim, { 4, 4, 4 }, q, HB, params[pi][0],
                                           params[pi][1], params[pi][2], COLD, 0, 1, 1, 0 };
-            latmc_sim *sim = make_sim(ctx, "c", &c, 1);
+            latmc_sim *sim = make_c_sim(ctx, &c);
             const struct latmc_potts_tables *t = sim->model_data;
             struct cpu_potts_hb_table h = { NULL, 0 };
-            assert_int_equal(cpu_potts_hb_table_build(&h, t, ndim, q), LATMC_OK);
+            CHECK_EQ(cpu_potts_hb_table_build(&h, t, ndim, q), LATMC_OK);
             uint8_t n_of[LATMC_POTTS_MAX_Q + 1];
             memset(n_of, 0, sizeof n_of);
             for (int64_t e = 0; e < h.entries; e++) {
@@ -452,14 +413,14 @@ static void test_hb_table(void **state)
                 for (int k = 0; k < 8; k++) {
                     const uint32_t thr = entry[k] ^ 0x80000000u;
                     if (k + 1 >= q) {
-                        assert_int_equal(thr, UINT32_MAX);   /* padding */
+                        CHECK_EQ(thr, UINT32_MAX);   /* padding */
                         continue;
                     }
                     const uint32_t probe[2] = { thr ? thr - 1 : 0, thr };
                     for (int i = 0; i < 2; i++) {
                         if (probe[i] == UINT32_MAX)
                             continue;                        /* the shared rule's draw */
-                        assert_int_equal(table_state(entry, probe[i]),
+                        CHECK_EQ(table_state(entry, probe[i]),
                                          latmc_potts_heatbath(t, q, nb, 2 * ndim, probe[i],
                                                               n_of));
                     }
@@ -471,13 +432,71 @@ static void test_hb_table(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
-int main(void)
+/* --bench: one sweep (the colours' passes and the measurement) of 2D 512^2, q = 3. */
+static void bench_sweeps(latmc_ctx *ctx, int algorithm)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fast_tables),
-        cmocka_unit_test(test_hb_table),
-        cmocka_unit_test(test_chains),
-        cmocka_unit_test(test_all_ones_draws),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const char *func = algorithm == METRO ? "sweep 512^2 q3 metro" : "sweep 512^2 q3 hb";
+    const struct chain_case c = { 2, { 512, 512 }, 3, algorithm, 0.6667, 1, 0, HOT, 0, 1, 1, 0 };
+    const struct checkasm_level *levels;
+    const int nl = checkasm_levels(&levels);
+    for (int l = -1; l < nl; l++) {
+        struct cpu_potts_dsp dsp;
+        if (l < 0)
+            cpu_potts_dsp_init(&dsp, 0);
+        else if (levels[l].emulated || !level_dsp(&levels[l], &dsp))
+            continue;
+        cur_level = l < 0 ? "c" : levels[l].name;
+        latmc_sim *sim = make_sim(ctx, &dsp, &c, 1);
+        CHECK_EQ(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+        double best = 1e300;
+        for (int rep = 0; rep < 5; rep++) {
+            const double t0 = checkasm_now_ns();
+            CHECK_EQ(latmc_sim_sweep(sim, 2), LATMC_OK);
+            const double t = (checkasm_now_ns() - t0) / 2;
+            best = t < best ? t : best;
+        }
+        checkasm_bench(func, cur_level, best);
+        latmc_sim_destroy(&sim);
+    }
+}
+
+static void check_level(latmc_ctx *ctx, const struct checkasm_level *lv)
+{
+    struct cpu_potts_dsp dsp;
+    if (!level_dsp(lv, &dsp)) {
+        printf("  potts: level %s not built: skipped\n", lv->name);
+        return;
+    }
+    cur_level = lv->name;
+    if (setjmp(bail) == 0)
+        check_chains(ctx, &dsp);
+    if (setjmp(bail) == 0)
+        check_all_ones_draws(ctx, &dsp);
+}
+
+void checkasm_check_potts(void)
+{
+    latmc_ctx *ctx = NULL;
+    if (latmc_ctx_create(&ctx) != LATMC_OK) {
+        checkasm_fail("potts", "c", "latmc_ctx_create failed");
+        return;
+    }
+    cur_level = "c";
+    if (setjmp(bail) == 0) {
+        check_fast_tables();
+        checkasm_ok(cur_func, cur_level, "2D and 3D, q 2 and 3, 7 parameter sets");
+    }
+    if (setjmp(bail) == 0) {
+        check_hb_table();
+        checkasm_ok(cur_func, cur_level, "q 4 to 9, 5 parameter sets");
+    }
+    const struct checkasm_level *levels;
+    const int nl = checkasm_levels(&levels);
+    for (int l = 0; l < nl; l++)
+        check_level(ctx, &levels[l]);
+    if (checkasm_bench_on() && setjmp(bail) == 0) {
+        bench_sweeps(ctx, METRO);
+        bench_sweeps(ctx, HB);
+    }
+    latmc_ctx_destroy(&ctx);
 }

@@ -1,0 +1,181 @@
+/*
+ * checkasm's driver: options, the levels, the random inputs, failures and the --bench
+ * table (checkasm.h).
+ *
+ *   checkasm [--bench] [--test MODEL] [--seed N] [--list]
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "checkasm.h"
+#include "cpu_features.h"
+
+/* meson passes the library's LATMC_HAVE_<ISA>=1 for the levels it built */
+#if defined(LATMC_HAVE_AVX2) && LATMC_HAVE_AVX2
+#define BUILT_AVX2 1
+#else
+#define BUILT_AVX2 0
+#endif
+#if defined(LATMC_HAVE_AVX512) && LATMC_HAVE_AVX512
+#define BUILT_AVX512 1
+#else
+#define BUILT_AVX512 0
+#endif
+
+/* The models. phi^4 and Heisenberg: add { "phi4", checkasm_check_phi4 } etc. here and a
+ * check_<model>.c beside this file (tests/checkasm/meson.build lists the sources). */
+static const struct {
+    const char *name;
+    void (*check)(void);
+} models[] = {
+    { "ising", checkasm_check_ising },
+    { "potts", checkasm_check_potts },
+};
+
+static struct {
+    bool bench;
+    int failures;
+    uint64_t rng[2];
+    struct checkasm_level levels[3];
+    int n_levels;
+    double c_ns;     /* the C row of the function being benched */
+} state;
+
+uint64_t checkasm_rand(void)
+{
+    /* xorshift128+: enough for inputs, and the same sequence for the same --seed */
+    uint64_t a = state.rng[0];
+    const uint64_t b = state.rng[1];
+    state.rng[0] = b;
+    a ^= a << 23;
+    state.rng[1] = a ^ b ^ (a >> 17) ^ (b >> 26);
+    return state.rng[1] + b;
+}
+
+int checkasm_rand_pm1(void)
+{
+    return (checkasm_rand() >> 63) ? 1 : -1;
+}
+
+void checkasm_fail(const char *func, const char *level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "FAIL %s at %s: ", func, level);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    state.failures++;
+}
+
+int checkasm_failures(void)
+{
+    return state.failures;
+}
+
+void checkasm_ok(const char *func, const char *level, const char *what)
+{
+    printf("  %-22s %-11s ok (%s)\n", func, level, what);
+}
+
+bool checkasm_bench_on(void)
+{
+    return state.bench;
+}
+
+double checkasm_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t); /* the core's time: a shared machine's
+                                                  other processes do not count */
+    return 1e9 * (double)t.tv_sec + (double)t.tv_nsec;
+}
+
+void checkasm_bench(const char *func, const char *level, double ns_per_call)
+{
+    if (strcmp(level, "c") == 0) {
+        state.c_ns = ns_per_call;
+        printf("  bench %-22s %-11s %12.1f ns/call\n", func, level, ns_per_call);
+    } else {
+        printf("  bench %-22s %-11s %12.1f ns/call  %6.2fx the C reference\n", func, level,
+               ns_per_call, state.c_ns > 0 ? state.c_ns / ns_per_call : 0.0);
+    }
+}
+
+int checkasm_levels(const struct checkasm_level **levels)
+{
+    *levels = state.levels;
+    return state.n_levels;
+}
+
+static void find_levels(void)
+{
+    const unsigned cpu = cpu_flags_detected();
+    if (BUILT_AVX2 && (cpu & CPU_FLAG_AVX2))
+        state.levels[state.n_levels++] = (struct checkasm_level){ "avx2", CPU_FLAG_AVX2, false };
+    if (BUILT_AVX512 && (cpu & CPU_FLAG_AVX512) && (cpu & CPU_FLAG_AVX2))
+        state.levels[state.n_levels++] =
+            (struct checkasm_level){ "avx512", CPU_FLAG_AVX2 | CPU_FLAG_AVX512, false };
+    state.levels[state.n_levels++] = (struct checkasm_level){ "avx512-emu", 0, true };
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: checkasm [--bench] [--test MODEL] [--seed N] [--list]\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    const char *only = NULL;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* the ok lines and FAIL lines (stderr) in order */
+    uint64_t seed = 20261123;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--bench") == 0) {
+            state.bench = true;
+        } else if (strcmp(argv[i], "--test") == 0 && i + 1 < argc) {
+            only = argv[++i];
+        } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
+            char *end;
+            seed = strtoull(argv[++i], &end, 0);
+            if (*end)
+                return usage();
+        } else if (strcmp(argv[i], "--list") == 0) {
+            for (size_t m = 0; m < sizeof models / sizeof models[0]; m++)
+                printf("%s\n", models[m].name);
+            return 0;
+        } else {
+            return usage();
+        }
+    }
+    state.rng[0] = seed ^ UINT64_C(0x9e3779b97f4a7c15);
+    state.rng[1] = seed * UINT64_C(0xbf58476d1ce4e5b9) + 1;
+    find_levels();
+    printf("checkasm: seed %llu; CPU backend: %s; levels compared with C:",
+           (unsigned long long)seed, cpu_status());
+    for (int l = 0; l < state.n_levels; l++)
+        printf(" %s", state.levels[l].name);
+    printf("\n");
+    int ran = 0;
+    for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
+        if (only && strcmp(only, models[m].name) != 0)
+            continue;
+        printf("%s:\n", models[m].name);
+        models[m].check();
+        ran++;
+    }
+    if (!ran) {
+        fprintf(stderr, "checkasm: no model named %s (--list)\n", only);
+        return 2;
+    }
+    if (state.failures) {
+        fprintf(stderr, "checkasm: %d failure(s); rerun with --seed %llu\n", state.failures,
+                (unsigned long long)seed);
+        return 1;
+    }
+    printf("checkasm: all levels bit-identical to the C reference\n");
+    return 0;
+}
