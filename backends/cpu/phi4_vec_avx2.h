@@ -81,27 +81,31 @@ static inline void maskstore8_f(float *p, mask8_f m, vec8_f v)
 
 /* latmc_phi4_signed_f: (float)(2r + 1 - 2^32) 2^-32. With s = r - 2^31 (int32), the odd
  * integer 2s + 1 = 2 hi + lo, hi = s with its low 8 bits cleared (24 significant bits:
- * exact as a float), lo = 2 (s & 255) + 1: one rounded addition of two exact floats. */
+ * exact as a float), lo = 2 (s & 255) + 1, and the result is RN((2 hi + lo) 2^-32): one
+ * rounding of a sum of two exact floats. Both fused multiply-adds below are that: the first
+ * is exact ((2 (s & 255) + 1) 2^-32 has 9 significant bits), the second rounds the exact
+ * sum hi 2^-31 + lo 2^-32 once -- the reference's operations, bit for bit, in fewer steps
+ * (no product here is ever rounded, so fusing changes nothing). */
 static inline vec8_f signed8_f(__m256i r)
 {
     const __m256i s = _mm256_xor_si256(r, _mm256_set1_epi32((int)0x80000000u));
-    const __m256i hi = _mm256_and_si256(s, _mm256_set1_epi32(~0xff));
-    const __m256i lo = _mm256_or_si256(
-        _mm256_slli_epi32(_mm256_and_si256(s, _mm256_set1_epi32(0xff)), 1), _mm256_set1_epi32(1));
-    const __m256 v = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(hi), _mm256_set1_ps(2.0f)),
-                                   _mm256_cvtepi32_ps(lo));
-    return _mm256_mul_ps(v, _mm256_set1_ps(0x1p-32f));
+    const __m256 hi = _mm256_cvtepi32_ps(_mm256_and_si256(s, _mm256_set1_epi32(~0xff)));
+    const __m256 lo = _mm256_cvtepi32_ps(_mm256_and_si256(r, _mm256_set1_epi32(0xff)));
+    const __m256 lo_scaled =
+        _mm256_fmadd_ps(lo, _mm256_set1_ps(0x1p-31f), _mm256_set1_ps(0x1p-32f));
+    return _mm256_fmadd_ps(hi, _mm256_set1_ps(0x1p-31f), lo_scaled);
 }
 
 /* latmc_phi4_unit_f: (float)(r + 1) 2^-32, r + 1 = 256 (r >> 8) + ((r & 255) + 1), both
- * parts exact as floats, one rounded addition. */
+ * parts exact as floats, one rounding of their sum: the first fused multiply-add is exact
+ * (((r & 255) + 1) 2^-32), the second rounds (r >> 8) 2^-24 plus it once. */
 static inline vec8_f unit8_f(__m256i r)
 {
     const __m256 hi = _mm256_cvtepi32_ps(_mm256_srli_epi32(r, 8));
-    const __m256 lo = _mm256_cvtepi32_ps(
-        _mm256_add_epi32(_mm256_and_si256(r, _mm256_set1_epi32(0xff)), _mm256_set1_epi32(1)));
-    return _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(hi, _mm256_set1_ps(256.0f)), lo),
-                         _mm256_set1_ps(0x1p-32f));
+    const __m256 lo = _mm256_cvtepi32_ps(_mm256_and_si256(r, _mm256_set1_epi32(0xff)));
+    const __m256 lo_scaled =
+        _mm256_fmadd_ps(lo, _mm256_set1_ps(0x1p-32f), _mm256_set1_ps(0x1p-32f));
+    return _mm256_fmadd_ps(hi, _mm256_set1_ps(0x1p-24f), lo_scaled);
 }
 
 /* LATMC_LOG_AVX2_N logarithms at once (math_avx2.h). */
@@ -173,27 +177,26 @@ static inline void maskstore8_d(double *p, mask8_d m, vec8_d v)
     _mm256_maskstore_pd(p + 4, _mm256_castpd_si256(m.hi), v.hi);
 }
 
-/* latmc_phi4_signed_d: 2r + 1 - 2^32 = 2s + 1 (s = r - 2^31) is exact in double. */
+/* latmc_phi4_signed_d: 2r + 1 - 2^32 = 2s + 1 (s = r - 2^31), and (2s + 1) 2^-32 = s 2^-31 +
+ * 2^-32, are exact in double: one exact fused multiply-add per half. */
 static inline vec8_d signed8_d(__m256i r)
 {
     const __m256i s = _mm256_xor_si256(r, _mm256_set1_epi32((int)0x80000000u));
-    const __m256d two = _mm256_set1_pd(2.0), one = _mm256_set1_pd(1.0),
-                  scale = _mm256_set1_pd(0x1p-32);
+    const __m256d scale = _mm256_set1_pd(0x1p-31), half = _mm256_set1_pd(0x1p-32);
     const __m256d lo = _mm256_cvtepi32_pd(_mm256_castsi256_si128(s));
     const __m256d hi = _mm256_cvtepi32_pd(_mm256_extracti128_si256(s, 1));
-    return (vec8_d){ _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(lo, two), one), scale),
-                     _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(hi, two), one), scale) };
+    return (vec8_d){ _mm256_fmadd_pd(lo, scale, half), _mm256_fmadd_pd(hi, scale, half) };
 }
 
-/* latmc_phi4_unit_d: r + 1 = (r - 2^31) + (2^31 + 1), exact in double. */
+/* latmc_phi4_unit_d: (r + 1) 2^-32 = (r - 2^31) 2^-32 + (2^31 + 1) 2^-32, exact in double:
+ * one exact fused multiply-add per half. */
 static inline vec8_d unit8_d(__m256i r)
 {
     const __m256i s = _mm256_xor_si256(r, _mm256_set1_epi32((int)0x80000000u));
-    const __m256d off = _mm256_set1_pd(2147483649.0), scale = _mm256_set1_pd(0x1p-32);
+    const __m256d off = _mm256_set1_pd(2147483649.0 * 0x1p-32), scale = _mm256_set1_pd(0x1p-32);
     const __m256d lo = _mm256_cvtepi32_pd(_mm256_castsi256_si128(s));
     const __m256d hi = _mm256_cvtepi32_pd(_mm256_extracti128_si256(s, 1));
-    return (vec8_d){ _mm256_mul_pd(_mm256_add_pd(lo, off), scale),
-                     _mm256_mul_pd(_mm256_add_pd(hi, off), scale) };
+    return (vec8_d){ _mm256_fmadd_pd(lo, scale, off), _mm256_fmadd_pd(hi, scale, off) };
 }
 
 /* Each vector's halves are the two chains of one latmc_log_avx2_n call. */
