@@ -386,7 +386,7 @@ static inline void PHI4_FN(phi4_avx2_store)(const struct PHI4_FN(phi4_avx2_group
 static inline __attribute__((always_inline)) void PHI4_FN(phi4_avx2_prefetch_next)(
     const struct PHI4_FN(phi4_avx2_pass) *p, struct PHI4_FN(phi4_avx2_cursor) c)
 {
-    enum { LINE = 64 / (int)sizeof(PHI4_R), MAX_ROWS = 8 };
+    enum { MAX_ROWS = 8 };
     const struct phi4_geom *g = p->g;
     const int nc = g->colouring.ncolours, three = g->lat.ndim == 3;
     const int64_t lx = g->lat.lx, ly = g->lat.ly, n = p->n;
@@ -401,12 +401,14 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_avx2_prefetch_nex
         const int64_t lead = c.row + ahead < nrows ? c.row + ahead : c.row + ahead - nrows;
         const PHI4_R *base = p->phi + lead * lx;
         for (int dx = -2; dx <= 2; dx++) {
-            const int rr = ((c.r + dx) % nc + nc) % nc;
+            const int rr = c.r + dx + (c.r + dx < 0 ? nc : c.r + dx >= nc ? -nc : 0);
             const int64_t from = rr * n + (c.m > 0 ? c.m - 1 : 0);
             const int64_t to = rr * n + (c.m + len < n ? c.m + len + 1 : n);
-            for (int64_t i = from; i < to; i += LINE)
-                _mm_prefetch((const char *)(base + i), _MM_HINT_T0);
-            _mm_prefetch((const char *)(base + to - 1), _MM_HINT_T0);
+            /* each cache line of [from, to) once */
+            const uintptr_t first = (uintptr_t)(base + from) & ~(uintptr_t)63;
+            const uintptr_t last = (uintptr_t)(base + to - 1) & ~(uintptr_t)63;
+            for (uintptr_t a = first; a <= last; a += 64)
+                _mm_prefetch((const char *)a, _MM_HINT_T0);
         }
         left -= len;
         c.m += len;
@@ -472,13 +474,13 @@ static uint64_t PHI4_FN(phi4_avx2_block)(const struct PHI4_FN(phi4_avx2_pass) *p
                     xi[hh][gi + i] = PHI4_FN(mul)(eps, PHI4_FN(signed8)(r_eta[hh][gi + i]));
                     u[i] = PHI4_FN(unit8)(r_u[hh][gi + i]);
                 }
-                PHI4_FN(logn)(u, &lg[hh][gi]);
+                PHI4_FN(logq)(u, &lg[hh][gi]);
             }
         for (int hh = 0; hh < nh; hh++) {
             for (int gi = 0; gi < G; gi++) {
                 M acc;
-                q[gi].o =
-                    PHI4_FN(hit8)(q[gi].o, xi[hh][gi], lg[hh][gi], q[gi].c, site, quartic, &acc);
+                q[gi].o = PHI4_FN(hitq8)(q[gi].o, xi[hh][gi], lg[hh][gi], q[gi].c, site, quartic,
+                                         r_u[hh][gi], &acc);
                 accepted += (uint64_t)__builtin_popcount(PHI4_FN(bits)(acc) & q[gi].valid);
             }
         }

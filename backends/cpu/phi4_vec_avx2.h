@@ -235,4 +235,80 @@ PHI4_DEFINE_HIT8(f)
 PHI4_DEFINE_HIT8(d)
 #undef PHI4_DEFINE_HIT8
 
+/*
+ * The Metropolis decision with a cheap logarithm first (float). The decision is
+ * -dH > L, L = latmc_math_logf(unit(r_u)) (doc/models/phi4.md). logq8_f gives a with
+ * |a - L| <= PHI4_LOGQ_BOUND_F for every unit value u in [2^-32, 1] (checked for every
+ * float of that range by tests/kernels/test_phi4_kernels.c through
+ * cpu_phi4_avx2_logq_violations): ln u = e ln 2 + ln m, m in [1, 2), ln m by a degree-4
+ * polynomial (Chebyshev interpolation, error 8.0e-5) and e ln 2 by one rounding (9.5e-7),
+ * L itself within 1.9e-6 of ln u. With t = RN(dH + a):
+ *   t < -E: RN(-dH - a) > E, so -dH - a > E (rounding is monotonic, E a float), and
+ *           -dH > a + E >= L: accepted, as the reference decides;
+ *   t >  E: likewise -dH < a - E <= L: rejected;
+ *   else (|t| <= E, or NaN): the exact L decides (probability about 4E per lane).
+ * So every lane's decision is the reference's, bit for bit, and the logarithm with its
+ * division runs for a few vectors in a thousand.
+ */
+#define PHI4_LOGQ_BOUND_F 0x1p-13f
+static inline vec8_f logq8_f(vec8_f u)
+{
+    const __m256i b = _mm256_castps_si256(u);
+    const __m256 k =
+        _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(b, 23), _mm256_set1_epi32(127)));
+    const __m256 m = _mm256_castsi256_ps(_mm256_or_si256(
+        _mm256_and_si256(b, _mm256_set1_epi32(0x007fffff)), _mm256_set1_epi32(0x3f800000)));
+    __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(-0x1.bd681cp-5f), m, _mm256_set1_ps(0x1.bc58cap-2f));
+    p = _mm256_fmadd_ps(p, m, _mm256_set1_ps(-0x1.70caa6p+0f));
+    p = _mm256_fmadd_ps(p, m, _mm256_set1_ps(0x1.657baap+1f));
+    p = _mm256_fmadd_ps(p, m, _mm256_set1_ps(-0x1.bb526cp+0f));
+    return _mm256_fmadd_ps(k, _mm256_set1_ps(0x1.62e43p-1f), p);
+}
+
+/* PHI4_LOG_N quick logarithms (float) or exact ones (double: its hit decides on them). */
+static inline __attribute__((always_inline)) void logq_f(const vec8_f x[PHI4_LOG_N],
+                                                         vec8_f out[PHI4_LOG_N])
+{
+    for (int i = 0; i < PHI4_LOG_N; i++)
+        out[i] = logq8_f(x[i]);
+}
+static inline __attribute__((always_inline)) void logq_d(const vec8_d x[PHI4_LOG_N],
+                                                         vec8_d out[PHI4_LOG_N])
+{
+    logn_d(x, out);
+}
+
+/* hit8_f with lq = logq8_f(unit8_f(r_u)) in place of the exact logarithm (above). */
+static inline __attribute__((always_inline)) vec8_f hitq8_f(vec8_f o, vec8_f step, vec8_f lq,
+                                                            vec8_f c, vec8_f site,
+                                                            vec8_f quartic, __m256i r_u,
+                                                            mask8_f *acc)
+{
+    const vec8_f n = add_f(o, step);
+    const vec8_f nn_oo = add_f(mul_f(n, n), mul_f(o, o));
+    const vec8_f inner = add_f(site, mul_f(quartic, nn_oo));
+    const vec8_f dh = mul_f(sub_f(n, o), sub_f(mul_f(add_f(n, o), inner), c));
+    const vec8_f t = add_f(dh, lq), e = set1_f(PHI4_LOGQ_BOUND_F);
+    mask8_f a = _mm256_cmp_ps(t, neg_f(e), _CMP_LT_OQ);
+    const mask8_f unsure = _mm256_cmp_ps(_mm256_andnot_ps(set1_f(-0.0f), t), e, _CMP_NGT_UQ);
+    if (__builtin_expect(_mm256_movemask_ps(unsure) != 0, 0)) {
+        const vec8_f u[PHI4_LOG_N] = { unit8_f(r_u), unit8_f(r_u) };
+        vec8_f lg[PHI4_LOG_N];
+        logn_f(u, lg);
+        a = gt_f(neg_f(dh), lg[0]);
+    }
+    *acc = a;
+    return select_f(a, n, o);
+}
+
+/* The double hit decides on the exact logarithm (logq_d). */
+static inline __attribute__((always_inline)) vec8_d hitq8_d(vec8_d o, vec8_d step, vec8_d lg,
+                                                            vec8_d c, vec8_d site,
+                                                            vec8_d quartic, __m256i r_u,
+                                                            mask8_d *acc)
+{
+    (void)r_u;
+    return hit8_d(o, step, lg, c, site, quartic, acc);
+}
+
 #endif
