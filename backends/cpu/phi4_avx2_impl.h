@@ -422,9 +422,12 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_avx2_prefetch_nex
  * ~55 cycles; the logarithm: ~50; the Metropolis decision: ~30 cycles per hit, serial in
  * the hits of one site):
  *   1. the four Philox blocks of every (hit, group): raw draws to a buffer;
- *   2. their conversions and logarithms: proposals and log(u) to a buffer;
- *   3. the decisions, hit by hit, the block's groups interleaved (8 independent chains).
- * Every lane computes exactly latmc_phi4_hit's operations on exactly its own draws.
+ *   2. their conversions and logarithms: proposals and log(u) to a buffer (float: the
+ *      quick logarithm of phi4_vec_avx2.h, double: the shared one);
+ *   3. the decisions, hit by hit, the block's groups interleaved (8 independent chains;
+ *      float: the exact logarithm where the quick one cannot decide).
+ * Every lane computes exactly latmc_phi4_hit's operations on exactly its own draws and
+ * takes its decision.
  */
 static uint64_t PHI4_FN(phi4_avx2_block)(const struct PHI4_FN(phi4_avx2_pass) *p, int colour,
                                          int64_t block, int64_t j_lo, int64_t j_hi)
