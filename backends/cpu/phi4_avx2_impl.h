@@ -481,10 +481,10 @@ static uint64_t PHI4_FN(phi4_avx2_block)(const struct PHI4_FN(phi4_avx2_pass) *p
             }
         for (int hh = 0; hh < nh; hh++) {
             for (int gi = 0; gi < G; gi++) {
-                M acc;
+                unsigned acc;
                 q[gi].o = PHI4_FN(hitq8)(q[gi].o, xi[hh][gi], lg[hh][gi], q[gi].c, site, quartic,
                                          r_u[hh][gi], &acc);
-                accepted += (uint64_t)__builtin_popcount(PHI4_FN(bits)(acc) & q[gi].valid);
+                accepted += (uint64_t)__builtin_popcount(acc & q[gi].valid);
             }
         }
     }
