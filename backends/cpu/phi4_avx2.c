@@ -22,6 +22,7 @@
  * thread. No fused steps: WHOLE steps only.
  */
 #include <immintrin.h>
+#include <math.h>
 #include <string.h>
 
 #include "cpu_omp.h"
@@ -46,6 +47,31 @@ enum { PHI4_AVX2_GROUPS = 8, PHI4_AVX2_HITS = 8 };
 #include "phi4_avx2_impl.h"
 #undef PHI4_R
 #undef PHI4_S
+
+/* The floats with bit patterns [first, last] (positive normal) where logq8_f is farther
+ * than PHI4_LOGQ_BOUND_F from the exact logarithm: the bound the float decision relies on
+ * (phi4_vec_avx2.h), for the test to check over every unit value. */
+int64_t cpu_phi4_avx2_logq_violations(uint32_t first, uint32_t last)
+{
+    int64_t bad = 0;
+    for (uint64_t b = first; b <= last; b += 16) {
+        uint32_t bits[16];
+        for (int i = 0; i < 16; i++)
+            bits[i] = b + (uint64_t)i <= last ? (uint32_t)(b + (uint64_t)i) : last;
+        __m256 u[2], exact[2];
+        u[0] = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)bits));
+        u[1] = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(bits + 8)));
+        latmc_logf_avx2_n(u, exact);
+        for (int v = 0; v < 2; v++) {
+            float q[8], l[8];
+            _mm256_storeu_ps(q, logq8_f(u[v]));
+            _mm256_storeu_ps(l, exact[v]);
+            for (int i = 0; i < 8; i++)
+                bad += !(fabs((double)q[i] - (double)l[i]) <= (double)PHI4_LOGQ_BOUND_F);
+        }
+    }
+    return bad;
+}
 
 void cpu_phi4_dsp_init_avx2(struct cpu_phi4_dsp *dsp)
 {

@@ -81,27 +81,31 @@ static inline void maskstore8_f(float *p, mask8_f m, vec8_f v)
 
 /* latmc_phi4_signed_f: (float)(2r + 1 - 2^32) 2^-32. With s = r - 2^31 (int32), the odd
  * integer 2s + 1 = 2 hi + lo, hi = s with its low 8 bits cleared (24 significant bits:
- * exact as a float), lo = 2 (s & 255) + 1: one rounded addition of two exact floats. */
+ * exact as a float), lo = 2 (s & 255) + 1, and the result is RN((2 hi + lo) 2^-32): one
+ * rounding of a sum of two exact floats. Both fused multiply-adds below are that: the first
+ * is exact ((2 (s & 255) + 1) 2^-32 has 9 significant bits), the second rounds the exact
+ * sum hi 2^-31 + lo 2^-32 once -- the reference's operations, bit for bit, in fewer steps
+ * (no product here is ever rounded, so fusing changes nothing). */
 static inline vec8_f signed8_f(__m256i r)
 {
     const __m256i s = _mm256_xor_si256(r, _mm256_set1_epi32((int)0x80000000u));
-    const __m256i hi = _mm256_and_si256(s, _mm256_set1_epi32(~0xff));
-    const __m256i lo = _mm256_or_si256(
-        _mm256_slli_epi32(_mm256_and_si256(s, _mm256_set1_epi32(0xff)), 1), _mm256_set1_epi32(1));
-    const __m256 v = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(hi), _mm256_set1_ps(2.0f)),
-                                   _mm256_cvtepi32_ps(lo));
-    return _mm256_mul_ps(v, _mm256_set1_ps(0x1p-32f));
+    const __m256 hi = _mm256_cvtepi32_ps(_mm256_and_si256(s, _mm256_set1_epi32(~0xff)));
+    const __m256 lo = _mm256_cvtepi32_ps(_mm256_and_si256(r, _mm256_set1_epi32(0xff)));
+    const __m256 lo_scaled =
+        _mm256_fmadd_ps(lo, _mm256_set1_ps(0x1p-31f), _mm256_set1_ps(0x1p-32f));
+    return _mm256_fmadd_ps(hi, _mm256_set1_ps(0x1p-31f), lo_scaled);
 }
 
 /* latmc_phi4_unit_f: (float)(r + 1) 2^-32, r + 1 = 256 (r >> 8) + ((r & 255) + 1), both
- * parts exact as floats, one rounded addition. */
+ * parts exact as floats, one rounding of their sum: the first fused multiply-add is exact
+ * (((r & 255) + 1) 2^-32), the second rounds (r >> 8) 2^-24 plus it once. */
 static inline vec8_f unit8_f(__m256i r)
 {
     const __m256 hi = _mm256_cvtepi32_ps(_mm256_srli_epi32(r, 8));
-    const __m256 lo = _mm256_cvtepi32_ps(
-        _mm256_add_epi32(_mm256_and_si256(r, _mm256_set1_epi32(0xff)), _mm256_set1_epi32(1)));
-    return _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(hi, _mm256_set1_ps(256.0f)), lo),
-                         _mm256_set1_ps(0x1p-32f));
+    const __m256 lo = _mm256_cvtepi32_ps(_mm256_and_si256(r, _mm256_set1_epi32(0xff)));
+    const __m256 lo_scaled =
+        _mm256_fmadd_ps(lo, _mm256_set1_ps(0x1p-32f), _mm256_set1_ps(0x1p-32f));
+    return _mm256_fmadd_ps(hi, _mm256_set1_ps(0x1p-24f), lo_scaled);
 }
 
 /* LATMC_LOG_AVX2_N logarithms at once (math_avx2.h). */
@@ -173,27 +177,26 @@ static inline void maskstore8_d(double *p, mask8_d m, vec8_d v)
     _mm256_maskstore_pd(p + 4, _mm256_castpd_si256(m.hi), v.hi);
 }
 
-/* latmc_phi4_signed_d: 2r + 1 - 2^32 = 2s + 1 (s = r - 2^31) is exact in double. */
+/* latmc_phi4_signed_d: 2r + 1 - 2^32 = 2s + 1 (s = r - 2^31), and (2s + 1) 2^-32 = s 2^-31 +
+ * 2^-32, are exact in double: one exact fused multiply-add per half. */
 static inline vec8_d signed8_d(__m256i r)
 {
     const __m256i s = _mm256_xor_si256(r, _mm256_set1_epi32((int)0x80000000u));
-    const __m256d two = _mm256_set1_pd(2.0), one = _mm256_set1_pd(1.0),
-                  scale = _mm256_set1_pd(0x1p-32);
+    const __m256d scale = _mm256_set1_pd(0x1p-31), half = _mm256_set1_pd(0x1p-32);
     const __m256d lo = _mm256_cvtepi32_pd(_mm256_castsi256_si128(s));
     const __m256d hi = _mm256_cvtepi32_pd(_mm256_extracti128_si256(s, 1));
-    return (vec8_d){ _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(lo, two), one), scale),
-                     _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(hi, two), one), scale) };
+    return (vec8_d){ _mm256_fmadd_pd(lo, scale, half), _mm256_fmadd_pd(hi, scale, half) };
 }
 
-/* latmc_phi4_unit_d: r + 1 = (r - 2^31) + (2^31 + 1), exact in double. */
+/* latmc_phi4_unit_d: (r + 1) 2^-32 = (r - 2^31) 2^-32 + (2^31 + 1) 2^-32, exact in double:
+ * one exact fused multiply-add per half. */
 static inline vec8_d unit8_d(__m256i r)
 {
     const __m256i s = _mm256_xor_si256(r, _mm256_set1_epi32((int)0x80000000u));
-    const __m256d off = _mm256_set1_pd(2147483649.0), scale = _mm256_set1_pd(0x1p-32);
+    const __m256d off = _mm256_set1_pd(2147483649.0 * 0x1p-32), scale = _mm256_set1_pd(0x1p-32);
     const __m256d lo = _mm256_cvtepi32_pd(_mm256_castsi256_si128(s));
     const __m256d hi = _mm256_cvtepi32_pd(_mm256_extracti128_si256(s, 1));
-    return (vec8_d){ _mm256_mul_pd(_mm256_add_pd(lo, off), scale),
-                     _mm256_mul_pd(_mm256_add_pd(hi, off), scale) };
+    return (vec8_d){ _mm256_fmadd_pd(lo, scale, off), _mm256_fmadd_pd(hi, scale, off) };
 }
 
 /* Each vector's halves are the two chains of one latmc_log_avx2_n call. */
@@ -231,5 +234,90 @@ static inline __attribute__((always_inline)) void logn_d(const vec8_d x[PHI4_LOG
 PHI4_DEFINE_HIT8(f)
 PHI4_DEFINE_HIT8(d)
 #undef PHI4_DEFINE_HIT8
+
+/*
+ * The Metropolis decision with a cheap logarithm first (float). The decision is
+ * -dH > L, L = latmc_math_logf(unit(r_u)) (doc/models/phi4.md). logq8_f gives a with
+ * |a - L| <= PHI4_LOGQ_BOUND_F for every unit value u in [2^-32, 1] (checked for every
+ * float of that range by tests/kernels/test_phi4_kernels.c through
+ * cpu_phi4_avx2_logq_violations): ln u = e ln 2 + ln m, m in [1, 2), ln m by a degree-4
+ * polynomial (Chebyshev interpolation, error 8.0e-5) and e ln 2 by one rounding (9.5e-7),
+ * L itself within 1.9e-6 of ln u. With t = RN(dH + a):
+ *   t < -E: RN(-dH - a) > E, so -dH - a > E (rounding is monotonic, E a float), and
+ *           -dH > a + E >= L: accepted, as the reference decides;
+ *   t >  E: likewise -dH < a - E <= L: rejected;
+ *   else (|t| <= E, or NaN): the exact L decides; then |-dH - L| <= 2E (and a rounding),
+ *           of probability at most about 4E per lane (given dH, L = log u has density
+ *           e^L <= 1).
+ * So every lane's decision is the reference's, bit for bit, and the logarithm with its
+ * division runs for about 4 vectors in 10^4 (measured at 32^3, nhit 8, two parameter sets).
+ */
+#define PHI4_LOGQ_BOUND_F 0x1p-13f
+static inline vec8_f logq8_f(vec8_f u)
+{
+    const __m256i b = _mm256_castps_si256(u);
+    const __m256 k =
+        _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(b, 23), _mm256_set1_epi32(127)));
+    const __m256 m = _mm256_castsi256_ps(_mm256_or_si256(
+        _mm256_and_si256(b, _mm256_set1_epi32(0x007fffff)), _mm256_set1_epi32(0x3f800000)));
+    __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(-0x1.bd681cp-5f), m, _mm256_set1_ps(0x1.bc58cap-2f));
+    p = _mm256_fmadd_ps(p, m, _mm256_set1_ps(-0x1.70caa6p+0f));
+    p = _mm256_fmadd_ps(p, m, _mm256_set1_ps(0x1.657baap+1f));
+    p = _mm256_fmadd_ps(p, m, _mm256_set1_ps(-0x1.bb526cp+0f));
+    return _mm256_fmadd_ps(k, _mm256_set1_ps(0x1.62e43p-1f), p);
+}
+
+/* PHI4_LOG_N quick logarithms (float) or exact ones (double: its hit decides on them). */
+static inline __attribute__((always_inline)) void logq_f(const vec8_f x[PHI4_LOG_N],
+                                                         vec8_f out[PHI4_LOG_N])
+{
+    for (int i = 0; i < PHI4_LOG_N; i++)
+        out[i] = logq8_f(x[i]);
+}
+static inline __attribute__((always_inline)) void logq_d(const vec8_d x[PHI4_LOG_N],
+                                                         vec8_d out[PHI4_LOG_N])
+{
+    logn_d(x, out);
+}
+
+/* hit8_f with lq = logq8_f(unit8_f(r_u)) in place of the exact logarithm (above); sets
+ * *acc to the accepted lanes' bits. A lane neither surely accepted (t < -E) nor surely
+ * rejected (t > E) -- |t| <= E, or NaN -- sends the vector to the exact logarithm. */
+static inline __attribute__((always_inline)) vec8_f hitq8_f(vec8_f o, vec8_f step, vec8_f lq,
+                                                            vec8_f c, vec8_f site,
+                                                            vec8_f quartic, __m256i r_u,
+                                                            unsigned *acc)
+{
+    const vec8_f n = add_f(o, step);
+    const vec8_f nn_oo = add_f(mul_f(n, n), mul_f(o, o));
+    const vec8_f inner = add_f(site, mul_f(quartic, nn_oo));
+    const vec8_f dh = mul_f(sub_f(n, o), sub_f(mul_f(add_f(n, o), inner), c));
+    const vec8_f t = add_f(dh, lq), e = set1_f(PHI4_LOGQ_BOUND_F);
+    mask8_f a = _mm256_cmp_ps(t, neg_f(e), _CMP_LT_OQ);
+    const unsigned rejected = bits_f(_mm256_cmp_ps(t, e, _CMP_GT_OQ));
+    unsigned accepted = bits_f(a);
+    if (__builtin_expect((accepted | rejected) != 0xffu, 0)) {
+        const vec8_f u[PHI4_LOG_N] = { unit8_f(r_u), unit8_f(r_u) };
+        vec8_f lg[PHI4_LOG_N];
+        logn_f(u, lg);
+        a = gt_f(neg_f(dh), lg[0]);
+        accepted = bits_f(a);
+    }
+    *acc = accepted;
+    return select_f(a, n, o);
+}
+
+/* The double hit decides on the exact logarithm (logq_d). */
+static inline __attribute__((always_inline)) vec8_d hitq8_d(vec8_d o, vec8_d step, vec8_d lg,
+                                                            vec8_d c, vec8_d site,
+                                                            vec8_d quartic, __m256i r_u,
+                                                            unsigned *acc)
+{
+    (void)r_u;
+    mask8_d a;
+    const vec8_d n = hit8_d(o, step, lg, c, site, quartic, &a);
+    *acc = bits_d(a);
+    return n;
+}
 
 #endif

@@ -26,6 +26,7 @@
 #include <latmc/latmc.h>
 
 #include "cpu_features.h"
+#include "phi4_dsp.h"
 #include "simd_levels.h"
 #include "sim_helpers.h"
 
@@ -207,6 +208,23 @@ static void phi4_edges(void **state)
     run_all_levels(cases, sizeof cases / sizeof cases[0]);
 }
 
+/*
+ * The AVX2 float decision first tries a quick logarithm and falls back to the exact one
+ * only where the two could decide differently; that is exact only if the quick one is
+ * within its bound of the exact one for every value the draws give: every float in
+ * [2^-32, 1] is checked (a superset of the unit values (r + 1) 2^-32 rounded).
+ */
+static void phi4_quick_log_bound(void **state)
+{
+    (void)state;
+    if (!level_runs(0))
+        skip();
+#if LATMC_HAVE_AVX2
+    const uint32_t first = 0x2f800000u /* 2^-32 */, last = 0x3f800000u /* 1 */;
+    assert_int_equal(cpu_phi4_avx2_logq_violations(first, last), 0);
+#endif
+}
+
 int main(void)
 {
     if (!report_levels("phi4 kernels"))
@@ -215,6 +233,7 @@ int main(void)
         cmocka_unit_test(phi4_2d),
         cmocka_unit_test(phi4_3d),
         cmocka_unit_test(phi4_edges),
+        cmocka_unit_test(phi4_quick_log_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
