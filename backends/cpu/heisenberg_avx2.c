@@ -241,10 +241,10 @@ static inline __attribute__((always_inline)) void row_chunk(const struct heis_ro
  * stores of this chunk touch none of the next chunk's inputs (the other colour's spins,
  * the couplings, the next chunk's own spins).
  */
-static void update_row(const struct heis_pass *p, int64_t row)
+static void update_row_at(const struct heis_pass *p, int64_t row, int64_t y, int64_t z)
 {
     struct heis_row r;
-    heis_row_of(p, row, row % p->g->ly, row / p->g->ly, &r);
+    heis_row_of(p, row, y, z, &r);
     int64_t j0[2][HEIS_V];
     __m256d f[2][HEIS_V][3], sp[2][HEIS_V][3];
     row_chunk(&r, row, 0, j0[0], f[0], sp[0]);
@@ -260,6 +260,12 @@ static void update_row(const struct heis_pass *p, int64_t row)
                 heis_row_store(&r, m0 + 4 * k, out[k]);
         }
     }
+}
+
+/* Row `row` (y = row mod L_y, z = row / L_y: lz = 1 in 2D). */
+static void update_row(const struct heis_pass *p, int64_t row)
+{
+    update_row_at(p, row, row % p->g->ly, row / p->g->ly);
 }
 
 /*
@@ -440,12 +446,14 @@ struct heis_pair {
     int64_t rpp;
 };
 
-/* One colour (passes p of every replica) on plane z: its rows, each replica in turn. */
+/* One colour (passes p of every replica) on plane z: its rows, each replica in turn (a
+ * plane is the rows y of one z in 3D, row y = z in 2D: no divisions per row). */
 static void plane_colour(const struct heis_pair *w, const struct heis_pass *p, int64_t z)
 {
-    for (int64_t row = z * w->rpp; row < (z + 1) * w->rpp; row++)
+    const bool three = p[0].g->ndim == 3;
+    for (int64_t k = 0; k < w->rpp; k++)
         for (int r = 0; r < w->replicas; r++)
-            update_row(&p[r], row);
+            update_row_at(&p[r], z * w->rpp + k, three ? k : z, three ? z : 0);
 }
 
 /* The wavefront over band [a, b): colour c on every plane, c' on all but a and b - 1. */
