@@ -198,14 +198,16 @@ static inline __attribute__((always_inline)) void heatbath_uniforms(const struct
     }
 }
 
-/* The update of HEIS_V vectors (fields f, old spins s, numbers j0) into out. */
-static inline __attribute__((always_inline)) void update_vecs(const struct heis_pass *p,
-                                                              const int64_t j0[HEIS_V],
-                                                              const __m256d f[HEIS_V][3],
-                                                              const __m256d s[HEIS_V][3],
-                                                              __m256d out[HEIS_V][3])
+/* The update of HEIS_V vectors (fields f, old spins s, numbers j0) into out: heat bath
+ * or overrelaxation (a constant where the caller is specialised, update_row_at). */
+static inline __attribute__((always_inline)) void update_vecs_as(const struct heis_pass *p,
+                                                                 bool heatbath,
+                                                                 const int64_t j0[HEIS_V],
+                                                                 const __m256d f[HEIS_V][3],
+                                                                 const __m256d s[HEIS_V][3],
+                                                                 __m256d out[HEIS_V][3])
 {
-    if (!p->heatbath) {
+    if (!heatbath) {
         heis_overrelax_avx2(f, s, out);
         return;
     }
@@ -213,6 +215,15 @@ static inline __attribute__((always_inline)) void update_vecs(const struct heis_
     heatbath_uniforms(p, j0, u_cos, u_phi);
     for (int k = 0; k < HEIS_V; k += 2)
         heis_heatbath_pair_avx2(&f[k], p->beta, &u_cos[k], &u_phi[k], &out[k]);
+}
+
+static inline __attribute__((always_inline)) void update_vecs(const struct heis_pass *p,
+                                                              const int64_t j0[HEIS_V],
+                                                              const __m256d f[HEIS_V][3],
+                                                              const __m256d s[HEIS_V][3],
+                                                              __m256d out[HEIS_V][3])
+{
+    update_vecs_as(p, p->heatbath, j0, f, s, out);
 }
 
 /* The fields of chunk m0 of a row: HEIS_V vectors from m0 (those past the row's end are
@@ -241,10 +252,26 @@ static inline __attribute__((always_inline)) void row_chunk(const struct heis_ro
  * stores of this chunk touch none of the next chunk's inputs (the other colour's spins,
  * the couplings, the next chunk's own spins).
  */
-static void update_row_at(const struct heis_pass *p, int64_t row, int64_t y, int64_t z)
+static inline __attribute__((always_inline)) void update_row_as(const struct heis_pass *p,
+                                                                bool heatbath, int64_t row,
+                                                                int64_t y, int64_t z)
 {
     struct heis_row r;
     heis_row_of(p, row, y, z, &r);
+    if (!heatbath) {
+        for (int64_t m0 = 0; m0 < r.n; m0 += 4 * HEIS_V) {
+            int64_t j0[HEIS_V];
+            __m256d f[HEIS_V][3], sp[HEIS_V][3], out[HEIS_V][3];
+            row_chunk(&r, row, m0, j0, f, sp);
+            heis_overrelax_avx2((const __m256d(*)[3])f, (const __m256d(*)[3])sp, out);
+            HEIS_EACH
+            {
+                if (m0 + 4 * k < r.n)
+                    heis_row_store(&r, m0 + 4 * k, out[k]);
+            }
+        }
+        return;
+    }
     int64_t j0[2][HEIS_V];
     __m256d f[2][HEIS_V][3], sp[2][HEIS_V][3];
     row_chunk(&r, row, 0, j0[0], f[0], sp[0]);
@@ -253,13 +280,34 @@ static void update_row_at(const struct heis_pass *p, int64_t row, int64_t y, int
         if (m0 + 4 * HEIS_V < r.n)
             row_chunk(&r, row, m0 + 4 * HEIS_V, j0[cur ^ 1], f[cur ^ 1], sp[cur ^ 1]);
         __m256d out[HEIS_V][3];
-        update_vecs(p, j0[cur], (const __m256d(*)[3])f[cur], (const __m256d(*)[3])sp[cur], out);
+        update_vecs_as(p, heatbath, j0[cur], (const __m256d(*)[3])f[cur],
+                       (const __m256d(*)[3])sp[cur], out);
         HEIS_EACH
         {
             if (m0 + 4 * k < r.n)
                 heis_row_store(&r, m0 + 4 * k, out[k]);
         }
     }
+}
+
+/* The row loop compiled once per update: overrelaxation's has no calls (the heat bath's
+ * calls would make the compiler keep every live vector in memory across them). */
+static void update_row_overrelax(const struct heis_pass *p, int64_t row, int64_t y, int64_t z)
+{
+    update_row_as(p, false, row, y, z);
+}
+
+static void update_row_heatbath(const struct heis_pass *p, int64_t row, int64_t y, int64_t z)
+{
+    update_row_as(p, true, row, y, z);
+}
+
+static void update_row_at(const struct heis_pass *p, int64_t row, int64_t y, int64_t z)
+{
+    if (p->heatbath)
+        update_row_heatbath(p, row, y, z);
+    else
+        update_row_overrelax(p, row, y, z);
 }
 
 /* Row `row` (y = row mod L_y, z = row / L_y: lz = 1 in 2D). */
