@@ -198,14 +198,16 @@ static inline __attribute__((always_inline)) void heatbath_uniforms(const struct
     }
 }
 
-/* The update of HEIS_V vectors (fields f, old spins s, numbers j0) into out. */
-static inline __attribute__((always_inline)) void update_vecs(const struct heis_pass *p,
-                                                              const int64_t j0[HEIS_V],
-                                                              const __m256d f[HEIS_V][3],
-                                                              const __m256d s[HEIS_V][3],
-                                                              __m256d out[HEIS_V][3])
+/* The update of HEIS_V vectors (fields f, old spins s, numbers j0) into out: heat bath
+ * or overrelaxation (a constant where the caller is specialised, update_row_at). */
+static inline __attribute__((always_inline)) void update_vecs_as(const struct heis_pass *p,
+                                                                 bool heatbath,
+                                                                 const int64_t j0[HEIS_V],
+                                                                 const __m256d f[HEIS_V][3],
+                                                                 const __m256d s[HEIS_V][3],
+                                                                 __m256d out[HEIS_V][3])
 {
-    if (!p->heatbath) {
+    if (!heatbath) {
         heis_overrelax_avx2(f, s, out);
         return;
     }
@@ -213,6 +215,15 @@ static inline __attribute__((always_inline)) void update_vecs(const struct heis_
     heatbath_uniforms(p, j0, u_cos, u_phi);
     for (int k = 0; k < HEIS_V; k += 2)
         heis_heatbath_pair_avx2(&f[k], p->beta, &u_cos[k], &u_phi[k], &out[k]);
+}
+
+static inline __attribute__((always_inline)) void update_vecs(const struct heis_pass *p,
+                                                              const int64_t j0[HEIS_V],
+                                                              const __m256d f[HEIS_V][3],
+                                                              const __m256d s[HEIS_V][3],
+                                                              __m256d out[HEIS_V][3])
+{
+    update_vecs_as(p, p->heatbath, j0, f, s, out);
 }
 
 /* The fields of chunk m0 of a row: HEIS_V vectors from m0 (those past the row's end are
@@ -241,10 +252,26 @@ static inline __attribute__((always_inline)) void row_chunk(const struct heis_ro
  * stores of this chunk touch none of the next chunk's inputs (the other colour's spins,
  * the couplings, the next chunk's own spins).
  */
-static void update_row(const struct heis_pass *p, int64_t row)
+static inline __attribute__((always_inline)) void update_row_as(const struct heis_pass *p,
+                                                                bool heatbath, int64_t row,
+                                                                int64_t y, int64_t z)
 {
     struct heis_row r;
-    heis_row_of(p, row, row % p->g->ly, row / p->g->ly, &r);
+    heis_row_of(p, row, y, z, &r);
+    if (!heatbath) {
+        for (int64_t m0 = 0; m0 < r.n; m0 += 4 * HEIS_V) {
+            int64_t j0[HEIS_V];
+            __m256d f[HEIS_V][3], sp[HEIS_V][3], out[HEIS_V][3];
+            row_chunk(&r, row, m0, j0, f, sp);
+            heis_overrelax_avx2((const __m256d(*)[3])f, (const __m256d(*)[3])sp, out);
+            HEIS_EACH
+            {
+                if (m0 + 4 * k < r.n)
+                    heis_row_store(&r, m0 + 4 * k, out[k]);
+            }
+        }
+        return;
+    }
     int64_t j0[2][HEIS_V];
     __m256d f[2][HEIS_V][3], sp[2][HEIS_V][3];
     row_chunk(&r, row, 0, j0[0], f[0], sp[0]);
@@ -253,13 +280,40 @@ static void update_row(const struct heis_pass *p, int64_t row)
         if (m0 + 4 * HEIS_V < r.n)
             row_chunk(&r, row, m0 + 4 * HEIS_V, j0[cur ^ 1], f[cur ^ 1], sp[cur ^ 1]);
         __m256d out[HEIS_V][3];
-        update_vecs(p, j0[cur], (const __m256d(*)[3])f[cur], (const __m256d(*)[3])sp[cur], out);
+        update_vecs_as(p, heatbath, j0[cur], (const __m256d(*)[3])f[cur],
+                       (const __m256d(*)[3])sp[cur], out);
         HEIS_EACH
         {
             if (m0 + 4 * k < r.n)
                 heis_row_store(&r, m0 + 4 * k, out[k]);
         }
     }
+}
+
+/* The row loop compiled once per update: overrelaxation's has no calls (the heat bath's
+ * calls would make the compiler keep every live vector in memory across them). */
+static void update_row_overrelax(const struct heis_pass *p, int64_t row, int64_t y, int64_t z)
+{
+    update_row_as(p, false, row, y, z);
+}
+
+static void update_row_heatbath(const struct heis_pass *p, int64_t row, int64_t y, int64_t z)
+{
+    update_row_as(p, true, row, y, z);
+}
+
+static void update_row_at(const struct heis_pass *p, int64_t row, int64_t y, int64_t z)
+{
+    if (p->heatbath)
+        update_row_heatbath(p, row, y, z);
+    else
+        update_row_overrelax(p, row, y, z);
+}
+
+/* Row `row` (y = row mod L_y, z = row / L_y: lz = 1 in 2D). */
+static void update_row(const struct heis_pass *p, int64_t row)
+{
+    update_row_at(p, row, row % p->g->ly, row / p->g->ly);
 }
 
 /*
@@ -342,6 +396,28 @@ static inline void box_item(const struct heis_pass *p, int replicas, bool by_row
     }
 }
 
+/* The passes of colour `colour` of every replica. */
+static void passes_setup(struct heis_pass p[2], const struct latmc_lattice *g,
+                         struct cpu_heisenberg_soa *s, int replicas,
+                         const struct latmc_heisenberg_params *prm, bool heatbath, int colour,
+                         const struct latmc_philox_x4_keys *keys, uint64_t sweep)
+{
+    for (int r = 0; r < replicas; r++)
+        p[r] = (struct heis_pass){
+            .g = g,
+            .s = s,
+            .replica = r,
+            .colour = colour,
+            .beta = prm->beta,
+            .h = prm->h,
+            .heatbath = heatbath,
+            .keys = keys,
+            .sweep = sweep,
+            .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)r),
+            .n = g->lx / 2,
+        };
+}
+
 static uint64_t step_boxes_avx2(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
                                 int replicas, const struct latmc_heisenberg_params *prm,
                                 bool heatbath, int colour, uint64_t seed, uint64_t sweep,
@@ -353,20 +429,7 @@ static uint64_t step_boxes_avx2(const struct latmc_lattice *g, struct cpu_heisen
     const bool by_rows = (g->lx / 2) % 4 == 0;
     const int64_t n = g->lx / 2, rpp = cpu_heisenberg_rows_per_plane(g), per_group = 4 * HEIS_V;
     struct heis_pass p[2];
-    for (int r = 0; r < replicas; r++)
-        p[r] = (struct heis_pass){
-            .g = g,
-            .s = s,
-            .replica = r,
-            .colour = colour,
-            .beta = prm->beta,
-            .h = prm->h,
-            .heatbath = heatbath,
-            .keys = &keys,
-            .sweep = sweep,
-            .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)r),
-            .n = n,
-        };
+    passes_setup(p, g, s, replicas, prm, heatbath, colour, &keys, sweep);
     uint64_t updates = 0;
     for (int i = 0; i < n_boxes; i++)
         updates += (uint64_t)(boxes[i].extent[boxes[i].axis] * rpp * n);
@@ -396,9 +459,144 @@ static uint64_t step_boxes_avx2(const struct latmc_lattice *g, struct cpu_heisen
     return heatbath ? updates * (uint64_t)replicas : 0;
 }
 
+/* ---- a fused pair: both colours of a pass in one wavefront over the planes ---- */
+
+/*
+ * Why the fused pair is the chain bit for bit. A pass is colour c on every site, then
+ * colour c' = 1 - c on every site. A site reads only sites of the other colour, in its own
+ * plane and the planes directly below and above it along the cut axis (planes z in 3D,
+ * rows y in 2D; nearest neighbours). In the plain order every c site sees its neighbours'
+ * c' values from before the pass and every c' site the c values after the pass's colour
+ * c. The wavefront over a band of consecutive planes [a, b) updates colour c on plane z,
+ * then colour c' on plane z - 1 when z - 1 > a:
+ *  (1) when c' of plane q (a < q < b - 1) is updated, c of q - 1, q and q + 1 is done:
+ *      they lie in the band and were taken in increasing order up to q + 1;
+ *  (2) when c of plane z is updated, c' of z - 1, z and z + 1 is not: c' is only updated
+ *      on planes a < q <= z - 2 of the band, and on no plane outside it before the
+ *      barrier below (the neighbouring bands' own c' planes are never neighbours of this
+ *      band's planes: those are the bands' first and last planes, left for later).
+ * The first and last planes of a band read c on the neighbouring bands' planes (plane 0
+ * reads plane L - 1 across the periodic wrap), so their c' comes after every band's
+ * colour c: after the team's barrier, or for a box's own first and last planes in the
+ * PAIR_BORDER part, after the core's halo exchange. So every site sees exactly the values
+ * of the plain order. The updates of one colour commute (no two of them interact;
+ * overrelaxation is deterministic and the heat bath's draws are named by (sweep, colour,
+ * site), never by position in time or thread), so the configuration after the pair is
+ * that of the two WHOLE steps, bit for bit, for any team size and cut into boxes.
+ * Memory: a pass streams every array once instead of twice (the c' sites of plane z - 1
+ * and their couplings are still in the cache from plane z's colour c).
+ */
+
+/* The passes of both colours of a pair (every replica), rows per plane. */
+struct heis_pair {
+    struct heis_pass first[2], second[2];
+    int replicas;
+    int64_t rpp;
+};
+
+/* One colour (passes p of every replica) on plane z: its rows, each replica in turn (a
+ * plane is the rows y of one z in 3D, row y = z in 2D: no divisions per row). */
+static void plane_colour(const struct heis_pair *w, const struct heis_pass *p, int64_t z)
+{
+    const bool three = p[0].g->ndim == 3;
+    for (int64_t k = 0; k < w->rpp; k++)
+        for (int r = 0; r < w->replicas; r++)
+            update_row_at(&p[r], z * w->rpp + k, three ? k : z, three ? z : 0);
+}
+
+/* The wavefront over band [a, b): colour c on every plane, c' on all but a and b - 1. */
+static void wave_band(const struct heis_pair *w, int64_t a, int64_t b)
+{
+    for (int64_t z = a; z < b; z++) {
+        plane_colour(w, w->first, z);
+        if (z - 1 > a)
+            plane_colour(w, w->second, z - 1);
+    }
+}
+
+static int64_t box_lo(const struct latmc_box *box)
+{
+    return box->origin[box->axis];
+}
+
+static int64_t box_hi(const struct latmc_box *box)
+{
+    return box->origin[box->axis] + box->extent[box->axis];
+}
+
+/* Member `team`'s band of the boxes' planes, taken box after box, cut at the boxes' ends:
+ * piece [*a, *b) in box i (empty when *a >= *b). */
+static void band_piece(const struct latmc_box *boxes, int i, int64_t before, int64_t u0,
+                       int64_t u1, int64_t *a, int64_t *b)
+{
+    const int64_t ext = box_hi(&boxes[i]) - box_lo(&boxes[i]);
+    *a = box_lo(&boxes[i]) + (u0 > before ? u0 - before : 0);
+    *b = box_lo(&boxes[i]) + (u1 - before < ext ? u1 - before : ext);
+}
+
+/*
+ * A PAIR part (lib/box.h) of steps (colour, 1 - colour) of one pass on the boxes, for
+ * every replica, L_x / 2 a multiple of 4 (rows: the pair's step_caps): INTERIOR is colour
+ * c on every plane of the boxes and c' on all but each box's first and last, BORDER c' on
+ * those, WHOLE both. The team takes bands of consecutive planes of all the boxes at once
+ * (a box never writes what another box reads in a part); a band's own first and last
+ * planes wait for the one barrier. Returns the part's heat-bath updates (all members').
+ */
+static uint64_t pair_boxes_avx2(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
+                                int replicas, const struct latmc_heisenberg_params *prm,
+                                bool heatbath, int colour, int part, uint64_t seed,
+                                uint64_t sweep, const struct latmc_box *boxes, int n_boxes,
+                                const struct cpu_team *team)
+{
+    struct latmc_philox_x4_keys keys;
+    latmc_philox_x4_keys_init(&keys, seed);
+    struct heis_pair w;
+    w.replicas = replicas;
+    w.rpp = cpu_heisenberg_rows_per_plane(g);
+    passes_setup(w.first, g, s, replicas, prm, heatbath, colour, &keys, sweep);
+    passes_setup(w.second, g, s, replicas, prm, heatbath, 1 - colour, &keys, sweep);
+    const int64_t half_plane = w.rpp * (g->lx / 2);
+    const uint64_t per_plane = heatbath ? (uint64_t)(half_plane * replicas) : 0;
+    if (part == LATMC_STEP_PAIR_BORDER) { /* every box has at least 2 planes */
+        int64_t u0, u1;
+        cpu_team_share(team, 2 * (int64_t)n_boxes, &u0, &u1);
+        for (int64_t u = u0; u < u1; u++)
+            plane_colour(&w, w.second, u % 2 ? box_hi(&boxes[u / 2]) - 1 : box_lo(&boxes[u / 2]));
+        return per_plane * 2 * (uint64_t)n_boxes;
+    }
+    const bool whole = part == LATMC_STEP_PAIR_WHOLE;
+    int64_t planes = 0;
+    for (int i = 0; i < n_boxes; i++)
+        planes += box_hi(&boxes[i]) - box_lo(&boxes[i]);
+    int64_t u0, u1;
+    cpu_team_share(team, planes, &u0, &u1);
+    for (int64_t i = 0, before = 0; i < n_boxes;
+         before += box_hi(&boxes[i]) - box_lo(&boxes[i]), i++) {
+        int64_t a, b;
+        band_piece(boxes, (int)i, before, u0, u1, &a, &b);
+        if (a < b)
+            wave_band(&w, a, b);
+    }
+    cpu_team_barrier(team);
+    for (int64_t i = 0, before = 0; i < n_boxes;
+         before += box_hi(&boxes[i]) - box_lo(&boxes[i]), i++) {
+        int64_t a, b;
+        band_piece(boxes, (int)i, before, u0, u1, &a, &b);
+        /* the band's ends, but for its box's own first and last planes (unless whole) */
+        const int64_t first = whole ? -1 : box_lo(&boxes[i]);
+        const int64_t last = whole ? -1 : box_hi(&boxes[i]) - 1;
+        if (a < b && a != first && a != last)
+            plane_colour(&w, w.second, a);
+        if (b - 1 > a && b - 1 != last)
+            plane_colour(&w, w.second, b - 1);
+    }
+    return per_plane * (uint64_t)(2 * planes - (whole ? 0 : 2 * (int64_t)n_boxes));
+}
+
 void cpu_heisenberg_dsp_init_avx2(struct cpu_heisenberg_dsp *dsp)
 {
     dsp->level = "avx2";
     dsp->soa = true;
     dsp->step_soa = step_boxes_avx2;
+    dsp->pair_soa = pair_boxes_avx2;
 }

@@ -12,6 +12,7 @@ void cpu_heisenberg_dsp_init(struct cpu_heisenberg_dsp *dsp, unsigned simd_flags
     dsp->level = "c";
     dsp->soa = false;
     dsp->step_soa = NULL;
+    dsp->pair_soa = NULL;
 #if LATMC_HAVE_AVX2
     if (simd_flags & CPU_FLAG_AVX2)
         cpu_heisenberg_dsp_init_avx2(dsp);

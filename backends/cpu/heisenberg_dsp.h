@@ -59,6 +59,14 @@ struct cpu_heisenberg_dsp {
                          int colour, uint64_t seed, uint64_t sweep,
                          const struct latmc_box *boxes, int n_boxes,
                          const struct cpu_team *team);
+    /* Optional (NULL: WHOLE steps only): a PAIR part (lib/box.h) of steps colour and
+     * 1 - colour of one pass on boxes in the SoA layout, L_x / 2 a multiple of 4; the
+     * part's heat-bath updates (all members'), as step_soa. */
+    uint64_t (*pair_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
+                         int replicas, const struct latmc_heisenberg_params *p, bool heatbath,
+                         int colour, int part, uint64_t seed, uint64_t sweep,
+                         const struct latmc_box *boxes, int n_boxes,
+                         const struct cpu_team *team);
 };
 
 void cpu_heisenberg_dsp_init(struct cpu_heisenberg_dsp *dsp, unsigned simd_flags);

@@ -169,9 +169,10 @@ static int heisenberg_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
 
 /*
  * One step of the core's plan on the boxes (lib/box.h; the schedule is lib/heisenberg.h's,
- * the step says its colour and its kind: heat bath or overrelaxation),
- * for every replica; WHOLE steps only. The replicas share the couplings and have
- * independent streams, so updating them step by step is the 1-box sweep's chain.
+ * the step says its colour and its kind: heat bath or overrelaxation), or a PAIR part
+ * (both colours of a pass, one wavefront: heisenberg_avx2.c says why it is the same
+ * chain), for every replica. The replicas share the couplings and have independent
+ * streams, so updating them step by step is the 1-box sweep's chain.
  */
 static void heisenberg_run_step(latmc_sim *sim, struct cpu_state *st,
                                 const struct latmc_step_call *call, const struct cpu_team *team,
@@ -182,7 +183,11 @@ static void heisenberg_run_step(latmc_sim *sim, struct cpu_state *st,
     const bool heatbath = call->step.kind == LATMC_STEP_COLOUR;
     const int colour = call->step.colour;
     uint64_t updates;
-    if (w->dsp.soa)
+    if (call->part != LATMC_STEP_WHOLE) /* a pair's part: heisenberg_step_caps */
+        updates = w->dsp.pair_soa(&st->lattice, &w->soa, hs->replicas, sim->model_data, heatbath,
+                                  colour, call->part, sim->desc.seed, call->sweep, call->boxes,
+                                  call->n_boxes, team);
+    else if (w->dsp.soa)
         updates = w->dsp.step_soa(&st->lattice, &w->soa, hs->replicas, sim->model_data, heatbath,
                                   colour, sim->desc.seed, call->sweep, call->boxes, call->n_boxes,
                                   team);
@@ -195,6 +200,19 @@ static void heisenberg_run_step(latmc_sim *sim, struct cpu_state *st,
         *accepted += updates;
         *attempted += updates;
     }
+}
+
+/* The pair of a pass (both colours, lib/box.h) where the level has it, rows hold whole
+ * vectors (L_x / 2 a multiple of 4) and the state is the whole lattice; else WHOLE steps.
+ * Slab storage (boxes with their own memory, parts of a lattice) keeps WHOLE steps: their
+ * halos are then written through as each step goes (copy_step_sites), where a pair's two
+ * parts would need the generic halo copies between them. */
+static unsigned heisenberg_step_caps(latmc_sim *sim, struct cpu_state *st)
+{
+    (void)sim;
+    const struct heisenberg_state *w = hwhole(st);
+    return w->dsp.pair_soa && (st->lattice.lx / 2) % 4 == 0 && !st->slab.on ? LATMC_STEP_CAP_PAIR
+                                                                             : 0u;
 }
 
 /* SIMD levels: the float copy of planes [p0, p1) of every replica from the SoA arrays. */
@@ -429,6 +447,7 @@ const struct cpu_model_kernels cpu_heisenberg_kernels = {
     .get_couplings = heisenberg_get_couplings,
     .set_couplings = heisenberg_set_couplings,
     .run_step = heisenberg_run_step,
+    .step_caps = heisenberg_step_caps,
     .measure_planes = heisenberg_measure_planes,
     .get_planes = heisenberg_get_planes,
     .set_planes = heisenberg_set_planes,
