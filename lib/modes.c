@@ -4,6 +4,7 @@
  * observables made from them. The per-plane work is in modes_planes.c.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +121,28 @@ int latmc_modes_measure(latmc_sim *sim, double *modes)
         return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the partial sums of "
                           "%lld planes", (long long)planes);
     int st = latmc_modes_partial(sim, 0, planes, partial);
+    if (st == LATMC_OK)
+        st = latmc_modes_combine(d, partial, 1, modes);
+    free(partial);
+    return st;
+}
+
+bool latmc_modes_with_sums_possible(latmc_sim *sim)
+{
+    const struct latmc_backend_ops *ops = sim->ops;
+    return ops->size >= offsetof(struct latmc_backend_ops, measure_modes) +
+                            sizeof ops->measure_modes &&
+           ops->measure_modes && !latmc_part_many(sim) &&
+           sim->ops->measure_modes(sim, NULL, NULL) == LATMC_OK;
+}
+
+int latmc_modes_measure_with_sums(latmc_sim *sim, void *sums, double *modes)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    void *partial = malloc(latmc_modes_partial_bytes(d, d->extent[d->ndim - 1]));
+    if (!partial)
+        return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the partial sums");
+    int st = sim->ops->measure_modes(sim, sums, partial);
     if (st == LATMC_OK)
         st = latmc_modes_combine(d, partial, 1, modes);
     free(partial);

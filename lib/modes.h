@@ -85,6 +85,19 @@ int latmc_modes_combine(const latmc_sim_desc *d, const void *all, int n_parts, d
 int latmc_modes_measure(latmc_sim *sim, double *modes);
 
 /*
+ * Whether the backend measures the model's sums and the modes in one pass for this sim
+ * (ops.measure_modes: the CPU backend, one box, a model whose kernels have it).
+ */
+bool latmc_modes_with_sums_possible(latmc_sim *sim);
+
+/*
+ * The model's sums (as ops.measure) and the whole lattice's modes (as latmc_modes_measure)
+ * in one pass of the backend, where latmc_modes_with_sums_possible. LATMC_OK, the
+ * backend's failure or LATMC_ENOMEM.
+ */
+int latmc_modes_measure_with_sums(latmc_sim *sim, void *sums, double *modes);
+
+/*
  * Observable `key` (M2_KMIN or OVERLAP2_KMIN) from the whole lattice's modes. The caller
  * has checked that the model defines it and the lattice is cubic.
  */
