@@ -71,6 +71,7 @@ struct latmc_sim {
     /* The modes were asked for: from then on, where the backend can, every measurement
      * makes them in the same pass as the sums (latmc_modes_measure_with_sums). */
     bool modes_wanted;
+    double *mode_phases;               /* their phase tables (latmc_modes_sim_phases) */
 };
 
 /*

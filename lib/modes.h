@@ -58,9 +58,15 @@ int64_t latmc_modes_projection_entries(const latmc_sim_desc *d);
  * ops.get_planes, sim->n_threads threads over the planes. */
 int latmc_modes_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *proj);
 
+/* The sim's phase tables, cos then sin of 2 pi x / L_mu for each axis in turn, made on
+ * first use and kept (sim->mode_phases); NULL after latmc_fail(LATMC_ENOMEM). */
+const double *latmc_modes_sim_phases(latmc_sim *sim);
+
 /* Ising: the modes (component 0) from the whole lattice's projections,
- * sum_x P_mu[x] e^{2 pi i x / L_mu}, x in order. LATMC_OK or LATMC_ENOMEM. */
-int latmc_modes_of_projections(const latmc_sim_desc *d, const int64_t *proj, double *modes);
+ * sum_x P_mu[x] e^{2 pi i x / L_mu}, x in order; phases: latmc_modes_sim_phases, or NULL
+ * (made here). LATMC_OK or LATMC_ENOMEM. */
+int latmc_modes_of_projections(const latmc_sim_desc *d, const double *phases,
+                               const int64_t *proj, double *modes);
 
 /* Add one tile into a total (tiles in plane order, from zeros). */
 void latmc_modes_add(const latmc_sim_desc *d, double *total, const double *tile);
@@ -76,6 +82,9 @@ int latmc_modes_partial(latmc_sim *sim, int64_t p0, int64_t p1, void *out);
  * n_parts parts, one after the other in part order (the parts cut the planes in order):
  * tiles added in plane order, or projections summed and transformed. */
 int latmc_modes_combine(const latmc_sim_desc *d, const void *all, int n_parts, double *modes);
+/* The same with the sim's phase tables (latmc_modes_sim_phases, or NULL). */
+int latmc_modes_combine_phases(const latmc_sim_desc *d, const double *phases, const void *all,
+                               int n_parts, double *modes);
 
 /*
  * The whole lattice's modes into `modes` (latmc_modes_tile_doubles doubles): tiles of every

@@ -217,21 +217,55 @@ struct phase_tables {
     struct plane_geom g;
 };
 
-static int make_tables(const latmc_sim_desc *d, struct phase_tables *t)
+/* Doubles of the phase tables of every axis: cos, then sin, of each in turn. */
+static size_t phase_doubles(const latmc_sim_desc *d)
+{
+    int64_t n = 0;
+    for (int mu = 0; mu < d->ndim; mu++)
+        n += d->extent[mu];
+    return 2 * (size_t)n;
+}
+
+static void fill_phases(const latmc_sim_desc *d, double *at)
+{
+    for (int mu = 0; mu < d->ndim; mu++) {
+        latmc_modes_phases(d->extent[mu], at, at + d->extent[mu]);
+        at += 2 * d->extent[mu];
+    }
+}
+
+const double *latmc_modes_sim_phases(latmc_sim *sim)
+{
+    if (!sim->mode_phases) {
+        sim->mode_phases = malloc(phase_doubles(&sim->desc) * sizeof *sim->mode_phases);
+        if (!sim->mode_phases) {
+            latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the phase tables");
+            return NULL;
+        }
+        fill_phases(&sim->desc, sim->mode_phases);
+    }
+    return sim->mode_phases;
+}
+
+/* The tables: `phases` (latmc_modes_sim_phases) where given, else made here (t->buf, to
+ * free). The sines and cosines of a lattice of 2048^2 cost about as much as its Ising
+ * projections: a sim keeps them. */
+static int make_tables(const latmc_sim_desc *d, const double *phases, struct phase_tables *t)
 {
     const int nd = d->ndim;
-    int64_t n = 0;
-    for (int mu = 0; mu < nd; mu++)
-        n += d->extent[mu];
-    t->buf = malloc(2 * (size_t)n * sizeof *t->buf);
-    if (!t->buf)
-        return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the phase tables");
-    double *c[3], *s[3], *at = t->buf;
+    t->buf = NULL;
+    if (!phases) {
+        t->buf = malloc(phase_doubles(d) * sizeof *t->buf);
+        if (!t->buf)
+            return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the phase tables");
+        fill_phases(d, t->buf);
+        phases = t->buf;
+    }
+    const double *c[3], *s[3], *at = phases;
     for (int mu = 0; mu < nd; mu++) {
         c[mu] = at;
         s[mu] = at + d->extent[mu];
         at += 2 * d->extent[mu];
-        latmc_modes_phases(d->extent[mu], c[mu], s[mu]);
     }
     t->g.ndim = nd;
     t->g.lx = d->extent[0];
@@ -285,8 +319,11 @@ int latmc_modes_tiles(latmc_sim *sim, int64_t p0, int64_t p1, double *tiles)
         block = 1;
     if (block > p1 - p0)
         block = p1 - p0;
+    const double *phases = latmc_modes_sim_phases(sim);
+    if (!phases)
+        return LATMC_ENOMEM;
     struct phase_tables t;
-    int st = make_tables(d, &t);
+    int st = make_tables(d, phases, &t);
     if (st < 0)
         return st;
     unsigned char *buf = malloc((size_t)block * one * (size_t)R);
@@ -421,10 +458,11 @@ int latmc_modes_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *pro
 
 /* The modes of component 0 from the projections: sum_x P_mu[x] e^{2 pi i x / L_mu}, x in
  * order. */
-int latmc_modes_of_projections(const latmc_sim_desc *d, const int64_t *proj, double *modes)
+int latmc_modes_of_projections(const latmc_sim_desc *d, const double *phases,
+                               const int64_t *proj, double *modes)
 {
     struct phase_tables t;
-    const int st = make_tables(d, &t);
+    const int st = make_tables(d, phases, &t);
     if (st < 0)
         return st;
     const double *c[3] = { t.g.cx, t.g.cy, t.g.cp }, *sn[3] = { t.g.sx, t.g.sy, t.g.sp };

@@ -98,6 +98,7 @@ static void sim_free(latmc_sim *sim)
     free(sim->model_data);
     free(sim->sums);
     free(sim->modes);
+    free(sim->mode_phases);
     if (sim->plan)
         latmc_plan_free(sim->plan);
     free(sim->plan);

@@ -221,28 +221,21 @@ int cpu_ising_measure_modes(const struct latmc_lattice *g, const int8_t *spins,
 
 /*
  * The split rows: bytes 1 (up) and 0 (down), even x in one half-row, odd x in the other.
- * Up counts per column, eight columns of a half-row in one 64-bit word of byte counters
- * (each byte below 256: emptied every 255 rows), so a row costs one addition per eight
- * sites of each half; P_x[x] = 2 (ups of column x) - rows.
+ * Up counts per column in byte counters (vector additions of 16 or more columns at a time;
+ * each below 256: emptied every 255 rows), so a row costs one byte addition per site, on
+ * the row the bond count has just read; P_x[x] = 2 (ups of column x) - rows.
  */
 #define SPLIT_FLUSH_ROWS 255
 
-static inline uint64_t load_word(const uint8_t *p)
+/* Empty the byte counters of both halves (even columns, then odd) into the columns' up
+ * counts. */
+static void flush_bytes(uint8_t *bytes, int64_t half, int64_t *up_even, int64_t *up_odd)
 {
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-/* Empty the byte counters of both halves into the columns' up counts. */
-static void flush_bytes(uint64_t *bytes, int64_t words, int64_t *up_even, int64_t *up_odd)
-{
-    for (int64_t w = 0; w < words; w++)
-        for (int b = 0; b < 8; b++) {
-            up_even[8 * w + b] += (int64_t)((bytes[w] >> (8 * b)) & 0xff);
-            up_odd[8 * w + b] += (int64_t)((bytes[words + w] >> (8 * b)) & 0xff);
-        }
-    memset(bytes, 0, 2 * (size_t)words * sizeof *bytes);
+    for (int64_t x = 0; x < half; x++) {
+        up_even[x] += bytes[x];
+        up_odd[x] += bytes[half + x];
+    }
+    memset(bytes, 0, 2 * (size_t)half);
 }
 
 struct split_args {
@@ -251,12 +244,12 @@ struct split_args {
 };
 
 static int split_rows(const struct split_args *a, int64_t r0, int64_t r1, int64_t *proj,
-                       int64_t *bonds, int64_t *total)
+                      int64_t *bonds, int64_t *total)
 {
     const struct cpu_ising_split *s = a->s;
-    const int64_t half = s->half, words = half / 8;
-    /* byte counters (2 words per 8 columns) and the columns' up counts, this thread's */
-    uint64_t *bytes = calloc(2 * (size_t)(words > 0 ? words : 1), sizeof *bytes);
+    const int64_t half = s->half;
+    /* this thread's byte counters and the columns' up counts */
+    uint8_t *bytes = calloc(2 * (size_t)half, 1);
     int64_t *up = calloc(2 * (size_t)half, sizeof *up);
     if (!bytes || !up) {
         free(bytes);
@@ -270,22 +263,20 @@ static int split_rows(const struct split_args *a, int64_t r0, int64_t r1, int64_
         *bonds += row.bonds;
         *total += row.spins;
         add_row_total(a->j, r, row.spins, proj);
-        const uint8_t *e = cpu_ising_split_row(s, r, 0), *o = cpu_ising_split_row(s, r, 1);
-        uint64_t *restrict be = bytes, *restrict bo = bytes + words;
-        for (int64_t w = 0; w < words; w++) {
-            be[w] += load_word(e + 8 * w);
-            bo[w] += load_word(o + 8 * w);
-        }
-        for (int64_t x = 8 * words; x < half; x++) {
-            up_even[x] += e[x];
-            up_odd[x] += o[x];
+        const uint8_t *restrict e = cpu_ising_split_row(s, r, 0);
+        const uint8_t *restrict o = cpu_ising_split_row(s, r, 1);
+        uint8_t *restrict be = bytes, *restrict bo = bytes + half;
+        LATMC_OMP(simd)
+        for (int64_t x = 0; x < half; x++) {
+            be[x] = (uint8_t)(be[x] + e[x]);
+            bo[x] = (uint8_t)(bo[x] + o[x]);
         }
         if (++pending == SPLIT_FLUSH_ROWS) {
-            flush_bytes(bytes, words, up_even, up_odd);
+            flush_bytes(bytes, half, up_even, up_odd);
             pending = 0;
         }
     }
-    flush_bytes(bytes, words, up_even, up_odd);
+    flush_bytes(bytes, half, up_even, up_odd);
     const int64_t n_rows = r1 - r0;
     for (int64_t x = 0; x < half; x++) {
         proj[2 * x] += 2 * up_even[x] - n_rows;
