@@ -254,6 +254,77 @@ static void given_configurations(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/*
+ * The Ising measurement's own pass (the modes once asked for: ops.measure_modes) on both
+ * CPU layouts (LATMC_CPU_MASK=c: the natural order; else the SIMD levels' split rows), 1 and
+ * 2 threads, uniform and +-J couplings, extents whose half-rows end in a partial vector
+ * (L = 6, 34) or not (200): every later measurement equals the first one's separate
+ * reduction's bit for bit across the layouts, and the direct transform.
+ */
+static void ising_measurement_pass(void **state)
+{
+    (void)state;
+    struct c { int ndim; int64_t L; int couplings; } cases[] = {
+        { 2, 6, LATMC_COUPLINGS_UNIFORM },   { 2, 200, LATMC_COUPLINGS_UNIFORM },
+        { 3, 34, LATMC_COUPLINGS_UNIFORM },  { 3, 34, LATMC_COUPLINGS_BIMODAL },
+        { 2, 200, LATMC_COUPLINGS_BIMODAL },
+    };
+    const char *masks[] = { "c", NULL };
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    const char *saved = getenv("LATMC_CPU_MASK");
+    char *restore = saved ? strdup(saved) : NULL;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const struct c *c = &cases[k];
+        const struct lattice g = lattice_of(c->ndim, c->L);
+        double ref[3][2];
+        int8_t *spins = malloc((size_t)g.n);
+        assert_non_null(spins);
+        for (int m = 0; m < 2; m++)
+            for (int threads = 1; threads <= 2; threads++) {
+                if (masks[m])
+                    setenv("LATMC_CPU_MASK", masks[m], 1);
+                else
+                    unsetenv("LATMC_CPU_MASK");
+                latmc_sim_desc d = ising_desc(c->ndim, c->L, c->L, c->ndim == 3 ? c->L : 0,
+                                              LATMC_ALGO_METROPOLIS, threads, 5);
+                d.couplings = c->couplings;
+                d.coupling_seed = 9;
+                latmc_sim *sim = NULL;
+                assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+                assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.3), LATMC_OK);
+                assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+                double v[3][2];
+                for (int t = 0; t < 3; t++) {
+                    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+                    double e; /* the sums first: the modes come with them from t = 1 on */
+                    assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_ENERGY, &e),
+                                     LATMC_OK);
+                    assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2_K0, &v[t][0]),
+                                     LATMC_OK);
+                    assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2_KMIN, &v[t][1]),
+                                     LATMC_OK);
+                }
+                assert_int_equal(latmc_sim_get_spins(sim, spins, (size_t)g.n), LATMC_OK);
+                const struct fourier want = direct(&g, LATMC_MODEL_ISING, 2, 1, spins);
+                assert_close(v[2][0], want.k0, 1e-12 * (want.k0 + 1e-3));
+                assert_close(v[2][1], want.kmin, 1e-12 * (want.kmin + 1e-3));
+                if (m == 0 && threads == 1)
+                    memcpy(ref, v, sizeof ref);
+                else
+                    assert_memory_equal(v, ref, sizeof ref);
+                latmc_sim_destroy(&sim);
+            }
+        free(spins);
+    }
+    if (restore)
+        setenv("LATMC_CPU_MASK", restore, 1);
+    else
+        unsetenv("LATMC_CPU_MASK");
+    free(restore);
+    latmc_ctx_destroy(&ctx);
+}
+
 /* ---- (b) exact enumeration ---- */
 
 struct exact { double k0, kmin; };
@@ -648,6 +719,7 @@ int main(void)
         cmocka_unit_test(ensemble_overlap),
         cmocka_unit_test(ensemble_members),
         cmocka_unit_test(bit_identity),
+        cmocka_unit_test(ising_measurement_pass),
         cmocka_unit_test(enumeration),
         cmocka_unit_test(gaussian_phi4),
     };
