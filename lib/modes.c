@@ -62,10 +62,10 @@ double latmc_potts_simplex_m2(const int64_t *count, int q, int64_t n)
     return ((double)q * sum - 1.0) / ((double)q - 1.0);
 }
 
-/* Ising's partial result is its projections (modes.h), not tiles. */
+/* Ising's and Potts' partial result is their projections (modes.h), not tiles. */
 static bool by_projections(const latmc_sim_desc *d)
 {
-    return d->model == LATMC_MODEL_ISING;
+    return d->model == LATMC_MODEL_ISING || d->model == LATMC_MODEL_POTTS;
 }
 
 /* ---- the whole lattice ---- */

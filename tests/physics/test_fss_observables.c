@@ -90,7 +90,7 @@ static struct fourier direct(const struct lattice *g, int model, int q, int repl
                              const void *buf)
 {
     int nc = model == LATMC_MODEL_POTTS ? q : model == LATMC_MODEL_HEISENBERG ? 3 : 1;
-    double *v = malloc((size_t)g->n * 9 * sizeof *v);
+    double *v = malloc((size_t)g->n * (size_t)(nc > 9 ? nc : 9) * sizeof *v);
     assert_non_null(v);
     for (int64_t i = 0; i < g->n; i++)
         switch (model) {
@@ -255,19 +255,26 @@ static void given_configurations(void **state)
 }
 
 /*
- * The Ising measurement's own pass (the modes once asked for: ops.measure_modes) on both
- * CPU layouts (LATMC_CPU_MASK=c: the natural order; else the SIMD levels' split rows), 1 and
- * 2 threads, uniform and +-J couplings, extents whose half-rows end in a partial vector
- * (L = 6, 34) or not (200): every later measurement equals the first one's separate
+ * The measurement's own pass (the modes once asked for: ops.measure_modes) on both CPU
+ * layouts (LATMC_CPU_MASK=c: the natural order; else the SIMD levels' split rows or colour
+ * arrays), 1 and 2 threads; Ising with uniform and +-J couplings, Potts with few states
+ * (byte counters) and many (q = 20: 64-bit counts); extents whose rows end in a partial
+ * vector (L = 6, 34) or not (200): every later measurement equals the first one's separate
  * reduction's bit for bit across the layouts, and the direct transform.
  */
-static void ising_measurement_pass(void **state)
+static void measurement_pass(void **state)
 {
     (void)state;
-    struct c { int ndim; int64_t L; int couplings; } cases[] = {
-        { 2, 6, LATMC_COUPLINGS_UNIFORM },   { 2, 200, LATMC_COUPLINGS_UNIFORM },
-        { 3, 34, LATMC_COUPLINGS_UNIFORM },  { 3, 34, LATMC_COUPLINGS_BIMODAL },
-        { 2, 200, LATMC_COUPLINGS_BIMODAL },
+    struct c { int model, ndim; int64_t L; int q, couplings; } cases[] = {
+        { LATMC_MODEL_ISING, 2, 6, 2, LATMC_COUPLINGS_UNIFORM },
+        { LATMC_MODEL_ISING, 2, 200, 2, LATMC_COUPLINGS_UNIFORM },
+        { LATMC_MODEL_ISING, 3, 34, 2, LATMC_COUPLINGS_UNIFORM },
+        { LATMC_MODEL_ISING, 3, 34, 2, LATMC_COUPLINGS_BIMODAL },
+        { LATMC_MODEL_ISING, 2, 200, 2, LATMC_COUPLINGS_BIMODAL },
+        { LATMC_MODEL_POTTS, 2, 6, 3, LATMC_COUPLINGS_UNIFORM },
+        { LATMC_MODEL_POTTS, 2, 204, 4, LATMC_COUPLINGS_UNIFORM },
+        { LATMC_MODEL_POTTS, 3, 36, 3, LATMC_COUPLINGS_UNIFORM },
+        { LATMC_MODEL_POTTS, 2, 60, 20, LATMC_COUPLINGS_UNIFORM },
     };
     const char *masks[] = { "c", NULL };
     latmc_ctx *ctx = NULL;
@@ -278,7 +285,7 @@ static void ising_measurement_pass(void **state)
         const struct c *c = &cases[k];
         const struct lattice g = lattice_of(c->ndim, c->L);
         double ref[3][2];
-        int8_t *spins = malloc((size_t)g.n);
+        uint8_t *spins = malloc((size_t)g.n);
         assert_non_null(spins);
         for (int m = 0; m < 2; m++)
             for (int threads = 1; threads <= 2; threads++) {
@@ -288,8 +295,14 @@ static void ising_measurement_pass(void **state)
                     unsetenv("LATMC_CPU_MASK");
                 latmc_sim_desc d = ising_desc(c->ndim, c->L, c->L, c->ndim == 3 ? c->L : 0,
                                               LATMC_ALGO_METROPOLIS, threads, 5);
+                d.model = c->model;
+                d.q = c->q;
                 d.couplings = c->couplings;
                 d.coupling_seed = 9;
+                printf("measurement pass: model %d %dD L=%lld q=%d couplings %d, %s, %d "
+                       "threads\n", c->model, c->ndim, (long long)c->L, c->q, c->couplings,
+                       masks[m] ? masks[m] : "default mask", threads);
+                fflush(stdout);
                 latmc_sim *sim = NULL;
                 assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
                 assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.3), LATMC_OK);
@@ -306,7 +319,7 @@ static void ising_measurement_pass(void **state)
                                      LATMC_OK);
                 }
                 assert_int_equal(latmc_sim_get_spins(sim, spins, (size_t)g.n), LATMC_OK);
-                const struct fourier want = direct(&g, LATMC_MODEL_ISING, 2, 1, spins);
+                const struct fourier want = direct(&g, c->model, c->q, 1, spins);
                 assert_close(v[2][0], want.k0, 1e-12 * (want.k0 + 1e-3));
                 assert_close(v[2][1], want.kmin, 1e-12 * (want.kmin + 1e-3));
                 if (m == 0 && threads == 1)
@@ -719,7 +732,7 @@ int main(void)
         cmocka_unit_test(ensemble_overlap),
         cmocka_unit_test(ensemble_members),
         cmocka_unit_test(bit_identity),
-        cmocka_unit_test(ising_measurement_pass),
+        cmocka_unit_test(measurement_pass),
         cmocka_unit_test(enumeration),
         cmocka_unit_test(gaussian_phi4),
     };
