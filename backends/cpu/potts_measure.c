@@ -97,9 +97,10 @@ struct potts_counts {
     int q, c;
     int64_t P, lx, ly, lz, ndim;
     int64_t n;         /* one state's projection entries */
-    uint8_t *bytes;    /* [off][a][t], q <= POTTS_BYTE_STATES */
+    uint8_t *bytes;    /* [off][a][t], q <= POTTS_BYTE_STATES (the last state's unused) */
     int64_t *wide;     /* [off][a][t] */
     int pending;
+    int64_t segments[3]; /* segments counted per off (the colours: at most 3) */
 };
 
 static int potts_counts_init(struct potts_counts *k, const struct latmc_lattice *g, int q,
@@ -114,6 +115,7 @@ static int potts_counts_init(struct potts_counts *k, const struct latmc_lattice 
     k->ndim = g->ndim;
     k->n = g->lx + g->ly + (g->ndim == 3 ? g->lz : 0);
     k->pending = 0;
+    memset(k->segments, 0, sizeof k->segments);
     const size_t cells = (size_t)q * (size_t)g->lx;
     k->bytes = q <= POTTS_BYTE_STATES ? calloc(cells, 1) : NULL;
     k->wide = calloc(cells, sizeof *k->wide);
@@ -141,10 +143,12 @@ static void potts_count_segment(struct potts_counts *k, const uint8_t *restrict 
                                 int64_t *row)
 {
     const int64_t P = k->P;
-    if (k->bytes) {
-        for (int a = 0; a < k->q; a++) {
+    if (k->bytes) { /* the last state's counts follow from the others' (finish) */
+        k->segments[off]++;
+        int64_t others = 0;
+        for (int a = 0; a + 1 < k->q; a++) {
             uint8_t *restrict ca = k->bytes + ((size_t)off * (size_t)k->q + (size_t)a) * (size_t)P;
-            int64_t rc = 0;
+            uint32_t rc = 0; /* P < 2^32 */
             LATMC_OMP(simd reduction(+ : rc))
             for (int64_t t = 0; t < P; t++) {
                 const uint8_t hit = v[t] == a;
@@ -152,7 +156,9 @@ static void potts_count_segment(struct potts_counts *k, const uint8_t *restrict 
                 rc += hit;
             }
             row[a] += rc;
+            others += rc;
         }
+        row[k->q - 1] += P - others;
         return;
     }
     int64_t *w = k->wide + (size_t)off * (size_t)k->q * (size_t)P;
@@ -181,6 +187,16 @@ static void potts_close_row(struct potts_counts *k, int64_t r, const int64_t *ro
 static void potts_counts_finish(struct potts_counts *k, int64_t *proj)
 {
     potts_counts_flush(k);
+    if (k->bytes) /* the last state: every segment's site not in another state */
+        for (int off = 0; off < k->c; off++) {
+            int64_t *w = k->wide + (size_t)off * (size_t)k->q * (size_t)k->P;
+            for (int64_t t = 0; t < k->P; t++) {
+                int64_t rest = k->segments[off];
+                for (int a = 0; a + 1 < k->q; a++)
+                    rest -= w[(size_t)a * (size_t)k->P + (size_t)t];
+                w[(size_t)(k->q - 1) * (size_t)k->P + (size_t)t] = rest;
+            }
+        }
     for (int off = 0; off < k->c; off++)
         for (int a = 0; a < k->q; a++) {
             const int64_t *w = k->wide + ((size_t)off * (size_t)k->q + (size_t)a) * (size_t)k->P;

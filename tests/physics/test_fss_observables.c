@@ -258,7 +258,7 @@ static void given_configurations(void **state)
  * The measurement's own pass (the modes once asked for: ops.measure_modes) on both CPU
  * layouts (LATMC_CPU_MASK=c: the natural order; else the SIMD levels' split rows or colour
  * arrays), 1 and 2 threads; Ising with uniform and +-J couplings, Potts with few states
- * (byte counters) and many (q = 20: 64-bit counts); extents whose rows end in a partial
+ * (byte counters) and many (q = 20: 64-bit counts), two colours and three; extents whose rows end in a partial
  * vector (L = 6, 34) or not (200): every later measurement equals the first one's separate
  * reduction's bit for bit across the layouts, and the direct transform.
  */
@@ -275,6 +275,8 @@ static void measurement_pass(void **state)
         { LATMC_MODEL_POTTS, 2, 204, 4, LATMC_COUPLINGS_UNIFORM },
         { LATMC_MODEL_POTTS, 3, 36, 3, LATMC_COUPLINGS_UNIFORM },
         { LATMC_MODEL_POTTS, 2, 60, 20, LATMC_COUPLINGS_UNIFORM },
+        { LATMC_MODEL_POTTS, 2, 15, 3, LATMC_COUPLINGS_UNIFORM },  /* three colours */
+        { LATMC_MODEL_POTTS, 3, 9, 5, LATMC_COUPLINGS_UNIFORM },
     };
     const char *masks[] = { "c", NULL };
     latmc_ctx *ctx = NULL;
