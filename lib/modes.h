@@ -14,10 +14,12 @@
  * state; the simplex order parameter is built from them), Heisenberg 3 (replica 0's
  * spin), and with two replicas 9 more (s^0_mu s^1_nu, the tensor overlap).
  *
- * Ising instead sums the spins' projections onto each axis, P_mu[x] = sum of s over the
- * sites with x_mu = x: integers, whose sums do not depend on their order at all, so any
- * thread or part may add any planes; the modes are then sum_x P_mu[x] e^{i k_mu x}, x in
- * order, once. (Cheaper: an integer addition per site instead of the phases' products.)
+ * Ising and Potts instead sum projections onto each axis, P_mu[x] = sum of s over the
+ * sites with x_mu = x (Potts: of each state's indicator, q sets): integers, whose sums do
+ * not depend on their order at all, so any thread or part may add any planes; the modes
+ * are then sum_x P_mu[x] e^{i k_mu x}, x in order, once. (Cheaper: an integer addition
+ * per site instead of the phases' products; and a backend can count them on its own
+ * layout in the measurement's pass, ops.measure_modes.)
  * A part's partial result is its tiles (in plane order) or its projections
  * (latmc_modes_partial), and the whole lattice's modes come from every part's
  * (latmc_modes_combine).
@@ -50,19 +52,19 @@ size_t latmc_modes_tile_doubles(const latmc_sim_desc *d);
  */
 int latmc_modes_tiles(latmc_sim *sim, int64_t p0, int64_t p1, double *tiles);
 
-/* Ising: entries of the projections, L_0 + ... + L_{d-1} (axis mu's after those of the
- * axes before it). */
+/* Ising and Potts: entries of the projections, L_0 + ... + L_{d-1} (axis mu's after those
+ * of the axes before it), Potts: q such blocks, state a's at a (L_0 + ... + L_{d-1}). */
 int64_t latmc_modes_projection_entries(const latmc_sim_desc *d);
 
-/* Ising: the projections of planes [p0, p1) added into proj (integers: in any order), from
- * ops.get_planes, sim->n_threads threads over the planes. */
+/* Ising and Potts: the projections of planes [p0, p1) added into proj (integers: in any
+ * order), from ops.get_planes, sim->n_threads threads over the planes. */
 int latmc_modes_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *proj);
 
 /* The sim's phase tables, cos then sin of 2 pi x / L_mu for each axis in turn, made on
  * first use and kept (sim->mode_phases); NULL after latmc_fail(LATMC_ENOMEM). */
 const double *latmc_modes_sim_phases(latmc_sim *sim);
 
-/* Ising: the modes (component 0) from the whole lattice's projections,
+/* Ising and Potts: the modes (each component) from the whole lattice's projections,
  * sum_x P_mu[x] e^{2 pi i x / L_mu}, x in order; phases: latmc_modes_sim_phases, or NULL
  * (made here). LATMC_OK or LATMC_ENOMEM. */
 int latmc_modes_of_projections(const latmc_sim_desc *d, const double *phases,

@@ -1,8 +1,8 @@
 /*
  * The per-plane work of the Fourier modes (lib/modes.h, doc/observables.md): from the
- * backend's per-plane configuration copies, one tile per plane along the last axis (Potts,
- * phi^4, Heisenberg), or Ising's integer projections onto the axes, spread over the sim's
- * threads by planes.
+ * backend's per-plane configuration copies, one tile per plane along the last axis (phi^4,
+ * Heisenberg), or the integer projections onto the axes (Ising, Potts), spread over the
+ * sim's threads by planes.
  */
 #include <math.h>
 #include <stdlib.h>
