@@ -99,8 +99,11 @@ class Series:
     def corr_length(self, L: int, nblocks: int = DEFAULT_BLOCKS) -> Tuple[float, float]:
         """(xi, error): the second-moment correlation length from the columns m2_k0 and
         m2_kmin (measure them: ``observables=(..., "m2_k0", "m2_kmin")``) on a lattice of
-        extent L; xi / L is the finite-size-scaling ratio."""
-        return self._with("corr_length", L, "m2_k0", "m2_kmin", nblocks)
+        extent L; xi / L is the finite-size-scaling ratio. Without an m2_k0 column, m2
+        (the same value for Ising, phi^4 and Heisenberg: the program latmc records m2
+        only for them)."""
+        k0 = "m2_k0" if "m2_k0" in self.names else "m2"
+        return self._with("corr_length", L, k0, "m2_kmin", nblocks)
 
     def susceptibility(self, nblocks: int = DEFAULT_BLOCKS) -> Tuple[float, float]:
         """(chi, error), chi = beta N (<m^2> - <|m|>^2), from abs_magnetization and m2."""

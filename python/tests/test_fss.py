@@ -4,7 +4,11 @@ correlation lengths of the accumulators and the ensembles against the formula wr
 here."""
 from __future__ import annotations
 
+import json
 import math
+import os
+import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -150,3 +154,20 @@ def test_ensemble_qkmin2_of_its_members(model):
         syn2, synk = np.array([[0.4, 0.5], [0.3, 0.6]]), np.array([[0.1, 0.2], [0.1, 0.3]])
         assert e.corr_length_sg(syn2, synk)[0].tolist() == \
             latmc.corr_length_sg(syn2, synk, 4)[0].tolist()
+
+
+def test_program_output_gives_the_programs_xi(tmp_path):
+    """The program latmc's CSV read back (latmc.read_csv) gives the xi/L its JSON reports
+    (the same C accumulators, 32 blocks); skipped where the program is not at hand."""
+    prog = os.environ.get("LATMC_PROGRAM") or shutil.which("latmc")
+    if not prog:
+        pytest.skip("the program latmc is not at hand (LATMC_PROGRAM)")
+    subprocess.run([prog, "-L", "8", "--beta", "0.4", "--therm", "20", "--sweeps", "400",
+                    "--seed", "3", "--quiet", "--csv", str(tmp_path / "r.csv"), "--json",
+                    str(tmp_path / "r.json")], check=True, capture_output=True)
+    f = latmc.read_csv(tmp_path / "r.csv")
+    assert "m2_kmin" in f.series.names
+    xi, err = f.series.corr_length(8)
+    want = json.loads((tmp_path / "r.json").read_text())["derived"]["xi_over_L"]
+    assert xi / 8 == pytest.approx(want["value"], rel=1e-12)
+    assert err / 8 == pytest.approx(want["error"], rel=1e-12)
