@@ -1,11 +1,15 @@
 /*
  * latmc-fss-bench — the finite-size-scaling observables (doc/observables.md) measured:
  *
- *   latmc-fss-bench cost [--threads T] [--repeat R]
- *       the cost of the Fourier reduction (LATMC_OBS_M2_KMIN, with two Heisenberg replicas
- *       also OVERLAP2_KMIN) next to the ordinary measurement (energy and m^2: the model's
- *       reduction) and a sweep, per model, on the CPU backend: the median of R
- *       measurements of each after a sweep.
+ *   latmc-fss-bench cost [--threads T] [--repeat R] [--only TEXT]
+ *       what the finite-size-scaling observables add to a measurement, per model, on the
+ *       CPU backend: two chains alike, one measured as usual (energy and m^2: the model's
+ *       reduction), the other with |m(0)|^2 and |m(k_min)|^2 too (with two Heisenberg
+ *       replicas also OVERLAP2_KMIN), each measurement after a sweep; the medians of R
+ *       sweeps, ordinary measurements and measurements with the FSS observables, and the
+ *       difference of the two measurements over a measurement and over a sweep (--only:
+ *       the lattices whose name contains TEXT, e.g. "Ising"). With one thread the times
+ *       are the thread's CPU time, else wall-clock time.
  *
  *   latmc-fss-bench xi-at-tc [--sizes L1,L2,..] [--sweeps N] [--chains C] [--threads T]
  *       xi/L of the 2D Ising model at beta_c = ln(1 + sqrt 2) / 2 per L, Metropolis, C
@@ -31,6 +35,19 @@ static double now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The cost's clock: with one thread the thread's CPU time (on a shared machine the other
+ * jobs' time slices then stay out of the figures), else wall-clock time. */
+static int cost_threads = 1;
+
+static double cost_now(void)
+{
+    if (cost_threads != 1)
+        return now();
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -61,7 +78,52 @@ struct cost_case {
     int key, value;
 };
 
-static int cost(int threads, int repeat)
+static latmc_sim *cost_sim(latmc_ctx *ctx, const struct cost_case *c, int threads)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = c->model;
+    d.ndim = c->ndim;
+    for (int mu = 0; mu < c->ndim; mu++)
+        d.extent[mu] = c->L;
+    d.q = c->q;
+    d.replicas = c->replicas;
+    d.couplings = c->replicas == 2 ? LATMC_COUPLINGS_GAUSSIAN : LATMC_COUPLINGS_UNIFORM;
+    d.device = LATMC_DEVICE_CPU;
+    d.n_threads = threads;
+    d.seed = 1;
+    latmc_sim *sim = NULL;
+    int st = check(latmc_sim_create(ctx, &d, &sim), NULL, c->name);
+    if (!st && c->model == LATMC_MODEL_PHI4)
+        st = check(latmc_sim_set_param(sim, LATMC_PARAM_G, 1.0), sim, c->name);
+    else if (!st)
+        st = check(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4), sim, c->name);
+    if (!st)
+        st = check(latmc_sim_init_spins(sim, LATMC_INIT_HOT), sim, c->name);
+    if (st)
+        latmc_sim_destroy(&sim);
+    return sim;
+}
+
+/* The observables of one measurement: the ordinary ones (energy, m^2), and with fss also
+ * |m(0)|^2, |m(k_min)|^2 (and the overlap's with two replicas). */
+static int measure(latmc_sim *sim, const struct cost_case *c, int fss)
+{
+    int keys[6] = { LATMC_OBS_ENERGY, LATMC_OBS_M2 }, n = 2;
+    if (fss) {
+        keys[n++] = LATMC_OBS_M2_K0;
+        keys[n++] = LATMC_OBS_M2_KMIN;
+        if (c->replicas == 2)
+            keys[n++] = LATMC_OBS_OVERLAP2_KMIN;
+    }
+    double v;
+    for (int i = 0; i < n; i++)
+        if (check(latmc_sim_observable(sim, keys[i], &v), sim, c->name))
+            return 1;
+    return 0;
+}
+
+static int cost(int threads, int repeat, const char *only)
 {
     const struct cost_case cases[] = {
         { "Ising 2D 2048^2", LATMC_MODEL_ISING, 2, 2, 1, 2048, LATMC_PARAM_BETA, 0 },
@@ -77,69 +139,50 @@ static int cost(int threads, int repeat)
     double *ts = malloc(3 * (size_t)repeat * sizeof *ts);
     if (!ts)
         return 1;
+    cost_threads = threads;
+    printf("# %s time\n", threads == 1 ? "the thread's CPU" : "wall-clock");
     printf("%-24s %8s %11s %11s %11s %9s %9s\n", "lattice", "threads", "sweep ms", "measure ms",
-           "Fourier ms", "F/meas", "F/sweep");
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+           "+FSS ms", "FSS/meas", "FSS/sweep");
+    int rc = 0;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0] && !rc; k++) {
         const struct cost_case *c = &cases[k];
-        latmc_sim_desc d;
-        latmc_sim_desc_init(&d);
-        d.model = c->model;
-        d.ndim = c->ndim;
-        for (int mu = 0; mu < c->ndim; mu++)
-            d.extent[mu] = c->L;
-        d.q = c->q;
-        d.replicas = c->replicas;
-        d.couplings = c->replicas == 2 ? LATMC_COUPLINGS_GAUSSIAN : LATMC_COUPLINGS_UNIFORM;
-        d.device = LATMC_DEVICE_CPU;
-        d.n_threads = threads;
-        d.seed = 1;
-        latmc_sim *sim = NULL;
-        int st = check(latmc_sim_create(ctx, &d, &sim), NULL, c->name);
-        if (!st && c->model == LATMC_MODEL_PHI4)
-            st = check(latmc_sim_set_param(sim, LATMC_PARAM_G, 1.0), sim, c->name);
-        else if (!st)
-            st = check(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4), sim, c->name);
-        if (!st)
-            st = check(latmc_sim_init_spins(sim, LATMC_INIT_HOT), sim, c->name);
-        double *sw = ts, *me = ts + repeat, *fo = ts + 2 * repeat, v;
-        for (int r = 0; !st && r < repeat; r++) {
-            const double t0 = now();
-            st = check(latmc_sim_sweep(sim, 1), sim, c->name);
-            const double t1 = now();
-            if (!st)
-                st = check(latmc_sim_observable(sim, LATMC_OBS_ENERGY, &v), sim, c->name);
-            if (!st)
-                st = check(latmc_sim_observable(sim, LATMC_OBS_M2, &v), sim, c->name);
-            const double t2 = now();
-            if (!st)
-                st = check(latmc_sim_observable(sim, LATMC_OBS_M2_KMIN, &v), sim, c->name);
-            if (!st && c->replicas == 2)
-                st = check(latmc_sim_observable(sim, LATMC_OBS_OVERLAP2_KMIN, &v), sim,
-                           c->name);
-            const double t3 = now();
-            sw[r] = t1 - t0;
-            me[r] = t2 - t1;
-            fo[r] = t3 - t2;
+        if (only && !strstr(c->name, only))
+            continue;
+        /* two chains alike: one measured as usual, one with the FSS observables too */
+        latmc_sim *plain = cost_sim(ctx, c, threads), *fss = cost_sim(ctx, c, threads);
+        double *sw = ts, *me = ts + repeat, *fo = ts + 2 * repeat;
+        rc = !plain || !fss;
+        for (int r = -1; !rc && r < repeat; r++) { /* r = -1: the first, not timed */
+            const double t0 = cost_now();
+            rc = check(latmc_sim_sweep(plain, 1), plain, c->name);
+            const double t1 = cost_now();
+            rc = rc || measure(plain, c, 0);
+            const double t2 = cost_now();
+            rc = rc || check(latmc_sim_sweep(fss, 1), fss, c->name);
+            const double t3 = cost_now();
+            rc = rc || measure(fss, c, 1);
+            const double t4 = cost_now();
+            if (r >= 0) {
+                sw[r] = t1 - t0;
+                me[r] = t2 - t1;
+                fo[r] = t4 - t3;
+            }
         }
-        if (!st) {
+        if (!rc) {
             const double s = median(sw, repeat), m = median(me, repeat),
                          f = median(fo, repeat);
             latmc_sim_desc got;
             latmc_sim_desc_init(&got);
-            latmc_sim_get_desc(sim, &got);
-            printf("%-24s %8d %11.3f %11.3f %11.3f %9.2f %9.3f\n", c->name, got.n_threads,
-                   1e3 * s, 1e3 * m, 1e3 * f, f / m, f / s);
+            latmc_sim_get_desc(plain, &got);
+            printf("%-24s %8d %11.3f %11.3f %11.3f %9.3f %9.3f\n", c->name, got.n_threads,
+                   1e3 * s, 1e3 * m, 1e3 * f, (f - m) / m, (f - m) / s);
         }
-        latmc_sim_destroy(&sim);
-        if (st) {
-            free(ts);
-            latmc_ctx_destroy(&ctx);
-            return 1;
-        }
+        latmc_sim_destroy(&plain);
+        latmc_sim_destroy(&fss);
     }
     free(ts);
     latmc_ctx_destroy(&ctx);
-    return 0;
+    return rc;
 }
 
 /* One chain's means of |m(0)|^2 and |m(k_min)|^2. */
@@ -216,7 +259,7 @@ static int xi_at_tc(const int64_t *sizes, int n, uint64_t sweeps, int chains, in
 
 static void usage(void)
 {
-    printf("Usage: latmc-fss-bench cost [--threads T] [--repeat R]\n"
+    printf("Usage: latmc-fss-bench cost [--threads T] [--repeat R] [--only TEXT]\n"
            "       latmc-fss-bench xi-at-tc [--sizes L1,L2,..] [--sweeps N] [--chains C] "
            "[--threads T]\n");
 }
@@ -228,6 +271,7 @@ int main(int argc, char **argv)
         return argc < 2 ? 2 : 0;
     }
     int threads = 1, repeat = 21, chains = 16, n = 3;
+    const char *only = NULL;
     uint64_t sweeps = 20000;
     int64_t sizes[MAX_SIZES] = { 16, 32, 64 };
     for (int i = 2; i < argc; i++) {
@@ -241,6 +285,8 @@ int main(int argc, char **argv)
             threads = atoi(v);
         else if (strcmp(a, "--repeat") == 0)
             repeat = atoi(v);
+        else if (strcmp(a, "--only") == 0)
+            only = v;
         else if (strcmp(a, "--chains") == 0)
             chains = atoi(v);
         else if (strcmp(a, "--sweeps") == 0)
@@ -265,7 +311,7 @@ int main(int argc, char **argv)
             return 2;
         }
     if (strcmp(argv[1], "cost") == 0)
-        return cost(threads, repeat);
+        return cost(threads, repeat, only);
     if (strcmp(argv[1], "xi-at-tc") == 0)
         return xi_at_tc(sizes, n, sweeps, chains, threads);
     usage();

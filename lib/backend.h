@@ -138,6 +138,14 @@ struct latmc_backend_ops {
      * the slab's own planes only fills that many from the neighbours
      * (latmc_part_fill_halos). */
     int (*part_halo_depth)(const latmc_sim *sim);
+
+    /* Appended. Optional (NULL: the core measures, then reduces the Fourier modes from
+     * get_planes, lib/modes.c): measure() and, in the same pass over the configuration,
+     * the partial result of the Fourier modes of the whole lattice (latmc_modes_partial of
+     * planes [0, L) into modes_partial, latmc_modes_partial_bytes bytes), each exactly
+     * what those give. With sums NULL a question, nothing done: LATMC_OK where the
+     * backend can for this sim, LATMC_EUNSUPPORTED (no message) where not. */
+    int (*measure_modes)(latmc_sim *sim, void *sums, void *modes_partial);
 };
 
 /*

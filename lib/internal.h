@@ -75,6 +75,10 @@ struct latmc_sim {
      * only while sums_valid is too (whoever sets sums_valid clears modes_valid). */
     bool modes_valid;
     double *modes;                     /* latmc_modes_tile_doubles doubles, or NULL */
+    /* The modes were asked for: from then on, where the backend can, every measurement
+     * makes them in the same pass as the sums (latmc_modes_measure_with_sums). */
+    bool modes_wanted;
+    double *mode_phases;               /* their phase tables (latmc_modes_sim_phases) */
 };
 
 /*

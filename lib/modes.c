@@ -4,6 +4,7 @@
  * observables made from them. The per-plane work is in modes_planes.c.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,10 +62,10 @@ double latmc_potts_simplex_m2(const int64_t *count, int q, int64_t n)
     return ((double)q * sum - 1.0) / ((double)q - 1.0);
 }
 
-/* Ising's partial result is its projections (modes.h), not tiles. */
+/* Ising's and Potts' partial result is their projections (modes.h), not tiles. */
 static bool by_projections(const latmc_sim_desc *d)
 {
-    return d->model == LATMC_MODEL_ISING;
+    return d->model == LATMC_MODEL_ISING || d->model == LATMC_MODEL_POTTS;
 }
 
 /* ---- the whole lattice ---- */
@@ -85,6 +86,12 @@ int latmc_modes_partial(latmc_sim *sim, int64_t p0, int64_t p1, void *out)
 
 int latmc_modes_combine(const latmc_sim_desc *d, const void *all, int n_parts, double *modes)
 {
+    return latmc_modes_combine_phases(d, NULL, all, n_parts, modes);
+}
+
+int latmc_modes_combine_phases(const latmc_sim_desc *d, const double *phases, const void *all,
+                               int n_parts, double *modes)
+{
     if (!by_projections(d)) {
         const size_t td = latmc_modes_tile_doubles(d);
         const double *tiles = all;
@@ -100,7 +107,7 @@ int latmc_modes_combine(const latmc_sim_desc *d, const void *all, int n_parts, d
     for (int k = 0; k < n_parts; k++)
         for (int64_t i = 0; i < n; i++)
             sum[i] += ((const int64_t *)all)[(size_t)k * (size_t)n + (size_t)i];
-    const int st = latmc_modes_of_projections(d, sum, modes);
+    const int st = latmc_modes_of_projections(d, phases, sum, modes);
     free(sum);
     return st;
 }
@@ -119,9 +126,33 @@ int latmc_modes_measure(latmc_sim *sim, double *modes)
     if (!partial)
         return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the partial sums of "
                           "%lld planes", (long long)planes);
-    int st = latmc_modes_partial(sim, 0, planes, partial);
+    const double *phases = latmc_modes_sim_phases(sim);
+    int st = phases ? latmc_modes_partial(sim, 0, planes, partial) : LATMC_ENOMEM;
     if (st == LATMC_OK)
-        st = latmc_modes_combine(d, partial, 1, modes);
+        st = latmc_modes_combine_phases(d, phases, partial, 1, modes);
+    free(partial);
+    return st;
+}
+
+bool latmc_modes_with_sums_possible(latmc_sim *sim)
+{
+    const struct latmc_backend_ops *ops = sim->ops;
+    return ops->size >= offsetof(struct latmc_backend_ops, measure_modes) +
+                            sizeof ops->measure_modes &&
+           ops->measure_modes && !latmc_part_many(sim) &&
+           sim->ops->measure_modes(sim, NULL, NULL) == LATMC_OK;
+}
+
+int latmc_modes_measure_with_sums(latmc_sim *sim, void *sums, double *modes)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    void *partial = malloc(latmc_modes_partial_bytes(d, d->extent[d->ndim - 1]));
+    if (!partial)
+        return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the partial sums");
+    const double *phases = latmc_modes_sim_phases(sim);
+    int st = phases ? sim->ops->measure_modes(sim, sums, partial) : LATMC_ENOMEM;
+    if (st == LATMC_OK)
+        st = latmc_modes_combine_phases(d, phases, partial, 1, modes);
     free(partial);
     return st;
 }

@@ -14,10 +14,12 @@
  * state; the simplex order parameter is built from them), Heisenberg 3 (replica 0's
  * spin), and with two replicas 9 more (s^0_mu s^1_nu, the tensor overlap).
  *
- * Ising instead sums the spins' projections onto each axis, P_mu[x] = sum of s over the
- * sites with x_mu = x: integers, whose sums do not depend on their order at all, so any
- * thread or part may add any planes; the modes are then sum_x P_mu[x] e^{i k_mu x}, x in
- * order, once. (Cheaper: an integer addition per site instead of the phases' products.)
+ * Ising and Potts instead sum projections onto each axis, P_mu[x] = sum of s over the
+ * sites with x_mu = x (Potts: of each state's indicator, q sets): integers, whose sums do
+ * not depend on their order at all, so any thread or part may add any planes; the modes
+ * are then sum_x P_mu[x] e^{i k_mu x}, x in order, once. (Cheaper: an integer addition
+ * per site instead of the phases' products; and a backend can count them on its own
+ * layout in the measurement's pass, ops.measure_modes.)
  * A part's partial result is its tiles (in plane order) or its projections
  * (latmc_modes_partial), and the whole lattice's modes come from every part's
  * (latmc_modes_combine).
@@ -50,17 +52,23 @@ size_t latmc_modes_tile_doubles(const latmc_sim_desc *d);
  */
 int latmc_modes_tiles(latmc_sim *sim, int64_t p0, int64_t p1, double *tiles);
 
-/* Ising: entries of the projections, L_0 + ... + L_{d-1} (axis mu's after those of the
- * axes before it). */
+/* Ising and Potts: entries of the projections, L_0 + ... + L_{d-1} (axis mu's after those
+ * of the axes before it), Potts: q such blocks, state a's at a (L_0 + ... + L_{d-1}). */
 int64_t latmc_modes_projection_entries(const latmc_sim_desc *d);
 
-/* Ising: the projections of planes [p0, p1) added into proj (integers: in any order), from
- * ops.get_planes, sim->n_threads threads over the planes. */
+/* Ising and Potts: the projections of planes [p0, p1) added into proj (integers: in any
+ * order), from ops.get_planes, sim->n_threads threads over the planes. */
 int latmc_modes_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *proj);
 
-/* Ising: the modes (component 0) from the whole lattice's projections,
- * sum_x P_mu[x] e^{2 pi i x / L_mu}, x in order. LATMC_OK or LATMC_ENOMEM. */
-int latmc_modes_of_projections(const latmc_sim_desc *d, const int64_t *proj, double *modes);
+/* The sim's phase tables, cos then sin of 2 pi x / L_mu for each axis in turn, made on
+ * first use and kept (sim->mode_phases); NULL after latmc_fail(LATMC_ENOMEM). */
+const double *latmc_modes_sim_phases(latmc_sim *sim);
+
+/* Ising and Potts: the modes (each component) from the whole lattice's projections,
+ * sum_x P_mu[x] e^{2 pi i x / L_mu}, x in order; phases: latmc_modes_sim_phases, or NULL
+ * (made here). LATMC_OK or LATMC_ENOMEM. */
+int latmc_modes_of_projections(const latmc_sim_desc *d, const double *phases,
+                               const int64_t *proj, double *modes);
 
 /* Add one tile into a total (tiles in plane order, from zeros). */
 void latmc_modes_add(const latmc_sim_desc *d, double *total, const double *tile);
@@ -76,6 +84,9 @@ int latmc_modes_partial(latmc_sim *sim, int64_t p0, int64_t p1, void *out);
  * n_parts parts, one after the other in part order (the parts cut the planes in order):
  * tiles added in plane order, or projections summed and transformed. */
 int latmc_modes_combine(const latmc_sim_desc *d, const void *all, int n_parts, double *modes);
+/* The same with the sim's phase tables (latmc_modes_sim_phases, or NULL). */
+int latmc_modes_combine_phases(const latmc_sim_desc *d, const double *phases, const void *all,
+                               int n_parts, double *modes);
 
 /*
  * The whole lattice's modes into `modes` (latmc_modes_tile_doubles doubles): tiles of every
@@ -83,6 +94,19 @@ int latmc_modes_combine(const latmc_sim_desc *d, const void *all, int n_parts, d
  * tiles (collective). LATMC_EUNSUPPORTED for backends without the host reduction.
  */
 int latmc_modes_measure(latmc_sim *sim, double *modes);
+
+/*
+ * Whether the backend measures the model's sums and the modes in one pass for this sim
+ * (ops.measure_modes: the CPU backend, one box, a model whose kernels have it).
+ */
+bool latmc_modes_with_sums_possible(latmc_sim *sim);
+
+/*
+ * The model's sums (as ops.measure) and the whole lattice's modes (as latmc_modes_measure)
+ * in one pass of the backend, where latmc_modes_with_sums_possible. LATMC_OK, the
+ * backend's failure or LATMC_ENOMEM.
+ */
+int latmc_modes_measure_with_sums(latmc_sim *sim, void *sums, double *modes);
 
 /*
  * Observable `key` (M2_KMIN or OVERLAP2_KMIN) from the whole lattice's modes. The caller

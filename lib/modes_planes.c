@@ -1,8 +1,8 @@
 /*
  * The per-plane work of the Fourier modes (lib/modes.h, doc/observables.md): from the
- * backend's per-plane configuration copies, one tile per plane along the last axis (Potts,
- * phi^4, Heisenberg), or Ising's integer projections onto the axes, spread over the sim's
- * threads by planes.
+ * backend's per-plane configuration copies, one tile per plane along the last axis (phi^4,
+ * Heisenberg), or the integer projections onto the axes (Ising, Potts), spread over the
+ * sim's threads by planes.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -151,65 +151,6 @@ DEFINE_DENSE_PLANE(phi4_plane_d, 1, LOAD_PHI4_D)
 DEFINE_DENSE_PLANE(heis_plane, 3, LOAD_HEIS)
 DEFINE_DENSE_PLANE(heis2_plane, 12, LOAD_HEIS2)
 
-/*
- * Potts: the indicator of each state; a site touches its own state's sums only, in lane
- * x mod MODES_LANES as the dense kernels (combined in the same order at the row's end).
- * Counts are integers, made doubles (exactly) where they meet a phase.
- */
-struct potts_lanes {
-    double re[MODES_LANES][LATMC_POTTS_MAX_Q], im[MODES_LANES][LATMC_POTTS_MAX_Q];
-    int64_t count[MODES_LANES][LATMC_POTTS_MAX_Q];
-};
-
-#define POTTS_SITE_AT(l, xx)                                                                \
-    do {                                                                                    \
-        const int a_ = row[xx];                                                             \
-        w->re[l][a_] += g->cx[xx];                                                          \
-        w->im[l][a_] += g->sx[xx];                                                          \
-        w->count[l][a_]++;                                                                  \
-    } while (0)
-
-static void potts_plane(const struct plane_geom *g, const void *const *rep, int64_t p,
-                        double *tile, int q, struct potts_lanes *w)
-{
-    int64_t total[LATMC_POTTS_MAX_Q];
-    double totald[LATMC_POTTS_MAX_Q];
-    memset(total, 0, (size_t)q * sizeof *total);
-    for (int64_t y = 0; y < g->rows; y++) {
-        const uint8_t *row = (const uint8_t *)rep[0] + y * g->lx;
-        for (int l = 0; l < MODES_LANES; l++) {
-            memset(w->re[l], 0, (size_t)q * sizeof w->re[l][0]);
-            memset(w->im[l], 0, (size_t)q * sizeof w->im[l][0]);
-            memset(w->count[l], 0, (size_t)q * sizeof w->count[l][0]);
-        }
-        int64_t x = 0;
-        for (; x + MODES_LANES <= g->lx; x += MODES_LANES) {
-            POTTS_SITE_AT(0, x);
-            POTTS_SITE_AT(1, x + 1);
-            POTTS_SITE_AT(2, x + 2);
-            POTTS_SITE_AT(3, x + 3);
-        }
-        for (int l = 0; x < g->lx; x++, l++)
-            POTTS_SITE_AT(l, x);
-        for (int a = 0; a < q; a++) {
-            double *t = slot(tile, g->ndim, a, 0);
-            t[0] += (w->re[0][a] + w->re[1][a]) + (w->re[2][a] + w->re[3][a]);
-            t[1] += (w->im[0][a] + w->im[1][a]) + (w->im[2][a] + w->im[3][a]);
-            const int64_t n = (w->count[0][a] + w->count[1][a]) +
-                              (w->count[2][a] + w->count[3][a]);
-            if (g->ndim == 3 && n != 0) {
-                double *t1 = slot(tile, 3, a, 1);
-                t1[0] += (double)n * g->cy[y];
-                t1[1] += (double)n * g->sy[y];
-            }
-            total[a] += n;
-        }
-    }
-    for (int a = 0; a < q; a++)
-        totald[a] = (double)total[a];
-    close_plane(g, tile, q, p, totald);
-}
-
 /* ---- planes of a sim ---- */
 
 struct phase_tables {
@@ -217,21 +158,55 @@ struct phase_tables {
     struct plane_geom g;
 };
 
-static int make_tables(const latmc_sim_desc *d, struct phase_tables *t)
+/* Doubles of the phase tables of every axis: cos, then sin, of each in turn. */
+static size_t phase_doubles(const latmc_sim_desc *d)
+{
+    int64_t n = 0;
+    for (int mu = 0; mu < d->ndim; mu++)
+        n += d->extent[mu];
+    return 2 * (size_t)n;
+}
+
+static void fill_phases(const latmc_sim_desc *d, double *at)
+{
+    for (int mu = 0; mu < d->ndim; mu++) {
+        latmc_modes_phases(d->extent[mu], at, at + d->extent[mu]);
+        at += 2 * d->extent[mu];
+    }
+}
+
+const double *latmc_modes_sim_phases(latmc_sim *sim)
+{
+    if (!sim->mode_phases) {
+        sim->mode_phases = malloc(phase_doubles(&sim->desc) * sizeof *sim->mode_phases);
+        if (!sim->mode_phases) {
+            latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the phase tables");
+            return NULL;
+        }
+        fill_phases(&sim->desc, sim->mode_phases);
+    }
+    return sim->mode_phases;
+}
+
+/* The tables: `phases` (latmc_modes_sim_phases) where given, else made here (t->buf, to
+ * free). The sines and cosines of a lattice of 2048^2 cost about as much as its Ising
+ * projections: a sim keeps them. */
+static int make_tables(const latmc_sim_desc *d, const double *phases, struct phase_tables *t)
 {
     const int nd = d->ndim;
-    int64_t n = 0;
-    for (int mu = 0; mu < nd; mu++)
-        n += d->extent[mu];
-    t->buf = malloc(2 * (size_t)n * sizeof *t->buf);
-    if (!t->buf)
-        return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the phase tables");
-    double *c[3], *s[3], *at = t->buf;
+    t->buf = NULL;
+    if (!phases) {
+        t->buf = malloc(phase_doubles(d) * sizeof *t->buf);
+        if (!t->buf)
+            return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the phase tables");
+        fill_phases(d, t->buf);
+        phases = t->buf;
+    }
+    const double *c[3], *s[3], *at = phases;
     for (int mu = 0; mu < nd; mu++) {
         c[mu] = at;
         s[mu] = at + d->extent[mu];
         at += 2 * d->extent[mu];
-        latmc_modes_phases(d->extent[mu], c[mu], s[mu]);
     }
     t->g.ndim = nd;
     t->g.lx = d->extent[0];
@@ -245,18 +220,13 @@ static int make_tables(const latmc_sim_desc *d, struct phase_tables *t)
     return LATMC_OK;
 }
 
-/* Plane p's tile (zeroed here) from its replicas' sites rep[r]; w: the calling thread's
- * Potts lanes (NULL for the other models). */
+/* Plane p's tile (zeroed here) from its replicas' sites rep[r]. */
 static void plane_tile(const latmc_sim *sim, const struct plane_geom *g,
-                       const void *const *rep, int64_t p, double *tile,
-                       struct potts_lanes *w)
+                       const void *const *rep, int64_t p, double *tile)
 {
     const latmc_sim_desc *d = &sim->desc;
     memset(tile, 0, latmc_modes_tile_doubles(d) * sizeof *tile);
-    switch (d->model) { /* Ising: projections instead (ising_projections) */
-    case LATMC_MODEL_POTTS:
-        potts_plane(g, rep, p, tile, d->q, w);
-        break;
+    switch (d->model) { /* Ising and Potts: projections instead */
     case LATMC_MODEL_PHI4:
         if (d->precision == LATMC_PRECISION_FLOAT)
             phi4_plane_f(g, rep, p, tile);
@@ -285,8 +255,11 @@ int latmc_modes_tiles(latmc_sim *sim, int64_t p0, int64_t p1, double *tiles)
         block = 1;
     if (block > p1 - p0)
         block = p1 - p0;
+    const double *phases = latmc_modes_sim_phases(sim);
+    if (!phases)
+        return LATMC_ENOMEM;
     struct phase_tables t;
-    int st = make_tables(d, &t);
+    int st = make_tables(d, phases, &t);
     if (st < 0)
         return st;
     unsigned char *buf = malloc((size_t)block * one * (size_t)R);
@@ -301,26 +274,14 @@ int latmc_modes_tiles(latmc_sim *sim, int64_t p0, int64_t p1, double *tiles)
         if (st < 0)
             break;
         const int threads = nb * plane_sites * R >= MODES_THREAD_SITES ? sim->n_threads : 1;
-        int failed = 0;
         (void)threads;
-        MODES_OMP(parallel num_threads(threads) reduction(| : failed))
-        {
-            struct potts_lanes *w = NULL;
-            if (d->model == LATMC_MODEL_POTTS && !(w = malloc(sizeof *w)))
-                failed = 1;
-            MODES_OMP(for schedule(static))
-            for (int64_t p = b0; p < b1; p++) {
-                if (d->model == LATMC_MODEL_POTTS && !w)
-                    continue;
-                const void *rep[2];
-                for (int r = 0; r < R; r++) /* get_planes: each replica's planes in turn */
-                    rep[r] = buf + ((size_t)r * (size_t)nb + (size_t)(p - b0)) * one;
-                plane_tile(sim, &t.g, rep, p, tiles + (size_t)(p - p0) * td, w);
-            }
-            free(w);
+        MODES_OMP(parallel for num_threads(threads) schedule(static))
+        for (int64_t p = b0; p < b1; p++) {
+            const void *rep[2];
+            for (int r = 0; r < R; r++) /* get_planes: each replica's planes in turn */
+                rep[r] = buf + ((size_t)r * (size_t)nb + (size_t)(p - b0)) * one;
+            plane_tile(sim, &t.g, rep, p, tiles + (size_t)(p - p0) * td);
         }
-        if (failed)
-            st = latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate a thread's sums");
     }
     free(buf);
     free(t.buf);
@@ -330,12 +291,18 @@ int latmc_modes_tiles(latmc_sim *sim, int64_t p0, int64_t p1, double *tiles)
 
 /* ---- Ising: integer projections ---- */
 
-int64_t latmc_modes_projection_entries(const latmc_sim_desc *d)
+/* Entries of one component's projections: L_0 + ... + L_{d-1}. */
+static int64_t axis_entries(const latmc_sim_desc *d)
 {
     int64_t n = 0;
     for (int mu = 0; mu < d->ndim; mu++)
         n += d->extent[mu];
     return n;
+}
+
+int64_t latmc_modes_projection_entries(const latmc_sim_desc *d)
+{
+    return axis_entries(d) * (d->model == LATMC_MODEL_POTTS ? d->q : 1);
 }
 
 /* One plane's spins into the projections: P_x[x], (3D) P_y[y], P_last[p]. */
@@ -364,6 +331,42 @@ static void ising_project_plane(const latmc_sim_desc *d, const int8_t *s, int64_
     plast[p] += total;
 }
 
+/* Potts: one plane's states into the projections of each state a,
+ * proj + a (L_x + L_y (+ L_z)): P_a,x[x], (3D) P_a,y[y], P_a,last[p], counts of the sites
+ * in state a. */
+static void potts_project_plane(const latmc_sim_desc *d, const uint8_t *s, int64_t p,
+                                int64_t *proj)
+{
+    const int64_t lx = d->extent[0], rows = d->ndim == 3 ? d->extent[1] : 1;
+    const int64_t n = axis_entries(d), last = n - d->extent[d->ndim - 1];
+    const int q = d->q;
+    int64_t total[LATMC_POTTS_MAX_Q] = { 0 };
+    for (int64_t y = 0; y < rows; y++) {
+        const uint8_t *row = s + y * lx;
+        int64_t count[LATMC_POTTS_MAX_Q] = { 0 };
+        for (int64_t x = 0; x < lx; x++) {
+            proj[row[x] * n + x]++;
+            count[row[x]]++;
+        }
+        for (int a = 0; a < q; a++) {
+            if (d->ndim == 3)
+                proj[a * n + lx + y] += count[a];
+            total[a] += count[a];
+        }
+    }
+    for (int a = 0; a < q; a++)
+        proj[a * n + last + p] += total[a];
+}
+
+/* One plane of the model's projections (Ising or Potts: one byte per site). */
+static void project_plane(const latmc_sim_desc *d, const void *s, int64_t p, int64_t *proj)
+{
+    if (d->model == LATMC_MODEL_POTTS)
+        potts_project_plane(d, s, p, proj);
+    else
+        ising_project_plane(d, s, p, proj);
+}
+
 /* The projections of planes [p0, p1) added into proj (projection_entries; integers, so in
  * any order: the threads' shares simply add up). */
 int latmc_modes_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *proj)
@@ -390,7 +393,7 @@ int latmc_modes_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *pro
             threads = (int)(b1 - b0);
         if (threads <= 1) {
             for (int64_t p = b0; p < b1; p++)
-                ising_project_plane(d, buf + (size_t)(p - b0) * (size_t)plane_sites, p, proj);
+                project_plane(d, buf + (size_t)(p - b0) * (size_t)plane_sites, p, proj);
             continue;
         }
         /* one row of projections per thread on the heap (an array-section reduction would
@@ -407,8 +410,8 @@ int latmc_modes_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *pro
         for (int t = 0; t < threads; t++) {
             const int64_t q0 = b0 + planes * t / threads, q1 = b0 + planes * (t + 1) / threads;
             for (int64_t p = q0; p < q1; p++)
-                ising_project_plane(d, buf + (size_t)(p - b0) * (size_t)plane_sites, p,
-                                    rows + (size_t)t * (size_t)n);
+                project_plane(d, buf + (size_t)(p - b0) * (size_t)plane_sites, p,
+                              rows + (size_t)t * (size_t)n);
         }
         for (int t = 0; t < threads; t++)
             for (int64_t i = 0; i < n; i++)
@@ -421,10 +424,11 @@ int latmc_modes_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *pro
 
 /* The modes of component 0 from the projections: sum_x P_mu[x] e^{2 pi i x / L_mu}, x in
  * order. */
-int latmc_modes_of_projections(const latmc_sim_desc *d, const int64_t *proj, double *modes)
+int latmc_modes_of_projections(const latmc_sim_desc *d, const double *phases,
+                               const int64_t *proj, double *modes)
 {
     struct phase_tables t;
-    const int st = make_tables(d, &t);
+    const int st = make_tables(d, phases, &t);
     if (st < 0)
         return st;
     const double *c[3] = { t.g.cx, t.g.cy, t.g.cp }, *sn[3] = { t.g.sx, t.g.sy, t.g.sp };
@@ -432,16 +436,18 @@ int latmc_modes_of_projections(const latmc_sim_desc *d, const int64_t *proj, dou
         c[1] = t.g.cp;
         sn[1] = t.g.sp;
     }
-    for (int mu = 0; mu < d->ndim; mu++) {
-        double re = 0, im = 0;
-        for (int64_t x = 0; x < d->extent[mu]; x++) {
-            re += (double)proj[x] * c[mu][x];
-            im += (double)proj[x] * sn[mu][x];
+    const int components = latmc_modes_components(d); /* Ising 1, Potts q */
+    for (int k = 0; k < components; k++)
+        for (int mu = 0; mu < d->ndim; mu++) {
+            double re = 0, im = 0;
+            for (int64_t x = 0; x < d->extent[mu]; x++) {
+                re += (double)proj[x] * c[mu][x];
+                im += (double)proj[x] * sn[mu][x];
+            }
+            modes[2 * (k * d->ndim + mu)] = re;
+            modes[2 * (k * d->ndim + mu) + 1] = im;
+            proj += d->extent[mu];
         }
-        modes[2 * mu] = re;
-        modes[2 * mu + 1] = im;
-        proj += d->extent[mu];
-    }
     free(t.buf);
     return LATMC_OK;
 }

@@ -98,6 +98,7 @@ static void sim_free(latmc_sim *sim)
     free(sim->model_data);
     free(sim->sums);
     free(sim->modes);
+    free(sim->mode_phases);
     if (sim->plan)
         latmc_plan_free(sim->plan);
     free(sim->plan);
@@ -423,6 +424,7 @@ int latmc_sim_reset_acceptance(latmc_sim *sim)
 /* M2_KMIN, OVERLAP2_KMIN: the modes' reduction, made once per state (lib/modes.h). */
 static int fourier_observable(latmc_sim *sim, int key, double *value)
 {
+    sim->modes_wanted = true;
     if (!sim->modes_valid) {
         if (!sim->modes) {
             sim->modes = malloc(latmc_modes_tile_doubles(&sim->desc) * sizeof *sim->modes);
@@ -474,14 +476,20 @@ int latmc_sim_observable(latmc_sim *sim, int key, double *value)
                         latmc_observable_name(key));
     if (!sim->sums_valid) {
         int st;
-        if (latmc_part_many(sim))
+        /* once the modes were asked for, both in one pass where the backend can */
+        const bool with_modes = sim->modes_wanted && sim->modes &&
+                                latmc_modes_with_sums_possible(sim);
+        if (with_modes)
+            BACKEND_CALL(st, sim, "measure",
+                         latmc_modes_measure_with_sums(sim, sim->sums, sim->modes));
+        else if (latmc_part_many(sim))
             BACKEND_CALL(st, sim, "measure", latmc_part_measure(sim, sim->sums));
         else
             BACKEND_CALL(st, sim, "measure", sim->ops->measure(sim, sim->sums));
         if (st < 0)
             return latmc_sim_record_failure(sim, st);
         sim->sums_valid = true;
-        sim->modes_valid = false;
+        sim->modes_valid = with_modes;
     }
     if (fourier)
         return fourier_observable(sim, key, value);

@@ -101,6 +101,18 @@ static int cpu_measure(latmc_sim *sim, void *sums)
     return LATMC_OK;
 }
 
+/* The sums and the Fourier modes in one pass: one state holding the whole lattice only
+ * (boxes and slabs: the core's separate pass). */
+static int cpu_measure_modes(latmc_sim *sim, void *sums, void *modes_partial)
+{
+    struct cpu_state *st = cpu_state_of(sim);
+    if (st->boxes || st->slab.on || !st->kernels->measure_modes)
+        return LATMC_EUNSUPPORTED;
+    if (!sums)
+        return LATMC_OK;
+    return st->kernels->measure_modes(sim, st, sums, modes_partial);
+}
+
 /* Every box's planes (in-process boxes: each writes its own slab's, takes its planes) or
  * the one state's. */
 static int cpu_get_spins(latmc_sim *sim, void *buf)
@@ -302,6 +314,7 @@ const struct latmc_backend_ops latmc_cpu_backend_ops = {
     .step_caps = cpu_step_caps,
     .measure_planes = cpu_measure_planes,
     .get_planes = cpu_get_planes,
+    .measure_modes = cpu_measure_modes,
     .set_planes = cpu_set_planes,
     .run_steps = cpu_run_steps,
     .get_coupling_planes = cpu_get_coupling_planes,

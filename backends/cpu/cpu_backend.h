@@ -149,6 +149,11 @@ struct cpu_model_kernels {
      * stores write sites outside the planes it updates (a whole SIMD chunk across a
      * plane boundary, written back as read). Asked before each run of steps. */
     bool (*through_safe)(latmc_sim *sim, struct cpu_state *st);
+    /* Appended. Optional (NULL: the core's separate pass): latmc_backend_ops.measure_modes
+     * for a state that holds the whole lattice (no slab): measure() and the Fourier modes'
+     * partial result in one pass. LATMC_OK or LATMC_ENOMEM (with its message). */
+    int (*measure_modes)(latmc_sim *sim, struct cpu_state *st, void *sums,
+                         void *modes_partial);
 };
 
 /*

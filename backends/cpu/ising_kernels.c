@@ -16,6 +16,7 @@
 #include "cpu_omp.h"
 #include "ising.h"
 #include "ising_decisions.h"
+#include "ising_measure_modes.h"
 #include "ising_ref.h"
 #include "ising_split.h"
 
@@ -337,6 +338,19 @@ static void ising_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
                      : cpu_ising_measure(&st->lattice, is->natural, sim->n_threads);
 }
 
+/* The sums and the Fourier modes' projections in one pass (ising_measure_modes.h). */
+static int ising_measure_modes(latmc_sim *sim, struct cpu_state *st, void *sums, void *proj)
+{
+    struct ising_state *is = ising_state(st);
+    const int rc = is->natural
+                       ? cpu_ising_measure_modes(&st->lattice, is->natural, is->eps,
+                                                 sim->n_threads, sums, proj)
+                       : cpu_ising_split_measure_modes(&is->split, sim->n_threads, sums, proj);
+    return rc == LATMC_OK ? LATMC_OK
+                          : latmc_fail(rc, "Ising measurement: cannot allocate the threads' "
+                                       "projections for the Fourier modes");
+}
+
 static void ising_get_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                              void *buf);
 static void ising_set_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
@@ -483,4 +497,5 @@ const struct cpu_model_kernels cpu_ising_kernels = {
     .get_coupling_planes = ising_get_coupling_planes,
     .run_pair_own_boxes = ising_run_pair_own_boxes,
     .copy_step_sites = ising_copy_step_sites,
+    .measure_modes = ising_measure_modes,
 };

@@ -14,6 +14,7 @@
 #include "potts.h"
 #include "potts_fast.h"
 #include "potts_kernels.h"
+#include "potts_measure_modes.h"
 #include "potts_ref.h"
 #include "potts_split.h"
 
@@ -371,6 +372,26 @@ static void split_measure(latmc_sim *sim, struct cpu_state *st, struct latmc_pot
 static void potts_measure_planes(latmc_sim *sim, struct cpu_state *st, int64_t p0, int64_t p1,
                                  void *out);
 
+/* The sums and the Fourier modes' projections (potts_measure_modes.h): in one pass on the
+ * C level's natural order; on the split layout the SIMD levels' own reduction, then the
+ * projections counted in the colour arrays in place (no copy into site order). */
+static int potts_measure_modes(latmc_sim *sim, struct cpu_state *st, void *sums, void *proj)
+{
+    struct potts_state *ps = potts_of(st);
+    int rc;
+    if (ps->dsp.width > 0) {
+        split_measure(sim, st, sums);
+        rc = cpu_potts_split_projections(&st->lattice, &ps->split, sim->desc.q, sim->n_threads,
+                                         proj);
+    } else {
+        rc = cpu_potts_measure_modes(&st->lattice, ps->spins, sim->desc.q, sim->n_threads,
+                                     sums, proj);
+    }
+    return rc == LATMC_OK ? LATMC_OK
+                          : latmc_fail(rc, "Potts measurement: cannot allocate the threads' "
+                                       "counts for the Fourier modes");
+}
+
 static void potts_measure(latmc_sim *sim, struct cpu_state *st, void *sums)
 {
     struct potts_state *ps = potts_of(st);
@@ -593,4 +614,5 @@ const struct cpu_model_kernels cpu_potts_kernels = {
     .slab_below = potts_slab_below,
     .copy_step_sites = potts_copy_step_sites,
     .through_safe = potts_through_safe,
+    .measure_modes = potts_measure_modes,
 };

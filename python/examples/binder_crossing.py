@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""T_c of the 2D Ising model from crossings of the Binder cumulant (Python version of
-examples/ising2d_critical).
+"""T_c of the 2D Ising model from crossings of the Binder cumulant and of xi/L (Python
+version of examples/ising2d_critical).
 
 For each lattice size L and temperature T near T_c = 2.269..., run a Metropolis chain,
-measure m^2 and m^4 every sweep and estimate U4 = 1 - <m^4> / (3 <m^2>^2) with its jackknife
-error (latmc's C accumulators). U4(T) curves of different L cross near T_c (U4 is
-scale-invariant there); the crossing of each pair (L, 2L) is found by linear interpolation
-of U4_L - U4_2L between the two temperatures where it changes sign, its error by
-propagating the U4 errors. With matplotlib installed the curves are plotted (to --out).
+measure m^2, m^4, |m(0)|^2 and |m(k_min)|^2 every sweep and estimate
+U4 = 1 - <m^4> / (3 <m^2>^2) and the second-moment correlation length over L,
+xi/L = sqrt(<|m(0)|^2> / <|m(k_min)|^2> - 1) / (2 L sin(pi / L)), with their jackknife
+errors (latmc's C accumulators; doc/observables.md). Both are scale-invariant at T_c, so
+their curves for different L cross there (xi/L tends to 0.9050488292 at T_c, Salas and
+Sokal 2000); the crossing of each pair (L, 2L) is found by linear interpolation of the
+difference between the two temperatures where it changes sign, its error by propagating
+the errors. With matplotlib installed the U4 curves are plotted (to --out).
 
     python binder_crossing.py            # L = 8, 16, 32: about a minute or two
     python binder_crossing.py --quick    # a few seconds (the tests run this)
@@ -26,17 +29,28 @@ import latmc
 T_C = 2.0 / math.log(1.0 + math.sqrt(2.0))  # Onsager
 
 
+XI_L_STAR = 0.9050488292  # xi/L at T_c for L -> infinity (Salas and Sokal 2000)
+
+
 def binder_curve(L: int, temps: np.ndarray, therm: int, sweeps: int,
-                 seed: int) -> Tuple[np.ndarray, np.ndarray]:
-    """U4 and its error at each temperature for an L x L lattice."""
+                 seed: int) -> Tuple[Tuple[np.ndarray, np.ndarray],
+                                     Tuple[np.ndarray, np.ndarray]]:
+    """(U4, error) and (xi/L, error) at each temperature for an L x L lattice (xi/L NaN
+    where it is not real: <|m(0)|^2> <= <|m(k_min)|^2>, far above T_c)."""
     u, du = np.empty(len(temps)), np.empty(len(temps))
+    x, dx = np.full(len(temps), np.nan), np.full(len(temps), np.nan)
     with latmc.Sim("ising", (L, L), beta=1.0 / temps[0], algorithm="metropolis", device="cpu",
                    seed=seed) as sim:
         for i, T in enumerate(temps):
             sim.params["beta"] = 1.0 / T   # continue the chain: neighbouring T thermalise fast
-            ser = sim.series(sweeps, therm=therm, observables=["m2", "m4"])
+            ser = sim.series(sweeps, therm=therm, observables=["m2", "m4", "m2_k0", "m2_kmin"])
             u[i], du[i] = ser.binder(nblocks=32)
-    return u, du
+            try:
+                xi, dxi = ser.corr_length(L, nblocks=32)
+                x[i], dx[i] = xi / L, dxi / L
+            except latmc.InvalidArgument:
+                pass
+    return (u, du), (x, dx)
 
 
 def crossing(temps: np.ndarray, ua, dua, ub, dub) -> Optional[Tuple[float, float]]:
@@ -44,6 +58,8 @@ def crossing(temps: np.ndarray, ua, dua, ub, dub) -> Optional[Tuple[float, float
     of the difference, with the error from the four U4 errors (first order)."""
     d = ua - ub
     for i in range(len(temps) - 1):
+        if not (math.isfinite(d[i]) and math.isfinite(d[i + 1])):
+            continue
         if d[i] == 0 or d[i] * d[i + 1] < 0:
             t0, t1, d0, d1 = temps[i], temps[i + 1], d[i], d[i + 1]
             tc = t0 + (t1 - t0) * d0 / (d0 - d1)
@@ -74,21 +90,27 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, object]:
     if args.sweeps:
         sweeps = args.sweeps
 
-    curves = {}
+    curves, xi_curves = {}, {}
     for k, L in enumerate(sizes):
-        u, du = binder_curve(L, temps, therm, sweeps, args.seed + k)
-        curves[L] = (u, du)
-        print("L = %3d: " % L + "  ".join("U4(%.3f) = %.4f(%d)" % (T, x, round(1e4 * e))
-                                          for T, x, e in zip(temps, u, du)))
-    crossings = []
-    for a, b in zip(sizes, sizes[1:]):
-        c = crossing(temps, *curves[a], *curves[b])
-        if c is None:
-            print("L = %d, %d: no crossing in [%.3f, %.3f]" % (a, b, temps[0], temps[-1]))
-        else:
-            crossings.append(c)
-            print("L = %d, %d: T* = %.4f +- %.4f   (exact T_c = %.4f, %+.1f sigma)"
-                  % (a, b, c[0], c[1], T_C, (c[0] - T_C) / c[1] if c[1] > 0 else 0.0))
+        (u, du), (x, dx) = binder_curve(L, temps, therm, sweeps, args.seed + k)
+        curves[L], xi_curves[L] = (u, du), (x, dx)
+        print("L = %3d: " % L + "  ".join("U4(%.3f) = %.4f(%d)" % (T, v, round(1e4 * e))
+                                          for T, v, e in zip(temps, u, du)))
+        print("         " + "  ".join("xi/L(%.3f) = %s" % (T, "%.4f(%d)" % (v, round(1e4 * e))
+                                                            if math.isfinite(v) else "--")
+                                      for T, v, e in zip(temps, x, dx)))
+    crossings, xi_crossings = [], []
+    for what, table, found in (("U4", curves, crossings), ("xi/L", xi_curves, xi_crossings)):
+        for a, b in zip(sizes, sizes[1:]):
+            c = crossing(temps, *table[a], *table[b])
+            if c is None:
+                print("%s, L = %d, %d: no crossing in [%.3f, %.3f]"
+                      % (what, a, b, temps[0], temps[-1]))
+            else:
+                found.append(c)
+                print("%s, L = %d, %d: T* = %.4f +- %.4f   (exact T_c = %.4f, %+.1f sigma)"
+                      % (what, a, b, c[0], c[1], T_C,
+                         (c[0] - T_C) / c[1] if c[1] > 0 else 0.0))
 
     plotted = False
     if not args.no_plot:
@@ -111,7 +133,8 @@ def main(argv: Optional[List[str]] = None) -> Dict[str, object]:
             plt.close(fig)
             plotted = True
             print("plot written to", args.out)
-    return {"temps": temps, "curves": curves, "crossings": crossings, "plotted": plotted}
+    return {"temps": temps, "curves": curves, "crossings": crossings, "xi_curves": xi_curves,
+            "xi_crossings": xi_crossings, "plotted": plotted}
 
 
 if __name__ == "__main__":

@@ -6,7 +6,11 @@ For each L: n_samples disorder samples x n_T temperatures x 2 replicas in one en
 replica exchange after every sweep; measured every 2 sweeps: the overlap q^2 of the two
 replicas and the energy. Per L the Binder ratio g(T) = (3 - [<q^4>] / [<q^2>]^2) / 2 with
 jackknife errors over samples; the curves of different L cross at the transition
-(T_c = 1.120(4), Katzgraber, Koerner and Young, PRB 73, 224432 (2006)).
+(T_c = 1.120(4), Katzgraber, Koerner and Young, PRB 73, 224432 (2006)). So does xi_SG/L,
+the second-moment correlation length of the overlap over L,
+xi_SG = sqrt([<q^2>] / [<|q(k_min)|^2>] - 1) / (2 sin(pi / L)) (the overlap "qkmin2" and
+latmc.corr_length_sg), the usual estimator of T_c in spin glasses; it is measured on the
+CPU only (the ensembles sum it on the host, from the members' configurations).
 
     python spinglass_pt.py            L = 4,6,8, 64 samples, 12 temperatures in [0.9, 2.0]
     python spinglass_pt.py --quick    L = 4,6, 6 samples, 6 temperatures, 400 + 400 sweeps
@@ -51,35 +55,49 @@ def run_size(L: int, n_samples: int, n_temps: int, tmin: float, tmax: float, the
         nmeas = sweeps // every
         sum2 = np.zeros((n_samples, n_temps))
         sum4 = np.zeros((n_samples, n_temps))
+        sumk = np.zeros((n_samples, n_temps))
+        with_xi = device == "cpu"
         esum = [0.0] * n_temps
         for _ in range(nmeas):
             ens.sweep(every)
             q2 = ens.overlaps("q2")
             sum2 += q2
             sum4 += q2 * q2          # q^4 = (q^2)^2, as the overlap "q4" is
+            if with_xi:
+                sumk += ens.overlaps("qkmin2")
             # the energies summed in the C example's order (sample, temperature, replica)
             for k, e in enumerate(ens.observable("energy").ravel()):
                 esum[(k // 2) % n_temps] += float(e)
         acc1, att1 = ens.exchange_counts
         trips, trip_mean = ens.round_trips
     g, err = latmc.binder_g(sum2 / nmeas, sum4 / nmeas, components=1)
+    xil, xierr = np.full(n_temps, math.nan), np.full(n_temps, math.nan)
+    for t in range(n_temps):
+        if not with_xi:
+            break
+        try:  # no real xi_SG where [<q^2>] <= [<|q(k_min)|^2>] (high T, few samples): NaN
+            x, dx = latmc.corr_length_sg(sum2[:, t] / nmeas, sumk[:, t] / nmeas, L)
+            xil[t], xierr[t] = x / L, dx / L
+        except latmc.InvalidArgument:
+            pass
     e = [esum[t] / (nmeas * n_samples * 2) for t in range(n_temps)]
     acc = [float(acc1[t] - acc0[t]) / float(att1[t] - att0[t])
            if t + 1 < n_temps and att1[t] > att0[t] else math.nan for t in range(n_temps)]
     return {"L": L, "T": T, "g": g, "err": err, "e": e, "acc": acc, "trips": trips,
-            "trip_mean": trip_mean}
+            "trip_mean": trip_mean, "xil": xil, "xierr": xierr}
 
 
-def crossing(a: dict, b: dict) -> Tuple[float, float]:
-    """Where g_a - g_b changes sign, by linear interpolation in T; NaN if nowhere."""
+def crossing(a: dict, b: dict, y: str = "g", e: str = "err") -> Tuple[float, float]:
+    """Where y_a - y_b (g, or "xil" with errors "xierr") changes sign, by linear
+    interpolation in T; NaN if nowhere."""
     best, err = math.nan, math.nan
     for t in range(len(a["T"]) - 1):
-        d0 = a["g"][t] - b["g"][t]
-        d1 = a["g"][t + 1] - b["g"][t + 1]
+        d0 = a[y][t] - b[y][t]
+        d1 = a[y][t + 1] - b[y][t + 1]
         if d0 == 0 or d0 * d1 < 0:
             f = d0 / (d0 - d1)
             best = a["T"][t] + f * (a["T"][t + 1] - a["T"][t])
-            sd = math.sqrt(a["err"][t] * a["err"][t] + b["err"][t] * b["err"][t])
+            sd = math.sqrt(a[e][t] * a[e][t] + b[e][t] * b[e][t])
             slope = abs((d1 - d0) / (a["T"][t + 1] - a["T"][t]))
             err = sd / slope if slope > 0 else math.nan
     return best, err
@@ -118,11 +136,12 @@ def main(argv: List[str] = None) -> int:
                      a.device)
         curves.append(c)
         print("\nL = %d (%.1f s; %d round trips, mean %.0f sweeps)\n"
-              "     T        g        err     e/N     swap acc."
+              "     T        g        err     e/N     swap acc.   xi_SG/L    err"
               % (L, time.perf_counter() - t0, c["trips"], c["trip_mean"]))
         for t in range(n_temps):
-            print("  %6.4f  %7.4f  %7.4f  %7.4f  %6.3f"
-                  % (c["T"][t], c["g"][t], c["err"][t], c["e"][t], c["acc"][t]))
+            print("  %6.4f  %7.4f  %7.4f  %7.4f  %6.3f    %7.4f  %7.4f"
+                  % (c["T"][t], c["g"][t], c["err"][t], c["e"][t], c["acc"][t], c["xil"][t],
+                     c["xierr"][t]))
     print()
     for a_, b_ in zip(curves, curves[1:]):
         x, dx = crossing(a_, b_)
@@ -130,6 +149,11 @@ def main(argv: List[str] = None) -> int:
             print("crossing L = %d / %d: none in [%g, %g]" % (a_["L"], b_["L"], a.tmin, a.tmax))
         else:
             print("crossing L = %d / %d: T = %.3f +- %.3f" % (a_["L"], b_["L"], x, dx))
+        x, dx = crossing(a_, b_, "xil", "xierr")
+        if math.isnan(x):
+            print("  xi_SG/L: no crossing in [%g, %g]" % (a.tmin, a.tmax))
+        else:
+            print("  xi_SG/L: T = %.3f +- %.3f" % (x, dx))
     print("reference: T_c = %.3f(%d), Katzgraber, Koerner, Young, PRB 73, 224432 (2006)"
           % (TC_REF, int(TC_REF_ERR * 1000)))
     return 0

@@ -11,8 +11,8 @@ CUDA GPU, each chain reproducible bit for bit from its seed. doc/python.md is th
 from __future__ import annotations
 
 from . import _lib
-from .acc import (Accumulator, binder, error, jackknife, mean, specific_heat,
-                  susceptibility, tau_int)
+from .acc import (Accumulator, binder, corr_length, error, jackknife, mean,
+                  specific_heat, susceptibility, tau_int)
 from .devices import (Context, DeviceInfo, backend_status, default_context, device_count,
                       devices, set_log)
 from .errors import (BackendError, Cancelled, ClosedError, CorruptFile, DegenerateWarning,
@@ -22,7 +22,7 @@ from .params import ALGORITHMS, MODELS, OBSERVABLES, PARAMETERS, param_bounds
 from .timeseries import Series, series
 from .sim import Sim, deserialize, load
 from .files import RunFile, read_csv, read_hdf5
-from .ens import Ensemble, binder_g, load_ensemble
+from .ens import Ensemble, binder_g, corr_length_sg, load_ensemble
 from . import gpu  # noqa: F401  (latmc.gpu.to_cupy, to_torch)
 
 try:
@@ -65,4 +65,5 @@ __all__ = [
     "MODELS", "ALGORITHMS", "OBSERVABLES", "PARAMETERS", "param_bounds",
     "library_version", "library_path", "build_info", "__version__",
     "RunFile", "read_csv", "read_hdf5", "Ensemble", "binder_g", "load_ensemble",
+    "corr_length", "corr_length_sg",
 ]

@@ -191,6 +191,8 @@ _OPTIONAL_PROTOTYPES = {
     "latmc_param_bounds": (c_int, [c_int, c_int, POINTER(c_double), POINTER(c_double)]),
     "latmc_sim_device_view": (c_int, [_P, POINTER(DeviceView)]),
     "latmc_acc_warnings": (c_int, [_P, c_int, POINTER(c_uint32)]),
+    "latmc_acc_corr_length": (c_int, [_P, c_int, c_int, c_int64, c_int, POINTER(c_double),
+                                      POINTER(c_double)]),
 }
 
 

@@ -7,6 +7,7 @@ module-level functions take numpy series directly::
     latmc.error(e)                      # logarithmic-binning error of the mean of e
     latmc.tau_int(e)                    # integrated autocorrelation time
     latmc.binder(m2, m4)                # (U4, error) by jackknife
+    latmc.corr_length(m2_k0, m2_kmin, L)  # (xi, error): second-moment correlation length
     latmc.susceptibility(absm, m2, beta * N)
     latmc.specific_heat(e, beta**2 * N)
     latmc.jackknife(lambda mean, sq: mean[1] / mean[0] ** 2, (a, b))
@@ -32,7 +33,7 @@ import numpy as np
 
 from . import _ints, _lib
 from .errors import (ClosedError, DegenerateWarning, InvalidArgument, ShortSeriesWarning,
-                     check_global, error_for, last_error, warn)
+                     Unsupported, check_global, error_for, last_error, warn)
 
 _L = _lib.lib
 Column = Union[int, str]
@@ -240,6 +241,22 @@ class Accumulator:
         return self._two(_L.latmc_acc_binder, "the Binder cumulant", self.col(m2),
                          self.col(m4), _ints.c_int(nblocks, "nblocks"))
 
+    def corr_length(self, L: int, k0: Column = "m2_k0", kmin: Column = "m2_kmin",
+                    nblocks: int = DEFAULT_BLOCKS) -> Tuple[float, float]:
+        """Second-moment correlation length xi = sqrt(<|m(0)|^2> / <|m(k_min)|^2> - 1) /
+        (2 sin(pi / L)) and its jackknife error (``latmc_acc_corr_length``), from the
+        columns of |m(0)|^2 and |m(k_min)|^2 (the observables "m2_k0" and "m2_kmin", or
+        "overlap2" and "overlap2_kmin" for one sample's xi_SG); L is the lattice's extent.
+        Divide both by L for xi/L. Raises InvalidArgument where xi is not real
+        (<|m(0)|^2> <= <|m(k_min)|^2>, deep in the disordered phase), Unsupported with a
+        library older than 0.2."""
+        f = getattr(_L, "latmc_acc_corr_length", None)
+        if f is None:
+            raise Unsupported("this liblatmc has no latmc_acc_corr_length (0.2)")
+        return self._two(f, "the correlation length", self.col(k0), self.col(kmin),
+                         _ints.i64(L, "L"),
+                         _ints.c_int(nblocks, "nblocks"))
+
     def susceptibility(self, absm: Column = "abs_magnetization", m2: Column = "m2",
                        factor: float = 1.0,
                        nblocks: int = DEFAULT_BLOCKS) -> Tuple[float, float]:
@@ -320,6 +337,15 @@ def binder(m2, m4, nblocks: int = DEFAULT_BLOCKS) -> Tuple[float, float]:
     """(U4, error) from series of m^2 and m^4."""
     with _series(m2, m4) as a:
         return a.binder(0, 1, nblocks)
+
+
+def corr_length(m2_k0, m2_kmin, L: int,
+                nblocks: int = DEFAULT_BLOCKS) -> Tuple[float, float]:
+    """(xi, error): the second-moment correlation length from series of |m(0)|^2 and
+    |m(k_min)|^2 on a lattice of extent L (Accumulator.corr_length); xi / L is the
+    finite-size-scaling ratio."""
+    with _series(m2_k0, m2_kmin) as a:
+        return a.corr_length(L, 0, 1, nblocks)
 
 
 def susceptibility(absm, m2, factor: float = 1.0,

@@ -37,7 +37,7 @@ PathLike = Union[str, bytes, "os.PathLike[str]"]
 
 # enum latmc_ens_order, latmc_ens_overlap (ens.h)
 _BY_MEMBER, _BY_TEMPERATURE = 0, 1
-OVERLAPS: Dict[str, int] = {"q": 1, "q2": 2, "q4": 3, "ql": 4}
+OVERLAPS: Dict[str, int] = {"q": 1, "q2": 2, "q4": 3, "ql": 4, "qkmin2": 5}
 
 
 class EnsLayout(ctypes.Structure):
@@ -87,16 +87,22 @@ _PROTOTYPES = {
                                    POINTER(c_double), POINTER(c_double)]),
     "latmc_ens_last_error": (ctypes.c_char_p, [_P]),
 }
+# Bound where the library has them (the finite-size-scaling additions of 0.2).
+_OPTIONAL = {
+    "latmc_ens_corr_length": (c_int, [POINTER(c_double), POINTER(c_double), c_int,
+                                      ctypes.c_int64, POINTER(c_double), POINTER(c_double)]),
+}
 
 
 def _bind() -> Optional[ctypes.CDLL]:
     lib = _lib.lib
     if not all(hasattr(lib, name) for name in _PROTOTYPES):
         return None  # a liblatmc older than 0.2
-    for name, (res, args) in _PROTOTYPES.items():
-        f = getattr(lib, name)
-        f.restype = res
-        f.argtypes = args
+    for name, (res, args) in list(_PROTOTYPES.items()) + list(_OPTIONAL.items()):
+        if hasattr(lib, name):
+            f = getattr(lib, name)
+            f.restype = res
+            f.argtypes = args
     return lib
 
 
@@ -154,6 +160,44 @@ def binder_g(q2, q4, components: int = 1) -> Tuple[np.ndarray, np.ndarray]:
     if a2.ndim == 1:
         return float(g[0]), float(err[0])  # type: ignore[return-value]
     return g, err
+
+
+def corr_length_sg(q2, qk2, L: int) -> Tuple[np.ndarray, np.ndarray]:
+    """The spin-glass second-moment correlation length xi_SG averaged over samples and its
+    jackknife error over samples (``latmc_ens_corr_length``): from per-sample thermal
+    means ``q2[s] = <q^2>_s`` (overlap "q2") and ``qk2[s] = <|q(k_min)|^2>_s`` (overlap
+    "qkmin2"), xi_SG = sqrt([<q^2>] / [<|q(k_min)|^2>] - 1) / (2 sin(pi / L)) on a lattice
+    of extent L. Divide by L for xi_SG / L.
+
+    Shapes as for :func:`binder_g`: ``(samples,)`` gives floats, ``(samples,
+    temperatures)`` arrays over the temperatures. InvalidArgument where xi_SG is not real
+    (also in a jackknife sample).
+    """
+    f = getattr(_need(), "latmc_ens_corr_length", None)
+    if f is None:
+        raise Unsupported("this liblatmc has no latmc_ens_corr_length (0.2)")
+    a2 = np.asarray(q2, dtype=np.float64)
+    ak = np.asarray(qk2, dtype=np.float64)
+    if a2.shape != ak.shape or a2.ndim not in (1, 2):
+        raise InvalidArgument("corr_length_sg needs q2 and qk2 of one shape, (samples,) or "
+                              "(samples, temperatures); got %s and %s" % (a2.shape, ak.shape))
+    n = _ints.in_range(a2.shape[0], "samples", 0, _ints.INT_MAX)
+    length = _ints.i64(L, "L")
+    c2 = a2.reshape(n, -1)
+    ck = ak.reshape(n, -1)
+    xi = np.empty(c2.shape[1])
+    err = np.empty(c2.shape[1])
+    xv, ev = c_double(), c_double()
+    for t in range(c2.shape[1]):
+        x2 = np.ascontiguousarray(c2[:, t])
+        xk = np.ascontiguousarray(ck[:, t])
+        st = f(_dptr(x2), _dptr(xk), n, length, ctypes.byref(xv), ctypes.byref(ev))
+        if st:
+            raise error_for(st, last_error())
+        xi[t], err[t] = xv.value, ev.value
+    if a2.ndim == 1:
+        return float(xi[0]), float(err[0])  # type: ignore[return-value]
+    return xi, err
 
 
 class Ensemble:
@@ -473,7 +517,9 @@ class Ensemble:
 
     def overlaps(self, kind: str = "q2") -> np.ndarray:
         """A two-replica observable of replicas 0 and 1 at every (sample, temperature),
-        shape (samples, temperatures): "q" (Ising), "q2", "q4" (= q2^2), "ql" (link)."""
+        shape (samples, temperatures): "q" (Ising), "q2", "q4" (= q2^2), "ql" (link),
+        "qkmin2" (|q(k_min)|^2 averaged over the directions; the tensor overlap for
+        Heisenberg; equal extents only)."""
         key = OVERLAPS.get(kind) if isinstance(kind, str) else None
         if key is None:
             raise InvalidArgument("unknown overlap %r (one of: %s)" % (kind, ", ".join(OVERLAPS)))
@@ -596,6 +642,11 @@ class Ensemble:
         """:func:`binder_g` with the model's number of spin components (Ising 1,
         Heisenberg 3)."""
         return binder_g(q2, q4, 3 if self._desc.model == _lib.MODEL_HEISENBERG else 1)
+
+
+    def corr_length_sg(self, q2, qk2) -> Tuple[np.ndarray, np.ndarray]:
+        """:func:`corr_length_sg` on this ensemble's extent."""
+        return corr_length_sg(q2, qk2, self.shape[0])
 
 
 def load_ensemble(path: PathLike, context: Optional[Context] = None) -> Ensemble:

@@ -303,6 +303,13 @@ class Sim:
                           doc="accepted / attempted since the last reset")
     overlap2 = property(lambda self: self.observable("overlap2"),
                         doc="Heisenberg, two replicas: sum q_{mu nu}^2")
+    m2_k0 = property(lambda self: self.observable("m2_k0"),
+                     doc="|m(0)|^2 (Potts: of the simplex order parameter)")
+    m2_kmin = property(lambda self: self.observable("m2_kmin"),
+                       doc="|m(k_min)|^2 averaged over the directions (equal extents)")
+    overlap2_kmin = property(lambda self: self.observable("overlap2_kmin"),
+                             doc="Heisenberg, two replicas: the tensor overlap's "
+                                 "|q(k_min)|^2 averaged over the directions")
 
     @property
     def acceptance_counts(self) -> Tuple[int, int]:

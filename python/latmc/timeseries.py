@@ -37,7 +37,7 @@ class Series:
     """Measurements of a sim: ``data`` (n x k float64), one column per name in ``names``.
 
     ``s["energy"]`` is a column; ``s.mean("m2")``, ``s.error("m2")``, ``s.tau_int("m2")``,
-    ``s.binder()``, ``s.susceptibility()``, ``s.specific_heat()`` analyse it through the C
+    ``s.binder()``, ``s.susceptibility()``, ``s.specific_heat()``, ``s.corr_length(L)`` analyse it through the C
     accumulators; ``beta`` and ``volume`` (from the sim) give the physical prefactors
     (phi^4 has no beta: its prefactors use 1).
     """
@@ -95,6 +95,15 @@ class Series:
     def binder(self, nblocks: int = DEFAULT_BLOCKS) -> Tuple[float, float]:
         """(U4, error) from the columns m2 and m4."""
         return self._with("binder", "m2", "m4", nblocks)
+
+    def corr_length(self, L: int, nblocks: int = DEFAULT_BLOCKS) -> Tuple[float, float]:
+        """(xi, error): the second-moment correlation length from the columns m2_k0 and
+        m2_kmin (measure them: ``observables=(..., "m2_k0", "m2_kmin")``) on a lattice of
+        extent L; xi / L is the finite-size-scaling ratio. Without an m2_k0 column, m2
+        (the same value for Ising, phi^4 and Heisenberg: the program latmc records m2
+        only for them)."""
+        k0 = "m2_k0" if "m2_k0" in self.names else "m2"
+        return self._with("corr_length", L, k0, "m2_kmin", nblocks)
 
     def susceptibility(self, nblocks: int = DEFAULT_BLOCKS) -> Tuple[float, float]:
         """(chi, error), chi = beta N (<m^2> - <|m|>^2), from abs_magnetization and m2."""

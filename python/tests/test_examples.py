@@ -7,6 +7,7 @@ import math
 import runpy
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -24,6 +25,14 @@ def test_binder_crossing_quick(tmp_path, capsys):
     assert len(res["crossings"]) == 1
     tc, dtc = res["crossings"][0]
     assert abs(tc - mod["T_C"]) < 0.25 and dtc > 0
+    # xi/L falls with T, faster on the larger lattice: one crossing, in the same band
+    assert "xi/L(2.300)" in out
+    assert len(res["xi_crossings"]) == 1
+    tx, dtx = res["xi_crossings"][0]
+    assert abs(tx - mod["T_C"]) < 0.25 and dtx > 0
+    for L, (x, dx) in res["xi_curves"].items():
+        fin = np.isfinite(x)
+        assert fin.sum() >= 3 and (np.diff(x[fin]) < 0).all() and (dx[fin] > 0).all()
     assert res["plotted"] == (tmp_path / "u4.png").exists()
 
 

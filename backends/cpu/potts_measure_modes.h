@@ -1,0 +1,26 @@
+/*
+ * Potts: the Fourier modes' projections read from the backend's own layouts (potts_measure.c,
+ * lib/modes.h): for every state a and axis mu, P_a,mu[x] = the number of sites in state a
+ * with x_mu = x (q blocks of L_0 + L_1 (+ L_2) entries: latmc_modes_partial's layout).
+ * Integers, so any thread count gives the same.
+ */
+#ifndef LATMC_CPU_POTTS_MEASURE_MODES_H
+#define LATMC_CPU_POTTS_MEASURE_MODES_H
+
+#include <stdint.h>
+
+#include "cpu_lattice.h"
+#include "potts.h"
+#include "potts_split.h"
+
+/* The natural layout (one byte per site): the model's sums, as cpu_potts_measure, and the
+ * projections (zeroed here) in the same pass. LATMC_OK or LATMC_ENOMEM, nothing written. */
+int cpu_potts_measure_modes(const struct latmc_lattice *g, const uint8_t *spins, int q,
+                            int n_threads, struct latmc_potts_sums *sums, int64_t *proj);
+
+/* The split colour arrays of the SIMD levels: the projections alone (zeroed here), read in
+ * place (no copy into site order). LATMC_OK or LATMC_ENOMEM. */
+int cpu_potts_split_projections(const struct latmc_lattice *g, const struct cpu_potts_split *s,
+                                int q, int n_threads, int64_t *proj);
+
+#endif
