@@ -244,6 +244,24 @@ static void test_long_rows(void **state)
     }
 }
 
+/* Rows of 256 sites per colour: runs of eight whole groups, which the AVX2 kernel decides
+ * side by side (and finishes group by group past plane 8); 2D and 3D, low temperature
+ * (many lanes with T = 2^32 or near 0) and beta = 0.1 (nearly every lane open). */
+static void test_vector_batches(void **state)
+{
+    (void)state;
+    for (int a = 0; a < 2; a++) {
+        const int algorithm = a ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS;
+        const struct spec cold = { 2, { 512, 6, 1 }, algorithm, 0.7, 1.0, 0.02, 91 };
+        const struct spec hot = { 2, { 512, 6, 1 }, algorithm, 0.1, 1.0, 0.0, 92 };
+        const struct spec deep = { 3, { 64, 8, 6 }, algorithm, 0.25, 1.0, 0.0, 93 };
+        every_layout(&cold, LATMC_COUPLINGS_UNIFORM);
+        every_layout(&hot, LATMC_COUPLINGS_BIMODAL);
+        every_layout(&deep, LATMC_COUPLINGS_UNIFORM);
+        every_layout(&deep, LATMC_COUPLINGS_BIMODAL);
+    }
+}
+
 static void test_3d(void **state)
 {
     (void)state;
@@ -382,6 +400,7 @@ int main(void)
         cmocka_unit_test(test_2d),
         cmocka_unit_test(test_3d),
         cmocka_unit_test(test_long_rows),
+        cmocka_unit_test(test_vector_batches),
         cmocka_unit_test(test_switch),
         cmocka_unit_test(test_ensemble),
         cmocka_unit_test(test_errors),

@@ -1,0 +1,326 @@
+/*
+ * The bit-sliced Ising decisions (decisions = 1, doc/models/ising-decisions.md) with AVX2,
+ * on the split rows (ising_split.h). The decisions are those of the C reference
+ * (lib/ising_decision_rules.h) bit for bit; only the work is arranged for vectors:
+ *
+ * - A group of 32 sites lying in one half-row is 32 consecutive bytes: one 32-byte load
+ *   per neighbour run, byte adds give the up-neighbour counts k (0 .. 6, no carries), and
+ *   three movemasks turn them into the bit planes k0, k1, k2 of the group; a fourth the
+ *   spins. So a group's classes cost a few instructions instead of 32 table look-ups.
+ * - Eight such groups are decided side by side, one group per 32-bit lane: the class
+ *   masks, the threshold planes and the plane loop are 8-lane vector logic, and planes 0
+ *   .. 7 of the eight groups are two 8-block Philox calls (philox_avx2.h; blocks g .. g+7
+ *   of sub 0 and of sub 1 are consecutive blocks of one fold).
+ * - The tail (doc/models/ising-decisions.md, "The tail"): a group needs more than 8
+ *   planes with probability 1 - (1 - 2^-8)^32 = 0.12, so the vector part stops after 8
+ *   and the groups still undecided go on with the scalar reference rule from plane 8
+ *   (their state is the reference's state after plane 7): 0.13 scalar Philox calls per
+ *   group on average, and no vector lane waits on the slowest group of eight.
+ * Groups that do not lie whole in one half-row (rows of fewer than 32 sites per colour,
+ * the ends of a thread's, box's or part's range) take the C path
+ * (cpu_ising_decisions_group): the same decisions.
+ */
+#include <immintrin.h>
+#include <stdint.h>
+
+#include "ising_decision_rules.h"
+#include "ising_decisions.h"
+#include "philox_avx2.h"
+
+#define BATCH 8           /* groups decided side by side: 8 lanes of 32 bits */
+#define VECTOR_BLOCKS 2   /* Philox blocks (4 planes each) drawn for all eight */
+
+/* What one range's batches share: the classes, their threshold planes, the Philox folds. */
+struct dec_avx2 {
+    const struct cpu_ising_dec_view *v;
+    int metropolis;
+    /* the classes with 0 < T < 2^32 ("open"), then those with T = 2^32 ("always"): k and
+     * the spin they need (-1: any, 0: down, 1: up); T = 0 takes no part */
+    int n_open, n_always;
+    int open_k[CPU_ISING_DEC_CLASSES], open_s[CPU_ISING_DEC_CLASSES];
+    int always_k[CPU_ISING_DEC_CLASSES], always_s[CPU_ISING_DEC_CLASSES];
+    uint64_t open_t[CPU_ISING_DEC_CLASSES];
+    uint32_t plane_classes[LATMC_BITSLICE_PLANES]; /* bit c: open class c's T has bit 31 - b */
+    struct latmc_ising_plane_names names;
+    struct philox8_avx2 pc[VECTOR_BLOCKS];
+    int64_t fold_hi; /* block >> 32 the folds are for; -1: none yet */
+};
+
+static void dec_setup(struct dec_avx2 *d, const struct cpu_ising_dec_view *v, const uint64_t *ct,
+                      int algorithm, const struct latmc_ising_plane_names *names)
+{
+    d->v = v;
+    d->metropolis = algorithm != LATMC_ALGO_HEATBATH;
+    d->n_open = d->n_always = 0;
+    const int kmax = 2 * v->global->ndim;
+    for (int s_up = 0; s_up < (d->metropolis ? 2 : 1); s_up++)
+        for (int k = 0; k <= kmax; k++) {
+            const uint64_t t = ct[k + LATMC_ISING_MAX_K * s_up];
+            const int s = d->metropolis ? s_up : -1;
+            if (t >> 32) {
+                d->always_k[d->n_always] = k;
+                d->always_s[d->n_always++] = s;
+            } else if (t != 0) {
+                d->open_k[d->n_open] = k;
+                d->open_s[d->n_open] = s;
+                d->open_t[d->n_open++] = t;
+            }
+        }
+    for (int b = 0; b < LATMC_BITSLICE_PLANES; b++) {
+        d->plane_classes[b] = 0;
+        for (int c = 0; c < d->n_open; c++)
+            d->plane_classes[b] |= (uint32_t)((d->open_t[c] >> (31 - b)) & 1u) << c;
+    }
+    d->names = *names;
+    d->fold_hi = -1;
+}
+
+/* The folds of blocks (hi << 32) + c0 for subs sub0 and sub0 + 1. */
+static void dec_fold(struct dec_avx2 *d, int64_t hi, uint64_t seed)
+{
+    if (d->fold_hi == hi)
+        return;
+    for (int q = 0; q < VECTOR_BLOCKS; q++) {
+        const struct latmc_philox_fold f =
+            latmc_philox_fold_of(seed, (uint32_t)hi, d->names.sweep, d->names.stream,
+                                 d->names.phase, d->names.sub0 + (uint32_t)q);
+        philox8_avx2_setup(&d->pc[q], &f, 0);
+    }
+    d->fold_hi = hi;
+}
+
+/* Whether group g (all 32 lanes) lies in one half-row; *first: its first site, local. */
+static int whole_in_half_row(const struct cpu_ising_dec_view *v, int colour, int64_t g,
+                             struct latmc_site *first)
+{
+    const struct latmc_site s = latmc_checkerboard_site(v->global, colour, 32 * g);
+    if (s.group + 32 > v->global->lx / 2)
+        return 0;
+    *first = cpu_ising_dec_local_site(v, s);
+    return 1;
+}
+
+/* The group's bit planes of k (k0, k1, k2) and of its spins, bit i = lane i (ising_split.h:
+ * the same runs of bytes as the C path's split_row_group, 32 at once). */
+static void group_planes(const struct cpu_ising_split *sp, const struct latmc_site *first,
+                         uint32_t *k0, uint32_t *k1, uint32_t *k2, uint32_t *spin)
+{
+    const int64_t y = first->y, z = first->z, ly = sp->ly, r = first->row;
+    const int par = (int)(first->x & 1);
+    const int64_t jx = first->x / 2;
+    const int64_t nr[4] = { latmc_wrap_up(y, ly) + ly * z, latmc_wrap_down(y, ly) + ly * z,
+                            y + ly * latmc_wrap_up(z, sp->lz), y + ly * latmc_wrap_down(z, sp->lz) };
+    const int nrows = sp->ndim == 3 ? 4 : 2;
+    const __m256i one = _mm256_set1_epi8(1);
+    const uint8_t *own = cpu_ising_split_row(sp, r, par) + jx;
+    const uint8_t *oth = cpu_ising_split_row(sp, r, par ^ 1) + jx + par; /* x + 1; x - 1: [-1] */
+    __m256i xp = _mm256_loadu_si256((const __m256i *)oth);
+    __m256i xm = _mm256_loadu_si256((const __m256i *)(oth - 1));
+    const uint8_t *ownb = NULL;
+    if (sp->bonds) { /* +-J: eps s = +1 iff spin byte ^ bond bit = 1 */
+        ownb = cpu_ising_split_bond_row(sp, r, par) + jx;
+        const uint8_t *othb = cpu_ising_split_bond_row(sp, r, par ^ 1) + jx + par;
+        xp = _mm256_xor_si256(xp, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)ownb), one));
+        xm = _mm256_xor_si256(xm, _mm256_and_si256(
+                                      _mm256_loadu_si256((const __m256i *)(othb - 1)), one));
+    }
+    __m256i k = _mm256_add_epi8(xp, xm);
+    for (int m = 0; m < nrows; m++) {
+        __m256i nb = _mm256_loadu_si256((const __m256i *)(cpu_ising_split_row(sp, nr[m], par) + jx));
+        if (ownb) { /* the bond to +e_mu is the site's bit mu, to -e_mu the neighbour's */
+            const int mu = 1 + m / 2;
+            const uint8_t *bb = m % 2 == 0 ? ownb : cpu_ising_split_bond_row(sp, nr[m], par) + jx;
+            const __m256i bits = _mm256_srl_epi16(_mm256_loadu_si256((const __m256i *)bb),
+                                                  _mm_cvtsi32_si128(mu));
+            nb = _mm256_xor_si256(nb, _mm256_and_si256(bits, one));
+        }
+        k = _mm256_add_epi8(k, nb);
+    }
+    /* bit j of each byte to its top bit (16-bit shifts: k < 8, nothing crosses a byte's
+     * top), then one bit per byte */
+    *k0 = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(k, 7));
+    *k1 = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(k, 6));
+    *k2 = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(k, 5));
+    *spin = (uint32_t)_mm256_movemask_epi8(
+        _mm256_slli_epi16(_mm256_loadu_si256((const __m256i *)own), 7));
+}
+
+/* Flip the group's lanes in `flip` (bit i: byte i), and refresh the pads. */
+static void group_flip(const struct cpu_ising_split *sp, const struct latmc_site *first,
+                       uint32_t flip)
+{
+    const int par = (int)(first->x & 1);
+    const int64_t jx = first->x / 2;
+    uint8_t *row = cpu_ising_split_row(sp, first->row, par);
+    uint8_t *own = row + jx;
+    /* byte i gets byte i / 8 of flip, keeps its bit i mod 8, and becomes 0 or 1 */
+    const __m256i spread = _mm256_shuffle_epi8(
+        _mm256_set1_epi32((int)flip),
+        _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2,
+                         3, 3, 3, 3, 3, 3, 3, 3));
+    const __m256i bit = _mm256_set1_epi64x((long long)UINT64_C(0x8040201008040201));
+    const __m256i bytes = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit),
+                                           _mm256_set1_epi8(1));
+    _mm256_storeu_si256((__m256i *)own,
+                        _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)own), bytes));
+    if (jx == 0) /* the pads repeat the half-row's ends */
+        row[sp->half] = row[0];
+    if (jx + 32 == sp->half)
+        row[-1] = row[sp->half - 1];
+}
+
+/* Lanes whose k equals `k` (k0 k1 k2 and their complements n0 n1 n2). */
+static inline __m256i lanes_with_k(int k, __m256i k0, __m256i k1, __m256i k2, __m256i n0,
+                                   __m256i n1, __m256i n2)
+{
+    return _mm256_and_si256(_mm256_and_si256(k & 1 ? k0 : n0, k & 2 ? k1 : n1), k & 4 ? k2 : n2);
+}
+
+/* Plane b of the thresholds of open classes' masks m[] (the scalar tail's form). */
+static inline uint32_t threshold_plane(const struct dec_avx2 *d, const uint32_t *m, int b)
+{
+    uint32_t tb = 0;
+    for (int c = 0; c < d->n_open; c++)
+        tb |= m[c] & (0u - ((d->plane_classes[b] >> c) & 1u));
+    return tb;
+}
+
+/*
+ * Groups g .. g + n - 1 (n <= 8), each whole in one half-row (first[i]), blocks g .. g + 7
+ * of one value of block >> 32. Returns the spins changed.
+ */
+static uint64_t decide_batch(struct dec_avx2 *d, uint64_t seed, int64_t g, int n,
+                             const struct latmc_site *first)
+{
+    const struct cpu_ising_split *sp = d->v->split;
+    uint32_t a0[BATCH], a1[BATCH], a2[BATCH], as[BATCH], live[BATCH];
+    for (int i = 0; i < BATCH; i++) {
+        if (i < n)
+            group_planes(sp, &first[i], &a0[i], &a1[i], &a2[i], &as[i]);
+        else
+            a0[i] = a1[i] = a2[i] = as[i] = 0;
+        live[i] = i < n ? UINT32_MAX : 0;
+    }
+    const __m256i ones = _mm256_set1_epi32(-1);
+    const __m256i k0 = _mm256_loadu_si256((const __m256i *)a0);
+    const __m256i k1 = _mm256_loadu_si256((const __m256i *)a1);
+    const __m256i k2 = _mm256_loadu_si256((const __m256i *)a2);
+    const __m256i n0 = _mm256_xor_si256(k0, ones), n1 = _mm256_xor_si256(k1, ones),
+                  n2 = _mm256_xor_si256(k2, ones);
+    const __m256i lanes = _mm256_loadu_si256((const __m256i *)live);
+    const __m256i spin = _mm256_loadu_si256((const __m256i *)as);
+    const __m256i with_spin[2] = { _mm256_andnot_si256(spin, lanes), _mm256_and_si256(spin, lanes) };
+
+    /* the class masks, and the start of the comparison (latmc_bitslice_start_classes) */
+    __m256i open[CPU_ISING_DEC_CLASSES];
+    __m256i und = _mm256_setzero_si256(), acc = _mm256_setzero_si256();
+    for (int c = 0; c < d->n_open; c++) {
+        const __m256i who = d->open_s[c] < 0 ? lanes : with_spin[d->open_s[c]];
+        open[c] = _mm256_and_si256(lanes_with_k(d->open_k[c], k0, k1, k2, n0, n1, n2), who);
+        und = _mm256_or_si256(und, open[c]);
+    }
+    for (int c = 0; c < d->n_always; c++) {
+        const __m256i who = d->always_s[c] < 0 ? lanes : with_spin[d->always_s[c]];
+        acc = _mm256_or_si256(acc, _mm256_and_si256(
+                                       lanes_with_k(d->always_k[c], k0, k1, k2, n0, n1, n2), who));
+    }
+
+    /* planes 0 .. 7 of the eight groups: blocks g + i of subs sub0 and sub0 + 1 */
+    dec_fold(d, g >> 32, seed);
+    for (int q = 0; q < VECTOR_BLOCKS && !_mm256_testz_si256(und, und); q++) {
+        __m256i r[4];
+        philox8_avx2_groups(&d->pc[q], (uint64_t)g, r, 1);
+        /* r[m] = [block m: out 0..3 | block m + 4: out 0..3]; w[l] = output l of blocks 0..7 */
+        const __m256i t0 = _mm256_unpacklo_epi32(r[0], r[1]), t1 = _mm256_unpacklo_epi32(r[2], r[3]);
+        const __m256i t2 = _mm256_unpackhi_epi32(r[0], r[1]), t3 = _mm256_unpackhi_epi32(r[2], r[3]);
+        const __m256i w[4] = { _mm256_unpacklo_epi64(t0, t1), _mm256_unpackhi_epi64(t0, t1),
+                               _mm256_unpacklo_epi64(t2, t3), _mm256_unpackhi_epi64(t2, t3) };
+        for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK; l++) {
+            const uint32_t sel = d->plane_classes[4 * q + l];
+            __m256i tb = _mm256_setzero_si256();
+            for (int c = 0; c < d->n_open; c++)
+                if (sel >> c & 1u)
+                    tb = _mm256_or_si256(tb, open[c]);
+            /* latmc_bitslice_plane: u's bit 0 and t's 1 accept; differing bits decide */
+            acc = _mm256_or_si256(acc, _mm256_andnot_si256(w[l], _mm256_and_si256(und, tb)));
+            und = _mm256_andnot_si256(_mm256_xor_si256(w[l], tb), und);
+        }
+    }
+
+    uint32_t accept[BATCH], undecided[BATCH];
+    _mm256_storeu_si256((__m256i *)accept, acc);
+    _mm256_storeu_si256((__m256i *)undecided, und);
+    if (!_mm256_testz_si256(und, und)) {
+        /* the tail: the reference rule from plane 8 on, group by group */
+        uint32_t masks[CPU_ISING_DEC_CLASSES][BATCH];
+        for (int c = 0; c < d->n_open; c++)
+            _mm256_storeu_si256((__m256i *)masks[c], open[c]);
+        for (int i = 0; i < n; i++) {
+            if (!undecided[i])
+                continue;
+            uint32_t m[CPU_ISING_DEC_CLASSES];
+            for (int c = 0; c < d->n_open; c++)
+                m[c] = masks[c][i];
+            struct latmc_bitslice s = { undecided[i], accept[i],
+                                        VECTOR_BLOCKS * LATMC_ISING_PLANES_PER_BLOCK };
+            for (int q = VECTOR_BLOCKS; q < LATMC_ISING_DECISION_BLOCKS && s.undecided; q++) {
+                const latmc_philox_ctr w = latmc_ising_plane_block(&d->names, (uint64_t)(g + i), q);
+                for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK && s.undecided; l++)
+                    latmc_bitslice_plane(&s, w.v[l], threshold_plane(d, m, 4 * q + l));
+            }
+            accept[i] = s.accept;
+        }
+    }
+
+    uint64_t changed = 0;
+    for (int i = 0; i < n; i++) {
+        /* Metropolis flips the accepted lanes; heat bath sets them to +1 (the others -1) */
+        const uint32_t flip = d->metropolis ? accept[i] : accept[i] ^ as[i];
+        if (flip)
+            group_flip(sp, &first[i], flip);
+        changed += (uint64_t)__builtin_popcount(flip);
+    }
+    return changed;
+}
+
+uint64_t cpu_ising_decisions_range_avx2(const struct cpu_ising_dec_view *v,
+                                        const struct latmc_ising_tables *t, int algorithm,
+                                        uint64_t seed, const struct latmc_step *step,
+                                        int64_t j0, int64_t j1, const struct cpu_team *team)
+{
+    if (j1 <= j0)
+        return 0;
+    const int colour = step->colour;
+    const struct latmc_ising_plane_names names = { seed, step->rng_sweep, step->stream,
+                                                   step->phase, step->sub };
+    uint64_t ct[CPU_ISING_DEC_CLASSES];
+    cpu_ising_decisions_class_thresholds(t, algorithm, ct);
+    struct dec_avx2 d;
+    dec_setup(&d, v, ct, algorithm, &names);
+    const int64_t g0 = j0 / LATMC_BITSLICE_LANES;
+    const int64_t g1 = (j1 + LATMC_BITSLICE_LANES - 1) / LATMC_BITSLICE_LANES;
+    int64_t s0, s1;
+    cpu_team_share(team, g1 - g0, &s0, &s1);
+    const int64_t end = g0 + s1;
+    uint64_t changed = 0;
+    for (int64_t g = g0 + s0; g < end;) {
+        /* a run of up to 8 groups whole in the range and in one half-row each, blocks of
+         * one value of block >> 32 (the folds') */
+        struct latmc_site first[BATCH];
+        int n = 0;
+        const int one_fold = g >> 32 == (g + BATCH - 1) >> 32;
+        while (one_fold && n < BATCH && g + n < end && 32 * (g + n) >= j0 &&
+               32 * (g + n) + 32 <= j1 && whole_in_half_row(v, colour, g + n, &first[n]))
+            n++;
+        if (n > 0) {
+            changed += decide_batch(&d, seed, g, n, first);
+            g += n;
+            continue;
+        }
+        const int64_t lo = j0 > 32 * g ? j0 : 32 * g, hi = j1 < 32 * g + 32 ? j1 : 32 * g + 32;
+        changed += cpu_ising_decisions_group(v, ct, algorithm, &names, colour, g,
+                                             (int)(lo - 32 * g), (int)(hi - 32 * g));
+        g++;
+    }
+    return changed;
+}
