@@ -89,25 +89,14 @@ static void dec_fold(struct dec_avx2 *d, int64_t hi, uint64_t seed)
     d->fold_hi = hi;
 }
 
-/* Whether group g (all 32 lanes) lies in one half-row; *first: its first site, local. */
-static int whole_in_half_row(const struct cpu_ising_dec_view *v, int colour, int64_t g,
-                             struct latmc_site *first)
-{
-    const struct latmc_site s = latmc_checkerboard_site(v->global, colour, 32 * g);
-    if (s.group + 32 > v->global->lx / 2)
-        return 0;
-    *first = cpu_ising_dec_local_site(v, s);
-    return 1;
-}
-
-/* The group's bit planes of k (k0, k1, k2) and of its spins, bit i = lane i (ising_split.h:
- * the same runs of bytes as the C path's split_row_group, 32 at once). */
+/* The bit planes of k (k0, k1, k2) and of the spins of the group whose first site is byte
+ * jx of the half-row of `first` (its row and parity), bit i = lane i (ising_split.h: the
+ * same runs of bytes as the C path's split_row_group, 32 at once). */
 static void group_planes(const struct cpu_ising_split *sp, const struct latmc_site *first,
-                         uint32_t *k0, uint32_t *k1, uint32_t *k2, uint32_t *spin)
+                         int64_t jx, uint32_t *k0, uint32_t *k1, uint32_t *k2, uint32_t *spin)
 {
     const int64_t y = first->y, z = first->z, ly = sp->ly, r = first->row;
     const int par = (int)(first->x & 1);
-    const int64_t jx = first->x / 2;
     const int64_t nr[4] = { latmc_wrap_up(y, ly) + ly * z, latmc_wrap_down(y, ly) + ly * z,
                             y + ly * latmc_wrap_up(z, sp->lz), y + ly * latmc_wrap_down(z, sp->lz) };
     const int nrows = sp->ndim == 3 ? 4 : 2;
@@ -145,12 +134,11 @@ static void group_planes(const struct cpu_ising_split *sp, const struct latmc_si
         _mm256_slli_epi16(_mm256_loadu_si256((const __m256i *)own), 7));
 }
 
-/* Flip the group's lanes in `flip` (bit i: byte i), and refresh the pads. */
+/* Flip the lanes in `flip` (bit i: byte jx + i of first's half-row), refresh the pads. */
 static void group_flip(const struct cpu_ising_split *sp, const struct latmc_site *first,
-                       uint32_t flip)
+                       int64_t jx, uint32_t flip)
 {
     const int par = (int)(first->x & 1);
-    const int64_t jx = first->x / 2;
     uint8_t *row = cpu_ising_split_row(sp, first->row, par);
     uint8_t *own = row + jx;
     /* byte i gets byte i / 8 of flip, keeps its bit i mod 8, and becomes 0 or 1 */
@@ -186,17 +174,19 @@ static inline uint32_t threshold_plane(const struct dec_avx2 *d, const uint32_t 
 }
 
 /*
- * Groups g .. g + n - 1 (n <= 8), each whole in one half-row (first[i]), blocks g .. g + 7
- * of one value of block >> 32. Returns the spins changed.
+ * Groups g .. g + n - 1 (n <= 8), whole and consecutive in one half-row from site `first`
+ * (group i's lanes at bytes first->x / 2 + 32 i), blocks g .. g + 7 of one value of
+ * block >> 32. Returns the spins changed.
  */
 static uint64_t decide_batch(struct dec_avx2 *d, uint64_t seed, int64_t g, int n,
                              const struct latmc_site *first)
 {
     const struct cpu_ising_split *sp = d->v->split;
+    const int64_t jx = first->x / 2;
     uint32_t a0[BATCH], a1[BATCH], a2[BATCH], as[BATCH], live[BATCH];
     for (int i = 0; i < BATCH; i++) {
         if (i < n)
-            group_planes(sp, &first[i], &a0[i], &a1[i], &a2[i], &as[i]);
+            group_planes(sp, first, jx + 32 * i, &a0[i], &a1[i], &a2[i], &as[i]);
         else
             a0[i] = a1[i] = a2[i] = as[i] = 0;
         live[i] = i < n ? UINT32_MAX : 0;
@@ -277,7 +267,7 @@ static uint64_t decide_batch(struct dec_avx2 *d, uint64_t seed, int64_t g, int n
         /* Metropolis flips the accepted lanes; heat bath sets them to +1 (the others -1) */
         const uint32_t flip = d->metropolis ? accept[i] : accept[i] ^ as[i];
         if (flip)
-            group_flip(sp, &first[i], flip);
+            group_flip(sp, first, jx + 32 * i, flip);
         changed += (uint64_t)__builtin_popcount(flip);
     }
     return changed;
@@ -302,21 +292,38 @@ uint64_t cpu_ising_decisions_range_avx2(const struct cpu_ising_dec_view *v,
     int64_t s0, s1;
     cpu_team_share(team, g1 - g0, &s0, &s1);
     const int64_t end = g0 + s1;
+    const int64_t half = v->global->lx / 2;
     uint64_t changed = 0;
+    struct latmc_site cur; /* the first site of group g (local), while have_cur */
+    int have_cur = 0;
     for (int64_t g = g0 + s0; g < end;) {
-        /* a run of up to 8 groups whole in the range and in one half-row each, blocks of
-         * one value of block >> 32 (the folds') */
-        struct latmc_site first[BATCH];
-        int n = 0;
-        const int one_fold = g >> 32 == (g + BATCH - 1) >> 32;
-        while (one_fold && n < BATCH && g + n < end && 32 * (g + n) >= j0 &&
-               32 * (g + n) + 32 <= j1 && whole_in_half_row(v, colour, g + n, &first[n]))
-            n++;
-        if (n > 0) {
-            changed += decide_batch(&d, seed, g, n, first);
-            g += n;
-            continue;
+        /* a run of up to 8 groups whole in the range and consecutive in one half-row,
+         * blocks of one value of block >> 32 (the folds') */
+        int64_t n = 0;
+        if (32 * g >= j0 && g >> 32 == (g + BATCH - 1) >> 32) {
+            if (!have_cur) /* the divisions: once per row */
+                cur = cpu_ising_dec_local_site(v, latmc_checkerboard_site(v->global, colour,
+                                                                          32 * g));
+            have_cur = 1;
+            const int64_t room = (half - cur.group) / 32;
+            n = (j1 - 32 * g) / 32;
+            n = n < room ? n : room;
+            n = n < end - g ? n : end - g;
+            n = n < BATCH ? n : BATCH;
+            if (n > 0) {
+                changed += decide_batch(&d, seed, g, (int)n, &cur);
+                g += n;
+                if (n < room) { /* the next group follows in the same half-row */
+                    cur.group += 32 * n;
+                    cur.x += 64 * n;
+                    cur.index += 64 * n;
+                } else {
+                    have_cur = 0;
+                }
+                continue;
+            }
         }
+        have_cur = 0;
         const int64_t lo = j0 > 32 * g ? j0 : 32 * g, hi = j1 < 32 * g + 32 ? j1 : 32 * g + 32;
         changed += cpu_ising_decisions_group(v, ct, algorithm, &names, colour, g,
                                              (int)(lo - 32 * g), (int)(hi - 32 * g));
