@@ -108,11 +108,14 @@ static uint64_t spec_sweep(const struct spec *sp, int8_t *s, const float *eps, u
                     where[j] = i;
                     thr[j] = spec_threshold(spec_probability(sp, s[i], spec_sum(sp, s, eps, x, y, z)));
                 }
+        uint32_t plane[32]; /* the planes of group j / 32 */
         for (int64_t j = 0; j < half; j++) {
+            if (j % 32 == 0)
+                for (int b = 0; b < 32; b++)
+                    plane[b] = spec_plane(sp, sweep, colour, (uint64_t)(j / 32), b);
             uint32_t u = 0; /* bit 31 - b of u: bit j mod 32 of plane b of group j / 32 */
             for (int b = 0; b < 32; b++)
-                u |= ((spec_plane(sp, sweep, colour, (uint64_t)(j / 32), b) >> (j % 32)) & 1u)
-                     << (31 - b);
+                u |= ((plane[b] >> (j % 32)) & 1u) << (31 - b);
             const int accept = (uint64_t)u < thr[j];
             const int8_t old = s[where[j]];
             const int8_t new_spin = sp->algorithm == LATMC_ALGO_HEATBATH ? (accept ? 1 : -1)
@@ -273,6 +276,23 @@ static void test_3d(void **state)
     }
 }
 
+/* Thread teams (a colour of at least 32768 sites: cpu_omp.h) cutting the runs of eight
+ * groups anywhere, with and without boxes, at the AVX2 and C levels. */
+static void test_thread_teams(void **state)
+{
+    (void)state;
+    static const int all[3] = { 1, 1, 1 };
+    const struct spec metro = { 2, { 512, 130, 1 }, LATMC_ALGO_METROPOLIS, 0.44, 1.0, 0.0, 31 };
+    const struct spec heat = { 2, { 384, 172, 1 }, LATMC_ALGO_HEATBATH, 0.5, 1.0, 0.01, 32 };
+    for (int l = 0; l < 2; l++)
+        for (int threads = 2; threads <= 3; threads++) {
+            check_case(&metro, LATMC_COUPLINGS_UNIFORM, levels[l], threads, 1 + 2 * (l == 0),
+                       all, 3);
+            check_case(&heat, LATMC_COUPLINGS_BIMODAL, levels[1 - l], threads, threads - 1,
+                       all, 3);
+        }
+}
+
 /* Switching chains between sweeps: each sweep runs the chain its parameter names. */
 static void test_switch(void **state)
 {
@@ -413,6 +433,7 @@ int main(void)
         cmocka_unit_test(test_3d),
         cmocka_unit_test(test_long_rows),
         cmocka_unit_test(test_vector_batches),
+        cmocka_unit_test(test_thread_teams),
         cmocka_unit_test(test_switch),
         cmocka_unit_test(test_ensemble),
         cmocka_unit_test(test_errors),
