@@ -34,11 +34,11 @@
 struct dec_avx2 {
     const struct cpu_ising_dec_view *v;
     int metropolis;
-    /* the classes with 0 < T < 2^32 ("open"), then those with T = 2^32 ("always"): k and
-     * the spin they need (-1: any, 0: down, 1: up); T = 0 takes no part */
-    int n_open, n_always;
+    /* the classes with 0 < T < 2^32 ("open") and with T = 0 ("never"): k and the spin they
+     * need (-1: any, 0: down, 1: up); the lanes in neither have T = 2^32 and accept */
+    int n_open, n_never;
     int open_k[CPU_ISING_DEC_CLASSES], open_s[CPU_ISING_DEC_CLASSES];
-    int always_k[CPU_ISING_DEC_CLASSES], always_s[CPU_ISING_DEC_CLASSES];
+    int never_k[CPU_ISING_DEC_CLASSES], never_s[CPU_ISING_DEC_CLASSES];
     uint64_t open_t[CPU_ISING_DEC_CLASSES];
     uint32_t plane_classes[LATMC_BITSLICE_PLANES]; /* bit c: open class c's T has bit 31 - b */
     struct latmc_ising_plane_names names;
@@ -51,16 +51,16 @@ static void dec_setup(struct dec_avx2 *d, const struct cpu_ising_dec_view *v, co
 {
     d->v = v;
     d->metropolis = algorithm != LATMC_ALGO_HEATBATH;
-    d->n_open = d->n_always = 0;
+    d->n_open = d->n_never = 0;
     const int kmax = 2 * v->global->ndim;
     for (int s_up = 0; s_up < (d->metropolis ? 2 : 1); s_up++)
         for (int k = 0; k <= kmax; k++) {
             const uint64_t t = ct[k + LATMC_ISING_MAX_K * s_up];
             const int s = d->metropolis ? s_up : -1;
-            if (t >> 32) {
-                d->always_k[d->n_always] = k;
-                d->always_s[d->n_always++] = s;
-            } else if (t != 0) {
+            if (t == 0) {
+                d->never_k[d->n_never] = k;
+                d->never_s[d->n_never++] = s;
+            } else if (!(t >> 32)) {
                 d->open_k[d->n_open] = k;
                 d->open_s[d->n_open] = s;
                 d->open_t[d->n_open++] = t;
@@ -89,38 +89,62 @@ static void dec_fold(struct dec_avx2 *d, int64_t hi, uint64_t seed)
     d->fold_hi = hi;
 }
 
-/* The bit planes of k (k0, k1, k2) and of the spins of the group whose first site is byte
- * jx of the half-row of `first` (its row and parity), bit i = lane i (ising_split.h: the
- * same runs of bytes as the C path's split_row_group, 32 at once). */
-static void group_planes(const struct cpu_ising_split *sp, const struct latmc_site *first,
-                         int64_t jx, uint32_t *k0, uint32_t *k1, uint32_t *k2, uint32_t *spin)
+/* The half-rows a run of groups in one half-row reads (ising_split.h), found once per run:
+ * its own, the other parity of its row (shifted so that byte j is the neighbour at
+ * x + 1, byte j - 1 the one at x - 1; the pads make the periodic wrap an offset), the same
+ * parity of the rows above and below (and in 3D, of the planes), and for +-J their bonds:
+ * the bond to +e_mu is bit mu of the site's own bond byte, to -e_mu the neighbour's. */
+struct run_rows {
+    uint8_t *own;
+    const uint8_t *oth, *nb[4];
+    const uint8_t *ownb, *othb, *nbb[4]; /* NULL: uniform couplings */
+    int nrows;
+};
+
+static void run_rows_of(const struct cpu_ising_split *sp, const struct latmc_site *first,
+                        struct run_rows *rr)
 {
     const int64_t y = first->y, z = first->z, ly = sp->ly, r = first->row;
     const int par = (int)(first->x & 1);
     const int64_t nr[4] = { latmc_wrap_up(y, ly) + ly * z, latmc_wrap_down(y, ly) + ly * z,
                             y + ly * latmc_wrap_up(z, sp->lz), y + ly * latmc_wrap_down(z, sp->lz) };
-    const int nrows = sp->ndim == 3 ? 4 : 2;
+    rr->nrows = sp->ndim == 3 ? 4 : 2;
+    rr->own = cpu_ising_split_row(sp, r, par);
+    rr->oth = cpu_ising_split_row(sp, r, par ^ 1) + par;
+    for (int m = 0; m < rr->nrows; m++)
+        rr->nb[m] = cpu_ising_split_row(sp, nr[m], par);
+    rr->ownb = rr->othb = NULL;
+    if (sp->bonds) {
+        rr->ownb = cpu_ising_split_bond_row(sp, r, par);
+        rr->othb = cpu_ising_split_bond_row(sp, r, par ^ 1) + par;
+        for (int m = 0; m < rr->nrows; m++) /* +y, +z: the site's own; -y, -z: the row's */
+            rr->nbb[m] = m % 2 == 0 ? rr->ownb : cpu_ising_split_bond_row(sp, nr[m], par);
+    }
+}
+
+static inline __m256i load32(const uint8_t *p)
+{
+    return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
+
+/* The bit planes of k (k0, k1, k2) and of the spins of the group at bytes jx .. jx + 31 of
+ * the run's half-row, bit i = lane i (the same runs of bytes as the C path's
+ * split_row_group, 32 at once). */
+static inline void group_planes(const struct run_rows *rr, int64_t jx, uint32_t *k0,
+                                uint32_t *k1, uint32_t *k2, uint32_t *spin)
+{
     const __m256i one = _mm256_set1_epi8(1);
-    const uint8_t *own = cpu_ising_split_row(sp, r, par) + jx;
-    const uint8_t *oth = cpu_ising_split_row(sp, r, par ^ 1) + jx + par; /* x + 1; x - 1: [-1] */
-    __m256i xp = _mm256_loadu_si256((const __m256i *)oth);
-    __m256i xm = _mm256_loadu_si256((const __m256i *)(oth - 1));
-    const uint8_t *ownb = NULL;
-    if (sp->bonds) { /* +-J: eps s = +1 iff spin byte ^ bond bit = 1 */
-        ownb = cpu_ising_split_bond_row(sp, r, par) + jx;
-        const uint8_t *othb = cpu_ising_split_bond_row(sp, r, par ^ 1) + jx + par;
-        xp = _mm256_xor_si256(xp, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)ownb), one));
-        xm = _mm256_xor_si256(xm, _mm256_and_si256(
-                                      _mm256_loadu_si256((const __m256i *)(othb - 1)), one));
+    __m256i xp = load32(rr->oth + jx), xm = load32(rr->oth + jx - 1);
+    if (rr->ownb) { /* +-J: eps s = +1 iff spin byte ^ bond bit = 1 */
+        xp = _mm256_xor_si256(xp, _mm256_and_si256(load32(rr->ownb + jx), one));
+        xm = _mm256_xor_si256(xm, _mm256_and_si256(load32(rr->othb + jx - 1), one));
     }
     __m256i k = _mm256_add_epi8(xp, xm);
-    for (int m = 0; m < nrows; m++) {
-        __m256i nb = _mm256_loadu_si256((const __m256i *)(cpu_ising_split_row(sp, nr[m], par) + jx));
-        if (ownb) { /* the bond to +e_mu is the site's bit mu, to -e_mu the neighbour's */
-            const int mu = 1 + m / 2;
-            const uint8_t *bb = m % 2 == 0 ? ownb : cpu_ising_split_bond_row(sp, nr[m], par) + jx;
-            const __m256i bits = _mm256_srl_epi16(_mm256_loadu_si256((const __m256i *)bb),
-                                                  _mm_cvtsi32_si128(mu));
+    for (int m = 0; m < rr->nrows; m++) {
+        __m256i nb = load32(rr->nb[m] + jx);
+        if (rr->ownb) {
+            const __m256i bits = _mm256_srl_epi16(load32(rr->nbb[m] + jx),
+                                                  _mm_cvtsi32_si128(1 + m / 2));
             nb = _mm256_xor_si256(nb, _mm256_and_si256(bits, one));
         }
         k = _mm256_add_epi8(k, nb);
@@ -130,16 +154,13 @@ static void group_planes(const struct cpu_ising_split *sp, const struct latmc_si
     *k0 = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(k, 7));
     *k1 = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(k, 6));
     *k2 = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(k, 5));
-    *spin = (uint32_t)_mm256_movemask_epi8(
-        _mm256_slli_epi16(_mm256_loadu_si256((const __m256i *)own), 7));
+    *spin = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(load32(rr->own + jx), 7));
 }
 
-/* Flip the lanes in `flip` (bit i: byte jx + i of first's half-row), refresh the pads. */
-static void group_flip(const struct cpu_ising_split *sp, const struct latmc_site *first,
-                       int64_t jx, uint32_t flip)
+/* Flip the lanes in `flip` (bit i: byte jx + i of the run's half-row), refresh the pads. */
+static inline void group_flip(const struct cpu_ising_split *sp, uint8_t *row, int64_t jx,
+                              uint32_t flip)
 {
-    const int par = (int)(first->x & 1);
-    uint8_t *row = cpu_ising_split_row(sp, first->row, par);
     uint8_t *own = row + jx;
     /* byte i gets byte i / 8 of flip, keeps its bit i mod 8, and becomes 0 or 1 */
     const __m256i spread = _mm256_shuffle_epi8(
@@ -183,10 +204,12 @@ static uint64_t decide_batch(struct dec_avx2 *d, uint64_t seed, int64_t g, int n
 {
     const struct cpu_ising_split *sp = d->v->split;
     const int64_t jx = first->x / 2;
+    struct run_rows rr;
+    run_rows_of(sp, first, &rr);
     uint32_t a0[BATCH], a1[BATCH], a2[BATCH], as[BATCH], live[BATCH];
     for (int i = 0; i < BATCH; i++) {
         if (i < n)
-            group_planes(sp, first, jx + 32 * i, &a0[i], &a1[i], &a2[i], &as[i]);
+            group_planes(&rr, jx + 32 * i, &a0[i], &a1[i], &a2[i], &as[i]);
         else
             a0[i] = a1[i] = a2[i] = as[i] = 0;
         live[i] = i < n ? UINT32_MAX : 0;
@@ -209,11 +232,13 @@ static uint64_t decide_batch(struct dec_avx2 *d, uint64_t seed, int64_t g, int n
         open[c] = _mm256_and_si256(lanes_with_k(d->open_k[c], k0, k1, k2, n0, n1, n2), who);
         und = _mm256_or_si256(und, open[c]);
     }
-    for (int c = 0; c < d->n_always; c++) {
-        const __m256i who = d->always_s[c] < 0 ? lanes : with_spin[d->always_s[c]];
-        acc = _mm256_or_si256(acc, _mm256_and_si256(
-                                       lanes_with_k(d->always_k[c], k0, k1, k2, n0, n1, n2), who));
+    __m256i never = _mm256_setzero_si256();
+    for (int c = 0; c < d->n_never; c++) {
+        const __m256i who = d->never_s[c] < 0 ? lanes : with_spin[d->never_s[c]];
+        never = _mm256_or_si256(never, _mm256_and_si256(
+                                           lanes_with_k(d->never_k[c], k0, k1, k2, n0, n1, n2), who));
     }
+    acc = _mm256_andnot_si256(_mm256_or_si256(und, never), lanes); /* T = 2^32 */
 
     /* planes 0 .. 7 of the eight groups: blocks g + i of subs sub0 and sub0 + 1 */
     dec_fold(d, g >> 32, seed);
@@ -267,7 +292,7 @@ static uint64_t decide_batch(struct dec_avx2 *d, uint64_t seed, int64_t g, int n
         /* Metropolis flips the accepted lanes; heat bath sets them to +1 (the others -1) */
         const uint32_t flip = d->metropolis ? accept[i] : accept[i] ^ as[i];
         if (flip)
-            group_flip(sp, first, jx + 32 * i, flip);
+            group_flip(sp, rr.own, jx + 32 * i, flip);
         changed += (uint64_t)__builtin_popcount(flip);
     }
     return changed;
