@@ -8,14 +8,16 @@
  *   three movemasks turn them into the bit planes k0, k1, k2 of the group; a fourth the
  *   spins. So a group's classes cost a few instructions instead of 32 table look-ups.
  * - Eight such groups are decided side by side, one group per 32-bit lane: the class
- *   masks, the threshold planes and the plane loop are 8-lane vector logic, and planes 0
- *   .. 7 of the eight groups are two 8-block Philox calls (philox_avx2.h; blocks g .. g+7
- *   of sub 0 and of sub 1 are consecutive blocks of one fold).
- * - The tail (doc/models/ising-decisions.md, "The tail"): a group needs more than 8
- *   planes with probability 1 - (1 - 2^-8)^32 = 0.12, so the vector part stops after 8
- *   and the groups still undecided go on with the scalar reference rule from plane 8
- *   (their state is the reference's state after plane 7): 0.13 scalar Philox calls per
- *   group on average, and no vector lane waits on the slowest group of eight.
+ *   masks, the threshold planes and the plane loop are 8-lane vector logic, and planes
+ *   4q .. 4q + 3 of the eight groups are one 8-block Philox call (philox_avx2.h; blocks
+ *   g .. g+7 of sub q are consecutive blocks of one fold).
+ * - The tail (doc/models/ising-decisions.md, "The tail"): the eight run together while any
+ *   of their lanes is undecided, up to 16 planes (four calls: a call for eight groups
+ *   costs about what a scalar call for one does, and a group of 32 lanes needs more than
+ *   4, 8, 12 planes with probability 0.87, 0.12, 0.008, so eight of them need a second
+ *   call almost always and a third in 63 % of runs); the groups still undecided after 16
+ *   (probability 5e-4 each) go on with the scalar reference rule from plane 16, their
+ *   state being the reference's after plane 15.
  * Groups that do not lie whole in one half-row (rows of fewer than 32 sites per colour,
  * the ends of a thread's, box's or part's range) take the C path
  * (cpu_ising_decisions_group): the same decisions.
@@ -28,7 +30,7 @@
 #include "philox_avx2.h"
 
 #define BATCH 8           /* groups decided side by side: 8 lanes of 32 bits */
-#define VECTOR_BLOCKS 2   /* Philox blocks (4 planes each) drawn for all eight */
+#define VECTOR_BLOCKS 4   /* Philox blocks (4 planes each) drawn for all eight at most */
 
 /* What one range's batches share: the classes, their threshold planes, the Philox folds. */
 struct dec_avx2 {
@@ -41,6 +43,8 @@ struct dec_avx2 {
     int never_k[CPU_ISING_DEC_CLASSES], never_s[CPU_ISING_DEC_CLASSES];
     uint64_t open_t[CPU_ISING_DEC_CLASSES];
     uint32_t plane_classes[LATMC_BITSLICE_PLANES]; /* bit c: open class c's T has bit 31 - b */
+    /* the same for the vector planes: all ones where open class c's T has bit 31 - b */
+    __m256i plane_sel[CPU_ISING_DEC_CLASSES][VECTOR_BLOCKS * LATMC_ISING_PLANES_PER_BLOCK];
     struct latmc_ising_plane_names names;
     struct philox8_avx2 pc[VECTOR_BLOCKS];
     int64_t fold_hi; /* block >> 32 the folds are for; -1: none yet */
@@ -71,11 +75,14 @@ static void dec_setup(struct dec_avx2 *d, const struct cpu_ising_dec_view *v, co
         for (int c = 0; c < d->n_open; c++)
             d->plane_classes[b] |= (uint32_t)((d->open_t[c] >> (31 - b)) & 1u) << c;
     }
+    for (int c = 0; c < d->n_open; c++)
+        for (int b = 0; b < VECTOR_BLOCKS * LATMC_ISING_PLANES_PER_BLOCK; b++)
+            d->plane_sel[c][b] = _mm256_set1_epi32(-(int)((d->open_t[c] >> (31 - b)) & 1u));
     d->names = *names;
     d->fold_hi = -1;
 }
 
-/* The folds of blocks (hi << 32) + c0 for subs sub0 and sub0 + 1. */
+/* The folds of blocks (hi << 32) + c0 for subs sub0 .. sub0 + VECTOR_BLOCKS - 1. */
 static void dec_fold(struct dec_avx2 *d, int64_t hi, uint64_t seed)
 {
     if (d->fold_hi == hi)
@@ -101,7 +108,7 @@ struct run_rows {
     int nrows;
 };
 
-static void run_rows_of(const struct cpu_ising_split *sp, const struct latmc_site *first,
+static inline __attribute__((always_inline)) void run_rows_of(const struct cpu_ising_split *sp, const struct latmc_site *first,
                         struct run_rows *rr)
 {
     const int64_t y = first->y, z = first->z, ly = sp->ly, r = first->row;
@@ -130,19 +137,20 @@ static inline __m256i load32(const uint8_t *p)
 /* The bit planes of k (k0, k1, k2) and of the spins of the group at bytes jx .. jx + 31 of
  * the run's half-row, bit i = lane i (the same runs of bytes as the C path's
  * split_row_group, 32 at once). */
-static inline void group_planes(const struct run_rows *rr, int64_t jx, uint32_t *k0,
-                                uint32_t *k1, uint32_t *k2, uint32_t *spin)
+static inline __attribute__((always_inline)) void
+group_planes(const struct run_rows *rr, int64_t jx, uint32_t *k0, uint32_t *k1, uint32_t *k2,
+             uint32_t *spin, const int bonds, const int nrows)
 {
     const __m256i one = _mm256_set1_epi8(1);
     __m256i xp = load32(rr->oth + jx), xm = load32(rr->oth + jx - 1);
-    if (rr->ownb) { /* +-J: eps s = +1 iff spin byte ^ bond bit = 1 */
+    if (bonds) { /* +-J: eps s = +1 iff spin byte ^ bond bit = 1 */
         xp = _mm256_xor_si256(xp, _mm256_and_si256(load32(rr->ownb + jx), one));
         xm = _mm256_xor_si256(xm, _mm256_and_si256(load32(rr->othb + jx - 1), one));
     }
     __m256i k = _mm256_add_epi8(xp, xm);
-    for (int m = 0; m < rr->nrows; m++) {
+    for (int m = 0; m < nrows; m++) {
         __m256i nb = load32(rr->nb[m] + jx);
-        if (rr->ownb) {
+        if (bonds) {
             const __m256i bits = _mm256_srl_epi16(load32(rr->nbb[m] + jx),
                                                   _mm_cvtsi32_si128(1 + m / 2));
             nb = _mm256_xor_si256(nb, _mm256_and_si256(bits, one));
@@ -199,8 +207,9 @@ static inline uint32_t threshold_plane(const struct dec_avx2 *d, const uint32_t 
  * (group i's lanes at bytes first->x / 2 + 32 i), blocks g .. g + 7 of one value of
  * block >> 32. Returns the spins changed.
  */
-static uint64_t decide_batch(struct dec_avx2 *d, uint64_t seed, int64_t g, int n,
-                             const struct latmc_site *first)
+static inline __attribute__((always_inline)) uint64_t
+decide_batch(struct dec_avx2 *d, uint64_t seed, int64_t g, int n, const struct latmc_site *first,
+             const int bonds, const int nrows)
 {
     const struct cpu_ising_split *sp = d->v->split;
     const int64_t jx = first->x / 2;
@@ -209,7 +218,7 @@ static uint64_t decide_batch(struct dec_avx2 *d, uint64_t seed, int64_t g, int n
     uint32_t a0[BATCH], a1[BATCH], a2[BATCH], as[BATCH], live[BATCH];
     for (int i = 0; i < BATCH; i++) {
         if (i < n)
-            group_planes(&rr, jx + 32 * i, &a0[i], &a1[i], &a2[i], &as[i]);
+            group_planes(&rr, jx + 32 * i, &a0[i], &a1[i], &a2[i], &as[i], bonds, nrows);
         else
             a0[i] = a1[i] = a2[i] = as[i] = 0;
         live[i] = i < n ? UINT32_MAX : 0;
@@ -240,25 +249,29 @@ static uint64_t decide_batch(struct dec_avx2 *d, uint64_t seed, int64_t g, int n
     }
     acc = _mm256_andnot_si256(_mm256_or_si256(und, never), lanes); /* T = 2^32 */
 
-    /* planes 0 .. 7 of the eight groups: blocks g + i of subs sub0 and sub0 + 1 */
+    /* planes 0 .. 15 of the eight groups, four per 8-block Philox call (blocks g + i of
+     * sub sub0 + q) while any lane is undecided */
     dec_fold(d, g >> 32, seed);
     for (int q = 0; q < VECTOR_BLOCKS && !_mm256_testz_si256(und, und); q++) {
         __m256i r[4];
         philox8_avx2_groups(&d->pc[q], (uint64_t)g, r, 1);
+        /* the threshold planes 4q .. 4q + 3: each open class's mask where its threshold
+         * has a 1 (d->plane_sel: all ones or zero) */
+        __m256i tb[LATMC_ISING_PLANES_PER_BLOCK];
+        for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK; l++)
+            tb[l] = _mm256_setzero_si256();
+        for (int c = 0; c < d->n_open; c++)
+            for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK; l++)
+                tb[l] = _mm256_or_si256(tb[l], _mm256_and_si256(open[c], d->plane_sel[c][4 * q + l]));
         /* r[m] = [block m: out 0..3 | block m + 4: out 0..3]; w[l] = output l of blocks 0..7 */
         const __m256i t0 = _mm256_unpacklo_epi32(r[0], r[1]), t1 = _mm256_unpacklo_epi32(r[2], r[3]);
         const __m256i t2 = _mm256_unpackhi_epi32(r[0], r[1]), t3 = _mm256_unpackhi_epi32(r[2], r[3]);
         const __m256i w[4] = { _mm256_unpacklo_epi64(t0, t1), _mm256_unpackhi_epi64(t0, t1),
                                _mm256_unpacklo_epi64(t2, t3), _mm256_unpackhi_epi64(t2, t3) };
         for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK; l++) {
-            const uint32_t sel = d->plane_classes[4 * q + l];
-            __m256i tb = _mm256_setzero_si256();
-            for (int c = 0; c < d->n_open; c++)
-                if (sel >> c & 1u)
-                    tb = _mm256_or_si256(tb, open[c]);
             /* latmc_bitslice_plane: u's bit 0 and t's 1 accept; differing bits decide */
-            acc = _mm256_or_si256(acc, _mm256_andnot_si256(w[l], _mm256_and_si256(und, tb)));
-            und = _mm256_andnot_si256(_mm256_xor_si256(w[l], tb), und);
+            acc = _mm256_or_si256(acc, _mm256_andnot_si256(w[l], _mm256_and_si256(und, tb[l])));
+            und = _mm256_andnot_si256(_mm256_xor_si256(w[l], tb[l]), und);
         }
     }
 
@@ -266,7 +279,7 @@ static uint64_t decide_batch(struct dec_avx2 *d, uint64_t seed, int64_t g, int n
     _mm256_storeu_si256((__m256i *)accept, acc);
     _mm256_storeu_si256((__m256i *)undecided, und);
     if (!_mm256_testz_si256(und, und)) {
-        /* the tail: the reference rule from plane 8 on, group by group */
+        /* the rare rest: the reference rule from plane 16 on, group by group */
         uint32_t masks[CPU_ISING_DEC_CLASSES][BATCH];
         for (int c = 0; c < d->n_open; c++)
             _mm256_storeu_si256((__m256i *)masks[c], open[c]);
@@ -296,6 +309,18 @@ static uint64_t decide_batch(struct dec_avx2 *d, uint64_t seed, int64_t g, int n
         changed += (uint64_t)__builtin_popcount(flip);
     }
     return changed;
+}
+
+/* decide_batch with the couplings' kind and the rows of neighbours known at compile time. */
+static uint64_t decide_batch_any(struct dec_avx2 *d, uint64_t seed, int64_t g, int n,
+                                 const struct latmc_site *first)
+{
+    const int bonds = d->v->split->bonds != NULL, three = d->v->split->ndim == 3;
+    if (bonds)
+        return three ? decide_batch(d, seed, g, n, first, 1, 4)
+                     : decide_batch(d, seed, g, n, first, 1, 2);
+    return three ? decide_batch(d, seed, g, n, first, 0, 4)
+                 : decide_batch(d, seed, g, n, first, 0, 2);
 }
 
 uint64_t cpu_ising_decisions_range_avx2(const struct cpu_ising_dec_view *v,
@@ -336,7 +361,7 @@ uint64_t cpu_ising_decisions_range_avx2(const struct cpu_ising_dec_view *v,
             n = n < end - g ? n : end - g;
             n = n < BATCH ? n : BATCH;
             if (n > 0) {
-                changed += decide_batch(&d, seed, g, (int)n, &cur);
+                changed += decide_batch_any(&d, seed, g, (int)n, &cur);
                 g += n;
                 if (n < room) { /* the next group follows in the same half-row */
                     cur.group += 32 * n;

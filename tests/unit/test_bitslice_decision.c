@@ -358,8 +358,8 @@ static void test_decision_statistics(void **state)
 /*
  * Across planes. (a) The bits of one lane in two planes -- neighbours in one Philox output
  * group (b, b + 1), across two blocks (3, 4) and (7, 8), far apart (0, 12) -- against four
- * equally likely pairs (chi^2, 3 dof each). (b) The decisions made past plane 8 (where the
- * AVX2 kernel hands a group to the scalar rule): a lane whose u agrees with t on planes
+ * equally likely pairs (chi^2, 3 dof each). (b) The decisions made past plane 8 (the
+ * third Philox call and later, a group's tail): a lane whose u agrees with t on planes
  * 0 .. 7 accepts with probability (t mod 2^24) / 2^24, whatever happened on the planes
  * before; counted over lanes of one threshold, against that.
  */
