@@ -32,7 +32,7 @@ void ckpt_put_prefix(struct ckpt_writer *w, const latmc_sim *sim, uint64_t total
                      uint64_t spin_bytes, bool app)
 {
     ckpt_put_bytes(w, CKPT_MAGIC, 8);
-    ckpt_put_u32(w, app ? CKPT_VERSION_APP_DATA : CKPT_VERSION_STATE);
+    ckpt_put_u32(w, ckpt_version_of(sim, app));
     const uint32_t mark = CKPT_ENDIAN_MARK;
     ckpt_put_bytes(w, &mark, 4);
     ckpt_put_u64(w, total); /* 0: patched by the caller */
@@ -48,6 +48,16 @@ void ckpt_put_prefix(struct ckpt_writer *w, const latmc_sim *sim, uint64_t total
     ckpt_put_u64(w, sim->attempted);
     ckpt_put_u32(w, sim->have_config);
     ckpt_put_u64(w, spin_bytes);
+}
+
+uint32_t ckpt_version_of(const latmc_sim *sim, bool app)
+{
+    double def[LATMC_PARAM_MAX + 1];
+    latmc_param_defaults(def);
+    for (int k = CKPT_PARAMS + 1; k <= CKPT_PARAMS_V3; k++)
+        if (sim->param[k] != def[k])
+            return CKPT_VERSION_CHAIN;
+    return app ? CKPT_VERSION_APP_DATA : CKPT_VERSION_STATE;
 }
 
 /* Everything but the checksum; the configuration through the backend's host copy. */
@@ -77,6 +87,12 @@ static int write_state(latmc_sim *sim, struct ckpt_writer *w, void *spins, float
         }
         ckpt_put_bytes(w, from, ncouplings * sizeof(float));
     }
+    if (ckpt_version_of(sim, app->present) == CKPT_VERSION_CHAIN) {
+        ckpt_put_u32(w, CKPT_PARAMS_V3);
+        for (int k = CKPT_PARAMS + 1; k <= CKPT_PARAMS_V3; k++)
+            ckpt_put_f64(w, sim->param[k]);
+        ckpt_put_u32(w, app->present);
+    }
     if (app->present) {
         ckpt_put_u64(w, app->size);
         if (app->size)
@@ -96,11 +112,11 @@ void ckpt_state_sizes(const latmc_sim *sim, size_t *spin_bytes, size_t *ncouplin
 
 int ckpt_check_storable(latmc_sim *sim, const char *fn)
 {
-    if (sim->param[LATMC_PARAM_DECISIONS] != 0.0)
-        return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "%s: the sim runs the bit-sliced decisions "
-                        "(decisions = %g), which the checkpoint format cannot record yet (a "
-                        "loaded sim would continue the other chain); set decisions = 0 to "
-                        "save", fn, sim->param[LATMC_PARAM_DECISIONS]);
+    if (ckpt_version_of(sim, false) == CKPT_VERSION_CHAIN)
+        return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "%s: the parts of a shared lattice run the "
+                        "bit-sliced decisions (decisions = %g), which their save cannot record "
+                        "yet (a loaded sim would continue the other chain); set decisions = 0 "
+                        "to save", fn, sim->param[LATMC_PARAM_DECISIONS]);
     return LATMC_OK;
 }
 
@@ -108,9 +124,6 @@ int ckpt_check_storable(latmc_sim *sim, const char *fn)
 static int serialize(latmc_sim *sim, const struct app_section *app, void *buf,
                      size_t capacity, size_t *size, const char *fn)
 {
-    const int storable = ckpt_check_storable(sim, fn);
-    if (storable < 0)
-        return storable;
     if (!sim->have_config &&
         (uint64_t)sim->nsites * (uint64_t)sim->desc.replicas > CKPT_MAX_EMPTY_SITES)
         return SIM_FAIL(sim, LATMC_ESTATE, "%s: the sim has no configuration yet and more than "
@@ -184,6 +197,18 @@ int ckpt_read_desc(struct ckpt_reader *r, latmc_sim_desc *d)
 }
 
 
+static bool ckpt_known_version(uint32_t version)
+{
+    return version == CKPT_VERSION_STATE || version == CKPT_VERSION_APP_DATA ||
+           version == CKPT_VERSION_CHAIN;
+}
+
+static int unknown_version(uint32_t version)
+{
+    return latmc_fail(LATMC_ECORRUPT, "checkpoint: format version %u; this liblatmc reads "
+                      "versions %u to %u", version, CKPT_VERSION_STATE, CKPT_VERSION_CHAIN);
+}
+
 /* The envelope's checks but the checksum (which needs every byte): magic, version, byte
  * order, declared size, from the first CKPT_HEADER_BYTES of a file of `size` bytes. */
 int ckpt_check_head(const unsigned char *p, size_t size, uint32_t *version)
@@ -196,10 +221,8 @@ int ckpt_check_head(const unsigned char *p, size_t size, uint32_t *version)
         return ckpt_corrupt("not a liblatmc checkpoint (bad magic)");
     struct ckpt_reader r = { p, size, 8, false };
     *version = ckpt_get_u32(&r);
-    if (*version != CKPT_VERSION_STATE && *version != CKPT_VERSION_APP_DATA)
-        return latmc_fail(LATMC_ECORRUPT, "checkpoint: format version %u; this liblatmc reads "
-                          "versions %u and %u", *version, CKPT_VERSION_STATE,
-                          CKPT_VERSION_APP_DATA);
+    if (!ckpt_known_version(*version))
+        return unknown_version(*version);
     uint32_t mark;
     ckpt_get_bytes(&r, &mark, 4);
     if (mark != CKPT_ENDIAN_MARK)
@@ -269,6 +292,41 @@ int ckpt_parse_head(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t nsit
     return LATMC_OK;
 }
 
+int ckpt_parse_chain_block(struct ckpt_reader *r, const latmc_sim_desc *d,
+                           struct ckpt_state *st)
+{
+    const struct latmc_model_def *model = latmc_model_get(d->model);
+    const uint32_t keys = ckpt_get_u32(r);
+    if (r->truncated)
+        return ckpt_corrupt("truncated");
+    if (keys != CKPT_PARAMS_V3)
+        return latmc_fail(LATMC_ECORRUPT, "checkpoint: the chain block holds parameters up to "
+                          "key %u; this format version has them up to %d", keys,
+                          CKPT_PARAMS_V3);
+    for (int k = CKPT_PARAMS + 1; k <= CKPT_PARAMS_V3; k++) {
+        const double v = ckpt_get_f64(r);
+        if (r->truncated)
+            return ckpt_corrupt("truncated");
+        if (!(model->params & (1u << k)))
+            continue;
+        if (latmc_param_check(k, v) != LATMC_OK) {
+            char why[LATMC_ERRMSG_SIZE]; /* latmc_fail writes the buffer it would read */
+            snprintf(why, sizeof why, "%s", latmc_thread_error());
+            return latmc_fail(LATMC_ECORRUPT, "checkpoint: a parameter value of the chain "
+                              "block is out of range (%s)", why);
+        }
+        st->param[k] = v;
+    }
+    const uint32_t app = ckpt_get_u32(r);
+    if (r->truncated)
+        return ckpt_corrupt("truncated");
+    if (app > 1)
+        return latmc_fail(LATMC_ECORRUPT, "checkpoint: the application-data flag of the chain "
+                          "block is %u (0 or 1)", app);
+    st->has_app = app == 1;
+    return LATMC_OK;
+}
+
 static int parse_state(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t nsites,
                        uint32_t version, struct ckpt_state *st)
 {
@@ -293,6 +351,11 @@ static int parse_state(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t n
     st->has_app = version == CKPT_VERSION_APP_DATA;
     st->app = NULL;
     st->app_size = 0;
+    if (version == CKPT_VERSION_CHAIN) {
+        const int status3 = ckpt_parse_chain_block(r, d, st);
+        if (status3 < 0)
+            return status3;
+    }
     if (st->has_app) {
         st->app_size = ckpt_get_u64(r);
         if (r->truncated || r->len - r->pos < 8 || st->app_size != r->len - r->pos - 8)
@@ -579,10 +642,8 @@ static int implied_file_size(int fd, const unsigned char *prefix, const char *pa
 {
     struct ckpt_reader r = { prefix, CKPT_PREFIX_BYTES, 8, false };
     uint32_t version = ckpt_get_u32(&r);
-    if (version != CKPT_VERSION_STATE && version != CKPT_VERSION_APP_DATA)
-        return latmc_fail(LATMC_ECORRUPT, "checkpoint: format version %u; this liblatmc reads "
-                          "versions %u and %u", version, CKPT_VERSION_STATE,
-                          CKPT_VERSION_APP_DATA);
+    if (!ckpt_known_version(version))
+        return unknown_version(version);
     r.pos = CKPT_HEADER_BYTES;
     latmc_sim_desc d, valid;
     int64_t nsites = 0;
@@ -603,10 +664,29 @@ static int implied_file_size(int fd, const unsigned char *prefix, const char *pa
                                                   model->site_bytes(&valid) : 0;
     const uint64_t couplings = latmc_model_has_couplings(model, &valid)
                                    ? (uint64_t)nsites * (uint64_t)valid.ndim * sizeof(float) : 0;
-    *want = CKPT_PREFIX_BYTES + spins + 8 + couplings + 8;
-    if (version == CKPT_VERSION_APP_DATA) {
+    *want = CKPT_PREFIX_BYTES + spins + 8 + couplings; /* the end of the couplings */
+    bool app_section = version == CKPT_VERSION_APP_DATA;
+    if (version == CKPT_VERSION_CHAIN) {
+        unsigned char block[CKPT_CHAIN_BYTES];
+        if ((st = latmc_file_read_at(fd, block, sizeof block, *want, path, fn)) < 0)
+            return st == LATMC_ECORRUPT ? ckpt_corrupt("truncated") : st;
+        struct ckpt_reader b = { block, sizeof block, 0, false };
+        const uint32_t keys = ckpt_get_u32(&b);
+        if (keys != CKPT_PARAMS_V3)
+            return latmc_fail(LATMC_ECORRUPT, "checkpoint: the chain block holds parameters "
+                              "up to key %u; this format version has them up to %d", keys,
+                              CKPT_PARAMS_V3);
+        b.pos = sizeof block - 4;
+        const uint32_t flag = ckpt_get_u32(&b);
+        if (flag > 1)
+            return latmc_fail(LATMC_ECORRUPT, "checkpoint: the application-data flag of the "
+                              "chain block is %u (0 or 1)", flag);
+        app_section = flag == 1;
+        *want += sizeof block;
+    }
+    if (app_section) {
         unsigned char field[8];
-        if ((st = latmc_file_read_at(fd, field, 8, *want - 8, path, fn)) < 0)
+        if ((st = latmc_file_read_at(fd, field, 8, *want, path, fn)) < 0)
             return st == LATMC_ECORRUPT ? ckpt_corrupt("truncated") : st;
         struct ckpt_reader f = { field, 8, 0, false };
         uint64_t app = ckpt_get_u64(&f);
@@ -614,6 +694,7 @@ static int implied_file_size(int fd, const unsigned char *prefix, const char *pa
             return ckpt_corrupt("the application-data size does not match the file");
         *want += 8 + app;
     }
+    *want += 8; /* the checksum */
     return LATMC_OK;
 }
 

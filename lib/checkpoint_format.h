@@ -7,8 +7,9 @@
  * The file: the prefix (CKPT_PREFIX_BYTES: magic, version, byte-order mark, total size,
  * library version, desc, parameters, sweeps, counters, configuration flag, configuration
  * size), the configuration (get_spins' layout: each replica's sites in site order), the
- * couplings' count and the couplings (get_couplings' layout), for version 2 the
- * application data's size and bytes, then the FNV-1a checksum of every byte before it.
+ * couplings' count and the couplings (get_couplings' layout), for version 3 the chain
+ * block, for version 2 (and 3 with its flag) the application data's size and bytes, then
+ * the FNV-1a checksum of every byte before it.
  */
 #ifndef LATMC_LIB_CHECKPOINT_FORMAT_H
 #define LATMC_LIB_CHECKPOINT_FORMAT_H
@@ -23,9 +24,14 @@
 
 #define CKPT_MAGIC "LATMCCKP"
 /* Version 1: the state. Version 2: the same, then an application-data section; written
- * only when there is one, so that files without it still load in older libraries. */
+ * only when there is one, so that files without it still load in older libraries.
+ * Version 3: the chain block after the couplings (the parameters after key CKPT_PARAMS:
+ * decisions) and an application-data section that may be absent; written only for a sim
+ * whose later parameters are off their defaults, so every file of the default chain
+ * stays version 1 or 2. */
 #define CKPT_VERSION_STATE 1u
 #define CKPT_VERSION_APP_DATA 2u
+#define CKPT_VERSION_CHAIN 3u
 #define CKPT_ENDIAN_MARK 0x01020304u   /* stored in host order: a reader of the other byte
                                           order sees 0x04030201 */
 #define CKPT_VERSION_BYTES 16
@@ -39,10 +45,14 @@
  * updates per second), and the counters of a sim loaded with more could wrap around 2^64
  * in its next sweeps (a fuzzer's finding: such a sim saved a file it could not load). */
 #define CKPT_MAX_ATTEMPTED (UINT64_C(1) << 62)
-/* Parameters a checkpoint stores, keys 1 .. CKPT_PARAMS (beta .. nover): fixed by the
- * format, not by LATMC_PARAM_MAX. A later key (decisions) is at its default in every
- * stored sim: a sim with another value cannot be saved (ckpt_check_storable). */
+/* Parameters a checkpoint's prefix stores, keys 1 .. CKPT_PARAMS (beta .. nover): fixed by
+ * the format, not by LATMC_PARAM_MAX. The later keys CKPT_PARAMS + 1 .. CKPT_PARAMS_V3
+ * (decisions) are in version 3's chain block; a file of version 1 or 2 has them at their
+ * defaults. The chain block: u32 CKPT_PARAMS_V3, the later parameters as f64, u32 1 or 0
+ * (an application-data section follows or not). */
 #define CKPT_PARAMS 10
+#define CKPT_PARAMS_V3 11
+#define CKPT_CHAIN_BYTES (4 + 8 * (CKPT_PARAMS_V3 - CKPT_PARAMS) + 4)
 /* Bytes from the start through the configuration-size field (format versions 1 and 2). */
 #define CKPT_PREFIX_BYTES (CKPT_HEADER_BYTES + 4 + 16 * 8 + 4 + CKPT_PARAMS * 8 + 3 * 8 + 4 + 8)
 
@@ -75,7 +85,7 @@ struct ckpt_state {
     uint64_t spin_bytes;
     const unsigned char *couplings;   /* ncouplings raw floats inside the buffer */
     uint64_t ncouplings;
-    bool has_app;                     /* format version 2 */
+    bool has_app;                     /* format version 2, or 3 with the section */
     const unsigned char *app;         /* app_size bytes inside the buffer */
     uint64_t app_size;
 };
@@ -92,8 +102,10 @@ struct ckpt_parsed {
  * configuration of spin_bytes, version 2 where `app`. */
 void ckpt_put_prefix(struct ckpt_writer *w, const latmc_sim *sim, uint64_t total,
                      uint64_t spin_bytes, bool app);
-/* LATMC_OK, or LATMC_EUNSUPPORTED (recorded on sim, `fn` naming the caller) where the
- * format cannot hold the sim's chain (a parameter beyond CKPT_PARAMS off its default). */
+/* The format version of sim's checkpoint (with an application-data section or not). */
+uint32_t ckpt_version_of(const latmc_sim *sim, bool app);
+/* LATMC_OK, or LATMC_EUNSUPPORTED (recorded on sim, `fn` naming the caller) where a part
+ * of a shared lattice would need version 3 (its streaming save writes versions 1 and 2). */
 int ckpt_check_storable(latmc_sim *sim, const char *fn);
 /* The configuration's bytes (0 without one) and the couplings' count (0: none). */
 void ckpt_state_sizes(const latmc_sim *sim, size_t *spin_bytes, size_t *ncouplings);
@@ -107,6 +119,10 @@ int ckpt_read_desc(struct ckpt_reader *r, latmc_sim_desc *d);
  * (d validated, nsites its sites). */
 int ckpt_parse_head(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t nsites,
                     struct ckpt_state *st);
+/* Version 3's chain block at r (checkpoint_format.h): the later parameters into st->param,
+ * checked as the prefix's are, and st->has_app from its flag. */
+int ckpt_parse_chain_block(struct ckpt_reader *r, const latmc_sim_desc *d,
+                           struct ckpt_state *st);
 /* A whole checkpoint in memory, every check but the values'. */
 int ckpt_parse(const unsigned char *p, size_t size, struct ckpt_parsed *out);
 /* Parameters, sweep number, counters and the configuration flag into a fresh sim. */

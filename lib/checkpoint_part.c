@@ -711,7 +711,13 @@ int latmc_sim_load_part(latmc_ctx *ctx, const char *path, int rank, int n_parts,
     memset(h, 0, sizeof *h);
     int fd = -1;
     if (rank == 0) {
-        if ((h->status = read_head(path, fn, &fd, h)) < 0) {
+        if ((h->status = read_head(path, fn, &fd, h)) == LATMC_OK &&
+            h->version == CKPT_VERSION_CHAIN) /* its chain block would need every part */
+            h->status = latmc_fail(LATMC_EUNSUPPORTED, "the file records a chain parameter "
+                                   "(format version 3: decisions = 1), which the parts of a "
+                                   "shared lattice cannot load from a file yet; load it as "
+                                   "one sim, or into parts with latmc_sim_deserialize_part");
+        if (h->status < 0) {
             ckpt_name_file(h->status, fn, path);
             snprintf(h->msg, sizeof h->msg, "%s", latmc_thread_error());
         }
@@ -864,12 +870,27 @@ int ckpt_file_app_data(const char *path, const char *fn, void *buf, size_t capac
         st = in.st < 0 ? in.st : values;
     if (st < 0 && st != LATMC_EINVAL && st != LATMC_ESTATE)
         st = ckpt_name_file(st, fn, path);
-    if (st == LATMC_OK && h->version != CKPT_VERSION_APP_DATA)
+    uint64_t app_at_field = app_at;
+    bool has_app = h->version == CKPT_VERSION_APP_DATA;
+    if (st == LATMC_OK && h->version == CKPT_VERSION_CHAIN) {
+        /* the chain block (ckpt_open_file checked its key count and flag) */
+        unsigned char block[CKPT_CHAIN_BYTES];
+        in.pos = app_at;
+        in_bytes(&in, block, sizeof block);
+        struct ckpt_reader b = { block, sizeof block, 0, false };
+        if (in.st < 0)
+            st = ckpt_name_file(in.st, fn, path);
+        else if ((st = ckpt_parse_chain_block(&b, &base.desc, &state)) < 0)
+            st = ckpt_name_file(st, fn, path); /* its values, as an ordinary load */
+        has_app = state.has_app;
+        app_at_field = app_at + sizeof block;
+    }
+    if (st == LATMC_OK && !has_app)
         st = latmc_fail(LATMC_ESTATE, "%s: '%s' is a valid checkpoint without an "
                         "application-data section (written by latmc_sim_save, not "
                         "latmc_sim_save_app_data)", fn, path);
     if (st == LATMC_OK) {
-        in.pos = app_at;
+        in.pos = app_at_field;
         const uint64_t app = in_u64(&in); /* ckpt_open_file checked it against the size */
         *size = (size_t)app;
         if (in.st < 0)

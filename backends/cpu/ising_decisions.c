@@ -12,16 +12,9 @@
 #include "ising_decision_rules.h"
 #include "ising_rules.h" /* the neighbour sums of the C level's layout */
 
-/* Site s (global coordinates) as a site of the storage's lattice. */
 static struct latmc_site local_site(const struct cpu_ising_dec_view *v, struct latmc_site s)
 {
-    if (v->global->ndim == 3)
-        s.z -= v->origin;
-    else
-        s.y -= v->origin;
-    s.row = s.y + v->local->ly * s.z;
-    s.index = s.x + v->local->lx * s.row;
-    return s;
+    return cpu_ising_dec_local_site(v, s);
 }
 
 /* Byte x / 2 (floor; -1 and `half` are the pads) of half-row (r, x mod 2) of the spins or,
@@ -91,8 +84,7 @@ static void site_set(const struct cpu_ising_dec_view *v, const struct latmc_site
         b[-sp->half] = byte;
 }
 
-/* The thresholds by class: heat bath k, Metropolis k + LATMC_ISING_MAX_K [s == +1]. */
-#define N_CLASSES (2 * LATMC_ISING_MAX_K)
+#define N_CLASSES CPU_ISING_DEC_CLASSES
 
 static int class_of(int algorithm, int8_t old, int k)
 {
@@ -264,10 +256,9 @@ static uint64_t split_row_group(const struct cpu_ising_dec_view *v, const uint64
     return changed;
 }
 
-/* Lanes [l0, l1) of group g of the colour; ct: the class thresholds. */
-static uint64_t update_group(const struct cpu_ising_dec_view *v, const uint64_t *ct,
-                             int algorithm, const struct latmc_ising_plane_names *names,
-                             int colour, int64_t g, int l0, int l1)
+uint64_t cpu_ising_decisions_group(const struct cpu_ising_dec_view *v, const uint64_t *ct,
+                                   int algorithm, const struct latmc_ising_plane_names *names,
+                                   int colour, int64_t g, int l0, int l1)
 {
     struct latmc_site sites[LATMC_BITSLICE_LANES];
     int8_t old[LATMC_BITSLICE_LANES];
@@ -299,6 +290,14 @@ static uint64_t update_group(const struct cpu_ising_dec_view *v, const uint64_t 
     return changed;
 }
 
+void cpu_ising_decisions_class_thresholds(const struct latmc_ising_tables *t, int algorithm,
+                                          uint64_t ct[CPU_ISING_DEC_CLASSES])
+{
+    for (int c = 0; c < N_CLASSES; c++) /* latmc_ising_site_threshold of class_of's classes */
+        ct[c] = latmc_ising_site_threshold(t, algorithm, c >= LATMC_ISING_MAX_K ? 1 : -1,
+                                           c % LATMC_ISING_MAX_K);
+}
+
 uint64_t cpu_ising_decisions_range(const struct cpu_ising_dec_view *v,
                                    const struct latmc_ising_tables *t, int algorithm,
                                    uint64_t seed, const struct latmc_step *step, int64_t j0,
@@ -310,9 +309,7 @@ uint64_t cpu_ising_decisions_range(const struct cpu_ising_dec_view *v,
     const struct latmc_ising_plane_names names = { seed, step->rng_sweep, step->stream,
                                                    step->phase, step->sub };
     uint64_t ct[N_CLASSES];
-    for (int c = 0; c < N_CLASSES; c++) /* latmc_ising_site_threshold of class_of's classes */
-        ct[c] = latmc_ising_site_threshold(t, algorithm, c >= LATMC_ISING_MAX_K ? 1 : -1,
-                                           c % LATMC_ISING_MAX_K);
+    cpu_ising_decisions_class_thresholds(t, algorithm, ct);
     const int64_t g0 = j0 / LATMC_BITSLICE_LANES;
     const int64_t g1 = (j1 + LATMC_BITSLICE_LANES - 1) / LATMC_BITSLICE_LANES;
     int64_t s0, s1;
@@ -321,7 +318,7 @@ uint64_t cpu_ising_decisions_range(const struct cpu_ising_dec_view *v,
     for (int64_t g = g0 + s0; g < g0 + s1; g++) {
         const int64_t first = 32 * g, lo = j0 > first ? j0 : first;
         const int64_t hi = j1 < first + 32 ? j1 : first + 32;
-        changed += update_group(v, ct, algorithm, &names, colour, g, (int)(lo - first),
+        changed += cpu_ising_decisions_group(v, ct, algorithm, &names, colour, g, (int)(lo - first),
                                 (int)(hi - first));
     }
     return changed;

@@ -37,4 +37,44 @@ uint64_t cpu_ising_decisions_range(const struct cpu_ising_dec_view *v,
                                    uint64_t seed, const struct latmc_step *step, int64_t j0,
                                    int64_t j1, const struct cpu_team *team);
 
+/* The AVX2 kernel (ising_decisions_avx2.c, built with -mavx2; AVX2 and AVX-512 levels):
+ * the same sites, the same decisions, bit for bit. Split rows only (v->natural NULL). */
+uint64_t cpu_ising_decisions_range_avx2(const struct cpu_ising_dec_view *v,
+                                        const struct latmc_ising_tables *t, int algorithm,
+                                        uint64_t seed, const struct latmc_step *step,
+                                        int64_t j0, int64_t j1, const struct cpu_team *team);
+
+typedef uint64_t (*cpu_ising_decisions_range_fn)(const struct cpu_ising_dec_view *v,
+                                                 const struct latmc_ising_tables *t,
+                                                 int algorithm, uint64_t seed,
+                                                 const struct latmc_step *step, int64_t j0,
+                                                 int64_t j1, const struct cpu_team *team);
+
+/* ---- shared with the vector kernels ---- */
+
+/* The thresholds by class: heat bath k, Metropolis k + LATMC_ISING_MAX_K [s == +1]. */
+#define CPU_ISING_DEC_CLASSES (2 * LATMC_ISING_MAX_K)
+void cpu_ising_decisions_class_thresholds(const struct latmc_ising_tables *t, int algorithm,
+                                          uint64_t ct[CPU_ISING_DEC_CLASSES]);
+
+/* Lanes [l0, l1) of group g of the colour by the plain C path (any group: across rows,
+ * partial); ct from cpu_ising_decisions_class_thresholds. Returns the spins changed. */
+struct latmc_ising_plane_names;
+uint64_t cpu_ising_decisions_group(const struct cpu_ising_dec_view *v, const uint64_t *ct,
+                                   int algorithm, const struct latmc_ising_plane_names *names,
+                                   int colour, int64_t g, int l0, int l1);
+
+/* Site s (global coordinates) as a site of the storage's lattice. */
+static inline struct latmc_site cpu_ising_dec_local_site(const struct cpu_ising_dec_view *v,
+                                                         struct latmc_site s)
+{
+    if (v->global->ndim == 3)
+        s.z -= v->origin;
+    else
+        s.y -= v->origin;
+    s.row = s.y + v->local->ly * s.z;
+    s.index = s.x + v->local->lx * s.row;
+    return s;
+}
+
 #endif

@@ -13,6 +13,7 @@
 
 #include "coupling_draws.h"
 #include "cpu_backend.h"
+#include "cpu_features.h"
 #include "cpu_omp.h"
 #include "ising.h"
 #include "ising_decisions.h"
@@ -27,6 +28,7 @@ struct ising_state {
     int8_t *eps;                   /* +-J: ndim per site, eps[ndim i + mu]; NULL: uniform;
                                       at a SIMD level mirrored in split's bond plane */
     struct cpu_ising_decisions dec; /* SIMD levels: the core's tables in the kernels' form */
+    cpu_ising_decisions_range_fn decisions_range; /* the bit-sliced chain at this level */
 };
 
 static struct ising_state *ising_state(struct cpu_state *st)
@@ -59,6 +61,11 @@ static int ising_create(latmc_sim *sim, struct cpu_state *st)
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate the Ising state");
     const bool coupled = sim->desc.couplings == LATMC_COUPLINGS_BIMODAL;
     cpu_ising_dsp_init(&is->dsp, st->simd_flags);
+    is->decisions_range = cpu_ising_decisions_range;
+#if LATMC_HAVE_AVX2
+    if (st->simd_flags & CPU_FLAG_AVX2) /* the AVX-512 level keeps AVX2's flag too */
+        is->decisions_range = cpu_ising_decisions_range_avx2;
+#endif
     int status = LATMC_OK;
     if (is->dsp.colour_rows) {
         status = cpu_ising_split_alloc(&is->split, &st->lattice);
@@ -167,7 +174,7 @@ static void run_step_bitsliced(latmc_sim *sim, struct cpu_state *st,
         const struct latmc_box *box = &call->boxes[i];
         const int64_t p0 = box->origin[box->axis], p1 = p0 + box->extent[box->axis];
         planes += p1 - p0;
-        *accepted += cpu_ising_decisions_range(&view, sim->model_data, sim->desc.algorithm,
+        *accepted += (is->natural ? cpu_ising_decisions_range : is->decisions_range)(&view, sim->model_data, sim->desc.algorithm,
                                                sim->desc.seed, &call->step,
                                                (p0 + origin) * half_plane,
                                                (p1 + origin) * half_plane, team);

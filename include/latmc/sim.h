@@ -107,8 +107,8 @@ enum latmc_param {
     /** "decisions" (Ising; integer, [0, 1], default 0): 0 takes each site's decision from
      * one 32-bit draw, 1 from bit-sliced draws, 32 sites per word and bit plane, each
      * decision exactly as probable (doc/models/ising-decisions.md; CPU backend,
-     * Metropolis and heat bath only so far, elsewhere LATMC_EUNSUPPORTED; a sim with
-     * decisions = 1 cannot be saved or serialized yet: LATMC_EUNSUPPORTED). @since 0.2 */
+     * Metropolis and heat bath only so far, elsewhere LATMC_EUNSUPPORTED; checkpoints
+     * record it in format version 3, doc/checkpoints.md). @since 0.2 */
     LATMC_PARAM_DECISIONS = 11
 };
 
@@ -621,7 +621,8 @@ LATMC_API int latmc_sim_tune_epsilon(latmc_sim *sim, double target, uint64_t swe
  *         system's reason and what to do; `path` then is unchanged, except after a failed
  *         directory sync, which the message says); LATMC_ESTATE (no configuration yet on
  *         a lattice of more than 65536 sites x replicas: such a file could not be loaded);
- *         LATMC_EUNSUPPORTED (a chain the format cannot record yet: Ising decisions = 1);
+ *         LATMC_EUNSUPPORTED (a part of a shared lattice running Ising decisions = 1:
+ *         its streamed file cannot record the chain yet; doc/checkpoints.md);
  *         LATMC_ENOMEM; or the backend's failure.
  * @note Not concurrently with any other call on the same sim.
  * @since 0.1
@@ -681,7 +682,8 @@ LATMC_API int latmc_sim_load_on(latmc_ctx *ctx, const char *path, const latmc_si
  * checksum, so that the simulation and the program's state are replaced together in one
  * atomic rename. latmc_sim_load() and latmc_sim_deserialize() check and ignore the
  * section; latmc_checkpoint_app_data() reads it back. Such a file has format version 2
- * (doc/checkpoints.md); older liblatmc versions refuse it with a message naming the version.
+ * (doc/checkpoints.md; version 3 for a sim running Ising decisions = 1); older liblatmc
+ * versions refuse it with a message naming the version.
  * @param[in] sim  the sim.
  * @param[in] path destination file, with the rules of latmc_sim_save().
  * @param[in] data the section's bytes (may be NULL when size is 0); copied during the call.
@@ -722,8 +724,7 @@ LATMC_API int latmc_checkpoint_app_data(const char *path, void *buf, size_t capa
  * @param[out] size     receives the checkpoint's size in bytes.
  * @return LATMC_OK; LATMC_EINVAL (sim or size NULL, capacity too small); LATMC_ESTATE (no
  *         configuration yet on a lattice of more than 65536 sites x replicas, as
- *         latmc_sim_save()); LATMC_EUNSUPPORTED (a chain the format cannot record yet:
- *         Ising decisions = 1); LATMC_ENOMEM; or the backend's failure.
+ *         latmc_sim_save()); LATMC_ENOMEM; or the backend's failure.
  * @note Not concurrently with any other call on the same sim.
  * @since 0.1
  */

@@ -40,7 +40,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--algo", default="default",
                    choices=["default", "metropolis", "heatbath", "overrelax"])
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                   help="a model parameter (mu2, g, lambda, epsilon, nhit, nloc, nover, J, h)")
+                   help="a model parameter (mu2, g, lambda, epsilon, nhit, nloc, nover, J, h, "
+                        "decisions)")
     p.add_argument("--couplings", default="uniform", choices=["uniform", "gaussian", "bimodal"])
     p.add_argument("--replicas", type=int, default=1)
     p.add_argument("--precision", default="double", choices=["double", "float"])

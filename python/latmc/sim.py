@@ -62,7 +62,8 @@ class Sim:
         init: "hot", "cold" or None.
         context: a :class:`Context` (default: the process-wide one).
         **params: model parameters by name: beta, J, h, mu2, g, lambda (``lambda_`` works
-            too, lambda being a Python keyword), epsilon, nhit, nloc, nover.
+            too, lambda being a Python keyword), epsilon, nhit, nloc, nover, decisions
+            (Ising: 1 for the bit-sliced decisions, doc/models/ising-decisions.md).
 
     Errors of the library raise :class:`latmc.Error` subclasses carrying its code and
     message. A closed sim raises :class:`latmc.ClosedError` on every use; closing twice

@@ -52,3 +52,9 @@ def test_as_a_program():
     r = subprocess.run([sys.executable, "-m", "latmc", "--bogus"], capture_output=True,
                        text=True)
     assert r.returncode == 2 and "usage" in r.stderr
+
+
+def test_decisions_parameter(capsys):
+    assert main(["--model", "ising", "-L", "64", "--beta", "0.4", "--param", "decisions=1",
+                 "--therm", "20", "--sweeps", "50"]) == 0
+    assert "decisions = 1" in capsys.readouterr().out

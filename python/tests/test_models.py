@@ -168,3 +168,26 @@ def test_log_callback():
             latmc.Sim("ising", (4, 4), beta=-1.0, context=ctx)
         ctx.set_log(None)
     assert any(level == "debug" and "beta" in msg for level, msg in lines), lines
+
+
+def test_bitsliced_decisions_by_name(tmp_path):
+    """The Ising chain of bit-sliced decisions (doc/models/ising-decisions.md) by its
+    parameter's name: set at creation and between sweeps, refused out of range and for
+    another model, kept by a checkpoint (format version 3), which continues bit for bit."""
+    with latmc.Sim("ising", (64, 8), beta=0.44, decisions=1, device="cpu", seed=5) as sim:
+        assert sim.params["decisions"] == 1.0
+        with pytest.raises(latmc.InvalidArgument):
+            sim.params["decisions"] = 0.5
+        sim.sweep(3)
+        sim.save(tmp_path / "a.ckpt")
+        assert (tmp_path / "a.ckpt").read_bytes()[8] == 3
+        sim.sweep(4)
+        with latmc.load(tmp_path / "a.ckpt") as back:
+            assert back.params["decisions"] == 1.0
+            back.sweep(4)
+            np.testing.assert_array_equal(back.spins, sim.spins)
+        sim.params["decisions"] = 0  # the default chain again, between sweeps
+        sim.sweep(1)
+    with latmc.Sim("potts", (6, 6), q=3, beta=1.0, device="cpu") as sim:
+        with pytest.raises(latmc.Unsupported):
+            sim.params["decisions"] = 1

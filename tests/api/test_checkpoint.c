@@ -282,10 +282,17 @@ static void well_formed_but_wrong_files_are_refused(void **state)
     unsigned char *bad = malloc(size);
 
     memcpy(bad, good, size);
-    bad[8] = 3; /* format version 3 (1: the state, 2: the state and application data) */
+    bad[8] = 4; /* format version 4 (1: the state, 2: with application data, 3: with the
+                 * chain block) */
     fix_checksum(bad, size);
     expect_corrupt(ctx, bad, size, "version");
-    assert_non_null(strstr(latmc_last_error(), "format version 3"));
+    assert_non_null(strstr(latmc_last_error(), "format version 4"));
+
+    /* Version 3 promises a chain block that this file lacks (its checksum stands there). */
+    memcpy(bad, good, size);
+    bad[8] = 3;
+    fix_checksum(bad, size);
+    expect_corrupt(ctx, bad, size, "version 3 without its chain block");
 
     /* Version 2 promises an application-data section that this file lacks. */
     memcpy(bad, good, size);

@@ -1,6 +1,6 @@
 /*
  * tests/fuzz — what the fuzzing tools know of the checkpoint format (doc/checkpoints.md,
- * format version 1): the header offsets and the checksum, so that they can make damaged
+ * format versions 1 to 3): the header offsets and the checksum, so that they can make damaged
  * files that still pass the envelope checks and reach the field checks behind them.
  * Only the format's documented layout; nothing from lib/.
  */
@@ -62,6 +62,39 @@ static inline size_t ckpt_config_offset(const unsigned char *p)
 {
     size_t nparams = (size_t)ckpt_get_le(p + CKPT_OFF_NPARAMS, 4);
     return CKPT_OFF_PARAMS + 8 * nparams + 8 + 8 + 8 + 4 + 8;
+}
+
+/* Offset of version 3's chain block (after the configuration, the coupling count and the
+ * couplings): u32 K, then K - 10 parameters as f64 (keys 11 .. K), then u32 1 or 0 (an
+ * application-data section follows or not). n: the file's size; 0 where it lies beyond. */
+static inline size_t ckpt_chain_offset(const unsigned char *p, size_t n)
+{
+    if (n < CKPT_MIN_SIZE + 8)
+        return 0;
+    size_t cfg = ckpt_config_offset(p);
+    if (cfg > n)
+        return 0;
+    uint64_t spins = ckpt_get_le(p + cfg - 8, 8);
+    if (spins > n - cfg || n - cfg - spins < 8)
+        return 0;
+    size_t at = cfg + (size_t)spins;
+    uint64_t couplings = ckpt_get_le(p + at, 8);
+    if (couplings > (n - at - 8) / 4)
+        return 0;
+    at += 8 + 4 * (size_t)couplings;
+    return at + 16 <= n ? at : 0;
+}
+
+/* Whether the file has an application-data section: version 2, or version 3 with the flag
+ * of its chain block set (one later parameter: the flag 12 bytes into the block). */
+static inline int ckpt_has_app_section(const unsigned char *p, size_t n)
+{
+    if (n <= 8)
+        return 0;
+    if (p[8] == 2)
+        return 1;
+    size_t at = p[8] == 3 ? ckpt_chain_offset(p, n) : 0;
+    return at && ckpt_get_le(p + at, 4) == 11 && ckpt_get_le(p + at + 12, 4) == 1;
 }
 
 #endif

@@ -77,14 +77,16 @@ static struct blob valid(const char *name, const latmc_sim_desc *d, const int *k
     return b;
 }
 
-/* A checkpoint with an application-data section (format version 2): written to a file by
- * latmc_sim_save_app_data and read back, since that is the only way to make one. */
-static struct blob valid_app(const char *name, const latmc_sim_desc *d, int sweeps,
-                             const void *data, size_t size)
+/* A checkpoint with an application-data section (format version 2, or 3 with `decisions`):
+ * written to a file by latmc_sim_save_app_data and read back, since that is the only way to
+ * make one. */
+static struct blob valid_app_chain(const char *name, const latmc_sim_desc *d, int sweeps,
+                                   const void *data, size_t size, int decisions)
 {
     latmc_sim *sim = NULL;
     int st = latmc_sim_create(ctx, d, &sim);
     if (st != LATMC_OK || (st = latmc_sim_init_spins(sim, LATMC_INIT_HOT)) != LATMC_OK ||
+        (decisions && (st = latmc_sim_set_param(sim, LATMC_PARAM_DECISIONS, 1)) != LATMC_OK) ||
         (st = latmc_sim_sweep(sim, (uint64_t)sweeps)) != LATMC_OK)
         fail(name, st, sim);
     char path[4096];
@@ -101,6 +103,12 @@ static struct blob valid_app(const char *name, const latmc_sim_desc *d, int swee
     }
     fclose(f);
     return b;
+}
+
+static struct blob valid_app(const char *name, const latmc_sim_desc *d, int sweeps,
+                             const void *data, size_t size)
+{
+    return valid_app_chain(name, d, sweeps, data, size, 0);
 }
 
 /* A damaged copy: edit(copy) then, if reseal, fix the size field and the checksum. */
@@ -307,11 +315,28 @@ static void ncouplings_minus(unsigned char *p, size_t n, const void *a)
         ckpt_put_le(p + at, ckpt_get_le(p + at, 8) - 1, 8);
 }
 
+/* Version 3 on a version-1 file: it lacks the chain block (its checksum stands there). */
 static void version_3(unsigned char *p, size_t n, const void *a)
 {
     (void)a;
     struct field_edit e = { CKPT_OFF_VERSION, 4, 3 };
     set_field(p, n, &e);
+}
+static void version_4(unsigned char *p, size_t n, const void *a)
+{
+    (void)a;
+    struct field_edit e = { CKPT_OFF_VERSION, 4, 4 };
+    set_field(p, n, &e);
+}
+/* Version 3's chain block: `arg` a field_edit whose offset counts from the block. */
+static void chain_field(unsigned char *p, size_t n, const void *arg)
+{
+    struct field_edit e = *(const struct field_edit *)arg;
+    size_t at = ckpt_chain_offset(p, n);
+    if (at) {
+        e.offset += at;
+        set_field(p, n, &e);
+    }
 }
 /* A lattice of 2^17 x 2^17 sites declared by a file without a configuration (issue 13,
  * item 1: a 308-byte file that asked for 16 GiB). */
@@ -448,6 +473,15 @@ int main(int argc, char **argv)
     d.couplings = LATMC_COUPLINGS_UNIFORM;
     struct blob app0 = valid_app("ising-empty-app-data", &d, 1, NULL, 0);
 
+    /* The bit-sliced decisions (format version 3): without and with application data. */
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING, d.ndim = 2, d.extent[0] = 64, d.extent[1] = 4, d.seed = 14;
+    d.device = LATMC_DEVICE_CPU, d.couplings = LATMC_COUPLINGS_BIMODAL, d.coupling_seed = 15;
+    k[0] = LATMC_PARAM_BETA, v[0] = 0.5, k[1] = LATMC_PARAM_DECISIONS, v[1] = 1;
+    struct blob chain = valid("ising-decisions", &d, k, v, 2, LATMC_INIT_HOT, 3);
+    d.couplings = LATMC_COUPLINGS_UNIFORM, d.algorithm = LATMC_ALGO_HEATBATH;
+    struct blob chain_app = valid_app_chain("ising-decisions-app-data", &d, 2, app_bytes, 7, 1);
+
     /* Damaged: the envelope. */
     bad("empty", &ising, 0, NULL, NULL, 0);
     bad("short-magic", &ising, 7, NULL, NULL, 0);
@@ -462,7 +496,8 @@ int main(int argc, char **argv)
     bad("bitflip-checksum", &ising, ising.n, flip_bit, &last, 0);
     bad("magic", &ising, ising.n, magic, NULL, 1);
     bad("format-version-2", &ising, ising.n, version_2, NULL, 1); /* lacks its section */
-    bad("format-version-3", &ising, ising.n, version_3, NULL, 1);
+    bad("format-version-3", &ising, ising.n, version_3, NULL, 1); /* lacks its block */
+    bad("format-version-4", &chain, chain.n, version_4, NULL, 1);
     bad("other-byte-order", &ising, ising.n, byte_order, NULL, 1);
     bad("size-field", &ising, ising.n, size_plus_one, NULL, 0);
     /* Damaged: the desc. */
@@ -507,7 +542,22 @@ int main(int argc, char **argv)
     size_t in_section = app.n - 8 - 50;
     bad("app-data-bitflip", &app, app.n, flip_bit, &in_section, 0);
 
-    struct blob all[] = { ising, ising3, ising0, potts, potts10, phi4, phi4f, phi43, heis,
+    /* Damaged: version 3's chain block. */
+    const struct field_edit keys_12 = { 0, 4, 12 }, keys_10 = { 0, 4, 10 };
+    const struct field_edit decisions_2 = { 4, 8, UINT64_C(0x4000000000000000) }; /* 2.0 */
+    const struct field_edit decisions_nan = { 4, 8, UINT64_C(0x7ff8000000000000) };
+    const struct field_edit flag_2 = { 12, 4, 2 }, flag_0 = { 12, 4, 0 }, flag_1 = { 12, 4, 1 };
+    bad("chain-keys-12", &chain, chain.n, chain_field, &keys_12, 1);
+    bad("chain-keys-10", &chain, chain.n, chain_field, &keys_10, 1);
+    bad("chain-decisions-2", &chain, chain.n, chain_field, &decisions_2, 1);
+    bad("chain-decisions-nan", &chain_app, chain_app.n, chain_field, &decisions_nan, 1);
+    bad("chain-app-flag-2", &chain, chain.n, chain_field, &flag_2, 1);
+    bad("chain-app-flag-1-without-section", &chain, chain.n, chain_field, &flag_1, 1);
+    bad("chain-app-flag-0-with-section", &chain_app, chain_app.n, chain_field, &flag_0, 1);
+    bad("chain-truncated-in-block", &chain, chain.n - 8 - 6, NULL, NULL, 1);
+    bad("chain-truncated", &chain_app, chain_app.n - 3, NULL, NULL, 0);
+
+    struct blob all[] = { chain, chain_app, ising, ising3, ising0, potts, potts10, phi4, phi4f, phi43, heis,
                           heis2, heis3, pmj, pmj3, potts4, potts3d, phi43f, heis4, app, app0 };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i].p);

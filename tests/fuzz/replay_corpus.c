@@ -20,6 +20,8 @@
 
 #include <latmc/latmc.h>
 
+#include "ckpt_format.h"
+
 static latmc_ctx *ctx;
 
 /* The variants a valid file with a configuration must cover, named by variant_name(). */
@@ -151,7 +153,7 @@ static int replay(const char *dir, const char *name, int *models_seen)
     latmc_sim *sim = (latmc_sim *)&size;  /* not NULL: the loader must reset it */
     int st = latmc_sim_deserialize(ctx, size > 0 ? bytes : (const void *)"", size, &sim);
     int result = 0;
-    const bool version2 = size > 8 && bytes[8] == 2;
+    const bool version2 = ckpt_has_app_section(bytes, size); /* version 2, or 3 with one */
     if (valid) {
         const char *why = st != LATMC_OK ? latmc_last_error() : exercise(sim);
         if (why == NULL) {

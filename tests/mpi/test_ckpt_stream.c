@@ -377,6 +377,108 @@ static void damaged_desc_is_a_checksum_mismatch(void **state)
     remove_dir(&dir);
 }
 
+/* A part that deserializes the bytes of the bit-sliced chain (format version 3), sets
+ * nothing else and saves to `path`: its status and message. */
+struct chain_job {
+    struct hub *hub;
+    int rank;
+    const unsigned char *bytes;
+    size_t n;
+    const char *path;
+    int status;
+    bool deserialized;
+    char msg[512];
+};
+
+static void *save_chain_part(void *arg)
+{
+    struct chain_job *job = arg;
+    struct link link = { job->hub, job->rank };
+    latmc_transport t = hub_transport(&link);
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
+    job->status = latmc_ctx_create(&ctx);
+    if (job->status == LATMC_OK)
+        job->status = latmc_sim_deserialize_part(ctx, job->bytes, job->n, job->rank,
+                                                 job->hub->n, &t, &sim);
+    job->deserialized = job->status == LATMC_OK;
+    if (job->status == LATMC_OK)
+        job->status = latmc_sim_save(sim, job->path);
+    snprintf(job->msg, sizeof job->msg, "%s", latmc_last_error());
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+    return NULL;
+}
+
+/* The bit-sliced chain (Ising decisions = 1, checkpoint format version 3): parts take its
+ * bytes (latmc_sim_deserialize_part) but neither stream such a file in nor save one: every
+ * part refuses alike with LATMC_EUNSUPPORTED and a message, and no file is left. */
+static void chain_files_are_refused_clearly(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING;
+    d.ndim = 2;
+    d.extent[0] = 64;
+    d.extent[1] = 8;
+    d.device = LATMC_DEVICE_CPU;
+    d.seed = 12;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_DECISIONS, 1), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
+    struct dir dir;
+    make_dir(&dir);
+    assert_int_equal(latmc_sim_save(sim, dir.path), LATMC_OK);
+    size_t n = 0;
+    assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &n), LATMC_OK);
+    unsigned char *bytes = malloc(n);
+    assert_non_null(bytes);
+    assert_int_equal(latmc_sim_serialize(sim, bytes, n, &n), LATMC_OK);
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+
+    /* the file streamed into 2 parts: refused, the plain load takes it */
+    struct hub hub;
+    struct job jobs[MAX_PARTS];
+    for (int p = 0; p < 2; p++) {
+        memset(&jobs[p], 0, sizeof jobs[p]);
+        jobs[p].hub = &hub;
+        jobs[p].rank = p;
+        jobs[p].path = dir.path;
+    }
+    run_parts(&hub, 2, load_part, jobs, sizeof jobs[0]);
+    for (int p = 0; p < 2; p++)
+        if (jobs[p].status != LATMC_EUNSUPPORTED || !strstr(jobs[p].msg, "version 3") ||
+            jobs[p].got_sim)
+            fail_msg("load part %d: %s: %s", p, latmc_strerror(jobs[p].status), jobs[p].msg);
+    unlink(dir.path);
+
+    /* parts of the chain (from its bytes) saving: refused on every part, no file */
+    struct chain_job cj[MAX_PARTS];
+    for (int p = 0; p < 2; p++) {
+        memset(&cj[p], 0, sizeof cj[p]);
+        cj[p].hub = &hub;
+        cj[p].rank = p;
+        cj[p].bytes = bytes;
+        cj[p].n = n;
+        cj[p].path = dir.path;
+    }
+    run_parts(&hub, 2, save_chain_part, cj, sizeof cj[0]);
+    for (int p = 0; p < 2; p++)
+        if (!cj[p].deserialized || cj[p].status != LATMC_EUNSUPPORTED ||
+            !strstr(cj[p].msg, "decisions"))
+            fail_msg("save part %d: %s: %s", p, latmc_strerror(cj[p].status), cj[p].msg);
+    assert_int_equal(access(dir.path, F_OK), -1);
+    free(bytes);
+    remove_dir(&dir);
+}
+
 /* A damaged spin that is no spin at all (not resealed): the checksum's verdict, not the
  * values', in every chunk size. */
 static void damaged_values_are_a_checksum_mismatch(void **state)
@@ -847,6 +949,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(damaged_values_are_a_checksum_mismatch),
         cmocka_unit_test(crafted_faults_in_the_plain_order),
         cmocka_unit_test(app_data_checksum_is_never_skipped),
+        cmocka_unit_test(chain_files_are_refused_clearly),
         cmocka_unit_test(loaded_couplings_are_whole),
         cmocka_unit_test(one_part_short_of_memory),
     };

@@ -38,15 +38,23 @@ static double probability(int algorithm, double beta, int s, int n)
 
 /* Decisions of `sweeps` sweeps of sim (chain 1, uniform, h = 0) recomputed by the
  * definition; planes per group and per 32 groups. Returns the mismatches. */
+/* The planes drawn: per group, its tail (the fraction of groups past 8 and 16 planes),
+ * per run of 8 consecutive groups (the AVX2 kernel's: Philox calls = ceil(slowest / 4)
+ * per run) and per 32 (a warp's wait). */
+struct planes_seen {
+    double group, past8, past16, calls8, warp;
+};
+
 static long check_decisions(latmc_sim *sim, int L, int algorithm, double beta, uint64_t seed,
-                            int sweeps, double *planes_group, double *planes_warp)
+                            int sweeps, struct planes_seen *ps)
 {
     const int64_t n = (int64_t)L * L, half = n / 2, groups = half / 32;
     int8_t *before = malloc((size_t)n), *after = malloc((size_t)n);
     uint64_t *t = malloc((size_t)half * sizeof *t);
     uint32_t *seen = malloc((size_t)groups * sizeof *seen);
     long bad = 0;
-    double sum_g = 0, sum_w = 0, count_g = 0, count_w = 0;
+    double sum_g = 0, sum_w = 0, count_g = 0, count_w = 0, past8 = 0, past16 = 0;
+    double calls8 = 0, count8 = 0;
     for (int sw = 0; sw < sweeps; sw++) {
         uint64_t sweep = 0;
         latmc_sim_sweep_count(sim, &sweep);
@@ -68,7 +76,7 @@ static long check_decisions(latmc_sim *sim, int L, int algorithm, double beta, u
                 const int accept = algorithm == LATMC_ALGO_HEATBATH ? after[i] == 1 : after[i] != s;
                 seen[i / 64] |= (uint32_t)accept << ((i / 2) % 32);
             }
-            int warp_max = 0;
+            int warp_max = 0, run_max = 0;
             for (int64_t g = 0; g < groups; g++) {
                 int planes;
                 const uint32_t mask = latmc_ising_group_decide(t + 32 * g, UINT32_MAX, seed, sweep,
@@ -76,6 +84,14 @@ static long check_decisions(latmc_sim *sim, int L, int algorithm, double beta, u
                 bad += mask != seen[g];
                 sum_g += planes;
                 count_g += 1;
+                past8 += planes > 8;
+                past16 += planes > 16;
+                run_max = planes > run_max ? planes : run_max;
+                if (g % 8 == 7) {
+                    calls8 += (run_max + 3) / 4;
+                    count8 += 1;
+                    run_max = 0;
+                }
                 warp_max = planes > warp_max ? planes : warp_max;
                 if (g % 32 == 31) {
                     sum_w += warp_max;
@@ -85,8 +101,11 @@ static long check_decisions(latmc_sim *sim, int L, int algorithm, double beta, u
             }
         }
     }
-    *planes_group = sum_g / count_g;
-    *planes_warp = count_w > 0 ? sum_w / count_w : 0;
+    ps->group = sum_g / count_g;
+    ps->past8 = past8 / count_g;
+    ps->past16 = past16 / count_g;
+    ps->calls8 = count8 > 0 ? calls8 / count8 : 0;
+    ps->warp = count_w > 0 ? sum_w / count_w : 0;
     free(before);
     free(after);
     free(t);
@@ -186,12 +205,13 @@ int main(int argc, char **argv)
                 printf("    (Onsager infinite lattice %.6f, <e> - Kaufman = %+.2e; <|m|> %.5f, "
                        "Yang %.5f)\n", onsager, e - kaufman, absm, yang);
                 if (dec == 1) {
-                    double pg = 0, pw = 0;
-                    const long bad = check_decisions(sim, L, algorithm, beta, d.seed, 20, &pg, &pw);
+                    struct planes_seen ps;
+                    const long bad = check_decisions(sim, L, algorithm, beta, d.seed, 20, &ps);
                     mismatches += bad;
                     printf("    decisions of 20 sweeps against the definition: %ld groups "
-                           "differ; planes per group %.3f, per 32 groups (max) %.3f\n",
-                           bad, pg, pw);
+                           "differ; planes per group %.3f (past 8: %.4f, past 16: %.1e), "
+                           "Philox calls per run of 8 groups %.3f, planes per 32 groups (max) "
+                           "%.3f\n", bad, ps.group, ps.past8, ps.past16, ps.calls8, ps.warp);
                 }
                 latmc_acc_destroy(&acc);
                 latmc_sim_destroy(&sim);

@@ -7,7 +7,7 @@
  * every CPU level (the C level's int8 layout, the SIMD levels' split rows), 1 and 2
  * threads, 1, 2 and 3 boxes (groups cut by threads and boxes), 2D and 3D, Metropolis and
  * heat bath, uniform and +-J couplings, and across a switch between the two chains.
- * Then the parameter's errors: range, model, backend-independent checkpoint refusal.
+ * Then the parameter's errors: range, model; its checkpoints' size.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -108,11 +108,14 @@ static uint64_t spec_sweep(const struct spec *sp, int8_t *s, const float *eps, u
                     where[j] = i;
                     thr[j] = spec_threshold(spec_probability(sp, s[i], spec_sum(sp, s, eps, x, y, z)));
                 }
+        uint32_t plane[32]; /* the planes of group j / 32 */
         for (int64_t j = 0; j < half; j++) {
+            if (j % 32 == 0)
+                for (int b = 0; b < 32; b++)
+                    plane[b] = spec_plane(sp, sweep, colour, (uint64_t)(j / 32), b);
             uint32_t u = 0; /* bit 31 - b of u: bit j mod 32 of plane b of group j / 32 */
             for (int b = 0; b < 32; b++)
-                u |= ((spec_plane(sp, sweep, colour, (uint64_t)(j / 32), b) >> (j % 32)) & 1u)
-                     << (31 - b);
+                u |= ((plane[b] >> (j % 32)) & 1u) << (31 - b);
             const int accept = (uint64_t)u < thr[j];
             const int8_t old = s[where[j]];
             const int8_t new_spin = sp->algorithm == LATMC_ALGO_HEATBATH ? (accept ? 1 : -1)
@@ -244,6 +247,24 @@ static void test_long_rows(void **state)
     }
 }
 
+/* Rows of 256 sites per colour: runs of eight whole groups, which the AVX2 kernel decides
+ * side by side (and finishes group by group past plane 8); 2D and 3D, low temperature
+ * (many lanes with T = 2^32 or near 0) and beta = 0.1 (nearly every lane open). */
+static void test_vector_batches(void **state)
+{
+    (void)state;
+    for (int a = 0; a < 2; a++) {
+        const int algorithm = a ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS;
+        const struct spec cold = { 2, { 512, 6, 1 }, algorithm, 0.7, 1.0, 0.02, 91 };
+        const struct spec hot = { 2, { 512, 6, 1 }, algorithm, 0.1, 1.0, 0.0, 92 };
+        const struct spec deep = { 3, { 64, 8, 6 }, algorithm, 0.25, 1.0, 0.0, 93 };
+        every_layout(&cold, LATMC_COUPLINGS_UNIFORM);
+        every_layout(&hot, LATMC_COUPLINGS_BIMODAL);
+        every_layout(&deep, LATMC_COUPLINGS_UNIFORM);
+        every_layout(&deep, LATMC_COUPLINGS_BIMODAL);
+    }
+}
+
 static void test_3d(void **state)
 {
     (void)state;
@@ -253,6 +274,23 @@ static void test_3d(void **state)
         every_layout(&sp, LATMC_COUPLINGS_UNIFORM);
         every_layout(&sp, LATMC_COUPLINGS_BIMODAL);
     }
+}
+
+/* Thread teams (a colour of at least 32768 sites: cpu_omp.h) cutting the runs of eight
+ * groups anywhere, with and without boxes, at the AVX2 and C levels. */
+static void test_thread_teams(void **state)
+{
+    (void)state;
+    static const int all[3] = { 1, 1, 1 };
+    const struct spec metro = { 2, { 512, 130, 1 }, LATMC_ALGO_METROPOLIS, 0.44, 1.0, 0.0, 31 };
+    const struct spec heat = { 2, { 384, 172, 1 }, LATMC_ALGO_HEATBATH, 0.5, 1.0, 0.01, 32 };
+    for (int l = 0; l < 2; l++)
+        for (int threads = 2; threads <= 3; threads++) {
+            check_case(&metro, LATMC_COUPLINGS_UNIFORM, levels[l], threads, 1 + 2 * (l == 0),
+                       all, 3);
+            check_case(&heat, LATMC_COUPLINGS_BIMODAL, levels[1 - l], threads, threads - 1,
+                       all, 3);
+        }
 }
 
 /* Switching chains between sweeps: each sweep runs the chain its parameter names. */
@@ -270,7 +308,7 @@ static void test_switch(void **state)
 
 /* An ensemble on the CPU (members sweep on threads) runs each member's chain: the member
  * equals a standalone sim of its desc with decisions = 1, bit for bit; with two threads
- * as with one. Ensembles cannot be saved while the members run the chain. */
+ * as with one. Saved and loaded, it goes on bit for bit. */
 static void test_ensemble(void **state)
 {
     (void)state;
@@ -314,12 +352,24 @@ static void test_ensemble(void **state)
             assert_memory_equal(a, b, bytes);
             latmc_sim_destroy(&sim);
         }
+        /* saved while the members run the chain (their checkpoints of format version 3),
+         * the ensemble loads and goes on alike */
         char path[] = "/tmp/latmc_decisions_ensXXXXXX";
         const int fd = mkstemp(path);
         assert_true(fd >= 0);
         close(fd);
-        assert_int_equal(latmc_ens_save(e, path), LATMC_EUNSUPPORTED);
+        assert_int_equal(latmc_ens_save(e, path), LATMC_OK);
+        latmc_ens *back = NULL;
+        assert_int_equal(latmc_ens_load(ctx, path, &back), LATMC_OK);
         unlink(path);
+        assert_int_equal(latmc_ens_sweep(e, 3), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(back, 3), LATMC_OK);
+        for (int m = 0; m < 4; m++) {
+            assert_int_equal(latmc_ens_get_spins(e, m, a, bytes), LATMC_OK);
+            assert_int_equal(latmc_ens_get_spins(back, m, b, bytes), LATMC_OK);
+            assert_memory_equal(a, b, bytes);
+        }
+        latmc_ens_destroy(&back);
         free(a);
         free(b);
         latmc_ens_destroy(&e);
@@ -352,14 +402,14 @@ static void test_errors(void **state)
     assert_true(lo == 0.0 && hi == 1.0);
     assert_int_equal(latmc_param_bounds(LATMC_MODEL_POTTS, LATMC_PARAM_DECISIONS, &lo, &hi),
                      LATMC_EUNSUPPORTED);
-    /* a checkpoint cannot record the chain yet: refused, not saved as the other chain */
+    /* a checkpoint records the chain (format version 3: tests/api/test_checkpoint_chain.c):
+     * one more parameter block than the default chain's file */
     assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+    size_t size0 = 0, size1 = 0;
+    assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &size0), LATMC_OK);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_DECISIONS, 1), LATMC_OK);
-    size_t size = 0;
-    assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &size), LATMC_EUNSUPPORTED);
-    assert_non_null(strstr(latmc_sim_last_error(sim), "decisions"));
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_DECISIONS, 0), LATMC_OK);
-    assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &size), LATMC_OK);
+    assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &size1), LATMC_OK);
+    assert_int_equal(size1, size0 + 16);
     latmc_sim_destroy(&sim);
 
     /* other models do not have the parameter */
@@ -382,6 +432,8 @@ int main(void)
         cmocka_unit_test(test_2d),
         cmocka_unit_test(test_3d),
         cmocka_unit_test(test_long_rows),
+        cmocka_unit_test(test_vector_batches),
+        cmocka_unit_test(test_thread_teams),
         cmocka_unit_test(test_switch),
         cmocka_unit_test(test_ensemble),
         cmocka_unit_test(test_errors),

@@ -355,6 +355,72 @@ static void test_decision_statistics(void **state)
     }
 }
 
+/*
+ * Across planes. (a) The bits of one lane in two planes -- neighbours in one Philox output
+ * group (b, b + 1), across two blocks (3, 4) and (7, 8), far apart (0, 12) -- against four
+ * equally likely pairs (chi^2, 3 dof each). (b) The decisions made past plane 8 (the
+ * third Philox call and later, a group's tail): a lane whose u agrees with t on planes
+ * 0 .. 7 accepts with probability (t mod 2^24) / 2^24, whatever happened on the planes
+ * before; counted over lanes of one threshold, against that.
+ */
+static void test_plane_statistics_across(void **state)
+{
+    (void)state;
+    static const int pairs[4][2] = { { 0, 1 }, { 3, 4 }, { 7, 8 }, { 0, 12 } };
+    double cell[4][4] = { { 0 } };
+    const uint64_t t = UINT64_C(0x5a3c0f99); /* the top 8 bits 0x5a; low 24: 0x3c0f99 */
+    const double p_tail = ldexp((double)(t & 0xffffffu), -24);
+    double tail_n = 0, tail_acc = 0;
+    const struct latmc_ising_plane_names names = latmc_ising_plane_names_of(4242, 17, 1);
+    const int groups = 30000;
+    for (int g = 0; g < groups; g++) {
+        uint32_t w[16];
+        for (int q = 0; q < 4; q++) {
+            const latmc_philox_ctr r = latmc_ising_plane_block(&names, (uint64_t)g, q);
+            for (int l = 0; l < 4; l++)
+                w[4 * q + l] = r.v[l];
+        }
+        for (int k = 0; k < 4; k++)
+            for (int i = 0; i < 32; i++)
+                cell[k][2 * ((w[pairs[k][0]] >> i) & 1u) + ((w[pairs[k][1]] >> i) & 1u)] += 1;
+        /* lanes agreeing with t on planes 0 .. 7: their decisions come from planes 8 on */
+        uint32_t agree = UINT32_MAX;
+        for (int b = 0; b < 8; b++)
+            agree &= ~(w[b] ^ (0u - (uint32_t)((t >> (31 - b)) & 1u)));
+        if (!agree)
+            continue;
+        uint64_t tt[32];
+        for (int i = 0; i < 32; i++)
+            tt[i] = t;
+        int planes;
+        const uint32_t m = latmc_ising_group_decide_classes(&t, &agree, 1, &names,
+                                                            (uint64_t)g, &planes);
+        assert_true(planes > 8);
+        assert_int_equal(m, latmc_ising_group_decide(tt, agree, 4242, 17, 1, (uint64_t)g,
+                                                     &planes));
+        for (int i = 0; i < 32; i++)
+            if ((agree >> i) & 1u) {
+                tail_n += 1;
+                tail_acc += (m >> i) & 1u;
+            }
+    }
+    for (int k = 0; k < 4; k++) {
+        const double e = 32.0 * groups / 4;
+        double chi2 = 0;
+        for (int c = 0; c < 4; c++)
+            chi2 += (cell[k][c] - e) * (cell[k][c] - e) / e;
+        /* 3 degrees of freedom: P(chi^2 > 21) = 1.1e-4 */
+        printf("# lane bits of planes %d and %d: chi^2 = %.2f (3 dof)\n", pairs[k][0],
+               pairs[k][1], chi2);
+        assert_true(chi2 < 21.0);
+    }
+    const double sd = sqrt(tail_n * p_tail * (1 - p_tail));
+    printf("# decided past plane 8: %.0f of %.0f lanes accept, expected %.1f +- %.1f\n",
+           tail_acc, tail_n, tail_n * p_tail, sd);
+    assert_true(tail_n > 2000); /* 32 x 30000 / 256 expected */
+    assert_true(fabs(tail_acc - tail_n * p_tail) < 5 * sd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -365,6 +431,7 @@ int main(void)
         cmocka_unit_test(test_classes),
         cmocka_unit_test(test_plane_statistics),
         cmocka_unit_test(test_decision_statistics),
+        cmocka_unit_test(test_plane_statistics_across),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

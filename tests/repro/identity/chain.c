@@ -40,8 +40,8 @@ static int take_end(latmc_sim *sim, struct chain_end *e)
         (st = latmc_sim_sweep_count(sim, &e->sweeps)) != LATMC_OK)
         return st;
     st = latmc_sim_serialize(sim, NULL, 0, &e->ckpt_bytes);
-    /* a chain the checkpoint format cannot record yet (Ising decisions = 1) is compared
-     * without its bytes; its rows name no checkpoint layout */
+    /* a chain a checkpoint cannot record (none today: Ising decisions = 1 is format
+     * version 3) would be compared without its bytes */
     if (st == LATMC_EUNSUPPORTED) {
         e->ckpt_bytes = 0;
         return LATMC_OK;

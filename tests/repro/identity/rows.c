@@ -67,10 +67,14 @@
     "cuda,chunk=" c " devices=" #n ",chunk=" c " cold,devices=" #n ",chunk=" c
 
 const struct row rows[] = {
-    /* bit-sliced decisions: no checkpoint layouts (a sim with decisions = 1 cannot be
-     * saved yet: LATMC_EUNSUPPORTED) */
+    /* bit-sliced decisions: checkpoints of format version 3 in memory and through files,
+     * but no file saved or loaded by parts (their streaming save and load refuse version
+     * 3); rows of 128 sites per colour: the AVX2 kernel's runs of whole groups */
     { "ising2d_bitsliced_metropolis", 2, { 96, 22, 0 },
-      BOXES " " LEVELS " " THREADS " " PARTS " ens threads=2,ens" },
+      BOXES " " LEVELS " " THREADS " " PARTS " ens threads=2,ens ens,save" },
+    { "ising2d_bitsliced_metropolis", 2, { 256, 22, 0 },
+      BOXES " " LEVELS " " THREADS " " RESTART " parts=3 parts=2,serialize,then.parts=4,shared "
+      "one,serialize,then.parts=2" },
     { "ising2d_bitsliced_heatbath", 2, { 40, 70, 0 }, BOXES " " LEVELS " " THREADS " " PARTS },
     { "ising3d_bitsliced_pmj", 3, { 10, 6, 22 }, BOXES " " LEVELS " " THREADS " " PARTS },
     /* ---- Ising ---- */
