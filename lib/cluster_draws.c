@@ -225,23 +225,26 @@ static void row_bonds_eps(const struct latmc_cluster_job *job, const uint8_t *s,
     }
 }
 
+size_t latmc_cluster_row_words(const struct latmc_cluster_lattice *g)
+{
+    const int64_t row_blocks = (g->l[0] * g->ndim + 3) / 4 + 1; /* a row's draws span these */
+    return (size_t)(row_blocks + LATMC_CLUSTER_BATCH) * 4;
+}
+
 /* The bonds of sites [i0, i1) of sweep `sweep`, i0 and i1 at the start of rows, from the
- * draws of lib/cluster_bonds.h (a row's blocks computed together). */
-int latmc_cluster_draw_bonds(const struct latmc_cluster_job *job, uint64_t sweep,
-                             const uint8_t *s, uint8_t *bonds, int64_t i0, int64_t i1)
+ * draws of lib/cluster_bonds.h (a row's blocks computed together into `draws`). */
+void latmc_cluster_draw_bonds_into(const struct latmc_cluster_job *job, uint64_t sweep,
+                                   const uint8_t *s, uint8_t *bonds, int64_t i0, int64_t i1,
+                                   uint32_t *draws)
 {
     const int nd = job->g.ndim;
     const int64_t lx = job->g.l[0], ly = job->g.l[1], lz = job->g.l[2];
     if (job->bond_threshold == 0) { /* K = 0: no bond */
         memset(bonds + i0, 0, (size_t)(i1 - i0));
-        return LATMC_OK;
+        return;
     }
     const int flip = !job->potts && job->sign_k < 0;
     const uint32_t last_draw = (uint32_t)(job->bond_threshold - 1); /* active: u <= it */
-    const int64_t row_blocks = (lx * nd + 3) / 4 + 1; /* a row's draws span at most these */
-    uint32_t *draws = malloc((size_t)(row_blocks + LATMC_CLUSTER_BATCH) * 4 * sizeof *draws);
-    if (!draws)
-        return LATMC_ENOMEM;
     for (int64_t row = i0 / lx; row < i1 / lx; row++) {
         const int64_t y = row % ly, z = row / ly, base = row * lx;
         const int64_t up_y = y + 1 == ly ? -(ly - 1) * lx : lx;
@@ -258,6 +261,15 @@ int latmc_cluster_draw_bonds(const struct latmc_cluster_job *job, uint64_t sweep
         else
             row_bonds(3, s, bonds + base, u, base, lx, up_y, up_z, flip, last_draw);
     }
+}
+
+int latmc_cluster_draw_bonds(const struct latmc_cluster_job *job, uint64_t sweep,
+                             const uint8_t *s, uint8_t *bonds, int64_t i0, int64_t i1)
+{
+    uint32_t *draws = malloc(latmc_cluster_row_words(&job->g) * sizeof *draws);
+    if (!draws)
+        return LATMC_ENOMEM;
+    latmc_cluster_draw_bonds_into(job, sweep, s, bonds, i0, i1, draws);
     free(draws);
     return LATMC_OK;
 }
