@@ -51,6 +51,9 @@ struct latmc_cluster_job {
     int n_units;              /* labelling pieces: planes [unit_p[u], unit_p[u + 1]) */
     int64_t *unit_p;
     int n_threads;
+    /* Swendsen-Wang: count the clusters' sizes (and magnetisations) -- needed for the
+     * decisions in a field and for the statistics of a call's last sweep only */
+    int count_sizes;
     /* work space of the call (allocated once per latmc_sim_sweep call, not per sweep) */
     uint32_t *row_draws;      /* n_units * row_words: each unit's draws of one row */
     size_t row_words;

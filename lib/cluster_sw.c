@@ -68,6 +68,78 @@ static int64_t collect_face_roots(const struct latmc_cluster_job *job, uint8_t *
     return n;
 }
 
+/*
+ * (3) each cluster's decision, drawn at its name (its root), into bonds (free now), and
+ * (4) every site takes its cluster's decision. size: the clusters' sizes at their roots
+ * (with w->msum their magnetisations in a field), or NULL where no decision needs them and
+ * the sweep keeps no statistics (no field, not the call's last sweep).
+ */
+static void decide_and_flip(const struct latmc_cluster_job *job, struct latmc_cluster_work *w,
+                            uint64_t sweep, uint64_t *changed, const uint32_t *size)
+{
+    const int64_t P = job->g.plane;
+    uint8_t *s = w->spins, *bonds = w->bonds;
+    const uint32_t *parent = w->parent;
+    const int64_t *msum = size ? w->msum : NULL;
+    const int U = job->n_units;
+    const int nt = latmc_cluster_threaded(job) ? job->n_threads : 1;
+    (void)nt;
+    /* the roots' draws LATMC_CLUSTER_BATCH at a time. The statistics are integers
+     * (sum |C|^2 <= N^2 < 2^64), the same for any cut. */
+    int64_t clusters = 0, largest = 0;
+    uint64_t size2 = 0;
+    CLUSTER_OMP(parallel for num_threads(nt) schedule(static, 1) if(nt > 1) \
+                reduction(+:clusters, size2) reduction(max:largest))
+    for (int u = 0; u < U; u++) {
+        uint64_t blk[LATMC_CLUSTER_BATCH];
+        int64_t root[LATMC_CLUSTER_BATCH];
+        uint32_t draw[4 * LATMC_CLUSTER_BATCH];
+        int k = 0;
+        const int64_t i1 = job->unit_p[u + 1] * P;
+        for (int64_t i = job->unit_p[u] * P; i < i1 || k > 0; i++) {
+            if (i < i1 && parent[i] == (uint32_t)i) {
+                root[k] = i;
+                blk[k++] = (uint64_t)i >> 2;
+                clusters++;
+                const int64_t sz = size ? size[i] : 0;
+                largest = sz > largest ? sz : largest;
+                size2 += (uint64_t)sz * (uint64_t)sz;
+            }
+            if (k == LATMC_CLUSTER_BATCH || (k > 0 && i + 1 >= i1)) {
+                for (int j = k; j < LATMC_CLUSTER_BATCH; j++)
+                    blk[j] = blk[0];
+                latmc_cluster_batch(job->seed, sweep, LATMC_CLUSTER_PHASE_DECIDE, blk, draw);
+                for (int j = 0; j < k; j++) {
+                    const int64_t r = root[j];
+                    bonds[r] = latmc_cluster_decide(job, draw[4 * j + (r & 3)],
+                                                    size ? size[r] : 0,
+                                                    msum ? msum[r] : 0, s[r]);
+                }
+                k = 0;
+            }
+        }
+    }
+    if (size) {
+        w->last.clusters = clusters;
+        w->last.largest = largest;
+        w->last.size2_sum = (double)size2;
+        w->have_stats = true;
+    }
+    /* (4) every site takes its cluster's decision (a site's parent is its local root,
+     * whose parent is the root unless a face joined it further) */
+    uint64_t diff = 0;
+    CLUSTER_OMP(parallel for num_threads(nt) schedule(static, 1) if(nt > 1) reduction(+:diff))
+    for (int u = 0; u < U; u++) {
+        for (int64_t i = job->unit_p[u] * P; i < job->unit_p[u + 1] * P; i++) {
+            const uint8_t d = bonds[root_of(parent, parent[i])];
+            const uint8_t v = job->potts ? d : d ? s[i] : (uint8_t)(-(int8_t)s[i]);
+            diff += v != s[i];
+            s[i] = v;
+        }
+    }
+    *changed += diff;
+}
+
 int latmc_cluster_sw_sweep(const struct latmc_cluster_job *job, struct latmc_cluster_work *w,
                            uint64_t sweep, uint64_t *changed)
 {
@@ -85,8 +157,17 @@ int latmc_cluster_sw_sweep(const struct latmc_cluster_job *job, struct latmc_clu
         const int64_t i0 = job->unit_p[u] * P, i1 = job->unit_p[u + 1] * P;
         latmc_cluster_draw_bonds_into(job, sweep, s, bonds, i0, i1,
                                       job->row_draws + (size_t)u * job->row_words);
-        latmc_cluster_label_box_sizes(g, bonds, parent, s, size, msum, job->unit_p[u],
-                                      job->unit_p[u + 1]);
+        if (job->count_sizes)
+            latmc_cluster_label_box_sizes(g, bonds, parent, s, size, msum, job->unit_p[u],
+                                          job->unit_p[u + 1]);
+        else
+            latmc_cluster_label_box(g, bonds, parent, job->unit_p[u], job->unit_p[u + 1]);
+    }
+    if (!job->count_sizes) {
+        for (int u = 0; u < U; u++)
+            latmc_cluster_merge_face(g, bonds, parent, job->unit_p[u + 1] - 1);
+        decide_and_flip(job, w, sweep, changed, NULL);
+        return LATMC_OK;
     }
     /* (2b) the faces above each unit, in turn; then the local clusters that a face joined
      * to another give their counts to the root they now have (each root once). */
@@ -102,57 +183,6 @@ int latmc_cluster_sw_sweep(const struct latmc_cluster_job *job, struct latmc_clu
                 msum[root] += msum[r];
         }
     }
-    /* (3) each cluster's decision at its name (its root), into bonds (free now): the
-     * names' draws LATMC_CLUSTER_BATCH at a time. The statistics are integers
-     * (sum |C|^2 <= N^2 < 2^64), the same for any cut. */
-    int64_t clusters = 0, largest = 0;
-    uint64_t size2 = 0;
-    CLUSTER_OMP(parallel for num_threads(nt) schedule(static, 1) if(nt > 1) \
-                reduction(+:clusters, size2) reduction(max:largest))
-    for (int u = 0; u < U; u++) {
-        uint64_t blk[LATMC_CLUSTER_BATCH];
-        int64_t root[LATMC_CLUSTER_BATCH];
-        uint32_t draw[4 * LATMC_CLUSTER_BATCH];
-        int k = 0;
-        const int64_t i1 = job->unit_p[u + 1] * P;
-        for (int64_t i = job->unit_p[u] * P; i < i1 || k > 0; i++) {
-            if (i < i1 && parent[i] == (uint32_t)i) {
-                root[k] = i;
-                blk[k++] = (uint64_t)i >> 2;
-                clusters++;
-                const int64_t sz = size[i];
-                largest = sz > largest ? sz : largest;
-                size2 += (uint64_t)sz * (uint64_t)sz;
-            }
-            if (k == LATMC_CLUSTER_BATCH || (k > 0 && i + 1 >= i1)) {
-                for (int j = k; j < LATMC_CLUSTER_BATCH; j++)
-                    blk[j] = blk[0];
-                latmc_cluster_batch(job->seed, sweep, LATMC_CLUSTER_PHASE_DECIDE, blk, draw);
-                for (int j = 0; j < k; j++) {
-                    const int64_t r = root[j];
-                    bonds[r] = latmc_cluster_decide(job, draw[4 * j + (r & 3)], size[r],
-                                                    msum ? msum[r] : 0, s[r]);
-                }
-                k = 0;
-            }
-        }
-    }
-    w->last.clusters = clusters;
-    w->last.largest = largest;
-    w->last.size2_sum = (double)size2;
-    w->have_stats = true;
-    /* (4) every site takes its cluster's decision (a site's parent is its local root,
-     * whose parent is the root unless a face joined it further) */
-    uint64_t diff = 0;
-    CLUSTER_OMP(parallel for num_threads(nt) schedule(static, 1) if(nt > 1) reduction(+:diff))
-    for (int u = 0; u < U; u++) {
-        for (int64_t i = job->unit_p[u] * P; i < job->unit_p[u + 1] * P; i++) {
-            const uint8_t d = bonds[root_of(parent, parent[i])];
-            const uint8_t v = job->potts ? d : d ? s[i] : (uint8_t)(-(int8_t)s[i]);
-            diff += v != s[i];
-            s[i] = v;
-        }
-    }
-    *changed += diff;
+    decide_and_flip(job, w, sweep, changed, size);
     return LATMC_OK;
 }

@@ -221,6 +221,7 @@ int latmc_cluster_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_
         if (job.wolff) {
             latmc_cluster_wolff_sweep(&job, w, sweep, accepted, attempted);
         } else {
+            job.count_sizes = job.beta_h != 0.0 || k + 1 == n;
             st = latmc_cluster_sw_sweep(&job, w, sweep, accepted);
             *attempted += (uint64_t)sim->nsites;
         }
