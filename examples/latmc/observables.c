@@ -66,6 +66,8 @@ int observables_setup(struct observables *o, latmc_sim *sim, struct failure *f)
                                  key == LATMC_OBS_CLUSTER_M2;
         if (cluster_key && !clusters)
             continue;
+        if (key == LATMC_OBS_CLUSTERS && desc.algorithm == LATMC_ALGO_WOLFF)
+            continue; /* always 1: a constant column would only be flagged */
         /* the clusters' observables describe the last cluster sweep: none before it */
         rc = cluster_key ? (defined = true, LATMC_OK) : probe(sim, key, &defined);
         if (rc != LATMC_OK)

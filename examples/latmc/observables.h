@@ -5,8 +5,8 @@
  * once. For the models whose m is not signed (Potts, Heisenberg: the library's m is |m|
  * there) the m column is left out, and |m(0)|^2 is recorded for Potts only (elsewhere it
  * is m^2 itself). The Fourier columns exist where the backend reduces them (the CPU) and
- * the extents are equal. The cluster algorithms (sw, wolff) add the number of clusters, the
- * largest cluster / N and the improved estimator sum |C|^2 / N^2 (Wolff: |C| / N) of the
+ * the extents are equal. The cluster algorithms (sw, wolff) add the number of clusters (sw
+ * only: Wolff's is 1), the largest cluster / N and the improved estimator sum |C|^2 / N^2 (Wolff: |C| / N) of the
  * sweep before each measurement. The acceptance is not a column: it is pooled over the measured sweeps from
  * the library's exact counters.
  */
