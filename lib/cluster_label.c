@@ -81,8 +81,10 @@ static void label_unions(const struct latmc_cluster_lattice *g, const uint8_t *b
         uint32_t r = (uint32_t)base;
         for (int64_t x = 0; x < l0; x++) {
             const uint32_t i = (uint32_t)(base + x);
-            const int joined_left = x > 0 && (bonds[i - 1] & 1u);
-            r = joined_left ? r : i; /* a new run is its own root so far */
+            /* a new run is its own root so far; a mask, since a conditional here is
+             * compiled as a branch, which the random bonds mispredict half the time */
+            const uint32_t keep = 0u - (uint32_t)(x > 0 && (bonds[i - 1] & 1u));
+            r = (r & keep) | (i & ~keep);
             parent[i] = r;
             if (pull_y && (below_y[x] & 2u))
                 r = pull(parent, r, i - (uint32_t)l0);

@@ -68,6 +68,23 @@ static int64_t collect_face_roots(const struct latmc_cluster_job *job, uint8_t *
     return n;
 }
 
+/* The decisions of the k <= LATMC_CLUSTER_BATCH clusters named root[0 .. k) into their
+ * bonds bytes (free after the labelling), from one batch of draws. */
+static void decide_batch(const struct latmc_cluster_job *job, struct latmc_cluster_work *w,
+                         uint64_t sweep, const uint32_t *size, const int64_t *root, int k)
+{
+    uint64_t blk[LATMC_CLUSTER_BATCH];
+    uint32_t draw[4 * LATMC_CLUSTER_BATCH];
+    for (int j = 0; j < LATMC_CLUSTER_BATCH; j++)
+        blk[j] = (uint64_t)root[j < k ? j : 0] >> 2;
+    latmc_cluster_batch(job->seed, sweep, LATMC_CLUSTER_PHASE_DECIDE, blk, draw);
+    for (int j = 0; j < k; j++) {
+        const int64_t r = root[j];
+        w->bonds[r] = latmc_cluster_decide(job, draw[4 * j + (r & 3)], size ? size[r] : 0,
+                                           size && w->msum ? w->msum[r] : 0, w->spins[r]);
+    }
+}
+
 /*
  * (3) each cluster's decision, drawn at its name (its root), into bonds (free now), and
  * (4) every site takes its cluster's decision. size: the clusters' sizes at their roots
@@ -80,7 +97,6 @@ static void decide_and_flip(const struct latmc_cluster_job *job, struct latmc_cl
     const int64_t P = job->g.plane;
     uint8_t *s = w->spins, *bonds = w->bonds;
     const uint32_t *parent = w->parent;
-    const int64_t *msum = size ? w->msum : NULL;
     const int U = job->n_units;
     const int nt = latmc_cluster_threaded(job) ? job->n_threads : 1;
     (void)nt;
@@ -91,32 +107,29 @@ static void decide_and_flip(const struct latmc_cluster_job *job, struct latmc_cl
     CLUSTER_OMP(parallel for num_threads(nt) schedule(static, 1) if(nt > 1) \
                 reduction(+:clusters, size2) reduction(max:largest))
     for (int u = 0; u < U; u++) {
-        uint64_t blk[LATMC_CLUSTER_BATCH];
         int64_t root[LATMC_CLUSTER_BATCH];
-        uint32_t draw[4 * LATMC_CLUSTER_BATCH];
         int k = 0;
         const int64_t i1 = job->unit_p[u + 1] * P;
-        for (int64_t i = job->unit_p[u] * P; i < i1 || k > 0; i++) {
-            if (i < i1 && parent[i] == (uint32_t)i) {
-                root[k] = i;
-                blk[k++] = (uint64_t)i >> 2;
-                clusters++;
-                const int64_t sz = size ? size[i] : 0;
-                largest = sz > largest ? sz : largest;
-                size2 += (uint64_t)sz * (uint64_t)sz;
-            }
-            if (k == LATMC_CLUSTER_BATCH || (k > 0 && i + 1 >= i1)) {
-                for (int j = k; j < LATMC_CLUSTER_BATCH; j++)
-                    blk[j] = blk[0];
-                latmc_cluster_batch(job->seed, sweep, LATMC_CLUSTER_PHASE_DECIDE, blk, draw);
-                for (int j = 0; j < k; j++) {
-                    const int64_t r = root[j];
-                    bonds[r] = latmc_cluster_decide(job, draw[4 * j + (r & 3)],
-                                                    size ? size[r] : 0,
-                                                    msum ? msum[r] : 0, s[r]);
-                }
+        /* the roots gathered without a branch per site (a root is written, and kept
+         * where it is one), decided LATMC_CLUSTER_BATCH at a time */
+        for (int64_t i = job->unit_p[u] * P; i < i1; i++) {
+            root[k] = i;
+            k += parent[i] == (uint32_t)i;
+            if (k == LATMC_CLUSTER_BATCH) {
+                decide_batch(job, w, sweep, size, root, k);
                 k = 0;
             }
+        }
+        if (k > 0)
+            decide_batch(job, w, sweep, size, root, k);
+        if (size) {
+            for (int64_t i = job->unit_p[u] * P; i < i1; i++)
+                if (parent[i] == (uint32_t)i) {
+                    clusters++;
+                    const int64_t sz = size[i];
+                    largest = sz > largest ? sz : largest;
+                    size2 += (uint64_t)sz * (uint64_t)sz;
+                }
         }
     }
     if (size) {
