@@ -18,6 +18,24 @@
 #  define CLUSTER_OMP(x)
 #endif
 
+/*
+ * for (int u = 0; u < n; u++) body, over a team of nt threads when nt > 1 (clauses: the
+ * loop's OpenMP clauses), and without entering the OpenMP runtime when nt == 1: a
+ * parallel region costs system calls even when it runs on one thread, which small
+ * lattices, a sweep per call, would pay several times per sweep.
+ */
+#define CLUSTER_FOR_UNITS(nt, clauses, u, n, ...)                                          \
+    do {                                                                                   \
+        if ((nt) > 1) {                                                                    \
+            CLUSTER_OMP(parallel for num_threads(nt) schedule(static, 1) clauses)          \
+            for (int u = 0; u < (n); u++)                                                  \
+                __VA_ARGS__                                                                \
+        } else {                                                                           \
+            for (int u = 0; u < (n); u++)                                                  \
+                __VA_ARGS__                                                                \
+        }                                                                                  \
+    } while (0)
+
 /* Below this many sites one thread is quicker than waking a team (speed only). */
 #define CLUSTER_MIN_PARALLEL_SITES 65536
 

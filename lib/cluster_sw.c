@@ -99,14 +99,11 @@ static void decide_and_flip(const struct latmc_cluster_job *job, struct latmc_cl
     const uint32_t *parent = w->parent;
     const int U = job->n_units;
     const int nt = latmc_cluster_threaded(job) ? job->n_threads : 1;
-    (void)nt;
     /* the roots' draws LATMC_CLUSTER_BATCH at a time. The statistics are integers
      * (sum |C|^2 <= N^2 < 2^64), the same for any cut. */
     int64_t clusters = 0, largest = 0;
     uint64_t size2 = 0;
-    CLUSTER_OMP(parallel for num_threads(nt) schedule(static, 1) if(nt > 1) \
-                reduction(+:clusters, size2) reduction(max:largest))
-    for (int u = 0; u < U; u++) {
+    CLUSTER_FOR_UNITS(nt, reduction(+:clusters, size2) reduction(max:largest), u, U, {
         int64_t root[LATMC_CLUSTER_BATCH];
         int k = 0;
         const int64_t i1 = job->unit_p[u + 1] * P;
@@ -131,7 +128,7 @@ static void decide_and_flip(const struct latmc_cluster_job *job, struct latmc_cl
                     size2 += (uint64_t)sz * (uint64_t)sz;
                 }
         }
-    }
+    });
     if (size) {
         w->last.clusters = clusters;
         w->last.largest = largest;
@@ -141,15 +138,14 @@ static void decide_and_flip(const struct latmc_cluster_job *job, struct latmc_cl
     /* (4) every site takes its cluster's decision (a site's parent is its local root,
      * whose parent is the root unless a face joined it further) */
     uint64_t diff = 0;
-    CLUSTER_OMP(parallel for num_threads(nt) schedule(static, 1) if(nt > 1) reduction(+:diff))
-    for (int u = 0; u < U; u++) {
+    CLUSTER_FOR_UNITS(nt, reduction(+:diff), u, U, {
         for (int64_t i = job->unit_p[u] * P; i < job->unit_p[u + 1] * P; i++) {
             const uint8_t d = bonds[root_of(parent, parent[i])];
             const uint8_t v = job->potts ? d : d ? s[i] : (uint8_t)(-(int8_t)s[i]);
             diff += v != s[i];
             s[i] = v;
         }
-    }
+    });
     *changed += diff;
 }
 
@@ -163,10 +159,8 @@ int latmc_cluster_sw_sweep(const struct latmc_cluster_job *job, struct latmc_clu
     int64_t *msum = w->msum;
     const int U = job->n_units;
     const int nt = latmc_cluster_threaded(job) ? job->n_threads : 1;
-    (void)nt;
     /* (1) bonds and (2a) each unit's own clusters, with their sizes at the local roots */
-    CLUSTER_OMP(parallel for num_threads(nt) schedule(static, 1) if(nt > 1))
-    for (int u = 0; u < U; u++) {
+    CLUSTER_FOR_UNITS(nt, , u, U, {
         const int64_t i0 = job->unit_p[u] * P, i1 = job->unit_p[u + 1] * P;
         latmc_cluster_draw_bonds_into(job, sweep, s, bonds, i0, i1,
                                       job->row_draws + (size_t)u * job->row_words);
@@ -175,7 +169,7 @@ int latmc_cluster_sw_sweep(const struct latmc_cluster_job *job, struct latmc_clu
                                           job->unit_p[u + 1]);
         else
             latmc_cluster_label_box(g, bonds, parent, job->unit_p[u], job->unit_p[u + 1]);
-    }
+    });
     if (!job->count_sizes) {
         for (int u = 0; u < U; u++)
             latmc_cluster_merge_face(g, bonds, parent, job->unit_p[u + 1] - 1);
