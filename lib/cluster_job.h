@@ -18,6 +18,24 @@
 #  define CLUSTER_OMP(x)
 #endif
 
+/*
+ * for (int u = 0; u < n; u++) body, over a team of nt threads when nt > 1 (clauses: the
+ * loop's OpenMP clauses), and without entering the OpenMP runtime when nt == 1: a
+ * parallel region costs system calls even when it runs on one thread, which small
+ * lattices, a sweep per call, would pay several times per sweep.
+ */
+#define CLUSTER_FOR_UNITS(nt, clauses, u, n, ...)                                          \
+    do {                                                                                   \
+        if ((nt) > 1) {                                                                    \
+            CLUSTER_OMP(parallel for num_threads(nt) schedule(static, 1) clauses)          \
+            for (int u = 0; u < (n); u++)                                                  \
+                __VA_ARGS__                                                                \
+        } else {                                                                           \
+            for (int u = 0; u < (n); u++)                                                  \
+                __VA_ARGS__                                                                \
+        }                                                                                  \
+    } while (0)
+
 /* Below this many sites one thread is quicker than waking a team (speed only). */
 #define CLUSTER_MIN_PARALLEL_SITES 65536
 
@@ -28,8 +46,9 @@ struct latmc_cluster_work {
     int64_t nsites;
     uint8_t *spins;      /* the configuration: Ising int8 +-1 as bytes, Potts states */
     uint8_t *bonds;      /* bit mu: bond (i, mu) active; then the clusters' decisions */
-    uint32_t *parent;    /* union-find; then the clusters' sizes at their names */
-    uint32_t *name;      /* each site's cluster name (Wolff: the cluster's sites) */
+    uint32_t *parent;    /* union-find */
+    uint32_t *name;      /* Swendsen-Wang: the clusters' sizes at their roots; Wolff: the
+                            cluster's sites */
     int64_t *msum;       /* Ising with a field: the clusters' magnetisations */
     int8_t *eps;         /* Ising +-J: the couplings, ndim per site; else NULL */
     struct latmc_cluster_stats last;
@@ -50,7 +69,17 @@ struct latmc_cluster_job {
     int n_units;              /* labelling pieces: planes [unit_p[u], unit_p[u + 1]) */
     int64_t *unit_p;
     int n_threads;
+    /* Swendsen-Wang: count the clusters' sizes (and magnetisations) -- needed for the
+     * decisions in a field and for the statistics of a call's last sweep only */
+    int count_sizes;
+    /* work space of the call (allocated once per latmc_sim_sweep call, not per sweep) */
+    uint32_t *row_draws;      /* n_units * row_words: each unit's draws of one row */
+    size_t row_words;
+    uint32_t *cand;           /* the local roots of the units' first and last planes */
 };
+
+/* The words latmc_cluster_draw_bonds_into needs for one row of the lattice. */
+size_t latmc_cluster_row_words(const struct latmc_cluster_lattice *g);
 
 /* Whether the sweep's passes open a thread team (else one thread runs them). */
 bool latmc_cluster_threaded(const struct latmc_cluster_job *job);
@@ -68,6 +97,11 @@ void latmc_cluster_batch(uint64_t seed, uint64_t sweep, uint32_t phase, const ui
  * bond (i, mu). LATMC_ENOMEM without a message. */
 int latmc_cluster_draw_bonds(const struct latmc_cluster_job *job, uint64_t sweep,
                              const uint8_t *s, uint8_t *bonds, int64_t i0, int64_t i1);
+
+/* The same into a caller's buffer of latmc_cluster_row_words words (no allocation). */
+void latmc_cluster_draw_bonds_into(const struct latmc_cluster_job *job, uint64_t sweep,
+                                   const uint8_t *s, uint8_t *bonds, int64_t i0, int64_t i1,
+                                   uint32_t *draws);
 
 /* The new state of a cluster from its draw u (lib/cluster_bonds.h): Ising 1 keep, 0 flip;
  * Potts the new colour. size: its sites; m: its magnetisation (Ising); old: its colour

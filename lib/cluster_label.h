@@ -62,6 +62,15 @@ static inline int64_t latmc_cluster_down(const struct latmc_cluster_lattice *g, 
 void latmc_cluster_label_box(const struct latmc_cluster_lattice *g, const uint8_t *bonds,
                              uint32_t *parent, int64_t p0, int64_t p1);
 
+/*
+ * Step 1 as latmc_cluster_label_box, also counting the box-local clusters: size[r] (and,
+ * where msum is not NULL, msum[r] = the sum of (int8_t)spins over them) at each local root
+ * r; the entries of other sites are left as they were.
+ */
+void latmc_cluster_label_box_sizes(const struct latmc_cluster_lattice *g, const uint8_t *bonds,
+                                   uint32_t *parent, const uint8_t *spins, uint32_t *size,
+                                   int64_t *msum, int64_t p0, int64_t p1);
+
 /* Step 2 for the face between plane p and plane p + 1 (mod planes). Returns how many of
  * the face's unions joined two clusters that were apart. */
 int64_t latmc_cluster_merge_face(const struct latmc_cluster_lattice *g, const uint8_t *bonds,

@@ -202,8 +202,17 @@ int latmc_cluster_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_
     }
     const int pieces = latmc_cluster_threaded(&job) ? job.n_threads : 1;
     job.unit_p = cut_units(sim, pieces, &job.n_units);
-    if (!job.unit_p)
+    if (job.unit_p && !job.wolff) {
+        job.row_words = latmc_cluster_row_words(&job.g);
+        job.row_draws = malloc((size_t)job.n_units * job.row_words * sizeof *job.row_draws);
+        job.cand = malloc((size_t)job.n_units * 2 * (size_t)job.g.plane * sizeof *job.cand);
+    }
+    if (!job.unit_p || (!job.wolff && (!job.row_draws || !job.cand))) {
+        free(job.unit_p);
+        free(job.row_draws);
+        free(job.cand);
         return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the cluster boxes");
+    }
     st = sim->ops->get_spins(sim, w->spins);
     if (st == LATMC_OK && job.wolff)
         memset(w->bonds, 0, (size_t)sim->nsites);
@@ -212,6 +221,7 @@ int latmc_cluster_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_
         if (job.wolff) {
             latmc_cluster_wolff_sweep(&job, w, sweep, accepted, attempted);
         } else {
+            job.count_sizes = job.beta_h != 0.0 || k + 1 == n;
             st = latmc_cluster_sw_sweep(&job, w, sweep, accepted);
             *attempted += (uint64_t)sim->nsites;
         }
@@ -219,5 +229,7 @@ int latmc_cluster_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_
     if (st == LATMC_OK)
         st = sim->ops->set_spins(sim, w->spins);
     free(job.unit_p);
+    free(job.row_draws);
+    free(job.cand);
     return st;
 }

@@ -54,6 +54,8 @@ for col in $(echo "$header" | tr ',' ' '); do
     m2_k0) label='|m(0)|^2' ;;
     m2_kmin) label='|m(kmin)|^2' ;;
     overlap2_kmin) label='|q(kmin)|^2' ;;
+    largest_cluster) label='largest C/N' ;;
+    cluster_m2) label='cluster m^2' ;;
     *) label=$col ;;
     esac
     grep -q "^  $label  *[-0-9]" "$tmp/out" || fail "no '$label' row with a value in the results"
@@ -65,6 +67,13 @@ esac
 for row in acceptance "$derived" chi C; do
     grep -q "^  $row  *[-0-9]" "$tmp/out" || fail "no '$row' row with a value in the results"
 done
+# the clusters' improved estimator: n/a for Potts, a value for Ising (h = 0)
+case ",$header,$*" in
+*,cluster_m2,*potts*)
+    grep -q "^  chi (clusters)  *n/a" "$tmp/out" || fail "no 'chi (clusters)' row with n/a" ;;
+*,cluster_m2,*)
+    grep -q "^  chi (clusters)  *[0-9]" "$tmp/out" || fail "no 'chi (clusters)' value" ;;
+esac
 case ",$header," in
 *,overlap2,*)
     for row in '<q^4>/<q^2>^2' chi_SG; do

@@ -18,6 +18,9 @@ static const struct {
     { LATMC_OBS_M2_K0, "m2_k0", "|m(0)|^2" },
     { LATMC_OBS_M2_KMIN, "m2_kmin", "|m(kmin)|^2" },
     { LATMC_OBS_OVERLAP2_KMIN, "overlap2_kmin", "|q(kmin)|^2" },
+    { LATMC_OBS_CLUSTERS, "clusters", "clusters" },
+    { LATMC_OBS_LARGEST_CLUSTER, "largest_cluster", "largest C/N" },
+    { LATMC_OBS_CLUSTER_M2, "cluster_m2", "cluster m^2" },
 };
 
 void observables_destroy(struct observables *o)
@@ -41,13 +44,15 @@ int observables_setup(struct observables *o, latmc_sim *sim, struct failure *f)
 {
     memset(o, 0, sizeof *o);
     o->col_energy = o->col_absm = o->col_m2 = o->col_m4 = o->col_overlap2 = -1;
-    o->col_k0 = o->col_kmin = o->col_overlap2_kmin = -1;
+    o->col_k0 = o->col_kmin = o->col_overlap2_kmin = o->col_cluster_m2 = -1;
     latmc_sim_desc desc;
     latmc_sim_desc_init(&desc);
     int rc = latmc_sim_get_desc(sim, &desc);
     if (rc != LATMC_OK)
         return failure_set(f, rc, latmc_sim_last_error(sim), "reading the sim's desc");
     o->scalar = desc.model == LATMC_MODEL_ISING || desc.model == LATMC_MODEL_PHI4;
+    const bool clusters = desc.algorithm == LATMC_ALGO_SWENDSEN_WANG ||
+                          desc.algorithm == LATMC_ALGO_WOLFF;
 
     for (int i = 0; i < OBS_MAX_COLS; i++) {
         int key = candidates[i].key;
@@ -56,7 +61,15 @@ int observables_setup(struct observables *o, latmc_sim *sim, struct failure *f)
             continue; /* the same as |m| */
         if (key == LATMC_OBS_M2_K0 && desc.model != LATMC_MODEL_POTTS)
             continue; /* the same as m^2 */
-        rc = probe(sim, key, &defined);
+        const bool cluster_key = key == LATMC_OBS_CLUSTERS ||
+                                 key == LATMC_OBS_LARGEST_CLUSTER ||
+                                 key == LATMC_OBS_CLUSTER_M2;
+        if (cluster_key && !clusters)
+            continue;
+        if (key == LATMC_OBS_CLUSTERS && desc.algorithm == LATMC_ALGO_WOLFF)
+            continue; /* always 1: a constant column would only be flagged */
+        /* the clusters' observables describe the last cluster sweep: none before it */
+        rc = cluster_key ? (defined = true, LATMC_OK) : probe(sim, key, &defined);
         if (rc != LATMC_OK)
             return failure_set(f, rc, latmc_sim_last_error(sim), "measuring %s",
                                candidates[i].label);
@@ -75,6 +88,7 @@ int observables_setup(struct observables *o, latmc_sim *sim, struct failure *f)
         case LATMC_OBS_M2_K0: o->col_k0 = c; break;
         case LATMC_OBS_M2_KMIN: o->col_kmin = c; break;
         case LATMC_OBS_OVERLAP2_KMIN: o->col_overlap2_kmin = c; break;
+        case LATMC_OBS_CLUSTER_M2: o->col_cluster_m2 = c; break;
         default: break;
         }
     }

@@ -5,7 +5,9 @@
  * once. For the models whose m is not signed (Potts, Heisenberg: the library's m is |m|
  * there) the m column is left out, and |m(0)|^2 is recorded for Potts only (elsewhere it
  * is m^2 itself). The Fourier columns exist where the backend reduces them (the CPU) and
- * the extents are equal. The acceptance is not a column: it is pooled over the measured sweeps from
+ * the extents are equal. The cluster algorithms (sw, wolff) add the number of clusters (sw
+ * only: Wolff's is 1), the largest cluster / N and the improved estimator sum |C|^2 / N^2 (Wolff: |C| / N) of the
+ * sweep before each measurement. The acceptance is not a column: it is pooled over the measured sweeps from
  * the library's exact counters.
  */
 #ifndef LATMC_CLI_OBSERVABLES_H
@@ -18,7 +20,7 @@
 
 #include "failure.h"
 
-#define OBS_MAX_COLS 10
+#define OBS_MAX_COLS 13
 
 struct observables {
     int n_cols;
@@ -30,6 +32,7 @@ struct observables {
     int col_energy, col_absm, col_m2, col_m4, col_overlap2; /* column, or -1 */
     int col_k0, col_kmin, col_overlap2_kmin; /* |m(0)|^2 (m^2's column but for Potts),
                                                 |m(k_min)|^2, |q(k_min)|^2: column, or -1 */
+    int col_cluster_m2; /* the clusters' improved estimator of <m^2>, or -1 */
     bool scalar;        /* a signed scalar order parameter (Ising, phi^4): U4 applies */
     latmc_acc *acc;     /* one row per measurement */
     uint64_t reloaded;  /* rows read back from a checkpoint (--resume) */

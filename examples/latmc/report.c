@@ -193,6 +193,11 @@ static void print_derived(FILE *out, const struct results *r, const struct obser
     if (obs->col_overlap2 >= 0)
         fprintf(out, "  q^2 = sum_{mu,nu} q_{mu nu}^2 of replicas 0 and 1, q^4 = (q^2)^2, "
                 "chi_SG = N <q^2>;\n  the other observables are of replica 0\n");
+    if (obs->col_cluster_m2 >= 0)
+        fprintf(out, "  clusters (sw), largest C/N, cluster m^2 = sum_C |C|^2 / N^2 (wolff: |C| / N)"
+                " describe the\n  cluster sweep before each measurement; chi (clusters) ="
+                " %s <cluster m^2>\n  (the improved estimator of %s <m^2>, Ising at h = 0)\n",
+                r->have_beta ? "beta N" : "N", r->have_beta ? "beta N" : "N");
 }
 
 /* The notes on '!' and '*' marks. */

@@ -90,7 +90,7 @@ static void corr_length(struct results *r, const latmc_acc *acc, int col_k0, int
     add(r, name, label, why, rc, v / (double)r->L, e / (double)r->L);
 }
 
-static void derived(struct results *r, const struct observables *obs)
+static void derived(struct results *r, const struct observables *obs, bool ising_h0)
 {
     const latmc_acc *acc = obs->acc;
     int nb = r->nblocks;
@@ -131,6 +131,15 @@ static void derived(struct results *r, const struct observables *obs)
             rc = latmc_acc_jackknife(acc, nb, scaled_mean, &s, &v, &e);
         add(r, "chi_sg", "chi_SG", few, rc, v, e);
     }
+    /* the clusters' improved estimator: <cluster m^2> = <m^2> for Ising at h = 0 */
+    if (obs->col_cluster_m2 >= 0) {
+        why = !ising_h0 ? "the improved estimator is <m^2> only for the Ising model at h = 0"
+                        : few;
+        struct scaled s = { obs->col_cluster_m2, factor * r->sites };
+        if (why == NULL)
+            rc = latmc_acc_jackknife(acc, nb, scaled_mean, &s, &v, &e);
+        add(r, "chi_improved", "chi (clusters)", why, rc, v, e);
+    }
     /* second-moment correlation lengths over L from |m(0)|^2 and |m(k_min)|^2 */
     if (obs->col_kmin >= 0 && obs->col_k0 >= 0)
         corr_length(r, acc, obs->col_k0, obs->col_kmin, "xi_over_L", "xi/L", few);
@@ -161,7 +170,10 @@ void results_compute(struct results *r, const latmc_sim *sim, const struct obser
             r->degenerate = true;
     }
     r->nblocks = r->n_meas < JACKKNIFE_BLOCKS ? (int)r->n_meas : JACKKNIFE_BLOCKS;
-    derived(r, obs);
+    double h = 0.0;
+    const bool ising_h0 = d.model == LATMC_MODEL_ISING &&
+                          latmc_sim_get_param(sim, LATMC_PARAM_H, &h) == LATMC_OK && h == 0.0;
+    derived(r, obs, ising_h0);
 }
 
 void results_flag_names(unsigned flags, bool rough, char *buf, size_t size)

@@ -17,7 +17,7 @@
 /* Below this many measurements per tau_int, errors and tau_int themselves are rough. */
 #define MIN_MEAS_PER_TAU 100.0
 #define JACKKNIFE_BLOCKS 32
-#define RES_MAX_DERIVED 7
+#define RES_MAX_DERIVED 8
 
 /* The warning bits that make a result degenerate (no error estimate at all), as
  * opposed to rough (LATMC_ACC_WARN_NO_WINDOW, or fewer than 100 tau_int). */

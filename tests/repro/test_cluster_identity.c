@@ -121,6 +121,10 @@ static void swendsen_wang(void **state)
     const struct config uniform = ising("Ising 2D 256x258 SW beta_c", LATMC_ALGO_SWENDSEN_WANG,
                                         2, 256, 258, 0, 0.4406868, 0.0);
     check_config(&uniform, 12);
+    /* without a field the sizes are counted in a call's last sweep only */
+    const struct config uniform3 = ising("Ising 3D 44x40x42 SW beta_c", LATMC_ALGO_SWENDSEN_WANG,
+                                         3, 44, 40, 42, 0.2216546, 0.0);
+    check_config(&uniform3, 8);
     struct config pmj = ising("Ising 3D +-J 40x42x44 SW h=0.1", LATMC_ALGO_SWENDSEN_WANG, 3,
                               40, 42, 44, 0.3, 0.1);
     pmj.d.couplings = LATMC_COUPLINGS_BIMODAL;

@@ -596,6 +596,23 @@ static void check_names(const struct ref_chain *c, int pmj)
         moved |= acc > 0;
     }
     assert_true(moved);
+    /* the same 6 sweeps in one call (Swendsen-Wang counts the sizes in its last sweep
+     * only): the same configuration and the last sweep's statistics */
+    latmc_sim *once = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &once), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(once, LATMC_PARAM_BETA, c->beta), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(once, LATMC_PARAM_J, c->J), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(once, LATMC_PARAM_H, c->h), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(once, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(once, 6), LATMC_OK);
+    assert_int_equal(latmc_sim_get_spins(once, got, n), LATMC_OK);
+    assert_memory_equal(got, v, n);
+    struct latmc_cluster_stats last_one, last_six;
+    assert_int_equal(latmc_cluster_last_stats(sim, &last_one), LATMC_OK);
+    assert_int_equal(latmc_cluster_last_stats(once, &last_six), LATMC_OK);
+    assert_true(last_one.clusters == last_six.clusters && last_one.largest == last_six.largest &&
+                last_one.size2_sum == last_six.size2_sum);
+    latmc_sim_destroy(&once);
     free(v);
     free(got);
     free(eps);
