@@ -117,20 +117,16 @@ static void swendsen_wang(const struct latmc_embed_problem *p, struct latmc_embe
                 w->parent[ra] = rb;
         }
     }
-    /* names, and each cluster's size, sum |a| and sum a at its name (in site order) */
+    /* names, and each cluster's size and sum of a at its name (in site order) */
     for (int64_t i = 0; i < N; i++) {
         const uint32_t r = find_root(w->parent, (uint32_t)i);
         w->name[i] = r;
         if (r == (uint32_t)i) {
-            w->wsum[i] = 0.0;
             w->asum[i] = 0.0;
         }
     }
-    for (int64_t i = 0; i < N; i++) {
-        const uint32_t r = w->name[i];
-        w->wsum[r] += fabs(a[i]);
-        w->asum[r] += a[i];
-    }
+    for (int64_t i = 0; i < N; i++)
+        w->asum[w->name[i]] += a[i];
     /* sizes, counted in parent (free now) */
     for (int64_t i = 0; i < N; i++)
         if (w->name[i] == (uint32_t)i)
@@ -144,7 +140,7 @@ static void swendsen_wang(const struct latmc_embed_problem *p, struct latmc_embe
             continue;
         clusters++;
         largest = (int64_t)w->parent[i] > largest ? (int64_t)w->parent[i] : largest;
-        w2 += w->wsum[i] * w->wsum[i];
+        w2 += w->asum[i] * w->asum[i];
         const uint32_t u = latmc_embed_draw(p, LATMC_CLUSTER_PHASE_DECIDE, (uint64_t)i);
         w->flip[i] = (uint64_t)u < keep_threshold(p, w->asum[i]) ? 0 : 1;
     }
@@ -170,13 +166,12 @@ static void wolff(const struct latmc_embed_problem *p, struct latmc_embed_work *
                        latmc_embed_draw(p, LATMC_CLUSTER_PHASE_SEED, 1);
     const int64_t s0 = (int64_t)(u % (uint64_t)N);
     int64_t n = 0, top = 0, smallest = s0;
-    double wsum = 0.0, asum = 0.0;
+    double asum = 0.0;
     stack[n++] = (uint32_t)s0;
     in[s0] = 1;
     while (top < n) {
         const int64_t i = stack[top++];
         smallest = i < smallest ? i : smallest;
-        wsum += fabs(a[i]);
         asum += a[i];
         for (int d = 0; d < p->n_dirs; d++) {
             const int64_t up = latmc_embed_partner(p, i, d, 1);
@@ -200,7 +195,7 @@ static void wolff(const struct latmc_embed_problem *p, struct latmc_embed_work *
             in[stack[k]] = 0;
     out->clusters = 1;
     out->largest = n;
-    out->w2 = wsum * wsum / (double)n;
+    out->w2 = asum * asum / (double)n;
     out->size = n;
 }
 

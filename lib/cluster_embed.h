@@ -50,10 +50,13 @@ struct latmc_embed_problem {
     int n_threads;
 };
 
-/* What the step built (as struct latmc_cluster_stats, with |C| weighted by |a|). */
+/* What the step built (as struct latmc_cluster_stats). w2 is the improved estimator of
+ * (sum_i a_i)^2: given the bonds, the clusters' orientations are independent and each
+ * cluster's signs flip together, so the cross terms average to zero (with a field they
+ * do not: then it is only a statistic of the clusters). */
 struct latmc_embed_stats {
     int64_t clusters, largest;
-    double w2;    /* Swendsen-Wang: sum_C W_C^2; Wolff: W_C^2 / |C|; W_C = sum_C |a_i| */
+    double w2;    /* Swendsen-Wang: sum_C A_C^2; Wolff: A_C^2 / |C|; A_C = sum_C a_i */
     int64_t size; /* the sites of the clusters updated (Wolff: its one cluster's) */
 };
 
@@ -66,8 +69,7 @@ struct latmc_embed_work {
     uint16_t *bonds;    /* bit d: bond (i, d) active */
     uint32_t *parent;   /* union-find; Wolff: its stack */
     uint32_t *name;
-    double *wsum;       /* per cluster name: sum |a|, then sum a */
-    double *asum;
+    double *asum;       /* per cluster name: the sum of a over the cluster */
     double *kbond;      /* Heisenberg: beta J per bond */
 };
 

@@ -31,7 +31,6 @@ void latmc_embed_free(latmc_sim *sim)
     free(w->bonds);
     free(w->parent);
     free(w->name);
-    free(w->wsum);
     free(w->asum);
     free(w->kbond);
     free(w);
@@ -54,14 +53,13 @@ static int work_of(latmc_sim *sim, struct latmc_embed_work **out)
             w->bonds = malloc(n * sizeof *w->bonds);
             w->parent = malloc(n * sizeof *w->parent);
             w->name = malloc(n * sizeof *w->name);
-            w->wsum = malloc(n * sizeof *w->wsum);
             w->asum = malloc(n * sizeof *w->asum);
         }
         /* the cluster observables (lib/cluster_sweep.c) read sim->cluster's statistics */
         if (!sim->cluster)
             sim->cluster = calloc(1, sizeof *sim->cluster);
         if (!w || !w->field || !w->a || !w->flip || !w->bonds || !w->parent || !w->name ||
-            !w->wsum || !w->asum || !sim->cluster) {
+            !w->asum || !sim->cluster) {
             latmc_embed_free(sim);
             return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the cluster "
                               "work space of %lld sites", (long long)sim->nsites);

@@ -113,7 +113,7 @@ static int bond(const struct pairs *p, const double *a, uint64_t seed, uint64_t 
 
 struct stats {
     int64_t clusters, largest;
-    double w2;
+    double w2;             /* sum_C A_C^2 (Wolff: A_C^2 / |C|), A_C = sum of a over C */
 };
 
 /* One cluster step: flip[i] = 1 where a_i changes sign. field: F of the orientation
@@ -139,13 +139,12 @@ static void reference_step(const struct lat *g, const struct pairs *p, const dou
         if (seen[s])
             continue;
         int64_t head = 0, tail = 0, smallest = s;
-        double w = 0.0, A = 0.0;
+        double A = 0.0;
         queue[tail++] = s;
         seen[s] = 1;
         while (head < tail) {
             const int64_t i = queue[head++];
             smallest = i < smallest ? i : smallest;
-            w += fabs(a[i]);
             A += a[i];
             for (int d = 0; d < p->n; d++) {
                 const int64_t up = partner(g, p, i, d, 1), dn = partner(g, p, i, d, -1);
@@ -166,7 +165,7 @@ static void reference_step(const struct lat *g, const struct pairs *p, const dou
             flip[queue[k]] = (char)flips;
         st->clusters++;
         st->largest = tail > st->largest ? tail : st->largest;
-        st->w2 += wolff ? w * w / (double)tail : w * w;
+        st->w2 += wolff ? A * A / (double)tail : A * A;
     }
     free(queue);
     free(seen);
