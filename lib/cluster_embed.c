@@ -4,7 +4,9 @@
  * smallest site, its name), each cluster's decision from the draw at its name. Wolff grows
  * the one cluster of a drawn seed site over the same bonds. The bonds are drawn in
  * parallel (each from its own name); the union-find runs in one thread (its result, the
- * partition and the names, does not depend on the order of the unions anyway).
+ * partition and the names, does not depend on the order of the unions anyway). exp and
+ * expm1 are liblatmc's own (lib/latmc_math.h), so the chain does not depend on the C
+ * library.
  */
 #include <math.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "cluster_bonds.h"
 #include "cluster_embed.h"
 #include "decision.h"
+#include "latmc_math.h"
 #include "rng_streams.h"
 
 #ifdef _OPENMP
@@ -62,7 +65,9 @@ static int bond_on(const struct latmc_embed_problem *p, const double *a, int64_t
     const double x = coupling(p, i, d) * a[i] * a[j];
     if (!(x > 0.0))
         return 0;
-    const uint64_t thr = latmc_threshold_u32(-expm1(-2.0 * x));
+    /* beyond 2x = 50, p rounds to 1 (and latmc_math_expm1 keeps to its domain) */
+    const uint64_t thr =
+        x > 25.0 ? UINT64_C(1) << 32 : latmc_threshold_u32(-latmc_math_expm1(-2.0 * x));
     return (uint64_t)latmc_embed_draw(p, LATMC_CLUSTER_PHASE_BONDS,
                                       (uint64_t)p->n_dirs * (uint64_t)i + (uint64_t)d) < thr;
 }
@@ -72,7 +77,8 @@ static uint64_t keep_threshold(const struct latmc_embed_problem *p, double A)
 {
     if (p->field == 0.0)
         return UINT64_C(1) << 31;
-    return latmc_threshold_u32(1.0 / (1.0 + exp(-2.0 * p->field * A)));
+    const double arg = -2.0 * p->field * A; /* beyond 700 the threshold is 0 anyway */
+    return latmc_threshold_u32(1.0 / (1.0 + latmc_math_exp(arg < 700.0 ? arg : 700.0)));
 }
 
 static uint32_t find_root(uint32_t *parent, uint32_t x)

@@ -5,7 +5,8 @@
  * the signs of the a_i through exp(sum beta J_ij a_i a_j + beta h r_z sum a_i) only: an
  * Ising model with couplings beta J_ij |a_i a_j| (of J's sign: Gaussian couplings are
  * fine) in the field beta h r_z |a_i|. lib/cluster_embed.h's step on it, and a flip is the
- * reflection s -> s - 2 (r . s) r, its own inverse. Each replica has its own direction
+ * reflection s -> s - 2 (r . s) r, its own inverse (normalised in double before it is
+ * rounded to float, as every spin the library writes). Each replica has its own direction
  * and clusters (the replica's stream).
  */
 #include <math.h>
@@ -13,19 +14,21 @@
 
 #include "backend.h"
 #include "cluster_embed.h"
-#include "heisenberg.h"
+#include "heisenberg_rules.h"
 
-/* The step's direction, uniform on the sphere: z = (2 u0 + 1 - 2^32) 2^-32 in (-1, 1),
- * angle 2 pi (u1 + 1/2) 2^-32 (draws 0 and 1 of phase LATMC_EMBED_PHASE_AXIS). */
+/* The step's direction, uniform on the sphere as the hot start draws a spin: z = 2 u0 - 1
+ * to e_z, azimuth 2 pi u1, u = (r + 1/2) 2^-32 of draws 0 and 1 of phase
+ * LATMC_EMBED_PHASE_AXIS (lib/heisenberg_rules.h's functions, libm's sqrt only). */
 static void draw_axis(const struct latmc_embed_problem *p, double r[3])
 {
-    const uint32_t u0 = latmc_embed_draw(p, LATMC_EMBED_PHASE_AXIS, 0);
-    const uint32_t u1 = latmc_embed_draw(p, LATMC_EMBED_PHASE_AXIS, 1);
-    const double z = (double)(2 * (int64_t)u0 + 1 - (INT64_C(1) << 32)) * 0x1p-32;
-    const double t = 6.283185307179586477 * ((double)u1 + 0.5) * 0x1p-32;
-    const double rho = sqrt(1.0 - z * z);
-    r[0] = rho * cos(t);
-    r[1] = rho * sin(t);
+    const double z =
+        2.0 * latmc_heisenberg_uniform(latmc_embed_draw(p, LATMC_EMBED_PHASE_AXIS, 0)) - 1.0;
+    const double rho = sqrt((1.0 - z) * (1.0 + z));
+    double sin_phi, cos_phi;
+    latmc_math_sincos_2pi(latmc_heisenberg_uniform(latmc_embed_draw(p, LATMC_EMBED_PHASE_AXIS, 1)),
+                          &sin_phi, &cos_phi);
+    r[0] = rho * cos_phi;
+    r[1] = rho * sin_phi;
     r[2] = z;
 }
 
@@ -87,8 +90,10 @@ int latmc_embed_heisenberg_step(latmc_sim *sim, struct latmc_embed_work *w, uint
                 continue;
             float *v = s + LATMC_HEISENBERG_COMPONENTS * i;
             const double two_a = 2.0 * w->a[i];
+            double out[3];
             for (int c = 0; c < 3; c++)
-                v[c] = (float)((double)v[c] - two_a * r[c]);
+                out[c] = (double)v[c] - two_a * r[c];
+            latmc_heisenberg_store_unit(out, v); /* as every spin the library writes */
         }
     }
     return LATMC_OK;

@@ -30,6 +30,7 @@
 #include <latmc/latmc.h>
 
 #include "exact_phi4.h"
+#include "latmc_math.h"
 #include "rng_streams.h"
 #include "sim_helpers.h"
 
@@ -107,8 +108,10 @@ static int bond(const struct pairs *p, const double *a, uint64_t seed, uint64_t 
                 uint32_t rep, int64_t i, int d, int64_t j)
 {
     const double x = kof(p, i, d) * a[i] * a[j];
-    return x > 0.0 && draw(seed, t, rep, 0, (uint64_t)p->n * (uint64_t)i + (uint64_t)d) <
-                          threshold(-expm1(-2.0 * x));
+    if (!(x > 0.0))
+        return 0;
+    const uint64_t thr = x > 25.0 ? UINT64_C(1) << 32 : threshold(-latmc_math_expm1(-2.0 * x));
+    return draw(seed, t, rep, 0, (uint64_t)p->n * (uint64_t)i + (uint64_t)d) < thr;
 }
 
 struct stats {
@@ -158,8 +161,9 @@ static void reference_step(const struct lat *g, const struct pairs *p, const dou
                 }
             }
         }
+        const double arg = fmin(-2.0 * field * A, 700.0);
         const uint64_t keep_thr = field == 0.0 ? UINT64_C(1) << 31
-                                               : threshold(1.0 / (1.0 + exp(-2.0 * field * A)));
+                                               : threshold(1.0 / (1.0 + latmc_math_exp(arg)));
         const int flips = wolff && field == 0.0 ? 1 : draw(seed, t, rep, 1, (uint64_t)smallest) >= keep_thr;
         for (int64_t k = 0; k < tail; k++)
             flip[queue[k]] = (char)flips;
@@ -340,14 +344,15 @@ static latmc_sim *make_heis(latmc_ctx *ctx, int ndim, int64_t l, int algorithm, 
     return sim;
 }
 
-/* The step's direction from the page: z = (2 u0 + 1 - 2^32) 2^-32, angle 2 pi (u1 + 1/2) 2^-32. */
+/* The step's direction from the page: z = 2 u0 - 1, azimuth 2 pi u1, u = (r + 1/2) 2^-32. */
 static void axis(uint64_t seed, uint64_t t, uint32_t rep, double r[3])
 {
-    const uint32_t u0 = draw(seed, t, rep, 3, 0), u1 = draw(seed, t, rep, 3, 1);
-    const double z = (double)(2 * (int64_t)u0 + 1 - (INT64_C(1) << 32)) * 0x1p-32;
-    const double phi = 6.283185307179586477 * ((double)u1 + 0.5) * 0x1p-32;
-    r[0] = sqrt(1.0 - z * z) * cos(phi);
-    r[1] = sqrt(1.0 - z * z) * sin(phi);
+    const double z = 2.0 * (((double)draw(seed, t, rep, 3, 0) + 0.5) * 0x1p-32) - 1.0;
+    const double rho = sqrt((1.0 - z) * (1.0 + z));
+    double s, c;
+    latmc_math_sincos_2pi(((double)draw(seed, t, rep, 3, 1) + 0.5) * 0x1p-32, &s, &c);
+    r[0] = rho * c;
+    r[1] = rho * s;
     r[2] = z;
 }
 
@@ -393,8 +398,12 @@ static void heis_case(latmc_ctx *ctx, int ndim, int64_t l, int algorithm, double
                 if (!flip[i])
                     continue;
                 flipped++;
+                double v[3];
                 for (int c = 0; c < 3; c++)
-                    s[3 * i + c] = (float)((double)s[3 * i + c] - 2.0 * a[i] * r[c]);
+                    v[c] = (double)s[3 * i + c] - 2.0 * a[i] * r[c];
+                const double inv = 1.0 / sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+                for (int c = 0; c < 3; c++)
+                    s[3 * i + c] = (float)(v[c] * inv);
             }
             if (rep == 0) {
                 st.w2 *= 3.0;
