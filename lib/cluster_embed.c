@@ -57,10 +57,16 @@ static double coupling(const struct latmc_embed_problem *p, int64_t i, int d)
     return p->kbond ? p->kbond[(int64_t)p->n_dirs * i + d] : p->k[d];
 }
 
+/* The Philox block of bond draws last computed (a site's draws share one to three). */
+struct draw_cache {
+    uint64_t block;
+    latmc_philox_ctr r;
+};
+
 /* Whether bond (i, d), from i to its partner j, is active: K a_i a_j > 0 and its draw
  * below floor((1 - exp(-2 K a_i a_j)) 2^32). The draw is made only where it can matter. */
 static int bond_on(const struct latmc_embed_problem *p, const double *a, int64_t i, int d,
-                   int64_t j)
+                   int64_t j, struct draw_cache *c)
 {
     const double x = coupling(p, i, d) * a[i] * a[j];
     if (!(x > 0.0))
@@ -68,8 +74,14 @@ static int bond_on(const struct latmc_embed_problem *p, const double *a, int64_t
     /* beyond 2x = 50, p rounds to 1 (and latmc_math_expm1 keeps to its domain) */
     const uint64_t thr =
         x > 25.0 ? UINT64_C(1) << 32 : latmc_threshold_u32(-latmc_math_expm1(-2.0 * x));
-    return (uint64_t)latmc_embed_draw(p, LATMC_CLUSTER_PHASE_BONDS,
-                                      (uint64_t)p->n_dirs * (uint64_t)i + (uint64_t)d) < thr;
+    const uint64_t n = (uint64_t)p->n_dirs * (uint64_t)i + (uint64_t)d;
+    if (c->block != n >> 2) {
+        c->block = n >> 2;
+        c->r = latmc_rng_block(p->seed, n >> 2, p->sweep,
+                               latmc_rng_stream(LATMC_STREAM_CLUSTER, p->replica),
+                               LATMC_CLUSTER_PHASE_BONDS, LATMC_EMBED_SUB);
+    }
+    return (uint64_t)c->r.v[n & 3u] < thr;
 }
 
 /* The keep threshold of a cluster of sum A (heat bath over its two orientations). */
@@ -103,9 +115,10 @@ static void swendsen_wang(const struct latmc_embed_problem *p, struct latmc_embe
     (void)nt;
     EMBED_OMP(parallel for num_threads(nt) schedule(static) if(nt > 1))
     for (int64_t i = 0; i < N; i++) {
+        struct draw_cache c = { UINT64_MAX, { { 0, 0, 0, 0 } } };
         unsigned b = 0;
         for (int d = 0; d < p->n_dirs; d++)
-            b |= (unsigned)bond_on(p, a, i, d, latmc_embed_partner(p, i, d, 1)) << d;
+            b |= (unsigned)bond_on(p, a, i, d, latmc_embed_partner(p, i, d, 1), &c) << d;
         w->bonds[i] = (uint16_t)b;
         w->parent[i] = (uint32_t)i;
     }
@@ -175,6 +188,7 @@ static void wolff(const struct latmc_embed_problem *p, struct latmc_embed_work *
     double asum = 0.0;
     stack[n++] = (uint32_t)s0;
     in[s0] = 1;
+    struct draw_cache c = { UINT64_MAX, { { 0, 0, 0, 0 } } };
     while (top < n) {
         const int64_t i = stack[top++];
         smallest = i < smallest ? i : smallest;
@@ -182,11 +196,11 @@ static void wolff(const struct latmc_embed_problem *p, struct latmc_embed_work *
         for (int d = 0; d < p->n_dirs; d++) {
             const int64_t up = latmc_embed_partner(p, i, d, 1);
             const int64_t dn = latmc_embed_partner(p, i, d, -1);
-            if (!in[up] && bond_on(p, a, i, d, up)) {
+            if (!in[up] && bond_on(p, a, i, d, up, &c)) {
                 in[up] = 1;
                 stack[n++] = (uint32_t)up;
             }
-            if (!in[dn] && bond_on(p, a, dn, d, i)) {
+            if (!in[dn] && bond_on(p, a, dn, d, i, &c)) {
                 in[dn] = 1;
                 stack[n++] = (uint32_t)dn;
             }
