@@ -37,20 +37,27 @@ uint32_t latmc_embed_draw(const struct latmc_embed_problem *p, uint32_t phase, u
     return r.v[n & 3u];
 }
 
-static int64_t wrap(int64_t x, int64_t l)
+/* x + dx on a ring of l sites, |dx| <= 2 < 5 <= l or l >= 2 for |dx| <= 1 (phi^4's
+ * extents are >= 5; nearest-neighbour models have extents >= 2). */
+static inline int64_t ring(int64_t x, int dx, int64_t l)
 {
-    x %= l;
-    return x < 0 ? x + l : x;
+    x += dx;
+    return x >= l ? x - l : x < 0 ? x + l : x;
 }
 
-int64_t latmc_embed_partner(const struct latmc_embed_problem *p, int64_t i, int d, int sign)
+/* Every partner of site i (sign +1) or the sites whose partner i is (-1), from one
+ * decoding of i's coordinates. */
+static void partners_of(const struct latmc_embed_problem *p, int64_t i, int sign, int64_t *out)
 {
     const int64_t *l = p->g.l;
     const int64_t x = i % l[0], y = (i / l[0]) % l[1], z = i / (l[0] * l[1]);
-    const int *o = p->off[d];
-    return wrap(x + sign * o[0], l[0]) +
-           l[0] * (wrap(y + sign * o[1], l[1]) + l[1] * wrap(z + sign * o[2], l[2]));
+    for (int d = 0; d < p->n_dirs; d++) {
+        const int *o = p->off[d];
+        out[d] = ring(x, sign * o[0], l[0]) +
+                 l[0] * (ring(y, sign * o[1], l[1]) + l[1] * ring(z, sign * o[2], l[2]));
+    }
 }
+
 
 static double coupling(const struct latmc_embed_problem *p, int64_t i, int d)
 {
@@ -116,20 +123,24 @@ static void swendsen_wang(const struct latmc_embed_problem *p, struct latmc_embe
     EMBED_OMP(parallel for num_threads(nt) schedule(static) if(nt > 1))
     for (int64_t i = 0; i < N; i++) {
         struct draw_cache c = { UINT64_MAX, { { 0, 0, 0, 0 } } };
+        int64_t j[LATMC_EMBED_MAX_DIRS];
+        partners_of(p, i, 1, j);
         unsigned b = 0;
         for (int d = 0; d < p->n_dirs; d++)
-            b |= (unsigned)bond_on(p, a, i, d, latmc_embed_partner(p, i, d, 1), &c) << d;
+            b |= (unsigned)bond_on(p, a, i, d, j[d], &c) << d;
         w->bonds[i] = (uint16_t)b;
         w->parent[i] = (uint32_t)i;
     }
     for (int64_t i = 0; i < N; i++) {
         if (!w->bonds[i])
             continue;
+        int64_t j[LATMC_EMBED_MAX_DIRS];
+        partners_of(p, i, 1, j);
         for (int d = 0; d < p->n_dirs; d++) {
             if (!(w->bonds[i] >> d & 1u))
                 continue;
             const uint32_t ra = find_root(w->parent, (uint32_t)i);
-            const uint32_t rb = find_root(w->parent, (uint32_t)latmc_embed_partner(p, i, d, 1));
+            const uint32_t rb = find_root(w->parent, (uint32_t)j[d]);
             if (ra < rb)
                 w->parent[rb] = ra;
             else if (rb < ra)
@@ -193,9 +204,11 @@ static void wolff(const struct latmc_embed_problem *p, struct latmc_embed_work *
         const int64_t i = stack[top++];
         smallest = i < smallest ? i : smallest;
         asum += a[i];
+        int64_t ups[LATMC_EMBED_MAX_DIRS], dns[LATMC_EMBED_MAX_DIRS];
+        partners_of(p, i, 1, ups);
+        partners_of(p, i, -1, dns);
         for (int d = 0; d < p->n_dirs; d++) {
-            const int64_t up = latmc_embed_partner(p, i, d, 1);
-            const int64_t dn = latmc_embed_partner(p, i, d, -1);
+            const int64_t up = ups[d], dn = dns[d];
             if (!in[up] && bond_on(p, a, i, d, up, &c)) {
                 in[up] = 1;
                 stack[n++] = (uint32_t)up;

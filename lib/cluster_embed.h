@@ -91,9 +91,6 @@ void latmc_embed_step(const struct latmc_embed_problem *p, struct latmc_embed_wo
 /* Draw n of phase `phase` of the step (the names above). */
 uint32_t latmc_embed_draw(const struct latmc_embed_problem *p, uint32_t phase, uint64_t n);
 
-/* The partner of site i in direction d (sign +1) or the site whose partner i is (-1). */
-int64_t latmc_embed_partner(const struct latmc_embed_problem *p, int64_t i, int d, int sign);
-
 /* The model parts (lib/cluster_phi4.c, lib/cluster_heisenberg.c): one cluster step of the
  * sim's configuration held in w->field, adding its statistics (replica 0) to *stats. */
 int latmc_embed_phi4_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep,
