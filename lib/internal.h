@@ -41,6 +41,7 @@ struct latmc_plan;
 struct latmc_part;
 
 struct latmc_cluster_work;
+struct latmc_embed_work;
 
 struct latmc_halo_table;
 
@@ -71,6 +72,8 @@ struct latmc_sim {
     int *device_list;                  /* the sim's copy of desc.device_list, or NULL */
     struct latmc_cluster_work *cluster; /* cluster updates' work space (lib/cluster_sweep.c),
                                           NULL until the first cluster sweep */
+    struct latmc_embed_work *embed;    /* phi^4 and Heisenberg cluster steps' work space
+                                          (lib/cluster_embed_sweep.c), NULL until the first */
     /* The Fourier modes at k_min (lib/modes.h), a second reduction made on request: valid
      * only while sums_valid is too (whoever sets sums_valid clears modes_valid). */
     bool modes_valid;

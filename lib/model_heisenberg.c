@@ -76,11 +76,19 @@ static int heisenberg_check_spins(const latmc_sim *sim, const void *buf)
     return LATMC_OK;
 }
 
+/* Whether the sim's local passes start with the heat bath: every algorithm but
+ * overrelaxation alone (the cluster algorithms run the heat-bath sweep, then their
+ * cluster step: lib/cluster_embed_sweep.c). */
+static int heisenberg_heatbath(const latmc_sim *sim)
+{
+    return sim->desc.algorithm != LATMC_ALGO_OVERRELAX;
+}
+
 /* Steps of one sweep for the current nover and the sim's algorithm (lib/heisenberg.h). */
 static int heisenberg_sweep_schedule(const latmc_sim *sim)
 {
     const int nover = (int)sim->param[LATMC_PARAM_NOVER];
-    return 2 * latmc_heisenberg_passes(sim->desc.algorithm == LATMC_ALGO_HEATBATH, nover);
+    return 2 * latmc_heisenberg_passes(heisenberg_heatbath(sim), nover);
 }
 
 /* Step s of a sweep: colour s % 2 of pass s / 2, the heat bath in pass 0 of a heat-bath
@@ -89,7 +97,7 @@ static int heisenberg_sweep_schedule(const latmc_sim *sim)
 static struct latmc_step heisenberg_step_of(const latmc_sim *sim, uint64_t sweep, int s)
 {
     const int heatbath =
-        latmc_heisenberg_step_is_heatbath(sim->desc.algorithm == LATMC_ALGO_HEATBATH, s);
+        latmc_heisenberg_step_is_heatbath(heisenberg_heatbath(sim), s);
     const int colour = latmc_heisenberg_step_colour(s);
     return latmc_step_name(s, heatbath ? LATMC_STEP_COLOUR : LATMC_STEP_OVERRELAX, colour,
                            s / 2, sweep, (uint32_t)colour, 0);
@@ -114,7 +122,10 @@ const struct latmc_model_def latmc_model_heisenberg = {
     .name = "Heisenberg",
     .implemented = true,
     .params = P(LATMC_PARAM_BETA) | P(LATMC_PARAM_H) | P(LATMC_PARAM_NOVER),
-    .algorithms = P(LATMC_ALGO_HEATBATH) | P(LATMC_ALGO_OVERRELAX),
+    /* the cluster algorithms: the heat-bath sweep, then one embedded cluster step
+     * (lib/cluster_embed.h) */
+    .algorithms = P(LATMC_ALGO_HEATBATH) | P(LATMC_ALGO_OVERRELAX) |
+                  P(LATMC_ALGO_SWENDSEN_WANG) | P(LATMC_ALGO_WOLFF),
     .default_algorithm = LATMC_ALGO_HEATBATH,
     .max_replicas = 2,
     .coupling_kinds = (1u << LATMC_COUPLINGS_UNIFORM) | (1u << LATMC_COUPLINGS_GAUSSIAN) |

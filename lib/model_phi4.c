@@ -176,7 +176,9 @@ const struct latmc_model_def latmc_model_phi4 = {
     .implemented = true,
     .params = P(LATMC_PARAM_MU2) | P(LATMC_PARAM_G) | P(LATMC_PARAM_LAMBDA) |
               P(LATMC_PARAM_EPSILON) | P(LATMC_PARAM_NHIT) | P(LATMC_PARAM_NLOC),
-    .algorithms = P(LATMC_ALGO_METROPOLIS),
+    /* the cluster algorithms: nloc Metropolis passes, then one embedded cluster step
+     * (lib/cluster_embed.h) */
+    .algorithms = P(LATMC_ALGO_METROPOLIS) | P(LATMC_ALGO_SWENDSEN_WANG) | P(LATMC_ALGO_WOLFF),
     .default_algorithm = LATMC_ALGO_METROPOLIS,
     .max_replicas = 1,
     .observables = P(LATMC_OBS_ENERGY) | P(LATMC_OBS_MAGNETIZATION) |

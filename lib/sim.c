@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "cluster_embed.h"
 #include "cluster_sweep.h"
 #include "desc.h"
 #include "model.h"
@@ -93,6 +94,7 @@ static void configuration_changed(latmc_sim *sim)
 
 static void sim_free(latmc_sim *sim)
 {
+    latmc_embed_free(sim);
     latmc_cluster_free(sim);
     free(sim->device_list);
     free(sim->model_data);
@@ -372,7 +374,8 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
          * where the system refuses a thread: checked first, as BACKEND_CALL does */
         st = team_ready(sim);
         if (st == LATMC_OK)
-            st = latmc_cluster_sweeps(sim, n, &accepted, &attempted);
+            st = latmc_embed_applies(sim) ? latmc_embed_sweeps(sim, n, &accepted, &attempted)
+                                          : latmc_cluster_sweeps(sim, n, &accepted, &attempted);
     }
     else if (latmc_part_many(sim))
         BACKEND_CALL(st, sim, "sweep", latmc_part_sweep(sim, n, &accepted, &attempted));

@@ -53,7 +53,9 @@ enum latmc_algorithm {
     LATMC_ALGO_HEATBATH   = 2, /**< Ising, Potts, Heisenberg (Heisenberg's default) */
     LATMC_ALGO_OVERRELAX  = 3, /**< Heisenberg */
     /** Swendsen-Wang cluster update: Ising (uniform or +-J couplings, any field) and Potts
-     * (J >= 0), on the CPU backend (doc/clusters.md). @since 0.2 */
+     * (J >= 0); phi^4 and Heisenberg: their local sweep (Metropolis; heat bath +
+     * overrelaxation) plus one embedded cluster step; on the CPU backend
+     * (doc/clusters.md). @since 0.2 */
     LATMC_ALGO_SWENDSEN_WANG = 4,
     /** Wolff single-cluster update, one cluster per sweep; models and backends as
      * Swendsen-Wang (doc/clusters.md). @since 0.2 */
@@ -132,7 +134,8 @@ enum latmc_observable {
     /** Cluster algorithms, of the last cluster sweep: the improved estimator of m^2,
      * sum over its clusters of |C|^2 / N^2 (Swendsen-Wang) or |C| / N (Wolff). For the
      * Ising model at h = 0 its mean is <m^2> (LATMC_OBS_M2's), with a smaller variance;
-     * for Potts the Fortuin-Kasteleyn connectedness. @since 0.2 */
+     * for Potts the Fortuin-Kasteleyn connectedness; phi^4 and Heisenberg: |C| weighted
+     * by the embedded values (doc/clusters.md). @since 0.2 */
     LATMC_OBS_CLUSTER_M2      = 11,
     /**
      * |m(0)|^2 with m(k) = (1/N) sum_x s_x e^{i k.x}, the order parameter of the Fourier

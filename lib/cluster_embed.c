@@ -1,0 +1,242 @@
+/*
+ * One embedded-Ising cluster step (lib/cluster_embed.h defines it): the bonds from their
+ * draws, the clusters by union-find (the smaller root wins, so a root is its cluster's
+ * smallest site, its name), each cluster's decision from the draw at its name. Wolff grows
+ * the one cluster of a drawn seed site over the same bonds. The bonds are drawn in
+ * parallel (each from its own name); the union-find runs in one thread (its result, the
+ * partition and the names, does not depend on the order of the unions anyway). exp and
+ * expm1 are liblatmc's own (lib/latmc_math.h), so the chain does not depend on the C
+ * library.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "cluster_bonds.h"
+#include "cluster_embed.h"
+#include "decision.h"
+#include "latmc_math.h"
+#include "rng_streams.h"
+
+#ifdef _OPENMP
+#  include <omp.h>
+#  define EMBED_PRAGMA_(x) _Pragma(#x)
+#  define EMBED_OMP(x) EMBED_PRAGMA_(omp x)
+#else
+#  define EMBED_OMP(x)
+#endif
+
+/* Below this many sites one thread is quicker than waking a team (speed only). */
+#define EMBED_MIN_PARALLEL_SITES 16384
+
+uint32_t latmc_embed_draw(const struct latmc_embed_problem *p, uint32_t phase, uint64_t n)
+{
+    const latmc_philox_ctr r =
+        latmc_rng_block(p->seed, n >> 2, p->sweep,
+                        latmc_rng_stream(LATMC_STREAM_CLUSTER, p->replica), phase,
+                        LATMC_EMBED_SUB);
+    return r.v[n & 3u];
+}
+
+/* x + dx on a ring of l sites, |dx| <= 2 < 5 <= l or l >= 2 for |dx| <= 1 (phi^4's
+ * extents are >= 5; nearest-neighbour models have extents >= 2). */
+static inline int64_t ring(int64_t x, int dx, int64_t l)
+{
+    x += dx;
+    return x >= l ? x - l : x < 0 ? x + l : x;
+}
+
+/* Every partner of site i (sign +1) or the sites whose partner i is (-1), from one
+ * decoding of i's coordinates. */
+static void partners_of(const struct latmc_embed_problem *p, int64_t i, int sign, int64_t *out)
+{
+    const int64_t *l = p->g.l;
+    const int64_t x = i % l[0], y = (i / l[0]) % l[1], z = i / (l[0] * l[1]);
+    for (int d = 0; d < p->n_dirs; d++) {
+        const int *o = p->off[d];
+        out[d] = ring(x, sign * o[0], l[0]) +
+                 l[0] * (ring(y, sign * o[1], l[1]) + l[1] * ring(z, sign * o[2], l[2]));
+    }
+}
+
+
+static double coupling(const struct latmc_embed_problem *p, int64_t i, int d)
+{
+    return p->kbond ? p->kbond[(int64_t)p->n_dirs * i + d] : p->k[d];
+}
+
+/* The Philox block of bond draws last computed (a site's draws share one to three). */
+struct draw_cache {
+    uint64_t block;
+    latmc_philox_ctr r;
+};
+
+/* Whether bond (i, d), from i to its partner j, is active: K a_i a_j > 0 and its draw
+ * below floor((1 - exp(-2 K a_i a_j)) 2^32). The draw is made only where it can matter. */
+static int bond_on(const struct latmc_embed_problem *p, const double *a, int64_t i, int d,
+                   int64_t j, struct draw_cache *c)
+{
+    const double x = coupling(p, i, d) * a[i] * a[j];
+    if (!(x > 0.0))
+        return 0;
+    /* beyond 2x = 50, p rounds to 1 (and latmc_math_expm1 keeps to its domain) */
+    const uint64_t thr =
+        x > 25.0 ? UINT64_C(1) << 32 : latmc_threshold_u32(-latmc_math_expm1(-2.0 * x));
+    const uint64_t n = (uint64_t)p->n_dirs * (uint64_t)i + (uint64_t)d;
+    if (c->block != n >> 2) {
+        c->block = n >> 2;
+        c->r = latmc_rng_block(p->seed, n >> 2, p->sweep,
+                               latmc_rng_stream(LATMC_STREAM_CLUSTER, p->replica),
+                               LATMC_CLUSTER_PHASE_BONDS, LATMC_EMBED_SUB);
+    }
+    return (uint64_t)c->r.v[n & 3u] < thr;
+}
+
+/* The keep threshold of a cluster of sum A (heat bath over its two orientations). */
+static uint64_t keep_threshold(const struct latmc_embed_problem *p, double A)
+{
+    if (p->field == 0.0)
+        return UINT64_C(1) << 31;
+    const double arg = -2.0 * p->field * A; /* beyond 700 the threshold is 0 anyway */
+    return latmc_threshold_u32(1.0 / (1.0 + latmc_math_exp(arg < 700.0 ? arg : 700.0)));
+}
+
+static uint32_t find_root(uint32_t *parent, uint32_t x)
+{
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]]; /* halving keeps parent[y] <= y */
+        x = parent[x];
+    }
+    return x;
+}
+
+static void swendsen_wang(const struct latmc_embed_problem *p, struct latmc_embed_work *w,
+                          struct latmc_embed_stats *out)
+{
+    const int64_t N = p->g.nsites;
+    const double *a = w->a;
+    int nt = 1;
+#ifdef _OPENMP
+    if (p->n_threads > 1 && N >= EMBED_MIN_PARALLEL_SITES && !omp_in_parallel())
+        nt = p->n_threads;
+#endif
+    (void)nt;
+    EMBED_OMP(parallel for num_threads(nt) schedule(static) if(nt > 1))
+    for (int64_t i = 0; i < N; i++) {
+        struct draw_cache c = { UINT64_MAX, { { 0, 0, 0, 0 } } };
+        int64_t j[LATMC_EMBED_MAX_DIRS];
+        partners_of(p, i, 1, j);
+        unsigned b = 0;
+        for (int d = 0; d < p->n_dirs; d++)
+            b |= (unsigned)bond_on(p, a, i, d, j[d], &c) << d;
+        w->bonds[i] = (uint16_t)b;
+        w->parent[i] = (uint32_t)i;
+    }
+    for (int64_t i = 0; i < N; i++) {
+        if (!w->bonds[i])
+            continue;
+        int64_t j[LATMC_EMBED_MAX_DIRS];
+        partners_of(p, i, 1, j);
+        for (int d = 0; d < p->n_dirs; d++) {
+            if (!(w->bonds[i] >> d & 1u))
+                continue;
+            const uint32_t ra = find_root(w->parent, (uint32_t)i);
+            const uint32_t rb = find_root(w->parent, (uint32_t)j[d]);
+            if (ra < rb)
+                w->parent[rb] = ra;
+            else if (rb < ra)
+                w->parent[ra] = rb;
+        }
+    }
+    /* names, and each cluster's size and sum of a at its name (in site order) */
+    for (int64_t i = 0; i < N; i++) {
+        const uint32_t r = find_root(w->parent, (uint32_t)i);
+        w->name[i] = r;
+        if (r == (uint32_t)i) {
+            w->asum[i] = 0.0;
+        }
+    }
+    for (int64_t i = 0; i < N; i++)
+        w->asum[w->name[i]] += a[i];
+    /* sizes, counted in parent (free now) */
+    for (int64_t i = 0; i < N; i++)
+        if (w->name[i] == (uint32_t)i)
+            w->parent[i] = 0;
+    for (int64_t i = 0; i < N; i++)
+        w->parent[w->name[i]]++;
+    int64_t clusters = 0, largest = 0;
+    double w2 = 0.0;
+    for (int64_t i = 0; i < N; i++) {
+        if (w->name[i] != (uint32_t)i)
+            continue;
+        clusters++;
+        largest = (int64_t)w->parent[i] > largest ? (int64_t)w->parent[i] : largest;
+        w2 += w->asum[i] * w->asum[i];
+        const uint32_t u = latmc_embed_draw(p, LATMC_CLUSTER_PHASE_DECIDE, (uint64_t)i);
+        w->flip[i] = (uint64_t)u < keep_threshold(p, w->asum[i]) ? 0 : 1;
+    }
+    EMBED_OMP(parallel for num_threads(nt) schedule(static) if(nt > 1))
+    for (int64_t i = 0; i < N; i++)
+        if (w->name[i] != (uint32_t)i)
+            w->flip[i] = w->flip[w->name[i]];
+    out->clusters = clusters;
+    out->largest = largest;
+    out->w2 = w2;
+    out->size = N;
+}
+
+static void wolff(const struct latmc_embed_problem *p, struct latmc_embed_work *w,
+                  struct latmc_embed_stats *out)
+{
+    const int64_t N = p->g.nsites;
+    const double *a = w->a;
+    uint8_t *in = w->flip; /* membership; then the flips */
+    uint32_t *stack = w->parent;
+    memset(in, 0, (size_t)N);
+    const uint64_t u = (uint64_t)latmc_embed_draw(p, LATMC_CLUSTER_PHASE_SEED, 0) << 32 |
+                       latmc_embed_draw(p, LATMC_CLUSTER_PHASE_SEED, 1);
+    const int64_t s0 = (int64_t)(u % (uint64_t)N);
+    int64_t n = 0, top = 0, smallest = s0;
+    double asum = 0.0;
+    stack[n++] = (uint32_t)s0;
+    in[s0] = 1;
+    struct draw_cache c = { UINT64_MAX, { { 0, 0, 0, 0 } } };
+    while (top < n) {
+        const int64_t i = stack[top++];
+        smallest = i < smallest ? i : smallest;
+        asum += a[i];
+        int64_t ups[LATMC_EMBED_MAX_DIRS], dns[LATMC_EMBED_MAX_DIRS];
+        partners_of(p, i, 1, ups);
+        partners_of(p, i, -1, dns);
+        for (int d = 0; d < p->n_dirs; d++) {
+            const int64_t up = ups[d], dn = dns[d];
+            if (!in[up] && bond_on(p, a, i, d, up, &c)) {
+                in[up] = 1;
+                stack[n++] = (uint32_t)up;
+            }
+            if (!in[dn] && bond_on(p, a, dn, d, i, &c)) {
+                in[dn] = 1;
+                stack[n++] = (uint32_t)dn;
+            }
+        }
+    }
+    int keep = 0;
+    if (p->field != 0.0)
+        keep = (uint64_t)latmc_embed_draw(p, LATMC_CLUSTER_PHASE_DECIDE, (uint64_t)smallest) <
+               keep_threshold(p, asum);
+    if (keep)
+        for (int64_t k = 0; k < n; k++)
+            in[stack[k]] = 0;
+    out->clusters = 1;
+    out->largest = n;
+    out->w2 = asum * asum / (double)n;
+    out->size = n;
+}
+
+void latmc_embed_step(const struct latmc_embed_problem *p, struct latmc_embed_work *w,
+                      struct latmc_embed_stats *out)
+{
+    if (p->wolff)
+        wolff(p, w, out);
+    else
+        swendsen_wang(p, w, out);
+}

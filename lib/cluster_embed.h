@@ -1,0 +1,106 @@
+/*
+ * Internal: embedded Ising clusters of continuous fields (doc/clusters.md, "Embedded
+ * clusters"). A model writes its field as a_i = sigma_i |a_i| with Ising signs sigma_i
+ * (phi^4: a_i = phi_i; Heisenberg: a_i = r . s_i for the step's direction r); the part of
+ * its weight that depends on the signs is exp(sum over coupled pairs (i, j) of
+ * K_ij a_i a_j), an Ising model in sigma with couplings K_ij |a_i a_j| of either sign.
+ * One cluster step is a Swendsen-Wang or Wolff step of that Ising model:
+ *
+ *   bond (i, d) -- site i and its partner j = i + off[d] (periodic), draw number
+ *     n_dirs i + d -- is active iff K a_i a_j > 0 and its draw u < floor(p 2^32),
+ *     p = 1 - exp(-2 K a_i a_j);
+ *   a cluster (connected by active bonds) is named by its smallest site r; it keeps its
+ *     signs iff its draw u (at r) < floor(2^32 / (1 + exp(-2 F A))), F the field's weight
+ *     of the step and A = sum of a_i over the cluster (F = 0: 2^31; Wolff with F = 0
+ *     always flips); a flip is a_i -> -a_i on its sites.
+ *
+ * Draws (lib/rng_streams.h): stream LATMC_STREAM_CLUSTER of the replica, sweep = the sim's
+ * sweep number, sub LATMC_EMBED_SUB; phases as lib/cluster_bonds.h (0 bonds, 1 decisions,
+ * 2 Wolff's seed site) plus LATMC_EMBED_PHASE_AXIS; draw n is lane n mod 4 of block n / 4.
+ * Nothing names a thread or a box: the flips are the same for any thread count.
+ */
+#ifndef LATMC_LIB_CLUSTER_EMBED_H
+#define LATMC_LIB_CLUSTER_EMBED_H
+
+#include <stdint.h>
+
+#include "cluster_label.h"
+#include "internal.h"
+
+enum { LATMC_EMBED_MAX_DIRS = 12 };
+
+/* Sub of every embedded-cluster draw: 1, apart from the Ising and Potts clusters' 0 (a sim
+ * has one model, so this only keeps the names distinct on paper). */
+enum { LATMC_EMBED_SUB = 1 };
+/* Phase of the Heisenberg reflection axis (draws 0 and 1). Phases 0 .. 2 as in
+ * lib/cluster_bonds.h. */
+enum { LATMC_EMBED_PHASE_AXIS = 3 };
+
+/* What one cluster step of one replica is made of. */
+struct latmc_embed_problem {
+    struct latmc_cluster_lattice g;
+    int n_dirs;                               /* coupled directions per site */
+    int off[LATMC_EMBED_MAX_DIRS][3];         /* partner offset of direction d */
+    double k[LATMC_EMBED_MAX_DIRS];           /* K of direction d (when kbond is NULL) */
+    const double *kbond;                      /* or K of bond (i, d) at [n_dirs i + d] */
+    double field;                             /* F: the orientation weight exp(F A) */
+    uint64_t seed, sweep;
+    uint32_t replica;
+    int wolff;
+    int n_threads;
+};
+
+/* What the step built (as struct latmc_cluster_stats). w2 is the improved estimator of
+ * (sum_i a_i)^2: given the bonds, the clusters' orientations are independent and each
+ * cluster's signs flip together, so the cross terms average to zero (with a field they
+ * do not: then it is only a statistic of the clusters). */
+struct latmc_embed_stats {
+    int64_t clusters, largest;
+    double w2;    /* Swendsen-Wang: sum_C A_C^2; Wolff: A_C^2 / |C|; A_C = sum_C a_i */
+    int64_t size; /* the sites of the clusters updated (Wolff: its one cluster's) */
+};
+
+/* The sim's work space for embedded clusters (sim->embed). */
+struct latmc_embed_work {
+    int64_t nsites;
+    void *field;        /* the configuration as get_spins gives it (all replicas) */
+    double *a;          /* a_i of the replica being updated */
+    uint8_t *flip;      /* the step's result: 1 where a_i -> -a_i */
+    uint16_t *bonds;    /* bit d: bond (i, d) active */
+    uint32_t *parent;   /* union-find; Wolff: its stack */
+    uint32_t *name;
+    double *asum;       /* per cluster name: the sum of a over the cluster */
+    double *kbond;      /* Heisenberg: beta J per bond */
+};
+
+/* Whether the sim runs embedded clusters (phi^4 or Heisenberg with a cluster algorithm). */
+int latmc_embed_applies(const latmc_sim *sim);
+
+/* n sweeps of such a sim: each the model's local passes (the plan's sweep) then one
+ * cluster step per replica. Adds the local passes' acceptance counts only. */
+int latmc_embed_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted);
+
+/* Free sim->embed (latmc_sim_destroy). */
+void latmc_embed_free(latmc_sim *sim);
+
+/* One cluster step on w->a (read only) into w->flip. LATMC_OK (no failure after the work
+ * space exists). */
+void latmc_embed_step(const struct latmc_embed_problem *p, struct latmc_embed_work *w,
+                      struct latmc_embed_stats *out);
+
+/* Draw n of phase `phase` of the step (the names above). */
+uint32_t latmc_embed_draw(const struct latmc_embed_problem *p, uint32_t phase, uint64_t n);
+
+/* The model parts (lib/cluster_phi4.c, lib/cluster_heisenberg.c): one cluster step of the
+ * sim's configuration held in w->field, adding its statistics (replica 0) to *stats. */
+int latmc_embed_phi4_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep,
+                          struct latmc_embed_stats *stats);
+int latmc_embed_heisenberg_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep,
+                                struct latmc_embed_stats *stats);
+
+/* The couplings of phi^4's sign embedding: K of the nearest neighbours, of the pairs
+ * 2 e_mu apart and of the planar diagonals (doc/models/phi4.md). */
+void latmc_embed_phi4_couplings(int ndim, double lambda, double *k_near, double *k_axis2,
+                                double *k_diag);
+
+#endif /* LATMC_LIB_CLUSTER_EMBED_H */

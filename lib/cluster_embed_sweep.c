@@ -1,0 +1,114 @@
+/*
+ * Sweeps of phi^4 and Heisenberg sims whose algorithm is a cluster update
+ * (doc/clusters.md, "Embedded clusters"): sweep t is the model's local passes -- the very
+ * plan sweep t of the local algorithm (phi^4: nloc Metropolis passes; Heisenberg: one
+ * heat-bath pass and nover overrelaxation passes) -- followed by one embedded cluster step
+ * named by t, on a host copy of the configuration (get_spins, the step, set_spins).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "cluster_embed.h"
+#include "cluster_job.h"
+#include "model.h"
+#include "plan.h"
+
+int latmc_embed_applies(const latmc_sim *sim)
+{
+    return latmc_cluster_algorithm(sim->desc.algorithm) &&
+           (sim->desc.model == LATMC_MODEL_PHI4 || sim->desc.model == LATMC_MODEL_HEISENBERG);
+}
+
+void latmc_embed_free(latmc_sim *sim)
+{
+    struct latmc_embed_work *w = sim->embed;
+    if (!w)
+        return;
+    free(w->field);
+    free(w->a);
+    free(w->flip);
+    free(w->bonds);
+    free(w->parent);
+    free(w->name);
+    free(w->asum);
+    free(w->kbond);
+    free(w);
+    sim->embed = NULL;
+}
+
+static int work_of(latmc_sim *sim, struct latmc_embed_work **out)
+{
+    struct latmc_embed_work *w = sim->embed;
+    if (!w) {
+        const size_t n = (size_t)sim->nsites;
+        const size_t field = n * (size_t)sim->desc.replicas * sim->model->site_bytes(&sim->desc);
+        w = calloc(1, sizeof *w);
+        if (w) {
+            sim->embed = w;
+            w->nsites = sim->nsites;
+            w->field = malloc(field);
+            w->a = malloc(n * sizeof *w->a);
+            w->flip = malloc(n);
+            w->bonds = malloc(n * sizeof *w->bonds);
+            w->parent = malloc(n * sizeof *w->parent);
+            w->name = malloc(n * sizeof *w->name);
+            w->asum = malloc(n * sizeof *w->asum);
+        }
+        /* the cluster observables (lib/cluster_sweep.c) read sim->cluster's statistics */
+        if (!sim->cluster)
+            sim->cluster = calloc(1, sizeof *sim->cluster);
+        if (!w || !w->field || !w->a || !w->flip || !w->bonds || !w->parent || !w->name ||
+            !w->asum || !sim->cluster) {
+            latmc_embed_free(sim);
+            return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the cluster "
+                              "work space of %lld sites", (long long)sim->nsites);
+        }
+    }
+    *out = w;
+    return LATMC_OK;
+}
+
+/* One cluster step of sweep `sweep` on the host copy; records the statistics. */
+static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep)
+{
+    struct latmc_embed_stats stats;
+    memset(&stats, 0, sizeof stats);
+    int st = sim->ops->get_spins(sim, w->field);
+    if (st == LATMC_OK)
+        st = sim->desc.model == LATMC_MODEL_PHI4 ? latmc_embed_phi4_step(sim, w, sweep, &stats)
+                                                 : latmc_embed_heisenberg_step(sim, w, sweep,
+                                                                              &stats);
+    if (st == LATMC_OK)
+        st = sim->ops->set_spins(sim, w->field);
+    if (st == LATMC_OK) {
+        struct latmc_cluster_work *c = sim->cluster;
+        c->last.clusters = stats.clusters;
+        c->last.largest = stats.largest;
+        c->last.size2_sum = stats.w2;
+        c->have_stats = true;
+    }
+    return st;
+}
+
+int latmc_embed_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted)
+{
+    struct latmc_embed_work *w = NULL;
+    int st = work_of(sim, &w);
+    if (st < 0)
+        return st;
+    if (!latmc_plan_runs_sweeps(sim, sim->plan))
+        return latmc_fail(LATMC_EUNSUPPORTED, "latmc_sim_sweep: the %s backend has no sweep "
+                          "of the %s model", sim->ops->name, sim->model->name);
+    /* The plan names its sweeps from sim->sweeps: it is set to each sweep's number in turn
+     * and given back (latmc_sim_sweep adds n once all have run). */
+    const uint64_t first = sim->sweeps;
+    for (uint64_t k = 0; st == LATMC_OK && k < n; k++) {
+        sim->sweeps = first + k;
+        st = latmc_plan_sweep(sim, sim->plan, 1, accepted, attempted);
+        if (st == LATMC_OK)
+            st = cluster_step(sim, w, first + k);
+    }
+    sim->sweeps = first;
+    return st;
+}

@@ -1,0 +1,100 @@
+/*
+ * Wolff's embedding for Heisenberg spins (Wolff 1989; doc/models/heisenberg.md, "Cluster
+ * steps"). Each step draws a unit direction r; written s_i = s_i' + a_i r with
+ * a_i = r . s_i, the weight exp(beta sum J_ij s_i . s_j + beta h sum s_i^z) depends on
+ * the signs of the a_i through exp(sum beta J_ij a_i a_j + beta h r_z sum a_i) only: an
+ * Ising model with couplings beta J_ij |a_i a_j| (of J's sign: Gaussian couplings are
+ * fine) in the field beta h r_z |a_i|. lib/cluster_embed.h's step on it, and a flip is the
+ * reflection s -> s - 2 (r . s) r, its own inverse (normalised in double before it is
+ * rounded to float, as every spin the library writes). Each replica has its own direction
+ * and clusters (the replica's stream).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "backend.h"
+#include "cluster_embed.h"
+#include "heisenberg_rules.h"
+
+/* The step's direction, uniform on the sphere as the hot start draws a spin: z = 2 u0 - 1
+ * to e_z, azimuth 2 pi u1, u = (r + 1/2) 2^-32 of draws 0 and 1 of phase
+ * LATMC_EMBED_PHASE_AXIS (lib/heisenberg_rules.h's functions, libm's sqrt only). */
+static void draw_axis(const struct latmc_embed_problem *p, double r[3])
+{
+    const double z =
+        2.0 * latmc_heisenberg_uniform(latmc_embed_draw(p, LATMC_EMBED_PHASE_AXIS, 0)) - 1.0;
+    const double rho = sqrt((1.0 - z) * (1.0 + z));
+    double sin_phi, cos_phi;
+    latmc_math_sincos_2pi(latmc_heisenberg_uniform(latmc_embed_draw(p, LATMC_EMBED_PHASE_AXIS, 1)),
+                          &sin_phi, &cos_phi);
+    r[0] = rho * cos_phi;
+    r[1] = rho * sin_phi;
+    r[2] = z;
+}
+
+static int load_couplings(latmc_sim *sim, struct latmc_embed_work *w)
+{
+    const size_t count = (size_t)sim->nsites * (size_t)sim->desc.ndim;
+    float *c = malloc(count * sizeof *c);
+    if (!w->kbond)
+        w->kbond = malloc(count * sizeof *w->kbond);
+    if (!c || !w->kbond) {
+        free(c);
+        return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the couplings of "
+                          "the cluster step");
+    }
+    const int st = sim->ops->get_couplings(sim, c);
+    const double beta = sim->param[LATMC_PARAM_BETA];
+    for (size_t k = 0; st == LATMC_OK && k < count; k++)
+        w->kbond[k] = beta * (double)c[k];
+    free(c);
+    return st;
+}
+
+int latmc_embed_heisenberg_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep,
+                                struct latmc_embed_stats *stats)
+{
+    const int st = load_couplings(sim, w);
+    if (st < 0)
+        return st;
+    struct latmc_embed_problem p = { 0 };
+    p.g = latmc_cluster_lattice_of(sim->desc.ndim, sim->desc.extent);
+    p.n_dirs = sim->desc.ndim;
+    for (int mu = 0; mu < p.n_dirs; mu++)
+        p.off[mu][mu] = 1;
+    p.kbond = w->kbond;
+    p.seed = sim->desc.seed;
+    p.sweep = sweep;
+    p.wolff = sim->desc.algorithm == LATMC_ALGO_WOLFF;
+    p.n_threads = sim->n_threads;
+    const int64_t n = sim->nsites;
+    const double beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H];
+    for (int rep = 0; rep < sim->desc.replicas; rep++) {
+        float *s = (float *)w->field + (size_t)LATMC_HEISENBERG_COMPONENTS * (size_t)n * (size_t)rep;
+        double r[3];
+        p.replica = (uint32_t)rep;
+        draw_axis(&p, r);
+        p.field = beta_h * r[2];
+        for (int64_t i = 0; i < n; i++) {
+            const float *v = s + LATMC_HEISENBERG_COMPONENTS * i;
+            w->a[i] = r[0] * v[0] + r[1] * v[1] + r[2] * v[2];
+        }
+        struct latmc_embed_stats one;
+        latmc_embed_step(&p, w, &one);
+        if (rep == 0) {
+            *stats = one;
+            stats->w2 *= 3.0; /* <(r . M)^2> = <|M|^2> / 3 for a uniform r */
+        }
+        for (int64_t i = 0; i < n; i++) {
+            if (!w->flip[i])
+                continue;
+            float *v = s + LATMC_HEISENBERG_COMPONENTS * i;
+            const double two_a = 2.0 * w->a[i];
+            double out[3];
+            for (int c = 0; c < 3; c++)
+                out[c] = (double)v[c] - two_a * r[c];
+            latmc_heisenberg_store_unit(out, v); /* as every spin the library writes */
+        }
+    }
+    return LATMC_OK;
+}

@@ -1,0 +1,449 @@
+/*
+ * The embedded cluster steps of phi^4 and Heisenberg (doc/clusters.md, "Embedded
+ * clusters"), checked without statistics:
+ *
+ * 1. phi^4's couplings. The page's pairs and couplings (nearest neighbours 1 + 4k/Lambda,
+ *    x + 2 e_mu -1/Lambda, planar diagonals -2/Lambda) must carry all of H's dependence on
+ *    the field's signs: for random fields and random sets of flipped signs, the change of
+ *    H computed by tests/support/exact_phi4.c from its definition equals
+ *    -sum over the pairs of K (phi_i phi_j - phi'_i phi'_j), to 1e-9 of the terms' size;
+ *    2D 8x8 and 5x10, 3D 8x8x8, Lambda finite and infinite.
+ * 2. The chain, bit for bit. A sim with a cluster algorithm and one with the local
+ *    algorithm alone (same seed and start) make the same local passes; applying to the
+ *    second's configuration a cluster step written here from the definition (draw names,
+ *    bonds, breadth-first clusters named by their smallest site, decisions) must give the
+ *    first's configuration exactly, sweep after sweep, and the same cluster statistics:
+ *    phi^4 2D (8 and 5 colours) and 3D, float and double, Lambda finite and infinite;
+ *    Heisenberg 2D and 3D with Gaussian couplings, a field and two replicas; SW and Wolff.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <latmc/latmc.h>
+
+#include "exact_phi4.h"
+#include "latmc_math.h"
+#include "rng_streams.h"
+#include "sim_helpers.h"
+
+/* ---- the definition, written from the page ---- */
+
+struct pairs {
+    int n;
+    int off[12][3];
+    double k[12];           /* uniform couplings (phi^4) */
+    const double *kbond;    /* or per bond, n per site (Heisenberg: beta J) */
+};
+
+/* phi^4: +e_mu; for finite Lambda +2 e_mu, then per plane (mu < nu) +e_mu+e_nu, +e_mu-e_nu */
+static struct pairs phi4_pairs(int ndim, double lambda)
+{
+    struct pairs p;
+    memset(&p, 0, sizeof p);
+    for (int mu = 0; mu < ndim; mu++, p.n++) {
+        p.off[p.n][mu] = 1;
+        p.k[p.n] = isfinite(lambda) ? 1.0 + 4.0 * ndim / lambda : 1.0;
+    }
+    if (!isfinite(lambda))
+        return p;
+    for (int mu = 0; mu < ndim; mu++, p.n++) {
+        p.off[p.n][mu] = 2;
+        p.k[p.n] = -1.0 / lambda;
+    }
+    for (int mu = 0; mu < ndim; mu++)
+        for (int nu = mu + 1; nu < ndim; nu++)
+            for (int s = 1; s >= -1; s -= 2, p.n++) {
+                p.off[p.n][mu] = 1;
+                p.off[p.n][nu] = s;
+                p.k[p.n] = -2.0 / lambda;
+            }
+    return p;
+}
+
+struct lat {
+    int ndim;
+    int64_t L[3], n;
+};
+
+static struct lat lat_of(int ndim, int64_t lx, int64_t ly, int64_t lz)
+{
+    struct lat g = { ndim, { lx, ly, ndim == 3 ? lz : 1 }, 0 };
+    g.n = g.L[0] * g.L[1] * g.L[2];
+    return g;
+}
+
+static int64_t partner(const struct lat *g, const struct pairs *p, int64_t i, int d, int sign)
+{
+    int64_t x[3] = { i % g->L[0], (i / g->L[0]) % g->L[1], i / (g->L[0] * g->L[1]) };
+    for (int a = 0; a < 3; a++)
+        x[a] = ((x[a] + sign * p->off[d][a]) % g->L[a] + g->L[a]) % g->L[a];
+    return x[0] + g->L[0] * (x[1] + g->L[1] * x[2]);
+}
+
+static double kof(const struct pairs *p, int64_t i, int d)
+{
+    return p->kbond ? p->kbond[p->n * i + d] : p->k[d];
+}
+
+/* Draw n of phase `phase`: stream 3 of the replica, sweep t, sub 1, lane n mod 4. */
+static uint32_t draw(uint64_t seed, uint64_t t, uint32_t replica, uint32_t phase, uint64_t n)
+{
+    return latmc_rng_block(seed, n / 4, t, latmc_rng_stream(3, replica), phase, 1).v[n % 4];
+}
+
+static uint64_t threshold(double p)
+{
+    return p <= 0.0 ? 0 : p >= 1.0 ? UINT64_C(1) << 32 : (uint64_t)ldexp(p, 32);
+}
+
+static int bond(const struct pairs *p, const double *a, uint64_t seed, uint64_t t,
+                uint32_t rep, int64_t i, int d, int64_t j)
+{
+    const double x = kof(p, i, d) * a[i] * a[j];
+    if (!(x > 0.0))
+        return 0;
+    const uint64_t thr = x > 25.0 ? UINT64_C(1) << 32 : threshold(-latmc_math_expm1(-2.0 * x));
+    return draw(seed, t, rep, 0, (uint64_t)p->n * (uint64_t)i + (uint64_t)d) < thr;
+}
+
+struct stats {
+    int64_t clusters, largest;
+    double w2;             /* sum_C A_C^2 (Wolff: A_C^2 / |C|), A_C = sum of a over C */
+};
+
+/* One cluster step: flip[i] = 1 where a_i changes sign. field: F of the orientation
+ * weight exp(F sum a). */
+static void reference_step(const struct lat *g, const struct pairs *p, const double *a,
+                           double field, uint64_t seed, uint64_t t, uint32_t rep, int wolff,
+                           char *flip, struct stats *st)
+{
+    const int64_t n = g->n;
+    int64_t *queue = malloc((size_t)n * sizeof *queue);
+    char *seen = calloc((size_t)n, 1);
+    assert_non_null(queue);
+    assert_non_null(seen);
+    memset(flip, 0, (size_t)n);
+    memset(st, 0, sizeof *st);
+    int64_t first = 0, last = n;
+    if (wolff) {
+        const uint64_t u = (uint64_t)draw(seed, t, rep, 2, 0) << 32 | draw(seed, t, rep, 2, 1);
+        first = (int64_t)(u % (uint64_t)n);
+        last = first + 1;
+    }
+    for (int64_t s = first; s < last; s++) {
+        if (seen[s])
+            continue;
+        int64_t head = 0, tail = 0, smallest = s;
+        double A = 0.0;
+        queue[tail++] = s;
+        seen[s] = 1;
+        while (head < tail) {
+            const int64_t i = queue[head++];
+            smallest = i < smallest ? i : smallest;
+            A += a[i];
+            for (int d = 0; d < p->n; d++) {
+                const int64_t up = partner(g, p, i, d, 1), dn = partner(g, p, i, d, -1);
+                if (!seen[up] && bond(p, a, seed, t, rep, i, d, up)) {
+                    seen[up] = 1;
+                    queue[tail++] = up;
+                }
+                if (!seen[dn] && bond(p, a, seed, t, rep, dn, d, i)) {
+                    seen[dn] = 1;
+                    queue[tail++] = dn;
+                }
+            }
+        }
+        const double arg = fmin(-2.0 * field * A, 700.0);
+        const uint64_t keep_thr = field == 0.0 ? UINT64_C(1) << 31
+                                               : threshold(1.0 / (1.0 + latmc_math_exp(arg)));
+        const int flips = wolff && field == 0.0 ? 1 : draw(seed, t, rep, 1, (uint64_t)smallest) >= keep_thr;
+        for (int64_t k = 0; k < tail; k++)
+            flip[queue[k]] = (char)flips;
+        st->clusters++;
+        st->largest = tail > st->largest ? tail : st->largest;
+        st->w2 += wolff ? A * A / (double)tail : A * A;
+    }
+    free(queue);
+    free(seen);
+}
+
+/* ---- 1. phi^4's couplings against H ---- */
+
+static double uniform(uint64_t *rng)
+{
+    return ((double)(test_rng_next(rng) >> 11) + 0.5) * 0x1p-53;
+}
+
+static void couplings_carry_the_signs(void **state)
+{
+    (void)state;
+    const struct { int ndim; int64_t L[3]; } lats[] = {
+        { 2, { 8, 8, 1 } }, { 2, { 5, 10, 1 } }, { 3, { 8, 8, 8 } },
+    };
+    const double lambdas[] = { INFINITY, 3.0, 0.4 };
+    uint64_t rng = 12345;
+    for (size_t l = 0; l < sizeof lats / sizeof lats[0]; l++)
+        for (size_t m = 0; m < sizeof lambdas / sizeof lambdas[0]; m++) {
+            const struct lat g = lat_of(lats[l].ndim, lats[l].L[0], lats[l].L[1], lats[l].L[2]);
+            const struct exact_phi4_lattice el = { g.ndim, { g.L[0], g.L[1], g.L[2] } };
+            const struct pairs p = phi4_pairs(g.ndim, lambdas[m]);
+            double *phi = malloc((size_t)g.n * sizeof *phi);
+            double *flipped = malloc((size_t)g.n * sizeof *flipped);
+            assert_non_null(phi);
+            assert_non_null(flipped);
+            for (int trial = 0; trial < 4; trial++) {
+                for (int64_t i = 0; i < g.n; i++) {
+                    phi[i] = 3.0 * (uniform(&rng) - 0.5);
+                    flipped[i] = uniform(&rng) < 0.3 ? -phi[i] : phi[i];
+                }
+                const long double dh = exact_phi4_hamiltonian(&el, flipped, 0.3, 1.2, lambdas[m]) -
+                                       exact_phi4_hamiltonian(&el, phi, 0.3, 1.2, lambdas[m]);
+                double want = 0.0, scale = 0.0;
+                for (int64_t i = 0; i < g.n; i++)
+                    for (int d = 0; d < p.n; d++) {
+                        const int64_t j = partner(&g, &p, i, d, 1);
+                        want -= p.k[d] * (flipped[i] * flipped[j] - phi[i] * phi[j]);
+                        scale += fabs(p.k[d] * phi[i] * phi[j]);
+                    }
+                assert_true(fabs((double)dh - want) <= 1e-9 * scale);
+            }
+            free(phi);
+            free(flipped);
+        }
+}
+
+/* ---- 2. the chain, bit for bit ---- */
+
+static latmc_sim *make_phi4(latmc_ctx *ctx, int ndim, int64_t lx, int64_t ly, int64_t lz,
+                            int precision, double lambda, int algorithm, int nloc)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_PHI4;
+    d.ndim = ndim;
+    d.extent[0] = lx;
+    d.extent[1] = ly;
+    d.extent[2] = ndim == 3 ? lz : 0;
+    d.precision = precision;
+    d.algorithm = algorithm;
+    d.device = LATMC_DEVICE_CPU;
+    d.n_threads = 1;
+    d.seed = 77;
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_MU2, -0.8), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_G, 2.0), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_LAMBDA, lambda), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NLOC, nloc), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_EPSILON, 1.5), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+    return sim;
+}
+
+static void check_stats(latmc_sim *sim, const struct stats *st, int64_t n, int wolff)
+{
+    double v = 0;
+    assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_OK);
+    assert_true(v == (double)st->clusters);
+    assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_LARGEST_CLUSTER, &v), LATMC_OK);
+    assert_true(v == (double)st->largest / (double)n);
+    assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTER_M2, &v), LATMC_OK);
+    const double want = wolff ? st->w2 / (double)n : st->w2 / ((double)n * (double)n);
+    assert_true(fabs(v - want) <= 1e-12 * want);
+}
+
+static void phi4_case(latmc_ctx *ctx, int ndim, int64_t lx, int64_t ly, int64_t lz,
+                      int precision, double lambda, int algorithm, int nloc)
+{
+    const int wolff = algorithm == LATMC_ALGO_WOLFF;
+    latmc_sim *cl = make_phi4(ctx, ndim, lx, ly, lz, precision, lambda, algorithm, nloc);
+    latmc_sim *loc = make_phi4(ctx, ndim, lx, ly, lz, precision, lambda, LATMC_ALGO_METROPOLIS, nloc);
+    const struct lat g = lat_of(ndim, lx, ly, lz);
+    const struct pairs p = phi4_pairs(ndim, lambda);
+    const size_t bytes = (size_t)g.n * (precision == LATMC_PRECISION_FLOAT ? 4 : 8);
+    void *want = malloc(bytes), *got = malloc(bytes);
+    double *a = malloc((size_t)g.n * sizeof *a);
+    char *flip = malloc((size_t)g.n);
+    assert_true(want && got && a && flip);
+    int64_t flipped = 0, unflipped = 0;
+    for (uint64_t t = 0; t < 4; t++) {
+        assert_int_equal(latmc_sim_sweep(cl, 1), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(loc, 1), LATMC_OK);
+        assert_int_equal(latmc_sim_get_spins(loc, want, bytes), LATMC_OK);
+        for (int64_t i = 0; i < g.n; i++)
+            a[i] = precision == LATMC_PRECISION_FLOAT ? ((float *)want)[i] : ((double *)want)[i];
+        struct stats st;
+        reference_step(&g, &p, a, 0.0, 77, t, 0, wolff, flip, &st);
+        for (int64_t i = 0; i < g.n; i++) {
+            flipped += flip[i] != 0;
+            unflipped += !flip[i];
+            if (!flip[i])
+                continue;
+            if (precision == LATMC_PRECISION_FLOAT)
+                ((float *)want)[i] = -((float *)want)[i];
+            else
+                ((double *)want)[i] = -((double *)want)[i];
+        }
+        assert_int_equal(latmc_sim_get_spins(cl, got, bytes), LATMC_OK);
+        assert_memory_equal(got, want, bytes);
+        check_stats(cl, &st, g.n, wolff);
+        assert_int_equal(latmc_sim_set_spins(loc, want, bytes), LATMC_OK);
+    }
+    assert_true(flipped > 0 && unflipped > 0); /* the comparison saw both outcomes */
+    free(want);
+    free(got);
+    free(a);
+    free(flip);
+    latmc_sim_destroy(&cl);
+    latmc_sim_destroy(&loc);
+}
+
+static void phi4_chain(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    phi4_case(ctx, 2, 8, 8, 0, LATMC_PRECISION_DOUBLE, 0.7, LATMC_ALGO_SWENDSEN_WANG, 1);
+    phi4_case(ctx, 2, 10, 5, 0, LATMC_PRECISION_FLOAT, 2.0, LATMC_ALGO_SWENDSEN_WANG, 2);
+    phi4_case(ctx, 2, 8, 16, 0, LATMC_PRECISION_FLOAT, INFINITY, LATMC_ALGO_WOLFF, 1);
+    phi4_case(ctx, 2, 8, 8, 0, LATMC_PRECISION_DOUBLE, 0.7, LATMC_ALGO_WOLFF, 1);
+    phi4_case(ctx, 3, 8, 8, 8, LATMC_PRECISION_DOUBLE, 1.5, LATMC_ALGO_SWENDSEN_WANG, 1);
+    phi4_case(ctx, 3, 8, 8, 8, LATMC_PRECISION_FLOAT, 1.5, LATMC_ALGO_WOLFF, 1);
+    latmc_ctx_destroy(&ctx);
+}
+
+static latmc_sim *make_heis(latmc_ctx *ctx, int ndim, int64_t l, int algorithm, double h)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_HEISENBERG;
+    d.ndim = ndim;
+    d.extent[0] = d.extent[1] = l;
+    d.extent[2] = ndim == 3 ? l : 0;
+    d.replicas = 2;
+    d.couplings = LATMC_COUPLINGS_GAUSSIAN;
+    d.coupling_seed = 99;
+    d.algorithm = algorithm;
+    d.device = LATMC_DEVICE_CPU;
+    d.n_threads = 1;
+    d.seed = 5;
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 1.3), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, h), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NOVER, 1), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+    return sim;
+}
+
+/* The step's direction from the page: z = 2 u0 - 1, azimuth 2 pi u1, u = (r + 1/2) 2^-32. */
+static void axis(uint64_t seed, uint64_t t, uint32_t rep, double r[3])
+{
+    const double z = 2.0 * (((double)draw(seed, t, rep, 3, 0) + 0.5) * 0x1p-32) - 1.0;
+    const double rho = sqrt((1.0 - z) * (1.0 + z));
+    double s, c;
+    latmc_math_sincos_2pi(((double)draw(seed, t, rep, 3, 1) + 0.5) * 0x1p-32, &s, &c);
+    r[0] = rho * c;
+    r[1] = rho * s;
+    r[2] = z;
+}
+
+static void heis_case(latmc_ctx *ctx, int ndim, int64_t l, int algorithm, double h)
+{
+    const int wolff = algorithm == LATMC_ALGO_WOLFF;
+    latmc_sim *cl = make_heis(ctx, ndim, l, algorithm, h);
+    latmc_sim *loc = make_heis(ctx, ndim, l, LATMC_ALGO_HEATBATH, h);
+    const struct lat g = lat_of(ndim, l, l, l);
+    size_t nc = 0;
+    assert_int_equal(latmc_sim_couplings_size(cl, &nc), LATMC_OK);
+    float *J = malloc(nc * sizeof *J);
+    double *kb = malloc(nc * sizeof *kb);
+    assert_true(J && kb);
+    assert_int_equal(latmc_sim_get_couplings(cl, J, nc), LATMC_OK);
+    for (size_t k = 0; k < nc; k++)
+        kb[k] = 1.3 * (double)J[k];
+    struct pairs p;
+    memset(&p, 0, sizeof p);
+    p.n = ndim;
+    for (int mu = 0; mu < ndim; mu++)
+        p.off[mu][mu] = 1;
+    p.kbond = kb;
+    const size_t count = (size_t)g.n * 2 * 3, bytes = count * sizeof(float);
+    float *want = malloc(bytes), *got = malloc(bytes);
+    double *a = malloc((size_t)g.n * sizeof *a);
+    char *flip = malloc((size_t)g.n);
+    assert_true(want && got && a && flip);
+    int64_t flipped = 0;
+    for (uint64_t t = 0; t < 12; t++) {
+        assert_int_equal(latmc_sim_sweep(cl, 1), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(loc, 1), LATMC_OK);
+        assert_int_equal(latmc_sim_get_spins(loc, want, bytes), LATMC_OK);
+        for (uint32_t rep = 0; rep < 2; rep++) {
+            float *s = want + (size_t)g.n * 3 * rep;
+            double r[3];
+            axis(5, t, rep, r);
+            for (int64_t i = 0; i < g.n; i++)
+                a[i] = r[0] * s[3 * i] + r[1] * s[3 * i + 1] + r[2] * s[3 * i + 2];
+            struct stats st;
+            reference_step(&g, &p, a, 1.3 * h * r[2], 5, t, rep, wolff, flip, &st);
+            for (int64_t i = 0; i < g.n; i++) {
+                if (!flip[i])
+                    continue;
+                flipped++;
+                double v[3];
+                for (int c = 0; c < 3; c++)
+                    v[c] = (double)s[3 * i + c] - 2.0 * a[i] * r[c];
+                const double inv = 1.0 / sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+                for (int c = 0; c < 3; c++)
+                    s[3 * i + c] = (float)(v[c] * inv);
+            }
+            if (rep == 0) {
+                st.w2 *= 3.0;
+                assert_int_equal(latmc_sim_get_spins(cl, got, bytes), LATMC_OK);
+                check_stats(cl, &st, g.n, wolff);
+            }
+        }
+        assert_int_equal(latmc_sim_get_spins(cl, got, bytes), LATMC_OK);
+        assert_memory_equal(got, want, bytes);
+        assert_int_equal(latmc_sim_set_spins(loc, want, bytes), LATMC_OK);
+    }
+    assert_true(flipped > 0);
+    free(J);
+    free(kb);
+    free(want);
+    free(got);
+    free(a);
+    free(flip);
+    latmc_sim_destroy(&cl);
+    latmc_sim_destroy(&loc);
+}
+
+static void heisenberg_chain(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    heis_case(ctx, 2, 6, LATMC_ALGO_SWENDSEN_WANG, 0.0);
+    heis_case(ctx, 2, 6, LATMC_ALGO_SWENDSEN_WANG, 0.7);
+    heis_case(ctx, 3, 4, LATMC_ALGO_WOLFF, 0.0);
+    heis_case(ctx, 3, 4, LATMC_ALGO_WOLFF, 0.7);
+    latmc_ctx_destroy(&ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(couplings_carry_the_signs),
+        cmocka_unit_test(phi4_chain),
+        cmocka_unit_test(heisenberg_chain),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
