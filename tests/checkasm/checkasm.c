@@ -33,6 +33,7 @@ static const struct {
 } models[] = {
     { "ising", checkasm_check_ising },
     { "potts", checkasm_check_potts },
+    { "phi4", checkasm_check_phi4 },
 };
 
 static struct {
