@@ -21,12 +21,13 @@
 
 #include "phi4_lattice.h"
 
-enum { PHI4_PAD = 16 };
+/* (the AVX-512 level's loads reach 16 values past a row's ends: 32 leaves room) */
+enum { PHI4_PAD = 32 };
 
 struct cpu_team;
 
 struct cpu_phi4_dsp {
-    const char *level;   /* "c", "avx2": which kernels these are */
+    const char *level;   /* "c", "avx2", "avx512": which kernels these are */
     bool transposed;     /* the field is stored colour-transposed (above), else natural */
     /* One step of the plan on the boxes' numbers, a team member's share, as
      * cpu_phi4_step_f/_d (phi4_ref.h). */
@@ -39,7 +40,8 @@ struct cpu_phi4_dsp {
 };
 
 void cpu_phi4_dsp_init(struct cpu_phi4_dsp *dsp, unsigned simd_flags);
-void cpu_phi4_dsp_init_avx2(struct cpu_phi4_dsp *dsp); /* in phi4_avx2.c (-mavx2) */
+void cpu_phi4_dsp_init_avx2(struct cpu_phi4_dsp *dsp);   /* in phi4_avx2.c (-mavx2) */
+void cpu_phi4_dsp_init_avx512(struct cpu_phi4_dsp *dsp); /* in phi4_avx512.c */
 /* How many floats with bit patterns [first, last] the AVX2 level's quick logarithm misses
  * by more than its bound (phi4_vec_avx2.h; the test checks every unit value). AVX2 only. */
 int64_t cpu_phi4_avx2_logq_violations(uint32_t first, uint32_t last);
