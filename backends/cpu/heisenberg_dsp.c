@@ -13,12 +13,16 @@ void cpu_heisenberg_dsp_init(struct cpu_heisenberg_dsp *dsp, unsigned simd_flags
     dsp->soa = false;
     dsp->step_soa = NULL;
     dsp->pair_soa = NULL;
+    dsp->row_lanes = 1;
 #if LATMC_HAVE_AVX2
     if (simd_flags & CPU_FLAG_AVX2)
         cpu_heisenberg_dsp_init_avx2(dsp);
-#else
-    (void)simd_flags;
 #endif
+#if LATMC_HAVE_AVX512
+    if (simd_flags & CPU_FLAG_AVX512)
+        cpu_heisenberg_dsp_init_avx512(dsp);
+#endif
+    (void)simd_flags;
 }
 
 int cpu_heisenberg_soa_alloc(const struct latmc_lattice *g, int replicas,

@@ -50,7 +50,7 @@ static inline int64_t cpu_heisenberg_soa_index(const struct cpu_heisenberg_soa *
 }
 
 struct cpu_heisenberg_dsp {
-    const char *level;         /* "c", "avx2" */
+    const char *level;         /* "c", "avx2", "avx512" */
     bool soa;                  /* the state lives in a struct cpu_heisenberg_soa */
     /* One step of the plan on boxes for every replica in the SoA layout; as
      * cpu_heisenberg_step_boxes. */
@@ -60,17 +60,21 @@ struct cpu_heisenberg_dsp {
                          const struct latmc_box *boxes, int n_boxes,
                          const struct cpu_team *team);
     /* Optional (NULL: WHOLE steps only): a PAIR part (lib/box.h) of steps colour and
-     * 1 - colour of one pass on boxes in the SoA layout, L_x / 2 a multiple of 4; the
+     * 1 - colour of one pass on boxes in the SoA layout, L_x / 2 a multiple of row_lanes; the
      * part's heat-bath updates (all members'), as step_soa. */
     uint64_t (*pair_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
                          int replicas, const struct latmc_heisenberg_params *p, bool heatbath,
                          int colour, int part, uint64_t seed, uint64_t sweep,
                          const struct latmc_box *boxes, int n_boxes,
                          const struct cpu_team *team);
+    /* Appended. Sites per vector of the level (4 AVX2, 8 AVX-512): pair_soa walks rows of
+     * whole vectors, so the pair is offered where L_x / 2 is a multiple of it. */
+    int row_lanes;
 };
 
 void cpu_heisenberg_dsp_init(struct cpu_heisenberg_dsp *dsp, unsigned simd_flags);
-void cpu_heisenberg_dsp_init_avx2(struct cpu_heisenberg_dsp *dsp); /* heisenberg_avx2.c */
+void cpu_heisenberg_dsp_init_avx2(struct cpu_heisenberg_dsp *dsp);   /* heisenberg_avx2.c */
+void cpu_heisenberg_dsp_init_avx512(struct cpu_heisenberg_dsp *dsp); /* heisenberg_avx512.c */
 
 /* Allocate the SoA arrays for `replicas` replicas (LATMC_OK or LATMC_ENOMEM). */
 int cpu_heisenberg_soa_alloc(const struct latmc_lattice *g, int replicas,

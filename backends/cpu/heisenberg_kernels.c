@@ -203,7 +203,7 @@ static void heisenberg_run_step(latmc_sim *sim, struct cpu_state *st,
 }
 
 /* The pair of a pass (both colours, lib/box.h) where the level has it, rows hold whole
- * vectors (L_x / 2 a multiple of 4) and the state is the whole lattice; else WHOLE steps.
+ * vectors (L_x / 2 a multiple of dsp.row_lanes) and the state is the whole lattice; else WHOLE steps.
  * Slab storage (boxes with their own memory, parts of a lattice) keeps WHOLE steps: their
  * halos are then written through as each step goes (copy_step_sites), where a pair's two
  * parts would need the generic halo copies between them. */
@@ -211,8 +211,9 @@ static unsigned heisenberg_step_caps(latmc_sim *sim, struct cpu_state *st)
 {
     (void)sim;
     const struct heisenberg_state *w = hwhole(st);
-    return w->dsp.pair_soa && (st->lattice.lx / 2) % 4 == 0 && !st->slab.on ? LATMC_STEP_CAP_PAIR
-                                                                             : 0u;
+    return w->dsp.pair_soa && (st->lattice.lx / 2) % w->dsp.row_lanes == 0 && !st->slab.on
+               ? LATMC_STEP_CAP_PAIR
+               : 0u;
 }
 
 /* SIMD levels: the float copy of planes [p0, p1) of every replica from the SoA arrays. */

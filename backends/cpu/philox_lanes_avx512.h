@@ -1,8 +1,8 @@
 /*
  * Philox4x32-10 (lib/philox.h) on eight counters at once with AVX-512 (F), for the phi^4
- * SIMD kernels: philox_lanes_avx2.h's scheme on 64-byte vectors -- each counter word a
- * __m512i of eight 64-bit lanes, one Philox block per lane, the 32-bit word in the low
- * half; vpmuludq gives the next round's "hi" (high half) and "lo" (low half) at once; the
+ * and Heisenberg SIMD kernels: philox_lanes_avx2.h's scheme on 64-byte vectors -- each
+ * counter word a __m512i of eight 64-bit lanes, one Philox block per lane, the 32-bit word
+ * in the low half; vpmuludq gives the next round's "hi" (high half) and "lo" (low half) at once; the
  * high halves carry garbage that never reaches a low half. Each round's three-way xors
  * hi(p) ^ c ^ k are one vpternlogq. The same hoisting of the word-3-independent part of
  * the first rounds (latmc_philox_x8_pre / _finish_sets), the same function. Include only
@@ -53,6 +53,19 @@ static inline void latmc_philox_x8_pack(__m512i c0, __m512i c1, __m512i c2, __m5
 {
     *out01 = _mm512_mask_blend_epi32(0xaaaa, c0, _mm512_slli_epi64(c1, 32));
     *out23 = _mm512_mask_blend_epi32(0xaaaa, c2, _mm512_slli_epi64(c3, 32));
+}
+
+/* Full Philox4x32-10 of eight counters (words in 64-bit lanes, high halves ignored). */
+static inline void latmc_philox_x8(const struct latmc_philox_x8_keys *k, __m512i *c0,
+                                   __m512i *c1, __m512i *c2, __m512i *c3)
+{
+    __m512i a = *c0, b = *c1, c = *c2, d = *c3;
+    for (int r = 0; r < 10; r++)
+        LATMC_PHILOX_X8_ROUND(k, r, a, b, c, d);
+    *c0 = a;
+    *c1 = b;
+    *c2 = c;
+    *c3 = d;
 }
 
 /* The part of rounds 0-3 that depends only on words 0-2 (philox_lanes_avx2.h says which). */

@@ -31,12 +31,24 @@
 #include "heisenberg.h"
 #include "heisenberg_dsp.h"
 
+#if CHECKASM_HEISENBERG_EMU512
+/* heisenberg_avx512.c built once more with SIMDe's emulated intrinsics (meson.build) */
+void cpu_heisenberg_dsp_init_avx512_emulated(struct cpu_heisenberg_dsp *dsp);
+#endif
+
 /* The level's table, or 0 when this build has no Heisenberg kernels for it. */
 static int level_dsp(const struct checkasm_level *lv, struct cpu_heisenberg_dsp *dsp)
 {
     memset(dsp, 0, sizeof *dsp);
-    if (lv->emulated)
-        return 0; /* no AVX-512 Heisenberg kernels yet */
+    if (lv->emulated) {
+#if CHECKASM_HEISENBERG_EMU512
+        cpu_heisenberg_dsp_init(dsp, 0); /* the C entries first, as every table */
+        cpu_heisenberg_dsp_init_avx512_emulated(dsp);
+        return 1;
+#else
+        return 0;
+#endif
+    }
     cpu_heisenberg_dsp_init(dsp, lv->flags);
     return strcmp(dsp->level, lv->name) == 0 && dsp->step_soa;
 }
@@ -261,7 +273,7 @@ static void check_mode(const struct checkasm_level *lv, const struct cpu_heisenb
     const size_t n = sizeof cases / sizeof cases[0];
     size_t ran = 0;
     for (size_t i = 0; i < n; i++) {
-        if (mode != PLAIN && (!dsp->pair_soa || (cases[i].lx / 2) % 4 != 0))
+        if (mode != PLAIN && (!dsp->pair_soa || (cases[i].lx / 2) % dsp->row_lanes != 0))
             continue; /* the pair is offered only there (heisenberg_step_caps) */
         ran++;
         if (!run_case(lv, dsp, &cases[i], mode))

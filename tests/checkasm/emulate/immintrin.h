@@ -12,9 +12,10 @@
 #define SIMDE_ENABLE_NATIVE_ALIASES
 #include <simde/x86/avx512.h>
 
-/* Intrinsics this SIMDe lacks (0.7.4 has none of these four), lane by lane in plain C:
- * the C conversion int32 -> float/double rounds to nearest as vcvtdq2ps does (and is exact
- * to double), masked stores write only the lanes of the mask. */
+/* Intrinsics this SIMDe lacks (0.7.4 has none of these six), lane by lane in plain C:
+ * the C conversions int32 -> float and double -> float round to nearest as vcvtdq2ps and
+ * vcvtpd2ps do (int32 -> double and float -> double are exact), masked stores write only
+ * the lanes of the mask. */
 #include <stdint.h>
 #ifndef _mm512_cvtepi32_ps
 static inline simde__m512 latmc_emu_mm512_cvtepi32_ps(simde__m512i a)
@@ -61,6 +62,31 @@ static inline void latmc_emu_mm512_mask_storeu_pd(void *p, simde__mmask8 m, simd
             ((double *)p)[i] = in[i];
 }
 #define _mm512_mask_storeu_pd(p, m, v) latmc_emu_mm512_mask_storeu_pd(p, m, v)
+#endif
+
+#ifndef _mm512_cvtpd_ps
+static inline simde__m256 latmc_emu_mm512_cvtpd_ps(simde__m512d a)
+{
+    double in[8];
+    float out[8];
+    simde_mm512_storeu_pd(in, a);
+    for (int i = 0; i < 8; i++)
+        out[i] = (float)in[i];
+    return simde_mm256_loadu_ps(out);
+}
+#define _mm512_cvtpd_ps(a) latmc_emu_mm512_cvtpd_ps(a)
+#endif
+#ifndef _mm512_cvtps_pd
+static inline simde__m512d latmc_emu_mm512_cvtps_pd(simde__m256 a)
+{
+    float in[8];
+    double out[8];
+    simde_mm256_storeu_ps(in, a);
+    for (int i = 0; i < 8; i++)
+        out[i] = (double)in[i];
+    return simde_mm512_loadu_pd(out);
+}
+#define _mm512_cvtps_pd(a) latmc_emu_mm512_cvtps_pd(a)
 #endif
 
 #endif
