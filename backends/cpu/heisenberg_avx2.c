@@ -17,7 +17,7 @@ void cpu_heisenberg_dsp_init_avx2(struct cpu_heisenberg_dsp *dsp)
 {
     dsp->level = "avx2";
     dsp->soa = true;
-    dsp->step_soa = step_boxes_simd;
+    dsp->step = step_boxes_simd;
     dsp->pair_soa = pair_boxes_simd;
     dsp->row_lanes = HEIS_W;
 }

@@ -49,19 +49,27 @@ static inline int64_t cpu_heisenberg_soa_index(const struct cpu_heisenberg_soa *
     return (3 * row + k) * s->n + (j - row * s->n);
 }
 
+/* The state a step works on: the reference layout (the C level's entries), or the SoA
+ * arrays (the SIMD levels', dsp.soa). */
+struct cpu_heisenberg_fields {
+    float *spins;                   /* reference layout, replica r at 3 N r */
+    const float *couplings;
+    int64_t j_origin;               /* slab storage: the global number of local j = 0 */
+    struct cpu_heisenberg_soa *soa; /* the SoA arrays (their own j_origin) */
+};
+
 struct cpu_heisenberg_dsp {
     const char *level;         /* "c", "avx2", "avx512" */
     bool soa;                  /* the state lives in a struct cpu_heisenberg_soa */
-    /* One step of the plan on boxes for every replica in the SoA layout; as
-     * cpu_heisenberg_step_boxes. */
-    uint64_t (*step_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
-                         int replicas, const struct latmc_heisenberg_params *p, bool heatbath,
-                         int colour, uint64_t seed, uint64_t sweep,
-                         const struct latmc_box *boxes, int n_boxes,
-                         const struct cpu_team *team);
+    /* One step of the plan on boxes for every replica, as cpu_heisenberg_step_boxes: the C
+     * entry on f's reference layout, the SIMD levels' on f->soa. */
+    uint64_t (*step)(const struct latmc_lattice *g, const struct cpu_heisenberg_fields *f,
+                     int replicas, const struct latmc_heisenberg_params *p, bool heatbath,
+                     int colour, uint64_t seed, uint64_t sweep, const struct latmc_box *boxes,
+                     int n_boxes, const struct cpu_team *team);
     /* Optional (NULL: WHOLE steps only): a PAIR part (lib/box.h) of steps colour and
      * 1 - colour of one pass on boxes in the SoA layout, L_x / 2 a multiple of row_lanes; the
-     * part's heat-bath updates (all members'), as step_soa. */
+     * part's heat-bath updates (all members'), as step. */
     uint64_t (*pair_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
                          int replicas, const struct latmc_heisenberg_params *p, bool heatbath,
                          int colour, int part, uint64_t seed, uint64_t sweep,

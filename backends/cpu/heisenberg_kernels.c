@@ -187,15 +187,12 @@ static void heisenberg_run_step(latmc_sim *sim, struct cpu_state *st,
         updates = w->dsp.pair_soa(&st->lattice, &w->soa, hs->replicas, sim->model_data, heatbath,
                                   colour, call->part, sim->desc.seed, call->sweep, call->boxes,
                                   call->n_boxes, team);
-    else if (w->dsp.soa)
-        updates = w->dsp.step_soa(&st->lattice, &w->soa, hs->replicas, sim->model_data, heatbath,
-                                  colour, sim->desc.seed, call->sweep, call->boxes, call->n_boxes,
-                                  team);
-    else
-        updates = cpu_heisenberg_step_boxes_at(&st->lattice, hs->spins, hs->replicas,
-                                               hs->couplings, sim->model_data, heatbath, colour,
-                                               sim->desc.seed, call->sweep, call->boxes,
-                                               call->n_boxes, slab_j_origin(st), team);
+    else {
+        const struct cpu_heisenberg_fields f = { hs->spins, hs->couplings, slab_j_origin(st),
+                                                 &w->soa };
+        updates = w->dsp.step(&st->lattice, &f, hs->replicas, sim->model_data, heatbath, colour,
+                              sim->desc.seed, call->sweep, call->boxes, call->n_boxes, team);
+    }
     if (team->id == 0) { /* the step's count, not a member's share */
         *accepted += updates;
         *attempted += updates;

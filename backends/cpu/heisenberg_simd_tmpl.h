@@ -400,12 +400,14 @@ static void passes_setup(struct heis_pass p[2], const struct latmc_lattice *g,
         };
 }
 
-static uint64_t step_boxes_simd(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
-                                int replicas, const struct latmc_heisenberg_params *prm,
-                                bool heatbath, int colour, uint64_t seed, uint64_t sweep,
+static uint64_t step_boxes_simd(const struct latmc_lattice *g,
+                                const struct cpu_heisenberg_fields *f, int replicas,
+                                const struct latmc_heisenberg_params *prm, bool heatbath,
+                                int colour, uint64_t seed, uint64_t sweep,
                                 const struct latmc_box *boxes, int n_boxes,
                                 const struct cpu_team *team)
 {
+    struct cpu_heisenberg_soa *s = f->soa;
     struct heis_keys keys;
     heis_keys_init(&keys, seed);
     const bool by_rows = (g->lx / 2) % HEIS_W == 0;

@@ -1,11 +1,11 @@
 /*
  * checkasm, Heisenberg (backends/cpu/heisenberg_dsp.h): the functions of struct
- * cpu_heisenberg_dsp at every level against the C reference (cpu_heisenberg_step_boxes on
- * the reference layout), on the same random spins, couplings, parameters and seed,
+ * cpu_heisenberg_dsp at every level against the C level's step (the reference step on the
+ * reference layout), on the same random spins, couplings, parameters and seed,
  * compared bit for bit after every step or pair: the spins of every replica (the SoA
  * layout exported) and the heat-bath update count.
  *
- *   step_soa  one step of the schedule (heat bath or overrelaxation, either colour) on one
+ *   step      one step of the schedule (heat bath or overrelaxation, either colour) on one
  *             box or boxes of planes, on 1 to 3 threads;
  *   pair_soa  the pair of a pass (both colours): the WHOLE part on the boxes, and the
  *             INTERIOR part on every box followed by the BORDER part on every box (as the
@@ -50,7 +50,7 @@ static int level_dsp(const struct checkasm_level *lv, struct cpu_heisenberg_dsp 
 #endif
     }
     cpu_heisenberg_dsp_init(dsp, lv->flags);
-    return strcmp(dsp->level, lv->name) == 0 && dsp->step_soa;
+    return strcmp(dsp->level, lv->name) == 0 && dsp->soa;
 }
 
 enum { PLAIN = 0, PAIR_WHOLE = 1, PAIR_PARTS = 2 };
@@ -104,15 +104,17 @@ static int make_boxes(const struct latmc_lattice *g, int nb, struct latmc_box *b
     return nb;
 }
 
-/* The C reference's step on one thread. */
+/* The C level's step on one thread. */
 static uint64_t ref_step(const struct latmc_lattice *g, float *spins, int replicas,
                          const float *J, const struct latmc_heisenberg_params *p, bool hb,
                          int colour, uint64_t seed, uint64_t sweep, const struct latmc_box *b,
                          int nb)
 {
+    struct cpu_heisenberg_dsp c_dsp;
+    cpu_heisenberg_dsp_init(&c_dsp, 0);
+    const struct cpu_heisenberg_fields f = { spins, J, 0, NULL };
     const struct cpu_team alone = cpu_team_alone();
-    return cpu_heisenberg_step_boxes(g, spins, replicas, J, p, hb, colour, seed, sweep, b, nb,
-                                     &alone);
+    return c_dsp.step(g, &f, replicas, p, hb, colour, seed, sweep, b, nb, &alone);
 }
 
 /* A level's step (part < 0) or pair part on `threads` members sharing it; the count is
@@ -124,8 +126,9 @@ static uint64_t level_call(const struct cpu_heisenberg_dsp *dsp, const struct la
                            int threads)
 {
 #define HEIS_CALL(team)                                                                     \
-    (part < 0 ? dsp->step_soa(g, s, replicas, p, hb, colour, seed, sweep, b, nb, team)      \
+    (part < 0 ? dsp->step(g, &f, replicas, p, hb, colour, seed, sweep, b, nb, team)         \
               : dsp->pair_soa(g, s, replicas, p, hb, colour, part, seed, sweep, b, nb, team))
+    const struct cpu_heisenberg_fields f = { NULL, NULL, 0, s };
     uint64_t n = 0;
 #ifdef _OPENMP
     if (threads > 1) {
@@ -151,7 +154,7 @@ static uint64_t level_call(const struct cpu_heisenberg_dsp *dsp, const struct la
 static int run_case(const struct checkasm_level *lv, const struct cpu_heisenberg_dsp *dsp,
                     const struct heis_case *c, int mode)
 {
-    const char *func = mode == PLAIN ? "heisenberg.step_soa" : mode == PAIR_WHOLE
+    const char *func = mode == PLAIN ? "heisenberg.step" : mode == PAIR_WHOLE
                                                                    ? "heisenberg.pair_soa whole"
                                                                    : "heisenberg.pair_soa parts";
     struct latmc_lattice g = { c->ndim, c->lx, c->ly, c->ndim == 3 ? c->lz : 1, 0 };
@@ -282,7 +285,7 @@ static void check_mode(const struct checkasm_level *lv, const struct cpu_heisenb
     if (checkasm_failures() == before && ran) {
         char what[80];
         snprintf(what, sizeof what, "%zu lattices, 1 or 3 boxes, 1 to 3 threads", ran);
-        checkasm_ok(mode == PLAIN ? "heisenberg.step_soa" : mode == PAIR_WHOLE
+        checkasm_ok(mode == PLAIN ? "heisenberg.step" : mode == PAIR_WHOLE
                                                                 ? "heisenberg.pair_soa whole"
                                                                 : "heisenberg.pair_soa parts",
                     lv->name, what);
