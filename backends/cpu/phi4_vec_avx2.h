@@ -2,8 +2,10 @@
  * Eight phi^4 field values as AVX2 vectors -- float: one __m256, double: two __m256d --
  * and the per-hit arithmetic of latmc_phi4_hit (lib/phi4.h) on them, lane by lane the same
  * IEEE operations as the scalar reference: the draw conversions, the shared logarithm and
- * the Metropolis decision. Used by phi4_avx2.c; tests/kernels/test_simd_rules.c checks
- * each function against its scalar original. Include only where -mavx2 is on.
+ * the Metropolis decision: the AVX2 level's primitives of phi4_simd_tmpl.h (which lists
+ * them), with its Philox over four blocks per __m256i. Used by phi4_avx2.c;
+ * tests/kernels/test_simd_rules.c checks each function against its scalar original. Include
+ * only where -mavx2 is on.
  */
 #ifndef LATMC_CPU_PHI4_VEC_AVX2_H
 #define LATMC_CPU_PHI4_VEC_AVX2_H
