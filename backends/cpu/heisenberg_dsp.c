@@ -35,6 +35,14 @@ void cpu_heisenberg_dsp_init(struct cpu_heisenberg_dsp *dsp, unsigned simd_flags
     (void)simd_flags;
 }
 
+unsigned cpu_heisenberg_dsp_flags(const struct latmc_lattice *g, unsigned simd_flags)
+{
+    const int64_t n = g->lx / 2;
+    if (n % 8 != 0 && n % 4 == 0)
+        simd_flags &= ~(unsigned)CPU_FLAG_AVX512;
+    return simd_flags;
+}
+
 int cpu_heisenberg_soa_alloc(const struct latmc_lattice *g, int replicas,
                              struct cpu_heisenberg_soa *s)
 {

@@ -81,6 +81,11 @@ struct cpu_heisenberg_dsp {
 };
 
 void cpu_heisenberg_dsp_init(struct cpu_heisenberg_dsp *dsp, unsigned simd_flags);
+/* The flags a sim on lattice g builds its table with: simd_flags without AVX-512 where
+ * its 8-site vectors would straddle the rows that AVX2's 4-site vectors fill (L_x / 2 a
+ * multiple of 4 but not of 8: the flat walk, and no pair of a pass). Every level
+ * computes the same chain: this chooses speed only. */
+unsigned cpu_heisenberg_dsp_flags(const struct latmc_lattice *g, unsigned simd_flags);
 void cpu_heisenberg_dsp_init_avx2(struct cpu_heisenberg_dsp *dsp);   /* heisenberg_avx2.c */
 void cpu_heisenberg_dsp_init_avx512(struct cpu_heisenberg_dsp *dsp); /* heisenberg_avx512.c */
 

@@ -87,7 +87,7 @@ static int heisenberg_create(latmc_sim *sim, struct cpu_state *st)
     if (!w)
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate the Heisenberg state");
     struct cpu_heisenberg_state *hs = &w->ref;
-    cpu_heisenberg_dsp_init(&w->dsp, st->simd_flags);
+    cpu_heisenberg_dsp_init(&w->dsp, cpu_heisenberg_dsp_flags(g, st->simd_flags));
     hs->replicas = sim->desc.replicas;
     hs->rows_per_chunk = cpu_heisenberg_rows_per_chunk(g);
     hs->nchunks = g->ly * g->lz / hs->rows_per_chunk; /* a divisor of a plane's rows */

@@ -23,6 +23,14 @@ void cpu_phi4_dsp_init(struct cpu_phi4_dsp *dsp, unsigned simd_flags)
     (void)simd_flags;
 }
 
+unsigned cpu_phi4_dsp_flags(const struct phi4_geom *g, unsigned simd_flags)
+{
+    const int64_t n = g->lat.lx / g->colouring.ncolours;
+    if (n % 16 != 0 && n % 8 == 0)
+        simd_flags &= ~(unsigned)CPU_FLAG_AVX512;
+    return simd_flags;
+}
+
 /* One row: natural (x) <-> transposed (r n + m); `to` chooses the direction. The natural
  * side is row `nat_row` of its buffer, the transposed side row `row` of the field. */
 static void convert_row(const struct phi4_geom *g, const char *src, char *dst, int size,

@@ -40,6 +40,11 @@ struct cpu_phi4_dsp {
 };
 
 void cpu_phi4_dsp_init(struct cpu_phi4_dsp *dsp, unsigned simd_flags);
+/* The flags a sim on geometry g builds its table with: simd_flags without AVX-512 where
+ * its 16-site groups would straddle the rows that AVX2's 8-site groups fill (L_x /
+ * ncolours a multiple of 8 but not of 16, e.g. 3D 64^3: every group would take the
+ * row-by-row path). Every level computes the same chain: this chooses speed only. */
+unsigned cpu_phi4_dsp_flags(const struct phi4_geom *g, unsigned simd_flags);
 void cpu_phi4_dsp_init_avx2(struct cpu_phi4_dsp *dsp);   /* in phi4_avx2.c (-mavx2) */
 void cpu_phi4_dsp_init_avx512(struct cpu_phi4_dsp *dsp); /* in phi4_avx512.c */
 /* How many floats with bit patterns [first, last] the AVX2 level's quick logarithm misses
