@@ -6,7 +6,7 @@
  *
  * Slab storage (the default for a part of several; cuda_planes_potts_part_kernels): the
  * sim keeps only its own planes and one halo plane on each side (local plane 0: the lower
- * halo), in the API's layout, as a slab of a sim on several devices (cuda_slabs_potts.c):
+ * halo), in the API's layout, as a box of a sim on several devices (exec/cuda_exec.c):
  * the range kernels read the planes next to a range where they lie, a halo at the slab's
  * ends, and no window is needed. The rest of this comment is the storage of a part with
  * several replicas, which keeps the whole lattice (cuda_planes_potts_part_kernels).
