@@ -19,6 +19,7 @@
 #include "cuda_slabs.h"
 #include "ens_cuda.h"
 #include "model.h"
+#include "part.h"
 #include "plan.h"
 
 #ifndef LATMC_CUDA_ARCH
@@ -95,7 +96,9 @@ static int create_exec(latmc_sim *sim, const struct cuda_leaf *leaf, int count)
     struct cuda_sim *cs = calloc(1, sizeof *cs);
     if (!cs)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate its state");
-    cs->device = d->n_devices > 1 && d->device_list ? d->device_list[0] : d->device_index;
+    /* slabs on devices: the first box's; a part (MPI rank) runs on device_index */
+    cs->device = d->n_devices > 1 && d->device_list && !latmc_part_many(sim)
+                     ? d->device_list[0] : d->device_index;
     if (cs->device < 0 || cs->device >= count) {
         free(cs);
         return cuda_core->fail(LATMC_ENODEV, "desc.device_index = %d: the CUDA backend sees "
@@ -114,9 +117,10 @@ static int create_exec(latmc_sim *sim, const struct cuda_leaf *leaf, int count)
 
 static int cuda_create(latmc_sim *sim)
 {
-    /* a GPU rank (a part of several) stores its slab only (cuda_planes.h) */
-    const struct cuda_model_kernels *k = cuda_planes_part_kernels(sim);
-    const struct cuda_leaf *leaf = k ? NULL : cuda_leaf_get(sim->desc.model);
+    /* a model with a leaf: the one executor (one box, k boxes, a part's box); else a GPU
+     * rank (a part of several) stores its slab only (cuda_planes.h) */
+    const struct cuda_leaf *leaf = cuda_leaf_get(sim->desc.model);
+    const struct cuda_model_kernels *k = leaf ? NULL : cuda_planes_part_kernels(sim);
     if (!k && !leaf)
         k = cuda_model_kernels_get(sim->desc.model);
     if (!k && !leaf)
@@ -511,6 +515,37 @@ static int cuda_own_schedule(latmc_sim *sim)
     return cs->kernels->own_steps(sim, cs);
 }
 
+/* The per-plane forms: of the one executor's sim, else of a part on the old executors
+ * (cuda_planes.c). */
+static int cuda_measure_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    return cs->exec ? cuda_exec_measure_planes(sim, cs->exec, p0, p1, sums)
+                    : cuda_planes_measure(sim, p0, p1, sums);
+}
+
+static int cuda_get_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    return cs->exec ? cuda_exec_get_planes(sim, cs->exec, p0, p1, buf)
+                    : cuda_planes_get(sim, p0, p1, buf);
+}
+
+static int cuda_set_planes(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    return cs->exec ? cuda_exec_set_planes(sim, cs->exec, p0, p1, buf)
+                    : cuda_planes_set(sim, p0, p1, buf);
+}
+
+/* No leaf has couplings yet: LATMC_EUNSUPPORTED without a message (the core then reads
+ * them whole, lib/backend.h). */
+static int cuda_get_coupling_planes(latmc_sim *sim, int64_t p0, int64_t p1, float *buf)
+{
+    return cuda_sim_of(sim)->exec ? LATMC_EUNSUPPORTED
+                                  : cuda_planes_get_couplings(sim, p0, p1, buf);
+}
+
 const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .size = sizeof(struct latmc_backend_ops),
     .name = "cuda",
@@ -527,15 +562,15 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .run_step = cuda_run_step,
     .step_caps = cuda_step_caps,
     .device_view = cuda_device_view,
-    .measure_planes = cuda_planes_measure, /* cuda_planes.c: a part's planes */
-    .get_planes = cuda_planes_get,
-    .set_planes = cuda_planes_set,
+    .measure_planes = cuda_measure_planes, /* a part's planes */
+    .get_planes = cuda_get_planes,
+    .set_planes = cuda_set_planes,
     .ens_sweep = cuda_ens_sweep, /* ens_cuda.c */
     .ens_measure = cuda_ens_measure,
     .ens_swap_params = cuda_ens_swap_params,
     .run_steps = cuda_run_steps,
     .own_schedule = cuda_own_schedule,
     .ens_overlaps = cuda_ens_overlaps, /* ens_cuda.c */
-    .get_coupling_planes = cuda_planes_get_couplings, /* a GPU rank's slab: cuda_planes.c */
+    .get_coupling_planes = cuda_get_coupling_planes, /* a GPU rank's slab */
     .part_halo_depth = cuda_planes_halo_depth,
 };

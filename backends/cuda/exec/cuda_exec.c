@@ -15,7 +15,11 @@
  * Within a step a box's sends may overwrite a neighbour's halo while that neighbour's
  * borders read it: a step reads only the sites of the other colours there, which it does
  * not change, so the bytes read are the same either way.
- * One box alone: each step is one launch on its main stream, which orders them.
+ * One box alone: each step is one launch on its main stream, which orders them. The box
+ * of a part of a lattice shared by processes: the same as one of k boxes, but it sends
+ * nothing (its transport is the part's): the core's exchange after the step (lib/part.c)
+ * moves its border planes and halos through get_planes / set_planes on the border stream,
+ * behind the borders and beside the interior.
  * The host waits only at the last step of a latmc_sim_sweep call, where the counters are
  * read (updates since the previous read: the counters are never cleared).
  *
@@ -30,15 +34,24 @@
 #include "cuda_exec.h"
 #include "cuda_halo.h"
 #include "model.h"
+#include "part.h"
 #include "plan.h"
+
+/* Planes in transit between the device and the caller's buffers (get/set_planes) go
+ * through a pinned stage in chunks of at most this many bytes (or one plane). */
+#define STAGE_BYTES ((size_t)16 << 20)
 
 struct cuda_exec {
     const struct cuda_leaf *leaf;
     int n;
     struct cuda_box *box;
-    const struct cuda_halo_transport **transport; /* per box (n > 1) */
+    const struct cuda_halo_transport **transport; /* per box (halo > 0) */
     int64_t halo, border, L;
     size_t plane_bytes;
+    bool part;                  /* the one box of a part of a lattice shared by processes */
+    int64_t own_sites;          /* the boxes' own sites */
+    void *stage;                /* pinned host memory of planes in transit (stage_bytes) */
+    size_t stage_bytes;
 };
 
 static int finish_all(struct cuda_exec *x, const char *what)
@@ -62,6 +75,7 @@ void cuda_exec_destroy(struct cuda_exec *x)
         cuda_slab_exec_release_all(&x->box[0].ex, sizeof *x->box, x->n, free_box);
     free(x->box);
     free(x->transport);
+    cudaFreeHost(x->stage);
     free(x);
 }
 
@@ -83,16 +97,18 @@ static int alloc_on(void **ptr, size_t bytes, int device, int i, const char *wha
     return cuda_check(cudaMalloc(ptr, bytes), msg);
 }
 
-/* Box i of the plan on its device: executor state, storage (cold), tables, sums. */
-static int create_box(const latmc_sim *sim, struct cuda_exec *x, int i)
+/* Box i of the executor, box `plan_box` of the plan, on its device: executor state,
+ * storage (cold), tables, sums. */
+static int create_box(const latmc_sim *sim, struct cuda_exec *x, int i, int plan_box)
 {
     const latmc_sim_desc *d = &sim->desc;
     const int axis = d->ndim - 1;
     struct cuda_box *b = &x->box[i];
-    b->ex.device = cuda_slab_device_of(d, i);
+    /* a part runs on desc.device_index (lib/part.c chose it for its rank) */
+    b->ex.device = x->part ? d->device_index : cuda_slab_device_of(d, i);
     b->ex.split = true; /* the interior's event recorded at every step */
-    b->ex.origin = sim->plan->boxes[i].origin[axis];
-    b->ex.planes = sim->plan->boxes[i].extent[axis];
+    b->ex.origin = sim->plan->boxes[plan_box].origin[axis];
+    b->ex.planes = sim->plan->boxes[plan_box].extent[axis];
     b->halo = x->halo;
     b->local.ndim = d->ndim;
     b->local.lx = d->extent[0];
@@ -115,7 +131,9 @@ int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct 
 {
     const latmc_sim_desc *d = &sim->desc;
     struct cuda_exec *x = calloc(1, sizeof *x);
-    const int n = sim->plan->n_boxes;
+    /* a part of several: its own box of the plan, its neighbours in other processes */
+    const bool part = latmc_part_many(sim);
+    const int n = part ? 1 : sim->plan->n_boxes;
     if (!x || !(x->box = calloc((size_t)n, sizeof *x->box)) ||
         !(x->transport = calloc((size_t)n, sizeof *x->transport))) {
         cuda_exec_destroy(x);
@@ -123,20 +141,28 @@ int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct 
     }
     x->leaf = leaf;
     x->n = n;
-    x->halo = n > 1 ? leaf->halo(sim) : 0; /* one box: its own wrap */
+    x->part = part;
+    x->halo = n > 1 || part ? leaf->halo(sim) : 0; /* one box alone: its own wrap */
     x->border = leaf->border_planes(sim);
     x->L = d->extent[d->ndim - 1];
     x->plane_bytes = leaf->plane_bytes(sim);
+    int64_t plane_sites = 1;
+    for (int mu = 0; mu < d->ndim - 1; mu++)
+        plane_sites *= d->extent[mu];
     int st = LATMC_OK;
-    for (int i = 0; i < n && st == LATMC_OK; i++)
-        st = create_box(sim, x, i);
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        st = create_box(sim, x, i, part ? sim->part->rank : i);
+        x->own_sites += x->box[i].ex.planes * plane_sites;
+    }
     if (st == LATMC_OK)
         st = finish_all(x, "creating the boxes");
     if (st < 0) {
         cuda_exec_destroy(x);
         return st;
     }
-    if (n > 1) {
+    if (part) {
+        x->transport[0] = cuda_halo_part();
+    } else if (n > 1) {
         cuda_slab_exec_enable_peers(d, n);
         const char *copy = getenv("LATMC_CUDA_SLAB_COPY");
         /* on one H200, 2 boxes of 16384^2 Potts (heat bath, q = 3) ran at 1/1.02-1/1.08
@@ -153,7 +179,7 @@ int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct 
     cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA executor: %s sim of %lld sites as %d "
                    "box(es), halo %lld, borders of %lld planes, halo transport of box 0: %s",
                    sim->model->name, (long long)sim->nsites, n, (long long)x->halo,
-                   (long long)x->border, n > 1 ? x->transport[0]->name : "its own wrap");
+                   (long long)x->border, x->halo > 0 ? x->transport[0]->name : "its own wrap");
     *out = x;
     return LATMC_OK;
 }
@@ -259,7 +285,7 @@ static cudaError_t send_halos(const struct cuda_exec *x, int i)
     return x->transport[i]->send(&runs, b->ex.border_stream);
 }
 
-/* One step on k > 1 boxes (the file's comment, 1 and 2). */
+/* One step on k > 1 boxes, or a part's box (the file's comment, 1 and 2). */
 static int launch_boxes(const latmc_sim *sim, struct cuda_exec *x, uint64_t sweep,
                         const struct latmc_step *step)
 {
@@ -299,7 +325,7 @@ static int launch_boxes(const latmc_sim *sim, struct cuda_exec *x, uint64_t swee
 static int launch_step(const latmc_sim *sim, struct cuda_exec *x, uint64_t sweep,
                        const struct latmc_step *step)
 {
-    if (x->n > 1)
+    if (x->halo > 0) /* k boxes, or a part's box: borders, sends, interior */
         return launch_boxes(sim, x, sweep, step);
     struct cuda_box *b = &x->box[0];
     return cuda_check(update(sim, x, b, b->ex.stream, 0, b->ex.planes, sweep, step),
@@ -311,8 +337,8 @@ int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
                         uint64_t *attempted)
 {
     int st = cuda_slab_set_device(x->box[0].ex.device);
-    const uint64_t per_sweep = x->leaf->attempted_per_sweep
-                                   ? x->leaf->attempted_per_sweep(sim) : (uint64_t)sim->nsites;
+    const uint64_t per_sweep = x->leaf->attempted ? x->leaf->attempted(sim, x->own_sites)
+                                                  : (uint64_t)x->own_sites;
     for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
         const struct latmc_step_call *call = &calls[c];
         if (call->n_boxes != x->n || call->part != LATMC_STEP_WHOLE)
@@ -361,11 +387,11 @@ int cuda_exec_measure(const latmc_sim *sim, struct cuda_exec *x, void *sums)
 
 int cuda_exec_view(const latmc_sim *sim, struct cuda_exec *x, const void **data, int *dtype)
 {
-    if (x->n > 1)
+    if (x->n > 1 || x->part)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "latmc_sim_device_view: the sim is spread "
-                               "over %d boxes (desc.n_devices / n_parts), which no single "
-                               "device array holds; copy the spins with latmc_sim_get_spins()",
-                               x->n);
+                               "over %d boxes (desc.n_devices / n_parts, or the parts of "
+                               "processes), which no single device array holds; copy the "
+                               "spins with latmc_sim_get_spins()", sim->plan->n_boxes);
     if (!x->leaf->view_dtype)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "latmc_sim_device_view: the CUDA %s "
                                "kernels keep a layout that no strided array expresses; copy "
@@ -384,4 +410,154 @@ int cuda_exec_swap_tables(struct cuda_exec *a, struct cuda_exec *b)
     a->box[0].tables = b->box[0].tables;
     b->box[0].tables = t;
     return LATMC_OK;
+}
+
+/* ---- the per-plane forms (lib/backend.h): a part's halo exchange, measure and gather ---- */
+
+/* The local planes of box b at which the lattice's planes [p0, p0 + n) lie (a range that
+ * does not wrap), the own one first where there is one: up to 4 into lp[] (on a small
+ * lattice a plane may be stored twice: a halo plane and an own one, or both halos); their
+ * count (0: the box does not hold the range). */
+static int local_planes(const struct cuda_exec *x, const struct cuda_box *b, int64_t p0,
+                        int64_t n, int64_t lp[4])
+{
+    const int64_t nloc = b->ex.planes + 2 * x->halo;
+    const int64_t d = ((p0 - b->ex.origin + x->halo) % x->L + x->L) % x->L;
+    int k = 0;
+    for (int64_t l = d; l + n <= nloc && k < 4; l += x->L)
+        lp[k++] = l;
+    for (int i = 1; i < k; i++)
+        if (lp[i] >= x->halo && lp[i] + n <= x->halo + b->ex.planes) {
+            const int64_t own = lp[i];
+            lp[i] = lp[0];
+            lp[0] = own;
+        }
+    return k;
+}
+
+/* The per-plane forms hold for a sim of one box (a part's, or one box alone). */
+static int one_box_only(const struct cuda_exec *x, const char *what)
+{
+    if (x->n == 1)
+        return cuda_slab_set_device(x->box[0].ex.device);
+    return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s of a sim spread over %d "
+                           "boxes (desc.n_devices / n_parts): a part (MPI rank) runs on one "
+                           "device as one box", what, x->n);
+}
+
+/* x->stage of at least `bytes` (pinned; the old contents are not kept). */
+static int stage_of(struct cuda_exec *x, size_t bytes)
+{
+    if (x->stage_bytes >= bytes)
+        return LATMC_OK;
+    cudaFreeHost(x->stage);
+    x->stage = NULL;
+    x->stage_bytes = 0;
+    const int st = cuda_check(cudaMallocHost(&x->stage, bytes),
+                              "cannot allocate pinned host memory for planes in transit");
+    if (st == LATMC_OK)
+        x->stage_bytes = bytes;
+    return st;
+}
+
+/*
+ * get_planes (get_buf) or set_planes (set_buf) of planes [p0, p1), through the pinned stage
+ * in chunks of whole planes: one DMA copy each (and one per further local copy of a set),
+ * waited for. A part's moves go on its border stream: inside a sweep call they are the
+ * halo exchange after a step (lib/part.c), which reads the border planes that stream
+ * wrote and writes halo planes that only the next step's borders, on that stream, read,
+ * so they wait for the borders alone while the interior goes on. Outside a sweep call
+ * both streams are idle.
+ */
+static int move_planes(struct cuda_exec *x, int64_t p0, int64_t p1, void *get_buf,
+                       const void *set_buf)
+{
+    const char *what = set_buf ? "copying planes to the device" : "copying planes to the host";
+    int st = one_box_only(x, "configuration copy");
+    if (st < 0)
+        return st;
+    struct cuda_box *b = &x->box[0];
+    int64_t lp[4];
+    const int copies = local_planes(x, b, p0, p1 - p0, lp);
+    if (copies == 0)
+        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: planes [%lld, %lld) are neither "
+                               "the box's planes [%lld, %lld) nor a halo range next to them",
+                               (long long)p0, (long long)p1, (long long)b->ex.origin,
+                               (long long)(b->ex.origin + b->ex.planes));
+    cudaStream_t stream = x->part ? b->ex.border_stream : b->ex.stream;
+    const size_t pb = x->plane_bytes;
+    int64_t per = (int64_t)(STAGE_BYTES / pb);
+    per = per < 1 ? 1 : per > p1 - p0 ? p1 - p0 : per;
+    st = stage_of(x, (size_t)per * pb);
+    for (int64_t q = p0; q < p1 && st == LATMC_OK; q += per) {
+        const int64_t q1 = q + per < p1 ? q + per : p1;
+        const size_t at = (size_t)(q - p0) * pb, bytes = (size_t)(q1 - q) * pb;
+        cudaError_t err = cudaSuccess;
+        if (set_buf) {
+            memcpy(x->stage, (const char *)set_buf + at, bytes);
+            for (int k = 0; k < copies && err == cudaSuccess; k++)
+                err = cudaMemcpyAsync((char *)b->data + (size_t)lp[k] * pb + at, x->stage,
+                                      bytes, cudaMemcpyHostToDevice, stream);
+        } else {
+            err = cudaMemcpyAsync(x->stage, (const char *)b->data + (size_t)lp[0] * pb + at,
+                                  bytes, cudaMemcpyDeviceToHost, stream);
+        }
+        st = cuda_check(err, what);
+        const int fin = cuda_check(cudaStreamSynchronize(stream), what);
+        if (st == LATMC_OK)
+            st = fin;
+        if (st == LATMC_OK && get_buf)
+            memcpy((char *)get_buf + at, x->stage, bytes);
+    }
+    return st;
+}
+
+int cuda_exec_get_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
+                         void *buf)
+{
+    (void)sim;
+    return move_planes(x, p0, p1, buf, NULL);
+}
+
+int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
+                         const void *buf)
+{
+    (void)sim;
+    return move_planes(x, p0, p1, NULL, buf);
+}
+
+/*
+ * The sums of planes [p0, p1) of the box's own planes, each plane's into its tile: the
+ * leaf's sums are integers (cuda_leaf.h), whose total does not depend on the grouping, so
+ * all of them go into the first plane's tile and zeros into the others, which add up (in
+ * plane order, model->add_sums) to exactly what one tile per plane gives, in one launch.
+ * A box whose halo is its own wrap reads across the wrap at the lattice's last plane: it
+ * measures the whole lattice only.
+ */
+int cuda_exec_measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
+                             int64_t p1, void *sums)
+{
+    int st = one_box_only(x, "reduction of planes");
+    if (st < 0)
+        return st;
+    struct cuda_box *b = &x->box[0];
+    const bool whole = x->halo == 0 && p0 == 0 && p1 == x->L;
+    if ((x->halo == 0 && !whole) || p0 < b->ex.origin || p1 > b->ex.origin + b->ex.planes ||
+        p1 <= p0)
+        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: measuring planes [%lld, %lld) "
+                               "outside the box's own planes [%lld, %lld)%s", (long long)p0,
+                               (long long)p1, (long long)b->ex.origin,
+                               (long long)(b->ex.origin + b->ex.planes),
+                               x->halo == 0 ? " (a box alone measures them all at once)" : "");
+    const size_t size = sim->model->sums_size;
+    memset(sums, 0, (size_t)(p1 - p0) * size);
+    const struct cuda_box_range r = range_of(x, b, p0 - b->ex.origin + x->halo, p1 - p0);
+    cudaError_t err = cudaMemsetAsync(b->sums, 0, size, b->ex.stream);
+    if (err == cudaSuccess)
+        err = x->leaf->measure(sim, &r, b->ex.stream, b->sums);
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(sums, b->sums, size, cudaMemcpyDeviceToHost, b->ex.stream);
+    st = cuda_check(err, "measuring planes");
+    const int fin = cuda_check(cudaStreamSynchronize(b->ex.stream), "measuring planes");
+    return st < 0 ? st : fin;
 }

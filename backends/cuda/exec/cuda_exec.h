@@ -2,7 +2,9 @@
  * Internal to the CUDA module: the one executor over boxes on devices
  * (doc/architecture.md, "One CUDA executor"). A sim whose model has a leaf (cuda_leaf.h)
  * runs here as the boxes of the core's plan: one box on one GPU (its halo its own wrap),
- * or k boxes on one or several GPUs (halos kept by the transports of cuda_halo.h). The
+ * k boxes on one or several GPUs (halos kept by the transports of cuda_halo.h), or the
+ * one box of a part of a lattice shared by processes (its halos moved by lib/part.c's
+ * exchange through the per-plane forms below). The
  * executor owns, once, for every model: the storage with halos, the border and interior
  * streams and their events, the update counters, the measurement, and the halo
  * transports; the model is reached only through its leaf.
@@ -38,6 +40,17 @@ int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
 int cuda_exec_measure(const latmc_sim *sim, struct cuda_exec *x, void *sums);
 int cuda_exec_get_spins(const latmc_sim *sim, struct cuda_exec *x, void *buf);
 int cuda_exec_set_spins(const latmc_sim *sim, struct cuda_exec *x, const void *buf);
+
+/* The per-plane forms (lib/backend.h) of a sim of one box: a part of a lattice shared by
+ * processes (the halo exchange, the measure and the gathers of lib/part.c), or one box
+ * alone; LATMC_EUNSUPPORTED for k boxes. Planes [p0, p1) of the lattice: own planes or a
+ * halo range (get/set), own planes (measure). */
+int cuda_exec_measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
+                             int64_t p1, void *sums);
+int cuda_exec_get_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
+                         void *buf);
+int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
+                         const void *buf);
 
 /* The configuration of a one-box sim as one device array (its data, the leaf's view
  * dtype), waited for; LATMC_EUNSUPPORTED with the reason for several boxes or a leaf

@@ -34,6 +34,21 @@ static const struct cuda_halo_transport same_device_copies = { "same device, cop
 static const struct cuda_halo_transport peer_copy = { "peer copy", send_by_copies };
 static const struct cuda_halo_transport host_staged = { "host-staged", send_by_copies };
 
+/* A part's neighbours are in other processes: the core exchanges after the step. */
+static cudaError_t send_nothing(const struct cuda_halo_runs *r, cudaStream_t stream)
+{
+    (void)r, (void)stream;
+    return cudaSuccess;
+}
+
+static const struct cuda_halo_transport part_transport = { "the part's transport (lib/part.c)",
+                                                           send_nothing };
+
+const struct cuda_halo_transport *cuda_halo_part(void)
+{
+    return &part_transport;
+}
+
 /* Whether device a reaches b's memory directly. */
 static bool peer_reachable(int a, int b)
 {

@@ -13,8 +13,10 @@
  *   host-staged               a neighbour on another device without peer access: the same
  *                             calls, which the driver stages through host memory
  *
- * A part of a lattice shared by processes will add "the part's transport" (the halo
- * through lib/part.c's exchange) to this table; its steps still run on cuda_planes.c.
+ *   the part's transport      the box of a part of a lattice shared by processes: nothing
+ *                             is sent within the step; the core's exchange after it
+ *                             (lib/part.c) moves the planes through the per-plane forms
+ *                             (cuda_exec_get_planes / set_planes) and the caller's transport
  */
 #ifndef LATMC_CUDA_HALO_H
 #define LATMC_CUDA_HALO_H
@@ -43,5 +45,7 @@ struct cuda_halo_transport {
  * (LATMC_CUDA_SLAB_COPY read by the caller: memcpy_only). */
 const struct cuda_halo_transport *cuda_halo_pick(int device, int lower, int upper,
                                                  bool memcpy_only);
+/* The transport of a part's box. */
+const struct cuda_halo_transport *cuda_halo_part(void);
 
 #endif

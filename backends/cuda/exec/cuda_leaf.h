@@ -87,8 +87,8 @@ struct cuda_leaf {
     /* Optional (NULL: latmc_sim_device_view refused): the dtype of a device view of a
      * one-box configuration stored as one site_bytes value per site. */
     int view_dtype;
-    /* Optional: updates attempted per sweep (NULL: one per site). */
-    uint64_t (*attempted_per_sweep)(const latmc_sim *sim);
+    /* Optional: updates attempted in a sweep of `sites` sites (NULL: one per site). */
+    uint64_t (*attempted)(const latmc_sim *sim, int64_t sites);
 };
 
 /* The leaf of a model (cuda_models.c), or NULL: the model still runs on the old
