@@ -298,8 +298,6 @@ const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim)
 {
     if (!sim->part || sim->part->n_parts < 2 || !sim->plan || sim->plan->n_boxes < 2)
         return NULL;
-    if (sim->desc.model == LATMC_MODEL_POTTS)
-        return cuda_planes_potts_part_kernels(sim);
     if (sim->desc.model == LATMC_MODEL_HEISENBERG)
         return cuda_planes_heis_part_kernels(sim);
     if (sim->desc.model == LATMC_MODEL_PHI4)

@@ -1,6 +1,6 @@
 /*
  * The Ising byte-layout kernels on a plane range of a slab (potts_slabs.h says what a
- * range is; the slabs: cuda_slabs_potts.c, which runs Ising on the byte layout where the
+ * range is; the slabs: cuda_slabs_ising_bytes.c, which runs Ising on the byte layout where the
  * multi-spin coded slabs cannot: L_x not a multiple of 16, or of 64 with +-J couplings).
  *
  * The update runs, per Philox block of the lattice's checkerboard numbering that meets the
