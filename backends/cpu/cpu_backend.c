@@ -169,6 +169,13 @@ static int cpu_params_changed(latmc_sim *sim)
  * steps has nothing to copy (lib/plan.c gives a list only then). Counts are integers,
  * added in any order.
  */
+void cpu_pair_steps(latmc_sim *sim, const struct latmc_step_call *call,
+                    struct latmc_step pair[2])
+{
+    pair[0] = call->step;
+    pair[1] = sim->model->step_of(sim, call->sweep, call->step.index + 1);
+}
+
 static int cpu_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
                          uint64_t *accepted, uint64_t *attempted)
 {
