@@ -16,7 +16,10 @@
 #include <latmc/latmc.h>
 
 #include "internal.h"
+#include "ising_decision_rules.h"
+#include "ising_rules.h"
 #include "model.h"
+#include "potts_rules.h"
 #include "rng_streams.h"
 
 static const uint64_t sweeps[] = { 0, 1, 77, UINT64_C(0x100000003), UINT64_C(0xfffffffff) };
@@ -74,6 +77,24 @@ static void colour_steps(latmc_sim *sim, int colours)
             assert_int_equal(st.phase, (uint32_t)s);
             assert_int_equal(st.sub, 0);
             check_words(&st);
+            /* the model's name of a colour, which kernels handed (sweep, colour) use */
+            const struct latmc_rng_name n =
+                sim->desc.model == LATMC_MODEL_ISING
+                    ? latmc_ising_rng_name(sweeps[k], s)
+                    : latmc_potts_rng_name(sweeps[k], s, sim->desc.algorithm);
+            assert_int_equal(n.c1, st.rng.c1);
+            assert_int_equal(n.c2, st.rng.c2);
+            assert_int_equal(n.c3, st.rng.c3);
+            if (sim->desc.model == LATMC_MODEL_ISING) { /* the bit-sliced chain's planes */
+                const struct latmc_ising_plane_names a = latmc_ising_plane_names_step(9, &st);
+                const struct latmc_ising_plane_names b =
+                    latmc_ising_plane_names_of(9, sweeps[k], s);
+                for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++)
+                    assert_int_equal(latmc_ising_plane_name(&a, q).c3,
+                                     latmc_ising_plane_name(&b, q).c3);
+                assert_int_equal(a.name.c1, b.name.c1);
+                assert_int_equal(a.name.c2, b.name.c2);
+            }
         }
 }
 
