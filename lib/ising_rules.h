@@ -200,7 +200,7 @@ LATMC_HOSTDEV uint64_t latmc_ising_update_lanes_box(const struct latmc_box_geom 
 
 LATMC_HOSTDEV void latmc_ising_hot_block(int8_t *spins, int64_t n, uint64_t seed, int64_t b)
 {
-    const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, 0, LATMC_STREAM_INIT, 0, 0);
+    const latmc_philox_ctr r = latmc_rng_init_block(seed, 0, 0, (uint64_t)b);
     for (int lane = 0; lane < 4 && 4 * b + lane < n; lane++)
         spins[4 * b + lane] = (r.v[lane] >> 31) ? (int8_t)-1 : (int8_t)1;
 }

@@ -277,8 +277,7 @@ LATMC_HOSTDEV uint64_t latmc_potts_update_lanes_box(const struct latmc_box_geom 
 LATMC_HOSTDEV void latmc_potts_hot_block(uint8_t *spins, int64_t n, int q, uint64_t seed,
                                          int64_t b)
 {
-    const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, 0,
-                                               latmc_rng_stream(LATMC_STREAM_INIT, 0), 0, 0);
+    const latmc_philox_ctr r = latmc_rng_init_block(seed, 0, 0, (uint64_t)b);
     for (int lane = 0; lane < 4 && 4 * b + lane < n; lane++)
         spins[4 * b + lane] = (uint8_t)(((uint64_t)r.v[lane] * (uint64_t)q) >> 32);
 }

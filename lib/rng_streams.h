@@ -83,6 +83,14 @@ LATMC_HOSTDEV latmc_philox_ctr latmc_rng_block(uint64_t seed, uint64_t block, ui
                                latmc_rng_key(seed));
 }
 
+/* The hot start's draws (doc/conventions.md): block `block` of the INIT stream of replica
+ * `replica`, sweep 0, phase 0, sub `sub`. */
+LATMC_HOSTDEV latmc_philox_ctr latmc_rng_init_block(uint64_t seed, uint32_t replica,
+                                                    uint32_t sub, uint64_t block)
+{
+    return latmc_rng_block(seed, block, 0, latmc_rng_stream(LATMC_STREAM_INIT, replica), 0, sub);
+}
+
 /*
  * The name of a pass's draws: counter words 1..3 of its block 0, so that block b's
  * counter is (b mod 2^32, latmc_rng_word1_at(c1, b), c2, c3). An update step carries the

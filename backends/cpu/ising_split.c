@@ -244,7 +244,7 @@ static void row_hot(const struct cpu_ising_split *s, uint64_t seed, int64_t r)
     const int64_t i0 = rg * s->lx, i1 = i0 + s->lx;
     uint8_t *h[2] = { cpu_ising_split_row(s, r, 0), cpu_ising_split_row(s, r, 1) };
     for (int64_t b = i0 / 4; 4 * b < i1; b++) {
-        const latmc_philox_ctr u = latmc_rng_block(seed, (uint64_t)b, 0, LATMC_STREAM_INIT, 0, 0);
+        const latmc_philox_ctr u = latmc_rng_init_block(seed, 0, 0, (uint64_t)b);
         for (int lane = 0; lane < 4; lane++) {
             const int64_t i = 4 * b + lane;
             if (i >= i0 && i < i1)

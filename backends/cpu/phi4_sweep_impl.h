@@ -107,8 +107,7 @@ uint64_t PHI4_FN(cpu_phi4_step)(const struct phi4_geom *g, PHI4_R *phi,
  * mapped to (-1, 1) by latmc_phi4_signed. */
 static inline void PHI4_FN(phi4_hot_block)(PHI4_R *phi, int64_t n, uint64_t seed, int64_t b)
 {
-    const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, 0,
-                                               latmc_rng_stream(LATMC_STREAM_INIT, 0), 0, 0);
+    const latmc_philox_ctr r = latmc_rng_init_block(seed, 0, 0, (uint64_t)b);
     for (int lane = 0; lane < 4 && 4 * b + lane < n; lane++)
         phi[4 * b + lane] = PHI4_FN(latmc_phi4_signed)(r.v[lane]);
 }
@@ -132,8 +131,7 @@ void PHI4_FN(cpu_phi4_hot_start)(const struct phi4_geom *g, PHI4_R *phi, uint64_
 void PHI4_FN(cpu_phi4_hot_range)(PHI4_R *out, int64_t i0, int64_t i1, uint64_t seed)
 {
     for (int64_t b = i0 / 4; 4 * b < i1; b++) {
-        const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, 0,
-                                                   latmc_rng_stream(LATMC_STREAM_INIT, 0), 0, 0);
+        const latmc_philox_ctr r = latmc_rng_init_block(seed, 0, 0, (uint64_t)b);
         for (int lane = 0; lane < 4; lane++) {
             const int64_t i = 4 * b + lane;
             if (i >= i0 && i < i1)

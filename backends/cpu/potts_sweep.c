@@ -89,8 +89,7 @@ uint64_t cpu_potts_colour_range_slab(const struct latmc_lattice *global,
 void cpu_potts_hot_range(uint8_t *out, int64_t i0, int64_t i1, int q, uint64_t seed)
 {
     for (int64_t b = i0 / 4; 4 * b < i1; b++) {
-        const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, 0,
-                                                   latmc_rng_stream(LATMC_STREAM_INIT, 0), 0, 0);
+        const latmc_philox_ctr r = latmc_rng_init_block(seed, 0, 0, (uint64_t)b);
         for (int lane = 0; lane < 4; lane++) {
             const int64_t i = 4 * b + lane;
             if (i >= i0 && i < i1) /* latmc_potts_hot_block's rule */
