@@ -103,9 +103,10 @@ void cpu_heisenberg_measure_planes(const struct latmc_lattice *g, struct cpu_hei
  * colour's sites in the boxes times the replicas; 0 for overrelaxation), the same for
  * every member. The whole lattice: j_origin 0. Slab-only storage (cpu_backend.h): the
  * slab's local lattice g and boxes, the draws of local number j those of global j +
- * j_origin (a multiple of 4, the local origin an even plane). The slab's couplings and hot start are ranges of the
- * global draws: latmc_heisenberg_couplings_range, latmc_heisenberg_hot_range
- * (lib/heisenberg_rules.h, which the CUDA module's parts call too).
+ * j_origin (a multiple of 4, the local origin an even plane). The slab's couplings and
+ * hot start are ranges of the global draws: latmc_heisenberg_couplings_range,
+ * latmc_heisenberg_hot_range (lib/heisenberg_rules.h, which the CUDA module's parts call
+ * too).
  */
 uint64_t cpu_heisenberg_step_boxes_at(const struct latmc_lattice *g, float *spins, int replicas,
                                       const float *couplings,

@@ -21,7 +21,8 @@ uint64_t cpu_phi4_step_f(const struct phi4_geom *g, float *phi, const struct lat
                          const struct cpu_team *team);
 uint64_t cpu_phi4_step_d(const struct phi4_geom *g, double *phi,
                          const struct latmc_phi4_tables *t, uint64_t seed,
-                         struct latmc_rng_name name, int colour, const struct phi4_range *boxes, int n_boxes,
+                         struct latmc_rng_name name, int colour,
+                         const struct phi4_range *boxes, int n_boxes,
                          const struct cpu_team *team);
 
 /* Hot start: independent uniforms in (-1, 1) from the INIT stream. */

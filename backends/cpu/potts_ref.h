@@ -6,9 +6,10 @@
 #include "potts_rules.h"
 
 /* The step of colour `colour` whose draws are `name` (struct latmc_step's rng) on the
- * sites of that colour with within-colour numbers j0 <= j < j1 (a box: its planes), team member `team`'s share (cpu_omp.h); returns how
- * many its share changed. Each site's update is named by the site, so any cut of [0, N / c)
- * into ranges gives the same chain. */
+ * sites of that colour with within-colour numbers j0 <= j < j1 (a box: its planes), team
+ * member `team`'s share (cpu_omp.h); returns how many its share changed. Each site's
+ * update is named by the site, so any cut of [0, N / c) into ranges gives the same
+ * chain. */
 struct cpu_team;
 uint64_t cpu_potts_colour_range(const struct latmc_lattice *g, uint8_t *spins,
                                 const struct latmc_potts_chain *ch, struct latmc_rng_name name,
