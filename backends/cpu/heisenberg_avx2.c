@@ -33,6 +33,7 @@ struct heis_pass {
     bool heatbath;
     const struct latmc_philox_x4_keys *keys;
     struct latmc_rng_name name; /* the step's draws in this replica's stream (sub 0) */
+    uint32_t c3_phi;            /* counter word 3 of its sub 1 (the azimuth) */
     int64_t n; /* L_x / 2: sites of one colour per row */
 };
 
@@ -176,8 +177,7 @@ static inline __attribute__((always_inline)) void heatbath_uniforms(const struct
         const uint64_t b1 = (uint64_t)(j0[k + 1] + p->s->j_origin) / 4;
         const latmc_philox_ctr x0 = latmc_rng_name_counter(p->name, b0);
         const latmc_philox_ctr x1 = latmc_rng_name_counter(p->name, b1);
-        const long long w3 = (long long)x0.v[3];
-        const long long w3_phi = (long long)latmc_rng_name_sub(p->name, 1).c3;
+        const long long w3 = (long long)x0.v[3], w3_phi = (long long)p->c3_phi;
         __m256i c0 = _mm256_setr_epi64x((long long)x0.v[0], (long long)x0.v[0],
                                         (long long)x1.v[0], (long long)x1.v[0]);
         __m256i c1 = _mm256_setr_epi64x((long long)x0.v[1], (long long)x0.v[1],
@@ -411,6 +411,7 @@ static void passes_setup(struct heis_pass p[2], const struct latmc_lattice *g,
             .heatbath = heatbath,
             .keys = keys,
             .name = latmc_rng_name_replica(name, (uint32_t)r),
+            .c3_phi = latmc_rng_name_sub(latmc_rng_name_replica(name, (uint32_t)r), 1).c3,
             .n = g->lx / 2,
         };
 }

@@ -226,6 +226,12 @@ static void names(void **state)
                             latmc_rng_name_block(0x5eed, n, blocks[3]),
                             latmc_rng_block(0x5eed, blocks[3], sw, stream, phases[p], subs[u]));
                     }
+    /* the hot start's draws: the INIT stream of each replica, sweep 0, phase 0 */
+    for (uint32_t rep = 0; rep < 2; rep++)
+        for (uint32_t sub = 0; sub < 2; sub++)
+            assert_same_block(latmc_rng_init_block(0x5eed, rep, sub, blocks[4]),
+                              latmc_rng_block(0x5eed, blocks[4], 0,
+                                              latmc_rng_stream(LATMC_STREAM_INIT, rep), 0, sub));
     /* a different name gives different words: the test above can fail */
     const struct latmc_rng_name a = latmc_rng_name_of(5, 0, 1, 2);
     assert_true(latmc_rng_name_sub(a, 3).c3 != a.c3);
