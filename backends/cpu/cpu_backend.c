@@ -160,6 +160,13 @@ static int cpu_params_changed(latmc_sim *sim)
     return LATMC_OK;
 }
 
+void cpu_pair_steps(latmc_sim *sim, const struct latmc_step_call *call,
+                    struct latmc_step pair[2])
+{
+    pair[0] = call->step;
+    pair[1] = sim->model->step_of(sim, call->sweep, call->step.index + 1);
+}
+
 /*
  * Steps calls[0 .. n) of the plan in order, in one thread team: every member runs its share
  * of a step (the model's run_step, cpu_omp.h), then waits at one barrier for the others
@@ -169,13 +176,6 @@ static int cpu_params_changed(latmc_sim *sim)
  * steps has nothing to copy (lib/plan.c gives a list only then). Counts are integers,
  * added in any order.
  */
-void cpu_pair_steps(latmc_sim *sim, const struct latmc_step_call *call,
-                    struct latmc_step pair[2])
-{
-    pair[0] = call->step;
-    pair[1] = sim->model->step_of(sim, call->sweep, call->step.index + 1);
-}
-
 static int cpu_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
                          uint64_t *accepted, uint64_t *attempted)
 {
