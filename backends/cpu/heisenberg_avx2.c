@@ -32,8 +32,8 @@ struct heis_pass {
     double beta, h;
     bool heatbath;
     const struct latmc_philox_x4_keys *keys;
-    uint64_t sweep;
-    uint32_t stream;
+    struct latmc_rng_name name; /* the step's draws in this replica's stream (sub 0) */
+    uint32_t c3_phi;            /* counter word 3 of its sub 1 (the azimuth) */
     int64_t n; /* L_x / 2: sites of one colour per row */
 };
 
@@ -175,17 +175,15 @@ static inline __attribute__((always_inline)) void heatbath_uniforms(const struct
         /* named by the global numbers (a slab: j_origin, heisenberg_dsp.h) */
         const uint64_t b0 = (uint64_t)(j0[k] + p->s->j_origin) / 4;
         const uint64_t b1 = (uint64_t)(j0[k + 1] + p->s->j_origin) / 4;
-        const latmc_philox_ctr x0 = latmc_rng_counter(b0, p->sweep, p->stream,
-                                                      (uint32_t)p->colour, 0);
-        const latmc_philox_ctr x1 = latmc_rng_counter(b1, p->sweep, p->stream,
-                                                      (uint32_t)p->colour, 0);
-        const long long w3 = (long long)x0.v[3]; /* sub 1: w3 + 1 */
+        const latmc_philox_ctr x0 = latmc_rng_name_counter(p->name, b0);
+        const latmc_philox_ctr x1 = latmc_rng_name_counter(p->name, b1);
+        const long long w3 = (long long)x0.v[3], w3_phi = (long long)p->c3_phi;
         __m256i c0 = _mm256_setr_epi64x((long long)x0.v[0], (long long)x0.v[0],
                                         (long long)x1.v[0], (long long)x1.v[0]);
         __m256i c1 = _mm256_setr_epi64x((long long)x0.v[1], (long long)x0.v[1],
                                         (long long)x1.v[1], (long long)x1.v[1]);
         __m256i c2 = _mm256_set1_epi64x((long long)x0.v[2]);
-        __m256i c3 = _mm256_setr_epi64x(w3, w3 + 1, w3, w3 + 1);
+        __m256i c3 = _mm256_setr_epi64x(w3, w3_phi, w3, w3_phi);
         latmc_philox_x4(p->keys, &c0, &c1, &c2, &c3);
         __m256i o01, o23;
         latmc_philox_x4_pack(c0, c1, c2, c3, &o01, &o23);
@@ -377,7 +375,7 @@ static inline void update_group_range(const struct heis_pass *p, int64_t grp, in
 /* ---------------------------------------------------------------------------------- */
 
 /*
- * One step of the plan on boxes for every replica (cpu_heisenberg_step_boxes): the
+ * One step of the plan on boxes for every replica (cpu_heisenberg_step_boxes_at): the
  * colour's sites of each box, by rows (L_x / 2 a multiple of 4) or by the groups of the
  * flat numbering that meet the box's numbers (a group across two boxes is visited by both,
  * each updating its own sites). The replicas' rows (groups) are updated one after the
@@ -400,7 +398,7 @@ static inline void box_item(const struct heis_pass *p, int replicas, bool by_row
 static void passes_setup(struct heis_pass p[2], const struct latmc_lattice *g,
                          struct cpu_heisenberg_soa *s, int replicas,
                          const struct latmc_heisenberg_params *prm, bool heatbath, int colour,
-                         const struct latmc_philox_x4_keys *keys, uint64_t sweep)
+                         const struct latmc_philox_x4_keys *keys, struct latmc_rng_name name)
 {
     for (int r = 0; r < replicas; r++)
         p[r] = (struct heis_pass){
@@ -412,24 +410,24 @@ static void passes_setup(struct heis_pass p[2], const struct latmc_lattice *g,
             .h = prm->h,
             .heatbath = heatbath,
             .keys = keys,
-            .sweep = sweep,
-            .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)r),
+            .name = latmc_rng_name_replica(name, (uint32_t)r),
+            .c3_phi = latmc_rng_name_sub(latmc_rng_name_replica(name, (uint32_t)r), 1).c3,
             .n = g->lx / 2,
         };
 }
 
 static uint64_t step_boxes_avx2(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
                                 int replicas, const struct latmc_heisenberg_params *prm,
-                                bool heatbath, int colour, uint64_t seed, uint64_t sweep,
-                                const struct latmc_box *boxes, int n_boxes,
-                                const struct cpu_team *team)
+                                bool heatbath, int colour, uint64_t seed,
+                                struct latmc_rng_name name, const struct latmc_box *boxes,
+                                int n_boxes, const struct cpu_team *team)
 {
     struct latmc_philox_x4_keys keys;
     latmc_philox_x4_keys_init(&keys, seed);
     const bool by_rows = (g->lx / 2) % 4 == 0;
     const int64_t n = g->lx / 2, rpp = cpu_heisenberg_rows_per_plane(g), per_group = 4 * HEIS_V;
     struct heis_pass p[2];
-    passes_setup(p, g, s, replicas, prm, heatbath, colour, &keys, sweep);
+    passes_setup(p, g, s, replicas, prm, heatbath, colour, &keys, name);
     uint64_t updates = 0;
     for (int i = 0; i < n_boxes; i++)
         updates += (uint64_t)(boxes[i].extent[boxes[i].axis] * rpp * n);
@@ -545,7 +543,8 @@ static void band_piece(const struct latmc_box *boxes, int i, int64_t before, int
 static uint64_t pair_boxes_avx2(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
                                 int replicas, const struct latmc_heisenberg_params *prm,
                                 bool heatbath, int colour, int part, uint64_t seed,
-                                uint64_t sweep, const struct latmc_box *boxes, int n_boxes,
+                                const struct latmc_rng_name names[2],
+                                const struct latmc_box *boxes, int n_boxes,
                                 const struct cpu_team *team)
 {
     struct latmc_philox_x4_keys keys;
@@ -553,8 +552,8 @@ static uint64_t pair_boxes_avx2(const struct latmc_lattice *g, struct cpu_heisen
     struct heis_pair w;
     w.replicas = replicas;
     w.rpp = cpu_heisenberg_rows_per_plane(g);
-    passes_setup(w.first, g, s, replicas, prm, heatbath, colour, &keys, sweep);
-    passes_setup(w.second, g, s, replicas, prm, heatbath, 1 - colour, &keys, sweep);
+    passes_setup(w.first, g, s, replicas, prm, heatbath, colour, &keys, names[0]);
+    passes_setup(w.second, g, s, replicas, prm, heatbath, 1 - colour, &keys, names[1]);
     const int64_t half_plane = w.rpp * (g->lx / 2);
     const uint64_t per_plane = heatbath ? (uint64_t)(half_plane * replicas) : 0;
     if (part == LATMC_STEP_PAIR_BORDER) { /* every box has at least 2 planes */

@@ -53,18 +53,20 @@ struct cpu_heisenberg_dsp {
     const char *level;         /* "c", "avx2" */
     bool soa;                  /* the state lives in a struct cpu_heisenberg_soa */
     /* One step of the plan on boxes for every replica in the SoA layout; as
-     * cpu_heisenberg_step_boxes. */
+     * cpu_heisenberg_step_boxes_at. */
     uint64_t (*step_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
                          int replicas, const struct latmc_heisenberg_params *p, bool heatbath,
-                         int colour, uint64_t seed, uint64_t sweep,
+                         int colour, uint64_t seed, struct latmc_rng_name name,
                          const struct latmc_box *boxes, int n_boxes,
                          const struct cpu_team *team);
     /* Optional (NULL: WHOLE steps only): a PAIR part (lib/box.h) of steps colour and
-     * 1 - colour of one pass on boxes in the SoA layout, L_x / 2 a multiple of 4; the
-     * part's heat-bath updates (all members'), as step_soa. */
+     * 1 - colour of one pass on boxes in the SoA layout, L_x / 2 a multiple of 4, names[0]
+     * and names[1] the two steps' draws; the part's heat-bath updates (all members'), as
+     * step_soa. */
     uint64_t (*pair_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
                          int replicas, const struct latmc_heisenberg_params *p, bool heatbath,
-                         int colour, int part, uint64_t seed, uint64_t sweep,
+                         int colour, int part, uint64_t seed,
+                         const struct latmc_rng_name names[2],
                          const struct latmc_box *boxes, int n_boxes,
                          const struct cpu_team *team);
 };

@@ -183,19 +183,23 @@ static void heisenberg_run_step(latmc_sim *sim, struct cpu_state *st,
     const bool heatbath = call->step.kind == LATMC_STEP_COLOUR;
     const int colour = call->step.colour;
     uint64_t updates;
-    if (call->part != LATMC_STEP_WHOLE) /* a pair's part: heisenberg_step_caps */
+    if (call->part != LATMC_STEP_WHOLE) { /* a pair's part: heisenberg_step_caps */
+        struct latmc_step pair[2];
+        cpu_pair_steps(sim, call, pair);
+        const struct latmc_rng_name names[2] = { pair[0].rng, pair[1].rng };
         updates = w->dsp.pair_soa(&st->lattice, &w->soa, hs->replicas, sim->model_data, heatbath,
-                                  colour, call->part, sim->desc.seed, call->sweep, call->boxes,
+                                  colour, call->part, sim->desc.seed, names, call->boxes,
                                   call->n_boxes, team);
-    else if (w->dsp.soa)
+    } else if (w->dsp.soa) {
         updates = w->dsp.step_soa(&st->lattice, &w->soa, hs->replicas, sim->model_data, heatbath,
-                                  colour, sim->desc.seed, call->sweep, call->boxes, call->n_boxes,
-                                  team);
-    else
+                                  colour, sim->desc.seed, call->step.rng, call->boxes,
+                                  call->n_boxes, team);
+    } else {
         updates = cpu_heisenberg_step_boxes_at(&st->lattice, hs->spins, hs->replicas,
                                                hs->couplings, sim->model_data, heatbath, colour,
-                                               sim->desc.seed, call->sweep, call->boxes,
+                                               sim->desc.seed, call->step.rng, call->boxes,
                                                call->n_boxes, slab_j_origin(st), team);
+    }
     if (team->id == 0) { /* the step's count, not a member's share */
         *accepted += updates;
         *attempted += updates;

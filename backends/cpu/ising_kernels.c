@@ -211,23 +211,26 @@ static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
             if (st->slab.on) /* a local box: its global planes name the draws */
                 *accepted += cpu_ising_colour_range_slab(
                     &st->global, &st->lattice, st->slab.origin, is->natural, is->eps,
-                    sim->model_data, sim->desc.algorithm, sim->desc.seed, call->sweep,
+                    sim->model_data, sim->desc.algorithm, sim->desc.seed, call->step.rng,
                     call->step.colour, (p0 + st->slab.origin) * half_plane,
                     (p1 + st->slab.origin) * half_plane, team);
             else
                 *accepted += cpu_ising_colour_range(&st->lattice, is->natural, is->eps,
                                                     sim->model_data, sim->desc.algorithm,
-                                                    sim->desc.seed, call->sweep, call->step.colour,
-                                                    p0 * half_plane, p1 * half_plane, team);
+                                                    sim->desc.seed, call->step.rng,
+                                                    call->step.colour, p0 * half_plane,
+                                                    p1 * half_plane, team);
         }
         if (team->id == 0)
             *attempted += (uint64_t)(planes * half_plane);
         return;
     }
+    struct latmc_step pair[2];
+    cpu_pair_steps(sim, call, pair);
     if (call->part != LATMC_STEP_PAIR_BORDER) {
         const bool whole = call->part == LATMC_STEP_PAIR_WHOLE;
         *accepted += cpu_ising_split_boxes_interior(&is->split, &is->dsp, &is->dec,
-                                                    sim->desc.seed, call->sweep, call->boxes,
+                                                    sim->desc.seed, pair, call->boxes,
                                                     call->n_boxes, whole, team);
         /* colour 0 on every plane, colour 1 on all (whole) or all but two planes per box */
         if (team->id == 0)
@@ -235,7 +238,7 @@ static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
                                      half_plane);
     } else {
         *accepted += cpu_ising_split_boxes_border(&is->split, &is->dsp, &is->dec,
-                                                  sim->desc.seed, call->sweep, call->boxes,
+                                                  sim->desc.seed, pair, call->boxes,
                                                   call->n_boxes, team);
         if (team->id == 0)
             *attempted += (uint64_t)(2 * call->n_boxes * half_plane);
@@ -307,9 +310,11 @@ static void ising_run_pair_own_boxes(latmc_sim *sim, struct cpu_state *states,
     int64_t planes = 0;
     for (int i = 0; i < call->n_boxes; i++)
         planes += call->boxes[i].extent[call->boxes[i].axis];
+    struct latmc_step pair[2];
+    cpu_pair_steps(sim, call, pair);
     *accepted += cpu_ising_split_own_boxes(box_split, states, &is->dsp, &is->dec,
-                                           sim->desc.seed, call->sweep, call->boxes,
-                                           call->n_boxes, team);
+                                           sim->desc.seed, pair, call->boxes, call->n_boxes,
+                                           team);
     if (team->id == 0)
         *attempted += (uint64_t)(2 * planes * half_plane);
 }

@@ -16,7 +16,7 @@ struct PHI4_FN(phi4_avx2_pass) {
     const struct PHI4_FN(latmc_phi4_coef) *k;
     uint32_t nhit;
     const struct latmc_philox_x4_keys *keys;
-    uint64_t rng_sweep;
+    struct latmc_rng_name name; /* the step's draws (hit 0, draw 0), lib/step.h */
     int64_t n;  /* L_x / ncolours: values per sub-row */
     int r_wrap; /* the sub-row's change (mod ncolours) from row (L_y - 1, z) to (0, z + 1) */
 };
@@ -350,8 +350,8 @@ static inline void PHI4_FN(phi4_avx2_load)(const struct PHI4_FN(phi4_avx2_pass) 
     /* named by the global numbers (a slab: j_origin, a multiple of 64, phi4_lattice.h) */
     const uint64_t b0 = 2 * (uint64_t)grp + (uint64_t)(p->g->j_origin / 4), b1 = b0 + 1;
     /* words 0..2 of both blocks (rng_streams.h); word 3 comes per hit */
-    const latmc_philox_ctr x0 = latmc_rng_counter(b0, p->rng_sweep, 0, 0, 0);
-    const latmc_philox_ctr x1 = latmc_rng_counter(b1, p->rng_sweep, 0, 0, 0);
+    const latmc_philox_ctr x0 = latmc_rng_name_counter(p->name, b0);
+    const latmc_philox_ctr x1 = latmc_rng_name_counter(p->name, b1);
     const __m256i w0 = _mm256_setr_epi64x((long long)x0.v[0], (long long)x0.v[0],
                                           (long long)x1.v[0], (long long)x1.v[0]);
     const __m256i w1 = _mm256_setr_epi64x((long long)x0.v[1], (long long)x0.v[1],
@@ -443,7 +443,6 @@ static uint64_t PHI4_FN(phi4_avx2_block)(const struct PHI4_FN(phi4_avx2_pass) *p
     PHI4_FN(phi4_avx2_prefetch_next)(p, cur);
     const __m256i draw = _mm256_setr_epi64x(LATMC_PHI4_DRAW_ETA, LATMC_PHI4_DRAW_ACCEPT,
                                             LATMC_PHI4_DRAW_ETA, LATMC_PHI4_DRAW_ACCEPT);
-    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
     const V eps = PHI4_FN(set1)(k->epsilon), site = PHI4_FN(set1)(k->site);
     const V quartic = PHI4_FN(set1)(k->quartic);
     __m256i r_eta[H][G], r_u[H][G];
@@ -453,9 +452,9 @@ static uint64_t PHI4_FN(phi4_avx2_block)(const struct PHI4_FN(phi4_avx2_pass) *p
         const int nh = p->nhit - h0 < (uint32_t)H ? (int)(p->nhit - h0) : H;
         for (int hh = 0; hh < nh; hh++) {
             const uint32_t hit = h0 + (uint32_t)hh;
-            /* word 3 of (hit, draw 0) (latmc_rng_counter); the draw is added per lane */
-            const uint32_t w3h = latmc_rng_counter(0, 0, stream, latmc_phi4_rng_phase(colour, hit),
-                                                   latmc_phi4_rng_sub(hit, 0)).v[3];
+            /* word 3 of (hit, draw 0) of the step's name; the draw is added per lane */
+            const uint32_t w3h = latmc_rng_name_at(p->name, latmc_phi4_rng_phase(colour, hit),
+                                                   latmc_phi4_rng_sub(hit, 0)).c3;
             const __m256i w3 = _mm256_add_epi64(_mm256_set1_epi64x((long long)w3h), draw);
             for (int gi = 0; gi < G; gi += LATMC_PHILOX_X4_NSETS) {
                 const struct latmc_philox_x4_pre *pre[LATMC_PHILOX_X4_NSETS];
@@ -493,12 +492,12 @@ static uint64_t PHI4_FN(phi4_avx2_block)(const struct PHI4_FN(phi4_avx2_pass) *p
     return accepted;
 }
 
-/* What every group of a pass needs, for the pass named rng_sweep. */
+/* What every group of a pass needs, for the step named `name`. */
 static void PHI4_FN(phi4_avx2_pass_init)(struct PHI4_FN(phi4_avx2_pass) *p,
                                          const struct phi4_geom *g, PHI4_R *phi,
                                          const struct latmc_phi4_tables *t,
                                          const struct latmc_philox_x4_keys *keys,
-                                         uint64_t rng_sweep)
+                                         struct latmc_rng_name name)
 {
     const int ncolours = g->colouring.ncolours;
     p->g = g;
@@ -506,7 +505,7 @@ static void PHI4_FN(phi4_avx2_pass_init)(struct PHI4_FN(phi4_avx2_pass) *p,
     p->k = &t->PHI4_S;
     p->nhit = t->nhit;
     p->keys = keys;
-    p->rng_sweep = rng_sweep;
+    p->name = name;
     p->n = g->lat.lx / ncolours;
     /* shift (ay y + az z) mod nc grows by az - ay (L_y - 1): the sub-row drops by it */
     p->r_wrap = (int)(((g->colouring.az - g->colouring.ay * (g->lat.ly - 1)) % ncolours +
@@ -536,24 +535,24 @@ static uint64_t PHI4_FN(phi4_avx2_boxes_blocks)(const struct PHI4_FN(phi4_avx2_p
 
 uint64_t PHI4_FN(cpu_phi4_step_avx2)(const struct phi4_geom *g, PHI4_R *phi,
                                      const struct latmc_phi4_tables *t, uint64_t seed,
-                                     uint64_t rng_sweep, int colour,
+                                     struct latmc_rng_name name, int colour,
                                      const struct phi4_range *boxes, int n_boxes,
                                      const struct cpu_team *team);
 
 /*
- * One step of the core's plan (lib/box.h): colour `colour` of the pass named rng_sweep on
+ * One step of the core's plan (lib/box.h): colour `colour` of the step named `name` on
  * the boxes' numbers, the boxes' blocks shared out among the members of the team.
  */
 uint64_t PHI4_FN(cpu_phi4_step_avx2)(const struct phi4_geom *g, PHI4_R *phi,
                                      const struct latmc_phi4_tables *t, uint64_t seed,
-                                     uint64_t rng_sweep, int colour,
+                                     struct latmc_rng_name name, int colour,
                                      const struct phi4_range *boxes, int n_boxes,
                                      const struct cpu_team *team)
 {
     struct latmc_philox_x4_keys keys;
     latmc_philox_x4_keys_init(&keys, seed);
     struct PHI4_FN(phi4_avx2_pass) p;
-    PHI4_FN(phi4_avx2_pass_init)(&p, g, phi, t, &keys, rng_sweep);
+    PHI4_FN(phi4_avx2_pass_init)(&p, g, phi, t, &keys, name);
     const int64_t unit = 8 * PHI4_AVX2_GROUPS;
     int64_t units = 0, u0, u1;
     for (int i = 0; i < n_boxes; i++)
