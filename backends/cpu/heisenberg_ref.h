@@ -70,9 +70,7 @@ static inline void cpu_heisenberg_neighbours(const struct latmc_lattice *g, stru
  * uses the same chunks. */
 int64_t cpu_heisenberg_rows_per_chunk(const struct latmc_lattice *g);
 
-/* Couplings drawn from coupling_seed for desc.couplings (doc/models/heisenberg.md). */
-void cpu_heisenberg_draw_couplings(const struct latmc_lattice *g, float *couplings, int kind,
-                                   uint64_t coupling_seed, int n_threads);
+/* (The couplings, drawn from coupling_seed for desc.couplings: coupling_fill.h.) */
 
 /* Hot start of one replica: independent spins uniform on the sphere. */
 void cpu_heisenberg_hot_start(const struct latmc_lattice *g, float *spins, uint64_t seed,

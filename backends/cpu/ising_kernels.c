@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coupling_draws.h"
+#include "coupling_fill.h"
 #include "cpu_backend.h"
 #include "cpu_features.h"
 #include "cpu_omp.h"
@@ -44,14 +44,17 @@ static int64_t plane_sites(const struct cpu_state *st)
     return st->lattice.lx * (st->lattice.ndim == 3 ? st->lattice.ly : 1);
 }
 
-/* A slab's couplings: each local plane's elements of the global draw. */
-static void slab_draw_couplings(latmc_sim *sim, struct cpu_state *st, int8_t *eps)
+/* The couplings of the lattice, or of a slab's local planes: their elements of the global
+ * draw (coupling_fill.h). */
+static void draw_couplings(latmc_sim *sim, struct cpu_state *st, int8_t *eps)
 {
-    const int64_t n = plane_sites(st) * sim->desc.ndim;
-    for (int64_t l = 0; l < st->slab.planes; l++) {
-        const int64_t g = cpu_slab_global(st, l);
-        latmc_ising_bimodal_range(eps + l * n, g * n, (g + 1) * n, sim->desc.coupling_seed);
-    }
+    const int64_t n = plane_sites(st) * sim->desc.ndim; /* of one plane */
+    if (st->slab.on)
+        cpu_draw_slab_couplings(st, eps, CPU_COUPLINGS_I8_BIMODAL, n, sim->desc.coupling_seed,
+                                sim->n_threads);
+    else
+        cpu_draw_couplings(eps, CPU_COUPLINGS_I8_BIMODAL, 0, st->lattice.nsites * sim->desc.ndim,
+                           sim->desc.coupling_seed, sim->n_threads, st->simd_flags);
 }
 
 static int ising_create(latmc_sim *sim, struct cpu_state *st)
@@ -89,11 +92,8 @@ static int ising_create(latmc_sim *sim, struct cpu_state *st)
         if (!is->eps)
             status = latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of "
                                 "couplings", bytes);
-        else if (st->slab.on)
-            slab_draw_couplings(sim, st, is->eps);
         else
-            cpu_ising_draw_couplings(&st->lattice, is->eps, sim->desc.coupling_seed,
-                                     sim->n_threads);
+            draw_couplings(sim, st, is->eps);
         if (status == LATMC_OK && is->dsp.colour_rows) {
             status = cpu_ising_split_alloc_bonds(&is->split);
             if (status == LATMC_OK)

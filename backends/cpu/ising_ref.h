@@ -13,10 +13,9 @@ void cpu_ising_hot_start(const struct latmc_lattice *g, int8_t *spins, uint64_t 
 struct latmc_ising_sums cpu_ising_measure(const struct latmc_lattice *g, const int8_t *spins,
                                           int n_threads);
 
-/* Random +-1 couplings (desc.couplings = BIMODAL): eps[ndim i + mu] couples site i with
- * i + e_mu (the layout of latmc_sim_get_couplings), one int8 +-1 each. */
-void cpu_ising_draw_couplings(const struct latmc_lattice *g, int8_t *eps, uint64_t coupling_seed,
-                              int n_threads);
+/* (Random +-1 couplings, desc.couplings = BIMODAL: eps[ndim i + mu] couples site i with
+ * i + e_mu, the layout of latmc_sim_get_couplings, one int8 +-1 each; drawn by
+ * coupling_fill.h.) */
 /*
  * Colour `colour` on its checkerboard numbers [j0, j1) only, each with its own draw (lane
  * j mod 4 of block j / 4 of the step's draws `name`, struct latmc_step's rng): one step

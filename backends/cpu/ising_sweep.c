@@ -10,7 +10,6 @@
  */
 #include "ising_ref.h"
 #include "cpu_omp.h"
-#include "coupling_draws.h" /* the +-J couplings, drawn as the Heisenberg model's */
 #include "ising_rules.h" /* the per-block update and hot start, shared with every backend */
 
 /* Block b of a colour: the uniform rule, or the +-J rule when eps is not NULL. */
@@ -50,21 +49,6 @@ uint64_t cpu_ising_colour_range(const struct latmc_lattice *g, int8_t *spins, co
     for (int64_t b = share.whole_begin; b < share.whole_end; b++)
         changed += update_block(g, spins, eps, t, algorithm, seed, name, colour, b);
     return changed;
-}
-
-void cpu_ising_draw_couplings(const struct latmc_lattice *g, int8_t *eps, uint64_t coupling_seed,
-                              int n_threads)
-{
-    const int64_t n = g->nsites * g->ndim;
-    const int64_t nblocks = (n + 3) / 4;
-    if (!cpu_use_threads(n_threads, n)) {
-        for (int64_t b = 0; b < nblocks; b++)
-            latmc_ising_bimodal_block(eps, n, coupling_seed, b);
-        return;
-    }
-    LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
-    for (int64_t b = 0; b < nblocks; b++)
-        latmc_ising_bimodal_block(eps, n, coupling_seed, b);
 }
 
 void cpu_ising_hot_start(const struct latmc_lattice *g, int8_t *spins, uint64_t seed,

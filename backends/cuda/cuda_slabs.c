@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coupling_draws.h"
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_ising.h"
@@ -137,9 +136,10 @@ static int draw_couplings(const latmc_sim *sim, struct cuda_slabs *ss)
     if (!(ss->eps_host = malloc(n)))
         return cuda_core->fail(LATMC_ENOMEM, "CUDA Ising: cannot allocate %zu bytes of host "
                                "memory for the couplings", n);
-    for (int64_t b = 0; b < (int64_t)((n + 3) / 4); b++)
-        latmc_ising_bimodal_block(ss->eps_host, (int64_t)n, sim->desc.coupling_seed, b);
-    return pack_slab_couplings(sim, ss);
+    const int st = cuda_core->draw_couplings(ss->eps_host, 0, LATMC_COUPLINGS_BIMODAL, 0,
+                                             (int64_t)n, sim->desc.coupling_seed,
+                                             sim->desc.n_threads);
+    return st < 0 ? st : pack_slab_couplings(sim, ss);
 }
 
 int cuda_slabs_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *buf)

@@ -32,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coupling_draws.h"
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_slab_exec.h"
@@ -118,9 +117,10 @@ static int draw_couplings(const latmc_sim *sim, struct cuda_byte_slabs *ps)
     if (!(ps->eps_host = malloc(n)))
         return cuda_core->fail(LATMC_ENOMEM, "CUDA Ising: cannot allocate %zu bytes of host "
                                "memory for the couplings", n);
-    for (int64_t b = 0; b < (int64_t)((n + 3) / 4); b++)
-        latmc_ising_bimodal_block(ps->eps_host, (int64_t)n, sim->desc.coupling_seed, b);
-    return upload_planes(ps, ps->eps_host, (size_t)sim->desc.ndim, true);
+    const int st = cuda_core->draw_couplings(ps->eps_host, 0, LATMC_COUPLINGS_BIMODAL, 0,
+                                             (int64_t)n, sim->desc.coupling_seed,
+                                             sim->desc.n_threads);
+    return st < 0 ? st : upload_planes(ps, ps->eps_host, (size_t)sim->desc.ndim, true);
 }
 
 int cuda_byte_slabs_get_couplings(const latmc_sim *sim, struct cuda_byte_slabs *ps,

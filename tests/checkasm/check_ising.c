@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "checkasm.h"
+#include "coupling_fill.h"
 #include "cpu_features.h"
 #include "cpu_omp.h"
 #include "decision.h"
@@ -239,7 +240,7 @@ static int run_case(const struct checkasm_level *lv, const struct cpu_ising_dsp 
     }
     int ok = 1;
     if (c->pmj) {
-        cpu_ising_draw_couplings(&g, eps, checkasm_rand(), 1);
+        cpu_draw_couplings(eps, CPU_COUPLINGS_I8_BIMODAL, 0, g.nsites * g.ndim, checkasm_rand(), 1, 0);
         if (cpu_ising_split_alloc_bonds(&s) != 0) {
             checkasm_fail(func, lv->name, "out of memory");
             ok = 0;
