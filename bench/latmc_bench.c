@@ -10,7 +10,7 @@
  *               [--parts K] [--sweeps N] [--repeat R]
  *               [--compare-device cpu|cuda] [--compare-threads T] [--compare-simd LEVEL]
  *               [--compare-parts K] [--devices N] [--compare-devices N]
- *               [--compare-env VAR=VALUE]... [--timed call|sweeps]
+ *               [--compare-env VAR=VALUE]... [--timed call|sweeps|create]
  *
  * Updates per sweep, the field's conventions: Ising and Potts one per site; phi^4 one per
  * hit, sites x nloc x nhit (the phi^4 seed paper's eq. 10: time per hit); Heisenberg one
@@ -21,7 +21,9 @@
  * returns when the device is done) and the measurement are also timed apart: each line
  * gives the sweeps' rate alone and the measurement's median time, and --timed sweeps makes
  * the sweeps alone the reported rate and the ratio (the default, call, keeps the whole
- * call: sweeps and one measurement, the figures of earlier runs).
+ * call: sweeps and one measurement, the figures of earlier runs). --timed create times
+ * latmc_sim_create alone (allocation, the couplings drawn, a device's copies), R times
+ * alternating A and B, one sim alive at a time, and reports the median in ms.
  *
  * --parts K is desc.n_parts: the sim runs as K slabs along its last axis (the same chain;
  * doc/architecture.md), to measure what the boxes cost. --devices N is desc.n_devices: the
@@ -278,6 +280,49 @@ static double median_of(const double *v, int n, double *sorted)
     return sorted[n / 2];
 }
 
+/* --timed create: R creations of each configuration, alternating, each destroyed before the
+ * next (a lattice that fills the memory fits once); medians in ms. */
+static int time_creation(latmc_ctx *ctx, struct config *c, int n, int repeat)
+{
+    for (int r = -1; r < repeat; r++) /* r = -1: the warm-up (first touch of the library) */
+        for (int k = 0; k < n; k++) {
+            char saved[MAX_SETTINGS][256];
+            int had[MAX_SETTINGS];
+            apply_env(&c[k], saved, had);
+            const double t0 = now();
+            const int st = latmc_sim_create(ctx, &c[k].desc, &c[k].sim);
+            const double t1 = now();
+            restore_env(&c[k], saved, had);
+            if (st != LATMC_OK) {
+                fprintf(stderr, "latmc-bench: %s: %s\n", latmc_strerror(st), latmc_last_error());
+                return st;
+            }
+            if (r >= 0)
+                c[k].ns[r] = (t1 - t0) * 1e3;
+            c[k].unit = latmc_sim_backend_name(c[k].sim); /* a static string */
+            latmc_sim_destroy(&c[k].sim);
+        }
+    static const char *const kinds[] = { "uniform", "gaussian", "bimodal" };
+    double sorted[MAX_REPEAT], med[2];
+    for (int k = 0; k < n; k++) {
+        const latmc_sim_desc *d = &c[k].desc;
+        const char *model = "?";
+        for (int i = 0; model_names[i]; i++)
+            if (model_keys[i] == d->model)
+                model = model_names[i];
+        med[k] = median_of(c[k].ns, repeat, sorted);
+        printf("%c: %s, %s, %lldx%lldx%lld, %s couplings, %d thread(s) asked: creation "
+               "%.1f ms (median of %d; min %.1f, max %.1f)\n", "AB"[k], c[k].unit, model,
+               (long long)d->extent[0], (long long)d->extent[1],
+               (long long)(d->ndim == 3 ? d->extent[2] : 1),
+               d->couplings >= 0 && d->couplings < 3 ? kinds[d->couplings] : "?", d->n_threads,
+               med[k], repeat, sorted[0], sorted[repeat - 1]);
+    }
+    if (n == 2)
+        printf("ratio A/B (creation time): %.3f\n", med[0] / med[1]);
+    return LATMC_OK;
+}
+
 static void report(struct config *c, int repeat, const char *label, int sweeps_only,
                    double *median)
 {
@@ -327,7 +372,7 @@ static void usage(void)
            "         [--env VAR=VALUE]... [--parts K] [--sweeps N] [--repeat R]\n"
            "         [--compare-device cpu|cuda] [--compare-threads T] [--compare-simd LEVEL]\n"
            "         [--compare-parts K] [--devices N] [--compare-devices N]\n"
-           "         [--compare-env VAR=VALUE]... [--timed call|sweeps]\n");
+           "         [--compare-env VAR=VALUE]... [--timed call|sweeps|create]\n");
 }
 
 int main(int argc, char **argv)
@@ -346,8 +391,8 @@ int main(int argc, char **argv)
     int extents_given = 0;
     double beta = 0.6666666666666666; /* T = 1.5, the usual benchmark point */
     int compare_device = 0, compare_threads = -1, compare_parts = -1, compare_devices = -1;
-    int sweeps_only = 0; /* --timed sweeps */
-    static const char *const timed_names[] = { "call", "sweeps", NULL };
+    int timed = 0; /* --timed: call, sweeps, create */
+    static const char *const timed_names[] = { "call", "sweeps", "create", NULL };
     struct setting params[MAX_SETTINGS];
     int nparams = 0;
     static const char *const precisions[] = { "float", "double", NULL };
@@ -426,7 +471,7 @@ int main(int argc, char **argv)
             break;
         case O_CSIMD: snprintf(simd_b, sizeof simd_b, "LATMC_CPU_MASK=%.60s", optarg); break;
         case O_CENV: parse_setting(optarg, b.env, &b.nenv, "--compare-env"); break;
-        case O_TIMED: sweeps_only = pick(optarg, timed_names, "--timed") == 1; break;
+        case O_TIMED: timed = pick(optarg, timed_names, "--timed"); break;
         case 'h': usage(); return 0;
         default:
             if (o >= O_ALIAS && o < O_ALIAS + 9) {
@@ -469,7 +514,16 @@ int main(int argc, char **argv)
     if (compare_devices >= 0)
         b.desc.n_devices = compare_devices;
 
+    const int sweeps_only = timed == 1;
     latmc_ctx *ctx = NULL;
+    if (timed == 2) {
+        struct config both[2] = { a, b };
+        const int st = latmc_ctx_create(&ctx) == LATMC_OK
+                           ? time_creation(ctx, both, compare ? 2 : 1, (int)repeat)
+                           : LATMC_ENOMEM;
+        latmc_ctx_destroy(&ctx);
+        return st == LATMC_OK ? 0 : 1;
+    }
     if (latmc_ctx_create(&ctx) != LATMC_OK || setup(ctx, &a, beta, params, nparams) != LATMC_OK ||
         (compare && setup(ctx, &b, beta, params, nparams) != LATMC_OK)) {
         /* nothing leaks on the way out (ASan's leak check runs on this path in the tests) */

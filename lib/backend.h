@@ -167,6 +167,18 @@ extern const struct latmc_module latmc_cpu_module;
 const char *latmc_cpu_module_status(void);
 
 /*
+ * The couplings [e0, e1) of desc.couplings `kind` from coupling_seed (coupling e = ndim i +
+ * mu; lib/coupling_draws.h and heisenberg_rules.h define them) into out[e - e0]: float, or
+ * (as_float 0, BIMODAL only) int8 +-1, the Ising layout. On up to n_threads threads (0: the
+ * runtime default; one thread where the system refuses a team) at the CPU's SIMD level:
+ * the values are the same whatever the threads and the level. Built in by the CPU backend;
+ * modules reach it through their core services (module_abi.h). LATMC_OK, or LATMC_EINVAL
+ * for a request that names nothing.
+ */
+int latmc_cpu_draw_couplings(void *out, int as_float, int kind, int64_t e0, int64_t e1,
+                             uint64_t coupling_seed, int n_threads);
+
+/*
  * Pick the backend for desc->device / desc->device_index. AUTO falls back to the CPU and
  * logs why; an explicit request that cannot be met fails (never a silent CPU run).
  */

@@ -247,6 +247,23 @@ static int check_envelope(const unsigned char *p, size_t size, uint32_t *version
     return LATMC_OK;
 }
 
+/* Stores parameter k read from a checkpoint where the model has it, after the bounds check
+ * that latmc_sim_set_param makes; `where` names the block in the message. */
+static int ckpt_take_param(const struct latmc_model_def *model, int k, double v,
+                           struct ckpt_state *st, const char *where)
+{
+    if (!(model->params & (1u << k)))
+        return LATMC_OK;
+    if (latmc_param_check(k, v) != LATMC_OK) {
+        char why[LATMC_ERRMSG_SIZE]; /* latmc_fail writes the buffer it would read */
+        snprintf(why, sizeof why, "%s", latmc_thread_error());
+        return latmc_fail(LATMC_ECORRUPT, "checkpoint: a parameter value%s is out of range "
+                          "(%s)", where, why);
+    }
+    st->param[k] = v;
+    return LATMC_OK;
+}
+
 int ckpt_parse_head(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t nsites,
                     struct ckpt_state *st)
 {
@@ -255,16 +272,9 @@ int ckpt_parse_head(struct ckpt_reader *r, const latmc_sim_desc *d, int64_t nsit
         return ckpt_corrupt("unexpected number of parameters");
     latmc_param_defaults(st->param);
     for (int k = 1; k <= CKPT_PARAMS; k++) {
-        double v = ckpt_get_f64(r);
-        if (!(model->params & (1u << k)))
-            continue;
-        if (latmc_param_check(k, v) != LATMC_OK) {
-            char why[LATMC_ERRMSG_SIZE]; /* latmc_fail writes the buffer it would read */
-            snprintf(why, sizeof why, "%s", latmc_thread_error());
-            return latmc_fail(LATMC_ECORRUPT, "checkpoint: a parameter value is out of range "
-                              "(%s)", why);
-        }
-        st->param[k] = v;
+        const int rc = ckpt_take_param(model, k, ckpt_get_f64(r), st, "");
+        if (rc != LATMC_OK)
+            return rc;
     }
     st->sweeps = ckpt_get_u64(r);
     st->accepted = ckpt_get_u64(r);
@@ -307,15 +317,9 @@ int ckpt_parse_chain_block(struct ckpt_reader *r, const latmc_sim_desc *d,
         const double v = ckpt_get_f64(r);
         if (r->truncated)
             return ckpt_corrupt("truncated");
-        if (!(model->params & (1u << k)))
-            continue;
-        if (latmc_param_check(k, v) != LATMC_OK) {
-            char why[LATMC_ERRMSG_SIZE]; /* latmc_fail writes the buffer it would read */
-            snprintf(why, sizeof why, "%s", latmc_thread_error());
-            return latmc_fail(LATMC_ECORRUPT, "checkpoint: a parameter value of the chain "
-                              "block is out of range (%s)", why);
-        }
-        st->param[k] = v;
+        const int rc = ckpt_take_param(model, k, v, st, " of the chain block");
+        if (rc != LATMC_OK)
+            return rc;
     }
     const uint32_t app = ckpt_get_u32(r);
     if (r->truncated)

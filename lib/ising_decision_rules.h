@@ -21,7 +21,9 @@
 
 #include "bitslice_decision.h"
 #include "ising.h"
+#include "ising_rules.h" /* latmc_ising_rng_name */
 #include "rng_streams.h"
+#include "step.h"
 
 /* Planes per Philox block, and blocks for all 32 planes. */
 #define LATMC_ISING_PLANES_PER_BLOCK 4
@@ -45,32 +47,50 @@ LATMC_HOSTDEV int8_t latmc_ising_decided_spin(int algorithm, int8_t old, int acc
 
 /*
  * The names of a step's planes (lib/step.h's LATMC_STEP_COLOUR_BITSLICED): block = the
- * group, counter words of (sweep, stream, phase) and sub = sub0 + plane / 4. The Ising
- * chain's steps name them (sweep, UPDATE, the colour, 0).
+ * group, the step's draws `name` (its sweep word, stream and phase) with sub = sub0 +
+ * plane / 4, sub0 the step's sub. The Ising chain's steps name them (sweep, UPDATE, the
+ * colour, 0): latmc_ising_rng_name.
  */
 struct latmc_ising_plane_names {
-    uint64_t seed, sweep;
-    uint32_t stream, phase, sub0;
+    uint64_t seed;
+    struct latmc_rng_name name;
+    uint32_t sub0;
 };
+
+/* The names of the planes 4q .. 4q + 3 (sub sub0 + q). */
+LATMC_HOSTDEV struct latmc_rng_name latmc_ising_plane_name(const struct latmc_ising_plane_names *n,
+                                                           int q)
+{
+    return latmc_rng_name_sub(n->name, n->sub0 + (uint32_t)q);
+}
 
 /* Planes 4q .. 4q + 3 of group `group`. */
 LATMC_HOSTDEV latmc_philox_ctr latmc_ising_plane_block(const struct latmc_ising_plane_names *n,
                                                        uint64_t group, int q)
 {
-    return latmc_rng_block(n->seed, group, n->sweep, n->stream, n->phase,
-                           n->sub0 + (uint32_t)q);
+    return latmc_rng_name_block(n->seed, latmc_ising_plane_name(n, q), group);
 }
 
-/* The Ising chain's names of colour `colour` in sweep `sweep`. */
+/* The names of a step (its rng and sub, lib/step.h). */
+LATMC_HOSTDEV struct latmc_ising_plane_names latmc_ising_plane_names_step(
+    uint64_t seed, const struct latmc_step *step)
+{
+    struct latmc_ising_plane_names n;
+    n.seed = seed;
+    n.name = step->rng;
+    n.sub0 = step->sub;
+    return n;
+}
+
+/* The Ising chain's names of colour `colour` in sweep `sweep` (kernels and tests handed no
+ * step). */
 LATMC_HOSTDEV struct latmc_ising_plane_names latmc_ising_plane_names_of(uint64_t seed,
                                                                         uint64_t sweep,
                                                                         int colour)
 {
     struct latmc_ising_plane_names n;
     n.seed = seed;
-    n.sweep = sweep;
-    n.stream = LATMC_STREAM_UPDATE;
-    n.phase = (uint32_t)colour;
+    n.name = latmc_ising_rng_name(sweep, colour);
     n.sub0 = 0;
     return n;
 }

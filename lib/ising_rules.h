@@ -46,20 +46,32 @@ LATMC_HOSTDEV int8_t latmc_ising_new_spin(const struct latmc_ising_tables *t, in
 }
 
 /*
+ * The name of colour `colour`'s draws in sweep `sweep` (UPDATE stream, phase = the colour,
+ * sub 0): what lib/model_ising.c's step_of names its steps, for the kernels that are
+ * handed a sweep and a colour instead of the step (the CUDA launchers).
+ */
+LATMC_HOSTDEV struct latmc_rng_name latmc_ising_rng_name(uint64_t sweep, int colour)
+{
+    return latmc_rng_name_of(sweep, latmc_rng_stream(LATMC_STREAM_UPDATE, 0), (uint32_t)colour,
+                             0);
+}
+
+/*
  * Update lanes [lane0, lane1) of Philox block b of one colour (latmc_ising_update_block:
  * all four): checkerboard numbers 4b + lane0 .. 4b + lane1 - 1 (a box may start or end
- * inside a block), lane j mod 4 of block j / 4 of (UPDATE stream, sweep, phase = colour,
- * sub = 0). Returns how many spins changed.
+ * inside a block), lane j mod 4 of block j / 4 of the step's draws `name`
+ * (latmc_ising_rng_name: UPDATE stream, the sweep, phase = colour, sub = 0). Returns how
+ * many spins changed.
  */
 LATMC_HOSTDEV uint64_t latmc_ising_update_lanes(const struct latmc_lattice *g, int8_t *spins,
                                                 const struct latmc_ising_tables *t,
-                                                int algorithm, uint64_t seed, uint64_t sweep,
-                                                int colour, int64_t b, int lane0, int lane1)
+                                                int algorithm, uint64_t seed,
+                                                struct latmc_rng_name name, int colour, int64_t b,
+                                                int lane0, int lane1)
 {
     const int64_t half = g->nsites / 2;
     const int two_d = 2 * g->ndim;
-    const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, sweep, LATMC_STREAM_UPDATE,
-                                               (uint32_t)colour, 0);
+    const latmc_philox_ctr r = latmc_rng_name_block(seed, name, (uint64_t)b);
     uint64_t changed = 0;
     struct latmc_site s = latmc_checkerboard_site(g, colour, 4 * b + lane0);
     for (int lane = lane0; lane < lane1 && 4 * b + lane < half; lane++) {
@@ -77,10 +89,10 @@ LATMC_HOSTDEV uint64_t latmc_ising_update_lanes(const struct latmc_lattice *g, i
 /* All four lanes of block b (the whole block). */
 LATMC_HOSTDEV uint64_t latmc_ising_update_block(const struct latmc_lattice *g, int8_t *spins,
                                                 const struct latmc_ising_tables *t,
-                                                int algorithm, uint64_t seed, uint64_t sweep,
-                                                int colour, int64_t b)
+                                                int algorithm, uint64_t seed,
+                                                struct latmc_rng_name name, int colour, int64_t b)
 {
-    return latmc_ising_update_lanes(g, spins, t, algorithm, seed, sweep, colour, b, 0, 4);
+    return latmc_ising_update_lanes(g, spins, t, algorithm, seed, name, colour, b, 0, 4);
 }
 
 /* ---- random +-1 couplings (desc.couplings = LATMC_COUPLINGS_BIMODAL) ---- */
@@ -121,13 +133,12 @@ LATMC_HOSTDEV uint64_t latmc_ising_update_lanes_coupled(const struct latmc_latti
                                                         int8_t *spins, const int8_t *eps,
                                                         const struct latmc_ising_tables *t,
                                                         int algorithm, uint64_t seed,
-                                                        uint64_t sweep, int colour, int64_t b,
-                                                        int lane0, int lane1)
+                                                        struct latmc_rng_name name, int colour,
+                                                        int64_t b, int lane0, int lane1)
 {
     const int64_t half = g->nsites / 2;
     const int two_d = 2 * g->ndim;
-    const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, sweep, LATMC_STREAM_UPDATE,
-                                               (uint32_t)colour, 0);
+    const latmc_philox_ctr r = latmc_rng_name_block(seed, name, (uint64_t)b);
     uint64_t changed = 0;
     struct latmc_site s = latmc_checkerboard_site(g, colour, 4 * b + lane0);
     for (int lane = lane0; lane < lane1 && 4 * b + lane < half; lane++) {
@@ -146,9 +157,10 @@ LATMC_HOSTDEV uint64_t latmc_ising_update_block_coupled(const struct latmc_latti
                                                         int8_t *spins, const int8_t *eps,
                                                         const struct latmc_ising_tables *t,
                                                         int algorithm, uint64_t seed,
-                                                        uint64_t sweep, int colour, int64_t b)
+                                                        struct latmc_rng_name name, int colour,
+                                                        int64_t b)
 {
-    return latmc_ising_update_lanes_coupled(g, spins, eps, t, algorithm, seed, sweep, colour,
+    return latmc_ising_update_lanes_coupled(g, spins, eps, t, algorithm, seed, name, colour,
                                             b, 0, 4);
 }
 
@@ -167,12 +179,11 @@ LATMC_HOSTDEV uint64_t latmc_ising_update_lanes_box(const struct latmc_box_geom 
                                                     int8_t *spins, const int8_t *eps,
                                                     const struct latmc_ising_tables *t,
                                                     int algorithm, uint64_t seed,
-                                                    uint64_t sweep, int colour, int64_t b,
-                                                    int lane0, int lane1)
+                                                    struct latmc_rng_name name, int colour,
+                                                    int64_t b, int lane0, int lane1)
 {
     const int two_d = 2 * g->global.ndim;
-    const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, sweep, LATMC_STREAM_UPDATE,
-                                               (uint32_t)colour, 0);
+    const latmc_philox_ctr r = latmc_rng_name_block(seed, name, (uint64_t)b);
     uint64_t changed = 0;
     for (int lane = lane0; lane < lane1; lane++) {
         const struct latmc_site s = latmc_box_checkerboard_site(g, colour, 4 * b + lane);
@@ -189,7 +200,7 @@ LATMC_HOSTDEV uint64_t latmc_ising_update_lanes_box(const struct latmc_box_geom 
 
 LATMC_HOSTDEV void latmc_ising_hot_block(int8_t *spins, int64_t n, uint64_t seed, int64_t b)
 {
-    const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, 0, LATMC_STREAM_INIT, 0, 0);
+    const latmc_philox_ctr r = latmc_rng_init_block(seed, 0, 0, (uint64_t)b);
     for (int lane = 0; lane < 4 && 4 * b + lane < n; lane++)
         spins[4 * b + lane] = (r.v[lane] >> 31) ? (int8_t)-1 : (int8_t)1;
 }

@@ -17,7 +17,8 @@
  * the core asks own_schedule: a core without it would run the wrong steps). */
 /* 4: struct latmc_step_call carries the concrete step (lib/step.h) in place of its index,
  * model_def gains step_of, and ops.sweep is gone (every sweep runs through ops.run_steps). */
-#define LATMC_MODULE_ABI_VERSION 4u
+/* 5: core services gain draw_couplings. */
+#define LATMC_MODULE_ABI_VERSION 5u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */
@@ -27,6 +28,10 @@ struct latmc_core_services {
     int (*fail)(int status, const char *fmt, ...) LATMC_PRINTF(2, 3);
     /* Log through a ctx (silent unless its user installed a callback). */
     void (*log)(latmc_ctx *ctx, int level, const char *fmt, ...) LATMC_PRINTF(3, 4);
+    /* The quenched couplings drawn on the host's threads: latmc_cpu_draw_couplings
+     * (backend.h), so that a module's host copy equals the CPU's without a serial loop. */
+    int (*draw_couplings)(void *out, int as_float, int kind, int64_t e0, int64_t e1,
+                          uint64_t coupling_seed, int n_threads);
 };
 
 /* One device as the module reports it. */

@@ -74,6 +74,7 @@ static const struct latmc_core_services core_services = {
     .size = sizeof(struct latmc_core_services),
     .fail = latmc_fail,
     .log = latmc_log,
+    .draw_couplings = latmc_cpu_draw_couplings,
 };
 
 /* The first missing part of a module description, or NULL when it is complete. */

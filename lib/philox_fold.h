@@ -95,6 +95,15 @@ LATMC_HOSTDEV struct latmc_philox_fold latmc_philox_fold_of(uint64_t seed, uint3
     return latmc_philox_fold_words(seed, c.v[1], c.v[2], c.v[3]);
 }
 
+/* The fold of blocks (block_hi << 32) + c0 of the draws named `n` (a step's, lib/step.h). */
+LATMC_HOSTDEV struct latmc_philox_fold latmc_philox_fold_name(uint64_t seed,
+                                                              struct latmc_rng_name n,
+                                                              uint32_t block_hi)
+{
+    const latmc_philox_ctr c = latmc_rng_name_counter(n, (uint64_t)block_hi << 32);
+    return latmc_philox_fold_words(seed, c.v[1], c.v[2], c.v[3]);
+}
+
 /*
  * The second fold: one block of one sweep word, counter words c0, c1, c2 fixed and word 3
  * varying (phi^4: a site's hits and draws are named by phase and sub, so one block serves

@@ -150,30 +150,51 @@ LATMC_HOSTDEV int latmc_potts_heatbath(const struct latmc_potts_tables *t, int q
 }
 
 /*
- * Update lanes [lane_begin, lane_end) of Philox block b of one colour: within-colour
- * numbers 4b + lane, lane j mod 4 of block j / 4 of (UPDATE stream, sweep, phase = colour,
- * sub = SUB_*); lanes past the colour's last site are skipped. Returns how many sites
- * changed. A block's lanes may be updated by separate calls (a box boundary inside the
- * block): each lane's draws and rule do not depend on the others. n_of: as for
- * latmc_potts_heatbath. A part of the lattice held as memory of its own: the rule on a
- * box, latmc_potts_update_lanes_box below.
+ * The name of colour `colour`'s first draws in sweep `sweep` (UPDATE stream, phase = the
+ * colour, sub SUB_PROPOSE for Metropolis, SUB_HEATBATH for heat bath): what
+ * lib/model_potts.c's step_of names its steps, for the kernels that are handed a sweep and
+ * a colour instead of the step (the CUDA launchers).
  */
-LATMC_HOSTDEV uint64_t latmc_potts_update_lanes(const struct latmc_lattice *g, uint8_t *spins,
-                                                const struct latmc_potts_chain *ch,
-                                                uint64_t sweep, int colour, int64_t b,
-                                                int lane_begin, int lane_end, uint8_t *n_of)
+LATMC_HOSTDEV struct latmc_rng_name latmc_potts_rng_name(uint64_t sweep, int colour,
+                                                         int algorithm)
+{
+    return latmc_rng_name_of(sweep, latmc_rng_stream(LATMC_STREAM_UPDATE, 0), (uint32_t)colour,
+                             algorithm == LATMC_ALGO_METROPOLIS ? LATMC_POTTS_SUB_PROPOSE
+                                                                : LATMC_POTTS_SUB_HEATBATH);
+}
+
+/* The draws of lanes of block b of a step named `name`: r0 (the proposal or the heat-bath
+ * draw, the step's own sub) and, for Metropolis, r1 (the acceptance, sub SUB_ACCEPT). */
+LATMC_HOSTDEV void latmc_potts_draws(const struct latmc_potts_chain *ch,
+                                     struct latmc_rng_name name, int64_t b,
+                                     latmc_philox_ctr *r0, latmc_philox_ctr *r1)
+{
+    *r0 = latmc_rng_name_block(ch->seed, name, (uint64_t)b);
+    if (ch->algorithm == LATMC_ALGO_METROPOLIS)
+        *r1 = latmc_rng_name_block(ch->seed, latmc_rng_name_sub(name, LATMC_POTTS_SUB_ACCEPT),
+                                   (uint64_t)b);
+}
+
+/*
+ * Update lanes [lane_begin, lane_end) of Philox block b of one colour of the step whose
+ * draws are `name` (struct latmc_step's rng, or latmc_potts_rng_name): within-colour
+ * numbers 4b + lane, lane j mod 4 of block j / 4 of the draws r0, r1 of
+ * latmc_potts_draws; lanes past the colour's last site are skipped. Returns how many
+ * sites changed. A block's lanes may be updated by separate calls (a box boundary inside
+ * the block): each lane's draws and rule do not depend on the others. n_of: as for
+ * latmc_potts_heatbath. A part of the lattice held as memory of its own: the rule on a
+ * box, latmc_potts_step_lanes_box below.
+ */
+LATMC_HOSTDEV uint64_t latmc_potts_step_lanes(const struct latmc_lattice *g, uint8_t *spins,
+                                              const struct latmc_potts_chain *ch,
+                                              struct latmc_rng_name name, int colour,
+                                              int64_t b, int lane_begin, int lane_end,
+                                              uint8_t *n_of)
 {
     const int64_t per_colour = g->nsites / ch->colours;
-    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
     const int metropolis = ch->algorithm == LATMC_ALGO_METROPOLIS;
-    const uint64_t draw = (uint64_t)b;
-    const latmc_philox_ctr r0 = latmc_rng_block(ch->seed, draw, sweep, stream, (uint32_t)colour,
-                                                metropolis ? LATMC_POTTS_SUB_PROPOSE
-                                                           : LATMC_POTTS_SUB_HEATBATH);
-    latmc_philox_ctr r1 = { { 0, 0, 0, 0 } };
-    if (metropolis)
-        r1 = latmc_rng_block(ch->seed, draw, sweep, stream, (uint32_t)colour,
-                             LATMC_POTTS_SUB_ACCEPT);
+    latmc_philox_ctr r0, r1 = { { 0, 0, 0, 0 } };
+    latmc_potts_draws(ch, name, b, &r0, &r1);
     uint64_t changed = 0;
     struct latmc_site s = latmc_colour_site(g, ch->colours, colour, 4 * b + lane_begin);
     for (int lane = lane_begin; lane < lane_end && 4 * b + lane < per_colour; lane++) {
@@ -195,27 +216,21 @@ LATMC_HOSTDEV uint64_t latmc_potts_update_lanes(const struct latmc_lattice *g, u
 /*
  * The rule on a box (lattice_numbering.h, struct latmc_box_geom): lanes [lane0, lane1) of
  * Philox block b of the whole lattice's within-colour numbering, each with its draws (as
- * latmc_potts_update_lanes), the site and its neighbours in the box's memory. The caller
+ * latmc_potts_step_lanes), the site and its neighbours in the box's memory. The caller
  * passes only lanes whose sites lie in the box's own planes. So a box writes what the
  * whole lattice's update writes there, bit for bit: the CPU's slab-only storage and the
  * CUDA slabs' reference kernel run it. n_of: as for latmc_potts_heatbath.
  */
-LATMC_HOSTDEV uint64_t latmc_potts_update_lanes_box(const struct latmc_box_geom *g,
-                                                    uint8_t *spins,
-                                                    const struct latmc_potts_chain *ch,
-                                                    uint64_t sweep, int colour, int64_t b,
-                                                    int lane0, int lane1, uint8_t *n_of)
+LATMC_HOSTDEV uint64_t latmc_potts_step_lanes_box(const struct latmc_box_geom *g,
+                                                  uint8_t *spins,
+                                                  const struct latmc_potts_chain *ch,
+                                                  struct latmc_rng_name name, int colour,
+                                                  int64_t b, int lane0, int lane1,
+                                                  uint8_t *n_of)
 {
-    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
     const int metropolis = ch->algorithm == LATMC_ALGO_METROPOLIS;
-    const latmc_philox_ctr r0 = latmc_rng_block(ch->seed, (uint64_t)b, sweep, stream,
-                                                (uint32_t)colour,
-                                                metropolis ? LATMC_POTTS_SUB_PROPOSE
-                                                           : LATMC_POTTS_SUB_HEATBATH);
-    latmc_philox_ctr r1 = { { 0, 0, 0, 0 } };
-    if (metropolis)
-        r1 = latmc_rng_block(ch->seed, (uint64_t)b, sweep, stream, (uint32_t)colour,
-                             LATMC_POTTS_SUB_ACCEPT);
+    latmc_philox_ctr r0, r1 = { { 0, 0, 0, 0 } };
+    latmc_potts_draws(ch, name, b, &r0, &r1);
     uint64_t changed = 0;
     for (int lane = lane0; lane < lane1; lane++) {
         const struct latmc_site s = latmc_box_colour_site(g, ch->colours, colour, 4 * b + lane);
@@ -232,13 +247,29 @@ LATMC_HOSTDEV uint64_t latmc_potts_update_lanes_box(const struct latmc_box_geom 
     return changed;
 }
 
-/* The (up to) four sites of Philox block b of one colour: all its lanes. */
+/* The (up to) four sites of Philox block b of colour `colour` of sweep `sweep`, all its
+ * lanes, for the kernels handed (sweep, colour) (the CUDA launchers; CPU kernels take
+ * the step's name). */
 LATMC_HOSTDEV uint64_t latmc_potts_update_block(const struct latmc_lattice *g, uint8_t *spins,
                                                 const struct latmc_potts_chain *ch,
                                                 uint64_t sweep, int colour, int64_t b,
                                                 uint8_t *n_of)
 {
-    return latmc_potts_update_lanes(g, spins, ch, sweep, colour, b, 0, 4, n_of);
+    return latmc_potts_step_lanes(g, spins, ch,
+                                  latmc_potts_rng_name(sweep, colour, ch->algorithm), colour, b,
+                                  0, 4, n_of);
+}
+
+/* latmc_potts_step_lanes_box of colour `colour` of sweep `sweep` (the CUDA slabs). */
+LATMC_HOSTDEV uint64_t latmc_potts_update_lanes_box(const struct latmc_box_geom *g,
+                                                    uint8_t *spins,
+                                                    const struct latmc_potts_chain *ch,
+                                                    uint64_t sweep, int colour, int64_t b,
+                                                    int lane0, int lane1, uint8_t *n_of)
+{
+    return latmc_potts_step_lanes_box(g, spins, ch,
+                                      latmc_potts_rng_name(sweep, colour, ch->algorithm),
+                                      colour, b, lane0, lane1, n_of);
 }
 
 /* Hot start of block b: site i takes state floor(u q / 2^32), u = lane i mod 4 of INIT
@@ -246,8 +277,7 @@ LATMC_HOSTDEV uint64_t latmc_potts_update_block(const struct latmc_lattice *g, u
 LATMC_HOSTDEV void latmc_potts_hot_block(uint8_t *spins, int64_t n, int q, uint64_t seed,
                                          int64_t b)
 {
-    const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, 0,
-                                               latmc_rng_stream(LATMC_STREAM_INIT, 0), 0, 0);
+    const latmc_philox_ctr r = latmc_rng_init_block(seed, 0, 0, (uint64_t)b);
     for (int lane = 0; lane < 4 && 4 * b + lane < n; lane++)
         spins[4 * b + lane] = (uint8_t)(((uint64_t)r.v[lane] * (uint64_t)q) >> 32);
 }

@@ -83,4 +83,78 @@ LATMC_HOSTDEV latmc_philox_ctr latmc_rng_block(uint64_t seed, uint64_t block, ui
                                latmc_rng_key(seed));
 }
 
+/* The hot start's draws (doc/conventions.md): block `block` of the INIT stream of replica
+ * `replica`, sweep 0, phase 0, sub `sub`. */
+LATMC_HOSTDEV latmc_philox_ctr latmc_rng_init_block(uint64_t seed, uint32_t replica,
+                                                    uint32_t sub, uint64_t block)
+{
+    return latmc_rng_block(seed, block, 0, latmc_rng_stream(LATMC_STREAM_INIT, replica), 0, sub);
+}
+
+/*
+ * The name of a pass's draws: counter words 1..3 of its block 0, so that block b's
+ * counter is (b mod 2^32, latmc_rng_word1_at(c1, b), c2, c3). An update step carries the
+ * name of its first draws (lib/step.h, built once per step by the model's step_of); a
+ * kernel takes it from there and derives the names of the step's other draws -- another
+ * sub or phase (Potts's acceptance, phi^4's hits, Heisenberg's second angle) or the other
+ * replica's stream, all with the same sweep word -- with the functions below, so that no
+ * kernel puts a sweep, stream, phase or sub into counter words itself.
+ */
+struct latmc_rng_name {
+    uint32_t c1, c2, c3;
+};
+
+/* The name of (sweep, stream, phase, sub): the one place a step's words are built. */
+LATMC_HOSTDEV struct latmc_rng_name latmc_rng_name_of(uint64_t sweep, uint32_t stream,
+                                                      uint32_t phase, uint32_t sub)
+{
+    const latmc_philox_ctr c = latmc_rng_counter(0, sweep, stream, phase, sub);
+    struct latmc_rng_name n;
+    n.c1 = c.v[1];
+    n.c2 = c.v[2];
+    n.c3 = c.v[3];
+    return n;
+}
+
+/* The same sweep word and stream, phase `phase` and sub `sub`. */
+LATMC_HOSTDEV struct latmc_rng_name latmc_rng_name_at(struct latmc_rng_name n, uint32_t phase,
+                                                      uint32_t sub)
+{
+    n.c3 = latmc_rng_word3(n.c3 >> 24, phase, sub);
+    return n;
+}
+
+/* The same sweep word, stream and phase, sub `sub`. */
+LATMC_HOSTDEV struct latmc_rng_name latmc_rng_name_sub(struct latmc_rng_name n, uint32_t sub)
+{
+    return latmc_rng_name_at(n, (n.c3 >> 16) & 0xffu, sub);
+}
+
+/* The same draws of replica `replica` (the stream's high bits, latmc_rng_stream). */
+LATMC_HOSTDEV struct latmc_rng_name latmc_rng_name_replica(struct latmc_rng_name n,
+                                                           uint32_t replica)
+{
+    n.c3 = latmc_rng_word3(latmc_rng_stream((n.c3 >> 24) & 0xfu, replica), (n.c3 >> 16) & 0xffu,
+                           n.c3 & 0xffffu);
+    return n;
+}
+
+/* The counter of block `block` of a name (latmc_rng_counter's words). */
+LATMC_HOSTDEV latmc_philox_ctr latmc_rng_name_counter(struct latmc_rng_name n, uint64_t block)
+{
+    latmc_philox_ctr c;
+    c.v[0] = (uint32_t)block;
+    c.v[1] = latmc_rng_word1_at(n.c1, block);
+    c.v[2] = n.c2;
+    c.v[3] = n.c3;
+    return c;
+}
+
+/* The four draws of block `block` of a name: latmc_rng_block of the same words. */
+LATMC_HOSTDEV latmc_philox_ctr latmc_rng_name_block(uint64_t seed, struct latmc_rng_name n,
+                                                    uint64_t block)
+{
+    return latmc_philox4x32_10(latmc_rng_name_counter(n, block), latmc_rng_key(seed));
+}
+
 #endif /* LATMC_RNG_STREAMS_H */

@@ -44,10 +44,11 @@ struct latmc_step {
     uint32_t stream;
     uint32_t phase;
     uint32_t sub;
-    /* Counter words 1..3 of its block 0 (latmc_rng_counter(0, rng_sweep, stream, phase,
-     * sub)), built once per step by latmc_step_name: a block b < 2^32 has words (b, c1,
-     * c2, c3). */
-    uint32_t c1, c2, c3;
+    /* The name of its first draws (lib/rng_streams.h: counter words 1..3 of block 0 of
+     * (rng_sweep, stream, phase, sub)), built once per step by latmc_step_name. Kernels
+     * draw with latmc_rng_name_block(seed, rng, block) and derive the step's other draws
+     * (other subs, phases, the other replica) from it. */
+    struct latmc_rng_name rng;
 };
 
 /* A step of `kind` named by (rng_sweep, UPDATE stream of replica 0, phase, sub), with
@@ -65,10 +66,7 @@ static inline struct latmc_step latmc_step_name(int index, int kind, int colour,
     s.stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
     s.phase = phase;
     s.sub = sub;
-    const latmc_philox_ctr c = latmc_rng_counter(0, rng_sweep, s.stream, phase, sub);
-    s.c1 = c.v[1];
-    s.c2 = c.v[2];
-    s.c3 = c.v[3];
+    s.rng = latmc_rng_name_of(rng_sweep, s.stream, phase, sub);
     return s;
 }
 

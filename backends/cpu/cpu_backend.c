@@ -160,6 +160,13 @@ static int cpu_params_changed(latmc_sim *sim)
     return LATMC_OK;
 }
 
+void cpu_pair_steps(latmc_sim *sim, const struct latmc_step_call *call,
+                    struct latmc_step pair[2])
+{
+    pair[0] = call->step;
+    pair[1] = sim->model->step_of(sim, call->sweep, call->step.index + 1);
+}
+
 /*
  * Steps calls[0 .. n) of the plan in order, in one thread team: every member runs its share
  * of a step (the model's run_step, cpu_omp.h), then waits at one barrier for the others

@@ -176,6 +176,11 @@ static inline struct latmc_step_call cpu_pair_whole(const struct latmc_step_call
     return whole;
 }
 
+/* The two steps of the fused pair a PAIR call starts with (lib/box.h): the call's step and
+ * the next one of the model's schedule (model_def.step_of), each with its names. */
+void cpu_pair_steps(latmc_sim *sim, const struct latmc_step_call *call,
+                    struct latmc_step pair[2]);
+
 /* Slab-only storage of `box` (a box of sim->plan) in st: st->lattice, st->global as the
  * whole lattice, set before, become the slab's local lattice and the whole one. */
 void cpu_slab_setup(latmc_sim *sim, struct cpu_state *st, const struct latmc_box *box);

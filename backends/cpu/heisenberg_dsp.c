@@ -10,11 +10,11 @@
 /* The C entry: the reference step on the reference layout. */
 static uint64_t step_c(const struct latmc_lattice *g, const struct cpu_heisenberg_fields *f,
                        int replicas, const struct latmc_heisenberg_params *p, bool heatbath,
-                       int colour, uint64_t seed, uint64_t sweep, const struct latmc_box *boxes,
-                       int n_boxes, const struct cpu_team *team)
+                       int colour, uint64_t seed, struct latmc_rng_name name,
+                       const struct latmc_box *boxes, int n_boxes, const struct cpu_team *team)
 {
     return cpu_heisenberg_step_boxes_at(g, f->spins, replicas, f->couplings, p, heatbath, colour,
-                                        seed, sweep, boxes, n_boxes, f->j_origin, team);
+                                        seed, name, boxes, n_boxes, f->j_origin, team);
 }
 
 void cpu_heisenberg_dsp_init(struct cpu_heisenberg_dsp *dsp, unsigned simd_flags)

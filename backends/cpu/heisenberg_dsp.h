@@ -61,18 +61,20 @@ struct cpu_heisenberg_fields {
 struct cpu_heisenberg_dsp {
     const char *level;         /* "c", "avx2", "avx512" */
     bool soa;                  /* the state lives in a struct cpu_heisenberg_soa */
-    /* One step of the plan on boxes for every replica, as cpu_heisenberg_step_boxes: the C
-     * entry on f's reference layout, the SIMD levels' on f->soa. */
+    /* One step of the plan on boxes for every replica, as cpu_heisenberg_step_boxes_at: the
+     * C entry on f's reference layout, the SIMD levels' on f->soa. */
     uint64_t (*step)(const struct latmc_lattice *g, const struct cpu_heisenberg_fields *f,
                      int replicas, const struct latmc_heisenberg_params *p, bool heatbath,
-                     int colour, uint64_t seed, uint64_t sweep, const struct latmc_box *boxes,
-                     int n_boxes, const struct cpu_team *team);
+                     int colour, uint64_t seed, struct latmc_rng_name name,
+                     const struct latmc_box *boxes, int n_boxes, const struct cpu_team *team);
     /* Optional (NULL: WHOLE steps only): a PAIR part (lib/box.h) of steps colour and
-     * 1 - colour of one pass on boxes in the SoA layout, L_x / 2 a multiple of row_lanes; the
-     * part's heat-bath updates (all members'), as step. */
+     * 1 - colour of one pass on boxes in the SoA layout, L_x / 2 a multiple of row_lanes,
+     * names[0] and names[1] the two steps' draws; the part's heat-bath updates (all
+     * members'), as step. */
     uint64_t (*pair_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
                          int replicas, const struct latmc_heisenberg_params *p, bool heatbath,
-                         int colour, int part, uint64_t seed, uint64_t sweep,
+                         int colour, int part, uint64_t seed,
+                         const struct latmc_rng_name names[2],
                          const struct latmc_box *boxes, int n_boxes,
                          const struct cpu_team *team);
     /* Appended. Sites per vector of the level (4 AVX2, 8 AVX-512): pair_soa walks rows of

@@ -1,29 +1,12 @@
 /*
- * Heisenberg initial state: the couplings drawn at creation, and cold and hot starts.
- * Draw k of a (stream, phase, sub) is lane k mod 4 of Philox block k / 4, with k the
- * coupling index (ndim i + mu) or the site index i; the layout is in
- * doc/models/heisenberg.md. The per-block draws are in heisenberg_rules.h (the CUDA module
- * runs the same functions on its host side).
+ * Heisenberg initial state: cold and hot starts (the couplings: coupling_fill.h). Draw i
+ * of a (stream, phase, sub) is lane i mod 4 of Philox block i / 4, i the site index; the
+ * layout is in doc/models/heisenberg.md. The per-block draws are in heisenberg_rules.h.
  */
 #include "heisenberg_ref.h"
 #include "heisenberg_rules.h"
 #include "cpu_omp.h"
 #include "rng_streams.h"
-
-void cpu_heisenberg_draw_couplings(const struct latmc_lattice *g, float *couplings, int kind,
-                                   uint64_t coupling_seed, int n_threads)
-{
-    const int64_t n = g->nsites * g->ndim;
-    const int64_t nblocks = (n + 3) / 4;
-    if (!cpu_use_threads(n_threads, n)) {
-        for (int64_t b = 0; b < nblocks; b++)
-            latmc_heisenberg_couplings_block(couplings, n, kind, coupling_seed, b);
-        return;
-    }
-    LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
-    for (int64_t b = 0; b < nblocks; b++)
-        latmc_heisenberg_couplings_block(couplings, n, kind, coupling_seed, b);
-}
 
 void cpu_heisenberg_hot_start(const struct latmc_lattice *g, float *spins, uint64_t seed,
                               int replica, int n_threads)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coupling_fill.h"
 #include "cpu_backend.h"
 #include "model.h"
 #include "heisenberg_dsp.h"
@@ -47,15 +48,18 @@ static int64_t plane_sites(const struct cpu_state *st)
     return cpu_heisenberg_rows_per_plane(&st->lattice) * st->lattice.lx;
 }
 
-/* A slab's couplings: each local plane's elements of the global draw. */
-static void slab_draw_couplings(latmc_sim *sim, struct cpu_state *st, float *couplings)
+/* The couplings of the lattice, or of a slab's local planes: their elements of the global
+ * draw (coupling_fill.h). */
+static void draw_couplings(latmc_sim *sim, struct cpu_state *st, float *couplings)
 {
-    const int64_t n = plane_sites(st) * sim->desc.ndim;
-    for (int64_t l = 0; l < st->slab.planes; l++) {
-        const int64_t g = cpu_slab_global(st, l);
-        latmc_heisenberg_couplings_range(couplings + l * n, g * n, (g + 1) * n,
-                                         sim->desc.couplings, sim->desc.coupling_seed);
-    }
+    const int layout = cpu_couplings_float_layout(sim->desc.couplings);
+    const int64_t n = plane_sites(st) * sim->desc.ndim; /* of one plane */
+    if (st->slab.on)
+        cpu_draw_slab_couplings(st, couplings, layout, n, sim->desc.coupling_seed,
+                                sim->n_threads);
+    else
+        cpu_draw_couplings(couplings, layout, 0, st->lattice.nsites * sim->desc.ndim,
+                           sim->desc.coupling_seed, sim->n_threads, st->simd_flags);
 }
 
 static void heisenberg_destroy(struct cpu_state *st)
@@ -101,11 +105,7 @@ static int heisenberg_create(latmc_sim *sim, struct cpu_state *st)
                           "spins and %zu of couplings", spin_bytes(sim, st),
                           coupling_bytes(sim, st));
     }
-    if (st->slab.on)
-        slab_draw_couplings(sim, st, hs->couplings);
-    else
-        cpu_heisenberg_draw_couplings(g, hs->couplings, sim->desc.couplings,
-                                      sim->desc.coupling_seed, sim->n_threads);
+    draw_couplings(sim, st, hs->couplings);
     if (w->dsp.soa) {
         const int status = cpu_heisenberg_soa_alloc(g, hs->replicas, &w->soa);
         if (status < 0) {
@@ -183,15 +183,18 @@ static void heisenberg_run_step(latmc_sim *sim, struct cpu_state *st,
     const bool heatbath = call->step.kind == LATMC_STEP_COLOUR;
     const int colour = call->step.colour;
     uint64_t updates;
-    if (call->part != LATMC_STEP_WHOLE) /* a pair's part: heisenberg_step_caps */
+    if (call->part != LATMC_STEP_WHOLE) { /* a pair's part: heisenberg_step_caps */
+        struct latmc_step pair[2];
+        cpu_pair_steps(sim, call, pair);
+        const struct latmc_rng_name names[2] = { pair[0].rng, pair[1].rng };
         updates = w->dsp.pair_soa(&st->lattice, &w->soa, hs->replicas, sim->model_data, heatbath,
-                                  colour, call->part, sim->desc.seed, call->sweep, call->boxes,
+                                  colour, call->part, sim->desc.seed, names, call->boxes,
                                   call->n_boxes, team);
-    else {
+    } else {
         const struct cpu_heisenberg_fields f = { hs->spins, hs->couplings, slab_j_origin(st),
                                                  &w->soa };
         updates = w->dsp.step(&st->lattice, &f, hs->replicas, sim->model_data, heatbath, colour,
-                              sim->desc.seed, call->sweep, call->boxes, call->n_boxes, team);
+                              sim->desc.seed, call->step.rng, call->boxes, call->n_boxes, team);
     }
     if (team->id == 0) { /* the step's count, not a member's share */
         *accepted += updates;

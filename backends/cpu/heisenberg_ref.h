@@ -70,9 +70,7 @@ static inline void cpu_heisenberg_neighbours(const struct latmc_lattice *g, stru
  * uses the same chunks. */
 int64_t cpu_heisenberg_rows_per_chunk(const struct latmc_lattice *g);
 
-/* Couplings drawn from coupling_seed for desc.couplings (doc/models/heisenberg.md). */
-void cpu_heisenberg_draw_couplings(const struct latmc_lattice *g, float *couplings, int kind,
-                                   uint64_t coupling_seed, int n_threads);
+/* (The couplings, drawn from coupling_seed for desc.couplings: coupling_fill.h.) */
 
 /* Hot start of one replica: independent spins uniform on the sphere. */
 void cpu_heisenberg_hot_start(const struct latmc_lattice *g, float *spins, uint64_t seed,
@@ -81,19 +79,7 @@ void cpu_heisenberg_hot_start(const struct latmc_lattice *g, float *spins, uint6
 /* Cold start of one replica: every spin e_z. */
 void cpu_heisenberg_cold_start(const struct latmc_lattice *g, float *spins);
 
-/*
- * One step of the core's plan (lib/box.h) for every replica (spins: replica r at offset
- * 3 N r; its update stream): colour `colour` of the boxes' sites, by heat bath or
- * overrelaxation (lib/heisenberg.h, the schedule), team member `team`'s share
- * (cpu_omp.h). Returns the step's heat-bath updates (the colour's sites in the boxes times
- * the replicas; 0 for overrelaxation), the same for every member.
- */
 struct cpu_team;
-uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins, int replicas,
-                                   const float *couplings, const struct latmc_heisenberg_params *p,
-                                   bool heatbath, int colour, uint64_t seed, uint64_t sweep,
-                                   const struct latmc_box *boxes, int n_boxes,
-                                   const struct cpu_team *team);
 
 /*
  * The reduction of planes [p0, p1) of the current state (lib/heisenberg.h), plane p into
@@ -107,16 +93,23 @@ void cpu_heisenberg_measure_planes(const struct latmc_lattice *g, struct cpu_hei
                                    int n_threads);
 
 /*
- * Slab-only storage (cpu_backend.h): cpu_heisenberg_step_boxes on the slab's local lattice
- * g and boxes, the draws of local number j those of global j + j_origin (a multiple of 4,
- * the local origin an even plane). The slab's couplings and hot start are ranges of the
- * global draws: latmc_heisenberg_couplings_range, latmc_heisenberg_hot_range
- * (lib/heisenberg_rules.h, which the CUDA module's parts call too).
+ * One step of the core's plan (lib/box.h) for every replica (spins: replica r at offset
+ * 3 N r; its update stream): colour `colour` of the boxes' sites, by heat bath or
+ * overrelaxation (lib/heisenberg.h, the schedule), its draws the step's `name` (struct
+ * latmc_step's rng: replica 0, sub 0; the replica's stream and sub 1 derived from it),
+ * team member `team`'s share (cpu_omp.h). Returns the step's heat-bath updates (the
+ * colour's sites in the boxes times the replicas; 0 for overrelaxation), the same for
+ * every member. The whole lattice: j_origin 0. Slab-only storage (cpu_backend.h): the
+ * slab's local lattice g and boxes, the draws of local number j those of global j +
+ * j_origin (a multiple of 4, the local origin an even plane). The slab's couplings and
+ * hot start are ranges of the global draws: latmc_heisenberg_couplings_range,
+ * latmc_heisenberg_hot_range (lib/heisenberg_rules.h, which the CUDA module's parts call
+ * too).
  */
 uint64_t cpu_heisenberg_step_boxes_at(const struct latmc_lattice *g, float *spins, int replicas,
                                       const float *couplings,
                                       const struct latmc_heisenberg_params *p, bool heatbath,
-                                      int colour, uint64_t seed, uint64_t sweep,
+                                      int colour, uint64_t seed, struct latmc_rng_name name,
                                       const struct latmc_box *boxes, int n_boxes,
                                       int64_t j_origin, const struct cpu_team *team);
 

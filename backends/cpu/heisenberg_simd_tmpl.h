@@ -19,7 +19,7 @@
  * and stored as doubles.
  *
  * Threads: one team per step (or pair); each colour is a static loop over rows (or
- * groups); draws are named by (sweep, colour, j), never by thread.
+ * groups); draws are named by the step's name (its sweep and colour) and j, never by thread.
  */
 struct heis_pass {
     const struct latmc_lattice *g;
@@ -28,8 +28,8 @@ struct heis_pass {
     double beta, h;
     bool heatbath;
     const struct heis_keys *keys;
-    uint64_t sweep;
-    uint32_t stream;
+    struct latmc_rng_name name; /* the step's draws in this replica's stream (sub 0) */
+    uint32_t c3_phi;            /* counter word 3 of its sub 1 (the azimuth) */
     int64_t n; /* L_x / 2: sites of one colour per row */
 };
 
@@ -156,7 +156,7 @@ static void field_one(const struct heis_pass *p, int64_t j, double field[3])
 /* The heat-bath uniforms of HEIS_V vectors of W sites j0[k] .. j0[k] + W - 1 (j0[k] a
  * multiple of W): Philox blocks j0[k] / 4 .. j0[k] / 4 + W / 4 - 1, sub 0 (cos theta) and 1
  * (azimuth); one Philox set of the level (heis_draws) holds both subs of both vectors'
- * blocks, two vectors at a time. */
+ * blocks, two vectors at a time (sub 1's word 3: the pass's c3_phi). */
 static inline __attribute__((always_inline)) void heatbath_uniforms(const struct heis_pass *p,
                                                                     const int64_t j0[HEIS_V],
                                                                     hv u_cos[HEIS_V],
@@ -168,11 +168,10 @@ static inline __attribute__((always_inline)) void heatbath_uniforms(const struct
         latmc_philox_ctr x[HEIS_W / 2];
         for (int v = 0; v < 2; v++)
             for (int i = 0; i < HEIS_W / 4; i++)
-                x[v * (HEIS_W / 4) + i] =
-                    latmc_rng_counter((uint64_t)(j0[k + v] + p->s->j_origin) / 4 + (uint64_t)i,
-                                      p->sweep, p->stream, (uint32_t)p->colour, 0);
+                x[v * (HEIS_W / 4) + i] = latmc_rng_name_counter(
+                    p->name, (uint64_t)(j0[k + v] + p->s->j_origin) / 4 + (uint64_t)i);
         hu cos_draws[2], phi_draws[2];
-        heis_draws(p->keys, x, cos_draws, phi_draws);
+        heis_draws(p->keys, x, p->c3_phi, cos_draws, phi_draws);
         for (int v = 0; v < 2; v++) {
             u_cos[k + v] = heis_uniform(cos_draws[v]);
             u_phi[k + v] = heis_uniform(phi_draws[v]);
@@ -359,7 +358,7 @@ static inline void update_group_range(const struct heis_pass *p, int64_t grp, in
 /* ---------------------------------------------------------------------------------- */
 
 /*
- * One step of the plan on boxes for every replica (cpu_heisenberg_step_boxes): the
+ * One step of the plan on boxes for every replica (cpu_heisenberg_step_boxes_at): the
  * colour's sites of each box, by rows (L_x / 2 a multiple of W) or by the groups of the
  * flat numbering that meet the box's numbers (a group across two boxes is visited by both,
  * each updating its own sites). The replicas' rows (groups) are updated one after the
@@ -378,11 +377,12 @@ static inline void box_item(const struct heis_pass *p, int replicas, bool by_row
     }
 }
 
-/* The passes of colour `colour` of every replica. */
+/* The passes of colour `colour` of every replica, the step's draws `name` (replica 0,
+ * sub 0): each replica's stream, and word 3 of its sub 1 once per pass, not per group. */
 static void passes_setup(struct heis_pass p[2], const struct latmc_lattice *g,
                          struct cpu_heisenberg_soa *s, int replicas,
                          const struct latmc_heisenberg_params *prm, bool heatbath, int colour,
-                         const struct heis_keys *keys, uint64_t sweep)
+                         const struct heis_keys *keys, struct latmc_rng_name name)
 {
     for (int r = 0; r < replicas; r++)
         p[r] = (struct heis_pass){
@@ -394,8 +394,8 @@ static void passes_setup(struct heis_pass p[2], const struct latmc_lattice *g,
             .h = prm->h,
             .heatbath = heatbath,
             .keys = keys,
-            .sweep = sweep,
-            .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)r),
+            .name = latmc_rng_name_replica(name, (uint32_t)r),
+            .c3_phi = latmc_rng_name_sub(latmc_rng_name_replica(name, (uint32_t)r), 1).c3,
             .n = g->lx / 2,
         };
 }
@@ -403,7 +403,7 @@ static void passes_setup(struct heis_pass p[2], const struct latmc_lattice *g,
 static uint64_t step_boxes_simd(const struct latmc_lattice *g,
                                 const struct cpu_heisenberg_fields *f, int replicas,
                                 const struct latmc_heisenberg_params *prm, bool heatbath,
-                                int colour, uint64_t seed, uint64_t sweep,
+                                int colour, uint64_t seed, struct latmc_rng_name name,
                                 const struct latmc_box *boxes, int n_boxes,
                                 const struct cpu_team *team)
 {
@@ -414,7 +414,7 @@ static uint64_t step_boxes_simd(const struct latmc_lattice *g,
     const int64_t n = g->lx / 2, rpp = cpu_heisenberg_rows_per_plane(g);
     const int64_t per_group = HEIS_W * HEIS_V;
     struct heis_pass p[2];
-    passes_setup(p, g, s, replicas, prm, heatbath, colour, &keys, sweep);
+    passes_setup(p, g, s, replicas, prm, heatbath, colour, &keys, name);
     uint64_t updates = 0;
     for (int i = 0; i < n_boxes; i++)
         updates += (uint64_t)(boxes[i].extent[boxes[i].axis] * rpp * n);
@@ -530,7 +530,8 @@ static void band_piece(const struct latmc_box *boxes, int i, int64_t before, int
 static uint64_t pair_boxes_simd(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
                                 int replicas, const struct latmc_heisenberg_params *prm,
                                 bool heatbath, int colour, int part, uint64_t seed,
-                                uint64_t sweep, const struct latmc_box *boxes, int n_boxes,
+                                const struct latmc_rng_name names[2],
+                                const struct latmc_box *boxes, int n_boxes,
                                 const struct cpu_team *team)
 {
     struct heis_keys keys;
@@ -538,8 +539,8 @@ static uint64_t pair_boxes_simd(const struct latmc_lattice *g, struct cpu_heisen
     struct heis_pair w;
     w.replicas = replicas;
     w.rpp = cpu_heisenberg_rows_per_plane(g);
-    passes_setup(w.first, g, s, replicas, prm, heatbath, colour, &keys, sweep);
-    passes_setup(w.second, g, s, replicas, prm, heatbath, 1 - colour, &keys, sweep);
+    passes_setup(w.first, g, s, replicas, prm, heatbath, colour, &keys, names[0]);
+    passes_setup(w.second, g, s, replicas, prm, heatbath, 1 - colour, &keys, names[1]);
     const int64_t half_plane = w.rpp * (g->lx / 2);
     const uint64_t per_plane = heatbath ? (uint64_t)(half_plane * replicas) : 0;
     if (part == LATMC_STEP_PAIR_BORDER) { /* every box has at least 2 planes */

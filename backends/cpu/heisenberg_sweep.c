@@ -19,8 +19,8 @@ struct pass {
     const float *couplings;
     double beta, h;
     bool heatbath;               /* else overrelaxation */
-    uint64_t seed, sweep;
-    uint32_t stream;             /* latmc_rng_stream(LATMC_STREAM_UPDATE, replica) */
+    uint64_t seed;
+    struct latmc_rng_name name;  /* the step's draws in this replica's stream (sub 0) */
     int colour;
     int64_t block_offset;        /* a slab's: its local block b draws global b + this */
 };
@@ -60,8 +60,8 @@ static inline void update_block_lanes(const struct pass *p, int64_t b, int64_t j
     latmc_philox_ctr r_cos = { { 0, 0, 0, 0 } }, r_phi = { { 0, 0, 0, 0 } };
     if (p->heatbath) {
         const uint64_t draw = (uint64_t)(b + p->block_offset);
-        r_cos = latmc_rng_block(p->seed, draw, p->sweep, p->stream, (uint32_t)p->colour, 0);
-        r_phi = latmc_rng_block(p->seed, draw, p->sweep, p->stream, (uint32_t)p->colour, 1);
+        r_cos = latmc_rng_name_block(p->seed, p->name, draw);
+        r_phi = latmc_rng_name_block(p->seed, latmc_rng_name_sub(p->name, 1), draw);
     }
     const int first = jlo > 4 * b ? (int)(jlo - 4 * b) : 0;
     struct latmc_site s = latmc_checkerboard_site(g, p->colour, 4 * b + first);
@@ -88,20 +88,10 @@ static inline void update_block_lanes(const struct pass *p, int64_t b, int64_t j
  * among it with no barrier between boxes (a step writes one colour and reads the other,
  * and the replicas share nothing but the couplings).
  */
-uint64_t cpu_heisenberg_step_boxes(const struct latmc_lattice *g, float *spins, int replicas,
-                                   const float *couplings, const struct latmc_heisenberg_params *prm,
-                                   bool heatbath, int colour, uint64_t seed, uint64_t sweep,
-                                   const struct latmc_box *boxes, int n_boxes,
-                                   const struct cpu_team *team)
-{
-    return cpu_heisenberg_step_boxes_at(g, spins, replicas, couplings, prm, heatbath, colour,
-                                        seed, sweep, boxes, n_boxes, 0, team);
-}
-
 uint64_t cpu_heisenberg_step_boxes_at(const struct latmc_lattice *g, float *spins, int replicas,
                                       const float *couplings,
                                       const struct latmc_heisenberg_params *prm, bool heatbath,
-                                      int colour, uint64_t seed, uint64_t sweep,
+                                      int colour, uint64_t seed, struct latmc_rng_name name,
                                       const struct latmc_box *boxes, int n_boxes,
                                       int64_t j_origin, const struct cpu_team *team)
 {
@@ -110,8 +100,8 @@ uint64_t cpu_heisenberg_step_boxes_at(const struct latmc_lattice *g, float *spin
         p[r] = (struct pass){
             .g = g, .couplings = couplings, .beta = prm->beta, .h = prm->h,
             .spins = spins + (size_t)LATMC_HEISENBERG_COMPONENTS * (size_t)g->nsites * (size_t)r,
-            .heatbath = heatbath, .seed = seed, .sweep = sweep, .colour = colour,
-            .stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)r),
+            .heatbath = heatbath, .seed = seed, .colour = colour,
+            .name = latmc_rng_name_replica(name, (uint32_t)r),
             .block_offset = j_origin / 4,
         };
     const int64_t n = g->lx / 2, rpp = cpu_heisenberg_rows_per_plane(g);

@@ -151,18 +151,20 @@ static inline void heis_keys_init(struct heis_keys *k, uint64_t seed)
 
 /*
  * The draws of subs 0 (cos theta) and 1 (azimuth) of blocks x[0] (the first vector's four
- * sites) and x[1] (the second's): x[i] their counters with sub 0 (word 3 of sub 1 is one
- * more). One set of four lanes: (x0, sub 0), (x0, sub 1), (x1, sub 0), (x1, sub 1).
+ * sites) and x[1] (the second's): x[i] their counters with sub 0, c3_phi word 3 of sub 1
+ * (latmc_rng_name_sub). One set of four lanes: (x0, sub 0), (x0, sub 1), (x1, sub 0),
+ * (x1, sub 1).
  */
 static inline __attribute__((always_inline)) void heis_draws(const struct heis_keys *k,
                                                              const latmc_philox_ctr x[2],
-                                                             hu cos_draws[2], hu phi_draws[2])
+                                                             uint32_t c3_phi, hu cos_draws[2],
+                                                             hu phi_draws[2])
 {
-    const long long w3 = (long long)x[0].v[3];
+    const long long w3 = (long long)x[0].v[3], w3_phi = (long long)c3_phi;
     __m256i c0 = _mm256_setr_epi64x(x[0].v[0], x[0].v[0], x[1].v[0], x[1].v[0]);
     __m256i c1 = _mm256_setr_epi64x(x[0].v[1], x[0].v[1], x[1].v[1], x[1].v[1]);
     __m256i c2 = _mm256_set1_epi64x(x[0].v[2]);
-    __m256i c3 = _mm256_setr_epi64x(w3, w3 + 1, w3, w3 + 1);
+    __m256i c3 = _mm256_setr_epi64x(w3, w3_phi, w3, w3_phi);
     latmc_philox_x4(k, &c0, &c1, &c2, &c3);
     __m256i o01, o23;
     latmc_philox_x4_pack(c0, c1, c2, c3, &o01, &o23);

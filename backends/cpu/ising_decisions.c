@@ -306,8 +306,7 @@ uint64_t cpu_ising_decisions_range(const struct cpu_ising_dec_view *v,
     if (j1 <= j0)
         return 0;
     const int colour = step->colour;
-    const struct latmc_ising_plane_names names = { seed, step->rng_sweep, step->stream,
-                                                   step->phase, step->sub };
+    const struct latmc_ising_plane_names names = latmc_ising_plane_names_step(seed, step);
     uint64_t ct[N_CLASSES];
     cpu_ising_decisions_class_thresholds(t, algorithm, ct);
     const int64_t g0 = j0 / LATMC_BITSLICE_LANES;

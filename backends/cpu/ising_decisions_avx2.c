@@ -89,8 +89,7 @@ static void dec_fold(struct dec_avx2 *d, int64_t hi, uint64_t seed)
         return;
     for (int q = 0; q < VECTOR_BLOCKS; q++) {
         const struct latmc_philox_fold f =
-            latmc_philox_fold_of(seed, (uint32_t)hi, d->names.sweep, d->names.stream,
-                                 d->names.phase, d->names.sub0 + (uint32_t)q);
+            latmc_philox_fold_name(seed, latmc_ising_plane_name(&d->names, q), (uint32_t)hi);
         philox8_avx2_setup(&d->pc[q], &f, 0);
     }
     d->fold_hi = hi;
@@ -331,8 +330,7 @@ uint64_t cpu_ising_decisions_range_avx2(const struct cpu_ising_dec_view *v,
     if (j1 <= j0)
         return 0;
     const int colour = step->colour;
-    const struct latmc_ising_plane_names names = { seed, step->rng_sweep, step->stream,
-                                                   step->phase, step->sub };
+    const struct latmc_ising_plane_names names = latmc_ising_plane_names_step(seed, step);
     uint64_t ct[CPU_ISING_DEC_CLASSES];
     cpu_ising_decisions_class_thresholds(t, algorithm, ct);
     struct dec_avx2 d;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coupling_draws.h"
+#include "coupling_fill.h"
 #include "cpu_backend.h"
 #include "cpu_features.h"
 #include "cpu_omp.h"
@@ -44,14 +44,17 @@ static int64_t plane_sites(const struct cpu_state *st)
     return st->lattice.lx * (st->lattice.ndim == 3 ? st->lattice.ly : 1);
 }
 
-/* A slab's couplings: each local plane's elements of the global draw. */
-static void slab_draw_couplings(latmc_sim *sim, struct cpu_state *st, int8_t *eps)
+/* The couplings of the lattice, or of a slab's local planes: their elements of the global
+ * draw (coupling_fill.h). */
+static void draw_couplings(latmc_sim *sim, struct cpu_state *st, int8_t *eps)
 {
-    const int64_t n = plane_sites(st) * sim->desc.ndim;
-    for (int64_t l = 0; l < st->slab.planes; l++) {
-        const int64_t g = cpu_slab_global(st, l);
-        latmc_ising_bimodal_range(eps + l * n, g * n, (g + 1) * n, sim->desc.coupling_seed);
-    }
+    const int64_t n = plane_sites(st) * sim->desc.ndim; /* of one plane */
+    if (st->slab.on)
+        cpu_draw_slab_couplings(st, eps, CPU_COUPLINGS_I8_BIMODAL, n, sim->desc.coupling_seed,
+                                sim->n_threads);
+    else
+        cpu_draw_couplings(eps, CPU_COUPLINGS_I8_BIMODAL, 0, st->lattice.nsites * sim->desc.ndim,
+                           sim->desc.coupling_seed, sim->n_threads, st->simd_flags);
 }
 
 static int ising_create(latmc_sim *sim, struct cpu_state *st)
@@ -89,11 +92,8 @@ static int ising_create(latmc_sim *sim, struct cpu_state *st)
         if (!is->eps)
             status = latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of "
                                 "couplings", bytes);
-        else if (st->slab.on)
-            slab_draw_couplings(sim, st, is->eps);
         else
-            cpu_ising_draw_couplings(&st->lattice, is->eps, sim->desc.coupling_seed,
-                                     sim->n_threads);
+            draw_couplings(sim, st, is->eps);
         if (status == LATMC_OK && is->dsp.colour_rows) {
             status = cpu_ising_split_alloc_bonds(&is->split);
             if (status == LATMC_OK)
@@ -211,23 +211,26 @@ static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
             if (st->slab.on) /* a local box: its global planes name the draws */
                 *accepted += cpu_ising_colour_range_slab(
                     &st->global, &st->lattice, st->slab.origin, is->natural, is->eps,
-                    sim->model_data, sim->desc.algorithm, sim->desc.seed, call->sweep,
+                    sim->model_data, sim->desc.algorithm, sim->desc.seed, call->step.rng,
                     call->step.colour, (p0 + st->slab.origin) * half_plane,
                     (p1 + st->slab.origin) * half_plane, team);
             else
                 *accepted += cpu_ising_colour_range(&st->lattice, is->natural, is->eps,
                                                     sim->model_data, sim->desc.algorithm,
-                                                    sim->desc.seed, call->sweep, call->step.colour,
-                                                    p0 * half_plane, p1 * half_plane, team);
+                                                    sim->desc.seed, call->step.rng,
+                                                    call->step.colour, p0 * half_plane,
+                                                    p1 * half_plane, team);
         }
         if (team->id == 0)
             *attempted += (uint64_t)(planes * half_plane);
         return;
     }
+    struct latmc_step pair[2];
+    cpu_pair_steps(sim, call, pair);
     if (call->part != LATMC_STEP_PAIR_BORDER) {
         const bool whole = call->part == LATMC_STEP_PAIR_WHOLE;
         *accepted += cpu_ising_split_boxes_interior(&is->split, &is->dsp, &is->dec,
-                                                    sim->desc.seed, call->sweep, call->boxes,
+                                                    sim->desc.seed, pair, call->boxes,
                                                     call->n_boxes, whole, team);
         /* colour 0 on every plane, colour 1 on all (whole) or all but two planes per box */
         if (team->id == 0)
@@ -235,7 +238,7 @@ static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
                                      half_plane);
     } else {
         *accepted += cpu_ising_split_boxes_border(&is->split, &is->dsp, &is->dec,
-                                                  sim->desc.seed, call->sweep, call->boxes,
+                                                  sim->desc.seed, pair, call->boxes,
                                                   call->n_boxes, team);
         if (team->id == 0)
             *attempted += (uint64_t)(2 * call->n_boxes * half_plane);
@@ -307,9 +310,11 @@ static void ising_run_pair_own_boxes(latmc_sim *sim, struct cpu_state *states,
     int64_t planes = 0;
     for (int i = 0; i < call->n_boxes; i++)
         planes += call->boxes[i].extent[call->boxes[i].axis];
+    struct latmc_step pair[2];
+    cpu_pair_steps(sim, call, pair);
     *accepted += cpu_ising_split_own_boxes(box_split, states, &is->dsp, &is->dec,
-                                           sim->desc.seed, call->sweep, call->boxes,
-                                           call->n_boxes, team);
+                                           sim->desc.seed, pair, call->boxes, call->n_boxes,
+                                           team);
     if (team->id == 0)
         *attempted += (uint64_t)(2 * planes * half_plane);
 }

@@ -4,6 +4,7 @@
 
 #include "cpu_lattice.h"
 #include "ising.h"
+#include "rng_streams.h" /* struct latmc_rng_name */
 
 struct cpu_team;
 
@@ -12,21 +13,20 @@ void cpu_ising_hot_start(const struct latmc_lattice *g, int8_t *spins, uint64_t 
 struct latmc_ising_sums cpu_ising_measure(const struct latmc_lattice *g, const int8_t *spins,
                                           int n_threads);
 
-/* Random +-1 couplings (desc.couplings = BIMODAL): eps[ndim i + mu] couples site i with
- * i + e_mu (the layout of latmc_sim_get_couplings), one int8 +-1 each. */
-void cpu_ising_draw_couplings(const struct latmc_lattice *g, int8_t *eps, uint64_t coupling_seed,
-                              int n_threads);
+/* (Random +-1 couplings, desc.couplings = BIMODAL: eps[ndim i + mu] couples site i with
+ * i + e_mu, the layout of latmc_sim_get_couplings, one int8 +-1 each; drawn by
+ * coupling_fill.h.) */
 /*
  * Colour `colour` on its checkerboard numbers [j0, j1) only, each with its own draw (lane
- * j mod 4 of block j / 4): one step of the sweep on one box (a box of planes [p0, p1) along
- * the last axis is j in [p0, p1) times the colour's sites per plane), team member
- * `team`'s share (cpu_omp.h). Returns how many spins its share changed. eps NULL: uniform
- * couplings.
+ * j mod 4 of block j / 4 of the step's draws `name`, struct latmc_step's rng): one step
+ * of the sweep on one box (a box of planes [p0, p1) along the last axis is j in [p0, p1)
+ * times the colour's sites per plane), team member `team`'s share (cpu_omp.h). Returns
+ * how many spins its share changed. eps NULL: uniform couplings.
  */
 uint64_t cpu_ising_colour_range(const struct latmc_lattice *g, int8_t *spins, const int8_t *eps,
                                 const struct latmc_ising_tables *t, int algorithm,
-                                uint64_t seed, uint64_t sweep, int colour, int64_t j0,
-                                int64_t j1, const struct cpu_team *team);
+                                uint64_t seed, struct latmc_rng_name name, int colour,
+                                int64_t j0, int64_t j1, const struct cpu_team *team);
 struct latmc_ising_sums cpu_ising_measure_coupled(const struct latmc_lattice *g,
                                                   const int8_t *spins, const int8_t *eps,
                                                   int n_threads);
@@ -45,8 +45,8 @@ uint64_t cpu_ising_colour_range_slab(const struct latmc_lattice *global,
                                      const struct latmc_lattice *local, int64_t origin,
                                      int8_t *spins, const int8_t *eps,
                                      const struct latmc_ising_tables *t, int algorithm,
-                                     uint64_t seed, uint64_t sweep, int colour, int64_t j0,
-                                     int64_t j1, const struct cpu_team *team);
+                                     uint64_t seed, struct latmc_rng_name name, int colour,
+                                     int64_t j0, int64_t j1, const struct cpu_team *team);
 /* Sites [i0, i1) of the global hot start into out[0 ..). (A slab's couplings:
  * latmc_ising_bimodal_range, lib/coupling_draws.h.) */
 void cpu_ising_hot_range(int8_t *out, int64_t i0, int64_t i1, uint64_t seed);

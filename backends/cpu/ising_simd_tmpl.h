@@ -55,8 +55,7 @@ enum { DRAW_VECS64 = 256 / VW };
 static __attribute__((noinline)) void set_consts(struct philox_consts *pc, uint64_t hi,
                                                  const struct cpu_ising_pass *p)
 {
-    const struct latmc_philox_fold f =
-        latmc_philox_fold_words(p->seed, latmc_rng_word1_at(p->c1_sweep, hi << 32), p->c2, p->c3);
+    const struct latmc_philox_fold f = latmc_philox_fold_name(p->seed, p->name, (uint32_t)hi);
     philox_setup_kernels(pc, &f);
 }
 

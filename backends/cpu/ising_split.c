@@ -59,19 +59,13 @@ void cpu_ising_decisions_build(struct cpu_ising_decisions *d, const struct latmc
 }
 
 void cpu_ising_pass_setup(struct cpu_ising_pass *p, const struct cpu_ising_decisions *d,
-                          uint64_t seed, uint64_t sweep, int colour)
+                          uint64_t seed, const struct latmc_step *step)
 {
     memset(p, 0, offsetof(struct cpu_ising_pass, prepared));
     p->dec = *d;
-    p->colour = colour;
+    p->colour = step->colour;
     p->seed = seed;
-    /* words 1..3 of block 0 (rng_streams.h); the kernels add the block's high bits to c1 */
-    const latmc_philox_ctr c = latmc_rng_counter(0, sweep,
-                                                 latmc_rng_stream(LATMC_STREAM_UPDATE, 0),
-                                                 (uint32_t)colour, 0);
-    p->c1_sweep = c.v[1];
-    p->c2 = c.v[2];
-    p->c3 = c.v[3];
+    p->name = step->rng; /* the kernels fold it per value of block >> 32 */
 }
 
 /* ---- layout ---- */
@@ -177,15 +171,26 @@ static inline uint8_t bond_byte(const int8_t *e, int nd)
     return (uint8_t)b;
 }
 
+/* A half-row pair's bond bytes, nd a constant at each call below so that the loop over mu
+ * unrolls (with nd a variable the conversion cost a creation as much as the draw). */
+static inline void bonds_of_row(uint8_t *even, uint8_t *odd, const int8_t *in, int64_t half,
+                                int nd)
+{
+    for (int64_t j = 0; j < half; j++) {
+        even[j] = bond_byte(in + nd * (2 * j), nd);
+        odd[j] = bond_byte(in + nd * (2 * j + 1), nd);
+    }
+}
+
 static void row_bonds_from_eps(const struct cpu_ising_split *s, const int8_t *eps, int64_t r)
 {
     const int nd = s->ndim;
     const int8_t *in = eps + nd * s->lx * r;
     uint8_t *even = cpu_ising_split_bond_row(s, r, 0), *odd = cpu_ising_split_bond_row(s, r, 1);
-    for (int64_t j = 0; j < s->half; j++) {
-        even[j] = bond_byte(in + nd * (2 * j), nd);
-        odd[j] = bond_byte(in + nd * (2 * j + 1), nd);
-    }
+    if (nd == 2)
+        bonds_of_row(even, odd, in, s->half, 2);
+    else
+        bonds_of_row(even, odd, in, s->half, 3);
     refresh_pads(s, even);
     refresh_pads(s, odd);
 }
@@ -250,7 +255,7 @@ static void row_hot(const struct cpu_ising_split *s, uint64_t seed, int64_t r)
     const int64_t i0 = rg * s->lx, i1 = i0 + s->lx;
     uint8_t *h[2] = { cpu_ising_split_row(s, r, 0), cpu_ising_split_row(s, r, 1) };
     for (int64_t b = i0 / 4; 4 * b < i1; b++) {
-        const latmc_philox_ctr u = latmc_rng_block(seed, (uint64_t)b, 0, LATMC_STREAM_INIT, 0, 0);
+        const latmc_philox_ctr u = latmc_rng_init_block(seed, 0, 0, (uint64_t)b);
         for (int lane = 0; lane < 4; lane++) {
             const int64_t i = 4 * b + lane;
             if (i >= i0 && i < i1)
@@ -443,12 +448,13 @@ static int64_t box_hi(const struct latmc_box *box)
     return box->origin[box->axis] + box->extent[box->axis];
 }
 
-/* The two passes of a fused pair (colours 0 and 1 of sweep `sweep`), prepared. */
+/* The two passes of a fused pair (its two steps: colours 0 and 1 of a sweep), prepared. */
 static void pair_passes(struct cpu_ising_pass pass[2], const struct cpu_ising_dsp *dsp,
-                        const struct cpu_ising_decisions *d, uint64_t seed, uint64_t sweep)
+                        const struct cpu_ising_decisions *d, uint64_t seed,
+                        const struct latmc_step pair[2])
 {
     for (int c = 0; c < 2; c++) {
-        cpu_ising_pass_setup(&pass[c], d, seed, sweep, c);
+        cpu_ising_pass_setup(&pass[c], d, seed, &pair[c]);
         dsp->prepare(&pass[c]);
     }
 }
@@ -486,12 +492,12 @@ static int64_t boxes_units(const struct latmc_box *boxes, int n_boxes)
 uint64_t cpu_ising_split_boxes_interior(const struct cpu_ising_split *s,
                                         const struct cpu_ising_dsp *dsp,
                                         const struct cpu_ising_decisions *d, uint64_t seed,
-                                        uint64_t sweep, const struct latmc_box *boxes,
-                                        int n_boxes, bool borders_too,
-                                        const struct cpu_team *team)
+                                        const struct latmc_step pair[2],
+                                        const struct latmc_box *boxes, int n_boxes,
+                                        bool borders_too, const struct cpu_team *team)
 {
     struct cpu_ising_pass pass[2];
-    pair_passes(pass, dsp, d, seed, sweep);
+    pair_passes(pass, dsp, d, seed, pair);
     const int64_t unit = s->ndim == 3 ? s->ly : 1;
     const int64_t units = boxes_units(boxes, n_boxes);
     uint64_t changed = 0;
@@ -533,11 +539,12 @@ uint64_t cpu_ising_split_boxes_interior(const struct cpu_ising_split *s,
 uint64_t cpu_ising_split_boxes_border(const struct cpu_ising_split *s,
                                       const struct cpu_ising_dsp *dsp,
                                       const struct cpu_ising_decisions *d, uint64_t seed,
-                                      uint64_t sweep, const struct latmc_box *boxes,
-                                      int n_boxes, const struct cpu_team *team)
+                                      const struct latmc_step pair[2],
+                                      const struct latmc_box *boxes, int n_boxes,
+                                      const struct cpu_team *team)
 {
     struct cpu_ising_pass pass[2];
-    cpu_ising_pass_setup(&pass[1], d, seed, sweep, 1);
+    cpu_ising_pass_setup(&pass[1], d, seed, &pair[1]);
     dsp->prepare(&pass[1]);
     const int64_t unit = s->ndim == 3 ? s->ly : 1;
     uint64_t changed = 0;
@@ -597,11 +604,12 @@ static void write_through(cpu_ising_split_of split_of, void *ctx, const struct l
 uint64_t cpu_ising_split_own_boxes(cpu_ising_split_of split_of, void *ctx,
                                    const struct cpu_ising_dsp *dsp,
                                    const struct cpu_ising_decisions *d, uint64_t seed,
-                                   uint64_t sweep, const struct latmc_box *boxes, int n_boxes,
+                                   const struct latmc_step pair[2],
+                                   const struct latmc_box *boxes, int n_boxes,
                                    const struct cpu_team *team)
 {
     struct cpu_ising_pass pass[2];
-    pair_passes(pass, dsp, d, seed, sweep);
+    pair_passes(pass, dsp, d, seed, pair);
     const struct cpu_ising_split *s0 = split_of(ctx, 0);
     const int64_t unit = s0->ndim == 3 ? s0->ly : 1;
     const int64_t units = boxes_units(boxes, n_boxes);

@@ -110,8 +110,7 @@ struct cpu_ising_pass {
     struct cpu_ising_decisions dec;
     int colour;
     uint64_t seed;
-    uint32_t c1_sweep;      /* (sweep >> 32) << 16: c1 without the high block bits */
-    uint32_t c2, c3;        /* counter words 2 and 3 of the pass (rng_streams.h) */
+    struct latmc_rng_name name; /* the step's draws (lib/step.h) */
     /*
      * The level's own ready-to-use form of the above (round keys and tables as vectors),
      * written by dsp->prepare once per pass, so that colour_rows can be called for a
@@ -121,7 +120,7 @@ struct cpu_ising_pass {
 };
 
 void cpu_ising_pass_setup(struct cpu_ising_pass *p, const struct cpu_ising_decisions *d,
-                          uint64_t seed, uint64_t sweep, int colour);
+                          uint64_t seed, const struct latmc_step *step);
 
 /*
  * The kernels of one SIMD level for the split layout (cpu_features.h, dav1d's pattern).
@@ -189,14 +188,16 @@ struct cpu_team;
 uint64_t cpu_ising_split_boxes_interior(const struct cpu_ising_split *s,
                                         const struct cpu_ising_dsp *dsp,
                                         const struct cpu_ising_decisions *d, uint64_t seed,
-                                        uint64_t sweep, const struct latmc_box *boxes,
-                                        int n_boxes, bool borders_too,
+                                        const struct latmc_step pair[2],
+                                        const struct latmc_box *boxes, int n_boxes,
+                                        bool borders_too,
                                         const struct cpu_team *team);
 uint64_t cpu_ising_split_boxes_border(const struct cpu_ising_split *s,
                                       const struct cpu_ising_dsp *dsp,
                                       const struct cpu_ising_decisions *d, uint64_t seed,
-                                      uint64_t sweep, const struct latmc_box *boxes,
-                                      int n_boxes, const struct cpu_team *team);
+                                      const struct latmc_step pair[2],
+                                      const struct latmc_box *boxes, int n_boxes,
+                                      const struct cpu_team *team);
 
 /*
  * The same fused pair (LATMC_STEP_PAIR_WHOLE) on boxes with their own memory (cpu_boxes.c):
@@ -210,7 +211,8 @@ typedef const struct cpu_ising_split *(*cpu_ising_split_of)(void *ctx, int box);
 uint64_t cpu_ising_split_own_boxes(cpu_ising_split_of split_of, void *ctx,
                                    const struct cpu_ising_dsp *dsp,
                                    const struct cpu_ising_decisions *d, uint64_t seed,
-                                   uint64_t sweep, const struct latmc_box *boxes, int n_boxes,
+                                   const struct latmc_step pair[2],
+                                   const struct latmc_box *boxes, int n_boxes,
                                    const struct cpu_team *team);
 
 #endif

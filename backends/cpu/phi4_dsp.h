@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "phi4_lattice.h"
+#include "rng_streams.h" /* struct latmc_rng_name */
 
 /* (the AVX-512 level's loads reach 16 values past a row's ends: 32 leaves room) */
 enum { PHI4_PAD = 32 };
@@ -32,10 +33,10 @@ struct cpu_phi4_dsp {
     /* One step of the plan on the boxes' numbers, a team member's share, as
      * cpu_phi4_step_f/_d (phi4_ref.h). */
     uint64_t (*step_f)(const struct phi4_geom *g, float *phi, const struct latmc_phi4_tables *t,
-                       uint64_t seed, uint64_t rng_sweep, int colour,
+                       uint64_t seed, struct latmc_rng_name name, int colour,
                        const struct phi4_range *boxes, int n_boxes, const struct cpu_team *team);
     uint64_t (*step_d)(const struct phi4_geom *g, double *phi, const struct latmc_phi4_tables *t,
-                       uint64_t seed, uint64_t rng_sweep, int colour,
+                       uint64_t seed, struct latmc_rng_name name, int colour,
                        const struct phi4_range *boxes, int n_boxes, const struct cpu_team *team);
 };
 

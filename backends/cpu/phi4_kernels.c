@@ -156,7 +156,8 @@ static int phi4_init_spins(latmc_sim *sim, struct cpu_state *st, int how)
 
 /*
  * One step of the core's plan (lib/box.h): the step's colour, its draws named by the
- * step's sweep word (its pass's, lib/model_phi4.c), on the boxes' within-colour numbers. Steps are WHOLE
+ * step's (its pass's sweep word, lib/model_phi4.c), on the boxes' within-colour numbers.
+ * Steps are WHOLE
  * (no step_caps): sites of one colour never interact, so a box needs nothing from the
  * other boxes' part of the same step.
  */
@@ -166,7 +167,7 @@ static void phi4_run_step(latmc_sim *sim, struct cpu_state *st, const struct lat
     struct phi4_state *p = phi4_state(st);
     const struct latmc_phi4_tables *t = sim->model_data;
     const int nc = p->geom.colouring.ncolours;
-    const uint64_t rng_sweep = call->step.rng_sweep;
+    const struct latmc_rng_name name = call->step.rng;
     const int colour = call->step.colour;
     /* numbers per plane: rows per plane times L_x / ncolours (phi4_lattice.h) */
     const int64_t per_plane = rows_per_plane(p) * (p->geom.lat.lx / nc);
@@ -182,10 +183,10 @@ static void phi4_run_step(latmc_sim *sim, struct cpu_state *st, const struct lat
             sites += r[i].j1 - r[i].j0;
         }
         if (p->single)
-            *accepted += p->dsp.step_f(&p->geom, p->field, t, sim->desc.seed, rng_sweep, colour,
+            *accepted += p->dsp.step_f(&p->geom, p->field, t, sim->desc.seed, name, colour,
                                        r, nb, team);
         else
-            *accepted += p->dsp.step_d(&p->geom, p->field, t, sim->desc.seed, rng_sweep, colour,
+            *accepted += p->dsp.step_d(&p->geom, p->field, t, sim->desc.seed, name, colour,
                                        r, nb, team);
         if (team->id == 0)
             *attempted += (uint64_t)sites * t->nhit;

@@ -7,19 +7,22 @@
 #define LATMC_CPU_PHI4_REF_H
 
 #include "phi4_lattice.h"
+#include "rng_streams.h" /* struct latmc_rng_name */
 
 struct cpu_team;
 
-/* One step of the plan: colour `colour` of the pass named rng_sweep
- * (latmc_phi4_rng_sweep) on the boxes' within-colour numbers, team member `team`'s share
- * (cpu_omp.h); returns its accepted hits. */
+/* One step of the plan: colour `colour` of the step whose first draws (hit 0, draw 0) are
+ * `name` (struct latmc_step's rng: its pass's sweep word, latmc_phi4_rng_sweep) on the
+ * boxes' within-colour numbers, team member `team`'s share (cpu_omp.h); returns its
+ * accepted hits. */
 uint64_t cpu_phi4_step_f(const struct phi4_geom *g, float *phi, const struct latmc_phi4_tables *t,
-                         uint64_t seed, uint64_t rng_sweep, int colour,
+                         uint64_t seed, struct latmc_rng_name name, int colour,
                          const struct phi4_range *boxes, int n_boxes,
                          const struct cpu_team *team);
 uint64_t cpu_phi4_step_d(const struct phi4_geom *g, double *phi,
-                         const struct latmc_phi4_tables *t, uint64_t seed, uint64_t rng_sweep,
-                         int colour, const struct phi4_range *boxes, int n_boxes,
+                         const struct latmc_phi4_tables *t, uint64_t seed,
+                         struct latmc_rng_name name, int colour,
+                         const struct phi4_range *boxes, int n_boxes,
                          const struct cpu_team *team);
 
 /* Hot start: independent uniforms in (-1, 1) from the INIT stream. */

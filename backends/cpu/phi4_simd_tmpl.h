@@ -31,7 +31,7 @@ struct PHI4_FN(phi4_simd_pass) {
     const struct PHI4_FN(latmc_phi4_coef) *k;
     uint32_t nhit;
     const struct phi4_keys *keys;
-    uint64_t rng_sweep;
+    struct latmc_rng_name name; /* the step's draws (hit 0, draw 0), lib/step.h */
     int64_t n;  /* L_x / ncolours: values per sub-row */
     int r_wrap; /* the sub-row's change (mod ncolours) from row (L_y - 1, z) to (0, z + 1) */
 };
@@ -363,12 +363,12 @@ static inline void PHI4_FN(phi4_simd_load)(const struct PHI4_FN(phi4_simd_pass) 
     }
     /* Philox blocks b = (W / 4) grp + i, i < W / 4, four sites each: lanes (b, eta), (b, u)
      * of each block in turn, named by the global numbers (a slab: j_origin, a multiple of
-     * 64, phi4_lattice.h); words 0..2 here (rng_streams.h: word 2 is the pass's alone),
-     * word 3 per hit */
+     * 64, phi4_lattice.h); words 0..2 of the step's name here (rng_streams.h: word 2 is the
+     * step's alone), word 3 per hit */
     const uint64_t b0 = (PHI4_W / 4) * (uint64_t)grp + (uint64_t)(p->g->j_origin / 4);
     uint32_t word0[PHI4_W / 4], word1[PHI4_W / 4], word2 = 0;
     for (int i = 0; i < PHI4_W / 4; i++) {
-        const latmc_philox_ctr x = latmc_rng_counter(b0 + (uint64_t)i, p->rng_sweep, 0, 0, 0);
+        const latmc_philox_ctr x = latmc_rng_name_counter(p->name, b0 + (uint64_t)i);
         word0[i] = x.v[0];
         word1[i] = x.v[1];
         word2 = x.v[2];
@@ -461,7 +461,6 @@ static uint64_t PHI4_FN(phi4_simd_block)(const struct PHI4_FN(phi4_simd_pass) *p
     PHI4_FN(phi4_simd_prefetch_next)(p, cur);
     /* the draws' part of word 3: lanes (b, eta), (b, u) of each block */
     const phi4_iv draw = phi4_iv_alternate(LATMC_PHI4_DRAW_ETA, LATMC_PHI4_DRAW_ACCEPT);
-    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
     const V eps = PHI4_FN(set1)(k->epsilon), site = PHI4_FN(set1)(k->site);
     const V quartic = PHI4_FN(set1)(k->quartic);
     phi4_iv r_eta[H][G], r_u[H][G];
@@ -471,9 +470,9 @@ static uint64_t PHI4_FN(phi4_simd_block)(const struct PHI4_FN(phi4_simd_pass) *p
         const int nh = p->nhit - h0 < (uint32_t)H ? (int)(p->nhit - h0) : H;
         for (int hh = 0; hh < nh; hh++) {
             const uint32_t hit = h0 + (uint32_t)hh;
-            /* word 3 of (hit, draw 0) (latmc_rng_counter); the draw is added per lane */
-            const uint32_t w3h = latmc_rng_counter(0, 0, stream, latmc_phi4_rng_phase(colour, hit),
-                                                   latmc_phi4_rng_sub(hit, 0)).v[3];
+            /* word 3 of (hit, draw 0) of the step's name; the draw is added per lane */
+            const uint32_t w3h = latmc_rng_name_at(p->name, latmc_phi4_rng_phase(colour, hit),
+                                                   latmc_phi4_rng_sub(hit, 0)).c3;
             const phi4_iv w3 = phi4_iv_add64(phi4_iv_set1(w3h), draw);
             for (int gi = 0; gi < G; gi += PHI4_NSETS) {
                 const struct phi4_pre *pre[PHI4_NSETS];
@@ -511,12 +510,12 @@ static uint64_t PHI4_FN(phi4_simd_block)(const struct PHI4_FN(phi4_simd_pass) *p
     return accepted;
 }
 
-/* What every group of a pass needs, for the pass named rng_sweep. */
+/* What every group of a pass needs, for the step named `name`. */
 static void PHI4_FN(phi4_simd_pass_init)(struct PHI4_FN(phi4_simd_pass) *p,
                                          const struct phi4_geom *g, PHI4_R *phi,
                                          const struct latmc_phi4_tables *t,
                                          const struct phi4_keys *keys,
-                                         uint64_t rng_sweep)
+                                         struct latmc_rng_name name)
 {
     const int ncolours = g->colouring.ncolours;
     p->g = g;
@@ -524,7 +523,7 @@ static void PHI4_FN(phi4_simd_pass_init)(struct PHI4_FN(phi4_simd_pass) *p,
     p->k = &t->PHI4_S;
     p->nhit = t->nhit;
     p->keys = keys;
-    p->rng_sweep = rng_sweep;
+    p->name = name;
     p->n = g->lat.lx / ncolours;
     /* shift (ay y + az z) mod nc grows by az - ay (L_y - 1): the sub-row drops by it */
     p->r_wrap = (int)(((g->colouring.az - g->colouring.ay * (g->lat.ly - 1)) % ncolours +
@@ -554,24 +553,24 @@ static uint64_t PHI4_FN(phi4_simd_boxes_blocks)(const struct PHI4_FN(phi4_simd_p
 
 uint64_t PHI4_STEP_FN(const struct phi4_geom *g, PHI4_R *phi,
                                      const struct latmc_phi4_tables *t, uint64_t seed,
-                                     uint64_t rng_sweep, int colour,
+                                     struct latmc_rng_name name, int colour,
                                      const struct phi4_range *boxes, int n_boxes,
                                      const struct cpu_team *team);
 
 /*
- * One step of the core's plan (lib/box.h): colour `colour` of the pass named rng_sweep on
+ * One step of the core's plan (lib/box.h): colour `colour` of the step named `name` on
  * the boxes' numbers, the boxes' blocks shared out among the members of the team.
  */
 uint64_t PHI4_STEP_FN(const struct phi4_geom *g, PHI4_R *phi,
                                      const struct latmc_phi4_tables *t, uint64_t seed,
-                                     uint64_t rng_sweep, int colour,
+                                     struct latmc_rng_name name, int colour,
                                      const struct phi4_range *boxes, int n_boxes,
                                      const struct cpu_team *team)
 {
     struct phi4_keys keys;
     phi4_keys_init(&keys, seed);
     struct PHI4_FN(phi4_simd_pass) p;
-    PHI4_FN(phi4_simd_pass_init)(&p, g, phi, t, &keys, rng_sweep);
+    PHI4_FN(phi4_simd_pass_init)(&p, g, phi, t, &keys, name);
     const int64_t unit = PHI4_W * PHI4_GROUPS;
     int64_t units = 0, u0, u1;
     for (int i = 0; i < n_boxes; i++)

@@ -30,11 +30,10 @@ static inline PHI4_R PHI4_FN(phi4_site_corona)(const struct phi4_geom *g, const 
  */
 static uint64_t PHI4_FN(phi4_update_block)(const struct phi4_geom *g, PHI4_R *phi,
                                            const struct latmc_phi4_tables *t, uint64_t seed,
-                                           uint64_t rng_sweep, int colour, int64_t b,
+                                           struct latmc_rng_name name, int colour, int64_t b,
                                            int64_t j_lo, int64_t j_hi)
 {
     const struct PHI4_FN(latmc_phi4_coef) *k = &t->PHI4_S;
-    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
     int64_t idx[4];
     PHI4_R c[4];
     const int first = j_lo > 4 * b ? (int)(j_lo - 4 * b) : 0;
@@ -51,10 +50,12 @@ static uint64_t PHI4_FN(phi4_update_block)(const struct phi4_geom *g, PHI4_R *ph
         const uint32_t phase = latmc_phi4_rng_phase(colour, hit);
         /* named by the global number (a slab: j_origin, phi4_lattice.h) */
         const uint64_t draw = (uint64_t)(b + g->j_origin / 4);
-        const latmc_philox_ctr eta = latmc_rng_block(seed, draw, rng_sweep, stream, phase,
-                                                     latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA));
-        const latmc_philox_ctr u = latmc_rng_block(seed, draw, rng_sweep, stream, phase,
-                                                   latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT));
+        const latmc_philox_ctr eta = latmc_rng_name_block(
+            seed, latmc_rng_name_at(name, phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA)),
+            draw);
+        const latmc_philox_ctr u = latmc_rng_name_block(
+            seed, latmc_rng_name_at(name, phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT)),
+            draw);
         for (int lane = first; lane < nlanes; lane++)
             accepted += (uint64_t)PHI4_FN(latmc_phi4_hit)(k, c[lane], phi[idx[lane]],
                                                           eta.v[lane], u.v[lane], &phi[idx[lane]]);
@@ -66,7 +67,7 @@ static uint64_t PHI4_FN(phi4_update_block)(const struct phi4_geom *g, PHI4_R *ph
  * each box's only on its own numbers. */
 static uint64_t PHI4_FN(phi4_boxes_blocks)(const struct phi4_geom *g, PHI4_R *phi,
                                            const struct latmc_phi4_tables *t, uint64_t seed,
-                                           uint64_t rng_sweep, int colour,
+                                           struct latmc_rng_name name, int colour,
                                            const struct phi4_range *boxes, int n_boxes,
                                            int64_t u0, int64_t u1)
 {
@@ -77,7 +78,7 @@ static uint64_t PHI4_FN(phi4_boxes_blocks)(const struct phi4_geom *g, PHI4_R *ph
         const int64_t count = phi4_range_units(&boxes[i], 4);
         const int64_t a = u0 > off ? u0 : off, e = u1 < off + count ? u1 : off + count;
         for (int64_t u = a; u < e; u++)
-            accepted += PHI4_FN(phi4_update_block)(g, phi, t, seed, rng_sweep, colour,
+            accepted += PHI4_FN(phi4_update_block)(g, phi, t, seed, name, colour,
                                                    first + u - off, boxes[i].j0, boxes[i].j1);
         off += count;
     }
@@ -85,28 +86,28 @@ static uint64_t PHI4_FN(phi4_boxes_blocks)(const struct phi4_geom *g, PHI4_R *ph
 }
 
 /*
- * One step of the core's plan (lib/box.h): colour `colour` of the pass named rng_sweep on
- * the boxes' numbers. The boxes' blocks are shared out among the members of the team.
+ * One step of the core's plan (lib/box.h): colour `colour` of the step named `name` (its
+ * hit 0, draw 0) on the boxes' numbers. The boxes' blocks are shared out among the members
+ * of the team.
  */
 uint64_t PHI4_FN(cpu_phi4_step)(const struct phi4_geom *g, PHI4_R *phi,
                                 const struct latmc_phi4_tables *t, uint64_t seed,
-                                uint64_t rng_sweep, int colour, const struct phi4_range *boxes,
-                                int n_boxes, const struct cpu_team *team)
+                                struct latmc_rng_name name, int colour,
+                                const struct phi4_range *boxes, int n_boxes,
+                                const struct cpu_team *team)
 {
     int64_t units = 0, u0, u1;
     for (int i = 0; i < n_boxes; i++)
         units += phi4_range_units(&boxes[i], 4);
     cpu_team_share(team, units, &u0, &u1);
-    return PHI4_FN(phi4_boxes_blocks)(g, phi, t, seed, rng_sweep, colour, boxes, n_boxes, u0,
-                                      u1);
+    return PHI4_FN(phi4_boxes_blocks)(g, phi, t, seed, name, colour, boxes, n_boxes, u0, u1);
 }
 
 /* Hot start: site i takes lane i mod 4 of INIT block i / 4 (sweep 0, phase 0, sub 0),
  * mapped to (-1, 1) by latmc_phi4_signed. */
 static inline void PHI4_FN(phi4_hot_block)(PHI4_R *phi, int64_t n, uint64_t seed, int64_t b)
 {
-    const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, 0,
-                                               latmc_rng_stream(LATMC_STREAM_INIT, 0), 0, 0);
+    const latmc_philox_ctr r = latmc_rng_init_block(seed, 0, 0, (uint64_t)b);
     for (int lane = 0; lane < 4 && 4 * b + lane < n; lane++)
         phi[4 * b + lane] = PHI4_FN(latmc_phi4_signed)(r.v[lane]);
 }
@@ -130,8 +131,7 @@ void PHI4_FN(cpu_phi4_hot_start)(const struct phi4_geom *g, PHI4_R *phi, uint64_
 void PHI4_FN(cpu_phi4_hot_range)(PHI4_R *out, int64_t i0, int64_t i1, uint64_t seed)
 {
     for (int64_t b = i0 / 4; 4 * b < i1; b++) {
-        const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, 0,
-                                                   latmc_rng_stream(LATMC_STREAM_INIT, 0), 0, 0);
+        const latmc_philox_ctr r = latmc_rng_init_block(seed, 0, 0, (uint64_t)b);
         for (int lane = 0; lane < 4; lane++) {
             const int64_t i = 4 * b + lane;
             if (i >= i0 && i < i1)

@@ -102,7 +102,8 @@ struct cpu_potts_pass {
     const struct cpu_potts_fast_tables *fast;
     const uint32_t *hb_entry;               /* struct cpu_potts_hb_table, or NULL */
     struct cpu_potts_philox rng[2];         /* sub 0 (proposal / heat bath), sub 1 (accept) */
-    uint64_t seed, sweep;
+    struct latmc_rng_name name[2];          /* their names (the step's, lib/step.h) */
+    uint64_t seed;
     int scalar_every_site;                  /* tests: take the scalar rule at every site */
     /* The sites the pass updates (or measures) within its chunks: j_begin <= j < j_end,
      * 0 <= j_begin <= j_end <= per_colour (a whole colour: 0 and per_colour; a box: its
@@ -140,7 +141,7 @@ void cpu_potts_dsp_init_avx512(struct cpu_potts_dsp *dsp);
 /* The level-independent parts (potts_fast.c). */
 void cpu_potts_fast_tables_build(struct cpu_potts_fast_tables *f,
                                  const struct latmc_potts_tables *t, int ndim, int q);
-void cpu_potts_philox_init(struct cpu_potts_philox *r, uint64_t seed, uint64_t sweep,
-                           uint32_t colour, uint32_t sub, uint32_t block_hi);
+void cpu_potts_philox_init(struct cpu_potts_philox *r, uint64_t seed,
+                           struct latmc_rng_name name, uint32_t block_hi);
 
 #endif

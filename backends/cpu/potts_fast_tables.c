@@ -159,15 +159,14 @@ void cpu_potts_hb_table_free(struct cpu_potts_hb_table *h)
 }
 
 /*
- * The Philox constants of one pass (seed, sweep, colour, sub) and value of block >> 32:
- * lib/philox_fold.h's fold, in the names the kernels use (potts_simd.h, philox_chunk).
+ * The Philox constants of the draws `name` (a step's, or its acceptance sub) and value of
+ * block >> 32: lib/philox_fold.h's fold, in the names the kernels use (potts_simd.h,
+ * philox_chunk).
  */
-void cpu_potts_philox_init(struct cpu_potts_philox *r, uint64_t seed, uint64_t sweep,
-                           uint32_t colour, uint32_t sub, uint32_t block_hi)
+void cpu_potts_philox_init(struct cpu_potts_philox *r, uint64_t seed,
+                           struct latmc_rng_name name, uint32_t block_hi)
 {
-    const struct latmc_philox_fold f =
-        latmc_philox_fold_of(seed, block_hi, sweep, latmc_rng_stream(LATMC_STREAM_UPDATE, 0),
-                             colour, sub);
+    const struct latmc_philox_fold f = latmc_philox_fold_name(seed, name, block_hi);
     r->block_hi = block_hi;
     for (int round = 0; round < 10; round++) {
         r->k0[round] = f.k[round].v[0];

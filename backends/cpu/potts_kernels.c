@@ -170,19 +170,21 @@ static void pass_geometry(latmc_sim *sim, struct cpu_state *st, int col,
                               : 0;
 }
 
-/* Everything a sweep's pass over colour `col` needs (pass_geometry, tables, draws). */
-static void sweep_pass(latmc_sim *sim, struct cpu_state *st, uint64_t sweep, int col,
+/* Everything the pass of a step (its colour) needs (pass_geometry, tables, draws: the
+ * step's, and its acceptance sub). */
+static void sweep_pass(latmc_sim *sim, struct cpu_state *st, const struct latmc_step *step,
                        struct cpu_potts_pass *p)
 {
     struct potts_state *ps = potts_of(st);
-    pass_geometry(sim, st, col, p);
+    pass_geometry(sim, st, step->colour, p);
     p->tables = sim->model_data;
     p->fast = &ps->fast;
     p->hb_entry = ps->hb.entry;
     p->seed = sim->desc.seed;
-    p->sweep = sweep;
-    for (uint32_t s = 0; s < 2; s++)
-        cpu_potts_philox_init(&p->rng[s], sim->desc.seed, sweep, (uint32_t)col, s, 0);
+    p->name[0] = step->rng;
+    p->name[1] = latmc_rng_name_sub(step->rng, LATMC_POTTS_SUB_ACCEPT);
+    for (int s = 0; s < 2; s++)
+        cpu_potts_philox_init(&p->rng[s], sim->desc.seed, p->name[s], 0);
     p->scalar_every_site = ps->scalar_every_site;
 }
 
@@ -260,7 +262,7 @@ static uint64_t split_boxes_step(latmc_sim *sim, struct cpu_state *st,
 {
     struct potts_state *ps = potts_of(st);
     struct cpu_potts_pass pass;
-    sweep_pass(sim, st, call->sweep, call->step.colour, &pass);
+    sweep_pass(sim, st, &call->step, &pass);
     const cpu_potts_pass_fn fn = pass_fn(sim, ps);
     const int64_t W = ps->dsp.width, P = colour_per_plane(st, ps);
     const struct latmc_box *boxes = call->boxes;
@@ -326,12 +328,13 @@ static void potts_run_step(latmc_sim *sim, struct cpu_state *st,
             box_range(&call->boxes[i], P, &j0, &j1);
             if (st->slab.on) /* the global numbers and draws, the local spins */
                 *accepted += cpu_potts_colour_range_slab(
-                    &st->global, &st->lattice, st->slab.origin, ps->spins, &chain, call->sweep,
-                    call->step.colour, j0 + st->slab.origin * P, j1 + st->slab.origin * P,
-                    team);
+                    &st->global, &st->lattice, st->slab.origin, ps->spins, &chain,
+                    call->step.rng, call->step.colour, j0 + st->slab.origin * P,
+                    j1 + st->slab.origin * P, team);
             else
                 *accepted += cpu_potts_colour_range(&st->lattice, ps->spins, &chain,
-                                                    call->sweep, call->step.colour, j0, j1, team);
+                                                    call->step.rng, call->step.colour, j0, j1,
+                                                    team);
         }
     }
     if (team->id == 0)

@@ -5,14 +5,15 @@
 #include "cpu_lattice.h"
 #include "potts_rules.h"
 
-/* Step `colour` of sweep `sweep` on the sites of that colour with within-colour numbers
- * j0 <= j < j1 (a box: its planes), team member `team`'s share (cpu_omp.h); returns how
- * many its share changed. Each site's update is named by the site, so any cut of [0, N / c)
- * into ranges gives the same chain. */
+/* The step of colour `colour` whose draws are `name` (struct latmc_step's rng) on the
+ * sites of that colour with within-colour numbers j0 <= j < j1 (a box: its planes), team
+ * member `team`'s share (cpu_omp.h); returns how many its share changed. Each site's
+ * update is named by the site, so any cut of [0, N / c) into ranges gives the same
+ * chain. */
 struct cpu_team;
 uint64_t cpu_potts_colour_range(const struct latmc_lattice *g, uint8_t *spins,
-                                const struct latmc_potts_chain *ch, uint64_t sweep, int colour,
-                                int64_t j0, int64_t j1, const struct cpu_team *team);
+                                const struct latmc_potts_chain *ch, struct latmc_rng_name name,
+                                int colour, int64_t j0, int64_t j1, const struct cpu_team *team);
 void cpu_potts_hot_start(const struct latmc_lattice *g, uint8_t *spins, int q, uint64_t seed,
                          int n_threads);
 void cpu_potts_measure(const struct latmc_lattice *g, const uint8_t *spins, int n_threads,
@@ -32,8 +33,8 @@ void cpu_potts_measure_planes(const struct latmc_lattice *g, const uint8_t *spin
 uint64_t cpu_potts_colour_range_slab(const struct latmc_lattice *global,
                                      const struct latmc_lattice *local, int64_t origin,
                                      uint8_t *spins, const struct latmc_potts_chain *ch,
-                                     uint64_t sweep, int colour, int64_t j0, int64_t j1,
-                                     const struct cpu_team *team);
+                                     struct latmc_rng_name name, int colour, int64_t j0,
+                                     int64_t j1, const struct cpu_team *team);
 void cpu_potts_hot_range(uint8_t *out, int64_t i0, int64_t i1, int q, uint64_t seed);
 
 #endif

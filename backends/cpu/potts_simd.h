@@ -22,7 +22,7 @@ enum { NINST = VW / 4 };    /* Philox blocks per chunk */
 
 /* ---- Philox4x32-10 on VW/4 blocks ---- */
 
-/* The pass-constant vectors of one (seed, sweep, colour, sub), cpu_potts_philox_init(). */
+/* The pass-constant vectors of one name of draws (a step's sub), cpu_potts_philox_init(). */
 struct philox_vecs {
     vec k0[10], k1[10], a1, a2, a3, a4;
 };
@@ -407,8 +407,7 @@ INLINE uint64_t pass_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
     struct cpu_potts_philox pre[2] = { p->rng[0], p->rng[1] };
     for (int s = 0; s < 2; s++) {
         if (pre[s].block_hi != block_hi)
-            cpu_potts_philox_init(&pre[s], p->seed, p->sweep, (uint32_t)p->colour,
-                                  (uint32_t)s, block_hi);
+            cpu_potts_philox_init(&pre[s], p->seed, p->name[s], block_hi);
         philox_vecs_init(&rng[s], &pre[s]);
     }
 
@@ -447,8 +446,7 @@ INLINE uint64_t pass_impl(const struct cpu_potts_pass *p, int64_t chunk_begin,
         if ((uint32_t)(block >> 32) != block_hi) {     /* past 2^34 sites per colour */
             block_hi = (uint32_t)(block >> 32);
             for (int s = 0; s < 2; s++) {
-                cpu_potts_philox_init(&pre[s], p->seed, p->sweep, (uint32_t)p->colour,
-                                      (uint32_t)s, block_hi);
+                cpu_potts_philox_init(&pre[s], p->seed, p->name[s], block_hi);
                 philox_vecs_init(&rng[s], &pre[s]);
             }
         }

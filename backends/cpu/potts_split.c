@@ -128,8 +128,7 @@ static void row_hot(const struct latmc_lattice *g, struct cpu_potts_split *s, in
     for (int64_t x = 0; x < lx; x++) {
         const int64_t i = lx * row + x;
         if (x == 0 || (i & 3) == 0)
-            r = latmc_rng_block(seed, (uint64_t)i >> 2, 0,
-                                latmc_rng_stream(LATMC_STREAM_INIT, 0), 0, 0);
+            r = latmc_rng_init_block(seed, 0, 0, (uint64_t)i >> 2);
         a[col][t] = (uint8_t)(((uint64_t)r.v[i & 3] * (uint64_t)q) >> 32);
         if (++col == c)
             col = 0;

@@ -14,10 +14,12 @@
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
+#include "cuda_exec.h"
 #include "cuda_planes.h"
 #include "cuda_slabs.h"
 #include "ens_cuda.h"
 #include "model.h"
+#include "part.h"
 #include "plan.h"
 
 #ifndef LATMC_CUDA_ARCH
@@ -40,6 +42,7 @@ static int finish(const struct cuda_sim *cs, const char *what)
 static void release(struct cuda_sim *cs)
 {
     cuda_planes_free(cs); /* first: its stream may still read the model's arrays */
+    cuda_exec_destroy(cs->exec);
     if (cs->slabs)
         cuda_slabs_destroy(cs);
     if (cs->kernels && cs->kernels->destroy)
@@ -86,13 +89,41 @@ static int check_image(const struct cuda_sim *cs)
     return cuda_check(err, "checking the kernels' image for the device");
 }
 
+/* A sim whose model has a leaf: the one executor holds its boxes (cuda_exec.h). */
+static int create_exec(latmc_sim *sim, const struct cuda_leaf *leaf, int count)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    struct cuda_sim *cs = calloc(1, sizeof *cs);
+    if (!cs)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate its state");
+    /* slabs on devices: the first box's; a part (MPI rank) runs on device_index */
+    cs->device = d->n_devices > 1 && d->device_list && !latmc_part_many(sim)
+                     ? d->device_list[0] : d->device_index;
+    if (cs->device < 0 || cs->device >= count) {
+        free(cs);
+        return cuda_core->fail(LATMC_ENODEV, "desc.device_index = %d: the CUDA backend sees "
+                               "%d device(s)", d->device_index, count);
+    }
+    int st;
+    if ((st = use_device(cs)) < 0 || (st = check_image(cs)) < 0 ||
+        (st = cuda_exec_create(sim, leaf, &cs->exec)) < 0) {
+        release(cs);
+        return st;
+    }
+    sim->n_threads = 1; /* host threads are not used */
+    sim->backend = cs;
+    return LATMC_OK;
+}
+
 static int cuda_create(latmc_sim *sim)
 {
-    /* a GPU rank (a part of several) stores its slab only (cuda_planes.h) */
-    const struct cuda_model_kernels *k = cuda_planes_part_kernels(sim);
-    if (!k)
+    /* a model with a leaf: the one executor (one box, k boxes, a part's box); else a GPU
+     * rank (a part of several) stores its slab only (cuda_planes.h) */
+    const struct cuda_leaf *leaf = cuda_leaf_get(sim->desc.model);
+    const struct cuda_model_kernels *k = leaf ? NULL : cuda_planes_part_kernels(sim);
+    if (!k && !leaf)
         k = cuda_model_kernels_get(sim->desc.model);
-    if (!k)
+    if (!k && !leaf)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA backend has no %s kernels yet",
                                sim->model->name);
     int count = 0;
@@ -102,6 +133,8 @@ static int cuda_create(latmc_sim *sim)
     if (sim->desc.device_index < 0 || sim->desc.device_index >= count)
         return cuda_core->fail(LATMC_ENODEV, "desc.device_index = %d: the CUDA backend sees %d "
                                "device(s)", sim->desc.device_index, count);
+    if (leaf)
+        return create_exec(sim, leaf, count);
     struct cuda_sim *cs = calloc(1, sizeof *cs);
     if (!cs)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate its state");
@@ -160,6 +193,8 @@ static void cuda_destroy(latmc_sim *sim)
 static int cuda_init_spins(latmc_sim *sim, int how)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
+    if (cs->exec)
+        return cuda_exec_init_spins(sim, cs->exec, how);
     if (cs->slabs)
         return cuda_slabs_init_spins(sim, cs, how);
     int st = use_device(cs);
@@ -180,6 +215,8 @@ static int cuda_init_spins(latmc_sim *sim, int how)
 static int cuda_params_changed(latmc_sim *sim)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
+    if (cs->exec)
+        return cuda_exec_params_changed(sim, cs->exec);
     if (cs->slabs)
         return cuda_slabs_params_changed(sim, cs);
     int st = use_device(cs);
@@ -196,6 +233,8 @@ static int cuda_params_changed(latmc_sim *sim)
 static int cuda_measure(latmc_sim *sim, void *sums)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
+    if (cs->exec)
+        return cuda_exec_measure(sim, cs->exec, sums);
     if (cs->slabs)
         return cuda_slabs_measure(sim, cs, sums);
     const size_t bytes = sim->model->sums_size;
@@ -256,6 +295,8 @@ static cudaError_t enqueue_set_couplings(const latmc_sim *sim, struct cuda_sim *
 
 static int cuda_get_spins(latmc_sim *sim, void *buf)
 {
+    if (cuda_sim_of(sim)->exec)
+        return cuda_exec_get_spins(sim, cuda_sim_of(sim)->exec, buf);
     if (cuda_sim_of(sim)->slabs)
         return cuda_slabs_get_spins(sim, cuda_sim_of(sim), buf);
     if (hooks_of(sim)->get_spins)
@@ -267,6 +308,8 @@ static int cuda_get_spins(latmc_sim *sim, void *buf)
 
 static int cuda_set_spins(latmc_sim *sim, const void *buf)
 {
+    if (cuda_sim_of(sim)->exec)
+        return cuda_exec_set_spins(sim, cuda_sim_of(sim)->exec, buf);
     if (cuda_sim_of(sim)->slabs)
         return cuda_slabs_set_spins(sim, cuda_sim_of(sim), buf);
     if (hooks_of(sim)->set_spins)
@@ -279,6 +322,9 @@ static int cuda_set_spins(latmc_sim *sim, const void *buf)
 /* The core calls these only for models with couplings, whose kernels provide the hooks. */
 static int cuda_get_couplings(latmc_sim *sim, float *buf)
 {
+    if (cuda_sim_of(sim)->exec) /* no leaf has couplings yet */
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA %s kernels have no couplings",
+                               sim->model->name);
     if (cuda_sim_of(sim)->slabs)
         return cuda_slabs_get_couplings(sim, cuda_sim_of(sim), buf);
     if (!hooks_of(sim)->get_couplings)
@@ -289,6 +335,9 @@ static int cuda_get_couplings(latmc_sim *sim, float *buf)
 
 static int cuda_set_couplings(latmc_sim *sim, const float *buf)
 {
+    if (cuda_sim_of(sim)->exec)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA %s kernels have no couplings",
+                               sim->model->name);
     if (cuda_sim_of(sim)->slabs)
         return cuda_slabs_set_couplings(sim, cuda_sim_of(sim), buf);
     if (!hooks_of(sim)->set_couplings)
@@ -332,6 +381,14 @@ void cuda_view_fill(const latmc_sim *sim, const struct cuda_sim *cs, latmc_devic
 static int cuda_device_view(latmc_sim *sim, latmc_device_view *view)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
+    if (cs->exec) {
+        const void *data = NULL;
+        int dtype = 0;
+        const int st = cuda_exec_view(sim, cs->exec, &data, &dtype);
+        if (st == LATMC_OK) /* one value per site, the API's order */
+            cuda_view_fill(sim, cs, view, data, dtype, 1, 1, 0, (int64_t)sim->nsites);
+        return st;
+    }
     if (cs->slabs)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "latmc_sim_device_view: the sim is spread "
                                "over %d slabs (desc.n_devices / n_parts), which no single "
@@ -409,6 +466,8 @@ static int cuda_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, i
                           uint64_t *accepted, uint64_t *attempted)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
+    if (cs->exec)
+        return cuda_exec_run_steps(sim, cs->exec, calls, n_calls, accepted, attempted);
     if (sim->plan->n_boxes == 1)
         return one_box_steps(sim, calls, n_calls, accepted, attempted);
     for (int c = 0; c < n_calls; c++) {
@@ -424,7 +483,7 @@ static int cuda_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, i
 static int cuda_run_step(latmc_sim *sim, const struct latmc_step_call *call,
                          uint64_t *accepted, uint64_t *attempted)
 {
-    if (!cuda_sim_of(sim)->slabs && sim->plan->n_boxes > 1)
+    if (!cuda_sim_of(sim)->slabs && !cuda_sim_of(sim)->exec && sim->plan->n_boxes > 1)
         return cuda_planes_run_step(sim, call, accepted, attempted); /* a part's box */
     return cuda_run_steps(sim, call, 1, accepted, attempted);
 }
@@ -435,6 +494,8 @@ static int cuda_run_step(latmc_sim *sim, const struct latmc_step_call *call,
 static unsigned cuda_step_caps(latmc_sim *sim)
 {
     const struct cuda_sim *cs = cuda_sim_of(sim);
+    if (cs->exec)
+        return LATMC_STEP_CAP_FIXED_CUT;
     if (cs->slabs)
         return LATMC_STEP_CAP_FIXED_CUT | cuda_slabs_step_caps(sim, cs);
     return LATMC_STEP_CAP_FIXED_CUT | (sim->plan->n_boxes == 1 ? cs->kernels->caps : 0u);
@@ -445,11 +506,44 @@ static unsigned cuda_step_caps(latmc_sim *sim)
 static int cuda_own_schedule(latmc_sim *sim)
 {
     const struct cuda_sim *cs = cuda_sim_of(sim);
+    if (cs->exec)
+        return 0;
     if (cs->slabs)
         return cuda_slabs_own_steps(sim, cs);
     if (sim->plan->n_boxes != 1 || !cs->kernels->own_steps)
         return 0;
     return cs->kernels->own_steps(sim, cs);
+}
+
+/* The per-plane forms: of the one executor's sim, else of a part on the old executors
+ * (cuda_planes.c). */
+static int cuda_measure_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    return cs->exec ? cuda_exec_measure_planes(sim, cs->exec, p0, p1, sums)
+                    : cuda_planes_measure(sim, p0, p1, sums);
+}
+
+static int cuda_get_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    return cs->exec ? cuda_exec_get_planes(sim, cs->exec, p0, p1, buf)
+                    : cuda_planes_get(sim, p0, p1, buf);
+}
+
+static int cuda_set_planes(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    return cs->exec ? cuda_exec_set_planes(sim, cs->exec, p0, p1, buf)
+                    : cuda_planes_set(sim, p0, p1, buf);
+}
+
+/* No leaf has couplings yet: LATMC_EUNSUPPORTED without a message (the core then reads
+ * them whole, lib/backend.h). */
+static int cuda_get_coupling_planes(latmc_sim *sim, int64_t p0, int64_t p1, float *buf)
+{
+    return cuda_sim_of(sim)->exec ? LATMC_EUNSUPPORTED
+                                  : cuda_planes_get_couplings(sim, p0, p1, buf);
 }
 
 const struct latmc_backend_ops latmc_cuda_backend_ops = {
@@ -468,15 +562,15 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .run_step = cuda_run_step,
     .step_caps = cuda_step_caps,
     .device_view = cuda_device_view,
-    .measure_planes = cuda_planes_measure, /* cuda_planes.c: a part's planes */
-    .get_planes = cuda_planes_get,
-    .set_planes = cuda_planes_set,
+    .measure_planes = cuda_measure_planes, /* a part's planes */
+    .get_planes = cuda_get_planes,
+    .set_planes = cuda_set_planes,
     .ens_sweep = cuda_ens_sweep, /* ens_cuda.c */
     .ens_measure = cuda_ens_measure,
     .ens_swap_params = cuda_ens_swap_params,
     .run_steps = cuda_run_steps,
     .own_schedule = cuda_own_schedule,
     .ens_overlaps = cuda_ens_overlaps, /* ens_cuda.c */
-    .get_coupling_planes = cuda_planes_get_couplings, /* a GPU rank's slab: cuda_planes.c */
+    .get_coupling_planes = cuda_get_coupling_planes, /* a GPU rank's slab */
     .part_halo_depth = cuda_planes_halo_depth,
 };

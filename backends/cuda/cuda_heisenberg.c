@@ -8,9 +8,9 @@
  * free, and it stages the API-layout copies of get/set_spins and get/set_couplings. The
  * couplings (SoA) and the reduction's per-chunk partial sums complete the state.
  *
- * The couplings and the hot start are drawn on the host by the CPU backend's own
- * per-block functions (lib/heisenberg_rules.h) and copied in, so they are the
- * CPU's floats bit for bit.
+ * The couplings (the core's draw_couplings, on desc.n_threads host threads) and the hot
+ * start (the per-block functions of lib/heisenberg_rules.h) are drawn on the host and
+ * copied in, so they are the CPU's floats bit for bit.
  */
 #include <errno.h>
 #include <limits.h>
@@ -281,9 +281,10 @@ static int draw_couplings(const latmc_sim *sim, struct cuda_sim *cs)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA Heisenberg: cannot allocate %zu bytes of "
                                "host memory for drawing the couplings",
                                (size_t)n * sizeof *host);
-    for (int64_t b = 0; b < (n + 3) / 4; b++)
-        latmc_heisenberg_couplings_block(host, n, sim->desc.couplings, sim->desc.coupling_seed, b);
-    int st = cuda_check(upload(sim, cs, hstate(cs)->couplings, host, sim->desc.ndim, 1),
+    int st = cuda_core->draw_couplings(host, 1, sim->desc.couplings, 0, n,
+                                       sim->desc.coupling_seed, sim->desc.n_threads);
+    if (st == LATMC_OK)
+        st = cuda_check(upload(sim, cs, hstate(cs)->couplings, host, sim->desc.ndim, 1),
                         "copying the couplings to the device");
     if (st == LATMC_OK)
         st = cuda_check(cudaStreamSynchronize(cs->stream), "copying the couplings to the device");

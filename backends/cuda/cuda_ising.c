@@ -27,8 +27,9 @@
  * (ens_cuda.h, cuda_ising_packed_member), their own sweeps run the byte kernels.
  *
  * +-J couplings (desc.couplings = BIMODAL): one int8 +-1 per bond, eps[ndim i + mu], on the
- * host for get_couplings (the device never changes them), drawn with the CPU's function
- * (lib/coupling_draws.h): the CPU's couplings bit for bit. On the device: packed per
+ * host for get_couplings (the device never changes them), drawn by the core's
+ * draw_couplings on desc.n_threads host threads (lib/module_abi.h; the definition in
+ * lib/coupling_draws.h): the CPU's couplings bit for bit. On the device: packed per
  * colour for the packed kernels (half a byte per site in 2D, one in 3D), and the bytes
  * (eps_dev) for the byte kernels. Packed-only sims pack them from the host's bytes through
  * a window of a few planes (cuda_ising_pack_couplings_host: create, set_couplings), and
@@ -40,7 +41,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coupling_draws.h"
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_ising.h"
@@ -121,11 +121,11 @@ static int create_couplings(const latmc_sim *sim, struct cuda_sim *cs,
     if (!st->eps_host)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA Ising: cannot allocate %zu bytes of host "
                                "memory for the couplings", n);
-    for (int64_t b = 0; b < (int64_t)((n + 3) / 4); b++)
-        latmc_ising_bimodal_block(st->eps_host, (int64_t)n, sim->desc.coupling_seed, b);
-    if (st->packed_only)
-        return LATMC_OK;
-    int s = upload_couplings(sim, cs, st);
+    int s = cuda_core->draw_couplings(st->eps_host, 0, LATMC_COUPLINGS_BIMODAL, 0, (int64_t)n,
+                                      sim->desc.coupling_seed, sim->desc.n_threads);
+    if (s < 0 || st->packed_only)
+        return s;
+    s = upload_couplings(sim, cs, st);
     if (s == LATMC_OK)
         s = cuda_check(cudaStreamSynchronize(cs->stream), "copying the couplings to the device");
     return s;

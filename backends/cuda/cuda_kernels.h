@@ -51,10 +51,6 @@ cudaError_t cuda_ising_measure(cudaStream_t stream, const struct latmc_lattice *
                                const int8_t *spins, const int8_t *eps,
                                struct latmc_ising_sums *sums);
 
-/* Potts: hot start of n sites with q states (INIT stream, as the CPU). */
-cudaError_t cuda_potts_hot_start(cudaStream_t stream, uint8_t *spins, int64_t n, int q,
-                                 uint64_t seed);
-
 /* Potts: one colour of sweep `sweep`; chain->tables points to a device copy of the
  * sim's struct latmc_potts_tables. Adds the sites that changed to *changed. */
 cudaError_t cuda_potts_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,

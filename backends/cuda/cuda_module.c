@@ -14,7 +14,8 @@
 
 static int cuda_module_init(const struct latmc_core_services *core)
 {
-    if (!core || core->size < sizeof *core || !core->fail || !core->log)
+    if (!core || core->size < sizeof *core || !core->fail || !core->log ||
+        !core->draw_couplings)
         return LATMC_EBACKEND; /* a core this module cannot talk to */
     cuda_core = core;
     int count = 0;

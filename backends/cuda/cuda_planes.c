@@ -3,7 +3,7 @@
  * lib/part.h, doc/mpi.md "GPU ranks"): the step on the part's box, and the per-plane ops
  * by which lib/part.c exchanges halos, measures and gathers configurations. This file
  * has the step's schedule on two streams (below) for every model and Ising's kernels and
- * copies; cuda_planes_potts.c, cuda_planes_heis.c and cuda_planes_phi4.c have the other
+ * copies; cuda_planes_heis.c and cuda_planes_phi4.c have the other
  * models' updates of a plane range, reductions and copies, and say how wide their border
  * ranges are and how they reach across the lattice's wrap.
  *
@@ -37,7 +37,7 @@
  *   sim's stream (interior): the previous borders. The interior reads no halo plane, and
  *     the halo copies touch no plane the interior writes or reads.
  * Between latmc_sim_sweep calls both streams are idle (the last step waits for both), and
- * the per-plane ops run on the sim's stream. Potts, phi^4 and Heisenberg planes travel
+ * the per-plane ops run on the sim's stream. phi^4 and Heisenberg planes travel
  * through a pinned host stage kept with the part (cuda_planes_stage): one DMA copy per
  * move, no allocation; a Heisenberg exchange inside a sweep goes straight between the
  * device and the part's page-locked halo buffers (cuda_planes_heis.c, wire_move), and
@@ -83,7 +83,7 @@ struct cuda_planes {
     struct cuda_phi4_plan phi4_plan;
     struct cuda_phi4_keys phi4_keys;
     uint32_t *host_words;       /* pinned: both colours' words of up to HOST_SITES sites */
-    /* Potts, phi^4, Heisenberg: planes in transit (cuda_planes_stage) */
+    /* phi^4, Heisenberg: planes in transit (cuda_planes_stage) */
     void *stage_dev, *stage_host; /* device; pinned host */
     size_t stage_dev_bytes, stage_host_bytes;
     /* Heisenberg's halo exchange (cuda_planes_halo_buffer): the part's halo buffers
@@ -145,8 +145,9 @@ static int part_ready(latmc_sim *sim, const char *what)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s of a part spread over "
                                "several devices (desc.n_devices > 1): a part (MPI rank) runs "
                                "on one device", what);
-    if (sim->desc.model != LATMC_MODEL_ISING && sim->desc.model != LATMC_MODEL_POTTS &&
-        sim->desc.model != LATMC_MODEL_HEISENBERG && sim->desc.model != LATMC_MODEL_PHI4)
+    /* (Potts: the one executor's per-plane forms, exec/cuda_exec.c) */
+    if (sim->desc.model != LATMC_MODEL_ISING && sim->desc.model != LATMC_MODEL_HEISENBERG &&
+        sim->desc.model != LATMC_MODEL_PHI4)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: no per-plane %s for the %s "
                                "model in this version", what, sim->model->name);
     int st = cuda_check(cudaSetDevice(cs->device), "cudaSetDevice");
@@ -192,11 +193,6 @@ static int outside_slab(const struct cuda_ising_packed_access *pa, int64_t p0, i
                            "part's planes [%lld, %lld) nor a halo range next to them",
                            (long long)p0, (long long)p1, (long long)pa->geom.origin,
                            (long long)(pa->geom.origin + pa->geom.planes));
-}
-
-static bool is_potts(const latmc_sim *sim)
-{
-    return sim->desc.model == LATMC_MODEL_POTTS;
 }
 
 static bool is_heis(const latmc_sim *sim)
@@ -548,7 +544,7 @@ static int host_path(latmc_sim *sim, const struct cuda_ising_packed_access *pa, 
 }
 
 /*
- * Potts and phi^4 planes [p0, p1) (cuda_planes_potts.c, cuda_planes_phi4.c: contiguous
+ * phi^4 planes [p0, p1) (cuda_planes_phi4.c: contiguous
  * bytes in the API's layout) through the pinned stage, in chunks of whole planes: one DMA
  * copy and one memcpy each (a pageable copy would go through the driver's own staging,
  * at a fraction of the bus's speed), waited for on `stream`.
@@ -562,8 +558,7 @@ static int staged_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64_t 
     if (st < 0)
         return st;
     const struct cuda_phi4_plan *plan = &pl->phi4_plan; /* made by part_ready for phi^4 */
-    const size_t pb = is_phi4(sim) ? cuda_planes_phi4_plane_bytes(cs, plan)
-                                   : cuda_planes_potts_plane_bytes(cs);
+    const size_t pb = cuda_planes_phi4_plane_bytes(cs, plan);
     int64_t per = (int64_t)(CUDA_PLANES_STAGE_BYTES / pb);
     if (per < 1)
         per = 1;
@@ -577,11 +572,9 @@ static int staged_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64_t 
         const size_t at = (size_t)(q - p0) * pb, bytes = (size_t)(q1 - q) * pb;
         if (set_buf)
             memcpy(host, (const char *)set_buf + at, bytes);
-        const cudaError_t err = is_phi4(sim)
-            ? cuda_planes_phi4_move(cs, plan, stream, q, q1, set_buf ? NULL : host,
-                                    set_buf ? host : NULL)
-            : cuda_planes_potts_move(cs, stream, q, q1, set_buf ? NULL : host,
-                                     set_buf ? host : NULL);
+        const cudaError_t err = cuda_planes_phi4_move(cs, plan, stream, q, q1,
+                                                      set_buf ? NULL : host,
+                                                      set_buf ? host : NULL);
         st = cuda_check(err, what);
         const int fin = cuda_check(cudaStreamSynchronize(stream), what);
         if (st == LATMC_OK)
@@ -592,8 +585,8 @@ static int staged_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64_t 
     return st;
 }
 
-/* Potts, Heisenberg and phi^4 planes (cuda_planes_potts.c, cuda_planes_heis.c,
- * cuda_planes_phi4.c), on the copy stream. */
+/* Heisenberg and phi^4 planes (cuda_planes_heis.c, cuda_planes_phi4.c), on the copy
+ * stream. */
 static int byte_move(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
                      const void *set_buf)
 {
@@ -641,7 +634,7 @@ static int move_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
                        const void *set_buf)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
-    if (is_potts(sim) || is_heis(sim) || is_phi4(sim))
+    if (is_heis(sim) || is_phi4(sim))
         return byte_move(sim, p0, p1, get_buf, set_buf);
     struct cuda_ising_packed_access pa;
     int64_t per = 0;
@@ -718,13 +711,12 @@ int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
     const int settled = cuda_planes_settle(cs);
     if (settled < 0)
         return settled;
-    if (is_potts(sim) || is_heis(sim) || is_phi4(sim)) {
+    if (is_heis(sim) || is_phi4(sim)) {
         const int st = part_ready(sim, "reduction");
         return st < 0         ? st
                : is_heis(sim) ? cuda_planes_heis_measure(sim, p0, p1, sums)
-               : is_phi4(sim) ? cuda_planes_phi4_measure(sim, &cs->planes->phi4_plan, p0, p1,
-                                                         sums)
-                              : cuda_planes_potts_measure(sim, p0, p1, sums);
+                              : cuda_planes_phi4_measure(sim, &cs->planes->phi4_plan, p0, p1,
+                                                         sums);
     }
     struct cuda_ising_packed_access pa;
     int st = packed_part(sim, false, &pa, "reduction");
@@ -748,10 +740,9 @@ int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
     return st < 0 ? st : fin;
 }
 
-/* What a step's updates need: Ising's packed arrays, or Potts's window (scratch). */
+/* What a step's updates need: Ising's packed arrays. */
 struct step_arrays {
     struct cuda_ising_packed_access pa;
-    void *window;
 };
 
 /* Step c on the box's planes [q0, q1) on `stream` (nothing when empty). */
@@ -761,8 +752,6 @@ static cudaError_t update(const latmc_sim *sim, struct cuda_sim *cs,
 {
     if (q1 <= q0)
         return cudaSuccess;
-    if (is_potts(sim))
-        return cuda_planes_potts_update(sim, cs, stream, q0, q1, sweep, step->colour, a->window);
     if (is_heis(sim))
         return cuda_planes_heis_pass(sim, cs, stream, q0, q1, sweep, step);
     if (is_phi4(sim))
@@ -781,10 +770,9 @@ static cudaError_t update(const latmc_sim *sim, struct cuda_sim *cs,
 }
 
 /* The arrays of a step, made current, or the refusal. Ising: the packed layout, with
- * thresholds that fit its kernels; Potts: the window for the borders at the lattice's
- * ends. *border: planes at each end of the box that its neighbours read or that must be
- * updated as one range (the model's halo, 1; Potts: a whole c of planes; Heisenberg: the
- * pass's halo, 2). */
+ * thresholds that fit its kernels. *border: planes at each end of the box that its
+ * neighbours read or that must be updated as one range (the model's halo, 1; Heisenberg:
+ * the pass's halo, 2). */
 static int step_arrays(latmc_sim *sim, struct step_arrays *a, int64_t *border)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
@@ -797,13 +785,6 @@ static int step_arrays(latmc_sim *sim, struct step_arrays *a, int64_t *border)
     if (is_phi4(sim)) {
         *border = CUDA_PHI4_HALO;
         return part_ready(sim, "step");
-    }
-    if (is_potts(sim)) {
-        *border = cs->colours;
-        int st = part_ready(sim, "step");
-        if (st == LATMC_OK)
-            st = cuda_planes_scratch(cs, cuda_planes_potts_window_bytes(cs), &a->window);
-        return st;
     }
     *border = 1;
     int st = packed_part(sim, true, &a->pa, "step");
@@ -895,7 +876,7 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
         return st;
     }
     /* the box's sites, once per sweep: at its step 0 (plan->n_steps is the model's
-     * sweep_steps, not the current schedule's count: Potts, phi^4, Heisenberg) */
+     * sweep_steps, not the current schedule's count: phi^4, Heisenberg) */
     if (step->index == 0)
         *attempted += heis            ? cuda_planes_heis_attempted(sim, n * plane_sites(cs))
                       : is_phi4(sim) ? cuda_planes_phi4_attempted(sim, n * plane_sites(cs))

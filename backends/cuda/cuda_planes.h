@@ -1,14 +1,14 @@
 /*
  * Internal to the CUDA module: a one-device sim as one part of a lattice shared by
  * processes (lib/part.h, doc/mpi.md "GPU ranks"). The sim stores only its slab and halo
- * planes on its device, like a CPU part (cuda_planes_part_kernels, below; Potts parts of
- * several replicas and Ising off the packed kernels keep the whole lattice, which the
- * Ising and Potts code below still serves); run_step updates only the part's box (its slab of planes), and
+ * planes on its device, like a CPU part (cuda_planes_part_kernels, below; Ising off the
+ * packed kernels keeps the whole lattice, which the Ising code below still serves);
+ * run_step updates only the part's box (its slab of planes), and
  * the per-plane ops (lib/backend.h) move planes between the device and the host in the
  * CPU's get_planes layout, so CPU and GPU parts give one chain.
  *
- * Models: Ising on the multi-spin coded (packed) kernels, uniform and +-J; Potts
- * (cuda_planes_potts.c, the several-GPU slabs' range kernels); the Heisenberg spin glass
+ * Models: Ising on the multi-spin coded (packed) kernels, uniform and +-J; the Heisenberg
+ * spin glass
  * (cuda_planes_heis.c, the one-device pass on plane ranges); phi^4 on the site-order
  * schedule (cuda_planes_phi4.c, the slabs' kernels); everything else is refused
  * with LATMC_EUNSUPPORTED and the reason (the part API then refuses n_parts > 1 at
@@ -65,18 +65,6 @@ bool cuda_planes_halo_buffer(latmc_sim *sim, const void *buf, size_t bytes, bool
 void cuda_planes_set_pending(struct cuda_sim *cs);
 int cuda_planes_settle(struct cuda_sim *cs);
 
-/* Potts (cuda_planes_potts.c). The window (scratch of window_bytes) holds a border range
- * at an end of the lattice with its neighbour planes. move: get (get_buf) or set
- * (set_buf) planes [p0, p1), enqueued on `stream`. */
-size_t cuda_planes_potts_window_bytes(const struct cuda_sim *cs);
-cudaError_t cuda_planes_potts_update(const latmc_sim *sim, struct cuda_sim *cs,
-                                     cudaStream_t stream, int64_t q0, int64_t q1,
-                                     uint64_t sweep, int colour, uint8_t *window);
-int cuda_planes_potts_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums);
-size_t cuda_planes_potts_plane_bytes(const struct cuda_sim *cs);
-cudaError_t cuda_planes_potts_move(const struct cuda_sim *cs, cudaStream_t stream, int64_t p0,
-                                   int64_t p1, void *get_buf, const void *set_buf);
-
 /* Heisenberg (cuda_planes_heis.c): the pass of the step (its colour-0 step; nothing at
  * the colour-1 one) on
  * planes [q0, q1) on `stream`; flip: the pass's buffer is the configuration now; move:
@@ -94,7 +82,8 @@ int64_t cuda_planes_heis_border(const latmc_sim *sim, struct cuda_sim *cs);
 
 /* phi^4 (cuda_planes_phi4.c): the sim's plan and keys (LATMC_EUNSUPPORTED, saying why,
  * for the chunk schedule); the window (scratch) of a range of `planes` planes near an end
- * of the lattice; the update of the step on planes [q0, q1); move: as Potts's. */
+ * of the lattice; the update of the step on planes [q0, q1); move: get (get_buf) or set
+ * (set_buf) planes [p0, p1), enqueued on `stream`. */
 struct cuda_phi4_plan;
 struct cuda_phi4_keys;
 int cuda_planes_phi4_plan(latmc_sim *sim, struct cuda_phi4_plan *plan,
@@ -192,10 +181,10 @@ cudaError_t cuda_ising_packed_access(struct cuda_sim *cs, bool writing,
 /*
  * GPU ranks that store their slab only (doc/mpi.md, "GPU ranks"): the kernel table a part
  * of n_parts > 1 runs instead of its model's, chosen at creation (cuda_backend.c), or NULL
- * where the slab storage does not apply (Potts with several replicas, an Ising lattice
- * the packed kernels do not take): Ising (cuda_planes_ising.c), Potts
- * (cuda_planes_potts.c), Heisenberg (cuda_planes_heis.c), phi^4 (cuda_planes_phi4.c). The Ising arrays of such a sim (false for any other sim); the
- * Potts tables and slab (NULL for any other sim).
+ * where the slab storage does not apply (an Ising lattice the packed kernels do not
+ * take): Ising (cuda_planes_ising.c), Heisenberg (cuda_planes_heis.c), phi^4
+ * (cuda_planes_phi4.c); a Potts part is the one executor's (exec/cuda_exec.c). The Ising
+ * arrays of such a sim (false for any other sim).
  */
 struct cuda_model_kernels;
 const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim);
@@ -205,7 +194,7 @@ const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim);
 cudaError_t cuda_planes_slab_no_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
                                      const struct latmc_step *step);
 bool cuda_planes_slab_owns_spins(const latmc_sim *sim);
-/* The starts and set/get_spins of a slab kept as the API's values (Potts, phi^4), `pb`
+/* The starts and set/get_spins of a slab kept as the API's values (phi^4), `pb`
  * bytes a plane at cs->spins from local plane 0: the local planes, halos included, from
  * the whole lattice's `host`, or from `hot` (host NULL: the one-device hot start's values
  * of global planes [plane0, plane0 + planes) into dev); or the own planes into `out`
@@ -216,8 +205,6 @@ cudaError_t cuda_planes_slab_values(const latmc_sim *sim, struct cuda_sim *cs,
                                     const struct cuda_planes_slab *s, size_t pb,
                                     const void *host, void *out, cuda_planes_hot_fn hot);
 bool cuda_planes_ising_access(struct cuda_sim *cs, struct cuda_ising_packed_access *out);
-const struct cuda_model_kernels *cuda_planes_potts_part_kernels(const latmc_sim *sim);
-const struct cuda_planes_slab *cuda_planes_potts_slab(const struct cuda_sim *cs);
 const struct cuda_model_kernels *cuda_planes_heis_part_kernels(const latmc_sim *sim);
 const struct cuda_model_kernels *cuda_planes_phi4_part_kernels(const latmc_sim *sim);
 

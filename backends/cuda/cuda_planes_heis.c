@@ -211,14 +211,15 @@ static int slab_create(const latmc_sim *sim, struct cuda_sim *cs)
         st = cuda_core->fail(LATMC_ENOMEM, "CUDA Heisenberg: cannot allocate %zu bytes of host "
                              "memory for the couplings of the part's slab", nc * sizeof(float));
     if (st == LATMC_OK) {
-        for (int64_t p = 0; p < nloc; p++) {
+        for (int64_t p = 0; p < nloc && st == LATMC_OK; p++) {
             const int64_t g = cuda_planes_global(&s->geom, p);
-            latmc_heisenberg_couplings_range(s->J_local + p * per_plane, g * per_plane,
-                                             (g + 1) * per_plane, d->couplings,
-                                             d->coupling_seed);
+            st = cuda_core->draw_couplings(s->J_local + p * per_plane, 1, d->couplings,
+                                           g * per_plane, (g + 1) * per_plane,
+                                           d->coupling_seed, d->n_threads);
         }
-        st = cuda_check(upload_aos(cs, s->J, s->J_local, d->ndim, 1),
-                        "copying the couplings to the device");
+        if (st == LATMC_OK)
+            st = cuda_check(upload_aos(cs, s->J, s->J_local, d->ndim, 1),
+                            "copying the couplings to the device");
     }
     if (st == LATMC_OK)
         cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA backend: Heisenberg part %d of %d "

@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coupling_draws.h"
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_ising.h"
@@ -139,12 +138,15 @@ static int slab_create(const latmc_sim *sim, struct cuda_sim *cs)
         if (!(s->eps_local = malloc(n)))
             return cuda_core->fail(LATMC_ENOMEM, "CUDA Ising: cannot allocate %zu bytes of "
                                    "host memory for the couplings of the part's slab", n);
-        for (int64_t p = 0; p < local_planes; p++) {
+        for (int64_t p = 0; p < local_planes && st == LATMC_OK; p++) {
             const int64_t g = cuda_planes_global(&s->geom, p);
-            latmc_ising_bimodal_range(s->eps_local + p * per_plane, g * per_plane,
-                                      (g + 1) * per_plane, sim->desc.coupling_seed);
+            st = cuda_core->draw_couplings(s->eps_local + p * per_plane, 0,
+                                           LATMC_COUPLINGS_BIMODAL, g * per_plane,
+                                           (g + 1) * per_plane, sim->desc.coupling_seed,
+                                           sim->desc.n_threads);
         }
-        st = cuda_check(pack_couplings(cs, s), "packing the couplings");
+        if (st == LATMC_OK)
+            st = cuda_check(pack_couplings(cs, s), "packing the couplings");
     }
     if (st == LATMC_OK)
         cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA backend: Ising part %d of %d stores "
@@ -298,8 +300,6 @@ const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim)
 {
     if (!sim->part || sim->part->n_parts < 2 || !sim->plan || sim->plan->n_boxes < 2)
         return NULL;
-    if (sim->desc.model == LATMC_MODEL_POTTS)
-        return cuda_planes_potts_part_kernels(sim);
     if (sim->desc.model == LATMC_MODEL_HEISENBERG)
         return cuda_planes_heis_part_kernels(sim);
     if (sim->desc.model == LATMC_MODEL_PHI4)

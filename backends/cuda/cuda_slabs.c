@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coupling_draws.h"
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_ising.h"
@@ -49,7 +48,8 @@ struct cuda_slabs {
     int8_t *eps_host;               /* +-J couplings of the whole lattice (NULL: uniform) */
     struct cuda_heis_slabs *heis;   /* a Heisenberg sim: its own slabs, the rest unused */
     struct cuda_phi4_slabs *phi4;   /* a phi^4 sim: likewise */
-    struct cuda_potts_slabs *potts; /* a Potts sim: the same (cuda_slabs_potts.c) */
+    struct cuda_byte_slabs *bytes;  /* Ising on the byte layout: likewise
+                                       (cuda_slabs_ising_bytes.c) */
 };
 
 static struct cuda_slabs *slabs_of(const struct cuda_sim *cs)
@@ -89,7 +89,7 @@ static void release_all(struct cuda_slabs *ss)
         cuda_slab_exec_release_all(&ss->slab[0].ex, sizeof *ss->slab, ss->n, free_arrays);
     cuda_heis_slabs_destroy(ss->heis);
     cuda_phi4_slabs_destroy(ss->phi4);
-    cuda_potts_slabs_destroy(ss->potts);
+    cuda_byte_slabs_destroy(ss->bytes);
     free(ss->slab);
     free(ss->eps_host);
     free(ss);
@@ -136,15 +136,16 @@ static int draw_couplings(const latmc_sim *sim, struct cuda_slabs *ss)
     if (!(ss->eps_host = malloc(n)))
         return cuda_core->fail(LATMC_ENOMEM, "CUDA Ising: cannot allocate %zu bytes of host "
                                "memory for the couplings", n);
-    for (int64_t b = 0; b < (int64_t)((n + 3) / 4); b++)
-        latmc_ising_bimodal_block(ss->eps_host, (int64_t)n, sim->desc.coupling_seed, b);
-    return pack_slab_couplings(sim, ss);
+    const int st = cuda_core->draw_couplings(ss->eps_host, 0, LATMC_COUPLINGS_BIMODAL, 0,
+                                             (int64_t)n, sim->desc.coupling_seed,
+                                             sim->desc.n_threads);
+    return st < 0 ? st : pack_slab_couplings(sim, ss);
 }
 
 int cuda_slabs_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *buf)
 {
-    if (slabs_of(cs)->potts)
-        return cuda_potts_slabs_get_couplings(sim, slabs_of(cs)->potts, buf);
+    if (slabs_of(cs)->bytes)
+        return cuda_byte_slabs_get_couplings(sim, slabs_of(cs)->bytes, buf);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_get_couplings(sim, slabs_of(cs)->heis, buf);
     const struct cuda_slabs *ss = slabs_of(cs);
@@ -157,8 +158,8 @@ int cuda_slabs_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *b
 /* Values checked by the core: exactly +1.0f or -1.0f. */
 int cuda_slabs_set_couplings(const latmc_sim *sim, struct cuda_sim *cs, const float *buf)
 {
-    if (slabs_of(cs)->potts)
-        return cuda_potts_slabs_set_couplings(sim, slabs_of(cs)->potts, buf);
+    if (slabs_of(cs)->bytes)
+        return cuda_byte_slabs_set_couplings(sim, slabs_of(cs)->bytes, buf);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_set_couplings(sim, slabs_of(cs)->heis, buf);
     struct cuda_slabs *ss = slabs_of(cs);
@@ -192,12 +193,12 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
                        "(halo 2 planes)", sim->model->name, hss->n);
         return LATMC_OK;
     }
-    /* Potts, and Ising where the multi-spin coded kernels do not fit L_x: the byte slabs */
-    if (d->model == LATMC_MODEL_POTTS ||
-        (d->model == LATMC_MODEL_ISING &&
-         d->extent[0] % (d->couplings == LATMC_COUPLINGS_BIMODAL ? 64 : 16) != 0)) {
+    /* Ising where the multi-spin coded kernels do not fit L_x: the byte slabs (Potts runs
+     * on the one executor, exec/cuda_exec.c) */
+    if (d->model == LATMC_MODEL_ISING &&
+        d->extent[0] % (d->couplings == LATMC_COUPLINGS_BIMODAL ? 64 : 16) != 0) {
         struct cuda_slabs *pss = calloc(1, sizeof *pss);
-        int st = pss ? cuda_potts_slabs_create(sim, &pss->potts)
+        int st = pss ? cuda_byte_slabs_create(sim, &pss->bytes)
                      : cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the slabs");
         if (st < 0) {
             free(pss);
@@ -282,8 +283,8 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
 
 int cuda_slabs_params_changed(const latmc_sim *sim, struct cuda_sim *cs)
 {
-    if (slabs_of(cs)->potts)
-        return cuda_potts_slabs_params_changed(sim, slabs_of(cs)->potts);
+    if (slabs_of(cs)->bytes)
+        return cuda_byte_slabs_params_changed(sim, slabs_of(cs)->bytes);
     if (slabs_of(cs)->heis || slabs_of(cs)->phi4)
         return LATMC_OK; /* the passes read the parameters at launch */
     struct cuda_slabs *ss = slabs_of(cs);
@@ -378,8 +379,8 @@ static cudaError_t own_rows(const latmc_sim *sim, const struct cuda_slabs *ss,
 
 int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how)
 {
-    if (slabs_of(cs)->potts)
-        return cuda_potts_slabs_init_spins(sim, slabs_of(cs)->potts, how);
+    if (slabs_of(cs)->bytes)
+        return cuda_byte_slabs_init_spins(sim, slabs_of(cs)->bytes, how);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_init_spins(sim, slabs_of(cs)->heis, how);
     if (slabs_of(cs)->phi4)
@@ -436,8 +437,8 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
     if (call->part != LATMC_STEP_WHOLE)
         return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: a step call on slabs with part "
                                "%d (a bug in the core)", call->part);
-    if (slabs_of(cs)->potts)
-        return cuda_potts_slabs_run_step(sim, slabs_of(cs)->potts, call, accepted, attempted);
+    if (slabs_of(cs)->bytes)
+        return cuda_byte_slabs_run_step(sim, slabs_of(cs)->bytes, call, accepted, attempted);
     if (slabs_of(cs)->phi4)
         return cuda_phi4_slabs_run_step(sim, slabs_of(cs)->phi4, call, accepted, attempted);
     struct cuda_slabs *ss = slabs_of(cs);
@@ -522,8 +523,8 @@ static cudaError_t reduce_slab(struct cuda_slab_exec *ex, const void *ctx, void 
 
 int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
 {
-    if (slabs_of(cs)->potts)
-        return cuda_potts_slabs_measure(sim, slabs_of(cs)->potts, sums);
+    if (slabs_of(cs)->bytes)
+        return cuda_byte_slabs_measure(sim, slabs_of(cs)->bytes, sums);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_measure(sim, slabs_of(cs)->heis, sums);
     if (slabs_of(cs)->phi4)
@@ -535,8 +536,8 @@ int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
 
 int cuda_slabs_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
 {
-    if (slabs_of(cs)->potts)
-        return cuda_potts_slabs_get_spins(sim, slabs_of(cs)->potts, buf);
+    if (slabs_of(cs)->bytes)
+        return cuda_byte_slabs_get_spins(sim, slabs_of(cs)->bytes, buf);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_get_spins(sim, slabs_of(cs)->heis, buf);
     if (slabs_of(cs)->phi4)
@@ -554,8 +555,8 @@ int cuda_slabs_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
 
 int cuda_slabs_set_spins(const latmc_sim *sim, struct cuda_sim *cs, const void *buf)
 {
-    if (slabs_of(cs)->potts)
-        return cuda_potts_slabs_set_spins(sim, slabs_of(cs)->potts, buf);
+    if (slabs_of(cs)->bytes)
+        return cuda_byte_slabs_set_spins(sim, slabs_of(cs)->bytes, buf);
     if (slabs_of(cs)->heis)
         return cuda_heis_slabs_set_spins(sim, slabs_of(cs)->heis, buf);
     if (slabs_of(cs)->phi4)

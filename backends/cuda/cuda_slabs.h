@@ -27,8 +27,9 @@
  * multi-spin coded kernels; the Heisenberg spin glass (cuda_slabs_heis.c: its own slabs,
  * halo 2, a pass's two colour steps taken as the core's pair, LATMC_STEP_CAP_PAIR, border
  * planes and copies beside the interior); phi^4 (cuda_slabs_phi4.c: halo 2, slabs of
- * whole chunk layers, the chunk schedule's two phases declared as its own schedule); Potts, and Ising on other L_x
- * on the byte layout (cuda_slabs_potts.c: one halo plane, border ranges of c planes);
+ * whole chunk layers, the chunk schedule's two phases declared as its own schedule); Ising on other L_x
+ * on the byte layout (cuda_slabs_ising_bytes.c: one halo plane, border ranges of 2
+ * planes); Potts runs on the one executor (exec/cuda_exec.h);
  * everything else is refused at create with LATMC_EUNSUPPORTED and the reason.
  *
  * A slab's device, own planes, streams, events and update counter, their creation and
@@ -135,24 +136,23 @@ int cuda_phi4_slabs_get_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps, 
 int cuda_phi4_slabs_set_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
                               const void *buf);
 
-/* The Potts slabs, which also run Ising on the byte layout (cuda_slabs_potts.c), behind
- * the functions above. */
-struct cuda_potts_slabs;
-int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out);
-void cuda_potts_slabs_destroy(struct cuda_potts_slabs *ps);
-int cuda_potts_slabs_params_changed(const latmc_sim *sim, struct cuda_potts_slabs *ps);
-int cuda_potts_slabs_init_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps, int how);
-int cuda_potts_slabs_run_step(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+/* Ising on the byte layout (cuda_slabs_ising_bytes.c), behind the functions above. */
+struct cuda_byte_slabs;
+int cuda_byte_slabs_create(const latmc_sim *sim, struct cuda_byte_slabs **out);
+void cuda_byte_slabs_destroy(struct cuda_byte_slabs *ps);
+int cuda_byte_slabs_params_changed(const latmc_sim *sim, struct cuda_byte_slabs *ps);
+int cuda_byte_slabs_init_spins(const latmc_sim *sim, struct cuda_byte_slabs *ps, int how);
+int cuda_byte_slabs_run_step(const latmc_sim *sim, struct cuda_byte_slabs *ps,
                               const struct latmc_step_call *call, uint64_t *accepted,
                               uint64_t *attempted);
-int cuda_potts_slabs_measure(const latmc_sim *sim, struct cuda_potts_slabs *ps, void *sums);
-int cuda_potts_slabs_get_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps, void *buf);
-int cuda_potts_slabs_set_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+int cuda_byte_slabs_measure(const latmc_sim *sim, struct cuda_byte_slabs *ps, void *sums);
+int cuda_byte_slabs_get_spins(const latmc_sim *sim, struct cuda_byte_slabs *ps, void *buf);
+int cuda_byte_slabs_set_spins(const latmc_sim *sim, struct cuda_byte_slabs *ps,
                                const void *buf);
-/* Ising on the byte layout with +-J couplings (the same slabs). */
-int cuda_potts_slabs_get_couplings(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+/* With +-J couplings. */
+int cuda_byte_slabs_get_couplings(const latmc_sim *sim, struct cuda_byte_slabs *ps,
                                    float *buf);
-int cuda_potts_slabs_set_couplings(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+int cuda_byte_slabs_set_couplings(const latmc_sim *sim, struct cuda_byte_slabs *ps,
                                    const float *buf);
 #endif
 

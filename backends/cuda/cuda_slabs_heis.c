@@ -245,9 +245,10 @@ int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out)
         st = cuda_core->fail(LATMC_ENOMEM, "CUDA Heisenberg: cannot allocate %zu bytes of host "
                              "memory for the couplings", (size_t)nc * sizeof(float));
     if (st == LATMC_OK) {
-        for (int64_t b = 0; b < (nc + 3) / 4; b++)
-            latmc_heisenberg_couplings_block(hs->J_host, nc, d->couplings, d->coupling_seed, b);
-        st = upload_all(hs, hs->J_host, 0);
+        st = cuda_core->draw_couplings(hs->J_host, 1, d->couplings, 0, nc, d->coupling_seed,
+                                       d->n_threads);
+        if (st == LATMC_OK)
+            st = upload_all(hs, hs->J_host, 0);
     }
     if (st < 0) {
         cuda_heis_slabs_destroy(hs);

@@ -26,6 +26,7 @@
 #include "cuda_check.h"
 #include "ens_cuda.h"
 #include "ens_heis_cuda.h"
+#include "cuda_exec.h"
 #include "model.h"
 
 /*
@@ -680,6 +681,9 @@ static void patch_batches(latmc_sim *a, latmc_sim *b, uint64_t epoch0)
 int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
 {
     struct cuda_sim *ca = cuda_sim_of(a), *cb = cuda_sim_of(b);
+    if (ca->exec || cb->exec) /* the one executor's boxes (Potts) */
+        return ca->exec && cb->exec ? cuda_exec_swap_tables(ca->exec, cb->exec)
+                                    : LATMC_EUNSUPPORTED;
     const uint64_t epoch0 = cuda_ising_state_epoch();
     if (ca->slabs || cb->slabs || ca->device != cb->device || ca->kernels != cb->kernels)
         return LATMC_EUNSUPPORTED; /* the core falls back to params_changed */

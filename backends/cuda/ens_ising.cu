@@ -18,6 +18,7 @@ __global__ void ens_ising_colour_kernel(struct latmc_lattice g,
 {
     const int64_t per_member = (g.nsites / 2 + 3) / 4, total = per_member * n_members;
     const unsigned lane = threadIdx.x & 31u;
+    const struct latmc_rng_name name = latmc_ising_rng_name(sweep, colour);
     /* whole warps walk the items together (the warp sums below need all 32 lanes) */
     for (int64_t i = cuda_first_item(); i - (int64_t)lane < total; i += cuda_item_stride()) {
         const bool valid = i < total;
@@ -27,10 +28,10 @@ __global__ void ens_ising_colour_kernel(struct latmc_lattice g,
         if (valid) {
             const struct cuda_ens_ising_member mem = members[m];
             n = COUPLED ? latmc_ising_update_block_coupled(&g, mem.spins, mem.eps, mem.tables,
-                                                           algorithm, mem.seed, sweep, colour,
+                                                           algorithm, mem.seed, name, colour,
                                                            b)
                         : latmc_ising_update_block(&g, mem.spins, mem.tables, algorithm,
-                                                   mem.seed, sweep, colour, b);
+                                                   mem.seed, name, colour, b);
         }
         /* one atomic per warp where the warp's items belong to one member (nearly always) */
         const int64_t m0 = __shfl_sync(0xffffffffu, m, 0);

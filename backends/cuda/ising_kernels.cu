@@ -46,9 +46,10 @@ __global__ void ising_sweep_colour_kernel(struct latmc_lattice g, int8_t *spins,
                                           unsigned long long *changed)
 {
     const int64_t nblocks = (g.nsites / 2 + 3) / 4;
+    const struct latmc_rng_name name = latmc_ising_rng_name(sweep, colour);
     uint64_t n_changed = 0;
     for (int64_t b = cuda_first_item(); b < nblocks; b += cuda_item_stride())
-        n_changed += latmc_ising_update_block(&g, spins, tables, algorithm, seed, sweep, colour, b);
+        n_changed += latmc_ising_update_block(&g, spins, tables, algorithm, seed, name, colour, b);
     cuda_warp_add(changed, n_changed);
 }
 
@@ -61,10 +62,11 @@ __global__ void ising_sweep_coupled_kernel(struct latmc_lattice g, int8_t *spins
                                            int colour, unsigned long long *changed)
 {
     const int64_t nblocks = (g.nsites / 2 + 3) / 4;
+    const struct latmc_rng_name name = latmc_ising_rng_name(sweep, colour);
     uint64_t n_changed = 0;
     for (int64_t b = cuda_first_item(); b < nblocks; b += cuda_item_stride())
         n_changed += latmc_ising_update_block_coupled(&g, spins, eps, tables, algorithm, seed,
-                                                      sweep, colour, b);
+                                                      name, colour, b);
     cuda_warp_add(changed, n_changed);
 }
 

@@ -1,6 +1,6 @@
 /*
  * The Ising byte-layout kernels on a plane range of a slab (potts_slabs.h says what a
- * range is; the slabs: cuda_slabs_potts.c, which runs Ising on the byte layout where the
+ * range is; the slabs: cuda_slabs_ising_bytes.c, which runs Ising on the byte layout where the
  * multi-spin coded slabs cannot: L_x not a multiple of 16, or of 64 with +-J couplings).
  *
  * The update runs, per Philox block of the lattice's checkerboard numbering that meets the
@@ -24,12 +24,13 @@ __global__ void ising_bytes_range_colour_kernel(struct latmc_box_geom g, int8_t 
                                                 unsigned long long *changed)
 {
     const int64_t b0 = j0 / 4, b1 = (j1 + 3) / 4;
+    const struct latmc_rng_name name = latmc_ising_rng_name(sweep, colour);
     uint64_t n_changed = 0;
     for (int64_t b = b0 + cuda_first_item(); b < b1; b += cuda_item_stride()) {
         const int lane0 = 4 * b < j0 ? (int)(j0 - 4 * b) : 0;
         const int lane1 = 4 * b + 4 > j1 ? (int)(j1 - 4 * b) : 4;
         n_changed += latmc_ising_update_lanes_box(&g, spins, eps, tables, algorithm, seed,
-                                                  sweep, colour, b, lane0, lane1);
+                                                  name, colour, b, lane0, lane1);
     }
     cuda_warp_add(changed, n_changed);
 }
@@ -59,7 +60,7 @@ __global__ void ising_bytes_hot_range_kernel(int8_t *dst, int64_t first, int64_t
 {
     const int64_t b0 = first / 4, b1 = (first + n + 3) / 4;
     for (int64_t b = b0 + cuda_first_item(); b < b1; b += cuda_item_stride()) {
-        const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, 0, LATMC_STREAM_INIT, 0, 0);
+        const latmc_philox_ctr r = latmc_rng_init_block(seed, 0, 0, (uint64_t)b);
         for (int lane = 0; lane < 4; lane++) {
             const int64_t i = 4 * b + lane - first;
             if (i >= 0 && i < n)

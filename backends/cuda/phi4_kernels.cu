@@ -509,8 +509,7 @@ template <typename R> __global__ void phi4_hot_kernel(R *phi, int64_t n, uint64_
 {
     const int64_t nblocks = (n + 3) / 4;
     for (int64_t b = cuda_first_item(); b < nblocks; b += cuda_item_stride()) {
-        const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, 0,
-                                                   latmc_rng_stream(LATMC_STREAM_INIT, 0), 0, 0);
+        const latmc_philox_ctr r = latmc_rng_init_block(seed, 0, 0, (uint64_t)b);
         for (int l = 0; l < 4 && 4 * b + l < n; l++)
             phi[4 * b + l] = phi4_ops<R>::draw_signed(r.v[l]);
     }
@@ -932,8 +931,7 @@ template <typename R> __global__ void phi4_hot_range_kernel(R *dst, int64_t firs
 {
     for (int64_t i = cuda_first_item(); i < n; i += cuda_item_stride()) {
         const int64_t site = first + i;
-        const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)(site / 4), 0,
-                                                   latmc_rng_stream(LATMC_STREAM_INIT, 0), 0, 0);
+        const latmc_philox_ctr r = latmc_rng_init_block(seed, 0, 0, (uint64_t)(site / 4));
         dst[i] = phi4_ops<R>::draw_signed(r.v[site % 4]);
     }
 }

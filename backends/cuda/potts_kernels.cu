@@ -1,5 +1,5 @@
 /*
- * Potts on the GPU: hot start and the colour-by-colour update (c = 2 or 3 colours).
+ * Potts on the GPU: the colour-by-colour update (c = 2 or 3 colours) of a whole lattice.
  *
  * The update launcher takes the row-segment kernels of potts_rows.cu where the lattice
  * suits them, and otherwise the per-block reference kernel below: one thread per Philox
@@ -13,13 +13,6 @@
 #include "cuda_kernels.h"
 #include "cuda_launch.cuh"
 #include "potts_rows.cuh"
-
-__global__ void potts_hot_start_kernel(uint8_t *spins, int64_t n, int q, uint64_t seed)
-{
-    const int64_t nblocks = (n + 3) / 4;
-    for (int64_t b = cuda_first_item(); b < nblocks; b += cuda_item_stride())
-        latmc_potts_hot_block(spins, n, q, seed, b);
-}
 
 __global__ void potts_sweep_colour_kernel(struct latmc_lattice g, uint8_t *spins,
                                           struct latmc_potts_chain chain, uint64_t sweep,
@@ -37,13 +30,6 @@ __global__ void potts_sweep_colour_kernel(struct latmc_lattice g, uint8_t *spins
     for (int64_t b = cuda_first_item(); b < nblocks; b += cuda_item_stride())
         n_changed += latmc_potts_update_block(&g, spins, &chain, sweep, colour, b, n_of);
     cuda_warp_add(changed, n_changed);
-}
-
-extern "C" cudaError_t cuda_potts_hot_start(cudaStream_t stream, uint8_t *spins, int64_t n, int q,
-                                            uint64_t seed)
-{
-    potts_hot_start_kernel<<<cuda_grid((n + 3) / 4), CUDA_THREADS, 0, stream>>>(spins, n, q, seed);
-    return cudaGetLastError();
 }
 
 extern "C" cudaError_t cuda_potts_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,

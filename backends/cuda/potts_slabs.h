@@ -1,6 +1,6 @@
 /*
  * Internal to the CUDA module: the Potts kernels, and the Ising byte-layout kernels, on a
- * range of planes of a slab (cuda_slabs_potts.c; doc/cuda.md, "Several GPUs").
+ * range of planes of a box (potts/cuda_potts.c; doc/cuda.md, "Several GPUs").
  *
  * A slab keeps its own planes of the lattice's last axis plus one halo plane on each side
  * (local plane 0: the lower halo). A range is `planes` consecutive local planes from p0,

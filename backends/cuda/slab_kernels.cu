@@ -12,8 +12,7 @@ __global__ void ising_hot_range_kernel(int8_t *dst, int64_t first_block, int64_t
                                        uint64_t seed)
 {
     for (int64_t b = cuda_first_item(); b < nblocks; b += cuda_item_stride()) {
-        const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)(first_block + b), 0,
-                                                   LATMC_STREAM_INIT, 0, 0);
+        const latmc_philox_ctr r = latmc_rng_init_block(seed, 0, 0, (uint64_t)(first_block + b));
 #pragma unroll
         for (int lane = 0; lane < 4; lane++)
             dst[4 * b + lane] = (r.v[lane] >> 31) ? (int8_t)-1 : (int8_t)1;

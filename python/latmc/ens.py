@@ -128,6 +128,31 @@ def _dptr(arr: np.ndarray):
     return arr.ctypes.data_as(POINTER(c_double))
 
 
+def _per_sample_columns(name, a_name, b_name, a, b, call):
+    """Runs ``call(x_a, x_b, n)`` (a C function's status, value and error) over the columns
+    of two per-sample arrays of one shape, ``(samples,)`` (then floats come back) or
+    ``(samples, temperatures)`` (then arrays over the temperatures)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape or a.ndim not in (1, 2):
+        raise InvalidArgument("%s needs %s and %s of one shape, (samples,) or "
+                              "(samples, temperatures); got %s and %s"
+                              % (name, a_name, b_name, a.shape, b.shape))
+    n = _ints.in_range(a.shape[0], "samples", 0, _ints.INT_MAX)
+    ca = a.reshape(n, -1)
+    cb = b.reshape(n, -1)
+    val = np.empty(ca.shape[1])
+    err = np.empty(ca.shape[1])
+    for t in range(ca.shape[1]):
+        st, val[t], err[t] = call(np.ascontiguousarray(ca[:, t]),
+                                  np.ascontiguousarray(cb[:, t]), n)
+        if st:
+            raise error_for(st, last_error())
+    if a.ndim == 1:
+        return float(val[0]), float(err[0])
+    return val, err
+
+
 def binder_g(q2, q4, components: int = 1) -> Tuple[np.ndarray, np.ndarray]:
     """The sample-averaged Binder ratio of the overlap and its jackknife error over samples
     (``latmc_ens_binder_g``): from per-sample thermal means ``q2[s] = <q^2>_s`` and
@@ -138,28 +163,13 @@ def binder_g(q2, q4, components: int = 1) -> Tuple[np.ndarray, np.ndarray]:
     or ``(samples, temperatures)`` (then arrays over the temperatures).
     """
     f = _need().latmc_ens_binder_g
-    a2 = np.asarray(q2, dtype=np.float64)
-    a4 = np.asarray(q4, dtype=np.float64)
-    if a2.shape != a4.shape or a2.ndim not in (1, 2):
-        raise InvalidArgument("binder_g needs q2 and q4 of one shape, (samples,) or "
-                              "(samples, temperatures); got %s and %s" % (a2.shape, a4.shape))
-    n = _ints.in_range(a2.shape[0], "samples", 0, _ints.INT_MAX)
     comp = _ints.c_int(components, "components")
-    cols = a2.reshape(n, -1)
-    c4 = a4.reshape(n, -1)
-    g = np.empty(cols.shape[1])
-    err = np.empty(cols.shape[1])
     gv, ev = c_double(), c_double()
-    for t in range(cols.shape[1]):
-        x2 = np.ascontiguousarray(cols[:, t])
-        x4 = np.ascontiguousarray(c4[:, t])
+
+    def call(x2, x4, n):
         st = f(_dptr(x2), _dptr(x4), n, comp, ctypes.byref(gv), ctypes.byref(ev))
-        if st:
-            raise error_for(st, last_error())
-        g[t], err[t] = gv.value, ev.value
-    if a2.ndim == 1:
-        return float(g[0]), float(err[0])  # type: ignore[return-value]
-    return g, err
+        return st, gv.value, ev.value
+    return _per_sample_columns("binder_g", "q2", "q4", q2, q4, call)  # type: ignore[return-value]
 
 
 def corr_length_sg(q2, qk2, L: int) -> Tuple[np.ndarray, np.ndarray]:
@@ -176,28 +186,13 @@ def corr_length_sg(q2, qk2, L: int) -> Tuple[np.ndarray, np.ndarray]:
     f = getattr(_need(), "latmc_ens_corr_length", None)
     if f is None:
         raise Unsupported("this liblatmc has no latmc_ens_corr_length (0.2)")
-    a2 = np.asarray(q2, dtype=np.float64)
-    ak = np.asarray(qk2, dtype=np.float64)
-    if a2.shape != ak.shape or a2.ndim not in (1, 2):
-        raise InvalidArgument("corr_length_sg needs q2 and qk2 of one shape, (samples,) or "
-                              "(samples, temperatures); got %s and %s" % (a2.shape, ak.shape))
-    n = _ints.in_range(a2.shape[0], "samples", 0, _ints.INT_MAX)
     length = _ints.i64(L, "L")
-    c2 = a2.reshape(n, -1)
-    ck = ak.reshape(n, -1)
-    xi = np.empty(c2.shape[1])
-    err = np.empty(c2.shape[1])
     xv, ev = c_double(), c_double()
-    for t in range(c2.shape[1]):
-        x2 = np.ascontiguousarray(c2[:, t])
-        xk = np.ascontiguousarray(ck[:, t])
+
+    def call(x2, xk, n):
         st = f(_dptr(x2), _dptr(xk), n, length, ctypes.byref(xv), ctypes.byref(ev))
-        if st:
-            raise error_for(st, last_error())
-        xi[t], err[t] = xv.value, ev.value
-    if a2.ndim == 1:
-        return float(xi[0]), float(err[0])  # type: ignore[return-value]
-    return xi, err
+        return st, xv.value, ev.value
+    return _per_sample_columns("corr_length_sg", "q2", "qk2", q2, qk2, call)  # type: ignore[return-value]
 
 
 class Ensemble:

@@ -26,10 +26,12 @@
 
 #include "checkasm.h"
 #include "checkasm_bench.h"
+#include "coupling_fill.h"
 #include "cpu_features.h"
 #include "cpu_omp.h"
 #include "heisenberg.h"
 #include "heisenberg_dsp.h"
+#include "step.h"
 
 #if CHECKASM_HEISENBERG_EMU512
 /* heisenberg_avx512.c built once more with SIMDe's emulated intrinsics (meson.build) */
@@ -104,31 +106,55 @@ static int make_boxes(const struct latmc_lattice *g, int nb, struct latmc_box *b
     return nb;
 }
 
+/* The draws of both colours' steps of sweep `sweep`, named as lib/model_heisenberg.c's
+ * step_of names them: the sweep word, phase = the colour, sub 0 (replica 0; the kernels
+ * derive the other replica's stream and the azimuth's sub 1). */
+struct heis_names {
+    struct latmc_rng_name colour[2];
+};
+
+static struct heis_names sweep_names(uint64_t sweep)
+{
+    struct heis_names n;
+    for (int c = 0; c < 2; c++)
+        n.colour[c] = latmc_step_name(c, LATMC_STEP_COLOUR, c, 0, sweep, (uint32_t)c, 0).rng;
+    return n;
+}
+
+/* Couplings of `kind` for lattice g from seed, as a sim draws them (coupling_fill.h). */
+static void draw_couplings(const struct latmc_lattice *g, float *J, int kind, uint64_t seed)
+{
+    cpu_draw_couplings(J, cpu_couplings_float_layout(kind), 0, g->ndim * g->nsites, seed, 1, 0);
+}
+
 /* The C level's step on one thread. */
 static uint64_t ref_step(const struct latmc_lattice *g, float *spins, int replicas,
                          const float *J, const struct latmc_heisenberg_params *p, bool hb,
-                         int colour, uint64_t seed, uint64_t sweep, const struct latmc_box *b,
-                         int nb)
+                         int colour, uint64_t seed, struct heis_names names,
+                         const struct latmc_box *b, int nb)
 {
     struct cpu_heisenberg_dsp c_dsp;
     cpu_heisenberg_dsp_init(&c_dsp, 0);
     const struct cpu_heisenberg_fields f = { spins, J, 0, NULL };
     const struct cpu_team alone = cpu_team_alone();
-    return c_dsp.step(g, &f, replicas, p, hb, colour, seed, sweep, b, nb, &alone);
+    return c_dsp.step(g, &f, replicas, p, hb, colour, seed, names.colour[colour], b, nb,
+                      &alone);
 }
 
-/* A level's step (part < 0) or pair part on `threads` members sharing it; the count is
- * the step's (every member returns it, as the backend takes member 0's). */
+/* A level's step (part < 0) or pair part (steps colour, then 1 - colour) on `threads`
+ * members sharing it; the count is the step's (every member returns it, as the backend
+ * takes member 0's). */
 static uint64_t level_call(const struct cpu_heisenberg_dsp *dsp, const struct latmc_lattice *g,
                            struct cpu_heisenberg_soa *s, int replicas,
                            const struct latmc_heisenberg_params *p, bool hb, int colour, int part,
-                           uint64_t seed, uint64_t sweep, const struct latmc_box *b, int nb,
-                           int threads)
+                           uint64_t seed, struct heis_names names, const struct latmc_box *b,
+                           int nb, int threads)
 {
 #define HEIS_CALL(team)                                                                     \
-    (part < 0 ? dsp->step(g, &f, replicas, p, hb, colour, seed, sweep, b, nb, team)         \
-              : dsp->pair_soa(g, s, replicas, p, hb, colour, part, seed, sweep, b, nb, team))
+    (part < 0 ? dsp->step(g, &f, replicas, p, hb, colour, seed, pair[0], b, nb, team)       \
+              : dsp->pair_soa(g, s, replicas, p, hb, colour, part, seed, pair, b, nb, team))
     const struct cpu_heisenberg_fields f = { NULL, NULL, 0, s };
+    const struct latmc_rng_name pair[2] = { names.colour[colour], names.colour[1 - colour] };
     uint64_t n = 0;
 #ifdef _OPENMP
     if (threads > 1) {
@@ -170,7 +196,7 @@ static int run_case(const struct checkasm_level *lv, const struct cpu_heisenberg
         free(J);
         return 0;
     }
-    cpu_heisenberg_draw_couplings(&g, J, c->couplings, checkasm_rand(), 1);
+    draw_couplings(&g, J, c->couplings, checkasm_rand());
     if (c->zeros) {
         for (int64_t k = 0; k < g.ndim * g.nsites; k += 3)
             J[k] = 0.0f;
@@ -189,26 +215,28 @@ static int run_case(const struct checkasm_level *lv, const struct cpu_heisenberg
     int ok = 1;
     for (int k = 0; ok && k < c->sweeps; k++) {
         const uint64_t sweep = c->first_sweep + (uint64_t)k;
+        const struct heis_names names = sweep_names(sweep);
         for (int pass = 0; ok && pass < passes; pass++) {
             const bool hb = latmc_heisenberg_step_is_heatbath(c->heatbath, 2 * pass);
             uint64_t na = 0, nl = 0;
             for (int colour = 0; colour < 2; colour++)
-                na += ref_step(&g, ref, c->replicas, J, &p, hb, colour, seed, sweep, b, nb);
+                na += ref_step(&g, ref, c->replicas, J, &p, hb, colour, seed, names, b, nb);
             if (mode == PLAIN) {
                 for (int colour = 0; colour < 2; colour++)
-                    nl += level_call(dsp, &g, &s, c->replicas, &p, hb, colour, -1, seed, sweep,
+                    nl += level_call(dsp, &g, &s, c->replicas, &p, hb, colour, -1, seed, names,
                                      b, nb, c->threads);
             } else if (mode == PAIR_WHOLE) {
                 nl = level_call(dsp, &g, &s, c->replicas, &p, hb, 0, LATMC_STEP_PAIR_WHOLE, seed,
-                                sweep, b, nb, c->threads);
+                                names, b, nb, c->threads);
             } else {
                 /* every box's interior, then every box's border (the core's order) */
                 for (int i = 0; i < nb; i++)
                     nl += level_call(dsp, &g, &s, c->replicas, &p, hb, 0,
-                                     LATMC_STEP_PAIR_INTERIOR, seed, sweep, &b[i], 1, c->threads);
+                                     LATMC_STEP_PAIR_INTERIOR, seed, names, &b[i], 1,
+                                     c->threads);
                 for (int i = 0; i < nb; i++)
                     nl += level_call(dsp, &g, &s, c->replicas, &p, hb, 0, LATMC_STEP_PAIR_BORDER,
-                                     seed, sweep, &b[i], 1, c->threads);
+                                     seed, names, &b[i], 1, c->threads);
             }
             for (int r = 0; r < c->replicas; r++)
                 cpu_heisenberg_soa_export_spins(&g, &s, r, back + 3 * g.nsites * r, 1);
@@ -313,7 +341,7 @@ static void bench_steps(int64_t L, bool hb)
         free(J);
         return;
     }
-    cpu_heisenberg_draw_couplings(&g, J, LATMC_COUPLINGS_GAUSSIAN, 1, 1);
+    draw_couplings(&g, J, LATMC_COUPLINGS_GAUSSIAN, 1);
     cpu_heisenberg_hot_start(&g, spins, 2, 0, 1);
     cpu_heisenberg_soa_import_spins(&g, spins, &s, 0, 1);
     cpu_heisenberg_soa_import_couplings(&g, J, &s, 1);
@@ -322,7 +350,7 @@ static void bench_steps(int64_t L, bool hb)
     make_boxes(&g, 1, &box);
     uint64_t sweep = 0;
     checkasm_bench(func, "c", CHECKASM_BEST_NS(4, bench_sink += ref_step(
-        &g, spins, 1, J, &p, hb, call_ & 1, 3, sweep++, &box, 1)));
+        &g, spins, 1, J, &p, hb, call_ & 1, 3, sweep_names(sweep++), &box, 1)));
     const struct checkasm_level *levels;
     const int nl = checkasm_levels(&levels);
     for (int l = 0; l < nl; l++) {
@@ -330,19 +358,21 @@ static void bench_steps(int64_t L, bool hb)
         if (levels[l].emulated || !level_dsp(&levels[l], &dsp))
             continue;
         checkasm_bench(func, levels[l].name, CHECKASM_BEST_NS(4, bench_sink += level_call(
-            &dsp, &g, &s, 1, &p, hb, call_ & 1, -1, 3, sweep++, &box, 1, 1)));
+            &dsp, &g, &s, 1, &p, hb, call_ & 1, -1, 3, sweep_names(sweep++), &box, 1, 1)));
     }
     /* the pass: two C steps against the level's pair */
     checkasm_bench(pair_func, "c", CHECKASM_BEST_NS(2, {
-        bench_sink += ref_step(&g, spins, 1, J, &p, hb, 0, 3, sweep, &box, 1);
-        bench_sink += ref_step(&g, spins, 1, J, &p, hb, 1, 3, sweep++, &box, 1);
+        const struct heis_names names = sweep_names(sweep++);
+        bench_sink += ref_step(&g, spins, 1, J, &p, hb, 0, 3, names, &box, 1);
+        bench_sink += ref_step(&g, spins, 1, J, &p, hb, 1, 3, names, &box, 1);
     }));
     for (int l = 0; l < nl; l++) {
         struct cpu_heisenberg_dsp dsp;
         if (levels[l].emulated || !level_dsp(&levels[l], &dsp) || !dsp.pair_soa)
             continue;
         checkasm_bench(pair_func, levels[l].name, CHECKASM_BEST_NS(2, bench_sink += level_call(
-            &dsp, &g, &s, 1, &p, hb, 0, LATMC_STEP_PAIR_WHOLE, 3, sweep++, &box, 1, 1)));
+            &dsp, &g, &s, 1, &p, hb, 0, LATMC_STEP_PAIR_WHOLE, 3, sweep_names(sweep++), &box, 1,
+            1)));
     }
     cpu_heisenberg_soa_free(&s);
     free(spins);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "checkasm.h"
+#include "coupling_fill.h"
 #include "cpu_features.h"
 #include "cpu_omp.h"
 #include "decision.h"
@@ -145,6 +146,14 @@ static void redraw(int8_t *eps, int64_t n, int k)
     }
 }
 
+/* The Ising chain's steps of sweep `sweep` (lib/model_ising.c's step_of: colour c, its
+ * draws latmc_ising_rng_name; tests/unit/test_step.c checks the two agree). */
+static void sweep_steps(uint64_t sweep, struct latmc_step steps[2])
+{
+    for (int c = 0; c < 2; c++)
+        steps[c] = latmc_step_name(c, LATMC_STEP_COLOUR, c, 0, sweep, (uint32_t)c, 0);
+}
+
 /* The reference sweep: colour 0, then colour 1, each on all its checkerboard numbers (the
  * C level's steps on one box). eps NULL: uniform couplings. */
 static uint64_t reference_sweep(const struct latmc_lattice *g, int8_t *spins, const int8_t *eps,
@@ -154,7 +163,8 @@ static uint64_t reference_sweep(const struct latmc_lattice *g, int8_t *spins, co
     const struct cpu_team alone = cpu_team_alone();
     uint64_t changed = 0;
     for (int colour = 0; colour < 2; colour++)
-        changed += cpu_ising_colour_range(g, spins, eps, t, algorithm, seed, sweep, colour, 0,
+        changed += cpu_ising_colour_range(g, spins, eps, t, algorithm, seed,
+                                          latmc_ising_rng_name(sweep, colour), colour, 0,
                                           g->nsites / 2, &alone);
     return changed;
 }
@@ -167,16 +177,18 @@ static uint64_t split_sweep(const struct cpu_ising_split *s, const struct cpu_is
 {
     struct latmc_box box = { .axis = s->ndim - 1, .halo = 1 };
     box.extent[box.axis] = s->ndim == 3 ? s->rows / s->ly : s->rows; /* units */
+    struct latmc_step pair[2];
+    sweep_steps(sweep, pair);
     uint64_t changed = 0;
     if (!cpu_use_threads(threads, s->rows * s->half)) {
         const struct cpu_team alone = cpu_team_alone();
-        return cpu_ising_split_boxes_interior(s, dsp, d, seed, sweep, &box, 1, true, &alone);
+        return cpu_ising_split_boxes_interior(s, dsp, d, seed, pair, &box, 1, true, &alone);
     }
 #ifdef _OPENMP
     LATMC_OMP(parallel num_threads(threads) reduction(+:changed))
     {
         const struct cpu_team team = { omp_get_thread_num(), omp_get_num_threads() };
-        changed += cpu_ising_split_boxes_interior(s, dsp, d, seed, sweep, &box, 1, true, &team);
+        changed += cpu_ising_split_boxes_interior(s, dsp, d, seed, pair, &box, 1, true, &team);
     }
 #endif
     return changed;
@@ -228,7 +240,7 @@ static int run_case(const struct checkasm_level *lv, const struct cpu_ising_dsp 
     }
     int ok = 1;
     if (c->pmj) {
-        cpu_ising_draw_couplings(&g, eps, checkasm_rand(), 1);
+        cpu_draw_couplings(eps, CPU_COUPLINGS_I8_BIMODAL, 0, g.nsites * g.ndim, checkasm_rand(), 1, 0);
         if (cpu_ising_split_alloc_bonds(&s) != 0) {
             checkasm_fail(func, lv->name, "out of memory");
             ok = 0;
@@ -440,7 +452,8 @@ static void bench_colour_rows(int ndim, int64_t L, int algorithm)
     uint64_t sweep = 0;
     const int calls = ndim == 3 ? 8 : 16;
     checkasm_bench(func, "c", BENCH(calls, bench_sink += cpu_ising_colour_range(
-        &g, spins, NULL, &t, algorithm, 1, sweep++, call_ & 1, 0, g.nsites / 2, &alone)));
+        &g, spins, NULL, &t, algorithm, 1, latmc_ising_rng_name(sweep++, call_ & 1), call_ & 1,
+        0, g.nsites / 2, &alone)));
     const struct checkasm_level *levels;
     const int nl = checkasm_levels(&levels);
     for (int l = 0; l < nl; l++) {
@@ -449,7 +462,9 @@ static void bench_colour_rows(int ndim, int64_t L, int algorithm)
             continue;
         struct cpu_ising_pass pass;
         checkasm_bench(func, levels[l].name, BENCH(calls, {
-            cpu_ising_pass_setup(&pass, &dec, 1, sweep++, call_ & 1);
+            struct latmc_step steps[2];
+            sweep_steps(sweep++, steps);
+            cpu_ising_pass_setup(&pass, &dec, 1, &steps[call_ & 1]);
             dsp.prepare(&pass);
             bench_sink += dsp.colour_rows(&s, &pass, 0, s.rows);
         }));

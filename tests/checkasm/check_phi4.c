@@ -25,6 +25,8 @@
 #include "cpu_omp.h"
 #include "phi4_dsp.h"
 #include "phi4_ref.h"
+#include "phi4.h"
+#include "step.h"
 
 #if CHECKASM_PHI4_EMU512
 /* phi4_avx512.c built once more with SIMDe's emulated intrinsics (meson.build) */
@@ -82,7 +84,7 @@ struct phi4_case {
     double mu2, g, lambda, epsilon;
     uint32_t nhit;
     int steps;           /* colour steps, colour after colour, pass after pass */
-    uint64_t first_pass; /* the rng_sweep of the first pass */
+    uint64_t first_pass; /* the sweep word of the first pass (pass_name) */
     int field;           /* UNIFORM in (-2, 2), EDGES, COLD */
     int boxes;           /* WHOLE, PLANES (3 boxes of planes), CUTS (4 at random numbers) */
     int threads;         /* at the level; the C level runs alone */
@@ -139,16 +141,25 @@ static int make_boxes(const struct phi4_geom *g, int kind, struct phi4_range *b)
     return 4;
 }
 
+/* The draws of colour `colour` of the pass whose sweep word is `pass`, named as
+ * lib/model_phi4.c's step_of names the step: phase the colour, the sub of hit 0, draw 0. */
+static struct latmc_rng_name pass_name(uint64_t pass, int colour)
+{
+    return latmc_step_name(colour, LATMC_STEP_COLOUR, colour, 0, pass,
+                           latmc_phi4_rng_phase(colour, 0), latmc_phi4_rng_sub(0, 0))
+        .rng;
+}
+
 /* One step of a table, on `threads` members sharing it (as cpu_run_steps does). */
 static uint64_t run_step(const struct cpu_phi4_dsp *dsp, int precision,
                          const struct phi4_geom *g, void *phi, const struct latmc_phi4_tables *t,
-                         uint64_t seed, uint64_t pass, int colour, const struct phi4_range *b,
-                         int nb, int threads)
+                         uint64_t seed, struct latmc_rng_name name, int colour,
+                         const struct phi4_range *b, int nb, int threads)
 {
 #define PHI4_STEP(team)                                                                     \
     (precision == FLOAT                                                                     \
-         ? dsp->step_f(g, phi, t, seed, pass, colour, b, nb, team)                          \
-         : dsp->step_d(g, phi, t, seed, pass, colour, b, nb, team))
+         ? dsp->step_f(g, phi, t, seed, name, colour, b, nb, team)                          \
+         : dsp->step_d(g, phi, t, seed, name, colour, b, nb, team))
     uint64_t accepted = 0;
 #ifdef _OPENMP
     if (threads > 1) {
@@ -207,9 +218,10 @@ static int run_case(const struct checkasm_level *lv, const struct cpu_phi4_dsp *
         const uint64_t pass = c->first_pass + (uint64_t)(k / g.colouring.ncolours);
         struct phi4_range b[4];
         const int nb = make_boxes(&g, c->boxes, b);
-        const uint64_t na = run_step(c_dsp, precision, &g, ref, &t, seed, pass, colour, b, nb,
+        const struct latmc_rng_name name = pass_name(pass, colour);
+        const uint64_t na = run_step(c_dsp, precision, &g, ref, &t, seed, name, colour, b, nb,
                                      1);
-        const uint64_t nl = run_step(dsp, precision, &g, field, &t, seed, pass, colour, b, nb,
+        const uint64_t nl = run_step(dsp, precision, &g, field, &t, seed, name, colour, b, nb,
                                      c->threads);
         if (dsp->transposed)
             cpu_phi4_from_transposed(&g, field, back, (int)size, 1);
@@ -335,7 +347,8 @@ static void bench_step(int precision, int64_t L)
     cpu_phi4_dsp_init(&c_dsp, 0);
     uint64_t pass = 0;
     checkasm_bench(func, c_level.name, CHECKASM_BEST_NS(8, bench_sink += run_step(
-        &c_dsp, precision, &g, field, &t, 1, pass++, call_ & 7, &whole, 1, 1)));
+        &c_dsp, precision, &g, field, &t, 1, pass_name(pass++, call_ & 7), call_ & 7, &whole, 1,
+        1)));
     const struct checkasm_level *levels;
     const int nl = checkasm_levels(&levels);
     for (int l = 0; l < nl; l++) {
@@ -344,7 +357,8 @@ static void bench_step(int precision, int64_t L)
             continue;
         /* the layout does not change the work: the same field, read as the level's */
         checkasm_bench(func, levels[l].name, CHECKASM_BEST_NS(8, bench_sink += run_step(
-            &dsp, precision, &g, field, &t, 1, pass++, call_ & 7, &whole, 1, 1)));
+            &dsp, precision, &g, field, &t, 1, pass_name(pass++, call_ & 7), call_ & 7, &whole,
+            1, 1)));
     }
     free(alloc);
 }

@@ -23,8 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "exact_heisenberg.h"
-#include "heisenberg_test_helpers.h"
+#include "heisenberg_rings.h"
 #include "mc_sampling.h"
 
 #define MAX_SIGMA 4.0
@@ -56,30 +55,13 @@ static double check_rings(latmc_ctx *ctx, int ndim, int64_t lx, int64_t ly, int6
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, beta), LATMC_OK);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NOVER, nover), LATMC_OK);
-    const struct test_lattice g = test_lattice_of(&d);
-    const size_t nc = (size_t)(g.n * ndim);
-    float *J = calloc(nc, sizeof *J);
-    assert_non_null(J);
-    uint64_t rng = seed * 7919u + 1;
-    for (int64_t i = 0; i < g.n; i++)
-        J[ndim * i] = (float)test_gaussian(&rng);
-    assert_int_equal(latmc_sim_set_couplings(sim, J, nc), LATMC_OK);
-    double exact = 0.0;
-    for (int64_t row = 0; row < g.L[1] * g.L[2]; row++) {
-        double ring[EXACT_HEISENBERG_MAX_RING], e = 0.0;
-        for (int64_t x = 0; x < lx; x++)
-            ring[x] = J[ndim * (x + lx * row)];
-        assert_int_equal(exact_heisenberg_ring_energy((int)lx, ring, beta, &e), 0);
-        exact += e;
-    }
-    exact /= (double)g.n;
+    const double exact = heisenberg_set_rings(sim, &d, true, beta, seed);
     latmc_acc *acc = sample_energy(sim, UINT64_C(1) << 14);
     char label[128];
     snprintf(label, sizeof label, "%dD rings of %lld, %s, beta=%.1f nover=%d <e>", ndim,
              (long long)lx, algorithm == LATMC_ALGO_WOLFF ? "Wolff" : "SW", beta, nover);
     const double dev = mc_deviation(acc, 0, exact, label);
     latmc_acc_destroy(&acc);
-    free(J);
     latmc_sim_destroy(&sim);
     return fabs(dev);
 }

@@ -28,8 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "exact_heisenberg.h"
-#include "heisenberg_test_helpers.h"
+#include "heisenberg_rings.h"
 #include "mc_sampling.h"
 
 #define MAX_SIGMA 4.0
@@ -66,29 +65,7 @@ static double check_rings(latmc_ctx *ctx, int ndim, int64_t lx, int64_t ly, int6
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, beta), LATMC_OK);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NOVER, nover), LATMC_OK);
-    const struct test_lattice g = test_lattice_of(&d);
-    size_t nc = 0;
-    assert_int_equal(latmc_sim_couplings_size(sim, &nc), LATMC_OK);
-    assert_int_equal(nc, (size_t)(g.n * ndim));
-    float *J = calloc(nc, sizeof *J);
-    assert_non_null(J);
-    uint64_t rng = seed * 7919u + 1;
-    for (int64_t i = 0; i < g.n; i++)
-        J[ndim * i + 0] = gaussian ? (float)test_gaussian(&rng) : 1.0f;
-    assert_int_equal(latmc_sim_set_couplings(sim, J, nc), LATMC_OK);
-
-    /* Exact: one ring per row (y, z); the ring's bond k joins x = k and x = k + 1. */
-    double exact_total = 0.0;
-    const int64_t rows = g.L[1] * g.L[2];
-    for (int64_t row = 0; row < rows; row++) {
-        double ring[EXACT_HEISENBERG_MAX_RING];
-        for (int64_t x = 0; x < lx; x++)
-            ring[x] = J[ndim * (x + lx * row) + 0];
-        double e_ring = 0.0;
-        assert_int_equal(exact_heisenberg_ring_energy((int)lx, ring, beta, &e_ring), 0);
-        exact_total += e_ring;
-    }
-    const double exact = exact_total / (double)g.n;
+    const double exact = heisenberg_set_rings(sim, &d, gaussian, beta, seed);
 
     latmc_acc *acc = sample_energy(sim, NMEAS);
     char label[128];
@@ -100,7 +77,6 @@ static double check_rings(latmc_ctx *ctx, int ndim, int64_t lx, int64_t ly, int6
     assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_ACCEPTANCE, &acceptance), LATMC_OK);
     assert_true(acceptance == 1.0); /* heat bath: every update is accepted */
     latmc_acc_destroy(&acc);
-    free(J);
     latmc_sim_destroy(&sim);
     return fabs(dev);
 }

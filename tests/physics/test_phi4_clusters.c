@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "exact_phi4.h"
+#include "phi4_schwinger_dyson.h"
 #include "mc_sampling.h"
 #include "sim_helpers.h"
 
@@ -66,26 +66,6 @@ static latmc_sim *make_sim(latmc_ctx *ctx, const struct run *r, uint64_t seed)
     return sim;
 }
 
-/* The Schwinger-Dyson columns of the field now. */
-static void sd_columns(latmc_sim *sim, const struct run *r, const struct exact_phi4_lattice *lat,
-                       double e, double *phi, float *fphi, double *sd1, double *sd2)
-{
-    const int64_t n = exact_phi4_nsites(lat);
-    if (r->precision == LATMC_PRECISION_FLOAT) {
-        assert_int_equal(latmc_sim_get_spins(sim, fphi, (size_t)n * sizeof *fphi), LATMC_OK);
-        for (int64_t i = 0; i < n; i++)
-            phi[i] = fphi[i];
-    } else {
-        assert_int_equal(latmc_sim_get_spins(sim, phi, (size_t)n * sizeof *phi), LATMC_OK);
-    }
-    double s4 = 0, f2 = 0, curv = 0;
-    for (int64_t i = 0; i < n; i++)
-        s4 += phi[i] * phi[i] * phi[i] * phi[i];
-    assert_int_equal(exact_phi4_force_sums(lat, phi, r->mu2, r->g, r->lambda, &f2, &curv), 0);
-    *sd1 = 2 * e + r->g / 12 * s4 / (double)n;
-    *sd2 = (f2 - curv) / (double)n;
-}
-
 static double check_run(latmc_ctx *ctx, const struct run *r, uint64_t seed)
 {
     const struct exact_phi4_lattice lat = {
@@ -111,7 +91,8 @@ static double check_run(latmc_ctx *ctx, const struct run *r, uint64_t seed)
         assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTER_M2, &row[C_CM2]), LATMC_OK);
         assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_MAGNETIZATION, &row[C_M]), LATMC_OK);
         if (!gaussian)
-            sd_columns(sim, r, &lat, row[C_ENERGY], phi, fphi, &row[C_SD1], &row[C_SD2]);
+            phi4_sd_columns(sim, r->precision, r->mu2, r->g, r->lambda, &lat, row[C_ENERGY], phi,
+                            fphi, &row[C_SD1], &row[C_SD2]);
         assert_int_equal(latmc_acc_push(acc, row, NC), LATMC_OK);
     }
     printf("%dD %lldx%lld %s %s Lambda=%g mu2=%g g=%g nloc=%d:\n", r->ndim, (long long)r->L[0],

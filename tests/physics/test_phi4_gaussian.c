@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "exact_phi4.h"
+#include "phi4_schwinger_dyson.h"
 #include "mc_sampling.h"
 #include "sim_helpers.h"
 
@@ -66,27 +66,6 @@ static latmc_sim *make_sim(latmc_ctx *ctx, const struct run *r, uint64_t seed)
     return sim;
 }
 
-/* Schwinger-Dyson columns of the current field. */
-static void sd_columns(latmc_sim *sim, const struct run *r, const struct exact_phi4_lattice *lat,
-                       double e, double *phi, float *fphi, double *sd1, double *sd2)
-{
-    const int64_t n = exact_phi4_nsites(lat);
-    if (r->precision == LATMC_PRECISION_FLOAT) {
-        assert_int_equal(latmc_sim_get_spins(sim, fphi, (size_t)n * sizeof *fphi), LATMC_OK);
-        for (int64_t i = 0; i < n; i++)
-            phi[i] = fphi[i];
-    } else {
-        assert_int_equal(latmc_sim_get_spins(sim, phi, (size_t)n * sizeof *phi), LATMC_OK);
-    }
-    double s4 = 0;
-    for (int64_t i = 0; i < n; i++)
-        s4 += phi[i] * phi[i] * phi[i] * phi[i];
-    double f2 = 0, curv = 0;
-    assert_int_equal(exact_phi4_force_sums(lat, phi, r->mu2, r->g, r->lambda, &f2, &curv), 0);
-    *sd1 = 2 * e + r->g / 12 * s4 / (double)n;
-    *sd2 = (f2 - curv) / (double)n;
-}
-
 static double check_run(latmc_ctx *ctx, const struct run *r, uint64_t seed)
 {
     const struct exact_phi4_lattice lat = { r->ndim, { r->L[0], r->L[1], r->ndim == 3 ? r->L[2] : 1 } };
@@ -110,7 +89,8 @@ static double check_run(latmc_ctx *ctx, const struct run *r, uint64_t seed)
         assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_ENERGY, &row[C_ENERGY]), LATMC_OK);
         assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2, &row[C_M2]), LATMC_OK);
         if (!gaussian)
-            sd_columns(sim, r, &lat, row[C_ENERGY], phi, fphi, &row[C_SD1], &row[C_SD2]);
+            phi4_sd_columns(sim, r->precision, r->mu2, r->g, r->lambda, &lat, row[C_ENERGY], phi,
+                            fphi, &row[C_SD1], &row[C_SD2]);
         assert_int_equal(latmc_acc_push(acc, row, NC), LATMC_OK);
     }
     double eps = 0, acceptance = 0;

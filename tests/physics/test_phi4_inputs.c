@@ -15,20 +15,10 @@
 
 #include "sim_helpers.h"
 
+/* The desc of these tests: one thread, seed 3 (sim_helpers.h). */
 static latmc_sim_desc phi4_desc(int ndim, int64_t lx, int64_t ly, int64_t lz, int precision)
 {
-    latmc_sim_desc d;
-    latmc_sim_desc_init(&d);
-    d.model = LATMC_MODEL_PHI4;
-    d.ndim = ndim;
-    d.extent[0] = lx;
-    d.extent[1] = ly;
-    d.extent[2] = ndim == 3 ? lz : 0;
-    d.precision = precision;
-    d.device = LATMC_DEVICE_CPU;
-    d.n_threads = 1;
-    d.seed = 3;
-    return d;
+    return phi4_test_desc(ndim, lx, ly, lz, precision, 1, 3);
 }
 
 static void expect_create_fails(latmc_ctx *ctx, const latmc_sim_desc *d, int code,

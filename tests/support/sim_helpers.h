@@ -222,7 +222,8 @@ static inline struct test_params phi4_test_params(double lambda, int nhit, int n
     const struct test_params p = { { { LATMC_PARAM_MU2, -0.4 }, { LATMC_PARAM_G, 1.8 },
                                      { LATMC_PARAM_LAMBDA, lambda },
                                      { LATMC_PARAM_EPSILON, 0.9 },
-                                     { LATMC_PARAM_NHIT, nhit }, { LATMC_PARAM_NLOC, nloc } } };
+                                     { LATMC_PARAM_NHIT, (double)nhit },
+                                     { LATMC_PARAM_NLOC, (double)nloc } } };
     return p;
 }
 

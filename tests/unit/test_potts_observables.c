@@ -16,13 +16,11 @@
 
 #include "sim_helpers.h"
 
+/* The desc of these tests: one thread (sim_helpers.h). */
 static latmc_sim_desc potts_desc(int ndim, int64_t lx, int64_t ly, int64_t lz, int q,
                                  int algorithm, uint64_t seed)
 {
-    latmc_sim_desc d = ising_desc(ndim, lx, ly, lz, algorithm, 1, seed);
-    d.model = LATMC_MODEL_POTTS;
-    d.q = q;
-    return d;
+    return potts_test_desc(ndim, lx, ly, lz, q, algorithm, 1, seed);
 }
 
 struct expected {

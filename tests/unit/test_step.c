@@ -3,7 +3,8 @@
  * the docs define (doc/models/, lib/heisenberg.h, lib/phi4.h): for every step of a
  * sweep, its index, kind, colour and pass, the names of its random numbers (sweep word,
  * stream, phase, sub), and counter words equal to latmc_rng_counter's for those names.
- * Sweep numbers past 2^32 check that the counter words carry the sweep's high bits.
+ * Sweep numbers past 2^32 check that the counter words carry the sweep's high bits. And
+ * the names kernels derive from a step's (lib/rng_streams.h) against the counter words.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,7 +16,10 @@
 #include <latmc/latmc.h>
 
 #include "internal.h"
+#include "ising_decision_rules.h"
+#include "ising_rules.h"
 #include "model.h"
+#include "potts_rules.h"
 #include "rng_streams.h"
 
 static const uint64_t sweeps[] = { 0, 1, 77, UINT64_C(0x100000003), UINT64_C(0xfffffffff) };
@@ -45,9 +49,9 @@ static void check_words(const struct latmc_step *st)
     assert_int_equal(st->stream, latmc_rng_stream(LATMC_STREAM_UPDATE, 0));
     const latmc_philox_ctr c = latmc_rng_counter(0, st->rng_sweep, st->stream, st->phase,
                                                  st->sub);
-    assert_int_equal(st->c1, c.v[1]);
-    assert_int_equal(st->c2, c.v[2]);
-    assert_int_equal(st->c3, c.v[3]);
+    assert_int_equal(st->rng.c1, c.v[1]);
+    assert_int_equal(st->rng.c2, c.v[2]);
+    assert_int_equal(st->rng.c3, c.v[3]);
 }
 
 /* Steps 0 .. n - 1 of a sweep of `sim`: n is the model's schedule for its parameters. */
@@ -73,6 +77,24 @@ static void colour_steps(latmc_sim *sim, int colours)
             assert_int_equal(st.phase, (uint32_t)s);
             assert_int_equal(st.sub, 0);
             check_words(&st);
+            /* the model's name of a colour, which kernels handed (sweep, colour) use */
+            const struct latmc_rng_name n =
+                sim->desc.model == LATMC_MODEL_ISING
+                    ? latmc_ising_rng_name(sweeps[k], s)
+                    : latmc_potts_rng_name(sweeps[k], s, sim->desc.algorithm);
+            assert_int_equal(n.c1, st.rng.c1);
+            assert_int_equal(n.c2, st.rng.c2);
+            assert_int_equal(n.c3, st.rng.c3);
+            if (sim->desc.model == LATMC_MODEL_ISING) { /* the bit-sliced chain's planes */
+                const struct latmc_ising_plane_names a = latmc_ising_plane_names_step(9, &st);
+                const struct latmc_ising_plane_names b =
+                    latmc_ising_plane_names_of(9, sweeps[k], s);
+                for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++)
+                    assert_int_equal(latmc_ising_plane_name(&a, q).c3,
+                                     latmc_ising_plane_name(&b, q).c3);
+                assert_int_equal(a.name.c1, b.name.c1);
+                assert_int_equal(a.name.c2, b.name.c2);
+            }
         }
 }
 
@@ -153,12 +175,77 @@ static void heisenberg(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/* Equal counters and draws. */
+static void assert_same_block(latmc_philox_ctr a, latmc_philox_ctr b)
+{
+    for (int w = 0; w < 4; w++)
+        assert_int_equal(a.v[w], b.v[w]);
+}
+
+/*
+ * A name's derived names (another sub, phase and sub, replica) and blocks against
+ * latmc_rng_counter / latmc_rng_block of the numbers themselves: blocks and sweep words
+ * past 2^32, every stream purpose, both replicas, phases and subs at the edges of their
+ * fields. The kernels draw through these functions, so the chains rest on this identity.
+ */
+static void names(void **state)
+{
+    (void)state;
+    const uint64_t sweep_words[] = { 0, 1, 77, UINT64_C(0xffffffff), UINT64_C(0x123456789ab),
+                                     LATMC_RNG_MAX_SWEEP };
+    const uint64_t blocks[] = { 0, 3, UINT64_C(0xfffffffe), UINT64_C(0x100000001),
+                                UINT64_C(0xabcd12345678), LATMC_RNG_MAX_BLOCK };
+    const uint32_t phases[] = { 0, 1, 7, 15, 255 }, subs[] = { 0, 1, 2, 0x7fff, 0xffff };
+    for (size_t i = 0; i < sizeof sweep_words / sizeof *sweep_words; i++)
+        for (uint32_t purpose = 0; purpose < 4; purpose++)
+            for (uint32_t rep = 0; rep < 2; rep++)
+                for (size_t p = 0; p < sizeof phases / sizeof *phases; p++)
+                    for (size_t u = 0; u < sizeof subs / sizeof *subs; u++) {
+                        const uint32_t stream = latmc_rng_stream(purpose, rep);
+                        const uint64_t sw = sweep_words[i];
+                        const struct latmc_rng_name n0 =
+                            latmc_rng_name_of(sw, latmc_rng_stream(purpose, 0), 3, 5);
+                        const struct latmc_rng_name n =
+                            latmc_rng_name_of(sw, stream, phases[p], subs[u]);
+                        const struct latmc_rng_name at =
+                            latmc_rng_name_at(latmc_rng_name_replica(n0, rep), phases[p],
+                                              subs[u]);
+                        const struct latmc_rng_name sub = latmc_rng_name_sub(
+                            latmc_rng_name_of(sw, stream, phases[p], 9), subs[u]);
+                        const struct latmc_rng_name back =
+                            latmc_rng_name_replica(latmc_rng_name_replica(n, 1 - rep), rep);
+                        for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+                            const latmc_philox_ctr want =
+                                latmc_rng_counter(blocks[b], sw, stream, phases[p], subs[u]);
+                            assert_same_block(latmc_rng_name_counter(n, blocks[b]), want);
+                            assert_same_block(latmc_rng_name_counter(at, blocks[b]), want);
+                            assert_same_block(latmc_rng_name_counter(sub, blocks[b]), want);
+                            assert_same_block(latmc_rng_name_counter(back, blocks[b]), want);
+                        }
+                        assert_same_block(
+                            latmc_rng_name_block(0x5eed, n, blocks[3]),
+                            latmc_rng_block(0x5eed, blocks[3], sw, stream, phases[p], subs[u]));
+                    }
+    /* the hot start's draws: the INIT stream of each replica, sweep 0, phase 0 */
+    for (uint32_t rep = 0; rep < 2; rep++)
+        for (uint32_t sub = 0; sub < 2; sub++)
+            assert_same_block(latmc_rng_init_block(0x5eed, rep, sub, blocks[4]),
+                              latmc_rng_block(0x5eed, blocks[4], 0,
+                                              latmc_rng_stream(LATMC_STREAM_INIT, rep), 0, sub));
+    /* a different name gives different words: the test above can fail */
+    const struct latmc_rng_name a = latmc_rng_name_of(5, 0, 1, 2);
+    assert_true(latmc_rng_name_sub(a, 3).c3 != a.c3);
+    assert_true(latmc_rng_name_replica(a, 1).c3 != a.c3);
+    assert_true(latmc_rng_name_at(a, 2, 2).c3 != a.c3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ising_and_potts),
         cmocka_unit_test(phi4),
         cmocka_unit_test(heisenberg),
+        cmocka_unit_test(names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,40 +1,37 @@
 /*
- * The q-state Potts model on several devices: one slab of the plan per device
- * (cuda_slabs.h; doc/cuda.md, "Several GPUs").
+ * Ising on the byte layout (one int8 per site) on several devices, where the multi-spin
+ * coded slabs of cuda_slabs.c cannot run (L_x not a multiple of 16, or of 64 with +-J
+ * couplings): one slab of the plan per device (cuda_slabs.h; doc/cuda.md, "Several
+ * GPUs"). Potts, which these slabs ran too, runs on the one executor (exec/cuda_exec.c);
+ * this file goes when Ising moves there.
  *
- * A slab holds its own planes of the lattice's last axis plus one halo plane on each side,
- * one byte per site: local plane p is plane origin - 1 + p (mod L) of the lattice, own
- * planes [1, 1 + planes). The plan cuts slabs in multiples of the colours c (2 or 3), and
- * every update runs on ranges of whole multiples of c planes (potts_slabs.h), so the
- * range's colouring is the lattice's and its draws are named by the lattice's
- * within-colour numbers: each step writes exactly what the one-device step writes, and
- * the chain is the one-device (and the CPU's) chain bit for bit.
+ * A slab holds its own planes of the lattice's last axis plus one halo plane on each side:
+ * local plane p is plane origin - 1 + p (mod L) of the lattice, own planes [1, 1 +
+ * planes). The plan cuts slabs in multiples of the 2 colours, and every update runs the
+ * kernels of ising_slab_kernels.cu on ranges of whole multiples of 2 planes
+ * (potts_slabs.h), so the range's colouring is the lattice's and its draws are named by
+ * the lattice's within-colour numbers: each step writes exactly what the one-device step
+ * writes, bit for bit.
  *
- * One step (a colour, lib/model_potts.c's schedule) per run_step call:
+ * One step (a colour) per run_step call:
  *   1. every slab's streams wait for what they read of the previous step (launch_step
  *      says which);
- *   2. every slab updates its border ranges (the c planes at each end) on the border
- *      stream (high priority), records border_done, then copies its outermost own planes
- *      into the neighbours' halos on that stream (cudaMemcpyPeerAsync between devices, a
+ *   2. every slab updates its border ranges (2 planes at each end) on the border stream
+ *      (high priority), records border_done, then copies its outermost own planes into
+ *      the neighbours' halos on that stream (cudaMemcpyPeerAsync between devices, a
  *      device copy within one), records copies_done; the main stream updates the
- *      interior meanwhile, which reads no halo. Slabs of c or 2c planes have no interior.
+ *      interior meanwhile, which reads no halo.
  * The host waits only at the call's last step, where the counters are read.
  *
- * Init and set_spins write the own planes and the halos (from the lattice's numbering or
- * the caller's buffer), so no exchange follows them. Observables: every slab's integer
- * sums of its own planes, added in slab (= plane) order: the one-device total.
- *
- * The same slabs run Ising on the byte layout (one int8 per site, c = 2) where the
- * multi-spin coded slabs of cuda_slabs.c cannot (L_x not a multiple of 16, or of 64 with
- * +-J couplings): the kernels of ising_slab_kernels.cu on the same ranges; +-J couplings
- * are drawn on the host for the whole lattice (the CPU's function, kept for
+ * Init and set_spins write the own planes and the halos, so no exchange follows them.
+ * Observables: every slab's integer sums of its own planes, added in slab order. +-J
+ * couplings are drawn on the host for the whole lattice (the CPU's function, kept for
  * get_couplings) and every slab holds those of its local planes, halos included.
  */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "coupling_draws.h"
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_slab_exec.h"
@@ -43,7 +40,7 @@
 #include "plan.h"
 #include "potts_slabs.h"
 
-struct potts_slab {
+struct byte_slab {
     /* ex.stream: the interior and everything outside the steps; ex.border_stream: the
      * border ranges and the halo copies out (no copy stream); events as cuda_slab_exec.h;
      * ex.changed: sites changed */
@@ -55,12 +52,10 @@ struct potts_slab {
     void *sums;                     /* the model's sums struct */
 };
 
-struct cuda_potts_slabs {
+struct cuda_byte_slabs {
     int n;
-    struct potts_slab *slab;
-    bool ising;                     /* Ising on the byte layout (else Potts) */
+    struct byte_slab *slab;
     int8_t *eps_host;               /* Ising +-J: the whole lattice's couplings (else NULL) */
-    int colours;
     int64_t plane_sites, L;
     bool copy_kernel;               /* halos to slabs of the same device by one kernel
                                        launch (default), else cudaMemcpyAsync per plane
@@ -69,14 +64,14 @@ struct cuda_potts_slabs {
 
 static void free_arrays(struct cuda_slab_exec *ex)
 {
-    struct potts_slab *sl = (struct potts_slab *)ex; /* its first member */
+    struct byte_slab *sl = (struct byte_slab *)ex; /* its first member */
     cudaFree(sl->spins);
     cudaFree(sl->eps);
     cudaFree(sl->tables);
     cudaFree(sl->sums);
 }
 
-void cuda_potts_slabs_destroy(struct cuda_potts_slabs *ps)
+void cuda_byte_slabs_destroy(struct cuda_byte_slabs *ps)
 {
     if (!ps)
         return;
@@ -88,7 +83,7 @@ void cuda_potts_slabs_destroy(struct cuda_potts_slabs *ps)
 }
 
 /* Wait for every slab's streams; the first failure is reported. */
-static int finish_all(struct cuda_potts_slabs *ps, const char *what)
+static int finish_all(struct cuda_byte_slabs *ps, const char *what)
 {
     return cuda_slab_exec_finish_all(&ps->slab[0].ex, sizeof *ps->slab, ps->n, what);
 }
@@ -96,17 +91,17 @@ static int finish_all(struct cuda_potts_slabs *ps, const char *what)
 /* A slab's device arrays, for cuda_slab_exec_put_planes / get_planes. */
 static void *spins_of(struct cuda_slab_exec *ex)
 {
-    return ((struct potts_slab *)ex)->spins; /* ex: its first member */
+    return ((struct byte_slab *)ex)->spins; /* ex: its first member */
 }
 
 static void *couplings_of(struct cuda_slab_exec *ex)
 {
-    return ((struct potts_slab *)ex)->eps;
+    return ((struct byte_slab *)ex)->eps;
 }
 
 /* Whole-lattice host data of `unit` bytes per site into every slab's local spins (or
  * couplings), own planes and both halos. */
-static int upload_planes(struct cuda_potts_slabs *ps, const void *whole, size_t unit,
+static int upload_planes(struct cuda_byte_slabs *ps, const void *whole, size_t unit,
                          bool couplings)
 {
     return cuda_slab_exec_put_planes(&ps->slab[0].ex, sizeof *ps->slab, ps->n,
@@ -116,18 +111,19 @@ static int upload_planes(struct cuda_potts_slabs *ps, const void *whole, size_t 
 }
 
 /* Ising +-J: the couplings drawn on the host by the CPU's function, then every slab's. */
-static int draw_couplings(const latmc_sim *sim, struct cuda_potts_slabs *ps)
+static int draw_couplings(const latmc_sim *sim, struct cuda_byte_slabs *ps)
 {
     const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
     if (!(ps->eps_host = malloc(n)))
         return cuda_core->fail(LATMC_ENOMEM, "CUDA Ising: cannot allocate %zu bytes of host "
                                "memory for the couplings", n);
-    for (int64_t b = 0; b < (int64_t)((n + 3) / 4); b++)
-        latmc_ising_bimodal_block(ps->eps_host, (int64_t)n, sim->desc.coupling_seed, b);
-    return upload_planes(ps, ps->eps_host, (size_t)sim->desc.ndim, true);
+    const int st = cuda_core->draw_couplings(ps->eps_host, 0, LATMC_COUPLINGS_BIMODAL, 0,
+                                             (int64_t)n, sim->desc.coupling_seed,
+                                             sim->desc.n_threads);
+    return st < 0 ? st : upload_planes(ps, ps->eps_host, (size_t)sim->desc.ndim, true);
 }
 
-int cuda_potts_slabs_get_couplings(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+int cuda_byte_slabs_get_couplings(const latmc_sim *sim, struct cuda_byte_slabs *ps,
                                    float *buf)
 {
     const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
@@ -137,7 +133,7 @@ int cuda_potts_slabs_get_couplings(const latmc_sim *sim, struct cuda_potts_slabs
 }
 
 /* Values checked by the core: exactly +1.0f or -1.0f. */
-int cuda_potts_slabs_set_couplings(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+int cuda_byte_slabs_set_couplings(const latmc_sim *sim, struct cuda_byte_slabs *ps,
                                    const float *buf)
 {
     const size_t n = (size_t)sim->nsites * (size_t)sim->desc.ndim;
@@ -149,19 +145,17 @@ int cuda_potts_slabs_set_couplings(const latmc_sim *sim, struct cuda_potts_slabs
     return upload_planes(ps, ps->eps_host, (size_t)sim->desc.ndim, true);
 }
 
-int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
+int cuda_byte_slabs_create(const latmc_sim *sim, struct cuda_byte_slabs **out)
 {
     const latmc_sim_desc *d = &sim->desc;
     const struct latmc_plan *plan = sim->plan;
-    struct cuda_potts_slabs *ps = calloc(1, sizeof *ps);
+    struct cuda_byte_slabs *ps = calloc(1, sizeof *ps);
     if (!ps || !(ps->slab = calloc((size_t)plan->n_boxes, sizeof *ps->slab))) {
         free(ps);
         return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the slabs' state");
     }
     ps->n = plan->n_boxes;
-    ps->ising = d->model == LATMC_MODEL_ISING;
-    ps->colours = ps->ising ? 2 : latmc_potts_colours(d->ndim, d->extent);
-    const bool pmj = ps->ising && d->couplings == LATMC_COUPLINGS_BIMODAL;
+    const bool pmj = d->couplings == LATMC_COUPLINGS_BIMODAL;
     const char *copy = getenv("LATMC_CUDA_SLAB_COPY");
     /* on one H200, 2 slabs of 16384^2 (heat bath, q = 3) ran at 1/1.02-1/1.08 of one
      * slab's speed with the kernel, 1/1.11 with the device copies: those are scheduled
@@ -172,7 +166,7 @@ int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
     const int axis = d->ndim - 1;
     int st = LATMC_OK;
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct potts_slab *sl = &ps->slab[i];
+        struct byte_slab *sl = &ps->slab[i];
         sl->ex.device = cuda_slab_device_of(d, i);
         sl->ex.split = true; /* the interior's event recorded at every step */
         sl->ex.origin = plan->boxes[i].origin[axis];
@@ -193,7 +187,7 @@ int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
                                              (size_t)d->ndim, sl->ex.device, "couplings")) < 0))
             break;
         /* the cold start until the configuration is set */
-        st = cuda_check(cudaMemsetAsync(sl->spins, ps->ising, (size_t)sl->local.nsites,
+        st = cuda_check(cudaMemsetAsync(sl->spins, 1, (size_t)sl->local.nsites,
                                         sl->ex.stream), "clearing the spins");
     }
     if (st == LATMC_OK)
@@ -201,18 +195,18 @@ int cuda_potts_slabs_create(const latmc_sim *sim, struct cuda_potts_slabs **out)
     if (st == LATMC_OK && pmj)
         st = draw_couplings(sim, ps);
     if (st < 0) {
-        cuda_potts_slabs_destroy(ps);
+        cuda_byte_slabs_destroy(ps);
         return st;
     }
     *out = ps;
     return LATMC_OK;
 }
 
-int cuda_potts_slabs_params_changed(const latmc_sim *sim, struct cuda_potts_slabs *ps)
+int cuda_byte_slabs_params_changed(const latmc_sim *sim, struct cuda_byte_slabs *ps)
 {
     int st = finish_all(ps, "copying the decision tables");
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct potts_slab *sl = &ps->slab[i];
+        struct byte_slab *sl = &ps->slab[i];
         if ((st = cuda_slab_set_device(sl->ex.device)) == LATMC_OK)
             st = cuda_check(cudaMemcpyAsync(sl->tables, sim->model_data, sim->model->data_size,
                                             cudaMemcpyHostToDevice, sl->ex.stream),
@@ -222,15 +216,15 @@ int cuda_potts_slabs_params_changed(const latmc_sim *sim, struct cuda_potts_slab
     return st < 0 ? st : fin;
 }
 
-int cuda_potts_slabs_init_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps, int how)
+int cuda_byte_slabs_init_spins(const latmc_sim *sim, struct cuda_byte_slabs *ps, int how)
 {
     int st = finish_all(ps, "initialising the spins");
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct potts_slab *sl = &ps->slab[i];
+        struct byte_slab *sl = &ps->slab[i];
         if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
-        if (how == LATMC_INIT_COLD) { /* Potts state 0, Ising +1 */
-            st = cuda_check(cudaMemsetAsync(sl->spins, ps->ising, (size_t)sl->local.nsites,
+        if (how == LATMC_INIT_COLD) { /* +1 */
+            st = cuda_check(cudaMemsetAsync(sl->spins, 1, (size_t)sl->local.nsites,
                                             sl->ex.stream), "cold start");
             continue;
         }
@@ -242,11 +236,8 @@ int cuda_potts_slabs_init_spins(const latmc_sim *sim, struct cuda_potts_slabs *p
             uint8_t *dst = sl->spins + r[k].local * ps->plane_sites;
             const int64_t first = r[k].global * ps->plane_sites;
             const int64_t n = r[k].planes * ps->plane_sites;
-            st = cuda_check(ps->ising ? cuda_ising_bytes_hot_start_range(sl->ex.stream,
-                                                                         (int8_t *)dst, first,
-                                                                         n, sim->desc.seed)
-                                      : cuda_potts_hot_start_range(sl->ex.stream, dst, first, n,
-                                                                   sim->desc.q, sim->desc.seed),
+            st = cuda_check(cuda_ising_bytes_hot_start_range(sl->ex.stream, (int8_t *)dst,
+                                                             first, n, sim->desc.seed),
                             "launching the hot start");
         }
     }
@@ -254,7 +245,7 @@ int cuda_potts_slabs_init_spins(const latmc_sim *sim, struct cuda_potts_slabs *p
     return st < 0 ? st : fin;
 }
 
-int cuda_potts_slabs_set_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+int cuda_byte_slabs_set_spins(const latmc_sim *sim, struct cuda_byte_slabs *ps,
                                const void *buf)
 {
     (void)sim;
@@ -262,7 +253,7 @@ int cuda_potts_slabs_set_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps
     return upload_planes(ps, buf, 1, false);
 }
 
-int cuda_potts_slabs_get_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps, void *buf)
+int cuda_byte_slabs_get_spins(const latmc_sim *sim, struct cuda_byte_slabs *ps, void *buf)
 {
     (void)sim;
     return cuda_slab_exec_get_planes(&ps->slab[0].ex, sizeof *ps->slab, ps->n, spins_of, 1,
@@ -273,10 +264,10 @@ int cuda_potts_slabs_get_spins(const latmc_sim *sim, struct cuda_potts_slabs *ps
 /* Slab i's outermost own planes into its neighbours' halos, on its border stream (its
  * device current): the first own plane is the lower neighbour's upper halo, the last the
  * upper neighbour's lower halo. */
-static cudaError_t send_halos(const struct cuda_potts_slabs *ps, int i)
+static cudaError_t send_halos(const struct cuda_byte_slabs *ps, int i)
 {
-    const struct potts_slab *sl = &ps->slab[i];
-    const struct potts_slab *to[2] = { &ps->slab[(i + ps->n - 1) % ps->n],
+    const struct byte_slab *sl = &ps->slab[i];
+    const struct byte_slab *to[2] = { &ps->slab[(i + ps->n - 1) % ps->n],
                                        &ps->slab[(i + 1) % ps->n] };
     const int64_t from_plane[2] = { 1, sl->ex.planes }, to_plane[2] = { to[0]->ex.planes + 1, 0 };
     const size_t bytes = (size_t)ps->plane_sites;
@@ -298,26 +289,16 @@ static cudaError_t send_halos(const struct cuda_potts_slabs *ps, int i)
 
 /* Update colour c of sweep `sweep` on local planes [p0, p0 + n) of slab sl (nothing when
  * n = 0). */
-static cudaError_t update_range(const latmc_sim *sim, const struct cuda_potts_slabs *ps,
-                                struct potts_slab *sl, cudaStream_t stream, int64_t p0,
+static cudaError_t update_range(const latmc_sim *sim, const struct cuda_byte_slabs *ps,
+                                struct byte_slab *sl, cudaStream_t stream, int64_t p0,
                                 int64_t n, uint64_t sweep, int c)
 {
     if (n <= 0)
         return cudaSuccess;
     const struct cuda_potts_range r = { p0, n, sl->ex.origin + p0 - 1, ps->L };
-    if (ps->ising)
-        return cuda_ising_sweep_colour_range(stream, &sl->local, (int8_t *)sl->spins, sl->eps,
-                                             sl->tables, sim->desc.algorithm, sim->desc.seed,
-                                             sweep, c, &r, sl->ex.changed);
-    const struct latmc_potts_chain chain = {
-        .tables = sl->tables,
-        .algorithm = sim->desc.algorithm,
-        .q = sim->desc.q,
-        .colours = ps->colours,
-        .seed = sim->desc.seed,
-    };
-    return cuda_potts_sweep_colour_range(stream, &sl->local, sl->spins, &chain, sweep, c, &r,
-                                         sl->ex.changed);
+    return cuda_ising_sweep_colour_range(stream, &sl->local, (int8_t *)sl->spins, sl->eps,
+                                         sl->tables, sim->desc.algorithm, sim->desc.seed, sweep,
+                                         c, &r, sl->ex.changed);
 }
 
 /*
@@ -337,16 +318,16 @@ static cudaError_t update_range(const latmc_sim *sim, const struct cuda_potts_sl
  * site order). This is why the copies need not wait for the neighbours' borders (a copy
  * stream and three waits a step, formerly).
  */
-static int launch_step(const latmc_sim *sim, struct cuda_potts_slabs *ps, uint64_t sweep,
+static int launch_step(const latmc_sim *sim, struct cuda_byte_slabs *ps, uint64_t sweep,
                        int c)
 {
-    const int64_t nc = ps->colours;
+    const int64_t nc = 2; /* the colours: border ranges of 2 planes */
     int st = cuda_slab_exec_order_step(&ps->slab[0].ex, sizeof *ps->slab, ps->n,
                                        "ordering a step after the previous one");
     /* the borders (c planes at each end; all own planes of a slab of c) and their copies
      * out; the interior */
     for (int i = 0; i < ps->n && st == LATMC_OK; i++) {
-        struct potts_slab *sl = &ps->slab[i];
+        struct byte_slab *sl = &ps->slab[i];
         if ((st = cuda_slab_set_device(sl->ex.device)) < 0)
             break;
         const int64_t lower = sl->ex.planes > nc ? nc : sl->ex.planes;
@@ -371,7 +352,7 @@ static int launch_step(const latmc_sim *sim, struct cuda_potts_slabs *ps, uint64
     return st;
 }
 
-int cuda_potts_slabs_run_step(const latmc_sim *sim, struct cuda_potts_slabs *ps,
+int cuda_byte_slabs_run_step(const latmc_sim *sim, struct cuda_byte_slabs *ps,
                               const struct latmc_step_call *call, uint64_t *accepted,
                               uint64_t *attempted)
 {
@@ -382,7 +363,7 @@ int cuda_potts_slabs_run_step(const latmc_sim *sim, struct cuda_potts_slabs *ps,
         cuda_slab_exec_drain(&ps->slab[0].ex, sizeof *ps->slab, ps->n);
         return st;
     }
-    if (call->step.index + 1 == ps->colours) /* the schedule's last step (one per colour) */
+    if (call->step.index == 1) /* the schedule's last step (one per colour) */
         *attempted += (uint64_t)sim->nsites; /* a sweep: one update per site */
     if (!call->last)
         return LATMC_OK; /* no host wait until the last step of the latmc_sim_sweep call */
@@ -396,22 +377,19 @@ int cuda_potts_slabs_run_step(const latmc_sim *sim, struct cuda_potts_slabs *ps,
 /* Slab ex's reduction of its own planes (cuda_slab_exec_measure_slabs). */
 static cudaError_t reduce_slab(struct cuda_slab_exec *ex, const void *ctx, void **slab_sums)
 {
-    const struct cuda_potts_slabs *ps = ctx;
-    struct potts_slab *sl = (struct potts_slab *)ex; /* ex: its first member */
+    const struct cuda_byte_slabs *ps = ctx;
+    struct byte_slab *sl = (struct byte_slab *)ex; /* ex: its first member */
     const struct cuda_potts_range own = { 1, ex->planes, ex->origin, ps->L };
-    const size_t size = ps->ising ? sizeof(struct latmc_ising_sums)
-                                  : sizeof(struct latmc_potts_sums); /* the model's sums_size */
+    const size_t size = sizeof(struct latmc_ising_sums); /* the model's sums_size */
     *slab_sums = sl->sums;
     const cudaError_t err = cudaMemsetAsync(sl->sums, 0, size, ex->stream);
     if (err != cudaSuccess)
         return err;
-    return ps->ising ? cuda_ising_measure_range(ex->stream, &sl->local, (const int8_t *)sl->spins,
-                                                sl->eps, &own, sl->sums)
-                     : cuda_potts_measure_range(ex->stream, &sl->local, sl->spins, &own,
-                                                sl->sums);
+    return cuda_ising_measure_range(ex->stream, &sl->local, (const int8_t *)sl->spins, sl->eps,
+                                    &own, sl->sums);
 }
 
-int cuda_potts_slabs_measure(const latmc_sim *sim, struct cuda_potts_slabs *ps, void *sums)
+int cuda_byte_slabs_measure(const latmc_sim *sim, struct cuda_byte_slabs *ps, void *sums)
 {
     return cuda_slab_exec_measure_slabs(sim, &ps->slab[0].ex, sizeof *ps->slab, ps->n,
                                         reduce_slab, ps, sums);

@@ -1,0 +1,563 @@
+/*
+ * The one CUDA executor over boxes on devices (cuda_exec.h; doc/architecture.md, "One
+ * CUDA executor").
+ *
+ * A box (cuda_leaf.h) keeps its own planes of the lattice's last axis and the leaf's
+ * `halo` planes on each side; one box alone keeps the whole lattice and no halo (its
+ * halo is its own wrap). Every step of the core's plan (lib/plan.c) on k boxes:
+ *   1. every box's streams wait for what they read of the previous step
+ *      (cuda_slab_exec_order_step);
+ *   2. every box updates its border ranges (the leaf's border_planes at each end) on its
+ *      border stream (high priority), records border_done, sends its outermost `halo`
+ *      own planes into the neighbours' halos through its transport (cuda_halo.h), records
+ *      copies_done; its main stream updates the interior meanwhile (interior_done), which
+ *      reads no halo. A box of one or two border ranges has no interior.
+ * Within a step a box's sends may overwrite a neighbour's halo while that neighbour's
+ * borders read it: a step reads only the sites of the other colours there, which it does
+ * not change, so the bytes read are the same either way.
+ * One box alone: each step is one launch on its main stream, which orders them. The box
+ * of a part of a lattice shared by processes: the same as one of k boxes, but it sends
+ * nothing (its transport is the part's): the core's exchange after the step (lib/part.c)
+ * moves its border planes and halos through get_planes / set_planes on the border stream,
+ * behind the borders and beside the interior.
+ * The host waits only at the last step of a latmc_sim_sweep call, where the counters are
+ * read (updates since the previous read: the counters are never cleared).
+ *
+ * Init and set_spins write the own planes and the halos, so no exchange follows them.
+ * Observables: every box's integer sums of its own planes, added in box (= plane) order.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "cuda_exec.h"
+#include "cuda_halo.h"
+#include "model.h"
+#include "part.h"
+#include "plan.h"
+
+/* Planes in transit between the device and the caller's buffers (get/set_planes) go
+ * through a pinned stage in chunks of at most this many bytes (or one plane). */
+#define STAGE_BYTES ((size_t)16 << 20)
+
+struct cuda_exec {
+    const struct cuda_leaf *leaf;
+    int n;
+    struct cuda_box *box;
+    const struct cuda_halo_transport **transport; /* per box (halo > 0) */
+    int64_t halo, border, L;
+    size_t plane_bytes;
+    bool part;                  /* the one box of a part of a lattice shared by processes */
+    int64_t own_sites;          /* the boxes' own sites */
+    void *stage;                /* pinned host memory of planes in transit (stage_bytes) */
+    size_t stage_bytes;
+};
+
+static int finish_all(struct cuda_exec *x, const char *what)
+{
+    return cuda_slab_exec_finish_all(&x->box[0].ex, sizeof *x->box, x->n, what);
+}
+
+static void free_box(struct cuda_slab_exec *ex)
+{
+    struct cuda_box *b = (struct cuda_box *)ex; /* ex: its first member */
+    cudaFree(b->data);
+    cudaFree(b->tables);
+    cudaFree(b->sums);
+}
+
+void cuda_exec_destroy(struct cuda_exec *x)
+{
+    if (!x)
+        return;
+    if (x->box)
+        cuda_slab_exec_release_all(&x->box[0].ex, sizeof *x->box, x->n, free_box);
+    free(x->box);
+    free(x->transport);
+    cudaFreeHost(x->stage);
+    free(x);
+}
+
+int cuda_exec_device(const struct cuda_exec *x)
+{
+    return x->box[0].ex.device;
+}
+
+static size_t storage_bytes(const struct cuda_exec *x, const struct cuda_box *b)
+{
+    return (size_t)(b->ex.planes + 2 * x->halo) * x->plane_bytes;
+}
+
+static int alloc_on(void **ptr, size_t bytes, int device, int i, const char *what)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, "cannot allocate %zu bytes of device memory on device %d for "
+             "the %s of box %d", bytes, device, what, i);
+    return cuda_check(cudaMalloc(ptr, bytes), msg);
+}
+
+/* Box i of the executor, box `plan_box` of the plan, on its device: executor state,
+ * storage (cold), tables, sums. */
+static int create_box(const latmc_sim *sim, struct cuda_exec *x, int i, int plan_box)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    const int axis = d->ndim - 1;
+    struct cuda_box *b = &x->box[i];
+    /* a part runs on desc.device_index (lib/part.c chose it for its rank) */
+    b->ex.device = x->part ? d->device_index : cuda_slab_device_of(d, i);
+    b->ex.split = true; /* the interior's event recorded at every step */
+    b->ex.origin = sim->plan->boxes[plan_box].origin[axis];
+    b->ex.planes = sim->plan->boxes[plan_box].extent[axis];
+    b->halo = x->halo;
+    b->local.ndim = d->ndim;
+    b->local.lx = d->extent[0];
+    b->local.ly = d->ndim == 3 ? d->extent[1] : b->ex.planes + 2 * x->halo;
+    b->local.lz = d->ndim == 3 ? b->ex.planes + 2 * x->halo : 1;
+    b->local.nsites = b->local.lx * b->local.ly * b->local.lz;
+    int st;
+    if ((st = cuda_slab_exec_create(&b->ex)) < 0 ||
+        (st = alloc_on(&b->data, storage_bytes(x, b), b->ex.device, i, "configuration")) < 0 ||
+        (st = alloc_on(&b->tables, sim->model->data_size, b->ex.device, i,
+                       "decision tables")) < 0 ||
+        (st = alloc_on(&b->sums, sim->model->sums_size, b->ex.device, i, "sums")) < 0)
+        return st;
+    /* the cold start until the configuration is set */
+    return cuda_check(cudaMemsetAsync(b->data, x->leaf->cold_byte, storage_bytes(x, b),
+                                      b->ex.stream), "clearing the configuration");
+}
+
+int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct cuda_exec **out)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    struct cuda_exec *x = calloc(1, sizeof *x);
+    /* a part of several: its own box of the plan, its neighbours in other processes */
+    const bool part = latmc_part_many(sim);
+    const int n = part ? 1 : sim->plan->n_boxes;
+    if (!x || !(x->box = calloc((size_t)n, sizeof *x->box)) ||
+        !(x->transport = calloc((size_t)n, sizeof *x->transport))) {
+        cuda_exec_destroy(x);
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the boxes' state");
+    }
+    x->leaf = leaf;
+    x->n = n;
+    x->part = part;
+    x->halo = n > 1 || part ? leaf->halo(sim) : 0; /* one box alone: its own wrap */
+    x->border = leaf->border_planes(sim);
+    x->L = d->extent[d->ndim - 1];
+    x->plane_bytes = leaf->plane_bytes(sim);
+    int64_t plane_sites = 1;
+    for (int mu = 0; mu < d->ndim - 1; mu++)
+        plane_sites *= d->extent[mu];
+    int st = LATMC_OK;
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        st = create_box(sim, x, i, part ? sim->part->rank : i);
+        x->own_sites += x->box[i].ex.planes * plane_sites;
+    }
+    if (st == LATMC_OK)
+        st = finish_all(x, "creating the boxes");
+    if (st < 0) {
+        cuda_exec_destroy(x);
+        return st;
+    }
+    if (part) {
+        x->transport[0] = cuda_halo_part();
+    } else if (n > 1) {
+        cuda_slab_exec_enable_peers(d, n);
+        const char *copy = getenv("LATMC_CUDA_SLAB_COPY");
+        /* on one H200, 2 boxes of 16384^2 Potts (heat bath, q = 3) ran at 1/1.02-1/1.08
+         * of one box's speed with the copy kernel, 1/1.11 with device copies: those are
+         * scheduled behind the interior's persistent wave (doc/PERFORMANCE.md, "Slabs on
+         * one GPU") */
+        const bool memcpy_only = copy && strcmp(copy, "memcpy") == 0;
+        for (int i = 0; i < n; i++)
+            x->transport[i] = cuda_halo_pick(x->box[i].ex.device,
+                                             x->box[(i + n - 1) % n].ex.device,
+                                             x->box[(i + 1) % n].ex.device, memcpy_only);
+    }
+    (void)cudaSetDevice(x->box[0].ex.device);
+    cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA executor: %s sim of %lld sites as %d "
+                   "box(es), halo %lld, borders of %lld planes, halo transport of box 0: %s",
+                   sim->model->name, (long long)sim->nsites, n, (long long)x->halo,
+                   (long long)x->border, x->halo > 0 ? x->transport[0]->name : "its own wrap");
+    *out = x;
+    return LATMC_OK;
+}
+
+int cuda_exec_params_changed(const latmc_sim *sim, struct cuda_exec *x)
+{
+    int st = finish_all(x, "copying the decision tables");
+    for (int i = 0; i < x->n && st == LATMC_OK; i++) {
+        struct cuda_box *b = &x->box[i];
+        if ((st = cuda_slab_set_device(b->ex.device)) == LATMC_OK)
+            st = cuda_check(cudaMemcpyAsync(b->tables, sim->model_data, sim->model->data_size,
+                                            cudaMemcpyHostToDevice, b->ex.stream),
+                            "copying the decision tables");
+    }
+    const int fin = finish_all(x, "copying the decision tables");
+    return st < 0 ? st : fin;
+}
+
+int cuda_exec_init_spins(const latmc_sim *sim, struct cuda_exec *x, int how)
+{
+    int st = finish_all(x, "initialising the spins");
+    for (int i = 0; i < x->n && st == LATMC_OK; i++) {
+        struct cuda_box *b = &x->box[i];
+        if ((st = cuda_slab_set_device(b->ex.device)) < 0)
+            break;
+        if (how == LATMC_INIT_COLD) {
+            st = cuda_check(cudaMemsetAsync(b->data, x->leaf->cold_byte, storage_bytes(x, b),
+                                            b->ex.stream), "cold start");
+            continue;
+        }
+        /* the lower halo, the own planes, the upper halo: each a run of the lattice's
+         * planes, drawn as the lattice's sites */
+        struct cuda_slab_run r[3];
+        cuda_slab_runs(&b->ex, x->halo, x->L, r);
+        for (int k = 0; k < 3 && st == LATMC_OK; k++)
+            if (r[k].planes > 0)
+                st = cuda_check(x->leaf->hot_planes(sim, b->ex.stream,
+                                                    (char *)b->data +
+                                                        (size_t)r[k].local * x->plane_bytes,
+                                                    r[k].global, r[k].planes),
+                                "launching the hot start");
+    }
+    const int fin = finish_all(x, "initialising the spins");
+    return st < 0 ? st : fin;
+}
+
+/* A box's storage, for cuda_slab_exec_put_planes / get_planes. */
+static void *data_of(struct cuda_slab_exec *ex)
+{
+    return ((struct cuda_box *)ex)->data; /* ex: its first member */
+}
+
+int cuda_exec_set_spins(const latmc_sim *sim, struct cuda_exec *x, const void *buf)
+{
+    (void)sim;
+    /* own planes and both halos, so that no exchange is needed */
+    return cuda_slab_exec_put_planes(&x->box[0].ex, sizeof *x->box, x->n, data_of, x->halo,
+                                     x->L, x->plane_bytes, buf,
+                                     "copying the spins to the device");
+}
+
+int cuda_exec_get_spins(const latmc_sim *sim, struct cuda_exec *x, void *buf)
+{
+    (void)sim;
+    return cuda_slab_exec_get_planes(&x->box[0].ex, sizeof *x->box, x->n, data_of, x->halo,
+                                     x->plane_bytes, buf, "copying the spins to the host");
+}
+
+/* Local planes [p0, p0 + planes) of box b as a range (global planes from its origin). */
+static struct cuda_box_range range_of(const struct cuda_exec *x, const struct cuda_box *b,
+                                      int64_t p0, int64_t planes)
+{
+    const struct cuda_box_range r = { b, p0, planes, b->ex.origin + p0 - x->halo, x->L,
+                                      x->halo == 0 };
+    return r;
+}
+
+/* Step `step` of sweep `sweep` on local planes [p0, p0 + planes) of box b (nothing when
+ * empty). */
+static cudaError_t update(const latmc_sim *sim, const struct cuda_exec *x, struct cuda_box *b,
+                          cudaStream_t stream, int64_t p0, int64_t planes, uint64_t sweep,
+                          const struct latmc_step *step)
+{
+    if (planes <= 0)
+        return cudaSuccess;
+    const struct cuda_box_range r = range_of(x, b, p0, planes);
+    return x->leaf->update(sim, &r, sweep, step, stream, b->ex.changed);
+}
+
+/* Box i's outermost own planes into its neighbours' halos, on its border stream. */
+static cudaError_t send_halos(const struct cuda_exec *x, int i)
+{
+    const struct cuda_box *b = &x->box[i];
+    const struct cuda_box *to[2] = { &x->box[(i + x->n - 1) % x->n], &x->box[(i + 1) % x->n] };
+    const int64_t from_plane[2] = { x->halo, b->ex.planes };
+    const int64_t to_plane[2] = { to[0]->ex.planes + x->halo, 0 };
+    struct cuda_halo_runs runs = { .from = &b->ex, .to = { &to[0]->ex, &to[1]->ex },
+                                   .bytes = (size_t)x->halo * x->plane_bytes };
+    for (int k = 0; k < 2; k++) {
+        runs.src[k] = (const char *)b->data + (size_t)from_plane[k] * x->plane_bytes;
+        runs.dst[k] = (char *)to[k]->data + (size_t)to_plane[k] * x->plane_bytes;
+    }
+    return x->transport[i]->send(&runs, b->ex.border_stream);
+}
+
+/* One step on k > 1 boxes, or a part's box (the file's comment, 1 and 2). */
+static int launch_boxes(const latmc_sim *sim, struct cuda_exec *x, uint64_t sweep,
+                        const struct latmc_step *step)
+{
+    const int64_t h = x->halo, nb = x->border;
+    int st = cuda_slab_exec_order_step(&x->box[0].ex, sizeof *x->box, x->n,
+                                       "ordering a step after the previous one");
+    for (int i = 0; i < x->n && st == LATMC_OK; i++) {
+        struct cuda_box *b = &x->box[i];
+        if ((st = cuda_slab_set_device(b->ex.device)) < 0)
+            break;
+        const int64_t planes = b->ex.planes;
+        const int64_t lower = planes > nb ? nb : planes, upper = planes > nb ? nb : 0;
+        const int64_t interior = planes > 2 * nb ? planes - 2 * nb : 0;
+        cudaError_t err = update(sim, x, b, b->ex.border_stream, h, lower, sweep, step);
+        if (err == cudaSuccess)
+            err = update(sim, x, b, b->ex.border_stream, h + planes - upper, upper, sweep,
+                         step);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(b->ex.border_done, b->ex.border_stream);
+        if (err == cudaSuccess)
+            err = send_halos(x, i);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(b->ex.copies_done, b->ex.border_stream);
+        if (err == cudaSuccess)
+            err = update(sim, x, b, b->ex.stream, h + nb, interior, sweep, step);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(b->ex.interior_done, b->ex.stream);
+        st = cuda_check(err, "launching a step on a box");
+    }
+    for (int i = 0; i < x->n; i++)
+        x->box[i].ex.recorded = true;
+    return st;
+}
+
+/* One step: one launch on the one box's main stream, or the k boxes' borders, sends and
+ * interiors. */
+static int launch_step(const latmc_sim *sim, struct cuda_exec *x, uint64_t sweep,
+                       const struct latmc_step *step)
+{
+    if (x->halo > 0) /* k boxes, or a part's box: borders, sends, interior */
+        return launch_boxes(sim, x, sweep, step);
+    struct cuda_box *b = &x->box[0];
+    return cuda_check(update(sim, x, b, b->ex.stream, 0, b->ex.planes, sweep, step),
+                      "launching a step");
+}
+
+int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
+                        const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
+                        uint64_t *attempted)
+{
+    int st = cuda_slab_set_device(x->box[0].ex.device);
+    const uint64_t per_sweep = x->leaf->attempted ? x->leaf->attempted(sim, x->own_sites)
+                                                  : (uint64_t)x->own_sites;
+    for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
+        const struct latmc_step_call *call = &calls[c];
+        if (call->n_boxes != x->n || call->part != LATMC_STEP_WHOLE)
+            return cuda_core->fail(LATMC_EBACKEND, "CUDA executor: a step call with %d boxes "
+                                   "(the sim has %d), part %d (a bug in the core)",
+                                   call->n_boxes, x->n, call->part);
+        if ((st = launch_step(sim, x, call->sweep, &call->step)) < 0)
+            break;
+        if (call->step.index == 0)
+            *attempted += per_sweep;
+        if (call->last) /* the one host wait of a latmc_sim_sweep call */
+            st = cuda_slab_exec_read_counts(&x->box[0].ex, sizeof *x->box, x->n,
+                                            "reading the update counter", accepted);
+    }
+    if (st < 0)
+        cuda_slab_exec_drain(&x->box[0].ex, sizeof *x->box, x->n);
+    return st;
+}
+
+struct reduce_ctx {
+    const latmc_sim *sim;
+    const struct cuda_exec *x;
+};
+
+/* Box ex's reduction of its own planes (cuda_slab_exec_measure_slabs). */
+static cudaError_t reduce_box(struct cuda_slab_exec *ex, const void *ctx, void **box_sums)
+{
+    const struct reduce_ctx *rc = ctx;
+    const struct cuda_exec *x = rc->x;
+    const latmc_sim *sim = rc->sim;
+    const struct cuda_box *b = (const struct cuda_box *)ex; /* ex: its first member */
+    *box_sums = b->sums;
+    const cudaError_t err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, ex->stream);
+    if (err != cudaSuccess)
+        return err;
+    const struct cuda_box_range own = range_of(x, b, x->halo, ex->planes);
+    return x->leaf->measure(sim, &own, ex->stream, b->sums);
+}
+
+int cuda_exec_measure(const latmc_sim *sim, struct cuda_exec *x, void *sums)
+{
+    const struct reduce_ctx rc = { sim, x };
+    return cuda_slab_exec_measure_slabs(sim, &x->box[0].ex, sizeof *x->box, x->n, reduce_box,
+                                        &rc, sums);
+}
+
+int cuda_exec_view(const latmc_sim *sim, struct cuda_exec *x, const void **data, int *dtype)
+{
+    if (x->n > 1 || x->part)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "latmc_sim_device_view: the sim is spread "
+                               "over %d boxes (desc.n_devices / n_parts, or the parts of "
+                               "processes), which no single device array holds; copy the "
+                               "spins with latmc_sim_get_spins()", sim->plan->n_boxes);
+    if (!x->leaf->view_dtype)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "latmc_sim_device_view: the CUDA %s "
+                               "kernels keep a layout that no strided array expresses; copy "
+                               "the spins with latmc_sim_get_spins()", sim->model->name);
+    *data = x->box[0].data;
+    *dtype = x->leaf->view_dtype;
+    return finish_all(x, "making the spins current for a device view");
+}
+
+int cuda_exec_swap_tables(struct cuda_exec *a, struct cuda_exec *b)
+{
+    if (a->n != 1 || b->n != 1 || a->box[0].ex.device != b->box[0].ex.device ||
+        a->leaf != b->leaf)
+        return LATMC_EUNSUPPORTED;
+    void *t = a->box[0].tables;
+    a->box[0].tables = b->box[0].tables;
+    b->box[0].tables = t;
+    return LATMC_OK;
+}
+
+/* ---- the per-plane forms (lib/backend.h): a part's halo exchange, measure and gather ---- */
+
+/* The local planes of box b at which the lattice's planes [p0, p0 + n) lie (a range that
+ * does not wrap), the own one first where there is one: up to 4 into lp[] (on a small
+ * lattice a plane may be stored twice: a halo plane and an own one, or both halos); their
+ * count (0: the box does not hold the range). */
+static int local_planes(const struct cuda_exec *x, const struct cuda_box *b, int64_t p0,
+                        int64_t n, int64_t lp[4])
+{
+    const int64_t nloc = b->ex.planes + 2 * x->halo;
+    const int64_t d = ((p0 - b->ex.origin + x->halo) % x->L + x->L) % x->L;
+    int k = 0;
+    for (int64_t l = d; l + n <= nloc && k < 4; l += x->L)
+        lp[k++] = l;
+    for (int i = 1; i < k; i++)
+        if (lp[i] >= x->halo && lp[i] + n <= x->halo + b->ex.planes) {
+            const int64_t own = lp[i];
+            lp[i] = lp[0];
+            lp[0] = own;
+        }
+    return k;
+}
+
+/* The per-plane forms hold for a sim of one box (a part's, or one box alone). */
+static int one_box_only(const struct cuda_exec *x, const char *what)
+{
+    if (x->n == 1)
+        return cuda_slab_set_device(x->box[0].ex.device);
+    return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s of a sim spread over %d "
+                           "boxes (desc.n_devices / n_parts): a part (MPI rank) runs on one "
+                           "device as one box", what, x->n);
+}
+
+/* x->stage of at least `bytes` (pinned; the old contents are not kept). */
+static int stage_of(struct cuda_exec *x, size_t bytes)
+{
+    if (x->stage_bytes >= bytes)
+        return LATMC_OK;
+    cudaFreeHost(x->stage);
+    x->stage = NULL;
+    x->stage_bytes = 0;
+    const int st = cuda_check(cudaMallocHost(&x->stage, bytes),
+                              "cannot allocate pinned host memory for planes in transit");
+    if (st == LATMC_OK)
+        x->stage_bytes = bytes;
+    return st;
+}
+
+/*
+ * get_planes (get_buf) or set_planes (set_buf) of planes [p0, p1), through the pinned stage
+ * in chunks of whole planes: one DMA copy each (and one per further local copy of a set),
+ * waited for. A part's moves go on its border stream: inside a sweep call they are the
+ * halo exchange after a step (lib/part.c), which reads the border planes that stream
+ * wrote and writes halo planes that only the next step's borders, on that stream, read,
+ * so they wait for the borders alone while the interior goes on. Outside a sweep call
+ * both streams are idle.
+ */
+static int move_planes(struct cuda_exec *x, int64_t p0, int64_t p1, void *get_buf,
+                       const void *set_buf)
+{
+    const char *what = set_buf ? "copying planes to the device" : "copying planes to the host";
+    int st = one_box_only(x, "configuration copy");
+    if (st < 0)
+        return st;
+    struct cuda_box *b = &x->box[0];
+    int64_t lp[4];
+    const int copies = local_planes(x, b, p0, p1 - p0, lp);
+    if (copies == 0)
+        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: planes [%lld, %lld) are neither "
+                               "the box's planes [%lld, %lld) nor a halo range next to them",
+                               (long long)p0, (long long)p1, (long long)b->ex.origin,
+                               (long long)(b->ex.origin + b->ex.planes));
+    cudaStream_t stream = x->part ? b->ex.border_stream : b->ex.stream;
+    const size_t pb = x->plane_bytes;
+    int64_t per = (int64_t)(STAGE_BYTES / pb);
+    per = per < 1 ? 1 : per > p1 - p0 ? p1 - p0 : per;
+    st = stage_of(x, (size_t)per * pb);
+    for (int64_t q = p0; q < p1 && st == LATMC_OK; q += per) {
+        const int64_t q1 = q + per < p1 ? q + per : p1;
+        const size_t at = (size_t)(q - p0) * pb, bytes = (size_t)(q1 - q) * pb;
+        cudaError_t err = cudaSuccess;
+        if (set_buf) {
+            memcpy(x->stage, (const char *)set_buf + at, bytes);
+            for (int k = 0; k < copies && err == cudaSuccess; k++)
+                err = cudaMemcpyAsync((char *)b->data + (size_t)lp[k] * pb + at, x->stage,
+                                      bytes, cudaMemcpyHostToDevice, stream);
+        } else {
+            err = cudaMemcpyAsync(x->stage, (const char *)b->data + (size_t)lp[0] * pb + at,
+                                  bytes, cudaMemcpyDeviceToHost, stream);
+        }
+        st = cuda_check(err, what);
+        const int fin = cuda_check(cudaStreamSynchronize(stream), what);
+        if (st == LATMC_OK)
+            st = fin;
+        if (st == LATMC_OK && get_buf)
+            memcpy((char *)get_buf + at, x->stage, bytes);
+    }
+    return st;
+}
+
+int cuda_exec_get_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
+                         void *buf)
+{
+    (void)sim;
+    return move_planes(x, p0, p1, buf, NULL);
+}
+
+int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
+                         const void *buf)
+{
+    (void)sim;
+    return move_planes(x, p0, p1, NULL, buf);
+}
+
+/*
+ * The sums of planes [p0, p1) of the box's own planes, each plane's into its tile: the
+ * leaf's sums are integers (cuda_leaf.h), whose total does not depend on the grouping, so
+ * all of them go into the first plane's tile and zeros into the others, which add up (in
+ * plane order, model->add_sums) to exactly what one tile per plane gives, in one launch.
+ * A box whose halo is its own wrap reads across the wrap at the lattice's last plane: it
+ * measures the whole lattice only.
+ */
+int cuda_exec_measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
+                             int64_t p1, void *sums)
+{
+    int st = one_box_only(x, "reduction of planes");
+    if (st < 0)
+        return st;
+    struct cuda_box *b = &x->box[0];
+    const bool whole = x->halo == 0 && p0 == 0 && p1 == x->L;
+    if ((x->halo == 0 && !whole) || p0 < b->ex.origin || p1 > b->ex.origin + b->ex.planes ||
+        p1 <= p0)
+        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: measuring planes [%lld, %lld) "
+                               "outside the box's own planes [%lld, %lld)%s", (long long)p0,
+                               (long long)p1, (long long)b->ex.origin,
+                               (long long)(b->ex.origin + b->ex.planes),
+                               x->halo == 0 ? " (a box alone measures them all at once)" : "");
+    const size_t size = sim->model->sums_size;
+    memset(sums, 0, (size_t)(p1 - p0) * size);
+    const struct cuda_box_range r = range_of(x, b, p0 - b->ex.origin + x->halo, p1 - p0);
+    cudaError_t err = cudaMemsetAsync(b->sums, 0, size, b->ex.stream);
+    if (err == cudaSuccess)
+        err = x->leaf->measure(sim, &r, b->ex.stream, b->sums);
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(sums, b->sums, size, cudaMemcpyDeviceToHost, b->ex.stream);
+    st = cuda_check(err, "measuring planes");
+    const int fin = cuda_check(cudaStreamSynchronize(b->ex.stream), "measuring planes");
+    return st < 0 ? st : fin;
+}

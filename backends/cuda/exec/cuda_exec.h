@@ -1,0 +1,65 @@
+/*
+ * Internal to the CUDA module: the one executor over boxes on devices
+ * (doc/architecture.md, "One CUDA executor"). A sim whose model has a leaf (cuda_leaf.h)
+ * runs here as the boxes of the core's plan: one box on one GPU (its halo its own wrap),
+ * k boxes on one or several GPUs (halos kept by the transports of cuda_halo.h), or the
+ * one box of a part of a lattice shared by processes (its halos moved by lib/part.c's
+ * exchange through the per-plane forms below). The
+ * executor owns, once, for every model: the storage with halos, the border and interior
+ * streams and their events, the update counters, the measurement, and the halo
+ * transports; the model is reached only through its leaf.
+ *
+ * The functions mirror the backend's ops (lib/backend.h) and are called by cuda_backend.c
+ * only; each waits for its work before returning but run_steps, which waits at the last
+ * call of a latmc_sim_sweep (latmc_step_call.last).
+ */
+#ifndef LATMC_CUDA_EXEC_H
+#define LATMC_CUDA_EXEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "cuda_leaf.h"
+
+struct cuda_exec;
+
+/* Allocate the boxes of sim->plan with the leaf's storage on their devices (the first
+ * box's device current); on failure nothing is left allocated. */
+int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct cuda_exec **out);
+void cuda_exec_destroy(struct cuda_exec *x);
+
+/* The device of the first box. */
+int cuda_exec_device(const struct cuda_exec *x);
+
+int cuda_exec_params_changed(const latmc_sim *sim, struct cuda_exec *x);
+int cuda_exec_init_spins(const latmc_sim *sim, struct cuda_exec *x, int how);
+int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
+                        const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
+                        uint64_t *attempted);
+int cuda_exec_measure(const latmc_sim *sim, struct cuda_exec *x, void *sums);
+int cuda_exec_get_spins(const latmc_sim *sim, struct cuda_exec *x, void *buf);
+int cuda_exec_set_spins(const latmc_sim *sim, struct cuda_exec *x, const void *buf);
+
+/* The per-plane forms (lib/backend.h) of a sim of one box: a part of a lattice shared by
+ * processes (the halo exchange, the measure and the gathers of lib/part.c), or one box
+ * alone; LATMC_EUNSUPPORTED for k boxes. Planes [p0, p1) of the lattice: own planes or a
+ * halo range (get/set), own planes (measure). */
+int cuda_exec_measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
+                             int64_t p1, void *sums);
+int cuda_exec_get_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
+                         void *buf);
+int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
+                         const void *buf);
+
+/* The configuration of a one-box sim as one device array (its data, the leaf's view
+ * dtype), waited for; LATMC_EUNSUPPORTED with the reason for several boxes or a leaf
+ * without a view. */
+int cuda_exec_view(const latmc_sim *sim, struct cuda_exec *x, const void **data, int *dtype);
+
+/* Tempering: members a and b exchanged their parameters and tables (ops.ens_swap_params):
+ * their device tables change places. LATMC_EUNSUPPORTED (nothing done, no message) unless
+ * both are one box on one device. */
+int cuda_exec_swap_tables(struct cuda_exec *a, struct cuda_exec *b);
+
+#endif

@@ -1,0 +1,98 @@
+/*
+ * Internal to the CUDA module: the storage/launch layer between the executor
+ * (cuda_exec.h) and the model leaves (potts/, ...): a box on a device, a range of its
+ * planes, and the table by which a model plugs into the executor (doc/architecture.md,
+ * "One CUDA executor").
+ *
+ * Both sides include this header and nothing of each other: the executor calls a model
+ * only through struct cuda_leaf, a leaf calls only its kernels' launchers and reads the
+ * boxes and ranges it is handed. No leaf calls the executor or the module's top.
+ */
+#ifndef LATMC_CUDA_LEAF_H
+#define LATMC_CUDA_LEAF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda_slab_exec.h" /* struct cuda_slab_exec: a box's device, streams, events, counter */
+#include "internal.h"
+#include "lattice_numbering.h"
+#include "step.h"
+
+/*
+ * One box of the plan (lib/box.h) on one device: its own planes of the lattice's last
+ * axis (ex.origin, ex.planes) and `halo` planes stored on each side, which the executor
+ * keeps current through its halo transports (cuda_halo.h). halo = 0: the box is the
+ * whole lattice and its halo is its own wrap (one box on one GPU): the leaf's kernels
+ * wrap periodically and nothing is exchanged.
+ */
+struct cuda_box {
+    struct cuda_slab_exec ex;      /* first member: the executor's per-box state */
+    int64_t halo;
+    struct latmc_lattice local;    /* the stored lattice: ex.planes + 2 halo planes along
+                                      the last axis, the lattice's extents along the others */
+    void *data;                    /* the configuration: local.nsites sites in the leaf's
+                                      layout (plane_bytes a plane) */
+    void *tables;                  /* a device copy of sim->model_data */
+    void *sums;                    /* the model's sums struct (device) */
+};
+
+/*
+ * Planes [p0, p0 + planes) of a box's stored lattice (local plane 0 is the lower halo),
+ * which are the lattice's planes global_p0 .. of L along the last axis. whole: the range
+ * is the whole lattice of a box whose halo is its own wrap (the kernels wrap).
+ */
+struct cuda_box_range {
+    const struct cuda_box *box;
+    int64_t p0, planes;
+    int64_t global_p0, L;
+    bool whole;
+};
+
+/*
+ * What a model provides to the executor. Every function enqueues on the stream it is
+ * given (the device of the box made current by the executor) and returns the launch
+ * status; the executor orders, waits and reports. Members marked optional may be NULL.
+ */
+struct cuda_leaf {
+    int model;
+    /* Halo planes a box stores on each side (the planes its updates read beyond its
+     * ends), and the thickness of a border range: the planes at each end of a box that
+     * must be updated before the halos are sent (Potts: the colours c, a range of whole
+     * multiples of c from a multiple of c keeps the lattice's colouring). */
+    int64_t (*halo)(const latmc_sim *sim);
+    int64_t (*border_planes)(const latmc_sim *sim);
+    /* Bytes of one plane in the box's storage (a halo plane travels as one run). */
+    size_t (*plane_bytes)(const latmc_sim *sim);
+    /* The byte every storage byte holds in the cold start. */
+    int cold_byte;
+    /* The hot start's values of the lattice's planes [global_p0, global_p0 + planes) into
+     * dst (device memory of the box, plane_bytes a plane). */
+    cudaError_t (*hot_planes)(const latmc_sim *sim, cudaStream_t stream, void *dst,
+                              int64_t global_p0, int64_t planes);
+    /* One step of sweep `sweep` on range r of a box; adds the accepted updates to
+     * *changed (a device counter). */
+    cudaError_t (*update)(const latmc_sim *sim, const struct cuda_box_range *r,
+                          uint64_t sweep, const struct latmc_step *step, cudaStream_t stream,
+                          unsigned long long *changed);
+    /* The sums of the box's own planes into the device struct `sums` (sums_size bytes,
+     * cleared by the executor). Integer sums (Ising, Potts), added over the boxes in any
+     * order; a model of floating-point sums will take the executor's per-plane reduction
+     * (cuda_slab_exec_measure_planes) through a member of its own. */
+    cudaError_t (*measure)(const latmc_sim *sim, const struct cuda_box_range *own,
+                           cudaStream_t stream, void *sums);
+    /* Optional (NULL: latmc_sim_device_view refused): the dtype of a device view of a
+     * one-box configuration stored as one site_bytes value per site. */
+    int view_dtype;
+    /* Optional: updates attempted in a sweep of `sites` sites (NULL: one per site). */
+    uint64_t (*attempted)(const latmc_sim *sim, int64_t sites);
+};
+
+/* The leaf of a model (cuda_models.c), or NULL: the model still runs on the old
+ * executors. */
+const struct cuda_leaf *cuda_leaf_get(int model);
+
+#endif

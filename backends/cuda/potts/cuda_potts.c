@@ -1,0 +1,87 @@
+/*
+ * The q-state Potts model's leaf of the CUDA executor (cuda_leaf.h): one byte per site in
+ * the API's layout, plane after plane; halo 1 plane, border ranges of c planes (the
+ * colours, 2 or 3).
+ *
+ * A box whose halo is its own wrap (one GPU) runs the one-device kernels on the whole
+ * lattice (potts_kernels.cu: the row kernels where they apply, else the per-block
+ * reference kernel; reductions.cu). A box with halos runs the range kernels
+ * (potts_slabs.h) on ranges of whole multiples of c planes from a lattice plane that is a
+ * multiple of c (the plan cuts boxes so), so the range's colouring is the lattice's and
+ * its draws are named by the lattice's within-colour numbers: every range writes what
+ * the one-device step writes there, and the chain is the one-device (and the CPU's) chain
+ * bit for bit.
+ */
+#include "cuda_kernels.h"
+#include "cuda_leaf.h"
+#include "model.h"
+#include "potts_slabs.h"
+
+static int64_t potts_halo(const latmc_sim *sim)
+{
+    (void)sim;
+    return 1; /* the nearest neighbours */
+}
+
+static int64_t potts_border_planes(const latmc_sim *sim)
+{
+    /* check_desc has accepted the extents, so this is 2 or 3 */
+    return latmc_potts_colours(sim->desc.ndim, sim->desc.extent);
+}
+
+static size_t potts_plane_bytes(const latmc_sim *sim)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    return (size_t)(d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0]);
+}
+
+/* The one-device hot start's draws (lane i mod 4 of INIT block i / 4), named by the
+ * lattice's site index. */
+static cudaError_t potts_hot_planes(const latmc_sim *sim, cudaStream_t stream, void *dst,
+                                    int64_t global_p0, int64_t planes)
+{
+    const int64_t pb = (int64_t)potts_plane_bytes(sim);
+    return cuda_potts_hot_start_range(stream, dst, global_p0 * pb, planes * pb, sim->desc.q,
+                                      sim->desc.seed);
+}
+
+static cudaError_t potts_update(const latmc_sim *sim, const struct cuda_box_range *r,
+                                uint64_t sweep, const struct latmc_step *step,
+                                cudaStream_t stream, unsigned long long *changed)
+{
+    const struct latmc_potts_chain chain = {
+        .tables = r->box->tables, /* the box's device copy */
+        .algorithm = sim->desc.algorithm,
+        .q = sim->desc.q,
+        .colours = (int)potts_border_planes(sim),
+        .seed = sim->desc.seed,
+    };
+    if (r->whole)
+        return cuda_potts_sweep_colour(stream, &r->box->local, r->box->data, &chain, sweep,
+                                       step->colour, changed);
+    const struct cuda_potts_range pr = { r->p0, r->planes, r->global_p0, r->L };
+    return cuda_potts_sweep_colour_range(stream, &r->box->local, r->box->data, &chain, sweep,
+                                         step->colour, &pr, changed);
+}
+
+static cudaError_t potts_measure(const latmc_sim *sim, const struct cuda_box_range *own,
+                                 cudaStream_t stream, void *sums)
+{
+    (void)sim;
+    if (own->whole)
+        return cuda_potts_measure(stream, &own->box->local, own->box->data, sums);
+    const struct cuda_potts_range pr = { own->p0, own->planes, own->global_p0, own->L };
+    return cuda_potts_measure_range(stream, &own->box->local, own->box->data, &pr, sums);
+}
+
+const struct cuda_leaf cuda_potts_leaf = {
+    .model = LATMC_MODEL_POTTS,
+    .halo = potts_halo,
+    .border_planes = potts_border_planes,
+    .plane_bytes = potts_plane_bytes,
+    .cold_byte = 0, /* state 0 */
+    .hot_planes = potts_hot_planes,
+    .update = potts_update,
+    .measure = potts_measure,
+    .view_dtype = LATMC_DTYPE_UINT8, /* the API's layout: one uint8 per site */
+};
