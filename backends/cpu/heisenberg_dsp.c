@@ -7,18 +7,40 @@
 #include "error.h"
 #include "heisenberg_dsp.h"
 
+/* The C entry: the reference step on the reference layout. */
+static uint64_t step_c(const struct latmc_lattice *g, const struct cpu_heisenberg_fields *f,
+                       int replicas, const struct latmc_heisenberg_params *p, bool heatbath,
+                       int colour, uint64_t seed, struct latmc_rng_name name,
+                       const struct latmc_box *boxes, int n_boxes, const struct cpu_team *team)
+{
+    return cpu_heisenberg_step_boxes_at(g, f->spins, replicas, f->couplings, p, heatbath, colour,
+                                        seed, name, boxes, n_boxes, f->j_origin, team);
+}
+
 void cpu_heisenberg_dsp_init(struct cpu_heisenberg_dsp *dsp, unsigned simd_flags)
 {
     dsp->level = "c";
     dsp->soa = false;
-    dsp->step_soa = NULL;
+    dsp->step = step_c;
     dsp->pair_soa = NULL;
+    dsp->row_lanes = 1;
 #if LATMC_HAVE_AVX2
     if (simd_flags & CPU_FLAG_AVX2)
         cpu_heisenberg_dsp_init_avx2(dsp);
-#else
-    (void)simd_flags;
 #endif
+#if LATMC_HAVE_AVX512
+    if (simd_flags & CPU_FLAG_AVX512)
+        cpu_heisenberg_dsp_init_avx512(dsp);
+#endif
+    (void)simd_flags;
+}
+
+unsigned cpu_heisenberg_dsp_flags(const struct latmc_lattice *g, unsigned simd_flags)
+{
+    const int64_t n = g->lx / 2;
+    if (n % 8 != 0 && n % 4 == 0)
+        simd_flags &= ~(unsigned)CPU_FLAG_AVX512;
+    return simd_flags;
 }
 
 int cpu_heisenberg_soa_alloc(const struct latmc_lattice *g, int replicas,

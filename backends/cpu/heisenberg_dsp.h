@@ -49,30 +49,47 @@ static inline int64_t cpu_heisenberg_soa_index(const struct cpu_heisenberg_soa *
     return (3 * row + k) * s->n + (j - row * s->n);
 }
 
+/* The state a step works on: the reference layout (the C level's entries), or the SoA
+ * arrays (the SIMD levels', dsp.soa). */
+struct cpu_heisenberg_fields {
+    float *spins;                   /* reference layout, replica r at 3 N r */
+    const float *couplings;
+    int64_t j_origin;               /* slab storage: the global number of local j = 0 */
+    struct cpu_heisenberg_soa *soa; /* the SoA arrays (their own j_origin) */
+};
+
 struct cpu_heisenberg_dsp {
-    const char *level;         /* "c", "avx2" */
+    const char *level;         /* "c", "avx2", "avx512" */
     bool soa;                  /* the state lives in a struct cpu_heisenberg_soa */
-    /* One step of the plan on boxes for every replica in the SoA layout; as
-     * cpu_heisenberg_step_boxes_at. */
-    uint64_t (*step_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
-                         int replicas, const struct latmc_heisenberg_params *p, bool heatbath,
-                         int colour, uint64_t seed, struct latmc_rng_name name,
-                         const struct latmc_box *boxes, int n_boxes,
-                         const struct cpu_team *team);
+    /* One step of the plan on boxes for every replica, as cpu_heisenberg_step_boxes_at: the
+     * C entry on f's reference layout, the SIMD levels' on f->soa. */
+    uint64_t (*step)(const struct latmc_lattice *g, const struct cpu_heisenberg_fields *f,
+                     int replicas, const struct latmc_heisenberg_params *p, bool heatbath,
+                     int colour, uint64_t seed, struct latmc_rng_name name,
+                     const struct latmc_box *boxes, int n_boxes, const struct cpu_team *team);
     /* Optional (NULL: WHOLE steps only): a PAIR part (lib/box.h) of steps colour and
-     * 1 - colour of one pass on boxes in the SoA layout, L_x / 2 a multiple of 4, names[0]
-     * and names[1] the two steps' draws; the part's heat-bath updates (all members'), as
-     * step_soa. */
+     * 1 - colour of one pass on boxes in the SoA layout, L_x / 2 a multiple of row_lanes,
+     * names[0] and names[1] the two steps' draws; the part's heat-bath updates (all
+     * members'), as step. */
     uint64_t (*pair_soa)(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
                          int replicas, const struct latmc_heisenberg_params *p, bool heatbath,
                          int colour, int part, uint64_t seed,
                          const struct latmc_rng_name names[2],
                          const struct latmc_box *boxes, int n_boxes,
                          const struct cpu_team *team);
+    /* Appended. Sites per vector of the level (4 AVX2, 8 AVX-512): pair_soa walks rows of
+     * whole vectors, so the pair is offered where L_x / 2 is a multiple of it. */
+    int row_lanes;
 };
 
 void cpu_heisenberg_dsp_init(struct cpu_heisenberg_dsp *dsp, unsigned simd_flags);
-void cpu_heisenberg_dsp_init_avx2(struct cpu_heisenberg_dsp *dsp); /* heisenberg_avx2.c */
+/* The flags a sim on lattice g builds its table with: simd_flags without AVX-512 where
+ * its 8-site vectors would straddle the rows that AVX2's 4-site vectors fill (L_x / 2 a
+ * multiple of 4 but not of 8: the flat walk, and no pair of a pass). Every level
+ * computes the same chain: this chooses speed only. */
+unsigned cpu_heisenberg_dsp_flags(const struct latmc_lattice *g, unsigned simd_flags);
+void cpu_heisenberg_dsp_init_avx2(struct cpu_heisenberg_dsp *dsp);   /* heisenberg_avx2.c */
+void cpu_heisenberg_dsp_init_avx512(struct cpu_heisenberg_dsp *dsp); /* heisenberg_avx512.c */
 
 /* Allocate the SoA arrays for `replicas` replicas (LATMC_OK or LATMC_ENOMEM). */
 int cpu_heisenberg_soa_alloc(const struct latmc_lattice *g, int replicas,

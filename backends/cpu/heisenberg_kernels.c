@@ -91,7 +91,7 @@ static int heisenberg_create(latmc_sim *sim, struct cpu_state *st)
     if (!w)
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate the Heisenberg state");
     struct cpu_heisenberg_state *hs = &w->ref;
-    cpu_heisenberg_dsp_init(&w->dsp, st->simd_flags);
+    cpu_heisenberg_dsp_init(&w->dsp, cpu_heisenberg_dsp_flags(g, st->simd_flags));
     hs->replicas = sim->desc.replicas;
     hs->rows_per_chunk = cpu_heisenberg_rows_per_chunk(g);
     hs->nchunks = g->ly * g->lz / hs->rows_per_chunk; /* a divisor of a plane's rows */
@@ -190,15 +190,11 @@ static void heisenberg_run_step(latmc_sim *sim, struct cpu_state *st,
         updates = w->dsp.pair_soa(&st->lattice, &w->soa, hs->replicas, sim->model_data, heatbath,
                                   colour, call->part, sim->desc.seed, names, call->boxes,
                                   call->n_boxes, team);
-    } else if (w->dsp.soa) {
-        updates = w->dsp.step_soa(&st->lattice, &w->soa, hs->replicas, sim->model_data, heatbath,
-                                  colour, sim->desc.seed, call->step.rng, call->boxes,
-                                  call->n_boxes, team);
     } else {
-        updates = cpu_heisenberg_step_boxes_at(&st->lattice, hs->spins, hs->replicas,
-                                               hs->couplings, sim->model_data, heatbath, colour,
-                                               sim->desc.seed, call->step.rng, call->boxes,
-                                               call->n_boxes, slab_j_origin(st), team);
+        const struct cpu_heisenberg_fields f = { hs->spins, hs->couplings, slab_j_origin(st),
+                                                 &w->soa };
+        updates = w->dsp.step(&st->lattice, &f, hs->replicas, sim->model_data, heatbath, colour,
+                              sim->desc.seed, call->step.rng, call->boxes, call->n_boxes, team);
     }
     if (team->id == 0) { /* the step's count, not a member's share */
         *accepted += updates;
@@ -207,7 +203,7 @@ static void heisenberg_run_step(latmc_sim *sim, struct cpu_state *st,
 }
 
 /* The pair of a pass (both colours, lib/box.h) where the level has it, rows hold whole
- * vectors (L_x / 2 a multiple of 4) and the state is the whole lattice; else WHOLE steps.
+ * vectors (L_x / 2 a multiple of dsp.row_lanes) and the state is the whole lattice; else WHOLE steps.
  * Slab storage (boxes with their own memory, parts of a lattice) keeps WHOLE steps: their
  * halos are then written through as each step goes (copy_step_sites), where a pair's two
  * parts would need the generic halo copies between them. */
@@ -215,8 +211,9 @@ static unsigned heisenberg_step_caps(latmc_sim *sim, struct cpu_state *st)
 {
     (void)sim;
     const struct heisenberg_state *w = hwhole(st);
-    return w->dsp.pair_soa && (st->lattice.lx / 2) % 4 == 0 && !st->slab.on ? LATMC_STEP_CAP_PAIR
-                                                                             : 0u;
+    return w->dsp.pair_soa && (st->lattice.lx / 2) % w->dsp.row_lanes == 0 && !st->slab.on
+               ? LATMC_STEP_CAP_PAIR
+               : 0u;
 }
 
 /* SIMD levels: the float copy of planes [p0, p1) of every replica from the SoA arrays. */

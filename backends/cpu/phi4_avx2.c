@@ -1,5 +1,7 @@
 /*
- * phi^4 with AVX2: the chain of doc/models/phi4.md, bit for bit, eight sites at a time.
+ * phi^4 with AVX2: the chain of doc/models/phi4.md, bit for bit, eight sites at a time --
+ * the step of phi4_simd_tmpl.h (written once for every level) over the primitives of
+ * phi4_vec_avx2.h.
  *
  * Work unit: a group of 8 consecutive within-colour numbers j0 .. j0+7 (j0 = 8 grp),
  * i.e. Philox blocks 2 grp and 2 grp + 1, whose lanes are exactly the group's sites. The
@@ -12,7 +14,7 @@
  * four-lane Philox (philox_lanes_avx2.h, with the hit-independent part of the first rounds
  * computed once per group), the draw conversions, dH in the reference's order, and the
  * shared logarithm (math_avx2.h). float fields use one __m256, double fields two __m256d
- * per group; the kernel body below is written once for both (phi4_avx2_impl.h).
+ * per group.
  *
  * Steps of the core's plan (lib/box.h): a sweep is nloc passes of the colours, each colour
  * of a pass one step, run on the boxes' numbers: the same blocks with the lanes outside a
@@ -26,29 +28,28 @@
 #include <string.h>
 
 #include "cpu_omp.h"
-#include "philox_lanes_avx2.h"
 #include "phi4_dsp.h"
 #include "phi4_vec_avx2.h"
 #include "rng_streams.h"
 
-/* ---------------------------------------------------------------------------------- */
-
-/* Groups of 8 sites per block, hits per chunk (phi4_avx2_block). */
-enum { PHI4_AVX2_GROUPS = 8, PHI4_AVX2_HITS = 8 };
+/* The exported steps' names (cpu_phi4_step_avx2_f, _d); groups of 8 sites per block,
+ * hits per chunk (phi4_simd_block). */
+#define PHI4_ISA avx2
+enum { PHI4_GROUPS = 8, PHI4_HITS = 8 };
 
 #define PHI4_R float
 #define PHI4_S f
-#include "phi4_avx2_impl.h"
+#include "phi4_simd_tmpl.h"
 #undef PHI4_R
 #undef PHI4_S
 
 #define PHI4_R double
 #define PHI4_S d
-#include "phi4_avx2_impl.h"
+#include "phi4_simd_tmpl.h"
 #undef PHI4_R
 #undef PHI4_S
 
-/* The floats with bit patterns [first, last] (positive normal) where logq8_f is farther
+/* The floats with bit patterns [first, last] (positive normal) where logq_one_f is farther
  * than PHI4_LOGQ_BOUND_F from the exact logarithm: the bound the float decision relies on
  * (phi4_vec_avx2.h), for the test to check over every unit value. */
 int64_t cpu_phi4_avx2_logq_violations(uint32_t first, uint32_t last)
@@ -64,7 +65,7 @@ int64_t cpu_phi4_avx2_logq_violations(uint32_t first, uint32_t last)
         latmc_logf_avx2_n(u, exact);
         for (int v = 0; v < 2; v++) {
             float q[8], l[8];
-            _mm256_storeu_ps(q, logq8_f(u[v]));
+            _mm256_storeu_ps(q, logq_one_f(u[v]));
             _mm256_storeu_ps(l, exact[v]);
             for (int i = 0; i < 8; i++)
                 bad += !(fabs((double)q[i] - (double)l[i]) <= (double)PHI4_LOGQ_BOUND_F);

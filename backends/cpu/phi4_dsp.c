@@ -15,9 +15,20 @@ void cpu_phi4_dsp_init(struct cpu_phi4_dsp *dsp, unsigned simd_flags)
 #if LATMC_HAVE_AVX2
     if (simd_flags & CPU_FLAG_AVX2)
         cpu_phi4_dsp_init_avx2(dsp);
-#else
-    (void)simd_flags;
 #endif
+#if LATMC_HAVE_AVX512
+    if (simd_flags & CPU_FLAG_AVX512)
+        cpu_phi4_dsp_init_avx512(dsp);
+#endif
+    (void)simd_flags;
+}
+
+unsigned cpu_phi4_dsp_flags(const struct phi4_geom *g, unsigned simd_flags)
+{
+    const int64_t n = g->lat.lx / g->colouring.ncolours;
+    if (n % 16 != 0 && n % 8 == 0)
+        simd_flags &= ~(unsigned)CPU_FLAG_AVX512;
+    return simd_flags;
 }
 
 /* One row: natural (x) <-> transposed (r n + m); `to` chooses the direction. The natural

@@ -22,12 +22,13 @@
 #include "phi4_lattice.h"
 #include "rng_streams.h" /* struct latmc_rng_name */
 
-enum { PHI4_PAD = 16 };
+/* (the AVX-512 level's loads reach 16 values past a row's ends: 32 leaves room) */
+enum { PHI4_PAD = 32 };
 
 struct cpu_team;
 
 struct cpu_phi4_dsp {
-    const char *level;   /* "c", "avx2": which kernels these are */
+    const char *level;   /* "c", "avx2", "avx512": which kernels these are */
     bool transposed;     /* the field is stored colour-transposed (above), else natural */
     /* One step of the plan on the boxes' numbers, a team member's share, as
      * cpu_phi4_step_f/_d (phi4_ref.h). */
@@ -40,7 +41,13 @@ struct cpu_phi4_dsp {
 };
 
 void cpu_phi4_dsp_init(struct cpu_phi4_dsp *dsp, unsigned simd_flags);
-void cpu_phi4_dsp_init_avx2(struct cpu_phi4_dsp *dsp); /* in phi4_avx2.c (-mavx2) */
+/* The flags a sim on geometry g builds its table with: simd_flags without AVX-512 where
+ * its 16-site groups would straddle the rows that AVX2's 8-site groups fill (L_x /
+ * ncolours a multiple of 8 but not of 16, e.g. 3D 64^3: every group would take the
+ * row-by-row path). Every level computes the same chain: this chooses speed only. */
+unsigned cpu_phi4_dsp_flags(const struct phi4_geom *g, unsigned simd_flags);
+void cpu_phi4_dsp_init_avx2(struct cpu_phi4_dsp *dsp);   /* in phi4_avx2.c (-mavx2) */
+void cpu_phi4_dsp_init_avx512(struct cpu_phi4_dsp *dsp); /* in phi4_avx512.c */
 /* How many floats with bit patterns [first, last] the AVX2 level's quick logarithm misses
  * by more than its bound (phi4_vec_avx2.h; the test checks every unit value). AVX2 only. */
 int64_t cpu_phi4_avx2_logq_violations(uint32_t first, uint32_t last);

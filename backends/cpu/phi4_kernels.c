@@ -83,7 +83,7 @@ static int phi4_create(latmc_sim *sim, struct cpu_state *st)
         p->geom.per_colour = st->lattice.nsites / nc;
         p->geom.j_origin = st->slab.origin * (st->lattice.nsites / n_planes(st)) / nc;
     }
-    cpu_phi4_dsp_init(&p->dsp, st->simd_flags);
+    cpu_phi4_dsp_init(&p->dsp, cpu_phi4_dsp_flags(&p->geom, st->simd_flags));
     p->single = sim->desc.precision == LATMC_PRECISION_FLOAT;
     const size_t rows = (size_t)(st->lattice.ly * st->lattice.lz);
     const size_t pad = PHI4_PAD * value_bytes(sim);

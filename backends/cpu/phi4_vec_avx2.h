@@ -2,8 +2,10 @@
  * Eight phi^4 field values as AVX2 vectors -- float: one __m256, double: two __m256d --
  * and the per-hit arithmetic of latmc_phi4_hit (lib/phi4.h) on them, lane by lane the same
  * IEEE operations as the scalar reference: the draw conversions, the shared logarithm and
- * the Metropolis decision. Used by phi4_avx2.c; tests/kernels/test_simd_rules.c checks
- * each function against its scalar original. Include only where -mavx2 is on.
+ * the Metropolis decision: the AVX2 level's primitives of phi4_simd_tmpl.h (which lists
+ * them), with its Philox over four blocks per __m256i. Used by phi4_avx2.c;
+ * tests/kernels/test_simd_rules.c checks each function against its scalar original. Include
+ * only where -mavx2 is on.
  */
 #ifndef LATMC_CPU_PHI4_VEC_AVX2_H
 #define LATMC_CPU_PHI4_VEC_AVX2_H
@@ -11,57 +13,112 @@
 #include <immintrin.h>
 
 #include "math_avx2.h"
+#include "philox_lanes_avx2.h"
 #include "phi4.h"
 
-typedef __m256 vec8_f;
-typedef __m256 mask8_f;
+/* Lanes per vector: a group of 8 sites, two Philox blocks (phi4_simd_tmpl.h). */
+#define PHI4_W 8
+
+/* ---- the Philox primitives of phi4_simd_tmpl.h: four blocks per __m256i ---- */
+
+typedef __m256i phi4_iv;
+#define phi4_keys latmc_philox_x4_keys
+#define phi4_pre latmc_philox_x4_pre
+#define PHI4_NSETS LATMC_PHILOX_X4_NSETS
+static inline void phi4_keys_init(struct phi4_keys *k, uint64_t seed)
+{
+    latmc_philox_x4_keys_init(k, seed);
+}
+static inline void phi4_pre_of(const struct phi4_keys *k, phi4_iv w0, phi4_iv w1, phi4_iv w2,
+                               struct phi4_pre *pre)
+{
+    latmc_philox_x4_pre(k, w0, w1, w2, pre);
+}
+static inline __attribute__((always_inline)) void phi4_finish_sets(
+    const struct phi4_keys *k, const struct phi4_pre *const pre[PHI4_NSETS], phi4_iv w3,
+    phi4_iv out01[PHI4_NSETS], phi4_iv out23[PHI4_NSETS])
+{
+    latmc_philox_x4_finish_sets(k, pre, w3, out01, out23);
+}
+/* Each of w[0], w[1] twice: lanes (w0, w0, w1, w1). */
+static inline phi4_iv phi4_iv_pairs(const uint32_t w[PHI4_W / 4])
+{
+    return _mm256_setr_epi64x(w[0], w[0], w[1], w[1]);
+}
+static inline phi4_iv phi4_iv_set1(uint32_t w)
+{
+    return _mm256_set1_epi64x(w);
+}
+/* Lanes (a, b, a, b). */
+static inline phi4_iv phi4_iv_alternate(uint32_t a, uint32_t b)
+{
+    return _mm256_setr_epi64x(a, b, a, b);
+}
+static inline phi4_iv phi4_iv_add64(phi4_iv a, phi4_iv b)
+{
+    return _mm256_add_epi64(a, b);
+}
+/* Lanes 0 and 2 of a, b interleaved (a0 b0 a2 b2): words 0-3 of blocks 0 and 2 of four. */
+static inline phi4_iv phi4_iv_unpacklo(phi4_iv a, phi4_iv b)
+{
+    return _mm256_unpacklo_epi64(a, b);
+}
+static inline phi4_iv phi4_iv_unpackhi(phi4_iv a, phi4_iv b)
+{
+    return _mm256_unpackhi_epi64(a, b);
+}
+
+/* ---- W field values ---- */
+
+typedef __m256 vec_f;
+typedef __m256 mask_f;
 typedef struct {
     __m256d lo, hi;
-} vec8_d;
-typedef vec8_d mask8_d;
+} vec_d;
+typedef vec_d mask_d;
 
-static inline vec8_f load8_f(const float *p)
+static inline vec_f load_f(const float *p)
 {
     return _mm256_loadu_ps(p);
 }
-static inline void store8_f(float *p, vec8_f v)
+static inline void store_f(float *p, vec_f v)
 {
     _mm256_storeu_ps(p, v);
 }
-static inline vec8_f set1_f(float s)
+static inline vec_f set1_f(float s)
 {
     return _mm256_set1_ps(s);
 }
-static inline vec8_f add_f(vec8_f a, vec8_f b)
+static inline vec_f add_f(vec_f a, vec_f b)
 {
     return _mm256_add_ps(a, b);
 }
-static inline vec8_f sub_f(vec8_f a, vec8_f b)
+static inline vec_f sub_f(vec_f a, vec_f b)
 {
     return _mm256_sub_ps(a, b);
 }
-static inline vec8_f mul_f(vec8_f a, vec8_f b)
+static inline vec_f mul_f(vec_f a, vec_f b)
 {
     return _mm256_mul_ps(a, b);
 }
-static inline vec8_f neg_f(vec8_f a)
+static inline vec_f neg_f(vec_f a)
 {
     return _mm256_xor_ps(a, _mm256_set1_ps(-0.0f));
 }
-static inline mask8_f gt_f(vec8_f a, vec8_f b)
+static inline mask_f gt_f(vec_f a, vec_f b)
 {
     return _mm256_cmp_ps(a, b, _CMP_GT_OQ);
 }
-static inline vec8_f select_f(mask8_f m, vec8_f a, vec8_f b)
+static inline vec_f select_f(mask_f m, vec_f a, vec_f b)
 {
     return _mm256_blendv_ps(b, a, m);
 }
-static inline unsigned bits_f(mask8_f m)
+static inline unsigned bits_f(mask_f m)
 {
     return (unsigned)_mm256_movemask_ps(m);
 }
 /* Lanes [from, to) of a mask. */
-static inline mask8_f lanes_f(int from, int to)
+static inline mask_f lanes_f(int from, int to)
 {
     const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     return _mm256_castsi256_ps(
@@ -69,12 +126,12 @@ static inline mask8_f lanes_f(int from, int to)
                          _mm256_cmpgt_epi32(_mm256_set1_epi32(to), idx)));
 }
 /* v with lane `lane` (0..7) replaced by s. */
-static inline vec8_f set_lane_f(vec8_f v, int lane, float s)
+static inline vec_f set_lane_f(vec_f v, int lane, float s)
 {
     return _mm256_blendv_ps(v, _mm256_set1_ps(s), lanes_f(lane, lane + 1));
 }
 /* Store the lanes of m only. */
-static inline void maskstore8_f(float *p, mask8_f m, vec8_f v)
+static inline void maskstore_f(float *p, mask_f m, vec_f v)
 {
     _mm256_maskstore_ps(p, _mm256_castps_si256(m), v);
 }
@@ -86,7 +143,7 @@ static inline void maskstore8_f(float *p, mask8_f m, vec8_f v)
  * is exact ((2 (s & 255) + 1) 2^-32 has 9 significant bits), the second rounds the exact
  * sum hi 2^-31 + lo 2^-32 once -- the reference's operations, bit for bit, in fewer steps
  * (no product here is ever rounded, so fusing changes nothing). */
-static inline vec8_f signed8_f(__m256i r)
+static inline vec_f signed_f(__m256i r)
 {
     const __m256i s = _mm256_xor_si256(r, _mm256_set1_epi32((int)0x80000000u));
     const __m256 hi = _mm256_cvtepi32_ps(_mm256_and_si256(s, _mm256_set1_epi32(~0xff)));
@@ -99,7 +156,7 @@ static inline vec8_f signed8_f(__m256i r)
 /* latmc_phi4_unit_f: (float)(r + 1) 2^-32, r + 1 = 256 (r >> 8) + ((r & 255) + 1), both
  * parts exact as floats, one rounding of their sum: the first fused multiply-add is exact
  * (((r & 255) + 1) 2^-32), the second rounds (r >> 8) 2^-24 plus it once. */
-static inline vec8_f unit8_f(__m256i r)
+static inline vec_f unit_f(__m256i r)
 {
     const __m256 hi = _mm256_cvtepi32_ps(_mm256_srli_epi32(r, 8));
     const __m256 lo = _mm256_cvtepi32_ps(_mm256_and_si256(r, _mm256_set1_epi32(0xff)));
@@ -110,68 +167,68 @@ static inline vec8_f unit8_f(__m256i r)
 
 /* LATMC_LOG_AVX2_N logarithms at once (math_avx2.h). */
 enum { PHI4_LOG_N = LATMC_LOG_AVX2_N };
-static inline __attribute__((always_inline)) void logn_f(const vec8_f x[PHI4_LOG_N],
-                                                         vec8_f out[PHI4_LOG_N])
+static inline __attribute__((always_inline)) void logn_f(const vec_f x[PHI4_LOG_N],
+                                                         vec_f out[PHI4_LOG_N])
 {
     latmc_logf_avx2_n(x, out);
 }
 
-static inline vec8_d load8_d(const double *p)
+static inline vec_d load_d(const double *p)
 {
-    return (vec8_d){ _mm256_loadu_pd(p), _mm256_loadu_pd(p + 4) };
+    return (vec_d){ _mm256_loadu_pd(p), _mm256_loadu_pd(p + 4) };
 }
-static inline void store8_d(double *p, vec8_d v)
+static inline void store_d(double *p, vec_d v)
 {
     _mm256_storeu_pd(p, v.lo);
     _mm256_storeu_pd(p + 4, v.hi);
 }
-static inline vec8_d set1_d(double s)
+static inline vec_d set1_d(double s)
 {
-    return (vec8_d){ _mm256_set1_pd(s), _mm256_set1_pd(s) };
+    return (vec_d){ _mm256_set1_pd(s), _mm256_set1_pd(s) };
 }
-static inline vec8_d add_d(vec8_d a, vec8_d b)
+static inline vec_d add_d(vec_d a, vec_d b)
 {
-    return (vec8_d){ _mm256_add_pd(a.lo, b.lo), _mm256_add_pd(a.hi, b.hi) };
+    return (vec_d){ _mm256_add_pd(a.lo, b.lo), _mm256_add_pd(a.hi, b.hi) };
 }
-static inline vec8_d sub_d(vec8_d a, vec8_d b)
+static inline vec_d sub_d(vec_d a, vec_d b)
 {
-    return (vec8_d){ _mm256_sub_pd(a.lo, b.lo), _mm256_sub_pd(a.hi, b.hi) };
+    return (vec_d){ _mm256_sub_pd(a.lo, b.lo), _mm256_sub_pd(a.hi, b.hi) };
 }
-static inline vec8_d mul_d(vec8_d a, vec8_d b)
+static inline vec_d mul_d(vec_d a, vec_d b)
 {
-    return (vec8_d){ _mm256_mul_pd(a.lo, b.lo), _mm256_mul_pd(a.hi, b.hi) };
+    return (vec_d){ _mm256_mul_pd(a.lo, b.lo), _mm256_mul_pd(a.hi, b.hi) };
 }
-static inline vec8_d neg_d(vec8_d a)
+static inline vec_d neg_d(vec_d a)
 {
     const __m256d m = _mm256_set1_pd(-0.0);
-    return (vec8_d){ _mm256_xor_pd(a.lo, m), _mm256_xor_pd(a.hi, m) };
+    return (vec_d){ _mm256_xor_pd(a.lo, m), _mm256_xor_pd(a.hi, m) };
 }
-static inline mask8_d gt_d(vec8_d a, vec8_d b)
+static inline mask_d gt_d(vec_d a, vec_d b)
 {
-    return (vec8_d){ _mm256_cmp_pd(a.lo, b.lo, _CMP_GT_OQ), _mm256_cmp_pd(a.hi, b.hi, _CMP_GT_OQ) };
+    return (vec_d){ _mm256_cmp_pd(a.lo, b.lo, _CMP_GT_OQ), _mm256_cmp_pd(a.hi, b.hi, _CMP_GT_OQ) };
 }
-static inline vec8_d select_d(mask8_d m, vec8_d a, vec8_d b)
+static inline vec_d select_d(mask_d m, vec_d a, vec_d b)
 {
-    return (vec8_d){ _mm256_blendv_pd(b.lo, a.lo, m.lo), _mm256_blendv_pd(b.hi, a.hi, m.hi) };
+    return (vec_d){ _mm256_blendv_pd(b.lo, a.lo, m.lo), _mm256_blendv_pd(b.hi, a.hi, m.hi) };
 }
-static inline unsigned bits_d(mask8_d m)
+static inline unsigned bits_d(mask_d m)
 {
     return (unsigned)_mm256_movemask_pd(m.lo) | (unsigned)_mm256_movemask_pd(m.hi) << 4;
 }
-static inline mask8_d lanes_d(int from, int to)
+static inline mask_d lanes_d(int from, int to)
 {
     const __m256i lo = _mm256_setr_epi64x(0, 1, 2, 3), hi = _mm256_setr_epi64x(4, 5, 6, 7);
     const __m256i f = _mm256_set1_epi64x(from - 1), t = _mm256_set1_epi64x(to);
-    return (vec8_d){
+    return (vec_d){
         _mm256_castsi256_pd(_mm256_and_si256(_mm256_cmpgt_epi64(lo, f), _mm256_cmpgt_epi64(t, lo))),
         _mm256_castsi256_pd(_mm256_and_si256(_mm256_cmpgt_epi64(hi, f), _mm256_cmpgt_epi64(t, hi)))
     };
 }
-static inline vec8_d set_lane_d(vec8_d v, int lane, double s)
+static inline vec_d set_lane_d(vec_d v, int lane, double s)
 {
     return select_d(lanes_d(lane, lane + 1), set1_d(s), v);
 }
-static inline void maskstore8_d(double *p, mask8_d m, vec8_d v)
+static inline void maskstore_d(double *p, mask_d m, vec_d v)
 {
     _mm256_maskstore_pd(p, _mm256_castpd_si256(m.lo), v.lo);
     _mm256_maskstore_pd(p + 4, _mm256_castpd_si256(m.hi), v.hi);
@@ -179,30 +236,30 @@ static inline void maskstore8_d(double *p, mask8_d m, vec8_d v)
 
 /* latmc_phi4_signed_d: 2r + 1 - 2^32 = 2s + 1 (s = r - 2^31), and (2s + 1) 2^-32 = s 2^-31 +
  * 2^-32, are exact in double: one exact fused multiply-add per half. */
-static inline vec8_d signed8_d(__m256i r)
+static inline vec_d signed_d(__m256i r)
 {
     const __m256i s = _mm256_xor_si256(r, _mm256_set1_epi32((int)0x80000000u));
     const __m256d scale = _mm256_set1_pd(0x1p-31), half = _mm256_set1_pd(0x1p-32);
     const __m256d lo = _mm256_cvtepi32_pd(_mm256_castsi256_si128(s));
     const __m256d hi = _mm256_cvtepi32_pd(_mm256_extracti128_si256(s, 1));
-    return (vec8_d){ _mm256_fmadd_pd(lo, scale, half), _mm256_fmadd_pd(hi, scale, half) };
+    return (vec_d){ _mm256_fmadd_pd(lo, scale, half), _mm256_fmadd_pd(hi, scale, half) };
 }
 
 /* latmc_phi4_unit_d: (r + 1) 2^-32 = (r - 2^31) 2^-32 + (2^31 + 1) 2^-32, exact in double:
  * one exact fused multiply-add per half. */
-static inline vec8_d unit8_d(__m256i r)
+static inline vec_d unit_d(__m256i r)
 {
     const __m256i s = _mm256_xor_si256(r, _mm256_set1_epi32((int)0x80000000u));
     const __m256d off = _mm256_set1_pd(2147483649.0 * 0x1p-32), scale = _mm256_set1_pd(0x1p-32);
     const __m256d lo = _mm256_cvtepi32_pd(_mm256_castsi256_si128(s));
     const __m256d hi = _mm256_cvtepi32_pd(_mm256_extracti128_si256(s, 1));
-    return (vec8_d){ _mm256_fmadd_pd(lo, scale, off), _mm256_fmadd_pd(hi, scale, off) };
+    return (vec_d){ _mm256_fmadd_pd(lo, scale, off), _mm256_fmadd_pd(hi, scale, off) };
 }
 
 /* Each vector's halves are the two chains of one latmc_log_avx2_n call. */
-_Static_assert(LATMC_LOG_AVX2_N == 2, "logn_d pairs the halves of a vec8_d");
-static inline __attribute__((always_inline)) void logn_d(const vec8_d x[PHI4_LOG_N],
-                                                         vec8_d out[PHI4_LOG_N])
+_Static_assert(LATMC_LOG_AVX2_N == 2, "logn_d pairs the halves of a vec_d");
+static inline __attribute__((always_inline)) void logn_d(const vec_d x[PHI4_LOG_N],
+                                                         vec_d out[PHI4_LOG_N])
 {
     for (int i = 0; i < PHI4_LOG_N; i++) {
         const __m256d in[2] = { x[i].lo, x[i].hi };
@@ -218,26 +275,26 @@ static inline __attribute__((always_inline)) void logn_d(const vec8_d x[PHI4_LOG
  * epsilon signed(r_eta)), accepted iff -dH > lg (lg = log(unit(r_u))); returns the new
  * values and sets *acc.
  */
-#define PHI4_DEFINE_HIT8(S)                                                                        \
+#define PHI4_DEFINE_HIT(S)                                                                        \
     static inline __attribute__((always_inline))                                                   \
-    vec8_##S hit8_##S(vec8_##S o, vec8_##S step, vec8_##S lg, vec8_##S c, vec8_##S site,           \
-                      vec8_##S quartic, mask8_##S *acc)                                            \
+    vec_##S hit_##S(vec_##S o, vec_##S step, vec_##S lg, vec_##S c, vec_##S site,           \
+                      vec_##S quartic, mask_##S *acc)                                            \
     {                                                                                              \
-        const vec8_##S n = add_##S(o, step);                                                       \
-        const vec8_##S nn_oo = add_##S(mul_##S(n, n), mul_##S(o, o));                              \
-        const vec8_##S inner = add_##S(site, mul_##S(quartic, nn_oo));                             \
+        const vec_##S n = add_##S(o, step);                                                       \
+        const vec_##S nn_oo = add_##S(mul_##S(n, n), mul_##S(o, o));                              \
+        const vec_##S inner = add_##S(site, mul_##S(quartic, nn_oo));                             \
         /* dH = (n - o) ((n + o) (site + quartic (n n + o o)) - c) */                              \
-        const vec8_##S dh = mul_##S(sub_##S(n, o), sub_##S(mul_##S(add_##S(n, o), inner), c));     \
+        const vec_##S dh = mul_##S(sub_##S(n, o), sub_##S(mul_##S(add_##S(n, o), inner), c));     \
         *acc = gt_##S(neg_##S(dh), lg);                                                            \
         return select_##S(*acc, n, o);                                                             \
     }
-PHI4_DEFINE_HIT8(f)
-PHI4_DEFINE_HIT8(d)
-#undef PHI4_DEFINE_HIT8
+PHI4_DEFINE_HIT(f)
+PHI4_DEFINE_HIT(d)
+#undef PHI4_DEFINE_HIT
 
 /*
  * The Metropolis decision with a cheap logarithm first (float). The decision is
- * -dH > L, L = latmc_math_logf(unit(r_u)) (doc/models/phi4.md). logq8_f gives a with
+ * -dH > L, L = latmc_math_logf(unit(r_u)) (doc/models/phi4.md). logq_one_f gives a with
  * |a - L| <= PHI4_LOGQ_BOUND_F for every unit value u in [2^-32, 1] (checked for every
  * float of that range by tests/kernels/test_phi4_kernels.c through
  * cpu_phi4_avx2_logq_violations): ln u = e ln 2 + ln m, m in [1, 2), ln m by a degree-4
@@ -253,7 +310,7 @@ PHI4_DEFINE_HIT8(d)
  * division runs for about 4 vectors in 10^4 (measured at 32^3, nhit 8, two parameter sets).
  */
 #define PHI4_LOGQ_BOUND_F 0x1p-13f
-static inline vec8_f logq8_f(vec8_f u)
+static inline vec_f logq_one_f(vec_f u)
 {
     const __m256i b = _mm256_castps_si256(u);
     const __m256 k =
@@ -268,37 +325,37 @@ static inline vec8_f logq8_f(vec8_f u)
 }
 
 /* PHI4_LOG_N quick logarithms (float) or exact ones (double: its hit decides on them). */
-static inline __attribute__((always_inline)) void logq_f(const vec8_f x[PHI4_LOG_N],
-                                                         vec8_f out[PHI4_LOG_N])
+static inline __attribute__((always_inline)) void logq_f(const vec_f x[PHI4_LOG_N],
+                                                         vec_f out[PHI4_LOG_N])
 {
     for (int i = 0; i < PHI4_LOG_N; i++)
-        out[i] = logq8_f(x[i]);
+        out[i] = logq_one_f(x[i]);
 }
-static inline __attribute__((always_inline)) void logq_d(const vec8_d x[PHI4_LOG_N],
-                                                         vec8_d out[PHI4_LOG_N])
+static inline __attribute__((always_inline)) void logq_d(const vec_d x[PHI4_LOG_N],
+                                                         vec_d out[PHI4_LOG_N])
 {
     logn_d(x, out);
 }
 
-/* hit8_f with lq = logq8_f(unit8_f(r_u)) in place of the exact logarithm (above); sets
+/* hit_f with lq = logq_one_f(unit_f(r_u)) in place of the exact logarithm (above); sets
  * *acc to the accepted lanes' bits. A lane neither surely accepted (t < -E) nor surely
  * rejected (t > E) -- |t| <= E, or NaN -- sends the vector to the exact logarithm. */
-static inline __attribute__((always_inline)) vec8_f hitq8_f(vec8_f o, vec8_f step, vec8_f lq,
-                                                            vec8_f c, vec8_f site,
-                                                            vec8_f quartic, __m256i r_u,
+static inline __attribute__((always_inline)) vec_f hitq_f(vec_f o, vec_f step, vec_f lq,
+                                                            vec_f c, vec_f site,
+                                                            vec_f quartic, __m256i r_u,
                                                             unsigned *acc)
 {
-    const vec8_f n = add_f(o, step);
-    const vec8_f nn_oo = add_f(mul_f(n, n), mul_f(o, o));
-    const vec8_f inner = add_f(site, mul_f(quartic, nn_oo));
-    const vec8_f dh = mul_f(sub_f(n, o), sub_f(mul_f(add_f(n, o), inner), c));
-    const vec8_f t = add_f(dh, lq), e = set1_f(PHI4_LOGQ_BOUND_F);
-    mask8_f a = _mm256_cmp_ps(t, neg_f(e), _CMP_LT_OQ);
+    const vec_f n = add_f(o, step);
+    const vec_f nn_oo = add_f(mul_f(n, n), mul_f(o, o));
+    const vec_f inner = add_f(site, mul_f(quartic, nn_oo));
+    const vec_f dh = mul_f(sub_f(n, o), sub_f(mul_f(add_f(n, o), inner), c));
+    const vec_f t = add_f(dh, lq), e = set1_f(PHI4_LOGQ_BOUND_F);
+    mask_f a = _mm256_cmp_ps(t, neg_f(e), _CMP_LT_OQ);
     const unsigned rejected = bits_f(_mm256_cmp_ps(t, e, _CMP_GT_OQ));
     unsigned accepted = bits_f(a);
     if (__builtin_expect((accepted | rejected) != 0xffu, 0)) {
-        const vec8_f u[PHI4_LOG_N] = { unit8_f(r_u), unit8_f(r_u) };
-        vec8_f lg[PHI4_LOG_N];
+        const vec_f u[PHI4_LOG_N] = { unit_f(r_u), unit_f(r_u) };
+        vec_f lg[PHI4_LOG_N];
         logn_f(u, lg);
         a = gt_f(neg_f(dh), lg[0]);
         accepted = bits_f(a);
@@ -308,14 +365,14 @@ static inline __attribute__((always_inline)) vec8_f hitq8_f(vec8_f o, vec8_f ste
 }
 
 /* The double hit decides on the exact logarithm (logq_d). */
-static inline __attribute__((always_inline)) vec8_d hitq8_d(vec8_d o, vec8_d step, vec8_d lg,
-                                                            vec8_d c, vec8_d site,
-                                                            vec8_d quartic, __m256i r_u,
+static inline __attribute__((always_inline)) vec_d hitq_d(vec_d o, vec_d step, vec_d lg,
+                                                            vec_d c, vec_d site,
+                                                            vec_d quartic, __m256i r_u,
                                                             unsigned *acc)
 {
     (void)r_u;
-    mask8_d a;
-    const vec8_d n = hit8_d(o, step, lg, c, site, quartic, &a);
+    mask_d a;
+    const vec_d n = hit_d(o, step, lg, c, site, quartic, &a);
     *acc = bits_d(a);
     return n;
 }

@@ -25,14 +25,16 @@
 #define BUILT_AVX512 0
 #endif
 
-/* The models. phi^4 and Heisenberg: add { "phi4", checkasm_check_phi4 } etc. here and a
- * check_<model>.c beside this file (tests/checkasm/meson.build lists the sources). */
+/* The models: one check_<model>.c each beside this file (tests/checkasm/meson.build lists
+ * the sources). */
 static const struct {
     const char *name;
     void (*check)(void);
 } models[] = {
     { "ising", checkasm_check_ising },
     { "potts", checkasm_check_potts },
+    { "phi4", checkasm_check_phi4 },
+    { "heisenberg", checkasm_check_heisenberg },
 };
 
 static struct {

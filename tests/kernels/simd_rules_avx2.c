@@ -213,10 +213,10 @@ static long check_phi4_draws(void)
         const __m256i rv = _mm256_loadu_si256((const __m256i *)r);
         float sf[8], uf[8];
         double sd[8], ud[8];
-        store8_f(sf, signed8_f(rv));
-        store8_f(uf, unit8_f(rv));
-        store8_d(sd, signed8_d(rv));
-        store8_d(ud, unit8_d(rv));
+        store_f(sf, signed_f(rv));
+        store_f(uf, unit_f(rv));
+        store_d(sd, signed_d(rv));
+        store_d(ud, unit_d(rv));
         for (int k = 0; k < 8; k++)
             bad += !same_f(sf[k], latmc_phi4_signed_f(r[k])) ||
                    !same_f(uf[k], latmc_phi4_unit_f(r[k])) ||
@@ -273,13 +273,13 @@ static long check_phi4_hit(void)
         const __m256i rev = _mm256_loadu_si256((const __m256i *)re);
         const __m256i ruv = _mm256_loadu_si256((const __m256i *)ru);
         {
-            vec8_f u[2] = { unit8_f(ruv), unit8_f(ruv) }, lg[2];
+            vec_f u[2] = { unit_f(ruv), unit_f(ruv) }, lg[2];
             logn_f(u, lg);
-            mask8_f acc;
-            const vec8_f n = hit8_f(load8_f(of), mul_f(set1_f(kf.epsilon), signed8_f(rev)), lg[0],
-                                    load8_f(cf), set1_f(kf.site), set1_f(kf.quartic), &acc);
+            mask_f acc;
+            const vec_f n = hit_f(load_f(of), mul_f(set1_f(kf.epsilon), signed_f(rev)), lg[0],
+                                    load_f(cf), set1_f(kf.site), set1_f(kf.quartic), &acc);
             float nv[8];
-            store8_f(nv, n);
+            store_f(nv, n);
             const unsigned bits = bits_f(acc);
             for (int k = 0; k < 8; k++) {
                 float phi;
@@ -288,13 +288,13 @@ static long check_phi4_hit(void)
             }
         }
         {
-            vec8_d u[2] = { unit8_d(ruv), unit8_d(ruv) }, lg[2];
+            vec_d u[2] = { unit_d(ruv), unit_d(ruv) }, lg[2];
             logn_d(u, lg);
-            mask8_d acc;
-            const vec8_d n = hit8_d(load8_d(od), mul_d(set1_d(kd.epsilon), signed8_d(rev)), lg[0],
-                                    load8_d(cd), set1_d(kd.site), set1_d(kd.quartic), &acc);
+            mask_d acc;
+            const vec_d n = hit_d(load_d(od), mul_d(set1_d(kd.epsilon), signed_d(rev)), lg[0],
+                                    load_d(cd), set1_d(kd.site), set1_d(kd.quartic), &acc);
             double nv[8];
-            store8_d(nv, n);
+            store_d(nv, n);
             const unsigned bits = bits_d(acc);
             for (int k = 0; k < 8; k++) {
                 double phi;

@@ -1,7 +1,9 @@
 /*
  * The SIMD dispatch's feature detection and LATMC_CPU_MASK (backends/cpu/cpu_features.h):
  * masks parse as documented, the level in use never exceeds what the CPU has, and a bad
- * mask is refused at sim creation with LATMC_EINVAL and a message naming it.
+ * mask is refused at sim creation with LATMC_EINVAL and a message naming it; phi^4 and
+ * Heisenberg drop AVX-512 exactly on the geometries where its vectors would straddle rows
+ * that AVX2's fill.
  *
  * Run twice by meson: plainly, and with LATMC_CPU_MASK=avx3 (argument "bad-mask").
  */
@@ -16,6 +18,8 @@
 #include <latmc/latmc.h>
 
 #include "cpu_features.h"
+#include "heisenberg_dsp.h"
+#include "phi4_dsp.h"
 
 static int bad_mask_run;
 
@@ -56,6 +60,48 @@ static void test_levels(void **state)
 }
 
 /* The level shows in the CPU backend's status line; a bad mask fails sim creation. */
+static struct phi4_geom phi4_geom_at(int ndim, int64_t lx, int64_t ly, int64_t lz)
+{
+    struct latmc_lattice lat = { ndim, lx, ly, ndim == 3 ? lz : 1, 0 };
+    lat.nsites = lat.lx * lat.ly * lat.lz;
+    return phi4_geom_of(&lat);
+}
+
+static void test_geometry_levels(void **state)
+{
+    (void)state;
+    const unsigned all = CPU_FLAG_AVX2 | CPU_FLAG_AVX512;
+    /* phi^4: L_x / ncolours 16, 32 (80 x 10: 5 colours) keep AVX-512; 8, 24 (whole AVX2
+     * groups) drop it; 1, 2, 3, 9 (no whole groups at either width) keep it */
+    const struct {
+        int ndim;
+        int64_t lx, ly, lz;
+        unsigned want;
+    } phi4[] = {
+        { 3, 128, 128, 128, all },      { 3, 256, 8, 8, all },  { 2, 80, 10, 0, all },
+        { 3, 64, 64, 64, CPU_FLAG_AVX2 }, { 2, 192, 8, 0, CPU_FLAG_AVX2 },
+        { 3, 8, 8, 8, all },            { 2, 16, 16, 0, all },  { 2, 24, 24, 0, all },
+        { 2, 45, 20, 0, all },
+    };
+    for (size_t i = 0; i < sizeof phi4 / sizeof phi4[0]; i++) {
+        const struct phi4_geom g = phi4_geom_at(phi4[i].ndim, phi4[i].lx, phi4[i].ly, phi4[i].lz);
+        assert_int_equal(cpu_phi4_dsp_flags(&g, all), phi4[i].want);
+        assert_int_equal(cpu_phi4_dsp_flags(&g, CPU_FLAG_AVX2), CPU_FLAG_AVX2);
+        assert_int_equal(cpu_phi4_dsp_flags(&g, 0), 0);
+    }
+    /* Heisenberg: L_x / 2 8, 16 keep AVX-512; 4, 12 drop it; 1, 3, 5 keep it */
+    const struct {
+        int64_t lx;
+        unsigned want;
+    } heis[] = { { 16, all }, { 32, all }, { 8, CPU_FLAG_AVX2 }, { 24, CPU_FLAG_AVX2 },
+                 { 2, all },  { 6, all },  { 10, all } };
+    for (size_t i = 0; i < sizeof heis / sizeof heis[0]; i++) {
+        const struct latmc_lattice g = { 3, heis[i].lx, 4, 4, heis[i].lx * 16 };
+        assert_int_equal(cpu_heisenberg_dsp_flags(&g, all), heis[i].want);
+        assert_int_equal(cpu_heisenberg_dsp_flags(&g, CPU_FLAG_AVX2), CPU_FLAG_AVX2);
+    }
+}
+
 static void test_sim_create(void **state)
 {
     (void)state;
@@ -95,6 +141,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mask_parse),
         cmocka_unit_test(test_levels),
+        cmocka_unit_test(test_geometry_levels),
         cmocka_unit_test(test_sim_create),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,7 +32,8 @@ static const int observables[] = { LATMC_OBS_ENERGY, LATMC_OBS_MAGNETIZATION,
                                    LATMC_OBS_OVERLAP2, LATMC_OBS_ACCEPTANCE };
 #define N_OBS (sizeof observables / sizeof observables[0])
 
-static const char *const levels[] = { "c", "avx2" };
+/* levels the CPU lacks run the highest it has (LATMC_CPU_MASK only lowers) */
+static const char *const levels[] = { "c", "avx2", "avx512" };
 #define N_LEVELS (sizeof levels / sizeof levels[0])
 
 /* the chain of every case: low temperature in a field, one overrelaxation pass */

@@ -26,7 +26,9 @@
 #include "sim_make.h"
 
 
-static const char *const levels[] = { "c", "avx2" };
+/* levels the CPU lacks run the highest it has (LATMC_CPU_MASK only lowers) */
+static const char *const levels[] = { "c", "avx2", "avx512" };
+#define N_LEVELS (sizeof levels / sizeof levels[0])
 
 struct lattice {
     int ndim;
@@ -85,7 +87,7 @@ static void measure_is_planes_in_order(void **state)
     const struct lattice big3 = { 3, 64, 64, 64, 1, 1 }; /* the threaded reduction */
     const struct lattice *ls[] = { &small3, &small2, &big3 };
     for (size_t i = 0; i < 3; i++)
-        for (size_t v = 0; v < 2; v++)
+        for (size_t v = 0; v < N_LEVELS; v++)
             for (int precision = 0; precision < 2; precision++)
                 for (int t = 1; t <= 2; t++)
                     check_measure_planes(ls[i], precision, levels[v], t);
@@ -98,7 +100,7 @@ static void planes_round_trip(void **state)
     const struct lattice l3 = { 3, 16, 8, 16, 1, 1 }, l2 = { 2, 10, 15, 0, 1, 1 };
     const struct lattice *ls[] = { &l3, &l2 };
     for (size_t i = 0; i < 2; i++)
-        for (size_t v = 0; v < 2; v++)
+        for (size_t v = 0; v < N_LEVELS; v++)
             for (int precision = 0; precision < 2; precision++) {
                 const struct lattice *l = ls[i];
                 latmc_ctx *ctx = NULL;

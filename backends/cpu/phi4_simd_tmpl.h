@@ -1,46 +1,61 @@
 /*
- * Type-generic body of the AVX2 phi^4 step (phi4_avx2.c), included once per field type
- * with PHI4_R (float, double) and PHI4_S (f, d), which selects the eight-lane vector
- * primitives name_S of phi4_avx2.c and the coefficients t->S.
+ * The phi^4 step of the SIMD levels, written once: included by each level's file
+ * (phi4_avx2.c, phi4_avx512.c) once per field type, with PHI4_R (float, double) and
+ * PHI4_S (f, d), which select the level's vector primitives name_S and the coefficients
+ * t->S. What differs between levels is only in the primitives the level's header defines
+ * before the inclusion (phi4_vec_avx2.h, phi4_vec_avx512.h):
+ *   PHI4_W           lanes per vector (sites per group): 8 (AVX2), 16 (AVX-512);
+ *   vec_S, mask_S    W field values, a mask of W lanes; load_S, store_S, set1_S, add_S,
+ *                    sub_S, mul_S, select_S, lanes_S, set_lane_S, maskstore_S;
+ *   signed_S, unit_S the draw conversions, logq_S (PHI4_LOG_N logarithms at once) and
+ *                    hitq_S (one Metropolis hit on W lanes), lane by lane the reference's;
+ *   phi4_iv          W 32-bit words as W / 2 64-bit lanes (one Philox block per lane),
+ *                    phi4_iv_pairs, phi4_iv_set1, phi4_iv_alternate, phi4_iv_add64,
+ *                    phi4_iv_unpacklo/hi;
+ *   phi4_keys, phi4_pre, phi4_keys_init, phi4_pre_of, phi4_finish_sets, PHI4_NSETS:
+ *                    the Philox rounds over phi4_iv (the hit-independent part first);
+ * and the level's file sets PHI4_ISA (the name of the exported steps), PHI4_GROUPS and
+ * PHI4_HITS (the block's shape, phi4_simd_block).
  */
 #define PHI4_CAT2_(a, b) a##_##b
 #define PHI4_CAT_(a, b) PHI4_CAT2_(a, b)
 #define PHI4_FN(name) PHI4_CAT_(name, PHI4_S)
-#define V PHI4_FN(vec8)
-#define M PHI4_FN(mask8)
+#define PHI4_STEP_FN PHI4_CAT_(PHI4_CAT_(cpu_phi4_step, PHI4_ISA), PHI4_S)
+#define V PHI4_FN(vec)
+#define M PHI4_FN(mask)
 
 /* What every group of one pass needs. */
-struct PHI4_FN(phi4_avx2_pass) {
+struct PHI4_FN(phi4_simd_pass) {
     const struct phi4_geom *g;
     PHI4_R *phi; /* colour-transposed */
     const struct PHI4_FN(latmc_phi4_coef) *k;
     uint32_t nhit;
-    const struct latmc_philox_x4_keys *keys;
+    const struct phi4_keys *keys;
     struct latmc_rng_name name; /* the step's draws (hit 0, draw 0), lib/step.h */
     int64_t n;  /* L_x / ncolours: values per sub-row */
     int r_wrap; /* the sub-row's change (mod ncolours) from row (L_y - 1, z) to (0, z + 1) */
 };
 
 /*
- * Where the 8 values at offset (dx, dy, dz) from 8 sites of one row (y, z) and sub-row r
+ * Where the W values at offset (dx, dy, dz) from W sites of one row (y, z) and sub-row r
  * (their x mod ncolours) are, lane l at number m = m0 + l of the sub-row (lanes whose m
  * falls outside 0 .. n-1 get values that the caller discards): row bases of the rows
  * (y + dy, z + dz), and per dx the offset in the row -- x + dx lies in sub-row r + dx, or,
  * past either end of 0 .. ncolours-1, in the sub-row wrapped around with m shifted by one,
  * and then the one lane whose m leaves the row wraps to the row's other end (fix, from).
- * Computed once per group and row; the loads may touch up to 8 values outside the field:
+ * Computed once per group and row; the loads may touch up to W values outside the field:
  * the PHI4_PAD slack.
  */
-struct PHI4_FN(phi4_avx2_nbh) {
+struct PHI4_FN(phi4_simd_nbh) {
     const PHI4_R *row[5][5]; /* [dy + 2][dz + 2] */
     int64_t off[5];          /* [dx + 2]: where lane 0 loads from, relative to the row */
     int fix[5];              /* [dx + 2]: the lane that wraps, or -1 */
     int64_t from[5];         /* [dx + 2]: where that lane's value is */
 };
 
-static inline void PHI4_FN(phi4_avx2_nbh_of)(const struct PHI4_FN(phi4_avx2_pass) *p, int64_t y,
+static inline void PHI4_FN(phi4_simd_nbh_of)(const struct PHI4_FN(phi4_simd_pass) *p, int64_t y,
                                              int64_t z, int r, int64_t m0,
-                                             struct PHI4_FN(phi4_avx2_nbh) *w)
+                                             struct PHI4_FN(phi4_simd_nbh) *w)
 {
     const struct phi4_geom *g = p->g;
     const int nc = g->colouring.ncolours, three = g->lat.ndim == 3;
@@ -71,35 +86,35 @@ static inline void PHI4_FN(phi4_avx2_nbh_of)(const struct PHI4_FN(phi4_avx2_pass
         w->off[dx + 2] = (int64_t)rr * n + m0 + carry;
         w->fix[dx + 2] = -1;
         w->from[dx + 2] = 0;
-        if (carry < 0 && m0 <= 0 && m0 > -8) { /* the lane with m = 0 */
+        if (carry < 0 && m0 <= 0 && m0 > -PHI4_W) { /* the lane with m = 0 */
             w->fix[dx + 2] = (int)-m0;
             w->from[dx + 2] = (int64_t)rr * n + n - 1;
-        } else if (carry > 0 && n - 1 - m0 >= 0 && n - 1 - m0 < 8) { /* with m = n - 1 */
+        } else if (carry > 0 && n - 1 - m0 >= 0 && n - 1 - m0 < PHI4_W) { /* with m = n - 1 */
             w->fix[dx + 2] = (int)(n - 1 - m0);
             w->from[dx + 2] = (int64_t)rr * n;
         }
     }
 }
 
-static inline V PHI4_FN(phi4_avx2_at)(const struct PHI4_FN(phi4_avx2_nbh) *w, int dx, int dy,
+static inline V PHI4_FN(phi4_simd_at)(const struct PHI4_FN(phi4_simd_nbh) *w, int dx, int dy,
                                       int dz)
 {
     const PHI4_R *row = w->row[dy + 2][dz + 2];
-    V v = PHI4_FN(load8)(row + w->off[dx + 2]);
+    V v = PHI4_FN(load)(row + w->off[dx + 2]);
     if (dx != 0 && w->fix[dx + 2] >= 0)
         v = PHI4_FN(set_lane)(v, w->fix[dx + 2], row[w->from[dx + 2]]);
     return v;
 }
 
-/* The neighbourhood sums of 8 sites of one row, in the order of phi4_neighbour_sums. */
-static inline void PHI4_FN(phi4_avx2_sums)(const struct PHI4_FN(phi4_avx2_pass) *p, int64_t y,
+/* The neighbourhood sums of W sites of one row, in the order of phi4_neighbour_sums. */
+static inline void PHI4_FN(phi4_simd_sums)(const struct PHI4_FN(phi4_simd_pass) *p, int64_t y,
                                            int64_t z, int r, int64_t m0, V *c01, V *c02, V *c11)
 {
     const int three = p->g->lat.ndim == 3;
-    struct PHI4_FN(phi4_avx2_nbh) w;
-    PHI4_FN(phi4_avx2_nbh_of)(p, y, z, r, m0, &w);
+    struct PHI4_FN(phi4_simd_nbh) w;
+    PHI4_FN(phi4_simd_nbh_of)(p, y, z, r, m0, &w);
     V near = PHI4_FN(set1)(0), far = PHI4_FN(set1)(0), diag = PHI4_FN(set1)(0);
-#define AT(dx, dy, dz) PHI4_FN(phi4_avx2_at)(&w, dx, dy, dz)
+#define AT(dx, dy, dz) PHI4_FN(phi4_simd_at)(&w, dx, dy, dz)
     near = PHI4_FN(add)(near, AT(1, 0, 0));
     near = PHI4_FN(add)(near, AT(-1, 0, 0));
     far = PHI4_FN(add)(far, AT(2, 0, 0));
@@ -135,7 +150,7 @@ static inline void PHI4_FN(phi4_avx2_sums)(const struct PHI4_FN(phi4_avx2_pass) 
 }
 
 /* The sub-row of `colour` in row (y, z). */
-static inline int PHI4_FN(phi4_avx2_subrow)(const struct phi4_geom *g, int colour, int64_t y,
+static inline int PHI4_FN(phi4_simd_subrow)(const struct phi4_geom *g, int colour, int64_t y,
                                             int64_t z)
 {
     const int nc = g->colouring.ncolours;
@@ -144,26 +159,26 @@ static inline int PHI4_FN(phi4_avx2_subrow)(const struct phi4_geom *g, int colou
 }
 
 /* A position in the numbering of one colour: number m of sub-row r of row (y, z). */
-struct PHI4_FN(phi4_avx2_cursor) {
+struct PHI4_FN(phi4_simd_cursor) {
     int64_t row, m, y, z;
     int r;
 };
 
-static inline void PHI4_FN(phi4_avx2_cursor_at)(const struct PHI4_FN(phi4_avx2_pass) *p,
+static inline void PHI4_FN(phi4_simd_cursor_at)(const struct PHI4_FN(phi4_simd_pass) *p,
                                                 int colour, int64_t j,
-                                                struct PHI4_FN(phi4_avx2_cursor) *c)
+                                                struct PHI4_FN(phi4_simd_cursor) *c)
 {
     c->row = j / p->n;
     c->m = j - c->row * p->n;
     c->y = c->row % p->g->lat.ly;
     c->z = c->row / p->g->lat.ly;
-    c->r = PHI4_FN(phi4_avx2_subrow)(p->g, colour, c->y, c->z);
+    c->r = PHI4_FN(phi4_simd_subrow)(p->g, colour, c->y, c->z);
 }
 
 /* The first number of the next row, without divisions: the colour's sub-row moves by
  * -ay (mod ncolours) from row to row, by p->r_wrap where y wraps to 0 and z grows. */
-static inline void PHI4_FN(phi4_avx2_next_row)(const struct PHI4_FN(phi4_avx2_pass) *p,
-                                               struct PHI4_FN(phi4_avx2_cursor) *c)
+static inline void PHI4_FN(phi4_simd_next_row)(const struct PHI4_FN(phi4_simd_pass) *p,
+                                               struct PHI4_FN(phi4_simd_cursor) *c)
 {
     const int nc = p->g->colouring.ncolours;
     c->row++;
@@ -178,38 +193,38 @@ static inline void PHI4_FN(phi4_avx2_next_row)(const struct PHI4_FN(phi4_avx2_pa
     c->r += c->r < 0 ? nc : 0;
 }
 
-/* One group of 8 sites during its hits: what phi4_avx2_load fills in. */
-struct PHI4_FN(phi4_avx2_group) {
+/* One group of W sites during its hits: what phi4_simd_load fills in. */
+struct PHI4_FN(phi4_simd_group) {
     V o, c;                                 /* the field values and their linear coefficients */
-    struct latmc_philox_x4_pre pre;         /* the hit-independent part of their Philox blocks */
+    struct phi4_pre pre;                    /* the hit-independent part of their Philox blocks */
     unsigned valid;                         /* lanes that are sites (bit per lane) */
-    int npieces;                            /* rows the group's sites lie in (1 .. 8) */
-    PHI4_R *piece_at[8];                    /* where lane 0 would be in each row's sub-row */
-    signed char piece_from[8], piece_to[8]; /* the lanes [from, to) of each row */
+    int npieces;                       /* rows the group's sites lie in (1 .. W) */
+    PHI4_R *piece_at[PHI4_W];          /* where lane 0 would be in each row's sub-row */
+    signed char piece_from[PHI4_W], piece_to[PHI4_W]; /* the lanes [from, to) of each row */
 };
 
-/* The 8 values at x offset dx in one row of the stencil (phi4_avx2_load_in_row). */
-static inline __attribute__((always_inline)) V PHI4_FN(phi4_avx2_at_row)(const PHI4_R *row,
+/* The W values at x offset dx in one row of the stencil (phi4_simd_load_in_row). */
+static inline __attribute__((always_inline)) V PHI4_FN(phi4_simd_at_row)(const PHI4_R *row,
                                                                          const int64_t off[5],
                                                                          const int carry[5],
                                                                          bool first, bool last,
                                                                          int64_t n, int dx)
 {
-    V v = PHI4_FN(load8)(row + off[dx + 2]);
+    V v = PHI4_FN(load)(row + off[dx + 2]);
     if (dx != 0 && carry[dx + 2] < 0 && first)
         v = PHI4_FN(set_lane)(v, 0, row[off[dx + 2] + n]);
     else if (dx != 0 && carry[dx + 2] > 0 && last)
-        v = PHI4_FN(set_lane)(v, 7, row[off[dx + 2] + 7 - n]);
+        v = PHI4_FN(set_lane)(v, PHI4_W - 1, row[off[dx + 2] + PHI4_W - 1 - n]);
     return v;
 }
 
 /*
- * The common case of phi4_avx2_load: all 8 sites in one row (cur->m + 8 <= n), as
+ * The common case of phi4_simd_load: all W sites in one row (cur->m + W <= n), as
  * straight-line code -- the stencil's 13 rows and 5 x offsets computed once, 24 vector
  * loads -- instead of the general loop over rows (which GCC compiles with much spilling).
  */
-static inline void PHI4_FN(phi4_avx2_load_in_row)(const struct PHI4_FN(phi4_avx2_pass) *p,
-                                                  const struct PHI4_FN(phi4_avx2_cursor) *cur,
+static inline void PHI4_FN(phi4_simd_load_in_row)(const struct PHI4_FN(phi4_simd_pass) *p,
+                                                  const struct PHI4_FN(phi4_simd_cursor) *cur,
                                                   PHI4_R **at, V *o, V *c01, V *c02, V *c11)
 {
     const struct phi4_geom *g = p->g;
@@ -237,9 +252,9 @@ static inline void PHI4_FN(phi4_avx2_load_in_row)(const struct PHI4_FN(phi4_avx2
         off[dx + 2] = (int64_t)rr * n + m + carry[dx + 2];
     }
     /* the lane whose m leaves the row wraps to its other end: lane 0 (m = 0) backwards,
-     * lane 7 (m + 8 = n) forwards */
-    const bool first = m == 0, last = m + 8 == n;
-#define AT(dx, yo, zo) PHI4_FN(phi4_avx2_at_row)(ph + (yo) + (zo), off, carry, first, last, n, dx)
+     * lane W - 1 (m + W = n) forwards */
+    const bool first = m == 0, last = m + PHI4_W == n;
+#define AT(dx, yo, zo) PHI4_FN(phi4_simd_at_row)(ph + (yo) + (zo), off, carry, first, last, n, dx)
     V near = PHI4_FN(set1)(0), far = near, diag = near;
     near = PHI4_FN(add)(near, AT(1, y0, z0));
     near = PHI4_FN(add)(near, AT(-1, y0, z0));
@@ -271,26 +286,26 @@ static inline void PHI4_FN(phi4_avx2_load_in_row)(const struct PHI4_FN(phi4_avx2
     }
 #undef AT
     *at = (PHI4_R *)ph + y0 + z0 + off[2];
-    *o = PHI4_FN(load8)(*at);
+    *o = PHI4_FN(load)(*at);
     *c01 = near;
     *c02 = far;
     *c11 = diag;
 }
 
 /*
- * Load group grp (numbers j0 = 8 grp .. j0 + 7) of `colour`, its lanes whose numbers lie in
+ * Load group grp (numbers j0 = W grp .. j0 + W - 1) of `colour`, its lanes whose numbers lie in
  * [j_lo, j_hi) (the colour, or one box's part of it): values, coefficients, Philox
  * invariants.
  */
-static inline void PHI4_FN(phi4_avx2_load)(const struct PHI4_FN(phi4_avx2_pass) *p, int colour,
+static inline void PHI4_FN(phi4_simd_load)(const struct PHI4_FN(phi4_simd_pass) *p, int colour,
                                            int64_t grp, int64_t j_lo, int64_t j_hi,
-                                           struct PHI4_FN(phi4_avx2_cursor) *cur,
-                                           struct PHI4_FN(phi4_avx2_group) *q)
+                                           struct PHI4_FN(phi4_simd_cursor) *cur,
+                                           struct PHI4_FN(phi4_simd_group) *q)
 {
     const struct phi4_geom *g = p->g;
     const struct PHI4_FN(latmc_phi4_coef) *k = p->k;
-    const int64_t j0 = 8 * grp, n = p->n, left = j_hi - j0, skip = j_lo - j0;
-    const int hi = left <= 0 ? 0 : left < 8 ? (int)left : 8;
+    const int64_t j0 = PHI4_W * grp, n = p->n, left = j_hi - j0, skip = j_lo - j0;
+    const int hi = left <= 0 ? 0 : left < PHI4_W ? (int)left : PHI4_W;
     const int lo = skip <= 0 ? 0 : skip < hi ? (int)skip : hi;
     q->valid = ((1u << hi) - 1u) & ~((1u << lo) - 1u);
     q->npieces = 0;
@@ -299,26 +314,26 @@ static inline void PHI4_FN(phi4_avx2_load)(const struct PHI4_FN(phi4_avx2_pass) 
      * is at j0 + lo and moves on to j0 + hi. */
     V o = PHI4_FN(set1)(0), c01 = o, c02 = o, c11 = o;
     if (hi > lo && cur->m == n)
-        PHI4_FN(phi4_avx2_next_row)(p, cur);
-    if (lo == 0 && hi == 8 && cur->m + 8 <= n) {
+        PHI4_FN(phi4_simd_next_row)(p, cur);
+    if (lo == 0 && hi == PHI4_W && cur->m + PHI4_W <= n) {
         PHI4_R *at;
-        PHI4_FN(phi4_avx2_load_in_row)(p, cur, &at, &o, &c01, &c02, &c11);
+        PHI4_FN(phi4_simd_load_in_row)(p, cur, &at, &o, &c01, &c02, &c11);
         q->piece_at[0] = at;
         q->piece_from[0] = 0;
-        q->piece_to[0] = 8;
+        q->piece_to[0] = PHI4_W;
         q->npieces = 1;
-        cur->m += 8;
+        cur->m += PHI4_W;
     }
-    for (int lane = q->npieces ? 8 : lo; lane < hi;) {
+    for (int lane = q->npieces ? PHI4_W : lo; lane < hi;) {
         if (cur->m == n)
-            PHI4_FN(phi4_avx2_next_row)(p, cur);
+            PHI4_FN(phi4_simd_next_row)(p, cur);
         const int len = n - cur->m < hi - lane ? (int)(n - cur->m) : hi - lane;
         const int64_t m0 = cur->m - lane; /* lane l sits at number m0 + l */
         PHI4_R *at = p->phi + cur->row * g->lat.lx + (int64_t)cur->r * n + m0;
         V a01, a02, a11;
-        PHI4_FN(phi4_avx2_sums)(p, cur->y, cur->z, cur->r, m0, &a01, &a02, &a11);
-        const V ov = PHI4_FN(load8)(at);
-        if (len == 8) {
+        PHI4_FN(phi4_simd_sums)(p, cur->y, cur->z, cur->r, m0, &a01, &a02, &a11);
+        const V ov = PHI4_FN(load)(at);
+        if (len == PHI4_W) {
             o = ov;
             c01 = a01;
             c02 = a02;
@@ -346,34 +361,36 @@ static inline void PHI4_FN(phi4_avx2_load)(const struct PHI4_FN(phi4_avx2_pass) 
     } else {
         q->c = c01;
     }
-    /* Philox blocks b0 = 2 grp, b1 = 2 grp + 1: lanes (b0, eta), (b0, u), (b1, eta), (b1, u) */
-    /* named by the global numbers (a slab: j_origin, a multiple of 64, phi4_lattice.h) */
-    const uint64_t b0 = 2 * (uint64_t)grp + (uint64_t)(p->g->j_origin / 4), b1 = b0 + 1;
-    /* words 0..2 of both blocks (rng_streams.h); word 3 comes per hit */
-    const latmc_philox_ctr x0 = latmc_rng_name_counter(p->name, b0);
-    const latmc_philox_ctr x1 = latmc_rng_name_counter(p->name, b1);
-    const __m256i w0 = _mm256_setr_epi64x((long long)x0.v[0], (long long)x0.v[0],
-                                          (long long)x1.v[0], (long long)x1.v[0]);
-    const __m256i w1 = _mm256_setr_epi64x((long long)x0.v[1], (long long)x0.v[1],
-                                          (long long)x1.v[1], (long long)x1.v[1]);
-    const __m256i w2 = _mm256_set1_epi64x((long long)x0.v[2]);
-    latmc_philox_x4_pre(p->keys, w0, w1, w2, &q->pre);
+    /* Philox blocks b = (W / 4) grp + i, i < W / 4, four sites each: lanes (b, eta), (b, u)
+     * of each block in turn, named by the global numbers (a slab: j_origin, a multiple of
+     * 64, phi4_lattice.h); words 0..2 of the step's name here (rng_streams.h: word 2 is the
+     * step's alone), word 3 per hit */
+    const uint64_t b0 = (PHI4_W / 4) * (uint64_t)grp + (uint64_t)(p->g->j_origin / 4);
+    uint32_t word0[PHI4_W / 4], word1[PHI4_W / 4], word2 = 0;
+    for (int i = 0; i < PHI4_W / 4; i++) {
+        const latmc_philox_ctr x = latmc_rng_name_counter(p->name, b0 + (uint64_t)i);
+        word0[i] = x.v[0];
+        word1[i] = x.v[1];
+        word2 = x.v[2];
+    }
+    phi4_pre_of(p->keys, phi4_iv_pairs(word0), phi4_iv_pairs(word1), phi4_iv_set1(word2),
+                &q->pre);
 }
 
 /* Only the group's valid lanes: another box's lanes of the group may be written by another
  * thread at the same time (masked stores write nothing else). */
-static inline void PHI4_FN(phi4_avx2_store)(const struct PHI4_FN(phi4_avx2_group) *q)
+static inline void PHI4_FN(phi4_simd_store)(const struct PHI4_FN(phi4_simd_group) *q)
 {
-    if (q->npieces == 1 && q->valid == 0xffu) {
-        PHI4_FN(store8)(q->piece_at[0], q->o);
+    if (q->npieces == 1 && q->valid == (1u << PHI4_W) - 1u) {
+        PHI4_FN(store)(q->piece_at[0], q->o);
         return;
     }
     for (int i = 0; i < q->npieces; i++)
-        PHI4_FN(maskstore8)(q->piece_at[i], PHI4_FN(lanes)(q->piece_from[i], q->piece_to[i]), q->o);
+        PHI4_FN(maskstore)(q->piece_at[i], PHI4_FN(lanes)(q->piece_from[i], q->piece_to[i]), q->o);
 }
 
 /*
- * Prefetch what the next block of 64 numbers (from *next on) will read first and nothing
+ * Prefetch what the next block of W PHI4_GROUPS numbers (from c on) will read first and nothing
  * before it has read: the leading rows of the stencil, (y, z + 2) in 3D and (y + 2) in
  * 2D, in the five sub-rows r - 2 .. r + 2 around its numbers. The rest of the stencil was
  * read by the blocks before it and is in the caches; the leading row comes from L3 or
@@ -383,18 +400,18 @@ static inline void PHI4_FN(phi4_avx2_store)(const struct PHI4_FN(phi4_avx2_group
  */
 /* always_inline: as a function of its own GCC finds it "pure" (a prefetch has no effect it
  * models) and deletes the call. */
-static inline __attribute__((always_inline)) void PHI4_FN(phi4_avx2_prefetch_next)(
-    const struct PHI4_FN(phi4_avx2_pass) *p, struct PHI4_FN(phi4_avx2_cursor) c)
+static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_prefetch_next)(
+    const struct PHI4_FN(phi4_simd_pass) *p, struct PHI4_FN(phi4_simd_cursor) c)
 {
     enum { MAX_ROWS = 8 };
     const struct phi4_geom *g = p->g;
     const int nc = g->colouring.ncolours, three = g->lat.ndim == 3;
     const int64_t lx = g->lat.lx, ly = g->lat.ly, n = p->n;
     const int64_t nrows = three ? ly * g->lat.lz : ly, ahead = three ? 2 * ly : 2;
-    int64_t left = 8 * PHI4_AVX2_GROUPS;
+    int64_t left = PHI4_W * PHI4_GROUPS;
     for (int rows = 0; left > 0 && rows < MAX_ROWS; rows++) {
         if (c.m == n)
-            PHI4_FN(phi4_avx2_next_row)(p, &c);
+            PHI4_FN(phi4_simd_next_row)(p, &c);
         if (c.row >= nrows)
             return;
         const int64_t len = n - c.m < left ? n - c.m : left;
@@ -416,36 +433,37 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_avx2_prefetch_nex
 }
 
 /*
- * A block of PHI4_AVX2_GROUPS consecutive groups (64 sites), hits in chunks of
- * PHI4_AVX2_HITS. Per chunk, three phases, each a loop of short independent iterations, so
+ * A block of PHI4_GROUPS consecutive groups (W PHI4_GROUPS sites), hits in chunks of
+ * PHI4_HITS. Per chunk, three phases, each a loop of short independent iterations, so
  * that out-of-order execution overlaps their long dependency chains (one Philox4x32-10:
  * ~55 cycles; the logarithm: ~50; the Metropolis decision: ~30 cycles per hit, serial in
  * the hits of one site):
- *   1. the four Philox blocks of every (hit, group): raw draws to a buffer;
+ *   1. the W / 2 Philox blocks of every (hit, group): raw draws to a buffer;
  *   2. their conversions and logarithms: proposals and log(u) to a buffer (float: the
- *      quick logarithm of phi4_vec_avx2.h, double: the shared one);
- *   3. the decisions, hit by hit, the block's groups interleaved (8 independent chains;
+ *      level's quick logarithm, double: the shared one);
+ *   3. the decisions, hit by hit, the block's groups interleaved (PHI4_GROUPS independent
+ *      chains;
  *      float: the exact logarithm where the quick one cannot decide).
  * Every lane computes exactly latmc_phi4_hit's operations on exactly its own draws and
  * takes its decision.
  */
-static uint64_t PHI4_FN(phi4_avx2_block)(const struct PHI4_FN(phi4_avx2_pass) *p, int colour,
+static uint64_t PHI4_FN(phi4_simd_block)(const struct PHI4_FN(phi4_simd_pass) *p, int colour,
                                          int64_t block, int64_t j_lo, int64_t j_hi)
 {
-    enum { G = PHI4_AVX2_GROUPS, H = PHI4_AVX2_HITS };
+    enum { G = PHI4_GROUPS, H = PHI4_HITS };
     const struct PHI4_FN(latmc_phi4_coef) *k = p->k;
-    struct PHI4_FN(phi4_avx2_group) q[G];
-    struct PHI4_FN(phi4_avx2_cursor) cur;
-    const int64_t start = 8 * G * block;
-    PHI4_FN(phi4_avx2_cursor_at)(p, colour, j_lo > start ? j_lo : start, &cur);
+    struct PHI4_FN(phi4_simd_group) q[G];
+    struct PHI4_FN(phi4_simd_cursor) cur;
+    const int64_t start = PHI4_W * G * block;
+    PHI4_FN(phi4_simd_cursor_at)(p, colour, j_lo > start ? j_lo : start, &cur);
     for (int gi = 0; gi < G; gi++)
-        PHI4_FN(phi4_avx2_load)(p, colour, G * block + gi, j_lo, j_hi, &cur, &q[gi]);
-    PHI4_FN(phi4_avx2_prefetch_next)(p, cur);
-    const __m256i draw = _mm256_setr_epi64x(LATMC_PHI4_DRAW_ETA, LATMC_PHI4_DRAW_ACCEPT,
-                                            LATMC_PHI4_DRAW_ETA, LATMC_PHI4_DRAW_ACCEPT);
+        PHI4_FN(phi4_simd_load)(p, colour, G * block + gi, j_lo, j_hi, &cur, &q[gi]);
+    PHI4_FN(phi4_simd_prefetch_next)(p, cur);
+    /* the draws' part of word 3: lanes (b, eta), (b, u) of each block */
+    const phi4_iv draw = phi4_iv_alternate(LATMC_PHI4_DRAW_ETA, LATMC_PHI4_DRAW_ACCEPT);
     const V eps = PHI4_FN(set1)(k->epsilon), site = PHI4_FN(set1)(k->site);
     const V quartic = PHI4_FN(set1)(k->quartic);
-    __m256i r_eta[H][G], r_u[H][G];
+    phi4_iv r_eta[H][G], r_u[H][G];
     V xi[H][G], lg[H][G];
     uint64_t accepted = 0;
     for (uint32_t h0 = 0; h0 < p->nhit; h0 += H) {
@@ -455,17 +473,17 @@ static uint64_t PHI4_FN(phi4_avx2_block)(const struct PHI4_FN(phi4_avx2_pass) *p
             /* word 3 of (hit, draw 0) of the step's name; the draw is added per lane */
             const uint32_t w3h = latmc_rng_name_at(p->name, latmc_phi4_rng_phase(colour, hit),
                                                    latmc_phi4_rng_sub(hit, 0)).c3;
-            const __m256i w3 = _mm256_add_epi64(_mm256_set1_epi64x((long long)w3h), draw);
-            for (int gi = 0; gi < G; gi += LATMC_PHILOX_X4_NSETS) {
-                const struct latmc_philox_x4_pre *pre[LATMC_PHILOX_X4_NSETS];
-                __m256i o01[LATMC_PHILOX_X4_NSETS], o23[LATMC_PHILOX_X4_NSETS];
-                for (int i = 0; i < LATMC_PHILOX_X4_NSETS; i++)
+            const phi4_iv w3 = phi4_iv_add64(phi4_iv_set1(w3h), draw);
+            for (int gi = 0; gi < G; gi += PHI4_NSETS) {
+                const struct phi4_pre *pre[PHI4_NSETS];
+                phi4_iv o01[PHI4_NSETS], o23[PHI4_NSETS];
+                for (int i = 0; i < PHI4_NSETS; i++)
                     pre[i] = &q[gi + i].pre;
-                latmc_philox_x4_finish_sets(p->keys, pre, w3, o01, o23);
-                for (int i = 0; i < LATMC_PHILOX_X4_NSETS; i++) {
-                    /* words 0-3 of b0, of b1 */
-                    r_eta[hh][gi + i] = _mm256_unpacklo_epi64(o01[i], o23[i]);
-                    r_u[hh][gi + i] = _mm256_unpackhi_epi64(o01[i], o23[i]);
+                phi4_finish_sets(p->keys, pre, w3, o01, o23);
+                for (int i = 0; i < PHI4_NSETS; i++) {
+                    /* words 0-3 of each block in turn: the group's W lanes */
+                    r_eta[hh][gi + i] = phi4_iv_unpacklo(o01[i], o23[i]);
+                    r_u[hh][gi + i] = phi4_iv_unpackhi(o01[i], o23[i]);
                 }
             }
         }
@@ -473,30 +491,30 @@ static uint64_t PHI4_FN(phi4_avx2_block)(const struct PHI4_FN(phi4_avx2_pass) *p
             for (int gi = 0; gi < G; gi += PHI4_LOG_N) {
                 V u[PHI4_LOG_N];
                 for (int i = 0; i < PHI4_LOG_N; i++) {
-                    xi[hh][gi + i] = PHI4_FN(mul)(eps, PHI4_FN(signed8)(r_eta[hh][gi + i]));
-                    u[i] = PHI4_FN(unit8)(r_u[hh][gi + i]);
+                    xi[hh][gi + i] = PHI4_FN(mul)(eps, PHI4_FN(signed)(r_eta[hh][gi + i]));
+                    u[i] = PHI4_FN(unit)(r_u[hh][gi + i]);
                 }
                 PHI4_FN(logq)(u, &lg[hh][gi]);
             }
         for (int hh = 0; hh < nh; hh++) {
             for (int gi = 0; gi < G; gi++) {
                 unsigned acc;
-                q[gi].o = PHI4_FN(hitq8)(q[gi].o, xi[hh][gi], lg[hh][gi], q[gi].c, site, quartic,
+                q[gi].o = PHI4_FN(hitq)(q[gi].o, xi[hh][gi], lg[hh][gi], q[gi].c, site, quartic,
                                          r_u[hh][gi], &acc);
                 accepted += (uint64_t)__builtin_popcount(acc & q[gi].valid);
             }
         }
     }
     for (int gi = 0; gi < G; gi++)
-        PHI4_FN(phi4_avx2_store)(&q[gi]);
+        PHI4_FN(phi4_simd_store)(&q[gi]);
     return accepted;
 }
 
 /* What every group of a pass needs, for the step named `name`. */
-static void PHI4_FN(phi4_avx2_pass_init)(struct PHI4_FN(phi4_avx2_pass) *p,
+static void PHI4_FN(phi4_simd_pass_init)(struct PHI4_FN(phi4_simd_pass) *p,
                                          const struct phi4_geom *g, PHI4_R *phi,
                                          const struct latmc_phi4_tables *t,
-                                         const struct latmc_philox_x4_keys *keys,
+                                         const struct phi4_keys *keys,
                                          struct latmc_rng_name name)
 {
     const int ncolours = g->colouring.ncolours;
@@ -512,13 +530,13 @@ static void PHI4_FN(phi4_avx2_pass_init)(struct PHI4_FN(phi4_avx2_pass) *p,
                        ncolours) % ncolours);
 }
 
-/* Blocks [u0, u1) of the concatenation of the boxes' blocks of 64 numbers
+/* Blocks [u0, u1) of the concatenation of the boxes' blocks of W PHI4_GROUPS numbers
  * (phi4_range_units), each box's only on its own numbers. */
-static uint64_t PHI4_FN(phi4_avx2_boxes_blocks)(const struct PHI4_FN(phi4_avx2_pass) *p,
+static uint64_t PHI4_FN(phi4_simd_boxes_blocks)(const struct PHI4_FN(phi4_simd_pass) *p,
                                                 int colour, const struct phi4_range *boxes,
                                                 int n_boxes, int64_t u0, int64_t u1)
 {
-    const int64_t unit = 8 * PHI4_AVX2_GROUPS;
+    const int64_t unit = PHI4_W * PHI4_GROUPS;
     uint64_t accepted = 0;
     int64_t off = 0;
     for (int i = 0; i < n_boxes; i++) {
@@ -526,14 +544,14 @@ static uint64_t PHI4_FN(phi4_avx2_boxes_blocks)(const struct PHI4_FN(phi4_avx2_p
         const int64_t count = phi4_range_units(&boxes[i], unit);
         const int64_t a = u0 > off ? u0 : off, e = u1 < off + count ? u1 : off + count;
         for (int64_t u = a; u < e; u++)
-            accepted += PHI4_FN(phi4_avx2_block)(p, colour, first + u - off, boxes[i].j0,
+            accepted += PHI4_FN(phi4_simd_block)(p, colour, first + u - off, boxes[i].j0,
                                                  boxes[i].j1);
         off += count;
     }
     return accepted;
 }
 
-uint64_t PHI4_FN(cpu_phi4_step_avx2)(const struct phi4_geom *g, PHI4_R *phi,
+uint64_t PHI4_STEP_FN(const struct phi4_geom *g, PHI4_R *phi,
                                      const struct latmc_phi4_tables *t, uint64_t seed,
                                      struct latmc_rng_name name, int colour,
                                      const struct phi4_range *boxes, int n_boxes,
@@ -543,26 +561,27 @@ uint64_t PHI4_FN(cpu_phi4_step_avx2)(const struct phi4_geom *g, PHI4_R *phi,
  * One step of the core's plan (lib/box.h): colour `colour` of the step named `name` on
  * the boxes' numbers, the boxes' blocks shared out among the members of the team.
  */
-uint64_t PHI4_FN(cpu_phi4_step_avx2)(const struct phi4_geom *g, PHI4_R *phi,
+uint64_t PHI4_STEP_FN(const struct phi4_geom *g, PHI4_R *phi,
                                      const struct latmc_phi4_tables *t, uint64_t seed,
                                      struct latmc_rng_name name, int colour,
                                      const struct phi4_range *boxes, int n_boxes,
                                      const struct cpu_team *team)
 {
-    struct latmc_philox_x4_keys keys;
-    latmc_philox_x4_keys_init(&keys, seed);
-    struct PHI4_FN(phi4_avx2_pass) p;
-    PHI4_FN(phi4_avx2_pass_init)(&p, g, phi, t, &keys, name);
-    const int64_t unit = 8 * PHI4_AVX2_GROUPS;
+    struct phi4_keys keys;
+    phi4_keys_init(&keys, seed);
+    struct PHI4_FN(phi4_simd_pass) p;
+    PHI4_FN(phi4_simd_pass_init)(&p, g, phi, t, &keys, name);
+    const int64_t unit = PHI4_W * PHI4_GROUPS;
     int64_t units = 0, u0, u1;
     for (int i = 0; i < n_boxes; i++)
         units += phi4_range_units(&boxes[i], unit);
     cpu_team_share(team, units, &u0, &u1);
-    return PHI4_FN(phi4_avx2_boxes_blocks)(&p, colour, boxes, n_boxes, u0, u1);
+    return PHI4_FN(phi4_simd_boxes_blocks)(&p, colour, boxes, n_boxes, u0, u1);
 }
 
 #undef V
 #undef M
 #undef PHI4_FN
+#undef PHI4_STEP_FN
 #undef PHI4_CAT_
 #undef PHI4_CAT2_

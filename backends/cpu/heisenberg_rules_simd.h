@@ -1,0 +1,174 @@
+/*
+ * The per-site rules of the Heisenberg chain (heisenberg_rules.h) on vectors of HEIS_W
+ * sites, written once for every SIMD level over the level's primitives (heisenberg_vec_
+ * avx2.h, heisenberg_vec_avx512.h: hv, hm, hv_add ..., the shared transcendental functions),
+ * lane by lane the same IEEE double operations as the scalar originals: the uniform
+ * conversion, the heat bath (latmc_heisenberg_sample_cos, _heatbath_spin: every branch on
+ * every lane, each lane keeping its own), the reflection (latmc_heisenberg_overrelax_spin),
+ * the rounding of a stored spin to float. Included by the level's primitives header after
+ * its definitions; tests/kernels/test_simd_rules.c checks the AVX2 instance against the
+ * originals, tests/checkasm every level's whole steps.
+ */
+#ifndef LATMC_CPU_HEISENBERG_RULES_SIMD_H
+#define LATMC_CPU_HEISENBERG_RULES_SIMD_H
+
+#include "heisenberg_rules.h"
+
+enum { HEIS_V = 4 }; /* vectors of HEIS_W sites updated together (heis_overrelax) */
+#define HEIS_EACH _Pragma("GCC unroll 4") for (int k = 0; k < HEIS_V; k++)
+
+static inline hv heis_sel(hm mask, hv yes, hv no)
+{
+    return hv_sel(mask, yes, no);
+}
+
+/* a . b, summed x, y, z (latmc_heisenberg_dot). */
+static inline hv heis_dot3(const hv a[3], const hv b[3])
+{
+    return hv_add(hv_add(hv_mul(a[0], b[0]), hv_mul(a[1], b[1])), hv_mul(a[2], b[2]));
+}
+
+/*
+ * latmc_heisenberg_overrelax_spin on HEIS_V vectors, step by step together (one reflection
+ * is ~100 cycles of dependent arithmetic: interleaving the vectors keeps the core busy).
+ * s -> 2 (H.s)/(H.H) H - s, normalised and rounded to float; unchanged where !(H.H > 0).
+ * Written without inner loops over the components: GCC at -O2 would keep those arrays in
+ * memory.
+ */
+static inline __attribute__((always_inline)) void heis_overrelax(const hv f[HEIS_V][3],
+                                                                 const hv s[HEIS_V][3],
+                                                                 hv out[HEIS_V][3])
+{
+    hv hh[HEIS_V], fs[HEIS_V], v0[HEIS_V], v1[HEIS_V], v2[HEIS_V], inv[HEIS_V];
+    const hv zero = hv_zero(), two = hv_set1(2.0), one = hv_set1(1.0);
+    HEIS_EACH hh[k] = heis_dot3(f[k], f[k]);
+    HEIS_EACH fs[k] = hv_div(hv_mul(two, heis_dot3(f[k], s[k])), hh[k]);
+    HEIS_EACH
+    {
+        v0[k] = hv_sub(hv_mul(fs[k], f[k][0]), s[k][0]);
+        v1[k] = hv_sub(hv_mul(fs[k], f[k][1]), s[k][1]);
+        v2[k] = hv_sub(hv_mul(fs[k], f[k][2]), s[k][2]);
+    }
+    HEIS_EACH
+    {
+        const hv vv = hv_add(hv_add(hv_mul(v0[k], v0[k]), hv_mul(v1[k], v1[k])),
+                             hv_mul(v2[k], v2[k]));
+        inv[k] = hv_div(one, hv_sqrt(vv));
+    }
+    HEIS_EACH
+    {
+        const hm keep = hv_ngt(hh[k], zero);
+        out[k][0] = heis_sel(keep, s[k][0], hv_to_float(hv_mul(v0[k], inv[k])));
+        out[k][1] = heis_sel(keep, s[k][1], hv_to_float(hv_mul(v1[k], inv[k])));
+        out[k][2] = heis_sel(keep, s[k][2], hv_to_float(hv_mul(v2[k], inv[k])));
+    }
+}
+
+/* latmc_heisenberg_uniform: (r + 1/2) 2^-32, exact in double (hv_from_i32_flipped: the
+ * signed int32 r - 2^31 of each draw as a double, exact). */
+static inline hv heis_uniform(hu r)
+{
+    const hv rs = hv_from_i32_flipped(r);
+    return hv_mul(hv_add(rs, hv_set1(2147483648.5)), hv_set1(0x1p-32));
+}
+
+/* latmc_heisenberg_sample_cos on two vectors (the two logarithms interleaved): every branch
+ * on every lane, then each lane takes its own. */
+static inline void heis_sample_cos_pair(const hv a[2], const hv u[2], hv x[2])
+{
+    const hv one = hv_set1(1.0), zero = hv_zero();
+    hv t[2], y[2], arg[2], lg[2];
+    hm small[2];
+    for (int i = 0; i < 2; i++) {
+        /* a >= 0.5: 1 + log(u + (1 - u) exp(-2a)) / a; 1e-8 <= a < 0.5:
+         * 1 + log1p((1 - u) expm1(-2a)) / a, log1p(t) = t if 1 + t == 1, else
+         * log(1 + t) (t / ((1 + t) - 1)) */
+        const hv xm = hv_mul(hv_set1(-2.0), a[i]);
+        hv scale;
+        const hv pe = hv_exp_kernel(xm, &scale);
+        const hv ex = heis_sel(hv_lt(xm, hv_set1(-708.0)), zero,
+                                    hv_mul(scale, hv_add(one, pe)));
+        const hv em1 = hv_add(hv_mul(scale, pe), hv_sub(scale, one));
+        const hv omu = hv_sub(one, u[i]);
+        t[i] = hv_mul(omu, em1);
+        y[i] = hv_add(one, t[i]);
+        small[i] = hv_lt(a[i], hv_set1(0.5));
+        arg[i] = heis_sel(small[i], y[i], hv_add(u[i], hv_mul(omu, ex)));
+    }
+    hv_log2(arg, lg);
+    for (int i = 0; i < 2; i++) {
+        const hv l1p =
+            heis_sel(hv_eq(y[i], one), t[i],
+                     hv_mul(lg[i], hv_div(t[i], hv_sub(y[i], one))));
+        const hv l = heis_sel(small[i], l1p, lg[i]);
+        const hv xlog = hv_add(one, hv_div(l, a[i]));
+        /* a < 1e-8: y2 + 0.5 a (1 - y2)(1 + y2), y2 = 2u - 1; a == 0: y2 */
+        const hv y2 = hv_sub(hv_mul(hv_set1(2.0), u[i]), one);
+        const hv h =
+            hv_mul(hv_mul(hv_set1(0.5), a[i]), hv_sub(one, y2));
+        const hv xlin = hv_add(y2, hv_mul(h, hv_add(one, y2)));
+        hv xi = heis_sel(hv_lt(a[i], hv_set1(1e-8)), xlin, xlog);
+        xi = heis_sel(hv_eq(a[i], zero), y2, xi);
+        /* clamp to [-1, 1]: x < -1 ? -1 : x > 1 ? 1 : x */
+        xi = heis_sel(hv_gt(xi, one), one, xi);
+        x[i] = heis_sel(hv_lt(xi, hv_set1(-1.0)), hv_set1(-1.0), xi);
+    }
+}
+
+/* The heat-bath spin (latmc_heisenberg_heatbath_spin) after cos theta = x: direction nv of
+ * the field, azimuth from u_phi. */
+static inline void heis_heatbath_spin(const hv nv[3], hv x, hv u_phi, hv out[3])
+{
+    const hv one = hv_set1(1.0);
+    const hv sin_theta =
+        hv_sqrt(hv_mul(hv_sub(one, x), hv_add(one, x)));
+    hv sin_phi, cos_phi;
+    hv_sincos_2pi(u_phi, &sin_phi, &cos_phi);
+    const hv c1 = hv_mul(sin_theta, cos_phi), c2 = hv_mul(sin_theta, sin_phi);
+    /* frame: k = (ax <= ay && ax <= az) ? 0 : (ay <= az ? 1 : 2) */
+    const hv ax = hv_abs(nv[0]), ay = hv_abs(nv[1]), az = hv_abs(nv[2]);
+    const hm k0 = hm_and(hv_le(ax, ay), hv_le(ax, az));
+    const hm k1 = hm_andnot(k0, hv_le(ay, az));
+    const hm k2 = hm_not(hm_or(k0, k1));
+    const hv tn = heis_sel(k0, nv[0], heis_sel(k1, nv[1], nv[2]));
+    hv t[3];
+    t[0] = hv_sub(hv_and_mask(k0, one), hv_mul(tn, nv[0]));
+    t[1] = hv_sub(hv_and_mask(k1, one), hv_mul(tn, nv[1]));
+    t[2] = hv_sub(hv_and_mask(k2, one), hv_mul(tn, nv[2]));
+    const hv tinv = hv_div(one, hv_sqrt(heis_dot3(t, t)));
+    hv e1[3], e2[3];
+    for (int c = 0; c < 3; c++)
+        e1[c] = hv_mul(t[c], tinv);
+    e2[0] = hv_sub(hv_mul(nv[1], e1[2]), hv_mul(nv[2], e1[1]));
+    e2[1] = hv_sub(hv_mul(nv[2], e1[0]), hv_mul(nv[0], e1[2]));
+    e2[2] = hv_sub(hv_mul(nv[0], e1[1]), hv_mul(nv[1], e1[0]));
+    hv v[3];
+    for (int c = 0; c < 3; c++)
+        v[c] = hv_add(hv_add(hv_mul(x, nv[c]), hv_mul(c1, e1[c])),
+                             hv_mul(c2, e2[c]));
+    const hv inv = hv_div(one, hv_sqrt(heis_dot3(v, v)));
+    for (int c = 0; c < 3; c++)
+        out[c] = hv_to_float(hv_mul(v[c], inv));
+}
+
+/* Two vectors' heat-bath spins from their fields and uniforms. */
+static inline void heis_heatbath_pair(const hv field[2][3], double beta, const hv u_cos[2],
+                                      const hv u_phi[2], hv out[2][3])
+{
+    const hv zero = hv_zero(), one = hv_set1(1.0);
+    hv nv[2][3], a[2], x[2];
+    for (int i = 0; i < 2; i++) {
+        /* len = |H|, n = H / len (e_z when len = 0), a = beta len */
+        const hv len = hv_sqrt(heis_dot3(field[i], field[i]));
+        const hm pos = hv_gt(len, zero);
+        nv[i][0] = heis_sel(pos, hv_div(field[i][0], len), zero);
+        nv[i][1] = heis_sel(pos, hv_div(field[i][1], len), zero);
+        nv[i][2] = heis_sel(pos, hv_div(field[i][2], len), one);
+        a[i] = hv_mul(hv_set1(beta), len);
+    }
+    heis_sample_cos_pair(a, u_cos, x);
+    for (int i = 0; i < 2; i++)
+        heis_heatbath_spin(nv[i], x[i], u_phi[i], out[i]);
+}
+
+#endif

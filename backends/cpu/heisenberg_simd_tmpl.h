@@ -1,0 +1,581 @@
+/*
+ * The Heisenberg steps of the SIMD levels, written once: included by each level's file
+ * (heisenberg_avx2.c, heisenberg_avx512.c) after its primitives (heisenberg_vec_avx2.h,
+ * heisenberg_vec_avx512.h: HEIS_W sites per vector hv, masks hm, W draws hu, loads and
+ * arithmetic, hv_set_first/last, the Philox set heis_draws, and through
+ * heisenberg_rules_simd.h the per-site rules). It defines the level's step_boxes_simd and
+ * pair_boxes_simd (static), which the level's dsp init installs.
+ *
+ * Work unit: HEIS_V vectors of W sites of one colour whose numbers j are consecutive and
+ * start at a multiple of W (the heat bath's draws of four such sites are one Philox block
+ * per sub -- cos theta, azimuth -- so two vectors' draws are one Philox set of the level).
+ * When L_x / 2 is a multiple of W every vector lies in one row and the pass walks row by
+ * row: per row one pointer per neighbouring row reaches all three components, and the local
+ * field of a vector is summed, in the reference's order (x, y, z; forward then backward; h
+ * last), from contiguous loads. Otherwise the pass walks the flat numbering, and vectors
+ * that straddle rows gather their fields lane by lane. Then the HEIS_V vectors run the
+ * update step by step together (overrelaxation is ~100 cycles of dependent arithmetic per
+ * site; the interleaved chains keep the core busy), and the results are rounded to float
+ * and stored as doubles.
+ *
+ * Threads: one team per step (or pair); each colour is a static loop over rows (or
+ * groups); draws are named by the step's name (its sweep and colour) and j, never by thread.
+ */
+struct heis_pass {
+    const struct latmc_lattice *g;
+    struct cpu_heisenberg_soa *s;
+    int replica, colour;
+    double beta, h;
+    bool heatbath;
+    const struct heis_keys *keys;
+    struct latmc_rng_name name; /* the step's draws in this replica's stream (sub 0) */
+    uint32_t c3_phi;            /* counter word 3 of its sub 1 (the azimuth) */
+    int64_t n; /* L_x / 2: sites of one colour per row */
+};
+
+/* Where the field of a row's vectors comes from: the row bases (component or direction
+ * k at offset k n) of the other colour's spins in the rows x (its own), y +- 1, z +- 1,
+ * of the couplings J_{i,mu} of the row's sites and J_{i-mu,mu} of their backward
+ * neighbours (rows x, y - 1, z - 1), and of the row's own spins. */
+struct heis_row {
+    const double *sx, *syf, *syb, *szf, *szb;
+    const double *j, *jbx, *jby, *jbz;
+    double *own;
+    int64_t n;
+    int q; /* x mod 2 of the row's sites: forward x neighbour at m + q, backward m - 1 + q */
+    bool three;
+    double h;
+};
+
+static inline void heis_row_of(const struct heis_pass *p, int64_t row, int64_t y, int64_t z,
+                               struct heis_row *r)
+{
+    const struct latmc_lattice *g = p->g;
+    const struct cpu_heisenberg_soa *s = p->s;
+    const int c = p->colour, oc = 1 - c;
+    const int64_t n = p->n, ly = g->ly, lz = g->lz;
+    const int64_t ryf = latmc_wrap_up(y, ly) + ly * z, ryb = latmc_wrap_down(y, ly) + ly * z;
+    const int64_t rzf = y + ly * latmc_wrap_up(z, lz), rzb = y + ly * latmc_wrap_down(z, lz);
+    const double *o = s->spin[p->replica][oc], *jo = s->coupling[oc];
+    r->n = n;
+    r->q = (int)((c + y + z) & 1);
+    r->three = g->ndim == 3;
+    r->h = p->h;
+    r->sx = o + 3 * row * n;
+    r->syf = o + 3 * ryf * n;
+    r->syb = o + 3 * ryb * n;
+    r->szf = o + 3 * rzf * n;
+    r->szb = o + 3 * rzb * n;
+    r->own = s->spin[p->replica][c] + 3 * row * n;
+    r->j = s->coupling[c] + 3 * row * n;
+    r->jbx = jo + 3 * row * n;
+    r->jby = jo + 3 * ryb * n + n;
+    r->jbz = jo + 3 * rzb * n + 2 * n;
+}
+
+/* One direction's two terms, component by component: f += jf sf, then f += jb sb, the
+ * components of neighbour rows sf, sb at offsets 0, n, 2n from (sf + af), (sb + ab). */
+#define HEIS_TERMS(f, jf, jb, sf, af, sb, ab, n)                                                   \
+    do {                                                                                           \
+        f[0] = hv_add(hv_add(f[0], hv_mul(jf, hv_load(sf + (af)))),             \
+                             hv_mul(jb, hv_load(sb + (ab))));                                 \
+        f[1] = hv_add(hv_add(f[1], hv_mul(jf, hv_load(sf + (n) + (af)))),       \
+                             hv_mul(jb, hv_load(sb + (n) + (ab))));                           \
+        f[2] = hv_add(hv_add(f[2], hv_mul(jf, hv_load(sf + 2 * (n) + (af)))),   \
+                             hv_mul(jb, hv_load(sb + 2 * (n) + (ab))));                       \
+    } while (0)
+
+/* The field and old spin of the row's sites m .. m+W-1 (m < n, m + W <= n). At the row's
+ * ends one lane's x neighbour wraps to the other end: lane W-1's forward (q = 1,
+ * m + W = n) or lane 0's backward (q = 0, m = 0). */
+static inline __attribute__((always_inline)) void heis_row_field(const struct heis_row *r,
+                                                                 int64_t m, hv f[3],
+                                                                 hv s[3])
+{
+    const int64_t n = r->n, fx = m + r->q, bx = m - 1 + r->q;
+    f[0] = f[1] = f[2] = hv_zero();
+    if ((r->q == 1 && m + HEIS_W == n) || (r->q == 0 && m == 0)) {
+        hv jb = hv_load(r->jbx + bx), a[3], b[3];
+        for (int k = 0; k < 3; k++) {
+            a[k] = hv_load(r->sx + k * n + fx);
+            b[k] = hv_load(r->sx + k * n + bx);
+        }
+        if (r->q == 1) {
+            for (int k = 0; k < 3; k++)
+                a[k] = hv_set_last(a[k], r->sx[k * n]);
+        } else {
+            jb = hv_set_first(jb, r->jbx[n - 1]);
+            for (int k = 0; k < 3; k++)
+                b[k] = hv_set_first(b[k], r->sx[k * n + n - 1]);
+        }
+        const hv jf = hv_load(r->j + m);
+        for (int k = 0; k < 3; k++)
+            f[k] = hv_add(hv_add(f[k], hv_mul(jf, a[k])),
+                                 hv_mul(jb, b[k]));
+    } else {
+        HEIS_TERMS(f, hv_load(r->j + m), hv_load(r->jbx + bx), r->sx, fx, r->sx, bx, n);
+    }
+    HEIS_TERMS(f, hv_load(r->j + n + m), hv_load(r->jby + m), r->syf, m, r->syb, m, n);
+    if (r->three)
+        HEIS_TERMS(f, hv_load(r->j + 2 * n + m), hv_load(r->jbz + m), r->szf, m, r->szb, m, n);
+    f[2] = hv_add(f[2], hv_set1(r->h));
+    s[0] = hv_load(r->own + m);
+    s[1] = hv_load(r->own + n + m);
+    s[2] = hv_load(r->own + 2 * n + m);
+}
+
+static inline void heis_row_store(const struct heis_row *r, int64_t m, const hv out[3])
+{
+    hv_store(r->own + m, out[0]);
+    hv_store(r->own + r->n + m, out[1]);
+    hv_store(r->own + 2 * r->n + m, out[2]);
+}
+
+/* The field of one site (colour c, number j), scalar, in the reference's order. */
+static void field_one(const struct heis_pass *p, int64_t j, double field[3])
+{
+    const struct latmc_lattice *g = p->g;
+    const struct cpu_heisenberg_soa *s = p->s;
+    const int c = p->colour, oc = 1 - c;
+    const double *o = s->spin[p->replica][oc];
+    const struct latmc_site site = latmc_checkerboard_site(g, c, j);
+    int64_t fwd[3], bwd[3];
+    cpu_heisenberg_neighbours(g, site, fwd, bwd);
+    field[0] = field[1] = field[2] = 0.0;
+    for (int mu = 0; mu < g->ndim; mu++) {
+        const double jf = s->coupling[c][cpu_heisenberg_soa_index(s, j, mu)];
+        const double jb = s->coupling[oc][cpu_heisenberg_soa_index(s, bwd[mu] / 2, mu)];
+        for (int k = 0; k < 3; k++) {
+            field[k] += jf * o[cpu_heisenberg_soa_index(s, fwd[mu] / 2, k)];
+            field[k] += jb * o[cpu_heisenberg_soa_index(s, bwd[mu] / 2, k)];
+        }
+    }
+    field[2] += p->h;
+}
+
+/* The heat-bath uniforms of HEIS_V vectors of W sites j0[k] .. j0[k] + W - 1 (j0[k] a
+ * multiple of W): Philox blocks j0[k] / 4 .. j0[k] / 4 + W / 4 - 1, sub 0 (cos theta) and 1
+ * (azimuth); one Philox set of the level (heis_draws) holds both subs of both vectors'
+ * blocks, two vectors at a time (sub 1's word 3: the pass's c3_phi). */
+static inline __attribute__((always_inline)) void heatbath_uniforms(const struct heis_pass *p,
+                                                                    const int64_t j0[HEIS_V],
+                                                                    hv u_cos[HEIS_V],
+                                                                    hv u_phi[HEIS_V])
+{
+    for (int k = 0; k < HEIS_V; k += 2) {
+        /* the counters of (block, sub 0) of both vectors' blocks (rng_streams.h), named by
+         * the global numbers (a slab: j_origin, heisenberg_dsp.h) */
+        latmc_philox_ctr x[HEIS_W / 2];
+        for (int v = 0; v < 2; v++)
+            for (int i = 0; i < HEIS_W / 4; i++)
+                x[v * (HEIS_W / 4) + i] = latmc_rng_name_counter(
+                    p->name, (uint64_t)(j0[k + v] + p->s->j_origin) / 4 + (uint64_t)i);
+        hu cos_draws[2], phi_draws[2];
+        heis_draws(p->keys, x, p->c3_phi, cos_draws, phi_draws);
+        for (int v = 0; v < 2; v++) {
+            u_cos[k + v] = heis_uniform(cos_draws[v]);
+            u_phi[k + v] = heis_uniform(phi_draws[v]);
+        }
+    }
+}
+
+/* The update of HEIS_V vectors (fields f, old spins s, numbers j0) into out: heat bath
+ * or overrelaxation (a constant where the caller is specialised, update_row_at). */
+static inline __attribute__((always_inline)) void update_vecs_as(const struct heis_pass *p,
+                                                                 bool heatbath,
+                                                                 const int64_t j0[HEIS_V],
+                                                                 const hv f[HEIS_V][3],
+                                                                 const hv s[HEIS_V][3],
+                                                                 hv out[HEIS_V][3])
+{
+    if (!heatbath) {
+        heis_overrelax(f, s, out);
+        return;
+    }
+    hv u_cos[HEIS_V], u_phi[HEIS_V];
+    heatbath_uniforms(p, j0, u_cos, u_phi);
+    for (int k = 0; k < HEIS_V; k += 2)
+        heis_heatbath_pair(&f[k], p->beta, &u_cos[k], &u_phi[k], &out[k]);
+}
+
+static inline __attribute__((always_inline)) void update_vecs(const struct heis_pass *p,
+                                                              const int64_t j0[HEIS_V],
+                                                              const hv f[HEIS_V][3],
+                                                              const hv s[HEIS_V][3],
+                                                              hv out[HEIS_V][3])
+{
+    update_vecs_as(p, p->heatbath, j0, f, s, out);
+}
+
+/* The fields of chunk m0 of a row: HEIS_V vectors of W sites from m0 (those past the row's end are
+ * zeros, computed but never stored). */
+static inline __attribute__((always_inline)) void row_chunk(const struct heis_row *r, int64_t row,
+                                                            int64_t m0, int64_t j0[HEIS_V],
+                                                            hv f[HEIS_V][3],
+                                                            hv sp[HEIS_V][3])
+{
+    HEIS_EACH
+    {
+        const int64_t m = m0 + HEIS_W * k;
+        j0[k] = row * r->n + (m < r->n ? m : m0);
+        if (m < r->n) {
+            heis_row_field(r, m, f[k], sp[k]);
+        } else {
+            f[k][0] = f[k][1] = f[k][2] = sp[k][0] = sp[k][1] = sp[k][2] = hv_zero();
+        }
+    }
+}
+
+/*
+ * Rows when every vector lies in one (L_x / 2 a multiple of W): the whole row, no
+ * divisions per vector. Software-pipelined: the next chunk's fields (memory-bound loads)
+ * are gathered before this chunk's update (divider-bound), so that the two overlap; the
+ * stores of this chunk touch none of the next chunk's inputs (the other colour's spins,
+ * the couplings, the next chunk's own spins).
+ */
+static inline __attribute__((always_inline)) void update_row_as(const struct heis_pass *p,
+                                                                bool heatbath, int64_t row,
+                                                                int64_t y, int64_t z)
+{
+    struct heis_row r;
+    heis_row_of(p, row, y, z, &r);
+    if (!heatbath) {
+        for (int64_t m0 = 0; m0 < r.n; m0 += HEIS_W * HEIS_V) {
+            int64_t j0[HEIS_V];
+            hv f[HEIS_V][3], sp[HEIS_V][3], out[HEIS_V][3];
+            row_chunk(&r, row, m0, j0, f, sp);
+            heis_overrelax((const hv(*)[3])f, (const hv(*)[3])sp, out);
+            HEIS_EACH
+            {
+                if (m0 + HEIS_W * k < r.n)
+                    heis_row_store(&r, m0 + HEIS_W * k, out[k]);
+            }
+        }
+        return;
+    }
+    int64_t j0[2][HEIS_V];
+    hv f[2][HEIS_V][3], sp[2][HEIS_V][3];
+    row_chunk(&r, row, 0, j0[0], f[0], sp[0]);
+    int cur = 0;
+    for (int64_t m0 = 0; m0 < r.n; m0 += HEIS_W * HEIS_V, cur ^= 1) {
+        if (m0 + HEIS_W * HEIS_V < r.n)
+            row_chunk(&r, row, m0 + HEIS_W * HEIS_V, j0[cur ^ 1], f[cur ^ 1], sp[cur ^ 1]);
+        hv out[HEIS_V][3];
+        update_vecs_as(p, heatbath, j0[cur], (const hv(*)[3])f[cur],
+                       (const hv(*)[3])sp[cur], out);
+        HEIS_EACH
+        {
+            if (m0 + HEIS_W * k < r.n)
+                heis_row_store(&r, m0 + HEIS_W * k, out[k]);
+        }
+    }
+}
+
+/* The row loop compiled once per update: overrelaxation's has no calls (the heat bath's
+ * calls would make the compiler keep every live vector in memory across them). */
+static void update_row_overrelax(const struct heis_pass *p, int64_t row, int64_t y, int64_t z)
+{
+    update_row_as(p, false, row, y, z);
+}
+
+static void update_row_heatbath(const struct heis_pass *p, int64_t row, int64_t y, int64_t z)
+{
+    update_row_as(p, true, row, y, z);
+}
+
+static void update_row_at(const struct heis_pass *p, int64_t row, int64_t y, int64_t z)
+{
+    if (p->heatbath)
+        update_row_heatbath(p, row, y, z);
+    else
+        update_row_overrelax(p, row, y, z);
+}
+
+/* Row `row` (y = row mod L_y, z = row / L_y: lz = 1 in 2D). */
+static void update_row(const struct heis_pass *p, int64_t row)
+{
+    update_row_at(p, row, row % p->g->ly, row / p->g->ly);
+}
+
+/*
+ * Group grp of the flat numbering (L_x / 2 not a multiple of W): vectors
+ * j0 = W (HEIS_V grp + k), of which the sites with numbers in [jlo, jhi) are updated (a
+ * whole colour: [0, N / 2); a box: its rows' numbers). A vector whose four sites are all
+ * in the range and in one row loads as in update_row, the others lane by lane.
+ */
+static inline void update_group_range(const struct heis_pass *p, int64_t grp, int64_t jlo,
+                                      int64_t jhi)
+{
+    const struct cpu_heisenberg_soa *s = p->s;
+    const int c = p->colour;
+    int64_t j0[HEIS_V];
+    int lane0[HEIS_V], nvalid[HEIS_V];
+    bool contiguous[HEIS_V];
+    struct heis_row r[HEIS_V];
+    hv f[HEIS_V][3], sp[HEIS_V][3], out[HEIS_V][3];
+    for (int k = 0; k < HEIS_V; k++) {
+        j0[k] = HEIS_W * (HEIS_V * grp + k);
+        const int64_t left = jhi - j0[k];
+        nvalid[k] = left >= HEIS_W ? HEIS_W : left > 0 ? (int)left : 0; /* lanes below nvalid */
+        lane0[k] = jlo > j0[k] ? (int)(jlo - j0[k] < HEIS_W ? jlo - j0[k] : HEIS_W) : 0; /* from */
+        const int64_t row = j0[k] / p->n, m = j0[k] - row * p->n;
+        contiguous[k] = lane0[k] == 0 && nvalid[k] == HEIS_W && m + HEIS_W <= p->n;
+        if (contiguous[k]) {
+            heis_row_of(p, row, row % p->g->ly, row / p->g->ly, &r[k]);
+            heis_row_field(&r[k], m, f[k], sp[k]);
+            continue;
+        }
+        double fl[3][HEIS_W] = { { 0 } }, sl[3][HEIS_W] = { { 0 } };
+        for (int lane = lane0[k]; lane < nvalid[k]; lane++) {
+            double field[3];
+            field_one(p, j0[k] + lane, field);
+            for (int kk = 0; kk < 3; kk++) {
+                fl[kk][lane] = field[kk];
+                sl[kk][lane] =
+                    s->spin[p->replica][c][cpu_heisenberg_soa_index(s, j0[k] + lane, kk)];
+            }
+        }
+        for (int kk = 0; kk < 3; kk++) {
+            f[k][kk] = hv_load(fl[kk]);
+            sp[k][kk] = hv_load(sl[kk]);
+        }
+    }
+    update_vecs(p, j0, f, sp, out);
+    for (int k = 0; k < HEIS_V; k++) {
+        if (contiguous[k]) {
+            heis_row_store(&r[k], j0[k] - (j0[k] / p->n) * p->n, out[k]);
+            continue;
+        }
+        double o[3][HEIS_W];
+        for (int kk = 0; kk < 3; kk++)
+            hv_store(o[kk], out[k][kk]);
+        for (int lane = lane0[k]; lane < nvalid[k]; lane++)
+            for (int kk = 0; kk < 3; kk++)
+                s->spin[p->replica][c][cpu_heisenberg_soa_index(s, j0[k] + lane, kk)] = o[kk][lane];
+    }
+}
+
+/* ---------------------------------------------------------------------------------- */
+
+/*
+ * One step of the plan on boxes for every replica (cpu_heisenberg_step_boxes_at): the
+ * colour's sites of each box, by rows (L_x / 2 a multiple of W) or by the groups of the
+ * flat numbering that meet the box's numbers (a group across two boxes is visited by both,
+ * each updating its own sites). The replicas' rows (groups) are updated one after the
+ * other, so that the couplings they share are loaded once per step from far memory. Threads:
+ * one team for the step; each box's items are split among it, no barrier between boxes (a
+ * step writes one colour and reads the other; the replicas share only the couplings).
+ */
+static inline void box_item(const struct heis_pass *p, int replicas, bool by_rows, int64_t item,
+                            int64_t jlo, int64_t jhi)
+{
+    for (int r = 0; r < replicas; r++) {
+        if (by_rows)
+            update_row(&p[r], item);
+        else
+            update_group_range(&p[r], item, jlo, jhi);
+    }
+}
+
+/* The passes of colour `colour` of every replica, the step's draws `name` (replica 0,
+ * sub 0): each replica's stream, and word 3 of its sub 1 once per pass, not per group. */
+static void passes_setup(struct heis_pass p[2], const struct latmc_lattice *g,
+                         struct cpu_heisenberg_soa *s, int replicas,
+                         const struct latmc_heisenberg_params *prm, bool heatbath, int colour,
+                         const struct heis_keys *keys, struct latmc_rng_name name)
+{
+    for (int r = 0; r < replicas; r++)
+        p[r] = (struct heis_pass){
+            .g = g,
+            .s = s,
+            .replica = r,
+            .colour = colour,
+            .beta = prm->beta,
+            .h = prm->h,
+            .heatbath = heatbath,
+            .keys = keys,
+            .name = latmc_rng_name_replica(name, (uint32_t)r),
+            .c3_phi = latmc_rng_name_sub(latmc_rng_name_replica(name, (uint32_t)r), 1).c3,
+            .n = g->lx / 2,
+        };
+}
+
+static uint64_t step_boxes_simd(const struct latmc_lattice *g,
+                                const struct cpu_heisenberg_fields *f, int replicas,
+                                const struct latmc_heisenberg_params *prm, bool heatbath,
+                                int colour, uint64_t seed, struct latmc_rng_name name,
+                                const struct latmc_box *boxes, int n_boxes,
+                                const struct cpu_team *team)
+{
+    struct cpu_heisenberg_soa *s = f->soa;
+    struct heis_keys keys;
+    heis_keys_init(&keys, seed);
+    const bool by_rows = (g->lx / 2) % HEIS_W == 0;
+    const int64_t n = g->lx / 2, rpp = cpu_heisenberg_rows_per_plane(g);
+    const int64_t per_group = HEIS_W * HEIS_V;
+    struct heis_pass p[2];
+    passes_setup(p, g, s, replicas, prm, heatbath, colour, &keys, name);
+    uint64_t updates = 0;
+    for (int i = 0; i < n_boxes; i++)
+        updates += (uint64_t)(boxes[i].extent[boxes[i].axis] * rpp * n);
+    if (team->size == 1) {
+        for (int i = 0; i < n_boxes; i++) {
+            const int64_t r0 = boxes[i].origin[boxes[i].axis] * rpp;
+            const int64_t r1 = r0 + boxes[i].extent[boxes[i].axis] * rpp;
+            const int64_t jlo = r0 * n, jhi = r1 * n;
+            const int64_t first = by_rows ? r0 : jlo / per_group;
+            const int64_t last = by_rows ? r1 : (jhi + per_group - 1) / per_group;
+            for (int64_t item = first; item < last; item++)
+                box_item(p, replicas, by_rows, item, jlo, jhi);
+        }
+        return heatbath ? updates * (uint64_t)replicas : 0;
+    }
+    /* in the team's region (cpu_omp.h): the loops bind to it */
+    for (int i = 0; i < n_boxes; i++) {
+        const int64_t r0 = boxes[i].origin[boxes[i].axis] * rpp;
+        const int64_t r1 = r0 + boxes[i].extent[boxes[i].axis] * rpp;
+        const int64_t jlo = r0 * n, jhi = r1 * n;
+        const int64_t first = by_rows ? r0 : jlo / per_group;
+        const int64_t last = by_rows ? r1 : (jhi + per_group - 1) / per_group;
+        LATMC_OMP(for schedule(static) nowait)
+        for (int64_t item = first; item < last; item++)
+            box_item(p, replicas, by_rows, item, jlo, jhi);
+    }
+    return heatbath ? updates * (uint64_t)replicas : 0;
+}
+
+/* ---- a fused pair: both colours of a pass in one wavefront over the planes ---- */
+
+/*
+ * Why the fused pair is the chain bit for bit. A pass is colour c on every site, then
+ * colour c' = 1 - c on every site. A site reads only sites of the other colour, in its own
+ * plane and the planes directly below and above it along the cut axis (planes z in 3D,
+ * rows y in 2D; nearest neighbours). In the plain order every c site sees its neighbours'
+ * c' values from before the pass and every c' site the c values after the pass's colour
+ * c. The wavefront over a band of consecutive planes [a, b) updates colour c on plane z,
+ * then colour c' on plane z - 1 when z - 1 > a:
+ *  (1) when c' of plane q (a < q < b - 1) is updated, c of q - 1, q and q + 1 is done:
+ *      they lie in the band and were taken in increasing order up to q + 1;
+ *  (2) when c of plane z is updated, c' of z - 1, z and z + 1 is not: c' is only updated
+ *      on planes a < q <= z - 2 of the band, and on no plane outside it before the
+ *      barrier below (the neighbouring bands' own c' planes are never neighbours of this
+ *      band's planes: those are the bands' first and last planes, left for later).
+ * The first and last planes of a band read c on the neighbouring bands' planes (plane 0
+ * reads plane L - 1 across the periodic wrap), so their c' comes after every band's
+ * colour c: after the team's barrier, or for a box's own first and last planes in the
+ * PAIR_BORDER part, after the core's halo exchange. So every site sees exactly the values
+ * of the plain order. The updates of one colour commute (no two of them interact;
+ * overrelaxation is deterministic and the heat bath's draws are named by (sweep, colour,
+ * site), never by position in time or thread), so the configuration after the pair is
+ * that of the two WHOLE steps, bit for bit, for any team size and cut into boxes.
+ * Memory: a pass streams every array once instead of twice (the c' sites of plane z - 1
+ * and their couplings are still in the cache from plane z's colour c).
+ */
+
+/* The passes of both colours of a pair (every replica), rows per plane. */
+struct heis_pair {
+    struct heis_pass first[2], second[2];
+    int replicas;
+    int64_t rpp;
+};
+
+/* One colour (passes p of every replica) on plane z: its rows, each replica in turn (a
+ * plane is the rows y of one z in 3D, row y = z in 2D: no divisions per row). */
+static void plane_colour(const struct heis_pair *w, const struct heis_pass *p, int64_t z)
+{
+    const bool three = p[0].g->ndim == 3;
+    for (int64_t k = 0; k < w->rpp; k++)
+        for (int r = 0; r < w->replicas; r++)
+            update_row_at(&p[r], z * w->rpp + k, three ? k : z, three ? z : 0);
+}
+
+/* The wavefront over band [a, b): colour c on every plane, c' on all but a and b - 1. */
+static void wave_band(const struct heis_pair *w, int64_t a, int64_t b)
+{
+    for (int64_t z = a; z < b; z++) {
+        plane_colour(w, w->first, z);
+        if (z - 1 > a)
+            plane_colour(w, w->second, z - 1);
+    }
+}
+
+static int64_t box_lo(const struct latmc_box *box)
+{
+    return box->origin[box->axis];
+}
+
+static int64_t box_hi(const struct latmc_box *box)
+{
+    return box->origin[box->axis] + box->extent[box->axis];
+}
+
+/* Member `team`'s band of the boxes' planes, taken box after box, cut at the boxes' ends:
+ * piece [*a, *b) in box i (empty when *a >= *b). */
+static void band_piece(const struct latmc_box *boxes, int i, int64_t before, int64_t u0,
+                       int64_t u1, int64_t *a, int64_t *b)
+{
+    const int64_t ext = box_hi(&boxes[i]) - box_lo(&boxes[i]);
+    *a = box_lo(&boxes[i]) + (u0 > before ? u0 - before : 0);
+    *b = box_lo(&boxes[i]) + (u1 - before < ext ? u1 - before : ext);
+}
+
+/*
+ * A PAIR part (lib/box.h) of steps (colour, 1 - colour) of one pass on the boxes, for
+ * every replica, L_x / 2 a multiple of W (rows: the pair's step_caps, dsp.row_lanes): INTERIOR is colour
+ * c on every plane of the boxes and c' on all but each box's first and last, BORDER c' on
+ * those, WHOLE both. The team takes bands of consecutive planes of all the boxes at once
+ * (a box never writes what another box reads in a part); a band's own first and last
+ * planes wait for the one barrier. Returns the part's heat-bath updates (all members').
+ */
+static uint64_t pair_boxes_simd(const struct latmc_lattice *g, struct cpu_heisenberg_soa *s,
+                                int replicas, const struct latmc_heisenberg_params *prm,
+                                bool heatbath, int colour, int part, uint64_t seed,
+                                const struct latmc_rng_name names[2],
+                                const struct latmc_box *boxes, int n_boxes,
+                                const struct cpu_team *team)
+{
+    struct heis_keys keys;
+    heis_keys_init(&keys, seed);
+    struct heis_pair w;
+    w.replicas = replicas;
+    w.rpp = cpu_heisenberg_rows_per_plane(g);
+    passes_setup(w.first, g, s, replicas, prm, heatbath, colour, &keys, names[0]);
+    passes_setup(w.second, g, s, replicas, prm, heatbath, 1 - colour, &keys, names[1]);
+    const int64_t half_plane = w.rpp * (g->lx / 2);
+    const uint64_t per_plane = heatbath ? (uint64_t)(half_plane * replicas) : 0;
+    if (part == LATMC_STEP_PAIR_BORDER) { /* every box has at least 2 planes */
+        int64_t u0, u1;
+        cpu_team_share(team, 2 * (int64_t)n_boxes, &u0, &u1);
+        for (int64_t u = u0; u < u1; u++)
+            plane_colour(&w, w.second, u % 2 ? box_hi(&boxes[u / 2]) - 1 : box_lo(&boxes[u / 2]));
+        return per_plane * 2 * (uint64_t)n_boxes;
+    }
+    const bool whole = part == LATMC_STEP_PAIR_WHOLE;
+    int64_t planes = 0;
+    for (int i = 0; i < n_boxes; i++)
+        planes += box_hi(&boxes[i]) - box_lo(&boxes[i]);
+    int64_t u0, u1;
+    cpu_team_share(team, planes, &u0, &u1);
+    for (int64_t i = 0, before = 0; i < n_boxes;
+         before += box_hi(&boxes[i]) - box_lo(&boxes[i]), i++) {
+        int64_t a, b;
+        band_piece(boxes, (int)i, before, u0, u1, &a, &b);
+        if (a < b)
+            wave_band(&w, a, b);
+    }
+    cpu_team_barrier(team);
+    for (int64_t i = 0, before = 0; i < n_boxes;
+         before += box_hi(&boxes[i]) - box_lo(&boxes[i]), i++) {
+        int64_t a, b;
+        band_piece(boxes, (int)i, before, u0, u1, &a, &b);
+        /* the band's ends, but for its box's own first and last planes (unless whole) */
+        const int64_t first = whole ? -1 : box_lo(&boxes[i]);
+        const int64_t last = whole ? -1 : box_hi(&boxes[i]) - 1;
+        if (a < b && a != first && a != last)
+            plane_colour(&w, w.second, a);
+        if (b - 1 > a && b - 1 != last)
+            plane_colour(&w, w.second, b - 1);
+    }
+    return per_plane * (uint64_t)(2 * planes - (whole ? 0 : 2 * (int64_t)n_boxes));
+}
+

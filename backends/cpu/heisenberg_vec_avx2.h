@@ -1,0 +1,181 @@
+/*
+ * The primitives of the Heisenberg SIMD kernels (heisenberg_rules_simd.h,
+ * heisenberg_simd_tmpl.h) for the AVX2 level: four sites per __m256d, masks as __m256d of
+ * all-ones / all-zeros lanes, four draws per __m128i, the shared transcendental functions of
+ * math_avx2.h, and Philox on four blocks per __m256i (philox_lanes_avx2.h). Include only
+ * where -mavx2 is on.
+ */
+#ifndef LATMC_CPU_HEISENBERG_VEC_AVX2_H
+#define LATMC_CPU_HEISENBERG_VEC_AVX2_H
+
+#include <immintrin.h>
+
+#include "math_avx2.h"
+#include "philox_lanes_avx2.h"
+#include "philox.h"
+
+#define HEIS_W 4 /* sites per vector */
+
+typedef __m256d hv; /* HEIS_W doubles */
+typedef __m256d hm; /* a mask of HEIS_W lanes */
+typedef __m128i hu; /* HEIS_W 32-bit draws */
+
+static inline hv hv_load(const double *p)
+{
+    return _mm256_loadu_pd(p);
+}
+static inline void hv_store(double *p, hv v)
+{
+    _mm256_storeu_pd(p, v);
+}
+static inline hv hv_zero(void)
+{
+    return _mm256_setzero_pd();
+}
+static inline hv hv_set1(double x)
+{
+    return _mm256_set1_pd(x);
+}
+static inline hv hv_add(hv a, hv b)
+{
+    return _mm256_add_pd(a, b);
+}
+static inline hv hv_sub(hv a, hv b)
+{
+    return _mm256_sub_pd(a, b);
+}
+static inline hv hv_mul(hv a, hv b)
+{
+    return _mm256_mul_pd(a, b);
+}
+static inline hv hv_div(hv a, hv b)
+{
+    return _mm256_div_pd(a, b);
+}
+static inline hv hv_sqrt(hv a)
+{
+    return _mm256_sqrt_pd(a);
+}
+static inline hm hv_gt(hv a, hv b)
+{
+    return _mm256_cmp_pd(a, b, _CMP_GT_OQ);
+}
+static inline hm hv_lt(hv a, hv b)
+{
+    return _mm256_cmp_pd(a, b, _CMP_LT_OQ);
+}
+static inline hm hv_le(hv a, hv b)
+{
+    return _mm256_cmp_pd(a, b, _CMP_LE_OQ);
+}
+static inline hm hv_eq(hv a, hv b)
+{
+    return _mm256_cmp_pd(a, b, _CMP_EQ_OQ);
+}
+/* !(a > b): true where unordered */
+static inline hm hv_ngt(hv a, hv b)
+{
+    return _mm256_cmp_pd(a, b, _CMP_NGT_UQ);
+}
+/* m ? yes : no */
+static inline hv hv_sel(hm m, hv yes, hv no)
+{
+    return _mm256_blendv_pd(no, yes, m);
+}
+/* m ? v : +0 */
+static inline hv hv_and_mask(hm m, hv v)
+{
+    return _mm256_and_pd(m, v);
+}
+static inline hm hm_and(hm a, hm b)
+{
+    return _mm256_and_pd(a, b);
+}
+/* !a && b */
+static inline hm hm_andnot(hm a, hm b)
+{
+    return _mm256_andnot_pd(a, b);
+}
+static inline hm hm_or(hm a, hm b)
+{
+    return _mm256_or_pd(a, b);
+}
+static inline hm hm_not(hm a)
+{
+    return _mm256_andnot_pd(a, _mm256_castsi256_pd(_mm256_set1_epi64x(-1)));
+}
+static inline hv hv_abs(hv x)
+{
+    return _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
+}
+/* Round to float and back: the stored spin (latmc_heisenberg_store_unit's (float) cast). */
+static inline hv hv_to_float(hv x)
+{
+    return _mm256_cvtps_pd(_mm256_cvtpd_ps(x));
+}
+/* The draws r - 2^31 as signed integers, converted (exactly) to double. */
+static inline hv hv_from_i32_flipped(hu r)
+{
+    return _mm256_cvtepi32_pd(_mm_xor_si128(r, _mm_set1_epi32((int)0x80000000u)));
+}
+/* v with lane 0 (lane HEIS_W - 1) replaced by x */
+static inline hv hv_set_first(hv v, double x)
+{
+    return _mm256_blend_pd(v, _mm256_set1_pd(x), 0x1);
+}
+static inline hv hv_set_last(hv v, double x)
+{
+    return _mm256_blend_pd(v, _mm256_set1_pd(x), 0x8);
+}
+static inline __attribute__((always_inline)) hv hv_exp_kernel(hv x, hv *scale)
+{
+    return latmc_exp_kernel_avx2(x, scale);
+}
+_Static_assert(LATMC_LOG_AVX2_N == 2, "hv_log2 takes two vectors");
+static inline __attribute__((always_inline)) void hv_log2(const hv x[2], hv out[2])
+{
+    latmc_log_avx2_n(x, out);
+}
+static inline __attribute__((always_inline)) void hv_sincos_2pi(hv u, hv *s, hv *c)
+{
+    latmc_sincos_2pi_avx2(u, s, c);
+}
+
+/* ---- Philox: the heat bath's draws of two vectors in one four-block set ---- */
+
+#define heis_keys latmc_philox_x4_keys
+static inline void heis_keys_init(struct heis_keys *k, uint64_t seed)
+{
+    latmc_philox_x4_keys_init(k, seed);
+}
+
+/*
+ * The draws of subs 0 (cos theta) and 1 (azimuth) of blocks x[0] (the first vector's four
+ * sites) and x[1] (the second's): x[i] their counters with sub 0, c3_phi word 3 of sub 1
+ * (latmc_rng_name_sub). One set of four lanes: (x0, sub 0), (x0, sub 1), (x1, sub 0),
+ * (x1, sub 1).
+ */
+static inline __attribute__((always_inline)) void heis_draws(const struct heis_keys *k,
+                                                             const latmc_philox_ctr x[2],
+                                                             uint32_t c3_phi, hu cos_draws[2],
+                                                             hu phi_draws[2])
+{
+    const long long w3 = (long long)x[0].v[3], w3_phi = (long long)c3_phi;
+    __m256i c0 = _mm256_setr_epi64x(x[0].v[0], x[0].v[0], x[1].v[0], x[1].v[0]);
+    __m256i c1 = _mm256_setr_epi64x(x[0].v[1], x[0].v[1], x[1].v[1], x[1].v[1]);
+    __m256i c2 = _mm256_set1_epi64x(x[0].v[2]);
+    __m256i c3 = _mm256_setr_epi64x(w3, w3_phi, w3, w3_phi);
+    latmc_philox_x4(k, &c0, &c1, &c2, &c3);
+    __m256i o01, o23;
+    latmc_philox_x4_pack(c0, c1, c2, c3, &o01, &o23);
+    const __m256i cd = _mm256_unpacklo_epi64(o01, o23); /* x0 words 0-3, x1 0-3 */
+    const __m256i pd = _mm256_unpackhi_epi64(o01, o23);
+    cos_draws[0] = _mm256_castsi256_si128(cd);
+    cos_draws[1] = _mm256_extracti128_si256(cd, 1);
+    phi_draws[0] = _mm256_castsi256_si128(pd);
+    phi_draws[1] = _mm256_extracti128_si256(pd, 1);
+}
+
+#include "heisenberg_rules_simd.h"
+
+#endif

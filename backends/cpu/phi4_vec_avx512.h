@@ -1,0 +1,323 @@
+/*
+ * The primitives of phi4_simd_tmpl.h for the AVX-512 level (F, DQ, BW, VL): sixteen phi^4
+ * field values per vector -- float: one __m512, double: two __m512d -- masks of sixteen
+ * lanes in one __mmask16, and the Philox over eight blocks per __m512i
+ * (philox_lanes_avx512.h). Every function performs, lane by lane, the same IEEE operations
+ * as its phi4_vec_avx2.h counterpart (the same exact fused multiply-adds, no others), so
+ * the level computes the reference's chain bit for bit; only the width and the means of
+ * the exact steps (mask registers in place of blends) differ. Include only where the
+ * AVX-512 flags are on.
+ */
+#ifndef LATMC_CPU_PHI4_VEC_AVX512_H
+#define LATMC_CPU_PHI4_VEC_AVX512_H
+
+#include <immintrin.h>
+
+#include "math_avx512.h"
+#include "philox_lanes_avx512.h"
+#include "phi4.h"
+
+/* Lanes per vector: a group of 16 sites, four Philox blocks (phi4_simd_tmpl.h). */
+#define PHI4_W 16
+
+/* ---- the Philox primitives: eight blocks per __m512i ---- */
+
+typedef __m512i phi4_iv;
+#define phi4_keys latmc_philox_x8_keys
+#define phi4_pre latmc_philox_x8_pre
+#define PHI4_NSETS LATMC_PHILOX_X8_NSETS
+static inline void phi4_keys_init(struct phi4_keys *k, uint64_t seed)
+{
+    latmc_philox_x8_keys_init(k, seed);
+}
+static inline void phi4_pre_of(const struct phi4_keys *k, phi4_iv w0, phi4_iv w1, phi4_iv w2,
+                               struct phi4_pre *pre)
+{
+    latmc_philox_x8_pre(k, w0, w1, w2, pre);
+}
+static inline __attribute__((always_inline)) void phi4_finish_sets(
+    const struct phi4_keys *k, const struct phi4_pre *const pre[PHI4_NSETS], phi4_iv w3,
+    phi4_iv out01[PHI4_NSETS], phi4_iv out23[PHI4_NSETS])
+{
+    latmc_philox_x8_finish_sets(k, pre, w3, out01, out23);
+}
+/* Each of w[0 .. 3] twice: lanes (w0, w0, w1, w1, w2, w2, w3, w3). */
+static inline phi4_iv phi4_iv_pairs(const uint32_t w[PHI4_W / 4])
+{
+    return _mm512_setr_epi64(w[0], w[0], w[1], w[1], w[2], w[2], w[3], w[3]);
+}
+static inline phi4_iv phi4_iv_set1(uint32_t w)
+{
+    return _mm512_set1_epi64(w);
+}
+static inline phi4_iv phi4_iv_alternate(uint32_t a, uint32_t b)
+{
+    return _mm512_setr_epi64(a, b, a, b, a, b, a, b);
+}
+static inline phi4_iv phi4_iv_add64(phi4_iv a, phi4_iv b)
+{
+    return _mm512_add_epi64(a, b);
+}
+/* Lanes 0, 2, 4, 6 of a and b interleaved (a0 b0 a2 b2 a4 b4 a6 b6): words 0-3 of blocks
+ * 0, 2, 4, 6 of eight -- with the blocks as (b, eta), (b, u) pairs, the eta words of the
+ * group's four blocks in site order. */
+static inline phi4_iv phi4_iv_unpacklo(phi4_iv a, phi4_iv b)
+{
+    return _mm512_unpacklo_epi64(a, b);
+}
+static inline phi4_iv phi4_iv_unpackhi(phi4_iv a, phi4_iv b)
+{
+    return _mm512_unpackhi_epi64(a, b);
+}
+
+/* ---- float: one __m512 ---- */
+
+typedef __m512 vec_f;
+typedef __mmask16 mask_f;
+
+static inline vec_f load_f(const float *p)
+{
+    return _mm512_loadu_ps(p);
+}
+static inline void store_f(float *p, vec_f v)
+{
+    _mm512_storeu_ps(p, v);
+}
+static inline vec_f set1_f(float s)
+{
+    return _mm512_set1_ps(s);
+}
+static inline vec_f add_f(vec_f a, vec_f b)
+{
+    return _mm512_add_ps(a, b);
+}
+static inline vec_f sub_f(vec_f a, vec_f b)
+{
+    return _mm512_sub_ps(a, b);
+}
+static inline vec_f mul_f(vec_f a, vec_f b)
+{
+    return _mm512_mul_ps(a, b);
+}
+static inline vec_f neg_f(vec_f a)
+{
+    return _mm512_xor_ps(a, _mm512_set1_ps(-0.0f));
+}
+static inline mask_f gt_f(vec_f a, vec_f b)
+{
+    return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ);
+}
+/* m ? a : b, lane by lane */
+static inline vec_f select_f(mask_f m, vec_f a, vec_f b)
+{
+    return _mm512_mask_blend_ps(m, b, a);
+}
+static inline unsigned bits_f(mask_f m)
+{
+    return (unsigned)m;
+}
+/* Lanes [from, to) of a mask (0 <= from <= to <= 16). */
+static inline mask_f lanes_f(int from, int to)
+{
+    return (mask_f)(((1u << to) - 1u) & ~((1u << from) - 1u));
+}
+static inline vec_f set_lane_f(vec_f v, int lane, float s)
+{
+    return _mm512_mask_mov_ps(v, (mask_f)(1u << lane), _mm512_set1_ps(s));
+}
+static inline void maskstore_f(float *p, mask_f m, vec_f v)
+{
+    _mm512_mask_storeu_ps(p, m, v);
+}
+
+/* latmc_phi4_signed_f: phi4_vec_avx2.h's signed_f (one rounding of an exact sum). */
+static inline vec_f signed_f(__m512i r)
+{
+    const __m512i s = _mm512_xor_si512(r, _mm512_set1_epi32((int)0x80000000u));
+    const __m512 hi = _mm512_cvtepi32_ps(_mm512_and_si512(s, _mm512_set1_epi32(~0xff)));
+    const __m512 lo = _mm512_cvtepi32_ps(_mm512_and_si512(r, _mm512_set1_epi32(0xff)));
+    const __m512 lo_scaled =
+        _mm512_fmadd_ps(lo, _mm512_set1_ps(0x1p-31f), _mm512_set1_ps(0x1p-32f));
+    return _mm512_fmadd_ps(hi, _mm512_set1_ps(0x1p-31f), lo_scaled);
+}
+
+/* latmc_phi4_unit_f: phi4_vec_avx2.h's unit_f. */
+static inline vec_f unit_f(__m512i r)
+{
+    const __m512 hi = _mm512_cvtepi32_ps(_mm512_srli_epi32(r, 8));
+    const __m512 lo = _mm512_cvtepi32_ps(_mm512_and_si512(r, _mm512_set1_epi32(0xff)));
+    const __m512 lo_scaled =
+        _mm512_fmadd_ps(lo, _mm512_set1_ps(0x1p-32f), _mm512_set1_ps(0x1p-32f));
+    return _mm512_fmadd_ps(hi, _mm512_set1_ps(0x1p-24f), lo_scaled);
+}
+
+enum { PHI4_LOG_N = LATMC_LOG_AVX512_N };
+static inline __attribute__((always_inline)) void logn_f(const vec_f x[PHI4_LOG_N],
+                                                         vec_f out[PHI4_LOG_N])
+{
+    latmc_logf_avx512_n(x, out);
+}
+
+/* The quick logarithm of phi4_vec_avx2.h (logq_one_f there: the same polynomial, the same
+ * fused operations, so the same values and the same bound PHI4_LOGQ_BOUND_F). */
+#define PHI4_LOGQ_BOUND_F 0x1p-13f
+static inline vec_f logq_one_f(vec_f u)
+{
+    const __m512i b = _mm512_castps_si512(u);
+    const __m512 k =
+        _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_srli_epi32(b, 23), _mm512_set1_epi32(127)));
+    const __m512 m = _mm512_castsi512_ps(_mm512_or_si512(
+        _mm512_and_si512(b, _mm512_set1_epi32(0x007fffff)), _mm512_set1_epi32(0x3f800000)));
+    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(-0x1.bd681cp-5f), m, _mm512_set1_ps(0x1.bc58cap-2f));
+    p = _mm512_fmadd_ps(p, m, _mm512_set1_ps(-0x1.70caa6p+0f));
+    p = _mm512_fmadd_ps(p, m, _mm512_set1_ps(0x1.657baap+1f));
+    p = _mm512_fmadd_ps(p, m, _mm512_set1_ps(-0x1.bb526cp+0f));
+    return _mm512_fmadd_ps(k, _mm512_set1_ps(0x1.62e43p-1f), p);
+}
+
+static inline __attribute__((always_inline)) void logq_f(const vec_f x[PHI4_LOG_N],
+                                                         vec_f out[PHI4_LOG_N])
+{
+    for (int i = 0; i < PHI4_LOG_N; i++)
+        out[i] = logq_one_f(x[i]);
+}
+
+/* phi4_vec_avx2.h's hitq_f: dH in the reference's order, the quick logarithm's sure
+ * decisions, the exact logarithm for the vector where some lane is unsure. */
+static inline __attribute__((always_inline)) vec_f hitq_f(vec_f o, vec_f step, vec_f lq,
+                                                          vec_f c, vec_f site, vec_f quartic,
+                                                          __m512i r_u, unsigned *acc)
+{
+    const vec_f n = add_f(o, step);
+    const vec_f nn_oo = add_f(mul_f(n, n), mul_f(o, o));
+    const vec_f inner = add_f(site, mul_f(quartic, nn_oo));
+    const vec_f dh = mul_f(sub_f(n, o), sub_f(mul_f(add_f(n, o), inner), c));
+    const vec_f t = add_f(dh, lq), e = set1_f(PHI4_LOGQ_BOUND_F);
+    mask_f a = _mm512_cmp_ps_mask(t, neg_f(e), _CMP_LT_OQ);
+    const mask_f rejected = _mm512_cmp_ps_mask(t, e, _CMP_GT_OQ);
+    if (__builtin_expect((mask_f)(a | rejected) != 0xffffu, 0)) {
+        const vec_f u[PHI4_LOG_N] = { unit_f(r_u), unit_f(r_u) };
+        vec_f lg[PHI4_LOG_N];
+        logn_f(u, lg);
+        a = gt_f(neg_f(dh), lg[0]);
+    }
+    *acc = bits_f(a);
+    return select_f(a, n, o);
+}
+
+/* ---- double: two __m512d, lanes 0-7 and 8-15; masks of 16 lanes ---- */
+
+typedef struct {
+    __m512d lo, hi;
+} vec_d;
+typedef __mmask16 mask_d;
+
+static inline vec_d load_d(const double *p)
+{
+    return (vec_d){ _mm512_loadu_pd(p), _mm512_loadu_pd(p + 8) };
+}
+static inline void store_d(double *p, vec_d v)
+{
+    _mm512_storeu_pd(p, v.lo);
+    _mm512_storeu_pd(p + 8, v.hi);
+}
+static inline vec_d set1_d(double s)
+{
+    return (vec_d){ _mm512_set1_pd(s), _mm512_set1_pd(s) };
+}
+static inline vec_d add_d(vec_d a, vec_d b)
+{
+    return (vec_d){ _mm512_add_pd(a.lo, b.lo), _mm512_add_pd(a.hi, b.hi) };
+}
+static inline vec_d sub_d(vec_d a, vec_d b)
+{
+    return (vec_d){ _mm512_sub_pd(a.lo, b.lo), _mm512_sub_pd(a.hi, b.hi) };
+}
+static inline vec_d mul_d(vec_d a, vec_d b)
+{
+    return (vec_d){ _mm512_mul_pd(a.lo, b.lo), _mm512_mul_pd(a.hi, b.hi) };
+}
+static inline vec_d neg_d(vec_d a)
+{
+    const __m512d m = _mm512_set1_pd(-0.0);
+    return (vec_d){ _mm512_xor_pd(a.lo, m), _mm512_xor_pd(a.hi, m) };
+}
+static inline mask_d gt_d(vec_d a, vec_d b)
+{
+    return (mask_d)(_mm512_cmp_pd_mask(a.lo, b.lo, _CMP_GT_OQ) |
+                    (unsigned)_mm512_cmp_pd_mask(a.hi, b.hi, _CMP_GT_OQ) << 8);
+}
+static inline vec_d select_d(mask_d m, vec_d a, vec_d b)
+{
+    return (vec_d){ _mm512_mask_blend_pd((__mmask8)m, b.lo, a.lo),
+                    _mm512_mask_blend_pd((__mmask8)(m >> 8), b.hi, a.hi) };
+}
+static inline unsigned bits_d(mask_d m)
+{
+    return (unsigned)m;
+}
+static inline mask_d lanes_d(int from, int to)
+{
+    return lanes_f(from, to);
+}
+static inline vec_d set_lane_d(vec_d v, int lane, double s)
+{
+    return select_d(lanes_d(lane, lane + 1), set1_d(s), v);
+}
+static inline void maskstore_d(double *p, mask_d m, vec_d v)
+{
+    _mm512_mask_storeu_pd(p, (__mmask8)m, v.lo);
+    _mm512_mask_storeu_pd(p + 8, (__mmask8)(m >> 8), v.hi);
+}
+
+/* latmc_phi4_signed_d, latmc_phi4_unit_d: phi4_vec_avx2.h's (one exact fused
+ * multiply-add per half). */
+static inline vec_d signed_d(__m512i r)
+{
+    const __m512i s = _mm512_xor_si512(r, _mm512_set1_epi32((int)0x80000000u));
+    const __m512d scale = _mm512_set1_pd(0x1p-31), half = _mm512_set1_pd(0x1p-32);
+    const __m512d lo = _mm512_cvtepi32_pd(_mm512_castsi512_si256(s));
+    const __m512d hi = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(s, 1));
+    return (vec_d){ _mm512_fmadd_pd(lo, scale, half), _mm512_fmadd_pd(hi, scale, half) };
+}
+static inline vec_d unit_d(__m512i r)
+{
+    const __m512i s = _mm512_xor_si512(r, _mm512_set1_epi32((int)0x80000000u));
+    const __m512d off = _mm512_set1_pd(2147483649.0 * 0x1p-32), scale = _mm512_set1_pd(0x1p-32);
+    const __m512d lo = _mm512_cvtepi32_pd(_mm512_castsi512_si256(s));
+    const __m512d hi = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(s, 1));
+    return (vec_d){ _mm512_fmadd_pd(lo, scale, off), _mm512_fmadd_pd(hi, scale, off) };
+}
+
+/* The double hit decides on the exact logarithm: each vector's halves are the two chains
+ * of one latmc_log_avx512_n call. */
+_Static_assert(LATMC_LOG_AVX512_N == 2, "logq_d pairs the halves of a vec_d");
+static inline __attribute__((always_inline)) void logq_d(const vec_d x[PHI4_LOG_N],
+                                                         vec_d out[PHI4_LOG_N])
+{
+    for (int i = 0; i < PHI4_LOG_N; i++) {
+        const __m512d in[2] = { x[i].lo, x[i].hi };
+        __m512d res[2];
+        latmc_log_avx512_n(in, res);
+        out[i].lo = res[0];
+        out[i].hi = res[1];
+    }
+}
+
+/* One Metropolis hit on 16 lanes (latmc_phi4_hit), as phi4_vec_avx2.h's hit_d. */
+static inline __attribute__((always_inline)) vec_d hitq_d(vec_d o, vec_d step, vec_d lg,
+                                                          vec_d c, vec_d site, vec_d quartic,
+                                                          __m512i r_u, unsigned *acc)
+{
+    (void)r_u;
+    const vec_d n = add_d(o, step);
+    const vec_d nn_oo = add_d(mul_d(n, n), mul_d(o, o));
+    const vec_d inner = add_d(site, mul_d(quartic, nn_oo));
+    /* dH = (n - o) ((n + o) (site + quartic (n n + o o)) - c) */
+    const vec_d dh = mul_d(sub_d(n, o), sub_d(mul_d(add_d(n, o), inner), c));
+    const mask_d a = gt_d(neg_d(dh), lg);
+    *acc = bits_d(a);
+    return select_d(a, n, o);
+}
+
+#endif
