@@ -284,7 +284,7 @@ const struct row rows[] = {
     "threads=2,boxes=2,recut=5 boxes=3,serialize,then.one boxes=3,save,then.boxes=5 "      \
     "cold,boxes=3 setspins,boxes=2"
 #define CLUSTER_PARTS PARTS_ALL " setspins,parts=3 cold,parts=2,shared"
-#define CLUSTER_NOT_CUDA "cuda devices=2 cuda,ens"
+#define CLUSTER_NOT_CUDA "cuda devices=2 cuda,ens mpi,cuda"
 #define CLUSTER_ALL CLUSTER_BOXES " " CLUSTER_PARTS " " MPI " " ENS " " CLUSTER_NOT_CUDA
     /* 24 planes: 2 to 8 planes a part, 2D; 12 planes of 48 sites, 3D */
     { "ising2d_sw", 2, { 32, 24, 0 }, CLUSTER_ALL },
@@ -302,6 +302,9 @@ const struct row rows[] = {
     /* the threaded labelling (>= 65536 sites; a part's slab too) */
     { "ising2d_sw", 2, { 256, 512, 0 }, "threads=2 threads=3,boxes=2 parts=2,threads=2" },
     { "ising3d_sw", 3, { 44, 40, 42 }, "threads=2 threads=3,boxes=2" },
+    { "ising_pmj_sw", 3, { 40, 42, 44 }, "threads=2 threads=3,boxes=3" },
+    { "potts3_sw_field", 2, { 270, 252, 0 }, "threads=2 threads=3,boxes=5" },
+    { "ising2d_wolff", 2, { 256, 256, 0 }, "threads=2 threads=3,boxes=2" },
     { "potts3_wolff", 2, { 256, 260, 0 }, "threads=2 threads=3,boxes=2" },
     /* embedded clusters (every part holds the whole lattice for the step); 5 units of
      * the colouring along the last axis (phi^4 with a finite Lambda: 8 planes 2D) */
