@@ -168,7 +168,7 @@ static void refusals_ising_potts(void **state)
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     latmc_sim *sim = NULL;
-    /* (phi^4 and Heisenberg: tests/repro/test_cluster_embed_identity.c) */
+    /* (phi^4 and Heisenberg: refusals_embedded) */
     latmc_sim_desc d = ising_desc(2, 8, 8, 0, LATMC_ALGO_SWENDSEN_WANG, 1, 1);
     d.algorithm = 6; /* past the last algorithm */
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_EINVAL);
