@@ -231,8 +231,10 @@ size_t latmc_cluster_row_words(const struct latmc_cluster_lattice *g)
     return (size_t)(row_blocks + LATMC_CLUSTER_BATCH) * 4;
 }
 
-/* The bonds of sites [i0, i1) of sweep `sweep`, i0 and i1 at the start of rows, from the
- * draws of lib/cluster_bonds.h (a row's blocks computed together into `draws`). */
+/* The bonds of the local sites [i0, i1) of sweep `sweep` (global sites job->site0 + i0
+ * ..), i0 and i1 at the start of rows, from the draws of lib/cluster_bonds.h (a row's
+ * blocks computed together into `draws`). Memory is indexed locally, the draws and the
+ * wraps globally; the neighbour above a part's last plane is its halo plane (halo_up). */
 void latmc_cluster_draw_bonds_into(const struct latmc_cluster_job *job, uint64_t sweep,
                                    const uint8_t *s, uint8_t *bonds, int64_t i0, int64_t i1,
                                    uint32_t *draws)
@@ -245,12 +247,17 @@ void latmc_cluster_draw_bonds_into(const struct latmc_cluster_job *job, uint64_t
     }
     const int flip = !job->potts && job->sign_k < 0;
     const uint32_t last_draw = (uint32_t)(job->bond_threshold - 1); /* active: u <= it */
+    /* the last axis wraps in memory only where the whole lattice is held */
+    const int wraps = !job->halo_up;
     for (int64_t row = i0 / lx; row < i1 / lx; row++) {
-        const int64_t y = row % ly, z = row / ly, base = row * lx;
-        const int64_t up_y = y + 1 == ly ? -(ly - 1) * lx : lx;
-        const int64_t up_z = nd == 3 ? (z + 1 == lz ? -(lz - 1) * lx * ly : lx * ly) : 0;
-        const uint64_t d0 = (uint64_t)base * (uint64_t)nd, b0 = d0 >> 2;
-        const uint64_t b1 = ((uint64_t)(base + lx) * (uint64_t)nd + 3) >> 2;
+        const int64_t base = row * lx, gbase = base + job->site0, grow = gbase / lx;
+        const int64_t y = grow % ly, z = grow / ly;
+        const int64_t up_y =
+            y + 1 == ly && (nd == 3 || wraps) ? -(ly - 1) * lx : lx;
+        const int64_t up_z =
+            nd == 3 ? (z + 1 == lz && wraps ? -(lz - 1) * lx * ly : lx * ly) : 0;
+        const uint64_t d0 = (uint64_t)gbase * (uint64_t)nd, b0 = d0 >> 2;
+        const uint64_t b1 = ((uint64_t)(gbase + lx) * (uint64_t)nd + 3) >> 2;
         cluster_blocks(job->seed, sweep, LATMC_CLUSTER_PHASE_BONDS, b0, (int64_t)(b1 - b0),
                        draws);
         const uint32_t *u = draws + (d0 - 4 * b0); /* u[d - d0]: draw d */

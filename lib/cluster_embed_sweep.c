@@ -12,6 +12,7 @@
 #include "cluster_embed.h"
 #include "cluster_job.h"
 #include "model.h"
+#include "part.h"
 #include "plan.h"
 
 int latmc_embed_applies(const latmc_sim *sim)
@@ -69,18 +70,29 @@ static int work_of(latmc_sim *sim, struct latmc_embed_work **out)
     return LATMC_OK;
 }
 
-/* One cluster step of sweep `sweep` on the host copy; records the statistics. */
+/*
+ * One cluster step of sweep `sweep` on the host copy; records the statistics. A part of a
+ * lattice shared by processes gathers the whole configuration (latmc_part_get_spins),
+ * runs the same step as every other part on it, and takes its slab back
+ * (latmc_part_set_spins, which also refreshes the halos): simple and the same chain, but
+ * each part then holds and labels the whole lattice (doc/clusters.md, "Parts").
+ */
 static int cluster_step(latmc_sim *sim, struct latmc_embed_work *w, uint64_t sweep)
 {
     struct latmc_embed_stats stats;
     memset(&stats, 0, sizeof stats);
-    int st = sim->ops->get_spins(sim, w->field);
-    if (st == LATMC_OK)
+    const bool parts = latmc_part_many(sim);
+    /* on parts: get_spins agrees on its status, the step's is agreed on after it */
+    int st = parts ? latmc_part_get_spins(sim, w->field) : sim->ops->get_spins(sim, w->field);
+    if (st == LATMC_OK) {
         st = sim->desc.model == LATMC_MODEL_PHI4 ? latmc_embed_phi4_step(sim, w, sweep, &stats)
                                                  : latmc_embed_heisenberg_step(sim, w, sweep,
                                                                               &stats);
+        if (parts)
+            st = latmc_part_agree(sim, st);
+    }
     if (st == LATMC_OK)
-        st = sim->ops->set_spins(sim, w->field);
+        st = parts ? latmc_part_set_spins(sim, w->field) : sim->ops->set_spins(sim, w->field);
     if (st == LATMC_OK) {
         struct latmc_cluster_work *c = sim->cluster;
         c->last.clusters = stats.clusters;
@@ -95,6 +107,8 @@ int latmc_embed_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t 
 {
     struct latmc_embed_work *w = NULL;
     int st = work_of(sim, &w);
+    if (latmc_part_many(sim))
+        st = latmc_part_agree(sim, st);
     if (st < 0)
         return st;
     if (!latmc_plan_runs_sweeps(sim, sim->plan))
@@ -105,7 +119,8 @@ int latmc_embed_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t 
     const uint64_t first = sim->sweeps;
     for (uint64_t k = 0; st == LATMC_OK && k < n; k++) {
         sim->sweeps = first + k;
-        st = latmc_plan_sweep(sim, sim->plan, 1, accepted, attempted);
+        st = latmc_part_many(sim) ? latmc_part_sweep(sim, 1, accepted, attempted)
+                                  : latmc_plan_sweep(sim, sim->plan, 1, accepted, attempted);
         if (st == LATMC_OK)
             st = cluster_step(sim, w, first + k);
     }

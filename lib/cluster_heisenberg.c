@@ -15,6 +15,7 @@
 #include "backend.h"
 #include "cluster_embed.h"
 #include "heisenberg_rules.h"
+#include "part.h"
 
 /* The step's direction, uniform on the sphere as the hot start draws a spin: z = 2 u0 - 1
  * to e_z, azimuth 2 pi u1, u = (r + 1/2) 2^-32 of draws 0 and 1 of phase
@@ -32,18 +33,21 @@ static void draw_axis(const struct latmc_embed_problem *p, double r[3])
     r[2] = z;
 }
 
+/* beta J of every bond. Collective on a part of n_parts > 1 (the couplings of every
+ * part gathered: each part runs the step on the whole lattice). */
 static int load_couplings(latmc_sim *sim, struct latmc_embed_work *w)
 {
     const size_t count = (size_t)sim->nsites * (size_t)sim->desc.ndim;
     float *c = malloc(count * sizeof *c);
     if (!w->kbond)
         w->kbond = malloc(count * sizeof *w->kbond);
-    if (!c || !w->kbond) {
-        free(c);
-        return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the couplings of "
-                          "the cluster step");
-    }
-    const int st = sim->ops->get_couplings(sim, c);
+    int st = c && w->kbond ? LATMC_OK
+                           : latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the "
+                                        "couplings of the cluster step");
+    if (latmc_part_many(sim) && (st = latmc_part_agree(sim, st)) == LATMC_OK)
+        st = latmc_part_get_couplings(sim, c);
+    else if (!latmc_part_many(sim) && st == LATMC_OK)
+        st = sim->ops->get_couplings(sim, c);
     const double beta = sim->param[LATMC_PARAM_BETA];
     for (size_t k = 0; st == LATMC_OK && k < count; k++)
         w->kbond[k] = beta * (double)c[k];

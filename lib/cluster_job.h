@@ -57,7 +57,15 @@ struct latmc_cluster_work {
 
 /* Everything one sweep needs, read once per latmc_sim_sweep call. */
 struct latmc_cluster_job {
-    struct latmc_cluster_lattice g;
+    struct latmc_cluster_lattice g;   /* the whole lattice: the draws' names, the wraps */
+    /* The sites held in memory: the whole lattice (box = g, site0 = 0), or a part's slab
+     * of planes (lib/cluster_part.c): box has its planes, local site k is global site
+     * site0 + k, and with halo_up the spins hold one plane more after the slab's last, the
+     * next plane along the last axis (the upper neighbour's first), so that the bonds
+     * leaving the slab upwards are drawn here. Labels are local site indices. */
+    struct latmc_cluster_lattice box;
+    int64_t site0;
+    int halo_up;
     uint64_t seed;
     int potts;                /* else Ising */
     int q;
@@ -93,8 +101,12 @@ int latmc_cluster_can_join(const struct latmc_cluster_job *job, const uint8_t *s
 void latmc_cluster_batch(uint64_t seed, uint64_t sweep, uint32_t phase, const uint64_t *blk,
                          uint32_t *out);
 
-/* The bonds of sites [i0, i1), at the start of rows, into bonds[i0 .. i1): bit mu is
- * bond (i, mu). LATMC_ENOMEM without a message. */
+/* The scalar fields of a sweep's job (lattice, draws, thresholds, threads), from the
+ * sim; box = g, site0 = 0, no units and no work space yet. */
+void latmc_cluster_job_init(const latmc_sim *sim, struct latmc_cluster_job *job);
+
+/* The bonds of the local sites [i0, i1) (job->site0 + i0 .. globally), at the start of
+ * rows, into bonds[i0 .. i1): bit mu is bond (i, mu). LATMC_ENOMEM without a message. */
 int latmc_cluster_draw_bonds(const struct latmc_cluster_job *job, uint64_t sweep,
                              const uint8_t *s, uint8_t *bonds, int64_t i0, int64_t i1);
 
@@ -111,6 +123,16 @@ uint8_t latmc_cluster_decide(const struct latmc_cluster_job *job, uint32_t u, in
 uint8_t latmc_cluster_decide_one(const struct latmc_cluster_job *job, uint64_t sweep,
                                  int64_t r, int64_t size, int64_t m, int old);
 
+/*
+ * Steps (1) and (2) of a Swendsen-Wang sweep (cluster_sw.c): the bonds of the units of
+ * job->box and their clusters, the units' faces merged (a part's last face, to the next
+ * part, is left to lib/cluster_part.c). Afterwards the root of site i is
+ * root_of(parent, parent[i]), and with job->count_sizes the roots hold their clusters'
+ * sizes in w->name (and magnetisations in w->msum, with a field).
+ */
+void latmc_cluster_sw_label(const struct latmc_cluster_job *job, struct latmc_cluster_work *w,
+                            uint64_t sweep);
+
 /* One Swendsen-Wang sweep of w->spins (cluster_sw.c); adds the sites changed. */
 int latmc_cluster_sw_sweep(const struct latmc_cluster_job *job, struct latmc_cluster_work *w,
                            uint64_t sweep, uint64_t *changed);
@@ -120,5 +142,9 @@ int latmc_cluster_sw_sweep(const struct latmc_cluster_job *job, struct latmc_clu
 void latmc_cluster_wolff_sweep(const struct latmc_cluster_job *job,
                                struct latmc_cluster_work *w, uint64_t sweep,
                                uint64_t *changed, uint64_t *size);
+
+/* latmc_cluster_sweeps of a part of n_parts > 1 (lib/cluster_part.c): collective. */
+int latmc_cluster_part_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted,
+                              uint64_t *attempted);
 
 #endif /* LATMC_LIB_CLUSTER_JOB_H */

@@ -18,7 +18,7 @@
 bool latmc_cluster_threaded(const struct latmc_cluster_job *job)
 {
 #ifdef _OPENMP
-    return job->n_threads > 1 && job->g.nsites >= CLUSTER_MIN_PARALLEL_SITES &&
+    return job->n_threads > 1 && job->box.nsites >= CLUSTER_MIN_PARALLEL_SITES &&
            !omp_in_parallel();
 #else
     (void)job;
@@ -52,7 +52,7 @@ static inline uint32_t find_halving(uint32_t *parent, uint32_t x)
 static int64_t collect_face_roots(const struct latmc_cluster_job *job, uint8_t *bonds,
                                   const uint32_t *parent)
 {
-    const int64_t P = job->g.plane;
+    const int64_t P = job->box.plane;
     int64_t n = 0;
     for (int u = 0; u < job->n_units; u++) {
         const int64_t planes[2] = { job->unit_p[u], job->unit_p[u + 1] - 1 };
@@ -94,7 +94,7 @@ static void decide_batch(const struct latmc_cluster_job *job, struct latmc_clust
 static void decide_and_flip(const struct latmc_cluster_job *job, struct latmc_cluster_work *w,
                             uint64_t sweep, uint64_t *changed, const uint32_t *size)
 {
-    const int64_t P = job->g.plane;
+    const int64_t P = job->box.plane;
     uint8_t *s = w->spins, *bonds = w->bonds;
     const uint32_t *parent = w->parent;
     const int U = job->n_units;
@@ -149,16 +149,18 @@ static void decide_and_flip(const struct latmc_cluster_job *job, struct latmc_cl
     *changed += diff;
 }
 
-int latmc_cluster_sw_sweep(const struct latmc_cluster_job *job, struct latmc_cluster_work *w,
-                           uint64_t sweep, uint64_t *changed)
+void latmc_cluster_sw_label(const struct latmc_cluster_job *job, struct latmc_cluster_work *w,
+                            uint64_t sweep)
 {
-    const struct latmc_cluster_lattice *g = &job->g;
+    const struct latmc_cluster_lattice *g = &job->box;
     const int64_t P = g->plane;
     uint8_t *s = w->spins, *bonds = w->bonds;
     uint32_t *parent = w->parent, *size = w->name; /* Swendsen-Wang needs no names */
     int64_t *msum = w->msum;
     const int U = job->n_units;
     const int nt = latmc_cluster_threaded(job) ? job->n_threads : 1;
+    /* the faces merged here: every unit's upper one, but a part's last (its neighbour's) */
+    const int faces = job->halo_up ? U - 1 : U;
     /* (1) bonds and (2a) each unit's own clusters, with their sizes at the local roots */
     CLUSTER_FOR_UNITS(nt, , u, U, {
         const int64_t i0 = job->unit_p[u] * P, i1 = job->unit_p[u + 1] * P;
@@ -171,18 +173,19 @@ int latmc_cluster_sw_sweep(const struct latmc_cluster_job *job, struct latmc_clu
             latmc_cluster_label_box(g, bonds, parent, job->unit_p[u], job->unit_p[u + 1]);
     });
     if (!job->count_sizes) {
-        for (int u = 0; u < U; u++)
+        for (int u = 0; u < faces; u++)
             latmc_cluster_merge_face(g, bonds, parent, job->unit_p[u + 1] - 1);
-        decide_and_flip(job, w, sweep, changed, NULL);
-        return LATMC_OK;
+        return;
     }
     /* (2b) the faces above each unit, in turn; then the local clusters that a face joined
-     * to another give their counts to the root they now have (each root once). */
+     * to another give their counts to the root they now have (each root once), and lose
+     * their flag (bit 7 of the bonds byte, which a part's boundary uses next). */
     const int64_t n_cand = collect_face_roots(job, bonds, parent);
-    for (int u = 0; u < U; u++)
+    for (int u = 0; u < faces; u++)
         latmc_cluster_merge_face(g, bonds, parent, job->unit_p[u + 1] - 1);
     for (int64_t k = 0; k < n_cand; k++) {
         const uint32_t r = job->cand[k];
+        bonds[r] &= 0x7fu;
         const uint32_t root = find_halving(parent, r);
         if (root != r) {
             size[root] += size[r];
@@ -190,6 +193,12 @@ int latmc_cluster_sw_sweep(const struct latmc_cluster_job *job, struct latmc_clu
                 msum[root] += msum[r];
         }
     }
-    decide_and_flip(job, w, sweep, changed, size);
+}
+
+int latmc_cluster_sw_sweep(const struct latmc_cluster_job *job, struct latmc_cluster_work *w,
+                           uint64_t sweep, uint64_t *changed)
+{
+    latmc_cluster_sw_label(job, w, sweep);
+    decide_and_flip(job, w, sweep, changed, job->count_sizes ? w->name : NULL);
     return LATMC_OK;
 }

@@ -12,6 +12,7 @@
 #include "cluster_job.h"
 #include "decision.h"
 #include "model.h"
+#include "part.h"
 #include "plan.h"
 
 bool latmc_cluster_algorithm(int algorithm)
@@ -26,10 +27,6 @@ int latmc_cluster_check_sim(const latmc_sim *sim)
         return latmc_fail(LATMC_EUNSUPPORTED, "the %s algorithm runs on the CPU backend only "
                           "in this version (the %s backend has no cluster labelling yet): "
                           "use desc.device = LATMC_DEVICE_CPU or AUTO", algo, sim->ops->name);
-    if (sim->part)
-        return latmc_fail(LATMC_EUNSUPPORTED, "the %s algorithm does not run on a lattice "
-                          "shared by processes in this version (clusters are not merged "
-                          "across parts yet)", algo);
     if (sim->nsites > (int64_t)UINT32_MAX)
         return latmc_fail(LATMC_EUNSUPPORTED, "the %s algorithm labels at most 2^32 - 1 "
                           "sites in this version; the lattice has %lld", algo,
@@ -170,8 +167,28 @@ static int load_couplings(latmc_sim *sim, struct latmc_cluster_work *w)
     return st;
 }
 
+void latmc_cluster_job_init(const latmc_sim *sim, struct latmc_cluster_job *job)
+{
+    memset(job, 0, sizeof *job);
+    job->g = latmc_cluster_lattice_of(sim->desc.ndim, sim->desc.extent);
+    job->box = job->g;
+    job->seed = sim->desc.seed;
+    job->potts = sim->desc.model == LATMC_MODEL_POTTS;
+    job->q = sim->desc.q;
+    job->wolff = sim->desc.algorithm == LATMC_ALGO_WOLFF;
+    job->n_threads = sim->n_threads;
+    const double beta = sim->param[LATMC_PARAM_BETA], J = sim->param[LATMC_PARAM_J];
+    const double K = beta * J;
+    job->beta_h = beta * sim->param[LATMC_PARAM_H];
+    job->sign_k = K > 0.0 ? 1 : K < 0.0 ? -1 : 0;
+    job->bond_threshold =
+        latmc_threshold_u32(job->potts ? -expm1(-K) : -expm1(-2.0 * fabs(K)));
+}
+
 int latmc_cluster_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *attempted)
 {
+    if (latmc_part_many(sim)) /* a lattice shared by processes: lib/cluster_part.c */
+        return latmc_cluster_part_sweeps(sim, n, accepted, attempted);
     int st = latmc_cluster_check_params(sim);
     struct latmc_cluster_work *w = NULL;
     if (st == LATMC_OK)
@@ -179,18 +196,7 @@ int latmc_cluster_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_
     if (st < 0)
         return st;
     struct latmc_cluster_job job;
-    memset(&job, 0, sizeof job);
-    job.g = latmc_cluster_lattice_of(sim->desc.ndim, sim->desc.extent);
-    job.seed = sim->desc.seed;
-    job.potts = sim->desc.model == LATMC_MODEL_POTTS;
-    job.q = sim->desc.q;
-    job.wolff = sim->desc.algorithm == LATMC_ALGO_WOLFF;
-    job.n_threads = sim->n_threads;
-    const double beta = sim->param[LATMC_PARAM_BETA], J = sim->param[LATMC_PARAM_J];
-    const double K = beta * J;
-    job.beta_h = beta * sim->param[LATMC_PARAM_H];
-    job.sign_k = K > 0.0 ? 1 : K < 0.0 ? -1 : 0;
-    job.bond_threshold = latmc_threshold_u32(job.potts ? -expm1(-K) : -expm1(-2.0 * fabs(K)));
+    latmc_cluster_job_init(sim, &job);
     if (!job.potts && job.beta_h != 0.0 && !w->msum &&
         !(w->msum = malloc((size_t)sim->nsites * sizeof *w->msum)))
         return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the clusters' "

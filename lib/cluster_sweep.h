@@ -16,9 +16,10 @@
 bool latmc_cluster_algorithm(int algorithm);
 
 /*
- * Whether the sim can run its cluster algorithm: the CPU backend, one process, one
- * device, a lattice of fewer than 2^32 sites. LATMC_EUNSUPPORTED with a message naming
- * what to change otherwise. Checked at latmc_sim_create.
+ * Whether the sim can run its cluster algorithm: the CPU backend (one process or the
+ * parts of a lattice shared by processes, lib/cluster_part.c), a lattice of fewer than
+ * 2^32 sites. LATMC_EUNSUPPORTED with a message naming what to change otherwise. Checked
+ * at latmc_sim_create.
  */
 int latmc_cluster_check_sim(const latmc_sim *sim);
 
@@ -27,7 +28,8 @@ int latmc_cluster_check_params(const latmc_sim *sim);
 
 /*
  * n cluster sweeps numbered sim->sweeps, ... of a sim whose desc.algorithm is a cluster
- * update, through the backend's get_spins / set_spins. Adds the sites whose spin changed
+ * update, through the backend's get_spins / set_spins (a part of n_parts > 1: its
+ * get_planes / set_planes, collectively). Adds the sites whose spin changed
  * (accepted) and the sites of the clusters updated (attempted: every site for
  * Swendsen-Wang, the cluster's for Wolff).
  */

@@ -201,6 +201,22 @@ int latmc_part_agree(latmc_sim *sim, int status)
     return agree_part(sim->part, status, NULL, NULL);
 }
 
+int latmc_part_agree_counts(latmc_sim *sim, int status, uint64_t count[2])
+{
+    if (!latmc_part_many(sim))
+        return status;
+    return agree_part(sim->part, status, count, NULL);
+}
+
+int latmc_part_exchange(struct latmc_part *part, const char *what, const void *to_lower,
+                        const void *to_upper, void *from_lower, void *from_upper, size_t bytes)
+{
+    int st;
+    TRANSPORT(st, what, part->tr.exchange(part->tr.user, to_lower, to_upper, from_lower,
+                                          from_upper, bytes));
+    return st;
+}
+
 int latmc_part_agree_params(latmc_sim *sim, int status)
 {
     if (!latmc_part_many(sim))

@@ -101,6 +101,10 @@ int latmc_part_agree(latmc_sim *sim, int status);
  * a difference is LATMC_EINVAL on every part, naming the first part and parameter). */
 int latmc_part_agree_params(latmc_sim *sim, int status);
 
+/* latmc_part_agree, also adding count[0] and count[1] over the parts (in part order):
+ * every part gets the sums. */
+int latmc_part_agree_counts(latmc_sim *sim, int status, uint64_t count[2]);
+
 void latmc_part_free(struct latmc_part *part);
 
 /* Outside a sweep, after this part's own planes were set (a streamed load): every plane
@@ -129,6 +133,12 @@ int latmc_part_gather(struct latmc_part *part, const char *what, int root, const
                       void *all, const size_t *bytes);
 int latmc_part_broadcast(struct latmc_part *part, const char *what, int root, void *buf,
                          size_t bytes);
+/* The transport's exchange (to_lower to the lower neighbour, from_upper from the upper
+ * one, ...) with its status checked, for buffers other than the halo planes (the cluster
+ * updates' halo plane of spins). Collective. */
+int latmc_part_exchange(struct latmc_part *part, const char *what, const void *to_lower,
+                        const void *to_upper, void *from_lower, void *from_upper,
+                        size_t bytes);
 /* A transport's struct_size and operations (latmc_sim_create_part's checks, no
  * communication). */
 int latmc_part_check_transport(const latmc_transport *t);

@@ -374,7 +374,9 @@ bool chain_reference(const struct spec *s, const struct row *r, const struct lay
         return false;
     /* a chain that moves: some proposals taken, some refused (Heisenberg: its heat bath
      * takes every draw, overrelaxation alone makes none, 0 of 0) */
-    const bool all_taken = s->model == LATMC_MODEL_HEISENBERG;
+    const bool all_taken = s->model == LATMC_MODEL_HEISENBERG ||
+                           /* Wolff without a field flips every site of its cluster */
+                           s->algorithm == LATMC_ALGO_WOLFF;
     if (out->attempted > 0 &&
         (out->accepted == 0 || (!all_taken && out->accepted == out->attempted))) {
         snprintf(why, why_size, "reference: a chain that does not move (%llu of %llu "
@@ -432,6 +434,19 @@ static const char *cannot_run(latmc_ctx *ctx, const struct place *p)
             return "no usable CUDA module or GPU";
     }
     return cpu_lacks(ctx, p);
+}
+
+static bool is_cluster(const struct spec *s)
+{
+    return s->algorithm == LATMC_ALGO_SWENDSEN_WANG || s->algorithm == LATMC_ALGO_WOLFF;
+}
+
+const char *spec_skip(const struct spec *s, const struct layout *l)
+{
+    if (is_cluster(s) && (l->first.cuda || (l->mid >= MID_SERIALIZE && l->then.cuda)))
+        return "the cluster algorithms run on the CPU backend only (no cluster labelling "
+               "on CUDA yet: the CUDA backend refuses them at creation)";
+    return NULL;
 }
 
 const char *chain_skip(latmc_ctx *ctx, const struct layout *l)

@@ -111,6 +111,10 @@ latmc_sim_desc spec_desc(const struct spec *s, const struct row *r);
 /* Set the spec's parameters on a sim; LATMC_OK or the failing status. */
 int spec_set_params(const struct spec *s, latmc_sim *sim);
 
+/* Why the spec cannot run on the layout at all (the row is then skipped, saying so: the
+ * cluster algorithms on CUDA), or NULL. */
+const char *spec_skip(const struct spec *s, const struct layout *l);
+
 /* Why a layout cannot run here (the row is then skipped, saying so), or NULL. */
 const char *chain_skip(latmc_ctx *ctx, const struct layout *l);
 

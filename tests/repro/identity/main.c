@@ -117,7 +117,9 @@ int main(int argc, char **argv)
                 continue;
             }
             const double t0 = now();
-            const char *skip = l.ens ? NULL : chain_skip(ctx, &l);
+            const char *skip = spec_skip(s, &l);
+            if (!skip && !l.ens)
+                skip = chain_skip(ctx, &l);
             if (skip) {
                 o.verdict = SKIPPED;
                 snprintf(o.why, sizeof o.why, "%s", skip);

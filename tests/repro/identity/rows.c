@@ -273,6 +273,53 @@ const struct row rows[] = {
     { "heis_pmj_r2", 3, { 16, 16, 16 }, "ens cuda,ens" },
     { "heis_gauss_r2_float", 3, { 16, 16, 16 }, "cuda,ens" },
 
+    /* ---- cluster updates (doc/clusters.md) ---- */
+    /* Every CPU layout on small lattices: the same call split in two ("one"), boxes and
+     * threads (one labelling unit per box and thread below 65536 sites: the boxes' faces
+     * merged), cuts changed between the calls, checkpoints continued on other cuts and on
+     * parts, parts over threads and MPI ranks (the labels joined across the parts' faces),
+     * other scripts, ensemble members; CUDA is skipped (no labelling there yet). */
+#define CLUSTER_BOXES                                                                      \
+    "one threads=2 boxes=2 boxes=3 threads=2,boxes=3 simd=c,boxes=5 boxes=3,recut=2 "      \
+    "threads=2,boxes=2,recut=5 boxes=3,serialize,then.one boxes=3,save,then.boxes=5 "      \
+    "cold,boxes=3 setspins,boxes=2"
+#define CLUSTER_PARTS PARTS_ALL " setspins,parts=3 cold,parts=2,shared"
+#define CLUSTER_NOT_CUDA "cuda devices=2 cuda,ens mpi,cuda"
+/* MPI ranks: every script and checkpoint on three rows (CLUSTER_ALL_MPI), the plain
+ * chain on the others (the mpi suite runs each row on 1 to 4 ranks, 4 ranks on 2
+ * oversubscribed cores in CI, where each collective costs milliseconds) */
+#define CLUSTER_MPI "mpi"
+#define CLUSTER_ALL CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_MPI " " ENS " " CLUSTER_NOT_CUDA
+#define CLUSTER_ALL_MPI CLUSTER_BOXES " " CLUSTER_PARTS " " MPI " " ENS " " CLUSTER_NOT_CUDA
+    /* 24 planes: 2 to 8 planes a part, 2D; 12 planes of 48 sites, 3D */
+    { "ising2d_sw", 2, { 32, 24, 0 }, CLUSTER_ALL },
+    { "ising2d_sw_field", 2, { 32, 24, 0 }, CLUSTER_ALL_MPI },
+    { "ising3d_sw", 3, { 8, 6, 12 }, CLUSTER_ALL },
+    { "ising_pmj_sw", 2, { 32, 24, 0 }, CLUSTER_ALL },
+    { "ising_pmj_sw", 3, { 8, 6, 12 }, CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_MPI },
+    { "ising2d_wolff", 2, { 32, 24, 0 }, CLUSTER_ALL },
+    { "ising3d_wolff_field", 3, { 8, 6, 12 }, CLUSTER_ALL },
+    { "ising_pmj_wolff", 2, { 32, 24, 0 },
+      CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_MPI " " ENS },
+    { "potts3_sw", 2, { 24, 24, 0 }, CLUSTER_ALL_MPI },
+    { "potts3_sw_field", 3, { 6, 6, 12 }, CLUSTER_ALL },
+    { "potts3_wolff", 2, { 24, 24, 0 }, CLUSTER_ALL },
+    { "potts3_wolff_field", 2, { 24, 24, 0 }, CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_MPI },
+    /* the threaded labelling (>= 65536 sites; a part's slab too) */
+    { "ising2d_sw", 2, { 256, 512, 0 }, "threads=2 threads=3,boxes=2 parts=2,threads=2" },
+    { "ising3d_sw", 3, { 44, 40, 42 }, "threads=2 threads=3,boxes=2" },
+    { "ising_pmj_sw", 3, { 40, 42, 44 }, "threads=2 threads=3,boxes=3" },
+    { "potts3_sw_field", 2, { 270, 252, 0 }, "threads=2 threads=3,boxes=5" },
+    { "ising2d_wolff", 2, { 256, 256, 0 }, "threads=2 threads=3,boxes=2" },
+    { "potts3_wolff", 2, { 256, 260, 0 }, "threads=2 threads=3,boxes=2" },
+    /* embedded clusters (every part holds the whole lattice for the step); 5 units of
+     * the colouring along the last axis (phi^4 with a finite Lambda: 8 planes 2D) */
+    { "phi4_sw_double_lambda", 2, { 16, 40, 0 }, CLUSTER_ALL },
+    { "phi4_wolff_float", 3, { 8, 8, 40 }, CLUSTER_ALL },
+    { "phi4_sw_double_lambda", 2, { 128, 128, 0 }, "threads=3 threads=2,boxes=2" },
+    { "heis_sw_gauss_r2", 3, { 4, 4, 10 }, CLUSTER_ALL_MPI },
+    { "heis_wolff_uniform_r1", 2, { 16, 16, 0 }, CLUSTER_ALL },
+
     /* ---- CUDA: one GPU, boxes on it, several devices (tests/cuda, "Several GPUs") ---- */
     /* Ising: the packed kernels (L_x a multiple of 16; +-J where a multiple of 64) and
      * the byte layout; two slabs, uneven slabs, the thinnest (2 planes); Potts: 2 and 3

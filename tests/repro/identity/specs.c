@@ -99,6 +99,49 @@ const struct spec specs[] = {
     HEIS_P("heis_gauss_r2_float", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_GAUSSIAN, 2, 2, true),
     HEIS_P("heis_overrelax_r1_float", LATMC_ALGO_OVERRELAX, LATMC_COUPLINGS_GAUSSIAN, 1, 1,
            true),
+
+    /* ---- cluster updates (doc/clusters.md): the CPU only so far ---- */
+    /* Ising and Potts: without a field (the sizes counted in a call's last sweep only, on
+     * one box) and with one (every sweep; the field changed between the calls) */
+#define ISING_CLUSTER(name_, algo_, couplings_, beta_, h_, h2_)                              \
+    { .name = name_, .model = LATMC_MODEL_ISING, .algorithm = algo_,                       \
+      .couplings = couplings_, .replicas = 1, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H },  \
+      .values = { beta_, h_ }, .sweeps1 = 4, .sweeps2 = 4,                                 \
+      .change_key = (h2_) != (h_) ? LATMC_PARAM_H : 0, .change_value = h2_ }
+#define POTTS_CLUSTER(name_, algo_, q_, beta_, h_)                                          \
+    { .name = name_, .model = LATMC_MODEL_POTTS, .algorithm = algo_, .q = q_,              \
+      .replicas = 1, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H }, .values = { beta_, h_ },   \
+      .sweeps1 = 4, .sweeps2 = 4 }
+    ISING_CLUSTER("ising2d_sw", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_UNIFORM, 0.44, 0, 0),
+    ISING_CLUSTER("ising2d_sw_field", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_UNIFORM, 0.42,
+                  0.05, 0.02),
+    ISING_CLUSTER("ising3d_sw", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_UNIFORM, 0.22, 0, 0),
+    ISING_CLUSTER("ising_pmj_sw", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_BIMODAL, 0.42,
+                  0.05, 0.05),
+    ISING_CLUSTER("ising2d_wolff", LATMC_ALGO_WOLFF, LATMC_COUPLINGS_UNIFORM, 0.44, 0, 0),
+    ISING_CLUSTER("ising3d_wolff_field", LATMC_ALGO_WOLFF, LATMC_COUPLINGS_UNIFORM, 0.22, 0.05,
+                  0.1),
+    ISING_CLUSTER("ising_pmj_wolff", LATMC_ALGO_WOLFF, LATMC_COUPLINGS_BIMODAL, 0.42, 0, 0),
+    POTTS_CLUSTER("potts3_sw", LATMC_ALGO_SWENDSEN_WANG, 3, 1.0, 0),
+    POTTS_CLUSTER("potts3_sw_field", LATMC_ALGO_SWENDSEN_WANG, 3, 1.0, 0.05),
+    POTTS_CLUSTER("potts3_wolff", LATMC_ALGO_WOLFF, 3, 1.0, 0),
+    /* below the FK percolation of q = 3 (1 - exp(-beta) < 1/2): from a cold start a
+     * cluster smaller than the lattice, which the field does not always keep */
+    POTTS_CLUSTER("potts3_wolff_field", LATMC_ALGO_WOLFF, 3, 0.6, 0.05),
+    /* embedded clusters: phi^4's local passes and one cluster step a sweep (nloc changed
+     * between the calls; a finite Lambda couples pairs two sites apart); Heisenberg's heat
+     * bath and overrelaxation and one step per replica, in a field */
+#define PHI4_CLUSTER(name_, algo_, precision_, lambda_)                                     \
+    { .name = name_, .model = LATMC_MODEL_PHI4, .algorithm = algo_,                        \
+      .single = (precision_) == LATMC_PRECISION_FLOAT, .replicas = 1,                     \
+      .keys = { LATMC_PARAM_MU2, LATMC_PARAM_G, LATMC_PARAM_LAMBDA, LATMC_PARAM_EPSILON,    \
+                LATMC_PARAM_NHIT, LATMC_PARAM_NLOC },                                      \
+      .values = { -0.9, 2.0, lambda_, 0.9, 2, 1 }, .sweeps1 = 2, .sweeps2 = 2,             \
+      .change_key = LATMC_PARAM_NLOC, .change_value = 2 }
+    PHI4_CLUSTER("phi4_sw_double_lambda", LATMC_ALGO_SWENDSEN_WANG, LATMC_PRECISION_DOUBLE, 1.5),
+    PHI4_CLUSTER("phi4_wolff_float", LATMC_ALGO_WOLFF, LATMC_PRECISION_FLOAT, INFINITY),
+    HEIS("heis_sw_gauss_r2", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_GAUSSIAN, 2, 1),
+    HEIS("heis_wolff_uniform_r1", LATMC_ALGO_WOLFF, LATMC_COUPLINGS_UNIFORM, 1, 0),
 };
 const size_t n_specs = sizeof specs / sizeof specs[0];
 

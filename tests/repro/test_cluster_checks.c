@@ -1,0 +1,307 @@
+/*
+ * Cluster updates (doc/clusters.md) beyond the identity matrix's layouts
+ * (tests/repro/identity: threads, boxes, recuts, checkpoints, parts over threads and MPI
+ * ranks, ensemble members, each bit for bit against the one-box chain): tempering of an
+ * ensemble of Swendsen-Wang members, members on a ladder of another parameter (phi^4's
+ * mu2), and the refusals -- an unknown algorithm, Potts with J < 0 (on one sim, and agreed
+ * on by every part of a shared lattice), phi^4's joint parameter rule, a backend without
+ * cluster labelling.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_helpers.h"
+#include "thread_parts.h"
+
+static uint8_t *spins_of(latmc_sim *sim, size_t *n)
+{
+    assert_int_equal(latmc_sim_spins_size(sim, n), LATMC_OK);
+    uint8_t *s = malloc(*n);
+    assert_non_null(s);
+    assert_int_equal(latmc_sim_get_spins(sim, s, *n), LATMC_OK);
+    return s;
+}
+
+static latmc_sim_desc phi4_desc(int ndim, int64_t lx, int64_t ly, int64_t lz, int precision,
+                                int algorithm)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_PHI4;
+    d.ndim = ndim;
+    d.extent[0] = lx;
+    d.extent[1] = ly;
+    d.extent[2] = ndim == 3 ? lz : 0;
+    d.precision = precision;
+    d.algorithm = algorithm;
+    d.device = LATMC_DEVICE_CPU;
+    d.seed = 20261123;
+    return d;
+}
+
+static latmc_sim_desc heis_desc(int ndim, int64_t l, int algorithm)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_HEISENBERG;
+    d.ndim = ndim;
+    d.extent[0] = d.extent[1] = l;
+    d.extent[2] = ndim == 3 ? l : 0;
+    d.replicas = 2;
+    d.couplings = LATMC_COUPLINGS_GAUSSIAN;
+    d.coupling_seed = 4;
+    d.algorithm = algorithm;
+    d.device = LATMC_DEVICE_CPU;
+    d.seed = 20261124;
+    return d;
+}
+
+/* An ensemble member runs the cluster chain of a sim of its own desc (also the identity
+ * matrix's ens rows), and tempering exchanges the members' temperatures as for any
+ * algorithm. */
+static void ensembles(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim_desc d = ising_desc(2, 16, 16, 0, LATMC_ALGO_SWENDSEN_WANG, 1, 0);
+    latmc_ens_layout layout;
+    latmc_ens_layout_init(&layout);
+    layout.n_temperatures = 4;
+    layout.seed = 99;
+    layout.n_threads = 2;
+    latmc_ens *ens = NULL;
+    assert_int_equal(latmc_ens_create(ctx, &d, &layout, &ens), LATMC_OK);
+    const double betas[4] = { 0.38, 0.42, 0.44, 0.47 };
+    assert_int_equal(latmc_ens_set_temperatures(ens, betas, 4), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(ens, LATMC_INIT_HOT), LATMC_OK);
+    /* no exchanges: each member is the sim of its desc */
+    uint8_t start[256], got[256], want[256];
+    assert_int_equal(latmc_ens_get_spins(ens, 2, start, sizeof start), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(ens, 10), LATMC_OK);
+    assert_int_equal(latmc_ens_get_spins(ens, 2, got, sizeof got), LATMC_OK);
+    latmc_sim_desc md;
+    latmc_sim_desc_init(&md);
+    assert_int_equal(latmc_ens_member_desc(ens, 2, &md), LATMC_OK);
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &md, &sim), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, betas[2]), LATMC_OK);
+    assert_int_equal(latmc_sim_set_spins(sim, start, sizeof start), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(sim, 10), LATMC_OK);
+    assert_int_equal(latmc_sim_get_spins(sim, want, sizeof want), LATMC_OK);
+    assert_memory_equal(got, want, sizeof got);
+    latmc_sim_destroy(&sim);
+    /* tempering */
+    assert_int_equal(latmc_ens_set_exchange(ens, 2), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(ens, 200), LATMC_OK);
+    uint64_t accepted[3] = { 0 }, attempted[3] = { 0 };
+    assert_int_equal(latmc_ens_exchange_counts(ens, accepted, attempted, 3), LATMC_OK);
+    printf("ensemble of 4 SW members, exchanges every 2 sweeps: %llu/%llu, %llu/%llu, "
+           "%llu/%llu accepted\n", (unsigned long long)accepted[0],
+           (unsigned long long)attempted[0], (unsigned long long)accepted[1],
+           (unsigned long long)attempted[1], (unsigned long long)accepted[2],
+           (unsigned long long)attempted[2]);
+    assert_true(attempted[0] > 0 && accepted[0] > 0);
+    latmc_ens_destroy(&ens);
+    latmc_ctx_destroy(&ctx);
+}
+
+/* Ensemble members (a mu2 ladder of phi^4) run their own sims' chains. */
+static void ensemble_members(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    const latmc_sim_desc member = phi4_desc(2, 8, 8, 0, LATMC_PRECISION_DOUBLE,
+                                            LATMC_ALGO_SWENDSEN_WANG);
+    latmc_ens_layout l;
+    latmc_ens_layout_init(&l);
+    l.n_temperatures = 2;
+    l.seed = 31;
+    l.n_threads = 2;
+    latmc_ens *ens = NULL;
+    assert_int_equal(latmc_ens_create(ctx, &member, &l, &ens), LATMC_OK);
+    const double mu2[2] = { -0.9, -0.5 };
+    assert_int_equal(latmc_ens_set_ladder(ens, LATMC_PARAM_MU2, mu2, 2), LATMC_OK);
+    assert_int_equal(latmc_ens_set_param(ens, LATMC_PARAM_G, 1.0), LATMC_OK);
+    assert_int_equal(latmc_ens_set_param(ens, LATMC_PARAM_LAMBDA, 1.0), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(ens, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_ens_sweep(ens, 6), LATMC_OK);
+    size_t n = 0;
+    assert_int_equal(latmc_ens_spins_size(ens, &n), LATMC_OK);
+    uint8_t *got = malloc(n);
+    assert_non_null(got);
+    for (int m = 0; m < 2; m++) {
+        latmc_sim_desc d;
+        assert_int_equal(latmc_ens_member_desc(ens, m, &d), LATMC_OK);
+        latmc_sim *alone = NULL;
+        assert_int_equal(latmc_sim_create(ctx, &d, &alone), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(alone, LATMC_PARAM_MU2, mu2[m]), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(alone, LATMC_PARAM_G, 1.0), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(alone, LATMC_PARAM_LAMBDA, 1.0), LATMC_OK);
+        assert_int_equal(latmc_sim_init_spins(alone, LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(alone, 6), LATMC_OK);
+        uint8_t *want = spins_of(alone, &n);
+        assert_int_equal(latmc_ens_get_spins(ens, m, got, n), LATMC_OK);
+        assert_memory_equal(got, want, n);
+        free(want);
+        latmc_sim_destroy(&alone);
+    }
+    printf("ensemble members: identical to their own sims\n");
+    free(got);
+    latmc_ens_destroy(&ens);
+    latmc_ctx_destroy(&ctx);
+}
+
+static void refusals_ising_potts(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim *sim = NULL;
+    /* (phi^4 and Heisenberg: refusals_embedded) */
+    latmc_sim_desc d = ising_desc(2, 8, 8, 0, LATMC_ALGO_SWENDSEN_WANG, 1, 1);
+    d.algorithm = 6; /* past the last algorithm */
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_EINVAL);
+
+    /* the antiferromagnetic Potts model has no FK clusters */
+    d = ising_desc(2, 6, 6, 0, LATMC_ALGO_SWENDSEN_WANG, 1, 1);
+    d.model = LATMC_MODEL_POTTS;
+    d.q = 3;
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.5), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_J, -1.0), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_EUNSUPPORTED);
+    assert_non_null(strstr(latmc_sim_last_error(sim), "J >= 0"));
+    uint64_t accepted = 1, attempted = 1;
+    assert_int_equal(latmc_sim_acceptance_counts(sim, &accepted, &attempted), LATMC_OK);
+    assert_true(accepted == 0 && attempted == 0); /* nothing ran */
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_J, 1.0), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+    latmc_sim_destroy(&sim);
+
+    /* a backend without cluster labelling: refused at creation, never run */
+    d = ising_desc(2, 8, 8, 0, LATMC_ALGO_METROPOLIS, 1, 1);
+    d.device = LATMC_DEVICE_CUDA;
+    if (latmc_sim_create(ctx, &d, &sim) == LATMC_OK) {
+        latmc_sim_destroy(&sim);
+        d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
+        assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_EUNSUPPORTED);
+        assert_non_null(strstr(latmc_last_error(), "CPU backend only"));
+        /* AUTO takes the CPU */
+        d.device = LATMC_DEVICE_AUTO;
+        assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+        assert_string_equal(latmc_sim_backend_name(sim), "cpu");
+        latmc_sim_destroy(&sim);
+    } else {
+        printf("no CUDA backend here: its refusal of cluster algorithms not checked\n");
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
+/* Potts with J < 0 on a lattice shared by parts: every part refuses the sweep with the
+ * same status, none is left waiting, and nothing ran. */
+static void antiferro_part(int rank, int n, const latmc_transport *t, void *arg)
+{
+    int *status = arg;
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
+    latmc_sim_desc d = ising_desc(2, 8, 12, 0, LATMC_ALGO_SWENDSEN_WANG, 1, 1);
+    d.model = LATMC_MODEL_POTTS;
+    d.q = 3;
+    d.device = LATMC_DEVICE_CPU;
+    int st = latmc_ctx_create(&ctx);
+    if (st == LATMC_OK)
+        st = latmc_sim_create_part(ctx, &d, rank, n, t, &sim);
+    if (st == LATMC_OK)
+        st = latmc_sim_init_spins(sim, LATMC_INIT_HOT);
+    if (st == LATMC_OK)
+        st = latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.5);
+    if (st == LATMC_OK)
+        st = latmc_sim_set_param(sim, LATMC_PARAM_J, -1.0);
+    if (st == LATMC_OK) {
+        st = latmc_sim_sweep(sim, 1);
+        uint64_t sweeps = 1;
+        latmc_sim_sweep_count(sim, &sweeps);
+        if (st == LATMC_EUNSUPPORTED && (sweeps != 0 ||
+                                         !strstr(latmc_sim_last_error(sim), "J >= 0")))
+            st = LATMC_EBACKEND; /* refused, but not as expected */
+    }
+    status[rank] = st;
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+}
+
+static void refusals_parts(void **state)
+{
+    (void)state;
+    int status[3] = { 1, 1, 1 };
+    void *args[3] = { status, status, status };
+    assert_int_equal(thread_parts_run(3, NULL, antiferro_part, args, NULL), 0);
+    for (int p = 0; p < 3; p++)
+        assert_int_equal(status[p], LATMC_EUNSUPPORTED);
+}
+
+static void refusals_embedded(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    latmc_sim *sim = NULL;
+    /* phi^4's joint rule (g = 0 needs mu2 > 0) holds for the cluster algorithms too */
+    latmc_sim_desc d = phi4_desc(2, 8, 8, 0, LATMC_PRECISION_DOUBLE, LATMC_ALGO_WOLFF);
+    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_ESTATE);
+    double v = 0;
+    assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_ESTATE);
+    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_MU2, 0.5), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+    assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_OK);
+    assert_true(v == 1.0);
+    latmc_sim_destroy(&sim);
+
+    /* a backend without cluster steps: refused at creation */
+    const int models[] = { LATMC_MODEL_PHI4, LATMC_MODEL_HEISENBERG };
+    for (int k = 0; k < 2; k++) {
+        d = k == 0 ? phi4_desc(2, 8, 8, 0, LATMC_PRECISION_DOUBLE, LATMC_ALGO_METROPOLIS)
+                   : heis_desc(2, 8, LATMC_ALGO_HEATBATH);
+        assert_int_equal(d.model, models[k]);
+        d.device = LATMC_DEVICE_CUDA;
+        if (latmc_sim_create(ctx, &d, &sim) != LATMC_OK) {
+            printf("no CUDA backend here: its refusal of cluster steps not checked\n");
+            continue;
+        }
+        latmc_sim_destroy(&sim);
+        d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
+        assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_EUNSUPPORTED);
+        assert_non_null(strstr(latmc_last_error(), "CPU backend only"));
+        d.device = LATMC_DEVICE_AUTO; /* AUTO takes the CPU */
+        assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+        assert_string_equal(latmc_sim_backend_name(sim), "cpu");
+        latmc_sim_destroy(&sim);
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ensembles),
+        cmocka_unit_test(ensemble_members),
+        cmocka_unit_test(refusals_ising_potts),
+        cmocka_unit_test(refusals_parts),
+        cmocka_unit_test(refusals_embedded),
+    };
+    return cmocka_run_group_tests_name("cluster_checks", tests, NULL, NULL);
+}
