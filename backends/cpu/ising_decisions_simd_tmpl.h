@@ -131,7 +131,7 @@ struct run_rows {
     const uint8_t *ownb, *othb, *nbb[4]; /* NULL: uniform couplings */
 };
 
-static void run_rows_of(const struct cpu_ising_split *sp, const struct latmc_site *first,
+static inline void run_rows_of(const struct cpu_ising_split *sp, const struct latmc_site *first,
                         struct run_rows *rr)
 {
     const int64_t y = first->y, z = first->z, ly = sp->ly, r = first->row;
@@ -371,8 +371,23 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
     }
 }
 
-/* A range's groups with the couplings' kind, the rows of neighbours and the open classes
- * known at compile time. */
+/* Site s (global, the first of its row's colour-`colour` sites) to the first such site of
+ * the next row, without divisions (latmc_checkerboard_next's row step). */
+static inline void next_row(const struct latmc_lattice *g, int colour, struct latmc_site *s)
+{
+    s->row++;
+    if (++s->y == g->ly) {
+        s->y = 0;
+        s->z++;
+    }
+    latmc_checkerboard_set_x(g, colour, 0, s);
+}
+
+/*
+ * A range's groups [gs, ge) with the couplings' kind, the rows of neighbours and the open
+ * classes known at compile time. The groups come in runs, the whole groups of one
+ * half-row in the range; batches take NB consecutive groups from one run or several.
+ */
 DINLINE uint64_t range_impl(struct dec_simd *d, const uint64_t *ct, int algorithm, int colour,
                             int64_t j0, int64_t j1, int64_t gs, int64_t ge, const int bonds,
                             const int nrows, const int nopen)
@@ -384,52 +399,64 @@ DINLINE uint64_t range_impl(struct dec_simd *d, const uint64_t *ct, int algorith
     bvec cnt = b_zero();
     struct tail_queue q;
     q.n = 0;
+    /* the rows of the batch's runs (at most one per group; the run going on is moved to
+     * the front when a batch is decided) */
     struct run_rows rows[NB];
     struct slot sl[NB];
-    int n = 0, nr = 0;  /* groups and rows in the batch */
-    int64_t bg = 0;     /* the batch's first group */
-    struct latmc_site cur; /* the first site of group g (local), while have_cur */
-    int have_cur = 0;
-    for (int64_t g = gs; g < ge; g++) {
-        int fast = 32 * g >= j0 && 32 * g + 32 <= j1;
-        if (fast) {
-            if (!have_cur) { /* the divisions: once per row */
-                cur = cpu_ising_dec_local_site(v, latmc_checkerboard_site(v->global, colour,
-                                                                          32 * g));
-                have_cur = 1;
-            }
-            fast = cur.group + 32 <= half;
+    int n = 0, nr = 0;   /* groups and rows in the batch */
+    int64_t bg = 0;      /* the batch's first group */
+    struct latmc_site site; /* global: the first site of group g, while have_site */
+    int have_site = 0;
+    for (int64_t g = gs; g < ge;) {
+        if (!have_site) /* the divisions: only where a run did not end its row */
+            site = latmc_checkerboard_site(v->global, colour, 32 * g);
+        have_site = 0;
+        int64_t run = 0;
+        if (32 * g >= j0) {
+            run = (half - site.group) / 32;
+            const int64_t in_range = (j1 - 32 * g) / 32;
+            run = run < in_range ? run : in_range;
+            run = run < ge - g ? run : ge - g;
         }
         /* a batch holds consecutive groups of one value of block >> 32 */
-        if (n > 0 && (!fast || n == NB || (g >> 32) != (bg >> 32))) {
+        if (n > 0 && (run == 0 || (g >> 32) != (bg >> 32))) {
             decide_batch(d, bg, n, sl, &q, &cnt, &changed, bonds, nrows, nopen);
             n = nr = 0;
         }
-        if (!fast) {
-            have_cur = 0;
+        if (run == 0) { /* a group across rows or the range's ends: the C path */
             const int64_t lo = j0 > 32 * g ? j0 : 32 * g, hi = j1 < 32 * g + 32 ? j1 : 32 * g + 32;
             changed += cpu_ising_decisions_group(v, ct, algorithm, &d->names, colour, g,
                                                  (int)(lo - 32 * g), (int)(hi - 32 * g));
+            g++;
             continue;
         }
-        if (n == 0) {
-            bg = g;
-            if (d->fold_hi != (g >> 32)) {
-                changed += tail_run(d, &q); /* its folds are those of the old value */
-                dec_simd_fold(d, g >> 32);
+        const struct latmc_site local = cpu_ising_dec_local_site(v, site);
+        run_rows_of(sp, &local, &rows[nr++]);
+        int64_t jx = site.group;
+        const int64_t end = g + run;
+        for (; g < end; g++, jx += 32) {
+            if (n == 0) {
+                bg = g;
+                if (d->fold_hi != (g >> 32)) {
+                    changed += tail_run(d, &q); /* its folds are those of the old value */
+                    dec_simd_fold(d, g >> 32);
+                }
+            }
+            sl[n].rr = &rows[nr - 1];
+            sl[n++].jx = jx;
+            if (n == NB || ((g + 1) >> 32) != (g >> 32)) {
+                decide_batch(d, bg, n, sl, &q, &cnt, &changed, bonds, nrows, nopen);
+                n = 0;
+                rows[0] = rows[nr - 1];
+                nr = 1;
             }
         }
-        if (n == 0 || cur.group == 0)
-            run_rows_of(sp, &cur, &rows[nr++]);
-        sl[n].rr = &rows[nr - 1];
-        sl[n++].jx = cur.group;
-        if (cur.group + 32 < half) { /* the next group follows in the same half-row */
-            cur.group += 32;
-            cur.x += 64;
-            cur.index += 64;
-        } else {
-            have_cur = 0;
+        if (jx == half && g < ge) { /* the run ended its row: the next row without divisions */
+            next_row(v->global, colour, &site);
+            have_site = 1;
         }
+        if (n == 0)
+            nr = 0;
     }
     if (n > 0)
         decide_batch(d, bg, n, sl, &q, &cnt, &changed, bonds, nrows, nopen);
