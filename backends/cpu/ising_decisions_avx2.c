@@ -31,6 +31,12 @@ BINLINE void b_plane(bvec *acc, bvec *und, bvec w, bvec tb)
     *und = _mm256_andnot_si256(_mm256_xor_si256(w, tb), *und);
 }
 
+BINLINE uint32_t b_nonzero_lanes(bvec x)
+{
+    const __m256i zero = _mm256_cmpeq_epi32(x, _mm256_setzero_si256());
+    return ~(uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(zero)) & 0xffu;
+}
+
 /* Set bits per byte (a nibble table), summed into the four 64-bit lanes of *cnt. */
 BINLINE void b_count_add(bvec *cnt, bvec x)
 {

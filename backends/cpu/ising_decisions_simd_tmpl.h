@@ -35,6 +35,7 @@
  *                             (~a & b), b_xor
  *   b_plane(acc, und, w, tb)  one plane: *acc |= *und & tb & ~w; *und &= ~(w ^ tb)
  *   b_or_and(x, a, s)         x | (a & s)
+ *   b_nonzero_lanes(x)        bit i: lane i of x is not 0
  *   b_count_add(cnt, x)       add the set bits of x to the counter vector *cnt;
  *   b_count_total(cnt)        its total
  *   struct dphilox, dphilox_setup(p, f) (f: the folds of subs 0, 1, 2 of one block >> 32)
@@ -167,12 +168,10 @@ struct slot {
  * The class masks of the group at bytes jx .. jx + 31 of its half-row: mk[c] for the open
  * classes c < nopen, always (T = 2^32) and the spins, bit i = lane i.
  */
-DINLINE void group_codes(const struct dec_simd *d, const struct slot *sl, uint32_t *mk,
-                         uint32_t *always, uint32_t *spin, const int bonds, const int nrows,
-                         const int nopen)
+DINLINE void group_codes(const struct dec_simd *d, const struct run_rows *rr, int64_t jx,
+                         uint32_t *mk, uint32_t *always, uint32_t *spin, const int bonds,
+                         const int nrows, const int nopen)
 {
-    const struct run_rows *rr = sl->rr;
-    const int64_t jx = sl->jx;
     const __m256i one = _mm256_set1_epi8(1);
     __m256i xp = load32(rr->oth + jx), xm = load32(rr->oth + jx - 1);
     if (bonds) { /* +-J: eps s = +1 iff spin byte ^ bond bit = 1 */
@@ -201,9 +200,8 @@ DINLINE void group_codes(const struct dec_simd *d, const struct slot *sl, uint32
     *spin = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(own, 7));
 }
 
-/* Flip the lanes in `flip` of the group at byte jx of half-row `row`, refresh the pads. */
-DINLINE void group_flip(const struct cpu_ising_split *sp, uint8_t *row, int64_t jx,
-                        const uint32_t *flip)
+/* Flip the lanes in `flip` of the group at byte jx of half-row `row` (pads: group_pads). */
+DINLINE void group_flip_only(uint8_t *row, int64_t jx, const uint32_t *flip)
 {
     uint8_t *own = row + jx;
     /* byte i gets byte i / 8 of flip, keeps its bit i mod 8, and becomes 0 or 1 */
@@ -216,10 +214,22 @@ DINLINE void group_flip(const struct cpu_ising_split *sp, uint8_t *row, int64_t 
                                            _mm256_set1_epi8(1));
     _mm256_storeu_si256((__m256i *)own,
                         _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)own), bytes));
-    if (jx == 0) /* the pads repeat the half-row's ends */
+}
+
+/* After flips in bytes [jx, jx + len) of half-row `row`: its pads repeat its ends. */
+DINLINE void group_pads(const struct cpu_ising_split *sp, uint8_t *row, int64_t jx, int64_t len)
+{
+    if (jx == 0)
         row[sp->half] = row[0];
-    if (jx + 32 == sp->half)
+    if (jx + len == sp->half)
         row[-1] = row[sp->half - 1];
+}
+
+DINLINE void group_flip(const struct cpu_ising_split *sp, uint8_t *row, int64_t jx,
+                        const uint32_t *flip)
+{
+    group_flip_only(row, jx, flip);
+    group_pads(sp, row, jx, 32);
 }
 
 /* Set bits of x (the levels' flags have no popcnt). */
@@ -231,99 +241,109 @@ static inline int dec_popcount32(uint32_t x)
     return (int)((x * 0x01010101u) >> 24);
 }
 
-/* A group undecided after the batch's planes, waiting for plane block 2. */
-struct tail_entry {
-    uint8_t *row;
-    int64_t jx;
-    uint64_t g;
-    uint32_t und, acc, spin;
-    uint32_t m[MAX_OPEN];
-};
-
+/* The groups undecided after their batch's planes, waiting for plane block 2, lane by
+ * lane as the vectors want them (lanes n .. NB - 1 are zero when the queue runs). */
 struct tail_queue {
     int n;
-    struct tail_entry e[NB];
+    _Alignas(64) uint32_t blo[NB], und[NB], spin[NB];
+    _Alignas(64) uint32_t m[MAX_OPEN][NB]; /* the open classes' masks */
+    uint8_t *row[NB];
+    int64_t jx[NB];
+    uint64_t g[NB];
 };
 
-/* Plane b of the thresholds of the open classes' masks m[] (the scalar rest's form). */
-static inline uint32_t threshold_plane(const struct dec_simd *d, const uint32_t *m, int b)
+/* Plane b of the thresholds of the open classes' masks m[c][i] (the scalar rest's form). */
+static inline uint32_t threshold_plane(const struct dec_simd *d, const struct tail_queue *q,
+                                       int i, int b)
 {
     uint32_t tb = 0;
     for (int c = 0; c < d->n_open; c++)
-        tb |= m[c] & (0u - ((d->plane_classes[b] >> c) & 1u));
+        tb |= q->m[c][i] & (0u - ((d->plane_classes[b] >> c) & 1u));
     return tb;
+}
+
+/* The rare rest of queue lane i: planes 12 .. 31 by the reference rule. */
+static __attribute__((noinline)) uint32_t tail_rest(const struct dec_simd *d,
+                                                    const struct tail_queue *q, int i,
+                                                    uint32_t und, uint32_t acc)
+{
+    struct latmc_bitslice s = { und, acc, MAIN_PLANES + TAIL_PLANES };
+    for (int qb = (MAIN_PLANES + TAIL_PLANES) / LATMC_ISING_PLANES_PER_BLOCK;
+         qb < LATMC_ISING_DECISION_BLOCKS && s.undecided; qb++) {
+        const latmc_philox_ctr r = latmc_ising_plane_block(&d->names, q->g[i], qb);
+        for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK && s.undecided; l++)
+            latmc_bitslice_plane(&s, r.v[l],
+                                 threshold_plane(d, q, i, LATMC_ISING_PLANES_PER_BLOCK * qb + l));
+    }
+    return s.accept; /* lanes still undecided have u = T: rejected */
 }
 
 /*
  * The queue's groups: planes 8 .. 11 side by side, the rest by the reference rule from
  * plane 12; then their deferred lanes flip. Returns the spins changed.
  */
-static __attribute__((noinline)) uint64_t tail_run(struct dec_simd *d, struct tail_queue *q)
+DINLINE uint64_t tail_run(struct dec_simd *d, struct tail_queue *q, const int nopen)
 {
     if (q->n == 0)
         return 0;
-    _Alignas(64) uint32_t blo[NB], m[MAX_OPEN][NB], und[NB], acc[NB];
-    for (int i = 0; i < NB; i++) {
-        const int live = i < q->n;
-        const struct tail_entry *e = &q->e[live ? i : 0];
-        blo[i] = (uint32_t)e->g;
-        und[i] = live ? e->und : 0;
-        acc[i] = live ? e->acc : 0;
-        for (int c = 0; c < MAX_OPEN; c++)
-            m[c][i] = live && c < d->n_open ? e->m[c] : 0;
+    for (int i = q->n; i < NB; i++) {
+        q->und[i] = q->spin[i] = 0;
+        q->blo[i] = q->blo[0];
+        for (int c = 0; c < nopen; c++)
+            q->m[c][i] = 0;
     }
     bvec w[TAIL_PLANES];
-    dphilox_tail(&d->pc, blo, w);
-    bvec u = b_load(und), a = b_load(acc), mv[MAX_OPEN];
-    for (int c = 0; c < d->n_open; c++)
-        mv[c] = b_load(m[c]);
+    dphilox_tail(&d->pc, q->blo, w);
+    const bvec und0 = b_load(q->und);
+    bvec u = und0, a = b_zero(), mv[MAX_OPEN];
+    for (int c = 0; c < nopen; c++)
+        mv[c] = b_load(q->m[c]);
     for (int l = 0; l < TAIL_PLANES; l++) {
-        bvec tb = b_zero();
-        for (int c = 0; c < d->n_open; c++)
+        bvec tb = b_and(mv[0], d->sel[0][MAIN_PLANES + l]);
+        for (int c = 1; c < nopen; c++)
             tb = b_or_and(tb, mv[c], d->sel[c][MAIN_PLANES + l]);
         b_plane(&a, &u, w[l], tb);
     }
+    _Alignas(64) uint32_t und[NB], acc[NB], flip[NB];
     b_store(und, u);
     b_store(acc, a);
+    for (int i = 0; i < q->n; i++)
+        if (und[i])
+            acc[i] = tail_rest(d, q, i, und[i], acc[i]);
+    /* the deferred lanes: Metropolis flips the accepted, heat bath sets them to the
+     * accepted value */
+    a = b_load(acc);
+    const bvec f = b_and(d->metropolis ? a : b_xor(a, b_load(q->spin)), und0);
+    b_store(flip, f);
+    bvec cnt = b_zero();
+    b_count_add(&cnt, f);
     const struct cpu_ising_split *sp = d->v->split;
-    uint64_t changed = 0;
-    for (int i = 0; i < q->n; i++) {
-        const struct tail_entry *e = &q->e[i];
-        if (und[i]) { /* the rare rest: planes 12 .. 31 by the reference rule */
-            struct latmc_bitslice s = { und[i], acc[i], MAIN_PLANES + TAIL_PLANES };
-            for (int qb = (MAIN_PLANES + TAIL_PLANES) / LATMC_ISING_PLANES_PER_BLOCK;
-                 qb < LATMC_ISING_DECISION_BLOCKS && s.undecided; qb++) {
-                const latmc_philox_ctr r = latmc_ising_plane_block(&d->names, e->g, qb);
-                for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK && s.undecided; l++)
-                    latmc_bitslice_plane(&s, r.v[l],
-                                         threshold_plane(d, e->m, LATMC_ISING_PLANES_PER_BLOCK * qb + l));
-            }
-            acc[i] = s.accept; /* lanes still undecided have u = T: rejected */
-        }
-        /* the deferred lanes: Metropolis flips the accepted, heat bath sets them to the
-         * accepted value */
-        const uint32_t flip = (d->metropolis ? acc[i] : acc[i] ^ e->spin) & e->und;
-        group_flip(sp, e->row, e->jx, &flip);
-        changed += (uint64_t)dec_popcount32(flip);
-    }
+    for (int i = 0; i < q->n; i++)
+        group_flip(sp, q->row[i], q->jx[i], &flip[i]);
     q->n = 0;
-    return changed;
+    return b_count_total(cnt);
 }
 
 /*
  * Groups g .. g + n - 1 (n <= NB, blocks of one value of block >> 32, the folds'), each
- * whole in one half-row (sl[i]). Their decided lanes flip now; the groups with lanes
- * still undecided after plane 7 go to the queue. Adds the spins changed to *cnt.
+ * whole in one half-row: group i at byte sl[i].jx of sl[i].rr's half-row, or with
+ * `contiguous` (a constant; then n = NB) at byte jx0 + 32 i of rr0's. Their decided lanes
+ * flip now; the groups with lanes still undecided after plane 7 go to the queue. Adds the
+ * spins changed to *cnt (or, for those of a queue run, *changed).
  */
 DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slot *sl,
+                          const struct run_rows *rr0, int64_t jx0, const int contiguous,
                           struct tail_queue *q, bvec *cnt, uint64_t *changed, const int bonds,
                           const int nrows, const int nopen)
 {
     _Alignas(64) uint32_t mk[MAX_OPEN][NB], al[NB], sp[NB], fl[NB], un[NB];
+#define SLOT_RR(i) (contiguous ? rr0 : sl[i].rr)
+#define SLOT_JX(i) (contiguous ? jx0 + 32 * (i) : sl[i].jx)
+#pragma GCC unroll 16
     for (int i = 0; i < NB; i++) {
-        if (i < n) {
+        if (contiguous || i < n) {
             uint32_t m[MAX_OPEN];
-            group_codes(d, &sl[i], m, &al[i], &sp[i], bonds, nrows, nopen);
+            group_codes(d, SLOT_RR(i), SLOT_JX(i), m, &al[i], &sp[i], bonds, nrows, nopen);
             for (int c = 0; c < nopen; c++)
                 mk[c][i] = m[c];
         } else {
@@ -353,22 +373,32 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
     b_store(un, und);
     b_count_add(cnt, flip);
     const struct cpu_ising_split *spl = d->v->split;
-    for (int i = 0; i < n; i++) {
-        group_flip(spl, sl[i].rr->own, sl[i].jx, &fl[i]);
-        if (un[i]) {
-            if (q->n == NB)
-                *changed += tail_run(d, q);
-            struct tail_entry *e = &q->e[q->n++];
-            e->row = sl[i].rr->own;
-            e->jx = sl[i].jx;
-            e->g = (uint64_t)(g + i);
-            e->und = un[i];
-            e->acc = 0;
-            e->spin = sp[i];
-            for (int c = 0; c < nopen; c++)
-                e->m[c] = mk[c][i];
-        }
+    if (contiguous) {
+#pragma GCC unroll 16
+        for (int i = 0; i < NB; i++)
+            group_flip_only(rr0->own, jx0 + 32 * i, &fl[i]);
+        group_pads(spl, rr0->own, jx0, 32 * NB);
+    } else {
+        for (int i = 0; i < n; i++)
+            group_flip(spl, sl[i].rr->own, sl[i].jx, &fl[i]);
     }
+    /* the groups with undecided lanes, one bit each */
+    for (uint32_t left = b_nonzero_lanes(b_load(un)); left; left &= left - 1) {
+        const int i = __builtin_ctz(left);
+        if (q->n == NB)
+            *changed += tail_run(d, q, nopen);
+        const int e = q->n++;
+        q->row[e] = SLOT_RR(i)->own;
+        q->jx[e] = SLOT_JX(i);
+        q->g[e] = (uint64_t)(g + i);
+        q->blo[e] = (uint32_t)(g + i);
+        q->und[e] = un[i];
+        q->spin[e] = sp[i];
+        for (int c = 0; c < nopen; c++)
+            q->m[c][e] = mk[c][i];
+    }
+#undef SLOT_RR
+#undef SLOT_JX
 }
 
 /* Site s (global, the first of its row's colour-`colour` sites) to the first such site of
@@ -420,7 +450,7 @@ DINLINE uint64_t range_impl(struct dec_simd *d, const uint64_t *ct, int algorith
         }
         /* a batch holds consecutive groups of one value of block >> 32 */
         if (n > 0 && (run == 0 || (g >> 32) != (bg >> 32))) {
-            decide_batch(d, bg, n, sl, &q, &cnt, &changed, bonds, nrows, nopen);
+            decide_batch(d, bg, n, sl, NULL, 0, 0, &q, &cnt, &changed, bonds, nrows, nopen);
             n = nr = 0;
         }
         if (run == 0) { /* a group across rows or the range's ends: the C path */
@@ -435,17 +465,30 @@ DINLINE uint64_t range_impl(struct dec_simd *d, const uint64_t *ct, int algorith
         int64_t jx = site.group;
         const int64_t end = g + run;
         for (; g < end; g++, jx += 32) {
+            /* whole batches of the run: no slots */
+            while (n == 0 && end - g >= NB && (g >> 32) == ((g + NB - 1) >> 32)) {
+                if (d->fold_hi != (g >> 32)) {
+                    changed += tail_run(d, &q, nopen);
+                    dec_simd_fold(d, g >> 32);
+                }
+                decide_batch(d, g, NB, NULL, &rows[nr - 1], jx, 1, &q, &cnt, &changed, bonds,
+                             nrows, nopen);
+                g += NB;
+                jx += 32 * NB;
+            }
+            if (g == end)
+                break;
             if (n == 0) {
                 bg = g;
                 if (d->fold_hi != (g >> 32)) {
-                    changed += tail_run(d, &q); /* its folds are those of the old value */
+                    changed += tail_run(d, &q, nopen); /* its folds are those of the old value */
                     dec_simd_fold(d, g >> 32);
                 }
             }
             sl[n].rr = &rows[nr - 1];
             sl[n++].jx = jx;
             if (n == NB || ((g + 1) >> 32) != (g >> 32)) {
-                decide_batch(d, bg, n, sl, &q, &cnt, &changed, bonds, nrows, nopen);
+                decide_batch(d, bg, n, sl, NULL, 0, 0, &q, &cnt, &changed, bonds, nrows, nopen);
                 n = 0;
                 rows[0] = rows[nr - 1];
                 nr = 1;
@@ -459,8 +502,8 @@ DINLINE uint64_t range_impl(struct dec_simd *d, const uint64_t *ct, int algorith
             nr = 0;
     }
     if (n > 0)
-        decide_batch(d, bg, n, sl, &q, &cnt, &changed, bonds, nrows, nopen);
-    changed += tail_run(d, &q);
+        decide_batch(d, bg, n, sl, NULL, 0, 0, &q, &cnt, &changed, bonds, nrows, nopen);
+    changed += tail_run(d, &q, nopen);
     return changed + b_count_total(cnt);
 }
 
