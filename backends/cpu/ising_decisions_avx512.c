@@ -16,15 +16,15 @@ typedef __m512i bvec;
 #define NB 16
 #define DEC_LEVEL_ENTRY cpu_ising_decisions_range_avx512
 
-#define BINLINE static inline __attribute__((always_inline))
-/* The Philox calls and the count: inlined into every variant, except in checkasm's copy
- * with emulated intrinsics (tests/checkasm/meson.build), which would take minutes to
- * compile so; the same code either way. */
+/* The primitives are inlined into every variant, except in checkasm's copy with emulated
+ * intrinsics (tests/checkasm/meson.build), which would take many minutes to compile so:
+ * there each is a function of its own. The same code either way. */
 #ifdef LATMC_DEC_EMULATED
-#define PINLINE static __attribute__((noinline))
+#define BINLINE static __attribute__((noinline, unused))
 #else
-#define PINLINE BINLINE
+#define BINLINE static inline __attribute__((always_inline))
 #endif
+#define PINLINE BINLINE
 
 BINLINE bvec b_zero(void) { return _mm512_setzero_si512(); }
 BINLINE bvec b_ones(void) { return _mm512_set1_epi32(-1); }
