@@ -179,6 +179,7 @@ DINLINE void group_codes(const struct dec_simd *d, const struct run_rows *rr, in
         xm = _mm256_xor_si256(xm, _mm256_and_si256(load32(rr->othb + jx - 1), one));
     }
     __m256i k = _mm256_add_epi8(xp, xm);
+#pragma GCC unroll 4
     for (int m = 0; m < nrows; m++) {
         __m256i nb = load32(rr->nb[m] + jx);
         if (bonds) {
@@ -401,6 +402,36 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
 #undef SLOT_JX
 }
 
+/*
+ * Short rows (3D 256^3 has 128 sites of a colour per row): the hardware prefetchers do not
+ * follow the six interleaved streams of a few lines each, and the rows come from L3 or
+ * memory one load latency after another. So fetch ahead the rows that row r + 4 brings
+ * in: both halves of row r + 4 and, in 3D, of row r + 4 + L_y (plane z + 1), as
+ * ising_simd_tmpl.h's row cursor does.
+ */
+DINLINE void prefetch_rows_ahead(const struct cpu_ising_split *sp, int64_t r, const int three,
+                                 const int bonds)
+{
+    int64_t rpf = r + 4, rzpf = rpf + (three ? sp->ly : 0);
+    while (rpf >= sp->rows)
+        rpf -= sp->rows;
+    while (rzpf >= sp->rows)
+        rzpf -= sp->rows;
+    for (int par = 0; par < 2; par++)
+        for (int64_t o = -1; o < sp->half + 1; o += 64) {
+            _mm_prefetch((const char *)cpu_ising_split_row(sp, rpf, par) + o, _MM_HINT_T0);
+            if (three)
+                _mm_prefetch((const char *)cpu_ising_split_row(sp, rzpf, par) + o, _MM_HINT_T0);
+            if (bonds) {
+                _mm_prefetch((const char *)cpu_ising_split_bond_row(sp, rpf, par) + o,
+                             _MM_HINT_T0);
+                if (three)
+                    _mm_prefetch((const char *)cpu_ising_split_bond_row(sp, rzpf, par) + o,
+                                 _MM_HINT_T0);
+            }
+        }
+}
+
 /* Site s (global, the first of its row's colour-`colour` sites) to the first such site of
  * the next row, without divisions (latmc_checkerboard_next's row step). */
 static inline void next_row(const struct latmc_lattice *g, int colour, struct latmc_site *s)
@@ -462,6 +493,8 @@ DINLINE uint64_t range_impl(struct dec_simd *d, const uint64_t *ct, int algorith
         }
         const struct latmc_site local = cpu_ising_dec_local_site(v, site);
         run_rows_of(sp, &local, &rows[nr++]);
+        if (half <= 512)
+            prefetch_rows_ahead(sp, local.row, nrows == 4, bonds);
         int64_t jx = site.group;
         const int64_t end = g + run;
         for (; g < end; g++, jx += 32) {
