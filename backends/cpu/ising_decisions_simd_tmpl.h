@@ -403,11 +403,11 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
 }
 
 /*
- * Short rows (3D 256^3 has 128 sites of a colour per row): the hardware prefetchers do not
- * follow the six interleaved streams of a few lines each, and the rows come from L3 or
- * memory one load latency after another. So fetch ahead the rows that row r + 4 brings
- * in: both halves of row r + 4 and, in 3D, of row r + 4 + L_y (plane z + 1), as
- * ising_simd_tmpl.h's row cursor does.
+ The hardware prefetchers do not follow the interleaved streams of the rows (3D 256^3:
+ * six of two lines each per row), and the rows come from L3 or memory one load latency
+ * after another. So fetch ahead the rows that row r + 4 brings in: both halves of row
+ * r + 4 and, in 3D, of row r + 4 + L_y (plane z + 1), as ising_simd_tmpl.h's row cursor
+ * does.
  */
 DINLINE void prefetch_rows_ahead(const struct cpu_ising_split *sp, int64_t r, const int three,
                                  const int bonds)
@@ -493,8 +493,7 @@ DINLINE uint64_t range_impl(struct dec_simd *d, const uint64_t *ct, int algorith
         }
         const struct latmc_site local = cpu_ising_dec_local_site(v, site);
         run_rows_of(sp, &local, &rows[nr++]);
-        if (half <= 512)
-            prefetch_rows_ahead(sp, local.row, nrows == 4, bonds);
+        prefetch_rows_ahead(sp, local.row, nrows == 4, bonds);
         int64_t jx = site.group;
         const int64_t end = g + run;
         for (; g < end; g++, jx += 32) {
