@@ -37,12 +37,17 @@ uint64_t cpu_ising_decisions_range(const struct cpu_ising_dec_view *v,
                                    uint64_t seed, const struct latmc_step *step, int64_t j0,
                                    int64_t j1, const struct cpu_team *team);
 
-/* The AVX2 kernel (ising_decisions_avx2.c, built with -mavx2; AVX2 and AVX-512 levels):
- * the same sites, the same decisions, bit for bit. Split rows only (v->natural NULL). */
+/* The SIMD kernels (ising_decisions_simd_tmpl.h: ising_decisions_avx2.c, built with
+ * -mavx2, and ising_decisions_avx512.c, with the AVX-512 flags): the same sites, the same
+ * decisions, bit for bit. Split rows only (v->natural NULL). */
 uint64_t cpu_ising_decisions_range_avx2(const struct cpu_ising_dec_view *v,
                                         const struct latmc_ising_tables *t, int algorithm,
                                         uint64_t seed, const struct latmc_step *step,
                                         int64_t j0, int64_t j1, const struct cpu_team *team);
+uint64_t cpu_ising_decisions_range_avx512(const struct cpu_ising_dec_view *v,
+                                          const struct latmc_ising_tables *t, int algorithm,
+                                          uint64_t seed, const struct latmc_step *step,
+                                          int64_t j0, int64_t j1, const struct cpu_team *team);
 
 typedef uint64_t (*cpu_ising_decisions_range_fn)(const struct cpu_ising_dec_view *v,
                                                  const struct latmc_ising_tables *t,

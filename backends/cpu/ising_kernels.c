@@ -69,6 +69,10 @@ static int ising_create(latmc_sim *sim, struct cpu_state *st)
     if (st->simd_flags & CPU_FLAG_AVX2) /* the AVX-512 level keeps AVX2's flag too */
         is->decisions_range = cpu_ising_decisions_range_avx2;
 #endif
+#if LATMC_HAVE_AVX512
+    if (st->simd_flags & CPU_FLAG_AVX512)
+        is->decisions_range = cpu_ising_decisions_range_avx512;
+#endif
     int status = LATMC_OK;
     if (is->dsp.colour_rows) {
         status = cpu_ising_split_alloc(&is->split, &st->lattice);

@@ -31,6 +31,7 @@ static const struct {
     const char *name;
     void (*check)(void);
 } models[] = {
+    { "ising-decisions", checkasm_check_ising_decisions },
     { "ising", checkasm_check_ising },
     { "potts", checkasm_check_potts },
     { "phi4", checkasm_check_phi4 },

@@ -47,6 +47,7 @@ double checkasm_now_ns(void);
 void checkasm_bench(const char *func, const char *level, double ns_per_call);
 
 /* The model checks (each listed in checkasm.c's table). */
+void checkasm_check_ising_decisions(void);
 void checkasm_check_ising(void);
 void checkasm_check_potts(void);
 void checkasm_check_phi4(void);

@@ -1,0 +1,175 @@
+/*
+ * The bit-sliced Ising decisions (decisions = 1, doc/models/ising-decisions.md) at the
+ * AVX-512 level (F, BW, DQ, VL): the primitives of ising_decisions_simd_tmpl.h over 16
+ * lanes of 32 bits (16 groups of 32 sites a batch). Differences from AVX2, none in the
+ * chain: Philox with one state word per register and vpternlogq for its three-way xors
+ * (eight instances a register, as ising_avx512.c runs it), the outputs put in lane order
+ * by one vpermt2d each, and each plane of the comparison in three instructions
+ * (vpternlogd: und & tb & ~w, and und & ~(w ^ tb)).
+ */
+#include <immintrin.h>
+#include <stdint.h>
+
+#include "philox_fold.h"
+
+typedef __m512i bvec;
+#define NB 16
+#define DEC_LEVEL_ENTRY cpu_ising_decisions_range_avx512
+
+/* The primitives are inlined into every variant, except in checkasm's copy with emulated
+ * intrinsics (tests/checkasm/meson.build), which would take many minutes to compile so:
+ * there each is a function of its own. The same code either way. */
+#ifdef LATMC_DEC_EMULATED
+#define BINLINE static __attribute__((noinline, unused))
+#else
+#define BINLINE static inline __attribute__((always_inline))
+#endif
+#define PINLINE BINLINE
+
+BINLINE bvec b_zero(void) { return _mm512_setzero_si512(); }
+BINLINE bvec b_ones(void) { return _mm512_set1_epi32(-1); }
+BINLINE bvec b_load(const uint32_t *p) { return _mm512_load_si512((const void *)p); }
+BINLINE void b_store(uint32_t *p, bvec x) { _mm512_store_si512((void *)p, x); }
+BINLINE bvec b_and(bvec a, bvec b) { return _mm512_and_si512(a, b); }
+BINLINE bvec b_or(bvec a, bvec b) { return _mm512_or_si512(a, b); }
+BINLINE bvec b_xor(bvec a, bvec b) { return _mm512_xor_si512(a, b); }
+BINLINE bvec b_andnot(bvec a, bvec b) { return _mm512_andnot_si512(a, b); }
+/* x | (a & s): truth table 0xF8 of (x, a, s) */
+BINLINE bvec b_or_and(bvec x, bvec a, bvec s) { return _mm512_ternarylogic_epi32(x, a, s, 0xF8); }
+
+/* latmc_bitslice_plane on 16 groups: acc |= und & tb & ~w (table 0x40 of (und, tb, w));
+ * und &= ~(w ^ tb) (table 0x90 of (und, w, tb)). */
+BINLINE void b_plane(bvec *acc, bvec *und, bvec w, bvec tb)
+{
+    *acc = _mm512_or_si512(*acc, _mm512_ternarylogic_epi32(*und, tb, w, 0x40));
+    *und = _mm512_ternarylogic_epi32(*und, w, tb, 0x90);
+}
+
+BINLINE uint32_t b_nonzero_lanes(bvec x) { return (uint32_t)_mm512_test_epi32_mask(x, x); }
+
+/* Set bits per byte (a nibble table), summed into the eight 64-bit lanes of *cnt. */
+PINLINE void b_count_add(bvec *cnt, bvec x)
+{
+    const __m512i table = _mm512_broadcast_i32x4(
+        _mm_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4));
+    const __m512i low = _mm512_set1_epi8(0x0f);
+    const __m512i n = _mm512_add_epi8(
+        _mm512_shuffle_epi8(table, _mm512_and_si512(x, low)),
+        _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi16(x, 4), low)));
+    *cnt = _mm512_add_epi64(*cnt, _mm512_sad_epu8(n, _mm512_setzero_si512()));
+}
+
+static inline uint64_t b_count_total(bvec cnt)
+{
+    _Alignas(64) uint64_t q[8];
+    _mm512_store_si512((void *)q, cnt);
+    return q[0] + q[1] + q[2] + q[3] + q[4] + q[5] + q[6] + q[7];
+}
+
+/* One fold (lib/philox_fold.h) broadcast: the round keys and the folded constants. */
+struct philox16_fold {
+    __m512i k0[10], k1[10];
+    __m512i a1, a2, a3, a4;
+};
+
+/* The folds of subs 0, 1, 2. */
+struct dphilox {
+    struct philox16_fold f[3];
+    __m512i m0, m1;
+};
+
+static void dphilox_setup(struct dphilox *p, const struct latmc_philox_fold f[3])
+{
+    for (int q = 0; q < 3; q++) {
+        for (int r = 0; r < 10; r++) {
+            p->f[q].k0[r] = _mm512_set1_epi64((long long)f[q].k[r].v[0]);
+            p->f[q].k1[r] = _mm512_set1_epi64((long long)f[q].k[r].v[1]);
+        }
+        p->f[q].a1 = _mm512_set1_epi64((long long)f[q].a1);
+        p->f[q].a2 = _mm512_set1_epi64((long long)f[q].a2);
+        p->f[q].a3 = _mm512_set1_epi64((long long)f[q].a3);
+        p->f[q].a4 = _mm512_set1_epi64((long long)f[q].a4);
+    }
+    p->m0 = _mm512_set1_epi64(LATMC_PHILOX_M0);
+    p->m1 = _mm512_set1_epi64(LATMC_PHILOX_M1);
+}
+
+#define XOR3 0x96 /* vpternlog truth table of a ^ b ^ c */
+
+/*
+ * Ten rounds for `chains` sets of eight blocks (c[g]: their block numbers in the low
+ * halves of the 64-bit lanes), chain g with fold fs[g] (lib/philox_fold.h's words, the
+ * order of ising_avx512.c's philox16_rounds): x[g][w] = output word w of each block, in
+ * the low halves.
+ */
+BINLINE void rounds_of(const struct dphilox *p, const struct philox16_fold *const *fs,
+                       const __m512i *c, __m512i x[][4], const int chains)
+{
+    for (int g = 0; g < chains; g++) { /* round 1 */
+        x[g][3] = _mm512_mul_epu32(c[g], p->m0);
+        x[g][2] = _mm512_xor_si512(_mm512_srli_epi64(x[g][3], 32), fs[g]->a1);
+    }
+    for (int g = 0; g < chains; g++) { /* round 2 (x3 becomes a constant) */
+        x[g][1] = _mm512_mul_epu32(x[g][2], p->m1);
+        x[g][0] = _mm512_xor_si512(_mm512_srli_epi64(x[g][1], 32), fs[g]->a2);
+        x[g][2] = _mm512_xor_si512(x[g][3], fs[g]->a3);
+    }
+    for (int g = 0; g < chains; g++) { /* round 3 */
+        const __m512i p0 = _mm512_mul_epu32(x[g][0], p->m0);
+        const __m512i p1 = _mm512_mul_epu32(x[g][2], p->m1);
+        x[g][0] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), x[g][1], fs[g]->k0[2],
+                                            XOR3);
+        x[g][2] = _mm512_xor_si512(_mm512_srli_epi64(p0, 32), fs[g]->a4);
+        x[g][1] = p1;
+        x[g][3] = p0;
+    }
+#pragma GCC unroll 7
+    for (int r = 3; r < 10; r++) {
+#pragma GCC unroll 4
+        for (int g = 0; g < chains; g++) {
+            const __m512i p0 = _mm512_mul_epu32(x[g][0], p->m0);
+            const __m512i p1 = _mm512_mul_epu32(x[g][2], p->m1);
+            x[g][0] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), x[g][1],
+                                                fs[g]->k0[r], XOR3);
+            x[g][2] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), x[g][3],
+                                                fs[g]->k1[r], XOR3);
+            x[g][1] = p1;
+            x[g][3] = p0;
+        }
+    }
+}
+
+/* Chains e (even lanes' blocks) and o (odd lanes') to lane order: dword 2 j from e's
+ * 64-bit lane j, dword 2 j + 1 from o's. */
+BINLINE void lanes_of_chains(__m512i e[4], __m512i o[4], bvec *w)
+{
+    const __m512i idx = _mm512_setr_epi32(0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28,
+                                          14, 30);
+    for (int l = 0; l < 4; l++)
+        w[l] = _mm512_permutex2var_epi32(e[l], idx, o[l]);
+}
+
+PINLINE void dphilox_main(const struct dphilox *p, uint32_t blo, bvec *w)
+{
+    const __m512i b = _mm512_add_epi32(_mm512_set1_epi32((int)blo),
+                                       _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                                         12, 13, 14, 15));
+    const __m512i c[4] = { b, _mm512_srli_epi64(b, 32), b, _mm512_srli_epi64(b, 32) };
+    const struct philox16_fold *const fs[4] = { &p->f[0], &p->f[0], &p->f[1], &p->f[1] };
+    __m512i x[4][4];
+    rounds_of(p, fs, c, x, 4);
+    lanes_of_chains(x[0], x[1], w);
+    lanes_of_chains(x[2], x[3], w + 4);
+}
+
+PINLINE void dphilox_tail(const struct dphilox *p, const uint32_t *blo, bvec *w)
+{
+    const __m512i b = _mm512_loadu_si512((const void *)blo);
+    const __m512i c[2] = { b, _mm512_srli_epi64(b, 32) };
+    const struct philox16_fold *const fs[2] = { &p->f[2], &p->f[2] };
+    __m512i x[2][4];
+    rounds_of(p, fs, c, x, 2);
+    lanes_of_chains(x[0], x[1], w);
+}
+
+#include "ising_decisions_simd_tmpl.h"

@@ -1,0 +1,331 @@
+/*
+ * checkasm, the bit-sliced Ising decisions (decisions = 1, doc/models/ising-decisions.md):
+ * the SIMD kernels (backends/cpu/ising_decisions_simd_tmpl.h: cpu_ising_decisions_range_avx2,
+ * _avx512, and _avx512 emulated with SIMDe) on the split rows against the C reference
+ * (cpu_ising_decisions_range) on the C level's int8 sites, bit for bit: after every colour
+ * step the spins and the changed count. Cases: 2D and 3D, Metropolis and heat bath,
+ * uniform and +-J, h != 0 and J < 0 (up to seven open threshold classes), beta = 0 and
+ * beta so large that thresholds are 0 or 2^32, rows of whole batches, of a few groups (a
+ * batch across rows), of groups across rows (the C path), ranges cut inside groups, and
+ * team members sharing the groups (each member's call alone, as a thread runs it), sweep
+ * numbers at and beyond 2^32. --bench: one colour of 2D 1024^2 and 3D 128^3 per call.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <latmc/sim.h> /* LATMC_ALGO_* */
+
+#include "checkasm.h"
+#include "coupling_fill.h"
+#include "cpu_features.h"
+#include "cpu_omp.h"
+#include "decision.h"
+#include "ising_decisions.h"
+#include "ising_ref.h"
+#include "ising_split.h"
+#include "step.h"
+
+#if CHECKASM_ISING_DEC_EMU512
+/* ising_decisions_avx512.c built once more with SIMDe's emulated intrinsics (meson.build) */
+uint64_t cpu_ising_decisions_range_avx512_emulated(const struct cpu_ising_dec_view *v,
+                                                   const struct latmc_ising_tables *t,
+                                                   int algorithm, uint64_t seed,
+                                                   const struct latmc_step *step, int64_t j0,
+                                                   int64_t j1, const struct cpu_team *team);
+#endif
+
+/* The level's kernel, or NULL when this build has none for it. */
+static cpu_ising_decisions_range_fn level_fn(const struct checkasm_level *lv)
+{
+    if (lv->emulated) {
+#if CHECKASM_ISING_DEC_EMU512
+        return cpu_ising_decisions_range_avx512_emulated;
+#else
+        return NULL;
+#endif
+    }
+#if LATMC_HAVE_AVX512
+    if (lv->flags & CPU_FLAG_AVX512)
+        return cpu_ising_decisions_range_avx512;
+#endif
+#if LATMC_HAVE_AVX2
+    if (lv->flags & CPU_FLAG_AVX2)
+        return cpu_ising_decisions_range_avx2;
+#endif
+    return NULL;
+}
+
+/* The core's tables (lib/model_ising.c), rebuilt here from the model's definition. */
+static void tables(struct latmc_ising_tables *t, int ndim, double beta, double J, double h)
+{
+    memset(t, 0, sizeof *t);
+    for (int k = 0; k <= 2 * ndim; k++) {
+        const int n = 2 * k - 2 * ndim;
+        for (int up = 0; up < 2; up++) {
+            const double de = 2.0 * (up ? 1 : -1) * (J * n + h);
+            t->metropolis[up][k] =
+                latmc_threshold_u32(beta == 0.0 || de <= 0.0 ? 1.0 : exp(-beta * de));
+        }
+        t->heatbath[k] = latmc_threshold_u32(beta == 0.0 ? 0.5
+                                             : 1.0 / (1.0 + exp(-2.0 * beta * (J * n + h))));
+    }
+}
+
+struct dec_case {
+    int ndim;
+    int64_t lx, ly, lz;
+    double beta, J, h;
+    int pmj;          /* +-J couplings */
+    int sweeps;
+    uint64_t first_sweep;
+    int members;      /* team members sharing each step */
+    int cut;          /* 1: the colour's range in three pieces cut inside groups */
+};
+
+/* One colour step over [j0, j1) by `members` members, each call alone. */
+static uint64_t run_range(cpu_ising_decisions_range_fn f, const struct cpu_ising_dec_view *v,
+                          const struct latmc_ising_tables *t, int algorithm, uint64_t seed,
+                          const struct latmc_step *step, int64_t j0, int64_t j1, int members)
+{
+    uint64_t changed = 0;
+    for (int m = 0; m < members; m++) {
+        const struct cpu_team team = { m, members };
+        changed += f(v, t, algorithm, seed, step, j0, j1, &team);
+    }
+    return changed;
+}
+
+/* One colour step over the colour's sites, whole or in pieces (c->cut). */
+static uint64_t run_step(cpu_ising_decisions_range_fn f, const struct cpu_ising_dec_view *v,
+                         const struct latmc_ising_tables *t, int algorithm, uint64_t seed,
+                         const struct latmc_step *step, const struct dec_case *c,
+                         const int64_t cuts[2])
+{
+    const int64_t n = v->global->nsites / 2;
+    if (!c->cut)
+        return run_range(f, v, t, algorithm, seed, step, 0, n, c->members);
+    return run_range(f, v, t, algorithm, seed, step, 0, cuts[0], c->members) +
+           run_range(f, v, t, algorithm, seed, step, cuts[0], cuts[1], c->members) +
+           run_range(f, v, t, algorithm, seed, step, cuts[1], n, c->members);
+}
+
+/* One case with one algorithm at one level; 0 after a mismatch (reported). */
+static int run_case(const struct checkasm_level *lv, cpu_ising_decisions_range_fn f,
+                    const struct dec_case *c, int algorithm)
+{
+    const char *func = c->pmj ? "ising.decisions_range +-J" : "ising.decisions_range";
+    struct latmc_lattice g = { c->ndim, c->lx, c->ly, c->ndim == 3 ? c->lz : 1, 0 };
+    g.nsites = g.lx * g.ly * g.lz;
+    struct latmc_ising_tables t;
+    tables(&t, c->ndim, c->beta, c->J, c->h);
+    int8_t *ref = malloc((size_t)g.nsites), *out = malloc((size_t)g.nsites);
+    int8_t *eps = c->pmj ? malloc((size_t)(g.nsites * c->ndim)) : NULL;
+    struct cpu_ising_split s;
+    if (!ref || !out || (c->pmj && !eps) || cpu_ising_split_alloc(&s, &g) != 0) {
+        checkasm_fail(func, lv->name, "out of memory");
+        free(ref);
+        free(out);
+        free(eps);
+        return 0;
+    }
+    int ok = 1;
+    for (int64_t i = 0; i < g.nsites; i++)
+        ref[i] = (int8_t)checkasm_rand_pm1();
+    cpu_ising_split_from_natural(&s, ref, 1);
+    if (c->pmj) {
+        cpu_draw_couplings(eps, CPU_COUPLINGS_I8_BIMODAL, 0, g.nsites * g.ndim, checkasm_rand(), 1,
+                           0);
+        if (cpu_ising_split_alloc_bonds(&s) != 0) {
+            checkasm_fail(func, lv->name, "out of memory");
+            ok = 0;
+        } else {
+            cpu_ising_split_bonds_from_eps(&s, eps, 1);
+        }
+    }
+    const struct cpu_ising_dec_view vref = { &g, &g, 0, ref, NULL, eps };
+    const struct cpu_ising_dec_view vsimd = { &g, &g, 0, NULL, &s, NULL };
+    const uint64_t seed = checkasm_rand();
+    for (int k = 0; ok && k < c->sweeps; k++)
+        for (int colour = 0; ok && colour < 2; colour++) {
+            const uint64_t sweep = c->first_sweep + (uint64_t)k;
+            const struct latmc_step step = latmc_step_name(colour, LATMC_STEP_COLOUR_BITSLICED,
+                                                           colour, 0, sweep, (uint32_t)colour, 0);
+            /* cuts anywhere (inside groups too) */
+            const int64_t n = g.nsites / 2;
+            int64_t cuts[2] = { (int64_t)(checkasm_rand() % (uint64_t)(n + 1)),
+                                (int64_t)(checkasm_rand() % (uint64_t)(n + 1)) };
+            if (cuts[0] > cuts[1]) {
+                const int64_t x = cuts[0];
+                cuts[0] = cuts[1];
+                cuts[1] = x;
+            }
+            const uint64_t na = run_step(cpu_ising_decisions_range, &vref, &t, algorithm, seed,
+                                         &step, c, cuts);
+            const uint64_t nb = run_step(f, &vsimd, &t, algorithm, seed, &step, c, cuts);
+            cpu_ising_split_to_natural(&s, out, 1);
+            if (na != nb || memcmp(ref, out, (size_t)g.nsites) != 0) {
+                int64_t i = 0;
+                while (i < g.nsites && ref[i] == out[i])
+                    i++;
+                checkasm_fail(func, lv->name,
+                              "%dD %lldx%lldx%lld %s beta %g J %g h %g, %d member(s), cut %d: "
+                              "sweep %llu colour %d differs: changed %llu (C %llu), first "
+                              "differing site %lld of %lld",
+                              c->ndim, (long long)c->lx, (long long)c->ly, (long long)g.lz,
+                              algorithm == LATMC_ALGO_HEATBATH ? "heat bath" : "Metropolis",
+                              c->beta, c->J, c->h, c->members, c->cut,
+                              (unsigned long long)sweep, colour, (unsigned long long)nb,
+                              (unsigned long long)na, (long long)i, (long long)g.nsites);
+                ok = 0;
+            }
+        }
+    cpu_ising_split_free(&s);
+    free(eps);
+    free(ref);
+    free(out);
+    return ok;
+}
+
+/* ndim, lx, ly, lz, beta, J, h, pmj, sweeps, first sweep, members, cut; each runs with both
+ * algorithms. AVX2 batches 8 groups (256 sites of a colour), AVX-512 16 (512). */
+static const struct dec_case cases[] = {
+    /* rows of whole batches at both widths (L_x / 2 a multiple of 512) */
+    { 2, 1024, 6, 1, 0.44, 1, 0, 0, 3, 0, 1, 0 },
+    { 2, 1024, 4, 1, 0.6666666667, 1, 0, 0, 3, 5, 1, 0 },
+    { 2, 2048, 2, 1, 0.2, 1, 0.3, 0, 2, 0, 1, 0 },
+    /* whole batches at one width, a batch across rows at the other; a few groups a row */
+    { 2, 512, 8, 1, 0.44, 1, 0.1, 0, 3, 0, 1, 0 },
+    { 2, 128, 16, 1, 0.44, 1, 0, 0, 3, 0, 1, 0 },
+    { 2, 64, 40, 1, 0.3, -1, 0.2, 0, 3, 1, 1, 0 },
+    { 2, 192, 12, 1, 0.5, 1, -0.4, 0, 3, 0, 1, 0 },
+    /* groups across rows (the C path) mixed with whole ones */
+    { 2, 96, 20, 1, 0.44, 1, 0, 0, 3, 0, 1, 0 },
+    { 2, 100, 14, 1, 0.44, 1, 0.1, 0, 3, 0, 1, 0 },
+    { 2, 6, 30, 1, 0.3, 1, 0, 0, 3, 0, 1, 0 },
+    { 2, 2, 64, 1, 0.3, 1, 0.2, 0, 3, 0, 1, 0 },
+    /* beta = 0, thresholds 0 and 2^32 only, tiny beta, J = 0 */
+    { 2, 1024, 2, 1, 0, 1, 0.5, 0, 2, 0, 1, 0 },
+    { 2, 512, 4, 1, 50, 1, 0.3, 0, 2, 0, 1, 0 },
+    { 2, 256, 4, 1, 1e6, -1, 0.7, 0, 2, 0, 1, 0 },
+    { 2, 512, 4, 1, 1e-9, 1, 0, 0, 2, 0, 1, 0 },
+    { 2, 512, 4, 1, 0.7, 0, 2.0, 0, 2, 0, 1, 0 },
+    /* sweep numbers at and beyond 2^32 */
+    { 2, 1024, 2, 1, 0.44, 1, 0, 0, 2, UINT64_C(0xffffffff), 1, 0 },
+    { 2, 512, 4, 1, 0.44, 1, 0.2, 0, 2, (UINT64_C(1) << 40) + 5, 1, 0 },
+    /* ranges cut inside groups, team members */
+    { 2, 1024, 8, 1, 0.44, 1, 0, 0, 2, 0, 3, 1 },
+    { 2, 256, 16, 1, 0.5, 1, 0.1, 0, 2, 0, 2, 1 },
+    { 2, 100, 20, 1, 0.44, 1, 0, 0, 2, 0, 3, 1 },
+    { 3, 64, 8, 6, 0.3, 1, 0.1, 0, 2, 0, 3, 1 },
+    /* 3D: seven open classes with h != 0 */
+    { 3, 1024, 2, 2, 0.22, 1, 0, 0, 2, 0, 1, 0 },
+    { 3, 64, 8, 8, 0.22, 1, 0, 0, 3, 0, 1, 0 },
+    { 3, 32, 8, 6, 0.3, 1, 0.37, 0, 3, 0, 1, 0 },
+    { 3, 128, 4, 4, 0.3, -1, 0.2, 0, 3, 3, 1, 0 },
+    { 3, 10, 6, 4, 0.22, 1, 0.3, 0, 3, 0, 1, 0 },
+    { 3, 2, 2, 2, 0.4, 1, 0, 0, 4, 0, 1, 0 },
+    { 3, 64, 4, 4, 40, 1, 0.5, 0, 2, 0, 1, 0 },
+    /* +-J */
+    { 2, 1024, 4, 1, 0.44, 1, 0, 1, 3, 0, 1, 0 },
+    { 2, 128, 16, 1, 0.3, -0.7, 0.25, 1, 3, 7, 1, 0 },
+    { 2, 100, 10, 1, 0.5, 1, 0.1, 1, 3, 0, 2, 1 },
+    { 2, 512, 4, 1, 50, -1, 0.3, 1, 2, 0, 1, 0 },
+    { 3, 512, 2, 4, 0.3, 1, 0, 1, 3, 0, 1, 0 },
+    { 3, 64, 8, 4, 0.3, 1, 0.3, 1, 3, 0, 1, 0 },
+    { 3, 10, 6, 4, 0.22, -1, 0.3, 1, 3, 0, 3, 1 },
+};
+
+static void check_level(const struct checkasm_level *lv, cpu_ising_decisions_range_fn f)
+{
+    const int before = checkasm_failures();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int a = 0; a < 2; a++)
+            if (!run_case(lv, f, &cases[i], a ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS))
+                return; /* one report per level */
+    if (checkasm_failures() == before) {
+        char what[80];
+        snprintf(what, sizeof what, "%zu lattices x 2 algorithms",
+                 sizeof cases / sizeof cases[0]);
+        checkasm_ok("ising.decisions_range", lv->name, what);
+    }
+}
+
+/* ---- --bench ---- */
+
+static volatile uint64_t bench_sink;
+
+/* Best of 5 timings of `calls` colour steps, in ns per call. */
+static double bench_fn(cpu_ising_decisions_range_fn f, const struct cpu_ising_dec_view *v,
+                       const struct latmc_ising_tables *t, int algorithm, int calls)
+{
+    const struct cpu_team alone = cpu_team_alone();
+    double best = 1e300;
+    uint64_t sweep = 0;
+    for (int rep = 0; rep < 5; rep++) {
+        const double t0 = checkasm_now_ns();
+        for (int call = 0; call < calls; call++) {
+            const struct latmc_step step = latmc_step_name(
+                call & 1, LATMC_STEP_COLOUR_BITSLICED, call & 1, 0, sweep, (uint32_t)(call & 1), 0);
+            sweep += call & 1;
+            bench_sink += f(v, t, algorithm, 1, &step, 0, v->global->nsites / 2, &alone);
+        }
+        const double dt = (checkasm_now_ns() - t0) / calls;
+        best = dt < best ? dt : best;
+    }
+    return best;
+}
+
+static void bench_case(int ndim, int64_t L, int algorithm)
+{
+    char func[64];
+    snprintf(func, sizeof func, "decisions %dD %lld %s", ndim, (long long)L,
+             algorithm == LATMC_ALGO_HEATBATH ? "hb" : "metro");
+    struct latmc_lattice g = { ndim, L, L, ndim == 3 ? L : 1, 0 };
+    g.nsites = g.lx * g.ly * g.lz;
+    struct latmc_ising_tables t;
+    tables(&t, ndim, ndim == 3 ? 0.25 : 2.0 / 3.0, 1, 0);
+    int8_t *spins = malloc((size_t)g.nsites);
+    struct cpu_ising_split s;
+    if (!spins || cpu_ising_split_alloc(&s, &g) != 0) {
+        free(spins);
+        checkasm_fail(func, "c", "out of memory");
+        return;
+    }
+    cpu_ising_hot_start(&g, spins, 1, 1);
+    cpu_ising_split_from_natural(&s, spins, 1);
+    const int calls = ndim == 3 ? 8 : 16;
+    const struct cpu_ising_dec_view vref = { &g, &g, 0, spins, NULL, NULL };
+    const struct cpu_ising_dec_view vsimd = { &g, &g, 0, NULL, &s, NULL };
+    checkasm_bench(func, "c", bench_fn(cpu_ising_decisions_range, &vref, &t, algorithm, calls));
+    const struct checkasm_level *levels;
+    const int nl = checkasm_levels(&levels);
+    for (int l = 0; l < nl; l++) {
+        const cpu_ising_decisions_range_fn f = levels[l].emulated ? NULL : level_fn(&levels[l]);
+        if (f)
+            checkasm_bench(func, levels[l].name, bench_fn(f, &vsimd, &t, algorithm, calls));
+    }
+    cpu_ising_split_free(&s);
+    free(spins);
+}
+
+void checkasm_check_ising_decisions(void)
+{
+    const struct checkasm_level *levels;
+    const int nl = checkasm_levels(&levels);
+    for (int l = 0; l < nl; l++) {
+        const cpu_ising_decisions_range_fn f = level_fn(&levels[l]);
+        if (!f) {
+            printf("  ising decisions: level %s not built: skipped\n", levels[l].name);
+            continue;
+        }
+        check_level(&levels[l], f);
+    }
+    if (checkasm_bench_on()) {
+        bench_case(2, 1024, LATMC_ALGO_METROPOLIS);
+        bench_case(2, 1024, LATMC_ALGO_HEATBATH);
+        bench_case(3, 128, LATMC_ALGO_METROPOLIS);
+        bench_case(3, 128, LATMC_ALGO_HEATBATH);
+    }
+}
