@@ -17,21 +17,11 @@ struct latmc_cluster_lattice latmc_cluster_lattice_of(int ndim, const int64_t *e
     return g;
 }
 
-/* The root of x, halving the path on the way (every write keeps parent[y] <= y). */
-static inline uint32_t find_halving(uint32_t *parent, uint32_t x)
-{
-    while (parent[x] != x) {
-        parent[x] = parent[parent[x]];
-        x = parent[x];
-    }
-    return x;
-}
-
 /* Join the clusters of a and b; returns 1 if they were apart. */
 static int unite(uint32_t *parent, uint32_t a, uint32_t b)
 {
-    a = find_halving(parent, a);
-    b = find_halving(parent, b);
+    a = latmc_cluster_find_halving(parent, a);
+    b = latmc_cluster_find_halving(parent, b);
     if (a == b)
         return 0;
     if (a < b)
@@ -45,7 +35,7 @@ static int unite(uint32_t *parent, uint32_t a, uint32_t b)
  * joined root. The smaller root wins. */
 static inline uint32_t pull(uint32_t *parent, uint32_t r, uint32_t b)
 {
-    const uint32_t rb = find_halving(parent, b);
+    const uint32_t rb = latmc_cluster_find_halving(parent, b);
     if (rb < r) {
         parent[r] = rb;
         return rb;

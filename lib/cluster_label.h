@@ -32,6 +32,17 @@ struct latmc_cluster_lattice {
 
 struct latmc_cluster_lattice latmc_cluster_lattice_of(int ndim, const int64_t *extent);
 
+/* The union-find root of x, halving the path on the way (every write keeps
+ * parent[y] <= y; one thread per parent array). */
+static inline uint32_t latmc_cluster_find_halving(uint32_t *parent, uint32_t x)
+{
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    return x;
+}
+
 /* The neighbour of site i in direction +mu (periodic). */
 static inline int64_t latmc_cluster_up(const struct latmc_cluster_lattice *g, int64_t i,
                                        int mu)

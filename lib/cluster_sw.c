@@ -34,16 +34,6 @@ static inline uint32_t root_of(const uint32_t *parent, uint32_t x)
     return x;
 }
 
-/* The root of x, halving the path (one thread only). */
-static inline uint32_t find_halving(uint32_t *parent, uint32_t x)
-{
-    while (parent[x] != x) {
-        parent[x] = parent[parent[x]];
-        x = parent[x];
-    }
-    return x;
-}
-
 /*
  * After the box-local labelling: the local roots that a face union may join to another
  * box's cluster are those of the boxes' first and last planes. Each goes once (flagged in
@@ -186,7 +176,7 @@ void latmc_cluster_sw_label(const struct latmc_cluster_job *job, struct latmc_cl
     for (int64_t k = 0; k < n_cand; k++) {
         const uint32_t r = job->cand[k];
         bonds[r] &= 0x7fu;
-        const uint32_t root = find_halving(parent, r);
+        const uint32_t root = latmc_cluster_find_halving(parent, r);
         if (root != r) {
             size[root] += size[r];
             if (msum)
