@@ -1,5 +1,6 @@
 /* latmc front end — a new sim from the command line. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cluster.h"
 #include "names.h"
@@ -9,8 +10,12 @@ void setup_param_error(latmc_sim *sim, int key, double value, int rc)
 {
     const char *name = latmc_param_name(key);
     const char *detail = latmc_sim_last_error(sim);
-    cli_usage_error("parameter %s = %g: %s%s%s", name != NULL ? name : "?", value,
-                    latmc_strerror(rc), detail[0] != '\0' ? ": " : "", detail);
+    /* The library's message often names the parameter and value itself: say them once. */
+    if (strncmp(detail, "parameter ", 10) == 0)
+        cli_usage_error("%s: %s", latmc_strerror(rc), detail);
+    else
+        cli_usage_error("parameter %s = %g: %s%s%s", name != NULL ? name : "?", value,
+                        latmc_strerror(rc), detail[0] != '\0' ? ": " : "", detail);
 }
 
 int setup_fresh(latmc_ctx *ctx, const struct cli_options *opt, latmc_sim **out,
