@@ -466,6 +466,14 @@ int latmc_ens_set_exchange(latmc_ens *e, uint64_t every)
     return LATMC_OK;
 }
 
+int latmc_ens_get_exchange(const latmc_ens *e, uint64_t *every)
+{
+    if (!e || !every)
+        return latmc_fail(LATMC_EINVAL, "latmc_ens_get_exchange: %s is NULL", !e ? "ens" : "every");
+    *every = e->every;
+    return LATMC_OK;
+}
+
 int latmc_ens_init_spins(latmc_ens *e, int how)
 {
     if (!e)

@@ -224,6 +224,14 @@ LATMC_API int latmc_ens_set_param(latmc_ens *ens, int key, double value);
 LATMC_API int latmc_ens_set_exchange(latmc_ens *ens, uint64_t every);
 
 /**
+ * The replica-exchange interval in sweeps (0: off), as set by latmc_ens_set_exchange() or
+ * restored by latmc_ens_load().
+ * @return LATMC_OK; LATMC_EINVAL (NULL ens or every).
+ * @since 0.2
+ */
+LATMC_API int latmc_ens_get_exchange(const latmc_ens *ens, uint64_t *every);
+
+/**
  * latmc_sim_init_spins() on every member (each from its own seed).
  * @return LATMC_OK; LATMC_EINVAL; or a member's failure.
  * @since 0.2

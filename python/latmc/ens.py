@@ -69,6 +69,7 @@ _PROTOTYPES = {
     "latmc_ens_get_ladder": (c_int, [_P, POINTER(c_int), POINTER(c_double), c_int]),
     "latmc_ens_set_param": (c_int, [_P, c_int, c_double]),
     "latmc_ens_set_exchange": (c_int, [_P, c_uint64]),
+    "latmc_ens_get_exchange": (c_int, [_P, POINTER(c_uint64)]),
     "latmc_ens_init_spins": (c_int, [_P, c_int]),
     "latmc_ens_sweep": (c_int, [_P, c_uint64]),
     "latmc_ens_sweep_count": (c_int, [_P, POINTER(c_uint64)]),
@@ -319,14 +320,12 @@ class Ensemble:
         self._layout = lay
         self._desc = d
         self._shape = tuple(int(d.extent[a]) for a in reversed(range(d.ndim)))
-        self._every: Optional[int] = 0
         self._h = h
 
     @classmethod
     def load(cls, path: PathLike, context: Optional[Context] = None) -> "Ensemble":
         """An ensemble from a file of :meth:`save`; it continues bit-identically, with the
-        exchange interval of the file (which :attr:`exchange_every` reports as None, the C
-        API having no getter for it, until it is set again)."""
+        exchange interval of the file (:attr:`exchange_every`)."""
         E = _need()
         ctx = context if context is not None else default_context()
         h = ctypes.c_void_p()
@@ -336,7 +335,6 @@ class Ensemble:
         self = cls.__new__(cls)
         self._h = None
         self._adopt(h, ctx)
-        self._every = None  # in the file, but the C API has no getter for it
         return self
 
     def _live(self) -> ctypes.c_void_p:
@@ -471,16 +469,17 @@ class Ensemble:
         self._call("latmc_ens_set_param", param_key(name), float(value))
 
     @property
-    def exchange_every(self) -> Optional[int]:
+    def exchange_every(self) -> int:
         """Replica exchange after every so many sweeps (0: off). Needs two or more
-        temperatures. None for a loaded ensemble until set (it runs with the file's)."""
-        return self._every
+        temperatures."""
+        every = c_uint64()
+        self._call("latmc_ens_get_exchange", ctypes.byref(every))
+        return int(every.value)
 
     @exchange_every.setter
     def exchange_every(self, every: int) -> None:
         n = _ints.u64(every, "exchange_every")
         self._call("latmc_ens_set_exchange", n)
-        self._every = n
 
     # -- running -----------------------------------------------------------------------------
     def init_spins(self, how: str = "hot") -> None:

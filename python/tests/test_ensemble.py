@@ -104,7 +104,7 @@ def test_checkpoint_continues_bit_identically(tmp_path):
         e.sweep(10)
         want = (e.observable("energy"), e.overlaps("q2"), e.exchange_counts, e.spins)
     with latmc.load_ensemble(tmp_path / "run.ens") as f:
-        assert f.sweep_count == 10 and f.exchange_every is None  # the file's interval
+        assert f.sweep_count == 10 and f.exchange_every == 1  # the file's interval
         f.sweep(10)
         got = (f.observable("energy"), f.overlaps("q2"), f.exchange_counts, f.spins)
     for a, b in zip(want, got):

@@ -156,7 +156,14 @@ static void test_temperatures_and_exchange(void **state)
     assert_int_equal(latmc_ens_set_temperatures(e, up, 3), LATMC_OK);
     assert_int_equal(latmc_ens_get_temperatures(e, got, 3), LATMC_OK);
     assert_memory_equal(got, up, sizeof up);
+    uint64_t every = 99;
+    assert_int_equal(latmc_ens_get_exchange(e, &every), LATMC_OK);
+    assert_int_equal(every, 0); /* off by default */
     assert_int_equal(latmc_ens_set_exchange(e, 2), LATMC_OK);
+    assert_int_equal(latmc_ens_get_exchange(e, &every), LATMC_OK);
+    assert_int_equal(every, 2);
+    assert_int_equal(latmc_ens_get_exchange(e, NULL), LATMC_EINVAL);
+    assert_int_equal(latmc_ens_get_exchange(NULL, &every), LATMC_EINVAL);
     /* beta only through the temperatures; parameters of other models refused */
     assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_BETA, 0.3), LATMC_EINVAL);
     assert_int_equal(latmc_ens_set_param(e, LATMC_PARAM_MU2, 0.3), LATMC_EUNSUPPORTED);
