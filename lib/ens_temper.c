@@ -86,6 +86,9 @@ int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n)
     for (uint64_t k = 0; k < rounds && k < 2; k++) /* rounds alternate two pair sets */
         for (int t = (int)((e->rounds + k) % 2); t + 1 < nT; t += 2)
             e->pair_attempted[t] += chains * ((rounds - k + 1) / 2);
+    if (job.upload) /* once per stretch of device rounds, not per call */
+        latmc_log(e->ctx, LATMC_LOG_DEBUG, "ensemble: exchange rounds on the device from "
+                  "round %llu", (unsigned long long)e->rounds);
     e->sweeps += n;
     e->rounds += rounds;
     e->map_on_device = true;
