@@ -131,7 +131,8 @@ static int64_t slot_of(const struct latmc_ens_temper *job, int s, int t, int r)
  * table the device holds: LATMC_EUNSUPPORTED where two members at one temperature have
  * different thresholds (then the host's rounds run). */
 static int stage_state(struct cuda_ens_temper *t, const struct layout *l,
-                       const struct latmc_ens_temper *job, const struct cuda_ens_packed_member *host)
+                       const struct latmc_ens_temper *job,
+                       const struct cuda_ens_packed_member *host)
 {
     const int n = t->n, nT = t->nT;
     char *h = t->host;
