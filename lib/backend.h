@@ -9,6 +9,8 @@
 #include "box.h"
 #include "internal.h"
 
+struct latmc_ens_temper; /* below */
+
 struct latmc_backend_ops {
     size_t size;            /* sizeof(struct latmc_backend_ops) of the backend's build */
     const char *name;
@@ -146,6 +148,40 @@ struct latmc_backend_ops {
      * what those give. With sums NULL a question, nothing done: LATMC_OK where the
      * backend can for this sim, LATMC_EUNSUPPORTED (no message) where not. */
     int (*measure_modes)(latmc_sim *sim, void *sums, void *modes_partial);
+
+    /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED with nothing done: the core sweeps
+     * with ens_sweep and runs the rounds itself, lib/ens_exchange.c): parallel tempering
+     * on the device (lib/ens_temper.c; struct latmc_ens_temper says what). Members as for
+     * ens_sweep, Ising members with a beta ladder; every decision, move and statistic
+     * exactly the host round's. */
+    int (*ens_temper)(latmc_sim *const *members, int n_members, struct latmc_ens_temper *job);
+};
+
+/*
+ * A job of ops.ens_temper. LATMC_ENS_TEMPER_RUN: n sweeps of every member (as ens_sweep,
+ * adding to accepted[] / attempted[]) with an exchange round after every ensemble sweep
+ * count that is a multiple of `every` (the counts sweeps + 1 .. sweeps + n), rounds
+ * numbered rounds, rounds + 1, ...; with `upload` the state below (the host's, current)
+ * is loaded first, else the backend goes on from the state its last job left on the
+ * device. LATMC_ENS_TEMPER_FETCH: the device's state into the arrays below (the members'
+ * own parameters are the core's to move, lib/ens_temper.c). The state: member_at,
+ * temp_of, rt_dir, rt_start (n_members each), pair_accepted (n_T - 1), *rt_count,
+ * *rt_sum_sweeps as in lib/ens_internal.h. Attempts are the core's to count (they do not
+ * depend on the chain).
+ */
+enum { LATMC_ENS_TEMPER_RUN = 0, LATMC_ENS_TEMPER_FETCH = 1 };
+struct latmc_ens_temper {
+    int what;
+    int n_samples, n_temperatures, n_replicas;
+    uint64_t seed;            /* the exchange draws' key (layout.seed) */
+    uint32_t stream;          /* their stream word (lib/ens_exchange_rule.h) */
+    const double *ladder;     /* beta of each temperature */
+    uint64_t every, sweeps, rounds, n;
+    bool upload;
+    int *member_at, *temp_of;
+    signed char *rt_dir;
+    uint64_t *rt_start, *pair_accepted, *rt_count, *rt_sum_sweeps;
+    uint64_t *accepted, *attempted; /* RUN: per member, as ens_sweep's */
 };
 
 /*

@@ -324,6 +324,8 @@ int latmc_ens_member_at(const latmc_ens *e, int s, int t, int r, int *member)
     if (!e)
         return latmc_fail(LATMC_EINVAL, "latmc_ens_member_at: ens is NULL");
     int st = check_coords(e, "latmc_ens_member_at", s, t, r, member);
+    if (st == LATMC_OK) /* a cache fill: e is logically const */
+        st = latmc_ens_sync((latmc_ens *)e);
     if (st == LATMC_OK)
         *member = e->member_at[ens_slot_index(e, s, t, r)];
     return st;
@@ -344,6 +346,8 @@ int latmc_ens_temperature_of(const latmc_ens *e, int m, int *t)
     if (!t)
         return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_temperature_of: t is NULL");
     int st = check_member(e, "latmc_ens_temperature_of", m);
+    if (st == LATMC_OK) /* a cache fill: e is logically const */
+        st = latmc_ens_sync((latmc_ens *)e);
     if (st == LATMC_OK)
         *t = e->temp_of[m];
     return st;
@@ -387,6 +391,9 @@ static int set_ladder(latmc_ens *e, const char *fn, int key, const double *v, in
                                 "strict %s order", fn, name, t, v[t], name, t + 1, v[t + 1],
                                 up ? "increasing" : "decreasing");
     }
+    const int st = latmc_ens_sync(e); /* the members' parameters where the map says */
+    if (st < 0)
+        return st;
     memcpy(e->beta, v, (size_t)n * sizeof *v);
     e->have_temps = true;
     e->ladder_key = key;
@@ -443,8 +450,11 @@ int latmc_ens_set_param(latmc_ens *e, int key, double value)
     if (e->have_temps && key == e->ladder_key)
         return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_set_param: mu2 is set per temperature "
                         "by the ladder (latmc_ens_set_ladder)");
+    int st = latmc_ens_sync(e); /* the members' parameters where the map says */
+    if (st < 0)
+        return st;
     /* The first member checks key and value; they are the same for all. */
-    int st = latmc_sim_set_param(e->members[0], key, value);
+    st = latmc_sim_set_param(e->members[0], key, value);
     if (st < 0)
         return latmc_ens_record_failure(e, st);
     for (int m = 1; m < e->n_members; m++)
@@ -478,6 +488,9 @@ int latmc_ens_init_spins(latmc_ens *e, int how)
 {
     if (!e)
         return latmc_fail(LATMC_EINVAL, "latmc_ens_init_spins: ens is NULL");
+    const int sync = latmc_ens_sync(e); /* the members as the map says, before they change */
+    if (sync < 0)
+        return sync;
     for (int m = 0; m < e->n_members; m++) {
         int st = latmc_sim_init_spins(e->members[m], how);
         if (st < 0)
@@ -496,6 +509,13 @@ int latmc_ens_sweep(latmc_ens *e, uint64_t n)
             return ENS_FAIL(e, LATMC_ESTATE, "latmc_ens_sweep: member %d has no configuration "
                             "yet (latmc_ens_init_spins)", m);
     e->all_config = true; /* have_config never goes back to false */
+    /* The device's own rounds where it runs them (lib/ens_temper.c), else the host's. */
+    const int dev = latmc_ens_temper_sweep(e, n);
+    if (dev != LATMC_EUNSUPPORTED)
+        return dev;
+    const int sync = latmc_ens_sync(e);
+    if (sync < 0)
+        return sync;
     /* Sweep up to each multiple of `every`, then exchange: the rounds follow the sweep
      * count, so a run split into calls (or across a save) does the same rounds. */
     while (n > 0) {
@@ -538,7 +558,9 @@ int latmc_ens_observables(latmc_ens *e, int key, int order, double *values, size
     if (order != LATMC_ENS_BY_MEMBER && order != LATMC_ENS_BY_TEMPERATURE)
         return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_observables: order %d is not a "
                         "LATMC_ENS_BY_* value", order);
-    int st = latmc_ens_exec_observable(e, key, e->scratch);
+    int st = latmc_ens_sync(e);
+    if (st == LATMC_OK)
+        st = latmc_ens_exec_observable(e, key, e->scratch);
     if (st < 0)
         return st;
     for (int i = 0; i < e->n_members; i++)
@@ -560,6 +582,8 @@ int latmc_ens_get_spins(latmc_ens *e, int m, void *buf, size_t bytes)
     if (!e)
         return latmc_fail(LATMC_EINVAL, "latmc_ens_get_spins: ens is NULL");
     int st = check_member(e, "latmc_ens_get_spins", m);
+    if (st == LATMC_OK)
+        st = latmc_ens_sync(e);
     if (st == LATMC_OK && (st = latmc_sim_get_spins(e->members[m], buf, bytes)) < 0)
         return latmc_ens_record_failure(e, st);
     return st;
@@ -570,6 +594,8 @@ int latmc_ens_set_spins(latmc_ens *e, int m, const void *buf, size_t bytes)
     if (!e)
         return latmc_fail(LATMC_EINVAL, "latmc_ens_set_spins: ens is NULL");
     int st = check_member(e, "latmc_ens_set_spins", m);
+    if (st == LATMC_OK)
+        st = latmc_ens_sync(e);
     if (st == LATMC_OK && (st = latmc_sim_set_spins(e->members[m], buf, bytes)) < 0)
         return latmc_ens_record_failure(e, st);
     return st;

@@ -25,23 +25,17 @@
 
 #include "backend.h"
 #include "ens_internal.h"
-#include "latmc_math.h"
+#include "ens_exchange_rule.h"
 #include "model.h"
 #include "rng_streams.h"
 
 void latmc_ens_track_trip(latmc_ens *e, int m, int t)
 {
-    if (t == 0) {
-        if (e->rt_dir[m] == -1) {
-            e->rt_count++;
-            e->rt_sum_sweeps += e->sweeps - e->rt_start[m];
-        }
-        if (e->rt_dir[m] != 1) {
-            e->rt_dir[m] = 1;
-            e->rt_start[m] = e->sweeps;
-        }
-    } else if (t == e->layout.n_temperatures - 1 && e->rt_dir[m] == 1) {
-        e->rt_dir[m] = -1;
+    uint64_t trip = 0;
+    if (latmc_ens_trip_step(&e->rt_dir[m], &e->rt_start[m], t, e->layout.n_temperatures - 1,
+                            e->sweeps, &trip)) {
+        e->rt_count++;
+        e->rt_sum_sweeps += trip;
     }
 }
 
@@ -65,8 +59,8 @@ static void swap_bytes(void *x, void *y, size_t n)
  * exactly the state set_param would leave, without a table upload per member. Otherwise
  * (or where the backend declines) set_param on both, as always.
  */
-static void swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double value_a,
-                               double value_b)
+void latmc_ens_swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double value_a,
+                                  double value_b)
 {
     const struct latmc_backend_ops *ops = a->ops;
     bool fast = (a->desc.model == LATMC_MODEL_ISING || a->desc.model == LATMC_MODEL_HEISENBERG) &&
@@ -91,63 +85,40 @@ static void swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double value
     latmc_sim_set_param(b, key, value_b);
 }
 
-/* Draw j of the round: output j mod 4 of block j / 4. The last block is kept (*cache,
- * *cached its index, UINT64_MAX before the first): consecutive pairs share blocks. */
-static uint32_t exchange_draw(uint64_t seed, uint64_t round, uint64_t j, latmc_philox_ctr *cache,
-                              uint64_t *cached)
-{
-    if (*cached != j / 4) {
-        *cache = latmc_rng_block(seed, j / 4, round,
-                                 latmc_rng_stream(LATMC_STREAM_ENS_EXCHANGE, 0), 0, 0);
-        *cached = j / 4;
-    }
-    return cache->v[j % 4];
-}
-
-static bool accept(double delta, uint32_t u)
-{
-    if (delta >= 0)
-        return true;
-    const double p = latmc_math_exp(delta);
-    const double scaled = p * 4294967296.0;
-    const uint64_t threshold = scaled >= 4294967296.0 ? UINT64_C(4294967296) : (uint64_t)scaled;
-    return (uint64_t)u < threshold;
-}
-
 int latmc_ens_exchange_round(latmc_ens *e)
 {
     const int nT = e->layout.n_temperatures, nR = e->layout.n_replicas;
     /* the quantity conjugate to the ladder's parameter, per site: H/N, or sum phi^2 / N */
     const bool mu2 = e->ladder_key == LATMC_PARAM_MU2;
     double *energy = e->scratch;
-    int st = latmc_ens_exec_round_values(e, mu2 ? LATMC_OBS_PHI2 : LATMC_OBS_ENERGY, energy);
+    int st = latmc_ens_sync(e); /* the device's rounds first, where it ran some */
+    if (st == LATMC_OK)
+        st = latmc_ens_exec_round_values(e, mu2 ? LATMC_OBS_PHI2 : LATMC_OBS_ENERGY, energy);
     if (st < 0)
         return st;
     const double nsites = (double)e->nsites;
     const double scale = mu2 ? 0.5 : 1.0; /* beta, or mu2 / 2 */
     const uint64_t round = e->rounds;
-    latmc_philox_ctr block = { { 0, 0, 0, 0 } };
-    uint64_t block_index = UINT64_MAX;
+    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_ENS_EXCHANGE, 0);
     for (int s = 0; s < e->layout.n_samples; s++)
         for (int r = 0; r < nR; r++) {
             const uint64_t chain = (uint64_t)s * (uint64_t)nR + (uint64_t)r;
             for (int t = (int)(round % 2); t + 1 < nT; t += 2) {
                 const int ia = ens_slot_index(e, s, t, r), ib = ens_slot_index(e, s, t + 1, r);
                 const int a = e->member_at[ia], b = e->member_at[ib];
-                const double delta = scale * (e->beta[t + 1] - e->beta[t]) *
-                                     (energy[b] * nsites - energy[a] * nsites);
-                const uint32_t u = exchange_draw(e->layout.seed, round,
-                                                 chain * (uint64_t)(nT - 1) + (uint64_t)t,
-                                                 &block, &block_index);
+                const double delta = latmc_ens_exchange_delta(scale, e->beta[t], e->beta[t + 1],
+                                                              energy[a], energy[b], nsites);
+                const uint32_t u = latmc_ens_exchange_draw(
+                    e->layout.seed, stream, round, chain * (uint64_t)(nT - 1) + (uint64_t)t);
                 e->pair_attempted[t]++;
-                if (!accept(delta, u))
+                if (!latmc_ens_exchange_accept(delta, u))
                     continue;
                 e->pair_accepted[t]++;
                 e->member_at[ia] = b;
                 e->member_at[ib] = a;
                 e->temp_of[a] = t + 1;
                 e->temp_of[b] = t;
-                swap_ladder_values(e->members[a], e->members[b], e->ladder_key,
+                latmc_ens_swap_ladder_values(e->members[a], e->members[b], e->ladder_key,
                                    e->beta[t + 1], e->beta[t]);
             }
         }
@@ -165,6 +136,9 @@ int latmc_ens_exchange_counts(const latmc_ens *e, uint64_t *accepted, uint64_t *
         return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_exchange_counts: %s",
                         !accepted || !attempted ? "a NULL argument"
                                                 : "n is not n_temperatures - 1");
+    const int st = latmc_ens_sync((latmc_ens *)e); /* a cache fill: e is logically const */
+    if (st < 0)
+        return st;
     for (int t = 0; t < n; t++) {
         accepted[t] = e->pair_accepted[t];
         attempted[t] = e->pair_attempted[t];
@@ -178,6 +152,9 @@ int latmc_ens_round_trips(const latmc_ens *e, uint64_t *count, double *mean_swee
         return latmc_fail(LATMC_EINVAL, "latmc_ens_round_trips: ens is NULL");
     if (!count || !mean_sweeps)
         return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_round_trips: a NULL argument");
+    const int st = latmc_ens_sync((latmc_ens *)e); /* a cache fill: e is logically const */
+    if (st < 0)
+        return st;
     *count = e->rt_count;
     *mean_sweeps = e->rt_count ? (double)e->rt_sum_sweeps / (double)e->rt_count : 0.0;
     return LATMC_OK;

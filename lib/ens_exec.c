@@ -80,23 +80,17 @@ static int first_failure(latmc_ens *e, const char *what)
 }
 
 /*
- * Members on a backend with a batched sweep (ops.ens_sweep: CUDA, one launch per colour
- * for all members): the checks and bookkeeping of latmc_sim_sweep done here for every
- * member. LATMC_EUNSUPPORTED, with nothing done: run the members one by one (a backend
- * or model without it, or anything latmc_sim_sweep would refuse, which it then reports).
+ * The members' checks of latmc_sim_sweep for a batched call of n sweeps (ops.ens_sweep or
+ * ops.ens_temper): LATMC_OK, or LATMC_EUNSUPPORTED where anything differs (the core then
+ * runs the members one by one, and latmc_sim_sweep reports what it refuses). Touching
+ * thousands of sims costs more than a short call's kernel, so after one full pass they
+ * are done per member only where they can differ: parameters of phi^4 (mu2 ladders; its
+ * joint check); the sweep counts and boxes stay in step while every call succeeds
+ * (members_in_step). Also makes the counts' array.
  */
-static int batched_sweeps(latmc_ens *e, uint64_t n)
+static int batch_checks(latmc_ens *e, uint64_t n)
 {
-    const struct latmc_backend_ops *ops = e->members[0]->ops;
-    if (ops == &latmc_cpu_backend_ops ||
-        ops->size < offsetof(struct latmc_backend_ops, ens_sweep) + sizeof ops->ens_sweep ||
-        !ops->ens_sweep)
-        return LATMC_EUNSUPPORTED;
     const int M = e->n_members;
-    /* The members' checks of latmc_sim_sweep. Touching thousands of sims costs more than
-     * a short call's kernel, so after one full pass they are done per member only where
-     * they can differ: parameters of phi^4 (mu2 ladders; its joint check); the sweep
-     * counts and boxes stay in step while every call succeeds (members_in_step). */
     const bool full = !e->members_in_step || e->desc.model == LATMC_MODEL_PHI4;
     for (int m = 0; m < (full ? M : 1); m++) {
         const latmc_sim *sim = e->members[m];
@@ -112,9 +106,16 @@ static int batched_sweeps(latmc_ens *e, uint64_t n)
     if (!e->counts && !(e->counts = malloc(2 * (size_t)M * sizeof *e->counts)))
         return ENS_FAIL(e, LATMC_ENOMEM, "latmc_ens_sweep: cannot allocate the counts of %d "
                         "members", M);
-    uint64_t *counts = e->counts;
-    memset(counts, 0, 2 * (size_t)M * sizeof *counts);
-    int st = ops->ens_sweep(e->members, M, n, counts, counts + M);
+    memset(e->counts, 0, 2 * (size_t)M * sizeof *e->counts);
+    return LATMC_OK;
+}
+
+/* After a batched call of n sweeps that answered st: the members' bookkeeping of
+ * latmc_sim_sweep (their sums stale whatever happened), and the ensemble's failure. */
+static int batch_done(latmc_ens *e, uint64_t n, int st)
+{
+    const int M = e->n_members;
+    const uint64_t *counts = e->counts;
     if (st != LATMC_EUNSUPPORTED)
         for (int m = 0; m < M; m++) {
             latmc_sim *sim = e->members[m];
@@ -131,6 +132,42 @@ static int batched_sweeps(latmc_ens *e, uint64_t n)
         return ENS_FAIL(e, st, "latmc_ens_sweep: batched sweep of the members: %s", why);
     }
     return st;
+}
+
+/*
+ * Members on a backend with a batched sweep (ops.ens_sweep: CUDA, one launch per colour
+ * for all members): the checks and bookkeeping of latmc_sim_sweep done here for every
+ * member. LATMC_EUNSUPPORTED, with nothing done: run the members one by one (a backend
+ * or model without it, or anything latmc_sim_sweep would refuse, which it then reports).
+ */
+static int batched_sweeps(latmc_ens *e, uint64_t n)
+{
+    const struct latmc_backend_ops *ops = e->members[0]->ops;
+    if (ops == &latmc_cpu_backend_ops ||
+        ops->size < offsetof(struct latmc_backend_ops, ens_sweep) + sizeof ops->ens_sweep ||
+        !ops->ens_sweep)
+        return LATMC_EUNSUPPORTED;
+    int st = batch_checks(e, n);
+    if (st < 0)
+        return st;
+    const int M = e->n_members;
+    st = ops->ens_sweep(e->members, M, n, e->counts, e->counts + M);
+    return batch_done(e, n, st);
+}
+
+int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, struct latmc_ens_temper *job)
+{
+    const struct latmc_backend_ops *ops = e->members[0]->ops; /* has ens_temper */
+    int st = batch_checks(e, n);
+    if (st < 0)
+        return st;
+    const int M = e->n_members;
+    job->accepted = e->counts;
+    job->attempted = e->counts + M;
+    st = ops->ens_temper(e->members, M, job);
+    if (st < 0 && st != LATMC_EUNSUPPORTED)
+        e->members_in_step = false; /* some members may have swept, others not */
+    return batch_done(e, n, st);
 }
 
 int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n)

@@ -55,6 +55,12 @@ struct latmc_ens {
     uint64_t *rt_start;
     uint64_t rt_count, rt_sum_sweeps;
 
+    /* Tempering on the device (lib/ens_temper.c): while map_on_device, the backend's copy
+     * of member_at, temp_of, the round trips and pair_accepted is the newer one and the
+     * members' ladder parameters are those of temp_of before it; latmc_ens_sync brings
+     * them back. */
+    bool map_on_device;
+
     double *scratch;           /* n_members doubles (energies of a round) */
     /* What the batched path (lib/ens_exec.c) knows without walking the members: every
      * member has a configuration (have_config never goes back to false), and every
@@ -107,7 +113,25 @@ int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n);
 int latmc_ens_exec_observable(latmc_ens *e, int key, double *values);
 /* The same for an exchange round (every member has a configuration: after sweeps). */
 int latmc_ens_exec_round_values(latmc_ens *e, int key, double *values);
+struct latmc_ens_temper; /* lib/backend.h */
+/* n sweeps with their rounds by ops.ens_temper (job filled but for accepted/attempted),
+ * the members' bookkeeping done; LATMC_EUNSUPPORTED, nothing done, where it does not run. */
+int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, struct latmc_ens_temper *job);
 int latmc_ens_resolve_threads(int requested);
+
+/* An accepted swap's parameter move: a takes value_a of `key`, b value_b (lib/ens_exchange.c). */
+void latmc_ens_swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double value_a,
+                                  double value_b);
+
+/*
+ * Tempering on the device (lib/ens_temper.c). latmc_ens_temper_sweep: n sweeps with their
+ * exchange rounds by the backend's ens_temper (e->sweeps, e->rounds and the attempts
+ * counted), or LATMC_EUNSUPPORTED with nothing done. latmc_ens_sync: where the device
+ * holds the map, bring it and the statistics back and move the members' parameters to
+ * their temperatures; every reader of the map, the statistics or a member calls it first.
+ */
+int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n);
+int latmc_ens_sync(latmc_ens *e);
 
 /* One exchange round (lib/ens_exchange.c). */
 int latmc_ens_exchange_round(latmc_ens *e);

@@ -77,6 +77,9 @@ int latmc_ens_save(latmc_ens *e, const char *path)
         return latmc_fail(LATMC_EINVAL, "latmc_ens_save: ens is NULL");
     if (!path || !*path) /* as latmc_sim_save: a bad argument, not a failed write */
         return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_save: path is %s", !path ? "NULL" : "empty");
+    const int sync = latmc_ens_sync(e); /* the map and the statistics from the device */
+    if (sync < 0)
+        return sync;
     const int M = e->n_members;
     size_t *sizes = calloc((size_t)M, sizeof *sizes);
     if (!sizes)

@@ -235,6 +235,9 @@ int latmc_ens_overlaps(latmc_ens *e, int key, double *values, size_t count)
         if (!e->members[m]->have_config)
             return ENS_FAIL(e, LATMC_ESTATE, "latmc_ens_overlaps: member %d has no "
                             "configuration yet", m);
+    const int sync = latmc_ens_sync(e); /* the map from the device */
+    if (sync < 0)
+        return sync;
     const int dev = device_overlaps(e, key, values);
     if (dev != LATMC_EUNSUPPORTED)
         return dev;

@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "philox.h" /* LATMC_HOSTDEV */
+
 /*
  * Integer acceptance decisions, computed once per parameter change by the core and used
  * unchanged by every backend, so all backends take the same decisions: a uniform 32-bit
@@ -27,5 +29,13 @@ struct latmc_ising_sums {
                         +-J couplings (desc.couplings = BIMODAL) */
     int64_t spins;   /* sum_x s_x */
 };
+
+/* The energy per site of sums s at coupling J and field h on n sites: the ENERGY
+ * observable, written once for the core and the device's exchange rounds. */
+LATMC_HOSTDEV double latmc_ising_energy_per_site(double J, double h, int64_t bonds,
+                                                 int64_t spins, double n)
+{
+    return (-J * (double)bonds - h * (double)spins) / n;
+}
 
 #endif

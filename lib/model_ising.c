@@ -66,7 +66,7 @@ static int ising_observable(const latmc_sim *sim, const void *sums, int key, dou
     const double m = (double)s->spins / n;
     switch (key) {
     case LATMC_OBS_ENERGY:
-        *value = (-J * (double)s->bonds - h * (double)s->spins) / n;
+        *value = latmc_ising_energy_per_site(J, h, s->bonds, s->spins, n);
         return LATMC_OK;
     default:
         return latmc_moment_observable(key, m, m * m, value);

@@ -18,7 +18,8 @@
 /* 4: struct latmc_step_call carries the concrete step (lib/step.h) in place of its index,
  * model_def gains step_of, and ops.sweep is gone (every sweep runs through ops.run_steps). */
 /* 5: core services gain draw_couplings. */
-#define LATMC_MODULE_ABI_VERSION 5u
+/* 6: ops.ens_temper (parallel tempering on the device). */
+#define LATMC_MODULE_ABI_VERSION 6u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */

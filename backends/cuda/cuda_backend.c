@@ -573,4 +573,5 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .ens_overlaps = cuda_ens_overlaps, /* ens_cuda.c */
     .get_coupling_planes = cuda_get_coupling_planes, /* a GPU rank's slab */
     .part_halo_depth = cuda_planes_halo_depth,
+    .ens_temper = cuda_ens_temper, /* ens_temper_cuda.c */
 };

@@ -67,6 +67,8 @@ struct cuda_ens_batch {
     /* The overlaps (cuda_ens_overlaps): the pairs, then the sums q, ql (grown only). */
     void *ov_dev;
     size_t ov_cap;
+    uint64_t uploads;                 /* table uploads so far (host -> device) */
+    struct cuda_ens_temper *temper;   /* tempering on the device (ens_temper_cuda.c) */
 };
 
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -139,6 +141,7 @@ void cuda_ens_batch_free(struct cuda_ens_batch *b)
     pthread_mutex_unlock(&live_lock);
     free(b->hkeys);
     free(b->hidx);
+    cuda_ens_temper_free(b->temper);
     cudaFree(b->dev);
     cudaFree(b->ov_dev);
     cudaFreeHost(b->pinned);
@@ -178,6 +181,7 @@ static int batch_table(struct cuda_ens_batch *b, cudaStream_t stream, const void
         if (st < 0)
             return st;
         b->last_bytes = table_bytes;
+        b->uploads++;
     }
     *dev = b->dev;
     return LATMC_OK;
@@ -190,6 +194,7 @@ static int upload_dirty(struct cuda_ens_batch *b, cudaStream_t stream, size_t ta
     if (!b->dirty)
         return LATMC_OK;
     b->dirty = false;
+    b->uploads++;
     return cuda_check(cudaMemcpyAsync(b->dev, b->last, table_bytes, cudaMemcpyHostToDevice,
                                       stream), "copying the batch's table");
 }
@@ -388,7 +393,7 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
     if (fused && st == LATMC_OK)
         st = cuda_check(cuda_ens_packed_sweeps(cs0->stream, &cs0->lattice, dev, n, coupled,
                                                first->desc.algorithm, first->sweeps, sweeps,
-                                               dev_changed),
+                                               dev_changed, NULL),
                         "launching a batched sweep");
     for (uint64_t t = 0; t < sweeps && st == LATMC_OK && !fused; t++)
         for (int colour = 0; colour < 2 && st == LATMC_OK; colour++)
@@ -416,6 +421,49 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
             attempted[m] += sweeps * (uint64_t)first->nsites; /* one shape */
         }
     return st;
+}
+
+/*
+ * For ens_temper_cuda.c: the members' packed table on the device as a batched sweep uses
+ * it (batch_ready), where every member runs the fused kernel; LATMC_EUNSUPPORTED, with at
+ * most the preparation done, elsewhere.
+ */
+int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_ready *out)
+{
+    memset(out, 0, sizeof *out);
+    if (n < 1 || !batchable(members, n))
+        return LATMC_EUNSUPPORTED;
+    struct cuda_sim *cs0 = cuda_sim_of(members[0]);
+    int st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice");
+    if (st < 0)
+        return st;
+    struct cuda_ens_batch *batch = batch_of(cs0, host_scratch(n));
+    if (!batch)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
+    void *dev = NULL;
+    if ((st = batch_ready(members, n, batch, cs0, &dev)) < 0)
+        return st;
+    if (!batch->use_packed || !cuda_ens_packed_fused_fits(&cs0->lattice))
+        return LATMC_EUNSUPPORTED;
+    const size_t table_bytes = (size_t)n * sizeof(struct cuda_ens_packed_member);
+    out->cs0 = cs0;
+    out->dev = dev;
+    out->host = batch->last; /* the table on the device, as the host built it */
+    out->dev_changed = (unsigned long long *)((char *)dev + table_bytes);
+    out->changed = batch_pinned(batch, (size_t)n * sizeof(unsigned long long));
+    if (!out->changed) /* the counters' part of the host scratch */
+        out->changed = (void *)((char *)batch->host + table_bytes +
+                                (size_t)n * sizeof(struct cuda_ens_ising_member));
+    out->coupled = batch->coupled;
+    out->uploads = batch->uploads;
+    out->temper = &batch->temper;
+    return LATMC_OK;
+}
+
+struct cuda_ens_temper *cuda_ens_temper_of(struct cuda_sim *cs0)
+{
+    const struct cuda_ens_batch *b = *cuda_ising_ens_batch(cs0);
+    return b ? b->temper : NULL;
 }
 
 /* Read `bytes` of device results at src into dst (through the batch's page-locked

@@ -74,12 +74,50 @@ bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g);
 
 /* n_sweeps sweeps (sweeps sweep0 ..) of all members with the fused kernel: one block per
  * member runs both colours of up to 1024 sweeps a launch, its spins in shared memory;
- * the same chain as cuda_ens_packed_sweep_colour for each colour in turn. */
+ * the same chain as cuda_ens_packed_sweep_colour for each colour in turn. With sums not
+ * NULL the last launch also writes each member's sums after the last sweep into sums[m]
+ * (exactly cuda_ens_packed_measure's; no clearing needed). */
 cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
                                    const struct cuda_ens_packed_member *members,
                                    int64_t n_members, int coupled, int algorithm,
                                    uint64_t sweep0, uint64_t n_sweeps,
-                                   unsigned long long *changed);
+                                   unsigned long long *changed, struct latmc_ising_sums *sums);
+
+/*
+ * Tempering on the device (ens_exchange.cu; lib/ens_exchange_rule.h): the state of the
+ * map of an ensemble, in device memory. Slot i = (s n_T + t) n_R + r as lib/ens_internal.h.
+ */
+struct cuda_ens_temper_dev {
+    int32_t *member_at, *temp_of;      /* n_members each */
+    signed char *rt_dir;               /* n_members */
+    unsigned long long *rt_start;      /* n_members */
+    unsigned long long *stats;         /* rt_count, rt_sum_sweeps, pair_accepted[n_T - 1] */
+    const double *ladder;              /* beta of each temperature */
+    const struct cuda_ising_packed_thresholds *thr_of_t; /* thresholds of each temperature */
+    const struct latmc_ising_sums *sums; /* the members' sums after the round's sweep */
+};
+
+/* What a round needs besides the state. */
+struct cuda_ens_round {
+    int n_samples, n_temperatures, n_replicas;
+    uint64_t seed;       /* the draws' key */
+    uint32_t stream;     /* their stream word */
+    uint64_t round;      /* the round number */
+    uint64_t sweeps;     /* the ensemble's sweep count at the round (round trips) */
+    double J, h, nsites; /* the members' energy per site from their sums */
+};
+
+/* One exchange round of every (sample, replica) chain, one warp a chain: the decisions,
+ * the map's moves, each moved member's thresholds in members[] (thr_of_t of its new
+ * temperature), the acceptance per pair and the round trips. */
+cudaError_t cuda_ens_exchange_round(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
+                                    const struct cuda_ens_round *r,
+                                    struct cuda_ens_packed_member *members);
+
+/* Every member's thresholds those of its temperature (after a table upload from the
+ * host, whose members' parameters lag behind the device's map). */
+cudaError_t cuda_ens_temper_thresholds(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
+                                       struct cuda_ens_packed_member *members, int64_t n);
 
 /* The sums of lib/ising.h of every member from its bytes (ens_ising.cu), one block per
  * member, into sums[m] (zeroed by the caller): each exactly cuda_ising_measure's. */
@@ -126,6 +164,28 @@ struct cuda_ens_batch;
 uint64_t cuda_ising_state_epoch(void);
 struct cuda_ens_batch **cuda_ising_ens_batch(struct cuda_sim *cs);
 void cuda_ens_batch_free(struct cuda_ens_batch *b);
+
+/* ens_cuda.c, for ens_temper_cuda.c: the members' packed table ready on the device (as
+ * a batched sweep prepares it, on cs0's stream), where every member runs the fused
+ * kernel; LATMC_EUNSUPPORTED elsewhere. */
+struct cuda_ens_temper;
+struct cuda_ens_ready {
+    struct cuda_sim *cs0;
+    struct cuda_ens_packed_member *dev;        /* the table on the device */
+    const struct cuda_ens_packed_member *host; /* the host's copy of what it uploaded */
+    unsigned long long *dev_changed;           /* n counters after the table */
+    unsigned long long *changed;               /* n host counters (page-locked if it can) */
+    int coupled;
+    uint64_t uploads;                          /* the batch's table uploads so far */
+    struct cuda_ens_temper **temper;           /* the batch's tempering state */
+};
+int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_ready *out);
+/* The tempering state of the ensemble led by cs0 (NULL: none). */
+struct cuda_ens_temper *cuda_ens_temper_of(struct cuda_sim *cs0);
+
+/* ens_temper_cuda.c: the ens_temper operation (lib/backend.h) and its state's end. */
+int cuda_ens_temper(latmc_sim *const *members, int n_members, struct latmc_ens_temper *job);
+void cuda_ens_temper_free(struct cuda_ens_temper *t);
 
 /* ens_cuda.c: the ens_sweep and ens_measure operations (lib/backend.h). */
 int cuda_ens_sweep(latmc_sim *const *members, int n_members, uint64_t n, uint64_t *accepted,

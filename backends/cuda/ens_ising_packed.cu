@@ -173,10 +173,12 @@ struct ens_word_at {
 template <int WPT, int ND, bool HEATBATH, int CW>
 __global__ void __launch_bounds__(CUDA_THREADS)
 ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member *members,
-                        uint64_t sweep0, uint32_t n_sweeps, unsigned long long *changed)
+                        uint64_t sweep0, uint32_t n_sweeps, unsigned long long *changed,
+                        struct latmc_ising_sums *sums)
 {
     extern __shared__ uint32_t words[]; /* colour 0 then colour 1, p.words each */
     __shared__ uint32_t table[16];
+    __shared__ unsigned long long block_sums[2]; /* bonds, spins (sums != NULL) */
     const struct cuda_ens_packed_member *mem = &members[blockIdx.x];
     const uint32_t T = blockDim.x, tid = threadIdx.x;
     for (uint32_t w = tid; w < p.words; w += T) {
@@ -269,6 +271,55 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
         mem->colour[1][w] = words[p.words + w];
     }
     cuda_warp_add(&changed[blockIdx.x], n_changed);
+    /* The member's sums after the last sweep, from the words in shared memory (an exchange
+     * round's energy without a measurement launch): ens_packed_measure_kernel's walk over
+     * the colour-0 words (below), each bond once, exact integers. */
+    if (sums) { /* the same for the whole block */
+        if (tid == 0)
+            block_sums[0] = block_sums[1] = 0;
+        __syncthreads();
+        const uint32_t *c0 = words, *c1 = words + p.words;
+        uint64_t anti = 0, neg = 0;
+        int64_t mine = 0;
+#pragma unroll
+        for (int k = 0; k < WPT; k++) {
+            const struct ens_word_at &a = at[k];
+            if (a.w < p.words) {
+                const uint32_t own = c0[a.w];
+                uint32_t nb[ND];
+                nb[0] = c1[a.w];
+                neg += __popc(own) + __popc(nb[0]);
+                nb[2] = c1[a.y_up];
+                nb[3] = c1[a.y_down];
+                if constexpr (ND == 6) {
+                    nb[4] = c1[a.z_up];
+                    nb[5] = c1[a.z_down];
+                }
+                if (a.par0)
+                    nb[1] = __funnelshift_r(nb[0], c1[a.next], 4);
+                else
+                    nb[1] = __funnelshift_l(c1[a.prev], nb[0], 4);
+                if constexpr (CW > 0) {
+#pragma unroll
+                    for (int d = 0; d < ND; d++)
+                        nb[d] ^= (e[0][k][d / 4] >> (d % 4)) & 0x11111111u;
+                }
+#pragma unroll
+                for (int d = 0; d < ND; d++)
+                    anti += __popc(own ^ nb[d]);
+                mine++;
+            }
+        }
+        const int64_t bonds = mine * 8 * ND - 2 * (int64_t)anti;
+        const int64_t spins = mine * 16 - 2 * (int64_t)neg;
+        cuda_warp_add(&block_sums[0], (unsigned long long)bonds);
+        cuda_warp_add(&block_sums[1], (unsigned long long)spins);
+        __syncthreads();
+        if (tid == 0) {
+            sums[blockIdx.x].bonds = (int64_t)block_sums[0];
+            sums[blockIdx.x].spins = (int64_t)block_sums[1];
+        }
+    }
 }
 
 /*
@@ -334,7 +385,7 @@ template <int WPT, int ND>
 static void launch_fused(cudaStream_t stream, const struct ens_packed_geom &p, unsigned threads,
                          const struct cuda_ens_packed_member *members, int64_t n_members,
                          bool coupled, bool heatbath, uint64_t sweep0, uint32_t n,
-                         unsigned long long *changed)
+                         unsigned long long *changed, struct latmc_ising_sums *sums)
 {
     constexpr int CW = ND == 6 ? 2 : 1;
     const size_t shared = 2 * (size_t)p.words * sizeof(uint32_t);
@@ -342,17 +393,17 @@ static void launch_fused(cudaStream_t stream, const struct ens_packed_geom &p, u
     if (coupled) {
         if (heatbath)
             ens_packed_fused_kernel<WPT, ND, true, CW><<<grid, threads, shared, stream>>>(
-                p, members, sweep0, n, changed);
+                p, members, sweep0, n, changed, sums);
         else
             ens_packed_fused_kernel<WPT, ND, false, CW><<<grid, threads, shared, stream>>>(
-                p, members, sweep0, n, changed);
+                p, members, sweep0, n, changed, sums);
     } else {
         if (heatbath)
             ens_packed_fused_kernel<WPT, ND, true, 0><<<grid, threads, shared, stream>>>(
-                p, members, sweep0, n, changed);
+                p, members, sweep0, n, changed, sums);
         else
             ens_packed_fused_kernel<WPT, ND, false, 0><<<grid, threads, shared, stream>>>(
-                p, members, sweep0, n, changed);
+                p, members, sweep0, n, changed, sums);
     }
 }
 
@@ -361,14 +412,14 @@ static void launch_fused_wpt(cudaStream_t stream, const struct ens_packed_geom &
                              unsigned threads, int wpt,
                              const struct cuda_ens_packed_member *members, int64_t n_members,
                              bool coupled, bool heatbath, uint64_t sweep0, uint32_t n,
-                             unsigned long long *changed)
+                             unsigned long long *changed, struct latmc_ising_sums *sums)
 {
     if (wpt == 1)
-        launch_fused<1, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed);
+        launch_fused<1, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, sums);
     else if (wpt == 2)
-        launch_fused<2, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed);
+        launch_fused<2, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, sums);
     else
-        launch_fused<4, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed);
+        launch_fused<4, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, sums);
 }
 
 extern "C" bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g)
@@ -409,7 +460,8 @@ extern "C" cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct 
                                               const struct cuda_ens_packed_member *members,
                                               int64_t n_members, int coupled, int algorithm,
                                               uint64_t sweep0, uint64_t n_sweeps,
-                                              unsigned long long *changed)
+                                              unsigned long long *changed,
+                                              struct latmc_ising_sums *sums)
 {
     struct ens_packed_geom p;
     p.wpr = (uint32_t)(g->lx / 16);
@@ -425,12 +477,13 @@ extern "C" cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct 
     for (uint64_t done = 0; done < n_sweeps;) {
         const uint32_t n = (uint32_t)(n_sweeps - done < ENS_FUSED_MAX_SWEEPS
                                           ? n_sweeps - done : ENS_FUSED_MAX_SWEEPS);
+        struct latmc_ising_sums *last = done + n == n_sweeps ? sums : NULL;
         if (g->ndim == 3)
             launch_fused_wpt<6>(stream, p, threads, wpt2, members, n_members, coupled != 0, hb,
-                                sweep0 + done, n, changed);
+                                sweep0 + done, n, changed, last);
         else
             launch_fused_wpt<4>(stream, p, threads, wpt2, members, n_members, coupled != 0, hb,
-                                sweep0 + done, n, changed);
+                                sweep0 + done, n, changed, last);
         const cudaError_t err = cudaGetLastError();
         if (err != cudaSuccess)
             return err;

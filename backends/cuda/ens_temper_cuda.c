@@ -1,0 +1,284 @@
+/*
+ * The ens_temper operation (lib/backend.h; lib/ens_temper.c): parallel tempering of Ising
+ * members on the device. A call runs the sweeps with the fused kernel (ens_ising_packed.cu),
+ * whose launch before a round also leaves every member's sums, then the round
+ * (ens_exchange.cu): per round two launches on one stream and nothing read back, so the
+ * host waits once per call, not once per round. The map, the round trips and the
+ * acceptance per pair stay here (struct cuda_ens_temper, kept with the ensemble's batch)
+ * until the core fetches them.
+ *
+ * A round moves temperatures by writing the thresholds of the member's new temperature
+ * into its entry of the batch's table (thr_of_t, taken from the host's table when the
+ * state is loaded: every member at one temperature has the same thresholds, checked
+ * then). The members' own parameters (host) lag behind until the core's fetch moves them;
+ * should the batch upload its table from them meanwhile (another ensemble touched the
+ * module's Ising state), the thresholds are set again from the device's map.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "ens_cuda.h"
+#include "model.h"
+
+struct cuda_ens_temper {
+    void *dev;                   /* the state (struct cuda_ens_temper_dev points into it) */
+    size_t dev_cap;
+    void *host;                  /* page-locked staging of the state (or malloc'ed) */
+    size_t host_cap;
+    bool host_pinned;
+    struct cuda_ens_temper_dev d;
+    int n, nT;
+    bool live;                   /* the device holds a state of these members */
+    uint64_t uploads;            /* the batch's uploads when its table last matched the map */
+};
+
+/* Byte offsets of the state in one block (dev and host alike): the part copied both ways
+ * first (rt_start, stats, member_at, temp_of, rt_dir), then the ladder and thresholds
+ * (uploaded), then the sums (device only). */
+struct layout {
+    size_t rt_start, stats, member_at, temp_of, rt_dir, shared_end;
+    size_t ladder, thr, upload_end, sums, total;
+};
+
+static size_t up16(size_t x)
+{
+    return (x + 15) & ~(size_t)15;
+}
+
+static struct layout layout_of(int n, int nT)
+{
+    struct layout l;
+    l.rt_start = 0;
+    l.stats = up16(l.rt_start + (size_t)n * sizeof(unsigned long long));
+    l.member_at = up16(l.stats + (size_t)(nT + 1) * sizeof(unsigned long long));
+    l.temp_of = up16(l.member_at + (size_t)n * sizeof(int32_t));
+    l.rt_dir = up16(l.temp_of + (size_t)n * sizeof(int32_t));
+    l.shared_end = up16(l.rt_dir + (size_t)n);
+    l.ladder = l.shared_end;
+    l.thr = up16(l.ladder + (size_t)nT * sizeof(double));
+    l.upload_end = up16(l.thr + (size_t)nT * sizeof(struct cuda_ising_packed_thresholds));
+    l.sums = l.upload_end;
+    l.total = up16(l.sums + (size_t)n * sizeof(struct latmc_ising_sums));
+    return l;
+}
+
+void cuda_ens_temper_free(struct cuda_ens_temper *t)
+{
+    if (!t)
+        return;
+    cudaFree(t->dev);
+    if (t->host_pinned)
+        cudaFreeHost(t->host);
+    else
+        free(t->host);
+    free(t);
+}
+
+/* The state's memory for n members and nT temperatures (grown only). */
+static int temper_alloc(struct cuda_ens_temper **slot, int n, int nT, const struct layout *l)
+{
+    struct cuda_ens_temper *t = *slot;
+    if (!t && !(t = *slot = calloc(1, sizeof *t)))
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the tempering state");
+    if (l->total > t->dev_cap) {
+        cudaFree(t->dev);
+        t->dev = NULL;
+        t->dev_cap = 0;
+        t->live = false;
+        const int st = cuda_check(cudaMalloc(&t->dev, l->total),
+                                  "cannot allocate device memory for the tempering state");
+        if (st < 0)
+            return st;
+        t->dev_cap = l->total;
+    }
+    if (l->upload_end > t->host_cap) {
+        if (t->host_pinned)
+            cudaFreeHost(t->host);
+        else
+            free(t->host);
+        t->host = NULL;
+        t->host_cap = 0;
+        t->host_pinned = cudaMallocHost(&t->host, l->upload_end) == cudaSuccess;
+        if (!t->host_pinned) {
+            (void)cudaGetLastError(); /* not sticky */
+            t->host = malloc(l->upload_end);
+        }
+        if (!t->host)
+            return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the tempering state");
+        t->host_cap = l->upload_end;
+    }
+    char *d = t->dev;
+    t->d.member_at = (int32_t *)(d + l->member_at);
+    t->d.temp_of = (int32_t *)(d + l->temp_of);
+    t->d.rt_dir = (signed char *)(d + l->rt_dir);
+    t->d.rt_start = (unsigned long long *)(d + l->rt_start);
+    t->d.stats = (unsigned long long *)(d + l->stats);
+    t->d.ladder = (const double *)(d + l->ladder);
+    t->d.thr_of_t = (const struct cuda_ising_packed_thresholds *)(d + l->thr);
+    t->d.sums = (const struct latmc_ising_sums *)(d + l->sums);
+    t->n = n;
+    t->nT = nT;
+    return LATMC_OK;
+}
+
+static int64_t slot_of(const struct latmc_ens_temper *job, int s, int t, int r)
+{
+    return ((int64_t)s * job->n_temperatures + t) * job->n_replicas + r;
+}
+
+/* The host's state into the staging block, the thresholds of each temperature from the
+ * table the device holds: LATMC_EUNSUPPORTED where two members at one temperature have
+ * different thresholds (then the host's rounds run). */
+static int stage_state(struct cuda_ens_temper *t, const struct layout *l,
+                       const struct latmc_ens_temper *job,
+                       const struct cuda_ens_packed_member *host)
+{
+    const int n = t->n, nT = t->nT;
+    char *h = t->host;
+    struct cuda_ising_packed_thresholds *thr = (void *)(h + l->thr);
+    for (int k = 0; k < nT; k++)
+        thr[k] = host[job->member_at[slot_of(job, 0, k, 0)]].thr;
+    for (int m = 0; m < n; m++)
+        if (memcmp(&host[m].thr, &thr[job->temp_of[m]], sizeof thr[0]) != 0)
+            return LATMC_EUNSUPPORTED;
+    unsigned long long *rt_start = (void *)(h + l->rt_start), *stats = (void *)(h + l->stats);
+    int32_t *at = (void *)(h + l->member_at), *temp = (void *)(h + l->temp_of);
+    signed char *dir = (void *)(h + l->rt_dir);
+    for (int m = 0; m < n; m++) {
+        rt_start[m] = job->rt_start[m];
+        at[m] = job->member_at[m];
+        temp[m] = job->temp_of[m];
+        dir[m] = job->rt_dir[m];
+    }
+    stats[0] = *job->rt_count;
+    stats[1] = *job->rt_sum_sweeps;
+    for (int k = 0; k + 1 < nT; k++)
+        stats[2 + k] = job->pair_accepted[k];
+    memcpy(h + l->ladder, job->ladder, (size_t)nT * sizeof(double));
+    return LATMC_OK;
+}
+
+static int run(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
+{
+    struct cuda_ens_ready ready;
+    int st = cuda_ens_packed_ready(members, n, &ready);
+    if (st < 0)
+        return st; /* LATMC_EUNSUPPORTED: not the fused kernel's members */
+    const int nT = job->n_temperatures;
+    const struct layout l = layout_of(n, nT);
+    struct cuda_ens_temper *t = *ready.temper;
+    cudaStream_t stream = ready.cs0->stream;
+    if (job->upload) {
+        if ((st = temper_alloc(ready.temper, n, nT, &l)) < 0)
+            return st;
+        t = *ready.temper;
+        t->live = false;
+        if ((st = stage_state(t, &l, job, ready.host)) < 0)
+            return st;
+        st = cuda_check(cudaMemcpyAsync(t->dev, t->host, l.upload_end, cudaMemcpyHostToDevice,
+                                        stream), "loading the tempering state");
+        if (st < 0)
+            return st;
+        t->live = true;
+    } else if (!t || !t->live || t->n != n || t->nT != nT) {
+        return cuda_core->fail(LATMC_ESTATE, "CUDA: the ensemble's tempering state is not on "
+                               "the device");
+    } else if (ready.uploads != t->uploads) {
+        st = cuda_check(cuda_ens_temper_thresholds(stream, &t->d, ready.dev, n),
+                        "setting the members' thresholds");
+        if (st < 0)
+            return st;
+    }
+    t->uploads = ready.uploads;
+    st = cuda_check(cudaMemsetAsync(ready.dev_changed, 0, (size_t)n * sizeof(unsigned long long),
+                                    stream), "clearing the acceptance counters");
+    const latmc_sim *first = members[0];
+    struct cuda_ens_round r = {
+        .n_samples = job->n_samples, .n_temperatures = nT, .n_replicas = job->n_replicas,
+        .seed = job->seed, .stream = job->stream, .round = job->rounds,
+        .J = first->param[LATMC_PARAM_J], .h = first->param[LATMC_PARAM_H],
+        .nsites = (double)first->nsites,
+    };
+    struct latmc_ising_sums *sums = (struct latmc_ising_sums *)((char *)t->dev + l.sums);
+    for (uint64_t done = 0; done < job->n && st == LATMC_OK;) {
+        const uint64_t to_round = job->every - (job->sweeps + done) % job->every;
+        const uint64_t chunk = to_round < job->n - done ? to_round : job->n - done;
+        const bool round = chunk == to_round;
+        st = cuda_check(cuda_ens_packed_sweeps(stream, &ready.cs0->lattice, ready.dev, n,
+                                               ready.coupled, first->desc.algorithm,
+                                               first->sweeps + done, chunk, ready.dev_changed,
+                                               round ? sums : NULL),
+                        "launching a batched sweep");
+        done += chunk;
+        if (round && st == LATMC_OK) {
+            r.sweeps = job->sweeps + done;
+            st = cuda_check(cuda_ens_exchange_round(stream, &t->d, &r, ready.dev),
+                            "launching an exchange round");
+            r.round++;
+        }
+    }
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemcpyAsync(ready.changed, ready.dev_changed,
+                                        (size_t)n * sizeof(unsigned long long),
+                                        cudaMemcpyDeviceToHost, stream),
+                        "reading the acceptance counters");
+    /* waited for even after a failed launch: none may outlive the call */
+    const cudaError_t fin = cudaStreamSynchronize(stream);
+    if (st == LATMC_OK)
+        st = cuda_check(fin, "sweeping and exchanging the members");
+    if (st < 0) {
+        t->live = false; /* the state may be half a round old: the core's call fails */
+        return st;
+    }
+    for (int m = 0; m < n; m++) {
+        job->accepted[m] += ready.changed[m];
+        job->attempted[m] += job->n * (uint64_t)first->nsites; /* one shape */
+    }
+    return LATMC_OK;
+}
+
+static int fetch(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
+{
+    struct cuda_sim *cs0 = cuda_sim_of(members[0]);
+    struct cuda_ens_temper *t = cuda_ens_temper_of(cs0); /* no table work to read it */
+    if (!t || !t->live || t->n != n || t->nT != job->n_temperatures)
+        return cuda_core->fail(LATMC_ESTATE, "CUDA: the ensemble's tempering state is not on "
+                               "the device");
+    const struct layout l = layout_of(n, t->nT);
+    int st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemcpyAsync(t->host, t->dev, l.shared_end, cudaMemcpyDeviceToHost,
+                                        cs0->stream), "reading the tempering state");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaStreamSynchronize(cs0->stream), "reading the tempering state");
+    if (st < 0)
+        return st;
+    const char *h = t->host;
+    const unsigned long long *rt_start = (const void *)(h + l.rt_start);
+    const unsigned long long *stats = (const void *)(h + l.stats);
+    const int32_t *at = (const void *)(h + l.member_at), *temp = (const void *)(h + l.temp_of);
+    const signed char *dir = (const void *)(h + l.rt_dir);
+    for (int m = 0; m < n; m++) {
+        job->rt_start[m] = rt_start[m];
+        job->member_at[m] = at[m];
+        job->temp_of[m] = temp[m];
+        job->rt_dir[m] = dir[m];
+    }
+    *job->rt_count = stats[0];
+    *job->rt_sum_sweeps = stats[1];
+    for (int k = 0; k + 1 < t->nT; k++)
+        job->pair_accepted[k] = stats[2 + k];
+    return LATMC_OK;
+}
+
+int cuda_ens_temper(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
+{
+    if (n < 1 || members[0]->desc.model != LATMC_MODEL_ISING || job->n_temperatures < 2 ||
+        (job->what == LATMC_ENS_TEMPER_RUN && job->every == 0))
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no tempering on the device for these "
+                               "members");
+    if (job->what == LATMC_ENS_TEMPER_FETCH)
+        return fetch(members, n, job);
+    return run(members, n, job);
+}

@@ -1,0 +1,141 @@
+/*
+ * Parallel tempering on the device (doc/ensembles.md, "Tempering on the device"): where
+ * the members' backend runs the exchange rounds itself (ops.ens_temper: CUDA Ising
+ * members with a beta ladder), latmc_ens_sweep hands it the sweeps and their rounds
+ * together, and the map (member_at, temp_of), the acceptance per pair and the round trips
+ * stay on the device between calls. The rule is the host's (lib/ens_exchange_rule.h), the
+ * draws the same, so the chain is the one lib/ens_exchange.c gives, bit for bit.
+ *
+ * The host learns the map only when something reads it: latmc_ens_sync, called by every
+ * function that reads the map, the statistics, a member's parameters or its state, fetches
+ * it and moves the members' parameters to their temperatures with the swaps of the host
+ * round (latmc_ens_swap_ladder_values: tables exchanged, no upload per member).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "ens_internal.h"
+#include "model.h"
+#include "rng_streams.h"
+
+static const struct latmc_backend_ops *temper_ops(const latmc_ens *e)
+{
+    const struct latmc_backend_ops *ops = e->members[0]->ops;
+    if (ops == &latmc_cpu_backend_ops ||
+        ops->size < offsetof(struct latmc_backend_ops, ens_temper) + sizeof ops->ens_temper)
+        return NULL;
+    return ops->ens_temper ? ops : NULL;
+}
+
+static void fill_job(latmc_ens *e, struct latmc_ens_temper *job, int what, int *member_at,
+                     int *temp_of)
+{
+    memset(job, 0, sizeof *job);
+    job->what = what;
+    job->n_samples = e->layout.n_samples;
+    job->n_temperatures = e->layout.n_temperatures;
+    job->n_replicas = e->layout.n_replicas;
+    job->seed = e->layout.seed;
+    job->stream = latmc_rng_stream(LATMC_STREAM_ENS_EXCHANGE, 0);
+    job->ladder = e->beta;
+    job->every = e->every;
+    job->sweeps = e->sweeps;
+    job->rounds = e->rounds;
+    job->member_at = member_at;
+    job->temp_of = temp_of;
+    job->rt_dir = e->rt_dir;
+    job->rt_start = e->rt_start;
+    job->pair_accepted = e->pair_accepted;
+    job->rt_count = &e->rt_count;
+    job->rt_sum_sweeps = &e->rt_sum_sweeps;
+}
+
+/* The members' parameters other than the ladder's agree (the device's energies take
+ * member 0's J and h, its decisions the thresholds of a temperature for all its members). */
+static bool members_alike(const latmc_ens *e)
+{
+    const latmc_sim *first = e->members[0];
+    for (int m = 1; m < e->n_members; m++)
+        for (int k = 0; k <= LATMC_PARAM_MAX; k++) {
+            const double a = first->param[k], b = e->members[m]->param[k];
+            if (k != e->ladder_key && a != b && (a == a || b == b))
+                return false;
+        }
+    return true;
+}
+
+int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n)
+{
+    if (e->every == 0 || n == 0 || e->ladder_key != LATMC_PARAM_BETA ||
+        e->desc.model != LATMC_MODEL_ISING || e->layout.n_temperatures < 2 || !temper_ops(e))
+        return LATMC_EUNSUPPORTED;
+    if (!e->map_on_device && !members_alike(e))
+        return LATMC_EUNSUPPORTED;
+    struct latmc_ens_temper job;
+    fill_job(e, &job, LATMC_ENS_TEMPER_RUN, e->member_at, e->temp_of);
+    job.n = n;
+    job.upload = !e->map_on_device;
+    const int st = latmc_ens_exec_temper(e, n, &job);
+    if (st < 0)
+        return st; /* LATMC_EUNSUPPORTED: nothing done, the map where it was */
+    /* the attempts do not depend on the chain: every offered pair is one */
+    const int nT = e->layout.n_temperatures;
+    const uint64_t chains = (uint64_t)e->layout.n_samples * (uint64_t)e->layout.n_replicas;
+    const uint64_t rounds = (e->sweeps + n) / e->every - e->sweeps / e->every;
+    for (uint64_t k = 0; k < rounds && k < 2; k++) /* rounds alternate two pair sets */
+        for (int t = (int)((e->rounds + k) % 2); t + 1 < nT; t += 2)
+            e->pair_attempted[t] += chains * ((rounds - k + 1) / 2);
+    if (job.upload) /* once per stretch of device rounds, not per call */
+        latmc_log(e->ctx, LATMC_LOG_DEBUG, "ensemble: exchange rounds on the device from "
+                  "round %llu", (unsigned long long)e->rounds);
+    e->sweeps += n;
+    e->rounds += rounds;
+    e->map_on_device = true;
+    return LATMC_OK;
+}
+
+int latmc_ens_sync(latmc_ens *e)
+{
+    if (!e->map_on_device)
+        return LATMC_OK;
+    const int M = e->n_members, nT = e->layout.n_temperatures, nR = e->layout.n_replicas;
+    int *at = malloc(2 * (size_t)M * sizeof *at);
+    if (!at)
+        return ENS_FAIL(e, LATMC_ENOMEM, "ensemble: cannot allocate the map of %d members", M);
+    int *temp = at + M;
+    struct latmc_ens_temper job;
+    fill_job(e, &job, LATMC_ENS_TEMPER_FETCH, at, temp);
+    int st = temper_ops(e)->ens_temper(e->members, M, &job);
+    if (st < 0) {
+        free(at);
+        return ENS_FAIL(e, st, "ensemble: reading the tempering state from the device: %s",
+                        latmc_last_error());
+    }
+    /* a permutation within each (sample, replica) chain, or nothing is moved */
+    for (int m = 0; m < M && st == LATMC_OK; m++)
+        if (temp[m] < 0 || temp[m] >= nT ||
+            at[ens_slot_index(e, ens_sample_of(e, m), temp[m], ens_replica_of(e, m))] != m)
+            st = ENS_FAIL(e, LATMC_ESTATE, "ensemble: the device's temperature map is not a "
+                          "permutation (member %d)", m);
+    /* each member to its temperature: the member that should hold beta[t] takes it from
+     * the one that holds it now (one swap each, the host round's own move) */
+    for (int s = 0; s < e->layout.n_samples && st == LATMC_OK; s++)
+        for (int r = 0; r < nR; r++)
+            for (int t = 0; t < nT; t++) {
+                const int i = ens_slot_index(e, s, t, r);
+                const int x = at[i], y = e->member_at[i], tx = e->temp_of[x];
+                if (x == y)
+                    continue;
+                latmc_ens_swap_ladder_values(e->members[x], e->members[y], e->ladder_key,
+                                             e->beta[t], e->beta[tx]);
+                e->member_at[i] = x;
+                e->member_at[ens_slot_index(e, s, tx, r)] = y;
+                e->temp_of[x] = t;
+                e->temp_of[y] = tx;
+            }
+    free(at);
+    if (st == LATMC_OK)
+        e->map_on_device = false;
+    return st;
+}

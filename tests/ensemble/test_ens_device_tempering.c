@@ -1,0 +1,178 @@
+/*
+ * Parallel tempering on the device (lib/ens_temper.c, backends/cuda/ens_temper_cuda.c)
+ * against the CPU ensemble, bit for bit: CUDA Ising +-J members of 16^3 (the fused
+ * kernel's, whose exchange rounds run on the GPU) and the same ensemble on the CPU
+ * (rounds on the host, lib/ens_exchange.c), an exchange round after every sweep, over
+ * about a thousand rounds in calls of uneven length. After each call (or after two calls
+ * in a row, the device going on from its own state): every member's temperature, the
+ * acceptance per pair, the round trips and their mean length, the energies by
+ * temperature and every configuration are the CPU's. Also: a save in the middle loaded
+ * and continued, and a second device ensemble swept between the calls (the module's
+ * batch state touched from outside). The ctx's debug log must say that the rounds ran
+ * on the device, so the test cannot pass on the host's rounds alone.
+ * CUDA only: exit 77 (skipped) without a usable GPU or with LATMC_TEST_DEVICE unset.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "ens_test_helpers.h"
+#include "sim_helpers.h"
+
+enum { NS = 2, NT = 8, NR = 2, M = NS * NT * NR, L = 16 };
+
+static latmc_ctx *ctx;
+static int device_rounds_logged;
+
+static void on_log(void *user, int level, const char *msg)
+{
+    (void)user;
+    (void)level;
+    if (strstr(msg, "exchange rounds on the device"))
+        device_rounds_logged++;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    if (latmc_ctx_create(&ctx) != LATMC_OK)
+        return -1;
+    latmc_ctx_set_log(ctx, on_log, NULL, LATMC_LOG_DEBUG);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    latmc_ctx_destroy(&ctx);
+    return 0;
+}
+
+static latmc_ens *tempering_ensemble(int device, uint64_t seed)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING;
+    d.ndim = 3;
+    d.extent[0] = d.extent[1] = d.extent[2] = L;
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    d.device = device;
+    latmc_ens_layout l = ens_test_layout(NS, NT, NR, seed, 2);
+    latmc_ens *e = NULL;
+    assert_int_equal(latmc_ens_create(ctx, &d, &l, &e), LATMC_OK);
+    double beta[NT];
+    for (int t = 0; t < NT; t++) /* close enough for swaps and round trips at 16^3 */
+        beta[t] = 0.30 + 0.01 * t;
+    assert_int_equal(latmc_ens_set_temperatures(e, beta, NT), LATMC_OK);
+    assert_int_equal(latmc_ens_set_exchange(e, 1), LATMC_OK);
+    assert_int_equal(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    return e;
+}
+
+struct state {
+    int temp[M];
+    uint64_t acc[NT - 1], att[NT - 1], trips;
+    double trip_mean, energy[M];
+    unsigned char *spins;
+    size_t bytes;
+};
+
+static void capture(latmc_ens *e, struct state *s)
+{
+    for (int m = 0; m < M; m++)
+        assert_int_equal(latmc_ens_temperature_of(e, m, &s->temp[m]), LATMC_OK);
+    assert_int_equal(latmc_ens_exchange_counts(e, s->acc, s->att, NT - 1), LATMC_OK);
+    assert_int_equal(latmc_ens_round_trips(e, &s->trips, &s->trip_mean), LATMC_OK);
+    assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_TEMPERATURE,
+                                           s->energy, M), LATMC_OK);
+    s->spins = ens_test_all_spins(e, &s->bytes);
+    assert_non_null(s->spins);
+}
+
+static void assert_same(latmc_ens *gpu, latmc_ens *cpu)
+{
+    struct state a, b;
+    capture(gpu, &a);
+    capture(cpu, &b);
+    assert_memory_equal(a.temp, b.temp, sizeof a.temp);
+    assert_memory_equal(a.acc, b.acc, sizeof a.acc);
+    assert_memory_equal(a.att, b.att, sizeof a.att);
+    assert_int_equal(a.trips, b.trips);
+    assert_true(a.trip_mean == b.trip_mean);
+    assert_memory_equal(a.energy, b.energy, sizeof a.energy);
+    assert_int_equal(a.bytes, b.bytes);
+    assert_memory_equal(a.spins, b.spins, a.bytes);
+    free(a.spins);
+    free(b.spins);
+}
+
+static void test_every_sweep_matches_cpu(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/latmc-ens-temper-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[300];
+    snprintf(path, sizeof path, "%s/mid.ens", dir);
+    latmc_ens *gpu = tempering_ensemble(LATMC_DEVICE_CUDA, 4242);
+    latmc_ens *cpu = tempering_ensemble(LATMC_DEVICE_CPU, 4242);
+    latmc_ens *other = tempering_ensemble(LATMC_DEVICE_CUDA, 77);
+    device_rounds_logged = 0;
+    /* uneven calls; compared after the calls marked (else the device goes on alone) */
+    static const uint64_t calls[] = { 1, 2, 97, 150, 250, 3, 500 };
+    static const bool compare[] = { true, true, true, false, true, true, true };
+    enum { N_CALLS = sizeof calls / sizeof calls[0], SAVE_AFTER = 2 };
+    for (int k = 0; k < N_CALLS; k++) {
+        assert_int_equal(latmc_ens_sweep(gpu, calls[k]), LATMC_OK);
+        assert_int_equal(latmc_ens_sweep(cpu, calls[k]), LATMC_OK);
+        if (k == 3) /* another device ensemble between two device calls */
+            assert_int_equal(latmc_ens_sweep(other, 5), LATMC_OK);
+        if (compare[k])
+            assert_same(gpu, cpu);
+        if (k == SAVE_AFTER)
+            assert_int_equal(latmc_ens_save(gpu, path), LATMC_OK);
+    }
+    assert_true(device_rounds_logged >= 5); /* the rounds did run on the device */
+    struct state s;
+    capture(cpu, &s);
+    uint64_t total_acc = 0;
+    for (int t = 0; t < NT - 1; t++) {
+        assert_true(s.acc[t] > 0 && s.acc[t] < s.att[t]); /* every pair swapped, not always */
+        total_acc += s.acc[t];
+    }
+    assert_true(s.trips > 0); /* round trips happened, and agree */
+    printf("1003 rounds: %llu swaps, %llu round trips of %.1f sweeps on average\n",
+           (unsigned long long)total_acc, (unsigned long long)s.trips, s.trip_mean);
+    free(s.spins);
+
+    /* the saved ensemble continues as the one that went on */
+    latmc_ens *loaded = NULL;
+    assert_int_equal(latmc_ens_load(ctx, path, &loaded), LATMC_OK);
+    for (int k = SAVE_AFTER + 1; k < N_CALLS; k++)
+        assert_int_equal(latmc_ens_sweep(loaded, calls[k]), LATMC_OK);
+    assert_same(loaded, cpu);
+    remove(path);
+    rmdir(dir);
+    latmc_ens_destroy(&loaded);
+    latmc_ens_destroy(&other);
+    latmc_ens_destroy(&gpu);
+    latmc_ens_destroy(&cpu);
+}
+
+int main(void)
+{
+    const int skip = test_device_check();
+    if (skip)
+        return skip;
+    if (test_device() != LATMC_DEVICE_CUDA) {
+        printf("a CUDA test: LATMC_TEST_DEVICE=cuda runs it\n");
+        return 77;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_sweep_matches_cpu),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
