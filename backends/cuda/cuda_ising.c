@@ -503,7 +503,7 @@ static cudaError_t ising_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_
         return cuda_ising_packed_sweep_colour(cs->stream, &cs->lattice, st->colour[colour],
                                               st->colour[colour ^ 1], st->eps_packed[colour],
                                               &st->thr, sim->desc.algorithm, sim->desc.seed,
-                                              sweep, colour, cs->changed);
+                                              step->rng, colour, cs->changed);
     }
     if ((err = byte_array(cs)) != cudaSuccess || (err = bytes_valid(cs)) != cudaSuccess)
         return err;

@@ -1,10 +1,14 @@
 /*
- * The models the CUDA module runs: the leaves of the one executor (cuda_leaf.h: Potts),
- * and the kernel tables of the models still on the old executors (cuda_backend.h).
+ * The models the CUDA module runs: the leaves of the one executor (cuda_leaf.h: Potts,
+ * Ising on several boxes), and the kernel tables of the models still on the old
+ * executors (cuda_backend.h).
  */
 #include "cuda_backend.h"
+#include "cuda_ising_leaf.h"
 #include "cuda_leaf.h"
 #include "heisenberg_cuda.h"
+#include "part.h"
+#include "plan.h"
 
 extern const struct cuda_model_kernels cuda_ising_kernels; /* cuda_ising.c */
 extern const struct cuda_model_kernels cuda_phi4_kernels; /* cuda_phi4.c */
@@ -21,10 +25,17 @@ const struct cuda_model_kernels *cuda_model_kernels_get(int model)
 
 extern const struct cuda_leaf cuda_potts_leaf; /* potts/cuda_potts.c */
 
-const struct cuda_leaf *cuda_leaf_get(int model)
+const struct cuda_leaf *cuda_leaf_of(const latmc_sim *sim)
 {
-    switch (model) {
-    case LATMC_MODEL_POTTS: return &cuda_potts_leaf;
-    default:                return NULL;
+    switch (sim->desc.model) {
+    case LATMC_MODEL_POTTS:
+        return &cuda_potts_leaf;
+    case LATMC_MODEL_ISING:
+        /* several boxes in this process; one box (cuda_ising.c) and a part of a lattice
+         * shared by processes (cuda_planes_ising.c) are still on the old executors */
+        return sim->plan && sim->plan->n_boxes > 1 && !latmc_part_many(sim)
+                   ? cuda_ising_leaf_of(sim) : NULL;
+    default:
+        return NULL;
     }
 }

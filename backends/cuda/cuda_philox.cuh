@@ -87,6 +87,21 @@ cuda_philox_fold(uint64_t seed, uint64_t sweep, uint32_t stream, uint32_t phase,
     return f;
 }
 
+/* The fold of the draws named n (a step's, lib/step.h), keys included. */
+__host__ __device__ __forceinline__ struct cuda_philox_folded
+cuda_philox_fold_named(uint64_t seed, struct latmc_rng_name n)
+{
+    const struct latmc_philox_fold lf = latmc_philox_fold_name(seed, n, 0);
+    struct cuda_philox_folded f;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int r = 0; r < 10; r++)
+        f.keys.k[r] = lf.k[r];
+    cuda_philox_fold_words(&f, lf);
+    return f;
+}
+
 /* A new pass (sweep, stream, phase, sub) of f, whose keys stay: the fold without the key
  * schedule (a kernel that keeps a seed's keys across its passes). */
 __host__ __device__ __forceinline__ void cuda_philox_refold(struct cuda_philox_folded *f,

@@ -765,7 +765,7 @@ static cudaError_t update(const latmc_sim *sim, struct cuda_sim *cs,
     };
     return cuda_ising_packed_sweep_rows(stream, a->pa.lattice, &rows, a->pa.colour[c],
                                         a->pa.colour[c ^ 1], a->pa.eps[c], a->pa.thr,
-                                        sim->desc.algorithm, sim->desc.seed, sweep, c,
+                                        sim->desc.algorithm, sim->desc.seed, step->rng, c,
                                         cs->changed);
 }
 

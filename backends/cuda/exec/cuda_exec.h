@@ -40,6 +40,10 @@ int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
 int cuda_exec_measure(const latmc_sim *sim, struct cuda_exec *x, void *sums);
 int cuda_exec_get_spins(const latmc_sim *sim, struct cuda_exec *x, void *buf);
 int cuda_exec_set_spins(const latmc_sim *sim, struct cuda_exec *x, const void *buf);
+/* The couplings (a leaf with draw_couplings; else LATMC_EUNSUPPORTED with the reason):
+ * the host's copy, and every box's from it. */
+int cuda_exec_get_couplings(const latmc_sim *sim, struct cuda_exec *x, float *buf);
+int cuda_exec_set_couplings(const latmc_sim *sim, struct cuda_exec *x, const float *buf);
 
 /* The per-plane forms (lib/backend.h) of a sim of one box: a part of a lattice shared by
  * processes (the halo exchange, the measure and the gathers of lib/part.c), or one box

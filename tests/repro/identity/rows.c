@@ -82,6 +82,12 @@ const struct row rows[] = {
     { "ising2d_metropolis", 2, { 40, 22, 0 },
       BOXES " " LEVELS " " RECUT " " RESTART " " ENS " " SCRIPTS },
     { "ising2d_metropolis", 2, { 64, 24, 0 }, DEVICES " cuda,ens" },
+    /* CUDA boxes on the byte layout (L_x not a multiple of 16, or of 64 with +-J) and
+     * +-J on the packed one */
+    { "ising2d_heatbath", 2, { 24, 20, 0 }, CUDA_DEVICES(3) " cuda,boxes=2" },
+    { "ising_pmj_metropolis", 2, { 64, 24, 0 }, CUDA_DEVICES(3) " cuda,boxes=2" },
+    { "ising_pmj_heatbath", 3, { 20, 6, 12 }, CUDA_DEVICES(3) },
+    { "ising3d_heatbath", 3, { 32, 6, 12 }, CUDA_DEVICES(2) },
     { "ising2d_metropolis", 2, { 138, 10, 0 }, BOXES },
     { "ising2d_metropolis", 2, { 300, 250, 0 }, BOXES },   /* threaded: >= 32768 a colour */
     { "ising2d_metropolis", 2, { 300, 220, 0 }, THREADS },
