@@ -37,6 +37,21 @@ cuda_philox_update_draws(const struct cuda_philox_keys &keys, uint64_t block, ui
     return c;
 }
 
+/* The draws of block `block` of the draws named n (a step's, lib/step.h):
+ * latmc_rng_name_block's. */
+__host__ __device__ __forceinline__ latmc_philox_ctr
+cuda_philox_named_draws(const struct cuda_philox_keys &keys, struct latmc_rng_name n,
+                        uint64_t block)
+{
+    latmc_philox_ctr c = latmc_rng_name_counter(n, block);
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int round = 0; round < 10; round++)
+        c = latmc_philox_round(c, keys.k[round]);
+    return c;
+}
+
 /*
  * The same draws with the first two rounds folded where their inputs are shared. For
  * the blocks of one (sweep, stream, phase, sub) whose numbers agree in bits 32..47 (a

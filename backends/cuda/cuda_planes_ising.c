@@ -23,9 +23,8 @@
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
-#include "cuda_ising.h"
+#include "cuda_ising_pieces.h"
 #include "cuda_planes.h"
-#include "cuda_slabs.h"
 #include "ising_packed.h"
 #include "model.h"
 #include "part.h"

@@ -46,11 +46,6 @@
 extern "C" {
 #endif
 
-/* Ising hot start of sites first_site .. first_site + n - 1 (both multiples of 4) of the
- * lattice into dst[0 .. n): the draws of the one-device hot start. */
-cudaError_t cuda_ising_hot_start_range(cudaStream_t stream, int8_t *dst, int64_t first_site,
-                                       int64_t n, uint64_t seed);
-
 /* Up to CUDA_SLAB_COPY_RUNS runs of bytes between device memory that the stream's device
  * reaches (its own), copied by one kernel launch (slab_kernels.cu): the halo copies of a
  * slab whose neighbours are on its device, as one launch where cudaMemcpyAsync takes

@@ -30,6 +30,7 @@
 
 #include "ising.h"
 #include "lattice_numbering.h"
+#include "rng_streams.h" /* struct latmc_rng_name */
 
 #ifdef __cplusplus
 extern "C" {

@@ -3,6 +3,7 @@
  * have: the Ising hot start of a slab, its sites named by their global index; the halo
  * copies between slabs of one device as one launch.
  */
+#include "cuda_kernels.h"
 #include "cuda_launch.cuh"
 #include "cuda_slabs.h"
 #include "ising_rules.h"

@@ -59,11 +59,12 @@ static cudaError_t bytes_update(const latmc_sim *sim, const struct cuda_box_rang
                                 uint64_t sweep, const struct latmc_step *step,
                                 cudaStream_t stream, unsigned long long *changed)
 {
+    (void)sweep; /* the draws are named by step->rng */
     const struct cuda_box *b = r->box;
     const struct bytes_box *bb = b->own;
     if (r->whole)
         return cuda_ising_sweep_colour(stream, &b->local, b->data, bb->eps, b->tables,
-                                       sim->desc.algorithm, sim->desc.seed, sweep,
+                                       sim->desc.algorithm, sim->desc.seed, step->rng,
                                        step->colour, changed);
     const struct cuda_potts_range pr = { r->p0, r->planes, r->global_p0, r->L };
     return cuda_ising_sweep_colour_range(stream, &b->local, b->data, bb->eps, b->tables,

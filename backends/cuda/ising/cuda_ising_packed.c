@@ -23,9 +23,9 @@
 #include <stdlib.h>
 
 #include "cuda_check.h"
-#include "cuda_ising.h"    /* cuda_ising_pack_couplings_host, cuda_ising_piece_rows */
+#include "cuda_ising_pieces.h" /* cuda_ising_pack_couplings_host, cuda_ising_piece_rows */
 #include "cuda_ising_leaf.h"
-#include "cuda_slabs.h"    /* cuda_ising_hot_start_range */
+#include "cuda_kernels.h"   /* cuda_ising_hot_start_range */
 #include "ising_packed.h"
 #include "model.h"
 
