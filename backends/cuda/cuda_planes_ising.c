@@ -2,7 +2,7 @@
  * Ising on a GPU rank with its slab only (doc/mpi.md, "GPU ranks"): a one-device sim that
  * is part `rank` of n_parts > 1 of a lattice shared by processes stores, in the packed
  * layout, only its own planes and `halo` planes on each side, like one slab of a sim on
- * several devices (cuda_slabs.c): a local lattice of planes + 2 halo planes along the last
+ * several devices (ising/cuda_ising_packed.c): a local lattice of planes + 2 halo planes along the last
  * axis, local plane p being global plane origin - halo + p (mod L). The halo is the model's
  * reach (1) rounded up to its plane multiple (2), and slabs start on even planes, so a local
  * plane has its global plane's parity and the packed kernels' colouring holds; the update

@@ -7,8 +7,8 @@
  * range, the lanes whose sites lie in it: lib/ising_rules.h's rule on a box
  * (latmc_ising_update_lanes_box: the slab's memory, its halo planes read where they lie),
  * the CPU's slab-only storage runs the same. So it writes what the one-device byte
- * kernels (and the CPU) write, bit for bit. No row-segment form: the byte slabs serve the lattices the packed slabs do
- * not, at the reference kernel's speed.
+ * kernels (and the CPU) write, bit for bit. No row-segment form: the byte leaf serves the
+ * lattices the packed leaf does not, at the reference kernel's speed.
  */
 #include "cuda_launch.cuh"
 #include "ising_rules.h"
