@@ -47,6 +47,7 @@ struct cuda_exec {
     struct cuda_box *box;
     const struct cuda_halo_transport **transport; /* per box (halo > 0) */
     int64_t halo, border, L;
+    int64_t sent;               /* halo planes sent after a step (cuda_leaf.h) */
     size_t plane_bytes;         /* of one array (cuda_leaf.h) */
     int arrays;
     size_t api_plane_bytes;     /* a plane of the API's layout (get/set_spins) */
@@ -160,6 +161,7 @@ int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct 
     x->part = part;
     x->halo = n > 1 || part ? leaf->halo(sim) : 0; /* one box alone: its own wrap */
     x->border = leaf->border_planes(sim);
+    x->sent = leaf->sent_planes ? leaf->sent_planes(sim) : x->halo;
     x->L = d->extent[d->ndim - 1];
     x->plane_bytes = leaf->plane_bytes(sim);
     x->arrays = leaf->arrays > 1 ? leaf->arrays : 1;
@@ -355,10 +357,13 @@ static cudaError_t send_array(const struct cuda_exec *x, int i, int a)
 {
     const struct cuda_box *b = &x->box[i];
     const struct cuda_box *to[2] = { &x->box[(i + x->n - 1) % x->n], &x->box[(i + 1) % x->n] };
-    const int64_t from_plane[2] = { x->halo, b->ex.planes };
-    const int64_t to_plane[2] = { to[0]->ex.planes + x->halo, 0 };
+    /* the first `sent` own planes are the lower neighbour's upper halo next to its own
+     * planes, the last `sent` the upper neighbour's lower halo next to its own */
+    const int64_t h = x->halo, s = x->sent;
+    const int64_t from_plane[2] = { h, h + b->ex.planes - s };
+    const int64_t to_plane[2] = { to[0]->ex.planes + h, h - s };
     struct cuda_halo_runs runs = { .from = &b->ex, .to = { &to[0]->ex, &to[1]->ex },
-                                   .bytes = (size_t)x->halo * x->plane_bytes };
+                                   .bytes = (size_t)s * x->plane_bytes };
     for (int k = 0; k < 2; k++) {
         runs.src[k] = (const char *)b->data + (size_t)a * b->array_bytes +
                       (size_t)from_plane[k] * x->plane_bytes;

@@ -68,6 +68,10 @@ struct cuda_leaf {
      * multiples of c from a multiple of c keeps the lattice's colouring). */
     int64_t (*halo)(const latmc_sim *sim);
     int64_t (*border_planes)(const latmc_sim *sim);
+    /* Optional (NULL: halo): the halo planes next to a box's own ones that its updates and
+     * reductions read, the only ones sent after a step (at most halo and border_planes;
+     * Ising's packed layout stores 2 for the colouring's parity and reads 1). */
+    int64_t (*sent_planes)(const latmc_sim *sim);
     /* Bytes of one plane of one array in the box's storage (a halo plane travels as one
      * run per array). */
     size_t (*plane_bytes)(const latmc_sim *sim);

@@ -8,8 +8,9 @@
  * kernels' colouring holds; the kernels take the lattice's row of local row 0, which
  * names every random number, so each range writes what the one-device step writes (the
  * one-device and the CPU's chain bit for bit). A step writes its colour's array only: the
- * executor sends that array's border planes (written_array). Borders of 2 planes, the
- * planes sent.
+ * executor sends that array's border plane (written_array), the one plane next to the
+ * box that a neighbour reads (sent_planes; the outer halo plane is never read). Borders
+ * of 1 plane, the plane sent.
  *
  * The API's bytes are made and read a piece of rows at a time through a staging buffer
  * of the box (at most LATMC_CUDA_ISING_PIECE_BYTES, cuda_ising_piece_rows): hot start,
@@ -47,6 +48,12 @@ static int64_t packed_halo(const latmc_sim *sim)
 {
     const int64_t mult = sim->model->box_plane_multiple > 1 ? sim->model->box_plane_multiple : 1;
     return (sim->model->box_halo + mult - 1) / mult * mult;
+}
+
+/* The planes the updates and reductions read beyond a box's own: the nearest neighbours. */
+static int64_t packed_reach(const latmc_sim *sim)
+{
+    return sim->model->box_halo;
 }
 
 static size_t packed_plane_bytes(const latmc_sim *sim)
@@ -234,7 +241,8 @@ static int packed_check_steps(const latmc_sim *sim, const struct cuda_box *b)
 const struct cuda_leaf cuda_ising_packed_leaf = {
     .model = LATMC_MODEL_ISING,
     .halo = packed_halo,
-    .border_planes = packed_halo, /* the planes sent */
+    .border_planes = packed_reach, /* the planes sent */
+    .sent_planes = packed_reach,
     .plane_bytes = packed_plane_bytes,
     .arrays = 2,
     .written_array = packed_written_array,
