@@ -89,7 +89,7 @@ static int check_image(const struct cuda_sim *cs)
     return cuda_check(err, "checking the kernels' image for the device");
 }
 
-/* A sim whose model has a leaf: the one executor holds its boxes (cuda_exec.h). */
+/* A sim with a leaf (cuda_leaf_of): the one executor holds its boxes (cuda_exec.h). */
 static int create_exec(latmc_sim *sim, const struct cuda_leaf *leaf, int count)
 {
     const latmc_sim_desc *d = &sim->desc;
@@ -117,7 +117,7 @@ static int create_exec(latmc_sim *sim, const struct cuda_leaf *leaf, int count)
 
 static int cuda_create(latmc_sim *sim)
 {
-    /* a model with a leaf: the one executor (one box, k boxes, a part's box); else a GPU
+    /* a sim with a leaf: the one executor (one box, k boxes, a part's box); else a GPU
      * rank (a part of several) stores its slab only (cuda_planes.h) */
     const struct cuda_leaf *leaf = cuda_leaf_of(sim);
     const struct cuda_model_kernels *k = leaf ? NULL : cuda_planes_part_kernels(sim);

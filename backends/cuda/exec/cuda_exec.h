@@ -1,6 +1,6 @@
 /*
  * Internal to the CUDA module: the one executor over boxes on devices
- * (doc/architecture.md, "One CUDA executor"). A sim whose model has a leaf (cuda_leaf.h)
+ * (doc/architecture.md, "One CUDA executor"). A sim with a leaf (cuda_leaf.h, cuda_leaf_of)
  * runs here as the boxes of the core's plan: one box on one GPU (its halo its own wrap),
  * k boxes on one or several GPUs (halos kept by the transports of cuda_halo.h), or the
  * one box of a part of a lattice shared by processes (its halos moved by lib/part.c's
