@@ -536,12 +536,13 @@ static int cuda_set_planes(latmc_sim *sim, int64_t p0, int64_t p1, const void *b
                     : cuda_planes_set(sim, p0, p1, buf);
 }
 
-/* The one executor's sims: LATMC_EUNSUPPORTED without a message (the core then reads the
- * couplings whole, lib/backend.h). */
+/* A part's couplings by planes; LATMC_EUNSUPPORTED without a message for a sim of the
+ * whole lattice (the core then reads the couplings whole, lib/backend.h). */
 static int cuda_get_coupling_planes(latmc_sim *sim, int64_t p0, int64_t p1, float *buf)
 {
-    return cuda_sim_of(sim)->exec ? LATMC_EUNSUPPORTED
-                                  : cuda_planes_get_couplings(sim, p0, p1, buf);
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    return cs->exec ? cuda_exec_get_coupling_planes(sim, cs->exec, p0, p1, buf)
+                    : cuda_planes_get_couplings(sim, p0, p1, buf);
 }
 
 const struct latmc_backend_ops latmc_cuda_backend_ops = {

@@ -44,7 +44,6 @@
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_ising_pieces.h"
-#include "cuda_planes.h"
 #include "ens_cuda.h"
 #include "ising_packed.h"
 #include "model.h"
@@ -548,34 +547,3 @@ const struct cuda_model_kernels cuda_ising_kernels = {
     .device_view = ising_device_view,
     .model_owns_spins = ising_packed_only,
 };
-
-/* The packed layout for a part's per-plane ops (cuda_planes.h). Packed-only sims hold
- * the configuration there already; the others pack their bytes first. */
-cudaError_t cuda_ising_packed_access(struct cuda_sim *cs, bool writing,
-                                     struct cuda_ising_packed_access *out)
-{
-    struct cuda_ising_state *st = state_of(cs);
-    memset(out, 0, sizeof *out);
-    /* +-J sims with L_x a multiple of 16 but not of 64 have packed arrays for the
-     * ensembles only: their own sweeps, and so a part's steps, are the byte kernels'. */
-    if (!st->colour[0] || !st->packed_kernels)
-        return cudaSuccess;
-    cudaError_t err = cudaSuccess;
-    if (!st->packed_valid) {
-        err = cuda_ising_pack(cs->stream, &cs->lattice, cs->spins, st->colour[0], st->colour[1]);
-        if (err != cudaSuccess)
-            return err;
-        st->packed_valid = true;
-    }
-    if ((err = eps_packed_current(cs)) != cudaSuccess)
-        return err;
-    if (writing)
-        st->bytes_valid = false;
-    for (int c = 0; c < 2; c++) {
-        out->colour[c] = st->colour[c];
-        out->eps[c] = st->eps_packed[c];
-    }
-    out->thr = &st->thr;
-    out->thr_fit = st->thr_fit;
-    return cudaSuccess;
-}

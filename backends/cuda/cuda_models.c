@@ -1,13 +1,12 @@
 /*
  * The models the CUDA module runs: the leaves of the one executor (cuda_leaf.h: Potts,
- * Ising on several boxes), and the kernel tables of the models still on the old
+ * Ising on several boxes or a part), and the kernel tables of the models still on the old
  * executors (cuda_backend.h).
  */
 #include "cuda_backend.h"
 #include "cuda_ising_leaf.h"
 #include "cuda_leaf.h"
 #include "heisenberg_cuda.h"
-#include "part.h"
 #include "plan.h"
 
 extern const struct cuda_model_kernels cuda_ising_kernels; /* cuda_ising.c */
@@ -31,10 +30,10 @@ const struct cuda_leaf *cuda_leaf_of(const latmc_sim *sim)
     case LATMC_MODEL_POTTS:
         return &cuda_potts_leaf;
     case LATMC_MODEL_ISING:
-        /* several boxes in this process; one box (cuda_ising.c) and a part of a lattice
-         * shared by processes (cuda_planes_ising.c) are still on the old executors */
-        return sim->plan && sim->plan->n_boxes > 1 && !latmc_part_many(sim)
-                   ? cuda_ising_leaf_of(sim) : NULL;
+        /* several boxes, in this process or a part of a lattice shared by processes; one
+         * box is still on the old one-device table (cuda_ising.c), whose state the
+         * ensembles' kernels read (ens_cuda.c) */
+        return sim->plan && sim->plan->n_boxes > 1 ? cuda_ising_leaf_of(sim) : NULL;
     default:
         return NULL;
     }

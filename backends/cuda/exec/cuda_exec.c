@@ -51,7 +51,9 @@ struct cuda_exec {
     size_t plane_bytes;         /* of one array (cuda_leaf.h) */
     int arrays;
     size_t api_plane_bytes;     /* a plane of the API's layout (get/set_spins) */
-    void *couplings;            /* the leaf's host couplings of the lattice, or NULL */
+    void *couplings;            /* the leaf's host couplings of planes [cpl_first, +
+                                   cpl_planes) (mod L), or NULL */
+    int64_t cpl_first, cpl_planes;
     bool part;                  /* the one box of a part of a lattice shared by processes */
     int64_t own_sites;          /* the boxes' own sites */
     void *stage;                /* pinned host memory of planes in transit (stage_bytes) */
@@ -140,7 +142,8 @@ static int create_box(const latmc_sim *sim, struct cuda_exec *x, int i, int plan
         return st;
     if (!x->couplings)
         return LATMC_OK;
-    return cuda_check(x->leaf->couplings_to_box(sim, b, b->ex.stream, x->couplings),
+    return cuda_check(x->leaf->couplings_to_box(sim, b, b->ex.stream, x->couplings,
+                                                x->cpl_first, x->cpl_planes),
                       "copying the couplings to the device");
 }
 
@@ -170,8 +173,17 @@ int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct 
         plane_sites *= d->extent[mu];
     x->api_plane_bytes = (size_t)plane_sites * sim->model->site_bytes(d);
     int st = LATMC_OK;
-    /* the couplings of the whole lattice, drawn once on the host (then each box's) */
-    if (leaf->draw_couplings && (st = leaf->draw_couplings(sim, &x->couplings)) < 0) {
+    /* the couplings drawn once on the host (then each box's): of the whole lattice, or a
+     * part's of its local planes only */
+    x->cpl_first = 0;
+    x->cpl_planes = x->L;
+    if (part) {
+        const struct latmc_box *pb = &sim->plan->boxes[sim->part->rank];
+        x->cpl_first = pb->origin[d->ndim - 1] - x->halo;
+        x->cpl_planes = pb->extent[d->ndim - 1] + 2 * x->halo;
+    }
+    if (leaf->draw_couplings &&
+        (st = leaf->draw_couplings(sim, x->cpl_first, x->cpl_planes, &x->couplings)) < 0) {
         cuda_exec_destroy(x);
         return st;
     }
@@ -306,7 +318,26 @@ int cuda_exec_get_couplings(const latmc_sim *sim, struct cuda_exec *x, float *bu
     if (!x->couplings)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA %s kernels have no couplings",
                                sim->model->name);
-    x->leaf->couplings_to_float(sim, x->couplings, buf);
+    if (x->part)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: a part holds the couplings "
+                               "of its planes only, read plane by plane");
+    x->leaf->couplings_to_float(sim, x->couplings, 0, buf, x->L);
+    return LATMC_OK;
+}
+
+int cuda_exec_get_coupling_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
+                                  int64_t p1, float *buf)
+{
+    /* a sim of the whole lattice: LATMC_EUNSUPPORTED, no message (the core reads them
+     * whole) */
+    if (!x->couplings || !x->part)
+        return LATMC_EUNSUPPORTED;
+    const int64_t k0 = ((p0 - x->cpl_first) % x->L + x->L) % x->L;
+    if (p1 <= p0 || k0 + (p1 - p0) > x->cpl_planes)
+        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: the couplings of planes [%lld, "
+                               "%lld) are not in the part's planes", (long long)p0,
+                               (long long)p1);
+    x->leaf->couplings_to_float(sim, x->couplings, k0, buf, p1 - p0);
     return LATMC_OK;
 }
 
@@ -319,11 +350,15 @@ int cuda_exec_set_couplings(const latmc_sim *sim, struct cuda_exec *x, const flo
     int st = finish_all(x, what); /* nothing still reads the host's couplings */
     if (st < 0)
         return st;
-    x->leaf->couplings_from_float(sim, x->couplings, buf);
+    /* the host's planes, each from the lattice's plane it holds */
+    for (int64_t k = 0; k < x->cpl_planes; k++)
+        x->leaf->couplings_from_float(sim, x->couplings, k, buf,
+                                      ((x->cpl_first + k) % x->L + x->L) % x->L, 1);
     for (int i = 0; i < x->n && st == LATMC_OK; i++) {
         struct cuda_box *b = &x->box[i];
         if ((st = cuda_slab_set_device(b->ex.device)) == LATMC_OK)
-            st = cuda_check(x->leaf->couplings_to_box(sim, b, b->ex.stream, x->couplings),
+            st = cuda_check(x->leaf->couplings_to_box(sim, b, b->ex.stream, x->couplings,
+                                                      x->cpl_first, x->cpl_planes),
                             what);
     }
     const int fin = finish_all(x, what);

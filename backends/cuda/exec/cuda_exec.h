@@ -44,6 +44,10 @@ int cuda_exec_set_spins(const latmc_sim *sim, struct cuda_exec *x, const void *b
  * the host's copy, and every box's from it. */
 int cuda_exec_get_couplings(const latmc_sim *sim, struct cuda_exec *x, float *buf);
 int cuda_exec_set_couplings(const latmc_sim *sim, struct cuda_exec *x, const float *buf);
+/* A part's couplings of planes [p0, p1) (ops.get_coupling_planes); LATMC_EUNSUPPORTED
+ * without a message for a sim of the whole lattice (the core reads them whole). */
+int cuda_exec_get_coupling_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
+                                  int64_t p1, float *buf);
 
 /* The per-plane forms (lib/backend.h) of a sim of one box: a part of a lattice shared by
  * processes (the halo exchange, the measure and the gathers of lib/part.c), or one box

@@ -109,17 +109,24 @@ struct cuda_leaf {
     /* Optional: whether the box's kernels can run the sim's steps at its parameters (a
      * library status with the reason), asked before each list of steps. */
     int (*check_steps)(const latmc_sim *sim, const struct cuda_box *b);
-    /* Optional (NULL: the model has no couplings on the device): the couplings of the
-     * whole lattice drawn on the host into *host (malloc'ed by the leaf, freed by the
-     * executor), kept there for get_couplings; to_float / from_float convert them to and
-     * from the API's floats (values checked by the core); couplings_to_box gives a box the
-     * couplings of its local planes from them (enqueued on `stream`, waited for by the
-     * caller before `host` changes). */
-    int (*draw_couplings)(const latmc_sim *sim, void **host);
-    void (*couplings_to_float)(const latmc_sim *sim, const void *host, float *buf);
-    void (*couplings_from_float)(const latmc_sim *sim, void *host, const float *buf);
+    /* Optional (NULL: the model has no couplings on the device): the couplings of
+     * `planes` planes of the lattice from plane `first` on (mod L: the whole lattice, or
+     * a part's local planes), drawn on the host into *host (malloc'ed by the leaf, freed
+     * by the executor, which keeps them for the reads; *host NULL: the sim has none).
+     * couplings_to_float: host planes [host_plane, + planes) in the API's floats;
+     * couplings_from_float: host planes from host_plane on from the API's floats of the
+     * whole lattice (`whole`) at its planes from global_plane on (values checked by the
+     * core); couplings_to_box: a box's local planes from the host's planes, which start at
+     * the lattice's plane host_first (enqueued on `stream`, waited for by the caller
+     * before `host` changes). */
+    int (*draw_couplings)(const latmc_sim *sim, int64_t first, int64_t planes, void **host);
+    void (*couplings_to_float)(const latmc_sim *sim, const void *host, int64_t host_plane,
+                               float *buf, int64_t planes);
+    void (*couplings_from_float)(const latmc_sim *sim, void *host, int64_t host_plane,
+                                 const float *whole, int64_t global_plane, int64_t planes);
     cudaError_t (*couplings_to_box)(const latmc_sim *sim, const struct cuda_box *b,
-                                    cudaStream_t stream, const void *host);
+                                    cudaStream_t stream, const void *host,
+                                    int64_t host_first, int64_t host_planes);
     /* One step of sweep `sweep` on range r of a box; adds the accepted updates to
      * *changed (a device counter). */
     cudaError_t (*update)(const latmc_sim *sim, const struct cuda_box_range *r,

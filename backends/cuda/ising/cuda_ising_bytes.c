@@ -110,19 +110,25 @@ static int bytes_box_create(const latmc_sim *sim, struct cuda_box *b)
 }
 
 /* The couplings of the box's local planes (own planes and halos: each a run of the
- * lattice's planes). */
+ * lattice's planes, at host plane global - host_first of the host's planes, which are the
+ * whole lattice or exactly the box's local planes). */
 static cudaError_t bytes_couplings_to_box(const latmc_sim *sim, const struct cuda_box *b,
-                                          cudaStream_t stream, const void *host)
+                                          cudaStream_t stream, const void *host,
+                                          int64_t host_first, int64_t host_planes)
 {
+    (void)host_planes; /* every run lies inside them */
     const struct bytes_box *bb = b->own;
-    const size_t plane = bytes_plane_bytes(sim) * (size_t)sim->desc.ndim;
+    const size_t plane = (size_t)cuda_ising_coupling_plane(sim);
+    const int64_t L = sim->desc.extent[sim->desc.ndim - 1];
     struct cuda_slab_run r[3];
-    cuda_slab_runs(&b->ex, b->halo, sim->desc.extent[sim->desc.ndim - 1], r);
+    cuda_slab_runs(&b->ex, b->halo, L, r);
     cudaError_t err = cudaSuccess;
     for (int k = 0; k < 3 && err == cudaSuccess; k++)
         if (r[k].planes > 0)
             err = cudaMemcpyAsync(bb->eps + (size_t)r[k].local * plane,
-                                  (const int8_t *)host + (size_t)r[k].global * plane,
+                                  (const int8_t *)host +
+                                      (size_t)(((r[k].global - host_first) % L + L) % L) *
+                                          plane,
                                   (size_t)r[k].planes * plane, cudaMemcpyHostToDevice, stream);
     return err;
 }

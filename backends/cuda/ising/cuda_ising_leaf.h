@@ -20,11 +20,15 @@ extern const struct cuda_leaf cuda_ising_bytes_leaf;
 const struct cuda_leaf *cuda_ising_leaf_of(const latmc_sim *sim);
 
 /* +-J couplings (desc.couplings = BIMODAL; the leaves' draw_couplings, couplings_to_float,
- * couplings_from_float): one int8 +-1 per bond, eps[ndim i + mu] of the whole lattice,
- * drawn on the host by the core's draw_couplings (lib/coupling_draws.h: the CPU's
- * couplings bit for bit). */
-int cuda_ising_draw_couplings(const latmc_sim *sim, void **host);
-void cuda_ising_couplings_to_float(const latmc_sim *sim, const void *host, float *buf);
-void cuda_ising_couplings_from_float(const latmc_sim *sim, void *host, const float *buf);
+ * couplings_from_float): one int8 +-1 per bond, eps[ndim i + mu], of the planes a sim
+ * keeps on the host (the whole lattice, or a part's local planes), each drawn where it
+ * lies in the core's draw_couplings (lib/coupling_draws.h: the CPU's couplings bit for
+ * bit). cuda_ising_coupling_plane: couplings of one plane. */
+int64_t cuda_ising_coupling_plane(const latmc_sim *sim);
+int cuda_ising_draw_couplings(const latmc_sim *sim, int64_t first, int64_t planes, void **host);
+void cuda_ising_couplings_to_float(const latmc_sim *sim, const void *host, int64_t host_plane,
+                                   float *buf, int64_t planes);
+void cuda_ising_couplings_from_float(const latmc_sim *sim, void *host, int64_t host_plane,
+                                     const float *whole, int64_t global_plane, int64_t planes);
 
 #endif

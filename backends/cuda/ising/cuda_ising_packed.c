@@ -14,7 +14,8 @@
  *
  * The API's bytes are made and read a piece of rows at a time through a staging buffer
  * of the box (at most LATMC_CUDA_ISING_PIECE_BYTES, cuda_ising_piece_rows): hot start,
- * get/set_spins and the per-plane forms. +-J couplings: packed per colour from the host's
+ * get/set_spins and the per-plane forms; a few planes (a part's halo exchange: up to
+ * HOST_SITES sites) travel as their words instead and are converted on the host. +-J couplings: packed per colour from the host's
  * bytes of the box's local planes (cuda_ising_pack_couplings_host).
  *
  * The kernels run where the decision tables fit 32-bit thresholds (all but extreme
@@ -30,11 +31,17 @@
 #include "ising_packed.h"
 #include "model.h"
 
+/* Planes of at most this many sites travel as their packed words and are converted on
+ * the host: no kernel, so a part's halo exchange runs beside the interior update that
+ * fills the GPU (a kernel would wait for it). */
+#define HOST_SITES ((int64_t)1 << 20)
+
 /* A box's own state (cuda_box.own). */
 struct packed_box {
     uint32_t *eps[2];       /* +-J: each colour's packed coupling words (else NULL) */
     int8_t *stage;          /* bytes of stage_rows rows */
     int64_t stage_rows;
+    uint32_t *host_words;   /* pinned: both colours' words of up to HOST_SITES sites */
     struct cuda_ising_packed_thresholds thr; /* from the core's tables */
     bool thr_fit;
 };
@@ -95,6 +102,83 @@ static cudaError_t rows_in(const latmc_sim *sim, const struct cuda_box *b, cudaS
     return err;
 }
 
+/* Local row r's parity: (y + z) & 1 of its lattice row (a local plane has its lattice
+ * plane's parity). */
+static int row_parity(const struct latmc_lattice *g, int64_t r)
+{
+    const int64_t y = g->ndim == 3 ? r % g->ly : r, z = g->ndim == 3 ? r / g->ly : 0;
+    return (int)((y + z) & 1);
+}
+
+/*
+ * Bytes of `rows` rows <-> both colours' words of them (w[0], w[1]), the packed layout of
+ * ising_packed.h: nibble m of word j of row r of colour c holds site x = 16 j + 2 m + par,
+ * par = (c + y + z) & 1, as bit 0 of the nibble (set: spin -1).
+ */
+static void host_unpack(const struct latmc_lattice *g, int64_t row0, int64_t rows,
+                        uint32_t *const w[2], int8_t *buf)
+{
+    const int64_t lx = g->lx, wpr = lx / 16;
+    for (int64_t k = 0; k < rows; k++) {
+        const int par0 = row_parity(g, row0 + k);
+        int8_t *row = buf + k * lx;
+        for (int c = 0; c < 2; c++) {
+            const uint32_t *words = w[c] + k * wpr;
+            const int par = par0 ^ c;
+            for (int64_t j = 0; j < wpr; j++)
+                for (int m = 0; m < 8; m++)
+                    row[16 * j + 2 * m + par] = (words[j] >> (4 * m)) & 1u ? (int8_t)-1
+                                                                          : (int8_t)1;
+        }
+    }
+}
+
+static void host_pack(const struct latmc_lattice *g, int64_t row0, int64_t rows,
+                      const int8_t *buf, uint32_t *const w[2])
+{
+    const int64_t lx = g->lx, wpr = lx / 16;
+    for (int64_t k = 0; k < rows; k++) {
+        const int par0 = row_parity(g, row0 + k);
+        const int8_t *row = buf + k * lx;
+        for (int c = 0; c < 2; c++) {
+            uint32_t *words = w[c] + k * wpr;
+            const int par = par0 ^ c;
+            for (int64_t j = 0; j < wpr; j++) {
+                uint32_t v = 0;
+                for (int m = 0; m < 8; m++)
+                    v |= (uint32_t)(row[16 * j + 2 * m + par] < 0) << (4 * m);
+                words[j] = v;
+            }
+        }
+    }
+}
+
+/* The host path of put_planes (host: the bytes) or get_planes (out: the bytes) of local
+ * rows [row0, row0 + rows): the words by two copies each way, converted on the host,
+ * waited for (the pinned words are reused at the next call). */
+static cudaError_t host_path(const struct cuda_box *b, cudaStream_t stream, int64_t row0,
+                             int64_t rows, const int8_t *host, int8_t *out)
+{
+    const struct packed_box *pb = b->own;
+    const int64_t wpr = b->local.lx / 16;
+    const size_t n = (size_t)(rows * wpr);
+    uint32_t *const w[2] = { pb->host_words, pb->host_words + n };
+    if (host)
+        host_pack(&b->local, row0, rows, host, w);
+    cudaError_t err = cudaSuccess;
+    for (int c = 0; c < 2 && err == cudaSuccess; c++) {
+        uint32_t *dev = colour_of(b, c) + (size_t)(row0 * wpr);
+        err = host ? cudaMemcpyAsync(dev, w[c], n * sizeof(uint32_t), cudaMemcpyHostToDevice,
+                                     stream)
+                   : cudaMemcpyAsync(w[c], dev, n * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                     stream);
+    }
+    const cudaError_t done = cudaStreamSynchronize(stream);
+    if (err == cudaSuccess && done == cudaSuccess && out)
+        host_unpack(&b->local, row0, rows, w, out);
+    return err != cudaSuccess ? err : done;
+}
+
 static cudaError_t packed_hot_planes(const latmc_sim *sim, const struct cuda_box *b,
                                      cudaStream_t stream, int64_t local_p0, int64_t global_p0,
                                      int64_t planes)
@@ -108,6 +192,8 @@ static cudaError_t packed_put_planes(const latmc_sim *sim, const struct cuda_box
                                      int64_t planes)
 {
     const int64_t pr = plane_rows(sim);
+    if (planes * pr * sim->desc.extent[0] <= HOST_SITES)
+        return host_path(b, stream, local_p0 * pr, planes * pr, host, NULL);
     return rows_in(sim, b, stream, local_p0 * pr, 0, planes * pr, host);
 }
 
@@ -118,6 +204,8 @@ static cudaError_t packed_get_planes(const latmc_sim *sim, const struct cuda_box
     const struct packed_box *pb = b->own;
     const int64_t lx = sim->desc.extent[0], pr = plane_rows(sim);
     const int64_t row0 = local_p0 * pr, rows = planes * pr;
+    if (rows * lx <= HOST_SITES)
+        return host_path(b, stream, row0, rows, NULL, host);
     cudaError_t err = cudaSuccess;
     for (int64_t r = 0; r < rows && err == cudaSuccess; r += pb->stage_rows) {
         const int64_t n = rows - r < pb->stage_rows ? rows - r : pb->stage_rows;
@@ -185,6 +273,7 @@ static void packed_box_destroy(struct cuda_box *b)
     cudaFree(pb->eps[0]);
     cudaFree(pb->eps[1]);
     cudaFree(pb->stage);
+    cudaFreeHost(pb->host_words);
     free(pb);
     b->own = NULL;
 }
@@ -195,10 +284,19 @@ static int packed_box_create(const latmc_sim *sim, struct cuda_box *b)
     if (!pb)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA Ising: cannot allocate a box's state");
     b->own = pb; /* freed by packed_box_destroy, also after a failure below */
+    if (b->ex.origin % 2 != 0 || b->ex.planes % 2 != 0)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA Ising: a box of planes [%lld, %lld) "
+                               "of the last axis: the packed layout's boxes start and end on "
+                               "even planes", (long long)b->ex.origin,
+                               (long long)(b->ex.origin + b->ex.planes));
     const int64_t lx = sim->desc.extent[0];
     pb->stage_rows = cuda_ising_piece_rows(lx, b->local.nsites / lx);
     int st = alloc_on((void **)&pb->stage, (size_t)(pb->stage_rows * lx), b->ex.device,
                       "staging piece of the spins");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMallocHost((void **)&pb->host_words,
+                                       (size_t)(HOST_SITES / 8) * sizeof(uint32_t)),
+                        "cannot allocate pinned host memory for planes in transit");
     if (st < 0 || sim->desc.couplings != LATMC_COUPLINGS_BIMODAL)
         return st;
     const size_t bytes = (size_t)cuda_ising_packed_words(&b->local) * sizeof(uint32_t) *
@@ -209,15 +307,18 @@ static int packed_box_create(const latmc_sim *sim, struct cuda_box *b)
 }
 
 /* The couplings of the box's local planes, halos included (lattice plane origin - halo +
- * p, periodic); the packing's wrap below local plane 0 only touches the outermost halo
- * plane's own words, which nothing reads. */
+ * p, periodic: host plane origin - halo - host_first + p of the host's host_planes, which
+ * are the whole lattice or exactly the box's local planes); the packing's wrap below
+ * local plane 0 only touches the outermost halo plane's own words, which nothing reads. */
 static cudaError_t packed_couplings_to_box(const latmc_sim *sim, const struct cuda_box *b,
-                                           cudaStream_t stream, const void *host)
+                                           cudaStream_t stream, const void *host,
+                                           int64_t host_first, int64_t host_planes)
 {
+    (void)sim;
     const struct packed_box *pb = b->own;
-    const int64_t L = sim->desc.extent[sim->desc.ndim - 1];
-    return cuda_ising_pack_couplings_host(stream, &b->local, host, L, b->ex.origin - b->halo,
-                                          pb->eps[0], pb->eps[1]);
+    return cuda_ising_pack_couplings_host(stream, &b->local, host, host_planes,
+                                          b->ex.origin - b->halo - host_first, pb->eps[0],
+                                          pb->eps[1]);
 }
 
 static void packed_params_changed(const latmc_sim *sim, struct cuda_box *b)
@@ -233,9 +334,10 @@ static int packed_check_steps(const latmc_sim *sim, const struct cuda_box *b)
     const struct packed_box *pb = b->own;
     if (pb->thr_fit)
         return LATMC_OK;
-    return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on several CUDA boxes: the decision "
-                           "tables at this beta do not fit the multi-spin coded kernels' "
-                           "32-bit thresholds (extreme beta); run it on one device");
+    return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on several CUDA boxes or parts: the "
+                           "decision tables at this beta do not fit the multi-spin coded "
+                           "kernels' 32-bit thresholds (extreme beta); run it as one box on "
+                           "one device");
 }
 
 const struct cuda_leaf cuda_ising_packed_leaf = {

@@ -1,8 +1,7 @@
 /*
  * Internal to the CUDA module: the Ising packed layout's work in pieces of planes or rows
  * (cuda_ising_pieces.c), shared by the leaves of the one executor (ising/) and the
- * one-device and part tables still on the old executors (cuda_ising.c,
- * cuda_planes_ising.c).
+ * one-device table still on the old executor (cuda_ising.c).
  */
 #ifndef LATMC_CUDA_ISING_PIECES_H
 #define LATMC_CUDA_ISING_PIECES_H

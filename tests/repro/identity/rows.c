@@ -493,6 +493,9 @@ const struct row rows[] = {
     { "ising3d_metropolis", 3, { 16, 6, 12 }, GPU_RANKS },
     { "ising2d_metropolis", 2, { 4096, 1024, 0 }, "mpi,cuda" },
     { "ising3d_metropolis", 3, { 2048, 1024, 4 }, "mpi,cuda,max_ranks=2" },
+    /* Ising on the byte layout (L_x not a multiple of 16; +-J: of 64) */
+    { "ising2d_heatbath", 2, { 24, 20, 0 }, GPU_RANKS },
+    { "ising_pmj_metropolis", 3, { 32, 6, 12 }, GPU_RANKS },
     /* Potts: 2 colours on the row kernels; the per-block reference kernel (q = 10, L_x =
      * 10) on slabs of 2 to 4 planes (all border); 3 colours in 3D on the heat-bath table */
     { "potts3_metropolis", 2, { 32, 20, 0 }, GPU_RANKS },
