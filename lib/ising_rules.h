@@ -173,7 +173,7 @@ LATMC_HOSTDEV uint64_t latmc_ising_update_block_coupled(const struct latmc_latti
  * memory (spins, and eps: NULL uniform, else the +-J couplings of the local lattice,
  * eps[ndim i + mu]). The caller passes only lanes whose sites lie in the box's own
  * planes. So a box writes what the whole lattice's update writes there, bit for bit: the
- * CPU's slab-only storage and the CUDA byte slabs run it.
+ * CPU's slab-only storage and the CUDA byte leaf's boxes run it.
  */
 LATMC_HOSTDEV uint64_t latmc_ising_update_lanes_box(const struct latmc_box_geom *g,
                                                     int8_t *spins, const int8_t *eps,

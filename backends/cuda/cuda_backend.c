@@ -89,7 +89,7 @@ static int check_image(const struct cuda_sim *cs)
     return cuda_check(err, "checking the kernels' image for the device");
 }
 
-/* A sim whose model has a leaf: the one executor holds its boxes (cuda_exec.h). */
+/* A sim with a leaf (cuda_leaf_of): the one executor holds its boxes (cuda_exec.h). */
 static int create_exec(latmc_sim *sim, const struct cuda_leaf *leaf, int count)
 {
     const latmc_sim_desc *d = &sim->desc;
@@ -117,9 +117,9 @@ static int create_exec(latmc_sim *sim, const struct cuda_leaf *leaf, int count)
 
 static int cuda_create(latmc_sim *sim)
 {
-    /* a model with a leaf: the one executor (one box, k boxes, a part's box); else a GPU
+    /* a sim with a leaf: the one executor (one box, k boxes, a part's box); else a GPU
      * rank (a part of several) stores its slab only (cuda_planes.h) */
-    const struct cuda_leaf *leaf = cuda_leaf_get(sim->desc.model);
+    const struct cuda_leaf *leaf = cuda_leaf_of(sim);
     const struct cuda_model_kernels *k = leaf ? NULL : cuda_planes_part_kernels(sim);
     if (!k && !leaf)
         k = cuda_model_kernels_get(sim->desc.model);
@@ -322,9 +322,8 @@ static int cuda_set_spins(latmc_sim *sim, const void *buf)
 /* The core calls these only for models with couplings, whose kernels provide the hooks. */
 static int cuda_get_couplings(latmc_sim *sim, float *buf)
 {
-    if (cuda_sim_of(sim)->exec) /* no leaf has couplings yet */
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA %s kernels have no couplings",
-                               sim->model->name);
+    if (cuda_sim_of(sim)->exec)
+        return cuda_exec_get_couplings(sim, cuda_sim_of(sim)->exec, buf);
     if (cuda_sim_of(sim)->slabs)
         return cuda_slabs_get_couplings(sim, cuda_sim_of(sim), buf);
     if (!hooks_of(sim)->get_couplings)
@@ -336,8 +335,7 @@ static int cuda_get_couplings(latmc_sim *sim, float *buf)
 static int cuda_set_couplings(latmc_sim *sim, const float *buf)
 {
     if (cuda_sim_of(sim)->exec)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA %s kernels have no couplings",
-                               sim->model->name);
+        return cuda_exec_set_couplings(sim, cuda_sim_of(sim)->exec, buf);
     if (cuda_sim_of(sim)->slabs)
         return cuda_slabs_set_couplings(sim, cuda_sim_of(sim), buf);
     if (!hooks_of(sim)->set_couplings)
@@ -538,12 +536,13 @@ static int cuda_set_planes(latmc_sim *sim, int64_t p0, int64_t p1, const void *b
                     : cuda_planes_set(sim, p0, p1, buf);
 }
 
-/* No leaf has couplings yet: LATMC_EUNSUPPORTED without a message (the core then reads
- * them whole, lib/backend.h). */
+/* A part's couplings by planes; LATMC_EUNSUPPORTED without a message for a sim of the
+ * whole lattice (the core then reads the couplings whole, lib/backend.h). */
 static int cuda_get_coupling_planes(latmc_sim *sim, int64_t p0, int64_t p1, float *buf)
 {
-    return cuda_sim_of(sim)->exec ? LATMC_EUNSUPPORTED
-                                  : cuda_planes_get_couplings(sim, p0, p1, buf);
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    return cs->exec ? cuda_exec_get_coupling_planes(sim, cs->exec, p0, p1, buf)
+                    : cuda_planes_get_couplings(sim, p0, p1, buf);
 }
 
 const struct latmc_backend_ops latmc_cuda_backend_ops = {

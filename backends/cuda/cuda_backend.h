@@ -41,9 +41,9 @@ struct cuda_sim {
     /* A part of a lattice shared by processes: the per-plane ops' own state
      * (cuda_planes.c; NULL until first used). */
     struct cuda_planes *planes;
-    /* A sim of a model with a leaf (cuda_leaf.h), not a part of several: the one executor
-     * (exec/cuda_exec.h) holds its boxes, and the members above from kernels on are
-     * unused (NULL); every operation goes to it. */
+    /* A sim with a leaf (cuda_leaf_of: Potts in every layout, Ising on several boxes):
+     * the one executor (exec/cuda_exec.h) holds its boxes, and the members above from
+     * kernels on are unused (NULL); every operation goes to it. */
     struct cuda_exec *exec;
 };
 

@@ -43,9 +43,7 @@
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
-#include "cuda_ising.h"
-#include "cuda_planes.h"
-#include "cuda_slabs.h"
+#include "cuda_ising_pieces.h"
 #include "ens_cuda.h"
 #include "ising_packed.h"
 #include "model.h"
@@ -143,78 +141,6 @@ static bool ising_packed_only(const latmc_sim *sim)
     const bool pmj = sim->desc.couplings == LATMC_COUPLINGS_BIMODAL;
     return (pmj ? cuda_ising_packed_fits_couplings(&g) : cuda_ising_packed_fits(&g)) &&
            cuda_ising_packed_allowed();
-}
-
-/* Bytes of one piece (LATMC_CUDA_ISING_PIECE_BYTES, tuning and tests; at least one row:
- * a smaller value gives pieces of one row). */
-static int64_t piece_bytes_setting(void)
-{
-    const char *v = getenv("LATMC_CUDA_ISING_PIECE_BYTES");
-    if (v && *v) {
-        char *end = NULL;
-        const long long n = strtoll(v, &end, 10);
-        if (end && *end == '\0' && n > 0)
-            return n;
-    }
-    return (int64_t)256 << 20;
-}
-
-/* Copy the window of planes [w0, w0 + wn) (local, periodic in lloc) of a lattice whose
- * local plane lp is plane (first + lp) mod total of eps_host, in runs of consecutive
- * planes. */
-static cudaError_t copy_window(cudaStream_t stream, int8_t *window, const int8_t *eps_host,
-                               int64_t plane_bytes, int64_t w0, int64_t wn, int64_t lloc,
-                               int64_t first, int64_t total)
-{
-    cudaError_t err = cudaSuccess;
-    int64_t k = 0;
-    while (k < wn && err == cudaSuccess) {
-        const int64_t g = ((first + (w0 + k) % lloc) % total + total) % total;
-        int64_t run = 1;
-        while (k + run < wn &&
-               ((first + (w0 + k + run) % lloc) % total + total) % total == g + run)
-            run++;
-        err = cudaMemcpyAsync(window + k * plane_bytes, eps_host + g * plane_bytes,
-                              (size_t)(run * plane_bytes), cudaMemcpyHostToDevice, stream);
-        k += run;
-    }
-    return err;
-}
-
-cudaError_t cuda_ising_pack_couplings_host(cudaStream_t stream, const struct latmc_lattice *g,
-                                   const int8_t *eps_host, int64_t total_planes,
-                                   int64_t first_plane, uint32_t *colour0, uint32_t *colour1)
-{
-    const int64_t lloc = g->ndim == 3 ? g->lz : g->ly;
-    const int64_t plane_bytes = g->lx * (g->ndim == 3 ? g->ly : 1) * g->ndim;
-    int64_t per = piece_bytes_setting() / plane_bytes - 1; /* planes packed per piece */
-    if (per < 1)
-        per = 1;
-    if (per > lloc)
-        per = lloc;
-    const int64_t cap = per + 1 < lloc ? per + 1 : lloc; /* window: the plane below too */
-    int8_t *window = NULL;
-    cudaError_t err = cudaMalloc((void **)&window, (size_t)(cap * plane_bytes));
-    for (int64_t p0 = 0; p0 < lloc && err == cudaSuccess; p0 += per) {
-        const int64_t p1 = p0 + per < lloc ? p0 + per : lloc;
-        const int64_t w0 = (p0 - 1 + lloc) % lloc, wn = p1 - p0 + 1 < lloc ? p1 - p0 + 1 : lloc;
-        err = copy_window(stream, window, eps_host, plane_bytes, w0, wn, lloc, first_plane,
-                          total_planes);
-        if (err == cudaSuccess)
-            err = cuda_ising_pack_couplings_planes(stream, g, p0, p1, window, w0, colour0,
-                                                   colour1);
-    }
-    const cudaError_t done = cudaStreamSynchronize(stream); /* before the free */
-    cudaFree(window);
-    return err != cudaSuccess ? err : done;
-}
-
-int64_t cuda_ising_piece_rows(int64_t lx, int64_t rows)
-{
-    int64_t n = piece_bytes_setting() / lx;
-    if (n < 1)
-        n = 1;
-    return n > rows ? rows : n;
 }
 
 static int ising_create(const latmc_sim *sim, struct cuda_sim *cs)
@@ -485,6 +411,7 @@ static cudaError_t ising_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
 static cudaError_t ising_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
                               const struct latmc_step *step)
 {
+    (void)sweep; /* the draws are named by step->rng */
     const int colour = step->colour;
     struct cuda_ising_state *st = state_of(cs);
     const bool packed = st->packed_kernels && cuda_ising_packed_allowed() && st->thr_fit;
@@ -503,13 +430,13 @@ static cudaError_t ising_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_
         return cuda_ising_packed_sweep_colour(cs->stream, &cs->lattice, st->colour[colour],
                                               st->colour[colour ^ 1], st->eps_packed[colour],
                                               &st->thr, sim->desc.algorithm, sim->desc.seed,
-                                              sweep, colour, cs->changed);
+                                              step->rng, colour, cs->changed);
     }
     if ((err = byte_array(cs)) != cudaSuccess || (err = bytes_valid(cs)) != cudaSuccess)
         return err;
     bytes_written(cs);
     return cuda_ising_sweep_colour(cs->stream, &cs->lattice, cs->spins, st->eps_dev, cs->tables,
-                                   sim->desc.algorithm, sim->desc.seed, sweep, colour,
+                                   sim->desc.algorithm, sim->desc.seed, step->rng, colour,
                                    cs->changed);
 }
 
@@ -620,34 +547,3 @@ const struct cuda_model_kernels cuda_ising_kernels = {
     .device_view = ising_device_view,
     .model_owns_spins = ising_packed_only,
 };
-
-/* The packed layout for a part's per-plane ops (cuda_planes.h). Packed-only sims hold
- * the configuration there already; the others pack their bytes first. */
-cudaError_t cuda_ising_packed_access(struct cuda_sim *cs, bool writing,
-                                     struct cuda_ising_packed_access *out)
-{
-    struct cuda_ising_state *st = state_of(cs);
-    memset(out, 0, sizeof *out);
-    /* +-J sims with L_x a multiple of 16 but not of 64 have packed arrays for the
-     * ensembles only: their own sweeps, and so a part's steps, are the byte kernels'. */
-    if (!st->colour[0] || !st->packed_kernels)
-        return cudaSuccess;
-    cudaError_t err = cudaSuccess;
-    if (!st->packed_valid) {
-        err = cuda_ising_pack(cs->stream, &cs->lattice, cs->spins, st->colour[0], st->colour[1]);
-        if (err != cudaSuccess)
-            return err;
-        st->packed_valid = true;
-    }
-    if ((err = eps_packed_current(cs)) != cudaSuccess)
-        return err;
-    if (writing)
-        st->bytes_valid = false;
-    for (int c = 0; c < 2; c++) {
-        out->colour[c] = st->colour[c];
-        out->eps[c] = st->eps_packed[c];
-    }
-    out->thr = &st->thr;
-    out->thr_fit = st->thr_fit;
-    return cudaSuccess;
-}

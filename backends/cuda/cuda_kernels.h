@@ -35,15 +35,20 @@ cudaError_t cuda_kernels_check_device(void);
 /* Ising: hot start of n sites (INIT stream, as the CPU). */
 cudaError_t cuda_ising_hot_start(cudaStream_t stream, int8_t *spins, int64_t n, uint64_t seed);
 
-/* Ising: one colour of sweep `sweep`; adds the number of spins that changed to *changed
- * (a device counter). `tables` is a device copy of the sim's struct latmc_ising_tables.
+/* Ising: hot start of sites first_site .. first_site + n - 1 (both multiples of 4) of the
+ * lattice into dst[0 .. n) (slab_kernels.cu): the draws of the one-device hot start. */
+cudaError_t cuda_ising_hot_start_range(cudaStream_t stream, int8_t *dst, int64_t first_site,
+                                       int64_t n, uint64_t seed);
+
+/* Ising: one colour's step, its draws named `name` (the step's, lib/step.h); adds the
+ * number of spins that changed to *changed (a device counter). `tables` is a device copy of the sim's struct latmc_ising_tables.
  * eps: NULL (uniform couplings), or the device's +-J couplings, int8 +-1 at ndim i + mu
  * (lib/ising_rules.h, latmc_ising_update_block_coupled). */
 cudaError_t cuda_ising_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,
                                     int8_t *spins, const int8_t *eps,
                                     const struct latmc_ising_tables *tables,
-                                    int algorithm, uint64_t seed, uint64_t sweep, int colour,
-                                    unsigned long long *changed);
+                                    int algorithm, uint64_t seed, struct latmc_rng_name name,
+                                    int colour, unsigned long long *changed);
 
 /* Ising: adds the exact sums of the configuration to *sums (device memory, zeroed by the
  * caller); eps as for the sweep (bonds weighted by their couplings). */

@@ -37,6 +37,21 @@ cuda_philox_update_draws(const struct cuda_philox_keys &keys, uint64_t block, ui
     return c;
 }
 
+/* The draws of block `block` of the draws named n (a step's, lib/step.h):
+ * latmc_rng_name_block's. */
+__host__ __device__ __forceinline__ latmc_philox_ctr
+cuda_philox_named_draws(const struct cuda_philox_keys &keys, struct latmc_rng_name n,
+                        uint64_t block)
+{
+    latmc_philox_ctr c = latmc_rng_name_counter(n, block);
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int round = 0; round < 10; round++)
+        c = latmc_philox_round(c, keys.k[round]);
+    return c;
+}
+
 /*
  * The same draws with the first two rounds folded where their inputs are shared. For
  * the blocks of one (sweep, stream, phase, sub) whose numbers agree in bits 32..47 (a
@@ -77,6 +92,21 @@ __host__ __device__ __forceinline__ struct cuda_philox_folded
 cuda_philox_fold(uint64_t seed, uint64_t sweep, uint32_t stream, uint32_t phase, uint32_t sub)
 {
     const struct latmc_philox_fold lf = latmc_philox_fold_of(seed, 0, sweep, stream, phase, sub);
+    struct cuda_philox_folded f;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int r = 0; r < 10; r++)
+        f.keys.k[r] = lf.k[r];
+    cuda_philox_fold_words(&f, lf);
+    return f;
+}
+
+/* The fold of the draws named n (a step's, lib/step.h), keys included. */
+__host__ __device__ __forceinline__ struct cuda_philox_folded
+cuda_philox_fold_named(uint64_t seed, struct latmc_rng_name n)
+{
+    const struct latmc_philox_fold lf = latmc_philox_fold_name(seed, n, 0);
     struct cuda_philox_folded f;
 #ifdef __CUDA_ARCH__
 #pragma unroll

@@ -1,30 +1,11 @@
 /*
  * A one-device CUDA sim as one part of a lattice shared by processes (cuda_planes.h,
  * lib/part.h, doc/mpi.md "GPU ranks"): the step on the part's box, and the per-plane ops
- * by which lib/part.c exchanges halos, measures and gathers configurations. This file
- * has the step's schedule on two streams (below) for every model and Ising's kernels and
- * copies; cuda_planes_heis.c and cuda_planes_phi4.c have the other
- * models' updates of a plane range, reductions and copies, and say how wide their border
- * ranges are and how they reach across the lattice's wrap.
- *
- * Ising:
- * The sim stores its slab with 2 halo planes on each side (cuda_planes_ising.c: a local
- * lattice; packed_part gives its arrays and geometry, local_plane maps a global plane
- * range into it), or the whole lattice where the packed kernels do not take it (its
- * steps are then refused). A step
- * updates the rows of its box only, with the packed kernels restricted to those rows and
- * the global row of local row 0 as their row offset (0 for the whole lattice), so every
- * random number is named by the global site, as on one device and on the CPU. The
- * periodic wrap of the box's first and last planes reads the planes next to it, which are
- * the halos set_planes wrote.
- *
- * Planes travel in get_spins' byte layout restricted to them (lib/backend.h). A few planes
- * (halos: up to HOST_SITES sites) go as their packed words, two copies, converted to and
- * from bytes on the host: no kernel, so the copies run beside the interior update that
- * fills the GPU. More planes (a slab's gather) go through a pack or unpack kernel and a
- * device scratch buffer, in chunks: the kernels walk a lattice of q1 - q0 planes at the
- * planes' words; a row's colour parity is that of y + z, so an odd first plane swaps the
- * colours.
+ * by which lib/part.c exchanges halos, measures and gathers configurations, for the models
+ * not yet on the one executor (Ising and Potts parts run on exec/cuda_exec.c). This file
+ * has the step's schedule on two streams (below); cuda_planes_heis.c and
+ * cuda_planes_phi4.c have the models' updates of a plane range, reductions and copies, and
+ * say how wide their border ranges are and how they reach across the lattice's wrap.
  *
  * Every model: the halo exchange hides behind the interior: a step updates the box's
  * border planes (those its neighbours read) on a border stream of the highest priority
@@ -54,18 +35,10 @@
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_planes.h"
-#include "ising.h"
-#include "ising_packed.h"
 #include "model.h"
 #include "part.h"
 #include "phi4_cuda.h"
 #include "plan.h"
-
-/* Scratch of at most this many bytes moves planes in chunks (a whole slab's gather). */
-#define CHUNK_BYTES ((size_t)64 << 20)
-/* Planes of at most this many sites (halos) move as packed words, converted on the host:
- * copies only, no kernel, so that they run beside the interior's resident grid. */
-#define HOST_SITES ((int64_t)1 << 20)
 
 /* A part's own state, made at its first use (the sim's device current). */
 struct cuda_planes {
@@ -82,7 +55,6 @@ struct cuda_planes {
     bool phi4_ready;
     struct cuda_phi4_plan phi4_plan;
     struct cuda_phi4_keys phi4_keys;
-    uint32_t *host_words;       /* pinned: both colours' words of up to HOST_SITES sites */
     /* phi^4, Heisenberg: planes in transit (cuda_planes_stage) */
     void *stage_dev, *stage_host; /* device; pinned host */
     size_t stage_dev_bytes, stage_host_bytes;
@@ -99,7 +71,7 @@ struct cuda_planes {
     bool sets_pending;
 };
 
-/* Packed rows per plane along the last axis (rows are y + L_y z): L_y in 3D, 1 in 2D. */
+/* Rows per plane along the last axis (rows are y + L_y z): L_y in 3D, 1 in 2D. */
 static int64_t plane_rows(const struct cuda_sim *cs)
 {
     return cs->lattice.ndim == 3 ? cs->lattice.ly : 1;
@@ -108,12 +80,6 @@ static int64_t plane_rows(const struct cuda_sim *cs)
 static int64_t plane_sites(const struct cuda_sim *cs)
 {
     return cs->lattice.lx * plane_rows(cs);
-}
-
-/* Words of one colour per plane. */
-static size_t plane_words(const struct cuda_sim *cs)
-{
-    return (size_t)(plane_rows(cs) * (cs->lattice.lx / 16));
 }
 
 static int planes_state(struct cuda_sim *cs, struct cuda_planes **out);
@@ -145,9 +111,8 @@ static int part_ready(latmc_sim *sim, const char *what)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s of a part spread over "
                                "several devices (desc.n_devices > 1): a part (MPI rank) runs "
                                "on one device", what);
-    /* (Potts: the one executor's per-plane forms, exec/cuda_exec.c) */
-    if (sim->desc.model != LATMC_MODEL_ISING && sim->desc.model != LATMC_MODEL_HEISENBERG &&
-        sim->desc.model != LATMC_MODEL_PHI4)
+    /* (Ising, Potts: the one executor's per-plane forms, exec/cuda_exec.c) */
+    if (sim->desc.model != LATMC_MODEL_HEISENBERG && sim->desc.model != LATMC_MODEL_PHI4)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: no per-plane %s for the %s "
                                "model in this version", what, sim->model->name);
     int st = cuda_check(cudaSetDevice(cs->device), "cudaSetDevice");
@@ -156,56 +121,10 @@ static int part_ready(latmc_sim *sim, const char *what)
     return st;
 }
 
-/*
- * The sim's packed layout made current on its device, or a refusal saying why: a part on
- * CUDA runs Ising on the packed kernels of a one-device sim.
- */
-static int packed_part(latmc_sim *sim, bool writing, struct cuda_ising_packed_access *pa,
-                       const char *what)
-{
-    struct cuda_sim *cs = cuda_sim_of(sim);
-    memset(pa, 0, sizeof *pa);
-    int st = part_ready(sim, what);
-    if (st == LATMC_OK && cuda_planes_ising_access(cs, pa))
-        return LATMC_OK; /* a slab only (cuda_planes_ising.c) */
-    if (st == LATMC_OK)
-        st = cuda_check(cuda_ising_packed_access(cs, writing, pa),
-                        "making the packed spins current");
-    pa->lattice = &cs->lattice;
-    if (st == LATMC_OK && !pa->colour[0])
-        st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s: the lattice does not fit "
-                             "the multi-spin coded layout that the parts of an Ising sim on "
-                             "CUDA use (L_x a multiple of 16, of 64 with +-J couplings)", what);
-    return st;
-}
-
-/* The local plane of the arrays at which planes [p0, p1) start (cuda_planes_local): p0
- * on a sim that holds the whole lattice; -1 for a range a slab does not hold. */
-static int64_t local_plane(const struct cuda_ising_packed_access *pa, int64_t p0, int64_t p1)
-{
-    return pa->slab ? cuda_planes_local(&pa->geom, p0, p1) : p0;
-}
-
-/* The refusal of a range that a slab does not hold (a bug in the caller). */
-static int outside_slab(const struct cuda_ising_packed_access *pa, int64_t p0, int64_t p1)
-{
-    return cuda_core->fail(LATMC_EINVAL, "CUDA backend: planes [%lld, %lld) are neither the "
-                           "part's planes [%lld, %lld) nor a halo range next to them",
-                           (long long)p0, (long long)p1, (long long)pa->geom.origin,
-                           (long long)(pa->geom.origin + pa->geom.planes));
-}
-
 static bool is_heis(const latmc_sim *sim)
 {
     return sim->desc.model == LATMC_MODEL_HEISENBERG;
 }
-
-static bool is_phi4(const latmc_sim *sim)
-{
-    return sim->desc.model == LATMC_MODEL_PHI4;
-}
-
-
 
 int cuda_planes_halo_depth(const latmc_sim *sim)
 {
@@ -239,7 +158,6 @@ void cuda_planes_free(struct cuda_sim *cs)
         if (pl->halo_locked[k])
             cudaHostUnregister(pl->halo_region[k]);
     cudaFree(pl->scratch);
-    cudaFreeHost(pl->host_words);
     cudaFree(pl->stage_dev);
     cudaFreeHost(pl->stage_host);
     if (pl->border_done)
@@ -395,154 +313,6 @@ static cudaStream_t copy_stream(const struct cuda_sim *cs)
     return cs->planes && cs->planes->in_sweep ? cs->planes->border : cs->stream;
 }
 
-/* The lattice of planes [q0, q1) and its colour arrays (c0, c1: colour 0 and 1 of it). */
-static void planes_view(const struct cuda_sim *cs, const struct cuda_ising_packed_access *pa,
-                        int64_t q0, int64_t q1, struct latmc_lattice *g, uint32_t **c0,
-                        uint32_t **c1)
-{
-    *g = cs->lattice;
-    if (g->ndim == 3)
-        g->lz = q1 - q0;
-    else
-        g->ly = q1 - q0;
-    g->nsites = (q1 - q0) * plane_sites(cs);
-    const size_t at = (size_t)local_plane(pa, q0, q1) * plane_words(cs);
-    const int swap = (int)(q0 & 1); /* a slab's local planes have their global parity */
-    *c0 = pa->colour[swap] + at;
-    *c1 = pa->colour[swap ^ 1] + at;
-}
-
-/* Planes per chunk and the scratch for them. */
-static int chunking(struct cuda_sim *cs, int64_t p0, int64_t p1, int64_t *per, void **buf)
-{
-    const size_t pb = (size_t)plane_sites(cs);
-    int64_t n = (int64_t)(CHUNK_BYTES / pb);
-    if (n < 1)
-        n = 1;
-    if (n > p1 - p0)
-        n = p1 - p0;
-    *per = n;
-    return cuda_planes_scratch(cs, (size_t)n * pb, buf);
-}
-
-/* The pinned words of the host path (made at first use). */
-static int host_words(struct cuda_sim *cs, uint32_t **out)
-{
-    struct cuda_planes *pl = NULL;
-    int st = planes_state(cs, &pl);
-    if (st == LATMC_OK && !pl->host_words)
-        st = cuda_check(cudaMallocHost((void **)&pl->host_words,
-                                       (size_t)(HOST_SITES / 8) * sizeof(uint32_t)),
-                        "cannot allocate pinned host memory for moving planes");
-    *out = st == LATMC_OK ? pl->host_words : NULL;
-    return st;
-}
-
-/* Whether planes [p0, p1) take the host path. */
-static bool small_planes(const struct cuda_sim *cs, int64_t p0, int64_t p1)
-{
-    return (p1 - p0) * plane_sites(cs) <= HOST_SITES;
-}
-
-/*
- * Bytes of planes [q0, q1) <-> both colours' words of their rows (w[0], w[1]), the
- * packed layout of ising_packed.h: nibble m of word w of row r of colour c holds site
- * x = 16 w + 2 m + par, par = (c + y + z) & 1, as bit 0 of the nibble (set: spin -1).
- */
-static void row_parity(const struct cuda_sim *cs, int64_t r, int *par0)
-{
-    const int64_t ly = cs->lattice.ly;
-    const int64_t y = cs->lattice.ndim == 3 ? r % ly : r, z = cs->lattice.ndim == 3 ? r / ly : 0;
-    *par0 = (int)((y + z) & 1);
-}
-
-static void host_unpack(const struct cuda_sim *cs, int64_t q0, int64_t q1,
-                        uint32_t *const w[2], int8_t *buf)
-{
-    const int64_t lx = cs->lattice.lx, wpr = lx / 16, pr = plane_rows(cs);
-    for (int64_t k = 0; k < (q1 - q0) * pr; k++) {
-        int par0;
-        row_parity(cs, q0 * pr + k, &par0);
-        int8_t *row = buf + k * lx;
-        for (int c = 0; c < 2; c++) {
-            const uint32_t *words = w[c] + k * wpr;
-            const int par = par0 ^ c;
-            for (int64_t j = 0; j < wpr; j++)
-                for (int m = 0; m < 8; m++)
-                    row[16 * j + 2 * m + par] = (words[j] >> (4 * m)) & 1u ? (int8_t)-1
-                                                                          : (int8_t)1;
-        }
-    }
-}
-
-static void host_pack(const struct cuda_sim *cs, int64_t q0, int64_t q1, const int8_t *buf,
-                      uint32_t *const w[2])
-{
-    const int64_t lx = cs->lattice.lx, wpr = lx / 16, pr = plane_rows(cs);
-    for (int64_t k = 0; k < (q1 - q0) * pr; k++) {
-        int par0;
-        row_parity(cs, q0 * pr + k, &par0);
-        const int8_t *row = buf + k * lx;
-        for (int c = 0; c < 2; c++) {
-            uint32_t *words = w[c] + k * wpr;
-            const int par = par0 ^ c;
-            for (int64_t j = 0; j < wpr; j++) {
-                uint32_t v = 0;
-                for (int m = 0; m < 8; m++)
-                    v |= (uint32_t)(row[16 * j + 2 * m + par] < 0) << (4 * m);
-                words[j] = v;
-            }
-        }
-    }
-}
-
-/* The words of planes [q0, q1) of both colours: device addresses and the count. */
-static size_t plane_range_words(const struct cuda_sim *cs,
-                                const struct cuda_ising_packed_access *pa, int64_t q0,
-                                int64_t q1, uint32_t *dev[2])
-{
-    for (int c = 0; c < 2; c++)
-        dev[c] = pa->colour[c] + (size_t)local_plane(pa, q0, q1) * plane_words(cs);
-    return (size_t)(q1 - q0) * plane_words(cs);
-}
-
-/* The host path of get_planes / set_planes (small_planes). */
-static int host_path(latmc_sim *sim, const struct cuda_ising_packed_access *pa, int64_t p0,
-                     int64_t p1, void *get_buf, const void *set_buf)
-{
-    struct cuda_sim *cs = cuda_sim_of(sim);
-    uint32_t *hw = NULL;
-    int st = host_words(cs, &hw);
-    if (st < 0)
-        return st;
-    uint32_t *dev[2];
-    const size_t n = plane_range_words(cs, pa, p0, p1, dev);
-    uint32_t *const host[2] = { hw, hw + n };
-    cudaStream_t stream = copy_stream(cs);
-    cudaError_t err = cudaSuccess;
-    if (set_buf)
-        host_pack(cs, p0, p1, set_buf, host);
-    for (int c = 0; c < 2 && err == cudaSuccess; c++)
-        err = set_buf ? cudaMemcpyAsync(dev[c], host[c], n * sizeof(uint32_t),
-                                        cudaMemcpyHostToDevice, stream)
-                      : cudaMemcpyAsync(host[c], dev[c], n * sizeof(uint32_t),
-                                        cudaMemcpyDeviceToHost, stream);
-    /* a slab on a small lattice: the other local planes that are these planes */
-    int64_t lp[4];
-    const int copies = set_buf && pa->slab ? cuda_planes_local_all(&pa->geom, p0, p1, lp) : 1;
-    for (int k = 1; k < copies && err == cudaSuccess; k++)
-        for (int c = 0; c < 2 && err == cudaSuccess; c++)
-            err = cudaMemcpyAsync(pa->colour[c] + (size_t)lp[k] * plane_words(cs), host[c],
-                                  n * sizeof(uint32_t), cudaMemcpyHostToDevice, stream);
-    st = cuda_check(err, set_buf ? "copying planes to the device" : "copying planes to the host");
-    const int fin = cuda_check(cudaStreamSynchronize(stream), "copying planes");
-    if (st == LATMC_OK && fin == LATMC_OK && get_buf)
-        host_unpack(cs, p0, p1, host, get_buf);
-    if ((st < 0 || fin < 0) && cs->planes->in_sweep)
-        drain(cs);
-    return st < 0 ? st : fin;
-}
-
 /*
  * phi^4 planes [p0, p1) (cuda_planes_phi4.c: contiguous
  * bytes in the API's layout) through the pinned stage, in chunks of whole planes: one DMA
@@ -609,81 +379,11 @@ static int byte_move(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
     return st;
 }
 
-/* A slab on a small lattice holds some planes twice (a halo plane that is also the other
- * halo's): a set of planes [q0, q1) written at their first local copy goes on to every
- * other copy, device to device (the host path writes each copy from the host words). */
-static cudaError_t copy_to_other_copies(const struct cuda_sim *cs,
-                                        const struct cuda_ising_packed_access *pa, int64_t q0,
-                                        int64_t q1, cudaStream_t stream)
-{
-    int64_t lp[4];
-    const int copies = cuda_planes_local_all(&pa->geom, q0, q1, lp);
-    const size_t n = (size_t)(q1 - q0) * plane_words(cs);
-    cudaError_t err = cudaSuccess;
-    for (int k = 1; k < copies && err == cudaSuccess; k++)
-        for (int c = 0; c < 2 && err == cudaSuccess; c++)
-            err = cudaMemcpyAsync(pa->colour[c] + (size_t)lp[k] * plane_words(cs),
-                                  pa->colour[c] + (size_t)lp[0] * plane_words(cs),
-                                  n * sizeof(uint32_t), cudaMemcpyDeviceToDevice, stream);
-    return err;
-}
-
-/* get_planes (get_buf) or set_planes (set_buf): small ranges by the host path, larger
- * ones in chunks of planes through the device scratch, unpacked or packed there. */
-static int move_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
-                       const void *set_buf)
-{
-    struct cuda_sim *cs = cuda_sim_of(sim);
-    if (is_heis(sim) || is_phi4(sim))
-        return byte_move(sim, p0, p1, get_buf, set_buf);
-    struct cuda_ising_packed_access pa;
-    int64_t per = 0;
-    void *dev = NULL;
-    int st = packed_part(sim, set_buf != NULL, &pa, "configuration copy");
-    if (st == LATMC_OK && local_plane(&pa, p0, p1) < 0)
-        st = outside_slab(&pa, p0, p1);
-    if (st == LATMC_OK && small_planes(cs, p0, p1))
-        return host_path(sim, &pa, p0, p1, get_buf, set_buf);
-    if (st == LATMC_OK)
-        st = chunking(cs, p0, p1, &per, &dev);
-    const char *what = set_buf ? "copying planes to the device" : "copying planes to the host";
-    const size_t pb = (size_t)plane_sites(cs);
-    cudaStream_t stream = copy_stream(cs);
-    for (int64_t q = p0; q < p1 && st == LATMC_OK; q += per) {
-        const int64_t q1 = q + per < p1 ? q + per : p1;
-        const size_t at = (size_t)(q - p0) * pb, bytes = (size_t)(q1 - q) * pb;
-        struct latmc_lattice g;
-        uint32_t *c0, *c1;
-        planes_view(cs, &pa, q, q1, &g, &c0, &c1);
-        cudaError_t err;
-        if (set_buf) {
-            err = cudaMemcpyAsync(dev, (const int8_t *)set_buf + at, bytes,
-                                  cudaMemcpyHostToDevice, stream);
-            if (err == cudaSuccess)
-                err = cuda_ising_pack(stream, &g, (const int8_t *)dev, c0, c1);
-            if (err == cudaSuccess && pa.slab)
-                err = copy_to_other_copies(cs, &pa, q, q1, stream);
-        } else {
-            err = cuda_ising_unpack(stream, &g, c0, c1, (int8_t *)dev);
-            if (err == cudaSuccess)
-                err = cudaMemcpyAsync((int8_t *)get_buf + at, dev, bytes,
-                                      cudaMemcpyDeviceToHost, stream);
-        }
-        st = cuda_check(err, what);
-    }
-    const int fin = cuda_check(cudaStreamSynchronize(stream), what);
-    if ((st < 0 || fin < 0) && cs->planes && cs->planes->in_sweep)
-        drain(cs);
-    return st < 0 ? st : fin;
-}
-
 int cuda_planes_get_couplings(latmc_sim *sim, int64_t p0, int64_t p1, float *buf)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
-    int st = cs->slabs ? LATMC_EUNSUPPORTED
-                       : cuda_planes_ising_coupling_planes(sim, cs, p0, p1, buf);
-    if (st == LATMC_EUNSUPPORTED && !cs->slabs)
-        st = cuda_planes_heis_coupling_planes(sim, cs, p0, p1, buf);
+    const int st = cs->slabs ? LATMC_EUNSUPPORTED
+                             : cuda_planes_heis_coupling_planes(sim, cs, p0, p1, buf);
     /* LATMC_EUNSUPPORTED is no failure here: the core then reads the couplings whole,
      * so no message is left behind */
     return st;
@@ -691,107 +391,50 @@ int cuda_planes_get_couplings(latmc_sim *sim, int64_t p0, int64_t p1, float *buf
 
 int cuda_planes_get(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
 {
-    return move_planes(sim, p0, p1, buf, NULL);
+    return byte_move(sim, p0, p1, buf, NULL);
 }
 
 int cuda_planes_set(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf)
 {
-    return move_planes(sim, p0, p1, NULL, buf);
+    return byte_move(sim, p0, p1, NULL, buf);
 }
 
-/*
- * Ising's sums are integers, whose sum does not depend on how they are grouped: the sums
- * of all planes [p0, p1) in the first plane's tile and zeros in the others add up (in
- * plane order, model->add_sums) to exactly what one tile per plane would give, in one
- * launch instead of p1 - p0.
- */
+/* The sums of planes [p0, p1), one tile per plane (the models' forms). */
 int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
     const int settled = cuda_planes_settle(cs);
     if (settled < 0)
         return settled;
-    if (is_heis(sim) || is_phi4(sim)) {
-        const int st = part_ready(sim, "reduction");
-        return st < 0         ? st
-               : is_heis(sim) ? cuda_planes_heis_measure(sim, p0, p1, sums)
-                              : cuda_planes_phi4_measure(sim, &cs->planes->phi4_plan, p0, p1,
-                                                         sums);
-    }
-    struct cuda_ising_packed_access pa;
-    int st = packed_part(sim, false, &pa, "reduction");
-    if (st == LATMC_OK && pa.slab &&
-        !(pa.geom.origin <= p0 && p1 <= pa.geom.origin + pa.geom.planes))
-        st = outside_slab(&pa, p0, p1); /* a slab measures its own planes only */
-    if (st < 0)
-        return st;
-    memset(sums, 0, (size_t)(p1 - p0) * sim->model->sums_size);
-    const struct cuda_ising_rows rows = { local_plane(&pa, p0, p1) * plane_rows(cs),
-                                          (p1 - p0) * plane_rows(cs), 0 };
-    cudaError_t err = cudaMemsetAsync(cs->sums, 0, sizeof(struct latmc_ising_sums), cs->stream);
-    if (err == cudaSuccess)
-        err = cuda_ising_packed_measure_rows(cs->stream, pa.lattice, &rows, pa.colour[0],
-                                             pa.colour[1], pa.eps[0], cs->sums);
-    if (err == cudaSuccess)
-        err = cudaMemcpyAsync(sums, cs->sums, sizeof(struct latmc_ising_sums),
-                              cudaMemcpyDeviceToHost, cs->stream);
-    st = cuda_check(err, "measuring planes");
-    const int fin = cuda_check(cudaStreamSynchronize(cs->stream), "measuring planes");
-    return st < 0 ? st : fin;
+    const int st = part_ready(sim, "reduction");
+    return st < 0         ? st
+           : is_heis(sim) ? cuda_planes_heis_measure(sim, p0, p1, sums)
+                          : cuda_planes_phi4_measure(sim, &cs->planes->phi4_plan, p0, p1, sums);
 }
 
-/* What a step's updates need: Ising's packed arrays. */
-struct step_arrays {
-    struct cuda_ising_packed_access pa;
-};
-
 /* Step c on the box's planes [q0, q1) on `stream` (nothing when empty). */
-static cudaError_t update(const latmc_sim *sim, struct cuda_sim *cs,
-                          const struct step_arrays *a, cudaStream_t stream, int64_t q0,
-                          int64_t q1, uint64_t sweep, const struct latmc_step *step)
+static cudaError_t update(const latmc_sim *sim, struct cuda_sim *cs, cudaStream_t stream,
+                          int64_t q0, int64_t q1, uint64_t sweep, const struct latmc_step *step)
 {
     if (q1 <= q0)
         return cudaSuccess;
     if (is_heis(sim))
         return cuda_planes_heis_pass(sim, cs, stream, q0, q1, sweep, step);
-    if (is_phi4(sim))
-        return cuda_planes_phi4_update(sim, cs, &cs->planes->phi4_plan, &cs->planes->phi4_keys,
-                                       stream, q0, q1, sweep, step);
-    const int c = step->colour;
-    /* a slab: its local rows, named by the global rows (the offset of its local row 0) */
-    const struct cuda_ising_rows rows = {
-        local_plane(&a->pa, q0, q1) * plane_rows(cs), (q1 - q0) * plane_rows(cs),
-        a->pa.slab ? (a->pa.geom.origin - a->pa.geom.halo) * plane_rows(cs) : 0
-    };
-    return cuda_ising_packed_sweep_rows(stream, a->pa.lattice, &rows, a->pa.colour[c],
-                                        a->pa.colour[c ^ 1], a->pa.eps[c], a->pa.thr,
-                                        sim->desc.algorithm, sim->desc.seed, sweep, c,
-                                        cs->changed);
+    return cuda_planes_phi4_update(sim, cs, &cs->planes->phi4_plan, &cs->planes->phi4_keys,
+                                   stream, q0, q1, sweep, step);
 }
 
-/* The arrays of a step, made current, or the refusal. Ising: the packed layout, with
- * thresholds that fit its kernels. *border: planes at each end of the box that its
- * neighbours read or that must be updated as one range (the model's halo, 1; Heisenberg:
- * the pass's halo, 2). */
-static int step_arrays(latmc_sim *sim, struct step_arrays *a, int64_t *border)
+/* Whether the part can step, or the refusal. *border: planes at each end of the box that
+ * its neighbours read or that must be updated as one range (Heisenberg: the pass's halo,
+ * 2; phi^4: its halo). */
+static int step_ready(latmc_sim *sim, int64_t *border)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
-    memset(a, 0, sizeof *a);
-    if (is_heis(sim)) {
-        int st = part_ready(sim, "step");
+    int st = part_ready(sim, "step");
+    if (is_heis(sim))
         *border = st == LATMC_OK ? cuda_planes_heis_border(sim, cs) : 2;
-        return st;
-    }
-    if (is_phi4(sim)) {
+    else
         *border = CUDA_PHI4_HALO;
-        return part_ready(sim, "step");
-    }
-    *border = 1;
-    int st = packed_part(sim, true, &a->pa, "step");
-    if (st == LATMC_OK && !a->pa.thr_fit)
-        st = cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on CUDA parts: the decision tables "
-                             "at this beta do not fit the multi-spin coded kernels' 32-bit "
-                             "thresholds (extreme beta); run it as one process");
     return st;
 }
 
@@ -807,8 +450,7 @@ static void drain(struct cuda_sim *cs)
 }
 
 /*
- * One step on the part's box: its border ranges (the first and last plane for Ising;
- * step_arrays says for the others) on the border stream, the planes between on the
+ * One step on the part's box: its border ranges (step_ready says how thick) on the border stream, the planes between on the
  * sim's stream (the header says what each waits for). The
  * acceptance counter is cleared at the first step of a latmc_sim_sweep call and read at
  * its last (latmc_step_call.last), which waits for both streams; the steps between do not
@@ -822,10 +464,9 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
         return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: run_step of a one-device sim "
                                "with %d boxes, part %d (a bug in the core)", call->n_boxes,
                                call->part);
-    struct step_arrays arrays;
     struct cuda_planes *pl = NULL;
     int64_t b = 1;
-    int st = step_arrays(sim, &arrays, &b);
+    int st = step_ready(sim, &b);
     if (st == LATMC_OK)
         st = planes_state(cs, &pl);
     if (st < 0)
@@ -860,13 +501,13 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
     if (err == cudaSuccess && launch)
         err = cudaStreamWaitEvent(cs->stream, pl->border_done, 0);
     if (err == cudaSuccess && launch)
-        err = update(sim, cs, &arrays, pl->border, q0, q0 + lower, call->sweep, step);
+        err = update(sim, cs, pl->border, q0, q0 + lower, call->sweep, step);
     if (err == cudaSuccess && launch)
-        err = update(sim, cs, &arrays, pl->border, q1 - upper, q1, call->sweep, step);
+        err = update(sim, cs, pl->border, q1 - upper, q1, call->sweep, step);
     if (err == cudaSuccess && launch)
         err = cudaEventRecord(pl->border_done, pl->border);
     if (err == cudaSuccess && launch)
-        err = update(sim, cs, &arrays, cs->stream, q0 + lower, q1 - upper, call->sweep, step);
+        err = update(sim, cs, cs->stream, q0 + lower, q1 - upper, call->sweep, step);
     if (err == cudaSuccess && launch)
         err = cudaEventRecord(pl->interior_done, cs->stream);
     if (err == cudaSuccess && heis && launch)
@@ -878,9 +519,8 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
     /* the box's sites, once per sweep: at its step 0 (plan->n_steps is the model's
      * sweep_steps, not the current schedule's count: phi^4, Heisenberg) */
     if (step->index == 0)
-        *attempted += heis            ? cuda_planes_heis_attempted(sim, n * plane_sites(cs))
-                      : is_phi4(sim) ? cuda_planes_phi4_attempted(sim, n * plane_sites(cs))
-                                     : (uint64_t)(n * plane_sites(cs));
+        *attempted += heis ? cuda_planes_heis_attempted(sim, n * plane_sites(cs))
+                           : cuda_planes_phi4_attempted(sim, n * plane_sites(cs));
     if (!call->last)
         return LATMC_OK;
     unsigned long long changed = 0;
@@ -901,6 +541,17 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
     }
     *accepted += changed;
     return LATMC_OK;
+}
+
+const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim)
+{
+    if (!sim->part || sim->part->n_parts < 2 || !sim->plan || sim->plan->n_boxes < 2)
+        return NULL;
+    if (sim->desc.model == LATMC_MODEL_HEISENBERG)
+        return cuda_planes_heis_part_kernels(sim);
+    if (sim->desc.model == LATMC_MODEL_PHI4)
+        return cuda_planes_phi4_part_kernels(sim);
+    return NULL;
 }
 
 cudaError_t cuda_planes_slab_no_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,

@@ -1,16 +1,15 @@
 /*
  * Internal to the CUDA module: a one-device sim as one part of a lattice shared by
  * processes (lib/part.h, doc/mpi.md "GPU ranks"). The sim stores only its slab and halo
- * planes on its device, like a CPU part (cuda_planes_part_kernels, below; Ising off the
- * packed kernels keeps the whole lattice, which the Ising code below still serves);
+ * planes on its device, like a CPU part (cuda_planes_part_kernels, below);
  * run_step updates only the part's box (its slab of planes), and
  * the per-plane ops (lib/backend.h) move planes between the device and the host in the
  * CPU's get_planes layout, so CPU and GPU parts give one chain.
  *
- * Models: Ising on the multi-spin coded (packed) kernels, uniform and +-J; the Heisenberg
- * spin glass
- * (cuda_planes_heis.c, the one-device pass on plane ranges); phi^4 on the site-order
- * schedule (cuda_planes_phi4.c, the slabs' kernels); everything else is refused
+ * Models: the Heisenberg spin glass (cuda_planes_heis.c, the one-device pass on plane
+ * ranges); phi^4 on the site-order schedule (cuda_planes_phi4.c, the slabs' kernels);
+ * Ising and Potts parts run on the one executor (exec/cuda_exec.c); everything else is
+ * refused
  * with LATMC_EUNSUPPORTED and the reason (the part API then refuses n_parts > 1 at
  * creation: lib/part.c probes get_planes).
  */
@@ -27,7 +26,6 @@
 #include "cuda_slab_exec.h" /* struct cuda_slab_run */
 
 struct cuda_sim;
-struct cuda_ising_packed_thresholds;
 
 /* The ops (cuda_planes.c). run_step: one step (colour) on call->boxes[0] only. */
 void cuda_planes_free(struct cuda_sim *cs); /* cs->planes, on cs->device (current) */
@@ -157,34 +155,10 @@ int cuda_planes_slab_runs(const struct cuda_planes_slab *s, bool own_only,
                           struct cuda_slab_run r[3]);
 
 /*
- * A one-device Ising sim's packed layout (cuda_ising.c), made to hold the configuration
- * (packed from the bytes first where only they do, +-J coupling words made current), all
- * enqueued on cs->stream. `writing`: the caller is about to change the packed words, so
- * the byte layout becomes stale. colour[0] is NULL where the sim has no packed layout
- * (the lattice does not fit it); eps[] are NULL for uniform couplings; thr_fit is false
- * where the decision tables do not fit the packed kernels' thresholds.
- */
-struct cuda_ising_packed_access {
-    uint32_t *colour[2];
-    const uint32_t *eps[2];
-    const struct cuda_ising_packed_thresholds *thr;
-    bool thr_fit;
-    /* The lattice the arrays hold: the sim's (slab false), or a GPU rank's slab's local
-     * lattice (cuda_planes_ising.c; geom: its planes, halo 2). */
-    const struct latmc_lattice *lattice;
-    bool slab;
-    struct cuda_planes_slab geom;
-};
-cudaError_t cuda_ising_packed_access(struct cuda_sim *cs, bool writing,
-                                     struct cuda_ising_packed_access *out);
-
-/*
  * GPU ranks that store their slab only (doc/mpi.md, "GPU ranks"): the kernel table a part
  * of n_parts > 1 runs instead of its model's, chosen at creation (cuda_backend.c), or NULL
- * where the slab storage does not apply (an Ising lattice the packed kernels do not
- * take): Ising (cuda_planes_ising.c), Heisenberg (cuda_planes_heis.c), phi^4
- * (cuda_planes_phi4.c); a Potts part is the one executor's (exec/cuda_exec.c). The Ising
- * arrays of such a sim (false for any other sim).
+ * for any other sim: Heisenberg (cuda_planes_heis.c), phi^4 (cuda_planes_phi4.c); Ising
+ * and Potts parts are the one executor's (exec/cuda_exec.c).
  */
 struct cuda_model_kernels;
 const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim);
@@ -204,13 +178,12 @@ typedef cudaError_t (*cuda_planes_hot_fn)(const latmc_sim *sim, struct cuda_sim 
 cudaError_t cuda_planes_slab_values(const latmc_sim *sim, struct cuda_sim *cs,
                                     const struct cuda_planes_slab *s, size_t pb,
                                     const void *host, void *out, cuda_planes_hot_fn hot);
-bool cuda_planes_ising_access(struct cuda_sim *cs, struct cuda_ising_packed_access *out);
 const struct cuda_model_kernels *cuda_planes_heis_part_kernels(const latmc_sim *sim);
 const struct cuda_model_kernels *cuda_planes_phi4_part_kernels(const latmc_sim *sim);
 
 /* ops.get_coupling_planes (cuda_planes.c): a part's couplings of its planes [p0, p1) in
- * get_couplings' layout restricted to them, from a slab of +-J Ising or Heisenberg, which
- * holds its planes' couplings only; LATMC_EUNSUPPORTED (the core then reads them whole) for
+ * get_couplings' layout restricted to them, from a Heisenberg slab, which holds its
+ * planes' couplings only; LATMC_EUNSUPPORTED (the core then reads them whole) for
  * any other sim. The models' forms return LATMC_EUNSUPPORTED without a message for a sim
  * not theirs. */
 int cuda_planes_get_couplings(latmc_sim *sim, int64_t p0, int64_t p1, float *buf);
@@ -221,8 +194,6 @@ int cuda_planes_get_couplings(latmc_sim *sim, int64_t p0, int64_t p1, float *buf
 
 /* ops.part_halo_depth: CUDA_PLANES_HEIS_HALO for a Heisenberg part, else 0 (the halo). */
 int cuda_planes_halo_depth(const latmc_sim *sim);
-int cuda_planes_ising_coupling_planes(const latmc_sim *sim, struct cuda_sim *cs, int64_t p0,
-                                      int64_t p1, float *buf);
 int cuda_planes_heis_coupling_planes(const latmc_sim *sim, struct cuda_sim *cs, int64_t p0,
                                      int64_t p1, float *buf);
 

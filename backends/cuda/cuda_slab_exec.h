@@ -1,8 +1,8 @@
 /*
  * Internal to the CUDA module: the per-slab executor shared by the slabs of a sim on
- * several devices, Ising (cuda_slabs.c, cuda_slabs_ising_bytes.c), Heisenberg
- * (cuda_slabs_heis.c), phi^4 (cuda_slabs_phi4.c), and by the boxes of the one executor
- * (exec/cuda_exec.c, which runs Potts): a slab's device, own planes,
+ * several devices, Heisenberg (cuda_slabs_heis.c), phi^4 (cuda_slabs_phi4.c), and by the
+ * boxes of the one executor (exec/cuda_exec.c, which runs Potts and Ising): a slab's
+ * device, own planes,
  * streams, events and update counter, and the plumbing around them that every model's
  * slabs share (creating and releasing them, the waits of a step on the previous one and
  * on every slab, reading the counters, copies between slabs and with the host, the

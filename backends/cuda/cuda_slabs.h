@@ -3,8 +3,8 @@
  * 1 on CUDA), one slab of the plan (lib/plan.c: slabs along the last axis) per device.
  *
  * Each slab keeps a local lattice of its own planes plus `halo` planes on each side
- * (halo = the model's halo rounded up to its plane multiple, 2 for Ising, so that a local
- * plane has the parity of its global plane and the one-device kernels' colouring holds).
+ * (halo = the model's halo rounded up to its plane multiple, 2, so that a local plane
+ * has the parity of its global plane and the one-device kernels' colouring holds).
  * The one-device kernels run on the local lattice restricted to the own planes, with the
  * slab's global row offset naming the random numbers: every draw is named by global
  * site, sweep and step, so the chain is the one-device chain bit for bit. Their periodic
@@ -23,14 +23,12 @@
  * The host waits only at the last step of a latmc_sim_sweep call (latmc_step_call.last), where
  * the acceptance counters are read.
  *
- * Models: Ising, uniform (L_x a multiple of 16) and +-J (L_x a multiple of 64), on the
- * multi-spin coded kernels; the Heisenberg spin glass (cuda_slabs_heis.c: its own slabs,
- * halo 2, a pass's two colour steps taken as the core's pair, LATMC_STEP_CAP_PAIR, border
- * planes and copies beside the interior); phi^4 (cuda_slabs_phi4.c: halo 2, slabs of
- * whole chunk layers, the chunk schedule's two phases declared as its own schedule); Ising on other L_x
- * on the byte layout (cuda_slabs_ising_bytes.c: one halo plane, border ranges of 2
- * planes); Potts runs on the one executor (exec/cuda_exec.h);
- * everything else is refused at create with LATMC_EUNSUPPORTED and the reason.
+ * Models: the Heisenberg spin glass (cuda_slabs_heis.c: its own slabs, halo 2, a pass's
+ * two colour steps taken as the core's pair, LATMC_STEP_CAP_PAIR, border planes and
+ * copies beside the interior); phi^4 (cuda_slabs_phi4.c: halo 2, slabs of whole chunk
+ * layers, the chunk schedule's two phases declared as its own schedule). Ising and Potts
+ * run on the one executor (exec/cuda_exec.h); everything else is refused at create with
+ * LATMC_EUNSUPPORTED and the reason.
  *
  * A slab's device, own planes, streams, events and update counter, their creation and
  * release, the waits of a step on the previous one and on all slabs, the counters' read
@@ -47,11 +45,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Ising hot start of sites first_site .. first_site + n - 1 (both multiples of 4) of the
- * lattice into dst[0 .. n): the draws of the one-device hot start. */
-cudaError_t cuda_ising_hot_start_range(cudaStream_t stream, int8_t *dst, int64_t first_site,
-                                       int64_t n, uint64_t seed);
 
 /* Up to CUDA_SLAB_COPY_RUNS runs of bytes between device memory that the stream's device
  * reaches (its own), copied by one kernel launch (slab_kernels.cu): the halo copies of a
@@ -136,24 +129,6 @@ int cuda_phi4_slabs_get_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps, 
 int cuda_phi4_slabs_set_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
                               const void *buf);
 
-/* Ising on the byte layout (cuda_slabs_ising_bytes.c), behind the functions above. */
-struct cuda_byte_slabs;
-int cuda_byte_slabs_create(const latmc_sim *sim, struct cuda_byte_slabs **out);
-void cuda_byte_slabs_destroy(struct cuda_byte_slabs *ps);
-int cuda_byte_slabs_params_changed(const latmc_sim *sim, struct cuda_byte_slabs *ps);
-int cuda_byte_slabs_init_spins(const latmc_sim *sim, struct cuda_byte_slabs *ps, int how);
-int cuda_byte_slabs_run_step(const latmc_sim *sim, struct cuda_byte_slabs *ps,
-                              const struct latmc_step_call *call, uint64_t *accepted,
-                              uint64_t *attempted);
-int cuda_byte_slabs_measure(const latmc_sim *sim, struct cuda_byte_slabs *ps, void *sums);
-int cuda_byte_slabs_get_spins(const latmc_sim *sim, struct cuda_byte_slabs *ps, void *buf);
-int cuda_byte_slabs_set_spins(const latmc_sim *sim, struct cuda_byte_slabs *ps,
-                               const void *buf);
-/* With +-J couplings. */
-int cuda_byte_slabs_get_couplings(const latmc_sim *sim, struct cuda_byte_slabs *ps,
-                                   float *buf);
-int cuda_byte_slabs_set_couplings(const latmc_sim *sim, struct cuda_byte_slabs *ps,
-                                   const float *buf);
 #endif
 
 #ifdef __cplusplus

@@ -42,11 +42,10 @@ __global__ void ising_hot_start_kernel(int8_t *spins, int64_t n, uint64_t seed)
 
 __global__ void ising_sweep_colour_kernel(struct latmc_lattice g, int8_t *spins,
                                           const struct latmc_ising_tables *tables, int algorithm,
-                                          uint64_t seed, uint64_t sweep, int colour,
-                                          unsigned long long *changed)
+                                          uint64_t seed, struct latmc_rng_name name,
+                                          int colour, unsigned long long *changed)
 {
     const int64_t nblocks = (g.nsites / 2 + 3) / 4;
-    const struct latmc_rng_name name = latmc_ising_rng_name(sweep, colour);
     uint64_t n_changed = 0;
     for (int64_t b = cuda_first_item(); b < nblocks; b += cuda_item_stride())
         n_changed += latmc_ising_update_block(&g, spins, tables, algorithm, seed, name, colour, b);
@@ -58,11 +57,11 @@ __global__ void ising_sweep_colour_kernel(struct latmc_lattice g, int8_t *spins,
 __global__ void ising_sweep_coupled_kernel(struct latmc_lattice g, int8_t *spins,
                                            const int8_t *eps,
                                            const struct latmc_ising_tables *tables,
-                                           int algorithm, uint64_t seed, uint64_t sweep,
-                                           int colour, unsigned long long *changed)
+                                           int algorithm, uint64_t seed,
+                                           struct latmc_rng_name name, int colour,
+                                           unsigned long long *changed)
 {
     const int64_t nblocks = (g.nsites / 2 + 3) / 4;
-    const struct latmc_rng_name name = latmc_ising_rng_name(sweep, colour);
     uint64_t n_changed = 0;
     for (int64_t b = cuda_first_item(); b < nblocks; b += cuda_item_stride())
         n_changed += latmc_ising_update_block_coupled(&g, spins, eps, tables, algorithm, seed,
@@ -128,7 +127,7 @@ template <int NW, bool HEATBATH>
 __global__ void __launch_bounds__(CUDA_THREADS, 4)   /* <= 64 registers: 4 blocks per SM */
 ising_sweep_rows_kernel(struct latmc_lattice g, int8_t *spins,
                         const struct latmc_ising_tables *tables, struct cuda_philox_keys keys,
-                        uint64_t sweep, int colour, unsigned long long *changed)
+                        struct latmc_rng_name name, int colour, unsigned long long *changed)
 {
     constexpr int W = 4 * NW;
     const int two_d = 2 * g.ndim;
@@ -181,8 +180,7 @@ ising_sweep_rows_kernel(struct latmc_lattice g, int8_t *spins,
 
         for (int blk = 0; blk < W / 8; blk++) {
             const latmc_philox_ctr u =
-                cuda_philox_update_draws(keys, (uint64_t)(W / 8) * (uint64_t)s + blk, sweep,
-                                         (uint32_t)colour, 0);
+                cuda_philox_named_draws(keys, name, (uint64_t)(W / 8) * (uint64_t)s + blk);
             for (int lane = 0; lane < 4; lane++) {
                 /* byte offset p = 8 blk + 2 lane + par: word p / 4, byte p mod 4 */
                 const int wi = 2 * blk + (lane >> 1), sh = 8 * (2 * (lane & 1) + par);
@@ -215,16 +213,16 @@ static unsigned cuda_rows_grid(int64_t segments)
 template <int NW>
 static void launch_rows(cudaStream_t stream, const struct latmc_lattice *g, int8_t *spins,
                         const struct latmc_ising_tables *tables, int algorithm, uint64_t seed,
-                        uint64_t sweep, int colour, unsigned long long *changed)
+                        struct latmc_rng_name name, int colour, unsigned long long *changed)
 {
     const struct cuda_philox_keys keys = cuda_philox_round_keys(seed);
     const unsigned grid = cuda_rows_grid(g->nsites / (4 * NW));
     if (algorithm == LATMC_ALGO_HEATBATH)
         ising_sweep_rows_kernel<NW, true><<<grid, CUDA_THREADS, 0, stream>>>(
-            *g, spins, tables, keys, sweep, colour, changed);
+            *g, spins, tables, keys, name, colour, changed);
     else
         ising_sweep_rows_kernel<NW, false><<<grid, CUDA_THREADS, 0, stream>>>(
-            *g, spins, tables, keys, sweep, colour, changed);
+            *g, spins, tables, keys, name, colour, changed);
 }
 
 extern "C" cudaError_t cuda_ising_hot_start(cudaStream_t stream, int8_t *spins, int64_t n,
@@ -237,8 +235,9 @@ extern "C" cudaError_t cuda_ising_hot_start(cudaStream_t stream, int8_t *spins, 
 extern "C" cudaError_t cuda_ising_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,
                                                int8_t *spins, const int8_t *eps,
                                                const struct latmc_ising_tables *tables,
-                                               int algorithm, uint64_t seed, uint64_t sweep,
-                                               int colour, unsigned long long *changed)
+                                               int algorithm, uint64_t seed,
+                                               struct latmc_rng_name name, int colour,
+                                               unsigned long long *changed)
 {
     /* +-J couplings: the per-block kernel with couplings. Uniform: the row-segment kernel
      * where L_x allows it (16-byte segments, else 8), the per-block reference kernel
@@ -246,19 +245,19 @@ extern "C" cudaError_t cuda_ising_sweep_colour(cudaStream_t stream, const struct
     if (eps) {
         const int64_t nblocks = (g->nsites / 2 + 3) / 4;
         ising_sweep_coupled_kernel<<<cuda_grid(nblocks), CUDA_THREADS, 0, stream>>>(
-            *g, spins, eps, tables, algorithm, seed, sweep, colour, changed);
+            *g, spins, eps, tables, algorithm, seed, name, colour, changed);
     } else if (cuda_reference_kernels_only()) {
         const int64_t nblocks = (g->nsites / 2 + 3) / 4;
         ising_sweep_colour_kernel<<<cuda_grid(nblocks), CUDA_THREADS, 0, stream>>>(
-            *g, spins, tables, algorithm, seed, sweep, colour, changed);
+            *g, spins, tables, algorithm, seed, name, colour, changed);
     } else if (g->lx % 16 == 0) {
-        launch_rows<4>(stream, g, spins, tables, algorithm, seed, sweep, colour, changed);
+        launch_rows<4>(stream, g, spins, tables, algorithm, seed, name, colour, changed);
     } else if (g->lx % 8 == 0) {
-        launch_rows<2>(stream, g, spins, tables, algorithm, seed, sweep, colour, changed);
+        launch_rows<2>(stream, g, spins, tables, algorithm, seed, name, colour, changed);
     } else {
         const int64_t nblocks = (g->nsites / 2 + 3) / 4;
         ising_sweep_colour_kernel<<<cuda_grid(nblocks), CUDA_THREADS, 0, stream>>>(
-            *g, spins, tables, algorithm, seed, sweep, colour, changed);
+            *g, spins, tables, algorithm, seed, name, colour, changed);
     }
     return cudaGetLastError();
 }

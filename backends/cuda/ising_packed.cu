@@ -657,22 +657,21 @@ static void launch_sweep(cudaStream_t stream, const struct latmc_lattice *g,
 extern "C" cudaError_t cuda_ising_packed_sweep_colour(
     cudaStream_t stream, const struct latmc_lattice *g, uint32_t *own, const uint32_t *other,
     const uint32_t *own_eps, const struct cuda_ising_packed_thresholds *thr, int algorithm, uint64_t seed,
-    uint64_t sweep, int colour, unsigned long long *changed)
+    struct latmc_rng_name name, int colour, unsigned long long *changed)
 {
     return cuda_ising_packed_sweep_rows(stream, g, NULL, own, other, own_eps, thr, algorithm,
-                                        seed, sweep, colour, changed);
+                                        seed, name, colour, changed);
 }
 
 extern "C" cudaError_t cuda_ising_packed_sweep_rows(
     cudaStream_t stream, const struct latmc_lattice *g, const struct cuda_ising_rows *rows,
     uint32_t *own, const uint32_t *other, const uint32_t *own_eps,
     const struct cuda_ising_packed_thresholds *thr, int algorithm, uint64_t seed,
-    uint64_t sweep, int colour, unsigned long long *changed)
+    struct latmc_rng_name name, int colour, unsigned long long *changed)
 {
     if (rows && rows->nrows <= 0)
         return cudaSuccess;
-    const struct cuda_philox_folded draws = cuda_philox_fold(
-        seed, sweep, latmc_rng_stream(LATMC_STREAM_UPDATE, 0), (uint32_t)colour, 0);
+    const struct cuda_philox_folded draws = cuda_philox_fold_named(seed, name);
     const bool hb = algorithm == LATMC_ALGO_HEATBATH;
     const int nw = words_per_thread(g);
     if (nw == 8) {

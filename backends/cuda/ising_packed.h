@@ -30,6 +30,7 @@
 
 #include "ising.h"
 #include "lattice_numbering.h"
+#include "rng_streams.h" /* struct latmc_rng_name */
 
 #ifdef __cplusplus
 extern "C" {
@@ -99,15 +100,17 @@ cudaError_t cuda_ising_unpack_rows(cudaStream_t stream, const struct latmc_latti
                                    int64_t row0, int64_t nrows, const uint32_t *colour0,
                                    const uint32_t *colour1, int8_t *piece);
 
-/* One colour of sweep `sweep`: `own` is that colour's array, `other` the other one,
+/* One colour's step, its draws named `name` (the step's, lib/step.h: latmc_ising_rng_name
+ * of the sweep and colour): `own` is that colour's array, `other` the other one,
  * `own_eps` that colour's coupling words (NULL: uniform couplings); adds the spins that
  * changed to *changed. */
 cudaError_t cuda_ising_packed_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,
                                            uint32_t *own, const uint32_t *other,
                                            const uint32_t *own_eps,
                                            const struct cuda_ising_packed_thresholds *thr,
-                                           int algorithm, uint64_t seed, uint64_t sweep,
-                                           int colour, unsigned long long *changed);
+                                           int algorithm, uint64_t seed,
+                                           struct latmc_rng_name name, int colour,
+                                           unsigned long long *changed);
 
 /*
  * Rows of a slab (several devices, doc/cuda.md "Several GPUs"): the kernels below walk the
@@ -125,8 +128,9 @@ cudaError_t cuda_ising_packed_sweep_rows(cudaStream_t stream, const struct latmc
                                          const struct cuda_ising_rows *rows, uint32_t *own,
                                          const uint32_t *other, const uint32_t *own_eps,
                                          const struct cuda_ising_packed_thresholds *thr,
-                                         int algorithm, uint64_t seed, uint64_t sweep,
-                                         int colour, unsigned long long *changed);
+                                         int algorithm, uint64_t seed,
+                                         struct latmc_rng_name name, int colour,
+                                         unsigned long long *changed);
 
 /* cuda_ising_packed_measure on the colour-0 words of the rows `rows` (NULL: all) and every
  * bond of theirs: each bond has one colour-0 end, so the sums of disjoint row ranges add

@@ -1,14 +1,14 @@
 /*
  * The Ising byte-layout kernels on a plane range of a slab (potts_slabs.h says what a
- * range is; the slabs: cuda_slabs_ising_bytes.c, which runs Ising on the byte layout where the
- * multi-spin coded slabs cannot: L_x not a multiple of 16, or of 64 with +-J couplings).
+ * range is; the boxes: ising/cuda_ising_leaf.c's byte layout, where the multi-spin coded
+ * one cannot run: L_x not a multiple of 16, or of 64 with +-J couplings).
  *
  * The update runs, per Philox block of the lattice's checkerboard numbering that meets the
  * range, the lanes whose sites lie in it: lib/ising_rules.h's rule on a box
  * (latmc_ising_update_lanes_box: the slab's memory, its halo planes read where they lie),
  * the CPU's slab-only storage runs the same. So it writes what the one-device byte
- * kernels (and the CPU) write, bit for bit. No row-segment form: the byte slabs serve the lattices the packed slabs do
- * not, at the reference kernel's speed.
+ * kernels (and the CPU) write, bit for bit. No row-segment form: the byte leaf serves the
+ * lattices the packed leaf does not, at the reference kernel's speed.
  */
 #include "cuda_launch.cuh"
 #include "ising_rules.h"
@@ -19,12 +19,12 @@
 __global__ void ising_bytes_range_colour_kernel(struct latmc_box_geom g, int8_t *spins,
                                                 const int8_t *eps,
                                                 const struct latmc_ising_tables *tables,
-                                                int algorithm, uint64_t seed, uint64_t sweep,
-                                                int colour, int64_t j0, int64_t j1,
+                                                int algorithm, uint64_t seed,
+                                                struct latmc_rng_name name, int colour,
+                                                int64_t j0, int64_t j1,
                                                 unsigned long long *changed)
 {
     const int64_t b0 = j0 / 4, b1 = (j1 + 3) / 4;
-    const struct latmc_rng_name name = latmc_ising_rng_name(sweep, colour);
     uint64_t n_changed = 0;
     for (int64_t b = b0 + cuda_first_item(); b < b1; b += cuda_item_stride()) {
         const int lane0 = 4 * b < j0 ? (int)(j0 - 4 * b) : 0;
@@ -40,7 +40,7 @@ extern "C" cudaError_t cuda_ising_sweep_colour_range(cudaStream_t stream,
                                                      int8_t *spins, const int8_t *eps,
                                                      const struct latmc_ising_tables *tables,
                                                      int algorithm, uint64_t seed,
-                                                     uint64_t sweep, int colour,
+                                                     struct latmc_rng_name name, int colour,
                                                      const struct cuda_potts_range *r,
                                                      unsigned long long *changed)
 {
@@ -51,7 +51,7 @@ extern "C" cudaError_t cuda_ising_sweep_colour_range(cudaStream_t stream,
     const int64_t j0 = r->global_p0 * plane / 2, half = r->planes * plane / 2;
     const int64_t nblocks = (half + 3) / 4 + 1;
     ising_bytes_range_colour_kernel<<<cuda_grid(nblocks), CUDA_THREADS, 0, stream>>>(
-        g, spins, eps, tables, algorithm, seed, sweep, colour, j0, j0 + half, changed);
+        g, spins, eps, tables, algorithm, seed, name, colour, j0, j0 + half, changed);
     return cudaGetLastError();
 }
 

@@ -92,7 +92,7 @@ cudaError_t cuda_potts_measure_range(cudaStream_t stream, const struct latmc_lat
 cudaError_t cuda_ising_sweep_colour_range(cudaStream_t stream, const struct latmc_lattice *local,
                                           int8_t *spins, const int8_t *eps,
                                           const struct latmc_ising_tables *tables, int algorithm,
-                                          uint64_t seed, uint64_t sweep, int colour,
+                                          uint64_t seed, struct latmc_rng_name name, int colour,
                                           const struct cuda_potts_range *r,
                                           unsigned long long *changed);
 cudaError_t cuda_ising_bytes_hot_start_range(cudaStream_t stream, int8_t *dst, int64_t first,

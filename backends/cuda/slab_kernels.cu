@@ -1,8 +1,9 @@
 /*
- * Kernels of a sim on several devices (cuda_slabs.c) that the one-device code does not
- * have: the Ising hot start of a slab, its sites named by their global index; the halo
- * copies between slabs of one device as one launch.
+ * Kernels of a sim on several devices or boxes (the one executor, cuda_slabs.c) that the
+ * one-device code does not have: the Ising hot start of a box, its sites named by their
+ * global index; the halo copies between boxes of one device as one launch.
  */
+#include "cuda_kernels.h"
 #include "cuda_launch.cuh"
 #include "cuda_slabs.h"
 #include "ising_rules.h"

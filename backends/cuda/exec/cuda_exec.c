@@ -47,7 +47,13 @@ struct cuda_exec {
     struct cuda_box *box;
     const struct cuda_halo_transport **transport; /* per box (halo > 0) */
     int64_t halo, border, L;
-    size_t plane_bytes;
+    int64_t sent;               /* halo planes sent after a step (cuda_leaf.h) */
+    size_t plane_bytes;         /* of one array (cuda_leaf.h) */
+    int arrays;
+    size_t api_plane_bytes;     /* a plane of the API's layout (get/set_spins) */
+    void *couplings;            /* the leaf's host couplings of planes [cpl_first, +
+                                   cpl_planes) (mod L), or NULL */
+    int64_t cpl_first, cpl_planes;
     bool part;                  /* the one box of a part of a lattice shared by processes */
     int64_t own_sites;          /* the boxes' own sites */
     void *stage;                /* pinned host memory of planes in transit (stage_bytes) */
@@ -71,8 +77,14 @@ void cuda_exec_destroy(struct cuda_exec *x)
 {
     if (!x)
         return;
+    for (int i = 0; x->box && i < x->n; i++)
+        if (x->box[i].own && x->leaf->box_destroy) {
+            (void)cudaSetDevice(x->box[i].ex.device);
+            x->leaf->box_destroy(&x->box[i]);
+        }
     if (x->box)
         cuda_slab_exec_release_all(&x->box[0].ex, sizeof *x->box, x->n, free_box);
+    free(x->couplings);
     free(x->box);
     free(x->transport);
     cudaFreeHost(x->stage);
@@ -86,7 +98,7 @@ int cuda_exec_device(const struct cuda_exec *x)
 
 static size_t storage_bytes(const struct cuda_exec *x, const struct cuda_box *b)
 {
-    return (size_t)(b->ex.planes + 2 * x->halo) * x->plane_bytes;
+    return (size_t)x->arrays * (size_t)(b->ex.planes + 2 * x->halo) * x->plane_bytes;
 }
 
 static int alloc_on(void **ptr, size_t bytes, int device, int i, const char *what)
@@ -115,6 +127,7 @@ static int create_box(const latmc_sim *sim, struct cuda_exec *x, int i, int plan
     b->local.ly = d->ndim == 3 ? d->extent[1] : b->ex.planes + 2 * x->halo;
     b->local.lz = d->ndim == 3 ? b->ex.planes + 2 * x->halo : 1;
     b->local.nsites = b->local.lx * b->local.ly * b->local.lz;
+    b->array_bytes = (size_t)(b->ex.planes + 2 * x->halo) * x->plane_bytes;
     int st;
     if ((st = cuda_slab_exec_create(&b->ex)) < 0 ||
         (st = alloc_on(&b->data, storage_bytes(x, b), b->ex.device, i, "configuration")) < 0 ||
@@ -123,8 +136,15 @@ static int create_box(const latmc_sim *sim, struct cuda_exec *x, int i, int plan
         (st = alloc_on(&b->sums, sim->model->sums_size, b->ex.device, i, "sums")) < 0)
         return st;
     /* the cold start until the configuration is set */
-    return cuda_check(cudaMemsetAsync(b->data, x->leaf->cold_byte, storage_bytes(x, b),
-                                      b->ex.stream), "clearing the configuration");
+    if ((st = cuda_check(cudaMemsetAsync(b->data, x->leaf->cold_byte, storage_bytes(x, b),
+                                         b->ex.stream), "clearing the configuration")) < 0 ||
+        (x->leaf->box_create && (st = x->leaf->box_create(sim, b)) < 0))
+        return st;
+    if (!x->couplings)
+        return LATMC_OK;
+    return cuda_check(x->leaf->couplings_to_box(sim, b, b->ex.stream, x->couplings,
+                                                x->cpl_first, x->cpl_planes),
+                      "copying the couplings to the device");
 }
 
 int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct cuda_exec **out)
@@ -144,12 +164,29 @@ int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct 
     x->part = part;
     x->halo = n > 1 || part ? leaf->halo(sim) : 0; /* one box alone: its own wrap */
     x->border = leaf->border_planes(sim);
+    x->sent = leaf->sent_planes ? leaf->sent_planes(sim) : x->halo;
     x->L = d->extent[d->ndim - 1];
     x->plane_bytes = leaf->plane_bytes(sim);
+    x->arrays = leaf->arrays > 1 ? leaf->arrays : 1;
     int64_t plane_sites = 1;
     for (int mu = 0; mu < d->ndim - 1; mu++)
         plane_sites *= d->extent[mu];
+    x->api_plane_bytes = (size_t)plane_sites * sim->model->site_bytes(d);
     int st = LATMC_OK;
+    /* the couplings drawn once on the host (then each box's): of the whole lattice, or a
+     * part's of its local planes only */
+    x->cpl_first = 0;
+    x->cpl_planes = x->L;
+    if (part) {
+        const struct latmc_box *pb = &sim->plan->boxes[sim->part->rank];
+        x->cpl_first = pb->origin[d->ndim - 1] - x->halo;
+        x->cpl_planes = pb->extent[d->ndim - 1] + 2 * x->halo;
+    }
+    if (leaf->draw_couplings &&
+        (st = leaf->draw_couplings(sim, x->cpl_first, x->cpl_planes, &x->couplings)) < 0) {
+        cuda_exec_destroy(x);
+        return st;
+    }
     for (int i = 0; i < n && st == LATMC_OK; i++) {
         st = create_box(sim, x, i, part ? sim->part->rank : i);
         x->own_sites += x->box[i].ex.planes * plane_sites;
@@ -193,6 +230,8 @@ int cuda_exec_params_changed(const latmc_sim *sim, struct cuda_exec *x)
             st = cuda_check(cudaMemcpyAsync(b->tables, sim->model_data, sim->model->data_size,
                                             cudaMemcpyHostToDevice, b->ex.stream),
                             "copying the decision tables");
+        if (st == LATMC_OK && x->leaf->params_changed)
+            x->leaf->params_changed(sim, b);
     }
     const int fin = finish_all(x, "copying the decision tables");
     return st < 0 ? st : fin;
@@ -216,9 +255,7 @@ int cuda_exec_init_spins(const latmc_sim *sim, struct cuda_exec *x, int how)
         cuda_slab_runs(&b->ex, x->halo, x->L, r);
         for (int k = 0; k < 3 && st == LATMC_OK; k++)
             if (r[k].planes > 0)
-                st = cuda_check(x->leaf->hot_planes(sim, b->ex.stream,
-                                                    (char *)b->data +
-                                                        (size_t)r[k].local * x->plane_bytes,
+                st = cuda_check(x->leaf->hot_planes(sim, b, b->ex.stream, r[k].local,
                                                     r[k].global, r[k].planes),
                                 "launching the hot start");
     }
@@ -234,18 +271,98 @@ static void *data_of(struct cuda_slab_exec *ex)
 
 int cuda_exec_set_spins(const latmc_sim *sim, struct cuda_exec *x, const void *buf)
 {
-    (void)sim;
+    const char *what = "copying the spins to the device";
     /* own planes and both halos, so that no exchange is needed */
-    return cuda_slab_exec_put_planes(&x->box[0].ex, sizeof *x->box, x->n, data_of, x->halo,
-                                     x->L, x->plane_bytes, buf,
-                                     "copying the spins to the device");
+    if (!x->leaf->put_planes)
+        return cuda_slab_exec_put_planes(&x->box[0].ex, sizeof *x->box, x->n, data_of,
+                                         x->halo, x->L, x->plane_bytes, buf, what);
+    int st = finish_all(x, what);
+    for (int i = 0; i < x->n && st == LATMC_OK; i++) {
+        struct cuda_box *b = &x->box[i];
+        struct cuda_slab_run r[3];
+        cuda_slab_runs(&b->ex, x->halo, x->L, r);
+        if ((st = cuda_slab_set_device(b->ex.device)) < 0)
+            break;
+        for (int k = 0; k < 3 && st == LATMC_OK; k++)
+            if (r[k].planes > 0)
+                st = cuda_check(x->leaf->put_planes(sim, b, b->ex.stream, r[k].local,
+                                                    (const char *)buf + (size_t)r[k].global *
+                                                                            x->api_plane_bytes,
+                                                    r[k].planes), what);
+    }
+    const int fin = finish_all(x, what);
+    return st < 0 ? st : fin;
 }
 
 int cuda_exec_get_spins(const latmc_sim *sim, struct cuda_exec *x, void *buf)
 {
-    (void)sim;
-    return cuda_slab_exec_get_planes(&x->box[0].ex, sizeof *x->box, x->n, data_of, x->halo,
-                                     x->plane_bytes, buf, "copying the spins to the host");
+    const char *what = "copying the spins to the host";
+    if (!x->leaf->get_planes)
+        return cuda_slab_exec_get_planes(&x->box[0].ex, sizeof *x->box, x->n, data_of,
+                                         x->halo, x->plane_bytes, buf, what);
+    int st = finish_all(x, what);
+    for (int i = 0; i < x->n && st == LATMC_OK; i++) {
+        struct cuda_box *b = &x->box[i];
+        if ((st = cuda_slab_set_device(b->ex.device)) == LATMC_OK)
+            st = cuda_check(x->leaf->get_planes(sim, b, b->ex.stream, x->halo,
+                                                (char *)buf + (size_t)b->ex.origin *
+                                                                  x->api_plane_bytes,
+                                                b->ex.planes), what);
+    }
+    const int fin = finish_all(x, what);
+    return st < 0 ? st : fin;
+}
+
+int cuda_exec_get_couplings(const latmc_sim *sim, struct cuda_exec *x, float *buf)
+{
+    if (!x->couplings)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA %s kernels have no couplings",
+                               sim->model->name);
+    if (x->part)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: a part holds the couplings "
+                               "of its planes only, read plane by plane");
+    x->leaf->couplings_to_float(sim, x->couplings, 0, buf, x->L);
+    return LATMC_OK;
+}
+
+int cuda_exec_get_coupling_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
+                                  int64_t p1, float *buf)
+{
+    /* a sim of the whole lattice: LATMC_EUNSUPPORTED, no message (the core reads them
+     * whole) */
+    if (!x->couplings || !x->part)
+        return LATMC_EUNSUPPORTED;
+    const int64_t k0 = ((p0 - x->cpl_first) % x->L + x->L) % x->L;
+    if (p1 <= p0 || k0 + (p1 - p0) > x->cpl_planes)
+        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: the couplings of planes [%lld, "
+                               "%lld) are not in the part's planes", (long long)p0,
+                               (long long)p1);
+    x->leaf->couplings_to_float(sim, x->couplings, k0, buf, p1 - p0);
+    return LATMC_OK;
+}
+
+int cuda_exec_set_couplings(const latmc_sim *sim, struct cuda_exec *x, const float *buf)
+{
+    const char *what = "copying the couplings to the device";
+    if (!x->couplings)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA %s kernels have no couplings",
+                               sim->model->name);
+    int st = finish_all(x, what); /* nothing still reads the host's couplings */
+    if (st < 0)
+        return st;
+    /* the host's planes, each from the lattice's plane it holds */
+    for (int64_t k = 0; k < x->cpl_planes; k++)
+        x->leaf->couplings_from_float(sim, x->couplings, k, buf,
+                                      ((x->cpl_first + k) % x->L + x->L) % x->L, 1);
+    for (int i = 0; i < x->n && st == LATMC_OK; i++) {
+        struct cuda_box *b = &x->box[i];
+        if ((st = cuda_slab_set_device(b->ex.device)) == LATMC_OK)
+            st = cuda_check(x->leaf->couplings_to_box(sim, b, b->ex.stream, x->couplings,
+                                                      x->cpl_first, x->cpl_planes),
+                            what);
+    }
+    const int fin = finish_all(x, what);
+    return st < 0 ? st : fin;
 }
 
 /* Local planes [p0, p0 + planes) of box b as a range (global planes from its origin). */
@@ -269,20 +386,37 @@ static cudaError_t update(const latmc_sim *sim, const struct cuda_exec *x, struc
     return x->leaf->update(sim, &r, sweep, step, stream, b->ex.changed);
 }
 
-/* Box i's outermost own planes into its neighbours' halos, on its border stream. */
-static cudaError_t send_halos(const struct cuda_exec *x, int i)
+/* Box i's outermost own planes of array a into its neighbours' halos, on its border
+ * stream. */
+static cudaError_t send_array(const struct cuda_exec *x, int i, int a)
 {
     const struct cuda_box *b = &x->box[i];
     const struct cuda_box *to[2] = { &x->box[(i + x->n - 1) % x->n], &x->box[(i + 1) % x->n] };
-    const int64_t from_plane[2] = { x->halo, b->ex.planes };
-    const int64_t to_plane[2] = { to[0]->ex.planes + x->halo, 0 };
+    /* the first `sent` own planes are the lower neighbour's upper halo next to its own
+     * planes, the last `sent` the upper neighbour's lower halo next to its own */
+    const int64_t h = x->halo, s = x->sent;
+    const int64_t from_plane[2] = { h, h + b->ex.planes - s };
+    const int64_t to_plane[2] = { to[0]->ex.planes + h, h - s };
     struct cuda_halo_runs runs = { .from = &b->ex, .to = { &to[0]->ex, &to[1]->ex },
-                                   .bytes = (size_t)x->halo * x->plane_bytes };
+                                   .bytes = (size_t)s * x->plane_bytes };
     for (int k = 0; k < 2; k++) {
-        runs.src[k] = (const char *)b->data + (size_t)from_plane[k] * x->plane_bytes;
-        runs.dst[k] = (char *)to[k]->data + (size_t)to_plane[k] * x->plane_bytes;
+        runs.src[k] = (const char *)b->data + (size_t)a * b->array_bytes +
+                      (size_t)from_plane[k] * x->plane_bytes;
+        runs.dst[k] = (char *)to[k]->data + (size_t)a * to[k]->array_bytes +
+                      (size_t)to_plane[k] * x->plane_bytes;
     }
     return x->transport[i]->send(&runs, b->ex.border_stream);
+}
+
+/* After a step: the arrays it wrote (the leaf's written_array, else all) of box i. */
+static cudaError_t send_halos(const struct cuda_exec *x, int i, const struct latmc_step *step)
+{
+    if (x->leaf->written_array)
+        return send_array(x, i, x->leaf->written_array(step));
+    cudaError_t err = cudaSuccess;
+    for (int a = 0; a < x->arrays && err == cudaSuccess; a++)
+        err = send_array(x, i, a);
+    return err;
 }
 
 /* One step on k > 1 boxes, or a part's box (the file's comment, 1 and 2). */
@@ -306,7 +440,7 @@ static int launch_boxes(const latmc_sim *sim, struct cuda_exec *x, uint64_t swee
         if (err == cudaSuccess)
             err = cudaEventRecord(b->ex.border_done, b->ex.border_stream);
         if (err == cudaSuccess)
-            err = send_halos(x, i);
+            err = send_halos(x, i, step);
         if (err == cudaSuccess)
             err = cudaEventRecord(b->ex.copies_done, b->ex.border_stream);
         if (err == cudaSuccess)
@@ -337,6 +471,8 @@ int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
                         uint64_t *attempted)
 {
     int st = cuda_slab_set_device(x->box[0].ex.device);
+    if (st == LATMC_OK && x->leaf->check_steps)
+        st = x->leaf->check_steps(sim, &x->box[0]);
     const uint64_t per_sweep = x->leaf->attempted ? x->leaf->attempted(sim, x->own_sites)
                                                   : (uint64_t)x->own_sites;
     for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
@@ -403,8 +539,9 @@ int cuda_exec_view(const latmc_sim *sim, struct cuda_exec *x, const void **data,
 
 int cuda_exec_swap_tables(struct cuda_exec *a, struct cuda_exec *b)
 {
+    /* a leaf with host-side forms of the tables (params_changed) takes the long way */
     if (a->n != 1 || b->n != 1 || a->box[0].ex.device != b->box[0].ex.device ||
-        a->leaf != b->leaf)
+        a->leaf != b->leaf || a->leaf->params_changed)
         return LATMC_EUNSUPPORTED;
     void *t = a->box[0].tables;
     a->box[0].tables = b->box[0].tables;
@@ -469,8 +606,8 @@ static int stage_of(struct cuda_exec *x, size_t bytes)
  * so they wait for the borders alone while the interior goes on. Outside a sweep call
  * both streams are idle.
  */
-static int move_planes(struct cuda_exec *x, int64_t p0, int64_t p1, void *get_buf,
-                       const void *set_buf)
+static int move_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
+                       void *get_buf, const void *set_buf)
 {
     const char *what = set_buf ? "copying planes to the device" : "copying planes to the host";
     int st = one_box_only(x, "configuration copy");
@@ -485,6 +622,16 @@ static int move_planes(struct cuda_exec *x, int64_t p0, int64_t p1, void *get_bu
                                (long long)p0, (long long)p1, (long long)b->ex.origin,
                                (long long)(b->ex.origin + b->ex.planes));
     cudaStream_t stream = x->part ? b->ex.border_stream : b->ex.stream;
+    if (x->leaf->put_planes) { /* a layout of the leaf's own: its conversions */
+        cudaError_t err = cudaSuccess;
+        for (int k = 0; k < copies && set_buf && err == cudaSuccess; k++)
+            err = x->leaf->put_planes(sim, b, stream, lp[k], set_buf, p1 - p0);
+        if (get_buf)
+            err = x->leaf->get_planes(sim, b, stream, lp[0], get_buf, p1 - p0);
+        st = cuda_check(err, what);
+        const int fin = cuda_check(cudaStreamSynchronize(stream), what);
+        return st < 0 ? st : fin;
+    }
     const size_t pb = x->plane_bytes;
     int64_t per = (int64_t)(STAGE_BYTES / pb);
     per = per < 1 ? 1 : per > p1 - p0 ? p1 - p0 : per;
@@ -515,15 +662,13 @@ static int move_planes(struct cuda_exec *x, int64_t p0, int64_t p1, void *get_bu
 int cuda_exec_get_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
                          void *buf)
 {
-    (void)sim;
-    return move_planes(x, p0, p1, buf, NULL);
+    return move_planes(sim, x, p0, p1, buf, NULL);
 }
 
 int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
                          const void *buf)
 {
-    (void)sim;
-    return move_planes(x, p0, p1, NULL, buf);
+    return move_planes(sim, x, p0, p1, NULL, buf);
 }
 
 /*

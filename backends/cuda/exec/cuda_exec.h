@@ -1,6 +1,6 @@
 /*
  * Internal to the CUDA module: the one executor over boxes on devices
- * (doc/architecture.md, "One CUDA executor"). A sim whose model has a leaf (cuda_leaf.h)
+ * (doc/architecture.md, "One CUDA executor"). A sim with a leaf (cuda_leaf.h, cuda_leaf_of)
  * runs here as the boxes of the core's plan: one box on one GPU (its halo its own wrap),
  * k boxes on one or several GPUs (halos kept by the transports of cuda_halo.h), or the
  * one box of a part of a lattice shared by processes (its halos moved by lib/part.c's
@@ -40,6 +40,14 @@ int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
 int cuda_exec_measure(const latmc_sim *sim, struct cuda_exec *x, void *sums);
 int cuda_exec_get_spins(const latmc_sim *sim, struct cuda_exec *x, void *buf);
 int cuda_exec_set_spins(const latmc_sim *sim, struct cuda_exec *x, const void *buf);
+/* The couplings (a leaf with draw_couplings; else LATMC_EUNSUPPORTED with the reason):
+ * the host's copy, and every box's from it. */
+int cuda_exec_get_couplings(const latmc_sim *sim, struct cuda_exec *x, float *buf);
+int cuda_exec_set_couplings(const latmc_sim *sim, struct cuda_exec *x, const float *buf);
+/* A part's couplings of planes [p0, p1) (ops.get_coupling_planes); LATMC_EUNSUPPORTED
+ * without a message for a sim of the whole lattice (the core reads them whole). */
+int cuda_exec_get_coupling_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
+                                  int64_t p1, float *buf);
 
 /* The per-plane forms (lib/backend.h) of a sim of one box: a part of a lattice shared by
  * processes (the halo exchange, the measure and the gathers of lib/part.c), or one box

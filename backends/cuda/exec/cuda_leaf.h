@@ -34,10 +34,13 @@ struct cuda_box {
     int64_t halo;
     struct latmc_lattice local;    /* the stored lattice: ex.planes + 2 halo planes along
                                       the last axis, the lattice's extents along the others */
-    void *data;                    /* the configuration: local.nsites sites in the leaf's
-                                      layout (plane_bytes a plane) */
+    void *data;                    /* the configuration: the leaf's `arrays` arrays of
+                                      the local planes (plane_bytes a plane), array a at
+                                      data + a * array_bytes */
+    size_t array_bytes;
     void *tables;                  /* a device copy of sim->model_data */
     void *sums;                    /* the model's sums struct (device) */
+    void *own;                     /* the leaf's own state of the box (box_create), or NULL */
 };
 
 /*
@@ -65,14 +68,65 @@ struct cuda_leaf {
      * multiples of c from a multiple of c keeps the lattice's colouring). */
     int64_t (*halo)(const latmc_sim *sim);
     int64_t (*border_planes)(const latmc_sim *sim);
-    /* Bytes of one plane in the box's storage (a halo plane travels as one run). */
+    /* Optional (NULL: halo): the halo planes next to a box's own ones that its updates and
+     * reductions read, the only ones sent after a step (at most halo and border_planes;
+     * Ising's packed layout stores 2 for the colouring's parity and reads 1). */
+    int64_t (*sent_planes)(const latmc_sim *sim);
+    /* Bytes of one plane of one array in the box's storage (a halo plane travels as one
+     * run per array). */
     size_t (*plane_bytes)(const latmc_sim *sim);
+    /* Arrays the configuration is stored in (0: one; Ising's packed layout: one per
+     * colour), each of every local plane. */
+    int arrays;
+    /* Optional (NULL: every array): the one array a step writes, the only one whose
+     * border planes are sent after it (Ising's packed layout: the step's colour). */
+    int (*written_array)(const struct latmc_step *step);
     /* The byte every storage byte holds in the cold start. */
     int cold_byte;
     /* The hot start's values of the lattice's planes [global_p0, global_p0 + planes) into
-     * dst (device memory of the box, plane_bytes a plane). */
-    cudaError_t (*hot_planes)(const latmc_sim *sim, cudaStream_t stream, void *dst,
-                              int64_t global_p0, int64_t planes);
+     * the box's local planes from local_p0 on. */
+    cudaError_t (*hot_planes)(const latmc_sim *sim, const struct cuda_box *b,
+                              cudaStream_t stream, int64_t local_p0, int64_t global_p0,
+                              int64_t planes);
+    /* Optional (NULL: the storage is the API's layout, copied as it is): the API's bytes of
+     * `planes` planes of the lattice at `host` (pageable host memory) into the box's local
+     * planes from local_p0 on, or those local planes into `host`. Enqueued on `stream`;
+     * the caller waits before it touches `host` again. */
+    cudaError_t (*put_planes)(const latmc_sim *sim, const struct cuda_box *b,
+                              cudaStream_t stream, int64_t local_p0, const void *host,
+                              int64_t planes);
+    cudaError_t (*get_planes)(const latmc_sim *sim, const struct cuda_box *b,
+                              cudaStream_t stream, int64_t local_p0, void *host,
+                              int64_t planes);
+    /* Optional: the leaf's own state of a box (b->own: couplings, staging, thresholds),
+     * allocated on its device (current) after its storage; box_destroy frees it, also
+     * after a failed box_create. A library status (cuda_core->fail). */
+    int (*box_create)(const latmc_sim *sim, struct cuda_box *b);
+    void (*box_destroy)(struct cuda_box *b);
+    /* Optional: the core's tables changed (b->tables being refreshed): rebuild the box's
+     * host-side forms of them. */
+    void (*params_changed)(const latmc_sim *sim, struct cuda_box *b);
+    /* Optional: whether the box's kernels can run the sim's steps at its parameters (a
+     * library status with the reason), asked before each list of steps. */
+    int (*check_steps)(const latmc_sim *sim, const struct cuda_box *b);
+    /* Optional (NULL: the model has no couplings on the device): the couplings of
+     * `planes` planes of the lattice from plane `first` on (mod L: the whole lattice, or
+     * a part's local planes), drawn on the host into *host (malloc'ed by the leaf, freed
+     * by the executor, which keeps them for the reads; *host NULL: the sim has none).
+     * couplings_to_float: host planes [host_plane, + planes) in the API's floats;
+     * couplings_from_float: host planes from host_plane on from the API's floats of the
+     * whole lattice (`whole`) at its planes from global_plane on (values checked by the
+     * core); couplings_to_box: a box's local planes from the host's planes, which start at
+     * the lattice's plane host_first (enqueued on `stream`, waited for by the caller
+     * before `host` changes). */
+    int (*draw_couplings)(const latmc_sim *sim, int64_t first, int64_t planes, void **host);
+    void (*couplings_to_float)(const latmc_sim *sim, const void *host, int64_t host_plane,
+                               float *buf, int64_t planes);
+    void (*couplings_from_float)(const latmc_sim *sim, void *host, int64_t host_plane,
+                                 const float *whole, int64_t global_plane, int64_t planes);
+    cudaError_t (*couplings_to_box)(const latmc_sim *sim, const struct cuda_box *b,
+                                    cudaStream_t stream, const void *host,
+                                    int64_t host_first, int64_t host_planes);
     /* One step of sweep `sweep` on range r of a box; adds the accepted updates to
      * *changed (a device counter). */
     cudaError_t (*update)(const latmc_sim *sim, const struct cuda_box_range *r,
@@ -91,8 +145,7 @@ struct cuda_leaf {
     uint64_t (*attempted)(const latmc_sim *sim, int64_t sites);
 };
 
-/* The leaf of a model (cuda_models.c), or NULL: the model still runs on the old
- * executors. */
-const struct cuda_leaf *cuda_leaf_get(int model);
+/* The leaf of a sim (cuda_models.c), or NULL: it still runs on the old executors. */
+const struct cuda_leaf *cuda_leaf_of(const latmc_sim *sim);
 
 #endif

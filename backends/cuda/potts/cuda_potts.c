@@ -37,11 +37,13 @@ static size_t potts_plane_bytes(const latmc_sim *sim)
 
 /* The one-device hot start's draws (lane i mod 4 of INIT block i / 4), named by the
  * lattice's site index. */
-static cudaError_t potts_hot_planes(const latmc_sim *sim, cudaStream_t stream, void *dst,
-                                    int64_t global_p0, int64_t planes)
+static cudaError_t potts_hot_planes(const latmc_sim *sim, const struct cuda_box *b,
+                                    cudaStream_t stream, int64_t local_p0, int64_t global_p0,
+                                    int64_t planes)
 {
     const int64_t pb = (int64_t)potts_plane_bytes(sim);
-    return cuda_potts_hot_start_range(stream, dst, global_p0 * pb, planes * pb, sim->desc.q,
+    return cuda_potts_hot_start_range(stream, (uint8_t *)b->data + local_p0 * pb,
+                                      global_p0 * pb, planes * pb, sim->desc.q,
                                       sim->desc.seed);
 }
 

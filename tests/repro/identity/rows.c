@@ -82,6 +82,12 @@ const struct row rows[] = {
     { "ising2d_metropolis", 2, { 40, 22, 0 },
       BOXES " " LEVELS " " RECUT " " RESTART " " ENS " " SCRIPTS },
     { "ising2d_metropolis", 2, { 64, 24, 0 }, DEVICES " cuda,ens" },
+    /* CUDA boxes on the byte layout (L_x not a multiple of 16, or of 64 with +-J) and
+     * +-J on the packed one */
+    { "ising2d_heatbath", 2, { 24, 20, 0 }, CUDA_DEVICES(3) " cuda,boxes=2" },
+    { "ising_pmj_metropolis", 2, { 64, 24, 0 }, CUDA_DEVICES(3) " cuda,boxes=2" },
+    { "ising_pmj_heatbath", 3, { 20, 6, 12 }, CUDA_DEVICES(3) },
+    { "ising3d_heatbath", 3, { 32, 6, 12 }, CUDA_DEVICES(2) },
     { "ising2d_metropolis", 2, { 138, 10, 0 }, BOXES },
     { "ising2d_metropolis", 2, { 300, 250, 0 }, BOXES },   /* threaded: >= 32768 a colour */
     { "ising2d_metropolis", 2, { 300, 220, 0 }, THREADS },
@@ -487,6 +493,9 @@ const struct row rows[] = {
     { "ising3d_metropolis", 3, { 16, 6, 12 }, GPU_RANKS },
     { "ising2d_metropolis", 2, { 4096, 1024, 0 }, "mpi,cuda" },
     { "ising3d_metropolis", 3, { 2048, 1024, 4 }, "mpi,cuda,max_ranks=2" },
+    /* Ising on the byte layout (L_x not a multiple of 16; +-J: of 64) */
+    { "ising2d_heatbath", 2, { 24, 20, 0 }, GPU_RANKS },
+    { "ising_pmj_metropolis", 3, { 32, 6, 12 }, GPU_RANKS },
     /* Potts: 2 colours on the row kernels; the per-block reference kernel (q = 10, L_x =
      * 10) on slabs of 2 to 4 planes (all border); 3 colours in 3D on the heat-bath table */
     { "potts3_metropolis", 2, { 32, 20, 0 }, GPU_RANKS },

@@ -1,14 +1,17 @@
 /*
- * Internal to the CUDA module: what the Ising model's file (cuda_ising.c) offers the rest
- * of the module beyond its kernel table.
+ * Internal to the CUDA module: the Ising packed layout's work in pieces of planes or rows
+ * (cuda_ising_pieces.c), shared by the leaves of the one executor (ising/) and the
+ * one-device table still on the old executor (cuda_ising.c).
  */
-#ifndef LATMC_CUDA_ISING_H
-#define LATMC_CUDA_ISING_H
+#ifndef LATMC_CUDA_ISING_PIECES_H
+#define LATMC_CUDA_ISING_PIECES_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cuda_backend.h"
+#include <cuda_runtime_api.h>
+
+#include "lattice_numbering.h"
 
 /*
  * Pack the +-J couplings of lattice g (one device's lattice, or a slab's local lattice)

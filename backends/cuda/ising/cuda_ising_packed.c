@@ -1,0 +1,365 @@
+/*
+ * The Ising leaf of the one executor (exec/cuda_leaf.h) on the multi-spin coded layout
+ * (ising_packed.h; doc/cuda.md, "Multi-spin coded Ising"): a box stores two arrays, one
+ * per colour, of its local planes, a plane being plane_rows rows of L_x / 16 words.
+ *
+ * Halo 2 planes: the model's reach (1) rounded up to its plane multiple (2). The plan cuts
+ * boxes on even planes, so a local plane has its lattice plane's parity and the packed
+ * kernels' colouring holds; the kernels take the lattice's row of local row 0, which
+ * names every random number, so each range writes what the one-device step writes (the
+ * one-device and the CPU's chain bit for bit). A step writes its colour's array only: the
+ * executor sends that array's border plane (written_array), the one plane next to the
+ * box that a neighbour reads (sent_planes; the outer halo plane is never read). Borders
+ * of 1 plane, the plane sent.
+ *
+ * The API's bytes are made and read a piece of rows at a time through a staging buffer
+ * of the box (at most LATMC_CUDA_ISING_PIECE_BYTES, cuda_ising_piece_rows): hot start,
+ * get/set_spins and the per-plane forms; a few planes (a part's halo exchange: up to
+ * HOST_SITES sites) travel as their words instead and are converted on the host. +-J couplings: packed per colour from the host's
+ * bytes of the box's local planes (cuda_ising_pack_couplings_host).
+ *
+ * The kernels run where the decision tables fit 32-bit thresholds (all but extreme
+ * beta); elsewhere the steps are refused with the reason (check_steps).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cuda_check.h"
+#include "cuda_ising_pieces.h" /* cuda_ising_pack_couplings_host, cuda_ising_piece_rows */
+#include "cuda_ising_leaf.h"
+#include "cuda_kernels.h"   /* cuda_ising_hot_start_range */
+#include "ising_packed.h"
+#include "model.h"
+
+/* Planes of at most this many sites travel as their packed words and are converted on
+ * the host: no kernel, so a part's halo exchange runs beside the interior update that
+ * fills the GPU (a kernel would wait for it). */
+#define HOST_SITES ((int64_t)1 << 20)
+
+/* A box's own state (cuda_box.own). */
+struct packed_box {
+    uint32_t *eps[2];       /* +-J: each colour's packed coupling words (else NULL) */
+    int8_t *stage;          /* bytes of stage_rows rows */
+    int64_t stage_rows;
+    uint32_t *host_words;   /* pinned: both colours' words of up to HOST_SITES sites */
+    struct cuda_ising_packed_thresholds thr; /* from the core's tables */
+    bool thr_fit;
+};
+
+static int64_t plane_rows(const latmc_sim *sim)
+{
+    return sim->desc.ndim == 3 ? sim->desc.extent[1] : 1;
+}
+
+static int64_t packed_halo(const latmc_sim *sim)
+{
+    const int64_t mult = sim->model->box_plane_multiple > 1 ? sim->model->box_plane_multiple : 1;
+    return (sim->model->box_halo + mult - 1) / mult * mult;
+}
+
+/* The planes the updates and reductions read beyond a box's own: the nearest neighbours. */
+static int64_t packed_reach(const latmc_sim *sim)
+{
+    return sim->model->box_halo;
+}
+
+static size_t packed_plane_bytes(const latmc_sim *sim)
+{
+    return (size_t)(plane_rows(sim) * (sim->desc.extent[0] / 16)) * sizeof(uint32_t);
+}
+
+static int packed_written_array(const struct latmc_step *step)
+{
+    return step->colour;
+}
+
+static uint32_t *colour_of(const struct cuda_box *b, int c)
+{
+    return (uint32_t *)((char *)b->data + (size_t)c * b->array_bytes);
+}
+
+/* Rows [local_row, local_row + rows) of the box from the API's bytes of the lattice's rows
+ * from global_row on: at `host` (host memory), or the hot start's draws (host NULL). */
+static cudaError_t rows_in(const latmc_sim *sim, const struct cuda_box *b, cudaStream_t stream,
+                           int64_t local_row, int64_t global_row, int64_t rows,
+                           const int8_t *host)
+{
+    const struct packed_box *pb = b->own;
+    const int64_t lx = sim->desc.extent[0];
+    cudaError_t err = cudaSuccess;
+    for (int64_t r = 0; r < rows && err == cudaSuccess; r += pb->stage_rows) {
+        const int64_t n = rows - r < pb->stage_rows ? rows - r : pb->stage_rows;
+        if (host)
+            err = cudaMemcpyAsync(pb->stage, host + r * lx, (size_t)(n * lx),
+                                  cudaMemcpyHostToDevice, stream);
+        else
+            err = cuda_ising_hot_start_range(stream, pb->stage, (global_row + r) * lx, n * lx,
+                                             sim->desc.seed);
+        if (err == cudaSuccess)
+            err = cuda_ising_pack_rows(stream, &b->local, local_row + r, n, pb->stage,
+                                       colour_of(b, 0), colour_of(b, 1));
+    }
+    return err;
+}
+
+/* Local row r's parity: (y + z) & 1 of its lattice row (a local plane has its lattice
+ * plane's parity). */
+static int row_parity(const struct latmc_lattice *g, int64_t r)
+{
+    const int64_t y = g->ndim == 3 ? r % g->ly : r, z = g->ndim == 3 ? r / g->ly : 0;
+    return (int)((y + z) & 1);
+}
+
+/*
+ * Bytes of `rows` rows <-> both colours' words of them (w[0], w[1]), the packed layout of
+ * ising_packed.h: nibble m of word j of row r of colour c holds site x = 16 j + 2 m + par,
+ * par = (c + y + z) & 1, as bit 0 of the nibble (set: spin -1).
+ */
+static void host_unpack(const struct latmc_lattice *g, int64_t row0, int64_t rows,
+                        uint32_t *const w[2], int8_t *buf)
+{
+    const int64_t lx = g->lx, wpr = lx / 16;
+    for (int64_t k = 0; k < rows; k++) {
+        const int par0 = row_parity(g, row0 + k);
+        int8_t *row = buf + k * lx;
+        for (int c = 0; c < 2; c++) {
+            const uint32_t *words = w[c] + k * wpr;
+            const int par = par0 ^ c;
+            for (int64_t j = 0; j < wpr; j++)
+                for (int m = 0; m < 8; m++)
+                    row[16 * j + 2 * m + par] = (words[j] >> (4 * m)) & 1u ? (int8_t)-1
+                                                                          : (int8_t)1;
+        }
+    }
+}
+
+static void host_pack(const struct latmc_lattice *g, int64_t row0, int64_t rows,
+                      const int8_t *buf, uint32_t *const w[2])
+{
+    const int64_t lx = g->lx, wpr = lx / 16;
+    for (int64_t k = 0; k < rows; k++) {
+        const int par0 = row_parity(g, row0 + k);
+        const int8_t *row = buf + k * lx;
+        for (int c = 0; c < 2; c++) {
+            uint32_t *words = w[c] + k * wpr;
+            const int par = par0 ^ c;
+            for (int64_t j = 0; j < wpr; j++) {
+                uint32_t v = 0;
+                for (int m = 0; m < 8; m++)
+                    v |= (uint32_t)(row[16 * j + 2 * m + par] < 0) << (4 * m);
+                words[j] = v;
+            }
+        }
+    }
+}
+
+/* The host path of put_planes (host: the bytes) or get_planes (out: the bytes) of local
+ * rows [row0, row0 + rows): the words by two copies each way, converted on the host,
+ * waited for (the pinned words are reused at the next call). */
+static cudaError_t host_path(const struct cuda_box *b, cudaStream_t stream, int64_t row0,
+                             int64_t rows, const int8_t *host, int8_t *out)
+{
+    const struct packed_box *pb = b->own;
+    const int64_t wpr = b->local.lx / 16;
+    const size_t n = (size_t)(rows * wpr);
+    uint32_t *const w[2] = { pb->host_words, pb->host_words + n };
+    if (host)
+        host_pack(&b->local, row0, rows, host, w);
+    cudaError_t err = cudaSuccess;
+    for (int c = 0; c < 2 && err == cudaSuccess; c++) {
+        uint32_t *dev = colour_of(b, c) + (size_t)(row0 * wpr);
+        err = host ? cudaMemcpyAsync(dev, w[c], n * sizeof(uint32_t), cudaMemcpyHostToDevice,
+                                     stream)
+                   : cudaMemcpyAsync(w[c], dev, n * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                     stream);
+    }
+    const cudaError_t done = cudaStreamSynchronize(stream);
+    if (err == cudaSuccess && done == cudaSuccess && out)
+        host_unpack(&b->local, row0, rows, w, out);
+    return err != cudaSuccess ? err : done;
+}
+
+static cudaError_t packed_hot_planes(const latmc_sim *sim, const struct cuda_box *b,
+                                     cudaStream_t stream, int64_t local_p0, int64_t global_p0,
+                                     int64_t planes)
+{
+    const int64_t pr = plane_rows(sim);
+    return rows_in(sim, b, stream, local_p0 * pr, global_p0 * pr, planes * pr, NULL);
+}
+
+static cudaError_t packed_put_planes(const latmc_sim *sim, const struct cuda_box *b,
+                                     cudaStream_t stream, int64_t local_p0, const void *host,
+                                     int64_t planes)
+{
+    const int64_t pr = plane_rows(sim);
+    if (planes * pr * sim->desc.extent[0] <= HOST_SITES)
+        return host_path(b, stream, local_p0 * pr, planes * pr, host, NULL);
+    return rows_in(sim, b, stream, local_p0 * pr, 0, planes * pr, host);
+}
+
+static cudaError_t packed_get_planes(const latmc_sim *sim, const struct cuda_box *b,
+                                     cudaStream_t stream, int64_t local_p0, void *host,
+                                     int64_t planes)
+{
+    const struct packed_box *pb = b->own;
+    const int64_t lx = sim->desc.extent[0], pr = plane_rows(sim);
+    const int64_t row0 = local_p0 * pr, rows = planes * pr;
+    if (rows * lx <= HOST_SITES)
+        return host_path(b, stream, row0, rows, NULL, host);
+    cudaError_t err = cudaSuccess;
+    for (int64_t r = 0; r < rows && err == cudaSuccess; r += pb->stage_rows) {
+        const int64_t n = rows - r < pb->stage_rows ? rows - r : pb->stage_rows;
+        err = cuda_ising_unpack_rows(stream, &b->local, row0 + r, n, colour_of(b, 0),
+                                     colour_of(b, 1), pb->stage);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync((int8_t *)host + r * lx, pb->stage, (size_t)(n * lx),
+                                  cudaMemcpyDeviceToHost, stream);
+    }
+    return err;
+}
+
+static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_range *r,
+                                 uint64_t sweep, const struct latmc_step *step,
+                                 cudaStream_t stream, unsigned long long *changed)
+{
+    (void)sweep; /* the draws are named by step->rng */
+    const struct cuda_box *b = r->box;
+    const struct packed_box *pb = b->own;
+    const int c = step->colour;
+    if (r->whole)
+        return cuda_ising_packed_sweep_colour(stream, &b->local, colour_of(b, c),
+                                              colour_of(b, c ^ 1), pb->eps[c], &pb->thr,
+                                              sim->desc.algorithm, sim->desc.seed, step->rng,
+                                              c, changed);
+    /* the range's local rows, named by the lattice's rows (that of local row 0) */
+    const int64_t pr = plane_rows(sim);
+    const struct cuda_ising_rows rows = { r->p0 * pr, r->planes * pr,
+                                          (r->global_p0 - r->p0) * pr };
+    return cuda_ising_packed_sweep_rows(stream, &b->local, &rows, colour_of(b, c),
+                                        colour_of(b, c ^ 1), pb->eps[c], &pb->thr,
+                                        sim->desc.algorithm, sim->desc.seed, step->rng, c,
+                                        changed);
+}
+
+/* Every bond has one colour-0 end: the sums of the range's colour-0 words and their bonds
+ * add up over disjoint ranges to the lattice's. */
+static cudaError_t packed_measure(const latmc_sim *sim, const struct cuda_box_range *own,
+                                  cudaStream_t stream, void *sums)
+{
+    const struct cuda_box *b = own->box;
+    const struct packed_box *pb = b->own;
+    if (own->whole)
+        return cuda_ising_packed_measure(stream, &b->local, colour_of(b, 0), colour_of(b, 1),
+                                         pb->eps[0], sums);
+    const int64_t pr = plane_rows(sim);
+    const struct cuda_ising_rows rows = { own->p0 * pr, own->planes * pr, 0 };
+    return cuda_ising_packed_measure_rows(stream, &b->local, &rows, colour_of(b, 0),
+                                          colour_of(b, 1), pb->eps[0], sums);
+}
+
+static int alloc_on(void **ptr, size_t bytes, int device, const char *what)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, "cannot allocate %zu bytes of device memory on device %d for "
+             "the %s", bytes, device, what);
+    return cuda_check(cudaMalloc(ptr, bytes), msg);
+}
+
+static void packed_box_destroy(struct cuda_box *b)
+{
+    struct packed_box *pb = b->own;
+    if (!pb)
+        return;
+    cudaFree(pb->eps[0]);
+    cudaFree(pb->eps[1]);
+    cudaFree(pb->stage);
+    cudaFreeHost(pb->host_words);
+    free(pb);
+    b->own = NULL;
+}
+
+static int packed_box_create(const latmc_sim *sim, struct cuda_box *b)
+{
+    struct packed_box *pb = calloc(1, sizeof *pb);
+    if (!pb)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA Ising: cannot allocate a box's state");
+    b->own = pb; /* freed by packed_box_destroy, also after a failure below */
+    if (b->ex.origin % 2 != 0 || b->ex.planes % 2 != 0)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA Ising: a box of planes [%lld, %lld) "
+                               "of the last axis: the packed layout's boxes start and end on "
+                               "even planes", (long long)b->ex.origin,
+                               (long long)(b->ex.origin + b->ex.planes));
+    const int64_t lx = sim->desc.extent[0];
+    pb->stage_rows = cuda_ising_piece_rows(lx, b->local.nsites / lx);
+    int st = alloc_on((void **)&pb->stage, (size_t)(pb->stage_rows * lx), b->ex.device,
+                      "staging piece of the spins");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMallocHost((void **)&pb->host_words,
+                                       (size_t)(HOST_SITES / 8) * sizeof(uint32_t)),
+                        "cannot allocate pinned host memory for planes in transit");
+    if (st < 0 || sim->desc.couplings != LATMC_COUPLINGS_BIMODAL)
+        return st;
+    const size_t bytes = (size_t)cuda_ising_packed_words(&b->local) * sizeof(uint32_t) *
+                         (size_t)cuda_ising_packed_coupling_words(&b->local);
+    for (int c = 0; c < 2 && st == LATMC_OK; c++)
+        st = alloc_on((void **)&pb->eps[c], bytes, b->ex.device, "packed couplings");
+    return st;
+}
+
+/* The couplings of the box's local planes, halos included (lattice plane origin - halo +
+ * p, periodic: host plane origin - halo - host_first + p of the host's host_planes, which
+ * are the whole lattice or exactly the box's local planes); the packing's wrap below
+ * local plane 0 only touches the outermost halo plane's own words, which nothing reads. */
+static cudaError_t packed_couplings_to_box(const latmc_sim *sim, const struct cuda_box *b,
+                                           cudaStream_t stream, const void *host,
+                                           int64_t host_first, int64_t host_planes)
+{
+    (void)sim;
+    const struct packed_box *pb = b->own;
+    return cuda_ising_pack_couplings_host(stream, &b->local, host, host_planes,
+                                          b->ex.origin - b->halo - host_first, pb->eps[0],
+                                          pb->eps[1]);
+}
+
+static void packed_params_changed(const latmc_sim *sim, struct cuda_box *b)
+{
+    struct packed_box *pb = b->own;
+    pb->thr_fit = cuda_ising_packed_thresholds_of(sim->model_data, sim->desc.algorithm,
+                                                  sim->desc.ndim, &pb->thr);
+}
+
+static int packed_check_steps(const latmc_sim *sim, const struct cuda_box *b)
+{
+    (void)sim;
+    const struct packed_box *pb = b->own;
+    if (pb->thr_fit)
+        return LATMC_OK;
+    return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on several CUDA boxes or parts: the "
+                           "decision tables at this beta do not fit the multi-spin coded "
+                           "kernels' 32-bit thresholds (extreme beta); run it as one box on "
+                           "one device");
+}
+
+const struct cuda_leaf cuda_ising_packed_leaf = {
+    .model = LATMC_MODEL_ISING,
+    .halo = packed_halo,
+    .border_planes = packed_reach, /* the planes sent */
+    .sent_planes = packed_reach,
+    .plane_bytes = packed_plane_bytes,
+    .arrays = 2,
+    .written_array = packed_written_array,
+    .cold_byte = 0, /* the nibble 0: +1 */
+    .hot_planes = packed_hot_planes,
+    .put_planes = packed_put_planes,
+    .get_planes = packed_get_planes,
+    .box_create = packed_box_create,
+    .box_destroy = packed_box_destroy,
+    .params_changed = packed_params_changed,
+    .check_steps = packed_check_steps,
+    .draw_couplings = cuda_ising_draw_couplings,
+    .couplings_to_float = cuda_ising_couplings_to_float,
+    .couplings_from_float = cuda_ising_couplings_from_float,
+    .couplings_to_box = packed_couplings_to_box,
+    .update = packed_update,
+    .measure = packed_measure,
+};

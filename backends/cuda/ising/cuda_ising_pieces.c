@@ -1,0 +1,80 @@
+/*
+ * The Ising packed layout's work in pieces (cuda_ising_pieces.h): the +-J couplings packed
+ * from the host's bytes through a window of a few planes, and the rows of a staging piece.
+ */
+#include <stdlib.h>
+
+#include "cuda_ising_pieces.h"
+#include "ising_packed.h"
+
+/* Bytes of one piece (LATMC_CUDA_ISING_PIECE_BYTES, tuning and tests; at least one row:
+ * a smaller value gives pieces of one row). */
+static int64_t piece_bytes_setting(void)
+{
+    const char *v = getenv("LATMC_CUDA_ISING_PIECE_BYTES");
+    if (v && *v) {
+        char *end = NULL;
+        const long long n = strtoll(v, &end, 10);
+        if (end && *end == '\0' && n > 0)
+            return n;
+    }
+    return (int64_t)256 << 20;
+}
+
+/* Copy the window of planes [w0, w0 + wn) (local, periodic in lloc) of a lattice whose
+ * local plane lp is plane (first + lp) mod total of eps_host, in runs of consecutive
+ * planes. */
+static cudaError_t copy_window(cudaStream_t stream, int8_t *window, const int8_t *eps_host,
+                               int64_t plane_bytes, int64_t w0, int64_t wn, int64_t lloc,
+                               int64_t first, int64_t total)
+{
+    cudaError_t err = cudaSuccess;
+    int64_t k = 0;
+    while (k < wn && err == cudaSuccess) {
+        const int64_t g = ((first + (w0 + k) % lloc) % total + total) % total;
+        int64_t run = 1;
+        while (k + run < wn &&
+               ((first + (w0 + k + run) % lloc) % total + total) % total == g + run)
+            run++;
+        err = cudaMemcpyAsync(window + k * plane_bytes, eps_host + g * plane_bytes,
+                              (size_t)(run * plane_bytes), cudaMemcpyHostToDevice, stream);
+        k += run;
+    }
+    return err;
+}
+
+cudaError_t cuda_ising_pack_couplings_host(cudaStream_t stream, const struct latmc_lattice *g,
+                                   const int8_t *eps_host, int64_t total_planes,
+                                   int64_t first_plane, uint32_t *colour0, uint32_t *colour1)
+{
+    const int64_t lloc = g->ndim == 3 ? g->lz : g->ly;
+    const int64_t plane_bytes = g->lx * (g->ndim == 3 ? g->ly : 1) * g->ndim;
+    int64_t per = piece_bytes_setting() / plane_bytes - 1; /* planes packed per piece */
+    if (per < 1)
+        per = 1;
+    if (per > lloc)
+        per = lloc;
+    const int64_t cap = per + 1 < lloc ? per + 1 : lloc; /* window: the plane below too */
+    int8_t *window = NULL;
+    cudaError_t err = cudaMalloc((void **)&window, (size_t)(cap * plane_bytes));
+    for (int64_t p0 = 0; p0 < lloc && err == cudaSuccess; p0 += per) {
+        const int64_t p1 = p0 + per < lloc ? p0 + per : lloc;
+        const int64_t w0 = (p0 - 1 + lloc) % lloc, wn = p1 - p0 + 1 < lloc ? p1 - p0 + 1 : lloc;
+        err = copy_window(stream, window, eps_host, plane_bytes, w0, wn, lloc, first_plane,
+                          total_planes);
+        if (err == cudaSuccess)
+            err = cuda_ising_pack_couplings_planes(stream, g, p0, p1, window, w0, colour0,
+                                                   colour1);
+    }
+    const cudaError_t done = cudaStreamSynchronize(stream); /* before the free */
+    cudaFree(window);
+    return err != cudaSuccess ? err : done;
+}
+
+int64_t cuda_ising_piece_rows(int64_t lx, int64_t rows)
+{
+    int64_t n = piece_bytes_setting() / lx;
+    if (n < 1)
+        n = 1;
+    return n > rows ? rows : n;
+}
