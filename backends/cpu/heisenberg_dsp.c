@@ -52,11 +52,11 @@ int cpu_heisenberg_soa_alloc(const struct latmc_lattice *g, int replicas,
     const size_t stride = 3 * (size_t)s->half + 2 * HEIS_PAD;
     const size_t arrays = (size_t)replicas * 2 + 2;
     /* zeroed: the slack is read (and its values discarded) by vector loads at row ends */
-    s->alloc = calloc(arrays * stride, sizeof(double));
+    s->alloc = calloc(arrays * stride + 8, sizeof(double));
     if (!s->alloc)
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of Heisenberg "
                           "SIMD arrays", arrays * stride * sizeof(double));
-    double *p = (double *)s->alloc + HEIS_PAD;
+    double *p = (double *)(((uintptr_t)s->alloc + 63) & ~(uintptr_t)63) + HEIS_PAD;
     for (int r = 0; r < replicas; r++)
         for (int c = 0; c < 2; c++, p += stride)
             s->spin[r][c] = p;

@@ -27,7 +27,7 @@
 
 /* Slack on either side of each array; also staggers the arrays' addresses modulo 4 KiB
  * (loads that alias earlier stores there wait for them). */
-enum { HEIS_PAD = 36 };
+enum { HEIS_PAD = 40 };
 
 struct cpu_heisenberg_soa {
     int64_t n;                 /* L_x / 2: sites of one colour per row */

@@ -95,23 +95,26 @@ static inline __attribute__((always_inline)) void heis_row_field(const struct he
     const int64_t n = r->n, fx = m + r->q, bx = m - 1 + r->q;
     f[0] = f[1] = f[2] = hv_zero();
     if ((r->q == 1 && m + HEIS_W == n) || (r->q == 0 && m == 0)) {
-        hv jb = hv_load(r->jbx + bx), a[3], b[3];
-        for (int k = 0; k < 3; k++) {
-            a[k] = hv_load(r->sx + k * n + fx);
-            b[k] = hv_load(r->sx + k * n + bx);
-        }
+        /* written out, not as loops over arrays: GCC would keep those in memory */
+        hv jb = hv_load(r->jbx + bx);
+        hv a0 = hv_load(r->sx + fx), a1 = hv_load(r->sx + n + fx);
+        hv a2 = hv_load(r->sx + 2 * n + fx);
+        hv b0 = hv_load(r->sx + bx), b1 = hv_load(r->sx + n + bx);
+        hv b2 = hv_load(r->sx + 2 * n + bx);
         if (r->q == 1) {
-            for (int k = 0; k < 3; k++)
-                a[k] = hv_set_last(a[k], r->sx[k * n]);
+            a0 = hv_set_last(a0, r->sx[0]);
+            a1 = hv_set_last(a1, r->sx[n]);
+            a2 = hv_set_last(a2, r->sx[2 * n]);
         } else {
             jb = hv_set_first(jb, r->jbx[n - 1]);
-            for (int k = 0; k < 3; k++)
-                b[k] = hv_set_first(b[k], r->sx[k * n + n - 1]);
+            b0 = hv_set_first(b0, r->sx[n - 1]);
+            b1 = hv_set_first(b1, r->sx[2 * n - 1]);
+            b2 = hv_set_first(b2, r->sx[3 * n - 1]);
         }
         const hv jf = hv_load(r->j + m);
-        for (int k = 0; k < 3; k++)
-            f[k] = hv_add(hv_add(f[k], hv_mul(jf, a[k])),
-                                 hv_mul(jb, b[k]));
+        f[0] = hv_add(hv_add(f[0], hv_mul(jf, a0)), hv_mul(jb, b0));
+        f[1] = hv_add(hv_add(f[1], hv_mul(jf, a1)), hv_mul(jb, b1));
+        f[2] = hv_add(hv_add(f[2], hv_mul(jf, a2)), hv_mul(jb, b2));
     } else {
         HEIS_TERMS(f, hv_load(r->j + m), hv_load(r->jbx + bx), r->sx, fx, r->sx, bx, n);
     }
@@ -227,32 +230,16 @@ static inline __attribute__((always_inline)) void row_chunk(const struct heis_ro
 }
 
 /*
- * Rows when every vector lies in one (L_x / 2 a multiple of W): the whole row, no
- * divisions per vector. Software-pipelined: the next chunk's fields (memory-bound loads)
- * are gathered before this chunk's update (divider-bound), so that the two overlap; the
- * stores of this chunk touch none of the next chunk's inputs (the other colour's spins,
- * the couplings, the next chunk's own spins).
+ * The heat bath on a row when every vector lies in one (L_x / 2 a multiple of W): the
+ * whole row, no divisions per vector. Software-pipelined: the next chunk's fields
+ * (memory-bound loads) are gathered before this chunk's update (divider-bound), so that
+ * the two overlap; the stores of this chunk touch none of the next chunk's inputs (the
+ * other colour's spins, the couplings, the next chunk's own spins).
  */
-static inline __attribute__((always_inline)) void update_row_as(const struct heis_pass *p,
-                                                                bool heatbath, int64_t row,
-                                                                int64_t y, int64_t z)
+static void update_row_heatbath(const struct heis_pass *p, int64_t row, int64_t y, int64_t z)
 {
     struct heis_row r;
     heis_row_of(p, row, y, z, &r);
-    if (!heatbath) {
-        for (int64_t m0 = 0; m0 < r.n; m0 += HEIS_W * HEIS_V) {
-            int64_t j0[HEIS_V];
-            hv f[HEIS_V][3], sp[HEIS_V][3], out[HEIS_V][3];
-            row_chunk(&r, row, m0, j0, f, sp);
-            heis_overrelax((const hv(*)[3])f, (const hv(*)[3])sp, out);
-            HEIS_EACH
-            {
-                if (m0 + HEIS_W * k < r.n)
-                    heis_row_store(&r, m0 + HEIS_W * k, out[k]);
-            }
-        }
-        return;
-    }
     int64_t j0[2][HEIS_V];
     hv f[2][HEIS_V][3], sp[2][HEIS_V][3];
     row_chunk(&r, row, 0, j0[0], f[0], sp[0]);
@@ -261,8 +248,7 @@ static inline __attribute__((always_inline)) void update_row_as(const struct hei
         if (m0 + HEIS_W * HEIS_V < r.n)
             row_chunk(&r, row, m0 + HEIS_W * HEIS_V, j0[cur ^ 1], f[cur ^ 1], sp[cur ^ 1]);
         hv out[HEIS_V][3];
-        update_vecs_as(p, heatbath, j0[cur], (const hv(*)[3])f[cur],
-                       (const hv(*)[3])sp[cur], out);
+        update_vecs_as(p, true, j0[cur], (const hv(*)[3])f[cur], (const hv(*)[3])sp[cur], out);
         HEIS_EACH
         {
             if (m0 + HEIS_W * k < r.n)
@@ -271,30 +257,76 @@ static inline __attribute__((always_inline)) void update_row_as(const struct hei
     }
 }
 
-/* The row loop compiled once per update: overrelaxation's has no calls (the heat bath's
- * calls would make the compiler keep every live vector in memory across them). */
-static void update_row_overrelax(const struct heis_pass *p, int64_t row, int64_t y, int64_t z)
+/*
+ * Overrelaxation on rows when every vector lies in one (L_x / 2 a multiple of W), as a
+ * software pipeline over the vectors of a run of rows. One reflection is a dependent
+ * chain of ~110 cycles through the divider (heis_reflect_begin: the field, then the
+ * division 2 (H.s) / (H.H); heis_reflect_end: a square root and a division), longer than
+ * the core's reorder window holds of other work. So vector t's first half is issued
+ * before vector t - HEIS_LAG's second half, whose inputs are ready by then, and the
+ * chains of several vectors overlap; the pipeline runs across the rows and replicas of a
+ * call, drained at its end. Vector t - HEIS_LAG's stores touch none of vector t's inputs
+ * (the other colour's spins, the couplings, vector t's own spins).
+ */
+enum { HEIS_LAG = 3, HEIS_RING = 4 }; /* HEIS_RING > HEIS_LAG, a power of 2 */
+
+/* A vector between its two halves. */
+struct heis_or_slot {
+    hv v[3], vv, hh;
+    double *own; /* its own spins: component k at own[k n] */
+};
+
+static inline __attribute__((always_inline)) void overrelax_finish(const struct heis_or_slot *a,
+                                                                   int64_t n)
 {
-    update_row_as(p, false, row, y, z);
+    hv out[3];
+    heis_reflect_end(a->v, a->vv, out);
+    const hm keep = heis_reflect_keep(a->hh);
+    if (hm_any(keep)) { /* a zero field: rare */
+        out[0] = heis_sel(keep, hv_load(a->own), out[0]);
+        out[1] = heis_sel(keep, hv_load(a->own + n), out[1]);
+        out[2] = heis_sel(keep, hv_load(a->own + 2 * n), out[2]);
+    }
+    hv_store(a->own, out[0]);
+    hv_store(a->own + n, out[1]);
+    hv_store(a->own + 2 * n, out[2]);
 }
 
-static void update_row_heatbath(const struct heis_pass *p, int64_t row, int64_t y, int64_t z)
+/* Overrelaxation of rows [row0, row1) (y = row mod L_y, z = row / L_y: L_z = 1 in 2D),
+ * each row of every replica in turn (the couplings they share are loaded once). */
+static void overrelax_rows(const struct heis_pass *p, int replicas, int64_t row0, int64_t row1)
 {
-    update_row_as(p, true, row, y, z);
+    const int64_t ly = p->g->ly, n = p->n;
+    int64_t y = row0 % ly, z = row0 / ly;
+    struct heis_or_slot ring[HEIS_RING];
+    uint64_t t = 0;
+    for (int64_t row = row0; row < row1; row++) {
+        for (int rep = 0; rep < replicas; rep++) {
+            struct heis_row r;
+            heis_row_of(&p[rep], row, y, z, &r);
+            for (int64_t m = 0; m < n; m += HEIS_W, t++) {
+                struct heis_or_slot *a = &ring[t % HEIS_RING];
+                hv f[3], sp[3];
+                heis_row_field(&r, m, f, sp);
+                heis_reflect_begin(f, sp, a->v, &a->vv, &a->hh);
+                a->own = r.own + m;
+                if (t >= HEIS_LAG)
+                    overrelax_finish(&ring[(t - HEIS_LAG) % HEIS_RING], n);
+            }
+        }
+        if (++y == ly) {
+            y = 0;
+            z++;
+        }
+    }
+    for (uint64_t u = t >= HEIS_LAG ? t - HEIS_LAG : 0; u < t; u++)
+        overrelax_finish(&ring[u % HEIS_RING], n);
 }
 
-static void update_row_at(const struct heis_pass *p, int64_t row, int64_t y, int64_t z)
-{
-    if (p->heatbath)
-        update_row_heatbath(p, row, y, z);
-    else
-        update_row_overrelax(p, row, y, z);
-}
-
-/* Row `row` (y = row mod L_y, z = row / L_y: lz = 1 in 2D). */
+/* Heat bath on row `row` (y = row mod L_y, z = row / L_y: lz = 1 in 2D). */
 static void update_row(const struct heis_pass *p, int64_t row)
 {
-    update_row_at(p, row, row % p->g->ly, row / p->g->ly);
+    update_row_heatbath(p, row, row % p->g->ly, row / p->g->ly);
 }
 
 /*
@@ -425,6 +457,10 @@ static uint64_t step_boxes_simd(const struct latmc_lattice *g,
             const int64_t jlo = r0 * n, jhi = r1 * n;
             const int64_t first = by_rows ? r0 : jlo / per_group;
             const int64_t last = by_rows ? r1 : (jhi + per_group - 1) / per_group;
+            if (by_rows && !heatbath) {
+                overrelax_rows(p, replicas, r0, r1);
+                continue;
+            }
             for (int64_t item = first; item < last; item++)
                 box_item(p, replicas, by_rows, item, jlo, jhi);
         }
@@ -437,6 +473,12 @@ static uint64_t step_boxes_simd(const struct latmc_lattice *g,
         const int64_t jlo = r0 * n, jhi = r1 * n;
         const int64_t first = by_rows ? r0 : jlo / per_group;
         const int64_t last = by_rows ? r1 : (jhi + per_group - 1) / per_group;
+        if (by_rows && !heatbath) { /* the member's consecutive rows, one pipeline */
+            int64_t u0, u1;
+            cpu_team_share(team, r1 - r0, &u0, &u1);
+            overrelax_rows(p, replicas, r0 + u0, r0 + u1);
+            continue;
+        }
         LATMC_OMP(for schedule(static) nowait)
         for (int64_t item = first; item < last; item++)
             box_item(p, replicas, by_rows, item, jlo, jhi);
@@ -483,10 +525,14 @@ struct heis_pair {
  * plane is the rows y of one z in 3D, row y = z in 2D: no divisions per row). */
 static void plane_colour(const struct heis_pair *w, const struct heis_pass *p, int64_t z)
 {
+    if (!p[0].heatbath) {
+        overrelax_rows(p, w->replicas, z * w->rpp, (z + 1) * w->rpp);
+        return;
+    }
     const bool three = p[0].g->ndim == 3;
     for (int64_t k = 0; k < w->rpp; k++)
         for (int r = 0; r < w->replicas; r++)
-            update_row_at(&p[r], z * w->rpp + k, three ? k : z, three ? z : 0);
+            update_row_heatbath(&p[r], z * w->rpp + k, three ? k : z, three ? z : 0);
 }
 
 /* The wavefront over band [a, b): colour c on every plane, c' on all but a and b - 1. */

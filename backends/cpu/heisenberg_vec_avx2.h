@@ -100,6 +100,11 @@ static inline hm hm_or(hm a, hm b)
 {
     return _mm256_or_pd(a, b);
 }
+/* any lane set */
+static inline int hm_any(hm a)
+{
+    return _mm256_movemask_pd(a) != 0;
+}
 static inline hm hm_not(hm a)
 {
     return _mm256_andnot_pd(a, _mm256_castsi256_pd(_mm256_set1_epi64x(-1)));

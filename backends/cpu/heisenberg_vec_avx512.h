@@ -102,6 +102,11 @@ static inline hm hm_or(hm a, hm b)
 {
     return (hm)(a | b);
 }
+/* any lane set */
+static inline int hm_any(hm a)
+{
+    return a != 0;
+}
 static inline hm hm_not(hm a)
 {
     return (hm)~a;
