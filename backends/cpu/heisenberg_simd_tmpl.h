@@ -292,11 +292,86 @@ static inline __attribute__((always_inline)) void overrelax_finish(const struct 
     hv_store(a->own + 2 * n, out[2]);
 }
 
+/* The pointers of a vector in a row's interior (no x neighbour across the row's ends),
+ * advanced by W from vector to vector: the other colour's spins of its x neighbours
+ * (forward, backward) and of the rows y +- 1, z +- 1, its couplings and those of its
+ * backward neighbours, its own spins. Component or direction k at offset k n. */
+struct heis_cursor {
+    const double *xf, *xb, *yf, *yb, *zf, *zb, *j, *jx, *jy, *jz;
+    double *own;
+};
+
+static inline __attribute__((always_inline)) void heis_cursor_at(const struct heis_row *r,
+                                                                 int64_t m,
+                                                                 struct heis_cursor *c)
+{
+    c->xf = r->sx + m + r->q;
+    c->xb = r->sx + m - 1 + r->q;
+    c->yf = r->syf + m;
+    c->yb = r->syb + m;
+    c->zf = r->szf + m;
+    c->zb = r->szb + m;
+    c->j = r->j + m;
+    c->jx = r->jbx + m - 1 + r->q;
+    c->jy = r->jby + m;
+    c->jz = r->jbz + m;
+    c->own = r->own + m;
+}
+
+static inline __attribute__((always_inline)) void heis_cursor_next(struct heis_cursor *c)
+{
+    c->xf += HEIS_W;
+    c->xb += HEIS_W;
+    c->yf += HEIS_W;
+    c->yb += HEIS_W;
+    c->zf += HEIS_W;
+    c->zb += HEIS_W;
+    c->j += HEIS_W;
+    c->jx += HEIS_W;
+    c->jy += HEIS_W;
+    c->jz += HEIS_W;
+    c->own += HEIS_W;
+}
+
+/* heis_row_field for an interior vector, through its cursor. */
+static inline __attribute__((always_inline)) void heis_cursor_field(const struct heis_cursor *c,
+                                                                    int64_t n, bool three,
+                                                                    hv h, hv f[3], hv s[3])
+{
+    f[0] = f[1] = f[2] = hv_zero();
+    HEIS_TERMS(f, hv_load(c->j), hv_load(c->jx), c->xf, 0, c->xb, 0, n);
+    HEIS_TERMS(f, hv_load(c->j + n), hv_load(c->jy), c->yf, 0, c->yb, 0, n);
+    if (three)
+        HEIS_TERMS(f, hv_load(c->j + 2 * n), hv_load(c->jz), c->zf, 0, c->zb, 0, n);
+    f[2] = hv_add(f[2], h);
+    s[0] = hv_load(c->own);
+    s[1] = hv_load(c->own + n);
+    s[2] = hv_load(c->own + 2 * n);
+}
+
+/* Vector t of the pipeline (field f, old spin sp, own spins at own): its first half, then
+ * vector t - HEIS_LAG's second half. */
+static inline __attribute__((always_inline)) void overrelax_push(struct heis_or_slot *ring,
+                                                                 uint64_t t, const hv f[3],
+                                                                 const hv sp[3], double *own,
+                                                                 int64_t n)
+{
+    struct heis_or_slot *a = &ring[t % HEIS_RING];
+    heis_reflect_begin(f, sp, a->v, &a->vv, &a->hh);
+    a->own = own;
+    if (t >= HEIS_LAG)
+        overrelax_finish(&ring[(t - HEIS_LAG) % HEIS_RING], n);
+}
+
 /* Overrelaxation of rows [row0, row1) (y = row mod L_y, z = row / L_y: L_z = 1 in 2D),
- * each row of every replica in turn (the couplings they share are loaded once). */
+ * each row of every replica in turn (the couplings they share are loaded once). A row's
+ * first and last vectors (whose x neighbours may wrap) go through heis_row_field, the
+ * others through a cursor. */
 static void overrelax_rows(const struct heis_pass *p, int replicas, int64_t row0, int64_t row1)
 {
     const int64_t ly = p->g->ly, n = p->n;
+    const bool three = p->g->ndim == 3;
+    const hv h = hv_set1(p->h);
     int64_t y = row0 % ly, z = row0 / ly;
     struct heis_or_slot ring[HEIS_RING];
     uint64_t t = 0;
@@ -304,15 +379,20 @@ static void overrelax_rows(const struct heis_pass *p, int replicas, int64_t row0
         for (int rep = 0; rep < replicas; rep++) {
             struct heis_row r;
             heis_row_of(&p[rep], row, y, z, &r);
-            for (int64_t m = 0; m < n; m += HEIS_W, t++) {
-                struct heis_or_slot *a = &ring[t % HEIS_RING];
-                hv f[3], sp[3];
-                heis_row_field(&r, m, f, sp);
-                heis_reflect_begin(f, sp, a->v, &a->vv, &a->hh);
-                a->own = r.own + m;
-                if (t >= HEIS_LAG)
-                    overrelax_finish(&ring[(t - HEIS_LAG) % HEIS_RING], n);
+            hv f[3], sp[3];
+            heis_row_field(&r, 0, f, sp);
+            overrelax_push(ring, t++, f, sp, r.own, n);
+            if (n == HEIS_W)
+                continue;
+            struct heis_cursor c;
+            heis_cursor_at(&r, HEIS_W, &c);
+            for (int64_t m = HEIS_W; m < n - HEIS_W; m += HEIS_W) {
+                heis_cursor_field(&c, n, three, h, f, sp);
+                overrelax_push(ring, t++, f, sp, c.own, n);
+                heis_cursor_next(&c);
             }
+            heis_row_field(&r, n - HEIS_W, f, sp);
+            overrelax_push(ring, t++, f, sp, r.own + n - HEIS_W, n);
         }
         if (++y == ly) {
             y = 0;
