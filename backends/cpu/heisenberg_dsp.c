@@ -51,7 +51,8 @@ int cpu_heisenberg_soa_alloc(const struct latmc_lattice *g, int replicas,
     s->half = g->nsites / 2;
     const size_t stride = 3 * (size_t)s->half + 2 * HEIS_PAD;
     const size_t arrays = (size_t)replicas * 2 + 2;
-    /* zeroed: the slack is read (and its values discarded) by vector loads at row ends */
+    /* zeroed: the slack is read (and its values discarded) by vector loads at row ends;
+     * 8 more values to start the first array's slack on a 64-byte line */
     s->alloc = calloc(arrays * stride + 8, sizeof(double));
     if (!s->alloc)
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate %zu bytes of Heisenberg "

@@ -16,7 +16,10 @@
  * held exactly in doubles (every spin the chain writes is rounded to float first), so the
  * chain is the same (doc/models/heisenberg.md); get/set_spins, the couplings and the
  * measurement convert. Each array has HEIS_PAD values of slack on either side, which
- * vector loads at the row ends may touch (their values are replaced).
+ * vector loads at the row ends may touch (their values are replaced). The first array
+ * starts on a 64-byte line; where L_x / 2 is a multiple of 8, so does every array and
+ * every run of a row's components, and no vector at a multiple of 4 values into a run
+ * straddles two lines (a load split over two lines costs two).
  */
 #ifndef LATMC_CPU_HEISENBERG_DSP_H
 #define LATMC_CPU_HEISENBERG_DSP_H
@@ -25,8 +28,8 @@
 
 #include "heisenberg_ref.h"
 
-/* Slack on either side of each array; also staggers the arrays' addresses modulo 4 KiB
- * (loads that alias earlier stores there wait for them). */
+/* Slack on either side of each array, a whole number of 64-byte lines; also staggers the
+ * arrays' addresses modulo 4 KiB (loads that alias earlier stores there wait for them). */
 enum { HEIS_PAD = 40 };
 
 struct cpu_heisenberg_soa {

@@ -14,12 +14,15 @@
  * field of a vector is summed, in the reference's order (x, y, z; forward then backward; h
  * last), from contiguous loads. Otherwise the pass walks the flat numbering, and vectors
  * that straddle rows gather their fields lane by lane. Then the HEIS_V vectors run the
- * update step by step together (overrelaxation is ~100 cycles of dependent arithmetic per
- * site; the interleaved chains keep the core busy), and the results are rounded to float
- * and stored as doubles.
+ * update step by step together (the interleaved chains keep the core busy), and the
+ * results are rounded to float and stored as doubles. Overrelaxation on rows instead runs
+ * one vector at a time through a software pipeline across the rows of a call
+ * (overrelax_rows: a reflection is ~110 cycles of dependent arithmetic through the
+ * divider).
  *
  * Threads: one team per step (or pair); each colour is a static loop over rows (or
- * groups); draws are named by the step's name (its sweep and colour) and j, never by thread.
+ * groups; overrelaxation: each member's consecutive rows); draws are named by the step's
+ * name (its sweep and colour) and j, never by thread.
  */
 struct heis_pass {
     const struct latmc_lattice *g;
@@ -183,7 +186,7 @@ static inline __attribute__((always_inline)) void heatbath_uniforms(const struct
 }
 
 /* The update of HEIS_V vectors (fields f, old spins s, numbers j0) into out: heat bath
- * or overrelaxation (a constant where the caller is specialised, update_row_at). */
+ * or overrelaxation (a constant where the caller is specialised: update_row_heatbath). */
 static inline __attribute__((always_inline)) void update_vecs_as(const struct heis_pass *p,
                                                                  bool heatbath,
                                                                  const int64_t j0[HEIS_V],
