@@ -11,7 +11,7 @@
  *             INTERIOR part on every box followed by the BORDER part on every box (as the
  *             core runs it between halo exchanges), where the level has a pair and L_x / 2
  *             is a multiple of 4.
- * Cases: 2D and 3D, extents 2 to 64 with rows of whole vectors and rows that are not;
+ * Cases: 2D and 3D, extents 2 to 256 with rows of whole vectors and rows that are not;
  * heat bath with 0 to 3 overrelaxation passes, overrelaxation alone; uniform, Gaussian and
  * +-J couplings and couplings with zeros (+0 and -0: zero local fields, the heat bath's
  * uniform branch, the reflection's no-op); beta 0, 1e-9, 1, 50 and 1e6; h = 0, +-0.3 and
