@@ -42,7 +42,7 @@ struct heis_pass {
  * neighbours (rows x, y - 1, z - 1), and of the row's own spins. */
 struct heis_row {
     const double *sx, *syf, *syb, *szf, *szb;
-    const double *j, *jbx, *jby, *jbz;
+    const float *j, *jbx, *jby, *jbz;
     double *own;
     int64_t n;
     int q; /* x mod 2 of the row's sites: forward x neighbour at m + q, backward m - 1 + q */
@@ -59,7 +59,8 @@ static inline void heis_row_of(const struct heis_pass *p, int64_t row, int64_t y
     const int64_t n = p->n, ly = g->ly, lz = g->lz;
     const int64_t ryf = latmc_wrap_up(y, ly) + ly * z, ryb = latmc_wrap_down(y, ly) + ly * z;
     const int64_t rzf = y + ly * latmc_wrap_up(z, lz), rzb = y + ly * latmc_wrap_down(z, lz);
-    const double *o = s->spin[p->replica][oc], *jo = s->coupling[oc];
+    const double *o = s->spin[p->replica][oc];
+    const float *jo = s->coupling[oc];
     r->n = n;
     r->q = (int)((c + y + z) & 1);
     r->three = g->ndim == 3;
@@ -99,7 +100,7 @@ static inline __attribute__((always_inline)) void heis_row_field(const struct he
     f[0] = f[1] = f[2] = hv_zero();
     if ((r->q == 1 && m + HEIS_W == n) || (r->q == 0 && m == 0)) {
         /* written out, not as loops over arrays: GCC would keep those in memory */
-        hv jb = hv_load(r->jbx + bx);
+        hv jb = hv_load_f(r->jbx + bx);
         hv a0 = hv_load(r->sx + fx), a1 = hv_load(r->sx + n + fx);
         hv a2 = hv_load(r->sx + 2 * n + fx);
         hv b0 = hv_load(r->sx + bx), b1 = hv_load(r->sx + n + bx);
@@ -109,21 +110,21 @@ static inline __attribute__((always_inline)) void heis_row_field(const struct he
             a1 = hv_set_last(a1, r->sx[n]);
             a2 = hv_set_last(a2, r->sx[2 * n]);
         } else {
-            jb = hv_set_first(jb, r->jbx[n - 1]);
+            jb = hv_set_first(jb, (double)r->jbx[n - 1]);
             b0 = hv_set_first(b0, r->sx[n - 1]);
             b1 = hv_set_first(b1, r->sx[2 * n - 1]);
             b2 = hv_set_first(b2, r->sx[3 * n - 1]);
         }
-        const hv jf = hv_load(r->j + m);
+        const hv jf = hv_load_f(r->j + m);
         f[0] = hv_add(hv_add(f[0], hv_mul(jf, a0)), hv_mul(jb, b0));
         f[1] = hv_add(hv_add(f[1], hv_mul(jf, a1)), hv_mul(jb, b1));
         f[2] = hv_add(hv_add(f[2], hv_mul(jf, a2)), hv_mul(jb, b2));
     } else {
-        HEIS_TERMS(f, hv_load(r->j + m), hv_load(r->jbx + bx), r->sx, fx, r->sx, bx, n);
+        HEIS_TERMS(f, hv_load_f(r->j + m), hv_load_f(r->jbx + bx), r->sx, fx, r->sx, bx, n);
     }
-    HEIS_TERMS(f, hv_load(r->j + n + m), hv_load(r->jby + m), r->syf, m, r->syb, m, n);
+    HEIS_TERMS(f, hv_load_f(r->j + n + m), hv_load_f(r->jby + m), r->syf, m, r->syb, m, n);
     if (r->three)
-        HEIS_TERMS(f, hv_load(r->j + 2 * n + m), hv_load(r->jbz + m), r->szf, m, r->szb, m, n);
+        HEIS_TERMS(f, hv_load_f(r->j + 2 * n + m), hv_load_f(r->jbz + m), r->szf, m, r->szb, m, n);
     f[2] = hv_add(f[2], hv_set1(r->h));
     s[0] = hv_load(r->own + m);
     s[1] = hv_load(r->own + n + m);
@@ -149,8 +150,8 @@ static void field_one(const struct heis_pass *p, int64_t j, double field[3])
     cpu_heisenberg_neighbours(g, site, fwd, bwd);
     field[0] = field[1] = field[2] = 0.0;
     for (int mu = 0; mu < g->ndim; mu++) {
-        const double jf = s->coupling[c][cpu_heisenberg_soa_index(s, j, mu)];
-        const double jb = s->coupling[oc][cpu_heisenberg_soa_index(s, bwd[mu] / 2, mu)];
+        const double jf = (double)s->coupling[c][cpu_heisenberg_soa_index(s, j, mu)];
+        const double jb = (double)s->coupling[oc][cpu_heisenberg_soa_index(s, bwd[mu] / 2, mu)];
         for (int k = 0; k < 3; k++) {
             field[k] += jf * o[cpu_heisenberg_soa_index(s, fwd[mu] / 2, k)];
             field[k] += jb * o[cpu_heisenberg_soa_index(s, bwd[mu] / 2, k)];
@@ -300,7 +301,8 @@ static inline __attribute__((always_inline)) void overrelax_finish(const struct 
  * (forward, backward) and of the rows y +- 1, z +- 1, its couplings and those of its
  * backward neighbours, its own spins. Component or direction k at offset k n. */
 struct heis_cursor {
-    const double *xf, *xb, *yf, *yb, *zf, *zb, *j, *jx, *jy, *jz;
+    const double *xf, *xb, *yf, *yb, *zf, *zb;
+    const float *j, *jx, *jy, *jz;
     double *own;
 };
 
@@ -342,10 +344,10 @@ static inline __attribute__((always_inline)) void heis_cursor_field(const struct
                                                                     hv h, hv f[3], hv s[3])
 {
     f[0] = f[1] = f[2] = hv_zero();
-    HEIS_TERMS(f, hv_load(c->j), hv_load(c->jx), c->xf, 0, c->xb, 0, n);
-    HEIS_TERMS(f, hv_load(c->j + n), hv_load(c->jy), c->yf, 0, c->yb, 0, n);
+    HEIS_TERMS(f, hv_load_f(c->j), hv_load_f(c->jx), c->xf, 0, c->xb, 0, n);
+    HEIS_TERMS(f, hv_load_f(c->j + n), hv_load_f(c->jy), c->yf, 0, c->yb, 0, n);
     if (three)
-        HEIS_TERMS(f, hv_load(c->j + 2 * n), hv_load(c->jz), c->zf, 0, c->zb, 0, n);
+        HEIS_TERMS(f, hv_load_f(c->j + 2 * n), hv_load_f(c->jz), c->zf, 0, c->zb, 0, n);
     f[2] = hv_add(f[2], h);
     s[0] = hv_load(c->own);
     s[1] = hv_load(c->own + n);
