@@ -171,12 +171,13 @@ static inline void heis_heatbath_spin(const hv nv[3], hv x, hv u_phi, hv out[3])
         out[c] = hv_to_float(hv_mul(v[c], inv));
 }
 
-/* Two vectors' heat-bath spins from their fields and uniforms. */
-static inline void heis_heatbath_pair(const hv field[2][3], double beta, const hv u_cos[2],
-                                      const hv u_phi[2], hv out[2][3])
+/* The first part of two vectors' heat-bath spins: the field's direction nv (e_z where the
+ * field is 0) and cos theta = x, drawn from u_cos (heis_heatbath_spin does the rest). */
+static inline void heis_heatbath_pair_begin(const hv field[2][3], double beta,
+                                            const hv u_cos[2], hv nv[2][3], hv x[2])
 {
     const hv zero = hv_zero(), one = hv_set1(1.0);
-    hv nv[2][3], a[2], x[2];
+    hv a[2];
     for (int i = 0; i < 2; i++) {
         /* len = |H|, n = H / len (e_z when len = 0), a = beta len */
         const hv len = hv_sqrt(heis_dot3(field[i], field[i]));
@@ -187,6 +188,14 @@ static inline void heis_heatbath_pair(const hv field[2][3], double beta, const h
         a[i] = hv_mul(hv_set1(beta), len);
     }
     heis_sample_cos_pair(a, u_cos, x);
+}
+
+/* Two vectors' heat-bath spins from their fields and uniforms. */
+static inline void heis_heatbath_pair(const hv field[2][3], double beta, const hv u_cos[2],
+                                      const hv u_phi[2], hv out[2][3])
+{
+    hv nv[2][3], x[2];
+    heis_heatbath_pair_begin(field, beta, u_cos, nv, x);
     for (int i = 0; i < 2; i++)
         heis_heatbath_spin(nv[i], x[i], u_phi[i], out[i]);
 }

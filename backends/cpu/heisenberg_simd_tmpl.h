@@ -187,15 +187,14 @@ static inline __attribute__((always_inline)) void heatbath_uniforms(const struct
 }
 
 /* The update of HEIS_V vectors (fields f, old spins s, numbers j0) into out: heat bath
- * or overrelaxation (a constant where the caller is specialised: update_row_heatbath). */
-static inline __attribute__((always_inline)) void update_vecs_as(const struct heis_pass *p,
-                                                                 bool heatbath,
-                                                                 const int64_t j0[HEIS_V],
-                                                                 const hv f[HEIS_V][3],
-                                                                 const hv s[HEIS_V][3],
-                                                                 hv out[HEIS_V][3])
+ * or overrelaxation (the flat walk's groups; rows run heatbath_rows, overrelax_rows). */
+static inline __attribute__((always_inline)) void update_vecs(const struct heis_pass *p,
+                                                              const int64_t j0[HEIS_V],
+                                                              const hv f[HEIS_V][3],
+                                                              const hv s[HEIS_V][3],
+                                                              hv out[HEIS_V][3])
 {
-    if (!heatbath) {
+    if (!p->heatbath) {
         heis_overrelax(f, s, out);
         return;
     }
@@ -203,15 +202,6 @@ static inline __attribute__((always_inline)) void update_vecs_as(const struct he
     heatbath_uniforms(p, j0, u_cos, u_phi);
     for (int k = 0; k < HEIS_V; k += 2)
         heis_heatbath_pair(&f[k], p->beta, &u_cos[k], &u_phi[k], &out[k]);
-}
-
-static inline __attribute__((always_inline)) void update_vecs(const struct heis_pass *p,
-                                                              const int64_t j0[HEIS_V],
-                                                              const hv f[HEIS_V][3],
-                                                              const hv s[HEIS_V][3],
-                                                              hv out[HEIS_V][3])
-{
-    update_vecs_as(p, p->heatbath, j0, f, s, out);
 }
 
 /* The fields of chunk m0 of a row: HEIS_V vectors of W sites from m0 (those past the row's end are
@@ -229,34 +219,6 @@ static inline __attribute__((always_inline)) void row_chunk(const struct heis_ro
             heis_row_field(r, m, f[k], sp[k]);
         } else {
             f[k][0] = f[k][1] = f[k][2] = sp[k][0] = sp[k][1] = sp[k][2] = hv_zero();
-        }
-    }
-}
-
-/*
- * The heat bath on a row when every vector lies in one (L_x / 2 a multiple of W): the
- * whole row, no divisions per vector. Software-pipelined: the next chunk's fields
- * (memory-bound loads) are gathered before this chunk's update (divider-bound), so that
- * the two overlap; the stores of this chunk touch none of the next chunk's inputs (the
- * other colour's spins, the couplings, the next chunk's own spins).
- */
-static void update_row_heatbath(const struct heis_pass *p, int64_t row, int64_t y, int64_t z)
-{
-    struct heis_row r;
-    heis_row_of(p, row, y, z, &r);
-    int64_t j0[2][HEIS_V];
-    hv f[2][HEIS_V][3], sp[2][HEIS_V][3];
-    row_chunk(&r, row, 0, j0[0], f[0], sp[0]);
-    int cur = 0;
-    for (int64_t m0 = 0; m0 < r.n; m0 += HEIS_W * HEIS_V, cur ^= 1) {
-        if (m0 + HEIS_W * HEIS_V < r.n)
-            row_chunk(&r, row, m0 + HEIS_W * HEIS_V, j0[cur ^ 1], f[cur ^ 1], sp[cur ^ 1]);
-        hv out[HEIS_V][3];
-        update_vecs_as(p, true, j0[cur], (const hv(*)[3])f[cur], (const hv(*)[3])sp[cur], out);
-        HEIS_EACH
-        {
-            if (m0 + HEIS_W * k < r.n)
-                heis_row_store(&r, m0 + HEIS_W * k, out[k]);
         }
     }
 }
@@ -408,17 +370,96 @@ static void overrelax_rows(const struct heis_pass *p, int replicas, int64_t row0
         overrelax_finish(&ring[u % HEIS_RING], n);
 }
 
-/* Heat bath on row `row` (y = row mod L_y, z = row / L_y: lz = 1 in 2D). */
-static void update_row(const struct heis_pass *p, int64_t row)
+/*
+ * The heat bath on rows when every vector lies in one, as a software pipeline of chunks
+ * of HEIS_V vectors across the rows and replicas of a call, like overrelax_rows: step c
+ * gathers chunk c's fields and draws and takes them to cos theta
+ * (heis_heatbath_pair_begin: the field's length and direction, the exponential and the
+ * logarithm), then finishes chunk c - 1 (heis_heatbath_spin: the azimuth's sine and
+ * cosine, the frame, the normalisation, the stores), whose inputs are ready by then.
+ * Chunk c - 1's stores touch none of chunk c's inputs.
+ */
+struct heis_hb_slot {
+    hv nv[HEIS_V][3], x[HEIS_V], u_phi[HEIS_V];
+    double *own; /* the row's own spins: component k of site m at own[k n + m] */
+    int64_t m0;
+};
+
+static inline __attribute__((always_inline)) void heatbath_begin(const struct heis_pass *p,
+                                                                 const struct heis_row *r,
+                                                                 int64_t row, int64_t m0,
+                                                                 struct heis_hb_slot *a)
 {
-    update_row_heatbath(p, row, row % p->g->ly, row / p->g->ly);
+    int64_t j0[HEIS_V];
+    hv f[HEIS_V][3], sp[HEIS_V][3], u_cos[HEIS_V];
+    row_chunk(r, row, m0, j0, f, sp);
+    heatbath_uniforms(p, j0, u_cos, a->u_phi);
+    for (int k = 0; k < HEIS_V; k += 2)
+        heis_heatbath_pair_begin((const hv(*)[3])&f[k], p->beta, &u_cos[k], &a->nv[k],
+                                 &a->x[k]);
+    a->own = r->own;
+    a->m0 = m0;
+}
+
+static inline __attribute__((always_inline)) void heatbath_end(const struct heis_hb_slot *a,
+                                                               int64_t n)
+{
+    for (int k = 0; k < HEIS_V; k++) {
+        const int64_t m = a->m0 + HEIS_W * k;
+        if (m >= n)
+            break;
+        hv out[3];
+        heis_heatbath_spin(a->nv[k], a->x[k], a->u_phi[k], out);
+        hv_store(a->own + m, out[0]);
+        hv_store(a->own + n + m, out[1]);
+        hv_store(a->own + 2 * n + m, out[2]);
+    }
+}
+
+/* The heat bath on rows [row0, row1) (y = row mod L_y, z = row / L_y: L_z = 1 in 2D), each
+ * row of every replica in turn (the couplings they share are loaded once). */
+static void heatbath_rows(const struct heis_pass *p, int replicas, int64_t row0, int64_t row1)
+{
+    const int64_t ly = p->g->ly, n = p->n;
+    int64_t y = row0 % ly, z = row0 / ly;
+    struct heis_hb_slot slot[2];
+    int cur = 0;
+    bool pending = false;
+    for (int64_t row = row0; row < row1; row++) {
+        for (int rep = 0; rep < replicas; rep++) {
+            struct heis_row r;
+            heis_row_of(&p[rep], row, y, z, &r);
+            for (int64_t m0 = 0; m0 < n; m0 += HEIS_W * HEIS_V) {
+                heatbath_begin(&p[rep], &r, row, m0, &slot[cur]);
+                if (pending)
+                    heatbath_end(&slot[cur ^ 1], n);
+                pending = true;
+                cur ^= 1;
+            }
+        }
+        if (++y == ly) {
+            y = 0;
+            z++;
+        }
+    }
+    if (pending)
+        heatbath_end(&slot[cur ^ 1], n);
+}
+
+/* Rows [row0, row1) by the passes' update. */
+static void update_rows(const struct heis_pass *p, int replicas, int64_t row0, int64_t row1)
+{
+    if (p[0].heatbath)
+        heatbath_rows(p, replicas, row0, row1);
+    else
+        overrelax_rows(p, replicas, row0, row1);
 }
 
 /*
  * Group grp of the flat numbering (L_x / 2 not a multiple of W): vectors
  * j0 = W (HEIS_V grp + k), of which the sites with numbers in [jlo, jhi) are updated (a
  * whole colour: [0, N / 2); a box: its rows' numbers). A vector whose four sites are all
- * in the range and in one row loads as in update_row, the others lane by lane.
+ * in the range and in one row loads as a row's vectors do, the others lane by lane.
  */
 static inline void update_group_range(const struct heis_pass *p, int64_t grp, int64_t jlo,
                                       int64_t jhi)
@@ -483,15 +524,11 @@ static inline void update_group_range(const struct heis_pass *p, int64_t grp, in
  * one team for the step; each box's items are split among it, no barrier between boxes (a
  * step writes one colour and reads the other; the replicas share only the couplings).
  */
-static inline void box_item(const struct heis_pass *p, int replicas, bool by_rows, int64_t item,
-                            int64_t jlo, int64_t jhi)
+static inline void box_group(const struct heis_pass *p, int replicas, int64_t item,
+                             int64_t jlo, int64_t jhi)
 {
-    for (int r = 0; r < replicas; r++) {
-        if (by_rows)
-            update_row(&p[r], item);
-        else
-            update_group_range(&p[r], item, jlo, jhi);
-    }
+    for (int r = 0; r < replicas; r++)
+        update_group_range(&p[r], item, jlo, jhi);
 }
 
 /* The passes of colour `colour` of every replica, the step's draws `name` (replica 0,
@@ -540,14 +577,13 @@ static uint64_t step_boxes_simd(const struct latmc_lattice *g,
             const int64_t r0 = boxes[i].origin[boxes[i].axis] * rpp;
             const int64_t r1 = r0 + boxes[i].extent[boxes[i].axis] * rpp;
             const int64_t jlo = r0 * n, jhi = r1 * n;
-            const int64_t first = by_rows ? r0 : jlo / per_group;
-            const int64_t last = by_rows ? r1 : (jhi + per_group - 1) / per_group;
-            if (by_rows && !heatbath) {
-                overrelax_rows(p, replicas, r0, r1);
+            if (by_rows) {
+                update_rows(p, replicas, r0, r1);
                 continue;
             }
+            const int64_t first = jlo / per_group, last = (jhi + per_group - 1) / per_group;
             for (int64_t item = first; item < last; item++)
-                box_item(p, replicas, by_rows, item, jlo, jhi);
+                box_group(p, replicas, item, jlo, jhi);
         }
         return heatbath ? updates * (uint64_t)replicas : 0;
     }
@@ -556,17 +592,16 @@ static uint64_t step_boxes_simd(const struct latmc_lattice *g,
         const int64_t r0 = boxes[i].origin[boxes[i].axis] * rpp;
         const int64_t r1 = r0 + boxes[i].extent[boxes[i].axis] * rpp;
         const int64_t jlo = r0 * n, jhi = r1 * n;
-        const int64_t first = by_rows ? r0 : jlo / per_group;
-        const int64_t last = by_rows ? r1 : (jhi + per_group - 1) / per_group;
-        if (by_rows && !heatbath) { /* the member's consecutive rows, one pipeline */
+        if (by_rows) { /* the member's consecutive rows, one pipeline */
             int64_t u0, u1;
             cpu_team_share(team, r1 - r0, &u0, &u1);
-            overrelax_rows(p, replicas, r0 + u0, r0 + u1);
+            update_rows(p, replicas, r0 + u0, r0 + u1);
             continue;
         }
+        const int64_t first = jlo / per_group, last = (jhi + per_group - 1) / per_group;
         LATMC_OMP(for schedule(static) nowait)
         for (int64_t item = first; item < last; item++)
-            box_item(p, replicas, by_rows, item, jlo, jhi);
+            box_group(p, replicas, item, jlo, jhi);
     }
     return heatbath ? updates * (uint64_t)replicas : 0;
 }
@@ -610,14 +645,7 @@ struct heis_pair {
  * plane is the rows y of one z in 3D, row y = z in 2D: no divisions per row). */
 static void plane_colour(const struct heis_pair *w, const struct heis_pass *p, int64_t z)
 {
-    if (!p[0].heatbath) {
-        overrelax_rows(p, w->replicas, z * w->rpp, (z + 1) * w->rpp);
-        return;
-    }
-    const bool three = p[0].g->ndim == 3;
-    for (int64_t k = 0; k < w->rpp; k++)
-        for (int r = 0; r < w->replicas; r++)
-            update_row_heatbath(&p[r], z * w->rpp + k, three ? k : z, three ? z : 0);
+    update_rows(p, w->replicas, z * w->rpp, (z + 1) * w->rpp);
 }
 
 /* The wavefront over band [a, b): colour c on every plane, c' on all but a and b - 1. */
