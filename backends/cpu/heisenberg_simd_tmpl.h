@@ -259,11 +259,12 @@ static inline __attribute__((always_inline)) void overrelax_finish(const struct 
 }
 
 /* The pointers of a vector in a row's interior (no x neighbour across the row's ends),
- * advanced by W from vector to vector: the other colour's spins of its x neighbours
- * (forward, backward) and of the rows y +- 1, z +- 1, its couplings and those of its
- * backward neighbours, its own spins. Component or direction k at offset k n. */
+ * advanced by W from vector to vector: the other colour's spins of its forward x
+ * neighbours (the backward ones one place before) and of the rows y +- 1, z +- 1, its
+ * couplings and those of its backward neighbours, its own spins. Component or direction
+ * k at offset k n. */
 struct heis_cursor {
-    const double *xf, *xb, *yf, *yb, *zf, *zb;
+    const double *xf, *yf, *yb, *zf, *zb; /* x backward: xf - 1 */
     const float *j, *jx, *jy, *jz;
     double *own;
 };
@@ -273,7 +274,6 @@ static inline __attribute__((always_inline)) void heis_cursor_at(const struct he
                                                                  struct heis_cursor *c)
 {
     c->xf = r->sx + m + r->q;
-    c->xb = r->sx + m - 1 + r->q;
     c->yf = r->syf + m;
     c->yb = r->syb + m;
     c->zf = r->szf + m;
@@ -288,7 +288,6 @@ static inline __attribute__((always_inline)) void heis_cursor_at(const struct he
 static inline __attribute__((always_inline)) void heis_cursor_next(struct heis_cursor *c)
 {
     c->xf += HEIS_W;
-    c->xb += HEIS_W;
     c->yf += HEIS_W;
     c->yb += HEIS_W;
     c->zf += HEIS_W;
@@ -306,7 +305,7 @@ static inline __attribute__((always_inline)) void heis_cursor_field(const struct
                                                                     hv h, hv f[3], hv s[3])
 {
     f[0] = f[1] = f[2] = hv_zero();
-    HEIS_TERMS(f, hv_load_f(c->j), hv_load_f(c->jx), c->xf, 0, c->xb, 0, n);
+    HEIS_TERMS(f, hv_load_f(c->j), hv_load_f(c->jx), c->xf, 0, c->xf, -1, n);
     HEIS_TERMS(f, hv_load_f(c->j + n), hv_load_f(c->jy), c->yf, 0, c->yb, 0, n);
     if (three)
         HEIS_TERMS(f, hv_load_f(c->j + 2 * n), hv_load_f(c->jz), c->zf, 0, c->zb, 0, n);
