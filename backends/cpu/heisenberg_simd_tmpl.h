@@ -633,28 +633,52 @@ static uint64_t step_boxes_simd(const struct latmc_lattice *g,
  * and their couplings are still in the cache from plane z's colour c).
  */
 
-/* The passes of both colours of a pair (every replica), rows per plane. */
+/* The passes of both colours of a pair (every replica), rows per plane, and whether the
+ * replicas run their wavefronts one after the other (apart) or row by row together. */
 struct heis_pair {
     struct heis_pass first[2], second[2];
     int replicas;
     int64_t rpp;
+    bool apart;
 };
 
-/* One colour (passes p of every replica) on plane z: its rows, each replica in turn (a
- * plane is the rows y of one z in 3D, row y = z in 2D: no divisions per row). */
-static void plane_colour(const struct heis_pair *w, const struct heis_pass *p, int64_t z)
+/*
+ * Apart where the replicas' planes in use together would outgrow a 512 KiB L2 (the
+ * wavefront keeps about three planes of each colour's spins, 24 bytes a site, and five
+ * half-planes of couplings, 12 bytes a site, the replicas sharing the couplings), so
+ * that each replica's wavefront stays in it; the couplings then stream once per replica.
+ * The replicas share nothing else (their own spins and streams), so their order is free.
+ */
+static bool pair_apart(const struct latmc_lattice *g, int replicas)
 {
-    update_rows(p, w->replicas, z * w->rpp, (z + 1) * w->rpp);
+    const int64_t plane = g->lx * cpu_heisenberg_rows_per_plane(g);
+    return replicas > 1 && plane * (72 * replicas + 30) > 512 * 1024;
 }
 
-/* The wavefront over band [a, b): colour c on every plane, c' on all but a and b - 1. */
+/* One colour (passes p of nrep replicas) on plane z: its rows, each replica in turn (a
+ * plane is the rows y of one z in 3D, row y = z in 2D: no divisions per row). */
+static void plane_colour_n(const struct heis_pair *w, const struct heis_pass *p, int nrep,
+                           int64_t z)
+{
+    update_rows(p, nrep, z * w->rpp, (z + 1) * w->rpp);
+}
+
+static void plane_colour(const struct heis_pair *w, const struct heis_pass *p, int64_t z)
+{
+    plane_colour_n(w, p, w->replicas, z);
+}
+
+/* The wavefront over band [a, b): colour c on every plane, c' on all but a and b - 1;
+ * every replica's (apart: one replica after the other). */
 static void wave_band(const struct heis_pair *w, int64_t a, int64_t b)
 {
-    for (int64_t z = a; z < b; z++) {
-        plane_colour(w, w->first, z);
-        if (z - 1 > a)
-            plane_colour(w, w->second, z - 1);
-    }
+    const int runs = w->apart ? w->replicas : 1, nrep = w->apart ? 1 : w->replicas;
+    for (int r = 0; r < runs; r++)
+        for (int64_t z = a; z < b; z++) {
+            plane_colour_n(w, &w->first[r], nrep, z);
+            if (z - 1 > a)
+                plane_colour_n(w, &w->second[r], nrep, z - 1);
+        }
 }
 
 static int64_t box_lo(const struct latmc_box *box)
@@ -697,6 +721,7 @@ static uint64_t pair_boxes_simd(const struct latmc_lattice *g, struct cpu_heisen
     struct heis_pair w;
     w.replicas = replicas;
     w.rpp = cpu_heisenberg_rows_per_plane(g);
+    w.apart = pair_apart(g, replicas);
     passes_setup(w.first, g, s, replicas, prm, heatbath, colour, &keys, names[0]);
     passes_setup(w.second, g, s, replicas, prm, heatbath, 1 - colour, &keys, names[1]);
     const int64_t half_plane = w.rpp * (g->lx / 2);

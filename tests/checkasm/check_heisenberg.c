@@ -281,6 +281,9 @@ static const struct heis_case cases[] = {
     /* long rows (L_x / 2 = 128: the overrelaxation pipeline's interior vectors) */
     { 3, 256, 14, 4, 1, G, 0, 0, 2, 1.0, 0.0, 2, 0, 1, 1 },
     { 3, 256, 6, 6, 2, B, 1, 1, 1, 1.0, 0.3, 2, 0, 3, 1 },
+    /* planes of 4096 sites, two replicas: the pair's replicas apart (pair_apart) */
+    { 3, 64, 64, 4, 2, G, 0, 1, 1, 1.0, 0.0, 2, 0, 1, 1 },
+    { 3, 64, 64, 6, 2, B, 1, 0, 2, 1.0, 0.3, 1, 0, 3, 2 },
     /* rows that are not (L_x / 2 = 1, 3, 5, 6, 9) */
     { 3, 2, 2, 2, 1, G, 0, 1, 1, 1.0, 0.0, 4, 0, 1, 1 },
     { 3, 6, 4, 6, 1, B, 1, 1, 1, 1e-9, 0.0, 3, 0, 3, 1 },
