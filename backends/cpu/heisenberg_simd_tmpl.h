@@ -15,13 +15,13 @@
  * last), from contiguous loads. Otherwise the pass walks the flat numbering, and vectors
  * that straddle rows gather their fields lane by lane. Then the HEIS_V vectors run the
  * update step by step together (the interleaved chains keep the core busy), and the
- * results are rounded to float and stored as doubles. Overrelaxation on rows instead runs
- * one vector at a time through a software pipeline across the rows of a call
+ * results are rounded to float and stored as doubles. On rows the updates run as
+ * software pipelines across the rows of a call: overrelaxation one vector a step
  * (overrelax_rows: a reflection is ~110 cycles of dependent arithmetic through the
- * divider).
+ * divider), the heat bath one chunk of HEIS_V vectors a step (heatbath_rows).
  *
- * Threads: one team per step (or pair); each colour is a static loop over rows (or
- * groups; overrelaxation: each member's consecutive rows); draws are named by the step's
+ * Threads: one team per step (or pair); each colour's rows are cut into the members'
+ * consecutive runs (the flat walk's groups: a static loop); draws are named by the step's
  * name (its sweep and colour) and j, never by thread.
  */
 struct heis_pass {
