@@ -30,10 +30,11 @@ static inline hv heis_dot3(const hv a[3], const hv b[3])
 
 /*
  * latmc_heisenberg_overrelax_spin, s -> 2 (H.s)/(H.H) H - s normalised and rounded to float
- * (unchanged where !(H.H > 0)), in two halves: a row loop runs the first half of one batch
- * of vectors while the second half of the batch before waits on the divider
- * (heisenberg_simd_tmpl.h). Each half is a dependent chain of ~50 cycles (the first: the
- * division 2 (H.s) / (H.H); the second: the square root and the division 1 / sqrt(v.v)).
+ * (unchanged where !(H.H > 0)), in two halves: the row loop issues the first half of one
+ * vector before the second half of a vector three places back, whose inputs are ready
+ * (overrelax_rows in heisenberg_simd_tmpl.h). Each half is a dependent chain of ~50
+ * cycles (the first: the field's sums, then the division 2 (H.s) / (H.H); the second: the
+ * square root and the division 1 / sqrt(v.v)).
  *
  * The first half: v = 2 (H.s)/(H.H) H - s, its square v.v, and H.H (the keep test).
  */
