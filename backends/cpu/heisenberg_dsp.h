@@ -7,16 +7,23 @@
  * checkerboard number j = m + n row), and the row holds its x components, then its y,
  * then its z components: component k of site (row, m) is at (3 row + k) n + m. The
  * couplings J_{i,mu} (to the neighbour in the positive direction mu) of one colour's sites
- * are laid out the same way, mu in place of k. In a row the sites of one colour, their
- * neighbours of the other colour along y and z (same m in the neighbouring rows) and
- * along x (the row itself, shifted by at most one place), and the couplings are then all
- * contiguous runs, and one pointer per row reaches all three components (at offsets
- * 0, n, 2n): whole vectors load where the reference layout (3 floats per site, couplings
- * per site) would need gathers. The values are the reference's float spins and couplings
- * held exactly in doubles (every spin the chain writes is rounded to float first), so the
- * chain is the same (doc/models/heisenberg.md); get/set_spins, the couplings and the
- * measurement convert. Each array has HEIS_PAD values of slack on either side, which
- * vector loads at the row ends may touch (their values are replaced).
+ * are laid out the same way, mu in place of k, in an array of floats. In a row the sites
+ * of one colour, their neighbours of the other colour along y and z (same m in the
+ * neighbouring rows) and along x (the row itself, shifted by at most one place), and the
+ * couplings are then all contiguous runs, and one pointer per row reaches all three
+ * components (at offsets 0, n, 2n): whole vectors load where the reference layout (3
+ * floats per site, couplings per site) would need gathers. The values are the
+ * reference's float spins held exactly in doubles (every spin the chain writes is
+ * rounded to float first) and its float couplings, widened exactly to double as they load
+ * (12 bytes a site in place of 24: with them the wavefront's four planes of a 64^3
+ * lattice fit a 512 KiB L2), so the chain is the same (doc/models/heisenberg.md);
+ * get/set_spins, the couplings and the measurement convert. Each array has HEIS_PAD
+ * values of slack on either side, which vector loads at the row ends may touch (their
+ * values are replaced). The arrays are HEIS_PAD and 3 N / 2 values apart (the two coupling
+ * arrays share the place of one array of doubles), the first on a 64-byte line; where
+ * L_x / 2 is a multiple of 8 every array and every run of a row's spin components starts
+ * on a line, and no vector of doubles at a multiple of 4 values into a run straddles two
+ * lines (a load split over two lines costs two).
  */
 #ifndef LATMC_CPU_HEISENBERG_DSP_H
 #define LATMC_CPU_HEISENBERG_DSP_H
@@ -25,15 +32,15 @@
 
 #include "heisenberg_ref.h"
 
-/* Slack on either side of each array; also staggers the arrays' addresses modulo 4 KiB
- * (loads that alias earlier stores there wait for them). */
-enum { HEIS_PAD = 36 };
+/* Slack on either side of each array, a whole number of 64-byte lines; also staggers the
+ * arrays' addresses modulo 4 KiB (loads that alias earlier stores there wait for them). */
+enum { HEIS_PAD = 40 };
 
 struct cpu_heisenberg_soa {
     int64_t n;                 /* L_x / 2: sites of one colour per row */
     int64_t half;              /* N / 2: sites per colour */
     double *spin[2][2];        /* [replica][colour]: component k of (row, m) at (3 row + k) n + m */
-    double *coupling[2];       /* [colour]: J_{i,mu} of (row, m) at (3 row + mu) n + m */
+    float *coupling[2];        /* [colour]: J_{i,mu} of (row, m) at (3 row + mu) n + m */
     void *alloc;
     /* Appended: slab-only storage (cpu_backend.h): the global checkerboard number of local
      * j = 0, a multiple of 4 (the draws of site j are those of j + j_origin); 0 for the

@@ -29,38 +29,59 @@ static inline hv heis_dot3(const hv a[3], const hv b[3])
 }
 
 /*
- * latmc_heisenberg_overrelax_spin on HEIS_V vectors, step by step together (one reflection
- * is ~100 cycles of dependent arithmetic: interleaving the vectors keeps the core busy).
- * s -> 2 (H.s)/(H.H) H - s, normalised and rounded to float; unchanged where !(H.H > 0).
- * Written without inner loops over the components: GCC at -O2 would keep those arrays in
- * memory.
+ * latmc_heisenberg_overrelax_spin, s -> 2 (H.s)/(H.H) H - s normalised and rounded to float
+ * (unchanged where !(H.H > 0)), in two halves: the row loop issues the first half of one
+ * vector before the second half of a vector three places back, whose inputs are ready
+ * (overrelax_rows in heisenberg_simd_tmpl.h). Each half is a dependent chain of ~50
+ * cycles (the first: the field's sums, then the division 2 (H.s) / (H.H); the second: the
+ * square root and the division 1 / sqrt(v.v)).
+ *
+ * The first half: v = 2 (H.s)/(H.H) H - s, its square v.v, and H.H (the keep test).
  */
+static inline __attribute__((always_inline)) void heis_reflect_begin(const hv f[3],
+                                                                     const hv s[3], hv v[3],
+                                                                     hv *vv, hv *hh)
+{
+    const hv h2 = heis_dot3(f, f);
+    const hv fs = hv_div(hv_mul(hv_set1(2.0), heis_dot3(f, s)), h2);
+    v[0] = hv_sub(hv_mul(fs, f[0]), s[0]);
+    v[1] = hv_sub(hv_mul(fs, f[1]), s[1]);
+    v[2] = hv_sub(hv_mul(fs, f[2]), s[2]);
+    *vv = hv_add(hv_add(hv_mul(v[0], v[0]), hv_mul(v[1], v[1])), hv_mul(v[2], v[2]));
+    *hh = h2;
+}
+
+/* The second half: v / sqrt(v.v) rounded to float, right where H.H > 0. */
+static inline __attribute__((always_inline)) void heis_reflect_end(const hv v[3], hv vv,
+                                                                   hv out[3])
+{
+    const hv inv = hv_div(hv_set1(1.0), hv_sqrt(vv));
+    out[0] = hv_to_float(hv_mul(v[0], inv));
+    out[1] = hv_to_float(hv_mul(v[1], inv));
+    out[2] = hv_to_float(hv_mul(v[2], inv));
+}
+
+/* The lanes that keep their old spin: !(H.H > 0) (the reference's early return). */
+static inline hm heis_reflect_keep(hv hh)
+{
+    return hv_ngt(hh, hv_zero());
+}
+
+/* The whole reflection of HEIS_V vectors (the scalar rule's vector form, which
+ * tests/kernels/test_simd_rules.c checks). */
 static inline __attribute__((always_inline)) void heis_overrelax(const hv f[HEIS_V][3],
                                                                  const hv s[HEIS_V][3],
                                                                  hv out[HEIS_V][3])
 {
-    hv hh[HEIS_V], fs[HEIS_V], v0[HEIS_V], v1[HEIS_V], v2[HEIS_V], inv[HEIS_V];
-    const hv zero = hv_zero(), two = hv_set1(2.0), one = hv_set1(1.0);
-    HEIS_EACH hh[k] = heis_dot3(f[k], f[k]);
-    HEIS_EACH fs[k] = hv_div(hv_mul(two, heis_dot3(f[k], s[k])), hh[k]);
     HEIS_EACH
     {
-        v0[k] = hv_sub(hv_mul(fs[k], f[k][0]), s[k][0]);
-        v1[k] = hv_sub(hv_mul(fs[k], f[k][1]), s[k][1]);
-        v2[k] = hv_sub(hv_mul(fs[k], f[k][2]), s[k][2]);
-    }
-    HEIS_EACH
-    {
-        const hv vv = hv_add(hv_add(hv_mul(v0[k], v0[k]), hv_mul(v1[k], v1[k])),
-                             hv_mul(v2[k], v2[k]));
-        inv[k] = hv_div(one, hv_sqrt(vv));
-    }
-    HEIS_EACH
-    {
-        const hm keep = hv_ngt(hh[k], zero);
-        out[k][0] = heis_sel(keep, s[k][0], hv_to_float(hv_mul(v0[k], inv[k])));
-        out[k][1] = heis_sel(keep, s[k][1], hv_to_float(hv_mul(v1[k], inv[k])));
-        out[k][2] = heis_sel(keep, s[k][2], hv_to_float(hv_mul(v2[k], inv[k])));
+        hv v[3], vv, hh, o[3];
+        heis_reflect_begin(f[k], s[k], v, &vv, &hh);
+        heis_reflect_end(v, vv, o);
+        const hm keep = heis_reflect_keep(hh);
+        out[k][0] = heis_sel(keep, s[k][0], o[0]);
+        out[k][1] = heis_sel(keep, s[k][1], o[1]);
+        out[k][2] = heis_sel(keep, s[k][2], o[2]);
     }
 }
 
@@ -151,12 +172,13 @@ static inline void heis_heatbath_spin(const hv nv[3], hv x, hv u_phi, hv out[3])
         out[c] = hv_to_float(hv_mul(v[c], inv));
 }
 
-/* Two vectors' heat-bath spins from their fields and uniforms. */
-static inline void heis_heatbath_pair(const hv field[2][3], double beta, const hv u_cos[2],
-                                      const hv u_phi[2], hv out[2][3])
+/* The first part of two vectors' heat-bath spins: the field's direction nv (e_z where the
+ * field is 0) and cos theta = x, drawn from u_cos (heis_heatbath_spin does the rest). */
+static inline void heis_heatbath_pair_begin(const hv field[2][3], double beta,
+                                            const hv u_cos[2], hv nv[2][3], hv x[2])
 {
     const hv zero = hv_zero(), one = hv_set1(1.0);
-    hv nv[2][3], a[2], x[2];
+    hv a[2];
     for (int i = 0; i < 2; i++) {
         /* len = |H|, n = H / len (e_z when len = 0), a = beta len */
         const hv len = hv_sqrt(heis_dot3(field[i], field[i]));
@@ -167,6 +189,14 @@ static inline void heis_heatbath_pair(const hv field[2][3], double beta, const h
         a[i] = hv_mul(hv_set1(beta), len);
     }
     heis_sample_cos_pair(a, u_cos, x);
+}
+
+/* Two vectors' heat-bath spins from their fields and uniforms. */
+static inline void heis_heatbath_pair(const hv field[2][3], double beta, const hv u_cos[2],
+                                      const hv u_phi[2], hv out[2][3])
+{
+    hv nv[2][3], x[2];
+    heis_heatbath_pair_begin(field, beta, u_cos, nv, x);
     for (int i = 0; i < 2; i++)
         heis_heatbath_spin(nv[i], x[i], u_phi[i], out[i]);
 }

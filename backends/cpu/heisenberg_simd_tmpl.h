@@ -14,12 +14,15 @@
  * field of a vector is summed, in the reference's order (x, y, z; forward then backward; h
  * last), from contiguous loads. Otherwise the pass walks the flat numbering, and vectors
  * that straddle rows gather their fields lane by lane. Then the HEIS_V vectors run the
- * update step by step together (overrelaxation is ~100 cycles of dependent arithmetic per
- * site; the interleaved chains keep the core busy), and the results are rounded to float
- * and stored as doubles.
+ * update step by step together (the interleaved chains keep the core busy), and the
+ * results are rounded to float and stored as doubles. On rows the updates run as
+ * software pipelines across the rows of a call: overrelaxation one vector a step
+ * (overrelax_rows: a reflection is ~110 cycles of dependent arithmetic through the
+ * divider), the heat bath one chunk of HEIS_V vectors a step (heatbath_rows).
  *
- * Threads: one team per step (or pair); each colour is a static loop over rows (or
- * groups); draws are named by the step's name (its sweep and colour) and j, never by thread.
+ * Threads: one team per step (or pair); each colour's rows are cut into the members'
+ * consecutive runs (the flat walk's groups: a static loop); draws are named by the step's
+ * name (its sweep and colour) and j, never by thread.
  */
 struct heis_pass {
     const struct latmc_lattice *g;
@@ -39,7 +42,7 @@ struct heis_pass {
  * neighbours (rows x, y - 1, z - 1), and of the row's own spins. */
 struct heis_row {
     const double *sx, *syf, *syb, *szf, *szb;
-    const double *j, *jbx, *jby, *jbz;
+    const float *j, *jbx, *jby, *jbz;
     double *own;
     int64_t n;
     int q; /* x mod 2 of the row's sites: forward x neighbour at m + q, backward m - 1 + q */
@@ -56,7 +59,8 @@ static inline void heis_row_of(const struct heis_pass *p, int64_t row, int64_t y
     const int64_t n = p->n, ly = g->ly, lz = g->lz;
     const int64_t ryf = latmc_wrap_up(y, ly) + ly * z, ryb = latmc_wrap_down(y, ly) + ly * z;
     const int64_t rzf = y + ly * latmc_wrap_up(z, lz), rzb = y + ly * latmc_wrap_down(z, lz);
-    const double *o = s->spin[p->replica][oc], *jo = s->coupling[oc];
+    const double *o = s->spin[p->replica][oc];
+    const float *jo = s->coupling[oc];
     r->n = n;
     r->q = (int)((c + y + z) & 1);
     r->three = g->ndim == 3;
@@ -95,29 +99,32 @@ static inline __attribute__((always_inline)) void heis_row_field(const struct he
     const int64_t n = r->n, fx = m + r->q, bx = m - 1 + r->q;
     f[0] = f[1] = f[2] = hv_zero();
     if ((r->q == 1 && m + HEIS_W == n) || (r->q == 0 && m == 0)) {
-        hv jb = hv_load(r->jbx + bx), a[3], b[3];
-        for (int k = 0; k < 3; k++) {
-            a[k] = hv_load(r->sx + k * n + fx);
-            b[k] = hv_load(r->sx + k * n + bx);
-        }
+        /* written out, not as loops over arrays: GCC would keep those in memory */
+        hv jb = hv_load_f(r->jbx + bx);
+        hv a0 = hv_load(r->sx + fx), a1 = hv_load(r->sx + n + fx);
+        hv a2 = hv_load(r->sx + 2 * n + fx);
+        hv b0 = hv_load(r->sx + bx), b1 = hv_load(r->sx + n + bx);
+        hv b2 = hv_load(r->sx + 2 * n + bx);
         if (r->q == 1) {
-            for (int k = 0; k < 3; k++)
-                a[k] = hv_set_last(a[k], r->sx[k * n]);
+            a0 = hv_set_last(a0, r->sx[0]);
+            a1 = hv_set_last(a1, r->sx[n]);
+            a2 = hv_set_last(a2, r->sx[2 * n]);
         } else {
-            jb = hv_set_first(jb, r->jbx[n - 1]);
-            for (int k = 0; k < 3; k++)
-                b[k] = hv_set_first(b[k], r->sx[k * n + n - 1]);
+            jb = hv_set_first(jb, (double)r->jbx[n - 1]);
+            b0 = hv_set_first(b0, r->sx[n - 1]);
+            b1 = hv_set_first(b1, r->sx[2 * n - 1]);
+            b2 = hv_set_first(b2, r->sx[3 * n - 1]);
         }
-        const hv jf = hv_load(r->j + m);
-        for (int k = 0; k < 3; k++)
-            f[k] = hv_add(hv_add(f[k], hv_mul(jf, a[k])),
-                                 hv_mul(jb, b[k]));
+        const hv jf = hv_load_f(r->j + m);
+        f[0] = hv_add(hv_add(f[0], hv_mul(jf, a0)), hv_mul(jb, b0));
+        f[1] = hv_add(hv_add(f[1], hv_mul(jf, a1)), hv_mul(jb, b1));
+        f[2] = hv_add(hv_add(f[2], hv_mul(jf, a2)), hv_mul(jb, b2));
     } else {
-        HEIS_TERMS(f, hv_load(r->j + m), hv_load(r->jbx + bx), r->sx, fx, r->sx, bx, n);
+        HEIS_TERMS(f, hv_load_f(r->j + m), hv_load_f(r->jbx + bx), r->sx, fx, r->sx, bx, n);
     }
-    HEIS_TERMS(f, hv_load(r->j + n + m), hv_load(r->jby + m), r->syf, m, r->syb, m, n);
+    HEIS_TERMS(f, hv_load_f(r->j + n + m), hv_load_f(r->jby + m), r->syf, m, r->syb, m, n);
     if (r->three)
-        HEIS_TERMS(f, hv_load(r->j + 2 * n + m), hv_load(r->jbz + m), r->szf, m, r->szb, m, n);
+        HEIS_TERMS(f, hv_load_f(r->j + 2 * n + m), hv_load_f(r->jbz + m), r->szf, m, r->szb, m, n);
     f[2] = hv_add(f[2], hv_set1(r->h));
     s[0] = hv_load(r->own + m);
     s[1] = hv_load(r->own + n + m);
@@ -143,8 +150,8 @@ static void field_one(const struct heis_pass *p, int64_t j, double field[3])
     cpu_heisenberg_neighbours(g, site, fwd, bwd);
     field[0] = field[1] = field[2] = 0.0;
     for (int mu = 0; mu < g->ndim; mu++) {
-        const double jf = s->coupling[c][cpu_heisenberg_soa_index(s, j, mu)];
-        const double jb = s->coupling[oc][cpu_heisenberg_soa_index(s, bwd[mu] / 2, mu)];
+        const double jf = (double)s->coupling[c][cpu_heisenberg_soa_index(s, j, mu)];
+        const double jb = (double)s->coupling[oc][cpu_heisenberg_soa_index(s, bwd[mu] / 2, mu)];
         for (int k = 0; k < 3; k++) {
             field[k] += jf * o[cpu_heisenberg_soa_index(s, fwd[mu] / 2, k)];
             field[k] += jb * o[cpu_heisenberg_soa_index(s, bwd[mu] / 2, k)];
@@ -180,15 +187,14 @@ static inline __attribute__((always_inline)) void heatbath_uniforms(const struct
 }
 
 /* The update of HEIS_V vectors (fields f, old spins s, numbers j0) into out: heat bath
- * or overrelaxation (a constant where the caller is specialised, update_row_at). */
-static inline __attribute__((always_inline)) void update_vecs_as(const struct heis_pass *p,
-                                                                 bool heatbath,
-                                                                 const int64_t j0[HEIS_V],
-                                                                 const hv f[HEIS_V][3],
-                                                                 const hv s[HEIS_V][3],
-                                                                 hv out[HEIS_V][3])
+ * or overrelaxation (the flat walk's groups; rows run heatbath_rows, overrelax_rows). */
+static inline __attribute__((always_inline)) void update_vecs(const struct heis_pass *p,
+                                                              const int64_t j0[HEIS_V],
+                                                              const hv f[HEIS_V][3],
+                                                              const hv s[HEIS_V][3],
+                                                              hv out[HEIS_V][3])
 {
-    if (!heatbath) {
+    if (!p->heatbath) {
         heis_overrelax(f, s, out);
         return;
     }
@@ -196,15 +202,6 @@ static inline __attribute__((always_inline)) void update_vecs_as(const struct he
     heatbath_uniforms(p, j0, u_cos, u_phi);
     for (int k = 0; k < HEIS_V; k += 2)
         heis_heatbath_pair(&f[k], p->beta, &u_cos[k], &u_phi[k], &out[k]);
-}
-
-static inline __attribute__((always_inline)) void update_vecs(const struct heis_pass *p,
-                                                              const int64_t j0[HEIS_V],
-                                                              const hv f[HEIS_V][3],
-                                                              const hv s[HEIS_V][3],
-                                                              hv out[HEIS_V][3])
-{
-    update_vecs_as(p, p->heatbath, j0, f, s, out);
 }
 
 /* The fields of chunk m0 of a row: HEIS_V vectors of W sites from m0 (those past the row's end are
@@ -227,81 +224,241 @@ static inline __attribute__((always_inline)) void row_chunk(const struct heis_ro
 }
 
 /*
- * Rows when every vector lies in one (L_x / 2 a multiple of W): the whole row, no
- * divisions per vector. Software-pipelined: the next chunk's fields (memory-bound loads)
- * are gathered before this chunk's update (divider-bound), so that the two overlap; the
- * stores of this chunk touch none of the next chunk's inputs (the other colour's spins,
- * the couplings, the next chunk's own spins).
+ * Overrelaxation on rows when every vector lies in one (L_x / 2 a multiple of W), as a
+ * software pipeline over the vectors of a run of rows. One reflection is a dependent
+ * chain of ~110 cycles through the divider (heis_reflect_begin: the field, then the
+ * division 2 (H.s) / (H.H); heis_reflect_end: a square root and a division), longer than
+ * the core's reorder window holds of other work. So vector t's first half is issued
+ * before vector t - HEIS_LAG's second half, whose inputs are ready by then, and the
+ * chains of several vectors overlap; the pipeline runs across the rows and replicas of a
+ * call, drained at its end. Vector t - HEIS_LAG's stores touch none of vector t's inputs
+ * (the other colour's spins, the couplings, vector t's own spins).
  */
-static inline __attribute__((always_inline)) void update_row_as(const struct heis_pass *p,
-                                                                bool heatbath, int64_t row,
-                                                                int64_t y, int64_t z)
+enum { HEIS_LAG = 3, HEIS_RING = 4 }; /* HEIS_RING > HEIS_LAG, a power of 2 */
+
+/* A vector between its two halves. */
+struct heis_or_slot {
+    hv v[3], vv, hh;
+    double *own; /* its own spins: component k at own[k n] */
+};
+
+static inline __attribute__((always_inline)) void overrelax_finish(const struct heis_or_slot *a,
+                                                                   int64_t n)
 {
-    struct heis_row r;
-    heis_row_of(p, row, y, z, &r);
-    if (!heatbath) {
-        for (int64_t m0 = 0; m0 < r.n; m0 += HEIS_W * HEIS_V) {
-            int64_t j0[HEIS_V];
-            hv f[HEIS_V][3], sp[HEIS_V][3], out[HEIS_V][3];
-            row_chunk(&r, row, m0, j0, f, sp);
-            heis_overrelax((const hv(*)[3])f, (const hv(*)[3])sp, out);
-            HEIS_EACH
-            {
-                if (m0 + HEIS_W * k < r.n)
-                    heis_row_store(&r, m0 + HEIS_W * k, out[k]);
+    hv out[3];
+    heis_reflect_end(a->v, a->vv, out);
+    const hm keep = heis_reflect_keep(a->hh);
+    if (hm_any(keep)) { /* a zero field: rare */
+        out[0] = heis_sel(keep, hv_load(a->own), out[0]);
+        out[1] = heis_sel(keep, hv_load(a->own + n), out[1]);
+        out[2] = heis_sel(keep, hv_load(a->own + 2 * n), out[2]);
+    }
+    hv_store(a->own, out[0]);
+    hv_store(a->own + n, out[1]);
+    hv_store(a->own + 2 * n, out[2]);
+}
+
+/* The pointers of a vector in a row's interior (no x neighbour across the row's ends),
+ * advanced by W from vector to vector: the other colour's spins of its forward x
+ * neighbours (the backward ones one place before) and of the rows y +- 1, z +- 1, its
+ * couplings and those of its backward neighbours, its own spins. Component or direction
+ * k at offset k n. */
+struct heis_cursor {
+    const double *xf, *yf, *yb, *zf, *zb; /* x backward: xf - 1 */
+    const float *j, *jx, *jy, *jz;
+    double *own;
+};
+
+static inline __attribute__((always_inline)) void heis_cursor_at(const struct heis_row *r,
+                                                                 int64_t m,
+                                                                 struct heis_cursor *c)
+{
+    c->xf = r->sx + m + r->q;
+    c->yf = r->syf + m;
+    c->yb = r->syb + m;
+    c->zf = r->szf + m;
+    c->zb = r->szb + m;
+    c->j = r->j + m;
+    c->jx = r->jbx + m - 1 + r->q;
+    c->jy = r->jby + m;
+    c->jz = r->jbz + m;
+    c->own = r->own + m;
+}
+
+static inline __attribute__((always_inline)) void heis_cursor_next(struct heis_cursor *c)
+{
+    c->xf += HEIS_W;
+    c->yf += HEIS_W;
+    c->yb += HEIS_W;
+    c->zf += HEIS_W;
+    c->zb += HEIS_W;
+    c->j += HEIS_W;
+    c->jx += HEIS_W;
+    c->jy += HEIS_W;
+    c->jz += HEIS_W;
+    c->own += HEIS_W;
+}
+
+/* heis_row_field for an interior vector, through its cursor. */
+static inline __attribute__((always_inline)) void heis_cursor_field(const struct heis_cursor *c,
+                                                                    int64_t n, bool three,
+                                                                    hv h, hv f[3], hv s[3])
+{
+    f[0] = f[1] = f[2] = hv_zero();
+    HEIS_TERMS(f, hv_load_f(c->j), hv_load_f(c->jx), c->xf, 0, c->xf, -1, n);
+    HEIS_TERMS(f, hv_load_f(c->j + n), hv_load_f(c->jy), c->yf, 0, c->yb, 0, n);
+    if (three)
+        HEIS_TERMS(f, hv_load_f(c->j + 2 * n), hv_load_f(c->jz), c->zf, 0, c->zb, 0, n);
+    f[2] = hv_add(f[2], h);
+    s[0] = hv_load(c->own);
+    s[1] = hv_load(c->own + n);
+    s[2] = hv_load(c->own + 2 * n);
+}
+
+/* Vector t of the pipeline (field f, old spin sp, own spins at own): its first half, then
+ * vector t - HEIS_LAG's second half. */
+static inline __attribute__((always_inline)) void overrelax_push(struct heis_or_slot *ring,
+                                                                 uint64_t t, const hv f[3],
+                                                                 const hv sp[3], double *own,
+                                                                 int64_t n)
+{
+    struct heis_or_slot *a = &ring[t % HEIS_RING];
+    heis_reflect_begin(f, sp, a->v, &a->vv, &a->hh);
+    a->own = own;
+    if (t >= HEIS_LAG)
+        overrelax_finish(&ring[(t - HEIS_LAG) % HEIS_RING], n);
+}
+
+/* Overrelaxation of rows [row0, row1) (y = row mod L_y, z = row / L_y: L_z = 1 in 2D),
+ * each row of every replica in turn (the couplings they share are loaded once). A row's
+ * first and last vectors (whose x neighbours may wrap) go through heis_row_field, the
+ * others through a cursor. */
+static void overrelax_rows(const struct heis_pass *p, int replicas, int64_t row0, int64_t row1)
+{
+    const int64_t ly = p->g->ly, n = p->n;
+    const bool three = p->g->ndim == 3;
+    const hv h = hv_set1(p->h);
+    int64_t y = row0 % ly, z = row0 / ly;
+    struct heis_or_slot ring[HEIS_RING];
+    uint64_t t = 0;
+    for (int64_t row = row0; row < row1; row++) {
+        for (int rep = 0; rep < replicas; rep++) {
+            struct heis_row r;
+            heis_row_of(&p[rep], row, y, z, &r);
+            hv f[3], sp[3];
+            heis_row_field(&r, 0, f, sp);
+            overrelax_push(ring, t++, f, sp, r.own, n);
+            if (n == HEIS_W)
+                continue;
+            struct heis_cursor c;
+            heis_cursor_at(&r, HEIS_W, &c);
+            for (int64_t m = HEIS_W; m < n - HEIS_W; m += HEIS_W) {
+                heis_cursor_field(&c, n, three, h, f, sp);
+                overrelax_push(ring, t++, f, sp, c.own, n);
+                heis_cursor_next(&c);
+            }
+            heis_row_field(&r, n - HEIS_W, f, sp);
+            overrelax_push(ring, t++, f, sp, r.own + n - HEIS_W, n);
+        }
+        if (++y == ly) {
+            y = 0;
+            z++;
+        }
+    }
+    for (uint64_t u = t >= HEIS_LAG ? t - HEIS_LAG : 0; u < t; u++)
+        overrelax_finish(&ring[u % HEIS_RING], n);
+}
+
+/*
+ * The heat bath on rows when every vector lies in one, as a software pipeline of chunks
+ * of HEIS_V vectors across the rows and replicas of a call, like overrelax_rows: step c
+ * gathers chunk c's fields and draws and takes them to cos theta
+ * (heis_heatbath_pair_begin: the field's length and direction, the exponential and the
+ * logarithm), then finishes chunk c - 1 (heis_heatbath_spin: the azimuth's sine and
+ * cosine, the frame, the normalisation, the stores), whose inputs are ready by then.
+ * Chunk c - 1's stores touch none of chunk c's inputs.
+ */
+struct heis_hb_slot {
+    hv nv[HEIS_V][3], x[HEIS_V], u_phi[HEIS_V];
+    double *own; /* the row's own spins: component k of site m at own[k n + m] */
+    int64_t m0;
+};
+
+static inline __attribute__((always_inline)) void heatbath_begin(const struct heis_pass *p,
+                                                                 const struct heis_row *r,
+                                                                 int64_t row, int64_t m0,
+                                                                 struct heis_hb_slot *a)
+{
+    int64_t j0[HEIS_V];
+    hv f[HEIS_V][3], sp[HEIS_V][3], u_cos[HEIS_V];
+    row_chunk(r, row, m0, j0, f, sp);
+    heatbath_uniforms(p, j0, u_cos, a->u_phi);
+    for (int k = 0; k < HEIS_V; k += 2)
+        heis_heatbath_pair_begin((const hv(*)[3])&f[k], p->beta, &u_cos[k], &a->nv[k],
+                                 &a->x[k]);
+    a->own = r->own;
+    a->m0 = m0;
+}
+
+static inline __attribute__((always_inline)) void heatbath_end(const struct heis_hb_slot *a,
+                                                               int64_t n)
+{
+    for (int k = 0; k < HEIS_V; k++) {
+        const int64_t m = a->m0 + HEIS_W * k;
+        if (m >= n)
+            break;
+        hv out[3];
+        heis_heatbath_spin(a->nv[k], a->x[k], a->u_phi[k], out);
+        hv_store(a->own + m, out[0]);
+        hv_store(a->own + n + m, out[1]);
+        hv_store(a->own + 2 * n + m, out[2]);
+    }
+}
+
+/* The heat bath on rows [row0, row1) (y = row mod L_y, z = row / L_y: L_z = 1 in 2D), each
+ * row of every replica in turn (the couplings they share are loaded once). */
+static void heatbath_rows(const struct heis_pass *p, int replicas, int64_t row0, int64_t row1)
+{
+    const int64_t ly = p->g->ly, n = p->n;
+    int64_t y = row0 % ly, z = row0 / ly;
+    struct heis_hb_slot slot[2];
+    int cur = 0;
+    bool pending = false;
+    for (int64_t row = row0; row < row1; row++) {
+        for (int rep = 0; rep < replicas; rep++) {
+            struct heis_row r;
+            heis_row_of(&p[rep], row, y, z, &r);
+            for (int64_t m0 = 0; m0 < n; m0 += HEIS_W * HEIS_V) {
+                heatbath_begin(&p[rep], &r, row, m0, &slot[cur]);
+                if (pending)
+                    heatbath_end(&slot[cur ^ 1], n);
+                pending = true;
+                cur ^= 1;
             }
         }
-        return;
-    }
-    int64_t j0[2][HEIS_V];
-    hv f[2][HEIS_V][3], sp[2][HEIS_V][3];
-    row_chunk(&r, row, 0, j0[0], f[0], sp[0]);
-    int cur = 0;
-    for (int64_t m0 = 0; m0 < r.n; m0 += HEIS_W * HEIS_V, cur ^= 1) {
-        if (m0 + HEIS_W * HEIS_V < r.n)
-            row_chunk(&r, row, m0 + HEIS_W * HEIS_V, j0[cur ^ 1], f[cur ^ 1], sp[cur ^ 1]);
-        hv out[HEIS_V][3];
-        update_vecs_as(p, heatbath, j0[cur], (const hv(*)[3])f[cur],
-                       (const hv(*)[3])sp[cur], out);
-        HEIS_EACH
-        {
-            if (m0 + HEIS_W * k < r.n)
-                heis_row_store(&r, m0 + HEIS_W * k, out[k]);
+        if (++y == ly) {
+            y = 0;
+            z++;
         }
     }
+    if (pending)
+        heatbath_end(&slot[cur ^ 1], n);
 }
 
-/* The row loop compiled once per update: overrelaxation's has no calls (the heat bath's
- * calls would make the compiler keep every live vector in memory across them). */
-static void update_row_overrelax(const struct heis_pass *p, int64_t row, int64_t y, int64_t z)
+/* Rows [row0, row1) by the passes' update. */
+static void update_rows(const struct heis_pass *p, int replicas, int64_t row0, int64_t row1)
 {
-    update_row_as(p, false, row, y, z);
-}
-
-static void update_row_heatbath(const struct heis_pass *p, int64_t row, int64_t y, int64_t z)
-{
-    update_row_as(p, true, row, y, z);
-}
-
-static void update_row_at(const struct heis_pass *p, int64_t row, int64_t y, int64_t z)
-{
-    if (p->heatbath)
-        update_row_heatbath(p, row, y, z);
+    if (p[0].heatbath)
+        heatbath_rows(p, replicas, row0, row1);
     else
-        update_row_overrelax(p, row, y, z);
-}
-
-/* Row `row` (y = row mod L_y, z = row / L_y: lz = 1 in 2D). */
-static void update_row(const struct heis_pass *p, int64_t row)
-{
-    update_row_at(p, row, row % p->g->ly, row / p->g->ly);
+        overrelax_rows(p, replicas, row0, row1);
 }
 
 /*
  * Group grp of the flat numbering (L_x / 2 not a multiple of W): vectors
  * j0 = W (HEIS_V grp + k), of which the sites with numbers in [jlo, jhi) are updated (a
  * whole colour: [0, N / 2); a box: its rows' numbers). A vector whose four sites are all
- * in the range and in one row loads as in update_row, the others lane by lane.
+ * in the range and in one row loads as a row's vectors do, the others lane by lane.
  */
 static inline void update_group_range(const struct heis_pass *p, int64_t grp, int64_t jlo,
                                       int64_t jhi)
@@ -366,15 +523,11 @@ static inline void update_group_range(const struct heis_pass *p, int64_t grp, in
  * one team for the step; each box's items are split among it, no barrier between boxes (a
  * step writes one colour and reads the other; the replicas share only the couplings).
  */
-static inline void box_item(const struct heis_pass *p, int replicas, bool by_rows, int64_t item,
-                            int64_t jlo, int64_t jhi)
+static inline void box_group(const struct heis_pass *p, int replicas, int64_t item,
+                             int64_t jlo, int64_t jhi)
 {
-    for (int r = 0; r < replicas; r++) {
-        if (by_rows)
-            update_row(&p[r], item);
-        else
-            update_group_range(&p[r], item, jlo, jhi);
-    }
+    for (int r = 0; r < replicas; r++)
+        update_group_range(&p[r], item, jlo, jhi);
 }
 
 /* The passes of colour `colour` of every replica, the step's draws `name` (replica 0,
@@ -423,10 +576,13 @@ static uint64_t step_boxes_simd(const struct latmc_lattice *g,
             const int64_t r0 = boxes[i].origin[boxes[i].axis] * rpp;
             const int64_t r1 = r0 + boxes[i].extent[boxes[i].axis] * rpp;
             const int64_t jlo = r0 * n, jhi = r1 * n;
-            const int64_t first = by_rows ? r0 : jlo / per_group;
-            const int64_t last = by_rows ? r1 : (jhi + per_group - 1) / per_group;
+            if (by_rows) {
+                update_rows(p, replicas, r0, r1);
+                continue;
+            }
+            const int64_t first = jlo / per_group, last = (jhi + per_group - 1) / per_group;
             for (int64_t item = first; item < last; item++)
-                box_item(p, replicas, by_rows, item, jlo, jhi);
+                box_group(p, replicas, item, jlo, jhi);
         }
         return heatbath ? updates * (uint64_t)replicas : 0;
     }
@@ -435,11 +591,16 @@ static uint64_t step_boxes_simd(const struct latmc_lattice *g,
         const int64_t r0 = boxes[i].origin[boxes[i].axis] * rpp;
         const int64_t r1 = r0 + boxes[i].extent[boxes[i].axis] * rpp;
         const int64_t jlo = r0 * n, jhi = r1 * n;
-        const int64_t first = by_rows ? r0 : jlo / per_group;
-        const int64_t last = by_rows ? r1 : (jhi + per_group - 1) / per_group;
+        if (by_rows) { /* the member's consecutive rows, one pipeline */
+            int64_t u0, u1;
+            cpu_team_share(team, r1 - r0, &u0, &u1);
+            update_rows(p, replicas, r0 + u0, r0 + u1);
+            continue;
+        }
+        const int64_t first = jlo / per_group, last = (jhi + per_group - 1) / per_group;
         LATMC_OMP(for schedule(static) nowait)
         for (int64_t item = first; item < last; item++)
-            box_item(p, replicas, by_rows, item, jlo, jhi);
+            box_group(p, replicas, item, jlo, jhi);
     }
     return heatbath ? updates * (uint64_t)replicas : 0;
 }
@@ -472,31 +633,52 @@ static uint64_t step_boxes_simd(const struct latmc_lattice *g,
  * and their couplings are still in the cache from plane z's colour c).
  */
 
-/* The passes of both colours of a pair (every replica), rows per plane. */
+/* The passes of both colours of a pair (every replica), rows per plane, and whether the
+ * replicas run their wavefronts one after the other (apart) or row by row together. */
 struct heis_pair {
     struct heis_pass first[2], second[2];
     int replicas;
     int64_t rpp;
+    bool apart;
 };
 
-/* One colour (passes p of every replica) on plane z: its rows, each replica in turn (a
- * plane is the rows y of one z in 3D, row y = z in 2D: no divisions per row). */
-static void plane_colour(const struct heis_pair *w, const struct heis_pass *p, int64_t z)
+/*
+ * Apart where the replicas' planes in use together would outgrow a 512 KiB L2 (the
+ * wavefront keeps about three planes of each colour's spins, 24 bytes a site, and five
+ * half-planes of couplings, 12 bytes a site, the replicas sharing the couplings), so
+ * that each replica's wavefront stays in it; the couplings then stream once per replica.
+ * The replicas share nothing else (their own spins and streams), so their order is free.
+ */
+static bool pair_apart(const struct latmc_lattice *g, int replicas)
 {
-    const bool three = p[0].g->ndim == 3;
-    for (int64_t k = 0; k < w->rpp; k++)
-        for (int r = 0; r < w->replicas; r++)
-            update_row_at(&p[r], z * w->rpp + k, three ? k : z, three ? z : 0);
+    const int64_t plane = g->lx * cpu_heisenberg_rows_per_plane(g);
+    return replicas > 1 && plane * (72 * replicas + 30) > 512 * 1024;
 }
 
-/* The wavefront over band [a, b): colour c on every plane, c' on all but a and b - 1. */
+/* One colour (passes p of nrep replicas) on plane z: its rows, each replica in turn (a
+ * plane is the rows y of one z in 3D, row y = z in 2D: no divisions per row). */
+static void plane_colour_n(const struct heis_pair *w, const struct heis_pass *p, int nrep,
+                           int64_t z)
+{
+    update_rows(p, nrep, z * w->rpp, (z + 1) * w->rpp);
+}
+
+static void plane_colour(const struct heis_pair *w, const struct heis_pass *p, int64_t z)
+{
+    plane_colour_n(w, p, w->replicas, z);
+}
+
+/* The wavefront over band [a, b): colour c on every plane, c' on all but a and b - 1;
+ * every replica's (apart: one replica after the other). */
 static void wave_band(const struct heis_pair *w, int64_t a, int64_t b)
 {
-    for (int64_t z = a; z < b; z++) {
-        plane_colour(w, w->first, z);
-        if (z - 1 > a)
-            plane_colour(w, w->second, z - 1);
-    }
+    const int runs = w->apart ? w->replicas : 1, nrep = w->apart ? 1 : w->replicas;
+    for (int r = 0; r < runs; r++)
+        for (int64_t z = a; z < b; z++) {
+            plane_colour_n(w, &w->first[r], nrep, z);
+            if (z - 1 > a)
+                plane_colour_n(w, &w->second[r], nrep, z - 1);
+        }
 }
 
 static int64_t box_lo(const struct latmc_box *box)
@@ -539,6 +721,7 @@ static uint64_t pair_boxes_simd(const struct latmc_lattice *g, struct cpu_heisen
     struct heis_pair w;
     w.replicas = replicas;
     w.rpp = cpu_heisenberg_rows_per_plane(g);
+    w.apart = pair_apart(g, replicas);
     passes_setup(w.first, g, s, replicas, prm, heatbath, colour, &keys, names[0]);
     passes_setup(w.second, g, s, replicas, prm, heatbath, 1 - colour, &keys, names[1]);
     const int64_t half_plane = w.rpp * (g->lx / 2);

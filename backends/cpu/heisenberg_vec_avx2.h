@@ -24,6 +24,11 @@ static inline hv hv_load(const double *p)
 {
     return _mm256_loadu_pd(p);
 }
+/* W floats, widened (exactly) to doubles */
+static inline hv hv_load_f(const float *p)
+{
+    return _mm256_cvtps_pd(_mm_loadu_ps(p));
+}
 static inline void hv_store(double *p, hv v)
 {
     _mm256_storeu_pd(p, v);
@@ -99,6 +104,11 @@ static inline hm hm_andnot(hm a, hm b)
 static inline hm hm_or(hm a, hm b)
 {
     return _mm256_or_pd(a, b);
+}
+/* any lane set */
+static inline int hm_any(hm a)
+{
+    return _mm256_movemask_pd(a) != 0;
 }
 static inline hm hm_not(hm a)
 {

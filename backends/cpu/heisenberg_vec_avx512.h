@@ -26,6 +26,11 @@ static inline hv hv_load(const double *p)
 {
     return _mm512_loadu_pd(p);
 }
+/* W floats, widened (exactly) to doubles */
+static inline hv hv_load_f(const float *p)
+{
+    return _mm512_cvtps_pd(_mm256_loadu_ps(p));
+}
 static inline void hv_store(double *p, hv v)
 {
     _mm512_storeu_pd(p, v);
@@ -101,6 +106,11 @@ static inline hm hm_andnot(hm a, hm b)
 static inline hm hm_or(hm a, hm b)
 {
     return (hm)(a | b);
+}
+/* any lane set */
+static inline int hm_any(hm a)
+{
+    return a != 0;
 }
 static inline hm hm_not(hm a)
 {

@@ -11,7 +11,7 @@
  *             INTERIOR part on every box followed by the BORDER part on every box (as the
  *             core runs it between halo exchanges), where the level has a pair and L_x / 2
  *             is a multiple of 4.
- * Cases: 2D and 3D, extents 2 to 64 with rows of whole vectors and rows that are not;
+ * Cases: 2D and 3D, extents 2 to 256 with rows of whole vectors and rows that are not;
  * heat bath with 0 to 3 overrelaxation passes, overrelaxation alone; uniform, Gaussian and
  * +-J couplings and couplings with zeros (+0 and -0: zero local fields, the heat bath's
  * uniform branch, the reflection's no-op); beta 0, 1e-9, 1, 50 and 1e6; h = 0, +-0.3 and
@@ -278,6 +278,12 @@ static const struct heis_case cases[] = {
     { 3, 32, 6, 6, 1, G, 1, 1, 0, 50.0, -0.3, 2, 0, 3, 1 },
     { 3, 64, 4, 4, 1, U, 0, 0, 2, 1.0, 0.0, 2, 0, 1, 1 },
     { 3, 8, 8, 8, 2, G, 1, 0, 3, 1.0, 1e3, 2, 0, 3, 1 },
+    /* long rows (L_x / 2 = 128: the overrelaxation pipeline's interior vectors) */
+    { 3, 256, 14, 4, 1, G, 0, 0, 2, 1.0, 0.0, 2, 0, 1, 1 },
+    { 3, 256, 6, 6, 2, B, 1, 1, 1, 1.0, 0.3, 2, 0, 3, 1 },
+    /* planes of 4096 sites, two replicas: the pair's replicas apart (pair_apart) */
+    { 3, 64, 64, 4, 2, G, 0, 1, 1, 1.0, 0.0, 2, 0, 1, 1 },
+    { 3, 64, 64, 6, 2, B, 1, 0, 2, 1.0, 0.3, 1, 0, 3, 2 },
     /* rows that are not (L_x / 2 = 1, 3, 5, 6, 9) */
     { 3, 2, 2, 2, 1, G, 0, 1, 1, 1.0, 0.0, 4, 0, 1, 1 },
     { 3, 6, 4, 6, 1, B, 1, 1, 1, 1e-9, 0.0, 3, 0, 3, 1 },
