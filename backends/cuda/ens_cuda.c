@@ -26,6 +26,7 @@
 #include "cuda_check.h"
 #include "ens_cuda.h"
 #include "ens_heis_cuda.h"
+#include "ising_rules.h" /* latmc_ising_rng_name */
 #include "cuda_exec.h"
 #include "model.h"
 
@@ -396,16 +397,19 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
                                                dev_changed, NULL),
                         "launching a batched sweep");
     for (uint64_t t = 0; t < sweeps && st == LATMC_OK && !fused; t++)
-        for (int colour = 0; colour < 2 && st == LATMC_OK; colour++)
+        for (int colour = 0; colour < 2 && st == LATMC_OK; colour++) {
+            /* the step's name, as the members' own steps have it (lib/model_ising.c) */
+            const struct latmc_rng_name name = latmc_ising_rng_name(first->sweeps + t, colour);
             st = cuda_check(
                 use_packed
                     ? cuda_ens_packed_sweep_colour(cs0->stream, &cs0->lattice, dev, n, coupled,
-                                                   first->desc.algorithm, first->sweeps + t,
-                                                   colour, dev_changed)
+                                                   first->desc.algorithm, name, colour,
+                                                   dev_changed)
                     : cuda_ens_ising_sweep_colour(cs0->stream, &cs0->lattice, dev, n, coupled,
-                                                  first->desc.algorithm, first->sweeps + t,
-                                                  colour, dev_changed),
+                                                  first->desc.algorithm, name, colour,
+                                                  dev_changed),
                 "launching a batched sweep");
+        }
     if (st == LATMC_OK)
         st = cuda_check(cudaMemcpyAsync(changed, dev_changed, count_bytes,
                                         cudaMemcpyDeviceToHost, cs0->stream),
