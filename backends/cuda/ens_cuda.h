@@ -150,23 +150,9 @@ cudaError_t cuda_ens_overlaps_packed(cudaStream_t stream, const struct latmc_lat
 
 #include "cuda_backend.h"
 
-/* cuda_ising.c: make the bytes of member cs hold its configuration (the batched kernel
- * runs the byte layout's rule), mark its packed copy stale, and give its device couplings
- * (NULL when uniform). *enqueued: whether that needed work on cs->stream (an unpack). */
-cudaError_t cuda_ising_batch_member(struct cuda_sim *cs, const int8_t **eps, bool *enqueued);
-
-/* cuda_ising.c: where member cs can run the packed batched kernel, make its packed arrays
- * (and coupling words) current, mark its bytes stale and fill *out (not its seed); false
- * with nothing done where it cannot (the byte path runs). *enqueued: work went on
- * cs->stream; *err: its status. */
-bool cuda_ising_packed_member(struct cuda_sim *cs, struct cuda_ens_packed_member *out,
-                              bool *enqueued, cudaError_t *err);
-
-/* cuda_ising.c: where the batch state of an ensemble whose member 0 is cs lives (NULL
- * until its first batched sweep; freed with cs by cuda_ens_batch_free). */
+/* The batch state of an ensemble whose member 0 is cs (cs->ens_batch), freed with cs. The
+ * members' state is read through their leaf's accessors (ising/cuda_ising_leaf.h). */
 struct cuda_ens_batch;
-uint64_t cuda_ising_state_epoch(void);
-struct cuda_ens_batch **cuda_ising_ens_batch(struct cuda_sim *cs);
 void cuda_ens_batch_free(struct cuda_ens_batch *b);
 
 /* ens_cuda.c, for ens_temper_cuda.c: the members' packed table ready on the device (as
