@@ -300,18 +300,19 @@ static size_t host_scratch(int n)
                         sizeof(bool));
 }
 
-/* Can these members run as one batch: Ising, each a box alone, on one device, one sweep
- * count. */
+/* Can these members run as one batch: Ising, a box alone (the members' one desc gives
+ * them one layout: member 0's is checked, as a per-member look into every executor costs
+ * a few percent of a small ensemble's call; member_bytes refuses any other), on one
+ * device, one sweep count. */
 static bool batchable(latmc_sim *const *members, int n)
 {
     const latmc_sim *first = members[0];
-    if (first->desc.model != LATMC_MODEL_ISING)
+    const struct cuda_leaf *leaf;
+    if (first->desc.model != LATMC_MODEL_ISING || !member_box(first, &leaf))
         return false;
     const int device = cuda_sim_of(first)->device;
-    const struct cuda_leaf *leaf;
-    for (int m = 0; m < n; m++)
-        if (!member_box(members[m], &leaf) || cuda_sim_of(members[m])->device != device ||
-            members[m]->sweeps != first->sweeps)
+    for (int m = 1; m < n; m++)
+        if (cuda_sim_of(members[m])->device != device || members[m]->sweeps != first->sweeps)
             return false;
     return true;
 }
