@@ -116,7 +116,7 @@ struct cuda_model_kernels {
     cudaError_t (*device_view)(const latmc_sim *sim, struct cuda_sim *cs,
                                latmc_device_view *view);
     /* Optional: true when the model allocates cs->spins itself, if at all (create leaves
-     * it NULL): Ising sims that keep only the packed layout resident (cuda_ising.c). */
+     * it NULL): a part's slab (cuda_planes.c). */
     bool (*model_owns_spins)(const latmc_sim *sim);
 };
 
