@@ -42,7 +42,10 @@ static int finish(const struct cuda_sim *cs, const char *what)
 static void release(struct cuda_sim *cs)
 {
     cuda_planes_free(cs); /* first: its stream may still read the model's arrays */
+    cuda_ens_batch_free(cs->ens_batch);
     cuda_exec_destroy(cs->exec);
+    if (cs->exec)
+        cs->stream = NULL; /* its box's (create_exec) */
     if (cs->slabs)
         cuda_slabs_destroy(cs);
     if (cs->kernels && cs->kernels->destroy)
@@ -109,6 +112,14 @@ static int create_exec(latmc_sim *sim, const struct cuda_leaf *leaf, int count)
         (st = cuda_exec_create(sim, leaf, &cs->exec)) < 0) {
         release(cs);
         return st;
+    }
+    /* a box alone: its stream and lattice, on which the ensembles led by this sim run
+     * their batches (ens_cuda.c) */
+    const struct cuda_leaf *lone_leaf = NULL;
+    const struct cuda_box *lone = cuda_exec_lone_box(cs->exec, &lone_leaf);
+    if (lone) {
+        cs->stream = lone->ex.stream;
+        cs->lattice = lone->local;
     }
     sim->n_threads = 1; /* host threads are not used */
     sim->backend = cs;

@@ -41,10 +41,15 @@ struct cuda_sim {
     /* A part of a lattice shared by processes: the per-plane ops' own state
      * (cuda_planes.c; NULL until first used). */
     struct cuda_planes *planes;
-    /* A sim with a leaf (cuda_leaf_of: Potts in every layout, Ising on several boxes):
-     * the one executor (exec/cuda_exec.h) holds its boxes, and the members above from
-     * kernels on are unused (NULL); every operation goes to it. */
+    /* A sim with a leaf (cuda_leaf_of: Potts and Ising in every layout): the one
+     * executor (exec/cuda_exec.h) holds its boxes, and the members above from kernels on
+     * are unused (NULL) but, for a box alone, stream and lattice: its box's (owned by the
+     * executor), on which the ensembles it leads run (ens_cuda.c); every operation goes
+     * to the executor. */
     struct cuda_exec *exec;
+    /* The batch state of an ensemble whose member 0 is this sim (ens_cuda.c; NULL until
+     * its first batched call). */
+    struct cuda_ens_batch *ens_batch;
 };
 
 static inline struct cuda_sim *cuda_sim_of(const latmc_sim *sim)
@@ -111,7 +116,7 @@ struct cuda_model_kernels {
     cudaError_t (*device_view)(const latmc_sim *sim, struct cuda_sim *cs,
                                latmc_device_view *view);
     /* Optional: true when the model allocates cs->spins itself, if at all (create leaves
-     * it NULL): Ising sims that keep only the packed layout resident (cuda_ising.c). */
+     * it NULL): a part's slab (cuda_planes.c). */
     bool (*model_owns_spins)(const latmc_sim *sim);
 };
 

@@ -11,7 +11,7 @@
  * Ising with L_x a multiple of 8, one thread per 8- or 16-byte row segment with vector
  * loads and stores (ising_kernels.cu), the same draws and decisions. The faster layouts
  * have their own headers: the multi-spin coded Ising kernels (ising_packed.h, the default
- * where they fit; cuda_ising.c converts) and the Potts row kernels (potts_rows.cuh).
+ * where they fit; the packed Ising leaf converts) and the Potts row kernels (potts_rows.cuh).
  */
 #ifndef LATMC_CUDA_KERNELS_H
 #define LATMC_CUDA_KERNELS_H

@@ -1,21 +1,18 @@
 /*
- * The models the CUDA module runs: the leaves of the one executor (cuda_leaf.h: Potts,
- * Ising on several boxes or a part), and the kernel tables of the models still on the old
- * executors (cuda_backend.h).
+ * The models the CUDA module runs: the leaves of the one executor (cuda_leaf.h: Potts and
+ * Ising in every layout), and the kernel tables of the models still on the old executors
+ * (cuda_backend.h).
  */
 #include "cuda_backend.h"
 #include "cuda_ising_leaf.h"
 #include "cuda_leaf.h"
 #include "heisenberg_cuda.h"
-#include "plan.h"
 
-extern const struct cuda_model_kernels cuda_ising_kernels; /* cuda_ising.c */
 extern const struct cuda_model_kernels cuda_phi4_kernels; /* cuda_phi4.c */
 
 const struct cuda_model_kernels *cuda_model_kernels_get(int model)
 {
     switch (model) {
-    case LATMC_MODEL_ISING: return &cuda_ising_kernels;
     case LATMC_MODEL_PHI4:  return &cuda_phi4_kernels;
     case LATMC_MODEL_HEISENBERG: return &cuda_heisenberg_kernels;
     default:                return NULL;
@@ -30,10 +27,7 @@ const struct cuda_leaf *cuda_leaf_of(const latmc_sim *sim)
     case LATMC_MODEL_POTTS:
         return &cuda_potts_leaf;
     case LATMC_MODEL_ISING:
-        /* several boxes, in this process or a part of a lattice shared by processes; one
-         * box is still on the old one-device table (cuda_ising.c), whose state the
-         * ensembles' kernels read (ens_cuda.c) */
-        return sim->plan && sim->plan->n_boxes > 1 ? cuda_ising_leaf_of(sim) : NULL;
+        return cuda_ising_leaf_of(sim);
     default:
         return NULL;
     }

@@ -87,21 +87,6 @@ __host__ __device__ __forceinline__ void cuda_philox_fold_words(struct cuda_phil
     f->c3_k0 = lf.a1;
 }
 
-/* The fold of (seed, sweep, stream, phase, sub), keys included. */
-__host__ __device__ __forceinline__ struct cuda_philox_folded
-cuda_philox_fold(uint64_t seed, uint64_t sweep, uint32_t stream, uint32_t phase, uint32_t sub)
-{
-    const struct latmc_philox_fold lf = latmc_philox_fold_of(seed, 0, sweep, stream, phase, sub);
-    struct cuda_philox_folded f;
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-    for (int r = 0; r < 10; r++)
-        f.keys.k[r] = lf.k[r];
-    cuda_philox_fold_words(&f, lf);
-    return f;
-}
-
 /* The fold of the draws named n (a step's, lib/step.h), keys included. */
 __host__ __device__ __forceinline__ struct cuda_philox_folded
 cuda_philox_fold_named(uint64_t seed, struct latmc_rng_name n)
@@ -117,14 +102,14 @@ cuda_philox_fold_named(uint64_t seed, struct latmc_rng_name n)
     return f;
 }
 
-/* A new pass (sweep, stream, phase, sub) of f, whose keys stay: the fold without the key
- * schedule (a kernel that keeps a seed's keys across its passes). */
-__host__ __device__ __forceinline__ void cuda_philox_refold(struct cuda_philox_folded *f,
-                                                            uint64_t sweep, uint32_t stream,
-                                                            uint32_t phase, uint32_t sub)
+/* A new pass of f, the draws named n (block >> 32 = 0), whose keys stay: the fold without
+ * the key schedule (a kernel that keeps a seed's keys across its passes, each named by
+ * lib's name functions). */
+__host__ __device__ __forceinline__ void cuda_philox_refold_named(struct cuda_philox_folded *f,
+                                                                  struct latmc_rng_name n)
 {
     struct latmc_philox_fold lf;
-    latmc_philox_fold_pass(&lf, f->keys.k, 0, sweep, stream, phase, sub);
+    latmc_philox_fold_fill(&lf, f->keys.k, n.c1, n.c2, n.c3);
     cuda_philox_fold_words(f, lf);
 }
 

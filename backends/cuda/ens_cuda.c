@@ -26,11 +26,63 @@
 #include "cuda_check.h"
 #include "ens_cuda.h"
 #include "ens_heis_cuda.h"
+#include "ising_rules.h" /* latmc_ising_rng_name */
 #include "cuda_exec.h"
+#include "cuda_ising_leaf.h"
 #include "model.h"
 
 /*
- * What an ensemble keeps between its batched sweeps (owned by its member 0's Ising state):
+ * The members' state, read through their leaf's accessors (ising/cuda_ising_leaf.h): each
+ * Ising member is a sim of one box alone on the executor (cuda_exec_lone_box).
+ */
+static struct cuda_box *member_box(const latmc_sim *sim, const struct cuda_leaf **leaf)
+{
+    struct cuda_exec *x = cuda_sim_of(sim)->exec;
+    *leaf = NULL;
+    return x ? cuda_exec_lone_box(x, leaf) : NULL;
+}
+
+/* Member sim's entry of the packed table (its packed arrays made current), or false with
+ * nothing done where it cannot run the packed kernel. */
+static bool member_packed(const latmc_sim *sim, struct cuda_ens_packed_member *out,
+                          bool *enqueued, cudaError_t *err)
+{
+    const struct cuda_leaf *leaf;
+    struct cuda_box *b = member_box(sim, &leaf);
+    struct cuda_ising_member m;
+    *enqueued = false;
+    *err = cudaSuccess;
+    if (!b || !cuda_ising_member_packed(leaf, sim, b, &m, enqueued, err))
+        return false;
+    for (int c = 0; c < 2; c++) {
+        out->colour[c] = m.colour[c];
+        out->eps[c] = m.eps_packed[c];
+    }
+    out->thr = m.thr;
+    out->seed = sim->desc.seed;
+    return true;
+}
+
+/* Member sim's entry of the byte table (its bytes made current). */
+static cudaError_t member_bytes(const latmc_sim *sim, struct cuda_ens_ising_member *out,
+                                bool *enqueued)
+{
+    const struct cuda_leaf *leaf;
+    struct cuda_box *b = member_box(sim, &leaf);
+    struct cuda_ising_member m;
+    *enqueued = false;
+    if (!b) /* batchable() admits boxes alone only */
+        return cudaErrorInvalidValue;
+    const cudaError_t err = cuda_ising_member_bytes(leaf, sim, b, &m, enqueued);
+    out->spins = m.spins;
+    out->eps = m.eps;
+    out->tables = m.tables;
+    out->seed = sim->desc.seed;
+    return err;
+}
+
+/*
+ * What an ensemble keeps between its batched sweeps (owned by its member 0's sim):
  * the device table of the members and their counters, and the host copy of the table last
  * uploaded. A call uploads the table only when it changed (a new beta, another kernel),
  * and allocates only when it grew: cudaMalloc and cudaFree synchronise the device, and
@@ -203,7 +255,7 @@ static int upload_dirty(struct cuda_ens_batch *b, cudaStream_t stream, size_t ta
  * to call: fresh large allocations cost page faults every call); NULL on failure. */
 static struct cuda_ens_batch *batch_of(struct cuda_sim *cs, size_t host)
 {
-    struct cuda_ens_batch **slot = cuda_ising_ens_batch(cs), *b = *slot;
+    struct cuda_ens_batch **slot = &cs->ens_batch, *b = *slot;
     if (!b) {
         if (!(b = *slot = calloc(1, sizeof *b)))
             return NULL;
@@ -248,11 +300,15 @@ static size_t host_scratch(int n)
                         sizeof(bool));
 }
 
-/* Can these members run as one batch: Ising on one device, one sweep count. */
+/* Can these members run as one batch: Ising, a box alone (the members' one desc gives
+ * them one layout: member 0's is checked, as a per-member look into every executor costs
+ * a few percent of a small ensemble's call; member_bytes refuses any other), on one
+ * device, one sweep count. */
 static bool batchable(latmc_sim *const *members, int n)
 {
     const latmc_sim *first = members[0];
-    if (first->desc.model != LATMC_MODEL_ISING)
+    const struct cuda_leaf *leaf;
+    if (first->desc.model != LATMC_MODEL_ISING || !member_box(first, &leaf))
         return false;
     const int device = cuda_sim_of(first)->device;
     for (int m = 1; m < n; m++)
@@ -276,26 +332,18 @@ static int prepare_members(latmc_sim *const *members, int n, struct cuda_ens_pac
     *use_packed = members[0]->nsites < ((int64_t)1 << 32);
     for (int m = 0; m < n && *use_packed && st == LATMC_OK; m++) {
         cudaError_t err = cudaSuccess;
-        *use_packed = cuda_ising_packed_member(cuda_sim_of(members[m]), &packed[m], &pending[m],
-                                               &err);
+        *use_packed = member_packed(members[m], &packed[m], &pending[m], &err);
         st = cuda_check(err, "preparing a member's packed spins");
-        packed[m].seed = members[m]->desc.seed;
         *coupled = packed[m].eps[0] != NULL; /* one desc: all members alike */
     }
     if (st < 0 || *use_packed)
         return st;
     for (int m = 0; m < n && st == LATMC_OK; m++) {
-        struct cuda_sim *cs = cuda_sim_of(members[m]);
-        const int8_t *eps = NULL;
         bool enqueued = false;
-        st = cuda_check(cuda_ising_batch_member(cs, &eps, &enqueued),
+        st = cuda_check(member_bytes(members[m], &bytes[m], &enqueued),
                         "preparing a member's spins");
         pending[m] = pending[m] || enqueued;
-        bytes[m].spins = cs->spins;
-        bytes[m].eps = eps;
-        bytes[m].tables = cs->tables;
-        bytes[m].seed = members[m]->desc.seed;
-        *coupled = eps != NULL;
+        *coupled = bytes[m].eps != NULL;
     }
     return st;
 }
@@ -396,16 +444,19 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
                                                dev_changed, NULL),
                         "launching a batched sweep");
     for (uint64_t t = 0; t < sweeps && st == LATMC_OK && !fused; t++)
-        for (int colour = 0; colour < 2 && st == LATMC_OK; colour++)
+        for (int colour = 0; colour < 2 && st == LATMC_OK; colour++) {
+            /* the step's name, as the members' own steps have it (lib/model_ising.c) */
+            const struct latmc_rng_name name = latmc_ising_rng_name(first->sweeps + t, colour);
             st = cuda_check(
                 use_packed
                     ? cuda_ens_packed_sweep_colour(cs0->stream, &cs0->lattice, dev, n, coupled,
-                                                   first->desc.algorithm, first->sweeps + t,
-                                                   colour, dev_changed)
+                                                   first->desc.algorithm, name, colour,
+                                                   dev_changed)
                     : cuda_ens_ising_sweep_colour(cs0->stream, &cs0->lattice, dev, n, coupled,
-                                                  first->desc.algorithm, first->sweeps + t,
-                                                  colour, dev_changed),
+                                                  first->desc.algorithm, name, colour,
+                                                  dev_changed),
                 "launching a batched sweep");
+        }
     if (st == LATMC_OK)
         st = cuda_check(cudaMemcpyAsync(changed, dev_changed, count_bytes,
                                         cudaMemcpyDeviceToHost, cs0->stream),
@@ -462,7 +513,7 @@ int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_read
 
 struct cuda_ens_temper *cuda_ens_temper_of(struct cuda_sim *cs0)
 {
-    const struct cuda_ens_batch *b = *cuda_ising_ens_batch(cs0);
+    const struct cuda_ens_batch *b = cs0->ens_batch;
     return b ? b->temper : NULL;
 }
 
@@ -626,10 +677,9 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
         return measure_bytes(members, n, batch, cs0, sums);
     for (int m = 0; m < n && st == LATMC_OK && !dev; m++) {
         cudaError_t err = cudaSuccess;
-        if (!cuda_ising_packed_member(cuda_sim_of(members[m]), &packed[m], &pending[m], &err))
+        if (!member_packed(members[m], &packed[m], &pending[m], &err))
             return measure_bytes(members, n, batch, cs0, sums);
         st = cuda_check(err, "preparing a member's packed spins");
-        packed[m].seed = members[m]->desc.seed;
         coupled = packed[m].eps[0] != NULL;
     }
     for (int m = 0; m < n && st == LATMC_OK && !dev; m++)
@@ -694,20 +744,14 @@ static void patch_batches(latmc_sim *a, latmc_sim *b, uint64_t epoch0)
             cudaError_t err = cudaSuccess;
             if (t->use_packed) {
                 struct cuda_ens_packed_member e;
-                if (!cuda_ising_packed_member(cs, &e, &enqueued, &err)) {
+                if (!member_packed(sims[k], &e, &enqueued, &err)) {
                     t->prepared = false;
                     break;
                 }
-                e.seed = sims[k]->desc.seed;
                 ((struct cuda_ens_packed_member *)t->last)[idx[k]] = e;
             } else {
                 struct cuda_ens_ising_member e;
-                const int8_t *eps = NULL;
-                err = cuda_ising_batch_member(cs, &eps, &enqueued);
-                e.spins = cs->spins;
-                e.eps = eps;
-                e.tables = cs->tables;
-                e.seed = sims[k]->desc.seed;
+                err = member_bytes(sims[k], &e, &enqueued);
                 ((struct cuda_ens_ising_member *)t->last)[idx[k]] = e;
             }
             if (enqueued) /* a pack or unpack went on the member's stream: finish it */
@@ -729,10 +773,14 @@ static void patch_batches(latmc_sim *a, latmc_sim *b, uint64_t epoch0)
 int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
 {
     struct cuda_sim *ca = cuda_sim_of(a), *cb = cuda_sim_of(b);
-    if (ca->exec || cb->exec) /* the one executor's boxes (Potts) */
-        return ca->exec && cb->exec ? cuda_exec_swap_tables(ca->exec, cb->exec)
-                                    : LATMC_EUNSUPPORTED;
     const uint64_t epoch0 = cuda_ising_state_epoch();
+    if (ca->exec || cb->exec) { /* the one executor's boxes (Potts, Ising) */
+        const int st = ca->exec && cb->exec ? cuda_exec_swap_tables(a, ca->exec, b, cb->exec)
+                                            : LATMC_EUNSUPPORTED;
+        if (st == LATMC_OK && a->desc.model == LATMC_MODEL_ISING)
+            patch_batches(a, b, epoch0);
+        return st;
+    }
     if (ca->slabs || cb->slabs || ca->device != cb->device || ca->kernels != cb->kernels)
         return LATMC_EUNSUPPORTED; /* the core falls back to params_changed */
     /* LATMC_ENS_HEIS_BATCH=0: Heisenberg members the long way too (the tests' reference) */
@@ -748,7 +796,5 @@ int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
         ca->kernels->params_changed(a, ca);
         cb->kernels->params_changed(b, cb);
     }
-    if (a->desc.model == LATMC_MODEL_ISING)
-        patch_batches(a, b, epoch0);
     return LATMC_OK;
 }

@@ -14,6 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ising.h"
+#include "rng_streams.h" /* struct latmc_rng_name */
 #include "ising_packed.h"
 #include "lattice_numbering.h"
 
@@ -29,13 +30,15 @@ struct cuda_ens_ising_member {
     uint64_t seed;
 };
 
-/* Colour `colour` of sweep `sweep` of all n_members members (device array `members`, one
- * lattice shape, uniform or all +-J as `coupled` says), one launch; the spins of member m
- * that changed are added to changed[m] (device counters). */
+/* Colour `colour` of all n_members members (device array `members`, one lattice shape,
+ * uniform or all +-J as `coupled` says), one launch, its draws named `name` (the step's,
+ * latmc_ising_rng_name of the sweep and colour: built once by the caller); the spins of
+ * member m that changed are added to changed[m] (device counters). */
 cudaError_t cuda_ens_ising_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,
                                         const struct cuda_ens_ising_member *members,
                                         int64_t n_members, int coupled, int algorithm,
-                                        uint64_t sweep, int colour, unsigned long long *changed);
+                                        struct latmc_rng_name name, int colour,
+                                        unsigned long long *changed);
 
 /*
  * One member of a packed batched launch (ens_ising_packed.cu): the member's own packed
@@ -51,13 +54,13 @@ struct cuda_ens_packed_member {
     struct cuda_ising_packed_thresholds thr;
 };
 
-/* Colour `colour` of sweep `sweep` of all members, one launch, as the single-lattice
- * packed kernels would do it member by member (the same draws and decisions); changed
- * as above. */
+/* Colour `colour` of all members, its draws named `name` (as above), one launch, as the
+ * single-lattice packed kernels would do it member by member (the same draws and
+ * decisions); changed as above. */
 cudaError_t cuda_ens_packed_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,
                                          const struct cuda_ens_packed_member *members,
                                          int64_t n_members, int coupled, int algorithm,
-                                         uint64_t sweep, int colour,
+                                         struct latmc_rng_name name, int colour,
                                          unsigned long long *changed);
 
 /* The sums of lib/ising.h of every member from its packed arrays, one block per member
@@ -74,7 +77,8 @@ bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g);
 
 /* n_sweeps sweeps (sweeps sweep0 ..) of all members with the fused kernel: one block per
  * member runs both colours of up to 1024 sweeps a launch, its spins in shared memory;
- * the same chain as cuda_ens_packed_sweep_colour for each colour in turn. With sums not
+ * the same chain as cuda_ens_packed_sweep_colour for each colour in turn (each pass's
+ * draws named in the kernel by latmc_ising_rng_name of its sweep and colour). With sums not
  * NULL the last launch also writes each member's sums after the last sweep into sums[m]
  * (exactly cuda_ens_packed_measure's; no clearing needed). */
 cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
@@ -146,23 +150,9 @@ cudaError_t cuda_ens_overlaps_packed(cudaStream_t stream, const struct latmc_lat
 
 #include "cuda_backend.h"
 
-/* cuda_ising.c: make the bytes of member cs hold its configuration (the batched kernel
- * runs the byte layout's rule), mark its packed copy stale, and give its device couplings
- * (NULL when uniform). *enqueued: whether that needed work on cs->stream (an unpack). */
-cudaError_t cuda_ising_batch_member(struct cuda_sim *cs, const int8_t **eps, bool *enqueued);
-
-/* cuda_ising.c: where member cs can run the packed batched kernel, make its packed arrays
- * (and coupling words) current, mark its bytes stale and fill *out (not its seed); false
- * with nothing done where it cannot (the byte path runs). *enqueued: work went on
- * cs->stream; *err: its status. */
-bool cuda_ising_packed_member(struct cuda_sim *cs, struct cuda_ens_packed_member *out,
-                              bool *enqueued, cudaError_t *err);
-
-/* cuda_ising.c: where the batch state of an ensemble whose member 0 is cs lives (NULL
- * until its first batched sweep; freed with cs by cuda_ens_batch_free). */
+/* The batch state of an ensemble whose member 0 is cs (cs->ens_batch), freed with cs. The
+ * members' state is read through their leaf's accessors (ising/cuda_ising_leaf.h). */
 struct cuda_ens_batch;
-uint64_t cuda_ising_state_epoch(void);
-struct cuda_ens_batch **cuda_ising_ens_batch(struct cuda_sim *cs);
 void cuda_ens_batch_free(struct cuda_ens_batch *b);
 
 /* ens_cuda.c, for ens_temper_cuda.c: the members' packed table ready on the device (as

@@ -13,12 +13,12 @@
 template <bool COUPLED>
 __global__ void ens_ising_colour_kernel(struct latmc_lattice g,
                                         const struct cuda_ens_ising_member *members,
-                                        int64_t n_members, int algorithm, uint64_t sweep,
+                                        int64_t n_members, int algorithm,
+                                        struct latmc_rng_name name,
                                         int colour, unsigned long long *changed)
 {
     const int64_t per_member = (g.nsites / 2 + 3) / 4, total = per_member * n_members;
     const unsigned lane = threadIdx.x & 31u;
-    const struct latmc_rng_name name = latmc_ising_rng_name(sweep, colour);
     /* whole warps walk the items together (the warp sums below need all 32 lanes) */
     for (int64_t i = cuda_first_item(); i - (int64_t)lane < total; i += cuda_item_stride()) {
         const bool valid = i < total;
@@ -47,16 +47,17 @@ extern "C" cudaError_t cuda_ens_ising_sweep_colour(cudaStream_t stream,
                                                    const struct latmc_lattice *g,
                                                    const struct cuda_ens_ising_member *members,
                                                    int64_t n_members, int coupled,
-                                                   int algorithm, uint64_t sweep, int colour,
+                                                   int algorithm, struct latmc_rng_name name,
+                                                   int colour,
                                                    unsigned long long *changed)
 {
     const int64_t items = (g->nsites / 2 + 3) / 4 * n_members;
     if (coupled)
         ens_ising_colour_kernel<true><<<cuda_grid(items), CUDA_THREADS, 0, stream>>>(
-            *g, members, n_members, algorithm, sweep, colour, changed);
+            *g, members, n_members, algorithm, name, colour, changed);
     else
         ens_ising_colour_kernel<false><<<cuda_grid(items), CUDA_THREADS, 0, stream>>>(
-            *g, members, n_members, algorithm, sweep, colour, changed);
+            *g, members, n_members, algorithm, name, colour, changed);
     return cudaGetLastError();
 }
 

@@ -25,6 +25,7 @@
 #include "cuda_philox.cuh"
 #include "ens_cuda.h"
 #include "ising_packed.cuh"
+#include "ising_rules.h" /* latmc_ising_rng_name */
 
 #include <stdlib.h>
 
@@ -58,11 +59,10 @@ __device__ __forceinline__ uint32_t ens_update_word(uint32_t own, uint32_t cls,
 template <int NW, int ND, bool HEATBATH, int CW>
 __global__ void __launch_bounds__(CUDA_THREADS)
 ens_packed_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member *members,
-                  uint64_t sweep, int colour, unsigned long long *changed)
+                  struct latmc_rng_name name, int colour, unsigned long long *changed)
 {
     __shared__ uint32_t table[16 * CUDA_THREADS];
     uint32_t *col = table + threadIdx.x;
-    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
     const unsigned lane = threadIdx.x & 31u;
     int64_t have = -1; /* the member whose thresholds are in col */
     /* whole warps walk the items together (the warp sums below need all 32 lanes) */
@@ -81,8 +81,7 @@ ens_packed_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member 
             uint32_t *own_words = mem->colour[colour];
             const uint32_t *other = mem->colour[colour ^ 1];
             const uint32_t *eps = CW > 0 ? mem->eps[colour] : NULL;
-            const struct cuda_philox_folded f = cuda_philox_fold(mem->seed, sweep, stream,
-                                                                 (uint32_t)colour, 0);
+            const struct cuda_philox_folded f = cuda_philox_fold_named(mem->seed, name);
             const uint32_t w0 = (uint32_t)(i - m * p.chunks) * NW;
             /* the chunk's 2 NW blocks 2 w0 .. share bits 32..47 (w0 a multiple of NW) */
             const struct cuda_philox_group grp = cuda_philox_group_of(f, 2 * (uint64_t)w0);
@@ -216,7 +215,6 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
     /* the round keys of the member's seed, and the fold of every (sweep, colour) from them */
     struct cuda_philox_folded f;
     latmc_philox_round_keys(mem->seed, f.keys.k);
-    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
     __syncthreads();
     const unsigned char *table_bytes = (const unsigned char *)table;
     uint64_t n_changed = 0;
@@ -224,8 +222,9 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
         const uint64_t sweep = sweep0 + t;
 #pragma unroll
         for (int colour = 0; colour < 2; colour++) {
-            /* the fold of this pass (block >> 32 is 0: words < 2^31) */
-            cuda_philox_refold(&f, sweep, stream, (uint32_t)colour, 0);
+            /* the fold of this pass, named as the step of (sweep, colour) is (block >> 32
+             * is 0: words < 2^31) */
+            cuda_philox_refold_named(&f, latmc_ising_rng_name(sweep, colour));
             const struct cuda_philox_group grp = cuda_philox_group_of(f, 0);
             uint32_t *own_words = words + (colour ? p.words : 0);
             const uint32_t *other = words + (colour ? 0 : p.words);
@@ -506,37 +505,38 @@ static int ens_words_per_item(uint32_t words, int64_t n_members)
 template <int NW, int ND>
 static void launch(cudaStream_t stream, const struct ens_packed_geom &p,
                    const struct cuda_ens_packed_member *members, bool coupled, bool heatbath,
-                   uint64_t sweep, int colour, unsigned long long *changed)
+                   struct latmc_rng_name name, int colour, unsigned long long *changed)
 {
     constexpr int CW = ND == 6 ? 2 : 1;
     const unsigned grid = cuda_grid(p.items);
     if (coupled) {
         if (heatbath)
             ens_packed_kernel<NW, ND, true, CW><<<grid, CUDA_THREADS, 0, stream>>>(
-                p, members, sweep, colour, changed);
+                p, members, name, colour, changed);
         else
             ens_packed_kernel<NW, ND, false, CW><<<grid, CUDA_THREADS, 0, stream>>>(
-                p, members, sweep, colour, changed);
+                p, members, name, colour, changed);
     } else {
         if (heatbath)
             ens_packed_kernel<NW, ND, true, 0><<<grid, CUDA_THREADS, 0, stream>>>(
-                p, members, sweep, colour, changed);
+                p, members, name, colour, changed);
         else
             ens_packed_kernel<NW, ND, false, 0><<<grid, CUDA_THREADS, 0, stream>>>(
-                p, members, sweep, colour, changed);
+                p, members, name, colour, changed);
     }
 }
 
 template <int ND>
 static void launch_nw(cudaStream_t stream, struct ens_packed_geom p, int nw,
                       const struct cuda_ens_packed_member *members, bool coupled,
-                      bool heatbath, uint64_t sweep, int colour, unsigned long long *changed)
+                      bool heatbath, struct latmc_rng_name name, int colour,
+                      unsigned long long *changed)
 {
     switch (nw) {
-    case 8: launch<8, ND>(stream, p, members, coupled, heatbath, sweep, colour, changed); break;
-    case 4: launch<4, ND>(stream, p, members, coupled, heatbath, sweep, colour, changed); break;
-    case 2: launch<2, ND>(stream, p, members, coupled, heatbath, sweep, colour, changed); break;
-    default: launch<1, ND>(stream, p, members, coupled, heatbath, sweep, colour, changed); break;
+    case 8: launch<8, ND>(stream, p, members, coupled, heatbath, name, colour, changed); break;
+    case 4: launch<4, ND>(stream, p, members, coupled, heatbath, name, colour, changed); break;
+    case 2: launch<2, ND>(stream, p, members, coupled, heatbath, name, colour, changed); break;
+    default: launch<1, ND>(stream, p, members, coupled, heatbath, name, colour, changed); break;
     }
 }
 
@@ -544,7 +544,8 @@ extern "C" cudaError_t cuda_ens_packed_sweep_colour(cudaStream_t stream,
                                                     const struct latmc_lattice *g,
                                                     const struct cuda_ens_packed_member *members,
                                                     int64_t n_members, int coupled,
-                                                    int algorithm, uint64_t sweep, int colour,
+                                                    int algorithm, struct latmc_rng_name name,
+                                                    int colour,
                                                     unsigned long long *changed)
 {
     struct ens_packed_geom p;
@@ -557,8 +558,8 @@ extern "C" cudaError_t cuda_ens_packed_sweep_colour(cudaStream_t stream,
     p.items = (int64_t)p.chunks * n_members;
     const bool hb = algorithm == LATMC_ALGO_HEATBATH;
     if (g->ndim == 3)
-        launch_nw<6>(stream, p, nw, members, coupled != 0, hb, sweep, colour, changed);
+        launch_nw<6>(stream, p, nw, members, coupled != 0, hb, name, colour, changed);
     else
-        launch_nw<4>(stream, p, nw, members, coupled != 0, hb, sweep, colour, changed);
+        launch_nw<4>(stream, p, nw, members, coupled != 0, hb, name, colour, changed);
     return cudaGetLastError();
 }

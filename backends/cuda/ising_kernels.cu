@@ -3,7 +3,7 @@
  *
  * These run where the multi-spin coded kernels (ising_packed.cu) do not: L_x not a multiple
  * of 16 (64 with +-J couplings), a threshold outside 32 bits (extreme beta), or
- * LATMC_CUDA_KERNELS=reference; cuda_ising.c chooses. Two update kernels, both following
+ * LATMC_CUDA_KERNELS=reference; the Ising leaves choose (ising/). Two update kernels, both following
  * the chain of doc/conventions.md bit for bit:
  *
  * - ising_sweep_colour_kernel (any extents): one thread per Philox block of four

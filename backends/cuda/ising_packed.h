@@ -17,8 +17,8 @@
  *
  * Used where L_x is a multiple of 16 and the decision tables fit 32-bit thresholds (every
  * Metropolis threshold >= 1, every heat-bath threshold < 2^32: all but extreme beta); the
- * byte kernels (ising_kernels.cu) run otherwise. cuda_ising.c keeps the two layouts
- * consistent.
+ * byte kernels (ising_kernels.cu) run otherwise. The packed leaf (ising/cuda_ising_packed.c)
+ * keeps the two layouts consistent.
  */
 #ifndef LATMC_CUDA_ISING_PACKED_H
 #define LATMC_CUDA_ISING_PACKED_H
@@ -92,7 +92,7 @@ cudaError_t cuda_ising_unpack(cudaStream_t stream, const struct latmc_lattice *g
 /* The same for the rows [row0, row0 + nrows) only (rows r = y + L_y z), between the packed
  * arrays of the whole lattice and a byte piece holding just those rows (row r at
  * piece + (r - row0) L_x): get/set_spins and the hot start of a sim whose byte layout is
- * made on demand, a piece at a time (cuda_ising.c). */
+ * made on demand, a piece at a time (ising/cuda_ising_packed.c). */
 cudaError_t cuda_ising_pack_rows(cudaStream_t stream, const struct latmc_lattice *g,
                                  int64_t row0, int64_t nrows, const int8_t *piece,
                                  uint32_t *colour0, uint32_t *colour1);

@@ -32,10 +32,11 @@ static void folded_equals_definition(void **state)
         const uint32_t stream = latmc_rng_stream((uint32_t)(t % 3), (uint32_t)(t / 3 % 2));
         const uint32_t phase = (uint32_t)(test_rng_next(&rng) % 5);
         const uint32_t sub = (uint32_t)(t % 4 == 0 ? 0 : test_rng_next(&rng) & 0xffffu);
-        struct cuda_philox_folded f = cuda_philox_fold(seed, sweep, stream, phase, sub);
+        const struct latmc_rng_name name = latmc_rng_name_of(sweep, stream, phase, sub);
+        struct cuda_philox_folded f = cuda_philox_fold_named(seed, name);
         if (t % 2) { /* a pass folded again from another's keys (the ensembles' refold) */
-            f = cuda_philox_fold(seed, sweep ^ 1, stream, phase ^ 1, sub);
-            cuda_philox_refold(&f, sweep, stream, phase, sub);
+            f = cuda_philox_fold_named(seed, latmc_rng_name_of(sweep ^ 1, stream, phase ^ 1, sub));
+            cuda_philox_refold_named(&f, name);
         }
         /* a group of 8 blocks starting at a multiple of 8, low or past 2^32 */
         uint64_t block0 = test_rng_next(&rng) & (t % 2 ? LATMC_RNG_MAX_BLOCK : 0xffffffffu);

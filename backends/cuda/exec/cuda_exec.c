@@ -247,6 +247,8 @@ int cuda_exec_init_spins(const latmc_sim *sim, struct cuda_exec *x, int how)
         if (how == LATMC_INIT_COLD) {
             st = cuda_check(cudaMemsetAsync(b->data, x->leaf->cold_byte, storage_bytes(x, b),
                                             b->ex.stream), "cold start");
+            if (x->leaf->stored)
+                x->leaf->stored(sim, b);
             continue;
         }
         /* the lower halo, the own planes, the upper halo: each a run of the lattice's
@@ -532,21 +534,39 @@ int cuda_exec_view(const latmc_sim *sim, struct cuda_exec *x, const void **data,
         return cuda_core->fail(LATMC_EUNSUPPORTED, "latmc_sim_device_view: the CUDA %s "
                                "kernels keep a layout that no strided array expresses; copy "
                                "the spins with latmc_sim_get_spins()", sim->model->name);
-    *data = x->box[0].data;
+    struct cuda_box *b = &x->box[0];
+    void *view = b->data;
+    int st = cuda_slab_set_device(b->ex.device);
+    if (st == LATMC_OK && x->leaf->view)
+        st = cuda_check(x->leaf->view(sim, b, b->ex.stream, &view),
+                        "making the spins current for a device view");
+    *data = view;
     *dtype = x->leaf->view_dtype;
-    return finish_all(x, "making the spins current for a device view");
+    const int fin = finish_all(x, "making the spins current for a device view");
+    return st < 0 ? st : fin;
 }
 
-int cuda_exec_swap_tables(struct cuda_exec *a, struct cuda_exec *b)
+int cuda_exec_swap_tables(const latmc_sim *sa, struct cuda_exec *a, const latmc_sim *sb,
+                          struct cuda_exec *b)
 {
-    /* a leaf with host-side forms of the tables (params_changed) takes the long way */
-    if (a->n != 1 || b->n != 1 || a->box[0].ex.device != b->box[0].ex.device ||
-        a->leaf != b->leaf || a->leaf->params_changed)
+    if (a->n != 1 || b->n != 1 || a->part || b->part ||
+        a->box[0].ex.device != b->box[0].ex.device || a->leaf != b->leaf)
         return LATMC_EUNSUPPORTED;
     void *t = a->box[0].tables;
     a->box[0].tables = b->box[0].tables;
     b->box[0].tables = t;
+    /* the core swapped the sims' tables: the host-side forms follow them */
+    if (a->leaf->params_changed) {
+        a->leaf->params_changed(sa, &a->box[0]);
+        b->leaf->params_changed(sb, &b->box[0]);
+    }
     return LATMC_OK;
+}
+
+struct cuda_box *cuda_exec_lone_box(struct cuda_exec *x, const struct cuda_leaf **leaf)
+{
+    *leaf = x->leaf;
+    return x->n == 1 && x->halo == 0 && !x->part ? &x->box[0] : NULL;
 }
 
 /* ---- the per-plane forms (lib/backend.h): a part's halo exchange, measure and gather ---- */

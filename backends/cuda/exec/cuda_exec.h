@@ -66,8 +66,15 @@ int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
 int cuda_exec_view(const latmc_sim *sim, struct cuda_exec *x, const void **data, int *dtype);
 
 /* Tempering: members a and b exchanged their parameters and tables (ops.ens_swap_params):
- * their device tables change places. LATMC_EUNSUPPORTED (nothing done, no message) unless
- * both are one box on one device. */
-int cuda_exec_swap_tables(struct cuda_exec *a, struct cuda_exec *b);
+ * their device tables change places, and the leaf's host-side forms of them are rebuilt
+ * (params_changed). LATMC_EUNSUPPORTED (nothing done, no message) unless both are one box
+ * on one device. */
+int cuda_exec_swap_tables(const latmc_sim *sa, struct cuda_exec *a, const latmc_sim *sb,
+                          struct cuda_exec *b);
+
+/* The box of a sim of one box alone (halo 0: the whole lattice, its own wrap) and its
+ * leaf, for the module's ensembles, which hand it to the model's member accessors
+ * (ising/cuda_ising_leaf.h); NULL for k boxes or a part. */
+struct cuda_box *cuda_exec_lone_box(struct cuda_exec *x, const struct cuda_leaf **leaf);
 
 #endif

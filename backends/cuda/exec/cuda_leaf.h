@@ -83,6 +83,9 @@ struct cuda_leaf {
     int (*written_array)(const struct latmc_step *step);
     /* The byte every storage byte holds in the cold start. */
     int cold_byte;
+    /* Optional: the executor wrote the box's whole storage itself (the cold start), so
+     * that a leaf keeping other forms of the configuration knows the storage holds it. */
+    void (*stored)(const latmc_sim *sim, struct cuda_box *b);
     /* The hot start's values of the lattice's planes [global_p0, global_p0 + planes) into
      * the box's local planes from local_p0 on. */
     cudaError_t (*hot_planes)(const latmc_sim *sim, const struct cuda_box *b,
@@ -141,6 +144,11 @@ struct cuda_leaf {
     /* Optional (NULL: latmc_sim_device_view refused): the dtype of a device view of a
      * one-box configuration stored as one site_bytes value per site. */
     int view_dtype;
+    /* Optional (NULL: the storage is that array): a device array of the box alone (halo
+     * 0) in the API's layout (view_dtype), made current on `stream` (Ising's packed
+     * layout: its bytes, unpacked). */
+    cudaError_t (*view)(const latmc_sim *sim, struct cuda_box *b, cudaStream_t stream,
+                        void **data);
     /* Optional: updates attempted in a sweep of `sites` sites (NULL: one per site). */
     uint64_t (*attempted)(const latmc_sim *sim, int64_t sites);
 };

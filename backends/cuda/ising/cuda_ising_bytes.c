@@ -22,9 +22,11 @@
 #include "potts_slabs.h"
 
 /* A box's own state (cuda_box.own): +-J, the couplings of its local planes,
- * eps[ndim i + mu] of local site i (NULL: uniform). */
+ * eps[ndim i + mu] of local site i (NULL: uniform); whether it was prepared as an
+ * ensemble's member (cuda_ising_leaf.h). */
 struct bytes_box {
     int8_t *eps;
+    bool member;
 };
 
 static int64_t bytes_halo(const latmc_sim *sim)
@@ -133,6 +135,30 @@ static cudaError_t bytes_couplings_to_box(const latmc_sim *sim, const struct cud
     return err;
 }
 
+/* The tables moved (a parameter change, a tempering swap): an ensemble's byte table
+ * names them (cuda_ising_leaf.h). */
+static void bytes_params_changed(const latmc_sim *sim, struct cuda_box *b)
+{
+    (void)sim;
+    const struct bytes_box *bb = b->own;
+    cuda_ising_state_touched(bb->member);
+}
+
+/* The storage is the bytes, always current: nothing to make, nothing enqueued. */
+cudaError_t cuda_ising_bytes_member(const latmc_sim *sim, struct cuda_box *b,
+                                    struct cuda_ising_member *out, bool *enqueued)
+{
+    (void)sim;
+    struct bytes_box *bb = b->own;
+    bb->member = true;
+    cuda_ising_state_touched(true);
+    *enqueued = false;
+    out->spins = b->data;
+    out->eps = bb->eps;
+    out->tables = b->tables;
+    return cudaSuccess;
+}
+
 const struct cuda_leaf cuda_ising_bytes_leaf = {
     .model = LATMC_MODEL_ISING,
     .halo = bytes_halo,
@@ -142,6 +168,7 @@ const struct cuda_leaf cuda_ising_bytes_leaf = {
     .hot_planes = bytes_hot_planes,
     .box_create = bytes_box_create,
     .box_destroy = bytes_box_destroy,
+    .params_changed = bytes_params_changed,
     .draw_couplings = cuda_ising_draw_couplings,
     .couplings_to_float = cuda_ising_couplings_to_float,
     .couplings_from_float = cuda_ising_couplings_from_float,

@@ -12,12 +12,61 @@
 #define LATMC_CUDA_ISING_LEAF_H
 
 #include "cuda_leaf.h"
+#include "ising_packed.h" /* struct cuda_ising_packed_thresholds */
 
 extern const struct cuda_leaf cuda_ising_packed_leaf;
 extern const struct cuda_leaf cuda_ising_bytes_leaf;
 
-/* The leaf of an Ising sim: the packed layout where its lattice fits it, else the bytes. */
+/* The leaf of an Ising sim: the packed layout where its lattice fits it, else the bytes.
+ * One box alone: the packed layout wherever L_x is a multiple of 16 and the packed kernels
+ * are allowed (LATMC_CUDA_KERNELS is not "reference"); its steps run the byte kernels on a
+ * byte copy where the packed ones cannot (+-J with L_x not a multiple of 64, thresholds
+ * beyond 32 bits). Several boxes or a part: L_x a multiple of 16 (64 with +-J). */
 const struct cuda_leaf *cuda_ising_leaf_of(const latmc_sim *sim);
+
+/*
+ * For the module's ensembles (ens_cuda.c), which run their own batched kernels on the
+ * members' state: a member is a sim of one box alone (cuda_exec_lone_box), and these
+ * accessors of its leaf make one form of its configuration current and describe it.
+ *
+ * cuda_ising_member_packed: where the box can run the ensembles' packed kernels (the
+ * packed leaf, thresholds that fit 32 bits), its packed arrays made current (packed from
+ * its bytes where only those held the configuration), its bytes marked stale (the kernel
+ * writes the arrays), colour/eps_packed/thr filled; false with nothing done elsewhere.
+ * cuda_ising_member_bytes: its bytes made current (unpacked where needed), its packed
+ * arrays marked stale, spins/eps/tables filled. *enqueued: work went on `stream` (the
+ * box's), which the caller drains before its own stream reads the result.
+ *
+ * cuda_ising_state_epoch: bumped at every access to the state of a box that was ever
+ * prepared as a member: an ensemble whose members saw none since its last batch reuses
+ * that batch's table. Boxes never prepared as members never bump it.
+ */
+struct cuda_ising_member {
+    uint32_t *colour[2];                 /* packed arrays */
+    const uint32_t *eps_packed[2];       /* +-J coupling words per colour, else NULL */
+    struct cuda_ising_packed_thresholds thr;
+    int8_t *spins;                       /* bytes */
+    const int8_t *eps;                   /* +-J byte couplings, else NULL */
+    const void *tables;                  /* the device copy of the core's tables */
+};
+bool cuda_ising_member_packed(const struct cuda_leaf *leaf, const latmc_sim *sim,
+                              struct cuda_box *b, struct cuda_ising_member *out,
+                              bool *enqueued, cudaError_t *err);
+cudaError_t cuda_ising_member_bytes(const struct cuda_leaf *leaf, const latmc_sim *sim,
+                                    struct cuda_box *b, struct cuda_ising_member *out,
+                                    bool *enqueued);
+uint64_t cuda_ising_state_epoch(void);
+
+/* Within the leaves: the epoch bumped where `member` (the box was prepared as one). */
+void cuda_ising_state_touched(bool member);
+
+/* The leaves' member accessors (the functions above for their own boxes). */
+bool cuda_ising_packed_member(const latmc_sim *sim, struct cuda_box *b,
+                              struct cuda_ising_member *out, bool *enqueued, cudaError_t *err);
+cudaError_t cuda_ising_packed_member_bytes(const latmc_sim *sim, struct cuda_box *b,
+                                           struct cuda_ising_member *out, bool *enqueued);
+cudaError_t cuda_ising_bytes_member(const latmc_sim *sim, struct cuda_box *b,
+                                    struct cuda_ising_member *out, bool *enqueued);
 
 /* +-J couplings (desc.couplings = BIMODAL; the leaves' draw_couplings, couplings_to_float,
  * couplings_from_float): one int8 +-1 per bond, eps[ndim i + mu], of the planes a sim

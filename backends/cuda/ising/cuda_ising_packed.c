@@ -19,8 +19,19 @@
  * bytes of the box's local planes (cuda_ising_pack_couplings_host).
  *
  * The kernels run where the decision tables fit 32-bit thresholds (all but extreme
- * beta); elsewhere the steps are refused with the reason (check_steps).
+ * beta); elsewhere the steps of a box with halos are refused with the reason (check_steps).
+ *
+ * A box alone (halo 0: one GPU, an ensemble's member) holds the whole lattice and takes
+ * every lattice whose L_x is a multiple of 16 (cuda_ising_leaf_of). Where the packed
+ * kernels cannot run its steps (+-J with L_x not a multiple of 64, thresholds beyond 32
+ * bits) they run the byte kernels (ising_kernels.cu) on the API's bytes of the lattice,
+ * allocated on first need and kept (with the +-J byte couplings, from the executor's host
+ * couplings), as do the ensembles' byte kernels and a device view: two flags say which
+ * forms hold the configuration, and each is made from the other (a pack or an unpack of
+ * the whole lattice) when it is needed and stale. Both kernels follow the same chain bit
+ * for bit, so which one runs never shows in a result.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -41,10 +52,26 @@ struct packed_box {
     uint32_t *eps[2];       /* +-J: each colour's packed coupling words (else NULL) */
     int8_t *stage;          /* bytes of stage_rows rows */
     int64_t stage_rows;
-    uint32_t *host_words;   /* pinned: both colours' words of up to HOST_SITES sites */
+    uint32_t *host_words;   /* pinned: both colours' words of up to HOST_SITES sites (a
+                               box with halos: a part's exchange) */
     struct cuda_ising_packed_thresholds thr; /* from the core's tables */
     bool thr_fit;
+    /* A box alone (the file's comment): the bytes of the lattice and their +-J couplings
+     * (NULL until first needed), the executor's host couplings they are copied from, and
+     * which forms hold the configuration (at least one; a box with halos: the packed). */
+    int8_t *bytes, *eps_bytes;
+    const int8_t *eps_host;
+    bool bytes_valid, packed_valid;
+    bool member;            /* prepared as an ensemble's member (cuda_ising_leaf.h) */
 };
+
+/* Every access to a box's state: an ensemble's prepared table may be stale. */
+static struct packed_box *state_of(const struct cuda_box *b)
+{
+    struct packed_box *pb = b->own;
+    cuda_ising_state_touched(pb->member);
+    return pb;
+}
 
 static int64_t plane_rows(const latmc_sim *sim)
 {
@@ -76,6 +103,59 @@ static int packed_written_array(const struct latmc_step *step)
 static uint32_t *colour_of(const struct cuda_box *b, int c)
 {
     return (uint32_t *)((char *)b->data + (size_t)c * b->array_bytes);
+}
+
+/* A box alone: its bytes (and +-J byte couplings) allocated, made current (unpacked where
+ * only the packed arrays hold the configuration). cudaErrorMemoryAllocation (LATMC_ENOMEM)
+ * where they do not fit; kept from then on. */
+static cudaError_t bytes_current(const latmc_sim *sim, const struct cuda_box *b,
+                                 cudaStream_t stream)
+{
+    struct packed_box *pb = b->own;
+    cudaError_t err = cudaSuccess;
+    if (!pb->bytes)
+        err = cudaMalloc((void **)&pb->bytes, (size_t)b->local.nsites);
+    if (err == cudaSuccess && pb->eps_host && !pb->eps_bytes) {
+        const size_t n = (size_t)b->local.nsites * (size_t)sim->desc.ndim;
+        err = cudaMalloc((void **)&pb->eps_bytes, n);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(pb->eps_bytes, pb->eps_host, n, cudaMemcpyHostToDevice,
+                                  stream);
+    }
+    if (err == cudaSuccess && !pb->bytes_valid)
+        err = cuda_ising_unpack(stream, &b->local, colour_of(b, 0), colour_of(b, 1), pb->bytes);
+    if (err == cudaSuccess)
+        pb->bytes_valid = true;
+    return err;
+}
+
+/* A box alone: its packed arrays made current (packed where only the bytes hold it). */
+static cudaError_t packed_current(const struct cuda_box *b, cudaStream_t stream)
+{
+    struct packed_box *pb = b->own;
+    if (pb->packed_valid)
+        return cudaSuccess;
+    const cudaError_t err = cuda_ising_pack(stream, &b->local, pb->bytes, colour_of(b, 0),
+                                            colour_of(b, 1));
+    if (err == cudaSuccess)
+        pb->packed_valid = true;
+    return err;
+}
+
+/* The packed arrays were just written (whole): the bytes are stale. */
+static void packed_written(struct packed_box *pb)
+{
+    pb->packed_valid = true;
+    pb->bytes_valid = false;
+}
+
+/* The packed kernels can run the sim's steps on this box: thresholds that fit, and +-J
+ * couplings in groups of 4 words a row. */
+static bool own_kernels(const latmc_sim *sim, const struct cuda_box *b)
+{
+    const struct packed_box *pb = b->own;
+    return pb->thr_fit && (sim->desc.couplings != LATMC_COUPLINGS_BIMODAL ||
+                           cuda_ising_packed_fits_couplings(&b->local));
 }
 
 /* Rows [local_row, local_row + rows) of the box from the API's bytes of the lattice's rows
@@ -183,6 +263,12 @@ static cudaError_t packed_hot_planes(const latmc_sim *sim, const struct cuda_box
                                      cudaStream_t stream, int64_t local_p0, int64_t global_p0,
                                      int64_t planes)
 {
+    /* a box alone whose bytes hold the configuration: packed first, so that the planes not
+     * written keep theirs */
+    const cudaError_t err = packed_current(b, stream);
+    if (err != cudaSuccess)
+        return err;
+    packed_written(state_of(b));
     const int64_t pr = plane_rows(sim);
     return rows_in(sim, b, stream, local_p0 * pr, global_p0 * pr, planes * pr, NULL);
 }
@@ -191,8 +277,14 @@ static cudaError_t packed_put_planes(const latmc_sim *sim, const struct cuda_box
                                      cudaStream_t stream, int64_t local_p0, const void *host,
                                      int64_t planes)
 {
+    /* a box alone whose bytes hold the configuration: packed first, so that the planes not
+     * written keep theirs */
+    const cudaError_t err = packed_current(b, stream);
+    if (err != cudaSuccess)
+        return err;
+    packed_written(state_of(b));
     const int64_t pr = plane_rows(sim);
-    if (planes * pr * sim->desc.extent[0] <= HOST_SITES)
+    if (b->halo > 0 && planes * pr * sim->desc.extent[0] <= HOST_SITES)
         return host_path(b, stream, local_p0 * pr, planes * pr, host, NULL);
     return rows_in(sim, b, stream, local_p0 * pr, 0, planes * pr, host);
 }
@@ -201,10 +293,13 @@ static cudaError_t packed_get_planes(const latmc_sim *sim, const struct cuda_box
                                      cudaStream_t stream, int64_t local_p0, void *host,
                                      int64_t planes)
 {
-    const struct packed_box *pb = b->own;
+    const struct packed_box *pb = state_of(b);
     const int64_t lx = sim->desc.extent[0], pr = plane_rows(sim);
     const int64_t row0 = local_p0 * pr, rows = planes * pr;
-    if (rows * lx <= HOST_SITES)
+    if (!pb->packed_valid) /* a box alone whose bytes hold the configuration */
+        return cudaMemcpyAsync(host, pb->bytes + row0 * lx, (size_t)(rows * lx),
+                               cudaMemcpyDeviceToHost, stream);
+    if (b->halo > 0 && rows * lx <= HOST_SITES)
         return host_path(b, stream, row0, rows, NULL, host);
     cudaError_t err = cudaSuccess;
     for (int64_t r = 0; r < rows && err == cudaSuccess; r += pb->stage_rows) {
@@ -224,13 +319,27 @@ static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_ran
 {
     (void)sweep; /* the draws are named by step->rng */
     const struct cuda_box *b = r->box;
-    const struct packed_box *pb = b->own;
+    struct packed_box *pb = b->own;
     const int c = step->colour;
-    if (r->whole)
-        return cuda_ising_packed_sweep_colour(stream, &b->local, colour_of(b, c),
-                                              colour_of(b, c ^ 1), pb->eps[c], &pb->thr,
-                                              sim->desc.algorithm, sim->desc.seed, step->rng,
-                                              c, changed);
+    if (r->whole) { /* a box alone: the packed kernels where they run, else the bytes' */
+        cudaError_t err;
+        state_of(b);
+        if (own_kernels(sim, b)) {
+            if ((err = packed_current(b, stream)) != cudaSuccess)
+                return err;
+            pb->bytes_valid = false;
+            return cuda_ising_packed_sweep_colour(stream, &b->local, colour_of(b, c),
+                                                  colour_of(b, c ^ 1), pb->eps[c], &pb->thr,
+                                                  sim->desc.algorithm, sim->desc.seed,
+                                                  step->rng, c, changed);
+        }
+        if ((err = bytes_current(sim, b, stream)) != cudaSuccess)
+            return err;
+        pb->packed_valid = false;
+        return cuda_ising_sweep_colour(stream, &b->local, pb->bytes, pb->eps_bytes, b->tables,
+                                       sim->desc.algorithm, sim->desc.seed, step->rng, c,
+                                       changed);
+    }
     /* the range's local rows, named by the lattice's rows (that of local row 0) */
     const int64_t pr = plane_rows(sim);
     const struct cuda_ising_rows rows = { r->p0 * pr, r->planes * pr,
@@ -248,9 +357,19 @@ static cudaError_t packed_measure(const latmc_sim *sim, const struct cuda_box_ra
 {
     const struct cuda_box *b = own->box;
     const struct packed_box *pb = b->own;
-    if (own->whole)
-        return cuda_ising_packed_measure(stream, &b->local, colour_of(b, 0), colour_of(b, 1),
-                                         pb->eps[0], sums);
+    if (own->whole) {
+        state_of(b);
+        /* +-J where only the ensembles' kernel takes the packed words: the bytes */
+        const bool words = sim->desc.couplings != LATMC_COUPLINGS_BIMODAL ||
+                           cuda_ising_packed_fits_couplings(&b->local);
+        cudaError_t err = words ? cudaSuccess : bytes_current(sim, b, stream);
+        if (err != cudaSuccess)
+            return err;
+        if (words && pb->packed_valid)
+            return cuda_ising_packed_measure(stream, &b->local, colour_of(b, 0),
+                                             colour_of(b, 1), pb->eps[0], sums);
+        return cuda_ising_measure(stream, &b->local, pb->bytes, pb->eps_bytes, sums);
+    }
     const int64_t pr = plane_rows(sim);
     const struct cuda_ising_rows rows = { own->p0 * pr, own->planes * pr, 0 };
     return cuda_ising_packed_measure_rows(stream, &b->local, &rows, colour_of(b, 0),
@@ -273,6 +392,8 @@ static void packed_box_destroy(struct cuda_box *b)
     cudaFree(pb->eps[0]);
     cudaFree(pb->eps[1]);
     cudaFree(pb->stage);
+    cudaFree(pb->bytes);
+    cudaFree(pb->eps_bytes);
     cudaFreeHost(pb->host_words);
     free(pb);
     b->own = NULL;
@@ -284,6 +405,7 @@ static int packed_box_create(const latmc_sim *sim, struct cuda_box *b)
     if (!pb)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA Ising: cannot allocate a box's state");
     b->own = pb; /* freed by packed_box_destroy, also after a failure below */
+    pb->packed_valid = true; /* the executor's cold start */
     if (b->ex.origin % 2 != 0 || b->ex.planes % 2 != 0)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA Ising: a box of planes [%lld, %lld) "
                                "of the last axis: the packed layout's boxes start and end on "
@@ -293,7 +415,7 @@ static int packed_box_create(const latmc_sim *sim, struct cuda_box *b)
     pb->stage_rows = cuda_ising_piece_rows(lx, b->local.nsites / lx);
     int st = alloc_on((void **)&pb->stage, (size_t)(pb->stage_rows * lx), b->ex.device,
                       "staging piece of the spins");
-    if (st == LATMC_OK)
+    if (st == LATMC_OK && b->halo > 0)
         st = cuda_check(cudaMallocHost((void **)&pb->host_words,
                                        (size_t)(HOST_SITES / 8) * sizeof(uint32_t)),
                         "cannot allocate pinned host memory for planes in transit");
@@ -314,16 +436,25 @@ static cudaError_t packed_couplings_to_box(const latmc_sim *sim, const struct cu
                                            cudaStream_t stream, const void *host,
                                            int64_t host_first, int64_t host_planes)
 {
-    (void)sim;
-    const struct packed_box *pb = b->own;
-    return cuda_ising_pack_couplings_host(stream, &b->local, host, host_planes,
-                                          b->ex.origin - b->halo - host_first, pb->eps[0],
-                                          pb->eps[1]);
+    struct packed_box *pb = state_of(b);
+    cudaError_t err = cuda_ising_pack_couplings_host(stream, &b->local, host, host_planes,
+                                                     b->ex.origin - b->halo - host_first,
+                                                     pb->eps[0], pb->eps[1]);
+    if (b->halo > 0)
+        return err;
+    /* a box alone: the host's couplings are the whole lattice's, kept by the executor for
+     * as long as the box lives; the byte couplings, where they exist, follow them */
+    pb->eps_host = host;
+    if (err == cudaSuccess && pb->eps_bytes)
+        err = cudaMemcpyAsync(pb->eps_bytes, host, (size_t)b->local.nsites *
+                                                       (size_t)sim->desc.ndim,
+                              cudaMemcpyHostToDevice, stream);
+    return err;
 }
 
 static void packed_params_changed(const latmc_sim *sim, struct cuda_box *b)
 {
-    struct packed_box *pb = b->own;
+    struct packed_box *pb = state_of(b);
     pb->thr_fit = cuda_ising_packed_thresholds_of(sim->model_data, sim->desc.algorithm,
                                                   sim->desc.ndim, &pb->thr);
 }
@@ -332,12 +463,69 @@ static int packed_check_steps(const latmc_sim *sim, const struct cuda_box *b)
 {
     (void)sim;
     const struct packed_box *pb = b->own;
-    if (pb->thr_fit)
+    if (pb->thr_fit || b->halo == 0) /* a box alone runs the byte kernels instead */
         return LATMC_OK;
     return cuda_core->fail(LATMC_EUNSUPPORTED, "Ising on several CUDA boxes or parts: the "
                            "decision tables at this beta do not fit the multi-spin coded "
                            "kernels' 32-bit thresholds (extreme beta); run it as one box on "
                            "one device");
+}
+
+/* The executor's cold start wrote the packed arrays. */
+static void packed_stored(const latmc_sim *sim, struct cuda_box *b)
+{
+    (void)sim;
+    packed_written(state_of(b));
+}
+
+/* A device view of a box alone: its bytes, made current (both forms stay current, so the
+ * next packed step needs no packing). */
+static cudaError_t packed_view(const latmc_sim *sim, struct cuda_box *b, cudaStream_t stream,
+                               void **data)
+{
+    const struct packed_box *pb = state_of(b);
+    const cudaError_t err = bytes_current(sim, b, stream);
+    *data = pb->bytes;
+    return err;
+}
+
+bool cuda_ising_packed_member(const latmc_sim *sim, struct cuda_box *b,
+                              struct cuda_ising_member *out, bool *enqueued, cudaError_t *err)
+{
+    (void)sim;
+    struct packed_box *pb = b->own;
+    pb->member = true;
+    state_of(b);
+    *enqueued = false;
+    *err = cudaSuccess;
+    if (b->halo > 0 || !pb->thr_fit)
+        return false;
+    *enqueued = !pb->packed_valid;
+    if ((*err = packed_current(b, b->ex.stream)) != cudaSuccess)
+        return true;
+    pb->bytes_valid = false; /* the kernel writes the packed arrays */
+    for (int c = 0; c < 2; c++) {
+        out->colour[c] = colour_of(b, c);
+        out->eps_packed[c] = pb->eps[c]; /* NULL when uniform */
+    }
+    out->thr = pb->thr;
+    return true;
+}
+
+cudaError_t cuda_ising_packed_member_bytes(const latmc_sim *sim, struct cuda_box *b,
+                                           struct cuda_ising_member *out, bool *enqueued)
+{
+    struct packed_box *pb = b->own;
+    pb->member = true;
+    state_of(b);
+    *enqueued = !pb->bytes_valid || (pb->eps_host && !pb->eps_bytes);
+    const cudaError_t err = bytes_current(sim, b, b->ex.stream);
+    if (err == cudaSuccess)
+        pb->packed_valid = false; /* the kernel writes the bytes */
+    out->spins = pb->bytes;
+    out->eps = pb->eps_bytes;
+    out->tables = b->tables;
+    return err;
 }
 
 const struct cuda_leaf cuda_ising_packed_leaf = {
@@ -349,6 +537,7 @@ const struct cuda_leaf cuda_ising_packed_leaf = {
     .arrays = 2,
     .written_array = packed_written_array,
     .cold_byte = 0, /* the nibble 0: +1 */
+    .stored = packed_stored,
     .hot_planes = packed_hot_planes,
     .put_planes = packed_put_planes,
     .get_planes = packed_get_planes,
@@ -362,4 +551,6 @@ const struct cuda_leaf cuda_ising_packed_leaf = {
     .couplings_to_box = packed_couplings_to_box,
     .update = packed_update,
     .measure = packed_measure,
+    .view_dtype = LATMC_DTYPE_INT8, /* a box alone: its bytes (packed_view) */
+    .view = packed_view,
 };

@@ -1,7 +1,6 @@
 /*
  * Internal to the CUDA module: the Ising packed layout's work in pieces of planes or rows
- * (cuda_ising_pieces.c), shared by the leaves of the one executor (ising/) and the
- * one-device table still on the old executor (cuda_ising.c).
+ * (cuda_ising_pieces.c), for the packed leaf of the one executor (cuda_ising_packed.c).
  */
 #ifndef LATMC_CUDA_ISING_PIECES_H
 #define LATMC_CUDA_ISING_PIECES_H
