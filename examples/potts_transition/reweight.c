@@ -70,6 +70,8 @@ bool hist_binned(const struct energy_hist *h, int skip, double beta, struct binn
 bool hist_peaks(const struct binned *b, double *e_ord, double *e_dis, double *e_min,
                 double *dip)
 {
+    if (b->nbins < 1 || b->nbins > HIST_BINS)
+        return false; /* no histogram to read peaks from */
     /* Smooth over three bins so that noise in the tails is not taken for a peak. */
     double s[HIST_BINS];
     int g = 0;
