@@ -42,7 +42,9 @@
  *   dphilox_main(p, blo, w)   w[4 q + l] = output l of block (blo + i, sub q) in lane i,
  *                             q = 0, 1 (planes 0 .. 7)
  *   dphilox_tail(p, blo, w)   w[l] = output l of block (blo[i], sub 2) in lane i
- *   DEC_LEVEL_ENTRY           the level's entry point (cpu_ising_decisions_range_<isa>)
+ *   DEC_LEVEL_ENTRY, DEC_LEVEL_PREPARE, DEC_LEVEL_RANGE_PASS
+ *                             the level's entry points (cpu_ising_decisions_range_<isa>,
+ *                             _prepare_<isa>, _range_pass_<isa>: ising_decisions.h)
  */
 #include <stdint.h>
 #include <string.h>
@@ -73,15 +75,14 @@ struct dec_simd {
     int64_t fold_hi; /* block >> 32 the folds are for; -1: none yet */
 };
 
-static void dec_simd_setup(struct dec_simd *d, const struct cpu_ising_dec_view *v,
-                           const uint64_t *ct, int algorithm,
+static void dec_simd_setup(struct dec_simd *d, int ndim, const uint64_t *ct, int algorithm,
                            const struct latmc_ising_plane_names *names)
 {
     memset(d->code, 0, sizeof d->code);
-    d->v = v;
+    d->v = NULL;
     d->metropolis = algorithm != LATMC_ALGO_HEATBATH;
     d->n_open = 0;
-    const int kmax = 2 * v->global->ndim;
+    const int kmax = 2 * ndim;
     for (int s_up = 0; s_up < 2; s_up++)
         for (int k = 0; k <= kmax; k++) {
             const uint64_t t = ct[k + (d->metropolis ? LATMC_ISING_MAX_K * s_up : 0)];
@@ -644,18 +645,33 @@ DEC_RANGE(0, 4)
 DEC_RANGE(1, 2)
 DEC_RANGE(1, 4)
 
-uint64_t DEC_LEVEL_ENTRY(const struct cpu_ising_dec_view *v, const struct latmc_ising_tables *t,
-                         int algorithm, uint64_t seed, const struct latmc_step *step,
-                         int64_t j0, int64_t j1, const struct cpu_team *team)
+/* A prepared pass (struct cpu_ising_dec_pass's bytes, ising_decisions.h). */
+struct dec_pass {
+    struct dec_simd d;
+    uint64_t ct[CPU_ISING_DEC_CLASSES];
+    int algorithm, colour;
+};
+_Static_assert(sizeof(struct dec_pass) <= sizeof(struct cpu_ising_dec_pass),
+               "CPU_ISING_DEC_PASS_BYTES too small for this level's pass");
+
+void DEC_LEVEL_PREPARE(struct cpu_ising_dec_pass *pass, const struct latmc_ising_tables *t,
+                       int algorithm, int ndim, uint64_t seed, const struct latmc_step *step)
+{
+    struct dec_pass *p = (struct dec_pass *)(void *)pass->bytes;
+    const struct latmc_ising_plane_names names = latmc_ising_plane_names_step(seed, step);
+    cpu_ising_decisions_class_thresholds(t, algorithm, p->ct);
+    dec_simd_setup(&p->d, ndim, p->ct, algorithm, &names);
+    p->algorithm = algorithm;
+    p->colour = step->colour;
+}
+
+uint64_t DEC_LEVEL_RANGE_PASS(struct cpu_ising_dec_pass *pass, const struct cpu_ising_dec_view *v,
+                              int64_t j0, int64_t j1, const struct cpu_team *team)
 {
     if (j1 <= j0)
         return 0;
-    const struct latmc_ising_plane_names names = latmc_ising_plane_names_step(seed, step);
-    uint64_t ct[CPU_ISING_DEC_CLASSES];
-    cpu_ising_decisions_class_thresholds(t, algorithm, ct);
-    /* large: the threshold planes of every class; not on a thread's stack twice */
-    struct dec_simd d;
-    dec_simd_setup(&d, v, ct, algorithm, &names);
+    struct dec_pass *p = (struct dec_pass *)(void *)pass->bytes;
+    p->d.v = v;
     const int64_t g0 = j0 / LATMC_BITSLICE_LANES;
     const int64_t g1 = (j1 + LATMC_BITSLICE_LANES - 1) / LATMC_BITSLICE_LANES;
     int64_t s0, s1;
@@ -664,10 +680,21 @@ uint64_t DEC_LEVEL_ENTRY(const struct cpu_ising_dec_view *v, const struct latmc_
         { DEC_TABLE(0, 2), DEC_TABLE(0, 4) }, { DEC_TABLE(1, 2), DEC_TABLE(1, 4) }
     };
     static const int by_open[MAX_OPEN + 1] = { 0, 0, 1, 2, 3, 3, 4, 4 };
-    const struct batch_kernels *k =
-        &variants[v->split->bonds != NULL][v->split->ndim == 3][by_open[d.n_open]];
+    const int bonds = v->split->bonds != NULL, three = v->split->ndim == 3;
     static const range_fn ranges[2][2] = { { range_b0_r2, range_b0_r4 },
                                            { range_b1_r2, range_b1_r4 } };
-    return ranges[v->split->bonds != NULL][v->split->ndim == 3](
-        &d, k, ct, algorithm, step->colour, j0, j1, g0 + s0, g0 + s1);
+    return ranges[bonds][three](&p->d, &variants[bonds][three][by_open[p->d.n_open]], p->ct,
+                                p->algorithm, p->colour, j0, j1, g0 + s0, g0 + s1);
+}
+
+uint64_t DEC_LEVEL_ENTRY(const struct cpu_ising_dec_view *v, const struct latmc_ising_tables *t,
+                         int algorithm, uint64_t seed, const struct latmc_step *step,
+                         int64_t j0, int64_t j1, const struct cpu_team *team)
+{
+    if (j1 <= j0)
+        return 0;
+    /* large: the threshold planes of every class; not on a thread's stack twice */
+    struct cpu_ising_dec_pass pass;
+    DEC_LEVEL_PREPARE(&pass, t, algorithm, v->global->ndim, seed, step);
+    return DEC_LEVEL_RANGE_PASS(&pass, v, j0, j1, team);
 }
