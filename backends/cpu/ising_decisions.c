@@ -349,6 +349,9 @@ void cpu_ising_dec_pair_setup(struct cpu_ising_dec_pair *p, cpu_ising_dec_prepar
                               const struct latmc_step pair[2])
 {
     p->runner.rows = dec_pair_rows;
+    /* 128 groups a call: whole batches, the tail queue (a batch per 8 to 16 groups
+     * queued, 12 % of them) run full */
+    p->runner.min_sites = 128 * LATMC_BITSLICE_LANES;
     p->global = global;
     p->range_pass = range_pass;
     for (int c = 0; c < 2; c++)

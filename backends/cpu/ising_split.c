@@ -416,11 +416,18 @@ struct latmc_ising_sums cpu_ising_split_measure_rows(const struct cpu_ising_spli
 static uint64_t wave_first(const struct cpu_ising_split *s, struct cpu_ising_pair_runner *run,
                            int64_t unit, int64_t a, int64_t b)
 {
+    /* k units a call where the runner asks for more sites: colour 0 of units [u, e), then
+     * colour 1 of [u - 1, e - 1) (from a + 1), which reads colour 0 of units up to e - 1
+     * only; k = 1 is the order above */
+    const int64_t per_unit = unit * s->half;
+    const int64_t k = run->min_sites > per_unit ? (run->min_sites + per_unit - 1) / per_unit : 1;
     uint64_t changed = 0;
-    for (int64_t u = a; u < b; u++) {
-        changed += run->rows(run, s, 0, u * unit, (u + 1) * unit);
-        if (u >= a + 2)
-            changed += run->rows(run, s, 1, (u - 1) * unit, u * unit);
+    for (int64_t u = a; u < b; u += k) {
+        const int64_t e = u + k < b ? u + k : b;
+        changed += run->rows(run, s, 0, u * unit, e * unit);
+        const int64_t c1 = u - 1 > a + 1 ? u - 1 : a + 1;
+        if (e - 1 > c1)
+            changed += run->rows(run, s, 1, c1 * unit, (e - 1) * unit);
     }
     return changed;
 }
@@ -460,6 +467,7 @@ void cpu_ising_pair_simd_setup(struct cpu_ising_pair_simd *p, const struct cpu_i
                                const struct latmc_step pair[2])
 {
     p->runner.rows = pair_simd_rows;
+    p->runner.min_sites = 0;
     p->dsp = dsp;
     for (int c = 0; c < 2; c++) {
         cpu_ising_pass_setup(&p->pass[c], d, seed, &pair[c]);

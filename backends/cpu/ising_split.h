@@ -196,6 +196,9 @@ struct cpu_team;
 struct cpu_ising_pair_runner {
     uint64_t (*rows)(struct cpu_ising_pair_runner *run, const struct cpu_ising_split *s, int c,
                      int64_t r0, int64_t r1);
+    /* the wavefront's calls take at least this many sites of a colour (whole units) where
+     * it can: rows of a few sites would leave the runner's batches part empty */
+    int64_t min_sites;
 };
 
 /* Chain 0's pair at a SIMD level: dsp->colour_rows on the pair's two prepared passes. */
