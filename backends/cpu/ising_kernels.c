@@ -168,7 +168,8 @@ static bool bitsliced(const latmc_sim *sim)
 
 /*
  * A WHOLE step of the bit-sliced chain: each box's planes, on either layout (the plane
- * range in global checkerboard numbers, as the C level's reference path names them).
+ * range in global checkerboard numbers, as the C level's reference path names them). The
+ * SIMD levels take the fused pair instead (ising_step_caps), as chain 0 does.
  */
 static void run_step_bitsliced(latmc_sim *sim, struct cpu_state *st,
                                const struct latmc_step_call *call, const struct cpu_team *team,
@@ -223,8 +224,9 @@ static void pair_runner(latmc_sim *sim, const struct ising_state *is,
  * One step of the core's plan on the boxes (lib/box.h): slabs of planes along the last
  * axis (rows in 2D, planes z in 3D). The SIMD levels take the PAIR parts, PAIR_WHOLE
  * included (cpu_run_steps fuses an interior with its border; both colours in one
- * wavefront over the box, the border planes' colour 1 after every box's colour 0); the C
- * level runs each colour on the box's checkerboard numbers, WHOLE only.
+ * wavefront over the box, the border planes' colour 1 after every box's colour 0), of
+ * either chain (pair_runner); the C level runs each colour on the box's checkerboard
+ * numbers, WHOLE only.
  */
 static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
                            const struct latmc_step_call *call, const struct cpu_team *team,
@@ -308,7 +310,7 @@ static void ising_copy_step_sites(latmc_sim *sim, struct cpu_state *src, int64_t
                                   const struct latmc_step *step)
 {
     (void)sim;
-    if (!ising_state(src)->natural) { /* the split rows: WHOLE steps of the bit-sliced chain */
+    if (!ising_state(src)->natural) { /* the split rows: WHOLE steps (the core's default) */
         split_copy_step_sites(src, l0, dst, d0, n, step->colour);
         return;
     }
