@@ -366,17 +366,27 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
     _Alignas(64) uint32_t mk[MAX_OPEN][NB], al[NB], sp[NB], fl[NB], un[NB];
 #define SLOT_RR(i) (contiguous ? rr0 : sl[i].rr)
 #define SLOT_JX(i) (contiguous ? jx0 + 32 * (i) : sl[i].jx)
+    if (contiguous) {
 #pragma GCC unroll 16
-    for (int i = 0; i < NB; i++) {
-        if (contiguous || i < n) {
+        for (int i = 0; i < NB; i++) {
             uint32_t m[MAX_OPEN];
-            group_codes(d, SLOT_RR(i), SLOT_JX(i), m, &al[i], &sp[i], bonds, nrows, nopen);
+            group_codes(d, rr0, jx0 + 32 * i, m, &al[i], &sp[i], bonds, nrows, nopen);
             for (int c = 0; c < nopen; c++)
                 mk[c][i] = m[c];
-        } else {
-            for (int c = 0; c < nopen; c++)
-                mk[c][i] = 0;
-            al[i] = sp[i] = 0;
+        }
+    } else { /* a loop: the slots' pointers are loaded anyway, and the file compiles faster */
+#pragma GCC unroll 1
+        for (int i = 0; i < NB; i++) {
+            if (i < n) {
+                uint32_t m[MAX_OPEN];
+                group_codes(d, sl[i].rr, sl[i].jx, m, &al[i], &sp[i], bonds, nrows, nopen);
+                for (int c = 0; c < nopen; c++)
+                    mk[c][i] = m[c];
+            } else {
+                for (int c = 0; c < nopen; c++)
+                    mk[c][i] = 0;
+                al[i] = sp[i] = 0;
+            }
         }
     }
     bvec w[MAIN_PLANES];
