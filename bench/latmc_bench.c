@@ -10,7 +10,7 @@
  *               [--parts K] [--sweeps N] [--repeat R]
  *               [--compare-device cpu|cuda] [--compare-threads T] [--compare-simd LEVEL]
  *               [--compare-parts K] [--devices N] [--compare-devices N]
- *               [--compare-env VAR=VALUE]... [--timed call|sweeps|create]
+ *               [--compare-env VAR=VALUE]... [--timed call|sweeps|create] [--clock wall|cpu]
  *
  * Updates per sweep, the field's conventions: Ising and Potts one per site; phi^4 one per
  * hit, sites x nloc x nhit (the phi^4 seed paper's eq. 10: time per hit); Heisenberg one
@@ -24,6 +24,11 @@
  * call: sweeps and one measurement, the figures of earlier runs). --timed create times
  * latmc_sim_create alone (allocation, the couplings drawn, a device's copies), R times
  * alternating A and B, one sim alive at a time, and reports the median in ms.
+ *
+ * --clock cpu times with the process's CPU time (every thread's, CLOCK_PROCESS_CPUTIME_ID)
+ * instead of the wall clock: on a shared, loaded machine the wall clock counts the time the
+ * run waits for a core; the CPU time does much less so. For CPU sims (a device's work is not
+ * the host's CPU time).
  *
  * --parts K is desc.n_parts: the sim runs as K slabs along its last axis (the same chain;
  * doc/architecture.md), to measure what the boxes cost. --devices N is desc.n_devices: the
@@ -69,10 +74,12 @@ struct config {
     double measure_ms[MAX_REPEAT];  /* the measurement after them (the observables' reduction) */
 };
 
+static int cpu_clock; /* --clock cpu */
+
 static double now(void)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(cpu_clock ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -353,12 +360,13 @@ static void report(struct config *c, int repeat, const char *label, int sweeps_o
     else if (c->desc.n_parts > 1)
         snprintf(parts, sizeof parts, ", %d boxes", c->desc.n_parts);
     printf("%s: %s%s, %s%s %s, %s, %d thread(s)%s: %.4f %ss/ns, %.4f ns = %.1f ps per %s "
-           "(%s, median of %d; min %.4f, max %.4f ns; sweeps alone %.4f %ss/ns; "
+           "(%s%s, median of %d; min %.4f, max %.4f ns; sweeps alone %.4f %ss/ns; "
            "one measurement %.3f ms)\n",
            label, latmc_sim_backend_name(c->sim), env, model, precision, extents, algo,
            c->desc.n_threads, parts,
            1.0 / *median, c->unit, *median, 1e3 * *median, c->unit,
-           sweeps_only ? "sweeps alone" : "sweeps and one measurement", repeat, sorted[0],
+           sweeps_only ? "sweeps alone" : "sweeps and one measurement",
+           cpu_clock ? ", CPU time" : "", repeat, sorted[0],
            sorted[repeat - 1], 1.0 / sweep_ns, c->unit, measure_ms);
 }
 
@@ -372,7 +380,8 @@ static void usage(void)
            "         [--env VAR=VALUE]... [--parts K] [--sweeps N] [--repeat R]\n"
            "         [--compare-device cpu|cuda] [--compare-threads T] [--compare-simd LEVEL]\n"
            "         [--compare-parts K] [--devices N] [--compare-devices N]\n"
-           "         [--compare-env VAR=VALUE]... [--timed call|sweeps|create]\n");
+           "         [--compare-env VAR=VALUE]... [--timed call|sweeps|create]\n"
+           "         [--clock wall|cpu]\n");
 }
 
 int main(int argc, char **argv)
@@ -393,6 +402,7 @@ int main(int argc, char **argv)
     int compare_device = 0, compare_threads = -1, compare_parts = -1, compare_devices = -1;
     int timed = 0; /* --timed: call, sweeps, create */
     static const char *const timed_names[] = { "call", "sweeps", "create", NULL };
+    static const char *const clock_names[] = { "wall", "cpu", NULL };
     struct setting params[MAX_SETTINGS];
     int nparams = 0;
     static const char *const precisions[] = { "float", "double", NULL };
@@ -400,6 +410,7 @@ int main(int argc, char **argv)
     enum { O_MODEL = 256, O_Q, O_DIM, O_EXTENTS, O_ALGO, O_BETA, O_PARAM, O_PRECISION,
            O_COUPLINGS, O_REPLICAS, O_DEVICE, O_THREADS, O_SIMD, O_ENV, O_SWEEPS, O_REPEAT,
            O_CDEVICE, O_CTHREADS, O_CSIMD, O_CENV, O_PARTS, O_CPARTS, O_DEVICES, O_CDEVICES, O_TIMED,
+           O_CLOCK,
            O_ALIAS };
     static const struct option opts[] = {
         { "model", required_argument, 0, O_MODEL },   { "q", required_argument, 0, O_Q },
@@ -421,6 +432,7 @@ int main(int argc, char **argv)
         { "compare-simd", required_argument, 0, O_CSIMD },
         { "compare-env", required_argument, 0, O_CENV },
         { "timed", required_argument, 0, O_TIMED },
+        { "clock", required_argument, 0, O_CLOCK },
         /* --NAME VALUE for the parameters (O_ALIAS + index into alias_names) */
         { "J", required_argument, 0, O_ALIAS + 0 },   { "h", required_argument, 0, O_ALIAS + 1 },
         { "mu2", required_argument, 0, O_ALIAS + 2 }, { "g", required_argument, 0, O_ALIAS + 3 },
@@ -472,6 +484,7 @@ int main(int argc, char **argv)
         case O_CSIMD: snprintf(simd_b, sizeof simd_b, "LATMC_CPU_MASK=%.60s", optarg); break;
         case O_CENV: parse_setting(optarg, b.env, &b.nenv, "--compare-env"); break;
         case O_TIMED: timed = pick(optarg, timed_names, "--timed"); break;
+        case O_CLOCK: cpu_clock = pick(optarg, clock_names, "--clock"); break;
         case 'h': usage(); return 0;
         default:
             if (o >= O_ALIAS && o < O_ALIAS + 9) {

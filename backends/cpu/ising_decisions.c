@@ -322,3 +322,38 @@ uint64_t cpu_ising_decisions_range(const struct cpu_ising_dec_view *v,
     }
     return changed;
 }
+
+/* ---- the fused pair (ising_decisions.h) ---- */
+
+static uint64_t dec_pair_rows(struct cpu_ising_pair_runner *run, const struct cpu_ising_split *s,
+                              int c, int64_t r0, int64_t r1)
+{
+    struct cpu_ising_dec_pair *p = (struct cpu_ising_dec_pair *)run;
+    /* the storage's lattice as the split holds it (a slab's planes, halos included) */
+    const struct latmc_lattice local = { s->ndim, s->lx, s->ly, s->lz, s->rows * s->lx };
+    const int64_t rows_per_plane = s->ndim == 3 ? s->ly : 1;
+    const struct cpu_ising_dec_view v = {
+        .global = p->global, .local = &local, .origin = s->row_origin / rows_per_plane,
+        .natural = NULL, .split = (struct cpu_ising_split *)s, .eps = NULL,
+    };
+    /* checkerboard number j = x / 2 + (L_x / 2) (global row) */
+    const struct cpu_team alone = cpu_team_alone();
+    return p->range_pass(&p->pass[c], &v, (r0 + s->row_origin) * s->half,
+                         (r1 + s->row_origin) * s->half, &alone);
+}
+
+void cpu_ising_dec_pair_setup(struct cpu_ising_dec_pair *p, cpu_ising_dec_prepare_fn prepare,
+                              cpu_ising_dec_range_pass_fn range_pass,
+                              const struct latmc_lattice *global,
+                              const struct latmc_ising_tables *t, int algorithm, uint64_t seed,
+                              const struct latmc_step pair[2])
+{
+    p->runner.rows = dec_pair_rows;
+    /* 128 groups a call: whole batches, the tail queue (a batch per 8 to 16 groups
+     * queued, 12 % of them) run full */
+    p->runner.min_sites = 128 * LATMC_BITSLICE_LANES;
+    p->global = global;
+    p->range_pass = range_pass;
+    for (int c = 0; c < 2; c++)
+        prepare(&p->pass[c], t, algorithm, global->ndim, seed, &pair[c]);
+}

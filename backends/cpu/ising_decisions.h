@@ -55,6 +55,57 @@ typedef uint64_t (*cpu_ising_decisions_range_fn)(const struct cpu_ising_dec_view
                                                  const struct latmc_step *step, int64_t j0,
                                                  int64_t j1, const struct cpu_team *team);
 
+/*
+ * A colour step of the SIMD kernels prepared once (its threshold planes and Philox folds),
+ * then run on ranges of its sites in any order the step allows, as many times as asked:
+ * the fused pair's wavefront runs each colour a row at a time (cpu_ising_dec_pair).
+ * range_pass(prepare(step), v, j0, j1, team) = cpu_ising_decisions_range_<isa>(v, ...,
+ * step, j0, j1, team), the same decisions. The bytes are the level's own; range_pass
+ * writes them (one pass per team member).
+ */
+#define CPU_ISING_DEC_PASS_BYTES 12288
+struct cpu_ising_dec_pass {
+    _Alignas(64) unsigned char bytes[CPU_ISING_DEC_PASS_BYTES];
+};
+typedef void (*cpu_ising_dec_prepare_fn)(struct cpu_ising_dec_pass *pass,
+                                         const struct latmc_ising_tables *t, int algorithm,
+                                         int ndim, uint64_t seed, const struct latmc_step *step);
+typedef uint64_t (*cpu_ising_dec_range_pass_fn)(struct cpu_ising_dec_pass *pass,
+                                                const struct cpu_ising_dec_view *v, int64_t j0,
+                                                int64_t j1, const struct cpu_team *team);
+void cpu_ising_decisions_prepare_avx2(struct cpu_ising_dec_pass *pass,
+                                      const struct latmc_ising_tables *t, int algorithm,
+                                      int ndim, uint64_t seed, const struct latmc_step *step);
+uint64_t cpu_ising_decisions_range_pass_avx2(struct cpu_ising_dec_pass *pass,
+                                             const struct cpu_ising_dec_view *v, int64_t j0,
+                                             int64_t j1, const struct cpu_team *team);
+void cpu_ising_decisions_prepare_avx512(struct cpu_ising_dec_pass *pass,
+                                        const struct latmc_ising_tables *t, int algorithm,
+                                        int ndim, uint64_t seed, const struct latmc_step *step);
+uint64_t cpu_ising_decisions_range_pass_avx512(struct cpu_ising_dec_pass *pass,
+                                               const struct cpu_ising_dec_view *v, int64_t j0,
+                                               int64_t j1, const struct cpu_team *team);
+
+/*
+ * The fused pair of the bit-sliced chain (the two colour steps of a sweep in one wavefront,
+ * ising_split.h's cpu_ising_split_boxes_interior / _border / _own_boxes) on the split rows
+ * of a SIMD level: the pair runner whose colour c is step pair[c], its planes named by that
+ * step as in two passes (each site draws what it draws in its own colour step), so the chain
+ * is the same bit for bit. global: the whole lattice (the split's rows are local rows, global
+ * row = local + row_origin). Large (two passes): one per team member.
+ */
+struct cpu_ising_dec_pair {
+    struct cpu_ising_pair_runner runner; /* first */
+    const struct latmc_lattice *global;
+    cpu_ising_dec_range_pass_fn range_pass;
+    struct cpu_ising_dec_pass pass[2];
+};
+void cpu_ising_dec_pair_setup(struct cpu_ising_dec_pair *p, cpu_ising_dec_prepare_fn prepare,
+                              cpu_ising_dec_range_pass_fn range_pass,
+                              const struct latmc_lattice *global,
+                              const struct latmc_ising_tables *t, int algorithm, uint64_t seed,
+                              const struct latmc_step pair[2]);
+
 /* ---- shared with the vector kernels ---- */
 
 /* The thresholds by class: heat bath k, Metropolis k + LATMC_ISING_MAX_K [s == +1]. */

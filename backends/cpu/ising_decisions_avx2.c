@@ -11,6 +11,8 @@
 typedef __m256i bvec;
 #define NB 8
 #define DEC_LEVEL_ENTRY cpu_ising_decisions_range_avx2
+#define DEC_LEVEL_PREPARE cpu_ising_decisions_prepare_avx2
+#define DEC_LEVEL_RANGE_PASS cpu_ising_decisions_range_pass_avx2
 
 #define BINLINE static inline __attribute__((always_inline))
 

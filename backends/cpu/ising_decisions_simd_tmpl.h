@@ -42,7 +42,9 @@
  *   dphilox_main(p, blo, w)   w[4 q + l] = output l of block (blo + i, sub q) in lane i,
  *                             q = 0, 1 (planes 0 .. 7)
  *   dphilox_tail(p, blo, w)   w[l] = output l of block (blo[i], sub 2) in lane i
- *   DEC_LEVEL_ENTRY           the level's entry point (cpu_ising_decisions_range_<isa>)
+ *   DEC_LEVEL_ENTRY, DEC_LEVEL_PREPARE, DEC_LEVEL_RANGE_PASS
+ *                             the level's entry points (cpu_ising_decisions_range_<isa>,
+ *                             _prepare_<isa>, _range_pass_<isa>: ising_decisions.h)
  */
 #include <stdint.h>
 #include <string.h>
@@ -73,15 +75,14 @@ struct dec_simd {
     int64_t fold_hi; /* block >> 32 the folds are for; -1: none yet */
 };
 
-static void dec_simd_setup(struct dec_simd *d, const struct cpu_ising_dec_view *v,
-                           const uint64_t *ct, int algorithm,
+static void dec_simd_setup(struct dec_simd *d, int ndim, const uint64_t *ct, int algorithm,
                            const struct latmc_ising_plane_names *names)
 {
     memset(d->code, 0, sizeof d->code);
-    d->v = v;
+    d->v = NULL;
     d->metropolis = algorithm != LATMC_ALGO_HEATBATH;
     d->n_open = 0;
-    const int kmax = 2 * v->global->ndim;
+    const int kmax = 2 * ndim;
     for (int s_up = 0; s_up < 2; s_up++)
         for (int k = 0; k <= kmax; k++) {
             const uint64_t t = ct[k + (d->metropolis ? LATMC_ISING_MAX_K * s_up : 0)];
@@ -283,10 +284,8 @@ static __attribute__((noinline)) uint32_t tail_rest(const struct dec_simd *d,
  * The queue's groups: planes 8 .. 11 side by side, the rest by the reference rule from
  * plane 12; then their deferred lanes flip. Returns the spins changed.
  */
-DINLINE uint64_t tail_run(struct dec_simd *d, struct tail_queue *q, const int nopen)
+DINLINE uint64_t tail_run_queue(struct dec_simd *d, struct tail_queue *q, const int nopen)
 {
-    if (q->n == 0)
-        return 0;
     for (int i = q->n; i < NB; i++) {
         q->und[i] = q->spin[i] = 0;
         q->blo[i] = q->blo[0];
@@ -325,6 +324,33 @@ DINLINE uint64_t tail_run(struct dec_simd *d, struct tail_queue *q, const int no
     return b_count_total(cnt);
 }
 
+/* tail_run_queue for each number of open classes: one call per NB groups queued. */
+#define DEC_TAIL(o)                                                                         \
+    static __attribute__((noinline)) uint64_t tail_o##o(struct dec_simd *d,                 \
+                                                        struct tail_queue *q)               \
+    {                                                                                       \
+        return tail_run_queue(d, q, o);                                                     \
+    }
+DEC_TAIL(1)
+DEC_TAIL(2)
+DEC_TAIL(3)
+DEC_TAIL(5)
+DEC_TAIL(7)
+
+/* The queue's groups, if any. */
+DINLINE uint64_t tail_run(struct dec_simd *d, struct tail_queue *q, const int nopen)
+{
+    if (q->n == 0)
+        return 0;
+    switch (nopen) { /* a constant where inlined into a batch kernel */
+    case 1: return tail_o1(d, q);
+    case 2: return tail_o2(d, q);
+    case 3: return tail_o3(d, q);
+    case 5: return tail_o5(d, q);
+    default: return tail_o7(d, q);
+    }
+}
+
 /*
  * Groups g .. g + n - 1 (n <= NB, blocks of one value of block >> 32, the folds'), each
  * whole in one half-row: group i at byte sl[i].jx of sl[i].rr's half-row, or with
@@ -340,17 +366,27 @@ DINLINE void decide_batch(struct dec_simd *d, int64_t g, int n, const struct slo
     _Alignas(64) uint32_t mk[MAX_OPEN][NB], al[NB], sp[NB], fl[NB], un[NB];
 #define SLOT_RR(i) (contiguous ? rr0 : sl[i].rr)
 #define SLOT_JX(i) (contiguous ? jx0 + 32 * (i) : sl[i].jx)
+    if (contiguous) {
 #pragma GCC unroll 16
-    for (int i = 0; i < NB; i++) {
-        if (contiguous || i < n) {
+        for (int i = 0; i < NB; i++) {
             uint32_t m[MAX_OPEN];
-            group_codes(d, SLOT_RR(i), SLOT_JX(i), m, &al[i], &sp[i], bonds, nrows, nopen);
+            group_codes(d, rr0, jx0 + 32 * i, m, &al[i], &sp[i], bonds, nrows, nopen);
             for (int c = 0; c < nopen; c++)
                 mk[c][i] = m[c];
-        } else {
-            for (int c = 0; c < nopen; c++)
-                mk[c][i] = 0;
-            al[i] = sp[i] = 0;
+        }
+    } else { /* a loop: the slots' pointers are loaded anyway, and the file compiles faster */
+#pragma GCC unroll 1
+        for (int i = 0; i < NB; i++) {
+            if (i < n) {
+                uint32_t m[MAX_OPEN];
+                group_codes(d, sl[i].rr, sl[i].jx, m, &al[i], &sp[i], bonds, nrows, nopen);
+                for (int c = 0; c < nopen; c++)
+                    mk[c][i] = m[c];
+            } else {
+                for (int c = 0; c < nopen; c++)
+                    mk[c][i] = 0;
+                al[i] = sp[i] = 0;
+            }
         }
     }
     bvec w[MAIN_PLANES];
@@ -445,13 +481,48 @@ static inline void next_row(const struct latmc_lattice *g, int colour, struct la
 }
 
 /*
- * A range's groups [gs, ge) with the couplings' kind, the rows of neighbours and the open
- * classes known at compile time. The groups come in runs, the whole groups of one
- * half-row in the range; batches take NB consecutive groups from one run or several.
+ * The whole batches of a run from group g (at byte jx of rr's half-row) on, while NB
+ * groups of one value of block >> 32 are left before group `end`. Adds the spins
+ * changed to *changed; returns the groups decided.
  */
-DINLINE uint64_t range_impl(struct dec_simd *d, const uint64_t *ct, int algorithm, int colour,
-                            int64_t j0, int64_t j1, int64_t gs, int64_t ge, const int bonds,
-                            const int nrows, const int nopen)
+DINLINE int64_t run_batches(struct dec_simd *d, int64_t g, int64_t end,
+                            const struct run_rows *rr, int64_t jx, struct tail_queue *q,
+                            uint64_t *changed, const int bonds, const int nrows,
+                            const int nopen)
+{
+    const int64_t g0 = g;
+    bvec c = b_zero();
+    while (end - g >= NB && (g >> 32) == ((g + NB - 1) >> 32)) {
+        if (d->fold_hi != (g >> 32)) {
+            *changed += tail_run(d, q, nopen);
+            dec_simd_fold(d, g >> 32);
+        }
+        decide_batch(d, g, NB, NULL, rr, jx, 1, q, &c, changed, bonds, nrows, nopen);
+        g += NB;
+        jx += 32 * NB;
+    }
+    *changed += b_count_total(c);
+    return g - g0;
+}
+
+/* The batch kernels of the range (run_batches, decide_batch), compiled for its constants. */
+struct batch_kernels {
+    int64_t (*batches)(struct dec_simd *d, int64_t g, int64_t end, const struct run_rows *rr,
+                       int64_t jx, struct tail_queue *q, uint64_t *changed);
+    /* n <= NB groups at sl[i] */
+    void (*slots)(struct dec_simd *d, int64_t g, int n, const struct slot *sl,
+                  struct tail_queue *q, bvec *cnt, uint64_t *changed);
+    int nopen; /* the open classes they are compiled for (>= the range's) */
+};
+
+/*
+ * A range's groups [gs, ge), their batches by k (compiled for the couplings' kind, the
+ * rows of neighbours and the open classes). The groups come in runs, the whole groups of
+ * one half-row in the range; batches take NB consecutive groups from one run or several.
+ */
+DINLINE uint64_t range_impl(struct dec_simd *d, const struct batch_kernels *k,
+                            const uint64_t *ct, int algorithm, int colour, int64_t j0,
+                            int64_t j1, int64_t gs, int64_t ge, const int bonds, const int three)
 {
     const struct cpu_ising_dec_view *v = d->v;
     const struct cpu_ising_split *sp = v->split;
@@ -481,7 +552,7 @@ DINLINE uint64_t range_impl(struct dec_simd *d, const uint64_t *ct, int algorith
         }
         /* a batch holds consecutive groups of one value of block >> 32 */
         if (n > 0 && (run == 0 || (g >> 32) != (bg >> 32))) {
-            decide_batch(d, bg, n, sl, NULL, 0, 0, &q, &cnt, &changed, bonds, nrows, nopen);
+            k->slots(d, bg, n, sl, &q, &cnt, &changed);
             n = nr = 0;
         }
         if (run == 0) { /* a group across rows or the range's ends: the C path */
@@ -493,34 +564,29 @@ DINLINE uint64_t range_impl(struct dec_simd *d, const uint64_t *ct, int algorith
         }
         const struct latmc_site local = cpu_ising_dec_local_site(v, site);
         run_rows_of(sp, &local, &rows[nr++]);
-        prefetch_rows_ahead(sp, local.row, nrows == 4, bonds);
+        prefetch_rows_ahead(sp, local.row, three, bonds);
         int64_t jx = site.group;
         const int64_t end = g + run;
         for (; g < end; g++, jx += 32) {
-            /* whole batches of the run: no slots */
-            while (n == 0 && end - g >= NB && (g >> 32) == ((g + NB - 1) >> 32)) {
-                if (d->fold_hi != (g >> 32)) {
-                    changed += tail_run(d, &q, nopen);
-                    dec_simd_fold(d, g >> 32);
-                }
-                decide_batch(d, g, NB, NULL, &rows[nr - 1], jx, 1, &q, &cnt, &changed, bonds,
-                             nrows, nopen);
-                g += NB;
-                jx += 32 * NB;
+            if (n == 0) { /* whole batches of the run: no slots */
+                const int64_t done = k->batches(d, g, end, &rows[nr - 1], jx, &q, &changed);
+                g += done;
+                jx += 32 * done;
             }
             if (g == end)
                 break;
             if (n == 0) {
                 bg = g;
                 if (d->fold_hi != (g >> 32)) {
-                    changed += tail_run(d, &q, nopen); /* its folds are those of the old value */
+                    /* its folds are those of the old value */
+                    changed += tail_run(d, &q, k->nopen);
                     dec_simd_fold(d, g >> 32);
                 }
             }
             sl[n].rr = &rows[nr - 1];
             sl[n++].jx = jx;
             if (n == NB || ((g + 1) >> 32) != (g >> 32)) {
-                decide_batch(d, bg, n, sl, NULL, 0, 0, &q, &cnt, &changed, bonds, nrows, nopen);
+                k->slots(d, bg, n, sl, &q, &cnt, &changed);
                 n = 0;
                 rows[0] = rows[nr - 1];
                 nr = 1;
@@ -534,32 +600,102 @@ DINLINE uint64_t range_impl(struct dec_simd *d, const uint64_t *ct, int algorith
             nr = 0;
     }
     if (n > 0)
-        decide_batch(d, bg, n, sl, NULL, 0, 0, &q, &cnt, &changed, bonds, nrows, nopen);
-    changed += tail_run(d, &q, nopen);
+        k->slots(d, bg, n, sl, &q, &cnt, &changed);
+    changed += tail_run(d, &q, k->nopen);
     return changed + b_count_total(cnt);
 }
 
-typedef uint64_t (*range_fn)(struct dec_simd *, const uint64_t *, int, int, int64_t, int64_t,
-                             int64_t, int64_t);
-
+/*
+ * The batch kernels, one pair per kind of couplings, rows of neighbours and number of open
+ * classes (compile-time constants there), each a function of its own. Inlined into every
+ * variant of the range loop, as they once were, the 20 variants made functions of 30-40 kB
+ * of code and this file took minutes to compile (ising_decisions_avx512.c 200 s at -O2 -g:
+ * GCC's passes grow faster than the function); now it takes seconds. A call per run of
+ * whole batches (or per batch of slots) costs little next to their work.
+ */
 #define DEC_INSTANCE(b, r, o)                                                               \
-    static uint64_t range_b##b##_r##r##_o##o(struct dec_simd *d, const uint64_t *ct, int a,  \
-                                             int c, int64_t j0, int64_t j1, int64_t gs,     \
-                                             int64_t ge)                                    \
+    static __attribute__((noinline)) int64_t batches_b##b##_r##r##_o##o(                     \
+        struct dec_simd *d, int64_t g, int64_t end, const struct run_rows *rr, int64_t jx,   \
+        struct tail_queue *q, uint64_t *changed)                                            \
     {                                                                                       \
-        return range_impl(d, ct, a, c, j0, j1, gs, ge, b, r, o);                             \
+        return run_batches(d, g, end, rr, jx, q, changed, b, r, o);                         \
+    }                                                                                       \
+    static __attribute__((noinline)) void slots_b##b##_r##r##_o##o(                          \
+        struct dec_simd *d, int64_t g, int n, const struct slot *sl, struct tail_queue *q,  \
+        bvec *cnt, uint64_t *changed)                                                       \
+    {                                                                                       \
+        decide_batch(d, g, n, sl, NULL, 0, 0, q, cnt, changed, b, r, o);                    \
     }
+#define DEC_KERNELS(b, r, o) { batches_b##b##_r##r##_o##o, slots_b##b##_r##r##_o##o, o }
 #define DEC_INSTANCES(b, r)                                                                 \
     DEC_INSTANCE(b, r, 1) DEC_INSTANCE(b, r, 2) DEC_INSTANCE(b, r, 3) DEC_INSTANCE(b, r, 5)  \
     DEC_INSTANCE(b, r, 7)
 #define DEC_TABLE(b, r)                                                                     \
-    { range_b##b##_r##r##_o1, range_b##b##_r##r##_o2, range_b##b##_r##r##_o3,               \
-      range_b##b##_r##r##_o5, range_b##b##_r##r##_o7 }
+    { DEC_KERNELS(b, r, 1), DEC_KERNELS(b, r, 2), DEC_KERNELS(b, r, 3), DEC_KERNELS(b, r, 5), \
+      DEC_KERNELS(b, r, 7) }
 
 DEC_INSTANCES(0, 2)
 DEC_INSTANCES(0, 4)
 DEC_INSTANCES(1, 2)
 DEC_INSTANCES(1, 4)
+
+/* range_impl for each kind of couplings and rows of neighbours (its row prefetches) */
+typedef uint64_t (*range_fn)(struct dec_simd *d, const struct batch_kernels *k,
+                             const uint64_t *ct, int algorithm, int colour, int64_t j0,
+                             int64_t j1, int64_t gs, int64_t ge);
+#define DEC_RANGE(b, r)                                                                     \
+    static uint64_t range_b##b##_r##r(struct dec_simd *d, const struct batch_kernels *k,    \
+                                      const uint64_t *ct, int a, int c, int64_t j0,         \
+                                      int64_t j1, int64_t gs, int64_t ge)                   \
+    {                                                                                       \
+        return range_impl(d, k, ct, a, c, j0, j1, gs, ge, b, r == 4);                       \
+    }
+DEC_RANGE(0, 2)
+DEC_RANGE(0, 4)
+DEC_RANGE(1, 2)
+DEC_RANGE(1, 4)
+
+/* A prepared pass (struct cpu_ising_dec_pass's bytes, ising_decisions.h). */
+struct dec_pass {
+    struct dec_simd d;
+    uint64_t ct[CPU_ISING_DEC_CLASSES];
+    int algorithm, colour;
+};
+_Static_assert(sizeof(struct dec_pass) <= sizeof(struct cpu_ising_dec_pass),
+               "CPU_ISING_DEC_PASS_BYTES too small for this level's pass");
+
+void DEC_LEVEL_PREPARE(struct cpu_ising_dec_pass *pass, const struct latmc_ising_tables *t,
+                       int algorithm, int ndim, uint64_t seed, const struct latmc_step *step)
+{
+    struct dec_pass *p = (struct dec_pass *)(void *)pass->bytes;
+    const struct latmc_ising_plane_names names = latmc_ising_plane_names_step(seed, step);
+    cpu_ising_decisions_class_thresholds(t, algorithm, p->ct);
+    dec_simd_setup(&p->d, ndim, p->ct, algorithm, &names);
+    p->algorithm = algorithm;
+    p->colour = step->colour;
+}
+
+uint64_t DEC_LEVEL_RANGE_PASS(struct cpu_ising_dec_pass *pass, const struct cpu_ising_dec_view *v,
+                              int64_t j0, int64_t j1, const struct cpu_team *team)
+{
+    if (j1 <= j0)
+        return 0;
+    struct dec_pass *p = (struct dec_pass *)(void *)pass->bytes;
+    p->d.v = v;
+    const int64_t g0 = j0 / LATMC_BITSLICE_LANES;
+    const int64_t g1 = (j1 + LATMC_BITSLICE_LANES - 1) / LATMC_BITSLICE_LANES;
+    int64_t s0, s1;
+    cpu_team_share(team, g1 - g0, &s0, &s1);
+    static const struct batch_kernels variants[2][2][5] = {
+        { DEC_TABLE(0, 2), DEC_TABLE(0, 4) }, { DEC_TABLE(1, 2), DEC_TABLE(1, 4) }
+    };
+    static const int by_open[MAX_OPEN + 1] = { 0, 0, 1, 2, 3, 3, 4, 4 };
+    const int bonds = v->split->bonds != NULL, three = v->split->ndim == 3;
+    static const range_fn ranges[2][2] = { { range_b0_r2, range_b0_r4 },
+                                           { range_b1_r2, range_b1_r4 } };
+    return ranges[bonds][three](&p->d, &variants[bonds][three][by_open[p->d.n_open]], p->ct,
+                                p->algorithm, p->colour, j0, j1, g0 + s0, g0 + s1);
+}
 
 uint64_t DEC_LEVEL_ENTRY(const struct cpu_ising_dec_view *v, const struct latmc_ising_tables *t,
                          int algorithm, uint64_t seed, const struct latmc_step *step,
@@ -567,19 +703,8 @@ uint64_t DEC_LEVEL_ENTRY(const struct cpu_ising_dec_view *v, const struct latmc_
 {
     if (j1 <= j0)
         return 0;
-    const struct latmc_ising_plane_names names = latmc_ising_plane_names_step(seed, step);
-    uint64_t ct[CPU_ISING_DEC_CLASSES];
-    cpu_ising_decisions_class_thresholds(t, algorithm, ct);
     /* large: the threshold planes of every class; not on a thread's stack twice */
-    struct dec_simd d;
-    dec_simd_setup(&d, v, ct, algorithm, &names);
-    const int64_t g0 = j0 / LATMC_BITSLICE_LANES;
-    const int64_t g1 = (j1 + LATMC_BITSLICE_LANES - 1) / LATMC_BITSLICE_LANES;
-    int64_t s0, s1;
-    cpu_team_share(team, g1 - g0, &s0, &s1);
-    static const range_fn variants[2][2][5] = { { DEC_TABLE(0, 2), DEC_TABLE(0, 4) },
-                                                { DEC_TABLE(1, 2), DEC_TABLE(1, 4) } };
-    static const int by_open[MAX_OPEN + 1] = { 0, 0, 1, 2, 3, 3, 4, 4 };
-    const range_fn f = variants[v->split->bonds != NULL][v->split->ndim == 3][by_open[d.n_open]];
-    return f(&d, ct, algorithm, step->colour, j0, j1, g0 + s0, g0 + s1);
+    struct cpu_ising_dec_pass pass;
+    DEC_LEVEL_PREPARE(&pass, t, algorithm, v->global->ndim, seed, step);
+    return DEC_LEVEL_RANGE_PASS(&pass, v, j0, j1, team);
 }

@@ -29,6 +29,9 @@ struct ising_state {
                                       at a SIMD level mirrored in split's bond plane */
     struct cpu_ising_decisions dec; /* SIMD levels: the core's tables in the kernels' form */
     cpu_ising_decisions_range_fn decisions_range; /* the bit-sliced chain at this level */
+    /* its prepared passes for the fused pair (SIMD levels; NULL at the C level) */
+    cpu_ising_dec_prepare_fn decisions_prepare;
+    cpu_ising_dec_range_pass_fn decisions_range_pass;
 };
 
 static struct ising_state *ising_state(struct cpu_state *st)
@@ -66,12 +69,18 @@ static int ising_create(latmc_sim *sim, struct cpu_state *st)
     cpu_ising_dsp_init(&is->dsp, st->simd_flags);
     is->decisions_range = cpu_ising_decisions_range;
 #if LATMC_HAVE_AVX2
-    if (st->simd_flags & CPU_FLAG_AVX2) /* the AVX-512 level keeps AVX2's flag too */
+    if (st->simd_flags & CPU_FLAG_AVX2) { /* the AVX-512 level keeps AVX2's flag too */
         is->decisions_range = cpu_ising_decisions_range_avx2;
+        is->decisions_prepare = cpu_ising_decisions_prepare_avx2;
+        is->decisions_range_pass = cpu_ising_decisions_range_pass_avx2;
+    }
 #endif
 #if LATMC_HAVE_AVX512
-    if (st->simd_flags & CPU_FLAG_AVX512)
+    if (st->simd_flags & CPU_FLAG_AVX512) {
         is->decisions_range = cpu_ising_decisions_range_avx512;
+        is->decisions_prepare = cpu_ising_decisions_prepare_avx512;
+        is->decisions_range_pass = cpu_ising_decisions_range_pass_avx512;
+    }
 #endif
     int status = LATMC_OK;
     if (is->dsp.colour_rows) {
@@ -159,7 +168,8 @@ static bool bitsliced(const latmc_sim *sim)
 
 /*
  * A WHOLE step of the bit-sliced chain: each box's planes, on either layout (the plane
- * range in global checkerboard numbers, as the C level's reference path names them).
+ * range in global checkerboard numbers, as the C level's reference path names them). The
+ * SIMD levels take the fused pair instead (ising_step_caps), as chain 0 does.
  */
 static void run_step_bitsliced(latmc_sim *sim, struct cpu_state *st,
                                const struct latmc_step_call *call, const struct cpu_team *team,
@@ -187,18 +197,42 @@ static void run_step_bitsliced(latmc_sim *sim, struct cpu_state *st,
         *attempted += (uint64_t)(planes * half_plane);
 }
 
+/* The fused pair's runner of either chain (ising_split.h): one per team member. */
+struct ising_pair {
+    union {
+        struct cpu_ising_pair_runner runner; /* the first member of each */
+        struct cpu_ising_pair_simd simd;
+        struct cpu_ising_dec_pair bitsliced;
+    } u;
+};
+
+static void pair_runner(latmc_sim *sim, const struct ising_state *is,
+                        const struct latmc_lattice *global, const struct latmc_step_call *call,
+                        struct ising_pair *r)
+{
+    struct latmc_step pair[2];
+    cpu_pair_steps(sim, call, pair);
+    if (bitsliced(sim))
+        cpu_ising_dec_pair_setup(&r->u.bitsliced, is->decisions_prepare,
+                                 is->decisions_range_pass, global, sim->model_data,
+                                 sim->desc.algorithm, sim->desc.seed, pair);
+    else
+        cpu_ising_pair_simd_setup(&r->u.simd, &is->dsp, &is->dec, sim->desc.seed, pair);
+}
+
 /*
  * One step of the core's plan on the boxes (lib/box.h): slabs of planes along the last
  * axis (rows in 2D, planes z in 3D). The SIMD levels take the PAIR parts, PAIR_WHOLE
  * included (cpu_run_steps fuses an interior with its border; both colours in one
- * wavefront over the box, the border planes' colour 1 after every box's colour 0); the C
- * level runs each colour on the box's checkerboard numbers, WHOLE only.
+ * wavefront over the box, the border planes' colour 1 after every box's colour 0), of
+ * either chain (pair_runner); the C level runs each colour on the box's checkerboard
+ * numbers, WHOLE only.
  */
 static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
                            const struct latmc_step_call *call, const struct cpu_team *team,
                            uint64_t *accepted, uint64_t *attempted)
 {
-    if (call->step.kind == LATMC_STEP_COLOUR_BITSLICED) { /* WHOLE only: ising_step_caps */
+    if (call->step.kind == LATMC_STEP_COLOUR_BITSLICED && call->part == LATMC_STEP_WHOLE) {
         run_step_bitsliced(sim, st, call, team, accepted, attempted);
         return;
     }
@@ -229,20 +263,18 @@ static void ising_run_step(latmc_sim *sim, struct cpu_state *st,
             *attempted += (uint64_t)(planes * half_plane);
         return;
     }
-    struct latmc_step pair[2];
-    cpu_pair_steps(sim, call, pair);
+    struct ising_pair runner;
+    pair_runner(sim, is, &st->global, call, &runner);
     if (call->part != LATMC_STEP_PAIR_BORDER) {
         const bool whole = call->part == LATMC_STEP_PAIR_WHOLE;
-        *accepted += cpu_ising_split_boxes_interior(&is->split, &is->dsp, &is->dec,
-                                                    sim->desc.seed, pair, call->boxes,
+        *accepted += cpu_ising_split_boxes_interior(&is->split, &runner.u.runner, call->boxes,
                                                     call->n_boxes, whole, team);
         /* colour 0 on every plane, colour 1 on all (whole) or all but two planes per box */
         if (team->id == 0)
             *attempted += (uint64_t)((2 * planes - (whole ? 0 : 2 * call->n_boxes)) *
                                      half_plane);
     } else {
-        *accepted += cpu_ising_split_boxes_border(&is->split, &is->dsp, &is->dec,
-                                                  sim->desc.seed, pair, call->boxes,
+        *accepted += cpu_ising_split_boxes_border(&is->split, &runner.u.runner, call->boxes,
                                                   call->n_boxes, team);
         if (team->id == 0)
             *attempted += (uint64_t)(2 * call->n_boxes * half_plane);
@@ -278,7 +310,7 @@ static void ising_copy_step_sites(latmc_sim *sim, struct cpu_state *src, int64_t
                                   const struct latmc_step *step)
 {
     (void)sim;
-    if (!ising_state(src)->natural) { /* the split rows: WHOLE steps of the bit-sliced chain */
+    if (!ising_state(src)->natural) { /* the split rows: WHOLE steps (the core's default) */
         split_copy_step_sites(src, l0, dst, d0, n, step->colour);
         return;
     }
@@ -314,19 +346,19 @@ static void ising_run_pair_own_boxes(latmc_sim *sim, struct cpu_state *states,
     int64_t planes = 0;
     for (int i = 0; i < call->n_boxes; i++)
         planes += call->boxes[i].extent[call->boxes[i].axis];
-    struct latmc_step pair[2];
-    cpu_pair_steps(sim, call, pair);
-    *accepted += cpu_ising_split_own_boxes(box_split, states, &is->dsp, &is->dec,
-                                           sim->desc.seed, pair, call->boxes, call->n_boxes,
-                                           team);
+    struct ising_pair runner;
+    pair_runner(sim, is, &states[0].global, call, &runner);
+    *accepted += cpu_ising_split_own_boxes(box_split, states, &runner.u.runner, call->boxes,
+                                           call->n_boxes, team);
     if (team->id == 0)
         *attempted += (uint64_t)(2 * planes * half_plane);
 }
 
 static unsigned ising_step_caps(latmc_sim *sim, struct cpu_state *st)
 {
-    /* the bit-sliced chain runs WHOLE steps on either layout */
-    return ising_state(st)->natural || bitsliced(sim) ? 0u : LATMC_STEP_CAP_PAIR;
+    /* the C level runs WHOLE steps (either chain); the SIMD levels the fused pair */
+    (void)sim;
+    return ising_state(st)->natural ? 0u : LATMC_STEP_CAP_PAIR;
 }
 
 /* The core rebuilt its tables (a parameter changed): the kernels' form follows. */

@@ -413,26 +413,33 @@ struct latmc_ising_sums cpu_ising_split_measure_rows(const struct cpu_ising_spli
  * the chain is the same; the lattice is read once per sweep instead of twice (from memory,
  * 2 bytes per update instead of 3: doc/PERFORMANCE.md).
  */
-static uint64_t wave_first(const struct cpu_ising_split *s, const struct cpu_ising_dsp *dsp,
-                           const struct cpu_ising_pass *pass, int64_t unit, int64_t a, int64_t b)
+static uint64_t wave_first(const struct cpu_ising_split *s, struct cpu_ising_pair_runner *run,
+                           int64_t unit, int64_t a, int64_t b)
 {
+    /* k units a call where the runner asks for more sites: colour 0 of units [u, e), then
+     * colour 1 of [u - 1, e - 1) (from a + 1), which reads colour 0 of units up to e - 1
+     * only; k = 1 is the order above */
+    const int64_t per_unit = unit * s->half;
+    const int64_t k = run->min_sites > per_unit ? (run->min_sites + per_unit - 1) / per_unit : 1;
     uint64_t changed = 0;
-    for (int64_t u = a; u < b; u++) {
-        changed += dsp->colour_rows(s, &pass[0], u * unit, (u + 1) * unit);
-        if (u >= a + 2)
-            changed += dsp->colour_rows(s, &pass[1], (u - 1) * unit, u * unit);
+    for (int64_t u = a; u < b; u += k) {
+        const int64_t e = u + k < b ? u + k : b;
+        changed += run->rows(run, s, 0, u * unit, e * unit);
+        const int64_t c1 = u - 1 > a + 1 ? u - 1 : a + 1;
+        if (e - 1 > c1)
+            changed += run->rows(run, s, 1, c1 * unit, (e - 1) * unit);
     }
     return changed;
 }
 
-static uint64_t wave_last(const struct cpu_ising_split *s, const struct cpu_ising_dsp *dsp,
-                          const struct cpu_ising_pass *pass, int64_t unit, int64_t a, int64_t b)
+static uint64_t wave_last(const struct cpu_ising_split *s, struct cpu_ising_pair_runner *run,
+                          int64_t unit, int64_t a, int64_t b)
 {
     uint64_t changed = 0;
     if (b > a)
-        changed += dsp->colour_rows(s, &pass[1], a * unit, (a + 1) * unit);
+        changed += run->rows(run, s, 1, a * unit, (a + 1) * unit);
     if (b - 1 > a)
-        changed += dsp->colour_rows(s, &pass[1], (b - 1) * unit, b * unit);
+        changed += run->rows(run, s, 1, (b - 1) * unit, b * unit);
     return changed;
 }
 
@@ -448,14 +455,23 @@ static int64_t box_hi(const struct latmc_box *box)
     return box->origin[box->axis] + box->extent[box->axis];
 }
 
-/* The two passes of a fused pair (its two steps: colours 0 and 1 of a sweep), prepared. */
-static void pair_passes(struct cpu_ising_pass pass[2], const struct cpu_ising_dsp *dsp,
-                        const struct cpu_ising_decisions *d, uint64_t seed,
-                        const struct latmc_step pair[2])
+static uint64_t pair_simd_rows(struct cpu_ising_pair_runner *run, const struct cpu_ising_split *s,
+                               int c, int64_t r0, int64_t r1)
 {
+    const struct cpu_ising_pair_simd *p = (const struct cpu_ising_pair_simd *)run;
+    return p->dsp->colour_rows(s, &p->pass[c], r0, r1);
+}
+
+void cpu_ising_pair_simd_setup(struct cpu_ising_pair_simd *p, const struct cpu_ising_dsp *dsp,
+                               const struct cpu_ising_decisions *d, uint64_t seed,
+                               const struct latmc_step pair[2])
+{
+    p->runner.rows = pair_simd_rows;
+    p->runner.min_sites = 0;
+    p->dsp = dsp;
     for (int c = 0; c < 2; c++) {
-        cpu_ising_pass_setup(&pass[c], d, seed, &pair[c]);
-        dsp->prepare(&pass[c]);
+        cpu_ising_pass_setup(&p->pass[c], d, seed, &pair[c]);
+        dsp->prepare(&p->pass[c]);
     }
 }
 
@@ -490,14 +506,10 @@ static int64_t boxes_units(const struct latmc_box *boxes, int n_boxes)
  * box: a band's own first and last units wait for it.
  */
 uint64_t cpu_ising_split_boxes_interior(const struct cpu_ising_split *s,
-                                        const struct cpu_ising_dsp *dsp,
-                                        const struct cpu_ising_decisions *d, uint64_t seed,
-                                        const struct latmc_step pair[2],
+                                        struct cpu_ising_pair_runner *run,
                                         const struct latmc_box *boxes, int n_boxes,
                                         bool borders_too, const struct cpu_team *team)
 {
-    struct cpu_ising_pass pass[2];
-    pair_passes(pass, dsp, d, seed, pair);
     const int64_t unit = s->ndim == 3 ? s->ly : 1;
     const int64_t units = boxes_units(boxes, n_boxes);
     uint64_t changed = 0;
@@ -508,7 +520,7 @@ uint64_t cpu_ising_split_boxes_interior(const struct cpu_ising_split *s,
     cpu_team_share(team, units, &u0, &u1);
     if (wave) {
         FOR_BOX_PIECES(boxes, n_boxes, u0, u1, i, a, b)
-            changed += wave_first(s, dsp, pass, unit, a, b);
+            changed += wave_first(s, run, unit, a, b);
         cpu_team_barrier(team);
         /* wave_last of each piece, but for its box's own first and last units (unless
          * borders_too: colour 0 of every box is done) */
@@ -516,20 +528,20 @@ uint64_t cpu_ising_split_boxes_interior(const struct cpu_ising_split *s,
             const int64_t first = borders_too ? -1 : box_lo(&boxes[i]);
             const int64_t last = borders_too ? -1 : box_hi(&boxes[i]) - 1;
             if (a != first && a != last)
-                changed += dsp->colour_rows(s, &pass[1], a * unit, (a + 1) * unit);
+                changed += run->rows(run, s, 1, a * unit, (a + 1) * unit);
             if (b - 1 > a && b - 1 != last)
-                changed += dsp->colour_rows(s, &pass[1], (b - 1) * unit, b * unit);
+                changed += run->rows(run, s, 1, (b - 1) * unit, b * unit);
         }
     } else {
         /* the two-pass order on rows: colour 0 everywhere, colour 1 inside the boxes */
         FOR_BOX_PIECES(boxes, n_boxes, u0, u1, i, a, b)
-            changed += dsp->colour_rows(s, &pass[0], a * unit, b * unit);
+            changed += run->rows(run, s, 0, a * unit, b * unit);
         cpu_team_barrier(team);
         FOR_BOX_PIECES(boxes, n_boxes, u0, u1, i, a, b) {
             const int64_t lo = a > box_lo(&boxes[i]) || borders_too ? a : box_lo(&boxes[i]) + 1;
             const int64_t hi = b < box_hi(&boxes[i]) || borders_too ? b : box_hi(&boxes[i]) - 1;
             if (hi > lo)
-                changed += dsp->colour_rows(s, &pass[1], lo * unit, hi * unit);
+                changed += run->rows(run, s, 1, lo * unit, hi * unit);
         }
     }
     return changed;
@@ -537,21 +549,16 @@ uint64_t cpu_ising_split_boxes_interior(const struct cpu_ising_split *s,
 
 /* Colour 1 on the first and last units of every box (each box at least 2 units). */
 uint64_t cpu_ising_split_boxes_border(const struct cpu_ising_split *s,
-                                      const struct cpu_ising_dsp *dsp,
-                                      const struct cpu_ising_decisions *d, uint64_t seed,
-                                      const struct latmc_step pair[2],
+                                      struct cpu_ising_pair_runner *run,
                                       const struct latmc_box *boxes, int n_boxes,
                                       const struct cpu_team *team)
 {
-    struct cpu_ising_pass pass[2];
-    cpu_ising_pass_setup(&pass[1], d, seed, &pair[1]);
-    dsp->prepare(&pass[1]);
     const int64_t unit = s->ndim == 3 ? s->ly : 1;
     uint64_t changed = 0;
     int64_t i0, i1;
     cpu_team_share(team, n_boxes, &i0, &i1);
     for (int64_t i = i0; i < i1; i++)
-        changed += wave_last(s, dsp, pass, unit, box_lo(&boxes[i]), box_hi(&boxes[i]));
+        changed += wave_last(s, run, unit, box_lo(&boxes[i]), box_hi(&boxes[i]));
     return changed;
 }
 
@@ -602,14 +609,10 @@ static void write_through(cpu_ising_split_of split_of, void *ctx, const struct l
 }
 
 uint64_t cpu_ising_split_own_boxes(cpu_ising_split_of split_of, void *ctx,
-                                   const struct cpu_ising_dsp *dsp,
-                                   const struct cpu_ising_decisions *d, uint64_t seed,
-                                   const struct latmc_step pair[2],
+                                   struct cpu_ising_pair_runner *run,
                                    const struct latmc_box *boxes, int n_boxes,
                                    const struct cpu_team *team)
 {
-    struct cpu_ising_pass pass[2];
-    pair_passes(pass, dsp, d, seed, pair);
     const struct cpu_ising_split *s0 = split_of(ctx, 0);
     const int64_t unit = s0->ndim == 3 ? s0->ly : 1;
     const int64_t units = boxes_units(boxes, n_boxes);
@@ -621,8 +624,8 @@ uint64_t cpu_ising_split_own_boxes(cpu_ising_split_of split_of, void *ctx,
     FOR_BOX_PIECES(boxes, n_boxes, u0, u1, i, a, b) {
         const struct cpu_ising_split *si = split_of(ctx, (int)i);
         const int64_t o = unit_origin(si, unit);
-        changed += wave ? wave_first(si, dsp, pass, unit, a - o, b - o)
-                        : dsp->colour_rows(si, &pass[0], (a - o) * unit, (b - o) * unit);
+        changed += wave ? wave_first(si, run, unit, a - o, b - o)
+                        : run->rows(run, si, 0, (a - o) * unit, (b - o) * unit);
         write_through(split_of, ctx, boxes, n_boxes, i, 0, unit, a == box_lo(&boxes[i]),
                       b == box_hi(&boxes[i]));
     }
@@ -630,8 +633,8 @@ uint64_t cpu_ising_split_own_boxes(cpu_ising_split_of split_of, void *ctx,
     FOR_BOX_PIECES(boxes, n_boxes, u0, u1, i, a, b) {
         const struct cpu_ising_split *si = split_of(ctx, (int)i);
         const int64_t o = unit_origin(si, unit);
-        changed += wave ? wave_last(si, dsp, pass, unit, a - o, b - o)
-                        : dsp->colour_rows(si, &pass[1], (a - o) * unit, (b - o) * unit);
+        changed += wave ? wave_last(si, run, unit, a - o, b - o)
+                        : run->rows(run, si, 1, (a - o) * unit, (b - o) * unit);
         write_through(split_of, ctx, boxes, n_boxes, i, 1, unit, a == box_lo(&boxes[i]),
                       b == box_hi(&boxes[i]));
     }

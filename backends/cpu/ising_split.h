@@ -185,17 +185,39 @@ void cpu_ising_split_rows_to_natural(const struct cpu_ising_split *s, int8_t *sp
  * Each runs team member `team`'s share (cpu_omp.h) and returns how many spins it changed.
  */
 struct cpu_team;
+
+/*
+ * The two colour passes of a fused pair as these run them: rows(run, s, c, r0, r1) updates
+ * colour c of local rows [r0, r1) of s (c = 0: the pair's first step, 1: its second), as
+ * one team member alone, and returns how many spins changed. A pass may be called for one
+ * row at a time, so the runner holds both passes prepared. Chain 0: cpu_ising_pair_simd
+ * below; the bit-sliced decisions: cpu_ising_dec_pair (ising_decisions.h).
+ */
+struct cpu_ising_pair_runner {
+    uint64_t (*rows)(struct cpu_ising_pair_runner *run, const struct cpu_ising_split *s, int c,
+                     int64_t r0, int64_t r1);
+    /* the wavefront's calls take at least this many sites of a colour (whole units) where
+     * it can: rows of a few sites would leave the runner's batches part empty */
+    int64_t min_sites;
+};
+
+/* Chain 0's pair at a SIMD level: dsp->colour_rows on the pair's two prepared passes. */
+struct cpu_ising_pair_simd {
+    struct cpu_ising_pair_runner runner; /* first */
+    const struct cpu_ising_dsp *dsp;
+    struct cpu_ising_pass pass[2];
+};
+void cpu_ising_pair_simd_setup(struct cpu_ising_pair_simd *p, const struct cpu_ising_dsp *dsp,
+                               const struct cpu_ising_decisions *d, uint64_t seed,
+                               const struct latmc_step pair[2]);
+
 uint64_t cpu_ising_split_boxes_interior(const struct cpu_ising_split *s,
-                                        const struct cpu_ising_dsp *dsp,
-                                        const struct cpu_ising_decisions *d, uint64_t seed,
-                                        const struct latmc_step pair[2],
+                                        struct cpu_ising_pair_runner *run,
                                         const struct latmc_box *boxes, int n_boxes,
                                         bool borders_too,
                                         const struct cpu_team *team);
 uint64_t cpu_ising_split_boxes_border(const struct cpu_ising_split *s,
-                                      const struct cpu_ising_dsp *dsp,
-                                      const struct cpu_ising_decisions *d, uint64_t seed,
-                                      const struct latmc_step pair[2],
+                                      struct cpu_ising_pair_runner *run,
                                       const struct latmc_box *boxes, int n_boxes,
                                       const struct cpu_team *team);
 
@@ -209,9 +231,7 @@ uint64_t cpu_ising_split_boxes_border(const struct cpu_ising_split *s,
  */
 typedef const struct cpu_ising_split *(*cpu_ising_split_of)(void *ctx, int box);
 uint64_t cpu_ising_split_own_boxes(cpu_ising_split_of split_of, void *ctx,
-                                   const struct cpu_ising_dsp *dsp,
-                                   const struct cpu_ising_decisions *d, uint64_t seed,
-                                   const struct latmc_step pair[2],
+                                   struct cpu_ising_pair_runner *run,
                                    const struct latmc_box *boxes, int n_boxes,
                                    const struct cpu_team *team);
 

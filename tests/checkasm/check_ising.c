@@ -182,13 +182,17 @@ static uint64_t split_sweep(const struct cpu_ising_split *s, const struct cpu_is
     uint64_t changed = 0;
     if (!cpu_use_threads(threads, s->rows * s->half)) {
         const struct cpu_team alone = cpu_team_alone();
-        return cpu_ising_split_boxes_interior(s, dsp, d, seed, pair, &box, 1, true, &alone);
+        struct cpu_ising_pair_simd run;
+        cpu_ising_pair_simd_setup(&run, dsp, d, seed, pair);
+        return cpu_ising_split_boxes_interior(s, &run.runner, &box, 1, true, &alone);
     }
 #ifdef _OPENMP
     LATMC_OMP(parallel num_threads(threads) reduction(+:changed))
     {
         const struct cpu_team team = { omp_get_thread_num(), omp_get_num_threads() };
-        changed += cpu_ising_split_boxes_interior(s, dsp, d, seed, pair, &box, 1, true, &team);
+        struct cpu_ising_pair_simd run;
+        cpu_ising_pair_simd_setup(&run, dsp, d, seed, pair);
+        changed += cpu_ising_split_boxes_interior(s, &run.runner, &box, 1, true, &team);
     }
 #endif
     return changed;

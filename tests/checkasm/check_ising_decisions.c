@@ -8,7 +8,9 @@
  * beta so large that thresholds are 0 or 2^32, rows of whole batches, of a few groups (a
  * batch across rows), of groups across rows (the C path), ranges cut inside groups, and
  * team members sharing the groups (each member's call alone, as a thread runs it), sweep
- * numbers at and beyond 2^32. --bench: one colour of 2D 1024^2 and 3D 128^3 per call.
+ * numbers at and beyond 2^32. The same lattices as sweeps of the fused pair (both colours
+ * in one wavefront, one box or two, cpu_ising_dec_pair) against the C reference's two
+ * colour steps. --bench: one colour of 2D 1024^2 and 3D 128^3 per call.
  */
 #include <math.h>
 #include <stdio.h>
@@ -34,7 +36,45 @@ uint64_t cpu_ising_decisions_range_avx512_emulated(const struct cpu_ising_dec_vi
                                                    int algorithm, uint64_t seed,
                                                    const struct latmc_step *step, int64_t j0,
                                                    int64_t j1, const struct cpu_team *team);
+void cpu_ising_decisions_prepare_avx512_emulated(struct cpu_ising_dec_pass *pass,
+                                                 const struct latmc_ising_tables *t,
+                                                 int algorithm, int ndim, uint64_t seed,
+                                                 const struct latmc_step *step);
+uint64_t cpu_ising_decisions_range_pass_avx512_emulated(struct cpu_ising_dec_pass *pass,
+                                                        const struct cpu_ising_dec_view *v,
+                                                        int64_t j0, int64_t j1,
+                                                        const struct cpu_team *team);
 #endif
+
+/* The level's prepared passes (the fused pair's form), or 0 when this build has none. */
+static int level_pass_fns(const struct checkasm_level *lv, cpu_ising_dec_prepare_fn *prepare,
+                          cpu_ising_dec_range_pass_fn *range_pass)
+{
+    *prepare = NULL;
+    *range_pass = NULL;
+    if (lv->emulated) {
+#if CHECKASM_ISING_DEC_EMU512
+        *prepare = cpu_ising_decisions_prepare_avx512_emulated;
+        *range_pass = cpu_ising_decisions_range_pass_avx512_emulated;
+#endif
+        return *prepare != NULL;
+    }
+#if LATMC_HAVE_AVX512
+    if (lv->flags & CPU_FLAG_AVX512) {
+        *prepare = cpu_ising_decisions_prepare_avx512;
+        *range_pass = cpu_ising_decisions_range_pass_avx512;
+        return 1;
+    }
+#endif
+#if LATMC_HAVE_AVX2
+    if (lv->flags & CPU_FLAG_AVX2) {
+        *prepare = cpu_ising_decisions_prepare_avx2;
+        *range_pass = cpu_ising_decisions_range_pass_avx2;
+        return 1;
+    }
+#endif
+    return 0;
+}
 
 /* The level's kernel, or NULL when this build has none for it. */
 static cpu_ising_decisions_range_fn level_fn(const struct checkasm_level *lv)
@@ -109,6 +149,120 @@ static uint64_t run_step(cpu_ising_decisions_range_fn f, const struct cpu_ising_
     return run_range(f, v, t, algorithm, seed, step, 0, cuts[0], c->members) +
            run_range(f, v, t, algorithm, seed, step, cuts[0], cuts[1], c->members) +
            run_range(f, v, t, algorithm, seed, step, cuts[1], n, c->members);
+}
+
+/* How a sweep of the fused pair runs (pair_sweep). */
+enum pair_form {
+    ONE_BOX,    /* PAIR_WHOLE on one box */
+    TWO_BOXES,  /* PAIR_INTERIOR on two boxes, then PAIR_BORDER */
+    THREE_UNITS /* PAIR_WHOLE, the wavefront's calls of 3 units (rows / planes) each */
+};
+
+/*
+ * One sweep of the fused pair (ising_split.h's wavefront, as the library runs the PAIR
+ * parts) on the split rows, units: rows in 2D, planes in 3D.
+ */
+static uint64_t pair_sweep(cpu_ising_dec_prepare_fn prepare, cpu_ising_dec_range_pass_fn range_pass,
+                           const struct latmc_lattice *g, const struct cpu_ising_split *s,
+                           const struct latmc_ising_tables *t, int algorithm, uint64_t seed,
+                           const struct latmc_step pair[2], enum pair_form form)
+{
+    const int two_boxes = form == TWO_BOXES;
+    const int axis = g->ndim - 1;
+    const int64_t units = g->ndim == 3 ? g->lz : g->ly;
+    struct latmc_box boxes[2] = { { .axis = axis, .halo = 1 }, { .axis = axis, .halo = 1 } };
+    boxes[0].extent[axis] = two_boxes ? units / 2 : units;
+    boxes[1].origin[axis] = units / 2;
+    boxes[1].extent[axis] = units - units / 2;
+    const struct cpu_team alone = cpu_team_alone();
+    struct cpu_ising_dec_pair run; /* two prepared passes: 24 kB */
+    cpu_ising_dec_pair_setup(&run, prepare, range_pass, g, t, algorithm, seed, pair);
+    if (form == THREE_UNITS) /* the lattices here are a call or two of the default */
+        run.runner.min_sites = 3 * s->half * (g->ndim == 3 ? g->ly : 1);
+    if (!two_boxes)
+        return cpu_ising_split_boxes_interior(s, &run.runner, boxes, 1, true, &alone);
+    return cpu_ising_split_boxes_interior(s, &run.runner, boxes, 2, false, &alone) +
+           cpu_ising_split_boxes_border(s, &run.runner, boxes, 2, &alone);
+}
+
+/* One case as sweeps of the fused pair against the C reference's two colour steps; 0
+ * after a mismatch (reported). */
+static int run_case_pair(const struct checkasm_level *lv, cpu_ising_dec_prepare_fn prepare,
+                         cpu_ising_dec_range_pass_fn range_pass, const struct dec_case *c,
+                         int algorithm)
+{
+    const char *func = c->pmj ? "ising.decisions_pair +-J" : "ising.decisions_pair";
+    struct latmc_lattice g = { c->ndim, c->lx, c->ly, c->ndim == 3 ? c->lz : 1, 0 };
+    g.nsites = g.lx * g.ly * g.lz;
+    struct latmc_ising_tables t;
+    tables(&t, c->ndim, c->beta, c->J, c->h);
+    int8_t *ref = malloc((size_t)g.nsites), *out = malloc((size_t)g.nsites);
+    int8_t *eps = c->pmj ? malloc((size_t)(g.nsites * c->ndim)) : NULL;
+    struct cpu_ising_split s;
+    if (!ref || !out || (c->pmj && !eps) || cpu_ising_split_alloc(&s, &g) != 0) {
+        checkasm_fail(func, lv->name, "out of memory");
+        free(ref);
+        free(out);
+        free(eps);
+        return 0;
+    }
+    int ok = 1;
+    for (int64_t i = 0; i < g.nsites; i++)
+        ref[i] = (int8_t)checkasm_rand_pm1();
+    cpu_ising_split_from_natural(&s, ref, 1);
+    if (c->pmj) {
+        cpu_draw_couplings(eps, CPU_COUPLINGS_I8_BIMODAL, 0, g.nsites * g.ndim, checkasm_rand(), 1,
+                           0);
+        if (cpu_ising_split_alloc_bonds(&s) != 0) {
+            checkasm_fail(func, lv->name, "out of memory");
+            ok = 0;
+        } else {
+            cpu_ising_split_bonds_from_eps(&s, eps, 1);
+        }
+    }
+    const struct cpu_ising_dec_view vref = { &g, &g, 0, ref, NULL, eps };
+    const struct cpu_team alone = cpu_team_alone();
+    const uint64_t seed = checkasm_rand();
+    const int64_t units = g.ndim == 3 ? g.lz : g.ly;
+    for (int k = 0; ok && k < c->sweeps; k++) {
+        const uint64_t sweep = c->first_sweep + (uint64_t)k;
+        struct latmc_step pair[2];
+        uint64_t na = 0;
+        for (int colour = 0; colour < 2; colour++) {
+            pair[colour] = latmc_step_name(colour, LATMC_STEP_COLOUR_BITSLICED, colour, 0, sweep,
+                                           (uint32_t)colour, 0);
+            na += cpu_ising_decisions_range(&vref, &t, algorithm, seed, &pair[colour], 0,
+                                            g.nsites / 2, &alone);
+        }
+        /* the forms in turn (two boxes where each can have 2 units) */
+        enum pair_form form = (enum pair_form)(k % 3);
+        if (form == TWO_BOXES && units < 4)
+            form = ONE_BOX;
+        const uint64_t nb = pair_sweep(prepare, range_pass, &g, &s, &t, algorithm, seed, pair,
+                                       form);
+        cpu_ising_split_to_natural(&s, out, 1);
+        if (na != nb || memcmp(ref, out, (size_t)g.nsites) != 0) {
+            int64_t i = 0;
+            while (i < g.nsites && ref[i] == out[i])
+                i++;
+            checkasm_fail(func, lv->name,
+                          "%dD %lldx%lldx%lld %s beta %g J %g h %g, %s: sweep %llu differs: "
+                          "changed %llu (C %llu), first differing site %lld of %lld",
+                          c->ndim, (long long)c->lx, (long long)c->ly, (long long)g.lz,
+                          algorithm == LATMC_ALGO_HEATBATH ? "heat bath" : "Metropolis",
+                          c->beta, c->J, c->h,
+                          form == TWO_BOXES ? "two boxes" : form == ONE_BOX ? "one box"
+                                                                           : "calls of 3 units",
+                          (unsigned long long)sweep, (unsigned long long)nb,
+                          (unsigned long long)na, (long long)i, (long long)g.nsites);
+            ok = 0;
+        }
+    }
+    cpu_ising_split_free(&s);
+    free(eps);
+    free(ref);
+    free(out);
+    return ok;
 }
 
 /* One case with one algorithm at one level; 0 after a mismatch (reported). */
@@ -244,11 +398,28 @@ static void check_level(const struct checkasm_level *lv, cpu_ising_decisions_ran
         for (int a = 0; a < 2; a++)
             if (!run_case(lv, f, &cases[i], a ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS))
                 return; /* one report per level */
-    if (checkasm_failures() == before) {
-        char what[80];
-        snprintf(what, sizeof what, "%zu lattices x 2 algorithms",
-                 sizeof cases / sizeof cases[0]);
+    char what[80];
+    snprintf(what, sizeof what, "%zu lattices x 2 algorithms", sizeof cases / sizeof cases[0]);
+    if (checkasm_failures() == before)
         checkasm_ok("ising.decisions_range", lv->name, what);
+    /* the fused pair: the cases whose ranges are whole colours of one member */
+    cpu_ising_dec_prepare_fn prepare;
+    cpu_ising_dec_range_pass_fn range_pass;
+    if (!level_pass_fns(lv, &prepare, &range_pass))
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].cut || cases[i].members != 1)
+            continue;
+        n++;
+        for (int a = 0; a < 2; a++)
+            if (!run_case_pair(lv, prepare, range_pass, &cases[i],
+                               a ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS))
+                return;
+    }
+    if (checkasm_failures() == before) {
+        snprintf(what, sizeof what, "%zu lattices x 2 algorithms, 1 and 2 boxes, calls of 1 and 3 units", n);
+        checkasm_ok("ising.decisions_pair", lv->name, what);
     }
 }
 
