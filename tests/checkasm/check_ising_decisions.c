@@ -185,6 +185,54 @@ static uint64_t pair_sweep(cpu_ising_dec_prepare_fn prepare, cpu_ising_dec_range
            cpu_ising_split_boxes_border(s, &run.runner, boxes, 2, &alone);
 }
 
+/* A case's lattice, tables, random start (natural in ref, split in s) and +-J couplings. */
+struct dec_fixture {
+    struct latmc_lattice g;
+    struct latmc_ising_tables t;
+    int8_t *ref, *out, *eps;
+    struct cpu_ising_split s;
+};
+
+/* 1 when set up; 0 after a failure (reported, everything freed). */
+static int fixture_setup(struct dec_fixture *x, const struct checkasm_level *lv, const char *func,
+                         const struct dec_case *c)
+{
+    x->g = (struct latmc_lattice){ c->ndim, c->lx, c->ly, c->ndim == 3 ? c->lz : 1, 0 };
+    x->g.nsites = x->g.lx * x->g.ly * x->g.lz;
+    tables(&x->t, c->ndim, c->beta, c->J, c->h);
+    x->ref = malloc((size_t)x->g.nsites);
+    x->out = malloc((size_t)x->g.nsites);
+    x->eps = c->pmj ? malloc((size_t)(x->g.nsites * c->ndim)) : NULL;
+    const int split_ok = cpu_ising_split_alloc(&x->s, &x->g) == 0;
+    if (!x->ref || !x->out || (c->pmj && !x->eps) || !split_ok ||
+        (c->pmj && cpu_ising_split_alloc_bonds(&x->s) != 0)) {
+        checkasm_fail(func, lv->name, "out of memory");
+        if (split_ok)
+            cpu_ising_split_free(&x->s);
+        free(x->ref);
+        free(x->out);
+        free(x->eps);
+        return 0;
+    }
+    for (int64_t i = 0; i < x->g.nsites; i++)
+        x->ref[i] = (int8_t)checkasm_rand_pm1();
+    cpu_ising_split_from_natural(&x->s, x->ref, 1);
+    if (c->pmj) {
+        cpu_draw_couplings(x->eps, CPU_COUPLINGS_I8_BIMODAL, 0, x->g.nsites * x->g.ndim,
+                           checkasm_rand(), 1, 0);
+        cpu_ising_split_bonds_from_eps(&x->s, x->eps, 1);
+    }
+    return 1;
+}
+
+static void fixture_free(struct dec_fixture *x)
+{
+    cpu_ising_split_free(&x->s);
+    free(x->eps);
+    free(x->ref);
+    free(x->out);
+}
+
 /* One case as sweeps of the fused pair against the C reference's two colour steps; 0
  * after a mismatch (reported). */
 static int run_case_pair(const struct checkasm_level *lv, cpu_ising_dec_prepare_fn prepare,
@@ -192,34 +240,14 @@ static int run_case_pair(const struct checkasm_level *lv, cpu_ising_dec_prepare_
                          int algorithm)
 {
     const char *func = c->pmj ? "ising.decisions_pair +-J" : "ising.decisions_pair";
-    struct latmc_lattice g = { c->ndim, c->lx, c->ly, c->ndim == 3 ? c->lz : 1, 0 };
-    g.nsites = g.lx * g.ly * g.lz;
-    struct latmc_ising_tables t;
-    tables(&t, c->ndim, c->beta, c->J, c->h);
-    int8_t *ref = malloc((size_t)g.nsites), *out = malloc((size_t)g.nsites);
-    int8_t *eps = c->pmj ? malloc((size_t)(g.nsites * c->ndim)) : NULL;
-    struct cpu_ising_split s;
-    if (!ref || !out || (c->pmj && !eps) || cpu_ising_split_alloc(&s, &g) != 0) {
-        checkasm_fail(func, lv->name, "out of memory");
-        free(ref);
-        free(out);
-        free(eps);
+    struct dec_fixture x;
+    if (!fixture_setup(&x, lv, func, c))
         return 0;
-    }
+    const struct latmc_lattice g = x.g;
+    const struct latmc_ising_tables t = x.t;
+    int8_t *ref = x.ref, *out = x.out, *eps = x.eps;
+    struct cpu_ising_split *s = &x.s;
     int ok = 1;
-    for (int64_t i = 0; i < g.nsites; i++)
-        ref[i] = (int8_t)checkasm_rand_pm1();
-    cpu_ising_split_from_natural(&s, ref, 1);
-    if (c->pmj) {
-        cpu_draw_couplings(eps, CPU_COUPLINGS_I8_BIMODAL, 0, g.nsites * g.ndim, checkasm_rand(), 1,
-                           0);
-        if (cpu_ising_split_alloc_bonds(&s) != 0) {
-            checkasm_fail(func, lv->name, "out of memory");
-            ok = 0;
-        } else {
-            cpu_ising_split_bonds_from_eps(&s, eps, 1);
-        }
-    }
     const struct cpu_ising_dec_view vref = { &g, &g, 0, ref, NULL, eps };
     const struct cpu_team alone = cpu_team_alone();
     const uint64_t seed = checkasm_rand();
@@ -238,9 +266,9 @@ static int run_case_pair(const struct checkasm_level *lv, cpu_ising_dec_prepare_
         enum pair_form form = (enum pair_form)(k % 3);
         if (form == TWO_BOXES && units < 4)
             form = ONE_BOX;
-        const uint64_t nb = pair_sweep(prepare, range_pass, &g, &s, &t, algorithm, seed, pair,
+        const uint64_t nb = pair_sweep(prepare, range_pass, &g, s, &t, algorithm, seed, pair,
                                        form);
-        cpu_ising_split_to_natural(&s, out, 1);
+        cpu_ising_split_to_natural(s, out, 1);
         if (na != nb || memcmp(ref, out, (size_t)g.nsites) != 0) {
             int64_t i = 0;
             while (i < g.nsites && ref[i] == out[i])
@@ -258,10 +286,7 @@ static int run_case_pair(const struct checkasm_level *lv, cpu_ising_dec_prepare_
             ok = 0;
         }
     }
-    cpu_ising_split_free(&s);
-    free(eps);
-    free(ref);
-    free(out);
+    fixture_free(&x);
     return ok;
 }
 
@@ -270,36 +295,16 @@ static int run_case(const struct checkasm_level *lv, cpu_ising_decisions_range_f
                     const struct dec_case *c, int algorithm)
 {
     const char *func = c->pmj ? "ising.decisions_range +-J" : "ising.decisions_range";
-    struct latmc_lattice g = { c->ndim, c->lx, c->ly, c->ndim == 3 ? c->lz : 1, 0 };
-    g.nsites = g.lx * g.ly * g.lz;
-    struct latmc_ising_tables t;
-    tables(&t, c->ndim, c->beta, c->J, c->h);
-    int8_t *ref = malloc((size_t)g.nsites), *out = malloc((size_t)g.nsites);
-    int8_t *eps = c->pmj ? malloc((size_t)(g.nsites * c->ndim)) : NULL;
-    struct cpu_ising_split s;
-    if (!ref || !out || (c->pmj && !eps) || cpu_ising_split_alloc(&s, &g) != 0) {
-        checkasm_fail(func, lv->name, "out of memory");
-        free(ref);
-        free(out);
-        free(eps);
+    struct dec_fixture x;
+    if (!fixture_setup(&x, lv, func, c))
         return 0;
-    }
+    const struct latmc_lattice g = x.g;
+    const struct latmc_ising_tables t = x.t;
+    int8_t *ref = x.ref, *out = x.out, *eps = x.eps;
+    struct cpu_ising_split *s = &x.s;
     int ok = 1;
-    for (int64_t i = 0; i < g.nsites; i++)
-        ref[i] = (int8_t)checkasm_rand_pm1();
-    cpu_ising_split_from_natural(&s, ref, 1);
-    if (c->pmj) {
-        cpu_draw_couplings(eps, CPU_COUPLINGS_I8_BIMODAL, 0, g.nsites * g.ndim, checkasm_rand(), 1,
-                           0);
-        if (cpu_ising_split_alloc_bonds(&s) != 0) {
-            checkasm_fail(func, lv->name, "out of memory");
-            ok = 0;
-        } else {
-            cpu_ising_split_bonds_from_eps(&s, eps, 1);
-        }
-    }
     const struct cpu_ising_dec_view vref = { &g, &g, 0, ref, NULL, eps };
-    const struct cpu_ising_dec_view vsimd = { &g, &g, 0, NULL, &s, NULL };
+    const struct cpu_ising_dec_view vsimd = { &g, &g, 0, NULL, s, NULL };
     const uint64_t seed = checkasm_rand();
     for (int k = 0; ok && k < c->sweeps; k++)
         for (int colour = 0; ok && colour < 2; colour++) {
@@ -311,14 +316,14 @@ static int run_case(const struct checkasm_level *lv, cpu_ising_decisions_range_f
             int64_t cuts[2] = { (int64_t)(checkasm_rand() % (uint64_t)(n + 1)),
                                 (int64_t)(checkasm_rand() % (uint64_t)(n + 1)) };
             if (cuts[0] > cuts[1]) {
-                const int64_t x = cuts[0];
-                cuts[0] = cuts[1];
-                cuts[1] = x;
+                const int64_t first = cuts[1];
+                cuts[1] = cuts[0];
+                cuts[0] = first;
             }
             const uint64_t na = run_step(cpu_ising_decisions_range, &vref, &t, algorithm, seed,
                                          &step, c, cuts);
             const uint64_t nb = run_step(f, &vsimd, &t, algorithm, seed, &step, c, cuts);
-            cpu_ising_split_to_natural(&s, out, 1);
+            cpu_ising_split_to_natural(s, out, 1);
             if (na != nb || memcmp(ref, out, (size_t)g.nsites) != 0) {
                 int64_t i = 0;
                 while (i < g.nsites && ref[i] == out[i])
@@ -335,10 +340,7 @@ static int run_case(const struct checkasm_level *lv, cpu_ising_decisions_range_f
                 ok = 0;
             }
         }
-    cpu_ising_split_free(&s);
-    free(eps);
-    free(ref);
-    free(out);
+    fixture_free(&x);
     return ok;
 }
 
