@@ -170,10 +170,8 @@ void latmc_cluster_batch(uint64_t seed, uint64_t sweep, uint32_t phase, const ui
     batch_impl()(c, latmc_rng_key(seed), out);
 }
 
-/* The draws of blocks b0 .. b0 + n - 1 into out[4 (b - b0) + lane] (room for n rounded
- * up to a multiple of LATMC_CLUSTER_BATCH blocks). */
-static void cluster_blocks(uint64_t seed, uint64_t sweep, uint32_t phase, uint64_t b0,
-                           int64_t n, uint32_t *out)
+void latmc_cluster_blocks(uint64_t seed, uint64_t sweep, uint32_t phase, uint64_t b0,
+                          int64_t n, uint32_t *out)
 {
     for (int64_t k0 = 0; k0 < n; k0 += LATMC_CLUSTER_BATCH) {
         uint64_t blk[LATMC_CLUSTER_BATCH];
@@ -258,7 +256,7 @@ void latmc_cluster_draw_bonds_into(const struct latmc_cluster_job *job, uint64_t
             nd == 3 ? (z + 1 == lz && wraps ? -(lz - 1) * lx * ly : lx * ly) : 0;
         const uint64_t d0 = (uint64_t)gbase * (uint64_t)nd, b0 = d0 >> 2;
         const uint64_t b1 = ((uint64_t)(gbase + lx) * (uint64_t)nd + 3) >> 2;
-        cluster_blocks(job->seed, sweep, LATMC_CLUSTER_PHASE_BONDS, b0, (int64_t)(b1 - b0),
+        latmc_cluster_blocks(job->seed, sweep, LATMC_CLUSTER_PHASE_BONDS, b0, (int64_t)(b1 - b0),
                        draws);
         const uint32_t *u = draws + (d0 - 4 * b0); /* u[d - d0]: draw d */
         if (job->eps)
