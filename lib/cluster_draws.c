@@ -69,10 +69,11 @@ static void batch_scalar(const latmc_philox_ctr *c, latmc_philox_key key, uint32
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #  define CLUSTER_X86 1
-/* W(k) lanes of 64 bits: one counter word of the blocks, 2 (SSE2) or 4 (AVX2) per vector. */
-#  define CLUSTER_PHILOX_LANES(VEC, W, SET1, MUL, SRL, XOR, STORE, LOADW)                       \
+/* NB blocks into OUT, W lanes of 64 bits: one counter word of the blocks, 2 (SSE2) or 4
+ * (AVX2) per vector. */
+#  define CLUSTER_PHILOX_LANES(OUT, NB, VEC, W, SET1, MUL, SRL, XOR, STORE, LOADW)                   \
     do {                                                                                   \
-        enum { NV = LATMC_CLUSTER_BATCH / W };                                             \
+        enum { NV = (NB) / W };                                                            \
         VEC a[NV], b[NV], cc[NV], d[NV];                                                   \
         for (int v = 0; v < NV; v++) {                                                     \
             a[v] = LOADW(0), b[v] = LOADW(1), cc[v] = LOADW(2), d[v] = LOADW(3);           \
@@ -94,7 +95,7 @@ static void batch_scalar(const latmc_philox_ctr *c, latmc_philox_key key, uint32
             key1 += LATMC_PHILOX_W1;                                                       \
         }                                                                                  \
         for (int v = 0; v < NV; v++)                                                       \
-            STORE(out + 4 * W * v, a[v], b[v], cc[v], d[v]);                               \
+            STORE((OUT) + 4 * W * v, a[v], b[v], cc[v], d[v]);                             \
     } while (0)
 
 #  include <immintrin.h>
@@ -112,7 +113,7 @@ static void batch_sse2(const latmc_philox_ctr *c, latmc_philox_key key, uint32_t
         _mm_storeu_si128((__m128i *)(void *)((p) + 4), _mm_unpackhi_epi64(x01_, x23_)); \
     } while (0)
 #  define SSE2_LOADW(q) _mm_set_epi64x((long long)c[2 * v + 1].v[q], (long long)c[2 * v].v[q])
-    CLUSTER_PHILOX_LANES(__m128i, 2, SSE2_SET1, _mm_mul_epu32, _mm_srli_epi64, _mm_xor_si128,
+    CLUSTER_PHILOX_LANES(out, LATMC_CLUSTER_BATCH, __m128i, 2, SSE2_SET1, _mm_mul_epu32, _mm_srli_epi64, _mm_xor_si128,
                          SSE2_STORE, SSE2_LOADW);
 }
 
@@ -134,8 +135,8 @@ __attribute__((target("avx2"))) static void batch_avx2(const latmc_philox_ctr *c
 #  define AVX2_LOADW(q) _mm256_set_epi64x((long long)c[4 * v + 3].v[q],                     \
                                           (long long)c[4 * v + 2].v[q],                     \
                                           (long long)c[4 * v + 1].v[q], (long long)c[4 * v].v[q])
-    CLUSTER_PHILOX_LANES(__m256i, 4, AVX2_SET1, _mm256_mul_epu32, _mm256_srli_epi64,
-                         _mm256_xor_si256, AVX2_STORE, AVX2_LOADW);
+    CLUSTER_PHILOX_LANES(out, LATMC_CLUSTER_BATCH, __m256i, 4, AVX2_SET1, _mm256_mul_epu32,
+                         _mm256_srli_epi64, _mm256_xor_si256, AVX2_STORE, AVX2_LOADW);
 }
 #endif
 
@@ -170,10 +171,53 @@ void latmc_cluster_batch(uint64_t seed, uint64_t sweep, uint32_t phase, const ui
     batch_impl()(c, latmc_rng_key(seed), out);
 }
 
+#ifdef CLUSTER_X86
+/*
+ * Consecutive blocks b0 .. b0 + 16 m - 1 (m = n / 16 groups), AVX2: the
+ * counters built in the lanes (block, its word 1, then the sweep's and the phase's words,
+ * the same for every block), and 16 blocks at a time in four vectors, so that four
+ * chains of dependent rounds overlap.
+ */
+__attribute__((target("avx2"))) static void blocks_avx2(latmc_philox_key key, uint32_t c1,
+                                                         uint32_t c2, uint32_t c3, uint64_t b0,
+                                                         int64_t n, uint32_t *out)
+{
+    const __m256i step = _mm256_set1_epi64x(16), lo16 = _mm256_set1_epi64x(0xffff);
+    const __m256i w1 = _mm256_set1_epi64x((long long)c1), w2 = AVX2_SET1(c2),
+                  w3 = AVX2_SET1(c3);
+    __m256i blk[4];
+    for (int v = 0; v < 4; v++)
+        blk[v] = _mm256_add_epi64(_mm256_set1_epi64x((long long)b0),
+                                  _mm256_set_epi64x(4 * v + 3, 4 * v + 2, 4 * v + 1, 4 * v));
+    for (int64_t g = 0; g + 16 <= n; g += 16) {
+#  define ROW_LOADW(q)                                                                     \
+        ((q) == 0 ? _mm256_and_si256(blk[v], _mm256_set1_epi64x(0xffffffffll))            \
+         : (q) == 1 ? _mm256_or_si256(w1, _mm256_and_si256(_mm256_srli_epi64(blk[v], 32), lo16)) \
+         : (q) == 2 ? w2 : w3)
+        uint32_t *const dst = out + 4 * g;
+        CLUSTER_PHILOX_LANES(dst, 16, __m256i, 4, AVX2_SET1, _mm256_mul_epu32, _mm256_srli_epi64,
+                             _mm256_xor_si256, AVX2_STORE, ROW_LOADW);
+#  undef ROW_LOADW
+        for (int v = 0; v < 4; v++)
+            blk[v] = _mm256_add_epi64(blk[v], step);
+    }
+}
+#endif
+
 void latmc_cluster_blocks(uint64_t seed, uint64_t sweep, uint32_t phase, uint64_t b0,
                           int64_t n, uint32_t *out)
 {
-    for (int64_t k0 = 0; k0 < n; k0 += LATMC_CLUSTER_BATCH) {
+    int64_t k0 = 0;
+#ifdef CLUSTER_X86
+    if (batch_impl() == batch_avx2) { /* whole groups of 16 here, the rest below */
+        const latmc_philox_ctr c = latmc_rng_counter(0, sweep,
+                                                     latmc_rng_stream(LATMC_STREAM_CLUSTER, 0),
+                                                     phase, 0);
+        blocks_avx2(latmc_rng_key(seed), c.v[1], c.v[2], c.v[3], b0, n, out);
+        k0 = n / 16 * 16;
+    }
+#endif
+    for (; k0 < n; k0 += LATMC_CLUSTER_BATCH) {
         uint64_t blk[LATMC_CLUSTER_BATCH];
         for (int k = 0; k < LATMC_CLUSTER_BATCH; k++)
             blk[k] = b0 + (uint64_t)(k0 + k);

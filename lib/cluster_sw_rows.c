@@ -222,48 +222,54 @@ static int64_t merge_faces(const struct latmc_cluster_job *job, struct latmc_clu
     return n;
 }
 
-/* Pass B on unit u: returns the sites changed. size: count the clusters' sites at their
- * representatives (NULL: not this sweep). */
+/*
+ * Pass B on unit u: returns the sites changed. Without sizes, a site's decision is its
+ * parent's (which pass B already gave its cluster's decision, in the table byte), or its
+ * own table entry where it is a final root or a face-joined local root (parent before
+ * the unit): parent is only read. With sizes (size not NULL), every site's parent
+ * becomes its representative, which counts the cluster's sites of the unit.
+ */
 static uint64_t flip_unit(const struct latmc_cluster_job *job, struct latmc_cluster_work *w,
                           int u, uint32_t *size)
 {
     const int64_t P = job->g.l[0];
     const uint32_t start = (uint32_t)(job->unit_p[u] * P), end = (uint32_t)(job->unit_p[u + 1] * P);
     uint32_t *parent = w->parent;
-    const uint8_t *table = w->bonds;
-    uint8_t *s = w->spins;
+    uint8_t *table = w->bonds, *s = w->spins;
+    const int potts = job->potts;
     uint64_t diff = 0;
-#define REPRESENTATIVE(i)                                                                  \
-    const uint32_t p = parent[i];                                                          \
-    const uint32_t inside = p >= start ? p : start; /* read in the unit only */           \
-    const uint32_t q = parent[inside];                                                     \
-    const uint32_t rep = p >= start ? q : (i);                                             \
-    parent[i] = rep;                                                                       \
-    const uint8_t d = table[rep]
-    if (job->potts) {
+    /* the new state from decision d: Potts the colour; Ising keep (1) or flip (0) an
+     * int8 +-1, without a branch */
+#define APPLY(i, d)                                                                        \
+    do {                                                                                   \
+        const uint8_t old_ = s[i];                                                         \
+        const uint8_t v_ = potts ? (d) : (uint8_t)((old_ ^ (uint8_t)((d) - 1u)) +          \
+                                                   (uint8_t)(1u - (d)));                   \
+        diff += v_ != old_;                                                                \
+        s[i] = v_;                                                                         \
+    } while (0)
+    if (!size) {
         for (uint32_t i = start; i < end; i++) {
-            REPRESENTATIVE(i);
-            diff += d != s[i];
-            s[i] = d;
-            if (size) {
-                size[i] &= (uint32_t)(rep == i) - 1u; /* 0 at a representative, first */
-                size[rep]++;
-            }
+            const uint32_t p = parent[i];
+            const uint32_t from = p >= start ? p : i; /* p == i: its own */
+            const uint8_t d = table[from];
+            table[i] = d;
+            APPLY(i, d);
         }
-    } else {
-        for (uint32_t i = start; i < end; i++) {
-            REPRESENTATIVE(i);
-            /* keep (d = 1) or flip an int8 +-1 without a branch */
-            const uint8_t v = (uint8_t)((s[i] ^ (uint8_t)(d - 1u)) + (uint8_t)(1u - d));
-            diff += 1u - d;
-            s[i] = v;
-            if (size) {
-                size[i] &= (uint32_t)(rep == i) - 1u;
-                size[rep]++;
-            }
-        }
+        return diff;
     }
-#undef REPRESENTATIVE
+    for (uint32_t i = start; i < end; i++) {
+        const uint32_t p = parent[i];
+        const uint32_t inside = p >= start ? p : start; /* read in the unit only */
+        const uint32_t q = parent[inside];
+        const uint32_t rep = p >= start ? q : i;
+        parent[i] = rep;
+        const uint8_t d = table[rep];
+        APPLY(i, d);
+        size[i] &= (uint32_t)(rep == i) - 1u; /* 0 at a representative, first */
+        size[rep]++;
+    }
+#undef APPLY
     return diff;
 }
 
