@@ -22,6 +22,7 @@
  * entry was given the final decision), and any other site's parent p lies in the unit at
  * or before it, where pass B already wrote p's representative.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "cluster_bonds.h"
@@ -84,9 +85,97 @@ static void unite(uint32_t *parent, uint32_t a, uint32_t b)
 }
 
 /*
+ * Sites [x0, n) of a row: bonds to x + 1 (hx, 0 or 1) and to the row above (vy) from the
+ * spins si (with si[x + 1] in the row: n <= L - 1), su (the row above) and the draws u
+ * (u[2 x + mu]), active where u <= last_draw and the spins are the same, xor flip (an
+ * antiferromagnetic Ising coupling). No branch on the data.
+ */
+static void bonds_scalar(const uint8_t *si, const uint8_t *su, const uint32_t *u,
+                         uint32_t last_draw, uint8_t flip, int64_t x0, int64_t n, uint8_t *hx,
+                         uint8_t *vy)
+{
+    for (int64_t x = x0; x < n; x++) {
+        hx[x] = (uint8_t)(((si[x] == si[x + 1]) ^ flip) & (u[2 * x] <= last_draw));
+        vy[x] = (uint8_t)(((si[x] == su[x]) ^ flip) & (u[2 * x + 1] <= last_draw));
+    }
+}
+
+/* Ising decisions of sites [x0, n) from their draws: 1 keep (u < 2^31), 0 flip. */
+static void keep_scalar(const uint32_t *ud, int64_t x0, int64_t n, uint8_t *t)
+{
+    for (int64_t x = x0; x < n; x++)
+        t[x] = (uint8_t)(1u - (ud[x] >> 31));
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#  define ROWS_X86 1
+#  include <immintrin.h>
+
+/* 16 dword masks (0 or -1), in two vectors, to 16 bytes in order. */
+__attribute__((target("avx2"))) static inline __m128i bytes_of(__m256i a, __m256i b)
+{
+    const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xd8);
+    return _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+}
+
+/* bonds_scalar for x in [0, n), 8 sites a step: the draws' and the spins' masks in
+ * bytes, interleaved (x bond, y bond) per site as the draws are, then split. */
+__attribute__((target("avx2"))) static void bonds_avx2(const uint8_t *si, const uint8_t *su,
+                                                        const uint32_t *u, uint32_t last_draw,
+                                                        uint8_t flip, int64_t n, uint8_t *hx,
+                                                        uint8_t *vy)
+{
+    const __m256i t = _mm256_set1_epi32((int)last_draw);
+    const __m128i f = _mm_set1_epi8((char)(flip ? 0xff : 0)), one = _mm_set1_epi8(1);
+    const __m128i split = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    int64_t x = 0;
+    for (; x + 8 <= n; x += 8) {
+        const __m256i u0 = _mm256_loadu_si256((const __m256i *)(const void *)(u + 2 * x));
+        const __m256i u1 = _mm256_loadu_si256((const __m256i *)(const void *)(u + 2 * x + 8));
+        const __m128i on = bytes_of(_mm256_cmpeq_epi32(_mm256_min_epu32(u0, t), u0),
+                                    _mm256_cmpeq_epi32(_mm256_min_epu32(u1, t), u1));
+        const __m128i s0 = _mm_loadl_epi64((const __m128i *)(const void *)(si + x));
+        const __m128i s1 = _mm_loadl_epi64((const __m128i *)(const void *)(si + x + 1));
+        const __m128i s2 = _mm_loadl_epi64((const __m128i *)(const void *)(su + x));
+        const __m128i same = _mm_unpacklo_epi8(_mm_cmpeq_epi8(s0, s1), _mm_cmpeq_epi8(s0, s2));
+        const __m128i b = _mm_shuffle_epi8(
+            _mm_and_si128(_mm_and_si128(_mm_xor_si128(same, f), on), one), split);
+        _mm_storel_epi64((__m128i *)(void *)(hx + x), b);
+        _mm_storel_epi64((__m128i *)(void *)(vy + x), _mm_srli_si128(b, 8));
+    }
+    bonds_scalar(si, su, u, last_draw, flip, x, n, hx, vy);
+}
+
+/* keep_scalar for x in [0, n), 16 sites a step. */
+__attribute__((target("avx2"))) static void keep_avx2(const uint32_t *ud, int64_t n, uint8_t *t)
+{
+    const __m128i one = _mm_set1_epi8(1);
+    int64_t x = 0;
+    for (; x + 16 <= n; x += 16) {
+        const __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(ud + x));
+        const __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(ud + x + 8));
+        const __m128i flip = bytes_of(_mm256_srai_epi32(a, 31), _mm256_srai_epi32(b, 31));
+        _mm_storeu_si128((__m128i *)(void *)(t + x), _mm_add_epi8(flip, one));
+    }
+    keep_scalar(ud, x, n, t);
+}
+
+static bool have_avx2(void)
+{
+    static int known; /* 0 not yet, 1 no, 2 yes (a race stores the same value) */
+    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (!k) {
+        __builtin_cpu_init();
+        k = __builtin_cpu_supports("avx2") ? 2 : 1;
+        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+    }
+    return k == 2;
+}
+#endif
+
+/*
  * Row y's bonds into hx (to x + 1, periodic) and vy (to the row above, periodic), and
- * every site's decision into table[base + x], from the row's draws; no branch on the
- * data, so that it vectorises.
+ * every site's decision into table[base + x], from the row's draws.
  */
 static void row_bonds_and_decisions(const struct latmc_cluster_job *job, uint64_t sweep,
                                     const struct rows_unit *r, const uint8_t *s, uint8_t *table,
@@ -106,21 +195,28 @@ static void row_bonds_and_decisions(const struct latmc_cluster_job *job, uint64_
     const uint8_t flip = (uint8_t)(!job->potts && job->sign_k < 0);
     const uint8_t *si = s + base, *su = s + above;
     uint8_t *t = table + base;
-    for (int64_t x = 0; x + 1 < L; x++) {
-        hx[x] = (uint8_t)(((si[x] == si[x + 1]) ^ flip) & (u[2 * x] <= last_draw));
-        vy[x] = (uint8_t)(((si[x] == su[x]) ^ flip) & (u[2 * x + 1] <= last_draw));
-    }
+#ifdef ROWS_X86
+    const bool avx2 = have_avx2();
+#else
+    const bool avx2 = false;
+#endif
+    /* the last site's x bond wraps: apart */
+    if (avx2)
+        bonds_avx2(si, su, u, last_draw, flip, L - 1, hx, vy);
+    else
+        bonds_scalar(si, su, u, last_draw, flip, 0, L - 1, hx, vy);
     hx[L - 1] = (uint8_t)(((si[L - 1] == si[0]) ^ flip) & (u[2 * L - 2] <= last_draw));
     vy[L - 1] = (uint8_t)(((si[L - 1] == su[L - 1]) ^ flip) & (u[2 * L - 1] <= last_draw));
     /* a site's decision if it names its cluster (lib/cluster_bonds.h, no field): Ising
-     * 1 keep (u < 2^31), 0 flip; Potts the colour floor(u q / 2^32) */
+     * 1 keep, 0 flip; Potts the colour floor(u q / 2^32) */
     if (job->potts) {
         const uint64_t q = (uint64_t)job->q;
         for (int64_t x = 0; x < L; x++)
             t[x] = (uint8_t)(((uint64_t)ud[x] * q) >> 32);
+    } else if (avx2) {
+        keep_avx2(ud, L, t);
     } else {
-        for (int64_t x = 0; x < L; x++)
-            t[x] = (uint8_t)(1u - (ud[x] >> 31));
+        keep_scalar(ud, 0, L, t);
     }
 }
 
