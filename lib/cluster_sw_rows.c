@@ -31,8 +31,9 @@
 /* The row buffers of one unit, carved from its words of job->rows_work. */
 struct rows_unit {
     uint32_t *bond_draws, *decide_draws;
-    uint32_t *list_site, *list_run; /* the searched bonds from below: site, its run's start */
-    uint8_t *hx[2], *vy[2];         /* x bonds of a row, y bonds to the row above: this, last */
+    uint32_t *need;                 /* bit x: the bond from below at x is searched */
+    uint8_t *hx[2], *vy[2];         /* x bonds of a row, y bonds to the row above: this, last
+                                       (each with a zero byte before it, and room after) */
     uint8_t *face;                  /* the y bonds of the unit's last row (to the next unit) */
 };
 
@@ -41,10 +42,16 @@ static size_t draw_words(int64_t draws)
     return (size_t)((draws + 3) / 4 + 1 + LATMC_CLUSTER_BATCH) * 4;
 }
 
+/* A row's byte buffer: 32 bytes of room on either side (whole vectors may be read). */
+static size_t row_bytes(int64_t L)
+{
+    return (size_t)(L + 64 + 31) / 32 * 32;
+}
+
 size_t latmc_cluster_sw_rows_words(const struct latmc_cluster_lattice *g)
 {
     const int64_t L = g->l[0];
-    return draw_words(2 * L) + draw_words(L) + 2 * (size_t)L + (size_t)(5 * L + 3) / 4;
+    return draw_words(2 * L) + draw_words(L) + (size_t)(L + 31) / 32 + 5 * row_bytes(L) / 4;
 }
 
 size_t latmc_cluster_sw_rows_pair_words(const struct latmc_cluster_lattice *g, int n_units)
@@ -67,11 +74,12 @@ static struct rows_unit unit_of(const struct latmc_cluster_job *job, int u)
     p += draw_words(2 * L);
     r.decide_draws = p;
     p += draw_words(L);
-    r.list_site = p;
-    r.list_run = p + L;
-    uint8_t *b = (uint8_t *)(p + 2 * L);
-    r.hx[0] = b, r.hx[1] = b + L, r.vy[0] = b + 2 * L, r.vy[1] = b + 3 * L;
-    r.face = b + 4 * L;
+    r.need = p;
+    p += (L + 31) / 32;
+    uint8_t *b = (uint8_t *)p + 32;
+    const size_t B = row_bytes(L);
+    r.hx[0] = b, r.hx[1] = b + B, r.vy[0] = b + 2 * B, r.vy[1] = b + 3 * B;
+    r.face = b + 4 * B;
     return r;
 }
 
@@ -221,50 +229,105 @@ static void row_bonds_and_decisions(const struct latmc_cluster_job *job, uint64_
 }
 
 /*
- * The unions of row y (base = y L): every site points to its run's start along x (hx of
- * the row), then the y bonds from the row below (vy_below; none for a unit's first row)
- * join its runs to the clusters below. A y bond at x is implied, and not searched, when
- * the bond at x - 1 is active and x - 1 is joined to x in both rows. The bonds are
- * gathered into a list without a branch (they are unpredictable); the list is then
- * walked in x order, so a run's bonds come together and its root is kept in a register.
+ * A row's runs and the bonds from below to search, sites [x0, n): parent[base + x] = the
+ * start of x's run along x (the largest x' <= x without an x bond from x' - 1), where
+ * run = the start at x0 - 1; bit x of need (bits at and after x0 in words from x0 / 32, x0
+ * a multiple of 32) where the bond from below at x is active and not implied -- the bond
+ * at x - 1 active and x - 1 joined to x in both rows. hx[-1] and friends read 0.
+ */
+static void runs_scalar(uint32_t *parent, int64_t base, const uint8_t *hx,
+                        const uint8_t *hx_below, const uint8_t *vy_below, int64_t x0,
+                        int64_t n, uint32_t run, uint32_t *need)
+{
+    for (int64_t x = x0; x < n; x++) {
+        const uint32_t i = (uint32_t)(base + x);
+        const uint32_t keep = 0u - (uint32_t)hx[x - 1];
+        run = (run & keep) | (i & ~keep);
+        parent[i] = run;
+    }
+    if (!vy_below)
+        return;
+    for (int64_t x = x0; x < n; x++) {
+        const unsigned implied = vy_below[x - 1] & hx[x - 1] & hx_below[x - 1];
+        const uint32_t bit = (uint32_t)(vy_below[x] & (implied ^ 1u));
+        if (x % 32 == 0)
+            need[x / 32] = 0;
+        need[x / 32] |= bit << (x % 32);
+    }
+}
+
+#ifdef ROWS_X86
+/* runs_scalar for x in [0, n): the runs' starts by a prefix maximum over 8 lanes (a
+ * start is its own index, other sites 0), the bits by movemask, 32 sites a step. */
+__attribute__((target("avx2"))) static void runs_avx2(uint32_t *parent, int64_t base,
+                                                       const uint8_t *hx,
+                                                       const uint8_t *hx_below,
+                                                       const uint8_t *vy_below, int64_t n,
+                                                       uint32_t *need)
+{
+    const __m256i zero = _mm256_setzero_si256(), lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i last = _mm256_set1_epi32(7);
+    __m256i carry = zero;
+    int64_t x = 0;
+    for (; x + 32 <= n; x += 32) {
+        for (int k = 0; k < 32; k += 8) {
+            const __m256i joined = _mm256_cvtepu8_epi32(
+                _mm_loadl_epi64((const __m128i *)(const void *)(hx + x + k - 1)));
+            const __m256i index = _mm256_add_epi32(_mm256_set1_epi32((int)(base + x + k)), lane);
+            __m256i v = _mm256_andnot_si256(_mm256_cmpgt_epi32(joined, zero), index);
+            v = _mm256_max_epu32(v, _mm256_slli_si256(v, 4));
+            v = _mm256_max_epu32(v, _mm256_slli_si256(v, 8));
+            const __m256i low = _mm256_shuffle_epi32(v, 0xff); /* lane 3 of each half */
+            v = _mm256_max_epu32(v, _mm256_permute2x128_si256(low, low, 0x08));
+            v = _mm256_max_epu32(v, carry);
+            carry = _mm256_permutevar8x32_epi32(v, last);
+            _mm256_storeu_si256((__m256i *)(void *)(parent + base + x + k), v);
+        }
+        if (vy_below) {
+            const __m256i vb = _mm256_loadu_si256((const __m256i *)(const void *)(vy_below + x));
+            const __m256i vb1 = _mm256_loadu_si256((const __m256i *)(const void *)(vy_below + x - 1));
+            const __m256i h1 = _mm256_loadu_si256((const __m256i *)(const void *)(hx + x - 1));
+            const __m256i hb1 = _mm256_loadu_si256((const __m256i *)(const void *)(hx_below + x - 1));
+            const __m256i bit = _mm256_andnot_si256(_mm256_and_si256(_mm256_and_si256(vb1, h1), hb1), vb);
+            need[x / 32] = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(bit, 7));
+        }
+    }
+    const uint32_t run = (uint32_t)_mm256_cvtsi256_si32(carry);
+    runs_scalar(parent, base, hx, hx_below, vy_below, x, n, x ? run : (uint32_t)base, need);
+}
+#endif
+
+/*
+ * The unions of row y (base = y L): every site points to its run's start along x, then
+ * the bonds from the row below that runs_* chose join the runs to the clusters below,
+ * in x order, so that a run's bonds come together and its root stays in a register. A
+ * site's parent is its run's start until its run's own bonds are joined (the unions move
+ * roots only, and the finds the rows below), so the start is read from there.
  */
 static void row_unions(const struct rows_unit *r, uint32_t *parent, int64_t L, int64_t base,
-                       const uint8_t *hx, const uint8_t *hx_below, const uint8_t *vy_below)
+                       const uint8_t *hx, const uint8_t *hx_below, const uint8_t *vy_below,
+                       bool avx2)
 {
-    uint32_t run = (uint32_t)base;
-    parent[base] = run;
+#ifdef ROWS_X86
+    if (avx2)
+        runs_avx2(parent, base, hx, hx_below, vy_below, L, r->need);
+    else
+#endif
+        runs_scalar(parent, base, hx, hx_below, vy_below, 0, L, (uint32_t)base, r->need);
+    (void)avx2;
     if (vy_below) {
-        uint32_t n = 0;
-        r->list_site[0] = (uint32_t)base;
-        r->list_run[0] = run;
-        n += vy_below[0];
-        for (int64_t x = 1; x < L; x++) {
-            const uint32_t i = (uint32_t)(base + x);
-            const uint32_t keep = 0u - (uint32_t)hx[x - 1];
-            run = (run & keep) | (i & ~keep);
-            parent[i] = run;
-            const unsigned implied = vy_below[x - 1] & hx[x - 1] & hx_below[x - 1];
-            r->list_site[n] = i;
-            r->list_run[n] = run;
-            n += vy_below[x] & (implied ^ 1u);
-        }
         uint32_t cur = UINT32_MAX, root = 0;
-        for (uint32_t k = 0; k < n; k++) {
-            const uint32_t rs = r->list_run[k];
-            root = rs == cur ? root : rs; /* a new run: its start is its root so far */
-            cur = rs;
-            const uint32_t b = latmc_cluster_find_halving(parent, r->list_site[k] - (uint32_t)L);
-            const uint32_t lo = b < root ? b : root;
-            parent[b ^ root ^ lo] = lo;
-            root = lo;
-        }
-    } else {
-        for (int64_t x = 1; x < L; x++) {
-            const uint32_t i = (uint32_t)(base + x);
-            const uint32_t keep = 0u - (uint32_t)hx[x - 1];
-            run = (run & keep) | (i & ~keep);
-            parent[i] = run;
-        }
+        for (int64_t w = 0; w < (L + 31) / 32; w++)
+            for (uint32_t m = r->need[w]; m; m &= m - 1) {
+                const uint32_t i = (uint32_t)(base + 32 * w + __builtin_ctz(m));
+                const uint32_t rs = parent[i];
+                root = rs == cur ? root : rs; /* a new run: its start is its root so far */
+                cur = rs;
+                const uint32_t b = latmc_cluster_find_halving(parent, i - (uint32_t)L);
+                const uint32_t lo = b < root ? b : root;
+                parent[b ^ root ^ lo] = lo;
+                root = lo;
+            }
     }
     if (hx[L - 1]) /* the x wrap */
         unite(parent, (uint32_t)(base + L - 1), (uint32_t)base);
@@ -276,12 +339,19 @@ static void label_unit(const struct latmc_cluster_job *job, struct latmc_cluster
 {
     const struct rows_unit r = unit_of(job, u);
     const int64_t L = job->g.l[0];
+#ifdef ROWS_X86
+    const bool avx2 = have_avx2();
+#else
+    const bool avx2 = false;
+#endif
+    for (int k = 0; k < 2; k++) /* the bytes before the rows read 0 */
+        r.hx[k][-1] = r.vy[k][-1] = 0;
     int cur = 0;
     for (int64_t y = job->unit_p[u]; y < job->unit_p[u + 1]; y++, cur ^= 1) {
         row_bonds_and_decisions(job, sweep, &r, w->spins, w->bonds, y, r.hx[cur], r.vy[cur]);
         const int first = y == job->unit_p[u];
         row_unions(&r, w->parent, L, y * L, r.hx[cur], r.hx[cur ^ 1],
-                   first ? NULL : r.vy[cur ^ 1]);
+                   first ? NULL : r.vy[cur ^ 1], avx2);
     }
     memcpy(r.face, r.vy[cur ^ 1], (size_t)L);
 }

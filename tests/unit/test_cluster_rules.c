@@ -642,6 +642,11 @@ static void random_number_names(void **state)
         check_names(&ising2_af, 0);
         const struct ref_chain potts2_0 = { 1, 3, wolff, 2, { 9, 6, 0 }, 1.0, 1.0, 0.0, 17 };
         check_names(&potts2_0, 0);
+        /* rows longer than the vector steps (32 sites), with tails */
+        const struct ref_chain ising2_long = { 0, 2, wolff, 2, { 40, 6, 0 }, 0.44, 1.0, 0.0, 18 };
+        check_names(&ising2_long, 0);
+        const struct ref_chain potts2_long = { 1, 3, wolff, 2, { 69, 6, 0 }, 1.0, 1.0, 0.0, 19 };
+        check_names(&potts2_long, 0);
     }
 }
 
