@@ -415,13 +415,24 @@ static uint64_t flip_unit(const struct latmc_cluster_job *job, struct latmc_clus
         s[i] = v_;                                                                         \
     } while (0)
     if (!size) {
-        for (uint32_t i = start; i < end; i++) {
-            const uint32_t p = parent[i];
-            const uint32_t from = p >= start ? p : i; /* p == i: its own */
-            const uint8_t d = table[from];
-            table[i] = d;
-            APPLY(i, d);
+#define FROM_PARENT(i)                                                                     \
+        const uint32_t p = parent[i];                                                      \
+        const uint8_t d = table[p >= start ? p : (i)]; /* p == i: its own */              \
+        table[i] = d
+        if (potts) {
+            for (uint32_t i = start; i < end; i++) {
+                FROM_PARENT(i);
+                diff += d != s[i];
+                s[i] = d;
+            }
+        } else {
+            for (uint32_t i = start; i < end; i++) {
+                FROM_PARENT(i);
+                s[i] = (uint8_t)((s[i] ^ (uint8_t)(d - 1u)) + (uint8_t)(1u - d));
+                diff += 1u - d;
+            }
         }
+#undef FROM_PARENT
         return diff;
     }
     for (uint32_t i = start; i < end; i++) {
@@ -432,7 +443,7 @@ static uint64_t flip_unit(const struct latmc_cluster_job *job, struct latmc_clus
         parent[i] = rep;
         const uint8_t d = table[rep];
         APPLY(i, d);
-        size[i] &= (uint32_t)(rep == i) - 1u; /* 0 at a representative, first */
+        size[i] = 0; /* before its representative's count (rep <= i): 0 but there */
         size[rep]++;
     }
 #undef APPLY
@@ -440,7 +451,8 @@ static uint64_t flip_unit(const struct latmc_cluster_job *job, struct latmc_clus
 }
 
 /* With sizes: the face-joined representatives give their counts to their final roots,
- * then the clusters' statistics (a final root: its own representative, count > 0). */
+ * then the clusters' statistics (pass B left a count of 0 at every site but the
+ * representatives; a final root is one that kept a count). */
 static void count_clusters(const struct latmc_cluster_job *job, struct latmc_cluster_work *w,
                            int64_t n_pairs, int nt)
 {
@@ -458,13 +470,18 @@ static void count_clusters(const struct latmc_cluster_job *job, struct latmc_clu
     int64_t clusters = 0, largest = 0;
     uint64_t size2 = 0;
     CLUSTER_FOR_UNITS(nt, reduction(+:clusters, size2) reduction(max:largest), u, job->n_units, {
-        for (int64_t i = job->unit_p[u] * P; i < job->unit_p[u + 1] * P; i++)
-            if (parent[i] == (uint32_t)i && size[i] != 0) {
-                clusters++;
-                const int64_t sz = size[i];
-                largest = sz > largest ? sz : largest;
-                size2 += (uint64_t)sz * (uint64_t)sz;
-            }
+        /* the counts are 0 but at the clusters' final roots: no branch per site */
+        int64_t n = 0, big = 0;
+        uint64_t sq = 0;
+        for (int64_t i = job->unit_p[u] * P; i < job->unit_p[u + 1] * P; i++) {
+            const uint32_t sz = size[i];
+            n += sz != 0;
+            big = (int64_t)sz > big ? (int64_t)sz : big;
+            sq += (uint64_t)sz * sz;
+        }
+        clusters += n;
+        largest = big > largest ? big : largest;
+        size2 += sq;
     });
     w->last.clusters = clusters;
     w->last.largest = largest;
