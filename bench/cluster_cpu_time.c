@@ -25,7 +25,7 @@
 
 #include "latmc/latmc.h"
 
-enum { MAX_LIBS = 4, MAX_ROUNDS = 64 };
+enum { MAX_LIBS = 8, MAX_ROUNDS = 64 };
 
 /* The library calls a run makes, from one dlopen'ed build. */
 struct lib {
