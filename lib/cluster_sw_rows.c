@@ -11,16 +11,17 @@
  *   F. the faces above the units (the periodic wrap included), one after the other: the
  *      local roots of each face bond's ends, then their unions; a local root joined to a
  *      smaller one takes its final root's decision into its table entry;
- *   B. per unit, in increasing site order: every site's representative (a site of its
- *      cluster whose table entry is the cluster's decision; inside the unit, so the
- *      threads share nothing), its new state, and with sizes counted, the count at the
- *      representative.
+ *   B. per unit, in increasing site order: every site's decision -- its parent's, which
+ *      pass B already made final, or its own table entry where it is a root or a local
+ *      root joined across a face -- and its new state; in a sweep that counts sizes, every
+ *      site's representative (a site of its cluster inside the unit whose table entry is
+ *      the cluster's decision), which counts it. The threads share nothing here.
  *
- * Why the representatives are right: pass A links only inside a unit and always to the
- * smaller site, and the face step changes the parent of local roots only. So in pass B a
- * site whose parent lies before the unit is a local root joined across a face (its table
- * entry was given the final decision), and any other site's parent p lies in the unit at
- * or before it, where pass B already wrote p's representative.
+ * Why this is right: pass A links only inside a unit and always to the smaller site, and
+ * the face step changes the parent of local roots only. So in pass B a site whose parent
+ * lies before the unit is a local root joined across a face (its table entry was given
+ * the final decision), and any other site's parent p lies in the unit at or before it,
+ * where pass B already wrote p's decision (and representative).
  */
 #include <stdbool.h>
 #include <string.h>
