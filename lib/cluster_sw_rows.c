@@ -443,6 +443,66 @@ __attribute__((target("avx2"))) static uint64_t flip_ising_avx2(const uint32_t *
 }
 #endif
 
+#ifdef ROWS_X86
+/*
+ * Pass B for Ising counting sizes, as flip_ising_avx2: every lane's representative is
+ * its source's (parent[from], already final before the 8 lanes; a source that is the lane
+ * itself is its own), followed inside the 8 lanes by three doublings; the decision is the
+ * representative's table entry (final from the face step on). The counts stay scalar: a
+ * zero at every site, then one increment at each lane's representative.
+ */
+__attribute__((target("avx2"))) static uint64_t count_ising_avx2(uint32_t *parent,
+                                                                  const uint8_t *table,
+                                                                  uint8_t *s, uint32_t *size,
+                                                                  uint32_t start, uint32_t end,
+                                                                  uint32_t *next)
+{
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i first = _mm256_set1_epi32((int)start), low = _mm256_set1_epi32(0xff);
+    const __m256i eight = _mm256_set1_epi32(8), minus = _mm256_set1_epi32(-1);
+    const __m256i pick = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                          -1, -1, 0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1,
+                                          -1, -1, -1, -1);
+    const __m128i zero = _mm_setzero_si128();
+    uint64_t diff = 0;
+    uint32_t i = start, reps[8];
+    for (; end - i >= 8 + 3 && end >= 8 + 3; i += 8) {
+        const __m256i p = _mm256_loadu_si256((const __m256i *)(const void *)(parent + i));
+        const __m256i self = _mm256_add_epi32(_mm256_set1_epi32((int)i), lane);
+        const __m256i inside = _mm256_cmpeq_epi32(_mm256_max_epu32(p, first), p);
+        const __m256i from = _mm256_blendv_epi8(self, p, inside);
+        __m256i rep = _mm256_blendv_epi8(
+            _mm256_i32gather_epi32((const int *)(const void *)parent, from, 4), self,
+            _mm256_cmpeq_epi32(from, self));
+        const __m256i rel = _mm256_sub_epi32(from, _mm256_set1_epi32((int)i));
+        const __m256i here = _mm256_and_si256(_mm256_cmpgt_epi32(eight, rel),
+                                              _mm256_cmpgt_epi32(rel, minus));
+        __m256i idx = _mm256_blendv_epi8(lane, rel, here);
+        idx = _mm256_permutevar8x32_epi32(idx, idx);
+        idx = _mm256_permutevar8x32_epi32(idx, idx);
+        idx = _mm256_permutevar8x32_epi32(idx, idx);
+        rep = _mm256_permutevar8x32_epi32(rep, idx);
+        _mm256_storeu_si256((__m256i *)(void *)(parent + i), rep);
+        const __m256i d = _mm256_and_si256(
+            _mm256_i32gather_epi32((const int *)(const void *)table, rep, 1), low);
+        const __m256i bytes = _mm256_shuffle_epi8(d, pick);
+        const __m128i d8 = _mm_unpacklo_epi32(_mm256_castsi256_si128(bytes),
+                                              _mm256_extracti128_si256(bytes, 1));
+        const __m128i old = _mm_loadl_epi64((const __m128i *)(const void *)(s + i));
+        const __m128i flip = _mm_cmpeq_epi8(d8, zero);
+        _mm_storel_epi64((__m128i *)(void *)(s + i),
+                         _mm_blendv_epi8(old, _mm_sub_epi8(zero, old), flip));
+        diff += (uint64_t)__builtin_popcount((unsigned)_mm_movemask_epi8(flip) & 0xffu);
+        _mm256_storeu_si256((__m256i *)(void *)(size + i), _mm256_setzero_si256());
+        _mm256_storeu_si256((__m256i *)(void *)reps, rep);
+        for (int k = 0; k < 8; k++)
+            size[reps[k]]++;
+    }
+    *next = i;
+    return diff;
+}
+#endif
+
 /*
  * Pass B on unit u: returns the sites changed. Without sizes, a site's decision is its
  * parent's (which pass B already gave its cluster's decision, in the table byte), or its
@@ -495,7 +555,12 @@ static uint64_t flip_unit(const struct latmc_cluster_job *job, struct latmc_clus
 #undef FROM_PARENT
         return diff;
     }
-    for (uint32_t i = start; i < end; i++) {
+    uint32_t i0 = start;
+#ifdef ROWS_X86
+    if (!potts && have_avx2())
+        diff += count_ising_avx2(parent, table, s, size, start, end, &i0);
+#endif
+    for (uint32_t i = i0; i < end; i++) {
         const uint32_t p = parent[i];
         const uint32_t inside = p >= start ? p : start; /* read in the unit only */
         const uint32_t q = parent[inside];

@@ -647,6 +647,10 @@ static void random_number_names(void **state)
         check_names(&ising2_long, 0);
         const struct ref_chain potts2_long = { 1, 3, wolff, 2, { 69, 6, 0 }, 1.0, 1.0, 0.0, 19 };
         check_names(&potts2_long, 0);
+        /* enough rows that chains of runs joined inside 8 sites occur (pass B's vector
+         * steps follow them) */
+        const struct ref_chain ising2_big = { 0, 2, wolff, 2, { 64, 64, 0 }, 0.44, 1.0, 0.0, 20 };
+        check_names(&ising2_big, 0);
     }
 }
 
