@@ -390,8 +390,23 @@ static int64_t merge_faces(const struct latmc_cluster_job *job, struct latmc_clu
 }
 
 #ifdef ROWS_X86
+/* The new states of 8 sites from their decisions d8 (bytes 0 .. 7): Potts the colour,
+ * Ising keep (1) or flip (0) an int8 +-1; returns how many changed. */
+__attribute__((target("avx2"))) static inline uint64_t apply8(uint8_t *s, __m128i d8, int potts)
+{
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i old = _mm_loadl_epi64((const __m128i *)(const void *)s);
+    const __m128i v = potts ? d8 : _mm_blendv_epi8(old, _mm_sub_epi8(zero, old),
+                                                   _mm_cmpeq_epi8(d8, zero));
+    _mm_storel_epi64((__m128i *)(void *)s, v);
+    const unsigned same = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, old)) & 0xffu;
+    return (uint64_t)(8 - __builtin_popcount(same));
+}
+#endif
+
+#ifdef ROWS_X86
 /*
- * Pass B for Ising without sizes, sites [i, end - 3) 8 at a time (the gather reads 4 bytes
+ * Pass B without sizes, sites [i, end - 3) 8 at a time (the gather reads 4 bytes
  * from each site's table entry, so it stops 3 short of the unit's end): every lane's
  * source ("from": its parent inside the unit, else itself) gathered from the table;
  * sources inside the 8 lanes (always at smaller lanes: a run's start, or a root that a
@@ -400,17 +415,15 @@ static int64_t merge_faces(const struct latmc_cluster_job *job, struct latmc_clu
  * long) and takes that lane's gathered decision. Returns the sites changed; *next: the
  * first site left to the scalar loop.
  */
-__attribute__((target("avx2"))) static uint64_t flip_ising_avx2(const uint32_t *parent,
-                                                                 uint8_t *table, uint8_t *s,
-                                                                 uint32_t start, uint32_t end,
-                                                                 uint32_t *next)
+__attribute__((target("avx2"))) static uint64_t flip_avx2(const uint32_t *parent, uint8_t *table,
+                                                           uint8_t *s, int potts, uint32_t start,
+                                                           uint32_t end, uint32_t *next)
 {
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const __m256i first = _mm256_set1_epi32((int)start), low = _mm256_set1_epi32(0xff);
     const __m256i pick = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                                           -1, -1, 0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1,
                                           -1, -1, -1, -1);
-    const __m128i zero = _mm_setzero_si128();
     uint64_t diff = 0;
     uint32_t i = start;
     for (; end - i >= 8 + 3 && end >= 8 + 3; i += 8) {
@@ -432,11 +445,7 @@ __attribute__((target("avx2"))) static uint64_t flip_ising_avx2(const uint32_t *
         const __m128i d8 = _mm_unpacklo_epi32(_mm256_castsi256_si128(bytes),
                                               _mm256_extracti128_si256(bytes, 1));
         _mm_storel_epi64((__m128i *)(void *)(table + i), d8);
-        const __m128i old = _mm_loadl_epi64((const __m128i *)(const void *)(s + i));
-        const __m128i flip = _mm_cmpeq_epi8(d8, zero);
-        _mm_storel_epi64((__m128i *)(void *)(s + i),
-                         _mm_blendv_epi8(old, _mm_sub_epi8(zero, old), flip));
-        diff += (uint64_t)__builtin_popcount((unsigned)_mm_movemask_epi8(flip) & 0xffu);
+        diff += apply8(s + i, d8, potts);
     }
     *next = i;
     return diff;
@@ -445,17 +454,16 @@ __attribute__((target("avx2"))) static uint64_t flip_ising_avx2(const uint32_t *
 
 #ifdef ROWS_X86
 /*
- * Pass B for Ising counting sizes, as flip_ising_avx2: every lane's representative is
+ * Pass B counting sizes, as flip_avx2: every lane's representative is
  * its source's (parent[from], already final before the 8 lanes; a source that is the lane
  * itself is its own), followed inside the 8 lanes by three doublings; the decision is the
  * representative's table entry (final from the face step on). The counts stay scalar: a
  * zero at every site, then one increment at each lane's representative.
  */
-__attribute__((target("avx2"))) static uint64_t count_ising_avx2(uint32_t *parent,
-                                                                  const uint8_t *table,
-                                                                  uint8_t *s, uint32_t *size,
-                                                                  uint32_t start, uint32_t end,
-                                                                  uint32_t *next)
+__attribute__((target("avx2"))) static uint64_t count_avx2(uint32_t *parent, const uint8_t *table,
+                                                            uint8_t *s, int potts, uint32_t *size,
+                                                            uint32_t start, uint32_t end,
+                                                            uint32_t *next)
 {
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const __m256i first = _mm256_set1_epi32((int)start), low = _mm256_set1_epi32(0xff);
@@ -463,7 +471,6 @@ __attribute__((target("avx2"))) static uint64_t count_ising_avx2(uint32_t *paren
     const __m256i pick = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                                           -1, -1, 0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1,
                                           -1, -1, -1, -1);
-    const __m128i zero = _mm_setzero_si128();
     uint64_t diff = 0;
     uint32_t i = start, reps[8];
     for (; end - i >= 8 + 3 && end >= 8 + 3; i += 8) {
@@ -488,11 +495,7 @@ __attribute__((target("avx2"))) static uint64_t count_ising_avx2(uint32_t *paren
         const __m256i bytes = _mm256_shuffle_epi8(d, pick);
         const __m128i d8 = _mm_unpacklo_epi32(_mm256_castsi256_si128(bytes),
                                               _mm256_extracti128_si256(bytes, 1));
-        const __m128i old = _mm_loadl_epi64((const __m128i *)(const void *)(s + i));
-        const __m128i flip = _mm_cmpeq_epi8(d8, zero);
-        _mm_storel_epi64((__m128i *)(void *)(s + i),
-                         _mm_blendv_epi8(old, _mm_sub_epi8(zero, old), flip));
-        diff += (uint64_t)__builtin_popcount((unsigned)_mm_movemask_epi8(flip) & 0xffu);
+        diff += apply8(s + i, d8, potts);
         _mm256_storeu_si256((__m256i *)(void *)(size + i), _mm256_setzero_si256());
         _mm256_storeu_si256((__m256i *)(void *)reps, rep);
         for (int k = 0; k < 8; k++)
@@ -534,18 +537,18 @@ static uint64_t flip_unit(const struct latmc_cluster_job *job, struct latmc_clus
         const uint32_t p = parent[i];                                                      \
         const uint8_t d = table[p >= start ? p : (i)]; /* p == i: its own */              \
         table[i] = d
+        uint32_t i0 = start;
+#ifdef ROWS_X86
+        if (have_avx2())
+            diff += flip_avx2(parent, table, s, potts, start, end, &i0);
+#endif
         if (potts) {
-            for (uint32_t i = start; i < end; i++) {
+            for (uint32_t i = i0; i < end; i++) {
                 FROM_PARENT(i);
                 diff += d != s[i];
                 s[i] = d;
             }
         } else {
-            uint32_t i0 = start;
-#ifdef ROWS_X86
-            if (have_avx2())
-                diff += flip_ising_avx2(parent, table, s, start, end, &i0);
-#endif
             for (uint32_t i = i0; i < end; i++) {
                 FROM_PARENT(i);
                 s[i] = (uint8_t)((s[i] ^ (uint8_t)(d - 1u)) + (uint8_t)(1u - d));
@@ -557,8 +560,8 @@ static uint64_t flip_unit(const struct latmc_cluster_job *job, struct latmc_clus
     }
     uint32_t i0 = start;
 #ifdef ROWS_X86
-    if (!potts && have_avx2())
-        diff += count_ising_avx2(parent, table, s, size, start, end, &i0);
+    if (have_avx2())
+        diff += count_avx2(parent, table, s, potts, size, start, end, &i0);
 #endif
     for (uint32_t i = i0; i < end; i++) {
         const uint32_t p = parent[i];

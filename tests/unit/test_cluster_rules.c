@@ -651,6 +651,8 @@ static void random_number_names(void **state)
          * steps follow them) */
         const struct ref_chain ising2_big = { 0, 2, wolff, 2, { 64, 64, 0 }, 0.44, 1.0, 0.0, 20 };
         check_names(&ising2_big, 0);
+        const struct ref_chain potts2_big = { 1, 3, wolff, 2, { 48, 48, 0 }, 1.0, 1.0, 0.0, 21 };
+        check_names(&potts2_big, 0);
     }
 }
 
