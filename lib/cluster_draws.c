@@ -69,11 +69,10 @@ static void batch_scalar(const latmc_philox_ctr *c, latmc_philox_key key, uint32
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #  define CLUSTER_X86 1
-/* NB blocks into OUT, W lanes of 64 bits: one counter word of the blocks, 2 (SSE2) or 4
- * (AVX2) per vector. */
-#  define CLUSTER_PHILOX_LANES(OUT, NB, VEC, W, SET1, MUL, SRL, XOR, STORE, LOADW)                   \
+/* W(k) lanes of 64 bits: one counter word of the blocks, 2 (SSE2) or 4 (AVX2) per vector. */
+#  define CLUSTER_PHILOX_LANES(VEC, W, SET1, MUL, SRL, XOR, STORE, LOADW)                       \
     do {                                                                                   \
-        enum { NV = (NB) / W };                                                            \
+        enum { NV = LATMC_CLUSTER_BATCH / W };                                             \
         VEC a[NV], b[NV], cc[NV], d[NV];                                                   \
         for (int v = 0; v < NV; v++) {                                                     \
             a[v] = LOADW(0), b[v] = LOADW(1), cc[v] = LOADW(2), d[v] = LOADW(3);           \
@@ -95,7 +94,7 @@ static void batch_scalar(const latmc_philox_ctr *c, latmc_philox_key key, uint32
             key1 += LATMC_PHILOX_W1;                                                       \
         }                                                                                  \
         for (int v = 0; v < NV; v++)                                                       \
-            STORE((OUT) + 4 * W * v, a[v], b[v], cc[v], d[v]);                             \
+            STORE(out + 4 * W * v, a[v], b[v], cc[v], d[v]);                               \
     } while (0)
 
 #  include <immintrin.h>
@@ -113,7 +112,7 @@ static void batch_sse2(const latmc_philox_ctr *c, latmc_philox_key key, uint32_t
         _mm_storeu_si128((__m128i *)(void *)((p) + 4), _mm_unpackhi_epi64(x01_, x23_)); \
     } while (0)
 #  define SSE2_LOADW(q) _mm_set_epi64x((long long)c[2 * v + 1].v[q], (long long)c[2 * v].v[q])
-    CLUSTER_PHILOX_LANES(out, LATMC_CLUSTER_BATCH, __m128i, 2, SSE2_SET1, _mm_mul_epu32, _mm_srli_epi64, _mm_xor_si128,
+    CLUSTER_PHILOX_LANES(__m128i, 2, SSE2_SET1, _mm_mul_epu32, _mm_srli_epi64, _mm_xor_si128,
                          SSE2_STORE, SSE2_LOADW);
 }
 
@@ -135,8 +134,8 @@ __attribute__((target("avx2"))) static void batch_avx2(const latmc_philox_ctr *c
 #  define AVX2_LOADW(q) _mm256_set_epi64x((long long)c[4 * v + 3].v[q],                     \
                                           (long long)c[4 * v + 2].v[q],                     \
                                           (long long)c[4 * v + 1].v[q], (long long)c[4 * v].v[q])
-    CLUSTER_PHILOX_LANES(out, LATMC_CLUSTER_BATCH, __m256i, 4, AVX2_SET1, _mm256_mul_epu32,
-                         _mm256_srli_epi64, _mm256_xor_si256, AVX2_STORE, AVX2_LOADW);
+    CLUSTER_PHILOX_LANES(__m256i, 4, AVX2_SET1, _mm256_mul_epu32, _mm256_srli_epi64,
+                         _mm256_xor_si256, AVX2_STORE, AVX2_LOADW);
 }
 #endif
 
