@@ -170,12 +170,75 @@ void latmc_cluster_batch(uint64_t seed, uint64_t sweep, uint32_t phase, const ui
     batch_impl()(c, latmc_rng_key(seed), out);
 }
 
-/* The draws of blocks b0 .. b0 + n - 1 into out[4 (b - b0) + lane] (room for n rounded
- * up to a multiple of LATMC_CLUSTER_BATCH blocks). */
-static void cluster_blocks(uint64_t seed, uint64_t sweep, uint32_t phase, uint64_t b0,
-                           int64_t n, uint32_t *out)
+#ifdef CLUSTER_X86
+/*
+ * Consecutive blocks b0 .. b0 + 8 m - 1 (m = n / 8 groups), AVX2: the counters built in
+ * the lanes (block, its word 1, then the sweep's and the phase's words, the same for
+ * every block), the round keys broadcast once per call (a broadcast per round and word
+ * cost more than the rounds' own xors), 8 blocks a step in two vectors.
+ */
+__attribute__((target("avx2"))) static void blocks_avx2(latmc_philox_key key, uint32_t c1,
+                                                         uint32_t c2, uint32_t c3, uint64_t b0,
+                                                         int64_t n, uint32_t *out)
 {
-    for (int64_t k0 = 0; k0 < n; k0 += LATMC_CLUSTER_BATCH) {
+    enum { NV = 2 };
+    const __m256i step = _mm256_set1_epi64x(4 * NV), lo16 = _mm256_set1_epi64x(0xffff);
+    const __m256i w1 = _mm256_set1_epi64x((long long)c1), w2 = AVX2_SET1(c2),
+                  w3 = AVX2_SET1(c3);
+    const __m256i m0 = AVX2_SET1(LATMC_PHILOX_M0), m1 = AVX2_SET1(LATMC_PHILOX_M1);
+    __m256i rk0[10], rk1[10];
+    uint32_t key0 = key.v[0], key1 = key.v[1];
+    for (int round = 0; round < 10; round++) {
+        rk0[round] = AVX2_SET1(key0);
+        rk1[round] = AVX2_SET1(key1);
+        key0 += LATMC_PHILOX_W0;
+        key1 += LATMC_PHILOX_W1;
+    }
+    __m256i blk[NV];
+    for (int v = 0; v < NV; v++)
+        blk[v] = _mm256_add_epi64(_mm256_set1_epi64x((long long)b0),
+                                  _mm256_set_epi64x(4 * v + 3, 4 * v + 2, 4 * v + 1, 4 * v));
+    for (int64_t g = 0; g + 4 * NV <= n; g += 4 * NV) {
+        /* two vectors in named registers (arrays indexed in a loop end up in memory) */
+        __m256i a0 = blk[0], a1 = blk[1];
+        __m256i b0w = _mm256_or_si256(w1, _mm256_and_si256(_mm256_srli_epi64(blk[0], 32), lo16));
+        __m256i b1w = _mm256_or_si256(w1, _mm256_and_si256(_mm256_srli_epi64(blk[1], 32), lo16));
+        __m256i c0 = w2, c1w = w2, d0 = w3, d1 = w3;
+#  define ROUND(r)                                                                         \
+        do {                                                                               \
+            const __m256i p00 = _mm256_mul_epu32(a0, m0), p10 = _mm256_mul_epu32(c0, m1);  \
+            const __m256i p01 = _mm256_mul_epu32(a1, m0), p11 = _mm256_mul_epu32(c1w, m1); \
+            a0 = _mm256_xor_si256(_mm256_srli_epi64(p10, 32), _mm256_xor_si256(b0w, rk0[r])); \
+            a1 = _mm256_xor_si256(_mm256_srli_epi64(p11, 32), _mm256_xor_si256(b1w, rk0[r])); \
+            c0 = _mm256_xor_si256(_mm256_srli_epi64(p00, 32), _mm256_xor_si256(d0, rk1[r]));  \
+            c1w = _mm256_xor_si256(_mm256_srli_epi64(p01, 32), _mm256_xor_si256(d1, rk1[r])); \
+            b0w = p10, b1w = p11, d0 = p00, d1 = p01;                                      \
+        } while (0)
+        ROUND(0); ROUND(1); ROUND(2); ROUND(3); ROUND(4);
+        ROUND(5); ROUND(6); ROUND(7); ROUND(8); ROUND(9);
+#  undef ROUND
+        AVX2_STORE(out + 4 * g, a0, b0w, c0, d0);
+        AVX2_STORE(out + 4 * g + 16, a1, b1w, c1w, d1);
+        blk[0] = _mm256_add_epi64(blk[0], step);
+        blk[1] = _mm256_add_epi64(blk[1], step);
+    }
+}
+#endif
+
+void latmc_cluster_blocks(uint64_t seed, uint64_t sweep, uint32_t phase, uint64_t b0,
+                          int64_t n, uint32_t *out)
+{
+    int64_t k0 = 0;
+#ifdef CLUSTER_X86
+    if (batch_impl() == batch_avx2) { /* whole groups of 8 here, the rest below */
+        const latmc_philox_ctr c = latmc_rng_counter(0, sweep,
+                                                     latmc_rng_stream(LATMC_STREAM_CLUSTER, 0),
+                                                     phase, 0);
+        blocks_avx2(latmc_rng_key(seed), c.v[1], c.v[2], c.v[3], b0, n, out);
+        k0 = n / 8 * 8;
+    }
+#endif
+    for (; k0 < n; k0 += LATMC_CLUSTER_BATCH) {
         uint64_t blk[LATMC_CLUSTER_BATCH];
         for (int k = 0; k < LATMC_CLUSTER_BATCH; k++)
             blk[k] = b0 + (uint64_t)(k0 + k);
@@ -258,7 +321,7 @@ void latmc_cluster_draw_bonds_into(const struct latmc_cluster_job *job, uint64_t
             nd == 3 ? (z + 1 == lz && wraps ? -(lz - 1) * lx * ly : lx * ly) : 0;
         const uint64_t d0 = (uint64_t)gbase * (uint64_t)nd, b0 = d0 >> 2;
         const uint64_t b1 = ((uint64_t)(gbase + lx) * (uint64_t)nd + 3) >> 2;
-        cluster_blocks(job->seed, sweep, LATMC_CLUSTER_PHASE_BONDS, b0, (int64_t)(b1 - b0),
+        latmc_cluster_blocks(job->seed, sweep, LATMC_CLUSTER_PHASE_BONDS, b0, (int64_t)(b1 - b0),
                        draws);
         const uint32_t *u = draws + (d0 - 4 * b0); /* u[d - d0]: draw d */
         if (job->eps)

@@ -84,6 +84,10 @@ struct latmc_cluster_job {
     uint32_t *row_draws;      /* n_units * row_words: each unit's draws of one row */
     size_t row_words;
     uint32_t *cand;           /* the local roots of the units' first and last planes */
+    /* the row passes of lib/cluster_sw_rows.c, where they fit (else NULL) */
+    uint32_t *rows_work;      /* n_units * rows_words: each unit's row buffers */
+    size_t rows_words;
+    uint32_t *face_pairs;     /* latmc_cluster_sw_rows_pair_words */
 };
 
 /* The words latmc_cluster_draw_bonds_into needs for one row of the lattice. */
@@ -100,6 +104,11 @@ int latmc_cluster_can_join(const struct latmc_cluster_job *job, const uint8_t *s
  * (lib/cluster_bonds.h) into out[4 k + lane]. */
 void latmc_cluster_batch(uint64_t seed, uint64_t sweep, uint32_t phase, const uint64_t *blk,
                          uint32_t *out);
+
+/* The draws of blocks b0 .. b0 + n - 1 of phase `phase` into out[4 (b - b0) + lane] (room
+ * for n rounded up to a multiple of LATMC_CLUSTER_BATCH blocks). */
+void latmc_cluster_blocks(uint64_t seed, uint64_t sweep, uint32_t phase, uint64_t b0,
+                          int64_t n, uint32_t *out);
 
 /* The scalar fields of a sweep's job (lattice, draws, thresholds, threads), from the
  * sim; box = g, site0 = 0, no units and no work space yet. */
@@ -136,6 +145,16 @@ void latmc_cluster_sw_label(const struct latmc_cluster_job *job, struct latmc_cl
 /* One Swendsen-Wang sweep of w->spins (cluster_sw.c); adds the sites changed. */
 int latmc_cluster_sw_sweep(const struct latmc_cluster_job *job, struct latmc_cluster_work *w,
                            uint64_t sweep, uint64_t *changed);
+
+/* Whether lib/cluster_sw_rows.c runs the job's Swendsen-Wang sweeps (2D, the lattice held
+ * whole, no field, no +-J couplings, beta J != 0), its words per unit and its face
+ * pairs' words, and one such sweep (the chain of latmc_cluster_sw_sweep, bit for bit). */
+bool latmc_cluster_sw_rows_fits(const struct latmc_cluster_job *job);
+size_t latmc_cluster_sw_rows_words(const struct latmc_cluster_lattice *g);
+size_t latmc_cluster_sw_rows_pair_words(const struct latmc_cluster_lattice *g, int n_units);
+void latmc_cluster_sw_rows_sweep(const struct latmc_cluster_job *job,
+                                 struct latmc_cluster_work *w, uint64_t sweep,
+                                 uint64_t *changed);
 
 /* One Wolff sweep of w->spins (cluster_wolff.c); adds the sites changed and the cluster's
  * sites. w->bonds must be all 0 (it is again after). */

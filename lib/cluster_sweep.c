@@ -208,15 +208,24 @@ int latmc_cluster_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_
     }
     const int pieces = latmc_cluster_threaded(&job) ? job.n_threads : 1;
     job.unit_p = cut_units(sim, pieces, &job.n_units);
-    if (job.unit_p && !job.wolff) {
+    const bool rows = job.unit_p && latmc_cluster_sw_rows_fits(&job);
+    if (rows) {
+        job.rows_words = latmc_cluster_sw_rows_words(&job.g);
+        job.rows_work = malloc((size_t)job.n_units * job.rows_words * sizeof *job.rows_work);
+        job.face_pairs = malloc(latmc_cluster_sw_rows_pair_words(&job.g, job.n_units) *
+                                sizeof *job.face_pairs);
+    } else if (job.unit_p && !job.wolff) {
         job.row_words = latmc_cluster_row_words(&job.g);
         job.row_draws = malloc((size_t)job.n_units * job.row_words * sizeof *job.row_draws);
         job.cand = malloc((size_t)job.n_units * 2 * (size_t)job.g.plane * sizeof *job.cand);
     }
-    if (!job.unit_p || (!job.wolff && (!job.row_draws || !job.cand))) {
+    if (!job.unit_p || (rows && (!job.rows_work || !job.face_pairs)) ||
+        (!rows && !job.wolff && (!job.row_draws || !job.cand))) {
         free(job.unit_p);
         free(job.row_draws);
         free(job.cand);
+        free(job.rows_work);
+        free(job.face_pairs);
         return latmc_fail(LATMC_ENOMEM, "latmc_sim_sweep: cannot allocate the cluster boxes");
     }
     st = sim->ops->get_spins(sim, w->spins);
@@ -228,7 +237,10 @@ int latmc_cluster_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_
             latmc_cluster_wolff_sweep(&job, w, sweep, accepted, attempted);
         } else {
             job.count_sizes = job.beta_h != 0.0 || k + 1 == n;
-            st = latmc_cluster_sw_sweep(&job, w, sweep, accepted);
+            if (rows)
+                latmc_cluster_sw_rows_sweep(&job, w, sweep, accepted);
+            else
+                st = latmc_cluster_sw_sweep(&job, w, sweep, accepted);
             *attempted += (uint64_t)sim->nsites;
         }
     }
@@ -237,5 +249,7 @@ int latmc_cluster_sweeps(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_
     free(job.unit_p);
     free(job.row_draws);
     free(job.cand);
+    free(job.rows_work);
+    free(job.face_pairs);
     return st;
 }
