@@ -107,8 +107,8 @@ int cpu_phi4_chunks_plan(const struct phi4_geom *g, int n_parts, struct cpu_phi4
         return LATMC_OK;
     if (n_parts > 1)
         return latmc_fail(LATMC_EINVAL, "%s=\"%s\": the chunk schedule runs on the whole "
-                          "lattice in one box; unset it (or set \"none\") for n_parts = %d",
-                          CPU_PHI4_CHUNK_ENV, text, n_parts);
+                          "lattice in one box; unset it (or set \"none\") for a sim cut into "
+                          "boxes or parts (n_parts > 1)", CPU_PHI4_CHUNK_ENV, text);
     if (strcmp(text, "cuda") == 0) {
         cuda_default(g, c);
         return LATMC_OK;

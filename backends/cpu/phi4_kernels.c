@@ -86,14 +86,9 @@ static int phi4_create(latmc_sim *sim, struct cpu_state *st)
         p->geom.per_colour = st->lattice.nsites / nc;
         p->geom.j_origin = st->slab.origin * (st->lattice.nsites / n_planes(st)) / nc;
     }
-    int cst = LATMC_OK;
-    if (!st->slab.on)
-        cst = cpu_phi4_chunks_plan(&p->geom, sim->desc.n_parts, &p->chunks);
-    else if (getenv(CPU_PHI4_CHUNK_ENV) && *getenv(CPU_PHI4_CHUNK_ENV) &&
-             strcmp(getenv(CPU_PHI4_CHUNK_ENV), "none") != 0)
-        cst = latmc_fail(LATMC_EINVAL, "%s: the chunk schedule runs on the whole lattice, not "
-                         "on a part of one shared by processes; unset it (or set \"none\")",
-                         CPU_PHI4_CHUNK_ENV);
+    /* the chunks need the whole lattice in this state: no boxes, no part of a shared one */
+    const int cst = cpu_phi4_chunks_plan(&p->geom, st->slab.on ? 2 : sim->desc.n_parts,
+                                         &p->chunks);
     if (cst < 0) {
         phi4_destroy(st);
         return cst;
