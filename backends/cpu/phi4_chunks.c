@@ -1,6 +1,6 @@
 /*
  * The phi^4 chunk schedule on the CPU (phi4_chunks.h; doc/models/phi4.md, "The chunk
- * schedule"): its shape from LATMC_CPU_PHI4_CHUNK, and one sub-grid of a sweep.
+ * schedule on the CPU"): its shape from LATMC_CPU_PHI4_CHUNK, and one sub-grid of a sweep.
  *
  * The shape rules are the CUDA backend's (backends/cuda/cuda_phi4.c), so that a shape the
  * one takes the other takes too and runs the same chain: W = 4 ncolours (a row segment

@@ -1,6 +1,6 @@
 /*
- * The phi^4 chunk schedule on the CPU (doc/models/phi4.md, "The chunk schedule"): the
- * chain the CUDA backend runs by default, bit for bit for the same chunk shape, chosen
+ * The phi^4 chunk schedule on the CPU (doc/models/phi4.md, "The chunk schedule on the
+ * CPU"; the chain itself: "The CUDA chain"): the chain the CUDA backend runs by default, bit for bit for the same chunk shape, chosen
  * per sim by LATMC_CPU_PHI4_CHUNK when the sim is created (unset or "none": the site
  * order, the CPU's default chain, unchanged).
  *

@@ -1,6 +1,6 @@
 /*
- * The phi^4 chunk schedule on both devices (doc/models/phi4.md, "The chunk schedule"): for
- * the same chunk shape (LATMC_CPU_PHI4_CHUNK on the CPU, LATMC_CUDA_PHI4_CHUNK on CUDA),
+ * The phi^4 chunk schedule on both devices (doc/models/phi4.md, "The CUDA chain" and "The
+ * chunk schedule on the CPU"): for the same chunk shape (LATMC_CPU_PHI4_CHUNK on the CPU, LATMC_CUDA_PHI4_CHUNK on CUDA),
  * the CPU's chain and CUDA's must be one chain, bit for bit: the field after every sweep
  * and the acceptance counts, from the same start, float and double, 2D with 8 and 5
  * colours and 3D, explicit shapes and CUDA's default ("cuda" on the CPU, the CUDA variable

@@ -1,6 +1,6 @@
 /*
- * The phi^4 chunk schedule on the CPU (LATMC_CPU_PHI4_CHUNK; doc/models/phi4.md, "The
- * chunk schedule"), through the public API:
+ * The phi^4 chunk schedule on the CPU (LATMC_CPU_PHI4_CHUNK; doc/models/phi4.md, "The CUDA
+ * chain", its chunk schedule, and "The chunk schedule on the CPU"), through the public API:
  *
  * - chunks_match_definition: the schedule written out here from the page (sub-grids in
  *   order; in every chunk of a sub-grid nloc passes of the colours, each site of the
