@@ -306,11 +306,19 @@ static int cpu_get_coupling_planes(latmc_sim *sim, int64_t p0, int64_t p1, float
 
 /* The kernels' own chain (phi^4 chunks) for a sim of one box held in one state, else the
  * model's schedule. The kernels refuse their own chain at create where n_parts > 1; a
- * later cut into boxes (latmc_sim_set_parts) runs the model's schedule while it holds. */
+ * later cut into boxes (latmc_sim_set_parts) runs the model's schedule while it holds.
+ * Asked at the start of every sweep call: a cut changed since the last call is made here
+ * first (as cpu_run_steps would before the first step), so that the answer is the one of
+ * the state the steps run on. */
 static int cpu_own_schedule(latmc_sim *sim)
 {
     struct cpu_state *st = cpu_state_of(sim);
-    if (!st->kernels->own_steps || st->boxes || st->slab.on || sim->plan->n_boxes != 1)
+    if (!st->kernels->own_steps || sim->part || sim->plan->n_boxes != 1)
+        return 0;
+    if (cpu_boxes_recut_needed(sim, st, sim->plan->boxes, sim->plan->n_boxes) &&
+        cpu_boxes_recut(sim, st, sim->plan->boxes, sim->plan->n_boxes) < 0)
+        return 0; /* cpu_run_steps meets the cut again and reports the failure */
+    if (st->boxes || st->slab.on)
         return 0;
     return st->kernels->own_steps(sim, st);
 }

@@ -1,15 +1,15 @@
 /*
- * The phi^4 chunk schedule on the CPU (doc/models/phi4.md, "The chunk schedule on the
- * CPU"; the chain itself: "The CUDA chain"): the chain the CUDA backend runs by default, bit for bit for the same chunk shape, chosen
- * per sim by LATMC_CPU_PHI4_CHUNK when the sim is created (unset or "none": the site
- * order, the CPU's default chain, unchanged).
+ * The phi^4 chunk schedule on the CPU (doc/models/phi4.md, "The chunk schedule on the CPU";
+ * the chain itself: "The CUDA chain"): the chain the CUDA backend runs by default, bit for
+ * bit for the same chunk shape, chosen per sim by LATMC_CPU_PHI4_CHUNK when the sim is
+ * created (unset or "none": the site order, the CPU's default chain, unchanged).
  *
  * A sweep is 2^ndim steps of the backend's own chain (ops.own_schedule), step p the
  * sub-grid p; inside a chunk nloc passes of the colours, each colour step one call of the
  * dsp's segments_f/_d on the chunk's rows, so that the chunk stays in L1/L2 across its
- * passes. The chunks of one sub-grid do not interact: the members of the thread team
- * take consecutive shares of them, each chunk whole, and the field does not depend on
- * the thread count.
+ * passes. The chunks of one sub-grid do not interact: the members of the thread team take
+ * consecutive shares of them, each chunk whole, and the field does not depend on the thread
+ * count.
  */
 #ifndef LATMC_CPU_PHI4_CHUNKS_H
 #define LATMC_CPU_PHI4_CHUNKS_H

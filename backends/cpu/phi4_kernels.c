@@ -86,12 +86,21 @@ static int phi4_create(latmc_sim *sim, struct cpu_state *st)
         p->geom.per_colour = st->lattice.nsites / nc;
         p->geom.j_origin = st->slab.origin * (st->lattice.nsites / n_planes(st)) / nc;
     }
-    /* the chunks need the whole lattice in this state: no boxes, no part of a shared one */
-    const int cst = cpu_phi4_chunks_plan(&p->geom, st->slab.on ? 2 : sim->desc.n_parts,
-                                         &p->chunks);
-    if (cst < 0) {
-        phi4_destroy(st);
-        return cst;
+    /* The schedule (phi4_chunks.h). The chunks need the whole lattice in this state: no
+     * boxes, no part of a shared one. Only latmc_sim_create may fail on the variable: a
+     * new cut (cpu_boxes_recut, between sweeps of a sim with a configuration) runs boxes
+     * on the site order and a return to one box takes the variable's shape if it has a
+     * valid one, never failing halfway through moving the field. */
+    const bool creating = !sim->have_config;
+    if (!st->slab.on || creating) {
+        const int cst = cpu_phi4_chunks_plan(&p->geom, st->slab.on ? 2 : sim->desc.n_parts,
+                                             &p->chunks);
+        if (cst < 0 && creating) {
+            phi4_destroy(st);
+            return cst;
+        }
+        if (cst < 0)
+            memset(&p->chunks, 0, sizeof p->chunks);
     }
     unsigned flags = cpu_phi4_dsp_flags(&p->geom, st->simd_flags);
     /* chunk rows of 8 numbers per colour fill AVX2's groups and half of AVX-512's: the

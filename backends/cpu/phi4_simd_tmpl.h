@@ -54,9 +54,10 @@ struct PHI4_FN(phi4_simd_nbh) {
     int64_t from[5];         /* [dx + 2]: where that lane's value is */
 };
 
-static inline void PHI4_FN(phi4_simd_nbh_of)(const struct PHI4_FN(phi4_simd_pass) *p, int64_t y,
-                                             int64_t z, int r, int64_t m0,
-                                             struct PHI4_FN(phi4_simd_nbh) *w)
+/* (always_inline, as the loads below: one copy per caller, no calls in the groups' loads) */
+static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_nbh_of)(
+    const struct PHI4_FN(phi4_simd_pass) *p, int64_t y, int64_t z, int r, int64_t m0,
+    struct PHI4_FN(phi4_simd_nbh) *w)
 {
     const struct phi4_geom *g = p->g;
     const int nc = g->colouring.ncolours, three = g->lat.ndim == 3;
@@ -108,8 +109,9 @@ static inline V PHI4_FN(phi4_simd_at)(const struct PHI4_FN(phi4_simd_nbh) *w, in
 }
 
 /* The neighbourhood sums of W sites of one row, in the order of phi4_neighbour_sums. */
-static inline void PHI4_FN(phi4_simd_sums)(const struct PHI4_FN(phi4_simd_pass) *p, int64_t y,
-                                           int64_t z, int r, int64_t m0, V *c01, V *c02, V *c11)
+static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_sums)(
+    const struct PHI4_FN(phi4_simd_pass) *p, int64_t y, int64_t z, int r, int64_t m0, V *c01,
+    V *c02, V *c11)
 {
     const int three = p->g->lat.ndim == 3;
     struct PHI4_FN(phi4_simd_nbh) w;
@@ -224,9 +226,9 @@ static inline __attribute__((always_inline)) V PHI4_FN(phi4_simd_at_row)(const P
  * straight-line code -- the stencil's 13 rows and 5 x offsets computed once, 24 vector
  * loads -- instead of the general loop over rows (which GCC compiles with much spilling).
  */
-static inline void PHI4_FN(phi4_simd_load_in_row)(const struct PHI4_FN(phi4_simd_pass) *p,
-                                                  const struct PHI4_FN(phi4_simd_cursor) *cur,
-                                                  PHI4_R **at, V *o, V *c01, V *c02, V *c11)
+static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load_in_row)(
+    const struct PHI4_FN(phi4_simd_pass) *p, const struct PHI4_FN(phi4_simd_cursor) *cur,
+    PHI4_R **at, V *o, V *c01, V *c02, V *c11)
 {
     const struct phi4_geom *g = p->g;
     const int nc = g->colouring.ncolours, three = g->lat.ndim == 3;
@@ -298,10 +300,11 @@ static inline void PHI4_FN(phi4_simd_load_in_row)(const struct PHI4_FN(phi4_simd
  * [j_lo, j_hi) (the colour, or one box's part of it): values, coefficients, Philox
  * invariants.
  */
-static inline void PHI4_FN(phi4_simd_load)(const struct PHI4_FN(phi4_simd_pass) *p, int colour,
-                                           int64_t grp, int64_t j_lo, int64_t j_hi,
-                                           struct PHI4_FN(phi4_simd_cursor) *cur,
-                                           struct PHI4_FN(phi4_simd_group) *q)
+/* always_inline: with two callers (the block, the segments) GCC would keep one copy out of
+ * line, and the block's groups would pay a call and the spills of its arguments each. */
+static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load)(
+    const struct PHI4_FN(phi4_simd_pass) *p, int colour, int64_t grp, int64_t j_lo,
+    int64_t j_hi, struct PHI4_FN(phi4_simd_cursor) *cur, struct PHI4_FN(phi4_simd_group) *q)
 {
     const struct phi4_geom *g = p->g;
     const struct PHI4_FN(latmc_phi4_coef) *k = p->k;

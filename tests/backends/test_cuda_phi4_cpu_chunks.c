@@ -1,13 +1,13 @@
 /*
  * The phi^4 chunk schedule on both devices (doc/models/phi4.md, "The CUDA chain" and "The
- * chunk schedule on the CPU"): for the same chunk shape (LATMC_CPU_PHI4_CHUNK on the CPU, LATMC_CUDA_PHI4_CHUNK on CUDA),
- * the CPU's chain and CUDA's must be one chain, bit for bit: the field after every sweep
- * and the acceptance counts, from the same start, float and double, 2D with 8 and 5
- * colours and 3D, explicit shapes and CUDA's default ("cuda" on the CPU, the CUDA variable
- * unset), nloc and nhit > 1, finite and infinite Lambda. Both devices compute lib/phi4.h's
- * arithmetic with the shared logarithm; CUDA's quicker float decision provably decides
- * as it does, so nothing may differ. The CPU side runs 2 threads at its best SIMD level.
- * Exits 77 (skipped) when the CUDA backend is unavailable.
+ * chunk schedule on the CPU"): for the same chunk shape (LATMC_CPU_PHI4_CHUNK on the CPU,
+ * LATMC_CUDA_PHI4_CHUNK on CUDA), the CPU's chain and CUDA's must be one chain, bit for
+ * bit: the field after every sweep and the acceptance counts, from the same start, float
+ * and double, 2D with 8 and 5 colours and 3D, explicit shapes and CUDA's default ("cuda" on
+ * the CPU, the CUDA variable unset), nloc and nhit > 1, finite and infinite Lambda. Both
+ * devices compute lib/phi4.h's arithmetic with the shared logarithm; CUDA's quicker float
+ * decision provably decides as it does, so nothing may differ. The CPU side runs 2 threads
+ * at its best SIMD level. Exits 77 (skipped) when the CUDA backend is unavailable.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>

@@ -1,16 +1,16 @@
 /*
  * checkasm, phi^4 (backends/cpu/phi4_dsp.h): step_f and step_d of struct cpu_phi4_dsp at
- * every level against the C level's (and segments_f, segments_d, the chunk schedule's
- * colour step, likewise on random row segments) (the reference kernels of phi4_sweep_impl.h), on the
- * same random field, parameters and seed, compared bit for bit after every step: the whole
- * field (the SIMD levels' colour-transposed layout converted back to natural order) and
- * the accepted-hit count.
+ * every level against the C level's (the reference kernels of phi4_sweep_impl.h), and
+ * segments_f, segments_d (the chunk schedule's colour step) likewise on random row
+ * segments, on the same random field, parameters and seed, compared bit for bit after every
+ * step: the whole field (the SIMD levels' colour-transposed layout converted back to
+ * natural order) and the accepted-hit count.
  *
- * Cases: 2D with 8 and 5 colours and 3D; extents whose rows hold whole vectors of a
- * level's lanes (8 for AVX2, 16 for AVX-512) and extents whose vector groups straddle rows
- * or run past the end of a colour (L_x / ncolours = 1, 2, 3, 5, 9, 24 ...); Lambda finite,
- * tiny and +inf; g = 0 and large; tiny and huge proposals; fields with edge values (+-0,
- * tiny, far out in the quartic); nhit from 1 to past 32768 (the second phase block of the
+ * Cases: 2D with 8 and 5 colours and 3D; extents whose rows hold whole vectors of a level's
+ * lanes (8 for AVX2, 16 for AVX-512) and extents whose vector groups straddle rows or run
+ * past the end of a colour (L_x / ncolours = 1, 2, 3, 5, 9, 24 ...); Lambda finite, tiny
+ * and +inf; g = 0 and large; tiny and huge proposals; fields with edge values (+-0, tiny,
+ * far out in the quartic); nhit from 1 to past 32768 (the second phase block of the
  * random-number names); pass numbers past 2^32; one box, boxes of planes (as the core cuts
  * them) and boxes cut at arbitrary numbers (a vector group shared by two boxes, each
  * updating its own lanes); 1 to 3 threads sharing a step.
@@ -308,7 +308,8 @@ static int run_segments_case(const struct checkasm_level *lv, const struct cpu_p
     lat.nsites = lat.lx * lat.ly * lat.lz;
     const struct phi4_geom g = phi4_geom_of(&lat);
     const size_t size = precision == FLOAT ? 4 : 8, n = (size_t)lat.nsites;
-    const int64_t rows = lat.ly * lat.lz, per_row = g.colouring.ncolours ? lat.lx / g.colouring.ncolours : 0;
+    const int nc = g.colouring.ncolours;
+    const int64_t rows = lat.ly * lat.lz, per_row = nc ? lat.lx / nc : 0;
     struct latmc_phi4_tables t;
     tables(&t, c->ndim, c->mu2, c->g, c->lambda, c->epsilon, c->nhit);
     char *ref = malloc(n * size), *back = malloc(n * size);

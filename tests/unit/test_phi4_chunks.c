@@ -13,6 +13,8 @@
  *   lattices large enough that the thread team really splits the sub-grids.
  * - default_is_site_order: unset, "" and "none" run the site order (the CPU's chain, the
  *   same field as without the variable), and a chunk shape gives another field.
+ * - recut_runs_site_order: a cut into boxes (latmc_sim_set_parts) runs the site order while
+ *   it holds, the return to one box the chunks again.
  * - bad_values: malformed or unfit shapes, and a chunk shape with n_parts > 1, are
  *   LATMC_EINVAL naming the variable; nothing is created.
  */
@@ -322,13 +324,68 @@ static void default_is_site_order(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/*
+ * latmc_sim_set_parts(k > 1) on a chunked sim: the site order while the cut holds (sweep 1
+ * equals a site-order sim's sweep 1 from the same field); back to one box with the
+ * variable set again: the chunks (sweep 2 equals the definition's).
+ */
+static void recut_runs_site_order(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    const struct spec sp = { 3, { 64, 16, 16 }, LATMC_PRECISION_FLOAT, -0.5, 1.5, 4.0, 1.0, 2, 2 };
+    const int b[3] = { 32, 4, 4 };
+    const size_t bytes = spec_bytes(&sp);
+    void *start = start_field(&sp, 44), *mine = malloc(bytes), *lib = malloc(bytes);
+    assert_non_null(mine);
+    assert_non_null(lib);
+    latmc_sim *sim = make_sim(ctx, &sp, 44, "32x4x4", NULL, 2);
+    assert_int_equal(latmc_sim_set_spins(sim, start, bytes), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK); /* sweep 0: chunks */
+    memcpy(mine, start, bytes);
+    spec_chunk_sweep(&sp, b, mine, 44, 0);
+    assert_int_equal(latmc_sim_get_spins(sim, lib, bytes), LATMC_OK);
+    assert_memory_equal(mine, lib, bytes);
+    /* sweep 1 on two boxes, with the variable still set: the site order */
+    setenv(CHUNK_ENV, "32x4x4", 1);
+    assert_int_equal(latmc_sim_set_parts(sim, 2), LATMC_OK);
+    const int st = latmc_sim_sweep(sim, 1);
+    if (st != LATMC_OK)
+        print_error("sweep on 2 boxes: %s\n", latmc_last_error());
+    assert_int_equal(st, LATMC_OK);
+    latmc_sim *site = make_sim(ctx, &sp, 44, NULL, NULL, 1);
+    assert_int_equal(latmc_sim_set_spins(site, mine, bytes), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(site, 1), LATMC_OK); /* its sweep 0: to reach 1 */
+    assert_int_equal(latmc_sim_set_spins(site, mine, bytes), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(site, 1), LATMC_OK); /* sweep 1 from the same field */
+    assert_int_equal(latmc_sim_get_spins(site, mine, bytes), LATMC_OK);
+    assert_int_equal(latmc_sim_get_spins(sim, lib, bytes), LATMC_OK);
+    assert_memory_equal(mine, lib, bytes);
+    /* back to one box: the variable's chunks again (make_sim unset it) */
+    setenv(CHUNK_ENV, "32x4x4", 1);
+    assert_int_equal(latmc_sim_set_parts(sim, 1), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+    unsetenv(CHUNK_ENV);
+    spec_chunk_sweep(&sp, b, mine, 44, 2);
+    assert_int_equal(latmc_sim_get_spins(sim, lib, bytes), LATMC_OK);
+    assert_memory_equal(mine, lib, bytes);
+    latmc_sim_destroy(&site);
+    latmc_sim_destroy(&sim);
+    free(start);
+    free(mine);
+    free(lib);
+    latmc_ctx_destroy(&ctx);
+}
+
 static void bad_values(void **state)
 {
     (void)state;
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    const struct spec s2 = { 2, { 64, 32, 0 }, LATMC_PRECISION_DOUBLE, 0.5, 0.0, INFINITY, 1.0, 1, 1 };
-    const struct spec s3 = { 3, { 64, 16, 16 }, LATMC_PRECISION_FLOAT, 0.5, 0.0, INFINITY, 1.0, 1, 1 };
+    const int F = LATMC_PRECISION_FLOAT, D = LATMC_PRECISION_DOUBLE;
+    const struct spec s2 = { 2, { 64, 32, 0 }, D, 0.5, 0.0, INFINITY, 1.0, 1, 1 };
+    const struct spec s3 = { 3, { 64, 16, 16 }, F, 0.5, 0.0, INFINITY, 1.0, 1, 1 };
     static const struct { int three; const char *chunk; int n_parts; const char *says; } cases[] = {
         { 0, "abc", 1, "expected" },
         { 0, "32x8x8", 1, "expected" },      /* 3 extents in 2D */
@@ -361,6 +418,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chunks_match_definition),
         cmocka_unit_test(default_is_site_order),
+        cmocka_unit_test(recut_runs_site_order),
         cmocka_unit_test(bad_values),
     };
     return cmocka_run_group_tests_name("phi4_chunks", tests, NULL, NULL);

@@ -234,10 +234,13 @@ const struct row rows[] = {
      * (>= 65536 sites), every level, checkpoints between placements, CUDA's chain of the
      * same shape (and from or to it); rows of 8 numbers per colour and chunk (whole AVX2
      * groups) and of 4 (parts of groups) */
-    { "phi4_chunks_float_lambda", 3, { 128, 32, 16 }, LEVELS " " THREADS " " CHUNK_SCRIPTS " " CHUNK_CUDA },
-    { "phi4_chunks_double", 3, { 128, 32, 16 }, LEVELS " " THREADS " " CHUNK_SCRIPTS " " CHUNK_CUDA },
+    { "phi4_chunks_float_lambda", 3, { 128, 32, 16 },
+      LEVELS " " THREADS " " CHUNK_SCRIPTS " " CHUNK_CUDA },
+    { "phi4_chunks_double", 3, { 128, 32, 16 },
+      LEVELS " " THREADS " " CHUNK_SCRIPTS " " CHUNK_CUDA },
     { "phi4_chunks_cuda_float", 3, { 64, 32, 32 }, LEVELS " " THREADS " " CHUNK_CUDA },
-    { "phi4_chunks2d_double_lambda", 2, { 256, 256, 0 }, LEVELS " " THREADS " " CHUNK_SCRIPTS " " CHUNK_CUDA },
+    { "phi4_chunks2d_double_lambda", 2, { 256, 256, 0 },
+      LEVELS " " THREADS " " CHUNK_SCRIPTS " " CHUNK_CUDA },
     { "phi4_double", 2, { 40, 40, 0 }, PARTS_ALL " " MPI },
     { "phi4_double_lambda", 2, { 16, 32, 0 }, PARTS },
     { "phi4_double", 3, { 8, 8, 16 }, PARTS },
