@@ -304,6 +304,25 @@ static int cpu_get_coupling_planes(latmc_sim *sim, int64_t p0, int64_t p1, float
     return LATMC_OK;
 }
 
+/* The kernels' own chain (phi^4 chunks) for a sim of one box held in one state, else the
+ * model's schedule. The kernels refuse their own chain at create where n_parts > 1; a
+ * later cut into boxes (latmc_sim_set_parts) runs the model's schedule while it holds.
+ * Asked at the start of every sweep call: a cut changed since the last call is made here
+ * first (as cpu_run_steps would before the first step), so that the answer is the one of
+ * the state the steps run on. */
+static int cpu_own_schedule(latmc_sim *sim)
+{
+    struct cpu_state *st = cpu_state_of(sim);
+    if (!st->kernels->own_steps || sim->part || sim->plan->n_boxes != 1)
+        return 0;
+    if (cpu_boxes_recut_needed(sim, st, sim->plan->boxes, sim->plan->n_boxes) &&
+        cpu_boxes_recut(sim, st, sim->plan->boxes, sim->plan->n_boxes) < 0)
+        return 0; /* cpu_run_steps meets the cut again and reports the failure */
+    if (st->boxes || st->slab.on)
+        return 0;
+    return st->kernels->own_steps(sim, st);
+}
+
 const struct latmc_backend_ops latmc_cpu_backend_ops = {
     .size = sizeof(struct latmc_backend_ops),
     .name = "cpu",
@@ -325,4 +344,5 @@ const struct latmc_backend_ops latmc_cpu_backend_ops = {
     .set_planes = cpu_set_planes,
     .run_steps = cpu_run_steps,
     .get_coupling_planes = cpu_get_coupling_planes,
+    .own_schedule = cpu_own_schedule,
 };

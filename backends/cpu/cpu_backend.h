@@ -154,6 +154,10 @@ struct cpu_model_kernels {
      * partial result in one pass. LATMC_OK or LATMC_ENOMEM (with its message). */
     int (*measure_modes)(latmc_sim *sim, struct cpu_state *st, void *sums,
                          void *modes_partial);
+    /* Appended. Optional (NULL, or 0: the model's schedule): latmc_backend_ops.own_schedule
+     * for a sim of one box in one state (phi^4's chunk schedule, phi4_chunks.h): the steps
+     * of one sweep of the kernels' own chain, which run_step then gets as LATMC_STEP_OWN. */
+    int (*own_steps)(latmc_sim *sim, struct cpu_state *st);
 };
 
 /*

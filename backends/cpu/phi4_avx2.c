@@ -80,4 +80,6 @@ void cpu_phi4_dsp_init_avx2(struct cpu_phi4_dsp *dsp)
     dsp->transposed = true;
     dsp->step_f = cpu_phi4_step_avx2_f;
     dsp->step_d = cpu_phi4_step_avx2_d;
+    dsp->segments_f = cpu_phi4_segments_avx2_f;
+    dsp->segments_d = cpu_phi4_segments_avx2_d;
 }

@@ -42,4 +42,6 @@ void cpu_phi4_dsp_init_avx512(struct cpu_phi4_dsp *dsp)
     dsp->transposed = true;
     dsp->step_f = cpu_phi4_step_avx512_f;
     dsp->step_d = cpu_phi4_step_avx512_d;
+    dsp->segments_f = cpu_phi4_segments_avx512_f;
+    dsp->segments_d = cpu_phi4_segments_avx512_d;
 }

@@ -12,6 +12,8 @@ void cpu_phi4_dsp_init(struct cpu_phi4_dsp *dsp, unsigned simd_flags)
     dsp->transposed = false;
     dsp->step_f = cpu_phi4_step_f;
     dsp->step_d = cpu_phi4_step_d;
+    dsp->segments_f = cpu_phi4_segments_f;
+    dsp->segments_d = cpu_phi4_segments_d;
 #if LATMC_HAVE_AVX2
     if (simd_flags & CPU_FLAG_AVX2)
         cpu_phi4_dsp_init_avx2(dsp);

@@ -38,6 +38,21 @@ struct cpu_phi4_dsp {
     uint64_t (*step_d)(const struct phi4_geom *g, double *phi, const struct latmc_phi4_tables *t,
                        uint64_t seed, struct latmc_rng_name name, int colour,
                        const struct phi4_range *boxes, int n_boxes, const struct cpu_team *team);
+    /* The chunk schedule (phi4_chunks.c): colour `colour` of the step named `name` on the
+     * numbers of the segments segs[0 .. n_segs), by the calling thread alone (no team, no
+     * OpenMP construct); returns the accepted hits. Each segment lies in one row (the
+     * colour's numbers of one row of a chunk), and the segments of one call are disjoint;
+     * the order of the numbers does not matter (sites of one colour do not interact), so
+     * this is cpu_phi4_step_f/_d on boxes = the segments, with the SIMD levels' groups
+     * gathered from the segments instead of from consecutive numbers. */
+    uint64_t (*segments_f)(const struct phi4_geom *g, float *phi,
+                           const struct latmc_phi4_tables *t, uint64_t seed,
+                           struct latmc_rng_name name, int colour, const struct phi4_range *segs,
+                           int n_segs);
+    uint64_t (*segments_d)(const struct phi4_geom *g, double *phi,
+                           const struct latmc_phi4_tables *t, uint64_t seed,
+                           struct latmc_rng_name name, int colour, const struct phi4_range *segs,
+                           int n_segs);
 };
 
 void cpu_phi4_dsp_init(struct cpu_phi4_dsp *dsp, unsigned simd_flags);

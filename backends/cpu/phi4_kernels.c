@@ -12,13 +12,16 @@
 #include <string.h>
 
 #include "cpu_backend.h"
+#include "cpu_features.h"
 #include "model.h"
+#include "phi4_chunks.h"
 #include "phi4_dsp.h"
 #include "phi4_ref.h"
 
 struct phi4_state {
     struct phi4_geom geom;
     struct cpu_phi4_dsp dsp;
+    struct cpu_phi4_chunks chunks; /* the chunk schedule (phi4_chunks.h), or off */
     bool single;          /* float field (LATMC_PRECISION_FLOAT), else double */
     void *alloc;          /* the field with PHI4_PAD values of slack on either side */
     void *field;          /* N values of the field type, in the dsp's layout */
@@ -83,7 +86,29 @@ static int phi4_create(latmc_sim *sim, struct cpu_state *st)
         p->geom.per_colour = st->lattice.nsites / nc;
         p->geom.j_origin = st->slab.origin * (st->lattice.nsites / n_planes(st)) / nc;
     }
-    cpu_phi4_dsp_init(&p->dsp, cpu_phi4_dsp_flags(&p->geom, st->simd_flags));
+    /* The schedule (phi4_chunks.h). The chunks need the whole lattice in this state: no
+     * boxes, no part of a shared one. Only latmc_sim_create may fail on the variable: a
+     * new cut (cpu_boxes_recut, between sweeps of a sim with a configuration) runs boxes
+     * on the site order and a return to one box takes the variable's shape if it has a
+     * valid one, never failing halfway through moving the field. */
+    const bool creating = !sim->have_config;
+    if (!st->slab.on || creating) {
+        const int cst = cpu_phi4_chunks_plan(&p->geom, st->slab.on ? 2 : sim->desc.n_parts,
+                                             &p->chunks);
+        if (cst < 0 && creating) {
+            phi4_destroy(st);
+            return cst;
+        }
+        if (cst < 0)
+            memset(&p->chunks, 0, sizeof p->chunks);
+    }
+    unsigned flags = cpu_phi4_dsp_flags(&p->geom, st->simd_flags);
+    /* chunk rows of 8 numbers per colour fill AVX2's groups and half of AVX-512's: the
+     * AVX2 level there (the same chain at every level: speed only) */
+    if (p->chunks.on && cpu_phi4_chunk_segment(&p->geom, &p->chunks) % 16 != 0 &&
+        cpu_phi4_chunk_segment(&p->geom, &p->chunks) % 8 == 0)
+        flags &= ~(unsigned)CPU_FLAG_AVX512;
+    cpu_phi4_dsp_init(&p->dsp, flags);
     p->single = sim->desc.precision == LATMC_PRECISION_FLOAT;
     const size_t rows = (size_t)(st->lattice.ly * st->lattice.lz);
     const size_t pad = PHI4_PAD * value_bytes(sim);
@@ -166,6 +191,13 @@ static void phi4_run_step(latmc_sim *sim, struct cpu_state *st, const struct lat
 {
     struct phi4_state *p = phi4_state(st);
     const struct latmc_phi4_tables *t = sim->model_data;
+    if (call->step.kind == LATMC_STEP_OWN) { /* the chunk schedule: step = sub-grid */
+        *accepted += cpu_phi4_chunks_run(sim, &p->geom, &p->chunks, &p->dsp, p->single,
+                                         p->field, t, call->sweep, call->step.index, team);
+        if (team->id == 0)
+            *attempted += (uint64_t)(p->geom.lat.nsites >> p->geom.lat.ndim) * t->nloc * t->nhit;
+        return;
+    }
     const int nc = p->geom.colouring.ncolours;
     const struct latmc_rng_name name = call->step.rng;
     const int colour = call->step.colour;
@@ -346,6 +378,12 @@ static int64_t phi4_slab_below(latmc_sim *sim, int64_t p0, int halo)
     }
 }
 
+/* The chunk schedule's steps per sweep (its sub-grids), 0 for the site order. */
+static int phi4_own_steps(latmc_sim *sim, struct cpu_state *st)
+{
+    return phi4_state(st)->chunks.on ? 1 << sim->desc.ndim : 0;
+}
+
 const struct cpu_model_kernels cpu_phi4_kernels = {
     .model = LATMC_MODEL_PHI4,
     .create = phi4_create,
@@ -361,4 +399,5 @@ const struct cpu_model_kernels cpu_phi4_kernels = {
     .slab_storage = true,
     .slab_below = phi4_slab_below,
     .copy_step_sites = phi4_copy_step_sites,
+    .own_steps = phi4_own_steps,
 };

@@ -25,6 +25,17 @@ uint64_t cpu_phi4_step_d(const struct phi4_geom *g, double *phi,
                          const struct phi4_range *boxes, int n_boxes,
                          const struct cpu_team *team);
 
+/* The chunk schedule's colour step on the segments' numbers, by the caller alone
+ * (phi4_dsp.h, segments_f/_d). */
+uint64_t cpu_phi4_segments_f(const struct phi4_geom *g, float *phi,
+                             const struct latmc_phi4_tables *t, uint64_t seed,
+                             struct latmc_rng_name name, int colour,
+                             const struct phi4_range *segs, int n_segs);
+uint64_t cpu_phi4_segments_d(const struct phi4_geom *g, double *phi,
+                             const struct latmc_phi4_tables *t, uint64_t seed,
+                             struct latmc_rng_name name, int colour,
+                             const struct phi4_range *segs, int n_segs);
+
 /* Hot start: independent uniforms in (-1, 1) from the INIT stream. */
 void cpu_phi4_hot_start_f(const struct phi4_geom *g, float *phi, uint64_t seed, int n_threads);
 void cpu_phi4_hot_start_d(const struct phi4_geom *g, double *phi, uint64_t seed, int n_threads);

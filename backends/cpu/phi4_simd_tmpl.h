@@ -21,6 +21,7 @@
 #define PHI4_CAT_(a, b) PHI4_CAT2_(a, b)
 #define PHI4_FN(name) PHI4_CAT_(name, PHI4_S)
 #define PHI4_STEP_FN PHI4_CAT_(PHI4_CAT_(cpu_phi4_step, PHI4_ISA), PHI4_S)
+#define PHI4_SEGMENTS_FN PHI4_CAT_(PHI4_CAT_(cpu_phi4_segments, PHI4_ISA), PHI4_S)
 #define V PHI4_FN(vec)
 #define M PHI4_FN(mask)
 
@@ -53,9 +54,10 @@ struct PHI4_FN(phi4_simd_nbh) {
     int64_t from[5];         /* [dx + 2]: where that lane's value is */
 };
 
-static inline void PHI4_FN(phi4_simd_nbh_of)(const struct PHI4_FN(phi4_simd_pass) *p, int64_t y,
-                                             int64_t z, int r, int64_t m0,
-                                             struct PHI4_FN(phi4_simd_nbh) *w)
+/* (always_inline, as the loads below: one copy per caller, no calls in the groups' loads) */
+static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_nbh_of)(
+    const struct PHI4_FN(phi4_simd_pass) *p, int64_t y, int64_t z, int r, int64_t m0,
+    struct PHI4_FN(phi4_simd_nbh) *w)
 {
     const struct phi4_geom *g = p->g;
     const int nc = g->colouring.ncolours, three = g->lat.ndim == 3;
@@ -107,8 +109,9 @@ static inline V PHI4_FN(phi4_simd_at)(const struct PHI4_FN(phi4_simd_nbh) *w, in
 }
 
 /* The neighbourhood sums of W sites of one row, in the order of phi4_neighbour_sums. */
-static inline void PHI4_FN(phi4_simd_sums)(const struct PHI4_FN(phi4_simd_pass) *p, int64_t y,
-                                           int64_t z, int r, int64_t m0, V *c01, V *c02, V *c11)
+static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_sums)(
+    const struct PHI4_FN(phi4_simd_pass) *p, int64_t y, int64_t z, int r, int64_t m0, V *c01,
+    V *c02, V *c11)
 {
     const int three = p->g->lat.ndim == 3;
     struct PHI4_FN(phi4_simd_nbh) w;
@@ -223,9 +226,9 @@ static inline __attribute__((always_inline)) V PHI4_FN(phi4_simd_at_row)(const P
  * straight-line code -- the stencil's 13 rows and 5 x offsets computed once, 24 vector
  * loads -- instead of the general loop over rows (which GCC compiles with much spilling).
  */
-static inline void PHI4_FN(phi4_simd_load_in_row)(const struct PHI4_FN(phi4_simd_pass) *p,
-                                                  const struct PHI4_FN(phi4_simd_cursor) *cur,
-                                                  PHI4_R **at, V *o, V *c01, V *c02, V *c11)
+static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load_in_row)(
+    const struct PHI4_FN(phi4_simd_pass) *p, const struct PHI4_FN(phi4_simd_cursor) *cur,
+    PHI4_R **at, V *o, V *c01, V *c02, V *c11)
 {
     const struct phi4_geom *g = p->g;
     const int nc = g->colouring.ncolours, three = g->lat.ndim == 3;
@@ -297,10 +300,11 @@ static inline void PHI4_FN(phi4_simd_load_in_row)(const struct PHI4_FN(phi4_simd
  * [j_lo, j_hi) (the colour, or one box's part of it): values, coefficients, Philox
  * invariants.
  */
-static inline void PHI4_FN(phi4_simd_load)(const struct PHI4_FN(phi4_simd_pass) *p, int colour,
-                                           int64_t grp, int64_t j_lo, int64_t j_hi,
-                                           struct PHI4_FN(phi4_simd_cursor) *cur,
-                                           struct PHI4_FN(phi4_simd_group) *q)
+/* always_inline: with two callers (the block, the segments) GCC would keep one copy out of
+ * line, and the block's groups would pay a call and the spills of its arguments each. */
+static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load)(
+    const struct PHI4_FN(phi4_simd_pass) *p, int colour, int64_t grp, int64_t j_lo,
+    int64_t j_hi, struct PHI4_FN(phi4_simd_cursor) *cur, struct PHI4_FN(phi4_simd_group) *q)
 {
     const struct phi4_geom *g = p->g;
     const struct PHI4_FN(latmc_phi4_coef) *k = p->k;
@@ -447,18 +451,13 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_prefetch_nex
  * Every lane computes exactly latmc_phi4_hit's operations on exactly its own draws and
  * takes its decision.
  */
-static uint64_t PHI4_FN(phi4_simd_block)(const struct PHI4_FN(phi4_simd_pass) *p, int colour,
-                                         int64_t block, int64_t j_lo, int64_t j_hi)
+/* The hits of PHI4_GROUPS loaded groups q[] (below), then their stores; returns the
+ * accepted hits of their valid lanes. */
+static inline __attribute__((always_inline)) uint64_t PHI4_FN(phi4_simd_hits)(
+    const struct PHI4_FN(phi4_simd_pass) *p, int colour, struct PHI4_FN(phi4_simd_group) *q)
 {
     enum { G = PHI4_GROUPS, H = PHI4_HITS };
     const struct PHI4_FN(latmc_phi4_coef) *k = p->k;
-    struct PHI4_FN(phi4_simd_group) q[G];
-    struct PHI4_FN(phi4_simd_cursor) cur;
-    const int64_t start = PHI4_W * G * block;
-    PHI4_FN(phi4_simd_cursor_at)(p, colour, j_lo > start ? j_lo : start, &cur);
-    for (int gi = 0; gi < G; gi++)
-        PHI4_FN(phi4_simd_load)(p, colour, G * block + gi, j_lo, j_hi, &cur, &q[gi]);
-    PHI4_FN(phi4_simd_prefetch_next)(p, cur);
     /* the draws' part of word 3: lanes (b, eta), (b, u) of each block */
     const phi4_iv draw = phi4_iv_alternate(LATMC_PHI4_DRAW_ETA, LATMC_PHI4_DRAW_ACCEPT);
     const V eps = PHI4_FN(set1)(k->epsilon), site = PHI4_FN(set1)(k->site);
@@ -508,6 +507,20 @@ static uint64_t PHI4_FN(phi4_simd_block)(const struct PHI4_FN(phi4_simd_pass) *p
     for (int gi = 0; gi < G; gi++)
         PHI4_FN(phi4_simd_store)(&q[gi]);
     return accepted;
+}
+
+static uint64_t PHI4_FN(phi4_simd_block)(const struct PHI4_FN(phi4_simd_pass) *p, int colour,
+                                         int64_t block, int64_t j_lo, int64_t j_hi)
+{
+    enum { G = PHI4_GROUPS };
+    struct PHI4_FN(phi4_simd_group) q[G];
+    struct PHI4_FN(phi4_simd_cursor) cur;
+    const int64_t start = PHI4_W * G * block;
+    PHI4_FN(phi4_simd_cursor_at)(p, colour, j_lo > start ? j_lo : start, &cur);
+    for (int gi = 0; gi < G; gi++)
+        PHI4_FN(phi4_simd_load)(p, colour, G * block + gi, j_lo, j_hi, &cur, &q[gi]);
+    PHI4_FN(phi4_simd_prefetch_next)(p, cur);
+    return PHI4_FN(phi4_simd_hits)(p, colour, q);
 }
 
 /* What every group of a pass needs, for the step named `name`. */
@@ -579,9 +592,70 @@ uint64_t PHI4_STEP_FN(const struct phi4_geom *g, PHI4_R *phi,
     return PHI4_FN(phi4_simd_boxes_blocks)(&p, colour, boxes, n_boxes, u0, u1);
 }
 
+/*
+ * The chunk schedule's colour step (phi4_dsp.h, segments_f/_d): the groups that the
+ * segments touch, each loaded with its segment's lanes only (a group shared with another
+ * segment or another chunk is loaded once per segment, each load updating and storing its
+ * own lanes), gathered PHI4_GROUPS at a time into the blocks of phi4_simd_hits, so that a
+ * chunk's short rows still fill whole blocks. A last, partial block is filled up with
+ * copies of its first group with no valid lane (computed, never stored or counted). No
+ * prefetch: a chunk's few rows stay in the caches across its passes.
+ */
+uint64_t PHI4_SEGMENTS_FN(const struct phi4_geom *g, PHI4_R *phi,
+                          const struct latmc_phi4_tables *t, uint64_t seed,
+                          struct latmc_rng_name name, int colour, const struct phi4_range *segs,
+                          int n_segs);
+
+uint64_t PHI4_SEGMENTS_FN(const struct phi4_geom *g, PHI4_R *phi,
+                          const struct latmc_phi4_tables *t, uint64_t seed,
+                          struct latmc_rng_name name, int colour, const struct phi4_range *segs,
+                          int n_segs)
+{
+    enum { G = PHI4_GROUPS };
+    struct phi4_keys keys;
+    phi4_keys_init(&keys, seed);
+    struct PHI4_FN(phi4_simd_pass) p;
+    PHI4_FN(phi4_simd_pass_init)(&p, g, phi, t, &keys, name);
+    struct PHI4_FN(phi4_simd_group) q[G];
+    struct PHI4_FN(phi4_simd_cursor) first = { 0, 0, 0, 0, 0 };
+    uint64_t accepted = 0;
+    int ng = 0;
+    for (int i = 0; i < n_segs; i++) {
+        /* the segment's first number: one row below the last segment's (a chunk's next
+         * row) without divisions, else from the number (a few divisions, ~a quarter of a
+         * group's hits where every row segment is one group) */
+        if (i > 0 && segs[i].j0 == segs[i - 1].j0 + p.n) {
+            const int64_t m = first.m;
+            PHI4_FN(phi4_simd_next_row)(&p, &first);
+            first.m = m;
+        } else {
+            PHI4_FN(phi4_simd_cursor_at)(&p, colour, segs[i].j0, &first);
+        }
+        /* the loads move the cursor on, through the segment's groups */
+        struct PHI4_FN(phi4_simd_cursor) cur = first;
+        for (int64_t grp = segs[i].j0 / PHI4_W; PHI4_W * grp < segs[i].j1; grp++) {
+            PHI4_FN(phi4_simd_load)(&p, colour, grp, segs[i].j0, segs[i].j1, &cur, &q[ng]);
+            if (++ng == G) {
+                accepted += PHI4_FN(phi4_simd_hits)(&p, colour, q);
+                ng = 0;
+            }
+        }
+    }
+    if (ng > 0) {
+        for (int gi = ng; gi < G; gi++) {
+            q[gi] = q[0];
+            q[gi].valid = 0;
+            q[gi].npieces = 0;
+        }
+        accepted += PHI4_FN(phi4_simd_hits)(&p, colour, q);
+    }
+    return accepted;
+}
+
 #undef V
 #undef M
 #undef PHI4_FN
 #undef PHI4_STEP_FN
+#undef PHI4_SEGMENTS_FN
 #undef PHI4_CAT_
 #undef PHI4_CAT2_

@@ -103,6 +103,19 @@ uint64_t PHI4_FN(cpu_phi4_step)(const struct phi4_geom *g, PHI4_R *phi,
     return PHI4_FN(phi4_boxes_blocks)(g, phi, t, seed, name, colour, boxes, n_boxes, u0, u1);
 }
 
+/* The chunk schedule's colour step (phi4_dsp.h): every Philox block the segments touch,
+ * each segment's only on its own numbers, by the caller alone. */
+uint64_t PHI4_FN(cpu_phi4_segments)(const struct phi4_geom *g, PHI4_R *phi,
+                                    const struct latmc_phi4_tables *t, uint64_t seed,
+                                    struct latmc_rng_name name, int colour,
+                                    const struct phi4_range *segs, int n_segs)
+{
+    int64_t units = 0;
+    for (int i = 0; i < n_segs; i++)
+        units += phi4_range_units(&segs[i], 4);
+    return PHI4_FN(phi4_boxes_blocks)(g, phi, t, seed, name, colour, segs, n_segs, 0, units);
+}
+
 /* Hot start: site i takes lane i mod 4 of INIT block i / 4 (sweep 0, phase 0, sub 0),
  * mapped to (-1, 1) by latmc_phi4_signed. */
 static inline void PHI4_FN(phi4_hot_block)(PHI4_R *phi, int64_t n, uint64_t seed, int64_t b)

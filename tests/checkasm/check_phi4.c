@@ -1,15 +1,16 @@
 /*
  * checkasm, phi^4 (backends/cpu/phi4_dsp.h): step_f and step_d of struct cpu_phi4_dsp at
- * every level against the C level's (the reference kernels of phi4_sweep_impl.h), on the
- * same random field, parameters and seed, compared bit for bit after every step: the whole
- * field (the SIMD levels' colour-transposed layout converted back to natural order) and
- * the accepted-hit count.
+ * every level against the C level's (the reference kernels of phi4_sweep_impl.h), and
+ * segments_f, segments_d (the chunk schedule's colour step) likewise on random row
+ * segments, on the same random field, parameters and seed, compared bit for bit after every
+ * step: the whole field (the SIMD levels' colour-transposed layout converted back to
+ * natural order) and the accepted-hit count.
  *
- * Cases: 2D with 8 and 5 colours and 3D; extents whose rows hold whole vectors of a
- * level's lanes (8 for AVX2, 16 for AVX-512) and extents whose vector groups straddle rows
- * or run past the end of a colour (L_x / ncolours = 1, 2, 3, 5, 9, 24 ...); Lambda finite,
- * tiny and +inf; g = 0 and large; tiny and huge proposals; fields with edge values (+-0,
- * tiny, far out in the quartic); nhit from 1 to past 32768 (the second phase block of the
+ * Cases: 2D with 8 and 5 colours and 3D; extents whose rows hold whole vectors of a level's
+ * lanes (8 for AVX2, 16 for AVX-512) and extents whose vector groups straddle rows or run
+ * past the end of a colour (L_x / ncolours = 1, 2, 3, 5, 9, 24 ...); Lambda finite, tiny
+ * and +inf; g = 0 and large; tiny and huge proposals; fields with edge values (+-0, tiny,
+ * far out in the quartic); nhit from 1 to past 32768 (the second phase block of the
  * random-number names); pass numbers past 2^32; one box, boxes of planes (as the core cuts
  * them) and boxes cut at arbitrary numbers (a vector group shared by two boxes, each
  * updating its own lanes); 1 to 3 threads sharing a step.
@@ -291,6 +292,118 @@ static const struct phi4_case cases[] = {
     { 2, 256, 256, 1, -1.0, 1.0, INF, 1.2, 2, 3, 0, UNIFORM, CUTS, 2 },
 };
 
+/*
+ * segments_f / segments_d (the chunk schedule's colour step) of one case at one level
+ * against the C level's: every step a new set of segments, one per row of about half the
+ * rows, each a random run [m0, m1) of the row's numbers of the colour (whole vector groups,
+ * parts of one, groups shared with the next row's segment where the rows are short), on
+ * one thread as the chunk schedule calls it. 0 after a mismatch (reported).
+ */
+static int run_segments_case(const struct checkasm_level *lv, const struct cpu_phi4_dsp *dsp,
+                             const struct cpu_phi4_dsp *c_dsp, const struct phi4_case *c,
+                             int precision)
+{
+    const char *func = precision == FLOAT ? "phi4.segments_f" : "phi4.segments_d";
+    struct latmc_lattice lat = { c->ndim, c->lx, c->ly, c->ndim == 3 ? c->lz : 1, 0 };
+    lat.nsites = lat.lx * lat.ly * lat.lz;
+    const struct phi4_geom g = phi4_geom_of(&lat);
+    const size_t size = precision == FLOAT ? 4 : 8, n = (size_t)lat.nsites;
+    const int nc = g.colouring.ncolours;
+    const int64_t rows = lat.ly * lat.lz, per_row = nc ? lat.lx / nc : 0;
+    struct latmc_phi4_tables t;
+    tables(&t, c->ndim, c->mu2, c->g, c->lambda, c->epsilon, c->nhit);
+    char *ref = malloc(n * size), *back = malloc(n * size);
+    char *alloc = calloc(n + 2 * PHI4_PAD, size);
+    struct phi4_range *segs = malloc((size_t)rows * sizeof *segs);
+    if (!ref || !back || !alloc || !segs || g.colouring.ncolours == 0) {
+        checkasm_fail(func, lv->name, "out of memory or no colouring");
+        free(ref);
+        free(back);
+        free(alloc);
+        free(segs);
+        return 0;
+    }
+    char *field = alloc + PHI4_PAD * size;
+    for (size_t i = 0; i < n; i++) {
+        const double v = start_value(c->field, (int64_t)i);
+        if (precision == FLOAT)
+            ((float *)ref)[i] = (float)v;
+        else
+            ((double *)ref)[i] = v;
+    }
+    if (dsp->transposed)
+        cpu_phi4_to_transposed(&g, ref, field, (int)size, 1);
+    else
+        memcpy(field, ref, n * size);
+    const uint64_t seed = checkasm_rand();
+    int ok = 1;
+    for (int k = 0; ok && k < c->steps; k++) {
+        const int colour = k % g.colouring.ncolours;
+        const uint64_t pass = c->first_pass + (uint64_t)(k / g.colouring.ncolours);
+        int ns = 0;
+        for (int64_t r = 0; r < rows; r++) {
+            if (checkasm_rand() % 2)
+                continue;
+            int64_t m0 = (int64_t)(checkasm_rand() % (uint64_t)per_row);
+            int64_t m1 = m0 + 1 + (int64_t)(checkasm_rand() % (uint64_t)(per_row - m0));
+            if (checkasm_rand() % 2) { /* a whole row, as chunks as wide as vectors give */
+                m0 = 0;
+                m1 = per_row;
+            }
+            segs[ns++] = (struct phi4_range){ r * per_row + m0, r * per_row + m1 };
+        }
+        const struct latmc_rng_name name = pass_name(pass, colour);
+        const uint64_t na = precision == FLOAT
+            ? c_dsp->segments_f(&g, (float *)ref, &t, seed, name, colour, segs, ns)
+            : c_dsp->segments_d(&g, (double *)ref, &t, seed, name, colour, segs, ns);
+        const uint64_t nl = precision == FLOAT
+            ? dsp->segments_f(&g, (float *)field, &t, seed, name, colour, segs, ns)
+            : dsp->segments_d(&g, (double *)field, &t, seed, name, colour, segs, ns);
+        if (dsp->transposed)
+            cpu_phi4_from_transposed(&g, field, back, (int)size, 1);
+        else
+            memcpy(back, field, n * size);
+        if (na != nl || memcmp(ref, back, n * size) != 0) {
+            size_t i = 0;
+            while (i < n && memcmp(ref + i * size, back + i * size, size) == 0)
+                i++;
+            checkasm_fail(func, lv->name,
+                          "%dD %lldx%lldx%lld nhit %u, %d segments: step %d (colour %d) "
+                          "differs: accepted %llu (C %llu), first differing site %zu of %zu",
+                          c->ndim, (long long)lat.lx, (long long)lat.ly, (long long)lat.lz,
+                          c->nhit, ns, k, colour, (unsigned long long)nl,
+                          (unsigned long long)na, i, n);
+            ok = 0;
+        }
+    }
+    free(ref);
+    free(back);
+    free(alloc);
+    free(segs);
+    return ok;
+}
+
+static void check_segments(const struct checkasm_level *lv, const struct cpu_phi4_dsp *dsp,
+                           int precision)
+{
+    struct cpu_phi4_dsp c_dsp;
+    cpu_phi4_dsp_init(&c_dsp, 0);
+    const int before = checkasm_failures();
+    const size_t n = sizeof cases / sizeof cases[0];
+    for (size_t i = 0; i < n; i++) {
+        if (cases[i].nhit > 1000 && precision == DOUBLE)
+            continue; /* the long case once */
+        if (!run_segments_case(lv, dsp, &c_dsp, &cases[i], precision))
+            return; /* one report per function and level */
+    }
+    if (checkasm_failures() == before) {
+        char what[80];
+        snprintf(what, sizeof what, "%zu lattices, random row segments", n);
+        checkasm_ok(precision == FLOAT ? "phi4.segments_f" : "phi4.segments_d", lv->name,
+                    what);
+    }
+}
+
 static void check_steps(const struct checkasm_level *lv, const struct cpu_phi4_dsp *dsp,
                         int precision)
 {
@@ -375,6 +488,8 @@ void checkasm_check_phi4(void)
         }
         check_steps(&levels[l], &dsp, FLOAT);
         check_steps(&levels[l], &dsp, DOUBLE);
+        check_segments(&levels[l], &dsp, FLOAT);
+        check_segments(&levels[l], &dsp, DOUBLE);
     }
     if (checkasm_bench_on()) {
         bench_step(FLOAT, 32);

@@ -292,6 +292,19 @@ static void set_chunk(const char *chunk)
         unsetenv("LATMC_CUDA_PHI4_CHUNK");
 }
 
+/* The phi^4 schedules of spec s on layout l (NULL: none, both variables unset): the
+ * spec's chunks on both devices where it names them, else the layout's CUDA chunks. */
+static void set_schedules(const struct spec *s, const struct layout *l)
+{
+    if (s && s->chunk) {
+        setenv("LATMC_CPU_PHI4_CHUNK", s->chunk, 1);
+        set_chunk(strcmp(s->chunk, "cuda") == 0 ? NULL : s->chunk);
+        return;
+    }
+    unsetenv("LATMC_CPU_PHI4_CHUNK");
+    set_chunk(l ? l->chunk : NULL);
+}
+
 /* One phase on a placement: on threads for parts, else here. The level and the phi^4
  * schedule are set in the environment for the whole phase (read at each creation). */
 static void run_placed(struct job *j)
@@ -368,7 +381,9 @@ bool chain_reference(const struct spec *s, const struct row *r, const struct lay
                      latmc_ctx *ctx, struct chain_end *out, char *why, size_t why_size)
 {
     set_mask("c");
+    set_schedules(s, NULL);
     const bool ok = reference_on(s, r, l, ctx, LATMC_DEVICE_CPU, out, why, why_size);
+    set_schedules(NULL, NULL);
     set_mask(outer_mask());
     if (!ok)
         return false;
@@ -390,9 +405,9 @@ bool chain_reference(const struct spec *s, const struct row *r, const struct lay
 bool chain_reference_cuda(const struct spec *s, const struct row *r, const struct layout *l,
                           latmc_ctx *ctx, struct chain_end *out, char *why, size_t why_size)
 {
-    set_chunk(l->chunk);
+    set_schedules(s, l);
     const bool ok = reference_on(s, r, l, ctx, LATMC_DEVICE_CUDA, out, why, why_size);
-    set_chunk(NULL);
+    set_schedules(NULL, NULL);
     return ok;
 }
 
@@ -467,8 +482,8 @@ void chain_check(const struct spec *s, const struct row *r, const struct layout 
     struct chain_end gpu_ref;
     memset(&gpu_ref, 0, sizeof gpu_ref);
     const bool on_cuda = l->first.cuda || (l->mid >= MID_SERIALIZE && l->then.cuda);
-    const bool cpu_chain = s->cuda_is_cpu &&
-                           (s->model != LATMC_MODEL_PHI4 || strcmp(l->chunk, "none") == 0);
+    const bool cpu_chain = s->cuda_is_cpu && (s->model != LATMC_MODEL_PHI4 || s->chunk ||
+                                              strcmp(l->chunk, "none") == 0);
     if (on_cuda && !cpu_chain) {
         /* phi^4 on the chunk schedule or in float, Heisenberg: CUDA's own chain
          * (doc/physics.md), so the GPU's one-box chain is the reference */
@@ -498,7 +513,7 @@ void chain_check(const struct spec *s, const struct row *r, const struct layout 
     j->r = r;
     j->l = l;
     j->path = path;
-    set_chunk(l->chunk);
+    set_schedules(s, l);
     run_placed(j);
     const int parts0 = l->first.parts ? l->first.parts : 1;
     for (int p = 0; p < parts0 && ok; p++)
@@ -513,7 +528,7 @@ void chain_check(const struct spec *s, const struct row *r, const struct layout 
         j->phase = 1;
         run_placed(j);
     }
-    set_chunk(NULL);
+    set_schedules(NULL, NULL);
     const struct place *last = l->mid >= MID_SERIALIZE ? &l->then : &l->first;
     const int parts = last->parts ? last->parts : 1;
     for (int p = 0; p < parts && ok; p++) {

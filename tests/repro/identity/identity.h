@@ -35,6 +35,11 @@ struct spec {
     /* CUDA runs this spec's chain exactly as the CPU (Ising, Potts, phi^4 on the site
      * order in double); false: the CUDA rows compare with one GPU's one-box chain */
     bool cuda_is_cpu;
+    /* phi^4: the chunk schedule of this shape (doc/models/phi4.md, "The chunk schedule on the CPU")
+     * on every device and layout, the reference too: LATMC_CPU_PHI4_CHUNK and
+     * LATMC_CUDA_PHI4_CHUNK ("cuda": CUDA's default shape, the CUDA variable unset); the
+     * two devices run the same chain. NULL: each device's default schedule. */
+    const char *chunk;
 };
 
 /* A layout: how the chain is run. Parsed from text (layout.c); every field 0 / NULL is the

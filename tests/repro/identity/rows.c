@@ -66,6 +66,13 @@
 #define CUDA_DEVICES_CHUNK(n, c)                                                           \
     "cuda,chunk=" c " devices=" #n ",chunk=" c " cold,devices=" #n ",chunk=" c
 
+/* the chunk schedule's scripts and checkpoints (one box: the chunks take the whole
+ * lattice), and CUDA's chain of the same shape, one GPU, checkpoints to and from it */
+#define CHUNK_SCRIPTS                                                                      \
+    "serialize,then.threads=2 simd=c,save,then.threads=3 simd=avx2,threads=2,save,then.one " \
+    "simd=avx512,threads=3 cold,threads=2 setspins,simd=c,threads=3"
+#define CHUNK_CUDA "cuda cuda,save,then.one threads=2,save,then.cuda cold,cuda"
+
 const struct row rows[] = {
     /* bit-sliced decisions: checkpoints of format version 3 in memory and through files,
      * but no file saved or loaded by parts (their streaming save and load refuse version
@@ -229,6 +236,17 @@ const struct row rows[] = {
     { "phi4_float_lambda", 3, { 32, 32, 64 }, TEAMS(3, 5, 7) },
     { "phi4_double_lambda", 2, { 256, 256, 0 }, TEAMS(3, 5, 7) },
     /* parts (the thinnest slabs: 8 planes, 2D with 8 colours; 4 planes, 3D; 5 planes) */
+    /* the chunk schedule (doc/models/phi4.md): one box; threads share a sub-grid's chunks
+     * (>= 65536 sites), every level, checkpoints between placements, CUDA's chain of the
+     * same shape (and from or to it); rows of 8 numbers per colour and chunk (whole AVX2
+     * groups) and of 4 (parts of groups) */
+    { "phi4_chunks_float_lambda", 3, { 128, 32, 16 },
+      LEVELS " " THREADS " " CHUNK_SCRIPTS " " CHUNK_CUDA },
+    { "phi4_chunks_double", 3, { 128, 32, 16 },
+      LEVELS " " THREADS " " CHUNK_SCRIPTS " " CHUNK_CUDA },
+    { "phi4_chunks_cuda_float", 3, { 64, 32, 32 }, LEVELS " " THREADS " " CHUNK_CUDA },
+    { "phi4_chunks2d_double_lambda", 2, { 256, 256, 0 },
+      LEVELS " " THREADS " " CHUNK_SCRIPTS " " CHUNK_CUDA },
     { "phi4_double", 2, { 40, 40, 0 }, PARTS_ALL " " MPI },
     { "phi4_double_lambda", 2, { 16, 32, 0 }, PARTS },
     { "phi4_double", 3, { 8, 8, 16 }, PARTS },

@@ -27,6 +27,16 @@
       .values = { -0.4, 1.8, lambda_, 0.9, 2, 2 }, .sweeps1 = 2, .sweeps2 = 1,             \
       .change_key = LATMC_PARAM_NLOC, .change_value = 3,                                   \
       .cuda_is_cpu = (precision_) == LATMC_PRECISION_DOUBLE }
+/* phi^4 on the chunk schedule of shape chunk_ (LATMC_CPU_PHI4_CHUNK, and CUDA's of the same
+ * shape: the same chain, float and double) */
+#define PHI4_CHUNKS(name_, precision_, lambda_, chunk_)                                     \
+    { .name = name_, .model = LATMC_MODEL_PHI4, .algorithm = LATMC_ALGO_METROPOLIS,         \
+      .single = (precision_) == LATMC_PRECISION_FLOAT, .replicas = 1,                     \
+      .keys = { LATMC_PARAM_MU2, LATMC_PARAM_G, LATMC_PARAM_LAMBDA, LATMC_PARAM_EPSILON,    \
+                LATMC_PARAM_NHIT, LATMC_PARAM_NLOC },                                      \
+      .values = { -0.4, 1.8, lambda_, 0.9, 2, 2 }, .sweeps1 = 2, .sweeps2 = 1,             \
+      .change_key = LATMC_PARAM_NLOC, .change_value = 3, .cuda_is_cpu = true,             \
+      .chunk = chunk_ }
 /* Heisenberg: nover changes between the sweep calls (the schedule's length) */
 #define HEIS(name_, algo_, couplings_, replicas_, nover_)                                  \
     HEIS_P(name_, algo_, couplings_, replicas_, nover_, false)
@@ -77,6 +87,10 @@ const struct spec specs[] = {
     PHI4("phi4_float_lambda", LATMC_PRECISION_FLOAT, 2.5),
     PHI4("phi4_double", LATMC_PRECISION_DOUBLE, INFINITY),
     PHI4("phi4_float", LATMC_PRECISION_FLOAT, INFINITY),
+    PHI4_CHUNKS("phi4_chunks_float_lambda", LATMC_PRECISION_FLOAT, 2.5, "64x4x4"),
+    PHI4_CHUNKS("phi4_chunks_double", LATMC_PRECISION_DOUBLE, INFINITY, "32x8x2"),
+    PHI4_CHUNKS("phi4_chunks_cuda_float", LATMC_PRECISION_FLOAT, 2.5, "cuda"),
+    PHI4_CHUNKS("phi4_chunks2d_double_lambda", LATMC_PRECISION_DOUBLE, 1.5, "64x32"),
     /* a finite Lambda made infinite between the sweep calls: the halo the update reads
      * goes from 2 planes to 1 */
     { .name = "phi4_float_relambda", .model = LATMC_MODEL_PHI4,

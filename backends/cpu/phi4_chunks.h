@@ -1,0 +1,61 @@
+/*
+ * The phi^4 chunk schedule on the CPU (doc/models/phi4.md, "The chunk schedule on the CPU";
+ * the chain itself: "The CUDA chain"): the chain the CUDA backend runs by default, bit for
+ * bit for the same chunk shape, chosen per sim by LATMC_CPU_PHI4_CHUNK when the sim is
+ * created (unset or "none": the site order, the CPU's default chain, unchanged).
+ *
+ * A sweep is 2^ndim steps of the backend's own chain (ops.own_schedule), step p the
+ * sub-grid p; inside a chunk nloc passes of the colours, each colour step one call of the
+ * dsp's segments_f/_d on the chunk's rows, so that the chunk stays in L1/L2 across its
+ * passes. The chunks of one sub-grid do not interact: the members of the thread team take
+ * consecutive shares of them, each chunk whole, and the field does not depend on the thread
+ * count.
+ */
+#ifndef LATMC_CPU_PHI4_CHUNKS_H
+#define LATMC_CPU_PHI4_CHUNKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "phi4_lattice.h"
+#include "rng_streams.h"
+
+struct cpu_phi4_dsp;
+struct cpu_team;
+struct latmc_sim;
+
+#define CPU_PHI4_CHUNK_ENV "LATMC_CPU_PHI4_CHUNK"
+
+struct cpu_phi4_chunks {
+    bool on;            /* the chunk schedule, else the site order */
+    int b[3];           /* chunk extents (b[2] = 1 in 2D) */
+    int64_t n[3];       /* chunks per axis (n[2] = 1 in 2D) */
+};
+
+/*
+ * The schedule a sim on geometry g (the whole lattice) runs, from LATMC_CPU_PHI4_CHUNK:
+ * unset, "" or "none": the site order; "cuda": the CUDA backend's default shape for these
+ * extents (or the site order where CUDA runs it); ndim extents joined by 'x' ("64x16x16"):
+ * that shape. LATMC_EINVAL naming the variable and the rule for anything else, or where
+ * the sim is cut into boxes or parts (n_parts > 1: the chunks need the whole lattice).
+ */
+int cpu_phi4_chunks_plan(const struct phi4_geom *g, int n_parts, struct cpu_phi4_chunks *c);
+
+/* Numbers per row of one colour in one chunk: b_x / ncolours. */
+static inline int64_t cpu_phi4_chunk_segment(const struct phi4_geom *g,
+                                             const struct cpu_phi4_chunks *c)
+{
+    return c->b[0] / g->colouring.ncolours;
+}
+
+/*
+ * Sub-grid `sub` of sweep `sweep`: team member `team`'s share of its chunks, each chunk
+ * whole (nloc passes of the colours), field type by `single`. Returns the accepted hits
+ * of the share.
+ */
+uint64_t cpu_phi4_chunks_run(const struct latmc_sim *sim, const struct phi4_geom *g,
+                             const struct cpu_phi4_chunks *c, const struct cpu_phi4_dsp *dsp,
+                             bool single, void *phi, const struct latmc_phi4_tables *t,
+                             uint64_t sweep, int sub, const struct cpu_team *team);
+
+#endif
