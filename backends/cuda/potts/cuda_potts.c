@@ -14,6 +14,7 @@
  */
 #include "cuda_kernels.h"
 #include "cuda_leaf.h"
+#include "mode_projections.h"
 #include "model.h"
 #include "potts_slabs.h"
 
@@ -76,6 +77,13 @@ static cudaError_t potts_measure(const latmc_sim *sim, const struct cuda_box_ran
     return cuda_potts_measure_range(stream, &own->box->local, own->box->data, &pr, sums);
 }
 
+static cudaError_t potts_projections(const latmc_sim *sim, const struct cuda_box_range *r,
+                                     cudaStream_t stream, int64_t *proj)
+{
+    const struct cuda_proj_range pr = { r->p0, r->planes, r->global_p0, r->L };
+    return cuda_byte_projections(stream, &r->box->local, r->box->data, &pr, sim->desc.q, proj);
+}
+
 const struct cuda_leaf cuda_potts_leaf = {
     .model = LATMC_MODEL_POTTS,
     .halo = potts_halo,
@@ -85,5 +93,6 @@ const struct cuda_leaf cuda_potts_leaf = {
     .hot_planes = potts_hot_planes,
     .update = potts_update,
     .measure = potts_measure,
+    .projections = potts_projections,
     .view_dtype = LATMC_DTYPE_UINT8, /* the API's layout: one uint8 per site */
 };
