@@ -52,6 +52,7 @@ static cudaError_t potts_update(const latmc_sim *sim, const struct cuda_box_rang
                                 uint64_t sweep, const struct latmc_step *step,
                                 cudaStream_t stream, unsigned long long *changed)
 {
+    (void)sweep; /* the draws are named by step->rng */
     const struct latmc_potts_chain chain = {
         .tables = r->box->tables, /* the box's device copy */
         .algorithm = sim->desc.algorithm,
@@ -60,11 +61,11 @@ static cudaError_t potts_update(const latmc_sim *sim, const struct cuda_box_rang
         .seed = sim->desc.seed,
     };
     if (r->whole)
-        return cuda_potts_sweep_colour(stream, &r->box->local, r->box->data, &chain, sweep,
+        return cuda_potts_sweep_colour(stream, &r->box->local, r->box->data, &chain, step->rng,
                                        step->colour, changed);
     const struct cuda_potts_range pr = { r->p0, r->planes, r->global_p0, r->L };
-    return cuda_potts_sweep_colour_range(stream, &r->box->local, r->box->data, &chain, sweep,
-                                         step->colour, &pr, changed);
+    return cuda_potts_sweep_colour_range(stream, &r->box->local, r->box->data, &chain,
+                                         step->rng, step->colour, &pr, changed);
 }
 
 static cudaError_t potts_measure(const latmc_sim *sim, const struct cuda_box_range *own,
