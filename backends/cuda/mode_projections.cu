@@ -122,8 +122,9 @@ __global__ void packed_projections_kernel(struct proj_geom p, int64_t wpr,
         long long v = 0;
         if (in) {
             const uint32_t a = colour0[r * wpr + w], b = colour1[r * wpr + w];
-            const int64_t plane = r / p.rpp;
-            const bool odd_row = ((r - plane * p.rpp) + (p.three ? plane : 0)) & 1;
+            /* the row's local (y, z): 2D row y, z 0; 3D row y + L_y z */
+            const int64_t z = p.three ? r / p.rpp : 0, y = r - z * p.rpp;
+            const bool odd_row = (y + z) & 1;
             acc_even += (odd_row ? b : a) & PROJ_NIBBLE_BITS;
             acc_odd += (odd_row ? a : b) & PROJ_NIBBLE_BITS;
             if (++pending == 15) {
