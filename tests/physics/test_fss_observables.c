@@ -255,7 +255,8 @@ static void given_configurations(void **state)
         latmc_sim *phi4 = make(ctx, LATMC_MODEL_PHI4, 3, 8, 2, 1, 1, 0, 1);
         assert_int_equal(latmc_sim_init_spins(phi4, LATMC_INIT_HOT), LATMC_OK);
         assert_int_equal(latmc_sim_observable(phi4, LATMC_OBS_M2_KMIN, &v), LATMC_EUNSUPPORTED);
-        assert_non_null(strstr(latmc_last_error(), "CPU backend only"));
+        assert_true(strstr(latmc_sim_last_error(phi4), "CPU backend only") ||
+                    strstr(latmc_last_error(), "CPU backend only"));
         assert_int_equal(latmc_sim_observable(phi4, LATMC_OBS_M2_K0, &v), LATMC_OK);
         latmc_sim_destroy(&phi4);
     }
