@@ -49,24 +49,29 @@ static struct proj_geom geom_of(const struct latmc_lattice *g, const struct cuda
     return p;
 }
 
-/* Add a row's value v of each thread of the warp (the warp's lanes: one row) to its P_y
- * and P_last entries. */
-__device__ __forceinline__ void add_row(const struct proj_geom &p, int64_t r, long long v,
+/* Add a row's value v of each thread of the warp (the warp's lanes: one row, the local
+ * (y, z) of the row: 2D y 0 and z the row, 3D the row y + L_y z) to its P_y and P_last
+ * entries. */
+__device__ __forceinline__ void add_row(const struct proj_geom &p, int64_t y, int64_t z, int v,
                                         unsigned long long *proj)
 {
+#if __CUDA_ARCH__ >= 800
+    v = __reduce_add_sync(0xffffffffu, v);
+#else
     for (int offset = 16; offset > 0; offset >>= 1)
         v += __shfl_down_sync(0xffffffffu, v, offset);
+#endif
     if ((threadIdx.x & 31u) != 0 || v == 0)
         return;
-    const int64_t plane = r / p.rpp;
     if (p.three)
-        atomicAdd(proj + p.y_at + (r - plane * p.rpp), (unsigned long long)v);
-    atomicAdd(proj + p.last_at + plane + p.plane_shift, (unsigned long long)v);
+        atomicAdd(proj + p.y_at + y, (unsigned long long)(long long)v);
+    atomicAdd(proj + p.last_at + z + p.plane_shift, (unsigned long long)(long long)v);
 }
 
 /*
  * One byte per site (Ising: the spin as int8; Potts: the state, counted where it is
- * `state`). Grid: x over columns (whole warps), y over chunks of rows.
+ * `state`). Grid: x over columns (whole warps), y over chunks of rows. The rows' (y, z)
+ * are stepped, not divided out (a 64-bit division per row would cost more than the rest).
  */
 template <bool POTTS>
 __global__ void byte_projections_kernel(struct proj_geom p, const uint8_t *sites, int state,
@@ -76,15 +81,22 @@ __global__ void byte_projections_kernel(struct proj_geom p, const uint8_t *sites
     const int64_t first = p.row0 + (int64_t)blockIdx.y * p.chunk;
     const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
     const bool in = x < p.lx;
+    int64_t z = first / p.rpp, y = first - z * p.rpp;
+    const uint8_t *at = sites + first * p.lx + (in ? x : 0);
     long long column = 0;
     for (int64_t r = first; r < end; r++) {
-        long long v = 0;
+        int v = 0;
         if (in) {
-            const uint8_t s = sites[r * p.lx + x];
-            v = POTTS ? (s == state) : (long long)(int8_t)s;
+            const uint8_t s = *at;
+            v = POTTS ? (s == state) : (int)(int8_t)s;
         }
         column += v;
-        add_row(p, r, v, proj);
+        add_row(p, y, z, v, proj);
+        at += p.lx;
+        if (++y == p.rpp) {
+            y = 0;
+            z++;
+        }
     }
     if (in && column != 0)
         atomicAdd(proj + x, (unsigned long long)column);
@@ -118,12 +130,14 @@ __global__ void packed_projections_kernel(struct proj_geom p, int64_t wpr,
     int neg_even[8] = { 0 }, neg_odd[8] = { 0 };
     uint32_t acc_even = 0, acc_odd = 0;
     int pending = 0;
+    /* the row's local (y, z), stepped: 2D y 0 and z the row, 3D row y + L_y z */
+    int64_t z = first / p.rpp, y = first - z * p.rpp;
+    const int64_t at0 = first * wpr + (in ? w : 0);
+    const uint32_t *pa = colour0 + at0, *pb = colour1 + at0;
     for (int64_t r = first; r < end; r++) {
-        long long v = 0;
+        int v = 0;
         if (in) {
-            const uint32_t a = colour0[r * wpr + w], b = colour1[r * wpr + w];
-            /* the row's local (y, z): 2D row y, z 0; 3D row y + L_y z */
-            const int64_t z = p.three ? r / p.rpp : 0, y = r - z * p.rpp;
+            const uint32_t a = *pa, b = *pb;
             const bool odd_row = (y + z) & 1;
             acc_even += (odd_row ? b : a) & PROJ_NIBBLE_BITS;
             acc_odd += (odd_row ? a : b) & PROJ_NIBBLE_BITS;
@@ -133,9 +147,15 @@ __global__ void packed_projections_kernel(struct proj_geom p, int64_t wpr,
                 acc_even = acc_odd = 0;
                 pending = 0;
             }
-            v = 16 - 2 * (long long)(__popc(a) + __popc(b));
+            v = 16 - 2 * (int)(__popc(a) + __popc(b));
         }
-        add_row(p, r, v, proj);
+        add_row(p, y, z, v, proj);
+        pa += wpr;
+        pb += wpr;
+        if (++y == p.rpp) {
+            y = 0;
+            z++;
+        }
     }
     if (!in)
         return;
