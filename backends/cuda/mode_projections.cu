@@ -7,7 +7,7 @@
  *
  * One thread takes a column (an x, or a packed word of 16 x) over a chunk of rows and
  * keeps its column sums in registers: one atomic per column value and chunk. A row's sum
- * is a warp's shuffle sum (32 consecutive columns of the row) and one atomic per warp.
+ * is a warp's sum (32 consecutive columns of the row) and one atomic per warp.
  */
 #include "cuda_launch.cuh"
 #include "mode_projections.h"
