@@ -1,7 +1,7 @@
 /*
  * latmc-fss-bench — the finite-size-scaling observables (doc/observables.md) measured:
  *
- *   latmc-fss-bench cost [--threads T] [--repeat R] [--only TEXT]
+ *   latmc-fss-bench cost [--threads T] [--repeat R] [--only TEXT] [--cuda L]
  *       what the finite-size-scaling observables add to a measurement, per model, on the
  *       CPU backend: two chains alike, one measured as usual (energy and m^2: the model's
  *       reduction), the other with |m(0)|^2 and |m(k_min)|^2 too (with two Heisenberg
@@ -9,7 +9,9 @@
  *       sweeps, ordinary measurements and measurements with the FSS observables, and the
  *       difference of the two measurements over a measurement and over a sweep (--only:
  *       the lattices whose name contains TEXT, e.g. "Ising"). With one thread the times
- *       are the thread's CPU time, else wall-clock time.
+ *       are the thread's CPU time, else wall-clock time. --cuda L: instead, on the CUDA
+ *       backend (one GPU, wall-clock time), 2D Ising at L^2 and 2D Potts q = 3 at
+ *       (L / 4)^2, whose |m(k_min)|^2 the device counts (doc/observables.md).
  *
  *   latmc-fss-bench xi-at-tc [--sizes L1,L2,..] [--sweeps N] [--chains C] [--threads T]
  *       xi/L of the 2D Ising model at beta_c = ln(1 + sqrt 2) / 2 per L, Metropolis, C
@@ -41,10 +43,12 @@ static double now(void)
 /* The cost's clock: with one thread the thread's CPU time (on a shared machine the other
  * jobs' time slices then stay out of the figures), else wall-clock time. */
 static int cost_threads = 1;
+/* --cuda L: the CUDA cases at this L (0: the CPU's) */
+static int64_t cost_cuda_L = 0;
 
 static double cost_now(void)
 {
-    if (cost_threads != 1)
+    if (cost_threads != 1 || cost_cuda_L > 0)
         return now();
     struct timespec t;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
@@ -89,8 +93,8 @@ static latmc_sim *cost_sim(latmc_ctx *ctx, const struct cost_case *c, int thread
     d.q = c->q;
     d.replicas = c->replicas;
     d.couplings = c->replicas == 2 ? LATMC_COUPLINGS_GAUSSIAN : LATMC_COUPLINGS_UNIFORM;
-    d.device = LATMC_DEVICE_CPU;
-    d.n_threads = threads;
+    d.device = cost_cuda_L > 0 ? LATMC_DEVICE_CUDA : LATMC_DEVICE_CPU;
+    d.n_threads = cost_cuda_L > 0 ? 0 : threads;
     d.seed = 1;
     latmc_sim *sim = NULL;
     int st = check(latmc_sim_create(ctx, &d, &sim), NULL, c->name);
@@ -125,7 +129,15 @@ static int measure(latmc_sim *sim, const struct cost_case *c, int fss)
 
 static int cost(int threads, int repeat, const char *only)
 {
-    const struct cost_case cases[] = {
+    char ising_name[48], potts_name[48];
+    snprintf(ising_name, sizeof ising_name, "CUDA Ising 2D %lld^2", (long long)cost_cuda_L);
+    snprintf(potts_name, sizeof potts_name, "CUDA Potts q=3 2D %lld^2",
+             (long long)(cost_cuda_L / 4));
+    const struct cost_case on_cuda[] = {
+        { ising_name, LATMC_MODEL_ISING, 2, 2, 1, cost_cuda_L, LATMC_PARAM_BETA, 0 },
+        { potts_name, LATMC_MODEL_POTTS, 2, 3, 1, cost_cuda_L / 4, LATMC_PARAM_BETA, 0 },
+    };
+    const struct cost_case on_cpu[] = {
         { "Ising 2D 2048^2", LATMC_MODEL_ISING, 2, 2, 1, 2048, LATMC_PARAM_BETA, 0 },
         { "Ising 3D 128^3", LATMC_MODEL_ISING, 3, 2, 1, 128, LATMC_PARAM_BETA, 0 },
         { "Potts q=3 2D 2052^2", LATMC_MODEL_POTTS, 2, 3, 1, 2052, LATMC_PARAM_BETA, 0 },
@@ -133,6 +145,9 @@ static int cost(int threads, int repeat, const char *only)
         { "Heisenberg 3D 64^3", LATMC_MODEL_HEISENBERG, 3, 2, 1, 64, LATMC_PARAM_BETA, 0 },
         { "Heisenberg 3D 64^3 x 2", LATMC_MODEL_HEISENBERG, 3, 2, 2, 64, LATMC_PARAM_BETA, 0 },
     };
+    const struct cost_case *cases = cost_cuda_L > 0 ? on_cuda : on_cpu;
+    const size_t n_cases = cost_cuda_L > 0 ? sizeof on_cuda / sizeof on_cuda[0]
+                                           : sizeof on_cpu / sizeof on_cpu[0];
     latmc_ctx *ctx = NULL;
     if (check(latmc_ctx_create(&ctx), NULL, "ctx"))
         return 1;
@@ -140,11 +155,11 @@ static int cost(int threads, int repeat, const char *only)
     if (!ts)
         return 1;
     cost_threads = threads;
-    printf("# %s time\n", threads == 1 ? "the thread's CPU" : "wall-clock");
+    printf("# %s time\n", threads == 1 && cost_cuda_L == 0 ? "the thread's CPU" : "wall-clock");
     printf("%-24s %8s %11s %11s %11s %9s %9s\n", "lattice", "threads", "sweep ms", "measure ms",
            "+FSS ms", "FSS/meas", "FSS/sweep");
     int rc = 0;
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0] && !rc; k++) {
+    for (size_t k = 0; k < n_cases && !rc; k++) {
         const struct cost_case *c = &cases[k];
         if (only && !strstr(c->name, only))
             continue;
@@ -259,7 +274,7 @@ static int xi_at_tc(const int64_t *sizes, int n, uint64_t sweeps, int chains, in
 
 static void usage(void)
 {
-    printf("Usage: latmc-fss-bench cost [--threads T] [--repeat R] [--only TEXT]\n"
+    printf("Usage: latmc-fss-bench cost [--threads T] [--repeat R] [--only TEXT] [--cuda L]\n"
            "       latmc-fss-bench xi-at-tc [--sizes L1,L2,..] [--sweeps N] [--chains C] "
            "[--threads T]\n");
 }
@@ -287,6 +302,8 @@ int main(int argc, char **argv)
             repeat = atoi(v);
         else if (strcmp(a, "--only") == 0)
             only = v;
+        else if (strcmp(a, "--cuda") == 0)
+            cost_cuda_L = atoll(v);
         else if (strcmp(a, "--chains") == 0)
             chains = atoi(v);
         else if (strcmp(a, "--sweeps") == 0)
@@ -299,6 +316,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "latmc-fss-bench: unknown option %s\n", a);
             return 2;
         }
+    }
+    if (cost_cuda_L < 0 || (cost_cuda_L > 0 && cost_cuda_L % 64 != 0)) {
+        fprintf(stderr, "latmc-fss-bench: --cuda L needs L a multiple of 64\n");
+        return 2;
     }
     if (threads < 0 || repeat < 1 || chains < 2 || chains > MAX_CHAINS || sweeps < 1 || n < 1) {
         fprintf(stderr, "latmc-fss-bench: need --threads >= 0, --repeat >= 1, 2 <= --chains "

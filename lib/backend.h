@@ -155,6 +155,14 @@ struct latmc_backend_ops {
      * ens_sweep, Ising members with a beta ladder; every decision, move and statistic
      * exactly the host round's. */
     int (*ens_temper)(latmc_sim *const *members, int n_members, struct latmc_ens_temper *job);
+
+    /* Appended. Optional (NULL: the core counts them from get_planes, on the CPU backend
+     * only; lib/modes.c): the integer projections of the Fourier modes (lib/modes.h; Ising
+     * and Potts) of the lattice's planes [p0, p1), the whole lattice [0, L) or a part's own
+     * planes, into proj (latmc_modes_projection_entries int64, set here), exactly
+     * latmc_modes_projections' integers. LATMC_EUNSUPPORTED with the reason where the
+     * backend cannot for this sim. */
+    int (*mode_projections)(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *proj);
 };
 
 /*

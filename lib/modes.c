@@ -68,6 +68,17 @@ static bool by_projections(const latmc_sim_desc *d)
     return d->model == LATMC_MODEL_ISING || d->model == LATMC_MODEL_POTTS;
 }
 
+/* The backend's own count of the projections (ops.mode_projections), or NULL. */
+static int (*backend_projections(const latmc_sim *sim))(latmc_sim *, int64_t, int64_t, int64_t *)
+{
+    const struct latmc_backend_ops *ops = sim->ops;
+    if (!by_projections(&sim->desc) ||
+        ops->size < offsetof(struct latmc_backend_ops, mode_projections) +
+                        sizeof ops->mode_projections)
+        return NULL;
+    return ops->mode_projections;
+}
+
 /* ---- the whole lattice ---- */
 
 size_t latmc_modes_partial_bytes(const latmc_sim_desc *d, int64_t planes)
@@ -80,6 +91,9 @@ int latmc_modes_partial(latmc_sim *sim, int64_t p0, int64_t p1, void *out)
 {
     if (!by_projections(&sim->desc))
         return latmc_modes_tiles(sim, p0, p1, out);
+    int (*on_backend)(latmc_sim *, int64_t, int64_t, int64_t *) = backend_projections(sim);
+    if (on_backend)
+        return on_backend(sim, p0, p1, out);
     memset(out, 0, latmc_modes_partial_bytes(&sim->desc, p1 - p0));
     return latmc_modes_projections(sim, p0, p1, out);
 }
@@ -115,10 +129,12 @@ int latmc_modes_combine_phases(const latmc_sim_desc *d, const double *phases, co
 int latmc_modes_measure(latmc_sim *sim, double *modes)
 {
     const latmc_sim_desc *d = &sim->desc;
-    if (sim->ops != &latmc_cpu_backend_ops || !sim->ops->get_planes)
-        return latmc_fail(LATMC_EUNSUPPORTED, "the Fourier observables are reduced by the CPU "
-                          "backend only in this version (this sim runs on %s)",
-                          sim->ops->name);
+    const bool on_cpu = sim->ops == &latmc_cpu_backend_ops && sim->ops->get_planes;
+    if (!on_cpu && !backend_projections(sim))
+        return latmc_fail(LATMC_EUNSUPPORTED, "the Fourier observables of the %s model are "
+                          "reduced by the CPU backend only in this version (this sim runs "
+                          "on %s; the CUDA backend reduces those of Ising and Potts)",
+                          sim->model->name, sim->ops->name);
     if (latmc_part_many(sim))
         return latmc_part_modes(sim, modes);
     const int64_t planes = d->extent[d->ndim - 1];

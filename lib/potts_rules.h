@@ -153,7 +153,7 @@ LATMC_HOSTDEV int latmc_potts_heatbath(const struct latmc_potts_tables *t, int q
  * The name of colour `colour`'s first draws in sweep `sweep` (UPDATE stream, phase = the
  * colour, sub SUB_PROPOSE for Metropolis, SUB_HEATBATH for heat bath): what
  * lib/model_potts.c's step_of names its steps, for the kernels that are handed a sweep and
- * a colour instead of the step (the CUDA launchers).
+ * a colour instead of the step.
  */
 LATMC_HOSTDEV struct latmc_rng_name latmc_potts_rng_name(uint64_t sweep, int colour,
                                                          int algorithm)
@@ -245,31 +245,6 @@ LATMC_HOSTDEV uint64_t latmc_potts_step_lanes_box(const struct latmc_box_geom *g
         spins[s.index] = (uint8_t)new_state;
     }
     return changed;
-}
-
-/* The (up to) four sites of Philox block b of colour `colour` of sweep `sweep`, all its
- * lanes, for the kernels handed (sweep, colour) (the CUDA launchers; CPU kernels take
- * the step's name). */
-LATMC_HOSTDEV uint64_t latmc_potts_update_block(const struct latmc_lattice *g, uint8_t *spins,
-                                                const struct latmc_potts_chain *ch,
-                                                uint64_t sweep, int colour, int64_t b,
-                                                uint8_t *n_of)
-{
-    return latmc_potts_step_lanes(g, spins, ch,
-                                  latmc_potts_rng_name(sweep, colour, ch->algorithm), colour, b,
-                                  0, 4, n_of);
-}
-
-/* latmc_potts_step_lanes_box of colour `colour` of sweep `sweep` (the CUDA slabs). */
-LATMC_HOSTDEV uint64_t latmc_potts_update_lanes_box(const struct latmc_box_geom *g,
-                                                    uint8_t *spins,
-                                                    const struct latmc_potts_chain *ch,
-                                                    uint64_t sweep, int colour, int64_t b,
-                                                    int lane0, int lane1, uint8_t *n_of)
-{
-    return latmc_potts_step_lanes_box(g, spins, ch,
-                                      latmc_potts_rng_name(sweep, colour, ch->algorithm),
-                                      colour, b, lane0, lane1, n_of);
 }
 
 /* Hot start of block b: site i takes state floor(u q / 2^32), u = lane i mod 4 of INIT

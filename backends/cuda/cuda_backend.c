@@ -533,6 +533,17 @@ static int cuda_measure_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *sum
                     : cuda_planes_measure(sim, p0, p1, sums);
 }
 
+/* The Fourier modes' projections (lib/modes.h): the one executor's, through its leaf. */
+static int cuda_mode_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *proj)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    if (!cs->exec)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s model runs on an "
+                               "executor without the Fourier modes' reduction",
+                               sim->model->name);
+    return cuda_exec_projections(sim, cs->exec, p0, p1, proj);
+}
+
 static int cuda_get_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
@@ -584,4 +595,5 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .get_coupling_planes = cuda_get_coupling_planes, /* a GPU rank's slab */
     .part_halo_depth = cuda_planes_halo_depth,
     .ens_temper = cuda_ens_temper, /* ens_temper_cuda.c */
+    .mode_projections = cuda_mode_projections, /* exec/cuda_exec.c */
 };

@@ -60,7 +60,8 @@ cudaError_t cuda_ising_measure(cudaStream_t stream, const struct latmc_lattice *
  * sim's struct latmc_potts_tables. Adds the sites that changed to *changed. */
 cudaError_t cuda_potts_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,
                                     uint8_t *spins, const struct latmc_potts_chain *chain,
-                                    uint64_t sweep, int colour, unsigned long long *changed);
+                                    struct latmc_rng_name rng, int colour,
+                                    unsigned long long *changed);
 
 /* Potts: adds the exact sums of the configuration to *sums (device, zeroed by the caller). */
 cudaError_t cuda_potts_measure(cudaStream_t stream, const struct latmc_lattice *g,

@@ -22,21 +22,6 @@ static inline struct cuda_philox_keys cuda_philox_round_keys(uint64_t seed)
     return keys;
 }
 
-/* latmc_rng_block(seed, block, sweep, UPDATE stream of replica 0, phase, sub). */
-__host__ __device__ __forceinline__ latmc_philox_ctr
-cuda_philox_update_draws(const struct cuda_philox_keys &keys, uint64_t block, uint64_t sweep,
-                         uint32_t phase, uint32_t sub)
-{
-    latmc_philox_ctr c = latmc_rng_counter(block, sweep, latmc_rng_stream(LATMC_STREAM_UPDATE, 0),
-                                           phase, sub);
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-    for (int round = 0; round < 10; round++)
-        c = latmc_philox_round(c, keys.k[round]);
-    return c;
-}
-
 /* The draws of block `block` of the draws named n (a step's, lib/step.h):
  * latmc_rng_name_block's. */
 __host__ __device__ __forceinline__ latmc_philox_ctr

@@ -3,7 +3,7 @@
  *
  * The update launcher takes the row-segment kernels of potts_rows.cu where the lattice
  * suits them, and otherwise the per-block reference kernel below: one thread per Philox
- * block of four same-colour sites, running latmc_potts_update_block(), the function the
+ * block of four same-colour sites, running latmc_potts_step_lanes(), the function the
  * CPU reference runs for the same block: the same sites, Philox counters and integer
  * decisions, hence the same configuration bit for bit. Sites of one colour never interact,
  * so the order of the threads does not matter. LATMC_CUDA_KERNELS=reference forces the
@@ -15,8 +15,9 @@
 #include "potts_rows.cuh"
 
 __global__ void potts_sweep_colour_kernel(struct latmc_lattice g, uint8_t *spins,
-                                          struct latmc_potts_chain chain, uint64_t sweep,
-                                          int colour, unsigned long long *changed)
+                                          struct latmc_potts_chain chain,
+                                          struct latmc_rng_name rng, int colour,
+                                          unsigned long long *changed)
 {
     const int64_t nblocks = (g.nsites / chain.colours + 3) / 4;
     /* The heat bath's per-state neighbour counters (all 0 between calls), in the thread's
@@ -28,25 +29,25 @@ __global__ void potts_sweep_colour_kernel(struct latmc_lattice g, uint8_t *spins
             n_of[k] = 0;
     uint64_t n_changed = 0;
     for (int64_t b = cuda_first_item(); b < nblocks; b += cuda_item_stride())
-        n_changed += latmc_potts_update_block(&g, spins, &chain, sweep, colour, b, n_of);
+        n_changed += latmc_potts_step_lanes(&g, spins, &chain, rng, colour, b, 0, 4, n_of);
     cuda_warp_add(changed, n_changed);
 }
 
 extern "C" cudaError_t cuda_potts_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,
                                                uint8_t *spins, const struct latmc_potts_chain *chain,
-                                               uint64_t sweep, int colour,
+                                               struct latmc_rng_name rng, int colour,
                                                unsigned long long *changed)
 {
     cudaError_t err = cudaSuccess;
     if (!cuda_reference_kernels_only() &&
-        cuda_potts_rows_sweep_colour(stream, g, spins, chain, sweep, colour, changed, &err))
+        cuda_potts_rows_sweep_colour(stream, g, spins, chain, rng, colour, changed, &err))
         return err;
     /* At most 8192 blocks: each thread then strides over many Philox blocks, so that the
      * 256 bytes of heat-bath counters it clears at its start are cleared once per many
      * sites, not once per four. */
     const int64_t nblocks = (g->nsites / chain->colours + 3) / 4;
     const unsigned grid = cuda_grid(nblocks) > 8192 ? 8192u : cuda_grid(nblocks);
-    potts_sweep_colour_kernel<<<grid, CUDA_THREADS, 0, stream>>>(*g, spins, *chain, sweep,
+    potts_sweep_colour_kernel<<<grid, CUDA_THREADS, 0, stream>>>(*g, spins, *chain, rng,
                                                                  colour, changed);
     return cudaGetLastError();
 }

@@ -123,8 +123,8 @@ static cudaError_t pr_grid(int64_t nseg, unsigned *grid, int *smem_max)
  * alone, so a range runs the kernel the whole lattice runs.
  */
 static int rows_sweep(cudaStream_t stream, const struct latmc_lattice *lat, uint8_t *spins,
-                      const struct latmc_potts_chain *chain, uint64_t sweep, int colour,
-                      const struct cuda_potts_range *r, unsigned long long *changed,
+                      const struct latmc_potts_chain *chain, struct latmc_rng_name rng,
+                      int colour, const struct cuda_potts_range *r, unsigned long long *changed,
                       cudaError_t *err)
 {
     struct latmc_lattice view = *lat;
@@ -152,8 +152,8 @@ static int rows_sweep(cudaStream_t stream, const struct latmc_lattice *lat, uint
     int smem_max = 0;
     if ((*err = pr_grid(view.nsites / (4 * nw), &l.grid, &smem_max)) != cudaSuccess)
         return 1;
-    struct pr_geom g;
-    if (!pr_geom_init(&g, &view, chain->colours, nw, chain->q, colour, sweep,
+    struct pr_geom g = {}; /* set by pr_geom_init; initialised for the compiler's sake */
+    if (!pr_geom_init(&g, &view, chain->colours, nw, chain->q, colour, rng,
                       (int64_t)l.grid * PR_THREADS))
         return 0;
     if (r) { /* the planes next to the range are read where they lie */
@@ -177,17 +177,17 @@ static int rows_sweep(cudaStream_t stream, const struct latmc_lattice *lat, uint
 
 extern "C" int cuda_potts_rows_sweep_colour(cudaStream_t stream, const struct latmc_lattice *lat,
                                             uint8_t *spins, const struct latmc_potts_chain *chain,
-                                            uint64_t sweep, int colour,
+                                            struct latmc_rng_name rng, int colour,
                                             unsigned long long *changed, cudaError_t *err)
 {
-    return rows_sweep(stream, lat, spins, chain, sweep, colour, NULL, changed, err);
+    return rows_sweep(stream, lat, spins, chain, rng, colour, NULL, changed, err);
 }
 
 extern "C" int cuda_potts_rows_sweep_range(cudaStream_t stream, const struct latmc_lattice *local,
                                            uint8_t *spins, const struct latmc_potts_chain *chain,
-                                           uint64_t sweep, int colour,
+                                           struct latmc_rng_name rng, int colour,
                                            const struct cuda_potts_range *r,
                                            unsigned long long *changed, cudaError_t *err)
 {
-    return rows_sweep(stream, local, spins, chain, sweep, colour, r, changed, err);
+    return rows_sweep(stream, local, spins, chain, rng, colour, r, changed, err);
 }

@@ -12,7 +12,7 @@
  * B = NW / c Philox blocks B s .. B s + B - 1 of every colour, lanes in order: its sites
  * of colour `colour` are at byte offsets p = c m + off, m = 0 .. 4B - 1, with
  * off = (colour - y - z) mod c (lib/lattice_numbering.h), and site m has lane m mod 4 of
- * block B s + m / 4. Exactly the sites and draws of latmc_potts_update_block.
+ * block B s + m / 4. Exactly the sites and draws of latmc_potts_step_lanes.
  *
  * One thread loads its segment and the same segment of the rows y +- 1 (and z +- 1) as
  * vectors, plus the one byte across the segment's edge that its colour needs; the x
@@ -78,7 +78,9 @@ struct pr_geom {
     int64_t nseg;           /* segments in the lattice */
     int64_t y_up, y_up_wrap, y_dn, y_dn_wrap;   /* byte offsets to the row y +- 1 */
     int64_t z_up, z_up_wrap, z_dn, z_dn_wrap;   /* ... and to z +- 1 (3D) */
-    uint64_t sweep;
+    /* the step's draws (lib/step.h: its own sub, the proposal's or the heat bath's) and,
+     * for Metropolis, the acceptance's (sub LATMC_POTTS_SUB_ACCEPT), as latmc_potts_draws */
+    struct latmc_rng_name draws, accept;
     /* a grid stride of `stride` segments moves (xs, y, z) by (st_x, st_y, st_z) */
     int64_t stride;
     uint32_t st_x, st_y, st_z;
@@ -494,8 +496,7 @@ PR_UNROLL
 PR_UNROLL
     for (int blk = 0; blk < B; blk++) {
         const latmc_philox_ctr u =
-            cuda_philox_update_draws(keys, (uint64_t)B * (uint64_t)(s + g.s_draw) + blk,
-                                     g.sweep, (uint32_t)g.colour, LATMC_POTTS_SUB_HEATBATH);
+            cuda_philox_named_draws(keys, g.draws, (uint64_t)B * (uint64_t)(s + g.s_draw) + blk);
 PR_UNROLL
         for (int lane = 0; lane < 4; lane++) {
             const int p = C * (4 * blk + lane) + OFF, wi = p / 4, sh = 8 * (p % 4);
@@ -573,12 +574,8 @@ PR_UNROLL
 PR_UNROLL
     for (int blk = 0; blk < B; blk++) {
         const uint64_t block = (uint64_t)B * (uint64_t)(s + g.s_draw) + blk;
-        const latmc_philox_ctr u0 = cuda_philox_update_draws(keys, block, g.sweep,
-                                                             (uint32_t)g.colour,
-                                                             LATMC_POTTS_SUB_PROPOSE);
-        const latmc_philox_ctr u1 = cuda_philox_update_draws(keys, block, g.sweep,
-                                                             (uint32_t)g.colour,
-                                                             LATMC_POTTS_SUB_ACCEPT);
+        const latmc_philox_ctr u0 = cuda_philox_named_draws(keys, g.draws, block);
+        const latmc_philox_ctr u1 = cuda_philox_named_draws(keys, g.accept, block);
 PR_UNROLL
         for (int lane = 0; lane < 4; lane++) {
             const int p = C * (4 * blk + lane) + OFF, wi = p / 4, bi = p % 4, sh = 8 * bi;
@@ -775,13 +772,14 @@ static auto pr_dispatch(Runner &r, struct pr_geom &g, int colours, int nw, int a
  * grid.
  */
 static inline int pr_geom_init(struct pr_geom *g, const struct latmc_lattice *lat, int colours,
-                               int nw, int q, int colour, uint64_t sweep, int64_t stride)
+                               int nw, int q, int colour, struct latmc_rng_name rng,
+                               int64_t stride)
 {
     const int64_t w = 4 * nw;
+    memset(g, 0, sizeof *g);
     if (nw % colours != 0 || lat->lx % w != 0 || lat->lx >= (INT64_C(1) << 31) ||
         lat->ly >= (INT64_C(1) << 31) || lat->lz >= (INT64_C(1) << 31))
         return 0;
-    memset(g, 0, sizeof *g);
     g->ndim = lat->ndim;
     g->q = q;
     g->colour = colour;
@@ -799,7 +797,8 @@ static inline int pr_geom_init(struct pr_geom *g, const struct latmc_lattice *la
     g->z_up_wrap = -(lat->lz - 1) * plane;
     g->z_dn = -plane;
     g->z_dn_wrap = (lat->lz - 1) * plane;
-    g->sweep = sweep;
+    g->draws = rng;
+    g->accept = latmc_rng_name_sub(rng, LATMC_POTTS_SUB_ACCEPT);
     g->stride = stride;
     g->st_x = (uint32_t)(stride % g->spr);
     const int64_t rows = stride / g->spr;
@@ -815,7 +814,7 @@ static inline int pr_geom_init(struct pr_geom *g, const struct latmc_lattice *la
  */
 extern "C" int cuda_potts_rows_sweep_colour(cudaStream_t stream, const struct latmc_lattice *lat,
                                             uint8_t *spins, const struct latmc_potts_chain *chain,
-                                            uint64_t sweep, int colour,
+                                            struct latmc_rng_name rng, int colour,
                                             unsigned long long *changed, cudaError_t *err);
 
 #endif

@@ -5,7 +5,7 @@
  *
  * The reference kernel runs, per Philox block of the lattice's numbering that meets the
  * range, the lanes whose sites lie in it: lib/potts_rules.h's rule on a box
- * (latmc_potts_update_lanes_box: the slab's memory, its neighbours along the last axis
+ * (latmc_potts_step_lanes_box: the slab's memory, its neighbours along the last axis
  * read where they lie), which the CPU's slab-only storage runs too, so the same draws and
  * decisions as the CPU and the one-device kernel.
  */
@@ -17,8 +17,9 @@
  * the box's rule (lib/potts_rules.h) on the slab's memory, the lanes of each block that
  * fall in the range. */
 __global__ void potts_range_colour_kernel(struct latmc_box_geom g, uint8_t *spins,
-                                          struct latmc_potts_chain chain, uint64_t sweep,
-                                          int colour, int64_t j0, int64_t j1,
+                                          struct latmc_potts_chain chain,
+                                          struct latmc_rng_name rng, int colour, int64_t j0,
+                                          int64_t j1,
                                           unsigned long long *changed)
 {
     /* the heat bath's counters, all 0 between sites (potts_kernels.cu) */
@@ -29,8 +30,8 @@ __global__ void potts_range_colour_kernel(struct latmc_box_geom g, uint8_t *spin
     for (int64_t b = j0 / 4 + cuda_first_item(); b < (j1 + 3) / 4; b += cuda_item_stride()) {
         const int lane0 = 4 * b < j0 ? (int)(j0 - 4 * b) : 0;
         const int lane1 = 4 * b + 4 > j1 ? (int)(j1 - 4 * b) : 4;
-        n_changed += latmc_potts_update_lanes_box(&g, spins, &chain, sweep, colour, b, lane0,
-                                                  lane1, n_of);
+        n_changed += latmc_potts_step_lanes_box(&g, spins, &chain, rng, colour, b, lane0,
+                                                lane1, n_of);
     }
     cuda_warp_add(changed, n_changed);
 }
@@ -39,13 +40,13 @@ extern "C" cudaError_t cuda_potts_sweep_colour_range(cudaStream_t stream,
                                                      const struct latmc_lattice *local,
                                                      uint8_t *spins,
                                                      const struct latmc_potts_chain *chain,
-                                                     uint64_t sweep, int colour,
+                                                     struct latmc_rng_name rng, int colour,
                                                      const struct cuda_potts_range *r,
                                                      unsigned long long *changed)
 {
     cudaError_t err = cudaSuccess;
     if (!cuda_reference_kernels_only() &&
-        cuda_potts_rows_sweep_range(stream, local, spins, chain, sweep, colour, r, changed,
+        cuda_potts_rows_sweep_range(stream, local, spins, chain, rng, colour, r, changed,
                                     &err))
         return err;
     const int64_t plane = local->ndim == 3 ? local->lx * local->ly : local->lx;
@@ -59,7 +60,7 @@ extern "C" cudaError_t cuda_potts_sweep_colour_range(cudaStream_t stream,
     /* at most 8192 blocks, as the one-device kernel (its counters cleared once a thread) */
     const unsigned grid = cuda_grid(nblocks) > 8192 ? 8192u : cuda_grid(nblocks);
     potts_range_colour_kernel<<<grid, CUDA_THREADS, 0, stream>>>(
-        g, spins, *chain, sweep, colour, j0, j0 + per_colour, changed);
+        g, spins, *chain, rng, colour, j0, j0 + per_colour, changed);
     return cudaGetLastError();
 }
 

@@ -70,7 +70,7 @@ static inline struct latmc_lattice cuda_potts_range_view(const struct latmc_latt
  */
 cudaError_t cuda_potts_sweep_colour_range(cudaStream_t stream, const struct latmc_lattice *local,
                                           uint8_t *spins, const struct latmc_potts_chain *chain,
-                                          uint64_t sweep, int colour,
+                                          struct latmc_rng_name rng, int colour,
                                           const struct cuda_potts_range *r,
                                           unsigned long long *changed);
 
@@ -106,8 +106,9 @@ cudaError_t cuda_ising_measure_range(cudaStream_t stream, const struct latmc_lat
  * status in *err; 0: nothing launched), as cuda_potts_rows_sweep_colour. */
 int cuda_potts_rows_sweep_range(cudaStream_t stream, const struct latmc_lattice *local,
                                 uint8_t *spins, const struct latmc_potts_chain *chain,
-                                uint64_t sweep, int colour, const struct cuda_potts_range *r,
-                                unsigned long long *changed, cudaError_t *err);
+                                struct latmc_rng_name rng, int colour,
+                                const struct cuda_potts_range *r, unsigned long long *changed,
+                                cudaError_t *err);
 
 #ifdef __cplusplus
 }

@@ -60,16 +60,16 @@ static void folded_equals_definition(void **state)
                 assert_int_equal(got.v[lane], want.v[lane]);
                 checked++;
             }
-            if (stream == 0) { /* the unfolded update draws (Ising row and Potts kernels) */
-                const latmc_philox_ctr plain = cuda_philox_update_draws(keys, block, sweep, phase,
-                                                                        sub);
+            { /* the unfolded draws of a name (the Potts row kernels) */
+                const latmc_philox_ctr plain = cuda_philox_named_draws(
+                    keys, latmc_rng_name_of(sweep, stream, phase, sub), block);
                 for (int lane = 0; lane < 4; lane++)
                     assert_int_equal(plain.v[lane], want.v[lane]);
                 checked_plain += 4;
             }
         }
     }
-    print_message("%u folded and %u unfolded update draws equal to latmc_rng_block\n", checked,
+    print_message("%u folded and %u named draws equal to latmc_rng_block\n", checked,
                   checked_plain);
 }
 

@@ -127,7 +127,10 @@ static void run_case(const struct rows_case *c, int nw, int64_t threads)
         em.changed = 0;
         for (int colour = 0; colour < colours; colour++) {
             struct pr_geom g;
-            assert_true(pr_geom_init(&g, &lat, colours, nw, c->q, colour, sweep_no, threads));
+            /* the step's name (lib/model_potts.c step_of; test_step checks they agree) */
+            const struct latmc_rng_name rng =
+                latmc_potts_rng_name(sweep_no, colour, c->algorithm);
+            assert_true(pr_geom_init(&g, &lat, colours, nw, c->q, colour, rng, threads));
             assert_int_equal(pr_dispatch(em, g, colours, nw, c->algorithm), 1);
         }
         assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);

@@ -16,6 +16,10 @@
  * (e) The jackknife helpers: latmc_acc_corr_length and latmc_ens_corr_length on rows of
  *     known means, and their refusals; the ensemble's overlap at k_min against the direct
  *     transform of its members' configurations.
+ *
+ * LATMC_TEST_DEVICE=cuda (meson: "test_fss_observables cuda", skipped without a GPU): (a)
+ * and (b) on the CUDA backend, which counts Ising's and Potts' modes on the device; its
+ * refusal of phi^4's and Heisenberg's (they still run on the older CUDA executors).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -135,7 +139,7 @@ static latmc_sim *make(latmc_ctx *ctx, int model, int ndim, int64_t L, int q, in
         d.extent[mu] = L;
     d.q = model == LATMC_MODEL_POTTS ? q : 2;
     d.replicas = replicas;
-    d.device = LATMC_DEVICE_CPU;
+    d.device = test_device();
     d.n_threads = n_threads;
     d.n_parts = n_parts;
     d.seed = seed;
@@ -194,12 +198,18 @@ static void given_configurations(void **state)
         { LATMC_MODEL_POTTS, 2, 9, 4, 1 },       { LATMC_MODEL_PHI4, 2, 40, 2, 1 },
         { LATMC_MODEL_PHI4, 3, 8, 2, 1 },        { LATMC_MODEL_HEISENBERG, 2, 6, 2, 1 },
         { LATMC_MODEL_HEISENBERG, 3, 4, 2, 2 },  { LATMC_MODEL_HEISENBERG, 2, 8, 2, 2 },
+        /* L_x a multiple of 16: CUDA's packed Ising layout (the others: its bytes) */
+        { LATMC_MODEL_ISING, 2, 32, 2, 1 },      { LATMC_MODEL_ISING, 3, 16, 2, 1 },
     };
+    const bool cuda = test_device() == LATMC_DEVICE_CUDA;
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     uint64_t rng = 2026;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const struct c *c = &cases[k];
+        /* CUDA: the modes of Ising and Potts (phi^4's and Heisenberg's refused, below) */
+        if (cuda && c->model != LATMC_MODEL_ISING && c->model != LATMC_MODEL_POTTS)
+            continue;
         const struct lattice g = lattice_of(c->ndim, c->L);
         latmc_sim *sim = make(ctx, c->model, c->ndim, c->L, c->q, c->replicas, 1, 0, 1);
         void *buf = malloc((size_t)g.n * 2 * 3 * sizeof(double));
@@ -241,6 +251,15 @@ static void given_configurations(void **state)
     assert_int_equal(latmc_sim_observable(potts, LATMC_OBS_M2_KMIN, &v), LATMC_OK);
     assert_close(v, 0.0, 1e-14);
     latmc_sim_destroy(&potts);
+    if (cuda) { /* phi^4 on the CUDA backend: refused, with the reason */
+        latmc_sim *phi4 = make(ctx, LATMC_MODEL_PHI4, 3, 8, 2, 1, 1, 0, 1);
+        assert_int_equal(latmc_sim_init_spins(phi4, LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_sim_observable(phi4, LATMC_OBS_M2_KMIN, &v), LATMC_EUNSUPPORTED);
+        assert_true(strstr(latmc_sim_last_error(phi4), "CPU backend only") ||
+                    strstr(latmc_last_error(), "CPU backend only"));
+        assert_int_equal(latmc_sim_observable(phi4, LATMC_OBS_M2_K0, &v), LATMC_OK);
+        latmc_sim_destroy(&phi4);
+    }
     /* unequal extents: no single k_min */
     latmc_sim_desc d = ising_desc(2, 8, 4, 0, LATMC_ALGO_METROPOLIS, 1, 1);
     latmc_sim *rect = NULL;
@@ -728,6 +747,16 @@ static void ensemble_members(void **state)
 
 int main(void)
 {
+    const int device_status = test_device_check(); /* LATMC_TEST_DEVICE: 77 without a GPU */
+    if (device_status != 0)
+        return device_status;
+    if (test_device() == LATMC_DEVICE_CUDA) {
+        const struct CMUnitTest on_cuda[] = {
+            cmocka_unit_test(given_configurations),
+            cmocka_unit_test(enumeration),
+        };
+        return cmocka_run_group_tests_name("fss_observables cuda", on_cuda, NULL, NULL);
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(given_configurations),
         cmocka_unit_test(jackknife_helpers),

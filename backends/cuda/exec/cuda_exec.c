@@ -71,6 +71,7 @@ static void free_box(struct cuda_slab_exec *ex)
     cudaFree(b->data);
     cudaFree(b->tables);
     cudaFree(b->sums);
+    cudaFree(b->projections);
 }
 
 void cuda_exec_destroy(struct cuda_exec *x)
@@ -521,6 +522,80 @@ int cuda_exec_measure(const latmc_sim *sim, struct cuda_exec *x, void *sums)
     const struct reduce_ctx rc = { sim, x };
     return cuda_slab_exec_measure_slabs(sim, &x->box[0].ex, sizeof *x->box, x->n, reduce_box,
                                         &rc, sums);
+}
+
+/* ---- the Fourier modes' projections (lib/modes.h) ---- */
+
+/* latmc_modes_projection_entries (the module does not link the core's function). */
+static int64_t projection_entries(const latmc_sim *sim)
+{
+    int64_t n = 0;
+    for (int mu = 0; mu < sim->desc.ndim; mu++)
+        n += sim->desc.extent[mu];
+    return sim->desc.model == LATMC_MODEL_POTTS ? n * sim->desc.q : n;
+}
+
+static int stage_of(struct cuda_exec *x, size_t bytes);
+
+/* Box i's own planes within [p0, p1): [*lo, *hi), or false where none. */
+static bool own_within(const struct cuda_exec *x, int i, int64_t p0, int64_t p1, int64_t *lo,
+                       int64_t *hi)
+{
+    const struct cuda_box *b = &x->box[i];
+    const int64_t end = b->ex.origin + b->ex.planes;
+    *lo = p0 > b->ex.origin ? p0 : b->ex.origin;
+    *hi = p1 < end ? p1 : end;
+    return *hi > *lo;
+}
+
+int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
+                          int64_t *proj)
+{
+    if (!x->leaf->projections)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s model has no "
+                               "device reduction of the Fourier modes", sim->model->name);
+    int64_t covered = 0, lo, hi;
+    for (int i = 0; i < x->n; i++)
+        if (own_within(x, i, p0, p1, &lo, &hi))
+            covered += hi - lo;
+    if (covered != p1 - p0 || (x->halo == 0 && (p0 != 0 || p1 != x->L)))
+        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: the Fourier modes of planes "
+                               "[%lld, %lld), which are not the boxes' own planes (a bug in "
+                               "the core)", (long long)p0, (long long)p1);
+    const int64_t n = projection_entries(sim);
+    const size_t bytes = (size_t)n * sizeof(int64_t);
+    int st = stage_of(x, bytes * (size_t)x->n);
+    if (st == LATMC_OK) /* the steps and halo copies in flight done */
+        st = finish_all(x, "counting the Fourier modes' projections");
+    cudaError_t err = cudaSuccess;
+    for (int i = 0; i < x->n && st == LATMC_OK && err == cudaSuccess; i++) {
+        struct cuda_box *b = &x->box[i];
+        if (!own_within(x, i, p0, p1, &lo, &hi))
+            continue;
+        if ((st = cuda_slab_set_device(b->ex.device)) < 0)
+            break;
+        if (!b->projections)
+            err = cudaMalloc((void **)&b->projections, bytes);
+        if (err == cudaSuccess)
+            err = cudaMemsetAsync(b->projections, 0, bytes, b->ex.stream);
+        const struct cuda_box_range r = range_of(x, b, lo - b->ex.origin + x->halo, hi - lo);
+        if (err == cudaSuccess)
+            err = x->leaf->projections(sim, &r, b->ex.stream, b->projections);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync((int64_t *)x->stage + (size_t)i * (size_t)n, b->projections,
+                                  bytes, cudaMemcpyDeviceToHost, b->ex.stream);
+    }
+    if (st == LATMC_OK)
+        st = cuda_check(err, "counting the Fourier modes' projections");
+    const int fin = finish_all(x, "counting the Fourier modes' projections");
+    if (st < 0 || fin < 0)
+        return st < 0 ? st : fin;
+    memset(proj, 0, bytes);
+    for (int i = 0; i < x->n; i++)
+        if (own_within(x, i, p0, p1, &lo, &hi))
+            for (int64_t k = 0; k < n; k++)
+                proj[k] += ((const int64_t *)x->stage)[(size_t)i * (size_t)n + (size_t)k];
+    return LATMC_OK;
 }
 
 int cuda_exec_view(const latmc_sim *sim, struct cuda_exec *x, const void **data, int *dtype)

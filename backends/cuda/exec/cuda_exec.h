@@ -60,6 +60,17 @@ int cuda_exec_get_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
 int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
                          const void *buf);
 
+/*
+ * The integer projections of the Fourier modes at k_min (lib/modes.h) of the lattice's
+ * planes [p0, p1), into proj (the model's latmc_modes_projection_entries int64, which this
+ * sets): each box counts its own planes in the range on its device (the leaf's
+ * projections), and the boxes' integers are added on the host. The range is the boxes'
+ * own planes: [0, L) for a sim of the whole lattice, a part's own planes for a part.
+ * LATMC_EUNSUPPORTED with the reason for a leaf without projections.
+ */
+int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
+                          int64_t *proj);
+
 /* The configuration of a one-box sim as one device array (its data, the leaf's view
  * dtype), waited for; LATMC_EUNSUPPORTED with the reason for several boxes or a leaf
  * without a view. */

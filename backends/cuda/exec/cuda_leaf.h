@@ -41,6 +41,8 @@ struct cuda_box {
     void *tables;                  /* a device copy of sim->model_data */
     void *sums;                    /* the model's sums struct (device) */
     void *own;                     /* the leaf's own state of the box (box_create), or NULL */
+    int64_t *projections;          /* the Fourier modes' projections (device; made on first
+                                      use by cuda_exec_projections), or NULL */
 };
 
 /*
@@ -151,6 +153,12 @@ struct cuda_leaf {
                         void **data);
     /* Optional: updates attempted in a sweep of `sites` sites (NULL: one per site). */
     uint64_t (*attempted)(const latmc_sim *sim, int64_t sites);
+    /* Optional (NULL: the executor refuses the Fourier modes at k_min): the integer
+     * projections of the modes (lib/modes.h; mode_projections.h) of range r's planes added
+     * into the device array proj (latmc_modes_projection_entries int64, cleared by the
+     * executor). Integers, added over ranges and boxes in any order. */
+    cudaError_t (*projections)(const latmc_sim *sim, const struct cuda_box_range *r,
+                               cudaStream_t stream, int64_t *proj);
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: it still runs on the old executors. */

@@ -18,6 +18,7 @@
 #include "cuda_check.h"
 #include "cuda_ising_leaf.h"
 #include "cuda_kernels.h"
+#include "mode_projections.h"
 #include "model.h"
 #include "potts_slabs.h"
 
@@ -84,6 +85,14 @@ static cudaError_t bytes_measure(const latmc_sim *sim, const struct cuda_box_ran
         return cuda_ising_measure(stream, &b->local, b->data, bb->eps, sums);
     const struct cuda_potts_range pr = { own->p0, own->planes, own->global_p0, own->L };
     return cuda_ising_measure_range(stream, &b->local, b->data, bb->eps, &pr, sums);
+}
+
+static cudaError_t bytes_projections(const latmc_sim *sim, const struct cuda_box_range *r,
+                                     cudaStream_t stream, int64_t *proj)
+{
+    (void)sim;
+    const struct cuda_proj_range pr = { r->p0, r->planes, r->global_p0, r->L };
+    return cuda_byte_projections(stream, &r->box->local, r->box->data, &pr, 0, proj);
 }
 
 static void bytes_box_destroy(struct cuda_box *b)
@@ -175,5 +184,6 @@ const struct cuda_leaf cuda_ising_bytes_leaf = {
     .couplings_to_box = bytes_couplings_to_box,
     .update = bytes_update,
     .measure = bytes_measure,
+    .projections = bytes_projections,
     .view_dtype = LATMC_DTYPE_INT8, /* the API's layout: one int8 per site */
 };

@@ -39,6 +39,7 @@
 #include "cuda_ising_pieces.h" /* cuda_ising_pack_couplings_host, cuda_ising_piece_rows */
 #include "cuda_ising_leaf.h"
 #include "cuda_kernels.h"   /* cuda_ising_hot_start_range */
+#include "mode_projections.h"
 #include "ising_packed.h"
 #include "model.h"
 
@@ -376,6 +377,20 @@ static cudaError_t packed_measure(const latmc_sim *sim, const struct cuda_box_ra
                                           colour_of(b, 1), pb->eps[0], sums);
 }
 
+/* The packed arrays where they hold the configuration, else (a box alone) the bytes. */
+static cudaError_t packed_projections(const latmc_sim *sim, const struct cuda_box_range *r,
+                                      cudaStream_t stream, int64_t *proj)
+{
+    (void)sim;
+    const struct cuda_box *b = r->box;
+    const struct packed_box *pb = state_of(b);
+    const struct cuda_proj_range pr = { r->p0, r->planes, r->global_p0, r->L };
+    if (!r->whole || pb->packed_valid)
+        return cuda_ising_packed_projections(stream, &b->local, colour_of(b, 0),
+                                             colour_of(b, 1), &pr, proj);
+    return cuda_byte_projections(stream, &b->local, pb->bytes, &pr, 0, proj);
+}
+
 static int alloc_on(void **ptr, size_t bytes, int device, const char *what)
 {
     char msg[160];
@@ -551,6 +566,7 @@ const struct cuda_leaf cuda_ising_packed_leaf = {
     .couplings_to_box = packed_couplings_to_box,
     .update = packed_update,
     .measure = packed_measure,
+    .projections = packed_projections,
     .view_dtype = LATMC_DTYPE_INT8, /* a box alone: its bytes (packed_view) */
     .view = packed_view,
 };

@@ -14,6 +14,7 @@
  */
 #include "cuda_kernels.h"
 #include "cuda_leaf.h"
+#include "mode_projections.h"
 #include "model.h"
 #include "potts_slabs.h"
 
@@ -51,6 +52,7 @@ static cudaError_t potts_update(const latmc_sim *sim, const struct cuda_box_rang
                                 uint64_t sweep, const struct latmc_step *step,
                                 cudaStream_t stream, unsigned long long *changed)
 {
+    (void)sweep; /* the draws are named by step->rng */
     const struct latmc_potts_chain chain = {
         .tables = r->box->tables, /* the box's device copy */
         .algorithm = sim->desc.algorithm,
@@ -59,11 +61,11 @@ static cudaError_t potts_update(const latmc_sim *sim, const struct cuda_box_rang
         .seed = sim->desc.seed,
     };
     if (r->whole)
-        return cuda_potts_sweep_colour(stream, &r->box->local, r->box->data, &chain, sweep,
+        return cuda_potts_sweep_colour(stream, &r->box->local, r->box->data, &chain, step->rng,
                                        step->colour, changed);
     const struct cuda_potts_range pr = { r->p0, r->planes, r->global_p0, r->L };
-    return cuda_potts_sweep_colour_range(stream, &r->box->local, r->box->data, &chain, sweep,
-                                         step->colour, &pr, changed);
+    return cuda_potts_sweep_colour_range(stream, &r->box->local, r->box->data, &chain,
+                                         step->rng, step->colour, &pr, changed);
 }
 
 static cudaError_t potts_measure(const latmc_sim *sim, const struct cuda_box_range *own,
@@ -76,6 +78,13 @@ static cudaError_t potts_measure(const latmc_sim *sim, const struct cuda_box_ran
     return cuda_potts_measure_range(stream, &own->box->local, own->box->data, &pr, sums);
 }
 
+static cudaError_t potts_projections(const latmc_sim *sim, const struct cuda_box_range *r,
+                                     cudaStream_t stream, int64_t *proj)
+{
+    const struct cuda_proj_range pr = { r->p0, r->planes, r->global_p0, r->L };
+    return cuda_byte_projections(stream, &r->box->local, r->box->data, &pr, sim->desc.q, proj);
+}
+
 const struct cuda_leaf cuda_potts_leaf = {
     .model = LATMC_MODEL_POTTS,
     .halo = potts_halo,
@@ -85,5 +94,6 @@ const struct cuda_leaf cuda_potts_leaf = {
     .hot_planes = potts_hot_planes,
     .update = potts_update,
     .measure = potts_measure,
+    .projections = potts_projections,
     .view_dtype = LATMC_DTYPE_UINT8, /* the API's layout: one uint8 per site */
 };

@@ -144,6 +144,14 @@ const struct row rows[] = {
     { "ising_pmj_metropolis", 3, { 32, 32, 32 }, ENS " cuda,ens" },
     { "ising3d_heatbath", 3, { 16, 16, 16 }, "cuda,ens" },
     { "ising2d_metropolis", 2, { 16, 16, 0 }, "cuda,ens" },
+    /* CUDA on cubic lattices: the Fourier modes at k_min (M2_KMIN) compared too, counted
+     * on the devices (the packed layout in 2D and 3D, with +-J, and the byte layout) */
+    { "ising2d_metropolis", 2, { 64, 64, 0 }, DEVICES " cuda,parts=2" },
+    { "ising2d_heatbath", 2, { 24, 24, 0 }, CUDA_DEVICES(3) " cuda,boxes=2" },
+    { "ising_pmj_metropolis", 2, { 64, 64, 0 }, CUDA_DEVICES(2) },
+    { "ising_pmj_heatbath", 2, { 32, 32, 0 }, "cuda devices=2" },
+    { "ising3d_heatbath", 3, { 32, 32, 32 }, CUDA_DEVICES(2) },
+    { "ising3d_metropolis", 3, { 12, 12, 12 }, "cuda devices=3" },
     /* MPI ranks */
     { "ising2d_metropolis", 2, { 16, 16, 0 }, MPI },
     { "ising_pmj_heatbath", 2, { 64, 24, 0 }, MPI },
@@ -205,6 +213,10 @@ const struct row rows[] = {
     { "potts3_metropolis_rebeta", 2, { 14, 22, 0 }, BOXES_FEW " " PARTS " " RESTART },
     { "potts3_metropolis_rebeta", 3, { 12, 9, 15 }, "boxes=5 " CUDA_DEVICES(3) },
     { "potts3_metropolis_rebeta", 2, { 32, 16, 0 }, CUDA_DEVICES(2) },
+    /* CUDA on cubic lattices: M2_KMIN (each state's projections) compared too */
+    { "potts3_metropolis", 2, { 24, 24, 0 }, CUDA_DEVICES(2) " cuda,boxes=2 cuda,parts=2" },
+    { "potts5_heatbath", 2, { 30, 30, 0 }, "cuda devices=3" },
+    { "potts3_heatbath", 3, { 12, 12, 12 }, "cuda devices=2" },
     { "potts3_metropolis", 2, { 6, 6, 0 }, ENS " cuda,ens" },
     { "potts3_metropolis", 2, { 24, 24, 0 }, DEVICES },
 

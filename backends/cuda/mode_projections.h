@@ -1,0 +1,41 @@
+/*
+ * Internal to the CUDA module: the integer projections of the Fourier modes (lib/modes.h:
+ * Ising's spins, Potts' state indicators, summed per axis), counted on the device from a
+ * box's stored planes and added into a device array of latmc_modes_projection_entries
+ * int64 (cleared by the caller). Integers: the CPU's exactly (mode_projections.cu).
+ */
+#ifndef LATMC_CUDA_MODE_PROJECTIONS_H
+#define LATMC_CUDA_MODE_PROJECTIONS_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "lattice_numbering.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Local planes [p0, p0 + planes) of a box's stored lattice, which are the lattice's planes
+ * global_p0 .. of L along the last axis. */
+struct cuda_proj_range {
+    int64_t p0, planes, global_p0, L;
+};
+
+/* One byte a site in site order (x fastest): Ising's int8 spins (potts_q 0), or Potts'
+ * uint8 states (q blocks of entries, state a's at a (L_x (+ L_y) + L)). */
+cudaError_t cuda_byte_projections(cudaStream_t stream, const struct latmc_lattice *g,
+                                  const void *sites, const struct cuda_proj_range *r,
+                                  int potts_q, int64_t *proj);
+
+/* Ising's packed layout (ising_packed.h): the box's two colour arrays. */
+cudaError_t cuda_ising_packed_projections(cudaStream_t stream, const struct latmc_lattice *g,
+                                          const uint32_t *colour0, const uint32_t *colour1,
+                                          const struct cuda_proj_range *r, int64_t *proj);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
