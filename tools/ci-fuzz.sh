@@ -52,8 +52,10 @@ if ! echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) {
     echo "ci-fuzz: FAIL: $cc cannot link -fsanitize=fuzzer (Debian: libclang-rt-14-dev)" >&2
     exit 1
 fi
-# The SIMD sources are left out: their dispatch tables are empty without LATMC_HAVE_*.
-sources=$(ls lib/*.c backends/cpu/*.c | grep -v -e '_avx2\.c$' -e '_avx512\.c$')
+# The CPU backend's SIMD levels are left out: their dispatch tables are empty without
+# LATMC_HAVE_*. lib/'s x86 files (lib/cluster_sw_rows_avx2.c) stay: they carry their own
+# target attributes and are chosen at run time.
+sources="$(ls lib/*.c) $(ls backends/cpu/*.c | grep -v -e '_avx2\.c$' -e '_avx512\.c$')"
 jobs=$(nproc 2>/dev/null || echo 2)
 # shellcheck disable=SC2086
 printf '%s\n' $sources | xargs -P "$jobs" -I{} sh -c \
