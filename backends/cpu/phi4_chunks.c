@@ -2,14 +2,10 @@
  * The phi^4 chunk schedule on the CPU (phi4_chunks.h; doc/models/phi4.md, "The chunk
  * schedule on the CPU"): its shape from LATMC_CPU_PHI4_CHUNK, and one sub-grid of a sweep.
  *
- * The shape rules are the CUDA backend's (backends/cuda/cuda_phi4.c), so that a shape the
- * one takes the other takes too and runs the same chain: W = 4 ncolours (a row segment
- * of W sites holds one Philox block of every colour), b_x a multiple of W, every b_mu at
- * least 2 and dividing L_mu an even number of times. "cuda" is CUDA's default for the
- * extents: b_x = W, b_y (and b_z) the largest divisor d >= 2 of L_mu / 2 up to 256 in 2D
- * and 16 in 3D; the site order where L_x is not a multiple of 2 W or no divisor exists.
+ * The shape rules are lib/phi4_chunk_shape.h's, the CUDA backend's too, so that a shape
+ * the one takes the other takes and runs the same chain; "cuda" is that rule's default
+ * shape (CUDA's), the site order where none fits.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,23 +13,10 @@
 #include "error.h"
 #include "internal.h"
 #include "model.h"
+#include "phi4_chunk_shape.h"
 #include "phi4_chunks.h"
 #include "phi4_dsp.h"
 #include "step.h"
-
-/* CUDA's default caps (cuda_phi4.c: CAP_Y_2D, CAP_Y_3D, CAP_Z_3D). */
-enum { CUDA_CAP_2D = 256, CUDA_CAP_3D = 16 };
-
-/* The largest d in [2, cap] with 2 d dividing the extent, else 0 (cuda_phi4.c's rule). */
-static int largest_divisor(int64_t extent, int cap)
-{
-    if (extent % 2 != 0)
-        return 0;
-    for (int d = cap; d >= 2; d--)
-        if ((extent / 2) % d == 0)
-            return d;
-    return 0;
-}
 
 static void finish(const struct phi4_geom *g, struct cpu_phi4_chunks *c)
 {
@@ -47,54 +30,19 @@ static void finish(const struct phi4_geom *g, struct cpu_phi4_chunks *c)
 
 static void cuda_default(const struct phi4_geom *g, struct cpu_phi4_chunks *c)
 {
-    const int w = 4 * g->colouring.ncolours, three = g->lat.ndim == 3;
-    if (g->lat.lx % (2 * w) != 0)
-        return;
-    c->b[0] = w;
-    c->b[1] = largest_divisor(g->lat.ly, three ? CUDA_CAP_3D : CUDA_CAP_2D);
-    c->b[2] = three ? largest_divisor(g->lat.lz, CUDA_CAP_3D) : 1;
-    if (c->b[1] != 0 && c->b[2] != 0)
+    const int64_t ext[3] = { g->lat.lx, g->lat.ly, g->lat.ndim == 3 ? g->lat.lz : 1 };
+    if (latmc_phi4_chunk_default(g->lat.ndim, ext, 4 * g->colouring.ncolours, c->b))
         finish(g, c);
 }
 
 static int from_extents(const struct phi4_geom *g, const char *text, struct cpu_phi4_chunks *c)
 {
-    const int ndim = g->lat.ndim, w = 4 * g->colouring.ncolours;
-    long v[3] = { 0, 0, 1 };
-    int n = 0;
-    const char *s = text;
-    while (n < 3) {
-        char *end;
-        if (*s < '0' || *s > '9')
-            break;
-        errno = 0;
-        v[n] = strtol(s, &end, 10);
-        if (errno != 0 || v[n] > (1L << 20))
-            break;
-        n++;
-        s = end;
-        if (*s != 'x')
-            break;
-        s++;
-    }
-    if (n != ndim || *s != '\0')
-        return latmc_fail(LATMC_EINVAL, "%s=\"%s\": expected \"none\", \"cuda\" or %d chunk "
-                          "extents joined by 'x' (e.g. %s)", CPU_PHI4_CHUNK_ENV, text, ndim,
-                          ndim == 3 ? "64x16x16" : "64x256");
-    if (v[0] % w != 0)
-        return latmc_fail(LATMC_EINVAL, "%s=\"%s\": the x extent %ld of a chunk must be a "
-                          "multiple of %d (4 Philox lanes x %d colours)", CPU_PHI4_CHUNK_ENV,
-                          text, v[0], w, g->colouring.ncolours);
-    const int64_t ext[3] = { g->lat.lx, g->lat.ly, g->lat.lz };
-    static const char axis[] = "xyz";
-    for (int mu = 0; mu < ndim; mu++)
-        if (v[mu] < 2 || ext[mu] % (2 * v[mu]) != 0)
-            return latmc_fail(LATMC_EINVAL, "%s=\"%s\": the %c extent %ld of a chunk must be "
-                              "at least 2 and divide L_%c = %lld an even number of times (the "
-                              "sub-grids alternate chunks)", CPU_PHI4_CHUNK_ENV, text, axis[mu],
-                              v[mu], axis[mu], (long long)ext[mu]);
-    for (int mu = 0; mu < 3; mu++)
-        c->b[mu] = (int)v[mu];
+    const int64_t ext[3] = { g->lat.lx, g->lat.ly, g->lat.ndim == 3 ? g->lat.lz : 1 };
+    char why[200];
+    if (!latmc_phi4_chunk_parse(text, g->lat.ndim, ext, 4 * g->colouring.ncolours, c->b, why,
+                                sizeof why))
+        return latmc_fail(LATMC_EINVAL, "%s=\"%s\": \"none\", \"cuda\" or a chunk shape: %s",
+                          CPU_PHI4_CHUNK_ENV, text, why);
     finish(g, c);
     return LATMC_OK;
 }

@@ -23,16 +23,15 @@
 #include "model.h"
 #include "phi4_cuda.h"
 #include "philox_fold.h"
+#include "phi4_chunk_shape.h"
 
 #define CHUNK_ENV "LATMC_CUDA_PHI4_CHUNK"
 #define THREADS_ENV "LATMC_CUDA_PHI4_THREADS"
 
-/* Default caps of the chunk extents (largest divisor of L_mu / 2 up to the cap). The x
- * extent is one segment; 2D chunks are tall (many threads, small halo share); 3D ones
- * 16 x 16 rows of 32 sites: 256 threads, 60 KB (float) of shared memory with the halo. */
-#define CAP_Y_2D 256
-#define CAP_Y_3D 16
-#define CAP_Z_3D 16
+/* The chunk shapes' rule, the default's caps included, is lib/phi4_chunk_shape.h's (the
+ * CPU's too). The default x extent is one segment; 2D chunks are tall (many threads, small
+ * halo share); 3D ones 16 x 16 rows of 32 sites: 256 threads, 60 KB (float) of shared
+ * memory with the halo. */
 
 struct cuda_phi4_state {
     struct cuda_phi4_plan plan;
@@ -113,18 +112,6 @@ static void choose_pitches(struct cuda_phi4_plan *p)
 
 /* ---- chunk shape ---- */
 
-/* The largest d in [2, cap] with 2 d dividing the extent (0 if none, e.g. an odd extent:
- * the sub-grids alternate chunks, so every axis needs an even number of them). */
-static int largest_divisor(int64_t extent, int cap)
-{
-    if (extent % 2 != 0)
-        return 0;
-    for (int d = cap; d >= 2; d--)
-        if ((extent / 2) % d == 0)
-            return d;
-    return 0;
-}
-
 /* Fill the chunk fields of p from the chunk extents in p->b (already validated). */
 static void finish_chunks(struct cuda_phi4_plan *p, const struct latmc_lattice *g)
 {
@@ -142,14 +129,9 @@ static void finish_chunks(struct cuda_phi4_plan *p, const struct latmc_lattice *
 /* The default chunk for these extents, or the site order when none fits. */
 static void default_chunks(struct cuda_phi4_plan *p, const struct latmc_lattice *g)
 {
-    const int w = width_of(p);
+    const int64_t ext[3] = { g->lx, g->ly, g->ndim == 3 ? g->lz : 1 };
     p->schedule = CUDA_PHI4_SITE_ORDER;
-    if (g->lx % (2 * w) != 0)
-        return;
-    p->b[0] = w;
-    p->b[1] = largest_divisor(g->ly, p->ndim == 3 ? CAP_Y_3D : CAP_Y_2D);
-    p->b[2] = p->ndim == 3 ? largest_divisor(g->lz, CAP_Z_3D) : 1;
-    if (p->b[1] == 0 || p->b[2] == 0)
+    if (!latmc_phi4_chunk_default(p->ndim, ext, width_of(p), p->b))
         return;
     p->schedule = CUDA_PHI4_CHUNKS;
     finish_chunks(p, g);
@@ -173,43 +155,12 @@ static int chunks_from_env(struct cuda_phi4_plan *p, const struct latmc_lattice 
         p->schedule = CUDA_PHI4_SITE_ORDER;
         return LATMC_OK;
     }
-    long v[3] = { 0, 0, 1 };
-    int n = 0;
-    const char *s = text;
-    while (n < 3) {
-        char *end;
-        if (*s < '0' || *s > '9')
-            break;
-        errno = 0;
-        v[n] = strtol(s, &end, 10);
-        if (errno != 0 || v[n] > (1L << 20))
-            break;
-        n++;
-        s = end;
-        if (*s != 'x')
-            break;
-        s++;
-    }
-    if (n != p->ndim || *s != '\0')
-        return cuda_core->fail(LATMC_EINVAL, "%s=\"%s\": expected \"none\" or %d chunk extents "
-                               "joined by 'x' (e.g. %s)", CHUNK_ENV, text, p->ndim,
-                               p->ndim == 3 ? "32x16x8" : "32x256");
-    const int64_t ext[3] = { g->lx, g->ly, g->lz };
-    const int w = width_of(p);
-    if (v[0] % w != 0)
-        return cuda_core->fail(LATMC_EINVAL, "%s=\"%s\": the x extent %ld of a chunk must be a "
-                               "multiple of %d (4 Philox lanes x %d colours)", CHUNK_ENV, text,
-                               v[0], w, p->ncolours);
-    static const char axis[] = "xyz";
-    for (int mu = 0; mu < p->ndim; mu++)
-        if (v[mu] < 2 || ext[mu] % (2 * v[mu]) != 0)
-            return cuda_core->fail(LATMC_EINVAL, "%s=\"%s\": the %c extent %ld of a chunk must "
-                                   "be at least 2 and divide L_%c = %lld an even number of times "
-                                   "(the sub-grids alternate chunks)", CHUNK_ENV, text, axis[mu],
-                                   v[mu], axis[mu], (long long)ext[mu]);
+    const int64_t ext[3] = { g->lx, g->ly, g->ndim == 3 ? g->lz : 1 };
+    char why[200];
+    if (!latmc_phi4_chunk_parse(text, p->ndim, ext, width_of(p), p->b, why, sizeof why))
+        return cuda_core->fail(LATMC_EINVAL, "%s=\"%s\": \"none\" or a chunk shape: %s",
+                               CHUNK_ENV, text, why);
     p->schedule = CUDA_PHI4_CHUNKS;
-    for (int mu = 0; mu < 3; mu++)
-        p->b[mu] = (int)v[mu];
     finish_chunks(p, g);
     size_t limit = 0;
     const int st = max_smem(cs, &limit);
