@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "rng_streams.h" /* struct latmc_rng_name, LATMC_HOSTDEV */
+
 /* Floats per site and replica in storage and in latmc_sim_get/set_spins: x, y, z. */
 #define LATMC_HEISENBERG_COMPONENTS 3
 
@@ -50,6 +52,18 @@ static inline int latmc_heisenberg_step_is_heatbath(int heatbath, int step)
 static inline int latmc_heisenberg_step_colour(int step)
 {
     return step % 2;
+}
+
+/*
+ * The name of colour `colour`'s heat-bath draws in sweep `sweep` (UPDATE stream of
+ * replica 0, phase = the colour, sub 0; the azimuth: latmc_rng_name_sub(.., 1), replica
+ * r: latmc_rng_name_replica): what lib/model_heisenberg.c's step_of names its steps, for
+ * the kernels that run a call's sweeps themselves (the CUDA ensemble kernel).
+ */
+LATMC_HOSTDEV struct latmc_rng_name latmc_heisenberg_rng_name(uint64_t sweep, int colour)
+{
+    return latmc_rng_name_of(sweep, latmc_rng_stream(LATMC_STREAM_UPDATE, 0), (uint32_t)colour,
+                             0);
 }
 
 /*

@@ -23,6 +23,7 @@
 
 #include "latmc_math.h"
 #include "philox.h" /* LATMC_HOSTDEV */
+#include "rng_streams.h" /* struct latmc_rng_name */
 
 /* ---------------------------------------------------------------------------------- */
 /* Colouring                                                                           */
@@ -102,6 +103,18 @@ LATMC_HOSTDEV uint32_t latmc_phi4_rng_phase(int colour, uint32_t hit)
 LATMC_HOSTDEV uint32_t latmc_phi4_rng_sub(uint32_t hit, uint32_t draw)
 {
     return 2u * (hit & 0x7fffu) + draw;
+}
+
+/* The name of colour `colour`'s draws in pass `pass` of sweep `sweep` (hit 0, draw 0; the
+ * other hits and draws: latmc_rng_name_at with the phase and sub above): what
+ * lib/model_phi4.c's step_of names its steps, for the kernels that run a sweep's passes
+ * themselves (CUDA's chunk chain). */
+LATMC_HOSTDEV struct latmc_rng_name latmc_phi4_rng_name(uint64_t sweep, uint32_t nloc,
+                                                        uint32_t pass, int colour)
+{
+    return latmc_rng_name_of(latmc_phi4_rng_sweep(sweep, nloc, pass),
+                             latmc_rng_stream(LATMC_STREAM_UPDATE, 0),
+                             latmc_phi4_rng_phase(colour, 0), latmc_phi4_rng_sub(0, 0));
 }
 
 /* ---------------------------------------------------------------------------------- */

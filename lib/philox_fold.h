@@ -116,11 +116,13 @@ struct latmc_philox_fold3 {
     uint32_t x0, x1, x2, x3;  /* round 0's words, word 2 without c3 */
 };
 
-/* The second fold of block `block`, sweep word `sweep`, with round 0's key (k0, k1). */
-LATMC_HOSTDEV struct latmc_philox_fold3 latmc_philox_fold3_of(uint32_t k0, uint32_t k1,
-                                                              uint64_t block, uint64_t sweep)
+/* The second fold of block `block` of the draws named `n` (a step's, lib/step.h; its word
+ * 3 is left out: each draw xors its own in), with round 0's key (k0, k1). */
+LATMC_HOSTDEV struct latmc_philox_fold3 latmc_philox_fold3_name(uint32_t k0, uint32_t k1,
+                                                                struct latmc_rng_name n,
+                                                                uint64_t block)
 {
-    const latmc_philox_ctr c = latmc_rng_counter(block, sweep, 0, 0, 0);
+    const latmc_philox_ctr c = latmc_rng_name_counter(n, block);
     const uint64_t p0 = (uint64_t)LATMC_PHILOX_M0 * c.v[0];
     const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * c.v[2];
     struct latmc_philox_fold3 f;
@@ -129,6 +131,13 @@ LATMC_HOSTDEV struct latmc_philox_fold3 latmc_philox_fold3_of(uint32_t k0, uint3
     f.x2 = (uint32_t)(p0 >> 32) ^ k1;
     f.x3 = (uint32_t)p0;
     return f;
+}
+
+/* The second fold of block `block`, sweep word `sweep`, with round 0's key (k0, k1). */
+LATMC_HOSTDEV struct latmc_philox_fold3 latmc_philox_fold3_of(uint32_t k0, uint32_t k1,
+                                                              uint64_t block, uint64_t sweep)
+{
+    return latmc_philox_fold3_name(k0, k1, latmc_rng_name_of(sweep, 0, 0, 0), block);
 }
 
 /* The words after round 0 of the block's counter with word 3 = c3 (latmc_rng_word3):

@@ -407,7 +407,8 @@ static cudaError_t heis_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t
     a.beta = p->beta;
     a.h = p->h;
     a.seed = sim->desc.seed;
-    a.sweep = sweep;
+    (void)sweep; /* the step names its draws */
+    a.rng = step->rng;
     a.count = cs->changed;
     return run_pass(sim, cs, &a, step->kind == LATMC_STEP_COLOUR);
 }

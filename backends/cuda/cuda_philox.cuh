@@ -4,7 +4,7 @@
  * bumps between its rounds.
  * Passed as a kernel parameter they sit in the constant bank, so a kernel spends no
  * instruction on the key schedule; the counter and the rounds are lib/rng_streams.h's and
- * lib/philox.h's, so the draws are exactly latmc_rng_block()'s. Host and device.
+ * lib/philox.h's, so the draws are exactly latmc_rng_block's. Host and device.
  */
 #ifndef LATMC_CUDA_PHILOX_CUH
 #define LATMC_CUDA_PHILOX_CUH

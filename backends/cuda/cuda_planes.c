@@ -419,7 +419,7 @@ static cudaError_t update(const latmc_sim *sim, struct cuda_sim *cs, cudaStream_
     if (q1 <= q0)
         return cudaSuccess;
     if (is_heis(sim))
-        return cuda_planes_heis_pass(sim, cs, stream, q0, q1, sweep, step);
+        return cuda_planes_heis_pass(sim, cs, stream, q0, q1, step);
     return cuda_planes_phi4_update(sim, cs, &cs->planes->phi4_plan, &cs->planes->phi4_keys,
                                    stream, q0, q1, sweep, step);
 }

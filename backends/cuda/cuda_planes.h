@@ -69,7 +69,7 @@ int cuda_planes_settle(struct cuda_sim *cs);
  * planes [p0, p1), enqueued on `stream` and waited for; border: the planes of each border
  * range of a step (at least the pass's halo, 2; a whole kernel chunk). */
 cudaError_t cuda_planes_heis_pass(const latmc_sim *sim, struct cuda_sim *cs,
-                                  cudaStream_t stream, int64_t q0, int64_t q1, uint64_t sweep,
+                                  cudaStream_t stream, int64_t q0, int64_t q1,
                                   const struct latmc_step *step);
 void cuda_planes_heis_flip(const latmc_sim *sim, struct cuda_sim *cs);
 uint64_t cuda_planes_heis_attempted(const latmc_sim *sim, int64_t sites);

@@ -372,7 +372,7 @@ const struct cuda_model_kernels *cuda_planes_heis_part_kernels(const latmc_sim *
 /* ---- the passes, copies and reductions (either storage) ---- */
 
 cudaError_t cuda_planes_heis_pass(const latmc_sim *sim, struct cuda_sim *cs,
-                                  cudaStream_t stream, int64_t q0, int64_t q1, uint64_t sweep,
+                                  cudaStream_t stream, int64_t q0, int64_t q1,
                                   const struct latmc_step *step)
 {
     if (q1 <= q0 || step->colour != 0)
@@ -391,7 +391,7 @@ cudaError_t cuda_planes_heis_pass(const latmc_sim *sim, struct cuda_sim *cs,
     a.beta = p->beta;
     a.h = p->h;
     a.seed = sim->desc.seed;
-    a.sweep = sweep;
+    a.rng = step->rng;
     a.count = cs->changed;
     return cuda_heis_pass(stream, &g, &a, sim->desc.precision == LATMC_PRECISION_DOUBLE, hb);
 }

@@ -387,8 +387,8 @@ static cudaError_t send_halos(const struct cuda_heis_slabs *hs, int i, int b)
  *     interior's edges, and they read the planes the interior now writes). The interior
  *     reads no halo, and no copy writes its planes.
  */
-static int launch_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_t sweep,
-                       int heatbath)
+static int launch_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs,
+                       const struct latmc_step *step, int heatbath)
 {
     const struct latmc_heisenberg_params *p = sim->model_data;
     const int dbl = sim->desc.precision == LATMC_PRECISION_DOUBLE;
@@ -407,7 +407,7 @@ static int launch_pass(const latmc_sim *sim, struct cuda_heis_slabs *hs, uint64_
         a.beta = p->beta;
         a.h = p->h;
         a.seed = sim->desc.seed;
-        a.sweep = sweep;
+        a.rng = step->rng;
         a.count = sl->ex.changed;
         cudaError_t err = cuda_heis_pass(sl->ex.border_stream, &sl->geom[0][hb], &a, dbl,
                                          heatbath);
@@ -468,7 +468,7 @@ int cuda_heis_slabs_run_step(const latmc_sim *sim, struct cuda_heis_slabs *hs,
                                call->step.index, call->part);
     int st;
     if (call->part == LATMC_STEP_PAIR_INTERIOR) {
-        st = launch_pass(sim, hs, call->sweep, heatbath);
+        st = launch_pass(sim, hs, &call->step, heatbath);
         if (st == LATMC_OK && heatbath)
             *attempted += (uint64_t)sim->nsites * (uint64_t)hs->nrep;
     } else {

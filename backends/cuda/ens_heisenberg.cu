@@ -25,6 +25,7 @@
 #include <cuda_runtime.h>
 
 #include "ens_heis_cuda.h"
+#include "heisenberg.h" /* latmc_heisenberg_rng_name */
 #include "philox.h"
 #include "rng_streams.h"
 
@@ -84,11 +85,11 @@ __device__ void ens_heis_colour(const ens_heis_shape &g, float *s, const float *
         const bool active = j < half;
         uint32_t d[4] = { 0, 0, 0, 0 };
         if (HB) {
-            const latmc_philox_ctr v = latmc_rng_block(
-                seed, (uint64_t)(j >> 2), sweep,
-                latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)(q_lane >> 1)),
-                (uint32_t)colour, (uint32_t)(q_lane & 1));
-            ens_heis_share_draws(v, q_lane, d);
+            const struct latmc_rng_name nm = latmc_rng_name_replica(
+                latmc_rng_name_sub(latmc_heisenberg_rng_name(sweep, colour),
+                                   (uint32_t)(q_lane & 1)),
+                (uint32_t)(q_lane >> 1));
+            ens_heis_share_draws(latmc_rng_name_block(seed, nm, (uint64_t)(j >> 2)), q_lane, d);
         }
         if (!active)
             continue;

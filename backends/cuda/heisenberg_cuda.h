@@ -18,6 +18,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "rng_streams.h" /* struct latmc_rng_name */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -50,7 +52,11 @@ struct cuda_heis_pass_args {
     float *dst;                  /* after it (another buffer: every site is written) */
     const float *J;              /* couplings, SoA */
     double beta, h;
-    uint64_t seed, sweep;        /* heat bath: the draws' key and the sweep number */
+    uint64_t seed;               /* heat bath: the draws' key */
+    /* heat bath: the name of the pass's draws (its colour-0 step's, lib/step.h); the
+     * kernel derives colour c's subs and replica r's stream with latmc_rng_name_at and
+     * latmc_rng_name_replica */
+    struct latmc_rng_name rng;
     unsigned long long *count;   /* heat bath: += the updates done (device counter) */
 };
 

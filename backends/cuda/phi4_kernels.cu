@@ -178,15 +178,16 @@ __device__ __forceinline__ uint32_t phi4_hits(const typename phi4_ops<R>::coef &
 
 /*
  * The 2 nhit draws of a block's four sites differ in counter word 3 only (phase and sub):
- * lib/philox_fold.h's second fold (latmc_philox_fold3_of) gives round 0 once per block and
- * pass; each draw then xors its word 3 in and runs rounds 1 .. 9 with the host's keys.
+ * lib/philox_fold.h's second fold (latmc_philox_fold3_name) gives round 0 once per block
+ * and pass; each draw then xors in the word 3 of its name (the pass's name at the hit's
+ * phase and sub, latmc_rng_name_at) and runs rounds 1 .. 9 with the host's keys.
  */
 __device__ __forceinline__ latmc_philox_ctr phi4_draws(const struct cuda_phi4_keys &keys,
                                                        const struct latmc_philox_fold3 &r0,
+                                                       struct latmc_rng_name name,
                                                        uint32_t phase, uint32_t sub)
 {
-    latmc_philox_ctr c = latmc_philox_fold3_round0(
-        &r0, latmc_rng_word3(latmc_rng_stream(LATMC_STREAM_UPDATE, 0), phase, sub));
+    latmc_philox_ctr c = latmc_philox_fold3_round0(&r0, latmc_rng_name_at(name, phase, sub).c3);
 #pragma unroll
     for (int round = 1; round < 10; round++) {
         latmc_philox_key k;
@@ -209,7 +210,7 @@ template <typename R> struct chunk_args {
     int px, ppy, ppz;          /* the sub-grid's parities */
     int segments;              /* per chunk */
     uint32_t nhit, nloc;
-    uint64_t rng_sweep0;       /* sweep * nloc */
+    uint64_t sweep;            /* the sim's sweep: pass p's draws are latmc_phi4_rng_name's */
     typename phi4_ops<R>::coef k;
     struct cuda_phi4_keys keys;
     /* slab kernels only (SLAB): the chunks along the cut (last) axis are 2 (k0 + i) +
@@ -289,7 +290,8 @@ __device__ __forceinline__ struct segment phi4_segment(const A &a, int s, int ro
  */
 template <typename R, int NDIM, int NC>
 __device__ __forceinline__ uint32_t phi4_segment_update(const chunk_args<R> &a, R *box, int base,
-                                                        int colour, const struct latmc_philox_fold3 &r1)
+                                                        int colour, struct latmc_rng_name name,
+                                                        const struct latmc_philox_fold3 &r1)
 {
     R v[CUDA_PHI4_LANES], c[CUDA_PHI4_LANES];
 #pragma unroll
@@ -302,9 +304,9 @@ __device__ __forceinline__ uint32_t phi4_segment_update(const chunk_args<R> &a, 
     for (uint32_t hit = 0; hit < a.nhit; hit++) {
         const uint32_t phase = latmc_phi4_rng_phase(colour, hit);
         const latmc_philox_ctr eta =
-            phi4_draws(a.keys, r1, phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA));
-        const latmc_philox_ctr u =
-            phi4_draws(a.keys, r1, phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT));
+            phi4_draws(a.keys, r1, name, phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA));
+        const latmc_philox_ctr u = phi4_draws(a.keys, r1, name, phase,
+                                              latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT));
         n_acc += phi4_hits<R, CUDA_PHI4_LANES>(a.k, c, v, eta, u, CUDA_PHI4_LANES);
     }
 #pragma unroll
@@ -360,27 +362,29 @@ phi4_chunk_kernel(const chunk_args<R> a, R *phi, unsigned long long *accepted)
             const struct segment sg = phi4_segment<NDIM, NC>(a, tid, rows, x0, y0, z0);
             const bool mine = tid < a.segments;
             for (uint32_t pass = 0; pass < a.nloc; pass++) {
-                const struct latmc_philox_fold3 r1 = latmc_philox_fold3_of(
-                    a.keys.k[0][0], a.keys.k[0][1], sg.block, a.rng_sweep0 + pass);
+                const struct latmc_rng_name name = latmc_phi4_rng_name(a.sweep, a.nloc, pass, 0);
+                const struct latmc_philox_fold3 r1 =
+                    latmc_philox_fold3_name(a.keys.k[0][0], a.keys.k[0][1], name, sg.block);
                 for (int colour = 0; colour < NC; colour++) {
                     if (mine) {
                         const int off = colour - sg.shift;
                         total += phi4_segment_update<R, NDIM, NC>(
-                            a, box, sg.base + off + (off < 0 ? NC : 0), colour, r1);
+                            a, box, sg.base + off + (off < 0 ? NC : 0), colour, name, r1);
                     }
                     __syncthreads();
                 }
             }
         } else {
             for (uint32_t pass = 0; pass < a.nloc; pass++) {
+                const struct latmc_rng_name name = latmc_phi4_rng_name(a.sweep, a.nloc, pass, 0);
                 for (int colour = 0; colour < NC; colour++) {
                     for (int s = tid; s < a.segments; s += T) {
                         const struct segment sg = phi4_segment<NDIM, NC>(a, s, rows, x0, y0, z0);
-                        const struct latmc_philox_fold3 r1 = latmc_philox_fold3_of(
-                            a.keys.k[0][0], a.keys.k[0][1], sg.block, a.rng_sweep0 + pass);
+                        const struct latmc_philox_fold3 r1 =
+                            latmc_philox_fold3_name(a.keys.k[0][0], a.keys.k[0][1], name, sg.block);
                         const int off = colour - sg.shift;
                         total += phi4_segment_update<R, NDIM, NC>(
-                            a, box, sg.base + off + (off < 0 ? NC : 0), colour, r1);
+                            a, box, sg.base + off + (off < 0 ? NC : 0), colour, name, r1);
                     }
                     __syncthreads();
                 }
@@ -470,8 +474,8 @@ __device__ R site_corona(const struct site_geom &g, const R *phi, const int64_t 
 template <typename R>
 __global__ void phi4_site_kernel(const struct site_geom g, R *phi,
                                  const typename phi4_ops<R>::coef k, uint32_t nhit,
-                                 const struct cuda_phi4_keys keys, uint64_t rng_sweep, int colour,
-                                 unsigned long long *accepted)
+                                 const struct cuda_phi4_keys keys, struct latmc_rng_name name,
+                                 int colour, unsigned long long *accepted)
 {
     const int64_t nblocks = (g.per_colour + 3) / 4;
     uint64_t total = 0;
@@ -487,13 +491,13 @@ __global__ void phi4_site_kernel(const struct site_geom g, R *phi,
             c[nlanes] = site_corona<R>(g, phi, x, &k);
         }
         const struct latmc_philox_fold3 r1 =
-            latmc_philox_fold3_of(keys.k[0][0], keys.k[0][1], (uint64_t)b, rng_sweep);
+            latmc_philox_fold3_name(keys.k[0][0], keys.k[0][1], name, (uint64_t)b);
         for (uint32_t hit = 0; hit < nhit; hit++) {
             const uint32_t phase = latmc_phi4_rng_phase(colour, hit);
             const latmc_philox_ctr eta =
-                phi4_draws(keys, r1, phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA));
-            const latmc_philox_ctr u =
-                phi4_draws(keys, r1, phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT));
+                phi4_draws(keys, r1, name, phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA));
+            const latmc_philox_ctr u = phi4_draws(keys, r1, name, phase,
+                                                  latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT));
             total += phi4_hits<R, 4>(k, c, v, eta, u, nlanes);
         }
         for (int l = 0; l < nlanes; l++)
@@ -736,7 +740,7 @@ static chunk_args<R> chunk_args_of(const struct cuda_phi4_plan *p, const struct 
     a.segments = p->segments;
     a.nhit = t->nhit;
     a.nloc = t->nloc;
-    a.rng_sweep0 = latmc_phi4_rng_sweep(sweep, t->nloc, 0);
+    a.sweep = sweep;
     a.k = coef_of<R>(t);
     a.keys = *keys;
     a.k0 = 0;
@@ -792,18 +796,18 @@ static cudaError_t step_chunks(cudaStream_t stream, const struct cuda_phi4_plan 
 }
 
 /* The step's colour in the site order, nhit hits per site, its draws named by the step's
- * sweep word (lib/model_phi4.c). */
+ * name (lib/model_phi4.c's step_of). */
 template <typename R>
 static cudaError_t step_sites(cudaStream_t stream, const struct cuda_phi4_plan *p,
                               const struct latmc_lattice *g, R *phi,
                               const struct latmc_phi4_tables *t, const struct cuda_phi4_keys *keys,
-                              uint64_t rng_sweep, int colour, unsigned long long *accepted)
+                              struct latmc_rng_name name, int colour,
+                              unsigned long long *accepted)
 {
     const struct site_geom sg = site_geom_of(p, g);
     const unsigned grid = phi4_grid((sg.per_colour + 3) / 4, p->threads);
     phi4_site_kernel<R><<<grid, p->threads, 0, stream>>>(
-        sg, phi, coef_of<R>(t), t->nhit, *keys, rng_sweep,
-        colour, accepted);
+        sg, phi, coef_of<R>(t), t->nhit, *keys, name, colour, accepted);
     return cudaGetLastError();
 }
 
@@ -821,9 +825,9 @@ extern "C" cudaError_t cuda_phi4_step(cudaStream_t stream, const struct cuda_phi
                       : step_chunks<double>(stream, plan, g, (double *)phi, tables, keys, sweep,
                                             step->index, accepted);
     return single ? step_sites<float>(stream, plan, g, (float *)phi, tables, keys,
-                                      step->rng_sweep, step->colour, accepted)
+                                      step->rng, step->colour, accepted)
                   : step_sites<double>(stream, plan, g, (double *)phi, tables, keys,
-                                       step->rng_sweep, step->colour, accepted);
+                                       step->rng, step->colour, accepted);
 }
 
 extern "C" cudaError_t cuda_phi4_measure(cudaStream_t stream, const struct cuda_phi4_plan *plan,
@@ -888,7 +892,7 @@ __device__ R slab_corona(const struct site_geom &g, const R *phi, const int64_t 
 template <typename R>
 __global__ void phi4_site_slab_kernel(const struct site_geom g, R *phi,
                                       const typename phi4_ops<R>::coef k, uint32_t nhit,
-                                      const struct cuda_phi4_keys keys, uint64_t rng_sweep,
+                                      const struct cuda_phi4_keys keys, struct latmc_rng_name name,
                                       int colour, int64_t j0, int64_t j1, int64_t cut0,
                                       unsigned long long *accepted)
 {
@@ -909,13 +913,13 @@ __global__ void phi4_site_slab_kernel(const struct site_geom g, R *phi,
             c[l] = slab_corona<R>(g, phi, x, &k, cut0);
         }
         const struct latmc_philox_fold3 r1 =
-            latmc_philox_fold3_of(keys.k[0][0], keys.k[0][1], (uint64_t)b, rng_sweep);
+            latmc_philox_fold3_name(keys.k[0][0], keys.k[0][1], name, (uint64_t)b);
         for (uint32_t hit = 0; hit < nhit; hit++) {
             const uint32_t phase = latmc_phi4_rng_phase(colour, hit);
             const latmc_philox_ctr eta =
-                phi4_draws(keys, r1, phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA));
-            const latmc_philox_ctr u =
-                phi4_draws(keys, r1, phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT));
+                phi4_draws(keys, r1, name, phase, latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ETA));
+            const latmc_philox_ctr u = phi4_draws(keys, r1, name, phase,
+                                                  latmc_phi4_rng_sub(hit, LATMC_PHI4_DRAW_ACCEPT));
             total += phi4_hits<R, 4>(k, c, v, eta, u, hi, lo);
         }
         for (int l = lo; l < hi; l++)
@@ -1007,7 +1011,7 @@ template <typename R>
 static cudaError_t slab_sites(cudaStream_t stream, const struct cuda_phi4_plan *p,
                               const struct latmc_lattice *g, R *phi,
                               const struct latmc_phi4_tables *t, const struct cuda_phi4_keys *keys,
-                              uint64_t rng_sweep, int colour,
+                              struct latmc_rng_name name, int colour,
                               const struct cuda_phi4_slab_range *r, unsigned long long *accepted)
 {
     const struct site_geom sg = site_geom_of(p, g);
@@ -1017,8 +1021,7 @@ static cudaError_t slab_sites(cudaStream_t stream, const struct cuda_phi4_plan *
         return cudaSuccess;
     const unsigned grid = phi4_grid((j1 + 3) / 4 - j0 / 4, p->threads);
     phi4_site_slab_kernel<R><<<grid, p->threads, 0, stream>>>(
-        sg, phi, coef_of<R>(t), t->nhit, *keys, rng_sweep,
-        colour, j0, j1, r->cut0, accepted);
+        sg, phi, coef_of<R>(t), t->nhit, *keys, name, colour, j0, j1, r->cut0, accepted);
     return cudaGetLastError();
 }
 
@@ -1037,9 +1040,9 @@ extern "C" cudaError_t cuda_phi4_slab_update(cudaStream_t stream, const struct c
                       : slab_chunks<double>(stream, plan, g, (double *)phi, tables, keys, sweep,
                                             r, accepted);
     return single ? slab_sites<float>(stream, plan, g, (float *)phi, tables, keys,
-                                      step->rng_sweep, step->colour, r, accepted)
+                                      step->rng, step->colour, r, accepted)
                   : slab_sites<double>(stream, plan, g, (double *)phi, tables, keys,
-                                       step->rng_sweep, step->colour, r, accepted);
+                                       step->rng, step->colour, r, accepted);
 }
 
 extern "C" cudaError_t cuda_phi4_measure_planes(cudaStream_t stream,

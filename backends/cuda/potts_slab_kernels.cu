@@ -70,9 +70,8 @@ __global__ void potts_hot_range_kernel(uint8_t *dst, int64_t first, int64_t n, i
                                        uint64_t seed)
 {
     const int64_t b0 = first / 4, b1 = (first + n + 3) / 4;
-    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_INIT, 0);
     for (int64_t b = b0 + cuda_first_item(); b < b1; b += cuda_item_stride()) {
-        const latmc_philox_ctr r = latmc_rng_block(seed, (uint64_t)b, 0, stream, 0, 0);
+        const latmc_philox_ctr r = latmc_rng_init_block(seed, 0, 0, (uint64_t)b);
         for (int lane = 0; lane < 4; lane++) {
             const int64_t i = 4 * b + lane - first;
             if (i >= 0 && i < n)

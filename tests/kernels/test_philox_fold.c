@@ -147,6 +147,36 @@ static void fold3_equals_definition(void **state)
     }
 }
 
+/* The second fold of a name (a step's: any sweep word past 2^32 and block past 2^32), each
+ * draw's word 3 from the name at its phase and sub (latmc_rng_name_at, as CUDA's phi^4
+ * kernels derive their hits' draws), gives latmc_rng_block's draws of those numbers. */
+static void fold3_name_equals_definition(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 2000; t++) {
+        const uint64_t seed = next(), sweep = next() & LATMC_RNG_MAX_SWEEP;
+        const uint64_t block = next() & LATMC_RNG_MAX_BLOCK;
+        const uint32_t stream = (uint32_t)(next() & 0xffu);
+        latmc_philox_key k[10];
+        latmc_philox_round_keys(seed, k);
+        const struct latmc_rng_name name =
+            latmc_rng_name_of(sweep, stream, (uint32_t)(next() & 0xffu), 0);
+        const struct latmc_philox_fold3 f =
+            latmc_philox_fold3_name(k[0].v[0], k[0].v[1], name, block);
+        for (int d = 0; d < 4; d++) {
+            const uint32_t phase = (uint32_t)(next() & 0xffu);
+            const uint32_t sub = (uint32_t)(next() & 0xffffu);
+            latmc_philox_ctr got =
+                latmc_philox_fold3_round0(&f, latmc_rng_name_at(name, phase, sub).c3);
+            for (int r = 1; r < 10; r++)
+                got = latmc_philox_round(got, k[r]);
+            const latmc_philox_ctr want = latmc_rng_block(seed, block, sweep, stream, phase, sub);
+            for (int w = 0; w < 4; w++)
+                assert_int_equal(got.v[w], want.v[w]);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -154,6 +184,7 @@ int main(void)
         cmocka_unit_test(fold_words_equals_fold_of),
         cmocka_unit_test(fold_pass_equals_fold_of),
         cmocka_unit_test(fold3_equals_definition),
+        cmocka_unit_test(fold3_name_equals_definition),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

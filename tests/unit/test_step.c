@@ -15,10 +15,12 @@
 
 #include <latmc/latmc.h>
 
+#include "heisenberg.h"
 #include "internal.h"
 #include "ising_decision_rules.h"
 #include "ising_rules.h"
 #include "model.h"
+#include "phi4.h"
 #include "potts_rules.h"
 #include "rng_streams.h"
 
@@ -137,6 +139,13 @@ static void phi4(void **state)
             assert_int_equal(st.phase, (uint32_t)(s % nc));
             assert_int_equal(st.sub, 0);
             check_words(&st);
+            /* the model's name of a pass's colour, which kernels running the passes
+             * themselves use (CUDA's chunk chain) */
+            const struct latmc_rng_name n =
+                latmc_phi4_rng_name(sweeps[k], (uint32_t)nloc, (uint32_t)(s / nc), s % nc);
+            assert_int_equal(n.c1, st.rng.c1);
+            assert_int_equal(n.c2, st.rng.c2);
+            assert_int_equal(n.c3, st.rng.c3);
         }
     latmc_sim_destroy(&sim);
     latmc_ctx_destroy(&ctx);
@@ -169,6 +178,11 @@ static void heisenberg(void **state)
                     assert_int_equal(st.phase, (uint32_t)(s % 2));
                     assert_int_equal(st.sub, 0);
                     check_words(&st);
+                    /* the model's name of a sweep's colour (the CUDA ensemble kernel's) */
+                    const struct latmc_rng_name n = latmc_heisenberg_rng_name(sweeps[k], s % 2);
+                    assert_int_equal(n.c1, st.rng.c1);
+                    assert_int_equal(n.c2, st.rng.c2);
+                    assert_int_equal(n.c3, st.rng.c3);
                 }
             latmc_sim_destroy(&sim);
         }
