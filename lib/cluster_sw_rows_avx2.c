@@ -17,14 +17,11 @@ __attribute__((target("avx2"))) static inline __m128i bytes_of(__m256i a, __m256
 }
 
 /* The draws' and the spins' masks in bytes, interleaved (x bond, y bond) per site as the
- * draws (and the couplings) are, then split. */
-__attribute__((target("avx2"))) int64_t latmc_rows_bonds_avx2(const uint8_t *si,
-                                                               const uint8_t *su,
-                                                               const uint32_t *u,
-                                                               const int8_t *e,
-                                                               uint32_t last_draw, uint8_t flip,
-                                                               int64_t n, uint8_t *hx,
-                                                               uint8_t *vy)
+ * draws (and the couplings) are, then split. Inlined twice, with and without e, so that
+ * the uniform loop carries no test of e. */
+__attribute__((target("avx2"), always_inline)) static inline int64_t
+bonds_avx2(const uint8_t *si, const uint8_t *su, const uint32_t *u, const int8_t *e,
+           uint32_t last_draw, uint8_t flip, int64_t n, uint8_t *hx, uint8_t *vy)
 {
     const __m128i zero = _mm_setzero_si128();
     const __m256i t = _mm256_set1_epi32((int)last_draw);
@@ -40,7 +37,7 @@ __attribute__((target("avx2"))) int64_t latmc_rows_bonds_avx2(const uint8_t *si,
         const __m128i s1 = _mm_loadl_epi64((const __m128i *)(const void *)(si + x + 1));
         const __m128i s2 = _mm_loadl_epi64((const __m128i *)(const void *)(su + x));
         __m128i same = _mm_unpacklo_epi8(_mm_cmpeq_epi8(s0, s1), _mm_cmpeq_epi8(s0, s2));
-        if (e) /* the same branch every step: a +-J coupling -1 flips "same" */
+        if (e) /* a +-J coupling -1 flips "same" */
             same = _mm_xor_si128(
                 same, _mm_cmplt_epi8(
                           _mm_loadu_si128((const __m128i *)(const void *)(e + 2 * x)), zero));
@@ -50,6 +47,18 @@ __attribute__((target("avx2"))) int64_t latmc_rows_bonds_avx2(const uint8_t *si,
         _mm_storel_epi64((__m128i *)(void *)(vy + x), _mm_srli_si128(b, 8));
     }
     return x;
+}
+
+__attribute__((target("avx2"))) int64_t latmc_rows_bonds_avx2(const uint8_t *si,
+                                                               const uint8_t *su,
+                                                               const uint32_t *u,
+                                                               const int8_t *e,
+                                                               uint32_t last_draw, uint8_t flip,
+                                                               int64_t n, uint8_t *hx,
+                                                               uint8_t *vy)
+{
+    return e ? bonds_avx2(si, su, u, e, last_draw, flip, n, hx, vy)
+             : bonds_avx2(si, su, u, NULL, last_draw, flip, n, hx, vy);
 }
 
 __attribute__((target("avx2"))) int64_t latmc_rows_keep_avx2(const uint32_t *ud, int64_t n,
