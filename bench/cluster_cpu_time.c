@@ -6,9 +6,10 @@
  * between them, so the two see the same load.
  *
  *   latmc-cluster-time [--dim D] [-L L] [--threads T] [--warm W] [--sweeps S]
- *                      [--rounds R] [--potts Q] [--beta B] LIB...
+ *                      [--rounds R] [--potts Q] [--beta B] [--pmj] LIB...
  *
- * A run: latmc_sim_create (Ising, or Potts with --potts, hot start, seed 11, beta at
+ * A run: latmc_sim_create (Ising, or Potts with --potts; +-J couplings of coupling seed 3
+ * with --pmj; hot start, seed 11, beta at
  * the 2D critical point unless given), W untimed sweeps in one call, then one timed call
  * of S sweeps. Prints the CPU time (CLOCK_PROCESS_CPUTIME_ID: every thread of the
  * process) and the wall time per site per sweep of each run, then each library's medians
@@ -45,7 +46,7 @@ struct lib {
 };
 
 struct opts {
-    int dim, threads, rounds, q;
+    int dim, threads, rounds, q, pmj;
     int64_t L;
     uint64_t warm, sweeps;
     double beta;
@@ -111,6 +112,10 @@ static int one_run(struct lib *b, const struct opts *o, int r)
         d.device = LATMC_DEVICE_CPU;
         d.n_threads = o->threads;
         d.seed = 11;
+        if (o->pmj) {
+            d.couplings = LATMC_COUPLINGS_BIMODAL;
+            d.coupling_seed = 3;
+        }
         st = b->sim_create(ctx, &d, &sim);
     }
     if (st == LATMC_OK)
@@ -166,13 +171,13 @@ static double median(const double *v, int n)
 static int usage(void)
 {
     fprintf(stderr, "usage: latmc-cluster-time [--dim D] [-L L] [--threads T] [--warm W] "
-                    "[--sweeps S] [--rounds R] [--potts Q] [--beta B] LIB...\n");
+                    "[--sweeps S] [--rounds R] [--potts Q] [--beta B] [--pmj] LIB...\n");
     return 2;
 }
 
 int main(int argc, char **argv)
 {
-    struct opts o = { 2, 1, 5, 0, 1024, 6, 3, 0.44068679350977147 };
+    struct opts o = { 2, 1, 5, 0, 0, 1024, 6, 3, 0.44068679350977147 };
     struct lib libs[MAX_LIBS];
     int n = 0;
     for (int k = 1; k < argc; k++) {
@@ -193,6 +198,8 @@ int main(int argc, char **argv)
             o.q = atoi(v), k++;
         else if (!strcmp(a, "--beta") && v)
             o.beta = atof(v), k++;
+        else if (!strcmp(a, "--pmj"))
+            o.pmj = 1;
         else if (a[0] == '-' || n == MAX_LIBS)
             return usage();
         else if (load(&libs[n++], a) < 0)

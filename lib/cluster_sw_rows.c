@@ -1,5 +1,5 @@
 /*
- * Swendsen-Wang on a 2D lattice held whole, without a field and without +-J couplings: the
+ * Swendsen-Wang on a 2D lattice held whole, without a field (uniform or +-J couplings): the
  * same chain as lib/cluster_sw.c (the same bonds, clusters, names and decisions), in
  * fewer passes over memory (doc/PERFORMANCE.md, "CPU, cluster updates"):
  *
@@ -63,7 +63,7 @@ size_t latmc_cluster_sw_rows_pair_words(const struct latmc_cluster_lattice *g, i
 
 bool latmc_cluster_sw_rows_fits(const struct latmc_cluster_job *job)
 {
-    return job->g.ndim == 2 && !job->halo_up && !job->eps && !job->wolff &&
+    return job->g.ndim == 2 && !job->halo_up && !job->wolff &&
            job->beta_h == 0.0 && job->bond_threshold > 0;
 }
 
@@ -98,12 +98,22 @@ static void unite(uint32_t *parent, uint32_t a, uint32_t b)
  * Sites [x0, n) of a row: bonds to x + 1 (hx, 0 or 1) and to the row above (vy) from the
  * spins si (with si[x + 1] in the row: n <= L - 1), su (the row above) and the draws u
  * (u[2 x + mu]), active where u <= last_draw and the spins are the same, xor flip (an
- * antiferromagnetic Ising coupling). No branch on the data.
+ * antiferromagnetic Ising coupling), xor e[2 x + mu] < 0 where the +-J couplings e of the
+ * row are given (NULL: uniform). No branch on the data.
  */
 static void bonds_scalar(const uint8_t *si, const uint8_t *su, const uint32_t *u,
-                         uint32_t last_draw, uint8_t flip, int64_t x0, int64_t n, uint8_t *hx,
-                         uint8_t *vy)
+                         const int8_t *e, uint32_t last_draw, uint8_t flip, int64_t x0,
+                         int64_t n, uint8_t *hx, uint8_t *vy)
 {
+    if (e) {
+        for (int64_t x = x0; x < n; x++) {
+            hx[x] = (uint8_t)(((si[x] == si[x + 1]) ^ flip ^ (e[2 * x] < 0)) &
+                              (u[2 * x] <= last_draw));
+            vy[x] = (uint8_t)(((si[x] == su[x]) ^ flip ^ (e[2 * x + 1] < 0)) &
+                              (u[2 * x + 1] <= last_draw));
+        }
+        return;
+    }
     for (int64_t x = x0; x < n; x++) {
         hx[x] = (uint8_t)(((si[x] == si[x + 1]) ^ flip) & (u[2 * x] <= last_draw));
         vy[x] = (uint8_t)(((si[x] == su[x]) ^ flip) & (u[2 * x + 1] <= last_draw));
@@ -139,6 +149,7 @@ static void row_bonds_and_decisions(const struct latmc_cluster_job *job, uint64_
     const uint32_t last_draw = (uint32_t)(job->bond_threshold - 1); /* active: u <= it */
     const uint8_t flip = (uint8_t)(!job->potts && job->sign_k < 0);
     const uint8_t *si = s + base, *su = s + above;
+    const int8_t *e = job->eps ? job->eps + 2 * base : NULL; /* e[2 x + mu], as the draws */
     uint8_t *t = table + base;
 #ifdef LATMC_ROWS_X86
     const bool avx2 = latmc_rows_have_avx2();
@@ -149,11 +160,13 @@ static void row_bonds_and_decisions(const struct latmc_cluster_job *job, uint64_
     int64_t done = 0;
 #ifdef LATMC_ROWS_X86
     if (avx2)
-        done = latmc_rows_bonds_avx2(si, su, u, last_draw, flip, L - 1, hx, vy);
+        done = latmc_rows_bonds_avx2(si, su, u, e, last_draw, flip, L - 1, hx, vy);
 #endif
-    bonds_scalar(si, su, u, last_draw, flip, done, L - 1, hx, vy);
-    hx[L - 1] = (uint8_t)(((si[L - 1] == si[0]) ^ flip) & (u[2 * L - 2] <= last_draw));
-    vy[L - 1] = (uint8_t)(((si[L - 1] == su[L - 1]) ^ flip) & (u[2 * L - 1] <= last_draw));
+    bonds_scalar(si, su, u, e, last_draw, flip, done, L - 1, hx, vy);
+    const uint8_t fx = (uint8_t)(flip ^ (e && e[2 * L - 2] < 0));
+    const uint8_t fy = (uint8_t)(flip ^ (e && e[2 * L - 1] < 0));
+    hx[L - 1] = (uint8_t)(((si[L - 1] == si[0]) ^ fx) & (u[2 * L - 2] <= last_draw));
+    vy[L - 1] = (uint8_t)(((si[L - 1] == su[L - 1]) ^ fy) & (u[2 * L - 1] <= last_draw));
     /* a site's decision if it names its cluster (lib/cluster_bonds.h, no field): Ising
      * 1 keep, 0 flip; Potts the colour floor(u q / 2^32) */
     if (job->potts) {

@@ -16,10 +16,11 @@
 bool latmc_rows_have_avx2(void);
 
 /* A row's bonds of sites [0, n) (n <= L - 1: the x bond's right end in the row): hx
- * (to x + 1) and vy (to the row above, su), 0 or 1, from the draws u[2 x + mu]. */
+ * (to x + 1) and vy (to the row above, su), 0 or 1, from the draws u[2 x + mu] and, where
+ * e is not NULL, the row's +-J couplings e[2 x + mu]. */
 int64_t latmc_rows_bonds_avx2(const uint8_t *si, const uint8_t *su, const uint32_t *u,
-                              uint32_t last_draw, uint8_t flip, int64_t n, uint8_t *hx,
-                              uint8_t *vy);
+                              const int8_t *e, uint32_t last_draw, uint8_t flip, int64_t n,
+                              uint8_t *hx, uint8_t *vy);
 
 /* Ising decisions of sites [0, n) from their draws: 1 keep (u < 2^31), 0 flip. */
 int64_t latmc_rows_keep_avx2(const uint32_t *ud, int64_t n, uint8_t *t);

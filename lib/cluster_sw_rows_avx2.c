@@ -17,14 +17,13 @@ __attribute__((target("avx2"))) static inline __m128i bytes_of(__m256i a, __m256
 }
 
 /* The draws' and the spins' masks in bytes, interleaved (x bond, y bond) per site as the
- * draws are, then split. */
-__attribute__((target("avx2"))) int64_t latmc_rows_bonds_avx2(const uint8_t *si,
-                                                               const uint8_t *su,
-                                                               const uint32_t *u,
-                                                               uint32_t last_draw, uint8_t flip,
-                                                               int64_t n, uint8_t *hx,
-                                                               uint8_t *vy)
+ * draws (and the couplings) are, then split. Inlined twice, with and without e, so that
+ * the uniform loop carries no test of e. */
+__attribute__((target("avx2"), always_inline)) static inline int64_t
+bonds_avx2(const uint8_t *si, const uint8_t *su, const uint32_t *u, const int8_t *e,
+           uint32_t last_draw, uint8_t flip, int64_t n, uint8_t *hx, uint8_t *vy)
 {
+    const __m128i zero = _mm_setzero_si128();
     const __m256i t = _mm256_set1_epi32((int)last_draw);
     const __m128i f = _mm_set1_epi8((char)(flip ? 0xff : 0)), one = _mm_set1_epi8(1);
     const __m128i split = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
@@ -37,13 +36,29 @@ __attribute__((target("avx2"))) int64_t latmc_rows_bonds_avx2(const uint8_t *si,
         const __m128i s0 = _mm_loadl_epi64((const __m128i *)(const void *)(si + x));
         const __m128i s1 = _mm_loadl_epi64((const __m128i *)(const void *)(si + x + 1));
         const __m128i s2 = _mm_loadl_epi64((const __m128i *)(const void *)(su + x));
-        const __m128i same = _mm_unpacklo_epi8(_mm_cmpeq_epi8(s0, s1), _mm_cmpeq_epi8(s0, s2));
+        __m128i same = _mm_unpacklo_epi8(_mm_cmpeq_epi8(s0, s1), _mm_cmpeq_epi8(s0, s2));
+        if (e) /* a +-J coupling -1 flips "same" */
+            same = _mm_xor_si128(
+                same, _mm_cmplt_epi8(
+                          _mm_loadu_si128((const __m128i *)(const void *)(e + 2 * x)), zero));
         const __m128i b = _mm_shuffle_epi8(
             _mm_and_si128(_mm_and_si128(_mm_xor_si128(same, f), on), one), split);
         _mm_storel_epi64((__m128i *)(void *)(hx + x), b);
         _mm_storel_epi64((__m128i *)(void *)(vy + x), _mm_srli_si128(b, 8));
     }
     return x;
+}
+
+__attribute__((target("avx2"))) int64_t latmc_rows_bonds_avx2(const uint8_t *si,
+                                                               const uint8_t *su,
+                                                               const uint32_t *u,
+                                                               const int8_t *e,
+                                                               uint32_t last_draw, uint8_t flip,
+                                                               int64_t n, uint8_t *hx,
+                                                               uint8_t *vy)
+{
+    return e ? bonds_avx2(si, su, u, e, last_draw, flip, n, hx, vy)
+             : bonds_avx2(si, su, u, NULL, last_draw, flip, n, hx, vy);
 }
 
 __attribute__((target("avx2"))) int64_t latmc_rows_keep_avx2(const uint32_t *ud, int64_t n,

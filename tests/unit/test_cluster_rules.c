@@ -17,7 +17,8 @@
  *    bit for bit, against sweeps done here from the definition in lib/cluster_bonds.h
  *    (the draw of each bond and each cluster name; labels by breadth-first search):
  *    Ising 2D and 3D with a field and +-J couplings, Potts with a field, SW and Wolff, and
- *    2D without a field (Swendsen-Wang's row passes, lib/cluster_sw_rows.c);
+ *    2D without a field, uniform and +-J (Swendsen-Wang's row passes,
+ *    lib/cluster_sw_rows.c);
  *    and the sweep's statistics (clusters, the largest, the sum of squared sizes).
  */
 #include <stdarg.h>
@@ -638,19 +639,23 @@ static void random_number_names(void **state)
          * antiferromagnet, and rows of odd length (a row's draws start mid-block) */
         const struct ref_chain ising2_0 = { 0, 2, wolff, 2, { 10, 6, 0 }, 0.44, 1.0, 0.0, 15 };
         check_names(&ising2_0, 0);
+        check_names(&ising2_0, 1);
         const struct ref_chain ising2_af = { 0, 2, wolff, 2, { 12, 8, 0 }, 0.5, -1.0, 0.0, 16 };
         check_names(&ising2_af, 0);
+        check_names(&ising2_af, 1);
         const struct ref_chain potts2_0 = { 1, 3, wolff, 2, { 9, 6, 0 }, 1.0, 1.0, 0.0, 17 };
         check_names(&potts2_0, 0);
         /* rows longer than the vector steps (32 sites), with tails */
         const struct ref_chain ising2_long = { 0, 2, wolff, 2, { 40, 6, 0 }, 0.44, 1.0, 0.0, 18 };
         check_names(&ising2_long, 0);
+        check_names(&ising2_long, 1); /* +-J in the vector steps and their tails */
         const struct ref_chain potts2_long = { 1, 3, wolff, 2, { 69, 6, 0 }, 1.0, 1.0, 0.0, 19 };
         check_names(&potts2_long, 0);
         /* enough rows that chains of runs joined inside 8 sites occur (pass B's vector
          * steps follow them) */
         const struct ref_chain ising2_big = { 0, 2, wolff, 2, { 64, 64, 0 }, 0.44, 1.0, 0.0, 20 };
         check_names(&ising2_big, 0);
+        check_names(&ising2_big, 1);
         const struct ref_chain potts2_big = { 1, 3, wolff, 2, { 48, 48, 0 }, 1.0, 1.0, 0.0, 21 };
         check_names(&potts2_big, 0);
     }
