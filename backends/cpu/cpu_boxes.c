@@ -429,10 +429,57 @@ bool cpu_boxes_recut_needed(const latmc_sim *sim, const struct cpu_state *st,
     return false;
 }
 
+/* The cut the state holds now as boxes (slabs along the last axis); NULL with *n = 0 where
+ * it is one state, NULL with *n = -1 where the copy cannot be allocated. */
+static struct latmc_box *current_cut(const latmc_sim *sim, const struct cpu_state *st, int *n)
+{
+    *n = 0;
+    if (!st->boxes)
+        return NULL;
+    struct latmc_box *cut = calloc((size_t)st->boxes->n, sizeof *cut);
+    if (!cut) {
+        *n = -1;
+        return NULL;
+    }
+    const int axis = sim->desc.ndim - 1;
+    for (int i = 0; i < st->boxes->n; i++) {
+        const struct cpu_slab *sl = &st->boxes->box[i].slab;
+        cut[i].axis = axis;
+        cut[i].halo = sl->halo;
+        for (int mu = 0; mu < sim->desc.ndim; mu++)
+            cut[i].extent[mu] = sim->desc.extent[mu];
+        cut[i].origin[axis] = sl->p0;
+        cut[i].extent[axis] = sl->p1 - sl->p0;
+    }
+    *n = st->boxes->n;
+    return cut;
+}
+
+/* The storage of a cut (n_boxes boxes; 0: one state) made, and the configuration and
+ * couplings (whole-lattice host copies, NULL where there are none) put into it. */
+static int fill_cut(latmc_sim *sim, struct cpu_state *st, const struct latmc_box *boxes,
+                    int n_boxes, const unsigned char *spins, const float *couplings)
+{
+    int status = n_boxes > 0 ? cpu_boxes_create(sim, st, boxes, n_boxes)
+                             : st->kernels->create(sim, st);
+    for (int i = 0; status == LATMC_OK && i < cpu_state_count(st); i++) {
+        struct cpu_state *bs = cpu_state_at(st, i);
+        if (couplings)
+            st->kernels->set_couplings(sim, bs, couplings);
+        if (spins)
+            st->kernels->set_spins(sim, bs, spins);
+        if (st->kernels->params_changed)
+            st->kernels->params_changed(sim, bs);
+    }
+    return status;
+}
+
 /*
  * The state moved into the storage of the new cut: the configuration and the couplings
  * through whole-lattice host copies (every state writes its own planes, every new one
  * takes its planes), the derived tables rebuilt. Between sweeps only, and once per cut.
+ * When the new cut cannot be made (memory), the old one is made again from the same
+ * copies, so the sim keeps its configuration and stays usable; the failure is returned.
  */
 int cpu_boxes_recut(latmc_sim *sim, struct cpu_state *st, const struct latmc_box *boxes,
                     int n_boxes)
@@ -443,9 +490,12 @@ int cpu_boxes_recut(latmc_sim *sim, struct cpu_state *st, const struct latmc_box
     const size_t ncouplings = coupled ? (size_t)sim->nsites * (size_t)sim->desc.ndim : 0;
     unsigned char *spins = sim->have_config ? malloc(spin_bytes) : NULL;
     float *couplings = coupled ? malloc(ncouplings * sizeof *couplings) : NULL;
-    if ((sim->have_config && !spins) || (coupled && !couplings)) {
+    int n_old = 0;
+    struct latmc_box *old = current_cut(sim, st, &n_old);
+    if ((sim->have_config && !spins) || (coupled && !couplings) || n_old < 0) {
         free(spins);
         free(couplings);
+        free(old);
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate a copy of the "
                           "configuration for a new cut");
     }
@@ -459,18 +509,14 @@ int cpu_boxes_recut(latmc_sim *sim, struct cpu_state *st, const struct latmc_box
         cpu_boxes_destroy(st);
     else
         st->kernels->destroy(st);
-    int status = cpu_boxes_wanted(sim, st, n_boxes) ? cpu_boxes_create(sim, st, boxes, n_boxes)
-                                                    : st->kernels->create(sim, st);
-    for (int i = 0; status == LATMC_OK && i < cpu_state_count(st); i++) {
-        struct cpu_state *bs = cpu_state_at(st, i);
-        if (couplings)
-            st->kernels->set_couplings(sim, bs, couplings);
-        if (spins)
-            st->kernels->set_spins(sim, bs, spins);
-        if (st->kernels->params_changed)
-            st->kernels->params_changed(sim, bs);
-    }
+    const int n_new = cpu_boxes_wanted(sim, st, n_boxes) ? n_boxes : 0;
+    int status = fill_cut(sim, st, boxes, n_new, spins, couplings);
+    if (status < 0 && fill_cut(sim, st, old, n_old, spins, couplings) < 0)
+        status = latmc_fail(status, "CPU backend: the new cut of %d boxes failed, and so did "
+                            "rebuilding the old one (%d boxes): the sim has no storage left",
+                            n_boxes, n_old);
     free(spins);
     free(couplings);
+    free(old);
     return status;
 }

@@ -261,9 +261,9 @@ static latmc_sim *make_sim(const struct variant *v, int *st)
 }
 
 /* One operation under failure number k; its result code, *made any sim it created. */
-enum op { OP_CREATE, OP_SWEEP, OP_SAVE, OP_LOAD, OP_DESERIALIZE, OP_COUNT };
+enum op { OP_CREATE, OP_SWEEP, OP_SAVE, OP_LOAD, OP_DESERIALIZE, OP_RECUT, OP_COUNT };
 static const char *const op_names[] = { "create+init", "sweep+measure", "save", "load",
-                                        "deserialize" };
+                                        "deserialize", "cut into 2 boxes+sweep" };
 
 struct fixture {
     latmc_sim *sim;          /* a ready sim for sweep and save */
@@ -296,6 +296,11 @@ static int run_op(enum op op, const struct variant *v, struct fixture *f, latmc_
     case OP_DESERIALIZE:
         *made = (latmc_sim *)(uintptr_t)1;
         st = latmc_sim_deserialize(ctx, f->bytes, f->size, made);
+        break;
+    case OP_RECUT: /* the new cut's storage is made at the first step */
+        st = latmc_sim_set_parts(f->sim, 2);
+        if (st == LATMC_OK)
+            st = latmc_sim_sweep(f->sim, 1);
         break;
     default:
         break;
@@ -356,6 +361,13 @@ static void fail_each_allocation(const struct variant *v, enum op op, unsigned c
         if (op == OP_CREATE || op == OP_LOAD || op == OP_DESERIALIZE)
             check((st == LATMC_OK) == (made != NULL), v->name, opname, k,
                   "output set exactly on success");
+        /* A sim whose new cut failed keeps working (its old storage is made again). */
+        if (op == OP_RECUT && st != LATMC_OK) {
+            double e;
+            check(latmc_sim_sweep(f.sim, 1) == LATMC_OK &&
+                      latmc_sim_observable(f.sim, LATMC_OBS_ENERGY, &e) == LATMC_OK,
+                  v->name, opname, k, "the sim does not sweep after the failed cut");
+        }
         if (st == LATMC_OK && made)
             latmc_sim_destroy(&made);
         else if (made == (latmc_sim *)(uintptr_t)1)
@@ -436,14 +448,19 @@ int main(void)
         }
         unsigned char *bytes = f.bytes;
         size_t size = f.size;
+        bool cuts = true; /* whether this model's sims take latmc_sim_set_parts */
         for (int op = 0; op < OP_COUNT; op++) {
             latmc_sim *made = NULL;
-            if (run_op((enum op)op, &variants[i], &f, &made) == LATMC_OK && made)
+            const int st = run_op((enum op)op, &variants[i], &f, &made);
+            if (st == LATMC_OK && made)
                 latmc_sim_destroy(&made);
+            if (op == OP_RECUT && st != LATMC_OK)
+                cuts = false;
         }
         fixture_free(&f);
         for (int op = 0; op < OP_COUNT; op++)
-            fail_each_allocation(&variants[i], (enum op)op, bytes, size);
+            if (op != OP_RECUT || cuts)
+                fail_each_allocation(&variants[i], (enum op)op, bytes, size);
         free(bytes);
     }
     latmc_ctx_destroy(&ctx);
