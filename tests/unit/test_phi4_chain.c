@@ -22,76 +22,6 @@
 #include "phi4_spec.h"
 #include "sim_helpers.h"
 
-/*
- * One sweep of the definition, for field type R (LOG its logarithm). Returns the number
- * of accepted hits.
- */
-#define SPEC_SWEEP(R, NAME, LOG)                                                               \
-    static uint64_t NAME(const struct spec *sp, R *phi, uint64_t seed, uint64_t sweep)         \
-    {                                                                                          \
-        const int64_t lx = sp->L[0], ly = sp->L[1], lz = sp->ndim == 3 ? sp->L[2] : 1;         \
-        const int nc = spec_ncolours(sp);                                                      \
-        const double k = sp->ndim;                                                             \
-        const int fin = isfinite(sp->lambda);                                                  \
-        const R site = (R)(k + sp->mu2 / 2 + (fin ? k * (1 + 2 * k) / sp->lambda : 0.0));      \
-        const R quartic = (R)(sp->g / 24), inv_lambda = (R)(fin ? 1 / sp->lambda : 0.0);       \
-        const R four_k = (R)(4 * k), eps = (R)sp->epsilon;                                     \
-        uint64_t accepted = 0;                                                                 \
-        for (int pass = 0; pass < sp->nloc; pass++) {                                          \
-            const uint64_t t = sweep * (uint64_t)sp->nloc + (uint64_t)pass;                    \
-            for (int colour = 0; colour < nc; colour++)                                        \
-                for (int64_t z = 0; z < lz; z++)                                               \
-                    for (int64_t y = 0; y < ly; y++)                                           \
-                        for (int64_t x = 0; x < lx; x++) {                                     \
-                            if (spec_colour(nc, x, y, z) != colour)                            \
-                                continue;                                                      \
-                            const int64_t i = x + lx * (y + ly * z), j = i / nc;               \
-                            const int64_t p[3] = { x, y, z }, ext[3] = { lx, ly, lz };         \
-                            R c01 = 0, c02 = 0, c11 = 0;                                       \
-                            for (int mu = 0; mu < sp->ndim; mu++)                              \
-                                for (int s = 1; s >= -1; s -= 2) {                             \
-                                    int64_t q[3] = { p[0], p[1], p[2] };                       \
-                                    q[mu] = (p[mu] + s + ext[mu]) % ext[mu];                   \
-                                    c01 += phi[q[0] + lx * (q[1] + ly * q[2])];                \
-                                    q[mu] = (p[mu] + 2 * s + ext[mu]) % ext[mu];               \
-                                    c02 += phi[q[0] + lx * (q[1] + ly * q[2])];                \
-                                }                                                              \
-                            for (int mu = 0; mu < sp->ndim; mu++)                              \
-                                for (int nu = mu + 1; nu < sp->ndim; nu++)                     \
-                                    for (int a = 1; a >= -1; a -= 2)                           \
-                                        for (int b = 1; b >= -1; b -= 2) {                     \
-                                            int64_t q[3] = { p[0], p[1], p[2] };               \
-                                            q[mu] = (p[mu] + a + ext[mu]) % ext[mu];           \
-                                            q[nu] = (p[nu] + b + ext[nu]) % ext[nu];           \
-                                            c11 += phi[q[0] + lx * (q[1] + ly * q[2])];        \
-                                        }                                                      \
-                            const R c = fin ? c01 - (c02 - four_k * c01 + 2 * c11) * inv_lambda \
-                                            : c01;                                             \
-                            for (int hit = 0; hit < sp->nhit; hit++) {                         \
-                                const uint32_t phase = (uint32_t)(colour + 8 * (hit / 32768)); \
-                                const uint32_t sub = (uint32_t)(2 * (hit % 32768));            \
-                                const uint32_t re = spec_draw(seed, (uint64_t)j / 4, t, phase, \
-                                                              sub, (int)(j % 4));              \
-                                const uint32_t ru = spec_draw(seed, (uint64_t)j / 4, t, phase, \
-                                                              sub + 1, (int)(j % 4));          \
-                                const R o = phi[i];                                            \
-                                const R xi = (R)(2 * (int64_t)re + 1 - 4294967296) * (R)0x1p-32; \
-                                const R n = o + eps * xi;                                      \
-                                const R dh = (n - o) * ((n + o) * (site + quartic * (n * n + o * o)) - c); \
-                                const R u = (R)((uint64_t)ru + 1) * (R)0x1p-32;                \
-                                if (-dh > LOG(u)) {                                            \
-                                    phi[i] = n;                                                \
-                                    accepted++;                                                \
-                                }                                                              \
-                            }                                                                  \
-                        }                                                                      \
-        }                                                                                      \
-        return accepted;                                                                       \
-    }
-
-SPEC_SWEEP(double, spec_sweep_d, latmc_math_log)
-SPEC_SWEEP(float, spec_sweep_f, latmc_math_logf)
-
 static latmc_sim *spec_sim(latmc_ctx *ctx, const struct spec *sp, uint64_t seed)
 {
     latmc_sim_desc d;
@@ -143,8 +73,7 @@ static void compare_with_spec(const struct spec *sp, uint64_t seed, int nsweeps)
     assert_int_equal(latmc_sim_set_spins(sim, mine, bytes), LATMC_OK);
     uint64_t accepted = 0;
     for (int t = 0; t < nsweeps; t++) {
-        accepted += single ? spec_sweep_f(sp, mine, seed, (uint64_t)t)
-                           : spec_sweep_d(sp, mine, seed, (uint64_t)t);
+        accepted += spec_sweep(sp, NULL, mine, seed, (uint64_t)t);
         assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
         assert_int_equal(latmc_sim_get_spins(sim, lib, bytes), LATMC_OK);
         assert_memory_equal(mine, lib, bytes);
