@@ -109,6 +109,25 @@ static double start_value(int field, int64_t i)
     return 4.0 * (u - 0.5);
 }
 
+/* The start `field` in ref (natural order) and in the kernel's field (its layout). */
+static void start_fields(const struct phi4_geom *g, const struct cpu_phi4_dsp *dsp, int field_kind,
+                         int precision, void *ref, char *field)
+{
+    const size_t n = (size_t)g->lat.nsites;
+    const size_t size = precision == FLOAT ? sizeof(float) : sizeof(double);
+    for (size_t i = 0; i < n; i++) {
+        const double v = start_value(field_kind, (int64_t)i);
+        if (precision == FLOAT)
+            ((float *)ref)[i] = (float)v;
+        else
+            ((double *)ref)[i] = v;
+    }
+    if (dsp->transposed)
+        cpu_phi4_to_transposed(g, ref, field, (int)size, 1);
+    else
+        memcpy(field, ref, n * size);
+}
+
 /* The step's boxes (of one colour's numbers [0, per_colour)). */
 static int make_boxes(const struct phi4_geom *g, int kind, struct phi4_range *b)
 {
@@ -201,17 +220,7 @@ static int run_case(const struct checkasm_level *lv, const struct cpu_phi4_dsp *
         return 0;
     }
     char *field = alloc + PHI4_PAD * size;
-    for (size_t i = 0; i < n; i++) {
-        const double v = start_value(c->field, (int64_t)i);
-        if (precision == FLOAT)
-            ((float *)ref)[i] = (float)v;
-        else
-            ((double *)ref)[i] = v;
-    }
-    if (dsp->transposed)
-        cpu_phi4_to_transposed(&g, ref, field, (int)size, 1);
-    else
-        memcpy(field, ref, n * size);
+    start_fields(&g, dsp, c->field, precision, ref, field);
     const uint64_t seed = checkasm_rand();
     int ok = 1;
     for (int k = 0; ok && k < c->steps; k++) {
@@ -324,17 +333,7 @@ static int run_segments_case(const struct checkasm_level *lv, const struct cpu_p
         return 0;
     }
     char *field = alloc + PHI4_PAD * size;
-    for (size_t i = 0; i < n; i++) {
-        const double v = start_value(c->field, (int64_t)i);
-        if (precision == FLOAT)
-            ((float *)ref)[i] = (float)v;
-        else
-            ((double *)ref)[i] = v;
-    }
-    if (dsp->transposed)
-        cpu_phi4_to_transposed(&g, ref, field, (int)size, 1);
-    else
-        memcpy(field, ref, n * size);
+    start_fields(&g, dsp, c->field, precision, ref, field);
     const uint64_t seed = checkasm_rand();
     int ok = 1;
     for (int k = 0; ok && k < c->steps; k++) {
