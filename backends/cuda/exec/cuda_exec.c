@@ -24,7 +24,9 @@
  * read (updates since the previous read: the counters are never cleared).
  *
  * Init and set_spins write the own planes and the halos, so no exchange follows them.
- * Observables: every box's integer sums of its own planes, added in box (= plane) order.
+ * Observables: every box's integer sums of its own planes, added in box (= plane) order;
+ * a leaf's floating-point sums (measure_planes) per plane, added in plane order from zero,
+ * the same doubles for every cut.
  */
 #include <stdio.h>
 #include <stdlib.h>

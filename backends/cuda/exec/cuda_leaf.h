@@ -171,10 +171,10 @@ struct cuda_leaf {
      * colour-1 step, which its pass did already). */
     int (*written_arrays)(const struct cuda_box *b, const struct latmc_step *step, int *first);
     /* Optional (NULL: measure, integer sums): floating-point sums, whose total depends on
-     * the order of the additions: plane_sums doubles per plane (the model's sums struct),
-     * each own plane of range r into plane_sums_dev[q plane_sums ..] (device, the leaf's),
-     * *out pointing at it. The executor adds the planes in plane order from zero
-     * (model add_sums), so the total is the same for every cut into boxes or parts. */
+     * the order of the additions: the sums of plane q of range r (plane_sums doubles: the
+     * model's sums struct) at q plane_sums of a device array of the leaf's, *out pointing
+     * at it. The executor adds the planes in plane order from zero (model add_sums), so
+     * the total is the same for every cut into boxes or parts. */
     cudaError_t (*measure_planes)(const latmc_sim *sim, const struct cuda_box_range *r,
                                   cudaStream_t stream, double **out);
     int plane_sums;
