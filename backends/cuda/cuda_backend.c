@@ -394,8 +394,14 @@ static int cuda_device_view(latmc_sim *sim, latmc_device_view *view)
         const void *data = NULL;
         int dtype = 0;
         const int st = cuda_exec_view(sim, cs->exec, &data, &dtype);
-        if (st == LATMC_OK) /* one value per site, the API's order */
-            cuda_view_fill(sim, cs, view, data, dtype, 1, 1, 0, (int64_t)sim->nsites);
+        /* the API's site order; a site's components (Heisenberg: 3) one array after the
+         * other, the replicas one after another (cuda_leaf.h, view_components) */
+        const int comps = cuda_exec_view_components(cs->exec);
+        const int64_t elem = (int64_t)(sim->model->site_bytes(&sim->desc) / (size_t)comps);
+        const int64_t n = (int64_t)sim->nsites;
+        if (st == LATMC_OK)
+            cuda_view_fill(sim, cs, view, data, dtype, elem, comps, n * elem,
+                           comps * n * elem);
         return st;
     }
     if (cs->slabs)
@@ -558,6 +564,14 @@ static int cuda_set_planes(latmc_sim *sim, int64_t p0, int64_t p1, const void *b
                     : cuda_planes_set(sim, p0, p1, buf);
 }
 
+/* The halo planes a part keeps beyond its own: the one executor's leaf's, else those of
+ * a part on the old executors (cuda_planes.c). */
+static int cuda_part_halo_depth(const latmc_sim *sim)
+{
+    const struct cuda_sim *cs = cuda_sim_of(sim);
+    return cs->exec ? cuda_exec_part_halo_depth(cs->exec) : 0;
+}
+
 /* A part's couplings by planes; LATMC_EUNSUPPORTED without a message for a sim of the
  * whole lattice (the core then reads the couplings whole, lib/backend.h). */
 static int cuda_get_coupling_planes(latmc_sim *sim, int64_t p0, int64_t p1, float *buf)
@@ -593,7 +607,7 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .own_schedule = cuda_own_schedule,
     .ens_overlaps = cuda_ens_overlaps, /* ens_cuda.c */
     .get_coupling_planes = cuda_get_coupling_planes, /* a GPU rank's slab */
-    .part_halo_depth = cuda_planes_halo_depth,
+    .part_halo_depth = cuda_part_halo_depth,
     .ens_temper = cuda_ens_temper, /* ens_temper_cuda.c */
     .mode_projections = cuda_mode_projections, /* exec/cuda_exec.c */
 };

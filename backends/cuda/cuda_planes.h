@@ -6,10 +6,9 @@
  * the per-plane ops (lib/backend.h) move planes between the device and the host in the
  * CPU's get_planes layout, so CPU and GPU parts give one chain.
  *
- * Models: the Heisenberg spin glass (cuda_planes_heis.c, the one-device pass on plane
- * ranges); phi^4 on the site-order schedule (cuda_planes_phi4.c, the slabs' kernels);
- * Ising and Potts parts run on the one executor (exec/cuda_exec.c); everything else is
- * refused
+ * Models: phi^4 on the site-order schedule (cuda_planes_phi4.c, the slabs' kernels);
+ * Ising, Potts and Heisenberg parts run on the one executor (exec/cuda_exec.c);
+ * everything else is refused
  * with LATMC_EUNSUPPORTED and the reason (the part API then refuses n_parts > 1 at
  * creation: lib/part.c probes get_planes).
  */
@@ -48,35 +47,6 @@ int cuda_planes_scratch(struct cuda_sim *cs, size_t bytes, void **out);
 #define CUDA_PLANES_STAGE_BYTES ((size_t)16 << 20)
 int cuda_planes_stage(struct cuda_sim *cs, size_t dev_bytes, size_t host_bytes, void **dev,
                       void **host);
-
-/* Heisenberg's halo exchange (cuda_planes_heis.c, wire_move): whether a sweep call is
- * under way; whether buf[0, bytes) lies in the part's halo buffers (lib/part.c's, used
- * by its halo exchange only: halo_buf, or the buffers shared with the neighbours that a
- * transport's share_halos gave), and in *pinned whether the buffer is page-locked (done
- * at its first use, each of at most CUDA_PLANES_HALO_REGIONS buffers; false where it
- * cannot be); a set enqueued on the border stream and not
- * waited for; settle: wait for such sets (before anything on the sim's stream that
- * writes the planes). */
-#define CUDA_PLANES_HALO_REGIONS 9
-bool cuda_planes_in_sweep(const struct cuda_sim *cs);
-bool cuda_planes_halo_buffer(latmc_sim *sim, const void *buf, size_t bytes, bool *pinned);
-void cuda_planes_set_pending(struct cuda_sim *cs);
-int cuda_planes_settle(struct cuda_sim *cs);
-
-/* Heisenberg (cuda_planes_heis.c): the pass of the step (its colour-0 step; nothing at
- * the colour-1 one) on
- * planes [q0, q1) on `stream`; flip: the pass's buffer is the configuration now; move:
- * planes [p0, p1), enqueued on `stream` and waited for; border: the planes of each border
- * range of a step (at least the pass's halo, 2; a whole kernel chunk). */
-cudaError_t cuda_planes_heis_pass(const latmc_sim *sim, struct cuda_sim *cs,
-                                  cudaStream_t stream, int64_t q0, int64_t q1,
-                                  const struct latmc_step *step);
-void cuda_planes_heis_flip(const latmc_sim *sim, struct cuda_sim *cs);
-uint64_t cuda_planes_heis_attempted(const latmc_sim *sim, int64_t sites);
-int cuda_planes_heis_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64_t p1,
-                          void *get_buf, const void *set_buf);
-int cuda_planes_heis_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums);
-int64_t cuda_planes_heis_border(const latmc_sim *sim, struct cuda_sim *cs);
 
 /* phi^4 (cuda_planes_phi4.c): the sim's plan and keys (LATMC_EUNSUPPORTED, saying why,
  * for the chunk schedule); the window (scratch) of a range of `planes` planes near an end
@@ -157,8 +127,8 @@ int cuda_planes_slab_runs(const struct cuda_planes_slab *s, bool own_only,
 /*
  * GPU ranks that store their slab only (doc/mpi.md, "GPU ranks"): the kernel table a part
  * of n_parts > 1 runs instead of its model's, chosen at creation (cuda_backend.c), or NULL
- * for any other sim: Heisenberg (cuda_planes_heis.c), phi^4 (cuda_planes_phi4.c); Ising
- * and Potts parts are the one executor's (exec/cuda_exec.c).
+ * for any other sim: phi^4 (cuda_planes_phi4.c); Ising, Potts and Heisenberg parts are
+ * the one executor's (exec/cuda_exec.c).
  */
 struct cuda_model_kernels;
 const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim);
@@ -178,23 +148,11 @@ typedef cudaError_t (*cuda_planes_hot_fn)(const latmc_sim *sim, struct cuda_sim 
 cudaError_t cuda_planes_slab_values(const latmc_sim *sim, struct cuda_sim *cs,
                                     const struct cuda_planes_slab *s, size_t pb,
                                     const void *host, void *out, cuda_planes_hot_fn hot);
-const struct cuda_model_kernels *cuda_planes_heis_part_kernels(const latmc_sim *sim);
 const struct cuda_model_kernels *cuda_planes_phi4_part_kernels(const latmc_sim *sim);
 
-/* ops.get_coupling_planes (cuda_planes.c): a part's couplings of its planes [p0, p1) in
- * get_couplings' layout restricted to them, from a Heisenberg slab, which holds its
- * planes' couplings only; LATMC_EUNSUPPORTED (the core then reads them whole) for
- * any other sim. The models' forms return LATMC_EUNSUPPORTED without a message for a sim
- * not theirs. */
+/* ops.get_coupling_planes (cuda_planes.c) of a part on the old executors:
+ * LATMC_EUNSUPPORTED without a message (phi^4 has no couplings; the core then reads them
+ * whole). */
 int cuda_planes_get_couplings(latmc_sim *sim, int64_t p0, int64_t p1, float *buf);
-
-/* Heisenberg's pass reads two planes beyond its range (cuda_planes_heis.c), one more
- * than the model's halo: a part keeps that many beyond each end of its slab. */
-#define CUDA_PLANES_HEIS_HALO 2
-
-/* ops.part_halo_depth: CUDA_PLANES_HEIS_HALO for a Heisenberg part, else 0 (the halo). */
-int cuda_planes_halo_depth(const latmc_sim *sim);
-int cuda_planes_heis_coupling_planes(const latmc_sim *sim, struct cuda_sim *cs, int64_t p0,
-                                     int64_t p1, float *buf);
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * A sim on several devices whose model has no leaf of the one executor yet: one slab per
  * device, behind the model's own slabs (cuda_slabs.h says how; doc/cuda.md, "Several
- * GPUs"): Heisenberg (cuda_slabs_heis.c) and phi^4 (cuda_slabs_phi4.c). Ising and Potts
- * run on the one executor (exec/cuda_exec.c).
+ * GPUs"): phi^4 (cuda_slabs_phi4.c). Ising, Potts and Heisenberg run on the one
+ * executor (exec/cuda_exec.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +17,7 @@
 
 struct cuda_slabs {
     int n;
-    struct cuda_heis_slabs *heis;   /* a Heisenberg sim: its own slabs */
-    struct cuda_phi4_slabs *phi4;   /* a phi^4 sim: likewise */
+    struct cuda_phi4_slabs *phi4;   /* a phi^4 sim: its own slabs */
 };
 
 static struct cuda_slabs *slabs_of(const struct cuda_sim *cs)
@@ -36,7 +35,6 @@ void cuda_slabs_destroy(struct cuda_sim *cs)
     struct cuda_slabs *ss = cs->slabs;
     if (!ss)
         return;
-    cuda_heis_slabs_destroy(ss->heis);
     cuda_phi4_slabs_destroy(ss->phi4);
     free(ss);
     cs->slabs = NULL;
@@ -44,16 +42,14 @@ void cuda_slabs_destroy(struct cuda_sim *cs)
 
 int cuda_slabs_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *buf)
 {
-    if (slabs_of(cs)->heis)
-        return cuda_heis_slabs_get_couplings(sim, slabs_of(cs)->heis, buf);
+    (void)cs, (void)buf;
     return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA %s slabs have no couplings",
                            sim->model->name);
 }
 
 int cuda_slabs_set_couplings(const latmc_sim *sim, struct cuda_sim *cs, const float *buf)
 {
-    if (slabs_of(cs)->heis)
-        return cuda_heis_slabs_set_couplings(sim, slabs_of(cs)->heis, buf);
+    (void)cs, (void)buf;
     return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA %s slabs have no couplings",
                            sim->model->name);
 }
@@ -61,7 +57,7 @@ int cuda_slabs_set_couplings(const latmc_sim *sim, struct cuda_sim *cs, const fl
 int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
 {
     const latmc_sim_desc *d = &sim->desc;
-    if (d->model != LATMC_MODEL_HEISENBERG && d->model != LATMC_MODEL_PHI4)
+    if (d->model != LATMC_MODEL_PHI4)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA backend runs the %s model as one "
                                "box only in this version (desc.n_parts = %d, desc.n_devices = "
                                "%d; several boxes or devices: Ising, Potts, phi^4 and Heisenberg); "
@@ -69,8 +65,7 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
     struct cuda_slabs *ss = calloc(1, sizeof *ss);
     if (!ss)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the slabs' state");
-    const int st = d->model == LATMC_MODEL_PHI4 ? cuda_phi4_slabs_create(sim, cs, &ss->phi4)
-                                                : cuda_heis_slabs_create(sim, &ss->heis);
+    const int st = cuda_phi4_slabs_create(sim, cs, &ss->phi4);
     if (st < 0) {
         free(ss);
         return st;
@@ -91,15 +86,13 @@ int cuda_slabs_params_changed(const latmc_sim *sim, struct cuda_sim *cs)
 
 int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how)
 {
-    if (slabs_of(cs)->heis)
-        return cuda_heis_slabs_init_spins(sim, slabs_of(cs)->heis, how);
     return cuda_phi4_slabs_init_spins(sim, slabs_of(cs)->phi4, how);
 }
 
 unsigned cuda_slabs_step_caps(const latmc_sim *sim, const struct cuda_sim *cs)
 {
-    (void)sim;
-    return slabs_of(cs)->heis ? LATMC_STEP_CAP_PAIR : 0u;
+    (void)sim, (void)cs;
+    return 0u;
 }
 
 int cuda_slabs_own_steps(const latmc_sim *sim, const struct cuda_sim *cs)
@@ -112,8 +105,6 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
                         const struct latmc_step_call *call, uint64_t *accepted,
                         uint64_t *attempted)
 {
-    if (slabs_of(cs)->heis) /* pairs; the phi^4 slabs take whole steps */
-        return cuda_heis_slabs_run_step(sim, slabs_of(cs)->heis, call, accepted, attempted);
     if (call->part != LATMC_STEP_WHOLE)
         return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: a step call on slabs with part "
                                "%d (a bug in the core)", call->part);
@@ -122,21 +113,15 @@ int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
 
 int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
 {
-    if (slabs_of(cs)->heis)
-        return cuda_heis_slabs_measure(sim, slabs_of(cs)->heis, sums);
     return cuda_phi4_slabs_measure(sim, slabs_of(cs)->phi4, sums);
 }
 
 int cuda_slabs_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
 {
-    if (slabs_of(cs)->heis)
-        return cuda_heis_slabs_get_spins(sim, slabs_of(cs)->heis, buf);
     return cuda_phi4_slabs_get_spins(sim, slabs_of(cs)->phi4, buf);
 }
 
 int cuda_slabs_set_spins(const latmc_sim *sim, struct cuda_sim *cs, const void *buf)
 {
-    if (slabs_of(cs)->heis)
-        return cuda_heis_slabs_set_spins(sim, slabs_of(cs)->heis, buf);
     return cuda_phi4_slabs_set_spins(sim, slabs_of(cs)->phi4, buf);
 }

@@ -23,11 +23,9 @@
  * The host waits only at the last step of a latmc_sim_sweep call (latmc_step_call.last), where
  * the acceptance counters are read.
  *
- * Models: the Heisenberg spin glass (cuda_slabs_heis.c: its own slabs, halo 2, a pass's
- * two colour steps taken as the core's pair, LATMC_STEP_CAP_PAIR, border planes and
- * copies beside the interior); phi^4 (cuda_slabs_phi4.c: halo 2, slabs of whole chunk
- * layers, the chunk schedule's two phases declared as its own schedule). Ising and Potts
- * run on the one executor (exec/cuda_exec.h); everything else is refused at create with
+ * Models: phi^4 (cuda_slabs_phi4.c: halo 2, slabs of whole chunk layers, the chunk
+ * schedule's two phases declared as its own schedule). Ising, Potts and Heisenberg run
+ * on the one executor (exec/cuda_exec.h); everything else is refused at create with
  * LATMC_EUNSUPPORTED and the reason.
  *
  * A slab's device, own planes, streams, events and update counter, their creation and
@@ -75,8 +73,7 @@ void cuda_slabs_destroy(struct cuda_sim *cs);
 
 int cuda_slabs_params_changed(const latmc_sim *sim, struct cuda_sim *cs);
 int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how);
-/* What the slabs declare to the core's plan (ops.step_caps, ops.own_schedule): the
- * Heisenberg slabs take a pass's two colours as a pair (LATMC_STEP_CAP_PAIR), the phi^4
+/* What the slabs declare to the core's plan (ops.step_caps, ops.own_schedule): the phi^4
  * slabs on the chunk schedule have a schedule of their own (its steps per sweep; 0: the
  * model's). */
 unsigned cuda_slabs_step_caps(const latmc_sim *sim, const struct cuda_sim *cs);
@@ -90,22 +87,6 @@ int cuda_slabs_set_spins(const latmc_sim *sim, struct cuda_sim *cs, const void *
 /* +-J sims (the core calls these only for sims with couplings). */
 int cuda_slabs_get_couplings(const latmc_sim *sim, struct cuda_sim *cs, float *buf);
 int cuda_slabs_set_couplings(const latmc_sim *sim, struct cuda_sim *cs, const float *buf);
-
-/* The Heisenberg slabs (cuda_slabs_heis.c), behind the functions above. */
-struct cuda_heis_slabs;
-int cuda_heis_slabs_create(const latmc_sim *sim, struct cuda_heis_slabs **out);
-void cuda_heis_slabs_destroy(struct cuda_heis_slabs *hs);
-int cuda_heis_slabs_init_spins(const latmc_sim *sim, struct cuda_heis_slabs *hs, int how);
-int cuda_heis_slabs_run_step(const latmc_sim *sim, struct cuda_heis_slabs *hs,
-                             const struct latmc_step_call *call, uint64_t *accepted,
-                             uint64_t *attempted);
-int cuda_heis_slabs_measure(const latmc_sim *sim, struct cuda_heis_slabs *hs, void *sums);
-int cuda_heis_slabs_get_spins(const latmc_sim *sim, struct cuda_heis_slabs *hs, void *buf);
-int cuda_heis_slabs_set_spins(const latmc_sim *sim, struct cuda_heis_slabs *hs,
-                              const void *buf);
-int cuda_heis_slabs_get_couplings(const latmc_sim *sim, struct cuda_heis_slabs *hs, float *buf);
-int cuda_heis_slabs_set_couplings(const latmc_sim *sim, struct cuda_heis_slabs *hs,
-                                  const float *buf);
 
 /* The phi^4 slabs (cuda_slabs_phi4.c), behind the functions above; the one-device plan
  * and keys they run (cuda_phi4.c). */

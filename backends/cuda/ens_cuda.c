@@ -774,7 +774,13 @@ int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
 {
     struct cuda_sim *ca = cuda_sim_of(a), *cb = cuda_sim_of(b);
     const uint64_t epoch0 = cuda_ising_state_epoch();
-    if (ca->exec || cb->exec) { /* the one executor's boxes (Potts, Ising) */
+    /* LATMC_ENS_HEIS_BATCH=0: Heisenberg members the long way too (the tests' reference) */
+    if (a->desc.model == LATMC_MODEL_HEISENBERG) {
+        const char *env = getenv("LATMC_ENS_HEIS_BATCH");
+        if (env && strcmp(env, "0") == 0)
+            return LATMC_EUNSUPPORTED;
+    }
+    if (ca->exec || cb->exec) { /* the one executor's boxes (Potts, Ising, Heisenberg) */
         const int st = ca->exec && cb->exec ? cuda_exec_swap_tables(a, ca->exec, b, cb->exec)
                                             : LATMC_EUNSUPPORTED;
         if (st == LATMC_OK && a->desc.model == LATMC_MODEL_ISING)
@@ -783,12 +789,6 @@ int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b)
     }
     if (ca->slabs || cb->slabs || ca->device != cb->device || ca->kernels != cb->kernels)
         return LATMC_EUNSUPPORTED; /* the core falls back to params_changed */
-    /* LATMC_ENS_HEIS_BATCH=0: Heisenberg members the long way too (the tests' reference) */
-    if (a->desc.model == LATMC_MODEL_HEISENBERG) {
-        const char *env = getenv("LATMC_ENS_HEIS_BATCH");
-        if (env && strcmp(env, "0") == 0)
-            return LATMC_EUNSUPPORTED;
-    }
     void *t = ca->tables;
     ca->tables = cb->tables;
     cb->tables = t;

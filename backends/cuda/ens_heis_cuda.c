@@ -5,8 +5,8 @@
  * The members' configurations stay in their own sims' device buffers (the kernel updates
  * the buffer that holds it in place, so the sims' state is what their own sweeps would
  * leave). What the launch needs besides lives in a batch kept from call to call:
- *   - the members' couplings, copied once from the members themselves (their get_couplings,
- *     the authoritative values, whatever set them) into one device array, structure of
+ *   - the members' couplings, copied once from the members themselves (the executor's host
+ *     copy, cuda_exec_get_couplings: the authoritative values, whatever set them) into one device array, structure of
  *     arrays, consecutive members with equal couplings (the temperatures and replicas of
  *     a sample) sharing one copy: fewer bytes, and the copies a launch reads stay in L2;
  *   - the device table of the members (pointers, seed, beta, h, nover), rebuilt on the
@@ -23,6 +23,8 @@
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
+#include "cuda_exec.h"
+#include "cuda_heis_leaf.h"
 #include "ens_heis_cuda.h"
 #include "heisenberg.h"
 
@@ -52,7 +54,7 @@ struct heis_batch {
     bool uploaded;
     struct cuda_ens_heis_member *dev_table;
     double *dev_sums;           /* 13 doubles a member (ens_measure) */
-    int rows_per_chunk, nchunks, chunks_per_plane; /* the reduction's, cuda_heisenberg.c's */
+    int rows_per_chunk, nchunks, chunks_per_plane; /* the reduction's, the leaf's */
 };
 
 static pthread_mutex_t batches_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -164,10 +166,7 @@ static int copy_couplings(struct heis_batch *b)
     /* first pass: which members start a new copy */
     size_t copies = 0;
     for (int m = 0; m < b->n && st == LATMC_OK; m++) {
-        struct cuda_sim *cs = cuda_sim_of(members[m]);
-        st = cuda_check(cs->kernels->get_couplings(members[m], cs, aos), "reading couplings");
-        if (st == LATMC_OK)
-            st = cuda_check(cudaStreamSynchronize(cs->stream), "reading couplings");
+        st = cuda_exec_get_couplings(members[m], cuda_sim_of(members[m])->exec, aos);
         if (st < 0)
             break;
         if (m == 0 || memcmp(aos, prev, per * sizeof *aos) != 0) {
@@ -184,10 +183,7 @@ static int copy_couplings(struct heis_batch *b)
         b->member_J[m] = b->J + slot[m] * per;
         if (m > 0 && slot[m] == slot[m - 1])
             continue;
-        struct cuda_sim *cs = cuda_sim_of(members[m]);
-        st = cuda_check(cs->kernels->get_couplings(members[m], cs, aos), "reading couplings");
-        if (st == LATMC_OK)
-            st = cuda_check(cudaStreamSynchronize(cs->stream), "reading couplings");
+        st = cuda_exec_get_couplings(members[m], cuda_sim_of(members[m])->exec, aos);
         for (size_t i = 0; i < n && st == LATMC_OK; i++)
             for (int mu = 0; mu < b->shape.ndim; mu++)
                 soa[(size_t)mu * n + i] = aos[(size_t)b->shape.ndim * i + (size_t)mu];
@@ -254,8 +250,17 @@ static struct heis_batch *new_batch(latmc_sim *const *members, int n, int *st)
     return b;
 }
 
-/* Can these members run in one launch: Heisenberg, one replica each, one device, no
- * slabs, members small enough for 32-bit indices. */
+/* The box of a member that is one box alone on the executor (cuda_exec_lone_box), or NULL. */
+static struct cuda_box *member_box(const latmc_sim *sim)
+{
+    const struct cuda_sim *cs = cuda_sim_of(sim);
+    const struct cuda_leaf *leaf = NULL;
+    struct cuda_box *b = cs->exec ? cuda_exec_lone_box(cs->exec, &leaf) : NULL;
+    return b && leaf->model == LATMC_MODEL_HEISENBERG ? b : NULL;
+}
+
+/* Can these members run in one launch: Heisenberg, one replica each, one device, each one
+ * box alone, members small enough for 32-bit indices. */
 static bool batchable(latmc_sim *const *members, int n, bool same_sweeps)
 {
     const latmc_sim *first = members[0];
@@ -266,8 +271,8 @@ static bool batchable(latmc_sim *const *members, int n, bool same_sweeps)
     const int device = cuda_sim_of(first)->device;
     for (int m = 0; m < n; m++) {
         const struct cuda_sim *cs = cuda_sim_of(members[m]);
-        if (cs->slabs || cs->device != device || !cs->kernels->device_view ||
-            !cs->kernels->get_couplings || (same_sweeps && members[m]->sweeps != first->sweeps))
+        if (!member_box(members[m]) || cs->device != device ||
+            (same_sweeps && members[m]->sweeps != first->sweeps))
             return false;
     }
     return true;
@@ -300,13 +305,10 @@ static struct heis_batch *ready_batch(latmc_sim *const *members, int n, bool sam
     int s = LATMC_OK;
     for (int m = 0; m < n && s == LATMC_OK; m++) {
         latmc_sim *sim = members[m];
-        struct cuda_sim *cs = cuda_sim_of(sim);
-        latmc_device_view view;
-        s = cuda_check(cs->kernels->device_view(sim, cs, &view), "locating a member's spins");
         const struct latmc_heisenberg_params *p = sim->model_data;
         struct cuda_ens_heis_member *e = &b->table[m];
         memset(e, 0, sizeof *e);
-        e->spins = (float *)(uintptr_t)view.data;
+        e->spins = cuda_heis_member_spins(member_box(sim)); /* batchable: a box alone */
         e->J = b->member_J[m];
         e->seed = sim->desc.seed;
         e->beta = p->beta;

@@ -48,8 +48,8 @@ cudaError_t cuda_ens_heis_sweeps(cudaStream_t stream, const ens_heis_shape *g,
                                  uint64_t n_sweeps);
 
 /* The sums of lib/heisenberg.h of every member (13 doubles each, at sums + 13 m; zeroed by
- * the caller), each exactly cuda_heis_measure's for that member: chunks of rows_per_chunk
- * rows, nchunks of them, chunks_per_plane a plane (cuda_heisenberg.c's choice). */
+ * the caller), each exactly what the member's own measure gives: chunks of rows_per_chunk
+ * rows, nchunks of them, chunks_per_plane a plane (the leaf's choice, cuda_heis_leaf.c). */
 cudaError_t cuda_ens_heis_measure(cudaStream_t stream, const ens_heis_shape *g,
                                   const struct cuda_ens_heis_member *members, int n_members,
                                   int rows_per_chunk, int nchunks, int chunks_per_plane,

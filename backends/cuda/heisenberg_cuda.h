@@ -1,6 +1,7 @@
 /*
  * The Heisenberg spin glass on the GPU: the kernels' plain C launchers
- * (heisenberg_kernels.cu) and the model table (cuda_heisenberg.c). doc/cuda.md,
+ * (heisenberg_kernels.cu) and their launch geometry (heisenberg/cuda_heis_geometry.c),
+ * for the executor's leaf (heisenberg/cuda_heis_leaf.c). doc/cuda.md,
  * "Heisenberg spin glass", says how it works; doc/models/heisenberg.md defines the chain.
  *
  * Device layout, structure of arrays (SoA), natural site order i = x + L_x (y + L_y z):
@@ -8,7 +9,7 @@
  *              one and writes the other; see cuda_heis_pass)
  *   couplings  J_{i,mu} at mu N + i (mu < ndim)
  * The API's layouts (3 floats per site, replica 0 then 1; ndim floats per site) are
- * converted by the AoS <-> SoA kernels through the spare spin buffer.
+ * converted on the host (cuda_heis_leaf.c).
  */
 #ifndef LATMC_CUDA_HEISENBERG_H
 #define LATMC_CUDA_HEISENBERG_H
@@ -24,7 +25,7 @@
 extern "C" {
 #endif
 
-/* Launch geometry of a pass (cuda_heisenberg.c chooses it; LATMC_CUDA_HEISENBERG_TILE). */
+/* Launch geometry of a pass (cuda_heis_geometry.c chooses it; LATMC_CUDA_HEISENBERG_TILE). */
 struct cuda_heis_geom {
     int ndim, nrep;
     int lx, ly, lz;              /* lz = 1 in 2D */
@@ -39,10 +40,10 @@ struct cuda_heis_geom {
     int tiles_x, tiles_y, chunks_z;
     size_t smem;                 /* dynamic shared memory of the pass kernel, bytes */
     /* The planes a pass updates along the last axis (z in 3D, y in 2D) and where they lie
-     * in the lattice (one device: own0 = 0, own_n = lcut = the extent, cut0 = 0). A slab
-     * (cuda_slabs_heis.c) holds its own planes [own0, own0 + own_n) between two halo
-     * planes per side; local plane p is plane cut0 + p of the lattice (mod lcut), which
-     * names the draws and the colouring, so a slab's pass is the one-device pass. */
+     * in the lattice (a box alone: own0 = 0, own_n = lcut = the extent, cut0 = 0). A box
+     * with halos (cuda_heis_leaf.c) holds its own planes [own0, own0 + own_n) between two
+     * halo planes per side; local plane p is plane cut0 + p of the lattice (mod lcut),
+     * which names the draws and the colouring, so a box's pass is the one-device pass. */
     int cut0, lcut, own0, own_n;
 };
 
@@ -80,28 +81,13 @@ cudaError_t cuda_heis_pass(cudaStream_t stream, const struct cuda_heis_geom *g,
 /* Every spin of every replica e_z (SoA). */
 cudaError_t cuda_heis_cold_start(cudaStream_t stream, float *spins, long long n, int nrep);
 
-/* `blocks` groups of n items with m floats each: AoS (item-major) <-> SoA (component-major:
- * group b, component c at (b m + c) n). */
-cudaError_t cuda_heis_aos_to_soa(cudaStream_t stream, float *soa, const float *aos, long long n,
-                                 int m, int blocks);
-cudaError_t cuda_heis_soa_to_aos(cudaStream_t stream, float *aos, const float *soa, long long n,
-                                 int m, int blocks);
-
 /*
- * The sums of lib/heisenberg.h (13 doubles: bonds, mag[3], overlap[3][3]) into `sums`
- * (device, zeroed by the caller), in the CPU reference's order: chunks of rows_per_chunk
- * rows (a divisor of a plane's rows) summed site by site, each plane's chunks in order,
- * then the planes in order. `partials` holds 13 * nchunks doubles.
- */
-cudaError_t cuda_heis_measure(cudaStream_t stream, const struct cuda_heis_geom *g,
-                              const float *spins, const float *J, long long rows_per_chunk,
-                              long long nchunks, double *partials, double *sums);
-
-/*
- * The same sums per plane: plane q's 13 doubles (its chunks added in order, from zero) at
+ * The sums of lib/heisenberg.h (13 doubles: bonds, mag[3], overlap[3][3]) per plane, in
+ * the CPU reference's order: chunks of rows_per_chunk rows (a divisor of a plane's rows)
+ * summed site by site, plane q's chunks added in order from zero into its 13 doubles at
  * plane_sums[13 q ..] for the planes of g (nchunks chunks of whole planes), members past
- * the replicas' untouched. The caller adds the planes in plane order (model add_sums),
- * which is cuda_heis_measure's total.
+ * the replicas' untouched; `partials` holds 13 * nchunks doubles. The caller adds the
+ * planes in plane order from zero (model add_sums), the CPU's total.
  */
 cudaError_t cuda_heis_measure_planes(cudaStream_t stream, const struct cuda_heis_geom *g,
                                      const float *spins, const float *J,
@@ -114,7 +100,7 @@ cudaError_t cuda_heis_measure_planes(cudaStream_t stream, const struct cuda_heis
 /* The launch geometry of heat-bath (heatbath != 0) or overrelaxation passes over a lattice
  * with the sim's extents but local_planes planes along the last axis, updating planes
  * [own0, own0 + own_n), local plane p being plane cut0 + p of the sim's lattice
- * (cuda_heisenberg.c; one device: the extent, 0, the extent, 0). LATMC_OK or the failure
+ * (cuda_heis_geometry.c; a box alone: the extent, 0, the extent, 0). LATMC_OK or the failure
  * (message set). */
 struct latmc_sim;
 int cuda_heis_slab_geometry(const struct latmc_sim *sim, int heatbath, int local_planes, int own0,
@@ -122,10 +108,6 @@ int cuda_heis_slab_geometry(const struct latmc_sim *sim, int heatbath, int local
 /* The same geometry narrowed to the planes [own0, own0 + own_n) of those it was made for
  * (the grid shrinks; tiles and shared memory stay). */
 void cuda_heis_geom_range(struct cuda_heis_geom *g, int own0, int own_n);
-
-/* The model's table for cuda_model_kernels_get (cuda_heisenberg.c). */
-struct cuda_model_kernels;
-extern const struct cuda_model_kernels cuda_heisenberg_kernels;
 #endif
 
 #endif

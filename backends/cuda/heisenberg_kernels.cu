@@ -477,7 +477,7 @@ extern "C" cudaError_t cuda_heis_pass(cudaStream_t stream, const struct cuda_hei
     return cudaGetLastError();
 }
 
-/* ---- starts and layout conversions ---- */
+/* ---- the cold start ---- */
 
 __global__ void heis_cold_start_kernel(float *spins, long long n, int nrep)
 {
@@ -489,42 +489,10 @@ __global__ void heis_cold_start_kernel(float *spins, long long n, int nrep)
         }
 }
 
-__global__ void heis_aos_to_soa_kernel(float *soa, const float *aos, long long n, int m,
-                                       int blocks)
-{
-    for (long long i = cuda_first_item(); i < n; i += cuda_item_stride())
-        for (int b = 0; b < blocks; b++)
-            for (int c = 0; c < m; c++)
-                soa[((long long)b * m + c) * n + i] = aos[((long long)b * n + i) * m + c];
-}
-
-__global__ void heis_soa_to_aos_kernel(float *aos, const float *soa, long long n, int m,
-                                       int blocks)
-{
-    for (long long i = cuda_first_item(); i < n; i += cuda_item_stride())
-        for (int b = 0; b < blocks; b++)
-            for (int c = 0; c < m; c++)
-                aos[((long long)b * n + i) * m + c] = soa[((long long)b * m + c) * n + i];
-}
-
 extern "C" cudaError_t cuda_heis_cold_start(cudaStream_t stream, float *spins, long long n,
                                             int nrep)
 {
     heis_cold_start_kernel<<<cuda_grid(n), CUDA_THREADS, 0, stream>>>(spins, n, nrep);
-    return cudaGetLastError();
-}
-
-extern "C" cudaError_t cuda_heis_aos_to_soa(cudaStream_t stream, float *soa, const float *aos,
-                                            long long n, int m, int blocks)
-{
-    heis_aos_to_soa_kernel<<<cuda_grid(n), CUDA_THREADS, 0, stream>>>(soa, aos, n, m, blocks);
-    return cudaGetLastError();
-}
-
-extern "C" cudaError_t cuda_heis_soa_to_aos(cudaStream_t stream, float *aos, const float *soa,
-                                            long long n, int m, int blocks)
-{
-    heis_soa_to_aos_kernel<<<cuda_grid(n), CUDA_THREADS, 0, stream>>>(aos, soa, n, m, blocks);
     return cudaGetLastError();
 }
 
@@ -685,22 +653,6 @@ __global__ void heis_plane_total_kernel(double *partials, long long nchunks,
         p[0] = plane;
 }
 
-/* One thread per accumulator: the planes' sums (in place, heis_plane_total_kernel) in
- * plane order from zero, as the CPU's per-plane reduction (cpu_heisenberg_measure_planes,
- * model add_sums). */
-__global__ void heis_planes_total_kernel(const double *partials, long long nchunks,
-                                         long long chunks_per_plane, int nsums, double *sums)
-{
-    const int k = (int)threadIdx.x;
-    if (k >= nsums)
-        return;
-    double s = 0.0;
-    const double *p = partials + (long long)k * nchunks;
-    for (long long c0 = 0; c0 < nchunks; c0 += chunks_per_plane)
-        s += p[c0];
-    sums[k] = s;
-}
-
 /* The chunk sums, then each plane's (into plane_sums, or in place: NULL). */
 static cudaError_t chunk_and_plane_sums(cudaStream_t stream, const struct cuda_heis_geom *g,
                                         const float *spins, const float *J,
@@ -718,25 +670,6 @@ static cudaError_t chunk_and_plane_sums(cudaStream_t stream, const struct cuda_h
     const long long items = nchunks / per_plane * nsums;
     heis_plane_total_kernel<<<(unsigned)((items + 127) / 128), 128, 0, stream>>>(
         partials, nchunks, per_plane, nsums, plane_sums);
-    return cudaGetLastError();
-}
-
-extern "C" cudaError_t cuda_heis_measure(cudaStream_t stream, const struct cuda_heis_geom *g,
-                                         const float *spins, const float *J,
-                                         long long rows_per_chunk, long long nchunks,
-                                         double *partials, double *sums)
-{
-    /* the planes in parallel, then one thread per accumulator over the planes (one thread
-     * per accumulator over every chunk, before: 1.4 ms of 2.1 at 256^3 on an H200) */
-    cudaError_t err = chunk_and_plane_sums(stream, g, spins, J, rows_per_chunk, nchunks,
-                                           partials, NULL);
-    if (err != cudaSuccess)
-        return err;
-    const long long rows_per_plane = g->ndim == 3 ? g->ly : 1;
-    heis_planes_total_kernel<<<1, 32, 0, stream>>>(partials, nchunks,
-                                                   rows_per_plane / rows_per_chunk,
-                                                   g->nrep == 2 ? HEIS_NSUMS : HEIS_SUM_OVERLAP,
-                                                   sums);
     return cudaGetLastError();
 }
 

@@ -24,7 +24,9 @@
  * read (updates since the previous read: the counters are never cleared).
  *
  * Init and set_spins write the own planes and the halos, so no exchange follows them.
- * Observables: every box's integer sums of its own planes, added in box (= plane) order.
+ * Observables: every box's integer sums of its own planes, added in box (= plane) order;
+ * a leaf's floating-point sums (measure_planes) per plane, added in plane order from zero,
+ * the same doubles for every cut.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,7 +141,9 @@ static int create_box(const latmc_sim *sim, struct cuda_exec *x, int i, int plan
     /* the cold start until the configuration is set */
     if ((st = cuda_check(cudaMemsetAsync(b->data, x->leaf->cold_byte, storage_bytes(x, b),
                                          b->ex.stream), "clearing the configuration")) < 0 ||
-        (x->leaf->box_create && (st = x->leaf->box_create(sim, b)) < 0))
+        (x->leaf->box_create && (st = x->leaf->box_create(sim, b)) < 0) ||
+        (x->leaf->cold && (st = cuda_check(x->leaf->cold(sim, b, b->ex.stream),
+                                           "launching the cold start")) < 0))
         return st;
     if (!x->couplings)
         return LATMC_OK;
@@ -246,8 +250,10 @@ int cuda_exec_init_spins(const latmc_sim *sim, struct cuda_exec *x, int how)
         if ((st = cuda_slab_set_device(b->ex.device)) < 0)
             break;
         if (how == LATMC_INIT_COLD) {
-            st = cuda_check(cudaMemsetAsync(b->data, x->leaf->cold_byte, storage_bytes(x, b),
-                                            b->ex.stream), "cold start");
+            st = cuda_check(x->leaf->cold ? x->leaf->cold(sim, b, b->ex.stream)
+                                          : cudaMemsetAsync(b->data, x->leaf->cold_byte,
+                                                            storage_bytes(x, b), b->ex.stream),
+                            "cold start");
             if (x->leaf->stored)
                 x->leaf->stored(sim, b);
             continue;
@@ -272,6 +278,43 @@ static void *data_of(struct cuda_slab_exec *ex)
     return ((struct cuda_box *)ex)->data; /* ex: its first member */
 }
 
+/*
+ * The whole lattice's API buffer keeps the replicas one after another (L planes each),
+ * a leaf's put/get_planes takes planes of every replica in get_planes' layout (cuda_leaf.h):
+ * with several replicas, planes [global, global + planes) of each go through `tmp`
+ * (replicas x planes planes), copied there (to_tmp) or back.
+ */
+static void replica_planes(const struct cuda_exec *x, int replicas, char *tmp, char *whole,
+                           int64_t global, int64_t planes, bool to_tmp)
+{
+    const size_t run = (size_t)planes * x->api_plane_bytes;
+    for (int r = 0; r < replicas; r++) {
+        char *w = whole + ((size_t)r * (size_t)x->L + (size_t)global) * x->api_plane_bytes;
+        if (to_tmp)
+            memcpy(tmp + (size_t)r * run, w, run);
+        else
+            memcpy(w, tmp + (size_t)r * run, run);
+    }
+}
+
+/* A host buffer of the replicas' planes of the largest run of box planes (own planes or a
+ * halo), or NULL where one replica needs none; *st set on failure. */
+static char *replica_stage(const latmc_sim *sim, const struct cuda_exec *x, int *st)
+{
+    *st = LATMC_OK;
+    if (sim->desc.replicas <= 1)
+        return NULL;
+    int64_t most = x->halo;
+    for (int i = 0; i < x->n; i++)
+        most = x->box[i].ex.planes > most ? x->box[i].ex.planes : most;
+    const size_t bytes = (size_t)sim->desc.replicas * (size_t)most * x->api_plane_bytes;
+    char *tmp = malloc(bytes);
+    if (!tmp)
+        *st = cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate %zu bytes of host "
+                              "memory for the replicas' planes", bytes);
+    return tmp;
+}
+
 int cuda_exec_set_spins(const latmc_sim *sim, struct cuda_exec *x, const void *buf)
 {
     const char *what = "copying the spins to the device";
@@ -280,19 +323,29 @@ int cuda_exec_set_spins(const latmc_sim *sim, struct cuda_exec *x, const void *b
         return cuda_slab_exec_put_planes(&x->box[0].ex, sizeof *x->box, x->n, data_of,
                                          x->halo, x->L, x->plane_bytes, buf, what);
     int st = finish_all(x, what);
+    char *tmp = st == LATMC_OK ? replica_stage(sim, x, &st) : NULL;
     for (int i = 0; i < x->n && st == LATMC_OK; i++) {
         struct cuda_box *b = &x->box[i];
         struct cuda_slab_run r[3];
         cuda_slab_runs(&b->ex, x->halo, x->L, r);
         if ((st = cuda_slab_set_device(b->ex.device)) < 0)
             break;
-        for (int k = 0; k < 3 && st == LATMC_OK; k++)
-            if (r[k].planes > 0)
-                st = cuda_check(x->leaf->put_planes(sim, b, b->ex.stream, r[k].local,
-                                                    (const char *)buf + (size_t)r[k].global *
-                                                                            x->api_plane_bytes,
-                                                    r[k].planes), what);
+        for (int k = 0; k < 3 && st == LATMC_OK; k++) {
+            if (r[k].planes <= 0)
+                continue;
+            const char *from = (const char *)buf + (size_t)r[k].global * x->api_plane_bytes;
+            if (tmp) {
+                replica_planes(x, sim->desc.replicas, tmp, (char *)buf, r[k].global,
+                               r[k].planes, true);
+                from = tmp;
+            }
+            st = cuda_check(x->leaf->put_planes(sim, b, b->ex.stream, r[k].local, from,
+                                                r[k].planes), what);
+            if (st == LATMC_OK && tmp) /* before tmp is written again */
+                st = cuda_check(cudaStreamSynchronize(b->ex.stream), what);
+        }
     }
+    free(tmp);
     const int fin = finish_all(x, what);
     return st < 0 ? st : fin;
 }
@@ -304,14 +357,21 @@ int cuda_exec_get_spins(const latmc_sim *sim, struct cuda_exec *x, void *buf)
         return cuda_slab_exec_get_planes(&x->box[0].ex, sizeof *x->box, x->n, data_of,
                                          x->halo, x->plane_bytes, buf, what);
     int st = finish_all(x, what);
+    char *tmp = st == LATMC_OK ? replica_stage(sim, x, &st) : NULL;
     for (int i = 0; i < x->n && st == LATMC_OK; i++) {
         struct cuda_box *b = &x->box[i];
+        char *to = tmp ? tmp : (char *)buf + (size_t)b->ex.origin * x->api_plane_bytes;
         if ((st = cuda_slab_set_device(b->ex.device)) == LATMC_OK)
-            st = cuda_check(x->leaf->get_planes(sim, b, b->ex.stream, x->halo,
-                                                (char *)buf + (size_t)b->ex.origin *
-                                                                  x->api_plane_bytes,
+            st = cuda_check(x->leaf->get_planes(sim, b, b->ex.stream, x->halo, to,
                                                 b->ex.planes), what);
+        if (st == LATMC_OK && tmp) {
+            st = cuda_check(cudaStreamSynchronize(b->ex.stream), what);
+            if (st == LATMC_OK)
+                replica_planes(x, sim->desc.replicas, tmp, buf, b->ex.origin, b->ex.planes,
+                               false);
+        }
     }
+    free(tmp);
     const int fin = finish_all(x, what);
     return st < 0 ? st : fin;
 }
@@ -411,9 +471,18 @@ static cudaError_t send_array(const struct cuda_exec *x, int i, int a)
     return x->transport[i]->send(&runs, b->ex.border_stream);
 }
 
-/* After a step: the arrays it wrote (the leaf's written_array, else all) of box i. */
+/* After a step: the arrays it wrote (the leaf's written_arrays or written_array, else all)
+ * of box i. */
 static cudaError_t send_halos(const struct cuda_exec *x, int i, const struct latmc_step *step)
 {
+    if (x->leaf->written_arrays) {
+        int first = 0;
+        const int count = x->leaf->written_arrays(&x->box[i], step, &first);
+        cudaError_t err = cudaSuccess;
+        for (int a = first; a < first + count && err == cudaSuccess; a++)
+            err = send_array(x, i, a);
+        return err;
+    }
     if (x->leaf->written_array)
         return send_array(x, i, x->leaf->written_array(step));
     cudaError_t err = cudaSuccess;
@@ -517,9 +586,23 @@ static cudaError_t reduce_box(struct cuda_slab_exec *ex, const void *ctx, void *
     return x->leaf->measure(sim, &own, ex->stream, b->sums);
 }
 
+/* Box ex's floating-point sums per own plane (cuda_slab_exec_measure_planes). */
+static cudaError_t reduce_box_planes(struct cuda_slab_exec *ex, const void *ctx,
+                                     double **plane_sums)
+{
+    const struct reduce_ctx *rc = ctx;
+    const struct cuda_box *b = (const struct cuda_box *)ex; /* ex: its first member */
+    const struct cuda_box_range own = range_of(rc->x, b, rc->x->halo, ex->planes);
+    return rc->x->leaf->measure_planes(rc->sim, &own, ex->stream, plane_sums);
+}
+
 int cuda_exec_measure(const latmc_sim *sim, struct cuda_exec *x, void *sums)
 {
     const struct reduce_ctx rc = { sim, x };
+    if (x->leaf->measure_planes) /* per plane, added in plane order: any cut's total */
+        return cuda_slab_exec_measure_planes(sim, &x->box[0].ex, sizeof *x->box, x->n, x->L,
+                                             x->leaf->plane_sums, reduce_box_planes, &rc,
+                                             sums);
     return cuda_slab_exec_measure_slabs(sim, &x->box[0].ex, sizeof *x->box, x->n, reduce_box,
                                         &rc, sums);
 }
@@ -621,6 +704,11 @@ int cuda_exec_view(const latmc_sim *sim, struct cuda_exec *x, const void **data,
     return st < 0 ? st : fin;
 }
 
+int cuda_exec_view_components(const struct cuda_exec *x)
+{
+    return x->leaf->view_components > 1 ? x->leaf->view_components : 1;
+}
+
 int cuda_exec_swap_tables(const latmc_sim *sa, struct cuda_exec *a, const latmc_sim *sb,
                           struct cuda_exec *b)
 {
@@ -642,6 +730,11 @@ struct cuda_box *cuda_exec_lone_box(struct cuda_exec *x, const struct cuda_leaf 
 {
     *leaf = x->leaf;
     return x->n == 1 && x->halo == 0 && !x->part ? &x->box[0] : NULL;
+}
+
+int cuda_exec_part_halo_depth(const struct cuda_exec *x)
+{
+    return x->part ? (int)x->sent : 0;
 }
 
 /* ---- the per-plane forms (lib/backend.h): a part's halo exchange, measure and gather ---- */
@@ -767,10 +860,11 @@ int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
 }
 
 /*
- * The sums of planes [p0, p1) of the box's own planes, each plane's into its tile: the
- * leaf's sums are integers (cuda_leaf.h), whose total does not depend on the grouping, so
- * all of them go into the first plane's tile and zeros into the others, which add up (in
- * plane order, model->add_sums) to exactly what one tile per plane gives, in one launch.
+ * The sums of planes [p0, p1) of the box's own planes, each plane's into its tile: a
+ * leaf's integer sums (cuda_leaf.h), whose total does not depend on the grouping, all go
+ * into the first plane's tile and zeros into the others, which add up (in plane order,
+ * model->add_sums) to exactly what one tile per plane gives, in one launch; a leaf's
+ * floating-point sums (measure_planes) are per plane already.
  * A box whose halo is its own wrap reads across the wrap at the lattice's last plane: it
  * measures the whole lattice only.
  */
@@ -792,11 +886,20 @@ int cuda_exec_measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t 
     const size_t size = sim->model->sums_size;
     memset(sums, 0, (size_t)(p1 - p0) * size);
     const struct cuda_box_range r = range_of(x, b, p0 - b->ex.origin + x->halo, p1 - p0);
-    cudaError_t err = cudaMemsetAsync(b->sums, 0, size, b->ex.stream);
-    if (err == cudaSuccess)
-        err = x->leaf->measure(sim, &r, b->ex.stream, b->sums);
-    if (err == cudaSuccess)
-        err = cudaMemcpyAsync(sums, b->sums, size, cudaMemcpyDeviceToHost, b->ex.stream);
+    cudaError_t err = cudaSuccess;
+    if (x->leaf->measure_planes) { /* floating point: each plane's sums into its tile */
+        double *plane_sums = NULL;
+        err = x->leaf->measure_planes(sim, &r, b->ex.stream, &plane_sums);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(sums, plane_sums, (size_t)(p1 - p0) * size,
+                                  cudaMemcpyDeviceToHost, b->ex.stream);
+    } else {
+        err = cudaMemsetAsync(b->sums, 0, size, b->ex.stream);
+        if (err == cudaSuccess)
+            err = x->leaf->measure(sim, &r, b->ex.stream, b->sums);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(sums, b->sums, size, cudaMemcpyDeviceToHost, b->ex.stream);
+    }
     st = cuda_check(err, "measuring planes");
     const int fin = cuda_check(cudaStreamSynchronize(b->ex.stream), "measuring planes");
     return st < 0 ? st : fin;

@@ -75,6 +75,8 @@ int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
  * dtype), waited for; LATMC_EUNSUPPORTED with the reason for several boxes or a leaf
  * without a view. */
 int cuda_exec_view(const latmc_sim *sim, struct cuda_exec *x, const void **data, int *dtype);
+/* Values per site in that view (the leaf's view_components, at least 1). */
+int cuda_exec_view_components(const struct cuda_exec *x);
 
 /* Tempering: members a and b exchanged their parameters and tables (ops.ens_swap_params):
  * their device tables change places, and the leaf's host-side forms of them are rebuilt
@@ -87,5 +89,10 @@ int cuda_exec_swap_tables(const latmc_sim *sa, struct cuda_exec *a, const latmc_
  * leaf, for the module's ensembles, which hand it to the model's member accessors
  * (ising/cuda_ising_leaf.h); NULL for k boxes or a part. */
 struct cuda_box *cuda_exec_lone_box(struct cuda_exec *x, const struct cuda_leaf **leaf);
+
+/* ops.part_halo_depth: the halo planes a part's box reads beyond its own (the leaf's sent
+ * planes: Heisenberg 2, which the core fills after a set beyond its halo of 1); 0 for a
+ * sim of the whole lattice. */
+int cuda_exec_part_halo_depth(const struct cuda_exec *x);
 
 #endif

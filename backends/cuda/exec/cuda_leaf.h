@@ -96,7 +96,8 @@ struct cuda_leaf {
     /* Optional (NULL: the storage is the API's layout, copied as it is): the API's bytes of
      * `planes` planes of the lattice at `host` (pageable host memory) into the box's local
      * planes from local_p0 on, or those local planes into `host`. Enqueued on `stream`;
-     * the caller waits before it touches `host` again. */
+     * the caller waits before it touches `host` again. With several replicas `host` holds
+     * them one after another, each `planes` planes (get_planes' layout, lib/backend.h). */
     cudaError_t (*put_planes)(const latmc_sim *sim, const struct cuda_box *b,
                               cudaStream_t stream, int64_t local_p0, const void *host,
                               int64_t planes);
@@ -139,8 +140,8 @@ struct cuda_leaf {
                           unsigned long long *changed);
     /* The sums of the box's own planes into the device struct `sums` (sums_size bytes,
      * cleared by the executor). Integer sums (Ising, Potts), added over the boxes in any
-     * order; a model of floating-point sums will take the executor's per-plane reduction
-     * (cuda_slab_exec_measure_planes) through a member of its own. */
+     * order; a model of floating-point sums has measure_planes instead (below) and NULL
+     * here. */
     cudaError_t (*measure)(const latmc_sim *sim, const struct cuda_box_range *own,
                            cudaStream_t stream, void *sums);
     /* Optional (NULL: latmc_sim_device_view refused): the dtype of a device view of a
@@ -159,6 +160,27 @@ struct cuda_leaf {
      * executor). Integers, added over ranges and boxes in any order. */
     cudaError_t (*projections)(const latmc_sim *sim, const struct cuda_box_range *r,
                                cudaStream_t stream, int64_t *proj);
+    /* ---- appended for the Heisenberg leaf (heisenberg/): a configuration of floats in
+     * two buffers, floating-point sums ---- */
+    /* Optional (NULL: every storage byte cold_byte): the cold start of the box's whole
+     * storage, enqueued on `stream`. */
+    cudaError_t (*cold)(const latmc_sim *sim, const struct cuda_box *b, cudaStream_t stream);
+    /* Optional (NULL: written_array): the arrays [*first, *first + count) that a step wrote
+     * on box b, its return value the count (0: nothing to send). Asked after the step's
+     * border ranges are enqueued (Heisenberg: the buffer its pass wrote; none after the
+     * colour-1 step, which its pass did already). */
+    int (*written_arrays)(const struct cuda_box *b, const struct latmc_step *step, int *first);
+    /* Optional (NULL: measure, integer sums): floating-point sums, whose total depends on
+     * the order of the additions: the sums of plane q of range r (plane_sums doubles: the
+     * model's sums struct) at q plane_sums of a device array of the leaf's, *out pointing
+     * at it. The executor adds the planes in plane order from zero (model add_sums), so
+     * the total is the same for every cut into boxes or parts. */
+    cudaError_t (*measure_planes)(const latmc_sim *sim, const struct cuda_box_range *r,
+                                  cudaStream_t stream, double **out);
+    int plane_sums;
+    /* Optional (0: one): values per site in a device view, each a component array of the
+     * view's sites after the other, the replicas one after another (Heisenberg: 3). */
+    int view_components;
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: it still runs on the old executors. */

@@ -1,0 +1,519 @@
+/*
+ * The Heisenberg spin glass's leaf of the CUDA executor (cuda_leaf.h; doc/cuda.md,
+ * "Heisenberg spin glass"). Kernels: heisenberg_kernels.cu (heisenberg_cuda.h), launch
+ * geometry: cuda_heis_geometry.c.
+ *
+ * Storage: two buffers of the configuration, each the structure of arrays of the box's
+ * local planes (component c of replica r at (3 r + c) n_local + i), so the executor's
+ * arrays are 3 R per buffer, buffer k's from 3 R k on (one leaf table per replica count).
+ * A pass reads one buffer and writes the other (every site of its planes); `cur` names
+ * the one that holds the configuration.
+ *
+ * Steps: the schedule has two per pass (colour 0, colour 1). The pass kernel updates
+ * colour 0 of a tile and its halo from the old configuration, then colour 1 from those,
+ * so the colour-0 step runs the whole pass and the colour-1 step nothing. A pass over a
+ * plane range (struct cuda_heis_geom: own0, own_n, cut0 name the planes, the draws and
+ * the colouring by the lattice's coordinates) writes exactly what the whole pass writes
+ * there, reading the old configuration up to two planes beyond the range: halo 2, and
+ * every range of one step reads the buffer the step's first range read (cur flips once a
+ * pass). After the colour-0 step the executor sends the written buffer's outer own planes;
+ * after the colour-1 step nothing (written_arrays).
+ *
+ * A part of a lattice shared by processes: the core's plan has halo 1 and exchanges one
+ * plane per side after each step, through get_planes / put_planes. The pass's halo of two
+ * travels in the two exchanges of a pass: the one after the colour-0 step carries the
+ * second plane from each end into the planes two beyond the neighbours' ends, the one
+ * after the colour-1 step the first (the planes the core names), so at every pass the
+ * part holds the two planes beyond each end.
+ *
+ * Couplings (SoA on the device, J_{i,mu} at mu n_local + i) and the hot start are drawn
+ * on the host where they lie in the CPU's draws (the core's draw_couplings,
+ * lib/heisenberg_rules.h), so they are the CPU's floats bit for bit. Observables: the
+ * sums of each plane (the CPU's chunks, lib/heisenberg.h), added in plane order by the
+ * executor (measure_planes): the same doubles for every cut into boxes or parts.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "cuda_heis_leaf.h"
+#include "heisenberg.h"
+#include "heisenberg_cuda.h"
+#include "heisenberg_rules.h"
+#include "model.h"
+#include "plan.h"
+
+#define HALO 2   /* planes a pass reads beyond its range */
+#define NSUMS 13 /* struct latmc_heisenberg_sums as doubles */
+#define COMPONENTS LATMC_HEISENBERG_COMPONENTS
+
+_Static_assert(sizeof(struct latmc_heisenberg_sums) == NSUMS * sizeof(double) &&
+               offsetof(struct latmc_heisenberg_sums, mag) == sizeof(double) &&
+               offsetof(struct latmc_heisenberg_sums, overlap) == 4 * sizeof(double),
+               "struct latmc_heisenberg_sums is not 13 packed doubles");
+
+/* The leaf's state of a box (b->own). */
+struct heis_box {
+    int nrep;
+    int64_t plane_sites, n_local;   /* sites of a plane, of the local planes */
+    int cur;                        /* the buffer holding the configuration */
+    /* the pass in flight: from its colour-0 step's first range to its colour-1 step
+     * (pass_sweep, pass_step name the colour-0 step; pass_src the buffer it reads) */
+    bool in_pass;
+    uint64_t pass_sweep;
+    int pass_step, pass_src;
+    float *J;                       /* couplings, SoA over the local planes */
+    double *partials, *plane_sums;  /* the reduction's chunks and planes of the own planes */
+    long long rows_per_chunk, rows_per_plane;
+    struct cuda_heis_geom geom[2];  /* [heat bath?] passes over the own planes */
+};
+
+static struct heis_box *own_of(const struct cuda_box *b)
+{
+    return b->own;
+}
+
+static int64_t plane_sites_of(const latmc_sim *sim)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    return d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0];
+}
+
+/* Buffer k of box b (3 nrep arrays of n_local floats). */
+static float *buffer(const struct cuda_box *b, int k)
+{
+    const struct heis_box *h = own_of(b);
+    return (float *)b->data + (size_t)k * (size_t)(COMPONENTS * h->nrep) * (size_t)h->n_local;
+}
+
+float *cuda_heis_member_spins(const struct cuda_box *b)
+{
+    return buffer(b, own_of(b)->cur);
+}
+
+static int64_t heis_halo(const latmc_sim *sim)
+{
+    (void)sim;
+    return HALO;
+}
+
+/*
+ * Planes of each border range: a block of the pass kernel streams through a chunk of zc
+ * planes (3D; 2D: a tile of ty rows) and recomputes colour 0 of the planes next to it, a
+ * cost per chunk whatever its size. Borders of HALO = 2 planes added two chunks per box
+ * to the one-device count (at 128^3 on one H200, two boxes ran 10 % slower than one with
+ * the copies off); borders of a whole chunk keep the count. At least HALO (what the
+ * neighbours need; the interior then reads no halo), and at most half the thinnest box
+ * (the executor's two border ranges of a box must not overlap).
+ */
+static int64_t heis_border_planes(const latmc_sim *sim)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    const int64_t L = d->extent[d->ndim - 1];
+    int64_t w = HALO;
+    for (int hb = 0; hb < 2; hb++) {
+        struct cuda_heis_geom g;
+        if (cuda_heis_slab_geometry(sim, hb, (int)(L + 2 * HALO), HALO, (int)L, -HALO, &g) < 0)
+            continue; /* refused again, with the reason, at the box's creation */
+        const int64_t unit = g.ndim == 3 ? g.zc : g.ty;
+        w = unit > w ? unit : w;
+    }
+    int64_t thinnest = L;
+    for (int i = 0; i < sim->plan->n_boxes; i++) {
+        const int64_t planes = sim->plan->boxes[i].extent[d->ndim - 1];
+        thinnest = planes < thinnest ? planes : thinnest;
+    }
+    if (2 * w > thinnest)
+        w = thinnest / 2 > HALO ? thinnest / 2 : HALO;
+    return w;
+}
+
+static size_t heis_plane_bytes(const latmc_sim *sim)
+{
+    return (size_t)plane_sites_of(sim) * sizeof(float);
+}
+
+static int heis_written_arrays(const struct cuda_box *b, const struct latmc_step *step,
+                               int *first)
+{
+    const struct heis_box *h = own_of(b);
+    *first = h->cur * COMPONENTS * h->nrep; /* flipped by the pass's first range */
+    return step->colour == 0 ? COMPONENTS * h->nrep : 0;
+}
+
+static cudaError_t heis_cold(const latmc_sim *sim, const struct cuda_box *b,
+                             cudaStream_t stream)
+{
+    (void)sim;
+    struct heis_box *h = own_of(b);
+    h->in_pass = false;
+    /* both buffers, as 2 nrep replicas of the local planes */
+    return cuda_heis_cold_start(stream, b->data, h->n_local, 2 * h->nrep);
+}
+
+/*
+ * A part's exchange inside a pass (between its colour-0 and colour-1 steps) moves the
+ * second plane from each end and the plane two beyond: local plane lp of a one-plane
+ * move, as the exchange names it, to the plane it carries (the file's comment).
+ */
+static int64_t exchanged_plane(const struct cuda_box *b, int64_t lp, int64_t planes, bool get)
+{
+    if (!own_of(b)->in_pass || b->halo == 0 || planes != 1)
+        return lp;
+    const int64_t lo = b->halo, hi = b->halo + b->ex.planes; /* own planes [lo, hi) */
+    if (get)
+        return lp == lo ? lo + 1 : lp == hi - 1 ? hi - 2 : lp;
+    return lp == lo - 1 ? lo - 2 : lp == hi ? hi + 1 : lp;
+}
+
+/*
+ * `planes` local planes from local_p0 of the configuration's buffer <-> the API's layout
+ * at `host` (each replica's planes, 3 floats a site), transposed on the host through a
+ * structure-of-arrays copy that crosses the bus as one 2D copy of 3 nrep runs; waited
+ * for (the host copy is freed here).
+ */
+static cudaError_t move_planes(const struct cuda_box *b, cudaStream_t stream, float *soa,
+                               int64_t local_p0, float *get, const float *put, int64_t planes)
+{
+    const struct heis_box *h = own_of(b);
+    const size_t m = (size_t)(planes * h->plane_sites), rows = (size_t)(COMPONENTS * h->nrep);
+    float *tmp = malloc(m * rows * sizeof *tmp);
+    if (!tmp)
+        return cudaErrorMemoryAllocation;
+    float *dev = soa + (size_t)(local_p0 * h->plane_sites);
+    const size_t run = m * sizeof(float), pitch = (size_t)h->n_local * sizeof(float);
+    /* the 2D copies take pitches below 2^31 bytes (cudaDevAttrMaxPitch on current GPUs);
+     * larger boxes copy run by run */
+    const bool by_runs = pitch >= ((size_t)1 << 31);
+    cudaError_t err = cudaSuccess;
+    if (put)
+        for (int r = 0; r < h->nrep; r++)
+            for (int c = 0; c < COMPONENTS; c++)
+                for (size_t j = 0; j < m; j++)
+                    tmp[(size_t)(COMPONENTS * r + c) * m + j] =
+                        put[((size_t)r * m + j) * COMPONENTS + (size_t)c];
+    for (size_t k = 0; by_runs && k < rows && err == cudaSuccess; k++)
+        err = put ? cudaMemcpyAsync(dev + k * (size_t)h->n_local, tmp + k * m, run,
+                                    cudaMemcpyHostToDevice, stream)
+                  : cudaMemcpyAsync(tmp + k * m, dev + k * (size_t)h->n_local, run,
+                                    cudaMemcpyDeviceToHost, stream);
+    if (!by_runs)
+        err = put ? cudaMemcpy2DAsync(dev, pitch, tmp, run, run, rows, cudaMemcpyHostToDevice,
+                                      stream)
+                  : cudaMemcpy2DAsync(tmp, run, dev, pitch, run, rows, cudaMemcpyDeviceToHost,
+                                      stream);
+    const cudaError_t fin = cudaStreamSynchronize(stream);
+    if (err == cudaSuccess)
+        err = fin;
+    if (err == cudaSuccess && get)
+        for (int r = 0; r < h->nrep; r++)
+            for (int c = 0; c < COMPONENTS; c++)
+                for (size_t j = 0; j < m; j++)
+                    get[((size_t)r * m + j) * COMPONENTS + (size_t)c] =
+                        tmp[(size_t)(COMPONENTS * r + c) * m + j];
+    free(tmp);
+    return err;
+}
+
+static cudaError_t heis_put_planes(const latmc_sim *sim, const struct cuda_box *b,
+                                   cudaStream_t stream, int64_t local_p0, const void *host,
+                                   int64_t planes)
+{
+    (void)sim;
+    return move_planes(b, stream, buffer(b, own_of(b)->cur),
+                       exchanged_plane(b, local_p0, planes, false), NULL, host, planes);
+}
+
+static cudaError_t heis_get_planes(const latmc_sim *sim, const struct cuda_box *b,
+                                   cudaStream_t stream, int64_t local_p0, void *host,
+                                   int64_t planes)
+{
+    (void)sim;
+    return move_planes(b, stream, buffer(b, own_of(b)->cur),
+                       exchanged_plane(b, local_p0, planes, true), host, NULL, planes);
+}
+
+/* The hot start of the lattice's planes from global_p0: each replica's sites where they
+ * lie in the CPU's draws. */
+static cudaError_t heis_hot_planes(const latmc_sim *sim, const struct cuda_box *b,
+                                   cudaStream_t stream, int64_t local_p0, int64_t global_p0,
+                                   int64_t planes)
+{
+    struct heis_box *h = own_of(b);
+    h->in_pass = false;
+    const int64_t m = planes * h->plane_sites, i0 = global_p0 * h->plane_sites;
+    float *host = malloc((size_t)m * COMPONENTS * (size_t)h->nrep * sizeof *host);
+    if (!host)
+        return cudaErrorMemoryAllocation;
+    for (int r = 0; r < h->nrep; r++)
+        latmc_heisenberg_hot_range(host + (size_t)r * (size_t)m * COMPONENTS, i0, i0 + m,
+                                   sim->desc.seed, r);
+    const cudaError_t err = move_planes(b, stream, buffer(b, h->cur), local_p0, NULL, host,
+                                        planes);
+    free(host);
+    return err;
+}
+
+static void heis_box_destroy(struct cuda_box *b)
+{
+    struct heis_box *h = own_of(b);
+    if (!h)
+        return;
+    cudaFree(h->J);
+    cudaFree(h->partials);
+    cudaFree(h->plane_sums);
+    free(h);
+    b->own = NULL;
+}
+
+static int heis_box_create(const latmc_sim *sim, struct cuda_box *b)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    struct heis_box *h = calloc(1, sizeof *h);
+    if (!h)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA Heisenberg: cannot allocate a box's state");
+    b->own = h;
+    h->nrep = d->replicas;
+    h->plane_sites = plane_sites_of(sim);
+    const int64_t local = b->ex.planes + 2 * b->halo;
+    h->n_local = h->plane_sites * local;
+    /* the reduction's chunks, the CPU's (lib/heisenberg.h) */
+    h->rows_per_plane = d->ndim == 3 ? d->extent[1] : 1;
+    h->rows_per_chunk = latmc_heisenberg_rows_per_chunk(d->extent[0], h->rows_per_plane);
+    const long long nchunks = b->ex.planes * h->rows_per_plane / h->rows_per_chunk;
+    int st = LATMC_OK;
+    for (int hb = 0; hb < 2 && st == LATMC_OK; hb++)
+        st = cuda_heis_slab_geometry(sim, hb, (int)local, (int)b->halo, (int)b->ex.planes,
+                                     (int)(b->ex.origin - b->halo), &h->geom[hb]);
+    const size_t sums_bytes = (size_t)b->ex.planes * NSUMS * sizeof(double);
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMalloc((void **)&h->J, (size_t)h->n_local * (size_t)d->ndim *
+                                   sizeof(float)), "cannot allocate device memory for the "
+                        "couplings");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMalloc((void **)&h->partials, (size_t)nchunks * NSUMS *
+                                   sizeof(double)), "cannot allocate device memory for the "
+                        "reduction's partial sums");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMalloc((void **)&h->plane_sums, sums_bytes), "cannot allocate "
+                        "device memory for the sums per plane");
+    /* the members past the replicas stay zero */
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemsetAsync(h->plane_sums, 0, sums_bytes, b->ex.stream),
+                        "clearing the sums");
+    for (int k = 0; k < 2 && st == LATMC_OK; k++) {
+        const struct cuda_heis_geom *g = &h->geom[k];
+        cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA Heisenberg, %s passes: tiles of %d x "
+                       "%d sites, %d plane(s) per block, %d threads, prefetch %d, couplings in "
+                       "shared memory %d, %zu bytes of shared memory, grid %d x %d",
+                       k ? "heat-bath" : "overrelaxation", g->tx, g->ty, g->zc, g->threads,
+                       g->prefetch, g->jsmem, g->smem, g->tiles_x * g->tiles_y, g->chunks_z);
+    }
+    return st;
+}
+
+/* ---- couplings: the API's floats (ndim per site) of the planes the executor keeps ---- */
+
+static int64_t coupling_plane(const latmc_sim *sim)
+{
+    return plane_sites_of(sim) * sim->desc.ndim;
+}
+
+static int heis_draw_couplings(const latmc_sim *sim, int64_t first, int64_t planes,
+                               void **host)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    const int64_t L = d->extent[d->ndim - 1], per = coupling_plane(sim);
+    float *c = malloc((size_t)(planes * per) * sizeof *c);
+    if (!c)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA Heisenberg: cannot allocate %zu bytes of "
+                               "host memory for the couplings",
+                               (size_t)(planes * per) * sizeof *c);
+    int st = LATMC_OK;
+    /* runs of consecutive lattice planes (the whole lattice: one run) */
+    for (int64_t k = 0; k < planes && st == LATMC_OK;) {
+        const int64_t g = ((first + k) % L + L) % L;
+        const int64_t n = planes - k < L - g ? planes - k : L - g;
+        st = cuda_core->draw_couplings(c + k * per, 1, d->couplings, g * per, (g + n) * per,
+                                       d->coupling_seed, d->n_threads);
+        k += n;
+    }
+    if (st < 0) {
+        free(c);
+        return st;
+    }
+    *host = c;
+    return LATMC_OK;
+}
+
+static void heis_couplings_to_float(const latmc_sim *sim, const void *host, int64_t host_plane,
+                                    float *buf, int64_t planes)
+{
+    const int64_t per = coupling_plane(sim);
+    memcpy(buf, (const float *)host + host_plane * per, (size_t)(planes * per) * sizeof(float));
+}
+
+static void heis_couplings_from_float(const latmc_sim *sim, void *host, int64_t host_plane,
+                                      const float *whole, int64_t global_plane, int64_t planes)
+{
+    const int64_t per = coupling_plane(sim);
+    memcpy((float *)host + host_plane * per, whole + global_plane * per,
+           (size_t)(planes * per) * sizeof(float));
+}
+
+/* The box's local planes of the host's couplings (planes from host_first on), transposed
+ * to the device's SoA on the host; waited for. */
+static cudaError_t heis_couplings_to_box(const latmc_sim *sim, const struct cuda_box *b,
+                                         cudaStream_t stream, const void *host,
+                                         int64_t host_first, int64_t host_planes)
+{
+    (void)host_planes; /* the executor keeps every local plane's (cuda_exec.c) */
+    const struct heis_box *h = own_of(b);
+    const int nd = sim->desc.ndim;
+    const int64_t L = sim->desc.extent[nd - 1], ps = h->plane_sites;
+    const int64_t local = b->ex.planes + 2 * b->halo;
+    float *soa = malloc((size_t)h->n_local * (size_t)nd * sizeof *soa);
+    if (!soa)
+        return cudaErrorMemoryAllocation;
+    const float *J = host;
+    for (int64_t l = 0; l < local; l++) {
+        const int64_t g = ((b->ex.origin - b->halo + l) % L + L) % L;
+        const int64_t k = ((g - host_first) % L + L) % L; /* its host plane */
+        for (int64_t j = 0; j < ps; j++)
+            for (int mu = 0; mu < nd; mu++)
+                soa[(size_t)mu * (size_t)h->n_local + (size_t)(l * ps + j)] =
+                    J[(size_t)((k * ps + j) * nd + mu)];
+    }
+    cudaError_t err = cudaMemcpyAsync(h->J, soa, (size_t)h->n_local * (size_t)nd *
+                                      sizeof(float), cudaMemcpyHostToDevice, stream);
+    const cudaError_t fin = cudaStreamSynchronize(stream); /* before soa goes */
+    free(soa);
+    return err != cudaSuccess ? err : fin;
+}
+
+/* ---- steps and observables ---- */
+
+/*
+ * Range r of the step's pass (the colour-0 step; the colour-1 step ends the pass). The
+ * first range of a pass flips cur; its other ranges read the same buffer (a step's ranges
+ * on a box come one after another, and a retried step after a failure reads what the
+ * failed one read).
+ */
+static cudaError_t heis_update(const latmc_sim *sim, const struct cuda_box_range *r,
+                               uint64_t sweep, const struct latmc_step *step,
+                               cudaStream_t stream, unsigned long long *changed)
+{
+    struct heis_box *h = own_of(r->box);
+    if (step->colour != 0) {
+        h->in_pass = false;
+        return cudaSuccess;
+    }
+    if (!h->in_pass || h->pass_sweep != sweep || h->pass_step != step->index) {
+        h->in_pass = true;
+        h->pass_sweep = sweep;
+        h->pass_step = step->index;
+        h->pass_src = h->cur;
+        h->cur = 1 - h->cur;
+    }
+    const struct latmc_heisenberg_params *p = sim->model_data;
+    const int hb = step->kind == LATMC_STEP_COLOUR;
+    struct cuda_heis_geom g = h->geom[hb];
+    if (!r->whole)
+        cuda_heis_geom_range(&g, (int)r->p0, (int)r->planes);
+    struct cuda_heis_pass_args a;
+    memset(&a, 0, sizeof a);
+    a.src = buffer(r->box, h->pass_src);
+    a.dst = buffer(r->box, 1 - h->pass_src);
+    a.J = h->J;
+    a.beta = p->beta;
+    a.h = p->h;
+    a.seed = sim->desc.seed;
+    a.rng = step->rng; /* the step names its draws */
+    a.count = changed;
+    return cuda_heis_pass(stream, &g, &a, sim->desc.precision == LATMC_PRECISION_DOUBLE, hb);
+}
+
+/*
+ * The sums of each plane of range r (the CPU's chunks, lib/heisenberg.h) into the box's
+ * plane_sums. The reduction reads the plane after each (forward bonds): a box alone wraps
+ * at the lattice's end; a range of a box with halos reads the next local plane, never
+ * wrapping (a lattice of planes + 1 planes with the local stride, from the range's first
+ * plane).
+ */
+static cudaError_t heis_measure_planes(const latmc_sim *sim, const struct cuda_box_range *r,
+                                       cudaStream_t stream, double **out)
+{
+    (void)sim;
+    const struct cuda_box *b = r->box;
+    const struct heis_box *h = own_of(b);
+    struct cuda_heis_geom g = h->geom[0];
+    size_t at = 0;
+    if (!r->whole) {
+        if (g.ndim == 3)
+            g.lz = (int)r->planes + 1;
+        else
+            g.ly = (int)r->planes + 1;
+        g.n = h->n_local;
+        at = (size_t)(r->p0 * h->plane_sites);
+    }
+    *out = h->plane_sums;
+    return cuda_heis_measure_planes(stream, &g, buffer(b, h->cur) + at, h->J + at,
+                                    h->rows_per_chunk,
+                                    r->planes * h->rows_per_plane / h->rows_per_chunk,
+                                    h->partials, h->plane_sums);
+}
+
+/* The configuration's buffer (latmc_sim_device_view: components N floats apart, replicas
+ * 3 N; it changes at every pass). */
+static cudaError_t heis_view(const latmc_sim *sim, struct cuda_box *b, cudaStream_t stream,
+                             void **data)
+{
+    (void)sim, (void)stream;
+    *data = cuda_heis_member_spins(b);
+    return cudaSuccess;
+}
+
+/* Heat-bath updates count as attempted (and accepted, by the kernel); overrelaxation moves
+ * as neither, as on the CPU. */
+static uint64_t heis_attempted(const latmc_sim *sim, int64_t sites)
+{
+    return sim->desc.algorithm == LATMC_ALGO_HEATBATH
+               ? (uint64_t)sites * (uint64_t)sim->desc.replicas : 0;
+}
+
+#define HEIS_LEAF(replicas)                                                                  \
+    {                                                                                        \
+        .model = LATMC_MODEL_HEISENBERG,                                                     \
+        .halo = heis_halo,                                                                   \
+        .border_planes = heis_border_planes,                                                 \
+        .plane_bytes = heis_plane_bytes,                                                     \
+        .arrays = 2 * COMPONENTS * (replicas), /* two buffers */                             \
+        .cold_byte = 0,                                                                      \
+        .hot_planes = heis_hot_planes,                                                       \
+        .put_planes = heis_put_planes,                                                       \
+        .get_planes = heis_get_planes,                                                       \
+        .box_create = heis_box_create,                                                       \
+        .box_destroy = heis_box_destroy,                                                     \
+        .draw_couplings = heis_draw_couplings,                                               \
+        .couplings_to_float = heis_couplings_to_float,                                       \
+        .couplings_from_float = heis_couplings_from_float,                                   \
+        .couplings_to_box = heis_couplings_to_box,                                           \
+        .update = heis_update,                                                               \
+        .view_dtype = LATMC_DTYPE_FLOAT32,                                                   \
+        .view = heis_view,                                                                   \
+        .attempted = heis_attempted,                                                         \
+        .cold = heis_cold,                                                                   \
+        .written_arrays = heis_written_arrays,                                               \
+        .measure_planes = heis_measure_planes,                                               \
+        .plane_sums = NSUMS,                                                                 \
+        .view_components = COMPONENTS,                                                       \
+    }
+
+static const struct cuda_leaf heis_leaves[2] = { HEIS_LEAF(1), HEIS_LEAF(2) };
+
+const struct cuda_leaf *cuda_heis_leaf_of(const latmc_sim *sim)
+{
+    return &heis_leaves[sim->desc.replicas > 1]; /* the model takes 1 or 2 */
+}

@@ -1,0 +1,19 @@
+/*
+ * Internal to the CUDA module: the Heisenberg spin glass's leaf of the one executor
+ * (exec/cuda_leaf.h; cuda_heis_leaf.c), and the accessor the module's ensembles
+ * (ens_heis_cuda.c) use on a member's box.
+ */
+#ifndef LATMC_CUDA_HEIS_LEAF_H
+#define LATMC_CUDA_HEIS_LEAF_H
+
+#include "cuda_leaf.h"
+
+/* The leaf of a Heisenberg sim (its storage counts the replicas' arrays). */
+const struct cuda_leaf *cuda_heis_leaf_of(const latmc_sim *sim);
+
+/* The structure-of-arrays buffer that holds the configuration of a box of this leaf
+ * (component c of replica r at (3 r + c) N + i): the ensembles' kernels update it in
+ * place, which leaves the box as its own sweeps would. */
+float *cuda_heis_member_spins(const struct cuda_box *b);
+
+#endif
