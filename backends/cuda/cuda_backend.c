@@ -394,8 +394,10 @@ static int cuda_device_view(latmc_sim *sim, latmc_device_view *view)
         const void *data = NULL;
         int dtype = 0;
         const int st = cuda_exec_view(sim, cs->exec, &data, &dtype);
-        if (st == LATMC_OK) /* one value per site, the API's order */
-            cuda_view_fill(sim, cs, view, data, dtype, 1, 1, 0, (int64_t)sim->nsites);
+        /* one value per site, the API's order (strides in bytes) */
+        const int64_t vb = (int64_t)sim->model->site_bytes(&sim->desc);
+        if (st == LATMC_OK)
+            cuda_view_fill(sim, cs, view, data, dtype, vb, 1, 0, vb * (int64_t)sim->nsites);
         return st;
     }
     if (cs->slabs)
@@ -510,18 +512,11 @@ static unsigned cuda_step_caps(latmc_sim *sim)
     return LATMC_STEP_CAP_FIXED_CUT | (sim->plan->n_boxes == 1 ? cs->kernels->caps : 0u);
 }
 
-/* The kernels' own chain for a one-box sim or the slabs (phi^4 chunks), else the model's
- * schedule. */
+/* The leaf's own chain (phi^4 chunks), else the model's schedule. */
 static int cuda_own_schedule(latmc_sim *sim)
 {
     const struct cuda_sim *cs = cuda_sim_of(sim);
-    if (cs->exec)
-        return 0;
-    if (cs->slabs)
-        return cuda_slabs_own_steps(sim, cs);
-    if (sim->plan->n_boxes != 1 || !cs->kernels->own_steps)
-        return 0;
-    return cs->kernels->own_steps(sim, cs);
+    return cs->exec ? cuda_exec_own_steps(sim, cs->exec) : 0;
 }
 
 /* The per-plane forms: of the one executor's sim, else of a part on the old executors

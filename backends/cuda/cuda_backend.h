@@ -80,16 +80,12 @@ struct cuda_model_kernels {
     /*
      * One step of a sweep of a one-box sim, as the core's plan hands it (lib/plan.c,
      * cuda_backend.c: run_steps): the model's step (lib/step.h: its colour, kind, sweep
-     * word), or step->index of the model's own chain where own_steps declares one (phi^4
-     * chunks: that sub-grid), or, with LATMC_STEP_CAP_PAIR in caps, the step fused with
+     * word), or, with LATMC_STEP_CAP_PAIR in caps, the step fused with
      * the next (Heisenberg: both colours of the step's pass in one launch). Enqueue only:
      * the tables are on the device already; accepted updates are added to cs->changed.
      */
     cudaError_t (*step)(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
                         const struct latmc_step *step);
-    /* Optional (NULL: the model's schedule): steps per sweep of a chain of the kernels'
-     * own for this sim, 0 for the model's (latmc_backend_ops.own_schedule). */
-    int (*own_steps)(const latmc_sim *sim, const struct cuda_sim *cs);
     /* LATMC_STEP_CAP_* that the one-box steps take (0: WHOLE steps only). */
     unsigned caps;
     /* Optional: updates attempted per sweep (NULL: one per site). */

@@ -1,19 +1,17 @@
 /*
- * The models the CUDA module runs: the leaves of the one executor (cuda_leaf.h: Potts and
- * Ising in every layout), and the kernel tables of the models still on the old executors
+ * The models the CUDA module runs: the leaves of the one executor (cuda_leaf.h: Potts,
+ * Ising and phi^4 in every layout), and the kernel tables of the models still on the old executors
  * (cuda_backend.h).
  */
 #include "cuda_backend.h"
 #include "cuda_ising_leaf.h"
 #include "cuda_leaf.h"
+#include "phi4/cuda_phi4_leaf.h"
 #include "heisenberg_cuda.h"
-
-extern const struct cuda_model_kernels cuda_phi4_kernels; /* cuda_phi4.c */
 
 const struct cuda_model_kernels *cuda_model_kernels_get(int model)
 {
     switch (model) {
-    case LATMC_MODEL_PHI4:  return &cuda_phi4_kernels;
     case LATMC_MODEL_HEISENBERG: return &cuda_heisenberg_kernels;
     default:                return NULL;
     }
@@ -28,6 +26,8 @@ const struct cuda_leaf *cuda_leaf_of(const latmc_sim *sim)
         return &cuda_potts_leaf;
     case LATMC_MODEL_ISING:
         return cuda_ising_leaf_of(sim);
+    case LATMC_MODEL_PHI4:
+        return cuda_phi4_leaf_of(sim);
     default:
         return NULL;
     }

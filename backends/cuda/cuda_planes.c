@@ -2,10 +2,10 @@
  * A one-device CUDA sim as one part of a lattice shared by processes (cuda_planes.h,
  * lib/part.h, doc/mpi.md "GPU ranks"): the step on the part's box, and the per-plane ops
  * by which lib/part.c exchanges halos, measures and gathers configurations, for the models
- * not yet on the one executor (Ising and Potts parts run on exec/cuda_exec.c). This file
- * has the step's schedule on two streams (below); cuda_planes_heis.c and
- * cuda_planes_phi4.c have the models' updates of a plane range, reductions and copies, and
- * say how wide their border ranges are and how they reach across the lattice's wrap.
+ * not yet on the one executor (Ising, Potts and phi^4 parts run on exec/cuda_exec.c). This
+ * file has the step's schedule on two streams (below); cuda_planes_heis.c has the model's
+ * updates of a plane range, reductions and copies, and says how wide its border ranges
+ * are and how they reach across the lattice's wrap.
  *
  * Every model: the halo exchange hides behind the interior: a step updates the box's
  * border planes (those its neighbours read) on a border stream of the highest priority
@@ -18,7 +18,7 @@
  *   sim's stream (interior): the previous borders. The interior reads no halo plane, and
  *     the halo copies touch no plane the interior writes or reads.
  * Between latmc_sim_sweep calls both streams are idle (the last step waits for both), and
- * the per-plane ops run on the sim's stream. phi^4 and Heisenberg planes travel
+ * the per-plane ops run on the sim's stream. Heisenberg planes travel
  * through a pinned host stage kept with the part (cuda_planes_stage): one DMA copy per
  * move, no allocation; a Heisenberg exchange inside a sweep goes straight between the
  * device and the part's page-locked halo buffers (cuda_planes_heis.c, wire_move), and
@@ -37,7 +37,6 @@
 #include "cuda_planes.h"
 #include "model.h"
 #include "part.h"
-#include "phi4_cuda.h"
 #include "plan.h"
 
 /* A part's own state, made at its first use (the sim's device current). */
@@ -51,11 +50,7 @@ struct cuda_planes {
      * the second plane from each end of the box [box0, box1) and the plane two beyond */
     bool shift;
     int64_t box0, box1;
-    /* phi^4 (cuda_planes_phi4.c): the one-device plan (site order) and draw keys */
-    bool phi4_ready;
-    struct cuda_phi4_plan phi4_plan;
-    struct cuda_phi4_keys phi4_keys;
-    /* phi^4, Heisenberg: planes in transit (cuda_planes_stage) */
+    /* Heisenberg: planes in transit (cuda_planes_stage) */
     void *stage_dev, *stage_host; /* device; pinned host */
     size_t stage_dev_bytes, stage_host_bytes;
     /* Heisenberg's halo exchange (cuda_planes_halo_buffer): the part's halo buffers
@@ -84,22 +79,6 @@ static int64_t plane_sites(const struct cuda_sim *cs)
 
 static int planes_state(struct cuda_sim *cs, struct cuda_planes **out);
 
-/* phi^4: the sim's plan and keys, made at the first use (the site-order schedule, or the
- * refusal saying why). */
-static int phi4_plan(latmc_sim *sim, struct cuda_planes **out)
-{
-    struct cuda_sim *cs = cuda_sim_of(sim);
-    struct cuda_planes *pl = NULL;
-    int st = planes_state(cs, &pl);
-    if (st == LATMC_OK && !pl->phi4_ready) {
-        st = cuda_planes_phi4_plan(sim, &pl->phi4_plan, &pl->phi4_keys);
-        pl->phi4_ready = st == LATMC_OK;
-    }
-    if (out)
-        *out = pl;
-    return st;
-}
-
 /*
  * The checks every per-plane op makes first, the part's device made current: a part runs
  * on one device, a model with per-plane forms here (what: the operation, for the message).
@@ -111,14 +90,11 @@ static int part_ready(latmc_sim *sim, const char *what)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s of a part spread over "
                                "several devices (desc.n_devices > 1): a part (MPI rank) runs "
                                "on one device", what);
-    /* (Ising, Potts: the one executor's per-plane forms, exec/cuda_exec.c) */
-    if (sim->desc.model != LATMC_MODEL_HEISENBERG && sim->desc.model != LATMC_MODEL_PHI4)
+    /* (Ising, Potts, phi^4: the one executor's per-plane forms, exec/cuda_exec.c) */
+    if (sim->desc.model != LATMC_MODEL_HEISENBERG)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: no per-plane %s for the %s "
                                "model in this version", what, sim->model->name);
-    int st = cuda_check(cudaSetDevice(cs->device), "cudaSetDevice");
-    if (st == LATMC_OK && sim->desc.model == LATMC_MODEL_PHI4)
-        st = phi4_plan(sim, NULL); /* refuses the chunk schedule */
-    return st;
+    return cuda_check(cudaSetDevice(cs->device), "cudaSetDevice");
 }
 
 static bool is_heis(const latmc_sim *sim)
@@ -313,50 +289,7 @@ static cudaStream_t copy_stream(const struct cuda_sim *cs)
     return cs->planes && cs->planes->in_sweep ? cs->planes->border : cs->stream;
 }
 
-/*
- * phi^4 planes [p0, p1) (cuda_planes_phi4.c: contiguous
- * bytes in the API's layout) through the pinned stage, in chunks of whole planes: one DMA
- * copy and one memcpy each (a pageable copy would go through the driver's own staging,
- * at a fraction of the bus's speed), waited for on `stream`.
- */
-static int staged_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64_t p1,
-                       void *get_buf, const void *set_buf)
-{
-    struct cuda_sim *cs = cuda_sim_of(sim);
-    struct cuda_planes *pl = NULL;
-    int st = planes_state(cs, &pl);
-    if (st < 0)
-        return st;
-    const struct cuda_phi4_plan *plan = &pl->phi4_plan; /* made by part_ready for phi^4 */
-    const size_t pb = cuda_planes_phi4_plane_bytes(cs, plan);
-    int64_t per = (int64_t)(CUDA_PLANES_STAGE_BYTES / pb);
-    if (per < 1)
-        per = 1;
-    if (per > p1 - p0)
-        per = p1 - p0;
-    void *dev = NULL, *host = NULL;
-    st = cuda_planes_stage(cs, 0, (size_t)per * pb, &dev, &host);
-    const char *what = set_buf ? "copying planes to the device" : "copying planes to the host";
-    for (int64_t q = p0; q < p1 && st == LATMC_OK; q += per) {
-        const int64_t q1 = q + per < p1 ? q + per : p1;
-        const size_t at = (size_t)(q - p0) * pb, bytes = (size_t)(q1 - q) * pb;
-        if (set_buf)
-            memcpy(host, (const char *)set_buf + at, bytes);
-        const cudaError_t err = cuda_planes_phi4_move(cs, plan, stream, q, q1,
-                                                      set_buf ? NULL : host,
-                                                      set_buf ? host : NULL);
-        st = cuda_check(err, what);
-        const int fin = cuda_check(cudaStreamSynchronize(stream), what);
-        if (st == LATMC_OK)
-            st = fin;
-        if (st == LATMC_OK && get_buf)
-            memcpy((char *)get_buf + at, host, bytes);
-    }
-    return st;
-}
-
-/* Heisenberg and phi^4 planes (cuda_planes_heis.c, cuda_planes_phi4.c), on the copy
- * stream. */
+/* Heisenberg planes (cuda_planes_heis.c), on the copy stream. */
 static int byte_move(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
                      const void *set_buf)
 {
@@ -365,15 +298,11 @@ static int byte_move(latmc_sim *sim, int64_t p0, int64_t p1, void *get_buf,
     if (st < 0)
         return st;
     cudaStream_t stream = copy_stream(cs);
-    if (is_heis(sim)) {
-        if (p1 - p0 == 1) {
-            p0 = shifted_plane(cs, p0, get_buf != NULL);
-            p1 = p0 + 1;
-        }
-        st = cuda_planes_heis_move(sim, stream, p0, p1, get_buf, set_buf);
-    } else {
-        st = staged_move(sim, stream, p0, p1, get_buf, set_buf);
+    if (p1 - p0 == 1) {
+        p0 = shifted_plane(cs, p0, get_buf != NULL);
+        p1 = p0 + 1;
     }
+    st = cuda_planes_heis_move(sim, stream, p0, p1, get_buf, set_buf);
     if (st < 0 && cs->planes && cs->planes->in_sweep)
         drain(cs);
     return st;
@@ -407,34 +336,26 @@ int cuda_planes_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums)
     if (settled < 0)
         return settled;
     const int st = part_ready(sim, "reduction");
-    return st < 0         ? st
-           : is_heis(sim) ? cuda_planes_heis_measure(sim, p0, p1, sums)
-                          : cuda_planes_phi4_measure(sim, &cs->planes->phi4_plan, p0, p1, sums);
+    return st < 0 ? st : cuda_planes_heis_measure(sim, p0, p1, sums);
 }
 
 /* Step c on the box's planes [q0, q1) on `stream` (nothing when empty). */
 static cudaError_t update(const latmc_sim *sim, struct cuda_sim *cs, cudaStream_t stream,
                           int64_t q0, int64_t q1, uint64_t sweep, const struct latmc_step *step)
 {
+    (void)sweep; /* the pass's draws are named by step->rng */
     if (q1 <= q0)
         return cudaSuccess;
-    if (is_heis(sim))
-        return cuda_planes_heis_pass(sim, cs, stream, q0, q1, step);
-    return cuda_planes_phi4_update(sim, cs, &cs->planes->phi4_plan, &cs->planes->phi4_keys,
-                                   stream, q0, q1, sweep, step);
+    return cuda_planes_heis_pass(sim, cs, stream, q0, q1, step);
 }
 
 /* Whether the part can step, or the refusal. *border: planes at each end of the box that
- * its neighbours read or that must be updated as one range (Heisenberg: the pass's halo,
- * 2; phi^4: its halo). */
+ * its neighbours read or that must be updated as one range (the pass's halo, 2). */
 static int step_ready(latmc_sim *sim, int64_t *border)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
     int st = part_ready(sim, "step");
-    if (is_heis(sim))
-        *border = st == LATMC_OK ? cuda_planes_heis_border(sim, cs) : 2;
-    else
-        *border = CUDA_PHI4_HALO;
+    *border = st == LATMC_OK ? cuda_planes_heis_border(sim, cs) : 2;
     return st;
 }
 
@@ -517,10 +438,9 @@ int cuda_planes_run_step(latmc_sim *sim, const struct latmc_step_call *call,
         return st;
     }
     /* the box's sites, once per sweep: at its step 0 (plan->n_steps is the model's
-     * sweep_steps, not the current schedule's count: phi^4, Heisenberg) */
+     * sweep_steps, not the current schedule's count: Heisenberg) */
     if (step->index == 0)
-        *attempted += heis ? cuda_planes_heis_attempted(sim, n * plane_sites(cs))
-                           : cuda_planes_phi4_attempted(sim, n * plane_sites(cs));
+        *attempted += cuda_planes_heis_attempted(sim, n * plane_sites(cs));
     if (!call->last)
         return LATMC_OK;
     unsigned long long changed = 0;
@@ -549,8 +469,6 @@ const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim)
         return NULL;
     if (sim->desc.model == LATMC_MODEL_HEISENBERG)
         return cuda_planes_heis_part_kernels(sim);
-    if (sim->desc.model == LATMC_MODEL_PHI4)
-        return cuda_planes_phi4_part_kernels(sim);
     return NULL;
 }
 
@@ -567,34 +485,3 @@ bool cuda_planes_slab_owns_spins(const latmc_sim *sim)
     return true;
 }
 
-int cuda_planes_slab_runs(const struct cuda_planes_slab *s, bool own_only,
-                          struct cuda_slab_run r[3])
-{
-    cuda_slab_runs_of(s->origin, s->planes, s->halo, s->L, r);
-    if (!own_only)
-        return 3;
-    r[0] = r[1];
-    return 1;
-}
-
-cudaError_t cuda_planes_slab_values(const latmc_sim *sim, struct cuda_sim *cs,
-                                    const struct cuda_planes_slab *s, size_t pb,
-                                    const void *host, void *out, cuda_planes_hot_fn hot)
-{
-    struct cuda_slab_run r[3];
-    const int n = cuda_planes_slab_runs(s, out != NULL, r);
-    cudaError_t err = cudaSuccess;
-    for (int k = 0; k < n && err == cudaSuccess; k++) {
-        char *dev = (char *)cs->spins + (size_t)r[k].local * pb;
-        const size_t bytes = (size_t)r[k].planes * pb;
-        if (out)
-            err = cudaMemcpyAsync((char *)out + (size_t)r[k].global * pb, dev, bytes,
-                                  cudaMemcpyDeviceToHost, cs->stream);
-        else if (host)
-            err = cudaMemcpyAsync(dev, (const char *)host + (size_t)r[k].global * pb, bytes,
-                                  cudaMemcpyHostToDevice, cs->stream);
-        else
-            err = hot(sim, cs, dev, r[k].global, r[k].planes);
-    }
-    return err;
-}

@@ -7,9 +7,8 @@
  * CPU's get_planes layout, so CPU and GPU parts give one chain.
  *
  * Models: the Heisenberg spin glass (cuda_planes_heis.c, the one-device pass on plane
- * ranges); phi^4 on the site-order schedule (cuda_planes_phi4.c, the slabs' kernels);
- * Ising and Potts parts run on the one executor (exec/cuda_exec.c); everything else is
- * refused
+ * ranges); Ising, Potts and phi^4 parts run on the one executor (exec/cuda_exec.c);
+ * everything else is refused
  * with LATMC_EUNSUPPORTED and the reason (the part API then refuses n_parts > 1 at
  * creation: lib/part.c probes get_planes).
  */
@@ -78,27 +77,6 @@ int cuda_planes_heis_move(latmc_sim *sim, cudaStream_t stream, int64_t p0, int64
 int cuda_planes_heis_measure(latmc_sim *sim, int64_t p0, int64_t p1, void *sums);
 int64_t cuda_planes_heis_border(const latmc_sim *sim, struct cuda_sim *cs);
 
-/* phi^4 (cuda_planes_phi4.c): the sim's plan and keys (LATMC_EUNSUPPORTED, saying why,
- * for the chunk schedule); the window (scratch) of a range of `planes` planes near an end
- * of the lattice; the update of the step on planes [q0, q1); move: get (get_buf) or set
- * (set_buf) planes [p0, p1), enqueued on `stream`. */
-struct cuda_phi4_plan;
-struct cuda_phi4_keys;
-int cuda_planes_phi4_plan(latmc_sim *sim, struct cuda_phi4_plan *plan,
-                          struct cuda_phi4_keys *keys);
-cudaError_t cuda_planes_phi4_update(const latmc_sim *sim, struct cuda_sim *cs,
-                                    const struct cuda_phi4_plan *plan,
-                                    const struct cuda_phi4_keys *keys, cudaStream_t stream,
-                                    int64_t q0, int64_t q1, uint64_t sweep,
-                                    const struct latmc_step *step);
-uint64_t cuda_planes_phi4_attempted(const latmc_sim *sim, int64_t sites);
-int cuda_planes_phi4_measure(latmc_sim *sim, const struct cuda_phi4_plan *plan, int64_t p0,
-                             int64_t p1, void *sums);
-size_t cuda_planes_phi4_plane_bytes(const struct cuda_sim *cs,
-                                    const struct cuda_phi4_plan *plan);
-cudaError_t cuda_planes_phi4_move(const struct cuda_sim *cs, const struct cuda_phi4_plan *plan,
-                                  cudaStream_t stream, int64_t p0, int64_t p1, void *get_buf,
-                                  const void *set_buf);
 
 
 /*
@@ -146,19 +124,10 @@ static inline int64_t cuda_planes_global(const struct cuda_planes_slab *s, int64
 }
 
 /*
- * The local planes as runs of consecutive planes (cuda_slab_exec.h's, of the several-GPU
- * slabs), for the copies between a slab and the whole lattice's layout: into the slab
- * (the starts, set_spins: halos included) three, the lower halo, the own planes and the
- * upper halo; out of it (own_only: get_spins) one, the own planes. Returns the count.
- */
-int cuda_planes_slab_runs(const struct cuda_planes_slab *s, bool own_only,
-                          struct cuda_slab_run r[3]);
-
-/*
  * GPU ranks that store their slab only (doc/mpi.md, "GPU ranks"): the kernel table a part
  * of n_parts > 1 runs instead of its model's, chosen at creation (cuda_backend.c), or NULL
- * for any other sim: Heisenberg (cuda_planes_heis.c), phi^4 (cuda_planes_phi4.c); Ising
- * and Potts parts are the one executor's (exec/cuda_exec.c).
+ * for any other sim: Heisenberg (cuda_planes_heis.c); Ising, Potts and phi^4 parts are
+ * the one executor's (exec/cuda_exec.c).
  */
 struct cuda_model_kernels;
 const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim);
@@ -168,18 +137,7 @@ const struct cuda_model_kernels *cuda_planes_part_kernels(const latmc_sim *sim);
 cudaError_t cuda_planes_slab_no_step(const latmc_sim *sim, struct cuda_sim *cs, uint64_t sweep,
                                      const struct latmc_step *step);
 bool cuda_planes_slab_owns_spins(const latmc_sim *sim);
-/* The starts and set/get_spins of a slab kept as the API's values (phi^4), `pb`
- * bytes a plane at cs->spins from local plane 0: the local planes, halos included, from
- * the whole lattice's `host`, or from `hot` (host NULL: the one-device hot start's values
- * of global planes [plane0, plane0 + planes) into dev); or the own planes into `out`
- * (the whole lattice's layout, the other planes untouched). Enqueued on cs->stream. */
-typedef cudaError_t (*cuda_planes_hot_fn)(const latmc_sim *sim, struct cuda_sim *cs, void *dev,
-                                          int64_t plane0, int64_t planes);
-cudaError_t cuda_planes_slab_values(const latmc_sim *sim, struct cuda_sim *cs,
-                                    const struct cuda_planes_slab *s, size_t pb,
-                                    const void *host, void *out, cuda_planes_hot_fn hot);
 const struct cuda_model_kernels *cuda_planes_heis_part_kernels(const latmc_sim *sim);
-const struct cuda_model_kernels *cuda_planes_phi4_part_kernels(const latmc_sim *sim);
 
 /* ops.get_coupling_planes (cuda_planes.c): a part's couplings of its planes [p0, p1) in
  * get_couplings' layout restricted to them, from a Heisenberg slab, which holds its

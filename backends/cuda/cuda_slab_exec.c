@@ -1,6 +1,6 @@
 /*
  * The per-slab executor of a sim on several devices (cuda_slab_exec.h): code that the
- * Ising, Heisenberg, phi^4 and Potts slabs share.
+ * Heisenberg slabs and the one executor's boxes share.
  */
 #include <pthread.h>
 #include <stdio.h>

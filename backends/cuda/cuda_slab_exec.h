@@ -1,7 +1,7 @@
 /*
  * Internal to the CUDA module: the per-slab executor shared by the slabs of a sim on
- * several devices, Heisenberg (cuda_slabs_heis.c), phi^4 (cuda_slabs_phi4.c), and by the
- * boxes of the one executor (exec/cuda_exec.c, which runs Potts and Ising): a slab's
+ * several devices, Heisenberg (cuda_slabs_heis.c), and by the
+ * boxes of the one executor (exec/cuda_exec.c: Potts, Ising, phi^4): a slab's
  * device, own planes,
  * streams, events and update counter, and the plumbing around them that every model's
  * slabs share (creating and releasing them, the waits of a step on the previous one and
@@ -141,7 +141,8 @@ int cuda_slab_exec_get_planes(struct cuda_slab_exec *first, size_t stride, int n
                               size_t plane_bytes, void *whole, const char *what);
 
 /*
- * The observables of slabs whose reduction gives sums per own plane (phi^4, Heisenberg):
+ * The observables of slabs whose reduction gives sums per own plane (Heisenberg, the
+ * one executor's phi^4 boxes):
  * on every slab (its device current) reduce(ex, ctx, &plane_sums) launches its reduction
  * on the main stream into the device array *plane_sums (nsums doubles per own plane),
  * read into the slab's pinned sums_host; every slab's reduction and read are enqueued

@@ -1,8 +1,8 @@
 /*
  * A sim on several devices whose model has no leaf of the one executor yet: one slab per
  * device, behind the model's own slabs (cuda_slabs.h says how; doc/cuda.md, "Several
- * GPUs"): Heisenberg (cuda_slabs_heis.c) and phi^4 (cuda_slabs_phi4.c). Ising and Potts
- * run on the one executor (exec/cuda_exec.c).
+ * GPUs"): Heisenberg (cuda_slabs_heis.c). Ising, Potts and phi^4 run on the one executor
+ * (exec/cuda_exec.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +18,6 @@
 struct cuda_slabs {
     int n;
     struct cuda_heis_slabs *heis;   /* a Heisenberg sim: its own slabs */
-    struct cuda_phi4_slabs *phi4;   /* a phi^4 sim: likewise */
 };
 
 static struct cuda_slabs *slabs_of(const struct cuda_sim *cs)
@@ -37,7 +36,6 @@ void cuda_slabs_destroy(struct cuda_sim *cs)
     if (!ss)
         return;
     cuda_heis_slabs_destroy(ss->heis);
-    cuda_phi4_slabs_destroy(ss->phi4);
     free(ss);
     cs->slabs = NULL;
 }
@@ -61,7 +59,7 @@ int cuda_slabs_set_couplings(const latmc_sim *sim, struct cuda_sim *cs, const fl
 int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
 {
     const latmc_sim_desc *d = &sim->desc;
-    if (d->model != LATMC_MODEL_HEISENBERG && d->model != LATMC_MODEL_PHI4)
+    if (d->model != LATMC_MODEL_HEISENBERG)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA backend runs the %s model as one "
                                "box only in this version (desc.n_parts = %d, desc.n_devices = "
                                "%d; several boxes or devices: Ising, Potts, phi^4 and Heisenberg); "
@@ -69,8 +67,7 @@ int cuda_slabs_create(const latmc_sim *sim, struct cuda_sim *cs)
     struct cuda_slabs *ss = calloc(1, sizeof *ss);
     if (!ss)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the slabs' state");
-    const int st = d->model == LATMC_MODEL_PHI4 ? cuda_phi4_slabs_create(sim, cs, &ss->phi4)
-                                                : cuda_heis_slabs_create(sim, &ss->heis);
+    const int st = cuda_heis_slabs_create(sim, &ss->heis);
     if (st < 0) {
         free(ss);
         return st;
@@ -91,9 +88,7 @@ int cuda_slabs_params_changed(const latmc_sim *sim, struct cuda_sim *cs)
 
 int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how)
 {
-    if (slabs_of(cs)->heis)
-        return cuda_heis_slabs_init_spins(sim, slabs_of(cs)->heis, how);
-    return cuda_phi4_slabs_init_spins(sim, slabs_of(cs)->phi4, how);
+    return cuda_heis_slabs_init_spins(sim, slabs_of(cs)->heis, how);
 }
 
 unsigned cuda_slabs_step_caps(const latmc_sim *sim, const struct cuda_sim *cs)
@@ -102,41 +97,25 @@ unsigned cuda_slabs_step_caps(const latmc_sim *sim, const struct cuda_sim *cs)
     return slabs_of(cs)->heis ? LATMC_STEP_CAP_PAIR : 0u;
 }
 
-int cuda_slabs_own_steps(const latmc_sim *sim, const struct cuda_sim *cs)
-{
-    (void)sim;
-    return slabs_of(cs)->phi4 ? cuda_phi4_slabs_own_steps(slabs_of(cs)->phi4) : 0;
-}
-
 int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
                         const struct latmc_step_call *call, uint64_t *accepted,
                         uint64_t *attempted)
 {
-    if (slabs_of(cs)->heis) /* pairs; the phi^4 slabs take whole steps */
-        return cuda_heis_slabs_run_step(sim, slabs_of(cs)->heis, call, accepted, attempted);
-    if (call->part != LATMC_STEP_WHOLE)
-        return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: a step call on slabs with part "
-                               "%d (a bug in the core)", call->part);
-    return cuda_phi4_slabs_run_step(sim, slabs_of(cs)->phi4, call, accepted, attempted);
+    /* pairs (LATMC_STEP_CAP_PAIR) */
+    return cuda_heis_slabs_run_step(sim, slabs_of(cs)->heis, call, accepted, attempted);
 }
 
 int cuda_slabs_measure(const latmc_sim *sim, struct cuda_sim *cs, void *sums)
 {
-    if (slabs_of(cs)->heis)
-        return cuda_heis_slabs_measure(sim, slabs_of(cs)->heis, sums);
-    return cuda_phi4_slabs_measure(sim, slabs_of(cs)->phi4, sums);
+    return cuda_heis_slabs_measure(sim, slabs_of(cs)->heis, sums);
 }
 
 int cuda_slabs_get_spins(const latmc_sim *sim, struct cuda_sim *cs, void *buf)
 {
-    if (slabs_of(cs)->heis)
-        return cuda_heis_slabs_get_spins(sim, slabs_of(cs)->heis, buf);
-    return cuda_phi4_slabs_get_spins(sim, slabs_of(cs)->phi4, buf);
+    return cuda_heis_slabs_get_spins(sim, slabs_of(cs)->heis, buf);
 }
 
 int cuda_slabs_set_spins(const latmc_sim *sim, struct cuda_sim *cs, const void *buf)
 {
-    if (slabs_of(cs)->heis)
-        return cuda_heis_slabs_set_spins(sim, slabs_of(cs)->heis, buf);
-    return cuda_phi4_slabs_set_spins(sim, slabs_of(cs)->phi4, buf);
+    return cuda_heis_slabs_set_spins(sim, slabs_of(cs)->heis, buf);
 }

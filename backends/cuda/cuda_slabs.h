@@ -25,9 +25,8 @@
  *
  * Models: the Heisenberg spin glass (cuda_slabs_heis.c: its own slabs, halo 2, a pass's
  * two colour steps taken as the core's pair, LATMC_STEP_CAP_PAIR, border planes and
- * copies beside the interior); phi^4 (cuda_slabs_phi4.c: halo 2, slabs of whole chunk
- * layers, the chunk schedule's two phases declared as its own schedule). Ising and Potts
- * run on the one executor (exec/cuda_exec.h); everything else is refused at create with
+ * copies beside the interior). Ising, Potts and phi^4 run on the one executor
+ * (exec/cuda_exec.h); everything else is refused at create with
  * LATMC_EUNSUPPORTED and the reason.
  *
  * A slab's device, own planes, streams, events and update counter, their creation and
@@ -75,12 +74,9 @@ void cuda_slabs_destroy(struct cuda_sim *cs);
 
 int cuda_slabs_params_changed(const latmc_sim *sim, struct cuda_sim *cs);
 int cuda_slabs_init_spins(const latmc_sim *sim, struct cuda_sim *cs, int how);
-/* What the slabs declare to the core's plan (ops.step_caps, ops.own_schedule): the
- * Heisenberg slabs take a pass's two colours as a pair (LATMC_STEP_CAP_PAIR), the phi^4
- * slabs on the chunk schedule have a schedule of their own (its steps per sweep; 0: the
- * model's). */
+/* What the slabs declare to the core's plan (ops.step_caps): the Heisenberg slabs take a
+ * pass's two colours as a pair (LATMC_STEP_CAP_PAIR). */
 unsigned cuda_slabs_step_caps(const latmc_sim *sim, const struct cuda_sim *cs);
-int cuda_slabs_own_steps(const latmc_sim *sim, const struct cuda_sim *cs);
 int cuda_slabs_run_step(const latmc_sim *sim, struct cuda_sim *cs,
                         const struct latmc_step_call *call, uint64_t *accepted,
                         uint64_t *attempted);
@@ -106,28 +102,6 @@ int cuda_heis_slabs_set_spins(const latmc_sim *sim, struct cuda_heis_slabs *hs,
 int cuda_heis_slabs_get_couplings(const latmc_sim *sim, struct cuda_heis_slabs *hs, float *buf);
 int cuda_heis_slabs_set_couplings(const latmc_sim *sim, struct cuda_heis_slabs *hs,
                                   const float *buf);
-
-/* The phi^4 slabs (cuda_slabs_phi4.c), behind the functions above; the one-device plan
- * and keys they run (cuda_phi4.c). */
-struct cuda_phi4_plan;
-struct cuda_phi4_keys;
-int cuda_phi4_plan_for_slabs(const latmc_sim *sim, const struct cuda_sim *cs,
-                             struct cuda_phi4_plan *plan, struct cuda_phi4_keys *keys);
-struct cuda_phi4_slabs;
-int cuda_phi4_slabs_create(const latmc_sim *sim, const struct cuda_sim *cs,
-                           struct cuda_phi4_slabs **out);
-void cuda_phi4_slabs_destroy(struct cuda_phi4_slabs *ps);
-int cuda_phi4_slabs_init_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps, int how);
-/* Steps per sweep of the slabs' own chain (the chunk schedule: its two phases), 0 for the
- * model's schedule (the site order). */
-int cuda_phi4_slabs_own_steps(const struct cuda_phi4_slabs *ps);
-int cuda_phi4_slabs_run_step(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
-                             const struct latmc_step_call *call, uint64_t *accepted,
-                             uint64_t *attempted);
-int cuda_phi4_slabs_measure(const latmc_sim *sim, struct cuda_phi4_slabs *ps, void *sums);
-int cuda_phi4_slabs_get_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps, void *buf);
-int cuda_phi4_slabs_set_spins(const latmc_sim *sim, struct cuda_phi4_slabs *ps,
-                              const void *buf);
 
 #endif
 

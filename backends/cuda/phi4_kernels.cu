@@ -854,7 +854,7 @@ extern "C" cudaError_t cuda_phi4_measure(cudaStream_t stream, const struct cuda_
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Slab variants (a sim on several devices, cuda_slabs_phi4.c)                               */
+/* Slab variants (a box with halos: phi4/cuda_phi4_leaf.c)                                  */
 /*
  * A slab's memory holds planes [cut0, cut0 + n) of the lattice's last axis (its own
  * planes and two halo planes on each side), in natural order: global plane p is memory

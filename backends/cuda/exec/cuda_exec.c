@@ -24,7 +24,8 @@
  * read (updates since the previous read: the counters are never cleared).
  *
  * Init and set_spins write the own planes and the halos, so no exchange follows them.
- * Observables: every box's integer sums of its own planes, added in box (= plane) order.
+ * Observables: every box's integer sums of its own planes, added in box (= plane) order;
+ * floating-point sums (the leaf's measure_planes) plane by plane, in plane order.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,18 +111,18 @@ static int alloc_on(void **ptr, size_t bytes, int device, int i, const char *wha
     return cuda_check(cudaMalloc(ptr, bytes), msg);
 }
 
-/* Box i of the executor, box `plan_box` of the plan, on its device: executor state,
- * storage (cold), tables, sums. */
-static int create_box(const latmc_sim *sim, struct cuda_exec *x, int i, int plan_box)
+/* Box i of the executor, own planes [origin, origin + planes) of the last axis, on its
+ * device: executor state, storage (cold), tables, sums. */
+static int create_box(const latmc_sim *sim, struct cuda_exec *x, int i, int64_t origin,
+                      int64_t planes)
 {
     const latmc_sim_desc *d = &sim->desc;
-    const int axis = d->ndim - 1;
     struct cuda_box *b = &x->box[i];
     /* a part runs on desc.device_index (lib/part.c chose it for its rank) */
     b->ex.device = x->part ? d->device_index : cuda_slab_device_of(d, i);
     b->ex.split = true; /* the interior's event recorded at every step */
-    b->ex.origin = sim->plan->boxes[plan_box].origin[axis];
-    b->ex.planes = sim->plan->boxes[plan_box].extent[axis];
+    b->ex.origin = origin;
+    b->ex.planes = planes;
     b->halo = x->halo;
     b->local.ndim = d->ndim;
     b->local.lx = d->extent[0];
@@ -188,10 +189,22 @@ int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct 
         cuda_exec_destroy(x);
         return st;
     }
+    /* the boxes' own planes: the plan's cut, or the leaf's (k boxes in this process) */
+    int64_t *cut = calloc(2 * (size_t)n, sizeof *cut);
+    if (!cut)
+        st = cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the boxes' cut");
     for (int i = 0; i < n && st == LATMC_OK; i++) {
-        st = create_box(sim, x, i, part ? sim->part->rank : i);
+        const struct latmc_box *pb = &sim->plan->boxes[part ? sim->part->rank : i];
+        cut[i] = pb->origin[d->ndim - 1];
+        cut[n + i] = pb->extent[d->ndim - 1];
+    }
+    if (st == LATMC_OK && n > 1 && leaf->cut)
+        st = leaf->cut(sim, n, cut, cut + n);
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        st = create_box(sim, x, i, cut[i], cut[n + i]);
         x->own_sites += x->box[i].ex.planes * plane_sites;
     }
+    free(cut);
     if (st == LATMC_OK)
         st = finish_all(x, "creating the boxes");
     if (st < 0) {
@@ -517,9 +530,23 @@ static cudaError_t reduce_box(struct cuda_slab_exec *ex, const void *ctx, void *
     return x->leaf->measure(sim, &own, ex->stream, b->sums);
 }
 
+/* Box ex's sums per own plane (cuda_slab_exec_measure_planes; the leaf's measure_planes). */
+static cudaError_t reduce_box_planes(struct cuda_slab_exec *ex, const void *ctx,
+                                     double **plane_sums)
+{
+    const struct reduce_ctx *rc = ctx;
+    const struct cuda_box *b = (const struct cuda_box *)ex; /* ex: its first member */
+    const struct cuda_box_range own = range_of(rc->x, b, rc->x->halo, ex->planes);
+    return rc->x->leaf->measure_planes(rc->sim, &own, ex->stream, plane_sums);
+}
+
 int cuda_exec_measure(const latmc_sim *sim, struct cuda_exec *x, void *sums)
 {
     const struct reduce_ctx rc = { sim, x };
+    if (x->leaf->measure_planes && x->halo > 0) /* floating point: plane by plane */
+        return cuda_slab_exec_measure_planes(sim, &x->box[0].ex, sizeof *x->box, x->n, x->L,
+                                             (int)(sim->model->sums_size / sizeof(double)),
+                                             reduce_box_planes, &rc, sums);
     return cuda_slab_exec_measure_slabs(sim, &x->box[0].ex, sizeof *x->box, x->n, reduce_box,
                                         &rc, sums);
 }
@@ -636,6 +663,11 @@ int cuda_exec_swap_tables(const latmc_sim *sa, struct cuda_exec *a, const latmc_
         b->leaf->params_changed(sb, &b->box[0]);
     }
     return LATMC_OK;
+}
+
+int cuda_exec_own_steps(const latmc_sim *sim, const struct cuda_exec *x)
+{
+    return x->leaf->own_steps ? x->leaf->own_steps(sim, &x->box[0]) : 0;
 }
 
 struct cuda_box *cuda_exec_lone_box(struct cuda_exec *x, const struct cuda_leaf **leaf)
@@ -768,11 +800,13 @@ int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
 
 /*
  * The sums of planes [p0, p1) of the box's own planes, each plane's into its tile: the
- * leaf's sums are integers (cuda_leaf.h), whose total does not depend on the grouping, so
- * all of them go into the first plane's tile and zeros into the others, which add up (in
- * plane order, model->add_sums) to exactly what one tile per plane gives, in one launch.
+ * leaf's per-plane sums where it has them (floating point), else the integer sums
+ * (cuda_leaf.h), whose total does not depend on the grouping, so all of them go into the
+ * first plane's tile and zeros into the others, which add up (in plane order,
+ * model->add_sums) to exactly what one tile per plane gives, in one launch.
  * A box whose halo is its own wrap reads across the wrap at the lattice's last plane: it
- * measures the whole lattice only.
+ * measures the whole lattice only, at once (its leaf adds the planes in order itself, so
+ * the total followed by zeros is the per-plane tiles' sum bit for bit).
  */
 int cuda_exec_measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
                              int64_t p1, void *sums)
@@ -792,6 +826,16 @@ int cuda_exec_measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t 
     const size_t size = sim->model->sums_size;
     memset(sums, 0, (size_t)(p1 - p0) * size);
     const struct cuda_box_range r = range_of(x, b, p0 - b->ex.origin + x->halo, p1 - p0);
+    if (x->leaf->measure_planes && !whole) {
+        double *plane_sums = NULL;
+        cudaError_t err = x->leaf->measure_planes(sim, &r, b->ex.stream, &plane_sums);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(sums, plane_sums, (size_t)(p1 - p0) * size,
+                                  cudaMemcpyDeviceToHost, b->ex.stream);
+        st = cuda_check(err, "measuring planes");
+        const int fin = cuda_check(cudaStreamSynchronize(b->ex.stream), "measuring planes");
+        return st < 0 ? st : fin;
+    }
     cudaError_t err = cudaMemsetAsync(b->sums, 0, size, b->ex.stream);
     if (err == cudaSuccess)
         err = x->leaf->measure(sim, &r, b->ex.stream, b->sums);

@@ -83,6 +83,10 @@ int cuda_exec_view(const latmc_sim *sim, struct cuda_exec *x, const void **data,
 int cuda_exec_swap_tables(const latmc_sim *sa, struct cuda_exec *a, const latmc_sim *sb,
                           struct cuda_exec *b);
 
+/* The length of the leaf's own chain of steps per sweep (ops.own_schedule; cuda_leaf.h,
+ * own_steps), 0 for the model's schedule. */
+int cuda_exec_own_steps(const latmc_sim *sim, const struct cuda_exec *x);
+
 /* The box of a sim of one box alone (halo 0: the whole lattice, its own wrap) and its
  * leaf, for the module's ensembles, which hand it to the model's member accessors
  * (ising/cuda_ising_leaf.h); NULL for k boxes or a part. */

@@ -139,8 +139,7 @@ struct cuda_leaf {
                           unsigned long long *changed);
     /* The sums of the box's own planes into the device struct `sums` (sums_size bytes,
      * cleared by the executor). Integer sums (Ising, Potts), added over the boxes in any
-     * order; a model of floating-point sums will take the executor's per-plane reduction
-     * (cuda_slab_exec_measure_planes) through a member of its own. */
+     * order; a model of floating-point sums adds per plane (measure_planes below). */
     cudaError_t (*measure)(const latmc_sim *sim, const struct cuda_box_range *own,
                            cudaStream_t stream, void *sums);
     /* Optional (NULL: latmc_sim_device_view refused): the dtype of a device view of a
@@ -159,6 +158,26 @@ struct cuda_leaf {
      * executor). Integers, added over ranges and boxes in any order. */
     cudaError_t (*projections)(const latmc_sim *sim, const struct cuda_box_range *r,
                                cudaStream_t stream, int64_t *proj);
+
+    /* ---- appended for phi^4 (issue 29) ---- */
+    /* Optional (NULL: the model's schedule): the length of the leaf's own chain of steps
+     * per sweep (0: the model's schedule) for the sim whose first box is `first`
+     * (ops.own_schedule); its steps come as latmc_step_own(index). phi^4's chunk
+     * schedule: one step per parity of the chunk layers along the last axis. */
+    int (*own_steps)(const latmc_sim *sim, const struct cuda_box *first);
+    /* Optional (NULL: the plan's cut): the leaf's own cut of the last axis into n > 1
+     * boxes of one process: box i's first plane origin[i] and planes[i], in plane order
+     * (phi^4's chunk schedule: whole chunk layers); a library status with the reason
+     * where no cut fits. */
+    int (*cut)(const latmc_sim *sim, int n, int64_t *origin, int64_t *planes);
+    /* Optional (NULL: measure, whose integer sums add up in any order): floating-point
+     * sums, whose total depends on the order of the additions. The sums of each of
+     * range r's planes (one model sums struct of doubles each) into a device array of the
+     * leaf's own (*plane_sums); the executor adds them in plane order with the model's
+     * add_sums from zero, the same additions for any cut (phi^4). A box alone (halo 0)
+     * still measures through measure, adding its planes in that order itself. */
+    cudaError_t (*measure_planes)(const latmc_sim *sim, const struct cuda_box_range *r,
+                                  cudaStream_t stream, double **plane_sums);
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: it still runs on the old executors. */
