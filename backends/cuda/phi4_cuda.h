@@ -130,6 +130,15 @@ cudaError_t cuda_phi4_measure_planes(cudaStream_t stream, const struct cuda_phi4
                                      const struct cuda_phi4_slab_range *r, double *partials,
                                      double *plane_sums);
 
+/* The Fourier modes' tiles (lib/modes.h: 2 ndim doubles a plane, exactly
+ * latmc_modes_tiles') of planes [first, first + count) of the lattice g, the first of
+ * them at phi (device); phases: the sim's tables (device, lib/modes_planes.c's layout);
+ * rows: 3 doubles per row of those planes (scratch); tiles: count tiles. */
+cudaError_t cuda_phi4_mode_tiles(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                                 const struct latmc_lattice *g, const void *phi,
+                                 int64_t first, int64_t count, const double *phases,
+                                 double *rows, double *tiles);
+
 #ifdef __cplusplus
 }
 #endif

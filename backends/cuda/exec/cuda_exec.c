@@ -625,6 +625,58 @@ int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
     return LATMC_OK;
 }
 
+/* latmc_modes_tile_doubles (the module does not link the core's function). */
+static size_t tile_doubles(const latmc_sim *sim)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    const int c = d->model == LATMC_MODEL_POTTS        ? d->q
+                  : d->model == LATMC_MODEL_HEISENBERG ? (d->replicas == 2 ? 12 : 3)
+                                                       : 1;
+    return (size_t)c * (size_t)d->ndim * 2;
+}
+
+int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, const double *phases,
+                         int64_t p0, int64_t p1, double *tiles)
+{
+    if (!x->leaf->mode_tiles)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s model has no "
+                               "device reduction of the Fourier modes", sim->model->name);
+    int64_t covered = 0, lo, hi;
+    for (int i = 0; i < x->n; i++)
+        if (own_within(x, i, p0, p1, &lo, &hi))
+            covered += hi - lo;
+    if (p1 <= p0 || covered != p1 - p0)
+        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: the Fourier modes of planes "
+                               "[%lld, %lld), which are not the boxes' own planes (a bug in "
+                               "the core)", (long long)p0, (long long)p1);
+    const size_t td = tile_doubles(sim), bytes = (size_t)(p1 - p0) * td * sizeof(double);
+    int st = stage_of(x, bytes);
+    if (st == LATMC_OK) /* the steps and halo copies in flight done */
+        st = finish_all(x, "making the Fourier modes' tiles");
+    cudaError_t err = cudaSuccess;
+    for (int i = 0; i < x->n && st == LATMC_OK && err == cudaSuccess; i++) {
+        struct cuda_box *b = &x->box[i];
+        if (!own_within(x, i, p0, p1, &lo, &hi))
+            continue;
+        if ((st = cuda_slab_set_device(b->ex.device)) < 0)
+            break;
+        const struct cuda_box_range r = range_of(x, b, lo - b->ex.origin + x->halo, hi - lo);
+        double *dev = NULL;
+        err = x->leaf->mode_tiles(sim, &r, b->ex.stream, phases, &dev);
+        if (err == cudaSuccess) /* each box's planes at their place: plane order */
+            err = cudaMemcpyAsync((double *)x->stage + (size_t)(lo - p0) * td, dev,
+                                  (size_t)(hi - lo) * td * sizeof(double),
+                                  cudaMemcpyDeviceToHost, b->ex.stream);
+    }
+    if (st == LATMC_OK)
+        st = cuda_check(err, "making the Fourier modes' tiles");
+    const int fin = finish_all(x, "making the Fourier modes' tiles");
+    if (st < 0 || fin < 0)
+        return st < 0 ? st : fin;
+    memcpy(tiles, x->stage, bytes);
+    return LATMC_OK;
+}
+
 int cuda_exec_view(const latmc_sim *sim, struct cuda_exec *x, const void **data, int *dtype)
 {
     if (x->n > 1 || x->part)

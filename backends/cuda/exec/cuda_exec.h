@@ -71,6 +71,15 @@ int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
 int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
                           int64_t *proj);
 
+/*
+ * The Fourier modes' tiles (lib/modes.h: latmc_modes_tile_doubles doubles a plane) of the
+ * lattice's planes [p0, p1), the boxes' own planes, into tiles in plane order: each box
+ * makes its planes' tiles on its device (the leaf's mode_tiles), each plane's exactly as
+ * latmc_modes_tiles makes it. LATMC_EUNSUPPORTED with the reason for a leaf without them.
+ */
+int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, const double *phases,
+                         int64_t p0, int64_t p1, double *tiles);
+
 /* The configuration of a one-box sim as one device array (its data, the leaf's view
  * dtype), waited for; LATMC_EUNSUPPORTED with the reason for several boxes or a leaf
  * without a view. */

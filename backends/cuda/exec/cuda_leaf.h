@@ -178,6 +178,13 @@ struct cuda_leaf {
      * still measures through measure, adding its planes in that order itself. */
     cudaError_t (*measure_planes)(const latmc_sim *sim, const struct cuda_box_range *r,
                                   cudaStream_t stream, double **plane_sums);
+    /* Optional (NULL: the executor refuses the Fourier modes' tiles): the tiles of the
+     * Fourier modes (lib/modes.h: a tile per plane, latmc_modes_tile_doubles doubles,
+     * latmc_modes_tiles' additions in their order) of range r's planes, in plane order,
+     * into a device array of the leaf's own (*tiles); phases: the sim's phase tables
+     * (host memory, the same for the sim's life; lib/modes.h). */
+    cudaError_t (*mode_tiles)(const latmc_sim *sim, const struct cuda_box_range *r,
+                              cudaStream_t stream, const double *phases, double **tiles);
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: it still runs on the old executors. */
