@@ -136,7 +136,7 @@ struct latmc_backend_ops {
      * beyond each end of a part's slab (lib/part.c) that the backend reads in a sweep
      * call and keeps current through its exchanges, where that is more than the model's
      * halo (CUDA Heisenberg: 2, its whole pass at a plan's even step; the exchange
-     * after that step carries the second plane, cuda_planes_heis.c). A load that sets
+     * after that step carries the second plane, backends/cuda/heisenberg/). A load that sets
      * the slab's own planes only fills that many from the neighbours
      * (latmc_part_fill_halos). */
     int (*part_halo_depth)(const latmc_sim *sim);
@@ -163,6 +163,16 @@ struct latmc_backend_ops {
      * latmc_modes_projections' integers. LATMC_EUNSUPPORTED with the reason where the
      * backend cannot for this sim. */
     int (*mode_projections)(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *proj);
+
+    /* Appended. Optional (NULL: the core makes them from get_planes, on the CPU backend
+     * only; lib/modes.c): the Fourier modes' tiles (lib/modes.h; the models of tiles:
+     * phi^4, Heisenberg) of the lattice's planes [p0, p1), the whole lattice [0, L) or a
+     * part's own planes, into tiles (latmc_modes_tile_doubles doubles a plane, in plane
+     * order), each exactly latmc_modes_tiles' doubles (the same additions in the same
+     * order); phases: the sim's phase tables (latmc_modes_sim_phases). LATMC_EUNSUPPORTED
+     * with the reason where the backend cannot for this sim. */
+    int (*mode_tiles)(latmc_sim *sim, const double *phases, int64_t p0, int64_t p1,
+                      double *tiles);
 };
 
 /*

@@ -1,6 +1,6 @@
 /*
  * The CUDA kernels of the module, behind plain C launchers (one job each): the C side
- * (cuda_backend.c) owns the sim and the memory, the .cu files own the kernels. Each
+ * (the executor and its leaves) owns the sim and the memory, the .cu files own the kernels. Each
  * launcher enqueues its kernel on `stream` and returns the launch status
  * (cudaGetLastError()); errors during the run surface at the next synchronisation.
  *
@@ -16,6 +16,7 @@
 #ifndef LATMC_CUDA_KERNELS_H
 #define LATMC_CUDA_KERNELS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cuda_runtime_api.h>
@@ -28,13 +29,22 @@
 extern "C" {
 #endif
 
+/* Up to CUDA_SLAB_COPY_RUNS runs of bytes between device memory that the stream's device
+ * reaches (its own), copied by one kernel launch (slab_kernels.cu): the halo copies of a
+ * box whose neighbours are on its device (exec/cuda_halo.c), as one launch where
+ * cudaMemcpyAsync takes one per run. */
+#define CUDA_SLAB_COPY_RUNS 2
+struct cuda_slab_copies {
+    const void *src[CUDA_SLAB_COPY_RUNS];
+    void *dst[CUDA_SLAB_COPY_RUNS];
+    size_t bytes[CUDA_SLAB_COPY_RUNS];
+    int n;
+};
+cudaError_t cuda_slab_copy_runs(cudaStream_t stream, const struct cuda_slab_copies *c);
+
 /* The kernels' image exists for this device (the gpu_arch the module was built for runs
  * on it): cudaSuccess, or the runtime's reason (cudaErrorNoKernelImageForDevice, ...). */
 cudaError_t cuda_kernels_check_device(void);
-
-/* Ising: hot start of n sites (INIT stream, as the CPU). */
-cudaError_t cuda_ising_hot_start(cudaStream_t stream, int8_t *spins, int64_t n, uint64_t seed);
-
 /* Ising: hot start of sites first_site .. first_site + n - 1 (both multiples of 4) of the
  * lattice into dst[0 .. n) (slab_kernels.cu): the draws of the one-device hot start. */
 cudaError_t cuda_ising_hot_start_range(cudaStream_t stream, int8_t *dst, int64_t first_site,

@@ -1,22 +1,11 @@
 /*
- * The models the CUDA module runs: the leaves of the one executor (cuda_leaf.h: Potts,
- * Ising and Heisenberg in every layout), and the kernel tables of the models still on
- * the old executors (cuda_backend.h).
+ * The models the CUDA module runs: each a leaf of the one executor (cuda_leaf.h), in
+ * every layout (one box, boxes on several devices, an MPI part's box).
  */
-#include "cuda_backend.h"
 #include "cuda_heis_leaf.h"
 #include "cuda_ising_leaf.h"
 #include "cuda_leaf.h"
-
-extern const struct cuda_model_kernels cuda_phi4_kernels; /* cuda_phi4.c */
-
-const struct cuda_model_kernels *cuda_model_kernels_get(int model)
-{
-    switch (model) {
-    case LATMC_MODEL_PHI4:  return &cuda_phi4_kernels;
-    default:                return NULL;
-    }
-}
+#include "phi4/cuda_phi4_leaf.h"
 
 extern const struct cuda_leaf cuda_potts_leaf; /* potts/cuda_potts.c */
 
@@ -27,6 +16,8 @@ const struct cuda_leaf *cuda_leaf_of(const latmc_sim *sim)
         return &cuda_potts_leaf;
     case LATMC_MODEL_ISING:
         return cuda_ising_leaf_of(sim);
+    case LATMC_MODEL_PHI4:
+        return cuda_phi4_leaf_of(sim);
     case LATMC_MODEL_HEISENBERG:
         return cuda_heis_leaf_of(sim);
     default:

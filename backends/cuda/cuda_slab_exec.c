@@ -1,6 +1,5 @@
 /*
- * The per-slab executor of a sim on several devices (cuda_slab_exec.h): code that the
- * phi^4 slabs and the one executor's boxes share.
+ * The per-box plumbing (cuda_slab_exec.h) that the one executor's boxes use.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -160,34 +159,6 @@ cudaError_t cuda_slab_copy_to(const struct cuda_slab_exec *src, const void *from
     if (src->device == dst->device)
         return cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream);
     return cudaMemcpyPeerAsync(to, dst->device, from, src->device, bytes, stream);
-}
-
-cudaError_t cuda_slab_copy_runs_to(const struct cuda_slab_exec *src, const void *from,
-                                   size_t src_pitch, const struct cuda_slab_exec *dst, void *to,
-                                   size_t dst_pitch, size_t bytes, size_t count,
-                                   cudaStream_t stream)
-{
-    /* the 2D and 3D copies take pitches below 2^31 bytes (cudaDevAttrMaxPitch on current
-     * GPUs); larger slabs copy run by run */
-    const size_t max_pitch = (size_t)1 << 31;
-    if (count == 1 || src_pitch >= max_pitch || dst_pitch >= max_pitch) {
-        cudaError_t err = cudaSuccess;
-        for (size_t k = 0; k < count && err == cudaSuccess; k++)
-            err = cuda_slab_copy_to(src, (const char *)from + k * src_pitch, dst,
-                                    (char *)to + k * dst_pitch, bytes, stream);
-        return err;
-    }
-    if (src->device == dst->device)
-        return cudaMemcpy2DAsync(to, dst_pitch, from, src_pitch, bytes, count,
-                                 cudaMemcpyDeviceToDevice, stream);
-    struct cudaMemcpy3DPeerParms p;
-    memset(&p, 0, sizeof p);
-    p.srcPtr = (struct cudaPitchedPtr){ (void *)from, src_pitch, bytes, count };
-    p.srcDevice = src->device;
-    p.dstPtr = (struct cudaPitchedPtr){ to, dst_pitch, bytes, count };
-    p.dstDevice = dst->device;
-    p.extent = (struct cudaExtent){ bytes, count, 1 };
-    return cudaMemcpy3DPeerAsync(&p, stream);
 }
 
 void cuda_slab_runs_of(int64_t origin, int64_t planes, int64_t halo, int64_t L,

@@ -1,13 +1,12 @@
 /*
- * Internal to the CUDA module: the per-slab executor shared by the slabs of a sim on
- * several devices, phi^4 (cuda_slabs_phi4.c), and by the boxes of the one executor
- * (exec/cuda_exec.c, which runs Potts, Ising and Heisenberg): a slab's device, own planes,
+ * Internal to the CUDA module: the per-box state used by the boxes of the one executor
+ * (exec/cuda_exec.c: Potts, Ising, phi^4, Heisenberg): a box's device, own planes,
  * streams, events and update counter, and the plumbing around them that every model's
  * slabs share (creating and releasing them, the waits of a step on the previous one and
  * on every slab, reading the counters, copies between slabs and with the host, the
  * measure from sums per plane, peer access between neighbouring devices). What each
- * model updates on which stream, and why its waits are enough, stays with the model's
- * slabs (cuda_slabs.h).
+ * leaf updates on which stream, and why its waits are enough, is the executor's
+ * (exec/cuda_exec.c).
  *
  * Functions over all n slabs take the first executor and the stride between them (each
  * embedded in a model's slab as its first member: &slab[0].ex, sizeof slab[0]).
@@ -102,16 +101,6 @@ int cuda_slab_exec_read_counts(struct cuda_slab_exec *first, size_t stride, int 
 cudaError_t cuda_slab_copy_to(const struct cuda_slab_exec *src, const void *from,
                               const struct cuda_slab_exec *dst, void *to, size_t bytes,
                               cudaStream_t stream);
-
-/* The same for `count` runs of `bytes` each, the runs src_pitch bytes apart in src's
- * memory and dst_pitch in dst's (several arrays of one layout, e.g. the components of a
- * spin: one copy where there were count). Where a pitch exceeds what the runtime's 2D
- * copies take, count plain copies. */
-cudaError_t cuda_slab_copy_runs_to(const struct cuda_slab_exec *src, const void *from,
-                                   size_t src_pitch, const struct cuda_slab_exec *dst, void *to,
-                                   size_t dst_pitch, size_t bytes, size_t count,
-                                   cudaStream_t stream);
-
 /* A slab's local planes (its own planes and `halo` on each side) as three runs of
  * consecutive planes of the lattice's L: the lower halo, the own planes, the upper halo
  * (each contiguous: a slab has at least `halo` planes, so a halo wraps only as a whole). */
@@ -120,7 +109,7 @@ struct cuda_slab_run {
 };
 void cuda_slab_runs(const struct cuda_slab_exec *e, int64_t halo, int64_t L,
                     struct cuda_slab_run r[3]);
-/* The same of own planes [origin, origin + planes) (a GPU rank's slab too, cuda_planes.h). */
+/* The same of own planes [origin, origin + planes) (a GPU rank's box too). */
 void cuda_slab_runs_of(int64_t origin, int64_t planes, int64_t halo, int64_t L,
                        struct cuda_slab_run r[3]);
 
@@ -140,8 +129,8 @@ int cuda_slab_exec_get_planes(struct cuda_slab_exec *first, size_t stride, int n
                               size_t plane_bytes, void *whole, const char *what);
 
 /*
- * The observables of slabs whose reduction gives sums per own plane (phi^4; Heisenberg's
- * boxes, exec/cuda_exec.c):
+ * The observables of boxes whose reduction gives sums per own plane (phi^4 and
+ * Heisenberg, exec/cuda_exec.c):
  * on every slab (its device current) reduce(ex, ctx, &plane_sums) launches its reduction
  * on the main stream into the device array *plane_sums (nsums doubles per own plane),
  * read into the slab's pinned sums_host; every slab's reduction and read are enqueued

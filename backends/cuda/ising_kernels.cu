@@ -33,13 +33,6 @@
 #include "cuda_philox.cuh"
 #include "ising_rules.h"
 
-__global__ void ising_hot_start_kernel(int8_t *spins, int64_t n, uint64_t seed)
-{
-    const int64_t nblocks = (n + 3) / 4;
-    for (int64_t b = cuda_first_item(); b < nblocks; b += cuda_item_stride())
-        latmc_ising_hot_block(spins, n, seed, b);
-}
-
 __global__ void ising_sweep_colour_kernel(struct latmc_lattice g, int8_t *spins,
                                           const struct latmc_ising_tables *tables, int algorithm,
                                           uint64_t seed, struct latmc_rng_name name,
@@ -223,13 +216,6 @@ static void launch_rows(cudaStream_t stream, const struct latmc_lattice *g, int8
     else
         ising_sweep_rows_kernel<NW, false><<<grid, CUDA_THREADS, 0, stream>>>(
             *g, spins, tables, keys, name, colour, changed);
-}
-
-extern "C" cudaError_t cuda_ising_hot_start(cudaStream_t stream, int8_t *spins, int64_t n,
-                                            uint64_t seed)
-{
-    ising_hot_start_kernel<<<cuda_grid((n + 3) / 4), CUDA_THREADS, 0, stream>>>(spins, n, seed);
-    return cudaGetLastError();
 }
 
 extern "C" cudaError_t cuda_ising_sweep_colour(cudaStream_t stream, const struct latmc_lattice *g,

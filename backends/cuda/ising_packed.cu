@@ -506,15 +506,6 @@ extern "C" int cuda_ising_packed_coupling_words(const struct latmc_lattice *g)
     return g->ndim == 3 ? 2 : 1;
 }
 
-extern "C" cudaError_t cuda_ising_pack_couplings(cudaStream_t stream,
-                                                 const struct latmc_lattice *g,
-                                                 const int8_t *eps, uint32_t *colour0,
-                                                 uint32_t *colour1)
-{
-    const int64_t planes = g->ndim == 3 ? g->lz : g->ly;
-    return cuda_ising_pack_couplings_planes(stream, g, 0, planes, eps, 0, colour0, colour1);
-}
-
 extern "C" cudaError_t cuda_ising_pack_couplings_planes(cudaStream_t stream,
                                                         const struct latmc_lattice *g,
                                                         int64_t p0, int64_t p1,

@@ -61,13 +61,9 @@ bool cuda_ising_packed_fits_couplings(const struct latmc_lattice *g);
  * packed_neighbours); 1 in 2D, 2 in 3D. */
 int cuda_ising_packed_coupling_words(const struct latmc_lattice *g);
 
-/* The +-J couplings eps[ndim i + mu] (device, int8 +-1) into both colours' coupling words
- * (cuda_ising_packed_words() x cuda_ising_packed_coupling_words() words each). */
-cudaError_t cuda_ising_pack_couplings(cudaStream_t stream, const struct latmc_lattice *g,
-                                      const int8_t *eps, uint32_t *colour0, uint32_t *colour1);
-
-/* The same for the planes [p0, p1) of the last axis only (3D: z planes, 2D: rows), from a
- * window of whole planes of couplings: slot k of `window` (L_plane ndim bytes) holds the
+/* The +-J couplings (int8 +-1) of the planes [p0, p1) of the last axis (3D: z planes, 2D:
+ * rows) into both colours' coupling words (cuda_ising_packed_words() x
+ * cuda_ising_packed_coupling_words() words each), from a window of whole planes of couplings: slot k of `window` (L_plane ndim bytes) holds the
  * couplings of plane (window_plane0 + k) mod L_last. The window must hold the planes p0 - 1
  * (periodic) .. p1 - 1. The whole lattice's couplings are the window of plane 0 and all
  * planes. */

@@ -1,14 +1,15 @@
 /*
- * phi^4 on the GPU: what the C side of the module (cuda_phi4.c: the plan, the model's
- * table) and the kernels (phi4_kernels.cu) share. The chain the kernels run is defined in
+ * phi^4 on the GPU: what the C side of the module (phi4/: the plan, the executor's leaf)
+ * and the kernels (phi4_kernels.cu) share. The chain the kernels run is defined in
  * doc/models/phi4.md, "The CUDA chain":
  *
  * - chunk schedule (the default wherever the extents allow): the lattice is cut into
  *   chunks of b[0] x b[1] (x b[2]) sites; the chunks fall into 2^ndim sub-grids by the
  *   parity of their chunk coordinates, and a sub-grid's chunks, whose two-site halos never
  *   reach into one another, are updated concurrently: one launch per sub-grid, in the order
- *   p = (cx mod 2) + 2 (cy mod 2) + 4 (cz mod 2) = 0 .. 2^ndim - 1: the steps of the
- *   sim's sweep, a schedule of its own declared to the core (cuda_phi4.c). A block loads
+ *   p = (cx mod 2) + 2 (cy mod 2) + 4 (cz mod 2) = 0 .. 2^ndim - 1, a schedule of its
+ *   own declared to the core (phi4/cuda_phi4_leaf.c: a step per cut parity, the
+ *   sub-grids of that parity, consecutive in this order). A block loads
  *   its chunk plus halo into shared memory once and runs all nloc passes there, colour by
  *   colour, nhit hits per site with the site's corona computed once per pass and colour.
  * - site-order schedule (extents that take no chunks, or LATMC_CUDA_PHI4_CHUNK=none): the
@@ -74,7 +75,7 @@ cudaError_t cuda_phi4_prepare(const struct cuda_phi4_plan *plan);
 cudaError_t cuda_phi4_hot_start(cudaStream_t stream, const struct cuda_phi4_plan *plan,
                                 void *phi, int64_t n, uint64_t seed);
 
-/* One step of sweep `sweep` (the core's plan gives them in order, cuda_phi4.c): chunk
+/* One launch of sweep `sweep` on the whole lattice (phi4/cuda_phi4_leaf.c): chunk
  * schedule, sub-grid step->index (0 .. 2^ndim - 1) of its own chain, every chunk of it
  * through all nloc passes; site order, the model's step (its colour and sweep word).
  * Adds the accepted hits to *accepted (device). `tables` is the host copy of the sim's
@@ -91,7 +92,7 @@ cudaError_t cuda_phi4_measure(cudaStream_t stream, const struct cuda_phi4_plan *
                               const struct latmc_lattice *g, const void *phi, double *partials,
                               struct latmc_phi4_sums *sums);
 
-/* ---- a sim on several devices (cuda_slabs_phi4.c) ---- */
+/* ---- a box with halos: of several in one process, or a GPU rank's (phi4/) ---- */
 
 /*
  * What one slab launch covers. The slab's memory holds planes [cut0, cut0 + its planes)
@@ -128,6 +129,15 @@ cudaError_t cuda_phi4_measure_planes(cudaStream_t stream, const struct cuda_phi4
                                      const struct latmc_lattice *g, const void *phi,
                                      const struct cuda_phi4_slab_range *r, double *partials,
                                      double *plane_sums);
+
+/* The Fourier modes' tiles (lib/modes.h: 2 ndim doubles a plane, exactly
+ * latmc_modes_tiles') of planes [first, first + count) of the lattice g, the first of
+ * them at phi (device); phases: the sim's tables (device, lib/modes_planes.c's layout);
+ * rows: 3 doubles per row of those planes (scratch); tiles: count tiles. */
+cudaError_t cuda_phi4_mode_tiles(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                                 const struct latmc_lattice *g, const void *phi,
+                                 int64_t first, int64_t count, const double *phases,
+                                 double *rows, double *tiles);
 
 #ifdef __cplusplus
 }

@@ -854,7 +854,7 @@ extern "C" cudaError_t cuda_phi4_measure(cudaStream_t stream, const struct cuda_
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Slab variants (a sim on several devices, cuda_slabs_phi4.c)                               */
+/* Slab variants (a box with halos: phi4/cuda_phi4_leaf.c)                                  */
 /*
  * A slab's memory holds planes [cut0, cut0 + n) of the lattice's last axis (its own
  * planes and two halo planes on each side), in natural order: global plane p is memory
@@ -1080,5 +1080,108 @@ extern "C" cudaError_t cuda_phi4_measure_planes(cudaStream_t stream,
         return err;
     phi4_plane_sums_kernel<<<phi4_grid(r->count * PHI4_NPARTIALS, 128), 128, 0, stream>>>(
         r->count, g->ndim == 3 ? g->ly : 1, partials, plane_sums);
+    return cudaGetLastError();
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The Fourier modes' tiles (lib/modes.h; lib/modes_planes.c's phi4 planes, bit for bit)     */
+
+/*
+ * Each row's three sums in latmc_modes_tiles' order: site x adds v cos(k x), v sin(k x)
+ * and v into lane x mod 4 (x in order within a lane), and the lanes combine as
+ * (l0 + l1) + (l2 + l3). Four threads a row, one lane each; every thread of a warp runs
+ * every iteration (the shuffles), those past the last row with nothing to add.
+ */
+template <typename R>
+__global__ void phi4_mode_rows_kernel(int64_t lx, int64_t rows, const R *phi,
+                                      const double *cx, const double *sx, double *out)
+{
+    const int64_t groups = ((int64_t)gridDim.x * blockDim.x) / 4;
+    const int64_t first = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 4;
+    const int lane = threadIdx.x & 3;
+    const int64_t rounds = (rows + groups - 1) / groups;
+    for (int64_t k = 0; k < rounds; k++) {
+        const int64_t row = first + k * groups;
+        double re = 0, im = 0, sum = 0;
+        if (row < rows) {
+            const R *at = phi + row * lx;
+            for (int64_t x = lane; x < lx; x += 4) {
+                const double v = at[x];
+                re += v * cx[x];
+                im += v * sx[x];
+                sum += v;
+            }
+        }
+        /* lanes 0 and 2: l0 + l1, l2 + l3; lane 0: their sum */
+        re += __shfl_down_sync(0xffffffffu, re, 1);
+        im += __shfl_down_sync(0xffffffffu, im, 1);
+        sum += __shfl_down_sync(0xffffffffu, sum, 1);
+        re += __shfl_down_sync(0xffffffffu, re, 2);
+        im += __shfl_down_sync(0xffffffffu, im, 2);
+        sum += __shfl_down_sync(0xffffffffu, sum, 2);
+        if (lane == 0 && row < rows) {
+            out[3 * row] = re;
+            out[3 * row + 1] = im;
+            out[3 * row + 2] = sum;
+        }
+    }
+}
+
+/* Each plane's tile from its rows in order: x from the rows' sums, y (3D) from their
+ * totals times the row's phase, the last axis from the plane's total times its phase. */
+__global__ void phi4_mode_planes_kernel(int ndim, int64_t count, int64_t rows_per_plane,
+                                        int64_t first, const double *rows, const double *cy,
+                                        const double *sy, const double *cp, const double *sp,
+                                        double *tiles)
+{
+    for (int64_t k = cuda_first_item(); k < count; k += cuda_item_stride()) {
+        double x0 = 0, x1 = 0, y0 = 0, y1 = 0, total = 0;
+        for (int64_t y = 0; y < rows_per_plane; y++) {
+            const double *r = rows + 3 * (k * rows_per_plane + y);
+            x0 += r[0];
+            x1 += r[1];
+            if (ndim == 3) {
+                y0 += r[2] * cy[y];
+                y1 += r[2] * sy[y];
+            }
+            total += r[2];
+        }
+        double *t = tiles + (size_t)k * 2 * (size_t)ndim;
+        t[0] = x0;
+        t[1] = x1;
+        if (ndim == 3) {
+            t[2] = y0;
+            t[3] = y1;
+        }
+        t[2 * (ndim - 1)] = total * cp[first + k];
+        t[2 * (ndim - 1) + 1] = total * sp[first + k];
+    }
+}
+
+extern "C" cudaError_t cuda_phi4_mode_tiles(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+                                            const struct latmc_lattice *g, const void *phi,
+                                            int64_t first, int64_t count, const double *phases,
+                                            double *rows, double *tiles)
+{
+    const int64_t rows_per_plane = g->ndim == 3 ? g->ly : 1, nrows = count * rows_per_plane;
+    /* the tables: cos then sin of each axis in turn (lib/modes_planes.c) */
+    const double *cx = phases, *sx = phases + g->lx;
+    const double *cy = phases + 2 * g->lx, *sy = cy + g->ly;
+    const double *cp = g->ndim == 3 ? sy + g->ly : cy, *sp = cp + (g->ndim == 3 ? g->lz : g->ly);
+    const int threads = 128;
+    const unsigned grid = phi4_grid(4 * nrows, threads);
+    if (plan->precision == LATMC_PRECISION_FLOAT)
+        phi4_mode_rows_kernel<float><<<grid, threads, 0, stream>>>(g->lx, nrows,
+                                                                    (const float *)phi, cx, sx,
+                                                                    rows);
+    else
+        phi4_mode_rows_kernel<double><<<grid, threads, 0, stream>>>(g->lx, nrows,
+                                                                     (const double *)phi, cx,
+                                                                     sx, rows);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess)
+        return err;
+    phi4_mode_planes_kernel<<<phi4_grid(count, 128), 128, 0, stream>>>(
+        g->ndim, count, rows_per_plane, first, rows, cy, sy, cp, sp, tiles);
     return cudaGetLastError();
 }

@@ -1,11 +1,9 @@
 /*
- * Kernels of a sim on several devices or boxes (the one executor, cuda_slabs.c) that the
- * one-device code does not have: the Ising hot start of a box, its sites named by their
+ * Kernels of a sim's boxes (the one executor) that a box alone does not need: the Ising hot start of a box, its sites named by their
  * global index; the halo copies between boxes of one device as one launch.
  */
 #include "cuda_kernels.h"
 #include "cuda_launch.cuh"
-#include "cuda_slabs.h"
 #include "ising_rules.h"
 
 /* Sites first_block * 4 .. of the lattice into dst[0 ..]: latmc_ising_hot_block's draws. */

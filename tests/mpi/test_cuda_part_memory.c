@@ -1,6 +1,6 @@
 /*
  * A GPU rank stores its slab only (doc/mpi.md, "GPU ranks"; backends/cuda/exec/cuda_exec.c
- * for Ising, Potts and Heisenberg, cuda_planes_phi4.c): part 5 of 1024 of a
+ * for every model): part 5 of 1024 of a
  * lattice whose spins alone are 96 to 256 GiB (Ising 2D and 3D, packed, half a byte per
  * site, uniform and +-J; Potts, a byte per site; phi^4, a float per site; the Heisenberg
  * spin glass, two buffers of two replicas' spins and the couplings), more than any GPU

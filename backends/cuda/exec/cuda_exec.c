@@ -94,11 +94,6 @@ void cuda_exec_destroy(struct cuda_exec *x)
     free(x);
 }
 
-int cuda_exec_device(const struct cuda_exec *x)
-{
-    return x->box[0].ex.device;
-}
-
 static size_t storage_bytes(const struct cuda_exec *x, const struct cuda_box *b)
 {
     return (size_t)x->arrays * (size_t)(b->ex.planes + 2 * x->halo) * x->plane_bytes;
@@ -112,18 +107,18 @@ static int alloc_on(void **ptr, size_t bytes, int device, int i, const char *wha
     return cuda_check(cudaMalloc(ptr, bytes), msg);
 }
 
-/* Box i of the executor, box `plan_box` of the plan, on its device: executor state,
- * storage (cold), tables, sums. */
-static int create_box(const latmc_sim *sim, struct cuda_exec *x, int i, int plan_box)
+/* Box i of the executor, own planes [origin, origin + planes) of the last axis, on its
+ * device: executor state, storage (cold), tables, sums. */
+static int create_box(const latmc_sim *sim, struct cuda_exec *x, int i, int64_t origin,
+                      int64_t planes)
 {
     const latmc_sim_desc *d = &sim->desc;
-    const int axis = d->ndim - 1;
     struct cuda_box *b = &x->box[i];
     /* a part runs on desc.device_index (lib/part.c chose it for its rank) */
     b->ex.device = x->part ? d->device_index : cuda_slab_device_of(d, i);
     b->ex.split = true; /* the interior's event recorded at every step */
-    b->ex.origin = sim->plan->boxes[plan_box].origin[axis];
-    b->ex.planes = sim->plan->boxes[plan_box].extent[axis];
+    b->ex.origin = origin;
+    b->ex.planes = planes;
     b->halo = x->halo;
     b->local.ndim = d->ndim;
     b->local.lx = d->extent[0];
@@ -192,10 +187,22 @@ int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct 
         cuda_exec_destroy(x);
         return st;
     }
+    /* the boxes' own planes: the plan's cut, or the leaf's (k boxes in this process) */
+    int64_t *cut = calloc(2 * (size_t)n, sizeof *cut);
+    if (!cut)
+        st = cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the boxes' cut");
     for (int i = 0; i < n && st == LATMC_OK; i++) {
-        st = create_box(sim, x, i, part ? sim->part->rank : i);
+        const struct latmc_box *pb = &sim->plan->boxes[part ? sim->part->rank : i];
+        cut[i] = pb->origin[d->ndim - 1];
+        cut[n + i] = pb->extent[d->ndim - 1];
+    }
+    if (st == LATMC_OK && n > 1 && leaf->cut)
+        st = leaf->cut(sim, n, cut, cut + n);
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        st = create_box(sim, x, i, cut[i], cut[n + i]);
         x->own_sites += x->box[i].ex.planes * plane_sites;
     }
+    free(cut);
     if (st == LATMC_OK)
         st = finish_all(x, "creating the boxes");
     if (st < 0) {
@@ -586,7 +593,8 @@ static cudaError_t reduce_box(struct cuda_slab_exec *ex, const void *ctx, void *
     return x->leaf->measure(sim, &own, ex->stream, b->sums);
 }
 
-/* Box ex's floating-point sums per own plane (cuda_slab_exec_measure_planes). */
+/* Box ex's floating-point sums per own plane (cuda_slab_exec_measure_planes; the leaf's
+ * measure_planes). */
 static cudaError_t reduce_box_planes(struct cuda_slab_exec *ex, const void *ctx,
                                      double **plane_sums)
 {
@@ -599,10 +607,11 @@ static cudaError_t reduce_box_planes(struct cuda_slab_exec *ex, const void *ctx,
 int cuda_exec_measure(const latmc_sim *sim, struct cuda_exec *x, void *sums)
 {
     const struct reduce_ctx rc = { sim, x };
-    if (x->leaf->measure_planes) /* per plane, added in plane order: any cut's total */
+    if (x->leaf->measure_planes && (x->halo > 0 || !x->leaf->measure))
+        /* floating point: per plane, added in plane order: any cut's total */
         return cuda_slab_exec_measure_planes(sim, &x->box[0].ex, sizeof *x->box, x->n, x->L,
-                                             x->leaf->plane_sums, reduce_box_planes, &rc,
-                                             sums);
+                                             (int)(sim->model->sums_size / sizeof(double)),
+                                             reduce_box_planes, &rc, sums);
     return cuda_slab_exec_measure_slabs(sim, &x->box[0].ex, sizeof *x->box, x->n, reduce_box,
                                         &rc, sums);
 }
@@ -681,6 +690,58 @@ int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
     return LATMC_OK;
 }
 
+/* latmc_modes_tile_doubles (the module does not link the core's function). */
+static size_t tile_doubles(const latmc_sim *sim)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    const int c = d->model == LATMC_MODEL_POTTS        ? d->q
+                  : d->model == LATMC_MODEL_HEISENBERG ? (d->replicas == 2 ? 12 : 3)
+                                                       : 1;
+    return (size_t)c * (size_t)d->ndim * 2;
+}
+
+int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, const double *phases,
+                         int64_t p0, int64_t p1, double *tiles)
+{
+    if (!x->leaf->mode_tiles)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s model has no "
+                               "device reduction of the Fourier modes", sim->model->name);
+    int64_t covered = 0, lo, hi;
+    for (int i = 0; i < x->n; i++)
+        if (own_within(x, i, p0, p1, &lo, &hi))
+            covered += hi - lo;
+    if (p1 <= p0 || covered != p1 - p0)
+        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: the Fourier modes of planes "
+                               "[%lld, %lld), which are not the boxes' own planes (a bug in "
+                               "the core)", (long long)p0, (long long)p1);
+    const size_t td = tile_doubles(sim), bytes = (size_t)(p1 - p0) * td * sizeof(double);
+    int st = stage_of(x, bytes);
+    if (st == LATMC_OK) /* the steps and halo copies in flight done */
+        st = finish_all(x, "making the Fourier modes' tiles");
+    cudaError_t err = cudaSuccess;
+    for (int i = 0; i < x->n && st == LATMC_OK && err == cudaSuccess; i++) {
+        struct cuda_box *b = &x->box[i];
+        if (!own_within(x, i, p0, p1, &lo, &hi))
+            continue;
+        if ((st = cuda_slab_set_device(b->ex.device)) < 0)
+            break;
+        const struct cuda_box_range r = range_of(x, b, lo - b->ex.origin + x->halo, hi - lo);
+        double *dev = NULL;
+        err = x->leaf->mode_tiles(sim, &r, b->ex.stream, phases, &dev);
+        if (err == cudaSuccess) /* each box's planes at their place: plane order */
+            err = cudaMemcpyAsync((double *)x->stage + (size_t)(lo - p0) * td, dev,
+                                  (size_t)(hi - lo) * td * sizeof(double),
+                                  cudaMemcpyDeviceToHost, b->ex.stream);
+    }
+    if (st == LATMC_OK)
+        st = cuda_check(err, "making the Fourier modes' tiles");
+    const int fin = finish_all(x, "making the Fourier modes' tiles");
+    if (st < 0 || fin < 0)
+        return st < 0 ? st : fin;
+    memcpy(tiles, x->stage, bytes);
+    return LATMC_OK;
+}
+
 int cuda_exec_view(const latmc_sim *sim, struct cuda_exec *x, const void **data, int *dtype)
 {
     if (x->n > 1 || x->part)
@@ -724,6 +785,11 @@ int cuda_exec_swap_tables(const latmc_sim *sa, struct cuda_exec *a, const latmc_
         b->leaf->params_changed(sb, &b->box[0]);
     }
     return LATMC_OK;
+}
+
+int cuda_exec_own_steps(const latmc_sim *sim, const struct cuda_exec *x)
+{
+    return x->leaf->own_steps ? x->leaf->own_steps(sim, &x->box[0]) : 0;
 }
 
 struct cuda_box *cuda_exec_lone_box(struct cuda_exec *x, const struct cuda_leaf **leaf)
@@ -860,13 +926,14 @@ int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
 }
 
 /*
- * The sums of planes [p0, p1) of the box's own planes, each plane's into its tile: a
- * leaf's integer sums (cuda_leaf.h), whose total does not depend on the grouping, all go
- * into the first plane's tile and zeros into the others, which add up (in plane order,
- * model->add_sums) to exactly what one tile per plane gives, in one launch; a leaf's
- * floating-point sums (measure_planes) are per plane already.
+ * The sums of planes [p0, p1) of the box's own planes, each plane's into its tile: the
+ * leaf's per-plane sums where it has them (floating point), else the integer sums
+ * (cuda_leaf.h), whose total does not depend on the grouping, so all of them go into the
+ * first plane's tile and zeros into the others, which add up (in plane order,
+ * model->add_sums) to exactly what one tile per plane gives, in one launch.
  * A box whose halo is its own wrap reads across the wrap at the lattice's last plane: it
- * measures the whole lattice only.
+ * measures the whole lattice only, at once (its leaf adds the planes in order itself, so
+ * the total followed by zeros is the per-plane tiles' sum bit for bit).
  */
 int cuda_exec_measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
                              int64_t p1, void *sums)
@@ -887,7 +954,8 @@ int cuda_exec_measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t 
     memset(sums, 0, (size_t)(p1 - p0) * size);
     const struct cuda_box_range r = range_of(x, b, p0 - b->ex.origin + x->halo, p1 - p0);
     cudaError_t err = cudaSuccess;
-    if (x->leaf->measure_planes) { /* floating point: each plane's sums into its tile */
+    if (x->leaf->measure_planes && (!whole || !x->leaf->measure)) {
+        /* floating point: each plane's sums into its tile */
         double *plane_sums = NULL;
         err = x->leaf->measure_planes(sim, &r, b->ex.stream, &plane_sums);
         if (err == cudaSuccess)

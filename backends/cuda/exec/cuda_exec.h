@@ -28,10 +28,6 @@ struct cuda_exec;
  * box's device current); on failure nothing is left allocated. */
 int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct cuda_exec **out);
 void cuda_exec_destroy(struct cuda_exec *x);
-
-/* The device of the first box. */
-int cuda_exec_device(const struct cuda_exec *x);
-
 int cuda_exec_params_changed(const latmc_sim *sim, struct cuda_exec *x);
 int cuda_exec_init_spins(const latmc_sim *sim, struct cuda_exec *x, int how);
 int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
@@ -71,6 +67,15 @@ int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
 int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
                           int64_t *proj);
 
+/*
+ * The Fourier modes' tiles (lib/modes.h: latmc_modes_tile_doubles doubles a plane) of the
+ * lattice's planes [p0, p1), the boxes' own planes, into tiles in plane order: each box
+ * makes its planes' tiles on its device (the leaf's mode_tiles), each plane's exactly as
+ * latmc_modes_tiles makes it. LATMC_EUNSUPPORTED with the reason for a leaf without them.
+ */
+int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, const double *phases,
+                         int64_t p0, int64_t p1, double *tiles);
+
 /* The configuration of a one-box sim as one device array (its data, the leaf's view
  * dtype), waited for; LATMC_EUNSUPPORTED with the reason for several boxes or a leaf
  * without a view. */
@@ -84,6 +89,10 @@ int cuda_exec_view_components(const struct cuda_exec *x);
  * on one device. */
 int cuda_exec_swap_tables(const latmc_sim *sa, struct cuda_exec *a, const latmc_sim *sb,
                           struct cuda_exec *b);
+
+/* The length of the leaf's own chain of steps per sweep (ops.own_schedule; cuda_leaf.h,
+ * own_steps), 0 for the model's schedule. */
+int cuda_exec_own_steps(const latmc_sim *sim, const struct cuda_exec *x);
 
 /* The box of a sim of one box alone (halo 0: the whole lattice, its own wrap) and its
  * leaf, for the module's ensembles, which hand it to the model's member accessors

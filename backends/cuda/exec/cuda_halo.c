@@ -3,7 +3,7 @@
  * neighbours' halos.
  */
 #include "cuda_halo.h"
-#include "cuda_slabs.h" /* cuda_slab_copy_runs: the copy kernel (slab_kernels.cu) */
+#include "cuda_kernels.h" /* cuda_slab_copy_runs: the copy kernel (slab_kernels.cu) */
 
 /* Both runs by one kernel launch on the box's device. */
 static cudaError_t send_by_kernel(const struct cuda_halo_runs *r, cudaStream_t stream)

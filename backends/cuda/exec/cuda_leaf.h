@@ -140,8 +140,8 @@ struct cuda_leaf {
                           unsigned long long *changed);
     /* The sums of the box's own planes into the device struct `sums` (sums_size bytes,
      * cleared by the executor). Integer sums (Ising, Potts), added over the boxes in any
-     * order; a model of floating-point sums has measure_planes instead (below) and NULL
-     * here. */
+     * order; a model of floating-point sums adds per plane (measure_planes below) and
+     * may leave this NULL (then a box alone measures per plane too). */
     cudaError_t (*measure)(const latmc_sim *sim, const struct cuda_box_range *own,
                            cudaStream_t stream, void *sums);
     /* Optional (NULL: latmc_sim_device_view refused): the dtype of a device view of a
@@ -170,20 +170,40 @@ struct cuda_leaf {
      * border ranges are enqueued (Heisenberg: the buffer its pass wrote; none after the
      * colour-1 step, which its pass did already). */
     int (*written_arrays)(const struct cuda_box *b, const struct latmc_step *step, int *first);
-    /* Optional (NULL: measure, integer sums): floating-point sums, whose total depends on
-     * the order of the additions: the sums of plane q of range r (plane_sums doubles: the
-     * model's sums struct) at q plane_sums of a device array of the leaf's, *out pointing
-     * at it. The executor adds the planes in plane order from zero (model add_sums), so
-     * the total is the same for every cut into boxes or parts. */
-    cudaError_t (*measure_planes)(const latmc_sim *sim, const struct cuda_box_range *r,
-                                  cudaStream_t stream, double **out);
-    int plane_sums;
     /* Optional (0: one): values per site in a device view, each a component array of the
      * view's sites after the other, the replicas one after another (Heisenberg: 3). */
     int view_components;
+
+    /* ---- appended for phi^4 (issue 29) ---- */
+    /* Optional (NULL: the model's schedule): the length of the leaf's own chain of steps
+     * per sweep (0: the model's schedule) for the sim whose first box is `first`
+     * (ops.own_schedule); its steps come as latmc_step_own(index). phi^4's chunk
+     * schedule: one step per parity of the chunk layers along the last axis. */
+    int (*own_steps)(const latmc_sim *sim, const struct cuda_box *first);
+    /* Optional (NULL: the plan's cut): the leaf's own cut of the last axis into n > 1
+     * boxes of one process: box i's first plane origin[i] and planes[i], in plane order
+     * (phi^4's chunk schedule: whole chunk layers); a library status with the reason
+     * where no cut fits. */
+    int (*cut)(const latmc_sim *sim, int n, int64_t *origin, int64_t *planes);
+    /* Optional (NULL: measure, whose integer sums add up in any order): floating-point
+     * sums, whose total depends on the order of the additions. The sums of each of
+     * range r's planes (one model sums struct of doubles each) into a device array of the
+     * leaf's own (*plane_sums); the executor adds them in plane order with the model's
+     * add_sums from zero, the same additions for any cut (phi^4, Heisenberg). A box alone
+     * (halo 0) measures through measure where the leaf has it (phi^4: adding its planes in
+     * that order itself), else through this member too (Heisenberg). */
+    cudaError_t (*measure_planes)(const latmc_sim *sim, const struct cuda_box_range *r,
+                                  cudaStream_t stream, double **plane_sums);
+    /* Optional (NULL: the executor refuses the Fourier modes' tiles): the tiles of the
+     * Fourier modes (lib/modes.h: a tile per plane, latmc_modes_tile_doubles doubles,
+     * latmc_modes_tiles' additions in their order) of range r's planes, in plane order,
+     * into a device array of the leaf's own (*tiles); phases: the sim's phase tables
+     * (host memory, the same for the sim's life; lib/modes.h). */
+    cudaError_t (*mode_tiles)(const latmc_sim *sim, const struct cuda_box_range *r,
+                              cudaStream_t stream, const double *phases, double **tiles);
 };
 
-/* The leaf of a sim (cuda_models.c), or NULL: it still runs on the old executors. */
+/* The leaf of a sim (cuda_models.c), or NULL: the module has no kernels for its model. */
 const struct cuda_leaf *cuda_leaf_of(const latmc_sim *sim);
 
 #endif

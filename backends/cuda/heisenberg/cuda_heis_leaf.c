@@ -507,7 +507,6 @@ static uint64_t heis_attempted(const latmc_sim *sim, int64_t sites)
         .cold = heis_cold,                                                                   \
         .written_arrays = heis_written_arrays,                                               \
         .measure_planes = heis_measure_planes,                                               \
-        .plane_sums = NSUMS,                                                                 \
         .view_components = COMPONENTS,                                                       \
     }
 

@@ -270,6 +270,10 @@ const struct row rows[] = {
     { "phi4_float_relambda", 3, { 64, 8, 48 }, CUDA_DEVICES_CHUNK(5, "32x4x4") },
     { "phi4_double_lambda", 3, { 16, 8, 16 }, DEVICES_GPU },
     { "phi4_double_lambda", 3, { 16, 8, 16 }, "cuda,chunk=none,devices=2,serialize,then.one" },
+    /* CUDA on cubic lattices: M2_KMIN (the Fourier modes' tiles made on the devices)
+     * compared too, against the CPU's (the site order in double is the CPU's chain) */
+    { "phi4_double_lambda", 3, { 32, 32, 32 }, CUDA_DEVICES(2) " cuda,boxes=2" },
+    { "phi4_double", 2, { 40, 40, 0 }, CUDA_DEVICES(3) },
 
     /* ---- Heisenberg ---- */
     /* L_x / 2 a multiple of 4: the AVX2 kernel's row walk; otherwise its flat walk (a

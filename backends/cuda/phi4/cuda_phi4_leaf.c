@@ -1,0 +1,350 @@
+/*
+ * phi^4's leaf of the CUDA executor (exec/cuda_leaf.h): one float or double per site in
+ * the API's layout, plane after plane; halo 2 planes (the 1/Lambda term and the diagonals
+ * reach two sites; the kernels read them for Lambda = inf too). The chain is fixed by the
+ * sim's plan (cuda_phi4_plan.c; doc/models/phi4.md, "The CUDA chain"):
+ *
+ * - Chunk schedule (the default where the extents take chunks): a chain of the kernels'
+ *   own (own_steps), two steps per sweep: step q updates the chunk layers (chunks along
+ *   the last axis) of parity q, each chunk through the sub-grids of that parity in the
+ *   one-device order, all nloc passes in shared memory. A layer's chunks read only the
+ *   two layers beside it, of the other parity, so the layers of one parity are
+ *   independent and step q is the one-device chain's sub-grids of cut parity q (the
+ *   highest bit of a sub-grid's number: they are consecutive). Boxes are whole layers
+ *   (cut), the border ranges one layer each. A box alone runs the one-device kernel on
+ *   the sub-grids, wrapping periodically.
+ * - Site order (LATMC_CUDA_PHI4_CHUNK=none, or extents without chunks): the model's
+ *   schedule (a pass and a colour a step), on any cut of the plan; border ranges of 2
+ *   planes (the plan's boxes are at least 4: the colouring's period along the last axis).
+ * A box with halos runs the range kernels (cuda_phi4_slab_update), which name every site,
+ * draw and colour by the lattice's coordinates and read the last axis from the halos: every
+ * range writes what the one-device step writes there, so the chain is one GPU's bit for
+ * bit on any number of boxes, devices and GPU ranks. GPU ranks (parts of a lattice shared
+ * by processes) run the site order only: the core's plan cuts their boxes (box_create
+ * refuses the chunk schedule, naming the way out).
+ *
+ * Observables: a box alone adds its rows and planes in the CPU reference's order
+ * (cuda_phi4_measure); boxes with halos give sums per plane (measure_planes), which the
+ * executor adds in plane order: the same additions, so the same doubles.
+ */
+#include <stdlib.h>
+
+#include "cuda_check.h"
+#include "cuda_leaf.h"
+#include "cuda_phi4_leaf.h"
+#include "cuda_phi4_plan.h"
+#include "model.h"
+#include "part.h"
+
+#define HALO CUDA_PHI4_HALO
+#define NSUMS 5 /* struct latmc_phi4_sums */
+#define CHUNK_STEPS 2 /* the chunk schedule's steps: one per parity of the chunk layers */
+
+_Static_assert(sizeof(struct latmc_phi4_sums) == NSUMS * sizeof(double),
+               "struct latmc_phi4_sums is not 5 doubles");
+
+/* A box's own state (b->own). */
+struct phi4_box {
+    struct cuda_phi4_plan plan;
+    struct cuda_phi4_keys keys;
+    struct latmc_lattice g;       /* the whole lattice (the range kernels name sites by it) */
+    bool part;                    /* the box of a part of a lattice shared by processes */
+    double *partials;             /* 5 doubles per row of the box's own planes */
+    double *plane_sums;           /* 5 doubles per own plane (a box with halos) */
+    /* the Fourier modes (phi4_mode_tiles; made at their first use): the sim's phase
+     * tables, 3 doubles per row of the own planes, a tile per own plane */
+    double *mode_phases, *mode_rows, *mode_tiles;
+};
+
+static struct phi4_box *own_of(const struct cuda_box *b)
+{
+    return b->own;
+}
+
+static size_t value_bytes(const latmc_sim_desc *d)
+{
+    return d->precision == LATMC_PRECISION_FLOAT ? sizeof(float) : sizeof(double);
+}
+
+static int64_t plane_sites(const latmc_sim_desc *d)
+{
+    return d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0];
+}
+
+static int64_t rows_per_plane(const latmc_sim_desc *d)
+{
+    return d->ndim == 3 ? d->extent[1] : 1;
+}
+
+/* The device whose shared-memory limit the plan is made for: a part's, or the first
+ * box's; every box runs the same plan. */
+static int plan_device(const latmc_sim *sim)
+{
+    return latmc_part_many(sim) ? sim->desc.device_index : cuda_slab_device_of(&sim->desc, 0);
+}
+
+/* The plan's schedule and chunk extents (no strides), or the failure with its reason. */
+static int shape_of(const latmc_sim *sim, struct cuda_phi4_plan *p)
+{
+    return cuda_phi4_plan_make(sim, plan_device(sim), true, p);
+}
+
+static int64_t phi4_halo(const latmc_sim *sim)
+{
+    (void)sim;
+    return HALO;
+}
+
+/* Chunk schedule: one chunk layer (the planes of a chunk along the last axis); site
+ * order: the halo. A plan that fails here fails again, with its reason, at the cut or
+ * at box_create. */
+static int64_t phi4_border_planes(const latmc_sim *sim)
+{
+    struct cuda_phi4_plan p;
+    if (shape_of(sim, &p) < 0 || p.schedule != CUDA_PHI4_CHUNKS)
+        return HALO;
+    return p.b[sim->desc.ndim - 1];
+}
+
+static size_t phi4_plane_bytes(const latmc_sim *sim)
+{
+    return (size_t)plane_sites(&sim->desc) * value_bytes(&sim->desc);
+}
+
+/* Chunk schedule on n boxes: whole chunk layers, spread as evenly as they go (box i gets
+ * layers [C i / n, C (i + 1) / n) of the C along the last axis); site order: the plan's. */
+static int phi4_cut(const latmc_sim *sim, int n, int64_t *origin, int64_t *planes)
+{
+    struct cuda_phi4_plan p;
+    const int st = shape_of(sim, &p);
+    if (st < 0 || p.schedule != CUDA_PHI4_CHUNKS)
+        return st;
+    const latmc_sim_desc *d = &sim->desc;
+    const int64_t L = d->extent[d->ndim - 1], bc = p.b[d->ndim - 1], layers = L / bc;
+    if (layers < n)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "phi^4 on %d CUDA boxes: the chunk schedule "
+                               "cuts the last axis (%lld planes) into %lld layers of %lld-plane "
+                               "chunks, fewer than the boxes (a box is whole layers); set "
+                               "LATMC_CUDA_PHI4_CHUNK with a thinner last extent (or \"none\": "
+                               "the site order), or use fewer devices", n, (long long)L,
+                               (long long)layers, (long long)bc);
+    for (int i = 0; i < n; i++) {
+        const int64_t l0 = layers * i / n, l1 = layers * (i + 1) / n;
+        origin[i] = l0 * bc;
+        planes[i] = (l1 - l0) * bc;
+    }
+    return LATMC_OK;
+}
+
+static void phi4_box_destroy(struct cuda_box *b)
+{
+    struct phi4_box *s = own_of(b);
+    if (!s)
+        return;
+    cudaFree(s->partials);
+    cudaFree(s->plane_sums);
+    cudaFree(s->mode_phases);
+    cudaFree(s->mode_rows);
+    cudaFree(s->mode_tiles);
+    free(s);
+    b->own = NULL;
+}
+
+static void log_plan(const latmc_sim *sim, const struct cuda_phi4_plan *p)
+{
+    if (p->schedule == CUDA_PHI4_CHUNKS)
+        cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA phi^4: chunks %dx%dx%d (%dx%dx%d per "
+                       "axis), %d segments and %d threads per block, %zu bytes of shared memory "
+                       "(strides %d, %d)", p->b[0], p->b[1], p->b[2], p->nchunks[0],
+                       p->nchunks[1], p->nchunks[2], p->segments, p->threads, p->smem_bytes,
+                       p->pitch_y, p->pitch_z);
+    else
+        cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA phi^4: site-order schedule (the "
+                       "extents take no chunks, or LATMC_CUDA_PHI4_CHUNK=none), %d threads "
+                       "per block", p->threads);
+}
+
+/* The plan, keys and reduction scratch of box b (its device current). */
+static int phi4_box_create(const latmc_sim *sim, struct cuda_box *b)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    struct phi4_box *s = calloc(1, sizeof *s);
+    if (!s)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA backend: cannot allocate the phi^4 box's "
+                               "state");
+    b->own = s;
+    s->part = latmc_part_many(sim);
+    s->g = cuda_phi4_lattice(d);
+    cuda_phi4_keys_of(d->seed, &s->keys);
+    int st = cuda_phi4_plan_make(sim, plan_device(sim), false, &s->plan);
+    if (st < 0)
+        return st;
+    if (s->part && s->plan.schedule != CUDA_PHI4_SITE_ORDER)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: phi^4 on the chunk schedule "
+                               "(the default where the extents take chunks) has no per-plane "
+                               "steps: a sim of several parts (MPI ranks) on CUDA runs phi^4 "
+                               "on the site-order schedule (LATMC_CUDA_PHI4_CHUNK=none, or "
+                               "extents without chunks; doc/mpi.md, \"GPU ranks\")");
+    const size_t rows = (size_t)(b->ex.planes * rows_per_plane(d));
+    if ((st = cuda_slab_alloc_on((void **)&s->partials, rows * NSUMS * sizeof(double),
+                                 b->ex.device, "phi^4 reduction")) < 0 ||
+        (b->halo > 0 &&
+         (st = cuda_slab_alloc_on((void **)&s->plane_sums, (size_t)b->ex.planes * NSUMS *
+                                  sizeof(double), b->ex.device, "phi^4 sums per plane")) < 0) ||
+        (st = cuda_check(b->halo > 0 ? cuda_phi4_prepare_slabs(&s->plan)
+                                     : cuda_phi4_prepare(&s->plan),
+                         "setting the phi^4 kernel's shared memory")) < 0)
+        return st;
+    if (b->ex.origin == 0)
+        log_plan(sim, &s->plan);
+    return LATMC_OK;
+}
+
+static int phi4_own_steps(const latmc_sim *sim, const struct cuda_box *first)
+{
+    (void)sim;
+    const struct phi4_box *s = own_of(first);
+    return s->plan.schedule == CUDA_PHI4_CHUNKS && !s->part ? CHUNK_STEPS : 0;
+}
+
+/* The one-device hot start's values (INIT stream, named by the lattice's site index). */
+static cudaError_t phi4_hot_planes(const latmc_sim *sim, const struct cuda_box *b,
+                                   cudaStream_t stream, int64_t local_p0, int64_t global_p0,
+                                   int64_t planes)
+{
+    const struct phi4_box *s = own_of(b);
+    const int64_t ps = plane_sites(&sim->desc);
+    if (b->halo == 0) /* the whole lattice */
+        return cuda_phi4_hot_start(stream, &s->plan, b->data, sim->nsites, sim->desc.seed);
+    return cuda_phi4_hot_range(stream, &s->plan,
+                               (char *)b->data + (size_t)(local_p0 * ps) *
+                                                     value_bytes(&sim->desc),
+                               global_p0 * ps, planes * ps, sim->desc.seed);
+}
+
+/* Range r's part of the chunk schedule's layers or the site order's planes. */
+static struct cuda_phi4_slab_range slab_range_of(const struct phi4_box *s,
+                                                 const struct cuda_box_range *r, int parity)
+{
+    /* memory plane 0 holds the lattice's plane global_p0 - p0 (below 0 for the first box:
+     * the kernels read the cut axis without wrap) */
+    const int64_t cut0 = r->global_p0 - r->p0;
+    if (s->plan.schedule != CUDA_PHI4_CHUNKS)
+        return (struct cuda_phi4_slab_range){ cut0, r->global_p0, r->planes, 0 };
+    const int64_t bc = s->plan.b[s->plan.ndim - 1];
+    return (struct cuda_phi4_slab_range){ cut0, r->global_p0 / bc, r->planes / bc, parity };
+}
+
+static cudaError_t phi4_update(const latmc_sim *sim, const struct cuda_box_range *r,
+                               uint64_t sweep, const struct latmc_step *step,
+                               cudaStream_t stream, unsigned long long *changed)
+{
+    const struct phi4_box *s = own_of(r->box);
+    const struct latmc_phi4_tables *t = sim->model_data;
+    const bool chunks = s->plan.schedule == CUDA_PHI4_CHUNKS;
+    if (!r->whole) {
+        const struct cuda_phi4_slab_range sr = slab_range_of(s, r, chunks ? step->index : 0);
+        return cuda_phi4_slab_update(stream, &s->plan, &s->g, r->box->data, t, &s->keys, sweep,
+                                     step, &sr, changed);
+    }
+    if (!chunks)
+        return cuda_phi4_step(stream, &s->plan, &s->g, r->box->data, t, &s->keys, sweep, step,
+                              changed);
+    /* the sub-grids of cut parity step->index, in the one-device order */
+    const int nsub = 1 << (s->plan.ndim - 1);
+    cudaError_t err = cudaSuccess;
+    for (int k = 0; k < nsub && err == cudaSuccess; k++) {
+        struct latmc_step sub = *step;
+        sub.index = nsub * step->index + k;
+        err = cuda_phi4_step(stream, &s->plan, &s->g, r->box->data, t, &s->keys, sweep, &sub,
+                             changed);
+    }
+    return err;
+}
+
+/* A box alone: every row, then every plane, added in order into the device struct. */
+static cudaError_t phi4_measure(const latmc_sim *sim, const struct cuda_box_range *own,
+                                cudaStream_t stream, void *sums)
+{
+    (void)sim;
+    const struct phi4_box *s = own_of(own->box);
+    if (!own->whole) /* boxes with halos measure plane by plane (phi4_measure_planes) */
+        return cudaErrorInvalidValue;
+    return cuda_phi4_measure(stream, &s->plan, &s->g, own->box->data, s->partials,
+                             (struct latmc_phi4_sums *)sums);
+}
+
+static cudaError_t phi4_measure_planes(const latmc_sim *sim, const struct cuda_box_range *r,
+                                       cudaStream_t stream, double **plane_sums)
+{
+    (void)sim;
+    const struct phi4_box *s = own_of(r->box);
+    const struct cuda_phi4_slab_range sr = { r->global_p0 - r->p0, r->global_p0, r->planes, 0 };
+    *plane_sums = s->plane_sums;
+    return cuda_phi4_measure_planes(stream, &s->plan, &s->g, r->box->data, &sr, s->partials,
+                                    s->plane_sums);
+}
+
+/* The tiles of range r's planes (each plane alone: no halo is read). The buffers and the
+ * phase tables (which depend on the extents only) are made at the first call. */
+static cudaError_t phi4_mode_tiles(const latmc_sim *sim, const struct cuda_box_range *r,
+                                   cudaStream_t stream, const double *phases, double **tiles)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    struct phi4_box *s = own_of(r->box);
+    cudaError_t err = cudaSuccess;
+    if (!s->mode_phases) {
+        int64_t n = 0;
+        for (int mu = 0; mu < d->ndim; mu++)
+            n += d->extent[mu];
+        const size_t planes = (size_t)r->box->ex.planes;
+        err = cudaMalloc((void **)&s->mode_rows,
+                         planes * (size_t)rows_per_plane(d) * 3 * sizeof(double));
+        if (err == cudaSuccess)
+            err = cudaMalloc((void **)&s->mode_tiles,
+                             planes * 2 * (size_t)d->ndim * sizeof(double));
+        if (err == cudaSuccess)
+            err = cudaMalloc((void **)&s->mode_phases, 2 * (size_t)n * sizeof(double));
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(s->mode_phases, phases, 2 * (size_t)n * sizeof(double),
+                                  cudaMemcpyHostToDevice, stream);
+        if (err != cudaSuccess) { /* all made again at the next call */
+            cudaFree(s->mode_phases);
+            cudaFree(s->mode_rows);
+            cudaFree(s->mode_tiles);
+            s->mode_phases = s->mode_rows = s->mode_tiles = NULL;
+            return err;
+        }
+    }
+    *tiles = s->mode_tiles;
+    const char *at = (const char *)r->box->data +
+                     (size_t)(r->p0 * plane_sites(d)) * value_bytes(d);
+    return cuda_phi4_mode_tiles(stream, &s->plan, &s->g, at, r->global_p0, r->planes,
+                                s->mode_phases, s->mode_rows, s->mode_tiles);
+}
+
+static uint64_t phi4_attempted(const latmc_sim *sim, int64_t sites)
+{
+    const struct latmc_phi4_tables *t = sim->model_data;
+    return (uint64_t)sites * t->nloc * t->nhit;
+}
+
+/* The two precisions differ only in the dtype of a device view. */
+#define PHI4_LEAF(dtype)                                                                   \
+    {                                                                                      \
+        .model = LATMC_MODEL_PHI4, .halo = phi4_halo, .border_planes = phi4_border_planes, \
+        .plane_bytes = phi4_plane_bytes, .cold_byte = 0, /* phi = 0 in both precisions */  \
+        .hot_planes = phi4_hot_planes, .box_create = phi4_box_create,                      \
+        .box_destroy = phi4_box_destroy, .update = phi4_update, .measure = phi4_measure,   \
+        .view_dtype = (dtype), .attempted = phi4_attempted, .own_steps = phi4_own_steps,   \
+        .cut = phi4_cut, .measure_planes = phi4_measure_planes,                            \
+        .mode_tiles = phi4_mode_tiles,                                                     \
+    }
+
+static const struct cuda_leaf phi4_float_leaf = PHI4_LEAF(LATMC_DTYPE_FLOAT32);
+static const struct cuda_leaf phi4_double_leaf = PHI4_LEAF(LATMC_DTYPE_FLOAT64);
+
+const struct cuda_leaf *cuda_phi4_leaf_of(const latmc_sim *sim)
+{
+    return sim->desc.precision == LATMC_PRECISION_FLOAT ? &phi4_float_leaf : &phi4_double_leaf;
+}
