@@ -137,6 +137,18 @@ static void row_bonds_and_decisions(const struct latmc_cluster_job *job, uint64_
     latmc_rows_decisions(job, ud, L, table + base);
 }
 
+/* The root of x, as latmc_cluster_find_halving, with the first two steps apart: most
+ * searched sites are at most two steps from their root, so the loop's exit, which a CPU
+ * mispredicts, is mostly not reached. */
+static inline uint32_t find_near(uint32_t *parent, uint32_t x)
+{
+    const uint32_t p = parent[x], pp = parent[p];
+    if (pp == p)
+        return p;
+    parent[x] = pp;
+    return latmc_cluster_find_halving(parent, pp);
+}
+
 /*
  * The unions of row y of plane z (base = z P + y L): the runs along x, then the searched
  * bonds from the row below (need_y, where has_y) and from the plane below (need_z, where
@@ -163,13 +175,13 @@ static void row_unions(const struct planes_unit *r, uint32_t *parent, int64_t L,
                 root = rs == cur ? root : rs; /* a new run: its start is its root so far */
                 cur = rs;
                 if (ny >> k & 1u) {
-                    const uint32_t b = latmc_cluster_find_halving(parent, i - (uint32_t)L);
+                    const uint32_t b = find_near(parent, i - (uint32_t)L);
                     const uint32_t lo = b < root ? b : root;
                     parent[b ^ root ^ lo] = lo;
                     root = lo;
                 }
                 if (nz >> k & 1u) {
-                    const uint32_t b = latmc_cluster_find_halving(parent, i - (uint32_t)P);
+                    const uint32_t b = find_near(parent, i - (uint32_t)P);
                     const uint32_t lo = b < root ? b : root;
                     parent[b ^ root ^ lo] = lo;
                     root = lo;
