@@ -17,8 +17,8 @@
  *    bit for bit, against sweeps done here from the definition in lib/cluster_bonds.h
  *    (the draw of each bond and each cluster name; labels by breadth-first search):
  *    Ising 2D and 3D with a field and +-J couplings, Potts with a field, SW and Wolff, and
- *    2D without a field, uniform and +-J (Swendsen-Wang's row passes,
- *    lib/cluster_sw_rows.c);
+ *    2D and 3D without a field, uniform and +-J, Potts (Swendsen-Wang's row passes,
+ *    lib/cluster_sw_rows.c and lib/cluster_sw_planes.c, on one box and several);
  *    and the sweep's statistics (clusters, the largest, the sum of squared sizes).
  */
 #include <stdarg.h>
