@@ -46,20 +46,19 @@ size_t latmc_rows_draw_words(int64_t draws)
     return (size_t)((draws + 3) / 4 + 1 + LATMC_CLUSTER_BATCH) * 4;
 }
 
-size_t latmc_rows_row_bytes(int64_t L)
+/* A row's byte buffer: 32 bytes of room on either side (whole vectors may be read). */
+static size_t row_bytes(int64_t L)
 {
     return (size_t)(L + 64 + 31) / 32 * 32;
 }
-
-#define draw_words latmc_rows_draw_words
-#define row_bytes latmc_rows_row_bytes
 
 size_t latmc_cluster_sw_rows_words(const struct latmc_cluster_lattice *g)
 {
     if (g->ndim == 3)
         return latmc_cluster_sw_planes_words(g);
     const int64_t L = g->l[0];
-    return draw_words(2 * L) + draw_words(L) + (size_t)(L + 31) / 32 + 5 * row_bytes(L) / 4;
+    return latmc_rows_draw_words(2 * L) + latmc_rows_draw_words(L) + (size_t)(L + 31) / 32 +
+           5 * row_bytes(L) / 4;
 }
 
 size_t latmc_cluster_sw_rows_pair_words(const struct latmc_cluster_lattice *g, int n_units)
@@ -79,9 +78,9 @@ static struct rows_unit unit_of(const struct latmc_cluster_job *job, int u)
     uint32_t *p = job->rows_work + (size_t)u * job->rows_words;
     struct rows_unit r;
     r.bond_draws = p;
-    p += draw_words(2 * L);
+    p += latmc_rows_draw_words(2 * L);
     r.decide_draws = p;
-    p += draw_words(L);
+    p += latmc_rows_draw_words(L);
     r.need = p;
     p += (L + 31) / 32;
     uint8_t *b = (uint8_t *)p + 32;

@@ -16,10 +16,6 @@
 /* The words of draw buffer for `draws` consecutive draws that start anywhere in a block. */
 size_t latmc_rows_draw_words(int64_t draws);
 
-/* A row's byte buffer of L sites with 32 bytes of room on either side (whole vectors may
- * be read past the ends; byte -1 must read 0). */
-size_t latmc_rows_row_bytes(int64_t L);
-
 /* Join the clusters of a and b (union by the smaller root). */
 void latmc_rows_unite(uint32_t *parent, uint32_t a, uint32_t b);
 

@@ -484,7 +484,6 @@ struct ref_chain {
     int64_t extent[3];
     double beta, J, h;
     uint64_t seed;
-    int boxes; /* desc.n_parts (0: the default, one box) */
 };
 
 /* One sweep of the definition on spins v (Ising +-1 as int8, Potts states), and what
@@ -547,7 +546,8 @@ static void ref_sweep(const struct ref_chain *c, const int8_t *eps, int8_t *v, u
     free(name);
 }
 
-static void check_names(const struct ref_chain *c, int pmj)
+/* The chain of c on `boxes` boxes (desc.n_parts; 0: the default, one). */
+static void check_names_on(const struct ref_chain *c, int pmj, int boxes)
 {
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
@@ -562,8 +562,8 @@ static void check_names(const struct ref_chain *c, int pmj)
         d.couplings = LATMC_COUPLINGS_BIMODAL;
         d.coupling_seed = 3;
     }
-    if (c->boxes)
-        d.n_parts = c->boxes;
+    if (boxes)
+        d.n_parts = boxes;
     latmc_sim *sim = NULL;
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, c->beta), LATMC_OK);
@@ -625,41 +625,46 @@ static void check_names(const struct ref_chain *c, int pmj)
     latmc_ctx_destroy(&ctx);
 }
 
+static void check_names(const struct ref_chain *c, int pmj)
+{
+    check_names_on(c, pmj, 0);
+}
+
 static void random_number_names(void **state)
 {
     (void)state;
     for (int wolff = 0; wolff < 2; wolff++) {
-        const struct ref_chain ising2 = { 0, 2, wolff, 2, { 10, 6, 0 }, 0.4, 1.0, 0.2, 11, 0 };
+        const struct ref_chain ising2 = { 0, 2, wolff, 2, { 10, 6, 0 }, 0.4, 1.0, 0.2, 11 };
         check_names(&ising2, 0);
         check_names(&ising2, 1);
-        const struct ref_chain ising3 = { 0, 2, wolff, 3, { 4, 6, 8 }, 0.25, -1.0, 0.0, 12, 0 };
+        const struct ref_chain ising3 = { 0, 2, wolff, 3, { 4, 6, 8 }, 0.25, -1.0, 0.0, 12 };
         check_names(&ising3, 0);
-        const struct ref_chain potts = { 1, 4, wolff, 2, { 8, 6, 0 }, 1.0, 1.0, 0.3, 13, 0 };
+        const struct ref_chain potts = { 1, 4, wolff, 2, { 8, 6, 0 }, 1.0, 1.0, 0.3, 13 };
         check_names(&potts, 0);
-        const struct ref_chain potts0 = { 1, 3, wolff, 3, { 6, 6, 6 }, 0.6, 1.0, 0.0, 14, 0 };
+        const struct ref_chain potts0 = { 1, 3, wolff, 3, { 6, 6, 6 }, 0.6, 1.0, 0.0, 14 };
         check_names(&potts0, 0);
         /* 2D without a field: Swendsen-Wang's row passes (lib/cluster_sw_rows.c); an
          * antiferromagnet, and rows of odd length (a row's draws start mid-block) */
-        const struct ref_chain ising2_0 = { 0, 2, wolff, 2, { 10, 6, 0 }, 0.44, 1.0, 0.0, 15, 0 };
+        const struct ref_chain ising2_0 = { 0, 2, wolff, 2, { 10, 6, 0 }, 0.44, 1.0, 0.0, 15 };
         check_names(&ising2_0, 0);
         check_names(&ising2_0, 1);
-        const struct ref_chain ising2_af = { 0, 2, wolff, 2, { 12, 8, 0 }, 0.5, -1.0, 0.0, 16, 0 };
+        const struct ref_chain ising2_af = { 0, 2, wolff, 2, { 12, 8, 0 }, 0.5, -1.0, 0.0, 16 };
         check_names(&ising2_af, 0);
         check_names(&ising2_af, 1);
-        const struct ref_chain potts2_0 = { 1, 3, wolff, 2, { 9, 6, 0 }, 1.0, 1.0, 0.0, 17, 0 };
+        const struct ref_chain potts2_0 = { 1, 3, wolff, 2, { 9, 6, 0 }, 1.0, 1.0, 0.0, 17 };
         check_names(&potts2_0, 0);
         /* rows longer than the vector steps (32 sites), with tails */
-        const struct ref_chain ising2_long = { 0, 2, wolff, 2, { 40, 6, 0 }, 0.44, 1.0, 0.0, 18, 0 };
+        const struct ref_chain ising2_long = { 0, 2, wolff, 2, { 40, 6, 0 }, 0.44, 1.0, 0.0, 18 };
         check_names(&ising2_long, 0);
         check_names(&ising2_long, 1); /* +-J in the vector steps and their tails */
-        const struct ref_chain potts2_long = { 1, 3, wolff, 2, { 69, 6, 0 }, 1.0, 1.0, 0.0, 19, 0 };
+        const struct ref_chain potts2_long = { 1, 3, wolff, 2, { 69, 6, 0 }, 1.0, 1.0, 0.0, 19 };
         check_names(&potts2_long, 0);
         /* enough rows that chains of runs joined inside 8 sites occur (pass B's vector
          * steps follow them) */
-        const struct ref_chain ising2_big = { 0, 2, wolff, 2, { 64, 64, 0 }, 0.44, 1.0, 0.0, 20, 0 };
+        const struct ref_chain ising2_big = { 0, 2, wolff, 2, { 64, 64, 0 }, 0.44, 1.0, 0.0, 20 };
         check_names(&ising2_big, 0);
         check_names(&ising2_big, 1);
-        const struct ref_chain potts2_big = { 1, 3, wolff, 2, { 48, 48, 0 }, 1.0, 1.0, 0.0, 21, 0 };
+        const struct ref_chain potts2_big = { 1, 3, wolff, 2, { 48, 48, 0 }, 1.0, 1.0, 0.0, 21 };
         check_names(&potts2_big, 0);
     }
 }
@@ -672,50 +677,50 @@ static void random_number_names_3d(void **state)
     (void)state;
     /* extents 2 mod 4 (Ising needs even extents): a row's draws start at lane 0, 2 or 1
      * of a block; Potts odd extents (multiples of 3, its colouring's rule): any lane */
-    const struct ref_chain mid = { 0, 2, 0, 3, { 6, 10, 6 }, 0.3, 1.0, 0.0, 30, 0 };
+    const struct ref_chain mid = { 0, 2, 0, 3, { 6, 10, 6 }, 0.3, 1.0, 0.0, 30 };
     check_names(&mid, 0);
     check_names(&mid, 1);
-    const struct ref_chain odd = { 1, 3, 0, 3, { 9, 3, 15 }, 1.0, 1.0, 0.0, 31, 0 };
+    const struct ref_chain odd = { 1, 3, 0, 3, { 9, 3, 15 }, 1.0, 1.0, 0.0, 31 };
     check_names(&odd, 0);
     /* the smallest extents: 3 (Potts), 2 (a pair joined by two bonds) and 4 */
-    const struct ref_chain l3 = { 1, 2, 0, 3, { 3, 3, 3 }, 1.2, 1.0, 0.0, 32, 0 };
+    const struct ref_chain l3 = { 1, 2, 0, 3, { 3, 3, 3 }, 1.2, 1.0, 0.0, 32 };
     check_names(&l3, 0);
-    const struct ref_chain l2 = { 0, 2, 0, 3, { 4, 2, 2 }, 0.4, 1.0, 0.0, 33, 0 };
+    const struct ref_chain l2 = { 0, 2, 0, 3, { 4, 2, 2 }, 0.4, 1.0, 0.0, 33 };
     check_names(&l2, 0);
     check_names(&l2, 1);
-    const struct ref_chain l4 = { 0, 2, 0, 3, { 4, 4, 4 }, 0.3, 1.0, 0.0, 34, 0 };
+    const struct ref_chain l4 = { 0, 2, 0, 3, { 4, 4, 4 }, 0.3, 1.0, 0.0, 34 };
     check_names(&l4, 0);
     check_names(&l4, 1);
     /* an antiferromagnet */
-    const struct ref_chain af = { 0, 2, 0, 3, { 4, 6, 8 }, 0.35, -1.0, 0.0, 35, 0 };
+    const struct ref_chain af = { 0, 2, 0, 3, { 4, 6, 8 }, 0.35, -1.0, 0.0, 35 };
     check_names(&af, 0);
     check_names(&af, 1);
     /* Potts q = 3 and 4 */
-    const struct ref_chain potts = { 1, 3, 0, 3, { 6, 9, 3 }, 1.0, 1.0, 0.0, 36, 0 };
+    const struct ref_chain potts = { 1, 3, 0, 3, { 6, 9, 3 }, 1.0, 1.0, 0.0, 36 };
     check_names(&potts, 0);
-    const struct ref_chain potts4 = { 1, 4, 0, 3, { 4, 2, 6 }, 1.2, 1.0, 0.0, 37, 0 };
+    const struct ref_chain potts4 = { 1, 4, 0, 3, { 4, 2, 6 }, 1.2, 1.0, 0.0, 37 };
     check_names(&potts4, 0);
     /* rows longer than the vector steps (8 sites for the bonds, 32 for the searched
      * bonds), with tails; +-J in the vector steps */
-    const struct ref_chain longer = { 0, 2, 0, 3, { 42, 4, 6 }, 0.3, 1.0, 0.0, 38, 0 };
+    const struct ref_chain longer = { 0, 2, 0, 3, { 42, 4, 6 }, 0.3, 1.0, 0.0, 38 };
     check_names(&longer, 0);
     check_names(&longer, 1);
-    const struct ref_chain potts_long = { 1, 3, 0, 3, { 69, 3, 3 }, 1.0, 1.0, 0.0, 39, 0 };
+    const struct ref_chain potts_long = { 1, 3, 0, 3, { 69, 3, 3 }, 1.0, 1.0, 0.0, 39 };
     check_names(&potts_long, 0);
     /* near the critical coupling, large clusters: chains of runs joined inside 8 sites
      * (pass B's vector steps), bonds from both the row and the plane below */
-    const struct ref_chain crit = { 0, 2, 0, 3, { 32, 16, 12 }, 0.2216546, 1.0, 0.0, 40, 0 };
+    const struct ref_chain crit = { 0, 2, 0, 3, { 32, 16, 12 }, 0.2216546, 1.0, 0.0, 40 };
     check_names(&crit, 0);
     check_names(&crit, 1);
     /* boxes: units of 2 to 6 planes (Ising slabs take whole 2-plane units), the faces
      * between them joined (the wrap along z among them) */
-    const struct ref_chain boxes = { 0, 2, 0, 3, { 10, 6, 10 }, 0.25, 1.0, 0.0, 41, 3 };
-    check_names(&boxes, 0);
-    check_names(&boxes, 1);
-    const struct ref_chain boxes_long = { 0, 2, 0, 3, { 40, 6, 8 }, 0.2216546, 1.0, 0.0, 42, 4 };
-    check_names(&boxes_long, 0);
-    const struct ref_chain potts_boxes = { 1, 3, 0, 3, { 9, 3, 15 }, 1.0, 1.0, 0.0, 43, 2 };
-    check_names(&potts_boxes, 0);
+    const struct ref_chain boxes = { 0, 2, 0, 3, { 10, 6, 10 }, 0.25, 1.0, 0.0, 41 };
+    check_names_on(&boxes, 0, 3);
+    check_names_on(&boxes, 1, 3);
+    const struct ref_chain boxes_long = { 0, 2, 0, 3, { 40, 6, 8 }, 0.2216546, 1.0, 0.0, 42 };
+    check_names_on(&boxes_long, 0, 4);
+    const struct ref_chain potts_boxes = { 1, 3, 0, 3, { 9, 3, 15 }, 1.0, 1.0, 0.0, 43 };
+    check_names_on(&potts_boxes, 0, 2);
 }
 
 int main(void)
