@@ -688,6 +688,8 @@ static void random_number_names_3d(void **state)
     const struct ref_chain l2 = { 0, 2, 0, 3, { 4, 2, 2 }, 0.4, 1.0, 0.0, 33 };
     check_names(&l2, 0);
     check_names(&l2, 1);
+    const struct ref_chain l2x = { 0, 2, 0, 3, { 2, 4, 6 }, 0.4, 1.0, 0.0, 44 };
+    check_names(&l2x, 0);
     const struct ref_chain l4 = { 0, 2, 0, 3, { 4, 4, 4 }, 0.3, 1.0, 0.0, 34 };
     check_names(&l4, 0);
     check_names(&l4, 1);
