@@ -146,9 +146,9 @@ void latmc_cluster_sw_label(const struct latmc_cluster_job *job, struct latmc_cl
 int latmc_cluster_sw_sweep(const struct latmc_cluster_job *job, struct latmc_cluster_work *w,
                            uint64_t sweep, uint64_t *changed);
 
-/* Whether lib/cluster_sw_rows.c runs the job's Swendsen-Wang sweeps (2D, the lattice held
- * whole, no field, uniform or +-J couplings, beta J != 0), its words per unit and its face
- * pairs' words, and one such sweep (the chain of latmc_cluster_sw_sweep, bit for bit). */
+/* Whether lib/cluster_sw_rows.c runs the job's Swendsen-Wang sweeps (2D or 3D, the lattice
+ * held whole, no field, uniform or +-J couplings, beta J != 0), its words per unit and its
+ * face pairs' words, and one such sweep (the chain of latmc_cluster_sw_sweep, bit for bit). */
 bool latmc_cluster_sw_rows_fits(const struct latmc_cluster_job *job);
 size_t latmc_cluster_sw_rows_words(const struct latmc_cluster_lattice *g);
 size_t latmc_cluster_sw_rows_pair_words(const struct latmc_cluster_lattice *g, int n_units);

@@ -1,13 +1,15 @@
 /*
- * Swendsen-Wang on a 2D lattice held whole, without a field (uniform or +-J couplings): the
- * same chain as lib/cluster_sw.c (the same bonds, clusters, names and decisions), in
- * fewer passes over memory (doc/PERFORMANCE.md, "CPU, cluster updates"):
+ * Swendsen-Wang on a 2D or 3D lattice held whole, without a field (uniform or +-J
+ * couplings): the same chain as lib/cluster_sw.c (the same bonds, clusters, names and
+ * decisions), in fewer passes over memory (doc/PERFORMANCE.md, "CPU, cluster updates"):
  *
- *   A. per unit (a run of rows, one per thread), row by row: the row's bond and decision
- *      draws, its bonds (in row buffers, never in memory), every site's decision as if it
- *      were a cluster's name (table[i]: a byte), and the row's unions: each site points to
- *      the start of its run along x, and only the bonds from the row below that a
- *      neighbouring bond does not already imply are searched;
+ *   A. per unit (a run of planes along the last axis, one per thread), row by row: the
+ *      row's bond and decision draws, its bonds (in row buffers, never in memory), every
+ *      site's decision as if it were a cluster's name (table[i]: a byte), and the row's
+ *      unions: each site points to the start of its run along x, and only the bonds from
+ *      the row below that a neighbouring bond does not already imply are searched. In 3D
+ *      (lib/cluster_sw_planes.c) a plane's rows are joined so, then the plane's wrap along
+ *      y, and the bonds from the plane below are searched like those from the row below;
  *   F. the faces above the units (the periodic wrap included), one after the other: the
  *      local roots of each face bond's ends, then their unions; a local root joined to a
  *      smaller one takes its final root's decision into its table entry;
@@ -39,7 +41,7 @@ struct rows_unit {
     uint8_t *face;                  /* the y bonds of the unit's last row (to the next unit) */
 };
 
-static size_t draw_words(int64_t draws)
+size_t latmc_rows_draw_words(int64_t draws)
 {
     return (size_t)((draws + 3) / 4 + 1 + LATMC_CLUSTER_BATCH) * 4;
 }
@@ -52,18 +54,21 @@ static size_t row_bytes(int64_t L)
 
 size_t latmc_cluster_sw_rows_words(const struct latmc_cluster_lattice *g)
 {
+    if (g->ndim == 3)
+        return latmc_cluster_sw_planes_words(g);
     const int64_t L = g->l[0];
-    return draw_words(2 * L) + draw_words(L) + (size_t)(L + 31) / 32 + 5 * row_bytes(L) / 4;
+    return latmc_rows_draw_words(2 * L) + latmc_rows_draw_words(L) + (size_t)(L + 31) / 32 +
+           5 * row_bytes(L) / 4;
 }
 
 size_t latmc_cluster_sw_rows_pair_words(const struct latmc_cluster_lattice *g, int n_units)
 {
-    return 3 * (size_t)g->l[0] * (size_t)n_units;
+    return 3 * (size_t)g->plane * (size_t)n_units;
 }
 
 bool latmc_cluster_sw_rows_fits(const struct latmc_cluster_job *job)
 {
-    return job->g.ndim == 2 && !job->halo_up && !job->wolff &&
+    return (job->g.ndim == 2 || job->g.ndim == 3) && !job->halo_up && !job->wolff &&
            job->beta_h == 0.0 && job->bond_threshold > 0;
 }
 
@@ -73,9 +78,9 @@ static struct rows_unit unit_of(const struct latmc_cluster_job *job, int u)
     uint32_t *p = job->rows_work + (size_t)u * job->rows_words;
     struct rows_unit r;
     r.bond_draws = p;
-    p += draw_words(2 * L);
+    p += latmc_rows_draw_words(2 * L);
     r.decide_draws = p;
-    p += draw_words(L);
+    p += latmc_rows_draw_words(L);
     r.need = p;
     p += (L + 31) / 32;
     uint8_t *b = (uint8_t *)p + 32;
@@ -85,8 +90,7 @@ static struct rows_unit unit_of(const struct latmc_cluster_job *job, int u)
     return r;
 }
 
-/* Join the clusters of a and b (union by the smaller root). */
-static void unite(uint32_t *parent, uint32_t a, uint32_t b)
+void latmc_rows_unite(uint32_t *parent, uint32_t a, uint32_t b)
 {
     a = latmc_cluster_find_halving(parent, a);
     b = latmc_cluster_find_halving(parent, b);
@@ -167,8 +171,13 @@ static void row_bonds_and_decisions(const struct latmc_cluster_job *job, uint64_
     const uint8_t fy = (uint8_t)(flip ^ (e && e[2 * L - 1] < 0));
     hx[L - 1] = (uint8_t)(((si[L - 1] == si[0]) ^ fx) & (u[2 * L - 2] <= last_draw));
     vy[L - 1] = (uint8_t)(((si[L - 1] == su[L - 1]) ^ fy) & (u[2 * L - 1] <= last_draw));
-    /* a site's decision if it names its cluster (lib/cluster_bonds.h, no field): Ising
-     * 1 keep, 0 flip; Potts the colour floor(u q / 2^32) */
+    latmc_rows_decisions(job, ud, L, t);
+}
+
+void latmc_rows_decisions(const struct latmc_cluster_job *job, const uint32_t *ud, int64_t L,
+                          uint8_t *t)
+{
+    /* lib/cluster_bonds.h without a field */
     if (job->potts) {
         const uint64_t q = (uint64_t)job->q;
         for (int64_t x = 0; x < L; x++)
@@ -176,7 +185,7 @@ static void row_bonds_and_decisions(const struct latmc_cluster_job *job, uint64_
     } else {
         int64_t kept = 0;
 #ifdef LATMC_ROWS_X86
-        if (avx2)
+        if (latmc_rows_have_avx2())
             kept = latmc_rows_keep_avx2(ud, L, t);
 #endif
         keep_scalar(ud, kept, L, t);
@@ -184,15 +193,12 @@ static void row_bonds_and_decisions(const struct latmc_cluster_job *job, uint64_
 }
 
 /*
- * A row's runs and the bonds from below to search, sites [x0, n): parent[base + x] = the
- * start of x's run along x (the largest x' <= x without an x bond from x' - 1), where
- * run = the start at x0 - 1; bit x of need (bits at and after x0 in words from x0 / 32, x0
- * a multiple of 32) where the bond from below at x is active and not implied -- the bond
- * at x - 1 active and x - 1 joined to x in both rows. hx[-1] and friends read 0.
+ * A row's runs, sites [x0, n): parent[base + x] = the start of x's run along x (the
+ * largest x' <= x without an x bond from x' - 1), where run = the start at x0 - 1.
+ * hx[-1] reads 0.
  */
-static void runs_scalar(uint32_t *parent, int64_t base, const uint8_t *hx,
-                        const uint8_t *hx_below, const uint8_t *vy_below, int64_t x0,
-                        int64_t n, uint32_t run, uint32_t *need)
+static void runs_scalar(uint32_t *parent, int64_t base, const uint8_t *hx, int64_t x0,
+                        int64_t n, uint32_t run)
 {
     for (int64_t x = x0; x < n; x++) {
         const uint32_t i = (uint32_t)(base + x);
@@ -200,15 +206,45 @@ static void runs_scalar(uint32_t *parent, int64_t base, const uint8_t *hx,
         run = (run & keep) | (i & ~keep);
         parent[i] = run;
     }
-    if (!vy_below)
-        return;
+}
+
+/* latmc_rows_need's bits of sites [x0, n) (x0 a multiple of 32). */
+static void need_scalar(const uint8_t *hx, const uint8_t *hx_below, const uint8_t *v_below,
+                        int64_t x0, int64_t n, uint32_t *need)
+{
     for (int64_t x = x0; x < n; x++) {
-        const unsigned implied = vy_below[x - 1] & hx[x - 1] & hx_below[x - 1];
-        const uint32_t bit = (uint32_t)(vy_below[x] & (implied ^ 1u));
+        const unsigned implied = v_below[x - 1] & hx[x - 1] & hx_below[x - 1];
+        const uint32_t bit = (uint32_t)(v_below[x] & (implied ^ 1u));
         if (x % 32 == 0)
             need[x / 32] = 0;
         need[x / 32] |= bit << (x % 32);
     }
+}
+
+void latmc_rows_runs(uint32_t *parent, int64_t base, const uint8_t *hx,
+                     const uint8_t *hx_below, const uint8_t *v_below, int64_t L,
+                     uint32_t *need)
+{
+    int64_t done = 0;
+    uint32_t run = (uint32_t)base;
+#ifdef LATMC_ROWS_X86
+    if (latmc_rows_have_avx2())
+        done = latmc_rows_runs_avx2(parent, base, hx, hx_below, v_below, L, need, &run);
+#endif
+    runs_scalar(parent, base, hx, done, L, run);
+    if (v_below)
+        need_scalar(hx, hx_below, v_below, done, L, need);
+}
+
+void latmc_rows_need(const uint8_t *hx, const uint8_t *hx_below, const uint8_t *v_below,
+                     int64_t L, uint32_t *need)
+{
+    int64_t done = 0;
+#ifdef LATMC_ROWS_X86
+    if (latmc_rows_have_avx2())
+        done = latmc_rows_need_avx2(hx, hx_below, v_below, L, need);
+#endif
+    need_scalar(hx, hx_below, v_below, done, L, need);
 }
 
 
@@ -220,17 +256,9 @@ static void runs_scalar(uint32_t *parent, int64_t base, const uint8_t *hx,
  * roots only, and the finds the rows below), so the start is read from there.
  */
 static void row_unions(const struct rows_unit *r, uint32_t *parent, int64_t L, int64_t base,
-                       const uint8_t *hx, const uint8_t *hx_below, const uint8_t *vy_below,
-                       bool avx2)
+                       const uint8_t *hx, const uint8_t *hx_below, const uint8_t *vy_below)
 {
-    int64_t done = 0;
-    uint32_t run = (uint32_t)base;
-#ifdef LATMC_ROWS_X86
-    if (avx2)
-        done = latmc_rows_runs_avx2(parent, base, hx, hx_below, vy_below, L, r->need, &run);
-#endif
-    (void)avx2;
-    runs_scalar(parent, base, hx, hx_below, vy_below, done, L, run, r->need);
+    latmc_rows_runs(parent, base, hx, hx_below, vy_below, L, r->need);
     if (vy_below) {
         uint32_t cur = UINT32_MAX, root = 0;
         for (int64_t w = 0; w < (L + 31) / 32; w++)
@@ -246,20 +274,19 @@ static void row_unions(const struct rows_unit *r, uint32_t *parent, int64_t L, i
             }
     }
     if (hx[L - 1]) /* the x wrap */
-        unite(parent, (uint32_t)(base + L - 1), (uint32_t)base);
+        latmc_rows_unite(parent, (uint32_t)(base + L - 1), (uint32_t)base);
 }
 
 /* Pass A on unit u. */
 static void label_unit(const struct latmc_cluster_job *job, struct latmc_cluster_work *w,
                        uint64_t sweep, int u)
 {
+    if (job->g.ndim == 3) {
+        latmc_cluster_sw_planes_label(job, w, sweep, u);
+        return;
+    }
     const struct rows_unit r = unit_of(job, u);
     const int64_t L = job->g.l[0];
-#ifdef LATMC_ROWS_X86
-    const bool avx2 = latmc_rows_have_avx2();
-#else
-    const bool avx2 = false;
-#endif
     for (int k = 0; k < 2; k++) /* the bytes before the rows read 0 */
         r.hx[k][-1] = r.vy[k][-1] = 0;
     int cur = 0;
@@ -267,7 +294,7 @@ static void label_unit(const struct latmc_cluster_job *job, struct latmc_cluster
         row_bonds_and_decisions(job, sweep, &r, w->spins, w->bonds, y, r.hx[cur], r.vy[cur]);
         const int first = y == job->unit_p[u];
         row_unions(&r, w->parent, L, y * L, r.hx[cur], r.hx[cur ^ 1],
-                   first ? NULL : r.vy[cur ^ 1], avx2);
+                   first ? NULL : r.vy[cur ^ 1]);
     }
     memcpy(r.face, r.vy[cur ^ 1], (size_t)L);
 }
@@ -280,21 +307,22 @@ static void label_unit(const struct latmc_cluster_job *job, struct latmc_cluster
  */
 static int64_t merge_faces(const struct latmc_cluster_job *job, struct latmc_cluster_work *w)
 {
-    const int64_t L = job->g.l[0], Ly = job->g.l[1];
+    const int64_t P = job->g.plane, planes = job->g.planes;
     uint32_t *parent = w->parent, *pair = job->face_pairs;
     int64_t n = 0;
     for (int u = 0; u < job->n_units; u++) {
-        const struct rows_unit r = unit_of(job, u);
-        const int64_t yl = job->unit_p[u + 1] - 1, yu = yl + 1 == Ly ? 0 : yl + 1;
-        for (int64_t x = 0; x < L; x++)
-            if (r.face[x]) {
-                pair[3 * n] = latmc_cluster_find_halving(parent, (uint32_t)(yl * L + x));
-                pair[3 * n + 1] = latmc_cluster_find_halving(parent, (uint32_t)(yu * L + x));
+        const uint8_t *face = job->g.ndim == 3 ? latmc_cluster_sw_planes_face(job, u)
+                                               : unit_of(job, u).face;
+        const int64_t yl = job->unit_p[u + 1] - 1, yu = yl + 1 == planes ? 0 : yl + 1;
+        for (int64_t x = 0; x < P; x++)
+            if (face[x]) {
+                pair[3 * n] = latmc_cluster_find_halving(parent, (uint32_t)(yl * P + x));
+                pair[3 * n + 1] = latmc_cluster_find_halving(parent, (uint32_t)(yu * P + x));
                 n++;
             }
     }
     for (int64_t k = 0; k < n; k++)
-        unite(parent, pair[3 * k], pair[3 * k + 1]);
+        latmc_rows_unite(parent, pair[3 * k], pair[3 * k + 1]);
     for (int64_t k = 0; k < n; k++) {
         const uint32_t root = latmc_cluster_find_halving(parent, pair[3 * k]);
         pair[3 * k + 2] = root;
@@ -316,7 +344,7 @@ static int64_t merge_faces(const struct latmc_cluster_job *job, struct latmc_clu
 static uint64_t flip_unit(const struct latmc_cluster_job *job, struct latmc_cluster_work *w,
                           int u, uint32_t *size)
 {
-    const int64_t P = job->g.l[0];
+    const int64_t P = job->g.plane;
     const uint32_t start = (uint32_t)(job->unit_p[u] * P);
     const uint32_t end = (uint32_t)(job->unit_p[u + 1] * P);
     uint32_t *parent = w->parent;
@@ -395,7 +423,7 @@ static void count_clusters(const struct latmc_cluster_job *job, struct latmc_clu
                 size[c] = 0;
             }
         }
-    const int64_t P = job->g.l[0];
+    const int64_t P = job->g.plane;
     int64_t clusters = 0, largest = 0;
     uint64_t size2 = 0;
     CLUSTER_FOR_UNITS(nt, reduction(+:clusters, size2) reduction(max:largest), u, job->n_units, {

@@ -1,13 +1,48 @@
 /*
- * Internal: the AVX2 steps of the Swendsen-Wang row passes (lib/cluster_sw_rows_avx2.c),
- * on x86-64 with a GNU C compiler. Each returns how far it got (whole vector steps); the
- * caller finishes in C.
+ * Internal to the Swendsen-Wang row passes: the pieces of a row that the 2D pass A
+ * (lib/cluster_sw_rows.c) and the 3D one (lib/cluster_sw_planes.c) share, and the AVX2
+ * steps (lib/cluster_sw_rows_avx2.c, on x86-64 with a GNU C compiler; each returns how far
+ * it got in whole vector steps, and the caller finishes in C).
  */
 #ifndef LATMC_LIB_CLUSTER_SW_ROWS_H
 #define LATMC_LIB_CLUSTER_SW_ROWS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "cluster_job.h"
+
+/* The words of draw buffer for `draws` consecutive draws that start anywhere in a block. */
+size_t latmc_rows_draw_words(int64_t draws);
+
+/* Join the clusters of a and b (union by the smaller root). */
+void latmc_rows_unite(uint32_t *parent, uint32_t a, uint32_t b);
+
+/* The decisions of the L sites of a row as if each named its cluster (no field), from
+ * their draws ud: Ising 1 keep, 0 flip; Potts the colour floor(u q / 2^32). */
+void latmc_rows_decisions(const struct latmc_cluster_job *job, const uint32_t *ud, int64_t L,
+                          uint8_t *t);
+
+/* A row's runs along x: parent[base + x] = the start of x's run (hx: the row's x bonds,
+ * hx[-1] = 0); with v_below, the bits of the bonds from below to search into need as
+ * latmc_rows_need. */
+void latmc_rows_runs(uint32_t *parent, int64_t base, const uint8_t *hx,
+                     const uint8_t *hx_below, const uint8_t *v_below, int64_t L,
+                     uint32_t *need);
+
+/* Bit x of need ((L + 31) / 32 words): the bond from below at x (v_below[x]) is active and
+ * not implied -- the bond from below at x - 1 active and x - 1 joined to x in both rows
+ * (hx[x - 1], hx_below[x - 1]). Byte -1 of each reads 0. */
+void latmc_rows_need(const uint8_t *hx, const uint8_t *hx_below, const uint8_t *v_below,
+                     int64_t L, uint32_t *need);
+
+/* 3D pass A on unit u (lib/cluster_sw_planes.c), its words and its face to the next unit
+ * (the bonds of its last plane upwards, a byte per site of the plane). */
+size_t latmc_cluster_sw_planes_words(const struct latmc_cluster_lattice *g);
+void latmc_cluster_sw_planes_label(const struct latmc_cluster_job *job,
+                                   struct latmc_cluster_work *w, uint64_t sweep, int u);
+const uint8_t *latmc_cluster_sw_planes_face(const struct latmc_cluster_job *job, int u);
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #  define LATMC_ROWS_X86 1
@@ -21,6 +56,18 @@ bool latmc_rows_have_avx2(void);
 int64_t latmc_rows_bonds_avx2(const uint8_t *si, const uint8_t *su, const uint32_t *u,
                               const int8_t *e, uint32_t last_draw, uint8_t flip, int64_t n,
                               uint8_t *hx, uint8_t *vy);
+
+/* A 3D row's bonds of sites [0, n) (n <= L - 1): hx (to x + 1), vy (to the row above in
+ * the plane, su) and vz (to the plane above, sv) from the draws u[3 x + mu] and, where e is
+ * not NULL, the couplings e[3 x + mu]. */
+int64_t latmc_rows_bonds3_avx2(const uint8_t *si, const uint8_t *su, const uint8_t *sv,
+                               const uint32_t *u, const int8_t *e, uint32_t last_draw,
+                               uint8_t flip, int64_t n, uint8_t *hx, uint8_t *vy,
+                               uint8_t *vz);
+
+/* latmc_rows_need of sites [0, n), whole words of 32. */
+int64_t latmc_rows_need_avx2(const uint8_t *hx, const uint8_t *hx_below,
+                             const uint8_t *v_below, int64_t n, uint32_t *need);
 
 /* Ising decisions of sites [0, n) from their draws: 1 keep (u < 2^31), 0 flip. */
 int64_t latmc_rows_keep_avx2(const uint32_t *ud, int64_t n, uint8_t *t);

@@ -61,6 +61,67 @@ __attribute__((target("avx2"))) int64_t latmc_rows_bonds_avx2(const uint8_t *si,
              : bonds_avx2(si, su, u, NULL, last_draw, flip, n, hx, vy);
 }
 
+/* The 3D bonds of 8 sites a step, as bonds_avx2: the 24 draws' masks (x, y, z bond per
+ * site) and the couplings split by one shuffle per 16 bytes. */
+__attribute__((target("avx2"), always_inline)) static inline int64_t
+bonds3_avx2(const uint8_t *si, const uint8_t *su, const uint8_t *sv, const uint32_t *u,
+            const int8_t *e, uint32_t last_draw, uint8_t flip, int64_t n, uint8_t *hx,
+            uint8_t *vy, uint8_t *vz)
+{
+    const __m128i zero = _mm_setzero_si128();
+    const __m256i t = _mm256_set1_epi32((int)last_draw), zero8 = _mm256_setzero_si256();
+    const __m128i f = _mm_set1_epi8((char)(flip ? 0xff : 0)), one = _mm_set1_epi8(1);
+    /* bytes 0 .. 15 and 16 .. 23 of the interleaved (x, y, z) triples to (x bonds, y
+     * bonds) and (z bonds) */
+    const __m128i xy_lo = _mm_setr_epi8(0, 3, 6, 9, 12, 15, -1, -1, 1, 4, 7, 10, 13, -1, -1, -1);
+    const __m128i xy_hi = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, 2, 5, -1, -1, -1, -1, -1, 0, 3, 6);
+    const __m128i z_lo = _mm_setr_epi8(2, 5, 8, 11, 14, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    const __m128i z_hi = _mm_setr_epi8(-1, -1, -1, -1, -1, 1, 4, 7, -1, -1, -1, -1, -1, -1, -1, -1);
+#  define SPLIT(lo, hi, mlo, mhi) _mm_or_si128(_mm_shuffle_epi8(lo, mlo), _mm_shuffle_epi8(hi, mhi))
+    int64_t x = 0;
+    for (; x + 8 <= n; x += 8) {
+        const uint32_t *ux = u + 3 * x;
+        const __m256i u0 = _mm256_loadu_si256((const __m256i *)(const void *)ux);
+        const __m256i u1 = _mm256_loadu_si256((const __m256i *)(const void *)(ux + 8));
+        const __m256i u2 = _mm256_loadu_si256((const __m256i *)(const void *)(ux + 16));
+        const __m128i on_lo = bytes_of(_mm256_cmpeq_epi32(_mm256_min_epu32(u0, t), u0),
+                                       _mm256_cmpeq_epi32(_mm256_min_epu32(u1, t), u1));
+        const __m128i on_hi = bytes_of(_mm256_cmpeq_epi32(_mm256_min_epu32(u2, t), u2), zero8);
+        const __m128i s0 = _mm_loadl_epi64((const __m128i *)(const void *)(si + x));
+        const __m128i s1 = _mm_loadl_epi64((const __m128i *)(const void *)(si + x + 1));
+        const __m128i s2 = _mm_loadl_epi64((const __m128i *)(const void *)(su + x));
+        const __m128i s3 = _mm_loadl_epi64((const __m128i *)(const void *)(sv + x));
+        __m128i same_xy = _mm_unpacklo_epi64(_mm_cmpeq_epi8(s0, s1), _mm_cmpeq_epi8(s0, s2));
+        __m128i same_z = _mm_cmpeq_epi8(s0, s3);
+        if (e) { /* a +-J coupling -1 flips "same" */
+            const __m128i e_lo = _mm_cmplt_epi8(
+                _mm_loadu_si128((const __m128i *)(const void *)(e + 3 * x)), zero);
+            const __m128i e_hi = _mm_cmplt_epi8(
+                _mm_loadl_epi64((const __m128i *)(const void *)(e + 3 * x + 16)), zero);
+            same_xy = _mm_xor_si128(same_xy, SPLIT(e_lo, e_hi, xy_lo, xy_hi));
+            same_z = _mm_xor_si128(same_z, SPLIT(e_lo, e_hi, z_lo, z_hi));
+        }
+        const __m128i b_xy = _mm_and_si128(
+            _mm_and_si128(_mm_xor_si128(same_xy, f), SPLIT(on_lo, on_hi, xy_lo, xy_hi)), one);
+        const __m128i b_z = _mm_and_si128(
+            _mm_and_si128(_mm_xor_si128(same_z, f), SPLIT(on_lo, on_hi, z_lo, z_hi)), one);
+        _mm_storel_epi64((__m128i *)(void *)(hx + x), b_xy);
+        _mm_storel_epi64((__m128i *)(void *)(vy + x), _mm_srli_si128(b_xy, 8));
+        _mm_storel_epi64((__m128i *)(void *)(vz + x), b_z);
+    }
+#  undef SPLIT
+    return x;
+}
+
+__attribute__((target("avx2"))) int64_t
+latmc_rows_bonds3_avx2(const uint8_t *si, const uint8_t *su, const uint8_t *sv,
+                       const uint32_t *u, const int8_t *e, uint32_t last_draw, uint8_t flip,
+                       int64_t n, uint8_t *hx, uint8_t *vy, uint8_t *vz)
+{
+    return e ? bonds3_avx2(si, su, sv, u, e, last_draw, flip, n, hx, vy, vz)
+             : bonds3_avx2(si, su, sv, u, NULL, last_draw, flip, n, hx, vy, vz);
+}
+
 __attribute__((target("avx2"))) int64_t latmc_rows_keep_avx2(const uint32_t *ud, int64_t n,
                                                               uint8_t *t)
 {
@@ -85,6 +146,20 @@ bool latmc_rows_have_avx2(void)
         __atomic_store_n(&known, k, __ATOMIC_RELAXED);
     }
     return k == 2;
+}
+
+/* The need bits of 32 sites (latmc_rows_need): bytes -1 .. 31 of each row read. */
+__attribute__((target("avx2"))) static inline uint32_t need32(const uint8_t *hx,
+                                                              const uint8_t *hx_below,
+                                                              const uint8_t *v_below)
+{
+#  define ROW32(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+    const __m256i vb = ROW32(v_below), vb1 = ROW32(v_below - 1);
+    const __m256i h1 = ROW32(hx - 1), hb1 = ROW32(hx_below - 1);
+#  undef ROW32
+    const __m256i implied = _mm256_and_si256(_mm256_and_si256(vb1, h1), hb1);
+    const __m256i bit = _mm256_andnot_si256(implied, vb);
+    return (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(bit, 7));
 }
 
 /* The runs' starts by a prefix maximum over 8 lanes (a start is its own index, other
@@ -114,17 +189,21 @@ __attribute__((target("avx2"))) int64_t latmc_rows_runs_avx2(uint32_t *parent, i
             carry = _mm256_permutevar8x32_epi32(v, last);
             _mm256_storeu_si256((__m256i *)(void *)(parent + base + x + k), v);
         }
-        if (vy_below) {
-#  define ROW32(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
-            const __m256i vb = ROW32(vy_below + x), vb1 = ROW32(vy_below + x - 1);
-            const __m256i h1 = ROW32(hx + x - 1), hb1 = ROW32(hx_below + x - 1);
-#  undef ROW32
-            const __m256i implied = _mm256_and_si256(_mm256_and_si256(vb1, h1), hb1);
-            const __m256i bit = _mm256_andnot_si256(implied, vb);
-            need[x / 32] = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(bit, 7));
-        }
+        if (vy_below)
+            need[x / 32] = need32(hx + x, hx_below + x, vy_below + x);
     }
     *run = x ? (uint32_t)_mm256_cvtsi256_si32(carry) : (uint32_t)base;
+    return x;
+}
+
+__attribute__((target("avx2"))) int64_t latmc_rows_need_avx2(const uint8_t *hx,
+                                                              const uint8_t *hx_below,
+                                                              const uint8_t *v_below,
+                                                              int64_t n, uint32_t *need)
+{
+    int64_t x = 0;
+    for (; x + 32 <= n; x += 32)
+        need[x / 32] = need32(hx + x, hx_below + x, v_below + x);
     return x;
 }
 

@@ -17,8 +17,8 @@
  *    bit for bit, against sweeps done here from the definition in lib/cluster_bonds.h
  *    (the draw of each bond and each cluster name; labels by breadth-first search):
  *    Ising 2D and 3D with a field and +-J couplings, Potts with a field, SW and Wolff, and
- *    2D without a field, uniform and +-J (Swendsen-Wang's row passes,
- *    lib/cluster_sw_rows.c);
+ *    2D and 3D without a field, uniform and +-J, Potts (Swendsen-Wang's row passes,
+ *    lib/cluster_sw_rows.c and lib/cluster_sw_planes.c, on one box and several);
  *    and the sweep's statistics (clusters, the largest, the sum of squared sizes).
  */
 #include <stdarg.h>
@@ -546,7 +546,8 @@ static void ref_sweep(const struct ref_chain *c, const int8_t *eps, int8_t *v, u
     free(name);
 }
 
-static void check_names(const struct ref_chain *c, int pmj)
+/* The chain of c on `boxes` boxes (desc.n_parts; 0: the default, one). */
+static void check_names_on(const struct ref_chain *c, int pmj, int boxes)
 {
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
@@ -561,6 +562,8 @@ static void check_names(const struct ref_chain *c, int pmj)
         d.couplings = LATMC_COUPLINGS_BIMODAL;
         d.coupling_seed = 3;
     }
+    if (boxes)
+        d.n_parts = boxes;
     latmc_sim *sim = NULL;
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
     assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, c->beta), LATMC_OK);
@@ -622,6 +625,11 @@ static void check_names(const struct ref_chain *c, int pmj)
     latmc_ctx_destroy(&ctx);
 }
 
+static void check_names(const struct ref_chain *c, int pmj)
+{
+    check_names_on(c, pmj, 0);
+}
+
 static void random_number_names(void **state)
 {
     (void)state;
@@ -661,6 +669,62 @@ static void random_number_names(void **state)
     }
 }
 
+/* 3D without a field: the row passes plane by plane (lib/cluster_sw_planes.c) -- rows
+ * joined in a plane, the wrap along y, the bonds from the plane below, the faces between
+ * boxes and the wrap along z -- against the definition, as random_number_names. */
+static void random_number_names_3d(void **state)
+{
+    (void)state;
+    /* extents 2 mod 4 (Ising needs even extents): a row's draws start at lane 0, 2 or 1
+     * of a block; Potts odd extents (multiples of 3, its colouring's rule): any lane */
+    const struct ref_chain mid = { 0, 2, 0, 3, { 6, 10, 6 }, 0.3, 1.0, 0.0, 30 };
+    check_names(&mid, 0);
+    check_names(&mid, 1);
+    const struct ref_chain odd = { 1, 3, 0, 3, { 9, 3, 15 }, 1.0, 1.0, 0.0, 31 };
+    check_names(&odd, 0);
+    /* the smallest extents: 3 (Potts), 2 (a pair joined by two bonds) and 4 */
+    const struct ref_chain l3 = { 1, 2, 0, 3, { 3, 3, 3 }, 1.2, 1.0, 0.0, 32 };
+    check_names(&l3, 0);
+    const struct ref_chain l2 = { 0, 2, 0, 3, { 4, 2, 2 }, 0.4, 1.0, 0.0, 33 };
+    check_names(&l2, 0);
+    check_names(&l2, 1);
+    const struct ref_chain l2x = { 0, 2, 0, 3, { 2, 4, 6 }, 0.4, 1.0, 0.0, 44 };
+    check_names(&l2x, 0);
+    const struct ref_chain l4 = { 0, 2, 0, 3, { 4, 4, 4 }, 0.3, 1.0, 0.0, 34 };
+    check_names(&l4, 0);
+    check_names(&l4, 1);
+    /* an antiferromagnet */
+    const struct ref_chain af = { 0, 2, 0, 3, { 4, 6, 8 }, 0.35, -1.0, 0.0, 35 };
+    check_names(&af, 0);
+    check_names(&af, 1);
+    /* Potts q = 3 and 4 */
+    const struct ref_chain potts = { 1, 3, 0, 3, { 6, 9, 3 }, 1.0, 1.0, 0.0, 36 };
+    check_names(&potts, 0);
+    const struct ref_chain potts4 = { 1, 4, 0, 3, { 4, 2, 6 }, 1.2, 1.0, 0.0, 37 };
+    check_names(&potts4, 0);
+    /* rows longer than the vector steps (8 sites for the bonds, 32 for the searched
+     * bonds), with tails; +-J in the vector steps */
+    const struct ref_chain longer = { 0, 2, 0, 3, { 42, 4, 6 }, 0.3, 1.0, 0.0, 38 };
+    check_names(&longer, 0);
+    check_names(&longer, 1);
+    const struct ref_chain potts_long = { 1, 3, 0, 3, { 69, 3, 3 }, 1.0, 1.0, 0.0, 39 };
+    check_names(&potts_long, 0);
+    /* near the critical coupling, large clusters: chains of runs joined inside 8 sites
+     * (pass B's vector steps), bonds from both the row and the plane below */
+    const struct ref_chain crit = { 0, 2, 0, 3, { 32, 16, 12 }, 0.2216546, 1.0, 0.0, 40 };
+    check_names(&crit, 0);
+    check_names(&crit, 1);
+    /* boxes: units of 2 to 6 planes (Ising slabs take whole 2-plane units), the faces
+     * between them joined (the wrap along z among them) */
+    const struct ref_chain boxes = { 0, 2, 0, 3, { 10, 6, 10 }, 0.25, 1.0, 0.0, 41 };
+    check_names_on(&boxes, 0, 3);
+    check_names_on(&boxes, 1, 3);
+    const struct ref_chain boxes_long = { 0, 2, 0, 3, { 40, 6, 8 }, 0.2216546, 1.0, 0.0, 42 };
+    check_names_on(&boxes_long, 0, 4);
+    const struct ref_chain potts_boxes = { 1, 3, 0, 3, { 9, 3, 15 }, 1.0, 1.0, 0.0, 43 };
+    check_names_on(&potts_boxes, 0, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -669,6 +733,7 @@ int main(void)
         cmocka_unit_test(ising_pmj_kernel),
         cmocka_unit_test(potts_kernel),
         cmocka_unit_test(random_number_names),
+        cmocka_unit_test(random_number_names_3d),
     };
     return cmocka_run_group_tests_name("cluster_rules", tests, NULL, NULL);
 }

@@ -338,6 +338,10 @@ const struct row rows[] = {
     { "ising_pmj_sw", 2, { 32, 24, 0 }, CLUSTER_ALL },
     { "ising_pmj_sw", 3, { 8, 6, 12 }, CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_MPI },
     { "ising_pmj_sw_h0", 2, { 32, 24, 0 }, CLUSTER_ALL },
+    /* 3D without a field: the row passes plane by plane (lib/cluster_sw_planes.c) on one
+     * process, the four passes on parts: every layout compares the two */
+    { "ising_pmj_sw_h0", 3, { 8, 6, 12 }, CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_MPI },
+    { "potts3_sw", 3, { 6, 6, 12 }, CLUSTER_ALL },
     { "ising2d_wolff", 2, { 32, 24, 0 }, CLUSTER_ALL },
     { "ising3d_wolff_field", 3, { 8, 6, 12 }, CLUSTER_ALL },
     { "ising_pmj_wolff", 2, { 32, 24, 0 },
@@ -349,6 +353,8 @@ const struct row rows[] = {
     /* the threaded labelling (>= 65536 sites; a part's slab too) */
     { "ising2d_sw", 2, { 256, 512, 0 }, "threads=2 threads=3,boxes=2 parts=2,threads=2" },
     { "ising3d_sw", 3, { 44, 40, 42 }, "threads=2 threads=3,boxes=2" },
+    { "ising_pmj_sw_h0", 3, { 40, 42, 44 }, "threads=2 threads=3,boxes=3 parts=2,threads=2" },
+    { "potts3_sw", 3, { 42, 42, 42 }, "threads=2 threads=3,boxes=2" },
     { "ising_pmj_sw_h0", 2, { 256, 260, 0 }, "threads=2 threads=3,boxes=2 parts=2,threads=2" },
     { "ising_pmj_sw", 3, { 40, 42, 44 }, "threads=2 threads=3,boxes=3" },
     { "potts3_sw_field", 2, { 270, 252, 0 }, "threads=2 threads=3,boxes=5" },

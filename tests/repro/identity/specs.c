@@ -132,7 +132,7 @@ const struct spec specs[] = {
     ISING_CLUSTER("ising3d_sw", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_UNIFORM, 0.22, 0, 0),
     ISING_CLUSTER("ising_pmj_sw", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_BIMODAL, 0.42,
                   0.05, 0.05),
-    /* without a field: in 2D the row passes (lib/cluster_sw_rows.c), parts the old ones */
+    /* without a field: the row passes (lib/cluster_sw_rows.c), parts the four passes */
     ISING_CLUSTER("ising_pmj_sw_h0", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_BIMODAL, 0.42,
                   0, 0),
     ISING_CLUSTER("ising2d_wolff", LATMC_ALGO_WOLFF, LATMC_COUPLINGS_UNIFORM, 0.44, 0, 0),
