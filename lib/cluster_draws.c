@@ -163,10 +163,10 @@ static batch_fn batch_impl(void)
 void latmc_cluster_batch(uint64_t seed, uint64_t sweep, uint32_t phase, const uint64_t *blk,
                          uint32_t *out)
 {
-    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_CLUSTER, 0);
+    const struct latmc_rng_name name = latmc_rng_cluster_name(sweep, 0, phase, 0);
     latmc_philox_ctr c[LATMC_CLUSTER_BATCH];
     for (int k = 0; k < LATMC_CLUSTER_BATCH; k++)
-        c[k] = latmc_rng_counter(blk[k], sweep, stream, phase, 0);
+        c[k] = latmc_rng_name_counter(name, blk[k]);
     batch_impl()(c, latmc_rng_key(seed), out);
 }
 
@@ -231,10 +231,8 @@ void latmc_cluster_blocks(uint64_t seed, uint64_t sweep, uint32_t phase, uint64_
     int64_t k0 = 0;
 #ifdef CLUSTER_X86
     if (batch_impl() == batch_avx2) { /* whole groups of 8 here, the rest below */
-        const latmc_philox_ctr c = latmc_rng_counter(0, sweep,
-                                                     latmc_rng_stream(LATMC_STREAM_CLUSTER, 0),
-                                                     phase, 0);
-        blocks_avx2(latmc_rng_key(seed), c.v[1], c.v[2], c.v[3], b0, n, out);
+        const struct latmc_rng_name name = latmc_rng_cluster_name(sweep, 0, phase, 0);
+        blocks_avx2(latmc_rng_key(seed), name.c1, name.c2, name.c3, b0, n, out);
         k0 = n / 8 * 8;
     }
 #endif

@@ -362,10 +362,9 @@ static cudaError_t heis_hot_start(const latmc_sim *sim, struct cuda_sim *cs)
     if (!host)
         return cudaErrorMemoryAllocation;
     for (int r = 0; r < sim->desc.replicas; r++) {
-        const uint32_t stream = latmc_rng_stream(LATMC_STREAM_INIT, (uint32_t)r);
         float *spins = host + (size_t)LATMC_HEISENBERG_COMPONENTS * (size_t)n * (size_t)r;
         for (int64_t b = 0; b < (n + 3) / 4; b++)
-            latmc_heisenberg_hot_block(spins, n, sim->desc.seed, stream, b);
+            latmc_heisenberg_hot_block(spins, n, sim->desc.seed, (uint32_t)r, b);
     }
     cudaError_t err = upload(sim, cs, hs->buf[hs->cur], host, LATMC_HEISENBERG_COMPONENTS,
                              sim->desc.replicas);

@@ -278,10 +278,9 @@ int cuda_heis_slabs_init_spins(const latmc_sim *sim, struct cuda_heis_slabs *hs,
         return cuda_core->fail(LATMC_ENOMEM, "CUDA Heisenberg: cannot allocate %zu bytes of "
                                "host memory for the hot start", floats * sizeof *host);
     for (int r = 0; r < hs->nrep; r++) {
-        const uint32_t stream = latmc_rng_stream(LATMC_STREAM_INIT, (uint32_t)r);
         float *spins = host + (size_t)LATMC_HEISENBERG_COMPONENTS * (size_t)n * (size_t)r;
         for (int64_t b = 0; b < (n + 3) / 4; b++)
-            latmc_heisenberg_hot_block(spins, n, sim->desc.seed, stream, b);
+            latmc_heisenberg_hot_block(spins, n, sim->desc.seed, (uint32_t)r, b);
     }
     const int st = upload_all(hs, host, 1);
     free(host);
