@@ -4,7 +4,6 @@
  * cluster's new state from its draw.
  */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cluster_bonds.h"
@@ -329,17 +328,6 @@ void latmc_cluster_draw_bonds_into(const struct latmc_cluster_job *job, uint64_t
         else
             row_bonds(3, s, bonds + base, u, base, lx, up_y, up_z, flip, last_draw);
     }
-}
-
-int latmc_cluster_draw_bonds(const struct latmc_cluster_job *job, uint64_t sweep,
-                             const uint8_t *s, uint8_t *bonds, int64_t i0, int64_t i1)
-{
-    uint32_t *draws = malloc(latmc_cluster_row_words(&job->g) * sizeof *draws);
-    if (!draws)
-        return LATMC_ENOMEM;
-    latmc_cluster_draw_bonds_into(job, sweep, s, bonds, i0, i1, draws);
-    free(draws);
-    return LATMC_OK;
 }
 
 /* The threshold below which Ising keeps a cluster of magnetisation m (heat bath on the
