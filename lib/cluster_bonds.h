@@ -34,9 +34,8 @@ enum latmc_cluster_phase {
 LATMC_HOSTDEV uint32_t latmc_cluster_draw(uint64_t seed, uint64_t sweep, uint32_t phase,
                                           uint64_t n)
 {
-    const latmc_philox_ctr r = latmc_rng_block(seed, n >> 2, sweep,
-                                               latmc_rng_stream(LATMC_STREAM_CLUSTER, 0),
-                                               phase, 0);
+    const latmc_philox_ctr r =
+        latmc_rng_name_block(seed, latmc_rng_cluster_name(sweep, 0, phase, 0), n >> 2);
     return r.v[n & 3u];
 }
 
@@ -57,9 +56,8 @@ LATMC_HOSTDEV uint32_t latmc_cluster_decide_draw(uint64_t seed, uint64_t sweep, 
 /* Wolff's seed site of the sweep, uniform on [0, nsites) to 2^-64 nsites. */
 LATMC_HOSTDEV int64_t latmc_cluster_seed_site(uint64_t seed, uint64_t sweep, int64_t nsites)
 {
-    const latmc_philox_ctr r = latmc_rng_block(seed, 0, sweep,
-                                               latmc_rng_stream(LATMC_STREAM_CLUSTER, 0),
-                                               LATMC_CLUSTER_PHASE_SEED, 0);
+    const latmc_philox_ctr r = latmc_rng_name_block(
+        seed, latmc_rng_cluster_name(sweep, 0, LATMC_CLUSTER_PHASE_SEED, 0), 0);
     const uint64_t u = (uint64_t)r.v[0] << 32 | r.v[1];
     return (int64_t)(u % (uint64_t)nsites);
 }

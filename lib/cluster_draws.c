@@ -4,7 +4,6 @@
  * cluster's new state from its draw.
  */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cluster_bonds.h"
@@ -163,10 +162,10 @@ static batch_fn batch_impl(void)
 void latmc_cluster_batch(uint64_t seed, uint64_t sweep, uint32_t phase, const uint64_t *blk,
                          uint32_t *out)
 {
-    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_CLUSTER, 0);
+    const struct latmc_rng_name name = latmc_rng_cluster_name(sweep, 0, phase, 0);
     latmc_philox_ctr c[LATMC_CLUSTER_BATCH];
     for (int k = 0; k < LATMC_CLUSTER_BATCH; k++)
-        c[k] = latmc_rng_counter(blk[k], sweep, stream, phase, 0);
+        c[k] = latmc_rng_name_counter(name, blk[k]);
     batch_impl()(c, latmc_rng_key(seed), out);
 }
 
@@ -231,10 +230,8 @@ void latmc_cluster_blocks(uint64_t seed, uint64_t sweep, uint32_t phase, uint64_
     int64_t k0 = 0;
 #ifdef CLUSTER_X86
     if (batch_impl() == batch_avx2) { /* whole groups of 8 here, the rest below */
-        const latmc_philox_ctr c = latmc_rng_counter(0, sweep,
-                                                     latmc_rng_stream(LATMC_STREAM_CLUSTER, 0),
-                                                     phase, 0);
-        blocks_avx2(latmc_rng_key(seed), c.v[1], c.v[2], c.v[3], b0, n, out);
+        const struct latmc_rng_name name = latmc_rng_cluster_name(sweep, 0, phase, 0);
+        blocks_avx2(latmc_rng_key(seed), name.c1, name.c2, name.c3, b0, n, out);
         k0 = n / 8 * 8;
     }
 #endif
@@ -331,17 +328,6 @@ void latmc_cluster_draw_bonds_into(const struct latmc_cluster_job *job, uint64_t
         else
             row_bonds(3, s, bonds + base, u, base, lx, up_y, up_z, flip, last_draw);
     }
-}
-
-int latmc_cluster_draw_bonds(const struct latmc_cluster_job *job, uint64_t sweep,
-                             const uint8_t *s, uint8_t *bonds, int64_t i0, int64_t i1)
-{
-    uint32_t *draws = malloc(latmc_cluster_row_words(&job->g) * sizeof *draws);
-    if (!draws)
-        return LATMC_ENOMEM;
-    latmc_cluster_draw_bonds_into(job, sweep, s, bonds, i0, i1, draws);
-    free(draws);
-    return LATMC_OK;
 }
 
 /* The threshold below which Ising keeps a cluster of magnetisation m (heat bath on the

@@ -28,12 +28,15 @@
 /* Below this many sites one thread is quicker than waking a team (speed only). */
 #define EMBED_MIN_PARALLEL_SITES 16384
 
+/* The name of phase `phase` of the problem's draws. */
+static struct latmc_rng_name embed_name(const struct latmc_embed_problem *p, uint32_t phase)
+{
+    return latmc_rng_cluster_name(p->sweep, p->replica, phase, LATMC_EMBED_SUB);
+}
+
 uint32_t latmc_embed_draw(const struct latmc_embed_problem *p, uint32_t phase, uint64_t n)
 {
-    const latmc_philox_ctr r =
-        latmc_rng_block(p->seed, n >> 2, p->sweep,
-                        latmc_rng_stream(LATMC_STREAM_CLUSTER, p->replica), phase,
-                        LATMC_EMBED_SUB);
+    const latmc_philox_ctr r = latmc_rng_name_block(p->seed, embed_name(p, phase), n >> 2);
     return r.v[n & 3u];
 }
 
@@ -84,9 +87,7 @@ static int bond_on(const struct latmc_embed_problem *p, const double *a, int64_t
     const uint64_t n = (uint64_t)p->n_dirs * (uint64_t)i + (uint64_t)d;
     if (c->block != n >> 2) {
         c->block = n >> 2;
-        c->r = latmc_rng_block(p->seed, n >> 2, p->sweep,
-                               latmc_rng_stream(LATMC_STREAM_CLUSTER, p->replica),
-                               LATMC_CLUSTER_PHASE_BONDS, LATMC_EMBED_SUB);
+        c->r = latmc_rng_name_block(p->seed, embed_name(p, LATMC_CLUSTER_PHASE_BONDS), n >> 2);
     }
     return (uint64_t)c->r.v[n & 3u] < thr;
 }

@@ -115,11 +115,8 @@ void latmc_cluster_blocks(uint64_t seed, uint64_t sweep, uint32_t phase, uint64_
 void latmc_cluster_job_init(const latmc_sim *sim, struct latmc_cluster_job *job);
 
 /* The bonds of the local sites [i0, i1) (job->site0 + i0 .. globally), at the start of
- * rows, into bonds[i0 .. i1): bit mu is bond (i, mu). LATMC_ENOMEM without a message. */
-int latmc_cluster_draw_bonds(const struct latmc_cluster_job *job, uint64_t sweep,
-                             const uint8_t *s, uint8_t *bonds, int64_t i0, int64_t i1);
-
-/* The same into a caller's buffer of latmc_cluster_row_words words (no allocation). */
+ * rows, into bonds[i0 .. i1): bit mu is bond (i, mu); draws: the caller's buffer of
+ * latmc_cluster_row_words words. */
 void latmc_cluster_draw_bonds_into(const struct latmc_cluster_job *job, uint64_t sweep,
                                    const uint8_t *s, uint8_t *bonds, int64_t i0, int64_t i1,
                                    uint32_t *draws);

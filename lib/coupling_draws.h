@@ -19,8 +19,7 @@
 LATMC_HOSTDEV latmc_philox_ctr latmc_coupling_draws(uint64_t coupling_seed, int64_t b,
                                                     uint32_t sub)
 {
-    return latmc_rng_block(coupling_seed, (uint64_t)b, 0,
-                           latmc_rng_stream(LATMC_STREAM_COUPLINGS, 0), 0, sub);
+    return latmc_rng_name_block(coupling_seed, latmc_rng_coupling_name(sub), (uint64_t)b);
 }
 
 /* A BIMODAL coupling from its draw: +1 when the top bit is clear, else -1. */

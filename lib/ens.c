@@ -32,7 +32,8 @@ int latmc_ens_record_failure(const latmc_ens *cens, int status)
  * number: a hash of (key, block) that is documented and the same everywhere. */
 static uint64_t derive(uint64_t key, uint32_t stream, uint64_t block)
 {
-    latmc_philox_ctr r = latmc_rng_block(key, block, 0, latmc_rng_stream(stream, 0), 0, 0);
+    const latmc_philox_ctr r =
+        latmc_rng_name_block(key, latmc_rng_ens_name(latmc_rng_stream(stream, 0), 0), block);
     return (uint64_t)r.v[0] | (uint64_t)r.v[1] << 32;
 }
 

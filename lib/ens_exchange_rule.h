@@ -19,7 +19,7 @@
 LATMC_HOSTDEV uint32_t latmc_ens_exchange_draw(uint64_t seed, uint32_t stream, uint64_t round,
                                                uint64_t j)
 {
-    return latmc_rng_block(seed, j / 4, round, stream, 0, 0).v[j % 4];
+    return latmc_rng_name_block(seed, latmc_rng_ens_name(stream, round), j / 4).v[j % 4];
 }
 
 /* Delta of the pair (a at lo, b at hi): scale (hi - lo) (E_b - E_a), E = value x nsites

@@ -62,8 +62,7 @@ static inline int latmc_heisenberg_step_colour(int step)
  */
 LATMC_HOSTDEV struct latmc_rng_name latmc_heisenberg_rng_name(uint64_t sweep, int colour)
 {
-    return latmc_rng_name_of(sweep, latmc_rng_stream(LATMC_STREAM_UPDATE, 0), (uint32_t)colour,
-                             0);
+    return latmc_rng_update_name(sweep, (uint32_t)colour, 0);
 }
 
 /*

@@ -116,14 +116,15 @@ static inline void latmc_heisenberg_couplings_range(float *out, int64_t e0, int6
     }
 }
 
-/* Hot start of sites 4b .. 4b + 3 (3 floats per site) into s[0 .. 11]: the INIT stream
- * `stream` of the replica, sweep 0, phase 0; sub 0 gives cos(theta) = 2u - 1 to e_z, sub
- * 1 the azimuth. As the couplings: the whole lattice (_block) or a range of it (_range). */
+/* Hot start of sites 4b .. 4b + 3 (3 floats per site) into s[0 .. 11]: the hot start's
+ * draws of replica `replica` (latmc_rng_init_name); sub 0 gives cos(theta) = 2u - 1 to
+ * e_z, sub 1 the azimuth. As the couplings: the whole lattice (_block) or a range of it
+ * (_range). */
 static inline void latmc_heisenberg_hot_lanes(float s[4 * LATMC_HEISENBERG_COMPONENTS],
-                                              uint64_t seed, uint32_t stream, int64_t b)
+                                              uint64_t seed, uint32_t replica, int64_t b)
 {
-    const latmc_philox_ctr rz = latmc_rng_block(seed, (uint64_t)b, 0, stream, 0, 0);
-    const latmc_philox_ctr rphi = latmc_rng_block(seed, (uint64_t)b, 0, stream, 0, 1);
+    const latmc_philox_ctr rz = latmc_rng_init_block(seed, replica, 0, (uint64_t)b);
+    const latmc_philox_ctr rphi = latmc_rng_init_block(seed, replica, 1, (uint64_t)b);
     for (int lane = 0; lane < 4; lane++)
         latmc_heisenberg_uniform_spin(latmc_heisenberg_uniform(rz.v[lane]),
                                       latmc_heisenberg_uniform(rphi.v[lane]),
@@ -132,10 +133,10 @@ static inline void latmc_heisenberg_hot_lanes(float s[4 * LATMC_HEISENBERG_COMPO
 
 /* Sites 4b .. 4b + 3 of n into spins[3 (4b) ..]. */
 static inline void latmc_heisenberg_hot_block(float *spins, int64_t n, uint64_t seed,
-                                            uint32_t stream, int64_t b)
+                                            uint32_t replica, int64_t b)
 {
     float s[4 * LATMC_HEISENBERG_COMPONENTS];
-    latmc_heisenberg_hot_lanes(s, seed, stream, b);
+    latmc_heisenberg_hot_lanes(s, seed, replica, b);
     for (int lane = 0; lane < 4 && 4 * b + lane < n; lane++)
         for (int c = 0; c < LATMC_HEISENBERG_COMPONENTS; c++)
             spins[LATMC_HEISENBERG_COMPONENTS * (4 * b + lane) + c] =
@@ -146,10 +147,9 @@ static inline void latmc_heisenberg_hot_block(float *spins, int64_t n, uint64_t 
 static inline void latmc_heisenberg_hot_range(float *out, int64_t i0, int64_t i1, uint64_t seed,
                                               int replica)
 {
-    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_INIT, (uint32_t)replica);
     for (int64_t b = i0 / 4; 4 * b < i1; b++) {
         float s[4 * LATMC_HEISENBERG_COMPONENTS];
-        latmc_heisenberg_hot_lanes(s, seed, stream, b);
+        latmc_heisenberg_hot_lanes(s, seed, (uint32_t)replica, b);
         for (int lane = 0; lane < 4; lane++) {
             const int64_t i = 4 * b + lane;
             for (int c = 0; i >= i0 && i < i1 && c < LATMC_HEISENBERG_COMPONENTS; c++)

@@ -52,8 +52,7 @@ LATMC_HOSTDEV int8_t latmc_ising_new_spin(const struct latmc_ising_tables *t, in
  */
 LATMC_HOSTDEV struct latmc_rng_name latmc_ising_rng_name(uint64_t sweep, int colour)
 {
-    return latmc_rng_name_of(sweep, latmc_rng_stream(LATMC_STREAM_UPDATE, 0), (uint32_t)colour,
-                             0);
+    return latmc_rng_update_name(sweep, (uint32_t)colour, 0);
 }
 
 /*

@@ -112,9 +112,8 @@ LATMC_HOSTDEV uint32_t latmc_phi4_rng_sub(uint32_t hit, uint32_t draw)
 LATMC_HOSTDEV struct latmc_rng_name latmc_phi4_rng_name(uint64_t sweep, uint32_t nloc,
                                                         uint32_t pass, int colour)
 {
-    return latmc_rng_name_of(latmc_phi4_rng_sweep(sweep, nloc, pass),
-                             latmc_rng_stream(LATMC_STREAM_UPDATE, 0),
-                             latmc_phi4_rng_phase(colour, 0), latmc_phi4_rng_sub(0, 0));
+    return latmc_rng_update_name(latmc_phi4_rng_sweep(sweep, nloc, pass),
+                                 latmc_phi4_rng_phase(colour, 0), latmc_phi4_rng_sub(0, 0));
 }
 
 /* ---------------------------------------------------------------------------------- */

@@ -65,7 +65,7 @@ LATMC_HOSTDEV void latmc_philox_fold_fill(struct latmc_philox_fold *out, const l
     out->a4 = (uint32_t)out->m0u0 ^ k[2].v[1];
 }
 
-/* The fold for counter words c1, c2, c3 as they are (the SIMD levels' raw generator). */
+/* The fold for counter words c1, c2, c3 as they are (latmc_philox_fold_name's). */
 LATMC_HOSTDEV struct latmc_philox_fold latmc_philox_fold_words(uint64_t seed, uint32_t c1,
                                                                uint32_t c2, uint32_t c3)
 {
@@ -73,26 +73,6 @@ LATMC_HOSTDEV struct latmc_philox_fold latmc_philox_fold_words(uint64_t seed, ui
     latmc_philox_round_keys(seed, f.k);
     latmc_philox_fold_fill(&f, f.k, c1, c2, c3);
     return f;
-}
-
-/* The pass's counter words 1..3 of block_hi (lib/rng_streams.h), folded with keys k. */
-LATMC_HOSTDEV void latmc_philox_fold_pass(struct latmc_philox_fold *f, const latmc_philox_key *k,
-                                          uint32_t block_hi, uint64_t sweep, uint32_t stream,
-                                          uint32_t phase, uint32_t sub)
-{
-    const latmc_philox_ctr c = latmc_rng_counter((uint64_t)block_hi << 32, sweep, stream,
-                                                 phase, sub);
-    latmc_philox_fold_fill(f, k, c.v[1], c.v[2], c.v[3]);
-}
-
-/* The fold of the blocks (block_hi << 32) + c0 of (seed, sweep, stream, phase, sub). */
-LATMC_HOSTDEV struct latmc_philox_fold latmc_philox_fold_of(uint64_t seed, uint32_t block_hi,
-                                                            uint64_t sweep, uint32_t stream,
-                                                            uint32_t phase, uint32_t sub)
-{
-    const latmc_philox_ctr c = latmc_rng_counter((uint64_t)block_hi << 32, sweep, stream,
-                                                 phase, sub);
-    return latmc_philox_fold_words(seed, c.v[1], c.v[2], c.v[3]);
 }
 
 /* The fold of blocks (block_hi << 32) + c0 of the draws named `n` (a step's, lib/step.h). */
@@ -131,13 +111,6 @@ LATMC_HOSTDEV struct latmc_philox_fold3 latmc_philox_fold3_name(uint32_t k0, uin
     f.x2 = (uint32_t)(p0 >> 32) ^ k1;
     f.x3 = (uint32_t)p0;
     return f;
-}
-
-/* The second fold of block `block`, sweep word `sweep`, with round 0's key (k0, k1). */
-LATMC_HOSTDEV struct latmc_philox_fold3 latmc_philox_fold3_of(uint32_t k0, uint32_t k1,
-                                                              uint64_t block, uint64_t sweep)
-{
-    return latmc_philox_fold3_name(k0, k1, latmc_rng_name_of(sweep, 0, 0, 0), block);
 }
 
 /* The words after round 0 of the block's counter with word 3 = c3 (latmc_rng_word3):

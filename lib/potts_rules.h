@@ -158,9 +158,9 @@ LATMC_HOSTDEV int latmc_potts_heatbath(const struct latmc_potts_tables *t, int q
 LATMC_HOSTDEV struct latmc_rng_name latmc_potts_rng_name(uint64_t sweep, int colour,
                                                          int algorithm)
 {
-    return latmc_rng_name_of(sweep, latmc_rng_stream(LATMC_STREAM_UPDATE, 0), (uint32_t)colour,
-                             algorithm == LATMC_ALGO_METROPOLIS ? LATMC_POTTS_SUB_PROPOSE
-                                                                : LATMC_POTTS_SUB_HEATBATH);
+    return latmc_rng_update_name(sweep, (uint32_t)colour,
+                                 algorithm == LATMC_ALGO_METROPOLIS ? LATMC_POTTS_SUB_PROPOSE
+                                                                    : LATMC_POTTS_SUB_HEATBATH);
 }
 
 /* The draws of lanes of block b of a step named `name`: r0 (the proposal or the heat-bath

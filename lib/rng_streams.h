@@ -83,14 +83,6 @@ LATMC_HOSTDEV latmc_philox_ctr latmc_rng_block(uint64_t seed, uint64_t block, ui
                                latmc_rng_key(seed));
 }
 
-/* The hot start's draws (doc/conventions.md): block `block` of the INIT stream of replica
- * `replica`, sweep 0, phase 0, sub `sub`. */
-LATMC_HOSTDEV latmc_philox_ctr latmc_rng_init_block(uint64_t seed, uint32_t replica,
-                                                    uint32_t sub, uint64_t block)
-{
-    return latmc_rng_block(seed, block, 0, latmc_rng_stream(LATMC_STREAM_INIT, replica), 0, sub);
-}
-
 /*
  * The name of a pass's draws: counter words 1..3 of its block 0, so that block b's
  * counter is (b mod 2^32, latmc_rng_word1_at(c1, b), c2, c3). An update step carries the
@@ -155,6 +147,58 @@ LATMC_HOSTDEV latmc_philox_ctr latmc_rng_name_block(uint64_t seed, struct latmc_
                                                     uint64_t block)
 {
     return latmc_philox4x32_10(latmc_rng_name_counter(n, block), latmc_rng_key(seed));
+}
+
+/*
+ * The names of each family of draws; every kernel of a family takes its words from here
+ * (through lib/step.h and the models' rng_name functions for the update steps).
+ */
+
+/* Monte Carlo updates: the UPDATE stream of replica 0 (the others: latmc_rng_name_replica),
+ * sweep word `sweep` (phi^4: lib/phi4.h's pass sweep), phase `phase` (the colour), sub
+ * `sub` (the model's first draw of the step). */
+LATMC_HOSTDEV struct latmc_rng_name latmc_rng_update_name(uint64_t sweep, uint32_t phase,
+                                                          uint32_t sub)
+{
+    return latmc_rng_name_of(sweep, latmc_rng_stream(LATMC_STREAM_UPDATE, 0), phase, sub);
+}
+
+/* Hot start (doc/conventions.md): the INIT stream of replica `replica`, sweep 0, phase 0,
+ * sub `sub` (a model that needs two draws per site takes sub 1 for the second). */
+LATMC_HOSTDEV struct latmc_rng_name latmc_rng_init_name(uint32_t replica, uint32_t sub)
+{
+    return latmc_rng_name_of(0, latmc_rng_stream(LATMC_STREAM_INIT, replica), 0, sub);
+}
+
+/* The hot start's block `block` of replica `replica`, sub `sub`. */
+LATMC_HOSTDEV latmc_philox_ctr latmc_rng_init_block(uint64_t seed, uint32_t replica,
+                                                    uint32_t sub, uint64_t block)
+{
+    return latmc_rng_name_block(seed, latmc_rng_init_name(replica, sub), block);
+}
+
+/* Quenched couplings (lib/coupling_draws.h; key desc.coupling_seed): the COUPLINGS stream
+ * of replica 0 (the replicas share their couplings), sweep 0, phase 0, sub `sub` (sub 1:
+ * a Gaussian coupling's second draw). */
+LATMC_HOSTDEV struct latmc_rng_name latmc_rng_coupling_name(uint32_t sub)
+{
+    return latmc_rng_name_of(0, latmc_rng_stream(LATMC_STREAM_COUPLINGS, 0), 0, sub);
+}
+
+/* Cluster updates (lib/cluster_bonds.h names the phases): the CLUSTER stream of replica
+ * `replica`, sweep `sweep`, phase `phase`, sub `sub` (0 for Ising and Potts, the
+ * embedding's sub for the embedded clusters, lib/cluster_embed.h). */
+LATMC_HOSTDEV struct latmc_rng_name latmc_rng_cluster_name(uint64_t sweep, uint32_t replica,
+                                                           uint32_t phase, uint32_t sub)
+{
+    return latmc_rng_name_of(sweep, latmc_rng_stream(LATMC_STREAM_CLUSTER, replica), phase, sub);
+}
+
+/* Ensembles (lib/ens_internal.h numbers their streams): stream `stream` with the sweep
+ * word `round` (the exchange round; 0 for the derived seeds), phase 0, sub 0. */
+LATMC_HOSTDEV struct latmc_rng_name latmc_rng_ens_name(uint32_t stream, uint64_t round)
+{
+    return latmc_rng_name_of(round, stream, 0, 0);
 }
 
 #endif /* LATMC_RNG_STREAMS_H */

@@ -66,7 +66,7 @@ static inline struct latmc_step latmc_step_name(int index, int kind, int colour,
     s.stream = latmc_rng_stream(LATMC_STREAM_UPDATE, 0);
     s.phase = phase;
     s.sub = sub;
-    s.rng = latmc_rng_name_of(rng_sweep, s.stream, phase, sub);
+    s.rng = latmc_rng_update_name(rng_sweep, phase, sub); /* of s.stream */
     return s;
 }
 

@@ -12,20 +12,22 @@
 #include "heisenberg_rules_avx2.h"
 #include "philox_lanes_avx2.h"
 
-/* Two sets s of four blocks b[s] .. b[s] + 3 with counter word 3 w3[s] (lib/rng_streams.h;
- * sweep 0, phase 0), their rounds interleaved. The draws: lo[s] holds blocks b[s] and
+/* Two sets s of four blocks b[s] .. b[s] + 3 of the draws named n[s] (latmc_rng_coupling_name,
+ * lib/rng_streams.h), their rounds interleaved. The draws: lo[s] holds blocks b[s] and
  * b[s] + 2 (words 0..3 each), hi[s] blocks b[s] + 1 and b[s] + 3. */
 static inline __attribute__((always_inline)) void draws_x4x2(const struct latmc_philox_x4_keys *k,
                                                              const int64_t b[2],
-                                                             const __m256i w3[2],
+                                                             const struct latmc_rng_name n[2],
                                                              __m256i lo[2], __m256i hi[2])
 {
     __m256i c0[2], c1[2], c2[2], c3[2];
     for (int s = 0; s < 2; s++) {
         c0[s] = _mm256_add_epi64(_mm256_set1_epi64x(b[s]), _mm256_setr_epi64x(0, 1, 2, 3));
-        c1[s] = _mm256_and_si256(_mm256_srli_epi64(c0[s], 32), _mm256_set1_epi64x(0xffff));
-        c2[s] = _mm256_setzero_si256();
-        c3[s] = w3[s];
+        c1[s] = _mm256_or_si256(_mm256_set1_epi64x(n[s].c1),
+                                _mm256_and_si256(_mm256_srli_epi64(c0[s], 32),
+                                                 _mm256_set1_epi64x(0xffff)));
+        c2[s] = _mm256_set1_epi64x(n[s].c2);
+        c3[s] = _mm256_set1_epi64x(n[s].c3);
     }
 #pragma GCC unroll 10
     for (int r = 0; r < 10; r++)
@@ -38,12 +40,6 @@ static inline __attribute__((always_inline)) void draws_x4x2(const struct latmc_
         lo[s] = _mm256_unpacklo_epi64(o01, o23);
         hi[s] = _mm256_unpackhi_epi64(o01, o23);
     }
-}
-
-static __m256i word3(uint32_t sub)
-{
-    return _mm256_set1_epi64x(
-        latmc_rng_word3(latmc_rng_stream(LATMC_STREAM_COUPLINGS, 0), 0, sub));
 }
 
 /* Blocks past the last whole group of the vector kernels: the C level's rule. */
@@ -68,14 +64,14 @@ static void i8_bimodal_avx2(void *out, int64_t b0, int64_t nb, uint64_t seed)
     int8_t *o = out;
     struct latmc_philox_x4_keys k;
     latmc_philox_x4_keys_init(&k, seed);
-    const __m256i w3[2] = { word3(0), word3(0) };
+    const struct latmc_rng_name w[2] = { latmc_rng_coupling_name(0), latmc_rng_coupling_name(0) };
     const __m256i one = _mm256_set1_epi8(1), fe = _mm256_set1_epi8((char)0xfe);
     const __m256i order = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
     int64_t j = 0;
     for (; j + 8 <= nb; j += 8) {
         const int64_t b[2] = { b0 + j, b0 + j + 4 };
         __m256i lo[2], hi[2];
-        draws_x4x2(&k, b, w3, lo, hi);
+        draws_x4x2(&k, b, w, lo, hi);
         /* -1 where the top bit is set, else 0; narrowed to bytes (saturating keeps -1 and
          * 0), the 128-bit halves put back in block order, then 0 -> 1, -1 -> -1 */
         const __m256i p = _mm256_packs_epi16(
@@ -94,14 +90,14 @@ static void f32_bimodal_avx2(void *out, int64_t b0, int64_t nb, uint64_t seed)
     float *o = out;
     struct latmc_philox_x4_keys k;
     latmc_philox_x4_keys_init(&k, seed);
-    const __m256i w3[2] = { word3(0), word3(0) };
+    const struct latmc_rng_name w[2] = { latmc_rng_coupling_name(0), latmc_rng_coupling_name(0) };
     const __m256i sign = _mm256_set1_epi32((int)0x80000000u);
     const __m256i onef = _mm256_set1_epi32(0x3f800000);
     int64_t j = 0;
     for (; j + 8 <= nb; j += 8) {
         const int64_t b[2] = { b0 + j, b0 + j + 4 };
         __m256i lo[2], hi[2];
-        draws_x4x2(&k, b, w3, lo, hi);
+        draws_x4x2(&k, b, w, lo, hi);
         for (int s = 0; s < 2; s++) {
             float *d = o + 4 * j + 16 * s;
             const __m256i l = _mm256_or_si256(onef, _mm256_and_si256(lo[s], sign));
@@ -120,13 +116,14 @@ static void f32_gaussian_avx2(void *out, int64_t b0, int64_t nb, uint64_t seed)
     float *o = out;
     struct latmc_philox_x4_keys k;
     latmc_philox_x4_keys_init(&k, seed);
-    const __m256i w3[2] = { word3(0), word3(1) }; /* u1 from sub 0, u2 from sub 1 */
+    /* u1 from sub 0, u2 from sub 1 */
+    const struct latmc_rng_name w[2] = { latmc_rng_coupling_name(0), latmc_rng_coupling_name(1) };
     _Static_assert(LATMC_LOG_AVX2_N == 2, "two logarithms per call: blocks 2h and 2h + 1");
     int64_t j = 0;
     for (; j + 4 <= nb; j += 4) {
         const int64_t b[2] = { b0 + j, b0 + j };
         __m256i lo[2], hi[2];
-        draws_x4x2(&k, b, w3, lo, hi);
+        draws_x4x2(&k, b, w, lo, hi);
         /* r1: sub 0, r2: sub 1; [0]: blocks 0 and 2, [1]: blocks 1 and 3 */
         const __m256i r1[2] = { lo[0], hi[0] }, r2[2] = { lo[1], hi[1] };
         for (int h = 0; h < 2; h++) { /* h = 0: blocks 0, 1; h = 1: blocks 2, 3 */

@@ -13,15 +13,14 @@ void cpu_heisenberg_hot_start(const struct latmc_lattice *g, float *spins, uint6
 {
     const int64_t n = g->nsites;
     const int64_t nblocks = (n + 3) / 4;
-    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_INIT, (uint32_t)replica);
     if (!cpu_use_threads(n_threads, n)) {
         for (int64_t b = 0; b < nblocks; b++)
-            latmc_heisenberg_hot_block(spins, n, seed, stream, b);
+            latmc_heisenberg_hot_block(spins, n, seed, (uint32_t)replica, b);
         return;
     }
     LATMC_OMP(parallel for num_threads(n_threads) schedule(static))
     for (int64_t b = 0; b < nblocks; b++)
-        latmc_heisenberg_hot_block(spins, n, seed, stream, b);
+        latmc_heisenberg_hot_block(spins, n, seed, (uint32_t)replica, b);
 }
 
 void cpu_heisenberg_cold_start(const struct latmc_lattice *g, float *spins)

@@ -395,11 +395,11 @@ static uint64_t colour_rows(const struct cpu_ising_split *s, const struct cpu_is
 
 /* ---- the generator alone (tests, the Philox ceiling) ---- */
 
-static void draws(uint64_t seed, uint32_t c1, uint32_t c2, uint32_t c3, uint64_t first_block,
-                  int64_t n, uint32_t *out)
+static void draws(uint64_t seed, struct latmc_rng_name name, uint64_t first_block, int64_t n,
+                  uint32_t *out)
 {
     struct philox_consts pc;
-    const struct latmc_philox_fold f = latmc_philox_fold_words(seed, c1, c2, c3);
+    const struct latmc_philox_fold f = latmc_philox_fold_name(seed, name, 0);
     philox_setup_draws(&pc, &f);
     for (int64_t i = 0; i < n; i++)
         philox_natural(&pc, first_block + 8 * (uint64_t)i, out + 32 * i, 1);
@@ -409,7 +409,8 @@ static void draws(uint64_t seed, uint32_t c1, uint32_t c2, uint32_t c3, uint64_t
 static uint32_t draws_xor(uint64_t seed, uint64_t first_block, int64_t n)
 {
     struct philox_consts pc;
-    const struct latmc_philox_fold f = latmc_philox_fold_words(seed, 0, 0, 0);
+    const struct latmc_rng_name zero = { 0, 0, 0 };
+    const struct latmc_philox_fold f = latmc_philox_fold_name(seed, zero, 0);
     philox_setup_kernels(&pc, &f);
     vec acc = v_zero();
     for (int64_t i = 0; i + 1 < n; i += 2) {

@@ -134,15 +134,17 @@ struct cpu_ising_dsp {
     uint64_t (*colour_rows)(const struct cpu_ising_split *s, const struct cpu_ising_pass *p,
                             int64_t r0, int64_t r1);
     /*
-     * out[m] = lane m mod 4 of Philox block (first_block + m / 4) of (seed, counter words
-     * c1, c2, c3) for m < 32 n; first_block a multiple of 8. The level's generator alone,
+     * out[m] = lane m mod 4 of the Philox counter ((first_block + m / 4) mod 2^32, the
+     * words c1, c2, c3 of `name`) for m < 32 n: latmc_rng_name_block's draws while the
+     * blocks stay below 2^32; first_block a multiple of 8. The level's generator alone,
      * for the kernels test and the Philox ceiling of doc/PERFORMANCE.md.
      */
-    void (*draws)(uint64_t seed, uint32_t c1, uint32_t c2, uint32_t c3, uint64_t first_block,
-                  int64_t n, uint32_t *out);
+    void (*draws)(uint64_t seed, struct latmc_rng_name name, uint64_t first_block, int64_t n,
+                  uint32_t *out);
     /*
      * The generator alone as the update kernels run it, 32 n draws xored together (n even;
-     * counter words 0): the Philox ceiling of doc/PERFORMANCE.md (latmc-cpu-ceiling).
+     * the name whose counter words 1..3 are 0): the Philox ceiling of doc/PERFORMANCE.md
+     * (latmc-cpu-ceiling).
      */
     uint32_t (*draws_xor)(uint64_t seed, uint64_t first_block, int64_t n);
     const char *name;       /* "avx2", "avx512"; NULL at the C level */

@@ -70,7 +70,8 @@ static void check_draws(const struct checkasm_level *lv, const struct cpu_ising_
             first &= 0xff8;
         else if (trial % 3 == 1)
             first = UINT64_C(0xffffffe0) - 8 * (uint64_t)(trial & 3);
-        dsp->draws(seed, c1, c2, c3, first, 5, out);
+        const struct latmc_rng_name name = { c1, c2, c3 };
+        dsp->draws(seed, name, first, 5, out);
         for (int m = 0; m < 32 * 5; m++) {
             const latmc_philox_ctr cnt = { { (uint32_t)(first + (uint64_t)(m / 4)), c1, c2,
                                              c3 } };

@@ -52,7 +52,8 @@ static latmc_philox_ctr from_fold(const struct latmc_philox_fold *f, uint32_t c0
     return z;
 }
 
-static void fold_equals_definition(void **state)
+/* The fold of a name (any pass: stream, phase, sub, sweep word and block >> 32). */
+static void fold_name_equals_definition(void **state)
 {
     (void)state;
     for (int t = 0; t < 2000; t++) {
@@ -60,7 +61,7 @@ static void fold_equals_definition(void **state)
         const uint32_t block_hi = (uint32_t)(next() & 0xffffu), stream = (uint32_t)(next() & 0xffu);
         const uint32_t phase = (uint32_t)(next() & 0xffu), sub = (uint32_t)(next() & 0xffffu);
         const struct latmc_philox_fold f =
-            latmc_philox_fold_of(seed, block_hi, sweep, stream, phase, sub);
+            latmc_philox_fold_name(seed, latmc_rng_name_of(sweep, stream, phase, sub), block_hi);
         /* the keys of the definition */
         latmc_philox_key k = latmc_rng_key(seed);
         for (int r = 0; r < 10; r++) {
@@ -80,27 +81,9 @@ static void fold_equals_definition(void **state)
     }
 }
 
-/* The raw-words entry (the SIMD levels' generator test) is the same fold. */
-static void fold_words_equals_fold_of(void **state)
-{
-    (void)state;
-    for (int t = 0; t < 200; t++) {
-        const uint64_t seed = next(), sweep = next() & LATMC_RNG_MAX_SWEEP;
-        const latmc_philox_ctr c = latmc_rng_counter(0, sweep, 1, 7, 3);
-        const struct latmc_philox_fold a = latmc_philox_fold_of(seed, 0, sweep, 1, 7, 3);
-        const struct latmc_philox_fold b = latmc_philox_fold_words(seed, c.v[1], c.v[2], c.v[3]);
-        assert_int_equal(a.u0, b.u0);
-        assert_int_equal(a.a1, b.a1);
-        assert_int_equal(a.a2, b.a2);
-        assert_int_equal(a.a3, b.a3);
-        assert_int_equal(a.a4, b.a4);
-        assert_true(a.m0u0 == b.m0u0);
-    }
-}
-
-/* The fold of a pass from round keys kept by the caller (latmc_philox_fold_pass, the CUDA
- * ensembles' per-pass fold) is the fold of the seed. */
-static void fold_pass_equals_fold_of(void **state)
+/* The fold of a pass's words from round keys kept by the caller (latmc_philox_fold_fill,
+ * the CUDA ensembles' per-pass fold) is the fold of the seed. */
+static void fold_fill_equals_fold_name(void **state)
 {
     (void)state;
     for (int t = 0; t < 200; t++) {
@@ -108,9 +91,11 @@ static void fold_pass_equals_fold_of(void **state)
         const uint32_t block_hi = (uint32_t)(next() & 0xffffu), phase = (uint32_t)(next() & 0xffu);
         latmc_philox_key k[10];
         latmc_philox_round_keys(seed, k);
-        const struct latmc_philox_fold a = latmc_philox_fold_of(seed, block_hi, sweep, 5, phase, 9);
+        const struct latmc_rng_name name = latmc_rng_name_of(sweep, 5, phase, 9);
+        const struct latmc_philox_fold a = latmc_philox_fold_name(seed, name, block_hi);
+        const latmc_philox_ctr c = latmc_rng_counter((uint64_t)block_hi << 32, sweep, 5, phase, 9);
         struct latmc_philox_fold b;
-        latmc_philox_fold_pass(&b, k, block_hi, sweep, 5, phase, 9);
+        latmc_philox_fold_fill(&b, k, c.v[1], c.v[2], c.v[3]);
         for (int w = 0; w < 4; w++)
             assert_int_equal(a.c.v[w], b.c.v[w]);
         assert_int_equal(a.u0, b.u0);
@@ -124,7 +109,8 @@ static void fold_pass_equals_fold_of(void **state)
 }
 
 /* The second fold (word 3 varying, phi^4's hits): round 0 from it, then rounds 1..9 as
- * defined, gives latmc_rng_block's draws for any stream, phase and sub. */
+ * defined, gives latmc_rng_block's draws for any stream, phase and sub (word 3 as a whole,
+ * the name's word 3 left out). */
 static void fold3_equals_definition(void **state)
 {
     (void)state;
@@ -133,7 +119,8 @@ static void fold3_equals_definition(void **state)
         const uint64_t block = next() & LATMC_RNG_MAX_BLOCK;
         latmc_philox_key k[10];
         latmc_philox_round_keys(seed, k);
-        const struct latmc_philox_fold3 f = latmc_philox_fold3_of(k[0].v[0], k[0].v[1], block, sweep);
+        const struct latmc_philox_fold3 f =
+            latmc_philox_fold3_name(k[0].v[0], k[0].v[1], latmc_rng_name_of(sweep, 0, 0, 0), block);
         for (int d = 0; d < 4; d++) {
             const uint32_t stream = (uint32_t)(next() & 0xffu), phase = (uint32_t)(next() & 0xffu);
             const uint32_t sub = (uint32_t)(next() & 0xffffu);
@@ -180,9 +167,8 @@ static void fold3_name_equals_definition(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fold_equals_definition),
-        cmocka_unit_test(fold_words_equals_fold_of),
-        cmocka_unit_test(fold_pass_equals_fold_of),
+        cmocka_unit_test(fold_name_equals_definition),
+        cmocka_unit_test(fold_fill_equals_fold_name),
         cmocka_unit_test(fold3_equals_definition),
         cmocka_unit_test(fold3_name_equals_definition),
     };

@@ -253,6 +253,41 @@ static void names(void **state)
     assert_true(latmc_rng_name_at(a, 2, 2).c3 != a.c3);
 }
 
+/* The counter of block b of (sweep, stream, phase, sub) with the stream as a number. */
+static void assert_name_is(struct latmc_rng_name n, uint64_t sweep, uint32_t stream,
+                           uint32_t phase, uint32_t sub)
+{
+    const uint64_t blocks[] = { 0, 9, UINT64_C(0x100000003), LATMC_RNG_MAX_BLOCK };
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++)
+        assert_same_block(latmc_rng_name_counter(n, blocks[b]),
+                          latmc_rng_counter(blocks[b], sweep, stream, phase, sub));
+}
+
+/*
+ * Each family's name function (lib/rng_streams.h) against the stream numbers of
+ * doc/conventions.md and doc/ensembles.md, written here as numbers: UPDATE 0, INIT 1,
+ * COUPLINGS 2, CLUSTER 3 (replica r: + 16 r), the ensemble's 13, 14, 15.
+ */
+static void family_names(void **state)
+{
+    (void)state;
+    const uint64_t sweep_words[] = { 0, 41, UINT64_C(0x123456789ab) };
+    for (size_t i = 0; i < sizeof sweep_words / sizeof *sweep_words; i++) {
+        const uint64_t sw = sweep_words[i];
+        assert_name_is(latmc_rng_update_name(sw, 1, 2), sw, 0, 1, 2);
+        assert_name_is(latmc_rng_cluster_name(sw, 0, 2, 0), sw, 3, 2, 0);
+        assert_name_is(latmc_rng_cluster_name(sw, 1, 1, 1), sw, 3 + 16, 1, 1);
+        assert_name_is(latmc_rng_ens_name(15, sw), sw, 15, 0, 0);
+    }
+    for (uint32_t sub = 0; sub < 2; sub++) {
+        assert_name_is(latmc_rng_init_name(0, sub), 0, 1, 0, sub);
+        assert_name_is(latmc_rng_init_name(1, sub), 0, 1 + 16, 0, sub);
+        assert_name_is(latmc_rng_coupling_name(sub), 0, 2, 0, sub);
+    }
+    assert_name_is(latmc_rng_ens_name(13, 0), 0, 13, 0, 0);
+    assert_name_is(latmc_rng_ens_name(14, 0), 0, 14, 0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -260,6 +295,7 @@ int main(void)
         cmocka_unit_test(phi4),
         cmocka_unit_test(heisenberg),
         cmocka_unit_test(names),
+        cmocka_unit_test(family_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
