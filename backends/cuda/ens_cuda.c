@@ -478,7 +478,7 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
     if (fused && st == LATMC_OK)
         st = cuda_check(cuda_ens_packed_sweeps(cs0->stream, &cs0->lattice, dev, n, coupled,
                                                first->desc.algorithm, first->sweeps, sweeps,
-                                               dev_changed, 1, NULL, NULL),
+                                               dev_changed, 1, NULL),
                         "launching a batched sweep");
     for (uint64_t t = 0; t < sweeps && st == LATMC_OK && !fused; t++)
         for (int colour = 0; colour < 2 && st == LATMC_OK; colour++) {

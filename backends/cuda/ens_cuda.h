@@ -75,8 +75,22 @@ cudaError_t cuda_ens_packed_measure(cudaStream_t stream, const struct latmc_latt
  * 32^2 x 64). */
 bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g);
 
+/* n_sweeps sweeps (sweeps sweep0 ..) of all members with the fused kernel: one block per
+ * member runs both colours of up to 1024 sweeps a launch, its spins in shared memory;
+ * the same chain as cuda_ens_packed_sweep_colour for each colour in turn (each pass's
+ * draws named in the kernel by latmc_ising_rng_name of its sweep and colour). changed[m]
+ * gains member m's flips; with clear, it is set to them (no clearing launch needed). With
+ * sums not NULL the last launch also writes each member's sums after the last sweep into
+ * sums[m] (exactly cuda_ens_packed_measure's; no clearing needed). */
+cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
+                                   const struct cuda_ens_packed_member *members,
+                                   int64_t n_members, int coupled, int algorithm,
+                                   uint64_t sweep0, uint64_t n_sweeps,
+                                   unsigned long long *changed, int clear,
+                                   struct latmc_ising_sums *sums);
+
 /*
- * Tempering on the device (ens_exchange.cuh; lib/ens_exchange_rule.h): the state of the
+ * Tempering on the device (ens_exchange.cu; lib/ens_exchange_rule.h): the state of the
  * map of an ensemble, in device memory. Slot i = (s n_T + t) n_R + r as lib/ens_internal.h.
  */
 struct cuda_ens_temper_dev {
@@ -99,35 +113,12 @@ struct cuda_ens_round {
     double J, h, nsites; /* the members' energy per site from their sums */
 };
 
-/* An exchange round at the tail of a fused launch (cuda_ens_packed_sweeps): the state, the
- * round, the members' table (the moved members' thresholds), and per (sample, replica)
- * chain the count of its members whose blocks are done with the launch (0 between
- * launches: the chain's last block takes the round and sets it back). */
-struct cuda_ens_tail_round {
-    struct cuda_ens_temper_dev d;
-    struct cuda_ens_round r;
-    struct cuda_ens_packed_member *members;
-    unsigned *arrived;
-};
-
-/* n_sweeps sweeps (sweeps sweep0 ..) of all members with the fused kernel: one block per
- * member runs both colours of up to 1024 sweeps a launch, its spins in shared memory;
- * the same chain as cuda_ens_packed_sweep_colour for each colour in turn (each pass's
- * draws named in the kernel by latmc_ising_rng_name of its sweep and colour). changed[m]
- * gains member m's flips; with clear, it is set to them (no clearing launch needed). With
- * sums not NULL the last launch also writes each member's sums after the last sweep into
- * sums[m] (exactly cuda_ens_packed_measure's; no clearing needed), and with round not
- * NULL (sums then round->d.sums) its blocks then take the exchange round of every chain
- * (ens_exchange.cuh): the decisions, the map's moves, each moved member's thresholds in
- * members[] (thr_of_t of its new temperature), the acceptance per pair and the round
- * trips, with no launch of its own. */
-cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
-                                   const struct cuda_ens_packed_member *members,
-                                   int64_t n_members, int coupled, int algorithm,
-                                   uint64_t sweep0, uint64_t n_sweeps,
-                                   unsigned long long *changed, int clear,
-                                   struct latmc_ising_sums *sums,
-                                   const struct cuda_ens_tail_round *round);
+/* One exchange round of every (sample, replica) chain, one warp a chain: the decisions,
+ * the map's moves, each moved member's thresholds in members[] (thr_of_t of its new
+ * temperature), the acceptance per pair and the round trips. */
+cudaError_t cuda_ens_exchange_round(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
+                                    const struct cuda_ens_round *r,
+                                    struct cuda_ens_packed_member *members);
 
 /* Every member's thresholds those of its temperature (after a table upload from the
  * host, whose members' parameters lag behind the device's map). */

@@ -1,16 +1,81 @@
 /*
- * Tempering on the device (ens_cuda.h): the members' thresholds set from the device's map
- * after a table upload. The round itself runs at the tail of the fused sweep kernel
- * (ens_exchange.cuh, ens_ising_packed.cu).
+ * Tempering on the device (ens_cuda.h; doc/ensembles.md "Exchange rule"): the exchange
+ * round of lib/ens_exchange.c as one launch. Warp c takes the (sample, replica) chain c:
+ * lane l decides the pairs (t, t + 1), t = round mod 2 + 2 l (+ 64 k), with the host's
+ * energies, draws and decision (lib/ens_exchange_rule.h); pairs of a round are disjoint,
+ * so their moves never meet. After __syncwarp every lane knows the chain's new map and
+ * does the round-trip bookkeeping of the members at its temperatures. The counters are
+ * integers added atomically: their order does not matter.
  */
 #include "cuda_launch.cuh"
 #include "ens_cuda.h"
+#include "ens_exchange_rule.h"
+
+#define ENS_EXCHANGE_THREADS 128 /* four chains a block */
+
+__global__ void __launch_bounds__(ENS_EXCHANGE_THREADS)
+ens_exchange_kernel(struct cuda_ens_temper_dev d, struct cuda_ens_round r,
+                    struct cuda_ens_packed_member *members)
+{
+    const int64_t chain = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    if (chain >= (int64_t)r.n_samples * r.n_replicas)
+        return; /* a whole warp: the chain is the warp's */
+    const int lane = (int)(threadIdx.x & 31u), nT = r.n_temperatures, nR = r.n_replicas;
+    const int64_t s = chain / nR, rep = chain - s * nR;
+    const int64_t base = s * nT * nR + rep; /* slot (s, t, rep) = base + t nR */
+    for (int t = (int)(r.round % 2) + 2 * lane; t + 1 < nT; t += 64) {
+        const int64_t ia = base + (int64_t)t * nR, ib = ia + nR;
+        const int a = d.member_at[ia], b = d.member_at[ib];
+        const double va = latmc_ising_energy_per_site(r.J, r.h, d.sums[a].bonds,
+                                                      d.sums[a].spins, r.nsites);
+        const double vb = latmc_ising_energy_per_site(r.J, r.h, d.sums[b].bonds,
+                                                      d.sums[b].spins, r.nsites);
+        const double delta = latmc_ens_exchange_delta(1.0, d.ladder[t], d.ladder[t + 1], va, vb,
+                                                      r.nsites);
+        const uint32_t u = latmc_ens_exchange_draw(r.seed, r.stream, r.round,
+                                                   (uint64_t)chain * (uint64_t)(nT - 1) +
+                                                       (uint64_t)t);
+        if (latmc_ens_exchange_accept(delta, u)) {
+            atomicAdd(&d.stats[2 + t], 1ull);
+            d.member_at[ia] = b;
+            d.member_at[ib] = a;
+            d.temp_of[a] = t + 1;
+            d.temp_of[b] = t;
+            members[a].thr = d.thr_of_t[t + 1];
+            members[b].thr = d.thr_of_t[t];
+        }
+    }
+    __syncwarp(); /* the chain's moves seen by every lane */
+    for (int t = lane; t < nT; t += 32) {
+        const int m = d.member_at[base + (int64_t)t * nR];
+        signed char dir = d.rt_dir[m];
+        uint64_t start = d.rt_start[m], trip = 0;
+        if (latmc_ens_trip_step(&dir, &start, t, nT - 1, r.sweeps, &trip)) {
+            atomicAdd(&d.stats[0], 1ull);
+            atomicAdd(&d.stats[1], (unsigned long long)trip);
+        }
+        d.rt_dir[m] = dir;
+        d.rt_start[m] = start;
+    }
+}
 
 __global__ void ens_temper_thresholds_kernel(struct cuda_ens_temper_dev d,
                                              struct cuda_ens_packed_member *members, int64_t n)
 {
     for (int64_t m = cuda_first_item(); m < n; m += cuda_item_stride())
         members[m].thr = d.thr_of_t[d.temp_of[m]];
+}
+
+extern "C" cudaError_t cuda_ens_exchange_round(cudaStream_t stream,
+                                               const struct cuda_ens_temper_dev *d,
+                                               const struct cuda_ens_round *r,
+                                               struct cuda_ens_packed_member *members)
+{
+    const int64_t threads = (int64_t)r->n_samples * r->n_replicas * 32;
+    const unsigned grid =
+        (unsigned)((threads + ENS_EXCHANGE_THREADS - 1) / ENS_EXCHANGE_THREADS);
+    ens_exchange_kernel<<<grid, ENS_EXCHANGE_THREADS, 0, stream>>>(*d, *r, members);
+    return cudaGetLastError();
 }
 
 extern "C" cudaError_t cuda_ens_temper_thresholds(cudaStream_t stream,

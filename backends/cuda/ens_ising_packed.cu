@@ -24,7 +24,6 @@
 #include "cuda_launch.cuh"
 #include "cuda_philox.cuh"
 #include "ens_cuda.h"
-#include "ens_exchange.cuh"
 #include "ising_packed.cuh"
 #include "ising_rules.h" /* latmc_ising_rng_name */
 
@@ -217,18 +216,16 @@ struct ens_word_at {
     uint32_t par0;               /* x parity of colour 0 in its row: (y + z) & 1 */
 };
 
-template <int WPT, int ND, bool HEATBATH, int CW, bool ROUND>
+template <int WPT, int ND, bool HEATBATH, int CW>
 __global__ void __launch_bounds__(CUDA_THREADS)
 ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member *members,
                         uint64_t sweep0, uint32_t n_sweeps, unsigned long long *changed,
-                        bool clear, struct latmc_ising_sums *sums,
-                        struct cuda_ens_tail_round round)
+                        bool clear, struct latmc_ising_sums *sums)
 {
     extern __shared__ uint32_t words[]; /* colour 0 then colour 1, p.words each */
     __shared__ uint32_t table[16];
     /* the block's sums: flips, then bonds and spins (sums != NULL) */
     __shared__ unsigned long long block_acc[3];
-    __shared__ bool last_of_chain;
     const struct cuda_ens_packed_member *mem = &members[blockIdx.x];
     const uint32_t T = blockDim.x, tid = threadIdx.x;
     for (uint32_t w = tid; w < p.words; w += T) {
@@ -341,25 +338,6 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
             sums[blockIdx.x].spins = (int64_t)block_acc[2];
         }
     }
-    /* The exchange round (sums not NULL): the block of a chain's last member to get here
-     * takes the chain's round, when every member's sums are written (the fence before the
-     * count publishes this block's, the fence after it orders the reads after the others'),
-     * and the members' thresholds it moves are read by the next launch only. */
-    if constexpr (ROUND) { /* its own kernels: the sweeps without rounds keep their registers */
-        const int64_t chain = ens_chain_of(round.r, blockIdx.x);
-        if (tid == 0) {
-            __threadfence();
-            const unsigned before = atomicAdd(&round.arrived[chain], 1u);
-            last_of_chain = before + 1 == (unsigned)round.r.n_temperatures;
-            if (last_of_chain)
-                round.arrived[chain] = 0; /* every member of the chain has counted */
-        }
-        __syncthreads();
-        if (last_of_chain && tid < 32) {
-            __threadfence();
-            ens_exchange_chain(round.d, round.r, round.members, chain, (int)tid);
-        }
-    }
 }
 
 /*
@@ -390,48 +368,29 @@ static unsigned ens_fused_threads(uint32_t words)
     return words <= ENS_FUSED_MAX_WPT * t ? t : 0;
 }
 
-/* One fused launch: the kernel with the exchange round at its tail where round.arrived is
- * set, else the one without. */
-template <int WPT, int ND, bool HEATBATH, int CW>
-static void launch_fused_kernel(cudaStream_t stream, const struct ens_packed_geom &p,
-                                unsigned grid, unsigned threads, size_t shared,
-                                const struct cuda_ens_packed_member *members, uint64_t sweep0,
-                                uint32_t n, unsigned long long *changed, bool clear,
-                                struct latmc_ising_sums *sums,
-                                const struct cuda_ens_tail_round &round)
-{
-    if (round.arrived)
-        ens_packed_fused_kernel<WPT, ND, HEATBATH, CW, true><<<grid, threads, shared, stream>>>(
-            p, members, sweep0, n, changed, clear, sums, round);
-    else
-        ens_packed_fused_kernel<WPT, ND, HEATBATH, CW, false><<<grid, threads, shared, stream>>>(
-            p, members, sweep0, n, changed, clear, sums, round);
-}
-
 template <int WPT, int ND>
 static void launch_fused(cudaStream_t stream, const struct ens_packed_geom &p, unsigned threads,
                          const struct cuda_ens_packed_member *members, int64_t n_members,
                          bool coupled, bool heatbath, uint64_t sweep0, uint32_t n,
-                         unsigned long long *changed, bool clear, struct latmc_ising_sums *sums,
-                         const struct cuda_ens_tail_round &round)
+                         unsigned long long *changed, bool clear, struct latmc_ising_sums *sums)
 {
     constexpr int CW = ND == 6 ? 2 : 1;
     const size_t shared = 2 * (size_t)p.words * sizeof(uint32_t);
     const unsigned grid = (unsigned)n_members;
     if (coupled) {
         if (heatbath)
-            launch_fused_kernel<WPT, ND, true, CW>(stream, p, grid, threads, shared, members,
-                                                   sweep0, n, changed, clear, sums, round);
+            ens_packed_fused_kernel<WPT, ND, true, CW><<<grid, threads, shared, stream>>>(
+                p, members, sweep0, n, changed, clear, sums);
         else
-            launch_fused_kernel<WPT, ND, false, CW>(stream, p, grid, threads, shared, members,
-                                                    sweep0, n, changed, clear, sums, round);
+            ens_packed_fused_kernel<WPT, ND, false, CW><<<grid, threads, shared, stream>>>(
+                p, members, sweep0, n, changed, clear, sums);
     } else {
         if (heatbath)
-            launch_fused_kernel<WPT, ND, true, 0>(stream, p, grid, threads, shared, members,
-                                                  sweep0, n, changed, clear, sums, round);
+            ens_packed_fused_kernel<WPT, ND, true, 0><<<grid, threads, shared, stream>>>(
+                p, members, sweep0, n, changed, clear, sums);
         else
-            launch_fused_kernel<WPT, ND, false, 0>(stream, p, grid, threads, shared, members,
-                                                   sweep0, n, changed, clear, sums, round);
+            ens_packed_fused_kernel<WPT, ND, false, 0><<<grid, threads, shared, stream>>>(
+                p, members, sweep0, n, changed, clear, sums);
     }
 }
 
@@ -441,15 +400,14 @@ static void launch_fused_wpt(cudaStream_t stream, const struct ens_packed_geom &
                              const struct cuda_ens_packed_member *members, int64_t n_members,
                              bool coupled, bool heatbath, uint64_t sweep0, uint32_t n,
                              unsigned long long *changed, bool clear,
-                             struct latmc_ising_sums *sums,
-                             const struct cuda_ens_tail_round &round)
+                             struct latmc_ising_sums *sums)
 {
     if (wpt == 1)
-        launch_fused<1, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, clear, sums, round);
+        launch_fused<1, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, clear, sums);
     else if (wpt == 2)
-        launch_fused<2, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, clear, sums, round);
+        launch_fused<2, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, clear, sums);
     else
-        launch_fused<4, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, clear, sums, round);
+        launch_fused<4, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, clear, sums);
 }
 
 extern "C" bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g)
@@ -491,10 +449,8 @@ extern "C" cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct 
                                               int64_t n_members, int coupled, int algorithm,
                                               uint64_t sweep0, uint64_t n_sweeps,
                                               unsigned long long *changed, int clear,
-                                              struct latmc_ising_sums *sums,
-                                              const struct cuda_ens_tail_round *round)
+                                              struct latmc_ising_sums *sums)
 {
-    const struct cuda_ens_tail_round none = {}; /* no round: arrived NULL */
     struct ens_packed_geom p;
     p.wpr = (uint32_t)(g->lx / 16);
     p.ly = (uint32_t)g->ly;
@@ -509,15 +465,13 @@ extern "C" cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct 
     for (uint64_t done = 0; done < n_sweeps;) {
         const uint32_t n = (uint32_t)(n_sweeps - done < ENS_FUSED_MAX_SWEEPS
                                           ? n_sweeps - done : ENS_FUSED_MAX_SWEEPS);
-        const bool last_launch = done + n == n_sweeps;
-        struct latmc_ising_sums *last = last_launch ? sums : NULL;
-        const struct cuda_ens_tail_round &with = last_launch && round ? *round : none;
+        struct latmc_ising_sums *last = done + n == n_sweeps ? sums : NULL;
         if (g->ndim == 3)
             launch_fused_wpt<6>(stream, p, threads, wpt2, members, n_members, coupled != 0, hb,
-                                sweep0 + done, n, changed, clear && done == 0, last, with);
+                                sweep0 + done, n, changed, clear && done == 0, last);
         else
             launch_fused_wpt<4>(stream, p, threads, wpt2, members, n_members, coupled != 0, hb,
-                                sweep0 + done, n, changed, clear && done == 0, last, with);
+                                sweep0 + done, n, changed, clear && done == 0, last);
         const cudaError_t err = cudaGetLastError();
         if (err != cudaSuccess)
             return err;

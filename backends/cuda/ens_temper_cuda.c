@@ -1,9 +1,9 @@
 /*
  * The ens_temper operation (lib/backend.h; lib/ens_temper.c): parallel tempering of Ising
  * members on the device. A call runs the sweeps with the fused kernel (ens_ising_packed.cu),
- * whose launch before a round also leaves every member's sums and takes the round at its
- * tail (ens_exchange.cuh: the block of a chain's last member): per round one launch and
- * nothing read back, so the host waits once per call, not once per round. The map, the round trips and the
+ * whose launch before a round also leaves every member's sums, then the round
+ * (ens_exchange.cu): per round two launches on one stream and nothing read back, so the
+ * host waits once per call, not once per round. The map, the round trips and the
  * acceptance per pair stay here (struct cuda_ens_temper, kept with the ensemble's batch)
  * until the core fetches them.
  *
@@ -35,10 +35,10 @@ struct cuda_ens_temper {
 
 /* Byte offsets of the state in one block (dev and host alike): the part copied both ways
  * first (rt_start, stats, member_at, temp_of, rt_dir), then the ladder and thresholds
- * (uploaded), then the sums and the chains' arrival counts (device only). */
+ * (uploaded), then the sums (device only). */
 struct layout {
     size_t rt_start, stats, member_at, temp_of, rt_dir, shared_end;
-    size_t ladder, thr, upload_end, sums, arrived, total;
+    size_t ladder, thr, upload_end, sums, total;
 };
 
 static size_t up16(size_t x)
@@ -46,7 +46,7 @@ static size_t up16(size_t x)
     return (x + 15) & ~(size_t)15;
 }
 
-static struct layout layout_of(int n, int nT, int chains)
+static struct layout layout_of(int n, int nT)
 {
     struct layout l;
     l.rt_start = 0;
@@ -59,8 +59,7 @@ static struct layout layout_of(int n, int nT, int chains)
     l.thr = up16(l.ladder + (size_t)nT * sizeof(double));
     l.upload_end = up16(l.thr + (size_t)nT * sizeof(struct cuda_ising_packed_thresholds));
     l.sums = l.upload_end;
-    l.arrived = up16(l.sums + (size_t)n * sizeof(struct latmc_ising_sums));
-    l.total = up16(l.arrived + (size_t)chains * sizeof(unsigned));
+    l.total = up16(l.sums + (size_t)n * sizeof(struct latmc_ising_sums));
     return l;
 }
 
@@ -166,8 +165,8 @@ static int run(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
     int st = cuda_ens_packed_ready(members, n, &ready);
     if (st < 0)
         return st; /* LATMC_EUNSUPPORTED: not the fused kernel's members */
-    const int nT = job->n_temperatures, chains = job->n_samples * job->n_replicas;
-    const struct layout l = layout_of(n, nT, chains);
+    const int nT = job->n_temperatures;
+    const struct layout l = layout_of(n, nT);
     struct cuda_ens_temper *t = *ready.temper;
     cudaStream_t stream = ready.cs0->stream;
     if (job->upload) {
@@ -179,10 +178,6 @@ static int run(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
             return st;
         st = cuda_check(cudaMemcpyAsync(t->dev, t->host, l.upload_end, cudaMemcpyHostToDevice,
                                         stream), "loading the tempering state");
-        if (st == LATMC_OK) /* no chain has a member done with a launch */
-            st = cuda_check(cudaMemsetAsync((char *)t->dev + l.arrived, 0,
-                                            (size_t)chains * sizeof(unsigned), stream),
-                            "loading the tempering state");
         if (st < 0)
             return st;
         t->live = true;
@@ -197,31 +192,30 @@ static int run(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
     }
     t->uploads = ready.uploads;
     const latmc_sim *first = members[0];
-    struct cuda_ens_tail_round tail = {
-        .d = t->d,
-        .r = {
-            .n_samples = job->n_samples, .n_temperatures = nT, .n_replicas = job->n_replicas,
-            .seed = job->seed, .stream = job->stream, .round = job->rounds,
-            .J = first->param[LATMC_PARAM_J], .h = first->param[LATMC_PARAM_H],
-            .nsites = (double)first->nsites,
-        },
-        .members = ready.dev,
-        .arrived = (unsigned *)((char *)t->dev + l.arrived),
+    struct cuda_ens_round r = {
+        .n_samples = job->n_samples, .n_temperatures = nT, .n_replicas = job->n_replicas,
+        .seed = job->seed, .stream = job->stream, .round = job->rounds,
+        .J = first->param[LATMC_PARAM_J], .h = first->param[LATMC_PARAM_H],
+        .nsites = (double)first->nsites,
     };
     struct latmc_ising_sums *sums = (struct latmc_ising_sums *)((char *)t->dev + l.sums);
     for (uint64_t done = 0; done < job->n && st == LATMC_OK;) {
         const uint64_t to_round = job->every - (job->sweeps + done) % job->every;
         const uint64_t chunk = to_round < job->n - done ? to_round : job->n - done;
         const bool round = chunk == to_round;
-        tail.r.sweeps = job->sweeps + done + chunk; /* the round trips' clock */
         st = cuda_check(cuda_ens_packed_sweeps(stream, &ready.cs0->lattice, ready.dev, n,
                                                ready.coupled, first->desc.algorithm,
                                                first->sweeps + done, chunk, ready.dev_changed,
                                                done == 0 /* sets the counters */,
-                                               round ? sums : NULL, round ? &tail : NULL),
-                        "launching a batched sweep and its exchange round");
+                                               round ? sums : NULL),
+                        "launching a batched sweep");
         done += chunk;
-        tail.r.round += round;
+        if (round && st == LATMC_OK) {
+            r.sweeps = job->sweeps + done;
+            st = cuda_check(cuda_ens_exchange_round(stream, &t->d, &r, ready.dev),
+                            "launching an exchange round");
+            r.round++;
+        }
     }
     if (st == LATMC_OK)
         st = cuda_check(cudaMemcpyAsync(ready.changed, ready.dev_changed,
@@ -251,7 +245,7 @@ static int fetch(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
     if (!t || !t->live || t->n != n || t->nT != job->n_temperatures)
         return cuda_core->fail(LATMC_ESTATE, "CUDA: the ensemble's tempering state is not on "
                                "the device");
-    const struct layout l = layout_of(n, t->nT, job->n_samples * job->n_replicas);
+    const struct layout l = layout_of(n, t->nT);
     int st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice");
     if (st == LATMC_OK)
         st = cuda_check(cudaMemcpyAsync(t->host, t->dev, l.shared_end, cudaMemcpyDeviceToHost,
