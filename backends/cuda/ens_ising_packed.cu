@@ -150,53 +150,6 @@ ens_packed_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member 
 }
 
 /*
- * One thread's share of a member's sums (words tid, tid + T, ... of colour 0, c0 and c1
- * the member's colour arrays, eps0 its colour-0 coupling words or NULL): every bond joins
- * a colour-0 site to a colour-1 one, so walking the colour-0 words with their 2 ndim
- * neighbour words (couplings xor-ed in) counts each bond once, as
- * ising_packed_measure_kernel does: bonds = ndim N - 2 (bonds with eps s_i s_j = -1),
- * spins = N - 2 (spins at -1). The shares of a block's threads add up exactly (integers)
- * to the member's sums.
- */
-template <int ND, int CW>
-__device__ __forceinline__ void ens_member_share(const struct ens_packed_geom &p,
-                                                 const uint32_t *c0, const uint32_t *c1,
-                                                 const uint32_t *eps0, uint32_t tid, uint32_t T,
-                                                 struct latmc_ising_sums *out)
-{
-    const uint32_t plane = p.ly * p.wpr, vol = p.words;
-    uint64_t anti = 0, neg = 0;
-    for (uint32_t w = tid; w < p.words; w += T) {
-        const uint32_t r = w / p.wpr, wi = w - r * p.wpr, z = r / p.ly, y = r - z * p.ly;
-        const uint32_t row = r * p.wpr, own = c0[w];
-        uint32_t nb[ND];
-        nb[0] = c1[w];
-        neg += __popc(own) + __popc(nb[0]); /* before the couplings touch nb */
-        nb[2] = c1[y + 1 == p.ly ? w - (p.ly - 1) * p.wpr : w + p.wpr];
-        nb[3] = c1[y == 0 ? w + (p.ly - 1) * p.wpr : w - p.wpr];
-        if constexpr (ND == 6) {
-            nb[4] = c1[z + 1 == p.lz ? w + plane - vol : w + plane];
-            nb[5] = c1[z == 0 ? w + vol - plane : w - plane];
-        }
-        if ((y + z) & 1u) /* colour 0's x parity in this row */
-            nb[1] = __funnelshift_r(nb[0], c1[row + (wi + 1 == p.wpr ? 0 : wi + 1)], 4);
-        else
-            nb[1] = __funnelshift_l(c1[row + (wi == 0 ? p.wpr - 1 : wi - 1)], nb[0], 4);
-        if constexpr (CW > 0) {
-#pragma unroll
-            for (int d = 0; d < ND; d++)
-                nb[d] ^= (eps0[CW * w + d / 4] >> (d % 4)) & 0x11111111u;
-        }
-#pragma unroll
-        for (int d = 0; d < ND; d++)
-            anti += __popc(own ^ nb[d]);
-    }
-    const uint32_t mine = tid < p.words ? (p.words - tid + T - 1) / T : 0;
-    out->bonds = (int64_t)mine * 8 * ND - 2 * (int64_t)anti;
-    out->spins = (int64_t)mine * 16 - 2 * (int64_t)neg;
-}
-
-/*
  * The fused kernel: one block per member runs every colour of n sweeps in one launch, the
  * member's two colour arrays in shared memory (loaded once, written back once), the
  * colours separated by __syncthreads (sites of one colour only read the other). For
@@ -224,8 +177,8 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
 {
     extern __shared__ uint32_t words[]; /* colour 0 then colour 1, p.words each */
     __shared__ uint32_t table[16];
-    /* the block's sums: flips, then bonds and spins (sums != NULL) */
-    __shared__ unsigned long long block_acc[3];
+    /* the block's flips (clear), bonds and spins (sums != NULL) */
+    __shared__ unsigned long long block_sums[3];
     const struct cuda_ens_packed_member *mem = &members[blockIdx.x];
     const uint32_t T = blockDim.x, tid = threadIdx.x;
     for (uint32_t w = tid; w < p.words; w += T) {
@@ -234,8 +187,6 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
     }
     if (tid < 16)
         table[tid] = mem->thr.t[tid];
-    if (tid == 0)
-        block_acc[0] = block_acc[1] = block_acc[2] = 0;
     struct ens_word_at at[WPT];
 #pragma unroll
     for (int k = 0; k < WPT; k++) {
@@ -319,23 +270,68 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
         mem->colour[0][w] = words[w];
         mem->colour[1][w] = words[p.words + w];
     }
-    /* The member's sums after the last sweep, from the words in shared memory (an exchange
-     * round's energy without a measurement launch): ens_member_share's walk, as the
-     * measurement kernel's. Its neighbour indices are its own, not at[]: kept alive past
-     * the sweeps, at[] made the compiler rebuild two neighbour addresses in every pass. */
-    cuda_warp_add(&block_acc[0], n_changed);
-    if (sums) { /* the same for the whole block */
-        struct latmc_ising_sums mine;
-        ens_member_share<ND, CW>(p, words, words + p.words, mem->eps[0], tid, T, &mine);
-        cuda_warp_add(&block_acc[1], (unsigned long long)mine.bonds);
-        cuda_warp_add(&block_acc[2], (unsigned long long)mine.spins);
+    /* The counters: each warp's flips added, or, with clear (a call's first launch), the
+     * block's total stored, so no clearing launch goes before; nothing here waits on a
+     * global load (a block ends as soon as it can). */
+    if (!clear)
+        cuda_warp_add(&changed[blockIdx.x], n_changed);
+    if (clear || sums) { /* the same for the whole block */
+        if (tid == 0)
+            block_sums[0] = block_sums[1] = block_sums[2] = 0;
+        __syncthreads();
     }
-    __syncthreads();
-    if (tid == 0) { /* the member's block alone writes its entries */
-        changed[blockIdx.x] = (clear ? 0ull : changed[blockIdx.x]) + block_acc[0];
-        if (sums) {
-            sums[blockIdx.x].bonds = (int64_t)block_acc[1];
-            sums[blockIdx.x].spins = (int64_t)block_acc[2];
+    if (clear)
+        cuda_warp_add(&block_sums[2], n_changed);
+    /* The member's sums after the last sweep, from the words in shared memory (an exchange
+     * round's energy without a measurement launch): ens_packed_measure_kernel's walk over
+     * the colour-0 words (below), each bond once, exact integers. */
+    if (sums) { /* the same for the whole block */
+        const uint32_t *c0 = words, *c1 = words + p.words;
+        uint64_t anti = 0, neg = 0;
+        int64_t mine = 0;
+#pragma unroll
+        for (int k = 0; k < WPT; k++) {
+            const struct ens_word_at &a = at[k];
+            if (a.w < p.words) {
+                const uint32_t own = c0[a.w];
+                uint32_t nb[ND];
+                nb[0] = c1[a.w];
+                neg += __popc(own) + __popc(nb[0]);
+                nb[2] = c1[a.y_up];
+                nb[3] = c1[a.y_down];
+                if constexpr (ND == 6) {
+                    nb[4] = c1[a.z_up];
+                    nb[5] = c1[a.z_down];
+                }
+                if (a.par0)
+                    nb[1] = __funnelshift_r(nb[0], c1[a.next], 4);
+                else
+                    nb[1] = __funnelshift_l(c1[a.prev], nb[0], 4);
+                if constexpr (CW > 0) {
+#pragma unroll
+                    for (int d = 0; d < ND; d++)
+                        nb[d] ^= (e[0][k][d / 4] >> (d % 4)) & 0x11111111u;
+                }
+#pragma unroll
+                for (int d = 0; d < ND; d++)
+                    anti += __popc(own ^ nb[d]);
+                mine++;
+            }
+        }
+        const int64_t bonds = mine * 8 * ND - 2 * (int64_t)anti;
+        const int64_t spins = mine * 16 - 2 * (int64_t)neg;
+        cuda_warp_add(&block_sums[0], (unsigned long long)bonds);
+        cuda_warp_add(&block_sums[1], (unsigned long long)spins);
+    }
+    if (clear || sums) {
+        __syncthreads();
+        if (tid == 0) { /* the member's block alone writes its entries */
+            if (clear)
+                changed[blockIdx.x] = block_sums[2];
+            if (sums) {
+                sums[blockIdx.x].bonds = (int64_t)block_sums[0];
+                sums[blockIdx.x].spins = (int64_t)block_sums[1];
+            }
         }
     }
 }
@@ -352,11 +348,42 @@ ens_packed_measure_kernel(struct ens_packed_geom p, const struct cuda_ens_packed
                           struct latmc_ising_sums *sums)
 {
     const struct cuda_ens_packed_member *mem = &members[blockIdx.x];
-    struct latmc_ising_sums mine;
-    ens_member_share<ND, CW>(p, mem->colour[0], mem->colour[1], mem->eps[0], threadIdx.x,
-                             blockDim.x, &mine);
-    cuda_warp_add((unsigned long long *)&sums[blockIdx.x].bonds, (unsigned long long)mine.bonds);
-    cuda_warp_add((unsigned long long *)&sums[blockIdx.x].spins, (unsigned long long)mine.spins);
+    const uint32_t *c0 = mem->colour[0], *c1 = mem->colour[1];
+    const uint32_t plane = p.ly * p.wpr, vol = p.words;
+    uint64_t anti = 0, neg = 0;
+    for (uint32_t w = threadIdx.x; w < p.words; w += blockDim.x) {
+        const uint32_t r = w / p.wpr, wi = w - r * p.wpr, z = r / p.ly, y = r - z * p.ly;
+        const uint32_t row = r * p.wpr, own = c0[w];
+        uint32_t nb[ND];
+        nb[0] = c1[w];
+        neg += __popc(own) + __popc(nb[0]); /* before the couplings touch nb */
+        nb[2] = c1[y + 1 == p.ly ? w - (p.ly - 1) * p.wpr : w + p.wpr];
+        nb[3] = c1[y == 0 ? w + (p.ly - 1) * p.wpr : w - p.wpr];
+        if constexpr (ND == 6) {
+            nb[4] = c1[z + 1 == p.lz ? w + plane - vol : w + plane];
+            nb[5] = c1[z == 0 ? w + vol - plane : w - plane];
+        }
+        if ((y + z) & 1u) /* colour 0's x parity in this row */
+            nb[1] = __funnelshift_r(nb[0], c1[row + (wi + 1 == p.wpr ? 0 : wi + 1)], 4);
+        else
+            nb[1] = __funnelshift_l(c1[row + (wi == 0 ? p.wpr - 1 : wi - 1)], nb[0], 4);
+        if constexpr (CW > 0) {
+#pragma unroll
+            for (int d = 0; d < ND; d++)
+                nb[d] ^= (mem->eps[0][CW * w + d / 4] >> (d % 4)) & 0x11111111u;
+        }
+#pragma unroll
+        for (int d = 0; d < ND; d++)
+            anti += __popc(own ^ nb[d]);
+    }
+    /* each thread's share: its colour-0 sites' bonds and its words' sites; the shares add
+     * up exactly (integers) to the member's sums */
+    const uint32_t mine = threadIdx.x < p.words
+                              ? (p.words - threadIdx.x + blockDim.x - 1) / blockDim.x : 0;
+    const int64_t bonds = (int64_t)mine * 8 * ND - 2 * (int64_t)anti;
+    const int64_t spins = (int64_t)mine * 16 - 2 * (int64_t)neg;
+    cuda_warp_add((unsigned long long *)&sums[blockIdx.x].bonds, (unsigned long long)bonds);
+    cuda_warp_add((unsigned long long *)&sums[blockIdx.x].spins, (unsigned long long)spins);
 }
 
 /* Threads of the fused kernel's block for a member of `words` words a colour: all words
