@@ -317,6 +317,15 @@ static bool batchable(latmc_sim *const *members, int n)
     return true;
 }
 
+/* Is the batch still prepared for these members (its last call's, no Ising state touched
+ * since): then they were batchable then and are now (a member's device never changes;
+ * the core sweeps them together, lib/ens_exec.c), and its table on the device is theirs. */
+static bool still_prepared(const struct cuda_ens_batch *b, latmc_sim *const *members, int n)
+{
+    return b->prepared && b->members == members && b->n == n &&
+           b->epoch == cuda_ising_state_epoch();
+}
+
 /*
  * Prepare every member for the packed kernel (ens_ising_packed.cu) into packed[], or, where
  * one of them cannot run it (thresholds that do not fit 32 bits, a lattice without the
@@ -364,16 +373,16 @@ static int batch_ready(latmc_sim *const *members, int n, struct cuda_ens_batch *
     struct cuda_ens_packed_member *packed = batch->host;
     struct cuda_ens_ising_member *bytes = (void *)((char *)batch->host + packed_bytes);
     bool *pending = (void *)((char *)batch->host + host_scratch(n) - (size_t)n * sizeof(bool));
-    memset(pending, 0, (size_t)n * sizeof *pending);
     int st = LATMC_OK;
     *dev = NULL;
     bool use_packed = batch->use_packed;
     int coupled = batch->coupled;
-    const bool reuse = batch->prepared && batch->members == members && batch->n == n &&
-                       batch->epoch == cuda_ising_state_epoch();
+    const bool reuse = still_prepared(batch, members, n);
     batch->prepared = false; /* until this call's table is on its way */
-    if (!reuse)
+    if (!reuse) {
+        memset(pending, 0, (size_t)n * sizeof *pending);
         st = prepare_members(members, n, packed, bytes, pending, &use_packed, &coupled);
+    }
     const size_t table_bytes = use_packed ? packed_bytes : byte_bytes;
     const void *table = use_packed ? (const void *)packed : (const void *)bytes;
     /* only the streams that got work (a stream sync costs microseconds even when idle,
@@ -404,44 +413,72 @@ static int batch_ready(latmc_sim *const *members, int n, struct cuda_ens_batch *
     return st;
 }
 
+/*
+ * The batch of these members opened for a call, the one way every batched operation of
+ * Ising members starts: LATMC_EUNSUPPORTED (no message) where they cannot run as one batch
+ * (batchable), else member 0's device made current, the ensemble's batch (*batch, kept by
+ * member 0) and the members prepared with their table on the device (batch_ready: *dev).
+ * The per-member checks run only where the batch is not still prepared for them, so a call
+ * right after the last touches no member. On a failure *batch is set where batch_ready
+ * ran (work may be in flight on *cs0's stream).
+ */
+static int batch_open(latmc_sim *const *members, int n, struct cuda_sim **cs0,
+                      struct cuda_ens_batch **batch, void **dev)
+{
+    const struct cuda_leaf *leaf;
+    *cs0 = NULL;
+    *batch = NULL;
+    *dev = NULL;
+    if (n < 1 || members[0]->desc.model != LATMC_MODEL_ISING || !member_box(members[0], &leaf))
+        return LATMC_EUNSUPPORTED;
+    struct cuda_sim *c = *cs0 = cuda_sim_of(members[0]);
+    const int st = cuda_check(cudaSetDevice(c->device), "cudaSetDevice");
+    if (st < 0)
+        return st;
+    struct cuda_ens_batch *b = batch_of(c, host_scratch(n));
+    if (!b)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
+    if (!still_prepared(b, members, n) && !batchable(members, n))
+        return LATMC_EUNSUPPORTED;
+    *batch = b;
+    return batch_ready(members, n, b, c, dev);
+}
+
 int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *accepted,
                    uint64_t *attempted)
 {
     if (n >= 1 && members[0]->desc.model == LATMC_MODEL_HEISENBERG)
         return cuda_ens_heis_sweep(members, n, sweeps, accepted, attempted); /* ens_heis_cuda.c */
-    if (n < 1 || !batchable(members, n))
+    struct cuda_sim *cs0;
+    struct cuda_ens_batch *batch;
+    void *dev;
+    int st = batch_open(members, n, &cs0, &batch, &dev);
+    if (st == LATMC_EUNSUPPORTED)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched sweep for these members");
-    struct cuda_sim *cs0 = cuda_sim_of(members[0]);
-    int st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice");
-    if (st < 0)
+    if (!batch)
         return st;
     const size_t packed_bytes = (size_t)n * sizeof(struct cuda_ens_packed_member);
     const size_t byte_bytes = (size_t)n * sizeof(struct cuda_ens_ising_member);
     const size_t count_bytes = (size_t)n * sizeof(unsigned long long);
-    /* host scratch: both tables (every entry used is written), counters, pending flags */
-    struct cuda_ens_batch *batch = batch_of(cs0, host_scratch(n));
-    if (!batch)
-        return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
     unsigned long long *changed = batch_pinned(batch, count_bytes);
     if (!changed) /* the counters' part of the host scratch */
         changed = (void *)((char *)batch->host + packed_bytes + byte_bytes);
-    void *dev = NULL;
-    st = batch_ready(members, n, batch, cs0, &dev);
     const bool use_packed = batch->use_packed;
     const int coupled = batch->coupled;
     const size_t table_bytes = use_packed ? packed_bytes : byte_bytes;
     unsigned long long *dev_changed =
         dev ? (unsigned long long *)((char *)dev + table_bytes) : NULL;
-    if (st == LATMC_OK)
+    const latmc_sim *first = members[0];
+    /* small members: every sweep in one launch per 1024 sweeps, whose first launch sets
+     * the counters (no clearing launch) */
+    const bool fused = sweeps > 0 && use_packed && cuda_ens_packed_fused_fits(&cs0->lattice);
+    if (st == LATMC_OK && !fused)
         st = cuda_check(cudaMemsetAsync(dev_changed, 0, count_bytes, cs0->stream),
                         "clearing the acceptance counters");
-    const latmc_sim *first = members[0];
-    /* small members: every sweep in one launch per 1024 sweeps */
-    const bool fused = use_packed && cuda_ens_packed_fused_fits(&cs0->lattice);
     if (fused && st == LATMC_OK)
         st = cuda_check(cuda_ens_packed_sweeps(cs0->stream, &cs0->lattice, dev, n, coupled,
                                                first->desc.algorithm, first->sweeps, sweeps,
-                                               dev_changed, NULL),
+                                               dev_changed, 1, NULL),
                         "launching a batched sweep");
     for (uint64_t t = 0; t < sweeps && st == LATMC_OK && !fused; t++)
         for (int colour = 0; colour < 2 && st == LATMC_OK; colour++) {
@@ -466,11 +503,13 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
     const cudaError_t fin = cudaStreamSynchronize(cs0->stream);
     if (st == LATMC_OK)
         st = cuda_check(fin, "sweeping the members");
-    if (st == LATMC_OK)
+    if (st == LATMC_OK) {
+        const uint64_t tried = sweeps * (uint64_t)first->nsites; /* one shape */
         for (int m = 0; m < n; m++) {
             accepted[m] += changed[m];
-            attempted[m] += sweeps * (uint64_t)first->nsites; /* one shape */
+            attempted[m] += tried;
         }
+    }
     return st;
 }
 
@@ -482,18 +521,12 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
 int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_ready *out)
 {
     memset(out, 0, sizeof *out);
-    if (n < 1 || !batchable(members, n))
-        return LATMC_EUNSUPPORTED;
-    struct cuda_sim *cs0 = cuda_sim_of(members[0]);
-    int st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice");
+    struct cuda_sim *cs0;
+    struct cuda_ens_batch *batch;
+    void *dev;
+    const int st = batch_open(members, n, &cs0, &batch, &dev);
     if (st < 0)
-        return st;
-    struct cuda_ens_batch *batch = batch_of(cs0, host_scratch(n));
-    if (!batch)
-        return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
-    void *dev = NULL;
-    if ((st = batch_ready(members, n, batch, cs0, &dev)) < 0)
-        return st;
+        return st; /* LATMC_EUNSUPPORTED: not one batch */
     if (!batch->use_packed || !cuda_ens_packed_fused_fits(&cs0->lattice))
         return LATMC_EUNSUPPORTED;
     const size_t table_bytes = (size_t)n * sizeof(struct cuda_ens_packed_member);
@@ -542,7 +575,7 @@ static int read_back(struct cuda_ens_batch *b, cudaStream_t stream, void *dst, c
 static int measure_bytes(latmc_sim *const *members, int n, struct cuda_ens_batch *batch,
                          struct cuda_sim *cs0, void *sums)
 {
-    if (!batchable(members, n))
+    if (!still_prepared(batch, members, n) && !batchable(members, n))
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: members at several sweep counts");
     void *dev = NULL;
     int st = batch_ready(members, n, batch, cs0, &dev);
@@ -572,18 +605,15 @@ static int measure_bytes(latmc_sim *const *members, int n, struct cuda_ens_batch
 int cuda_ens_overlaps(latmc_sim *const *members, int n, const int32_t *pairs, int n_pairs,
                       int64_t *q, int64_t *ql)
 {
-    if (n < 1 || !batchable(members, n) ||
-        (members[0]->desc.ndim != 2 && members[0]->desc.ndim != 3))
+    struct cuda_sim *cs0;
+    struct cuda_ens_batch *batch;
+    void *dev;
+    int st = n < 1 || (members[0]->desc.ndim != 2 && members[0]->desc.ndim != 3)
+                 ? LATMC_EUNSUPPORTED
+                 : batch_open(members, n, &cs0, &batch, &dev);
+    if (st == LATMC_EUNSUPPORTED)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no device overlaps for these members");
-    struct cuda_sim *cs0 = cuda_sim_of(members[0]);
-    int st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice");
     if (st < 0)
-        return st;
-    struct cuda_ens_batch *batch = batch_of(cs0, host_scratch(n));
-    if (!batch)
-        return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
-    void *dev = NULL;
-    if ((st = batch_ready(members, n, batch, cs0, &dev)) < 0)
         return st;
     const size_t pair_bytes = 2 * (size_t)n_pairs * sizeof *pairs; /* a multiple of 8 */
     const size_t sum_bytes = 2 * (size_t)n_pairs * sizeof(unsigned long long);
@@ -644,20 +674,20 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
     if (n < 1 || members[0]->desc.model != LATMC_MODEL_ISING)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
     struct cuda_sim *cs0 = cuda_sim_of(members[0]);
-    for (int m = 1; m < n; m++)
-        if (cuda_sim_of(members[m])->device != cs0->device)
-            return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: members on several devices");
     int st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice");
     if (st < 0)
         return st;
     struct cuda_ens_batch *batch = batch_of(cs0, host_scratch(n));
     if (!batch)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA: cannot allocate the table of %d members", n);
+    const bool prepared = still_prepared(batch, members, n); /* then on one device */
+    for (int m = 1; m < n && !prepared; m++)
+        if (cuda_sim_of(members[m])->device != cs0->device)
+            return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: members on several devices");
     if (!cuda_ens_packed_fused_fits(&cs0->lattice) || members[0]->nsites >= ((int64_t)1 << 32))
         return measure_bytes(members, n, batch, cs0, sums);
     struct cuda_ens_packed_member *packed = batch->host;
     bool *pending = (void *)((char *)batch->host + host_scratch(n) - (size_t)n * sizeof(bool));
-    memset(pending, 0, (size_t)n * sizeof *pending);
     int coupled = 0;
     const size_t table_bytes = (size_t)n * sizeof *packed;
     const size_t sums_bytes = (size_t)n * sizeof(struct latmc_ising_sums);
@@ -665,16 +695,16 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
     /* The members as the last batched sweep prepared them, no Ising state touched since
      * (an exchange round's measurement right after the sweep): their packed table is on
      * the device already, with room for the sums after it; no pass over the members. */
-    if (batch->prepared && batch->members == members && batch->n == n && batch->use_packed &&
-        batch->epoch == cuda_ising_state_epoch() && batch->cap >= table_bytes + sums_bytes) {
+    if (prepared && batch->use_packed && batch->cap >= table_bytes + sums_bytes) {
         dev = batch->dev;
         coupled = batch->coupled;
         st = upload_dirty(batch, cs0->stream, table_bytes);
     }
     /* members on the byte layout (L_x not a multiple of 16, ...): from their bytes */
-    if (!dev && batch->prepared && batch->members == members && batch->n == n &&
-        !batch->use_packed && batch->epoch == cuda_ising_state_epoch())
+    if (!dev && prepared && !batch->use_packed)
         return measure_bytes(members, n, batch, cs0, sums);
+    if (!dev)
+        memset(pending, 0, (size_t)n * sizeof *pending);
     for (int m = 0; m < n && st == LATMC_OK && !dev; m++) {
         cudaError_t err = cudaSuccess;
         if (!member_packed(members[m], &packed[m], &pending[m], &err))

@@ -78,14 +78,16 @@ bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g);
 /* n_sweeps sweeps (sweeps sweep0 ..) of all members with the fused kernel: one block per
  * member runs both colours of up to 1024 sweeps a launch, its spins in shared memory;
  * the same chain as cuda_ens_packed_sweep_colour for each colour in turn (each pass's
- * draws named in the kernel by latmc_ising_rng_name of its sweep and colour). With sums not
- * NULL the last launch also writes each member's sums after the last sweep into sums[m]
- * (exactly cuda_ens_packed_measure's; no clearing needed). */
+ * draws named in the kernel by latmc_ising_rng_name of its sweep and colour). changed[m]
+ * gains member m's flips; with clear, it is set to them (no clearing launch needed). With
+ * sums not NULL the last launch also writes each member's sums after the last sweep into
+ * sums[m] (exactly cuda_ens_packed_measure's; no clearing needed). */
 cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
                                    const struct cuda_ens_packed_member *members,
                                    int64_t n_members, int coupled, int algorithm,
                                    uint64_t sweep0, uint64_t n_sweeps,
-                                   unsigned long long *changed, struct latmc_ising_sums *sums);
+                                   unsigned long long *changed, int clear,
+                                   struct latmc_ising_sums *sums);
 
 /*
  * Tempering on the device (ens_exchange.cu; lib/ens_exchange_rule.h): the state of the

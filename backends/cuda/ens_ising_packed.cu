@@ -173,11 +173,12 @@ template <int WPT, int ND, bool HEATBATH, int CW>
 __global__ void __launch_bounds__(CUDA_THREADS)
 ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member *members,
                         uint64_t sweep0, uint32_t n_sweeps, unsigned long long *changed,
-                        struct latmc_ising_sums *sums)
+                        bool clear, struct latmc_ising_sums *sums)
 {
     extern __shared__ uint32_t words[]; /* colour 0 then colour 1, p.words each */
     __shared__ uint32_t table[16];
-    __shared__ unsigned long long block_sums[2]; /* bonds, spins (sums != NULL) */
+    /* the block's flips (clear), bonds and spins (sums != NULL) */
+    __shared__ unsigned long long block_sums[3];
     const struct cuda_ens_packed_member *mem = &members[blockIdx.x];
     const uint32_t T = blockDim.x, tid = threadIdx.x;
     for (uint32_t w = tid; w < p.words; w += T) {
@@ -269,14 +270,22 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
         mem->colour[0][w] = words[w];
         mem->colour[1][w] = words[p.words + w];
     }
-    cuda_warp_add(&changed[blockIdx.x], n_changed);
+    /* The counters: each warp's flips added, or, with clear (a call's first launch), the
+     * block's total stored, so no clearing launch goes before; nothing here waits on a
+     * global load (a block ends as soon as it can). */
+    if (!clear)
+        cuda_warp_add(&changed[blockIdx.x], n_changed);
+    if (clear || sums) { /* the same for the whole block */
+        if (tid == 0)
+            block_sums[0] = block_sums[1] = block_sums[2] = 0;
+        __syncthreads();
+    }
+    if (clear)
+        cuda_warp_add(&block_sums[2], n_changed);
     /* The member's sums after the last sweep, from the words in shared memory (an exchange
      * round's energy without a measurement launch): ens_packed_measure_kernel's walk over
      * the colour-0 words (below), each bond once, exact integers. */
     if (sums) { /* the same for the whole block */
-        if (tid == 0)
-            block_sums[0] = block_sums[1] = 0;
-        __syncthreads();
         const uint32_t *c0 = words, *c1 = words + p.words;
         uint64_t anti = 0, neg = 0;
         int64_t mine = 0;
@@ -313,10 +322,16 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
         const int64_t spins = mine * 16 - 2 * (int64_t)neg;
         cuda_warp_add(&block_sums[0], (unsigned long long)bonds);
         cuda_warp_add(&block_sums[1], (unsigned long long)spins);
+    }
+    if (clear || sums) {
         __syncthreads();
-        if (tid == 0) {
-            sums[blockIdx.x].bonds = (int64_t)block_sums[0];
-            sums[blockIdx.x].spins = (int64_t)block_sums[1];
+        if (tid == 0) { /* the member's block alone writes its entries */
+            if (clear)
+                changed[blockIdx.x] = block_sums[2];
+            if (sums) {
+                sums[blockIdx.x].bonds = (int64_t)block_sums[0];
+                sums[blockIdx.x].spins = (int64_t)block_sums[1];
+            }
         }
     }
 }
@@ -384,7 +399,7 @@ template <int WPT, int ND>
 static void launch_fused(cudaStream_t stream, const struct ens_packed_geom &p, unsigned threads,
                          const struct cuda_ens_packed_member *members, int64_t n_members,
                          bool coupled, bool heatbath, uint64_t sweep0, uint32_t n,
-                         unsigned long long *changed, struct latmc_ising_sums *sums)
+                         unsigned long long *changed, bool clear, struct latmc_ising_sums *sums)
 {
     constexpr int CW = ND == 6 ? 2 : 1;
     const size_t shared = 2 * (size_t)p.words * sizeof(uint32_t);
@@ -392,17 +407,17 @@ static void launch_fused(cudaStream_t stream, const struct ens_packed_geom &p, u
     if (coupled) {
         if (heatbath)
             ens_packed_fused_kernel<WPT, ND, true, CW><<<grid, threads, shared, stream>>>(
-                p, members, sweep0, n, changed, sums);
+                p, members, sweep0, n, changed, clear, sums);
         else
             ens_packed_fused_kernel<WPT, ND, false, CW><<<grid, threads, shared, stream>>>(
-                p, members, sweep0, n, changed, sums);
+                p, members, sweep0, n, changed, clear, sums);
     } else {
         if (heatbath)
             ens_packed_fused_kernel<WPT, ND, true, 0><<<grid, threads, shared, stream>>>(
-                p, members, sweep0, n, changed, sums);
+                p, members, sweep0, n, changed, clear, sums);
         else
             ens_packed_fused_kernel<WPT, ND, false, 0><<<grid, threads, shared, stream>>>(
-                p, members, sweep0, n, changed, sums);
+                p, members, sweep0, n, changed, clear, sums);
     }
 }
 
@@ -411,14 +426,15 @@ static void launch_fused_wpt(cudaStream_t stream, const struct ens_packed_geom &
                              unsigned threads, int wpt,
                              const struct cuda_ens_packed_member *members, int64_t n_members,
                              bool coupled, bool heatbath, uint64_t sweep0, uint32_t n,
-                             unsigned long long *changed, struct latmc_ising_sums *sums)
+                             unsigned long long *changed, bool clear,
+                             struct latmc_ising_sums *sums)
 {
     if (wpt == 1)
-        launch_fused<1, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, sums);
+        launch_fused<1, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, clear, sums);
     else if (wpt == 2)
-        launch_fused<2, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, sums);
+        launch_fused<2, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, clear, sums);
     else
-        launch_fused<4, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, sums);
+        launch_fused<4, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, clear, sums);
 }
 
 extern "C" bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g)
@@ -459,7 +475,7 @@ extern "C" cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct 
                                               const struct cuda_ens_packed_member *members,
                                               int64_t n_members, int coupled, int algorithm,
                                               uint64_t sweep0, uint64_t n_sweeps,
-                                              unsigned long long *changed,
+                                              unsigned long long *changed, int clear,
                                               struct latmc_ising_sums *sums)
 {
     struct ens_packed_geom p;
@@ -479,10 +495,10 @@ extern "C" cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct 
         struct latmc_ising_sums *last = done + n == n_sweeps ? sums : NULL;
         if (g->ndim == 3)
             launch_fused_wpt<6>(stream, p, threads, wpt2, members, n_members, coupled != 0, hb,
-                                sweep0 + done, n, changed, last);
+                                sweep0 + done, n, changed, clear && done == 0, last);
         else
             launch_fused_wpt<4>(stream, p, threads, wpt2, members, n_members, coupled != 0, hb,
-                                sweep0 + done, n, changed, last);
+                                sweep0 + done, n, changed, clear && done == 0, last);
         const cudaError_t err = cudaGetLastError();
         if (err != cudaSuccess)
             return err;

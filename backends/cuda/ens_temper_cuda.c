@@ -191,8 +191,6 @@ static int run(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
             return st;
     }
     t->uploads = ready.uploads;
-    st = cuda_check(cudaMemsetAsync(ready.dev_changed, 0, (size_t)n * sizeof(unsigned long long),
-                                    stream), "clearing the acceptance counters");
     const latmc_sim *first = members[0];
     struct cuda_ens_round r = {
         .n_samples = job->n_samples, .n_temperatures = nT, .n_replicas = job->n_replicas,
@@ -208,6 +206,7 @@ static int run(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
         st = cuda_check(cuda_ens_packed_sweeps(stream, &ready.cs0->lattice, ready.dev, n,
                                                ready.coupled, first->desc.algorithm,
                                                first->sweeps + done, chunk, ready.dev_changed,
+                                               done == 0 /* sets the counters */,
                                                round ? sums : NULL),
                         "launching a batched sweep");
         done += chunk;
@@ -231,9 +230,10 @@ static int run(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
         t->live = false; /* the state may be half a round old: the core's call fails */
         return st;
     }
+    const uint64_t tried = job->n * (uint64_t)first->nsites; /* one shape */
     for (int m = 0; m < n; m++) {
         job->accepted[m] += ready.changed[m];
-        job->attempted[m] += job->n * (uint64_t)first->nsites; /* one shape */
+        job->attempted[m] += tried;
     }
     return LATMC_OK;
 }

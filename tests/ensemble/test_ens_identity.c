@@ -77,13 +77,18 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
         assert_int_equal(latmc_ens_set_spins(e, 3, b, bytes), LATMC_OK);
     }
     assert_int_equal(latmc_ens_sweep(e, 5), LATMC_OK);
-    double obs[12], mag[12];
+    double obs[12], mag[12], acc[12];
     assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_MEMBER, obs, 12),
                      LATMC_OK);
-    const bool has_m = desc.model == LATMC_MODEL_ISING; /* (CUDA: the batched measurement) */
-    if (has_m)
+    /* Ising: the magnetization (CUDA: the batched measurement) and each member's flips over
+     * its attempts (CUDA: the batched kernels' counters, set by a call's first launch) */
+    const bool has_m = desc.model == LATMC_MODEL_ISING;
+    if (has_m) {
         assert_int_equal(latmc_ens_observables(e, LATMC_OBS_MAGNETIZATION, LATMC_ENS_BY_MEMBER,
                                                mag, 12), LATMC_OK);
+        assert_int_equal(latmc_ens_observables(e, LATMC_OBS_ACCEPTANCE, LATMC_ENS_BY_MEMBER,
+                                               acc, 12), LATMC_OK);
+    }
     for (int m = 0; m < 12; m++) {
         latmc_sim_desc md = { .struct_size = sizeof md };
         assert_int_equal(latmc_ens_member_desc(e, m, &md), LATMC_OK);
@@ -115,6 +120,8 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
         if (has_m) {
             assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_MAGNETIZATION, &en), LATMC_OK);
             assert_true(en == mag[m]);
+            assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_ACCEPTANCE, &en), LATMC_OK);
+            assert_true(en > 0 && en == acc[m]);
         }
         latmc_sim_destroy(&sim);
     }
