@@ -544,6 +544,20 @@ static int cuda_mode_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t
     return cuda_exec_projections(sim, cs->exec, p0, p1, proj);
 }
 
+/* The sums and the whole lattice's projections in one pass (ops.measure_modes; the core
+ * asks with sums NULL, quietly). */
+static int cuda_measure_modes(latmc_sim *sim, void *sums, void *modes_partial)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    const bool can = cs->exec && cuda_exec_has_projections(cs->exec);
+    if (!sums)
+        return can ? LATMC_OK : LATMC_EUNSUPPORTED;
+    if (!can)
+        return cuda_mode_projections(sim, 0, sim->desc.extent[sim->desc.ndim - 1],
+                                     modes_partial); /* its reason */
+    return cuda_exec_measure_modes(sim, cs->exec, sums, modes_partial);
+}
+
 static int cuda_get_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
@@ -596,4 +610,5 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .part_halo_depth = cuda_planes_halo_depth,
     .ens_temper = cuda_ens_temper, /* ens_temper_cuda.c */
     .mode_projections = cuda_mode_projections, /* exec/cuda_exec.c */
+    .measure_modes = cuda_measure_modes,
 };

@@ -500,7 +500,19 @@ int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
 struct reduce_ctx {
     const latmc_sim *sim;
     const struct cuda_exec *x;
+    /* cuda_exec_measure_modes: each box's projections too, box i's read into the stage at
+     * stage_proj + i entries (in the same pass where the leaf can: measure_projections) */
+    int64_t *stage_proj;
+    int64_t entries;
 };
+
+/* Box b's projections array (entries int64), allocated on first use, cleared on stream. */
+static cudaError_t cleared_projections(struct cuda_box *b, int64_t entries, cudaStream_t stream)
+{
+    const size_t bytes = (size_t)entries * sizeof(int64_t);
+    cudaError_t err = b->projections ? cudaSuccess : cudaMalloc((void **)&b->projections, bytes);
+    return err == cudaSuccess ? cudaMemsetAsync(b->projections, 0, bytes, stream) : err;
+}
 
 /* Box ex's reduction of its own planes (cuda_slab_exec_measure_slabs). */
 static cudaError_t reduce_box(struct cuda_slab_exec *ex, const void *ctx, void **box_sums)
@@ -508,18 +520,31 @@ static cudaError_t reduce_box(struct cuda_slab_exec *ex, const void *ctx, void *
     const struct reduce_ctx *rc = ctx;
     const struct cuda_exec *x = rc->x;
     const latmc_sim *sim = rc->sim;
-    const struct cuda_box *b = (const struct cuda_box *)ex; /* ex: its first member */
+    struct cuda_box *b = (struct cuda_box *)ex; /* ex: its first member */
     *box_sums = b->sums;
-    const cudaError_t err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, ex->stream);
-    if (err != cudaSuccess)
-        return err;
+    cudaError_t err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, ex->stream);
     const struct cuda_box_range own = range_of(x, b, x->halo, ex->planes);
-    return x->leaf->measure(sim, &own, ex->stream, b->sums);
+    if (!rc->stage_proj)
+        return err == cudaSuccess ? x->leaf->measure(sim, &own, ex->stream, b->sums) : err;
+    if (err == cudaSuccess)
+        err = cleared_projections(b, rc->entries, ex->stream);
+    if (err == cudaSuccess && x->leaf->measure_projections)
+        err = x->leaf->measure_projections(sim, &own, ex->stream, b->sums, b->projections);
+    else if (err == cudaSuccess) {
+        err = x->leaf->measure(sim, &own, ex->stream, b->sums);
+        if (err == cudaSuccess)
+            err = x->leaf->projections(sim, &own, ex->stream, b->projections);
+    }
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(rc->stage_proj + (b - x->box) * rc->entries, b->projections,
+                              (size_t)rc->entries * sizeof(int64_t), cudaMemcpyDeviceToHost,
+                              ex->stream);
+    return err;
 }
 
 int cuda_exec_measure(const latmc_sim *sim, struct cuda_exec *x, void *sums)
 {
-    const struct reduce_ctx rc = { sim, x };
+    const struct reduce_ctx rc = { sim, x, NULL, 0 };
     return cuda_slab_exec_measure_slabs(sim, &x->box[0].ex, sizeof *x->box, x->n, reduce_box,
                                         &rc, sums);
 }
@@ -595,6 +620,33 @@ int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
         if (own_within(x, i, p0, p1, &lo, &hi))
             for (int64_t k = 0; k < n; k++)
                 proj[k] += ((const int64_t *)x->stage)[(size_t)i * (size_t)n + (size_t)k];
+    return LATMC_OK;
+}
+
+bool cuda_exec_has_projections(const struct cuda_exec *x)
+{
+    return x->leaf->projections != NULL;
+}
+
+int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sums,
+                            int64_t *proj)
+{
+    if (!x->leaf->projections)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s model has no "
+                               "device reduction of the Fourier modes", sim->model->name);
+    const int64_t n = projection_entries(sim);
+    int st = stage_of(x, (size_t)n * sizeof(int64_t) * (size_t)x->n);
+    if (st < 0)
+        return st;
+    const struct reduce_ctx rc = { sim, x, x->stage, n };
+    st = cuda_slab_exec_measure_slabs(sim, &x->box[0].ex, sizeof *x->box, x->n, reduce_box,
+                                      &rc, sums);
+    if (st < 0)
+        return st;
+    memset(proj, 0, (size_t)n * sizeof(int64_t));
+    for (int i = 0; i < x->n; i++)
+        for (int64_t k = 0; k < n; k++)
+            proj[k] += ((const int64_t *)x->stage)[(size_t)i * (size_t)n + (size_t)k];
     return LATMC_OK;
 }
 

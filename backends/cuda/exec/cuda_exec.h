@@ -71,6 +71,14 @@ int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
 int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
                           int64_t *proj);
 
+/* cuda_exec_measure's sums and the whole lattice's projections (as cuda_exec_projections
+ * of [0, L)) in one pass over each box where its leaf has measure_projections (else the
+ * two, one after the other), one wait. LATMC_EUNSUPPORTED as cuda_exec_projections. */
+int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sums,
+                            int64_t *proj);
+/* Whether the sim's leaf counts the projections (cuda_exec_projections). */
+bool cuda_exec_has_projections(const struct cuda_exec *x);
+
 /* The configuration of a one-box sim as one device array (its data, the leaf's view
  * dtype), waited for; LATMC_EUNSUPPORTED with the reason for several boxes or a leaf
  * without a view. */

@@ -159,6 +159,10 @@ struct cuda_leaf {
      * executor). Integers, added over ranges and boxes in any order. */
     cudaError_t (*projections)(const latmc_sim *sim, const struct cuda_box_range *r,
                                cudaStream_t stream, int64_t *proj);
+    /* Optional (NULL: measure, then projections): measure's sums and projections' counts
+     * of the range in one read of the configuration, each exactly what those give. */
+    cudaError_t (*measure_projections)(const latmc_sim *sim, const struct cuda_box_range *own,
+                                       cudaStream_t stream, void *sums, int64_t *proj);
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: it still runs on the old executors. */
