@@ -163,6 +163,15 @@ struct latmc_backend_ops {
      * latmc_modes_projections' integers. LATMC_EUNSUPPORTED with the reason where the
      * backend cannot for this sim. */
     int (*mode_projections)(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *proj);
+
+    /* Appended. Optional (NULL: measure_planes, then latmc_modes_partial: lib/part.c): a
+     * part's measure_planes of [p0, p1) into sums and, in the same pass over the
+     * configuration, the partial result of the Fourier modes of those planes
+     * (latmc_modes_partial of [p0, p1) into modes_partial), each exactly what those give.
+     * With sums NULL a question, nothing done: LATMC_OK where the backend can for this
+     * sim, LATMC_EUNSUPPORTED (no message) where not. */
+    int (*measure_planes_modes)(latmc_sim *sim, int64_t p0, int64_t p1, void *sums,
+                                void *modes_partial);
 };
 
 /*

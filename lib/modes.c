@@ -153,6 +153,10 @@ int latmc_modes_measure(latmc_sim *sim, double *modes)
 bool latmc_modes_with_sums_possible(latmc_sim *sim)
 {
     const struct latmc_backend_ops *ops = sim->ops;
+    /* parts: the same answer on every part (the calls after it are collective); each part
+     * counts its projections in one pass where its backend can (latmc_part_measure_modes) */
+    if (latmc_part_many(sim))
+        return by_projections(&sim->desc);
     return ops->size >= offsetof(struct latmc_backend_ops, measure_modes) +
                             sizeof ops->measure_modes &&
            ops->measure_modes && !latmc_part_many(sim) &&
@@ -162,6 +166,8 @@ bool latmc_modes_with_sums_possible(latmc_sim *sim)
 int latmc_modes_measure_with_sums(latmc_sim *sim, void *sums, double *modes)
 {
     const latmc_sim_desc *d = &sim->desc;
+    if (latmc_part_many(sim))
+        return latmc_part_measure_modes(sim, sums, modes);
     void *partial = malloc(latmc_modes_partial_bytes(d, d->extent[d->ndim - 1]));
     if (!partial)
         return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the partial sums");

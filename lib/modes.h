@@ -97,7 +97,10 @@ int latmc_modes_measure(latmc_sim *sim, double *modes);
 
 /*
  * Whether the backend measures the model's sums and the modes in one pass for this sim
- * (ops.measure_modes: the CPU backend, one box, a model whose kernels have it).
+ * (ops.measure_modes: the CPU backend, one box, a model whose kernels have it; the CUDA
+ * backend, Ising and Potts). A part of a shared lattice: Ising and Potts, the same answer
+ * on every part (latmc_part_measure_modes; one pass where the part's backend can,
+ * ops.measure_planes_modes).
  */
 bool latmc_modes_with_sums_possible(latmc_sim *sim);
 
