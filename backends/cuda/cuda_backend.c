@@ -558,6 +558,20 @@ static int cuda_measure_modes(latmc_sim *sim, void *sums, void *modes_partial)
     return cuda_exec_measure_modes(sim, cs->exec, sums, modes_partial);
 }
 
+/* A part's measure_planes and its planes' projections in one pass
+ * (ops.measure_planes_modes; sums NULL: the question). */
+static int cuda_measure_planes_modes(latmc_sim *sim, int64_t p0, int64_t p1, void *sums,
+                                     void *modes_partial)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    const bool can = cs->exec && cuda_exec_has_projections(cs->exec);
+    if (!sums)
+        return can ? LATMC_OK : LATMC_EUNSUPPORTED;
+    if (!can)
+        return cuda_mode_projections(sim, p0, p1, modes_partial); /* its reason */
+    return cuda_exec_measure_planes_modes(sim, cs->exec, p0, p1, sums, modes_partial);
+}
+
 static int cuda_get_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
@@ -611,4 +625,5 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .ens_temper = cuda_ens_temper, /* ens_temper_cuda.c */
     .mode_projections = cuda_mode_projections, /* exec/cuda_exec.c */
     .measure_modes = cuda_measure_modes,
+    .measure_planes_modes = cuda_measure_planes_modes,
 };

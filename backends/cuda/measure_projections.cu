@@ -29,9 +29,14 @@
 #define ROW_BATCH 32              /* rows between two additions of the rows' sums */
 #define CHUNK_MIN 64              /* rows: fewer chunks, fewer column atomics */
 #define CHUNK_MAX 65520           /* rows: the packed columns' 16-bit counters (15 x 4368) */
-#define FOLD_BLOCKS_PER_SM 4      /* the kernels' __launch_bounds__ */
+#define FOLD_BLOCKS_PER_SM 3      /* the kernels' __launch_bounds__: 85 registers */
 #define FOLD_POTTS_STATES 32      /* Potts q up to this: counters in shared memory */
 #define NIBBLE_BITS 0x11111111u   /* a packed word's sites: the nibbles' low bits */
+/* Rows whose loads a thread issues together before it counts them: a row is 8 bytes a
+ * thread, and the bandwidth wants tens of KiB in flight per SM (Little's law: some
+ * 4.8 TB/s x 0.8 us over 132 SMs), from 1024 threads an SM. */
+#define PACKED_AHEAD (THREE ? 4 : 8)
+#define BYTES_AHEAD (THREE ? 8 : 16)
 
 /* Where a range's rows sit, where their sums go, and how the chunks cut them. Rows are
  * r = y + L_y z of the stored lattice (2D: z = 0, y the last axis). */
@@ -221,68 +226,99 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
         uint32_t cnt_even[4] = { 0, 0, 0, 0 }, cnt_odd[4] = { 0, 0, 0, 0 };
         int pending = 0;
         uint32_t down = 0, mine = 0, up = 0;
-        for (int64_t r = first; r < end; r++) {
-            const int64_t at = r * p.cols;
-            if (r == first || (THREE && y == 0)) {
-                mine = colour1[at + wc];
-                down = colour1[at + (y == 0 ? (p.ly - 1) * p.cols : -p.cols) + wc];
-            } else {
-                down = mine;
-                mine = up;
-            }
-            up = colour1[at + (y + 1 == p.ly ? -(p.ly - 1) * p.cols : p.cols) + wc];
-            const uint32_t a = colour0[at + wc];
-            /* colour 0 holds the x of parity (y + z) & 1 of the row; the other x
-             * neighbour: the next word's first nibble (par 1) or the previous word's last */
-            const bool par = (y + z) & 1;
-            uint32_t side;
-            if (par) {
-                const uint32_t from_lane = __shfl_down_sync(0xffffffffu, mine, 1);
-                const uint32_t next = next_in_warp ? from_lane : colour1[at + next_w];
-                side = __funnelshift_r(mine, next, 4);
-            } else {
-                const uint32_t from_lane = __shfl_up_sync(0xffffffffu, mine, 1);
-                const uint32_t prev = prev_in_warp ? from_lane : colour1[at + prev_w];
-                side = __funnelshift_l(prev, mine, 4);
-            }
-            uint32_t nb[6] = { mine, side, up, down, 0, 0 };
-            if (THREE) {
-                nb[4] = colour1[at + (z + 1 == p.lz ? -(p.lz - 1) * plane : plane) + wc];
-                nb[5] = colour1[at + (z == 0 ? (p.lz - 1) * plane : -plane) + wc];
-            }
-            if constexpr (CW > 0) { /* ising_packed.cu: direction d's bit d % 4 of word d / 4 */
-                const uint32_t e0 = eps0[CW * (at + wc)];
-                const uint32_t e1 = CW > 1 ? eps0[CW * (at + wc) + 1] : 0u;
+        for (int64_t r0 = first; r0 < end; r0 += PACKED_AHEAD) {
+            /* the group's loads first, all in flight together: the colour-0 words and the
+             * colour-1 words one row up (and the planes beside, 3D) */
+            const int ahead = (int)min((int64_t)PACKED_AHEAD, end - r0);
+            uint32_t own[PACKED_AHEAD], above[PACKED_AHEAD];
+            uint32_t z_up[THREE ? PACKED_AHEAD : 1], z_down[THREE ? PACKED_AHEAD : 1];
+            {
+                int64_t yy = y, zz = z;
 #pragma unroll
-                for (int d = 0; d < 4; d++)
-                    nb[d] ^= (e0 >> d) & NIBBLE_BITS;
-                if (THREE) {
-                    nb[4] ^= e1 & NIBBLE_BITS;
-                    nb[5] ^= (e1 >> 1) & NIBBLE_BITS;
+                for (int i = 0; i < PACKED_AHEAD; i++) {
+                    if (i >= ahead)
+                        break;
+                    const int64_t at = (r0 + i) * p.cols + wc;
+                    own[i] = colour0[at];
+                    above[i] = colour1[at + (yy + 1 == p.ly ? -(p.ly - 1) * p.cols : p.cols)];
+                    if (THREE) {
+                        z_up[i] = colour1[at + (zz + 1 == p.lz ? -(p.lz - 1) * plane : plane)];
+                        z_down[i] = colour1[at + (zz == 0 ? (p.lz - 1) * plane : -plane)];
+                    }
+                    if (++yy == p.ly) {
+                        yy = 0;
+                        zz++;
+                    }
                 }
             }
-            uint32_t t = (a ^ nb[0]) + (a ^ nb[1]) + (a ^ nb[2]) + (a ^ nb[3]);
-            if (THREE)
-                t += (a ^ nb[4]) + (a ^ nb[5]);
-            const int n = __popc(a) + __popc(mine);
-            if (in) {
-                anti_bytes += (t & 0x0F0F0F0Fu) + ((t >> 4) & 0x0F0F0F0Fu);
-                neg += (uint64_t)n;
-                items++;
-                acc_even += par ? mine : a;
-                acc_odd += par ? a : mine;
-            }
-            if (++pending == 15) {
-                spread_nibbles(acc_even, cnt_even);
-                spread_nibbles(acc_odd, cnt_odd);
-                anti += byte_total(anti_bytes);
-                acc_even = acc_odd = anti_bytes = 0;
-                pending = 0;
-            }
-            row_done(p, rb, row_sums, in ? 16 - 2 * n : 0, r + 1 == end, proj);
-            if (++y == p.ly) {
-                y = 0;
-                z++;
+#pragma unroll
+            for (int i = 0; i < PACKED_AHEAD; i++) {
+                if (i >= ahead) /* the same for the whole block */
+                    break;
+                const int64_t r = r0 + i;
+                const int64_t at = r * p.cols;
+                if (r == first || (THREE && y == 0)) {
+                    mine = colour1[at + wc];
+                    down = colour1[at + (y == 0 ? (p.ly - 1) * p.cols : -p.cols) + wc];
+                } else {
+                    down = mine;
+                    mine = up;
+                }
+                up = above[i];
+                const uint32_t a = own[i];
+                /* colour 0 holds the x of parity (y + z) & 1 of the row; the other x
+                 * neighbour: the next word's first nibble (par 1) or the previous word's
+                 * last */
+                const bool par = (y + z) & 1;
+                uint32_t side;
+                if (par) {
+                    const uint32_t from_lane = __shfl_down_sync(0xffffffffu, mine, 1);
+                    const uint32_t next = next_in_warp ? from_lane : colour1[at + next_w];
+                    side = __funnelshift_r(mine, next, 4);
+                } else {
+                    const uint32_t from_lane = __shfl_up_sync(0xffffffffu, mine, 1);
+                    const uint32_t prev = prev_in_warp ? from_lane : colour1[at + prev_w];
+                    side = __funnelshift_l(prev, mine, 4);
+                }
+                uint32_t nb[6] = { mine, side, up, down, 0, 0 };
+                if (THREE) {
+                    nb[4] = z_up[THREE ? i : 0];
+                    nb[5] = z_down[THREE ? i : 0];
+                }
+                if constexpr (CW > 0) { /* ising_packed.cu: direction d's bit d % 4 of word d / 4 */
+                    const uint32_t e0 = eps0[CW * (at + wc)];
+                    const uint32_t e1 = CW > 1 ? eps0[CW * (at + wc) + 1] : 0u;
+#pragma unroll
+                    for (int d = 0; d < 4; d++)
+                        nb[d] ^= (e0 >> d) & NIBBLE_BITS;
+                    if (THREE) {
+                        nb[4] ^= e1 & NIBBLE_BITS;
+                        nb[5] ^= (e1 >> 1) & NIBBLE_BITS;
+                    }
+                }
+                uint32_t t = (a ^ nb[0]) + (a ^ nb[1]) + (a ^ nb[2]) + (a ^ nb[3]);
+                if (THREE)
+                    t += (a ^ nb[4]) + (a ^ nb[5]);
+                const int n = __popc(a) + __popc(mine);
+                if (in) {
+                    anti_bytes += (t & 0x0F0F0F0Fu) + ((t >> 4) & 0x0F0F0F0Fu);
+                    neg += (uint64_t)n;
+                    items++;
+                    acc_even += par ? mine : a;
+                    acc_odd += par ? a : mine;
+                }
+                if (++pending == 15) {
+                    spread_nibbles(acc_even, cnt_even);
+                    spread_nibbles(acc_odd, cnt_odd);
+                    anti += byte_total(anti_bytes);
+                    acc_even = acc_odd = anti_bytes = 0;
+                    pending = 0;
+                }
+                row_done(p, rb, row_sums, in ? 16 - 2 * n : 0, r + 1 == end, proj);
+                if (++y == p.ly) {
+                    y = 0;
+                    z++;
+                }
             }
         }
         spread_nibbles(acc_even, cnt_even);
@@ -386,62 +422,87 @@ byte_fold_kernel(struct fold_geom p, const uint8_t *sites, const int8_t *eps, in
         struct row_batches rb = { 0, 0, first };
         long long column = 0;
         unsigned s = 0, up = 0;
-        for (int64_t r = first; r < end; r++) {
-            const int64_t at = r * p.lx;
-            s = r == first || (THREE && y == 0) ? sites[at + xc] : up;
-            up = sites[at + (y + 1 == p.ly ? -(p.ly - 1) * p.lx : p.lx) + xc];
-            const unsigned from_lane = __shfl_down_sync(0xffffffffu, s, 1);
-            const unsigned right = next_in_warp ? from_lane : sites[at + next_x];
-            unsigned zup = 0;
-            if (THREE)
-                zup = sites[at + (z + 1 == p.lz ? -(p.lz - 1) * plane : plane) + xc];
-            if (!POTTS) {
-                const int v = (int)(int8_t)s;
-                int nb;
-                if (eps) {
-                    const int8_t *e = eps + nd * (at + xc);
-                    /* the axes' order: x, y (, z) */
-                    nb = e[0] * (int)(int8_t)right + e[1] * (int)(int8_t)up;
+        for (int64_t r0 = first; r0 < end; r0 += BYTES_AHEAD) {
+            /* the group's loads first, all in flight together: the sites one row up (and
+             * one plane up, 3D); a row's own sites are the row before's up */
+            const int ahead = (int)min((int64_t)BYTES_AHEAD, end - r0);
+            uint8_t above[BYTES_AHEAD], z_above[THREE ? BYTES_AHEAD : 1];
+            {
+                int64_t yy = y, zz = z;
+#pragma unroll
+                for (int i = 0; i < BYTES_AHEAD; i++) {
+                    if (i >= ahead)
+                        break;
+                    const int64_t at = (r0 + i) * p.lx + xc;
+                    above[i] = sites[at + (yy + 1 == p.ly ? -(p.ly - 1) * p.lx : p.lx)];
                     if (THREE)
-                        nb += e[2] * (int)(int8_t)zup;
-                } else {
-                    nb = (int)(int8_t)right + (int)(int8_t)up + (THREE ? (int)(int8_t)zup : 0);
-                }
-                if (in) {
-                    bonds += v * nb;
-                    total += v;
-                    column += v;
-                }
-                row_done(p, rb, row_sums, in ? v : 0, r + 1 == end, proj);
-            } else {
-                if (in) {
-                    bonds += (s == right) + (s == up) + (THREE && s == zup);
-                    col_count[s * CUDA_THREADS + threadIdx.x]++;
-                }
-                const unsigned key = in ? s : 256u + lane;
-                const unsigned same = __match_any_sync(0xffffffffu, key);
-                if (in && lane == (unsigned)(__ffs(same) - 1))
-                    atomicAdd(&row_count[(rb.buf * q + (int)s) * ROW_BATCH + rb.k],
-                              (unsigned)__popc(same));
-                if (++rb.k == ROW_BATCH || r + 1 == end) {
-                    __syncthreads();
-                    unsigned *batch = row_count + rb.buf * q * ROW_BATCH;
-                    for (int k = threadIdx.x; k < q * ROW_BATCH; k += CUDA_THREADS) {
-                        const int a = k / ROW_BATCH, t = k - a * ROW_BATCH;
-                        const unsigned n = batch[k];
-                        if (t < rb.k && n != 0)
-                            add_row_entries(p, rb.first + t, (long long)n,
-                                            proj + a * p.per_state);
-                        batch[k] = 0;
+                        z_above[i] = sites[at + (zz + 1 == p.lz ? -(p.lz - 1) * plane : plane)];
+                    if (++yy == p.ly) {
+                        yy = 0;
+                        zz++;
                     }
-                    rb.first += rb.k;
-                    rb.k = 0;
-                    rb.buf ^= 1;
                 }
             }
-            if (++y == p.ly) {
-                y = 0;
-                z++;
+#pragma unroll
+            for (int i = 0; i < BYTES_AHEAD; i++) {
+                if (i >= ahead) /* the same for the whole block */
+                    break;
+                const int64_t r = r0 + i;
+                const int64_t at = r * p.lx;
+                s = r == first || (THREE && y == 0) ? sites[at + xc] : up;
+                up = above[i];
+                const unsigned from_lane = __shfl_down_sync(0xffffffffu, s, 1);
+                const unsigned right = next_in_warp ? from_lane : sites[at + next_x];
+                const unsigned zup = THREE ? z_above[THREE ? i : 0] : 0u;
+                if (!POTTS) {
+                    const int v = (int)(int8_t)s;
+                    int nb;
+                    if (eps) {
+                        const int8_t *e = eps + nd * (at + xc);
+                        /* the axes' order: x, y (, z) */
+                        nb = e[0] * (int)(int8_t)right + e[1] * (int)(int8_t)up;
+                        if (THREE)
+                            nb += e[2] * (int)(int8_t)zup;
+                    } else {
+                        nb = (int)(int8_t)right + (int)(int8_t)up +
+                             (THREE ? (int)(int8_t)zup : 0);
+                    }
+                    if (in) {
+                        bonds += v * nb;
+                        total += v;
+                        column += v;
+                    }
+                    row_done(p, rb, row_sums, in ? v : 0, r + 1 == end, proj);
+                } else {
+                    if (in) {
+                        bonds += (s == right) + (s == up) + (THREE && s == zup);
+                        col_count[s * CUDA_THREADS + threadIdx.x]++;
+                    }
+                    const unsigned key = in ? s : 256u + lane;
+                    const unsigned same = __match_any_sync(0xffffffffu, key);
+                    if (in && lane == (unsigned)(__ffs(same) - 1))
+                        atomicAdd(&row_count[(rb.buf * q + (int)s) * ROW_BATCH + rb.k],
+                                  (unsigned)__popc(same));
+                    if (++rb.k == ROW_BATCH || r + 1 == end) {
+                        __syncthreads();
+                        unsigned *batch = row_count + rb.buf * q * ROW_BATCH;
+                        for (int k = threadIdx.x; k < q * ROW_BATCH; k += CUDA_THREADS) {
+                            const int a = k / ROW_BATCH, t = k - a * ROW_BATCH;
+                            const unsigned n = batch[k];
+                            if (t < rb.k && n != 0)
+                                add_row_entries(p, rb.first + t, (long long)n,
+                                                proj + a * p.per_state);
+                            batch[k] = 0;
+                        }
+                        rb.first += rb.k;
+                        rb.k = 0;
+                        rb.buf ^= 1;
+                    }
+                }
+                if (++y == p.ly) {
+                    y = 0;
+                    z++;
+                }
             }
         }
         if (!POTTS) {

@@ -826,8 +826,10 @@ int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
  * A box whose halo is its own wrap reads across the wrap at the lattice's last plane: it
  * measures the whole lattice only.
  */
-int cuda_exec_measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
-                             int64_t p1, void *sums)
+/* cuda_exec_measure_planes, with proj also the planes' projections (the leaf's
+ * measure_projections, else measure then projections). */
+static int measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
+                          void *sums, int64_t *proj)
 {
     int st = one_box_only(x, "reduction of planes");
     if (st < 0)
@@ -845,11 +847,37 @@ int cuda_exec_measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t 
     memset(sums, 0, (size_t)(p1 - p0) * size);
     const struct cuda_box_range r = range_of(x, b, p0 - b->ex.origin + x->halo, p1 - p0);
     cudaError_t err = cudaMemsetAsync(b->sums, 0, size, b->ex.stream);
-    if (err == cudaSuccess)
+    const int64_t n = projection_entries(sim);
+    if (err == cudaSuccess && proj)
+        err = cleared_projections(b, n, b->ex.stream);
+    if (err == cudaSuccess && proj && x->leaf->measure_projections)
+        err = x->leaf->measure_projections(sim, &r, b->ex.stream, b->sums, b->projections);
+    else if (err == cudaSuccess) {
         err = x->leaf->measure(sim, &r, b->ex.stream, b->sums);
+        if (err == cudaSuccess && proj)
+            err = x->leaf->projections(sim, &r, b->ex.stream, b->projections);
+    }
     if (err == cudaSuccess)
         err = cudaMemcpyAsync(sums, b->sums, size, cudaMemcpyDeviceToHost, b->ex.stream);
+    if (err == cudaSuccess && proj)
+        err = cudaMemcpyAsync(proj, b->projections, (size_t)n * sizeof(int64_t),
+                              cudaMemcpyDeviceToHost, b->ex.stream);
     st = cuda_check(err, "measuring planes");
     const int fin = cuda_check(cudaStreamSynchronize(b->ex.stream), "measuring planes");
     return st < 0 ? st : fin;
+}
+
+int cuda_exec_measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
+                             int64_t p1, void *sums)
+{
+    return measure_planes(sim, x, p0, p1, sums, NULL);
+}
+
+int cuda_exec_measure_planes_modes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
+                                   int64_t p1, void *sums, int64_t *proj)
+{
+    if (!x->leaf->projections)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s model has no "
+                               "device reduction of the Fourier modes", sim->model->name);
+    return measure_planes(sim, x, p0, p1, sums, proj);
 }

@@ -55,6 +55,10 @@ int cuda_exec_get_coupling_planes(const latmc_sim *sim, struct cuda_exec *x, int
  * halo range (get/set), own planes (measure). */
 int cuda_exec_measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
                              int64_t p1, void *sums);
+/* The same and the planes' projections (as cuda_exec_projections) in one pass where the
+ * leaf has measure_projections; LATMC_EUNSUPPORTED as cuda_exec_projections. */
+int cuda_exec_measure_planes_modes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
+                                   int64_t p1, void *sums, int64_t *proj);
 int cuda_exec_get_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
                          void *buf);
 int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
