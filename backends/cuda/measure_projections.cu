@@ -29,13 +29,14 @@
 #define ROW_BATCH 32              /* rows between two additions of the rows' sums */
 #define CHUNK_MIN 64              /* rows: fewer chunks, fewer column atomics */
 #define CHUNK_MAX 65520           /* rows: the packed columns' 16-bit counters (15 x 4368) */
-#define FOLD_BLOCKS_PER_SM 3      /* the kernels' __launch_bounds__: 85 registers */
+#define FOLD_BLOCKS_PER_SM 2      /* the kernels' __launch_bounds__: 128 registers */
 #define FOLD_POTTS_STATES 32      /* Potts q up to this: counters in shared memory */
 #define NIBBLE_BITS 0x11111111u   /* a packed word's sites: the nibbles' low bits */
-/* Rows whose loads a thread issues together before it counts them: a row is 8 bytes a
- * thread, and the bandwidth wants tens of KiB in flight per SM (Little's law: some
- * 4.8 TB/s x 0.8 us over 132 SMs), from 1024 threads an SM. */
-#define PACKED_AHEAD (THREE ? 4 : 8)
+/* Rows whose loads a thread issues together before it counts them (and the words beside
+ * the warp's, its couplings): the bandwidth wants some 30 KiB in flight per SM (Little's
+ * law: 4.8 TB/s x 0.8 us over 132 SMs), from 512 threads an SM; a packed row is 8 bytes a
+ * thread. No load waited for inside a row's count. */
+#define PACKED_AHEAD (THREE ? 4 : 12)
 #define BYTES_AHEAD (THREE ? 8 : 16)
 
 /* Where a range's rows sit, where their sums go, and how the chunks cut them. Rows are
@@ -230,8 +231,9 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
             /* the group's loads first, all in flight together: the colour-0 words and the
              * colour-1 words one row up (and the planes beside, 3D) */
             const int ahead = (int)min((int64_t)PACKED_AHEAD, end - r0);
-            uint32_t own[PACKED_AHEAD], above[PACKED_AHEAD];
+            uint32_t own[PACKED_AHEAD], above[PACKED_AHEAD], beside[PACKED_AHEAD];
             uint32_t z_up[THREE ? PACKED_AHEAD : 1], z_down[THREE ? PACKED_AHEAD : 1];
+            uint32_t e0[CW > 0 ? PACKED_AHEAD : 1], e1[CW > 1 ? PACKED_AHEAD : 1];
             {
                 int64_t yy = y, zz = z;
 #pragma unroll
@@ -241,10 +243,17 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                     const int64_t at = (r0 + i) * p.cols + wc;
                     own[i] = colour0[at];
                     above[i] = colour1[at + (yy + 1 == p.ly ? -(p.ly - 1) * p.cols : p.cols)];
+                    /* the word beside (the shuffle's, where the lane beside holds no word
+                     * of the row): the same lines, so a cache hit, but not a wait a row */
+                    beside[i] = colour1[at - wc + (((yy + zz) & 1) ? next_w : prev_w)];
                     if (THREE) {
                         z_up[i] = colour1[at + (zz + 1 == p.lz ? -(p.lz - 1) * plane : plane)];
                         z_down[i] = colour1[at + (zz == 0 ? (p.lz - 1) * plane : -plane)];
                     }
+                    if constexpr (CW > 0) /* ising_packed.cu: CW coupling words a word */
+                        e0[i] = eps0[CW * at];
+                    if constexpr (CW > 1)
+                        e1[i] = eps0[CW * at + 1];
                     if (++yy == p.ly) {
                         yy = 0;
                         zz++;
@@ -273,12 +282,10 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                 uint32_t side;
                 if (par) {
                     const uint32_t from_lane = __shfl_down_sync(0xffffffffu, mine, 1);
-                    const uint32_t next = next_in_warp ? from_lane : colour1[at + next_w];
-                    side = __funnelshift_r(mine, next, 4);
+                    side = __funnelshift_r(mine, next_in_warp ? from_lane : beside[i], 4);
                 } else {
                     const uint32_t from_lane = __shfl_up_sync(0xffffffffu, mine, 1);
-                    const uint32_t prev = prev_in_warp ? from_lane : colour1[at + prev_w];
-                    side = __funnelshift_l(prev, mine, 4);
+                    side = __funnelshift_l(prev_in_warp ? from_lane : beside[i], mine, 4);
                 }
                 uint32_t nb[6] = { mine, side, up, down, 0, 0 };
                 if (THREE) {
@@ -286,14 +293,12 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                     nb[5] = z_down[THREE ? i : 0];
                 }
                 if constexpr (CW > 0) { /* ising_packed.cu: direction d's bit d % 4 of word d / 4 */
-                    const uint32_t e0 = eps0[CW * (at + wc)];
-                    const uint32_t e1 = CW > 1 ? eps0[CW * (at + wc) + 1] : 0u;
 #pragma unroll
                     for (int d = 0; d < 4; d++)
-                        nb[d] ^= (e0 >> d) & NIBBLE_BITS;
-                    if (THREE) {
-                        nb[4] ^= e1 & NIBBLE_BITS;
-                        nb[5] ^= (e1 >> 1) & NIBBLE_BITS;
+                        nb[d] ^= (e0[CW > 0 ? i : 0] >> d) & NIBBLE_BITS;
+                    if constexpr (CW > 1) {
+                        nb[4] ^= e1[CW > 1 ? i : 0] & NIBBLE_BITS;
+                        nb[5] ^= (e1[CW > 1 ? i : 0] >> 1) & NIBBLE_BITS;
                     }
                 }
                 uint32_t t = (a ^ nb[0]) + (a ^ nb[1]) + (a ^ nb[2]) + (a ^ nb[3]);
@@ -426,7 +431,7 @@ byte_fold_kernel(struct fold_geom p, const uint8_t *sites, const int8_t *eps, in
             /* the group's loads first, all in flight together: the sites one row up (and
              * one plane up, 3D); a row's own sites are the row before's up */
             const int ahead = (int)min((int64_t)BYTES_AHEAD, end - r0);
-            uint8_t above[BYTES_AHEAD], z_above[THREE ? BYTES_AHEAD : 1];
+            uint8_t above[BYTES_AHEAD], beside[BYTES_AHEAD], z_above[THREE ? BYTES_AHEAD : 1];
             {
                 int64_t yy = y, zz = z;
 #pragma unroll
@@ -435,6 +440,7 @@ byte_fold_kernel(struct fold_geom p, const uint8_t *sites, const int8_t *eps, in
                         break;
                     const int64_t at = (r0 + i) * p.lx + xc;
                     above[i] = sites[at + (yy + 1 == p.ly ? -(p.ly - 1) * p.lx : p.lx)];
+                    beside[i] = sites[at - xc + next_x]; /* where no lane holds x + 1 */
                     if (THREE)
                         z_above[i] = sites[at + (zz + 1 == p.lz ? -(p.lz - 1) * plane : plane)];
                     if (++yy == p.ly) {
@@ -452,7 +458,7 @@ byte_fold_kernel(struct fold_geom p, const uint8_t *sites, const int8_t *eps, in
                 s = r == first || (THREE && y == 0) ? sites[at + xc] : up;
                 up = above[i];
                 const unsigned from_lane = __shfl_down_sync(0xffffffffu, s, 1);
-                const unsigned right = next_in_warp ? from_lane : sites[at + next_x];
+                const unsigned right = next_in_warp ? from_lane : beside[i];
                 const unsigned zup = THREE ? z_above[THREE ? i : 0] : 0u;
                 if (!POTTS) {
                     const int v = (int)(int8_t)s;
