@@ -643,10 +643,11 @@ int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sum
                                       &rc, sums);
     if (st < 0)
         return st;
-    memset(proj, 0, (size_t)n * sizeof(int64_t));
-    for (int i = 0; i < x->n; i++)
+    const int64_t *staged = x->stage;
+    memcpy(proj, staged, (size_t)n * sizeof(int64_t));
+    for (int i = 1; i < x->n; i++)
         for (int64_t k = 0; k < n; k++)
-            proj[k] += ((const int64_t *)x->stage)[(size_t)i * (size_t)n + (size_t)k];
+            proj[k] += staged[(size_t)i * (size_t)n + (size_t)k];
     return LATMC_OK;
 }
 
