@@ -160,6 +160,17 @@ int latmc_modes_measure(latmc_sim *sim, double *modes)
     return st;
 }
 
+/* The backend's own transform (ops.measure_kmin) where it offers one for this sim. */
+static bool kmin_on_backend(latmc_sim *sim)
+{
+    const struct latmc_backend_ops *ops = sim->ops;
+    return by_projections(&sim->desc) &&
+           ops->size >= offsetof(struct latmc_backend_ops, measure_kmin) +
+                            sizeof ops->measure_kmin &&
+           ops->measure_kmin && !latmc_part_many(sim) &&
+           ops->measure_kmin(sim, NULL, NULL, NULL) == LATMC_OK;
+}
+
 bool latmc_modes_with_sums_possible(latmc_sim *sim)
 {
     const struct latmc_backend_ops *ops = sim->ops;
@@ -167,6 +178,8 @@ bool latmc_modes_with_sums_possible(latmc_sim *sim)
      * counts its projections in one pass where its backend can (latmc_part_measure_modes) */
     if (latmc_part_many(sim))
         return by_projections(&sim->desc);
+    if (kmin_on_backend(sim))
+        return true;
     return ops->size >= offsetof(struct latmc_backend_ops, measure_modes) +
                             sizeof ops->measure_modes &&
            ops->measure_modes && !latmc_part_many(sim) &&
@@ -178,6 +191,10 @@ int latmc_modes_measure_with_sums(latmc_sim *sim, void *sums, double *modes)
     const latmc_sim_desc *d = &sim->desc;
     if (latmc_part_many(sim))
         return latmc_part_measure_modes(sim, sums, modes);
+    if (kmin_on_backend(sim)) {
+        const double *phases = latmc_modes_sim_phases(sim);
+        return phases ? sim->ops->measure_kmin(sim, sums, phases, modes) : LATMC_ENOMEM;
+    }
     void *partial = sim_partial(sim);
     const double *phases = partial ? latmc_modes_sim_phases(sim) : NULL;
     int st = phases ? sim->ops->measure_modes(sim, sums, partial) : LATMC_ENOMEM;

@@ -572,6 +572,20 @@ static int cuda_measure_planes_modes(latmc_sim *sim, int64_t p0, int64_t p1, voi
     return cuda_exec_measure_planes_modes(sim, cs->exec, p0, p1, sums, modes_partial);
 }
 
+/* The sums and the whole lattice's modes, transformed on the device (ops.measure_kmin;
+ * sums NULL: the question, quietly). */
+static int cuda_measure_kmin(latmc_sim *sim, void *sums, const double *phases, double *modes)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    const bool can = cs->exec && cuda_exec_has_kmin(cs->exec);
+    if (!sums)
+        return can ? LATMC_OK : LATMC_EUNSUPPORTED;
+    if (!can)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the Fourier modes of this "
+                               "sim are transformed on the host (ops.measure_modes)");
+    return cuda_exec_measure_kmin(sim, cs->exec, sums, phases, modes);
+}
+
 static int cuda_get_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
@@ -626,4 +640,5 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .mode_projections = cuda_mode_projections, /* exec/cuda_exec.c */
     .measure_modes = cuda_measure_modes,
     .measure_planes_modes = cuda_measure_planes_modes,
+    .measure_kmin = cuda_measure_kmin,
 };

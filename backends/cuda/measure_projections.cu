@@ -575,3 +575,48 @@ extern "C" cudaError_t cuda_byte_measure_projections(cudaStream_t stream,
     }
     return cudaGetLastError();
 }
+
+/* ---- the transform (lib/modes.h, latmc_modes_chain_sum) ---- */
+
+#define MODES_CHAINS 64 /* LATMC_MODES_CHAINS (lib/modes.h) */
+
+/* A block per part (component k, axis mu, real or imaginary), a thread per chain: the
+ * chain's terms in increasing x, each product and sum rounded alone (no fused
+ * multiply-add), then the chains added in pairs level by level, as on the host. */
+__global__ void projections_transform_kernel(struct cuda_proj_transform t,
+                                             const long long *proj, const double *phases,
+                                             double *modes)
+{
+    __shared__ double part[MODES_CHAINS];
+    const int im = (int)(blockIdx.x & 1u), axis = (int)(blockIdx.x >> 1);
+    const int mu = axis % t.ndim, k = axis / t.ndim;
+    const int64_t L = t.extent[mu];
+    const long long *p = proj + (int64_t)k * t.per_state + t.proj_at[mu];
+    const double *table = phases + t.phase_at[mu] + (im ? L : 0);
+    const int j = (int)threadIdx.x;
+    double sum = 0;
+    for (int64_t x = j; x < L; x += MODES_CHAINS)
+        sum = __dadd_rn(sum, __dmul_rn(__ll2double_rn(p[x]), table[x]));
+    part[j] = sum;
+    __syncthreads();
+    for (int width = MODES_CHAINS; width > 1; width /= 2) {
+        const double v = j < width / 2 ? __dadd_rn(part[2 * j], part[2 * j + 1]) : 0.0;
+        __syncthreads();
+        if (j < width / 2)
+            part[j] = v;
+        __syncthreads();
+    }
+    if (j == 0)
+        modes[2 * axis + im] = part[0];
+}
+
+extern "C" cudaError_t cuda_projections_transform(cudaStream_t stream,
+                                                  const struct cuda_proj_transform *t,
+                                                  const int64_t *proj, const double *phases,
+                                                  double *modes)
+{
+    const unsigned blocks = (unsigned)(t->components * t->ndim * 2);
+    projections_transform_kernel<<<blocks, MODES_CHAINS, 0, stream>>>(
+        *t, (const long long *)proj, phases, modes);
+    return cudaGetLastError();
+}

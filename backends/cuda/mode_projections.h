@@ -57,6 +57,22 @@ cudaError_t cuda_byte_measure_projections(cudaStream_t stream, const struct latm
                                           const struct cuda_proj_range *r, int potts_q,
                                           void *sums, int64_t *proj);
 
+/*
+ * The modes from a box's projections on the device (all the lattice's: one box alone),
+ * each real and imaginary part in lib/modes.h's order (latmc_modes_chain_sum: 64 chains of
+ * rounded products and additions, then added in pairs), so the host's bits: modes
+ * (device) gets components x ndim x 2 doubles, as latmc_modes_of_projections. Axis mu's
+ * projections at proj_at[mu] (+ k per_state for component k), its cosines at phase_at[mu]
+ * of the phase tables and its sines L_mu after.
+ */
+struct cuda_proj_transform {
+    int ndim, components;
+    int64_t extent[3], proj_at[3], phase_at[3], per_state;
+};
+cudaError_t cuda_projections_transform(cudaStream_t stream, const struct cuda_proj_transform *t,
+                                       const int64_t *proj, const double *phases,
+                                       double *modes);
+
 #ifdef __cplusplus
 }
 #endif

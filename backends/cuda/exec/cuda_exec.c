@@ -33,6 +33,7 @@
 #include "cuda_check.h"
 #include "cuda_exec.h"
 #include "cuda_halo.h"
+#include "mode_projections.h"
 #include "model.h"
 #include "part.h"
 #include "plan.h"
@@ -72,6 +73,7 @@ static void free_box(struct cuda_slab_exec *ex)
     cudaFree(b->tables);
     cudaFree(b->sums);
     cudaFree(b->projections);
+    cudaFree(b->phases);
 }
 
 void cuda_exec_destroy(struct cuda_exec *x)
@@ -648,6 +650,78 @@ int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sum
     for (int i = 1; i < x->n; i++)
         for (int64_t k = 0; k < n; k++)
             proj[k] += staged[(size_t)i * (size_t)n + (size_t)k];
+    return LATMC_OK;
+}
+
+bool cuda_exec_has_kmin(const struct cuda_exec *x)
+{
+    return x->n == 1 && !x->part && x->leaf->measure_projections != NULL;
+}
+
+int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums,
+                           const double *phases, double *modes)
+{
+    if (!cuda_exec_has_kmin(x))
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the Fourier modes of %d "
+                               "boxes are transformed on the host", x->n);
+    const latmc_sim_desc *d = &sim->desc;
+    struct cuda_proj_transform t;
+    memset(&t, 0, sizeof t);
+    t.ndim = d->ndim;
+    t.components = d->model == LATMC_MODEL_POTTS ? d->q : 1;
+    int64_t proj_at = 0;
+    for (int mu = 0; mu < d->ndim; mu++) {
+        t.extent[mu] = d->extent[mu];
+        t.proj_at[mu] = proj_at;
+        t.phase_at[mu] = 2 * proj_at;
+        proj_at += d->extent[mu];
+    }
+    t.per_state = proj_at;
+    const size_t phase_doubles = 2 * (size_t)proj_at;
+    const size_t mode_doubles = (size_t)t.components * (size_t)d->ndim * 2;
+    const size_t ss = sim->model->sums_size;
+    struct cuda_box *b = &x->box[0];
+    int st = cuda_slab_set_device(b->ex.device);
+    if (st == LATMC_OK)
+        st = stage_of(x, ss + mode_doubles * sizeof(double));
+    if (st == LATMC_OK) /* the steps in flight done */
+        st = finish_all(x, "measuring");
+    if (st < 0)
+        return st;
+    cudaError_t err = cudaSuccess;
+    if (b->phases_of != phases) { /* once a sim: its tables never change */
+        b->phases_of = NULL;
+        if (!b->phases)
+            err = cudaMalloc((void **)&b->phases, (phase_doubles + mode_doubles) * sizeof(double));
+        if (err == cudaSuccess)
+            err = cudaMemcpy(b->phases, phases, phase_doubles * sizeof(double),
+                             cudaMemcpyHostToDevice);
+        if (err == cudaSuccess)
+            b->phases_of = phases;
+    }
+    double *dev_modes = b->phases + phase_doubles;
+    const struct cuda_box_range own = range_of(x, b, x->halo, b->ex.planes);
+    if (err == cudaSuccess)
+        err = cudaMemsetAsync(b->sums, 0, ss, b->ex.stream);
+    if (err == cudaSuccess)
+        err = cleared_projections(b, projection_entries(sim), b->ex.stream);
+    if (err == cudaSuccess)
+        err = x->leaf->measure_projections(sim, &own, b->ex.stream, b->sums, b->projections);
+    if (err == cudaSuccess)
+        err = cuda_projections_transform(b->ex.stream, &t, b->projections, b->phases, dev_modes);
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(x->stage, b->sums, ss, cudaMemcpyDeviceToHost, b->ex.stream);
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync((char *)x->stage + ss, dev_modes, mode_doubles * sizeof(double),
+                              cudaMemcpyDeviceToHost, b->ex.stream);
+    st = cuda_check(err, "measuring the sums and the Fourier modes");
+    const int fin = cuda_check(cudaStreamSynchronize(b->ex.stream),
+                               "measuring the sums and the Fourier modes");
+    if (st < 0 || fin < 0)
+        return st < 0 ? st : fin;
+    memset(sums, 0, ss);
+    sim->model->add_sums(sums, x->stage);
+    memcpy(modes, (const char *)x->stage + ss, mode_doubles * sizeof(double));
     return LATMC_OK;
 }
 

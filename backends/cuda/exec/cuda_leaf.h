@@ -43,6 +43,9 @@ struct cuda_box {
     void *own;                     /* the leaf's own state of the box (box_create), or NULL */
     int64_t *projections;          /* the Fourier modes' projections (device; made on first
                                       use by cuda_exec_projections), or NULL */
+    double *phases;                /* the modes' phase tables (device, then room for the
+                                      modes), copied from phases_of (cuda_exec_measure_kmin) */
+    const double *phases_of;
 };
 
 /*
