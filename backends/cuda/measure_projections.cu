@@ -34,9 +34,9 @@
 #define NIBBLE_BITS 0x11111111u   /* a packed word's sites: the nibbles' low bits */
 /* Rows whose loads a thread issues together before it counts them (and the words beside
  * the warp's, its couplings): the bandwidth wants some 30 KiB in flight per SM (Little's
- * law: 4.8 TB/s x 0.8 us over 132 SMs), from 512 threads an SM; a packed row is 8 bytes a
- * thread. No load waited for inside a row's count. */
-#define PACKED_AHEAD (THREE ? 4 : 12)
+ * law: 4.8 TB/s x 0.8 us over 132 SMs), from 512 threads an SM; a packed row is 32 bytes a
+ * thread (4 words of each colour), a byte row 1. No load waited for inside a row's count. */
+#define PACKED_AHEAD (THREE ? 2 : 4)
 #define BYTES_AHEAD (THREE ? 8 : 16)
 
 /* Where a range's rows sit, where their sums go, and how the chunks cut them. Rows are
@@ -171,89 +171,103 @@ __device__ __forceinline__ void row_done(const struct fold_geom &p, struct row_b
 
 /* ---- Ising's packed layout (ising_packed.h) ---- */
 
-/* 15 rows' nibble counts of a word into four words of 16-bit lanes: c[0] nibbles 0 and 4,
- * c[1] 2 and 6, c[2] 1 and 5, c[3] 3 and 7 (low lane, high lane). */
-__device__ __forceinline__ void spread_nibbles(uint32_t acc, uint32_t c[4])
+/* NW consecutive words at p (NW 1, 2, 4, or 8 coupling words; p aligned to NW words, or
+ * to 16 bytes for 8). */
+template <int NW> __device__ __forceinline__ void load_words(const uint32_t *p, uint32_t *w)
 {
-    const uint32_t lo = acc & 0x0F0F0F0Fu, hi = (acc >> 4) & 0x0F0F0F0Fu;
-    c[0] += lo & 0x00FF00FFu;
-    c[1] += (lo >> 8) & 0x00FF00FFu;
-    c[2] += hi & 0x00FF00FFu;
-    c[3] += (hi >> 8) & 0x00FF00FFu;
+    if constexpr (NW >= 4) {
+#pragma unroll
+        for (int i = 0; i < NW / 4; i++) {
+            const uint4 v = ((const uint4 *)p)[i];
+            w[4 * i] = v.x; w[4 * i + 1] = v.y; w[4 * i + 2] = v.z; w[4 * i + 3] = v.w;
+        }
+    } else if constexpr (NW == 2) {
+        const uint2 v = *(const uint2 *)p;
+        w[0] = v.x; w[1] = v.y;
+    } else {
+        w[0] = *p;
+    }
 }
 
-/* Nibble m's count of spread_nibbles' words. */
-__device__ __forceinline__ int nibble_count(const uint32_t c[4], int m)
-{
-    const uint32_t word = c[((m & 1) << 1) | ((m >> 1) & 1)];
-    return (int)((m >> 2) ? word >> 16 : word & 0xFFFFu);
-}
-
-/* Bytes of up to 15 rows' anti-bond counts (each at most 12) summed. */
-__device__ __forceinline__ uint64_t byte_total(uint32_t bytes)
+/* Bytes of a row's anti-bond counts (at most 12 x NW each) summed. */
+__device__ __forceinline__ uint32_t byte_total(uint32_t bytes)
 {
     const uint32_t halves = (bytes & 0x00FF00FFu) + ((bytes >> 8) & 0x00FF00FFu);
     return (halves & 0xFFFFu) + (halves >> 16);
 }
 
 /*
- * A thread: word w of the rows of its chunks. The bonds as ising_packed_measure_kernel
- * counts them (every bond has one colour-0 end: the colour-0 word against its 2 ndim
- * neighbour words of colour 1), the anti-bonds of a row added nibble by nibble (at most 6
- * a nibble, the words holding only their nibbles' low bits) and in bytes over 15 rows.
+ * A thread: NW consecutive words (16 NW sites) of the rows of its chunks. The bonds as
+ * ising_packed_measure_kernel counts them (every bond has one colour-0 end: the colour-0
+ * word against its 2 ndim neighbour words of colour 1), a word's anti-bonds added nibble by
+ * nibble (at most 6 a nibble: the words hold only their nibbles' low bits), folded into
+ * bytes and summed once a row. The columns: each word's nibble bits of both x parities
+ * added over up to 15 rows without carries, then spread into 16-bit lanes in shared memory
+ * (cnt[slot][thread], slot (2 k + parity) 4 + lane word: a thread's own, conflict-free),
+ * read by every thread for the chunk's atomics, one per x, consecutive x in consecutive
+ * lanes. Per row and thread (NW = 4): 3 loads (two of 16 bytes), a shuffle, 2 NW popc, and
+ * some 20 integer operations a word.
  */
-template <bool THREE, int CW>
+template <int NW, bool THREE, int CW>
 __global__ void __launch_bounds__(CUDA_THREADS, FOLD_BLOCKS_PER_SM)
 packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *colour1,
                    const uint32_t *eps0, struct latmc_ising_sums *sums,
                    unsigned long long *proj)
 {
+    constexpr int AHEAD = PACKED_AHEAD;
+    constexpr int SLOTS = 8 * NW;
     __shared__ int row_sums[2][FOLD_WARPS][ROW_BATCH];
-    __shared__ int col_sums[16 * CUDA_THREADS];
+    __shared__ uint32_t cnt[SLOTS][CUDA_THREADS];
     const unsigned lane = threadIdx.x & 31u;
-    const int64_t w = (int64_t)blockIdx.x * CUDA_THREADS + threadIdx.x;
-    const bool in = w < p.cols;
-    const int64_t wc = in ? w : p.cols - 1; /* lanes past the row read its last word */
-    const bool next_in_warp = lane < 31 && wc + 1 < p.cols, prev_in_warp = lane > 0 && wc > 0;
-    const int64_t next_w = wc + 1 == p.cols ? 0 : wc + 1, prev_w = wc == 0 ? p.cols - 1 : wc - 1;
-    const int64_t plane = p.ly * p.cols;
+    const int64_t g = (int64_t)blockIdx.x * CUDA_THREADS + threadIdx.x; /* the group */
+    const bool in = g < p.cols;
+    const int64_t w0 = (in ? g : p.cols - 1) * NW; /* lanes past the row: its last words */
+    const int64_t wpr = p.cols * NW;
+    const bool next_in_warp = lane < 31 && w0 + NW < wpr, prev_in_warp = lane > 0 && w0 > 0;
+    const int64_t next_w = w0 + NW == wpr ? 0 : w0 + NW, prev_w = w0 == 0 ? wpr - 1 : w0 - 1;
+    const int64_t plane = p.ly * wpr;
     uint64_t anti = 0, neg = 0, items = 0;
     for (int64_t c = blockIdx.y; c < p.nchunks; c += gridDim.y) {
         const int64_t first = p.row0 + c * p.chunk;
         const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
         int64_t z = first / p.ly, y = first - z * p.ly;
         struct row_batches rb = { 0, 0, first };
-        uint32_t acc_even = 0, acc_odd = 0, anti_bytes = 0;
-        uint32_t cnt_even[4] = { 0, 0, 0, 0 }, cnt_odd[4] = { 0, 0, 0, 0 };
+#pragma unroll
+        for (int s = 0; s < SLOTS; s++)
+            cnt[s][threadIdx.x] = 0;
+        uint32_t acc_even[NW], acc_odd[NW];
+#pragma unroll
+        for (int k = 0; k < NW; k++)
+            acc_even[k] = acc_odd[k] = 0;
         int pending = 0;
-        uint32_t down = 0, mine = 0, up = 0;
-        for (int64_t r0 = first; r0 < end; r0 += PACKED_AHEAD) {
-            /* the group's loads first, all in flight together: the colour-0 words and the
-             * colour-1 words one row up (and the planes beside, 3D) */
-            const int ahead = (int)min((int64_t)PACKED_AHEAD, end - r0);
-            uint32_t own[PACKED_AHEAD], above[PACKED_AHEAD], beside[PACKED_AHEAD];
-            uint32_t z_up[THREE ? PACKED_AHEAD : 1], z_down[THREE ? PACKED_AHEAD : 1];
-            uint32_t e0[CW > 0 ? PACKED_AHEAD : 1], e1[CW > 1 ? PACKED_AHEAD : 1];
+        uint32_t down[NW], mine[NW], up[NW];
+        for (int64_t r0 = first; r0 < end; r0 += AHEAD) {
+            /* the group's loads first, all in flight together: the colour-0 words, the
+             * colour-1 words one row up (and the planes beside, 3D), the word beside the
+             * warp's, the couplings; no load is waited for inside a row's count */
+            const int ahead = (int)min((int64_t)AHEAD, end - r0);
+            uint32_t own[AHEAD][NW], above[AHEAD][NW], beside[AHEAD];
+            uint32_t z_up[THREE ? AHEAD : 1][NW], z_down[THREE ? AHEAD : 1][NW];
+            uint32_t eps[CW > 0 ? AHEAD : 1][CW > 0 ? CW * NW : 1];
             {
                 int64_t yy = y, zz = z;
 #pragma unroll
-                for (int i = 0; i < PACKED_AHEAD; i++) {
+                for (int i = 0; i < AHEAD; i++) {
                     if (i >= ahead)
                         break;
-                    const int64_t at = (r0 + i) * p.cols + wc;
-                    own[i] = colour0[at];
-                    above[i] = colour1[at + (yy + 1 == p.ly ? -(p.ly - 1) * p.cols : p.cols)];
-                    /* the word beside (the shuffle's, where the lane beside holds no word
-                     * of the row): the same lines, so a cache hit, but not a wait a row */
-                    beside[i] = colour1[at - wc + (((yy + zz) & 1) ? next_w : prev_w)];
-                    if (THREE) {
-                        z_up[i] = colour1[at + (zz + 1 == p.lz ? -(p.lz - 1) * plane : plane)];
-                        z_down[i] = colour1[at + (zz == 0 ? (p.lz - 1) * plane : -plane)];
+                    const int64_t row = (r0 + i) * wpr, at = row + w0;
+                    load_words<NW>(colour0 + at, own[i]);
+                    load_words<NW>(colour1 + at + (yy + 1 == p.ly ? -(p.ly - 1) * wpr : wpr),
+                                   above[i]);
+                    beside[i] = colour1[row + (((yy + zz) & 1) ? next_w : prev_w)];
+                    if constexpr (THREE) {
+                        load_words<NW>(colour1 + at +
+                                       (zz + 1 == p.lz ? -(p.lz - 1) * plane : plane), z_up[i]);
+                        load_words<NW>(colour1 + at + (zz == 0 ? (p.lz - 1) * plane : -plane),
+                                       z_down[i]);
                     }
                     if constexpr (CW > 0) /* ising_packed.cu: CW coupling words a word */
-                        e0[i] = eps0[CW * at];
-                    if constexpr (CW > 1)
-                        e1[i] = eps0[CW * at + 1];
+                        load_words<CW * NW>(eps0 + CW * at, eps[i]);
                     if (++yy == p.ly) {
                         yy = 0;
                         zz++;
@@ -261,98 +275,148 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                 }
             }
 #pragma unroll
-            for (int i = 0; i < PACKED_AHEAD; i++) {
+            for (int i = 0; i < AHEAD; i++) {
                 if (i >= ahead) /* the same for the whole block */
                     break;
                 const int64_t r = r0 + i;
-                const int64_t at = r * p.cols;
                 if (r == first || (THREE && y == 0)) {
-                    mine = colour1[at + wc];
-                    down = colour1[at + (y == 0 ? (p.ly - 1) * p.cols : -p.cols) + wc];
+                    const int64_t at = r * wpr + w0;
+                    load_words<NW>(colour1 + at, mine);
+                    load_words<NW>(colour1 + at + (y == 0 ? (p.ly - 1) * wpr : -wpr), down);
                 } else {
-                    down = mine;
-                    mine = up;
-                }
-                up = above[i];
-                const uint32_t a = own[i];
-                /* colour 0 holds the x of parity (y + z) & 1 of the row; the other x
-                 * neighbour: the next word's first nibble (par 1) or the previous word's
-                 * last */
-                const bool par = (y + z) & 1;
-                uint32_t side;
-                if (par) {
-                    const uint32_t from_lane = __shfl_down_sync(0xffffffffu, mine, 1);
-                    side = __funnelshift_r(mine, next_in_warp ? from_lane : beside[i], 4);
-                } else {
-                    const uint32_t from_lane = __shfl_up_sync(0xffffffffu, mine, 1);
-                    side = __funnelshift_l(prev_in_warp ? from_lane : beside[i], mine, 4);
-                }
-                uint32_t nb[6] = { mine, side, up, down, 0, 0 };
-                if (THREE) {
-                    nb[4] = z_up[THREE ? i : 0];
-                    nb[5] = z_down[THREE ? i : 0];
-                }
-                if constexpr (CW > 0) { /* ising_packed.cu: direction d's bit d % 4 of word d / 4 */
 #pragma unroll
-                    for (int d = 0; d < 4; d++)
-                        nb[d] ^= (e0[CW > 0 ? i : 0] >> d) & NIBBLE_BITS;
-                    if constexpr (CW > 1) {
-                        nb[4] ^= e1[CW > 1 ? i : 0] & NIBBLE_BITS;
-                        nb[5] ^= (e1[CW > 1 ? i : 0] >> 1) & NIBBLE_BITS;
+                    for (int k = 0; k < NW; k++) {
+                        down[k] = mine[k];
+                        mine[k] = up[k];
                     }
                 }
-                uint32_t t = (a ^ nb[0]) + (a ^ nb[1]) + (a ^ nb[2]) + (a ^ nb[3]);
-                if (THREE)
-                    t += (a ^ nb[4]) + (a ^ nb[5]);
-                const int n = __popc(a) + __popc(mine);
+#pragma unroll
+                for (int k = 0; k < NW; k++)
+                    up[k] = above[i][k];
+                /* colour 0 holds the x of parity (y + z) & 1 of the row; its other x
+                 * neighbours: the next word's first nibble (par 1) or the previous word's
+                 * last, the word beyond the thread's from the lane beside or memory */
+                const bool par = (y + z) & 1;
+                uint32_t edge;
+                if (par) {
+                    const uint32_t from_lane = __shfl_down_sync(0xffffffffu, mine[0], 1);
+                    edge = next_in_warp ? from_lane : beside[i];
+                } else {
+                    const uint32_t from_lane = __shfl_up_sync(0xffffffffu, mine[NW - 1], 1);
+                    edge = prev_in_warp ? from_lane : beside[i];
+                }
+                uint32_t row_bytes = 0;
+                int n = 0;
+#pragma unroll
+                for (int k = 0; k < NW; k++) {
+                    const uint32_t a = own[i][k];
+                    const uint32_t side =
+                        par ? __funnelshift_r(mine[k], k + 1 < NW ? mine[k + 1] : edge, 4)
+                            : __funnelshift_l(k > 0 ? mine[k - 1] : edge, mine[k], 4);
+                    uint32_t nb[6] = { mine[k], side, up[k], down[k], 0, 0 };
+                    if constexpr (THREE) {
+                        nb[4] = z_up[THREE ? i : 0][k];
+                        nb[5] = z_down[THREE ? i : 0][k];
+                    }
+                    if constexpr (CW > 0) { /* direction d's bit d % 4 of word d / 4 */
+                        const uint32_t e0 = eps[CW > 0 ? i : 0][CW * k];
+#pragma unroll
+                        for (int d = 0; d < 4; d++)
+                            nb[d] ^= (e0 >> d) & NIBBLE_BITS;
+                        if constexpr (CW > 1) {
+                            const uint32_t e1 = eps[CW > 0 ? i : 0][CW * k + 1];
+                            nb[4] ^= e1 & NIBBLE_BITS;
+                            nb[5] ^= (e1 >> 1) & NIBBLE_BITS;
+                        }
+                    }
+                    uint32_t t = (a ^ nb[0]) + (a ^ nb[1]) + (a ^ nb[2]) + (a ^ nb[3]);
+                    if constexpr (THREE)
+                        t += (a ^ nb[4]) + (a ^ nb[5]);
+                    row_bytes += (t & 0x0F0F0F0Fu) + ((t >> 4) & 0x0F0F0F0Fu);
+                    n += __popc(a) + __popc(mine[k]);
+                    acc_even[k] += par ? mine[k] : a;
+                    acc_odd[k] += par ? a : mine[k];
+                }
                 if (in) {
-                    anti_bytes += (t & 0x0F0F0F0Fu) + ((t >> 4) & 0x0F0F0F0Fu);
+                    anti += byte_total(row_bytes);
                     neg += (uint64_t)n;
                     items++;
-                    acc_even += par ? mine : a;
-                    acc_odd += par ? a : mine;
                 }
-                if (++pending == 15) {
-                    spread_nibbles(acc_even, cnt_even);
-                    spread_nibbles(acc_odd, cnt_odd);
-                    anti += byte_total(anti_bytes);
-                    acc_even = acc_odd = anti_bytes = 0;
+                if (++pending == 15 || r + 1 == end) { /* into the 16-bit lanes */
+#pragma unroll
+                    for (int k = 0; k < NW; k++) {
+#pragma unroll
+                        for (int par2 = 0; par2 < 2; par2++) {
+                            const uint32_t acc = par2 ? acc_odd[k] : acc_even[k];
+                            const uint32_t lo = acc & 0x0F0F0F0Fu, hi = (acc >> 4) & 0x0F0F0F0Fu;
+                            uint32_t *s = &cnt[(2 * k + par2) * 4][threadIdx.x];
+                            s[0] += lo & 0x00FF00FFu;
+                            s[CUDA_THREADS] += (lo >> 8) & 0x00FF00FFu;
+                            s[2 * CUDA_THREADS] += hi & 0x00FF00FFu;
+                            s[3 * CUDA_THREADS] += (hi >> 8) & 0x00FF00FFu;
+                        }
+                        acc_even[k] = acc_odd[k] = 0;
+                    }
                     pending = 0;
                 }
-                row_done(p, rb, row_sums, in ? 16 - 2 * n : 0, r + 1 == end, proj);
+                row_done(p, rb, row_sums, in ? 16 * NW - 2 * n : 0, r + 1 == end, proj);
                 if (++y == p.ly) {
                     y = 0;
                     z++;
                 }
             }
         }
-        spread_nibbles(acc_even, cnt_even);
-        spread_nibbles(acc_odd, cnt_odd);
-        anti += byte_total(anti_bytes);
-        /* the columns: x = 16 w + 2 m (+ 1 for the odd x), sum rows - 2 (count of -1) */
+        __syncthreads(); /* every thread's counters in shared memory */
+        /* the block's columns: x = x0 + e, word e / 16 of the block's (thread / NW, word
+         * k), nibble m = (e % 16) / 2, parity e % 2; the column's sum rows - 2 (count of -1).
+         * Lane words of spread: 0 nibbles 0 and 4, 1: 2, 6, 2: 1, 5, 3: 3, 7 (low, high) */
         const int rows = (int)(end - first);
-#pragma unroll
-        for (int m = 0; m < 8; m++) {
-            col_sums[16 * threadIdx.x + 2 * m] = in ? rows - 2 * nibble_count(cnt_even, m) : 0;
-            col_sums[16 * threadIdx.x + 2 * m + 1] = in ? rows - 2 * nibble_count(cnt_odd, m) : 0;
+        const int64_t x0 = 16 * NW * (int64_t)blockIdx.x * CUDA_THREADS;
+        for (int e = threadIdx.x; e < 16 * NW * CUDA_THREADS; e += CUDA_THREADS) {
+            const int wb = e >> 4, j = e & 15, m = j >> 1;
+            const int owner = wb / NW, k = wb - owner * NW;
+            if ((int64_t)blockIdx.x * CUDA_THREADS + owner >= p.cols)
+                break; /* e only grows */
+            const int slot = (2 * k + (j & 1)) * 4 + (((m & 1) << 1) | ((m >> 1) & 1));
+            const uint32_t word = cnt[slot][owner];
+            const int neg_count = (int)((m >> 2) ? word >> 16 : word & 0xFFFFu);
+            const int v = rows - 2 * neg_count;
+            if (v != 0)
+                atomicAdd(proj + x0 + e, (unsigned long long)(long long)v);
         }
-        __syncthreads();
-        const int64_t x0 = 16 * (int64_t)blockIdx.x * CUDA_THREADS;
-#pragma unroll 4
-        for (int k = 0; k < 16; k++) {
-            const int j = k * CUDA_THREADS + (int)threadIdx.x;
-            const int v = col_sums[j];
-            if (x0 + j < p.lx && v != 0)
-                atomicAdd(proj + x0 + j, (unsigned long long)(long long)v);
-        }
-        __syncthreads(); /* col_sums and row_sums free for the next chunk */
+        __syncthreads(); /* the counters and row_sums free for the next chunk */
     }
     /* a word pair: 8 colour-0 sites with 2 ndim bonds each, 16 sites */
     const int nd2 = THREE ? 6 : 4;
-    const int64_t bonds = (int64_t)items * 8 * nd2 - 2 * (int64_t)anti;
-    const int64_t spins = (int64_t)items * 16 - 2 * (int64_t)neg;
+    const int64_t bonds = (int64_t)items * 8 * NW * nd2 - 2 * (int64_t)anti;
+    const int64_t spins = (int64_t)items * 16 * NW - 2 * (int64_t)neg;
     cuda_warp_add((unsigned long long *)&sums->bonds, (unsigned long long)bonds);
     cuda_warp_add((unsigned long long *)&sums->spins, (unsigned long long)spins);
+}
+
+template <int NW>
+static void launch_packed_fold(cudaStream_t stream, const struct latmc_lattice *g,
+                               const uint32_t *colour0, const uint32_t *colour1,
+                               const uint32_t *eps0, const struct cuda_proj_range *r,
+                               struct latmc_ising_sums *sums, unsigned long long *out)
+{
+    const struct fold_geom p = geom_of(g, r, g->lx / 16 / NW);
+    const dim3 grid = grid_of(p);
+    if (g->ndim == 3) {
+        if (eps0)
+            packed_fold_kernel<NW, true, 2><<<grid, CUDA_THREADS, 0, stream>>>(
+                p, colour0, colour1, eps0, sums, out);
+        else
+            packed_fold_kernel<NW, true, 0><<<grid, CUDA_THREADS, 0, stream>>>(
+                p, colour0, colour1, NULL, sums, out);
+    } else {
+        if (eps0)
+            packed_fold_kernel<NW, false, 1><<<grid, CUDA_THREADS, 0, stream>>>(
+                p, colour0, colour1, eps0, sums, out);
+        else
+            packed_fold_kernel<NW, false, 0><<<grid, CUDA_THREADS, 0, stream>>>(
+                p, colour0, colour1, NULL, sums, out);
+    }
 }
 
 extern "C" cudaError_t cuda_ising_packed_measure_projections(
@@ -362,24 +426,15 @@ extern "C" cudaError_t cuda_ising_packed_measure_projections(
 {
     if (r->planes <= 0)
         return cudaSuccess;
-    const struct fold_geom p = geom_of(g, r, g->lx / 16);
-    const dim3 grid = grid_of(p);
+    /* as many words a thread as divide a row: 4, 2 or 1 */
+    const int64_t wpr = g->lx / 16;
     unsigned long long *out = (unsigned long long *)proj;
-    if (g->ndim == 3) {
-        if (eps0)
-            packed_fold_kernel<true, 2><<<grid, CUDA_THREADS, 0, stream>>>(p, colour0, colour1,
-                                                                          eps0, sums, out);
-        else
-            packed_fold_kernel<true, 0><<<grid, CUDA_THREADS, 0, stream>>>(p, colour0, colour1,
-                                                                          NULL, sums, out);
-    } else {
-        if (eps0)
-            packed_fold_kernel<false, 1><<<grid, CUDA_THREADS, 0, stream>>>(p, colour0, colour1,
-                                                                           eps0, sums, out);
-        else
-            packed_fold_kernel<false, 0><<<grid, CUDA_THREADS, 0, stream>>>(p, colour0, colour1,
-                                                                           NULL, sums, out);
-    }
+    if (wpr % 4 == 0)
+        launch_packed_fold<4>(stream, g, colour0, colour1, eps0, r, sums, out);
+    else if (wpr % 2 == 0)
+        launch_packed_fold<2>(stream, g, colour0, colour1, eps0, r, sums, out);
+    else
+        launch_packed_fold<1>(stream, g, colour0, colour1, eps0, r, sums, out);
     return cudaGetLastError();
 }
 
