@@ -287,7 +287,8 @@ static void given_configurations(void **state)
  * second on the modes are counted in the measurement's pass. Against the direct transform
  * of the configuration read back, and the energy and m^2 against a second sim of that
  * configuration that never asked for the modes (the measurement alone). Layouts: the
- * packed Ising words (L_x a multiple of 16; one warp, several, two blocks of a row; +-J),
+ * packed Ising words (L_x a multiple of 16: 1, 2 and 4 words a thread; two blocks of a
+ * row; +-J),
  * Ising's and Potts' bytes (many chunks of rows, a row of two blocks), Potts beyond the
  * fused kernel's 32 states (two passes), and k boxes on the one GPU (n_parts).
  */
@@ -298,7 +299,7 @@ static void measurement_pass_cuda(void **state)
         { LATMC_MODEL_ISING, 2, 6, 2, LATMC_COUPLINGS_UNIFORM, 1 },
         { LATMC_MODEL_ISING, 2, 200, 2, LATMC_COUPLINGS_UNIFORM, 1 },
         { LATMC_MODEL_ISING, 2, 528, 2, LATMC_COUPLINGS_UNIFORM, 1 },
-        { LATMC_MODEL_ISING, 2, 4160, 2, LATMC_COUPLINGS_UNIFORM, 1 },
+        { LATMC_MODEL_ISING, 2, 4112, 2, LATMC_COUPLINGS_UNIFORM, 1 },
         { LATMC_MODEL_ISING, 2, 528, 2, LATMC_COUPLINGS_UNIFORM, 3 },
         { LATMC_MODEL_ISING, 3, 34, 2, LATMC_COUPLINGS_UNIFORM, 1 },
         { LATMC_MODEL_ISING, 3, 48, 2, LATMC_COUPLINGS_UNIFORM, 1 },
