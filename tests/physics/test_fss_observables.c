@@ -288,9 +288,8 @@ static void given_configurations(void **state)
  * of the configuration read back, and the energy and m^2 against a second sim of that
  * configuration that never asked for the modes (the measurement alone). Layouts: the
  * packed Ising words (L_x a multiple of 16: 1, 2 and 4 words a thread; two blocks of a
- * row; +-J),
- * Ising's and Potts' bytes (many chunks of rows, a row of two blocks), Potts beyond the
- * fused kernel's 32 states (two passes), and k boxes on the one GPU (n_parts).
+ * row; +-J), Ising's and Potts' bytes (many chunks of rows, a row of two blocks), Potts
+ * beyond the fused kernel's 32 states (two passes), and k boxes on the one GPU (n_parts).
  */
 static void measurement_pass_cuda(void **state)
 {
