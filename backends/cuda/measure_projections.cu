@@ -634,6 +634,7 @@ extern "C" cudaError_t cuda_byte_measure_projections(cudaStream_t stream,
 /* ---- the transform (lib/modes.h, latmc_modes_chain_sum) ---- */
 
 #define MODES_CHAINS 64 /* LATMC_MODES_CHAINS (lib/modes.h) */
+#define TRANSFORM_AHEAD 16
 
 /* A block per part (component k, axis mu, real or imaginary), a thread per chain: the
  * chain's terms in increasing x, each product and sum rounded alone (no fused
@@ -649,9 +650,23 @@ __global__ void projections_transform_kernel(struct cuda_proj_transform t,
     const long long *p = proj + (int64_t)k * t.per_state + t.proj_at[mu];
     const double *table = phases + t.phase_at[mu] + (im ? L : 0);
     const int j = (int)threadIdx.x;
+    /* TRANSFORM_AHEAD terms' loads in flight before they are added (the additions wait
+     * for each other; the loads need not) */
     double sum = 0;
-    for (int64_t x = j; x < L; x += MODES_CHAINS)
-        sum = __dadd_rn(sum, __dmul_rn(__ll2double_rn(p[x]), table[x]));
+    for (int64_t x0 = j; x0 < L; x0 += TRANSFORM_AHEAD * MODES_CHAINS) {
+        long long pv[TRANSFORM_AHEAD];
+        double tv[TRANSFORM_AHEAD];
+#pragma unroll
+        for (int u = 0; u < TRANSFORM_AHEAD; u++) {
+            const int64_t x = x0 + (int64_t)u * MODES_CHAINS;
+            pv[u] = x < L ? p[x] : 0;
+            tv[u] = x < L ? table[x] : 0.0;
+        }
+#pragma unroll
+        for (int u = 0; u < TRANSFORM_AHEAD; u++)
+            if (x0 + (int64_t)u * MODES_CHAINS < L)
+                sum = __dadd_rn(sum, __dmul_rn(__ll2double_rn(pv[u]), tv[u]));
+    }
     part[j] = sum;
     __syncthreads();
     for (int width = MODES_CHAINS; width > 1; width /= 2) {
