@@ -4,21 +4,24 @@
  * reductions.cu, the slab kernels) and the projection kernels (mode_projections.cu) give,
  * integer for integer, in the pass of the first alone.
  *
- * The walk: a thread takes a column (a packed word of 16 x, or one x of the bytes) of every
- * row of a chunk of rows, in row order. The neighbour row behind the thread is the row it
- * read just before (a sliding window of rows in registers: each word read from memory once),
- * the neighbour word beside it its lane neighbour's (a shuffle).
- *   - P_x: the column's counts, kept in registers (packed: 15 rows' nibble bits added
- *     without carries, then spread into 16-bit lanes: a chunk has at most CHUNK_MAX rows),
- *     transposed through shared memory at the chunk's end and added with one atomic per x
- *     and chunk, consecutive x in consecutive lanes.
+ * The walk: a thread takes a column (4, 2 or 1 packed words of 16 x each, or one x of the
+ * bytes) of every row of a chunk of rows, in row order, the loads of a few rows issued
+ * before it counts them. The neighbour row behind the thread is the row it read just before
+ * (a sliding window of rows in registers: each word read from memory once), the neighbour
+ * word beside it its lane neighbour's (a shuffle).
+ *   - P_x: the column's counts (packed: 15 rows' nibble bits added in a register without
+ *     carries, then spread into 16-bit lanes in shared memory, a chunk having at most
+ *     CHUNK_MAX rows; bytes: a register, Potts a shared counter per state), added at the
+ *     chunk's end with one atomic per x and chunk, consecutive x in consecutive lanes.
  *   - P_y (3D) and P_last: a row's sum is its warps' sums (one warp reduction each) added in
  *     shared memory; every ROW_BATCH rows one warp adds them, one atomic per row, block and
  *     entry, again consecutive entries in consecutive lanes. Two buffers alternate, so one
  *     barrier per batch suffices.
  * Integers added with atomics: the totals do not depend on the order of the additions.
  * Bytes (a packed 65536^2 lattice, 2^31 bytes): the measurement's, plus 8 bytes per x and
- * chunk and per row and block (a few MiB: one chunk per resident block).
+ * chunk and per row and block (some 36 MB of atomics in the L2 for 66 chunks and 4 blocks a
+ * row: one chunk per resident block). Then, one box alone, the transform of the
+ * projections on the device (the end of the file).
  */
 #include "cuda_kernels.h"
 #include "cuda_launch.cuh"
