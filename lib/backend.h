@@ -173,6 +173,25 @@ struct latmc_backend_ops {
      * with the reason where the backend cannot for this sim. */
     int (*mode_tiles)(latmc_sim *sim, const double *phases, int64_t p0, int64_t p1,
                       double *tiles);
+
+    /* Appended. Optional (NULL: measure_planes, then latmc_modes_partial: lib/part.c): a
+     * part's measure_planes of [p0, p1) into sums and, in the same pass over the
+     * configuration, the partial result of the Fourier modes of those planes
+     * (latmc_modes_partial of [p0, p1) into modes_partial), each exactly what those give.
+     * With sums NULL a question, nothing done: LATMC_OK where the backend can for this
+     * sim, LATMC_EUNSUPPORTED (no message) where not. */
+    int (*measure_planes_modes)(latmc_sim *sim, int64_t p0, int64_t p1, void *sums,
+                                void *modes_partial);
+
+    /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED: measure_modes, lib/modes.c): Ising
+     * and Potts, a sim of the whole lattice: measure() and, in the same pass, the whole
+     * lattice's modes themselves (latmc_modes_measure's latmc_modes_tile_doubles doubles,
+     * bit for bit: latmc_modes_of_projections of the projections with these phase tables,
+     * latmc_modes_sim_phases, the same pointer for the sim's life), transformed where the
+     * projections are (a device: no copy of them). With sums NULL a question, nothing
+     * done: LATMC_OK where the backend can for this sim, LATMC_EUNSUPPORTED (no message)
+     * where not. */
+    int (*measure_kmin)(latmc_sim *sim, void *sums, const double *phases, double *modes);
 };
 
 /*

@@ -82,6 +82,8 @@ struct latmc_sim {
      * makes them in the same pass as the sums (latmc_modes_measure_with_sums). */
     bool modes_wanted;
     double *mode_phases;               /* their phase tables (latmc_modes_sim_phases) */
+    void *mode_partial;                /* the whole lattice's partial result of the modes,
+                                          kept between measurements (lib/modes.c) */
 };
 
 /*

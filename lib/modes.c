@@ -131,6 +131,8 @@ int latmc_modes_combine_phases(const latmc_sim_desc *d, const double *phases, co
             latmc_modes_add(d, modes, tiles + (size_t)p * td);
         return LATMC_OK;
     }
+    if (n_parts == 1) /* one part's projections are the whole lattice's */
+        return latmc_modes_of_projections(d, phases, all, modes);
     const int64_t n = latmc_modes_projection_entries(d);
     int64_t *sum = calloc((size_t)n, sizeof *sum);
     if (!sum)
@@ -141,6 +143,18 @@ int latmc_modes_combine_phases(const latmc_sim_desc *d, const double *phases, co
     const int st = latmc_modes_of_projections(d, phases, sum, modes);
     free(sum);
     return st;
+}
+
+/* The sim's buffer of the whole lattice's partial result (latmc_modes_partial_bytes of L
+ * planes), made on first use and kept: every measurement of a large lattice would fault
+ * fresh pages in (65536^2 Ising: 1 MiB of projections). NULL after latmc_fail. */
+static void *sim_partial(latmc_sim *sim)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    if (!sim->mode_partial &&
+        !(sim->mode_partial = malloc(latmc_modes_partial_bytes(d, d->extent[d->ndim - 1]))))
+        latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the partial sums");
+    return sim->mode_partial;
 }
 
 int latmc_modes_measure(latmc_sim *sim, double *modes)
@@ -154,22 +168,35 @@ int latmc_modes_measure(latmc_sim *sim, double *modes)
                           sim->model->name, sim->ops->name);
     if (latmc_part_many(sim))
         return latmc_part_modes(sim, modes);
-    const int64_t planes = d->extent[d->ndim - 1];
-    void *partial = malloc(latmc_modes_partial_bytes(d, planes));
-    if (!partial)
-        return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the partial sums of "
-                          "%lld planes", (long long)planes);
-    const double *phases = latmc_modes_sim_phases(sim);
-    int st = phases ? latmc_modes_partial(sim, 0, planes, partial) : LATMC_ENOMEM;
+    void *partial = sim_partial(sim);
+    const double *phases = partial ? latmc_modes_sim_phases(sim) : NULL;
+    int st = phases ? latmc_modes_partial(sim, 0, d->extent[d->ndim - 1], partial)
+                    : LATMC_ENOMEM;
     if (st == LATMC_OK)
         st = latmc_modes_combine_phases(d, phases, partial, 1, modes);
-    free(partial);
     return st;
+}
+
+/* The backend's own transform (ops.measure_kmin) where it offers one for this sim. */
+static bool kmin_on_backend(latmc_sim *sim)
+{
+    const struct latmc_backend_ops *ops = sim->ops;
+    return by_projections(&sim->desc) &&
+           ops->size >= offsetof(struct latmc_backend_ops, measure_kmin) +
+                            sizeof ops->measure_kmin &&
+           ops->measure_kmin && !latmc_part_many(sim) &&
+           ops->measure_kmin(sim, NULL, NULL, NULL) == LATMC_OK;
 }
 
 bool latmc_modes_with_sums_possible(latmc_sim *sim)
 {
     const struct latmc_backend_ops *ops = sim->ops;
+    /* parts: the same answer on every part (the calls after it are collective); each part
+     * counts its projections in one pass where its backend can (latmc_part_measure_modes) */
+    if (latmc_part_many(sim))
+        return by_projections(&sim->desc);
+    if (kmin_on_backend(sim))
+        return true;
     return ops->size >= offsetof(struct latmc_backend_ops, measure_modes) +
                             sizeof ops->measure_modes &&
            ops->measure_modes && !latmc_part_many(sim) &&
@@ -179,14 +206,17 @@ bool latmc_modes_with_sums_possible(latmc_sim *sim)
 int latmc_modes_measure_with_sums(latmc_sim *sim, void *sums, double *modes)
 {
     const latmc_sim_desc *d = &sim->desc;
-    void *partial = malloc(latmc_modes_partial_bytes(d, d->extent[d->ndim - 1]));
-    if (!partial)
-        return latmc_fail(LATMC_ENOMEM, "Fourier modes: cannot allocate the partial sums");
-    const double *phases = latmc_modes_sim_phases(sim);
+    if (latmc_part_many(sim))
+        return latmc_part_measure_modes(sim, sums, modes);
+    if (kmin_on_backend(sim)) {
+        const double *phases = latmc_modes_sim_phases(sim);
+        return phases ? sim->ops->measure_kmin(sim, sums, phases, modes) : LATMC_ENOMEM;
+    }
+    void *partial = sim_partial(sim);
+    const double *phases = partial ? latmc_modes_sim_phases(sim) : NULL;
     int st = phases ? sim->ops->measure_modes(sim, sums, partial) : LATMC_ENOMEM;
     if (st == LATMC_OK)
         st = latmc_modes_combine_phases(d, phases, partial, 1, modes);
-    free(partial);
     return st;
 }
 

@@ -17,9 +17,10 @@
  * Ising and Potts instead sum projections onto each axis, P_mu[x] = sum of s over the
  * sites with x_mu = x (Potts: of each state's indicator, q sets): integers, whose sums do
  * not depend on their order at all, so any thread or part may add any planes; the modes
- * are then sum_x P_mu[x] e^{i k_mu x}, x in order, once. (Cheaper: an integer addition
- * per site instead of the phases' products; and a backend can count them on its own
- * layout in the measurement's pass, ops.measure_modes.)
+ * are then sum_x P_mu[x] e^{i k_mu x}, in one fixed order (latmc_modes_chain_sum), once.
+ * (Cheaper: an integer addition per site instead of the phases' products; and a backend
+ * can count them on its own layout in the measurement's pass, ops.measure_modes, or
+ * transform them itself, ops.measure_kmin.)
  * A part's partial result is its tiles (in plane order) or its projections
  * (latmc_modes_partial), and the whole lattice's modes come from every part's
  * (latmc_modes_combine).
@@ -65,10 +66,22 @@ int latmc_modes_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *pro
 const double *latmc_modes_sim_phases(latmc_sim *sim);
 
 /* Ising and Potts: the modes (each component) from the whole lattice's projections,
- * sum_x P_mu[x] e^{2 pi i x / L_mu}, x in order; phases: latmc_modes_sim_phases, or NULL
- * (made here). LATMC_OK or LATMC_ENOMEM. */
+ * sum_x P_mu[x] e^{2 pi i x / L_mu}, each of the real and imaginary parts by
+ * latmc_modes_chain_sum; phases: latmc_modes_sim_phases, or NULL (made here). LATMC_OK or
+ * LATMC_ENOMEM. */
 int latmc_modes_of_projections(const latmc_sim_desc *d, const double *phases,
                                const int64_t *proj, double *modes);
+
+/*
+ * sum_x proj[x] table[x], x in [0, L), in the one order every backend follows, so that a
+ * device may transform its own projections (ops.measure_kmin) and give the host's bits:
+ * LATMC_MODES_CHAINS partial sums, chain j of the x = j mod LATMC_MODES_CHAINS in
+ * increasing order, each term (double)proj[x] * table[x] rounded, then added to the chain
+ * (no fused multiply-add), the chains then added in pairs, (0 + 1), (2 + 3), ..., level by
+ * level. Independent chains: many additions in flight on the host, a thread each on a GPU.
+ */
+#define LATMC_MODES_CHAINS 64
+double latmc_modes_chain_sum(const int64_t *proj, const double *table, int64_t L);
 
 /* Add one tile into a total (tiles in plane order, from zeros). */
 void latmc_modes_add(const latmc_sim_desc *d, double *total, const double *tile);
@@ -97,7 +110,10 @@ int latmc_modes_measure(latmc_sim *sim, double *modes);
 
 /*
  * Whether the backend measures the model's sums and the modes in one pass for this sim
- * (ops.measure_modes: the CPU backend, one box, a model whose kernels have it).
+ * (ops.measure_modes: the CPU backend, one box, a model whose kernels have it; the CUDA
+ * backend, Ising and Potts). A part of a shared lattice: Ising and Potts, the same answer
+ * on every part (latmc_part_measure_modes; one pass where the part's backend can,
+ * ops.measure_planes_modes).
  */
 bool latmc_modes_with_sums_possible(latmc_sim *sim);
 

@@ -422,6 +422,71 @@ int latmc_part_modes(latmc_sim *sim, double *modes)
     return st;
 }
 
+/* This part's tiles of its planes and its modes' partial result: in one pass where the
+ * backend can (ops.measure_planes_modes), else measure_planes and latmc_modes_partial. */
+static int part_tiles_and_partial(latmc_sim *sim, void *tiles, void *partial)
+{
+    const struct latmc_part *part = sim->part;
+    const struct latmc_backend_ops *ops = sim->ops;
+    if (ops->size >= offsetof(struct latmc_backend_ops, measure_planes_modes) +
+                         sizeof ops->measure_planes_modes &&
+        ops->measure_planes_modes &&
+        ops->measure_planes_modes(sim, part->p0, part->p1, NULL, NULL) == LATMC_OK)
+        return ops->measure_planes_modes(sim, part->p0, part->p1, tiles, partial);
+    const int st = ops->measure_planes(sim, part->p0, part->p1, tiles);
+    return st < 0 ? st : latmc_modes_partial(sim, part->p0, part->p1, partial);
+}
+
+int latmc_part_measure_modes(latmc_sim *sim, void *sums, double *modes)
+{
+    struct latmc_part *part = sim->part;
+    const int n = part->n_parts;
+    const size_t ss = sim->model->sums_size;
+    size_t *bytes = part->gather_bytes, total = 0;
+    for (int p = 0; p < n; p++)
+        total += latmc_modes_partial_bytes(&sim->desc, part->first[p + 1] - part->first[p]);
+    const int64_t own = part->p1 - part->p0;
+    const size_t own_partial = latmc_modes_partial_bytes(&sim->desc, own);
+    /* as latmc_part_measure and latmc_part_modes: this part's, then every part's */
+    unsigned char *mine = malloc(own > 0 ? (size_t)own * ss : 1);
+    unsigned char *tiles = calloc((size_t)part->planes, ss);
+    void *mine_partial = malloc(own_partial ? own_partial : 1);
+    void *all = malloc(total ? total : 1);
+    int st = mine && tiles && mine_partial && all
+                 ? LATMC_OK
+                 : latmc_fail(LATMC_ENOMEM, "measure: cannot allocate the parts' tiles and "
+                              "Fourier modes");
+    if (st == LATMC_OK) /* its team, before the runtime could end the process */
+        st = latmc_team_ready(sim->n_threads);
+    if (st == LATMC_OK)
+        st = part_tiles_and_partial(sim, mine, mine_partial);
+    if ((st = agree_part(part, st, NULL, NULL)) == LATMC_OK) {
+        for (int p = 0; p < n; p++)
+            bytes[p] = (size_t)(part->first[p + 1] - part->first[p]) * ss;
+        TRANSPORT(st, "gather (measurement tiles)",
+                  part->tr.gather(part->tr.user, -1, mine, tiles, bytes));
+    }
+    if (st == LATMC_OK) {
+        for (int p = 0; p < n; p++)
+            bytes[p] = latmc_modes_partial_bytes(&sim->desc,
+                                                 part->first[p + 1] - part->first[p]);
+        TRANSPORT(st, "gather (Fourier modes)",
+                  part->tr.gather(part->tr.user, -1, mine_partial, all, bytes));
+    }
+    if (st == LATMC_OK) {
+        memset(sums, 0, ss);
+        for (int64_t p = 0; p < part->planes; p++)
+            sim->model->add_sums(sums, tiles + (size_t)p * ss);
+        st = latmc_modes_combine_phases(&sim->desc, latmc_modes_sim_phases(sim), all, n,
+                                        modes);
+    }
+    free(all);
+    free(mine_partial);
+    free(tiles);
+    free(mine);
+    return st;
+}
+
 /* ---- configurations ---- */
 
 /*

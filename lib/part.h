@@ -117,6 +117,9 @@ int latmc_part_sweep(latmc_sim *sim, uint64_t n, uint64_t *accepted, uint64_t *a
 int latmc_part_measure(latmc_sim *sim, void *sums);
 /* The Fourier modes' tiles of every part, added in plane order (lib/modes.h). */
 int latmc_part_modes(latmc_sim *sim, double *modes);
+/* latmc_part_measure and latmc_part_modes from one pass of each part's backend where it
+ * can (ops.measure_planes_modes; Ising and Potts: the projections). */
+int latmc_part_measure_modes(latmc_sim *sim, void *sums, double *modes);
 int latmc_part_get_spins(latmc_sim *sim, void *buf);
 int latmc_part_set_spins(latmc_sim *sim, const void *buf);
 /* Every part's slab (configuration and couplings) into host buffers on part root (root < 0:

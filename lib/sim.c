@@ -101,6 +101,7 @@ static void sim_free(latmc_sim *sim)
     free(sim->sums);
     free(sim->modes);
     free(sim->mode_phases);
+    free(sim->mode_partial);
     if (sim->plan)
         latmc_plan_free(sim->plan);
     free(sim->plan);

@@ -256,6 +256,48 @@ static int cuda_mode_tiles(latmc_sim *sim, const double *phases, int64_t p0, int
     return cuda_exec_mode_tiles(sim, exec_of(sim), phases, p0, p1, tiles);
 }
 
+/* The sums and the whole lattice's projections in one pass (ops.measure_modes; the core
+ * asks with sums NULL, quietly). */
+static int cuda_measure_modes(latmc_sim *sim, void *sums, void *modes_partial)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    const bool can = cs->exec && cuda_exec_has_projections(cs->exec);
+    if (!sums)
+        return can ? LATMC_OK : LATMC_EUNSUPPORTED;
+    if (!can)
+        return cuda_mode_projections(sim, 0, sim->desc.extent[sim->desc.ndim - 1],
+                                     modes_partial); /* its reason */
+    return cuda_exec_measure_modes(sim, cs->exec, sums, modes_partial);
+}
+
+/* A part's measure_planes and its planes' projections in one pass
+ * (ops.measure_planes_modes; sums NULL: the question). */
+static int cuda_measure_planes_modes(latmc_sim *sim, int64_t p0, int64_t p1, void *sums,
+                                     void *modes_partial)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    const bool can = cs->exec && cuda_exec_has_projections(cs->exec);
+    if (!sums)
+        return can ? LATMC_OK : LATMC_EUNSUPPORTED;
+    if (!can)
+        return cuda_mode_projections(sim, p0, p1, modes_partial); /* its reason */
+    return cuda_exec_measure_planes_modes(sim, cs->exec, p0, p1, sums, modes_partial);
+}
+
+/* The sums and the whole lattice's modes, transformed on the device (ops.measure_kmin;
+ * sums NULL: the question, quietly). */
+static int cuda_measure_kmin(latmc_sim *sim, void *sums, const double *phases, double *modes)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    const bool can = cs->exec && cuda_exec_has_kmin(cs->exec);
+    if (!sums)
+        return can ? LATMC_OK : LATMC_EUNSUPPORTED;
+    if (!can)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the Fourier modes of this "
+                               "sim are transformed on the host (ops.measure_modes)");
+    return cuda_exec_measure_kmin(sim, cs->exec, sums, phases, modes);
+}
+
 static int cuda_get_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
 {
     return cuda_exec_get_planes(sim, exec_of(sim), p0, p1, buf);
@@ -309,4 +351,7 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .ens_temper = cuda_ens_temper, /* ens_temper_cuda.c */
     .mode_projections = cuda_mode_projections, /* exec/cuda_exec.c */
     .mode_tiles = cuda_mode_tiles,             /* exec/cuda_exec.c */
+    .measure_modes = cuda_measure_modes,
+    .measure_planes_modes = cuda_measure_planes_modes,
+    .measure_kmin = cuda_measure_kmin,
 };

@@ -7,10 +7,12 @@
 #ifndef LATMC_CUDA_MODE_PROJECTIONS_H
 #define LATMC_CUDA_MODE_PROJECTIONS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <cuda_runtime_api.h>
 
+#include "ising.h" /* struct latmc_ising_sums */
 #include "lattice_numbering.h"
 
 #ifdef __cplusplus
@@ -33,6 +35,43 @@ cudaError_t cuda_byte_projections(cudaStream_t stream, const struct latmc_lattic
 cudaError_t cuda_ising_packed_projections(cudaStream_t stream, const struct latmc_lattice *g,
                                           const uint32_t *colour0, const uint32_t *colour1,
                                           const struct cuda_proj_range *r, int64_t *proj);
+
+/*
+ * The measurement's sums and the projections of the same range in one read of the
+ * configuration (measure_projections.cu): the sums added to *sums (as the measurement
+ * kernels of the layout: cleared by the caller), the projections to proj (as above).
+ */
+cudaError_t cuda_ising_packed_measure_projections(cudaStream_t stream,
+                                                  const struct latmc_lattice *g,
+                                                  const uint32_t *colour0,
+                                                  const uint32_t *colour1, const uint32_t *eps0,
+                                                  const struct cuda_proj_range *r,
+                                                  struct latmc_ising_sums *sums, int64_t *proj);
+
+/* Bytes: Ising (potts_q 0; eps: ndim int8 +-J couplings a site, or NULL), sums a struct
+ * latmc_ising_sums, or Potts, a struct latmc_potts_sums, where
+ * cuda_byte_measure_projections_fits(q) (else cudaErrorInvalidValue, nothing launched). */
+bool cuda_byte_measure_projections_fits(int potts_q);
+cudaError_t cuda_byte_measure_projections(cudaStream_t stream, const struct latmc_lattice *g,
+                                          const void *sites, const int8_t *eps,
+                                          const struct cuda_proj_range *r, int potts_q,
+                                          void *sums, int64_t *proj);
+
+/*
+ * The modes from a box's projections on the device (all the lattice's: one box alone),
+ * each real and imaginary part in lib/modes.h's order (latmc_modes_chain_sum: 64 chains of
+ * rounded products and additions, then added in pairs), so the host's bits: modes
+ * (device) gets components x ndim x 2 doubles, as latmc_modes_of_projections. Axis mu's
+ * projections at proj_at[mu] (+ k per_state for component k), its cosines at phase_at[mu]
+ * of the phase tables and its sines L_mu after.
+ */
+struct cuda_proj_transform {
+    int ndim, components;
+    int64_t extent[3], proj_at[3], phase_at[3], per_state;
+};
+cudaError_t cuda_projections_transform(cudaStream_t stream, const struct cuda_proj_transform *t,
+                                       const int64_t *proj, const double *phases,
+                                       double *modes);
 
 #ifdef __cplusplus
 }

@@ -18,8 +18,9 @@
  *     transform of its members' configurations.
  *
  * LATMC_TEST_DEVICE=cuda (meson: "test_fss_observables cuda", skipped without a GPU): (a)
- * and (b) on the CUDA backend, which counts Ising's and Potts' modes and makes phi^4's
- * tiles on the device (Heisenberg's: still the CPU's only); phi^4's M2_KMIN on the GPU,
+ * and (b) on the CUDA backend, which counts Ising's and Potts' modes on the device (in the
+ * measurement's pass from the second measurement on: measurement_pass_cuda) and makes
+ * phi^4's tiles there (Heisenberg's: still the CPU's only); phi^4's M2_KMIN on the GPU,
  * one box and 2 boxes, the same double as the CPU backend's on the same field (the same
  * additions in the same order, lib/modes_planes.c).
  */
@@ -321,6 +322,94 @@ static void given_configurations(void **state)
  * vector (L = 6, 34) or not (200): every later measurement equals the first one's separate
  * reduction's bit for bit across the layouts, and the direct transform.
  */
+/*
+ * CUDA: the same measurements in a chain, each after a sweep, the sums first: from the
+ * second on the modes are counted in the measurement's pass. Against the direct transform
+ * of the configuration read back, and the energy and m^2 against a second sim of that
+ * configuration that never asked for the modes (the measurement alone). Layouts: the
+ * packed Ising words (L_x a multiple of 16: 1, 2 and 4 words a thread; two blocks of a
+ * row; +-J), Ising's and Potts' bytes (many chunks of rows, a row of two blocks), Potts
+ * beyond the fused kernel's 32 states (two passes), and k boxes on the one GPU (n_parts).
+ */
+static void measurement_pass_cuda(void **state)
+{
+    (void)state;
+    struct c { int model, ndim; int64_t L; int q, couplings, boxes; } cases[] = {
+        { LATMC_MODEL_ISING, 2, 6, 2, LATMC_COUPLINGS_UNIFORM, 1 },
+        { LATMC_MODEL_ISING, 2, 200, 2, LATMC_COUPLINGS_UNIFORM, 1 },
+        { LATMC_MODEL_ISING, 2, 528, 2, LATMC_COUPLINGS_UNIFORM, 1 },
+        { LATMC_MODEL_ISING, 2, 4112, 2, LATMC_COUPLINGS_UNIFORM, 1 },
+        { LATMC_MODEL_ISING, 2, 528, 2, LATMC_COUPLINGS_UNIFORM, 3 },
+        { LATMC_MODEL_ISING, 3, 34, 2, LATMC_COUPLINGS_UNIFORM, 1 },
+        { LATMC_MODEL_ISING, 3, 48, 2, LATMC_COUPLINGS_UNIFORM, 1 },
+        { LATMC_MODEL_ISING, 3, 48, 2, LATMC_COUPLINGS_UNIFORM, 2 },
+        { LATMC_MODEL_ISING, 2, 200, 2, LATMC_COUPLINGS_BIMODAL, 1 },
+        { LATMC_MODEL_ISING, 3, 34, 2, LATMC_COUPLINGS_BIMODAL, 1 },
+        { LATMC_MODEL_ISING, 2, 64, 2, LATMC_COUPLINGS_BIMODAL, 1 },
+        { LATMC_MODEL_ISING, 2, 64, 2, LATMC_COUPLINGS_BIMODAL, 2 },
+        { LATMC_MODEL_ISING, 3, 32, 2, LATMC_COUPLINGS_BIMODAL, 2 },
+        { LATMC_MODEL_POTTS, 2, 6, 3, LATMC_COUPLINGS_UNIFORM, 1 },
+        { LATMC_MODEL_POTTS, 2, 204, 4, LATMC_COUPLINGS_UNIFORM, 1 },
+        { LATMC_MODEL_POTTS, 2, 300, 3, LATMC_COUPLINGS_UNIFORM, 1 },
+        { LATMC_MODEL_POTTS, 2, 204, 4, LATMC_COUPLINGS_UNIFORM, 3 },
+        { LATMC_MODEL_POTTS, 3, 36, 3, LATMC_COUPLINGS_UNIFORM, 1 },
+        { LATMC_MODEL_POTTS, 3, 36, 3, LATMC_COUPLINGS_UNIFORM, 2 },
+        { LATMC_MODEL_POTTS, 2, 60, 20, LATMC_COUPLINGS_UNIFORM, 1 },
+        { LATMC_MODEL_POTTS, 2, 60, 40, LATMC_COUPLINGS_UNIFORM, 1 },
+        { LATMC_MODEL_POTTS, 2, 15, 3, LATMC_COUPLINGS_UNIFORM, 1 },
+        { LATMC_MODEL_POTTS, 3, 9, 5, LATMC_COUPLINGS_UNIFORM, 1 },
+    };
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const struct c *c = &cases[k];
+        const struct lattice g = lattice_of(c->ndim, c->L);
+        printf("measurement pass (CUDA): model %d %dD L=%lld q=%d couplings %d, %d boxes\n",
+               c->model, c->ndim, (long long)c->L, c->q, c->couplings, c->boxes);
+        fflush(stdout);
+        latmc_sim_desc d = ising_desc(c->ndim, c->L, c->L, c->ndim == 3 ? c->L : 0,
+                                      LATMC_ALGO_METROPOLIS, 1, 5);
+        d.model = c->model;
+        d.q = c->q;
+        d.couplings = c->couplings;
+        d.coupling_seed = 9;
+        d.device = LATMC_DEVICE_CUDA;
+        d.n_parts = c->boxes > 1 ? c->boxes : 0;
+        latmc_sim *sim = NULL, *plain = NULL;
+        assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+        assert_int_equal(latmc_sim_create(ctx, &d, &plain), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.3), LATMC_OK);
+        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+        double e = 0, m2 = 0, k0 = 0, kmin = 0;
+        for (int t = 0; t < 3; t++) {
+            assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+            assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_ENERGY, &e), LATMC_OK);
+            assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2, &m2), LATMC_OK);
+            assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2_K0, &k0), LATMC_OK);
+            assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_M2_KMIN, &kmin), LATMC_OK);
+        }
+        size_t bytes = 0;
+        assert_int_equal(latmc_sim_spins_size(sim, &bytes), LATMC_OK);
+        uint8_t *spins = malloc(bytes);
+        assert_non_null(spins);
+        assert_int_equal(latmc_sim_get_spins(sim, spins, bytes), LATMC_OK);
+        const struct fourier want = direct(&g, c->model, c->q, 1, spins);
+        assert_close(k0, want.k0, 1e-12 * (want.k0 + 1e-3));
+        assert_close(kmin, want.kmin, 1e-12 * (want.kmin + 1e-3));
+        /* the measurement alone, of the same configuration (and couplings: same seed) */
+        double e_plain = 0, m2_plain = 0;
+        assert_int_equal(latmc_sim_set_spins(plain, spins, bytes), LATMC_OK);
+        assert_int_equal(latmc_sim_observable(plain, LATMC_OBS_ENERGY, &e_plain), LATMC_OK);
+        assert_int_equal(latmc_sim_observable(plain, LATMC_OBS_M2, &m2_plain), LATMC_OK);
+        assert_memory_equal(&e, &e_plain, sizeof e);
+        assert_memory_equal(&m2, &m2_plain, sizeof m2);
+        free(spins);
+        latmc_sim_destroy(&plain);
+        latmc_sim_destroy(&sim);
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
 static void measurement_pass(void **state)
 {
     (void)state;
@@ -793,6 +882,7 @@ int main(void)
     if (test_device() == LATMC_DEVICE_CUDA) {
         const struct CMUnitTest on_cuda[] = {
             cmocka_unit_test(given_configurations),
+            cmocka_unit_test(measurement_pass_cuda),
             cmocka_unit_test(enumeration),
         };
         return cmocka_run_group_tests_name("fss_observables cuda", on_cuda, NULL, NULL);

@@ -35,6 +35,7 @@
 #include "cuda_check.h"
 #include "cuda_exec.h"
 #include "cuda_halo.h"
+#include "mode_projections.h"
 #include "model.h"
 #include "part.h"
 #include "plan.h"
@@ -74,6 +75,7 @@ static void free_box(struct cuda_slab_exec *ex)
     cudaFree(b->tables);
     cudaFree(b->sums);
     cudaFree(b->projections);
+    cudaFree(b->phases);
 }
 
 void cuda_exec_destroy(struct cuda_exec *x)
@@ -576,7 +578,19 @@ int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
 struct reduce_ctx {
     const latmc_sim *sim;
     const struct cuda_exec *x;
+    /* cuda_exec_measure_modes: each box's projections too, box i's read into the stage at
+     * stage_proj + i entries (in the same pass where the leaf can: measure_projections) */
+    int64_t *stage_proj;
+    int64_t entries;
 };
+
+/* Box b's projections array (entries int64), allocated on first use, cleared on stream. */
+static cudaError_t cleared_projections(struct cuda_box *b, int64_t entries, cudaStream_t stream)
+{
+    const size_t bytes = (size_t)entries * sizeof(int64_t);
+    cudaError_t err = b->projections ? cudaSuccess : cudaMalloc((void **)&b->projections, bytes);
+    return err == cudaSuccess ? cudaMemsetAsync(b->projections, 0, bytes, stream) : err;
+}
 
 /* Box ex's reduction of its own planes (cuda_slab_exec_measure_slabs). */
 static cudaError_t reduce_box(struct cuda_slab_exec *ex, const void *ctx, void **box_sums)
@@ -584,13 +598,26 @@ static cudaError_t reduce_box(struct cuda_slab_exec *ex, const void *ctx, void *
     const struct reduce_ctx *rc = ctx;
     const struct cuda_exec *x = rc->x;
     const latmc_sim *sim = rc->sim;
-    const struct cuda_box *b = (const struct cuda_box *)ex; /* ex: its first member */
+    struct cuda_box *b = (struct cuda_box *)ex; /* ex: its first member */
     *box_sums = b->sums;
-    const cudaError_t err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, ex->stream);
-    if (err != cudaSuccess)
-        return err;
+    cudaError_t err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, ex->stream);
     const struct cuda_box_range own = range_of(x, b, x->halo, ex->planes);
-    return x->leaf->measure(sim, &own, ex->stream, b->sums);
+    if (!rc->stage_proj)
+        return err == cudaSuccess ? x->leaf->measure(sim, &own, ex->stream, b->sums) : err;
+    if (err == cudaSuccess)
+        err = cleared_projections(b, rc->entries, ex->stream);
+    if (err == cudaSuccess && x->leaf->measure_projections)
+        err = x->leaf->measure_projections(sim, &own, ex->stream, b->sums, b->projections);
+    else if (err == cudaSuccess) {
+        err = x->leaf->measure(sim, &own, ex->stream, b->sums);
+        if (err == cudaSuccess)
+            err = x->leaf->projections(sim, &own, ex->stream, b->projections);
+    }
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(rc->stage_proj + (b - x->box) * rc->entries, b->projections,
+                              (size_t)rc->entries * sizeof(int64_t), cudaMemcpyDeviceToHost,
+                              ex->stream);
+    return err;
 }
 
 /* Box ex's floating-point sums per own plane (cuda_slab_exec_measure_planes; the leaf's
@@ -606,7 +633,7 @@ static cudaError_t reduce_box_planes(struct cuda_slab_exec *ex, const void *ctx,
 
 int cuda_exec_measure(const latmc_sim *sim, struct cuda_exec *x, void *sums)
 {
-    const struct reduce_ctx rc = { sim, x };
+    const struct reduce_ctx rc = { sim, x, NULL, 0 };
     if (x->leaf->measure_planes && (x->halo > 0 || !x->leaf->measure))
         /* floating point: per plane, added in plane order: any cut's total */
         return cuda_slab_exec_measure_planes(sim, &x->box[0].ex, sizeof *x->box, x->n, x->L,
@@ -739,6 +766,106 @@ int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, const double
     if (st < 0 || fin < 0)
         return st < 0 ? st : fin;
     memcpy(tiles, x->stage, bytes);
+    return LATMC_OK;
+}
+
+bool cuda_exec_has_projections(const struct cuda_exec *x)
+{
+    return x->leaf->projections != NULL;
+}
+
+int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sums,
+                            int64_t *proj)
+{
+    if (!x->leaf->projections)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s model has no "
+                               "device reduction of the Fourier modes", sim->model->name);
+    const int64_t n = projection_entries(sim);
+    int st = stage_of(x, (size_t)n * sizeof(int64_t) * (size_t)x->n);
+    if (st < 0)
+        return st;
+    const struct reduce_ctx rc = { sim, x, x->stage, n };
+    st = cuda_slab_exec_measure_slabs(sim, &x->box[0].ex, sizeof *x->box, x->n, reduce_box,
+                                      &rc, sums);
+    if (st < 0)
+        return st;
+    const int64_t *staged = x->stage;
+    memcpy(proj, staged, (size_t)n * sizeof(int64_t));
+    for (int i = 1; i < x->n; i++)
+        for (int64_t k = 0; k < n; k++)
+            proj[k] += staged[(size_t)i * (size_t)n + (size_t)k];
+    return LATMC_OK;
+}
+
+bool cuda_exec_has_kmin(const struct cuda_exec *x)
+{
+    return x->n == 1 && !x->part && x->leaf->measure_projections != NULL;
+}
+
+int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums,
+                           const double *phases, double *modes)
+{
+    if (!cuda_exec_has_kmin(x))
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the Fourier modes of %d "
+                               "boxes are transformed on the host", x->n);
+    const latmc_sim_desc *d = &sim->desc;
+    struct cuda_proj_transform t;
+    memset(&t, 0, sizeof t);
+    t.ndim = d->ndim;
+    t.components = d->model == LATMC_MODEL_POTTS ? d->q : 1;
+    int64_t proj_at = 0;
+    for (int mu = 0; mu < d->ndim; mu++) {
+        t.extent[mu] = d->extent[mu];
+        t.proj_at[mu] = proj_at;
+        t.phase_at[mu] = 2 * proj_at;
+        proj_at += d->extent[mu];
+    }
+    t.per_state = proj_at;
+    const size_t phase_doubles = 2 * (size_t)proj_at;
+    const size_t mode_doubles = (size_t)t.components * (size_t)d->ndim * 2;
+    const size_t ss = sim->model->sums_size;
+    struct cuda_box *b = &x->box[0];
+    int st = cuda_slab_set_device(b->ex.device);
+    if (st == LATMC_OK)
+        st = stage_of(x, ss + mode_doubles * sizeof(double));
+    if (st == LATMC_OK) /* the steps in flight done */
+        st = finish_all(x, "measuring");
+    if (st < 0)
+        return st;
+    cudaError_t err = cudaSuccess;
+    if (b->phases_of != phases) { /* once a sim: its tables never change */
+        b->phases_of = NULL;
+        if (!b->phases)
+            err = cudaMalloc((void **)&b->phases, (phase_doubles + mode_doubles) * sizeof(double));
+        if (err == cudaSuccess)
+            err = cudaMemcpy(b->phases, phases, phase_doubles * sizeof(double),
+                             cudaMemcpyHostToDevice);
+        if (err == cudaSuccess)
+            b->phases_of = phases;
+    }
+    double *dev_modes = b->phases + phase_doubles;
+    const struct cuda_box_range own = range_of(x, b, x->halo, b->ex.planes);
+    if (err == cudaSuccess)
+        err = cudaMemsetAsync(b->sums, 0, ss, b->ex.stream);
+    if (err == cudaSuccess)
+        err = cleared_projections(b, projection_entries(sim), b->ex.stream);
+    if (err == cudaSuccess)
+        err = x->leaf->measure_projections(sim, &own, b->ex.stream, b->sums, b->projections);
+    if (err == cudaSuccess)
+        err = cuda_projections_transform(b->ex.stream, &t, b->projections, b->phases, dev_modes);
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(x->stage, b->sums, ss, cudaMemcpyDeviceToHost, b->ex.stream);
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync((char *)x->stage + ss, dev_modes, mode_doubles * sizeof(double),
+                              cudaMemcpyDeviceToHost, b->ex.stream);
+    st = cuda_check(err, "measuring the sums and the Fourier modes");
+    const int fin = cuda_check(cudaStreamSynchronize(b->ex.stream),
+                               "measuring the sums and the Fourier modes");
+    if (st < 0 || fin < 0)
+        return st < 0 ? st : fin;
+    memset(sums, 0, ss);
+    sim->model->add_sums(sums, x->stage);
+    memcpy(modes, (const char *)x->stage + ss, mode_doubles * sizeof(double));
     return LATMC_OK;
 }
 
@@ -935,8 +1062,10 @@ int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
  * measures the whole lattice only, at once (its leaf adds the planes in order itself, so
  * the total followed by zeros is the per-plane tiles' sum bit for bit).
  */
-int cuda_exec_measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
-                             int64_t p1, void *sums)
+/* cuda_exec_measure_planes, with proj also the planes' projections (the leaf's
+ * measure_projections, else measure then projections). */
+static int measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
+                          void *sums, int64_t *proj)
 {
     int st = one_box_only(x, "reduction of planes");
     if (st < 0)
@@ -954,8 +1083,10 @@ int cuda_exec_measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t 
     memset(sums, 0, (size_t)(p1 - p0) * size);
     const struct cuda_box_range r = range_of(x, b, p0 - b->ex.origin + x->halo, p1 - p0);
     cudaError_t err = cudaSuccess;
+    const int64_t n = projection_entries(sim);
     if (x->leaf->measure_planes && (!whole || !x->leaf->measure)) {
-        /* floating point: each plane's sums into its tile */
+        /* floating point: each plane's sums into its tile (no projections: phi^4 and
+         * Heisenberg have tiles) */
         double *plane_sums = NULL;
         err = x->leaf->measure_planes(sim, &r, b->ex.stream, &plane_sums);
         if (err == cudaSuccess)
@@ -963,12 +1094,37 @@ int cuda_exec_measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t 
                                   cudaMemcpyDeviceToHost, b->ex.stream);
     } else {
         err = cudaMemsetAsync(b->sums, 0, size, b->ex.stream);
-        if (err == cudaSuccess)
+        if (err == cudaSuccess && proj)
+            err = cleared_projections(b, n, b->ex.stream);
+        if (err == cudaSuccess && proj && x->leaf->measure_projections)
+            err = x->leaf->measure_projections(sim, &r, b->ex.stream, b->sums, b->projections);
+        else if (err == cudaSuccess) {
             err = x->leaf->measure(sim, &r, b->ex.stream, b->sums);
+            if (err == cudaSuccess && proj)
+                err = x->leaf->projections(sim, &r, b->ex.stream, b->projections);
+        }
         if (err == cudaSuccess)
             err = cudaMemcpyAsync(sums, b->sums, size, cudaMemcpyDeviceToHost, b->ex.stream);
+        if (err == cudaSuccess && proj)
+            err = cudaMemcpyAsync(proj, b->projections, (size_t)n * sizeof(int64_t),
+                                  cudaMemcpyDeviceToHost, b->ex.stream);
     }
     st = cuda_check(err, "measuring planes");
     const int fin = cuda_check(cudaStreamSynchronize(b->ex.stream), "measuring planes");
     return st < 0 ? st : fin;
+}
+
+int cuda_exec_measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
+                             int64_t p1, void *sums)
+{
+    return measure_planes(sim, x, p0, p1, sums, NULL);
+}
+
+int cuda_exec_measure_planes_modes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
+                                   int64_t p1, void *sums, int64_t *proj)
+{
+    if (!x->leaf->projections)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s model has no "
+                               "device reduction of the Fourier modes", sim->model->name);
+    return measure_planes(sim, x, p0, p1, sums, proj);
 }

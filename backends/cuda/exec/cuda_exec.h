@@ -51,6 +51,10 @@ int cuda_exec_get_coupling_planes(const latmc_sim *sim, struct cuda_exec *x, int
  * halo range (get/set), own planes (measure). */
 int cuda_exec_measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
                              int64_t p1, void *sums);
+/* The same and the planes' projections (as cuda_exec_projections) in one pass where the
+ * leaf has measure_projections; LATMC_EUNSUPPORTED as cuda_exec_projections. */
+int cuda_exec_measure_planes_modes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
+                                   int64_t p1, void *sums, int64_t *proj);
 int cuda_exec_get_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
                          void *buf);
 int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
@@ -75,6 +79,21 @@ int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
  */
 int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, const double *phases,
                          int64_t p0, int64_t p1, double *tiles);
+
+/* cuda_exec_measure's sums and the whole lattice's projections (as cuda_exec_projections
+ * of [0, L)) in one pass over each box where its leaf has measure_projections (else the
+ * two, one after the other), one wait. LATMC_EUNSUPPORTED as cuda_exec_projections. */
+int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sums,
+                            int64_t *proj);
+/* Whether the sim's leaf counts the projections (cuda_exec_projections). */
+bool cuda_exec_has_projections(const struct cuda_exec *x);
+/* Ising and Potts, one box of the whole lattice (cuda_exec_has_kmin): the sums and the
+ * lattice's modes (ops.measure_kmin; phases: the core's tables, copied to the device once)
+ * from one pass over the box, the projections transformed on the device in the core's
+ * order (latmc_modes_chain_sum): only the sums and the modes travel. */
+bool cuda_exec_has_kmin(const struct cuda_exec *x);
+int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums,
+                           const double *phases, double *modes);
 
 /* The configuration of a one-box sim as one device array (its data, the leaf's view
  * dtype), waited for; LATMC_EUNSUPPORTED with the reason for several boxes or a leaf

@@ -43,6 +43,9 @@ struct cuda_box {
     void *own;                     /* the leaf's own state of the box (box_create), or NULL */
     int64_t *projections;          /* the Fourier modes' projections (device; made on first
                                       use by cuda_exec_projections), or NULL */
+    double *phases;                /* the modes' phase tables (device, then room for the
+                                      modes), copied from phases_of (cuda_exec_measure_kmin) */
+    const double *phases_of;
 };
 
 /*
@@ -201,6 +204,12 @@ struct cuda_leaf {
      * (host memory, the same for the sim's life; lib/modes.h). */
     cudaError_t (*mode_tiles)(const latmc_sim *sim, const struct cuda_box_range *r,
                               cudaStream_t stream, const double *phases, double **tiles);
+
+    /* ---- appended for the k_min count in the measurement (issue 33) ---- */
+    /* Optional (NULL: measure, then projections): measure's sums and projections' counts
+     * of the range in one read of the configuration, each exactly what those give. */
+    cudaError_t (*measure_projections)(const latmc_sim *sim, const struct cuda_box_range *own,
+                                       cudaStream_t stream, void *sums, int64_t *proj);
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: the module has no kernels for its model. */

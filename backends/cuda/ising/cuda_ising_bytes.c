@@ -95,6 +95,19 @@ static cudaError_t bytes_projections(const latmc_sim *sim, const struct cuda_box
     return cuda_byte_projections(stream, &r->box->local, r->box->data, &pr, 0, proj);
 }
 
+/* bytes_measure and bytes_projections in one read (measure_projections.cu). */
+static cudaError_t bytes_measure_projections(const latmc_sim *sim,
+                                             const struct cuda_box_range *own,
+                                             cudaStream_t stream, void *sums, int64_t *proj)
+{
+    (void)sim;
+    const struct cuda_box *b = own->box;
+    const struct bytes_box *bb = b->own;
+    const struct cuda_proj_range pr = { own->p0, own->planes, own->global_p0, own->L };
+    return cuda_byte_measure_projections(stream, &b->local, b->data, bb->eps, &pr, 0, sums,
+                                         proj);
+}
+
 static void bytes_box_destroy(struct cuda_box *b)
 {
     struct bytes_box *bb = b->own;
@@ -185,5 +198,6 @@ const struct cuda_leaf cuda_ising_bytes_leaf = {
     .update = bytes_update,
     .measure = bytes_measure,
     .projections = bytes_projections,
+    .measure_projections = bytes_measure_projections,
     .view_dtype = LATMC_DTYPE_INT8, /* the API's layout: one int8 per site */
 };

@@ -391,6 +391,29 @@ static cudaError_t packed_projections(const latmc_sim *sim, const struct cuda_bo
     return cuda_byte_projections(stream, &b->local, pb->bytes, &pr, 0, proj);
 }
 
+/* packed_measure and packed_projections in one read (measure_projections.cu), of the form
+ * packed_measure reads. */
+static cudaError_t packed_measure_projections(const latmc_sim *sim,
+                                              const struct cuda_box_range *own,
+                                              cudaStream_t stream, void *sums, int64_t *proj)
+{
+    const struct cuda_box *b = own->box;
+    const struct packed_box *pb = state_of(b);
+    const struct cuda_proj_range pr = { own->p0, own->planes, own->global_p0, own->L };
+    if (own->whole) {
+        const bool words = sim->desc.couplings != LATMC_COUPLINGS_BIMODAL ||
+                           cuda_ising_packed_fits_couplings(&b->local);
+        const cudaError_t err = words ? cudaSuccess : bytes_current(sim, b, stream);
+        if (err != cudaSuccess)
+            return err;
+        if (!words || !pb->packed_valid)
+            return cuda_byte_measure_projections(stream, &b->local, pb->bytes, pb->eps_bytes,
+                                                 &pr, 0, sums, proj);
+    }
+    return cuda_ising_packed_measure_projections(stream, &b->local, colour_of(b, 0),
+                                                 colour_of(b, 1), pb->eps[0], &pr, sums, proj);
+}
+
 static int alloc_on(void **ptr, size_t bytes, int device, const char *what)
 {
     char msg[160];
@@ -567,6 +590,7 @@ const struct cuda_leaf cuda_ising_packed_leaf = {
     .update = packed_update,
     .measure = packed_measure,
     .projections = packed_projections,
+    .measure_projections = packed_measure_projections,
     .view_dtype = LATMC_DTYPE_INT8, /* a box alone: its bytes (packed_view) */
     .view = packed_view,
 };

@@ -85,6 +85,21 @@ static cudaError_t potts_projections(const latmc_sim *sim, const struct cuda_box
     return cuda_byte_projections(stream, &r->box->local, r->box->data, &pr, sim->desc.q, proj);
 }
 
+/* potts_measure and potts_projections in one read where the counters fit the kernel's
+ * shared memory (q <= 32: measure_projections.cu), else the two passes. */
+static cudaError_t potts_measure_projections(const latmc_sim *sim,
+                                             const struct cuda_box_range *own,
+                                             cudaStream_t stream, void *sums, int64_t *proj)
+{
+    if (!cuda_byte_measure_projections_fits(sim->desc.q)) {
+        const cudaError_t err = potts_measure(sim, own, stream, sums);
+        return err == cudaSuccess ? potts_projections(sim, own, stream, proj) : err;
+    }
+    const struct cuda_proj_range pr = { own->p0, own->planes, own->global_p0, own->L };
+    return cuda_byte_measure_projections(stream, &own->box->local, own->box->data, NULL, &pr,
+                                         sim->desc.q, sums, proj);
+}
+
 const struct cuda_leaf cuda_potts_leaf = {
     .model = LATMC_MODEL_POTTS,
     .halo = potts_halo,
@@ -95,5 +110,6 @@ const struct cuda_leaf cuda_potts_leaf = {
     .update = potts_update,
     .measure = potts_measure,
     .projections = potts_projections,
+    .measure_projections = potts_measure_projections,
     .view_dtype = LATMC_DTYPE_UINT8, /* the API's layout: one uint8 per site */
 };

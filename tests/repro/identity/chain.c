@@ -22,6 +22,33 @@ void chain_end_free(struct chain_end *e)
     memset(e, 0, sizeof *e);
 }
 
+/*
+ * Ising and Potts: the configuration set again and the sums and M2_KMIN read once more.
+ * The first read counted the modes in a pass of their own (asked after the sums); from
+ * then on a layout that can counts them in the measurement's pass (lib/modes.h,
+ * latmc_modes_measure_with_sums): the two must give the same bits. A difference shows as
+ * the key's status LATMC_EBACKEND, which no reference has. Last: set_spins clears the
+ * acceptance counts, read before.
+ */
+static int reread_with_modes(latmc_sim *sim, struct chain_end *e)
+{
+    if (!e->modes_everywhere || e->obs_status[LATMC_OBS_M2_KMIN] != LATMC_OK)
+        return LATMC_OK;
+    int st = latmc_sim_set_spins(sim, e->spins, e->bytes);
+    if (st != LATMC_OK)
+        return st;
+    const int keys[] = { LATMC_OBS_ENERGY, LATMC_OBS_M2, LATMC_OBS_M2_KMIN };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        double again = 0;
+        const int k = keys[i];
+        const int got = latmc_sim_observable(sim, k, &again);
+        if (got != e->obs_status[k] ||
+            (got == LATMC_OK && memcmp(&again, &e->obs[k], sizeof again) != 0))
+            e->obs_status[k] = LATMC_EBACKEND;
+    }
+    return LATMC_OK;
+}
+
 /* Everything the guarantee covers (collective on parts: every part makes these calls). */
 static int take_end(latmc_sim *sim, struct chain_end *e)
 {
@@ -57,7 +84,9 @@ static int take_end(latmc_sim *sim, struct chain_end *e)
     e->ckpt = malloc(e->ckpt_bytes);
     if (!e->ckpt)
         return LATMC_ENOMEM;
-    return latmc_sim_serialize(sim, e->ckpt, e->ckpt_bytes, &e->ckpt_bytes);
+    if ((st = latmc_sim_serialize(sim, e->ckpt, e->ckpt_bytes, &e->ckpt_bytes)) != LATMC_OK)
+        return st;
+    return reread_with_modes(sim, e);
 }
 
 bool chain_same(const struct chain_end *a, const struct chain_end *b, bool with_ckpt,

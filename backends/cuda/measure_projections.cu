@@ -1,0 +1,695 @@
+/*
+ * The measurement's sums and the Fourier modes' projections (mode_projections.h) from one
+ * read of a box's configuration: what the measurement kernels (ising_packed.cu,
+ * reductions.cu, the slab kernels) and the projection kernels (mode_projections.cu) give,
+ * integer for integer, in the pass of the first alone.
+ *
+ * The walk: a thread takes a column (4, 2 or 1 packed words of 16 x each, or one x of the
+ * bytes) of every row of a chunk of rows, in row order, the loads of a few rows issued
+ * before it counts them. The neighbour row behind the thread is the row it read just before
+ * (a sliding window of rows in registers: each word read from memory once), the neighbour
+ * word beside it its lane neighbour's (a shuffle).
+ *   - P_x: the column's counts (packed: 15 rows' nibble bits added in a register without
+ *     carries, then spread into 16-bit lanes in shared memory, a chunk having at most
+ *     CHUNK_MAX rows; bytes: a register, Potts a shared counter per state), added at the
+ *     chunk's end with one atomic per x and chunk, consecutive x in consecutive lanes.
+ *   - P_y (3D) and P_last: a row's sum is its warps' sums (one warp reduction each) added in
+ *     shared memory; every ROW_BATCH rows one warp adds them, one atomic per row, block and
+ *     entry, again consecutive entries in consecutive lanes. Two buffers alternate, so one
+ *     barrier per batch suffices.
+ * Integers added with atomics: the totals do not depend on the order of the additions.
+ * Bytes (a packed 65536^2 lattice, 2^31 bytes): the measurement's, plus 8 bytes per x and
+ * chunk and per row and block (some 36 MB of atomics in the L2 for 66 chunks and 4 blocks a
+ * row: one chunk per resident block). Then, one box alone, the transform of the
+ * projections on the device (the end of the file).
+ */
+#include "cuda_kernels.h"
+#include "cuda_launch.cuh"
+#include "mode_projections.h"
+#include "potts.h"
+
+#define FOLD_WARPS (CUDA_THREADS / 32)
+#define ROW_BATCH 32              /* rows between two additions of the rows' sums */
+#define CHUNK_MIN 64              /* rows: fewer chunks, fewer column atomics */
+#define CHUNK_MAX 65520           /* rows: the packed columns' 16-bit counters (15 x 4368) */
+#define FOLD_BLOCKS_PER_SM 2      /* the kernels' __launch_bounds__: 128 registers */
+#define FOLD_POTTS_STATES 32      /* Potts q up to this: counters in shared memory */
+#define NIBBLE_BITS 0x11111111u   /* a packed word's sites: the nibbles' low bits */
+/* Rows whose loads a thread issues together before it counts them (and the words beside
+ * the warp's, its couplings): the bandwidth wants some 30 KiB in flight per SM (Little's
+ * law: 4.8 TB/s x 0.8 us over 132 SMs), from 512 threads an SM; a packed row is 32 bytes a
+ * thread (4 words of each colour), a byte row 1. No load waited for inside a row's count. */
+#define PACKED_AHEAD (THREE ? 2 : 4)
+#define BYTES_AHEAD (THREE ? 8 : 16)
+
+/* Where a range's rows sit, where their sums go, and how the chunks cut them. Rows are
+ * r = y + L_y z of the stored lattice (2D: z = 0, y the last axis). */
+struct fold_geom {
+    int64_t lx, cols;           /* sites of a row; a row's thread columns */
+    int64_t ly, lz;             /* the stored extents (2D: lz 1) */
+    int64_t row0, nrows;        /* local rows [row0, row0 + nrows) */
+    int64_t plane_shift;        /* global plane = local plane + plane_shift */
+    int64_t y_at, last_at;      /* the entries of P_y (3D) and P_last */
+    int64_t per_state;          /* Potts: entries of one state's block */
+    int64_t chunk, nchunks;     /* rows a chunk */
+    bool three;
+};
+
+static int sms_of_current_device(void)
+{
+    static thread_local int known[64]; /* 0: not asked yet */
+    int device = 0, sms = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 132;
+    }
+    if (device >= 0 && device < 64 && known[device])
+        return known[device];
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        sms <= 0) {
+        (void)cudaGetLastError();
+        return 132;
+    }
+    if (device >= 0 && device < 64)
+        known[device] = sms;
+    return sms;
+}
+
+static struct fold_geom geom_of(const struct latmc_lattice *g, const struct cuda_proj_range *r,
+                                int64_t cols)
+{
+    struct fold_geom p;
+    const bool three = g->ndim == 3;
+    p.three = three;
+    p.lx = g->lx;
+    p.cols = cols;
+    p.ly = g->ly;
+    p.lz = three ? g->lz : 1;
+    const int64_t rpp = three ? g->ly : 1;
+    p.row0 = r->p0 * rpp;
+    p.nrows = r->planes * rpp;
+    p.plane_shift = r->global_p0 - r->p0;
+    p.y_at = g->lx;
+    p.last_at = g->lx + (three ? g->ly : 0);
+    p.per_state = p.last_at + r->L;
+    /* one chunk per resident block: the longest chunks, the fewest column atomics */
+    const int64_t across = (cols + CUDA_THREADS - 1) / CUDA_THREADS;
+    int64_t chunks = (int64_t)sms_of_current_device() * FOLD_BLOCKS_PER_SM / across;
+    if (chunks < 1)
+        chunks = 1;
+    int64_t chunk = (p.nrows + chunks - 1) / chunks;
+    if (chunk < CHUNK_MIN)
+        chunk = CHUNK_MIN;
+    if (chunk > CHUNK_MAX)
+        chunk = CHUNK_MAX;
+    p.chunk = chunk;
+    p.nchunks = (p.nrows + chunk - 1) / chunk;
+    return p;
+}
+
+static dim3 grid_of(const struct fold_geom &p)
+{
+    const int64_t across = (p.cols + CUDA_THREADS - 1) / CUDA_THREADS;
+    return dim3((unsigned)across, (unsigned)(p.nchunks < 65535 ? p.nchunks : 65535));
+}
+
+__device__ __forceinline__ int warp_sum(int v)
+{
+#if __CUDA_ARCH__ >= 800
+    return __reduce_add_sync(0xffffffffu, v);
+#else
+    for (int offset = 16; offset > 0; offset >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, offset);
+    return v;
+#endif
+}
+
+/* Add a row's sum v to its entries of P_y (3D) and P_last of the block proj. */
+__device__ __forceinline__ void add_row_entries(const struct fold_geom &p, int64_t r, long long v,
+                                                unsigned long long *proj)
+{
+    if (v == 0)
+        return;
+    const int64_t z = r / p.ly, y = r - z * p.ly;
+    if (p.three) { /* P_y[y], P_last[z] */
+        atomicAdd(proj + p.y_at + y, (unsigned long long)v);
+        atomicAdd(proj + p.last_at + z + p.plane_shift, (unsigned long long)v);
+    } else { /* 2D: the row is the last axis's y */
+        atomicAdd(proj + p.last_at + y + p.plane_shift, (unsigned long long)v);
+    }
+}
+
+/*
+ * The rows' sums of one chunk, each row's warps' sums added in shared memory and handed
+ * to the proj entries every ROW_BATCH rows by warp 0. Every thread of the block calls
+ * row_done once per row (the block walks its rows together).
+ */
+struct row_batches {
+    int buf, k;
+    int64_t first;  /* the batch's first row */
+};
+
+__device__ __forceinline__ void row_done(const struct fold_geom &p, struct row_batches &rb,
+                                         int (*sums)[FOLD_WARPS][ROW_BATCH], int v, bool last,
+                                         unsigned long long *proj)
+{
+    const int s = warp_sum(v);
+    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    if (lane == 0)
+        sums[rb.buf][warp][rb.k] = s;
+    if (++rb.k < ROW_BATCH && !last)
+        return;
+    __syncthreads();
+    if (warp == 0 && (int)lane < rb.k) {
+        long long total = 0;
+#pragma unroll
+        for (int w = 0; w < FOLD_WARPS; w++)
+            total += sums[rb.buf][w][lane];
+        add_row_entries(p, rb.first + lane, total, proj);
+    }
+    rb.first += rb.k;
+    rb.k = 0;
+    rb.buf ^= 1;
+}
+
+/* ---- Ising's packed layout (ising_packed.h) ---- */
+
+/* NW consecutive words at p (NW 1, 2, 4, or 8 coupling words; p aligned to NW words, or
+ * to 16 bytes for 8). */
+template <int NW> __device__ __forceinline__ void load_words(const uint32_t *p, uint32_t *w)
+{
+    if constexpr (NW >= 4) {
+#pragma unroll
+        for (int i = 0; i < NW / 4; i++) {
+            const uint4 v = ((const uint4 *)p)[i];
+            w[4 * i] = v.x; w[4 * i + 1] = v.y; w[4 * i + 2] = v.z; w[4 * i + 3] = v.w;
+        }
+    } else if constexpr (NW == 2) {
+        const uint2 v = *(const uint2 *)p;
+        w[0] = v.x; w[1] = v.y;
+    } else {
+        w[0] = *p;
+    }
+}
+
+/* Bytes of a row's anti-bond counts (at most 12 x NW each) summed. */
+__device__ __forceinline__ uint32_t byte_total(uint32_t bytes)
+{
+    const uint32_t halves = (bytes & 0x00FF00FFu) + ((bytes >> 8) & 0x00FF00FFu);
+    return (halves & 0xFFFFu) + (halves >> 16);
+}
+
+/*
+ * A thread: NW consecutive words (16 NW sites) of the rows of its chunks. The bonds as
+ * ising_packed_measure_kernel counts them (every bond has one colour-0 end: the colour-0
+ * word against its 2 ndim neighbour words of colour 1), a word's anti-bonds added nibble by
+ * nibble (at most 6 a nibble: the words hold only their nibbles' low bits), folded into
+ * bytes and summed once a row. The columns: each word's nibble bits of both x parities
+ * added over up to 15 rows without carries, then spread into 16-bit lanes in shared memory
+ * (cnt[slot][thread], slot (2 k + parity) 4 + lane word: a thread's own, conflict-free),
+ * read by every thread for the chunk's atomics, one per x, consecutive x in consecutive
+ * lanes. Per row and thread (NW = 4): 3 loads (two of 16 bytes), a shuffle, 2 NW popc, and
+ * some 20 integer operations a word.
+ */
+template <int NW, bool THREE, int CW>
+__global__ void __launch_bounds__(CUDA_THREADS, FOLD_BLOCKS_PER_SM)
+packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *colour1,
+                   const uint32_t *eps0, struct latmc_ising_sums *sums,
+                   unsigned long long *proj)
+{
+    constexpr int AHEAD = PACKED_AHEAD;
+    constexpr int SLOTS = 8 * NW;
+    __shared__ int row_sums[2][FOLD_WARPS][ROW_BATCH];
+    __shared__ uint32_t cnt[SLOTS][CUDA_THREADS];
+    const unsigned lane = threadIdx.x & 31u;
+    const int64_t g = (int64_t)blockIdx.x * CUDA_THREADS + threadIdx.x; /* the group */
+    const bool in = g < p.cols;
+    const int64_t w0 = (in ? g : p.cols - 1) * NW; /* lanes past the row: its last words */
+    const int64_t wpr = p.cols * NW;
+    const bool next_in_warp = lane < 31 && w0 + NW < wpr, prev_in_warp = lane > 0 && w0 > 0;
+    const int64_t next_w = w0 + NW == wpr ? 0 : w0 + NW, prev_w = w0 == 0 ? wpr - 1 : w0 - 1;
+    const int64_t plane = p.ly * wpr;
+    uint64_t anti = 0, neg = 0, items = 0;
+    for (int64_t c = blockIdx.y; c < p.nchunks; c += gridDim.y) {
+        const int64_t first = p.row0 + c * p.chunk;
+        const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
+        int64_t z = first / p.ly, y = first - z * p.ly;
+        struct row_batches rb = { 0, 0, first };
+#pragma unroll
+        for (int s = 0; s < SLOTS; s++)
+            cnt[s][threadIdx.x] = 0;
+        uint32_t acc_even[NW], acc_odd[NW];
+#pragma unroll
+        for (int k = 0; k < NW; k++)
+            acc_even[k] = acc_odd[k] = 0;
+        int pending = 0;
+        uint32_t down[NW], mine[NW], up[NW];
+        for (int64_t r0 = first; r0 < end; r0 += AHEAD) {
+            /* the group's loads first, all in flight together: the colour-0 words, the
+             * colour-1 words one row up (and the planes beside, 3D), the word beside the
+             * warp's, the couplings; no load is waited for inside a row's count */
+            const int ahead = (int)min((int64_t)AHEAD, end - r0);
+            uint32_t own[AHEAD][NW], above[AHEAD][NW], beside[AHEAD];
+            uint32_t z_up[THREE ? AHEAD : 1][NW], z_down[THREE ? AHEAD : 1][NW];
+            uint32_t eps[CW > 0 ? AHEAD : 1][CW > 0 ? CW * NW : 1];
+            {
+                int64_t yy = y, zz = z;
+#pragma unroll
+                for (int i = 0; i < AHEAD; i++) {
+                    if (i >= ahead)
+                        break;
+                    const int64_t row = (r0 + i) * wpr, at = row + w0;
+                    load_words<NW>(colour0 + at, own[i]);
+                    load_words<NW>(colour1 + at + (yy + 1 == p.ly ? -(p.ly - 1) * wpr : wpr),
+                                   above[i]);
+                    beside[i] = colour1[row + (((yy + zz) & 1) ? next_w : prev_w)];
+                    if constexpr (THREE) {
+                        load_words<NW>(colour1 + at +
+                                       (zz + 1 == p.lz ? -(p.lz - 1) * plane : plane), z_up[i]);
+                        load_words<NW>(colour1 + at + (zz == 0 ? (p.lz - 1) * plane : -plane),
+                                       z_down[i]);
+                    }
+                    if constexpr (CW > 0) /* ising_packed.cu: CW coupling words a word */
+                        load_words<CW * NW>(eps0 + CW * at, eps[i]);
+                    if (++yy == p.ly) {
+                        yy = 0;
+                        zz++;
+                    }
+                }
+            }
+#pragma unroll
+            for (int i = 0; i < AHEAD; i++) {
+                if (i >= ahead) /* the same for the whole block */
+                    break;
+                const int64_t r = r0 + i;
+                if (r == first || (THREE && y == 0)) {
+                    const int64_t at = r * wpr + w0;
+                    load_words<NW>(colour1 + at, mine);
+                    load_words<NW>(colour1 + at + (y == 0 ? (p.ly - 1) * wpr : -wpr), down);
+                } else {
+#pragma unroll
+                    for (int k = 0; k < NW; k++) {
+                        down[k] = mine[k];
+                        mine[k] = up[k];
+                    }
+                }
+#pragma unroll
+                for (int k = 0; k < NW; k++)
+                    up[k] = above[i][k];
+                /* colour 0 holds the x of parity (y + z) & 1 of the row; its other x
+                 * neighbours: the next word's first nibble (par 1) or the previous word's
+                 * last, the word beyond the thread's from the lane beside or memory */
+                const bool par = (y + z) & 1;
+                uint32_t edge;
+                if (par) {
+                    const uint32_t from_lane = __shfl_down_sync(0xffffffffu, mine[0], 1);
+                    edge = next_in_warp ? from_lane : beside[i];
+                } else {
+                    const uint32_t from_lane = __shfl_up_sync(0xffffffffu, mine[NW - 1], 1);
+                    edge = prev_in_warp ? from_lane : beside[i];
+                }
+                uint32_t row_bytes = 0;
+                int n = 0;
+#pragma unroll
+                for (int k = 0; k < NW; k++) {
+                    const uint32_t a = own[i][k];
+                    const uint32_t side =
+                        par ? __funnelshift_r(mine[k], k + 1 < NW ? mine[k + 1] : edge, 4)
+                            : __funnelshift_l(k > 0 ? mine[k - 1] : edge, mine[k], 4);
+                    uint32_t nb[6] = { mine[k], side, up[k], down[k], 0, 0 };
+                    if constexpr (THREE) {
+                        nb[4] = z_up[THREE ? i : 0][k];
+                        nb[5] = z_down[THREE ? i : 0][k];
+                    }
+                    if constexpr (CW > 0) { /* direction d's bit d % 4 of word d / 4 */
+                        const uint32_t e0 = eps[CW > 0 ? i : 0][CW * k];
+#pragma unroll
+                        for (int d = 0; d < 4; d++)
+                            nb[d] ^= (e0 >> d) & NIBBLE_BITS;
+                        if constexpr (CW > 1) {
+                            const uint32_t e1 = eps[CW > 0 ? i : 0][CW * k + 1];
+                            nb[4] ^= e1 & NIBBLE_BITS;
+                            nb[5] ^= (e1 >> 1) & NIBBLE_BITS;
+                        }
+                    }
+                    uint32_t t = (a ^ nb[0]) + (a ^ nb[1]) + (a ^ nb[2]) + (a ^ nb[3]);
+                    if constexpr (THREE)
+                        t += (a ^ nb[4]) + (a ^ nb[5]);
+                    row_bytes += (t & 0x0F0F0F0Fu) + ((t >> 4) & 0x0F0F0F0Fu);
+                    n += __popc(a) + __popc(mine[k]);
+                    acc_even[k] += par ? mine[k] : a;
+                    acc_odd[k] += par ? a : mine[k];
+                }
+                if (in) {
+                    anti += byte_total(row_bytes);
+                    neg += (uint64_t)n;
+                    items++;
+                }
+                if (++pending == 15 || r + 1 == end) { /* into the 16-bit lanes */
+#pragma unroll
+                    for (int k = 0; k < NW; k++) {
+#pragma unroll
+                        for (int par2 = 0; par2 < 2; par2++) {
+                            const uint32_t acc = par2 ? acc_odd[k] : acc_even[k];
+                            const uint32_t lo = acc & 0x0F0F0F0Fu, hi = (acc >> 4) & 0x0F0F0F0Fu;
+                            uint32_t *s = &cnt[(2 * k + par2) * 4][threadIdx.x];
+                            s[0] += lo & 0x00FF00FFu;
+                            s[CUDA_THREADS] += (lo >> 8) & 0x00FF00FFu;
+                            s[2 * CUDA_THREADS] += hi & 0x00FF00FFu;
+                            s[3 * CUDA_THREADS] += (hi >> 8) & 0x00FF00FFu;
+                        }
+                        acc_even[k] = acc_odd[k] = 0;
+                    }
+                    pending = 0;
+                }
+                row_done(p, rb, row_sums, in ? 16 * NW - 2 * n : 0, r + 1 == end, proj);
+                if (++y == p.ly) {
+                    y = 0;
+                    z++;
+                }
+            }
+        }
+        __syncthreads(); /* every thread's counters in shared memory */
+        /* the block's columns: x = x0 + e, word e / 16 of the block's (thread / NW, word
+         * k), nibble m = (e % 16) / 2, parity e % 2; the column's sum rows - 2 (count of -1).
+         * Lane words of spread: 0 nibbles 0 and 4, 1: 2, 6, 2: 1, 5, 3: 3, 7 (low, high) */
+        const int rows = (int)(end - first);
+        const int64_t x0 = 16 * NW * (int64_t)blockIdx.x * CUDA_THREADS;
+        for (int e = threadIdx.x; e < 16 * NW * CUDA_THREADS; e += CUDA_THREADS) {
+            const int wb = e >> 4, j = e & 15, m = j >> 1;
+            const int owner = wb / NW, k = wb - owner * NW;
+            if ((int64_t)blockIdx.x * CUDA_THREADS + owner >= p.cols)
+                break; /* e only grows */
+            const int slot = (2 * k + (j & 1)) * 4 + (((m & 1) << 1) | ((m >> 1) & 1));
+            const uint32_t word = cnt[slot][owner];
+            const int neg_count = (int)((m >> 2) ? word >> 16 : word & 0xFFFFu);
+            const int v = rows - 2 * neg_count;
+            if (v != 0)
+                atomicAdd(proj + x0 + e, (unsigned long long)(long long)v);
+        }
+        __syncthreads(); /* the counters and row_sums free for the next chunk */
+    }
+    /* a word pair: 8 colour-0 sites with 2 ndim bonds each, 16 sites */
+    const int nd2 = THREE ? 6 : 4;
+    const int64_t bonds = (int64_t)items * 8 * NW * nd2 - 2 * (int64_t)anti;
+    const int64_t spins = (int64_t)items * 16 * NW - 2 * (int64_t)neg;
+    cuda_warp_add((unsigned long long *)&sums->bonds, (unsigned long long)bonds);
+    cuda_warp_add((unsigned long long *)&sums->spins, (unsigned long long)spins);
+}
+
+template <int NW>
+static void launch_packed_fold(cudaStream_t stream, const struct latmc_lattice *g,
+                               const uint32_t *colour0, const uint32_t *colour1,
+                               const uint32_t *eps0, const struct cuda_proj_range *r,
+                               struct latmc_ising_sums *sums, unsigned long long *out)
+{
+    const struct fold_geom p = geom_of(g, r, g->lx / 16 / NW);
+    const dim3 grid = grid_of(p);
+    if (g->ndim == 3) {
+        if (eps0)
+            packed_fold_kernel<NW, true, 2><<<grid, CUDA_THREADS, 0, stream>>>(
+                p, colour0, colour1, eps0, sums, out);
+        else
+            packed_fold_kernel<NW, true, 0><<<grid, CUDA_THREADS, 0, stream>>>(
+                p, colour0, colour1, NULL, sums, out);
+    } else {
+        if (eps0)
+            packed_fold_kernel<NW, false, 1><<<grid, CUDA_THREADS, 0, stream>>>(
+                p, colour0, colour1, eps0, sums, out);
+        else
+            packed_fold_kernel<NW, false, 0><<<grid, CUDA_THREADS, 0, stream>>>(
+                p, colour0, colour1, NULL, sums, out);
+    }
+}
+
+extern "C" cudaError_t cuda_ising_packed_measure_projections(
+    cudaStream_t stream, const struct latmc_lattice *g, const uint32_t *colour0,
+    const uint32_t *colour1, const uint32_t *eps0, const struct cuda_proj_range *r,
+    struct latmc_ising_sums *sums, int64_t *proj)
+{
+    if (r->planes <= 0)
+        return cudaSuccess;
+    /* as many words a thread as divide a row: 4, 2 or 1 */
+    const int64_t wpr = g->lx / 16;
+    unsigned long long *out = (unsigned long long *)proj;
+    if (wpr % 4 == 0)
+        launch_packed_fold<4>(stream, g, colour0, colour1, eps0, r, sums, out);
+    else if (wpr % 2 == 0)
+        launch_packed_fold<2>(stream, g, colour0, colour1, eps0, r, sums, out);
+    else
+        launch_packed_fold<1>(stream, g, colour0, colour1, eps0, r, sums, out);
+    return cudaGetLastError();
+}
+
+/* ---- one byte a site: Ising's int8 spins, Potts' uint8 states ---- */
+
+/*
+ * A thread: site x of the rows of its chunks. Bonds in the positive directions (x + 1,
+ * y + 1, z + 1) as the byte measurements count them. Ising: the column's sum in a register,
+ * the rows' through row_done. Potts: each state's column counts in shared memory (a
+ * thread's own counters: no conflicts), each state's row counts added in shared memory by
+ * the lanes holding it (one __match_any_sync a row, as potts_measure_kernel), handed to proj
+ * every ROW_BATCH rows by the whole block; the populations are the columns' totals.
+ */
+template <bool POTTS, bool THREE>
+__global__ void __launch_bounds__(CUDA_THREADS, FOLD_BLOCKS_PER_SM)
+byte_fold_kernel(struct fold_geom p, const uint8_t *sites, const int8_t *eps, int q, void *sums,
+                 unsigned long long *proj)
+{
+    extern __shared__ unsigned potts_shared[]; /* Potts: q x CUDA_THREADS column counters,
+                                                 2 x q x ROW_BATCH row counters */
+    __shared__ int row_sums[2][FOLD_WARPS][ROW_BATCH];
+    __shared__ unsigned long long population[FOLD_POTTS_STATES];
+    unsigned *col_count = potts_shared;
+    unsigned *row_count = potts_shared + q * CUDA_THREADS;
+    const unsigned lane = threadIdx.x & 31u;
+    const int64_t x = (int64_t)blockIdx.x * CUDA_THREADS + threadIdx.x;
+    const bool in = x < p.lx;
+    const int64_t xc = in ? x : p.lx - 1;
+    const bool next_in_warp = lane < 31 && xc + 1 < p.lx;
+    const int64_t next_x = xc + 1 == p.lx ? 0 : xc + 1;
+    const int64_t plane = p.ly * p.lx;
+    const int nd = THREE ? 3 : 2;
+    if (POTTS) {
+        for (int k = threadIdx.x; k < q * (CUDA_THREADS + 2 * ROW_BATCH); k += CUDA_THREADS)
+            potts_shared[k] = 0;
+        for (int k = threadIdx.x; k < q; k += CUDA_THREADS)
+            population[k] = 0;
+        __syncthreads();
+    }
+    int64_t bonds = 0, total = 0;
+    for (int64_t c = blockIdx.y; c < p.nchunks; c += gridDim.y) {
+        const int64_t first = p.row0 + c * p.chunk;
+        const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
+        int64_t z = first / p.ly, y = first - z * p.ly;
+        struct row_batches rb = { 0, 0, first };
+        long long column = 0;
+        unsigned s = 0, up = 0;
+        for (int64_t r0 = first; r0 < end; r0 += BYTES_AHEAD) {
+            /* the group's loads first, all in flight together: the sites one row up (and
+             * one plane up, 3D); a row's own sites are the row before's up */
+            const int ahead = (int)min((int64_t)BYTES_AHEAD, end - r0);
+            uint8_t above[BYTES_AHEAD], beside[BYTES_AHEAD], z_above[THREE ? BYTES_AHEAD : 1];
+            {
+                int64_t yy = y, zz = z;
+#pragma unroll
+                for (int i = 0; i < BYTES_AHEAD; i++) {
+                    if (i >= ahead)
+                        break;
+                    const int64_t at = (r0 + i) * p.lx + xc;
+                    above[i] = sites[at + (yy + 1 == p.ly ? -(p.ly - 1) * p.lx : p.lx)];
+                    beside[i] = sites[at - xc + next_x]; /* where no lane holds x + 1 */
+                    if (THREE)
+                        z_above[i] = sites[at + (zz + 1 == p.lz ? -(p.lz - 1) * plane : plane)];
+                    if (++yy == p.ly) {
+                        yy = 0;
+                        zz++;
+                    }
+                }
+            }
+#pragma unroll
+            for (int i = 0; i < BYTES_AHEAD; i++) {
+                if (i >= ahead) /* the same for the whole block */
+                    break;
+                const int64_t r = r0 + i;
+                const int64_t at = r * p.lx;
+                s = r == first || (THREE && y == 0) ? sites[at + xc] : up;
+                up = above[i];
+                const unsigned from_lane = __shfl_down_sync(0xffffffffu, s, 1);
+                const unsigned right = next_in_warp ? from_lane : beside[i];
+                const unsigned zup = THREE ? z_above[THREE ? i : 0] : 0u;
+                if (!POTTS) {
+                    const int v = (int)(int8_t)s;
+                    int nb;
+                    if (eps) {
+                        const int8_t *e = eps + nd * (at + xc);
+                        /* the axes' order: x, y (, z) */
+                        nb = e[0] * (int)(int8_t)right + e[1] * (int)(int8_t)up;
+                        if (THREE)
+                            nb += e[2] * (int)(int8_t)zup;
+                    } else {
+                        nb = (int)(int8_t)right + (int)(int8_t)up +
+                             (THREE ? (int)(int8_t)zup : 0);
+                    }
+                    if (in) {
+                        bonds += v * nb;
+                        total += v;
+                        column += v;
+                    }
+                    row_done(p, rb, row_sums, in ? v : 0, r + 1 == end, proj);
+                } else {
+                    if (in) {
+                        bonds += (s == right) + (s == up) + (THREE && s == zup);
+                        col_count[s * CUDA_THREADS + threadIdx.x]++;
+                    }
+                    const unsigned key = in ? s : 256u + lane;
+                    const unsigned same = __match_any_sync(0xffffffffu, key);
+                    if (in && lane == (unsigned)(__ffs(same) - 1))
+                        atomicAdd(&row_count[(rb.buf * q + (int)s) * ROW_BATCH + rb.k],
+                                  (unsigned)__popc(same));
+                    if (++rb.k == ROW_BATCH || r + 1 == end) {
+                        __syncthreads();
+                        unsigned *batch = row_count + rb.buf * q * ROW_BATCH;
+                        for (int k = threadIdx.x; k < q * ROW_BATCH; k += CUDA_THREADS) {
+                            const int a = k / ROW_BATCH, t = k - a * ROW_BATCH;
+                            const unsigned n = batch[k];
+                            if (t < rb.k && n != 0)
+                                add_row_entries(p, rb.first + t, (long long)n,
+                                                proj + a * p.per_state);
+                            batch[k] = 0;
+                        }
+                        rb.first += rb.k;
+                        rb.k = 0;
+                        rb.buf ^= 1;
+                    }
+                }
+                if (++y == p.ly) {
+                    y = 0;
+                    z++;
+                }
+            }
+        }
+        if (!POTTS) {
+            if (in && column != 0)
+                atomicAdd(proj + x, (unsigned long long)column);
+        } else {
+            __syncthreads(); /* the last batch's counters cleared by all */
+            for (int a = 0; a < q; a++) {
+                const unsigned n = col_count[a * CUDA_THREADS + threadIdx.x];
+                col_count[a * CUDA_THREADS + threadIdx.x] = 0;
+                if (in && n != 0) {
+                    atomicAdd(proj + a * p.per_state + x, (unsigned long long)n);
+                    atomicAdd(&population[a], (unsigned long long)n);
+                }
+            }
+            __syncthreads();
+        }
+    }
+    if (!POTTS) {
+        struct latmc_ising_sums *is = (struct latmc_ising_sums *)sums;
+        cuda_warp_add((unsigned long long *)&is->bonds, (unsigned long long)bonds);
+        cuda_warp_add((unsigned long long *)&is->spins, (unsigned long long)total);
+    } else {
+        struct latmc_potts_sums *ps = (struct latmc_potts_sums *)sums;
+        cuda_warp_add((unsigned long long *)&ps->matches, (unsigned long long)bonds);
+        __syncthreads();
+        for (int a = threadIdx.x; a < q; a += CUDA_THREADS)
+            if (population[a] != 0)
+                atomicAdd((unsigned long long *)&ps->count[a], population[a]);
+    }
+}
+
+extern "C" bool cuda_byte_measure_projections_fits(int potts_q)
+{
+    return potts_q <= FOLD_POTTS_STATES;
+}
+
+extern "C" cudaError_t cuda_byte_measure_projections(cudaStream_t stream,
+                                                     const struct latmc_lattice *g,
+                                                     const void *sites, const int8_t *eps,
+                                                     const struct cuda_proj_range *r, int potts_q,
+                                                     void *sums, int64_t *proj)
+{
+    if (r->planes <= 0)
+        return cudaSuccess;
+    if (!cuda_byte_measure_projections_fits(potts_q))
+        return cudaErrorInvalidValue;
+    const struct fold_geom p = geom_of(g, r, g->lx);
+    const dim3 grid = grid_of(p);
+    const uint8_t *s = (const uint8_t *)sites;
+    unsigned long long *out = (unsigned long long *)proj;
+    const size_t shared = (size_t)potts_q * (CUDA_THREADS + 2 * ROW_BATCH) * sizeof(unsigned);
+    if (potts_q > 0) {
+        if (g->ndim == 3)
+            byte_fold_kernel<true, true><<<grid, CUDA_THREADS, shared, stream>>>(
+                p, s, NULL, potts_q, sums, out);
+        else
+            byte_fold_kernel<true, false><<<grid, CUDA_THREADS, shared, stream>>>(
+                p, s, NULL, potts_q, sums, out);
+    } else if (g->ndim == 3) {
+        byte_fold_kernel<false, true><<<grid, CUDA_THREADS, 0, stream>>>(p, s, eps, 0, sums, out);
+    } else {
+        byte_fold_kernel<false, false><<<grid, CUDA_THREADS, 0, stream>>>(p, s, eps, 0, sums, out);
+    }
+    return cudaGetLastError();
+}
+
+/* ---- the transform (lib/modes.h, latmc_modes_chain_sum) ---- */
+
+#define MODES_CHAINS 64 /* LATMC_MODES_CHAINS (lib/modes.h) */
+#define TRANSFORM_AHEAD 16
+
+/* A block per part (component k, axis mu, real or imaginary), a thread per chain: the
+ * chain's terms in increasing x, each product and sum rounded alone (no fused
+ * multiply-add), then the chains added in pairs level by level, as on the host. */
+__global__ void projections_transform_kernel(struct cuda_proj_transform t,
+                                             const long long *proj, const double *phases,
+                                             double *modes)
+{
+    __shared__ double part[MODES_CHAINS];
+    const int im = (int)(blockIdx.x & 1u), axis = (int)(blockIdx.x >> 1);
+    const int mu = axis % t.ndim, k = axis / t.ndim;
+    const int64_t L = t.extent[mu];
+    const long long *p = proj + (int64_t)k * t.per_state + t.proj_at[mu];
+    const double *table = phases + t.phase_at[mu] + (im ? L : 0);
+    const int j = (int)threadIdx.x;
+    /* TRANSFORM_AHEAD terms' loads in flight before they are added (the additions wait
+     * for each other; the loads need not) */
+    double sum = 0;
+    for (int64_t x0 = j; x0 < L; x0 += TRANSFORM_AHEAD * MODES_CHAINS) {
+        long long pv[TRANSFORM_AHEAD];
+        double tv[TRANSFORM_AHEAD];
+#pragma unroll
+        for (int u = 0; u < TRANSFORM_AHEAD; u++) {
+            const int64_t x = x0 + (int64_t)u * MODES_CHAINS;
+            pv[u] = x < L ? p[x] : 0;
+            tv[u] = x < L ? table[x] : 0.0;
+        }
+#pragma unroll
+        for (int u = 0; u < TRANSFORM_AHEAD; u++)
+            if (x0 + (int64_t)u * MODES_CHAINS < L)
+                sum = __dadd_rn(sum, __dmul_rn(__ll2double_rn(pv[u]), tv[u]));
+    }
+    part[j] = sum;
+    __syncthreads();
+    for (int width = MODES_CHAINS; width > 1; width /= 2) {
+        const double v = j < width / 2 ? __dadd_rn(part[2 * j], part[2 * j + 1]) : 0.0;
+        __syncthreads();
+        if (j < width / 2)
+            part[j] = v;
+        __syncthreads();
+    }
+    if (j == 0)
+        modes[2 * axis + im] = part[0];
+}
+
+extern "C" cudaError_t cuda_projections_transform(cudaStream_t stream,
+                                                  const struct cuda_proj_transform *t,
+                                                  const int64_t *proj, const double *phases,
+                                                  double *modes)
+{
+    const unsigned blocks = (unsigned)(t->components * t->ndim * 2);
+    projections_transform_kernel<<<blocks, MODES_CHAINS, 0, stream>>>(
+        *t, (const long long *)proj, phases, modes);
+    return cudaGetLastError();
+}
