@@ -163,6 +163,17 @@ struct latmc_backend_ops {
      * latmc_modes_projections' integers. LATMC_EUNSUPPORTED with the reason where the
      * backend cannot for this sim. */
     int (*mode_projections)(latmc_sim *sim, int64_t p0, int64_t p1, int64_t *proj);
+
+    /* Appended. Optional (NULL: the core makes them from get_planes, on the CPU backend
+     * only; lib/modes.c): the tiles of the Fourier modes (lib/modes.h; the floating-point
+     * models, Heisenberg and phi^4) of the lattice's planes [p0, p1), the whole lattice
+     * [0, L) or a part's own planes, plane p's at (p - p0) latmc_modes_tile_doubles of
+     * `tiles`, each exactly latmc_modes_tiles' doubles (the CPU's order of operations
+     * within a plane), from the sim's phase tables `phases` (latmc_modes_sim_phases, the
+     * same at every call). LATMC_EUNSUPPORTED with the reason where the backend cannot for
+     * this sim. */
+    int (*mode_tiles)(latmc_sim *sim, int64_t p0, int64_t p1, const double *phases,
+                      double *tiles);
 };
 
 /*

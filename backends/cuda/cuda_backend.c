@@ -550,6 +550,20 @@ static int cuda_mode_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t
     return cuda_exec_projections(sim, cs->exec, p0, p1, proj);
 }
 
+/* The Fourier modes' tiles (lib/modes.h; Heisenberg): the one executor's, through its
+ * leaf. */
+static int cuda_mode_tiles(latmc_sim *sim, int64_t p0, int64_t p1, const double *phases,
+                           double *tiles)
+{
+    struct cuda_sim *cs = cuda_sim_of(sim);
+    if (!cs->exec)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "the Fourier observables of the %s model "
+                               "are reduced by the CPU backend only in this version (its CUDA "
+                               "kernels run on an executor without the reduction of the "
+                               "modes)", sim->model->name);
+    return cuda_exec_mode_tiles(sim, cs->exec, p0, p1, phases, tiles);
+}
+
 static int cuda_get_planes(latmc_sim *sim, int64_t p0, int64_t p1, void *buf)
 {
     struct cuda_sim *cs = cuda_sim_of(sim);
@@ -610,4 +624,5 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .part_halo_depth = cuda_part_halo_depth,
     .ens_temper = cuda_ens_temper, /* ens_temper_cuda.c */
     .mode_projections = cuda_mode_projections, /* exec/cuda_exec.c */
+    .mode_tiles = cuda_mode_tiles, /* exec/cuda_exec.c */
 };

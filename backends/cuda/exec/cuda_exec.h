@@ -71,6 +71,17 @@ int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
 int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
                           int64_t *proj);
 
+/*
+ * The tiles of the Fourier modes at k_min (lib/modes.h) of the lattice's planes [p0, p1),
+ * plane p's at (p - p0) tile doubles of `tiles` (host), from the core's phase tables
+ * `phases` (latmc_modes_sim_phases: the same at every call; each box keeps a device copy):
+ * each box reduces its own planes in the range on its device (the leaf's mode_tiles), each
+ * tile the CPU's bit for bit. The range as for cuda_exec_projections. LATMC_EUNSUPPORTED
+ * with the reason for a leaf without mode_tiles.
+ */
+int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
+                         const double *phases, double *tiles);
+
 /* The configuration of a one-box sim as one device array (its data, the leaf's view
  * dtype), waited for; LATMC_EUNSUPPORTED with the reason for several boxes or a leaf
  * without a view. */

@@ -43,6 +43,9 @@ struct cuda_box {
     void *own;                     /* the leaf's own state of the box (box_create), or NULL */
     int64_t *projections;          /* the Fourier modes' projections (device; made on first
                                       use by cuda_exec_projections), or NULL */
+    double *mode_phases;           /* the modes' phase tables (the core's, copied) and */
+    double *mode_tiles;            /* the tiles of the own planes (device; made on first use
+                                      by cuda_exec_mode_tiles), or NULL */
 };
 
 /*
@@ -181,6 +184,17 @@ struct cuda_leaf {
     /* Optional (0: one): values per site in a device view, each a component array of the
      * view's sites after the other, the replicas one after another (Heisenberg: 3). */
     int view_components;
+    /* ---- appended for the Fourier modes of the floating-point models (Heisenberg; phi^4
+     * in the same way: scalar tiles) ---- */
+    /* Optional (NULL: the executor refuses them, unless `projections`): the tiles of the
+     * modes (lib/modes.h; mode_tiles.h) of range r's planes, plane q's at
+     * q mode_components ndim 2 doubles of the device array `tiles`, from the device copy
+     * of the core's phase tables `phases` (latmc_modes_sim_phases' layout), each tile the
+     * CPU's bit for bit (its order of operations within the plane). The executor adds
+     * nothing: the core adds the tiles in plane order, the same for every cut. */
+    cudaError_t (*mode_tiles)(const latmc_sim *sim, const struct cuda_box_range *r,
+                              cudaStream_t stream, const double *phases, double *tiles);
+    int mode_components; /* a tile's components (latmc_modes_components) */
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: it still runs on the old executors. */
