@@ -10,9 +10,10 @@
  *   last-direction sums its total (the rows' totals in row order) times the phase of the
  *   plane's index.
  *
- * Two kernels: the rows (four threads per row and component, one per lane, each a serial
- * sum over its sites; the lanes combined by two shuffles in exactly that pairing), into the
- * scratch; then the planes (a thread per plane and component, a serial sum over the rows).
+ * Two kernels: the rows (four threads per row, one per lane, each a serial sum over its
+ * sites of every component, reading each site's values once; the lanes combined by two
+ * shuffles in exactly that pairing), into the scratch; then the planes (a thread per plane
+ * and component, a serial sum over the rows).
  * Every product and sum is rounded on its own (__dmul_rn, __dadd_rn: no fused
  * multiply-adds, as the module's -fmad=false), so each tile equals the CPU's bit for bit.
  */
@@ -24,57 +25,67 @@
 #define ROW_THREADS 256
 #define PLANE_THREADS 128
 
-/* Component c of the tile at the range's site i: replica 0's component c, or (c past the
- * replica's components) the product of replica 0's m and replica 1's n, exact in double. */
-template <typename T>
-__device__ __forceinline__ double tile_component(const T *data, int64_t stride, int K, int c,
-                                                 int64_t i)
+/*
+ * Thread t: lane t mod LANES of group g = t / LANES = q rows + y, row y of plane q (the
+ * group's LANES threads consecutive, so that the shuffles stay in one warp). Each site's
+ * values are read once: replica 0's K components (and replica 1's), and the tile's C
+ * components made from them (the replicas' products exact in double). Out: the row's
+ * x-direction re, im and its total of component c at 3 (y C planes + c planes + q), so
+ * that the planes' threads (c planes + q) read consecutive rows of the scratch.
+ */
+template <typename T, int K, int R>
+__global__ void tile_rows_kernel(const T *data, int64_t stride, int64_t lx, int64_t rows,
+                                 int64_t planes, const double *cx, const double *sx,
+                                 double *out)
 {
-    if (c < K)
-        return (double)data[(int64_t)c * stride + i];
-    const int m = (c - K) / K, n = (c - K) % K;
-    return __dmul_rn((double)data[(int64_t)m * stride + i],
-                     (double)data[(int64_t)(K + n) * stride + i]);
-}
-
-/* Group g = (c planes + q) rows + y: row y of plane q, component c; its LANES threads
- * are consecutive (lane = t mod LANES), so that the shuffles stay in one warp. Out: the
- * row's x-direction re, im and its total at 3 g. */
-template <typename T>
-__global__ void tile_rows_kernel(const T *data, int64_t stride, int K, int C, int64_t lx,
-                                 int64_t rows, int64_t planes, const double *cx,
-                                 const double *sx, double *out)
-{
+    constexpr int C = K + (R == 2 ? K * K : 0);
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int lane = (int)(t % LANES);
     const int64_t g = t / LANES;
-    const bool valid = g < (int64_t)C * planes * rows;
-    double re = 0.0, im = 0.0, sum = 0.0;
+    const bool valid = g < planes * rows;
+    double re[C], im[C], sum[C];
+#pragma unroll
+    for (int c = 0; c < C; c++)
+        re[c] = im[c] = sum[c] = 0.0;
     if (valid) {
-        const int64_t y = g % rows, cq = g / rows;
-        const int64_t q = cq % planes;
-        const int c = (int)(cq / planes);
-        const int64_t row0 = (q * rows + y) * lx;
+        const int64_t row0 = g * lx;
         for (int64_t x = lane; x < lx; x += LANES) {
-            const double v = tile_component(data, stride, K, c, row0 + x);
-            re = __dadd_rn(re, __dmul_rn(v, cx[x]));
-            im = __dadd_rn(im, __dmul_rn(v, sx[x]));
-            sum = __dadd_rn(sum, v);
+            const int64_t i = row0 + x;
+            double a[K], b[K];
+#pragma unroll
+            for (int k = 0; k < K; k++) {
+                a[k] = (double)data[(int64_t)k * stride + i];
+                b[k] = R == 2 ? (double)data[(int64_t)(K + k) * stride + i] : 0.0;
+            }
+            const double cos_x = cx[x], sin_x = sx[x];
+#pragma unroll
+            for (int c = 0; c < C; c++) {
+                const double v = c < K ? a[c] : __dmul_rn(a[(c - K) / K], b[(c - K) % K]);
+                re[c] = __dadd_rn(re[c], __dmul_rn(v, cos_x));
+                im[c] = __dadd_rn(im[c], __dmul_rn(v, sin_x));
+                sum[c] = __dadd_rn(sum[c], v);
+            }
         }
     }
     /* every thread of the warp (the block is whole warps) takes part: lane 0 ends with
      * (l0 + l1) + (l2 + l3), lane 2 having made l2 + l3 in the first step */
     const unsigned all = 0xffffffffu;
-    re = __dadd_rn(re, __shfl_down_sync(all, re, 1));
-    im = __dadd_rn(im, __shfl_down_sync(all, im, 1));
-    sum = __dadd_rn(sum, __shfl_down_sync(all, sum, 1));
-    re = __dadd_rn(re, __shfl_down_sync(all, re, 2));
-    im = __dadd_rn(im, __shfl_down_sync(all, im, 2));
-    sum = __dadd_rn(sum, __shfl_down_sync(all, sum, 2));
+#pragma unroll
+    for (int c = 0; c < C; c++)
+        for (int d = 1; d < LANES; d *= 2) {
+            re[c] = __dadd_rn(re[c], __shfl_down_sync(all, re[c], d));
+            im[c] = __dadd_rn(im[c], __shfl_down_sync(all, im[c], d));
+            sum[c] = __dadd_rn(sum[c], __shfl_down_sync(all, sum[c], d));
+        }
     if (valid && lane == 0) {
-        out[3 * g] = re;
-        out[3 * g + 1] = im;
-        out[3 * g + 2] = sum;
+        const int64_t q = g / rows, y = g % rows;
+#pragma unroll
+        for (int c = 0; c < C; c++) {
+            double *o = out + 3 * (y * C * planes + c * planes + q);
+            o[0] = re[c];
+            o[1] = im[c];
+            o[2] = sum[c];
+        }
     }
 }
 
@@ -89,12 +100,13 @@ __global__ void tile_planes_kernel(const double *rows_in, int C, int ndim, int64
         return;
     const int c = (int)(t / planes);
     const int64_t q = t % planes;
-    const double *r = rows_in + 3 * t * rows; /* t = c planes + q: the groups' order */
+    const int64_t step = 3 * (int64_t)C * planes; /* from one row to the next */
     double xr = 0.0, xi = 0.0, yr = 0.0, yi = 0.0, total = 0.0;
     for (int64_t y = 0; y < rows; y++) {
-        const double row = r[3 * y + 2];
-        xr = __dadd_rn(xr, r[3 * y]);
-        xi = __dadd_rn(xi, r[3 * y + 1]);
+        const double *r = rows_in + y * step + 3 * t;
+        const double row = r[2];
+        xr = __dadd_rn(xr, r[0]);
+        xi = __dadd_rn(xi, r[1]);
         if (ndim == 3) {
             yr = __dadd_rn(yr, __dmul_rn(row, cy[y]));
             yi = __dadd_rn(yi, __dmul_rn(row, sy[y]));
@@ -131,10 +143,9 @@ extern "C" cudaError_t cuda_mode_tiles(cudaStream_t stream, const struct cuda_ti
 {
     if (r->planes <= 0)
         return cudaSuccess;
-    const int K = src->components, C = cuda_tiles_components(src);
+    const int C = cuda_tiles_components(src);
     const int64_t lx = r->extent[0], rows = r->ndim == 3 ? r->extent[1] : 1;
-    const int64_t groups = (int64_t)C * r->planes * rows;
-    const size_t need = 3 * (size_t)groups;
+    const size_t need = 3 * (size_t)C * (size_t)r->planes * (size_t)rows;
     if (scratch->doubles < need) {
         cuda_tiles_scratch_free(scratch);
         const cudaError_t err = cudaMalloc((void **)&scratch->rows, need * sizeof(double));
@@ -152,15 +163,25 @@ extern "C" cudaError_t cuda_mode_tiles(cudaStream_t stream, const struct cuda_ti
         at += 2 * r->extent[mu];
     }
     const int last = r->ndim - 1;
-    const int64_t row_blocks = (groups * LANES + ROW_THREADS - 1) / ROW_THREADS;
-    if (src->is_double)
-        tile_rows_kernel<double><<<(unsigned)row_blocks, ROW_THREADS, 0, stream>>>(
-            (const double *)src->data, src->stride, K, C, lx, rows, r->planes, cos_of[0],
-            sin_of[0], scratch->rows);
+    const unsigned row_blocks = (unsigned)((r->planes * rows * LANES + ROW_THREADS - 1) /
+                                           ROW_THREADS);
+#define LAUNCH_ROWS(T, K, R)                                                                \
+    tile_rows_kernel<T, K, R><<<row_blocks, ROW_THREADS, 0, stream>>>(                      \
+        (const T *)src->data, src->stride, lx, rows, r->planes, cos_of[0], sin_of[0],       \
+        scratch->rows)
+    /* the sources there are: Heisenberg's spins (3 floats, one or two replicas), phi^4's
+     * field (a float or a double) */
+    if (!src->is_double && src->components == 3 && src->replicas == 1)
+        LAUNCH_ROWS(float, 3, 1);
+    else if (!src->is_double && src->components == 3 && src->replicas == 2)
+        LAUNCH_ROWS(float, 3, 2);
+    else if (!src->is_double && src->components == 1 && src->replicas == 1)
+        LAUNCH_ROWS(float, 1, 1);
+    else if (src->is_double && src->components == 1 && src->replicas == 1)
+        LAUNCH_ROWS(double, 1, 1);
     else
-        tile_rows_kernel<float><<<(unsigned)row_blocks, ROW_THREADS, 0, stream>>>(
-            (const float *)src->data, src->stride, K, C, lx, rows, r->planes, cos_of[0],
-            sin_of[0], scratch->rows);
+        return cudaErrorInvalidValue; /* a source no leaf has (a bug in the leaf) */
+#undef LAUNCH_ROWS
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
