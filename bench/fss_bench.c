@@ -11,7 +11,8 @@
  *       the lattices whose name contains TEXT, e.g. "Ising"). With one thread the times
  *       are the thread's CPU time, else wall-clock time. --cuda L: instead, on the CUDA
  *       backend (one GPU, wall-clock time), 2D Ising at L^2 and 2D Potts q = 3 at
- *       (L / 4)^2, whose |m(k_min)|^2 the device counts (doc/observables.md).
+ *       (L / 4)^2, whose |m(k_min)|^2 the device counts, and 3D Heisenberg at (L / 256)^3
+ *       with one and two replicas, whose tiles the device reduces (doc/observables.md).
  *
  *   latmc-fss-bench xi-at-tc [--sizes L1,L2,..] [--sweeps N] [--chains C] [--threads T]
  *       xi/L of the 2D Ising model at beta_c = ln(1 + sqrt 2) / 2 per L, Metropolis, C
@@ -129,13 +130,19 @@ static int measure(latmc_sim *sim, const struct cost_case *c, int fss)
 
 static int cost(int threads, int repeat, const char *only)
 {
-    char ising_name[48], potts_name[48];
+    char ising_name[48], potts_name[48], heis_name[48], heis2_name[48];
     snprintf(ising_name, sizeof ising_name, "CUDA Ising 2D %lld^2", (long long)cost_cuda_L);
     snprintf(potts_name, sizeof potts_name, "CUDA Potts q=3 2D %lld^2",
              (long long)(cost_cuda_L / 4));
+    snprintf(heis_name, sizeof heis_name, "CUDA Heisenberg 3D %lld^3",
+             (long long)(cost_cuda_L / 256));
+    snprintf(heis2_name, sizeof heis2_name, "CUDA Heisenberg 3D %lld^3 x 2",
+             (long long)(cost_cuda_L / 256));
     const struct cost_case on_cuda[] = {
         { ising_name, LATMC_MODEL_ISING, 2, 2, 1, cost_cuda_L, LATMC_PARAM_BETA, 0 },
         { potts_name, LATMC_MODEL_POTTS, 2, 3, 1, cost_cuda_L / 4, LATMC_PARAM_BETA, 0 },
+        { heis_name, LATMC_MODEL_HEISENBERG, 3, 2, 1, cost_cuda_L / 256, LATMC_PARAM_BETA, 0 },
+        { heis2_name, LATMC_MODEL_HEISENBERG, 3, 2, 2, cost_cuda_L / 256, LATMC_PARAM_BETA, 0 },
     };
     const struct cost_case on_cpu[] = {
         { "Ising 2D 2048^2", LATMC_MODEL_ISING, 2, 2, 1, 2048, LATMC_PARAM_BETA, 0 },

@@ -79,7 +79,7 @@ static int (*backend_projections(const latmc_sim *sim))(latmc_sim *, int64_t, in
     return ops->mode_projections;
 }
 
-/* The backend's own tiles (ops.mode_tiles) for the models of tiles, or NULL. */
+/* The backend's own tiles (ops.mode_tiles; phi^4, Heisenberg), or NULL. */
 static int (*backend_tiles(const latmc_sim *sim))(latmc_sim *, const double *, int64_t, int64_t,
                                                    double *)
 {
@@ -100,14 +100,14 @@ size_t latmc_modes_partial_bytes(const latmc_sim_desc *d, int64_t planes)
 
 int latmc_modes_partial(latmc_sim *sim, int64_t p0, int64_t p1, void *out)
 {
-    int (*tiles_on_backend)(latmc_sim *, const double *, int64_t, int64_t, double *) =
-        backend_tiles(sim);
-    if (tiles_on_backend) {
+    if (!by_projections(&sim->desc)) {
+        int (*tiles_on_backend)(latmc_sim *, const double *, int64_t, int64_t, double *) =
+            backend_tiles(sim);
+        if (!tiles_on_backend)
+            return latmc_modes_tiles(sim, p0, p1, out);
         const double *phases = latmc_modes_sim_phases(sim);
         return phases ? tiles_on_backend(sim, phases, p0, p1, out) : LATMC_ENOMEM;
     }
-    if (!by_projections(&sim->desc))
-        return latmc_modes_tiles(sim, p0, p1, out);
     int (*on_backend)(latmc_sim *, int64_t, int64_t, int64_t *) = backend_projections(sim);
     if (on_backend)
         return on_backend(sim, p0, p1, out);
@@ -164,8 +164,7 @@ int latmc_modes_measure(latmc_sim *sim, double *modes)
     if (!on_cpu && !backend_projections(sim) && !backend_tiles(sim))
         return latmc_fail(LATMC_EUNSUPPORTED, "the Fourier observables of the %s model are "
                           "reduced by the CPU backend only in this version (this sim runs "
-                          "on %s; the CUDA backend reduces those of Ising, Potts and phi^4)",
-                          sim->model->name, sim->ops->name);
+                          "on %s)", sim->model->name, sim->ops->name);
     if (latmc_part_many(sim))
         return latmc_part_modes(sim, modes);
     void *partial = sim_partial(sim);

@@ -8,7 +8,9 @@
  * v_c(x) e^{i k_mu x_mu}, k_mu = 2 pi / L_mu. Along the in-plane axes the phases come from
  * one table per axis, summed in the plane's site order; along the last axis the plane's
  * total times the phase of its index p. Tiles are added in plane order from zeros. So the
- * result depends on the configuration only, never on threads, boxes or ranks.
+ * result depends on the configuration only, never on threads, boxes or ranks. A backend
+ * may make the tiles on its own layout (ops.mode_tiles: the CUDA module's Heisenberg), in
+ * this same order of operations within each plane, so that they are these bit for bit.
  *
  * Components: Ising 1 (the spin), phi^4 1 (the field), Potts q (the indicator of each
  * state; the simplex order parameter is built from them), Heisenberg 3 (replica 0's

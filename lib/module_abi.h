@@ -19,7 +19,8 @@
  * model_def gains step_of, and ops.sweep is gone (every sweep runs through ops.run_steps). */
 /* 5: core services gain draw_couplings. */
 /* 6: ops.ens_temper (parallel tempering on the device). */
-#define LATMC_MODULE_ABI_VERSION 6u
+/* 7: ops.mode_projections and ops.mode_tiles (the Fourier modes reduced on the device). */
+#define LATMC_MODULE_ABI_VERSION 7u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */

@@ -249,11 +249,11 @@ static int cuda_mode_projections(latmc_sim *sim, int64_t p0, int64_t p1, int64_t
     return cuda_exec_projections(sim, exec_of(sim), p0, p1, proj);
 }
 
-/* The Fourier modes' tiles (lib/modes.h; phi^4), through the leaf. */
+/* The Fourier modes' tiles (lib/modes.h; phi^4, Heisenberg), through the leaf. */
 static int cuda_mode_tiles(latmc_sim *sim, const double *phases, int64_t p0, int64_t p1,
                            double *tiles)
 {
-    return cuda_exec_mode_tiles(sim, exec_of(sim), phases, p0, p1, tiles);
+    return cuda_exec_mode_tiles(sim, exec_of(sim), p0, p1, phases, tiles);
 }
 
 /* The sums and the whole lattice's projections in one pass (ops.measure_modes; the core

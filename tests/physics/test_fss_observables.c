@@ -19,10 +19,11 @@
  *
  * LATMC_TEST_DEVICE=cuda (meson: "test_fss_observables cuda", skipped without a GPU): (a)
  * and (b) on the CUDA backend, which counts Ising's and Potts' modes on the device (in the
- * measurement's pass from the second measurement on: measurement_pass_cuda) and makes
- * phi^4's tiles there (Heisenberg's: still the CPU's only); phi^4's M2_KMIN on the GPU,
- * one box and 2 boxes, the same double as the CPU backend's on the same field (the same
- * additions in the same order, lib/modes_planes.c).
+ * measurement's pass from the second measurement on: measurement_pass_cuda) and reduces
+ * phi^4's and Heisenberg's tiles there; phi^4's M2_KMIN on the GPU, one box and 2 boxes,
+ * the same double as the CPU backend's on the same field (the same additions in the same
+ * order, lib/modes_planes.c), and Heisenberg's bit for bit against the CPU backend on the
+ * same configurations (one box, boxes, after the device's own sweeps).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -131,8 +132,8 @@ static struct fourier direct(const struct lattice *g, int model, int q, int repl
 
 /* ---- (a) the function on given configurations ---- */
 
-static latmc_sim *make(latmc_ctx *ctx, int model, int ndim, int64_t L, int q, int replicas,
-                       int n_threads, int n_parts, uint64_t seed)
+static latmc_sim *make_on(latmc_ctx *ctx, int device, int model, int ndim, int64_t L, int q,
+                          int replicas, int n_threads, int n_parts, uint64_t seed)
 {
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
@@ -142,7 +143,7 @@ static latmc_sim *make(latmc_ctx *ctx, int model, int ndim, int64_t L, int q, in
         d.extent[mu] = L;
     d.q = model == LATMC_MODEL_POTTS ? q : 2;
     d.replicas = replicas;
-    d.device = test_device();
+    d.device = device;
     d.n_threads = n_threads;
     d.n_parts = n_parts;
     d.seed = seed;
@@ -152,6 +153,12 @@ static latmc_sim *make(latmc_ctx *ctx, int model, int ndim, int64_t L, int q, in
         fail_msg("create model %d %dD L=%lld parts %d: %s", model, ndim, (long long)L, n_parts,
                  latmc_last_error());
     return sim;
+}
+
+static latmc_sim *make(latmc_ctx *ctx, int model, int ndim, int64_t L, int q, int replicas,
+                       int n_threads, int n_parts, uint64_t seed)
+{
+    return make_on(ctx, test_device(), model, ndim, L, q, replicas, n_threads, n_parts, seed);
 }
 
 static void random_config(latmc_sim *sim, int model, int q, int64_t count, void *buf,
@@ -253,9 +260,6 @@ static void given_configurations(void **state)
     uint64_t rng = 2026;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const struct c *c = &cases[k];
-        /* CUDA: the modes of Ising, Potts and phi^4 (Heisenberg's refused) */
-        if (cuda && c->model == LATMC_MODEL_HEISENBERG)
-            continue;
         const struct lattice g = lattice_of(c->ndim, c->L);
         latmc_sim *sim = make(ctx, c->model, c->ndim, c->L, c->q, c->replicas, 1, 0, 1);
         void *buf = malloc((size_t)g.n * 2 * 3 * sizeof(double));
@@ -715,6 +719,56 @@ static void bit_identity(void **state)
     latmc_ctx_destroy(&ctx);
 }
 
+/*
+ * CUDA: Heisenberg's modes reduced on the device (mode_tiles.cu) against the CPU backend's
+ * on the same configuration, bit for bit: one box and several (desc.n_parts on one
+ * device), one and two replicas, 2D and 3D, rows of L_x mod 4 = 0 and 2 (the lanes' last
+ * sites), after the hot start and after the device's own sweeps (the configuration in the
+ * other of its two buffers), read back and set on a CPU sim.
+ */
+static void heisenberg_against_cpu(void **state)
+{
+    (void)state;
+    struct c { int ndim; int64_t L; int replicas, parts; } cases[] = {
+        { 3, 18, 2, 1 }, { 3, 18, 2, 3 }, { 3, 12, 1, 2 }, { 2, 70, 1, 1 }, { 2, 70, 2, 2 },
+        { 2, 64, 2, 1 },
+    };
+    latmc_ctx *ctx = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const struct c *c = &cases[k];
+        latmc_sim *gpu = make_on(ctx, LATMC_DEVICE_CUDA, LATMC_MODEL_HEISENBERG, c->ndim, c->L,
+                                 2, c->replicas, 1, c->parts, 99 + k);
+        latmc_sim *cpu = make_on(ctx, LATMC_DEVICE_CPU, LATMC_MODEL_HEISENBERG, c->ndim, c->L,
+                                 2, c->replicas, 1, 0, 5);
+        assert_int_equal(latmc_sim_set_param(gpu, LATMC_PARAM_BETA, 1.2), LATMC_OK);
+        assert_int_equal(latmc_sim_init_spins(gpu, LATMC_INIT_HOT), LATMC_OK);
+        size_t bytes = 0;
+        assert_int_equal(latmc_sim_spins_size(gpu, &bytes), LATMC_OK);
+        void *buf = malloc(bytes);
+        assert_non_null(buf);
+        for (int round = 0; round < 3; round++) {
+            if (round > 0)
+                assert_int_equal(latmc_sim_sweep(gpu, (uint64_t)round), LATMC_OK);
+            double on_gpu[3], on_cpu[3];
+            observe(gpu, c->replicas, on_gpu);
+            assert_int_equal(latmc_sim_get_spins(gpu, buf, bytes), LATMC_OK);
+            assert_int_equal(latmc_sim_set_spins(cpu, buf, bytes), LATMC_OK);
+            observe(cpu, c->replicas, on_cpu);
+            printf("Heisenberg %dD L=%lld, %d replicas, %d boxes, after %d sweeps: CUDA "
+                   "%.17g %.17g, CPU %.17g %.17g\n", c->ndim, (long long)c->L, c->replicas,
+                   c->parts ? c->parts : 1, round * (round + 1) / 2, on_gpu[1], on_gpu[2],
+                   on_cpu[1], on_cpu[2]);
+            assert_true(on_gpu[1] > 0);
+            assert_memory_equal(on_gpu, on_cpu, sizeof on_gpu);
+        }
+        free(buf);
+        latmc_sim_destroy(&cpu);
+        latmc_sim_destroy(&gpu);
+    }
+    latmc_ctx_destroy(&ctx);
+}
+
 /* ---- (e) the jackknife helpers and the ensemble's overlap ---- */
 
 static void jackknife_helpers(void **state)
@@ -884,6 +938,7 @@ int main(void)
             cmocka_unit_test(given_configurations),
             cmocka_unit_test(measurement_pass_cuda),
             cmocka_unit_test(enumeration),
+            cmocka_unit_test(heisenberg_against_cpu),
         };
         return cmocka_run_group_tests_name("fss_observables cuda", on_cuda, NULL, NULL);
     }

@@ -76,6 +76,8 @@ static void free_box(struct cuda_slab_exec *ex)
     cudaFree(b->sums);
     cudaFree(b->projections);
     cudaFree(b->phases);
+    cudaFree(b->mode_phases);
+    cudaFree(b->mode_tiles);
 }
 
 void cuda_exec_destroy(struct cuda_exec *x)
@@ -667,12 +669,10 @@ static bool own_within(const struct cuda_exec *x, int i, int64_t p0, int64_t p1,
     return *hi > *lo;
 }
 
-int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
-                          int64_t *proj)
+/* Whether [p0, p1) is the boxes' own planes (the whole lattice for a sim of the whole
+ * lattice); else the failure. */
+static int check_own_planes(const struct cuda_exec *x, int64_t p0, int64_t p1)
 {
-    if (!x->leaf->projections)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s model has no "
-                               "device reduction of the Fourier modes", sim->model->name);
     int64_t covered = 0, lo, hi;
     for (int i = 0; i < x->n; i++)
         if (own_within(x, i, p0, p1, &lo, &hi))
@@ -681,9 +681,23 @@ int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
         return cuda_core->fail(LATMC_EINVAL, "CUDA backend: the Fourier modes of planes "
                                "[%lld, %lld), which are not the boxes' own planes (a bug in "
                                "the core)", (long long)p0, (long long)p1);
+    return LATMC_OK;
+}
+
+int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
+                          int64_t *proj)
+{
+    if (!x->leaf->projections)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s model has no "
+                               "device reduction of the Fourier modes' projections",
+                               sim->model->name);
+    int64_t lo, hi;
+    int st = check_own_planes(x, p0, p1);
+    if (st < 0)
+        return st;
     const int64_t n = projection_entries(sim);
     const size_t bytes = (size_t)n * sizeof(int64_t);
-    int st = stage_of(x, bytes * (size_t)x->n);
+    st = stage_of(x, bytes * (size_t)x->n);
     if (st == LATMC_OK) /* the steps and halo copies in flight done */
         st = finish_all(x, "counting the Fourier modes' projections");
     cudaError_t err = cudaSuccess;
@@ -717,34 +731,32 @@ int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
     return LATMC_OK;
 }
 
-/* latmc_modes_tile_doubles (the module does not link the core's function). */
-static size_t tile_doubles(const latmc_sim *sim)
+/* Doubles of the phase tables (cos and sin of every axis). */
+static size_t phase_doubles(const latmc_sim *sim)
 {
-    const latmc_sim_desc *d = &sim->desc;
-    const int c = d->model == LATMC_MODEL_POTTS        ? d->q
-                  : d->model == LATMC_MODEL_HEISENBERG ? (d->replicas == 2 ? 12 : 3)
-                                                       : 1;
-    return (size_t)c * (size_t)d->ndim * 2;
+    int64_t n = 0;
+    for (int mu = 0; mu < sim->desc.ndim; mu++)
+        n += sim->desc.extent[mu];
+    return 2 * (size_t)n;
 }
 
-int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, const double *phases,
-                         int64_t p0, int64_t p1, double *tiles)
+int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
+                         const double *phases, double *tiles)
 {
     if (!x->leaf->mode_tiles)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s model has no "
-                               "device reduction of the Fourier modes", sim->model->name);
-    int64_t covered = 0, lo, hi;
-    for (int i = 0; i < x->n; i++)
-        if (own_within(x, i, p0, p1, &lo, &hi))
-            covered += hi - lo;
-    if (p1 <= p0 || covered != p1 - p0)
-        return cuda_core->fail(LATMC_EINVAL, "CUDA backend: the Fourier modes of planes "
-                               "[%lld, %lld), which are not the boxes' own planes (a bug in "
-                               "the core)", (long long)p0, (long long)p1);
-    const size_t td = tile_doubles(sim), bytes = (size_t)(p1 - p0) * td * sizeof(double);
-    int st = stage_of(x, bytes);
+                               "device reduction of the Fourier modes' tiles",
+                               sim->model->name);
+    int64_t lo, hi;
+    int st = check_own_planes(x, p0, p1);
+    if (st < 0)
+        return st;
+    const size_t td = (size_t)x->leaf->mode_components * (size_t)sim->desc.ndim * 2;
+    const size_t plane_bytes = td * sizeof(double);
+    const size_t phase_bytes = phase_doubles(sim) * sizeof(double);
+    st = stage_of(x, plane_bytes * (size_t)(p1 - p0));
     if (st == LATMC_OK) /* the steps and halo copies in flight done */
-        st = finish_all(x, "making the Fourier modes' tiles");
+        st = finish_all(x, "reducing the Fourier modes");
     cudaError_t err = cudaSuccess;
     for (int i = 0; i < x->n && st == LATMC_OK && err == cudaSuccess; i++) {
         struct cuda_box *b = &x->box[i];
@@ -752,20 +764,34 @@ int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, const double
             continue;
         if ((st = cuda_slab_set_device(b->ex.device)) < 0)
             break;
+        /* the core's tables, the same at every call of a sim: copied once (the copy from
+         * pageable memory is complete when cudaMemcpy returns) */
+        if (!b->mode_phases) {
+            err = cudaMalloc((void **)&b->mode_phases, phase_bytes);
+            if (err == cudaSuccess)
+                err = cudaMemcpy(b->mode_phases, phases, phase_bytes, cudaMemcpyHostToDevice);
+            if (err != cudaSuccess) {
+                cudaFree(b->mode_phases);
+                b->mode_phases = NULL;
+                break;
+            }
+        }
+        if (!b->mode_tiles)
+            err = cudaMalloc((void **)&b->mode_tiles, plane_bytes * (size_t)b->ex.planes);
         const struct cuda_box_range r = range_of(x, b, lo - b->ex.origin + x->halo, hi - lo);
-        double *dev = NULL;
-        err = x->leaf->mode_tiles(sim, &r, b->ex.stream, phases, &dev);
-        if (err == cudaSuccess) /* each box's planes at their place: plane order */
-            err = cudaMemcpyAsync((double *)x->stage + (size_t)(lo - p0) * td, dev,
-                                  (size_t)(hi - lo) * td * sizeof(double),
+        if (err == cudaSuccess)
+            err = x->leaf->mode_tiles(sim, &r, b->ex.stream, b->mode_phases, b->mode_tiles);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync((char *)x->stage + (size_t)(lo - p0) * plane_bytes,
+                                  b->mode_tiles, (size_t)(hi - lo) * plane_bytes,
                                   cudaMemcpyDeviceToHost, b->ex.stream);
     }
     if (st == LATMC_OK)
-        st = cuda_check(err, "making the Fourier modes' tiles");
-    const int fin = finish_all(x, "making the Fourier modes' tiles");
+        st = cuda_check(err, "reducing the Fourier modes");
+    const int fin = finish_all(x, "reducing the Fourier modes");
     if (st < 0 || fin < 0)
         return st < 0 ? st : fin;
-    memcpy(tiles, x->stage, bytes);
+    memcpy(tiles, x->stage, plane_bytes * (size_t)(p1 - p0));
     return LATMC_OK;
 }
 

@@ -72,13 +72,15 @@ int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
                           int64_t *proj);
 
 /*
- * The Fourier modes' tiles (lib/modes.h: latmc_modes_tile_doubles doubles a plane) of the
- * lattice's planes [p0, p1), the boxes' own planes, into tiles in plane order: each box
- * makes its planes' tiles on its device (the leaf's mode_tiles), each plane's exactly as
- * latmc_modes_tiles makes it. LATMC_EUNSUPPORTED with the reason for a leaf without them.
+ * The tiles of the Fourier modes at k_min (lib/modes.h) of the lattice's planes [p0, p1),
+ * plane p's at (p - p0) tile doubles of `tiles` (host), from the core's phase tables
+ * `phases` (latmc_modes_sim_phases: the same at every call; each box keeps a device copy):
+ * each box reduces its own planes in the range on its device (the leaf's mode_tiles), each
+ * tile the CPU's bit for bit. The range as for cuda_exec_projections. LATMC_EUNSUPPORTED
+ * with the reason for a leaf without mode_tiles.
  */
-int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, const double *phases,
-                         int64_t p0, int64_t p1, double *tiles);
+int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
+                         const double *phases, double *tiles);
 
 /* cuda_exec_measure's sums and the whole lattice's projections (as cuda_exec_projections
  * of [0, L)) in one pass over each box where its leaf has measure_projections (else the

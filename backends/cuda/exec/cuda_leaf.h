@@ -46,6 +46,9 @@ struct cuda_box {
     double *phases;                /* the modes' phase tables (device, then room for the
                                       modes), copied from phases_of (cuda_exec_measure_kmin) */
     const double *phases_of;
+    double *mode_phases;           /* the modes' phase tables (the core's, copied) and */
+    double *mode_tiles;            /* the tiles of the own planes (device; made on first use
+                                      by cuda_exec_mode_tiles), or NULL */
 };
 
 /*
@@ -197,19 +200,24 @@ struct cuda_leaf {
      * that order itself), else through this member too (Heisenberg). */
     cudaError_t (*measure_planes)(const latmc_sim *sim, const struct cuda_box_range *r,
                                   cudaStream_t stream, double **plane_sums);
-    /* Optional (NULL: the executor refuses the Fourier modes' tiles): the tiles of the
-     * Fourier modes (lib/modes.h: a tile per plane, latmc_modes_tile_doubles doubles,
-     * latmc_modes_tiles' additions in their order) of range r's planes, in plane order,
-     * into a device array of the leaf's own (*tiles); phases: the sim's phase tables
-     * (host memory, the same for the sim's life; lib/modes.h). */
-    cudaError_t (*mode_tiles)(const latmc_sim *sim, const struct cuda_box_range *r,
-                              cudaStream_t stream, const double *phases, double **tiles);
 
     /* ---- appended for the k_min count in the measurement (issue 33) ---- */
     /* Optional (NULL: measure, then projections): measure's sums and projections' counts
      * of the range in one read of the configuration, each exactly what those give. */
     cudaError_t (*measure_projections)(const latmc_sim *sim, const struct cuda_box_range *own,
                                        cudaStream_t stream, void *sums, int64_t *proj);
+
+    /* ---- appended for the Fourier modes of the floating-point models (Heisenberg and
+     * phi^4: scalar tiles) ---- */
+    /* Optional (NULL: the executor refuses them, unless `projections`): the tiles of the
+     * modes (lib/modes.h; mode_tiles.h) of range r's planes, plane q's at
+     * q mode_components ndim 2 doubles of the device array `tiles`, from the device copy
+     * of the core's phase tables `phases` (latmc_modes_sim_phases' layout), each tile the
+     * CPU's bit for bit (its order of operations within the plane). The executor adds
+     * nothing: the core adds the tiles in plane order, the same for every cut. */
+    cudaError_t (*mode_tiles)(const latmc_sim *sim, const struct cuda_box_range *r,
+                              cudaStream_t stream, const double *phases, double *tiles);
+    int mode_components; /* a tile's components (latmc_modes_components) */
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: the module has no kernels for its model. */

@@ -42,6 +42,7 @@
 #include "heisenberg.h"
 #include "heisenberg_cuda.h"
 #include "heisenberg_rules.h"
+#include "mode_tiles.h"
 #include "model.h"
 #include "plan.h"
 
@@ -66,6 +67,7 @@ struct heis_box {
     int pass_step, pass_src;
     float *J;                       /* couplings, SoA over the local planes */
     double *partials, *plane_sums;  /* the reduction's chunks and planes of the own planes */
+    struct cuda_tiles_scratch mode_rows; /* the Fourier modes' rows (made on first use) */
     long long rows_per_chunk, rows_per_plane;
     struct cuda_heis_geom geom[2];  /* [heat bath?] passes over the own planes */
 };
@@ -264,6 +266,7 @@ static void heis_box_destroy(struct cuda_box *b)
     cudaFree(h->J);
     cudaFree(h->partials);
     cudaFree(h->plane_sums);
+    cuda_tiles_scratch_free(&h->mode_rows);
     free(h);
     b->own = NULL;
 }
@@ -465,6 +468,31 @@ static cudaError_t heis_measure_planes(const latmc_sim *sim, const struct cuda_b
                                     h->partials, h->plane_sums);
 }
 
+/* The tiles of the Fourier modes of range r's planes (mode_tiles.h): replica 0's spin
+ * and, with two replicas, the products of the replicas' components, from the
+ * configuration's buffer (components n_local floats apart, replica 1's after replica 0's:
+ * the source's layout). */
+static cudaError_t heis_mode_tiles(const latmc_sim *sim, const struct cuda_box_range *r,
+                                   cudaStream_t stream, const double *phases, double *tiles)
+{
+    const latmc_sim_desc *d = &sim->desc;
+    struct heis_box *h = own_of(r->box);
+    const struct cuda_tiles_source src = {
+        .data = buffer(r->box, h->cur) + (size_t)(r->p0 * h->plane_sites),
+        .stride = h->n_local,
+        .is_double = 0,
+        .components = COMPONENTS,
+        .replicas = h->nrep,
+    };
+    const struct cuda_tiles_range range = {
+        .ndim = d->ndim,
+        .extent = { d->extent[0], d->extent[1], d->ndim == 3 ? d->extent[2] : 1 },
+        .planes = r->planes,
+        .global_p0 = r->global_p0,
+    };
+    return cuda_mode_tiles(stream, &src, &range, phases, &h->mode_rows, tiles);
+}
+
 /* The configuration's buffer (latmc_sim_device_view: components N floats apart, replicas
  * 3 N; it changes at every pass). */
 static cudaError_t heis_view(const latmc_sim *sim, struct cuda_box *b, cudaStream_t stream,
@@ -508,6 +536,8 @@ static uint64_t heis_attempted(const latmc_sim *sim, int64_t sites)
         .written_arrays = heis_written_arrays,                                               \
         .measure_planes = heis_measure_planes,                                               \
         .view_components = COMPONENTS,                                                       \
+        .mode_tiles = heis_mode_tiles,                                                       \
+        .mode_components = COMPONENTS * (1 + ((replicas) == 2 ? COMPONENTS : 0)),         \
     }
 
 static const struct cuda_leaf heis_leaves[2] = { HEIS_LEAF(1), HEIS_LEAF(2) };

@@ -51,9 +51,9 @@ struct phi4_box {
     bool part;                    /* the box of a part of a lattice shared by processes */
     double *partials;             /* 5 doubles per row of the box's own planes */
     double *plane_sums;           /* 5 doubles per own plane (a box with halos) */
-    /* the Fourier modes (phi4_mode_tiles; made at their first use): the sim's phase
-     * tables, 3 doubles per row of the own planes, a tile per own plane */
-    double *mode_phases, *mode_rows, *mode_tiles;
+    /* the Fourier modes' scratch (phi4_mode_tiles; made at its first use): 3 doubles per
+     * row of the own planes */
+    double *mode_rows;
 };
 
 static struct phi4_box *own_of(const struct cuda_box *b)
@@ -143,9 +143,7 @@ static void phi4_box_destroy(struct cuda_box *b)
         return;
     cudaFree(s->partials);
     cudaFree(s->plane_sums);
-    cudaFree(s->mode_phases);
     cudaFree(s->mode_rows);
-    cudaFree(s->mode_tiles);
     free(s);
     b->own = NULL;
 }
@@ -288,39 +286,23 @@ static cudaError_t phi4_measure_planes(const latmc_sim *sim, const struct cuda_b
 /* The tiles of range r's planes (each plane alone: no halo is read). The buffers and the
  * phase tables (which depend on the extents only) are made at the first call. */
 static cudaError_t phi4_mode_tiles(const latmc_sim *sim, const struct cuda_box_range *r,
-                                   cudaStream_t stream, const double *phases, double **tiles)
+                                   cudaStream_t stream, const double *phases, double *tiles)
 {
     const latmc_sim_desc *d = &sim->desc;
     struct phi4_box *s = own_of(r->box);
-    cudaError_t err = cudaSuccess;
-    if (!s->mode_phases) {
-        int64_t n = 0;
-        for (int mu = 0; mu < d->ndim; mu++)
-            n += d->extent[mu];
-        const size_t planes = (size_t)r->box->ex.planes;
-        err = cudaMalloc((void **)&s->mode_rows,
-                         planes * (size_t)rows_per_plane(d) * 3 * sizeof(double));
-        if (err == cudaSuccess)
-            err = cudaMalloc((void **)&s->mode_tiles,
-                             planes * 2 * (size_t)d->ndim * sizeof(double));
-        if (err == cudaSuccess)
-            err = cudaMalloc((void **)&s->mode_phases, 2 * (size_t)n * sizeof(double));
-        if (err == cudaSuccess)
-            err = cudaMemcpyAsync(s->mode_phases, phases, 2 * (size_t)n * sizeof(double),
-                                  cudaMemcpyHostToDevice, stream);
-        if (err != cudaSuccess) { /* all made again at the next call */
-            cudaFree(s->mode_phases);
-            cudaFree(s->mode_rows);
-            cudaFree(s->mode_tiles);
-            s->mode_phases = s->mode_rows = s->mode_tiles = NULL;
+    if (!s->mode_rows) { /* made again at the next call if it fails */
+        const cudaError_t err =
+            cudaMalloc((void **)&s->mode_rows, (size_t)r->box->ex.planes *
+                                                   (size_t)rows_per_plane(d) * 3 * sizeof(double));
+        if (err != cudaSuccess) {
+            s->mode_rows = NULL;
             return err;
         }
     }
-    *tiles = s->mode_tiles;
     const char *at = (const char *)r->box->data +
                      (size_t)(r->p0 * plane_sites(d)) * value_bytes(d);
-    return cuda_phi4_mode_tiles(stream, &s->plan, &s->g, at, r->global_p0, r->planes,
-                                s->mode_phases, s->mode_rows, s->mode_tiles);
+    return cuda_phi4_mode_tiles(stream, &s->plan, &s->g, at, r->global_p0, r->planes, phases,
+                                s->mode_rows, tiles);
 }
 
 static uint64_t phi4_attempted(const latmc_sim *sim, int64_t sites)
@@ -338,7 +320,7 @@ static uint64_t phi4_attempted(const latmc_sim *sim, int64_t sites)
         .box_destroy = phi4_box_destroy, .update = phi4_update, .measure = phi4_measure,   \
         .view_dtype = (dtype), .attempted = phi4_attempted, .own_steps = phi4_own_steps,   \
         .cut = phi4_cut, .measure_planes = phi4_measure_planes,                            \
-        .mode_tiles = phi4_mode_tiles,                                                     \
+        .mode_tiles = phi4_mode_tiles, .mode_components = 1,                               \
     }
 
 static const struct cuda_leaf phi4_float_leaf = PHI4_LEAF(LATMC_DTYPE_FLOAT32);

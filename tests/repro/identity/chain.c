@@ -68,7 +68,8 @@ static int take_end(latmc_sim *sim, struct chain_end *e)
     if ((st = latmc_sim_get_desc(sim, &d)) != LATMC_OK)
         return st;
     e->modes_everywhere = d.model == LATMC_MODEL_ISING || d.model == LATMC_MODEL_POTTS ||
-                          d.model == LATMC_MODEL_PHI4;
+                          d.model == LATMC_MODEL_PHI4 ||
+                          d.model == LATMC_MODEL_HEISENBERG;
     if ((st = latmc_sim_acceptance_counts(sim, &e->accepted, &e->attempted)) != LATMC_OK ||
         (st = latmc_sim_sweep_count(sim, &e->sweeps)) != LATMC_OK)
         return st;
@@ -109,9 +110,11 @@ bool chain_same(const struct chain_end *a, const struct chain_end *b, bool with_
     for (int k = LATMC_OBS_ENERGY; k < N_OBS_KEYS; k++) {
         /* the keys after OVERLAP2 (cluster statistics, Fourier modes) exist on some
          * backends only: a layout that does not offer one (LATMC_EUNSUPPORTED) is compared
-         * on the others; but Ising's, Potts' and phi^4's M2_KMIN every layout offers (on
-         * a cubic lattice: elsewhere every layout refuses it alike) */
-        const bool required = k == LATMC_OBS_M2_KMIN && a->modes_everywhere;
+         * on the others; but every model's M2_KMIN (and Heisenberg's OVERLAP2_KMIN) every
+         * layout offers (on a cubic lattice, with two replicas: elsewhere every layout
+         * refuses it alike) */
+        const bool required = (k == LATMC_OBS_M2_KMIN || k == LATMC_OBS_OVERLAP2_KMIN) &&
+                              a->modes_everywhere;
         if (k > LATMC_OBS_OVERLAP2 && !required &&
             (a->obs_status[k] == LATMC_EUNSUPPORTED || b->obs_status[k] == LATMC_EUNSUPPORTED))
             continue;

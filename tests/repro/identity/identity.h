@@ -87,7 +87,8 @@ struct chain_end {
     size_t bytes;
     double obs[N_OBS_KEYS];
     int obs_status[N_OBS_KEYS];
-    bool modes_everywhere; /* Ising, Potts, phi^4: M2_KMIN is offered on every layout */
+    bool modes_everywhere; /* Ising, Potts, phi^4, Heisenberg: the Fourier modes' keys
+                              are offered on every layout */
     uint64_t accepted, attempted, sweeps;
     unsigned char *ckpt; /* latmc_sim_serialize's bytes */
     size_t ckpt_bytes;

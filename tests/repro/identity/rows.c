@@ -463,6 +463,15 @@ const struct row rows[] = {
     { "heis_overrelax_r2", 3, { 72, 10, 8 }, CUDA_DEVICES(2) },
     { "heis_pmj_r2", 3, { 72, 10, 8 }, CUDA_DEVICES(2) },
     { "heis_overrelax_r1_float", 3, { 72, 10, 8 }, CUDA_DEVICES(2) },
+    /* CUDA on cubic lattices: Heisenberg's M2_KMIN and OVERLAP2_KMIN compared too, the
+     * tiles reduced on the devices (one GPU, boxes, devices, parts, checkpoints; 2D and 3D,
+     * one and two replicas, rows of L_x mod 4 = 0 and 2) */
+    { "heis_gauss_r2", 3, { 12, 12, 12 }, DEVICES_GPU " cuda,parts=2" },
+    { "heis_uniform_r1", 3, { 16, 16, 16 }, CUDA_DEVICES(3) " cuda,boxes=2" },
+    { "heis_overrelax_r2", 2, { 32, 32, 0 }, CUDA_DEVICES(2) " cuda,parts=2" },
+    { "heis_pmj_r2", 2, { 24, 24, 0 }, "cuda devices=3" },
+    { "heis_gauss_r2_float", 3, { 10, 10, 10 }, CUDA_DEVICES(2) " cuda,boxes=2" },
+    { "heis_overrelax_r1_float", 2, { 30, 30, 0 }, "cuda devices=2 cuda,parts=3" },
     { "phi4_double_lambda", 3, { 64, 16, 32 }, CUDA_DEVICES(2) },
     { "phi4_float", 3, { 64, 16, 32 }, CUDA_DEVICES(2) },
     { "phi4_float_lambda", 3, { 64, 16, 32 }, CUDA_DEVICES(2) },

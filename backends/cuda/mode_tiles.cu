@@ -1,0 +1,195 @@
+/*
+ * The per-plane tiles of the Fourier modes on the device (mode_tiles.h), in the CPU's order
+ * of floating-point operations (lib/modes_planes.c, DEFINE_DENSE_PLANE; doc/observables.md,
+ * "The reduction"):
+ *
+ *   in each row, site x adds v_c(x) cos(k x), v_c(x) sin(k x) and v_c(x) into lane x mod 4,
+ *   sites in x order; the row's values are the lanes combined as (l0 + l1) + (l2 + l3);
+ *   the plane's x-direction sums are the rows' added in row order from zero, its
+ *   y-direction sums (3D) the rows' totals times the phase of y added in row order, and its
+ *   last-direction sums its total (the rows' totals in row order) times the phase of the
+ *   plane's index.
+ *
+ * Two kernels: the rows (four threads per row, one per lane, each a serial sum over its
+ * sites of every component, reading each site's values once; the lanes combined by two
+ * shuffles in exactly that pairing), into the scratch; then the planes (a thread per plane
+ * and component, a serial sum over the rows).
+ * Every product and sum is rounded on its own (__dmul_rn, __dadd_rn: no fused
+ * multiply-adds, as the module's -fmad=false), so each tile equals the CPU's bit for bit.
+ */
+#include <stdint.h>
+
+#include "mode_tiles.h"
+
+#define LANES 4          /* MODES_LANES of lib/modes_planes.c */
+#define ROW_THREADS 256
+#define PLANE_THREADS 128
+
+/*
+ * Thread t: lane t mod LANES of group g = t / LANES = q rows + y, row y of plane q (the
+ * group's LANES threads consecutive, so that the shuffles stay in one warp). Each site's
+ * values are read once: replica 0's K components (and replica 1's), and the tile's C
+ * components made from them (the replicas' products exact in double). Out: the row's
+ * x-direction re, im and its total of component c at 3 (y C planes + c planes + q), so
+ * that the planes' threads (c planes + q) read consecutive rows of the scratch.
+ */
+template <typename T, int K, int R>
+__global__ void tile_rows_kernel(const T *data, int64_t stride, int64_t lx, int64_t rows,
+                                 int64_t planes, const double *cx, const double *sx,
+                                 double *out)
+{
+    constexpr int C = K + (R == 2 ? K * K : 0);
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int lane = (int)(t % LANES);
+    const int64_t g = t / LANES;
+    const bool valid = g < planes * rows;
+    double re[C], im[C], sum[C];
+#pragma unroll
+    for (int c = 0; c < C; c++)
+        re[c] = im[c] = sum[c] = 0.0;
+    if (valid) {
+        const int64_t row0 = g * lx;
+        for (int64_t x = lane; x < lx; x += LANES) {
+            const int64_t i = row0 + x;
+            double a[K], b[K];
+#pragma unroll
+            for (int k = 0; k < K; k++) {
+                a[k] = (double)data[(int64_t)k * stride + i];
+                b[k] = R == 2 ? (double)data[(int64_t)(K + k) * stride + i] : 0.0;
+            }
+            const double cos_x = cx[x], sin_x = sx[x];
+#pragma unroll
+            for (int c = 0; c < C; c++) {
+                const double v = c < K ? a[c] : __dmul_rn(a[(c - K) / K], b[(c - K) % K]);
+                re[c] = __dadd_rn(re[c], __dmul_rn(v, cos_x));
+                im[c] = __dadd_rn(im[c], __dmul_rn(v, sin_x));
+                sum[c] = __dadd_rn(sum[c], v);
+            }
+        }
+    }
+    /* every thread of the warp (the block is whole warps) takes part: lane 0 ends with
+     * (l0 + l1) + (l2 + l3), lane 2 having made l2 + l3 in the first step */
+    const unsigned all = 0xffffffffu;
+#pragma unroll
+    for (int c = 0; c < C; c++)
+        for (int d = 1; d < LANES; d *= 2) {
+            re[c] = __dadd_rn(re[c], __shfl_down_sync(all, re[c], d));
+            im[c] = __dadd_rn(im[c], __shfl_down_sync(all, im[c], d));
+            sum[c] = __dadd_rn(sum[c], __shfl_down_sync(all, sum[c], d));
+        }
+    if (valid && lane == 0) {
+        const int64_t q = g / rows, y = g % rows;
+#pragma unroll
+        for (int c = 0; c < C; c++) {
+            double *o = out + 3 * (y * C * planes + c * planes + q);
+            o[0] = re[c];
+            o[1] = im[c];
+            o[2] = sum[c];
+        }
+    }
+}
+
+/* Thread (c, q): plane q's tile entries of component c from its rows, in row order. */
+__global__ void tile_planes_kernel(const double *rows_in, int C, int ndim, int64_t rows,
+                                   int64_t planes, int64_t global_p0, const double *cy,
+                                   const double *sy, const double *cp, const double *sp,
+                                   double *tiles)
+{
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (int64_t)C * planes)
+        return;
+    const int c = (int)(t / planes);
+    const int64_t q = t % planes;
+    const int64_t step = 3 * (int64_t)C * planes; /* from one row to the next */
+    double xr = 0.0, xi = 0.0, yr = 0.0, yi = 0.0, total = 0.0;
+    for (int64_t y = 0; y < rows; y++) {
+        const double *r = rows_in + y * step + 3 * t;
+        const double row = r[2];
+        xr = __dadd_rn(xr, r[0]);
+        xi = __dadd_rn(xi, r[1]);
+        if (ndim == 3) {
+            yr = __dadd_rn(yr, __dmul_rn(row, cy[y]));
+            yi = __dadd_rn(yi, __dmul_rn(row, sy[y]));
+        }
+        total = __dadd_rn(total, row);
+    }
+    double *tile = tiles + q * (int64_t)C * ndim * 2 + (int64_t)c * ndim * 2;
+    tile[0] = xr;
+    tile[1] = xi;
+    if (ndim == 3) {
+        tile[2] = yr;
+        tile[3] = yi;
+    }
+    const int64_t p = global_p0 + q;
+    tile[2 * (ndim - 1)] = __dmul_rn(total, cp[p]);
+    tile[2 * (ndim - 1) + 1] = __dmul_rn(total, sp[p]);
+}
+
+extern "C" void cuda_tiles_scratch_free(struct cuda_tiles_scratch *s)
+{
+    cudaFree(s->rows);
+    s->rows = NULL;
+    s->doubles = 0;
+}
+
+extern "C" int cuda_tiles_components(const struct cuda_tiles_source *src)
+{
+    return src->components + (src->replicas == 2 ? src->components * src->components : 0);
+}
+
+extern "C" cudaError_t cuda_mode_tiles(cudaStream_t stream, const struct cuda_tiles_source *src,
+                                       const struct cuda_tiles_range *r, const double *phases,
+                                       struct cuda_tiles_scratch *scratch, double *tiles)
+{
+    if (r->planes <= 0)
+        return cudaSuccess;
+    const int C = cuda_tiles_components(src);
+    const int64_t lx = r->extent[0], rows = r->ndim == 3 ? r->extent[1] : 1;
+    const size_t need = 3 * (size_t)C * (size_t)r->planes * (size_t)rows;
+    if (scratch->doubles < need) {
+        cuda_tiles_scratch_free(scratch);
+        const cudaError_t err = cudaMalloc((void **)&scratch->rows, need * sizeof(double));
+        if (err != cudaSuccess) {
+            scratch->rows = NULL;
+            return err;
+        }
+        scratch->doubles = need;
+    }
+    /* the tables: cos then sin of each axis in turn */
+    const double *cos_of[3], *sin_of[3], *at = phases;
+    for (int mu = 0; mu < r->ndim; mu++) {
+        cos_of[mu] = at;
+        sin_of[mu] = at + r->extent[mu];
+        at += 2 * r->extent[mu];
+    }
+    const int last = r->ndim - 1;
+    const unsigned row_blocks = (unsigned)((r->planes * rows * LANES + ROW_THREADS - 1) /
+                                           ROW_THREADS);
+#define LAUNCH_ROWS(T, K, R)                                                                \
+    tile_rows_kernel<T, K, R><<<row_blocks, ROW_THREADS, 0, stream>>>(                      \
+        (const T *)src->data, src->stride, lx, rows, r->planes, cos_of[0], sin_of[0],       \
+        scratch->rows)
+    /* the sources there are: Heisenberg's spins (3 floats, one or two replicas), phi^4's
+     * field (a float or a double) */
+    if (!src->is_double && src->components == 3 && src->replicas == 1)
+        LAUNCH_ROWS(float, 3, 1);
+    else if (!src->is_double && src->components == 3 && src->replicas == 2)
+        LAUNCH_ROWS(float, 3, 2);
+    else if (!src->is_double && src->components == 1 && src->replicas == 1)
+        LAUNCH_ROWS(float, 1, 1);
+    else if (src->is_double && src->components == 1 && src->replicas == 1)
+        LAUNCH_ROWS(double, 1, 1);
+    else
+        return cudaErrorInvalidValue; /* a source no leaf has (a bug in the leaf) */
+#undef LAUNCH_ROWS
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess)
+        return err;
+    const int64_t items = (int64_t)C * r->planes;
+    tile_planes_kernel<<<(unsigned)((items + PLANE_THREADS - 1) / PLANE_THREADS), PLANE_THREADS,
+                         0, stream>>>(scratch->rows, C, r->ndim, rows, r->planes, r->global_p0,
+                                      r->ndim == 3 ? cos_of[1] : NULL,
+                                      r->ndim == 3 ? sin_of[1] : NULL, cos_of[last],
+                                      sin_of[last], tiles);
+    return cudaGetLastError();
+}
