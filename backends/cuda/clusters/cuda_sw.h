@@ -6,10 +6,11 @@
  * the kernels (cuda_sw_kernels.cu) run one step each:
  *
  *   bonds:  every site's bonds (i, mu), bit mu of bonds[i], from the draws named by
- *           (sweep, global site, direction); labels[i] = i.
+ *           (sweep, global site, direction).
  *   labels: union-find over the active bonds with atomicMin on the larger root, so that
- *           a root is always the smallest site of its tree; then every label flattened to
- *           its root: the cluster's name, its smallest global site index.
+ *           a root is always the smallest site of its tree (tiles in shared memory first,
+ *           then the bonds between tiles); then every label flattened to its root: the
+ *           cluster's name, its smallest global site index.
  *   flip:   every site's cluster decision, drawn at its label, and the flip.
  *
  * The labels are the same whatever order the unions ran in (the smallest site of each
@@ -39,7 +40,7 @@ struct cuda_sw_box {
 
 /* Bonds of every site of sweep `name` (the step's), Ising satisfied iff the spins agree
  * (flip = 0: beta J > 0) or differ (flip = 1: beta J < 0); active iff also the draw <
- * threshold. Sets every label to its site. */
+ * threshold. */
 cudaError_t cuda_sw_ising_bonds(cudaStream_t stream, const struct cuda_sw_box *b,
                                 uint64_t seed, struct latmc_rng_name name, int flip,
                                 uint64_t threshold);
