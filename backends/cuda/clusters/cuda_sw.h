@@ -9,9 +9,11 @@
  *           (sweep, global site, direction).
  *   labels: union-find over the active bonds with atomicMin on the larger root, so that
  *           a root is always the smallest site of its tree (tiles in shared memory first,
- *           then the bonds between tiles); then every label flattened to its root: the
- *           cluster's name, its smallest global site index.
- *   flip:   every site's cluster decision, drawn at its label, and the flip.
+ *           then the bonds between tiles); then the tiles' roots flattened: every site's
+ *           label is its tile piece's root, whose label is the cluster's root -- its
+ *           name, its smallest global site index -- so labels[labels[i]] names i's cluster.
+ *   flip:   every cluster's decision, drawn at its name (the roots only), then every site
+ *           takes its cluster's.
  *
  * The labels are the same whatever order the unions ran in (the smallest site of each
  * component), so the configuration is the CPU chain's bit for bit.
@@ -45,11 +47,11 @@ cudaError_t cuda_sw_ising_bonds(cudaStream_t stream, const struct cuda_sw_box *b
                                 uint64_t seed, struct latmc_rng_name name, int flip,
                                 uint64_t threshold);
 
-/* The clusters of the active bonds: labels[i] = the smallest site of i's cluster. */
+/* The clusters of the active bonds: labels[labels[i]] = the smallest site of i's cluster. */
 cudaError_t cuda_sw_label(cudaStream_t stream, const struct cuda_sw_box *b);
 
-/* Each site's cluster keeps its spins iff the draw at its label < keep_threshold, else
- * flips; adds the sites flipped to *changed. */
+/* Each cluster keeps its spins iff the draw at its name < keep_threshold, else flips;
+ * adds the sites flipped to *changed. Overwrites the bonds (the roots' decisions). */
 cudaError_t cuda_sw_ising_flip(cudaStream_t stream, const struct cuda_sw_box *b,
                                uint64_t seed, struct latmc_rng_name name,
                                uint64_t keep_threshold, unsigned long long *changed);

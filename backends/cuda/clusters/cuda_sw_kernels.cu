@@ -13,7 +13,10 @@
  *      global index (the tile's order of sites is the lattice's, so a local root, the
  *      smallest local index of its piece, is its smallest site);
  *   2. the bonds that leave a tile (and the wraps) joined in global memory;
- *   3. every parent flattened to its root.
+ *   3. the tiles' roots flattened to their clusters' roots; every other site's parent is
+ *      its tile's root, so its cluster's name is two reads away (labels[labels[i]]).
+ * The decisions are drawn at the clusters' roots only and kept in their bonds bytes; the
+ * flip reads them there. The bonds: four sites a thread, whose draws are whole blocks.
  * A find reads the parents around L1 (__ldcg): a stale parent is still an ancestor, so a
  * find always ends, and the atomicMin's old value tells a union whether it won.
  */
@@ -44,31 +47,44 @@ __device__ __forceinline__ void neighbours(const struct latmc_lattice &g, uint32
     j[2] = g.ndim == 3 ? (z + 1 == lz ? i - z * plane : i + plane) : i;
 }
 
+/* Bit 7 of a site's bonds byte: the site is the root of its tile's piece (pass 1), and
+ * after the decisions a cluster's root keeps its decision in its byte (1: keep). */
+#define SW_TILE_ROOT 0x80u
+#define SW_BOND_BITS 0x07u
+
+/* Four sites a thread, i0 = 4 k .. 4 k + 3: their draws nd i0 .. nd i0 + 4 nd - 1 are the
+ * nd whole blocks from nd k on, each computed once (N is a multiple of 4: even extents). */
+template <int ND>
 __global__ void sw_ising_bonds_kernel(struct cuda_sw_box b, uint64_t seed,
                                       struct latmc_rng_name name, int flip, uint64_t thr)
 {
-    const uint64_t n = (uint64_t)b.g.nsites;
-    const int nd = b.g.ndim;
-    for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
-        const uint32_t i = (uint32_t)k;
-        uint32_t j[3];
-        neighbours(b.g, i, j);
-        const int8_t s = b.spins[i];
-        /* draws nd i .. nd i + nd - 1: one block, or two where they cross one's end */
-        const uint64_t d0 = (uint64_t)nd * i;
-        const unsigned lane0 = (unsigned)(d0 & 3u);
-        const latmc_philox_ctr c0 = latmc_rng_name_block(seed, name, d0 >> 2);
-        latmc_philox_ctr c1 = c0;
-        if (lane0 + (unsigned)nd > 4u)
-            c1 = latmc_rng_name_block(seed, name, (d0 >> 2) + 1);
-        unsigned bits = 0;
-        for (int mu = 0; mu < nd; mu++) {
-            const unsigned lane = lane0 + (unsigned)mu;
-            const uint32_t u = lane < 4u ? lane_of(c0, lane) : lane_of(c1, lane - 4u);
-            const int same = s == b.spins[j[mu]];
-            bits |= (unsigned)((same ^ flip) & ((uint64_t)u < thr)) << mu;
+    const uint64_t groups = (uint64_t)b.g.nsites / 4;
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
+         k += (uint64_t)cuda_item_stride()) {
+        latmc_philox_ctr c[ND];
+#pragma unroll
+        for (int q = 0; q < ND; q++)
+            c[q] = latmc_rng_name_block(seed, name, (uint64_t)ND * k + (uint64_t)q);
+        const uint32_t i0 = (uint32_t)(4 * k);
+        const uint32_t four = *(const uint32_t *)(b.spins + i0);
+        uint32_t out = 0;
+#pragma unroll
+        for (int s = 0; s < 4; s++) {
+            const uint32_t i = i0 + (uint32_t)s;
+            uint32_t j[3];
+            neighbours(b.g, i, j);
+            const int8_t si = (int8_t)(four >> (8 * s));
+            unsigned bits = 0;
+#pragma unroll
+            for (int mu = 0; mu < ND; mu++) {
+                const int m = ND * s + mu; /* the draw's place among the thread's */
+                const uint32_t u = lane_of(c[m >> 2], (unsigned)(m & 3));
+                const int same = si == b.spins[j[mu]];
+                bits |= (unsigned)((same ^ flip) & ((uint64_t)u < thr)) << mu;
+            }
+            out |= bits << (8 * s);
         }
-        b.bonds[i] = (uint8_t)bits;
+        *(uint32_t *)(b.bonds + i0) = out;
     }
 }
 
@@ -167,7 +183,7 @@ __global__ void sw_tile_kernel(struct cuda_sw_box b)
         const uint32_t i = x + lx * (y + ly * z);
         parent[me] = me;
         __syncthreads();
-        const unsigned bits = valid ? b.bonds[i] : 0u;
+        const unsigned bits = valid ? b.bonds[i] : 0u; /* no mark yet */
         if (bits & 1u && inside_tile(x, t.tx, lx))
             unite_shared(parent, me, me + 1);
         if (bits & 2u && inside_tile(y, t.ty, ly))
@@ -180,6 +196,8 @@ __global__ void sw_tile_kernel(struct cuda_sw_box b)
         const uint32_t rx = r % t.tx, ry = r / t.tx % t.ty, rz = r / (t.tx * t.ty);
         if (valid)
             b.labels[i] = x0 + rx + lx * (y0 + ry + ly * (z0 + rz));
+        if (valid && r == me)
+            b.bonds[i] = (uint8_t)(bits | SW_TILE_ROOT);
         __syncthreads(); /* parent[] is the next tile's */
     }
 }
@@ -192,7 +210,7 @@ __global__ void sw_union_kernel(struct cuda_sw_box b)
     const uint32_t lx = (uint32_t)b.g.lx, ly = (uint32_t)b.g.ly, lz = (uint32_t)b.g.lz;
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
         const uint32_t i = (uint32_t)k;
-        unsigned bits = b.bonds[i];
+        unsigned bits = b.bonds[i] & SW_BOND_BITS;
         if (!bits)
             continue;
         const uint32_t x = i % lx, row = i / lx, y = row % ly, z = row / ly;
@@ -212,31 +230,49 @@ __global__ void sw_union_kernel(struct cuda_sw_box b)
     }
 }
 
+/* Pass 3: each tile root's label flattened to its cluster's root. The other sites'
+ * parents are their tile roots still (pass 2 only hangs roots), so after this pass every
+ * site reaches its cluster's name in two steps: labels[labels[i]]. A root's label is
+ * read by others while it is written: the old parent or the root, both its ancestors. */
 __global__ void sw_flatten_kernel(struct cuda_sw_box b)
 {
     const uint64_t n = (uint64_t)b.g.nsites;
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
         const uint32_t i = (uint32_t)k;
+        if (!(b.bonds[i] & SW_TILE_ROOT))
+            continue;
         const uint32_t p = b.labels[i];
         if (p == i)
             continue;
         const uint32_t r = find_root(b.labels, p);
         if (r != p)
-            b.labels[i] = r; /* others may read p or r here: both ancestors of i */
+            b.labels[i] = r;
     }
 }
 
-__global__ void sw_ising_flip_kernel(struct cuda_sw_box b, uint64_t seed,
-                                     struct latmc_rng_name name, uint64_t keep,
-                                     unsigned long long *changed)
+/* The decision of every cluster, drawn at its root (its name), into the root's bonds
+ * byte (1: keep, 0: flip). */
+__global__ void sw_ising_decide_kernel(struct cuda_sw_box b, uint64_t seed,
+                                       struct latmc_rng_name name, uint64_t keep)
+{
+    const uint64_t n = (uint64_t)b.g.nsites;
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
+        const uint32_t r = (uint32_t)k;
+        if (!(b.bonds[r] & SW_TILE_ROOT) || b.labels[r] != r)
+            continue;
+        const uint32_t u = lane_of(latmc_rng_name_block(seed, name, r >> 2), r & 3u);
+        b.bonds[r] = (uint8_t)latmc_cluster_ising_keep(u, keep);
+    }
+}
+
+__global__ void sw_ising_flip_kernel(struct cuda_sw_box b, unsigned long long *changed)
 {
     const uint64_t n = (uint64_t)b.g.nsites;
     unsigned long long flipped = 0;
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
         const uint32_t i = (uint32_t)k;
-        const uint32_t r = b.labels[i];
-        const uint32_t u = lane_of(latmc_rng_name_block(seed, name, r >> 2), r & 3u);
-        if (!latmc_cluster_ising_keep(u, keep)) {
+        const uint32_t r = b.labels[b.labels[i]];
+        if (!b.bonds[r]) {
             b.spins[i] = (int8_t)-b.spins[i];
             flipped++;
         }
@@ -248,8 +284,13 @@ extern "C" cudaError_t cuda_sw_ising_bonds(cudaStream_t stream, const struct cud
                                            uint64_t seed, struct latmc_rng_name name,
                                            int flip, uint64_t threshold)
 {
-    sw_ising_bonds_kernel<<<cuda_grid(b->g.nsites), CUDA_THREADS, 0, stream>>>(
-        *b, seed, name, flip, threshold);
+    const unsigned grid = cuda_grid(b->g.nsites / 4);
+    if (b->g.ndim == 3)
+        sw_ising_bonds_kernel<3><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name, flip,
+                                                                   threshold);
+    else
+        sw_ising_bonds_kernel<2><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name, flip,
+                                                                   threshold);
     return cudaGetLastError();
 }
 
@@ -276,7 +317,12 @@ extern "C" cudaError_t cuda_sw_ising_flip(cudaStream_t stream, const struct cuda
                                           uint64_t seed, struct latmc_rng_name name,
                                           uint64_t keep_threshold, unsigned long long *changed)
 {
-    sw_ising_flip_kernel<<<cuda_grid(b->g.nsites), CUDA_THREADS, 0, stream>>>(
-        *b, seed, name, keep_threshold, changed);
-    return cudaGetLastError();
+    sw_ising_decide_kernel<<<cuda_grid(b->g.nsites), CUDA_THREADS, 0, stream>>>(
+        *b, seed, name, keep_threshold);
+    cudaError_t err = cudaGetLastError();
+    if (err == cudaSuccess) {
+        sw_ising_flip_kernel<<<cuda_grid(b->g.nsites), CUDA_THREADS, 0, stream>>>(*b, changed);
+        err = cudaGetLastError();
+    }
+    return err;
 }
