@@ -51,6 +51,8 @@ __device__ __forceinline__ void neighbours(const struct latmc_lattice &g, uint32
  * after the decisions a cluster's root keeps its decision in its byte (1: keep). */
 #define SW_TILE_ROOT 0x80u
 #define SW_BOND_BITS 0x07u
+/* Blocks of the counting flip kernel: a few per SM of any current GPU, enough to fill it. */
+#define SW_COUNT_BLOCKS 2048u
 
 /* Four sites a thread, i0 = 4 k .. 4 k + 3: their draws nd i0 .. nd i0 + 4 nd - 1 are the
  * nd whole blocks from nd k on, each computed once (N is a multiple of 4: even extents). */
@@ -321,7 +323,11 @@ extern "C" cudaError_t cuda_sw_ising_flip(cudaStream_t stream, const struct cuda
         *b, seed, name, keep_threshold);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess) {
-        sw_ising_flip_kernel<<<cuda_grid(b->g.nsites), CUDA_THREADS, 0, stream>>>(*b, changed);
+        /* a bounded grid, each thread many sites: one atomicAdd per warp on one counter,
+         * per 32 sites, would serialise in the L2 */
+        const unsigned grid = cuda_grid(b->g.nsites);
+        sw_ising_flip_kernel<<<grid < SW_COUNT_BLOCKS ? grid : SW_COUNT_BLOCKS, CUDA_THREADS, 0,
+                               stream>>>(*b, changed);
         err = cudaGetLastError();
     }
     return err;
