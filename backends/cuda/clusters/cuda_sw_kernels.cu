@@ -1,17 +1,14 @@
 /*
- * Swendsen-Wang's kernels on one box holding the whole lattice (cuda_sw.h). Four
- * consecutive sites a thread (N is a multiple of 4: Ising's extents are even) in a
- * grid-stride loop, their bytes and labels read as words, so that each thread keeps
- * several loads in flight (one byte a thread left the kernels waiting on latency); a site
- * is a 32-bit index (the core refuses cluster updates on 2^32 sites or more).
+ * Swendsen-Wang's kernels on one box holding the whole lattice (cuda_sw.h). One thread
+ * per site in a grid-stride loop; a site is a 32-bit index (the core refuses cluster
+ * updates on 2^32 sites or more).
  *
  * The labelling is union-find with atomicMin (the label-equivalence scheme of Komura and
  * Okabe, in the block-local form of Playne and Hawick): parents only ever point to
  * smaller sites, a union hangs the larger of the two roots under the smaller with
  * atomicMin and retries from the value it displaced, so once every bond is joined each
  * tree's root is its smallest site whatever order the threads ran in. Three passes:
- *   1. tiles (128 x 8 sites in 2D, 64 x 4 x 4 in 3D where L_x is a multiple of 4, else
- *      32 x 8 and 16 x 4 x 4; one block each): the bonds inside a
+ *   1. tiles (32 x 8 sites in 2D, 16 x 4 x 4 in 3D; one block each): the bonds inside a
  *      tile joined in shared memory, every site's parent then its tile-local root's
  *      global index (the tile's order of sites is the lattice's, so a local root, the
  *      smallest local index of its piece, is its smallest site);
@@ -56,7 +53,6 @@ __device__ __forceinline__ void neighbours(const struct latmc_lattice &g, uint32
 #define SW_BOND_BITS 0x07u
 /* Blocks of the counting flip kernel: a few per SM of any current GPU, enough to fill it. */
 #define SW_COUNT_BLOCKS 2048u
-/* Pass 2's find_root and unite follow below; pass 1's shared-memory forms after them. */
 
 /* Four sites a thread, i0 = 4 k .. 4 k + 3: their draws nd i0 .. nd i0 + 4 nd - 1 are the
  * nd whole blocks from nd k on, each computed once (N is a multiple of 4: even extents). */
@@ -124,27 +120,20 @@ __device__ void unite(uint32_t *parent, uint32_t a, uint32_t b)
     }
 }
 
-/* The tiles of pass 1: tx x ty x tz sites, one block of CUDA_THREADS threads each, a
- * thread k consecutive sites along x (k = 4 where L_x is a multiple of 4: a word of bonds,
- * four labels stored at once; else 1). */
+/* The tiles of pass 1: TX x TY x TZ sites, one block of CUDA_THREADS threads each. */
 struct tile_shape {
-    uint32_t tx, ty, tz, k;
+    uint32_t tx, ty, tz;
 };
 
 static_assert(32 * 8 == CUDA_THREADS && 16 * 4 * 4 == CUDA_THREADS, "a tile is a block");
 
-__host__ __device__ static inline struct tile_shape tile_of(int ndim, uint32_t k)
+__host__ __device__ static inline struct tile_shape tile_of(int ndim)
 {
-    const struct tile_shape t2 = { 32 * k, 8, 1, k }, t3 = { 16 * k, 4, 4, k };
+    const struct tile_shape t2 = { 32, 8, 1 }, t3 = { 16, 4, 4 };
     return ndim == 3 ? t3 : t2;
 }
 
-static uint32_t sites_per_thread(const struct latmc_lattice *g)
-{
-    return g->lx % 4 == 0 ? 4u : 1u;
-}
-
-/* Bond (c, mu) lies inside its tile: the next site along mu is in the same tile and no
+/* Bond (x, mu) lies inside its tile: the next site along mu is in the same tile and no
  * wrap is crossed. */
 __device__ __forceinline__ bool inside_tile(uint32_t c, uint32_t t, uint32_t l)
 {
@@ -178,103 +167,68 @@ __device__ void unite_shared(uint32_t *parent, uint32_t a, uint32_t b)
     }
 }
 
-/* Pass 1 (the file's comment), K sites a thread. The root of each piece is marked in its
- * bonds byte (SW_TILE_ROOT). */
-template <uint32_t K>
+/* Pass 1 (the file's comment): blockDim.x = tx ty tz = CUDA_THREADS. */
 __global__ void sw_tile_kernel(struct cuda_sw_box b)
 {
-    __shared__ uint32_t parent[CUDA_THREADS * K];
-    const struct tile_shape t = tile_of(b.g.ndim, K);
+    __shared__ uint32_t parent[CUDA_THREADS];
+    const struct tile_shape t = tile_of(b.g.ndim);
     const uint32_t lx = (uint32_t)b.g.lx, ly = (uint32_t)b.g.ly, lz = (uint32_t)b.g.lz;
     const uint32_t nx = (lx + t.tx - 1) / t.tx, ny = (ly + t.ty - 1) / t.ty;
     const uint32_t nz = (lz + t.tz - 1) / t.tz;
-    const uint32_t me = threadIdx.x, per_row = t.tx / K;
-    const uint32_t mx = me % per_row * K, my = me / per_row % t.ty;
-    const uint32_t mz = me / (per_row * t.ty);
-    const uint32_t first = mx + t.tx * (my + t.ty * mz); /* local index of the first site */
-    for (uint32_t tile = blockIdx.x; tile < nx * ny * nz; tile += gridDim.x) {
-        const uint32_t gx = tile % nx, rest = tile / nx;
+    const uint32_t me = threadIdx.x;
+    const uint32_t mx = me % t.tx, my = me / t.tx % t.ty, mz = me / (t.tx * t.ty);
+    for (uint64_t tile = blockIdx.x; tile < (uint64_t)nx * ny * nz; tile += gridDim.x) {
+        const uint32_t gx = (uint32_t)(tile % nx), rest = (uint32_t)(tile / nx);
         const uint32_t x0 = gx * t.tx, y0 = rest % ny * t.ty, z0 = rest / ny * t.tz;
         const uint32_t x = x0 + mx, y = y0 + my, z = z0 + mz;
-        /* K divides L_x: the K sites are all in the lattice or none */
         const bool valid = x < lx && y < ly && z < lz;
         const uint32_t i = x + lx * (y + ly * z);
-#pragma unroll
-        for (uint32_t s = 0; s < K; s++)
-            parent[first + s] = first + s;
+        parent[me] = me;
         __syncthreads();
-        uint32_t word = 0;
+        const unsigned bits = valid ? b.bonds[i] : 0u; /* no mark yet */
+        if (bits & 1u && inside_tile(x, t.tx, lx))
+            unite_shared(parent, me, me + 1);
+        if (bits & 2u && inside_tile(y, t.ty, ly))
+            unite_shared(parent, me, me + t.tx);
+        if (bits & 4u && inside_tile(z, t.tz, lz))
+            unite_shared(parent, me, me + t.tx * t.ty);
+        __syncthreads();
+        const uint32_t r = find_shared(parent, me);
+        /* the local root's site (a valid one: it is joined to this site by bonds) */
+        const uint32_t rx = r % t.tx, ry = r / t.tx % t.ty, rz = r / (t.tx * t.ty);
         if (valid)
-            word = K == 4 ? *(const uint32_t *)(b.bonds + i) : b.bonds[i];
-#pragma unroll
-        for (uint32_t s = 0; s < K; s++) {
-            const unsigned bits = word >> (8 * s) & SW_BOND_BITS;
-            const uint32_t me_s = first + s;
-            if (bits & 1u && inside_tile(x + s, t.tx, lx))
-                unite_shared(parent, me_s, me_s + 1);
-            if (bits & 2u && inside_tile(y, t.ty, ly))
-                unite_shared(parent, me_s, me_s + t.tx);
-            if (bits & 4u && inside_tile(z, t.tz, lz))
-                unite_shared(parent, me_s, me_s + t.tx * t.ty);
-        }
-        __syncthreads();
-        uint32_t label[K];
-        uint32_t marks = 0;
-#pragma unroll
-        for (uint32_t s = 0; s < K; s++) {
-            const uint32_t r = find_shared(parent, first + s);
-            /* the local root's site (a valid one: joined to this site by bonds) */
-            const uint32_t rx = r % t.tx, ry = r / t.tx % t.ty, rz = r / (t.tx * t.ty);
-            label[s] = x0 + rx + lx * (y0 + ry + ly * (z0 + rz));
-            marks |= (r == first + s ? SW_TILE_ROOT : 0u) << (8 * s);
-        }
-        if (valid) {
-            if (K == 4) {
-                *(uint4 *)(b.labels + i) = make_uint4(label[0], label[1 % K], label[2 % K],
-                                                      label[3 % K]);
-                *(uint32_t *)(b.bonds + i) = word | marks;
-            } else {
-                b.labels[i] = label[0];
-                b.bonds[i] = (uint8_t)(word | marks);
-            }
-        }
+            b.labels[i] = x0 + rx + lx * (y0 + ry + ly * (z0 + rz));
+        if (valid && r == me)
+            b.bonds[i] = (uint8_t)(bits | SW_TILE_ROOT);
         __syncthreads(); /* parent[] is the next tile's */
     }
 }
 
-/* Pass 2: the bonds that pass 1 left, those leaving a tile or wrapping; four sites a
- * thread (N is a multiple of 4), a word of their bonds read at once. */
-__global__ void sw_union_kernel(struct cuda_sw_box b, struct tile_shape t)
+/* Pass 2: the bonds that pass 1 left, those leaving a tile or wrapping. */
+__global__ void sw_union_kernel(struct cuda_sw_box b)
 {
-    const uint64_t groups = (uint64_t)b.g.nsites / 4;
+    const uint64_t n = (uint64_t)b.g.nsites;
+    const struct tile_shape t = tile_of(b.g.ndim);
     const uint32_t lx = (uint32_t)b.g.lx, ly = (uint32_t)b.g.ly, lz = (uint32_t)b.g.lz;
-    for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
-         k += (uint64_t)cuda_item_stride()) {
-        const uint32_t i0 = (uint32_t)(4 * k);
-        const uint32_t word = *(const uint32_t *)(b.bonds + i0) & 0x07070707u;
-        if (!word)
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
+        const uint32_t i = (uint32_t)k;
+        unsigned bits = b.bonds[i] & SW_BOND_BITS;
+        if (!bits)
             continue;
-#pragma unroll
-        for (uint32_t s = 0; s < 4; s++) {
-            unsigned bits = word >> (8 * s) & SW_BOND_BITS;
-            if (!bits)
-                continue;
-            const uint32_t i = i0 + s;
-            const uint32_t x = i % lx, row = i / lx, y = row % ly, z = row / ly;
-            if (inside_tile(x, t.tx, lx))
-                bits &= ~1u;
-            if (inside_tile(y, t.ty, ly))
-                bits &= ~2u;
-            if (inside_tile(z, t.tz, lz))
-                bits &= ~4u;
-            if (!bits)
-                continue;
-            uint32_t j[3];
-            neighbours(b.g, i, j);
-            for (int mu = 0; mu < b.g.ndim; mu++)
-                if (bits >> mu & 1u)
-                    unite(b.labels, i, j[mu]);
-        }
+        const uint32_t x = i % lx, row = i / lx, y = row % ly, z = row / ly;
+        if (inside_tile(x, t.tx, lx))
+            bits &= ~1u;
+        if (inside_tile(y, t.ty, ly))
+            bits &= ~2u;
+        if (inside_tile(z, t.tz, lz))
+            bits &= ~4u;
+        if (!bits)
+            continue;
+        uint32_t j[3];
+        neighbours(b.g, i, j);
+        for (int mu = 0; mu < b.g.ndim; mu++)
+            if (bits >> mu & 1u)
+                unite(b.labels, i, j[mu]);
     }
 }
 
@@ -284,74 +238,46 @@ __global__ void sw_union_kernel(struct cuda_sw_box b, struct tile_shape t)
  * read by others while it is written: the old parent or the root, both its ancestors. */
 __global__ void sw_flatten_kernel(struct cuda_sw_box b)
 {
-    const uint64_t groups = (uint64_t)b.g.nsites / 4;
-    for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
-         k += (uint64_t)cuda_item_stride()) {
-        const uint32_t i0 = (uint32_t)(4 * k);
-        const uint32_t marks = *(const uint32_t *)(b.bonds + i0) & 0x80808080u;
-        if (!marks)
+    const uint64_t n = (uint64_t)b.g.nsites;
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
+        const uint32_t i = (uint32_t)k;
+        if (!(b.bonds[i] & SW_TILE_ROOT))
             continue;
-#pragma unroll
-        for (uint32_t s = 0; s < 4; s++) {
-            if (!(marks >> (8 * s) & SW_TILE_ROOT))
-                continue;
-            const uint32_t i = i0 + s, p = b.labels[i];
-            if (p == i)
-                continue;
-            const uint32_t r = find_root(b.labels, p);
-            if (r != p)
-                b.labels[i] = r;
-        }
+        const uint32_t p = b.labels[i];
+        if (p == i)
+            continue;
+        const uint32_t r = find_root(b.labels, p);
+        if (r != p)
+            b.labels[i] = r;
     }
 }
 
 /* The decision of every cluster, drawn at its root (its name), into the root's bonds
- * byte (1: keep, 0: flip); four sites a thread. */
+ * byte (1: keep, 0: flip). */
 __global__ void sw_ising_decide_kernel(struct cuda_sw_box b, uint64_t seed,
                                        struct latmc_rng_name name, uint64_t keep)
 {
-    const uint64_t groups = (uint64_t)b.g.nsites / 4;
-    for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
-         k += (uint64_t)cuda_item_stride()) {
-        const uint32_t i0 = (uint32_t)(4 * k);
-        const uint32_t marks = *(const uint32_t *)(b.bonds + i0) & 0x80808080u;
-        if (!marks)
+    const uint64_t n = (uint64_t)b.g.nsites;
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
+        const uint32_t r = (uint32_t)k;
+        if (!(b.bonds[r] & SW_TILE_ROOT) || b.labels[r] != r)
             continue;
-#pragma unroll
-        for (uint32_t s = 0; s < 4; s++) {
-            const uint32_t r = i0 + s;
-            if (!(marks >> (8 * s) & SW_TILE_ROOT) || b.labels[r] != r)
-                continue;
-            const uint32_t u = lane_of(latmc_rng_name_block(seed, name, r >> 2), r & 3u);
-            b.bonds[r] = (uint8_t)latmc_cluster_ising_keep(u, keep);
-        }
+        const uint32_t u = lane_of(latmc_rng_name_block(seed, name, r >> 2), r & 3u);
+        b.bonds[r] = (uint8_t)latmc_cluster_ising_keep(u, keep);
     }
 }
 
-/* Every site takes its cluster's decision; four sites a thread (their labels and spins
- * read at once), a bounded grid so that the counter gets one atomicAdd per warp per many
- * sites (one per 32 sites would serialise in the L2). */
 __global__ void sw_ising_flip_kernel(struct cuda_sw_box b, unsigned long long *changed)
 {
-    const uint64_t groups = (uint64_t)b.g.nsites / 4;
+    const uint64_t n = (uint64_t)b.g.nsites;
     unsigned long long flipped = 0;
-    for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
-         k += (uint64_t)cuda_item_stride()) {
-        const uint32_t i0 = (uint32_t)(4 * k);
-        const uint4 t = *(const uint4 *)(b.labels + i0);
-        const uint32_t tile_root[4] = { t.x, t.y, t.z, t.w };
-        uint32_t four = *(const uint32_t *)(b.spins + i0);
-#pragma unroll
-        for (uint32_t s = 0; s < 4; s++) {
-            const uint32_t r = b.labels[tile_root[s]];
-            if (!b.bonds[r]) { /* flip: -s of an int8 +-1 */
-                const uint32_t sh = 8 * s;
-                const uint32_t v = (uint32_t)(uint8_t)-(int8_t)(four >> sh);
-                four = (four & ~(0xffu << sh)) | v << sh;
-                flipped++;
-            }
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
+        const uint32_t i = (uint32_t)k;
+        const uint32_t r = b.labels[b.labels[i]];
+        if (!b.bonds[r]) {
+            b.spins[i] = (int8_t)-b.spins[i];
+            flipped++;
         }
-        *(uint32_t *)(b.spins + i0) = four;
     }
     cuda_warp_add(changed, flipped);
 }
@@ -372,23 +298,18 @@ extern "C" cudaError_t cuda_sw_ising_bonds(cudaStream_t stream, const struct cud
 
 extern "C" cudaError_t cuda_sw_label(cudaStream_t stream, const struct cuda_sw_box *b)
 {
-    const uint32_t k = sites_per_thread(&b->g);
-    const struct tile_shape t = tile_of(b->g.ndim, k);
+    const struct tile_shape t = tile_of(b->g.ndim);
     const int64_t tiles = ((b->g.lx + t.tx - 1) / t.tx) * ((b->g.ly + t.ty - 1) / t.ty) *
                           ((b->g.lz + t.tz - 1) / t.tz);
-    const unsigned tile_grid = tiles < CUDA_MAX_BLOCKS ? (unsigned)tiles : CUDA_MAX_BLOCKS;
-    if (k == 4)
-        sw_tile_kernel<4><<<tile_grid, CUDA_THREADS, 0, stream>>>(*b);
-    else
-        sw_tile_kernel<1><<<tile_grid, CUDA_THREADS, 0, stream>>>(*b);
+    sw_tile_kernel<<<tiles < CUDA_MAX_BLOCKS ? (unsigned)tiles : CUDA_MAX_BLOCKS, CUDA_THREADS,
+                     0, stream>>>(*b);
     cudaError_t err = cudaGetLastError();
-    const unsigned grid = cuda_grid(b->g.nsites / 4);
     if (err == cudaSuccess) {
-        sw_union_kernel<<<grid, CUDA_THREADS, 0, stream>>>(*b, t);
+        sw_union_kernel<<<cuda_grid(b->g.nsites), CUDA_THREADS, 0, stream>>>(*b);
         err = cudaGetLastError();
     }
     if (err == cudaSuccess) {
-        sw_flatten_kernel<<<grid, CUDA_THREADS, 0, stream>>>(*b);
+        sw_flatten_kernel<<<cuda_grid(b->g.nsites), CUDA_THREADS, 0, stream>>>(*b);
         err = cudaGetLastError();
     }
     return err;
@@ -398,10 +319,13 @@ extern "C" cudaError_t cuda_sw_ising_flip(cudaStream_t stream, const struct cuda
                                           uint64_t seed, struct latmc_rng_name name,
                                           uint64_t keep_threshold, unsigned long long *changed)
 {
-    const unsigned grid = cuda_grid(b->g.nsites / 4);
-    sw_ising_decide_kernel<<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name, keep_threshold);
+    sw_ising_decide_kernel<<<cuda_grid(b->g.nsites), CUDA_THREADS, 0, stream>>>(
+        *b, seed, name, keep_threshold);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess) {
+        /* a bounded grid, each thread many sites: one atomicAdd per warp on one counter,
+         * per 32 sites, would serialise in the L2 */
+        const unsigned grid = cuda_grid(b->g.nsites);
         sw_ising_flip_kernel<<<grid < SW_COUNT_BLOCKS ? grid : SW_COUNT_BLOCKS, CUDA_THREADS, 0,
                                stream>>>(*b, changed);
         err = cudaGetLastError();
