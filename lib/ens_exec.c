@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "backend.h"
-#include "cluster_sweep.h"
 #include "ens_internal.h"
 #include "thread_probe.h"
 #include "model.h"
@@ -144,8 +143,7 @@ static int batch_done(latmc_ens *e, uint64_t n, int st)
 static int batched_sweeps(latmc_ens *e, uint64_t n)
 {
     const struct latmc_backend_ops *ops = e->members[0]->ops;
-    /* cluster members sweep one by one (their steps are not the batched colour kernels) */
-    if (ops == &latmc_cpu_backend_ops || latmc_cluster_algorithm(e->members[0]->desc.algorithm) ||
+    if (ops == &latmc_cpu_backend_ops ||
         ops->size < offsetof(struct latmc_backend_ops, ens_sweep) + sizeof ops->ens_sweep ||
         !ops->ens_sweep)
         return LATMC_EUNSUPPORTED;

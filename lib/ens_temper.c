@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "backend.h"
-#include "cluster_sweep.h"
 #include "ens_internal.h"
 #include "model.h"
 #include "rng_streams.h"
@@ -23,8 +22,7 @@
 static const struct latmc_backend_ops *temper_ops(const latmc_ens *e)
 {
     const struct latmc_backend_ops *ops = e->members[0]->ops;
-    /* cluster members: the host's rounds around their own sweeps */
-    if (ops == &latmc_cpu_backend_ops || latmc_cluster_algorithm(e->members[0]->desc.algorithm) ||
+    if (ops == &latmc_cpu_backend_ops ||
         ops->size < offsetof(struct latmc_backend_ops, ens_temper) + sizeof ops->ens_temper)
         return NULL;
     return ops->ens_temper ? ops : NULL;

@@ -236,6 +236,15 @@ static void refusals_ising_potts(void **state)
                 fail_msg("case %zu: \"%s\" does not say \"%s\"", k, latmc_last_error(),
                          refused[k].why);
         }
+        /* ensembles of CUDA Swendsen-Wang members: refused (their batched kernels are
+         * the colour steps') */
+        latmc_ens_layout layout;
+        latmc_ens_layout_init(&layout);
+        layout.n_temperatures = 2;
+        latmc_ens *ens = NULL;
+        assert_int_equal(latmc_ens_create(ctx, &d, &layout, &ens), LATMC_EUNSUPPORTED);
+        assert_non_null(strstr(latmc_last_error(), "ensembles of Swendsen-Wang members"));
+        assert_null(ens);
         /* AUTO takes the CPU */
         d.device = LATMC_DEVICE_AUTO;
         assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
