@@ -23,15 +23,28 @@ bool latmc_cluster_algorithm(int algorithm)
 int latmc_cluster_check_sim(const latmc_sim *sim)
 {
     const char *algo = latmc_algorithm_name(sim->desc.algorithm);
-    if (sim->ops != &latmc_cpu_backend_ops)
-        return latmc_fail(LATMC_EUNSUPPORTED, "the %s algorithm runs on the CPU backend only "
-                          "in this version (the %s backend has no cluster labelling yet): "
-                          "use desc.device = LATMC_DEVICE_CPU or AUTO", algo, sim->ops->name);
+    /* Elsewhere only Swendsen-Wang of Ising or Potts, as steps of the plan on one process
+     * (latmc_cluster_as_steps); the backend refuses at create what its steps lack. */
+    const bool embedded = sim->desc.model != LATMC_MODEL_ISING &&
+                          sim->desc.model != LATMC_MODEL_POTTS;
+    if (sim->ops != &latmc_cpu_backend_ops &&
+        (sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG || embedded || sim->part))
+        return latmc_fail(LATMC_EUNSUPPORTED, "the %s algorithm %sruns on the CPU backend only "
+                          "in this version (the %s backend labels Swendsen-Wang clusters of "
+                          "Ising sims in one process only): use desc.device = "
+                          "LATMC_DEVICE_CPU or AUTO", algo,
+                          embedded ? "with embedded clusters " : sim->part ? "on parts " : "",
+                          sim->ops->name);
     if (sim->nsites > (int64_t)UINT32_MAX)
         return latmc_fail(LATMC_EUNSUPPORTED, "the %s algorithm labels at most 2^32 - 1 "
                           "sites in this version; the lattice has %lld", algo,
                           (long long)sim->nsites);
     return LATMC_OK;
+}
+
+bool latmc_cluster_as_steps(const latmc_sim *sim)
+{
+    return latmc_cluster_algorithm(sim->desc.algorithm) && sim->ops != &latmc_cpu_backend_ops;
 }
 
 int latmc_cluster_check_params(const latmc_sim *sim)
@@ -84,6 +97,9 @@ int latmc_cluster_observable(const latmc_sim *sim, int key, double *value)
         return latmc_fail(LATMC_EUNSUPPORTED, "observable %s: only the cluster algorithms "
                           "(Swendsen-Wang, Wolff) build clusters; this sim runs %s", name,
                           latmc_algorithm_name(sim->desc.algorithm));
+    if (latmc_cluster_as_steps(sim))
+        return latmc_fail(LATMC_EUNSUPPORTED, "observable %s: the %s backend does not count "
+                          "the clusters in this version (the CPU does)", name, sim->ops->name);
     const struct latmc_cluster_work *w = sim->cluster;
     if (!w || !w->have_stats)
         return latmc_fail(LATMC_ESTATE, "observable %s: no cluster sweep yet (it describes "

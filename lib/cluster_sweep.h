@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "step.h"
 
 /* Whether `algorithm` is a cluster update (LATMC_ALGO_SWENDSEN_WANG, LATMC_ALGO_WOLFF). */
 bool latmc_cluster_algorithm(int algorithm);
@@ -52,6 +53,18 @@ int latmc_cluster_last_stats(const latmc_sim *sim, struct latmc_cluster_stats *o
  * for a sim of another algorithm, LATMC_ESTATE before its first cluster sweep. */
 bool latmc_cluster_observable_key(int key);
 int latmc_cluster_observable(const latmc_sim *sim, int key, double *value);
+
+/*
+ * The Swendsen-Wang sweep as steps of the plan (lib/cluster_steps.c), for a backend other
+ * than the CPU, which runs the chain in its own memory: latmc_cluster_step_count steps a
+ * sweep, step s of sweep `sweep` latmc_cluster_step_of's (bonds, labels, flips; lib/step.h).
+ */
+int latmc_cluster_step_count(const latmc_sim *sim);
+struct latmc_step latmc_cluster_step_of(const latmc_sim *sim, uint64_t sweep, int s);
+
+/* Whether the sim's cluster sweeps run as steps of the plan (a backend other than the
+ * CPU) rather than on the core's host copy. */
+bool latmc_cluster_as_steps(const latmc_sim *sim);
 
 /* Free the sim's cluster work space (latmc_sim_destroy). */
 void latmc_cluster_free(latmc_sim *sim);

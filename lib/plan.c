@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "backend.h"
+#include "cluster_sweep.h"
 #include "model.h"
 #include "plan.h"
 
@@ -195,6 +196,8 @@ static int sweep_length(latmc_sim *sim, const struct latmc_plan *plan, int own)
 {
     if (own > 0)
         return own;
+    if (latmc_cluster_as_steps(sim)) /* Swendsen-Wang's bonds, labels, flips */
+        return latmc_cluster_step_count(sim);
     return sim->model->sweep_schedule ? sim->model->sweep_schedule(sim) : plan->n_steps;
 }
 
@@ -202,7 +205,10 @@ static int sweep_length(latmc_sim *sim, const struct latmc_plan *plan, int own)
  * counter words built there once), or step s of the backend's own chain. */
 static struct latmc_step concrete_step(latmc_sim *sim, bool own, uint64_t sweep, int s)
 {
-    return own ? latmc_step_own(s) : sim->model->step_of(sim, sweep, s);
+    if (own)
+        return latmc_step_own(s);
+    return latmc_cluster_as_steps(sim) ? latmc_cluster_step_of(sim, sweep, s)
+                                       : sim->model->step_of(sim, sweep, s);
 }
 
 /*
@@ -246,7 +252,9 @@ static int queue_step(struct step_queue *q, uint64_t sweep, const struct latmc_s
 int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
                      uint64_t *accepted, uint64_t *attempted)
 {
-    const unsigned caps = sim->ops->step_caps ? sim->ops->step_caps(sim) : 0u;
+    /* cluster steps are never paired: each reads all of the one before */
+    const unsigned caps = sim->ops->step_caps && !latmc_cluster_as_steps(sim)
+                              ? sim->ops->step_caps(sim) : 0u;
     struct step_queue q = {
         .sim = sim, .plan = plan, .batched = !sim->halo && has_run_steps(sim->ops),
         .accepted = accepted, .attempted = attempted, .failed = LATMC_OK,

@@ -370,7 +370,7 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
     if (st < 0)
         return st;
     uint64_t accepted = 0, attempted = 0;
-    if (latmc_cluster_algorithm(sim->desc.algorithm)) {
+    if (latmc_cluster_algorithm(sim->desc.algorithm) && !latmc_cluster_as_steps(sim)) {
         /* the core's own loop, whose OpenMP teams the runtime would end the process for
          * where the system refuses a thread: checked first, as BACKEND_CALL does */
         st = team_ready(sim);
@@ -378,6 +378,8 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
             st = latmc_embed_applies(sim) ? latmc_embed_sweeps(sim, n, &accepted, &attempted)
                                           : latmc_cluster_sweeps(sim, n, &accepted, &attempted);
     }
+    else if (latmc_cluster_as_steps(sim) && (st = latmc_cluster_check_params(sim)) < 0)
+        ; /* refused before any step (Potts J < 0) */
     else if (latmc_part_many(sim))
         BACKEND_CALL(st, sim, "sweep", latmc_part_sweep(sim, n, &accepted, &attempted));
     else if (latmc_plan_runs_sweeps(sim, sim->plan))

@@ -24,10 +24,20 @@ enum latmc_step_kind {
     /* update of the sites of one colour class with bit-sliced decisions (Ising decisions
      * = 1, doc/models/ising-decisions.md): block = a group of 32 sites of the colour, its
      * bit plane b output b mod 4 of sub `sub` + b / 4 */
-    LATMC_STEP_COLOUR_BITSLICED = 3
-    /* Room for the cluster kinds (DESIGN.md section 12), not defined yet: bond activation,
-     * labelling (repeated until no label changes, the "changed" flag reduced over all
-     * boxes and ranks) and cluster flip. */
+    LATMC_STEP_COLOUR_BITSLICED = 3,
+    /* The three steps of a Swendsen-Wang sweep on a backend that runs them as steps
+     * (lib/cluster_steps.c; doc/clusters.md defines the chain). Their draws are named by
+     * stream LATMC_STREAM_CLUSTER, sub 0 (lib/cluster_bonds.h), not by the UPDATE stream.
+     * BONDS: every bond (i, mu) drawn, phase LATMC_CLUSTER_PHASE_BONDS, active iff its
+     *   ends are satisfied and its draw < cluster_threshold; no site changes.
+     * LABEL: every site labelled with its cluster's name, the smallest global site index
+     *   of its component of the active bonds (a box alone does it in one step; boxes
+     *   joined across faces would repeat it until no label changes); no draws.
+     * FLIP: every cluster's decision drawn at its name, phase LATMC_CLUSTER_PHASE_DECIDE,
+     *   and every site given its cluster's new state; counts the sites that changed. */
+    LATMC_STEP_CLUSTER_BONDS = 4,
+    LATMC_STEP_CLUSTER_LABEL = 5,
+    LATMC_STEP_CLUSTER_FLIP = 6
 };
 
 struct latmc_step {
@@ -49,6 +59,10 @@ struct latmc_step {
      * draw with latmc_rng_name_block(seed, rng, block) and derive the step's other draws
      * (other subs, phases, the other replica) from it. */
     struct latmc_rng_name rng;
+    /* Appended for the cluster steps: BONDS, the bond threshold floor(p 2^32) of
+     * doc/clusters.md (Ising p = 1 - exp(-2 |beta J|), Potts 1 - exp(-beta J)); FLIP, the
+     * keep threshold of an Ising cluster without a field (2^31). 0 for other kinds. */
+    uint64_t cluster_threshold;
 };
 
 /* A step of `kind` named by (rng_sweep, UPDATE stream of replica 0, phase, sub), with
@@ -67,6 +81,7 @@ static inline struct latmc_step latmc_step_name(int index, int kind, int colour,
     s.phase = phase;
     s.sub = sub;
     s.rng = latmc_rng_update_name(rng_sweep, phase, sub); /* of s.stream */
+    s.cluster_threshold = 0;
     return s;
 }
 

@@ -8,9 +8,15 @@
 #include "phi4/cuda_phi4_leaf.h"
 
 extern const struct cuda_leaf cuda_potts_leaf; /* potts/cuda_potts.c */
+extern const struct cuda_leaf cuda_sw_ising_leaf; /* clusters/cuda_sw_leaf.c */
 
 const struct cuda_leaf *cuda_leaf_of(const latmc_sim *sim)
 {
+    const bool discrete = sim->desc.model == LATMC_MODEL_ISING ||
+                          sim->desc.model == LATMC_MODEL_POTTS;
+    if (discrete && (sim->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG ||
+                     sim->desc.algorithm == LATMC_ALGO_WOLFF))
+        return &cuda_sw_ising_leaf; /* the cluster steps; it refuses what it lacks */
     switch (sim->desc.model) {
     case LATMC_MODEL_POTTS:
         return &cuda_potts_leaf;

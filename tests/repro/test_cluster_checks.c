@@ -190,21 +190,68 @@ static void refusals_ising_potts(void **state)
     assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
     latmc_sim_destroy(&sim);
 
-    /* a backend without cluster labelling: refused at creation, never run */
+    /* CUDA runs Swendsen-Wang of Ising sims, one box, uniform couplings, no field (the
+     * identity matrix compares its chain with the CPU's); it refuses the rest at
+     * creation, a field at the sweep, and does not count the clusters */
     d = ising_desc(2, 8, 8, 0, LATMC_ALGO_METROPOLIS, 1, 1);
     d.device = LATMC_DEVICE_CUDA;
     if (latmc_sim_create(ctx, &d, &sim) == LATMC_OK) {
         latmc_sim_destroy(&sim);
         d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
-        assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_EUNSUPPORTED);
-        assert_non_null(strstr(latmc_last_error(), "CPU backend only"));
+        assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+        assert_string_equal(latmc_sim_backend_name(sim), "cuda");
+        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
+        double v = 0;
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_EUNSUPPORTED);
+        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_EUNSUPPORTED);
+        assert_non_null(strstr(latmc_sim_last_error(sim), "without a field"));
+        uint64_t sweeps = 0;
+        assert_int_equal(latmc_sim_sweep_count(sim, &sweeps), LATMC_OK);
+        assert_true(sweeps == 2); /* the refused call ran nothing */
+        latmc_sim_destroy(&sim);
+        struct {
+            int algorithm, model, couplings, n_parts;
+            const char *why;
+        } refused[] = {
+            { LATMC_ALGO_WOLFF, LATMC_MODEL_ISING, LATMC_COUPLINGS_UNIFORM, 0, "CPU backend only" },
+            { LATMC_ALGO_SWENDSEN_WANG, LATMC_MODEL_ISING, LATMC_COUPLINGS_BIMODAL, 0,
+              "uniform couplings" },
+            { LATMC_ALGO_SWENDSEN_WANG, LATMC_MODEL_ISING, LATMC_COUPLINGS_UNIFORM, 2,
+              "one box on one GPU" },
+            { LATMC_ALGO_SWENDSEN_WANG, LATMC_MODEL_POTTS, LATMC_COUPLINGS_UNIFORM, 0,
+              "Ising sims only" },
+        };
+        for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+            latmc_sim_desc r = ising_desc(2, 12, 12, 0, refused[k].algorithm, 1, 1);
+            r.device = LATMC_DEVICE_CUDA;
+            r.model = refused[k].model;
+            r.q = refused[k].model == LATMC_MODEL_POTTS ? 3 : 0;
+            r.couplings = refused[k].couplings;
+            r.n_parts = refused[k].n_parts;
+            assert_int_equal(latmc_sim_create(ctx, &r, &sim), LATMC_EUNSUPPORTED);
+            if (!strstr(latmc_last_error(), refused[k].why))
+                fail_msg("case %zu: \"%s\" does not say \"%s\"", k, latmc_last_error(),
+                         refused[k].why);
+        }
+        /* ensembles of CUDA Swendsen-Wang members: refused (their batched kernels are
+         * the colour steps') */
+        latmc_ens_layout layout;
+        latmc_ens_layout_init(&layout);
+        layout.n_temperatures = 2;
+        latmc_ens *ens = NULL;
+        assert_int_equal(latmc_ens_create(ctx, &d, &layout, &ens), LATMC_EUNSUPPORTED);
+        assert_non_null(strstr(latmc_last_error(), "ensembles of Swendsen-Wang members"));
+        assert_null(ens);
         /* AUTO takes the CPU */
         d.device = LATMC_DEVICE_AUTO;
         assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
         assert_string_equal(latmc_sim_backend_name(sim), "cpu");
         latmc_sim_destroy(&sim);
     } else {
-        printf("no CUDA backend here: its refusal of cluster algorithms not checked\n");
+        printf("no CUDA backend here: its cluster steps and refusals not checked\n");
     }
     latmc_ctx_destroy(&ctx);
 }

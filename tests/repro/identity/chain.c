@@ -496,12 +496,36 @@ static bool is_cluster(const struct spec *s)
     return s->algorithm == LATMC_ALGO_SWENDSEN_WANG || s->algorithm == LATMC_ALGO_WOLFF;
 }
 
+/* Why the CUDA backend does not run a cluster spec on placement p (it refuses those at
+ * creation, or at the sweep: a field), or NULL: Swendsen-Wang of Ising, uniform couplings,
+ * no field, one box on one GPU (backends/cuda/clusters/). */
+static const char *cuda_cluster_lacks(const struct spec *s, const struct layout *l,
+                                      const struct place *p)
+{
+    if (s->algorithm != LATMC_ALGO_SWENDSEN_WANG || s->model != LATMC_MODEL_ISING)
+        return "CUDA runs Swendsen-Wang of Ising sims only (Wolff, Potts, embedded clusters: "
+               "the CPU)";
+    if (s->couplings != LATMC_COUPLINGS_UNIFORM)
+        return "CUDA's Swendsen-Wang runs uniform couplings only";
+    bool field = s->change_key == LATMC_PARAM_H && s->change_value != 0.0;
+    for (int k = 0; k < SPEC_MAX_PARAMS && s->keys[k]; k++)
+        field |= s->keys[k] == LATMC_PARAM_H && s->values[k] != 0.0;
+    if (field)
+        return "CUDA's Swendsen-Wang runs without a field only";
+    if (p->boxes > 1 || p->devices > 1 || p->mpi || l->ens)
+        return "CUDA's Swendsen-Wang runs one box on one GPU only (no labels joined across "
+               "boxes, devices or members yet)";
+    return NULL;
+}
+
 const char *spec_skip(const struct spec *s, const struct layout *l)
 {
-    if (is_cluster(s) && (l->first.cuda || (l->mid >= MID_SERIALIZE && l->then.cuda)))
-        return "the cluster algorithms run on the CPU backend only (no cluster labelling "
-               "on CUDA yet: the CUDA backend refuses them at creation)";
-    return NULL;
+    if (!is_cluster(s))
+        return NULL;
+    const char *why = l->first.cuda ? cuda_cluster_lacks(s, l, &l->first) : NULL;
+    if (!why && l->mid >= MID_SERIALIZE && l->then.cuda)
+        why = cuda_cluster_lacks(s, l, &l->then);
+    return why;
 }
 
 const char *chain_skip(latmc_ctx *ctx, const struct layout *l)

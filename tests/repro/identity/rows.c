@@ -318,19 +318,24 @@ const struct row rows[] = {
      * threads (one labelling unit per box and thread below 65536 sites: the boxes' faces
      * merged), cuts changed between the calls, checkpoints continued on other cuts and on
      * parts, parts over threads and MPI ranks (the labels joined across the parts' faces),
-     * other scripts, ensemble members; CUDA is skipped (no labelling there yet). */
+     * other scripts, ensemble members; CUDA on one GPU for Swendsen-Wang of Ising without
+     * a field (its other placements and specs skipped, saying why). */
 #define CLUSTER_BOXES                                                                      \
     "one threads=2 boxes=2 boxes=3 threads=2,boxes=3 simd=c,boxes=5 boxes=3,recut=2 "      \
     "threads=2,boxes=2,recut=5 boxes=3,serialize,then.one boxes=3,save,then.boxes=5 "      \
     "cold,boxes=3 setspins,boxes=2"
 #define CLUSTER_PARTS PARTS_ALL " setspins,parts=3 cold,parts=2,shared"
-#define CLUSTER_NOT_CUDA "cuda devices=2 cuda,ens mpi,cuda"
+/* one GPU, a checkpoint to and from the CPU, a cold start, the configuration set again;
+ * the rest (devices, members, parts on CUDA) skips */
+#define CLUSTER_CUDA                                                                       \
+    "cuda cuda,save,then.one one,serialize,then.cuda cold,cuda setspins,cuda devices=2 "   \
+    "cuda,ens mpi,cuda"
 /* MPI ranks: every script and checkpoint on three rows (CLUSTER_ALL_MPI), the plain
  * chain on the others (the mpi suite runs each row on 1 to 4 ranks, 4 ranks on 2
  * oversubscribed cores in CI, where each collective costs milliseconds) */
 #define CLUSTER_MPI "mpi"
-#define CLUSTER_ALL CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_MPI " " ENS " " CLUSTER_NOT_CUDA
-#define CLUSTER_ALL_MPI CLUSTER_BOXES " " CLUSTER_PARTS " " MPI " " ENS " " CLUSTER_NOT_CUDA
+#define CLUSTER_ALL CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_MPI " " ENS " " CLUSTER_CUDA
+#define CLUSTER_ALL_MPI CLUSTER_BOXES " " CLUSTER_PARTS " " MPI " " ENS " " CLUSTER_CUDA
     /* 24 planes: 2 to 8 planes a part, 2D; 12 planes of 48 sites, 3D */
     { "ising2d_sw", 2, { 32, 24, 0 }, CLUSTER_ALL },
     { "ising2d_sw_field", 2, { 32, 24, 0 }, CLUSTER_ALL_MPI },
@@ -351,8 +356,14 @@ const struct row rows[] = {
     { "potts3_wolff", 2, { 24, 24, 0 }, CLUSTER_ALL },
     { "potts3_wolff_field", 2, { 24, 24, 0 }, CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_MPI },
     /* the threaded labelling (>= 65536 sites; a part's slab too) */
-    { "ising2d_sw", 2, { 256, 512, 0 }, "threads=2 threads=3,boxes=2 parts=2,threads=2" },
-    { "ising3d_sw", 3, { 44, 40, 42 }, "threads=2 threads=3,boxes=2" },
+    { "ising2d_sw", 2, { 256, 512, 0 }, "threads=2 threads=3,boxes=2 parts=2,threads=2 cuda" },
+    { "ising3d_sw", 3, { 44, 40, 42 }, "threads=2 threads=3,boxes=2 cuda cold,cuda" },
+    /* CUDA: many threads joining one spanning cluster concurrently; x extent 2 (the x
+     * wrap doubles a pair's bond); rows that are not a multiple of a warp */
+    { "ising2d_sw", 2, { 1024, 1024, 0 }, "cuda cold,cuda" },
+    { "ising3d_sw", 3, { 2, 6, 12 }, "one cuda" },
+    { "ising3d_sw", 3, { 34, 18, 22 }, "cuda" },
+    { "ising2d_sw", 2, { 30, 94, 0 }, "cuda" },
     { "ising_pmj_sw_h0", 3, { 40, 42, 44 }, "threads=2 threads=3,boxes=3 parts=2,threads=2" },
     { "potts3_sw", 3, { 42, 42, 42 }, "threads=2 threads=3,boxes=2" },
     { "ising_pmj_sw_h0", 2, { 256, 260, 0 }, "threads=2 threads=3,boxes=2 parts=2,threads=2" },

@@ -114,18 +114,19 @@ const struct spec specs[] = {
     HEIS_P("heis_overrelax_r1_float", LATMC_ALGO_OVERRELAX, LATMC_COUPLINGS_GAUSSIAN, 1, 1,
            true),
 
-    /* ---- cluster updates (doc/clusters.md): the CPU only so far ---- */
+    /* ---- cluster updates (doc/clusters.md): the CPU; CUDA Swendsen-Wang of Ising ---- */
     /* Ising and Potts: without a field (the sizes counted in a call's last sweep only, on
      * one box) and with one (every sweep; the field changed between the calls) */
 #define ISING_CLUSTER(name_, algo_, couplings_, beta_, h_, h2_)                              \
     { .name = name_, .model = LATMC_MODEL_ISING, .algorithm = algo_,                       \
       .couplings = couplings_, .replicas = 1, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H },  \
       .values = { beta_, h_ }, .sweeps1 = 4, .sweeps2 = 4,                                 \
-      .change_key = (h2_) != (h_) ? LATMC_PARAM_H : 0, .change_value = h2_ }
+      .change_key = (h2_) != (h_) ? LATMC_PARAM_H : 0, .change_value = h2_,               \
+      .cuda_is_cpu = true }
 #define POTTS_CLUSTER(name_, algo_, q_, beta_, h_)                                          \
     { .name = name_, .model = LATMC_MODEL_POTTS, .algorithm = algo_, .q = q_,              \
       .replicas = 1, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H }, .values = { beta_, h_ },   \
-      .sweeps1 = 4, .sweeps2 = 4 }
+      .sweeps1 = 4, .sweeps2 = 4, .cuda_is_cpu = true }
     ISING_CLUSTER("ising2d_sw", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_UNIFORM, 0.44, 0, 0),
     ISING_CLUSTER("ising2d_sw_field", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_UNIFORM, 0.42,
                   0.05, 0.02),
