@@ -7,7 +7,8 @@
       (ising/, potts/, phi4/, heisenberg/) reaches exec/cuda_exec.h, cuda_backend.h or an
       ens_ header through its includes; no file of exec/ reaches a leaf folder's header.
   (d) The call graph between backends/cuda's files has no cycle (so no two files call each
-      other): file A calls file B when A's code names a function or variable that B defines.
+      other): file A calls file B when A's code names a function or variable that B defines;
+      nor has the include-and-call graph (both kinds of edge together).
 
 Usage: check_layering.py SOURCE_ROOT   (exit 0: the rules hold; 1: a breach, listed)
        check_layering.py --self-test   (plants each breach in a scratch tree; exit 0 when
@@ -385,6 +386,10 @@ def check(root):
                  for a in comp for b in sorted(calls.get(a, ())) if b in inside]
         breaches.append('(d) call cycle in backends/cuda (%d files):\n%s'
                         % (len(comp), '\n'.join(lines)))
+    # both kinds of edge together: a header whose inline code calls a file that includes it
+    both = {f: set(cuda_inc.get(f, ())) | set(calls.get(f, ())) for f in cuda_files}
+    for comp in sccs(cuda_files, both):
+        breaches.append('(d) include-and-call cycle in backends/cuda: ' + ', '.join(comp))
     return breaches, calls
 
 
@@ -395,7 +400,8 @@ CLEAN = {
     'lib/model.h': '#include "latmc/latmc.h"\nint model_f(void);\n',
     'lib/model.c': '#include "model.h"\nint model_f(void) { return 1; }\n',
     'backends/cpu/cpu_backend.h': '#include "model.h"\nint cpu_f(void);\n',
-    'backends/cpu/cpu_backend.c': '#include "cpu_backend.h"\nint cpu_f(void) { return model_f(); }\n',
+    'backends/cpu/cpu_backend.c': '#include "cpu_backend.h"\n'
+                                  'int cpu_f(void) { return model_f(); }\n',
     'backends/cuda/meson.build': "x = include_directories('.', 'exec')\n",
     'backends/cuda/cuda_backend.h': 'int top_f(void);\n',
     'backends/cuda/cuda_backend.c': '#include "cuda_backend.h"\n#include "cuda_exec.h"\n'
@@ -415,31 +421,45 @@ CLEAN = {
                                         'const struct leaf the_leaf = LEAF(up);\n',
 }
 
+LEAF_H = CLEAN['backends/cuda/exec/cuda_leaf.h']
+POTTS_C = CLEAN['backends/cuda/potts/cuda_potts.c']
 PLANTED = [
+    # lib/ reaching a CPU header by its bare name (liblatmc has backends/cpu on its path)
     ('(a)', {'lib/model.c': '#include "cpu_backend.h"\n#include "model.h"\n'
                             'int model_f(void) { return 1; }\n'}),
-    ('(b)', {'backends/cuda/exec/storage.c': '#include "cuda_leaf.h"\n#include "../../cpu/cpu_backend.h"\n'
+    # the CUDA module reaching the CPU backend by a relative path
+    ('(b)', {'backends/cuda/exec/storage.c': '#include "cuda_leaf.h"\n'
+                                             '#include "../../cpu/cpu_backend.h"\n'
                                              'int storage_f(void) { return 0; }\n'}),
-    ('(c) include cycle', {'backends/cuda/exec/cuda_leaf.h': '#include "cuda_exec.h"\n'
-                           + CLEAN['backends/cuda/exec/cuda_leaf.h']}),
+    ('(c) include cycle', {'backends/cuda/exec/cuda_leaf.h': '#include "cuda_exec.h"\n' + LEAF_H}),
     ('(c) leaf file', {'backends/cuda/potts/cuda_potts.h': '#include "cuda_backend.h"\n'}),
-    ('(c) executor file', {'backends/cuda/exec/cuda_exec.c': '#include "cuda_potts.h"\n'
+    ('(c) executor file', {'backends/cuda/exec/cuda_exec.c':
                            '#include "../potts/cuda_potts.h"\n#include "cuda_exec.h"\n'
                            'int exec_f(void) { return the_leaf.update(); }\n'}),
-    ('(d)', {'backends/cuda/exec/storage.c': '#include "cuda_leaf.h"\n'
-                                             'int exec_f(void);\n'
-                                             'int storage_f(void) { return exec_f(); }\n'}),
-    ('(d)', {'backends/cuda/potts/cuda_potts.c': CLEAN['backends/cuda/potts/cuda_potts.c']
-             .replace('return storage_f();', 'return storage_f() + top_f();')}),
-    ('(d)', {'backends/cuda/exec/cuda_exec.c': '#include "cuda_exec.h"\n'
-             'extern "C" {\nint exec_f(void) { return the_leaf.update(); }\n}\n',
-             'backends/cuda/cuda_backend.c': '#include "cuda_backend.h"\n#include "cuda_exec.h"\n'
-             '#define CALL_TOP() top_f()\n'
-             'int top_f(void) { return exec_f(); }\n'
-             'int top_g(void) { return 0; }\n',
-             'backends/cuda/exec/storage.c': '#include "cuda_leaf.h"\n#include "cuda_backend.h"\n'
-             '#define AGAIN() top_g()\n'
-             'int storage_f(void) { return AGAIN(); }\n'}),
+    # a header's inline code calling the file that includes it (no call cycle alone)
+    ('(d) include-and-call', {'backends/cuda/exec/cuda_leaf.h':
+                              LEAF_H + 'int exec_f(void);\n'
+                              'static inline int h(void) { return exec_f(); }\n'}),
+    # the layer below calling the executor back
+    ('(d) call cycle', {'backends/cuda/exec/storage.c':
+                        '#include "cuda_leaf.h"\nint exec_f(void);\n'
+                        'int storage_f(void) { return exec_f(); }\n'}),
+    # a leaf calling the top (through the leaf table's initialiser, macro and all)
+    ('(d) call cycle', {'backends/cuda/potts/cuda_potts.c':
+                        POTTS_C.replace('return storage_f();', 'return storage_f() + top_f();')}),
+    # a definition inside extern "C" { }, a call hidden in a header's macro
+    ('(d) call cycle', {'backends/cuda/exec/cuda_exec.c':
+                        '#include "cuda_exec.h"\n'
+                        'extern "C" {\nint exec_f(void) { return the_leaf.update(); }\n}\n',
+                        'backends/cuda/cuda_backend.h': 'int top_f(void);\n'
+                        '#define AGAIN() top_g()\n',
+                        'backends/cuda/cuda_backend.c':
+                        '#include "cuda_backend.h"\n#include "cuda_exec.h"\n'
+                        'int top_f(void) { return exec_f(); }\n'
+                        'int top_g(void) { return 0; }\n',
+                        'backends/cuda/exec/storage.c':
+                        '#include "cuda_leaf.h"\n#include "cuda_backend.h"\n'
+                        'int storage_f(void) { return AGAIN(); }\n'}),
 ]
 
 
