@@ -35,6 +35,7 @@ static int use_device(const struct cuda_sim *cs)
 static void release(struct cuda_sim *cs)
 {
     cuda_ens_batch_free(cs->ens_batch);
+    cuda_ens_temper_free(cs->ens_temper);
     cuda_exec_destroy(cs->exec); /* owns the lone box's stream (cs->stream) */
     (void)cudaGetLastError();
     free(cs);

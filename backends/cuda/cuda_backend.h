@@ -22,6 +22,10 @@ struct cuda_sim {
     /* The batch state of an ensemble whose member 0 is this sim (ens_cuda.c; NULL until
      * its first batched call). */
     struct cuda_ens_batch *ens_batch;
+    /* The tempering state of that ensemble on the device (ens_temper_cuda.c; NULL until
+     * its first upload). Kept here, not in the batch, so that ens_cuda.c never calls the
+     * tempering file that calls it. */
+    struct cuda_ens_temper *ens_temper;
 };
 
 static inline struct cuda_sim *cuda_sim_of(const latmc_sim *sim)

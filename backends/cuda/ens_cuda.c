@@ -120,7 +120,6 @@ struct cuda_ens_batch {
     void *ov_dev;
     size_t ov_cap;
     uint64_t uploads;                 /* table uploads so far (host -> device) */
-    struct cuda_ens_temper *temper;   /* tempering on the device (ens_temper_cuda.c) */
 };
 
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -193,7 +192,6 @@ void cuda_ens_batch_free(struct cuda_ens_batch *b)
     pthread_mutex_unlock(&live_lock);
     free(b->hkeys);
     free(b->hidx);
-    cuda_ens_temper_free(b->temper);
     cudaFree(b->dev);
     cudaFree(b->ov_dev);
     cudaFreeHost(b->pinned);
@@ -540,14 +538,8 @@ int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_read
                                 (size_t)n * sizeof(struct cuda_ens_ising_member));
     out->coupled = batch->coupled;
     out->uploads = batch->uploads;
-    out->temper = &batch->temper;
+    out->temper = &cs0->ens_temper;
     return LATMC_OK;
-}
-
-struct cuda_ens_temper *cuda_ens_temper_of(struct cuda_sim *cs0)
-{
-    const struct cuda_ens_batch *b = cs0->ens_batch;
-    return b ? b->temper : NULL;
 }
 
 /* Read `bytes` of device results at src into dst (through the batch's page-locked

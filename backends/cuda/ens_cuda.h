@@ -169,11 +169,9 @@ struct cuda_ens_ready {
     unsigned long long *changed;               /* n host counters (page-locked if it can) */
     int coupled;
     uint64_t uploads;                          /* the batch's table uploads so far */
-    struct cuda_ens_temper **temper;           /* the batch's tempering state */
+    struct cuda_ens_temper **temper;           /* cs0's tempering state (ens_temper) */
 };
 int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_ready *out);
-/* The tempering state of the ensemble led by cs0 (NULL: none). */
-struct cuda_ens_temper *cuda_ens_temper_of(struct cuda_sim *cs0);
 
 /* ens_temper_cuda.c: the ens_temper operation (lib/backend.h) and its state's end. */
 int cuda_ens_temper(latmc_sim *const *members, int n_members, struct latmc_ens_temper *job);

@@ -4,8 +4,8 @@
  * whose launch before a round also leaves every member's sums, then the round
  * (ens_exchange.cu): per round two launches on one stream and nothing read back, so the
  * host waits once per call, not once per round. The map, the round trips and the
- * acceptance per pair stay here (struct cuda_ens_temper, kept with the ensemble's batch)
- * until the core fetches them.
+ * acceptance per pair stay here (struct cuda_ens_temper, kept with member 0:
+ * cuda_sim.ens_temper) until the core fetches them.
  *
  * A round moves temperatures by writing the thresholds of the member's new temperature
  * into its entry of the batch's table (thr_of_t, taken from the host's table when the
@@ -241,7 +241,7 @@ static int run(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
 static int fetch(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
 {
     struct cuda_sim *cs0 = cuda_sim_of(members[0]);
-    struct cuda_ens_temper *t = cuda_ens_temper_of(cs0); /* no table work to read it */
+    struct cuda_ens_temper *t = cs0->ens_temper; /* no table work to read it */
     if (!t || !t->live || t->n != n || t->nT != job->n_temperatures)
         return cuda_core->fail(LATMC_ESTATE, "CUDA: the ensemble's tempering state is not on "
                                "the device");

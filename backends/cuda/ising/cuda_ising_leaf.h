@@ -6,7 +6,8 @@
  *                        colour, half a byte per site), where L_x is a multiple of 16
  *                        (64 with +-J couplings)
  *   cuda_ising_bytes.c   the API's layout (one int8 per site), every other lattice
- *   cuda_ising_leaf.c    the choice between them and the +-J couplings both keep
+ *   cuda_ising_leaf.c    the choice between them, the ensembles' member accessors
+ *   cuda_ising_shared.c  what both leaves call: the state epoch, the +-J couplings
  */
 #ifndef LATMC_CUDA_ISING_LEAF_H
 #define LATMC_CUDA_ISING_LEAF_H

@@ -1,0 +1,517 @@
+#!/usr/bin/env python3
+"""The layering rules of doc/architecture.md, checked on the sources (no compiler needed).
+
+  (a) lib/ never includes a backend's header.
+  (b) A backend never includes another backend's header.
+  (c) The include graph of backends/cuda's own files has no cycle; no file of a leaf folder
+      (ising/, potts/, phi4/, heisenberg/) reaches exec/cuda_exec.h, cuda_backend.h or an
+      ens_ header through its includes; no file of exec/ reaches a leaf folder's header.
+  (d) The call graph between backends/cuda's files has no cycle (so no two files call each
+      other): file A calls file B when A's code names a function or variable that B defines;
+      nor has the include-and-call graph (both kinds of edge together).
+
+Usage: check_layering.py SOURCE_ROOT   (exit 0: the rules hold; 1: a breach, listed)
+       check_layering.py --self-test   (plants each breach in a scratch tree; exit 0 when
+                                        every one is reported and a clean tree passes)
+
+Includes are resolved the way the build resolves them: a quoted name first beside the
+including file, then the include directories its target gets in meson.build (for
+backends/cuda those named in backends/cuda/meson.build's include_directories()). liblatmc
+has backends/cpu on its path, so a bare name in lib/ would build; (a) is what catches it.
+
+What the textual call graph sees, and its limits:
+- Definitions: top-level function bodies and initialised (or plain) file-scope variables,
+  after comments, strings and preprocessor lines are removed; `static` ones in a .c/.cu are
+  seen only by their own file, those of a header only by the files that include it
+  (transitively).
+- References: the identifiers inside function bodies and variable initialisers (not after
+  `.` or `->`), plus the bodies of the macros a file uses (its own and its headers'), so a
+  leaf table built by a macro still names its functions.
+- Not seen: calls through function pointers (the executor's calls into a leaf's table,
+  which is the intended direction and never a name), names built by token pasting,
+  definitions inside macros that expand to whole functions, and the code of both branches
+  of an #if counts. A name defined visibly in several files links the caller to each.
+"""
+import os
+import re
+import sys
+import tempfile
+
+LEAF_DIRS = ('ising', 'potts', 'phi4', 'heisenberg')
+SOURCE_EXT = ('.c', '.h', '.cu', '.cuh')
+HEADER_EXT = ('.h', '.cuh')
+CUDA = 'backends/cuda'
+NOT_NAMES = {
+    # keywords and attribute-like words that precede '(' without naming a function
+    'if', 'for', 'while', 'switch', 'return', 'sizeof', 'defined', '__attribute__',
+    '__launch_bounds__', '__align__', 'alignas', '_Alignas', 'decltype', 'static_assert',
+    '_Static_assert', '__declspec', 'typeof', '__typeof__',
+}
+
+
+def source_files(root, sub):
+    out = []
+    for d, dirs, files in os.walk(os.path.join(root, sub)):
+        dirs.sort()
+        for f in sorted(files):
+            if f.endswith(SOURCE_EXT):
+                out.append(os.path.relpath(os.path.join(d, f), root).replace(os.sep, '/'))
+    return out
+
+
+def read(root, rel):
+    with open(os.path.join(root, rel), encoding='utf-8', errors='replace') as f:
+        return f.read()
+
+
+COMMENT_OR_LITERAL = re.compile(
+    r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+
+
+def strip_comments(text):
+    """Comments become spaces (newlines kept), string and char literals become "" and ''."""
+    def sub(m):
+        s = m.group(0)
+        if s.startswith('/'):
+            return re.sub(r'[^\n]', ' ', s)
+        return s[0] * 2
+    return COMMENT_OR_LITERAL.sub(sub, text)
+
+
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+
+
+def include_names(root, rel):
+    # literals are kept for this: an include's name is one
+    text = re.sub(r'//[^\n]*|/\*.*?\*/', lambda m: re.sub(r'[^\n]', ' ', m.group(0)),
+                  read(root, rel), flags=re.S)
+    return [(m.group(1) == '"', m.group(2).strip()) for m in INCLUDE.finditer(text)]
+
+
+def resolve(root, rel, quoted, name, search):
+    dirs = ([os.path.dirname(rel)] if quoted else []) + search
+    for d in dirs:
+        p = os.path.normpath(os.path.join(d, name)).replace(os.sep, '/')
+        if not p.startswith('..') and os.path.isfile(os.path.join(root, p)):
+            return p
+    return None
+
+
+def cuda_include_dirs(root):
+    """backends/cuda's own include directories, as its meson.build names them."""
+    try:
+        text = re.sub(r'#[^\n]*', '', read(root, CUDA + '/meson.build'))
+    except OSError:
+        text = ''
+    dirs = []
+    for m in re.finditer(r'include_directories\(([^)]*)\)', text):
+        dirs += [os.path.normpath(CUDA + '/' + d).replace(os.sep, '/')
+                 for d in re.findall(r'["\']([^"\']+)["\']', m.group(1))]
+    return dirs or [CUDA]
+
+
+def search_path(root, rel):
+    """The include directories of the target that compiles rel (meson.build)."""
+    base = ['include', 'lib']
+    if rel.startswith(CUDA + '/'):
+        return base + cuda_include_dirs(root)
+    return base + ['backends/cpu']  # liblatmc: lib/ and backends/cpu share one target
+
+
+def backend_of(rel):
+    parts = rel.split('/')
+    return parts[1] if len(parts) > 2 and parts[0] == 'backends' else None
+
+
+def sccs(nodes, edges):
+    """Tarjan's strongly connected components of more than one node (or a self edge)."""
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+
+    def visit(v):
+        work = [(v, iter(sorted(edges.get(v, ()))))]
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        while work:
+            u, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(edges.get(w, ())))))
+                    break
+                if w in on:
+                    low[u] = min(low[u], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[u])
+                if low[u] == index[u]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == u:
+                            break
+                    if len(comp) > 1 or u in edges.get(u, ()):
+                        out.append(sorted(comp))
+
+    for v in sorted(nodes):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def closure(start, edges):
+    """Every node reachable from start, with the node it was first reached from."""
+    seen, todo = {start: None}, [start]
+    while todo:
+        v = todo.pop()
+        for w in sorted(edges.get(v, ())):
+            if w not in seen:
+                seen[w] = v
+                todo.append(w)
+    return seen
+
+
+def path_to(seen, node):
+    p = [node]
+    while seen[p[-1]] is not None:
+        p.append(seen[p[-1]])
+    return ' -> '.join(reversed(p))
+
+
+# ---- the textual call graph ----
+
+TOKEN = re.compile(r'[A-Za-z_]\w*|\d[\w.]*|->|::|""|\S')
+IDENT = re.compile(r'[A-Za-z_]\w*$')
+
+
+def split_directives(text):
+    """(code without preprocessor lines, {macro: its body's identifiers})."""
+    code, macros = [], {}
+    lines = text.split('\n')
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.lstrip().startswith('#'):
+            full = line
+            while full.endswith('\\') and i + 1 < len(lines):
+                i += 1
+                full = full[:-1] + ' ' + lines[i]
+                code.append('')
+            m = re.match(r'\s*#\s*define\s+([A-Za-z_]\w*)(\([^)]*\))?(.*)', full)
+            if m:
+                params = set(re.findall(r'[A-Za-z_]\w*', m.group(2) or ''))
+                body = [t for t in TOKEN.findall(m.group(3)) if IDENT.match(t)]
+                macros[m.group(1)] = {t for t in body if t not in params}
+            code.append('')
+        else:
+            code.append(line)
+        i += 1
+    return '\n'.join(code), macros
+
+
+def references(tokens):
+    """Identifiers of a body or initialiser, not member names."""
+    out = set()
+    for k, t in enumerate(tokens):
+        if IDENT.match(t) and (k == 0 or tokens[k - 1] not in ('.', '->')):
+            out.add(t)
+    return out
+
+
+def parse_file(text):
+    """({name: is_static}, referenced identifiers, {macro: body identifiers})."""
+    code, macros = split_directives(strip_comments(text))
+    toks = TOKEN.findall(code)
+    defs, refs = {}, set()
+    items, cur, depth, braces = [], [], 0, []
+    for t in toks:
+        if t == '{':
+            if depth == 0 and cur[-2:] == ['extern', '""']:
+                del cur[-2:]
+                braces.append(False)  # extern "C" { ... }: no scope of its own
+                continue
+            braces.append(True)
+            depth += 1
+            cur.append(t)
+        elif t == '}':
+            if braces and not braces[-1]:
+                braces.pop()
+                continue
+            if braces:
+                braces.pop()
+            depth = max(depth - 1, 0)
+            cur.append(t)
+            if depth == 0 and '{' in cur and cur[cur.index('{') - 1:cur.index('{')] == [')'] \
+                    and '=' not in cur[:cur.index('{')]:
+                items.append(cur)  # a function definition ends at its body's brace
+                cur = []
+        elif t == ';' and depth == 0:
+            items.append(cur)
+            cur = []
+        else:
+            cur.append(t)
+    for item in items:
+        if not item or item[0] == 'typedef':
+            continue
+        static = 'static' in item[:item.index('{')] if '{' in item else 'static' in item
+        if '{' in item and item[item.index('{') - 1] == ')' and '=' not in item[:item.index('{')]:
+            head, body = item[:item.index('{')], item[item.index('{'):]
+            # the name: the identifier before the parameter list closing the head
+            level, k = 0, len(head) - 1
+            while k >= 0:
+                level += head[k] == ')'
+                level -= head[k] == '('
+                if level == 0:
+                    break
+                k -= 1
+            if k > 0 and IDENT.match(head[k - 1]) and head[k - 1] not in NOT_NAMES:
+                defs[head[k - 1]] = static
+            refs |= references(body)
+            continue
+        if item[0] in ('typedef', 'extern') or 'extern' in item:
+            continue
+        # file-scope variables: `T name = init;`, `T name[n];`
+        level, eq = 0, None
+        for k, t in enumerate(item):
+            level += t in '([{'
+            level -= t in ')]}'
+            if t == '=' and level == 0:
+                eq = k
+                break
+        head = item if eq is None else item[:eq]
+        if eq is None and ('(' in head or len(head) < 2 or
+                           (len(head) == 2 and head[0] in ('struct', 'union', 'enum'))):
+            continue  # a prototype or a forward declaration
+        if '{' in head:
+            continue  # a struct, union or enum definition
+        while head and head[-1] == ']':
+            head = head[:head.index('[')] if '[' in head else []
+        if head and IDENT.match(head[-1]):
+            defs[head[-1]] = static
+        if eq is not None:
+            refs |= references(item[eq + 1:])
+    return defs, refs, macros
+
+
+def call_graph(root, files, include_edges):
+    parsed = {f: parse_file(read(root, f)) for f in files}
+    visible_headers = {f: set(closure(f, include_edges)) for f in files}
+    providers = {}
+    for f in files:
+        for name, static in parsed[f][0].items():
+            providers.setdefault(name, []).append((f, static))
+    edges = {}
+    for a in files:
+        defs, refs, _ = parsed[a]
+        # the macros the file sees: its own and its headers'
+        macros = {}
+        for h in visible_headers[a]:
+            macros.update(parsed[h][2])
+        macros.update(parsed[a][2])
+        names, todo = set(refs), list(refs)
+        while todo:
+            n = todo.pop()
+            for m in macros.get(n, ()):
+                if m not in names:
+                    names.add(m)
+                    todo.append(m)
+        for n in names:
+            if n in defs:
+                continue
+            for b, static in providers.get(n, ()):
+                if b == a:
+                    continue
+                if b.endswith(HEADER_EXT) and b not in visible_headers[a]:
+                    continue
+                if not b.endswith(HEADER_EXT) and static:
+                    continue
+                edges.setdefault(a, {}).setdefault(b, set()).add(n)
+    return edges
+
+
+# ---- the rules ----
+
+def check(root):
+    breaches = []
+    lib_files = source_files(root, 'lib')
+    backend_files = source_files(root, 'backends')
+    inc_edges = {}
+    for rel in lib_files + backend_files:
+        search = search_path(root, rel)
+        for quoted, name in include_names(root, rel):
+            target = resolve(root, rel, quoted, name, search)
+            if target is None and 'backends/' in name:
+                target = name
+            if target is None:
+                continue  # a system or generated header
+            inc_edges.setdefault(rel, set()).add(target)
+            if rel.startswith('lib/') and target.startswith('backends/'):
+                breaches.append('(a) %s includes "%s" (%s): lib/ never includes a backend\'s '
+                                'header' % (rel, name, target))
+            src, dst = backend_of(rel), backend_of(target)
+            if src and dst and src != dst:
+                breaches.append('(b) %s includes "%s" (%s): backends never include each '
+                                'other\'s headers' % (rel, name, target))
+
+    cuda_files = [f for f in backend_files if f.startswith(CUDA + '/')]
+    cuda_set = set(cuda_files)
+    cuda_inc = {f: {t for t in inc_edges.get(f, ()) if t in cuda_set} for f in cuda_files}
+    for comp in sccs(cuda_files, cuda_inc):
+        breaches.append('(c) include cycle in backends/cuda: ' + ', '.join(comp))
+    leaf_prefixes = tuple('%s/%s/' % (CUDA, d) for d in LEAF_DIRS)
+    upper = {CUDA + '/exec/cuda_exec.h', CUDA + '/cuda_backend.h'}
+    for f in cuda_files:
+        reach = closure(f, cuda_inc)
+        if f.startswith(leaf_prefixes):
+            for t in sorted(reach):
+                if t in upper or os.path.basename(t).startswith('ens_'):
+                    breaches.append('(c) leaf file %s reaches %s: %s' % (f, t, path_to(reach, t)))
+        if f.startswith(CUDA + '/exec/'):
+            for t in sorted(reach):
+                if t.startswith(leaf_prefixes):
+                    breaches.append('(c) executor file %s reaches leaf header %s: %s'
+                                    % (f, t, path_to(reach, t)))
+
+    calls = call_graph(root, cuda_files, cuda_inc)
+    for comp in sccs(cuda_files, {a: set(b) for a, b in calls.items()}):
+        inside = set(comp)
+        lines = ['  %s -> %s (%s)' % (a, b, ', '.join(sorted(calls[a][b])[:4]))
+                 for a in comp for b in sorted(calls.get(a, ())) if b in inside]
+        breaches.append('(d) call cycle in backends/cuda (%d files):\n%s'
+                        % (len(comp), '\n'.join(lines)))
+    # both kinds of edge together: a header whose inline code calls a file that includes it
+    both = {f: set(cuda_inc.get(f, ())) | set(calls.get(f, ())) for f in cuda_files}
+    for comp in sccs(cuda_files, both):
+        breaches.append('(d) include-and-call cycle in backends/cuda: ' + ', '.join(comp))
+    return breaches, calls
+
+
+# ---- the self-test: every rule must be able to fail ----
+
+CLEAN = {
+    'include/latmc/latmc.h': '',
+    'lib/model.h': '#include "latmc/latmc.h"\nint model_f(void);\n',
+    'lib/model.c': '#include "model.h"\nint model_f(void) { return 1; }\n',
+    'backends/cpu/cpu_backend.h': '#include "model.h"\nint cpu_f(void);\n',
+    'backends/cpu/cpu_backend.c': '#include "cpu_backend.h"\n'
+                                  'int cpu_f(void) { return model_f(); }\n',
+    'backends/cuda/meson.build': "x = include_directories('.', 'exec')\n",
+    'backends/cuda/cuda_backend.h': 'int top_f(void);\n',
+    'backends/cuda/cuda_backend.c': '#include "cuda_backend.h"\n#include "cuda_exec.h"\n'
+                                    'int top_f(void) { return exec_f(); }\n',
+    'backends/cuda/exec/cuda_exec.h': '#include "cuda_leaf.h"\nint exec_f(void);\n',
+    'backends/cuda/exec/cuda_exec.c': '#include "cuda_exec.h"\n'
+                                      'int exec_f(void) { return the_leaf.update(); }\n',
+    'backends/cuda/exec/cuda_leaf.h': 'struct leaf { int (*update)(void); };\n'
+                                      'extern const struct leaf the_leaf;\n'
+                                      'int storage_f(void);\n',
+    'backends/cuda/exec/storage.c': '#include "cuda_leaf.h"\nint storage_f(void) { return 0; }\n',
+    'backends/cuda/potts/cuda_potts.h': '#include "cuda_leaf.h"\n',
+    'backends/cuda/potts/cuda_potts.c': '#include "cuda_potts.h"\n'
+                                        '/* exec_f( in a comment is no call */\n'
+                                        'static int up(void) { return storage_f(); }\n'
+                                        '#define LEAF(f) { .update = f }\n'
+                                        'const struct leaf the_leaf = LEAF(up);\n',
+}
+
+LEAF_H = CLEAN['backends/cuda/exec/cuda_leaf.h']
+POTTS_C = CLEAN['backends/cuda/potts/cuda_potts.c']
+PLANTED = [
+    # lib/ reaching a CPU header by its bare name (liblatmc has backends/cpu on its path)
+    ('(a)', {'lib/model.c': '#include "cpu_backend.h"\n#include "model.h"\n'
+                            'int model_f(void) { return 1; }\n'}),
+    # the CUDA module reaching the CPU backend by a relative path
+    ('(b)', {'backends/cuda/exec/storage.c': '#include "cuda_leaf.h"\n'
+                                             '#include "../../cpu/cpu_backend.h"\n'
+                                             'int storage_f(void) { return 0; }\n'}),
+    ('(c) include cycle', {'backends/cuda/exec/cuda_leaf.h': '#include "cuda_exec.h"\n' + LEAF_H}),
+    ('(c) leaf file', {'backends/cuda/potts/cuda_potts.h': '#include "cuda_backend.h"\n'}),
+    ('(c) executor file', {'backends/cuda/exec/cuda_exec.c':
+                           '#include "../potts/cuda_potts.h"\n#include "cuda_exec.h"\n'
+                           'int exec_f(void) { return the_leaf.update(); }\n'}),
+    # a header's inline code calling the file that includes it (no call cycle alone)
+    ('(d) include-and-call', {'backends/cuda/exec/cuda_leaf.h':
+                              LEAF_H + 'int exec_f(void);\n'
+                              'static inline int h(void) { return exec_f(); }\n'}),
+    # the layer below calling the executor back
+    ('(d) call cycle', {'backends/cuda/exec/storage.c':
+                        '#include "cuda_leaf.h"\nint exec_f(void);\n'
+                        'int storage_f(void) { return exec_f(); }\n'}),
+    # a leaf calling the top (through the leaf table's initialiser, macro and all)
+    ('(d) call cycle', {'backends/cuda/potts/cuda_potts.c':
+                        POTTS_C.replace('return storage_f();', 'return storage_f() + top_f();')}),
+    # a definition inside extern "C" { }, a call hidden in a header's macro
+    ('(d) call cycle', {'backends/cuda/exec/cuda_exec.c':
+                        '#include "cuda_exec.h"\n'
+                        'extern "C" {\nint exec_f(void) { return the_leaf.update(); }\n}\n',
+                        'backends/cuda/cuda_backend.h': 'int top_f(void);\n'
+                        '#define AGAIN() top_g()\n',
+                        'backends/cuda/cuda_backend.c':
+                        '#include "cuda_backend.h"\n#include "cuda_exec.h"\n'
+                        'int top_f(void) { return exec_f(); }\n'
+                        'int top_g(void) { return 0; }\n',
+                        'backends/cuda/exec/storage.c':
+                        '#include "cuda_leaf.h"\n#include "cuda_backend.h"\n'
+                        'int storage_f(void) { return AGAIN(); }\n'}),
+]
+
+
+def write_tree(root, files):
+    for rel, text in files.items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w', encoding='utf-8') as f:
+            f.write(text)
+
+
+def self_test():
+    failures = []
+    with tempfile.TemporaryDirectory(prefix='latmc-layering-') as d:
+        write_tree(os.path.join(d, 'clean'), CLEAN)
+        found, _ = check(os.path.join(d, 'clean'))
+        if found:
+            failures.append('the clean tree is refused:\n  ' + '\n  '.join(found))
+        for n, (rule, change) in enumerate(PLANTED):
+            root = os.path.join(d, 'planted%d' % n)
+            write_tree(root, dict(CLEAN, **change))
+            found, _ = check(root)
+            if not any(b.startswith(rule) for b in found):
+                failures.append('planted breach %d of %s not reported (got: %s)'
+                                % (n, rule, found))
+    return failures
+
+
+def main(argv):
+    if argv[1:] == ['--self-test']:
+        failures = self_test()
+        for f in failures:
+            print('self-test: ' + f)
+        print('self-test: %d planted breaches, %s' % (len(PLANTED),
+              'all reported' if not failures else '%d problems' % len(failures)))
+        return 1 if failures else 0
+    if len(argv) != 2 and not (len(argv) == 3 and argv[2] == '--calls'):
+        print(__doc__)
+        return 2
+    root = argv[1]
+    breaches, calls = check(root)
+    if len(argv) == 3:
+        for a in sorted(calls):
+            for b in sorted(calls[a]):
+                print('%s -> %s: %s' % (a, b, ', '.join(sorted(calls[a][b]))))
+    for b in breaches:
+        print(b)
+    n_edges = sum(len(v) for v in calls.values())
+    print('layering: %d breach(es); backends/cuda call graph: %d files calling, %d edges'
+          % (len(breaches), len(calls), n_edges))
+    return 1 if breaches else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
