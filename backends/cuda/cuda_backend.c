@@ -503,8 +503,11 @@ static int cuda_run_step(latmc_sim *sim, const struct latmc_step_call *call,
 static unsigned cuda_step_caps(latmc_sim *sim)
 {
     const struct cuda_sim *cs = cuda_sim_of(sim);
-    if (cs->exec)
-        return LATMC_STEP_CAP_FIXED_CUT;
+    if (cs->exec) { /* the leaf says whether it runs the bit-sliced decisions' steps */
+        const struct cuda_leaf *leaf = cuda_leaf_of(sim);
+        return LATMC_STEP_CAP_FIXED_CUT |
+               (leaf && leaf->bitsliced && leaf->bitsliced(sim) ? LATMC_STEP_CAP_BITSLICED : 0u);
+    }
     if (cs->slabs)
         return LATMC_STEP_CAP_FIXED_CUT | cuda_slabs_step_caps(sim, cs);
     return LATMC_STEP_CAP_FIXED_CUT | (sim->plan->n_boxes == 1 ? cs->kernels->caps : 0u);

@@ -159,6 +159,9 @@ struct cuda_leaf {
      * executor). Integers, added over ranges and boxes in any order. */
     cudaError_t (*projections)(const latmc_sim *sim, const struct cuda_box_range *r,
                                cudaStream_t stream, int64_t *proj);
+    /* Optional (NULL: none): whether update runs steps of kind LATMC_STEP_COLOUR_BITSLICED
+     * (lib/step.h) for this sim; the executor refuses them elsewhere. */
+    bool (*bitsliced)(const latmc_sim *sim);
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: it still runs on the old executors. */

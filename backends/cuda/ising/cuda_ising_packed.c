@@ -36,12 +36,15 @@
 #include <stdlib.h>
 
 #include "cuda_check.h"
+#include "cuda_ising_bitsliced.h"
 #include "cuda_ising_pieces.h" /* cuda_ising_pack_couplings_host, cuda_ising_piece_rows */
 #include "cuda_ising_leaf.h"
 #include "cuda_kernels.h"   /* cuda_ising_hot_start_range */
 #include "mode_projections.h"
 #include "ising_packed.h"
 #include "model.h"
+#include "part.h"
+#include "plan.h"
 
 /* Planes of at most this many sites travel as their packed words and are converted on
  * the host: no kernel, so a part's halo exchange runs beside the interior update that
@@ -322,6 +325,18 @@ static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_ran
     const struct cuda_box *b = r->box;
     struct packed_box *pb = b->own;
     const int c = step->colour;
+    if (step->kind == LATMC_STEP_COLOUR_BITSLICED) { /* a box alone (packed_bitsliced) */
+        cudaError_t err;
+        state_of(b);
+        if (!r->whole)
+            return cudaErrorNotSupported;
+        if ((err = packed_current(b, stream)) != cudaSuccess)
+            return err;
+        pb->bytes_valid = false;
+        return cuda_ising_bitsliced_colour(stream, &b->local, colour_of(b, c),
+                                           colour_of(b, c ^ 1), sim->model_data,
+                                           sim->desc.algorithm, sim->desc.seed, step, changed);
+    }
     if (r->whole) { /* a box alone: the packed kernels where they run, else the bytes' */
         cudaError_t err;
         state_of(b);
@@ -349,6 +364,15 @@ static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_ran
                                         colour_of(b, c ^ 1), pb->eps[c], &pb->thr,
                                         sim->desc.algorithm, sim->desc.seed, step->rng, c,
                                         changed);
+}
+
+/* The bit-sliced decisions (decisions = 1, cuda_ising_bitsliced.h) on a box alone. */
+static bool packed_bitsliced(const latmc_sim *sim)
+{
+    const struct latmc_lattice g = { sim->desc.ndim, sim->desc.extent[0], sim->desc.extent[1],
+                                     sim->desc.ndim == 3 ? sim->desc.extent[2] : 1, sim->nsites };
+    return !(sim->plan && sim->plan->n_boxes > 1) && !latmc_part_many(sim) &&
+           cuda_ising_bitsliced_fits(&g, sim->desc.couplings);
 }
 
 /* Every bond has one colour-0 end: the sums of the range's colour-0 words and their bonds
@@ -569,4 +593,5 @@ const struct cuda_leaf cuda_ising_packed_leaf = {
     .projections = packed_projections,
     .view_dtype = LATMC_DTYPE_INT8, /* a box alone: its bytes (packed_view) */
     .view = packed_view,
+    .bitsliced = packed_bitsliced,
 };
