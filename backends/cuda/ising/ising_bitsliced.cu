@@ -25,7 +25,13 @@
 #include "cuda_philox.cuh"
 #include "ising_decision_rules.h"
 
-/* Site classes (own spin, count m of neighbours at -1): code = 7 own + m, own 1 for -1. */
+/*
+ * What a site's threshold depends on (classes_of, on the host): the count m of neighbours
+ * at -1 alone (heat bath: KEY_M), the count of neighbours that differ from the site
+ * (Metropolis at h = 0: KEY_DIFF, the inputs of the adder xor-ed with the own spin), or
+ * both spin and count (KEY_FULL: code 7 own + m).
+ */
+enum { KEY_M = 0, KEY_DIFF = 1, KEY_FULL = 2 };
 #define BS_CODES 14
 
 struct bs_params {
@@ -33,13 +39,14 @@ struct bs_params {
     int64_t groups;        /* ceil(words / 4) */
     int64_t wpr, ly, lz;   /* words per row, rows and planes */
     int n_open;            /* open classes: 0 < T < 2^32 */
-    uint32_t open_t[BS_CODES];     /* their thresholds */
-    uint32_t open_codes[BS_CODES]; /* their codes (bit `code`) */
-    uint32_t always_codes;         /* codes of T = 2^32 */
+    /* all-ones or zero: code c in open class q (member[q][c]), in T = 2^32 (always[c]),
+     * and bit 31 - b of class q's threshold (plane[q][b]) */
+    uint32_t member[BS_CODES][BS_CODES];
+    uint32_t always[BS_CODES];
+    uint32_t plane[BS_CODES][LATMC_BITSLICE_PLANES];
     struct latmc_rng_name names[LATMC_ISING_DECISION_BLOCKS]; /* planes 4q .. 4q + 3 */
     struct cuda_philox_keys keys;
 };
-
 /* Exchange bits a and b (a > b) of the bit positions of x: a delta swap. */
 __host__ __device__ constexpr uint32_t swap_mask(int a, int b)
 {
@@ -86,109 +93,184 @@ __device__ __forceinline__ void count_add(uint32_t &c0, uint32_t &c1, uint32_t &
     c2 |= k1;
 }
 
-template <int ND, bool HEATBATH>
+/* The neighbour words of one word wi (row start rs, word w of its row, parity par of the
+ * updated colour in the row) into the interleaved inputs nb_p, shifted by k. */
+template <int ND>
+__device__ __forceinline__ void word_neighbours(const struct bs_params &p, const uint32_t *other,
+                                                int64_t wi, int64_t rs, int64_t w, int64_t y,
+                                                int64_t z, int par, int k, uint32_t (&nb_p)[ND])
+{
+    uint32_t nb[ND];
+    nb[0] = other[wi];
+    if (par) /* x + 1: nibble m + 1, the last from the next word */
+        nb[1] = __funnelshift_r(nb[0], other[rs + (w + 1 == p.wpr ? 0 : w + 1)], 4);
+    else     /* x - 1: nibble m - 1, the first from the previous */
+        nb[1] = __funnelshift_l(other[rs + (w == 0 ? p.wpr - 1 : w - 1)], nb[0], 4);
+    nb[2] = other[wi + (y + 1 == p.ly ? -(p.ly - 1) : 1) * p.wpr];
+    nb[3] = other[wi + (y == 0 ? p.ly - 1 : -1) * p.wpr];
+    if (ND == 6) {
+        const int64_t plane = p.ly * p.wpr;
+        nb[4] = other[wi + (z + 1 == p.lz ? -(p.lz - 1) : 1) * plane];
+        nb[5] = other[wi + (z == 0 ? p.lz - 1 : -1) * plane];
+    }
+#pragma unroll
+    for (int d = 0; d < ND; d++)
+        nb_p[d] |= (nb[d] & 0x11111111u) << k;
+}
+
+/* The same for the 4 words of a group in one row (L_x / 16 a multiple of 4): vector loads. */
+__device__ __forceinline__ uint32_t interleave4(uint4 v)
+{
+    return (v.x & 0x11111111u) | (v.y & 0x11111111u) << 1 | (v.z & 0x11111111u) << 2 |
+           (v.w & 0x11111111u) << 3;
+}
+
+template <int ND>
+__device__ __forceinline__ void row_neighbours(const struct bs_params &p, const uint32_t *other,
+                                               int64_t wi, int64_t rs, int64_t w, int64_t y,
+                                               int64_t z, int par, uint32_t (&nb_p)[ND])
+{
+    const uint4 v = *(const uint4 *)(other + wi);
+    nb_p[0] = interleave4(v);
+    uint4 s;
+    if (par) {
+        const uint32_t next = other[rs + (w + 4 == p.wpr ? 0 : w + 4)];
+        s = make_uint4(__funnelshift_r(v.x, v.y, 4), __funnelshift_r(v.y, v.z, 4),
+                       __funnelshift_r(v.z, v.w, 4), __funnelshift_r(v.w, next, 4));
+    } else {
+        const uint32_t prev = other[rs + (w == 0 ? p.wpr - 1 : w - 1)];
+        s = make_uint4(__funnelshift_l(prev, v.x, 4), __funnelshift_l(v.x, v.y, 4),
+                       __funnelshift_l(v.y, v.z, 4), __funnelshift_l(v.z, v.w, 4));
+    }
+    nb_p[1] = interleave4(s);
+    nb_p[2] = interleave4(*(const uint4 *)(other + wi + (y + 1 == p.ly ? -(p.ly - 1) : 1) * p.wpr));
+    nb_p[3] = interleave4(*(const uint4 *)(other + wi + (y == 0 ? p.ly - 1 : -1) * p.wpr));
+    if (ND == 6) {
+        const int64_t plane = p.ly * p.wpr;
+        nb_p[4] = interleave4(*(const uint4 *)(other + wi + (z + 1 == p.lz ? -(p.lz - 1) : 1) * plane));
+        nb_p[5] = interleave4(*(const uint4 *)(other + wi + (z == 0 ? p.lz - 1 : -1) * plane));
+    }
+}
+
+/*
+ * One thread per group (grid-stride). ND neighbours, KEY what the thresholds depend on,
+ * KB the most open classes (p.n_open <= KB).
+ */
+template <int ND, int KEY, int KB>
 __global__ void __launch_bounds__(CUDA_THREADS)
 ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint32_t *other,
-                       int colour, unsigned long long *changed)
+                       int colour, int heatbath, unsigned long long *changed)
 {
+    constexpr int NCODES = KEY == KEY_FULL ? BS_CODES : ND + 1;
     unsigned long long n_changed = 0;
-    const int64_t plane = p.ly * p.wpr;
+    const bool rows4 = (p.wpr & 3) == 0;
     for (int64_t g = cuda_first_item(); g < p.groups; g += cuda_item_stride()) {
         const int64_t w0 = 4 * g;
         const int nvalid = p.words - w0 < 4 ? (int)(p.words - w0) : 4;
+        /* the first word's row r, its word w, y and z; then stepped word by word */
+        int64_t r = latmc_div(w0, p.wpr), w = w0 - r * p.wpr;
+        int64_t z = ND == 6 ? latmc_div(r, p.ly) : 0, y = r - z * p.ly;
         uint32_t own[4], own_p = 0, nb_p[ND];
 #pragma unroll
         for (int d = 0; d < ND; d++)
             nb_p[d] = 0;
+        if (rows4) { /* the group's 4 words in one row */
+            const uint4 v = *(const uint4 *)(own_words + w0);
+            own[0] = v.x; own[1] = v.y; own[2] = v.z; own[3] = v.w;
+            own_p = interleave4(v);
+            row_neighbours<ND>(p, other, w0, r * p.wpr, w, y, z, (int)((colour + y + z) & 1),
+                               nb_p);
+        } else {
 #pragma unroll
-        for (int k = 0; k < 4; k++) {
-            own[k] = 0;
-            if (k >= nvalid)
-                continue;
-            const int64_t wi = w0 + k, r = latmc_div(wi, p.wpr), w = wi - r * p.wpr;
-            const int64_t z = ND == 6 ? latmc_div(r, p.ly) : 0, y = r - z * p.ly;
-            const int64_t row_start = r * p.wpr;
-            own[k] = own_words[wi];
-            uint32_t nb[ND];
-            nb[0] = other[wi];
-            if ((colour + y + z) & 1) /* x + 1: nibble m + 1, the last from the next word */
-                nb[1] = __funnelshift_r(nb[0], other[row_start + (w + 1 == p.wpr ? 0 : w + 1)], 4);
-            else                      /* x - 1: nibble m - 1, the first from the previous */
-                nb[1] = __funnelshift_l(other[row_start + (w == 0 ? p.wpr - 1 : w - 1)], nb[0], 4);
-            nb[2] = other[wi + (y + 1 == p.ly ? -(p.ly - 1) : 1) * p.wpr];
-            nb[3] = other[wi + (y == 0 ? p.ly - 1 : -1) * p.wpr];
-            if (ND == 6) {
-                nb[4] = other[wi + (z + 1 == p.lz ? -(p.lz - 1) : 1) * plane];
-                nb[5] = other[wi + (z == 0 ? p.lz - 1 : -1) * plane];
+            for (int k = 0; k < 4; k++) {
+                own[k] = 0;
+                if (k >= nvalid)
+                    continue;
+                if (k > 0 && ++w == p.wpr) { /* the next row */
+                    w = 0;
+                    r++;
+                    if (++y == p.ly) {
+                        y = 0;
+                        z++;
+                    }
+                }
+                own[k] = own_words[w0 + k];
+                own_p |= own[k] << k;
+                word_neighbours<ND>(p, other, w0 + k, r * p.wpr, w, y, z,
+                                    (int)((colour + y + z) & 1), k, nb_p);
             }
-            own_p |= own[k] << k;
-#pragma unroll
-            for (int d = 0; d < ND; d++)
-                nb_p[d] |= (nb[d] & 0x11111111u) << k;
         }
+        /* bit-sliced counts of the neighbours at -1 (KEY_DIFF: that differ from the site) */
         uint32_t c0 = 0, c1 = 0, c2 = 0;
 #pragma unroll
         for (int d = 0; d < ND; d++)
-            count_add(c0, c1, c2, nb_p[d]);
-        const uint32_t o = to_lanes(own_p);
+            count_add(c0, c1, c2, KEY == KEY_DIFF ? nb_p[d] ^ own_p : nb_p[d]);
+        const uint32_t active = nvalid == 4 ? ~0u : (1u << (8 * nvalid)) - 1u;
         c0 = to_lanes(c0);
         c1 = to_lanes(c1);
         c2 = to_lanes(c2);
-        const uint32_t active = nvalid == 4 ? ~0u : (1u << (8 * nvalid)) - 1u;
-        /* the classes' lanes */
-        uint32_t code_mask[BS_CODES];
+        const uint32_t o = KEY == KEY_FULL ? to_lanes(own_p) : 0u;
+        /* the codes' lanes, then the classes' */
+        uint32_t code_mask[NCODES];
 #pragma unroll
-        for (int m = 0; m <= ND; m++) {
-            const uint32_t eq = (m & 1 ? c0 : ~c0) & (m & 2 ? c1 : ~c1) & (m & 4 ? c2 : ~c2) &
-                                active;
-            code_mask[m] = ~o & eq;
-            code_mask[7 + m] = o & eq;
+        for (int c = 0; c < NCODES; c++) {
+            const int m = c % 7;
+            uint32_t eq = (m & 1 ? c0 : ~c0) & (m & 2 ? c1 : ~c1) & (m & 4 ? c2 : ~c2) & active;
+            if (KEY == KEY_FULL)
+                eq &= c >= 7 ? o : ~o;
+            code_mask[c] = m <= ND ? eq : 0u;
         }
-        uint32_t open_mask[BS_CODES], always = 0, open_all = 0;
+        struct latmc_bitslice s;
+        s.accept = 0;
+        s.undecided = 0;
+        s.planes = 0;
+        uint32_t open_mask[KB];
 #pragma unroll
-        for (int c = 0; c < BS_CODES; c++)
-            if (c % 7 <= ND)
-                always |= code_mask[c] & (0u - ((p.always_codes >> c) & 1u));
+        for (int c = 0; c < NCODES; c++)
+            s.accept |= code_mask[c] & p.always[c];
 #pragma unroll
-        for (int q = 0; q < BS_CODES; q++) {
+        for (int q = 0; q < KB; q++) {
             open_mask[q] = 0;
             if (q < p.n_open) {
 #pragma unroll
-                for (int c = 0; c < BS_CODES; c++)
-                    if (c % 7 <= ND)
-                        open_mask[q] |= code_mask[c] & (0u - ((p.open_codes[q] >> c) & 1u));
-                open_all |= open_mask[q];
+                for (int c = 0; c < NCODES; c++)
+                    open_mask[q] |= code_mask[c] & p.member[q][c];
+                s.undecided |= open_mask[q];
             }
         }
         /* the planes (lib/bitslice_decision.h), four per block, until all are settled */
-        struct latmc_bitslice s;
-        s.accept = always;
-        s.undecided = open_all;
-        s.planes = 0;
-        for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS && s.undecided; q++) {
+#pragma unroll
+        for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++) {
+            if (!s.undecided)
+                break;
             const latmc_philox_ctr u = cuda_philox_named_draws(p.keys, p.names[q], (uint64_t)g);
 #pragma unroll
             for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK; l++) {
-                const int b = 4 * q + l;
                 uint32_t tb = 0;
 #pragma unroll
-                for (int c = 0; c < BS_CODES; c++)
+                for (int c = 0; c < KB; c++)
                     if (c < p.n_open)
-                        tb |= open_mask[c] & (0u - ((p.open_t[c] >> (31 - b)) & 1u));
+                        tb |= open_mask[c] & p.plane[c][4 * q + l];
                 latmc_bitslice_plane(&s, u.v[l], tb);
             }
         }
         /* Metropolis flips the accepted lanes; heat bath sets -1 where not accepted */
         const uint32_t acc_p = to_interleaved(s.accept);
+        uint32_t nw[4];
 #pragma unroll
         for (int k = 0; k < 4; k++) {
-            if (k >= nvalid)
-                continue;
-            const uint32_t bits = ((HEATBATH ? ~acc_p : acc_p) >> k) & 0x11111111u;
-            const uint32_t w = HEATBATH ? bits : own[k] ^ bits;
-            n_changed += (unsigned long long)__popc(w ^ own[k]);
-            if (w != own[k])
-                own_words[w0 + k] = w;
+            const uint32_t bits = ((heatbath ? ~acc_p : acc_p) >> k) & 0x11111111u;
+            nw[k] = heatbath ? bits : own[k] ^ bits;
+            if (k < nvalid)
+                n_changed += (unsigned long long)__popc(nw[k] ^ own[k]);
+        }
+        if (rows4) {
+            *(uint4 *)(own_words + w0) = make_uint4(nw[0], nw[1], nw[2], nw[3]);
+        } else {
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                if (k < nvalid && nw[k] != own[k])
+                    own_words[w0 + k] = nw[k];
         }
     }
     cuda_warp_add(changed, n_changed);
@@ -200,43 +282,77 @@ extern "C" bool cuda_ising_bitsliced_fits(const struct latmc_lattice *g, int cou
            couplings == LATMC_COUPLINGS_UNIFORM;
 }
 
-/* The classes of the tables: each code's threshold, codes of equal open thresholds
- * merged into one class. */
-static void classes_of(const struct latmc_ising_tables *tables, int algorithm, int nd,
-                       struct bs_params *p)
+/* The classes of the tables (bs_params): what the thresholds depend on, and each code's
+ * threshold, codes of equal open thresholds merged into one class. */
+static int classes_of(const struct latmc_ising_tables *tables, int algorithm, int nd,
+                      struct bs_params *p)
 {
-    p->n_open = 0;
-    p->always_codes = 0;
+    const int nn = 2 * nd;
+    uint64_t t[2][7]; /* [own at -1][m] */
     for (int own = 0; own < 2; own++)
-        for (int m = 0; m <= 2 * nd; m++) {
-            const int code = 7 * own + m;
-            const uint64_t t = latmc_ising_site_threshold(tables, algorithm,
-                                                          own ? (int8_t)-1 : (int8_t)1,
-                                                          2 * nd - m);
-            if (t >> 32) {
-                p->always_codes |= 1u << code;
-                continue;
-            }
-            if (t == 0)
-                continue;
-            int q = 0;
-            while (q < p->n_open && p->open_t[q] != (uint32_t)t)
-                q++;
-            if (q == p->n_open) {
-                p->open_t[q] = (uint32_t)t;
-                p->open_codes[q] = 0;
-                p->n_open++;
-            }
-            p->open_codes[q] |= 1u << code;
+        for (int m = 0; m <= nn; m++)
+            t[own][m] = latmc_ising_site_threshold(tables, algorithm,
+                                                   own ? (int8_t)-1 : (int8_t)1, nn - m);
+    bool by_m = true, by_diff = true;
+    for (int m = 0; m <= nn; m++) {
+        by_m = by_m && t[0][m] == t[1][m];
+        by_diff = by_diff && t[0][m] == t[1][nn - m]; /* at -1, m - nn neighbours differ */
+    }
+    const int key = by_m ? KEY_M : by_diff ? KEY_DIFF : KEY_FULL;
+    const int ncodes = key == KEY_FULL ? BS_CODES : nn + 1;
+    p->n_open = 0;
+    for (int c = 0; c < ncodes; c++) {
+        const int m = c % 7;
+        if (m > nn)
+            continue;
+        const uint64_t tc = t[c >= 7][m]; /* KEY_M, KEY_DIFF: the site at +1's */
+        if (tc >> 32) {
+            p->always[c] = ~0u;
+            continue;
         }
+        if (tc == 0)
+            continue;
+        /* a class is its threshold: compare all planes */
+        int q;
+        for (q = 0; q < p->n_open; q++) {
+            bool same = true;
+            for (int b = 0; b < LATMC_BITSLICE_PLANES; b++)
+                same = same && p->plane[q][b] == (0u - (uint32_t)((tc >> (31 - b)) & 1u));
+            if (same)
+                break;
+        }
+        if (q == p->n_open) {
+            for (int b = 0; b < LATMC_BITSLICE_PLANES; b++)
+                p->plane[q][b] = 0u - (uint32_t)((tc >> (31 - b)) & 1u);
+            p->n_open++;
+        }
+        p->member[q][c] = ~0u;
+    }
+    return key;
 }
 
-template <int ND, bool HB>
+template <int ND, int KEY, int KB>
 static void launch(cudaStream_t stream, const struct bs_params &p, uint32_t *own,
-                   const uint32_t *other, int colour, unsigned long long *changed)
+                   const uint32_t *other, int colour, int hb, unsigned long long *changed)
 {
-    ising_bitsliced_kernel<ND, HB><<<cuda_grid(p.groups), CUDA_THREADS, 0, stream>>>(
-        p, own, other, colour, changed);
+    ising_bitsliced_kernel<ND, KEY, KB><<<cuda_grid(p.groups), CUDA_THREADS, 0, stream>>>(
+        p, own, other, colour, hb, changed);
+}
+
+template <int ND>
+static void launch_key(cudaStream_t stream, const struct bs_params &p, int key, uint32_t *own,
+                       const uint32_t *other, int colour, int hb, unsigned long long *changed)
+{
+    if (key == KEY_FULL)
+        launch<ND, KEY_FULL, BS_CODES>(stream, p, own, other, colour, hb, changed);
+    else if (key == KEY_DIFF && p.n_open <= 2)
+        launch<ND, KEY_DIFF, 2>(stream, p, own, other, colour, hb, changed);
+    else if (key == KEY_DIFF)
+        launch<ND, KEY_DIFF, ND + 1>(stream, p, own, other, colour, hb, changed);
+    else if (p.n_open <= 2)
+        launch<ND, KEY_M, 2>(stream, p, own, other, colour, hb, changed);
+    else
+        launch<ND, KEY_M, ND + 1>(stream, p, own, other, colour, hb, changed);
 }
 
 extern "C" cudaError_t cuda_ising_bitsliced_colour(cudaStream_t stream,
@@ -253,18 +369,15 @@ extern "C" cudaError_t cuda_ising_bitsliced_colour(cudaStream_t stream,
     p.lz = g->lz;
     p.words = g->nsites / 16;
     p.groups = (p.words + 3) / 4;
-    classes_of(tables, algorithm, g->ndim, &p);
+    const int key = classes_of(tables, algorithm, g->ndim, &p);
     const struct latmc_ising_plane_names names = latmc_ising_plane_names_step(seed, step);
     for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++)
         p.names[q] = latmc_ising_plane_name(&names, q);
     p.keys = cuda_philox_round_keys(seed);
-    const bool hb = algorithm == LATMC_ALGO_HEATBATH;
-    const int c = step->colour;
+    const int hb = algorithm == LATMC_ALGO_HEATBATH, c = step->colour;
     if (g->ndim == 3)
-        hb ? launch<6, true>(stream, p, own, other, c, changed)
-           : launch<6, false>(stream, p, own, other, c, changed);
+        launch_key<6>(stream, p, key, own, other, c, hb, changed);
     else
-        hb ? launch<4, true>(stream, p, own, other, c, changed)
-           : launch<4, false>(stream, p, own, other, c, changed);
+        launch_key<4>(stream, p, key, own, other, c, hb, changed);
     return cudaGetLastError();
 }

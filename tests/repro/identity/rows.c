@@ -99,6 +99,9 @@ const struct row rows[] = {
     { "ising3d_bitsliced_metropolis", 3, { 32, 6, 10 }, BITSLICED_CUDA },
     { "ising3d_bitsliced_heatbath", 3, { 16, 10, 6 }, BITSLICED_CUDA " cuda,ens" },
     { "ising3d_bitsliced_metropolis", 3, { 10, 6, 22 }, "threads=2 boxes=2" },
+    { "ising_bitsliced_metropolis_h0", 2, { 64, 40, 0 }, "threads=2 boxes=2 " BITSLICED_CUDA },
+    { "ising_bitsliced_metropolis_h0", 2, { 80, 22, 0 }, "cuda" },
+    { "ising_bitsliced_metropolis_h0", 3, { 32, 8, 6 }, "boxes=2 cuda" },
     /* ---- Ising ---- */
     /* 22 planes: 11 two-plane units, cut 3,4,4 and 2,2,2,2,3; 10 planes: 5 slabs of 2 */
     { "ising2d_metropolis", 2, { 40, 22, 0 },

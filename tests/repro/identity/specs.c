@@ -69,6 +69,14 @@ const struct spec specs[] = {
                     0.3),
     ISING_BITSLICED("ising3d_bitsliced_metropolis", LATMC_ALGO_METROPOLIS,
                     LATMC_COUPLINGS_UNIFORM, 0.22),
+    /* the field switched off between the sweep calls: Metropolis's thresholds then depend
+     * on the number of neighbours that differ from the site alone (CUDA's kernel counts
+     * those) */
+    { .name = "ising_bitsliced_metropolis_h0", .model = LATMC_MODEL_ISING,
+      .algorithm = LATMC_ALGO_METROPOLIS, .replicas = 1,
+      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },
+      .values = { 0.42, 0.05, 1 }, .sweeps1 = 6, .sweeps2 = 6, .change_key = LATMC_PARAM_H,
+      .change_value = 0.0, .cuda_is_cpu = true },
     ISING_BITSLICED("ising3d_bitsliced_heatbath", LATMC_ALGO_HEATBATH,
                     LATMC_COUPLINGS_UNIFORM, 0.22),
     POTTS("potts2_metropolis", LATMC_ALGO_METROPOLIS, 2, 0.95),
