@@ -152,126 +152,214 @@ __device__ __forceinline__ void row_neighbours(const struct bs_params &p, const 
     }
 }
 
+/* A group's state between its phases: its words, the lanes' classes and the comparison. */
+template <int KB> struct bs_group {
+    uint32_t own[4];
+    uint32_t open_mask[KB];
+    struct latmc_bitslice s;
+};
+
+/* Group g's words and neighbours into its classes and the comparison's start. */
+template <int ND, int KEY, int KB>
+__device__ __forceinline__ void group_start(const struct bs_params &p, const uint32_t *own_words,
+                                            const uint32_t *other, int colour, bool rows4,
+                                            int64_t g, int nvalid, bs_group<KB> &st)
+{
+    constexpr int NCODES = KEY == KEY_FULL ? BS_CODES : ND + 1;
+    const int64_t w0 = 4 * g;
+    /* the first word's row r, its word w, y and z; then stepped word by word */
+    int64_t r = latmc_div(w0, p.wpr), w = w0 - r * p.wpr;
+    int64_t z = ND == 6 ? latmc_div(r, p.ly) : 0, y = r - z * p.ly;
+    uint32_t own_p = 0, nb_p[ND];
+#pragma unroll
+    for (int d = 0; d < ND; d++)
+        nb_p[d] = 0;
+    if (rows4) { /* the group's 4 words in one row */
+        const uint4 v = *(const uint4 *)(own_words + w0);
+        st.own[0] = v.x; st.own[1] = v.y; st.own[2] = v.z; st.own[3] = v.w;
+        own_p = interleave4(v);
+        row_neighbours<ND>(p, other, w0, r * p.wpr, w, y, z, (int)((colour + y + z) & 1), nb_p);
+    } else {
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            st.own[k] = 0;
+            if (k >= nvalid)
+                continue;
+            if (k > 0 && ++w == p.wpr) { /* the next row */
+                w = 0;
+                r++;
+                if (++y == p.ly) {
+                    y = 0;
+                    z++;
+                }
+            }
+            st.own[k] = own_words[w0 + k];
+            own_p |= st.own[k] << k;
+            word_neighbours<ND>(p, other, w0 + k, r * p.wpr, w, y, z,
+                                (int)((colour + y + z) & 1), k, nb_p);
+        }
+    }
+    /* bit-sliced counts of the neighbours at -1 (KEY_DIFF: that differ from the site) */
+    uint32_t c0 = 0, c1 = 0, c2 = 0;
+#pragma unroll
+    for (int d = 0; d < ND; d++)
+        count_add(c0, c1, c2, KEY == KEY_DIFF ? nb_p[d] ^ own_p : nb_p[d]);
+    const uint32_t active = nvalid == 4 ? ~0u : (1u << (8 * nvalid)) - 1u;
+    c0 = to_lanes(c0);
+    c1 = to_lanes(c1);
+    c2 = to_lanes(c2);
+    const uint32_t o = KEY == KEY_FULL ? to_lanes(own_p) : 0u;
+    /* the codes' lanes, then the classes' */
+    uint32_t code_mask[NCODES];
+#pragma unroll
+    for (int c = 0; c < NCODES; c++) {
+        const int m = c % 7;
+        uint32_t eq = (m & 1 ? c0 : ~c0) & (m & 2 ? c1 : ~c1) & (m & 4 ? c2 : ~c2) & active;
+        if (KEY == KEY_FULL)
+            eq &= c >= 7 ? o : ~o;
+        code_mask[c] = m <= ND ? eq : 0u;
+    }
+    st.s.accept = 0;
+    st.s.undecided = 0;
+    st.s.planes = 0;
+#pragma unroll
+    for (int c = 0; c < NCODES; c++)
+        st.s.accept |= code_mask[c] & p.always[c];
+#pragma unroll
+    for (int q = 0; q < KB; q++) {
+        st.open_mask[q] = 0;
+        if (q < p.n_open) {
+#pragma unroll
+            for (int c = 0; c < NCODES; c++)
+                st.open_mask[q] |= code_mask[c] & p.member[q][c];
+            st.s.undecided |= st.open_mask[q];
+        }
+    }
+}
+
+/* The planes of blocks [Q0, Q1) (lib/bitslice_decision.h), four per block, while a lane of
+ * the group is undecided. */
+template <int KB, int Q0, int Q1>
+__device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t g,
+                                             bs_group<KB> &st)
+{
+#pragma unroll
+    for (int q = Q0; q < Q1; q++) {
+        if (!st.s.undecided)
+            break;
+        const latmc_philox_ctr u = cuda_philox_named_draws(p.keys, p.names[q], (uint64_t)g);
+#pragma unroll
+        for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK; l++) {
+            uint32_t tb = 0;
+#pragma unroll
+            for (int c = 0; c < KB; c++)
+                if (c < p.n_open)
+                    tb |= st.open_mask[c] & p.plane[c][4 * q + l];
+            latmc_bitslice_plane(&st.s, u.v[l], tb);
+        }
+    }
+}
+
+/* The group's decisions into its words: Metropolis flips the accepted lanes, heat bath sets
+ * -1 where not accepted; the spins changed. */
+__device__ __forceinline__ unsigned long long group_write(uint32_t *own_words, bool rows4,
+                                                          int heatbath, int64_t g, int nvalid,
+                                                          const uint32_t (&own)[4],
+                                                          uint32_t accept)
+{
+    const uint32_t acc_p = to_interleaved(accept);
+    uint32_t nw[4];
+    unsigned long long n = 0;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        const uint32_t bits = ((heatbath ? ~acc_p : acc_p) >> k) & 0x11111111u;
+        nw[k] = heatbath ? bits : own[k] ^ bits;
+        if (k < nvalid)
+            n += (unsigned long long)__popc(nw[k] ^ own[k]);
+    }
+    if (rows4) {
+        *(uint4 *)(own_words + 4 * g) = make_uint4(nw[0], nw[1], nw[2], nw[3]);
+    } else {
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if (k < nvalid && nw[k] != own[k])
+                own_words[4 * g + k] = nw[k];
+    }
+    return n;
+}
+
 /*
- * One thread per group (grid-stride). ND neighbours, KEY what the thresholds depend on,
- * KB the most open classes (p.n_open <= KB).
+ * A block takes tiles of CUDA_THREADS consecutive groups, one per thread (grid-stride over
+ * tiles). Each thread draws its group's first two blocks (planes 0 .. 7, all a group needs
+ * with probability about 0.88) and writes it; the groups still undecided go to the
+ * block's queue in shared memory, which its first threads then finish with their own
+ * blocks, so that a warp does not wait for its slowest group's planes 8 and beyond
+ * (doc/models/ising-decisions.md, "The tail"). ND neighbours, KEY what the thresholds
+ * depend on, KB the most open classes (p.n_open <= KB).
  */
 template <int ND, int KEY, int KB>
 __global__ void __launch_bounds__(CUDA_THREADS)
 ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint32_t *other,
                        int colour, int heatbath, unsigned long long *changed)
 {
-    constexpr int NCODES = KEY == KEY_FULL ? BS_CODES : ND + 1;
+    __shared__ int64_t q_group[CUDA_THREADS];
+    __shared__ uint32_t q_accept[CUDA_THREADS], q_undecided[CUDA_THREADS];
+    __shared__ uint32_t q_own[4][CUDA_THREADS], q_mask[KB][CUDA_THREADS];
+    __shared__ int q_n;
+    if (threadIdx.x == 0)
+        q_n = 0;
+    __syncthreads();
     unsigned long long n_changed = 0;
     const bool rows4 = (p.wpr & 3) == 0;
-    for (int64_t g = cuda_first_item(); g < p.groups; g += cuda_item_stride()) {
-        const int64_t w0 = 4 * g;
-        const int nvalid = p.words - w0 < 4 ? (int)(p.words - w0) : 4;
-        /* the first word's row r, its word w, y and z; then stepped word by word */
-        int64_t r = latmc_div(w0, p.wpr), w = w0 - r * p.wpr;
-        int64_t z = ND == 6 ? latmc_div(r, p.ly) : 0, y = r - z * p.ly;
-        uint32_t own[4], own_p = 0, nb_p[ND];
+    const int64_t tiles_stride = (int64_t)gridDim.x * CUDA_THREADS;
+    for (int64_t base = (int64_t)blockIdx.x * CUDA_THREADS; base < p.groups;
+         base += tiles_stride) {
+        const int64_t g = base + threadIdx.x;
+        if (g < p.groups) {
+            const int nvalid = p.words - 4 * g < 4 ? (int)(p.words - 4 * g) : 4;
+            bs_group<KB> st;
+            group_start<ND, KEY, KB>(p, own_words, other, colour, rows4, g, nvalid, st);
+            group_planes<KB, 0, 2>(p, g, st);
+            if (st.s.undecided) {
+                const int slot = atomicAdd(&q_n, 1);
+                q_group[slot] = g;
+                q_accept[slot] = st.s.accept;
+                q_undecided[slot] = st.s.undecided;
 #pragma unroll
-        for (int d = 0; d < ND; d++)
-            nb_p[d] = 0;
-        if (rows4) { /* the group's 4 words in one row */
-            const uint4 v = *(const uint4 *)(own_words + w0);
-            own[0] = v.x; own[1] = v.y; own[2] = v.z; own[3] = v.w;
-            own_p = interleave4(v);
-            row_neighbours<ND>(p, other, w0, r * p.wpr, w, y, z, (int)((colour + y + z) & 1),
-                               nb_p);
-        } else {
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-                own[k] = 0;
-                if (k >= nvalid)
-                    continue;
-                if (k > 0 && ++w == p.wpr) { /* the next row */
-                    w = 0;
-                    r++;
-                    if (++y == p.ly) {
-                        y = 0;
-                        z++;
-                    }
-                }
-                own[k] = own_words[w0 + k];
-                own_p |= own[k] << k;
-                word_neighbours<ND>(p, other, w0 + k, r * p.wpr, w, y, z,
-                                    (int)((colour + y + z) & 1), k, nb_p);
-            }
-        }
-        /* bit-sliced counts of the neighbours at -1 (KEY_DIFF: that differ from the site) */
-        uint32_t c0 = 0, c1 = 0, c2 = 0;
-#pragma unroll
-        for (int d = 0; d < ND; d++)
-            count_add(c0, c1, c2, KEY == KEY_DIFF ? nb_p[d] ^ own_p : nb_p[d]);
-        const uint32_t active = nvalid == 4 ? ~0u : (1u << (8 * nvalid)) - 1u;
-        c0 = to_lanes(c0);
-        c1 = to_lanes(c1);
-        c2 = to_lanes(c2);
-        const uint32_t o = KEY == KEY_FULL ? to_lanes(own_p) : 0u;
-        /* the codes' lanes, then the classes' */
-        uint32_t code_mask[NCODES];
-#pragma unroll
-        for (int c = 0; c < NCODES; c++) {
-            const int m = c % 7;
-            uint32_t eq = (m & 1 ? c0 : ~c0) & (m & 2 ? c1 : ~c1) & (m & 4 ? c2 : ~c2) & active;
-            if (KEY == KEY_FULL)
-                eq &= c >= 7 ? o : ~o;
-            code_mask[c] = m <= ND ? eq : 0u;
-        }
-        struct latmc_bitslice s;
-        s.accept = 0;
-        s.undecided = 0;
-        s.planes = 0;
-        uint32_t open_mask[KB];
-#pragma unroll
-        for (int c = 0; c < NCODES; c++)
-            s.accept |= code_mask[c] & p.always[c];
-#pragma unroll
-        for (int q = 0; q < KB; q++) {
-            open_mask[q] = 0;
-            if (q < p.n_open) {
-#pragma unroll
-                for (int c = 0; c < NCODES; c++)
-                    open_mask[q] |= code_mask[c] & p.member[q][c];
-                s.undecided |= open_mask[q];
-            }
-        }
-        /* the planes (lib/bitslice_decision.h), four per block, until all are settled */
-#pragma unroll
-        for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++) {
-            if (!s.undecided)
-                break;
-            const latmc_philox_ctr u = cuda_philox_named_draws(p.keys, p.names[q], (uint64_t)g);
-#pragma unroll
-            for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK; l++) {
-                uint32_t tb = 0;
+                for (int k = 0; k < 4; k++)
+                    q_own[k][slot] = st.own[k];
 #pragma unroll
                 for (int c = 0; c < KB; c++)
-                    if (c < p.n_open)
-                        tb |= open_mask[c] & p.plane[c][4 * q + l];
-                latmc_bitslice_plane(&s, u.v[l], tb);
+                    q_mask[c][slot] = st.open_mask[c];
+            } else {
+                n_changed += group_write(own_words, rows4, heatbath, g, nvalid, st.own,
+                                         st.s.accept);
             }
         }
-        /* Metropolis flips the accepted lanes; heat bath sets -1 where not accepted */
-        const uint32_t acc_p = to_interleaved(s.accept);
-        uint32_t nw[4];
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-            const uint32_t bits = ((heatbath ? ~acc_p : acc_p) >> k) & 0x11111111u;
-            nw[k] = heatbath ? bits : own[k] ^ bits;
-            if (k < nvalid)
-                n_changed += (unsigned long long)__popc(nw[k] ^ own[k]);
-        }
-        if (rows4) {
-            *(uint4 *)(own_words + w0) = make_uint4(nw[0], nw[1], nw[2], nw[3]);
-        } else {
+        __syncthreads();
+        const int n = q_n;
+        __syncthreads();
+        if (threadIdx.x == 0)
+            q_n = 0;
+        if ((int)threadIdx.x < n) {
+            const int slot = (int)threadIdx.x;
+            const int64_t qg = q_group[slot];
+            const int nvalid = p.words - 4 * qg < 4 ? (int)(p.words - 4 * qg) : 4;
+            bs_group<KB> st;
+            st.s.accept = q_accept[slot];
+            st.s.undecided = q_undecided[slot];
+            st.s.planes = 8;
 #pragma unroll
             for (int k = 0; k < 4; k++)
-                if (k < nvalid && nw[k] != own[k])
-                    own_words[w0 + k] = nw[k];
+                st.own[k] = q_own[k][slot];
+#pragma unroll
+            for (int c = 0; c < KB; c++)
+                st.open_mask[c] = q_mask[c][slot];
+            group_planes<KB, 2, LATMC_ISING_DECISION_BLOCKS>(p, qg, st);
+            n_changed += group_write(own_words, rows4, heatbath, qg, nvalid, st.own,
+                                     st.s.accept);
         }
+        __syncthreads();
     }
     cuda_warp_add(changed, n_changed);
 }
