@@ -38,9 +38,14 @@ struct bs_params {
     int64_t words;         /* words of one colour's array */
     int64_t groups;        /* ceil(words / 4) */
     int64_t wpr, ly, lz;   /* words per row, rows and planes */
+    /* L_x / 16 a multiple of 4 (every group in one row): the groups per row, and a grid
+     * stride of `stride` groups as (groups, rows, planes) to walk without divisions */
+    bool rows4;
+    int64_t gpr;
+    int64_t stride, stride_g, stride_y, stride_z;
     int n_open;            /* open classes: 0 < T < 2^32 */
     /* all-ones or zero: code c in open class q (member[q][c]), in T = 2^32 (always[c]),
-     * and bit 31 - b of class q's threshold (plane[q][b]) */
+     * and bit 31 - b of class q's threshold (plane[q][b]); zero for q >= n_open */
     uint32_t member[BS_CODES][BS_CODES];
     uint32_t always[BS_CODES];
     uint32_t plane[BS_CODES][LATMC_BITSLICE_PLANES];
@@ -160,26 +165,62 @@ template <int KB> struct bs_group {
 };
 
 /* Group g's words and neighbours into its classes and the comparison's start. */
+/* Where a thread's group lies when every group lies in one row (p.rows4): group gi of
+ * row y + L_y z, stepped by the grid's stride without divisions (as the packed kernels'
+ * walk). */
+struct bs_walk {
+    int64_t g, gi, y, z;
+};
+
+__device__ __forceinline__ struct bs_walk walk_start(const struct bs_params &p, int64_t g)
+{
+    struct bs_walk k;
+    k.g = g;
+    const int64_t r = latmc_div(g, p.gpr);
+    k.gi = g - r * p.gpr;
+    k.z = latmc_div(r, p.ly);
+    k.y = r - k.z * p.ly;
+    return k;
+}
+
+__device__ __forceinline__ void walk_next(const struct bs_params &p, struct bs_walk &k)
+{
+    k.g += p.stride;
+    k.gi += p.stride_g;
+    k.y += p.stride_y;
+    k.z += p.stride_z;
+    if (k.gi >= p.gpr) {
+        k.gi -= p.gpr;
+        k.y++;
+    }
+    if (k.y >= p.ly) {
+        k.y -= p.ly;
+        k.z++;
+    }
+}
+
 template <int ND, int KEY, int KB>
 __device__ __forceinline__ void group_start(const struct bs_params &p, const uint32_t *own_words,
-                                            const uint32_t *other, int colour, bool rows4,
-                                            int64_t g, int nvalid, bs_group<KB> &st)
+                                            const uint32_t *other, int colour,
+                                            const struct bs_walk &k, int nvalid,
+                                            bs_group<KB> &st)
 {
     constexpr int NCODES = KEY == KEY_FULL ? BS_CODES : ND + 1;
-    const int64_t w0 = 4 * g;
-    /* the first word's row r, its word w, y and z; then stepped word by word */
-    int64_t r = latmc_div(w0, p.wpr), w = w0 - r * p.wpr;
-    int64_t z = ND == 6 ? latmc_div(r, p.ly) : 0, y = r - z * p.ly;
+    const int64_t g = k.g, w0 = 4 * g;
     uint32_t own_p = 0, nb_p[ND];
 #pragma unroll
     for (int d = 0; d < ND; d++)
         nb_p[d] = 0;
-    if (rows4) { /* the group's 4 words in one row */
+    if (p.rows4) { /* the group's 4 words in one row */
+        const int64_t w = 4 * k.gi, y = k.y, z = k.z;
         const uint4 v = *(const uint4 *)(own_words + w0);
         st.own[0] = v.x; st.own[1] = v.y; st.own[2] = v.z; st.own[3] = v.w;
         own_p = interleave4(v);
-        row_neighbours<ND>(p, other, w0, r * p.wpr, w, y, z, (int)((colour + y + z) & 1), nb_p);
+        row_neighbours<ND>(p, other, w0, w0 - w, w, y, z, (int)((colour + y + z) & 1), nb_p);
     } else {
+        /* the first word's row r, its word w, y and z; then stepped word by word */
+        int64_t r = latmc_div(w0, p.wpr), w = w0 - r * p.wpr;
+        int64_t z = ND == 6 ? latmc_div(r, p.ly) : 0, y = r - z * p.ly;
 #pragma unroll
         for (int k = 0; k < 4; k++) {
             st.own[k] = 0;
@@ -226,14 +267,12 @@ __device__ __forceinline__ void group_start(const struct bs_params &p, const uin
     for (int c = 0; c < NCODES; c++)
         st.s.accept |= code_mask[c] & p.always[c];
 #pragma unroll
-    for (int q = 0; q < KB; q++) {
+    for (int q = 0; q < KB; q++) { /* classes q >= p.n_open: no member, no lane */
         st.open_mask[q] = 0;
-        if (q < p.n_open) {
 #pragma unroll
-            for (int c = 0; c < NCODES; c++)
-                st.open_mask[q] |= code_mask[c] & p.member[q][c];
-            st.s.undecided |= st.open_mask[q];
-        }
+        for (int c = 0; c < NCODES; c++)
+            st.open_mask[q] |= code_mask[c] & p.member[q][c];
+        st.s.undecided |= st.open_mask[q];
     }
 }
 
@@ -252,9 +291,8 @@ __device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t 
         for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK; l++) {
             uint32_t tb = 0;
 #pragma unroll
-            for (int c = 0; c < KB; c++)
-                if (c < p.n_open)
-                    tb |= st.open_mask[c] & p.plane[c][4 * q + l];
+            for (int c = 0; c < KB; c++) /* zero beyond p.n_open */
+                tb |= st.open_mask[c] & p.plane[c][4 * q + l];
             latmc_bitslice_plane(&st.s, u.v[l], tb);
         }
     }
@@ -262,8 +300,9 @@ __device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t 
 
 /* The group's decisions into its words: Metropolis flips the accepted lanes, heat bath sets
  * -1 where not accepted; the spins changed. */
+template <bool HEATBATH>
 __device__ __forceinline__ unsigned long long group_write(uint32_t *own_words, bool rows4,
-                                                          int heatbath, int64_t g, int nvalid,
+                                                          int64_t g, int nvalid,
                                                           const uint32_t (&own)[4],
                                                           uint32_t accept)
 {
@@ -272,8 +311,8 @@ __device__ __forceinline__ unsigned long long group_write(uint32_t *own_words, b
     unsigned long long n = 0;
 #pragma unroll
     for (int k = 0; k < 4; k++) {
-        const uint32_t bits = ((heatbath ? ~acc_p : acc_p) >> k) & 0x11111111u;
-        nw[k] = heatbath ? bits : own[k] ^ bits;
+        const uint32_t bits = ((HEATBATH ? ~acc_p : acc_p) >> k) & 0x11111111u;
+        nw[k] = HEATBATH ? bits : own[k] ^ bits;
         if (k < nvalid)
             n += (unsigned long long)__popc(nw[k] ^ own[k]);
     }
@@ -297,10 +336,10 @@ __device__ __forceinline__ unsigned long long group_write(uint32_t *own_words, b
  * (doc/models/ising-decisions.md, "The tail"). ND neighbours, KEY what the thresholds
  * depend on, KB the most open classes (p.n_open <= KB).
  */
-template <int ND, int KEY, int KB>
+template <int ND, int KEY, int KB, bool HEATBATH>
 __global__ void __launch_bounds__(CUDA_THREADS)
 ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint32_t *other,
-                       int colour, int heatbath, unsigned long long *changed)
+                       int colour, unsigned long long *changed)
 {
     __shared__ int64_t q_group[CUDA_THREADS];
     __shared__ uint32_t q_accept[CUDA_THREADS], q_undecided[CUDA_THREADS];
@@ -310,15 +349,21 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
         q_n = 0;
     __syncthreads();
     unsigned long long n_changed = 0;
-    const bool rows4 = (p.wpr & 3) == 0;
-    const int64_t tiles_stride = (int64_t)gridDim.x * CUDA_THREADS;
-    for (int64_t base = (int64_t)blockIdx.x * CUDA_THREADS; base < p.groups;
-         base += tiles_stride) {
-        const int64_t g = base + threadIdx.x;
+    const bool rows4 = p.rows4;
+    const int64_t first = (int64_t)blockIdx.x * CUDA_THREADS;
+    struct bs_walk k = {};
+    if (rows4)
+        k = walk_start(p, first + threadIdx.x);
+    for (int64_t base = first; base < p.groups; base += p.stride) {
+        if (!rows4)
+            k.g = base + threadIdx.x;
+        else if (base != first)
+            walk_next(p, k);
+        const int64_t g = k.g;
         if (g < p.groups) {
             const int nvalid = p.words - 4 * g < 4 ? (int)(p.words - 4 * g) : 4;
             bs_group<KB> st;
-            group_start<ND, KEY, KB>(p, own_words, other, colour, rows4, g, nvalid, st);
+            group_start<ND, KEY, KB>(p, own_words, other, colour, k, nvalid, st);
             group_planes<KB, 0, 2>(p, g, st);
             if (st.s.undecided) {
                 const int slot = atomicAdd(&q_n, 1);
@@ -332,8 +377,8 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
                 for (int c = 0; c < KB; c++)
                     q_mask[c][slot] = st.open_mask[c];
             } else {
-                n_changed += group_write(own_words, rows4, heatbath, g, nvalid, st.own,
-                                         st.s.accept);
+                n_changed += group_write<HEATBATH>(own_words, rows4, g, nvalid, st.own,
+                                                   st.s.accept);
             }
         }
         __syncthreads();
@@ -356,8 +401,8 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
             for (int c = 0; c < KB; c++)
                 st.open_mask[c] = q_mask[c][slot];
             group_planes<KB, 2, LATMC_ISING_DECISION_BLOCKS>(p, qg, st);
-            n_changed += group_write(own_words, rows4, heatbath, qg, nvalid, st.own,
-                                     st.s.accept);
+            n_changed += group_write<HEATBATH>(own_words, rows4, qg, nvalid, st.own,
+                                               st.s.accept);
         }
         __syncthreads();
     }
@@ -419,28 +464,71 @@ static int classes_of(const struct latmc_ising_tables *tables, int algorithm, in
     return key;
 }
 
-template <int ND, int KEY, int KB>
-static void launch(cudaStream_t stream, const struct bs_params &p, uint32_t *own,
-                   const uint32_t *other, int colour, int hb, unsigned long long *changed)
+/* Blocks of a launch: one resident wave (every thread walks many groups, the walk's
+ * division paid once), fewer on small lattices. The wave is asked of the runtime once per
+ * kernel, host thread and device. */
+#define BS_KNOWN_DEVICES 64
+template <auto Kernel> static int64_t resident_blocks(int64_t tiles)
 {
-    ising_bitsliced_kernel<ND, KEY, KB><<<cuda_grid(p.groups), CUDA_THREADS, 0, stream>>>(
-        p, own, other, colour, hb, changed);
+    static thread_local int known[BS_KNOWN_DEVICES]; /* blocks of a wave; 0: not asked */
+    int device = 0, wave = 0;
+    if (cudaGetDevice(&device) == cudaSuccess && device >= 0 && device < BS_KNOWN_DEVICES)
+        wave = known[device];
+    if (wave == 0) {
+        int sms = 0, per_sm = 0;
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, CUDA_THREADS, 0) !=
+                cudaSuccess || sms * per_sm <= 0) {
+            (void)cudaGetLastError(); /* the launch reports a real problem */
+            sms = 132, per_sm = 1;
+        }
+        wave = sms * per_sm;
+        if (device >= 0 && device < BS_KNOWN_DEVICES)
+            known[device] = wave;
+    }
+    const int64_t blocks = tiles < 1 ? 1 : tiles;
+    return blocks < wave ? blocks : wave;
 }
 
-template <int ND>
-static void launch_key(cudaStream_t stream, const struct bs_params &p, int key, uint32_t *own,
-                       const uint32_t *other, int colour, int hb, unsigned long long *changed)
+template <int ND, int KEY, int KB, bool HB>
+static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
+                   const uint32_t *other, int colour, unsigned long long *changed)
 {
-    if (key == KEY_FULL)
-        launch<ND, KEY_FULL, BS_CODES>(stream, p, own, other, colour, hb, changed);
+    const int64_t tiles = (p.groups + CUDA_THREADS - 1) / CUDA_THREADS;
+    const int64_t blocks = resident_blocks<ising_bitsliced_kernel<ND, KEY, KB, HB>>(tiles);
+    p.stride = blocks * CUDA_THREADS;
+    if (p.rows4) {
+        const int64_t rows = p.stride / p.gpr;
+        p.stride_g = p.stride - rows * p.gpr;
+        p.stride_z = rows / p.ly;
+        p.stride_y = rows - p.stride_z * p.ly;
+    }
+    ising_bitsliced_kernel<ND, KEY, KB, HB><<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(
+        p, own, other, colour, changed);
+}
+
+/* Heat bath's thresholds depend on the count of neighbours at -1 alone (KEY_M). */
+template <int ND>
+static void launch_key(cudaStream_t stream, struct bs_params &p, int key, bool hb,
+                       uint32_t *own, const uint32_t *other, int colour,
+                       unsigned long long *changed)
+{
+    if (hb && key == KEY_M && p.n_open <= 2)
+        launch<ND, KEY_M, 2, true>(stream, p, own, other, colour, changed);
+    else if (hb && key == KEY_M)
+        launch<ND, KEY_M, ND + 1, true>(stream, p, own, other, colour, changed);
+    else if (hb)
+        launch<ND, KEY_FULL, BS_CODES, true>(stream, p, own, other, colour, changed);
+    else if (key == KEY_FULL)
+        launch<ND, KEY_FULL, BS_CODES, false>(stream, p, own, other, colour, changed);
     else if (key == KEY_DIFF && p.n_open <= 2)
-        launch<ND, KEY_DIFF, 2>(stream, p, own, other, colour, hb, changed);
+        launch<ND, KEY_DIFF, 2, false>(stream, p, own, other, colour, changed);
     else if (key == KEY_DIFF)
-        launch<ND, KEY_DIFF, ND + 1>(stream, p, own, other, colour, hb, changed);
+        launch<ND, KEY_DIFF, ND + 1, false>(stream, p, own, other, colour, changed);
     else if (p.n_open <= 2)
-        launch<ND, KEY_M, 2>(stream, p, own, other, colour, hb, changed);
+        launch<ND, KEY_M, 2, false>(stream, p, own, other, colour, changed);
     else
-        launch<ND, KEY_M, ND + 1>(stream, p, own, other, colour, hb, changed);
+        launch<ND, KEY_M, ND + 1, false>(stream, p, own, other, colour, changed);
 }
 
 extern "C" cudaError_t cuda_ising_bitsliced_colour(cudaStream_t stream,
@@ -462,10 +550,12 @@ extern "C" cudaError_t cuda_ising_bitsliced_colour(cudaStream_t stream,
     for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++)
         p.names[q] = latmc_ising_plane_name(&names, q);
     p.keys = cuda_philox_round_keys(seed);
-    const int hb = algorithm == LATMC_ALGO_HEATBATH, c = step->colour;
+    p.rows4 = (p.wpr & 3) == 0;
+    p.gpr = p.wpr / 4;
+    const bool hb = algorithm == LATMC_ALGO_HEATBATH;
     if (g->ndim == 3)
-        launch_key<6>(stream, p, key, own, other, c, hb, changed);
+        launch_key<6>(stream, p, key, hb, own, other, step->colour, changed);
     else
-        launch_key<4>(stream, p, key, own, other, c, hb, changed);
+        launch_key<4>(stream, p, key, hb, own, other, step->colour, changed);
     return cudaGetLastError();
 }

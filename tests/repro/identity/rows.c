@@ -102,6 +102,11 @@ const struct row rows[] = {
     { "ising_bitsliced_metropolis_h0", 2, { 64, 40, 0 }, "threads=2 boxes=2 " BITSLICED_CUDA },
     { "ising_bitsliced_metropolis_h0", 2, { 80, 22, 0 }, "cuda" },
     { "ising_bitsliced_metropolis_h0", 3, { 32, 8, 6 }, "boxes=2 cuda" },
+    /* more groups than one resident wave of CUDA's kernel: its threads walk the groups
+     * with a stride of whole rows and a remainder (5 groups of 32 sites a row) */
+    { "ising_bitsliced_metropolis_h0", 2, { 320, 40000, 0 }, "cuda" },
+    { "ising_bitsliced_metropolis_h0", 3, { 320, 10, 4000 }, "cuda" },
+    { "ising2d_bitsliced_heatbath", 2, { 320, 40000, 0 }, "cuda" },
     /* ---- Ising ---- */
     /* 22 planes: 11 two-plane units, cut 3,4,4 and 2,2,2,2,3; 10 planes: 5 slabs of 2 */
     { "ising2d_metropolis", 2, { 40, 22, 0 },
