@@ -39,6 +39,29 @@ cudaError_t cuda_ising_bitsliced_colour(cudaStream_t stream, const struct latmc_
                                         uint64_t seed, const struct latmc_step *step,
                                         unsigned long long *changed);
 
+/*
+ * The 1-bit layout (where L_x is a multiple of 64: cuda_ising_bits_fits): each colour is
+ * an array of N / 64 words, word g holding group g of the colour (bit i: lane i, set for a
+ * spin -1), colour 1's after colour 0's (cuda_ising_bits_words words each). The packed
+ * leaf keeps it while the bit-sliced steps run (cuda_ising_packed.c): the same chain, a
+ * quarter of the bytes and no reordering of the lanes.
+ */
+bool cuda_ising_bits_fits(const struct latmc_lattice *g);
+int64_t cuda_ising_bits_words(const struct latmc_lattice *g);
+cudaError_t cuda_ising_bits_from_packed(cudaStream_t stream, const struct latmc_lattice *g,
+                                        const uint32_t *colour0, const uint32_t *colour1,
+                                        uint32_t *bits);
+cudaError_t cuda_ising_bits_to_packed(cudaStream_t stream, const struct latmc_lattice *g,
+                                      const uint32_t *bits, uint32_t *colour0,
+                                      uint32_t *colour1);
+/* cuda_ising_bitsliced_colour on the 1-bit layout: own and other the colours' words. */
+cudaError_t cuda_ising_bitsliced_bits_colour(cudaStream_t stream, const struct latmc_lattice *g,
+                                             uint32_t *own, const uint32_t *other,
+                                             const struct latmc_ising_tables *tables,
+                                             int algorithm, uint64_t seed,
+                                             const struct latmc_step *step,
+                                             unsigned long long *changed);
+
 #ifdef __cplusplus
 }
 #endif

@@ -66,6 +66,12 @@ struct packed_box {
     int8_t *bytes, *eps_bytes;
     const int8_t *eps_host;
     bool bytes_valid, packed_valid;
+    /* A box alone running bit-sliced steps (decisions = 1) where L_x is a multiple of 64:
+     * both colours in the 1-bit layout (cuda_ising_bitsliced.h), made from the packed
+     * arrays at the first such step; while bits_valid only it holds the configuration,
+     * and anything else makes the packed arrays current from it first (bits_back). */
+    uint32_t *bits;
+    bool bits_valid;
     bool member;            /* prepared as an ensemble's member (cuda_ising_leaf.h) */
 };
 
@@ -109,6 +115,21 @@ static uint32_t *colour_of(const struct cuda_box *b, int c)
     return (uint32_t *)((char *)b->data + (size_t)c * b->array_bytes);
 }
 
+/* The 1-bit form back into the packed arrays where only it holds the configuration. */
+static cudaError_t bits_back(const struct cuda_box *b, cudaStream_t stream)
+{
+    struct packed_box *pb = b->own;
+    if (!pb->bits_valid)
+        return cudaSuccess;
+    const cudaError_t err = cuda_ising_bits_to_packed(stream, &b->local, pb->bits,
+                                                      colour_of(b, 0), colour_of(b, 1));
+    if (err == cudaSuccess) {
+        pb->bits_valid = false;
+        pb->packed_valid = true;
+    }
+    return err;
+}
+
 /* A box alone: its bytes (and +-J byte couplings) allocated, made current (unpacked where
  * only the packed arrays hold the configuration). cudaErrorMemoryAllocation (LATMC_ENOMEM)
  * where they do not fit; kept from then on. */
@@ -127,6 +148,8 @@ static cudaError_t bytes_current(const latmc_sim *sim, const struct cuda_box *b,
                                   stream);
     }
     if (err == cudaSuccess && !pb->bytes_valid)
+        err = bits_back(b, stream);
+    if (err == cudaSuccess && !pb->bytes_valid)
         err = cuda_ising_unpack(stream, &b->local, colour_of(b, 0), colour_of(b, 1), pb->bytes);
     if (err == cudaSuccess)
         pb->bytes_valid = true;
@@ -137,10 +160,10 @@ static cudaError_t bytes_current(const latmc_sim *sim, const struct cuda_box *b,
 static cudaError_t packed_current(const struct cuda_box *b, cudaStream_t stream)
 {
     struct packed_box *pb = b->own;
-    if (pb->packed_valid)
-        return cudaSuccess;
-    const cudaError_t err = cuda_ising_pack(stream, &b->local, pb->bytes, colour_of(b, 0),
-                                            colour_of(b, 1));
+    cudaError_t err = bits_back(b, stream);
+    if (err != cudaSuccess || pb->packed_valid)
+        return err;
+    err = cuda_ising_pack(stream, &b->local, pb->bytes, colour_of(b, 0), colour_of(b, 1));
     if (err == cudaSuccess)
         pb->packed_valid = true;
     return err;
@@ -150,6 +173,7 @@ static cudaError_t packed_current(const struct cuda_box *b, cudaStream_t stream)
 static void packed_written(struct packed_box *pb)
 {
     pb->packed_valid = true;
+    pb->bits_valid = false;
     pb->bytes_valid = false;
 }
 
@@ -300,6 +324,9 @@ static cudaError_t packed_get_planes(const latmc_sim *sim, const struct cuda_box
     const struct packed_box *pb = state_of(b);
     const int64_t lx = sim->desc.extent[0], pr = plane_rows(sim);
     const int64_t row0 = local_p0 * pr, rows = planes * pr;
+    const cudaError_t back = bits_back(b, stream);
+    if (back != cudaSuccess)
+        return back;
     if (!pb->packed_valid) /* a box alone whose bytes hold the configuration */
         return cudaMemcpyAsync(host, pb->bytes + row0 * lx, (size_t)(rows * lx),
                                cudaMemcpyDeviceToHost, stream);
@@ -317,6 +344,33 @@ static cudaError_t packed_get_planes(const latmc_sim *sim, const struct cuda_box
     return err;
 }
 
+/* The 1-bit form made current for a bit-sliced step (allocated at the first, from the packed
+ * arrays); false where the lattice has no 1-bit layout or its memory cannot be had (the
+ * packed kernel runs the step: the same chain). */
+static bool bits_current(const struct cuda_box *b, cudaStream_t stream)
+{
+    struct packed_box *pb = b->own;
+    if (!cuda_ising_bits_fits(&b->local))
+        return false;
+    if (!pb->bits) {
+        const size_t bytes = 2 * (size_t)cuda_ising_bits_words(&b->local) * sizeof(uint32_t);
+        if (cudaMalloc((void **)&pb->bits, bytes) != cudaSuccess) {
+            (void)cudaGetLastError();
+            pb->bits = NULL;
+            return false;
+        }
+    }
+    if (pb->bits_valid)
+        return true;
+    if (packed_current(b, stream) != cudaSuccess ||
+        cuda_ising_bits_from_packed(stream, &b->local, colour_of(b, 0), colour_of(b, 1),
+                                    pb->bits) != cudaSuccess)
+        return false; /* the packed step reports a launch failure */
+    pb->bits_valid = true;
+    pb->packed_valid = pb->bytes_valid = false;
+    return true;
+}
+
 static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_range *r,
                                  uint64_t sweep, const struct latmc_step *step,
                                  cudaStream_t stream, unsigned long long *changed)
@@ -326,11 +380,18 @@ static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_ran
     struct packed_box *pb = b->own;
     const int c = step->colour;
     if (step->kind == LATMC_STEP_COLOUR_BITSLICED) { /* a box alone (packed_bitsliced) */
-        cudaError_t err;
         state_of(b);
         if (!r->whole)
             return cudaErrorNotSupported;
-        if ((err = packed_current(b, stream)) != cudaSuccess)
+        if (bits_current(b, stream)) { /* the 1-bit layout */
+            const int64_t words = cuda_ising_bits_words(&b->local);
+            return cuda_ising_bitsliced_bits_colour(stream, &b->local, pb->bits + c * words,
+                                                    pb->bits + (c ^ 1) * words,
+                                                    sim->model_data, sim->desc.algorithm,
+                                                    sim->desc.seed, step, changed);
+        }
+        const cudaError_t err = packed_current(b, stream);
+        if (err != cudaSuccess)
             return err;
         pb->bytes_valid = false;
         return cuda_ising_bitsliced_colour(stream, &b->local, colour_of(b, c),
@@ -384,6 +445,9 @@ static cudaError_t packed_measure(const latmc_sim *sim, const struct cuda_box_ra
     const struct packed_box *pb = b->own;
     if (own->whole) {
         state_of(b);
+        const cudaError_t back = bits_back(b, stream);
+        if (back != cudaSuccess)
+            return back;
         /* +-J where only the ensembles' kernel takes the packed words: the bytes */
         const bool words = sim->desc.couplings != LATMC_COUPLINGS_BIMODAL ||
                            cuda_ising_packed_fits_couplings(&b->local);
@@ -409,6 +473,9 @@ static cudaError_t packed_projections(const latmc_sim *sim, const struct cuda_bo
     const struct cuda_box *b = r->box;
     const struct packed_box *pb = state_of(b);
     const struct cuda_proj_range pr = { r->p0, r->planes, r->global_p0, r->L };
+    const cudaError_t back = bits_back(b, stream);
+    if (back != cudaSuccess)
+        return back;
     if (!r->whole || pb->packed_valid)
         return cuda_ising_packed_projections(stream, &b->local, colour_of(b, 0),
                                              colour_of(b, 1), &pr, proj);
@@ -433,6 +500,7 @@ static void packed_box_destroy(struct cuda_box *b)
     cudaFree(pb->stage);
     cudaFree(pb->bytes);
     cudaFree(pb->eps_bytes);
+    cudaFree(pb->bits);
     cudaFreeHost(pb->host_words);
     free(pb);
     b->own = NULL;

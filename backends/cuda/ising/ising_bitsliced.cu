@@ -199,7 +199,32 @@ __device__ __forceinline__ void walk_next(const struct bs_params &p, struct bs_w
     }
 }
 
-template <int ND, int KEY, int KB>
+/* The 1-bit layout: word g of a colour is group g (bit i: lane i, set for -1). Its 2 ndim
+ * neighbour words in the other colour: the same word, the word shifted by one bit (the
+ * missing bit from the next or previous word of the row), the rows y +- 1, z +- 1. */
+template <int ND>
+__device__ __forceinline__ void bits_neighbours(const struct bs_params &p, const uint32_t *other,
+                                                const struct bs_walk &k, int par,
+                                                uint32_t (&nb)[ND])
+{
+    const int64_t g = k.g, rs = g - k.gi;
+    nb[0] = other[g];
+    if (par) /* x + 1: lane i + 1, lane 31's from the next word */
+        nb[1] = __funnelshift_r(nb[0], other[rs + (k.gi + 1 == p.gpr ? 0 : k.gi + 1)], 1);
+    else     /* x - 1: lane i - 1, lane 0's from the previous word */
+        nb[1] = __funnelshift_l(other[rs + (k.gi == 0 ? p.gpr - 1 : k.gi - 1)], nb[0], 1);
+    nb[2] = other[g + (k.y + 1 == p.ly ? -(p.ly - 1) : 1) * p.gpr];
+    nb[3] = other[g + (k.y == 0 ? p.ly - 1 : -1) * p.gpr];
+    if (ND == 6) {
+        const int64_t plane = p.ly * p.gpr;
+        nb[4] = other[g + (k.z + 1 == p.lz ? -(p.lz - 1) : 1) * plane];
+        nb[5] = other[g + (k.z == 0 ? p.lz - 1 : -1) * plane];
+    }
+}
+
+/* Group g's words and neighbours into its classes and the comparison's start: the packed
+ * layout's 4 words (BITS false) or the 1-bit layout's word (BITS, own[0]). */
+template <int ND, int KEY, int KB, bool BITS>
 __device__ __forceinline__ void group_start(const struct bs_params &p, const uint32_t *own_words,
                                             const uint32_t *other, int colour,
                                             const struct bs_walk &k, int nvalid,
@@ -211,7 +236,12 @@ __device__ __forceinline__ void group_start(const struct bs_params &p, const uin
 #pragma unroll
     for (int d = 0; d < ND; d++)
         nb_p[d] = 0;
-    if (p.rows4) { /* the group's 4 words in one row */
+    if (BITS) { /* lane order already: no interleaving, no swaps */
+        st.own[0] = own_words[g];
+        st.own[1] = st.own[2] = st.own[3] = 0;
+        own_p = st.own[0];
+        bits_neighbours<ND>(p, other, k, (int)((colour + k.y + k.z) & 1), nb_p);
+    } else if (p.rows4) { /* the group's 4 words in one row */
         const int64_t w = 4 * k.gi, y = k.y, z = k.z;
         const uint4 v = *(const uint4 *)(own_words + w0);
         st.own[0] = v.x; st.own[1] = v.y; st.own[2] = v.z; st.own[3] = v.w;
@@ -245,11 +275,13 @@ __device__ __forceinline__ void group_start(const struct bs_params &p, const uin
 #pragma unroll
     for (int d = 0; d < ND; d++)
         count_add(c0, c1, c2, KEY == KEY_DIFF ? nb_p[d] ^ own_p : nb_p[d]);
-    const uint32_t active = nvalid == 4 ? ~0u : (1u << (8 * nvalid)) - 1u;
-    c0 = to_lanes(c0);
-    c1 = to_lanes(c1);
-    c2 = to_lanes(c2);
-    const uint32_t o = KEY == KEY_FULL ? to_lanes(own_p) : 0u;
+    const uint32_t active = BITS || nvalid == 4 ? ~0u : (1u << (8 * nvalid)) - 1u;
+    if (!BITS) {
+        c0 = to_lanes(c0);
+        c1 = to_lanes(c1);
+        c2 = to_lanes(c2);
+    }
+    const uint32_t o = KEY != KEY_FULL ? 0u : BITS ? own_p : to_lanes(own_p);
     /* the codes' lanes, then the classes' */
     uint32_t code_mask[NCODES];
 #pragma unroll
@@ -300,12 +332,17 @@ __device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t 
 
 /* The group's decisions into its words: Metropolis flips the accepted lanes, heat bath sets
  * -1 where not accepted; the spins changed. */
-template <bool HEATBATH>
+template <bool HEATBATH, bool BITS>
 __device__ __forceinline__ unsigned long long group_write(uint32_t *own_words, bool rows4,
                                                           int64_t g, int nvalid,
                                                           const uint32_t (&own)[4],
                                                           uint32_t accept)
 {
+    if (BITS) {
+        const uint32_t nw = HEATBATH ? ~accept : own[0] ^ accept;
+        own_words[g] = nw;
+        return (unsigned long long)__popc(nw ^ own[0]);
+    }
     const uint32_t acc_p = to_interleaved(accept);
     uint32_t nw[4];
     unsigned long long n = 0;
@@ -336,7 +373,7 @@ __device__ __forceinline__ unsigned long long group_write(uint32_t *own_words, b
  * (doc/models/ising-decisions.md, "The tail"). ND neighbours, KEY what the thresholds
  * depend on, KB the most open classes (p.n_open <= KB).
  */
-template <int ND, int KEY, int KB, bool HEATBATH>
+template <int ND, int KEY, int KB, bool HEATBATH, bool BITS>
 __global__ void __launch_bounds__(CUDA_THREADS)
 ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint32_t *other,
                        int colour, unsigned long long *changed)
@@ -363,7 +400,7 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
         if (g < p.groups) {
             const int nvalid = p.words - 4 * g < 4 ? (int)(p.words - 4 * g) : 4;
             bs_group<KB> st;
-            group_start<ND, KEY, KB>(p, own_words, other, colour, k, nvalid, st);
+            group_start<ND, KEY, KB, BITS>(p, own_words, other, colour, k, nvalid, st);
             group_planes<KB, 0, 2>(p, g, st);
             if (st.s.undecided) {
                 const int slot = atomicAdd(&q_n, 1);
@@ -377,7 +414,7 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
                 for (int c = 0; c < KB; c++)
                     q_mask[c][slot] = st.open_mask[c];
             } else {
-                n_changed += group_write<HEATBATH>(own_words, rows4, g, nvalid, st.own,
+                n_changed += group_write<HEATBATH, BITS>(own_words, rows4, g, nvalid, st.own,
                                                    st.s.accept);
             }
         }
@@ -401,7 +438,7 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
             for (int c = 0; c < KB; c++)
                 st.open_mask[c] = q_mask[c][slot];
             group_planes<KB, 2, LATMC_ISING_DECISION_BLOCKS>(p, qg, st);
-            n_changed += group_write<HEATBATH>(own_words, rows4, qg, nvalid, st.own,
+            n_changed += group_write<HEATBATH, BITS>(own_words, rows4, qg, nvalid, st.own,
                                                st.s.accept);
         }
         __syncthreads();
@@ -490,12 +527,13 @@ template <auto Kernel> static int64_t resident_blocks(int64_t tiles)
     return blocks < wave ? blocks : wave;
 }
 
-template <int ND, int KEY, int KB, bool HB>
+template <int ND, int KEY, int KB, bool HB, bool BITS>
 static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                    const uint32_t *other, int colour, unsigned long long *changed)
 {
     const int64_t tiles = (p.groups + CUDA_THREADS - 1) / CUDA_THREADS;
-    const int64_t blocks = resident_blocks<ising_bitsliced_kernel<ND, KEY, KB, HB>>(tiles);
+    const int64_t blocks =
+        resident_blocks<ising_bitsliced_kernel<ND, KEY, KB, HB, BITS>>(tiles);
     p.stride = blocks * CUDA_THREADS;
     if (p.rows4) {
         const int64_t rows = p.stride / p.gpr;
@@ -503,32 +541,73 @@ static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
         p.stride_z = rows / p.ly;
         p.stride_y = rows - p.stride_z * p.ly;
     }
-    ising_bitsliced_kernel<ND, KEY, KB, HB><<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(
-        p, own, other, colour, changed);
+    ising_bitsliced_kernel<ND, KEY, KB, HB, BITS>
+        <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
 }
 
 /* Heat bath's thresholds depend on the count of neighbours at -1 alone (KEY_M). */
-template <int ND>
+template <int ND, bool BITS>
 static void launch_key(cudaStream_t stream, struct bs_params &p, int key, bool hb,
                        uint32_t *own, const uint32_t *other, int colour,
                        unsigned long long *changed)
 {
     if (hb && key == KEY_M && p.n_open <= 2)
-        launch<ND, KEY_M, 2, true>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_M, 2, true, BITS>(stream, p, own, other, colour, changed);
     else if (hb && key == KEY_M)
-        launch<ND, KEY_M, ND + 1, true>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_M, ND + 1, true, BITS>(stream, p, own, other, colour, changed);
     else if (hb)
-        launch<ND, KEY_FULL, BS_CODES, true>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_FULL, BS_CODES, true, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_FULL)
-        launch<ND, KEY_FULL, BS_CODES, false>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_FULL, BS_CODES, false, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_DIFF && p.n_open <= 2)
-        launch<ND, KEY_DIFF, 2, false>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_DIFF, 2, false, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_DIFF)
-        launch<ND, KEY_DIFF, ND + 1, false>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_DIFF, ND + 1, false, BITS>(stream, p, own, other, colour, changed);
     else if (p.n_open <= 2)
-        launch<ND, KEY_M, 2, false>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_M, 2, false, BITS>(stream, p, own, other, colour, changed);
     else
-        launch<ND, KEY_M, ND + 1, false>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_M, ND + 1, false, BITS>(stream, p, own, other, colour, changed);
+}
+
+/* A step on either layout: words w_per_row a row (packed: L_x / 16; bits: L_x / 64). */
+static cudaError_t bitsliced_step(cudaStream_t stream, const struct latmc_lattice *g, bool bits,
+                                  uint32_t *own, const uint32_t *other,
+                                  const struct latmc_ising_tables *tables, int algorithm,
+                                  uint64_t seed, const struct latmc_step *step,
+                                  unsigned long long *changed)
+{
+    struct bs_params p = {};
+    p.ly = g->ly;
+    p.lz = g->lz;
+    if (bits) { /* a word per group, 4 "words" of the packed numbering */
+        p.wpr = g->lx / 64;
+        p.groups = g->nsites / 64;
+        p.words = 4 * p.groups;
+        p.rows4 = true;
+        p.gpr = p.wpr;
+    } else {
+        p.wpr = g->lx / 16;
+        p.words = g->nsites / 16;
+        p.groups = (p.words + 3) / 4;
+        p.rows4 = (p.wpr & 3) == 0;
+        p.gpr = p.wpr / 4;
+    }
+    const int key = classes_of(tables, algorithm, g->ndim, &p);
+    const struct latmc_ising_plane_names names = latmc_ising_plane_names_step(seed, step);
+    for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++)
+        p.names[q] = latmc_ising_plane_name(&names, q);
+    p.keys = cuda_philox_round_keys(seed);
+    const bool hb = algorithm == LATMC_ALGO_HEATBATH;
+    const int c = step->colour;
+    if (g->ndim == 3 && bits)
+        launch_key<6, true>(stream, p, key, hb, own, other, c, changed);
+    else if (g->ndim == 3)
+        launch_key<6, false>(stream, p, key, hb, own, other, c, changed);
+    else if (bits)
+        launch_key<4, true>(stream, p, key, hb, own, other, c, changed);
+    else
+        launch_key<4, false>(stream, p, key, hb, own, other, c, changed);
+    return cudaGetLastError();
 }
 
 extern "C" cudaError_t cuda_ising_bitsliced_colour(cudaStream_t stream,
@@ -539,23 +618,64 @@ extern "C" cudaError_t cuda_ising_bitsliced_colour(cudaStream_t stream,
                                                    const struct latmc_step *step,
                                                    unsigned long long *changed)
 {
-    struct bs_params p = {};
-    p.wpr = g->lx / 16;
-    p.ly = g->ly;
-    p.lz = g->lz;
-    p.words = g->nsites / 16;
-    p.groups = (p.words + 3) / 4;
-    const int key = classes_of(tables, algorithm, g->ndim, &p);
-    const struct latmc_ising_plane_names names = latmc_ising_plane_names_step(seed, step);
-    for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++)
-        p.names[q] = latmc_ising_plane_name(&names, q);
-    p.keys = cuda_philox_round_keys(seed);
-    p.rows4 = (p.wpr & 3) == 0;
-    p.gpr = p.wpr / 4;
-    const bool hb = algorithm == LATMC_ALGO_HEATBATH;
-    if (g->ndim == 3)
-        launch_key<6>(stream, p, key, hb, own, other, step->colour, changed);
-    else
-        launch_key<4>(stream, p, key, hb, own, other, step->colour, changed);
+    return bitsliced_step(stream, g, false, own, other, tables, algorithm, seed, step, changed);
+}
+
+extern "C" cudaError_t cuda_ising_bitsliced_bits_colour(
+    cudaStream_t stream, const struct latmc_lattice *g, uint32_t *own, const uint32_t *other,
+    const struct latmc_ising_tables *tables, int algorithm, uint64_t seed,
+    const struct latmc_step *step, unsigned long long *changed)
+{
+    return bitsliced_step(stream, g, true, own, other, tables, algorithm, seed, step, changed);
+}
+
+/* ---- the 1-bit layout <-> the packed layout (group g: packed words 4 g .. 4 g + 3) ---- */
+
+__global__ void bits_from_packed_kernel(int64_t groups, const uint32_t *packed, uint32_t *bits)
+{
+    for (int64_t g = cuda_first_item(); g < groups; g += cuda_item_stride())
+        bits[g] = to_lanes(interleave4(*(const uint4 *)(packed + 4 * g)));
+}
+
+__global__ void bits_to_packed_kernel(int64_t groups, const uint32_t *bits, uint32_t *packed)
+{
+    for (int64_t g = cuda_first_item(); g < groups; g += cuda_item_stride()) {
+        const uint32_t p = to_interleaved(bits[g]);
+        *(uint4 *)(packed + 4 * g) = make_uint4(p & 0x11111111u, (p >> 1) & 0x11111111u,
+                                                (p >> 2) & 0x11111111u, (p >> 3) & 0x11111111u);
+    }
+}
+
+extern "C" bool cuda_ising_bits_fits(const struct latmc_lattice *g)
+{
+    return (g->ndim == 2 || g->ndim == 3) && g->lx % 64 == 0;
+}
+
+extern "C" int64_t cuda_ising_bits_words(const struct latmc_lattice *g)
+{
+    return g->nsites / 64;
+}
+
+extern "C" cudaError_t cuda_ising_bits_from_packed(cudaStream_t stream,
+                                                   const struct latmc_lattice *g,
+                                                   const uint32_t *colour0,
+                                                   const uint32_t *colour1, uint32_t *bits)
+{
+    const int64_t groups = cuda_ising_bits_words(g);
+    const unsigned grid = cuda_grid(groups) > 8192 ? 8192 : cuda_grid(groups);
+    bits_from_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, colour0, bits);
+    bits_from_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, colour1, bits + groups);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_ising_bits_to_packed(cudaStream_t stream,
+                                                 const struct latmc_lattice *g,
+                                                 const uint32_t *bits, uint32_t *colour0,
+                                                 uint32_t *colour1)
+{
+    const int64_t groups = cuda_ising_bits_words(g);
+    const unsigned grid = cuda_grid(groups) > 8192 ? 8192 : cuda_grid(groups);
+    bits_to_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, bits, colour0);
+    bits_to_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, bits + groups, colour1);
     return cudaGetLastError();
 }
