@@ -1,14 +1,15 @@
 /*
  * Internal to the CUDA module: the Ising chain with bit-sliced decisions (parameter
- * decisions = 1, doc/models/ising-decisions.md) on the multi-spin coded layout of
- * ising_packed.h, one colour's step of a box alone (the whole lattice, periodic).
+ * decisions = 1, doc/models/ising-decisions.md) for one colour's step of a box alone (the
+ * whole lattice, periodic), on the multi-spin coded layout of ising_packed.h or on the
+ * 1-bit layout below.
  *
  * The chain is lib/ising_decision_rules.h's and lib/bitslice_decision.h's, bit for bit:
  * group g of colour c is the sites j = 32 g .. 32 g + 31 of that colour, which in the packed
  * layout are the 4 words 4 g .. 4 g + 3 of the colour's array (j = 8 word + nibble), lane
- * i = 8 k + m being nibble m of word 4 g + k; its planes are the step's names' blocks g of
- * subs sub0 + q (latmc_ising_plane_name), each site's threshold the core's table entry
- * (latmc_ising_site_threshold). Kernel: ising_bitsliced.cu.
+ * i = 8 k + m being nibble m of word 4 g + k, and in the 1-bit layout word g; its planes are
+ * the step's names' blocks g of subs sub0 + q (latmc_ising_plane_name), each site's
+ * threshold the core's table entry (latmc_ising_site_threshold). Kernel: ising_bitsliced.cu.
  */
 #ifndef LATMC_CUDA_ISING_BITSLICED_H
 #define LATMC_CUDA_ISING_BITSLICED_H

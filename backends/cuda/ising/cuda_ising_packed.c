@@ -30,6 +30,12 @@
  * forms hold the configuration, and each is made from the other (a pack or an unpack of
  * the whole lattice) when it is needed and stale. Both kernels follow the same chain bit
  * for bit, so which one runs never shows in a result.
+ *
+ * Bit-sliced steps (decisions = 1, cuda_ising_bitsliced.h) run on a box alone: where L_x
+ * is a multiple of 64 on a third form, both colours at 1 bit per spin, made from the packed
+ * arrays at the first such step and kept while they run; everything else folds it back
+ * into the packed arrays first (bits_back), so the two flags above keep their meaning
+ * whenever the 1-bit form does not hold the configuration.
  */
 #include <stdbool.h>
 #include <stdio.h>

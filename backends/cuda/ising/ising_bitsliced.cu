@@ -1,20 +1,25 @@
 /*
- * The bit-sliced decisions' kernel on the packed layout (cuda_ising_bitsliced.h).
+ * The bit-sliced decisions' kernel (cuda_ising_bitsliced.h) on the 1-bit layout and on the
+ * packed layout.
  *
- * One thread takes one group: the 4 words of the group in the updated colour's array and,
- * for each word, its 2 ndim neighbour words in the other colour's array (as the packed
- * kernels find them: the same word, the word shifted by one nibble, the rows y +- 1 and
- * planes z +- 1). The nibbles hold one spin each (bit 0: spin -1), so the four words of a
- * direction interleaved, word k shifted left by k, make one 32-bit word of the 32 sites in
- * the order p = 4 m + k ("interleaved order"). There the neighbour counts are a bit-sliced
- * adder (count bits c0, c1, c2 of 32 sites at once), and four delta swaps bring the own
- * spins and the count bits into the chain's lane order i = 8 k + m. The lanes' classes
- * (own spin, count) are ANDs of those masks; classes of equal thresholds are merged on the
- * host, so a plane of thresholds is one AND-OR per open class (2D Metropolis at h = 0: 2).
- * Then the planes, four per Philox block (lib/bitslice_decision.h's step) until no lane of
- * the group is undecided, and the accept mask back to the interleaved order and into the
- * words. A warp runs until its slowest group is settled (doc/models/ising-decisions.md,
- * "The tail").
+ * One thread takes one group of 32 sites of the updated colour and, per neighbour
+ * direction, one 32-bit word of the other colour that holds the 32 neighbours in that
+ * direction, one per bit:
+ * - 1-bit layout: the group is one word in the lane order (bit i: lane i); its neighbours
+ *   are the same word of the other colour, that word shifted by one bit (the missing bit
+ *   from the next or previous word of the row), and the words of the rows y +- 1 and
+ *   planes z +- 1.
+ * - packed layout: the group is 4 words of nibbles; each direction's 4 words (as the
+ *   packed kernels find them) interleaved, word k shifted left by k, give one word in the
+ *   order p = 4 m + k ("interleaved order"), and four delta swaps bring the count bits
+ *   into the lane order i = 8 k + m (and the accept mask back).
+ * The neighbour counts are a bit-sliced adder (count bits c0, c1, c2 of 32 sites at once);
+ * the lanes' classes (count, and spin where the thresholds depend on it) are ANDs of those
+ * masks; classes of equal thresholds are merged on the host, so a plane of thresholds is
+ * one AND-OR per open class (2D Metropolis at h = 0: 2). Then the planes, four per Philox
+ * block (lib/bitslice_decision.h's step): blocks 0 and 1 for every group, the groups still
+ * undecided queued in shared memory and finished by the block's first threads
+ * (doc/models/ising-decisions.md, "The tail"), and the accept mask into the words.
  */
 #include "cuda_ising_bitsliced.h"
 
@@ -35,11 +40,12 @@ enum { KEY_M = 0, KEY_DIFF = 1, KEY_FULL = 2 };
 #define BS_CODES 14
 
 struct bs_params {
-    int64_t words;         /* words of one colour's array */
+    int64_t words;         /* packed words of one colour's array (1-bit: 4 per group) */
     int64_t groups;        /* ceil(words / 4) */
-    int64_t wpr, ly, lz;   /* words per row, rows and planes */
-    /* L_x / 16 a multiple of 4 (every group in one row): the groups per row, and a grid
-     * stride of `stride` groups as (groups, rows, planes) to walk without divisions */
+    int64_t wpr, ly, lz;   /* words per row (packed: L_x / 16, 1-bit: L_x / 64), rows, planes */
+    /* every group in one row (packed: L_x / 16 a multiple of 4; 1-bit: always): the groups
+     * per row, and a grid stride of `stride` groups as (groups, rows, planes) to walk
+     * without divisions */
     bool rows4;
     int64_t gpr;
     int64_t stride, stride_g, stride_y, stride_z;
@@ -52,6 +58,7 @@ struct bs_params {
     struct latmc_rng_name names[LATMC_ISING_DECISION_BLOCKS]; /* planes 4q .. 4q + 3 */
     struct cuda_philox_keys keys;
 };
+
 /* Exchange bits a and b (a > b) of the bit positions of x: a delta swap. */
 __host__ __device__ constexpr uint32_t swap_mask(int a, int b)
 {
