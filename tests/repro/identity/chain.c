@@ -463,11 +463,25 @@ static bool is_cluster(const struct spec *s)
     return s->algorithm == LATMC_ALGO_SWENDSEN_WANG || s->algorithm == LATMC_ALGO_WOLFF;
 }
 
+/* The spec sets the bit-sliced decisions (decisions = 1). */
+static bool is_bitsliced(const struct spec *s)
+{
+    for (int k = 0; k < SPEC_MAX_PARAMS && s->keys[k]; k++)
+        if (s->keys[k] == LATMC_PARAM_DECISIONS && s->values[k] != 0.0)
+            return true;
+    return false;
+}
+
 const char *spec_skip(const struct spec *s, const struct layout *l)
 {
-    if (is_cluster(s) && (l->first.cuda || (l->mid >= MID_SERIALIZE && l->then.cuda)))
+    const bool cuda = l->first.cuda || (l->mid >= MID_SERIALIZE && l->then.cuda);
+    if (is_cluster(s) && cuda)
         return "the cluster algorithms run on the CPU backend only (no cluster labelling "
                "on CUDA yet: the CUDA backend refuses them at creation)";
+    const char *kernels = getenv("LATMC_CUDA_KERNELS");
+    if (is_bitsliced(s) && cuda && kernels && strcmp(kernels, "reference") == 0)
+        return "CUDA's reference kernels (LATMC_CUDA_KERNELS=reference: the byte layout) do "
+               "not run the bit-sliced decisions (set_param refuses them there)";
     return NULL;
 }
 
