@@ -337,6 +337,25 @@ __device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t 
     }
 }
 
+/* Planes 0 .. 7 (blocks 0 and 1), the two blocks drawn together whatever the group needs:
+ * two independent chains of Philox rounds side by side (a warp almost always needs both),
+ * and planes past the last undecided lane change nothing. */
+template <int KB>
+__device__ __forceinline__ void group_planes_first(const struct bs_params &p, int64_t g,
+                                                   bs_group<KB> &st)
+{
+    const latmc_philox_ctr u0 = cuda_philox_named_draws(p.keys, p.names[0], (uint64_t)g);
+    const latmc_philox_ctr u1 = cuda_philox_named_draws(p.keys, p.names[1], (uint64_t)g);
+#pragma unroll
+    for (int b = 0; b < 2 * LATMC_ISING_PLANES_PER_BLOCK; b++) {
+        uint32_t tb = 0;
+#pragma unroll
+        for (int c = 0; c < KB; c++) /* zero beyond p.n_open */
+            tb |= st.open_mask[c] & p.plane[c][b];
+        latmc_bitslice_plane(&st.s, b < 4 ? u0.v[b] : u1.v[b - 4], tb);
+    }
+}
+
 /* The group's decisions into its words: Metropolis flips the accepted lanes, heat bath sets
  * -1 where not accepted; the spins changed. */
 template <bool HEATBATH, bool BITS>
@@ -415,7 +434,7 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
             const int nvalid = p.words - 4 * g < 4 ? (int)(p.words - 4 * g) : 4;
             bs_group<KB> st;
             group_start<ND, KEY, KB, BITS>(p, own_words, other, colour, k, nvalid, st);
-            group_planes<KB, 0, 2>(p, g, st);
+            group_planes_first<KB>(p, g, st);
             if (st.s.undecided) {
                 const int slot = atomicAdd(&q_n, 1);
                 q_group[slot] = g;
