@@ -276,7 +276,7 @@ static unsigned backend_step_caps(const latmc_sim *sim)
 /* A value that chooses a chain only some backends and algorithms run
  * (doc/models/ising-decisions.md): refused, and the old value kept, rather than run as
  * another chain. */
-static int check_param_backend(const latmc_sim *sim, int key, double value)
+int latmc_sim_check_chain_param(const latmc_sim *sim, int key, double value)
 {
     if (key != LATMC_PARAM_DECISIONS || value == 0.0)
         return LATMC_OK;
@@ -301,7 +301,7 @@ int latmc_sim_set_param(latmc_sim *sim, int key, double value)
     if (st == LATMC_OK)
         st = latmc_param_check(key, value);
     if (st == LATMC_OK)
-        st = check_param_backend(sim, key, value);
+        st = latmc_sim_check_chain_param(sim, key, value);
     if (st < 0)
         return latmc_sim_record_failure(sim, st);
     sim->param[key] = value;
