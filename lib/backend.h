@@ -228,6 +228,14 @@ struct latmc_ens_temper {
  */
 int latmc_sim_params_changed(latmc_sim *sim);
 
+/*
+ * Whether the sim's backend and algorithm run the chain that parameter `key` = value
+ * chooses (decisions = 1: the bit-sliced decisions, doc/models/ising-decisions.md):
+ * LATMC_OK, or LATMC_EUNSUPPORTED with the reason recorded for the thread. set_param and
+ * the checkpoint loaders ask it, so that no sim runs another chain than the one it holds.
+ */
+int latmc_sim_check_chain_param(const latmc_sim *sim, int key, double value);
+
 extern const struct latmc_backend_ops latmc_cpu_backend_ops;
 
 /*

@@ -46,6 +46,9 @@ enum latmc_step_part {
 /* Appended. The backend's boxes each own memory cut at creation (CUDA): the cut cannot
  * change between sweeps, so latmc_sim_set_parts refuses. */
 #define LATMC_STEP_CAP_FIXED_CUT 2u
+/* Appended. run_step takes steps of kind LATMC_STEP_COLOUR_BITSLICED (lib/step.h) for this
+ * sim: latmc_sim_set_param accepts decisions = 1 on a backend other than the CPU. */
+#define LATMC_STEP_CAP_BITSLICED 4u
 
 /*
  * One step (or part) on the boxes of one executor: boxes[0 .. n_boxes) in order along the

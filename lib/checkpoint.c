@@ -464,8 +464,14 @@ static int apply_state(latmc_sim *sim, const struct ckpt_state *st, void *spins,
 
 int ckpt_apply_counters(latmc_sim *sim, const struct ckpt_state *st)
 {
+    /* a chain the sim's placement does not run (decisions = 1 on several CUDA devices):
+     * refused, rather than continued as another chain */
+    int status = latmc_sim_check_chain_param(sim, LATMC_PARAM_DECISIONS,
+                                             st->param[LATMC_PARAM_DECISIONS]);
+    if (status < 0)
+        return status;
     memcpy(sim->param, st->param, sizeof st->param);
-    int status = latmc_sim_params_changed(sim);
+    status = latmc_sim_params_changed(sim);
     if (status < 0)
         return status;
     sim->sweeps = st->sweeps;

@@ -3,6 +3,7 @@
  * Backends never re-validate, so every check lives here, once.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,10 +264,20 @@ static int check_param_key(const latmc_sim *sim, int key)
     return LATMC_OK;
 }
 
+/* The backend's run_step capabilities for this sim (0 where its build has none). */
+static unsigned backend_step_caps(const latmc_sim *sim)
+{
+    const struct latmc_backend_ops *ops = sim->ops;
+    if (ops->size < offsetof(struct latmc_backend_ops, step_caps) + sizeof ops->step_caps ||
+        !ops->step_caps)
+        return 0u;
+    return ops->step_caps((latmc_sim *)sim);
+}
+
 /* A value that chooses a chain only some backends and algorithms run
  * (doc/models/ising-decisions.md): refused, and the old value kept, rather than run as
  * another chain. */
-static int check_param_backend(const latmc_sim *sim, int key, double value)
+int latmc_sim_check_chain_param(const latmc_sim *sim, int key, double value)
 {
     if (key != LATMC_PARAM_DECISIONS || value == 0.0)
         return LATMC_OK;
@@ -274,10 +285,12 @@ static int check_param_backend(const latmc_sim *sim, int key, double value)
         return latmc_fail(LATMC_EUNSUPPORTED, "parameter decisions = %g: the bit-sliced "
                           "decisions are those of Metropolis and heat bath, and this sim runs "
                           "%s", value, latmc_algorithm_name(sim->desc.algorithm));
-    if (sim->ops != &latmc_cpu_backend_ops)
+    if (sim->ops != &latmc_cpu_backend_ops &&
+        !(backend_step_caps(sim) & LATMC_STEP_CAP_BITSLICED))
         return latmc_fail(LATMC_EUNSUPPORTED, "parameter decisions = %g: the bit-sliced Ising "
-                          "decisions run on the CPU backend only so far, and this sim runs on "
-                          "%s (create it with device LATMC_DEVICE_CPU)", value, sim->ops->name);
+                          "decisions run on the CPU backend and, on %s, only on one box of a "
+                          "2D or 3D lattice with L_x a multiple of 16 and uniform couplings "
+                          "(create it with device LATMC_DEVICE_CPU)", value, sim->ops->name);
     return LATMC_OK;
 }
 
@@ -289,7 +302,7 @@ int latmc_sim_set_param(latmc_sim *sim, int key, double value)
     if (st == LATMC_OK)
         st = latmc_param_check(key, value);
     if (st == LATMC_OK)
-        st = check_param_backend(sim, key, value);
+        st = latmc_sim_check_chain_param(sim, key, value);
     if (st < 0)
         return latmc_sim_record_failure(sim, st);
     sim->param[key] = value;

@@ -228,8 +228,10 @@ static int cuda_run_step(latmc_sim *sim, const struct latmc_step_call *call,
 /* Every sim's cut is fixed at creation (its boxes own their memory). */
 static unsigned cuda_step_caps(latmc_sim *sim)
 {
-    (void)sim;
-    return LATMC_STEP_CAP_FIXED_CUT;
+    /* the leaf says whether it runs the bit-sliced decisions' steps */
+    const struct cuda_leaf *leaf = cuda_leaf_of(sim);
+    return LATMC_STEP_CAP_FIXED_CUT |
+           (leaf && leaf->bitsliced && leaf->bitsliced(sim) ? LATMC_STEP_CAP_BITSLICED : 0u);
 }
 
 /* The leaf's own chain (phi^4 chunks), else the model's schedule. */

@@ -308,6 +308,10 @@ static bool batchable(latmc_sim *const *members, int n)
     const struct cuda_leaf *leaf;
     if (first->desc.model != LATMC_MODEL_ISING || !member_box(first, &leaf))
         return false;
+    /* the bit-sliced decisions: each member runs its own steps (the batched kernels
+     * draw chain 0's) */
+    if (first->param[LATMC_PARAM_DECISIONS] != 0.0)
+        return false;
     const int device = cuda_sim_of(first)->device;
     for (int m = 1; m < n; m++)
         if (cuda_sim_of(members[m])->device != device || members[m]->sweeps != first->sweeps)

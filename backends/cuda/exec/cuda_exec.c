@@ -564,6 +564,13 @@ int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
             return cuda_core->fail(LATMC_EBACKEND, "CUDA executor: a step call with %d boxes "
                                    "(the sim has %d), part %d (a bug in the core)",
                                    call->n_boxes, x->n, call->part);
+        if (call->step.kind == LATMC_STEP_COLOUR_BITSLICED &&
+            !(x->leaf->bitsliced && x->leaf->bitsliced(sim))) {
+            st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: the bit-sliced Ising decisions "
+                                 "(decisions = 1) run on one box of a lattice with L_x a "
+                                 "multiple of 16 and uniform couplings only");
+            break;
+        }
         if ((st = launch_step(sim, x, call->sweep, &call->step)) < 0)
             break;
         if (call->step.index == 0)

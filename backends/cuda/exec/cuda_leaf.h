@@ -218,6 +218,11 @@ struct cuda_leaf {
     cudaError_t (*mode_tiles)(const latmc_sim *sim, const struct cuda_box_range *r,
                               cudaStream_t stream, const double *phases, double *tiles);
     int mode_components; /* a tile's components (latmc_modes_components) */
+
+    /* ---- appended for the bit-sliced Ising decisions (issue 35) ---- */
+    /* Optional (NULL: none): whether update runs steps of kind LATMC_STEP_COLOUR_BITSLICED
+     * (lib/step.h) for this sim; the executor refuses them elsewhere. */
+    bool (*bitsliced)(const latmc_sim *sim);
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: the module has no kernels for its model. */

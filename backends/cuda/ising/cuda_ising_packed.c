@@ -30,18 +30,27 @@
  * forms hold the configuration, and each is made from the other (a pack or an unpack of
  * the whole lattice) when it is needed and stale. Both kernels follow the same chain bit
  * for bit, so which one runs never shows in a result.
+ *
+ * Bit-sliced steps (decisions = 1, cuda_ising_bitsliced.h) run on a box alone: where L_x
+ * is a multiple of 64 on a third form, both colours at 1 bit per spin, made from the packed
+ * arrays at the first such step and kept while they run; everything else folds it back
+ * into the packed arrays first (bits_back), so the two flags above keep their meaning
+ * whenever the 1-bit form does not hold the configuration.
  */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cuda_check.h"
+#include "cuda_ising_bitsliced.h"
 #include "cuda_ising_pieces.h" /* cuda_ising_pack_couplings_host, cuda_ising_piece_rows */
 #include "cuda_ising_leaf.h"
 #include "cuda_kernels.h"   /* cuda_ising_hot_start_range */
 #include "mode_projections.h"
 #include "ising_packed.h"
 #include "model.h"
+#include "part.h"
+#include "plan.h"
 
 /* Planes of at most this many sites travel as their packed words and are converted on
  * the host: no kernel, so a part's halo exchange runs beside the interior update that
@@ -63,6 +72,12 @@ struct packed_box {
     int8_t *bytes, *eps_bytes;
     const int8_t *eps_host;
     bool bytes_valid, packed_valid;
+    /* A box alone running bit-sliced steps (decisions = 1) where L_x is a multiple of 64:
+     * both colours in the 1-bit layout (cuda_ising_bitsliced.h), made from the packed
+     * arrays at the first such step; while bits_valid only it holds the configuration,
+     * and anything else makes the packed arrays current from it first (bits_back). */
+    uint32_t *bits;
+    bool bits_valid;
     bool member;            /* prepared as an ensemble's member (cuda_ising_leaf.h) */
 };
 
@@ -106,6 +121,21 @@ static uint32_t *colour_of(const struct cuda_box *b, int c)
     return (uint32_t *)((char *)b->data + (size_t)c * b->array_bytes);
 }
 
+/* The 1-bit form back into the packed arrays where only it holds the configuration. */
+static cudaError_t bits_back(const struct cuda_box *b, cudaStream_t stream)
+{
+    struct packed_box *pb = b->own;
+    if (!pb->bits_valid)
+        return cudaSuccess;
+    const cudaError_t err = cuda_ising_bits_to_packed(stream, &b->local, pb->bits,
+                                                      colour_of(b, 0), colour_of(b, 1));
+    if (err == cudaSuccess) {
+        pb->bits_valid = false;
+        pb->packed_valid = true;
+    }
+    return err;
+}
+
 /* A box alone: its bytes (and +-J byte couplings) allocated, made current (unpacked where
  * only the packed arrays hold the configuration). cudaErrorMemoryAllocation (LATMC_ENOMEM)
  * where they do not fit; kept from then on. */
@@ -124,6 +154,8 @@ static cudaError_t bytes_current(const latmc_sim *sim, const struct cuda_box *b,
                                   stream);
     }
     if (err == cudaSuccess && !pb->bytes_valid)
+        err = bits_back(b, stream);
+    if (err == cudaSuccess && !pb->bytes_valid)
         err = cuda_ising_unpack(stream, &b->local, colour_of(b, 0), colour_of(b, 1), pb->bytes);
     if (err == cudaSuccess)
         pb->bytes_valid = true;
@@ -134,10 +166,10 @@ static cudaError_t bytes_current(const latmc_sim *sim, const struct cuda_box *b,
 static cudaError_t packed_current(const struct cuda_box *b, cudaStream_t stream)
 {
     struct packed_box *pb = b->own;
-    if (pb->packed_valid)
-        return cudaSuccess;
-    const cudaError_t err = cuda_ising_pack(stream, &b->local, pb->bytes, colour_of(b, 0),
-                                            colour_of(b, 1));
+    cudaError_t err = bits_back(b, stream);
+    if (err != cudaSuccess || pb->packed_valid)
+        return err;
+    err = cuda_ising_pack(stream, &b->local, pb->bytes, colour_of(b, 0), colour_of(b, 1));
     if (err == cudaSuccess)
         pb->packed_valid = true;
     return err;
@@ -147,6 +179,7 @@ static cudaError_t packed_current(const struct cuda_box *b, cudaStream_t stream)
 static void packed_written(struct packed_box *pb)
 {
     pb->packed_valid = true;
+    pb->bits_valid = false;
     pb->bytes_valid = false;
 }
 
@@ -297,6 +330,9 @@ static cudaError_t packed_get_planes(const latmc_sim *sim, const struct cuda_box
     const struct packed_box *pb = state_of(b);
     const int64_t lx = sim->desc.extent[0], pr = plane_rows(sim);
     const int64_t row0 = local_p0 * pr, rows = planes * pr;
+    const cudaError_t back = bits_back(b, stream);
+    if (back != cudaSuccess)
+        return back;
     if (!pb->packed_valid) /* a box alone whose bytes hold the configuration */
         return cudaMemcpyAsync(host, pb->bytes + row0 * lx, (size_t)(rows * lx),
                                cudaMemcpyDeviceToHost, stream);
@@ -314,6 +350,33 @@ static cudaError_t packed_get_planes(const latmc_sim *sim, const struct cuda_box
     return err;
 }
 
+/* The 1-bit form made current for a bit-sliced step (allocated at the first, from the packed
+ * arrays); false where the lattice has no 1-bit layout or its memory cannot be had (the
+ * packed kernel runs the step: the same chain). */
+static bool bits_current(const struct cuda_box *b, cudaStream_t stream)
+{
+    struct packed_box *pb = b->own;
+    if (!cuda_ising_bits_fits(&b->local))
+        return false;
+    if (!pb->bits) {
+        const size_t bytes = 2 * (size_t)cuda_ising_bits_words(&b->local) * sizeof(uint32_t);
+        if (cudaMalloc((void **)&pb->bits, bytes) != cudaSuccess) {
+            (void)cudaGetLastError();
+            pb->bits = NULL;
+            return false;
+        }
+    }
+    if (pb->bits_valid)
+        return true;
+    if (packed_current(b, stream) != cudaSuccess ||
+        cuda_ising_bits_from_packed(stream, &b->local, colour_of(b, 0), colour_of(b, 1),
+                                    pb->bits) != cudaSuccess)
+        return false; /* the packed step reports a launch failure */
+    pb->bits_valid = true;
+    pb->packed_valid = pb->bytes_valid = false;
+    return true;
+}
+
 static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_range *r,
                                  uint64_t sweep, const struct latmc_step *step,
                                  cudaStream_t stream, unsigned long long *changed)
@@ -322,6 +385,25 @@ static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_ran
     const struct cuda_box *b = r->box;
     struct packed_box *pb = b->own;
     const int c = step->colour;
+    if (step->kind == LATMC_STEP_COLOUR_BITSLICED) { /* a box alone (packed_bitsliced) */
+        state_of(b);
+        if (!r->whole)
+            return cudaErrorNotSupported;
+        if (bits_current(b, stream)) { /* the 1-bit layout */
+            const int64_t words = cuda_ising_bits_words(&b->local);
+            return cuda_ising_bitsliced_bits_colour(stream, &b->local, pb->bits + c * words,
+                                                    pb->bits + (c ^ 1) * words,
+                                                    sim->model_data, sim->desc.algorithm,
+                                                    sim->desc.seed, step, changed);
+        }
+        const cudaError_t err = packed_current(b, stream);
+        if (err != cudaSuccess)
+            return err;
+        pb->bytes_valid = false;
+        return cuda_ising_bitsliced_colour(stream, &b->local, colour_of(b, c),
+                                           colour_of(b, c ^ 1), sim->model_data,
+                                           sim->desc.algorithm, sim->desc.seed, step, changed);
+    }
     if (r->whole) { /* a box alone: the packed kernels where they run, else the bytes' */
         cudaError_t err;
         state_of(b);
@@ -351,6 +433,15 @@ static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_ran
                                         changed);
 }
 
+/* The bit-sliced decisions (decisions = 1, cuda_ising_bitsliced.h) on a box alone. */
+static bool packed_bitsliced(const latmc_sim *sim)
+{
+    const struct latmc_lattice g = { sim->desc.ndim, sim->desc.extent[0], sim->desc.extent[1],
+                                     sim->desc.ndim == 3 ? sim->desc.extent[2] : 1, sim->nsites };
+    return !(sim->plan && sim->plan->n_boxes > 1) && !latmc_part_many(sim) &&
+           cuda_ising_bitsliced_fits(&g, sim->desc.couplings);
+}
+
 /* Every bond has one colour-0 end: the sums of the range's colour-0 words and their bonds
  * add up over disjoint ranges to the lattice's. */
 static cudaError_t packed_measure(const latmc_sim *sim, const struct cuda_box_range *own,
@@ -360,6 +451,9 @@ static cudaError_t packed_measure(const latmc_sim *sim, const struct cuda_box_ra
     const struct packed_box *pb = b->own;
     if (own->whole) {
         state_of(b);
+        const cudaError_t back = bits_back(b, stream);
+        if (back != cudaSuccess)
+            return back;
         /* +-J where only the ensembles' kernel takes the packed words: the bytes */
         const bool words = sim->desc.couplings != LATMC_COUPLINGS_BIMODAL ||
                            cuda_ising_packed_fits_couplings(&b->local);
@@ -385,6 +479,9 @@ static cudaError_t packed_projections(const latmc_sim *sim, const struct cuda_bo
     const struct cuda_box *b = r->box;
     const struct packed_box *pb = state_of(b);
     const struct cuda_proj_range pr = { r->p0, r->planes, r->global_p0, r->L };
+    const cudaError_t back = bits_back(b, stream);
+    if (back != cudaSuccess)
+        return back;
     if (!r->whole || pb->packed_valid)
         return cuda_ising_packed_projections(stream, &b->local, colour_of(b, 0),
                                              colour_of(b, 1), &pr, proj);
@@ -432,6 +529,7 @@ static void packed_box_destroy(struct cuda_box *b)
     cudaFree(pb->stage);
     cudaFree(pb->bytes);
     cudaFree(pb->eps_bytes);
+    cudaFree(pb->bits);
     cudaFreeHost(pb->host_words);
     free(pb);
     b->own = NULL;
@@ -593,4 +691,5 @@ const struct cuda_leaf cuda_ising_packed_leaf = {
     .measure_projections = packed_measure_projections,
     .view_dtype = LATMC_DTYPE_INT8, /* a box alone: its bytes (packed_view) */
     .view = packed_view,
+    .bitsliced = packed_bitsliced,
 };

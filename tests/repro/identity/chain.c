@@ -518,14 +518,29 @@ static const char *cuda_cluster_lacks(const struct spec *s, const struct layout 
     return NULL;
 }
 
+/* The spec sets the bit-sliced decisions (decisions = 1). */
+static bool is_bitsliced(const struct spec *s)
+{
+    for (int k = 0; k < SPEC_MAX_PARAMS && s->keys[k]; k++)
+        if (s->keys[k] == LATMC_PARAM_DECISIONS && s->values[k] != 0.0)
+            return true;
+    return false;
+}
+
 const char *spec_skip(const struct spec *s, const struct layout *l)
 {
-    if (!is_cluster(s))
-        return NULL;
-    const char *why = l->first.cuda ? cuda_cluster_lacks(s, l, &l->first) : NULL;
-    if (!why && l->mid >= MID_SERIALIZE && l->then.cuda)
-        why = cuda_cluster_lacks(s, l, &l->then);
-    return why;
+    const bool cuda = l->first.cuda || (l->mid >= MID_SERIALIZE && l->then.cuda);
+    if (is_cluster(s)) {
+        const char *why = l->first.cuda ? cuda_cluster_lacks(s, l, &l->first) : NULL;
+        if (!why && l->mid >= MID_SERIALIZE && l->then.cuda)
+            why = cuda_cluster_lacks(s, l, &l->then);
+        return why;
+    }
+    const char *kernels = getenv("LATMC_CUDA_KERNELS");
+    if (is_bitsliced(s) && cuda && kernels && strcmp(kernels, "reference") == 0)
+        return "CUDA's reference kernels (LATMC_CUDA_KERNELS=reference: the byte layout) do "
+               "not run the bit-sliced decisions (set_param refuses them there)";
+    return NULL;
 }
 
 const char *chain_skip(latmc_ctx *ctx, const struct layout *l)

@@ -72,6 +72,10 @@
     "serialize,then.threads=2 simd=c,save,then.threads=3 simd=avx2,threads=2,save,then.one " \
     "simd=avx512,threads=3 cold,threads=2 setspins,simd=c,threads=3"
 #define CHUNK_CUDA "cuda cuda,save,then.one threads=2,save,then.cuda cold,cuda"
+/* the bit-sliced decisions on one GPU, checkpoints (format version 3) to and from the CPU */
+#define BITSLICED_CUDA                                                                     \
+    "cuda cold,cuda setspins,cuda cuda,save,then.one threads=2,save,then.cuda "           \
+    "cuda,serialize,then.one"
 
 const struct row rows[] = {
     /* bit-sliced decisions: checkpoints of format version 3 in memory and through files,
@@ -84,6 +88,25 @@ const struct row rows[] = {
       "one,serialize,then.parts=2" },
     { "ising2d_bitsliced_heatbath", 2, { 40, 70, 0 }, BOXES " " LEVELS " " THREADS " " PARTS },
     { "ising3d_bitsliced_pmj", 3, { 10, 6, 22 }, BOXES " " LEVELS " " THREADS " " PARTS },
+    /* ... on CUDA (one box, the packed layout: L_x a multiple of 16, uniform couplings):
+     * groups across rows (L_x / 16 words a row, not a multiple of 4), a partial last
+     * group (48 x 22), checkpoints to and from the CPU, ensemble members */
+    { "ising2d_bitsliced_metropolis", 2, { 96, 22, 0 }, BITSLICED_CUDA " cuda,ens" },
+    { "ising2d_bitsliced_metropolis", 2, { 48, 22, 0 }, BITSLICED_CUDA },
+    { "ising2d_bitsliced_metropolis", 2, { 256, 128, 0 }, "cuda" },
+    { "ising2d_bitsliced_heatbath", 2, { 64, 70, 0 }, BITSLICED_CUDA " cuda,ens" },
+    { "ising2d_bitsliced_heatbath", 2, { 48, 30, 0 }, "cuda" },
+    { "ising3d_bitsliced_metropolis", 3, { 32, 6, 10 }, BITSLICED_CUDA },
+    { "ising3d_bitsliced_heatbath", 3, { 16, 10, 6 }, BITSLICED_CUDA " cuda,ens" },
+    { "ising3d_bitsliced_metropolis", 3, { 10, 6, 22 }, "threads=2 boxes=2" },
+    { "ising_bitsliced_metropolis_h0", 2, { 64, 40, 0 }, "threads=2 boxes=2 " BITSLICED_CUDA },
+    { "ising_bitsliced_metropolis_h0", 2, { 80, 22, 0 }, "cuda" },
+    { "ising_bitsliced_metropolis_h0", 3, { 32, 8, 6 }, "boxes=2 cuda" },
+    /* more groups than one resident wave of CUDA's kernel: its threads walk the groups
+     * with a stride of whole rows and a remainder (5 groups of 32 sites a row) */
+    { "ising_bitsliced_metropolis_h0", 2, { 320, 40000, 0 }, "cuda" },
+    { "ising_bitsliced_metropolis_h0", 3, { 320, 10, 4000 }, "cuda" },
+    { "ising2d_bitsliced_heatbath", 2, { 320, 40000, 0 }, "cuda" },
     /* ---- Ising ---- */
     /* 22 planes: 11 two-plane units, cut 3,4,4 and 2,2,2,2,3; 10 planes: 5 slabs of 2 */
     { "ising2d_metropolis", 2, { 40, 22, 0 },

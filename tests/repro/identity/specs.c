@@ -54,18 +54,31 @@ const struct spec specs[] = {
     ISING("ising3d_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 0.22),
     ISING("ising_pmj_metropolis", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL, 0.42),
     ISING("ising_pmj_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 0.42),
-    /* the bit-sliced decisions (doc/models/ising-decisions.md): the CPU only so far */
+    /* the bit-sliced decisions (doc/models/ising-decisions.md): the CPU, and CUDA's one
+     * box with uniform couplings */
 #define ISING_BITSLICED(name_, algo_, couplings_, beta_)                                    \
     { .name = name_, .model = LATMC_MODEL_ISING, .algorithm = algo_,                       \
       .couplings = couplings_, .replicas = 1,                                              \
       .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },                  \
-      .values = { beta_, 0.05, 1 }, .sweeps1 = 6, .sweeps2 = 6 }
+      .values = { beta_, 0.05, 1 }, .sweeps1 = 6, .sweeps2 = 6, .cuda_is_cpu = true }
     ISING_BITSLICED("ising2d_bitsliced_metropolis", LATMC_ALGO_METROPOLIS,
                     LATMC_COUPLINGS_UNIFORM, 0.42),
     ISING_BITSLICED("ising2d_bitsliced_heatbath", LATMC_ALGO_HEATBATH,
                     LATMC_COUPLINGS_UNIFORM, 0.42),
     ISING_BITSLICED("ising3d_bitsliced_pmj", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL,
                     0.3),
+    ISING_BITSLICED("ising3d_bitsliced_metropolis", LATMC_ALGO_METROPOLIS,
+                    LATMC_COUPLINGS_UNIFORM, 0.22),
+    /* the field switched off between the sweep calls: Metropolis's thresholds then depend
+     * on the number of neighbours that differ from the site alone (CUDA's kernel counts
+     * those) */
+    { .name = "ising_bitsliced_metropolis_h0", .model = LATMC_MODEL_ISING,
+      .algorithm = LATMC_ALGO_METROPOLIS, .replicas = 1,
+      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },
+      .values = { 0.42, 0.05, 1 }, .sweeps1 = 6, .sweeps2 = 6, .change_key = LATMC_PARAM_H,
+      .change_value = 0.0, .cuda_is_cpu = true },
+    ISING_BITSLICED("ising3d_bitsliced_heatbath", LATMC_ALGO_HEATBATH,
+                    LATMC_COUPLINGS_UNIFORM, 0.22),
     POTTS("potts2_metropolis", LATMC_ALGO_METROPOLIS, 2, 0.95),
     POTTS("potts2_heatbath", LATMC_ALGO_HEATBATH, 2, 0.95),
     POTTS("potts3_metropolis", LATMC_ALGO_METROPOLIS, 3, 0.95),

@@ -1,0 +1,716 @@
+/*
+ * The bit-sliced decisions' kernel (cuda_ising_bitsliced.h) on the 1-bit layout and on the
+ * packed layout.
+ *
+ * One thread takes one group of 32 sites of the updated colour and, per neighbour
+ * direction, one 32-bit word of the other colour that holds the 32 neighbours in that
+ * direction, one per bit:
+ * - 1-bit layout: the group is one word in the lane order (bit i: lane i); its neighbours
+ *   are the same word of the other colour, that word shifted by one bit (the missing bit
+ *   from the next or previous word of the row), and the words of the rows y +- 1 and
+ *   planes z +- 1.
+ * - packed layout: the group is 4 words of nibbles; each direction's 4 words (as the
+ *   packed kernels find them) interleaved, word k shifted left by k, give one word in the
+ *   order p = 4 m + k ("interleaved order"), and four delta swaps bring the count bits
+ *   into the lane order i = 8 k + m (and the accept mask back).
+ * The neighbour counts are a bit-sliced adder (count bits c0, c1, c2 of 32 sites at once);
+ * the lanes' classes (count, and spin where the thresholds depend on it) are ANDs of those
+ * masks; classes of equal thresholds are merged on the host, so a plane of thresholds is
+ * one AND-OR per open class (2D Metropolis at h = 0: 2). Then the planes, four per Philox
+ * block (lib/bitslice_decision.h's step): blocks 0 and 1 for every group, the groups still
+ * undecided queued in shared memory and finished by the block's first threads
+ * (doc/models/ising-decisions.md, "The tail"), and the accept mask into the words.
+ */
+#include "cuda_ising_bitsliced.h"
+
+#include <latmc/sim.h> /* LATMC_ALGO_*, LATMC_COUPLINGS_* */
+
+#include "bitslice_decision.h"
+#include "cuda_launch.cuh"
+#include "cuda_philox.cuh"
+#include "ising_decision_rules.h"
+
+/*
+ * What a site's threshold depends on (classes_of, on the host): the count m of neighbours
+ * at -1 alone (heat bath: KEY_M), the count of neighbours that differ from the site
+ * (Metropolis at h = 0: KEY_DIFF, the inputs of the adder xor-ed with the own spin), or
+ * both spin and count (KEY_FULL: code 7 own + m).
+ */
+enum { KEY_M = 0, KEY_DIFF = 1, KEY_FULL = 2 };
+#define BS_CODES 14
+
+struct bs_params {
+    int64_t words;         /* packed words of one colour's array (1-bit: 4 per group) */
+    int64_t groups;        /* ceil(words / 4) */
+    int64_t wpr, ly, lz;   /* words per row (packed: L_x / 16, 1-bit: L_x / 64), rows, planes */
+    /* every group in one row (packed: L_x / 16 a multiple of 4; 1-bit: always): the groups
+     * per row, and a grid stride of `stride` groups as (groups, rows, planes) to walk
+     * without divisions */
+    bool rows4;
+    int64_t gpr;
+    int64_t stride, stride_g, stride_y, stride_z;
+    int n_open;            /* open classes: 0 < T < 2^32 */
+    /* all-ones or zero: code c in open class q (member[q][c]), in T = 2^32 (always[c]),
+     * and bit 31 - b of class q's threshold (plane[q][b]); zero for q >= n_open */
+    uint32_t member[BS_CODES][BS_CODES];
+    uint32_t always[BS_CODES];
+    uint32_t plane[BS_CODES][LATMC_BITSLICE_PLANES];
+    struct latmc_rng_name names[LATMC_ISING_DECISION_BLOCKS]; /* planes 4q .. 4q + 3 */
+    struct cuda_philox_keys keys;
+};
+
+/* Exchange bits a and b (a > b) of the bit positions of x: a delta swap. */
+__host__ __device__ constexpr uint32_t swap_mask(int a, int b)
+{
+    uint32_t m = 0;
+    for (int q = 0; q < 32; q++)
+        if (((q >> b) & 1) && !((q >> a) & 1))
+            m |= 1u << q;
+    return m;
+}
+
+template <int A, int B> __host__ __device__ __forceinline__ uint32_t swap_index_bits(uint32_t x)
+{
+    constexpr uint32_t m = swap_mask(A, B);
+    constexpr int s = (1 << A) - (1 << B);
+    const uint32_t t = ((x >> s) ^ x) & m;
+    return x ^ t ^ (t << s);
+}
+
+/* Interleaved order p = 4 m + k -> lane order i = 8 k + m (the index's 5 bits rotated
+ * right by 2: four index-bit swaps), and back. */
+__host__ __device__ __forceinline__ uint32_t to_lanes(uint32_t x)
+{
+    x = swap_index_bits<3, 0>(x);
+    x = swap_index_bits<1, 0>(x);
+    x = swap_index_bits<4, 0>(x);
+    return swap_index_bits<2, 0>(x);
+}
+
+__host__ __device__ __forceinline__ uint32_t to_interleaved(uint32_t x)
+{
+    x = swap_index_bits<2, 0>(x);
+    x = swap_index_bits<4, 0>(x);
+    x = swap_index_bits<1, 0>(x);
+    return swap_index_bits<3, 0>(x);
+}
+
+/* Add one input bit to the bit-sliced counts (at most 6: no overflow of c2). */
+__device__ __forceinline__ void count_add(uint32_t &c0, uint32_t &c1, uint32_t &c2, uint32_t x)
+{
+    const uint32_t k0 = c0 & x;
+    c0 ^= x;
+    const uint32_t k1 = c1 & k0;
+    c1 ^= k0;
+    c2 |= k1;
+}
+
+/* The neighbour words of one word wi (row start rs, word w of its row, parity par of the
+ * updated colour in the row) into the interleaved inputs nb_p, shifted by k. */
+template <int ND>
+__device__ __forceinline__ void word_neighbours(const struct bs_params &p, const uint32_t *other,
+                                                int64_t wi, int64_t rs, int64_t w, int64_t y,
+                                                int64_t z, int par, int k, uint32_t (&nb_p)[ND])
+{
+    uint32_t nb[ND];
+    nb[0] = other[wi];
+    if (par) /* x + 1: nibble m + 1, the last from the next word */
+        nb[1] = __funnelshift_r(nb[0], other[rs + (w + 1 == p.wpr ? 0 : w + 1)], 4);
+    else     /* x - 1: nibble m - 1, the first from the previous */
+        nb[1] = __funnelshift_l(other[rs + (w == 0 ? p.wpr - 1 : w - 1)], nb[0], 4);
+    nb[2] = other[wi + (y + 1 == p.ly ? -(p.ly - 1) : 1) * p.wpr];
+    nb[3] = other[wi + (y == 0 ? p.ly - 1 : -1) * p.wpr];
+    if (ND == 6) {
+        const int64_t plane = p.ly * p.wpr;
+        nb[4] = other[wi + (z + 1 == p.lz ? -(p.lz - 1) : 1) * plane];
+        nb[5] = other[wi + (z == 0 ? p.lz - 1 : -1) * plane];
+    }
+#pragma unroll
+    for (int d = 0; d < ND; d++)
+        nb_p[d] |= (nb[d] & 0x11111111u) << k;
+}
+
+/* The same for the 4 words of a group in one row (L_x / 16 a multiple of 4): vector loads. */
+__device__ __forceinline__ uint32_t interleave4(uint4 v)
+{
+    return (v.x & 0x11111111u) | (v.y & 0x11111111u) << 1 | (v.z & 0x11111111u) << 2 |
+           (v.w & 0x11111111u) << 3;
+}
+
+template <int ND>
+__device__ __forceinline__ void row_neighbours(const struct bs_params &p, const uint32_t *other,
+                                               int64_t wi, int64_t rs, int64_t w, int64_t y,
+                                               int64_t z, int par, uint32_t (&nb_p)[ND])
+{
+    const uint4 v = *(const uint4 *)(other + wi);
+    nb_p[0] = interleave4(v);
+    uint4 s;
+    if (par) {
+        const uint32_t next = other[rs + (w + 4 == p.wpr ? 0 : w + 4)];
+        s = make_uint4(__funnelshift_r(v.x, v.y, 4), __funnelshift_r(v.y, v.z, 4),
+                       __funnelshift_r(v.z, v.w, 4), __funnelshift_r(v.w, next, 4));
+    } else {
+        const uint32_t prev = other[rs + (w == 0 ? p.wpr - 1 : w - 1)];
+        s = make_uint4(__funnelshift_l(prev, v.x, 4), __funnelshift_l(v.x, v.y, 4),
+                       __funnelshift_l(v.y, v.z, 4), __funnelshift_l(v.z, v.w, 4));
+    }
+    nb_p[1] = interleave4(s);
+    nb_p[2] = interleave4(*(const uint4 *)(other + wi + (y + 1 == p.ly ? -(p.ly - 1) : 1) * p.wpr));
+    nb_p[3] = interleave4(*(const uint4 *)(other + wi + (y == 0 ? p.ly - 1 : -1) * p.wpr));
+    if (ND == 6) {
+        const int64_t plane = p.ly * p.wpr;
+        nb_p[4] = interleave4(*(const uint4 *)(other + wi + (z + 1 == p.lz ? -(p.lz - 1) : 1) * plane));
+        nb_p[5] = interleave4(*(const uint4 *)(other + wi + (z == 0 ? p.lz - 1 : -1) * plane));
+    }
+}
+
+/* A group's state between its phases: its words, the lanes' classes and the comparison. */
+template <int KB> struct bs_group {
+    uint32_t own[4];
+    uint32_t open_mask[KB];
+    struct latmc_bitslice s;
+};
+
+/* Group g's words and neighbours into its classes and the comparison's start. */
+/* Where a thread's group lies when every group lies in one row (p.rows4): group gi of
+ * row y + L_y z, stepped by the grid's stride without divisions (as the packed kernels'
+ * walk). */
+struct bs_walk {
+    int64_t g, gi, y, z;
+};
+
+__device__ __forceinline__ struct bs_walk walk_start(const struct bs_params &p, int64_t g)
+{
+    struct bs_walk k;
+    k.g = g;
+    const int64_t r = latmc_div(g, p.gpr);
+    k.gi = g - r * p.gpr;
+    k.z = latmc_div(r, p.ly);
+    k.y = r - k.z * p.ly;
+    return k;
+}
+
+__device__ __forceinline__ void walk_next(const struct bs_params &p, struct bs_walk &k)
+{
+    k.g += p.stride;
+    k.gi += p.stride_g;
+    k.y += p.stride_y;
+    k.z += p.stride_z;
+    if (k.gi >= p.gpr) {
+        k.gi -= p.gpr;
+        k.y++;
+    }
+    if (k.y >= p.ly) {
+        k.y -= p.ly;
+        k.z++;
+    }
+}
+
+/* The 1-bit layout: word g of a colour is group g (bit i: lane i, set for -1). Its 2 ndim
+ * neighbour words in the other colour: the same word, the word shifted by one bit (the
+ * missing bit from the next or previous word of the row), the rows y +- 1, z +- 1. */
+template <int ND>
+__device__ __forceinline__ void bits_neighbours(const struct bs_params &p, const uint32_t *other,
+                                                const struct bs_walk &k, int par,
+                                                uint32_t (&nb)[ND])
+{
+    const int64_t g = k.g, rs = g - k.gi;
+    nb[0] = other[g];
+    if (par) /* x + 1: lane i + 1, lane 31's from the next word */
+        nb[1] = __funnelshift_r(nb[0], other[rs + (k.gi + 1 == p.gpr ? 0 : k.gi + 1)], 1);
+    else     /* x - 1: lane i - 1, lane 0's from the previous word */
+        nb[1] = __funnelshift_l(other[rs + (k.gi == 0 ? p.gpr - 1 : k.gi - 1)], nb[0], 1);
+    nb[2] = other[g + (k.y + 1 == p.ly ? -(p.ly - 1) : 1) * p.gpr];
+    nb[3] = other[g + (k.y == 0 ? p.ly - 1 : -1) * p.gpr];
+    if (ND == 6) {
+        const int64_t plane = p.ly * p.gpr;
+        nb[4] = other[g + (k.z + 1 == p.lz ? -(p.lz - 1) : 1) * plane];
+        nb[5] = other[g + (k.z == 0 ? p.lz - 1 : -1) * plane];
+    }
+}
+
+/* Group g's words and neighbours into its classes and the comparison's start: the packed
+ * layout's 4 words (BITS false) or the 1-bit layout's word (BITS, own[0]). */
+template <int ND, int KEY, int KB, bool BITS>
+__device__ __forceinline__ void group_start(const struct bs_params &p, const uint32_t *own_words,
+                                            const uint32_t *other, int colour,
+                                            const struct bs_walk &k, int nvalid,
+                                            bs_group<KB> &st)
+{
+    constexpr int NCODES = KEY == KEY_FULL ? BS_CODES : ND + 1;
+    const int64_t g = k.g, w0 = 4 * g;
+    uint32_t own_p = 0, nb_p[ND];
+#pragma unroll
+    for (int d = 0; d < ND; d++)
+        nb_p[d] = 0;
+    if (BITS) { /* lane order already: no interleaving, no swaps */
+        st.own[0] = own_words[g];
+        st.own[1] = st.own[2] = st.own[3] = 0;
+        own_p = st.own[0];
+        bits_neighbours<ND>(p, other, k, (int)((colour + k.y + k.z) & 1), nb_p);
+    } else if (p.rows4) { /* the group's 4 words in one row */
+        const int64_t w = 4 * k.gi, y = k.y, z = k.z;
+        const uint4 v = *(const uint4 *)(own_words + w0);
+        st.own[0] = v.x; st.own[1] = v.y; st.own[2] = v.z; st.own[3] = v.w;
+        own_p = interleave4(v);
+        row_neighbours<ND>(p, other, w0, w0 - w, w, y, z, (int)((colour + y + z) & 1), nb_p);
+    } else {
+        /* the first word's row r, its word w, y and z; then stepped word by word */
+        int64_t r = latmc_div(w0, p.wpr), w = w0 - r * p.wpr;
+        int64_t z = ND == 6 ? latmc_div(r, p.ly) : 0, y = r - z * p.ly;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            st.own[k] = 0;
+            if (k >= nvalid)
+                continue;
+            if (k > 0 && ++w == p.wpr) { /* the next row */
+                w = 0;
+                r++;
+                if (++y == p.ly) {
+                    y = 0;
+                    z++;
+                }
+            }
+            st.own[k] = own_words[w0 + k];
+            own_p |= st.own[k] << k;
+            word_neighbours<ND>(p, other, w0 + k, r * p.wpr, w, y, z,
+                                (int)((colour + y + z) & 1), k, nb_p);
+        }
+    }
+    /* bit-sliced counts of the neighbours at -1 (KEY_DIFF: that differ from the site) */
+    uint32_t c0 = 0, c1 = 0, c2 = 0;
+#pragma unroll
+    for (int d = 0; d < ND; d++)
+        count_add(c0, c1, c2, KEY == KEY_DIFF ? nb_p[d] ^ own_p : nb_p[d]);
+    const uint32_t active = BITS || nvalid == 4 ? ~0u : (1u << (8 * nvalid)) - 1u;
+    if (!BITS) {
+        c0 = to_lanes(c0);
+        c1 = to_lanes(c1);
+        c2 = to_lanes(c2);
+    }
+    const uint32_t o = KEY != KEY_FULL ? 0u : BITS ? own_p : to_lanes(own_p);
+    /* the codes' lanes, then the classes' */
+    uint32_t code_mask[NCODES];
+#pragma unroll
+    for (int c = 0; c < NCODES; c++) {
+        const int m = c % 7;
+        uint32_t eq = (m & 1 ? c0 : ~c0) & (m & 2 ? c1 : ~c1) & (m & 4 ? c2 : ~c2) & active;
+        if (KEY == KEY_FULL)
+            eq &= c >= 7 ? o : ~o;
+        code_mask[c] = m <= ND ? eq : 0u;
+    }
+    st.s.accept = 0;
+    st.s.undecided = 0;
+    st.s.planes = 0;
+#pragma unroll
+    for (int c = 0; c < NCODES; c++)
+        st.s.accept |= code_mask[c] & p.always[c];
+#pragma unroll
+    for (int q = 0; q < KB; q++) { /* classes q >= p.n_open: no member, no lane */
+        st.open_mask[q] = 0;
+#pragma unroll
+        for (int c = 0; c < NCODES; c++)
+            st.open_mask[q] |= code_mask[c] & p.member[q][c];
+        st.s.undecided |= st.open_mask[q];
+    }
+}
+
+/* The planes of blocks [Q0, Q1) (lib/bitslice_decision.h), four per block, while a lane of
+ * the group is undecided. */
+template <int KB, int Q0, int Q1>
+__device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t g,
+                                             bs_group<KB> &st)
+{
+#pragma unroll
+    for (int q = Q0; q < Q1; q++) {
+        if (!st.s.undecided)
+            break;
+        const latmc_philox_ctr u = cuda_philox_named_draws(p.keys, p.names[q], (uint64_t)g);
+#pragma unroll
+        for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK; l++) {
+            uint32_t tb = 0;
+#pragma unroll
+            for (int c = 0; c < KB; c++) /* zero beyond p.n_open */
+                tb |= st.open_mask[c] & p.plane[c][4 * q + l];
+            latmc_bitslice_plane(&st.s, u.v[l], tb);
+        }
+    }
+}
+
+/* Planes 0 .. 7 (blocks 0 and 1), the two blocks drawn together whatever the group needs:
+ * two independent chains of Philox rounds side by side (a warp almost always needs both),
+ * and planes past the last undecided lane change nothing. */
+template <int KB>
+__device__ __forceinline__ void group_planes_first(const struct bs_params &p, int64_t g,
+                                                   bs_group<KB> &st)
+{
+    const latmc_philox_ctr u0 = cuda_philox_named_draws(p.keys, p.names[0], (uint64_t)g);
+    const latmc_philox_ctr u1 = cuda_philox_named_draws(p.keys, p.names[1], (uint64_t)g);
+#pragma unroll
+    for (int b = 0; b < 2 * LATMC_ISING_PLANES_PER_BLOCK; b++) {
+        uint32_t tb = 0;
+#pragma unroll
+        for (int c = 0; c < KB; c++) /* zero beyond p.n_open */
+            tb |= st.open_mask[c] & p.plane[c][b];
+        latmc_bitslice_plane(&st.s, b < 4 ? u0.v[b] : u1.v[b - 4], tb);
+    }
+}
+
+/* The group's decisions into its words: Metropolis flips the accepted lanes, heat bath sets
+ * -1 where not accepted; the spins changed. */
+template <bool HEATBATH, bool BITS>
+__device__ __forceinline__ unsigned long long group_write(uint32_t *own_words, bool rows4,
+                                                          int64_t g, int nvalid,
+                                                          const uint32_t (&own)[4],
+                                                          uint32_t accept)
+{
+    if (BITS) {
+        const uint32_t nw = HEATBATH ? ~accept : own[0] ^ accept;
+        own_words[g] = nw;
+        return (unsigned long long)__popc(nw ^ own[0]);
+    }
+    const uint32_t acc_p = to_interleaved(accept);
+    uint32_t nw[4];
+    unsigned long long n = 0;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        const uint32_t bits = ((HEATBATH ? ~acc_p : acc_p) >> k) & 0x11111111u;
+        nw[k] = HEATBATH ? bits : own[k] ^ bits;
+        if (k < nvalid)
+            n += (unsigned long long)__popc(nw[k] ^ own[k]);
+    }
+    if (rows4) {
+        *(uint4 *)(own_words + 4 * g) = make_uint4(nw[0], nw[1], nw[2], nw[3]);
+    } else {
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if (k < nvalid && nw[k] != own[k])
+                own_words[4 * g + k] = nw[k];
+    }
+    return n;
+}
+
+/* Blocks per SM the kernel is compiled for (registers: 65536 / (256 x blocks)): the 1-bit
+ * 2D kernels of at most 2 classes fit 48 registers without spilling (5 blocks, 40 warps,
+ * for the latency of Philox's chain), the others 64 (4; 3D's 14 classes 3). Left to the
+ * compiler they take 77 to 92 registers, and heat bath runs 13 % slower. */
+#define BS_MIN_BLOCKS(nd, kb, bits)                                                        \
+    ((bits) && (nd) == 4 && (kb) <= 2 ? 5 : (nd) == 6 && (kb) > 7 ? 3 : 4)
+
+/*
+ * A block takes tiles of CUDA_THREADS consecutive groups, one per thread (grid-stride over
+ * tiles). Each thread draws its group's first two blocks (planes 0 .. 7, all a group needs
+ * with probability about 0.88) and writes it; the groups still undecided go to the
+ * block's queue in shared memory, which its first threads then finish with their own
+ * blocks, so that a warp does not wait for its slowest group's planes 8 and beyond
+ * (doc/models/ising-decisions.md, "The tail"). ND neighbours, KEY what the thresholds
+ * depend on, KB the most open classes (p.n_open <= KB).
+ */
+template <int ND, int KEY, int KB, bool HEATBATH, bool BITS>
+__global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB, BITS))
+ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint32_t *other,
+                       int colour, unsigned long long *changed)
+{
+    __shared__ int64_t q_group[CUDA_THREADS];
+    __shared__ uint32_t q_accept[CUDA_THREADS], q_undecided[CUDA_THREADS];
+    __shared__ uint32_t q_own[4][CUDA_THREADS], q_mask[KB][CUDA_THREADS];
+    __shared__ int q_n;
+    if (threadIdx.x == 0)
+        q_n = 0;
+    __syncthreads();
+    unsigned long long n_changed = 0;
+    const bool rows4 = p.rows4;
+    const int64_t first = (int64_t)blockIdx.x * CUDA_THREADS;
+    struct bs_walk k = {};
+    if (rows4)
+        k = walk_start(p, first + threadIdx.x);
+    for (int64_t base = first; base < p.groups; base += p.stride) {
+        if (!rows4)
+            k.g = base + threadIdx.x;
+        else if (base != first)
+            walk_next(p, k);
+        const int64_t g = k.g;
+        if (g < p.groups) {
+            const int nvalid = p.words - 4 * g < 4 ? (int)(p.words - 4 * g) : 4;
+            bs_group<KB> st;
+            group_start<ND, KEY, KB, BITS>(p, own_words, other, colour, k, nvalid, st);
+            group_planes_first<KB>(p, g, st);
+            if (st.s.undecided) {
+                const int slot = atomicAdd(&q_n, 1);
+                q_group[slot] = g;
+                q_accept[slot] = st.s.accept;
+                q_undecided[slot] = st.s.undecided;
+#pragma unroll
+                for (int k = 0; k < 4; k++)
+                    q_own[k][slot] = st.own[k];
+#pragma unroll
+                for (int c = 0; c < KB; c++)
+                    q_mask[c][slot] = st.open_mask[c];
+            } else {
+                n_changed += group_write<HEATBATH, BITS>(own_words, rows4, g, nvalid, st.own,
+                                                   st.s.accept);
+            }
+        }
+        __syncthreads();
+        const int n = q_n;
+        __syncthreads();
+        if (threadIdx.x == 0)
+            q_n = 0;
+        if ((int)threadIdx.x < n) {
+            const int slot = (int)threadIdx.x;
+            const int64_t qg = q_group[slot];
+            const int nvalid = p.words - 4 * qg < 4 ? (int)(p.words - 4 * qg) : 4;
+            bs_group<KB> st;
+            st.s.accept = q_accept[slot];
+            st.s.undecided = q_undecided[slot];
+            st.s.planes = 8;
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                st.own[k] = q_own[k][slot];
+#pragma unroll
+            for (int c = 0; c < KB; c++)
+                st.open_mask[c] = q_mask[c][slot];
+            group_planes<KB, 2, LATMC_ISING_DECISION_BLOCKS>(p, qg, st);
+            n_changed += group_write<HEATBATH, BITS>(own_words, rows4, qg, nvalid, st.own,
+                                               st.s.accept);
+        }
+        __syncthreads();
+    }
+    cuda_warp_add(changed, n_changed);
+}
+
+extern "C" bool cuda_ising_bitsliced_fits(const struct latmc_lattice *g, int couplings)
+{
+    return (g->ndim == 2 || g->ndim == 3) && g->lx % 16 == 0 &&
+           couplings == LATMC_COUPLINGS_UNIFORM;
+}
+
+/* The classes of the tables (bs_params): what the thresholds depend on, and each code's
+ * threshold, codes of equal open thresholds merged into one class. */
+static int classes_of(const struct latmc_ising_tables *tables, int algorithm, int nd,
+                      struct bs_params *p)
+{
+    const int nn = 2 * nd;
+    uint64_t t[2][7]; /* [own at -1][m] */
+    for (int own = 0; own < 2; own++)
+        for (int m = 0; m <= nn; m++)
+            t[own][m] = latmc_ising_site_threshold(tables, algorithm,
+                                                   own ? (int8_t)-1 : (int8_t)1, nn - m);
+    bool by_m = true, by_diff = true;
+    for (int m = 0; m <= nn; m++) {
+        by_m = by_m && t[0][m] == t[1][m];
+        by_diff = by_diff && t[0][m] == t[1][nn - m]; /* at -1, m - nn neighbours differ */
+    }
+    const int key = by_m ? KEY_M : by_diff ? KEY_DIFF : KEY_FULL;
+    const int ncodes = key == KEY_FULL ? BS_CODES : nn + 1;
+    p->n_open = 0;
+    for (int c = 0; c < ncodes; c++) {
+        const int m = c % 7;
+        if (m > nn)
+            continue;
+        const uint64_t tc = t[c >= 7][m]; /* KEY_M, KEY_DIFF: the site at +1's */
+        if (tc >> 32) {
+            p->always[c] = ~0u;
+            continue;
+        }
+        if (tc == 0)
+            continue;
+        /* a class is its threshold: compare all planes */
+        int q;
+        for (q = 0; q < p->n_open; q++) {
+            bool same = true;
+            for (int b = 0; b < LATMC_BITSLICE_PLANES; b++)
+                same = same && p->plane[q][b] == (0u - (uint32_t)((tc >> (31 - b)) & 1u));
+            if (same)
+                break;
+        }
+        if (q == p->n_open) {
+            for (int b = 0; b < LATMC_BITSLICE_PLANES; b++)
+                p->plane[q][b] = 0u - (uint32_t)((tc >> (31 - b)) & 1u);
+            p->n_open++;
+        }
+        p->member[q][c] = ~0u;
+    }
+    return key;
+}
+
+/* Blocks of a launch: one resident wave (every thread walks many groups, the walk's
+ * division paid once), fewer on small lattices. The wave is asked of the runtime once per
+ * kernel, host thread and device. */
+#define BS_KNOWN_DEVICES 64
+template <auto Kernel> static int64_t resident_blocks(int64_t tiles)
+{
+    static thread_local int known[BS_KNOWN_DEVICES]; /* blocks of a wave; 0: not asked */
+    int device = 0, wave = 0;
+    if (cudaGetDevice(&device) == cudaSuccess && device >= 0 && device < BS_KNOWN_DEVICES)
+        wave = known[device];
+    if (wave == 0) {
+        int sms = 0, per_sm = 0;
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, CUDA_THREADS, 0) !=
+                cudaSuccess || sms * per_sm <= 0) {
+            (void)cudaGetLastError(); /* the launch reports a real problem */
+            sms = 132, per_sm = 1;
+        }
+        wave = sms * per_sm;
+        if (device >= 0 && device < BS_KNOWN_DEVICES)
+            known[device] = wave;
+    }
+    const int64_t blocks = tiles < 1 ? 1 : tiles;
+    return blocks < wave ? blocks : wave;
+}
+
+template <int ND, int KEY, int KB, bool HB, bool BITS>
+static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
+                   const uint32_t *other, int colour, unsigned long long *changed)
+{
+    const int64_t tiles = (p.groups + CUDA_THREADS - 1) / CUDA_THREADS;
+    const int64_t blocks =
+        resident_blocks<ising_bitsliced_kernel<ND, KEY, KB, HB, BITS>>(tiles);
+    p.stride = blocks * CUDA_THREADS;
+    if (p.rows4) {
+        const int64_t rows = p.stride / p.gpr;
+        p.stride_g = p.stride - rows * p.gpr;
+        p.stride_z = rows / p.ly;
+        p.stride_y = rows - p.stride_z * p.ly;
+    }
+    ising_bitsliced_kernel<ND, KEY, KB, HB, BITS>
+        <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
+}
+
+/* Heat bath's thresholds depend on the count of neighbours at -1 alone (KEY_M). */
+template <int ND, bool BITS>
+static void launch_key(cudaStream_t stream, struct bs_params &p, int key, bool hb,
+                       uint32_t *own, const uint32_t *other, int colour,
+                       unsigned long long *changed)
+{
+    if (hb && key == KEY_M && p.n_open <= 2)
+        launch<ND, KEY_M, 2, true, BITS>(stream, p, own, other, colour, changed);
+    else if (hb && key == KEY_M)
+        launch<ND, KEY_M, ND + 1, true, BITS>(stream, p, own, other, colour, changed);
+    else if (hb)
+        launch<ND, KEY_FULL, BS_CODES, true, BITS>(stream, p, own, other, colour, changed);
+    else if (key == KEY_FULL)
+        launch<ND, KEY_FULL, BS_CODES, false, BITS>(stream, p, own, other, colour, changed);
+    else if (key == KEY_DIFF && p.n_open <= 2)
+        launch<ND, KEY_DIFF, 2, false, BITS>(stream, p, own, other, colour, changed);
+    else if (key == KEY_DIFF && p.n_open <= 3) /* 3D Metropolis at h = 0 */
+        launch<ND, KEY_DIFF, 3, false, BITS>(stream, p, own, other, colour, changed);
+    else if (key == KEY_DIFF)
+        launch<ND, KEY_DIFF, ND + 1, false, BITS>(stream, p, own, other, colour, changed);
+    else if (p.n_open <= 2)
+        launch<ND, KEY_M, 2, false, BITS>(stream, p, own, other, colour, changed);
+    else
+        launch<ND, KEY_M, ND + 1, false, BITS>(stream, p, own, other, colour, changed);
+}
+
+/* A step on either layout: words w_per_row a row (packed: L_x / 16; bits: L_x / 64). */
+static cudaError_t bitsliced_step(cudaStream_t stream, const struct latmc_lattice *g, bool bits,
+                                  uint32_t *own, const uint32_t *other,
+                                  const struct latmc_ising_tables *tables, int algorithm,
+                                  uint64_t seed, const struct latmc_step *step,
+                                  unsigned long long *changed)
+{
+    struct bs_params p = {};
+    p.ly = g->ly;
+    p.lz = g->lz;
+    if (bits) { /* a word per group, 4 "words" of the packed numbering */
+        p.wpr = g->lx / 64;
+        p.groups = g->nsites / 64;
+        p.words = 4 * p.groups;
+        p.rows4 = true;
+        p.gpr = p.wpr;
+    } else {
+        p.wpr = g->lx / 16;
+        p.words = g->nsites / 16;
+        p.groups = (p.words + 3) / 4;
+        p.rows4 = (p.wpr & 3) == 0;
+        p.gpr = p.wpr / 4;
+    }
+    const int key = classes_of(tables, algorithm, g->ndim, &p);
+    const struct latmc_ising_plane_names names = latmc_ising_plane_names_step(seed, step);
+    for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++)
+        p.names[q] = latmc_ising_plane_name(&names, q);
+    p.keys = cuda_philox_round_keys(seed);
+    const bool hb = algorithm == LATMC_ALGO_HEATBATH;
+    const int c = step->colour;
+    if (g->ndim == 3 && bits)
+        launch_key<6, true>(stream, p, key, hb, own, other, c, changed);
+    else if (g->ndim == 3)
+        launch_key<6, false>(stream, p, key, hb, own, other, c, changed);
+    else if (bits)
+        launch_key<4, true>(stream, p, key, hb, own, other, c, changed);
+    else
+        launch_key<4, false>(stream, p, key, hb, own, other, c, changed);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_ising_bitsliced_colour(cudaStream_t stream,
+                                                   const struct latmc_lattice *g, uint32_t *own,
+                                                   const uint32_t *other,
+                                                   const struct latmc_ising_tables *tables,
+                                                   int algorithm, uint64_t seed,
+                                                   const struct latmc_step *step,
+                                                   unsigned long long *changed)
+{
+    return bitsliced_step(stream, g, false, own, other, tables, algorithm, seed, step, changed);
+}
+
+extern "C" cudaError_t cuda_ising_bitsliced_bits_colour(
+    cudaStream_t stream, const struct latmc_lattice *g, uint32_t *own, const uint32_t *other,
+    const struct latmc_ising_tables *tables, int algorithm, uint64_t seed,
+    const struct latmc_step *step, unsigned long long *changed)
+{
+    return bitsliced_step(stream, g, true, own, other, tables, algorithm, seed, step, changed);
+}
+
+/* ---- the 1-bit layout <-> the packed layout (group g: packed words 4 g .. 4 g + 3) ---- */
+
+__global__ void bits_from_packed_kernel(int64_t groups, const uint32_t *packed, uint32_t *bits)
+{
+    for (int64_t g = cuda_first_item(); g < groups; g += cuda_item_stride())
+        bits[g] = to_lanes(interleave4(*(const uint4 *)(packed + 4 * g)));
+}
+
+__global__ void bits_to_packed_kernel(int64_t groups, const uint32_t *bits, uint32_t *packed)
+{
+    for (int64_t g = cuda_first_item(); g < groups; g += cuda_item_stride()) {
+        const uint32_t p = to_interleaved(bits[g]);
+        *(uint4 *)(packed + 4 * g) = make_uint4(p & 0x11111111u, (p >> 1) & 0x11111111u,
+                                                (p >> 2) & 0x11111111u, (p >> 3) & 0x11111111u);
+    }
+}
+
+extern "C" bool cuda_ising_bits_fits(const struct latmc_lattice *g)
+{
+    return (g->ndim == 2 || g->ndim == 3) && g->lx % 64 == 0;
+}
+
+extern "C" int64_t cuda_ising_bits_words(const struct latmc_lattice *g)
+{
+    return g->nsites / 64;
+}
+
+extern "C" cudaError_t cuda_ising_bits_from_packed(cudaStream_t stream,
+                                                   const struct latmc_lattice *g,
+                                                   const uint32_t *colour0,
+                                                   const uint32_t *colour1, uint32_t *bits)
+{
+    const int64_t groups = cuda_ising_bits_words(g);
+    const unsigned grid = cuda_grid(groups) > 8192 ? 8192 : cuda_grid(groups);
+    bits_from_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, colour0, bits);
+    bits_from_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, colour1, bits + groups);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_ising_bits_to_packed(cudaStream_t stream,
+                                                 const struct latmc_lattice *g,
+                                                 const uint32_t *bits, uint32_t *colour0,
+                                                 uint32_t *colour1)
+{
+    const int64_t groups = cuda_ising_bits_words(g);
+    const unsigned grid = cuda_grid(groups) > 8192 ? 8192 : cuda_grid(groups);
+    bits_to_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, bits, colour0);
+    bits_to_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, bits + groups, colour1);
+    return cudaGetLastError();
+}

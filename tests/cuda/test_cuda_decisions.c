@@ -1,0 +1,119 @@
+/*
+ * Where CUDA runs the bit-sliced Ising decisions (decisions = 1, doc/models/ising-decisions.md,
+ * "Where it runs"): one box on one GPU, 2D or 3D, L_x a multiple of 16, uniform couplings,
+ * Metropolis and heat bath. Elsewhere latmc_sim_set_param refuses the value with
+ * LATMC_EUNSUPPORTED and the parameter keeps its old value (several devices, several boxes
+ * on one GPU, +-J couplings, L_x not a multiple of 16); every sim sweeps afterwards. A
+ * checkpoint of the chain loads where CUDA runs it and continues it bit for bit; loaded on
+ * two devices it is refused rather than continued as another chain. The chains themselves are the identity matrix's CUDA rows
+ * (tests/repro/identity). Exits 77 (skipped, saying why) without a usable CUDA module and GPU.
+ */
+#include "sim_helpers.h"
+/* after the helpers: it declares the tests' ctx */
+#include "cuda_devices_test.h"
+
+struct decisions_case {
+    int ndim;
+    int64_t lx, ly, lz;
+    int algorithm, couplings, n_devices, n_parts;
+    bool runs;
+    const char *why;
+};
+
+static const struct decisions_case cases[] = {
+    { 2, 64, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, 1, true, "2D Metropolis" },
+    { 2, 48, 10, 0, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 1, 1, true, "2D heat bath" },
+    { 3, 16, 6, 8, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, 1, true, "3D" },
+    { 2, 64, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 2, 1, false,
+      "two devices" },
+    { 2, 64, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, 2, false,
+      "two boxes on one GPU" },
+    { 2, 64, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL, 1, 1, false, "+-J" },
+    { 2, 24, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, 1, false,
+      "L_x not a multiple of 16" },
+};
+
+static void where_it_runs(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct decisions_case *c = &cases[i];
+        latmc_sim_desc d = ising_desc(c->ndim, c->lx, c->ly, c->lz, c->algorithm, 1, 9);
+        d.device = LATMC_DEVICE_CUDA;
+        d.couplings = c->couplings;
+        d.coupling_seed = 3;
+        if (c->n_parts > 1) /* 0 otherwise: with several devices it must be 0 or their count */
+            d.n_parts = c->n_parts;
+        latmc_sim *sim = create_on(d, c->n_devices);
+        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+        const int st = latmc_sim_set_param(sim, LATMC_PARAM_DECISIONS, 1);
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", latmc_last_error()); /* before the next call */
+        double v = -1;
+        assert_int_equal(latmc_sim_get_param(sim, LATMC_PARAM_DECISIONS, &v), LATMC_OK);
+        if (st != (c->runs ? LATMC_OK : LATMC_EUNSUPPORTED) || v != (c->runs ? 1.0 : 0.0))
+            print_error("%s: set_param %d (%s), value %g\n", c->why, st, msg, v);
+        assert_int_equal(st, c->runs ? LATMC_OK : LATMC_EUNSUPPORTED);
+        assert_true(v == (c->runs ? 1.0 : 0.0));
+        if (!c->runs) /* the message says where the chain runs */
+            assert_non_null(strstr(msg, "decisions"));
+        assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
+        latmc_sim_destroy(&sim);
+    }
+}
+
+/* A checkpoint of the chain (a CPU sim with decisions = 1) placed where CUDA runs it
+ * continues; placed on two devices it is refused (LATMC_EUNSUPPORTED), not continued as
+ * chain 0. */
+static void checkpoint_placement(void **state)
+{
+    (void)state;
+    latmc_sim_desc d = ising_desc(2, 64, 32, 0, LATMC_ALGO_METROPOLIS, 1, 11);
+    latmc_sim *cpu = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &cpu), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(cpu, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_sim_set_param(cpu, LATMC_PARAM_DECISIONS, 1), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(cpu, 2), LATMC_OK);
+    size_t size = 0;
+    assert_int_equal(latmc_sim_serialize(cpu, NULL, 0, &size), LATMC_OK);
+    void *buf = malloc(size);
+    assert_non_null(buf);
+    assert_int_equal(latmc_sim_serialize(cpu, buf, size, &size), LATMC_OK);
+    for (int n_devices = 1; n_devices <= 2; n_devices++) {
+        latmc_sim_desc where;
+        latmc_sim_desc_init(&where);
+        where.device = LATMC_DEVICE_CUDA;
+        where.n_devices = n_devices;
+        where.device_list = n_devices > 1 ? devices_for(n_devices) : NULL;
+        latmc_sim *gpu = NULL;
+        const int st = latmc_sim_deserialize_on(ctx, buf, size, &where, &gpu);
+        if (n_devices == 1) { /* continues the chain: the same configuration after sweeps */
+            assert_int_equal(st, LATMC_OK);
+            assert_int_equal(latmc_sim_sweep(gpu, 3), LATMC_OK);
+            assert_int_equal(latmc_sim_sweep(cpu, 3), LATMC_OK);
+            size_t n = 0, first = 0;
+            assert_int_equal(spin_bytes_differing(gpu, cpu, &n, &first), 0);
+            latmc_sim_destroy(&gpu);
+        } else {
+            assert_int_equal(st, LATMC_EUNSUPPORTED);
+            assert_null(gpu);
+            assert_non_null(strstr(latmc_last_error(), "decisions"));
+        }
+    }
+    free(buf);
+    latmc_sim_destroy(&cpu);
+}
+
+int main(void)
+{
+    const int open = devices_open();
+    if (open != 0)
+        return open;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(where_it_runs),
+        cmocka_unit_test(checkpoint_placement),
+    };
+    const int ret = cmocka_run_group_tests(tests, NULL, NULL);
+    latmc_ctx_destroy(&ctx);
+    return ret;
+}
