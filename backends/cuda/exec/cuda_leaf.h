@@ -17,7 +17,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cuda_slab_exec.h" /* struct cuda_slab_exec: a box's device, streams, events, counter */
+#include "cuda_box_exec.h" /* struct cuda_box_exec: a box's device, streams, events, counter */
 #include "internal.h"
 #include "lattice_numbering.h"
 #include "step.h"
@@ -30,7 +30,7 @@
  * wrap periodically and nothing is exchanged.
  */
 struct cuda_box {
-    struct cuda_slab_exec ex;      /* first member: the executor's per-box state */
+    struct cuda_box_exec ex;      /* first member: the executor's per-box state */
     int64_t halo;
     struct latmc_lattice local;    /* the stored lattice: ex.planes + 2 halo planes along
                                       the last axis, the lattice's extents along the others */

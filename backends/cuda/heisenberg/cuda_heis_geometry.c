@@ -130,7 +130,7 @@ static int finish_geometry(struct cuda_heis_geom *g)
 /* The geometry of the heat-bath (heatbath != 0) or the overrelaxation passes: the
  * override, or the default, or (on a device with less shared memory than an H200's) the
  * first smaller tile that fits. */
-int cuda_heis_slab_geometry(const latmc_sim *sim, int heatbath, int local_planes, int own0,
+int cuda_heis_box_geometry(const latmc_sim *sim, int heatbath, int local_planes, int own0,
                             int own_n, int cut0, struct cuda_heis_geom *g)
 {
     const latmc_sim_desc *d = &sim->desc;

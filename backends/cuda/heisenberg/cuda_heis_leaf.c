@@ -117,7 +117,7 @@ static int64_t heis_border_planes(const latmc_sim *sim)
     int64_t w = HALO;
     for (int hb = 0; hb < 2; hb++) {
         struct cuda_heis_geom g;
-        if (cuda_heis_slab_geometry(sim, hb, (int)(L + 2 * HALO), HALO, (int)L, -HALO, &g) < 0)
+        if (cuda_heis_box_geometry(sim, hb, (int)(L + 2 * HALO), HALO, (int)L, -HALO, &g) < 0)
             continue; /* refused again, with the reason, at the box's creation */
         const int64_t unit = g.ndim == 3 ? g.zc : g.ty;
         w = unit > w ? unit : w;
@@ -288,7 +288,7 @@ static int heis_box_create(const latmc_sim *sim, struct cuda_box *b)
     const long long nchunks = b->ex.planes * h->rows_per_plane / h->rows_per_chunk;
     int st = LATMC_OK;
     for (int hb = 0; hb < 2 && st == LATMC_OK; hb++)
-        st = cuda_heis_slab_geometry(sim, hb, (int)local, (int)b->halo, (int)b->ex.planes,
+        st = cuda_heis_box_geometry(sim, hb, (int)local, (int)b->halo, (int)b->ex.planes,
                                      (int)(b->ex.origin - b->halo), &h->geom[hb]);
     const size_t sums_bytes = (size_t)b->ex.planes * NSUMS * sizeof(double);
     if (st == LATMC_OK)

@@ -103,7 +103,7 @@ cudaError_t cuda_heis_measure_planes(cudaStream_t stream, const struct cuda_heis
  * (cuda_heis_geometry.c; a box alone: the extent, 0, the extent, 0). LATMC_OK or the failure
  * (message set). */
 struct latmc_sim;
-int cuda_heis_slab_geometry(const struct latmc_sim *sim, int heatbath, int local_planes, int own0,
+int cuda_heis_box_geometry(const struct latmc_sim *sim, int heatbath, int local_planes, int own0,
                             int own_n, int cut0, struct cuda_heis_geom *g);
 /* The same geometry narrowed to the planes [own0, own0 + own_n) of those it was made for
  * (the grid shrinks; tiles and shared memory stay). */
