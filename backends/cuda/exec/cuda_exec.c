@@ -654,13 +654,19 @@ int cuda_exec_measure(const latmc_sim *sim, struct cuda_exec *x, void *sums)
 
 /* ---- the Fourier modes' projections (lib/modes.h) ---- */
 
+/* The projections' components per site value (the leaf's projection_components; 1). */
+static int projection_components(const latmc_sim *sim, const struct cuda_exec *x)
+{
+    return x->leaf->projection_components ? x->leaf->projection_components(sim) : 1;
+}
+
 /* latmc_modes_projection_entries (the module does not link the core's function). */
-static int64_t projection_entries(const latmc_sim *sim)
+static int64_t projection_entries(const latmc_sim *sim, const struct cuda_exec *x)
 {
     int64_t n = 0;
     for (int mu = 0; mu < sim->desc.ndim; mu++)
         n += sim->desc.extent[mu];
-    return sim->desc.model == LATMC_MODEL_POTTS ? n * sim->desc.q : n;
+    return n * projection_components(sim, x);
 }
 
 static int stage_of(struct cuda_exec *x, size_t bytes);
@@ -702,7 +708,7 @@ int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
     int st = check_own_planes(x, p0, p1);
     if (st < 0)
         return st;
-    const int64_t n = projection_entries(sim);
+    const int64_t n = projection_entries(sim, x);
     const size_t bytes = (size_t)n * sizeof(int64_t);
     st = stage_of(x, bytes * (size_t)x->n);
     if (st == LATMC_OK) /* the steps and halo copies in flight done */
@@ -813,7 +819,7 @@ int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sum
     if (!x->leaf->projections)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s model has no "
                                "device reduction of the Fourier modes", sim->model->name);
-    const int64_t n = projection_entries(sim);
+    const int64_t n = projection_entries(sim, x);
     int st = stage_of(x, (size_t)n * sizeof(int64_t) * (size_t)x->n);
     if (st < 0)
         return st;
@@ -845,7 +851,7 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     struct cuda_proj_transform t;
     memset(&t, 0, sizeof t);
     t.ndim = d->ndim;
-    t.components = d->model == LATMC_MODEL_POTTS ? d->q : 1;
+    t.components = projection_components(sim, x);
     int64_t proj_at = 0;
     for (int mu = 0; mu < d->ndim; mu++) {
         t.extent[mu] = d->extent[mu];
@@ -881,7 +887,7 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     if (err == cudaSuccess)
         err = cudaMemsetAsync(b->sums, 0, ss, b->ex.stream);
     if (err == cudaSuccess)
-        err = cleared_projections(b, projection_entries(sim), b->ex.stream);
+        err = cleared_projections(b, projection_entries(sim, x), b->ex.stream);
     if (err == cudaSuccess)
         err = x->leaf->measure_projections(sim, &own, b->ex.stream, b->sums, b->projections);
     if (err == cudaSuccess)
@@ -1116,7 +1122,7 @@ static int measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
     memset(sums, 0, (size_t)(p1 - p0) * size);
     const struct cuda_box_range r = range_of(x, b, p0 - b->ex.origin + x->halo, p1 - p0);
     cudaError_t err = cudaSuccess;
-    const int64_t n = projection_entries(sim);
+    const int64_t n = projection_entries(sim, x);
     if (x->leaf->measure_planes && (!whole || !x->leaf->measure)) {
         /* floating point: each plane's sums into its tile (no projections: phi^4 and
          * Heisenberg have tiles) */

@@ -223,6 +223,12 @@ struct cuda_leaf {
     /* Optional (NULL: none): whether update runs steps of kind LATMC_STEP_COLOUR_BITSLICED
      * (lib/step.h) for this sim; the executor refuses them elsewhere. */
     bool (*bitsliced)(const latmc_sim *sim);
+
+    /* ---- appended so that the executor names no model (issue 29) ---- */
+    /* Optional (NULL: one): the components of projections' counts per plane of an axis
+     * (latmc_modes_components: Potts q, one per state; Ising one), which size the
+     * projection array and the k_min transform. */
+    int (*projection_components)(const latmc_sim *sim);
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: the module has no kernels for its model. */

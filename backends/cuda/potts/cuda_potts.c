@@ -100,6 +100,12 @@ static cudaError_t potts_measure_projections(const latmc_sim *sim,
                                          sim->desc.q, sums, proj);
 }
 
+/* q counts per plane, one per state (latmc_modes_components). */
+static int potts_projection_components(const latmc_sim *sim)
+{
+    return sim->desc.q;
+}
+
 const struct cuda_leaf cuda_potts_leaf = {
     .model = LATMC_MODEL_POTTS,
     .halo = potts_halo,
@@ -112,4 +118,5 @@ const struct cuda_leaf cuda_potts_leaf = {
     .projections = potts_projections,
     .measure_projections = potts_measure_projections,
     .view_dtype = LATMC_DTYPE_UINT8, /* the API's layout: one uint8 per site */
+    .projection_components = potts_projection_components,
 };
