@@ -1,7 +1,7 @@
 /*
  * The Heisenberg spin glass's leaf of the CUDA executor (cuda_leaf.h; doc/cuda.md,
  * "Heisenberg spin glass"). Kernels: heisenberg_kernels.cu (heisenberg_cuda.h), launch
- * geometry: cuda_heis_geometry.c.
+ * geometry: cuda_heisenberg_geometry.c.
  *
  * Storage: two buffers of the configuration, each the structure of arrays of the box's
  * local planes (component c of replica r at (3 r + c) n_local + i), so the executor's
@@ -38,7 +38,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
-#include "cuda_heis_leaf.h"
+#include "cuda_heisenberg_leaf.h"
 #include "heisenberg.h"
 #include "heisenberg_cuda.h"
 #include "heisenberg_rules.h"
