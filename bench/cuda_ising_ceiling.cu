@@ -1,9 +1,9 @@
 /*
  * cuda_ising_ceiling: the compute ceilings of the multi-spin coded CUDA Ising kernel
- * (backends/cuda/ising_packed.cu), for doc/PERFORMANCE.md's roofline. Standalone (not
+ * (backends/cuda/ising/ising_packed.cu), for doc/PERFORMANCE.md's roofline. Standalone (not
  * built by Meson), from the repository root:
  *
- *   nvcc -O2 -arch=sm_90 -fmad=false -Ilib -Iinclude -Ibackends/cuda \
+ *   nvcc -O2 -arch=sm_90 -fmad=false -Ilib -Iinclude -Ibackends/cuda -Ibackends/cuda/ising \
  *        -o cuda_ising_ceiling bench/cuda_ising_ceiling.cu && ./cuda_ising_ceiling
  *
  * Kernels, none touching memory inside the loop (one word per thread written at the end),

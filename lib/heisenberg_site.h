@@ -12,7 +12,7 @@
  *   HEIS_SINCOS_2PI(u, s, c)   *s = sin(2 pi u), *c = cos(2 pi u)
  *
  * lib/heisenberg_rules.h includes it with double and lib/latmc_math.h (the CPU, every SIMD
- * level's reference); backends/cuda/heisenberg_kernels.cu with double and with float and
+ * level's reference); backends/cuda/heisenberg/heisenberg_kernels.cu with double and with float and
  * CUDA's functions (overloads by argument type). Every operation is written in one order
  * here, so the backends' chains differ only where their functions round differently.
  */

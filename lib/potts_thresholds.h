@@ -1,7 +1,7 @@
 /*
  * Internal: the Potts heat bath of one neighbourhood as thresholds on its draw, for kernels
  * that look the choice up in a table instead of scanning the states (the CUDA table
- * kernels, backends/cuda/potts_rows.cuh). Usable from C and CUDA (LATMC_HOSTDEV).
+ * kernels, backends/cuda/potts/potts_rows.cuh). Usable from C and CUDA (LATMC_HOSTDEV).
  *
  * For a fixed neighbourhood (the states nb of the 2 ndim neighbours) the heat bath of
  * lib/potts_rules.h picks, from the draw u,

@@ -29,24 +29,24 @@
 extern "C" {
 #endif
 
-/* Up to CUDA_SLAB_COPY_RUNS runs of bytes between device memory that the stream's device
- * reaches (its own), copied by one kernel launch (slab_kernels.cu): the halo copies of a
+/* Up to CUDA_BOX_COPY_RUNS runs of bytes between device memory that the stream's device
+ * reaches (its own), copied by one kernel launch (cuda_box_kernels.cu): the halo copies of a
  * box whose neighbours are on its device (exec/cuda_halo.c), as one launch where
  * cudaMemcpyAsync takes one per run. */
-#define CUDA_SLAB_COPY_RUNS 2
-struct cuda_slab_copies {
-    const void *src[CUDA_SLAB_COPY_RUNS];
-    void *dst[CUDA_SLAB_COPY_RUNS];
-    size_t bytes[CUDA_SLAB_COPY_RUNS];
+#define CUDA_BOX_COPY_RUNS 2
+struct cuda_box_copies {
+    const void *src[CUDA_BOX_COPY_RUNS];
+    void *dst[CUDA_BOX_COPY_RUNS];
+    size_t bytes[CUDA_BOX_COPY_RUNS];
     int n;
 };
-cudaError_t cuda_slab_copy_runs(cudaStream_t stream, const struct cuda_slab_copies *c);
+cudaError_t cuda_box_copy_runs(cudaStream_t stream, const struct cuda_box_copies *c);
 
 /* The kernels' image exists for this device (the gpu_arch the module was built for runs
  * on it): cudaSuccess, or the runtime's reason (cudaErrorNoKernelImageForDevice, ...). */
 cudaError_t cuda_kernels_check_device(void);
 /* Ising: hot start of sites first_site .. first_site + n - 1 (both multiples of 4) of the
- * lattice into dst[0 .. n) (slab_kernels.cu): the draws of the one-device hot start. */
+ * lattice into dst[0 .. n) (cuda_box_kernels.cu): the draws of the one-device hot start. */
 cudaError_t cuda_ising_hot_start_range(cudaStream_t stream, int8_t *dst, int64_t first_site,
                                        int64_t n, uint64_t seed);
 

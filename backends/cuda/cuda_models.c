@@ -2,10 +2,10 @@
  * The models the CUDA module runs: each a leaf of the one executor (cuda_leaf.h), in
  * every layout (one box, boxes on several devices, an MPI part's box).
  */
-#include "cuda_heis_leaf.h"
+#include "cuda_heisenberg_leaf.h"
 #include "cuda_ising_leaf.h"
 #include "cuda_leaf.h"
-#include "phi4/cuda_phi4_leaf.h"
+#include "cuda_phi4_leaf.h"
 
 extern const struct cuda_leaf cuda_potts_leaf; /* potts/cuda_potts.c */
 extern const struct cuda_leaf cuda_sw_ising_leaf; /* clusters/cuda_sw_leaf.c */

@@ -3,7 +3,7 @@
  * n sweeps of every member with launches that cover all members together (small members:
  * one launch for every colour of up to 1024 sweeps), ens_measure, every member's sums in
  * one launch, and ens_swap_params, a tempering swap without device copies. Ising (uniform
- * and +-J, 2D and 3D) here, the Heisenberg spin glass in ens_heis_cuda.c; Potts and phi^4
+ * and +-J, 2D and 3D) here, the Heisenberg spin glass in ens_heisenberg_cuda.c; Potts and phi^4
  * answer LATMC_EUNSUPPORTED and the core runs and measures their members one by one.
  *
  * The members' own state stays theirs. Where every member can run the multi-spin coded
@@ -25,7 +25,7 @@
 
 #include "cuda_check.h"
 #include "ens_cuda.h"
-#include "ens_heis_cuda.h"
+#include "ens_heisenberg_cuda.h"
 #include "ising_rules.h" /* latmc_ising_rng_name */
 #include "cuda_exec.h"
 #include "cuda_ising_leaf.h"
@@ -450,7 +450,8 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
                    uint64_t *attempted)
 {
     if (n >= 1 && members[0]->desc.model == LATMC_MODEL_HEISENBERG)
-        return cuda_ens_heis_sweep(members, n, sweeps, accepted, attempted); /* ens_heis_cuda.c */
+        /* ens_heisenberg_cuda.c */
+        return cuda_ens_heis_sweep(members, n, sweeps, accepted, attempted);
     struct cuda_sim *cs0;
     struct cuda_ens_batch *batch;
     void *dev;
@@ -666,7 +667,7 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
         return LATMC_OK;
     }
     if (n >= 1 && members[0]->desc.model == LATMC_MODEL_HEISENBERG)
-        return cuda_ens_heis_measure_all(members, n, sums); /* ens_heis_cuda.c */
+        return cuda_ens_heis_measure_all(members, n, sums); /* ens_heisenberg_cuda.c */
     if (n < 1 || members[0]->desc.model != LATMC_MODEL_ISING)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
     struct cuda_sim *cs0 = cuda_sim_of(members[0]);

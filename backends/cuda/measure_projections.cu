@@ -1,7 +1,7 @@
 /*
  * The measurement's sums and the Fourier modes' projections (mode_projections.h) from one
  * read of a box's configuration: what the measurement kernels (ising_packed.cu,
- * reductions.cu, the slab kernels) and the projection kernels (mode_projections.cu) give,
+ * reductions.cu, the box kernels) and the projection kernels (mode_projections.cu) give,
  * integer for integer, in the pass of the first alone.
  *
  * The walk: a thread takes a column (4, 2 or 1 packed words of 16 x each, or one x of the

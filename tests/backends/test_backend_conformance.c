@@ -436,7 +436,7 @@ static void potts_three_colours(void **state)
 }
 
 /*
- * The CUDA Potts row-segment kernels (backends/cuda/potts_rows.cuh), one or more lattices
+ * The CUDA Potts row-segment kernels (backends/cuda/potts/potts_rows.cuh), one or more lattices
  * for each variant: 2 colours with 16-byte segments (L_x % 16 == 0) and 8-byte ones
  * (L_x % 8 only), 3 colours with 24-byte (L_x % 24) and 12-byte (L_x % 12 only); heat
  * bath with each table layout (2D q <= 3, q = 4, 5 <= q <= 8; 3D q <= 3, q = 4), tables

@@ -1,5 +1,5 @@
 /*
- * The fast CUDA Potts kernels' per-thread code (backends/cuda/potts_rows.cuh) run on the
+ * The fast CUDA Potts kernels' per-thread code (backends/cuda/potts/potts_rows.cuh) run on the
  * host, against the CPU reference backend, bit for bit, without a GPU: the same functions
  * the kernels call (segment loads, neighbour words, table build and lookup, proposals,
  * Philox draws, the grid-stride walk), driven by an emulated grid of a few threads, for

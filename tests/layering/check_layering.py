@@ -4,11 +4,14 @@
   (a) lib/ never includes a backend's header.
   (b) A backend never includes another backend's header.
   (c) The include graph of backends/cuda's own files has no cycle; no file of a leaf folder
-      (ising/, potts/, phi4/, heisenberg/) reaches exec/cuda_exec.h, cuda_backend.h or an
-      ens_ header through its includes; no file of exec/ reaches a leaf folder's header.
+      (ising/, potts/, phi4/, heisenberg/, clusters/) reaches exec/cuda_exec.h, cuda_backend.h
+      or an ens_ header through its includes; no file of exec/ reaches a leaf folder's header.
   (d) The call graph between backends/cuda's files has no cycle (so no two files call each
       other): file A calls file B when A's code names a function or variable that B defines;
       nor has the include-and-call graph (both kinds of edge together).
+  (e) No file of backends/cuda/exec/ names a model (an LATMC_MODEL_ identifier in its code,
+      comments and strings aside): the executor has no model branch, whatever differs by
+      model is a member of the leaf table.
 
 Usage: check_layering.py SOURCE_ROOT   (exit 0: the rules hold; 1: a breach, listed)
        check_layering.py --self-test   (plants each breach in a scratch tree; exit 0 when
@@ -37,9 +40,10 @@ import re
 import sys
 import tempfile
 
-LEAF_DIRS = ('ising', 'potts', 'phi4', 'heisenberg')
+LEAF_DIRS = ('ising', 'potts', 'phi4', 'heisenberg', 'clusters')
 SOURCE_EXT = ('.c', '.h', '.cu', '.cuh')
 HEADER_EXT = ('.h', '.cuh')
+MODEL_NAME = re.compile(r'\bLATMC_MODEL_[A-Z0-9_]+')
 CUDA = 'backends/cuda'
 NOT_NAMES = {
     # keywords and attribute-like words that precede '(' without naming a function
@@ -379,6 +383,12 @@ def check(root):
                     breaches.append('(c) executor file %s reaches leaf header %s: %s'
                                     % (f, t, path_to(reach, t)))
 
+    for f in cuda_files:
+        if f.startswith(CUDA + '/exec/'):
+            for m in sorted(set(MODEL_NAME.findall(strip_comments(read(root, f))))):
+                breaches.append('(e) executor file %s names the model %s: a model branch '
+                                'belongs in the leaf table' % (f, m))
+
     calls = call_graph(root, cuda_files, cuda_inc)
     for comp in sccs(cuda_files, {a: set(b) for a, b in calls.items()}):
         inside = set(comp)
@@ -436,6 +446,10 @@ PLANTED = [
     ('(c) executor file', {'backends/cuda/exec/cuda_exec.c':
                            '#include "../potts/cuda_potts.h"\n#include "cuda_exec.h"\n'
                            'int exec_f(void) { return the_leaf.update(); }\n'}),
+    # a model branch in the executor (the name in a comment or string is no breach)
+    ('(e) executor file', {'backends/cuda/exec/storage.c':
+                           '#include "cuda_leaf.h"\n/* LATMC_MODEL_ISING */\n'
+                           'int storage_f(int m) { return m == LATMC_MODEL_POTTS; }\n'}),
     # a header's inline code calling the file that includes it (no call cycle alone)
     ('(d) include-and-call', {'backends/cuda/exec/cuda_leaf.h':
                               LEAF_H + 'int exec_f(void);\n'

@@ -22,7 +22,7 @@
 #include "model.h"
 #include "part.h"
 #include "plan.h"
-#include "potts_slabs.h"
+#include "ising_range_kernels.h"
 
 /* A box's own state: its labels and bonds (device). */
 struct sw_box {

@@ -6,7 +6,7 @@
  * `halo` planes on each side; one box alone keeps the whole lattice and no halo (its
  * halo is its own wrap). Every step of the core's plan (lib/plan.c) on k boxes:
  *   1. every box's streams wait for what they read of the previous step
- *      (cuda_slab_exec_order_step);
+ *      (cuda_box_exec_order_step);
  *   2. every box updates its border ranges (the leaf's border_planes at each end) on its
  *      border stream (high priority), records border_done, sends its outermost `halo`
  *      own planes into the neighbours' halos through its transport (cuda_halo.h), records
@@ -65,10 +65,10 @@ struct cuda_exec {
 
 static int finish_all(struct cuda_exec *x, const char *what)
 {
-    return cuda_slab_exec_finish_all(&x->box[0].ex, sizeof *x->box, x->n, what);
+    return cuda_box_exec_finish_all(&x->box[0].ex, sizeof *x->box, x->n, what);
 }
 
-static void free_box(struct cuda_slab_exec *ex)
+static void free_box(struct cuda_box_exec *ex)
 {
     struct cuda_box *b = (struct cuda_box *)ex; /* ex: its first member */
     cudaFree(b->data);
@@ -90,7 +90,7 @@ void cuda_exec_destroy(struct cuda_exec *x)
             x->leaf->box_destroy(&x->box[i]);
         }
     if (x->box)
-        cuda_slab_exec_release_all(&x->box[0].ex, sizeof *x->box, x->n, free_box);
+        cuda_box_exec_release_all(&x->box[0].ex, sizeof *x->box, x->n, free_box);
     free(x->couplings);
     free(x->box);
     free(x->transport);
@@ -119,7 +119,7 @@ static int create_box(const latmc_sim *sim, struct cuda_exec *x, int i, int64_t 
     const latmc_sim_desc *d = &sim->desc;
     struct cuda_box *b = &x->box[i];
     /* a part runs on desc.device_index (lib/part.c chose it for its rank) */
-    b->ex.device = x->part ? d->device_index : cuda_slab_device_of(d, i);
+    b->ex.device = x->part ? d->device_index : cuda_box_device_of(d, i);
     b->ex.split = true; /* the interior's event recorded at every step */
     b->ex.origin = origin;
     b->ex.planes = planes;
@@ -131,7 +131,7 @@ static int create_box(const latmc_sim *sim, struct cuda_exec *x, int i, int64_t 
     b->local.nsites = b->local.lx * b->local.ly * b->local.lz;
     b->array_bytes = (size_t)(b->ex.planes + 2 * x->halo) * x->plane_bytes;
     int st;
-    if ((st = cuda_slab_exec_create(&b->ex)) < 0 ||
+    if ((st = cuda_box_exec_create(&b->ex)) < 0 ||
         (st = alloc_on(&b->data, storage_bytes(x, b), b->ex.device, i, "configuration")) < 0 ||
         (st = alloc_on(&b->tables, sim->model->data_size, b->ex.device, i,
                        "decision tables")) < 0 ||
@@ -216,11 +216,11 @@ int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct 
     if (part) {
         x->transport[0] = cuda_halo_part();
     } else if (n > 1) {
-        cuda_slab_exec_enable_peers(d, n);
-        const char *copy = getenv("LATMC_CUDA_SLAB_COPY");
+        cuda_box_exec_enable_peers(d, n);
+        const char *copy = getenv("LATMC_CUDA_BOX_COPY");
         /* on one H200, 2 boxes of 16384^2 Potts (heat bath, q = 3) ran at 1/1.02-1/1.08
          * of one box's speed with the copy kernel, 1/1.11 with device copies: those are
-         * scheduled behind the interior's persistent wave (doc/PERFORMANCE.md, "Slabs on
+         * scheduled behind the interior's persistent wave (doc/PERFORMANCE.md, "Boxes on
          * one GPU") */
         const bool memcpy_only = copy && strcmp(copy, "memcpy") == 0;
         for (int i = 0; i < n; i++)
@@ -242,7 +242,7 @@ int cuda_exec_params_changed(const latmc_sim *sim, struct cuda_exec *x)
     int st = finish_all(x, "copying the decision tables");
     for (int i = 0; i < x->n && st == LATMC_OK; i++) {
         struct cuda_box *b = &x->box[i];
-        if ((st = cuda_slab_set_device(b->ex.device)) == LATMC_OK)
+        if ((st = cuda_box_set_device(b->ex.device)) == LATMC_OK)
             st = cuda_check(cudaMemcpyAsync(b->tables, sim->model_data, sim->model->data_size,
                                             cudaMemcpyHostToDevice, b->ex.stream),
                             "copying the decision tables");
@@ -258,7 +258,7 @@ int cuda_exec_init_spins(const latmc_sim *sim, struct cuda_exec *x, int how)
     int st = finish_all(x, "initialising the spins");
     for (int i = 0; i < x->n && st == LATMC_OK; i++) {
         struct cuda_box *b = &x->box[i];
-        if ((st = cuda_slab_set_device(b->ex.device)) < 0)
+        if ((st = cuda_box_set_device(b->ex.device)) < 0)
             break;
         if (how == LATMC_INIT_COLD) {
             st = cuda_check(x->leaf->cold ? x->leaf->cold(sim, b, b->ex.stream)
@@ -271,8 +271,8 @@ int cuda_exec_init_spins(const latmc_sim *sim, struct cuda_exec *x, int how)
         }
         /* the lower halo, the own planes, the upper halo: each a run of the lattice's
          * planes, drawn as the lattice's sites */
-        struct cuda_slab_run r[3];
-        cuda_slab_runs(&b->ex, x->halo, x->L, r);
+        struct cuda_box_run r[3];
+        cuda_box_runs(&b->ex, x->halo, x->L, r);
         for (int k = 0; k < 3 && st == LATMC_OK; k++)
             if (r[k].planes > 0)
                 st = cuda_check(x->leaf->hot_planes(sim, b, b->ex.stream, r[k].local,
@@ -283,8 +283,8 @@ int cuda_exec_init_spins(const latmc_sim *sim, struct cuda_exec *x, int how)
     return st < 0 ? st : fin;
 }
 
-/* A box's storage, for cuda_slab_exec_put_planes / get_planes. */
-static void *data_of(struct cuda_slab_exec *ex)
+/* A box's storage, for cuda_box_exec_put_planes / get_planes. */
+static void *data_of(struct cuda_box_exec *ex)
 {
     return ((struct cuda_box *)ex)->data; /* ex: its first member */
 }
@@ -331,15 +331,15 @@ int cuda_exec_set_spins(const latmc_sim *sim, struct cuda_exec *x, const void *b
     const char *what = "copying the spins to the device";
     /* own planes and both halos, so that no exchange is needed */
     if (!x->leaf->put_planes)
-        return cuda_slab_exec_put_planes(&x->box[0].ex, sizeof *x->box, x->n, data_of,
+        return cuda_box_exec_put_planes(&x->box[0].ex, sizeof *x->box, x->n, data_of,
                                          x->halo, x->L, x->plane_bytes, buf, what);
     int st = finish_all(x, what);
     char *tmp = st == LATMC_OK ? replica_stage(sim, x, &st) : NULL;
     for (int i = 0; i < x->n && st == LATMC_OK; i++) {
         struct cuda_box *b = &x->box[i];
-        struct cuda_slab_run r[3];
-        cuda_slab_runs(&b->ex, x->halo, x->L, r);
-        if ((st = cuda_slab_set_device(b->ex.device)) < 0)
+        struct cuda_box_run r[3];
+        cuda_box_runs(&b->ex, x->halo, x->L, r);
+        if ((st = cuda_box_set_device(b->ex.device)) < 0)
             break;
         for (int k = 0; k < 3 && st == LATMC_OK; k++) {
             if (r[k].planes <= 0)
@@ -365,14 +365,14 @@ int cuda_exec_get_spins(const latmc_sim *sim, struct cuda_exec *x, void *buf)
 {
     const char *what = "copying the spins to the host";
     if (!x->leaf->get_planes)
-        return cuda_slab_exec_get_planes(&x->box[0].ex, sizeof *x->box, x->n, data_of,
+        return cuda_box_exec_get_planes(&x->box[0].ex, sizeof *x->box, x->n, data_of,
                                          x->halo, x->plane_bytes, buf, what);
     int st = finish_all(x, what);
     char *tmp = st == LATMC_OK ? replica_stage(sim, x, &st) : NULL;
     for (int i = 0; i < x->n && st == LATMC_OK; i++) {
         struct cuda_box *b = &x->box[i];
         char *to = tmp ? tmp : (char *)buf + (size_t)b->ex.origin * x->api_plane_bytes;
-        if ((st = cuda_slab_set_device(b->ex.device)) == LATMC_OK)
+        if ((st = cuda_box_set_device(b->ex.device)) == LATMC_OK)
             st = cuda_check(x->leaf->get_planes(sim, b, b->ex.stream, x->halo, to,
                                                 b->ex.planes), what);
         if (st == LATMC_OK && tmp) {
@@ -430,7 +430,7 @@ int cuda_exec_set_couplings(const latmc_sim *sim, struct cuda_exec *x, const flo
                                       ((x->cpl_first + k) % x->L + x->L) % x->L, 1);
     for (int i = 0; i < x->n && st == LATMC_OK; i++) {
         struct cuda_box *b = &x->box[i];
-        if ((st = cuda_slab_set_device(b->ex.device)) == LATMC_OK)
+        if ((st = cuda_box_set_device(b->ex.device)) == LATMC_OK)
             st = cuda_check(x->leaf->couplings_to_box(sim, b, b->ex.stream, x->couplings,
                                                       x->cpl_first, x->cpl_planes),
                             what);
@@ -507,11 +507,11 @@ static int launch_boxes(const latmc_sim *sim, struct cuda_exec *x, uint64_t swee
                         const struct latmc_step *step)
 {
     const int64_t h = x->halo, nb = x->border;
-    int st = cuda_slab_exec_order_step(&x->box[0].ex, sizeof *x->box, x->n,
+    int st = cuda_box_exec_order_step(&x->box[0].ex, sizeof *x->box, x->n,
                                        "ordering a step after the previous one");
     for (int i = 0; i < x->n && st == LATMC_OK; i++) {
         struct cuda_box *b = &x->box[i];
-        if ((st = cuda_slab_set_device(b->ex.device)) < 0)
+        if ((st = cuda_box_set_device(b->ex.device)) < 0)
             break;
         const int64_t planes = b->ex.planes;
         const int64_t lower = planes > nb ? nb : planes, upper = planes > nb ? nb : 0;
@@ -553,7 +553,7 @@ int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
                         const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                         uint64_t *attempted)
 {
-    int st = cuda_slab_set_device(x->box[0].ex.device);
+    int st = cuda_box_set_device(x->box[0].ex.device);
     if (st == LATMC_OK && x->leaf->check_steps)
         st = x->leaf->check_steps(sim, &x->box[0]);
     const uint64_t per_sweep = x->leaf->attempted ? x->leaf->attempted(sim, x->own_sites)
@@ -576,11 +576,11 @@ int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
         if (call->step.index == 0)
             *attempted += per_sweep;
         if (call->last) /* the one host wait of a latmc_sim_sweep call */
-            st = cuda_slab_exec_read_counts(&x->box[0].ex, sizeof *x->box, x->n,
+            st = cuda_box_exec_read_counts(&x->box[0].ex, sizeof *x->box, x->n,
                                             "reading the update counter", accepted);
     }
     if (st < 0)
-        cuda_slab_exec_drain(&x->box[0].ex, sizeof *x->box, x->n);
+        cuda_box_exec_drain(&x->box[0].ex, sizeof *x->box, x->n);
     return st;
 }
 
@@ -601,8 +601,8 @@ static cudaError_t cleared_projections(struct cuda_box *b, int64_t entries, cuda
     return err == cudaSuccess ? cudaMemsetAsync(b->projections, 0, bytes, stream) : err;
 }
 
-/* Box ex's reduction of its own planes (cuda_slab_exec_measure_slabs). */
-static cudaError_t reduce_box(struct cuda_slab_exec *ex, const void *ctx, void **box_sums)
+/* Box ex's reduction of its own planes (cuda_box_exec_measure_boxes). */
+static cudaError_t reduce_box(struct cuda_box_exec *ex, const void *ctx, void **box_sums)
 {
     const struct reduce_ctx *rc = ctx;
     const struct cuda_exec *x = rc->x;
@@ -629,9 +629,9 @@ static cudaError_t reduce_box(struct cuda_slab_exec *ex, const void *ctx, void *
     return err;
 }
 
-/* Box ex's floating-point sums per own plane (cuda_slab_exec_measure_planes; the leaf's
+/* Box ex's floating-point sums per own plane (cuda_box_exec_measure_planes; the leaf's
  * measure_planes). */
-static cudaError_t reduce_box_planes(struct cuda_slab_exec *ex, const void *ctx,
+static cudaError_t reduce_box_planes(struct cuda_box_exec *ex, const void *ctx,
                                      double **plane_sums)
 {
     const struct reduce_ctx *rc = ctx;
@@ -645,22 +645,28 @@ int cuda_exec_measure(const latmc_sim *sim, struct cuda_exec *x, void *sums)
     const struct reduce_ctx rc = { sim, x, NULL, 0 };
     if (x->leaf->measure_planes && (x->halo > 0 || !x->leaf->measure))
         /* floating point: per plane, added in plane order: any cut's total */
-        return cuda_slab_exec_measure_planes(sim, &x->box[0].ex, sizeof *x->box, x->n, x->L,
+        return cuda_box_exec_measure_planes(sim, &x->box[0].ex, sizeof *x->box, x->n, x->L,
                                              (int)(sim->model->sums_size / sizeof(double)),
                                              reduce_box_planes, &rc, sums);
-    return cuda_slab_exec_measure_slabs(sim, &x->box[0].ex, sizeof *x->box, x->n, reduce_box,
+    return cuda_box_exec_measure_boxes(sim, &x->box[0].ex, sizeof *x->box, x->n, reduce_box,
                                         &rc, sums);
 }
 
 /* ---- the Fourier modes' projections (lib/modes.h) ---- */
 
+/* The projections' components per site value (the leaf's projection_components; 1). */
+static int projection_components(const latmc_sim *sim, const struct cuda_exec *x)
+{
+    return x->leaf->projection_components ? x->leaf->projection_components(sim) : 1;
+}
+
 /* latmc_modes_projection_entries (the module does not link the core's function). */
-static int64_t projection_entries(const latmc_sim *sim)
+static int64_t projection_entries(const latmc_sim *sim, const struct cuda_exec *x)
 {
     int64_t n = 0;
     for (int mu = 0; mu < sim->desc.ndim; mu++)
         n += sim->desc.extent[mu];
-    return sim->desc.model == LATMC_MODEL_POTTS ? n * sim->desc.q : n;
+    return n * projection_components(sim, x);
 }
 
 static int stage_of(struct cuda_exec *x, size_t bytes);
@@ -702,7 +708,7 @@ int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
     int st = check_own_planes(x, p0, p1);
     if (st < 0)
         return st;
-    const int64_t n = projection_entries(sim);
+    const int64_t n = projection_entries(sim, x);
     const size_t bytes = (size_t)n * sizeof(int64_t);
     st = stage_of(x, bytes * (size_t)x->n);
     if (st == LATMC_OK) /* the steps and halo copies in flight done */
@@ -712,7 +718,7 @@ int cuda_exec_projections(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
         struct cuda_box *b = &x->box[i];
         if (!own_within(x, i, p0, p1, &lo, &hi))
             continue;
-        if ((st = cuda_slab_set_device(b->ex.device)) < 0)
+        if ((st = cuda_box_set_device(b->ex.device)) < 0)
             break;
         if (!b->projections)
             err = cudaMalloc((void **)&b->projections, bytes);
@@ -769,7 +775,7 @@ int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
         struct cuda_box *b = &x->box[i];
         if (!own_within(x, i, p0, p1, &lo, &hi))
             continue;
-        if ((st = cuda_slab_set_device(b->ex.device)) < 0)
+        if ((st = cuda_box_set_device(b->ex.device)) < 0)
             break;
         /* the core's tables, the same at every call of a sim: copied once (the copy from
          * pageable memory is complete when cudaMemcpy returns) */
@@ -813,12 +819,12 @@ int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sum
     if (!x->leaf->projections)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s model has no "
                                "device reduction of the Fourier modes", sim->model->name);
-    const int64_t n = projection_entries(sim);
+    const int64_t n = projection_entries(sim, x);
     int st = stage_of(x, (size_t)n * sizeof(int64_t) * (size_t)x->n);
     if (st < 0)
         return st;
     const struct reduce_ctx rc = { sim, x, x->stage, n };
-    st = cuda_slab_exec_measure_slabs(sim, &x->box[0].ex, sizeof *x->box, x->n, reduce_box,
+    st = cuda_box_exec_measure_boxes(sim, &x->box[0].ex, sizeof *x->box, x->n, reduce_box,
                                       &rc, sums);
     if (st < 0)
         return st;
@@ -845,7 +851,7 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     struct cuda_proj_transform t;
     memset(&t, 0, sizeof t);
     t.ndim = d->ndim;
-    t.components = d->model == LATMC_MODEL_POTTS ? d->q : 1;
+    t.components = projection_components(sim, x);
     int64_t proj_at = 0;
     for (int mu = 0; mu < d->ndim; mu++) {
         t.extent[mu] = d->extent[mu];
@@ -858,7 +864,7 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     const size_t mode_doubles = (size_t)t.components * (size_t)d->ndim * 2;
     const size_t ss = sim->model->sums_size;
     struct cuda_box *b = &x->box[0];
-    int st = cuda_slab_set_device(b->ex.device);
+    int st = cuda_box_set_device(b->ex.device);
     if (st == LATMC_OK)
         st = stage_of(x, ss + mode_doubles * sizeof(double));
     if (st == LATMC_OK) /* the steps in flight done */
@@ -881,7 +887,7 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     if (err == cudaSuccess)
         err = cudaMemsetAsync(b->sums, 0, ss, b->ex.stream);
     if (err == cudaSuccess)
-        err = cleared_projections(b, projection_entries(sim), b->ex.stream);
+        err = cleared_projections(b, projection_entries(sim, x), b->ex.stream);
     if (err == cudaSuccess)
         err = x->leaf->measure_projections(sim, &own, b->ex.stream, b->sums, b->projections);
     if (err == cudaSuccess)
@@ -915,7 +921,7 @@ int cuda_exec_view(const latmc_sim *sim, struct cuda_exec *x, const void **data,
                                "the spins with latmc_sim_get_spins()", sim->model->name);
     struct cuda_box *b = &x->box[0];
     void *view = b->data;
-    int st = cuda_slab_set_device(b->ex.device);
+    int st = cuda_box_set_device(b->ex.device);
     if (st == LATMC_OK && x->leaf->view)
         st = cuda_check(x->leaf->view(sim, b, b->ex.stream, &view),
                         "making the spins current for a device view");
@@ -990,7 +996,7 @@ static int local_planes(const struct cuda_exec *x, const struct cuda_box *b, int
 static int one_box_only(const struct cuda_exec *x, const char *what)
 {
     if (x->n == 1)
-        return cuda_slab_set_device(x->box[0].ex.device);
+        return cuda_box_set_device(x->box[0].ex.device);
     return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s of a sim spread over %d "
                            "boxes (desc.n_devices / n_parts): a part (MPI rank) runs on one "
                            "device as one box", what, x->n);
@@ -1116,7 +1122,7 @@ static int measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0,
     memset(sums, 0, (size_t)(p1 - p0) * size);
     const struct cuda_box_range r = range_of(x, b, p0 - b->ex.origin + x->halo, p1 - p0);
     cudaError_t err = cudaSuccess;
-    const int64_t n = projection_entries(sim);
+    const int64_t n = projection_entries(sim, x);
     if (x->leaf->measure_planes && (!whole || !x->leaf->measure)) {
         /* floating point: each plane's sums into its tile (no projections: phi^4 and
          * Heisenberg have tiles) */

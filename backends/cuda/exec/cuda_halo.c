@@ -3,18 +3,18 @@
  * neighbours' halos.
  */
 #include "cuda_halo.h"
-#include "cuda_kernels.h" /* cuda_slab_copy_runs: the copy kernel (slab_kernels.cu) */
+#include "cuda_kernels.h" /* cuda_box_copy_runs: the copy kernel (cuda_box_kernels.cu) */
 
 /* Both runs by one kernel launch on the box's device. */
 static cudaError_t send_by_kernel(const struct cuda_halo_runs *r, cudaStream_t stream)
 {
-    struct cuda_slab_copies c = { .n = 2 };
+    struct cuda_box_copies c = { .n = 2 };
     for (int k = 0; k < 2; k++) {
         c.src[k] = r->src[k];
         c.dst[k] = r->dst[k];
         c.bytes[k] = r->bytes;
     }
-    return cuda_slab_copy_runs(stream, &c);
+    return cuda_box_copy_runs(stream, &c);
 }
 
 /* Each run by the runtime: a device copy where the neighbour shares the box's device,
@@ -23,7 +23,7 @@ static cudaError_t send_by_copies(const struct cuda_halo_runs *r, cudaStream_t s
 {
     cudaError_t err = cudaSuccess;
     for (int k = 0; k < 2 && err == cudaSuccess; k++)
-        err = cuda_slab_copy_to(r->from, r->src[k], r->to[k], r->dst[k], r->bytes, stream);
+        err = cuda_box_copy_to(r->from, r->src[k], r->to[k], r->dst[k], r->bytes, stream);
     return err;
 }
 

@@ -5,8 +5,8 @@
  * the upper one into the upper neighbour's lower halo) on its border stream:
  *
  *   same device, one launch   both neighbours on the box's device: both runs by one
- *                             copy kernel (cuda_slab_copy_runs), the default there
- *   same device, copies       both neighbours on the box's device, LATMC_CUDA_SLAB_COPY=
+ *                             copy kernel (cuda_box_copy_runs), the default there
+ *   same device, copies       both neighbours on the box's device, LATMC_CUDA_BOX_COPY=
  *                             memcpy: one cudaMemcpyAsync per run
  *   peer copy                 a neighbour on another device with peer access: per run a
  *                             cudaMemcpyPeerAsync (a device copy for a run that stays)
@@ -26,11 +26,11 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cuda_slab_exec.h"
+#include "cuda_box_exec.h"
 
 /* The two runs a box sends at a step: from its own memory to each neighbour's halo. */
 struct cuda_halo_runs {
-    const struct cuda_slab_exec *from, *to[2];
+    const struct cuda_box_exec *from, *to[2];
     const void *src[2];
     void *dst[2];
     size_t bytes;
@@ -42,7 +42,7 @@ struct cuda_halo_transport {
 };
 
 /* The transport of a box on `device` whose neighbours are on devices lower and upper
- * (LATMC_CUDA_SLAB_COPY read by the caller: memcpy_only). */
+ * (LATMC_CUDA_BOX_COPY read by the caller: memcpy_only). */
 const struct cuda_halo_transport *cuda_halo_pick(int device, int lower, int upper,
                                                  bool memcpy_only);
 /* The transport of a part's box. */

@@ -17,7 +17,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cuda_slab_exec.h" /* struct cuda_slab_exec: a box's device, streams, events, counter */
+#include "cuda_box_exec.h" /* struct cuda_box_exec: a box's device, streams, events, counter */
 #include "internal.h"
 #include "lattice_numbering.h"
 #include "step.h"
@@ -30,7 +30,7 @@
  * wrap periodically and nothing is exchanged.
  */
 struct cuda_box {
-    struct cuda_slab_exec ex;      /* first member: the executor's per-box state */
+    struct cuda_box_exec ex;      /* first member: the executor's per-box state */
     int64_t halo;
     struct latmc_lattice local;    /* the stored lattice: ex.planes + 2 halo planes along
                                       the last axis, the lattice's extents along the others */
@@ -223,6 +223,12 @@ struct cuda_leaf {
     /* Optional (NULL: none): whether update runs steps of kind LATMC_STEP_COLOUR_BITSLICED
      * (lib/step.h) for this sim; the executor refuses them elsewhere. */
     bool (*bitsliced)(const latmc_sim *sim);
+
+    /* ---- appended so that the executor names no model (issue 29) ---- */
+    /* Optional (NULL: one): the components of projections' counts per plane of an axis
+     * (latmc_modes_components: Potts q, one per state; Ising one), which size the
+     * projection array and the k_min transform. */
+    int (*projection_components)(const latmc_sim *sim);
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: the module has no kernels for its model. */

@@ -6,7 +6,7 @@
  *
  * A box whose halo is its own wrap runs the one-device byte kernels (ising_kernels.cu,
  * reductions.cu) on the whole lattice. A box with halos runs the range kernels
- * (ising_slab_kernels.cu, potts_slabs.h) on ranges of whole multiples of 2 planes from an
+ * (ising_range_kernels.h) on ranges of whole multiples of 2 planes from an
  * even lattice plane (the plan cuts boxes so): the range's colouring is the lattice's and
  * its draws are named by the lattice's within-colour numbers and the step's name, so
  * every range writes what the one-device step writes there (and the CPU's chain) bit for
@@ -20,7 +20,7 @@
 #include "cuda_kernels.h"
 #include "mode_projections.h"
 #include "model.h"
-#include "potts_slabs.h"
+#include "ising_range_kernels.h"
 
 /* A box's own state (cuda_box.own): +-J, the couplings of its local planes,
  * eps[ndim i + mu] of local site i (NULL: uniform); whether it was prepared as an
@@ -69,7 +69,7 @@ static cudaError_t bytes_update(const latmc_sim *sim, const struct cuda_box_rang
         return cuda_ising_sweep_colour(stream, &b->local, b->data, bb->eps, b->tables,
                                        sim->desc.algorithm, sim->desc.seed, step->rng,
                                        step->colour, changed);
-    const struct cuda_potts_range pr = { r->p0, r->planes, r->global_p0, r->L };
+    const struct cuda_plane_range pr = { r->p0, r->planes, r->global_p0, r->L };
     return cuda_ising_sweep_colour_range(stream, &b->local, b->data, bb->eps, b->tables,
                                          sim->desc.algorithm, sim->desc.seed, step->rng,
                                          step->colour, &pr, changed);
@@ -83,7 +83,7 @@ static cudaError_t bytes_measure(const latmc_sim *sim, const struct cuda_box_ran
     const struct bytes_box *bb = b->own;
     if (own->whole)
         return cuda_ising_measure(stream, &b->local, b->data, bb->eps, sums);
-    const struct cuda_potts_range pr = { own->p0, own->planes, own->global_p0, own->L };
+    const struct cuda_plane_range pr = { own->p0, own->planes, own->global_p0, own->L };
     return cuda_ising_measure_range(stream, &b->local, b->data, bb->eps, &pr, sums);
 }
 
@@ -144,8 +144,8 @@ static cudaError_t bytes_couplings_to_box(const latmc_sim *sim, const struct cud
     const struct bytes_box *bb = b->own;
     const size_t plane = (size_t)cuda_ising_coupling_plane(sim);
     const int64_t L = sim->desc.extent[sim->desc.ndim - 1];
-    struct cuda_slab_run r[3];
-    cuda_slab_runs(&b->ex, b->halo, L, r);
+    struct cuda_box_run r[3];
+    cuda_box_runs(&b->ex, b->halo, L, r);
     cudaError_t err = cudaSuccess;
     for (int k = 0; k < 3 && err == cudaSuccess; k++)
         if (r[k].planes > 0)

@@ -13,7 +13,7 @@
 #include "lattice_numbering.h"
 
 /*
- * Pack the +-J couplings of lattice g (one device's lattice, or a slab's local lattice)
+ * Pack the +-J couplings of lattice g (one device's lattice, or a box's local lattice)
  * from the host's bytes eps_host (eps[ndim i + mu] of the whole lattice, total_planes
  * planes of the last axis), a piece of planes at a time through a window of at most about
  * LATMC_CUDA_ISING_PIECE_BYTES (at least 2 planes), allocated and freed here: local plane

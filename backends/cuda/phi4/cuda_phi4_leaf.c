@@ -16,7 +16,7 @@
  * - Site order (LATMC_CUDA_PHI4_CHUNK=none, or extents without chunks): the model's
  *   schedule (a pass and a colour a step), on any cut of the plan; border ranges of 2
  *   planes (the plan's boxes are at least 4: the colouring's period along the last axis).
- * A box with halos runs the range kernels (cuda_phi4_slab_update), which name every site,
+ * A box with halos runs the range kernels (cuda_phi4_box_update), which name every site,
  * draw and colour by the lattice's coordinates and read the last axis from the halos: every
  * range writes what the one-device step writes there, so the chain is one GPU's bit for
  * bit on any number of boxes, devices and GPU ranks. GPU ranks (parts of a lattice shared
@@ -80,7 +80,7 @@ static int64_t rows_per_plane(const latmc_sim_desc *d)
  * box's; every box runs the same plan. */
 static int plan_device(const latmc_sim *sim)
 {
-    return latmc_part_many(sim) ? sim->desc.device_index : cuda_slab_device_of(&sim->desc, 0);
+    return latmc_part_many(sim) ? sim->desc.device_index : cuda_box_device_of(&sim->desc, 0);
 }
 
 /* The plan's schedule and chunk extents (no strides), or the failure with its reason. */
@@ -184,12 +184,12 @@ static int phi4_box_create(const latmc_sim *sim, struct cuda_box *b)
                                "on the site-order schedule (LATMC_CUDA_PHI4_CHUNK=none, or "
                                "extents without chunks; doc/mpi.md, \"GPU ranks\")");
     const size_t rows = (size_t)(b->ex.planes * rows_per_plane(d));
-    if ((st = cuda_slab_alloc_on((void **)&s->partials, rows * NSUMS * sizeof(double),
+    if ((st = cuda_box_alloc_on((void **)&s->partials, rows * NSUMS * sizeof(double),
                                  b->ex.device, "phi^4 reduction")) < 0 ||
         (b->halo > 0 &&
-         (st = cuda_slab_alloc_on((void **)&s->plane_sums, (size_t)b->ex.planes * NSUMS *
+         (st = cuda_box_alloc_on((void **)&s->plane_sums, (size_t)b->ex.planes * NSUMS *
                                   sizeof(double), b->ex.device, "phi^4 sums per plane")) < 0) ||
-        (st = cuda_check(b->halo > 0 ? cuda_phi4_prepare_slabs(&s->plan)
+        (st = cuda_check(b->halo > 0 ? cuda_phi4_prepare_boxes(&s->plan)
                                      : cuda_phi4_prepare(&s->plan),
                          "setting the phi^4 kernel's shared memory")) < 0)
         return st;
@@ -221,16 +221,16 @@ static cudaError_t phi4_hot_planes(const latmc_sim *sim, const struct cuda_box *
 }
 
 /* Range r's part of the chunk schedule's layers or the site order's planes. */
-static struct cuda_phi4_slab_range slab_range_of(const struct phi4_box *s,
+static struct cuda_phi4_box_range box_range_of(const struct phi4_box *s,
                                                  const struct cuda_box_range *r, int parity)
 {
     /* memory plane 0 holds the lattice's plane global_p0 - p0 (below 0 for the first box:
      * the kernels read the cut axis without wrap) */
     const int64_t cut0 = r->global_p0 - r->p0;
     if (s->plan.schedule != CUDA_PHI4_CHUNKS)
-        return (struct cuda_phi4_slab_range){ cut0, r->global_p0, r->planes, 0 };
+        return (struct cuda_phi4_box_range){ cut0, r->global_p0, r->planes, 0 };
     const int64_t bc = s->plan.b[s->plan.ndim - 1];
-    return (struct cuda_phi4_slab_range){ cut0, r->global_p0 / bc, r->planes / bc, parity };
+    return (struct cuda_phi4_box_range){ cut0, r->global_p0 / bc, r->planes / bc, parity };
 }
 
 static cudaError_t phi4_update(const latmc_sim *sim, const struct cuda_box_range *r,
@@ -241,8 +241,8 @@ static cudaError_t phi4_update(const latmc_sim *sim, const struct cuda_box_range
     const struct latmc_phi4_tables *t = sim->model_data;
     const bool chunks = s->plan.schedule == CUDA_PHI4_CHUNKS;
     if (!r->whole) {
-        const struct cuda_phi4_slab_range sr = slab_range_of(s, r, chunks ? step->index : 0);
-        return cuda_phi4_slab_update(stream, &s->plan, &s->g, r->box->data, t, &s->keys, sweep,
+        const struct cuda_phi4_box_range sr = box_range_of(s, r, chunks ? step->index : 0);
+        return cuda_phi4_box_update(stream, &s->plan, &s->g, r->box->data, t, &s->keys, sweep,
                                      step, &sr, changed);
     }
     if (!chunks)
@@ -277,7 +277,7 @@ static cudaError_t phi4_measure_planes(const latmc_sim *sim, const struct cuda_b
 {
     (void)sim;
     const struct phi4_box *s = own_of(r->box);
-    const struct cuda_phi4_slab_range sr = { r->global_p0 - r->p0, r->global_p0, r->planes, 0 };
+    const struct cuda_phi4_box_range sr = { r->global_p0 - r->p0, r->global_p0, r->planes, 0 };
     *plane_sums = s->plane_sums;
     return cuda_phi4_measure_planes(stream, &s->plan, &s->g, r->box->data, &sr, s->partials,
                                     s->plane_sums);

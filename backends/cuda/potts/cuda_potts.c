@@ -6,8 +6,8 @@
  * A box whose halo is its own wrap (one GPU) runs the one-device kernels on the whole
  * lattice (potts_kernels.cu: the row kernels where they apply, else the per-block
  * reference kernel; reductions.cu). A box with halos runs the range kernels
- * (potts_slabs.h) on ranges of whole multiples of c planes from a lattice plane that is a
- * multiple of c (the plan cuts boxes so), so the range's colouring is the lattice's and
+ * (potts_range_kernels.h) on ranges of whole multiples of c planes from a lattice plane
+ * that is a multiple of c (the plan cuts boxes so), so the range's colouring is the lattice's and
  * its draws are named by the lattice's within-colour numbers: every range writes what
  * the one-device step writes there, and the chain is the one-device (and the CPU's) chain
  * bit for bit.
@@ -16,7 +16,7 @@
 #include "cuda_leaf.h"
 #include "mode_projections.h"
 #include "model.h"
-#include "potts_slabs.h"
+#include "potts_range_kernels.h"
 
 static int64_t potts_halo(const latmc_sim *sim)
 {
@@ -63,7 +63,7 @@ static cudaError_t potts_update(const latmc_sim *sim, const struct cuda_box_rang
     if (r->whole)
         return cuda_potts_sweep_colour(stream, &r->box->local, r->box->data, &chain, step->rng,
                                        step->colour, changed);
-    const struct cuda_potts_range pr = { r->p0, r->planes, r->global_p0, r->L };
+    const struct cuda_plane_range pr = { r->p0, r->planes, r->global_p0, r->L };
     return cuda_potts_sweep_colour_range(stream, &r->box->local, r->box->data, &chain,
                                          step->rng, step->colour, &pr, changed);
 }
@@ -74,7 +74,7 @@ static cudaError_t potts_measure(const latmc_sim *sim, const struct cuda_box_ran
     (void)sim;
     if (own->whole)
         return cuda_potts_measure(stream, &own->box->local, own->box->data, sums);
-    const struct cuda_potts_range pr = { own->p0, own->planes, own->global_p0, own->L };
+    const struct cuda_plane_range pr = { own->p0, own->planes, own->global_p0, own->L };
     return cuda_potts_measure_range(stream, &own->box->local, own->box->data, &pr, sums);
 }
 
@@ -100,6 +100,12 @@ static cudaError_t potts_measure_projections(const latmc_sim *sim,
                                          sim->desc.q, sums, proj);
 }
 
+/* q counts per plane, one per state (latmc_modes_components). */
+static int potts_projection_components(const latmc_sim *sim)
+{
+    return sim->desc.q;
+}
+
 const struct cuda_leaf cuda_potts_leaf = {
     .model = LATMC_MODEL_POTTS,
     .halo = potts_halo,
@@ -112,4 +118,5 @@ const struct cuda_leaf cuda_potts_leaf = {
     .projections = potts_projections,
     .measure_projections = potts_measure_projections,
     .view_dtype = LATMC_DTYPE_UINT8, /* the API's layout: one uint8 per site */
+    .projection_components = potts_projection_components,
 };

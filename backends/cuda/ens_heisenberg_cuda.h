@@ -1,9 +1,9 @@
 /*
  * Internal to the CUDA module: Heisenberg members of an ensemble in one launch
- * (ens_heisenberg.cu, the kernel; ens_heis_cuda.c, the host side; doc/ensembles.md).
+ * (ens_heisenberg.cu, the kernel; ens_heisenberg_cuda.c, the host side; doc/ensembles.md).
  */
-#ifndef LATMC_CUDA_ENS_HEIS_CUDA_H
-#define LATMC_CUDA_ENS_HEIS_CUDA_H
+#ifndef LATMC_CUDA_ENS_HEISENBERG_CUDA_H
+#define LATMC_CUDA_ENS_HEISENBERG_CUDA_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -49,7 +49,7 @@ cudaError_t cuda_ens_heis_sweeps(cudaStream_t stream, const ens_heis_shape *g,
 
 /* The sums of lib/heisenberg.h of every member (13 doubles each, at sums + 13 m; zeroed by
  * the caller), each exactly what the member's own measure gives: chunks of rows_per_chunk
- * rows, nchunks of them, chunks_per_plane a plane (the leaf's choice, cuda_heis_leaf.c). */
+ * rows, nchunks of them, chunks_per_plane a plane (the leaf's choice, cuda_heisenberg_leaf.c). */
 cudaError_t cuda_ens_heis_measure(cudaStream_t stream, const ens_heis_shape *g,
                                   const struct cuda_ens_heis_member *members, int n_members,
                                   int rows_per_chunk, int nchunks, int chunks_per_plane,
@@ -61,7 +61,7 @@ cudaError_t cuda_ens_heis_measure(cudaStream_t stream, const ens_heis_shape *g,
 
 #include "internal.h"
 
-/* ens_heis_cuda.c: the ens_sweep operation for Heisenberg members (LATMC_EUNSUPPORTED,
+/* ens_heisenberg_cuda.c: the ens_sweep operation for Heisenberg members (LATMC_EUNSUPPORTED,
  * nothing done, where they cannot run together), and ens_release's part. */
 int cuda_ens_heis_sweep(latmc_sim *const *members, int n_members, uint64_t n,
                         uint64_t *accepted, uint64_t *attempted);

@@ -11,7 +11,7 @@
 #include "cuda_kernels.h"
 #include "cuda_launch.cuh"
 #include "potts_rows.cuh"
-#include "potts_slabs.h"
+#include "potts_range_kernels.h"
 
 template <int NDIM, int C, int NW, int NT, bool REPL, bool HI>
 __global__ void __launch_bounds__(PR_THREADS, 1)
@@ -116,15 +116,15 @@ static cudaError_t pr_grid(int64_t nseg, unsigned *grid, int *smem_max)
 }
 
 /*
- * The launch for the whole lattice `lat` (r NULL), or for the plane range r of a slab's
- * local lattice `lat` (potts_slabs.h): the range as a lattice of r->planes planes whose
+ * The launch for the whole lattice `lat` (r NULL), or for the plane range r of a box's
+ * local lattice `lat` (potts_range_kernels.h): the range as a lattice of r->planes planes whose
  * last-axis neighbours are the planes next to it (no wrap), its draws named by the
  * lattice's segment index (s_draw). The kernel is chosen from L_x, q and the algorithm
  * alone, so a range runs the kernel the whole lattice runs.
  */
 static int rows_sweep(cudaStream_t stream, const struct latmc_lattice *lat, uint8_t *spins,
                       const struct latmc_potts_chain *chain, struct latmc_rng_name rng,
-                      int colour, const struct cuda_potts_range *r, unsigned long long *changed,
+                      int colour, const struct cuda_plane_range *r, unsigned long long *changed,
                       cudaError_t *err)
 {
     struct latmc_lattice view = *lat;
@@ -186,7 +186,7 @@ extern "C" int cuda_potts_rows_sweep_colour(cudaStream_t stream, const struct la
 extern "C" int cuda_potts_rows_sweep_range(cudaStream_t stream, const struct latmc_lattice *local,
                                            uint8_t *spins, const struct latmc_potts_chain *chain,
                                            struct latmc_rng_name rng, int colour,
-                                           const struct cuda_potts_range *r,
+                                           const struct cuda_plane_range *r,
                                            unsigned long long *changed, cudaError_t *err)
 {
     return rows_sweep(stream, local, spins, chain, rng, colour, r, changed, err);

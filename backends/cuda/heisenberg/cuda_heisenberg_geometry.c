@@ -1,7 +1,7 @@
 /*
  * The launch geometry of the Heisenberg passes (heisenberg_cuda.h: struct cuda_heis_geom):
  * tiles, planes per block, threads, and the override LATMC_CUDA_HEISENBERG_TILE, for the
- * leaf's boxes (cuda_heis_leaf.c): the whole lattice of a box alone, or a box's local
+ * leaf's boxes (cuda_heisenberg_leaf.c): the whole lattice of a box alone, or a box's local
  * planes with halos.
  */
 #include <errno.h>
@@ -130,7 +130,7 @@ static int finish_geometry(struct cuda_heis_geom *g)
 /* The geometry of the heat-bath (heatbath != 0) or the overrelaxation passes: the
  * override, or the default, or (on a device with less shared memory than an H200's) the
  * first smaller tile that fits. */
-int cuda_heis_slab_geometry(const latmc_sim *sim, int heatbath, int local_planes, int own0,
+int cuda_heis_box_geometry(const latmc_sim *sim, int heatbath, int local_planes, int own0,
                             int own_n, int cut0, struct cuda_heis_geom *g)
 {
     const latmc_sim_desc *d = &sim->desc;
@@ -145,7 +145,7 @@ int cuda_heis_slab_geometry(const latmc_sim *sim, int heatbath, int local_planes
     g->lx = (int)d->extent[0];
     g->ly = (int)d->extent[1];
     g->lz = d->ndim == 3 ? (int)d->extent[2] : 1;
-    /* the last axis: the whole lattice, or a box's local planes (cuda_heis_leaf.c) */
+    /* the last axis: the whole lattice, or a box's local planes (cuda_heisenberg_leaf.c) */
     g->lcut = d->ndim == 3 ? g->lz : g->ly;
     g->cut0 = cut0;
     g->own0 = own0;

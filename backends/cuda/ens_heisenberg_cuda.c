@@ -24,8 +24,8 @@
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_exec.h"
-#include "cuda_heis_leaf.h"
-#include "ens_heis_cuda.h"
+#include "cuda_heisenberg_leaf.h"
+#include "ens_heisenberg_cuda.h"
 #include "heisenberg.h"
 
 /* The kernel writes each member's sums as 13 consecutive doubles. */

@@ -1,7 +1,7 @@
 /*
  * The Heisenberg spin glass on the GPU: the kernels' plain C launchers
- * (heisenberg_kernels.cu) and their launch geometry (heisenberg/cuda_heis_geometry.c),
- * for the executor's leaf (heisenberg/cuda_heis_leaf.c). doc/cuda.md,
+ * (heisenberg_kernels.cu) and their launch geometry (heisenberg/cuda_heisenberg_geometry.c),
+ * for the executor's leaf (heisenberg/cuda_heisenberg_leaf.c). doc/cuda.md,
  * "Heisenberg spin glass", says how it works; doc/models/heisenberg.md defines the chain.
  *
  * Device layout, structure of arrays (SoA), natural site order i = x + L_x (y + L_y z):
@@ -9,7 +9,7 @@
  *              one and writes the other; see cuda_heis_pass)
  *   couplings  J_{i,mu} at mu N + i (mu < ndim)
  * The API's layouts (3 floats per site, replica 0 then 1; ndim floats per site) are
- * converted on the host (cuda_heis_leaf.c).
+ * converted on the host (cuda_heisenberg_leaf.c).
  */
 #ifndef LATMC_CUDA_HEISENBERG_H
 #define LATMC_CUDA_HEISENBERG_H
@@ -25,7 +25,7 @@
 extern "C" {
 #endif
 
-/* Launch geometry of a pass (cuda_heis_geometry.c chooses it; LATMC_CUDA_HEISENBERG_TILE). */
+/* Launch geometry of a pass (cuda_heisenberg_geometry.c chooses it; LATMC_CUDA_HEISENBERG_TILE). */
 struct cuda_heis_geom {
     int ndim, nrep;
     int lx, ly, lz;              /* lz = 1 in 2D */
@@ -41,7 +41,7 @@ struct cuda_heis_geom {
     size_t smem;                 /* dynamic shared memory of the pass kernel, bytes */
     /* The planes a pass updates along the last axis (z in 3D, y in 2D) and where they lie
      * in the lattice (a box alone: own0 = 0, own_n = lcut = the extent, cut0 = 0). A box
-     * with halos (cuda_heis_leaf.c) holds its own planes [own0, own0 + own_n) between two
+     * with halos (cuda_heisenberg_leaf.c) holds its own planes [own0, own0 + own_n) between two
      * halo planes per side; local plane p is plane cut0 + p of the lattice (mod lcut),
      * which names the draws and the colouring, so a box's pass is the one-device pass. */
     int cut0, lcut, own0, own_n;
@@ -100,10 +100,10 @@ cudaError_t cuda_heis_measure_planes(cudaStream_t stream, const struct cuda_heis
 /* The launch geometry of heat-bath (heatbath != 0) or overrelaxation passes over a lattice
  * with the sim's extents but local_planes planes along the last axis, updating planes
  * [own0, own0 + own_n), local plane p being plane cut0 + p of the sim's lattice
- * (cuda_heis_geometry.c; a box alone: the extent, 0, the extent, 0). LATMC_OK or the failure
+ * (cuda_heisenberg_geometry.c; a box alone: the extent, 0, the extent, 0). LATMC_OK or the failure
  * (message set). */
 struct latmc_sim;
-int cuda_heis_slab_geometry(const struct latmc_sim *sim, int heatbath, int local_planes, int own0,
+int cuda_heis_box_geometry(const struct latmc_sim *sim, int heatbath, int local_planes, int own0,
                             int own_n, int cut0, struct cuda_heis_geom *g);
 /* The same geometry narrowed to the planes [own0, own0 + own_n) of those it was made for
  * (the grid shrinks; tiles and shared memory stay). */

@@ -34,9 +34,9 @@ struct packed_geom {
     int64_t ly, lz;
     int64_t wpr;          /* words per row: L_x / 16 */
     int64_t groups;       /* groups per row: wpr / NW */
-    /* The rows a kernel walks, [row0, row0 + nrows) (all rows but on a slab of several
+    /* The rows a kernel walks, [row0, row0 + nrows) (all rows but on a box of several
      * devices: doc/cuda.md, "Several GPUs"), and the global index of word 0, which names
-     * the Philox blocks: a slab's words are numbered as in the whole lattice. */
+     * the Philox blocks: a box's words are numbered as in the whole lattice. */
     int64_t row0, nrows;
     int64_t word_offset;
 };

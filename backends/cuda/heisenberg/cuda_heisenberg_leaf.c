@@ -1,7 +1,7 @@
 /*
  * The Heisenberg spin glass's leaf of the CUDA executor (cuda_leaf.h; doc/cuda.md,
  * "Heisenberg spin glass"). Kernels: heisenberg_kernels.cu (heisenberg_cuda.h), launch
- * geometry: cuda_heis_geometry.c.
+ * geometry: cuda_heisenberg_geometry.c.
  *
  * Storage: two buffers of the configuration, each the structure of arrays of the box's
  * local planes (component c of replica r at (3 r + c) n_local + i), so the executor's
@@ -38,7 +38,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
-#include "cuda_heis_leaf.h"
+#include "cuda_heisenberg_leaf.h"
 #include "heisenberg.h"
 #include "heisenberg_cuda.h"
 #include "heisenberg_rules.h"
@@ -117,7 +117,7 @@ static int64_t heis_border_planes(const latmc_sim *sim)
     int64_t w = HALO;
     for (int hb = 0; hb < 2; hb++) {
         struct cuda_heis_geom g;
-        if (cuda_heis_slab_geometry(sim, hb, (int)(L + 2 * HALO), HALO, (int)L, -HALO, &g) < 0)
+        if (cuda_heis_box_geometry(sim, hb, (int)(L + 2 * HALO), HALO, (int)L, -HALO, &g) < 0)
             continue; /* refused again, with the reason, at the box's creation */
         const int64_t unit = g.ndim == 3 ? g.zc : g.ty;
         w = unit > w ? unit : w;
@@ -288,7 +288,7 @@ static int heis_box_create(const latmc_sim *sim, struct cuda_box *b)
     const long long nchunks = b->ex.planes * h->rows_per_plane / h->rows_per_chunk;
     int st = LATMC_OK;
     for (int hb = 0; hb < 2 && st == LATMC_OK; hb++)
-        st = cuda_heis_slab_geometry(sim, hb, (int)local, (int)b->halo, (int)b->ex.planes,
+        st = cuda_heis_box_geometry(sim, hb, (int)local, (int)b->halo, (int)b->ex.planes,
                                      (int)(b->ex.origin - b->halo), &h->geom[hb]);
     const size_t sums_bytes = (size_t)b->ex.planes * NSUMS * sizeof(double);
     if (st == LATMC_OK)

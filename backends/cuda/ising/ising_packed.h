@@ -109,7 +109,7 @@ cudaError_t cuda_ising_packed_sweep_colour(cudaStream_t stream, const struct lat
                                            unsigned long long *changed);
 
 /*
- * Rows of a slab (several devices, doc/cuda.md "Several GPUs"): the kernels below walk the
+ * Rows of a box (several devices, doc/cuda.md "Several GPUs"): the kernels below walk the
  * rows [row0, row0 + nrows) of the (local) lattice only, and row r of it is row
  * r + row_offset of the whole lattice, which names its random numbers. Rows are
  * r = y + L_y z; row_offset keeps the parity of y + z.

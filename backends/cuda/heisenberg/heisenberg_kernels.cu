@@ -196,7 +196,7 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
     const long long n = g.n;
     const long long plane_sites = (long long)g.lx * g.ly;
     /* 3D: a site's index in the whole lattice (its draws' name) is its local index plus
-     * this (a slab's plane p is plane cut0 + p of the lattice; one device: 0) */
+     * this (a box's plane p is plane cut0 + p of the lattice; one device: 0) */
     const long long rng_shift =
         NDIM == 3 ? ((long long)heis_wrap(p + g.cut0, g.lcut) - gz) * plane_sites : 0;
     const R beta = (R)a.beta, hfield = (R)a.h;
@@ -222,7 +222,7 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
         }
         const int gx = heis_wrap(t.x0 - 2 + lx, g.lx), gy = heis_wrap(t.y0 - 2 + ly, g.ly);
         const long long i = ((long long)gz * g.ly + gy) * g.lx + gx;
-        /* the site's index in the whole lattice (2D: a slab's row cut0 + y): names its
+        /* the site's index in the whole lattice (2D: a box's row cut0 + y): names its
          * draws */
         const long long i_rng =
             NDIM == 3 ? i + rng_shift

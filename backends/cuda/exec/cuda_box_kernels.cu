@@ -29,7 +29,7 @@ extern "C" cudaError_t cuda_ising_hot_start_range(cudaStream_t stream, int8_t *d
 
 /* Block b of the grid copies run b % n (blockIdx.y: the run), in 16-byte words where the
  * run allows, else bytes. */
-__global__ void slab_copy_runs_kernel(struct cuda_slab_copies c)
+__global__ void box_copy_runs_kernel(struct cuda_box_copies c)
 {
     const int k = blockIdx.y;
     const char *src = (const char *)c.src[k];
@@ -48,7 +48,7 @@ __global__ void slab_copy_runs_kernel(struct cuda_slab_copies c)
         dst[i] = src[i];
 }
 
-extern "C" cudaError_t cuda_slab_copy_runs(cudaStream_t stream, const struct cuda_slab_copies *c)
+extern "C" cudaError_t cuda_box_copy_runs(cudaStream_t stream, const struct cuda_box_copies *c)
 {
     if (c->n <= 0)
         return cudaSuccess;
@@ -58,6 +58,6 @@ extern "C" cudaError_t cuda_slab_copy_runs(cudaStream_t stream, const struct cud
     /* a 16-byte word per thread and pass, at most 64 blocks per run (the runs are planes) */
     size_t blocks = (most / 16 + CUDA_THREADS - 1) / CUDA_THREADS;
     blocks = blocks < 1 ? 1 : blocks > 64 ? 64 : blocks;
-    slab_copy_runs_kernel<<<dim3((unsigned)blocks, (unsigned)c->n), CUDA_THREADS, 0, stream>>>(*c);
+    box_copy_runs_kernel<<<dim3((unsigned)blocks, (unsigned)c->n), CUDA_THREADS, 0, stream>>>(*c);
     return cudaGetLastError();
 }

@@ -95,31 +95,31 @@ cudaError_t cuda_phi4_measure(cudaStream_t stream, const struct cuda_phi4_plan *
 /* ---- a box with halos: of several in one process, or a GPU rank's (phi4/) ---- */
 
 /*
- * What one slab launch covers. The slab's memory holds planes [cut0, cut0 + its planes)
+ * What one box launch covers. The box's memory holds planes [cut0, cut0 + its planes)
  * of the last axis, natural order. Chunk schedule: the chunk layers (chunks along the
  * last axis) [first, first + count) of parity `parity`, their sub-grids in the one-device
  * order; site order: planes [first, first + count) of the step.
  */
-struct cuda_phi4_slab_range {
+struct cuda_phi4_box_range {
     int64_t cut0, first, count;
     int parity;
 };
 
-/* cuda_phi4_prepare for the slab kernels (on each slab's device). */
-cudaError_t cuda_phi4_prepare_slabs(const struct cuda_phi4_plan *plan);
+/* cuda_phi4_prepare for the box kernels (on each box's device). */
+cudaError_t cuda_phi4_prepare_boxes(const struct cuda_phi4_plan *plan);
 
 /* The one-device hot start's values of sites [first, first + n) into dst[0 .. n). */
 cudaError_t cuda_phi4_hot_range(cudaStream_t stream, const struct cuda_phi4_plan *plan,
                                 void *dst, int64_t first, int64_t n, uint64_t seed);
 
-/* One slab's part of sweep `sweep`: chunk schedule, the sub-grids of r's parity on its
+/* One box's part of sweep `sweep`: chunk schedule, the sub-grids of r's parity on its
  * layers (step unused); site order, the step on its planes. g: the whole lattice. */
-cudaError_t cuda_phi4_slab_update(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+cudaError_t cuda_phi4_box_update(cudaStream_t stream, const struct cuda_phi4_plan *plan,
                                   const struct latmc_lattice *g, void *phi,
                                   const struct latmc_phi4_tables *tables,
                                   const struct cuda_phi4_keys *keys, uint64_t sweep,
                                   const struct latmc_step *step,
-                                  const struct cuda_phi4_slab_range *r,
+                                  const struct cuda_phi4_box_range *r,
                                   unsigned long long *accepted);
 
 /* The sums of each of planes [r->first, + r->count) (5 doubles per plane, the
@@ -127,7 +127,7 @@ cudaError_t cuda_phi4_slab_update(cudaStream_t stream, const struct cuda_phi4_pl
  * of those planes. */
 cudaError_t cuda_phi4_measure_planes(cudaStream_t stream, const struct cuda_phi4_plan *plan,
                                      const struct latmc_lattice *g, const void *phi,
-                                     const struct cuda_phi4_slab_range *r, double *partials,
+                                     const struct cuda_phi4_box_range *r, double *partials,
                                      double *plane_sums);
 
 /* The Fourier modes' tiles (lib/modes.h: 2 ndim doubles a plane, exactly

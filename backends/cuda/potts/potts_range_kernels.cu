@@ -1,20 +1,20 @@
 /*
- * The Potts kernels on a plane range of a slab (potts_slabs.h): the update's launcher (the
+ * The Potts kernels on a plane range of a box (potts_range_kernels.h): the update's launcher (the
  * row kernels, else the per-block reference kernel below), the hot start of a range of the
  * lattice's sites and the reduction of a range.
  *
  * The reference kernel runs, per Philox block of the lattice's numbering that meets the
  * range, the lanes whose sites lie in it: lib/potts_rules.h's rule on a box
- * (latmc_potts_step_lanes_box: the slab's memory, its neighbours along the last axis
+ * (latmc_potts_step_lanes_box: the box's memory, its neighbours along the last axis
  * read where they lie), which the CPU's slab-only storage runs too, so the same draws and
  * decisions as the CPU and the one-device kernel.
  */
 #include "cuda_kernel_choice.cuh"
 #include "cuda_launch.cuh"
-#include "potts_slabs.h"
+#include "potts_range_kernels.h"
 
 /* Within-colour numbers [j0, j1) of the whole lattice (the range's sites of the colour):
- * the box's rule (lib/potts_rules.h) on the slab's memory, the lanes of each block that
+ * the box's rule (lib/potts_rules.h) on the box's memory, the lanes of each block that
  * fall in the range. */
 __global__ void potts_range_colour_kernel(struct latmc_box_geom g, uint8_t *spins,
                                           struct latmc_potts_chain chain,
@@ -41,7 +41,7 @@ extern "C" cudaError_t cuda_potts_sweep_colour_range(cudaStream_t stream,
                                                      uint8_t *spins,
                                                      const struct latmc_potts_chain *chain,
                                                      struct latmc_rng_name rng, int colour,
-                                                     const struct cuda_potts_range *r,
+                                                     const struct cuda_plane_range *r,
                                                      unsigned long long *changed)
 {
     cudaError_t err = cudaSuccess;
@@ -52,7 +52,7 @@ extern "C" cudaError_t cuda_potts_sweep_colour_range(cudaStream_t stream,
     const int64_t plane = local->ndim == 3 ? local->lx * local->ly : local->lx;
     /* local plane 0 is global plane global_p0 - p0; the colour's sites before the range:
      * whole planes, 1/c of each */
-    const struct latmc_box_geom g = { cuda_potts_range_global(local, r), *local,
+    const struct latmc_box_geom g = { cuda_plane_range_global(local, r), *local,
                                       r->global_p0 - r->p0 };
     const int64_t j0 = r->global_p0 * plane / chain->colours;
     const int64_t per_colour = r->planes * plane / chain->colours;
@@ -141,11 +141,11 @@ __global__ void potts_measure_range_kernel(struct latmc_lattice v, const uint8_t
 extern "C" cudaError_t cuda_potts_measure_range(cudaStream_t stream,
                                                 const struct latmc_lattice *local,
                                                 const uint8_t *spins,
-                                                const struct cuda_potts_range *r,
+                                                const struct cuda_plane_range *r,
                                                 struct latmc_potts_sums *sums)
 {
     int64_t plane = 0;
-    const struct latmc_lattice v = cuda_potts_range_view(local, r, &plane);
+    const struct latmc_lattice v = cuda_plane_range_view(local, r, &plane);
     const unsigned grid = cuda_grid(v.nsites) > 8192 ? 8192u : cuda_grid(v.nsites);
     const int64_t stride = (int64_t)grid * CUDA_THREADS;
     /* a stride moves x by st_x and the row by st_row (3D: y by st_row mod L_y) */

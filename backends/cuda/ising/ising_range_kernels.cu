@@ -1,21 +1,21 @@
 /*
- * The Ising byte-layout kernels on a plane range of a slab (potts_slabs.h says what a
+ * The Ising byte-layout kernels on a plane range of a box (cuda_plane_range.h says what a
  * range is; the boxes: ising/cuda_ising_leaf.c's byte layout, where the multi-spin coded
  * one cannot run: L_x not a multiple of 16, or of 64 with +-J couplings).
  *
  * The update runs, per Philox block of the lattice's checkerboard numbering that meets the
  * range, the lanes whose sites lie in it: lib/ising_rules.h's rule on a box
- * (latmc_ising_update_lanes_box: the slab's memory, its halo planes read where they lie),
+ * (latmc_ising_update_lanes_box: the box's memory, its halo planes read where they lie),
  * the CPU's slab-only storage runs the same. So it writes what the one-device byte
  * kernels (and the CPU) write, bit for bit. No row-segment form: the byte leaf serves the
  * lattices the packed leaf does not, at the reference kernel's speed.
  */
 #include "cuda_launch.cuh"
 #include "ising_rules.h"
-#include "potts_slabs.h"
+#include "ising_range_kernels.h"
 
 /* Checkerboard numbers [j0, j1) of the whole lattice (the range's sites of the colour):
- * the box's rule on the slab's memory, lanes of each block that fall in the range. */
+ * the box's rule on the box's memory, lanes of each block that fall in the range. */
 __global__ void ising_bytes_range_colour_kernel(struct latmc_box_geom g, int8_t *spins,
                                                 const int8_t *eps,
                                                 const struct latmc_ising_tables *tables,
@@ -41,12 +41,12 @@ extern "C" cudaError_t cuda_ising_sweep_colour_range(cudaStream_t stream,
                                                      const struct latmc_ising_tables *tables,
                                                      int algorithm, uint64_t seed,
                                                      struct latmc_rng_name name, int colour,
-                                                     const struct cuda_potts_range *r,
+                                                     const struct cuda_plane_range *r,
                                                      unsigned long long *changed)
 {
     const int64_t plane = local->ndim == 3 ? local->lx * local->ly : local->lx;
-    /* local plane 0 is global plane global_p0 - p0 (the lower halo: one below the slab) */
-    const struct latmc_box_geom g = { cuda_potts_range_global(local, r), *local,
+    /* local plane 0 is global plane global_p0 - p0 (the lower halo: one below the box) */
+    const struct latmc_box_geom g = { cuda_plane_range_global(local, r), *local,
                                       r->global_p0 - r->p0 };
     const int64_t j0 = r->global_p0 * plane / 2, half = r->planes * plane / 2;
     const int64_t nblocks = (half + 3) / 4 + 1;
@@ -107,11 +107,11 @@ __global__ void ising_bytes_measure_range_kernel(struct latmc_lattice v, const i
 extern "C" cudaError_t cuda_ising_measure_range(cudaStream_t stream,
                                                 const struct latmc_lattice *local,
                                                 const int8_t *spins, const int8_t *eps,
-                                                const struct cuda_potts_range *r,
+                                                const struct cuda_plane_range *r,
                                                 struct latmc_ising_sums *sums)
 {
     int64_t plane = 0;
-    const struct latmc_lattice v = cuda_potts_range_view(local, r, &plane);
+    const struct latmc_lattice v = cuda_plane_range_view(local, r, &plane);
     ising_bytes_measure_range_kernel<<<cuda_grid(v.nsites), CUDA_THREADS, 0, stream>>>(
         v, spins + r->p0 * plane, eps ? eps + r->p0 * plane * local->ndim : NULL, sums);
     return cudaGetLastError();

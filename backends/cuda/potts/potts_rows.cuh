@@ -85,7 +85,7 @@ struct pr_geom {
     int64_t stride;
     uint32_t st_x, st_y, st_z;
     /* added to a segment's index to name its draws: 0 for a whole lattice; for a plane
-     * range of a slab (cuda_potts_rows_sweep_range), the lattice's index of the range's
+     * range of a box (cuda_potts_rows_sweep_range), the lattice's index of the range's
      * first segment */
     int64_t s_draw;
 };

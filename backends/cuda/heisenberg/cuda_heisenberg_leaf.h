@@ -1,10 +1,10 @@
 /*
  * Internal to the CUDA module: the Heisenberg spin glass's leaf of the one executor
- * (exec/cuda_leaf.h; cuda_heis_leaf.c), and the accessor the module's ensembles
- * (ens_heis_cuda.c) use on a member's box.
+ * (exec/cuda_leaf.h; cuda_heisenberg_leaf.c), and the accessor the module's ensembles
+ * (ens_heisenberg_cuda.c) use on a member's box.
  */
-#ifndef LATMC_CUDA_HEIS_LEAF_H
-#define LATMC_CUDA_HEIS_LEAF_H
+#ifndef LATMC_CUDA_HEISENBERG_LEAF_H
+#define LATMC_CUDA_HEISENBERG_LEAF_H
 
 #include "cuda_leaf.h"
 

@@ -213,7 +213,7 @@ template <typename R> struct chunk_args {
     uint64_t sweep;            /* the sim's sweep: pass p's draws are latmc_phi4_rng_name's */
     typename phi4_ops<R>::coef k;
     struct cuda_phi4_keys keys;
-    /* slab kernels only (SLAB): the chunks along the cut (last) axis are 2 (k0 + i) +
+    /* box kernels only (BOX): the chunks along the cut (last) axis are 2 (k0 + i) +
      * parity, and global plane g of the cut axis is plane g - cut0 of the memory */
     int64_t k0, cut0;
 };
@@ -319,7 +319,7 @@ __device__ __forceinline__ uint32_t phi4_segment_update(const chunk_args<R> &a, 
  * One sub-grid of the chunk schedule. NC colours, colour = (x + AY y + AZ z) mod NC.
  * Launch with a multiple of 32 threads and the plan's shared memory.
  */
-template <typename R, int NDIM, int NC, bool SLAB = false>
+template <typename R, int NDIM, int NC, bool BOX = false>
 __global__ void __launch_bounds__(CUDA_PHI4_MAX_THREADS)
 phi4_chunk_kernel(const chunk_args<R> a, R *phi, unsigned long long *accepted)
 {
@@ -333,19 +333,19 @@ phi4_chunk_kernel(const chunk_args<R> a, R *phi, unsigned long long *accepted)
 
     for (int64_t ch = blockIdx.x; ch < nchunks; ch += gridDim.x) {
         const int64_t cx = 2 * (ch % a.hx) + a.px;
-        const int64_t cy = 2 * ((ch / a.hx) % a.hy) + a.ppy + (SLAB && NDIM == 2 ? 2 * a.k0 : 0);
+        const int64_t cy = 2 * ((ch / a.hx) % a.hy) + a.ppy + (BOX && NDIM == 2 ? 2 * a.k0 : 0);
         const int64_t cz = 2 * (ch / ((int64_t)a.hx * a.hy)) + a.ppz +
-                           (SLAB && NDIM == 3 ? 2 * a.k0 : 0);
+                           (BOX && NDIM == 3 ? 2 * a.k0 : 0);
         const int64_t x0 = cx * a.bx, y0 = cy * a.by, z0 = cz * a.bz;
 
         /* load the chunk and its halo: one warp per row of the box */
         __syncthreads(); /* the previous chunk is written back */
         for (int r = warp; r < a.boxy * a.boxz; r += nwarps) {
             const int yy = r % a.boxy, zz = r / a.boxy;
-            /* a slab's memory holds the halo planes of the cut axis: no wrap there */
-            const int64_t gy = SLAB && NDIM == 2 ? y0 - CUDA_PHI4_HALO + yy - a.cut0
+            /* a box's memory holds the halo planes of the cut axis: no wrap there */
+            const int64_t gy = BOX && NDIM == 2 ? y0 - CUDA_PHI4_HALO + yy - a.cut0
                                                  : phi4_wrap(y0 - CUDA_PHI4_HALO + yy, a.ly);
-            const int64_t gz = NDIM == 3 ? (SLAB ? z0 - CUDA_PHI4_HALO + zz - a.cut0
+            const int64_t gz = NDIM == 3 ? (BOX ? z0 - CUDA_PHI4_HALO + zz - a.cut0
                                                  : phi4_wrap(z0 - CUDA_PHI4_HALO + zz, a.lz))
                                          : 0;
             const R *src = phi + (gy + a.ly * gz) * a.lx;
@@ -394,8 +394,8 @@ phi4_chunk_kernel(const chunk_args<R> a, R *phi, unsigned long long *accepted)
         /* write the chunk back (the halo belongs to other chunks) */
         for (int r = warp; r < rows; r += nwarps) {
             const int y = r % a.by, z = r / a.by;
-            R *dst = phi + ((y0 + y - (SLAB && NDIM == 2 ? a.cut0 : 0)) +
-                            a.ly * (z0 + z - (SLAB && NDIM == 3 ? a.cut0 : 0))) * a.lx + x0;
+            R *dst = phi + ((y0 + y - (BOX && NDIM == 2 ? a.cut0 : 0)) +
+                            a.ly * (z0 + z - (BOX && NDIM == 3 ? a.cut0 : 0))) * a.lx + x0;
             const R *src = box + CUDA_PHI4_HALO + (y + CUDA_PHI4_HALO) * a.py +
                            (NDIM == 3 ? (z + CUDA_PHI4_HALO) * a.pz : 0);
             for (int xx = lane; xx < a.bx; xx += 32)
@@ -531,7 +531,7 @@ enum { PHI4_NPARTIALS = 5 };
  */
 #define PHI4_ROWS_WARPS 4
 
-template <typename R, int NDIM, bool SLAB = false>
+template <typename R, int NDIM, bool BOX = false>
 __global__ void __launch_bounds__(32 * PHI4_ROWS_WARPS)
 phi4_rows_kernel(struct latmc_lattice g, const R *phi, double *partials)
 {
@@ -544,14 +544,14 @@ phi4_rows_kernel(struct latmc_lattice g, const R *phi, double *partials)
         const int64_t y = row % g.ly, z = row / g.ly;
         const int64_t base = g.lx * row;
         /* the rows y +- 1 and z +- 1 through the periodic wrap */
-        /* (a slab: the planes of the cut axis beyond its own are halo planes in memory,
+        /* (a box: the planes of the cut axis beyond its own are halo planes in memory,
          * no wrap there) */
-        const int64_t up_y = (SLAB && NDIM == 2 ? 1 : (y + 1 < g.ly ? 1 : 1 - g.ly)) * g.lx;
-        const int64_t down_y = (SLAB && NDIM == 2 ? -1 : (y >= 1 ? -1 : g.ly - 1)) * g.lx;
+        const int64_t up_y = (BOX && NDIM == 2 ? 1 : (y + 1 < g.ly ? 1 : 1 - g.ly)) * g.lx;
+        const int64_t down_y = (BOX && NDIM == 2 ? -1 : (y >= 1 ? -1 : g.ly - 1)) * g.lx;
         const int64_t up_z =
-            NDIM == 3 ? (SLAB ? 1 : (z + 1 < g.lz ? 1 : 1 - g.lz)) * g.lx * g.ly : 0;
+            NDIM == 3 ? (BOX ? 1 : (z + 1 < g.lz ? 1 : 1 - g.lz)) * g.lx * g.ly : 0;
         const int64_t down_z =
-            NDIM == 3 ? (SLAB ? -1 : (z >= 1 ? -1 : g.lz - 1)) * g.lx * g.ly : 0;
+            NDIM == 3 ? (BOX ? -1 : (z >= 1 ? -1 : g.lz - 1)) * g.lx * g.ly : 0;
         double acc = 0; /* lane k < 5: sum, sum2, sum4, grad2, lap2 */
         for (int64_t x0 = 0; x0 < g.lx; x0 += 32) {
             const int n = (int)(g.lx - x0 < 32 ? g.lx - x0 : 32);
@@ -662,14 +662,14 @@ static unsigned phi4_grid(int64_t items, int threads)
     return (unsigned)blocks;
 }
 
-/* The plan's chunk kernel: the one-device one, or (SLAB) the slabs' one. */
-template <typename R, bool SLAB> static const void *chunk_kernel_of(int ndim, int ncolours)
+/* The plan's chunk kernel: the one-device one, or (BOX) the boxes' one. */
+template <typename R, bool BOX> static const void *chunk_kernel_of(int ndim, int ncolours)
 {
     if (ndim == 3)
-        return (const void *)phi4_chunk_kernel<R, 3, 8, SLAB>;
+        return (const void *)phi4_chunk_kernel<R, 3, 8, BOX>;
     if (ncolours == 8)
-        return (const void *)phi4_chunk_kernel<R, 2, 8, SLAB>;
-    return (const void *)phi4_chunk_kernel<R, 2, 5, SLAB>;
+        return (const void *)phi4_chunk_kernel<R, 2, 8, BOX>;
+    return (const void *)phi4_chunk_kernel<R, 2, 5, BOX>;
 }
 
 /*
@@ -677,7 +677,7 @@ template <typename R, bool SLAB> static const void *chunk_kernel_of(int ndim, in
  * kernel and device, shared by every sim: set it to the device's limit, not to this plan's
  * size, so that one sim never lowers it under another's), and prefers shared memory to L1.
  */
-template <bool SLAB> static cudaError_t prepare_chunk_kernel(const struct cuda_phi4_plan *plan)
+template <bool BOX> static cudaError_t prepare_chunk_kernel(const struct cuda_phi4_plan *plan)
 {
     if (plan->schedule != CUDA_PHI4_CHUNKS)
         return cudaSuccess;
@@ -686,8 +686,8 @@ template <bool SLAB> static cudaError_t prepare_chunk_kernel(const struct cuda_p
     if (err == cudaSuccess)
         err = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     const void *fn = plan->precision == LATMC_PRECISION_FLOAT
-                         ? chunk_kernel_of<float, SLAB>(plan->ndim, plan->ncolours)
-                         : chunk_kernel_of<double, SLAB>(plan->ndim, plan->ncolours);
+                         ? chunk_kernel_of<float, BOX>(plan->ndim, plan->ncolours)
+                         : chunk_kernel_of<double, BOX>(plan->ndim, plan->ncolours);
     if (err == cudaSuccess)
         err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
     if (err == cudaSuccess)
@@ -716,7 +716,7 @@ template <typename R> static typename phi4_ops<R>::coef coef_of(const struct lat
 template <> struct latmc_phi4_coef_f coef_of<float>(const struct latmc_phi4_tables *t) { return t->f; }
 template <> struct latmc_phi4_coef_d coef_of<double>(const struct latmc_phi4_tables *t) { return t->d; }
 
-/* The chunk kernel's arguments but the sub-grid (and, for slabs, k0 and cut0). */
+/* The chunk kernel's arguments but the sub-grid (and, for boxes, k0 and cut0). */
 template <typename R>
 static chunk_args<R> chunk_args_of(const struct cuda_phi4_plan *p, const struct latmc_lattice *g,
                                    const struct latmc_phi4_tables *t,
@@ -749,8 +749,8 @@ static chunk_args<R> chunk_args_of(const struct cuda_phi4_plan *p, const struct 
 }
 
 /* Sub-grid `sub` of the chunk schedule (its bits: the chunks' parities along x, y, z) of
- * the plan's chunk kernel, the one-device one or (SLAB) the slabs' one. */
-template <typename R, bool SLAB>
+ * the plan's chunk kernel, the one-device one or (BOX) the boxes' one. */
+template <typename R, bool BOX>
 static cudaError_t launch_sub_grid(cudaStream_t stream, const struct cuda_phi4_plan *p,
                                    unsigned grid, chunk_args<R> a, int sub, R *phi,
                                    unsigned long long *accepted)
@@ -759,11 +759,11 @@ static cudaError_t launch_sub_grid(cudaStream_t stream, const struct cuda_phi4_p
     a.ppy = (sub >> 1) & 1;
     a.ppz = (sub >> 2) & 1;
     if (p->ndim == 3)
-        phi4_chunk_kernel<R, 3, 8, SLAB><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
+        phi4_chunk_kernel<R, 3, 8, BOX><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
     else if (p->ncolours == 8)
-        phi4_chunk_kernel<R, 2, 8, SLAB><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
+        phi4_chunk_kernel<R, 2, 8, BOX><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
     else
-        phi4_chunk_kernel<R, 2, 5, SLAB><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
+        phi4_chunk_kernel<R, 2, 5, BOX><<<grid, p->threads, p->smem_bytes, stream>>>(a, phi, accepted);
     return cudaGetLastError();
 }
 
@@ -854,18 +854,18 @@ extern "C" cudaError_t cuda_phi4_measure(cudaStream_t stream, const struct cuda_
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Slab variants (a box with halos: phi4/cuda_phi4_leaf.c)                                  */
+/* Box variants (a box with halos: phi4/cuda_phi4_leaf.c)                                  */
 /*
- * A slab's memory holds planes [cut0, cut0 + n) of the lattice's last axis (its own
+ * A box's memory holds planes [cut0, cut0 + n) of the lattice's last axis (its own
  * planes and two halo planes on each side), in natural order: global plane p is memory
  * plane p - cut0. Every kernel names sites, draws and colours by global coordinates, as
  * the one-device kernels do, so each update is the one-device update bit for bit.
  */
 
-/* phi at x + d (|d_mu| <= 2) in a slab's memory: wrapped along x (and y in 3D), the cut
+/* phi at x + d (|d_mu| <= 2) in a box's memory: wrapped along x (and y in 3D), the cut
  * axis read from the halo planes. */
 template <typename R>
-__device__ __forceinline__ R slab_value(const struct site_geom &g, const R *phi,
+__device__ __forceinline__ R box_value(const struct site_geom &g, const R *phi,
                                         const int64_t x[3], int dx, int dy, int dz, int64_t cut0)
 {
     const int64_t a = phi4_wrap(x[0] + dx, g.lx);
@@ -874,23 +874,23 @@ __device__ __forceinline__ R slab_value(const struct site_geom &g, const R *phi,
     return phi[a + g.lx * (x[1] + dy - cut0)];
 }
 
-/* site_corona through slab_value: the same sums in the same order. */
+/* site_corona through box_value: the same sums in the same order. */
 template <typename R>
-__device__ R slab_corona(const struct site_geom &g, const R *phi, const int64_t x[3],
+__device__ R box_corona(const struct site_geom &g, const R *phi, const int64_t x[3],
                          const typename phi4_ops<R>::coef *k, int64_t cut0)
 {
     return corona_by<R>(g, k, [&](int dx, int dy, int dz) {
-        return slab_value(g, phi, x, dx, dy, dz, cut0);
+        return box_value(g, phi, x, dx, dy, dz, cut0);
     });
 }
 
 /*
  * phi4_site_kernel on the sites of the colour with within-colour numbers [j0, j1) (whole
  * planes of the cut axis). A Philox block may straddle j0 or j1 (2D, 5 colours): its
- * lanes outside the range are left to the neighbouring slab, which draws the same block.
+ * lanes outside the range are left to the neighbouring box, which draws the same block.
  */
 template <typename R>
-__global__ void phi4_site_slab_kernel(const struct site_geom g, R *phi,
+__global__ void phi4_site_box_kernel(const struct site_geom g, R *phi,
                                       const typename phi4_ops<R>::coef k, uint32_t nhit,
                                       const struct cuda_phi4_keys keys, struct latmc_rng_name name,
                                       int colour, int64_t j0, int64_t j1, int64_t cut0,
@@ -910,7 +910,7 @@ __global__ void phi4_site_slab_kernel(const struct site_geom g, R *phi,
             idx[l] = g.ndim == 3 ? x[0] + g.lx * (x[1] + g.ly * (x[2] - cut0))
                                  : x[0] + g.lx * (x[1] - cut0);
             v[l] = phi[idx[l]];
-            c[l] = slab_corona<R>(g, phi, x, &k, cut0);
+            c[l] = box_corona<R>(g, phi, x, &k, cut0);
         }
         const struct latmc_philox_fold3 r1 =
             latmc_philox_fold3_name(keys.k[0][0], keys.k[0][1], name, (uint64_t)b);
@@ -954,7 +954,7 @@ __global__ void phi4_plane_sums_kernel(int64_t planes, int64_t rows_per_plane,
     }
 }
 
-extern "C" cudaError_t cuda_phi4_prepare_slabs(const struct cuda_phi4_plan *plan)
+extern "C" cudaError_t cuda_phi4_prepare_boxes(const struct cuda_phi4_plan *plan)
 {
     return prepare_chunk_kernel<true>(plan);
 }
@@ -975,10 +975,10 @@ extern "C" cudaError_t cuda_phi4_hot_range(cudaStream_t stream, const struct cud
 }
 
 template <typename R>
-static cudaError_t slab_chunks(cudaStream_t stream, const struct cuda_phi4_plan *p,
+static cudaError_t box_chunks(cudaStream_t stream, const struct cuda_phi4_plan *p,
                                const struct latmc_lattice *g, R *phi,
                                const struct latmc_phi4_tables *t, const struct cuda_phi4_keys *keys,
-                               uint64_t sweep, const struct cuda_phi4_slab_range *r,
+                               uint64_t sweep, const struct cuda_phi4_box_range *r,
                                unsigned long long *accepted)
 {
     /* the layers of the parity in [first, first + count) */
@@ -1008,11 +1008,11 @@ static cudaError_t slab_chunks(cudaStream_t stream, const struct cuda_phi4_plan 
 }
 
 template <typename R>
-static cudaError_t slab_sites(cudaStream_t stream, const struct cuda_phi4_plan *p,
+static cudaError_t box_sites(cudaStream_t stream, const struct cuda_phi4_plan *p,
                               const struct latmc_lattice *g, R *phi,
                               const struct latmc_phi4_tables *t, const struct cuda_phi4_keys *keys,
                               struct latmc_rng_name name, int colour,
-                              const struct cuda_phi4_slab_range *r, unsigned long long *accepted)
+                              const struct cuda_phi4_box_range *r, unsigned long long *accepted)
 {
     const struct site_geom sg = site_geom_of(p, g);
     const int64_t per_plane = sg.per_colour / (g->ndim == 3 ? g->lz : g->ly);
@@ -1020,35 +1020,35 @@ static cudaError_t slab_sites(cudaStream_t stream, const struct cuda_phi4_plan *
     if (j1 <= j0)
         return cudaSuccess;
     const unsigned grid = phi4_grid((j1 + 3) / 4 - j0 / 4, p->threads);
-    phi4_site_slab_kernel<R><<<grid, p->threads, 0, stream>>>(
+    phi4_site_box_kernel<R><<<grid, p->threads, 0, stream>>>(
         sg, phi, coef_of<R>(t), t->nhit, *keys, name, colour, j0, j1, r->cut0, accepted);
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cuda_phi4_slab_update(cudaStream_t stream, const struct cuda_phi4_plan *plan,
+extern "C" cudaError_t cuda_phi4_box_update(cudaStream_t stream, const struct cuda_phi4_plan *plan,
                                              const struct latmc_lattice *g, void *phi,
                                              const struct latmc_phi4_tables *tables,
                                              const struct cuda_phi4_keys *keys, uint64_t sweep,
                                              const struct latmc_step *step,
-                                             const struct cuda_phi4_slab_range *r,
+                                             const struct cuda_phi4_box_range *r,
                                              unsigned long long *accepted)
 {
     const bool single = plan->precision == LATMC_PRECISION_FLOAT;
     if (plan->schedule == CUDA_PHI4_CHUNKS)
-        return single ? slab_chunks<float>(stream, plan, g, (float *)phi, tables, keys, sweep, r,
+        return single ? box_chunks<float>(stream, plan, g, (float *)phi, tables, keys, sweep, r,
                                            accepted)
-                      : slab_chunks<double>(stream, plan, g, (double *)phi, tables, keys, sweep,
+                      : box_chunks<double>(stream, plan, g, (double *)phi, tables, keys, sweep,
                                             r, accepted);
-    return single ? slab_sites<float>(stream, plan, g, (float *)phi, tables, keys,
+    return single ? box_sites<float>(stream, plan, g, (float *)phi, tables, keys,
                                       step->rng, step->colour, r, accepted)
-                  : slab_sites<double>(stream, plan, g, (double *)phi, tables, keys,
+                  : box_sites<double>(stream, plan, g, (double *)phi, tables, keys,
                                        step->rng, step->colour, r, accepted);
 }
 
 extern "C" cudaError_t cuda_phi4_measure_planes(cudaStream_t stream,
                                                 const struct cuda_phi4_plan *plan,
                                                 const struct latmc_lattice *g, const void *phi,
-                                                const struct cuda_phi4_slab_range *r,
+                                                const struct cuda_phi4_box_range *r,
                                                 double *partials, double *plane_sums)
 {
     /* the own planes as a lattice of r->count planes, read from memory plane first - cut0 */

@@ -1,5 +1,5 @@
 /*
- * The per-box plumbing (cuda_slab_exec.h) that the one executor's boxes use.
+ * The per-box plumbing (cuda_box_exec.h) that the one executor's boxes use.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -7,34 +7,34 @@
 #include <string.h>
 
 #include "cuda_check.h"
-#include "cuda_slab_exec.h"
+#include "cuda_box_exec.h"
 #include "model.h"
 
-int cuda_slab_set_device(int device)
+int cuda_box_set_device(int device)
 {
     return cuda_check(cudaSetDevice(device), "cudaSetDevice");
 }
 
-int cuda_slab_device_of(const latmc_sim_desc *d, int i)
+int cuda_box_device_of(const latmc_sim_desc *d, int i)
 {
     if (d->n_devices <= 1)
         return d->device_index;
     return d->device_list ? d->device_list[i] : d->device_index + i;
 }
 
-int cuda_slab_alloc_on(void **ptr, size_t bytes, int device, const char *what)
+int cuda_box_alloc_on(void **ptr, size_t bytes, int device, const char *what)
 {
     char msg[160];
     snprintf(msg, sizeof msg, "cannot allocate %zu bytes of device memory on device %d for "
-             "the %s of a slab", bytes, device, what);
+             "the %s of a box", bytes, device, what);
     return cuda_check(cudaMalloc(ptr, bytes), msg);
 }
 
-int cuda_slab_exec_create(struct cuda_slab_exec *e)
+int cuda_box_exec_create(struct cuda_box_exec *e)
 {
     int low = 0, high = 0;
     int st;
-    if ((st = cuda_slab_set_device(e->device)) < 0 ||
+    if ((st = cuda_box_set_device(e->device)) < 0 ||
         (st = cuda_check(cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking),
                          "cudaStreamCreateWithFlags")) < 0 ||
         (st = cuda_check(cudaDeviceGetStreamPriorityRange(&low, &high),
@@ -50,20 +50,20 @@ int cuda_slab_exec_create(struct cuda_slab_exec *e)
                          "cudaEventCreateWithFlags")) < 0 ||
         (st = cuda_check(cudaMallocHost((void **)&e->count_host, sizeof *e->count_host),
                          "cannot allocate pinned host memory for a counter")) < 0 ||
-        (st = cuda_slab_alloc_on((void **)&e->changed, sizeof *e->changed, e->device,
+        (st = cuda_box_alloc_on((void **)&e->changed, sizeof *e->changed, e->device,
                                  "update counter")) < 0)
         return st;
     return cuda_check(cudaMemsetAsync(e->changed, 0, sizeof *e->changed, e->stream),
                       "clearing the update counter");
 }
 
-/* The executor of slab i. */
-static struct cuda_slab_exec *nth(struct cuda_slab_exec *first, size_t stride, int i)
+/* The executor of box i. */
+static struct cuda_box_exec *nth(struct cuda_box_exec *first, size_t stride, int i)
 {
-    return (struct cuda_slab_exec *)((char *)first + (size_t)i * stride);
+    return (struct cuda_box_exec *)((char *)first + (size_t)i * stride);
 }
 
-static void sync_quiet(const struct cuda_slab_exec *e)
+static void sync_quiet(const struct cuda_box_exec *e)
 {
     if (e->stream)
         cudaStreamSynchronize(e->stream);
@@ -71,7 +71,7 @@ static void sync_quiet(const struct cuda_slab_exec *e)
         cudaStreamSynchronize(e->border_stream);
 }
 
-static void destroy(struct cuda_slab_exec *e)
+static void destroy(struct cuda_box_exec *e)
 {
     cudaFree(e->changed);
     cudaFreeHost(e->count_host);
@@ -88,11 +88,11 @@ static void destroy(struct cuda_slab_exec *e)
         cudaStreamDestroy(e->stream);
 }
 
-void cuda_slab_exec_release_all(struct cuda_slab_exec *first, size_t stride, int n,
-                                void (*free_arrays)(struct cuda_slab_exec *ex))
+void cuda_box_exec_release_all(struct cuda_box_exec *first, size_t stride, int n,
+                                void (*free_arrays)(struct cuda_box_exec *ex))
 {
     for (int i = 0; first && i < n; i++) {
-        struct cuda_slab_exec *e = nth(first, stride, i);
+        struct cuda_box_exec *e = nth(first, stride, i);
         if (cudaSetDevice(e->device) != cudaSuccess) {
             (void)cudaGetLastError();
             continue;
@@ -105,13 +105,13 @@ void cuda_slab_exec_release_all(struct cuda_slab_exec *first, size_t stride, int
     }
 }
 
-int cuda_slab_exec_finish_all(struct cuda_slab_exec *first, size_t stride, int n,
+int cuda_box_exec_finish_all(struct cuda_box_exec *first, size_t stride, int n,
                               const char *what)
 {
     int first_err = LATMC_OK;
     for (int i = 0; i < n; i++) {
-        struct cuda_slab_exec *e = nth(first, stride, i);
-        int st = cuda_slab_set_device(e->device);
+        struct cuda_box_exec *e = nth(first, stride, i);
+        int st = cuda_box_set_device(e->device);
         if (st == LATMC_OK)
             st = cuda_check(cudaStreamSynchronize(e->border_stream), what);
         if (st == LATMC_OK)
@@ -123,14 +123,14 @@ int cuda_slab_exec_finish_all(struct cuda_slab_exec *first, size_t stride, int n
     return first_err;
 }
 
-int cuda_slab_exec_read_counts(struct cuda_slab_exec *first, size_t stride, int n,
+int cuda_box_exec_read_counts(struct cuda_box_exec *first, size_t stride, int n,
                                const char *what, uint64_t *accepted)
 {
     int st = LATMC_OK;
     for (int i = 0; i < n && st == LATMC_OK; i++) {
-        struct cuda_slab_exec *e = nth(first, stride, i);
+        struct cuda_box_exec *e = nth(first, stride, i);
         cudaError_t err = cudaSuccess;
-        if ((st = cuda_slab_set_device(e->device)) < 0)
+        if ((st = cuda_box_set_device(e->device)) < 0)
             break;
         if (e->recorded)
             err = cudaStreamWaitEvent(e->stream, e->border_done, 0);
@@ -141,19 +141,19 @@ int cuda_slab_exec_read_counts(struct cuda_slab_exec *first, size_t stride, int 
                                   cudaMemcpyDeviceToHost, e->stream);
         st = cuda_check(err, what);
     }
-    const int fin = cuda_slab_exec_finish_all(first, stride, n, "sweeping");
+    const int fin = cuda_box_exec_finish_all(first, stride, n, "sweeping");
     if (st == LATMC_OK)
         st = fin;
     for (int i = 0; i < n && st == LATMC_OK; i++) {
-        struct cuda_slab_exec *e = nth(first, stride, i);
+        struct cuda_box_exec *e = nth(first, stride, i);
         *accepted += *e->count_host - e->count_seen;
         e->count_seen = *e->count_host;
     }
     return st;
 }
 
-cudaError_t cuda_slab_copy_to(const struct cuda_slab_exec *src, const void *from,
-                              const struct cuda_slab_exec *dst, void *to, size_t bytes,
+cudaError_t cuda_box_copy_to(const struct cuda_box_exec *src, const void *from,
+                              const struct cuda_box_exec *dst, void *to, size_t bytes,
                               cudaStream_t stream)
 {
     if (src->device == dst->device)
@@ -161,32 +161,32 @@ cudaError_t cuda_slab_copy_to(const struct cuda_slab_exec *src, const void *from
     return cudaMemcpyPeerAsync(to, dst->device, from, src->device, bytes, stream);
 }
 
-void cuda_slab_runs_of(int64_t origin, int64_t planes, int64_t halo, int64_t L,
-                       struct cuda_slab_run r[3])
+void cuda_box_runs_of(int64_t origin, int64_t planes, int64_t halo, int64_t L,
+                       struct cuda_box_run r[3])
 {
-    r[0] = (struct cuda_slab_run){ (origin - halo + L) % L, 0, halo };
-    r[1] = (struct cuda_slab_run){ origin, halo, planes };
-    r[2] = (struct cuda_slab_run){ (origin + planes) % L, halo + planes, halo };
+    r[0] = (struct cuda_box_run){ (origin - halo + L) % L, 0, halo };
+    r[1] = (struct cuda_box_run){ origin, halo, planes };
+    r[2] = (struct cuda_box_run){ (origin + planes) % L, halo + planes, halo };
 }
 
-void cuda_slab_runs(const struct cuda_slab_exec *e, int64_t halo, int64_t L,
-                    struct cuda_slab_run r[3])
+void cuda_box_runs(const struct cuda_box_exec *e, int64_t halo, int64_t L,
+                    struct cuda_box_run r[3])
 {
-    cuda_slab_runs_of(e->origin, e->planes, halo, L, r);
+    cuda_box_runs_of(e->origin, e->planes, halo, L, r);
 }
 
-int cuda_slab_exec_put_planes(struct cuda_slab_exec *first, size_t stride, int n,
-                              void *(*local_of)(struct cuda_slab_exec *ex), int64_t halo,
+int cuda_box_exec_put_planes(struct cuda_box_exec *first, size_t stride, int n,
+                              void *(*local_of)(struct cuda_box_exec *ex), int64_t halo,
                               int64_t L, size_t plane_bytes, const void *whole,
                               const char *what)
 {
-    int st = cuda_slab_exec_finish_all(first, stride, n, what);
+    int st = cuda_box_exec_finish_all(first, stride, n, what);
     for (int i = 0; i < n && st == LATMC_OK; i++) {
-        struct cuda_slab_exec *e = nth(first, stride, i);
+        struct cuda_box_exec *e = nth(first, stride, i);
         char *local = local_of(e);
-        struct cuda_slab_run r[3];
-        cuda_slab_runs(e, halo, L, r);
-        if ((st = cuda_slab_set_device(e->device)) < 0)
+        struct cuda_box_run r[3];
+        cuda_box_runs(e, halo, L, r);
+        if ((st = cuda_box_set_device(e->device)) < 0)
             break;
         for (int k = 0; k < 3 && st == LATMC_OK; k++)
             st = cuda_check(cudaMemcpyAsync(local + (size_t)r[k].local * plane_bytes,
@@ -195,30 +195,30 @@ int cuda_slab_exec_put_planes(struct cuda_slab_exec *first, size_t stride, int n
                                             (size_t)r[k].planes * plane_bytes,
                                             cudaMemcpyHostToDevice, e->stream), what);
     }
-    const int fin = cuda_slab_exec_finish_all(first, stride, n, what);
+    const int fin = cuda_box_exec_finish_all(first, stride, n, what);
     return st < 0 ? st : fin;
 }
 
-int cuda_slab_exec_get_planes(struct cuda_slab_exec *first, size_t stride, int n,
-                              void *(*local_of)(struct cuda_slab_exec *ex), int64_t halo,
+int cuda_box_exec_get_planes(struct cuda_box_exec *first, size_t stride, int n,
+                              void *(*local_of)(struct cuda_box_exec *ex), int64_t halo,
                               size_t plane_bytes, void *whole, const char *what)
 {
-    int st = cuda_slab_exec_finish_all(first, stride, n, what);
+    int st = cuda_box_exec_finish_all(first, stride, n, what);
     for (int i = 0; i < n && st == LATMC_OK; i++) {
-        struct cuda_slab_exec *e = nth(first, stride, i);
+        struct cuda_box_exec *e = nth(first, stride, i);
         const char *local = local_of(e);
-        if ((st = cuda_slab_set_device(e->device)) == LATMC_OK)
+        if ((st = cuda_box_set_device(e->device)) == LATMC_OK)
             st = cuda_check(cudaMemcpyAsync((char *)whole + (size_t)e->origin * plane_bytes,
                                             local + (size_t)halo * plane_bytes,
                                             (size_t)e->planes * plane_bytes,
                                             cudaMemcpyDeviceToHost, e->stream), what);
     }
-    const int fin = cuda_slab_exec_finish_all(first, stride, n, what);
+    const int fin = cuda_box_exec_finish_all(first, stride, n, what);
     return st < 0 ? st : fin;
 }
 
 /* e->sums_host of at least `bytes` (pinned; the old contents are not kept). */
-static int host_sums_of(struct cuda_slab_exec *e, size_t bytes)
+static int host_sums_of(struct cuda_box_exec *e, size_t bytes)
 {
     if (e->sums_host_bytes >= bytes)
         return LATMC_OK;
@@ -233,39 +233,39 @@ static int host_sums_of(struct cuda_slab_exec *e, size_t bytes)
 }
 
 /*
- * What measure_planes and measure_slabs share: every slab's reduction launched and read
+ * What measure_planes and measure_boxes share: every box's reduction launched and read
  * (per bytes, or per bytes a plane of its own: per_plane, from the device pointer reduce
- * gives) into its pinned sums_host, all before the one wait for every slab.
+ * gives) into its pinned sums_host, all before the one wait for every box.
  */
-static int reduce_all(struct cuda_slab_exec *first, size_t stride, int n, size_t per,
+static int reduce_all(struct cuda_box_exec *first, size_t stride, int n, size_t per,
                       bool per_plane,
-                      cudaError_t (*reduce)(struct cuda_slab_exec *ex, const void *ctx,
+                      cudaError_t (*reduce)(struct cuda_box_exec *ex, const void *ctx,
                                             void **dev_sums),
                       const void *ctx)
 {
-    int st = cuda_slab_exec_finish_all(first, stride, n, "measuring");
+    int st = cuda_box_exec_finish_all(first, stride, n, "measuring");
     for (int i = 0; i < n && st == LATMC_OK; i++) {
-        struct cuda_slab_exec *e = nth(first, stride, i);
+        struct cuda_box_exec *e = nth(first, stride, i);
         const size_t bytes = per_plane ? (size_t)e->planes * per : per;
         void *dev_sums = NULL;
         if ((st = host_sums_of(e, bytes)) == LATMC_OK &&
-            (st = cuda_slab_set_device(e->device)) == LATMC_OK &&
+            (st = cuda_box_set_device(e->device)) == LATMC_OK &&
             (st = cuda_check(reduce(e, ctx, &dev_sums), "launching the reduction")) == LATMC_OK)
             st = cuda_check(cudaMemcpyAsync(e->sums_host, dev_sums, bytes,
                                             cudaMemcpyDeviceToHost, e->stream),
                             "reading the reduction");
     }
-    const int fin = cuda_slab_exec_finish_all(first, stride, n, "measuring");
+    const int fin = cuda_box_exec_finish_all(first, stride, n, "measuring");
     return st < 0 ? st : fin;
 }
 
 /* The two reductions' callbacks as reduce_all's (a double array is a device pointer). */
 struct plane_reduce {
-    cudaError_t (*reduce)(struct cuda_slab_exec *ex, const void *ctx, double **plane_sums);
+    cudaError_t (*reduce)(struct cuda_box_exec *ex, const void *ctx, double **plane_sums);
     const void *ctx;
 };
 
-static cudaError_t reduce_plane_sums(struct cuda_slab_exec *ex, const void *ctx, void **dev_sums)
+static cudaError_t reduce_plane_sums(struct cuda_box_exec *ex, const void *ctx, void **dev_sums)
 {
     const struct plane_reduce *pr = ctx;
     double *plane_sums = NULL;
@@ -274,25 +274,25 @@ static cudaError_t reduce_plane_sums(struct cuda_slab_exec *ex, const void *ctx,
     return err;
 }
 
-int cuda_slab_exec_measure_planes(const latmc_sim *sim, struct cuda_slab_exec *first,
+int cuda_box_exec_measure_planes(const latmc_sim *sim, struct cuda_box_exec *first,
                                   size_t stride, int n, int64_t L, int nsums,
-                                  cudaError_t (*reduce)(struct cuda_slab_exec *ex,
+                                  cudaError_t (*reduce)(struct cuda_box_exec *ex,
                                                         const void *ctx, double **plane_sums),
                                   const void *ctx, void *sums)
 {
-    /* slab order is plane order: each slab's planes follow the previous slab's, L in all */
+    /* box order is plane order: each box's planes follow the previous box's, L in all */
     int64_t next = 0;
     for (int i = 0; i < n; i++) {
-        const struct cuda_slab_exec *e = nth(first, stride, i);
+        const struct cuda_box_exec *e = nth(first, stride, i);
         if (e->origin != next)
-            return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: slab %d starts at plane "
-                                   "%lld, not %lld (a bug in the slabs)", i,
+            return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: box %d starts at plane "
+                                   "%lld, not %lld (a bug in the boxes)", i,
                                    (long long)e->origin, (long long)next);
         next += e->planes;
     }
     if (next != L)
-        return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: the slabs hold %lld planes, "
-                               "not %lld (a bug in the slabs)", (long long)next, (long long)L);
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA backend: the boxes hold %lld planes, "
+                               "not %lld (a bug in the boxes)", (long long)next, (long long)L);
     const struct plane_reduce pr = { reduce, ctx };
     const size_t plane = (size_t)nsums * sizeof(double);
     int st = reduce_all(first, stride, n, plane, true, reduce_plane_sums, &pr);
@@ -300,45 +300,45 @@ int cuda_slab_exec_measure_planes(const latmc_sim *sim, struct cuda_slab_exec *f
         return st;
     memset(sums, 0, sim->model->sums_size);
     for (int i = 0; i < n; i++) {
-        const struct cuda_slab_exec *e = nth(first, stride, i);
+        const struct cuda_box_exec *e = nth(first, stride, i);
         for (int64_t q = 0; q < e->planes; q++)
             sim->model->add_sums(sums, (const double *)e->sums_host + (size_t)q * (size_t)nsums);
     }
     return LATMC_OK;
 }
 
-int cuda_slab_exec_measure_slabs(const latmc_sim *sim, struct cuda_slab_exec *first,
+int cuda_box_exec_measure_boxes(const latmc_sim *sim, struct cuda_box_exec *first,
                                  size_t stride, int n,
-                                 cudaError_t (*reduce)(struct cuda_slab_exec *ex, const void *ctx,
-                                                       void **slab_sums),
+                                 cudaError_t (*reduce)(struct cuda_box_exec *ex, const void *ctx,
+                                                       void **box_sums),
                                  const void *ctx, void *sums)
 {
     int st = reduce_all(first, stride, n, sim->model->sums_size, false, reduce, ctx);
     if (st < 0)
         return st;
-    /* in slab order, which is plane order (integers: any order gives the same) */
+    /* in box order, which is plane order (integers: any order gives the same) */
     memset(sums, 0, sim->model->sums_size);
     for (int i = 0; i < n; i++)
         sim->model->add_sums(sums, nth(first, stride, i)->sums_host);
     return LATMC_OK;
 }
 
-int cuda_slab_exec_order_step(struct cuda_slab_exec *first, size_t stride, int n,
+int cuda_box_exec_order_step(struct cuda_box_exec *first, size_t stride, int n,
                               const char *what)
 {
     int st = LATMC_OK;
     for (int i = 0; i < n && st == LATMC_OK; i++) {
-        struct cuda_slab_exec *e = nth(first, stride, i);
+        struct cuda_box_exec *e = nth(first, stride, i);
         if (!e->recorded)
             continue;
-        const struct cuda_slab_exec *nb[2] = { nth(first, stride, (i + n - 1) % n),
+        const struct cuda_box_exec *nb[2] = { nth(first, stride, (i + n - 1) % n),
                                                nth(first, stride, (i + 1) % n) };
-        if ((st = cuda_slab_set_device(e->device)) < 0)
+        if ((st = cuda_box_set_device(e->device)) < 0)
             break;
         cudaError_t err = cudaSuccess;
         if (e->split)
             err = cudaStreamWaitEvent(e->border_stream, e->interior_done, 0);
-        /* each neighbour once: with two slabs both are the same one */
+        /* each neighbour once: with two boxes both are the same one */
         for (int k = 0; k < 2 && err == cudaSuccess; k++)
             if (nb[k]->recorded && nb[k] != e && (k == 0 || nb[1] != nb[0]))
                 err = cudaStreamWaitEvent(e->border_stream, nb[k]->copies_done, 0);
@@ -349,11 +349,11 @@ int cuda_slab_exec_order_step(struct cuda_slab_exec *first, size_t stride, int n
     return st;
 }
 
-void cuda_slab_exec_drain(struct cuda_slab_exec *first, size_t stride, int n)
+void cuda_box_exec_drain(struct cuda_box_exec *first, size_t stride, int n)
 {
-    (void)cuda_slab_exec_finish_all(first, stride, n, "sweeping");
+    (void)cuda_box_exec_finish_all(first, stride, n, "sweeping");
     for (int i = 0; i < n; i++) {
-        struct cuda_slab_exec *e = nth(first, stride, i);
+        struct cuda_box_exec *e = nth(first, stride, i);
         unsigned long long v = 0;
         if (cudaSetDevice(e->device) == cudaSuccess &&
             cudaMemcpy(&v, e->changed, sizeof v, cudaMemcpyDeviceToHost) == cudaSuccess)
@@ -394,13 +394,13 @@ static void enable_peers_of(const int *device, int n)
     pthread_mutex_unlock(&peer_lock);
 }
 
-void cuda_slab_exec_enable_peers(const latmc_sim_desc *d, int n)
+void cuda_box_exec_enable_peers(const latmc_sim_desc *d, int n)
 {
     int *device = malloc((size_t)n * sizeof *device);
     if (!device)
         return; /* no peer access: the copies are staged, still correct */
     for (int i = 0; i < n; i++)
-        device[i] = cuda_slab_device_of(d, i);
+        device[i] = cuda_box_device_of(d, i);
     enable_peers_of(device, n);
     free(device);
 }
