@@ -108,14 +108,8 @@ static void row_bonds_and_decisions(const struct latmc_cluster_job *job, uint64_
     const int64_t L = g->l[0], P = g->plane, base = z * P + y * L;
     const int64_t up_y = z * P + (y + 1 == g->l[1] ? 0 : y + 1) * L;
     const int64_t up_z = (z + 1 == g->planes ? 0 : z + 1) * P + y * L;
-    const uint64_t d0 = 3 * (uint64_t)base, b0 = d0 >> 2, b1 = (d0 + 3 * (uint64_t)L + 3) >> 2;
-    latmc_cluster_blocks(job->seed, sweep, LATMC_CLUSTER_PHASE_BONDS, b0, (int64_t)(b1 - b0),
-                         r->bond_draws);
-    const uint64_t e0 = (uint64_t)base >> 2, e1 = ((uint64_t)base + (uint64_t)L + 3) >> 2;
-    latmc_cluster_blocks(job->seed, sweep, LATMC_CLUSTER_PHASE_DECIDE, e0, (int64_t)(e1 - e0),
-                         r->decide_draws);
-    const uint32_t *u = r->bond_draws + (d0 - 4 * b0);
-    const uint32_t *ud = r->decide_draws + ((uint64_t)base - 4 * e0);
+    const uint32_t *u, *ud;
+    latmc_rows_row_draws(job, sweep, base, L, 3, r->bond_draws, r->decide_draws, &u, &ud);
     const uint32_t last_draw = (uint32_t)(job->bond_threshold - 1); /* active: u <= it */
     const uint8_t flip = (uint8_t)(!job->potts && job->sign_k < 0);
     const uint8_t *si = s + base, *su = s + up_y, *sv = s + up_z;

@@ -46,6 +46,22 @@ size_t latmc_rows_draw_words(int64_t draws)
     return (size_t)((draws + 3) / 4 + 1 + LATMC_CLUSTER_BATCH) * 4;
 }
 
+/* lib/cluster_bonds.h's names of a row's draws (cluster_sw_rows.h). */
+void latmc_rows_row_draws(const struct latmc_cluster_job *job, uint64_t sweep, int64_t base,
+                          int64_t L, int dirs, uint32_t *bond_draws, uint32_t *decide_draws,
+                          const uint32_t **u, const uint32_t **ud)
+{
+    const uint64_t d0 = (uint64_t)dirs * (uint64_t)base, b0 = d0 >> 2,
+                   b1 = (d0 + (uint64_t)dirs * (uint64_t)L + 3) >> 2;
+    latmc_cluster_blocks(job->seed, sweep, LATMC_CLUSTER_PHASE_BONDS, b0, (int64_t)(b1 - b0),
+                         bond_draws);
+    const uint64_t e0 = (uint64_t)base >> 2, e1 = ((uint64_t)base + (uint64_t)L + 3) >> 2;
+    latmc_cluster_blocks(job->seed, sweep, LATMC_CLUSTER_PHASE_DECIDE, e0, (int64_t)(e1 - e0),
+                         decide_draws);
+    *u = bond_draws + (d0 - 4 * b0);
+    *ud = decide_draws + ((uint64_t)base - 4 * e0);
+}
+
 /* A row's byte buffer: 32 bytes of room on either side (whole vectors may be read). */
 static size_t row_bytes(int64_t L)
 {
@@ -142,14 +158,8 @@ static void row_bonds_and_decisions(const struct latmc_cluster_job *job, uint64_
 {
     const int64_t L = job->g.l[0], base = y * L;
     const int64_t above = (y + 1 == job->g.l[1] ? 0 : y + 1) * L;
-    const uint64_t d0 = 2 * (uint64_t)base, b0 = d0 >> 2, b1 = (d0 + 2 * (uint64_t)L + 3) >> 2;
-    latmc_cluster_blocks(job->seed, sweep, LATMC_CLUSTER_PHASE_BONDS, b0, (int64_t)(b1 - b0),
-                         r->bond_draws);
-    const uint64_t e0 = (uint64_t)base >> 2, e1 = ((uint64_t)base + (uint64_t)L + 3) >> 2;
-    latmc_cluster_blocks(job->seed, sweep, LATMC_CLUSTER_PHASE_DECIDE, e0, (int64_t)(e1 - e0),
-                         r->decide_draws);
-    const uint32_t *u = r->bond_draws + (d0 - 4 * b0);
-    const uint32_t *ud = r->decide_draws + ((uint64_t)base - 4 * e0);
+    const uint32_t *u, *ud;
+    latmc_rows_row_draws(job, sweep, base, L, 2, r->bond_draws, r->decide_draws, &u, &ud);
     const uint32_t last_draw = (uint32_t)(job->bond_threshold - 1); /* active: u <= it */
     const uint8_t flip = (uint8_t)(!job->potts && job->sign_k < 0);
     const uint8_t *si = s + base, *su = s + above;

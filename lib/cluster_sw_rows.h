@@ -19,6 +19,13 @@ size_t latmc_rows_draw_words(int64_t draws);
 /* Join the clusters of a and b (union by the smaller root). */
 void latmc_rows_unite(uint32_t *parent, uint32_t a, uint32_t b);
 
+/* The draws of the row of L sites from site `base` of a lattice of `dirs` bond directions:
+ * its bonds' into bond_draws, its sites' decisions' into decide_draws (whole Philox
+ * blocks), *u and *ud at the row's first of each. */
+void latmc_rows_row_draws(const struct latmc_cluster_job *job, uint64_t sweep, int64_t base,
+                          int64_t L, int dirs, uint32_t *bond_draws, uint32_t *decide_draws,
+                          const uint32_t **u, const uint32_t **ud);
+
 /* The decisions of the L sites of a row as if each named its cluster (no field), from
  * their draws ud: Ising 1 keep, 0 flip; Potts the colour floor(u q / 2^32). */
 void latmc_rows_decisions(const struct latmc_cluster_job *job, const uint32_t *ud, int64_t L,
