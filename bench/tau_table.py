@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Autocorrelation times against L from latmc --json files, and the fitted z.
+
+    bench/tau_table.py RUN.json...
+    bench/tau_table.py --self-test
+
+Each file is one `latmc --json` run (one algorithm, one L). tau_int is the library's
+(lib/acc.c: the Madras-Sokal window, the smallest W >= 6 tau_int(W)), in measurements;
+with --every 1 that is sweeps, and for Wolff steps, which become sweeps times the
+mean cluster size over N (the acceptance counters: accepted sites over steps x N).
+The statistical error of tau is the Madras-Sokal one, sqrt(2 (2W + 1) / n) tau with
+W = ceil(6 tau) (units cancel: n and W are both in measurements).
+
+z is the slope of log tau against log L by weighted least squares (weights from the
+relative error of each tau); its error is statistical only (no corrections to scaling)
+and chi^2 per degree of freedom is printed beside it. Then <|m|> and the Binder
+cumulant per L for every algorithm, and the largest pairwise difference in units of
+the combined error. Python's standard library only.
+"""
+import json
+import math
+import sys
+
+OBSERVABLES = (("absm", "|m|"), ("energy", "e"))
+
+
+def tau_error(tau, n):
+    """Madras-Sokal statistical error of tau_int from n measurements."""
+    w = math.ceil(6.0 * tau)
+    return tau * math.sqrt(2.0 * (2 * w + 1) / n)
+
+
+def fit_power(points):
+    """Weighted least squares of log y = a + z log L; points (L, y, dy).
+
+    Returns (z, dz, chi2_per_dof) with dz from the fit's covariance (statistical)."""
+    sw = sx = sy = sxx = sxy = 0.0
+    for L, y, dy in points:
+        w = (y / dy) ** 2  # 1 / var(log y)
+        x, v = math.log(L), math.log(y)
+        sw += w
+        sx += w * x
+        sy += w * v
+        sxx += w * x * x
+        sxy += w * x * v
+    det = sw * sxx - sx * sx
+    z = (sw * sxy - sx * sy) / det
+    a = (sxx * sy - sx * sxy) / det
+    dz = math.sqrt(sw / det)
+    chi2 = sum(((math.log(y) - a - z * math.log(L)) * y / dy) ** 2 for L, y, dy in points)
+    dof = len(points) - 2
+    return z, dz, (chi2 / dof if dof > 0 else float("nan"))
+
+
+def load(path):
+    with open(path) as f:
+        d = json.load(f)
+    inp, run, obs = d["inputs"], d["run"], d["observables"]
+    if inp["every"] != 1:
+        raise SystemExit(f"{path}: measured every {inp['every']} sweeps; need --every 1")
+    n = run["measurements"]
+    scale = 1.0  # measurements -> sweeps
+    if inp["algorithm"] == "wolff":
+        acc = d["acceptance"]
+        scale = acc["accepted"] / (run["measured_sweeps"] * run["sites"])
+    row = {"algo": inp["algorithm"], "L": inp["extent"][0], "n": n, "cluster": scale,
+           "binder": (d["derived"]["binder_u4"]["value"], d["derived"]["binder_u4"]["error"]),
+           "absm_mean": (obs["absm"]["mean"], obs["absm"]["error"])}
+    for key, _ in OBSERVABLES:
+        t = obs[key]["tau_int"]
+        if t is None or obs[key]["warnings"]:
+            raise SystemExit(f"{path}: tau_int of {key} flagged {obs[key]['warnings']}")
+        row[key] = (t * scale, tau_error(t, n) * scale, n / t)
+    return row
+
+
+def fmt(x, dx):
+    digits = max(0, 1 - int(math.floor(math.log10(dx)))) if dx > 0 else 2
+    return f"{x:.{digits}f}({dx:.{digits}f})"
+
+
+def report(rows):
+    algos = sorted({r["algo"] for r in rows}, key=("metropolis", "heatbath", "sw", "wolff").index)
+    sizes = sorted({r["L"] for r in rows})
+    by = {(r["algo"], r["L"]): r for r in rows}
+    print("tau_int in sweeps (statistical error); n/tau = measurements per tau")
+    for a in algos:
+        for key, name in OBSERVABLES:
+            pts = []
+            for L in sizes:
+                r = by.get((a, L))
+                if r:
+                    t, dt, ratio = r[key]
+                    pts.append((L, t, dt))
+                    extra = f"  <|C|>/N {r['cluster']:.4f}" if a == "wolff" else ""
+                    print(f"  {a:10s} L {L:4d} tau({name}) {fmt(t, dt):>14s}  n/tau {ratio:9.0f}{extra}")
+            if len(pts) >= 2:
+                z, dz, c = fit_power(pts)
+                print(f"  {a:10s} z({name}) = {z:.3f} +- {dz:.3f}  (L = {pts[0][0]}..{pts[-1][0]},"
+                      f" chi2/dof {c:.2f})")
+    print("cross-check between algorithms: <|m|>, U4; max |difference| / combined error")
+    for L in sizes:
+        rs = [by[(a, L)] for a in algos if (a, L) in by]
+        for key in ("absm_mean", "binder"):
+            vals = "  ".join(f"{r['algo']} {fmt(*r[key])}" for r in rs)
+            worst = max((abs(p[key][0] - q[key][0]) / math.hypot(p[key][1], q[key][1])
+                         for i, p in enumerate(rs) for q in rs[i + 1:]), default=0.0)
+            print(f"  L {L:4d} {key:9s} {vals}  max {worst:.2f} sigma")
+
+
+def self_test():
+    """An exact power law gives its exponent back; noise-free points give chi^2 = 0."""
+    pts = [(L, 3.0 * L ** 2.25, 0.1 * 3.0 * L ** 2.25) for L in (8, 16, 32, 64)]
+    z, dz, c = fit_power(pts)
+    assert abs(z - 2.25) < 1e-12 and c < 1e-20, (z, c)
+    # two points at relative error 10 %: dz = sqrt(2) 0.1 / log(2)
+    z, dz, _ = fit_power([(8, 1.0, 0.1), (16, 2.0, 0.2)])
+    assert abs(z - 1.0) < 1e-12 and abs(dz - math.sqrt(2) * 0.1 / math.log(2)) < 1e-12, dz
+    # Madras-Sokal: tau 10 from n = 12100 measurements: W = 60, error 10 * sqrt(242/12100)
+    assert abs(tau_error(10.0, 12100) - 10.0 * math.sqrt(242 / 12100)) < 1e-12
+    print("tau_table self-test passed")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--self-test"]:
+        self_test()
+    elif len(sys.argv) < 2:
+        raise SystemExit(__doc__)
+    else:
+        report([load(p) for p in sys.argv[1:]])
