@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Autocorrelation times against L from latmc --json files, and the fitted z.
 
-    bench/tau_table.py RUN.json...
+    bench/tau_table.py RUN.json...              the table, the fits, the cross-check
+    bench/tau_table.py --markdown RUN.json...   the table as in doc/clusters.md
     bench/tau_table.py --self-test
 
 Each file is one `latmc --json` run (one algorithm, one L). tau_int is the library's
@@ -159,10 +160,43 @@ def self_test():
     print("tau_table self-test passed")
 
 
+def markdown(rows):
+    """The table of doc/clusters.md: tau in sweeps per algorithm and L, then the fitted z."""
+    algos = sorted({r["algo"] for r in rows}, key=("metropolis", "heatbath", "sw", "wolff").index)
+    names = {"metropolis": "Metropolis", "heatbath": "heat bath", "sw": "Swendsen-Wang",
+             "wolff": "Wolff"}
+    sizes = sorted({r["L"] for r in rows})
+    by = {(r["algo"], r["L"]): r for r in rows}
+    head = [f"{names[a]} tau({n})" for a in algos for _, n in OBSERVABLES]
+    wolff = "wolff" in algos
+    head = ["L"] + [h.replace("|", "\\|") for h in head] + (["Wolff <\\|C\\|>/N"] if wolff else [])
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for L in sizes:
+        cells = [str(L)]
+        for a in algos:
+            for key, _ in OBSERVABLES:
+                r = by.get((a, L))
+                cells.append(fmt(*r[key][:2]) if r else "")
+        if wolff:
+            cells.append(f"{by[('wolff', L)]['cluster']:.4f}" if ("wolff", L) in by else "")
+        print("| " + " | ".join(cells) + " |")
+    cells = ["z"]
+    for a in algos:
+        for key, _ in OBSERVABLES:
+            pts = [(L, *by[(a, L)][key][:2]) for L in sizes if (a, L) in by]
+            z, dz, _ = fit_power(pts)
+            cells.append(fmt(z, dz))
+    print("| " + " | ".join(cells + ([""] if wolff else [])) + " |")
+
+
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--self-test"]:
+    args = sys.argv[1:]
+    if args == ["--self-test"]:
         self_test()
-    elif len(sys.argv) < 2:
+    elif args[:1] == ["--markdown"] and len(args) > 1:
+        markdown([load(p) for p in args[1:]])
+    elif not args or args[0].startswith("--"):
         raise SystemExit(__doc__)
     else:
-        report([load(p) for p in sys.argv[1:]])
+        report([load(p) for p in args])
