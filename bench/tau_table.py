@@ -17,7 +17,8 @@ relative error of each tau); its error is statistical only (no corrections to sc
 and chi^2 per degree of freedom is printed beside it. Then <|m|> and the Binder
 cumulant per L for every algorithm, the largest pairwise difference in units of the
 combined error, and the chi^2 of the algorithms about their weighted mean summed over L
-(the errors are latmc's, from logarithmic binning). Python's standard library only.
+(the errors are latmc's: binning for <|m|>, 32 jackknife blocks for U4). Python's
+standard library only.
 """
 import json
 import math
