@@ -99,7 +99,8 @@ def report(rows):
                     t, dt, ratio = r[key]
                     pts.append((L, t, dt))
                     extra = f"  <|C|>/N {r['cluster']:.4f}" if a == "wolff" else ""
-                    print(f"  {a:10s} L {L:4d} tau({name}) {fmt(t, dt):>14s}  n/tau {ratio:9.0f}{extra}")
+                    print(f"  {a:10s} L {L:4d} tau({name}) {fmt(t, dt):>14s}"
+                          f"  n/tau {ratio:9.0f}{extra}")
             if len(pts) >= 2:
                 z, dz, c = fit_power(pts)
                 print(f"  {a:10s} z({name}) = {z:.3f} +- {dz:.3f}  (L = {pts[0][0]}..{pts[-1][0]},"
