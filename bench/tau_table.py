@@ -61,8 +61,7 @@ def load(path):
     inp, run, obs = d["inputs"], d["run"], d["observables"]
     n = run["measurements"]
     # measurements -> sweeps (Wolff: steps). Measuring every k sweeps keeps tau in sweeps
-    # only while k << tau: the table's runs use k = 1, and k = 20 for Wolff at L = 128,
-    # where tau is about 140 (|m|) and 300 (e) steps.
+    # only while k << tau (the table's runs use k = 1).
     scale = float(inp["every"])
     if inp["algorithm"] == "wolff":
         acc = d["acceptance"]
