@@ -382,8 +382,15 @@ static int run_segments_case(const struct checkasm_level *lv, const struct cpu_p
     return ok;
 }
 
-static void check_segments(const struct checkasm_level *lv, const struct cpu_phi4_dsp *dsp,
-                           int precision)
+/* Every case through one case runner (run_case or run_segments_case) at one level; the
+ * first failing case ends the function's checks (one report per function and level). */
+typedef int (*phi4_case_runner)(const struct checkasm_level *lv, const struct cpu_phi4_dsp *dsp,
+                                const struct cpu_phi4_dsp *c_dsp, const struct phi4_case *c,
+                                int precision);
+
+static void check_cases(const struct checkasm_level *lv, const struct cpu_phi4_dsp *dsp,
+                        int precision, phi4_case_runner run, const char *func_f,
+                        const char *func_d, const char *what_tail)
 {
     struct cpu_phi4_dsp c_dsp;
     cpu_phi4_dsp_init(&c_dsp, 0);
@@ -392,35 +399,28 @@ static void check_segments(const struct checkasm_level *lv, const struct cpu_phi
     for (size_t i = 0; i < n; i++) {
         if (cases[i].nhit > 1000 && precision == DOUBLE)
             continue; /* the long case once */
-        if (!run_segments_case(lv, dsp, &c_dsp, &cases[i], precision))
-            return; /* one report per function and level */
+        if (!run(lv, dsp, &c_dsp, &cases[i], precision))
+            return;
     }
     if (checkasm_failures() == before) {
         char what[80];
-        snprintf(what, sizeof what, "%zu lattices, random row segments", n);
-        checkasm_ok(precision == FLOAT ? "phi4.segments_f" : "phi4.segments_d", lv->name,
-                    what);
+        snprintf(what, sizeof what, "%zu lattices, %s", n, what_tail);
+        checkasm_ok(precision == FLOAT ? func_f : func_d, lv->name, what);
     }
 }
 
 static void check_steps(const struct checkasm_level *lv, const struct cpu_phi4_dsp *dsp,
                         int precision)
 {
-    struct cpu_phi4_dsp c_dsp;
-    cpu_phi4_dsp_init(&c_dsp, 0);
-    const int before = checkasm_failures();
-    const size_t n = sizeof cases / sizeof cases[0];
-    for (size_t i = 0; i < n; i++) {
-        if (cases[i].nhit > 1000 && precision == DOUBLE)
-            continue; /* the long case once */
-        if (!run_case(lv, dsp, &c_dsp, &cases[i], precision))
-            return; /* one report per function and level */
-    }
-    if (checkasm_failures() == before) {
-        char what[80];
-        snprintf(what, sizeof what, "%zu lattices, 1 to 4 boxes, 1 to 3 threads", n);
-        checkasm_ok(precision == FLOAT ? "phi4.step_f" : "phi4.step_d", lv->name, what);
-    }
+    check_cases(lv, dsp, precision, run_case, "phi4.step_f", "phi4.step_d",
+                "1 to 4 boxes, 1 to 3 threads");
+}
+
+static void check_segments(const struct checkasm_level *lv, const struct cpu_phi4_dsp *dsp,
+                           int precision)
+{
+    check_cases(lv, dsp, precision, run_segments_case, "phi4.segments_f", "phi4.segments_d",
+                "random row segments");
 }
 
 /* ---- --bench ---- */
