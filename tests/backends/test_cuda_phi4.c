@@ -75,13 +75,7 @@ static int64_t spec_nsites(const struct spec *sp)
 static latmc_sim *make_sim(latmc_ctx *ctx, const struct spec *sp, int device, uint64_t seed)
 {
     latmc_sim_desc d;
-    latmc_sim_desc_init(&d);
-    d.model = LATMC_MODEL_PHI4;
-    d.ndim = sp->ndim;
-    d.extent[0] = sp->L[0];
-    d.extent[1] = sp->L[1];
-    d.extent[2] = sp->ndim == 3 ? sp->L[2] : 0;
-    d.precision = sp->precision;
+    spec_desc(sp, &d);
     d.device = device;
     d.n_threads = 1;
     d.seed = seed;

@@ -29,21 +29,10 @@ struct chunk_case {
     const char *chunk; /* the shape on both devices; "cuda": CUDA's default */
 };
 
-static size_t spec_sites(const struct spec *sp)
-{
-    return (size_t)(sp->L[0] * sp->L[1] * (sp->ndim == 3 ? sp->L[2] : 1));
-}
-
 static latmc_sim *make_sim(latmc_ctx *ctx, const struct spec *sp, int device, const char *chunk)
 {
     latmc_sim_desc d;
-    latmc_sim_desc_init(&d);
-    d.model = LATMC_MODEL_PHI4;
-    d.ndim = sp->ndim;
-    d.extent[0] = sp->L[0];
-    d.extent[1] = sp->L[1];
-    d.extent[2] = sp->ndim == 3 ? sp->L[2] : 0;
-    d.precision = sp->precision;
+    spec_desc(sp, &d);
     d.device = device;
     d.n_threads = 2;
     d.seed = 20261123;

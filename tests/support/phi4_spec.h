@@ -10,6 +10,7 @@
 #define LATMC_TEST_PHI4_SPEC_H
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <latmc/latmc.h>
@@ -24,6 +25,25 @@ struct spec {
     double mu2, g, lambda, epsilon;
     int nhit, nloc;
 };
+
+/* A phi^4 desc of the case's lattice and precision (latmc_sim_desc_init's defaults
+ * otherwise: the caller sets device, threads, seed). */
+static inline void spec_desc(const struct spec *sp, latmc_sim_desc *d)
+{
+    latmc_sim_desc_init(d);
+    d->model = LATMC_MODEL_PHI4;
+    d->ndim = sp->ndim;
+    d->extent[0] = sp->L[0];
+    d->extent[1] = sp->L[1];
+    d->extent[2] = sp->ndim == 3 ? sp->L[2] : 0;
+    d->precision = sp->precision;
+}
+
+/* Sites of the case's lattice. */
+static inline size_t spec_sites(const struct spec *sp)
+{
+    return (size_t)(sp->L[0] * sp->L[1] * (sp->ndim == 3 ? sp->L[2] : 1));
+}
 
 /* Colour of (x, y, z): (x + 3y + 2z) mod 8 if every extent is divisible by 8, else
  * (x + 2y) mod 5 (2D, both extents divisible by 5). */

@@ -38,11 +38,6 @@
 
 /* ---- sims ---- */
 
-static size_t spec_sites(const struct spec *sp)
-{
-    return (size_t)(sp->L[0] * sp->L[1] * (sp->ndim == 3 ? sp->L[2] : 1));
-}
-
 static size_t spec_bytes(const struct spec *sp)
 {
     return spec_sites(sp) * (sp->precision == LATMC_PRECISION_FLOAT ? 4 : 8);
@@ -53,13 +48,7 @@ static int try_create(latmc_ctx *ctx, const struct spec *sp, uint64_t seed, cons
                       const char *mask, int threads, int n_parts, latmc_sim **sim)
 {
     latmc_sim_desc d;
-    latmc_sim_desc_init(&d);
-    d.model = LATMC_MODEL_PHI4;
-    d.ndim = sp->ndim;
-    d.extent[0] = sp->L[0];
-    d.extent[1] = sp->L[1];
-    d.extent[2] = sp->ndim == 3 ? sp->L[2] : 0;
-    d.precision = sp->precision;
+    spec_desc(sp, &d);
     d.device = LATMC_DEVICE_CPU;
     d.n_threads = threads;
     d.n_parts = n_parts;
