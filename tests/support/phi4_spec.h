@@ -39,6 +39,23 @@ static inline void spec_desc(const struct spec *sp, latmc_sim_desc *d)
     d->precision = sp->precision;
 }
 
+/* The case's action and proposal parameters on sim: LATMC_OK, or the first refusal. */
+static inline int spec_set_params(latmc_sim *sim, const struct spec *sp)
+{
+    const struct {
+        int key;
+        double value;
+    } p[] = { { LATMC_PARAM_MU2, sp->mu2 },         { LATMC_PARAM_G, sp->g },
+              { LATMC_PARAM_LAMBDA, sp->lambda },   { LATMC_PARAM_EPSILON, sp->epsilon },
+              { LATMC_PARAM_NHIT, sp->nhit },       { LATMC_PARAM_NLOC, sp->nloc } };
+    for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) {
+        const int st = latmc_sim_set_param(sim, p[k].key, p[k].value);
+        if (st != LATMC_OK)
+            return st;
+    }
+    return LATMC_OK;
+}
+
 /* Sites of the case's lattice. */
 static inline size_t spec_sites(const struct spec *sp)
 {

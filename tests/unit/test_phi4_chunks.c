@@ -76,12 +76,7 @@ static latmc_sim *make_sim(latmc_ctx *ctx, const struct spec *sp, uint64_t seed,
     if (st != LATMC_OK)
         print_error("creating the sim: %s\n", latmc_last_error());
     assert_int_equal(st, LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_MU2, sp->mu2), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_G, sp->g), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_LAMBDA, sp->lambda), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_EPSILON, sp->epsilon), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NHIT, sp->nhit), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_NLOC, sp->nloc), LATMC_OK);
+    assert_int_equal(spec_set_params(sim, sp), LATMC_OK);
     return sim;
 }
 
