@@ -108,6 +108,15 @@ static bool has_run_step(const struct latmc_backend_ops *ops)
            ops->run_step;
 }
 
+unsigned latmc_plan_step_caps(const latmc_sim *sim)
+{
+    const struct latmc_backend_ops *ops = sim->ops;
+    return ops->size >= offsetof(struct latmc_backend_ops, step_caps) + sizeof ops->step_caps &&
+                   ops->step_caps
+               ? ops->step_caps((latmc_sim *)sim)
+               : 0u;
+}
+
 bool latmc_plan_backend_runs(const struct latmc_backend_ops *ops, const struct latmc_plan *plan)
 {
     return plan->n_boxes <= 1 || has_run_step(ops);
@@ -253,8 +262,7 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
                      uint64_t *accepted, uint64_t *attempted)
 {
     /* cluster steps are never paired: each reads all of the one before */
-    const unsigned caps = sim->ops->step_caps && !latmc_cluster_as_steps(sim)
-                              ? sim->ops->step_caps(sim) : 0u;
+    const unsigned caps = latmc_cluster_as_steps(sim) ? 0u : latmc_plan_step_caps(sim);
     struct step_queue q = {
         .sim = sim, .plan = plan, .batched = !sim->halo && has_run_steps(sim->ops),
         .accepted = accepted, .attempted = attempted, .failed = LATMC_OK,
@@ -299,8 +307,7 @@ int latmc_sim_set_parts(latmc_sim *sim, int n_parts)
         return latmc_fail(LATMC_EINVAL, "latmc_sim_set_parts: sim is NULL");
     /* run_steps comes after step_caps in the ops: a backend with it has both members */
     const bool fixed = !has_run_steps(sim->ops) ||
-                       (sim->ops->step_caps &&
-                        (sim->ops->step_caps(sim) & LATMC_STEP_CAP_FIXED_CUT));
+                       (latmc_plan_step_caps(sim) & LATMC_STEP_CAP_FIXED_CUT);
     if (sim->part || sim->desc.n_devices > 1 || fixed)
         return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "latmc_sim_set_parts: %s; create the sim "
                         "with desc.n_parts = %d instead",

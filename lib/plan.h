@@ -43,6 +43,9 @@ int latmc_plan_build(const latmc_sim_desc *d, const struct latmc_model_def *mode
                      struct latmc_plan *plan);
 void latmc_plan_free(struct latmc_plan *plan);
 
+/* The backend's LATMC_STEP_CAP_* for sim (0 where its build has no step_caps). */
+unsigned latmc_plan_step_caps(const latmc_sim *sim);
+
 /*
  * Whether sim->ops can execute the plan step by step (run_step); a plan of one box needs
  * nothing more (ops.run_steps runs it: latmc_plan_runs_sweeps). LATMC_EUNSUPPORTED with a

@@ -264,16 +264,6 @@ static int check_param_key(const latmc_sim *sim, int key)
     return LATMC_OK;
 }
 
-/* The backend's run_step capabilities for this sim (0 where its build has none). */
-static unsigned backend_step_caps(const latmc_sim *sim)
-{
-    const struct latmc_backend_ops *ops = sim->ops;
-    if (ops->size < offsetof(struct latmc_backend_ops, step_caps) + sizeof ops->step_caps ||
-        !ops->step_caps)
-        return 0u;
-    return ops->step_caps((latmc_sim *)sim);
-}
-
 /* A value that chooses a chain only some backends and algorithms run
  * (doc/models/ising-decisions.md): refused, and the old value kept, rather than run as
  * another chain. */
@@ -286,7 +276,7 @@ int latmc_sim_check_chain_param(const latmc_sim *sim, int key, double value)
                           "decisions are those of Metropolis and heat bath, and this sim runs "
                           "%s", value, latmc_algorithm_name(sim->desc.algorithm));
     if (sim->ops != &latmc_cpu_backend_ops &&
-        !(backend_step_caps(sim) & LATMC_STEP_CAP_BITSLICED))
+        !(latmc_plan_step_caps(sim) & LATMC_STEP_CAP_BITSLICED))
         return latmc_fail(LATMC_EUNSUPPORTED, "parameter decisions = %g: the bit-sliced Ising "
                           "decisions run on the CPU backend and, on %s, only on one box of a "
                           "2D or 3D lattice with L_x a multiple of 16 and uniform couplings "
