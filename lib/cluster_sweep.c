@@ -31,7 +31,7 @@ int latmc_cluster_check_sim(const latmc_sim *sim)
         (sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG || embedded || sim->part))
         return latmc_fail(LATMC_EUNSUPPORTED, "the %s algorithm %sruns on the CPU backend only "
                           "in this version (the %s backend labels Swendsen-Wang clusters of "
-                          "Ising sims in one process only): use desc.device = "
+                          "Ising and Potts sims in one process only): use desc.device = "
                           "LATMC_DEVICE_CPU or AUTO", algo,
                           embedded ? "with embedded clusters " : sim->part ? "on parts " : "",
                           sim->ops->name);

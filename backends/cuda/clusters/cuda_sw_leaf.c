@@ -1,20 +1,24 @@
 /*
- * The Swendsen-Wang leaf of the one executor (exec/cuda_leaf.h): an Ising sim whose
- * desc.algorithm is LATMC_ALGO_SWENDSEN_WANG, its configuration in the API's layout (one
- * int8 +-1 per site), its sweeps the plan's three cluster steps (lib/cluster_steps.c),
- * each one step of cuda_sw.h's kernels. Measurement, the hot start and the Fourier
- * projections are the byte kernels every Ising byte layout uses.
+ * The Swendsen-Wang leaves of the one executor (exec/cuda_leaf.h): an Ising or a q-state
+ * Potts sim whose desc.algorithm is LATMC_ALGO_SWENDSEN_WANG, its configuration in the
+ * API's layout (one byte per site: Ising int8 +-1, Potts the uint8 colour), its sweeps the
+ * plan's three cluster steps (lib/cluster_steps.c), each one step of cuda_sw.h's kernels.
+ * Measurement, the hot start and the Fourier projections are the byte kernels of each
+ * model's byte layout; Ising's +-J couplings are drawn as the Ising leaves draw them
+ * (ising/cuda_ising_leaf.h: the CPU's couplings), one int8 per bond on the device.
  *
- * What it runs: one box alone on one GPU (its halo its own wrap), uniform couplings, no
- * field, J of either sign. It refuses at create what it does not run (boxes on one or
- * several devices, +-J couplings, Potts; the core refuses Wolff, parts and the embedded
- * clusters of phi^4 and Heisenberg on CUDA), and a field at the sweep. Several boxes need
- * the labels joined across the faces, a label-halo exchange repeated until no label
- * changes over all boxes: the step LATMC_STEP_CLUSTER_LABEL is where that will go.
+ * What it runs: one box alone on one GPU (its halo its own wrap), no field; Ising with
+ * uniform or +-J couplings and J of either sign, Potts with J >= 0 (the core refuses
+ * J < 0). It refuses at create what it does not run (boxes on one or several devices;
+ * the core refuses Wolff, parts and the embedded clusters of phi^4 and Heisenberg on
+ * CUDA), and a field at the sweep. Several boxes need the labels joined across the faces,
+ * a label-halo exchange repeated until no label changes over all boxes: the step
+ * LATMC_STEP_CLUSTER_LABEL is where that will go.
  */
 #include <stdlib.h>
 
 #include "cuda_check.h"
+#include "cuda_ising_leaf.h"
 #include "cuda_kernels.h"
 #include "cuda_leaf.h"
 #include "cuda_sw.h"
@@ -24,10 +28,11 @@
 #include "plan.h"
 #include "ising_range_kernels.h"
 
-/* A box's own state: its labels and bonds (device). */
+/* A box's own state: its labels and bonds, and Ising's +-J couplings (device). */
 struct sw_box {
     uint32_t *labels;
     uint8_t *bonds;
+    int8_t *eps; /* NULL: uniform couplings */
 };
 
 static int64_t sw_halo(const latmc_sim *sim)
@@ -48,11 +53,16 @@ static size_t sw_plane_bytes(const latmc_sim *sim)
     return (size_t)(d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0]);
 }
 
+/* The hot starts of the models' byte layouts: the draws named by the lattice's sites. */
 static cudaError_t sw_hot_planes(const latmc_sim *sim, const struct cuda_box *b,
                                  cudaStream_t stream, int64_t local_p0, int64_t global_p0,
                                  int64_t planes)
 {
     const int64_t pb = (int64_t)sw_plane_bytes(sim);
+    if (sim->desc.model == LATMC_MODEL_POTTS)
+        return cuda_potts_hot_start_range(stream, (uint8_t *)b->data + local_p0 * pb,
+                                          global_p0 * pb, planes * pb, sim->desc.q,
+                                          sim->desc.seed);
     return cuda_ising_bytes_hot_start_range(stream, (int8_t *)b->data + local_p0 * pb,
                                             global_p0 * pb, planes * pb, sim->desc.seed);
 }
@@ -60,7 +70,7 @@ static cudaError_t sw_hot_planes(const latmc_sim *sim, const struct cuda_box *b,
 static struct cuda_sw_box kernel_box(const struct cuda_box *b)
 {
     const struct sw_box *sb = b->own;
-    const struct cuda_sw_box k = { b->local, b->data, sb->bonds, sb->labels };
+    const struct cuda_sw_box k = { b->local, b->data, sb->eps, sb->bonds, sb->labels };
     return k;
 }
 
@@ -72,16 +82,17 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
     if (!r->whole)
         return cudaErrorInvalidValue; /* sw_box_create refused boxes with halos */
     const struct cuda_sw_box k = kernel_box(r->box);
+    const bool potts = sim->desc.model == LATMC_MODEL_POTTS;
     const double K = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_J];
     switch (step->kind) {
-    case LATMC_STEP_CLUSTER_BONDS:
-        return cuda_sw_ising_bonds(stream, &k, sim->desc.seed, step->rng, K < 0.0,
-                                   step->cluster_threshold);
+    case LATMC_STEP_CLUSTER_BONDS: /* Ising with K < 0: bonds between unequal spins */
+        return cuda_sw_bonds(stream, &k, sim->desc.seed, step->rng, !potts && K < 0.0,
+                             step->cluster_threshold);
     case LATMC_STEP_CLUSTER_LABEL:
         return cuda_sw_label(stream, &k);
     case LATMC_STEP_CLUSTER_FLIP:
-        return cuda_sw_ising_flip(stream, &k, sim->desc.seed, step->rng,
-                                  step->cluster_threshold, changed);
+        return cuda_sw_flip(stream, &k, sim->desc.seed, step->rng, step->cluster_threshold,
+                            potts ? sim->desc.q : 0, changed);
     default:
         return cudaErrorInvalidValue; /* sw_check_steps refuses a non-cluster schedule */
     }
@@ -90,16 +101,18 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
 static cudaError_t sw_measure(const latmc_sim *sim, const struct cuda_box_range *own,
                               cudaStream_t stream, void *sums)
 {
-    (void)sim;
-    return cuda_ising_measure(stream, &own->box->local, own->box->data, NULL, sums);
+    const struct sw_box *sb = own->box->own;
+    if (sim->desc.model == LATMC_MODEL_POTTS)
+        return cuda_potts_measure(stream, &own->box->local, own->box->data, sums);
+    return cuda_ising_measure(stream, &own->box->local, own->box->data, sb->eps, sums);
 }
 
 static cudaError_t sw_projections(const latmc_sim *sim, const struct cuda_box_range *r,
                                   cudaStream_t stream, int64_t *proj)
 {
-    (void)sim;
     const struct cuda_proj_range pr = { r->p0, r->planes, r->global_p0, r->L };
-    return cuda_byte_projections(stream, &r->box->local, r->box->data, &pr, 0, proj);
+    const int q = sim->desc.model == LATMC_MODEL_POTTS ? sim->desc.q : 0;
+    return cuda_byte_projections(stream, &r->box->local, r->box->data, &pr, q, proj);
 }
 
 static void sw_box_destroy(struct cuda_box *b)
@@ -109,6 +122,7 @@ static void sw_box_destroy(struct cuda_box *b)
         return;
     cudaFree(sb->labels);
     cudaFree(sb->bonds);
+    cudaFree(sb->eps);
     free(sb);
     b->own = NULL;
 }
@@ -116,10 +130,11 @@ static void sw_box_destroy(struct cuda_box *b)
 static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
 {
     const latmc_sim_desc *d = &sim->desc;
-    if (d->model != LATMC_MODEL_ISING || d->algorithm != LATMC_ALGO_SWENDSEN_WANG)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "the %s algorithm on CUDA runs Ising sims "
-                               "only in this version (the %s model's clusters run on the CPU: "
-                               "desc.device = LATMC_DEVICE_CPU or AUTO)",
+    if ((d->model != LATMC_MODEL_ISING && d->model != LATMC_MODEL_POTTS) ||
+        d->algorithm != LATMC_ALGO_SWENDSEN_WANG)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "the %s algorithm on CUDA runs Ising and "
+                               "Potts sims only in this version (the %s model's clusters run "
+                               "on the CPU: desc.device = LATMC_DEVICE_CPU or AUTO)",
                                d->algorithm == LATMC_ALGO_WOLFF ? "Wolff" : "Swendsen-Wang",
                                sim->model->name);
     if (b->halo != 0 || latmc_part_many(sim) || sim->plan->n_boxes > 1)
@@ -127,9 +142,10 @@ static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
                                "GPU only in this version (desc.n_parts = %d, desc.n_devices = "
                                "%d: the labels are not joined across boxes yet); use one box, "
                                "or the CPU", d->n_parts, d->n_devices);
-    if (d->couplings != LATMC_COUPLINGS_UNIFORM)
+    const bool pmj = d->model == LATMC_MODEL_ISING && d->couplings == LATMC_COUPLINGS_BIMODAL;
+    if (d->couplings != LATMC_COUPLINGS_UNIFORM && !pmj)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "Swendsen-Wang on CUDA runs uniform "
-                               "couplings only in this version (+-J couplings: the CPU)");
+                               "couplings, and Ising's +-J ones, only in this version");
     struct sw_box *sb = calloc(1, sizeof *sb);
     if (!sb)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA Swendsen-Wang: cannot allocate a box's state");
@@ -140,7 +156,24 @@ static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
     if (st == LATMC_OK)
         st = cuda_check(cudaMalloc((void **)&sb->bonds, n), "allocating the cluster bonds on "
                         "the device");
+    if (st == LATMC_OK && pmj) /* filled by sw_couplings_to_box */
+        st = cuda_check(cudaMalloc((void **)&sb->eps, n * (size_t)d->ndim),
+                        "allocating the +-J couplings on the device");
     return st;
+}
+
+/* The +-J couplings of the box, the whole lattice (its halo its own wrap): the host's
+ * planes are the lattice's, in the layout the kernels read (eps[ndim i + mu]). */
+static cudaError_t sw_couplings_to_box(const latmc_sim *sim, const struct cuda_box *b,
+                                       cudaStream_t stream, const void *host,
+                                       int64_t host_first, int64_t host_planes)
+{
+    const struct sw_box *sb = b->own;
+    const int64_t L = sim->desc.extent[sim->desc.ndim - 1];
+    if (!sb->eps || host_first != 0 || host_planes != L)
+        return cudaErrorInvalidValue; /* sw_box_create refused parts and boxes */
+    return cudaMemcpyAsync(sb->eps, host, (size_t)(L * cuda_ising_coupling_plane(sim)),
+                           cudaMemcpyHostToDevice, stream);
 }
 
 /* Without a field only: a cluster's decision in a field needs its magnetisation. */
@@ -165,8 +198,28 @@ const struct cuda_leaf cuda_sw_ising_leaf = {
     .box_create = sw_box_create,
     .box_destroy = sw_box_destroy,
     .check_steps = sw_check_steps,
+    .draw_couplings = cuda_ising_draw_couplings, /* +-J: the CPU's couplings */
+    .couplings_to_float = cuda_ising_couplings_to_float,
+    .couplings_from_float = cuda_ising_couplings_from_float,
+    .couplings_to_box = sw_couplings_to_box,
     .update = sw_update,
     .measure = sw_measure,
     .projections = sw_projections,
     .view_dtype = LATMC_DTYPE_INT8, /* the API's layout: one int8 per site */
+};
+
+const struct cuda_leaf cuda_sw_potts_leaf = {
+    .model = LATMC_MODEL_POTTS,
+    .halo = sw_halo,
+    .border_planes = sw_border_planes,
+    .plane_bytes = sw_plane_bytes,
+    .cold_byte = 0, /* colour 0 */
+    .hot_planes = sw_hot_planes,
+    .box_create = sw_box_create,
+    .box_destroy = sw_box_destroy,
+    .check_steps = sw_check_steps,
+    .update = sw_update,
+    .measure = sw_measure,
+    .projections = sw_projections,
+    .view_dtype = LATMC_DTYPE_UINT8, /* the API's layout: one uint8 per site */
 };

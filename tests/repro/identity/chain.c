@@ -502,11 +502,12 @@ static bool is_cluster(const struct spec *s)
 static const char *cuda_cluster_lacks(const struct spec *s, const struct layout *l,
                                       const struct place *p)
 {
-    if (s->algorithm != LATMC_ALGO_SWENDSEN_WANG || s->model != LATMC_MODEL_ISING)
-        return "CUDA runs Swendsen-Wang of Ising sims only (Wolff, Potts, embedded clusters: "
-               "the CPU)";
-    if (s->couplings != LATMC_COUPLINGS_UNIFORM)
-        return "CUDA's Swendsen-Wang runs uniform couplings only";
+    if (s->algorithm != LATMC_ALGO_SWENDSEN_WANG ||
+        (s->model != LATMC_MODEL_ISING && s->model != LATMC_MODEL_POTTS))
+        return "CUDA runs Swendsen-Wang of Ising and Potts sims only (Wolff, embedded "
+               "clusters: the CPU)";
+    if (s->couplings != LATMC_COUPLINGS_UNIFORM && s->couplings != LATMC_COUPLINGS_BIMODAL)
+        return "CUDA's Swendsen-Wang runs uniform and +-J couplings only";
     bool field = s->change_key == LATMC_PARAM_H && s->change_value != 0.0;
     for (int k = 0; k < SPEC_MAX_PARAMS && s->keys[k]; k++)
         field |= s->keys[k] == LATMC_PARAM_H && s->values[k] != 0.0;
