@@ -27,6 +27,7 @@
 #include "part.h"
 #include "plan.h"
 #include "ising_range_kernels.h"
+#include "potts_range_kernels.h"
 
 /* A box's own state: its labels and bonds, and Ising's +-J couplings (device). */
 struct sw_box {
