@@ -7,13 +7,14 @@
  * model's byte layout; Ising's +-J couplings are drawn as the Ising leaves draw them
  * (ising/cuda_ising_leaf.h: the CPU's couplings), one int8 per bond on the device.
  *
- * What it runs: one box alone on one GPU (its halo its own wrap), no field; Ising with
- * uniform or +-J couplings and J of either sign, Potts with J >= 0 (the core refuses
- * J < 0). It refuses at create what it does not run (boxes on one or several devices;
- * the core refuses Wolff, parts and the embedded clusters of phi^4 and Heisenberg on
- * CUDA), and a field at the sweep. Several boxes need the labels joined across the faces,
- * a label-halo exchange repeated until no label changes over all boxes: the step
- * LATMC_STEP_CLUSTER_LABEL is where that will go.
+ * What it runs: one box alone on one GPU (its halo its own wrap), or k boxes of the
+ * lattice on one GPU or several (desc.n_parts, desc.n_devices; a halo plane each side),
+ * whose labels are joined across the faces after each box's own (cuda_sw_boxes.h: the
+ * leaf's join, the executor's joined layout); no field; Ising with uniform or +-J
+ * couplings and J of either sign, Potts with J >= 0 (the core refuses J < 0). It refuses
+ * at create what it does not run (the part of a lattice shared by processes; the core
+ * refuses Wolff, parts and the embedded clusters of phi^4 and Heisenberg on CUDA), and a
+ * field at the sweep.
  */
 #include <stdlib.h>
 
@@ -22,6 +23,8 @@
 #include "cuda_kernels.h"
 #include "cuda_leaf.h"
 #include "cuda_sw.h"
+#include "cuda_sw_boxes.h"
+#include "cuda_sw_faces.h"
 #include "mode_projections.h"
 #include "model.h"
 #include "part.h"
@@ -34,12 +37,13 @@ struct sw_box {
     uint32_t *labels;
     uint8_t *bonds;
     int8_t *eps; /* NULL: uniform couplings */
+    struct cuda_sw_faces *faces; /* k boxes: the faces' join (cuda_sw_boxes.h); else NULL */
 };
 
 static int64_t sw_halo(const latmc_sim *sim)
 {
     (void)sim;
-    return 1; /* never used: one box alone has none (sw_box_create refuses more) */
+    return 1; /* k boxes: the next plane along the last axis (bonds, measurement) */
 }
 
 static int64_t sw_border_planes(const latmc_sim *sim)
@@ -68,10 +72,15 @@ static cudaError_t sw_hot_planes(const latmc_sim *sim, const struct cuda_box *b,
                                             global_p0 * pb, planes * pb, sim->desc.seed);
 }
 
-static struct cuda_sw_box kernel_box(const struct cuda_box *b)
+/* The kernels' view of box b: its own planes after its lower halo (none alone). */
+static struct cuda_sw_box kernel_box(const latmc_sim *sim, const struct cuda_box *b)
 {
     const struct sw_box *sb = b->own;
-    const struct cuda_sw_box k = { b->local, b->data, sb->eps, sb->bonds, sb->labels };
+    const latmc_sim_desc *d = &sim->desc;
+    const int64_t plane = d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0];
+    const struct cuda_sw_box k = { b->local, b->data, sb->eps, sb->bonds, sb->labels,
+                                   (uint32_t)b->halo, (uint32_t)b->ex.planes,
+                                   (uint32_t)(b->ex.origin * plane), b->halo == 0 };
     return k;
 }
 
@@ -80,9 +89,10 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
                              cudaStream_t stream, unsigned long long *changed)
 {
     (void)sweep; /* the draws are named by step->rng */
-    if (!r->whole)
-        return cudaErrorInvalidValue; /* sw_box_create refused boxes with halos */
-    const struct cuda_sw_box k = kernel_box(r->box);
+    if (r->p0 != r->box->halo || r->planes != r->box->ex.planes)
+        return cudaErrorInvalidValue; /* the joined layout: the whole box (cuda_leaf.h) */
+    const struct cuda_sw_box k = kernel_box(sim, r->box);
+    const struct sw_box *sb = r->box->own;
     const bool potts = sim->desc.model == LATMC_MODEL_POTTS;
     const double K = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_J];
     switch (step->kind) {
@@ -91,9 +101,19 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
                              step->cluster_threshold);
     case LATMC_STEP_CLUSTER_LABEL:
         return cuda_sw_label(stream, &k);
-    case LATMC_STEP_CLUSTER_FLIP:
-        return cuda_sw_flip(stream, &k, sim->desc.seed, step->rng, step->cluster_threshold,
-                            potts ? sim->desc.q : 0, changed);
+    case LATMC_STEP_CLUSTER_FLIP: {
+        const int q = potts ? sim->desc.q : 0;
+        if (!sb->faces)
+            return cuda_sw_flip(stream, &k, sim->desc.seed, step->rng, step->cluster_threshold,
+                                q, changed);
+        /* k boxes: the pieces at the faces decide at their joined names */
+        cudaError_t err = cuda_sw_decide(stream, &k, sim->desc.seed, step->rng,
+                                         step->cluster_threshold, q);
+        if (err == cudaSuccess)
+            err = cuda_sw_faces_decide(stream, &k, sb->faces->face, sim->desc.seed, step->rng,
+                                       step->cluster_threshold, q);
+        return err == cudaSuccess ? cuda_sw_apply(stream, &k, q, changed) : err;
+    }
     default:
         return cudaErrorInvalidValue; /* sw_check_steps refuses a non-cluster schedule */
     }
@@ -103,9 +123,14 @@ static cudaError_t sw_measure(const latmc_sim *sim, const struct cuda_box_range 
                               cudaStream_t stream, void *sums)
 {
     const struct sw_box *sb = own->box->own;
+    const struct cuda_plane_range pr = { own->p0, own->planes, own->global_p0, own->L };
     if (sim->desc.model == LATMC_MODEL_POTTS)
-        return cuda_potts_measure(stream, &own->box->local, own->box->data, sums);
-    return cuda_ising_measure(stream, &own->box->local, own->box->data, sb->eps, sums);
+        return own->whole ? cuda_potts_measure(stream, &own->box->local, own->box->data, sums)
+                          : cuda_potts_measure_range(stream, &own->box->local, own->box->data,
+                                                     &pr, sums);
+    return own->whole ? cuda_ising_measure(stream, &own->box->local, own->box->data, sb->eps, sums)
+                      : cuda_ising_measure_range(stream, &own->box->local, own->box->data,
+                                                 sb->eps, &pr, sums);
 }
 
 static cudaError_t sw_projections(const latmc_sim *sim, const struct cuda_box_range *r,
@@ -124,6 +149,7 @@ static void sw_box_destroy(struct cuda_box *b)
     cudaFree(sb->labels);
     cudaFree(sb->bonds);
     cudaFree(sb->eps);
+    cuda_sw_boxes_destroy(sb->faces);
     free(sb);
     b->own = NULL;
 }
@@ -138,11 +164,11 @@ static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
                                "on the CPU: desc.device = LATMC_DEVICE_CPU or AUTO)",
                                d->algorithm == LATMC_ALGO_WOLFF ? "Wolff" : "Swendsen-Wang",
                                sim->model->name);
-    if (b->halo != 0 || latmc_part_many(sim) || sim->plan->n_boxes > 1)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "Swendsen-Wang on CUDA runs one box on one "
-                               "GPU only in this version (desc.n_parts = %d, desc.n_devices = "
-                               "%d: the labels are not joined across boxes yet); use one box, "
-                               "or the CPU", d->n_parts, d->n_devices);
+    if (latmc_part_many(sim))
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "Swendsen-Wang on CUDA runs the boxes of "
+                               "one process only in this version (a part of a lattice shared "
+                               "by processes: its labels are not joined across the ranks); "
+                               "use desc.n_devices / n_parts in one process, or the CPU");
     const bool pmj = d->model == LATMC_MODEL_ISING && d->couplings == LATMC_COUPLINGS_BIMODAL;
     if (d->couplings != LATMC_COUPLINGS_UNIFORM && !pmj)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "Swendsen-Wang on CUDA runs uniform "
@@ -160,11 +186,13 @@ static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
     if (st == LATMC_OK && pmj) /* filled by sw_couplings_to_box */
         st = cuda_check(cudaMalloc((void **)&sb->eps, n * (size_t)d->ndim),
                         "allocating the +-J couplings on the device");
+    if (st == LATMC_OK && b->halo > 0)
+        st = cuda_sw_boxes_create(sim, b, &sb->faces);
     return st;
 }
 
-/* The +-J couplings of the box, the whole lattice (its halo its own wrap): the host's
- * planes are the lattice's, in the layout the kernels read (eps[ndim i + mu]). */
+/* The +-J couplings of the box's local planes (a box alone: the whole lattice), from the
+ * host's planes of the whole lattice, in the layout the kernels read (eps[ndim i + mu]). */
 static cudaError_t sw_couplings_to_box(const latmc_sim *sim, const struct cuda_box *b,
                                        cudaStream_t stream, const void *host,
                                        int64_t host_first, int64_t host_planes)
@@ -172,9 +200,48 @@ static cudaError_t sw_couplings_to_box(const latmc_sim *sim, const struct cuda_b
     const struct sw_box *sb = b->own;
     const int64_t L = sim->desc.extent[sim->desc.ndim - 1];
     if (!sb->eps || host_first != 0 || host_planes != L)
-        return cudaErrorInvalidValue; /* sw_box_create refused parts and boxes */
-    return cudaMemcpyAsync(sb->eps, host, (size_t)(L * cuda_ising_coupling_plane(sim)),
-                           cudaMemcpyHostToDevice, stream);
+        return cudaErrorInvalidValue; /* sw_box_create refused parts */
+    const size_t plane = (size_t)cuda_ising_coupling_plane(sim);
+    struct cuda_box_run r[3];
+    cuda_box_runs(&b->ex, b->halo, L, r);
+    cudaError_t err = cudaSuccess;
+    for (int k = 0; k < 3 && err == cudaSuccess; k++)
+        if (r[k].planes > 0)
+            err = cudaMemcpyAsync(sb->eps + (size_t)r[k].local * plane,
+                                  (const int8_t *)host + (size_t)r[k].global * plane,
+                                  (size_t)r[k].planes * plane, cudaMemcpyHostToDevice, stream);
+    return err;
+}
+
+/* The configuration is the one array; only the flip writes it (its halos sent after it). */
+static int sw_written_arrays(const struct cuda_box *b, const struct latmc_step *step,
+                             int *first)
+{
+    (void)b;
+    *first = 0;
+    return step->kind == LATMC_STEP_CLUSTER_FLIP;
+}
+
+/* k boxes: after the labels, the clusters joined across the faces (cuda_sw_boxes.h). */
+static int sw_join(const latmc_sim *sim, struct cuda_box *box, int n,
+                   const struct latmc_step *step)
+{
+    if (step->kind != LATMC_STEP_CLUSTER_LABEL)
+        return LATMC_OK;
+    struct cuda_sw_box *kb = calloc((size_t)n, sizeof *kb);
+    struct cuda_sw_faces **faces = calloc((size_t)n, sizeof *faces);
+    int st = LATMC_OK;
+    if (!kb || !faces)
+        st = cuda_core->fail(LATMC_ENOMEM, "CUDA Swendsen-Wang: cannot allocate the join");
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        kb[i] = kernel_box(sim, &box[i]);
+        faces[i] = ((const struct sw_box *)box[i].own)->faces;
+    }
+    if (st == LATMC_OK)
+        st = cuda_sw_boxes_join(box, n, kb, faces);
+    free(kb);
+    free(faces);
+    return st;
 }
 
 /* Without a field only: a cluster's decision in a field needs its magnetisation. */
@@ -206,6 +273,8 @@ const struct cuda_leaf cuda_sw_ising_leaf = {
     .update = sw_update,
     .measure = sw_measure,
     .projections = sw_projections,
+    .written_arrays = sw_written_arrays,
+    .join = sw_join,
     .view_dtype = LATMC_DTYPE_INT8, /* the API's layout: one int8 per site */
 };
 
@@ -222,5 +291,7 @@ const struct cuda_leaf cuda_sw_potts_leaf = {
     .update = sw_update,
     .measure = sw_measure,
     .projections = sw_projections,
+    .written_arrays = sw_written_arrays,
+    .join = sw_join,
     .view_dtype = LATMC_DTYPE_UINT8, /* the API's layout: one uint8 per site */
 };

@@ -497,8 +497,9 @@ static bool is_cluster(const struct spec *s)
 }
 
 /* Why the CUDA backend does not run a cluster spec on placement p (it refuses those at
- * creation, or at the sweep: a field), or NULL: Swendsen-Wang of Ising, uniform couplings,
- * no field, one box on one GPU (backends/cuda/clusters/). */
+ * creation, or at the sweep: a field), or NULL: Swendsen-Wang of Ising (uniform or +-J
+ * couplings) and Potts, no field, one box or k boxes on one GPU or several
+ * (backends/cuda/clusters/). */
 static const char *cuda_cluster_lacks(const struct spec *s, const struct layout *l,
                                       const struct place *p)
 {
@@ -513,9 +514,9 @@ static const char *cuda_cluster_lacks(const struct spec *s, const struct layout 
         field |= s->keys[k] == LATMC_PARAM_H && s->values[k] != 0.0;
     if (field)
         return "CUDA's Swendsen-Wang runs without a field only";
-    if (p->boxes > 1 || p->devices > 1 || p->mpi || l->ens)
-        return "CUDA's Swendsen-Wang runs one box on one GPU only (no labels joined across "
-               "boxes, devices or members yet)";
+    if (p->mpi || l->ens)
+        return "CUDA's Swendsen-Wang runs the boxes of one process only (no labels joined "
+               "across MPI parts or ensemble members yet)";
     return NULL;
 }
 
