@@ -220,6 +220,8 @@ static void refusals_ising_potts(void **state)
         pd.q = 3;
         assert_int_equal(latmc_sim_create(ctx, &pd, &sim), LATMC_OK);
         assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+        /* beta > 0: the refusal of J < 0 is of K = beta J < 0 (beta's default is 0) */
+        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.5), LATMC_OK);
         assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
         assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_J, -1.0), LATMC_OK);
         assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_EUNSUPPORTED);

@@ -213,6 +213,13 @@ static cudaError_t sw_couplings_to_box(const latmc_sim *sim, const struct cuda_b
     return err;
 }
 
+/* Potts: q counts per plane, one per state (latmc_modes_components), which size the
+ * projections (the same as the Potts leaf's). */
+static int sw_projection_components(const latmc_sim *sim)
+{
+    return sim->desc.model == LATMC_MODEL_POTTS ? sim->desc.q : 1;
+}
+
 /* The configuration is the one array; only the flip writes it (its halos sent after it). */
 static int sw_written_arrays(const struct cuda_box *b, const struct latmc_step *step,
                              int *first)
@@ -293,5 +300,6 @@ const struct cuda_leaf cuda_sw_potts_leaf = {
     .projections = sw_projections,
     .written_arrays = sw_written_arrays,
     .join = sw_join,
+    .projection_components = sw_projection_components,
     .view_dtype = LATMC_DTYPE_UINT8, /* the API's layout: one uint8 per site */
 };
