@@ -238,6 +238,7 @@ static void refusals_ising_potts(void **state)
         d.n_parts = 3;
         assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
         assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4), LATMC_OK);
         assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
         assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1), LATMC_OK);
         assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_EUNSUPPORTED);
