@@ -128,9 +128,10 @@ static cudaError_t sw_measure(const latmc_sim *sim, const struct cuda_box_range 
         return own->whole ? cuda_potts_measure(stream, &own->box->local, own->box->data, sums)
                           : cuda_potts_measure_range(stream, &own->box->local, own->box->data,
                                                      &pr, sums);
-    return own->whole ? cuda_ising_measure(stream, &own->box->local, own->box->data, sb->eps, sums)
-                      : cuda_ising_measure_range(stream, &own->box->local, own->box->data,
-                                                 sb->eps, &pr, sums);
+    if (own->whole)
+        return cuda_ising_measure(stream, &own->box->local, own->box->data, sb->eps, sums);
+    return cuda_ising_measure_range(stream, &own->box->local, own->box->data, sb->eps, &pr,
+                                    sums);
 }
 
 static cudaError_t sw_projections(const latmc_sim *sim, const struct cuda_box_range *r,

@@ -15,6 +15,9 @@
  * Within a step a box's sends may overwrite a neighbour's halo while that neighbour's
  * borders read it: a step reads only the sites of the other colours there, which it does
  * not change, so the bytes read are the same either way.
+ * A leaf whose steps read whole boxes (cuda_leaf.h, join: Swendsen-Wang's labels) runs
+ * each step on each box's own planes at once on its border stream, then the leaf's join
+ * across the boxes, then the events and sends as above (launch_joined).
  * One box alone: each step is one launch on its main stream, which orders them. The box
  * of a part of a lattice shared by processes: the same as one of k boxes, but it sends
  * nothing (its transport is the part's): the core's exchange after the step (lib/part.c)
