@@ -320,17 +320,25 @@ static bool sw_grouped(const struct cuda_sw_box *b)
     return (uint64_t)b->p0 * plane % 4 == 0 && b->g0 % 4 == 0 && (uint64_t)b->np * plane % 4 == 0;
 }
 
+/* The own sites of a box. */
+static int64_t own_sites(const struct cuda_sw_box *b)
+{
+    return (int64_t)b->np * (b->g.ndim == 3 ? b->g.lx * b->g.ly : b->g.lx);
+}
+
 template <int ND>
 static void launch_bonds(cudaStream_t stream, const struct cuda_sw_box *b, uint64_t seed,
                          struct latmc_rng_name name, int flip, uint64_t thr)
 {
-    const int64_t sites = (int64_t)b->np * (b->g.ndim == 3 ? b->g.lx * b->g.ly : b->g.lx);
+    const int64_t sites = own_sites(b);
     if (sw_grouped(b)) {
         const unsigned grid = cuda_grid(sites / 4);
         if (b->eps)
-            sw_bonds_kernel<ND, true><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name, flip, thr);
+            sw_bonds_kernel<ND, true><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name, flip,
+                                                                        thr);
         else
-            sw_bonds_kernel<ND, false><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name, flip, thr);
+            sw_bonds_kernel<ND, false><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name, flip,
+                                                                         thr);
         return;
     }
     const unsigned grid = cuda_grid(sites);
@@ -340,12 +348,6 @@ static void launch_bonds(cudaStream_t stream, const struct cuda_sw_box *b, uint6
     else
         sw_bonds_sites_kernel<ND, false><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name, flip,
                                                                            thr);
-}
-
-/* The own sites of a box. */
-static int64_t own_sites(const struct cuda_sw_box *b)
-{
-    return (int64_t)b->np * (b->g.ndim == 3 ? b->g.lx * b->g.ly : b->g.lx);
 }
 
 extern "C" cudaError_t cuda_sw_bonds(cudaStream_t stream, const struct cuda_sw_box *b,
