@@ -327,9 +327,11 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
 int latmc_plan_sweep_batch(latmc_sim *const *members, int n_members, uint64_t n,
                            uint64_t *accepted, uint64_t *attempted)
 {
+    if (n_members < 1)
+        return LATMC_EUNSUPPORTED;
     latmc_sim *first = members[0];
     const unsigned caps = latmc_plan_step_caps(first);
-    if (n_members < 1 || !has_run_steps(first->ops) || !(caps & LATMC_STEP_CAP_BATCH) ||
+    if (!has_run_steps(first->ops) || !(caps & LATMC_STEP_CAP_BATCH) ||
         first->halo || first->plan->n_boxes != 1 || latmc_cluster_as_steps(first))
         return LATMC_EUNSUPPORTED;
     struct step_queue q = {
