@@ -23,18 +23,17 @@ bool latmc_cluster_algorithm(int algorithm)
 int latmc_cluster_check_sim(const latmc_sim *sim)
 {
     const char *algo = latmc_algorithm_name(sim->desc.algorithm);
-    /* Elsewhere only Swendsen-Wang of Ising or Potts, as steps of the plan on one process
-     * (latmc_cluster_as_steps); the backend refuses at create what its steps lack. */
+    /* Elsewhere only Swendsen-Wang and Wolff of Ising or Potts, as steps of the plan on
+     * one process (latmc_cluster_as_steps); the backend refuses at create what its steps
+     * lack. */
     const bool embedded = sim->desc.model != LATMC_MODEL_ISING &&
                           sim->desc.model != LATMC_MODEL_POTTS;
-    if (sim->ops != &latmc_cpu_backend_ops &&
-        (sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG || embedded || sim->part))
+    if (sim->ops != &latmc_cpu_backend_ops && (embedded || sim->part))
         return latmc_fail(LATMC_EUNSUPPORTED, "the %s algorithm %sruns on the CPU backend only "
-                          "in this version (the %s backend labels Swendsen-Wang clusters of "
-                          "Ising and Potts sims in one process only): use desc.device = "
+                          "in this version (the %s backend labels the clusters of Ising and "
+                          "Potts sims in one process only): use desc.device = "
                           "LATMC_DEVICE_CPU or AUTO", algo,
-                          embedded ? "with embedded clusters " : sim->part ? "on parts " : "",
-                          sim->ops->name);
+                          embedded ? "with embedded clusters " : "on parts ", sim->ops->name);
     if (sim->nsites > (int64_t)UINT32_MAX)
         return latmc_fail(LATMC_EUNSUPPORTED, "the %s algorithm labels at most 2^32 - 1 "
                           "sites in this version; the lattice has %lld", algo,

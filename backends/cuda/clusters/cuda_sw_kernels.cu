@@ -339,6 +339,20 @@ extern "C" cudaError_t cuda_sw_label(cudaStream_t stream, const struct cuda_sw_b
     return err;
 }
 
+extern "C" cudaError_t cuda_sw_apply(cudaStream_t stream, const struct cuda_sw_box *b, int q,
+                                     unsigned long long *changed)
+{
+    /* a bounded grid, each thread many sites: one atomicAdd per warp on one counter,
+     * per 32 sites, would serialise in the L2 */
+    const unsigned grid = cuda_grid(b->g.nsites);
+    const unsigned blocks = grid < SW_COUNT_BLOCKS ? grid : SW_COUNT_BLOCKS;
+    if (q)
+        sw_flip_kernel<true><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
+    else
+        sw_flip_kernel<false><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
+    return cudaGetLastError();
+}
+
 extern "C" cudaError_t cuda_sw_flip(cudaStream_t stream, const struct cuda_sw_box *b,
                                     uint64_t seed, struct latmc_rng_name name,
                                     uint64_t keep_threshold, int q, unsigned long long *changed)
@@ -346,16 +360,5 @@ extern "C" cudaError_t cuda_sw_flip(cudaStream_t stream, const struct cuda_sw_bo
     sw_decide_kernel<<<cuda_grid(b->g.nsites), CUDA_THREADS, 0, stream>>>(
         *b, seed, name, keep_threshold, q);
     cudaError_t err = cudaGetLastError();
-    if (err == cudaSuccess) {
-        /* a bounded grid, each thread many sites: one atomicAdd per warp on one counter,
-         * per 32 sites, would serialise in the L2 */
-        const unsigned grid = cuda_grid(b->g.nsites);
-        const unsigned blocks = grid < SW_COUNT_BLOCKS ? grid : SW_COUNT_BLOCKS;
-        if (q)
-            sw_flip_kernel<true><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
-        else
-            sw_flip_kernel<false><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
-        err = cudaGetLastError();
-    }
-    return err;
+    return err == cudaSuccess ? cuda_sw_apply(stream, b, q, changed) : err;
 }

@@ -1,27 +1,31 @@
 /*
- * The Swendsen-Wang leaves of the one executor (exec/cuda_leaf.h): an Ising or a q-state
- * Potts sim whose desc.algorithm is LATMC_ALGO_SWENDSEN_WANG, its configuration in the
- * API's layout (one byte per site: Ising int8 +-1, Potts the uint8 colour), its sweeps the
- * plan's three cluster steps (lib/cluster_steps.c), each one step of cuda_sw.h's kernels.
+ * The cluster leaves of the one executor (exec/cuda_leaf.h): an Ising or a q-state Potts
+ * sim whose desc.algorithm is LATMC_ALGO_SWENDSEN_WANG or LATMC_ALGO_WOLFF, its
+ * configuration in the API's layout (one byte per site: Ising int8 +-1, Potts the uint8
+ * colour), its sweeps the plan's three cluster steps (lib/cluster_steps.c), each one step
+ * of cuda_sw.h's kernels (Wolff's flip and the decisions in a field: cuda_wolff.h's).
  * Measurement, the hot start and the Fourier projections are the byte kernels of each
  * model's byte layout; Ising's +-J couplings are drawn as the Ising leaves draw them
  * (ising/cuda_ising_leaf.h: the CPU's couplings), one int8 per bond on the device.
  *
- * What it runs: one box alone on one GPU (its halo its own wrap), no field; Ising with
+ * What it runs: one box alone on one GPU (its halo its own wrap), any field; Ising with
  * uniform or +-J couplings and J of either sign, Potts with J >= 0 (the core refuses
  * J < 0). It refuses at create what it does not run (boxes on one or several devices;
- * the core refuses Wolff, parts and the embedded clusters of phi^4 and Heisenberg on
- * CUDA), and a field at the sweep. Several boxes need the labels joined across the faces,
- * a label-halo exchange repeated until no label changes over all boxes: the step
- * LATMC_STEP_CLUSTER_LABEL is where that will go.
+ * the core refuses parts and the embedded clusters of phi^4 and Heisenberg on CUDA).
+ * Several boxes need the labels joined across the faces, a label-halo exchange repeated
+ * until no label changes over all boxes: the step LATMC_STEP_CLUSTER_LABEL is where that
+ * will go. Wolff's attempted updates are its clusters' sites, counted on the device and
+ * read once per call (read_attempted).
  */
 #include <stdlib.h>
 
+#include "cluster_bonds.h"
 #include "cuda_check.h"
 #include "cuda_ising_leaf.h"
 #include "cuda_kernels.h"
 #include "cuda_leaf.h"
 #include "cuda_sw.h"
+#include "cuda_wolff.h"
 #include "mode_projections.h"
 #include "model.h"
 #include "part.h"
@@ -34,6 +38,11 @@ struct sw_box {
     uint32_t *labels;
     uint8_t *bonds;
     int8_t *eps; /* NULL: uniform couplings */
+    /* Wolff: its counters (device), and their `sites` at the previous read */
+    struct cuda_wolff_counts *wolff;
+    unsigned long long wolff_seen;
+    long long *sums; /* Swendsen-Wang in a field: the clusters' sums (device; made on the
+                        first sweep in a field, sw_check_steps) */
 };
 
 static int64_t sw_halo(const latmc_sim *sim)
@@ -83,8 +92,11 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
     if (!r->whole)
         return cudaErrorInvalidValue; /* sw_box_create refused boxes with halos */
     const struct cuda_sw_box k = kernel_box(r->box);
+    const struct sw_box *sb = r->box->own;
     const bool potts = sim->desc.model == LATMC_MODEL_POTTS;
+    const int q = potts ? sim->desc.q : 0;
     const double K = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_J];
+    const double beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H];
     switch (step->kind) {
     case LATMC_STEP_CLUSTER_BONDS: /* Ising with K < 0: bonds between unequal spins */
         return cuda_sw_bonds(stream, &k, sim->desc.seed, step->rng, !potts && K < 0.0,
@@ -92,8 +104,18 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
     case LATMC_STEP_CLUSTER_LABEL:
         return cuda_sw_label(stream, &k);
     case LATMC_STEP_CLUSTER_FLIP:
-        return cuda_sw_flip(stream, &k, sim->desc.seed, step->rng, step->cluster_threshold,
-                            potts ? sim->desc.q : 0, changed);
+        if (beta_h != 0.0) { /* the decisions from the clusters' sums (cuda_wolff.h) */
+            const cudaError_t err = cuda_sw_field_decide(stream, &k, sim->desc.seed,
+                                                         step->rng_sweep, beta_h, q, sb->sums);
+            return err == cudaSuccess ? cuda_sw_apply(stream, &k, q, changed) : err;
+        }
+        return cuda_sw_flip(stream, &k, sim->desc.seed, step->rng, step->cluster_threshold, q,
+                            changed);
+    case LATMC_STEP_CLUSTER_FLIP_SEED: /* Wolff: the seed site's cluster only */
+        return cuda_wolff_flip(stream, &k, sim->desc.seed, step->rng_sweep,
+                               (uint32_t)latmc_cluster_seed_site(sim->desc.seed, step->rng_sweep,
+                                                                 sim->nsites),
+                               beta_h, q, sb->wolff, changed);
     default:
         return cudaErrorInvalidValue; /* sw_check_steps refuses a non-cluster schedule */
     }
@@ -124,6 +146,8 @@ static void sw_box_destroy(struct cuda_box *b)
     cudaFree(sb->labels);
     cudaFree(sb->bonds);
     cudaFree(sb->eps);
+    cudaFree(sb->wolff);
+    cudaFree(sb->sums);
     free(sb);
     b->own = NULL;
 }
@@ -131,22 +155,25 @@ static void sw_box_destroy(struct cuda_box *b)
 static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
 {
     const latmc_sim_desc *d = &sim->desc;
+    const bool wolff = d->algorithm == LATMC_ALGO_WOLFF;
     if ((d->model != LATMC_MODEL_ISING && d->model != LATMC_MODEL_POTTS) ||
-        d->algorithm != LATMC_ALGO_SWENDSEN_WANG)
+        (d->algorithm != LATMC_ALGO_SWENDSEN_WANG && !wolff))
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the %s algorithm on CUDA runs Ising and "
                                "Potts sims only in this version (the %s model's clusters run "
                                "on the CPU: desc.device = LATMC_DEVICE_CPU or AUTO)",
-                               d->algorithm == LATMC_ALGO_WOLFF ? "Wolff" : "Swendsen-Wang",
+                               wolff ? "Wolff" : "Swendsen-Wang",
                                sim->model->name);
     if (b->halo != 0 || latmc_part_many(sim) || sim->plan->n_boxes > 1)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "Swendsen-Wang on CUDA runs one box on one "
-                               "GPU only in this version (desc.n_parts = %d, desc.n_devices = "
-                               "%d: the labels are not joined across boxes yet); use one box, "
-                               "or the CPU", d->n_parts, d->n_devices);
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "%s on CUDA runs one box on one GPU only "
+                               "in this version (desc.n_parts = %d, desc.n_devices = %d: the "
+                               "labels are not joined across boxes yet); use one box, or the "
+                               "CPU", wolff ? "Wolff" : "Swendsen-Wang", d->n_parts,
+                               d->n_devices);
     const bool pmj = d->model == LATMC_MODEL_ISING && d->couplings == LATMC_COUPLINGS_BIMODAL;
     if (d->couplings != LATMC_COUPLINGS_UNIFORM && !pmj)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "Swendsen-Wang on CUDA runs uniform "
-                               "couplings, and Ising's +-J ones, only in this version");
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "%s on CUDA runs uniform couplings, and "
+                               "Ising's +-J ones, only in this version",
+                               wolff ? "Wolff" : "Swendsen-Wang");
     struct sw_box *sb = calloc(1, sizeof *sb);
     if (!sb)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA Swendsen-Wang: cannot allocate a box's state");
@@ -160,6 +187,12 @@ static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
     if (st == LATMC_OK && pmj) /* filled by sw_couplings_to_box */
         st = cuda_check(cudaMalloc((void **)&sb->eps, n * (size_t)d->ndim),
                         "allocating the +-J couplings on the device");
+    if (st == LATMC_OK && wolff)
+        st = cuda_check(cudaMalloc((void **)&sb->wolff, sizeof *sb->wolff),
+                        "allocating the Wolff counters on the device");
+    if (st == LATMC_OK && wolff)
+        st = cuda_check(cudaMemset(sb->wolff, 0, sizeof *sb->wolff),
+                        "clearing the Wolff counters");
     return st;
 }
 
@@ -177,16 +210,38 @@ static cudaError_t sw_couplings_to_box(const latmc_sim *sim, const struct cuda_b
                            cudaMemcpyHostToDevice, stream);
 }
 
-/* Without a field only: a cluster's decision in a field needs its magnetisation. */
+/* Swendsen-Wang in a field: the clusters' sums, allocated for the first such sweep. */
 static int sw_check_steps(const latmc_sim *sim, const struct cuda_box *b)
 {
-    (void)b;
+    struct sw_box *sb = b->own;
     const double beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H];
-    if (beta_h != 0.0)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "latmc_sim_sweep: Swendsen-Wang on CUDA "
-                               "runs without a field only in this version (beta h = %g); "
-                               "the CPU runs it in a field", beta_h);
-    return LATMC_OK;
+    if (beta_h == 0.0 || sb->sums || sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG)
+        return LATMC_OK;
+    return cuda_check(cudaMalloc((void **)&sb->sums, (size_t)b->local.nsites * sizeof *sb->sums),
+                      "allocating the clusters' sums of Swendsen-Wang in a field on the "
+                      "device");
+}
+
+/* Wolff: the sites of its clusters are the updates attempted, counted on the device. */
+static uint64_t sw_attempted(const latmc_sim *sim, int64_t sites)
+{
+    return sim->desc.algorithm == LATMC_ALGO_WOLFF ? 0 : (uint64_t)sites;
+}
+
+static int sw_read_attempted(const latmc_sim *sim, struct cuda_box *b, uint64_t *attempted)
+{
+    struct sw_box *sb = b->own;
+    if (sim->desc.algorithm != LATMC_ALGO_WOLFF)
+        return LATMC_OK;
+    unsigned long long sites = 0;
+    const int st = cuda_check(cudaMemcpy(&sites, &sb->wolff->sites, sizeof sites,
+                                         cudaMemcpyDeviceToHost),
+                              "reading the Wolff clusters' sites");
+    if (st == LATMC_OK) {
+        *attempted += sites - sb->wolff_seen;
+        sb->wolff_seen = sites;
+    }
+    return st;
 }
 
 const struct cuda_leaf cuda_sw_ising_leaf = {
@@ -207,6 +262,8 @@ const struct cuda_leaf cuda_sw_ising_leaf = {
     .measure = sw_measure,
     .projections = sw_projections,
     .view_dtype = LATMC_DTYPE_INT8, /* the API's layout: one int8 per site */
+    .attempted = sw_attempted,
+    .read_attempted = sw_read_attempted,
 };
 
 const struct cuda_leaf cuda_sw_potts_leaf = {
@@ -223,4 +280,6 @@ const struct cuda_leaf cuda_sw_potts_leaf = {
     .measure = sw_measure,
     .projections = sw_projections,
     .view_dtype = LATMC_DTYPE_UINT8, /* the API's layout: one uint8 per site */
+    .attempted = sw_attempted,
+    .read_attempted = sw_read_attempted,
 };

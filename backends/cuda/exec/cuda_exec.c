@@ -580,6 +580,9 @@ int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
         if (call->last) /* the one host wait of a latmc_sim_sweep call */
             st = cuda_box_exec_read_counts(&x->box[0].ex, sizeof *x->box, x->n,
                                             "reading the update counter", accepted);
+        for (int i = 0; call->last && x->leaf->read_attempted && i < x->n && st == LATMC_OK; i++)
+            if ((st = cuda_box_set_device(x->box[i].ex.device)) == LATMC_OK)
+                st = x->leaf->read_attempted(sim, &x->box[i], attempted);
     }
     if (st < 0)
         cuda_box_exec_drain(&x->box[0].ex, sizeof *x->box, x->n);

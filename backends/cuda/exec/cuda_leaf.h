@@ -229,6 +229,13 @@ struct cuda_leaf {
      * (latmc_modes_components: Potts q, one per state; Ising one), which size the
      * projection array and the k_min transform. */
     int (*projection_components)(const latmc_sim *sim);
+
+    /* ---- appended for Wolff on CUDA (issue 30) ---- */
+    /* Optional (NULL: `attempted`, the same count every sweep): the updates attempted on
+     * box b since the previous call, counted on the device (Wolff: each sweep's cluster's
+     * sites), added to *attempted. Asked after the last step of a latmc_sim_sweep call,
+     * once the boxes' streams are idle; `attempted` then counts what it does not. */
+    int (*read_attempted)(const latmc_sim *sim, struct cuda_box *b, uint64_t *attempted);
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: the module has no kernels for its model. */
