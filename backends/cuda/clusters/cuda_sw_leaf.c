@@ -138,6 +138,28 @@ static cudaError_t sw_projections(const latmc_sim *sim, const struct cuda_box_ra
     return cuda_byte_projections(stream, &r->box->local, r->box->data, &pr, q, proj);
 }
 
+/* sw_measure and sw_projections in one read where the counters fit the kernel's shared
+ * memory (measure_projections.cu), else the two passes. */
+static cudaError_t sw_measure_projections(const latmc_sim *sim, const struct cuda_box_range *own,
+                                          cudaStream_t stream, void *sums, int64_t *proj)
+{
+    const struct sw_box *sb = own->box->own;
+    const int q = sim->desc.model == LATMC_MODEL_POTTS ? sim->desc.q : 0;
+    if (!cuda_byte_measure_projections_fits(q)) {
+        const cudaError_t err = sw_measure(sim, own, stream, sums);
+        return err == cudaSuccess ? sw_projections(sim, own, stream, proj) : err;
+    }
+    const struct cuda_proj_range pr = { own->p0, own->planes, own->global_p0, own->L };
+    return cuda_byte_measure_projections(stream, &own->box->local, own->box->data,
+                                         q ? NULL : sb->eps, &pr, q, sums, proj);
+}
+
+/* Potts: q counts per plane, one per state (latmc_modes_components); Ising one. */
+static int sw_projection_components(const latmc_sim *sim)
+{
+    return sim->desc.model == LATMC_MODEL_POTTS ? sim->desc.q : 1;
+}
+
 static void sw_box_destroy(struct cuda_box *b)
 {
     struct sw_box *sb = b->own;
@@ -261,6 +283,8 @@ const struct cuda_leaf cuda_sw_ising_leaf = {
     .update = sw_update,
     .measure = sw_measure,
     .projections = sw_projections,
+    .measure_projections = sw_measure_projections,
+    .projection_components = sw_projection_components,
     .view_dtype = LATMC_DTYPE_INT8, /* the API's layout: one int8 per site */
     .attempted = sw_attempted,
     .read_attempted = sw_read_attempted,
@@ -279,6 +303,8 @@ const struct cuda_leaf cuda_sw_potts_leaf = {
     .update = sw_update,
     .measure = sw_measure,
     .projections = sw_projections,
+    .measure_projections = sw_measure_projections,
+    .projection_components = sw_projection_components,
     .view_dtype = LATMC_DTYPE_UINT8, /* the API's layout: one uint8 per site */
     .attempted = sw_attempted,
     .read_attempted = sw_read_attempted,
