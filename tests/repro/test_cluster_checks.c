@@ -225,14 +225,15 @@ static void refusals_ising_potts(void **state)
                          LATMC_EUNSUPPORTED);
         latmc_sim_destroy(&sim);
         d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
-        /* Potts: its sweeps; J < 0 (no Fortuin-Kasteleyn clusters) and a field refused at
-         * the sweep, running nothing */
+        /* Potts: its sweeps; J < 0 at beta > 0 (no Fortuin-Kasteleyn clusters) refused at
+         * the sweep, running nothing; a field runs */
         latmc_sim_desc pd = ising_desc(2, 12, 12, 0, LATMC_ALGO_SWENDSEN_WANG, 1, 1);
         pd.device = LATMC_DEVICE_CUDA;
         pd.model = LATMC_MODEL_POTTS;
         pd.q = 3;
         assert_int_equal(latmc_sim_create(ctx, &pd, &sim), LATMC_OK);
         assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.8), LATMC_OK);
         assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
         assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_J, -1.0), LATMC_OK);
         assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_EUNSUPPORTED);
