@@ -5,6 +5,7 @@
  * copy (cluster_sw.c, cluster_wolff.c) and copies it back.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,24 +97,35 @@ int latmc_cluster_observable(const latmc_sim *sim, int key, double *value)
         return latmc_fail(LATMC_EUNSUPPORTED, "observable %s: only the cluster algorithms "
                           "(Swendsen-Wang, Wolff) build clusters; this sim runs %s", name,
                           latmc_algorithm_name(sim->desc.algorithm));
-    if (latmc_cluster_as_steps(sim))
-        return latmc_fail(LATMC_EUNSUPPORTED, "observable %s: the %s backend does not count "
-                          "the clusters in this version (the CPU does)", name, sim->ops->name);
-    const struct latmc_cluster_work *w = sim->cluster;
-    if (!w || !w->have_stats)
-        return latmc_fail(LATMC_ESTATE, "observable %s: no cluster sweep yet (it describes "
-                          "the clusters of the last sweep)", name);
+    struct latmc_cluster_stats last;
+    if (latmc_cluster_as_steps(sim)) { /* the backend's, from its labels */
+        const struct latmc_backend_ops *ops = sim->ops;
+        if (ops->size < offsetof(struct latmc_backend_ops, cluster_stats) +
+                            sizeof ops->cluster_stats || !ops->cluster_stats)
+            return latmc_fail(LATMC_EUNSUPPORTED, "observable %s: the %s backend does not "
+                              "count the clusters in this version (the CPU does)", name,
+                              ops->name);
+        const int st = ops->cluster_stats((latmc_sim *)sim, &last);
+        if (st < 0)
+            return st;
+    } else {
+        const struct latmc_cluster_work *w = sim->cluster;
+        if (!w || !w->have_stats)
+            return latmc_fail(LATMC_ESTATE, "observable %s: no cluster sweep yet (it "
+                              "describes the clusters of the last sweep)", name);
+        last = w->last;
+    }
     const double n = (double)sim->nsites;
     switch (key) {
     case LATMC_OBS_CLUSTERS:
-        *value = (double)w->last.clusters;
+        *value = (double)last.clusters;
         break;
     case LATMC_OBS_LARGEST_CLUSTER:
-        *value = (double)w->last.largest / n;
+        *value = (double)last.largest / n;
         break;
     default: /* LATMC_OBS_CLUSTER_M2 */
-        *value = sim->desc.algorithm == LATMC_ALGO_WOLFF ? w->last.size2_sum / n
-                                                        : w->last.size2_sum / (n * n);
+        *value = sim->desc.algorithm == LATMC_ALGO_WOLFF ? last.size2_sum / n
+                                                        : last.size2_sum / (n * n);
         break;
     }
     return LATMC_OK;

@@ -191,8 +191,8 @@ static void refusals_ising_potts(void **state)
     latmc_sim_destroy(&sim);
 
     /* CUDA runs Swendsen-Wang and Wolff of Ising (uniform or +-J couplings) and Potts
-     * sims, one box, any field (the identity matrix compares its chains with the CPU's);
-     * it refuses the rest at creation, and does not count the clusters */
+     * sims, one box, any field (the identity matrix compares its chains, and its cluster
+     * observables, with the CPU's); it refuses the rest at creation */
     d = ising_desc(2, 8, 8, 0, LATMC_ALGO_METROPOLIS, 1, 1);
     d.device = LATMC_DEVICE_CUDA;
     if (latmc_sim_create(ctx, &d, &sim) == LATMC_OK) {
@@ -202,9 +202,11 @@ static void refusals_ising_potts(void **state)
         assert_string_equal(latmc_sim_backend_name(sim), "cuda");
         assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
         assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4), LATMC_OK);
-        assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
         double v = 0;
-        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_EUNSUPPORTED);
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_ESTATE);
+        assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_OK);
+        assert_true(v >= 1.0 && v <= 64.0 && v == (double)(int64_t)v);
         assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1), LATMC_OK);
         assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK); /* in a field too */
         uint64_t sweeps = 0;
@@ -221,8 +223,17 @@ static void refusals_ising_potts(void **state)
         assert_int_equal(latmc_sim_sweep(sim, 5), LATMC_OK);
         assert_int_equal(latmc_sim_acceptance_counts(sim, &accepted, &attempted), LATMC_OK);
         assert_true(attempted >= 5 && attempted <= 5 * 64 && accepted == attempted);
-        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_LARGEST_CLUSTER, &v),
-                         LATMC_EUNSUPPORTED);
+        /* the last cluster, counted from the labels, is the last sweep's attempts (counted
+         * by its flip) */
+        assert_int_equal(latmc_sim_reset_acceptance(sim), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+        assert_int_equal(latmc_sim_acceptance_counts(sim, &accepted, &attempted), LATMC_OK);
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_LARGEST_CLUSTER, &v), LATMC_OK);
+        assert_true(v * 64.0 == (double)attempted);
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTER_M2, &v), LATMC_OK);
+        assert_true(v * 64.0 == (double)attempted);
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_OK);
+        assert_true(v == 1.0);
         latmc_sim_destroy(&sim);
         d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
         /* Potts: its sweeps; J < 0 at beta > 0 (no Fortuin-Kasteleyn clusters) refused at

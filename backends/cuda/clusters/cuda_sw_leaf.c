@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "cluster_bonds.h"
+#include "cluster_sweep.h"
 #include "cuda_check.h"
 #include "cuda_ising_leaf.h"
 #include "cuda_kernels.h"
@@ -42,7 +43,9 @@ struct sw_box {
     struct cuda_wolff_counts *wolff;
     unsigned long long wolff_seen;
     long long *sums; /* Swendsen-Wang in a field: the clusters' sums (device; made on the
-                        first sweep in a field, sw_check_steps) */
+                        first sweep in a field, sw_check_steps, or by sw_cluster_stats) */
+    unsigned long long *stats; /* sw_cluster_stats' three words (device) */
+    bool swept; /* a cluster sweep left its labels (the statistics describe them) */
 };
 
 static int64_t sw_halo(const latmc_sim *sim)
@@ -97,6 +100,8 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
     const int q = potts ? sim->desc.q : 0;
     const double K = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_J];
     const double beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H];
+    ((struct sw_box *)sb)->swept |= step->kind == LATMC_STEP_CLUSTER_FLIP ||
+                                    step->kind == LATMC_STEP_CLUSTER_FLIP_SEED;
     switch (step->kind) {
     case LATMC_STEP_CLUSTER_BONDS: /* Ising with K < 0: bonds between unequal spins */
         return cuda_sw_bonds(stream, &k, sim->desc.seed, step->rng, !potts && K < 0.0,
@@ -170,6 +175,7 @@ static void sw_box_destroy(struct cuda_box *b)
     cudaFree(sb->eps);
     cudaFree(sb->wolff);
     cudaFree(sb->sums);
+    cudaFree(sb->stats);
     free(sb);
     b->own = NULL;
 }
@@ -209,6 +215,9 @@ static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
     if (st == LATMC_OK && pmj) /* filled by sw_couplings_to_box */
         st = cuda_check(cudaMalloc((void **)&sb->eps, n * (size_t)d->ndim),
                         "allocating the +-J couplings on the device");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMalloc((void **)&sb->stats, 3 * sizeof *sb->stats),
+                        "allocating the cluster statistics on the device");
     if (st == LATMC_OK && wolff)
         st = cuda_check(cudaMalloc((void **)&sb->wolff, sizeof *sb->wolff),
                         "allocating the Wolff counters on the device");
@@ -266,6 +275,40 @@ static int sw_read_attempted(const latmc_sim *sim, struct cuda_box *b, uint64_t 
     return st;
 }
 
+/* The cluster observables: what the last sweep built, counted from the labels it left. */
+static int sw_cluster_stats(const latmc_sim *sim, struct cuda_box *b,
+                            struct latmc_cluster_stats *out)
+{
+    struct sw_box *sb = b->own;
+    if (!sb->swept)
+        return cuda_core->fail(LATMC_ESTATE, "no cluster sweep yet (the cluster observables "
+                               "describe the clusters of the last sweep)");
+    const bool wolff = sim->desc.algorithm == LATMC_ALGO_WOLFF;
+    int st = LATMC_OK;
+    if (!wolff && !sb->sums)
+        st = cuda_check(cudaMalloc((void **)&sb->sums, (size_t)b->local.nsites *
+                                                           sizeof *sb->sums),
+                        "allocating the clusters' sizes on the device");
+    const struct cuda_sw_box k = kernel_box(b);
+    unsigned long long host[3] = { 0, 0, 0 };
+    if (st == LATMC_OK)
+        st = cuda_check(cuda_cluster_stats(b->ex.stream, &k, wolff ? sb->wolff : NULL,
+                                           sb->sums, sb->stats),
+                        "counting the clusters");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemcpyAsync(host, sb->stats, sizeof host, cudaMemcpyDeviceToHost,
+                                        b->ex.stream),
+                        "reading the cluster statistics");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaStreamSynchronize(b->ex.stream), "counting the clusters");
+    if (st == LATMC_OK) { /* as lib/cluster_sw.c and cluster_wolff.c fill them */
+        out->clusters = wolff ? 1 : (int64_t)host[0];
+        out->largest = (int64_t)host[1];
+        out->size2_sum = wolff ? (double)host[1] : (double)host[2];
+    }
+    return st;
+}
+
 const struct cuda_leaf cuda_sw_ising_leaf = {
     .model = LATMC_MODEL_ISING,
     .halo = sw_halo,
@@ -288,6 +331,7 @@ const struct cuda_leaf cuda_sw_ising_leaf = {
     .view_dtype = LATMC_DTYPE_INT8, /* the API's layout: one int8 per site */
     .attempted = sw_attempted,
     .read_attempted = sw_read_attempted,
+    .cluster_stats = sw_cluster_stats,
 };
 
 const struct cuda_leaf cuda_sw_potts_leaf = {
@@ -308,4 +352,5 @@ const struct cuda_leaf cuda_sw_potts_leaf = {
     .view_dtype = LATMC_DTYPE_UINT8, /* the API's layout: one uint8 per site */
     .attempted = sw_attempted,
     .read_attempted = sw_read_attempted,
+    .cluster_stats = sw_cluster_stats,
 };

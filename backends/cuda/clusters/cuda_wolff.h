@@ -12,6 +12,8 @@
  *     update its sites.
  *   A field (Swendsen-Wang): every cluster's size (Potts) or magnetisation (Ising)
  *     summed at its root by label, then every root's decision drawn from it.
+ *   The cluster observables: the sizes summed the same way, on demand, from the labels
+ *     the last sweep left (they stay until the next sweep).
  *
  * The thresholds are lib/cluster_bonds.h's (liblatmc's own exp), so the decisions are the
  * CPU's bit for bit.
@@ -52,6 +54,16 @@ cudaError_t cuda_wolff_flip(cudaStream_t stream, const struct cuda_sw_box *b, ui
 cudaError_t cuda_sw_field_decide(cudaStream_t stream, const struct cuda_sw_box *b,
                                  uint64_t seed, uint64_t sweep, double beta_h, int q,
                                  long long *sums);
+
+/* What the last cluster sweep built, from the labels it left, into the device words
+ * out[0 .. 2] (cleared here): the clusters, the largest one's sites, the sum of the
+ * clusters' squared sizes (as lib/cluster_sweep.h's struct latmc_cluster_stats). Wolff
+ * (c non-NULL): the one cluster named c->root, out[1] = out[2] its sites, out[0] 1;
+ * Swendsen-Wang (c NULL): every cluster's size counted at its root into sums (one int64
+ * per site, overwritten). */
+cudaError_t cuda_cluster_stats(cudaStream_t stream, const struct cuda_sw_box *b,
+                               const struct cuda_wolff_counts *c, long long *sums,
+                               unsigned long long *out);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /*
  * The cluster decisions that need the clusters' sums (cuda_wolff.h): Wolff's one
- * cluster, and every cluster in a field. They run on the labels of cuda_sw_kernels.cu,
+ * cluster, and every cluster in a field; and the clusters' statistics. They run on the labels of cuda_sw_kernels.cu,
  * where labels[labels[i]] is the name (the smallest site) of site i's cluster.
  *
  * Sums by label are integers (sites, spins +-1), added with atomics in any order: the
@@ -144,6 +144,44 @@ __global__ void sw_field_decide_kernel(struct cuda_sw_box b, const long long *su
     }
 }
 
+/* Wolff's statistics: the sites of the cluster named c->root into out[1]. */
+__global__ void wolff_size_kernel(struct cuda_sw_box b, const struct cuda_wolff_counts *c,
+                                  unsigned long long *out)
+{
+    const uint64_t n = (uint64_t)b.g.nsites;
+    const uint32_t r = c->root;
+    unsigned long long sites = 0;
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride())
+        sites += cluster_of(b, (uint32_t)k) == r;
+    cuda_warp_add(&out[1], sites);
+}
+
+/* Swendsen-Wang's statistics from the sizes at the roots: the clusters into out[0], the
+ * largest size into out[1], the sum of the squared sizes into out[2] (< N^2 < 2^64). */
+__global__ void sw_stats_kernel(struct cuda_sw_box b, const long long *sizes,
+                                unsigned long long *out)
+{
+    const uint64_t n = (uint64_t)b.g.nsites;
+    unsigned long long clusters = 0, largest = 0, size2 = 0;
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
+        const uint32_t r = (uint32_t)k;
+        if (b.labels[r] != r)
+            continue;
+        const unsigned long long s = (unsigned long long)sizes[r];
+        clusters++;
+        size2 += s * s;
+        largest = s > largest ? s : largest;
+    }
+    cuda_warp_add(&out[0], clusters);
+    cuda_warp_add(&out[2], size2);
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        const unsigned long long other = __shfl_down_sync(0xffffffffu, largest, offset);
+        largest = other > largest ? other : largest;
+    }
+    if ((threadIdx.x & 31u) == 0 && largest != 0)
+        atomicMax(&out[1], largest);
+}
+
 extern "C" cudaError_t cuda_wolff_flip(cudaStream_t stream, const struct cuda_sw_box *b,
                                        uint64_t seed, uint64_t sweep, uint32_t seed_site,
                                        double beta_h, int q, struct cuda_wolff_counts *c,
@@ -193,6 +231,29 @@ extern "C" cudaError_t cuda_sw_field_decide(cudaStream_t stream, const struct cu
         else
             sw_field_decide_kernel<false><<<grid, CUDA_THREADS, 0, stream>>>(*b, sums, seed,
                                                                              sweep, beta_h, q);
+        err = cudaGetLastError();
+    }
+    return err;
+}
+
+extern "C" cudaError_t cuda_cluster_stats(cudaStream_t stream, const struct cuda_sw_box *b,
+                                          const struct cuda_wolff_counts *c, long long *sums,
+                                          unsigned long long *out)
+{
+    const unsigned blocks = count_blocks(b->g.nsites);
+    cudaError_t err = cudaMemsetAsync(out, 0, 3 * sizeof *out, stream);
+    if (err == cudaSuccess && c) {
+        wolff_size_kernel<<<blocks, CUDA_THREADS, 0, stream>>>(*b, c, out);
+        return cudaGetLastError();
+    }
+    if (err == cudaSuccess) /* every cluster's size at its root */
+        err = cudaMemsetAsync(sums, 0, (size_t)b->g.nsites * sizeof *sums, stream);
+    if (err == cudaSuccess) {
+        sw_sums_kernel<true><<<cuda_grid(b->g.nsites), CUDA_THREADS, 0, stream>>>(*b, sums);
+        err = cudaGetLastError();
+    }
+    if (err == cudaSuccess) {
+        sw_stats_kernel<<<blocks, CUDA_THREADS, 0, stream>>>(*b, sums, out);
         err = cudaGetLastError();
     }
     return err;

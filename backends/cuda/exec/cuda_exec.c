@@ -1172,3 +1172,15 @@ int cuda_exec_measure_planes_modes(const latmc_sim *sim, struct cuda_exec *x, in
                                "device reduction of the Fourier modes", sim->model->name);
     return measure_planes(sim, x, p0, p1, sums, proj);
 }
+
+int cuda_exec_cluster_stats(const latmc_sim *sim, struct cuda_exec *x,
+                            struct latmc_cluster_stats *out)
+{
+    if (!x->leaf->cluster_stats || x->n != 1)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s sim does not count "
+                               "its clusters on the device", sim->model->name);
+    int st = cuda_box_set_device(x->box[0].ex.device);
+    if (st == LATMC_OK) /* the steps in flight done */
+        st = finish_all(x, "counting the clusters");
+    return st < 0 ? st : x->leaf->cluster_stats(sim, &x->box[0], out);
+}
