@@ -10,6 +10,7 @@
 #include "internal.h"
 
 struct latmc_ens_temper; /* below */
+struct latmc_cluster_stats; /* lib/cluster_sweep.h */
 
 struct latmc_backend_ops {
     size_t size;            /* sizeof(struct latmc_backend_ops) of the backend's build */
@@ -186,6 +187,14 @@ struct latmc_backend_ops {
      * done: LATMC_OK where the backend can for this sim, LATMC_EUNSUPPORTED (no message)
      * where not. */
     int (*measure_kmin)(latmc_sim *sim, void *sums, const double *phases, double *modes);
+
+    /* Appended. Optional (NULL: the cluster observables answer LATMC_EUNSUPPORTED on the
+     * backend): a sim whose cluster sweeps run as steps of the plan (lib/cluster_steps.c),
+     * what its last cluster sweep built (struct latmc_cluster_stats: the clusters, the
+     * largest one's sites, the sum of the clusters' squared sizes; Wolff: 1, its cluster's
+     * sites twice), exactly the CPU's integers; LATMC_ESTATE with a message where the sim
+     * has made no cluster sweep yet. */
+    int (*cluster_stats)(latmc_sim *sim, struct latmc_cluster_stats *out);
 };
 
 /*

@@ -323,6 +323,12 @@ static int cuda_part_halo_depth(const latmc_sim *sim)
     return cuda_exec_part_halo_depth(exec_of(sim));
 }
 
+/* What the last cluster sweep built (the cluster observables), through the leaf. */
+static int cuda_cluster_stats(latmc_sim *sim, struct latmc_cluster_stats *out)
+{
+    return cuda_exec_cluster_stats(sim, exec_of(sim), out);
+}
+
 /* A part's couplings by planes; LATMC_EUNSUPPORTED without a message for a sim of the
  * whole lattice (the core then reads the couplings whole, lib/backend.h). */
 static int cuda_get_coupling_planes(latmc_sim *sim, int64_t p0, int64_t p1, float *buf)
@@ -362,4 +368,5 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .measure_modes = cuda_measure_modes,
     .measure_planes_modes = cuda_measure_planes_modes,
     .measure_kmin = cuda_measure_kmin,
+    .cluster_stats = cuda_cluster_stats, /* clusters/cuda_sw_leaf.c */
 };

@@ -8,7 +8,7 @@
 #include "cuda_phi4_leaf.h"
 
 extern const struct cuda_leaf cuda_potts_leaf; /* potts/cuda_potts.c */
-extern const struct cuda_leaf cuda_sw_ising_leaf; /* clusters/cuda_sw_leaf.c */
+extern const struct cuda_leaf cuda_sw_ising_leaf, cuda_sw_potts_leaf; /* clusters/cuda_sw_leaf.c */
 
 const struct cuda_leaf *cuda_leaf_of(const latmc_sim *sim)
 {
@@ -16,7 +16,8 @@ const struct cuda_leaf *cuda_leaf_of(const latmc_sim *sim)
                           sim->desc.model == LATMC_MODEL_POTTS;
     if (discrete && (sim->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG ||
                      sim->desc.algorithm == LATMC_ALGO_WOLFF))
-        return &cuda_sw_ising_leaf; /* the cluster steps; it refuses what it lacks */
+        /* the cluster steps; they refuse what they lack */
+        return sim->desc.model == LATMC_MODEL_POTTS ? &cuda_sw_potts_leaf : &cuda_sw_ising_leaf;
     switch (sim->desc.model) {
     case LATMC_MODEL_POTTS:
         return &cuda_potts_leaf;

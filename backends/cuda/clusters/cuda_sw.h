@@ -1,8 +1,9 @@
 /*
- * Internal to the CUDA module: Swendsen-Wang on the device, as the three cluster steps of
+ * Internal to the CUDA module: Swendsen-Wang on the device (Ising with uniform or +-J
+ * couplings of either sign, q-state Potts; no field), as the three cluster steps of
  * the plan (lib/step.h: LATMC_STEP_CLUSTER_BONDS, _LABEL, _FLIP; doc/clusters.md defines
  * the chain, lib/cluster_bonds.h its draws). The leaf (cuda_sw_leaf.c) holds the
- * configuration in the API's layout (one int8 per site) and a box's labels and bonds;
+ * configuration in the API's layout (one byte per site) and a box's labels and bonds;
  * the kernels (cuda_sw_kernels.cu) run one step each:
  *
  *   bonds:  every site's bonds (i, mu), bit mu of bonds[i], from the draws named by
@@ -12,8 +13,8 @@
  *           then the bonds between tiles); then the tiles' roots flattened: every site's
  *           label is its tile piece's root, whose label is the cluster's root -- its
  *           name, its smallest global site index -- so labels[labels[i]] names i's cluster.
- *   flip:   every cluster's decision, drawn at its name (the roots only), then every site
- *           takes its cluster's.
+ *   flip:   every cluster's decision (Ising: keep or flip; Potts: its new colour), drawn
+ *           at its name (the roots only), then every site takes its cluster's.
  *
  * The labels are the same whatever order the unions ran in (the smallest site of each
  * component), so the configuration is the CPU chain's bit for bit.
@@ -35,26 +36,33 @@ extern "C" {
 /* What the kernels of one box read: the whole lattice held alone (its own wrap). */
 struct cuda_sw_box {
     struct latmc_lattice g;
-    int8_t *spins;      /* +-1 per site */
+    int8_t *spins;      /* one byte per site: Ising +-1, Potts the colour (compared as bytes) */
+    const int8_t *eps;  /* Ising +-J: the couplings +-1 at ndim i + mu; NULL: uniform */
     uint8_t *bonds;     /* bit mu: bond (i, mu) active */
     uint32_t *labels;   /* union-find parents, then the clusters' names */
 };
 
-/* Bonds of every site of sweep `name` (the step's), Ising satisfied iff the spins agree
- * (flip = 0: beta J > 0) or differ (flip = 1: beta J < 0); active iff also the draw <
- * threshold. */
-cudaError_t cuda_sw_ising_bonds(cudaStream_t stream, const struct cuda_sw_box *b,
-                                uint64_t seed, struct latmc_rng_name name, int flip,
-                                uint64_t threshold);
+/* Bonds of every site of sweep `name` (the step's): active iff the ends are satisfied and
+ * the draw < threshold. Satisfied: the states agree, or (Ising) differ where beta J eps < 0
+ * (flip = 1: beta J < 0; eps < 0 a +-J coupling's sign). Potts: flip 0, eps NULL. */
+cudaError_t cuda_sw_bonds(cudaStream_t stream, const struct cuda_sw_box *b, uint64_t seed,
+                          struct latmc_rng_name name, int flip, uint64_t threshold);
 
 /* The clusters of the active bonds: labels[labels[i]] = the smallest site of i's cluster. */
 cudaError_t cuda_sw_label(cudaStream_t stream, const struct cuda_sw_box *b);
 
-/* Each cluster keeps its spins iff the draw at its name < keep_threshold, else flips;
- * adds the sites flipped to *changed. Overwrites the bonds (the roots' decisions). */
-cudaError_t cuda_sw_ising_flip(cudaStream_t stream, const struct cuda_sw_box *b,
-                               uint64_t seed, struct latmc_rng_name name,
-                               uint64_t keep_threshold, unsigned long long *changed);
+/* Each cluster's decision drawn at its name: q = 0 (Ising) it keeps its spins iff the draw
+ * < keep_threshold, else flips; q >= 2 (Potts) its new colour floor(u q / 2^32). Adds the
+ * sites changed to *changed. Overwrites the bonds (the roots' decisions). */
+cudaError_t cuda_sw_flip(cudaStream_t stream, const struct cuda_sw_box *b, uint64_t seed,
+                         struct latmc_rng_name name, uint64_t keep_threshold, int q,
+                         unsigned long long *changed);
+
+/* Every site takes its cluster's decision, kept in its root's bonds byte (cuda_sw_flip,
+ * cuda_wolff.h's decisions in a field): q = 0 (Ising) keep or flip, q >= 2 the colour.
+ * Adds the sites changed to *changed. */
+cudaError_t cuda_sw_apply(cudaStream_t stream, const struct cuda_sw_box *b, int q,
+                          unsigned long long *changed);
 
 #ifdef __cplusplus
 }

@@ -55,10 +55,13 @@ __device__ __forceinline__ void neighbours(const struct latmc_lattice &g, uint32
 #define SW_COUNT_BLOCKS 2048u
 
 /* Four sites a thread, i0 = 4 k .. 4 k + 3: their draws nd i0 .. nd i0 + 4 nd - 1 are the
- * nd whole blocks from nd k on, each computed once (N is a multiple of 4: even extents). */
-template <int ND>
-__global__ void sw_ising_bonds_kernel(struct cuda_sw_box b, uint64_t seed,
-                                      struct latmc_rng_name name, int flip, uint64_t thr)
+ * nd whole blocks from nd k on, each computed once (N is a multiple of 4: even extents).
+ * A bond's ends are satisfied iff "same state" ^ (eps < 0) ^ flip (lib/cluster_draws.c:
+ * K eps s_i s_j > 0 for Ising, s_i = s_j for Potts, whose bytes compare alike as int8).
+ * EPS: the +-J couplings eps[ND i + mu] are read (else uniform, eps NULL). */
+template <int ND, bool EPS>
+__global__ void sw_bonds_kernel(struct cuda_sw_box b, uint64_t seed,
+                                struct latmc_rng_name name, int flip, uint64_t thr)
 {
     const uint64_t groups = (uint64_t)b.g.nsites / 4;
     for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
@@ -69,6 +72,11 @@ __global__ void sw_ising_bonds_kernel(struct cuda_sw_box b, uint64_t seed,
             c[q] = latmc_rng_name_block(seed, name, (uint64_t)ND * k + (uint64_t)q);
         const uint32_t i0 = (uint32_t)(4 * k);
         const uint32_t four = *(const uint32_t *)(b.spins + i0);
+        /* the 4 ND couplings of the four sites: ND whole 32-bit words from ND i0 */
+        uint32_t eps_neg[ND];
+#pragma unroll
+        for (int q = 0; q < ND; q++)
+            eps_neg[q] = EPS ? __ldg((const unsigned int *)(b.eps + (size_t)ND * i0) + q) : 0u;
         uint32_t out = 0;
 #pragma unroll
         for (int s = 0; s < 4; s++) {
@@ -79,10 +87,12 @@ __global__ void sw_ising_bonds_kernel(struct cuda_sw_box b, uint64_t seed,
             unsigned bits = 0;
 #pragma unroll
             for (int mu = 0; mu < ND; mu++) {
-                const int m = ND * s + mu; /* the draw's place among the thread's */
+                const int m = ND * s + mu; /* the draw's (and coupling's) place */
                 const uint32_t u = lane_of(c[m >> 2], (unsigned)(m & 3));
+                /* the coupling's byte: +1 or -1 (0xff), its top bit the sign */
+                const int neg = EPS ? (int)(eps_neg[m >> 2] >> (8 * (m & 3) + 7) & 1u) : 0;
                 const int same = si == b.spins[j[mu]];
-                bits |= (unsigned)((same ^ flip) & ((uint64_t)u < thr)) << mu;
+                bits |= (unsigned)((same ^ neg ^ flip) & ((uint64_t)u < thr)) << mu;
             }
             out |= bits << (8 * s);
         }
@@ -252,10 +262,11 @@ __global__ void sw_flatten_kernel(struct cuda_sw_box b)
     }
 }
 
-/* The decision of every cluster, drawn at its root (its name), into the root's bonds
- * byte (1: keep, 0: flip). */
-__global__ void sw_ising_decide_kernel(struct cuda_sw_box b, uint64_t seed,
-                                       struct latmc_rng_name name, uint64_t keep)
+/* The decision of every cluster, drawn at its name (its root), into the root's bonds byte:
+ * Ising 1 keep, 0 flip (q = 0); Potts its new colour (q >= 2). As latmc_cluster_decide
+ * without a field. */
+__global__ void sw_decide_kernel(struct cuda_sw_box b, uint64_t seed,
+                                 struct latmc_rng_name name, uint64_t keep, int q)
 {
     const uint64_t n = (uint64_t)b.g.nsites;
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
@@ -263,36 +274,49 @@ __global__ void sw_ising_decide_kernel(struct cuda_sw_box b, uint64_t seed,
         if (!(b.bonds[r] & SW_TILE_ROOT) || b.labels[r] != r)
             continue;
         const uint32_t u = lane_of(latmc_rng_name_block(seed, name, r >> 2), r & 3u);
-        b.bonds[r] = (uint8_t)latmc_cluster_ising_keep(u, keep);
+        b.bonds[r] = (uint8_t)(q ? latmc_cluster_potts_uniform(u, q)
+                                 : latmc_cluster_ising_keep(u, keep));
     }
 }
 
-__global__ void sw_ising_flip_kernel(struct cuda_sw_box b, unsigned long long *changed)
+/* Every site takes its cluster's decision; counts the sites that changed. */
+template <bool POTTS>
+__global__ void sw_flip_kernel(struct cuda_sw_box b, unsigned long long *changed)
 {
     const uint64_t n = (uint64_t)b.g.nsites;
     unsigned long long flipped = 0;
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
         const uint32_t i = (uint32_t)k;
-        const uint32_t r = b.labels[b.labels[i]];
-        if (!b.bonds[r]) {
-            b.spins[i] = (int8_t)-b.spins[i];
+        const uint8_t d = b.bonds[b.labels[b.labels[i]]];
+        const int8_t old = b.spins[i];
+        const int8_t v = POTTS ? (int8_t)d : d ? old : (int8_t)-old;
+        if (v != old) {
+            b.spins[i] = v;
             flipped++;
         }
     }
     cuda_warp_add(changed, flipped);
 }
 
-extern "C" cudaError_t cuda_sw_ising_bonds(cudaStream_t stream, const struct cuda_sw_box *b,
-                                           uint64_t seed, struct latmc_rng_name name,
-                                           int flip, uint64_t threshold)
+template <int ND>
+static void launch_bonds(unsigned grid, cudaStream_t stream, const struct cuda_sw_box *b,
+                         uint64_t seed, struct latmc_rng_name name, int flip, uint64_t thr)
+{
+    if (b->eps)
+        sw_bonds_kernel<ND, true><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name, flip, thr);
+    else
+        sw_bonds_kernel<ND, false><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name, flip, thr);
+}
+
+extern "C" cudaError_t cuda_sw_bonds(cudaStream_t stream, const struct cuda_sw_box *b,
+                                     uint64_t seed, struct latmc_rng_name name, int flip,
+                                     uint64_t threshold)
 {
     const unsigned grid = cuda_grid(b->g.nsites / 4);
     if (b->g.ndim == 3)
-        sw_ising_bonds_kernel<3><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name, flip,
-                                                                   threshold);
+        launch_bonds<3>(grid, stream, b, seed, name, flip, threshold);
     else
-        sw_ising_bonds_kernel<2><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name, flip,
-                                                                   threshold);
+        launch_bonds<2>(grid, stream, b, seed, name, flip, threshold);
     return cudaGetLastError();
 }
 
@@ -315,20 +339,26 @@ extern "C" cudaError_t cuda_sw_label(cudaStream_t stream, const struct cuda_sw_b
     return err;
 }
 
-extern "C" cudaError_t cuda_sw_ising_flip(cudaStream_t stream, const struct cuda_sw_box *b,
-                                          uint64_t seed, struct latmc_rng_name name,
-                                          uint64_t keep_threshold, unsigned long long *changed)
+extern "C" cudaError_t cuda_sw_apply(cudaStream_t stream, const struct cuda_sw_box *b, int q,
+                                     unsigned long long *changed)
 {
-    sw_ising_decide_kernel<<<cuda_grid(b->g.nsites), CUDA_THREADS, 0, stream>>>(
-        *b, seed, name, keep_threshold);
+    /* a bounded grid, each thread many sites: one atomicAdd per warp on one counter,
+     * per 32 sites, would serialise in the L2 */
+    const unsigned grid = cuda_grid(b->g.nsites);
+    const unsigned blocks = grid < SW_COUNT_BLOCKS ? grid : SW_COUNT_BLOCKS;
+    if (q)
+        sw_flip_kernel<true><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
+    else
+        sw_flip_kernel<false><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_sw_flip(cudaStream_t stream, const struct cuda_sw_box *b,
+                                    uint64_t seed, struct latmc_rng_name name,
+                                    uint64_t keep_threshold, int q, unsigned long long *changed)
+{
+    sw_decide_kernel<<<cuda_grid(b->g.nsites), CUDA_THREADS, 0, stream>>>(
+        *b, seed, name, keep_threshold, q);
     cudaError_t err = cudaGetLastError();
-    if (err == cudaSuccess) {
-        /* a bounded grid, each thread many sites: one atomicAdd per warp on one counter,
-         * per 32 sites, would serialise in the L2 */
-        const unsigned grid = cuda_grid(b->g.nsites);
-        sw_ising_flip_kernel<<<grid < SW_COUNT_BLOCKS ? grid : SW_COUNT_BLOCKS, CUDA_THREADS, 0,
-                               stream>>>(*b, changed);
-        err = cudaGetLastError();
-    }
-    return err;
+    return err == cudaSuccess ? cuda_sw_apply(stream, b, q, changed) : err;
 }

@@ -1,33 +1,51 @@
 /*
- * The Swendsen-Wang leaf of the one executor (exec/cuda_leaf.h): an Ising sim whose
- * desc.algorithm is LATMC_ALGO_SWENDSEN_WANG, its configuration in the API's layout (one
- * int8 +-1 per site), its sweeps the plan's three cluster steps (lib/cluster_steps.c),
- * each one step of cuda_sw.h's kernels. Measurement, the hot start and the Fourier
- * projections are the byte kernels every Ising byte layout uses.
+ * The cluster leaves of the one executor (exec/cuda_leaf.h): an Ising or a q-state Potts
+ * sim whose desc.algorithm is LATMC_ALGO_SWENDSEN_WANG or LATMC_ALGO_WOLFF, its
+ * configuration in the API's layout (one byte per site: Ising int8 +-1, Potts the uint8
+ * colour), its sweeps the plan's three cluster steps (lib/cluster_steps.c), each one step
+ * of cuda_sw.h's kernels (Wolff's flip and the decisions in a field: cuda_wolff.h's).
+ * Measurement, the hot start and the Fourier projections are the byte kernels of each
+ * model's byte layout; Ising's +-J couplings are drawn as the Ising leaves draw them
+ * (ising/cuda_ising_leaf.h: the CPU's couplings), one int8 per bond on the device.
  *
- * What it runs: one box alone on one GPU (its halo its own wrap), uniform couplings, no
- * field, J of either sign. It refuses at create what it does not run (boxes on one or
- * several devices, +-J couplings, Potts; the core refuses Wolff, parts and the embedded
- * clusters of phi^4 and Heisenberg on CUDA), and a field at the sweep. Several boxes need
- * the labels joined across the faces, a label-halo exchange repeated until no label
- * changes over all boxes: the step LATMC_STEP_CLUSTER_LABEL is where that will go.
+ * What it runs: one box alone on one GPU (its halo its own wrap), any field; Ising with
+ * uniform or +-J couplings and J of either sign, Potts with J >= 0 (the core refuses
+ * J < 0). It refuses at create what it does not run (boxes on one or several devices;
+ * the core refuses parts and the embedded clusters of phi^4 and Heisenberg on CUDA).
+ * Several boxes need the labels joined across the faces, a label-halo exchange repeated
+ * until no label changes over all boxes: the step LATMC_STEP_CLUSTER_LABEL is where that
+ * will go. Wolff's attempted updates are its clusters' sites, counted on the device and
+ * read once per call (read_attempted).
  */
 #include <stdlib.h>
 
+#include "cluster_bonds.h"
+#include "cluster_sweep.h"
 #include "cuda_check.h"
+#include "cuda_ising_leaf.h"
 #include "cuda_kernels.h"
 #include "cuda_leaf.h"
 #include "cuda_sw.h"
+#include "cuda_wolff.h"
 #include "mode_projections.h"
 #include "model.h"
 #include "part.h"
 #include "plan.h"
 #include "ising_range_kernels.h"
+#include "potts_range_kernels.h"
 
-/* A box's own state: its labels and bonds (device). */
+/* A box's own state: its labels and bonds, and Ising's +-J couplings (device). */
 struct sw_box {
     uint32_t *labels;
     uint8_t *bonds;
+    int8_t *eps; /* NULL: uniform couplings */
+    /* Wolff: its counters (device), and their `sites` at the previous read */
+    struct cuda_wolff_counts *wolff;
+    unsigned long long wolff_seen;
+    long long *sums; /* Swendsen-Wang in a field: the clusters' sums (device; made on the
+                        first sweep in a field, sw_check_steps, or by sw_cluster_stats) */
+    unsigned long long *stats; /* sw_cluster_stats' three words (device) */
+    bool swept; /* a cluster sweep left its labels (the statistics describe them) */
 };
 
 static int64_t sw_halo(const latmc_sim *sim)
@@ -48,11 +66,16 @@ static size_t sw_plane_bytes(const latmc_sim *sim)
     return (size_t)(d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0]);
 }
 
+/* The hot starts of the models' byte layouts: the draws named by the lattice's sites. */
 static cudaError_t sw_hot_planes(const latmc_sim *sim, const struct cuda_box *b,
                                  cudaStream_t stream, int64_t local_p0, int64_t global_p0,
                                  int64_t planes)
 {
     const int64_t pb = (int64_t)sw_plane_bytes(sim);
+    if (sim->desc.model == LATMC_MODEL_POTTS)
+        return cuda_potts_hot_start_range(stream, (uint8_t *)b->data + local_p0 * pb,
+                                          global_p0 * pb, planes * pb, sim->desc.q,
+                                          sim->desc.seed);
     return cuda_ising_bytes_hot_start_range(stream, (int8_t *)b->data + local_p0 * pb,
                                             global_p0 * pb, planes * pb, sim->desc.seed);
 }
@@ -60,7 +83,7 @@ static cudaError_t sw_hot_planes(const latmc_sim *sim, const struct cuda_box *b,
 static struct cuda_sw_box kernel_box(const struct cuda_box *b)
 {
     const struct sw_box *sb = b->own;
-    const struct cuda_sw_box k = { b->local, b->data, sb->bonds, sb->labels };
+    const struct cuda_sw_box k = { b->local, b->data, sb->eps, sb->bonds, sb->labels };
     return k;
 }
 
@@ -72,16 +95,32 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
     if (!r->whole)
         return cudaErrorInvalidValue; /* sw_box_create refused boxes with halos */
     const struct cuda_sw_box k = kernel_box(r->box);
+    const struct sw_box *sb = r->box->own;
+    const bool potts = sim->desc.model == LATMC_MODEL_POTTS;
+    const int q = potts ? sim->desc.q : 0;
     const double K = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_J];
+    const double beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H];
+    ((struct sw_box *)sb)->swept |= step->kind == LATMC_STEP_CLUSTER_FLIP ||
+                                    step->kind == LATMC_STEP_CLUSTER_FLIP_SEED;
     switch (step->kind) {
-    case LATMC_STEP_CLUSTER_BONDS:
-        return cuda_sw_ising_bonds(stream, &k, sim->desc.seed, step->rng, K < 0.0,
-                                   step->cluster_threshold);
+    case LATMC_STEP_CLUSTER_BONDS: /* Ising with K < 0: bonds between unequal spins */
+        return cuda_sw_bonds(stream, &k, sim->desc.seed, step->rng, !potts && K < 0.0,
+                             step->cluster_threshold);
     case LATMC_STEP_CLUSTER_LABEL:
         return cuda_sw_label(stream, &k);
     case LATMC_STEP_CLUSTER_FLIP:
-        return cuda_sw_ising_flip(stream, &k, sim->desc.seed, step->rng,
-                                  step->cluster_threshold, changed);
+        if (beta_h != 0.0) { /* the decisions from the clusters' sums (cuda_wolff.h) */
+            const cudaError_t err = cuda_sw_field_decide(stream, &k, sim->desc.seed,
+                                                         step->rng_sweep, beta_h, q, sb->sums);
+            return err == cudaSuccess ? cuda_sw_apply(stream, &k, q, changed) : err;
+        }
+        return cuda_sw_flip(stream, &k, sim->desc.seed, step->rng, step->cluster_threshold, q,
+                            changed);
+    case LATMC_STEP_CLUSTER_FLIP_SEED: /* Wolff: the seed site's cluster only */
+        return cuda_wolff_flip(stream, &k, sim->desc.seed, step->rng_sweep,
+                               (uint32_t)latmc_cluster_seed_site(sim->desc.seed, step->rng_sweep,
+                                                                 sim->nsites),
+                               beta_h, q, sb->wolff, changed);
     default:
         return cudaErrorInvalidValue; /* sw_check_steps refuses a non-cluster schedule */
     }
@@ -90,16 +129,40 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
 static cudaError_t sw_measure(const latmc_sim *sim, const struct cuda_box_range *own,
                               cudaStream_t stream, void *sums)
 {
-    (void)sim;
-    return cuda_ising_measure(stream, &own->box->local, own->box->data, NULL, sums);
+    const struct sw_box *sb = own->box->own;
+    if (sim->desc.model == LATMC_MODEL_POTTS)
+        return cuda_potts_measure(stream, &own->box->local, own->box->data, sums);
+    return cuda_ising_measure(stream, &own->box->local, own->box->data, sb->eps, sums);
 }
 
 static cudaError_t sw_projections(const latmc_sim *sim, const struct cuda_box_range *r,
                                   cudaStream_t stream, int64_t *proj)
 {
-    (void)sim;
     const struct cuda_proj_range pr = { r->p0, r->planes, r->global_p0, r->L };
-    return cuda_byte_projections(stream, &r->box->local, r->box->data, &pr, 0, proj);
+    const int q = sim->desc.model == LATMC_MODEL_POTTS ? sim->desc.q : 0;
+    return cuda_byte_projections(stream, &r->box->local, r->box->data, &pr, q, proj);
+}
+
+/* sw_measure and sw_projections in one read where the counters fit the kernel's shared
+ * memory (measure_projections.cu), else the two passes. */
+static cudaError_t sw_measure_projections(const latmc_sim *sim, const struct cuda_box_range *own,
+                                          cudaStream_t stream, void *sums, int64_t *proj)
+{
+    const struct sw_box *sb = own->box->own;
+    const int q = sim->desc.model == LATMC_MODEL_POTTS ? sim->desc.q : 0;
+    if (!cuda_byte_measure_projections_fits(q)) {
+        const cudaError_t err = sw_measure(sim, own, stream, sums);
+        return err == cudaSuccess ? sw_projections(sim, own, stream, proj) : err;
+    }
+    const struct cuda_proj_range pr = { own->p0, own->planes, own->global_p0, own->L };
+    return cuda_byte_measure_projections(stream, &own->box->local, own->box->data,
+                                         q ? NULL : sb->eps, &pr, q, sums, proj);
+}
+
+/* Potts: q counts per plane, one per state (latmc_modes_components); Ising one. */
+static int sw_projection_components(const latmc_sim *sim)
+{
+    return sim->desc.model == LATMC_MODEL_POTTS ? sim->desc.q : 1;
 }
 
 static void sw_box_destroy(struct cuda_box *b)
@@ -109,6 +172,10 @@ static void sw_box_destroy(struct cuda_box *b)
         return;
     cudaFree(sb->labels);
     cudaFree(sb->bonds);
+    cudaFree(sb->eps);
+    cudaFree(sb->wolff);
+    cudaFree(sb->sums);
+    cudaFree(sb->stats);
     free(sb);
     b->own = NULL;
 }
@@ -116,20 +183,25 @@ static void sw_box_destroy(struct cuda_box *b)
 static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
 {
     const latmc_sim_desc *d = &sim->desc;
-    if (d->model != LATMC_MODEL_ISING || d->algorithm != LATMC_ALGO_SWENDSEN_WANG)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "the %s algorithm on CUDA runs Ising sims "
-                               "only in this version (the %s model's clusters run on the CPU: "
-                               "desc.device = LATMC_DEVICE_CPU or AUTO)",
-                               d->algorithm == LATMC_ALGO_WOLFF ? "Wolff" : "Swendsen-Wang",
+    const bool wolff = d->algorithm == LATMC_ALGO_WOLFF;
+    if ((d->model != LATMC_MODEL_ISING && d->model != LATMC_MODEL_POTTS) ||
+        (d->algorithm != LATMC_ALGO_SWENDSEN_WANG && !wolff))
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "the %s algorithm on CUDA runs Ising and "
+                               "Potts sims only in this version (the %s model's clusters run "
+                               "on the CPU: desc.device = LATMC_DEVICE_CPU or AUTO)",
+                               wolff ? "Wolff" : "Swendsen-Wang",
                                sim->model->name);
     if (b->halo != 0 || latmc_part_many(sim) || sim->plan->n_boxes > 1)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "Swendsen-Wang on CUDA runs one box on one "
-                               "GPU only in this version (desc.n_parts = %d, desc.n_devices = "
-                               "%d: the labels are not joined across boxes yet); use one box, "
-                               "or the CPU", d->n_parts, d->n_devices);
-    if (d->couplings != LATMC_COUPLINGS_UNIFORM)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "Swendsen-Wang on CUDA runs uniform "
-                               "couplings only in this version (+-J couplings: the CPU)");
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "%s on CUDA runs one box on one GPU only "
+                               "in this version (desc.n_parts = %d, desc.n_devices = %d: the "
+                               "labels are not joined across boxes yet); use one box, or the "
+                               "CPU", wolff ? "Wolff" : "Swendsen-Wang", d->n_parts,
+                               d->n_devices);
+    const bool pmj = d->model == LATMC_MODEL_ISING && d->couplings == LATMC_COUPLINGS_BIMODAL;
+    if (d->couplings != LATMC_COUPLINGS_UNIFORM && !pmj)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "%s on CUDA runs uniform couplings, and "
+                               "Ising's +-J ones, only in this version",
+                               wolff ? "Wolff" : "Swendsen-Wang");
     struct sw_box *sb = calloc(1, sizeof *sb);
     if (!sb)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA Swendsen-Wang: cannot allocate a box's state");
@@ -140,19 +212,101 @@ static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
     if (st == LATMC_OK)
         st = cuda_check(cudaMalloc((void **)&sb->bonds, n), "allocating the cluster bonds on "
                         "the device");
+    if (st == LATMC_OK && pmj) /* filled by sw_couplings_to_box */
+        st = cuda_check(cudaMalloc((void **)&sb->eps, n * (size_t)d->ndim),
+                        "allocating the +-J couplings on the device");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMalloc((void **)&sb->stats, 3 * sizeof *sb->stats),
+                        "allocating the cluster statistics on the device");
+    if (st == LATMC_OK && wolff)
+        st = cuda_check(cudaMalloc((void **)&sb->wolff, sizeof *sb->wolff),
+                        "allocating the Wolff counters on the device");
+    if (st == LATMC_OK && wolff)
+        st = cuda_check(cudaMemset(sb->wolff, 0, sizeof *sb->wolff),
+                        "clearing the Wolff counters");
     return st;
 }
 
-/* Without a field only: a cluster's decision in a field needs its magnetisation. */
+/* The +-J couplings of the box, the whole lattice (its halo its own wrap): the host's
+ * planes are the lattice's, in the layout the kernels read (eps[ndim i + mu]). */
+static cudaError_t sw_couplings_to_box(const latmc_sim *sim, const struct cuda_box *b,
+                                       cudaStream_t stream, const void *host,
+                                       int64_t host_first, int64_t host_planes)
+{
+    const struct sw_box *sb = b->own;
+    const int64_t L = sim->desc.extent[sim->desc.ndim - 1];
+    if (!sb->eps || host_first != 0 || host_planes != L)
+        return cudaErrorInvalidValue; /* sw_box_create refused parts and boxes */
+    return cudaMemcpyAsync(sb->eps, host, (size_t)(L * cuda_ising_coupling_plane(sim)),
+                           cudaMemcpyHostToDevice, stream);
+}
+
+/* Swendsen-Wang in a field: the clusters' sums, allocated for the first such sweep. */
 static int sw_check_steps(const latmc_sim *sim, const struct cuda_box *b)
 {
-    (void)b;
+    struct sw_box *sb = b->own;
     const double beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H];
-    if (beta_h != 0.0)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "latmc_sim_sweep: Swendsen-Wang on CUDA "
-                               "runs without a field only in this version (beta h = %g); "
-                               "the CPU runs it in a field", beta_h);
-    return LATMC_OK;
+    if (beta_h == 0.0 || sb->sums || sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG)
+        return LATMC_OK;
+    return cuda_check(cudaMalloc((void **)&sb->sums, (size_t)b->local.nsites * sizeof *sb->sums),
+                      "allocating the clusters' sums of Swendsen-Wang in a field on the "
+                      "device");
+}
+
+/* Wolff: the sites of its clusters are the updates attempted, counted on the device. */
+static uint64_t sw_attempted(const latmc_sim *sim, int64_t sites)
+{
+    return sim->desc.algorithm == LATMC_ALGO_WOLFF ? 0 : (uint64_t)sites;
+}
+
+static int sw_read_attempted(const latmc_sim *sim, struct cuda_box *b, uint64_t *attempted)
+{
+    struct sw_box *sb = b->own;
+    if (sim->desc.algorithm != LATMC_ALGO_WOLFF)
+        return LATMC_OK;
+    unsigned long long sites = 0;
+    const int st = cuda_check(cudaMemcpy(&sites, &sb->wolff->sites, sizeof sites,
+                                         cudaMemcpyDeviceToHost),
+                              "reading the Wolff clusters' sites");
+    if (st == LATMC_OK) {
+        *attempted += sites - sb->wolff_seen;
+        sb->wolff_seen = sites;
+    }
+    return st;
+}
+
+/* The cluster observables: what the last sweep built, counted from the labels it left. */
+static int sw_cluster_stats(const latmc_sim *sim, struct cuda_box *b,
+                            struct latmc_cluster_stats *out)
+{
+    struct sw_box *sb = b->own;
+    if (!sb->swept)
+        return cuda_core->fail(LATMC_ESTATE, "no cluster sweep yet (the cluster observables "
+                               "describe the clusters of the last sweep)");
+    const bool wolff = sim->desc.algorithm == LATMC_ALGO_WOLFF;
+    int st = LATMC_OK;
+    if (!wolff && !sb->sums)
+        st = cuda_check(cudaMalloc((void **)&sb->sums, (size_t)b->local.nsites *
+                                                           sizeof *sb->sums),
+                        "allocating the clusters' sizes on the device");
+    const struct cuda_sw_box k = kernel_box(b);
+    unsigned long long host[3] = { 0, 0, 0 };
+    if (st == LATMC_OK)
+        st = cuda_check(cuda_cluster_stats(b->ex.stream, &k, wolff ? sb->wolff : NULL,
+                                           sb->sums, sb->stats),
+                        "counting the clusters");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemcpyAsync(host, sb->stats, sizeof host, cudaMemcpyDeviceToHost,
+                                        b->ex.stream),
+                        "reading the cluster statistics");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaStreamSynchronize(b->ex.stream), "counting the clusters");
+    if (st == LATMC_OK) { /* as lib/cluster_sw.c and cluster_wolff.c fill them */
+        out->clusters = wolff ? 1 : (int64_t)host[0];
+        out->largest = (int64_t)host[1];
+        out->size2_sum = wolff ? (double)host[1] : (double)host[2];
+    }
+    return st;
 }
 
 const struct cuda_leaf cuda_sw_ising_leaf = {
@@ -165,8 +319,38 @@ const struct cuda_leaf cuda_sw_ising_leaf = {
     .box_create = sw_box_create,
     .box_destroy = sw_box_destroy,
     .check_steps = sw_check_steps,
+    .draw_couplings = cuda_ising_draw_couplings, /* +-J: the CPU's couplings */
+    .couplings_to_float = cuda_ising_couplings_to_float,
+    .couplings_from_float = cuda_ising_couplings_from_float,
+    .couplings_to_box = sw_couplings_to_box,
     .update = sw_update,
     .measure = sw_measure,
     .projections = sw_projections,
+    .measure_projections = sw_measure_projections,
+    .projection_components = sw_projection_components,
     .view_dtype = LATMC_DTYPE_INT8, /* the API's layout: one int8 per site */
+    .attempted = sw_attempted,
+    .read_attempted = sw_read_attempted,
+    .cluster_stats = sw_cluster_stats,
+};
+
+const struct cuda_leaf cuda_sw_potts_leaf = {
+    .model = LATMC_MODEL_POTTS,
+    .halo = sw_halo,
+    .border_planes = sw_border_planes,
+    .plane_bytes = sw_plane_bytes,
+    .cold_byte = 0, /* colour 0 */
+    .hot_planes = sw_hot_planes,
+    .box_create = sw_box_create,
+    .box_destroy = sw_box_destroy,
+    .check_steps = sw_check_steps,
+    .update = sw_update,
+    .measure = sw_measure,
+    .projections = sw_projections,
+    .measure_projections = sw_measure_projections,
+    .projection_components = sw_projection_components,
+    .view_dtype = LATMC_DTYPE_UINT8, /* the API's layout: one uint8 per site */
+    .attempted = sw_attempted,
+    .read_attempted = sw_read_attempted,
+    .cluster_stats = sw_cluster_stats,
 };

@@ -497,23 +497,18 @@ static bool is_cluster(const struct spec *s)
 }
 
 /* Why the CUDA backend does not run a cluster spec on placement p (it refuses those at
- * creation, or at the sweep: a field), or NULL: Swendsen-Wang of Ising, uniform couplings,
- * no field, one box on one GPU (backends/cuda/clusters/). */
+ * creation), or NULL: Swendsen-Wang and Wolff of Ising and Potts, uniform or +-J
+ * couplings, any field, one box on one GPU (backends/cuda/clusters/). */
 static const char *cuda_cluster_lacks(const struct spec *s, const struct layout *l,
                                       const struct place *p)
 {
-    if (s->algorithm != LATMC_ALGO_SWENDSEN_WANG || s->model != LATMC_MODEL_ISING)
-        return "CUDA runs Swendsen-Wang of Ising sims only (Wolff, Potts, embedded clusters: "
-               "the CPU)";
-    if (s->couplings != LATMC_COUPLINGS_UNIFORM)
-        return "CUDA's Swendsen-Wang runs uniform couplings only";
-    bool field = s->change_key == LATMC_PARAM_H && s->change_value != 0.0;
-    for (int k = 0; k < SPEC_MAX_PARAMS && s->keys[k]; k++)
-        field |= s->keys[k] == LATMC_PARAM_H && s->values[k] != 0.0;
-    if (field)
-        return "CUDA's Swendsen-Wang runs without a field only";
+    if (s->model != LATMC_MODEL_ISING && s->model != LATMC_MODEL_POTTS)
+        return "CUDA runs the clusters of Ising and Potts sims only (embedded clusters: the "
+               "CPU)";
+    if (s->couplings != LATMC_COUPLINGS_UNIFORM && s->couplings != LATMC_COUPLINGS_BIMODAL)
+        return "CUDA's cluster updates run uniform and +-J couplings only";
     if (p->boxes > 1 || p->devices > 1 || p->mpi || l->ens)
-        return "CUDA's Swendsen-Wang runs one box on one GPU only (no labels joined across "
+        return "CUDA's cluster updates run one box on one GPU only (no labels joined across "
                "boxes, devices or members yet)";
     return NULL;
 }

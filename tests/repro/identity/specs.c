@@ -149,6 +149,17 @@ const struct spec specs[] = {
     /* without a field: the row passes (lib/cluster_sw_rows.c), parts the four passes */
     ISING_CLUSTER("ising_pmj_sw_h0", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_BIMODAL, 0.42,
                   0, 0),
+    /* antiferromagnetic (J < 0: bonds between unequal spins), uniform and +-J; J changed
+     * between the calls (the bonds' threshold and sense) */
+    { .name = "ising_sw_afm", .model = LATMC_MODEL_ISING,
+      .algorithm = LATMC_ALGO_SWENDSEN_WANG, .couplings = LATMC_COUPLINGS_UNIFORM,
+      .replicas = 1, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_J }, .values = { 0.44, -1.0 },
+      .sweeps1 = 4, .sweeps2 = 4, .change_key = LATMC_PARAM_J, .change_value = -0.8,
+      .cuda_is_cpu = true },
+    { .name = "ising_pmj_sw_afm", .model = LATMC_MODEL_ISING,
+      .algorithm = LATMC_ALGO_SWENDSEN_WANG, .couplings = LATMC_COUPLINGS_BIMODAL,
+      .replicas = 1, .keys = { LATMC_PARAM_BETA, LATMC_PARAM_J }, .values = { 0.42, -1.0 },
+      .sweeps1 = 4, .sweeps2 = 4, .cuda_is_cpu = true },
     ISING_CLUSTER("ising2d_wolff", LATMC_ALGO_WOLFF, LATMC_COUPLINGS_UNIFORM, 0.44, 0, 0),
     ISING_CLUSTER("ising3d_wolff_field", LATMC_ALGO_WOLFF, LATMC_COUPLINGS_UNIFORM, 0.22, 0.05,
                   0.1),
