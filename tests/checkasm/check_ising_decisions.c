@@ -19,6 +19,7 @@
 
 #include <latmc/sim.h> /* LATMC_ALGO_* */
 
+#include "check_ising_common.h"
 #include "checkasm.h"
 #include "coupling_fill.h"
 #include "cpu_features.h"
@@ -95,22 +96,6 @@ static cpu_ising_decisions_range_fn level_fn(const struct checkasm_level *lv)
         return cpu_ising_decisions_range_avx2;
 #endif
     return NULL;
-}
-
-/* The core's tables (lib/model_ising.c), rebuilt here from the model's definition. */
-static void tables(struct latmc_ising_tables *t, int ndim, double beta, double J, double h)
-{
-    memset(t, 0, sizeof *t);
-    for (int k = 0; k <= 2 * ndim; k++) {
-        const int n = 2 * k - 2 * ndim;
-        for (int up = 0; up < 2; up++) {
-            const double de = 2.0 * (up ? 1 : -1) * (J * n + h);
-            t->metropolis[up][k] =
-                latmc_threshold_u32(beta == 0.0 || de <= 0.0 ? 1.0 : exp(-beta * de));
-        }
-        t->heatbath[k] = latmc_threshold_u32(beta == 0.0 ? 0.5
-                                             : 1.0 / (1.0 + exp(-2.0 * beta * (J * n + h))));
-    }
 }
 
 struct dec_case {
@@ -199,7 +184,7 @@ static int fixture_setup(struct dec_fixture *x, const struct checkasm_level *lv,
 {
     x->g = (struct latmc_lattice){ c->ndim, c->lx, c->ly, c->ndim == 3 ? c->lz : 1, 0 };
     x->g.nsites = x->g.lx * x->g.ly * x->g.lz;
-    tables(&x->t, c->ndim, c->beta, c->J, c->h);
+    checkasm_ising_tables(&x->t, c->ndim, c->beta, c->J, c->h);
     x->ref = malloc((size_t)x->g.nsites);
     x->out = malloc((size_t)x->g.nsites);
     x->eps = c->pmj ? malloc((size_t)(x->g.nsites * c->ndim)) : NULL;
@@ -455,32 +440,21 @@ static void bench_case(int ndim, int64_t L, int algorithm)
     char func[64];
     snprintf(func, sizeof func, "decisions %dD %lld %s", ndim, (long long)L,
              algorithm == LATMC_ALGO_HEATBATH ? "hb" : "metro");
-    struct latmc_lattice g = { ndim, L, L, ndim == 3 ? L : 1, 0 };
-    g.nsites = g.lx * g.ly * g.lz;
-    struct latmc_ising_tables t;
-    tables(&t, ndim, ndim == 3 ? 0.25 : 2.0 / 3.0, 1, 0);
-    int8_t *spins = malloc((size_t)g.nsites);
-    struct cpu_ising_split s;
-    if (!spins || cpu_ising_split_alloc(&s, &g) != 0) {
-        free(spins);
-        checkasm_fail(func, "c", "out of memory");
+    struct checkasm_ising_bench b;
+    if (!checkasm_ising_bench_open(&b, func, ndim, L))
         return;
-    }
-    cpu_ising_hot_start(&g, spins, 1, 1);
-    cpu_ising_split_from_natural(&s, spins, 1);
     const int calls = ndim == 3 ? 8 : 16;
-    const struct cpu_ising_dec_view vref = { &g, &g, 0, spins, NULL, NULL };
-    const struct cpu_ising_dec_view vsimd = { &g, &g, 0, NULL, &s, NULL };
-    checkasm_bench(func, "c", bench_fn(cpu_ising_decisions_range, &vref, &t, algorithm, calls));
+    const struct cpu_ising_dec_view vref = { &b.g, &b.g, 0, b.spins, NULL, NULL };
+    const struct cpu_ising_dec_view vsimd = { &b.g, &b.g, 0, NULL, &b.s, NULL };
+    checkasm_bench(func, "c", bench_fn(cpu_ising_decisions_range, &vref, &b.t, algorithm, calls));
     const struct checkasm_level *levels;
     const int nl = checkasm_levels(&levels);
     for (int l = 0; l < nl; l++) {
         const cpu_ising_decisions_range_fn f = levels[l].emulated ? NULL : level_fn(&levels[l]);
         if (f)
-            checkasm_bench(func, levels[l].name, bench_fn(f, &vsimd, &t, algorithm, calls));
+            checkasm_bench(func, levels[l].name, bench_fn(f, &vsimd, &b.t, algorithm, calls));
     }
-    cpu_ising_split_free(&s);
-    free(spins);
+    checkasm_ising_bench_close(&b);
 }
 
 void checkasm_check_ising_decisions(void)
