@@ -47,6 +47,7 @@ static int level_dsp(const struct checkasm_level *lv, struct cpu_ising_dsp *dsp)
     memset(dsp, 0, sizeof *dsp);
     if (lv->emulated) {
 #if CHECKASM_ISING_EMU512
+        cpu_ising_dsp_init(dsp, 0); /* the C entries first, as every table */
         cpu_ising_dsp_init_avx512_emulated(dsp);
         return 1;
 #else
@@ -54,7 +55,7 @@ static int level_dsp(const struct checkasm_level *lv, struct cpu_ising_dsp *dsp)
 #endif
     }
     cpu_ising_dsp_init(dsp, lv->flags);
-    return dsp->name && strcmp(dsp->name, lv->name) == 0;
+    return strcmp(dsp->level, lv->name) == 0;
 }
 
 /* ---- draws, draws_xor ---- */
@@ -442,8 +443,10 @@ static void bench_colour_rows(int ndim, int64_t L, int algorithm)
 static void bench_draws_xor(void)
 {
     const char *func = "draws_xor 2048 draws";
+    struct cpu_ising_dsp c_dsp;
+    cpu_ising_dsp_init(&c_dsp, 0);
     /* other blocks every call: the same call again could be computed once */
-    checkasm_bench(func, "c", CHECKASM_BEST_NS(64, bench_sink += draws_xor_c(
+    checkasm_bench(func, "c", CHECKASM_BEST_NS(64, bench_sink += c_dsp.draws_xor(
                                                       7, 512 * (uint64_t)call_, 64)));
     const struct checkasm_level *levels;
     const int nl = checkasm_levels(&levels);
@@ -458,6 +461,13 @@ static void bench_draws_xor(void)
 
 void checkasm_check_ising(void)
 {
+    /* the C level's generator entries against the definition too (its colour_rows is the
+     * reference sweep on the natural layout, which the levels are compared with) */
+    const struct checkasm_level c_level = { "c", 0, false };
+    struct cpu_ising_dsp c_dsp;
+    cpu_ising_dsp_init(&c_dsp, 0);
+    check_draws(&c_level, &c_dsp);
+    check_draws_xor(&c_level, &c_dsp);
     const struct checkasm_level *levels;
     const int nl = checkasm_levels(&levels);
     for (int l = 0; l < nl; l++) {
