@@ -331,15 +331,7 @@ void cpu_ising_dec_dsp_init(struct cpu_ising_dec_dsp *dsp, unsigned flags)
     memset(dsp, 0, sizeof *dsp);
     dsp->range = cpu_ising_decisions_range;
     dsp->level = "c";
-#if LATMC_HAVE_AVX2
-    if (flags & CPU_FLAG_AVX2)
-        cpu_ising_dec_dsp_init_avx2(dsp);
-#endif
-#if LATMC_HAVE_AVX512
-    if (flags & CPU_FLAG_AVX512)
-        cpu_ising_dec_dsp_init_avx512(dsp);
-#endif
-    (void)flags;
+    CPU_DSP_LEVELS(cpu_ising_dec_dsp_init, dsp, flags);
 }
 
 /* ---- the fused pair (ising_decisions.h) ---- */

@@ -51,15 +51,7 @@ void cpu_ising_dsp_init(struct cpu_ising_dsp *dsp, unsigned flags)
     dsp->draws = draws_c;
     dsp->draws_xor = draws_xor_c;
     dsp->level = "c";
-#if LATMC_HAVE_AVX2
-    if (flags & CPU_FLAG_AVX2)
-        cpu_ising_dsp_init_avx2(dsp);
-#endif
-#if LATMC_HAVE_AVX512
-    if (flags & CPU_FLAG_AVX512)
-        cpu_ising_dsp_init_avx512(dsp);
-#endif
-    (void)flags;
+    CPU_DSP_LEVELS(cpu_ising_dsp_init, dsp, flags);
 }
 
 /* ---- decision tables of one pass ---- */
