@@ -149,8 +149,11 @@ static void find_levels(void)
             state.levels[state.n_levels++] = native[i].level;
             continue;
         }
-        printf("checkasm: level %s skipped: %s (it needs %s)\n", native[i].level.name, why,
-               native[i].needs);
+        if (native[i].built)
+            printf("checkasm: level %s skipped: not on this CPU (it needs %s)\n",
+                   native[i].level.name, native[i].needs);
+        else
+            printf("checkasm: level %s skipped: not built\n", native[i].level.name);
         const size_t used = strlen(state.skipped);
         snprintf(state.skipped + used, sizeof state.skipped - used, "%s%s (%s)",
                  used ? ", " : "", native[i].level.name, why);
