@@ -51,6 +51,9 @@ static struct {
     char skipped[160]; /* the native levels not compared, and why (the summary names them) */
     int compared;    /* functions found bit-identical at a level other than C */
     double c_ns;     /* the C row of the function being benched */
+    double prev_ns;  /* its row of the level below the one being benched */
+    const char *prev_level;
+    int slower;      /* rows slower than the level below theirs */
 } state;
 
 uint64_t checkasm_rand(void)
@@ -111,9 +114,16 @@ void checkasm_bench(const char *func, const char *level, double ns_per_call)
         state.c_ns = ns_per_call;
         printf("  bench %-22s %-11s %12.1f ns/call\n", func, level, ns_per_call);
     } else {
-        printf("  bench %-22s %-11s %12.1f ns/call  %6.2fx the C reference\n", func, level,
-               ns_per_call, state.c_ns > 0 ? state.c_ns / ns_per_call : 0.0);
+        /* the goal: no level slower than the level below it (2 % for the noise of a best
+         * of 5) */
+        const int slower = state.prev_level && ns_per_call > 1.02 * state.prev_ns;
+        state.slower += slower;
+        printf("  bench %-22s %-11s %12.1f ns/call  %6.2fx the C reference%s%s\n", func, level,
+               ns_per_call, state.c_ns > 0 ? state.c_ns / ns_per_call : 0.0,
+               slower ? "  SLOWER than " : "", slower ? state.prev_level : "");
     }
+    state.prev_ns = ns_per_call;
+    state.prev_level = level;
 }
 
 int checkasm_levels(const struct checkasm_level **levels)
@@ -218,6 +228,8 @@ int main(int argc, char **argv)
                 (unsigned long long)seed);
         return 1;
     }
+    if (state.bench)
+        printf("checkasm --bench: %d row(s) slower than the level below\n", state.slower);
     if (!state.compared) {
         printf("checkasm: no SIMD level to compare with C on this machine: skipped\n");
         return 77; /* meson's "skipped", never "passed" */
