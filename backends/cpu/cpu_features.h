@@ -34,21 +34,18 @@ enum {
 /* The levels' part of a table's init (above): init##_avx2, then init##_avx512, each where
  * the build has the level (LATMC_HAVE_<ISA>) and flags ask for it. CPU_DSP_AVX2 alone
  * for a table without AVX-512 kernels. */
-#if defined(LATMC_HAVE_AVX2) && LATMC_HAVE_AVX2
-#define CPU_DSP_AVX2(init, dsp, flags)                                                      \
+#define CPU_DSP_LEVEL_(init, dsp, flags, flag)                                              \
     do {                                                                                    \
-        if ((flags) & CPU_FLAG_AVX2)                                                        \
-            init##_avx2(dsp);                                                               \
+        if ((flags) & (flag))                                                               \
+            init(dsp);                                                                      \
     } while (0)
+#if defined(LATMC_HAVE_AVX2) && LATMC_HAVE_AVX2
+#define CPU_DSP_AVX2(init, dsp, flags) CPU_DSP_LEVEL_(init##_avx2, dsp, flags, CPU_FLAG_AVX2)
 #else
 #define CPU_DSP_AVX2(init, dsp, flags) ((void)(flags))
 #endif
 #if defined(LATMC_HAVE_AVX512) && LATMC_HAVE_AVX512
-#define CPU_DSP_AVX512(init, dsp, flags)                                                    \
-    do {                                                                                    \
-        if ((flags) & CPU_FLAG_AVX512)                                                      \
-            init##_avx512(dsp);                                                             \
-    } while (0)
+#define CPU_DSP_AVX512(init, dsp, flags) CPU_DSP_LEVEL_(init##_avx512, dsp, flags, CPU_FLAG_AVX512)
 #else
 #define CPU_DSP_AVX512(init, dsp, flags) ((void)(flags))
 #endif
