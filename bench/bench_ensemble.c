@@ -23,7 +23,7 @@
  * layout of issue 18 (2 replicas x 32 temperatures x 64 samples).
  *
  * With --device cuda both run on the GPU: the ensemble's members in one launch per colour
- * (lib/ens_exec.c, backends/cuda/ens_cuda.c), the lattice with the module's own kernels.
+ * (lib/ens_exec.c, backends/cuda/ensembles/ens_ising_batch.c), the lattice with the module's own kernels.
  */
 #include <math.h>
 #include <stdio.h>

@@ -10,6 +10,7 @@
 #include "internal.h"
 
 struct latmc_ens_temper; /* below */
+struct latmc_cluster_stats; /* lib/cluster_sweep.h */
 
 struct latmc_backend_ops {
     size_t size;            /* sizeof(struct latmc_backend_ops) of the backend's build */
@@ -71,21 +72,12 @@ struct latmc_backend_ops {
     int (*get_planes)(latmc_sim *sim, int64_t p0, int64_t p1, void *buf);
     int (*set_planes)(latmc_sim *sim, int64_t p0, int64_t p1, const void *buf);
 
-    /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED for these members: the core sweeps
-     * them one by one): n sweeps of each of the n_members sims members[] of an ensemble
-     * (lib/ens_exec.c, doc/ensembles.md), all created by this backend from one desc but
-     * for seeds and parameters, each with a configuration, one box each, at one sweep
-     * count; sweep numbers sim->sweeps, sim->sweeps + 1, ... as in latmc_sim_sweep. Each
-     * member's chain is exactly what latmc_sim_sweep would give; adds member m's updates accepted and
-     * attempted to accepted[m], attempted[m]. The core does the sims' bookkeeping. */
-    int (*ens_sweep)(latmc_sim *const *members, int n_members, uint64_t n, uint64_t *accepted,
-                     uint64_t *attempted);
-    /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED: the core measures the members one
-     * by one): the model's sums of each member (members as for ens_sweep, each with a
-     * configuration, one box each, any sweep counts) into sums + m * model->sums_size,
-     * each exactly what measure() gives (an ensemble's exchange round and observables).
-     * With sums NULL: the ensemble of `members` is being destroyed (its members still
-     * exist); free whatever the backend keeps for it between calls (lib/ens.c). */
+    /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED: the core measures the members one by
+     * one): the model's sums of each member (an ensemble's members as a batch of run_steps has
+     * them, lib/box.h, each with a configuration, any sweep counts) into sums + m *
+     * model->sums_size, each exactly what measure() gives (an ensemble's exchange round and
+     * observables). With sums NULL: the ensemble of `members` is being destroyed (its members
+     * still exist); free whatever the backend keeps for it between calls (lib/ens.c). */
     int (*ens_measure)(latmc_sim *const *members, int n_members, void *sums);
     /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED with nothing done: the core applies
      * the change to each with params_changed): members a and b of an ensemble have just
@@ -102,7 +94,10 @@ struct latmc_backend_ops {
      * live in the backend's own memory, so that the halo exchange between two calls has
      * nothing to copy (lib/plan.c offers a list only then). The backend keeps one set of
      * threads across the calls (the CPU: one team, a barrier between two steps) instead
-     * of starting them per call. Adds the updates accepted and attempted. */
+     * of starting them per call. Adds the updates accepted and attempted. Where step_caps
+     * declares LATMC_STEP_CAP_BATCH, it also takes the calls of a batch (lib/box.h: an
+     * ensemble's members as one layout, one launch per step over all of them; with
+     * LATMC_STEP_CAP_BATCH_SWEEPS whole sweeps in one call), counted per member. */
     int (*run_steps)(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
                      uint64_t *accepted, uint64_t *attempted);
 
@@ -123,7 +118,7 @@ struct latmc_backend_ops {
 
     /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED with nothing done: the core reads
      * the members' spins and computes the overlaps on the host, lib/ens_overlap.c): the
-     * two-replica overlap sums of Ising members (members as for ens_sweep), for each pair
+     * two-replica overlap sums of Ising members (members as for ens_measure), for each pair
      * k < n_pairs of members a = pairs[2k], b = pairs[2k + 1]:
      *     q[k]  = sum_i s_i^a s_i^b,
      *     ql[k] = sum_i sum_mu s_i^a s_i^b s_{i+mu}^a s_{i+mu}^b  (mu = 0 .. ndim - 1),
@@ -149,11 +144,11 @@ struct latmc_backend_ops {
      * backend can for this sim, LATMC_EUNSUPPORTED (no message) where not. */
     int (*measure_modes)(latmc_sim *sim, void *sums, void *modes_partial);
 
-    /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED with nothing done: the core sweeps
-     * with ens_sweep and runs the rounds itself, lib/ens_exchange.c): parallel tempering
-     * on the device (lib/ens_temper.c; struct latmc_ens_temper says what). Members as for
-     * ens_sweep, Ising members with a beta ladder; every decision, move and statistic
-     * exactly the host round's. */
+    /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED with nothing done: the core sweeps the
+     * members as a batch of run_steps and runs the rounds itself, lib/ens_exchange.c):
+     * parallel tempering on the device (lib/ens_temper.c; struct latmc_ens_temper says what).
+     * Members as for ens_measure, at one sweep count, Ising members with a beta ladder; every
+     * decision, move and statistic exactly the host round's. */
     int (*ens_temper)(latmc_sim *const *members, int n_members, struct latmc_ens_temper *job);
 
     /* Appended. Optional (NULL: the core counts them from get_planes, on the CPU backend
@@ -192,19 +187,26 @@ struct latmc_backend_ops {
      * done: LATMC_OK where the backend can for this sim, LATMC_EUNSUPPORTED (no message)
      * where not. */
     int (*measure_kmin)(latmc_sim *sim, void *sums, const double *phases, double *modes);
+
+    /* Appended. Optional (NULL: the cluster observables answer LATMC_EUNSUPPORTED on the
+     * backend): a sim whose cluster sweeps run as steps of the plan (lib/cluster_steps.c),
+     * what its last cluster sweep built (struct latmc_cluster_stats: the clusters, the
+     * largest one's sites, the sum of the clusters' squared sizes; Wolff: 1, its cluster's
+     * sites twice), exactly the CPU's integers; LATMC_ESTATE with a message where the sim
+     * has made no cluster sweep yet. */
+    int (*cluster_stats)(latmc_sim *sim, struct latmc_cluster_stats *out);
 };
 
 /*
- * A job of ops.ens_temper. LATMC_ENS_TEMPER_RUN: n sweeps of every member (as ens_sweep,
- * adding to accepted[] / attempted[]) with an exchange round after every ensemble sweep
- * count that is a multiple of `every` (the counts sweeps + 1 .. sweeps + n), rounds
- * numbered rounds, rounds + 1, ...; with `upload` the state below (the host's, current)
- * is loaded first, else the backend goes on from the state its last job left on the
- * device. LATMC_ENS_TEMPER_FETCH: the device's state into the arrays below (the members'
- * own parameters are the core's to move, lib/ens_temper.c). The state: member_at,
- * temp_of, rt_dir, rt_start (n_members each), pair_accepted (n_T - 1), *rt_count,
- * *rt_sum_sweeps as in lib/ens_internal.h. Attempts are the core's to count (they do not
- * depend on the chain).
+ * A job of ops.ens_temper. LATMC_ENS_TEMPER_RUN: n sweeps of every member (as a batch of
+ * run_steps, adding to accepted[] / attempted[]) with an exchange round after every ensemble
+ * sweep count that is a multiple of `every` (the counts sweeps + 1 .. sweeps + n), rounds
+ * numbered rounds, rounds + 1, ...; with `upload` the state below (the host's, current) is
+ * loaded first, else the backend goes on from the state its last job left on the device.
+ * LATMC_ENS_TEMPER_FETCH: the device's state into the arrays below (the members' own
+ * parameters are the core's to move, lib/ens_temper.c). The state: member_at, temp_of, rt_dir,
+ * rt_start (n_members each), pair_accepted (n_T - 1), *rt_count, *rt_sum_sweeps as in
+ * lib/ens_internal.h. Attempts are the core's to count (they do not depend on the chain).
  */
 enum { LATMC_ENS_TEMPER_RUN = 0, LATMC_ENS_TEMPER_FETCH = 1 };
 struct latmc_ens_temper {
@@ -218,7 +220,7 @@ struct latmc_ens_temper {
     int *member_at, *temp_of;
     signed char *rt_dir;
     uint64_t *rt_start, *pair_accepted, *rt_count, *rt_sum_sweeps;
-    uint64_t *accepted, *attempted; /* RUN: per member, as ens_sweep's */
+    uint64_t *accepted, *attempted; /* RUN: per member, as a batch's */
 };
 
 /*

@@ -10,6 +10,8 @@
 
 #include "step.h"
 
+struct latmc_sim;
+
 /*
  * A slab of the lattice in global coordinates: sites origin[mu] <= x_mu < origin[mu] +
  * extent[mu]. Slabs are cut along `axis` (the last one) and span the lattice along the
@@ -37,7 +39,14 @@ enum latmc_step_part {
      * the PAIR_BORDER after it as one part. The core never asks for it; a backend's
      * run_steps may run the two so, where its run_step takes it, since nothing separates
      * them there (the halo exchange between them has nothing to copy). */
-    LATMC_STEP_PAIR_WHOLE = 3
+    LATMC_STEP_PAIR_WHOLE = 3,
+    /* Appended. Whole sweeps of a batch (struct latmc_step_call::members) in one call:
+     * call->n_sweeps sweeps numbered call->sweep, call->sweep + 1, ..., every step of each
+     * in the model's order, as the plan would hand them one by one (the ensembles' fused
+     * multi-sweep kernels: one launch for every step of many sweeps). Only to a backend
+     * that declares LATMC_STEP_CAP_BATCH_SWEEPS for the batch's member 0; call->step is
+     * step 0 of the first sweep. */
+    LATMC_STEP_SWEEPS = 4
 };
 
 /* run_step capabilities (latmc_backend_ops::step_caps). */
@@ -49,6 +58,12 @@ enum latmc_step_part {
 /* Appended. run_step takes steps of kind LATMC_STEP_COLOUR_BITSLICED (lib/step.h) for this
  * sim: latmc_sim_set_param accepts decisions = 1 on a backend other than the CPU. */
 #define LATMC_STEP_CAP_BITSLICED 4u
+/* Appended. run_steps takes batches for this sim as member 0 (struct latmc_step_call::
+ * members: an ensemble's members as one layout, lib/plan.c latmc_plan_sweep_batch). */
+#define LATMC_STEP_CAP_BATCH 8u
+/* Appended. ... and whole sweeps of a batch in one call (LATMC_STEP_SWEEPS: the fused
+ * multi-sweep kernels). The backend may still refuse a batch's call (below). */
+#define LATMC_STEP_CAP_BATCH_SWEEPS 16u
 
 /*
  * One step (or part) on the boxes of one executor: boxes[0 .. n_boxes) in order along the
@@ -66,6 +81,18 @@ struct latmc_step_call {
      * asynchronously (CUDA on several devices) waits for its work and reports its counts
      * by then at the latest, and may leave the host waits out before. */
     int last;
+    /* Appended. A batch (n_members > 0, LATMC_STEP_CAP_BATCH): the call is the step on
+     * every member members[0 .. n_members), sims of one desc but for seeds and parameters,
+     * each one box alone (boxes[0], the whole lattice, whose halo is its own wrap), all at
+     * sweep `sweep`; run_steps gets them with its sim = members[0], every call of a list
+     * for the same batch, and adds member m's updates to accepted[m] and attempted[m]
+     * (arrays of n_members). It may answer LATMC_EUNSUPPORTED with nothing done, where the
+     * members cannot run together (the core then sweeps them one by one), only on the
+     * first list of a latmc_plan_sweep_batch call. n_members 0: one sim, as above. */
+    struct latmc_sim *const *members;
+    int n_members;
+    /* Appended. The sweeps of a LATMC_STEP_SWEEPS call (0 otherwise). */
+    uint64_t n_sweeps;
 };
 
 #endif

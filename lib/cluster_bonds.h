@@ -21,6 +21,7 @@
 
 #include <stdint.h>
 
+#include "latmc_math.h"
 #include "rng_streams.h"
 
 /* The phases of LATMC_STREAM_CLUSTER: what the draw decides. Never renumber. */
@@ -74,13 +75,42 @@ LATMC_HOSTDEV int latmc_cluster_ising_satisfied(int sign_k, int eps, int a, int 
  * by heat bath over the states the update may give it, weighted by the field energy only
  * (given the bonds, the couplings' weight is the same for all of them):
  *   Ising: keep iff u < keep_threshold, keep_threshold = floor(2^32 / (1 + exp(-2 beta h M)))
- *     (M: the cluster's magnetisation now), 2^31 without a field; Wolff without a field
+ *     (M: the cluster's magnetisation now; latmc_cluster_keep_threshold), 2^31 without a
+ *     field; Wolff without a field
  *     always flips (the single-cluster proposal is its own inverse).
  *   Potts: colour 0 iff u < zero_threshold = floor(2^32 / (1 + (q - 1) exp(-beta h n)))
- *     (n: the cluster's size), else colour 1 + floor((u - t0) (q - 1) / (2^32 - t0));
+ *     (n: the cluster's size; latmc_cluster_zero_threshold), else colour 1 + floor((u - t0) (q - 1) / (2^32 - t0));
  *     without a field floor(u q / 2^32); Wolff without a field the colour
  *     (old + 1 + floor(u (q - 1) / 2^32)) mod q (one of the q - 1 others).
  */
+/* floor(p 2^32) for p in [0, 1] (latmc_threshold_u32's value, in device code too). */
+LATMC_HOSTDEV uint64_t latmc_cluster_threshold(double p)
+{
+    if (!(p > 0.0))
+        return 0;
+    if (p >= 1.0)
+        return UINT64_C(1) << 32;
+    return (uint64_t)(p * 4294967296.0); /* exact: a power of two */
+}
+
+/* The thresholds above from the field's weight beta_h = beta h, with liblatmc's own exp
+ * (lib/latmc_math.h: the same bits on the CPU and on CUDA; an argument above 700 gives a
+ * probability below 2^-1000, whose threshold is 0 either way). */
+LATMC_HOSTDEV uint64_t latmc_cluster_keep_threshold(double beta_h, int64_t m)
+{
+    if (beta_h == 0.0)
+        return UINT64_C(1) << 31;
+    const double x = -2.0 * beta_h * (double)m;
+    return latmc_cluster_threshold(1.0 / (1.0 + latmc_math_exp(x < 700.0 ? x : 700.0)));
+}
+
+LATMC_HOSTDEV uint64_t latmc_cluster_zero_threshold(double beta_h, int q, int64_t size)
+{
+    const double x = -beta_h * (double)size;
+    return latmc_cluster_threshold(
+        1.0 / (1.0 + (double)(q - 1) * latmc_math_exp(x < 700.0 ? x : 700.0)));
+}
+
 LATMC_HOSTDEV int latmc_cluster_ising_keep(uint32_t u, uint64_t keep_threshold)
 {
     return (uint64_t)u < keep_threshold;

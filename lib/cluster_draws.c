@@ -3,12 +3,10 @@
  * the bond pass of a Swendsen-Wang sweep, a row's Philox blocks computed together, and a
  * cluster's new state from its draw.
  */
-#include <math.h>
 #include <string.h>
 
 #include "cluster_bonds.h"
 #include "cluster_job.h"
-#include "decision.h"
 
 int latmc_cluster_can_join(const struct latmc_cluster_job *job, const uint8_t *s, int64_t i,
                            int64_t j, int mu)
@@ -330,15 +328,6 @@ void latmc_cluster_draw_bonds_into(const struct latmc_cluster_job *job, uint64_t
     }
 }
 
-/* The threshold below which Ising keeps a cluster of magnetisation m (heat bath on the
- * field energy; 2^31 without a field). */
-static uint64_t keep_threshold(const struct latmc_cluster_job *job, int64_t m)
-{
-    if (job->beta_h == 0.0)
-        return UINT64_C(1) << 31;
-    return latmc_threshold_u32(1.0 / (1.0 + exp(-2.0 * job->beta_h * (double)m)));
-}
-
 /* The decision of the cluster named r from its draw u: Ising 1 keep, 0 flip; Potts the
  * new colour. size: its sites, m: its magnetisation (Ising), old: its colour (Potts). */
 uint8_t latmc_cluster_decide(const struct latmc_cluster_job *job, uint32_t u, int64_t size,
@@ -347,13 +336,13 @@ uint8_t latmc_cluster_decide(const struct latmc_cluster_job *job, uint32_t u, in
     if (!job->potts) {
         if (job->wolff && job->beta_h == 0.0)
             return 0;
-        return (uint8_t)latmc_cluster_ising_keep(u, keep_threshold(job, m));
+        return (uint8_t)latmc_cluster_ising_keep(u, latmc_cluster_keep_threshold(job->beta_h, m));
     }
     if (job->beta_h == 0.0)
         return (uint8_t)(job->wolff ? latmc_cluster_potts_other(u, old, job->q)
                                     : latmc_cluster_potts_uniform(u, job->q));
-    const double p0 = 1.0 / (1.0 + (double)(job->q - 1) * exp(-job->beta_h * (double)size));
-    return (uint8_t)latmc_cluster_potts_colour(u, latmc_threshold_u32(p0), job->q);
+    return (uint8_t)latmc_cluster_potts_colour(
+        u, latmc_cluster_zero_threshold(job->beta_h, job->q, size), job->q);
 }
 
 /* The decision of the one cluster named r (Wolff). */

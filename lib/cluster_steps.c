@@ -1,7 +1,7 @@
 /*
- * The Swendsen-Wang sweep as steps of the plan (lib/step.h: LATMC_STEP_CLUSTER_BONDS,
- * _LABEL, _FLIP), for backends that run the cluster chain in their own memory (CUDA)
- * instead of the core's host copy (lib/cluster_sweep.c). The names and thresholds are
+ * The Swendsen-Wang and Wolff sweeps as steps of the plan (lib/step.h:
+ * LATMC_STEP_CLUSTER_BONDS, _LABEL, then _FLIP or Wolff's _FLIP_SEED), for backends that
+ * run the cluster chain in their own memory (CUDA) instead of the core's host copy (lib/cluster_sweep.c). The names and thresholds are
  * those of lib/cluster_bonds.h and latmc_cluster_job_init, so a backend running these
  * steps makes the CPU's chain bit for bit.
  */
@@ -15,13 +15,14 @@
 int latmc_cluster_step_count(const latmc_sim *sim)
 {
     (void)sim;
-    return 3; /* bonds, labels, flips */
+    return 3; /* bonds, labels, flips (Wolff: the seed's cluster's) */
 }
 
 struct latmc_step latmc_cluster_step_of(const latmc_sim *sim, uint64_t sweep, int s)
 {
-    static const int kinds[3] = { LATMC_STEP_CLUSTER_BONDS, LATMC_STEP_CLUSTER_LABEL,
-                                  LATMC_STEP_CLUSTER_FLIP };
+    const bool wolff = sim->desc.algorithm == LATMC_ALGO_WOLFF;
+    const int kinds[3] = { LATMC_STEP_CLUSTER_BONDS, LATMC_STEP_CLUSTER_LABEL,
+                           wolff ? LATMC_STEP_CLUSTER_FLIP_SEED : LATMC_STEP_CLUSTER_FLIP };
     /* the label step draws nothing: it carries the decisions' name, unused */
     const uint32_t phase = s == 0 ? LATMC_CLUSTER_PHASE_BONDS : LATMC_CLUSTER_PHASE_DECIDE;
     struct latmc_step st = latmc_step_name(s, kinds[s], 0, 0, sweep, phase, 0);

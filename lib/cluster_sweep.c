@@ -5,6 +5,7 @@
  * copy (cluster_sw.c, cluster_wolff.c) and copies it back.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,18 +24,17 @@ bool latmc_cluster_algorithm(int algorithm)
 int latmc_cluster_check_sim(const latmc_sim *sim)
 {
     const char *algo = latmc_algorithm_name(sim->desc.algorithm);
-    /* Elsewhere only Swendsen-Wang of Ising or Potts, as steps of the plan on one process
-     * (latmc_cluster_as_steps); the backend refuses at create what its steps lack. */
+    /* Elsewhere only Swendsen-Wang and Wolff of Ising or Potts, as steps of the plan on
+     * one process (latmc_cluster_as_steps); the backend refuses at create what its steps
+     * lack. */
     const bool embedded = sim->desc.model != LATMC_MODEL_ISING &&
                           sim->desc.model != LATMC_MODEL_POTTS;
-    if (sim->ops != &latmc_cpu_backend_ops &&
-        (sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG || embedded || sim->part))
+    if (sim->ops != &latmc_cpu_backend_ops && (embedded || sim->part))
         return latmc_fail(LATMC_EUNSUPPORTED, "the %s algorithm %sruns on the CPU backend only "
-                          "in this version (the %s backend labels Swendsen-Wang clusters of "
-                          "Ising and Potts sims in one process only): use desc.device = "
+                          "in this version (the %s backend labels the clusters of Ising and "
+                          "Potts sims in one process only): use desc.device = "
                           "LATMC_DEVICE_CPU or AUTO", algo,
-                          embedded ? "with embedded clusters " : sim->part ? "on parts " : "",
-                          sim->ops->name);
+                          embedded ? "with embedded clusters " : "on parts ", sim->ops->name);
     if (sim->nsites > (int64_t)UINT32_MAX)
         return latmc_fail(LATMC_EUNSUPPORTED, "the %s algorithm labels at most 2^32 - 1 "
                           "sites in this version; the lattice has %lld", algo,
@@ -97,24 +97,35 @@ int latmc_cluster_observable(const latmc_sim *sim, int key, double *value)
         return latmc_fail(LATMC_EUNSUPPORTED, "observable %s: only the cluster algorithms "
                           "(Swendsen-Wang, Wolff) build clusters; this sim runs %s", name,
                           latmc_algorithm_name(sim->desc.algorithm));
-    if (latmc_cluster_as_steps(sim))
-        return latmc_fail(LATMC_EUNSUPPORTED, "observable %s: the %s backend does not count "
-                          "the clusters in this version (the CPU does)", name, sim->ops->name);
-    const struct latmc_cluster_work *w = sim->cluster;
-    if (!w || !w->have_stats)
-        return latmc_fail(LATMC_ESTATE, "observable %s: no cluster sweep yet (it describes "
-                          "the clusters of the last sweep)", name);
+    struct latmc_cluster_stats last;
+    if (latmc_cluster_as_steps(sim)) { /* the backend's, from its labels */
+        const struct latmc_backend_ops *ops = sim->ops;
+        if (ops->size < offsetof(struct latmc_backend_ops, cluster_stats) +
+                            sizeof ops->cluster_stats || !ops->cluster_stats)
+            return latmc_fail(LATMC_EUNSUPPORTED, "observable %s: the %s backend does not "
+                              "count the clusters in this version (the CPU does)", name,
+                              ops->name);
+        const int st = ops->cluster_stats((latmc_sim *)sim, &last);
+        if (st < 0)
+            return st;
+    } else {
+        const struct latmc_cluster_work *w = sim->cluster;
+        if (!w || !w->have_stats)
+            return latmc_fail(LATMC_ESTATE, "observable %s: no cluster sweep yet (it "
+                              "describes the clusters of the last sweep)", name);
+        last = w->last;
+    }
     const double n = (double)sim->nsites;
     switch (key) {
     case LATMC_OBS_CLUSTERS:
-        *value = (double)w->last.clusters;
+        *value = (double)last.clusters;
         break;
     case LATMC_OBS_LARGEST_CLUSTER:
-        *value = (double)w->last.largest / n;
+        *value = (double)last.largest / n;
         break;
     default: /* LATMC_OBS_CLUSTER_M2 */
-        *value = sim->desc.algorithm == LATMC_ALGO_WOLFF ? w->last.size2_sum / n
-                                                        : w->last.size2_sum / (n * n);
+        *value = sim->desc.algorithm == LATMC_ALGO_WOLFF ? last.size2_sum / n
+                                                        : last.size2_sum / (n * n);
         break;
     }
     return LATMC_OK;

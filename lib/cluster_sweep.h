@@ -18,8 +18,8 @@ bool latmc_cluster_algorithm(int algorithm);
 
 /*
  * Whether the sim can run its cluster algorithm: the CPU backend (one process or the
- * parts of a lattice shared by processes, lib/cluster_part.c), a lattice of fewer than
- * 2^32 sites. LATMC_EUNSUPPORTED with a message naming what to change otherwise. Checked
+ * parts of a lattice shared by processes, lib/cluster_part.c), or another backend's
+ * cluster steps for Ising and Potts in one process; a lattice of fewer than 2^32 sites. LATMC_EUNSUPPORTED with a message naming what to change otherwise. Checked
  * at latmc_sim_create.
  */
 int latmc_cluster_check_sim(const latmc_sim *sim);
@@ -55,9 +55,10 @@ bool latmc_cluster_observable_key(int key);
 int latmc_cluster_observable(const latmc_sim *sim, int key, double *value);
 
 /*
- * The Swendsen-Wang sweep as steps of the plan (lib/cluster_steps.c), for a backend other
- * than the CPU, which runs the chain in its own memory: latmc_cluster_step_count steps a
- * sweep, step s of sweep `sweep` latmc_cluster_step_of's (bonds, labels, flips; lib/step.h).
+ * The Swendsen-Wang or Wolff sweep as steps of the plan (lib/cluster_steps.c), for a
+ * backend other than the CPU, which runs the chain in its own memory:
+ * latmc_cluster_step_count steps a sweep, step s of sweep `sweep` latmc_cluster_step_of's
+ * (bonds, labels, flips -- Wolff: the seed's cluster's; lib/step.h).
  */
 int latmc_cluster_step_count(const latmc_sim *sim);
 struct latmc_step latmc_cluster_step_of(const latmc_sim *sim, uint64_t sweep, int s);

@@ -1,9 +1,9 @@
 /*
  * Internal: the arithmetic of the exchange rule (doc/ensembles.md, "Exchange rule"), one
- * definition for the host's round (lib/ens_exchange.c) and the CUDA module's round on
- * the device (backends/cuda/ens_exchange.cu), so both take the very same decisions.
- * Host-and-device code (LATMC_HOSTDEV); device code is built without fused multiply-adds
- * (-fmad=false), so every double below rounds as on the host.
+ * definition for the host's round (lib/ens_exchange.c) and the CUDA module's round on the
+ * device (backends/cuda/ensembles/ens_exchange_kernels.cu), so both take the very same
+ * decisions. Host-and-device code (LATMC_HOSTDEV); device code is built without fused
+ * multiply-adds (-fmad=false), so every double below rounds as on the host.
  */
 #ifndef LATMC_LIB_ENS_EXCHANGE_RULE_H
 #define LATMC_LIB_ENS_EXCHANGE_RULE_H

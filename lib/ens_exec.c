@@ -4,8 +4,9 @@
  * single-threaded (n_threads 1) with its SIMD kernels. Members are independent chains with
  * their own random numbers, so the result is the same for any thread count and schedule.
  * Calls with less work than a thread team is worth (ENS_OMP_MIN_ITEMS) run on the calling
- * thread. Members on a backend with a batched sweep (ops.ens_sweep: CUDA Ising and
- * Heisenberg) run together, one launch for all of them; members the backend does not batch
+ * thread. Members on a backend that runs them as a batch of the plan (ops.run_steps with
+ * LATMC_STEP_CAP_BATCH: CUDA Ising and Heisenberg) run together, one launch per step for
+ * all of them (or its fused multi-sweep kernels); members the backend does not batch
  * (CUDA Potts and phi^4) run one after the other (one launch per member and step, correct
  * but slow).
  */
@@ -80,7 +81,7 @@ static int first_failure(latmc_ens *e, const char *what)
 }
 
 /*
- * The members' checks of latmc_sim_sweep for a batched call of n sweeps (ops.ens_sweep or
+ * The members' checks of latmc_sim_sweep for a batched call of n sweeps (a batch of the plan or
  * ops.ens_temper): LATMC_OK, or LATMC_EUNSUPPORTED where anything differs (the core then
  * runs the members one by one, and latmc_sim_sweep reports what it refuses). Touching
  * thousands of sims costs more than a short call's kernel, so after one full pass they
@@ -135,23 +136,23 @@ static int batch_done(latmc_ens *e, uint64_t n, int st)
 }
 
 /*
- * Members on a backend with a batched sweep (ops.ens_sweep: CUDA, one launch per colour
- * for all members): the checks and bookkeeping of latmc_sim_sweep done here for every
- * member. LATMC_EUNSUPPORTED, with nothing done: run the members one by one (a backend
- * or model without it, or anything latmc_sim_sweep would refuse, which it then reports).
+ * The members as one batch of the core's plan (latmc_plan_sweep_batch: CUDA, one launch
+ * per step over all members, or the fused multi-sweep kernels), the checks and
+ * bookkeeping of latmc_sim_sweep done here for every member. LATMC_EUNSUPPORTED, with
+ * nothing done: run the members one by one (a backend or model that does not batch them,
+ * or anything latmc_sim_sweep would refuse, which it then reports). Host threads over
+ * members do better on the CPU (latmc_ens_exec_sweeps).
  */
 static int batched_sweeps(latmc_ens *e, uint64_t n)
 {
-    const struct latmc_backend_ops *ops = e->members[0]->ops;
-    if (ops == &latmc_cpu_backend_ops ||
-        ops->size < offsetof(struct latmc_backend_ops, ens_sweep) + sizeof ops->ens_sweep ||
-        !ops->ens_sweep)
+    if (e->members[0]->ops == &latmc_cpu_backend_ops ||
+        !(latmc_plan_step_caps(e->members[0]) & LATMC_STEP_CAP_BATCH))
         return LATMC_EUNSUPPORTED;
     int st = batch_checks(e, n);
     if (st < 0)
         return st;
     const int M = e->n_members;
-    st = ops->ens_sweep(e->members, M, n, e->counts, e->counts + M);
+    st = latmc_plan_sweep_batch(e->members, M, n, e->counts, e->counts + M);
     return batch_done(e, n, st);
 }
 

@@ -1,11 +1,11 @@
 /*
  * Internal: the ensemble object (include/latmc/ens.h, doc/ensembles.md).
  *
- * Today every member is a latmc_sim of its own and the ensemble runs them through the
- * public sim functions; the one place that decides how members execute is
- * lib/ens_exec.c, which the core's sweep plan will replace (one plan over all members:
- * one CUDA launch per step, members' tables in device arrays). Nothing else here knows
- * how a member is swept.
+ * Every member is a latmc_sim of its own; the one place that decides how members execute
+ * is lib/ens_exec.c: a batch of the core's plan where the backend runs one
+ * (latmc_plan_sweep_batch: one CUDA launch per step for all members, or its fused
+ * multi-sweep kernels), else the public sim functions member by member. Nothing else
+ * here knows how a member is swept.
  */
 #ifndef LATMC_LIB_ENS_INTERNAL_H
 #define LATMC_LIB_ENS_INTERNAL_H

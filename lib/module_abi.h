@@ -20,7 +20,11 @@
 /* 5: core services gain draw_couplings. */
 /* 6: ops.ens_temper (parallel tempering on the device). */
 /* 7: ops.mode_projections and ops.mode_tiles (the Fourier modes reduced on the device). */
-#define LATMC_MODULE_ABI_VERSION 7u
+/* 8: ops.ens_sweep is gone: an ensemble's members sweep as a batch of ops.run_steps
+ * (struct latmc_step_call gains members, n_members, n_sweeps; LATMC_STEP_CAP_BATCH*). */
+/* 9: ops.cluster_stats and the step kind LATMC_STEP_CLUSTER_FLIP_SEED (Wolff on a
+ * device). */
+#define LATMC_MODULE_ABI_VERSION 9u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */

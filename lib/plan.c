@@ -157,8 +157,9 @@ static int run_on_boxes(latmc_sim *sim, const struct latmc_plan *plan, uint64_t 
 {
     const bool shared = sim->halo != NULL;
     const struct latmc_step_call call = {
-        sweep, *step, part, shared ? &plan->boxes[sim->halo_box] : plan->boxes,
-        shared ? 1 : plan->n_boxes, last
+        .sweep = sweep, .step = *step, .part = part,
+        .boxes = shared ? &plan->boxes[sim->halo_box] : plan->boxes,
+        .n_boxes = shared ? 1 : plan->n_boxes, .last = last,
     };
     int st = *failed < 0 ? *failed : sim->ops->run_step(sim, &call, accepted, attempted);
     if (st < 0 && !shared)
@@ -225,12 +226,16 @@ static struct latmc_step concrete_step(latmc_sim *sim, bool own, uint64_t sweep,
  * sim whose boxes all live in its backend's memory (no part of a shared lattice: the halo
  * exchange has nothing to do) on a backend with run_steps, into a list handed over
  * PLAN_BATCH calls at a time, so that the backend keeps its threads across the steps of
- * one or several sweeps. The calls and their order are the same either way.
+ * one or several sweeps. The calls and their order are the same either way. A batch of
+ * members (latmc_plan_sweep_batch) always goes by lists, every call carrying the batch.
  */
 struct step_queue {
     latmc_sim *sim;
     const struct latmc_plan *plan;
     bool batched;
+    latmc_sim *const *members; /* a batch's members (n_members > 0), sim = members[0] */
+    int n_members;
+    int flushes;               /* lists handed over so far */
     int n;
     struct latmc_step_call calls[PLAN_BATCH];
     uint64_t *accepted, *attempted;
@@ -241,8 +246,24 @@ static int queue_flush(struct step_queue *q)
 {
     const int n = q->n;
     q->n = 0;
-    return n ? q->sim->ops->run_steps(q->sim, q->calls, n, q->accepted, q->attempted)
-             : LATMC_OK;
+    if (!n)
+        return LATMC_OK;
+    const int st = q->sim->ops->run_steps(q->sim, q->calls, n, q->accepted, q->attempted);
+    /* a batch is refused on its first list only, with nothing done (lib/box.h) */
+    if (st == LATMC_EUNSUPPORTED && q->n_members > 0 && q->flushes > 0)
+        return latmc_fail(LATMC_EDEVICE, "the %s backend refused a batch of %d members "
+                          "after it ran part of their steps", q->sim->ops->name, q->n_members);
+    q->flushes++;
+    return st;
+}
+
+static int queue_call(struct step_queue *q, const struct latmc_step_call *call)
+{
+    q->calls[q->n] = *call;
+    q->calls[q->n].members = q->members;
+    q->calls[q->n].n_members = q->n_members;
+    q->n++;
+    return q->n == PLAN_BATCH ? queue_flush(q) : LATMC_OK;
 }
 
 static int queue_step(struct step_queue *q, uint64_t sweep, const struct latmc_step *step,
@@ -251,11 +272,44 @@ static int queue_step(struct step_queue *q, uint64_t sweep, const struct latmc_s
     if (!q->batched)
         return run_on_boxes(q->sim, q->plan, sweep, step, part, last, q->accepted,
                             q->attempted, &q->failed);
-    q->calls[q->n++] = (struct latmc_step_call){
+    const struct latmc_step_call call = {
         .sweep = sweep, .step = *step, .part = part, .boxes = q->plan->boxes,
         .n_boxes = q->plan->n_boxes, .last = last,
     };
-    return q->n == PLAN_BATCH ? queue_flush(q) : LATMC_OK;
+    return queue_call(q, &call);
+}
+
+/* The loop of n sweeps of q's sim (or batch) over its plan: each sweep's steps from the
+ * model's schedule (or the backend's own chain), paired where caps say so. */
+static int sweep_steps(struct step_queue *q, uint64_t n, unsigned caps)
+{
+    latmc_sim *sim = q->sim;
+    const int own = own_length(sim);
+    const int n_steps = sweep_length(sim, q->plan, own);
+    for (uint64_t k = 0; k < n; k++) {
+        const uint64_t sweep = sim->sweeps + k;
+        for (int s = 0; s < n_steps;) {
+            const struct latmc_step step = concrete_step(sim, own > 0, sweep, s);
+            int st;
+            if ((caps & LATMC_STEP_CAP_PAIR) && s + 1 < n_steps) {
+                /* Steps s and s + 1 in one pass over each box, s + 1 of the border planes
+                 * once every box has done s. */
+                const int last = k + 1 == n && s + 2 >= n_steps;
+                st = queue_step(q, sweep, &step, LATMC_STEP_PAIR_INTERIOR, 0);
+                if (st == LATMC_OK)
+                    st = queue_step(q, sweep, &step, LATMC_STEP_PAIR_BORDER, last);
+                s += 2;
+            } else {
+                const int last = k + 1 == n && s + 1 == n_steps;
+                st = queue_step(q, sweep, &step, LATMC_STEP_WHOLE, last);
+                s += 1;
+            }
+            if (st < 0)
+                return st;
+        }
+    }
+    const int st = queue_flush(q);
+    return st < 0 ? st : q->failed;
 }
 
 int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
@@ -267,32 +321,41 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
         .sim = sim, .plan = plan, .batched = !sim->halo && has_run_steps(sim->ops),
         .accepted = accepted, .attempted = attempted, .failed = LATMC_OK,
     };
-    const int own = own_length(sim);
-    const int n_steps = sweep_length(sim, plan, own);
-    for (uint64_t k = 0; k < n; k++) {
-        const uint64_t sweep = sim->sweeps + k;
-        for (int s = 0; s < n_steps;) {
-            const struct latmc_step step = concrete_step(sim, own > 0, sweep, s);
-            int st;
-            if ((caps & LATMC_STEP_CAP_PAIR) && s + 1 < n_steps) {
-                /* Steps s and s + 1 in one pass over each box, s + 1 of the border planes
-                 * once every box has done s. */
-                const int last = k + 1 == n && s + 2 >= n_steps;
-                st = queue_step(&q, sweep, &step, LATMC_STEP_PAIR_INTERIOR, 0);
-                if (st == LATMC_OK)
-                    st = queue_step(&q, sweep, &step, LATMC_STEP_PAIR_BORDER, last);
-                s += 2;
-            } else {
-                const int last = k + 1 == n && s + 1 == n_steps;
-                st = queue_step(&q, sweep, &step, LATMC_STEP_WHOLE, last);
-                s += 1;
-            }
-            if (st < 0)
-                return st;
-        }
+    return sweep_steps(&q, n, caps);
+}
+
+int latmc_plan_sweep_batch(latmc_sim *const *members, int n_members, uint64_t n,
+                           uint64_t *accepted, uint64_t *attempted)
+{
+    if (n_members < 1)
+        return LATMC_EUNSUPPORTED;
+    latmc_sim *first = members[0];
+    const unsigned caps = latmc_plan_step_caps(first);
+    if (!has_run_steps(first->ops) || !(caps & LATMC_STEP_CAP_BATCH) ||
+        first->halo || first->plan->n_boxes != 1 || latmc_cluster_as_steps(first))
+        return LATMC_EUNSUPPORTED;
+    struct step_queue q = {
+        .sim = first, .plan = first->plan, .batched = true, .members = members,
+        .n_members = n_members, .accepted = accepted, .attempted = attempted,
+        .failed = LATMC_OK,
+    };
+    if ((caps & LATMC_STEP_CAP_BATCH_SWEEPS) && n > 0) {
+        /* the fused multi-sweep kernels, where the backend takes this batch so */
+        const struct latmc_step_call call = {
+            .sweep = first->sweeps, .step = concrete_step(first, own_length(first) > 0,
+                                                          first->sweeps, 0),
+            .part = LATMC_STEP_SWEEPS, .boxes = first->plan->boxes, .n_boxes = 1,
+            .last = 1, .n_sweeps = n,
+        };
+        int st = queue_call(&q, &call);
+        if (st == LATMC_OK)
+            st = queue_flush(&q);
+        if (st != LATMC_EUNSUPPORTED)
+            return st;
+        q.flushes = 0; /* refused with nothing done: the steps one by one */
     }
-    const int st = queue_flush(&q);
-    return st < 0 ? st : q.failed;
+    /* the members' boxes are each their own wrap: the steps are never paired */
+    return sweep_steps(&q, n, 0u);
 }
 
 /*

@@ -73,4 +73,17 @@ bool latmc_plan_runs_sweeps(const latmc_sim *sim, const struct latmc_plan *plan)
 int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
                      uint64_t *accepted, uint64_t *attempted);
 
+/*
+ * The same loop for a batch: n sweeps of every member of members[0 .. n_members) (an
+ * ensemble's members, lib/ens_exec.c: one desc but for seeds and parameters, one box each,
+ * all at members[0]->sweeps), each step one call of ops.run_steps over all members
+ * (struct latmc_step_call::members), or whole sweeps in one call where the backend
+ * declares LATMC_STEP_CAP_BATCH_SWEEPS and takes them (its fused kernels). Adds member
+ * m's updates to accepted[m], attempted[m]. LATMC_EUNSUPPORTED with nothing done where
+ * the backend does not run this batch (no LATMC_STEP_CAP_BATCH, or it refused it): the
+ * core then sweeps the members one by one. The members' bookkeeping is the caller's.
+ */
+int latmc_plan_sweep_batch(latmc_sim *const *members, int n_members, uint64_t n,
+                           uint64_t *accepted, uint64_t *attempted);
+
 #endif

@@ -37,7 +37,13 @@ enum latmc_step_kind {
      *   and every site given its cluster's new state; counts the sites that changed. */
     LATMC_STEP_CLUSTER_BONDS = 4,
     LATMC_STEP_CLUSTER_LABEL = 5,
-    LATMC_STEP_CLUSTER_FLIP = 6
+    LATMC_STEP_CLUSTER_FLIP = 6,
+    /* The third step of a Wolff sweep, after BONDS and LABEL (the same bonds: the seed's
+     * component of them is the cluster the CPU grows): only the cluster of the sweep's
+     * seed site (lib/cluster_bonds.h, latmc_cluster_seed_site) updated, its decision drawn
+     * at its name (phase LATMC_CLUSTER_PHASE_DECIDE); counts the sites that changed, and
+     * the cluster's sites as the updates attempted. */
+    LATMC_STEP_CLUSTER_FLIP_SEED = 7
 };
 
 struct latmc_step {

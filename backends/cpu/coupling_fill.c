@@ -51,12 +51,8 @@ void cpu_couplings_dsp_init(struct cpu_couplings_dsp *dsp, unsigned simd_flags)
     dsp->blocks[CPU_COUPLINGS_I8_BIMODAL] = i8_bimodal_c;
     dsp->blocks[CPU_COUPLINGS_F32_BIMODAL] = f32_bimodal_c;
     dsp->blocks[CPU_COUPLINGS_F32_GAUSSIAN] = f32_gaussian_c;
-#if LATMC_HAVE_AVX2
-    if (simd_flags & CPU_FLAG_AVX2)
-        cpu_couplings_dsp_init_avx2(dsp);
-#else
-    (void)simd_flags;
-#endif
+    dsp->level = "c";
+    CPU_DSP_AVX2(cpu_couplings_dsp_init, dsp, simd_flags);
 }
 
 int cpu_couplings_float_layout(int kind)

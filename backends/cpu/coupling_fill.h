@@ -24,8 +24,11 @@ enum cpu_couplings_layout {
  * coupling 4 b0 at out[0]. */
 typedef void (*cpu_couplings_blocks_fn)(void *out, int64_t b0, int64_t nb, uint64_t seed);
 
+/* The kernel table (cpu_features.h): the C entries first, then AVX2's; `level` names the
+ * highest. */
 struct cpu_couplings_dsp {
     cpu_couplings_blocks_fn blocks[CPU_COUPLINGS_F32_UNIFORM]; /* the drawn layouts */
+    const char *level; /* "c", "avx2" */
 };
 
 void cpu_couplings_dsp_init(struct cpu_couplings_dsp *dsp, unsigned simd_flags);

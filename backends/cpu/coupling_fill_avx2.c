@@ -150,4 +150,5 @@ void cpu_couplings_dsp_init_avx2(struct cpu_couplings_dsp *dsp)
     dsp->blocks[CPU_COUPLINGS_I8_BIMODAL] = i8_bimodal_avx2;
     dsp->blocks[CPU_COUPLINGS_F32_BIMODAL] = f32_bimodal_avx2;
     dsp->blocks[CPU_COUPLINGS_F32_GAUSSIAN] = f32_gaussian_avx2;
+    dsp->level = "avx2";
 }

@@ -3,24 +3,21 @@
  *
  * The CPU's features are detected once (cpuid + xgetbv: the OS must save the wider
  * registers, not only the CPU have them), then masked by the environment variable
- * LATMC_CPU_MASK, which can only lower the level. Each model's kernels keep a table of function pointers ("dsp"),
- * filled with the C reference first and then overwritten level by level:
+ * LATMC_CPU_MASK, which can only lower the level. Each model's kernels keep a table of
+ * function pointers ("dsp"), filled with the C reference first and then overwritten level
+ * by level, its `level` naming the highest:
  *
  *     void cpu_<model>_dsp_init(struct cpu_<model>_dsp *dsp, unsigned flags)
  *     {
  *         dsp->fn = fn_c;
- *     #if LATMC_HAVE_AVX2
- *         if (flags & CPU_FLAG_AVX2)
- *             cpu_<model>_dsp_init_avx2(dsp);      // in <model>_avx2.c, built with -mavx2
- *     #endif
- *     #if LATMC_HAVE_AVX512
- *         if (flags & CPU_FLAG_AVX512)
- *             cpu_<model>_dsp_init_avx512(dsp);
- *     #endif
+ *         dsp->level = "c";
+ *         CPU_DSP_LEVELS(cpu_<model>_dsp_init, dsp, flags);
  *     }
  *
- * Every level computes the same Markov chain as the C reference, bit for bit (the kernels
- * test suite checks each level the machine has), so the level changes speed only.
+ * which calls cpu_<model>_dsp_init_avx2(dsp) (in <model>_avx2.c, built with -mavx2) and
+ * then cpu_<model>_dsp_init_avx512(dsp) for the levels this build has and flags allow.
+ * Every level computes the same Markov chain as the C reference, bit for bit (checkasm,
+ * tests/checkasm, checks each level the machine has), so the level changes speed only.
  */
 #ifndef LATMC_CPU_FEATURES_H
 #define LATMC_CPU_FEATURES_H
@@ -33,6 +30,30 @@ enum {
     CPU_FLAG_AVX512 = 1u << 1,
     CPU_FLAG_ALL = CPU_FLAG_AVX2 | CPU_FLAG_AVX512,
 };
+
+/* The levels' part of a table's init (above): init##_avx2, then init##_avx512, each where
+ * the build has the level (LATMC_HAVE_<ISA>) and flags ask for it. CPU_DSP_AVX2 alone
+ * for a table without AVX-512 kernels. */
+#define CPU_DSP_LEVEL_(init, dsp, flags, flag)                                              \
+    do {                                                                                    \
+        if ((flags) & (flag))                                                               \
+            init(dsp);                                                                      \
+    } while (0)
+#if defined(LATMC_HAVE_AVX2) && LATMC_HAVE_AVX2
+#define CPU_DSP_AVX2(init, dsp, flags) CPU_DSP_LEVEL_(init##_avx2, dsp, flags, CPU_FLAG_AVX2)
+#else
+#define CPU_DSP_AVX2(init, dsp, flags) ((void)(flags))
+#endif
+#if defined(LATMC_HAVE_AVX512) && LATMC_HAVE_AVX512
+#define CPU_DSP_AVX512(init, dsp, flags) CPU_DSP_LEVEL_(init##_avx512, dsp, flags, CPU_FLAG_AVX512)
+#else
+#define CPU_DSP_AVX512(init, dsp, flags) ((void)(flags))
+#endif
+#define CPU_DSP_LEVELS(init, dsp, flags)                                                    \
+    do {                                                                                    \
+        CPU_DSP_AVX2(init, dsp, flags);                                                     \
+        CPU_DSP_AVX512(init, dsp, flags);                                                   \
+    } while (0)
 
 /* What the CPU and OS support (detected once, thread-safe). */
 unsigned cpu_flags_detected(void);

@@ -24,15 +24,7 @@ void cpu_heisenberg_dsp_init(struct cpu_heisenberg_dsp *dsp, unsigned simd_flags
     dsp->step = step_c;
     dsp->pair_soa = NULL;
     dsp->row_lanes = 1;
-#if LATMC_HAVE_AVX2
-    if (simd_flags & CPU_FLAG_AVX2)
-        cpu_heisenberg_dsp_init_avx2(dsp);
-#endif
-#if LATMC_HAVE_AVX512
-    if (simd_flags & CPU_FLAG_AVX512)
-        cpu_heisenberg_dsp_init_avx512(dsp);
-#endif
-    (void)simd_flags;
+    CPU_DSP_LEVELS(cpu_heisenberg_dsp_init, dsp, simd_flags);
 }
 
 unsigned cpu_heisenberg_dsp_flags(const struct latmc_lattice *g, unsigned simd_flags)

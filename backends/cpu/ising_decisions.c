@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "cpu_features.h"
 #include "ising_decision_rules.h"
 #include "ising_rules.h" /* the neighbour sums of the C level's layout */
 
@@ -321,6 +322,16 @@ uint64_t cpu_ising_decisions_range(const struct cpu_ising_dec_view *v,
                                 (int)(hi - first));
     }
     return changed;
+}
+
+/* ---- the kernel table (ising_decisions.h) ---- */
+
+void cpu_ising_dec_dsp_init(struct cpu_ising_dec_dsp *dsp, unsigned flags)
+{
+    memset(dsp, 0, sizeof *dsp);
+    dsp->range = cpu_ising_decisions_range;
+    dsp->level = "c";
+    CPU_DSP_LEVELS(cpu_ising_dec_dsp_init, dsp, flags);
 }
 
 /* ---- the fused pair (ising_decisions.h) ---- */

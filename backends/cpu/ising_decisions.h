@@ -87,6 +87,22 @@ uint64_t cpu_ising_decisions_range_pass_avx512(struct cpu_ising_dec_pass *pass,
                                                int64_t j1, const struct cpu_team *team);
 
 /*
+ * The kernel table of the bit-sliced decisions (cpu_features.h, dav1d's pattern): the C
+ * entry first, then each SIMD level the flags allow overwrites; `level` names the highest.
+ * range: the C reference on either layout, a SIMD level's on split rows only. prepare and
+ * range_pass (the fused pair's prepared passes): the SIMD levels' only, NULL at the C level.
+ */
+struct cpu_ising_dec_dsp {
+    cpu_ising_decisions_range_fn range;
+    cpu_ising_dec_prepare_fn prepare;
+    cpu_ising_dec_range_pass_fn range_pass;
+    const char *level; /* "c", "avx2", "avx512" */
+};
+void cpu_ising_dec_dsp_init(struct cpu_ising_dec_dsp *dsp, unsigned flags);
+void cpu_ising_dec_dsp_init_avx2(struct cpu_ising_dec_dsp *dsp);   /* the template's, */
+void cpu_ising_dec_dsp_init_avx512(struct cpu_ising_dec_dsp *dsp); /* per level */
+
+/*
  * The fused pair of the bit-sliced chain (the two colour steps of a sweep in one wavefront,
  * ising_split.h's cpu_ising_split_boxes_interior / _border / _own_boxes) on the split rows
  * of a SIMD level: the pair runner whose colour c is step pair[c], its planes named by that

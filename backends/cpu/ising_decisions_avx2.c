@@ -13,6 +13,8 @@ typedef __m256i bvec;
 #define DEC_LEVEL_ENTRY cpu_ising_decisions_range_avx2
 #define DEC_LEVEL_PREPARE cpu_ising_decisions_prepare_avx2
 #define DEC_LEVEL_RANGE_PASS cpu_ising_decisions_range_pass_avx2
+#define DEC_LEVEL_NAME "avx2"
+#define DEC_LEVEL_DSP_INIT cpu_ising_dec_dsp_init_avx2
 
 #define BINLINE static inline __attribute__((always_inline))
 

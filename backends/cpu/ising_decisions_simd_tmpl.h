@@ -45,6 +45,9 @@
  *   DEC_LEVEL_ENTRY, DEC_LEVEL_PREPARE, DEC_LEVEL_RANGE_PASS
  *                             the level's entry points (cpu_ising_decisions_range_<isa>,
  *                             _prepare_<isa>, _range_pass_<isa>: ising_decisions.h)
+ *   DEC_LEVEL_NAME, DEC_LEVEL_DSP_INIT
+ *                             the level's name and its table entry
+ *                             (cpu_ising_dec_dsp_init_<isa>)
  */
 #include <stdint.h>
 #include <string.h>
@@ -707,4 +710,12 @@ uint64_t DEC_LEVEL_ENTRY(const struct cpu_ising_dec_view *v, const struct latmc_
     struct cpu_ising_dec_pass pass;
     DEC_LEVEL_PREPARE(&pass, t, algorithm, v->global->ndim, seed, step);
     return DEC_LEVEL_RANGE_PASS(&pass, v, j0, j1, team);
+}
+
+void DEC_LEVEL_DSP_INIT(struct cpu_ising_dec_dsp *dsp)
+{
+    dsp->range = DEC_LEVEL_ENTRY;
+    dsp->prepare = DEC_LEVEL_PREPARE;
+    dsp->range_pass = DEC_LEVEL_RANGE_PASS;
+    dsp->level = DEC_LEVEL_NAME;
 }

@@ -13,7 +13,6 @@
 
 #include "coupling_fill.h"
 #include "cpu_backend.h"
-#include "cpu_features.h"
 #include "cpu_omp.h"
 #include "ising.h"
 #include "ising_decisions.h"
@@ -28,10 +27,7 @@ struct ising_state {
     int8_t *eps;                   /* +-J: ndim per site, eps[ndim i + mu]; NULL: uniform;
                                       at a SIMD level mirrored in split's bond plane */
     struct cpu_ising_decisions dec; /* SIMD levels: the core's tables in the kernels' form */
-    cpu_ising_decisions_range_fn decisions_range; /* the bit-sliced chain at this level */
-    /* its prepared passes for the fused pair (SIMD levels; NULL at the C level) */
-    cpu_ising_dec_prepare_fn decisions_prepare;
-    cpu_ising_dec_range_pass_fn decisions_range_pass;
+    struct cpu_ising_dec_dsp dec_dsp; /* the bit-sliced chain at this level */
 };
 
 static struct ising_state *ising_state(struct cpu_state *st)
@@ -67,21 +63,7 @@ static int ising_create(latmc_sim *sim, struct cpu_state *st)
         return latmc_fail(LATMC_ENOMEM, "CPU backend: cannot allocate the Ising state");
     const bool coupled = sim->desc.couplings == LATMC_COUPLINGS_BIMODAL;
     cpu_ising_dsp_init(&is->dsp, st->simd_flags);
-    is->decisions_range = cpu_ising_decisions_range;
-#if LATMC_HAVE_AVX2
-    if (st->simd_flags & CPU_FLAG_AVX2) { /* the AVX-512 level keeps AVX2's flag too */
-        is->decisions_range = cpu_ising_decisions_range_avx2;
-        is->decisions_prepare = cpu_ising_decisions_prepare_avx2;
-        is->decisions_range_pass = cpu_ising_decisions_range_pass_avx2;
-    }
-#endif
-#if LATMC_HAVE_AVX512
-    if (st->simd_flags & CPU_FLAG_AVX512) {
-        is->decisions_range = cpu_ising_decisions_range_avx512;
-        is->decisions_prepare = cpu_ising_decisions_prepare_avx512;
-        is->decisions_range_pass = cpu_ising_decisions_range_pass_avx512;
-    }
-#endif
+    cpu_ising_dec_dsp_init(&is->dec_dsp, st->simd_flags);
     int status = LATMC_OK;
     if (is->dsp.colour_rows) {
         status = cpu_ising_split_alloc(&is->split, &st->lattice);
@@ -188,7 +170,7 @@ static void run_step_bitsliced(latmc_sim *sim, struct cpu_state *st,
         const struct latmc_box *box = &call->boxes[i];
         const int64_t p0 = box->origin[box->axis], p1 = p0 + box->extent[box->axis];
         planes += p1 - p0;
-        *accepted += (is->natural ? cpu_ising_decisions_range : is->decisions_range)(&view, sim->model_data, sim->desc.algorithm,
+        *accepted += (is->natural ? cpu_ising_decisions_range : is->dec_dsp.range)(&view, sim->model_data, sim->desc.algorithm,
                                                sim->desc.seed, &call->step,
                                                (p0 + origin) * half_plane,
                                                (p1 + origin) * half_plane, team);
@@ -213,8 +195,8 @@ static void pair_runner(latmc_sim *sim, const struct ising_state *is,
     struct latmc_step pair[2];
     cpu_pair_steps(sim, call, pair);
     if (bitsliced(sim))
-        cpu_ising_dec_pair_setup(&r->u.bitsliced, is->decisions_prepare,
-                                 is->decisions_range_pass, global, sim->model_data,
+        cpu_ising_dec_pair_setup(&r->u.bitsliced, is->dec_dsp.prepare,
+                                 is->dec_dsp.range_pass, global, sim->model_data,
                                  sim->desc.algorithm, sim->desc.seed, pair);
     else
         cpu_ising_pair_simd_setup(&r->u.simd, &is->dsp, &is->dec, sim->desc.seed, pair);

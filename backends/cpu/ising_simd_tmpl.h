@@ -428,5 +428,5 @@ void ISING_DSP_INIT(struct cpu_ising_dsp *dsp)
     dsp->colour_rows = colour_rows;
     dsp->draws = draws;
     dsp->draws_xor = draws_xor;
-    dsp->name = ISING_LEVEL;
+    dsp->level = ISING_LEVEL;
 }

@@ -16,19 +16,42 @@
 
 /* ---- the kernel table ---- */
 
+/* The C level's generator entries: the scalar Philox (lib/philox.h) by the table's
+ * contract (ising_split.h), block numbers mod 2^32 in counter word 0. */
+static void draws_c(uint64_t seed, struct latmc_rng_name name, uint64_t first_block, int64_t n,
+                    uint32_t *out)
+{
+    const latmc_philox_key key = latmc_rng_key(seed);
+    for (int64_t b = 0; b < 8 * n; b++) {
+        const latmc_philox_ctr cnt = { { (uint32_t)(first_block + (uint64_t)b), name.c1,
+                                         name.c2, name.c3 } };
+        const latmc_philox_ctr u = latmc_philox4x32_10(cnt, key);
+        memcpy(out + 4 * b, u.v, sizeof u.v);
+    }
+}
+
+static uint32_t draws_xor_c(uint64_t seed, uint64_t first_block, int64_t n)
+{
+    const latmc_philox_key key = latmc_rng_key(seed);
+    uint32_t x = 0;
+    for (int64_t b = 0; b < 8 * n; b++) {
+        const latmc_philox_ctr cnt = { { (uint32_t)(first_block + (uint64_t)b), 0, 0, 0 } };
+        const latmc_philox_ctr u = latmc_philox4x32_10(cnt, key);
+        x ^= u.v[0] ^ u.v[1] ^ u.v[2] ^ u.v[3];
+    }
+    return x;
+}
+
 void cpu_ising_dsp_init(struct cpu_ising_dsp *dsp, unsigned flags)
 {
-    /* The C level: no split-layout kernels; ising_kernels.c runs the reference. */
+    /* The C level: the generator entries only. The split layout is the SIMD levels'; at the
+     * C level (prepare and colour_rows NULL) ising_kernels.c runs the reference sweep on the
+     * natural layout. */
     memset(dsp, 0, sizeof *dsp);
-#if LATMC_HAVE_AVX2
-    if (flags & CPU_FLAG_AVX2)
-        cpu_ising_dsp_init_avx2(dsp);
-#endif
-#if LATMC_HAVE_AVX512
-    if (flags & CPU_FLAG_AVX512)
-        cpu_ising_dsp_init_avx512(dsp);
-#endif
-    (void)flags;
+    dsp->draws = draws_c;
+    dsp->draws_xor = draws_xor_c;
+    dsp->level = "c";
+    CPU_DSP_LEVELS(cpu_ising_dsp_init, dsp, flags);
 }
 
 /* ---- decision tables of one pass ---- */

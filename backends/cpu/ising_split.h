@@ -123,8 +123,11 @@ void cpu_ising_pass_setup(struct cpu_ising_pass *p, const struct cpu_ising_decis
                           uint64_t seed, const struct latmc_step *step);
 
 /*
- * The kernels of one SIMD level for the split layout (cpu_features.h, dav1d's pattern).
- * colour_rows is NULL at the C level, which runs the reference on the natural layout.
+ * The Ising kernel table (cpu_features.h, dav1d's pattern): the C entries first, then
+ * each SIMD level the flags allow overwrites them; `level` names the highest. The C level
+ * has the generator entries (draws, draws_xor) only: prepare and colour_rows are the split
+ * layout's, which only the SIMD levels use (NULL at the C level, which runs the reference
+ * sweep on the natural layout, ising_kernels.c).
  */
 struct cpu_ising_dsp {
     /* Fill p->prepared from the rest of *p. */
@@ -147,7 +150,7 @@ struct cpu_ising_dsp {
      * (latmc-cpu-ceiling).
      */
     uint32_t (*draws_xor)(uint64_t seed, uint64_t first_block, int64_t n);
-    const char *name;       /* "avx2", "avx512"; NULL at the C level */
+    const char *level;      /* "c", "avx2", "avx512": which kernels these are */
 };
 
 void cpu_ising_dsp_init(struct cpu_ising_dsp *dsp, unsigned flags);

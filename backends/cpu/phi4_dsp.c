@@ -14,15 +14,7 @@ void cpu_phi4_dsp_init(struct cpu_phi4_dsp *dsp, unsigned simd_flags)
     dsp->step_d = cpu_phi4_step_d;
     dsp->segments_f = cpu_phi4_segments_f;
     dsp->segments_d = cpu_phi4_segments_d;
-#if LATMC_HAVE_AVX2
-    if (simd_flags & CPU_FLAG_AVX2)
-        cpu_phi4_dsp_init_avx2(dsp);
-#endif
-#if LATMC_HAVE_AVX512
-    if (simd_flags & CPU_FLAG_AVX512)
-        cpu_phi4_dsp_init_avx512(dsp);
-#endif
-    (void)simd_flags;
+    CPU_DSP_LEVELS(cpu_phi4_dsp_init, dsp, simd_flags);
 }
 
 unsigned cpu_phi4_dsp_flags(const struct phi4_geom *g, unsigned simd_flags)

@@ -296,7 +296,7 @@ PHI4_DEFINE_HIT(d)
  * The Metropolis decision with a cheap logarithm first (float). The decision is
  * -dH > L, L = latmc_math_logf(unit(r_u)) (doc/models/phi4.md). logq_one_f gives a with
  * |a - L| <= PHI4_LOGQ_BOUND_F for every unit value u in [2^-32, 1] (checked for every
- * float of that range by tests/kernels/test_phi4_kernels.c through
+ * float of that range by checkasm's phi4.quick_log_f through
  * cpu_phi4_avx2_logq_violations): ln u = e ln 2 + ln m, m in [1, 2), ln m by a degree-4
  * polynomial (Chebyshev interpolation, error 8.0e-5) and e ln 2 by one rounding (9.5e-7),
  * L itself within 1.9e-6 of ln u. With t = RN(dH + a):

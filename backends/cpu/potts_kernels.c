@@ -37,15 +37,7 @@ void cpu_potts_dsp_init(struct cpu_potts_dsp *dsp, unsigned flags)
 {
     memset(dsp, 0, sizeof *dsp);
     dsp->level = "c";                     /* width 0: the reference kernels */
-#if LATMC_HAVE_AVX2
-    if (flags & CPU_FLAG_AVX2)
-        cpu_potts_dsp_init_avx2(dsp);
-#endif
-#if LATMC_HAVE_AVX512
-    if (flags & CPU_FLAG_AVX512)
-        cpu_potts_dsp_init_avx512(dsp);
-#endif
-    (void)flags;
+    CPU_DSP_LEVELS(cpu_potts_dsp_init, dsp, flags);
 }
 
 /* The storage the dsp's level needs: the split layout for SIMD, else natural order. */

@@ -1,7 +1,8 @@
 /*
  * The CUDA backend's operations (struct latmc_backend_ops): a sim of any model is its
- * leaf's boxes on the one executor (exec/cuda_exec.h), which every operation goes to; the
- * ensembles' operations are in ens_cuda.c and ens_temper_cuda.c.
+ * leaf's boxes on the one executor (exec/cuda_exec.h), which every operation goes to; an
+ * ensemble's members run as a batch of run_steps (ensembles/ens_batch_steps.c), and the
+ * ensembles' other operations are in ensembles/ (ens_ising_batch.c, ens_tempering.c).
  *
  * Every operation selects the sim's device (cudaSetDevice: the sim may be used from any
  * thread, one at a time), enqueues its work, and synchronises before returning, so that a
@@ -16,7 +17,7 @@
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_exec.h"
-#include "ens_cuda.h"
+#include "ens_ising_batch.h"
 #include "model.h"
 #include "part.h"
 #include "plan.h"
@@ -93,7 +94,7 @@ static int cuda_create(latmc_sim *sim)
         return st;
     }
     /* a box alone: its stream and lattice, on which the ensembles led by this sim run
-     * their batches (ens_cuda.c) */
+     * their batches (ensembles/ens_ising_batch.c) */
     const struct cuda_leaf *lone_leaf = NULL;
     const struct cuda_box *lone = cuda_exec_lone_box(cs->exec, &lone_leaf);
     if (lone) {
@@ -212,10 +213,13 @@ static int cuda_device_view(latmc_sim *sim, latmc_device_view *view)
     return LATMC_OK;
 }
 
-/* A list of steps of the sim's boxes (one box, k boxes on devices, a part's box). */
+/* A list of steps of the sim's boxes (one box, k boxes on devices, a part's box), or of
+ * a batch of members (an ensemble: ensembles/ens_batch_steps.c). */
 static int cuda_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
                           uint64_t *accepted, uint64_t *attempted)
 {
+    if (calls[0].n_members > 0)
+        return cuda_ens_run_steps(calls, n_calls, accepted, attempted);
     return cuda_exec_run_steps(sim, exec_of(sim), calls, n_calls, accepted, attempted);
 }
 
@@ -225,13 +229,15 @@ static int cuda_run_step(latmc_sim *sim, const struct latmc_step_call *call,
     return cuda_run_steps(sim, call, 1, accepted, attempted);
 }
 
-/* Every sim's cut is fixed at creation (its boxes own their memory). */
+/* Every sim's cut is fixed at creation (its boxes own their memory); a sim of one box
+ * may lead a batch of members (ensembles/ens_batch_steps.c). */
 static unsigned cuda_step_caps(latmc_sim *sim)
 {
     /* the leaf says whether it runs the bit-sliced decisions' steps */
     const struct cuda_leaf *leaf = cuda_leaf_of(sim);
     return LATMC_STEP_CAP_FIXED_CUT |
-           (leaf && leaf->bitsliced && leaf->bitsliced(sim) ? LATMC_STEP_CAP_BITSLICED : 0u);
+           (leaf && leaf->bitsliced && leaf->bitsliced(sim) ? LATMC_STEP_CAP_BITSLICED : 0u) |
+           cuda_ens_batch_caps(sim);
 }
 
 /* The leaf's own chain (phi^4 chunks), else the model's schedule. */
@@ -317,6 +323,12 @@ static int cuda_part_halo_depth(const latmc_sim *sim)
     return cuda_exec_part_halo_depth(exec_of(sim));
 }
 
+/* What the last cluster sweep built (the cluster observables), through the leaf. */
+static int cuda_cluster_stats(latmc_sim *sim, struct latmc_cluster_stats *out)
+{
+    return cuda_exec_cluster_stats(sim, exec_of(sim), out);
+}
+
 /* A part's couplings by planes; LATMC_EUNSUPPORTED without a message for a sim of the
  * whole lattice (the core then reads the couplings whole, lib/backend.h). */
 static int cuda_get_coupling_planes(latmc_sim *sim, int64_t p0, int64_t p1, float *buf)
@@ -343,18 +355,18 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .measure_planes = cuda_measure_planes, /* a part's planes */
     .get_planes = cuda_get_planes,
     .set_planes = cuda_set_planes,
-    .ens_sweep = cuda_ens_sweep, /* ens_cuda.c */
     .ens_measure = cuda_ens_measure,
     .ens_swap_params = cuda_ens_swap_params,
     .run_steps = cuda_run_steps,
     .own_schedule = cuda_own_schedule,
-    .ens_overlaps = cuda_ens_overlaps, /* ens_cuda.c */
+    .ens_overlaps = cuda_ens_overlaps, /* ensembles/ens_ising_batch.c */
     .get_coupling_planes = cuda_get_coupling_planes, /* a GPU rank's box */
     .part_halo_depth = cuda_part_halo_depth,
-    .ens_temper = cuda_ens_temper, /* ens_temper_cuda.c */
+    .ens_temper = cuda_ens_temper, /* ensembles/ens_tempering.c */
     .mode_projections = cuda_mode_projections, /* exec/cuda_exec.c */
     .mode_tiles = cuda_mode_tiles,             /* exec/cuda_exec.c */
     .measure_modes = cuda_measure_modes,
     .measure_planes_modes = cuda_measure_planes_modes,
     .measure_kmin = cuda_measure_kmin,
+    .cluster_stats = cuda_cluster_stats, /* clusters/cuda_sw_leaf.c */
 };

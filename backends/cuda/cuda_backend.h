@@ -14,17 +14,18 @@
 
 struct cuda_sim {
     int device;                         /* CUDA device ordinal: the first box's */
-    /* A box alone (one box on one device, cuda_exec_lone_box): its stream and stored
-     * lattice, on which the ensembles it leads run (ens_cuda.c); else NULL and unused. */
+    /* A box alone (one box on one device, cuda_exec_lone_box): its stream and stored lattice,
+     * on which the ensembles it leads run (ensembles/ens_ising_batch.c); else NULL and unused.
+     */
     cudaStream_t stream;
     struct latmc_lattice lattice;
     struct cuda_exec *exec;             /* the one executor: the sim's boxes */
-    /* The batch state of an ensemble whose member 0 is this sim (ens_cuda.c; NULL until
-     * its first batched call). */
+    /* The batch state of an ensemble whose member 0 is this sim (ensembles/ens_ising_batch.c;
+     * NULL until its first batched call). */
     struct cuda_ens_batch *ens_batch;
-    /* The tempering state of that ensemble on the device (ens_temper_cuda.c; NULL until
-     * its first upload). Kept here, not in the batch, so that ens_cuda.c never calls the
-     * tempering file that calls it. */
+    /* The tempering state of that ensemble on the device (ensembles/ens_tempering.c; NULL
+     * until its first upload). Kept here, not in the batch, so that
+     * ensembles/ens_ising_batch.c never calls the tempering file that calls it. */
     struct cuda_ens_temper *ens_temper;
 };
 

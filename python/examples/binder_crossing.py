@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """T_c of the 2D Ising model from crossings of the Binder cumulant and of xi/L (Python
-version of examples/ising2d_critical).
+version of examples/ising_critical).
 
 For each lattice size L and temperature T near T_c = 2.269..., run a Metropolis chain,
 measure m^2, m^4, |m(0)|^2 and |m(k_min)|^2 every sweep and estimate

@@ -14,8 +14,9 @@
  * Cases: 2D and 3D, extents 2 to 256 with rows of whole vectors and rows that are not;
  * heat bath with 0 to 3 overrelaxation passes, overrelaxation alone; uniform, Gaussian and
  * +-J couplings and couplings with zeros (+0 and -0: zero local fields, the heat bath's
- * uniform branch, the reflection's no-op); beta 0, 1e-9, 1, 50 and 1e6; h = 0, +-0.3 and
- * 1e3; one and two replicas; axis-aligned spins among random ones; sweep numbers past 2^32.
+ * uniform branch, the reflection's no-op); beta 0, 1e-9, 0.05 and 0.12 (small fields: the
+ * log1p branch), 1, 50 and 1e6; h = 0, +-0.3 and 1e3; one and two replicas; axis-aligned
+ * spins among random ones; sweep numbers past 2^32.
  */
 #include <math.h>
 #include <stdio.h>
@@ -290,7 +291,13 @@ static const struct heis_case cases[] = {
     { 3, 10, 6, 4, 2, G, 0, 1, 3, 1.0, 0.3, 2, 0, 1, 1 },
     { 3, 12, 6, 8, 1, G, 0, 0, 1, 1e6, 0.0, 3, 0, 3, 1 },
     { 3, 18, 4, 6, 1, U, 0, 1, 0, 0.0, 0.0, 3, 0, 1, 1 },
-    /* 2D */
+    { 3, 24, 8, 6, 2, G, 0, 1, 2, 1.1, 0.3, 2, 0, 3, 1 },
+    /* small beta |h|: nearly every site on the heat bath's log1p branch */
+    { 3, 16, 8, 8, 1, G, 0, 1, 1, 0.05, 0.0, 2, 0, 1, 1 },
+    { 3, 16, 8, 8, 1, G, 1, 1, 1, 0.12, 0.3, 2, 0, 3, 1 },
+    /* 2D (L_x / 2 = 1, 2 too) */
+    { 2, 2, 4, 1, 1, G, 0, 1, 1, 1.0, 0.0, 3, 0, 1, 1 },
+    { 2, 4, 6, 1, 2, B, 0, 1, 2, 0.7, 0.3, 3, 0, 3, 1 },
     { 2, 16, 16, 1, 1, G, 0, 1, 1, 1.0, 0.0, 3, 0, 1, 1 },
     { 2, 64, 12, 1, 2, B, 1, 1, 2, 0.5, -0.3, 3, 0, 3, 1 },
     { 2, 10, 14, 1, 1, G, 0, 0, 2, 1.0, 0.0, 3, 0, 3, 1 },

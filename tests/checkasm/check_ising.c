@@ -23,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_ising_common.h"
 #include "checkasm.h"
+#include "checkasm_bench.h"
 #include "coupling_fill.h"
 #include "cpu_features.h"
 #include "cpu_omp.h"
@@ -45,6 +47,7 @@ static int level_dsp(const struct checkasm_level *lv, struct cpu_ising_dsp *dsp)
     memset(dsp, 0, sizeof *dsp);
     if (lv->emulated) {
 #if CHECKASM_ISING_EMU512
+        cpu_ising_dsp_init(dsp, 0); /* the C entries first, as every table */
         cpu_ising_dsp_init_avx512_emulated(dsp);
         return 1;
 #else
@@ -52,7 +55,7 @@ static int level_dsp(const struct checkasm_level *lv, struct cpu_ising_dsp *dsp)
 #endif
     }
     cpu_ising_dsp_init(dsp, lv->flags);
-    return dsp->name && strcmp(dsp->name, lv->name) == 0;
+    return strcmp(dsp->level, lv->name) == 0;
 }
 
 /* ---- draws, draws_xor ---- */
@@ -117,22 +120,6 @@ static void check_draws_xor(const struct checkasm_level *lv, const struct cpu_is
 }
 
 /* ---- colour_rows ---- */
-
-/* The core's tables (lib/model_ising.c), rebuilt here from the model's definition. */
-static void tables(struct latmc_ising_tables *t, int ndim, double beta, double J, double h)
-{
-    memset(t, 0, sizeof *t);
-    for (int k = 0; k <= 2 * ndim; k++) {
-        const int n = 2 * k - 2 * ndim;
-        for (int up = 0; up < 2; up++) {
-            const double de = 2.0 * (up ? 1 : -1) * (J * n + h);
-            t->metropolis[up][k] =
-                latmc_threshold_u32(beta == 0.0 || de <= 0.0 ? 1.0 : exp(-beta * de));
-        }
-        t->heatbath[k] = latmc_threshold_u32(beta == 0.0 ? 0.5
-                                             : 1.0 / (1.0 + exp(-2.0 * beta * (J * n + h))));
-    }
-}
 
 /* New +-1 couplings after sweep k of a +-J run: random, all -1, a random third flipped. */
 static void redraw(int8_t *eps, int64_t n, int k)
@@ -221,7 +208,7 @@ static int run_case(const struct checkasm_level *lv, const struct cpu_ising_dsp 
     struct latmc_lattice g = { c->ndim, c->lx, c->ly, c->ndim == 3 ? c->lz : 1, 0 };
     g.nsites = g.lx * g.ly * g.lz;
     struct latmc_ising_tables t;
-    tables(&t, c->ndim, c->beta, c->J, c->h);
+    checkasm_ising_tables(&t, c->ndim, c->beta, c->J, c->h);
     struct cpu_ising_decisions dec;
     cpu_ising_decisions_build(&dec, &t, c->ndim, c->algorithm);
     int8_t *ref = malloc((size_t)g.nsites), *out = malloc((size_t)g.nsites);
@@ -415,21 +402,6 @@ static void check_colour_rows(const struct checkasm_level *lv, const struct cpu_
 
 /* ---- --bench ---- */
 
-/* Best of 5 timings of `calls` calls, in ns per call. */
-#define BENCH(calls, stmt)                                                                  \
-    ({                                                                                      \
-        double best_ = 1e300;                                                               \
-        for (int rep_ = 0; rep_ < 5; rep_++) {                                              \
-            const double t0_ = checkasm_now_ns();                                           \
-            for (int call_ = 0; call_ < (calls); call_++) {                                 \
-                stmt;                                                                       \
-            }                                                                               \
-            const double t_ = (checkasm_now_ns() - t0_) / (calls);                          \
-            best_ = t_ < best_ ? t_ : best_;                                                \
-        }                                                                                   \
-        best_;                                                                              \
-    })
-
 static volatile uint64_t bench_sink;
 
 /* One colour of an L^ndim lattice per call (the pass's prepare included). */
@@ -438,27 +410,17 @@ static void bench_colour_rows(int ndim, int64_t L, int algorithm)
     char func[64];
     snprintf(func, sizeof func, "colour_rows %dD %lld %s", ndim, (long long)L,
              algorithm == HEAT ? "hb" : "metro");
-    struct latmc_lattice g = { ndim, L, L, ndim == 3 ? L : 1, 0 };
-    g.nsites = g.lx * g.ly * g.lz;
-    struct latmc_ising_tables t;
-    tables(&t, ndim, ndim == 3 ? 0.25 : 2.0 / 3.0, 1, 0);
-    struct cpu_ising_decisions dec;
-    cpu_ising_decisions_build(&dec, &t, ndim, algorithm);
-    int8_t *spins = malloc((size_t)g.nsites);
-    struct cpu_ising_split s;
-    if (!spins || cpu_ising_split_alloc(&s, &g) != 0) {
-        free(spins);
-        checkasm_fail(func, "c", "out of memory");
+    struct checkasm_ising_bench b;
+    if (!checkasm_ising_bench_open(&b, func, ndim, L))
         return;
-    }
-    cpu_ising_hot_start(&g, spins, 1, 1);
-    cpu_ising_split_from_natural(&s, spins, 1);
+    struct cpu_ising_decisions dec;
+    cpu_ising_decisions_build(&dec, &b.t, ndim, algorithm);
     const struct cpu_team alone = cpu_team_alone();
     uint64_t sweep = 0;
     const int calls = ndim == 3 ? 8 : 16;
-    checkasm_bench(func, "c", BENCH(calls, bench_sink += cpu_ising_colour_range(
-        &g, spins, NULL, &t, algorithm, 1, latmc_ising_rng_name(sweep++, call_ & 1), call_ & 1,
-        0, g.nsites / 2, &alone)));
+    checkasm_bench(func, "c", CHECKASM_BEST_NS(calls, bench_sink += cpu_ising_colour_range(
+        &b.g, b.spins, NULL, &b.t, algorithm, 1, latmc_ising_rng_name(sweep++, call_ & 1),
+        call_ & 1, 0, b.g.nsites / 2, &alone)));
     const struct checkasm_level *levels;
     const int nl = checkasm_levels(&levels);
     for (int l = 0; l < nl; l++) {
@@ -466,37 +428,46 @@ static void bench_colour_rows(int ndim, int64_t L, int algorithm)
         if (levels[l].emulated || !level_dsp(&levels[l], &dsp))
             continue;
         struct cpu_ising_pass pass;
-        checkasm_bench(func, levels[l].name, BENCH(calls, {
+        checkasm_bench(func, levels[l].name, CHECKASM_BEST_NS(calls, {
             struct latmc_step steps[2];
             sweep_steps(sweep++, steps);
             cpu_ising_pass_setup(&pass, &dec, 1, &steps[call_ & 1]);
             dsp.prepare(&pass);
-            bench_sink += dsp.colour_rows(&s, &pass, 0, s.rows);
+            bench_sink += dsp.colour_rows(&b.s, &pass, 0, b.s.rows);
         }));
     }
-    cpu_ising_split_free(&s);
-    free(spins);
+    checkasm_ising_bench_close(&b);
 }
 
 /* The generator alone: 64 groups of 8 blocks (2048 draws) per call. */
 static void bench_draws_xor(void)
 {
     const char *func = "draws_xor 2048 draws";
+    struct cpu_ising_dsp c_dsp;
+    cpu_ising_dsp_init(&c_dsp, 0);
     /* other blocks every call: the same call again could be computed once */
-    checkasm_bench(func, "c",
-                   BENCH(64, bench_sink += draws_xor_c(7, 512 * (uint64_t)call_, 64)));
+    checkasm_bench(func, "c", CHECKASM_BEST_NS(64, bench_sink += c_dsp.draws_xor(
+                                                      7, 512 * (uint64_t)call_, 64)));
     const struct checkasm_level *levels;
     const int nl = checkasm_levels(&levels);
     for (int l = 0; l < nl; l++) {
         struct cpu_ising_dsp dsp;
         if (!levels[l].emulated && level_dsp(&levels[l], &dsp))
-            checkasm_bench(func, levels[l].name, BENCH(256, bench_sink += dsp.draws_xor(
+            checkasm_bench(func, levels[l].name,
+                           CHECKASM_BEST_NS(256, bench_sink += dsp.draws_xor(
                                                      7, 512 * (uint64_t)call_, 64)));
     }
 }
 
 void checkasm_check_ising(void)
 {
+    /* the C level's generator entries against the definition too (its colour_rows is the
+     * reference sweep on the natural layout, which the levels are compared with) */
+    const struct checkasm_level c_level = { "c", 0, false };
+    struct cpu_ising_dsp c_dsp;
+    cpu_ising_dsp_init(&c_dsp, 0);
+    check_draws(&c_level, &c_dsp);
+    check_draws_xor(&c_level, &c_dsp);
     const struct checkasm_level *levels;
     const int nl = checkasm_levels(&levels);
     for (int l = 0; l < nl; l++) {

@@ -19,7 +19,9 @@
 
 #include <latmc/sim.h> /* LATMC_ALGO_* */
 
+#include "check_ising_common.h"
 #include "checkasm.h"
+#include "checkasm_bench.h"
 #include "coupling_fill.h"
 #include "cpu_features.h"
 #include "cpu_omp.h"
@@ -31,86 +33,23 @@
 
 #if CHECKASM_ISING_DEC_EMU512
 /* ising_decisions_avx512.c built once more with SIMDe's emulated intrinsics (meson.build) */
-uint64_t cpu_ising_decisions_range_avx512_emulated(const struct cpu_ising_dec_view *v,
-                                                   const struct latmc_ising_tables *t,
-                                                   int algorithm, uint64_t seed,
-                                                   const struct latmc_step *step, int64_t j0,
-                                                   int64_t j1, const struct cpu_team *team);
-void cpu_ising_decisions_prepare_avx512_emulated(struct cpu_ising_dec_pass *pass,
-                                                 const struct latmc_ising_tables *t,
-                                                 int algorithm, int ndim, uint64_t seed,
-                                                 const struct latmc_step *step);
-uint64_t cpu_ising_decisions_range_pass_avx512_emulated(struct cpu_ising_dec_pass *pass,
-                                                        const struct cpu_ising_dec_view *v,
-                                                        int64_t j0, int64_t j1,
-                                                        const struct cpu_team *team);
+void cpu_ising_dec_dsp_init_avx512_emulated(struct cpu_ising_dec_dsp *dsp);
 #endif
 
-/* The level's prepared passes (the fused pair's form), or 0 when this build has none. */
-static int level_pass_fns(const struct checkasm_level *lv, cpu_ising_dec_prepare_fn *prepare,
-                          cpu_ising_dec_range_pass_fn *range_pass)
+/* The level's table, or 0 when this build has no bit-sliced kernels for it. */
+static int level_dsp(const struct checkasm_level *lv, struct cpu_ising_dec_dsp *dsp)
 {
-    *prepare = NULL;
-    *range_pass = NULL;
+    cpu_ising_dec_dsp_init(dsp, 0); /* the C entries first, as every table */
     if (lv->emulated) {
 #if CHECKASM_ISING_DEC_EMU512
-        *prepare = cpu_ising_decisions_prepare_avx512_emulated;
-        *range_pass = cpu_ising_decisions_range_pass_avx512_emulated;
-#endif
-        return *prepare != NULL;
-    }
-#if LATMC_HAVE_AVX512
-    if (lv->flags & CPU_FLAG_AVX512) {
-        *prepare = cpu_ising_decisions_prepare_avx512;
-        *range_pass = cpu_ising_decisions_range_pass_avx512;
+        cpu_ising_dec_dsp_init_avx512_emulated(dsp);
         return 1;
-    }
-#endif
-#if LATMC_HAVE_AVX2
-    if (lv->flags & CPU_FLAG_AVX2) {
-        *prepare = cpu_ising_decisions_prepare_avx2;
-        *range_pass = cpu_ising_decisions_range_pass_avx2;
-        return 1;
-    }
-#endif
-    return 0;
-}
-
-/* The level's kernel, or NULL when this build has none for it. */
-static cpu_ising_decisions_range_fn level_fn(const struct checkasm_level *lv)
-{
-    if (lv->emulated) {
-#if CHECKASM_ISING_DEC_EMU512
-        return cpu_ising_decisions_range_avx512_emulated;
 #else
-        return NULL;
+        return 0;
 #endif
     }
-#if LATMC_HAVE_AVX512
-    if (lv->flags & CPU_FLAG_AVX512)
-        return cpu_ising_decisions_range_avx512;
-#endif
-#if LATMC_HAVE_AVX2
-    if (lv->flags & CPU_FLAG_AVX2)
-        return cpu_ising_decisions_range_avx2;
-#endif
-    return NULL;
-}
-
-/* The core's tables (lib/model_ising.c), rebuilt here from the model's definition. */
-static void tables(struct latmc_ising_tables *t, int ndim, double beta, double J, double h)
-{
-    memset(t, 0, sizeof *t);
-    for (int k = 0; k <= 2 * ndim; k++) {
-        const int n = 2 * k - 2 * ndim;
-        for (int up = 0; up < 2; up++) {
-            const double de = 2.0 * (up ? 1 : -1) * (J * n + h);
-            t->metropolis[up][k] =
-                latmc_threshold_u32(beta == 0.0 || de <= 0.0 ? 1.0 : exp(-beta * de));
-        }
-        t->heatbath[k] = latmc_threshold_u32(beta == 0.0 ? 0.5
-                                             : 1.0 / (1.0 + exp(-2.0 * beta * (J * n + h))));
-    }
+    cpu_ising_dec_dsp_init(dsp, lv->flags);
+    return strcmp(dsp->level, lv->name) == 0;
 }
 
 struct dec_case {
@@ -199,7 +138,7 @@ static int fixture_setup(struct dec_fixture *x, const struct checkasm_level *lv,
 {
     x->g = (struct latmc_lattice){ c->ndim, c->lx, c->ly, c->ndim == 3 ? c->lz : 1, 0 };
     x->g.nsites = x->g.lx * x->g.ly * x->g.lz;
-    tables(&x->t, c->ndim, c->beta, c->J, c->h);
+    checkasm_ising_tables(&x->t, c->ndim, c->beta, c->J, c->h);
     x->ref = malloc((size_t)x->g.nsites);
     x->out = malloc((size_t)x->g.nsites);
     x->eps = c->pmj ? malloc((size_t)(x->g.nsites * c->ndim)) : NULL;
@@ -393,21 +332,20 @@ static const struct dec_case cases[] = {
     { 3, 10, 6, 4, 0.22, -1, 0.3, 1, 3, 0, 3, 1 },
 };
 
-static void check_level(const struct checkasm_level *lv, cpu_ising_decisions_range_fn f)
+static void check_level(const struct checkasm_level *lv, const struct cpu_ising_dec_dsp *dsp)
 {
     const int before = checkasm_failures();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int a = 0; a < 2; a++)
-            if (!run_case(lv, f, &cases[i], a ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS))
+            if (!run_case(lv, dsp->range, &cases[i],
+                          a ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS))
                 return; /* one report per level */
     char what[80];
     snprintf(what, sizeof what, "%zu lattices x 2 algorithms", sizeof cases / sizeof cases[0]);
     if (checkasm_failures() == before)
         checkasm_ok("ising.decisions_range", lv->name, what);
     /* the fused pair: the cases whose ranges are whole colours of one member */
-    cpu_ising_dec_prepare_fn prepare;
-    cpu_ising_dec_range_pass_fn range_pass;
-    if (!level_pass_fns(lv, &prepare, &range_pass))
+    if (!dsp->prepare || !dsp->range_pass)
         return;
     size_t n = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -415,12 +353,13 @@ static void check_level(const struct checkasm_level *lv, cpu_ising_decisions_ran
             continue;
         n++;
         for (int a = 0; a < 2; a++)
-            if (!run_case_pair(lv, prepare, range_pass, &cases[i],
+            if (!run_case_pair(lv, dsp->prepare, dsp->range_pass, &cases[i],
                                a ? LATMC_ALGO_HEATBATH : LATMC_ALGO_METROPOLIS))
                 return;
     }
     if (checkasm_failures() == before) {
-        snprintf(what, sizeof what, "%zu lattices x 2 algorithms, 1 and 2 boxes, calls of 1 and 3 units", n);
+        snprintf(what, sizeof what,
+                 "%zu lattices x 2 algorithms, 1 and 2 boxes, calls of 1 and 3 units", n);
         checkasm_ok("ising.decisions_pair", lv->name, what);
     }
 }
@@ -429,25 +368,16 @@ static void check_level(const struct checkasm_level *lv, cpu_ising_decisions_ran
 
 static volatile uint64_t bench_sink;
 
-/* Best of 5 timings of `calls` colour steps, in ns per call. */
-static double bench_fn(cpu_ising_decisions_range_fn f, const struct cpu_ising_dec_view *v,
-                       const struct latmc_ising_tables *t, int algorithm, int calls)
+/* Colour step number `call` of the bench (colours alternate, a new sweep every second). */
+static uint64_t bench_step(cpu_ising_decisions_range_fn f, const struct cpu_ising_dec_view *v,
+                           const struct latmc_ising_tables *t, int algorithm, int call)
 {
+    static uint64_t sweep;
     const struct cpu_team alone = cpu_team_alone();
-    double best = 1e300;
-    uint64_t sweep = 0;
-    for (int rep = 0; rep < 5; rep++) {
-        const double t0 = checkasm_now_ns();
-        for (int call = 0; call < calls; call++) {
-            const struct latmc_step step = latmc_step_name(
-                call & 1, LATMC_STEP_COLOUR_BITSLICED, call & 1, 0, sweep, (uint32_t)(call & 1), 0);
-            sweep += call & 1;
-            bench_sink += f(v, t, algorithm, 1, &step, 0, v->global->nsites / 2, &alone);
-        }
-        const double dt = (checkasm_now_ns() - t0) / calls;
-        best = dt < best ? dt : best;
-    }
-    return best;
+    const struct latmc_step step = latmc_step_name(
+        call & 1, LATMC_STEP_COLOUR_BITSLICED, call & 1, 0, sweep, (uint32_t)(call & 1), 0);
+    sweep += call & 1;
+    return f(v, t, algorithm, 1, &step, 0, v->global->nsites / 2, &alone);
 }
 
 static void bench_case(int ndim, int64_t L, int algorithm)
@@ -455,32 +385,23 @@ static void bench_case(int ndim, int64_t L, int algorithm)
     char func[64];
     snprintf(func, sizeof func, "decisions %dD %lld %s", ndim, (long long)L,
              algorithm == LATMC_ALGO_HEATBATH ? "hb" : "metro");
-    struct latmc_lattice g = { ndim, L, L, ndim == 3 ? L : 1, 0 };
-    g.nsites = g.lx * g.ly * g.lz;
-    struct latmc_ising_tables t;
-    tables(&t, ndim, ndim == 3 ? 0.25 : 2.0 / 3.0, 1, 0);
-    int8_t *spins = malloc((size_t)g.nsites);
-    struct cpu_ising_split s;
-    if (!spins || cpu_ising_split_alloc(&s, &g) != 0) {
-        free(spins);
-        checkasm_fail(func, "c", "out of memory");
+    struct checkasm_ising_bench b;
+    if (!checkasm_ising_bench_open(&b, func, ndim, L))
         return;
-    }
-    cpu_ising_hot_start(&g, spins, 1, 1);
-    cpu_ising_split_from_natural(&s, spins, 1);
     const int calls = ndim == 3 ? 8 : 16;
-    const struct cpu_ising_dec_view vref = { &g, &g, 0, spins, NULL, NULL };
-    const struct cpu_ising_dec_view vsimd = { &g, &g, 0, NULL, &s, NULL };
-    checkasm_bench(func, "c", bench_fn(cpu_ising_decisions_range, &vref, &t, algorithm, calls));
+    const struct cpu_ising_dec_view vref = { &b.g, &b.g, 0, b.spins, NULL, NULL };
+    const struct cpu_ising_dec_view vsimd = { &b.g, &b.g, 0, NULL, &b.s, NULL };
+    struct cpu_ising_dec_dsp dsp;
+    cpu_ising_dec_dsp_init(&dsp, 0);
+    checkasm_bench(func, "c", CHECKASM_BEST_NS(calls, bench_sink += bench_step(
+                                                  dsp.range, &vref, &b.t, algorithm, call_)));
     const struct checkasm_level *levels;
     const int nl = checkasm_levels(&levels);
-    for (int l = 0; l < nl; l++) {
-        const cpu_ising_decisions_range_fn f = levels[l].emulated ? NULL : level_fn(&levels[l]);
-        if (f)
-            checkasm_bench(func, levels[l].name, bench_fn(f, &vsimd, &t, algorithm, calls));
-    }
-    cpu_ising_split_free(&s);
-    free(spins);
+    for (int l = 0; l < nl; l++)
+        if (!levels[l].emulated && level_dsp(&levels[l], &dsp))
+            checkasm_bench(func, levels[l].name, CHECKASM_BEST_NS(calls, bench_sink += bench_step(
+                                                     dsp.range, &vsimd, &b.t, algorithm, call_)));
+    checkasm_ising_bench_close(&b);
 }
 
 void checkasm_check_ising_decisions(void)
@@ -488,12 +409,12 @@ void checkasm_check_ising_decisions(void)
     const struct checkasm_level *levels;
     const int nl = checkasm_levels(&levels);
     for (int l = 0; l < nl; l++) {
-        const cpu_ising_decisions_range_fn f = level_fn(&levels[l]);
-        if (!f) {
+        struct cpu_ising_dec_dsp dsp;
+        if (!level_dsp(&levels[l], &dsp)) {
             printf("  ising decisions: level %s not built: skipped\n", levels[l].name);
             continue;
         }
-        check_level(&levels[l], f);
+        check_level(&levels[l], &dsp);
     }
     if (checkasm_bench_on()) {
         bench_case(2, 1024, LATMC_ALGO_METROPOLIS);

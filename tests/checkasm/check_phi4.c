@@ -475,6 +475,28 @@ static void bench_step(int precision, int64_t L)
     free(alloc);
 }
 
+/*
+ * The AVX2 float decision tries a quick logarithm first and falls back to the exact one
+ * only where the two could decide differently: that is exact only if the quick one stays
+ * within its bound of the exact one for every value the draws give. Every float in
+ * [2^-32, 1] is checked, a superset of the unit values (r + 1) 2^-32 rounded. (The AVX-512
+ * level uses the same polynomial and bound, phi4_vec_avx512.h.)
+ */
+static void check_quick_log(const struct checkasm_level *lv)
+{
+#if defined(LATMC_HAVE_AVX2) && LATMC_HAVE_AVX2
+    const uint32_t first = 0x2f800000u /* 2^-32 */, last = 0x3f800000u /* 1 */;
+    const int64_t bad = cpu_phi4_avx2_logq_violations(first, last);
+    if (bad)
+        checkasm_fail("phi4.quick_log_f", lv->name, "%lld floats in [2^-32, 1] beyond the bound",
+                      (long long)bad);
+    else
+        checkasm_ok("phi4.quick_log_f", lv->name, "every float in [2^-32, 1] within its bound");
+#else
+    (void)lv;
+#endif
+}
+
 void checkasm_check_phi4(void)
 {
     const struct checkasm_level *levels;
@@ -489,6 +511,8 @@ void checkasm_check_phi4(void)
         check_steps(&levels[l], &dsp, DOUBLE);
         check_segments(&levels[l], &dsp, FLOAT);
         check_segments(&levels[l], &dsp, DOUBLE);
+        if (!levels[l].emulated && strcmp(dsp.level, "avx2") == 0)
+            check_quick_log(&levels[l]);
     }
     if (checkasm_bench_on()) {
         bench_step(FLOAT, 32);

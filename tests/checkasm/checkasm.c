@@ -3,6 +3,9 @@
  * table (checkasm.h).
  *
  *   checkasm [--bench] [--test MODEL] [--seed N] [--list]
+ *
+ * Exit status: 0 when every level compared matched C; 1 on a mismatch; 2 on a bad option;
+ * 77 (meson's "skipped") when no level other than C could be compared on this machine.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,6 +39,7 @@ static const struct {
     { "potts", checkasm_check_potts },
     { "phi4", checkasm_check_phi4 },
     { "heisenberg", checkasm_check_heisenberg },
+    { "couplings", checkasm_check_couplings },
 };
 
 static struct {
@@ -44,7 +48,12 @@ static struct {
     uint64_t rng[2];
     struct checkasm_level levels[3];
     int n_levels;
+    char skipped[160]; /* the native levels not compared, and why (the summary names them) */
+    int compared;    /* functions found bit-identical at a level other than C */
     double c_ns;     /* the C row of the function being benched */
+    double prev_ns;  /* its row of the level below the one being benched */
+    const char *prev_level;
+    int slower;      /* rows slower than the level below theirs */
 } state;
 
 uint64_t checkasm_rand(void)
@@ -82,6 +91,8 @@ int checkasm_failures(void)
 void checkasm_ok(const char *func, const char *level, const char *what)
 {
     printf("  %-22s %-11s ok (%s)\n", func, level, what);
+    if (strcmp(level, "c") != 0)
+        state.compared++;
 }
 
 bool checkasm_bench_on(void)
@@ -103,9 +114,16 @@ void checkasm_bench(const char *func, const char *level, double ns_per_call)
         state.c_ns = ns_per_call;
         printf("  bench %-22s %-11s %12.1f ns/call\n", func, level, ns_per_call);
     } else {
-        printf("  bench %-22s %-11s %12.1f ns/call  %6.2fx the C reference\n", func, level,
-               ns_per_call, state.c_ns > 0 ? state.c_ns / ns_per_call : 0.0);
+        /* the goal: no level slower than the level below it (2 % for the noise of a best
+         * of 5) */
+        const int slower = state.prev_level && ns_per_call > 1.02 * state.prev_ns;
+        state.slower += slower;
+        printf("  bench %-22s %-11s %12.1f ns/call  %6.2fx the C reference%s%s\n", func, level,
+               ns_per_call, state.c_ns > 0 ? state.c_ns / ns_per_call : 0.0,
+               slower ? "  SLOWER than " : "", slower ? state.prev_level : "");
     }
+    state.prev_ns = ns_per_call;
+    state.prev_level = level;
 }
 
 int checkasm_levels(const struct checkasm_level **levels)
@@ -114,14 +132,42 @@ int checkasm_levels(const struct checkasm_level **levels)
     return state.n_levels;
 }
 
+/* The native levels, lowest first: what the CPU must have for each. */
+static const struct {
+    struct checkasm_level level;
+    bool built;
+    const char *needs;
+} native[] = {
+    { { "avx2", CPU_FLAG_AVX2, false }, BUILT_AVX2, "AVX2, FMA and BMI1/2" },
+    { { "avx512", CPU_FLAG_AVX2 | CPU_FLAG_AVX512, false }, BUILT_AVX512,
+      "AVX-512 F, BW, DQ and VL" },
+};
+
+/* The levels to compare: each native level built and on this CPU, then the emulated
+ * AVX-512 kernels; each native level left out is said, with why, here and in the summary
+ * (a level not compared is never reported as passed). */
 static void find_levels(void)
 {
     const unsigned cpu = cpu_flags_detected();
-    if (BUILT_AVX2 && (cpu & CPU_FLAG_AVX2))
-        state.levels[state.n_levels++] = (struct checkasm_level){ "avx2", CPU_FLAG_AVX2, false };
-    if (BUILT_AVX512 && (cpu & CPU_FLAG_AVX512) && (cpu & CPU_FLAG_AVX2))
-        state.levels[state.n_levels++] =
-            (struct checkasm_level){ "avx512", CPU_FLAG_AVX2 | CPU_FLAG_AVX512, false };
+    for (size_t i = 0; i < sizeof native / sizeof native[0]; i++) {
+        const char *why = NULL;
+        if (!native[i].built)
+            why = "not built";
+        else if ((cpu & native[i].level.flags) != native[i].level.flags)
+            why = "not on this CPU";
+        if (!why) {
+            state.levels[state.n_levels++] = native[i].level;
+            continue;
+        }
+        if (native[i].built)
+            printf("checkasm: level %s skipped: not on this CPU (it needs %s)\n",
+                   native[i].level.name, native[i].needs);
+        else
+            printf("checkasm: level %s skipped: not built\n", native[i].level.name);
+        const size_t used = strlen(state.skipped);
+        snprintf(state.skipped + used, sizeof state.skipped - used, "%s%s (%s)",
+                 used ? ", " : "", native[i].level.name, why);
+    }
     state.levels[state.n_levels++] = (struct checkasm_level){ "avx512-emu", 0, true };
 }
 
@@ -156,9 +202,9 @@ int main(int argc, char **argv)
     }
     state.rng[0] = seed ^ UINT64_C(0x9e3779b97f4a7c15);
     state.rng[1] = seed * UINT64_C(0xbf58476d1ce4e5b9) + 1;
+    printf("checkasm: seed %llu; CPU backend: %s\n", (unsigned long long)seed, cpu_status());
     find_levels();
-    printf("checkasm: seed %llu; CPU backend: %s; levels compared with C:",
-           (unsigned long long)seed, cpu_status());
+    printf("checkasm: levels compared with C:");
     for (int l = 0; l < state.n_levels; l++)
         printf(" %s", state.levels[l].name);
     printf("\n");
@@ -167,7 +213,10 @@ int main(int argc, char **argv)
         if (only && strcmp(only, models[m].name) != 0)
             continue;
         printf("%s:\n", models[m].name);
+        const int compared = state.compared, failures = state.failures;
         models[m].check();
+        if (state.compared == compared && state.failures == failures)
+            printf("  %s: no SIMD level compared with C here (skipped)\n", models[m].name);
         ran++;
     }
     if (!ran) {
@@ -179,6 +228,15 @@ int main(int argc, char **argv)
                 (unsigned long long)seed);
         return 1;
     }
-    printf("checkasm: all levels bit-identical to the C reference\n");
+    if (state.bench)
+        printf("checkasm --bench: %d row(s) slower than the level below\n", state.slower);
+    if (!state.compared) {
+        printf("checkasm: no SIMD level to compare with C on this machine: skipped\n");
+        return 77; /* meson's "skipped", never "passed" */
+    }
+    printf("checkasm: every level compared is bit-identical to the C reference");
+    if (state.skipped[0])
+        printf("; skipped: %s", state.skipped);
+    printf("\n");
     return 0;
 }

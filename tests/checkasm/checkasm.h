@@ -52,5 +52,6 @@ void checkasm_check_ising(void);
 void checkasm_check_potts(void);
 void checkasm_check_phi4(void);
 void checkasm_check_heisenberg(void);
+void checkasm_check_couplings(void);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * Parallel tempering on the device (lib/ens_temper.c, backends/cuda/ens_temper_cuda.c)
+ * Parallel tempering on the device (lib/ens_temper.c, backends/cuda/ensembles/ens_tempering.c)
  * against the CPU ensemble, bit for bit: CUDA Ising +-J members of 16^3 (the fused
  * kernel's, whose exchange rounds run on the GPU) and the same ensemble on the CPU
  * (rounds on the host, lib/ens_exchange.c), an exchange round after every sweep, over

@@ -131,7 +131,7 @@ static void members_match_standalone_poked(latmc_sim_desc desc, int param, doubl
 }
 
 /* The lattices of the CUDA ensembles' multi-spin coded kernel (backends/cuda/
- * ens_ising_packed.cu: L_x a multiple of 16, the members kept packed between calls), whose
+ * ensembles/ens_ising_packed_kernels.cu: L_x a multiple of 16, the members kept packed between calls), whose
  * standalone sims run the byte kernels (+-J with L_x = 16 or 32) or the packed ones: 3D
  * and 2D, uniform and +-J, Metropolis and heat bath, L = 16 and 32 (two words a row), and
  * a member read and written between calls. On the CPU the same comparisons hold. */
@@ -149,7 +149,7 @@ static void test_ising_packed_lattices_standalone(void **state)
 }
 
 /* Heisenberg members of the size the CUDA ensembles run in one launch (backends/cuda/
- * ens_heisenberg.cu: one block per member, its spins in shared memory): 3D L = 16 Gaussian
+ * ensembles/ens_heisenberg_kernels.cu: one block per member, its spins in shared memory): 3D L = 16 Gaussian
  * heat bath + 2 overrelaxation passes in float, with a member read and written between
  * calls; +-J in double with one pass; 2D overrelaxation alone. Each member must be its
  * standalone sim bit for bit (on CUDA: its standalone CUDA sim; on the CPU the same

@@ -117,7 +117,7 @@ if ! PKG_CONFIG_PATH=$pcdir make -s -C "$scratch/exbuild" -f "$exdir/Makefile" \
     cat "$scratch/make.log"
     fail "the installed examples do not build with their Makefile"
 fi
-for p in ising2d_critical potts_transition phi4_lab spinglass_replicas spinglass_pt \
+for p in ising_critical potts_transition phi4_lab spinglass_replicas spinglass_pt \
          checkpoint_restart device_select; do
     [ -x "$scratch/exbuild/$p" ] || fail "the Makefile did not build $p"
 done

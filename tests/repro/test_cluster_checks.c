@@ -190,9 +190,9 @@ static void refusals_ising_potts(void **state)
     assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
     latmc_sim_destroy(&sim);
 
-    /* CUDA runs Swendsen-Wang of Ising (uniform or +-J couplings) and Potts sims, one
-     * box, no field (the identity matrix compares its chains with the CPU's); it refuses
-     * the rest at creation, a field at the sweep, and does not count the clusters */
+    /* CUDA runs Swendsen-Wang and Wolff of Ising (uniform or +-J couplings) and Potts
+     * sims, one box, any field (the identity matrix compares its chains, and its cluster
+     * observables, with the CPU's); it refuses the rest at creation */
     d = ising_desc(2, 8, 8, 0, LATMC_ALGO_METROPOLIS, 1, 1);
     d.device = LATMC_DEVICE_CUDA;
     if (latmc_sim_create(ctx, &d, &sim) == LATMC_OK) {
@@ -202,18 +202,42 @@ static void refusals_ising_potts(void **state)
         assert_string_equal(latmc_sim_backend_name(sim), "cuda");
         assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
         assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4), LATMC_OK);
-        assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
         double v = 0;
-        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_EUNSUPPORTED);
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_ESTATE);
+        assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_OK);
+        assert_true(v >= 1.0 && v <= 64.0 && v == (double)(int64_t)v);
         assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1), LATMC_OK);
-        assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_EUNSUPPORTED);
-        assert_non_null(strstr(latmc_sim_last_error(sim), "without a field"));
+        assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK); /* in a field too */
         uint64_t sweeps = 0;
         assert_int_equal(latmc_sim_sweep_count(sim, &sweeps), LATMC_OK);
-        assert_true(sweeps == 2); /* the refused call ran nothing */
+        assert_true(sweeps == 3);
         latmc_sim_destroy(&sim);
-        /* Potts: its sweeps; J < 0 (no Fortuin-Kasteleyn clusters) and a field refused at
-         * the sweep, running nothing */
+        /* Wolff: the updates attempted are its clusters' sites (counted on the device),
+         * every one flipped without a field */
+        d.algorithm = LATMC_ALGO_WOLFF;
+        assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+        assert_string_equal(latmc_sim_backend_name(sim), "cuda");
+        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(sim, 5), LATMC_OK);
+        assert_int_equal(latmc_sim_acceptance_counts(sim, &accepted, &attempted), LATMC_OK);
+        assert_true(attempted >= 5 && attempted <= 5 * 64 && accepted == attempted);
+        /* the last cluster, counted from the labels, is the last sweep's attempts (counted
+         * by its flip) */
+        assert_int_equal(latmc_sim_reset_acceptance(sim), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+        assert_int_equal(latmc_sim_acceptance_counts(sim, &accepted, &attempted), LATMC_OK);
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_LARGEST_CLUSTER, &v), LATMC_OK);
+        assert_true(v * 64.0 == (double)attempted);
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTER_M2, &v), LATMC_OK);
+        assert_true(v * 64.0 == (double)attempted);
+        assert_int_equal(latmc_sim_observable(sim, LATMC_OBS_CLUSTERS, &v), LATMC_OK);
+        assert_true(v == 1.0);
+        latmc_sim_destroy(&sim);
+        d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
+        /* Potts: its sweeps; J < 0 at beta > 0 (no Fortuin-Kasteleyn clusters) refused at
+         * the sweep, running nothing; a field runs */
         latmc_sim_desc pd = ising_desc(2, 12, 12, 0, LATMC_ALGO_SWENDSEN_WANG, 1, 1);
         pd.device = LATMC_DEVICE_CUDA;
         pd.model = LATMC_MODEL_POTTS;
@@ -226,12 +250,11 @@ static void refusals_ising_potts(void **state)
         assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_J, -1.0), LATMC_OK);
         assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_EUNSUPPORTED);
         assert_non_null(strstr(latmc_sim_last_error(sim), "J >= 0"));
+        assert_int_equal(latmc_sim_sweep_count(sim, &sweeps), LATMC_OK);
+        assert_true(sweeps == 2); /* the refused call ran nothing */
         assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_J, 1.0), LATMC_OK);
         assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1), LATMC_OK);
-        assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_EUNSUPPORTED);
-        assert_non_null(strstr(latmc_sim_last_error(sim), "without a field"));
-        assert_int_equal(latmc_sim_sweep_count(sim, &sweeps), LATMC_OK);
-        assert_true(sweeps == 2);
+        assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
         latmc_sim_destroy(&sim);
         /* boxes on the GPU (their labels joined across the faces; the identity matrix
          * compares the chains): sweeps run, a field is refused there too */
@@ -249,9 +272,12 @@ static void refusals_ising_potts(void **state)
             int algorithm, model, couplings, n_parts;
             const char *why;
         } refused[] = {
-            { LATMC_ALGO_WOLFF, LATMC_MODEL_ISING, LATMC_COUPLINGS_UNIFORM, 0, "CPU backend only" },
-            { LATMC_ALGO_WOLFF, LATMC_MODEL_POTTS, LATMC_COUPLINGS_UNIFORM, 0, "CPU backend only" },
-            { LATMC_ALGO_WOLFF, LATMC_MODEL_ISING, LATMC_COUPLINGS_UNIFORM, 2, "CPU backend only" },
+            { LATMC_ALGO_WOLFF, LATMC_MODEL_ISING, LATMC_COUPLINGS_UNIFORM, 2,
+              "one box on one GPU" },
+            { LATMC_ALGO_WOLFF, LATMC_MODEL_POTTS, LATMC_COUPLINGS_UNIFORM, 3,
+              "one box on one GPU" },
+            { LATMC_ALGO_WOLFF, LATMC_MODEL_ISING, LATMC_COUPLINGS_BIMODAL, 2,
+              "one box on one GPU" },
         };
         for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
             latmc_sim_desc r = ising_desc(2, 12, 12, 0, refused[k].algorithm, 1, 1);

@@ -75,6 +75,12 @@ cudaError_t cuda_sw_decide(cudaStream_t stream, const struct cuda_sw_box *b, uin
 cudaError_t cuda_sw_apply(cudaStream_t stream, const struct cuda_sw_box *b, int q,
                           unsigned long long *changed);
 
+/* Every site takes its cluster's decision, kept in its root's bonds byte (cuda_sw_flip,
+ * cuda_wolff.h's decisions in a field): q = 0 (Ising) keep or flip, q >= 2 the colour.
+ * Adds the sites changed to *changed. */
+cudaError_t cuda_sw_apply(cudaStream_t stream, const struct cuda_sw_box *b, int q,
+                          unsigned long long *changed);
+
 #ifdef __cplusplus
 }
 #endif

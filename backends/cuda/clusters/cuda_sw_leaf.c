@@ -1,23 +1,28 @@
 /*
- * The Swendsen-Wang leaves of the one executor (exec/cuda_leaf.h): an Ising or a q-state
- * Potts sim whose desc.algorithm is LATMC_ALGO_SWENDSEN_WANG, its configuration in the
- * API's layout (one byte per site: Ising int8 +-1, Potts the uint8 colour), its sweeps the
- * plan's three cluster steps (lib/cluster_steps.c), each one step of cuda_sw.h's kernels.
+ * The cluster leaves of the one executor (exec/cuda_leaf.h): an Ising or a q-state Potts
+ * sim whose desc.algorithm is LATMC_ALGO_SWENDSEN_WANG or LATMC_ALGO_WOLFF, its
+ * configuration in the API's layout (one byte per site: Ising int8 +-1, Potts the uint8
+ * colour), its sweeps the plan's three cluster steps (lib/cluster_steps.c), each one step
+ * of cuda_sw.h's kernels (Wolff's flip and the decisions in a field: cuda_wolff.h's).
  * Measurement, the hot start and the Fourier projections are the byte kernels of each
  * model's byte layout; Ising's +-J couplings are drawn as the Ising leaves draw them
  * (ising/cuda_ising_leaf.h: the CPU's couplings), one int8 per bond on the device.
  *
- * What it runs: one box alone on one GPU (its halo its own wrap), or k boxes of the
- * lattice on one GPU or several (desc.n_parts, desc.n_devices; a halo plane each side),
- * whose labels are joined across the faces after each box's own (cuda_sw_boxes.h: the
- * leaf's join, the executor's joined layout); no field; Ising with uniform or +-J
- * couplings and J of either sign, Potts with J >= 0 (the core refuses J < 0). It refuses
- * at create what it does not run (the part of a lattice shared by processes; the core
- * refuses Wolff, parts and the embedded clusters of phi^4 and Heisenberg on CUDA), and a
- * field at the sweep.
+ * What it runs: one box alone on one GPU (its halo its own wrap), any field, Swendsen-Wang
+ * or Wolff; or, Swendsen-Wang without a field only, k boxes of the lattice on one GPU or
+ * several (desc.n_parts, desc.n_devices; a halo plane each side), whose labels are joined
+ * across the faces after each box's own (cuda_sw_boxes.h: the leaf's join, the executor's
+ * joined layout). Ising with uniform or +-J couplings and J of either sign, Potts with
+ * J >= 0 (the core refuses J < 0). It refuses at create what it does not run (the part of
+ * a lattice shared by processes, Wolff on k boxes; the core refuses the embedded clusters
+ * of phi^4 and Heisenberg on CUDA), and a field on k boxes at the sweep. Wolff's attempted
+ * updates are its clusters' sites, counted on the device and read once per call
+ * (read_attempted).
  */
 #include <stdlib.h>
 
+#include "cluster_bonds.h"
+#include "cluster_sweep.h"
 #include "cuda_check.h"
 #include "cuda_ising_leaf.h"
 #include "cuda_kernels.h"
@@ -25,6 +30,7 @@
 #include "cuda_sw.h"
 #include "cuda_sw_boxes.h"
 #include "cuda_sw_faces.h"
+#include "cuda_wolff.h"
 #include "mode_projections.h"
 #include "model.h"
 #include "part.h"
@@ -38,6 +44,13 @@ struct sw_box {
     uint8_t *bonds;
     int8_t *eps; /* NULL: uniform couplings */
     struct cuda_sw_faces *faces; /* k boxes: the faces' join (cuda_sw_boxes.h); else NULL */
+    /* Wolff: its counters (device), and their `sites` at the previous read */
+    struct cuda_wolff_counts *wolff;
+    unsigned long long wolff_seen;
+    long long *sums; /* Swendsen-Wang in a field: the clusters' sums (device; made on the
+                        first sweep in a field, sw_check_steps, or by sw_cluster_stats) */
+    unsigned long long *stats; /* sw_cluster_stats' three words (device) */
+    bool swept; /* a cluster sweep left its labels (the statistics describe them) */
 };
 
 static int64_t sw_halo(const latmc_sim *sim)
@@ -94,7 +107,11 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
     const struct cuda_sw_box k = kernel_box(sim, r->box);
     const struct sw_box *sb = r->box->own;
     const bool potts = sim->desc.model == LATMC_MODEL_POTTS;
+    const int q = potts ? sim->desc.q : 0;
     const double K = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_J];
+    const double beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H];
+    ((struct sw_box *)sb)->swept |= step->kind == LATMC_STEP_CLUSTER_FLIP ||
+                                    step->kind == LATMC_STEP_CLUSTER_FLIP_SEED;
     switch (step->kind) {
     case LATMC_STEP_CLUSTER_BONDS: /* Ising with K < 0: bonds between unequal spins */
         return cuda_sw_bonds(stream, &k, sim->desc.seed, step->rng, !potts && K < 0.0,
@@ -102,7 +119,11 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
     case LATMC_STEP_CLUSTER_LABEL:
         return cuda_sw_label(stream, &k);
     case LATMC_STEP_CLUSTER_FLIP: {
-        const int q = potts ? sim->desc.q : 0;
+        if (beta_h != 0.0) { /* one box: the decisions from the clusters' sums (cuda_wolff.h) */
+            const cudaError_t err = cuda_sw_field_decide(stream, &k, sim->desc.seed,
+                                                         step->rng_sweep, beta_h, q, sb->sums);
+            return err == cudaSuccess ? cuda_sw_apply(stream, &k, q, changed) : err;
+        }
         if (!sb->faces)
             return cuda_sw_flip(stream, &k, sim->desc.seed, step->rng, step->cluster_threshold,
                                 q, changed);
@@ -114,6 +135,11 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
                                        step->cluster_threshold, q);
         return err == cudaSuccess ? cuda_sw_apply(stream, &k, q, changed) : err;
     }
+    case LATMC_STEP_CLUSTER_FLIP_SEED: /* Wolff, one box: the seed site's cluster only */
+        return cuda_wolff_flip(stream, &k, sim->desc.seed, step->rng_sweep,
+                               (uint32_t)latmc_cluster_seed_site(sim->desc.seed, step->rng_sweep,
+                                                                 sim->nsites),
+                               beta_h, q, sb->wolff, changed);
     default:
         return cudaErrorInvalidValue; /* sw_check_steps refuses a non-cluster schedule */
     }
@@ -142,6 +168,22 @@ static cudaError_t sw_projections(const latmc_sim *sim, const struct cuda_box_ra
     return cuda_byte_projections(stream, &r->box->local, r->box->data, &pr, q, proj);
 }
 
+/* sw_measure and sw_projections in one read where the counters fit the kernel's shared
+ * memory (measure_projections.cu), else the two passes. */
+static cudaError_t sw_measure_projections(const latmc_sim *sim, const struct cuda_box_range *own,
+                                          cudaStream_t stream, void *sums, int64_t *proj)
+{
+    const struct sw_box *sb = own->box->own;
+    const int q = sim->desc.model == LATMC_MODEL_POTTS ? sim->desc.q : 0;
+    if (!cuda_byte_measure_projections_fits(q)) {
+        const cudaError_t err = sw_measure(sim, own, stream, sums);
+        return err == cudaSuccess ? sw_projections(sim, own, stream, proj) : err;
+    }
+    const struct cuda_proj_range pr = { own->p0, own->planes, own->global_p0, own->L };
+    return cuda_byte_measure_projections(stream, &own->box->local, own->box->data,
+                                         q ? NULL : sb->eps, &pr, q, sums, proj);
+}
+
 static void sw_box_destroy(struct cuda_box *b)
 {
     struct sw_box *sb = b->own;
@@ -151,6 +193,9 @@ static void sw_box_destroy(struct cuda_box *b)
     cudaFree(sb->bonds);
     cudaFree(sb->eps);
     cuda_sw_boxes_destroy(sb->faces);
+    cudaFree(sb->wolff);
+    cudaFree(sb->sums);
+    cudaFree(sb->stats);
     free(sb);
     b->own = NULL;
 }
@@ -158,22 +203,29 @@ static void sw_box_destroy(struct cuda_box *b)
 static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
 {
     const latmc_sim_desc *d = &sim->desc;
+    const bool wolff = d->algorithm == LATMC_ALGO_WOLFF;
     if ((d->model != LATMC_MODEL_ISING && d->model != LATMC_MODEL_POTTS) ||
-        d->algorithm != LATMC_ALGO_SWENDSEN_WANG)
+        (d->algorithm != LATMC_ALGO_SWENDSEN_WANG && !wolff))
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the %s algorithm on CUDA runs Ising and "
                                "Potts sims only in this version (the %s model's clusters run "
                                "on the CPU: desc.device = LATMC_DEVICE_CPU or AUTO)",
-                               d->algorithm == LATMC_ALGO_WOLFF ? "Wolff" : "Swendsen-Wang",
+                               wolff ? "Wolff" : "Swendsen-Wang",
                                sim->model->name);
     if (latmc_part_many(sim))
         return cuda_core->fail(LATMC_EUNSUPPORTED, "Swendsen-Wang on CUDA runs the boxes of "
                                "one process only in this version (a part of a lattice shared "
                                "by processes: its labels are not joined across the ranks); "
                                "use desc.n_devices / n_parts in one process, or the CPU");
+    if (wolff && (b->halo != 0 || sim->plan->n_boxes > 1))
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "Wolff on CUDA runs one box on one GPU "
+                               "only in this version (desc.n_parts = %d, desc.n_devices = %d: "
+                               "its cluster's seed and sums are not joined across boxes); use "
+                               "one box, Swendsen-Wang, or the CPU", d->n_parts, d->n_devices);
     const bool pmj = d->model == LATMC_MODEL_ISING && d->couplings == LATMC_COUPLINGS_BIMODAL;
     if (d->couplings != LATMC_COUPLINGS_UNIFORM && !pmj)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "Swendsen-Wang on CUDA runs uniform "
-                               "couplings, and Ising's +-J ones, only in this version");
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "%s on CUDA runs uniform couplings, and "
+                               "Ising's +-J ones, only in this version",
+                               wolff ? "Wolff" : "Swendsen-Wang");
     struct sw_box *sb = calloc(1, sizeof *sb);
     if (!sb)
         return cuda_core->fail(LATMC_ENOMEM, "CUDA Swendsen-Wang: cannot allocate a box's state");
@@ -189,6 +241,15 @@ static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
                         "allocating the +-J couplings on the device");
     if (st == LATMC_OK && b->halo > 0)
         st = cuda_sw_boxes_create(sim, b, &sb->faces);
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMalloc((void **)&sb->stats, 3 * sizeof *sb->stats),
+                        "allocating the cluster statistics on the device");
+    if (st == LATMC_OK && wolff)
+        st = cuda_check(cudaMalloc((void **)&sb->wolff, sizeof *sb->wolff),
+                        "allocating the Wolff counters on the device");
+    if (st == LATMC_OK && wolff)
+        st = cuda_check(cudaMemset(sb->wolff, 0, sizeof *sb->wolff),
+                        "clearing the Wolff counters");
     return st;
 }
 
@@ -227,7 +288,7 @@ static int sw_written_arrays(const struct cuda_box *b, const struct latmc_step *
 {
     (void)b;
     *first = 0;
-    return step->kind == LATMC_STEP_CLUSTER_FLIP;
+    return step->kind == LATMC_STEP_CLUSTER_FLIP || step->kind == LATMC_STEP_CLUSTER_FLIP_SEED;
 }
 
 /* k boxes: after the labels, the clusters joined across the faces (cuda_sw_boxes.h). */
@@ -252,16 +313,78 @@ static int sw_join(const latmc_sim *sim, struct cuda_box *box, int n,
     return st;
 }
 
-/* Without a field only: a cluster's decision in a field needs its magnetisation. */
+/* A field: one box only (a cluster's decision needs its sum, not joined across boxes);
+ * Swendsen-Wang's clusters' sums allocated for the first such sweep. */
 static int sw_check_steps(const latmc_sim *sim, const struct cuda_box *b)
 {
-    (void)b;
+    struct sw_box *sb = b->own;
     const double beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H];
-    if (beta_h != 0.0)
+    if (beta_h != 0.0 && sb->faces)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "latmc_sim_sweep: Swendsen-Wang on CUDA "
-                               "runs without a field only in this version (beta h = %g); "
-                               "the CPU runs it in a field", beta_h);
-    return LATMC_OK;
+                               "runs on k boxes without a field only in this version (beta h = "
+                               "%g; the clusters' sums are not joined across boxes); use one "
+                               "box or the CPU", beta_h);
+    if (beta_h == 0.0 || sb->sums || sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG)
+        return LATMC_OK;
+    return cuda_check(cudaMalloc((void **)&sb->sums, (size_t)b->local.nsites * sizeof *sb->sums),
+                      "allocating the clusters' sums of Swendsen-Wang in a field on the "
+                      "device");
+}
+
+/* Wolff: the sites of its clusters are the updates attempted, counted on the device. */
+static uint64_t sw_attempted(const latmc_sim *sim, int64_t sites)
+{
+    return sim->desc.algorithm == LATMC_ALGO_WOLFF ? 0 : (uint64_t)sites;
+}
+
+static int sw_read_attempted(const latmc_sim *sim, struct cuda_box *b, uint64_t *attempted)
+{
+    struct sw_box *sb = b->own;
+    if (sim->desc.algorithm != LATMC_ALGO_WOLFF)
+        return LATMC_OK;
+    unsigned long long sites = 0;
+    const int st = cuda_check(cudaMemcpy(&sites, &sb->wolff->sites, sizeof sites,
+                                         cudaMemcpyDeviceToHost),
+                              "reading the Wolff clusters' sites");
+    if (st == LATMC_OK) {
+        *attempted += sites - sb->wolff_seen;
+        sb->wolff_seen = sites;
+    }
+    return st;
+}
+
+/* The cluster observables: what the last sweep built, counted from the labels it left. */
+static int sw_cluster_stats(const latmc_sim *sim, struct cuda_box *b,
+                            struct latmc_cluster_stats *out)
+{
+    struct sw_box *sb = b->own;
+    if (!sb->swept)
+        return cuda_core->fail(LATMC_ESTATE, "no cluster sweep yet (the cluster observables "
+                               "describe the clusters of the last sweep)");
+    const bool wolff = sim->desc.algorithm == LATMC_ALGO_WOLFF;
+    int st = LATMC_OK;
+    if (!wolff && !sb->sums)
+        st = cuda_check(cudaMalloc((void **)&sb->sums, (size_t)b->local.nsites *
+                                                           sizeof *sb->sums),
+                        "allocating the clusters' sizes on the device");
+    const struct cuda_sw_box k = kernel_box(sim, b);
+    unsigned long long host[3] = { 0, 0, 0 };
+    if (st == LATMC_OK)
+        st = cuda_check(cuda_cluster_stats(b->ex.stream, &k, wolff ? sb->wolff : NULL,
+                                           sb->sums, sb->stats),
+                        "counting the clusters");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaMemcpyAsync(host, sb->stats, sizeof host, cudaMemcpyDeviceToHost,
+                                        b->ex.stream),
+                        "reading the cluster statistics");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaStreamSynchronize(b->ex.stream), "counting the clusters");
+    if (st == LATMC_OK) { /* as lib/cluster_sw.c and cluster_wolff.c fill them */
+        out->clusters = wolff ? 1 : (int64_t)host[0];
+        out->largest = (int64_t)host[1];
+        out->size2_sum = wolff ? (double)host[1] : (double)host[2];
+    }
+    return st;
 }
 
 const struct cuda_leaf cuda_sw_ising_leaf = {
@@ -283,7 +406,12 @@ const struct cuda_leaf cuda_sw_ising_leaf = {
     .projections = sw_projections,
     .written_arrays = sw_written_arrays,
     .join = sw_join,
+    .measure_projections = sw_measure_projections,
+    .projection_components = sw_projection_components,
     .view_dtype = LATMC_DTYPE_INT8, /* the API's layout: one int8 per site */
+    .attempted = sw_attempted,
+    .read_attempted = sw_read_attempted,
+    .cluster_stats = sw_cluster_stats,
 };
 
 const struct cuda_leaf cuda_sw_potts_leaf = {
@@ -301,6 +429,10 @@ const struct cuda_leaf cuda_sw_potts_leaf = {
     .projections = sw_projections,
     .written_arrays = sw_written_arrays,
     .join = sw_join,
+    .measure_projections = sw_measure_projections,
     .projection_components = sw_projection_components,
     .view_dtype = LATMC_DTYPE_UINT8, /* the API's layout: one uint8 per site */
+    .attempted = sw_attempted,
+    .read_attempted = sw_read_attempted,
+    .cluster_stats = sw_cluster_stats,
 };

@@ -621,6 +621,9 @@ int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
         if (call->last) /* the one host wait of a latmc_sim_sweep call */
             st = cuda_box_exec_read_counts(&x->box[0].ex, sizeof *x->box, x->n,
                                             "reading the update counter", accepted);
+        for (int i = 0; call->last && x->leaf->read_attempted && i < x->n && st == LATMC_OK; i++)
+            if ((st = cuda_box_set_device(x->box[i].ex.device)) == LATMC_OK)
+                st = x->leaf->read_attempted(sim, &x->box[i], attempted);
     }
     if (st < 0)
         cuda_box_exec_drain(&x->box[0].ex, sizeof *x->box, x->n);
@@ -1209,4 +1212,16 @@ int cuda_exec_measure_planes_modes(const latmc_sim *sim, struct cuda_exec *x, in
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s model has no "
                                "device reduction of the Fourier modes", sim->model->name);
     return measure_planes(sim, x, p0, p1, sums, proj);
+}
+
+int cuda_exec_cluster_stats(const latmc_sim *sim, struct cuda_exec *x,
+                            struct latmc_cluster_stats *out)
+{
+    if (!x->leaf->cluster_stats || x->n != 1)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s sim does not count "
+                               "its clusters on the device", sim->model->name);
+    int st = cuda_box_set_device(x->box[0].ex.device);
+    if (st == LATMC_OK) /* the steps in flight done */
+        st = finish_all(x, "counting the clusters");
+    return st < 0 ? st : x->leaf->cluster_stats(sim, &x->box[0], out);
 }

@@ -61,6 +61,14 @@ int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
                          const void *buf);
 
 /*
+ * What the sim's last cluster sweep built (ops.cluster_stats: lib/backend.h), from the
+ * labels of its one box (the leaf's cluster_stats), after the steps in flight.
+ * LATMC_EUNSUPPORTED for a leaf without it or several boxes.
+ */
+int cuda_exec_cluster_stats(const latmc_sim *sim, struct cuda_exec *x,
+                            struct latmc_cluster_stats *out);
+
+/*
  * The integer projections of the Fourier modes at k_min (lib/modes.h) of the lattice's
  * planes [p0, p1), into proj (the model's latmc_modes_projection_entries int64, which this
  * sets): each box counts its own planes in the range on its device (the leaf's

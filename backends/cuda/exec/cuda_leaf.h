@@ -22,6 +22,8 @@
 #include "lattice_numbering.h"
 #include "step.h"
 
+struct latmc_cluster_stats; /* lib/cluster_sweep.h */
+
 /*
  * One box of the plan (lib/box.h) on one device: its own planes of the lattice's last
  * axis (ex.origin, ex.planes) and `halo` planes stored on each side, which the executor
@@ -230,6 +232,18 @@ struct cuda_leaf {
      * projection array and the k_min transform. */
     int (*projection_components)(const latmc_sim *sim);
 
+    /* ---- appended for Wolff on CUDA (issue 30) ---- */
+    /* Optional (NULL: `attempted`, the same count every sweep): the updates attempted on
+     * box b since the previous call, counted on the device (Wolff: each sweep's cluster's
+     * sites), added to *attempted. Asked after the last step of a latmc_sim_sweep call,
+     * once the boxes' streams are idle; `attempted` then counts what it does not. */
+    int (*read_attempted)(const latmc_sim *sim, struct cuda_box *b, uint64_t *attempted);
+    /* Optional (NULL: the cluster observables answer LATMC_EUNSUPPORTED): what the last
+     * cluster sweep built on box b, a box alone (ops.cluster_stats, lib/backend.h), from
+     * the labels it left; a library status (LATMC_ESTATE: no cluster sweep yet). The
+     * box's streams are idle. */
+    int (*cluster_stats)(const latmc_sim *sim, struct cuda_box *b,
+                         struct latmc_cluster_stats *out);
     /* ---- appended for Swendsen-Wang on several boxes (issue 30) ---- */
     /* Optional (NULL: the border/interior split of cuda_exec.c): the leaf's steps read and
      * write whole boxes (cluster labels). On k > 1 boxes each step then runs on each box's

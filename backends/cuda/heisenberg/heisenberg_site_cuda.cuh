@@ -1,8 +1,8 @@
 /*
- * The Heisenberg per-site rules (lib/heisenberg_site.h) for CUDA, in double and in float:
- * one instantiation for every kernel that updates Heisenberg sites (one lattice,
- * heisenberg_kernels.cu; ensembles, ens_heisenberg.cu), so that both make the same
- * operations in the same order and a member is bit-identical to its standalone sim.
+ * The Heisenberg per-site rules (lib/heisenberg_site.h) for CUDA, in double and in float: one
+ * instantiation for every kernel that updates Heisenberg sites (one lattice,
+ * heisenberg_kernels.cu; ensembles, ensembles/ens_heisenberg_kernels.cu), so that both make
+ * the same operations in the same order and a member is bit-identical to its standalone sim.
  */
 #ifndef LATMC_HEISENBERG_SITE_CUDA_CUH
 #define LATMC_HEISENBERG_SITE_CUDA_CUH

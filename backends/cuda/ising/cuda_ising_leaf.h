@@ -26,9 +26,9 @@ extern const struct cuda_leaf cuda_ising_bytes_leaf;
 const struct cuda_leaf *cuda_ising_leaf_of(const latmc_sim *sim);
 
 /*
- * For the module's ensembles (ens_cuda.c), which run their own batched kernels on the
- * members' state: a member is a sim of one box alone (cuda_exec_lone_box), and these
- * accessors of its leaf make one form of its configuration current and describe it.
+ * For the module's ensembles (ensembles/ens_ising_batch.c), which run their own batched
+ * kernels on the members' state: a member is a sim of one box alone (cuda_exec_lone_box), and
+ * these accessors of its leaf make one form of its configuration current and describe it.
  *
  * cuda_ising_member_packed: where the box can run the ensembles' packed kernels (the
  * packed leaf, thresholds that fit 32 bits), its packed arrays made current (packed from

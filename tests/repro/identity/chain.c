@@ -497,26 +497,28 @@ static bool is_cluster(const struct spec *s)
 }
 
 /* Why the CUDA backend does not run a cluster spec on placement p (it refuses those at
- * creation, or at the sweep: a field), or NULL: Swendsen-Wang of Ising (uniform or +-J
- * couplings) and Potts, no field, one box or k boxes on one GPU or several
- * (backends/cuda/clusters/). */
+ * creation, or at the sweep: a field on k boxes), or NULL: Swendsen-Wang of Ising (uniform
+ * or +-J couplings) and Potts on one box (any field) or k boxes on one GPU or several (no
+ * field), Wolff on one box on one GPU (any field) (backends/cuda/clusters/). */
 static const char *cuda_cluster_lacks(const struct spec *s, const struct layout *l,
                                       const struct place *p)
 {
-    if (s->algorithm != LATMC_ALGO_SWENDSEN_WANG ||
-        (s->model != LATMC_MODEL_ISING && s->model != LATMC_MODEL_POTTS))
-        return "CUDA runs Swendsen-Wang of Ising and Potts sims only (Wolff, embedded "
-               "clusters: the CPU)";
+    if (s->model != LATMC_MODEL_ISING && s->model != LATMC_MODEL_POTTS)
+        return "CUDA runs the clusters of Ising and Potts sims only (embedded clusters: the "
+               "CPU)";
     if (s->couplings != LATMC_COUPLINGS_UNIFORM && s->couplings != LATMC_COUPLINGS_BIMODAL)
-        return "CUDA's Swendsen-Wang runs uniform and +-J couplings only";
+        return "CUDA's cluster updates run uniform and +-J couplings only";
+    if (p->mpi || l->ens)
+        return "CUDA's cluster updates run the boxes of one process only (no labels joined "
+               "across MPI parts or ensemble members yet)";
+    const bool boxes = p->boxes > 1 || p->devices > 1;
+    if (boxes && s->algorithm == LATMC_ALGO_WOLFF)
+        return "CUDA's Wolff runs one box on one GPU only";
     bool field = s->change_key == LATMC_PARAM_H && s->change_value != 0.0;
     for (int k = 0; k < SPEC_MAX_PARAMS && s->keys[k]; k++)
         field |= s->keys[k] == LATMC_PARAM_H && s->values[k] != 0.0;
-    if (field)
-        return "CUDA's Swendsen-Wang runs without a field only";
-    if (p->mpi || l->ens)
-        return "CUDA's Swendsen-Wang runs the boxes of one process only (no labels joined "
-               "across MPI parts or ensemble members yet)";
+    if (boxes && field)
+        return "CUDA's Swendsen-Wang on k boxes runs without a field only";
     return NULL;
 }
 

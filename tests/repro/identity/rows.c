@@ -341,9 +341,9 @@ const struct row rows[] = {
      * threads (one labelling unit per box and thread below 65536 sites: the boxes' faces
      * merged), cuts changed between the calls, checkpoints continued on other cuts and on
      * parts, parts over threads and MPI ranks (the labels joined across the parts' faces),
-     * other scripts, ensemble members; CUDA on one GPU for Swendsen-Wang of Ising (uniform
-     * and +-J, J of either sign) and Potts without a field (its other placements and specs
-     * skipped, saying why). */
+     * other scripts, ensemble members; CUDA on one GPU for Swendsen-Wang and Wolff of Ising
+     * (uniform and +-J, J of either sign) and Potts, with and without a field (its other
+     * placements and specs skipped, saying why). */
 #define CLUSTER_BOXES                                                                      \
     "one threads=2 boxes=2 boxes=3 threads=2,boxes=3 simd=c,boxes=5 boxes=3,recut=2 "      \
     "threads=2,boxes=2,recut=5 boxes=3,serialize,then.one boxes=3,save,then.boxes=5 "      \
@@ -385,11 +385,12 @@ const struct row rows[] = {
     { "ising2d_wolff", 2, { 32, 24, 0 }, CLUSTER_ALL },
     { "ising3d_wolff_field", 3, { 8, 6, 12 }, CLUSTER_ALL },
     { "ising_pmj_wolff", 2, { 32, 24, 0 },
-      CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_MPI " " ENS },
+      CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_MPI " " ENS " " CLUSTER_CUDA },
     { "potts3_sw", 2, { 24, 24, 0 }, CLUSTER_ALL_MPI },
     { "potts3_sw_field", 3, { 6, 6, 12 }, CLUSTER_ALL },
     { "potts3_wolff", 2, { 24, 24, 0 }, CLUSTER_ALL },
-    { "potts3_wolff_field", 2, { 24, 24, 0 }, CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_MPI },
+    { "potts3_wolff_field", 2, { 24, 24, 0 },
+      CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_MPI " " CLUSTER_CUDA },
     /* the threaded labelling (>= 65536 sites; a part's slab too) */
     { "ising2d_sw", 2, { 256, 512, 0 },
       "threads=2 threads=3,boxes=2 parts=2,threads=2 cuda devices=2 cuda,boxes=7" },
@@ -412,10 +413,16 @@ const struct row rows[] = {
     { "potts3_sw", 2, { 30, 94, 0 }, "cuda devices=2 cuda,boxes=4" },
     { "ising_pmj_sw_afm", 3, { 34, 18, 22 }, "cuda devices=2" },
     { "ising_sw_afm", 2, { 512, 256, 0 }, "cuda cuda,boxes=3" },
-    { "ising_pmj_sw", 3, { 40, 42, 44 }, "threads=2 threads=3,boxes=3" },
-    { "potts3_sw_field", 2, { 270, 252, 0 }, "threads=2 threads=3,boxes=5" },
-    { "ising2d_wolff", 2, { 256, 256, 0 }, "threads=2 threads=3,boxes=2" },
-    { "potts3_wolff", 2, { 256, 260, 0 }, "threads=2 threads=3,boxes=2" },
+    { "ising_pmj_sw", 3, { 40, 42, 44 }, "threads=2 threads=3,boxes=3 cuda" },
+    { "potts3_sw_field", 2, { 270, 252, 0 }, "threads=2 threads=3,boxes=5 cuda" },
+    { "ising2d_wolff", 2, { 256, 256, 0 }, "threads=2 threads=3,boxes=2 cuda" },
+    { "potts3_wolff", 2, { 256, 260, 0 }, "threads=2 threads=3,boxes=2 cuda" },
+    /* CUDA in a field: the clusters' sums by label (a warp's sites of one cluster added
+     * once), many clusters and one spanning one; Wolff's one cluster from a cold start
+     * (most of the lattice), in 3D across partial tiles, and in a field */
+    { "ising2d_sw_field", 2, { 1024, 1024, 0 }, "cuda cold,cuda" },
+    { "ising2d_wolff", 2, { 1024, 1024, 0 }, "cuda cold,cuda" },
+    { "ising3d_wolff_field", 3, { 34, 18, 22 }, "cuda cold,cuda" },
     /* embedded clusters (every part holds the whole lattice for the step); 5 units of
      * the colouring along the last axis (phi^4 with a finite Lambda: 8 planes 2D) */
     { "phi4_sw_double_lambda", 2, { 16, 40, 0 }, CLUSTER_ALL },

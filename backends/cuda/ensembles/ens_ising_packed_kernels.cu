@@ -1,5 +1,5 @@
 /*
- * The ensembles' batched Ising update on the multi-spin coded layout (ens_cuda.h,
+ * The ensembles' batched Ising update on the multi-spin coded layout (ens_ising_batch.h,
  * ising_packed.h), each member in its own packed arrays, at its own beta (thresholds) and
  * seed: the fused kernel (below: one block per member, every colour of many sweeps in one
  * launch, for members of at most 1024 words a colour) and, for larger members, one launch
@@ -23,7 +23,7 @@
  */
 #include "cuda_launch.cuh"
 #include "cuda_philox.cuh"
-#include "ens_cuda.h"
+#include "ens_ising_batch.h"
 #include "ising_packed.cuh"
 #include "ising_rules.h" /* latmc_ising_rng_name */
 

@@ -1,10 +1,10 @@
 /*
  * The ens_temper operation (lib/backend.h; lib/ens_temper.c): parallel tempering of Ising
- * members on the device. A call runs the sweeps with the fused kernel (ens_ising_packed.cu),
- * whose launch before a round also leaves every member's sums, then the round
- * (ens_exchange.cu): per round two launches on one stream and nothing read back, so the
- * host waits once per call, not once per round. The map, the round trips and the
- * acceptance per pair stay here (struct cuda_ens_temper, kept with member 0:
+ * members on the device. A call runs the sweeps with the fused kernel
+ * (ens_ising_packed_kernels.cu), whose launch before a round also leaves every member's sums,
+ * then the round (ens_exchange_kernels.cu): per round two launches on one stream and nothing
+ * read back, so the host waits once per call, not once per round. The map, the round trips and
+ * the acceptance per pair stay here (struct cuda_ens_temper, kept with member 0:
  * cuda_sim.ens_temper) until the core fetches them.
  *
  * A round moves temperatures by writing the thresholds of the member's new temperature
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
-#include "ens_cuda.h"
+#include "ens_ising_batch.h"
 #include "model.h"
 
 struct cuda_ens_temper {

@@ -1,5 +1,5 @@
 /*
- * ising2d_critical — Binder cumulants and their crossings, errors by the jackknife over
+ * ising_critical — Binder cumulants and their crossings, errors by the jackknife over
  * the R independent chains of every (L, T) point.
  *
  * Jackknife sample k leaves chain k out of every point at once, pools the other R - 1
@@ -44,9 +44,8 @@ static struct chain_means pooled(const struct study *s, int l, int t, int skip)
 
 enum quantity { Q_U4, Q_ABSM, Q_CHI, Q_E, Q_C, Q_XIL, NQ };
 
-static double quantity(enum quantity q, const struct chain_means *m, int L, double T)
+static double quantity(enum quantity q, const struct chain_means *m, int L, double N, double T)
 {
-    double N = (double)L * (double)L;
     switch (q) {
     case Q_U4:   return 1.0 - m->m4 / (3.0 * m->m2 * m->m2);
     case Q_ABSM: return m->absm;
@@ -76,11 +75,11 @@ static void point_estimates(const struct study *s, int l, int t, struct point *p
     double full[NQ], samp[NQ][MAX_R], err[NQ];
     struct chain_means all = pooled(s, l, t, -1);
     for (int q = 0; q < NQ; q++)
-        full[q] = quantity(q, &all, s->L[l], s->T[t]);
+        full[q] = quantity(q, &all, s->L[l], study_sites(s, l), s->T[t]);
     for (int k = 0; k < s->R; k++) {
         struct chain_means m = pooled(s, l, t, k);
         for (int q = 0; q < NQ; q++)
-            samp[q][k] = quantity(q, &m, s->L[l], s->T[t]);
+            samp[q][k] = quantity(q, &m, s->L[l], study_sites(s, l), s->T[t]);
     }
     for (int q = 0; q < NQ; q++)
         err[q] = jack_error(samp[q], s->R);
@@ -95,7 +94,7 @@ static void series(const struct study *s, enum quantity q, int l, int skip, doub
 {
     for (int t = 0; t < s->nT; t++) {
         struct chain_means m = pooled(s, l, t, skip);
-        y[t] = quantity(q, &m, s->L[l], s->T[t]);
+        y[t] = quantity(q, &m, s->L[l], study_sites(s, l), s->T[t]);
     }
 }
 

@@ -1,5 +1,5 @@
 /*
- * Heisenberg members of an ensemble in one launch: the host side of ens_heisenberg.cu
+ * Heisenberg members of an ensemble in one launch: the host side of ens_heisenberg_kernels.cu
  * (doc/ensembles.md, "Execution").
  *
  * The members' configurations stay in their own sims' device buffers (the kernel updates
@@ -25,7 +25,7 @@
 #include "cuda_check.h"
 #include "cuda_exec.h"
 #include "cuda_heisenberg_leaf.h"
-#include "ens_heisenberg_cuda.h"
+#include "ens_heisenberg_batch.h"
 #include "heisenberg.h"
 
 /* The kernel writes each member's sums as 13 consecutive doubles. */
@@ -330,23 +330,39 @@ static struct heis_batch *ready_batch(latmc_sim *const *members, int n, bool sam
     return b;
 }
 
-int cuda_ens_heis_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *accepted,
-                        uint64_t *attempted)
+/*
+ * A list of the plan's calls for the batch calls[0].members (lib/box.h): whole sweeps
+ * only (LATMC_STEP_SWEEPS; the kernel runs every step of a sweep, one block per member,
+ * up to ENS_HEIS_SWEEPS_PER_LAUNCH sweeps a launch), LATMC_EUNSUPPORTED with nothing
+ * done for steps one by one or members that cannot run together.
+ */
+int cuda_ens_heis_run_steps(const struct latmc_step_call *calls, int n_calls,
+                            uint64_t *accepted, uint64_t *attempted)
 {
+    latmc_sim *const *members = calls[0].members;
+    const int n = calls[0].n_members;
+    for (int c = 0; c < n_calls; c++)
+        if (calls[c].part != LATMC_STEP_SWEEPS)
+            return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: Heisenberg members run as a "
+                                   "batch by whole sweeps only");
     int st = LATMC_OK;
     struct heis_batch *b = ready_batch(members, n, true, &st);
     if (!b)
         return st;
     struct cuda_sim *cs0 = cuda_sim_of(members[0]);
-    const uint64_t sweep0 = members[0]->sweeps;
-    for (uint64_t done = 0; done < sweeps && st == LATMC_OK;) {
-        const uint64_t k = sweeps - done < ENS_HEIS_SWEEPS_PER_LAUNCH
-                               ? sweeps - done : ENS_HEIS_SWEEPS_PER_LAUNCH;
-        st = cuda_check(cuda_ens_heis_sweeps(cs0->stream, &b->shape, b->dev_table, n, b->dbl,
-                                             b->heatbath, b->jsmem, b->threads, sweep0 + done,
-                                             k),
-                        "launching the members' sweeps");
-        done += k;
+    uint64_t sweeps = 0;
+    for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
+        const uint64_t sweep0 = calls[c].sweep, count = calls[c].n_sweeps;
+        for (uint64_t done = 0; done < count && st == LATMC_OK;) {
+            const uint64_t k = count - done < ENS_HEIS_SWEEPS_PER_LAUNCH
+                                   ? count - done : ENS_HEIS_SWEEPS_PER_LAUNCH;
+            st = cuda_check(cuda_ens_heis_sweeps(cs0->stream, &b->shape, b->dev_table, n,
+                                                 b->dbl, b->heatbath, b->jsmem, b->threads,
+                                                 sweep0 + done, k),
+                            "launching the members' sweeps");
+            done += k;
+        }
+        sweeps += count;
     }
     /* Waited for even after a failed launch: the launches before it run on the members'
      * buffers, and none may outlive the call. A failure leaves every member's sweep count
@@ -367,6 +383,15 @@ int cuda_ens_heis_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint6
         attempted[m] += sweeps * per;
     }
     return LATMC_OK;
+}
+
+/* The batch layout's capabilities for Heisenberg sims (lib/box.h): a box alone, by whole
+ * sweeps (ready_batch checks the rest per call). */
+unsigned cuda_ens_heis_caps(const latmc_sim *sim)
+{
+    return sim->desc.model == LATMC_MODEL_HEISENBERG && member_box(sim)
+               ? LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS
+               : 0u;
 }
 
 int cuda_ens_heis_measure_all(latmc_sim *const *members, int n, void *sums)

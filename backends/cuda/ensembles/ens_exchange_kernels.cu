@@ -1,5 +1,5 @@
 /*
- * Tempering on the device (ens_cuda.h; doc/ensembles.md "Exchange rule"): the exchange
+ * Tempering on the device (ens_ising_batch.h; doc/ensembles.md "Exchange rule"): the exchange
  * round of lib/ens_exchange.c as one launch. Warp c takes the (sample, replica) chain c:
  * lane l decides the pairs (t, t + 1), t = round mod 2 + 2 l (+ 64 k), with the host's
  * energies, draws and decision (lib/ens_exchange_rule.h); pairs of a round are disjoint,
@@ -8,7 +8,7 @@
  * integers added atomically: their order does not matter.
  */
 #include "cuda_launch.cuh"
-#include "ens_cuda.h"
+#include "ens_ising_batch.h"
 #include "ens_exchange_rule.h"
 
 #define ENS_EXCHANGE_THREADS 128 /* four chains a block */

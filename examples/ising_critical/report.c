@@ -1,9 +1,19 @@
-/* ising2d_critical — what the study prints and writes. */
+/* ising_critical — what the study prints and writes. */
 #include <math.h>
 #include <stdio.h>
 
 #include "ex_output.h"
 #include "report.h"
+
+const struct critical_refs *critical_refs(int dim)
+{
+    static const struct critical_refs d2 = { 2.269185314213022, 0.61069, 0.9050488292, 1.75,
+                                             "exact, Onsager" };
+    static const struct critical_refs d3 = { 1.0 / 0.221654626, 1.0 - 1.6036 / 3.0, 0.6431,
+                                             2.0 - 0.0363, "1/0.221654626(5), Ferrenberg, "
+                                             "Xu and Landau 2018" };
+    return dim == 3 ? &d3 : &d2;
+}
 
 /* The crossings of one quantity, as report_print lists them. */
 static void print_pairs(const struct study *s, const struct analysis *a,
@@ -24,6 +34,7 @@ static void print_pairs(const struct study *s, const struct analysis *a,
 /* xi/L: its table, its crossings and the headline. */
 static void print_xi(const struct study *s, const struct analysis *a)
 {
+    const struct critical_refs *ref = critical_refs(s->dim);
     if (!a->have_xi) {
         printf("\nxi/L: not measured (a size ran where the backend has no |m(k_min)|^2)\n");
         return;
@@ -42,13 +53,14 @@ static void print_xi(const struct study *s, const struct analysis *a)
     printf("\nCrossings of xi/L(T), fitted as U4:\n");
     print_pairs(s, a, a->xpair, "xi/L");
     if (a->xfound)
-        printf("\nTc from xi/L = %.5f +- %.5f  (%.1f sigma off the exact Tc); xi/L there = "
-               "%.4f (infinite volume %.10f)\n", a->xtc, a->dxtc,
-               fabs(a->xtc - TC_EXACT) / a->dxtc, a->xu, XIL_STAR);
+        printf("\nTc from xi/L = %.5f +- %.5f  (%.1f sigma off Tc = %.6f); xi/L there = "
+               "%.4f (infinite volume %.4f)\n", a->xtc, a->dxtc,
+               fabs(a->xtc - ref->tc) / a->dxtc, ref->tc, a->xu, ref->xil_star);
 }
 
 void report_print(const struct study *s, const struct analysis *a)
 {
+    const struct critical_refs *ref = critical_refs(s->dim);
     printf("\nBinder cumulant U4 = 1 - <m^4>/(3<m^2>^2), jackknife errors over %d chains\n",
            s->R);
     printf("%8s", "T");
@@ -66,13 +78,15 @@ void report_print(const struct study *s, const struct analysis *a)
     print_pairs(s, a, a->pair, "U4");
     printf("\n");
     if (a->found)
-        printf("Tc estimate = %.5f +- %.5f  (exact 2.269185, Onsager; %.1f sigma off)\n"
+        printf("Tc estimate = %.5f +- %.5f  (Tc = %.6f, %s; %.1f sigma off)\n"
+               "  beta_c estimate = %.7f +- %.7f\n"
                "  the crossing of the two largest sizes, L = %d and %d (the crossings of "
                "smaller sizes drift towards Tc as L grows);\n"
                "  error: jackknife over the %d independent chains per point\n"
                "  U4 there = %.4f; universal U4* = %.5f\n",
-               a->tc, a->dtc, fabs(a->tc - TC_EXACT) / a->dtc, s->L[s->nL - 2],
-               s->L[s->nL - 1], s->R, a->u, U4_STAR);
+               a->tc, a->dtc, ref->tc, ref->tc_source, fabs(a->tc - ref->tc) / a->dtc,
+               1.0 / a->tc, a->dtc / (a->tc * a->tc), s->L[s->nL - 2], s->L[s->nL - 1], s->R,
+               a->u, ref->u4_star);
     else
         printf("Tc estimate: none (a pair of sizes has no crossing in the window: widen "
                "it, or run longer)\n");
@@ -82,10 +96,11 @@ void report_print(const struct study *s, const struct analysis *a)
 static bool write_points(const struct study *s, const struct analysis *a, const char *dir)
 {
     char path[4096];
-    FILE *f = ex_create(dir, "ising2d_critical.dat", path, sizeof path);
+    FILE *f = ex_create(dir, "ising_critical.dat", path, sizeof path);
     if (f == NULL)
         return false;
-    fprintf(f, "# 2D Ising, Metropolis; %d chains per point; measured sweeps per chain:", s->R);
+    fprintf(f, "# %dD Ising, %s; %d chains per point; measured sweeps per chain:", s->dim,
+            s->algo_name, s->R);
     for (int l = 0; l < s->nL; l++)
         fprintf(f, " L=%d: %llu", s->L[l], (unsigned long long)s->sweeps[l]);
     fprintf(f, "\n# one block per L (separated by two blank lines: gnuplot 'index')\n"
@@ -102,7 +117,7 @@ static bool write_points(const struct study *s, const struct analysis *a, const 
     if (!ex_close(f, path))
         return false;
 
-    f = ex_create(dir, "ising2d_critical_crossings.dat", path, sizeof path);
+    f = ex_create(dir, "ising_critical_crossings.dat", path, sizeof path);
     if (f == NULL)
         return false;
     fprintf(f, "# crossings of the fitted U4(T) and xi/L(T); jackknife errors\n"
@@ -140,19 +155,19 @@ static void write_poly(FILE *f, const char *name, const struct poly *p, double t
 static bool write_script(const struct study *s, const struct analysis *a, const char *dir)
 {
     char path[4096];
-    FILE *f = ex_create(dir, "ising2d_critical.gp", path, sizeof path);
+    FILE *f = ex_create(dir, "ising_critical.gp", path, sizeof path);
     if (f == NULL)
         return false;
     fprintf(f,
-        "# gnuplot ising2d_critical.gp  ->  ising2d_critical.png\n"
+        "# gnuplot ising_critical.gp  ->  ising_critical.png\n"
         "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
         "    set terminal pngcairo size 1300,520 font ',11'\n"
         "} else {\n"
         "    set terminal png size 1300,520\n"
         "}\n"
-        "set output 'ising2d_critical.png'\n"
-        "set multiplot layout 1,2 title '2D Ising: Binder cumulant crossings'\n"
-        "Tc = %.9f\n", TC_EXACT);
+        "set output 'ising_critical.png'\n"
+        "set multiplot layout 1,2 title '%dD Ising (%s): Binder cumulant crossings'\n"
+        "Tc = %.9f\n", s->dim, s->algo_name, critical_refs(s->dim)->tc);
     for (int p = 0; p < a->npairs; p++) {
         const struct crossing *c = &a->pair[p];
         char name[32];
@@ -166,12 +181,12 @@ static bool write_script(const struct study *s, const struct analysis *a, const 
     fprintf(f,
         "set xlabel 'T'\nset ylabel 'U_4'\nset key bottom left\n"
         "set arrow 1 from Tc, graph 0 to Tc, graph 1 nohead dt 2\n"
-        "set label 1 'T_c exact' at Tc, graph 0.95 offset 0.5,0\n"
+        "set label 1 'T_c' at Tc, graph 0.95 offset 0.5,0\n"
         "set xrange [%.6f:%.6f]\nset samples 400\n",
         s->T[0] - 0.1 * (s->T[1] - s->T[0]), s->T[s->nT - 1] + 0.1 * (s->T[1] - s->T[0]));
     fprintf(f, "plot \\\n");
     for (int l = 0; l < s->nL; l++)
-        fprintf(f, "  'ising2d_critical.dat' index %d using 2:3:4 with yerrorbars lc %d pt 7 "
+        fprintf(f, "  'ising_critical.dat' index %d using 2:3:4 with yerrorbars lc %d pt 7 "
                    "ps 0.6 title 'L = %d', \\\n", l, l + 1, s->L[l]);
     /* The fits near each crossing, in the colours of their sizes. */
     for (int p = 0; p < a->npairs; p++)
@@ -184,12 +199,14 @@ static bool write_script(const struct study *s, const struct analysis *a, const 
     else
         fprintf(f, "  1/0 notitle\n");
     fprintf(f, "unset arrow 1\nunset label 1\n"
-               "set ylabel '{/Symbol c} / L^{7/4}'\nset key top right\n"
-               "set arrow 1 from Tc, graph 0 to Tc, graph 1 nohead dt 2\nplot \\\n");
+               "set ylabel '{/Symbol c} / L^{%.4g}'\nset key top right\n"
+               "set arrow 1 from Tc, graph 0 to Tc, graph 1 nohead dt 2\nplot \\\n",
+            critical_refs(s->dim)->gamma_nu);
+    const double gn = critical_refs(s->dim)->gamma_nu;
     for (int l = 0; l < s->nL; l++)
-        fprintf(f, "  'ising2d_critical.dat' index %d using 2:($7/$1**1.75):($8/$1**1.75) "
+        fprintf(f, "  'ising_critical.dat' index %d using 2:($7/$1**%.6g):($8/$1**%.6g) "
                    "with yerrorlines lc %d pt 7 ps 0.6 title 'L = %d'%s\n",
-                l, l + 1, s->L[l], l + 1 < s->nL ? ", \\" : "");
+                l, gn, gn, l + 1, s->L[l], l + 1 < s->nL ? ", \\" : "");
     fprintf(f, "unset multiplot\n");
     return ex_close(f, path);
 }

@@ -1,5 +1,5 @@
 /*
- * ising2d_critical — weighted least-squares polynomial fits and the crossing of two fits.
+ * ising_critical — weighted least-squares polynomial fits and the crossing of two fits.
  * Small and dense (degree <= 4): normal equations with partial pivoting suffice once the
  * temperature is scaled to [-1, 1].
  */

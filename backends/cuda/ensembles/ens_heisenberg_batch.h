@@ -1,6 +1,7 @@
 /*
  * Internal to the CUDA module: Heisenberg members of an ensemble in one launch
- * (ens_heisenberg.cu, the kernel; ens_heisenberg_cuda.c, the host side; doc/ensembles.md).
+ * (ens_heisenberg_kernels.cu, the kernel; ens_heisenberg_batch.c, the host side;
+ * doc/ensembles.md).
  */
 #ifndef LATMC_CUDA_ENS_HEISENBERG_CUDA_H
 #define LATMC_CUDA_ENS_HEISENBERG_CUDA_H
@@ -59,12 +60,16 @@ cudaError_t cuda_ens_heis_measure(cudaStream_t stream, const ens_heis_shape *g,
 }
 #else
 
+#include "box.h"
 #include "internal.h"
 
-/* ens_heisenberg_cuda.c: the ens_sweep operation for Heisenberg members (LATMC_EUNSUPPORTED,
- * nothing done, where they cannot run together), and ens_release's part. */
-int cuda_ens_heis_sweep(latmc_sim *const *members, int n_members, uint64_t n,
-                        uint64_t *accepted, uint64_t *attempted);
+/* ens_heisenberg_batch.c: a batch of the plan's calls for Heisenberg members (lib/box.h;
+ * whole sweeps only: LATMC_EUNSUPPORTED, nothing done, for anything else or members that
+ * cannot run together), the batch layout's capabilities for a sim, the members' sums
+ * (ens_measure) and ens_release's part. */
+int cuda_ens_heis_run_steps(const struct latmc_step_call *calls, int n_calls,
+                            uint64_t *accepted, uint64_t *attempted);
+unsigned cuda_ens_heis_caps(const latmc_sim *sim);
 int cuda_ens_heis_measure_all(latmc_sim *const *members, int n_members, void *sums);
 void cuda_ens_heis_release(latmc_sim *const *members, int n_members);
 

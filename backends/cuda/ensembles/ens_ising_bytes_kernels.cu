@@ -1,5 +1,5 @@
 /*
- * The ensembles' batched Ising update (ens_cuda.h): one launch per colour for every
+ * The ensembles' batched Ising update (ens_ising_batch.h): one launch per colour for every
  * member. Item i of the grid is Philox block b = i mod B of member m = i / B (B blocks of
  * four same-colour sites per member); it runs latmc_ising_update_block[_coupled], the
  * function of the CPU reference and of the module's per-block kernels, with the member's
@@ -7,7 +7,7 @@
  * not interact: the order of the items never matters.
  */
 #include "cuda_launch.cuh"
-#include "ens_cuda.h"
+#include "ens_ising_batch.h"
 #include "ising_rules.h"
 
 template <bool COUPLED>
@@ -62,7 +62,7 @@ extern "C" cudaError_t cuda_ens_ising_sweep_colour(cudaStream_t stream,
 }
 
 /*
- * The sums of lib/ising.h of every member from its bytes (ens_cuda.h), one block per
+ * The sums of lib/ising.h of every member from its bytes (ens_ising_batch.h), one block per
  * member, each thread a strided share of the sites: integers, added by warp sums and a
  * 64-bit atomicAdd per warp, so each member's sums are exactly cuda_ising_measure's.
  */

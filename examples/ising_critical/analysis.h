@@ -1,10 +1,10 @@
 /*
- * ising2d_critical — from chain means to Binder cumulants and second-moment correlation
+ * ising_critical — from chain means to Binder cumulants and second-moment correlation
  * lengths over L, fits and crossings of both, with errors by the jackknife over independent
  * chains.
  */
-#ifndef ISING2D_ANALYSIS_H
-#define ISING2D_ANALYSIS_H
+#ifndef ISING_CRITICAL_ANALYSIS_H
+#define ISING_CRITICAL_ANALYSIS_H
 
 #include <stdbool.h>
 

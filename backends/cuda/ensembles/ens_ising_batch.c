@@ -1,21 +1,23 @@
 /*
- * The ensemble operations of the CUDA module (lib/backend.h; doc/ensembles.md): ens_sweep,
- * n sweeps of every member with launches that cover all members together (small members:
- * one launch for every colour of up to 1024 sweeps), ens_measure, every member's sums in
- * one launch, and ens_swap_params, a tempering swap without device copies. Ising (uniform
- * and +-J, 2D and 3D) here, the Heisenberg spin glass in ens_heisenberg_cuda.c; Potts and phi^4
- * answer LATMC_EUNSUPPORTED and the core runs and measures their members one by one.
+ * Ising members of an ensemble as one batch (doc/ensembles.md "Execution"): the batch
+ * layout's list of the plan's calls (cuda_ens_ising_run_steps, from
+ * ens_batch_steps.c: one launch per colour step for all members, or for small members
+ * every colour of up to 1024 sweeps a launch, the fused kernel, where the plan hands whole
+ * sweeps), and the ensemble operations of lib/backend.h for Ising members: ens_measure,
+ * every member's sums in one launch, ens_overlaps, and ens_swap_params, a tempering swap
+ * without device copies. The Heisenberg spin glass is in ens_heisenberg_batch.c; Potts and
+ * phi^4 members do not batch, and the core runs and measures them one by one.
  *
- * The members' own state stays theirs. Where every member can run the multi-spin coded
- * kernel (ens_ising_packed.cu: L_x a multiple of 16, thresholds that fit 32 bits) it runs
- * on the members' own packed arrays (packed first where only their bytes held the
- * configuration), which then hold it and their bytes are stale, as after a packed sweep
- * of the sim itself: the configuration stays packed on the device from call to call, and
- * bytes are made only when a member's spins or observables are read. Otherwise the byte
- * kernel (ens_ising.cu) runs on their bytes (unpacked first where needed) and their packed
- * copies are marked stale. The launches go on member 0's stream; the streams of members
- * that needed a pack or an unpack are drained before, and the batch's after, so the
- * ensemble returns with nothing in flight, as every operation of the module does.
+ * The members' own state stays theirs. Where every member can run the multi-spin coded kernel
+ * (ens_ising_packed_kernels.cu: L_x a multiple of 16, thresholds that fit 32 bits) it runs on
+ * the members' own packed arrays (packed first where only their bytes held the configuration),
+ * which then hold it and their bytes are stale, as after a packed sweep of the sim itself: the
+ * configuration stays packed on the device from call to call, and bytes are made only when a
+ * member's spins or observables are read. Otherwise the byte kernel
+ * (ens_ising_bytes_kernels.cu) runs on their bytes (unpacked first where needed) and their
+ * packed copies are marked stale. The launches go on member 0's stream; the streams of members
+ * that needed a pack or an unpack are drained before, and the batch's after, so the ensemble
+ * returns with nothing in flight, as every operation of the module does.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -24,8 +26,8 @@
 #include <string.h>
 
 #include "cuda_check.h"
-#include "ens_cuda.h"
-#include "ens_heisenberg_cuda.h"
+#include "ens_ising_batch.h"
+#include "ens_heisenberg_batch.h"
 #include "ising_rules.h" /* latmc_ising_rng_name */
 #include "cuda_exec.h"
 #include "cuda_ising_leaf.h"
@@ -329,10 +331,10 @@ static bool still_prepared(const struct cuda_ens_batch *b, latmc_sim *const *mem
 }
 
 /*
- * Prepare every member for the packed kernel (ens_ising_packed.cu) into packed[], or, where
- * one of them cannot run it (thresholds that do not fit 32 bits, a lattice without the
- * packed layout, LATMC_CUDA_KERNELS=reference), every member for the byte kernel into
- * bytes[]. *use_packed says which; pending[m]: member m's stream got work.
+ * Prepare every member for the packed kernel (ens_ising_packed_kernels.cu) into packed[], or,
+ * where one of them cannot run it (thresholds that do not fit 32 bits, a lattice without the
+ * packed layout, LATMC_CUDA_KERNELS=reference), every member for the byte kernel into bytes[].
+ * *use_packed says which; pending[m]: member m's stream got work.
  */
 static int prepare_members(latmc_sim *const *members, int n, struct cuda_ens_packed_member *packed,
                            struct cuda_ens_ising_member *bytes, bool *pending, bool *use_packed,
@@ -446,12 +448,34 @@ static int batch_open(latmc_sim *const *members, int n, struct cuda_sim **cs0,
     return batch_ready(members, n, b, c, dev);
 }
 
-int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *accepted,
-                   uint64_t *attempted)
+/* The calls an Ising batch takes: colour steps on the whole box, or whole sweeps (the
+ * fused kernel, where the members run it: checked once the batch is open). */
+static bool ising_calls_ok(const struct latmc_step_call *calls, int n_calls)
 {
-    if (n >= 1 && members[0]->desc.model == LATMC_MODEL_HEISENBERG)
-        /* ens_heisenberg_cuda.c */
-        return cuda_ens_heis_sweep(members, n, sweeps, accepted, attempted);
+    for (int c = 0; c < n_calls; c++) {
+        const struct latmc_step_call *k = &calls[c];
+        if (k->part != LATMC_STEP_SWEEPS &&
+            (k->part != LATMC_STEP_WHOLE || k->step.kind != LATMC_STEP_COLOUR))
+            return false;
+    }
+    return true;
+}
+
+/*
+ * The batch of Ising members calls[0].members runs a list of the plan's calls (lib/box.h,
+ * lib/plan.c latmc_plan_sweep_batch): each colour step one launch over every member (the
+ * packed kernel or the byte kernel, the step's draws as the plan named them), each
+ * LATMC_STEP_SWEEPS call the fused kernel (every colour of up to 1024 sweeps a launch,
+ * small members on the packed layout: LATMC_EUNSUPPORTED, nothing done, elsewhere). The
+ * members' counters are read once at the end of the list.
+ */
+int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
+                             uint64_t *accepted, uint64_t *attempted)
+{
+    latmc_sim *const *members = calls[0].members;
+    const int n = calls[0].n_members;
+    if (!ising_calls_ok(calls, n_calls))
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for these steps");
     struct cuda_sim *cs0;
     struct cuda_ens_batch *batch;
     void *dev;
@@ -472,52 +496,77 @@ int cuda_ens_sweep(latmc_sim *const *members, int n, uint64_t sweeps, uint64_t *
     unsigned long long *dev_changed =
         dev ? (unsigned long long *)((char *)dev + table_bytes) : NULL;
     const latmc_sim *first = members[0];
-    /* small members: every sweep in one launch per 1024 sweeps, whose first launch sets
-     * the counters (no clearing launch) */
-    const bool fused = sweeps > 0 && use_packed && cuda_ens_packed_fused_fits(&cs0->lattice);
-    if (st == LATMC_OK && !fused)
+    const bool fits = use_packed && cuda_ens_packed_fused_fits(&cs0->lattice);
+    bool refused = false; /* whole sweeps where the fused kernel does not take them */
+    for (int c = 0; c < n_calls; c++)
+        refused = refused || (calls[c].part == LATMC_STEP_SWEEPS && !fits);
+    /* a list that starts with whole sweeps sets the counters in its first launch (no
+     * clearing launch) */
+    const bool clear_first = calls[0].part == LATMC_STEP_SWEEPS;
+    if (st == LATMC_OK && !refused && !clear_first)
         st = cuda_check(cudaMemsetAsync(dev_changed, 0, count_bytes, cs0->stream),
                         "clearing the acceptance counters");
-    if (fused && st == LATMC_OK)
-        st = cuda_check(cuda_ens_packed_sweeps(cs0->stream, &cs0->lattice, dev, n, coupled,
-                                               first->desc.algorithm, first->sweeps, sweeps,
-                                               dev_changed, 1, NULL),
-                        "launching a batched sweep");
-    for (uint64_t t = 0; t < sweeps && st == LATMC_OK && !fused; t++)
-        for (int colour = 0; colour < 2 && st == LATMC_OK; colour++) {
-            /* the step's name, as the members' own steps have it (lib/model_ising.c) */
-            const struct latmc_rng_name name = latmc_ising_rng_name(first->sweeps + t, colour);
-            st = cuda_check(
-                use_packed
-                    ? cuda_ens_packed_sweep_colour(cs0->stream, &cs0->lattice, dev, n, coupled,
-                                                   first->desc.algorithm, name, colour,
-                                                   dev_changed)
-                    : cuda_ens_ising_sweep_colour(cs0->stream, &cs0->lattice, dev, n, coupled,
-                                                  first->desc.algorithm, name, colour,
-                                                  dev_changed),
-                "launching a batched sweep");
+    uint64_t tried = 0; /* site updates of each member (one shape) */
+    for (int c = 0; c < n_calls && st == LATMC_OK && !refused; c++) {
+        const struct latmc_step_call *k = &calls[c];
+        if (k->part == LATMC_STEP_SWEEPS) {
+            st = cuda_check(cuda_ens_packed_sweeps(cs0->stream, &cs0->lattice, dev, n, coupled,
+                                                   first->desc.algorithm, k->sweep,
+                                                   k->n_sweeps, dev_changed,
+                                                   c == 0 && clear_first, NULL),
+                            "launching a batched sweep");
+            tried += k->n_sweeps * (uint64_t)first->nsites;
+            continue;
         }
-    if (st == LATMC_OK)
+        /* a colour step, its draws named by the plan (lib/model_ising.c) */
+        st = cuda_check(
+            use_packed
+                ? cuda_ens_packed_sweep_colour(cs0->stream, &cs0->lattice, dev, n, coupled,
+                                               first->desc.algorithm, k->step.rng,
+                                               k->step.colour, dev_changed)
+                : cuda_ens_ising_sweep_colour(cs0->stream, &cs0->lattice, dev, n, coupled,
+                                              first->desc.algorithm, k->step.rng,
+                                              k->step.colour, dev_changed),
+            "launching a batched sweep");
+        tried += (uint64_t)first->nsites / 2; /* a colour: half the sites (even extents) */
+    }
+    if (st == LATMC_OK && !refused)
         st = cuda_check(cudaMemcpyAsync(changed, dev_changed, count_bytes,
                                         cudaMemcpyDeviceToHost, cs0->stream),
                         "reading the acceptance counters");
     /* waited for even after a failed launch: the launches before it run on the members'
-     * configurations, and none may outlive the call (as cuda_ens_heis_sweep) */
+     * configurations, and none may outlive the call (as cuda_ens_heis_run_steps) */
     const cudaError_t fin = cudaStreamSynchronize(cs0->stream);
     if (st == LATMC_OK)
         st = cuda_check(fin, "sweeping the members");
-    if (st == LATMC_OK) {
-        const uint64_t tried = sweeps * (uint64_t)first->nsites; /* one shape */
+    if (st == LATMC_OK && refused)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: these members take no fused sweeps "
+                               "(the byte layout, or members too large for one block)");
+    if (st == LATMC_OK)
         for (int m = 0; m < n; m++) {
             accepted[m] += changed[m];
             attempted[m] += tried;
         }
-    }
     return st;
 }
 
+/* The batch layout's capabilities for Ising sims (lib/box.h): a box alone, the colour
+ * kernels (not the bit-sliced decisions, whose draws the batched kernels do not make);
+ * whole sweeps where the fused kernel takes the lattice. */
+unsigned cuda_ens_ising_caps(const latmc_sim *sim)
+{
+    const struct cuda_leaf *leaf;
+    if (sim->desc.model != LATMC_MODEL_ISING || !member_box(sim, &leaf) ||
+        sim->param[LATMC_PARAM_DECISIONS] != 0.0)
+        return 0u;
+    return LATMC_STEP_CAP_BATCH |
+           (cuda_ens_packed_fused_fits(&cuda_sim_of(sim)->lattice) &&
+                    sim->nsites < ((int64_t)1 << 32)
+                ? LATMC_STEP_CAP_BATCH_SWEEPS : 0u);
+}
+
 /*
- * For ens_temper_cuda.c: the members' packed table on the device as a batched sweep uses
+ * For ens_tempering.c: the members' packed table on the device as a batched sweep uses
  * it (batch_ready), where every member runs the fused kernel; LATMC_EUNSUPPORTED, with at
  * most the preparation done, elsewhere.
  */
@@ -563,11 +612,11 @@ static int read_back(struct cuda_ens_batch *b, cudaStream_t stream, void *dst, c
 }
 
 /*
- * ens_measure of members that run the byte layout's batched kernel (ens_ising.cu): their
- * table as a batched sweep has it (batch_ready), the sums after it, one launch
- * (cuda_ens_ising_measure). LATMC_EUNSUPPORTED where the members run the packed kernel
- * but the packed measurement does not take their lattice (the core measures one by one),
- * or they are not one batch (several sweep counts).
+ * ens_measure of members that run the byte layout's batched kernel
+ * (ens_ising_bytes_kernels.cu): their table as a batched sweep has it (batch_ready), the sums
+ * after it, one launch (cuda_ens_ising_measure). LATMC_EUNSUPPORTED where the members run the
+ * packed kernel but the packed measurement does not take their lattice (the core measures one
+ * by one), or they are not one batch (several sweep counts).
  */
 static int measure_bytes(latmc_sim *const *members, int n, struct cuda_ens_batch *batch,
                          struct cuda_sim *cs0, void *sums)
@@ -667,7 +716,7 @@ int cuda_ens_measure(latmc_sim *const *members, int n, void *sums)
         return LATMC_OK;
     }
     if (n >= 1 && members[0]->desc.model == LATMC_MODEL_HEISENBERG)
-        return cuda_ens_heis_measure_all(members, n, sums); /* ens_heisenberg_cuda.c */
+        return cuda_ens_heis_measure_all(members, n, sums); /* ens_heisenberg_batch.c */
     if (n < 1 || members[0]->desc.model != LATMC_MODEL_ISING)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched measure for these members");
     struct cuda_sim *cs0 = cuda_sim_of(members[0]);

@@ -1,6 +1,6 @@
-/* ising2d_critical — polynomial fits of U4(T) and their crossings. */
-#ifndef ISING2D_FIT_H
-#define ISING2D_FIT_H
+/* ising_critical — polynomial fits of U4(T) and their crossings. */
+#ifndef ISING_CRITICAL_FIT_H
+#define ISING_CRITICAL_FIT_H
 
 #include <stdbool.h>
 

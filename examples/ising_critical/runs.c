@@ -1,5 +1,5 @@
 /*
- * ising2d_critical — one Markov chain per (L, T, replica), run through the public API.
+ * ising_critical — one Markov chain per (L, T, replica), run through the public API.
  * Replicas differ only in their seed: they are independent chains, which is what makes the
  * jackknife over replicas (analysis.c) a valid error estimate.
  */
@@ -32,9 +32,10 @@ static int run_chain(int task, void *user)
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
     d.model = LATMC_MODEL_ISING;
-    d.ndim = 2;
-    d.extent[0] = d.extent[1] = L;
-    d.algorithm = LATMC_ALGO_METROPOLIS;
+    d.ndim = s->dim;
+    for (int k = 0; k < s->dim; k++)
+        d.extent[k] = L;
+    d.algorithm = s->algorithm;
     d.device = s->device[l];
     d.n_threads = 1;  /* one core per chain: the pool runs several chains at once */
     d.seed = ex_chain_seed(s->seed, chain_id);
@@ -52,7 +53,8 @@ static int run_chain(int task, void *user)
 
     struct chain_means sum = { 0 };
     uint64_t n = 0;
-    /* |m(k_min)|^2 for xi/L: a second reduction by planes, on the CPU backend only */
+    /* |m(k_min)|^2 for xi/L: a second reduction by planes (where the backend has none,
+     * LATMC_EUNSUPPORTED, and xi/L is left out) */
     double mk2 = 0;
     bool have_k = false;
     if (st == LATMC_OK) {

@@ -1,9 +1,9 @@
 /*
- * Internal to the CUDA module: the ensembles' batched sweeps (lib/backend.h, ens_sweep;
- * doc/ensembles.md). One launch per colour covers every member of an ensemble: the grid
- * runs over members x Philox blocks, each member's device pointers and seed in a device
- * array, each site updated by the very per-block rule of the CPU reference
- * (lib/ising_rules.h), so every member is bit for bit its standalone sim.
+ * Internal to the CUDA module: the ensembles' batched Ising kernels and their host side
+ * (lib/box.h, a batch of members; doc/ensembles.md). One launch per colour covers every
+ * member of an ensemble: the grid runs over members x Philox blocks, each member's device
+ * pointers and seed in a device array, each site updated by the very per-block rule of the
+ * CPU reference (lib/ising_rules.h), so every member is bit for bit its standalone sim.
  */
 #ifndef LATMC_CUDA_ENS_CUDA_H
 #define LATMC_CUDA_ENS_CUDA_H
@@ -41,7 +41,7 @@ cudaError_t cuda_ens_ising_sweep_colour(cudaStream_t stream, const struct latmc_
                                         unsigned long long *changed);
 
 /*
- * One member of a packed batched launch (ens_ising_packed.cu): the member's own packed
+ * One member of a packed batched launch (ens_ising_packed_kernels.cu): the member's own packed
  * arrays (ising_packed.h's layout), its +-J coupling words per colour (NULL: uniform), its
  * thresholds (at its own beta) and seed. Any L_x a multiple of 16: the kernel takes one
  * to eight words of a colour per thread, each with its own neighbours, so unlike the
@@ -90,7 +90,7 @@ cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct latmc_latti
                                    struct latmc_ising_sums *sums);
 
 /*
- * Tempering on the device (ens_exchange.cu; lib/ens_exchange_rule.h): the state of the
+ * Tempering on the device (ens_exchange_kernels.cu; lib/ens_exchange_rule.h): the state of the
  * map of an ensemble, in device memory. Slot i = (s n_T + t) n_R + r as lib/ens_internal.h.
  */
 struct cuda_ens_temper_dev {
@@ -125,14 +125,14 @@ cudaError_t cuda_ens_exchange_round(cudaStream_t stream, const struct cuda_ens_t
 cudaError_t cuda_ens_temper_thresholds(cudaStream_t stream, const struct cuda_ens_temper_dev *d,
                                        struct cuda_ens_packed_member *members, int64_t n);
 
-/* The sums of lib/ising.h of every member from its bytes (ens_ising.cu), one block per
- * member, into sums[m] (zeroed by the caller): each exactly cuda_ising_measure's. */
+/* The sums of lib/ising.h of every member from its bytes (ens_ising_bytes_kernels.cu), one
+ * block per member, into sums[m] (zeroed by the caller): each exactly cuda_ising_measure's. */
 cudaError_t cuda_ens_ising_measure(cudaStream_t stream, const struct latmc_lattice *g,
                                    const struct cuda_ens_ising_member *members,
                                    int64_t n_members, struct latmc_ising_sums *sums);
 
 /* The overlap sums of the pairs of members pairs[2k], pairs[2k + 1] (indices into the
- * member table, k < n_pairs; ens_overlaps.cu): q[k] = sum_i s_i^a s_i^b and
+ * member table, k < n_pairs; ens_overlaps_kernels.cu): q[k] = sum_i s_i^a s_i^b and
  * ql[k] = sum_{i,mu} s_i^a s_i^b s_{i+mu}^a s_{i+mu}^b as two's-complement 64-bit
  * integers, added to q and ql (zeroed by the caller); one block per pair. From the
  * members' bytes or from their packed arrays. */
@@ -150,6 +150,7 @@ cudaError_t cuda_ens_overlaps_packed(cudaStream_t stream, const struct latmc_lat
 
 #else /* the C side */
 
+#include "box.h"
 #include "cuda_backend.h"
 
 /* The batch state of an ensemble whose member 0 is cs (cs->ens_batch), freed with cs. The
@@ -157,7 +158,7 @@ cudaError_t cuda_ens_overlaps_packed(cudaStream_t stream, const struct latmc_lat
 struct cuda_ens_batch;
 void cuda_ens_batch_free(struct cuda_ens_batch *b);
 
-/* ens_cuda.c, for ens_temper_cuda.c: the members' packed table ready on the device (as
+/* ens_ising_batch.c, for ens_tempering.c: the members' packed table ready on the device (as
  * a batched sweep prepares it, on cs0's stream), where every member runs the fused
  * kernel; LATMC_EUNSUPPORTED elsewhere. */
 struct cuda_ens_temper;
@@ -173,13 +174,25 @@ struct cuda_ens_ready {
 };
 int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_ready *out);
 
-/* ens_temper_cuda.c: the ens_temper operation (lib/backend.h) and its state's end. */
+/* ens_tempering.c: the ens_temper operation (lib/backend.h) and its state's end. */
 int cuda_ens_temper(latmc_sim *const *members, int n_members, struct latmc_ens_temper *job);
 void cuda_ens_temper_free(struct cuda_ens_temper *t);
 
-/* ens_cuda.c: the ens_sweep and ens_measure operations (lib/backend.h). */
-int cuda_ens_sweep(latmc_sim *const *members, int n_members, uint64_t n, uint64_t *accepted,
-                   uint64_t *attempted);
+/* ens_ising_batch.c: a batch of the plan's calls for Ising members (lib/box.h; colour
+ * steps and whole sweeps; LATMC_EUNSUPPORTED, nothing done, where the members cannot run
+ * together or the fused kernel does not take their whole sweeps), the batch layout's
+ * capabilities for a sim, and the ens_measure, ens_swap_params and ens_overlaps
+ * operations (lib/backend.h). */
+int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
+                             uint64_t *accepted, uint64_t *attempted);
+unsigned cuda_ens_ising_caps(const latmc_sim *sim);
+
+/* ens_batch_steps.c: the batch layout (lib/box.h) of the module's run_steps and step_caps:
+ * a list of calls over a batch of members, and a sim's batch capabilities, routed to its
+ * model's batch (Ising, Heisenberg; none elsewhere). */
+int cuda_ens_run_steps(const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
+                       uint64_t *attempted);
+unsigned cuda_ens_batch_caps(const latmc_sim *sim);
 int cuda_ens_measure(latmc_sim *const *members, int n_members, void *sums);
 int cuda_ens_swap_params(latmc_sim *a, latmc_sim *b);
 int cuda_ens_overlaps(latmc_sim *const *members, int n_members, const int32_t *pairs,

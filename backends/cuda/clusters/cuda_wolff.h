@@ -1,0 +1,72 @@
+/*
+ * Internal to the CUDA module: the cluster decisions that need more than a draw, on the
+ * labels of cuda_sw.h (doc/clusters.md, "On CUDA"):
+ *
+ *   Wolff (LATMC_STEP_CLUSTER_FLIP_SEED): after the Swendsen-Wang bonds and labels of the
+ *     sweep, only the cluster of the seed site is updated. The CPU grows that cluster
+ *     from the seed over the same bonds (lib/cluster_wolff.c), drawing a bond where the
+ *     growth reaches it; every bond's draw and its ends' states are named globally, so
+ *     the grown cluster is the seed's component of the labelled bonds, and its name (its
+ *     smallest site) the root labels[labels[seed]]. The kernels count its sites (and, in
+ *     a field, its magnetisation), draw its decision at its name in one thread, then
+ *     update its sites.
+ *   A field (Swendsen-Wang): every cluster's size (Potts) or magnetisation (Ising)
+ *     summed at its root by label, then every root's decision drawn from it.
+ *   The cluster observables: the sizes summed the same way, on demand, from the labels
+ *     the last sweep left (they stay until the next sweep).
+ *
+ * The thresholds are lib/cluster_bonds.h's (liblatmc's own exp), so the decisions are the
+ * CPU's bit for bit.
+ */
+#ifndef LATMC_CUDA_WOLFF_H
+#define LATMC_CUDA_WOLFF_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda_sw.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A box's Wolff counters (device memory, cleared at the box's creation). */
+struct cuda_wolff_counts {
+    unsigned long long sites; /* the sites of every sweep's cluster: the updates attempted
+                                 (never reset; the leaf reads its growth per call) */
+    unsigned long long n;     /* this sweep's cluster: its sites and magnetisation (a */
+    unsigned long long m;     /* field only; m two's complement), cleared per sweep */
+    uint32_t root;            /* its name */
+    uint32_t decision;        /* Ising 1 keep, 0 flip; Potts the new colour */
+};
+
+/* The update of the cluster of site `seed_site` in sweep `sweep` of chain `seed`, on a
+ * labelled box (cuda_sw_label): q = 0 Ising, else Potts with q states; beta_h = beta h.
+ * Adds the sites changed to *changed and the cluster's sites to c->sites. */
+cudaError_t cuda_wolff_flip(cudaStream_t stream, const struct cuda_sw_box *b, uint64_t seed,
+                            uint64_t sweep, uint32_t seed_site, double beta_h, int q,
+                            struct cuda_wolff_counts *c, unsigned long long *changed);
+
+/* Every cluster's decision in a field beta_h != 0, drawn at its name from its
+ * magnetisation (q = 0) or size (Potts), into its root's bonds byte as cuda_sw_apply reads
+ * it; sums: one int64 per site (device), overwritten. */
+cudaError_t cuda_sw_field_decide(cudaStream_t stream, const struct cuda_sw_box *b,
+                                 uint64_t seed, uint64_t sweep, double beta_h, int q,
+                                 long long *sums);
+
+/* What the last cluster sweep built, from the labels it left, into the device words
+ * out[0 .. 2] (cleared here): the clusters, the largest one's sites, the sum of the
+ * clusters' squared sizes (as lib/cluster_sweep.h's struct latmc_cluster_stats). Wolff
+ * (c non-NULL): the one cluster named c->root, out[1] = out[2] its sites, out[0] 1;
+ * Swendsen-Wang (c NULL): every cluster's size counted at its root into sums (one int64
+ * per site, overwritten). */
+cudaError_t cuda_cluster_stats(cudaStream_t stream, const struct cuda_sw_box *b,
+                               const struct cuda_wolff_counts *c, long long *sums,
+                               unsigned long long *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

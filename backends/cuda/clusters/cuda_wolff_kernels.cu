@@ -1,0 +1,260 @@
+/*
+ * The cluster decisions that need the clusters' sums (cuda_wolff.h): Wolff's one
+ * cluster, and every cluster in a field; and the clusters' statistics. They run on the labels of cuda_sw_kernels.cu,
+ * where labels[labels[i]] is the name (the smallest site) of site i's cluster.
+ *
+ * Sums by label are integers (sites, spins +-1), added with atomics in any order: the
+ * same totals whatever the order, so the decisions are the CPU's. One thread per site in
+ * a grid-stride loop; the counting kernels on a bounded grid (a warp adds its sum once).
+ */
+#include <stdint.h>
+
+#include "cluster_bonds.h"
+#include "cuda_launch.cuh"
+#include "cuda_wolff.h"
+
+/* Blocks of the counting kernels: enough to fill any current GPU, few enough that the
+ * warps' atomics on one counter do not queue in the L2. */
+#define WOLFF_COUNT_BLOCKS 2048u
+
+static unsigned count_blocks(int64_t sites)
+{
+    const unsigned grid = cuda_grid(sites);
+    return grid < WOLFF_COUNT_BLOCKS ? grid : WOLFF_COUNT_BLOCKS;
+}
+
+/* The name of site i's cluster. */
+__device__ __forceinline__ uint32_t cluster_of(const struct cuda_sw_box &b, uint32_t i)
+{
+    return b.labels[b.labels[i]];
+}
+
+/* Wolff in a field: the sites and the magnetisation of the seed's cluster into c->n and
+ * c->m (cleared before). */
+__global__ void wolff_sum_kernel(struct cuda_sw_box b, uint32_t seed_site,
+                                 struct cuda_wolff_counts *c)
+{
+    const uint64_t n = (uint64_t)b.g.nsites;
+    const uint32_t r = cluster_of(b, seed_site);
+    unsigned long long sites = 0;
+    long long m = 0;
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
+        const uint32_t i = (uint32_t)k;
+        if (cluster_of(b, i) == r) {
+            sites++;
+            m += b.spins[i]; /* Ising's +-1; Potts reads only the sites */
+        }
+    }
+    cuda_warp_add(&c->n, sites);
+    cuda_warp_add(&c->m, (unsigned long long)m); /* two's complement: the sum wraps right */
+}
+
+/* Wolff: the decision of the seed's cluster, drawn at its name (lib/cluster_draws.c's
+ * latmc_cluster_decide): without a field Ising always flips and Potts takes one of the
+ * q - 1 other colours; in a field the heat bath over its states, from its magnetisation
+ * (Ising) or its size (Potts). One thread. */
+__global__ void wolff_decide_kernel(struct cuda_sw_box b, uint32_t seed_site, uint64_t seed,
+                                    uint64_t sweep, double beta_h, int q,
+                                    struct cuda_wolff_counts *c)
+{
+    const uint32_t r = cluster_of(b, seed_site);
+    const uint32_t u = latmc_cluster_decide_draw(seed, sweep, r);
+    const int old = (uint8_t)b.spins[seed_site]; /* the cluster's colour (Potts) */
+    int d;
+    if (!q)
+        d = beta_h == 0.0 ? 0
+                          : latmc_cluster_ising_keep(
+                                u, latmc_cluster_keep_threshold(beta_h, (long long)c->m));
+    else if (beta_h == 0.0)
+        d = latmc_cluster_potts_other(u, old, q);
+    else
+        d = latmc_cluster_potts_colour(
+            u, latmc_cluster_zero_threshold(beta_h, q, (int64_t)c->n), q);
+    c->root = r;
+    c->decision = (uint32_t)d;
+}
+
+/* Wolff: every site of the seed's cluster takes its decision; counts the sites changed
+ * and the cluster's sites. */
+template <bool POTTS>
+__global__ void wolff_flip_kernel(struct cuda_sw_box b, struct cuda_wolff_counts *c,
+                                  unsigned long long *changed)
+{
+    const uint64_t n = (uint64_t)b.g.nsites;
+    const uint32_t r = c->root, d = c->decision;
+    unsigned long long sites = 0, flipped = 0;
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
+        const uint32_t i = (uint32_t)k;
+        if (cluster_of(b, i) != r)
+            continue;
+        sites++;
+        const int8_t old = b.spins[i];
+        const int8_t v = POTTS ? (int8_t)d : d ? old : (int8_t)-old;
+        if (v != old) {
+            b.spins[i] = v;
+            flipped++;
+        }
+    }
+    cuda_warp_add(changed, flipped);
+    cuda_warp_add(&c->sites, sites);
+}
+
+/* A field: every cluster's magnetisation (Ising) or size (Potts) at its root, sums[r]
+ * (cleared before). The lanes of a warp that share a cluster add once: their sum from the
+ * warp's ballots (a large cluster would otherwise queue one atomic per site on its root).
+ * The loop runs whole warps (k0 the warp's first site) so that the ballots see all lanes. */
+template <bool POTTS>
+__global__ void sw_sums_kernel(struct cuda_sw_box b, long long *sums)
+{
+    const uint64_t n = (uint64_t)b.g.nsites;
+    const unsigned lane = threadIdx.x & 31u;
+    for (uint64_t k0 = (uint64_t)cuda_first_item() - lane; k0 < n;
+         k0 += (uint64_t)cuda_item_stride()) {
+        const uint64_t k = k0 + lane;
+        const bool valid = k < n;
+        const uint32_t r = valid ? cluster_of(b, (uint32_t)k) : UINT32_MAX; /* not a site */
+        const int8_t v = valid ? b.spins[k] : 0;
+        const unsigned same = __match_any_sync(0xffffffffu, r);
+        const unsigned up = __ballot_sync(0xffffffffu, valid && (POTTS || v > 0));
+        const unsigned down = __ballot_sync(0xffffffffu, valid && !POTTS && v < 0);
+        if (valid && lane == (unsigned)__ffs(same) - 1u) {
+            const long long sum = (long long)__popc(same & up) - (long long)__popc(same & down);
+            atomicAdd((unsigned long long *)&sums[r], (unsigned long long)sum);
+        }
+    }
+}
+
+/* A field: every cluster's decision at its root, as latmc_cluster_decide: Ising keep iff
+ * u < floor(2^32 / (1 + exp(-2 beta h M))), Potts colour 0 below floor(2^32 / (1 + (q - 1)
+ * exp(-beta h n))), else one of the others. */
+template <bool POTTS>
+__global__ void sw_field_decide_kernel(struct cuda_sw_box b, const long long *sums,
+                                       uint64_t seed, uint64_t sweep, double beta_h, int q)
+{
+    const uint64_t n = (uint64_t)b.g.nsites;
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
+        const uint32_t r = (uint32_t)k;
+        if (b.labels[r] != r)
+            continue; /* a root's label is itself; every other site's a smaller site */
+        const uint32_t u = latmc_cluster_decide_draw(seed, sweep, r);
+        b.bonds[r] = (uint8_t)(POTTS ? latmc_cluster_potts_colour(
+                                           u, latmc_cluster_zero_threshold(beta_h, q, sums[r]), q)
+                                     : latmc_cluster_ising_keep(
+                                           u, latmc_cluster_keep_threshold(beta_h, sums[r])));
+    }
+}
+
+/* Wolff's statistics: the sites of the cluster named c->root into out[1]. */
+__global__ void wolff_size_kernel(struct cuda_sw_box b, const struct cuda_wolff_counts *c,
+                                  unsigned long long *out)
+{
+    const uint64_t n = (uint64_t)b.g.nsites;
+    const uint32_t r = c->root;
+    unsigned long long sites = 0;
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride())
+        sites += cluster_of(b, (uint32_t)k) == r;
+    cuda_warp_add(&out[1], sites);
+}
+
+/* Swendsen-Wang's statistics from the sizes at the roots: the clusters into out[0], the
+ * largest size into out[1], the sum of the squared sizes into out[2] (< N^2 < 2^64). */
+__global__ void sw_stats_kernel(struct cuda_sw_box b, const long long *sizes,
+                                unsigned long long *out)
+{
+    const uint64_t n = (uint64_t)b.g.nsites;
+    unsigned long long clusters = 0, largest = 0, size2 = 0;
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
+        const uint32_t r = (uint32_t)k;
+        if (b.labels[r] != r)
+            continue;
+        const unsigned long long s = (unsigned long long)sizes[r];
+        clusters++;
+        size2 += s * s;
+        largest = s > largest ? s : largest;
+    }
+    cuda_warp_add(&out[0], clusters);
+    cuda_warp_add(&out[2], size2);
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        const unsigned long long other = __shfl_down_sync(0xffffffffu, largest, offset);
+        largest = other > largest ? other : largest;
+    }
+    if ((threadIdx.x & 31u) == 0 && largest != 0)
+        atomicMax(&out[1], largest);
+}
+
+extern "C" cudaError_t cuda_wolff_flip(cudaStream_t stream, const struct cuda_sw_box *b,
+                                       uint64_t seed, uint64_t sweep, uint32_t seed_site,
+                                       double beta_h, int q, struct cuda_wolff_counts *c,
+                                       unsigned long long *changed)
+{
+    const unsigned blocks = count_blocks(b->g.nsites);
+    cudaError_t err = cudaSuccess;
+    if (beta_h != 0.0) { /* the decision needs the cluster's sites or magnetisation */
+        err = cudaMemsetAsync(&c->n, 0, sizeof c->n + sizeof c->m, stream);
+        if (err == cudaSuccess) {
+            wolff_sum_kernel<<<blocks, CUDA_THREADS, 0, stream>>>(*b, seed_site, c);
+            err = cudaGetLastError();
+        }
+    }
+    if (err == cudaSuccess) {
+        wolff_decide_kernel<<<1, 1, 0, stream>>>(*b, seed_site, seed, sweep, beta_h, q, c);
+        err = cudaGetLastError();
+    }
+    if (err == cudaSuccess) {
+        if (q)
+            wolff_flip_kernel<true><<<blocks, CUDA_THREADS, 0, stream>>>(*b, c, changed);
+        else
+            wolff_flip_kernel<false><<<blocks, CUDA_THREADS, 0, stream>>>(*b, c, changed);
+        err = cudaGetLastError();
+    }
+    return err;
+}
+
+extern "C" cudaError_t cuda_sw_field_decide(cudaStream_t stream, const struct cuda_sw_box *b,
+                                            uint64_t seed, uint64_t sweep, double beta_h,
+                                            int q, long long *sums)
+{
+    const unsigned grid = cuda_grid(b->g.nsites);
+    cudaError_t err =
+        cudaMemsetAsync(sums, 0, (size_t)b->g.nsites * sizeof *sums, stream);
+    if (err == cudaSuccess) {
+        if (q)
+            sw_sums_kernel<true><<<grid, CUDA_THREADS, 0, stream>>>(*b, sums);
+        else
+            sw_sums_kernel<false><<<grid, CUDA_THREADS, 0, stream>>>(*b, sums);
+        err = cudaGetLastError();
+    }
+    if (err == cudaSuccess) {
+        if (q)
+            sw_field_decide_kernel<true><<<grid, CUDA_THREADS, 0, stream>>>(*b, sums, seed,
+                                                                            sweep, beta_h, q);
+        else
+            sw_field_decide_kernel<false><<<grid, CUDA_THREADS, 0, stream>>>(*b, sums, seed,
+                                                                             sweep, beta_h, q);
+        err = cudaGetLastError();
+    }
+    return err;
+}
+
+extern "C" cudaError_t cuda_cluster_stats(cudaStream_t stream, const struct cuda_sw_box *b,
+                                          const struct cuda_wolff_counts *c, long long *sums,
+                                          unsigned long long *out)
+{
+    const unsigned blocks = count_blocks(b->g.nsites);
+    cudaError_t err = cudaMemsetAsync(out, 0, 3 * sizeof *out, stream);
+    if (err == cudaSuccess && c) {
+        wolff_size_kernel<<<blocks, CUDA_THREADS, 0, stream>>>(*b, c, out);
+        return cudaGetLastError();
+    }
+    if (err == cudaSuccess) /* every cluster's size at its root */
+        err = cudaMemsetAsync(sums, 0, (size_t)b->g.nsites * sizeof *sums, stream);
+    if (err == cudaSuccess) {
+        sw_sums_kernel<true><<<cuda_grid(b->g.nsites), CUDA_THREADS, 0, stream>>>(*b, sums);
+        err = cudaGetLastError();
+    }
+    if (err == cudaSuccess) {
+        sw_stats_kernel<<<blocks, CUDA_THREADS, 0, stream>>>(*b, sums, out);
+        err = cudaGetLastError();
+    }
+    return err;
+}

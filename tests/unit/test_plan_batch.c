@@ -1,0 +1,233 @@
+/*
+ * The plan's batch layout (lib/plan.c latmc_plan_sweep_batch, lib/box.h): what a backend
+ * that runs an ensemble's members as one batch is handed. A recording backend (the CPU's
+ * ops with step_caps and run_steps replaced) stands for the device, so the calls are
+ * checked on any machine: no batch without LATMC_STEP_CAP_BATCH; whole sweeps in one
+ * call where the backend declares LATMC_STEP_CAP_BATCH_SWEEPS; after a refusal of them
+ * the steps of the Ising schedule (colour s, draws named (sweep, phase s, sub 0):
+ * doc/models/ising.md) one call each, in lists of at most 64 calls, every call carrying
+ * the batch; each member counted on its own; a refusal after the first list an error,
+ * never a silent "run them one by one".
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <latmc/latmc.h>
+
+#include "backend.h"
+#include "internal.h"
+#include "plan.h"
+
+enum { MEMBERS = 3, L = 4, MAX_CALLS = 512 };
+
+/* What the recording backend declares and answers, and what it was handed. */
+static struct {
+    unsigned caps;
+    int refuse_sweeps;   /* answer LATMC_STEP_SWEEPS calls LATMC_EUNSUPPORTED */
+    int refuse_list;     /* answer list number refuse_list (1-based) LATMC_EUNSUPPORTED */
+    int lists;
+    int list_len[MAX_CALLS];
+    int n;
+    struct latmc_step_call calls[MAX_CALLS];
+} rec;
+
+static unsigned rec_caps(latmc_sim *sim)
+{
+    (void)sim;
+    return rec.caps;
+}
+
+static int rec_run_steps(latmc_sim *sim, const struct latmc_step_call *calls, int n_calls,
+                         uint64_t *accepted, uint64_t *attempted)
+{
+    (void)sim;
+    rec.list_len[rec.lists++] = n_calls;
+    if (rec.lists == rec.refuse_list)
+        return LATMC_EUNSUPPORTED;
+    if (rec.refuse_sweeps && calls[0].part == LATMC_STEP_SWEEPS)
+        return LATMC_EUNSUPPORTED;
+    for (int c = 0; c < n_calls; c++) {
+        assert_true(rec.n < MAX_CALLS);
+        rec.calls[rec.n++] = calls[c];
+        /* member m: m + 1 accepted and 10 attempted a call, to see each counted apart */
+        for (int m = 0; m < calls[c].n_members; m++) {
+            accepted[m] += (uint64_t)m + 1;
+            attempted[m] += 10;
+        }
+    }
+    return LATMC_OK;
+}
+
+static struct latmc_backend_ops rec_ops;
+static latmc_ctx *ctx;
+static latmc_sim *members[MEMBERS];
+
+static int setup(void **state)
+{
+    (void)state;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    for (int m = 0; m < MEMBERS; m++) {
+        latmc_sim_desc d;
+        latmc_sim_desc_init(&d);
+        d.model = LATMC_MODEL_ISING;
+        d.ndim = 2;
+        d.extent[0] = d.extent[1] = L;
+        d.n_threads = 1;
+        d.seed = 100 + (uint64_t)m;
+        d.device = LATMC_DEVICE_CPU;
+        assert_int_equal(latmc_sim_create(ctx, &d, &members[m]), LATMC_OK);
+        assert_int_equal(latmc_sim_init_spins(members[m], LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(members[m], 5), LATMC_OK); /* sweep numbers 5.. */
+    }
+    rec_ops = *members[0]->ops;
+    rec_ops.step_caps = rec_caps;
+    rec_ops.run_steps = rec_run_steps;
+    for (int m = 0; m < MEMBERS; m++)
+        members[m]->ops = &rec_ops;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    for (int m = 0; m < MEMBERS; m++) {
+        members[m]->ops = &latmc_cpu_backend_ops;
+        latmc_sim_destroy(&members[m]);
+    }
+    latmc_ctx_destroy(&ctx);
+    return 0;
+}
+
+static void reset(unsigned caps, int refuse_sweeps, int refuse_list)
+{
+    memset(&rec, 0, sizeof rec);
+    rec.caps = caps;
+    rec.refuse_sweeps = refuse_sweeps;
+    rec.refuse_list = refuse_list;
+}
+
+/* Every call carries the batch, and its box is the whole lattice (each member's own wrap). */
+static void check_batch(const struct latmc_step_call *c)
+{
+    assert_ptr_equal(c->members, members);
+    assert_int_equal(c->n_members, MEMBERS);
+    assert_int_equal(c->n_boxes, 1);
+    for (int mu = 0; mu < 2; mu++) {
+        assert_int_equal(c->boxes[0].origin[mu], 0);
+        assert_int_equal(c->boxes[0].extent[mu], L);
+    }
+}
+
+static void no_batch_without_the_capability(void **state)
+{
+    (void)state;
+    uint64_t acc[MEMBERS] = { 0 }, att[MEMBERS] = { 0 };
+    reset(0u, 0, 0);
+    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, 3, acc, att), LATMC_EUNSUPPORTED);
+    assert_int_equal(rec.lists, 0);
+    reset(LATMC_STEP_CAP_BATCH_SWEEPS, 0, 0); /* whole sweeps alone name no batch */
+    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, 3, acc, att), LATMC_EUNSUPPORTED);
+    assert_int_equal(rec.lists, 0);
+    assert_int_equal(latmc_plan_sweep_batch(members, 0, 3, acc, att), LATMC_EUNSUPPORTED);
+}
+
+static void whole_sweeps_in_one_call(void **state)
+{
+    (void)state;
+    uint64_t acc[MEMBERS] = { 0 }, att[MEMBERS] = { 0 };
+    reset(LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS, 0, 0);
+    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, 300, acc, att), LATMC_OK);
+    assert_int_equal(rec.lists, 1);
+    assert_int_equal(rec.n, 1);
+    const struct latmc_step_call *c = &rec.calls[0];
+    check_batch(c);
+    assert_int_equal(c->part, LATMC_STEP_SWEEPS);
+    assert_true(c->sweep == 5 && c->n_sweeps == 300);
+    assert_int_equal(c->step.index, 0);
+    for (int m = 0; m < MEMBERS; m++) {
+        assert_true(acc[m] == (uint64_t)m + 1);
+        assert_true(att[m] == 10);
+    }
+}
+
+/* The steps of n sweeps from sweep 5 as the Ising schedule names them, from call `first`. */
+static void check_steps(int first, int n)
+{
+    assert_int_equal(rec.n - first, 2 * n);
+    for (int k = 0; k < n; k++)
+        for (int s = 0; s < 2; s++) {
+            const struct latmc_step_call *c = &rec.calls[first + 2 * k + s];
+            const uint64_t sweep = 5 + (uint64_t)k;
+            check_batch(c);
+            assert_int_equal(c->part, LATMC_STEP_WHOLE);
+            assert_true(c->sweep == sweep);
+            assert_int_equal(c->step.kind, LATMC_STEP_COLOUR);
+            assert_int_equal(c->step.colour, s);
+            assert_true(c->step.rng_sweep == sweep);
+            assert_int_equal(c->step.phase, (uint32_t)s);
+            assert_int_equal(c->step.sub, 0);
+            const struct latmc_rng_name name = latmc_rng_update_name(sweep, (uint32_t)s, 0);
+            assert_true(c->step.rng.c1 == name.c1 && c->step.rng.c2 == name.c2 &&
+                        c->step.rng.c3 == name.c3);
+            assert_int_equal(c->last, k == n - 1 && s == 1);
+        }
+}
+
+static void steps_after_whole_sweeps_refused(void **state)
+{
+    (void)state;
+    uint64_t acc[MEMBERS] = { 0 }, att[MEMBERS] = { 0 };
+    reset(LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS, 1, 0);
+    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, 40, acc, att), LATMC_OK);
+    /* the refused call, then 80 steps in lists of 64 and 16 */
+    assert_int_equal(rec.lists, 3);
+    assert_int_equal(rec.list_len[0], 1);
+    assert_int_equal(rec.list_len[1], 64);
+    assert_int_equal(rec.list_len[2], 16);
+    check_steps(0, 40);
+    for (int m = 0; m < MEMBERS; m++) {
+        assert_true(acc[m] == 80 * ((uint64_t)m + 1));
+        assert_true(att[m] == 800);
+    }
+}
+
+static void steps_without_whole_sweeps(void **state)
+{
+    (void)state;
+    uint64_t acc[MEMBERS] = { 0 }, att[MEMBERS] = { 0 };
+    reset(LATMC_STEP_CAP_BATCH, 0, 0);
+    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, 3, acc, att), LATMC_OK);
+    assert_int_equal(rec.lists, 1);
+    check_steps(0, 3);
+}
+
+static void refusals(void **state)
+{
+    (void)state;
+    uint64_t acc[MEMBERS] = { 0 }, att[MEMBERS] = { 0 };
+    /* refused at its first list: nothing done, the core runs the members one by one */
+    reset(LATMC_STEP_CAP_BATCH, 0, 1);
+    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, 40, acc, att), LATMC_EUNSUPPORTED);
+    assert_int_equal(rec.lists, 1);
+    /* refused after a list ran: part of the steps are done, so it is a failure */
+    reset(LATMC_STEP_CAP_BATCH, 0, 2);
+    assert_int_equal(latmc_plan_sweep_batch(members, MEMBERS, 40, acc, att), LATMC_EDEVICE);
+    assert_int_equal(rec.lists, 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(no_batch_without_the_capability),
+        cmocka_unit_test(whole_sweeps_in_one_call),
+        cmocka_unit_test(steps_after_whole_sweeps_refused),
+        cmocka_unit_test(steps_without_whole_sweeps),
+        cmocka_unit_test(refusals),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
