@@ -31,8 +31,8 @@ enum latmc_step_kind {
      * BONDS: every bond (i, mu) drawn, phase LATMC_CLUSTER_PHASE_BONDS, active iff its
      *   ends are satisfied and its draw < cluster_threshold; no site changes.
      * LABEL: every site labelled with its cluster's name, the smallest global site index
-     *   of its component of the active bonds (a box alone does it in one step; boxes
-     *   joined across faces would repeat it until no label changes); no draws.
+     *   of its component of the active bonds (CUDA: each box its own planes, then the
+     *   pieces at the faces joined across the boxes within the same step); no draws.
      * FLIP: every cluster's decision drawn at its name, phase LATMC_CLUSTER_PHASE_DECIDE,
      *   and every site given its cluster's new state; counts the sites that changed. */
     LATMC_STEP_CLUSTER_BONDS = 4,

@@ -244,7 +244,8 @@ static void refusals_ising_potts(void **state)
         pd.q = 3;
         assert_int_equal(latmc_sim_create(ctx, &pd, &sim), LATMC_OK);
         assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
-        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.8), LATMC_OK);
+        /* beta > 0: the refusal of J < 0 is of K = beta J < 0 (beta's default is 0) */
+        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.5), LATMC_OK);
         assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
         assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_J, -1.0), LATMC_OK);
         assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_EUNSUPPORTED);
@@ -255,6 +256,18 @@ static void refusals_ising_potts(void **state)
         assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1), LATMC_OK);
         assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
         latmc_sim_destroy(&sim);
+        /* boxes on the GPU (their labels joined across the faces; the identity matrix
+         * compares the chains): sweeps run, a field is refused there too */
+        d.n_parts = 3;
+        assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
+        assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_EUNSUPPORTED);
+        assert_non_null(strstr(latmc_sim_last_error(sim), "without a field"));
+        latmc_sim_destroy(&sim);
+        d.n_parts = 0;
         struct {
             int algorithm, model, couplings, n_parts;
             const char *why;
@@ -263,11 +276,7 @@ static void refusals_ising_potts(void **state)
               "one box on one GPU" },
             { LATMC_ALGO_WOLFF, LATMC_MODEL_POTTS, LATMC_COUPLINGS_UNIFORM, 3,
               "one box on one GPU" },
-            { LATMC_ALGO_SWENDSEN_WANG, LATMC_MODEL_ISING, LATMC_COUPLINGS_UNIFORM, 2,
-              "one box on one GPU" },
-            { LATMC_ALGO_SWENDSEN_WANG, LATMC_MODEL_ISING, LATMC_COUPLINGS_BIMODAL, 3,
-              "one box on one GPU" },
-            { LATMC_ALGO_SWENDSEN_WANG, LATMC_MODEL_POTTS, LATMC_COUPLINGS_UNIFORM, 2,
+            { LATMC_ALGO_WOLFF, LATMC_MODEL_ISING, LATMC_COUPLINGS_BIMODAL, 2,
               "one box on one GPU" },
         };
         for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
@@ -335,6 +344,31 @@ static void antiferro_part(int rank, int n, const latmc_transport *t, void *arg)
     latmc_ctx_destroy(&ctx);
 }
 
+/* Swendsen-Wang on CUDA parts of a lattice shared by processes: refused at creation,
+ * saying so (the labels are joined across the boxes of one process only); status[rank]:
+ * LATMC_OK where refused as expected, 77 without a CUDA backend. */
+static void cuda_sw_part(int rank, int n, const latmc_transport *t, void *arg)
+{
+    int *status = arg;
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
+    latmc_sim_desc d = ising_desc(2, 8, 12, 0, LATMC_ALGO_METROPOLIS, 1, 1);
+    d.device = LATMC_DEVICE_CUDA;
+    int st = latmc_ctx_create(&ctx);
+    if (st == LATMC_OK && latmc_sim_create(ctx, &d, &sim) != LATMC_OK)
+        st = 77;
+    latmc_sim_destroy(&sim);
+    d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
+    if (st == LATMC_OK) {
+        st = latmc_sim_create_part(ctx, &d, rank, n, t, &sim);
+        st = st == LATMC_EUNSUPPORTED && strstr(latmc_last_error(), "on parts") ? LATMC_OK
+                                                                                 : LATMC_EBACKEND;
+    }
+    status[rank] = st;
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+}
+
 static void refusals_parts(void **state)
 {
     (void)state;
@@ -343,6 +377,15 @@ static void refusals_parts(void **state)
     assert_int_equal(thread_parts_run(3, NULL, antiferro_part, args, NULL), 0);
     for (int p = 0; p < 3; p++)
         assert_int_equal(status[p], LATMC_EUNSUPPORTED);
+    int cuda[2] = { 1, 1 };
+    void *cuda_args[2] = { cuda, cuda };
+    assert_int_equal(thread_parts_run(2, NULL, cuda_sw_part, cuda_args, NULL), 0);
+    if (cuda[0] == 77) {
+        printf("no CUDA backend here: its refusal of Swendsen-Wang on parts not checked\n");
+        return;
+    }
+    for (int p = 0; p < 2; p++)
+        assert_int_equal(cuda[p], LATMC_OK);
 }
 
 static void refusals_embedded(void **state)

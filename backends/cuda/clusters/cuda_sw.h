@@ -33,13 +33,22 @@
 extern "C" {
 #endif
 
-/* What the kernels of one box read: the whole lattice held alone (its own wrap). */
+/* What the kernels of one box read: its stored lattice g (the whole lattice held alone,
+ * its own wrap; or a box's own planes with a halo plane on each side), every array
+ * indexed by g's local sites. */
 struct cuda_sw_box {
     struct latmc_lattice g;
     int8_t *spins;      /* one byte per site: Ising +-1, Potts the colour (compared as bytes) */
     const int8_t *eps;  /* Ising +-J: the couplings +-1 at ndim i + mu; NULL: uniform */
     uint8_t *bonds;     /* bit mu: bond (i, mu) active */
-    uint32_t *labels;   /* union-find parents, then the clusters' names */
+    uint32_t *labels;   /* union-find parents (local sites), then the local roots */
+    /* The own sites: local planes [p0, p0 + np) of the last axis, whose first site is the
+     * lattice's site g0. wrap: the last axis wraps inside the box (a box alone: p0 = 0,
+     * np = L, g0 = 0); else the bonds of the last own plane along it reach the next box's
+     * first plane (its spins in the upper halo) and are joined across the face
+     * (cuda_sw_faces.h), and the kernels never wrap along it. */
+    uint32_t p0, np, g0;
+    int wrap;
 };
 
 /* Bonds of every site of sweep `name` (the step's): active iff the ends are satisfied and
@@ -48,15 +57,23 @@ struct cuda_sw_box {
 cudaError_t cuda_sw_bonds(cudaStream_t stream, const struct cuda_sw_box *b, uint64_t seed,
                           struct latmc_rng_name name, int flip, uint64_t threshold);
 
-/* The clusters of the active bonds: labels[labels[i]] = the smallest site of i's cluster. */
+/* The clusters of the own sites' active bonds (a box with wrap = 0: without the bonds
+ * across its upper face): labels[labels[i]] = the smallest site of i's cluster (of its
+ * piece in the box). */
 cudaError_t cuda_sw_label(cudaStream_t stream, const struct cuda_sw_box *b);
 
 /* Each cluster's decision drawn at its name: q = 0 (Ising) it keeps its spins iff the draw
  * < keep_threshold, else flips; q >= 2 (Potts) its new colour floor(u q / 2^32). Adds the
- * sites changed to *changed. Overwrites the bonds (the roots' decisions). */
+ * sites changed to *changed. Overwrites the bonds (the roots' decisions). A box joined to
+ * others: cuda_sw_decide, cuda_sw_faces_decide (its pieces at the faces), then
+ * cuda_sw_apply; cuda_sw_flip is the first and the last. */
 cudaError_t cuda_sw_flip(cudaStream_t stream, const struct cuda_sw_box *b, uint64_t seed,
                          struct latmc_rng_name name, uint64_t keep_threshold, int q,
                          unsigned long long *changed);
+cudaError_t cuda_sw_decide(cudaStream_t stream, const struct cuda_sw_box *b, uint64_t seed,
+                           struct latmc_rng_name name, uint64_t keep_threshold, int q);
+cudaError_t cuda_sw_apply(cudaStream_t stream, const struct cuda_sw_box *b, int q,
+                          unsigned long long *changed);
 
 /* Every site takes its cluster's decision, kept in its root's bonds byte (cuda_sw_flip,
  * cuda_wolff.h's decisions in a field): q = 0 (Ising) keep or flip, q >= 2 the colour.

@@ -19,21 +19,19 @@
  * flip reads them there. The bonds: four sites a thread, whose draws are whole blocks.
  * A find reads the parents around L1 (__ldcg): a stale parent is still an ancestor, so a
  * find always ends, and the atomicMin's old value tells a union whether it won.
+ *
+ * A box of several (cuda_sw_box.wrap = 0) runs the same passes on its own planes only,
+ * never across its faces along the last axis: the labels are local sites, a piece's root
+ * its smallest local site, which is its smallest global site too (the own planes do not
+ * wrap). Its pieces that reach a face are joined with the other boxes' by
+ * cuda_sw_faces.cu.
  */
 #include <stdint.h>
 
 #include "cluster_bonds.h"
 #include "cuda_launch.cuh"
 #include "cuda_sw.h"
-
-/* Lane `lane` of a block of draws, without indexing the struct by a variable (which
- * would put it in local memory). */
-__device__ __forceinline__ uint32_t lane_of(const latmc_philox_ctr &c, unsigned lane)
-{
-    const uint32_t lo = lane & 1u ? c.v[1] : c.v[0];
-    const uint32_t hi = lane & 1u ? c.v[3] : c.v[2];
-    return lane & 2u ? hi : lo;
-}
+#include "cuda_sw_device.cuh"
 
 /* The neighbour of site i = x + L_x (y + L_y z) in direction +mu, periodic. */
 __device__ __forceinline__ void neighbours(const struct latmc_lattice &g, uint32_t i,
@@ -54,23 +52,27 @@ __device__ __forceinline__ void neighbours(const struct latmc_lattice &g, uint32
 /* Blocks of the counting flip kernel: a few per SM of any current GPU, enough to fill it. */
 #define SW_COUNT_BLOCKS 2048u
 
-/* Four sites a thread, i0 = 4 k .. 4 k + 3: their draws nd i0 .. nd i0 + 4 nd - 1 are the
- * nd whole blocks from nd k on, each computed once (N is a multiple of 4: even extents).
+/* Four own sites a thread, local i0 = first + 4 k .. + 3, global g0 + 4 k .. + 3: their
+ * draws nd (g0 + 4 k) .. + 4 nd - 1 are the nd whole blocks from nd (g0 / 4 + k) on, each
+ * computed once (sw_grouped: first, g0 and the own sites multiples of 4).
  * A bond's ends are satisfied iff "same state" ^ (eps < 0) ^ flip (lib/cluster_draws.c:
  * K eps s_i s_j > 0 for Ising, s_i = s_j for Potts, whose bytes compare alike as int8).
- * EPS: the +-J couplings eps[ND i + mu] are read (else uniform, eps NULL). */
+ * EPS: the +-J couplings eps[ND i + mu] are read (else uniform, eps NULL). The last own
+ * plane's bonds along the last axis read the next plane, the upper halo of a box. */
 template <int ND, bool EPS>
 __global__ void sw_bonds_kernel(struct cuda_sw_box b, uint64_t seed,
                                 struct latmc_rng_name name, int flip, uint64_t thr)
 {
-    const uint64_t groups = (uint64_t)b.g.nsites / 4;
+    const uint64_t groups = (uint64_t)b.np * sw_plane_sites(b) / 4;
+    const uint32_t first = sw_own_site(b, 0);
     for (uint64_t k = (uint64_t)cuda_first_item(); k < groups;
          k += (uint64_t)cuda_item_stride()) {
         latmc_philox_ctr c[ND];
 #pragma unroll
         for (int q = 0; q < ND; q++)
-            c[q] = latmc_rng_name_block(seed, name, (uint64_t)ND * k + (uint64_t)q);
-        const uint32_t i0 = (uint32_t)(4 * k);
+            c[q] = latmc_rng_name_block(seed, name,
+                                        (uint64_t)ND * (b.g0 / 4 + k) + (uint64_t)q);
+        const uint32_t i0 = first + (uint32_t)(4 * k);
         const uint32_t four = *(const uint32_t *)(b.spins + i0);
         /* the 4 ND couplings of the four sites: ND whole 32-bit words from ND i0 */
         uint32_t eps_neg[ND];
@@ -100,33 +102,28 @@ __global__ void sw_bonds_kernel(struct cuda_sw_box b, uint64_t seed,
     }
 }
 
-__device__ __forceinline__ uint32_t find_root(const uint32_t *parent, uint32_t x)
+/* The same rule one own site a thread, each draw from its block (a box whose own sites
+ * do not start or end at a multiple of 4 of the lattice, or of its storage). */
+template <int ND, bool EPS>
+__global__ void sw_bonds_sites_kernel(struct cuda_sw_box b, uint64_t seed,
+                                      struct latmc_rng_name name, int flip, uint64_t thr)
 {
-    uint32_t p;
-    while ((p = __ldcg(parent + x)) != x)
-        x = p;
-    return x;
-}
-
-/* Join the trees of a and b: the larger root under the smaller (atomicMin); a union that
- * finds its root already moved retries from the value it displaced (smaller, so this
- * ends). */
-__device__ void unite(uint32_t *parent, uint32_t a, uint32_t b)
-{
-    for (;;) {
-        a = find_root(parent, a);
-        b = find_root(parent, b);
-        if (a == b)
-            return;
-        if (a > b) {
-            const uint32_t t = a;
-            a = b;
-            b = t;
+    const uint64_t n = (uint64_t)b.np * sw_plane_sites(b);
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
+        const uint32_t i = sw_own_site(b, (uint32_t)k);
+        const uint64_t g = (uint64_t)b.g0 + k;
+        uint32_t j[3];
+        neighbours(b.g, i, j);
+        const int8_t si = b.spins[i];
+        unsigned bits = 0;
+#pragma unroll
+        for (int mu = 0; mu < ND; mu++) {
+            const uint32_t u = sw_draw(seed, name, (uint64_t)ND * g + (uint64_t)mu);
+            const int neg = EPS ? b.eps[(size_t)ND * i + (size_t)mu] < 0 : 0;
+            const int same = si == b.spins[j[mu]];
+            bits |= (unsigned)((same ^ neg ^ flip) & ((uint64_t)u < thr)) << mu;
         }
-        const uint32_t old = atomicMin(parent + b, a);
-        if (old == b)
-            return;
-        b = old;
+        b.bonds[i] = (uint8_t)bits;
     }
 }
 
@@ -143,8 +140,20 @@ __host__ __device__ static inline struct tile_shape tile_of(int ndim)
     return ndim == 3 ? t3 : t2;
 }
 
+/* The extents of the own sites (the last axis: np planes). */
+struct own_shape {
+    uint32_t ex, ey, ez;
+};
+
+__host__ __device__ static inline struct own_shape own_of(const struct cuda_sw_box &b)
+{
+    const struct own_shape o2 = { (uint32_t)b.g.lx, b.np, 1 };
+    const struct own_shape o3 = { (uint32_t)b.g.lx, (uint32_t)b.g.ly, b.np };
+    return b.g.ndim == 3 ? o3 : o2;
+}
+
 /* Bond (x, mu) lies inside its tile: the next site along mu is in the same tile and no
- * wrap is crossed. */
+ * wrap (nor a box's face) is crossed. */
 __device__ __forceinline__ bool inside_tile(uint32_t c, uint32_t t, uint32_t l)
 {
     return c % t + 1 < t && c + 1 < l;
@@ -177,61 +186,68 @@ __device__ void unite_shared(uint32_t *parent, uint32_t a, uint32_t b)
     }
 }
 
-/* Pass 1 (the file's comment): blockDim.x = tx ty tz = CUDA_THREADS. */
+/* Pass 1 (the file's comment): blockDim.x = tx ty tz = CUDA_THREADS; the tiles cover the
+ * own sites, own coordinates (x, y, z) at local site first + x + ex (y + ey z). */
 __global__ void sw_tile_kernel(struct cuda_sw_box b)
 {
     __shared__ uint32_t parent[CUDA_THREADS];
     const struct tile_shape t = tile_of(b.g.ndim);
-    const uint32_t lx = (uint32_t)b.g.lx, ly = (uint32_t)b.g.ly, lz = (uint32_t)b.g.lz;
-    const uint32_t nx = (lx + t.tx - 1) / t.tx, ny = (ly + t.ty - 1) / t.ty;
-    const uint32_t nz = (lz + t.tz - 1) / t.tz;
+    const struct own_shape o = own_of(b);
+    const uint32_t first = sw_own_site(b, 0);
+    const uint32_t nx = (o.ex + t.tx - 1) / t.tx, ny = (o.ey + t.ty - 1) / t.ty;
+    const uint32_t nz = (o.ez + t.tz - 1) / t.tz;
     const uint32_t me = threadIdx.x;
     const uint32_t mx = me % t.tx, my = me / t.tx % t.ty, mz = me / (t.tx * t.ty);
     for (uint64_t tile = blockIdx.x; tile < (uint64_t)nx * ny * nz; tile += gridDim.x) {
         const uint32_t gx = (uint32_t)(tile % nx), rest = (uint32_t)(tile / nx);
         const uint32_t x0 = gx * t.tx, y0 = rest % ny * t.ty, z0 = rest / ny * t.tz;
         const uint32_t x = x0 + mx, y = y0 + my, z = z0 + mz;
-        const bool valid = x < lx && y < ly && z < lz;
-        const uint32_t i = x + lx * (y + ly * z);
+        const bool valid = x < o.ex && y < o.ey && z < o.ez;
+        const uint32_t i = first + x + o.ex * (y + o.ey * z);
         parent[me] = me;
         __syncthreads();
         const unsigned bits = valid ? b.bonds[i] : 0u; /* no mark yet */
-        if (bits & 1u && inside_tile(x, t.tx, lx))
+        if (bits & 1u && inside_tile(x, t.tx, o.ex))
             unite_shared(parent, me, me + 1);
-        if (bits & 2u && inside_tile(y, t.ty, ly))
+        if (bits & 2u && inside_tile(y, t.ty, o.ey))
             unite_shared(parent, me, me + t.tx);
-        if (bits & 4u && inside_tile(z, t.tz, lz))
+        if (bits & 4u && inside_tile(z, t.tz, o.ez))
             unite_shared(parent, me, me + t.tx * t.ty);
         __syncthreads();
         const uint32_t r = find_shared(parent, me);
         /* the local root's site (a valid one: it is joined to this site by bonds) */
         const uint32_t rx = r % t.tx, ry = r / t.tx % t.ty, rz = r / (t.tx * t.ty);
         if (valid)
-            b.labels[i] = x0 + rx + lx * (y0 + ry + ly * (z0 + rz));
+            b.labels[i] = first + x0 + rx + o.ex * (y0 + ry + o.ey * (z0 + rz));
         if (valid && r == me)
             b.bonds[i] = (uint8_t)(bits | SW_TILE_ROOT);
         __syncthreads(); /* parent[] is the next tile's */
     }
 }
 
-/* Pass 2: the bonds that pass 1 left, those leaving a tile or wrapping. */
+/* Pass 2: the bonds that pass 1 left, those leaving a tile or wrapping; a box's bonds
+ * across its upper face along the last axis are the faces' (cuda_sw_faces.cu). */
 __global__ void sw_union_kernel(struct cuda_sw_box b)
 {
-    const uint64_t n = (uint64_t)b.g.nsites;
+    const struct own_shape o = own_of(b);
+    const uint64_t n = (uint64_t)o.ex * o.ey * o.ez;
     const struct tile_shape t = tile_of(b.g.ndim);
-    const uint32_t lx = (uint32_t)b.g.lx, ly = (uint32_t)b.g.ly, lz = (uint32_t)b.g.lz;
+    const unsigned last = 1u << (b.g.ndim - 1);
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
-        const uint32_t i = (uint32_t)k;
+        const uint32_t i = sw_own_site(b, (uint32_t)k);
         unsigned bits = b.bonds[i] & SW_BOND_BITS;
         if (!bits)
             continue;
-        const uint32_t x = i % lx, row = i / lx, y = row % ly, z = row / ly;
-        if (inside_tile(x, t.tx, lx))
+        const uint32_t x = (uint32_t)k % o.ex, row = (uint32_t)k / o.ex, y = row % o.ey,
+                       z = row / o.ey;
+        if (inside_tile(x, t.tx, o.ex))
             bits &= ~1u;
-        if (inside_tile(y, t.ty, ly))
+        if (inside_tile(y, t.ty, o.ey))
             bits &= ~2u;
-        if (inside_tile(z, t.tz, lz))
+        if (inside_tile(z, t.tz, o.ez))
             bits &= ~4u;
+        if (!b.wrap && (b.g.ndim == 3 ? z : y) + 1 == b.np)
+            bits &= ~last; /* across the box's upper face */
         if (!bits)
             continue;
         uint32_t j[3];
@@ -248,9 +264,9 @@ __global__ void sw_union_kernel(struct cuda_sw_box b)
  * read by others while it is written: the old parent or the root, both its ancestors. */
 __global__ void sw_flatten_kernel(struct cuda_sw_box b)
 {
-    const uint64_t n = (uint64_t)b.g.nsites;
+    const uint64_t n = (uint64_t)b.np * sw_plane_sites(b);
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
-        const uint32_t i = (uint32_t)k;
+        const uint32_t i = sw_own_site(b, (uint32_t)k);
         if (!(b.bonds[i] & SW_TILE_ROOT))
             continue;
         const uint32_t p = b.labels[i];
@@ -262,20 +278,18 @@ __global__ void sw_flatten_kernel(struct cuda_sw_box b)
     }
 }
 
-/* The decision of every cluster, drawn at its name (its root), into the root's bonds byte:
- * Ising 1 keep, 0 flip (q = 0); Potts its new colour (q >= 2). As latmc_cluster_decide
- * without a field. */
+/* The decision of every cluster, drawn at its name (its root's global site), into the
+ * root's bonds byte: Ising 1 keep, 0 flip (q = 0); Potts its new colour (q >= 2). As
+ * latmc_cluster_decide without a field. */
 __global__ void sw_decide_kernel(struct cuda_sw_box b, uint64_t seed,
                                  struct latmc_rng_name name, uint64_t keep, int q)
 {
-    const uint64_t n = (uint64_t)b.g.nsites;
+    const uint64_t n = (uint64_t)b.np * sw_plane_sites(b);
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
-        const uint32_t r = (uint32_t)k;
+        const uint32_t r = sw_own_site(b, (uint32_t)k);
         if (!(b.bonds[r] & SW_TILE_ROOT) || b.labels[r] != r)
             continue;
-        const uint32_t u = lane_of(latmc_rng_name_block(seed, name, r >> 2), r & 3u);
-        b.bonds[r] = (uint8_t)(q ? latmc_cluster_potts_uniform(u, q)
-                                 : latmc_cluster_ising_keep(u, keep));
+        b.bonds[r] = sw_decision(seed, name, sw_global(b, r), keep, q);
     }
 }
 
@@ -283,11 +297,11 @@ __global__ void sw_decide_kernel(struct cuda_sw_box b, uint64_t seed,
 template <bool POTTS>
 __global__ void sw_flip_kernel(struct cuda_sw_box b, unsigned long long *changed)
 {
-    const uint64_t n = (uint64_t)b.g.nsites;
+    const uint64_t n = (uint64_t)b.np * sw_plane_sites(b);
     unsigned long long flipped = 0;
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
-        const uint32_t i = (uint32_t)k;
-        const uint8_t d = b.bonds[b.labels[b.labels[i]]];
+        const uint32_t i = sw_own_site(b, (uint32_t)k);
+        const uint8_t d = b.bonds[sw_root(b, i)];
         const int8_t old = b.spins[i];
         const int8_t v = POTTS ? (int8_t)d : d ? old : (int8_t)-old;
         if (v != old) {
@@ -298,45 +312,82 @@ __global__ void sw_flip_kernel(struct cuda_sw_box b, unsigned long long *changed
     cuda_warp_add(changed, flipped);
 }
 
-template <int ND>
-static void launch_bonds(unsigned grid, cudaStream_t stream, const struct cuda_sw_box *b,
-                         uint64_t seed, struct latmc_rng_name name, int flip, uint64_t thr)
+/* The grouped bonds kernel applies: the own sites start at a multiple of 4 of the storage
+ * (its 32-bit loads) and of the lattice (its draws' blocks), and are a multiple of 4. */
+static bool sw_grouped(const struct cuda_sw_box *b)
 {
+    const uint64_t plane = b->g.ndim == 3 ? (uint64_t)(b->g.lx * b->g.ly) : (uint64_t)b->g.lx;
+    return (uint64_t)b->p0 * plane % 4 == 0 && b->g0 % 4 == 0 && (uint64_t)b->np * plane % 4 == 0;
+}
+
+/* The own sites of a box. */
+static int64_t own_sites(const struct cuda_sw_box *b)
+{
+    return (int64_t)b->np * (b->g.ndim == 3 ? b->g.lx * b->g.ly : b->g.lx);
+}
+
+template <int ND>
+static void launch_bonds(cudaStream_t stream, const struct cuda_sw_box *b, uint64_t seed,
+                         struct latmc_rng_name name, int flip, uint64_t thr)
+{
+    const int64_t sites = own_sites(b);
+    if (sw_grouped(b)) {
+        const unsigned grid = cuda_grid(sites / 4);
+        if (b->eps)
+            sw_bonds_kernel<ND, true><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name, flip,
+                                                                        thr);
+        else
+            sw_bonds_kernel<ND, false><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name, flip,
+                                                                         thr);
+        return;
+    }
+    const unsigned grid = cuda_grid(sites);
     if (b->eps)
-        sw_bonds_kernel<ND, true><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name, flip, thr);
+        sw_bonds_sites_kernel<ND, true><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name, flip,
+                                                                          thr);
     else
-        sw_bonds_kernel<ND, false><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name, flip, thr);
+        sw_bonds_sites_kernel<ND, false><<<grid, CUDA_THREADS, 0, stream>>>(*b, seed, name, flip,
+                                                                           thr);
 }
 
 extern "C" cudaError_t cuda_sw_bonds(cudaStream_t stream, const struct cuda_sw_box *b,
                                      uint64_t seed, struct latmc_rng_name name, int flip,
                                      uint64_t threshold)
 {
-    const unsigned grid = cuda_grid(b->g.nsites / 4);
     if (b->g.ndim == 3)
-        launch_bonds<3>(grid, stream, b, seed, name, flip, threshold);
+        launch_bonds<3>(stream, b, seed, name, flip, threshold);
     else
-        launch_bonds<2>(grid, stream, b, seed, name, flip, threshold);
+        launch_bonds<2>(stream, b, seed, name, flip, threshold);
     return cudaGetLastError();
 }
 
 extern "C" cudaError_t cuda_sw_label(cudaStream_t stream, const struct cuda_sw_box *b)
 {
     const struct tile_shape t = tile_of(b->g.ndim);
-    const int64_t tiles = ((b->g.lx + t.tx - 1) / t.tx) * ((b->g.ly + t.ty - 1) / t.ty) *
-                          ((b->g.lz + t.tz - 1) / t.tz);
+    const struct own_shape o = own_of(*b);
+    const int64_t tiles = (int64_t)((o.ex + t.tx - 1) / t.tx) * ((o.ey + t.ty - 1) / t.ty) *
+                          ((o.ez + t.tz - 1) / t.tz);
     sw_tile_kernel<<<tiles < CUDA_MAX_BLOCKS ? (unsigned)tiles : CUDA_MAX_BLOCKS, CUDA_THREADS,
                      0, stream>>>(*b);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess) {
-        sw_union_kernel<<<cuda_grid(b->g.nsites), CUDA_THREADS, 0, stream>>>(*b);
+        sw_union_kernel<<<cuda_grid(own_sites(b)), CUDA_THREADS, 0, stream>>>(*b);
         err = cudaGetLastError();
     }
     if (err == cudaSuccess) {
-        sw_flatten_kernel<<<cuda_grid(b->g.nsites), CUDA_THREADS, 0, stream>>>(*b);
+        sw_flatten_kernel<<<cuda_grid(own_sites(b)), CUDA_THREADS, 0, stream>>>(*b);
         err = cudaGetLastError();
     }
     return err;
+}
+
+extern "C" cudaError_t cuda_sw_decide(cudaStream_t stream, const struct cuda_sw_box *b,
+                                      uint64_t seed, struct latmc_rng_name name,
+                                      uint64_t keep_threshold, int q)
+{
+    sw_decide_kernel<<<cuda_grid(own_sites(b)), CUDA_THREADS, 0, stream>>>(
+        *b, seed, name, keep_threshold, q);
+    return cudaGetLastError();
 }
 
 extern "C" cudaError_t cuda_sw_apply(cudaStream_t stream, const struct cuda_sw_box *b, int q,
@@ -344,7 +395,7 @@ extern "C" cudaError_t cuda_sw_apply(cudaStream_t stream, const struct cuda_sw_b
 {
     /* a bounded grid, each thread many sites: one atomicAdd per warp on one counter,
      * per 32 sites, would serialise in the L2 */
-    const unsigned grid = cuda_grid(b->g.nsites);
+    const unsigned grid = cuda_grid(own_sites(b));
     const unsigned blocks = grid < SW_COUNT_BLOCKS ? grid : SW_COUNT_BLOCKS;
     if (q)
         sw_flip_kernel<true><<<blocks, CUDA_THREADS, 0, stream>>>(*b, changed);
@@ -357,8 +408,6 @@ extern "C" cudaError_t cuda_sw_flip(cudaStream_t stream, const struct cuda_sw_bo
                                     uint64_t seed, struct latmc_rng_name name,
                                     uint64_t keep_threshold, int q, unsigned long long *changed)
 {
-    sw_decide_kernel<<<cuda_grid(b->g.nsites), CUDA_THREADS, 0, stream>>>(
-        *b, seed, name, keep_threshold, q);
-    cudaError_t err = cudaGetLastError();
+    const cudaError_t err = cuda_sw_decide(stream, b, seed, name, keep_threshold, q);
     return err == cudaSuccess ? cuda_sw_apply(stream, b, q, changed) : err;
 }

@@ -8,14 +8,16 @@
  * model's byte layout; Ising's +-J couplings are drawn as the Ising leaves draw them
  * (ising/cuda_ising_leaf.h: the CPU's couplings), one int8 per bond on the device.
  *
- * What it runs: one box alone on one GPU (its halo its own wrap), any field; Ising with
- * uniform or +-J couplings and J of either sign, Potts with J >= 0 (the core refuses
- * J < 0). It refuses at create what it does not run (boxes on one or several devices;
- * the core refuses parts and the embedded clusters of phi^4 and Heisenberg on CUDA).
- * Several boxes need the labels joined across the faces, a label-halo exchange repeated
- * until no label changes over all boxes: the step LATMC_STEP_CLUSTER_LABEL is where that
- * will go. Wolff's attempted updates are its clusters' sites, counted on the device and
- * read once per call (read_attempted).
+ * What it runs: one box alone on one GPU (its halo its own wrap), any field, Swendsen-Wang
+ * or Wolff; or, Swendsen-Wang without a field only, k boxes of the lattice on one GPU or
+ * several (desc.n_parts, desc.n_devices; a halo plane each side), whose labels are joined
+ * across the faces after each box's own (cuda_sw_boxes.h: the leaf's join, the executor's
+ * joined layout). Ising with uniform or +-J couplings and J of either sign, Potts with
+ * J >= 0 (the core refuses J < 0). It refuses at create what it does not run (the part of
+ * a lattice shared by processes, Wolff on k boxes; the core refuses the embedded clusters
+ * of phi^4 and Heisenberg on CUDA), and a field on k boxes at the sweep. Wolff's attempted
+ * updates are its clusters' sites, counted on the device and read once per call
+ * (read_attempted).
  */
 #include <stdlib.h>
 
@@ -26,6 +28,8 @@
 #include "cuda_kernels.h"
 #include "cuda_leaf.h"
 #include "cuda_sw.h"
+#include "cuda_sw_boxes.h"
+#include "cuda_sw_faces.h"
 #include "cuda_wolff.h"
 #include "mode_projections.h"
 #include "model.h"
@@ -39,6 +43,7 @@ struct sw_box {
     uint32_t *labels;
     uint8_t *bonds;
     int8_t *eps; /* NULL: uniform couplings */
+    struct cuda_sw_faces *faces; /* k boxes: the faces' join (cuda_sw_boxes.h); else NULL */
     /* Wolff: its counters (device), and their `sites` at the previous read */
     struct cuda_wolff_counts *wolff;
     unsigned long long wolff_seen;
@@ -51,7 +56,7 @@ struct sw_box {
 static int64_t sw_halo(const latmc_sim *sim)
 {
     (void)sim;
-    return 1; /* never used: one box alone has none (sw_box_create refuses more) */
+    return 1; /* k boxes: the next plane along the last axis (bonds, measurement) */
 }
 
 static int64_t sw_border_planes(const latmc_sim *sim)
@@ -80,10 +85,15 @@ static cudaError_t sw_hot_planes(const latmc_sim *sim, const struct cuda_box *b,
                                             global_p0 * pb, planes * pb, sim->desc.seed);
 }
 
-static struct cuda_sw_box kernel_box(const struct cuda_box *b)
+/* The kernels' view of box b: its own planes after its lower halo (none alone). */
+static struct cuda_sw_box kernel_box(const latmc_sim *sim, const struct cuda_box *b)
 {
     const struct sw_box *sb = b->own;
-    const struct cuda_sw_box k = { b->local, b->data, sb->eps, sb->bonds, sb->labels };
+    const latmc_sim_desc *d = &sim->desc;
+    const int64_t plane = d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0];
+    const struct cuda_sw_box k = { b->local, b->data, sb->eps, sb->bonds, sb->labels,
+                                   (uint32_t)b->halo, (uint32_t)b->ex.planes,
+                                   (uint32_t)(b->ex.origin * plane), b->halo == 0 };
     return k;
 }
 
@@ -92,9 +102,9 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
                              cudaStream_t stream, unsigned long long *changed)
 {
     (void)sweep; /* the draws are named by step->rng */
-    if (!r->whole)
-        return cudaErrorInvalidValue; /* sw_box_create refused boxes with halos */
-    const struct cuda_sw_box k = kernel_box(r->box);
+    if (r->p0 != r->box->halo || r->planes != r->box->ex.planes)
+        return cudaErrorInvalidValue; /* the joined layout: the whole box (cuda_leaf.h) */
+    const struct cuda_sw_box k = kernel_box(sim, r->box);
     const struct sw_box *sb = r->box->own;
     const bool potts = sim->desc.model == LATMC_MODEL_POTTS;
     const int q = potts ? sim->desc.q : 0;
@@ -108,15 +118,24 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
                              step->cluster_threshold);
     case LATMC_STEP_CLUSTER_LABEL:
         return cuda_sw_label(stream, &k);
-    case LATMC_STEP_CLUSTER_FLIP:
-        if (beta_h != 0.0) { /* the decisions from the clusters' sums (cuda_wolff.h) */
+    case LATMC_STEP_CLUSTER_FLIP: {
+        if (beta_h != 0.0) { /* one box: the decisions from the clusters' sums (cuda_wolff.h) */
             const cudaError_t err = cuda_sw_field_decide(stream, &k, sim->desc.seed,
                                                          step->rng_sweep, beta_h, q, sb->sums);
             return err == cudaSuccess ? cuda_sw_apply(stream, &k, q, changed) : err;
         }
-        return cuda_sw_flip(stream, &k, sim->desc.seed, step->rng, step->cluster_threshold, q,
-                            changed);
-    case LATMC_STEP_CLUSTER_FLIP_SEED: /* Wolff: the seed site's cluster only */
+        if (!sb->faces)
+            return cuda_sw_flip(stream, &k, sim->desc.seed, step->rng, step->cluster_threshold,
+                                q, changed);
+        /* k boxes: the pieces at the faces decide at their joined names */
+        cudaError_t err = cuda_sw_decide(stream, &k, sim->desc.seed, step->rng,
+                                         step->cluster_threshold, q);
+        if (err == cudaSuccess)
+            err = cuda_sw_faces_decide(stream, &k, sb->faces->face, sim->desc.seed, step->rng,
+                                       step->cluster_threshold, q);
+        return err == cudaSuccess ? cuda_sw_apply(stream, &k, q, changed) : err;
+    }
+    case LATMC_STEP_CLUSTER_FLIP_SEED: /* Wolff, one box: the seed site's cluster only */
         return cuda_wolff_flip(stream, &k, sim->desc.seed, step->rng_sweep,
                                (uint32_t)latmc_cluster_seed_site(sim->desc.seed, step->rng_sweep,
                                                                  sim->nsites),
@@ -130,9 +149,15 @@ static cudaError_t sw_measure(const latmc_sim *sim, const struct cuda_box_range 
                               cudaStream_t stream, void *sums)
 {
     const struct sw_box *sb = own->box->own;
+    const struct cuda_plane_range pr = { own->p0, own->planes, own->global_p0, own->L };
     if (sim->desc.model == LATMC_MODEL_POTTS)
-        return cuda_potts_measure(stream, &own->box->local, own->box->data, sums);
-    return cuda_ising_measure(stream, &own->box->local, own->box->data, sb->eps, sums);
+        return own->whole ? cuda_potts_measure(stream, &own->box->local, own->box->data, sums)
+                          : cuda_potts_measure_range(stream, &own->box->local, own->box->data,
+                                                     &pr, sums);
+    if (own->whole)
+        return cuda_ising_measure(stream, &own->box->local, own->box->data, sb->eps, sums);
+    return cuda_ising_measure_range(stream, &own->box->local, own->box->data, sb->eps, &pr,
+                                    sums);
 }
 
 static cudaError_t sw_projections(const latmc_sim *sim, const struct cuda_box_range *r,
@@ -159,12 +184,6 @@ static cudaError_t sw_measure_projections(const latmc_sim *sim, const struct cud
                                          q ? NULL : sb->eps, &pr, q, sums, proj);
 }
 
-/* Potts: q counts per plane, one per state (latmc_modes_components); Ising one. */
-static int sw_projection_components(const latmc_sim *sim)
-{
-    return sim->desc.model == LATMC_MODEL_POTTS ? sim->desc.q : 1;
-}
-
 static void sw_box_destroy(struct cuda_box *b)
 {
     struct sw_box *sb = b->own;
@@ -173,6 +192,7 @@ static void sw_box_destroy(struct cuda_box *b)
     cudaFree(sb->labels);
     cudaFree(sb->bonds);
     cudaFree(sb->eps);
+    cuda_sw_boxes_destroy(sb->faces);
     cudaFree(sb->wolff);
     cudaFree(sb->sums);
     cudaFree(sb->stats);
@@ -191,12 +211,16 @@ static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
                                "on the CPU: desc.device = LATMC_DEVICE_CPU or AUTO)",
                                wolff ? "Wolff" : "Swendsen-Wang",
                                sim->model->name);
-    if (b->halo != 0 || latmc_part_many(sim) || sim->plan->n_boxes > 1)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "%s on CUDA runs one box on one GPU only "
-                               "in this version (desc.n_parts = %d, desc.n_devices = %d: the "
-                               "labels are not joined across boxes yet); use one box, or the "
-                               "CPU", wolff ? "Wolff" : "Swendsen-Wang", d->n_parts,
-                               d->n_devices);
+    if (latmc_part_many(sim))
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "Swendsen-Wang on CUDA runs the boxes of "
+                               "one process only in this version (a part of a lattice shared "
+                               "by processes: its labels are not joined across the ranks); "
+                               "use desc.n_devices / n_parts in one process, or the CPU");
+    if (wolff && (b->halo != 0 || sim->plan->n_boxes > 1))
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "Wolff on CUDA runs one box on one GPU "
+                               "only in this version (desc.n_parts = %d, desc.n_devices = %d: "
+                               "its cluster's seed and sums are not joined across boxes); use "
+                               "one box, Swendsen-Wang, or the CPU", d->n_parts, d->n_devices);
     const bool pmj = d->model == LATMC_MODEL_ISING && d->couplings == LATMC_COUPLINGS_BIMODAL;
     if (d->couplings != LATMC_COUPLINGS_UNIFORM && !pmj)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "%s on CUDA runs uniform couplings, and "
@@ -215,6 +239,8 @@ static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
     if (st == LATMC_OK && pmj) /* filled by sw_couplings_to_box */
         st = cuda_check(cudaMalloc((void **)&sb->eps, n * (size_t)d->ndim),
                         "allocating the +-J couplings on the device");
+    if (st == LATMC_OK && b->halo > 0)
+        st = cuda_sw_boxes_create(sim, b, &sb->faces);
     if (st == LATMC_OK)
         st = cuda_check(cudaMalloc((void **)&sb->stats, 3 * sizeof *sb->stats),
                         "allocating the cluster statistics on the device");
@@ -227,8 +253,8 @@ static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
     return st;
 }
 
-/* The +-J couplings of the box, the whole lattice (its halo its own wrap): the host's
- * planes are the lattice's, in the layout the kernels read (eps[ndim i + mu]). */
+/* The +-J couplings of the box's local planes (a box alone: the whole lattice), from the
+ * host's planes of the whole lattice, in the layout the kernels read (eps[ndim i + mu]). */
 static cudaError_t sw_couplings_to_box(const latmc_sim *sim, const struct cuda_box *b,
                                        cudaStream_t stream, const void *host,
                                        int64_t host_first, int64_t host_planes)
@@ -236,16 +262,68 @@ static cudaError_t sw_couplings_to_box(const latmc_sim *sim, const struct cuda_b
     const struct sw_box *sb = b->own;
     const int64_t L = sim->desc.extent[sim->desc.ndim - 1];
     if (!sb->eps || host_first != 0 || host_planes != L)
-        return cudaErrorInvalidValue; /* sw_box_create refused parts and boxes */
-    return cudaMemcpyAsync(sb->eps, host, (size_t)(L * cuda_ising_coupling_plane(sim)),
-                           cudaMemcpyHostToDevice, stream);
+        return cudaErrorInvalidValue; /* sw_box_create refused parts */
+    const size_t plane = (size_t)cuda_ising_coupling_plane(sim);
+    struct cuda_box_run r[3];
+    cuda_box_runs(&b->ex, b->halo, L, r);
+    cudaError_t err = cudaSuccess;
+    for (int k = 0; k < 3 && err == cudaSuccess; k++)
+        if (r[k].planes > 0)
+            err = cudaMemcpyAsync(sb->eps + (size_t)r[k].local * plane,
+                                  (const int8_t *)host + (size_t)r[k].global * plane,
+                                  (size_t)r[k].planes * plane, cudaMemcpyHostToDevice, stream);
+    return err;
 }
 
-/* Swendsen-Wang in a field: the clusters' sums, allocated for the first such sweep. */
+/* Potts: q counts per plane, one per state (latmc_modes_components), which size the
+ * projections (the same as the Potts leaf's). */
+static int sw_projection_components(const latmc_sim *sim)
+{
+    return sim->desc.model == LATMC_MODEL_POTTS ? sim->desc.q : 1;
+}
+
+/* The configuration is the one array; only the flip writes it (its halos sent after it). */
+static int sw_written_arrays(const struct cuda_box *b, const struct latmc_step *step,
+                             int *first)
+{
+    (void)b;
+    *first = 0;
+    return step->kind == LATMC_STEP_CLUSTER_FLIP || step->kind == LATMC_STEP_CLUSTER_FLIP_SEED;
+}
+
+/* k boxes: after the labels, the clusters joined across the faces (cuda_sw_boxes.h). */
+static int sw_join(const latmc_sim *sim, struct cuda_box *box, int n,
+                   const struct latmc_step *step)
+{
+    if (step->kind != LATMC_STEP_CLUSTER_LABEL)
+        return LATMC_OK;
+    struct cuda_sw_box *kb = calloc((size_t)n, sizeof *kb);
+    struct cuda_sw_faces **faces = calloc((size_t)n, sizeof *faces);
+    int st = LATMC_OK;
+    if (!kb || !faces)
+        st = cuda_core->fail(LATMC_ENOMEM, "CUDA Swendsen-Wang: cannot allocate the join");
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        kb[i] = kernel_box(sim, &box[i]);
+        faces[i] = ((const struct sw_box *)box[i].own)->faces;
+    }
+    if (st == LATMC_OK)
+        st = cuda_sw_boxes_join(box, n, kb, faces);
+    free(kb);
+    free(faces);
+    return st;
+}
+
+/* A field: one box only (a cluster's decision needs its sum, not joined across boxes);
+ * Swendsen-Wang's clusters' sums allocated for the first such sweep. */
 static int sw_check_steps(const latmc_sim *sim, const struct cuda_box *b)
 {
     struct sw_box *sb = b->own;
     const double beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H];
+    if (beta_h != 0.0 && sb->faces)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "latmc_sim_sweep: Swendsen-Wang on CUDA "
+                               "runs on k boxes without a field only in this version (beta h = "
+                               "%g; the clusters' sums are not joined across boxes); use one "
+                               "box or the CPU", beta_h);
     if (beta_h == 0.0 || sb->sums || sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG)
         return LATMC_OK;
     return cuda_check(cudaMalloc((void **)&sb->sums, (size_t)b->local.nsites * sizeof *sb->sums),
@@ -289,7 +367,7 @@ static int sw_cluster_stats(const latmc_sim *sim, struct cuda_box *b,
         st = cuda_check(cudaMalloc((void **)&sb->sums, (size_t)b->local.nsites *
                                                            sizeof *sb->sums),
                         "allocating the clusters' sizes on the device");
-    const struct cuda_sw_box k = kernel_box(b);
+    const struct cuda_sw_box k = kernel_box(sim, b);
     unsigned long long host[3] = { 0, 0, 0 };
     if (st == LATMC_OK)
         st = cuda_check(cuda_cluster_stats(b->ex.stream, &k, wolff ? sb->wolff : NULL,
@@ -326,6 +404,8 @@ const struct cuda_leaf cuda_sw_ising_leaf = {
     .update = sw_update,
     .measure = sw_measure,
     .projections = sw_projections,
+    .written_arrays = sw_written_arrays,
+    .join = sw_join,
     .measure_projections = sw_measure_projections,
     .projection_components = sw_projection_components,
     .view_dtype = LATMC_DTYPE_INT8, /* the API's layout: one int8 per site */
@@ -347,6 +427,8 @@ const struct cuda_leaf cuda_sw_potts_leaf = {
     .update = sw_update,
     .measure = sw_measure,
     .projections = sw_projections,
+    .written_arrays = sw_written_arrays,
+    .join = sw_join,
     .measure_projections = sw_measure_projections,
     .projection_components = sw_projection_components,
     .view_dtype = LATMC_DTYPE_UINT8, /* the API's layout: one uint8 per site */

@@ -15,6 +15,9 @@
  * Within a step a box's sends may overwrite a neighbour's halo while that neighbour's
  * borders read it: a step reads only the sites of the other colours there, which it does
  * not change, so the bytes read are the same either way.
+ * A leaf whose steps read whole boxes (cuda_leaf.h, join: Swendsen-Wang's labels) runs
+ * each step on each box's own planes at once on its border stream, then the leaf's join
+ * across the boxes, then the events and sends as above (launch_joined).
  * One box alone: each step is one launch on its main stream, which orders them. The box
  * of a part of a lattice shared by processes: the same as one of k boxes, but it sends
  * nothing (its transport is the part's): the core's exchange after the step (lib/part.c)
@@ -539,11 +542,49 @@ static int launch_boxes(const latmc_sim *sim, struct cuda_exec *x, uint64_t swee
     return st;
 }
 
+/* One step of a leaf whose steps read whole boxes (cuda_leaf.h, join) on k > 1 boxes:
+ * every box's own planes as one range on its border stream, the leaf's join across the
+ * boxes, then the events and sends of launch_boxes (the interior's event recorded on the
+ * idle main stream, so that the waits of cuda_box_exec_order_step hold as they are). */
+static int launch_joined(const latmc_sim *sim, struct cuda_exec *x, uint64_t sweep,
+                         const struct latmc_step *step)
+{
+    int st = cuda_box_exec_order_step(&x->box[0].ex, sizeof *x->box, x->n,
+                                       "ordering a step after the previous one");
+    for (int i = 0; i < x->n && st == LATMC_OK; i++) {
+        struct cuda_box *b = &x->box[i];
+        if ((st = cuda_box_set_device(b->ex.device)) == LATMC_OK)
+            st = cuda_check(update(sim, x, b, b->ex.border_stream, x->halo, b->ex.planes,
+                                   sweep, step),
+                            "launching a step on a box");
+    }
+    if (st == LATMC_OK)
+        st = x->leaf->join(sim, x->box, x->n, step);
+    for (int i = 0; i < x->n && st == LATMC_OK; i++) {
+        struct cuda_box *b = &x->box[i];
+        if ((st = cuda_box_set_device(b->ex.device)) < 0)
+            break;
+        cudaError_t err = cudaEventRecord(b->ex.border_done, b->ex.border_stream);
+        if (err == cudaSuccess)
+            err = send_halos(x, i, step);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(b->ex.copies_done, b->ex.border_stream);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(b->ex.interior_done, b->ex.stream);
+        st = cuda_check(err, "launching a step on a box");
+    }
+    for (int i = 0; i < x->n; i++)
+        x->box[i].ex.recorded = true;
+    return st;
+}
+
 /* One step: one launch on the one box's main stream, or the k boxes' borders, sends and
  * interiors. */
 static int launch_step(const latmc_sim *sim, struct cuda_exec *x, uint64_t sweep,
                        const struct latmc_step *step)
 {
+    if (x->halo > 0 && x->leaf->join && !x->part) /* k boxes of whole-box steps */
+        return launch_joined(sim, x, sweep, step);
     if (x->halo > 0) /* k boxes, or a part's box: borders, sends, interior */
         return launch_boxes(sim, x, sweep, step);
     struct cuda_box *b = &x->box[0];

@@ -244,6 +244,16 @@ struct cuda_leaf {
      * box's streams are idle. */
     int (*cluster_stats)(const latmc_sim *sim, struct cuda_box *b,
                          struct latmc_cluster_stats *out);
+    /* ---- appended for Swendsen-Wang on several boxes (issue 30) ---- */
+    /* Optional (NULL: the border/interior split of cuda_exec.c): the leaf's steps read and
+     * write whole boxes (cluster labels). On k > 1 boxes each step then runs on each box's
+     * own planes as one range on its border stream, and join(sim, box, n, step), once
+     * every box's update is enqueued, enqueues the work that spans the boxes (the labels
+     * joined across the faces), leaving each border stream behind it (a library status);
+     * then each box records its events and sends the halos of the arrays the step wrote,
+     * as after any step. */
+    int (*join)(const latmc_sim *sim, struct cuda_box *box, int n,
+                const struct latmc_step *step);
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: the module has no kernels for its model. */

@@ -350,10 +350,16 @@ const struct row rows[] = {
     "cold,boxes=3 setspins,boxes=2"
 #define CLUSTER_PARTS PARTS_ALL " setspins,parts=3 cold,parts=2,shared"
 /* one GPU, a checkpoint to and from the CPU, a cold start, the configuration set again;
- * the rest (devices, members, parts on CUDA) skips */
+ * boxes on one GPU and devices (the labels joined across the boxes' faces: 2, 3 and 5
+ * boxes, uneven slabs where the planes do not divide), checkpoints between those and one
+ * box; the rest (members, parts on CUDA) skips */
+#define CLUSTER_CUDA_BOXES                                                                 \
+    "cuda,boxes=2 cuda,boxes=3 cuda,boxes=5 devices=2 devices=3 "                          \
+    "cuda,boxes=3,save,then.devices=2 devices=2,serialize,then.one "                       \
+    "one,serialize,then.cuda,boxes=5 cold,devices=3 setspins,cuda,boxes=2"
 #define CLUSTER_CUDA                                                                       \
-    "cuda cuda,save,then.one one,serialize,then.cuda cold,cuda setspins,cuda devices=2 "   \
-    "cuda,ens mpi,cuda"
+    "cuda cuda,save,then.one one,serialize,then.cuda cold,cuda setspins,cuda "             \
+    CLUSTER_CUDA_BOXES " cuda,ens mpi,cuda"
 /* MPI ranks: every script and checkpoint on three rows (CLUSTER_ALL_MPI), the plain
  * chain on the others (the mpi suite runs each row on 1 to 4 ranks, 4 ranks on 2
  * oversubscribed cores in CI, where each collective costs milliseconds) */
@@ -386,24 +392,27 @@ const struct row rows[] = {
     { "potts3_wolff_field", 2, { 24, 24, 0 },
       CLUSTER_BOXES " " CLUSTER_PARTS " " CLUSTER_MPI " " CLUSTER_CUDA },
     /* the threaded labelling (>= 65536 sites; a part's slab too) */
-    { "ising2d_sw", 2, { 256, 512, 0 }, "threads=2 threads=3,boxes=2 parts=2,threads=2 cuda" },
-    { "ising3d_sw", 3, { 44, 40, 42 }, "threads=2 threads=3,boxes=2 cuda cold,cuda" },
+    { "ising2d_sw", 2, { 256, 512, 0 },
+      "threads=2 threads=3,boxes=2 parts=2,threads=2 cuda devices=2 cuda,boxes=7" },
+    { "ising3d_sw", 3, { 44, 40, 42 },
+      "threads=2 threads=3,boxes=2 cuda cold,cuda devices=2 cuda,boxes=4 cold,devices=3" },
     /* CUDA: many threads joining one spanning cluster concurrently; x extent 2 (the x
      * wrap doubles a pair's bond); rows that are not a multiple of a warp */
-    { "ising2d_sw", 2, { 1024, 1024, 0 }, "cuda cold,cuda" },
-    { "ising3d_sw", 3, { 2, 6, 12 }, "one cuda" },
-    { "ising3d_sw", 3, { 34, 18, 22 }, "cuda" },
-    { "ising2d_sw", 2, { 30, 94, 0 }, "cuda" },
+    { "ising2d_sw", 2, { 1024, 1024, 0 }, "cuda cold,cuda devices=2 cold,cuda,boxes=3" },
+    { "ising3d_sw", 3, { 2, 6, 12 }, "one cuda cuda,boxes=6 devices=5" },
+    { "ising3d_sw", 3, { 34, 18, 22 }, "cuda devices=3" },
+    { "ising2d_sw", 2, { 30, 94, 0 }, "cuda cuda,boxes=2 devices=3 cold,cuda,boxes=5" },
     { "ising_pmj_sw_h0", 3, { 40, 42, 44 },
-      "threads=2 threads=3,boxes=3 parts=2,threads=2 cuda" },
-    { "potts3_sw", 3, { 42, 42, 42 }, "threads=2 threads=3,boxes=2 cuda cold,cuda" },
+      "threads=2 threads=3,boxes=3 parts=2,threads=2 cuda devices=3" },
+    { "potts3_sw", 3, { 42, 42, 42 },
+      "threads=2 threads=3,boxes=2 cuda cold,cuda devices=2 cuda,boxes=5" },
     { "ising_pmj_sw_h0", 2, { 256, 260, 0 },
-      "threads=2 threads=3,boxes=2 parts=2,threads=2 cuda" },
+      "threads=2 threads=3,boxes=2 parts=2,threads=2 cuda cuda,boxes=5" },
     /* CUDA: Potts and +-J across many tiles, wraps through partial tiles */
-    { "potts3_sw", 2, { 1024, 1024, 0 }, "cuda" },
-    { "potts3_sw", 2, { 30, 94, 0 }, "cuda" },
-    { "ising_pmj_sw_afm", 3, { 34, 18, 22 }, "cuda" },
-    { "ising_sw_afm", 2, { 512, 256, 0 }, "cuda" },
+    { "potts3_sw", 2, { 1024, 1024, 0 }, "cuda devices=3" },
+    { "potts3_sw", 2, { 30, 94, 0 }, "cuda devices=2 cuda,boxes=4" },
+    { "ising_pmj_sw_afm", 3, { 34, 18, 22 }, "cuda devices=2" },
+    { "ising_sw_afm", 2, { 512, 256, 0 }, "cuda cuda,boxes=3" },
     { "ising_pmj_sw", 3, { 40, 42, 44 }, "threads=2 threads=3,boxes=3 cuda" },
     { "potts3_sw_field", 2, { 270, 252, 0 }, "threads=2 threads=3,boxes=5 cuda" },
     { "ising2d_wolff", 2, { 256, 256, 0 }, "threads=2 threads=3,boxes=2 cuda" },

@@ -1,0 +1,127 @@
+/*
+ * Swendsen-Wang on k > 1 boxes (cuda_sw_boxes.h): the face state and the join's order of
+ * work. Every box's steps run on its border stream (the executor's joined layout,
+ * cuda_leaf.h: join), so the join orders those streams alone:
+ *
+ *   box i:  labels, faces out, its face buffer copied into the first box's gathered
+ *           array (a device copy, or a peer copy between GPUs), event `sent`;
+ *   box 0:  waits for every `sent`, joins, copies each box's joined names back into its
+ *           face buffer, event `joined`;
+ *   box i:  waits for `joined` before its flip step (which reads its face buffer).
+ *
+ * The next join's copies into the gathered array come after `joined` on each box's
+ * stream (the flip and the next sweep's bonds and labels follow it), so they never
+ * overwrite names the first box still reads.
+ */
+#include <stdlib.h>
+
+#include "cuda_check.h"
+#include "cuda_sw_boxes.h"
+#include "cuda_sw_faces.h"
+#include "plan.h"
+
+void cuda_sw_boxes_destroy(struct cuda_sw_faces *f)
+{
+    if (!f)
+        return;
+    cudaFree(f->face);
+    cudaFree(f->scratch);
+    cudaFree(f->gathered);
+    cudaFree(f->parent);
+    cudaFree(f->least);
+    if (f->sent)
+        cudaEventDestroy(f->sent);
+    if (f->joined)
+        cudaEventDestroy(f->joined);
+    free(f);
+}
+
+int cuda_sw_boxes_create(const latmc_sim *sim, const struct cuda_box *b,
+                         struct cuda_sw_faces **out)
+{
+    *out = NULL;
+    const latmc_sim_desc *d = &sim->desc;
+    struct cuda_sw_faces *f = calloc(1, sizeof *f);
+    if (!f)
+        return cuda_core->fail(LATMC_ENOMEM, "CUDA Swendsen-Wang: cannot allocate a box's "
+                               "face state");
+    f->ps = (uint32_t)(d->ndim == 3 ? d->extent[0] * d->extent[1] : d->extent[0]);
+    f->n = sim->plan->n_boxes;
+    const size_t words = (size_t)cuda_sw_face_words(f->ps);
+    const size_t nodes = 2 * (size_t)f->ps * (size_t)f->n;
+    const bool first = b->ex.origin == 0; /* the plan's box 0: the join's */
+    int st = cuda_box_alloc_on((void **)&f->face, words * 4, b->ex.device,
+                               "cluster faces");
+    if (st == LATMC_OK)
+        st = cuda_box_alloc_on((void **)&f->scratch, (size_t)b->local.nsites * 4, b->ex.device,
+                               "cluster scratch");
+    if (st == LATMC_OK)
+        st = cuda_check(cudaEventCreateWithFlags(&f->sent, cudaEventDisableTiming),
+                        "creating a cluster event");
+    if (st == LATMC_OK && first)
+        st = cuda_box_alloc_on((void **)&f->gathered, words * (size_t)f->n * 4, b->ex.device,
+                               "joined cluster faces");
+    if (st == LATMC_OK && first)
+        st = cuda_box_alloc_on((void **)&f->parent, nodes * 4, b->ex.device,
+                               "joined cluster faces");
+    if (st == LATMC_OK && first)
+        st = cuda_box_alloc_on((void **)&f->least, nodes * 4, b->ex.device,
+                               "joined cluster faces");
+    if (st == LATMC_OK && first)
+        st = cuda_check(cudaEventCreateWithFlags(&f->joined, cudaEventDisableTiming),
+                        "creating a cluster event");
+    if (st < 0) {
+        cuda_sw_boxes_destroy(f);
+        return st;
+    }
+    *out = f;
+    return LATMC_OK;
+}
+
+int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb,
+                       struct cuda_sw_faces *const *faces)
+{
+    const char *what = "joining the clusters across the boxes' faces";
+    struct cuda_sw_faces *j = faces[0];
+    const uint32_t ps = j->ps;
+    const size_t words = (size_t)cuda_sw_face_words(ps);
+    if (!j->gathered || j->n != n)
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA Swendsen-Wang: the first of %d boxes "
+                               "holds no join (a bug in the module)", n);
+    int st = LATMC_OK;
+    for (int i = 0; i < n && st == LATMC_OK; i++) {
+        struct cuda_box_exec *e = &box[i].ex;
+        if ((st = cuda_box_set_device(e->device)) < 0)
+            break;
+        cudaError_t err = cuda_sw_faces_out(e->border_stream, &kb[i], faces[i]->scratch,
+                                            faces[i]->face);
+        if (err == cudaSuccess)
+            err = cuda_box_copy_to(e, faces[i]->face, &box[0].ex, j->gathered + i * words,
+                                   words * 4, e->border_stream);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(faces[i]->sent, e->border_stream);
+        st = cuda_check(err, what);
+    }
+    struct cuda_box_exec *e0 = &box[0].ex;
+    if (st == LATMC_OK)
+        st = cuda_box_set_device(e0->device);
+    cudaError_t err = cudaSuccess;
+    for (int i = 1; i < n && st == LATMC_OK && err == cudaSuccess; i++)
+        err = cudaStreamWaitEvent(e0->border_stream, faces[i]->sent, 0);
+    if (st == LATMC_OK && err == cudaSuccess)
+        err = cuda_sw_faces_join(e0->border_stream, j->gathered, j->parent, j->least, n, ps);
+    /* each box's joined names into its face buffer's names */
+    for (int i = 0; i < n && st == LATMC_OK && err == cudaSuccess; i++)
+        err = cuda_box_copy_to(e0, j->gathered + i * words + 2 * (size_t)ps, &box[i].ex,
+                               faces[i]->face + 2 * (size_t)ps, 2 * (size_t)ps * 4,
+                               e0->border_stream);
+    if (st == LATMC_OK && err == cudaSuccess)
+        err = cudaEventRecord(j->joined, e0->border_stream);
+    if (st == LATMC_OK)
+        st = cuda_check(err, what);
+    for (int i = 1; i < n && st == LATMC_OK; i++) {
+        if ((st = cuda_box_set_device(box[i].ex.device)) == LATMC_OK)
+            st = cuda_check(cudaStreamWaitEvent(box[i].ex.border_stream, j->joined, 0), what);
+    }
+    return st;
+}

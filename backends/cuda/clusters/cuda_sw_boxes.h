@@ -1,0 +1,41 @@
+/*
+ * Internal to the CUDA module: the state and the steps of Swendsen-Wang's leaves
+ * (cuda_sw_leaf.c) on k > 1 boxes of one lattice, on one GPU or several: each box's face
+ * buffer and scratch, the first box's join of them all (cuda_sw_faces.h says what they
+ * hold), and the events that order the boxes' streams around the join.
+ */
+#ifndef LATMC_CUDA_SW_BOXES_H
+#define LATMC_CUDA_SW_BOXES_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda_leaf.h"
+#include "cuda_sw.h"
+
+struct cuda_sw_faces {
+    uint32_t ps;          /* sites a plane */
+    uint32_t *face;       /* the box's face buffer (cuda_sw_face_words(ps) words) */
+    uint32_t *scratch;    /* one word per stored site */
+    cudaEvent_t sent;     /* the face buffer is in the first box's gathered array */
+    /* the first box's (origin 0): every box's face buffer, the join's arrays, and the
+     * event after the joined names went back to every box */
+    int n;
+    uint32_t *gathered, *parent, *least;
+    cudaEvent_t joined;
+};
+
+/* The face state of box b of a sim of sim->plan->n_boxes boxes (on its device, current);
+ * a library status. *out NULL on failure; free with cuda_sw_boxes_destroy. */
+int cuda_sw_boxes_create(const latmc_sim *sim, const struct cuda_box *b,
+                         struct cuda_sw_faces **out);
+void cuda_sw_boxes_destroy(struct cuda_sw_faces *f);
+
+/* After every box's labels were enqueued on its border stream: the faces out, the join on
+ * the first box, the joined names back; every box's border stream then waits for them.
+ * kb[i], faces[i]: box i's kernel view and face state. A library status. */
+int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb,
+                       struct cuda_sw_faces *const *faces);
+
+#endif

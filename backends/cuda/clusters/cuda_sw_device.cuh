@@ -1,0 +1,96 @@
+/*
+ * Internal to the CUDA module: the device helpers that Swendsen-Wang's kernels
+ * (cuda_sw_kernels.cu: inside a box) and the joins across boxes (cuda_sw_faces.cu) share:
+ * a draw of a block, union-find with atomicMin (a root is always the smallest index of
+ * its tree, whatever order the threads ran in), a site's cluster root after the labels
+ * were flattened, its global name, and a cluster's decision drawn at its name.
+ */
+#ifndef LATMC_CUDA_SW_DEVICE_CUH
+#define LATMC_CUDA_SW_DEVICE_CUH
+
+#include <stdint.h>
+
+#include "cluster_bonds.h"
+#include "cuda_sw.h"
+
+/* Lane `lane` of a block of draws, without indexing the struct by a variable (which
+ * would put it in local memory). */
+__device__ __forceinline__ uint32_t lane_of(const latmc_philox_ctr &c, unsigned lane)
+{
+    const uint32_t lo = lane & 1u ? c.v[1] : c.v[0];
+    const uint32_t hi = lane & 1u ? c.v[3] : c.v[2];
+    return lane & 2u ? hi : lo;
+}
+
+/* Draw number `n` of the name (lane n mod 4 of block n / 4). */
+__device__ __forceinline__ uint32_t sw_draw(uint64_t seed, struct latmc_rng_name name,
+                                            uint64_t n)
+{
+    return lane_of(latmc_rng_name_block(seed, name, n >> 2), (unsigned)(n & 3u));
+}
+
+/* A cluster's decision drawn at its name r (as latmc_cluster_decide without a field):
+ * q = 0 Ising 1 keep, 0 flip; q >= 2 Potts its new colour. */
+__device__ __forceinline__ uint8_t sw_decision(uint64_t seed, struct latmc_rng_name name,
+                                               uint32_t r, uint64_t keep, int q)
+{
+    const uint32_t u = sw_draw(seed, name, r);
+    return (uint8_t)(q ? latmc_cluster_potts_uniform(u, q) : latmc_cluster_ising_keep(u, keep));
+}
+
+__device__ __forceinline__ uint32_t find_root(const uint32_t *parent, uint32_t x)
+{
+    uint32_t p;
+    while ((p = __ldcg(parent + x)) != x)
+        x = p;
+    return x;
+}
+
+/* Join the trees of a and b: the larger root under the smaller (atomicMin); a union that
+ * finds its root already moved retries from the value it displaced (smaller, so this
+ * ends). */
+__device__ __forceinline__ void unite(uint32_t *parent, uint32_t a, uint32_t b)
+{
+    for (;;) {
+        a = find_root(parent, a);
+        b = find_root(parent, b);
+        if (a == b)
+            return;
+        if (a > b) {
+            const uint32_t t = a;
+            a = b;
+            b = t;
+        }
+        const uint32_t old = atomicMin(parent + b, a);
+        if (old == b)
+            return;
+        b = old;
+    }
+}
+
+/* Sites of one plane of the last axis. */
+__host__ __device__ __forceinline__ uint32_t sw_plane_sites(const struct cuda_sw_box &b)
+{
+    return (uint32_t)(b.g.ndim == 3 ? b.g.lx * b.g.ly : b.g.lx);
+}
+
+/* The local index of the box's own site k (0 .. np plane - 1). */
+__device__ __forceinline__ uint32_t sw_own_site(const struct cuda_sw_box &b, uint32_t k)
+{
+    return b.p0 * sw_plane_sites(b) + k;
+}
+
+/* The global name of local own site i (the box's own planes do not wrap, so local
+ * order is global order). */
+__device__ __forceinline__ uint32_t sw_global(const struct cuda_sw_box &b, uint32_t i)
+{
+    return b.g0 + (i - b.p0 * sw_plane_sites(b));
+}
+
+/* The local root of own site i once the labels are flattened (cuda_sw_label). */
+__device__ __forceinline__ uint32_t sw_root(const struct cuda_sw_box &b, uint32_t i)
+{
+    return b.labels[b.labels[i]];
+}
+
+#endif

@@ -1,0 +1,66 @@
+/*
+ * Internal to the CUDA module: Swendsen-Wang's clusters joined across the faces of k > 1
+ * boxes of one lattice (on one GPU or several; doc/clusters.md, "On CUDA"). Each box
+ * labels its own planes alone (cuda_sw_label with wrap = 0: a piece's root is its
+ * smallest site), then:
+ *
+ *   out:    each box writes its two face planes (the first and the last own plane, the
+ *           slots f = x and ps + x of plane site x; ps sites a plane) as three arrays
+ *           of a face buffer: rep[f], the box's first slot of the same piece; name[f],
+ *           the global site of its piece's root; bond[x], its bond along the last axis
+ *           from the last own plane into the next box's first plane (drawn by this box:
+ *           the next box's spins are its upper halo);
+ *   join:   the boxes' face buffers, gathered on the first box's device, are one graph
+ *           of k 2 ps nodes: each slot joined to its rep, each active face bond joins
+ *           box i's slot ps + x to box i + 1's slot x (the last box's to the first's:
+ *           the lattice wraps); union-find with atomicMin, then each component's
+ *           smallest name, written back over the names;
+ *   decide: each box, after its own decisions (cuda_sw_decide, from its pieces'
+ *           roots), draws its face pieces' decisions again at their joined names.
+ *
+ * A cluster is then named by its smallest global site whatever the cut, and its decision
+ * drawn at that name, so the configuration is the one box's (and the CPU's) bit for bit.
+ * The joins read no label of another box, only k 5 ps words a step: one join, no
+ * iteration (the graph of the faces is joined at once, where label propagation would
+ * repeat an exchange until no label changed).
+ */
+#ifndef LATMC_CUDA_SW_FACES_H
+#define LATMC_CUDA_SW_FACES_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda_sw.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Words of a box's face buffer (ps sites a plane): rep 2 ps, name 2 ps, bond ps. */
+static inline uint64_t cuda_sw_face_words(uint64_t ps)
+{
+    return 5 * ps;
+}
+
+/* The face buffer of box b (wrap = 0); scratch: one word per stored site of b. */
+cudaError_t cuda_sw_faces_out(cudaStream_t stream, const struct cuda_sw_box *b,
+                              uint32_t *scratch, uint32_t *face);
+
+/* The join of n boxes' face buffers, box i's at gathered + i cuda_sw_face_words(ps);
+ * parent and least: n 2 ps words each. Overwrites each box's names with its
+ * component's smallest name. */
+cudaError_t cuda_sw_faces_join(cudaStream_t stream, uint32_t *gathered, uint32_t *parent,
+                               uint32_t *least, int n, uint32_t ps);
+
+/* The decisions of box b's face pieces, drawn at their joined names (face: the box's
+ * face buffer with the joined names), over those cuda_sw_decide wrote. */
+cudaError_t cuda_sw_faces_decide(cudaStream_t stream, const struct cuda_sw_box *b,
+                                 const uint32_t *face, uint64_t seed,
+                                 struct latmc_rng_name name, uint64_t keep_threshold, int q);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
