@@ -149,28 +149,40 @@ __device__ __forceinline__ void row_done(const struct fold_geom &p, struct row_b
 }
 
 /*
- * The same without barriers, for a layout with few warps across a row (packed Ising: L_x
- * / 512 or fewer): a row's warp sum is kept by lane k of the batch's row k, and every
- * ROW_BATCH rows each lane adds its row's to the entries, one atomic per row, warp and
- * entry, consecutive entries in consecutive lanes. No warp waits for another.
+ * The same without barriers and without a reduction per row, for a layout with few warps
+ * across a row (packed Ising: L_x / 512 or fewer). Each lane writes its part of a row's
+ * sum, offset into 0 .. 255, as one byte of the warp's row in shared memory (`rows`: the
+ * warp's ROW_BATCH rows, ROW_PITCH_WORDS words apart: lane k's words k ROW_PITCH_WORDS + i
+ * fall in distinct banks); every ROW_BATCH rows lane k adds row k's 32 bytes (8 words, a
+ * __dp4a each) and hands the row's sum to its entries: one atomic per row, warp and entry,
+ * consecutive entries in consecutive lanes. No warp waits for another, and a row costs a
+ * lane one byte store instead of a warp reduction.
  */
+#define ROW_PITCH_WORDS 9 /* 32 bytes of a row and one word of padding */
+
 struct warp_rows {
     int k;          /* rows of the batch so far */
-    int held;       /* lane k: row k's warp sum */
     int64_t first;  /* the batch's first row */
 };
 
 __device__ __forceinline__ void warp_row_done(const struct fold_geom &p, struct warp_rows &wr,
-                                              int v, bool last, unsigned long long *proj)
+                                              uint32_t *rows, unsigned u, int offset,
+                                              bool last, unsigned long long *proj)
 {
-    const int s = warp_sum(v);
     const int lane = (int)(threadIdx.x & 31u);
-    if (lane == wr.k)
-        wr.held = s;
+    ((unsigned char *)(rows + wr.k * ROW_PITCH_WORDS))[lane] = (unsigned char)u;
     if (++wr.k < ROW_BATCH && !last)
         return;
-    if (lane < wr.k)
-        add_row_entries(p, wr.first + lane, wr.held, proj);
+    __syncwarp();
+    if (lane < wr.k) {
+        const uint32_t *row = rows + lane * ROW_PITCH_WORDS;
+        unsigned total = 0;
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            total = __dp4a(row[i], 0x01010101u, total);
+        add_row_entries(p, wr.first + lane, (long long)total - 32LL * offset, proj);
+    }
+    __syncwarp(); /* the rows read before the next batch's writes */
     wr.first += wr.k;
     wr.k = 0;
 }

@@ -83,6 +83,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
     constexpr int AHEAD = PACKED_AHEAD;
     constexpr int SLOTS = 8 * NW;
     __shared__ uint32_t cnt[SLOTS][CUDA_THREADS];
+    __shared__ uint32_t row_bytes_of[FOLD_WARPS][ROW_BATCH * ROW_PITCH_WORDS];
     const unsigned lane = threadIdx.x & 31u;
     const int64_t g = (int64_t)blockIdx.x * CUDA_THREADS + threadIdx.x; /* the group */
     const bool in = g < p.cols;
@@ -96,7 +97,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
         const int64_t first = p.row0 + c * p.chunk;
         const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
         int64_t z = first / p.ly, y = first - z * p.ly;
-        struct warp_rows wr = { 0, 0, first };
+        struct warp_rows wr = { 0, first };
 #pragma unroll
         for (int s = 0; s < SLOTS; s++)
             cnt[s][threadIdx.x] = 0;
@@ -224,7 +225,9 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                     }
                     pending = 0;
                 }
-                warp_row_done(p, wr, in ? 16 * NW - 2 * n : 0, r + 1 == end, proj);
+                /* the row's sum offset by 16 NW: 0 .. 32 NW, a byte */
+                warp_row_done(p, wr, row_bytes_of[threadIdx.x >> 5],
+                              in ? 32 * NW - 2 * n : 16 * NW, 16 * NW, r + 1 == end, proj);
                 if (++y == p.ly) {
                     y = 0;
                     z++;

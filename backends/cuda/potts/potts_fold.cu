@@ -13,9 +13,11 @@
  *     one addition per site; at the chunk's end one atomic per state and x into P_x, and
  *     the populations (the columns' totals) per block;
  *   - the rows (with the projections): a thread's 4 sites as 8-bit counts of 4 states in a
- *     word (at most 4, a warp 128: no carries), one warp reduction per 4 states and row,
- *     the warps' sums added in shared memory and handed to the entries every ROW_BATCH
- *     rows, as measure_fold.cuh's row_done.
+ *     word (at most 4, a warp 128: no carries); q <= 4: each lane's word stored in shared
+ *     memory, and every ROW_BATCH rows lane k adds row k's 32 words (no warp reduction
+ *     per row), else one warp reduction per 4 states and row; the warps' sums added in
+ *     shared memory and handed to the entries every ROW_BATCH rows, as measure_fold.cuh's
+ *     row_done.
  * Integers added with atomics: the sums and projections are the one-site-a-thread
  * kernels' exactly (and the CPU's).
  */
@@ -35,6 +37,10 @@ potts4_fold_kernel(struct fold_geom p, const uint32_t *words, int q,
     extern __shared__ uint32_t col[]; /* (2 state + pair) CUDA_THREADS + thread: the
                                         thread's x pair's 16-bit counters of a state */
     __shared__ uint32_t row_pk[PROJ ? 2 : 1][FOLD_WARPS][QW][ROW_BATCH];
+    /* q <= 4 (one word a row): each lane's word of each row of the batch, rows of the
+     * warp 33 words apart (lane k reading row k: distinct banks) */
+    constexpr bool TRANSPOSE = PROJ && QW == 1;
+    __shared__ uint32_t lanes_of[TRANSPOSE ? FOLD_WARPS : 1][ROW_BATCH][TRANSPOSE ? 33 : 1];
     __shared__ unsigned long long population[P4_STATES];
     constexpr int AHEAD = P4_AHEAD;
     const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
@@ -110,14 +116,28 @@ potts4_fold_kernel(struct fold_geom p, const uint32_t *words, int q,
                         }
                     }
                 }
-                if (PROJ) {
+                if (TRANSPOSE) {
+                    lanes_of[TRANSPOSE ? warp : 0][k][TRANSPOSE ? lane : 0] = pk[0];
+                } else if (PROJ) {
 #pragma unroll
                     for (int w = 0; w < QW; w++) {
                         const uint32_t t = __reduce_add_sync(0xffffffffu, pk[w]);
                         if (lane == 0)
                             row_pk[PROJ ? buf : 0][warp][w][k] = t;
                     }
+                }
+                if (PROJ) {
                     if (++k == ROW_BATCH || r + 1 == end) {
+                        if (TRANSPOSE) { /* lane kk: row kk's 32 words (fields <= 128) */
+                            __syncwarp();
+                            if ((int)lane < k) {
+                                uint32_t t = 0;
+#pragma unroll 8
+                                for (int j = 0; j < 32; j++)
+                                    t += lanes_of[TRANSPOSE ? warp : 0][lane][TRANSPOSE ? j : 0];
+                                row_pk[buf][warp][0][lane] = t;
+                            }
+                        }
                         __syncthreads();
                         for (int t = threadIdx.x; t < q * ROW_BATCH; t += CUDA_THREADS) {
                             const int a = t / ROW_BATCH, kk = t - a * ROW_BATCH;
