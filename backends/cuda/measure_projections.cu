@@ -13,15 +13,19 @@
  *     carries, then spread into 16-bit lanes in shared memory, a chunk having at most
  *     CHUNK_MAX rows; bytes: a register, Potts a shared counter per state), added at the
  *     chunk's end with one atomic per x and chunk, consecutive x in consecutive lanes.
- *   - P_y (3D) and P_last: a row's sum is its warps' sums (one warp reduction each) added in
- *     shared memory; every ROW_BATCH rows one warp adds them, one atomic per row, block and
- *     entry, again consecutive entries in consecutive lanes. Two buffers alternate, so one
- *     barrier per batch suffices.
+ *   - P_y (3D) and P_last: packed, each lane's part of a row's sum stored as a byte of the
+ *     row in shared memory, and every ROW_BATCH rows lane k adds row k's bytes and hands
+ *     them on, one atomic per row, warp and entry (measure_fold.cuh, warp_row_done: no
+ *     warp reduction per row, no barrier); bytes, a row's sum is its warps' sums (one warp
+ *     reduction each) added in shared memory, every ROW_BATCH rows one warp adding them,
+ *     one atomic per row, block and entry (row_done; two buffers alternate, so one barrier
+ *     per batch suffices). Consecutive entries in consecutive lanes.
  * Integers added with atomics: the totals do not depend on the order of the additions.
  * Bytes (a packed 65536^2 lattice, 2^31 bytes): the measurement's, plus 8 bytes per x and
- * chunk and per row and block (some 36 MB of atomics in the L2 for 66 chunks and 4 blocks a
+ * chunk and per row and warp (some 52 MB of atomics in the L2 for 66 chunks and 32 warps a
  * row: one chunk per resident block). Then, one box alone, the transform of the
- * projections on the device (the end of the file).
+ * projections on the device (the end of the file). Potts q <= 16 with L_x a multiple of 4
+ * has its own kernel, four sites a thread (potts/potts_fold.cu).
  */
 #include "measure_fold.cuh"
 #include "potts.h"
