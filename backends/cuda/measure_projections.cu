@@ -13,26 +13,23 @@
  *     carries, then spread into 16-bit lanes in shared memory, a chunk having at most
  *     CHUNK_MAX rows; bytes: a register, Potts a shared counter per state), added at the
  *     chunk's end with one atomic per x and chunk, consecutive x in consecutive lanes.
- *   - P_y (3D) and P_last: a row's sum is its warps' sums (one warp reduction each) added in
- *     shared memory; every ROW_BATCH rows one warp adds them, one atomic per row, block and
- *     entry, again consecutive entries in consecutive lanes. Two buffers alternate, so one
- *     barrier per batch suffices.
+ *   - P_y (3D) and P_last: packed, each lane's part of a row's sum stored as a byte of the
+ *     row in shared memory, and every ROW_BATCH rows lane k adds row k's bytes and hands
+ *     them on, one atomic per row, warp and entry (measure_fold.cuh, warp_row_done: no
+ *     warp reduction per row, no barrier); bytes, a row's sum is its warps' sums (one warp
+ *     reduction each) added in shared memory, every ROW_BATCH rows one warp adding them,
+ *     one atomic per row, block and entry (row_done; two buffers alternate, so one barrier
+ *     per batch suffices). Consecutive entries in consecutive lanes.
  * Integers added with atomics: the totals do not depend on the order of the additions.
  * Bytes (a packed 65536^2 lattice, 2^31 bytes): the measurement's, plus 8 bytes per x and
- * chunk and per row and block (some 36 MB of atomics in the L2 for 66 chunks and 4 blocks a
+ * chunk and per row and warp (some 52 MB of atomics in the L2 for 66 chunks and 32 warps a
  * row: one chunk per resident block). Then, one box alone, the transform of the
- * projections on the device (the end of the file).
+ * projections on the device (the end of the file). Potts q <= 16 with L_x a multiple of 4
+ * has its own kernel, four sites a thread (potts/potts_fold.cu).
  */
-#include "cuda_kernels.h"
-#include "cuda_launch.cuh"
-#include "mode_projections.h"
+#include "measure_fold.cuh"
 #include "potts.h"
 
-#define FOLD_WARPS (CUDA_THREADS / 32)
-#define ROW_BATCH 32              /* rows between two additions of the rows' sums */
-#define CHUNK_MIN 64              /* rows: fewer chunks, fewer column atomics */
-#define CHUNK_MAX 65520           /* rows: the packed columns' 16-bit counters (15 x 4368) */
-#define FOLD_BLOCKS_PER_SM 2      /* the kernels' __launch_bounds__: 128 registers */
 #define FOLD_POTTS_STATES 32      /* Potts q up to this: counters in shared memory */
 #define NIBBLE_BITS 0x11111111u   /* a packed word's sites: the nibbles' low bits */
 /* Rows whose loads a thread issues together before it counts them (and the words beside
@@ -41,136 +38,6 @@
  * thread (4 words of each colour), a byte row 1. No load waited for inside a row's count. */
 #define PACKED_AHEAD (THREE ? 2 : 4)
 #define BYTES_AHEAD (THREE ? 8 : 16)
-
-/* Where a range's rows sit, where their sums go, and how the chunks cut them. Rows are
- * r = y + L_y z of the stored lattice (2D: z = 0, y the last axis). */
-struct fold_geom {
-    int64_t lx, cols;           /* sites of a row; a row's thread columns */
-    int64_t ly, lz;             /* the stored extents (2D: lz 1) */
-    int64_t row0, nrows;        /* local rows [row0, row0 + nrows) */
-    int64_t plane_shift;        /* global plane = local plane + plane_shift */
-    int64_t y_at, last_at;      /* the entries of P_y (3D) and P_last */
-    int64_t per_state;          /* Potts: entries of one state's block */
-    int64_t chunk, nchunks;     /* rows a chunk */
-    bool three;
-};
-
-static int sms_of_current_device(void)
-{
-    static thread_local int known[64]; /* 0: not asked yet */
-    int device = 0, sms = 0;
-    if (cudaGetDevice(&device) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 132;
-    }
-    if (device >= 0 && device < 64 && known[device])
-        return known[device];
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-        sms <= 0) {
-        (void)cudaGetLastError();
-        return 132;
-    }
-    if (device >= 0 && device < 64)
-        known[device] = sms;
-    return sms;
-}
-
-static struct fold_geom geom_of(const struct latmc_lattice *g, const struct cuda_proj_range *r,
-                                int64_t cols)
-{
-    struct fold_geom p;
-    const bool three = g->ndim == 3;
-    p.three = three;
-    p.lx = g->lx;
-    p.cols = cols;
-    p.ly = g->ly;
-    p.lz = three ? g->lz : 1;
-    const int64_t rpp = three ? g->ly : 1;
-    p.row0 = r->p0 * rpp;
-    p.nrows = r->planes * rpp;
-    p.plane_shift = r->global_p0 - r->p0;
-    p.y_at = g->lx;
-    p.last_at = g->lx + (three ? g->ly : 0);
-    p.per_state = p.last_at + r->L;
-    /* one chunk per resident block: the longest chunks, the fewest column atomics */
-    const int64_t across = (cols + CUDA_THREADS - 1) / CUDA_THREADS;
-    int64_t chunks = (int64_t)sms_of_current_device() * FOLD_BLOCKS_PER_SM / across;
-    if (chunks < 1)
-        chunks = 1;
-    int64_t chunk = (p.nrows + chunks - 1) / chunks;
-    if (chunk < CHUNK_MIN)
-        chunk = CHUNK_MIN;
-    if (chunk > CHUNK_MAX)
-        chunk = CHUNK_MAX;
-    p.chunk = chunk;
-    p.nchunks = (p.nrows + chunk - 1) / chunk;
-    return p;
-}
-
-static dim3 grid_of(const struct fold_geom &p)
-{
-    const int64_t across = (p.cols + CUDA_THREADS - 1) / CUDA_THREADS;
-    return dim3((unsigned)across, (unsigned)(p.nchunks < 65535 ? p.nchunks : 65535));
-}
-
-__device__ __forceinline__ int warp_sum(int v)
-{
-#if __CUDA_ARCH__ >= 800
-    return __reduce_add_sync(0xffffffffu, v);
-#else
-    for (int offset = 16; offset > 0; offset >>= 1)
-        v += __shfl_xor_sync(0xffffffffu, v, offset);
-    return v;
-#endif
-}
-
-/* Add a row's sum v to its entries of P_y (3D) and P_last of the block proj. */
-__device__ __forceinline__ void add_row_entries(const struct fold_geom &p, int64_t r, long long v,
-                                                unsigned long long *proj)
-{
-    if (v == 0)
-        return;
-    const int64_t z = r / p.ly, y = r - z * p.ly;
-    if (p.three) { /* P_y[y], P_last[z] */
-        atomicAdd(proj + p.y_at + y, (unsigned long long)v);
-        atomicAdd(proj + p.last_at + z + p.plane_shift, (unsigned long long)v);
-    } else { /* 2D: the row is the last axis's y */
-        atomicAdd(proj + p.last_at + y + p.plane_shift, (unsigned long long)v);
-    }
-}
-
-/*
- * The rows' sums of one chunk, each row's warps' sums added in shared memory and handed
- * to the proj entries every ROW_BATCH rows by warp 0. Every thread of the block calls
- * row_done once per row (the block walks its rows together).
- */
-struct row_batches {
-    int buf, k;
-    int64_t first;  /* the batch's first row */
-};
-
-__device__ __forceinline__ void row_done(const struct fold_geom &p, struct row_batches &rb,
-                                         int (*sums)[FOLD_WARPS][ROW_BATCH], int v, bool last,
-                                         unsigned long long *proj)
-{
-    const int s = warp_sum(v);
-    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    if (lane == 0)
-        sums[rb.buf][warp][rb.k] = s;
-    if (++rb.k < ROW_BATCH && !last)
-        return;
-    __syncthreads();
-    if (warp == 0 && (int)lane < rb.k) {
-        long long total = 0;
-#pragma unroll
-        for (int w = 0; w < FOLD_WARPS; w++)
-            total += sums[rb.buf][w][lane];
-        add_row_entries(p, rb.first + lane, total, proj);
-    }
-    rb.first += rb.k;
-    rb.k = 0;
-    rb.buf ^= 1;
-}
 
 /* ---- Ising's packed layout (ising_packed.h) ---- */
 
@@ -219,8 +86,8 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
 {
     constexpr int AHEAD = PACKED_AHEAD;
     constexpr int SLOTS = 8 * NW;
-    __shared__ int row_sums[2][FOLD_WARPS][ROW_BATCH];
     __shared__ uint32_t cnt[SLOTS][CUDA_THREADS];
+    __shared__ uint32_t row_bytes_of[FOLD_WARPS][ROW_BATCH * ROW_PITCH_WORDS];
     const unsigned lane = threadIdx.x & 31u;
     const int64_t g = (int64_t)blockIdx.x * CUDA_THREADS + threadIdx.x; /* the group */
     const bool in = g < p.cols;
@@ -234,7 +101,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
         const int64_t first = p.row0 + c * p.chunk;
         const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
         int64_t z = first / p.ly, y = first - z * p.ly;
-        struct row_batches rb = { 0, 0, first };
+        struct warp_rows wr = { 0, first };
 #pragma unroll
         for (int s = 0; s < SLOTS; s++)
             cnt[s][threadIdx.x] = 0;
@@ -362,7 +229,9 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
                     }
                     pending = 0;
                 }
-                row_done(p, rb, row_sums, in ? 16 * NW - 2 * n : 0, r + 1 == end, proj);
+                /* the row's sum offset by 16 NW: 0 .. 32 NW, a byte */
+                warp_row_done(p, wr, row_bytes_of[threadIdx.x >> 5],
+                              in ? 32 * NW - 2 * n : 16 * NW, 16 * NW, r + 1 == end, proj);
                 if (++y == p.ly) {
                     y = 0;
                     z++;
@@ -387,7 +256,7 @@ packed_fold_kernel(struct fold_geom p, const uint32_t *colour0, const uint32_t *
             if (v != 0)
                 atomicAdd(proj + x0 + e, (unsigned long long)(long long)v);
         }
-        __syncthreads(); /* the counters and row_sums free for the next chunk */
+        __syncthreads(); /* the counters free for the next chunk */
     }
     /* a word pair: 8 colour-0 sites with 2 ndim bonds each, 16 sites */
     const int nd2 = THREE ? 6 : 4;
@@ -637,40 +506,78 @@ extern "C" cudaError_t cuda_byte_measure_projections(cudaStream_t stream,
 /* ---- the transform (lib/modes.h, latmc_modes_chain_sum) ---- */
 
 #define MODES_CHAINS 64 /* LATMC_MODES_CHAINS (lib/modes.h) */
-#define TRANSFORM_AHEAD 16
+#define TRANSFORM_THREADS 512
+#define TRANSFORM_PER_THREAD 8 /* terms a thread loads for a tile */
+#define TRANSFORM_TILE (TRANSFORM_THREADS * TRANSFORM_PER_THREAD) /* 64 x 64 terms */
 
-/* A block per part (component k, axis mu, real or imaginary), a thread per chain: the
- * chain's terms in increasing x, each product and sum rounded alone (no fused
- * multiply-add), then the chains added in pairs level by level, as on the host. */
-__global__ void projections_transform_kernel(struct cuda_proj_transform t,
-                                             const long long *proj, const double *phases,
-                                             double *modes)
+/* Thread t's terms of the tile at x0: x0 + t + u TRANSFORM_THREADS, loaded (0 past L). */
+struct transform_loads {
+    long long p[TRANSFORM_PER_THREAD];
+    double t[TRANSFORM_PER_THREAD];
+};
+
+__device__ __forceinline__ void transform_load(struct transform_loads &l, const long long *p,
+                                               const double *table, int64_t x0, int64_t L)
 {
+#pragma unroll
+    for (int u = 0; u < TRANSFORM_PER_THREAD; u++) {
+        const int64_t x = x0 + threadIdx.x + (int64_t)u * TRANSFORM_THREADS;
+        l.p[u] = x < L ? p[x] : 0;
+        l.t[u] = x < L ? table[x] : 0.0;
+    }
+}
+
+/* The tile's rounded products into shared memory, then chain j (thread j < 64) adds its
+ * terms x = j mod 64 of the tile in increasing x; two barriers a tile. */
+__device__ __forceinline__ void transform_tile(const struct transform_loads &l, double *prod,
+                                               int64_t x0, int64_t L, double &sum)
+{
+#pragma unroll
+    for (int u = 0; u < TRANSFORM_PER_THREAD; u++)
+        prod[threadIdx.x + u * TRANSFORM_THREADS] = __dmul_rn(__ll2double_rn(l.p[u]), l.t[u]);
+    __syncthreads();
+    if (threadIdx.x < MODES_CHAINS) {
+        const int64_t left = L - x0; /* terms of the tile within L */
+#pragma unroll 16
+        for (int u = 0; u < TRANSFORM_TILE / MODES_CHAINS; u++) {
+            const int k = u * MODES_CHAINS + (int)threadIdx.x;
+            if (k < left)
+                sum = __dadd_rn(sum, prod[k]);
+        }
+    }
+    __syncthreads();
+}
+
+/* A block per part (component k, axis mu, real or imaginary). Chain j's terms in
+ * increasing x, each product and sum rounded alone (no fused multiply-add), then the
+ * chains added in pairs level by level, as on the host. The chains' additions wait for
+ * each other; so every thread of the block loads the terms of the tiles two ahead and
+ * makes their products, and the 64 chains only add them from shared memory. */
+__global__ void __launch_bounds__(TRANSFORM_THREADS)
+projections_transform_kernel(struct cuda_proj_transform t, const long long *proj,
+                             const double *phases, double *modes)
+{
+    __shared__ double prod[TRANSFORM_TILE];
     __shared__ double part[MODES_CHAINS];
     const int im = (int)(blockIdx.x & 1u), axis = (int)(blockIdx.x >> 1);
     const int mu = axis % t.ndim, k = axis / t.ndim;
     const int64_t L = t.extent[mu];
     const long long *p = proj + (int64_t)k * t.per_state + t.proj_at[mu];
     const double *table = phases + t.phase_at[mu] + (im ? L : 0);
-    const int j = (int)threadIdx.x;
-    /* TRANSFORM_AHEAD terms' loads in flight before they are added (the additions wait
-     * for each other; the loads need not) */
     double sum = 0;
-    for (int64_t x0 = j; x0 < L; x0 += TRANSFORM_AHEAD * MODES_CHAINS) {
-        long long pv[TRANSFORM_AHEAD];
-        double tv[TRANSFORM_AHEAD];
-#pragma unroll
-        for (int u = 0; u < TRANSFORM_AHEAD; u++) {
-            const int64_t x = x0 + (int64_t)u * MODES_CHAINS;
-            pv[u] = x < L ? p[x] : 0;
-            tv[u] = x < L ? table[x] : 0.0;
-        }
-#pragma unroll
-        for (int u = 0; u < TRANSFORM_AHEAD; u++)
-            if (x0 + (int64_t)u * MODES_CHAINS < L)
-                sum = __dadd_rn(sum, __dmul_rn(__ll2double_rn(pv[u]), tv[u]));
+    struct transform_loads a, b;
+    transform_load(a, p, table, 0, L);
+    transform_load(b, p, table, TRANSFORM_TILE, L);
+    for (int64_t x0 = 0; x0 < L; x0 += 2 * TRANSFORM_TILE) {
+        transform_tile(a, prod, x0, L, sum);
+        transform_load(a, p, table, x0 + 2 * TRANSFORM_TILE, L);
+        if (x0 + TRANSFORM_TILE < L)
+            transform_tile(b, prod, x0 + TRANSFORM_TILE, L, sum);
+        transform_load(b, p, table, x0 + 3 * TRANSFORM_TILE, L);
     }
-    part[j] = sum;
+    const int j = (int)threadIdx.x;
+    if (j < MODES_CHAINS)
+        part[j] = sum;
     __syncthreads();
     for (int width = MODES_CHAINS; width > 1; width /= 2) {
         const double v = j < width / 2 ? __dadd_rn(part[2 * j], part[2 * j + 1]) : 0.0;
@@ -689,7 +596,7 @@ extern "C" cudaError_t cuda_projections_transform(cudaStream_t stream,
                                                   double *modes)
 {
     const unsigned blocks = (unsigned)(t->components * t->ndim * 2);
-    projections_transform_kernel<<<blocks, MODES_CHAINS, 0, stream>>>(
+    projections_transform_kernel<<<blocks, TRANSFORM_THREADS, 0, stream>>>(
         *t, (const long long *)proj, phases, modes);
     return cudaGetLastError();
 }

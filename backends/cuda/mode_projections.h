@@ -13,6 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ising.h" /* struct latmc_ising_sums */
+#include "potts.h" /* struct latmc_potts_sums */
 #include "lattice_numbering.h"
 
 #ifdef __cplusplus
@@ -56,6 +57,17 @@ cudaError_t cuda_byte_measure_projections(cudaStream_t stream, const struct latm
                                           const void *sites, const int8_t *eps,
                                           const struct cuda_proj_range *r, int potts_q,
                                           void *sums, int64_t *proj);
+
+/*
+ * Potts, four sites a thread (potts/potts_fold.cu), where cuda_potts_fold_fits (q <= 16,
+ * L_x a multiple of 4; else cudaErrorInvalidValue, nothing launched): the measurement's
+ * sums added to *sums (cleared by the caller) and, where proj is not NULL, the projections
+ * to proj (as above), from one read of the range.
+ */
+bool cuda_potts_fold_fits(const struct latmc_lattice *g, int q);
+cudaError_t cuda_potts_measure_fold(cudaStream_t stream, const struct latmc_lattice *g,
+                                    const uint8_t *sites, const struct cuda_proj_range *r,
+                                    int q, struct latmc_potts_sums *sums, int64_t *proj);
 
 /*
  * The modes from a box's projections on the device (all the lattice's: one box alone),

@@ -11,9 +11,10 @@
  *   plane's index.
  *
  * Two kernels: the rows (four threads per row, one per lane, each a serial sum over its
- * sites of every component, reading each site's values once; the lanes combined by two
- * shuffles in exactly that pairing), into the scratch; then the planes (a thread per plane
- * and component, a serial sum over the rows).
+ * sites of every component, reading each site's values once, ROW_AHEAD sites' loads in
+ * flight together; the lanes combined by two shuffles in exactly that pairing), into the
+ * scratch; then the planes (a warp per plane and component, its lanes loading 32 rows at
+ * a time, a serial sum over the rows).
  * Every product and sum is rounded on its own (__dmul_rn, __dadd_rn: no fused
  * multiply-adds, as the module's -fmad=false), so each tile equals the CPU's bit for bit.
  */
@@ -24,6 +25,7 @@
 #define LANES 4          /* MODES_LANES of lib/modes_planes.c */
 #define ROW_THREADS 256
 #define PLANE_THREADS 128
+#define ROW_AHEAD 8      /* a row thread's sites loaded together */
 
 /*
  * Thread t: lane t mod LANES of group g = t / LANES = q rows + y, row y of plane q (the
@@ -49,21 +51,39 @@ __global__ void tile_rows_kernel(const T *data, int64_t stride, int64_t lx, int6
         re[c] = im[c] = sum[c] = 0.0;
     if (valid) {
         const int64_t row0 = g * lx;
-        for (int64_t x = lane; x < lx; x += LANES) {
-            const int64_t i = row0 + x;
-            double a[K], b[K];
+        /* ROW_AHEAD sites' loads in flight before they are added (the additions wait for
+         * each other; the loads need not) */
+        for (int64_t x0 = lane; x0 < lx; x0 += LANES * ROW_AHEAD) {
+            T va[ROW_AHEAD][K], vb[ROW_AHEAD][R == 2 ? K : 1];
+            double cos_x[ROW_AHEAD], sin_x[ROW_AHEAD];
 #pragma unroll
-            for (int k = 0; k < K; k++) {
-                a[k] = (double)data[(int64_t)k * stride + i];
-                b[k] = R == 2 ? (double)data[(int64_t)(K + k) * stride + i] : 0.0;
+            for (int u = 0; u < ROW_AHEAD; u++) {
+                const int64_t x = x0 + LANES * u;
+                if (x >= lx)
+                    break;
+                const int64_t i = row0 + x;
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    va[u][k] = data[(int64_t)k * stride + i];
+                    if (R == 2)
+                        vb[u][R == 2 ? k : 0] = data[(int64_t)(K + k) * stride + i];
+                }
+                cos_x[u] = cx[x];
+                sin_x[u] = sx[x];
             }
-            const double cos_x = cx[x], sin_x = sx[x];
 #pragma unroll
-            for (int c = 0; c < C; c++) {
-                const double v = c < K ? a[c] : __dmul_rn(a[(c - K) / K], b[(c - K) % K]);
-                re[c] = __dadd_rn(re[c], __dmul_rn(v, cos_x));
-                im[c] = __dadd_rn(im[c], __dmul_rn(v, sin_x));
-                sum[c] = __dadd_rn(sum[c], v);
+            for (int u = 0; u < ROW_AHEAD; u++) {
+                if (x0 + LANES * u >= lx)
+                    break;
+#pragma unroll
+                for (int c = 0; c < C; c++) {
+                    const double v = c < K ? (double)va[u][c < K ? c : 0]
+                                           : __dmul_rn((double)va[u][c < K ? 0 : (c - K) / K],
+                                                       (double)vb[u][c < K || R != 2 ? 0 : (c - K) % K]);
+                    re[c] = __dadd_rn(re[c], __dmul_rn(v, cos_x[u]));
+                    im[c] = __dadd_rn(im[c], __dmul_rn(v, sin_x[u]));
+                    sum[c] = __dadd_rn(sum[c], v);
+                }
             }
         }
     }
@@ -89,30 +109,50 @@ __global__ void tile_rows_kernel(const T *data, int64_t stride, int64_t lx, int6
     }
 }
 
-/* Thread (c, q): plane q's tile entries of component c from its rows, in row order. */
+/* Warp (c, q): plane q's tile entries of component c from its rows, in row order. The
+ * lanes load 32 rows at a time (their loads in flight together) and every lane adds them
+ * all in row order, taking each from its lane by a shuffle; lane 0 writes. */
 __global__ void tile_planes_kernel(const double *rows_in, int C, int ndim, int64_t rows,
                                    int64_t planes, int64_t global_p0, const double *cy,
                                    const double *sy, const double *cp, const double *sp,
                                    double *tiles)
 {
-    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (int64_t)C * planes)
+    const int64_t t = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    const int lane = (int)(threadIdx.x & 31u);
+    if (t >= (int64_t)C * planes) /* the whole warp */
         return;
     const int c = (int)(t / planes);
     const int64_t q = t % planes;
     const int64_t step = 3 * (int64_t)C * planes; /* from one row to the next */
+    const unsigned all = 0xffffffffu;
     double xr = 0.0, xi = 0.0, yr = 0.0, yi = 0.0, total = 0.0;
-    for (int64_t y = 0; y < rows; y++) {
-        const double *r = rows_in + y * step + 3 * t;
-        const double row = r[2];
-        xr = __dadd_rn(xr, r[0]);
-        xi = __dadd_rn(xi, r[1]);
-        if (ndim == 3) {
-            yr = __dadd_rn(yr, __dmul_rn(row, cy[y]));
-            yi = __dadd_rn(yi, __dmul_rn(row, sy[y]));
+    for (int64_t y0 = 0; y0 < rows; y0 += 32) {
+        const int64_t y = y0 + lane;
+        double r0 = 0.0, r1 = 0.0, r2 = 0.0, c_y = 0.0, s_y = 0.0;
+        if (y < rows) {
+            const double *r = rows_in + y * step + 3 * t;
+            r0 = r[0];
+            r1 = r[1];
+            r2 = r[2];
+            if (ndim == 3) {
+                c_y = cy[y];
+                s_y = sy[y];
+            }
         }
-        total = __dadd_rn(total, row);
+        const int n = rows - y0 < 32 ? (int)(rows - y0) : 32;
+        for (int k = 0; k < n; k++) {
+            const double row = __shfl_sync(all, r2, k);
+            xr = __dadd_rn(xr, __shfl_sync(all, r0, k));
+            xi = __dadd_rn(xi, __shfl_sync(all, r1, k));
+            if (ndim == 3) {
+                yr = __dadd_rn(yr, __dmul_rn(row, __shfl_sync(all, c_y, k)));
+                yi = __dadd_rn(yi, __dmul_rn(row, __shfl_sync(all, s_y, k)));
+            }
+            total = __dadd_rn(total, row);
+        }
     }
+    if (lane != 0)
+        return;
     double *tile = tiles + q * (int64_t)C * ndim * 2 + (int64_t)c * ndim * 2;
     tile[0] = xr;
     tile[1] = xi;
@@ -185,8 +225,8 @@ extern "C" cudaError_t cuda_mode_tiles(cudaStream_t stream, const struct cuda_ti
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
-    const int64_t items = (int64_t)C * r->planes;
-    tile_planes_kernel<<<(unsigned)((items + PLANE_THREADS - 1) / PLANE_THREADS), PLANE_THREADS,
+    const int64_t items = (int64_t)C * r->planes, warps = PLANE_THREADS / 32;
+    tile_planes_kernel<<<(unsigned)((items + warps - 1) / warps), PLANE_THREADS,
                          0, stream>>>(scratch->rows, C, r->ndim, rows, r->planes, r->global_p0,
                                       r->ndim == 3 ? cos_of[1] : NULL,
                                       r->ndim == 3 ? sin_of[1] : NULL, cos_of[last],

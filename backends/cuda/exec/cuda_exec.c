@@ -909,10 +909,16 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     const size_t phase_doubles = 2 * (size_t)proj_at;
     const size_t mode_doubles = (size_t)t.components * (size_t)d->ndim * 2;
     const size_t ss = sim->model->sums_size;
+    /* one device buffer (made once a sim): the phase tables, the projections, the sums
+     * and the modes, so that one clear covers the projections and the sums and one copy
+     * brings the sums and the modes (a measurement's own clear and copy, no more) */
+    const int64_t entries = projection_entries(sim, x);
+    const size_t sums_bytes = (ss + sizeof(double) - 1) / sizeof(double) * sizeof(double);
+    const size_t out_bytes = sums_bytes + mode_doubles * sizeof(double);
     struct cuda_box *b = &x->box[0];
     int st = cuda_box_set_device(b->ex.device);
     if (st == LATMC_OK)
-        st = stage_of(x, ss + mode_doubles * sizeof(double));
+        st = stage_of(x, out_bytes);
     if (st == LATMC_OK) /* the steps in flight done */
         st = finish_all(x, "measuring");
     if (st < 0)
@@ -921,28 +927,29 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     if (b->phases_of != phases) { /* once a sim: its tables never change */
         b->phases_of = NULL;
         if (!b->phases)
-            err = cudaMalloc((void **)&b->phases, (phase_doubles + mode_doubles) * sizeof(double));
+            err = cudaMalloc((void **)&b->phases, phase_doubles * sizeof(double) +
+                                                      (size_t)entries * sizeof(int64_t) +
+                                                      out_bytes);
         if (err == cudaSuccess)
             err = cudaMemcpy(b->phases, phases, phase_doubles * sizeof(double),
                              cudaMemcpyHostToDevice);
         if (err == cudaSuccess)
             b->phases_of = phases;
     }
-    double *dev_modes = b->phases + phase_doubles;
+    int64_t *dev_proj = (int64_t *)(b->phases + phase_doubles);
+    char *dev_sums = (char *)(dev_proj + entries);
+    double *dev_modes = (double *)(dev_sums + sums_bytes);
     const struct cuda_box_range own = range_of(x, b, x->halo, b->ex.planes);
     if (err == cudaSuccess)
-        err = cudaMemsetAsync(b->sums, 0, ss, b->ex.stream);
+        err = cudaMemsetAsync(dev_proj, 0, (size_t)entries * sizeof(int64_t) + sums_bytes,
+                              b->ex.stream);
     if (err == cudaSuccess)
-        err = cleared_projections(b, projection_entries(sim, x), b->ex.stream);
+        err = x->leaf->measure_projections(sim, &own, b->ex.stream, dev_sums, dev_proj);
     if (err == cudaSuccess)
-        err = x->leaf->measure_projections(sim, &own, b->ex.stream, b->sums, b->projections);
+        err = cuda_projections_transform(b->ex.stream, &t, dev_proj, b->phases, dev_modes);
     if (err == cudaSuccess)
-        err = cuda_projections_transform(b->ex.stream, &t, b->projections, b->phases, dev_modes);
-    if (err == cudaSuccess)
-        err = cudaMemcpyAsync(x->stage, b->sums, ss, cudaMemcpyDeviceToHost, b->ex.stream);
-    if (err == cudaSuccess)
-        err = cudaMemcpyAsync((char *)x->stage + ss, dev_modes, mode_doubles * sizeof(double),
-                              cudaMemcpyDeviceToHost, b->ex.stream);
+        err = cudaMemcpyAsync(x->stage, dev_sums, out_bytes, cudaMemcpyDeviceToHost,
+                              b->ex.stream);
     st = cuda_check(err, "measuring the sums and the Fourier modes");
     const int fin = cuda_check(cudaStreamSynchronize(b->ex.stream),
                                "measuring the sums and the Fourier modes");
@@ -950,7 +957,7 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
         return st < 0 ? st : fin;
     memset(sums, 0, ss);
     sim->model->add_sums(sums, x->stage);
-    memcpy(modes, (const char *)x->stage + ss, mode_doubles * sizeof(double));
+    memcpy(modes, (const char *)x->stage + sums_bytes, mode_doubles * sizeof(double));
     return LATMC_OK;
 }
 

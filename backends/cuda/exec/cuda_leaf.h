@@ -45,8 +45,9 @@ struct cuda_box {
     void *own;                     /* the leaf's own state of the box (box_create), or NULL */
     int64_t *projections;          /* the Fourier modes' projections (device; made on first
                                       use by cuda_exec_projections), or NULL */
-    double *phases;                /* the modes' phase tables (device, then room for the
-                                      modes), copied from phases_of (cuda_exec_measure_kmin) */
+    double *phases;                /* the modes' phase tables (device, copied from
+                                      phases_of), then room for the projections, the sums
+                                      and the modes (cuda_exec_measure_kmin) */
     const double *phases_of;
     double *mode_phases;           /* the modes' phase tables (the core's, copied) and */
     double *mode_tiles;            /* the tiles of the own planes (device; made on first use

@@ -71,7 +71,11 @@ static cudaError_t potts_update(const latmc_sim *sim, const struct cuda_box_rang
 static cudaError_t potts_measure(const latmc_sim *sim, const struct cuda_box_range *own,
                                  cudaStream_t stream, void *sums)
 {
-    (void)sim;
+    if (cuda_potts_fold_fits(&own->box->local, sim->desc.q)) { /* four sites a thread */
+        const struct cuda_proj_range pr = { own->p0, own->planes, own->global_p0, own->L };
+        return cuda_potts_measure_fold(stream, &own->box->local, own->box->data, &pr,
+                                       sim->desc.q, sums, NULL);
+    }
     if (own->whole)
         return cuda_potts_measure(stream, &own->box->local, own->box->data, sums);
     const struct cuda_plane_range pr = { own->p0, own->planes, own->global_p0, own->L };
@@ -85,17 +89,22 @@ static cudaError_t potts_projections(const latmc_sim *sim, const struct cuda_box
     return cuda_byte_projections(stream, &r->box->local, r->box->data, &pr, sim->desc.q, proj);
 }
 
-/* potts_measure and potts_projections in one read where the counters fit the kernel's
- * shared memory (q <= 32: measure_projections.cu), else the two passes. */
+/* potts_measure and potts_projections in one read: four sites a thread where the kernel
+ * has them (q <= 16, L_x a multiple of 4: potts_fold.cu), else a site a thread where the
+ * counters fit the kernel's shared memory (q <= 32: measure_projections.cu), else the two
+ * passes. */
 static cudaError_t potts_measure_projections(const latmc_sim *sim,
                                              const struct cuda_box_range *own,
                                              cudaStream_t stream, void *sums, int64_t *proj)
 {
+    const struct cuda_proj_range pr = { own->p0, own->planes, own->global_p0, own->L };
+    if (cuda_potts_fold_fits(&own->box->local, sim->desc.q))
+        return cuda_potts_measure_fold(stream, &own->box->local, own->box->data, &pr,
+                                       sim->desc.q, sums, proj);
     if (!cuda_byte_measure_projections_fits(sim->desc.q)) {
         const cudaError_t err = potts_measure(sim, own, stream, sums);
         return err == cudaSuccess ? potts_projections(sim, own, stream, proj) : err;
     }
-    const struct cuda_proj_range pr = { own->p0, own->planes, own->global_p0, own->L };
     return cuda_byte_measure_projections(stream, &own->box->local, own->box->data, NULL, &pr,
                                          sim->desc.q, sums, proj);
 }

@@ -1,0 +1,190 @@
+/*
+ * Internal to the CUDA module: what the kernels that count a measurement's sums and the
+ * Fourier modes' projections in one read share (measure_projections.cu, potts_fold.cu):
+ * how a range's rows are cut into chunks of rows, one block column of threads per chunk,
+ * and how the rows' sums reach the projections (P_y in 3D, P_last), as integer atomics
+ * whose totals do not depend on their order.
+ */
+#ifndef LATMC_CUDA_MEASURE_FOLD_CUH
+#define LATMC_CUDA_MEASURE_FOLD_CUH
+
+#include "cuda_kernels.h"
+#include "cuda_launch.cuh"
+#include "mode_projections.h"
+
+#define FOLD_WARPS (CUDA_THREADS / 32)
+#define ROW_BATCH 32              /* rows between two additions of the rows' sums */
+#define CHUNK_MIN 64              /* rows: fewer chunks, fewer column atomics */
+#define CHUNK_MAX 65520           /* rows: the packed columns' 16-bit counters (15 x 4368) */
+#define FOLD_BLOCKS_PER_SM 2      /* the kernels' __launch_bounds__: 128 registers */
+
+/* Where a range's rows sit, where their sums go, and how the chunks cut them. Rows are
+ * r = y + L_y z of the stored lattice (2D: z = 0, y the last axis). */
+struct fold_geom {
+    int64_t lx, cols;           /* sites of a row; a row's thread columns */
+    int64_t ly, lz;             /* the stored extents (2D: lz 1) */
+    int64_t row0, nrows;        /* local rows [row0, row0 + nrows) */
+    int64_t plane_shift;        /* global plane = local plane + plane_shift */
+    int64_t y_at, last_at;      /* the entries of P_y (3D) and P_last */
+    int64_t per_state;          /* Potts: entries of one state's block */
+    int64_t chunk, nchunks;     /* rows a chunk */
+    bool three;
+};
+
+static int sms_of_current_device(void)
+{
+    static thread_local int known[64]; /* 0: not asked yet */
+    int device = 0, sms = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 132;
+    }
+    if (device >= 0 && device < 64 && known[device])
+        return known[device];
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        sms <= 0) {
+        (void)cudaGetLastError();
+        return 132;
+    }
+    if (device >= 0 && device < 64)
+        known[device] = sms;
+    return sms;
+}
+
+static struct fold_geom geom_of(const struct latmc_lattice *g, const struct cuda_proj_range *r,
+                                int64_t cols)
+{
+    struct fold_geom p;
+    const bool three = g->ndim == 3;
+    p.three = three;
+    p.lx = g->lx;
+    p.cols = cols;
+    p.ly = g->ly;
+    p.lz = three ? g->lz : 1;
+    const int64_t rpp = three ? g->ly : 1;
+    p.row0 = r->p0 * rpp;
+    p.nrows = r->planes * rpp;
+    p.plane_shift = r->global_p0 - r->p0;
+    p.y_at = g->lx;
+    p.last_at = g->lx + (three ? g->ly : 0);
+    p.per_state = p.last_at + r->L;
+    /* one chunk per resident block: the longest chunks, the fewest column atomics */
+    const int64_t across = (cols + CUDA_THREADS - 1) / CUDA_THREADS;
+    int64_t chunks = (int64_t)sms_of_current_device() * FOLD_BLOCKS_PER_SM / across;
+    if (chunks < 1)
+        chunks = 1;
+    int64_t chunk = (p.nrows + chunks - 1) / chunks;
+    if (chunk < CHUNK_MIN)
+        chunk = CHUNK_MIN;
+    if (chunk > CHUNK_MAX)
+        chunk = CHUNK_MAX;
+    p.chunk = chunk;
+    p.nchunks = (p.nrows + chunk - 1) / chunk;
+    return p;
+}
+
+static dim3 grid_of(const struct fold_geom &p)
+{
+    const int64_t across = (p.cols + CUDA_THREADS - 1) / CUDA_THREADS;
+    return dim3((unsigned)across, (unsigned)(p.nchunks < 65535 ? p.nchunks : 65535));
+}
+
+__device__ __forceinline__ int warp_sum(int v)
+{
+#if __CUDA_ARCH__ >= 800
+    return __reduce_add_sync(0xffffffffu, v);
+#else
+    for (int offset = 16; offset > 0; offset >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, offset);
+    return v;
+#endif
+}
+
+/* Add a row's sum v to its entries of P_y (3D) and P_last of the block proj. */
+__device__ __forceinline__ void add_row_entries(const struct fold_geom &p, int64_t r, long long v,
+                                                unsigned long long *proj)
+{
+    if (v == 0)
+        return;
+    const int64_t z = r / p.ly, y = r - z * p.ly;
+    if (p.three) { /* P_y[y], P_last[z] */
+        atomicAdd(proj + p.y_at + y, (unsigned long long)v);
+        atomicAdd(proj + p.last_at + z + p.plane_shift, (unsigned long long)v);
+    } else { /* 2D: the row is the last axis's y */
+        atomicAdd(proj + p.last_at + y + p.plane_shift, (unsigned long long)v);
+    }
+}
+
+/*
+ * The rows' sums of one chunk, each row's warps' sums added in shared memory and handed
+ * to the proj entries every ROW_BATCH rows by warp 0. Every thread of the block calls
+ * row_done once per row (the block walks its rows together).
+ */
+struct row_batches {
+    int buf, k;
+    int64_t first;  /* the batch's first row */
+};
+
+__device__ __forceinline__ void row_done(const struct fold_geom &p, struct row_batches &rb,
+                                         int (*sums)[FOLD_WARPS][ROW_BATCH], int v, bool last,
+                                         unsigned long long *proj)
+{
+    const int s = warp_sum(v);
+    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    if (lane == 0)
+        sums[rb.buf][warp][rb.k] = s;
+    if (++rb.k < ROW_BATCH && !last)
+        return;
+    __syncthreads();
+    if (warp == 0 && (int)lane < rb.k) {
+        long long total = 0;
+#pragma unroll
+        for (int w = 0; w < FOLD_WARPS; w++)
+            total += sums[rb.buf][w][lane];
+        add_row_entries(p, rb.first + lane, total, proj);
+    }
+    rb.first += rb.k;
+    rb.k = 0;
+    rb.buf ^= 1;
+}
+
+/*
+ * The same without barriers and without a reduction per row, for a layout with few warps
+ * across a row (packed Ising: L_x / 512 or fewer). Each lane writes its part of a row's
+ * sum, offset into 0 .. 255, as one byte of the warp's row in shared memory (`rows`: the
+ * warp's ROW_BATCH rows, ROW_PITCH_WORDS words apart: lane k's words k ROW_PITCH_WORDS + i
+ * fall in distinct banks); every ROW_BATCH rows lane k adds row k's 32 bytes (8 words, a
+ * __dp4a each) and hands the row's sum to its entries: one atomic per row, warp and entry,
+ * consecutive entries in consecutive lanes. No warp waits for another, and a row costs a
+ * lane one byte store instead of a warp reduction.
+ */
+#define ROW_PITCH_WORDS 9 /* 32 bytes of a row and one word of padding */
+
+struct warp_rows {
+    int k;          /* rows of the batch so far */
+    int64_t first;  /* the batch's first row */
+};
+
+__device__ __forceinline__ void warp_row_done(const struct fold_geom &p, struct warp_rows &wr,
+                                              uint32_t *rows, unsigned u, int offset,
+                                              bool last, unsigned long long *proj)
+{
+    const int lane = (int)(threadIdx.x & 31u);
+    ((unsigned char *)(rows + wr.k * ROW_PITCH_WORDS))[lane] = (unsigned char)u;
+    if (++wr.k < ROW_BATCH && !last)
+        return;
+    __syncwarp();
+    if (lane < wr.k) {
+        const uint32_t *row = rows + lane * ROW_PITCH_WORDS;
+        unsigned total = 0;
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            total = __dp4a(row[i], 0x01010101u, total);
+        add_row_entries(p, wr.first + lane, (long long)total - 32LL * offset, proj);
+    }
+    __syncwarp(); /* the rows read before the next batch's writes */
+    wr.first += wr.k;
+    wr.k = 0;
+}
+
+#endif
