@@ -38,10 +38,14 @@ __device__ __forceinline__ uint8_t sw_decision(uint64_t seed, struct latmc_rng_n
     return (uint8_t)(q ? latmc_cluster_potts_uniform(u, q) : latmc_cluster_ising_keep(u, keep));
 }
 
-__device__ __forceinline__ uint32_t find_root(const uint32_t *parent, uint32_t x)
+
+/* The root of x's tree: global labels are read past L1 (__ldcg: other blocks move them),
+ * a block's labels in shared memory plainly. */
+template <bool Shared>
+__device__ __forceinline__ uint32_t find_root_in(const uint32_t *parent, uint32_t x)
 {
     uint32_t p;
-    while ((p = __ldcg(parent + x)) != x)
+    while ((p = Shared ? parent[x] : __ldcg(parent + x)) != x)
         x = p;
     return x;
 }
@@ -49,11 +53,12 @@ __device__ __forceinline__ uint32_t find_root(const uint32_t *parent, uint32_t x
 /* Join the trees of a and b: the larger root under the smaller (atomicMin); a union that
  * finds its root already moved retries from the value it displaced (smaller, so this
  * ends). */
-__device__ __forceinline__ void unite(uint32_t *parent, uint32_t a, uint32_t b)
+template <bool Shared>
+__device__ __forceinline__ void unite_in(uint32_t *parent, uint32_t a, uint32_t b)
 {
     for (;;) {
-        a = find_root(parent, a);
-        b = find_root(parent, b);
+        a = find_root_in<Shared>(parent, a);
+        b = find_root_in<Shared>(parent, b);
         if (a == b)
             return;
         if (a > b) {
@@ -66,6 +71,27 @@ __device__ __forceinline__ void unite(uint32_t *parent, uint32_t a, uint32_t b)
             return;
         b = old;
     }
+}
+
+/* Global labels (a box's whole lattice) and a block's tile in shared memory. */
+__device__ __forceinline__ uint32_t find_root(const uint32_t *parent, uint32_t x)
+{
+    return find_root_in<false>(parent, x);
+}
+
+__device__ __forceinline__ void unite(uint32_t *parent, uint32_t a, uint32_t b)
+{
+    unite_in<false>(parent, a, b);
+}
+
+__device__ __forceinline__ uint32_t find_shared(const uint32_t *parent, uint32_t x)
+{
+    return find_root_in<true>(parent, x);
+}
+
+__device__ __forceinline__ void unite_shared(uint32_t *parent, uint32_t a, uint32_t b)
+{
+    unite_in<true>(parent, a, b);
 }
 
 /* Sites of one plane of the last axis. */

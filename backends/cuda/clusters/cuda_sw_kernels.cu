@@ -159,33 +159,6 @@ __device__ __forceinline__ bool inside_tile(uint32_t c, uint32_t t, uint32_t l)
     return c % t + 1 < t && c + 1 < l;
 }
 
-__device__ __forceinline__ uint32_t find_shared(const uint32_t *parent, uint32_t x)
-{
-    uint32_t p;
-    while ((p = parent[x]) != x)
-        x = p;
-    return x;
-}
-
-__device__ void unite_shared(uint32_t *parent, uint32_t a, uint32_t b)
-{
-    for (;;) {
-        a = find_shared(parent, a);
-        b = find_shared(parent, b);
-        if (a == b)
-            return;
-        if (a > b) {
-            const uint32_t t = a;
-            a = b;
-            b = t;
-        }
-        const uint32_t old = atomicMin(parent + b, a);
-        if (old == b)
-            return;
-        b = old;
-    }
-}
-
 /* Pass 1 (the file's comment): blockDim.x = tx ty tz = CUDA_THREADS; the tiles cover the
  * own sites, own coordinates (x, y, z) at local site first + x + ex (y + ey z). */
 __global__ void sw_tile_kernel(struct cuda_sw_box b)
