@@ -22,7 +22,10 @@
 /* 7: ops.mode_projections and ops.mode_tiles (the Fourier modes reduced on the device). */
 /* 8: ops.ens_sweep is gone: an ensemble's members sweep as a batch of ops.run_steps
  * (struct latmc_step_call gains members, n_members, n_sweeps; LATMC_STEP_CAP_BATCH*). */
-#define LATMC_MODULE_ABI_VERSION 8u
+/* 9: ops.ens_temper only loads and fetches the tempering state; the sweeps and their
+ * exchange rounds run as the batch's plan (LATMC_STEP_EXCHANGE, LATMC_STEP_CAP_BATCH_EXCHANGE;
+ * struct latmc_step_call gains device_map, round, round_sweeps). */
+#define LATMC_MODULE_ABI_VERSION 9u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */
