@@ -171,8 +171,16 @@ struct ens_word_at {
     uint32_t par0;               /* x parity of colour 0 in its row: (y + z) & 1 */
 };
 
+/* Blocks a multiprocessor keeps of each form of the fused kernel: what its sweeps' registers
+ * allow (46 registers in 2D without couplings, up to 64 for one word a thread in 3D, up to
+ * 78 for two, up to 194 for four), so that the exchange round at its end (a cold path of
+ * about 74 registers, run by one warp of a chain's last block) takes no block away from
+ * the sweeps: the round spills instead. */
+#define ENS_FUSED_MIN_BLOCKS(WPT, ND, CW) ((WPT) == 1 ? ((ND) == 4 && (CW) == 0 ? 5 : 4) \
+                                          : (WPT) == 2 ? 3 : 1)
+
 template <int WPT, int ND, bool HEATBATH, int CW>
-__global__ void __launch_bounds__(CUDA_THREADS)
+__global__ void __launch_bounds__(CUDA_THREADS, ENS_FUSED_MIN_BLOCKS(WPT, ND, CW))
 ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member *members,
                         uint64_t sweep0, uint32_t n_sweeps, unsigned long long *changed,
                         bool clear, struct latmc_ising_sums *sums, struct cuda_ens_round_job job)
