@@ -8,10 +8,8 @@
  * acceptance per pair, the round trips and their mean length, the energies by
  * temperature and every configuration are the CPU's. Also: a save in the middle loaded
  * and continued, and a second device ensemble swept between the calls (the module's
- * batch state touched from outside), and the same device ensemble with each round in a
- * launch of its own (LATMC_ENS_ROUND_LAUNCH=1, ens_exchange_kernels.cu) instead of in the
- * fused launch before it. The ctx's debug log must say that the rounds ran on the device,
- * so the test cannot pass on the host's rounds alone.
+ * batch state touched from outside). The ctx's debug log must say that the rounds ran
+ * on the device, so the test cannot pass on the host's rounds alone.
  * CUDA only: exit 77 (skipped) without a usable GPU or with LATMC_TEST_DEVICE unset.
  */
 #include <stdarg.h>
@@ -20,7 +18,6 @@
 #include <cmocka.h>
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include "ens_test_helpers.h"
@@ -113,15 +110,6 @@ static void assert_same(latmc_ens *gpu, latmc_ens *cpu)
     free(b.spins);
 }
 
-/* n sweeps of e with each exchange round in a launch of its own */
-static int sweep_round_launch(latmc_ens *e, uint64_t n)
-{
-    setenv("LATMC_ENS_ROUND_LAUNCH", "1", 1);
-    const int st = latmc_ens_sweep(e, n);
-    unsetenv("LATMC_ENS_ROUND_LAUNCH");
-    return st;
-}
-
 static void test_every_sweep_matches_cpu(void **state)
 {
     (void)state;
@@ -132,7 +120,6 @@ static void test_every_sweep_matches_cpu(void **state)
     latmc_ens *gpu = tempering_ensemble(LATMC_DEVICE_CUDA, 4242);
     latmc_ens *cpu = tempering_ensemble(LATMC_DEVICE_CPU, 4242);
     latmc_ens *other = tempering_ensemble(LATMC_DEVICE_CUDA, 77);
-    latmc_ens *apart = tempering_ensemble(LATMC_DEVICE_CUDA, 4242); /* rounds launched apart */
     device_rounds_logged = 0;
     /* uneven calls; compared after the calls marked (else the device goes on alone) */
     static const uint64_t calls[] = { 1, 2, 97, 150, 250, 3, 500 };
@@ -141,13 +128,10 @@ static void test_every_sweep_matches_cpu(void **state)
     for (int k = 0; k < N_CALLS; k++) {
         assert_int_equal(latmc_ens_sweep(gpu, calls[k]), LATMC_OK);
         assert_int_equal(latmc_ens_sweep(cpu, calls[k]), LATMC_OK);
-        assert_int_equal(sweep_round_launch(apart, calls[k]), LATMC_OK);
         if (k == 3) /* another device ensemble between two device calls */
             assert_int_equal(latmc_ens_sweep(other, 5), LATMC_OK);
-        if (compare[k]) {
+        if (compare[k])
             assert_same(gpu, cpu);
-            assert_same(apart, cpu);
-        }
         if (k == SAVE_AFTER)
             assert_int_equal(latmc_ens_save(gpu, path), LATMC_OK);
     }
@@ -174,7 +158,6 @@ static void test_every_sweep_matches_cpu(void **state)
     rmdir(dir);
     latmc_ens_destroy(&loaded);
     latmc_ens_destroy(&other);
-    latmc_ens_destroy(&apart);
     latmc_ens_destroy(&gpu);
     latmc_ens_destroy(&cpu);
 }

@@ -1,11 +1,15 @@
 /*
  * Tempering on the device (ens_ising_batch.h; doc/ensembles.md "Exchange rule"): the exchange
- * round of lib/ens_exchange.c as a launch of its own, warp c taking the (sample, replica)
- * chain c (ens_exchange_round.cuh), where the fused sweep launch before it does not do the
- * round itself; and the members' thresholds set from the map.
+ * round of lib/ens_exchange.c as one launch. Warp c takes the (sample, replica) chain c:
+ * lane l decides the pairs (t, t + 1), t = round mod 2 + 2 l (+ 64 k), with the host's
+ * energies, draws and decision (lib/ens_exchange_rule.h); pairs of a round are disjoint,
+ * so their moves never meet. After __syncwarp every lane knows the chain's new map and
+ * does the round-trip bookkeeping of the members at its temperatures. The counters are
+ * integers added atomically: their order does not matter.
  */
 #include "cuda_launch.cuh"
-#include "ens_exchange_round.cuh"
+#include "ens_ising_batch.h"
+#include "ens_exchange_rule.h"
 
 #define ENS_EXCHANGE_THREADS 128 /* four chains a block */
 
@@ -16,7 +20,43 @@ ens_exchange_kernel(struct cuda_ens_temper_dev d, struct cuda_ens_round r,
     const int64_t chain = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     if (chain >= (int64_t)r.n_samples * r.n_replicas)
         return; /* a whole warp: the chain is the warp's */
-    ens_exchange_chain(d, r, members, chain, (int)(threadIdx.x & 31u));
+    const int lane = (int)(threadIdx.x & 31u), nT = r.n_temperatures, nR = r.n_replicas;
+    const int64_t s = chain / nR, rep = chain - s * nR;
+    const int64_t base = s * nT * nR + rep; /* slot (s, t, rep) = base + t nR */
+    for (int t = (int)(r.round % 2) + 2 * lane; t + 1 < nT; t += 64) {
+        const int64_t ia = base + (int64_t)t * nR, ib = ia + nR;
+        const int a = d.member_at[ia], b = d.member_at[ib];
+        const double va = latmc_ising_energy_per_site(r.J, r.h, d.sums[a].bonds,
+                                                      d.sums[a].spins, r.nsites);
+        const double vb = latmc_ising_energy_per_site(r.J, r.h, d.sums[b].bonds,
+                                                      d.sums[b].spins, r.nsites);
+        const double delta = latmc_ens_exchange_delta(1.0, d.ladder[t], d.ladder[t + 1], va, vb,
+                                                      r.nsites);
+        const uint32_t u = latmc_ens_exchange_draw(r.seed, r.stream, r.round,
+                                                   (uint64_t)chain * (uint64_t)(nT - 1) +
+                                                       (uint64_t)t);
+        if (latmc_ens_exchange_accept(delta, u)) {
+            atomicAdd(&d.stats[2 + t], 1ull);
+            d.member_at[ia] = b;
+            d.member_at[ib] = a;
+            d.temp_of[a] = t + 1;
+            d.temp_of[b] = t;
+            members[a].thr = d.thr_of_t[t + 1];
+            members[b].thr = d.thr_of_t[t];
+        }
+    }
+    __syncwarp(); /* the chain's moves seen by every lane */
+    for (int t = lane; t < nT; t += 32) {
+        const int m = d.member_at[base + (int64_t)t * nR];
+        signed char dir = d.rt_dir[m];
+        uint64_t start = d.rt_start[m], trip = 0;
+        if (latmc_ens_trip_step(&dir, &start, t, nT - 1, r.sweeps, &trip)) {
+            atomicAdd(&d.stats[0], 1ull);
+            atomicAdd(&d.stats[1], (unsigned long long)trip);
+        }
+        d.rt_dir[m] = dir;
+        d.rt_start[m] = start;
+    }
 }
 
 __global__ void ens_temper_thresholds_kernel(struct cuda_ens_temper_dev d,

@@ -120,29 +120,6 @@ cudaError_t cuda_ens_exchange_round(cudaStream_t stream, const struct cuda_ens_t
                                     const struct cuda_ens_round *r,
                                     struct cuda_ens_packed_member *members);
 
-/*
- * The exchange round done by the fused sweep launch before it (no launch of its own): each
- * member's block, once its sums are written, arrives at its chain's counter, and the last
- * block of a chain to arrive does the chain's round with one warp (ens_exchange_round.cuh),
- * then sets the counter back to 0. members: the launch's table (the round writes the moved
- * members' thresholds into it; their blocks have read them already). arrived: one counter
- * per (sample, replica) chain, 0 before the launch.
- */
-struct cuda_ens_round_job {
-    struct cuda_ens_temper_dev d;
-    struct cuda_ens_round r;
-    struct cuda_ens_packed_member *members;
-    unsigned int *arrived;
-};
-
-/* cuda_ens_packed_sweeps with the sums into job->d.sums and the round done by the last
- * launch (the same decisions, moves and statistics as cuda_ens_exchange_round after it). */
-cudaError_t cuda_ens_packed_sweeps_exchange(cudaStream_t stream, const struct latmc_lattice *g,
-                                            int64_t n_members, int coupled, int algorithm,
-                                            uint64_t sweep0, uint64_t n_sweeps,
-                                            unsigned long long *changed, int clear,
-                                            const struct cuda_ens_round_job *job);
-
 /* Every member's thresholds those of its temperature (after a table upload from the
  * host, whose members' parameters lag behind the device's map). */
 cudaError_t cuda_ens_temper_thresholds(cudaStream_t stream, const struct cuda_ens_temper_dev *d,

@@ -24,12 +24,10 @@
 #include "cuda_launch.cuh"
 #include "cuda_philox.cuh"
 #include "ens_ising_batch.h"
-#include "ens_exchange_round.cuh"
 #include "ising_packed.cuh"
 #include "ising_rules.h" /* latmc_ising_rng_name */
 
 #include <stdlib.h>
-#include <string.h>
 
 #include <latmc/sim.h> /* LATMC_ALGO_* */
 
@@ -171,23 +169,14 @@ struct ens_word_at {
     uint32_t par0;               /* x parity of colour 0 in its row: (y + z) & 1 */
 };
 
-/* Blocks a multiprocessor keeps of each form of the fused kernel: what its sweeps' registers
- * allow (46 registers in 2D without couplings, up to 64 for one word a thread in 3D, up to
- * 78 for two, up to 194 for four), so that the exchange round at its end (a cold path of
- * about 74 registers, run by one warp of a chain's last block) takes no block away from
- * the sweeps: the round spills instead. */
-#define ENS_FUSED_MIN_BLOCKS(WPT, ND, CW) ((WPT) == 1 ? ((ND) == 4 && (CW) == 0 ? 5 : 4) \
-                                          : (WPT) == 2 ? 3 : 1)
-
 template <int WPT, int ND, bool HEATBATH, int CW>
-__global__ void __launch_bounds__(CUDA_THREADS, ENS_FUSED_MIN_BLOCKS(WPT, ND, CW))
+__global__ void __launch_bounds__(CUDA_THREADS)
 ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_member *members,
                         uint64_t sweep0, uint32_t n_sweeps, unsigned long long *changed,
-                        bool clear, struct latmc_ising_sums *sums, struct cuda_ens_round_job job)
+                        bool clear, struct latmc_ising_sums *sums)
 {
     extern __shared__ uint32_t words[]; /* colour 0 then colour 1, p.words each */
     __shared__ uint32_t table[16];
-    __shared__ bool last_of_chain; /* job.arrived: this block does its chain's round */
     /* the block's flips (clear), bonds and spins (sums != NULL) */
     __shared__ unsigned long long block_sums[3];
     const struct cuda_ens_packed_member *mem = &members[blockIdx.x];
@@ -345,25 +334,6 @@ ens_packed_fused_kernel(struct ens_packed_geom p, const struct cuda_ens_packed_m
             }
         }
     }
-    /* The exchange round (job.arrived, with sums): the chain's last block to arrive does
-     * it. Each block's sums are written by thread 0 before its fence and arrival, so the
-     * last block reads every sum of its chain (past L1: ens_exchange_round.cuh). */
-    if (job.arrived) {
-        const int nT = job.r.n_temperatures, nR = job.r.n_replicas;
-        const int64_t m = blockIdx.x, s = m / ((int64_t)nT * nR), rep = m % nR;
-        const int64_t chain = s * nR + rep;
-        if (tid == 0) {
-            __threadfence();
-            last_of_chain = atomicAdd(&job.arrived[chain], 1u) == (unsigned)nT - 1u;
-        }
-        __syncthreads();
-        if (last_of_chain && tid < 32) {
-            __threadfence(); /* the other blocks' arrivals before the reads of their sums */
-            ens_exchange_chain(job.d, job.r, job.members, chain, (int)tid);
-            if (tid == 0)
-                job.arrived[chain] = 0; /* for the next launch (a kernel boundary away) */
-        }
-    }
 }
 
 /*
@@ -429,8 +399,7 @@ template <int WPT, int ND>
 static void launch_fused(cudaStream_t stream, const struct ens_packed_geom &p, unsigned threads,
                          const struct cuda_ens_packed_member *members, int64_t n_members,
                          bool coupled, bool heatbath, uint64_t sweep0, uint32_t n,
-                         unsigned long long *changed, bool clear, struct latmc_ising_sums *sums,
-                         const struct cuda_ens_round_job &job)
+                         unsigned long long *changed, bool clear, struct latmc_ising_sums *sums)
 {
     constexpr int CW = ND == 6 ? 2 : 1;
     const size_t shared = 2 * (size_t)p.words * sizeof(uint32_t);
@@ -438,17 +407,17 @@ static void launch_fused(cudaStream_t stream, const struct ens_packed_geom &p, u
     if (coupled) {
         if (heatbath)
             ens_packed_fused_kernel<WPT, ND, true, CW><<<grid, threads, shared, stream>>>(
-                p, members, sweep0, n, changed, clear, sums, job);
+                p, members, sweep0, n, changed, clear, sums);
         else
             ens_packed_fused_kernel<WPT, ND, false, CW><<<grid, threads, shared, stream>>>(
-                p, members, sweep0, n, changed, clear, sums, job);
+                p, members, sweep0, n, changed, clear, sums);
     } else {
         if (heatbath)
             ens_packed_fused_kernel<WPT, ND, true, 0><<<grid, threads, shared, stream>>>(
-                p, members, sweep0, n, changed, clear, sums, job);
+                p, members, sweep0, n, changed, clear, sums);
         else
             ens_packed_fused_kernel<WPT, ND, false, 0><<<grid, threads, shared, stream>>>(
-                p, members, sweep0, n, changed, clear, sums, job);
+                p, members, sweep0, n, changed, clear, sums);
     }
 }
 
@@ -458,14 +427,14 @@ static void launch_fused_wpt(cudaStream_t stream, const struct ens_packed_geom &
                              const struct cuda_ens_packed_member *members, int64_t n_members,
                              bool coupled, bool heatbath, uint64_t sweep0, uint32_t n,
                              unsigned long long *changed, bool clear,
-                             struct latmc_ising_sums *sums, const struct cuda_ens_round_job &job)
+                             struct latmc_ising_sums *sums)
 {
     if (wpt == 1)
-        launch_fused<1, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, clear, sums, job);
+        launch_fused<1, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, clear, sums);
     else if (wpt == 2)
-        launch_fused<2, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, clear, sums, job);
+        launch_fused<2, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, clear, sums);
     else
-        launch_fused<4, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, clear, sums, job);
+        launch_fused<4, ND>(stream, p, threads, members, n_members, coupled, heatbath, sweep0, n, changed, clear, sums);
 }
 
 extern "C" bool cuda_ens_packed_fused_fits(const struct latmc_lattice *g)
@@ -502,15 +471,12 @@ extern "C" cudaError_t cuda_ens_packed_measure(cudaStream_t stream,
     return cudaGetLastError();
 }
 
-/* n_sweeps sweeps in launches of at most ENS_FUSED_MAX_SWEEPS, the last one with the sums
- * and the round (job.arrived) where asked. */
-static cudaError_t packed_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
-                                 const struct cuda_ens_packed_member *members,
-                                 int64_t n_members, int coupled, int algorithm,
-                                 uint64_t sweep0, uint64_t n_sweeps,
-                                 unsigned long long *changed, int clear,
-                                 struct latmc_ising_sums *sums,
-                                 const struct cuda_ens_round_job &job)
+extern "C" cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
+                                              const struct cuda_ens_packed_member *members,
+                                              int64_t n_members, int coupled, int algorithm,
+                                              uint64_t sweep0, uint64_t n_sweeps,
+                                              unsigned long long *changed, int clear,
+                                              struct latmc_ising_sums *sums)
 {
     struct ens_packed_geom p;
     p.wpr = (uint32_t)(g->lx / 16);
@@ -523,51 +489,22 @@ static cudaError_t packed_sweeps(cudaStream_t stream, const struct latmc_lattice
     const int wpt = (int)((p.words + threads - 1) / threads);
     const int wpt2 = wpt <= 1 ? 1 : wpt <= 2 ? 2 : 4;
     const bool hb = algorithm == LATMC_ALGO_HEATBATH;
-    struct cuda_ens_round_job none;
-    memset(&none, 0, sizeof none);
     for (uint64_t done = 0; done < n_sweeps;) {
         const uint32_t n = (uint32_t)(n_sweeps - done < ENS_FUSED_MAX_SWEEPS
                                           ? n_sweeps - done : ENS_FUSED_MAX_SWEEPS);
-        const bool final = done + n == n_sweeps;
-        struct latmc_ising_sums *last = final ? sums : NULL;
-        const struct cuda_ens_round_job &j = final ? job : none;
+        struct latmc_ising_sums *last = done + n == n_sweeps ? sums : NULL;
         if (g->ndim == 3)
             launch_fused_wpt<6>(stream, p, threads, wpt2, members, n_members, coupled != 0, hb,
-                                sweep0 + done, n, changed, clear && done == 0, last, j);
+                                sweep0 + done, n, changed, clear && done == 0, last);
         else
             launch_fused_wpt<4>(stream, p, threads, wpt2, members, n_members, coupled != 0, hb,
-                                sweep0 + done, n, changed, clear && done == 0, last, j);
+                                sweep0 + done, n, changed, clear && done == 0, last);
         const cudaError_t err = cudaGetLastError();
         if (err != cudaSuccess)
             return err;
         done += n;
     }
     return cudaSuccess;
-}
-
-extern "C" cudaError_t cuda_ens_packed_sweeps(cudaStream_t stream, const struct latmc_lattice *g,
-                                              const struct cuda_ens_packed_member *members,
-                                              int64_t n_members, int coupled, int algorithm,
-                                              uint64_t sweep0, uint64_t n_sweeps,
-                                              unsigned long long *changed, int clear,
-                                              struct latmc_ising_sums *sums)
-{
-    struct cuda_ens_round_job none;
-    memset(&none, 0, sizeof none);
-    return packed_sweeps(stream, g, members, n_members, coupled, algorithm, sweep0, n_sweeps,
-                         changed, clear, sums, none);
-}
-
-extern "C" cudaError_t cuda_ens_packed_sweeps_exchange(cudaStream_t stream,
-                                                       const struct latmc_lattice *g,
-                                                       int64_t n_members, int coupled,
-                                                       int algorithm, uint64_t sweep0,
-                                                       uint64_t n_sweeps,
-                                                       unsigned long long *changed, int clear,
-                                                       const struct cuda_ens_round_job *job)
-{
-    return packed_sweeps(stream, g, job->members, n_members, coupled, algorithm, sweep0,
-                         n_sweeps, changed, clear, (struct latmc_ising_sums *)job->d.sums, *job);
 }
 
 /* Words per item: the most that divide a colour's words and leave enough items to fill

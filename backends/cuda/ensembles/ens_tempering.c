@@ -32,8 +32,6 @@ struct cuda_ens_temper {
     struct cuda_ens_temper_dev d;
     int n, nT;
     bool live;                   /* the device holds a state of these members */
-    unsigned int *arrived;       /* the chains' counters (cuda_ens_round_job), 0 between
-                                    launches */
     uint64_t uploads;            /* the batch's uploads when its table last matched the map */
     /* the rounds' constants, from the load */
     int n_samples, n_replicas;
@@ -43,10 +41,10 @@ struct cuda_ens_temper {
 
 /* Byte offsets of the state in one block (dev and host alike): the part copied both ways
  * first (rt_start, stats, member_at, temp_of, rt_dir), then the ladder and thresholds
- * (uploaded), then the sums and the chains' arrival counters (device only). */
+ * (uploaded), then the sums (device only). */
 struct layout {
     size_t rt_start, stats, member_at, temp_of, rt_dir, shared_end;
-    size_t ladder, thr, upload_end, sums, arrived, total;
+    size_t ladder, thr, upload_end, sums, total;
 };
 
 static size_t up16(size_t x)
@@ -54,7 +52,7 @@ static size_t up16(size_t x)
     return (x + 15) & ~(size_t)15;
 }
 
-static struct layout layout_of(int n, int nT, int n_chains)
+static struct layout layout_of(int n, int nT)
 {
     struct layout l;
     l.rt_start = 0;
@@ -67,8 +65,7 @@ static struct layout layout_of(int n, int nT, int n_chains)
     l.thr = up16(l.ladder + (size_t)nT * sizeof(double));
     l.upload_end = up16(l.thr + (size_t)nT * sizeof(struct cuda_ising_packed_thresholds));
     l.sums = l.upload_end;
-    l.arrived = up16(l.sums + (size_t)n * sizeof(struct latmc_ising_sums));
-    l.total = up16(l.arrived + (size_t)n_chains * sizeof(unsigned int));
+    l.total = up16(l.sums + (size_t)n * sizeof(struct latmc_ising_sums));
     return l;
 }
 
@@ -126,7 +123,6 @@ static int temper_alloc(struct cuda_ens_temper **slot, int n, int nT, const stru
     t->d.ladder = (const double *)(d + l->ladder);
     t->d.thr_of_t = (const struct cuda_ising_packed_thresholds *)(d + l->thr);
     t->d.sums = (const struct latmc_ising_sums *)(d + l->sums);
-    t->arrived = (unsigned int *)(d + l->arrived);
     t->n = n;
     t->nT = nT;
     return LATMC_OK;
@@ -177,8 +173,8 @@ static int load(latmc_sim *const *members, int n, const struct latmc_ens_temper 
     int st = cuda_ens_packed_ready(members, n, &ready);
     if (st < 0)
         return st; /* LATMC_EUNSUPPORTED: not the fused kernel's members */
-    const int nT = job->n_temperatures, n_chains = job->n_samples * job->n_replicas;
-    const struct layout l = layout_of(n, nT, n_chains);
+    const int nT = job->n_temperatures;
+    const struct layout l = layout_of(n, nT);
     if ((st = temper_alloc(ready.temper, n, nT, &l)) < 0)
         return st;
     struct cuda_ens_temper *t = *ready.temper;
@@ -187,9 +183,6 @@ static int load(latmc_sim *const *members, int n, const struct latmc_ens_temper 
         return st;
     st = cuda_check(cudaMemcpyAsync(t->dev, t->host, l.upload_end, cudaMemcpyHostToDevice,
                                     ready.cs0->stream), "loading the tempering state");
-    if (st == LATMC_OK)
-        st = cuda_check(cudaMemsetAsync(t->arrived, 0, (size_t)n_chains * sizeof *t->arrived,
-                                        ready.cs0->stream), "loading the tempering state");
     /* the staging block is reused by a fetch: the copy must be done when this returns */
     if (st == LATMC_OK)
         st = cuda_check(cudaStreamSynchronize(ready.cs0->stream), "loading the tempering state");
@@ -226,14 +219,6 @@ static struct cuda_ens_round round_of(const struct cuda_ens_temper *t, const lat
         .nsites = (double)first->nsites,
     };
     return r;
-}
-
-/* Whether the fused launch before a round does the round (the default), or the round gets
- * a launch of its own (LATMC_ENS_ROUND_LAUNCH=1: the same chain; the tests compare both). */
-static bool rounds_in_launch(void)
-{
-    const char *env = getenv("LATMC_ENS_ROUND_LAUNCH");
-    return !(env && strcmp(env, "1") == 0);
 }
 
 /* An exchange call: the round's decisions on the members' sums (`measured`: the launch
@@ -273,7 +258,7 @@ int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
         return cuda_core->fail(LATMC_ESTATE, "CUDA: the ensemble's tempering state is not on "
                                "the device");
     cudaStream_t stream = ready.cs0->stream;
-    const struct layout l = layout_of(n, t->nT, t->n_samples * t->n_replicas);
+    const struct layout l = layout_of(n, t->nT);
     /* the table was uploaded from the members' own parameters, which lag behind the map */
     if (ready.uploads != t->uploads)
         st = cuda_check(cuda_ens_temper_thresholds(stream, &t->d, ready.dev, n),
@@ -287,34 +272,17 @@ int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
                                         (size_t)n * sizeof(unsigned long long), stream),
                         "clearing the acceptance counters");
     bool counting = calls[0].part != LATMC_STEP_SWEEPS, measured = false;
-    const bool in_launch = rounds_in_launch();
     uint64_t tried = 0;
     for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
         const struct latmc_step_call *k = &calls[c];
         if (k->part == LATMC_STEP_SWEEPS) {
-            /* a round next: the launch leaves the members' sums after its last sweep, and
-             * does the round itself where it may */
+            /* a round next: the launch leaves the members' sums after its last sweep */
             measured = c + 1 < n_calls && calls[c + 1].part != LATMC_STEP_SWEEPS;
-            if (measured && in_launch) {
-                const struct cuda_ens_round_job job = {
-                    .d = t->d, .r = round_of(t, first, &calls[c + 1]), .members = ready.dev,
-                    .arrived = t->arrived,
-                };
-                st = cuda_check(cuda_ens_packed_sweeps_exchange(
-                                    stream, &ready.cs0->lattice, n, ready.coupled,
-                                    first->desc.algorithm, k->sweep, k->n_sweeps,
-                                    ready.dev_changed, !counting, &job),
-                                "launching a batched sweep and its exchange round");
-                c++; /* the round is done */
-                measured = false;
-            } else {
-                st = cuda_check(cuda_ens_packed_sweeps(stream, &ready.cs0->lattice, ready.dev, n,
-                                                       ready.coupled, first->desc.algorithm,
-                                                       k->sweep, k->n_sweeps,
-                                                       ready.dev_changed, !counting,
-                                                       measured ? sums : NULL),
-                                "launching a batched sweep");
-            }
+            st = cuda_check(cuda_ens_packed_sweeps(stream, &ready.cs0->lattice, ready.dev, n,
+                                                   ready.coupled, first->desc.algorithm,
+                                                   k->sweep, k->n_sweeps, ready.dev_changed,
+                                                   !counting, measured ? sums : NULL),
+                            "launching a batched sweep");
             counting = true;
             tried += k->n_sweeps * (uint64_t)first->nsites; /* one shape */
             continue;
@@ -350,7 +318,7 @@ static int fetch(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
     if (!t || !t->live || t->n != n || t->nT != job->n_temperatures)
         return cuda_core->fail(LATMC_ESTATE, "CUDA: the ensemble's tempering state is not on "
                                "the device");
-    const struct layout l = layout_of(n, t->nT, t->n_samples * t->n_replicas);
+    const struct layout l = layout_of(n, t->nT);
     int st = cuda_check(cudaSetDevice(cs0->device), "cudaSetDevice");
     if (st == LATMC_OK)
         st = cuda_check(cudaMemcpyAsync(t->host, t->dev, l.shared_end, cudaMemcpyDeviceToHost,
