@@ -146,9 +146,12 @@ struct latmc_backend_ops {
 
     /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED with nothing done: the core sweeps the
      * members as a batch of run_steps and runs the rounds itself, lib/ens_exchange.c):
-     * parallel tempering on the device (lib/ens_temper.c; struct latmc_ens_temper says what).
-     * Members as for ens_measure, at one sweep count, Ising members with a beta ladder; every
-     * decision, move and statistic exactly the host round's. */
+     * the state of parallel tempering on the device, loaded and fetched aside of the plan
+     * (lib/ens_temper.c; struct latmc_ens_temper says what). The sweeps and their rounds
+     * run as the batch's plan (run_steps with LATMC_STEP_EXCHANGE calls,
+     * LATMC_STEP_CAP_BATCH_EXCHANGE). Members as for ens_measure, at one sweep count, Ising
+     * members with a beta ladder; every decision, move and statistic exactly the host
+     * round's. */
     int (*ens_temper)(latmc_sim *const *members, int n_members, struct latmc_ens_temper *job);
 
     /* Appended. Optional (NULL: the core counts them from get_planes, on the CPU backend
@@ -198,29 +201,25 @@ struct latmc_backend_ops {
 };
 
 /*
- * A job of ops.ens_temper. LATMC_ENS_TEMPER_RUN: n sweeps of every member (as a batch of
- * run_steps, adding to accepted[] / attempted[]) with an exchange round after every ensemble
- * sweep count that is a multiple of `every` (the counts sweeps + 1 .. sweeps + n), rounds
- * numbered rounds, rounds + 1, ...; with `upload` the state below (the host's, current) is
- * loaded first, else the backend goes on from the state its last job left on the device.
- * LATMC_ENS_TEMPER_FETCH: the device's state into the arrays below (the members' own
- * parameters are the core's to move, lib/ens_temper.c). The state: member_at, temp_of, rt_dir,
- * rt_start (n_members each), pair_accepted (n_T - 1), *rt_count, *rt_sum_sweeps as in
- * lib/ens_internal.h. Attempts are the core's to count (they do not depend on the chain).
+ * A job of ops.ens_temper. LATMC_ENS_TEMPER_LOAD: the host's state below (current) onto
+ * the device, and the members readied for the batch's exchange rounds (lib/box.h,
+ * LATMC_STEP_EXCHANGE: the plan's calls of a tempering sweep then carry device_map, and
+ * the backend goes on from the state its last call left). LATMC_ENS_TEMPER_FETCH: the
+ * device's state into the arrays below (the members' own parameters are the core's to
+ * move, lib/ens_temper.c). The state: member_at, temp_of, rt_dir, rt_start (n_members
+ * each), pair_accepted (n_T - 1), *rt_count, *rt_sum_sweeps as in lib/ens_internal.h.
+ * Attempts are the core's to count (they do not depend on the chain).
  */
-enum { LATMC_ENS_TEMPER_RUN = 0, LATMC_ENS_TEMPER_FETCH = 1 };
+enum { LATMC_ENS_TEMPER_LOAD = 0, LATMC_ENS_TEMPER_FETCH = 1 };
 struct latmc_ens_temper {
     int what;
     int n_samples, n_temperatures, n_replicas;
     uint64_t seed;            /* the exchange draws' key (layout.seed) */
     uint32_t stream;          /* their stream word (lib/ens_exchange_rule.h) */
     const double *ladder;     /* beta of each temperature */
-    uint64_t every, sweeps, rounds, n;
-    bool upload;
     int *member_at, *temp_of;
     signed char *rt_dir;
     uint64_t *rt_start, *pair_accepted, *rt_count, *rt_sum_sweeps;
-    uint64_t *accepted, *attempted; /* RUN: per member, as a batch's */
 };
 
 /*

@@ -64,6 +64,10 @@ enum latmc_step_part {
 /* Appended. ... and whole sweeps of a batch in one call (LATMC_STEP_SWEEPS: the fused
  * multi-sweep kernels). The backend may still refuse a batch's call (below). */
 #define LATMC_STEP_CAP_BATCH_SWEEPS 16u
+/* Appended. ... and exchange rounds between them (LATMC_STEP_EXCHANGE calls, with
+ * device_map set on every call of such a list): parallel tempering on the device, its
+ * state loaded aside first (ops.ens_temper, lib/backend.h). */
+#define LATMC_STEP_CAP_BATCH_EXCHANGE 32u
 
 /*
  * One step (or part) on the boxes of one executor: boxes[0 .. n_boxes) in order along the
@@ -93,6 +97,13 @@ struct latmc_step_call {
     int n_members;
     /* Appended. The sweeps of a LATMC_STEP_SWEEPS call (0 otherwise). */
     uint64_t n_sweeps;
+    /* Appended. A batch whose tempering map lives on the device (lib/ens_temper.c), set
+     * on every call of its lists: each member's temperature is the one the backend's map
+     * gives it, not its own parameters' (the core moves those only when it fetches the
+     * map). With step.kind LATMC_STEP_EXCHANGE: the round's number and the ensemble's
+     * sweep count after the sweeps before it (the round trips' clock). */
+    int device_map;
+    uint64_t round, round_sweeps;
 };
 
 #endif

@@ -81,8 +81,8 @@ static int first_failure(latmc_ens *e, const char *what)
 }
 
 /*
- * The members' checks of latmc_sim_sweep for a batched call of n sweeps (a batch of the plan or
- * ops.ens_temper): LATMC_OK, or LATMC_EUNSUPPORTED where anything differs (the core then
+ * The members' checks of latmc_sim_sweep for a batched call of n sweeps (a batch of the plan,
+ * with or without its exchange rounds): LATMC_OK, or LATMC_EUNSUPPORTED where anything differs (the core then
  * runs the members one by one, and latmc_sim_sweep reports what it refuses). Touching
  * thousands of sims costs more than a short call's kernel, so after one full pass they
  * are done per member only where they can differ: parameters of phi^4 (mu2 ladders; its
@@ -156,16 +156,13 @@ static int batched_sweeps(latmc_ens *e, uint64_t n)
     return batch_done(e, n, st);
 }
 
-int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, struct latmc_ens_temper *job)
+int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, const struct latmc_batch_rounds *rounds)
 {
-    const struct latmc_backend_ops *ops = e->members[0]->ops; /* has ens_temper */
     int st = batch_checks(e, n);
     if (st < 0)
         return st;
     const int M = e->n_members;
-    job->accepted = e->counts;
-    job->attempted = e->counts + M;
-    st = ops->ens_temper(e->members, M, job);
+    st = latmc_plan_sweep_batch_rounds(e->members, M, n, rounds, e->counts, e->counts + M);
     if (st < 0 && st != LATMC_EUNSUPPORTED)
         e->members_in_step = false; /* some members may have swept, others not */
     return batch_done(e, n, st);

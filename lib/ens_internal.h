@@ -113,10 +113,11 @@ int latmc_ens_exec_sweeps(latmc_ens *e, uint64_t n);
 int latmc_ens_exec_observable(latmc_ens *e, int key, double *values);
 /* The same for an exchange round (every member has a configuration: after sweeps). */
 int latmc_ens_exec_round_values(latmc_ens *e, int key, double *values);
-struct latmc_ens_temper; /* lib/backend.h */
-/* n sweeps with their rounds by ops.ens_temper (job filled but for accepted/attempted),
- * the members' bookkeeping done; LATMC_EUNSUPPORTED, nothing done, where it does not run. */
-int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, struct latmc_ens_temper *job);
+struct latmc_batch_rounds; /* lib/plan.h */
+/* n sweeps with their exchange rounds as the batch's plan (latmc_plan_sweep_batch_rounds:
+ * the tempering state on the device, loaded by ops.ens_temper), the members' bookkeeping
+ * done; LATMC_EUNSUPPORTED, nothing done, where the backend does not run them. */
+int latmc_ens_exec_temper(latmc_ens *e, uint64_t n, const struct latmc_batch_rounds *rounds);
 int latmc_ens_resolve_threads(int requested);
 
 /* An accepted swap's parameter move: a takes value_a of `key`, b value_b (lib/ens_exchange.c). */
@@ -125,8 +126,9 @@ void latmc_ens_swap_ladder_values(latmc_sim *a, latmc_sim *b, int key, double va
 
 /*
  * Tempering on the device (lib/ens_temper.c). latmc_ens_temper_sweep: n sweeps with their
- * exchange rounds by the backend's ens_temper (e->sweeps, e->rounds and the attempts
- * counted), or LATMC_EUNSUPPORTED with nothing done. latmc_ens_sync: where the device
+ * exchange rounds on the backend (its state loaded by ops.ens_temper where the host held
+ * it, then the batch's plan with the rounds as steps; e->sweeps, e->rounds and the
+ * attempts counted), or LATMC_EUNSUPPORTED with nothing done. latmc_ens_sync: where the device
  * holds the map, bring it and the statistics back and move the members' parameters to
  * their temperatures; every reader of the map, the statistics or a member calls it first.
  */

@@ -1,10 +1,13 @@
 /*
  * Parallel tempering on the device (doc/ensembles.md, "Tempering on the device"): where
- * the members' backend runs the exchange rounds itself (ops.ens_temper: CUDA Ising
- * members with a beta ladder), latmc_ens_sweep hands it the sweeps and their rounds
- * together, and the map (member_at, temp_of), the acceptance per pair and the round trips
- * stay on the device between calls. The rule is the host's (lib/ens_exchange_rule.h), the
- * draws the same, so the chain is the one lib/ens_exchange.c gives, bit for bit.
+ * the members' backend runs the exchange rounds itself (ops.ens_temper and
+ * LATMC_STEP_CAP_BATCH_EXCHANGE: CUDA Ising members with a beta ladder), the map
+ * (member_at, temp_of), the acceptance per pair and the round trips are loaded onto the
+ * device once (ops.ens_temper, LATMC_ENS_TEMPER_LOAD), and latmc_ens_sweep runs the sweeps
+ * and their rounds as the batch's plan (lib/ens_exec.c, latmc_plan_sweep_batch_rounds: each
+ * round a step of the batch); the state stays on the device between calls. The rule is the
+ * host's (lib/ens_exchange_rule.h), the draws the same, so the chain is the one
+ * lib/ens_exchange.c gives, bit for bit.
  *
  * The host learns the map only when something reads it: latmc_ens_sync, called by every
  * function that reads the map, the statistics, a member's parameters or its state, fetches
@@ -17,6 +20,7 @@
 #include "backend.h"
 #include "ens_internal.h"
 #include "model.h"
+#include "plan.h"
 #include "rng_streams.h"
 
 static const struct latmc_backend_ops *temper_ops(const latmc_ens *e)
@@ -39,9 +43,6 @@ static void fill_job(latmc_ens *e, struct latmc_ens_temper *job, int what, int *
     job->seed = e->layout.seed;
     job->stream = latmc_rng_stream(LATMC_STREAM_ENS_EXCHANGE, 0);
     job->ladder = e->beta;
-    job->every = e->every;
-    job->sweeps = e->sweeps;
-    job->rounds = e->rounds;
     job->member_at = member_at;
     job->temp_of = temp_of;
     job->rt_dir = e->rt_dir;
@@ -67,30 +68,42 @@ static bool members_alike(const latmc_ens *e)
 
 int latmc_ens_temper_sweep(latmc_ens *e, uint64_t n)
 {
+    const unsigned need = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS |
+                          LATMC_STEP_CAP_BATCH_EXCHANGE;
     if (e->every == 0 || n == 0 || e->ladder_key != LATMC_PARAM_BETA ||
-        e->desc.model != LATMC_MODEL_ISING || e->layout.n_temperatures < 2 || !temper_ops(e))
+        e->desc.model != LATMC_MODEL_ISING || e->layout.n_temperatures < 2 || !temper_ops(e) ||
+        (latmc_plan_step_caps(e->members[0]) & need) != need)
         return LATMC_EUNSUPPORTED;
-    if (!e->map_on_device && !members_alike(e))
-        return LATMC_EUNSUPPORTED;
-    struct latmc_ens_temper job;
-    fill_job(e, &job, LATMC_ENS_TEMPER_RUN, e->member_at, e->temp_of);
-    job.n = n;
-    job.upload = !e->map_on_device;
-    const int st = latmc_ens_exec_temper(e, n, &job);
+    const bool load = !e->map_on_device;
+    if (load) {
+        /* the host's state onto the device, once per stretch of device rounds */
+        if (!members_alike(e))
+            return LATMC_EUNSUPPORTED;
+        struct latmc_ens_temper job;
+        fill_job(e, &job, LATMC_ENS_TEMPER_LOAD, e->member_at, e->temp_of);
+        const int st = temper_ops(e)->ens_temper(e->members, e->n_members, &job);
+        if (st == LATMC_EUNSUPPORTED)
+            return st;
+        if (st < 0)
+            return ENS_FAIL(e, st, "latmc_ens_sweep: loading the tempering state onto the "
+                            "device: %s", latmc_last_error());
+    }
+    const struct latmc_batch_rounds rounds = { e->every, e->sweeps, e->rounds };
+    const int st = latmc_ens_exec_temper(e, n, &rounds);
     if (st < 0)
         return st; /* LATMC_EUNSUPPORTED: nothing done, the map where it was */
     /* the attempts do not depend on the chain: every offered pair is one */
     const int nT = e->layout.n_temperatures;
     const uint64_t chains = (uint64_t)e->layout.n_samples * (uint64_t)e->layout.n_replicas;
-    const uint64_t rounds = (e->sweeps + n) / e->every - e->sweeps / e->every;
-    for (uint64_t k = 0; k < rounds && k < 2; k++) /* rounds alternate two pair sets */
+    const uint64_t n_rounds = (e->sweeps + n) / e->every - e->sweeps / e->every;
+    for (uint64_t k = 0; k < n_rounds && k < 2; k++) /* rounds alternate two pair sets */
         for (int t = (int)((e->rounds + k) % 2); t + 1 < nT; t += 2)
-            e->pair_attempted[t] += chains * ((rounds - k + 1) / 2);
-    if (job.upload) /* once per stretch of device rounds, not per call */
+            e->pair_attempted[t] += chains * ((n_rounds - k + 1) / 2);
+    if (load)
         latmc_log(e->ctx, LATMC_LOG_DEBUG, "ensemble: exchange rounds on the device from "
                   "round %llu", (unsigned long long)e->rounds);
     e->sweeps += n;
-    e->rounds += rounds;
+    e->rounds += n_rounds;
     e->map_on_device = true;
     return LATMC_OK;
 }

@@ -24,7 +24,10 @@
  * (struct latmc_step_call gains members, n_members, n_sweeps; LATMC_STEP_CAP_BATCH*). */
 /* 9: ops.cluster_stats and the step kind LATMC_STEP_CLUSTER_FLIP_SEED (Wolff on a
  * device). */
-#define LATMC_MODULE_ABI_VERSION 9u
+/* 10: ops.ens_temper only loads and fetches the tempering state; the sweeps and their
+ * exchange rounds run as the batch's plan (LATMC_STEP_EXCHANGE, LATMC_STEP_CAP_BATCH_EXCHANGE;
+ * struct latmc_step_call gains device_map, round, round_sweeps). */
+#define LATMC_MODULE_ABI_VERSION 10u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 
 /* What the core offers a module. Function pointers into liblatmc. */

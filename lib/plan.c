@@ -324,29 +324,48 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
     return sweep_steps(&q, n, caps);
 }
 
-int latmc_plan_sweep_batch(latmc_sim *const *members, int n_members, uint64_t n,
-                           uint64_t *accepted, uint64_t *attempted)
+/* A batch's queue, or LATMC_EUNSUPPORTED where the backend runs no batch of these
+ * members (caps must hold `need` as well). */
+static int batch_queue(struct step_queue *q, latmc_sim *const *members, int n_members,
+                       unsigned need, uint64_t *accepted, uint64_t *attempted)
 {
     if (n_members < 1)
         return LATMC_EUNSUPPORTED;
     latmc_sim *first = members[0];
     const unsigned caps = latmc_plan_step_caps(first);
-    if (!has_run_steps(first->ops) || !(caps & LATMC_STEP_CAP_BATCH) ||
+    if (!has_run_steps(first->ops) || (caps & (LATMC_STEP_CAP_BATCH | need)) !=
+                                          (LATMC_STEP_CAP_BATCH | need) ||
         first->halo || first->plan->n_boxes != 1 || latmc_cluster_as_steps(first))
         return LATMC_EUNSUPPORTED;
-    struct step_queue q = {
+    *q = (struct step_queue){
         .sim = first, .plan = first->plan, .batched = true, .members = members,
         .n_members = n_members, .accepted = accepted, .attempted = attempted,
         .failed = LATMC_OK,
     };
-    if ((caps & LATMC_STEP_CAP_BATCH_SWEEPS) && n > 0) {
+    return LATMC_OK;
+}
+
+/* The call of n whole sweeps of q's batch from member sweep `sweep` on. */
+static struct latmc_step_call sweeps_call(struct step_queue *q, uint64_t sweep, uint64_t n)
+{
+    latmc_sim *first = q->sim;
+    const struct latmc_step_call call = {
+        .sweep = sweep, .step = concrete_step(first, own_length(first) > 0, sweep, 0),
+        .part = LATMC_STEP_SWEEPS, .boxes = first->plan->boxes, .n_boxes = 1,
+        .last = 1, .n_sweeps = n,
+    };
+    return call;
+}
+
+int latmc_plan_sweep_batch(latmc_sim *const *members, int n_members, uint64_t n,
+                           uint64_t *accepted, uint64_t *attempted)
+{
+    struct step_queue q;
+    if (batch_queue(&q, members, n_members, 0u, accepted, attempted) < 0)
+        return LATMC_EUNSUPPORTED;
+    if ((latmc_plan_step_caps(q.sim) & LATMC_STEP_CAP_BATCH_SWEEPS) && n > 0) {
         /* the fused multi-sweep kernels, where the backend takes this batch so */
-        const struct latmc_step_call call = {
-            .sweep = first->sweeps, .step = concrete_step(first, own_length(first) > 0,
-                                                          first->sweeps, 0),
-            .part = LATMC_STEP_SWEEPS, .boxes = first->plan->boxes, .n_boxes = 1,
-            .last = 1, .n_sweeps = n,
-        };
+        const struct latmc_step_call call = sweeps_call(&q, q.sim->sweeps, n);
         int st = queue_call(&q, &call);
         if (st == LATMC_OK)
             st = queue_flush(&q);
@@ -356,6 +375,46 @@ int latmc_plan_sweep_batch(latmc_sim *const *members, int n_members, uint64_t n,
     }
     /* the members' boxes are each their own wrap: the steps are never paired */
     return sweep_steps(&q, n, 0u);
+}
+
+int latmc_plan_sweep_batch_rounds(latmc_sim *const *members, int n_members, uint64_t n,
+                                  const struct latmc_batch_rounds *rounds,
+                                  uint64_t *accepted, uint64_t *attempted)
+{
+    struct step_queue q;
+    if (rounds->every == 0 ||
+        batch_queue(&q, members, n_members,
+                    LATMC_STEP_CAP_BATCH_SWEEPS | LATMC_STEP_CAP_BATCH_EXCHANGE, accepted,
+                    attempted) < 0)
+        return LATMC_EUNSUPPORTED;
+    const uint64_t sweep0 = q.sim->sweeps;
+    uint64_t round = rounds->round;
+    int st = LATMC_OK;
+    for (uint64_t done = 0; done < n && st == LATMC_OK;) {
+        /* whole sweeps up to the next round (or the call's end) */
+        const uint64_t to_round = rounds->every - (rounds->sweeps + done) % rounds->every;
+        const uint64_t chunk = to_round < n - done ? to_round : n - done;
+        /* a sweep and its round in one list: the backend takes the round's energies
+         * from the sweep's last launch */
+        if (q.n + 2 > PLAN_BATCH)
+            st = queue_flush(&q);
+        struct latmc_step_call call = sweeps_call(&q, sweep0 + done, chunk);
+        call.device_map = 1;
+        if (st == LATMC_OK)
+            st = queue_call(&q, &call);
+        done += chunk;
+        if (chunk == to_round && st == LATMC_OK) {
+            const struct latmc_step_call ex = {
+                .sweep = sweep0 + done, .step = latmc_step_exchange(),
+                .part = LATMC_STEP_WHOLE, .boxes = q.plan->boxes, .n_boxes = 1, .last = 1,
+                .device_map = 1, .round = round++, .round_sweeps = rounds->sweeps + done,
+            };
+            st = queue_call(&q, &ex);
+        }
+    }
+    if (st == LATMC_OK)
+        st = queue_flush(&q);
+    return st;
 }
 
 /*

@@ -86,4 +86,26 @@ int latmc_plan_sweep(latmc_sim *sim, const struct latmc_plan *plan, uint64_t n,
 int latmc_plan_sweep_batch(latmc_sim *const *members, int n_members, uint64_t n,
                            uint64_t *accepted, uint64_t *attempted);
 
+/*
+ * Parallel tempering in the batch's plan: the exchange rounds of an ensemble whose
+ * tempering map the backend holds (lib/ens_temper.c loads it aside, ops.ens_temper). The
+ * ensemble's sweep count is `sweeps` before the call; a round follows every count that is
+ * a multiple of `every`, rounds numbered `round`, `round` + 1, ...
+ */
+struct latmc_batch_rounds {
+    uint64_t every, sweeps, round;
+};
+
+/*
+ * latmc_plan_sweep_batch with the rounds as steps: whole sweeps up to each round, then
+ * the round (LATMC_STEP_EXCHANGE), every call with device_map set (lib/box.h), a sweep
+ * and its round always in one list. Only where the backend declares
+ * LATMC_STEP_CAP_BATCH_SWEEPS and LATMC_STEP_CAP_BATCH_EXCHANGE for the batch and takes
+ * its first list; LATMC_EUNSUPPORTED with nothing done otherwise (the core then runs the
+ * rounds itself, lib/ens_exchange.c). Adds member m's updates to accepted[m], attempted[m].
+ */
+int latmc_plan_sweep_batch_rounds(latmc_sim *const *members, int n_members, uint64_t n,
+                                  const struct latmc_batch_rounds *rounds,
+                                  uint64_t *accepted, uint64_t *attempted);
+
 #endif

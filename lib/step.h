@@ -43,7 +43,13 @@ enum latmc_step_kind {
      * seed site (lib/cluster_bonds.h, latmc_cluster_seed_site) updated, its decision drawn
      * at its name (phase LATMC_CLUSTER_PHASE_DECIDE); counts the sites that changed, and
      * the cluster's sites as the updates attempted. */
-    LATMC_STEP_CLUSTER_FLIP_SEED = 7
+    LATMC_STEP_CLUSTER_FLIP_SEED = 7,
+    /* An exchange round of parallel tempering over a batch's members (lib/box.h,
+     * LATMC_STEP_CAP_BATCH_EXCHANGE; the rule and its draws: lib/ens_exchange_rule.h): no
+     * site changes; the members' energies after the sweeps before it decide the pairs of
+     * round struct latmc_step_call::round, and accepted pairs exchange temperatures in the
+     * backend's map. Its names are 0 (the round's draws name themselves). */
+    LATMC_STEP_EXCHANGE = 8
 };
 
 struct latmc_step {
@@ -95,6 +101,13 @@ static inline struct latmc_step latmc_step_name(int index, int kind, int colour,
 static inline struct latmc_step latmc_step_own(int index)
 {
     struct latmc_step s = latmc_step_name(index, LATMC_STEP_OWN, 0, 0, 0, 0, 0);
+    return s;
+}
+
+/* An exchange round (LATMC_STEP_EXCHANGE). */
+static inline struct latmc_step latmc_step_exchange(void)
+{
+    struct latmc_step s = latmc_step_name(0, LATMC_STEP_EXCHANGE, 0, 0, 0, 0, 0);
     return s;
 }
 

@@ -7,7 +7,11 @@
  * the steps of the Ising schedule (colour s, draws named (sweep, phase s, sub 0):
  * doc/models/ising.md) one call each, in lists of at most 64 calls, every call carrying
  * the batch; each member counted on its own; a refusal after the first list an error,
- * never a silent "run them one by one".
+ * never a silent "run them one by one". Parallel tempering on the device
+ * (latmc_plan_sweep_batch_rounds): whole sweeps up to each ensemble sweep count that is a
+ * multiple of the period, then the round as a LATMC_STEP_EXCHANGE call with its number and
+ * that count, every call marked device_map, a sweep and its round never split between two
+ * lists; nothing without LATMC_STEP_CAP_BATCH_EXCHANGE.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -220,6 +224,84 @@ static void refusals(void **state)
     assert_int_equal(rec.lists, 2);
 }
 
+/* Call c is n whole sweeps from member sweep `sweep`, of a tempering list. */
+static void check_sweeps_call(int c, uint64_t sweep, uint64_t n)
+{
+    const struct latmc_step_call *k = &rec.calls[c];
+    check_batch(k);
+    assert_int_equal(k->part, LATMC_STEP_SWEEPS);
+    assert_true(k->sweep == sweep && k->n_sweeps == n);
+    assert_int_equal(k->device_map, 1);
+}
+
+/* Call c is round `round` after the sweeps that end at member sweep `sweep`, ensemble
+ * count `count`. */
+static void check_round_call(int c, uint64_t sweep, uint64_t round, uint64_t count)
+{
+    const struct latmc_step_call *k = &rec.calls[c];
+    check_batch(k);
+    assert_int_equal(k->part, LATMC_STEP_WHOLE);
+    assert_int_equal(k->step.kind, LATMC_STEP_EXCHANGE);
+    assert_true(k->sweep == sweep && k->round == round && k->round_sweeps == count);
+    assert_int_equal(k->device_map, 1);
+}
+
+static void exchange_rounds_as_steps(void **state)
+{
+    (void)state;
+    uint64_t acc[MEMBERS] = { 0 }, att[MEMBERS] = { 0 };
+    const unsigned all = LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS |
+                         LATMC_STEP_CAP_BATCH_EXCHANGE;
+    /* the ensemble at count 7 (its members at sweep 5), a round every 3: rounds 11, 12, 13
+     * after counts 9, 12, 15, and two sweeps without a round at the end */
+    const struct latmc_batch_rounds rounds = { 3, 7, 11 };
+    reset(all, 0, 0);
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, 10, &rounds, acc, att),
+                     LATMC_OK);
+    assert_int_equal(rec.lists, 1);
+    assert_int_equal(rec.n, 7);
+    check_sweeps_call(0, 5, 2);
+    check_round_call(1, 7, 11, 9);
+    check_sweeps_call(2, 7, 3);
+    check_round_call(3, 10, 12, 12);
+    check_sweeps_call(4, 10, 3);
+    check_round_call(5, 13, 13, 15);
+    check_sweeps_call(6, 13, 2);
+    for (int m = 0; m < MEMBERS; m++)
+        assert_true(acc[m] == 7 * ((uint64_t)m + 1) && att[m] == 70);
+
+    /* a round after every sweep: 40 pairs, 32 in the first list, no pair split */
+    const struct latmc_batch_rounds each = { 1, 0, 0 };
+    reset(all, 0, 0);
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, 40, &each, acc, att),
+                     LATMC_OK);
+    assert_int_equal(rec.lists, 2);
+    assert_int_equal(rec.list_len[0], 64);
+    assert_int_equal(rec.list_len[1], 16);
+    for (int k = 0; k < 40; k++) {
+        check_sweeps_call(2 * k, 5 + (uint64_t)k, 1);
+        check_round_call(2 * k + 1, 6 + (uint64_t)k, (uint64_t)k, (uint64_t)k + 1);
+    }
+
+    /* no rounds as steps without the capability, or without a period; a refusal of the
+     * first list is "not here" with nothing done, of a later one a failure */
+    reset(LATMC_STEP_CAP_BATCH | LATMC_STEP_CAP_BATCH_SWEEPS, 0, 0);
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, 4, &rounds, acc, att),
+                     LATMC_EUNSUPPORTED);
+    const struct latmc_batch_rounds none = { 0, 7, 11 };
+    reset(all, 0, 0);
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, 4, &none, acc, att),
+                     LATMC_EUNSUPPORTED);
+    assert_int_equal(rec.lists, 0);
+    reset(all, 0, 1);
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, 4, &rounds, acc, att),
+                     LATMC_EUNSUPPORTED);
+    reset(all, 0, 2);
+    assert_int_equal(latmc_plan_sweep_batch_rounds(members, MEMBERS, 40, &each, acc, att),
+                     LATMC_EDEVICE);
+    assert_int_equal(rec.lists, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +310,7 @@ int main(void)
         cmocka_unit_test(steps_after_whole_sweeps_refused),
         cmocka_unit_test(steps_without_whole_sweeps),
         cmocka_unit_test(refusals),
+        cmocka_unit_test(exchange_rounds_as_steps),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

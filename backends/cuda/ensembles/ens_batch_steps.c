@@ -3,9 +3,11 @@
  * doc/ensembles.md "Execution"): the members of an ensemble are boxes whose halo is their
  * own wrap, and the core's plan (lib/plan.c, latmc_plan_sweep_batch) hands the CUDA
  * run_steps one call per step for all of them, or whole sweeps in one call where the
- * batch declares the fused multi-sweep kernels (LATMC_STEP_CAP_BATCH_SWEEPS). This file
- * routes those calls and the capability question to the model's batch, through one
- * table; the batches keep their members' device tables between calls.
+ * batch declares the fused multi-sweep kernels (LATMC_STEP_CAP_BATCH_SWEEPS), with exchange
+ * rounds between them where it declares parallel tempering on the device
+ * (LATMC_STEP_CAP_BATCH_EXCHANGE: lists whose calls carry device_map). This file routes
+ * those calls and the capability question to the model's batch, through one table; the
+ * batches keep their members' device tables between calls.
  */
 #include <stddef.h>
 
@@ -21,11 +23,15 @@ struct ens_batch_model {
     unsigned (*caps)(const latmc_sim *sim);
     int (*run_steps)(const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
                      uint64_t *attempted);
+    /* optional: the lists of a tempering sweep on the device (device_map) */
+    int (*temper_steps)(const struct latmc_step_call *calls, int n_calls, uint64_t *accepted,
+                        uint64_t *attempted);
 };
 
 static const struct ens_batch_model batch_models[] = {
-    { LATMC_MODEL_ISING, cuda_ens_ising_caps, cuda_ens_ising_run_steps },
-    { LATMC_MODEL_HEISENBERG, cuda_ens_heis_caps, cuda_ens_heis_run_steps },
+    { LATMC_MODEL_ISING, cuda_ens_ising_caps, cuda_ens_ising_run_steps,
+      cuda_ens_temper_run_steps },
+    { LATMC_MODEL_HEISENBERG, cuda_ens_heis_caps, cuda_ens_heis_run_steps, NULL },
 };
 
 static const struct ens_batch_model *batch_model(int model)
@@ -49,5 +55,11 @@ int cuda_ens_run_steps(const struct latmc_step_call *calls, int n_calls, uint64_
     if (!m) /* the core asks only where the caps said so */
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no batched launch for %s members",
                                calls[0].members[0]->model->name);
+    if (calls[0].device_map) {
+        if (!m->temper_steps)
+            return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no tempering on the device for "
+                                   "%s members", calls[0].members[0]->model->name);
+        return m->temper_steps(calls, n_calls, accepted, attempted);
+    }
     return m->run_steps(calls, n_calls, accepted, attempted);
 }

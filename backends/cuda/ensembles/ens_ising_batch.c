@@ -552,17 +552,19 @@ int cuda_ens_ising_run_steps(const struct latmc_step_call *calls, int n_calls,
 
 /* The batch layout's capabilities for Ising sims (lib/box.h): a box alone, the colour
  * kernels (not the bit-sliced decisions, whose draws the batched kernels do not make);
- * whole sweeps where the fused kernel takes the lattice. */
+ * whole sweeps and exchange rounds where the fused kernel takes the lattice. */
 unsigned cuda_ens_ising_caps(const latmc_sim *sim)
 {
     const struct cuda_leaf *leaf;
     if (sim->desc.model != LATMC_MODEL_ISING || !member_box(sim, &leaf) ||
         sim->param[LATMC_PARAM_DECISIONS] != 0.0)
         return 0u;
+    /* whole sweeps, and exchange rounds between them (ens_tempering.c), on the fused
+     * kernel */
     return LATMC_STEP_CAP_BATCH |
            (cuda_ens_packed_fused_fits(&cuda_sim_of(sim)->lattice) &&
                     sim->nsites < ((int64_t)1 << 32)
-                ? LATMC_STEP_CAP_BATCH_SWEEPS : 0u);
+                ? LATMC_STEP_CAP_BATCH_SWEEPS | LATMC_STEP_CAP_BATCH_EXCHANGE : 0u);
 }
 
 /*

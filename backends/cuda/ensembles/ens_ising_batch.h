@@ -174,8 +174,13 @@ struct cuda_ens_ready {
 };
 int cuda_ens_packed_ready(latmc_sim *const *members, int n, struct cuda_ens_ready *out);
 
-/* ens_tempering.c: the ens_temper operation (lib/backend.h) and its state's end. */
+/* ens_tempering.c: the ens_temper operation (lib/backend.h: the state loaded and fetched),
+ * the batch's tempering lists (lib/box.h: whole sweeps and LATMC_STEP_EXCHANGE calls, each
+ * with device_map; LATMC_EUNSUPPORTED, nothing done, where the members do not run the fused
+ * kernel), and the state's end. */
 int cuda_ens_temper(latmc_sim *const *members, int n_members, struct latmc_ens_temper *job);
+int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
+                              uint64_t *accepted, uint64_t *attempted);
 void cuda_ens_temper_free(struct cuda_ens_temper *t);
 
 /* ens_ising_batch.c: a batch of the plan's calls for Ising members (lib/box.h; colour

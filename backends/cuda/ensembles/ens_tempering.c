@@ -1,11 +1,13 @@
 /*
- * The ens_temper operation (lib/backend.h; lib/ens_temper.c): parallel tempering of Ising
- * members on the device. A call runs the sweeps with the fused kernel
- * (ens_ising_packed_kernels.cu), whose launch before a round also leaves every member's sums,
- * then the round (ens_exchange_kernels.cu): per round two launches on one stream and nothing
- * read back, so the host waits once per call, not once per round. The map, the round trips and
- * the acceptance per pair stay here (struct cuda_ens_temper, kept with member 0:
- * cuda_sim.ens_temper) until the core fetches them.
+ * Parallel tempering of Ising members on the device (lib/ens_temper.c): the ens_temper
+ * operation (lib/backend.h) loads the host's state here and fetches it back, and the batch
+ * layout routes the plan's tempering lists here (ens_batch_steps.c: calls with device_map,
+ * lib/box.h). A list runs its whole sweeps with the fused kernel (ens_ising_packed_kernels.cu),
+ * whose launch before an exchange round also leaves every member's sums, and each round
+ * (LATMC_STEP_EXCHANGE, ens_exchange_kernels.cu): per round two launches on one stream and
+ * nothing read back, so the host waits once per list, not once per round. The map, the
+ * round trips and the acceptance per pair stay here (struct cuda_ens_temper, kept with
+ * member 0: cuda_sim.ens_temper) until the core fetches them.
  *
  * A round moves temperatures by writing the thresholds of the member's new temperature
  * into its entry of the batch's table (thr_of_t, taken from the host's table when the
@@ -31,6 +33,10 @@ struct cuda_ens_temper {
     int n, nT;
     bool live;                   /* the device holds a state of these members */
     uint64_t uploads;            /* the batch's uploads when its table last matched the map */
+    /* the rounds' constants, from the load */
+    int n_samples, n_replicas;
+    uint64_t seed;
+    uint32_t stream;
 };
 
 /* Byte offsets of the state in one block (dev and host alike): the part copied both ways
@@ -159,7 +165,9 @@ static int stage_state(struct cuda_ens_temper *t, const struct layout *l,
     return LATMC_OK;
 }
 
-static int run(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
+/* LATMC_ENS_TEMPER_LOAD: the host's state onto the device, on the stream of the batch's
+ * launches (the members' packed table made ready there too). */
+static int load(latmc_sim *const *members, int n, const struct latmc_ens_temper *job)
 {
     struct cuda_ens_ready ready;
     int st = cuda_ens_packed_ready(members, n, &ready);
@@ -167,55 +175,121 @@ static int run(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
         return st; /* LATMC_EUNSUPPORTED: not the fused kernel's members */
     const int nT = job->n_temperatures;
     const struct layout l = layout_of(n, nT);
+    if ((st = temper_alloc(ready.temper, n, nT, &l)) < 0)
+        return st;
     struct cuda_ens_temper *t = *ready.temper;
-    cudaStream_t stream = ready.cs0->stream;
-    if (job->upload) {
-        if ((st = temper_alloc(ready.temper, n, nT, &l)) < 0)
-            return st;
-        t = *ready.temper;
-        t->live = false;
-        if ((st = stage_state(t, &l, job, ready.host)) < 0)
-            return st;
-        st = cuda_check(cudaMemcpyAsync(t->dev, t->host, l.upload_end, cudaMemcpyHostToDevice,
-                                        stream), "loading the tempering state");
-        if (st < 0)
-            return st;
-        t->live = true;
-    } else if (!t || !t->live || t->n != n || t->nT != nT) {
-        return cuda_core->fail(LATMC_ESTATE, "CUDA: the ensemble's tempering state is not on "
-                               "the device");
-    } else if (ready.uploads != t->uploads) {
-        st = cuda_check(cuda_ens_temper_thresholds(stream, &t->d, ready.dev, n),
-                        "setting the members' thresholds");
-        if (st < 0)
-            return st;
-    }
+    t->live = false;
+    if ((st = stage_state(t, &l, job, ready.host)) < 0)
+        return st;
+    st = cuda_check(cudaMemcpyAsync(t->dev, t->host, l.upload_end, cudaMemcpyHostToDevice,
+                                    ready.cs0->stream), "loading the tempering state");
+    /* the staging block is reused by a fetch: the copy must be done when this returns */
+    if (st == LATMC_OK)
+        st = cuda_check(cudaStreamSynchronize(ready.cs0->stream), "loading the tempering state");
+    if (st < 0)
+        return st;
+    t->n_samples = job->n_samples;
+    t->n_replicas = job->n_replicas;
+    t->seed = job->seed;
+    t->stream = job->stream;
     t->uploads = ready.uploads;
-    const latmc_sim *first = members[0];
-    struct cuda_ens_round r = {
-        .n_samples = job->n_samples, .n_temperatures = nT, .n_replicas = job->n_replicas,
-        .seed = job->seed, .stream = job->stream, .round = job->rounds,
+    t->live = true;
+    return LATMC_OK;
+}
+
+/* The calls a tempering list holds: whole sweeps and exchange rounds. */
+static bool temper_calls_ok(const struct latmc_step_call *calls, int n_calls)
+{
+    for (int c = 0; c < n_calls; c++)
+        if (calls[c].part != LATMC_STEP_SWEEPS && (calls[c].part != LATMC_STEP_WHOLE ||
+                                                   calls[c].step.kind != LATMC_STEP_EXCHANGE))
+            return false;
+    return true;
+}
+
+/* The round of exchange call k: the state's constants, the round's number and clock, the
+ * members' energy per site from their sums (member 0's J and h: the members are alike). */
+static struct cuda_ens_round round_of(const struct cuda_ens_temper *t, const latmc_sim *first,
+                                      const struct latmc_step_call *k)
+{
+    const struct cuda_ens_round r = {
+        .n_samples = t->n_samples, .n_temperatures = t->nT, .n_replicas = t->n_replicas,
+        .seed = t->seed, .stream = t->stream, .round = k->round, .sweeps = k->round_sweeps,
         .J = first->param[LATMC_PARAM_J], .h = first->param[LATMC_PARAM_H],
         .nsites = (double)first->nsites,
     };
+    return r;
+}
+
+/* An exchange call: the round's decisions on the members' sums (`measured`: the launch
+ * before it left them; else they are measured here first). */
+static cudaError_t exchange(cudaStream_t stream, struct cuda_ens_temper *t,
+                            const struct cuda_ens_ready *ready, const latmc_sim *first, int n,
+                            const struct latmc_step_call *k, bool measured,
+                            struct latmc_ising_sums *sums)
+{
+    cudaError_t err = cudaSuccess;
+    if (!measured) {
+        err = cudaMemsetAsync(sums, 0, (size_t)n * sizeof *sums, stream);
+        if (err == cudaSuccess)
+            err = cuda_ens_packed_measure(stream, &ready->cs0->lattice, ready->dev, n,
+                                          ready->coupled, sums);
+    }
+    const struct cuda_ens_round r = round_of(t, first, k);
+    return err == cudaSuccess ? cuda_ens_exchange_round(stream, &t->d, &r, ready->dev) : err;
+}
+
+int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
+                              uint64_t *accepted, uint64_t *attempted)
+{
+    latmc_sim *const *members = calls[0].members;
+    const int n = calls[0].n_members;
+    if (!temper_calls_ok(calls, n_calls) || members[0]->desc.model != LATMC_MODEL_ISING)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no tempering list of these steps");
+    struct cuda_ens_ready ready;
+    int st = cuda_ens_packed_ready(members, n, &ready);
+    if (st == LATMC_EUNSUPPORTED)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no tempering on the device for "
+                               "these members (not the fused kernel's)");
+    if (st < 0)
+        return st;
+    struct cuda_ens_temper *t = *ready.temper;
+    if (!t || !t->live || t->n != n)
+        return cuda_core->fail(LATMC_ESTATE, "CUDA: the ensemble's tempering state is not on "
+                               "the device");
+    cudaStream_t stream = ready.cs0->stream;
+    const struct layout l = layout_of(n, t->nT);
+    /* the table was uploaded from the members' own parameters, which lag behind the map */
+    if (ready.uploads != t->uploads)
+        st = cuda_check(cuda_ens_temper_thresholds(stream, &t->d, ready.dev, n),
+                        "setting the members' thresholds");
+    t->uploads = ready.uploads;
+    const latmc_sim *first = members[0];
     struct latmc_ising_sums *sums = (struct latmc_ising_sums *)((char *)t->dev + l.sums);
-    for (uint64_t done = 0; done < job->n && st == LATMC_OK;) {
-        const uint64_t to_round = job->every - (job->sweeps + done) % job->every;
-        const uint64_t chunk = to_round < job->n - done ? to_round : job->n - done;
-        const bool round = chunk == to_round;
-        st = cuda_check(cuda_ens_packed_sweeps(stream, &ready.cs0->lattice, ready.dev, n,
-                                               ready.coupled, first->desc.algorithm,
-                                               first->sweeps + done, chunk, ready.dev_changed,
-                                               done == 0 /* sets the counters */,
-                                               round ? sums : NULL),
-                        "launching a batched sweep");
-        done += chunk;
-        if (round && st == LATMC_OK) {
-            r.sweeps = job->sweeps + done;
-            st = cuda_check(cuda_ens_exchange_round(stream, &t->d, &r, ready.dev),
-                            "launching an exchange round");
-            r.round++;
+    /* the first launch of whole sweeps sets the counters (no clearing launch) */
+    if (st == LATMC_OK && calls[0].part != LATMC_STEP_SWEEPS)
+        st = cuda_check(cudaMemsetAsync(ready.dev_changed, 0,
+                                        (size_t)n * sizeof(unsigned long long), stream),
+                        "clearing the acceptance counters");
+    bool counting = calls[0].part != LATMC_STEP_SWEEPS, measured = false;
+    uint64_t tried = 0;
+    for (int c = 0; c < n_calls && st == LATMC_OK; c++) {
+        const struct latmc_step_call *k = &calls[c];
+        if (k->part == LATMC_STEP_SWEEPS) {
+            /* a round next: the launch leaves the members' sums after its last sweep */
+            measured = c + 1 < n_calls && calls[c + 1].part != LATMC_STEP_SWEEPS;
+            st = cuda_check(cuda_ens_packed_sweeps(stream, &ready.cs0->lattice, ready.dev, n,
+                                                   ready.coupled, first->desc.algorithm,
+                                                   k->sweep, k->n_sweeps, ready.dev_changed,
+                                                   !counting, measured ? sums : NULL),
+                            "launching a batched sweep");
+            counting = true;
+            tried += k->n_sweeps * (uint64_t)first->nsites; /* one shape */
+            continue;
         }
+        st = cuda_check(exchange(stream, t, &ready, first, n, k, measured, sums),
+                        "launching an exchange round");
+        measured = false;
     }
     if (st == LATMC_OK)
         st = cuda_check(cudaMemcpyAsync(ready.changed, ready.dev_changed,
@@ -230,10 +304,9 @@ static int run(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
         t->live = false; /* the state may be half a round old: the core's call fails */
         return st;
     }
-    const uint64_t tried = job->n * (uint64_t)first->nsites; /* one shape */
     for (int m = 0; m < n; m++) {
-        job->accepted[m] += ready.changed[m];
-        job->attempted[m] += tried;
+        accepted[m] += ready.changed[m];
+        attempted[m] += tried;
     }
     return LATMC_OK;
 }
@@ -274,11 +347,10 @@ static int fetch(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
 
 int cuda_ens_temper(latmc_sim *const *members, int n, struct latmc_ens_temper *job)
 {
-    if (n < 1 || members[0]->desc.model != LATMC_MODEL_ISING || job->n_temperatures < 2 ||
-        (job->what == LATMC_ENS_TEMPER_RUN && job->every == 0))
+    if (n < 1 || members[0]->desc.model != LATMC_MODEL_ISING || job->n_temperatures < 2)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: no tempering on the device for these "
                                "members");
     if (job->what == LATMC_ENS_TEMPER_FETCH)
         return fetch(members, n, job);
-    return run(members, n, job);
+    return load(members, n, job);
 }
