@@ -41,7 +41,10 @@ enum { KEY_M = 0, KEY_DIFF = 1, KEY_FULL = 2 };
 
 struct bs_params {
     int64_t words;         /* packed words of one colour's array (1-bit: 4 per group) */
-    int64_t groups;        /* ceil(words / 4) */
+    int64_t groups;        /* the end of the groups updated (the lattice's: ceil(words / 4)) */
+    int64_t g_begin;       /* the first group updated (a range of a box: its first row's) */
+    int64_t name_shift;    /* a group's name (lattice_numbering.h) less its local index: a
+                              box's local row 0 is the lattice's row name_shift / gpr */
     int64_t wpr, ly, lz;   /* words per row (packed: L_x / 16, 1-bit: L_x / 64), rows, planes */
     /* every group in one row (packed: L_x / 16 a multiple of 4; 1-bit: always): the groups
      * per row, and a grid stride of `stride` groups as (groups, rows, planes) to walk
@@ -325,7 +328,8 @@ __device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t 
     for (int q = Q0; q < Q1; q++) {
         if (!st.s.undecided)
             break;
-        const latmc_philox_ctr u = cuda_philox_named_draws(p.keys, p.names[q], (uint64_t)g);
+        const latmc_philox_ctr u =
+            cuda_philox_named_draws(p.keys, p.names[q], (uint64_t)(g + p.name_shift));
 #pragma unroll
         for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK; l++) {
             uint32_t tb = 0;
@@ -344,8 +348,9 @@ template <int KB>
 __device__ __forceinline__ void group_planes_first(const struct bs_params &p, int64_t g,
                                                    bs_group<KB> &st)
 {
-    const latmc_philox_ctr u0 = cuda_philox_named_draws(p.keys, p.names[0], (uint64_t)g);
-    const latmc_philox_ctr u1 = cuda_philox_named_draws(p.keys, p.names[1], (uint64_t)g);
+    const uint64_t name = (uint64_t)(g + p.name_shift);
+    const latmc_philox_ctr u0 = cuda_philox_named_draws(p.keys, p.names[0], name);
+    const latmc_philox_ctr u1 = cuda_philox_named_draws(p.keys, p.names[1], name);
 #pragma unroll
     for (int b = 0; b < 2 * LATMC_ISING_PLANES_PER_BLOCK; b++) {
         uint32_t tb = 0;
@@ -420,7 +425,7 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
     __syncthreads();
     unsigned long long n_changed = 0;
     const bool rows4 = p.rows4;
-    const int64_t first = (int64_t)blockIdx.x * CUDA_THREADS;
+    const int64_t first = p.g_begin + (int64_t)blockIdx.x * CUDA_THREADS;
     struct bs_walk k = {};
     if (rows4)
         k = walk_start(p, first + threadIdx.x);
@@ -564,7 +569,7 @@ template <int ND, int KEY, int KB, bool HB, bool BITS>
 static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                    const uint32_t *other, int colour, unsigned long long *changed)
 {
-    const int64_t tiles = (p.groups + CUDA_THREADS - 1) / CUDA_THREADS;
+    const int64_t tiles = (p.groups - p.g_begin + CUDA_THREADS - 1) / CUDA_THREADS;
     const int64_t blocks =
         resident_blocks<ising_bitsliced_kernel<ND, KEY, KB, HB, BITS>>(tiles);
     p.stride = blocks * CUDA_THREADS;
@@ -604,9 +609,11 @@ static void launch_key(cudaStream_t stream, struct bs_params &p, int key, bool h
         launch<ND, KEY_M, ND + 1, false, BITS>(stream, p, own, other, colour, changed);
 }
 
-/* A step on either layout: words w_per_row a row (packed: L_x / 16; bits: L_x / 64). */
-static cudaError_t bitsliced_step(cudaStream_t stream, const struct latmc_lattice *g, bool bits,
-                                  uint32_t *own, const uint32_t *other,
+/* A step on either layout: words w_per_row a row (packed: L_x / 16; bits: L_x / 64), on
+ * the rows `rows` (NULL: all; else groups lie in rows, cuda_ising_bitsliced_rows_fit). */
+static cudaError_t bitsliced_step(cudaStream_t stream, const struct latmc_lattice *g,
+                                  const struct cuda_ising_rows *rows, bool bits, uint32_t *own,
+                                  const uint32_t *other,
                                   const struct latmc_ising_tables *tables, int algorithm,
                                   uint64_t seed, const struct latmc_step *step,
                                   unsigned long long *changed)
@@ -627,6 +634,15 @@ static cudaError_t bitsliced_step(cudaStream_t stream, const struct latmc_lattic
         p.rows4 = (p.wpr & 3) == 0;
         p.gpr = p.wpr / 4;
     }
+    if (rows) { /* whole rows of groups, named by the lattice's rows */
+        if (!p.rows4)
+            return cudaErrorInvalidValue;
+        p.g_begin = rows->row0 * p.gpr;
+        p.groups = (rows->row0 + rows->nrows) * p.gpr;
+        p.name_shift = rows->row_offset * p.gpr;
+        if (p.groups <= p.g_begin)
+            return cudaSuccess;
+    }
     const int key = classes_of(tables, algorithm, g->ndim, &p);
     const struct latmc_ising_plane_names names = latmc_ising_plane_names_step(seed, step);
     for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++)
@@ -645,23 +661,31 @@ static cudaError_t bitsliced_step(cudaStream_t stream, const struct latmc_lattic
     return cudaGetLastError();
 }
 
+extern "C" bool cuda_ising_bitsliced_rows_fit(const struct latmc_lattice *g)
+{
+    return g->lx % 64 == 0;
+}
+
 extern "C" cudaError_t cuda_ising_bitsliced_colour(cudaStream_t stream,
-                                                   const struct latmc_lattice *g, uint32_t *own,
-                                                   const uint32_t *other,
+                                                   const struct latmc_lattice *g,
+                                                   const struct cuda_ising_rows *rows,
+                                                   uint32_t *own, const uint32_t *other,
                                                    const struct latmc_ising_tables *tables,
                                                    int algorithm, uint64_t seed,
                                                    const struct latmc_step *step,
                                                    unsigned long long *changed)
 {
-    return bitsliced_step(stream, g, false, own, other, tables, algorithm, seed, step, changed);
+    return bitsliced_step(stream, g, rows, false, own, other, tables, algorithm, seed, step,
+                          changed);
 }
 
 extern "C" cudaError_t cuda_ising_bitsliced_bits_colour(
-    cudaStream_t stream, const struct latmc_lattice *g, uint32_t *own, const uint32_t *other,
-    const struct latmc_ising_tables *tables, int algorithm, uint64_t seed,
-    const struct latmc_step *step, unsigned long long *changed)
+    cudaStream_t stream, const struct latmc_lattice *g, const struct cuda_ising_rows *rows,
+    uint32_t *own, const uint32_t *other, const struct latmc_ising_tables *tables,
+    int algorithm, uint64_t seed, const struct latmc_step *step, unsigned long long *changed)
 {
-    return bitsliced_step(stream, g, true, own, other, tables, algorithm, seed, step, changed);
+    return bitsliced_step(stream, g, rows, true, own, other, tables, algorithm, seed, step,
+                          changed);
 }
 
 /* ---- the 1-bit layout <-> the packed layout (group g: packed words 4 g .. 4 g + 3) ---- */
