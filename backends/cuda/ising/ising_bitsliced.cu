@@ -23,6 +23,8 @@
  */
 #include "cuda_ising_bitsliced.h"
 
+#include <stdlib.h>
+
 #include <latmc/sim.h> /* LATMC_ALGO_*, LATMC_COUPLINGS_* */
 
 #include "bitslice_decision.h"
@@ -60,6 +62,14 @@ struct bs_params {
     uint32_t plane[BS_CODES][LATMC_BITSLICE_PLANES];
     struct latmc_rng_name names[LATMC_ISING_DECISION_BLOCKS]; /* planes 4q .. 4q + 3 */
     struct cuda_philox_keys keys;
+    /* FOLD: the names' counters folded (cuda_philox.cuh) where every group named in the
+     * launch has the same bits 32 .. 47 (fold_fixed): the names share c1 and c2, so round
+     * 1's product is the group's for all names and round 2's first product the launch's */
+    bool fold_fixed;
+    struct bs_fold {
+        uint32_t c3_k0, p1_lo_k1;
+    } fold[LATMC_ISING_DECISION_BLOCKS];
+    struct cuda_philox_group fold_group; /* of the launch's groups (the same for all names) */
 };
 
 /* Exchange bits a and b (a > b) of the bit positions of x: a delta swap. */
@@ -318,9 +328,34 @@ __device__ __forceinline__ void group_start(const struct bs_params &p, const uin
     }
 }
 
+/* Planes 4q .. 4q + 3 of group g (named g + name_shift): cuda_philox_named_draws, or with
+ * the fold (FOLD and p.fold_fixed): the same four words. */
+template <bool FOLD>
+__device__ __forceinline__ latmc_philox_ctr group_block(const struct bs_params &p, int64_t g,
+                                                        int q)
+{
+    const uint64_t name = (uint64_t)(g + p.name_shift);
+    if (!FOLD || !p.fold_fixed)
+        return cuda_philox_named_draws(p.keys, p.names[q], name);
+    /* round 1: only the c0 product is per block (and the same for every name) */
+    const uint64_t p0 = (uint64_t)LATMC_PHILOX_M0 * (uint32_t)name;
+    const uint32_t r1_2 = (uint32_t)(p0 >> 32) ^ p.fold[q].c3_k0, r1_3 = (uint32_t)p0;
+    /* round 2: only the c2 product is per block */
+    const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * r1_2;
+    latmc_philox_ctr c;
+    c.v[0] = (uint32_t)(p1 >> 32) ^ p.fold[q].p1_lo_k1;
+    c.v[1] = (uint32_t)p1;
+    c.v[2] = p.fold_group.v ^ r1_3;
+    c.v[3] = p.fold_group.w;
+#pragma unroll
+    for (int round = 2; round < 10; round++)
+        c = latmc_philox_round(c, p.keys.k[round]);
+    return c;
+}
+
 /* The planes of blocks [Q0, Q1) (lib/bitslice_decision.h), four per block, while a lane of
  * the group is undecided. */
-template <int KB, int Q0, int Q1>
+template <int KB, int Q0, int Q1, bool FOLD>
 __device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t g,
                                              bs_group<KB> &st)
 {
@@ -328,8 +363,7 @@ __device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t 
     for (int q = Q0; q < Q1; q++) {
         if (!st.s.undecided)
             break;
-        const latmc_philox_ctr u =
-            cuda_philox_named_draws(p.keys, p.names[q], (uint64_t)(g + p.name_shift));
+        const latmc_philox_ctr u = group_block<FOLD>(p, g, q);
 #pragma unroll
         for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK; l++) {
             uint32_t tb = 0;
@@ -344,13 +378,12 @@ __device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t 
 /* Planes 0 .. 7 (blocks 0 and 1), the two blocks drawn together whatever the group needs:
  * two independent chains of Philox rounds side by side (a warp almost always needs both),
  * and planes past the last undecided lane change nothing. */
-template <int KB>
+template <int KB, bool FOLD>
 __device__ __forceinline__ void group_planes_first(const struct bs_params &p, int64_t g,
                                                    bs_group<KB> &st)
 {
-    const uint64_t name = (uint64_t)(g + p.name_shift);
-    const latmc_philox_ctr u0 = cuda_philox_named_draws(p.keys, p.names[0], name);
-    const latmc_philox_ctr u1 = cuda_philox_named_draws(p.keys, p.names[1], name);
+    const latmc_philox_ctr u0 = group_block<FOLD>(p, g, 0);
+    const latmc_philox_ctr u1 = group_block<FOLD>(p, g, 1);
 #pragma unroll
     for (int b = 0; b < 2 * LATMC_ISING_PLANES_PER_BLOCK; b++) {
         uint32_t tb = 0;
@@ -405,24 +438,67 @@ __device__ __forceinline__ unsigned long long group_write(uint32_t *own_words, b
 /*
  * A block takes tiles of CUDA_THREADS consecutive groups, one per thread (grid-stride over
  * tiles). Each thread draws its group's first two blocks (planes 0 .. 7, all a group needs
- * with probability about 0.88) and writes it; the groups still undecided go to the
- * block's queue in shared memory, which its first threads then finish with their own
- * blocks, so that a warp does not wait for its slowest group's planes 8 and beyond
- * (doc/models/ising-decisions.md, "The tail"). ND neighbours, KEY what the thresholds
- * depend on, KB the most open classes (p.n_open <= KB).
+ * with probability about 0.88) and writes it; the groups still undecided go to a queue
+ * in shared memory, finished later by whole warps, so that a warp does not wait for its
+ * slowest group's planes 8 and beyond (doc/models/ising-decisions.md, "The tail"). WARPQ:
+ * each warp's own queue of 32 entries, emptied by the warp (all its lanes) when the next
+ * tile's entries would not fit, no block barrier; else the block's queue, finished by its
+ * first threads after every tile. ND neighbours, KEY what the thresholds depend on, KB the
+ * most open classes (p.n_open <= KB), FOLD the folded Philox counters.
  */
-template <int ND, int KEY, int KB, bool HEATBATH, bool BITS>
+template <int KB> struct bs_queue_entry_arrays {
+    int64_t group[32];
+    uint32_t accept[32], undecided[32];
+    uint32_t own[4][32], mask[KB][32];
+};
+
+template <int KB, bool HEATBATH, bool BITS, bool FOLD>
+__device__ __forceinline__ unsigned long long queue_finish(const struct bs_params &p,
+                                                           uint32_t *own_words, bool rows4,
+                                                           const int64_t *q_group,
+                                                           const uint32_t *q_accept,
+                                                           const uint32_t *q_undecided,
+                                                           const uint32_t *q_own, int own_stride,
+                                                           const uint32_t *q_mask,
+                                                           int mask_stride, int slot)
+{
+    const int64_t qg = q_group[slot];
+    const int nvalid = p.words - 4 * qg < 4 ? (int)(p.words - 4 * qg) : 4;
+    bs_group<KB> st;
+    st.s.accept = q_accept[slot];
+    st.s.undecided = q_undecided[slot];
+    st.s.planes = 8;
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        st.own[k] = BITS && k > 0 ? 0u : q_own[k * own_stride + slot];
+#pragma unroll
+    for (int c = 0; c < KB; c++)
+        st.open_mask[c] = q_mask[c * mask_stride + slot];
+    group_planes<KB, 2, LATMC_ISING_DECISION_BLOCKS, FOLD>(p, qg, st);
+    return group_write<HEATBATH, BITS>(own_words, rows4, qg, nvalid, st.own, st.s.accept);
+}
+
+template <int ND, int KEY, int KB, bool HEATBATH, bool BITS, bool FOLD, bool WARPQ>
 __global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB, BITS))
 ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint32_t *other,
                        int colour, unsigned long long *changed)
 {
-    __shared__ int64_t q_group[CUDA_THREADS];
-    __shared__ uint32_t q_accept[CUDA_THREADS], q_undecided[CUDA_THREADS];
-    __shared__ uint32_t q_own[4][CUDA_THREADS], q_mask[KB][CUDA_THREADS];
+    constexpr int WARPS = CUDA_THREADS / 32;
+    constexpr int QN = WARPQ ? 1 : WARPS; /* block queue: CUDA_THREADS entries */
+    __shared__ bs_queue_entry_arrays<KB> q[WARPQ ? WARPS : QN];
     __shared__ int q_n;
-    if (threadIdx.x == 0)
-        q_n = 0;
-    __syncthreads();
+    const int lane = (int)(threadIdx.x & 31u), warp = (int)(threadIdx.x >> 5);
+    /* WARPQ: this warp's queue, its length (the same in every lane); else the block's
+     * arrays, viewed as one of CUDA_THREADS entries */
+    bs_queue_entry_arrays<KB> &wq = q[WARPQ ? warp : 0];
+    int wq_n = 0;
+    if (!WARPQ) {
+        if (threadIdx.x == 0)
+            q_n = 0;
+        __syncthreads();
+    }
+    /* the block queue's arrays: entry e of field f at f[e] with stride 32 between the
+     * warps' blocks of 32 (q[w].f[e % 32], w = e / 32) */
     unsigned long long n_changed = 0;
     const bool rows4 = p.rows4;
     const int64_t first = p.g_begin + (int64_t)blockIdx.x * CUDA_THREADS;
@@ -435,26 +511,63 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
         else if (base != first)
             walk_next(p, k);
         const int64_t g = k.g;
+        bool queued = false;
+        bs_group<KB> st;
+        int nvalid = 4;
         if (g < p.groups) {
-            const int nvalid = p.words - 4 * g < 4 ? (int)(p.words - 4 * g) : 4;
-            bs_group<KB> st;
+            nvalid = p.words - 4 * g < 4 ? (int)(p.words - 4 * g) : 4;
             group_start<ND, KEY, KB, BITS>(p, own_words, other, colour, k, nvalid, st);
-            group_planes_first<KB>(p, g, st);
-            if (st.s.undecided) {
-                const int slot = atomicAdd(&q_n, 1);
-                q_group[slot] = g;
-                q_accept[slot] = st.s.accept;
-                q_undecided[slot] = st.s.undecided;
+            group_planes_first<KB, FOLD>(p, g, st);
+            queued = st.s.undecided != 0;
+        }
+        if (WARPQ) {
+            const unsigned ballot = __ballot_sync(0xffffffffu, queued);
+            const int add = __popc(ballot);
+            if (wq_n + add > 32) { /* empty the queue first, all lanes */
+                __syncwarp();
+                if (lane < wq_n)
+                    n_changed += queue_finish<KB, HEATBATH, BITS, FOLD>(
+                        p, own_words, rows4, wq.group, wq.accept, wq.undecided, &wq.own[0][0],
+                        32, &wq.mask[0][0], 32, lane);
+                wq_n = 0;
+                __syncwarp();
+            }
+            if (queued) {
+                const int slot = wq_n + __popc(ballot & ((1u << lane) - 1u));
+                wq.group[slot] = g;
+                wq.accept[slot] = st.s.accept;
+                wq.undecided[slot] = st.s.undecided;
 #pragma unroll
-                for (int k = 0; k < 4; k++)
-                    q_own[k][slot] = st.own[k];
+                for (int j = 0; j < 4; j++)
+                    if (!BITS || j == 0)
+                        wq.own[j][slot] = st.own[j];
 #pragma unroll
                 for (int c = 0; c < KB; c++)
-                    q_mask[c][slot] = st.open_mask[c];
-            } else {
+                    wq.mask[c][slot] = st.open_mask[c];
+            } else if (g < p.groups) {
                 n_changed += group_write<HEATBATH, BITS>(own_words, rows4, g, nvalid, st.own,
-                                                   st.s.accept);
+                                                         st.s.accept);
             }
+            wq_n += add;
+            continue;
+        }
+        /* the block's queue: entry e at q[e / 32].field[e % 32] */
+        if (queued) {
+            const int slot = atomicAdd(&q_n, 1);
+            bs_queue_entry_arrays<KB> &e = q[slot >> 5];
+            const int i = slot & 31;
+            e.group[i] = g;
+            e.accept[i] = st.s.accept;
+            e.undecided[i] = st.s.undecided;
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                e.own[j][i] = st.own[j];
+#pragma unroll
+            for (int c = 0; c < KB; c++)
+                e.mask[c][i] = st.open_mask[c];
+        } else if (g < p.groups) {
+            n_changed += group_write<HEATBATH, BITS>(own_words, rows4, g, nvalid, st.own,
+                                                     st.s.accept);
         }
         __syncthreads();
         const int n = q_n;
@@ -462,24 +575,19 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
         if (threadIdx.x == 0)
             q_n = 0;
         if ((int)threadIdx.x < n) {
-            const int slot = (int)threadIdx.x;
-            const int64_t qg = q_group[slot];
-            const int nvalid = p.words - 4 * qg < 4 ? (int)(p.words - 4 * qg) : 4;
-            bs_group<KB> st;
-            st.s.accept = q_accept[slot];
-            st.s.undecided = q_undecided[slot];
-            st.s.planes = 8;
-#pragma unroll
-            for (int k = 0; k < 4; k++)
-                st.own[k] = q_own[k][slot];
-#pragma unroll
-            for (int c = 0; c < KB; c++)
-                st.open_mask[c] = q_mask[c][slot];
-            group_planes<KB, 2, LATMC_ISING_DECISION_BLOCKS>(p, qg, st);
-            n_changed += group_write<HEATBATH, BITS>(own_words, rows4, qg, nvalid, st.own,
-                                               st.s.accept);
+            const bs_queue_entry_arrays<KB> &e = q[warp];
+            n_changed += queue_finish<KB, HEATBATH, BITS, FOLD>(
+                p, own_words, rows4, e.group, e.accept, e.undecided, &e.own[0][0], 32,
+                &e.mask[0][0], 32, lane);
         }
         __syncthreads();
+    }
+    if (WARPQ) {
+        __syncwarp();
+        if (lane < wq_n)
+            n_changed += queue_finish<KB, HEATBATH, BITS, FOLD>(
+                p, own_words, rows4, wq.group, wq.accept, wq.undecided, &wq.own[0][0], 32,
+                &wq.mask[0][0], 32, lane);
     }
     cuda_warp_add(changed, n_changed);
 }
@@ -565,13 +673,13 @@ template <auto Kernel> static int64_t resident_blocks(int64_t tiles)
     return blocks < wave ? blocks : wave;
 }
 
-template <int ND, int KEY, int KB, bool HB, bool BITS>
-static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
-                   const uint32_t *other, int colour, unsigned long long *changed)
+template <int ND, int KEY, int KB, bool HB, bool BITS, bool FOLD, bool WARPQ>
+static void launch_v(cudaStream_t stream, struct bs_params &p, uint32_t *own,
+                     const uint32_t *other, int colour, unsigned long long *changed)
 {
     const int64_t tiles = (p.groups - p.g_begin + CUDA_THREADS - 1) / CUDA_THREADS;
     const int64_t blocks =
-        resident_blocks<ising_bitsliced_kernel<ND, KEY, KB, HB, BITS>>(tiles);
+        resident_blocks<ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, FOLD, WARPQ>>(tiles);
     p.stride = blocks * CUDA_THREADS;
     if (p.rows4) {
         const int64_t rows = p.stride / p.gpr;
@@ -579,8 +687,31 @@ static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
         p.stride_z = rows / p.ly;
         p.stride_y = rows - p.stride_z * p.ly;
     }
-    ising_bitsliced_kernel<ND, KEY, KB, HB, BITS>
+    ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, FOLD, WARPQ>
         <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
+}
+
+/* A/B only (LATMC_BS_VARIANT: bit 0 FOLD, bit 1 WARPQ), read once. */
+static int bs_variant(void)
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("LATMC_BS_VARIANT");
+        v = e ? atoi(e) & 3 : 0;
+    }
+    return v;
+}
+
+template <int ND, int KEY, int KB, bool HB, bool BITS>
+static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
+                   const uint32_t *other, int colour, unsigned long long *changed)
+{
+    switch (bs_variant()) {
+    case 1: launch_v<ND, KEY, KB, HB, BITS, true, false>(stream, p, own, other, colour, changed); break;
+    case 2: launch_v<ND, KEY, KB, HB, BITS, false, true>(stream, p, own, other, colour, changed); break;
+    case 3: launch_v<ND, KEY, KB, HB, BITS, true, true>(stream, p, own, other, colour, changed); break;
+    default: launch_v<ND, KEY, KB, HB, BITS, false, false>(stream, p, own, other, colour, changed);
+    }
 }
 
 /* Heat bath's thresholds depend on the count of neighbours at -1 alone (KEY_M). */
@@ -648,6 +779,20 @@ static cudaError_t bitsliced_step(cudaStream_t stream, const struct latmc_lattic
     for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++)
         p.names[q] = latmc_ising_plane_name(&names, q);
     p.keys = cuda_philox_round_keys(seed);
+    /* the fold where every group named in the launch has the same bits 32 .. 47 and the
+     * names differ in c3 alone */
+    const uint64_t first_name = (uint64_t)(p.g_begin + p.name_shift);
+    const uint64_t last_name = (uint64_t)(p.groups - 1 + p.name_shift);
+    p.fold_fixed = first_name >> 32 == last_name >> 32;
+    for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS && p.fold_fixed; q++) {
+        p.fold_fixed = p.names[q].c1 == p.names[0].c1 && p.names[q].c2 == p.names[0].c2;
+        const struct latmc_philox_fold lf =
+            latmc_philox_fold_name(seed, p.names[q], (uint32_t)(first_name >> 32));
+        p.fold[q].c3_k0 = lf.a1;
+        p.fold[q].p1_lo_k1 = lf.a2;
+        p.fold_group.v = (uint32_t)(lf.m0u0 >> 32) ^ lf.k[1].v[1];
+        p.fold_group.w = (uint32_t)lf.m0u0;
+    }
     const bool hb = algorithm == LATMC_ALGO_HEATBATH;
     const int c = step->colour;
     if (g->ndim == 3 && bits)
