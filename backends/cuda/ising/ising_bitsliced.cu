@@ -242,6 +242,93 @@ __device__ __forceinline__ void bits_neighbours(const struct bs_params &p, const
     }
 }
 
+/* A group's own word and neighbour words (the lane order, or interleaved: !BITS) into its
+ * classes and the comparison's start. */
+template <int ND, int KEY, int KB, bool BITS>
+__device__ __forceinline__ void group_classes(const struct bs_params &p, uint32_t own_p,
+                                              const uint32_t (&nb_p)[ND], int nvalid,
+                                              bs_group<KB> &st)
+{
+    constexpr int NCODES = KEY == KEY_FULL ? BS_CODES : ND + 1;
+    /* bit-sliced counts of the neighbours at -1 (KEY_DIFF: that differ from the site) */
+    uint32_t c0 = 0, c1 = 0, c2 = 0;
+#pragma unroll
+    for (int d = 0; d < ND; d++)
+        count_add(c0, c1, c2, KEY == KEY_DIFF ? nb_p[d] ^ own_p : nb_p[d]);
+    const uint32_t active = BITS || nvalid == 4 ? ~0u : (1u << (8 * nvalid)) - 1u;
+    if (!BITS) {
+        c0 = to_lanes(c0);
+        c1 = to_lanes(c1);
+        c2 = to_lanes(c2);
+    }
+    const uint32_t o = KEY != KEY_FULL ? 0u : BITS ? own_p : to_lanes(own_p);
+    /* the codes' lanes, then the classes' */
+    uint32_t code_mask[NCODES];
+#pragma unroll
+    for (int c = 0; c < NCODES; c++) {
+        const int m = c % 7;
+        uint32_t eq = (m & 1 ? c0 : ~c0) & (m & 2 ? c1 : ~c1) & (m & 4 ? c2 : ~c2) & active;
+        if (KEY == KEY_FULL)
+            eq &= c >= 7 ? o : ~o;
+        code_mask[c] = m <= ND ? eq : 0u;
+    }
+    st.s.accept = 0;
+    st.s.undecided = 0;
+    st.s.planes = 0;
+#pragma unroll
+    for (int c = 0; c < NCODES; c++)
+        st.s.accept |= code_mask[c] & p.always[c];
+#pragma unroll
+    for (int q = 0; q < KB; q++) { /* classes q >= p.n_open: no member, no lane */
+        st.open_mask[q] = 0;
+#pragma unroll
+        for (int c = 0; c < NCODES; c++)
+            st.open_mask[q] |= code_mask[c] & p.member[q][c];
+        st.s.undecided |= st.open_mask[q];
+    }
+}
+
+/* TWO (the 1-bit layout, an even number of groups a row): pair k.g of a row is the groups
+ * 2 k.g and 2 k.g + 1 (k.gi: the pair's index in its row), their own words and neighbour
+ * words from one 64-bit load per direction and one word beyond the pair. */
+template <int ND, int KEY, int KB>
+__device__ __forceinline__ void pair_start(const struct bs_params &p, const uint32_t *own_words,
+                                           const uint32_t *other, int colour,
+                                           const struct bs_walk &k, bs_group<KB> &st0,
+                                           bs_group<KB> &st1)
+{
+    const int64_t g0 = 2 * k.g, w0 = 2 * k.gi, rs = g0 - w0;
+    const int par = (int)((colour + k.y + k.z) & 1);
+    uint32_t nb0[ND], nb1[ND];
+    const uint2 ow = *(const uint2 *)(own_words + g0);
+    const uint2 c = *(const uint2 *)(other + g0);
+    nb0[0] = c.x;
+    nb1[0] = c.y;
+    if (par) { /* x + 1: lane i + 1, lane 31's from the next word */
+        const uint32_t next = other[rs + (w0 + 2 == p.wpr ? 0 : w0 + 2)];
+        nb0[1] = __funnelshift_r(c.x, c.y, 1);
+        nb1[1] = __funnelshift_r(c.y, next, 1);
+    } else { /* x - 1: lane i - 1, lane 0's from the previous word */
+        const uint32_t prev = other[rs + (w0 == 0 ? p.wpr - 1 : w0 - 1)];
+        nb0[1] = __funnelshift_l(prev, c.x, 1);
+        nb1[1] = __funnelshift_l(c.x, c.y, 1);
+    }
+    const uint2 up = *(const uint2 *)(other + g0 + (k.y + 1 == p.ly ? -(p.ly - 1) : 1) * p.wpr);
+    const uint2 dn = *(const uint2 *)(other + g0 + (k.y == 0 ? p.ly - 1 : -1) * p.wpr);
+    nb0[2] = up.x, nb1[2] = up.y, nb0[3] = dn.x, nb1[3] = dn.y;
+    if (ND == 6) {
+        const int64_t plane = p.ly * p.wpr;
+        const uint2 zu = *(const uint2 *)(other + g0 + (k.z + 1 == p.lz ? -(p.lz - 1) : 1) * plane);
+        const uint2 zd = *(const uint2 *)(other + g0 + (k.z == 0 ? p.lz - 1 : -1) * plane);
+        nb0[4 % ND] = zu.x, nb1[4 % ND] = zu.y, nb0[5 % ND] = zd.x, nb1[5 % ND] = zd.y;
+    }
+    st0.own[0] = ow.x;
+    st1.own[0] = ow.y;
+    st0.own[1] = st0.own[2] = st0.own[3] = st1.own[1] = st1.own[2] = st1.own[3] = 0;
+    group_classes<ND, KEY, KB, true>(p, ow.x, nb0, 4, st0);
+    group_classes<ND, KEY, KB, true>(p, ow.y, nb1, 4, st1);
+}
+
 /* Group g's words and neighbours into its classes and the comparison's start: the packed
  * layout's 4 words (BITS false) or the 1-bit layout's word (BITS, own[0]). */
 template <int ND, int KEY, int KB, bool BITS>
@@ -250,7 +337,6 @@ __device__ __forceinline__ void group_start(const struct bs_params &p, const uin
                                             const struct bs_walk &k, int nvalid,
                                             bs_group<KB> &st)
 {
-    constexpr int NCODES = KEY == KEY_FULL ? BS_CODES : ND + 1;
     const int64_t g = k.g, w0 = 4 * g;
     uint32_t own_p = 0, nb_p[ND];
 #pragma unroll
@@ -290,42 +376,7 @@ __device__ __forceinline__ void group_start(const struct bs_params &p, const uin
                                 (int)((colour + y + z) & 1), k, nb_p);
         }
     }
-    /* bit-sliced counts of the neighbours at -1 (KEY_DIFF: that differ from the site) */
-    uint32_t c0 = 0, c1 = 0, c2 = 0;
-#pragma unroll
-    for (int d = 0; d < ND; d++)
-        count_add(c0, c1, c2, KEY == KEY_DIFF ? nb_p[d] ^ own_p : nb_p[d]);
-    const uint32_t active = BITS || nvalid == 4 ? ~0u : (1u << (8 * nvalid)) - 1u;
-    if (!BITS) {
-        c0 = to_lanes(c0);
-        c1 = to_lanes(c1);
-        c2 = to_lanes(c2);
-    }
-    const uint32_t o = KEY != KEY_FULL ? 0u : BITS ? own_p : to_lanes(own_p);
-    /* the codes' lanes, then the classes' */
-    uint32_t code_mask[NCODES];
-#pragma unroll
-    for (int c = 0; c < NCODES; c++) {
-        const int m = c % 7;
-        uint32_t eq = (m & 1 ? c0 : ~c0) & (m & 2 ? c1 : ~c1) & (m & 4 ? c2 : ~c2) & active;
-        if (KEY == KEY_FULL)
-            eq &= c >= 7 ? o : ~o;
-        code_mask[c] = m <= ND ? eq : 0u;
-    }
-    st.s.accept = 0;
-    st.s.undecided = 0;
-    st.s.planes = 0;
-#pragma unroll
-    for (int c = 0; c < NCODES; c++)
-        st.s.accept |= code_mask[c] & p.always[c];
-#pragma unroll
-    for (int q = 0; q < KB; q++) { /* classes q >= p.n_open: no member, no lane */
-        st.open_mask[q] = 0;
-#pragma unroll
-        for (int c = 0; c < NCODES; c++)
-            st.open_mask[q] |= code_mask[c] & p.member[q][c];
-        st.s.undecided |= st.open_mask[q];
-    }
+    group_classes<ND, KEY, KB, BITS>(p, own_p, nb_p, nvalid, st);
 }
 
 /* Planes 4q .. 4q + 3 of group g (named g + name_shift): cuda_philox_named_draws, or with
@@ -432,8 +483,8 @@ __device__ __forceinline__ unsigned long long group_write(uint32_t *own_words, b
  * 2D kernels of at most 2 classes fit 48 registers without spilling (5 blocks, 40 warps,
  * for the latency of Philox's chain), the others 64 (4; 3D's 14 classes 3). Left to the
  * compiler they take 77 to 92 registers, and heat bath runs 13 % slower. */
-#define BS_MIN_BLOCKS(nd, kb, bits)                                                        \
-    ((bits) && (nd) == 4 && (kb) <= 2 ? 5 : (nd) == 6 && (kb) > 7 ? 3 : 4)
+#define BS_MIN_BLOCKS(nd, kb, bits, two)                                                   \
+    ((bits) && !(two) && (nd) == 4 && (kb) <= 2 ? 5 : (nd) == 6 && (kb) > 7 ? 3 : 4)
 
 /*
  * A block takes tiles of CUDA_THREADS consecutive groups, one per thread (grid-stride over
@@ -478,14 +529,57 @@ __device__ __forceinline__ unsigned long long queue_finish(const struct bs_param
     return group_write<HEATBATH, BITS>(own_words, rows4, qg, nvalid, st.own, st.s.accept);
 }
 
-template <int ND, int KEY, int KB, bool HEATBATH, bool BITS, bool FOLD, bool WARPQ>
-__global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB, BITS))
+/* WARPQ: the warp's groups whose lanes `queued` into its queue, the queue emptied by the
+ * warp first where they would not fit. */
+template <int KB, bool HEATBATH, bool BITS, bool FOLD>
+__device__ __forceinline__ void warp_queue_put(const struct bs_params &p, uint32_t *own_words,
+                                               bool rows4, bs_queue_entry_arrays<KB> &wq,
+                                               int &wq_n, int lane, bool queued, int64_t g,
+                                               const bs_group<KB> &st,
+                                               unsigned long long &n_changed)
+{
+    const unsigned ballot = __ballot_sync(0xffffffffu, queued);
+    const int add = __popc(ballot);
+    if (wq_n + add > 32) {
+        __syncwarp();
+        if (lane < wq_n)
+            n_changed += queue_finish<KB, HEATBATH, BITS, FOLD>(
+                p, own_words, rows4, wq.group, wq.accept, wq.undecided, &wq.own[0][0], 32,
+                &wq.mask[0][0], 32, lane);
+        wq_n = 0;
+        __syncwarp();
+    }
+    if (queued) {
+        const int slot = wq_n + __popc(ballot & ((1u << lane) - 1u));
+        wq.group[slot] = g;
+        wq.accept[slot] = st.s.accept;
+        wq.undecided[slot] = st.s.undecided;
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            if (!BITS || j == 0)
+                wq.own[j][slot] = st.own[j];
+#pragma unroll
+        for (int c = 0; c < KB; c++)
+            wq.mask[c][slot] = st.open_mask[c];
+    }
+    wq_n += add;
+}
+
+/* A word's new value from its decisions: Metropolis flips the accepted lanes, heat bath sets
+ * -1 where not accepted. */
+template <bool HEATBATH>
+__device__ __forceinline__ uint32_t decided_word(uint32_t own, uint32_t accept)
+{
+    return HEATBATH ? ~accept : own ^ accept;
+}
+
+template <int ND, int KEY, int KB, bool HEATBATH, bool BITS, bool FOLD, bool WARPQ, bool TWO>
+__global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB, BITS, TWO))
 ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint32_t *other,
                        int colour, unsigned long long *changed)
 {
     constexpr int WARPS = CUDA_THREADS / 32;
-    constexpr int QN = WARPQ ? 1 : WARPS; /* block queue: CUDA_THREADS entries */
-    __shared__ bs_queue_entry_arrays<KB> q[WARPQ ? WARPS : QN];
+    __shared__ bs_queue_entry_arrays<KB> q[WARPS];
     __shared__ int q_n;
     const int lane = (int)(threadIdx.x & 31u), warp = (int)(threadIdx.x >> 5);
     /* WARPQ: this warp's queue, its length (the same in every lane); else the block's
@@ -510,6 +604,38 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
             k.g = base + threadIdx.x;
         else if (base != first)
             walk_next(p, k);
+        if (TWO) { /* pair k.g: groups 2 k.g, 2 k.g + 1 (BITS, WARPQ) */
+            const int64_t g0 = 2 * k.g;
+            const bool in = k.g < p.groups;
+            bs_group<KB> st0, st1;
+            bool q0 = false, q1 = false;
+            if (in) {
+                pair_start<ND, KEY, KB>(p, own_words, other, colour, k, st0, st1);
+                group_planes_first<KB, FOLD>(p, g0, st0);
+                group_planes_first<KB, FOLD>(p, g0 + 1, st1);
+                q0 = st0.s.undecided != 0;
+                q1 = st1.s.undecided != 0;
+            }
+            warp_queue_put<KB, HEATBATH, true, FOLD>(p, own_words, rows4, wq, wq_n, lane, q0, g0,
+                                                     st0, n_changed);
+            warp_queue_put<KB, HEATBATH, true, FOLD>(p, own_words, rows4, wq, wq_n, lane, q1,
+                                                     g0 + 1, st1, n_changed);
+            if (in && !q0 && !q1) {
+                const uint32_t n0 = decided_word<HEATBATH>(st0.own[0], st0.s.accept);
+                const uint32_t n1 = decided_word<HEATBATH>(st1.own[0], st1.s.accept);
+                *(uint2 *)(own_words + g0) = make_uint2(n0, n1);
+                n_changed += (unsigned long long)(__popc(n0 ^ st0.own[0]) +
+                                                  __popc(n1 ^ st1.own[0]));
+            } else if (in) {
+                if (!q0)
+                    n_changed += group_write<HEATBATH, true>(own_words, rows4, g0, 4, st0.own,
+                                                             st0.s.accept);
+                if (!q1)
+                    n_changed += group_write<HEATBATH, true>(own_words, rows4, g0 + 1, 4,
+                                                             st1.own, st1.s.accept);
+            }
+            continue;
+        }
         const int64_t g = k.g;
         bool queued = false;
         bs_group<KB> st;
@@ -521,34 +647,11 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
             queued = st.s.undecided != 0;
         }
         if (WARPQ) {
-            const unsigned ballot = __ballot_sync(0xffffffffu, queued);
-            const int add = __popc(ballot);
-            if (wq_n + add > 32) { /* empty the queue first, all lanes */
-                __syncwarp();
-                if (lane < wq_n)
-                    n_changed += queue_finish<KB, HEATBATH, BITS, FOLD>(
-                        p, own_words, rows4, wq.group, wq.accept, wq.undecided, &wq.own[0][0],
-                        32, &wq.mask[0][0], 32, lane);
-                wq_n = 0;
-                __syncwarp();
-            }
-            if (queued) {
-                const int slot = wq_n + __popc(ballot & ((1u << lane) - 1u));
-                wq.group[slot] = g;
-                wq.accept[slot] = st.s.accept;
-                wq.undecided[slot] = st.s.undecided;
-#pragma unroll
-                for (int j = 0; j < 4; j++)
-                    if (!BITS || j == 0)
-                        wq.own[j][slot] = st.own[j];
-#pragma unroll
-                for (int c = 0; c < KB; c++)
-                    wq.mask[c][slot] = st.open_mask[c];
-            } else if (g < p.groups) {
+            warp_queue_put<KB, HEATBATH, BITS, FOLD>(p, own_words, rows4, wq, wq_n, lane, queued,
+                                                     g, st, n_changed);
+            if (!queued && g < p.groups)
                 n_changed += group_write<HEATBATH, BITS>(own_words, rows4, g, nvalid, st.own,
                                                          st.s.accept);
-            }
-            wq_n += add;
             continue;
         }
         /* the block's queue: entry e at q[e / 32].field[e % 32] */
@@ -582,7 +685,7 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
         }
         __syncthreads();
     }
-    if (WARPQ) {
+    if (WARPQ || TWO) {
         __syncwarp();
         if (lane < wq_n)
             n_changed += queue_finish<KB, HEATBATH, BITS, FOLD>(
@@ -673,13 +776,13 @@ template <auto Kernel> static int64_t resident_blocks(int64_t tiles)
     return blocks < wave ? blocks : wave;
 }
 
-template <int ND, int KEY, int KB, bool HB, bool BITS, bool FOLD, bool WARPQ>
+template <int ND, int KEY, int KB, bool HB, bool BITS, bool FOLD, bool WARPQ, bool TWO>
 static void launch_v(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                      const uint32_t *other, int colour, unsigned long long *changed)
 {
     const int64_t tiles = (p.groups - p.g_begin + CUDA_THREADS - 1) / CUDA_THREADS;
     const int64_t blocks =
-        resident_blocks<ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, FOLD, WARPQ>>(tiles);
+        resident_blocks<ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, FOLD, WARPQ, TWO>>(tiles);
     p.stride = blocks * CUDA_THREADS;
     if (p.rows4) {
         const int64_t rows = p.stride / p.gpr;
@@ -687,30 +790,44 @@ static void launch_v(cudaStream_t stream, struct bs_params &p, uint32_t *own,
         p.stride_z = rows / p.ly;
         p.stride_y = rows - p.stride_z * p.ly;
     }
-    ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, FOLD, WARPQ>
+    ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, FOLD, WARPQ, TWO>
         <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
 }
 
-/* A/B only (LATMC_BS_VARIANT: bit 0 FOLD, bit 1 WARPQ), read once. */
+/* A/B only (LATMC_BS_VARIANT: bit 0 FOLD, bit 1 WARPQ, bit 2 TWO with WARPQ), read once. */
 static int bs_variant(void)
 {
     static int v = -1;
     if (v < 0) {
         const char *e = getenv("LATMC_BS_VARIANT");
-        v = e ? atoi(e) & 3 : 0;
+        v = e ? atoi(e) & 7 : 0;
     }
     return v;
 }
 
+/* TWO: pairs of groups (the host's p counts pairs). */
 template <int ND, int KEY, int KB, bool HB, bool BITS>
 static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                    const uint32_t *other, int colour, unsigned long long *changed)
 {
-    switch (bs_variant()) {
-    case 1: launch_v<ND, KEY, KB, HB, BITS, true, false>(stream, p, own, other, colour, changed); break;
-    case 2: launch_v<ND, KEY, KB, HB, BITS, false, true>(stream, p, own, other, colour, changed); break;
-    case 3: launch_v<ND, KEY, KB, HB, BITS, true, true>(stream, p, own, other, colour, changed); break;
-    default: launch_v<ND, KEY, KB, HB, BITS, false, false>(stream, p, own, other, colour, changed);
+    const int v = bs_variant();
+    if constexpr (BITS) {
+        if ((v & 4) && p.wpr % 2 == 0) {
+            p.gpr = p.wpr / 2;
+            p.g_begin /= 2;
+            p.groups /= 2;
+            if (v & 1)
+                launch_v<ND, KEY, KB, HB, BITS, true, true, true>(stream, p, own, other, colour, changed);
+            else
+                launch_v<ND, KEY, KB, HB, BITS, false, true, true>(stream, p, own, other, colour, changed);
+            return;
+        }
+    }
+    switch (v & 3) {
+    case 1: launch_v<ND, KEY, KB, HB, BITS, true, false, false>(stream, p, own, other, colour, changed); break;
+    case 2: launch_v<ND, KEY, KB, HB, BITS, false, true, false>(stream, p, own, other, colour, changed); break;
+    case 3: launch_v<ND, KEY, KB, HB, BITS, true, true, false>(stream, p, own, other, colour, changed); break;
+    default: launch_v<ND, KEY, KB, HB, BITS, false, false, false>(stream, p, own, other, colour, changed);
     }
 }
 
