@@ -2,9 +2,10 @@
  * The bit-sliced decisions' kernel (cuda_ising_bitsliced.h) on the 1-bit layout and on the
  * packed layout.
  *
- * One thread takes one group of 32 sites of the updated colour and, per neighbour
- * direction, one 32-bit word of the other colour that holds the 32 neighbours in that
- * direction, one per bit:
+ * One thread takes one group of 32 sites of the updated colour (on the 1-bit layout with
+ * an even number of words a row, two neighbouring groups) and, per neighbour direction,
+ * one 32-bit word of the other colour that holds the 32 neighbours in that direction, one
+ * per bit:
  * - 1-bit layout: the group is one word in the lane order (bit i: lane i); its neighbours
  *   are the same word of the other colour, that word shifted by one bit (the missing bit
  *   from the next or previous word of the row), and the words of the rows y +- 1 and
@@ -16,14 +17,14 @@
  * The neighbour counts are a bit-sliced adder (count bits c0, c1, c2 of 32 sites at once);
  * the lanes' classes (count, and spin where the thresholds depend on it) are ANDs of those
  * masks; classes of equal thresholds are merged on the host, so a plane of thresholds is
- * one AND-OR per open class (2D Metropolis at h = 0: 2). Then the planes, four per Philox
- * block (lib/bitslice_decision.h's step): blocks 0 and 1 for every group, the groups still
- * undecided queued in shared memory and finished by the block's first threads
- * (doc/models/ising-decisions.md, "The tail"), and the accept mask into the words.
+ * one AND-OR per open class (2D Metropolis at h = 0: 2; there the classes come from the
+ * inputs in ten logic operations, KEY_RUN). Then the planes, four per Philox block
+ * (lib/bitslice_decision.h's step): blocks 0 and 1 for every group, the groups still
+ * undecided queued in their warp's queue in shared memory and finished by the warp's
+ * lanes together (doc/models/ising-decisions.md, "The tail"), and the accept mask into
+ * the words.
  */
 #include "cuda_ising_bitsliced.h"
-
-#include <stdlib.h>
 
 #include <latmc/sim.h> /* LATMC_ALGO_*, LATMC_COUPLINGS_* */
 
@@ -36,9 +37,12 @@
  * What a site's threshold depends on (classes_of, on the host): the count m of neighbours
  * at -1 alone (heat bath: KEY_M), the count of neighbours that differ from the site
  * (Metropolis at h = 0: KEY_DIFF, the inputs of the adder xor-ed with the own spin), or
- * both spin and count (KEY_FULL: code 7 own + m).
+ * both spin and count (KEY_FULL: code 7 own + m). KEY_RUN: KEY_DIFF where the counts
+ * d < KB are each their own open class (class d) and every d >= KB accepts (Metropolis at
+ * h = 0 and finite beta: 2D KB = 2, 3D 3), so the classes are the count's equalities, no
+ * table: 2D's come from the four inputs in ten logic operations.
  */
-enum { KEY_M = 0, KEY_DIFF = 1, KEY_FULL = 2 };
+enum { KEY_M = 0, KEY_DIFF = 1, KEY_FULL = 2, KEY_RUN = 3 };
 #define BS_CODES 14
 
 struct bs_params {
@@ -62,14 +66,6 @@ struct bs_params {
     uint32_t plane[BS_CODES][LATMC_BITSLICE_PLANES];
     struct latmc_rng_name names[LATMC_ISING_DECISION_BLOCKS]; /* planes 4q .. 4q + 3 */
     struct cuda_philox_keys keys;
-    /* FOLD: the names' counters folded (cuda_philox.cuh) where every group named in the
-     * launch has the same bits 32 .. 47 (fold_fixed): the names share c1 and c2, so round
-     * 1's product is the group's for all names and round 2's first product the launch's */
-    bool fold_fixed;
-    struct bs_fold {
-        uint32_t c3_k0, p1_lo_k1;
-    } fold[LATMC_ISING_DECISION_BLOCKS];
-    struct cuda_philox_group fold_group; /* of the launch's groups (the same for all names) */
 };
 
 /* Exchange bits a and b (a > b) of the bit positions of x: a delta swap. */
@@ -250,16 +246,42 @@ __device__ __forceinline__ void group_classes(const struct bs_params &p, uint32_
                                               bs_group<KB> &st)
 {
     constexpr int NCODES = KEY == KEY_FULL ? BS_CODES : ND + 1;
-    /* bit-sliced counts of the neighbours at -1 (KEY_DIFF: that differ from the site) */
+    const uint32_t active = BITS || nvalid == 4 ? ~0u : (1u << (8 * nvalid)) - 1u;
+    st.s.planes = 0;
+    if (KEY == KEY_RUN && ND == 4 && KB == 2 && BITS) {
+        /* y_d = nb_d ^ own (differs), by pairs: s = y0 ^ y1 = nb0 ^ nb1, c = y0 & y1 */
+        const uint32_t s01 = nb_p[0] ^ nb_p[1], s23 = nb_p[2] ^ nb_p[3];
+        const uint32_t c01 = (nb_p[0] ^ own_p) & (nb_p[1] ^ own_p);
+        const uint32_t c23 = (nb_p[2] ^ own_p) & (nb_p[3] ^ own_p);
+        const uint32_t two = c01 | c23 | (s01 & s23);    /* d >= 2 */
+        const uint32_t one = (s01 ^ s23) & ~(c01 | c23); /* d = 1 */
+        st.s.accept = two;
+        st.open_mask[0] = ~(two | one);                   /* d = 0 */
+        st.open_mask[KB - 1] = one;
+        st.s.undecided = ~two;
+        return;
+    }
+    /* bit-sliced counts of the neighbours at -1 (KEY_DIFF, KEY_RUN: that differ from the
+     * site) */
     uint32_t c0 = 0, c1 = 0, c2 = 0;
 #pragma unroll
     for (int d = 0; d < ND; d++)
-        count_add(c0, c1, c2, KEY == KEY_DIFF ? nb_p[d] ^ own_p : nb_p[d]);
-    const uint32_t active = BITS || nvalid == 4 ? ~0u : (1u << (8 * nvalid)) - 1u;
+        count_add(c0, c1, c2, KEY == KEY_DIFF || KEY == KEY_RUN ? nb_p[d] ^ own_p : nb_p[d]);
     if (!BITS) {
         c0 = to_lanes(c0);
         c1 = to_lanes(c1);
         c2 = to_lanes(c2);
+    }
+    if (KEY == KEY_RUN) { /* class d: the count d < KB; the others accept */
+        st.s.undecided = 0;
+#pragma unroll
+        for (int q = 0; q < KB; q++) {
+            st.open_mask[q] = (q & 1 ? c0 : ~c0) & (q & 2 ? c1 : ~c1) & (q & 4 ? c2 : ~c2) &
+                              active;
+            st.s.undecided |= st.open_mask[q];
+        }
+        st.s.accept = ~st.s.undecided & active;
+        return;
     }
     const uint32_t o = KEY != KEY_FULL ? 0u : BITS ? own_p : to_lanes(own_p);
     /* the codes' lanes, then the classes' */
@@ -274,7 +296,6 @@ __device__ __forceinline__ void group_classes(const struct bs_params &p, uint32_
     }
     st.s.accept = 0;
     st.s.undecided = 0;
-    st.s.planes = 0;
 #pragma unroll
     for (int c = 0; c < NCODES; c++)
         st.s.accept |= code_mask[c] & p.always[c];
@@ -379,34 +400,16 @@ __device__ __forceinline__ void group_start(const struct bs_params &p, const uin
     group_classes<ND, KEY, KB, BITS>(p, own_p, nb_p, nvalid, st);
 }
 
-/* Planes 4q .. 4q + 3 of group g (named g + name_shift): cuda_philox_named_draws, or with
- * the fold (FOLD and p.fold_fixed): the same four words. */
-template <bool FOLD>
+/* Planes 4q .. 4q + 3 of group g (named g + name_shift). */
 __device__ __forceinline__ latmc_philox_ctr group_block(const struct bs_params &p, int64_t g,
                                                         int q)
 {
-    const uint64_t name = (uint64_t)(g + p.name_shift);
-    if (!FOLD || !p.fold_fixed)
-        return cuda_philox_named_draws(p.keys, p.names[q], name);
-    /* round 1: only the c0 product is per block (and the same for every name) */
-    const uint64_t p0 = (uint64_t)LATMC_PHILOX_M0 * (uint32_t)name;
-    const uint32_t r1_2 = (uint32_t)(p0 >> 32) ^ p.fold[q].c3_k0, r1_3 = (uint32_t)p0;
-    /* round 2: only the c2 product is per block */
-    const uint64_t p1 = (uint64_t)LATMC_PHILOX_M1 * r1_2;
-    latmc_philox_ctr c;
-    c.v[0] = (uint32_t)(p1 >> 32) ^ p.fold[q].p1_lo_k1;
-    c.v[1] = (uint32_t)p1;
-    c.v[2] = p.fold_group.v ^ r1_3;
-    c.v[3] = p.fold_group.w;
-#pragma unroll
-    for (int round = 2; round < 10; round++)
-        c = latmc_philox_round(c, p.keys.k[round]);
-    return c;
+    return cuda_philox_named_draws(p.keys, p.names[q], (uint64_t)(g + p.name_shift));
 }
 
 /* The planes of blocks [Q0, Q1) (lib/bitslice_decision.h), four per block, while a lane of
  * the group is undecided. */
-template <int KB, int Q0, int Q1, bool FOLD>
+template <int KB, int Q0, int Q1>
 __device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t g,
                                              bs_group<KB> &st)
 {
@@ -414,7 +417,7 @@ __device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t 
     for (int q = Q0; q < Q1; q++) {
         if (!st.s.undecided)
             break;
-        const latmc_philox_ctr u = group_block<FOLD>(p, g, q);
+        const latmc_philox_ctr u = group_block(p, g, q);
 #pragma unroll
         for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK; l++) {
             uint32_t tb = 0;
@@ -429,12 +432,12 @@ __device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t 
 /* Planes 0 .. 7 (blocks 0 and 1), the two blocks drawn together whatever the group needs:
  * two independent chains of Philox rounds side by side (a warp almost always needs both),
  * and planes past the last undecided lane change nothing. */
-template <int KB, bool FOLD>
+template <int KB>
 __device__ __forceinline__ void group_planes_first(const struct bs_params &p, int64_t g,
                                                    bs_group<KB> &st)
 {
-    const latmc_philox_ctr u0 = group_block<FOLD>(p, g, 0);
-    const latmc_philox_ctr u1 = group_block<FOLD>(p, g, 1);
+    const latmc_philox_ctr u0 = group_block(p, g, 0);
+    const latmc_philox_ctr u1 = group_block(p, g, 1);
 #pragma unroll
     for (int b = 0; b < 2 * LATMC_ISING_PLANES_PER_BLOCK; b++) {
         uint32_t tb = 0;
@@ -479,90 +482,81 @@ __device__ __forceinline__ unsigned long long group_write(uint32_t *own_words, b
     return n;
 }
 
-/* Blocks per SM the kernel is compiled for (registers: 65536 / (256 x blocks)): the 1-bit
- * 2D kernels of at most 2 classes fit 48 registers without spilling (5 blocks, 40 warps,
- * for the latency of Philox's chain), the others 64 (4; 3D's 14 classes 3). Left to the
- * compiler they take 77 to 92 registers, and heat bath runs 13 % slower. */
-#define BS_MIN_BLOCKS(nd, kb, bits, two)                                                   \
-    ((bits) && !(two) && (nd) == 4 && (kb) <= 2 ? 5 : (nd) == 6 && (kb) > 7 ? 3 : 4)
+/* Blocks per SM the kernel is compiled for (registers: 65536 / (256 x blocks)): 4 (64
+ * registers: the two-group kernels of at most 3 classes and the one-group kernels of at most
+ * 2 (2D) or 3 (3D) fit without spilling; 48 spilled with the warps' queues), 3D's 14
+ * classes 3. Left to the compiler they take 77 to 92 registers, and heat bath runs 13 %
+ * slower. */
+#define BS_MIN_BLOCKS(nd, kb) ((nd) == 6 && (kb) > 7 ? 3 : 4)
 
 /*
- * A block takes tiles of CUDA_THREADS consecutive groups, one per thread (grid-stride over
- * tiles). Each thread draws its group's first two blocks (planes 0 .. 7, all a group needs
- * with probability about 0.88) and writes it; the groups still undecided go to a queue
- * in shared memory, finished later by whole warps, so that a warp does not wait for its
- * slowest group's planes 8 and beyond (doc/models/ising-decisions.md, "The tail"). WARPQ:
- * each warp's own queue of 32 entries, emptied by the warp (all its lanes) when the next
- * tile's entries would not fit, no block barrier; else the block's queue, finished by its
- * first threads after every tile. ND neighbours, KEY what the thresholds depend on, KB the
- * most open classes (p.n_open <= KB), FOLD the folded Philox counters.
+ * A block takes tiles of CUDA_THREADS consecutive groups (TWO: pairs of groups), one per
+ * thread (grid-stride over tiles). Each thread draws its group's first two blocks (planes
+ * 0 .. 7, all a group needs with probability about 0.88) and writes it; the groups still
+ * undecided go to its warp's queue in shared memory (32 entries), which the warp empties
+ * with all its lanes when the next groups would not fit, and once at the end: a warp does
+ * not wait for its slowest group's planes 8 and beyond, and no barrier stops the block
+ * (doc/models/ising-decisions.md, "The tail").
  */
-template <int KB> struct bs_queue_entry_arrays {
+template <int KB> struct bs_queue {
     int64_t group[32];
     uint32_t accept[32], undecided[32];
     uint32_t own[4][32], mask[KB][32];
 };
 
-template <int KB, bool HEATBATH, bool BITS, bool FOLD>
+/* Entry `slot` of the queue: its remaining planes, and the words written. */
+template <int KB, bool HEATBATH, bool BITS>
 __device__ __forceinline__ unsigned long long queue_finish(const struct bs_params &p,
                                                            uint32_t *own_words, bool rows4,
-                                                           const int64_t *q_group,
-                                                           const uint32_t *q_accept,
-                                                           const uint32_t *q_undecided,
-                                                           const uint32_t *q_own, int own_stride,
-                                                           const uint32_t *q_mask,
-                                                           int mask_stride, int slot)
+                                                           const bs_queue<KB> &q, int slot)
 {
-    const int64_t qg = q_group[slot];
+    const int64_t qg = q.group[slot];
     const int nvalid = p.words - 4 * qg < 4 ? (int)(p.words - 4 * qg) : 4;
     bs_group<KB> st;
-    st.s.accept = q_accept[slot];
-    st.s.undecided = q_undecided[slot];
+    st.s.accept = q.accept[slot];
+    st.s.undecided = q.undecided[slot];
     st.s.planes = 8;
 #pragma unroll
     for (int k = 0; k < 4; k++)
-        st.own[k] = BITS && k > 0 ? 0u : q_own[k * own_stride + slot];
+        st.own[k] = BITS && k > 0 ? 0u : q.own[k][slot];
 #pragma unroll
     for (int c = 0; c < KB; c++)
-        st.open_mask[c] = q_mask[c * mask_stride + slot];
-    group_planes<KB, 2, LATMC_ISING_DECISION_BLOCKS, FOLD>(p, qg, st);
+        st.open_mask[c] = q.mask[c][slot];
+    group_planes<KB, 2, LATMC_ISING_DECISION_BLOCKS>(p, qg, st);
     return group_write<HEATBATH, BITS>(own_words, rows4, qg, nvalid, st.own, st.s.accept);
 }
 
-/* WARPQ: the warp's groups whose lanes `queued` into its queue, the queue emptied by the
- * warp first where they would not fit. */
-template <int KB, bool HEATBATH, bool BITS, bool FOLD>
-__device__ __forceinline__ void warp_queue_put(const struct bs_params &p, uint32_t *own_words,
-                                               bool rows4, bs_queue_entry_arrays<KB> &wq,
-                                               int &wq_n, int lane, bool queued, int64_t g,
-                                               const bs_group<KB> &st,
-                                               unsigned long long &n_changed)
+/* The warp's groups whose lanes are `queued` into its queue (of n entries, the same in
+ * every lane), the queue emptied by the warp first where they would not fit. */
+template <int KB, bool HEATBATH, bool BITS>
+__device__ __forceinline__ void queue_put(const struct bs_params &p, uint32_t *own_words,
+                                          bool rows4, bs_queue<KB> &q, int &n, int lane,
+                                          bool queued, int64_t g, const bs_group<KB> &st,
+                                          unsigned long long &n_changed)
 {
     const unsigned ballot = __ballot_sync(0xffffffffu, queued);
     const int add = __popc(ballot);
-    if (wq_n + add > 32) {
+    if (n + add > 32) {
         __syncwarp();
-        if (lane < wq_n)
-            n_changed += queue_finish<KB, HEATBATH, BITS, FOLD>(
-                p, own_words, rows4, wq.group, wq.accept, wq.undecided, &wq.own[0][0], 32,
-                &wq.mask[0][0], 32, lane);
-        wq_n = 0;
+        if (lane < n)
+            n_changed += queue_finish<KB, HEATBATH, BITS>(p, own_words, rows4, q, lane);
+        n = 0;
         __syncwarp();
     }
     if (queued) {
-        const int slot = wq_n + __popc(ballot & ((1u << lane) - 1u));
-        wq.group[slot] = g;
-        wq.accept[slot] = st.s.accept;
-        wq.undecided[slot] = st.s.undecided;
+        const int slot = n + __popc(ballot & ((1u << lane) - 1u));
+        q.group[slot] = g;
+        q.accept[slot] = st.s.accept;
+        q.undecided[slot] = st.s.undecided;
 #pragma unroll
         for (int j = 0; j < 4; j++)
             if (!BITS || j == 0)
-                wq.own[j][slot] = st.own[j];
+                q.own[j][slot] = st.own[j];
 #pragma unroll
         for (int c = 0; c < KB; c++)
-            wq.mask[c][slot] = st.open_mask[c];
+            q.mask[c][slot] = st.open_mask[c];
     }
-    wq_n += add;
+    n += add;
 }
 
 /* A word's new value from its decisions: Metropolis flips the accepted lanes, heat bath sets
@@ -573,26 +567,18 @@ __device__ __forceinline__ uint32_t decided_word(uint32_t own, uint32_t accept)
     return HEATBATH ? ~accept : own ^ accept;
 }
 
-template <int ND, int KEY, int KB, bool HEATBATH, bool BITS, bool FOLD, bool WARPQ, bool TWO>
-__global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB, BITS, TWO))
+/* ND neighbours, KEY what the thresholds depend on, KB the most open classes (p.n_open <=
+ * KB), TWO (1-bit layout, an even number of words a row, KB <= 3) two groups per thread:
+ * their words by 64-bit loads, four independent chains of Philox rounds side by side. */
+template <int ND, int KEY, int KB, bool HEATBATH, bool BITS, bool TWO>
+__global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB))
 ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint32_t *other,
                        int colour, unsigned long long *changed)
 {
-    constexpr int WARPS = CUDA_THREADS / 32;
-    __shared__ bs_queue_entry_arrays<KB> q[WARPS];
-    __shared__ int q_n;
-    const int lane = (int)(threadIdx.x & 31u), warp = (int)(threadIdx.x >> 5);
-    /* WARPQ: this warp's queue, its length (the same in every lane); else the block's
-     * arrays, viewed as one of CUDA_THREADS entries */
-    bs_queue_entry_arrays<KB> &wq = q[WARPQ ? warp : 0];
-    int wq_n = 0;
-    if (!WARPQ) {
-        if (threadIdx.x == 0)
-            q_n = 0;
-        __syncthreads();
-    }
-    /* the block queue's arrays: entry e of field f at f[e] with stride 32 between the
-     * warps' blocks of 32 (q[w].f[e % 32], w = e / 32) */
+    __shared__ bs_queue<KB> queues[CUDA_THREADS / 32];
+    const int lane = (int)(threadIdx.x & 31u);
+    bs_queue<KB> &q = queues[threadIdx.x >> 5];
+    int q_n = 0;
     unsigned long long n_changed = 0;
     const bool rows4 = p.rows4;
     const int64_t first = p.g_begin + (int64_t)blockIdx.x * CUDA_THREADS;
@@ -604,22 +590,22 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
             k.g = base + threadIdx.x;
         else if (base != first)
             walk_next(p, k);
-        if (TWO) { /* pair k.g: groups 2 k.g, 2 k.g + 1 (BITS, WARPQ) */
+        if (TWO) { /* pair k.g: groups 2 k.g and 2 k.g + 1 */
             const int64_t g0 = 2 * k.g;
             const bool in = k.g < p.groups;
             bs_group<KB> st0, st1;
             bool q0 = false, q1 = false;
             if (in) {
                 pair_start<ND, KEY, KB>(p, own_words, other, colour, k, st0, st1);
-                group_planes_first<KB, FOLD>(p, g0, st0);
-                group_planes_first<KB, FOLD>(p, g0 + 1, st1);
+                group_planes_first<KB>(p, g0, st0);
+                group_planes_first<KB>(p, g0 + 1, st1);
                 q0 = st0.s.undecided != 0;
                 q1 = st1.s.undecided != 0;
             }
-            warp_queue_put<KB, HEATBATH, true, FOLD>(p, own_words, rows4, wq, wq_n, lane, q0, g0,
-                                                     st0, n_changed);
-            warp_queue_put<KB, HEATBATH, true, FOLD>(p, own_words, rows4, wq, wq_n, lane, q1,
-                                                     g0 + 1, st1, n_changed);
+            queue_put<KB, HEATBATH, true>(p, own_words, rows4, q, q_n, lane, q0, g0, st0,
+                                          n_changed);
+            queue_put<KB, HEATBATH, true>(p, own_words, rows4, q, q_n, lane, q1, g0 + 1, st1,
+                                          n_changed);
             if (in && !q0 && !q1) {
                 const uint32_t n0 = decided_word<HEATBATH>(st0.own[0], st0.s.accept);
                 const uint32_t n1 = decided_word<HEATBATH>(st1.own[0], st1.s.accept);
@@ -643,55 +629,18 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
         if (g < p.groups) {
             nvalid = p.words - 4 * g < 4 ? (int)(p.words - 4 * g) : 4;
             group_start<ND, KEY, KB, BITS>(p, own_words, other, colour, k, nvalid, st);
-            group_planes_first<KB, FOLD>(p, g, st);
+            group_planes_first<KB>(p, g, st);
             queued = st.s.undecided != 0;
         }
-        if (WARPQ) {
-            warp_queue_put<KB, HEATBATH, BITS, FOLD>(p, own_words, rows4, wq, wq_n, lane, queued,
-                                                     g, st, n_changed);
-            if (!queued && g < p.groups)
-                n_changed += group_write<HEATBATH, BITS>(own_words, rows4, g, nvalid, st.own,
-                                                         st.s.accept);
-            continue;
-        }
-        /* the block's queue: entry e at q[e / 32].field[e % 32] */
-        if (queued) {
-            const int slot = atomicAdd(&q_n, 1);
-            bs_queue_entry_arrays<KB> &e = q[slot >> 5];
-            const int i = slot & 31;
-            e.group[i] = g;
-            e.accept[i] = st.s.accept;
-            e.undecided[i] = st.s.undecided;
-#pragma unroll
-            for (int j = 0; j < 4; j++)
-                e.own[j][i] = st.own[j];
-#pragma unroll
-            for (int c = 0; c < KB; c++)
-                e.mask[c][i] = st.open_mask[c];
-        } else if (g < p.groups) {
+        queue_put<KB, HEATBATH, BITS>(p, own_words, rows4, q, q_n, lane, queued, g, st,
+                                      n_changed);
+        if (!queued && g < p.groups)
             n_changed += group_write<HEATBATH, BITS>(own_words, rows4, g, nvalid, st.own,
                                                      st.s.accept);
-        }
-        __syncthreads();
-        const int n = q_n;
-        __syncthreads();
-        if (threadIdx.x == 0)
-            q_n = 0;
-        if ((int)threadIdx.x < n) {
-            const bs_queue_entry_arrays<KB> &e = q[warp];
-            n_changed += queue_finish<KB, HEATBATH, BITS, FOLD>(
-                p, own_words, rows4, e.group, e.accept, e.undecided, &e.own[0][0], 32,
-                &e.mask[0][0], 32, lane);
-        }
-        __syncthreads();
     }
-    if (WARPQ || TWO) {
-        __syncwarp();
-        if (lane < wq_n)
-            n_changed += queue_finish<KB, HEATBATH, BITS, FOLD>(
-                p, own_words, rows4, wq.group, wq.accept, wq.undecided, &wq.own[0][0], 32,
-                &wq.mask[0][0], 32, lane);
-    }
+    __syncwarp();
+    if (lane < q_n)
+        n_changed += queue_finish<KB, HEATBATH, BITS>(p, own_words, rows4, q, lane);
     cuda_warp_add(changed, n_changed);
 }
 
@@ -747,7 +696,15 @@ static int classes_of(const struct latmc_ising_tables *tables, int algorithm, in
         }
         p->member[q][c] = ~0u;
     }
-    return key;
+    if (key != KEY_DIFF || p->n_open < 1 || p->n_open > 3)
+        return key;
+    /* KEY_RUN: class d = count d < n_open, every count from n_open on accepts */
+    bool run = true;
+    for (int c = 0; c <= nn; c++)
+        for (int q = 0; q < BS_CODES; q++)
+            run = run && p->member[q][c] == (c < p->n_open && q == c ? ~0u : 0u) &&
+                  p->always[c] == (c >= p->n_open ? ~0u : 0u);
+    return run ? KEY_RUN : key;
 }
 
 /* Blocks of a launch: one resident wave (every thread walks many groups, the walk's
@@ -776,13 +733,12 @@ template <auto Kernel> static int64_t resident_blocks(int64_t tiles)
     return blocks < wave ? blocks : wave;
 }
 
-template <int ND, int KEY, int KB, bool HB, bool BITS, bool FOLD, bool WARPQ, bool TWO>
-static void launch_v(cudaStream_t stream, struct bs_params &p, uint32_t *own,
-                     const uint32_t *other, int colour, unsigned long long *changed)
+template <int ND, int KEY, int KB, bool HB, bool BITS, bool TWO>
+static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
+                       const uint32_t *other, int colour, unsigned long long *changed)
 {
     const int64_t tiles = (p.groups - p.g_begin + CUDA_THREADS - 1) / CUDA_THREADS;
-    const int64_t blocks =
-        resident_blocks<ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, FOLD, WARPQ, TWO>>(tiles);
+    const int64_t blocks = resident_blocks<ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO>>(tiles);
     p.stride = blocks * CUDA_THREADS;
     if (p.rows4) {
         const int64_t rows = p.stride / p.gpr;
@@ -790,45 +746,26 @@ static void launch_v(cudaStream_t stream, struct bs_params &p, uint32_t *own,
         p.stride_z = rows / p.ly;
         p.stride_y = rows - p.stride_z * p.ly;
     }
-    ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, FOLD, WARPQ, TWO>
+    ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO>
         <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
 }
 
-/* A/B only (LATMC_BS_VARIANT: bit 0 FOLD, bit 1 WARPQ, bit 2 TWO with WARPQ), read once. */
-static int bs_variant(void)
-{
-    static int v = -1;
-    if (v < 0) {
-        const char *e = getenv("LATMC_BS_VARIANT");
-        v = e ? atoi(e) & 7 : 0;
-    }
-    return v;
-}
-
-/* TWO: pairs of groups (the host's p counts pairs). */
+/* The 1-bit layout with an even number of words a row and at most 3 open classes (more
+ * spill with two groups): pairs of groups (p's walk, first and end count pairs). */
 template <int ND, int KEY, int KB, bool HB, bool BITS>
 static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                    const uint32_t *other, int colour, unsigned long long *changed)
 {
-    const int v = bs_variant();
-    if constexpr (BITS) {
-        if ((v & 4) && p.wpr % 2 == 0) {
+    if constexpr (BITS && KB <= 3) {
+        if (p.wpr % 2 == 0) {
             p.gpr = p.wpr / 2;
             p.g_begin /= 2;
             p.groups /= 2;
-            if (v & 1)
-                launch_v<ND, KEY, KB, HB, BITS, true, true, true>(stream, p, own, other, colour, changed);
-            else
-                launch_v<ND, KEY, KB, HB, BITS, false, true, true>(stream, p, own, other, colour, changed);
+            launch_two<ND, KEY, KB, HB, BITS, true>(stream, p, own, other, colour, changed);
             return;
         }
     }
-    switch (v & 3) {
-    case 1: launch_v<ND, KEY, KB, HB, BITS, true, false, false>(stream, p, own, other, colour, changed); break;
-    case 2: launch_v<ND, KEY, KB, HB, BITS, false, true, false>(stream, p, own, other, colour, changed); break;
-    case 3: launch_v<ND, KEY, KB, HB, BITS, true, true, false>(stream, p, own, other, colour, changed); break;
-    default: launch_v<ND, KEY, KB, HB, BITS, false, false, false>(stream, p, own, other, colour, changed);
-    }
+    launch_two<ND, KEY, KB, HB, BITS, false>(stream, p, own, other, colour, changed);
 }
 
 /* Heat bath's thresholds depend on the count of neighbours at -1 alone (KEY_M). */
@@ -845,6 +782,12 @@ static void launch_key(cudaStream_t stream, struct bs_params &p, int key, bool h
         launch<ND, KEY_FULL, BS_CODES, true, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_FULL)
         launch<ND, KEY_FULL, BS_CODES, false, BITS>(stream, p, own, other, colour, changed);
+    else if (key == KEY_RUN && p.n_open == 2) /* Metropolis at h = 0 */
+        launch<ND, KEY_RUN, 2, false, BITS>(stream, p, own, other, colour, changed);
+    else if (key == KEY_RUN && p.n_open == 3)
+        launch<ND, KEY_RUN, 3, false, BITS>(stream, p, own, other, colour, changed);
+    else if (key == KEY_RUN) /* n_open 1: one class */
+        launch<ND, KEY_RUN, 1, false, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_DIFF && p.n_open <= 2)
         launch<ND, KEY_DIFF, 2, false, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_DIFF && p.n_open <= 3) /* 3D Metropolis at h = 0 */
@@ -896,20 +839,6 @@ static cudaError_t bitsliced_step(cudaStream_t stream, const struct latmc_lattic
     for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++)
         p.names[q] = latmc_ising_plane_name(&names, q);
     p.keys = cuda_philox_round_keys(seed);
-    /* the fold where every group named in the launch has the same bits 32 .. 47 and the
-     * names differ in c3 alone */
-    const uint64_t first_name = (uint64_t)(p.g_begin + p.name_shift);
-    const uint64_t last_name = (uint64_t)(p.groups - 1 + p.name_shift);
-    p.fold_fixed = first_name >> 32 == last_name >> 32;
-    for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS && p.fold_fixed; q++) {
-        p.fold_fixed = p.names[q].c1 == p.names[0].c1 && p.names[q].c2 == p.names[0].c2;
-        const struct latmc_philox_fold lf =
-            latmc_philox_fold_name(seed, p.names[q], (uint32_t)(first_name >> 32));
-        p.fold[q].c3_k0 = lf.a1;
-        p.fold[q].p1_lo_k1 = lf.a2;
-        p.fold_group.v = (uint32_t)(lf.m0u0 >> 32) ^ lf.k[1].v[1];
-        p.fold_group.w = (uint32_t)lf.m0u0;
-    }
     const bool hb = algorithm == LATMC_ALGO_HEATBATH;
     const int c = step->colour;
     if (g->ndim == 3 && bits)
