@@ -26,6 +26,8 @@
  */
 #include "cuda_ising_bitsliced.h"
 
+#include <type_traits>
+
 #include <latmc/sim.h> /* LATMC_ALGO_*, LATMC_COUPLINGS_* */
 
 #include "bitslice_decision.h"
@@ -184,33 +186,37 @@ template <int KB> struct bs_group {
 /* Where a thread's group lies when every group lies in one row (p.rows4): group gi of
  * row y + L_y z, stepped by the grid's stride without divisions (as the packed kernels'
  * walk). */
-struct bs_walk {
-    int64_t g, gi, y, z;
+/* I: int64_t, or uint32_t where every index of the launch fits 31 bits (SMALL: half the
+ * instructions of the walk's and the neighbours' index arithmetic). */
+template <typename I = int64_t> struct bs_walk {
+    I g, gi, y, z;
 };
 
-__device__ __forceinline__ struct bs_walk walk_start(const struct bs_params &p, int64_t g)
+template <typename I = int64_t>
+__device__ __forceinline__ bs_walk<I> walk_start(const struct bs_params &p, int64_t g)
 {
-    struct bs_walk k;
-    k.g = g;
-    const int64_t r = latmc_div(g, p.gpr);
-    k.gi = g - r * p.gpr;
-    k.z = latmc_div(r, p.ly);
-    k.y = r - k.z * p.ly;
+    bs_walk<I> k;
+    const int64_t r = latmc_div(g, p.gpr), z = latmc_div(r, p.ly);
+    k.g = (I)g;
+    k.gi = (I)(g - r * p.gpr);
+    k.z = (I)z;
+    k.y = (I)(r - z * p.ly);
     return k;
 }
 
-__device__ __forceinline__ void walk_next(const struct bs_params &p, struct bs_walk &k)
+template <typename I>
+__device__ __forceinline__ void walk_next(const struct bs_params &p, bs_walk<I> &k)
 {
-    k.g += p.stride;
-    k.gi += p.stride_g;
-    k.y += p.stride_y;
-    k.z += p.stride_z;
-    if (k.gi >= p.gpr) {
-        k.gi -= p.gpr;
+    k.g += (I)p.stride;
+    k.gi += (I)p.stride_g;
+    k.y += (I)p.stride_y;
+    k.z += (I)p.stride_z;
+    if (k.gi >= (I)p.gpr) {
+        k.gi -= (I)p.gpr;
         k.y++;
     }
-    if (k.y >= p.ly) {
-        k.y -= p.ly;
+    if (k.y >= (I)p.ly) {
+        k.y -= (I)p.ly;
         k.z++;
     }
 }
@@ -220,7 +226,7 @@ __device__ __forceinline__ void walk_next(const struct bs_params &p, struct bs_w
  * missing bit from the next or previous word of the row), the rows y +- 1, z +- 1. */
 template <int ND>
 __device__ __forceinline__ void bits_neighbours(const struct bs_params &p, const uint32_t *other,
-                                                const struct bs_walk &k, int par,
+                                                const bs_walk<> &k, int par,
                                                 uint32_t (&nb)[ND])
 {
     const int64_t g = k.g, rs = g - k.gi;
@@ -312,13 +318,14 @@ __device__ __forceinline__ void group_classes(const struct bs_params &p, uint32_
 /* TWO (the 1-bit layout, an even number of groups a row): pair k.g of a row is the groups
  * 2 k.g and 2 k.g + 1 (k.gi: the pair's index in its row), their own words and neighbour
  * words from one 64-bit load per direction and one word beyond the pair. */
-template <int ND, int KEY, int KB>
+template <int ND, int KEY, int KB, typename I>
 __device__ __forceinline__ void pair_start(const struct bs_params &p, const uint32_t *own_words,
                                            const uint32_t *other, int colour,
-                                           const struct bs_walk &k, bs_group<KB> &st0,
+                                           const bs_walk<I> &k, bs_group<KB> &st0,
                                            bs_group<KB> &st1)
 {
-    const int64_t g0 = 2 * k.g, w0 = 2 * k.gi, rs = g0 - w0;
+    /* unsigned I: modular arithmetic, the sums below are the indices */
+    const I g0 = 2 * k.g, w0 = 2 * k.gi, rs = g0 - w0, wpr = (I)p.wpr, ly = (I)p.ly;
     const int par = (int)((colour + k.y + k.z) & 1);
     uint32_t nb0[ND], nb1[ND];
     const uint2 ow = *(const uint2 *)(own_words + g0);
@@ -326,21 +333,25 @@ __device__ __forceinline__ void pair_start(const struct bs_params &p, const uint
     nb0[0] = c.x;
     nb1[0] = c.y;
     if (par) { /* x + 1: lane i + 1, lane 31's from the next word */
-        const uint32_t next = other[rs + (w0 + 2 == p.wpr ? 0 : w0 + 2)];
+        const uint32_t next = other[rs + (w0 + 2 == wpr ? 0 : w0 + 2)];
         nb0[1] = __funnelshift_r(c.x, c.y, 1);
         nb1[1] = __funnelshift_r(c.y, next, 1);
     } else { /* x - 1: lane i - 1, lane 0's from the previous word */
-        const uint32_t prev = other[rs + (w0 == 0 ? p.wpr - 1 : w0 - 1)];
+        const uint32_t prev = other[rs + (w0 == 0 ? wpr - 1 : w0 - 1)];
         nb0[1] = __funnelshift_l(prev, c.x, 1);
         nb1[1] = __funnelshift_l(c.x, c.y, 1);
     }
-    const uint2 up = *(const uint2 *)(other + g0 + (k.y + 1 == p.ly ? -(p.ly - 1) : 1) * p.wpr);
-    const uint2 dn = *(const uint2 *)(other + g0 + (k.y == 0 ? p.ly - 1 : -1) * p.wpr);
+    const I up_i = k.y + 1 == ly ? g0 - (ly - 1) * wpr : g0 + wpr;
+    const I dn_i = k.y == 0 ? g0 + (ly - 1) * wpr : g0 - wpr;
+    const uint2 up = *(const uint2 *)(other + up_i);
+    const uint2 dn = *(const uint2 *)(other + dn_i);
     nb0[2] = up.x, nb1[2] = up.y, nb0[3] = dn.x, nb1[3] = dn.y;
     if (ND == 6) {
-        const int64_t plane = p.ly * p.wpr;
-        const uint2 zu = *(const uint2 *)(other + g0 + (k.z + 1 == p.lz ? -(p.lz - 1) : 1) * plane);
-        const uint2 zd = *(const uint2 *)(other + g0 + (k.z == 0 ? p.lz - 1 : -1) * plane);
+        const I plane = ly * wpr, lz = (I)p.lz;
+        const I zu_i = k.z + 1 == lz ? g0 - (lz - 1) * plane : g0 + plane;
+        const I zd_i = k.z == 0 ? g0 + (lz - 1) * plane : g0 - plane;
+        const uint2 zu = *(const uint2 *)(other + zu_i);
+        const uint2 zd = *(const uint2 *)(other + zd_i);
         nb0[4 % ND] = zu.x, nb1[4 % ND] = zu.y, nb0[5 % ND] = zd.x, nb1[5 % ND] = zd.y;
     }
     st0.own[0] = ow.x;
@@ -355,7 +366,7 @@ __device__ __forceinline__ void pair_start(const struct bs_params &p, const uint
 template <int ND, int KEY, int KB, bool BITS>
 __device__ __forceinline__ void group_start(const struct bs_params &p, const uint32_t *own_words,
                                             const uint32_t *other, int colour,
-                                            const struct bs_walk &k, int nvalid,
+                                            const bs_walk<> &k, int nvalid,
                                             bs_group<KB> &st)
 {
     const int64_t g = k.g, w0 = 4 * g;
@@ -570,11 +581,12 @@ __device__ __forceinline__ uint32_t decided_word(uint32_t own, uint32_t accept)
 /* ND neighbours, KEY what the thresholds depend on, KB the most open classes (p.n_open <=
  * KB), TWO (1-bit layout, an even number of words a row, KB <= 3) two groups per thread:
  * their words by 64-bit loads, four independent chains of Philox rounds side by side. */
-template <int ND, int KEY, int KB, bool HEATBATH, bool BITS, bool TWO>
+template <int ND, int KEY, int KB, bool HEATBATH, bool BITS, bool TWO, bool SMALL>
 __global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB))
 ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint32_t *other,
                        int colour, unsigned long long *changed)
 {
+    using I = std::conditional_t<SMALL, uint32_t, int64_t>;
     __shared__ bs_queue<KB> queues[CUDA_THREADS / 32];
     const int lane = (int)(threadIdx.x & 31u);
     bs_queue<KB> &q = queues[threadIdx.x >> 5];
@@ -582,17 +594,17 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
     unsigned long long n_changed = 0;
     const bool rows4 = p.rows4;
     const int64_t first = p.g_begin + (int64_t)blockIdx.x * CUDA_THREADS;
-    struct bs_walk k = {};
+    bs_walk<I> k = {};
     if (rows4)
-        k = walk_start(p, first + threadIdx.x);
-    for (int64_t base = first; base < p.groups; base += p.stride) {
+        k = walk_start<I>(p, first + threadIdx.x);
+    for (I base = (I)first; base < (I)p.groups; base += (I)p.stride) {
         if (!rows4)
-            k.g = base + threadIdx.x;
-        else if (base != first)
+            k.g = base + (I)threadIdx.x;
+        else if (base != (I)first)
             walk_next(p, k);
-        if (TWO) { /* pair k.g: groups 2 k.g and 2 k.g + 1 */
-            const int64_t g0 = 2 * k.g;
-            const bool in = k.g < p.groups;
+        if constexpr (TWO) { /* pair k.g: groups 2 k.g and 2 k.g + 1 */
+            const int64_t g0 = 2 * (int64_t)k.g;
+            const bool in = k.g < (I)p.groups;
             bs_group<KB> st0, st1;
             bool q0 = false, q1 = false;
             if (in) {
@@ -609,7 +621,7 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
             if (in && !q0 && !q1) {
                 const uint32_t n0 = decided_word<HEATBATH>(st0.own[0], st0.s.accept);
                 const uint32_t n1 = decided_word<HEATBATH>(st1.own[0], st1.s.accept);
-                *(uint2 *)(own_words + g0) = make_uint2(n0, n1);
+                *(uint2 *)(own_words + 2 * k.g) = make_uint2(n0, n1);
                 n_changed += (unsigned long long)(__popc(n0 ^ st0.own[0]) +
                                                   __popc(n1 ^ st1.own[0]));
             } else if (in) {
@@ -620,23 +632,23 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
                     n_changed += group_write<HEATBATH, true>(own_words, rows4, g0 + 1, 4,
                                                              st1.own, st1.s.accept);
             }
-            continue;
+        } else {
+            const int64_t g = k.g;
+            bool queued = false;
+            bs_group<KB> st;
+            int nvalid = 4;
+            if (g < p.groups) {
+                nvalid = p.words - 4 * g < 4 ? (int)(p.words - 4 * g) : 4;
+                group_start<ND, KEY, KB, BITS>(p, own_words, other, colour, k, nvalid, st);
+                group_planes_first<KB>(p, g, st);
+                queued = st.s.undecided != 0;
+            }
+            queue_put<KB, HEATBATH, BITS>(p, own_words, rows4, q, q_n, lane, queued, g, st,
+                                          n_changed);
+            if (!queued && g < p.groups)
+                n_changed += group_write<HEATBATH, BITS>(own_words, rows4, g, nvalid, st.own,
+                                                         st.s.accept);
         }
-        const int64_t g = k.g;
-        bool queued = false;
-        bs_group<KB> st;
-        int nvalid = 4;
-        if (g < p.groups) {
-            nvalid = p.words - 4 * g < 4 ? (int)(p.words - 4 * g) : 4;
-            group_start<ND, KEY, KB, BITS>(p, own_words, other, colour, k, nvalid, st);
-            group_planes_first<KB>(p, g, st);
-            queued = st.s.undecided != 0;
-        }
-        queue_put<KB, HEATBATH, BITS>(p, own_words, rows4, q, q_n, lane, queued, g, st,
-                                      n_changed);
-        if (!queued && g < p.groups)
-            n_changed += group_write<HEATBATH, BITS>(own_words, rows4, g, nvalid, st.own,
-                                                     st.s.accept);
     }
     __syncwarp();
     if (lane < q_n)
@@ -733,12 +745,12 @@ template <auto Kernel> static int64_t resident_blocks(int64_t tiles)
     return blocks < wave ? blocks : wave;
 }
 
-template <int ND, int KEY, int KB, bool HB, bool BITS, bool TWO>
+template <int ND, int KEY, int KB, bool HB, bool BITS, bool TWO, bool SMALL>
 static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                        const uint32_t *other, int colour, unsigned long long *changed)
 {
     const int64_t tiles = (p.groups - p.g_begin + CUDA_THREADS - 1) / CUDA_THREADS;
-    const int64_t blocks = resident_blocks<ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO>>(tiles);
+    const int64_t blocks = resident_blocks<ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL>>(tiles);
     p.stride = blocks * CUDA_THREADS;
     if (p.rows4) {
         const int64_t rows = p.stride / p.gpr;
@@ -746,7 +758,7 @@ static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
         p.stride_z = rows / p.ly;
         p.stride_y = rows - p.stride_z * p.ly;
     }
-    ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO>
+    ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL>
         <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
 }
 
@@ -761,11 +773,18 @@ static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
             p.gpr = p.wpr / 2;
             p.g_begin /= 2;
             p.groups /= 2;
-            launch_two<ND, KEY, KB, HB, BITS, true>(stream, p, own, other, colour, changed);
+            /* SMALL: the pairs, a wave's stride beyond them and the words in 31 bits */
+            if (p.groups + ((int64_t)1 << 24) < ((int64_t)1 << 31) &&
+                p.words < ((int64_t)1 << 31))
+                launch_two<ND, KEY, KB, HB, BITS, true, true>(stream, p, own, other, colour,
+                                                              changed);
+            else
+                launch_two<ND, KEY, KB, HB, BITS, true, false>(stream, p, own, other, colour,
+                                                               changed);
             return;
         }
     }
-    launch_two<ND, KEY, KB, HB, BITS, false>(stream, p, own, other, colour, changed);
+    launch_two<ND, KEY, KB, HB, BITS, false, false>(stream, p, own, other, colour, changed);
 }
 
 /* Heat bath's thresholds depend on the count of neighbours at -1 alone (KEY_M). */

@@ -122,7 +122,14 @@ const struct row rows[] = {
     { "ising3d_bitsliced_heatbath", 3, { 64, 10, 6 }, "cuda,boxes=3 devices=2 devices=3" },
     { "ising_bitsliced_metropolis_h0", 2, { 192, 40, 0 }, BITSLICED_DEVICES },
     { "ising_bitsliced_metropolis_h0", 3, { 64, 8, 12 }, "cuda,boxes=2 devices=3" },
-    { "ising_bitsliced_metropolis_h0", 2, { 640, 40000, 0 }, "cuda,boxes=2 devices=2" },
+    { "ising_bitsliced_metropolis_h0", 2, { 640, 40000, 0 }, "cuda cuda,boxes=2 devices=2" },
+    /* ... two groups a thread (1 bit per spin, an even number of words a row, Metropolis at
+     * h = 0 after the field is switched off): rows of 2 and 4 words, 3D, and more pairs
+     * than a wave (640 x 40000 above; 3D 256 x 40 x 2000) */
+    { "ising_bitsliced_metropolis_h0", 2, { 128, 40, 0 }, "cuda setspins,cuda" },
+    { "ising_bitsliced_metropolis_h0", 2, { 256, 30, 0 }, "cuda cold,cuda" },
+    { "ising_bitsliced_metropolis_h0", 3, { 128, 6, 8 }, "cuda" },
+    { "ising_bitsliced_metropolis_h0", 3, { 256, 40, 2000 }, "cuda" },
     /* ---- Ising ---- */
     /* 22 planes: 11 two-plane units, cut 3,4,4 and 2,2,2,2,3; 10 planes: 5 slabs of 2 */
     { "ising2d_metropolis", 2, { 40, 22, 0 },
