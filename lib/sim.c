@@ -278,9 +278,11 @@ int latmc_sim_check_chain_param(const latmc_sim *sim, int key, double value)
     if (sim->ops != &latmc_cpu_backend_ops &&
         !(latmc_plan_step_caps(sim) & LATMC_STEP_CAP_BITSLICED))
         return latmc_fail(LATMC_EUNSUPPORTED, "parameter decisions = %g: the bit-sliced Ising "
-                          "decisions run on the CPU backend and, on %s, only on one box of a "
-                          "2D or 3D lattice with L_x a multiple of 16 and uniform couplings "
-                          "(create it with device LATMC_DEVICE_CPU)", value, sim->ops->name);
+                          "decisions run on the CPU backend and, on %s, only in one process "
+                          "(not on parts of a lattice shared by processes), on a 2D or 3D "
+                          "lattice with uniform couplings and L_x a multiple of 16 (one box) "
+                          "or of 64 (several boxes or devices) (create it with device "
+                          "LATMC_DEVICE_CPU)", value, sim->ops->name);
     return LATMC_OK;
 }
 

@@ -108,9 +108,10 @@ enum latmc_param {
     LATMC_PARAM_NOVER   = 10, /**< "nover" (Heisenberg overrelaxation passes; integer, [0, 65535]) */
     /** "decisions" (Ising; integer, [0, 1], default 0): 0 takes each site's decision from
      * one 32-bit draw, 1 from bit-sliced draws, 32 sites per word and bit plane, each
-     * decision exactly as probable (doc/models/ising-decisions.md; CPU backend,
-     * Metropolis and heat bath only so far, elsewhere LATMC_EUNSUPPORTED; checkpoints
-     * record it in format version 3, doc/checkpoints.md). @since 0.2 */
+     * decision exactly as probable (doc/models/ising-decisions.md; Metropolis and heat
+     * bath on the CPU backend and, with uniform couplings, on CUDA's boxes of one
+     * process, "Where it runs"; elsewhere LATMC_EUNSUPPORTED; checkpoints record it in
+     * format version 3, doc/checkpoints.md). @since 0.2 */
     LATMC_PARAM_DECISIONS = 11
 };
 

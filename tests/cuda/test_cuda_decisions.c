@@ -1,12 +1,14 @@
 /*
  * Where CUDA runs the bit-sliced Ising decisions (decisions = 1, doc/models/ising-decisions.md,
- * "Where it runs"): one box on one GPU, 2D or 3D, L_x a multiple of 16, uniform couplings,
- * Metropolis and heat bath. Elsewhere latmc_sim_set_param refuses the value with
- * LATMC_EUNSUPPORTED and the parameter keeps its old value (several devices, several boxes
- * on one GPU, +-J couplings, L_x not a multiple of 16); every sim sweeps afterwards. A
- * checkpoint of the chain loads where CUDA runs it and continues it bit for bit; loaded on
- * two devices it is refused rather than continued as another chain. The chains themselves are the identity matrix's CUDA rows
- * (tests/repro/identity). Exits 77 (skipped, saying why) without a usable CUDA module and GPU.
+ * "Where it runs"): the boxes of one process, 2D or 3D, uniform couplings, Metropolis and
+ * heat bath, L_x a multiple of 16 on one box and of 64 on several (one GPU or several).
+ * Elsewhere latmc_sim_set_param refuses the value with LATMC_EUNSUPPORTED and the parameter
+ * keeps its old value (+-J couplings, L_x not a multiple of 16, several boxes or devices
+ * with L_x not a multiple of 64); every sim sweeps afterwards. A checkpoint of the chain
+ * loads where CUDA runs it and continues it bit for bit (one device or two); loaded where
+ * it does not run it is refused rather than continued as another chain. The chains
+ * themselves are the identity matrix's CUDA rows (tests/repro/identity). Exits 77
+ * (skipped, saying why) without a usable CUDA module and GPU.
  */
 #include "sim_helpers.h"
 /* after the helpers: it declares the tests' ctx */
@@ -24,10 +26,16 @@ static const struct decisions_case cases[] = {
     { 2, 64, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, 1, true, "2D Metropolis" },
     { 2, 48, 10, 0, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 1, 1, true, "2D heat bath" },
     { 3, 16, 6, 8, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, 1, true, "3D" },
-    { 2, 64, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 2, 1, false,
+    { 2, 64, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 2, 1, true,
       "two devices" },
-    { 2, 64, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, 2, false,
+    { 2, 64, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, 2, true,
       "two boxes on one GPU" },
+    { 3, 64, 6, 8, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 2, 1, true,
+      "3D on two devices" },
+    { 2, 48, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 2, 1, false,
+      "two devices, L_x not a multiple of 64" },
+    { 2, 48, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, 2, false,
+      "two boxes on one GPU, L_x not a multiple of 64" },
     { 2, 64, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL, 1, 1, false, "+-J" },
     { 2, 24, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, 1, false,
       "L_x not a multiple of 16" },
@@ -62,13 +70,12 @@ static void where_it_runs(void **state)
     }
 }
 
-/* A checkpoint of the chain (a CPU sim with decisions = 1) placed where CUDA runs it
- * continues; placed on two devices it is refused (LATMC_EUNSUPPORTED), not continued as
- * chain 0. */
-static void checkpoint_placement(void **state)
+/* A checkpoint of the chain (a CPU sim with decisions = 1, L_x = lx) placed on 1 and 2
+ * devices: continued bit for bit where CUDA runs the chain, else refused
+ * (LATMC_EUNSUPPORTED), not continued as chain 0. */
+static void place_checkpoint(int64_t lx, bool runs_on_two)
 {
-    (void)state;
-    latmc_sim_desc d = ising_desc(2, 64, 32, 0, LATMC_ALGO_METROPOLIS, 1, 11);
+    latmc_sim_desc d = ising_desc(2, lx, 32, 0, LATMC_ALGO_METROPOLIS, 1, 11);
     latmc_sim *cpu = NULL;
     assert_int_equal(latmc_sim_create(ctx, &d, &cpu), LATMC_OK);
     assert_int_equal(latmc_sim_init_spins(cpu, LATMC_INIT_HOT), LATMC_OK);
@@ -87,12 +94,15 @@ static void checkpoint_placement(void **state)
         where.device_list = n_devices > 1 ? devices_for(n_devices) : NULL;
         latmc_sim *gpu = NULL;
         const int st = latmc_sim_deserialize_on(ctx, buf, size, &where, &gpu);
-        if (n_devices == 1) { /* continues the chain: the same configuration after sweeps */
+        if (n_devices == 1 || runs_on_two) { /* continues: the same spins after sweeps */
             assert_int_equal(st, LATMC_OK);
+            latmc_sim *ref = NULL; /* the CPU's chain from the same checkpoint */
+            assert_int_equal(latmc_sim_deserialize(ctx, buf, size, &ref), LATMC_OK);
             assert_int_equal(latmc_sim_sweep(gpu, 3), LATMC_OK);
-            assert_int_equal(latmc_sim_sweep(cpu, 3), LATMC_OK);
+            assert_int_equal(latmc_sim_sweep(ref, 3), LATMC_OK);
             size_t n = 0, first = 0;
-            assert_int_equal(spin_bytes_differing(gpu, cpu, &n, &first), 0);
+            assert_int_equal(spin_bytes_differing(gpu, ref, &n, &first), 0);
+            latmc_sim_destroy(&ref);
             latmc_sim_destroy(&gpu);
         } else {
             assert_int_equal(st, LATMC_EUNSUPPORTED);
@@ -102,6 +112,13 @@ static void checkpoint_placement(void **state)
     }
     free(buf);
     latmc_sim_destroy(&cpu);
+}
+
+static void checkpoint_placement(void **state)
+{
+    (void)state;
+    place_checkpoint(64, true);  /* two devices: two boxes of whole groups a row */
+    place_checkpoint(48, false); /* two devices: groups across rows, refused */
 }
 
 int main(void)

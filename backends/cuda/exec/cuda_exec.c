@@ -610,8 +610,9 @@ int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
         if (call->step.kind == LATMC_STEP_COLOUR_BITSLICED &&
             !(x->leaf->bitsliced && x->leaf->bitsliced(sim))) {
             st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: the bit-sliced Ising decisions "
-                                 "(decisions = 1) run on one box of a lattice with L_x a "
-                                 "multiple of 16 and uniform couplings only");
+                                 "(decisions = 1) run on the boxes of one process only, of a "
+                                 "lattice with uniform couplings and L_x a multiple of 16 "
+                                 "(one box) or of 64 (several boxes)");
             break;
         }
         if ((st = launch_step(sim, x, call->sweep, &call->step)) < 0)

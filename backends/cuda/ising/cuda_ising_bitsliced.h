@@ -1,8 +1,8 @@
 /*
  * Internal to the CUDA module: the Ising chain with bit-sliced decisions (parameter
  * decisions = 1, doc/models/ising-decisions.md) for one colour's step of a box alone (the
- * whole lattice, periodic), on the multi-spin coded layout of ising_packed.h or on the
- * 1-bit layout below.
+ * whole lattice, periodic) or of rows of a box with halos (several boxes, one process),
+ * on the multi-spin coded layout of ising_packed.h or on the 1-bit layout below.
  *
  * The chain is lib/ising_decision_rules.h's and lib/bitslice_decision.h's, bit for bit:
  * group g of colour c is the sites j = 32 g .. 32 g + 31 of that colour, which in the packed
@@ -20,6 +20,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ising.h"
+#include "ising_packed.h" /* struct cuda_ising_rows */
 #include "lattice_numbering.h"
 #include "step.h"
 
@@ -31,11 +32,19 @@ extern "C" {
  * uniform couplings. */
 bool cuda_ising_bitsliced_fits(const struct latmc_lattice *g, int couplings);
 
-/* One step of kind LATMC_STEP_COLOUR_BITSLICED on the whole lattice g: `own` is the
- * step's colour's packed array, `other` the other colour's, `tables` the core's (host);
- * adds the spins that changed to *changed. */
+/* The lattices whose rows the kernels take one by one (`rows` below): L_x a multiple of
+ * 64, so that every group lies in one row and a box's rows hold whole groups. */
+bool cuda_ising_bitsliced_rows_fit(const struct latmc_lattice *g);
+
+/* One step of kind LATMC_STEP_COLOUR_BITSLICED on the lattice g (a box's local lattice):
+ * on its rows `rows` (NULL: all, the whole lattice, periodic; else whole rows of a lattice
+ * where cuda_ising_bitsliced_rows_fit, the rows next to them in g, each group named by its
+ * row's row in the lattice: row + row_offset), `own` the step's colour's packed array,
+ * `other` the other colour's, `tables` the core's (host); adds the spins that changed to
+ * *changed. */
 cudaError_t cuda_ising_bitsliced_colour(cudaStream_t stream, const struct latmc_lattice *g,
-                                        uint32_t *own, const uint32_t *other,
+                                        const struct cuda_ising_rows *rows, uint32_t *own,
+                                        const uint32_t *other,
                                         const struct latmc_ising_tables *tables, int algorithm,
                                         uint64_t seed, const struct latmc_step *step,
                                         unsigned long long *changed);
@@ -57,7 +66,8 @@ cudaError_t cuda_ising_bits_to_packed(cudaStream_t stream, const struct latmc_la
                                       uint32_t *colour1);
 /* cuda_ising_bitsliced_colour on the 1-bit layout: own and other the colours' words. */
 cudaError_t cuda_ising_bitsliced_bits_colour(cudaStream_t stream, const struct latmc_lattice *g,
-                                             uint32_t *own, const uint32_t *other,
+                                             const struct cuda_ising_rows *rows, uint32_t *own,
+                                             const uint32_t *other,
                                              const struct latmc_ising_tables *tables,
                                              int algorithm, uint64_t seed,
                                              const struct latmc_step *step,

@@ -31,8 +31,10 @@
  * the whole lattice) when it is needed and stale. Both kernels follow the same chain bit
  * for bit, so which one runs never shows in a result.
  *
- * Bit-sliced steps (decisions = 1, cuda_ising_bitsliced.h) run on a box alone: where L_x
- * is a multiple of 64 on a third form, both colours at 1 bit per spin, made from the packed
+ * Bit-sliced steps (decisions = 1, cuda_ising_bitsliced.h) run on a box alone and, where
+ * L_x is a multiple of 64 (every group in one row), on the ranges of boxes with halos, on
+ * their packed arrays (the form the halos travel in). A box alone with L_x a multiple of
+ * 64 runs them on a third form, both colours at 1 bit per spin, made from the packed
  * arrays at the first such step and kept while they run; everything else folds it back
  * into the packed arrays first (bits_back), so the two flags above keep their meaning
  * whenever the 1-bit form does not hold the configuration.
@@ -385,13 +387,22 @@ static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_ran
     const struct cuda_box *b = r->box;
     struct packed_box *pb = b->own;
     const int c = step->colour;
-    if (step->kind == LATMC_STEP_COLOUR_BITSLICED) { /* a box alone (packed_bitsliced) */
+    const int64_t pr = plane_rows(sim);
+    /* a range of a box with halos: its local rows, named by the lattice's rows (that of
+     * local row 0) */
+    const struct cuda_ising_rows rows = { r->p0 * pr, r->planes * pr,
+                                          (r->global_p0 - r->p0) * pr };
+    if (step->kind == LATMC_STEP_COLOUR_BITSLICED) { /* packed_bitsliced */
         state_of(b);
-        if (!r->whole)
-            return cudaErrorNotSupported;
-        if (bits_current(b, stream)) { /* the 1-bit layout */
+        if (!r->whole) /* the packed arrays, which the halos travel in */
+            return cuda_ising_bitsliced_colour(stream, &b->local, &rows, colour_of(b, c),
+                                               colour_of(b, c ^ 1), sim->model_data,
+                                               sim->desc.algorithm, sim->desc.seed, step,
+                                               changed);
+        if (bits_current(b, stream)) { /* a box alone: the 1-bit layout */
             const int64_t words = cuda_ising_bits_words(&b->local);
-            return cuda_ising_bitsliced_bits_colour(stream, &b->local, pb->bits + c * words,
+            return cuda_ising_bitsliced_bits_colour(stream, &b->local, NULL,
+                                                    pb->bits + c * words,
                                                     pb->bits + (c ^ 1) * words,
                                                     sim->model_data, sim->desc.algorithm,
                                                     sim->desc.seed, step, changed);
@@ -400,7 +411,7 @@ static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_ran
         if (err != cudaSuccess)
             return err;
         pb->bytes_valid = false;
-        return cuda_ising_bitsliced_colour(stream, &b->local, colour_of(b, c),
+        return cuda_ising_bitsliced_colour(stream, &b->local, NULL, colour_of(b, c),
                                            colour_of(b, c ^ 1), sim->model_data,
                                            sim->desc.algorithm, sim->desc.seed, step, changed);
     }
@@ -423,23 +434,22 @@ static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_ran
                                        sim->desc.algorithm, sim->desc.seed, step->rng, c,
                                        changed);
     }
-    /* the range's local rows, named by the lattice's rows (that of local row 0) */
-    const int64_t pr = plane_rows(sim);
-    const struct cuda_ising_rows rows = { r->p0 * pr, r->planes * pr,
-                                          (r->global_p0 - r->p0) * pr };
     return cuda_ising_packed_sweep_rows(stream, &b->local, &rows, colour_of(b, c),
                                         colour_of(b, c ^ 1), pb->eps[c], &pb->thr,
                                         sim->desc.algorithm, sim->desc.seed, step->rng, c,
                                         changed);
 }
 
-/* The bit-sliced decisions (decisions = 1, cuda_ising_bitsliced.h) on a box alone. */
+/* The bit-sliced decisions (decisions = 1, cuda_ising_bitsliced.h): a box alone, or boxes
+ * of one process (one or several GPUs) where their rows hold whole groups (L_x a multiple
+ * of 64); not yet a part of a lattice shared by processes. */
 static bool packed_bitsliced(const latmc_sim *sim)
 {
     const struct latmc_lattice g = { sim->desc.ndim, sim->desc.extent[0], sim->desc.extent[1],
                                      sim->desc.ndim == 3 ? sim->desc.extent[2] : 1, sim->nsites };
-    return !(sim->plan && sim->plan->n_boxes > 1) && !latmc_part_many(sim) &&
-           cuda_ising_bitsliced_fits(&g, sim->desc.couplings);
+    if (latmc_part_many(sim) || !cuda_ising_bitsliced_fits(&g, sim->desc.couplings))
+        return false;
+    return !(sim->plan && sim->plan->n_boxes > 1) || cuda_ising_bitsliced_rows_fit(&g);
 }
 
 /* Every bond has one colour-0 end: the sums of the range's colour-0 words and their bonds

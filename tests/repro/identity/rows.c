@@ -76,6 +76,12 @@
 #define BITSLICED_CUDA                                                                     \
     "cuda cold,cuda setspins,cuda cuda,save,then.one threads=2,save,then.cuda "           \
     "cuda,serialize,then.one"
+/* ... on several CUDA boxes (L_x a multiple of 64: whole groups a row): boxes on one GPU,
+ * devices (slab i on GPU i mod GPUs), checkpoints between the placements and the CPU */
+#define BITSLICED_DEVICES                                                                  \
+    "cuda,boxes=2 cuda,boxes=3 devices=2 devices=3 cuda,save,then.devices=2 "              \
+    "devices=3,save,then.cuda devices=2,serialize,then.one threads=2,save,then.devices=3 " \
+    "setspins,devices=3 cold,devices=2"
 
 const struct row rows[] = {
     /* bit-sliced decisions: checkpoints of format version 3 in memory and through files,
@@ -107,6 +113,23 @@ const struct row rows[] = {
     { "ising_bitsliced_metropolis_h0", 2, { 320, 40000, 0 }, "cuda" },
     { "ising_bitsliced_metropolis_h0", 3, { 320, 10, 4000 }, "cuda" },
     { "ising2d_bitsliced_heatbath", 2, { 320, 40000, 0 }, "cuda" },
+    /* ... on several boxes and devices: slabs of uneven rows (70 rows in 3 boxes), 3D slabs
+     * of 2 planes, the field switched off between the calls, and more groups than a wave
+     * on each of 2 boxes (640 x 40000) */
+    { "ising2d_bitsliced_metropolis", 2, { 128, 24, 0 }, BITSLICED_DEVICES },
+    { "ising2d_bitsliced_heatbath", 2, { 64, 70, 0 }, BITSLICED_DEVICES },
+    { "ising3d_bitsliced_metropolis", 3, { 64, 6, 10 }, BITSLICED_DEVICES },
+    { "ising3d_bitsliced_heatbath", 3, { 64, 10, 6 }, "cuda,boxes=3 devices=2 devices=3" },
+    { "ising_bitsliced_metropolis_h0", 2, { 192, 40, 0 }, BITSLICED_DEVICES },
+    { "ising_bitsliced_metropolis_h0", 3, { 64, 8, 12 }, "cuda,boxes=2 devices=3" },
+    { "ising_bitsliced_metropolis_h0", 2, { 640, 40000, 0 }, "cuda cuda,boxes=2 devices=2" },
+    /* ... two groups a thread (1 bit per spin, an even number of words a row, Metropolis at
+     * h = 0 after the field is switched off): rows of 2 and 4 words, 3D, and more pairs
+     * than a wave (640 x 40000 above; 3D 256 x 40 x 2000) */
+    { "ising_bitsliced_metropolis_h0", 2, { 128, 40, 0 }, "cuda setspins,cuda" },
+    { "ising_bitsliced_metropolis_h0", 2, { 256, 30, 0 }, "cuda cold,cuda" },
+    { "ising_bitsliced_metropolis_h0", 3, { 128, 6, 8 }, "cuda" },
+    { "ising_bitsliced_metropolis_h0", 3, { 256, 40, 2000 }, "cuda" },
     /* ---- Ising ---- */
     /* 22 planes: 11 two-plane units, cut 3,4,4 and 2,2,2,2,3; 10 planes: 5 slabs of 2 */
     { "ising2d_metropolis", 2, { 40, 22, 0 },
