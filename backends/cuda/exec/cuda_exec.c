@@ -465,9 +465,30 @@ static cudaError_t update(const latmc_sim *sim, const struct cuda_exec *x, struc
     return x->leaf->update(sim, &r, sweep, step, stream, b->ex.changed);
 }
 
+/* Where box b keeps the arrays a step like `step` writes: its storage, or the leaf's
+ * other form (cuda_leaf.h, step_arrays). */
+struct step_storage {
+    char *base;
+    size_t array_bytes, plane_bytes;
+};
+
+static struct step_storage storage_of(const latmc_sim *sim, const struct cuda_exec *x,
+                                      const struct cuda_box *b, const struct latmc_step *step)
+{
+    struct step_storage s = { (char *)b->data, b->array_bytes, x->plane_bytes };
+    if (x->leaf->step_arrays &&
+        x->leaf->step_arrays(sim, b, step, &s.base, &s.array_bytes, &s.plane_bytes))
+        return s;
+    s.base = (char *)b->data;
+    s.array_bytes = b->array_bytes;
+    s.plane_bytes = x->plane_bytes;
+    return s;
+}
+
 /* Box i's outermost own planes of array a into its neighbours' halos, on its border
  * stream. */
-static cudaError_t send_array(const struct cuda_exec *x, int i, int a)
+static cudaError_t send_array(const latmc_sim *sim, const struct cuda_exec *x, int i, int a,
+                              const struct latmc_step *step)
 {
     const struct cuda_box *b = &x->box[i];
     const struct cuda_box *to[2] = { &x->box[(i + x->n - 1) % x->n], &x->box[(i + 1) % x->n] };
@@ -476,35 +497,60 @@ static cudaError_t send_array(const struct cuda_exec *x, int i, int a)
     const int64_t h = x->halo, s = x->sent;
     const int64_t from_plane[2] = { h, h + b->ex.planes - s };
     const int64_t to_plane[2] = { to[0]->ex.planes + h, h - s };
+    const struct step_storage from = storage_of(sim, x, b, step);
     struct cuda_halo_runs runs = { .from = &b->ex, .to = { &to[0]->ex, &to[1]->ex },
-                                   .bytes = (size_t)s * x->plane_bytes };
+                                   .bytes = (size_t)s * from.plane_bytes };
     for (int k = 0; k < 2; k++) {
-        runs.src[k] = (const char *)b->data + (size_t)a * b->array_bytes +
-                      (size_t)from_plane[k] * x->plane_bytes;
-        runs.dst[k] = (char *)to[k]->data + (size_t)a * to[k]->array_bytes +
-                      (size_t)to_plane[k] * x->plane_bytes;
+        const struct step_storage dst = storage_of(sim, x, to[k], step);
+        runs.src[k] = from.base + (size_t)a * from.array_bytes +
+                      (size_t)from_plane[k] * from.plane_bytes;
+        runs.dst[k] = dst.base + (size_t)a * dst.array_bytes +
+                      (size_t)to_plane[k] * dst.plane_bytes;
     }
     return x->transport[i]->send(&runs, b->ex.border_stream);
 }
 
 /* After a step: the arrays it wrote (the leaf's written_arrays or written_array, else all)
  * of box i. */
-static cudaError_t send_halos(const struct cuda_exec *x, int i, const struct latmc_step *step)
+static cudaError_t send_halos(const latmc_sim *sim, const struct cuda_exec *x, int i,
+                              const struct latmc_step *step)
 {
     if (x->leaf->written_arrays) {
         int first = 0;
         const int count = x->leaf->written_arrays(&x->box[i], step, &first);
         cudaError_t err = cudaSuccess;
         for (int a = first; a < first + count && err == cudaSuccess; a++)
-            err = send_array(x, i, a);
+            err = send_array(sim, x, i, a, step);
         return err;
     }
     if (x->leaf->written_array)
-        return send_array(x, i, x->leaf->written_array(step));
+        return send_array(sim, x, i, x->leaf->written_array(step), step);
     cudaError_t err = cudaSuccess;
     for (int a = 0; a < x->arrays && err == cudaSuccess; a++)
-        err = send_array(x, i, a);
+        err = send_array(sim, x, i, a, step);
     return err;
+}
+
+/* Boxes with halos whose leaf keeps a second form (cuda_leaf.h, form_differs): every box
+ * in the form of steps like `step`, switched with nothing in flight. */
+static int forms_for(const latmc_sim *sim, struct cuda_exec *x, const struct latmc_step *step)
+{
+    if (x->halo == 0 || !x->leaf->form_differs)
+        return LATMC_OK;
+    bool differs = false;
+    for (int i = 0; i < x->n; i++)
+        differs = differs || x->leaf->form_differs(sim, &x->box[i], step);
+    if (!differs)
+        return LATMC_OK;
+    const char *what = "switching the boxes' form of the configuration";
+    int st = finish_all(x, what);
+    for (int i = 0; i < x->n && st == LATMC_OK; i++) {
+        struct cuda_box *b = &x->box[i];
+        if ((st = cuda_box_set_device(b->ex.device)) == LATMC_OK)
+            st = cuda_check(x->leaf->switch_form(sim, b, step, b->ex.stream), what);
+    }
+    const int fin = finish_all(x, what);
+    return st < 0 ? st : fin;
 }
 
 /* One step on k > 1 boxes, or a part's box (the file's comment, 1 and 2). */
@@ -528,7 +574,7 @@ static int launch_boxes(const latmc_sim *sim, struct cuda_exec *x, uint64_t swee
         if (err == cudaSuccess)
             err = cudaEventRecord(b->ex.border_done, b->ex.border_stream);
         if (err == cudaSuccess)
-            err = send_halos(x, i, step);
+            err = send_halos(sim, x, i, step);
         if (err == cudaSuccess)
             err = cudaEventRecord(b->ex.copies_done, b->ex.border_stream);
         if (err == cudaSuccess)
@@ -615,7 +661,8 @@ int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
                                  "(one box) or of 64 (several boxes)");
             break;
         }
-        if ((st = launch_step(sim, x, call->sweep, &call->step)) < 0)
+        if ((st = forms_for(sim, x, &call->step)) < 0 ||
+            (st = launch_step(sim, x, call->sweep, &call->step)) < 0)
             break;
         if (call->step.index == 0)
             *attempted += per_sweep;

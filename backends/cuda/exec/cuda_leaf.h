@@ -255,6 +255,23 @@ struct cuda_leaf {
      * as after any step. */
     int (*join)(const latmc_sim *sim, struct cuda_box *box, int n,
                 const struct latmc_step *step);
+    /* ---- appended for the bit-sliced decisions on several boxes (issue 35) ---- */
+    /* Optional (NULL: the storage holds the configuration at every step): a second form
+     * of it that steps of some kind run on (Ising's bit-sliced steps: 1 bit per spin), for
+     * boxes with halos. form_differs: whether box b must switch forms before steps like
+     * `step`; if any box must, the executor waits for everything in flight and calls
+     * switch_form for every box (the configuration, halos included, into the form of such
+     * steps, enqueued on `stream`) and waits again, so no box's conversion meets another
+     * box's halo send. step_arrays: where the arrays a step like `step` writes live on box
+     * b (array a at base + a * array_bytes, local plane p at + p * plane_bytes), which the
+     * halo sends then read and write; false: the storage. */
+    bool (*form_differs)(const latmc_sim *sim, const struct cuda_box *b,
+                         const struct latmc_step *step);
+    cudaError_t (*switch_form)(const latmc_sim *sim, struct cuda_box *b,
+                               const struct latmc_step *step, cudaStream_t stream);
+    bool (*step_arrays)(const latmc_sim *sim, const struct cuda_box *b,
+                        const struct latmc_step *step, char **base, size_t *array_bytes,
+                        size_t *plane_bytes);
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: the module has no kernels for its model. */

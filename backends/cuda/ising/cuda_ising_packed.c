@@ -80,6 +80,7 @@ struct packed_box {
      * and anything else makes the packed arrays current from it first (bits_back). */
     uint32_t *bits;
     bool bits_valid;
+    bool bits_failed;       /* the 1-bit form's memory could not be had: the packed arrays */
     bool member;            /* prepared as an ensemble's member (cuda_ising_leaf.h) */
 };
 
@@ -365,6 +366,7 @@ static bool bits_current(const struct cuda_box *b, cudaStream_t stream)
         if (cudaMalloc((void **)&pb->bits, bytes) != cudaSuccess) {
             (void)cudaGetLastError();
             pb->bits = NULL;
+            pb->bits_failed = true;
             return false;
         }
     }
@@ -394,7 +396,15 @@ static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_ran
                                           (r->global_p0 - r->p0) * pr };
     if (step->kind == LATMC_STEP_COLOUR_BITSLICED) { /* packed_bitsliced */
         state_of(b);
-        if (!r->whole) /* the packed arrays, which the halos travel in */
+        if (!r->whole && pb->bits_valid) { /* boxes with halos: the 1-bit form */
+            const int64_t words = cuda_ising_bits_words(&b->local);
+            return cuda_ising_bitsliced_bits_colour(stream, &b->local, &rows,
+                                                    pb->bits + c * words,
+                                                    pb->bits + (c ^ 1) * words,
+                                                    sim->model_data, sim->desc.algorithm,
+                                                    sim->desc.seed, step, changed);
+        }
+        if (!r->whole) /* the packed arrays (no memory for the 1-bit form) */
             return cuda_ising_bitsliced_colour(stream, &b->local, &rows, colour_of(b, c),
                                                colour_of(b, c ^ 1), sim->model_data,
                                                sim->desc.algorithm, sim->desc.seed, step,
@@ -452,6 +462,50 @@ static bool packed_bitsliced(const latmc_sim *sim)
     return !(sim->plan && sim->plan->n_boxes > 1) || cuda_ising_bitsliced_rows_fit(&g);
 }
 
+/* Boxes with halos (cuda_leaf.h, form_differs): bit-sliced steps run on the 1-bit form
+ * where L_x is a multiple of 64 and its memory could be had, every other step on the
+ * packed arrays; the executor switches all boxes together with nothing in flight. */
+static bool bits_steps(const struct cuda_box *b, const struct latmc_step *step)
+{
+    const struct packed_box *pb = b->own;
+    return step->kind == LATMC_STEP_COLOUR_BITSLICED && cuda_ising_bits_fits(&b->local) &&
+           !pb->bits_failed;
+}
+
+static bool packed_form_differs(const latmc_sim *sim, const struct cuda_box *b,
+                                const struct latmc_step *step)
+{
+    (void)sim;
+    const struct packed_box *pb = b->own;
+    return b->halo > 0 && bits_steps(b, step) != pb->bits_valid;
+}
+
+static cudaError_t packed_switch_form(const latmc_sim *sim, struct cuda_box *b,
+                                      const struct latmc_step *step, cudaStream_t stream)
+{
+    (void)sim;
+    state_of(b);
+    if (!bits_steps(b, step))
+        return bits_back(b, stream);
+    (void)bits_current(b, stream); /* false: the packed arrays run the steps */
+    return cudaGetLastError();
+}
+
+/* After a bit-sliced step of boxes in the 1-bit form, the halos travel in it: colour c's
+ * words at bits + c words, a local plane of plane_rows rows of L_x / 64 words. */
+static bool packed_step_arrays(const latmc_sim *sim, const struct cuda_box *b,
+                               const struct latmc_step *step, char **base, size_t *array_bytes,
+                               size_t *plane_bytes)
+{
+    const struct packed_box *pb = b->own;
+    if (b->halo == 0 || !pb->bits_valid || step->kind != LATMC_STEP_COLOUR_BITSLICED)
+        return false;
+    *base = (char *)pb->bits;
+    *array_bytes = (size_t)cuda_ising_bits_words(&b->local) * sizeof(uint32_t);
+    *plane_bytes = (size_t)(plane_rows(sim) * (sim->desc.extent[0] / 64)) * sizeof(uint32_t);
+    return true;
+}
+
 /* Every bond has one colour-0 end: the sums of the range's colour-0 words and their bonds
  * add up over disjoint ranges to the lattice's. */
 static cudaError_t packed_measure(const latmc_sim *sim, const struct cuda_box_range *own,
@@ -475,6 +529,9 @@ static cudaError_t packed_measure(const latmc_sim *sim, const struct cuda_box_ra
                                              colour_of(b, 1), pb->eps[0], sums);
         return cuda_ising_measure(stream, &b->local, pb->bytes, pb->eps_bytes, sums);
     }
+    const cudaError_t back = bits_back(b, stream);
+    if (back != cudaSuccess)
+        return back;
     const int64_t pr = plane_rows(sim);
     const struct cuda_ising_rows rows = { own->p0 * pr, own->planes * pr, 0 };
     return cuda_ising_packed_measure_rows(stream, &b->local, &rows, colour_of(b, 0),
@@ -516,6 +573,10 @@ static cudaError_t packed_measure_projections(const latmc_sim *sim,
         if (!words || !pb->packed_valid)
             return cuda_byte_measure_projections(stream, &b->local, pb->bytes, pb->eps_bytes,
                                                  &pr, 0, sums, proj);
+    } else {
+        const cudaError_t back = bits_back(b, stream);
+        if (back != cudaSuccess)
+            return back;
     }
     return cuda_ising_packed_measure_projections(stream, &b->local, colour_of(b, 0),
                                                  colour_of(b, 1), pb->eps[0], &pr, sums, proj);
@@ -702,4 +763,7 @@ const struct cuda_leaf cuda_ising_packed_leaf = {
     .view_dtype = LATMC_DTYPE_INT8, /* a box alone: its bytes (packed_view) */
     .view = packed_view,
     .bitsliced = packed_bitsliced,
+    .form_differs = packed_form_differs,
+    .switch_form = packed_switch_form,
+    .step_arrays = packed_step_arrays,
 };
