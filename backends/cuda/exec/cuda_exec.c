@@ -612,7 +612,7 @@ static int launch_joined(const latmc_sim *sim, struct cuda_exec *x, uint64_t swe
             break;
         cudaError_t err = cudaEventRecord(b->ex.border_done, b->ex.border_stream);
         if (err == cudaSuccess)
-            err = send_halos(x, i, step);
+            err = send_halos(sim, x, i, step);
         if (err == cudaSuccess)
             err = cudaEventRecord(b->ex.copies_done, b->ex.border_stream);
         if (err == cudaSuccess)
