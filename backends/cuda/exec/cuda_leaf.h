@@ -229,6 +229,18 @@ struct cuda_leaf {
      * (latmc_modes_components: Potts q, one per state; Ising one), which size the
      * projection array and the k_min transform. */
     int (*projection_components)(const latmc_sim *sim);
+
+    /* ---- appended for the halos of GPU ranks (issue 29) ---- */
+    /* Optional (NULL: a part's halo planes travel in the API's layout through put_planes /
+     * get_planes or the storage's array 0): the arrays [*first, *first + count) of box b
+     * that hold the configuration now, its return value the count, and in *local_p0 the
+     * local plane that a move of `planes` planes from local plane *local_p0 of the part's
+     * halo exchange reads (get) or writes. The parts all run this leaf, so those planes
+     * travel between them as the storage's bytes, a run from each array
+     * (exec/cuda_part_wire.h): one 2D copy, no conversion (Heisenberg: the buffer holding
+     * the configuration, and the planes its exchange inside a pass moves). */
+    int (*wire_arrays)(const struct cuda_box *b, int64_t *local_p0, int64_t planes, bool get,
+                       int *first);
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: the module has no kernels for its model. */

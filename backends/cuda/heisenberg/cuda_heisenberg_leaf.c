@@ -24,7 +24,8 @@
  * travels in the two exchanges of a pass: the one after the colour-0 step carries the
  * second plane from each end into the planes two beyond the neighbours' ends, the one
  * after the colour-1 step the first (the planes the core names), so at every pass the
- * part holds the two planes beyond each end.
+ * part holds the two planes beyond each end. Those planes travel between the parts as
+ * the buffer's own floats (wire_arrays: one 2D copy of 3 R runs, no transposition).
  *
  * Couplings (SoA on the device, J_{i,mu} at mu n_local + i) and the hot start are drawn
  * on the host where they lie in the CPU's draws (the core's draw_couplings,
@@ -235,6 +236,17 @@ static cudaError_t heis_get_planes(const latmc_sim *sim, const struct cuda_box *
     (void)sim;
     return move_planes(b, stream, buffer(b, own_of(b)->cur),
                        exchanged_plane(b, local_p0, planes, true), host, NULL, planes);
+}
+
+/* A part's halo exchange on the wire (cuda_leaf.h): the 3 nrep arrays of the buffer
+ * holding the configuration, the planes mapped as for get_planes / put_planes. */
+static int heis_wire_arrays(const struct cuda_box *b, int64_t *local_p0, int64_t planes,
+                            bool get, int *first)
+{
+    const struct heis_box *h = own_of(b);
+    *local_p0 = exchanged_plane(b, *local_p0, planes, get);
+    *first = h->cur * COMPONENTS * h->nrep;
+    return COMPONENTS * h->nrep;
 }
 
 /* The hot start of the lattice's planes from global_p0: each replica's sites where they
@@ -536,6 +548,7 @@ static uint64_t heis_attempted(const latmc_sim *sim, int64_t sites)
         .written_arrays = heis_written_arrays,                                               \
         .measure_planes = heis_measure_planes,                                               \
         .view_components = COMPONENTS,                                                       \
+        .wire_arrays = heis_wire_arrays,                                                     \
         .mode_tiles = heis_mode_tiles,                                                       \
         .mode_components = COMPONENTS * (1 + ((replicas) == 2 ? COMPONENTS : 0)),         \
     }
