@@ -241,6 +241,13 @@ struct cuda_leaf {
      * the configuration, and the planes its exchange inside a pass moves). */
     int (*wire_arrays)(const struct cuda_box *b, int64_t *local_p0, int64_t planes, bool get,
                        int *first);
+    /* Optional (NULL: none): whether the step has nothing left to do on the device, an
+     * earlier step of the sweep having done its work (Heisenberg: the colour-1 step, whose
+     * pass ran at colour 0). The executor then hands it to update on each box's own
+     * planes (which launches nothing) and neither orders nor sends anything, so the next
+     * step waits for the earlier one's events alone (the neighbours' copies, not their
+     * interiors). */
+    bool (*empty_step)(const latmc_sim *sim, const struct latmc_step *step);
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: the module has no kernels for its model. */

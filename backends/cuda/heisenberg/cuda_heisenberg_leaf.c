@@ -16,8 +16,9 @@
  * the colouring by the lattice's coordinates) writes exactly what the whole pass writes
  * there, reading the old configuration up to two planes beyond the range: halo 2, and
  * every range of one step reads the buffer the step's first range read (cur flips once a
- * pass). After the colour-0 step the executor sends the written buffer's outer own planes;
- * after the colour-1 step nothing (written_arrays).
+ * pass). After the colour-0 step the executor sends the written buffer's outer own planes
+ * (written_arrays); the colour-1 step it neither orders nor sends (empty_step), so the
+ * next pass waits for the neighbours' copies alone, not for their interiors.
  *
  * A part of a lattice shared by processes: the core's plan has halo 1 and exchanges one
  * plane per side after each step, through get_planes / put_planes. The pass's halo of two
@@ -236,6 +237,13 @@ static cudaError_t heis_get_planes(const latmc_sim *sim, const struct cuda_box *
     (void)sim;
     return move_planes(b, stream, buffer(b, own_of(b)->cur),
                        exchanged_plane(b, local_p0, planes, true), host, NULL, planes);
+}
+
+/* The colour-1 step: its pass ran at the colour-0 step (heis_update). */
+static bool heis_empty_step(const latmc_sim *sim, const struct latmc_step *step)
+{
+    (void)sim;
+    return step->colour != 0;
 }
 
 /* A part's halo exchange on the wire (cuda_leaf.h): the 3 nrep arrays of the buffer
@@ -549,6 +557,7 @@ static uint64_t heis_attempted(const latmc_sim *sim, int64_t sites)
         .measure_planes = heis_measure_planes,                                               \
         .view_components = COMPONENTS,                                                       \
         .wire_arrays = heis_wire_arrays,                                                     \
+        .empty_step = heis_empty_step,                                                       \
         .mode_tiles = heis_mode_tiles,                                                       \
         .mode_components = COMPONENTS * (1 + ((replicas) == 2 ? COMPONENTS : 0)),         \
     }
