@@ -150,24 +150,6 @@ LATMC_HOSTDEV latmc_philox_ctr latmc_rng_name_block(uint64_t seed, struct latmc_
 }
 
 /*
- * The draws of block `block` of replica `replica` of a name at (phase, sub): the same as
- * latmc_rng_name_block(seed, latmc_rng_name_replica(latmc_rng_name_at(n, phase, sub),
- * replica), block), for a name of latmc_rng_name_of (whose word 1 has its low 16 bits
- * clear: they take the block's bits 32..47), written through latmc_rng_block of the name's
- * sweep word. One expression for a kernel that draws several replicas, phases or subs of
- * its step's name per site: nvcc schedules it with fewer registers than the chain of
- * derived names (the CUDA Heisenberg pass kernel: half the spills).
- */
-LATMC_HOSTDEV latmc_philox_ctr latmc_rng_name_block_at(uint64_t seed, struct latmc_rng_name n,
-                                                       uint32_t replica, uint32_t phase,
-                                                       uint32_t sub, uint64_t block)
-{
-    const uint64_t sweep = ((uint64_t)(n.c1 >> 16) << 32) | n.c2;
-    return latmc_rng_block(seed, block, sweep, latmc_rng_stream((n.c3 >> 24) & 0xfu, replica),
-                           phase, sub);
-}
-
-/*
  * The names of each family of draws; every kernel of a family takes its words from here
  * (through lib/step.h and the models' rng_name functions for the update steps).
  */

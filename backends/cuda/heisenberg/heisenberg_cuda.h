@@ -55,7 +55,8 @@ struct cuda_heis_pass_args {
     double beta, h;
     uint64_t seed;               /* heat bath: the draws' key */
     /* heat bath: the name of the pass's draws (its colour-0 step's, lib/step.h); the
-     * kernel draws colour c's subs of replica r's stream with latmc_rng_name_block_at */
+     * kernel derives colour c's subs and replica r's stream with latmc_rng_name_at and
+     * latmc_rng_name_replica */
     struct latmc_rng_name rng;
     unsigned long long *count;   /* heat bath: += the updates done (device counter) */
 };
