@@ -453,7 +453,14 @@ static cudaError_t heis_update(const latmc_sim *sim, const struct cuda_box_range
     a.beta = p->beta;
     a.h = p->h;
     a.seed = sim->desc.seed;
-    a.rng = step->rng; /* the step names its draws */
+    /* the step names its draws: the UPDATE stream of replica 0 at its colour 0, sub 0
+     * (lib/model_heisenberg.c), whose sweep word the kernel takes (heisenberg_cuda.h) */
+    const struct latmc_rng_name want = latmc_rng_name_of(latmc_rng_name_sweep(step->rng),
+                                                         latmc_rng_stream(LATMC_STREAM_UPDATE, 0),
+                                                         0, 0);
+    if (hb && (step->rng.c1 != want.c1 || step->rng.c2 != want.c2 || step->rng.c3 != want.c3))
+        return cudaErrorInvalidValue; /* a schedule the kernel does not know (a bug) */
+    a.sweep = latmc_rng_name_sweep(step->rng);
     a.count = changed;
     return cuda_heis_pass(stream, &g, &a, sim->desc.precision == LATMC_PRECISION_DOUBLE, hb);
 }
