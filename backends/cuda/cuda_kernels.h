@@ -32,13 +32,16 @@ extern "C" {
 /* Up to CUDA_BOX_COPY_RUNS runs of bytes between device memory that the stream's device
  * reaches (its own), copied by one kernel launch (cuda_box_kernels.cu): the halo copies of a
  * box whose neighbours are on its device (exec/cuda_halo.c), as one launch where
- * cudaMemcpyAsync takes one per run. */
+ * cudaMemcpyAsync takes one per run. Run k is `rows` rows of bytes[k] bytes, row j at
+ * src[k] + j src_pitch[k] and dst[k] + j dst_pitch[k] (the same planes of each array a
+ * step wrote: Heisenberg's 3 x replicas, one launch for them all). */
 #define CUDA_BOX_COPY_RUNS 2
 struct cuda_box_copies {
     const void *src[CUDA_BOX_COPY_RUNS];
     void *dst[CUDA_BOX_COPY_RUNS];
     size_t bytes[CUDA_BOX_COPY_RUNS];
-    int n;
+    size_t src_pitch[CUDA_BOX_COPY_RUNS], dst_pitch[CUDA_BOX_COPY_RUNS];
+    int n, rows;
 };
 cudaError_t cuda_box_copy_runs(cudaStream_t stream, const struct cuda_box_copies *c);
 

@@ -236,6 +236,7 @@ static void names(void **state)
                             assert_same_block(latmc_rng_name_counter(sub, blocks[b]), want);
                             assert_same_block(latmc_rng_name_counter(back, blocks[b]), want);
                         }
+                        assert_true(latmc_rng_name_sweep(n) == sw);
                         assert_same_block(
                             latmc_rng_name_block(0x5eed, n, blocks[3]),
                             latmc_rng_block(0x5eed, blocks[3], sw, stream, phases[p], subs[u]));

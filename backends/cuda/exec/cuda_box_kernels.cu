@@ -27,13 +27,14 @@ extern "C" cudaError_t cuda_ising_hot_start_range(cudaStream_t stream, int8_t *d
     return cudaGetLastError();
 }
 
-/* Block b of the grid copies run b % n (blockIdx.y: the run), in 16-byte words where the
- * run allows, else bytes. */
+/* Block (x, k, j) of the grid copies its share of row j (blockIdx.z) of run k
+ * (blockIdx.y), in 16-byte words where the row allows, else bytes. */
 __global__ void box_copy_runs_kernel(struct cuda_box_copies c)
 {
     const int k = blockIdx.y;
-    const char *src = (const char *)c.src[k];
-    char *dst = (char *)c.dst[k];
+    const size_t j = blockIdx.z;
+    const char *src = (const char *)c.src[k] + j * c.src_pitch[k];
+    char *dst = (char *)c.dst[k] + j * c.dst_pitch[k];
     const size_t n = c.bytes[k];
     const size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -50,14 +51,24 @@ __global__ void box_copy_runs_kernel(struct cuda_box_copies c)
 
 extern "C" cudaError_t cuda_box_copy_runs(cudaStream_t stream, const struct cuda_box_copies *c)
 {
-    if (c->n <= 0)
+    if (c->n <= 0 || c->rows <= 0)
         return cudaSuccess;
     size_t most = 0;
     for (int k = 0; k < c->n; k++)
         most = c->bytes[k] > most ? c->bytes[k] : most;
-    /* a 16-byte word per thread and pass, at most 64 blocks per run (the runs are planes) */
+    /* a 16-byte word per thread and pass, at most 64 blocks per row (the rows are planes
+     * of one array); the rows along the grid's z (at most 65535) */
     size_t blocks = (most / 16 + CUDA_THREADS - 1) / CUDA_THREADS;
     blocks = blocks < 1 ? 1 : blocks > 64 ? 64 : blocks;
-    box_copy_runs_kernel<<<dim3((unsigned)blocks, (unsigned)c->n), CUDA_THREADS, 0, stream>>>(*c);
+    for (int j0 = 0; j0 < c->rows; j0 += 65535) {
+        struct cuda_box_copies part = *c;
+        const int rows = c->rows - j0 < 65535 ? c->rows - j0 : 65535;
+        for (int k = 0; k < c->n; k++) {
+            part.src[k] = (const char *)c->src[k] + (size_t)j0 * c->src_pitch[k];
+            part.dst[k] = (char *)c->dst[k] + (size_t)j0 * c->dst_pitch[k];
+        }
+        box_copy_runs_kernel<<<dim3((unsigned)blocks, (unsigned)c->n, (unsigned)rows),
+                               CUDA_THREADS, 0, stream>>>(part);
+    }
     return cudaGetLastError();
 }

@@ -38,6 +38,7 @@
 #include "cuda_check.h"
 #include "cuda_exec.h"
 #include "cuda_halo.h"
+#include "cuda_part_wire.h"
 #include "mode_projections.h"
 #include "model.h"
 #include "part.h"
@@ -64,10 +65,12 @@ struct cuda_exec {
     int64_t own_sites;          /* the boxes' own sites */
     void *stage;                /* pinned host memory of planes in transit (stage_bytes) */
     size_t stage_bytes;
+    struct cuda_part_wire wire; /* a part's halo planes on the wire (cuda_part_wire.h) */
 };
 
 static int finish_all(struct cuda_exec *x, const char *what)
 {
+    x->wire.sets_pending = false; /* both streams waited for */
     return cuda_box_exec_finish_all(&x->box[0].ex, sizeof *x->box, x->n, what);
 }
 
@@ -94,6 +97,7 @@ void cuda_exec_destroy(struct cuda_exec *x)
         }
     if (x->box)
         cuda_box_exec_release_all(&x->box[0].ex, sizeof *x->box, x->n, free_box);
+    cuda_part_wire_release(&x->wire); /* the streams waited for above */
     free(x->couplings);
     free(x->box);
     free(x->transport);
@@ -485,11 +489,15 @@ static struct step_storage storage_of(const latmc_sim *sim, const struct cuda_ex
     return s;
 }
 
-/* Box i's outermost own planes of array a into its neighbours' halos, on its border
- * stream. */
-static cudaError_t send_array(const latmc_sim *sim, const struct cuda_exec *x, int i, int a,
-                              const struct latmc_step *step)
+/* Box i's outermost own planes of arrays [a, a + count) into its neighbours' halos, on its
+ * border stream: one run per neighbour of `count` rows (the arrays a pitch apart, in the
+ * storage a step like `step` writes: storage_of), so a step that wrote several arrays
+ * sends them in one call per neighbour (one launch on one device). */
+static cudaError_t send_arrays(const latmc_sim *sim, const struct cuda_exec *x, int i, int a,
+                               int count, const struct latmc_step *step)
 {
+    if (count <= 0)
+        return cudaSuccess;
     const struct cuda_box *b = &x->box[i];
     const struct cuda_box *to[2] = { &x->box[(i + x->n - 1) % x->n], &x->box[(i + 1) % x->n] };
     /* the first `sent` own planes are the lower neighbour's upper halo next to its own
@@ -499,7 +507,10 @@ static cudaError_t send_array(const latmc_sim *sim, const struct cuda_exec *x, i
     const int64_t to_plane[2] = { to[0]->ex.planes + h, h - s };
     const struct step_storage from = storage_of(sim, x, b, step);
     struct cuda_halo_runs runs = { .from = &b->ex, .to = { &to[0]->ex, &to[1]->ex },
-                                   .bytes = (size_t)s * from.plane_bytes };
+                                   .bytes = (size_t)s * from.plane_bytes, .rows = count,
+                                   .src_pitch = from.array_bytes,
+                                   .dst_pitch = { storage_of(sim, x, to[0], step).array_bytes,
+                                                  storage_of(sim, x, to[1], step).array_bytes } };
     for (int k = 0; k < 2; k++) {
         const struct step_storage dst = storage_of(sim, x, to[k], step);
         runs.src[k] = from.base + (size_t)a * from.array_bytes +
@@ -518,17 +529,11 @@ static cudaError_t send_halos(const latmc_sim *sim, const struct cuda_exec *x, i
     if (x->leaf->written_arrays) {
         int first = 0;
         const int count = x->leaf->written_arrays(&x->box[i], step, &first);
-        cudaError_t err = cudaSuccess;
-        for (int a = first; a < first + count && err == cudaSuccess; a++)
-            err = send_array(sim, x, i, a, step);
-        return err;
+        return send_arrays(sim, x, i, first, count, step);
     }
     if (x->leaf->written_array)
-        return send_array(sim, x, i, x->leaf->written_array(step), step);
-    cudaError_t err = cudaSuccess;
-    for (int a = 0; a < x->arrays && err == cudaSuccess; a++)
-        err = send_array(sim, x, i, a, step);
-    return err;
+        return send_arrays(sim, x, i, x->leaf->written_array(step), 1, step);
+    return send_arrays(sim, x, i, 0, x->arrays, step);
 }
 
 /* Boxes with halos whose leaf keeps a second form (cuda_leaf.h, form_differs): every box
@@ -629,6 +634,16 @@ static int launch_joined(const latmc_sim *sim, struct cuda_exec *x, uint64_t swe
 static int launch_step(const latmc_sim *sim, struct cuda_exec *x, uint64_t sweep,
                        const struct latmc_step *step)
 {
+    if (x->leaf->empty_step && x->leaf->empty_step(sim, step)) {
+        /* nothing launched: the leaf sees the step, the events keep naming the last one */
+        int st = LATMC_OK;
+        for (int i = 0; i < x->n && st == LATMC_OK; i++) {
+            struct cuda_box *b = &x->box[i];
+            st = cuda_check(update(sim, x, b, b->ex.stream, x->halo, b->ex.planes, sweep, step),
+                            "launching a step");
+        }
+        return st;
+    }
     if (x->halo > 0 && x->leaf->join && !x->part) /* k boxes of whole-box steps */
         return launch_joined(sim, x, sweep, step);
     if (x->halo > 0) /* k boxes, or a part's box: borders, sends, interior */
@@ -737,6 +752,9 @@ static cudaError_t reduce_box_planes(struct cuda_box_exec *ex, const void *ctx,
 int cuda_exec_measure(const latmc_sim *sim, struct cuda_exec *x, void *sums)
 {
     const struct reduce_ctx rc = { sim, x, NULL, 0 };
+    const int st = cuda_part_wire_settle(&x->wire, &x->box[0]); /* a part's halo sets */
+    if (st < 0)
+        return st;
     if (x->leaf->measure_planes && (x->halo > 0 || !x->leaf->measure))
         /* floating point: per plane, added in plane order: any cut's total */
         return cuda_box_exec_measure_planes(sim, &x->box[0].ex, sizeof *x->box, x->n, x->L,
@@ -915,6 +933,8 @@ int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sum
                                "device reduction of the Fourier modes", sim->model->name);
     const int64_t n = projection_entries(sim, x);
     int st = stage_of(x, (size_t)n * sizeof(int64_t) * (size_t)x->n);
+    if (st == LATMC_OK)
+        st = cuda_part_wire_settle(&x->wire, &x->box[0]); /* a part's halo sets */
     if (st < 0)
         return st;
     const struct reduce_ctx rc = { sim, x, x->stage, n };
@@ -1093,11 +1113,15 @@ static int local_planes(const struct cuda_exec *x, const struct cuda_box *b, int
     return k;
 }
 
-/* The per-plane forms hold for a sim of one box (a part's, or one box alone). */
-static int one_box_only(const struct cuda_exec *x, const char *what)
+/* The per-plane forms hold for a sim of one box (a part's, or one box alone); a part's
+ * halo sets not yet waited for are, unless `wire` (a move that may go on the wire:
+ * ordered after them on the border stream). */
+static int one_box_only(struct cuda_exec *x, const char *what, bool wire)
 {
-    if (x->n == 1)
-        return cuda_box_set_device(x->box[0].ex.device);
+    if (x->n == 1) {
+        const int st = cuda_box_set_device(x->box[0].ex.device);
+        return st < 0 || wire ? st : cuda_part_wire_settle(&x->wire, &x->box[0]);
+    }
     return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: %s of a sim spread over %d "
                            "boxes (desc.n_devices / n_parts): a part (MPI rank) runs on one "
                            "device as one box", what, x->n);
@@ -1131,7 +1155,7 @@ static int move_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, in
                        void *get_buf, const void *set_buf)
 {
     const char *what = set_buf ? "copying planes to the device" : "copying planes to the host";
-    int st = one_box_only(x, "configuration copy");
+    int st = one_box_only(x, "configuration copy", x->part);
     if (st < 0)
         return st;
     struct cuda_box *b = &x->box[0];
@@ -1142,6 +1166,13 @@ static int move_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, in
                                "the box's planes [%lld, %lld) nor a halo range next to them",
                                (long long)p0, (long long)p1, (long long)b->ex.origin,
                                (long long)(b->ex.origin + b->ex.planes));
+    /* a part's halo exchange: the storage's bytes between the device and the halo buffers */
+    if (x->part && cuda_part_wire_move(sim, x->leaf, b, &x->wire, lp, copies, p1 - p0,
+                                       x->plane_bytes, get_buf, set_buf, &st))
+        return st;
+    /* the ordinary forms wait for their copies: after the sets before them */
+    if ((st = cuda_part_wire_settle(&x->wire, b)) < 0)
+        return st;
     cudaStream_t stream = x->part ? b->ex.border_stream : b->ex.stream;
     if (x->leaf->put_planes) { /* a layout of the leaf's own: its conversions */
         cudaError_t err = cudaSuccess;
@@ -1207,7 +1238,7 @@ int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
 static int measure_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
                           void *sums, int64_t *proj)
 {
-    int st = one_box_only(x, "reduction of planes");
+    int st = one_box_only(x, "reduction of planes", false);
     if (st < 0)
         return st;
     struct cuda_box *b = &x->box[0];

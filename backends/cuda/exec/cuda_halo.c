@@ -2,28 +2,62 @@
  * The executor's halo transports (cuda_halo.h): how a box's border planes reach its
  * neighbours' halos.
  */
+#include <string.h>
+
 #include "cuda_halo.h"
 #include "cuda_kernels.h" /* cuda_box_copy_runs: the copy kernel (cuda_box_kernels.cu) */
 
-/* Both runs by one kernel launch on the box's device. */
+/* Both runs, every row, by one kernel launch on the box's device. */
 static cudaError_t send_by_kernel(const struct cuda_halo_runs *r, cudaStream_t stream)
 {
-    struct cuda_box_copies c = { .n = 2 };
+    struct cuda_box_copies c = { .n = 2, .rows = r->rows };
     for (int k = 0; k < 2; k++) {
         c.src[k] = r->src[k];
         c.dst[k] = r->dst[k];
         c.bytes[k] = r->bytes;
+        c.src_pitch[k] = r->src_pitch;
+        c.dst_pitch[k] = r->dst_pitch[k];
     }
     return cuda_box_copy_runs(stream, &c);
 }
 
-/* Each run by the runtime: a device copy where the neighbour shares the box's device,
- * else a peer copy (staged through host memory by the driver without peer access). */
+/* Run k's rows by one call of the runtime: a 2D device copy where the neighbour shares the
+ * box's device, else a 3D peer copy (staged through host memory by the driver without
+ * peer access). The 2D and 3D copies take pitches below 2^31 bytes (cudaDevAttrMaxPitch
+ * on current GPUs): larger boxes, and a single row, copy row by row. */
+static cudaError_t send_run(const struct cuda_halo_runs *r, int k, cudaStream_t stream)
+{
+    const struct cuda_box_exec *to = r->to[k];
+    const size_t max_pitch = (size_t)1 << 31;
+    if (r->rows == 1 || r->src_pitch >= max_pitch || r->dst_pitch[k] >= max_pitch) {
+        cudaError_t err = cudaSuccess;
+        for (int j = 0; j < r->rows && err == cudaSuccess; j++)
+            err = cuda_box_copy_to(r->from, (const char *)r->src[k] + (size_t)j * r->src_pitch,
+                                   to, (char *)r->dst[k] + (size_t)j * r->dst_pitch[k],
+                                   r->bytes, stream);
+        return err;
+    }
+    if (r->from->device == to->device)
+        return cudaMemcpy2DAsync(r->dst[k], r->dst_pitch[k], r->src[k], r->src_pitch, r->bytes,
+                                 (size_t)r->rows, cudaMemcpyDeviceToDevice, stream);
+    struct cudaMemcpy3DPeerParms p;
+    memset(&p, 0, sizeof p);
+    p.srcPtr = (struct cudaPitchedPtr){ (void *)r->src[k], r->src_pitch, r->bytes,
+                                        (size_t)r->rows };
+    p.srcDevice = r->from->device;
+    p.dstPtr = (struct cudaPitchedPtr){ r->dst[k], r->dst_pitch[k], r->bytes,
+                                        (size_t)r->rows };
+    p.dstDevice = to->device;
+    p.extent = (struct cudaExtent){ r->bytes, (size_t)r->rows, 1 };
+    return cudaMemcpy3DPeerAsync(&p, stream);
+}
+
+/* Each run by the runtime (send_run). */
 static cudaError_t send_by_copies(const struct cuda_halo_runs *r, cudaStream_t stream)
 {
     cudaError_t err = cudaSuccess;
     for (int k = 0; k < 2 && err == cudaSuccess; k++)
-        err = cuda_box_copy_to(r->from, r->src[k], r->to[k], r->dst[k], r->bytes, stream);
+        err = send_run(r, k, stream);
     return err;
 }
 

@@ -2,14 +2,16 @@
  * Internal to the CUDA module: the halo transports of the executor (cuda_exec.c), one
  * table, chosen per box at creation from where its two neighbours live. A box sends its
  * two outermost own runs of planes (the lower one into the lower neighbour's upper halo,
- * the upper one into the upper neighbour's lower halo) on its border stream:
+ * the upper one into the upper neighbour's lower halo) of every array the step wrote (one
+ * row per array: the same planes of each, the arrays a pitch apart) on its border stream:
  *
- *   same device, one launch   both neighbours on the box's device: both runs by one
- *                             copy kernel (cuda_box_copy_runs), the default there
+ *   same device, one launch   both neighbours on the box's device: both runs of every
+ *                             array by one copy kernel (cuda_box_copy_runs), the default
  *   same device, copies       both neighbours on the box's device, LATMC_CUDA_BOX_COPY=
- *                             memcpy: one cudaMemcpyAsync per run
+ *                             memcpy: one 2D cudaMemcpy2DAsync per run
  *   peer copy                 a neighbour on another device with peer access: per run a
- *                             cudaMemcpyPeerAsync (a device copy for a run that stays)
+ *                             3D cudaMemcpy3DPeerAsync of the arrays' rows (a 2D device
+ *                             copy for a run that stays)
  *   host-staged               a neighbour on another device without peer access: the same
  *                             calls, which the driver stages through host memory
  *
@@ -28,12 +30,16 @@
 
 #include "cuda_box_exec.h"
 
-/* The two runs a box sends at a step: from its own memory to each neighbour's halo. */
+/* The two runs a box sends at a step: from its own memory to each neighbour's halo, each
+ * `rows` rows (one per array written) of `bytes`, row j at src[k] + j src_pitch and
+ * dst[k] + j dst_pitch[k] (the boxes' arrays differ in length where their planes do). */
 struct cuda_halo_runs {
     const struct cuda_box_exec *from, *to[2];
     const void *src[2];
     void *dst[2];
     size_t bytes;
+    int rows;
+    size_t src_pitch, dst_pitch[2];
 };
 
 struct cuda_halo_transport {

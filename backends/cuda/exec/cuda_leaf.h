@@ -272,6 +272,24 @@ struct cuda_leaf {
     bool (*step_arrays)(const latmc_sim *sim, const struct cuda_box *b,
                         const struct latmc_step *step, char **base, size_t *array_bytes,
                         size_t *plane_bytes);
+    /* ---- appended for the halos of GPU ranks (issue 29) ---- */
+    /* Optional (NULL: a part's halo planes travel in the API's layout through put_planes /
+     * get_planes or the storage's array 0): the arrays [*first, *first + count) of box b
+     * that hold the configuration now, its return value the count, and in *local_p0 the
+     * local plane that a move of `planes` planes from local plane *local_p0 of the part's
+     * halo exchange reads (get) or writes. The parts all run this leaf, so those planes
+     * travel between them as the storage's bytes, a run from each array
+     * (exec/cuda_part_wire.h): one 2D copy, no conversion (Heisenberg: the buffer holding
+     * the configuration, and the planes its exchange inside a pass moves). */
+    int (*wire_arrays)(const struct cuda_box *b, int64_t *local_p0, int64_t planes, bool get,
+                       int *first);
+    /* Optional (NULL: none): whether the step has nothing left to do on the device, an
+     * earlier step of the sweep having done its work (Heisenberg: the colour-1 step, whose
+     * pass ran at colour 0). The executor then hands it to update on each box's own
+     * planes (which launches nothing) and neither orders nor sends anything, so the next
+     * step waits for the earlier one's events alone (the neighbours' copies, not their
+     * interiors). */
+    bool (*empty_step)(const latmc_sim *sim, const struct latmc_step *step);
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: the module has no kernels for its model. */

@@ -16,15 +16,17 @@
  * the colouring by the lattice's coordinates) writes exactly what the whole pass writes
  * there, reading the old configuration up to two planes beyond the range: halo 2, and
  * every range of one step reads the buffer the step's first range read (cur flips once a
- * pass). After the colour-0 step the executor sends the written buffer's outer own planes;
- * after the colour-1 step nothing (written_arrays).
+ * pass). After the colour-0 step the executor sends the written buffer's outer own planes
+ * (written_arrays); the colour-1 step it neither orders nor sends (empty_step), so the
+ * next pass waits for the neighbours' copies alone, not for their interiors.
  *
  * A part of a lattice shared by processes: the core's plan has halo 1 and exchanges one
  * plane per side after each step, through get_planes / put_planes. The pass's halo of two
  * travels in the two exchanges of a pass: the one after the colour-0 step carries the
  * second plane from each end into the planes two beyond the neighbours' ends, the one
  * after the colour-1 step the first (the planes the core names), so at every pass the
- * part holds the two planes beyond each end.
+ * part holds the two planes beyond each end. Those planes travel between the parts as
+ * the buffer's own floats (wire_arrays: one 2D copy of 3 R runs, no transposition).
  *
  * Couplings (SoA on the device, J_{i,mu} at mu n_local + i) and the hot start are drawn
  * on the host where they lie in the CPU's draws (the core's draw_couplings,
@@ -237,6 +239,24 @@ static cudaError_t heis_get_planes(const latmc_sim *sim, const struct cuda_box *
                        exchanged_plane(b, local_p0, planes, true), host, NULL, planes);
 }
 
+/* The colour-1 step: its pass ran at the colour-0 step (heis_update). */
+static bool heis_empty_step(const latmc_sim *sim, const struct latmc_step *step)
+{
+    (void)sim;
+    return step->colour != 0;
+}
+
+/* A part's halo exchange on the wire (cuda_leaf.h): the 3 nrep arrays of the buffer
+ * holding the configuration, the planes mapped as for get_planes / put_planes. */
+static int heis_wire_arrays(const struct cuda_box *b, int64_t *local_p0, int64_t planes,
+                            bool get, int *first)
+{
+    const struct heis_box *h = own_of(b);
+    *local_p0 = exchanged_plane(b, *local_p0, planes, get);
+    *first = h->cur * COMPONENTS * h->nrep;
+    return COMPONENTS * h->nrep;
+}
+
 /* The hot start of the lattice's planes from global_p0: each replica's sites where they
  * lie in the CPU's draws. */
 static cudaError_t heis_hot_planes(const latmc_sim *sim, const struct cuda_box *b,
@@ -433,7 +453,14 @@ static cudaError_t heis_update(const latmc_sim *sim, const struct cuda_box_range
     a.beta = p->beta;
     a.h = p->h;
     a.seed = sim->desc.seed;
-    a.rng = step->rng; /* the step names its draws */
+    /* the step names its draws: the UPDATE stream of replica 0 at its colour 0, sub 0
+     * (lib/model_heisenberg.c), whose sweep word the kernel takes (heisenberg_cuda.h) */
+    const struct latmc_rng_name want = latmc_rng_name_of(latmc_rng_name_sweep(step->rng),
+                                                         latmc_rng_stream(LATMC_STREAM_UPDATE, 0),
+                                                         0, 0);
+    if (hb && (step->rng.c1 != want.c1 || step->rng.c2 != want.c2 || step->rng.c3 != want.c3))
+        return cudaErrorInvalidValue; /* a schedule the kernel does not know (a bug) */
+    a.sweep = latmc_rng_name_sweep(step->rng);
     a.count = changed;
     return cuda_heis_pass(stream, &g, &a, sim->desc.precision == LATMC_PRECISION_DOUBLE, hb);
 }
@@ -536,6 +563,8 @@ static uint64_t heis_attempted(const latmc_sim *sim, int64_t sites)
         .written_arrays = heis_written_arrays,                                               \
         .measure_planes = heis_measure_planes,                                               \
         .view_components = COMPONENTS,                                                       \
+        .wire_arrays = heis_wire_arrays,                                                     \
+        .empty_step = heis_empty_step,                                                       \
         .mode_tiles = heis_mode_tiles,                                                       \
         .mode_components = COMPONENTS * (1 + ((replicas) == 2 ? COMPONENTS : 0)),         \
     }

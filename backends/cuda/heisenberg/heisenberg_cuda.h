@@ -54,10 +54,11 @@ struct cuda_heis_pass_args {
     const float *J;              /* couplings, SoA */
     double beta, h;
     uint64_t seed;               /* heat bath: the draws' key */
-    /* heat bath: the name of the pass's draws (its colour-0 step's, lib/step.h); the
-     * kernel derives colour c's subs and replica r's stream with latmc_rng_name_at and
-     * latmc_rng_name_replica */
-    struct latmc_rng_name rng;
+    /* heat bath: the sweep word of the pass's draws (its colour-0 step's name, lib/step.h,
+     * which the leaf checks is the UPDATE stream's of replica 0 at phase 0, sub 0): the
+     * kernel draws colour c's subs 0 and 1 of replica r's UPDATE stream with
+     * latmc_rng_block, the form nvcc schedules best (the derived names cost one GPU 3 %) */
+    uint64_t sweep;
     unsigned long long *count;   /* heat bath: += the updates done (device counter) */
 };
 

@@ -235,20 +235,19 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
             const uint64_t block = j >> 2;
             const int q = (int)(j & 3u);
             if (in_tile && share) {
-                const struct latmc_rng_name nm = latmc_rng_name_replica(
-                    latmc_rng_name_at(a.rng, (uint32_t)colour, (uint32_t)(q_lane & 1)),
-                    (uint32_t)(q_lane >> 1));
-                heis_share_draws(latmc_rng_name_block(a.seed, nm, block), q_lane, d);
+                const latmc_philox_ctr v = latmc_rng_block(
+                    a.seed, block, a.sweep,
+                    latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)(q_lane >> 1)),
+                    (uint32_t)colour, (uint32_t)(q_lane & 1));
+                heis_share_draws(v, q_lane, d);
             } else if (active) {
 #pragma unroll
                 for (int rep = 0; rep < NREP; rep++) {
-                    const struct latmc_rng_name nm =
-                        latmc_rng_name_replica(latmc_rng_name_at(a.rng, (uint32_t)colour, 0),
-                                               (uint32_t)rep);
-                    d[2 * rep] = heis_word(latmc_rng_name_block(a.seed, nm, block), q);
-                    d[2 * rep + 1] =
-                        heis_word(latmc_rng_name_block(a.seed, latmc_rng_name_sub(nm, 1), block),
-                                  q);
+                    const uint32_t stream = latmc_rng_stream(LATMC_STREAM_UPDATE, (uint32_t)rep);
+                    d[2 * rep] = heis_word(latmc_rng_block(a.seed, block, a.sweep, stream,
+                                                           (uint32_t)colour, 0), q);
+                    d[2 * rep + 1] = heis_word(latmc_rng_block(a.seed, block, a.sweep, stream,
+                                                               (uint32_t)colour, 1), q);
                 }
             }
         }
