@@ -421,6 +421,18 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_prefetch_nex
         const int64_t len = n - c.m < left ? n - c.m : left;
         const int64_t lead = c.row + ahead < nrows ? c.row + ahead : c.row + ahead - nrows;
         const PHI4_R *base = p->phi + lead * lx;
+        if (c.m == 0 && len == n && n * (int64_t)sizeof(PHI4_R) <= 128) {
+            /* the whole short row (all nc sub-rows, a superset of the 5): fewer instructions
+             * than the 5 ranges of lines (128^3 float: 8 lines against ~7, 2 % less time
+             * per hit on the EPYC 2) */
+            const uintptr_t first = (uintptr_t)base & ~(uintptr_t)63;
+            const uintptr_t last = (uintptr_t)(base + lx - 1) & ~(uintptr_t)63;
+            for (uintptr_t a = first; a <= last; a += 64)
+                _mm_prefetch((const char *)a, _MM_HINT_T0);
+            left -= len;
+            c.m += len;
+            continue;
+        }
         for (int dx = -2; dx <= 2; dx++) {
             const int rr = c.r + dx + (c.r + dx < 0 ? nc : c.r + dx >= nc ? -nc : 0);
             const int64_t from = rr * n + (c.m > 0 ? c.m - 1 : 0);
