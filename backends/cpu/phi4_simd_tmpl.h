@@ -35,6 +35,11 @@ struct PHI4_FN(phi4_simd_pass) {
     struct latmc_rng_name name; /* the step's draws (hit 0, draw 0), lib/step.h */
     int64_t n;  /* L_x / ncolours: values per sub-row */
     int r_wrap; /* the sub-row's change (mod ncolours) from row (L_y - 1, z) to (0, z + 1) */
+    /* per sub-row r and dx + 2: where x + dx lies, relative to the row and to number m of
+     * sub-row r -- sub-row r + dx, or wrapped around with m shifted by one (carry): once
+     * per pass, not per group (ncolours is 8 or 5, lib/phi4.h) */
+    int64_t sub_off[8][5];
+    int sub_carry[8][5];
 };
 
 /*
@@ -231,7 +236,7 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load_in_row)
     PHI4_R **at, V *o, V *c01, V *c02, V *c11)
 {
     const struct phi4_geom *g = p->g;
-    const int nc = g->colouring.ncolours, three = g->lat.ndim == 3;
+    const int three = g->lat.ndim == 3;
     const int64_t ly = g->lat.ly, lz = g->lat.lz, lx = g->lat.lx, n = p->n, m = cur->m;
     const int64_t y = cur->y, z = cur->z, plane = ly * lx;
     /* rows y + d, z + d (|d| <= 2 < every extent) as offsets */
@@ -249,10 +254,8 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load_in_row)
     int64_t off[5];
     int carry[5];
     for (int dx = -2; dx <= 2; dx++) {
-        int rr = cur->r + dx;
-        carry[dx + 2] = rr < 0 ? -1 : rr >= nc ? 1 : 0;
-        rr -= carry[dx + 2] * nc;
-        off[dx + 2] = (int64_t)rr * n + m + carry[dx + 2];
+        carry[dx + 2] = p->sub_carry[cur->r][dx + 2];
+        off[dx + 2] = p->sub_off[cur->r][dx + 2] + m;
     }
     /* the lane whose m leaves the row wraps to its other end: lane 0 (m = 0) backwards,
      * lane W - 1 (m + W = n) forwards */
@@ -421,6 +424,18 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_prefetch_nex
         const int64_t len = n - c.m < left ? n - c.m : left;
         const int64_t lead = c.row + ahead < nrows ? c.row + ahead : c.row + ahead - nrows;
         const PHI4_R *base = p->phi + lead * lx;
+        if (c.m == 0 && len == n && n * (int64_t)sizeof(PHI4_R) <= 128) {
+            /* the whole short row (all nc sub-rows, a superset of the 5): fewer instructions
+             * than the 5 ranges of lines (128^3 float: 8 lines against ~7, 2 % less time
+             * per hit on the EPYC 2) */
+            const uintptr_t first = (uintptr_t)base & ~(uintptr_t)63;
+            const uintptr_t last = (uintptr_t)(base + lx - 1) & ~(uintptr_t)63;
+            for (uintptr_t a = first; a <= last; a += 64)
+                _mm_prefetch((const char *)a, _MM_HINT_T0);
+            left -= len;
+            c.m += len;
+            continue;
+        }
         for (int dx = -2; dx <= 2; dx++) {
             const int rr = c.r + dx + (c.r + dx < 0 ? nc : c.r + dx >= nc ? -nc : 0);
             const int64_t from = rr * n + (c.m > 0 ? c.m - 1 : 0);
@@ -541,6 +556,12 @@ static void PHI4_FN(phi4_simd_pass_init)(struct PHI4_FN(phi4_simd_pass) *p,
     /* shift (ay y + az z) mod nc grows by az - ay (L_y - 1): the sub-row drops by it */
     p->r_wrap = (int)(((g->colouring.az - g->colouring.ay * (g->lat.ly - 1)) % ncolours +
                        ncolours) % ncolours);
+    for (int r = 0; r < ncolours && r < 8; r++)
+        for (int dx = -2; dx <= 2; dx++) {
+            const int rr = r + dx, carry = rr < 0 ? -1 : rr >= ncolours ? 1 : 0;
+            p->sub_carry[r][dx + 2] = carry;
+            p->sub_off[r][dx + 2] = (int64_t)(rr - carry * ncolours) * p->n + carry;
+        }
 }
 
 /* Blocks [u0, u1) of the concatenation of the boxes' blocks of W PHI4_GROUPS numbers

@@ -298,8 +298,8 @@ PHI4_DEFINE_HIT(d)
  * |a - L| <= PHI4_LOGQ_BOUND_F for every unit value u in [2^-32, 1] (checked for every
  * float of that range by checkasm's phi4.quick_log_f through
  * cpu_phi4_avx2_logq_violations): ln u = e ln 2 + ln m, m in [1, 2), ln m by a degree-4
- * polynomial (Chebyshev interpolation, error 8.0e-5) and e ln 2 by one rounding (9.5e-7),
- * L itself within 1.9e-6 of ln u. With t = RN(dH + a):
+ * polynomial (Chebyshev interpolation, error 8.0e-5) and e ln 2 from u's bits as an integer
+ * (below; ~7e-6 from the roundings), L itself within 1.9e-6 of ln u. With t = RN(dH + a):
  *   t < -E: RN(-dH - a) > E, so -dH - a > E (rounding is monotonic, E a float), and
  *           -dH > a + E >= L: accepted, as the reference decides;
  *   t >  E: likewise -dH < a - E <= L: rejected;
@@ -312,16 +312,20 @@ PHI4_DEFINE_HIT(d)
 #define PHI4_LOGQ_BOUND_F 0x1p-13f
 static inline vec_f logq_one_f(vec_f u)
 {
+    /* The bits b of u as an integer, converted (rounded to 24 bits: 2.6e-6 in the
+     * logarithm), are 2^23 (e + 127 + m - 1): ln 2 b 2^-23 = e ln 2 + ln 2 (m - 1) + 126 ln 2,
+     * so the polynomial gives ln m - ln 2 m - 126 ln 2 (the same polynomial with ln 2 taken
+     * from its linear and 126 ln 2 from its constant coefficient; its constant rounds to
+     * 3.8e-6) -- no shift and no subtraction for the exponent. */
     const __m256i b = _mm256_castps_si256(u);
-    const __m256 k =
-        _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(b, 23), _mm256_set1_epi32(127)));
+    const __m256 bits = _mm256_cvtepi32_ps(b);
     const __m256 m = _mm256_castsi256_ps(_mm256_or_si256(
         _mm256_and_si256(b, _mm256_set1_epi32(0x007fffff)), _mm256_set1_epi32(0x3f800000)));
     __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(-0x1.bd681cp-5f), m, _mm256_set1_ps(0x1.bc58cap-2f));
     p = _mm256_fmadd_ps(p, m, _mm256_set1_ps(-0x1.70caa6p+0f));
-    p = _mm256_fmadd_ps(p, m, _mm256_set1_ps(0x1.657baap+1f));
-    p = _mm256_fmadd_ps(p, m, _mm256_set1_ps(-0x1.bb526cp+0f));
-    return _mm256_fmadd_ps(k, _mm256_set1_ps(0x1.62e43p-1f), p);
+    p = _mm256_fmadd_ps(p, m, _mm256_set1_ps(0x1.0cc29ep+1f));
+    p = _mm256_fmadd_ps(p, m, _mm256_set1_ps(-0x1.6445e8p+6f));
+    return _mm256_fmadd_ps(bits, _mm256_set1_ps(0x1.62e43p-24f), p);
 }
 
 /* PHI4_LOG_N quick logarithms (float) or exact ones (double: its hit decides on them). */
