@@ -108,15 +108,33 @@ int cpu_flags(unsigned *flags)
     return LATMC_OK;
 }
 
+/* The SIMD levels this build has kernels of (meson's LATMC_HAVE_*; -Dsimd=false: none):
+ * a level the CPU has but the build lacks runs the C kernels. */
+static unsigned levels_built(void)
+{
+    unsigned built = 0;
+#if defined(LATMC_HAVE_AVX2) && LATMC_HAVE_AVX2
+    built |= CPU_FLAG_AVX2;
+#endif
+#if defined(LATMC_HAVE_AVX512) && LATMC_HAVE_AVX512
+    built |= CPU_FLAG_AVX512;
+#endif
+    return built;
+}
+
 const char *cpu_status(void)
 {
-    static _Thread_local char text[200];
+    static _Thread_local char text[240];
     unsigned mask;
     const char *env;
     const int bad = env_mask(&mask, &env) < 0;
-    snprintf(text, sizeof text, "built in; SIMD level %s (the CPU has %s%s%.40s%s)",
-             bad ? "none: sims are refused" : cpu_level_name(cpu_flags_detected() & mask),
-             cpu_level_name(cpu_flags_detected()), env ? ", LATMC_CPU_MASK=" : "",
+    const unsigned built = levels_built();
+    const unsigned runs = cpu_flags_detected() & mask &
+                          (built | ~(unsigned)(CPU_FLAG_AVX2 | CPU_FLAG_AVX512));
+    snprintf(text, sizeof text, "built in; SIMD level %s (the CPU has %s; levels built: c%s%s%s"
+             "%.40s%s)", bad ? "none: sims are refused" : cpu_level_name(runs),
+             cpu_level_name(cpu_flags_detected()), built & CPU_FLAG_AVX2 ? ", avx2" : "",
+             built & CPU_FLAG_AVX512 ? ", avx512" : "", env ? "; LATMC_CPU_MASK=" : "",
              env ? env : "", bad ? ", not a level" : "");
     return text;
 }

@@ -468,6 +468,16 @@ static const char *cpu_lacks(latmc_ctx *ctx, const struct place *p)
         return "this CPU has no avx512";
     if (strcmp(p->simd, "avx2") == 0 && !avx2)
         return "this CPU has no avx2";
+    /* a level the build has no kernels of runs C: a row there would compare C with C */
+    const char *built = strstr(status, "levels built: ");
+    if (!built)
+        return "the CPU backend does not say which SIMD levels it was built with";
+    char level[16];
+    snprintf(level, sizeof level, ", %s", p->simd);
+    const char *end = strchr(built, ';') ? strchr(built, ';') : strchr(built, ')');
+    const char *at = strstr(built, level);
+    if (!at || (end && at > end))
+        return "this build has no kernels of that SIMD level (-Dsimd=false)";
     return NULL;
 }
 
