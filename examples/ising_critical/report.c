@@ -31,6 +31,23 @@ static void print_pairs(const struct study *s, const struct analysis *a,
     }
 }
 
+/* The table of U4 (or xi/L) with its errors: a row per temperature, a column per size. */
+static void print_table(const struct study *s, const struct analysis *a, bool xi)
+{
+    printf("%8s", "T");
+    for (int l = 0; l < s->nL; l++)
+        printf("   %9s L=%-4d", "", s->L[l]);
+    printf("\n");
+    for (int t = 0; t < s->nT; t++) {
+        printf("%8.4f", s->T[t]);
+        for (int l = 0; l < s->nL; l++) {
+            const struct point *p = &a->pt[l][t];
+            printf("   %7.4f +- %6.4f", xi ? p->xil : p->u4, xi ? p->dxil : p->du4);
+        }
+        printf("\n");
+    }
+}
+
 /* xi/L: its table, its crossings and the headline. */
 static void print_xi(const struct study *s, const struct analysis *a)
 {
@@ -40,16 +57,8 @@ static void print_xi(const struct study *s, const struct analysis *a)
         return;
     }
     printf("\nSecond-moment correlation length over L, xi/L = sqrt(<m^2>/<|m(kmin)|^2> - 1) / "
-           "(2 L sin(pi/L))\n%8s", "T");
-    for (int l = 0; l < s->nL; l++)
-        printf("   %9s L=%-4d", "", s->L[l]);
-    printf("\n");
-    for (int t = 0; t < s->nT; t++) {
-        printf("%8.4f", s->T[t]);
-        for (int l = 0; l < s->nL; l++)
-            printf("   %7.4f +- %6.4f", a->pt[l][t].xil, a->pt[l][t].dxil);
-        printf("\n");
-    }
+           "(2 L sin(pi/L))\n");
+    print_table(s, a, true);
     printf("\nCrossings of xi/L(T), fitted as U4:\n");
     print_pairs(s, a, a->xpair, "xi/L");
     if (a->xfound)
@@ -63,16 +72,7 @@ void report_print(const struct study *s, const struct analysis *a)
     const struct critical_refs *ref = critical_refs(s->dim);
     printf("\nBinder cumulant U4 = 1 - <m^4>/(3<m^2>^2), jackknife errors over %d chains\n",
            s->R);
-    printf("%8s", "T");
-    for (int l = 0; l < s->nL; l++)
-        printf("   %9s L=%-4d", "", s->L[l]);
-    printf("\n");
-    for (int t = 0; t < s->nT; t++) {
-        printf("%8.4f", s->T[t]);
-        for (int l = 0; l < s->nL; l++)
-            printf("   %7.4f +- %6.4f", a->pt[l][t].u4, a->pt[l][t].du4);
-        printf("\n");
-    }
+    print_table(s, a, false);
     printf("\nCrossings: U4(T) of both sizes fitted by polynomials of degree %d over the %d "
            "temperatures nearest to where the data cross:\n", a->deg, a->window);
     print_pairs(s, a, a->pair, "U4");

@@ -3,7 +3,9 @@
  * (cuda_sw_kernels.cu: inside a box) and the joins across boxes (cuda_sw_faces.cu) share:
  * a draw of a block, union-find with atomicMin (a root is always the smallest index of
  * its tree, whatever order the threads ran in), a site's cluster root after the labels
- * were flattened, its global name, and a cluster's decision drawn at its name.
+ * were flattened, its global name, a cluster's decision drawn at its name, and a site
+ * taking its cluster's decision; Wolff's kernels (cuda_wolff_kernels.cu) share the last
+ * two.
  */
 #ifndef LATMC_CUDA_SW_DEVICE_CUH
 #define LATMC_CUDA_SW_DEVICE_CUH
@@ -117,6 +119,19 @@ __device__ __forceinline__ uint32_t sw_global(const struct cuda_sw_box &b, uint3
 __device__ __forceinline__ uint32_t sw_root(const struct cuda_sw_box &b, uint32_t i)
 {
     return b.labels[b.labels[i]];
+}
+
+/* Site i takes its cluster's decision d (Potts: the colour; Ising: 1 keep, 0 flip);
+ * whether the spin changed. */
+template <bool POTTS>
+__device__ __forceinline__ bool sw_take_decision(int8_t *spins, uint32_t i, uint32_t d)
+{
+    const int8_t old = spins[i];
+    const int8_t v = POTTS ? (int8_t)d : d ? old : (int8_t)-old;
+    if (v == old)
+        return false;
+    spins[i] = v;
+    return true;
 }
 
 #endif

@@ -274,13 +274,7 @@ __global__ void sw_flip_kernel(struct cuda_sw_box b, unsigned long long *changed
     unsigned long long flipped = 0;
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
         const uint32_t i = sw_own_site(b, (uint32_t)k);
-        const uint8_t d = b.bonds[sw_root(b, i)];
-        const int8_t old = b.spins[i];
-        const int8_t v = POTTS ? (int8_t)d : d ? old : (int8_t)-old;
-        if (v != old) {
-            b.spins[i] = v;
-            flipped++;
-        }
+        flipped += sw_take_decision<POTTS>(b.spins, i, b.bonds[sw_root(b, i)]);
     }
     cuda_warp_add(changed, flipped);
 }

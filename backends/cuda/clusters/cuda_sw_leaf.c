@@ -263,16 +263,7 @@ static cudaError_t sw_couplings_to_box(const latmc_sim *sim, const struct cuda_b
     const int64_t L = sim->desc.extent[sim->desc.ndim - 1];
     if (!sb->eps || host_first != 0 || host_planes != L)
         return cudaErrorInvalidValue; /* sw_box_create refused parts */
-    const size_t plane = (size_t)cuda_ising_coupling_plane(sim);
-    struct cuda_box_run r[3];
-    cuda_box_runs(&b->ex, b->halo, L, r);
-    cudaError_t err = cudaSuccess;
-    for (int k = 0; k < 3 && err == cudaSuccess; k++)
-        if (r[k].planes > 0)
-            err = cudaMemcpyAsync(sb->eps + (size_t)r[k].local * plane,
-                                  (const int8_t *)host + (size_t)r[k].global * plane,
-                                  (size_t)r[k].planes * plane, cudaMemcpyHostToDevice, stream);
-    return err;
+    return cuda_ising_eps_to_box(sim, b, stream, sb->eps, host, host_first);
 }
 
 /* Potts: q counts per plane, one per state (latmc_modes_components), which size the

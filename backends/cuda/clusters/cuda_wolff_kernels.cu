@@ -11,6 +11,7 @@
 
 #include "cluster_bonds.h"
 #include "cuda_launch.cuh"
+#include "cuda_sw_device.cuh"
 #include "cuda_wolff.h"
 
 /* Blocks of the counting kernels: enough to fill any current GPU, few enough that the
@@ -23,24 +24,18 @@ static unsigned count_blocks(int64_t sites)
     return grid < WOLFF_COUNT_BLOCKS ? grid : WOLFF_COUNT_BLOCKS;
 }
 
-/* The name of site i's cluster. */
-__device__ __forceinline__ uint32_t cluster_of(const struct cuda_sw_box &b, uint32_t i)
-{
-    return b.labels[b.labels[i]];
-}
-
 /* Wolff in a field: the sites and the magnetisation of the seed's cluster into c->n and
  * c->m (cleared before). */
 __global__ void wolff_sum_kernel(struct cuda_sw_box b, uint32_t seed_site,
                                  struct cuda_wolff_counts *c)
 {
     const uint64_t n = (uint64_t)b.g.nsites;
-    const uint32_t r = cluster_of(b, seed_site);
+    const uint32_t r = sw_root(b, seed_site);
     unsigned long long sites = 0;
     long long m = 0;
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
         const uint32_t i = (uint32_t)k;
-        if (cluster_of(b, i) == r) {
+        if (sw_root(b, i) == r) {
             sites++;
             m += b.spins[i]; /* Ising's +-1; Potts reads only the sites */
         }
@@ -57,7 +52,7 @@ __global__ void wolff_decide_kernel(struct cuda_sw_box b, uint32_t seed_site, ui
                                     uint64_t sweep, double beta_h, int q,
                                     struct cuda_wolff_counts *c)
 {
-    const uint32_t r = cluster_of(b, seed_site);
+    const uint32_t r = sw_root(b, seed_site);
     const uint32_t u = latmc_cluster_decide_draw(seed, sweep, r);
     const int old = (uint8_t)b.spins[seed_site]; /* the cluster's colour (Potts) */
     int d;
@@ -85,15 +80,10 @@ __global__ void wolff_flip_kernel(struct cuda_sw_box b, struct cuda_wolff_counts
     unsigned long long sites = 0, flipped = 0;
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
         const uint32_t i = (uint32_t)k;
-        if (cluster_of(b, i) != r)
+        if (sw_root(b, i) != r)
             continue;
         sites++;
-        const int8_t old = b.spins[i];
-        const int8_t v = POTTS ? (int8_t)d : d ? old : (int8_t)-old;
-        if (v != old) {
-            b.spins[i] = v;
-            flipped++;
-        }
+        flipped += sw_take_decision<POTTS>(b.spins, i, d);
     }
     cuda_warp_add(changed, flipped);
     cuda_warp_add(&c->sites, sites);
@@ -112,7 +102,7 @@ __global__ void sw_sums_kernel(struct cuda_sw_box b, long long *sums)
          k0 += (uint64_t)cuda_item_stride()) {
         const uint64_t k = k0 + lane;
         const bool valid = k < n;
-        const uint32_t r = valid ? cluster_of(b, (uint32_t)k) : UINT32_MAX; /* not a site */
+        const uint32_t r = valid ? sw_root(b, (uint32_t)k) : UINT32_MAX; /* not a site */
         const int8_t v = valid ? b.spins[k] : 0;
         const unsigned same = __match_any_sync(0xffffffffu, r);
         const unsigned up = __ballot_sync(0xffffffffu, valid && (POTTS || v > 0));
@@ -152,7 +142,7 @@ __global__ void wolff_size_kernel(struct cuda_sw_box b, const struct cuda_wolff_
     const uint32_t r = c->root;
     unsigned long long sites = 0;
     for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride())
-        sites += cluster_of(b, (uint32_t)k) == r;
+        sites += sw_root(b, (uint32_t)k) == r;
     cuda_warp_add(&out[1], sites);
 }
 

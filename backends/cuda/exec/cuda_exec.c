@@ -558,6 +558,20 @@ static int forms_for(const latmc_sim *sim, struct cuda_exec *x, const struct lat
     return st < 0 ? st : fin;
 }
 
+/* After box i's border planes are enqueued on its border stream: their event, the halo
+ * sends of the arrays the step wrote, and the sends' event. */
+static cudaError_t borders_sent(const latmc_sim *sim, const struct cuda_exec *x, int i,
+                                const struct latmc_step *step)
+{
+    const struct cuda_box *b = &x->box[i];
+    cudaError_t err = cudaEventRecord(b->ex.border_done, b->ex.border_stream);
+    if (err == cudaSuccess)
+        err = send_halos(sim, x, i, step);
+    if (err == cudaSuccess)
+        err = cudaEventRecord(b->ex.copies_done, b->ex.border_stream);
+    return err;
+}
+
 /* One step on k > 1 boxes, or a part's box (the file's comment, 1 and 2). */
 static int launch_boxes(const latmc_sim *sim, struct cuda_exec *x, uint64_t sweep,
                         const struct latmc_step *step)
@@ -577,11 +591,7 @@ static int launch_boxes(const latmc_sim *sim, struct cuda_exec *x, uint64_t swee
             err = update(sim, x, b, b->ex.border_stream, h + planes - upper, upper, sweep,
                          step);
         if (err == cudaSuccess)
-            err = cudaEventRecord(b->ex.border_done, b->ex.border_stream);
-        if (err == cudaSuccess)
-            err = send_halos(sim, x, i, step);
-        if (err == cudaSuccess)
-            err = cudaEventRecord(b->ex.copies_done, b->ex.border_stream);
+            err = borders_sent(sim, x, i, step);
         if (err == cudaSuccess)
             err = update(sim, x, b, b->ex.stream, h + nb, interior, sweep, step);
         if (err == cudaSuccess)
@@ -615,11 +625,7 @@ static int launch_joined(const latmc_sim *sim, struct cuda_exec *x, uint64_t swe
         struct cuda_box *b = &x->box[i];
         if ((st = cuda_box_set_device(b->ex.device)) < 0)
             break;
-        cudaError_t err = cudaEventRecord(b->ex.border_done, b->ex.border_stream);
-        if (err == cudaSuccess)
-            err = send_halos(sim, x, i, step);
-        if (err == cudaSuccess)
-            err = cudaEventRecord(b->ex.copies_done, b->ex.border_stream);
+        cudaError_t err = borders_sent(sim, x, i, step);
         if (err == cudaSuccess)
             err = cudaEventRecord(b->ex.interior_done, b->ex.stream);
         st = cuda_check(err, "launching a step on a box");

@@ -133,28 +133,14 @@ static int bytes_box_create(const latmc_sim *sim, struct cuda_box *b)
     return cuda_check(cudaMalloc((void **)&bb->eps, bytes), msg);
 }
 
-/* The couplings of the box's local planes (own planes and halos: each a run of the
- * lattice's planes, at host plane global - host_first of the host's planes, which are the
- * whole lattice or exactly the box's local planes). */
+/* The couplings of the box's local planes (cuda_ising_eps_to_box). */
 static cudaError_t bytes_couplings_to_box(const latmc_sim *sim, const struct cuda_box *b,
                                           cudaStream_t stream, const void *host,
                                           int64_t host_first, int64_t host_planes)
 {
     (void)host_planes; /* every run lies inside them */
     const struct bytes_box *bb = b->own;
-    const size_t plane = (size_t)cuda_ising_coupling_plane(sim);
-    const int64_t L = sim->desc.extent[sim->desc.ndim - 1];
-    struct cuda_box_run r[3];
-    cuda_box_runs(&b->ex, b->halo, L, r);
-    cudaError_t err = cudaSuccess;
-    for (int k = 0; k < 3 && err == cudaSuccess; k++)
-        if (r[k].planes > 0)
-            err = cudaMemcpyAsync(bb->eps + (size_t)r[k].local * plane,
-                                  (const int8_t *)host +
-                                      (size_t)(((r[k].global - host_first) % L + L) % L) *
-                                          plane,
-                                  (size_t)r[k].planes * plane, cudaMemcpyHostToDevice, stream);
-    return err;
+    return cuda_ising_eps_to_box(sim, b, stream, bb->eps, host, host_first);
 }
 
 /* The tables moved (a parameter change, a tempering swap): an ensemble's byte table

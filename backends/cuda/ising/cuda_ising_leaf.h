@@ -80,5 +80,12 @@ void cuda_ising_couplings_to_float(const latmc_sim *sim, const void *host, int64
                                    float *buf, int64_t planes);
 void cuda_ising_couplings_from_float(const latmc_sim *sim, void *host, int64_t host_plane,
                                      const float *whole, int64_t global_plane, int64_t planes);
+/* The byte-layout leaves' couplings_to_box: box b's local planes (own planes and halos,
+ * each a run of the lattice's planes) of the host's int8 couplings into the device's eps,
+ * run global g from host plane g - host_first (mod L) of the host's planes (the whole
+ * lattice, or exactly the box's local planes). */
+cudaError_t cuda_ising_eps_to_box(const latmc_sim *sim, const struct cuda_box *b,
+                                  cudaStream_t stream, int8_t *eps, const void *host,
+                                  int64_t host_first);
 
 #endif

@@ -60,6 +60,25 @@ int cuda_ising_draw_couplings(const latmc_sim *sim, int64_t first, int64_t plane
     return LATMC_OK;
 }
 
+cudaError_t cuda_ising_eps_to_box(const latmc_sim *sim, const struct cuda_box *b,
+                                  cudaStream_t stream, int8_t *eps, const void *host,
+                                  int64_t host_first)
+{
+    const size_t plane = (size_t)cuda_ising_coupling_plane(sim);
+    const int64_t L = sim->desc.extent[sim->desc.ndim - 1];
+    struct cuda_box_run r[3];
+    cuda_box_runs(&b->ex, b->halo, L, r);
+    cudaError_t err = cudaSuccess;
+    for (int k = 0; k < 3 && err == cudaSuccess; k++)
+        if (r[k].planes > 0)
+            err = cudaMemcpyAsync(eps + (size_t)r[k].local * plane,
+                                  (const int8_t *)host +
+                                      (size_t)(((r[k].global - host_first) % L + L) % L) *
+                                          plane,
+                                  (size_t)r[k].planes * plane, cudaMemcpyHostToDevice, stream);
+    return err;
+}
+
 void cuda_ising_couplings_to_float(const latmc_sim *sim, const void *host, int64_t host_plane,
                                    float *buf, int64_t planes)
 {
