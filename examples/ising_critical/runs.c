@@ -4,6 +4,7 @@
  * jackknife over replicas (analysis.c) a valid error estimate.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,10 @@
 #include "ex_pool.h"
 #include "ex_util.h"
 #include "study.h"
+
+/* The library's reason for the first chain whose |m(k_min)|^2 it could not measure, said once
+ * on stderr: the report then only says that xi/L is missing. */
+static atomic_flag said_why_no_kmin = ATOMIC_FLAG_INIT;
 
 struct run_ctx {
     struct study *s;
@@ -60,6 +65,9 @@ static int run_chain(int task, void *user)
     if (st == LATMC_OK) {
         const int k = latmc_sim_observable(sim, LATMC_OBS_M2_KMIN, &mk2);
         have_k = k == LATMC_OK;
+        if (k == LATMC_EUNSUPPORTED && !atomic_flag_test_and_set(&said_why_no_kmin))
+            fprintf(stderr, "ising_critical: %s: no xi/L: %s\n", what,
+                    latmc_sim_last_error(sim));
         if (k != LATMC_OK && k != LATMC_EUNSUPPORTED)
             st = ex_check(k, sim, what);
     }
