@@ -78,15 +78,18 @@ static inline void heis_row_of(const struct heis_pass *p, int64_t row, int64_t y
 }
 
 /* One direction's two terms, component by component: f += jf sf, then f += jb sb, the
- * components of neighbour rows sf, sb at offsets 0, n, 2n from (sf + af), (sb + ab). */
+ * components of neighbour rows sf, sb at offsets 0, n, 2n from (sf + af), (sb + ab).
+ * Each term is one FMA, the reference's product and sum bit for bit: a coupling (a float)
+ * times a spin component (a float held in a double) is exact in double (24 + 24 bits of
+ * significand, no underflow), so rounding f + jf sf once is rounding it after the exact
+ * product; the first term's FMA onto +0 is the reference's 0 + jf sf (a -0 product gives
+ * +0 in both). 18 FMAs a vector in 3D in place of 18 products and 21 sums. */
 #define HEIS_TERMS(f, jf, jb, sf, af, sb, ab, n)                                                   \
     do {                                                                                           \
-        f[0] = hv_add(hv_add(f[0], hv_mul(jf, hv_load(sf + (af)))),             \
-                             hv_mul(jb, hv_load(sb + (ab))));                                 \
-        f[1] = hv_add(hv_add(f[1], hv_mul(jf, hv_load(sf + (n) + (af)))),       \
-                             hv_mul(jb, hv_load(sb + (n) + (ab))));                           \
-        f[2] = hv_add(hv_add(f[2], hv_mul(jf, hv_load(sf + 2 * (n) + (af)))),   \
-                             hv_mul(jb, hv_load(sb + 2 * (n) + (ab))));                       \
+        f[0] = hv_fma(jb, hv_load(sb + (ab)), hv_fma(jf, hv_load(sf + (af)), f[0]));               \
+        f[1] = hv_fma(jb, hv_load(sb + (n) + (ab)), hv_fma(jf, hv_load(sf + (n) + (af)), f[1]));   \
+        f[2] = hv_fma(jb, hv_load(sb + 2 * (n) + (ab)),                                            \
+                      hv_fma(jf, hv_load(sf + 2 * (n) + (af)), f[2]));                             \
     } while (0)
 
 /* The field and old spin of the row's sites m .. m+W-1 (m < n, m + W <= n). At the row's
@@ -116,9 +119,9 @@ static inline __attribute__((always_inline)) void heis_row_field(const struct he
             b2 = hv_set_first(b2, r->sx[3 * n - 1]);
         }
         const hv jf = hv_load_f(r->j + m);
-        f[0] = hv_add(hv_add(f[0], hv_mul(jf, a0)), hv_mul(jb, b0));
-        f[1] = hv_add(hv_add(f[1], hv_mul(jf, a1)), hv_mul(jb, b1));
-        f[2] = hv_add(hv_add(f[2], hv_mul(jf, a2)), hv_mul(jb, b2));
+        f[0] = hv_fma(jb, b0, hv_fma(jf, a0, f[0])); /* exact products: HEIS_TERMS */
+        f[1] = hv_fma(jb, b1, hv_fma(jf, a1, f[1]));
+        f[2] = hv_fma(jb, b2, hv_fma(jf, a2, f[2]));
     } else {
         HEIS_TERMS(f, hv_load_f(r->j + m), hv_load_f(r->jbx + bx), r->sx, fx, r->sx, bx, n);
     }
