@@ -52,13 +52,20 @@ static inline __attribute__((always_inline)) void heis_reflect_begin(const hv f[
 }
 
 /* The second half: v / sqrt(v.v) rounded to float, right where H.H > 0. */
-static inline __attribute__((always_inline)) void heis_reflect_end(const hv v[3], hv vv,
-                                                                   hv out[3])
+/* The second half after its square root (root = sqrt(v.v)): v / root rounded to float. */
+static inline __attribute__((always_inline)) void heis_reflect_end_sqrt(const hv v[3], hv root,
+                                                                        hv out[3])
 {
-    const hv inv = hv_div(hv_set1(1.0), hv_sqrt(vv));
+    const hv inv = hv_div(hv_set1(1.0), root);
     out[0] = hv_to_float(hv_mul(v[0], inv));
     out[1] = hv_to_float(hv_mul(v[1], inv));
     out[2] = hv_to_float(hv_mul(v[2], inv));
+}
+
+static inline __attribute__((always_inline)) void heis_reflect_end(const hv v[3], hv vv,
+                                                                   hv out[3])
+{
+    heis_reflect_end_sqrt(v, hv_sqrt(vv), out);
 }
 
 /* The lanes that keep their old spin: !(H.H > 0) (the reference's early return). */
