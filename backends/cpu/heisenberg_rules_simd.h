@@ -30,11 +30,10 @@ static inline hv heis_dot3(const hv a[3], const hv b[3])
 
 /*
  * latmc_heisenberg_overrelax_spin, s -> 2 (H.s)/(H.H) H - s normalised and rounded to float
- * (unchanged where !(H.H > 0)), in two halves: the row loop issues the first half of one
- * vector before the second half of a vector three places back, whose inputs are ready
- * (overrelax_rows in heisenberg_simd_tmpl.h). Each half is a dependent chain of ~50
- * cycles (the first: the field's sums, then the division 2 (H.s) / (H.H); the second: the
- * square root and the division 1 / sqrt(v.v)).
+ * (unchanged where !(H.H > 0)), in pieces that the row loop issues as stages of a software
+ * pipeline, each for a different vector (overrelax_rows in heisenberg_simd_tmpl.h): the
+ * first half (the division 2 (H.s) / (H.H), v, v.v), the square root, then the division
+ * 1 / sqrt(v.v) and the rounding (heis_reflect_end_sqrt).
  *
  * The first half: v = 2 (H.s)/(H.H) H - s, its square v.v, and H.H (the keep test).
  */
@@ -51,14 +50,22 @@ static inline __attribute__((always_inline)) void heis_reflect_begin(const hv f[
     *hh = h2;
 }
 
+/* The second half after its square root (root = sqrt(v.v)): v / root rounded to float,
+ * right where H.H > 0. */
+static inline __attribute__((always_inline)) void heis_reflect_end_sqrt(const hv v[3], hv root,
+                                                                        hv out[3])
+{
+    const hv inv = hv_div(hv_set1(1.0), root);
+    out[0] = hv_to_float(hv_mul(v[0], inv));
+    out[1] = hv_to_float(hv_mul(v[1], inv));
+    out[2] = hv_to_float(hv_mul(v[2], inv));
+}
+
 /* The second half: v / sqrt(v.v) rounded to float, right where H.H > 0. */
 static inline __attribute__((always_inline)) void heis_reflect_end(const hv v[3], hv vv,
                                                                    hv out[3])
 {
-    const hv inv = hv_div(hv_set1(1.0), hv_sqrt(vv));
-    out[0] = hv_to_float(hv_mul(v[0], inv));
-    out[1] = hv_to_float(hv_mul(v[1], inv));
-    out[2] = hv_to_float(hv_mul(v[2], inv));
+    heis_reflect_end_sqrt(v, hv_sqrt(vv), out);
 }
 
 /* The lanes that keep their old spin: !(H.H > 0) (the reference's early return). */

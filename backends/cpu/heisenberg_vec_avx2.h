@@ -53,6 +53,11 @@ static inline hv hv_mul(hv a, hv b)
 {
     return _mm256_mul_pd(a, b);
 }
+/* a b + c rounded once (the field's terms, whose products are exact: heis_row_field) */
+static inline hv hv_fma(hv a, hv b, hv c)
+{
+    return _mm256_fmadd_pd(a, b, c);
+}
 static inline hv hv_div(hv a, hv b)
 {
     return _mm256_div_pd(a, b);

@@ -55,6 +55,11 @@ static inline hv hv_mul(hv a, hv b)
 {
     return _mm512_mul_pd(a, b);
 }
+/* a b + c rounded once (the field's terms, whose products are exact: heis_row_field) */
+static inline hv hv_fma(hv a, hv b, hv c)
+{
+    return _mm512_fmadd_pd(a, b, c);
+}
 static inline hv hv_div(hv a, hv b)
 {
     return _mm512_div_pd(a, b);
