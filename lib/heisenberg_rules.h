@@ -7,8 +7,8 @@
  * ones of lib/latmc_math.h (not libm's), so that every SIMD level computes the same bits;
  * sqrt is IEEE's, correctly rounded everywhere. The CPU's lattice loops only gather local
  * fields and call these; the unit tests call them directly. The per-block draws of the
- * couplings and of the hot start live here too: the CUDA module runs them on its host
- * side, so that both backends get the very same couplings and hot starts.
+ * hot start live here too (the couplings' in heisenberg_couplings.h): the CUDA module runs
+ * them on its host side, so that both backends get the very same hot starts.
  */
 #ifndef LATMC_LIB_HEISENBERG_RULES_H
 #define LATMC_LIB_HEISENBERG_RULES_H
@@ -20,14 +20,9 @@
 
 #include "coupling_draws.h"
 #include "heisenberg.h"
+#include "heisenberg_couplings.h" /* latmc_heisenberg_uniform, the couplings' lanes */
 #include "latmc_math.h"
 #include "rng_streams.h"
-
-/* A 32-bit draw as a uniform number in (0, 1): (r + 1/2) 2^-32, never 0 or 1. */
-static inline double latmc_heisenberg_uniform(uint32_t r)
-{
-    return ((double)r + 0.5) * 0x1p-32;
-}
 
 #define HEIS_R double
 #define HEIS_QUAL static inline
@@ -49,46 +44,6 @@ static inline void latmc_heisenberg_uniform_spin(double u_z, double u_phi, float
     latmc_math_sincos_2pi(u_phi, &sin_phi, &cos_phi);
     const double v[3] = { r * cos_phi, r * sin_phi, z };
     latmc_heisenberg_store_unit(v, out);
-}
-
-/* A Gaussian coupling (mean 0, variance 1) by Box-Muller from two uniforms in (0, 1). */
-static inline float latmc_heisenberg_gaussian_coupling(double u1, double u2)
-{
-    double sin_phi, cos_phi;
-    latmc_math_sincos_2pi(u2, &sin_phi, &cos_phi);
-    return (float)(sqrt(-2.0 * latmc_math_log(u1)) * cos_phi);
-}
-
-/* A +-1 coupling: +1 when the top bit of the draw is clear (lib/coupling_draws.h, the
- * very rule of the Ising +-J couplings). */
-static inline float latmc_heisenberg_bimodal_coupling(uint32_t r)
-{
-    return (float)latmc_bimodal_sign(r);
-}
-
-/*
- * The four couplings 4b .. 4b + 3 (coupling k = ndim i + mu) of the kind `kind` into
- * j[0 .. 3]: key coupling_seed, COUPLINGS stream (replica 0: both replicas share them),
- * sweep 0, phase 0; sub 0 the first draw, sub 1 the second (doc/models/heisenberg.md).
- * Each is a function of its own draws only, so the whole lattice (_block) and a range of
- * it (_range: a slab's local planes, CPU and GPU) get the very same values.
- */
-static inline void latmc_heisenberg_couplings_lanes(float j[4], int kind,
-                                                    uint64_t coupling_seed, int64_t b)
-{
-    latmc_philox_ctr r0 = { { 0, 0, 0, 0 } }, r1 = { { 0, 0, 0, 0 } };
-    if (kind != LATMC_COUPLINGS_UNIFORM)
-        r0 = latmc_coupling_draws(coupling_seed, b, 0);
-    if (kind == LATMC_COUPLINGS_GAUSSIAN)
-        r1 = latmc_coupling_draws(coupling_seed, b, 1);
-    for (int lane = 0; lane < 4; lane++) {
-        j[lane] = 1.0f;
-        if (kind == LATMC_COUPLINGS_GAUSSIAN)
-            j[lane] = latmc_heisenberg_gaussian_coupling(latmc_heisenberg_uniform(r0.v[lane]),
-                                                         latmc_heisenberg_uniform(r1.v[lane]));
-        else if (kind == LATMC_COUPLINGS_BIMODAL)
-            j[lane] = latmc_heisenberg_bimodal_coupling(r0.v[lane]);
-    }
 }
 
 /* Couplings 4b .. 4b + 3 of n into couplings[4b ..]. */

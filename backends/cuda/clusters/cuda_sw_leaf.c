@@ -236,7 +236,7 @@ static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
     if (st == LATMC_OK)
         st = cuda_check(cudaMalloc((void **)&sb->bonds, n), "allocating the cluster bonds on "
                         "the device");
-    if (st == LATMC_OK && pmj) /* filled by sw_couplings_to_box */
+    if (st == LATMC_OK && pmj) /* filled by sw_draw_couplings_on_box, sw_couplings_to_box */
         st = cuda_check(cudaMalloc((void **)&sb->eps, n * (size_t)d->ndim),
                         "allocating the +-J couplings on the device");
     if (st == LATMC_OK && b->halo > 0)
@@ -264,6 +264,16 @@ static cudaError_t sw_couplings_to_box(const latmc_sim *sim, const struct cuda_b
     if (!sb->eps || host_first != 0 || host_planes != L)
         return cudaErrorInvalidValue; /* sw_box_create refused parts */
     return cuda_ising_eps_to_box(sim, b, stream, sb->eps, host, host_first);
+}
+
+/* The same drawn on the device (cuda_ising_eps_draw_box). */
+static cudaError_t sw_draw_couplings_on_box(const latmc_sim *sim, const struct cuda_box *b,
+                                            cudaStream_t stream)
+{
+    const struct sw_box *sb = b->own;
+    if (!sb->eps)
+        return cudaErrorInvalidValue; /* sw_box_create allocated them for +-J */
+    return cuda_ising_eps_draw_box(sim, b, stream, sb->eps);
 }
 
 /* Potts: q counts per plane, one per state (latmc_modes_components), which size the
@@ -392,6 +402,8 @@ const struct cuda_leaf cuda_sw_ising_leaf = {
     .couplings_to_float = cuda_ising_couplings_to_float,
     .couplings_from_float = cuda_ising_couplings_from_float,
     .couplings_to_box = sw_couplings_to_box,
+    .draws_couplings = cuda_ising_draws_couplings,
+    .draw_couplings_on_box = sw_draw_couplings_on_box,
     .update = sw_update,
     .measure = sw_measure,
     .projections = sw_projections,

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cuda_check.h"
 #include "cuda_exec.h"
@@ -61,6 +62,8 @@ struct cuda_exec {
     void *couplings;            /* the leaf's host couplings of planes [cpl_first, +
                                    cpl_planes) (mod L), or NULL */
     int64_t cpl_first, cpl_planes;
+    bool drawn;                 /* the boxes drew their couplings on their devices: the
+                                   host's are drawn when first needed (host_couplings) */
     bool part;                  /* the one box of a part of a lattice shared by processes */
     int64_t own_sites;          /* the boxes' own sites */
     void *stage;                /* pinned host memory of planes in transit (stage_bytes) */
@@ -151,11 +154,41 @@ static int create_box(const latmc_sim *sim, struct cuda_exec *x, int i, int64_t 
         (x->leaf->cold && (st = cuda_check(x->leaf->cold(sim, b, b->ex.stream),
                                            "launching the cold start")) < 0))
         return st;
+    if (x->drawn)
+        return cuda_check(x->leaf->draw_couplings_on_box(sim, b, b->ex.stream),
+                          "drawing the couplings on the device");
     if (!x->couplings)
         return LATMC_OK;
     return cuda_check(x->leaf->couplings_to_box(sim, b, b->ex.stream, x->couplings,
                                                 x->cpl_first, x->cpl_planes),
                       "copying the couplings to the device");
+}
+
+/* Where the boxes draw their couplings on the device: the leaf's say, unless
+ * LATMC_CUDA_COUPLINGS=host asks for the host's draw and copies (the way before the
+ * device drew them: a comparison for tests and benchmarks, the same values). */
+static bool couplings_drawn_on_device(const latmc_sim *sim, const struct cuda_leaf *leaf)
+{
+    const char *how = getenv("LATMC_CUDA_COUPLINGS");
+    if (how && strcmp(how, "host") == 0)
+        return false;
+    return leaf->draws_couplings && leaf->draw_couplings_on_box && leaf->draws_couplings(sim);
+}
+
+/* The host's couplings of the executor's planes, drawn now where the boxes drew theirs
+ * (the same rule, the same values): the reads and set_couplings work on them. */
+static int host_couplings(const latmc_sim *sim, struct cuda_exec *x)
+{
+    if (x->couplings || !x->drawn)
+        return LATMC_OK;
+    return x->leaf->draw_couplings(sim, x->cpl_first, x->cpl_planes, &x->couplings);
+}
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct cuda_exec **out)
@@ -193,11 +226,14 @@ int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct 
         x->cpl_first = pb->origin[d->ndim - 1] - x->halo;
         x->cpl_planes = pb->extent[d->ndim - 1] + 2 * x->halo;
     }
-    if (leaf->draw_couplings &&
+    const double t0 = seconds_now();
+    x->drawn = couplings_drawn_on_device(sim, leaf);
+    if (!x->drawn && leaf->draw_couplings &&
         (st = leaf->draw_couplings(sim, x->cpl_first, x->cpl_planes, &x->couplings)) < 0) {
         cuda_exec_destroy(x);
         return st;
     }
+    const double t1 = seconds_now();
     /* the boxes' own planes: the plan's cut, or the leaf's (k boxes in this process) */
     int64_t *cut = calloc(2 * (size_t)n, sizeof *cut);
     if (!cut)
@@ -220,6 +256,11 @@ int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct 
         cuda_exec_destroy(x);
         return st;
     }
+    cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA executor: couplings %s; host draw %.3f s, "
+                   "boxes (storage, cold start, couplings) %.3f s",
+                   x->drawn ? "drawn on the device" : x->couplings ? "drawn on the host"
+                                                                  : "none",
+                   t1 - t0, seconds_now() - t1);
     if (part) {
         x->transport[0] = cuda_halo_part();
     } else if (n > 1) {
@@ -398,12 +439,15 @@ int cuda_exec_get_spins(const latmc_sim *sim, struct cuda_exec *x, void *buf)
 
 int cuda_exec_get_couplings(const latmc_sim *sim, struct cuda_exec *x, float *buf)
 {
-    if (!x->couplings)
+    if (!x->couplings && !x->drawn)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA %s kernels have no couplings",
                                sim->model->name);
     if (x->part)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: a part holds the couplings "
                                "of its planes only, read plane by plane");
+    const int st = host_couplings(sim, x);
+    if (st < 0)
+        return st;
     x->leaf->couplings_to_float(sim, x->couplings, 0, buf, x->L);
     return LATMC_OK;
 }
@@ -413,13 +457,16 @@ int cuda_exec_get_coupling_planes(const latmc_sim *sim, struct cuda_exec *x, int
 {
     /* a sim of the whole lattice: LATMC_EUNSUPPORTED, no message (the core reads them
      * whole) */
-    if (!x->couplings || !x->part)
+    if ((!x->couplings && !x->drawn) || !x->part)
         return LATMC_EUNSUPPORTED;
     const int64_t k0 = ((p0 - x->cpl_first) % x->L + x->L) % x->L;
     if (p1 <= p0 || k0 + (p1 - p0) > x->cpl_planes)
         return cuda_core->fail(LATMC_EINVAL, "CUDA backend: the couplings of planes [%lld, "
                                "%lld) are not in the part's planes", (long long)p0,
                                (long long)p1);
+    const int st = host_couplings(sim, x);
+    if (st < 0)
+        return st;
     x->leaf->couplings_to_float(sim, x->couplings, k0, buf, p1 - p0);
     return LATMC_OK;
 }
@@ -427,10 +474,13 @@ int cuda_exec_get_coupling_planes(const latmc_sim *sim, struct cuda_exec *x, int
 int cuda_exec_set_couplings(const latmc_sim *sim, struct cuda_exec *x, const float *buf)
 {
     const char *what = "copying the couplings to the device";
-    if (!x->couplings)
+    if (!x->couplings && !x->drawn)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA %s kernels have no couplings",
                                sim->model->name);
-    int st = finish_all(x, what); /* nothing still reads the host's couplings */
+    /* the host's planes (drawn first where the boxes drew theirs: all then overwritten) */
+    int st = host_couplings(sim, x);
+    if (st == LATMC_OK)
+        st = finish_all(x, what); /* nothing still reads the host's couplings */
     if (st < 0)
         return st;
     /* the host's planes, each from the lattice's plane it holds */

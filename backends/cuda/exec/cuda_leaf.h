@@ -142,6 +142,15 @@ struct cuda_leaf {
     cudaError_t (*couplings_to_box)(const latmc_sim *sim, const struct cuda_box *b,
                                     cudaStream_t stream, const void *host,
                                     int64_t host_first, int64_t host_planes);
+    /* Optional (NULL: the couplings come from the host, draw_couplings): whether the
+     * sim's couplings are drawn on the device (draws_couplings), and the box's local
+     * planes of them drawn there by the CPU's rule (cuda_coupling_draws.h; enqueued on
+     * `stream`). Then the executor draws no host copy at creation: it draws one with
+     * draw_couplings (the same values) only when a read or set_couplings needs it, and
+     * set_couplings moves them with couplings_to_box from then on. */
+    bool (*draws_couplings)(const latmc_sim *sim);
+    cudaError_t (*draw_couplings_on_box)(const latmc_sim *sim, const struct cuda_box *b,
+                                         cudaStream_t stream);
     /* One step of sweep `sweep` on range r of a box; adds the accepted updates to
      * *changed (a device counter). */
     cudaError_t (*update)(const latmc_sim *sim, const struct cuda_box_range *r,

@@ -28,9 +28,11 @@
  * part holds the two planes beyond each end. Those planes travel between the parts as
  * the buffer's own floats (wire_arrays: one 2D copy of 3 R runs, no transposition).
  *
- * Couplings (SoA on the device, J_{i,mu} at mu n_local + i) and the hot start are drawn
- * on the host where they lie in the CPU's draws (the core's draw_couplings,
- * lib/heisenberg_rules.h), so they are the CPU's floats bit for bit. Observables: the
+ * Couplings (SoA on the device, J_{i,mu} at mu n_local + i) are drawn on the device by the
+ * CPU's functions (cuda_coupling_draws.h, lib/heisenberg_couplings.h), the host's copy
+ * only when a read or set_couplings needs it (the core's draw_couplings); the hot start is
+ * drawn on the host where it lies in the CPU's draws (lib/heisenberg_rules.h): both are
+ * the CPU's floats bit for bit. Observables: the
  * sums of each plane (the CPU's chunks, lib/heisenberg.h), added in plane order by the
  * executor (measure_planes): the same doubles for every cut into boxes or parts.
  */
@@ -40,6 +42,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
+#include "cuda_coupling_draws.h"
 #include "cuda_heisenberg_leaf.h"
 #include "heisenberg.h"
 #include "heisenberg_cuda.h"
@@ -416,6 +419,34 @@ static cudaError_t heis_couplings_to_box(const latmc_sim *sim, const struct cuda
     return err != cudaSuccess ? err : fin;
 }
 
+/* The sim's couplings (every kind: uniform ones are 1) are drawn on the device. */
+static bool heis_draws_couplings(const latmc_sim *sim)
+{
+    (void)sim;
+    return true;
+}
+
+/* The box's local planes of the couplings drawn on its device into the SoA J, by the
+ * CPU's functions (cuda_coupling_draws.h): the same floats as heis_couplings_to_box's. */
+static cudaError_t heis_draw_couplings_on_box(const latmc_sim *sim, const struct cuda_box *b,
+                                              cudaStream_t stream)
+{
+    const struct heis_box *h = own_of(b);
+    const latmc_sim_desc *d = &sim->desc;
+    const int64_t L = d->extent[d->ndim - 1], local = b->ex.planes + 2 * b->halo;
+    cudaError_t err = cudaSuccess;
+    /* runs of consecutive lattice planes (a box alone: one run) */
+    for (int64_t l = 0; l < local && err == cudaSuccess;) {
+        const int64_t g = ((b->ex.origin - b->halo + l) % L + L) % L;
+        const int64_t n = local - l < L - g ? local - l : L - g;
+        err = cuda_draw_heisenberg_soa(stream, h->J, h->n_local, l * h->plane_sites, g, n,
+                                       h->plane_sites, d->ndim, d->couplings,
+                                       d->coupling_seed);
+        l += n;
+    }
+    return err;
+}
+
 /* ---- steps and observables ---- */
 
 /*
@@ -555,6 +586,8 @@ static uint64_t heis_attempted(const latmc_sim *sim, int64_t sites)
         .couplings_to_float = heis_couplings_to_float,                                       \
         .couplings_from_float = heis_couplings_from_float,                                   \
         .couplings_to_box = heis_couplings_to_box,                                           \
+        .draws_couplings = heis_draws_couplings,                                             \
+        .draw_couplings_on_box = heis_draw_couplings_on_box,                                 \
         .update = heis_update,                                                               \
         .view_dtype = LATMC_DTYPE_FLOAT32,                                                   \
         .view = heis_view,                                                                   \

@@ -143,6 +143,14 @@ static cudaError_t bytes_couplings_to_box(const latmc_sim *sim, const struct cud
     return cuda_ising_eps_to_box(sim, b, stream, bb->eps, host, host_first);
 }
 
+/* The same drawn on the device (cuda_ising_eps_draw_box). */
+static cudaError_t bytes_draw_couplings_on_box(const latmc_sim *sim, const struct cuda_box *b,
+                                               cudaStream_t stream)
+{
+    const struct bytes_box *bb = b->own;
+    return cuda_ising_eps_draw_box(sim, b, stream, bb->eps);
+}
+
 /* The tables moved (a parameter change, a tempering swap): an ensemble's byte table
  * names them (cuda_ising_leaf.h). */
 static void bytes_params_changed(const latmc_sim *sim, struct cuda_box *b)
@@ -181,6 +189,8 @@ const struct cuda_leaf cuda_ising_bytes_leaf = {
     .couplings_to_float = cuda_ising_couplings_to_float,
     .couplings_from_float = cuda_ising_couplings_from_float,
     .couplings_to_box = bytes_couplings_to_box,
+    .draws_couplings = cuda_ising_draws_couplings,
+    .draw_couplings_on_box = bytes_draw_couplings_on_box,
     .update = bytes_update,
     .measure = bytes_measure,
     .projections = bytes_projections,

@@ -71,15 +71,22 @@ cudaError_t cuda_ising_bytes_member(const latmc_sim *sim, struct cuda_box *b,
 
 /* +-J couplings (desc.couplings = BIMODAL; the leaves' draw_couplings, couplings_to_float,
  * couplings_from_float): one int8 +-1 per bond, eps[ndim i + mu], of the planes a sim
- * keeps on the host (the whole lattice, or a part's local planes), each drawn where it
- * lies in the core's draw_couplings (lib/coupling_draws.h: the CPU's couplings bit for
- * bit). cuda_ising_coupling_plane: couplings of one plane. */
+ * keeps on the host (the whole lattice, or a part's local planes; drawn when first
+ * needed, cuda_exec.c), each drawn where it lies in the core's draw_couplings
+ * (lib/coupling_draws.h: the CPU's couplings bit for bit). cuda_ising_coupling_plane:
+ * couplings of one plane. */
 int64_t cuda_ising_coupling_plane(const latmc_sim *sim);
 int cuda_ising_draw_couplings(const latmc_sim *sim, int64_t first, int64_t planes, void **host);
 void cuda_ising_couplings_to_float(const latmc_sim *sim, const void *host, int64_t host_plane,
                                    float *buf, int64_t planes);
 void cuda_ising_couplings_from_float(const latmc_sim *sim, void *host, int64_t host_plane,
                                      const float *whole, int64_t global_plane, int64_t planes);
+/* The leaves' draws_couplings (+-J) and the byte-layout leaves' draw_couplings_on_box:
+ * box b's local planes of the couplings drawn on its device into eps (the values above,
+ * cuda_coupling_draws.h). */
+bool cuda_ising_draws_couplings(const latmc_sim *sim);
+cudaError_t cuda_ising_eps_draw_box(const latmc_sim *sim, const struct cuda_box *b,
+                                    cudaStream_t stream, int8_t *eps);
 /* The byte-layout leaves' couplings_to_box: box b's local planes (own planes and halos,
  * each a run of the lattice's planes) of the host's int8 couplings into the device's eps,
  * run global g from host plane g - host_first (mod L) of the host's planes (the whole

@@ -15,8 +15,10 @@
  * The API's bytes are made and read a piece of rows at a time through a staging buffer
  * of the box (at most LATMC_CUDA_ISING_PIECE_BYTES, cuda_ising_piece_rows): hot start,
  * get/set_spins and the per-plane forms; a few planes (a part's halo exchange: up to
- * HOST_SITES sites) travel as their words instead and are converted on the host. +-J couplings: packed per colour from the host's
- * bytes of the box's local planes (cuda_ising_pack_couplings_host).
+ * HOST_SITES sites) travel as their words instead and are converted on the host. +-J
+ * couplings: packed per colour from the box's local planes' bytes, drawn on the device
+ * (cuda_ising_pack_couplings_drawn) or, after set_couplings, the host's
+ * (cuda_ising_pack_couplings_host).
  *
  * The kernels run where the decision tables fit 32-bit thresholds (all but extreme
  * beta); elsewhere the steps of a box with halos are refused with the reason (check_steps).
@@ -25,8 +27,8 @@
  * every lattice whose L_x is a multiple of 16 (cuda_ising_leaf_of). Where the packed
  * kernels cannot run its steps (+-J with L_x not a multiple of 64, thresholds beyond 32
  * bits) they run the byte kernels (ising_kernels.cu) on the API's bytes of the lattice,
- * allocated on first need and kept (with the +-J byte couplings, from the executor's host
- * couplings), as do the ensembles' byte kernels and a device view: two flags say which
+ * allocated on first need and kept (with the +-J byte couplings, drawn on the device or
+ * copied from the executor's host couplings), as do the ensembles' byte kernels and a device view: two flags say which
  * forms hold the configuration, and each is made from the other (a pack or an unpack of
  * the whole lattice) when it is needed and stale. Both kernels follow the same chain bit
  * for bit, so which one runs never shows in a result.
@@ -44,6 +46,7 @@
 #include <stdlib.h>
 
 #include "cuda_check.h"
+#include "cuda_coupling_draws.h"
 #include "cuda_ising_bitsliced.h"
 #include "cuda_ising_pieces.h" /* cuda_ising_pack_couplings_host, cuda_ising_piece_rows */
 #include "cuda_ising_leaf.h"
@@ -69,10 +72,12 @@ struct packed_box {
     struct cuda_ising_packed_thresholds thr; /* from the core's tables */
     bool thr_fit;
     /* A box alone (the file's comment): the bytes of the lattice and their +-J couplings
-     * (NULL until first needed), the executor's host couplings they are copied from, and
-     * which forms hold the configuration (at least one; a box with halos: the packed). */
+     * (NULL until first needed), the executor's host couplings they are copied from or
+     * (eps_drawn) the draws they are made by on the device, and which forms hold the
+     * configuration (at least one; a box with halos: the packed). */
     int8_t *bytes, *eps_bytes;
     const int8_t *eps_host;
+    bool eps_drawn;
     bool bytes_valid, packed_valid;
     /* A box alone running bit-sliced steps (decisions = 1) where L_x is a multiple of 64:
      * both colours in the 1-bit layout (cuda_ising_bitsliced.h), made from the packed
@@ -149,12 +154,14 @@ static cudaError_t bytes_current(const latmc_sim *sim, const struct cuda_box *b,
     cudaError_t err = cudaSuccess;
     if (!pb->bytes)
         err = cudaMalloc((void **)&pb->bytes, (size_t)b->local.nsites);
-    if (err == cudaSuccess && pb->eps_host && !pb->eps_bytes) {
+    if (err == cudaSuccess && (pb->eps_host || pb->eps_drawn) && !pb->eps_bytes) {
         const size_t n = (size_t)b->local.nsites * (size_t)sim->desc.ndim;
         err = cudaMalloc((void **)&pb->eps_bytes, n);
         if (err == cudaSuccess)
-            err = cudaMemcpyAsync(pb->eps_bytes, pb->eps_host, n, cudaMemcpyHostToDevice,
-                                  stream);
+            err = pb->eps_host ? cudaMemcpyAsync(pb->eps_bytes, pb->eps_host, n,
+                                                 cudaMemcpyHostToDevice, stream)
+                               : cuda_draw_bimodal_bytes(stream, pb->eps_bytes, 0, (int64_t)n,
+                                                         sim->desc.coupling_seed);
     }
     if (err == cudaSuccess && !pb->bytes_valid)
         err = bits_back(b, stream);
@@ -652,10 +659,33 @@ static cudaError_t packed_couplings_to_box(const latmc_sim *sim, const struct cu
     /* a box alone: the host's couplings are the whole lattice's, kept by the executor for
      * as long as the box lives; the byte couplings, where they exist, follow them */
     pb->eps_host = host;
+    pb->eps_drawn = false;
     if (err == cudaSuccess && pb->eps_bytes)
         err = cudaMemcpyAsync(pb->eps_bytes, host, (size_t)b->local.nsites *
                                                        (size_t)sim->desc.ndim,
                               cudaMemcpyHostToDevice, stream);
+    return err;
+}
+
+/* The same drawn on the device (cuda_ising_pack_couplings_drawn): local plane p is the
+ * lattice's plane origin - halo + p (mod L). A box alone: its byte couplings, where they
+ * exist, drawn too (the whole lattice: coupling e at eps_bytes[e]), else when first
+ * needed (bytes_current). */
+static cudaError_t packed_draw_couplings_on_box(const latmc_sim *sim, const struct cuda_box *b,
+                                                cudaStream_t stream)
+{
+    struct packed_box *pb = state_of(b);
+    const latmc_sim_desc *d = &sim->desc;
+    cudaError_t err = cuda_ising_pack_couplings_drawn(stream, &b->local, d->extent[d->ndim - 1],
+                                                      b->ex.origin - b->halo,
+                                                      d->coupling_seed, pb->eps[0], pb->eps[1]);
+    if (b->halo > 0)
+        return err;
+    pb->eps_host = NULL;
+    pb->eps_drawn = true;
+    if (err == cudaSuccess && pb->eps_bytes)
+        err = cuda_draw_bimodal_bytes(stream, pb->eps_bytes, 0,
+                                      b->local.nsites * (int64_t)d->ndim, d->coupling_seed);
     return err;
 }
 
@@ -725,7 +755,7 @@ cudaError_t cuda_ising_packed_member_bytes(const latmc_sim *sim, struct cuda_box
     struct packed_box *pb = b->own;
     pb->member = true;
     state_of(b);
-    *enqueued = !pb->bytes_valid || (pb->eps_host && !pb->eps_bytes);
+    *enqueued = !pb->bytes_valid || ((pb->eps_host || pb->eps_drawn) && !pb->eps_bytes);
     const cudaError_t err = bytes_current(sim, b, b->ex.stream);
     if (err == cudaSuccess)
         pb->packed_valid = false; /* the kernel writes the bytes */
@@ -756,6 +786,8 @@ const struct cuda_leaf cuda_ising_packed_leaf = {
     .couplings_to_float = cuda_ising_couplings_to_float,
     .couplings_from_float = cuda_ising_couplings_from_float,
     .couplings_to_box = packed_couplings_to_box,
+    .draws_couplings = cuda_ising_draws_couplings,
+    .draw_couplings_on_box = packed_draw_couplings_on_box,
     .update = packed_update,
     .measure = packed_measure,
     .projections = packed_projections,

@@ -1,9 +1,11 @@
 /*
  * The Ising packed layout's work in pieces (cuda_ising_pieces.h): the +-J couplings packed
- * from the host's bytes through a window of a few planes, and the rows of a staging piece.
+ * through a window of a few planes, copied from the host's bytes or drawn on the device,
+ * and the rows of a staging piece.
  */
 #include <stdlib.h>
 
+#include "cuda_coupling_draws.h"
 #include "cuda_ising_pieces.h"
 #include "ising_packed.h"
 
@@ -21,13 +23,22 @@ static int64_t piece_bytes_setting(void)
     return (int64_t)256 << 20;
 }
 
-/* Copy the window of planes [w0, w0 + wn) (local, periodic in lloc) of a lattice whose
- * local plane lp is plane (first + lp) mod total of eps_host, in runs of consecutive
+/* Where a window's planes come from: the host's bytes of `total` planes (eps_host), or,
+ * eps_host NULL, the couplings drawn on the device (the lattice's, total = L). */
+struct eps_source {
+    const int8_t *eps_host;
+    int64_t total;
+    uint64_t seed;
+};
+
+/* Fill the window of planes [w0, w0 + wn) (local, periodic in lloc) of a lattice whose
+ * local plane lp is plane (first + lp) mod total of the source, in runs of consecutive
  * planes. */
-static cudaError_t copy_window(cudaStream_t stream, int8_t *window, const int8_t *eps_host,
+static cudaError_t fill_window(cudaStream_t stream, int8_t *window, const struct eps_source *src,
                                int64_t plane_bytes, int64_t w0, int64_t wn, int64_t lloc,
-                               int64_t first, int64_t total)
+                               int64_t first)
 {
+    const int64_t total = src->total;
     cudaError_t err = cudaSuccess;
     int64_t k = 0;
     while (k < wn && err == cudaSuccess) {
@@ -36,16 +47,20 @@ static cudaError_t copy_window(cudaStream_t stream, int8_t *window, const int8_t
         while (k + run < wn &&
                ((first + (w0 + k + run) % lloc) % total + total) % total == g + run)
             run++;
-        err = cudaMemcpyAsync(window + k * plane_bytes, eps_host + g * plane_bytes,
-                              (size_t)(run * plane_bytes), cudaMemcpyHostToDevice, stream);
+        if (src->eps_host)
+            err = cudaMemcpyAsync(window + k * plane_bytes, src->eps_host + g * plane_bytes,
+                                  (size_t)(run * plane_bytes), cudaMemcpyHostToDevice, stream);
+        else
+            err = cuda_draw_bimodal_bytes(stream, window + k * plane_bytes, g * plane_bytes,
+                                          (g + run) * plane_bytes, src->seed);
         k += run;
     }
     return err;
 }
 
-cudaError_t cuda_ising_pack_couplings_host(cudaStream_t stream, const struct latmc_lattice *g,
-                                   const int8_t *eps_host, int64_t total_planes,
-                                   int64_t first_plane, uint32_t *colour0, uint32_t *colour1)
+static cudaError_t pack_couplings(cudaStream_t stream, const struct latmc_lattice *g,
+                                  const struct eps_source *src, int64_t first_plane,
+                                  uint32_t *colour0, uint32_t *colour1)
 {
     const int64_t lloc = g->ndim == 3 ? g->lz : g->ly;
     const int64_t plane_bytes = g->lx * (g->ndim == 3 ? g->ly : 1) * g->ndim;
@@ -60,8 +75,7 @@ cudaError_t cuda_ising_pack_couplings_host(cudaStream_t stream, const struct lat
     for (int64_t p0 = 0; p0 < lloc && err == cudaSuccess; p0 += per) {
         const int64_t p1 = p0 + per < lloc ? p0 + per : lloc;
         const int64_t w0 = (p0 - 1 + lloc) % lloc, wn = p1 - p0 + 1 < lloc ? p1 - p0 + 1 : lloc;
-        err = copy_window(stream, window, eps_host, plane_bytes, w0, wn, lloc, first_plane,
-                          total_planes);
+        err = fill_window(stream, window, src, plane_bytes, w0, wn, lloc, first_plane);
         if (err == cudaSuccess)
             err = cuda_ising_pack_couplings_planes(stream, g, p0, p1, window, w0, colour0,
                                                    colour1);
@@ -69,6 +83,23 @@ cudaError_t cuda_ising_pack_couplings_host(cudaStream_t stream, const struct lat
     const cudaError_t done = cudaStreamSynchronize(stream); /* before the free */
     cudaFree(window);
     return err != cudaSuccess ? err : done;
+}
+
+cudaError_t cuda_ising_pack_couplings_host(cudaStream_t stream, const struct latmc_lattice *g,
+                                   const int8_t *eps_host, int64_t total_planes,
+                                   int64_t first_plane, uint32_t *colour0, uint32_t *colour1)
+{
+    const struct eps_source src = { eps_host, total_planes, 0 };
+    return pack_couplings(stream, g, &src, first_plane, colour0, colour1);
+}
+
+cudaError_t cuda_ising_pack_couplings_drawn(cudaStream_t stream, const struct latmc_lattice *g,
+                                            int64_t L, int64_t first_plane,
+                                            uint64_t coupling_seed, uint32_t *colour0,
+                                            uint32_t *colour1)
+{
+    const struct eps_source src = { NULL, L, coupling_seed };
+    return pack_couplings(stream, g, &src, first_plane, colour0, colour1);
 }
 
 int64_t cuda_ising_piece_rows(int64_t lx, int64_t rows)

@@ -24,6 +24,13 @@ cudaError_t cuda_ising_pack_couplings_host(cudaStream_t stream, const struct lat
                                    const int8_t *eps_host, int64_t total_planes,
                                    int64_t first_plane, uint32_t *colour0, uint32_t *colour1);
 
+/* The same with the couplings drawn on the device (cuda_coupling_draws.h) instead of
+ * copied: local plane lp of g is the lattice's plane (first_plane + lp) mod L. */
+cudaError_t cuda_ising_pack_couplings_drawn(cudaStream_t stream, const struct latmc_lattice *g,
+                                            int64_t L, int64_t first_plane,
+                                            uint64_t coupling_seed, uint32_t *colour0,
+                                            uint32_t *colour1);
+
 /* Rows of L_x sites per staging piece (LATMC_CUDA_ISING_PIECE_BYTES, 256 MiB by default;
  * at least one row, at most `rows`). */
 int64_t cuda_ising_piece_rows(int64_t lx, int64_t rows);

@@ -1,5 +1,6 @@
 /*
- * What the Ising leaves share (cuda_ising_leaf.h): the state epoch and the +-J couplings.
+ * What the Ising leaves share (cuda_ising_leaf.h): the state epoch and the +-J couplings
+ * (drawn on the device, or on the host where a read or set_couplings needs them).
  * Apart from cuda_ising_leaf.c, which calls the leaves, so that no two files call each
  * other (tests/layering).
  */
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 
 #include "cuda_check.h"
+#include "cuda_coupling_draws.h"
 #include "cuda_ising_leaf.h"
 
 static _Atomic uint64_t state_epoch;
@@ -76,6 +78,30 @@ cudaError_t cuda_ising_eps_to_box(const latmc_sim *sim, const struct cuda_box *b
                                       (size_t)(((r[k].global - host_first) % L + L) % L) *
                                           plane,
                                   (size_t)r[k].planes * plane, cudaMemcpyHostToDevice, stream);
+    return err;
+}
+
+bool cuda_ising_draws_couplings(const latmc_sim *sim)
+{
+    return sim->desc.couplings == LATMC_COUPLINGS_BIMODAL;
+}
+
+cudaError_t cuda_ising_eps_draw_box(const latmc_sim *sim, const struct cuda_box *b,
+                                    cudaStream_t stream, int8_t *eps)
+{
+    const int64_t plane = cuda_ising_coupling_plane(sim);
+    const int64_t L = sim->desc.extent[sim->desc.ndim - 1];
+    struct cuda_box_run r[3];
+    cuda_box_runs(&b->ex, b->halo, L, r);
+    cudaError_t err = cudaSuccess;
+    for (int k = 0; k < 3; k++) /* each run in pieces that do not pass plane L - 1 */
+        for (int64_t done = 0; done < r[k].planes && err == cudaSuccess;) {
+            const int64_t g = (r[k].global + done) % L;
+            const int64_t n = r[k].planes - done < L - g ? r[k].planes - done : L - g;
+            err = cuda_draw_bimodal_bytes(stream, eps + (r[k].local + done) * plane, g * plane,
+                                          (g + n) * plane, sim->desc.coupling_seed);
+            done += n;
+        }
     return err;
 }
 
