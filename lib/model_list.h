@@ -6,7 +6,8 @@
  *     behind latmc_model_get(), and the public names: m itself ("ising") is what
  *     latmc_model_name() returns, which the command line, the Python package and the
  *     docs check take as theirs;
- *   - lib/meson.build: the sources lib/model_<m>.c (it reads this file);
+ *   - lib/meson.build: the sources lib/model_<m>.c (it reads this file), and
+ *     doc/meson.build the pages doc/models/<m>.md that exist;
  *   - backends/cpu/cpu_models.c: the kernel tables `cpu_<m>_kernels`, so every model
  *     runs on the CPU, the reference every other backend is checked against.
  */

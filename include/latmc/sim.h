@@ -410,9 +410,9 @@ LATMC_API int latmc_param_bounds(int model, int key, double *lo, double *hi);
 LATMC_API const char *latmc_param_name(int key);
 
 /**
- * Name of a model ("ising", "potts", "phi4", "heisenberg": the spelling of the latmc
- * program's --model and of the Python package), or NULL for a number that is no model of
- * this library (LATMC_MODEL_NONE included). Models are numbered 1, 2, ... without gaps, so
+ * Name of a model ("ising", "potts", "phi4", "heisenberg": lower-case letters and digits,
+ * the spelling of the latmc program's --model and of the Python package), or NULL for a
+ * number that is no model of this library (LATMC_MODEL_NONE included). Models are numbered 1, 2, ... without gaps, so
  * calling it for 1, 2, ... until NULL lists every model the library has: a program that
  * lists models this way offers a model added to a later library without a change.
  * @param[in] model enum latmc_model.
