@@ -270,9 +270,24 @@ static void run(struct config *c, uint64_t sweeps, int r, int sweeps_only)
     c->ns[r] = sweeps_only ? c->sweep_ns[r] : (t2 - t0) * 1e9 / updates;
 }
 
-static const char *const model_names[] = { "ising", "potts", "phi4", "heisenberg", NULL };
-static const int model_keys[] = { LATMC_MODEL_ISING, LATMC_MODEL_POTTS, LATMC_MODEL_PHI4,
-                                  LATMC_MODEL_HEISENBERG };
+/* The library's name of a model (latmc_model_name), "?" for none. */
+static const char *model_name(int model)
+{
+    const char *name = latmc_model_name(model);
+    return name ? name : "?";
+}
+
+/* --model: the library's names (latmc_model_by_name), so a new model needs no list here. */
+static int parse_model(const char *s)
+{
+    int model;
+    if (latmc_model_by_name(s, &model) != LATMC_OK) {
+        fprintf(stderr, "latmc-bench: %s\n", latmc_last_error());
+        exit(2);
+    }
+    return model;
+}
+
 static const char *const algo_names[] = { "metropolis", "heatbath", "overrelax", "sw", "wolff",
                                           NULL };
 static const int algo_keys[] = { LATMC_ALGO_METROPOLIS, LATMC_ALGO_HEATBATH,
@@ -313,10 +328,7 @@ static int time_creation(latmc_ctx *ctx, struct config *c, int n, int repeat)
     double sorted[MAX_REPEAT], med[2];
     for (int k = 0; k < n; k++) {
         const latmc_sim_desc *d = &c[k].desc;
-        const char *model = "?";
-        for (int i = 0; model_names[i]; i++)
-            if (model_keys[i] == d->model)
-                model = model_names[i];
+        const char *model = model_name(d->model);
         med[k] = median_of(c[k].ns, repeat, sorted);
         printf("%c: %s, %s, %lldx%lldx%lld, %s couplings, %d thread(s) asked: creation "
                "%.1f ms (median of %d; min %.1f, max %.1f)\n", "AB"[k], c[k].unit, model,
@@ -337,10 +349,7 @@ static void report(struct config *c, int repeat, const char *label, int sweeps_o
     const double sweep_ns = median_of(c->sweep_ns, repeat, scratch);
     const double measure_ms = median_of(c->measure_ms, repeat, scratch);
     *median = median_of(c->ns, repeat, sorted);
-    const char *model = "?", *algo = "default";
-    for (int i = 0; model_names[i]; i++)
-        if (model_keys[i] == c->desc.model)
-            model = model_names[i];
+    const char *model = model_name(c->desc.model), *algo = "default";
     for (int i = 0; algo_names[i]; i++)
         if (algo_keys[i] == c->desc.algorithm)
             algo = algo_names[i];
@@ -372,7 +381,10 @@ static void report(struct config *c, int repeat, const char *label, int sweeps_o
 
 static void usage(void)
 {
-    printf("usage: latmc-bench [--model ising|potts|phi4|heisenberg] [--q Q] [--dim 2|3] [-L L]\n"
+    printf("usage: latmc-bench [--model ");
+    for (int m = 1; latmc_model_name(m); m++) /* the library's models */
+        printf("%s%s", m > 1 ? "|" : "", latmc_model_name(m));
+    printf("] [--q Q] [--dim 2|3] [-L L]\n"
            "         [--extents AxB[xC]] [--algo metropolis|heatbath|overrelax|sw|wolff] [--beta B]\n"
            "         [--param NAME=VALUE]... [--NAME VALUE]... [--precision float|double]\n"
            "         [--couplings uniform|gaussian|bimodal] [--replicas 1|2]\n"
@@ -448,7 +460,7 @@ int main(int argc, char **argv)
     int o;
     while ((o = getopt_long(argc, argv, "L:h", opts, NULL)) != -1) {
         switch (o) {
-        case O_MODEL: a.desc.model = model_keys[pick(optarg, model_names, "model")]; break;
+        case O_MODEL: a.desc.model = parse_model(optarg); break;
         case O_Q: a.desc.q = (int)parse_long(optarg, 2, 255, "q"); break;
         case O_DIM: a.desc.ndim = (int)parse_long(optarg, 2, 3, "dim"); break;
         case 'L': L = parse_long(optarg, 2, 1L << 24, "L"); break;

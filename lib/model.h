@@ -81,7 +81,8 @@ struct latmc_model_def {
  * set_couplings apply and checkpoints carry them. */
 bool latmc_model_has_couplings(const struct latmc_model_def *model, const latmc_sim_desc *d);
 
-/* NULL for an unknown model number. */
+/* NULL for an unknown model number. The models are those of lib/model_list.h, each the
+ * descriptor `latmc_model_<m>` of its lib/model_<m>.c. */
 const struct latmc_model_def *latmc_model_get(int id);
 
 const char *latmc_algorithm_name(int algorithm);
@@ -96,9 +97,9 @@ int latmc_moment_observable(int key, double m, double m2, double *value);
 /* The generic check that every extent in use is even (checkerboard models). */
 int latmc_check_even_extents(const latmc_sim_desc *d);
 
-extern const struct latmc_model_def latmc_model_ising;
-extern const struct latmc_model_def latmc_model_potts;
-extern const struct latmc_model_def latmc_model_phi4;
-extern const struct latmc_model_def latmc_model_heisenberg;
+/* The descriptors: `latmc_model_<m>` of lib/model_<m>.c, one per line of model_list.h. */
+#define LATMC_MODEL(m) extern const struct latmc_model_def latmc_model_##m;
+#include "model_list.h"
+#undef LATMC_MODEL
 
 #endif

@@ -1,18 +1,56 @@
-/* The model registry and helpers shared by the model descriptors. */
+/* The model registry (lib/model_list.h: one line per model), its public names, and helpers
+ * shared by the model descriptors. */
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "model.h"
 
-static const struct latmc_model_def *const models[] = {
-    &latmc_model_ising, &latmc_model_potts, &latmc_model_phi4, &latmc_model_heisenberg,
+/* Each descriptor with its public name, the token of its line in model_list.h. */
+static const struct {
+    const struct latmc_model_def *def;
+    const char *name;
+} models[] = {
+#define LATMC_MODEL(m) { &latmc_model_##m, #m },
+#include "model_list.h"
+#undef LATMC_MODEL
 };
+
+enum { n_models = sizeof models / sizeof models[0] };
 
 const struct latmc_model_def *latmc_model_get(int id)
 {
-    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
-        if (models[i]->id == id)
-            return models[i];
+    for (size_t i = 0; i < n_models; i++)
+        if (models[i].def->id == id)
+            return models[i].def;
     return NULL;
+}
+
+const char *latmc_model_name(int model)
+{
+    for (size_t i = 0; i < n_models; i++)
+        if (models[i].def->id == model)
+            return models[i].name;
+    return NULL;
+}
+
+int latmc_model_by_name(const char *name, int *model)
+{
+    if (!name || !model)
+        return latmc_fail(LATMC_EINVAL, "latmc_model_by_name: %s is NULL",
+                          name ? "model" : "name");
+    for (size_t i = 0; i < n_models; i++) {
+        if (strcmp(models[i].name, name) == 0) {
+            *model = models[i].def->id;
+            return LATMC_OK;
+        }
+    }
+    char known[256] = ""; /* the names, in enum order, for the message */
+    for (int m = 1; latmc_model_name(m); m++) {
+        const size_t len = strlen(known);
+        snprintf(known + len, sizeof known - len, "%s%s", len ? " " : "", latmc_model_name(m));
+    }
+    return latmc_fail(LATMC_EINVAL, "unknown model name \"%s\" (known: %s)", name, known);
 }
 
 bool latmc_model_has_couplings(const struct latmc_model_def *model, const latmc_sim_desc *d)

@@ -1,22 +1,15 @@
-/* The models the CPU backend runs: one kernel table each. */
+/* The models the CPU backend runs: the kernel table `cpu_<m>_kernels` of each model of
+ * lib/model_list.h (every model runs on the CPU). */
 #include "cpu_backend.h"
 
-extern const struct cpu_model_kernels cpu_ising_kernels;
-extern const struct cpu_model_kernels cpu_potts_kernels;
-/* potts: declaration */
-extern const struct cpu_model_kernels cpu_phi4_kernels;
-/* phi4: declaration */
-extern const struct cpu_model_kernels cpu_heisenberg_kernels;
-/* heisenberg: declaration */
+#define LATMC_MODEL(m) extern const struct cpu_model_kernels cpu_##m##_kernels;
+#include "model_list.h"
+#undef LATMC_MODEL
 
 static const struct cpu_model_kernels *const kernel_tables[] = {
-    &cpu_ising_kernels,
-    &cpu_potts_kernels,
-    /* potts: entry */
-    &cpu_phi4_kernels,
-    /* phi4: entry */
-    &cpu_heisenberg_kernels,
-    /* heisenberg: entry */
+#define LATMC_MODEL(m) &cpu_##m##_kernels,
+#include "model_list.h"
+#undef LATMC_MODEL
 };
 
 const struct cpu_model_kernels *cpu_model_kernels_get(int model)

@@ -5,6 +5,7 @@
 #include <latmc/latmc.h>
 
 #include "cli_options.h"
+#include "names.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -22,8 +23,10 @@ void cli_print_help(FILE *f)
 "on a " STR(DEMO_L) "x" STR(DEMO_L) " lattice, " STR(DEMO_THERM) " + " STR(DEMO_SWEEPS)
 " sweeps, measured every " STR(DEMO_EVERY) ".\n"
 "\n"
-"Model:\n"
-"  --model M          ising, potts, phi4 or heisenberg (default ising)\n"
+"Model:\n");
+    /* the library's models (latmc_model_name), so that a new one is listed */
+    fprintf(f, "  --model M          %s (default ising)\n", names_list(names_models()));
+    fprintf(f,
 "  --dim D            2 or 3 (default 2, heisenberg " STR(DEFAULT_DIM_HEISENBERG) "; or the "
 "number of\n"
 "                     extents in --size)\n"

@@ -160,7 +160,7 @@ static enum cli_action parse_one(int c, const char *arg, struct cli_options *opt
     bool sim = true; /* does this option define the simulation? */
     switch (c) {
     case OPT_MODEL:
-        ok = get_name("--model", arg, names_model, &opt->model);
+        ok = get_name("--model", arg, names_models(), &opt->model);
         opt->model_given = true;
         break;
     case OPT_DIM:
@@ -318,7 +318,8 @@ static bool only_for(const struct cli_options *opt, bool given, int model, const
 {
     if (given && opt->model != model) {
         cli_usage_error("%s applies to the %s model only (this is %s)", option,
-                        names_of(names_model, model, "?"), names_of(names_model, opt->model, "?"));
+                        names_of(names_models(), model, "?"),
+                        names_of(names_models(), opt->model, "?"));
         return false;
     }
     return true;
@@ -371,7 +372,7 @@ static bool check_temperature(const struct cli_options *opt)
             return true;
         cli_usage_error("the %s model needs --beta B, the inverse temperature (no default: "
                         "beta = 0 is infinite temperature, where Metropolis is degenerate)",
-                        names_of(names_model, opt->model, "?"));
+                        names_of(names_models(), opt->model, "?"));
         return false;
     }
     double mu2 = 0.0, g = 0.0;

@@ -36,7 +36,7 @@ void meta_fill(struct run_meta *m, latmc_sim *sim, const struct cli_options *opt
     latmc_sim_get_desc(sim, &d); /* cannot fail for a valid sim */
     add_str(m, "program", "latmc");
     add_str(m, "version", latmc_version_string());
-    add_str(m, "model", names_of(names_model, d.model, "?"));
+    add_str(m, "model", names_of(names_models(), d.model, "?"));
     add_u64(m, "ndim", (uint64_t)d.ndim);
     struct meta_item *e = add(m, "extent", META_EXTENT);
     e->n = d.ndim;

@@ -6,13 +6,21 @@
 
 #include "names.h"
 
-const struct name_value names_model[] = {
-    { "ising", LATMC_MODEL_ISING },
-    { "potts", LATMC_MODEL_POTTS },
-    { "phi4", LATMC_MODEL_PHI4 },
-    { "heisenberg", LATMC_MODEL_HEISENBERG },
-    { NULL, 0 },
-};
+/* The library's names (latmc_model_name, numbered 1, 2, ... until NULL): a model the
+ * library gains is offered here without a change. Built at the first call; the program
+ * asks for it from its one thread. */
+const struct name_value *names_models(void)
+{
+    enum { most = 64 }; /* far above the models there are; the rest would go unnamed */
+    static struct name_value table[most + 1]; /* ends with { NULL, 0 } */
+    if (table[0].name == NULL) {
+        int n = 0;
+        for (int m = 1; n < most && latmc_model_name(m) != NULL; m++)
+            table[n++] = (struct name_value){ latmc_model_name(m), m };
+        table[n] = (struct name_value){ NULL, 0 };
+    }
+    return table;
+}
 
 const struct name_value names_algorithm[] = {
     { "default", LATMC_ALGO_DEFAULT },

@@ -13,7 +13,7 @@ struct name_value {
     int value;
 };
 
-extern const struct name_value names_model[];     /* enum latmc_model */
+const struct name_value *names_models(void);       /* enum latmc_model, the library's */
 extern const struct name_value names_algorithm[]; /* enum latmc_algorithm */
 extern const struct name_value names_device[];    /* enum latmc_device */
 extern const struct name_value names_start[];     /* enum latmc_init */

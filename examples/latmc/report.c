@@ -108,7 +108,7 @@ static double print_model(FILE *out, const latmc_sim_desc *d)
             elen += (size_t)w;
     }
     fprintf(out, "  %-13s %s, %dD, %s = %.0f sites", "model",
-            names_of(names_model, d->model, "?"), d->ndim, ext, sites);
+            names_of(names_models(), d->model, "?"), d->ndim, ext, sites);
     if (d->model == LATMC_MODEL_POTTS)
         fprintf(out, ", q = %d", d->q);
     if (d->model == LATMC_MODEL_PHI4)

@@ -49,7 +49,7 @@ static int mismatch_u64(const struct cli_options *opt, const char *what, uint64_
 static int compare_desc(const struct cli_options *opt, const latmc_sim_desc *d)
 {
     if (opt->model_given && d->model != opt->model)
-        return mismatch_name(opt, "model", names_model, d->model, opt->model);
+        return mismatch_name(opt, "model", names_models(), d->model, opt->model);
     if ((opt->dim_given || opt->size_given) && d->ndim != opt->ndim)
         return mismatch_u64(opt, "dimension", (uint64_t)d->ndim, (uint64_t)opt->ndim);
     if (opt->size_given && memcmp(d->extent, opt->extent, (size_t)d->ndim * sizeof d->extent[0])) {

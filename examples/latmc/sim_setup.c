@@ -43,7 +43,7 @@ int setup_fresh(latmc_ctx *ctx, const struct cli_options *opt, latmc_sim **out,
     int rc = cluster_sim_create(ctx, &desc, out);
     if (rc != LATMC_OK) {
         failure_set(f, rc, latmc_last_error(), "cannot create the %s simulation",
-                    names_of(names_model, opt->model, "?"));
+                    names_of(names_models(), opt->model, "?"));
         return EXIT_LIBRARY;
     }
     for (int i = 0; i < opt->n_params; i++) {

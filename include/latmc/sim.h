@@ -410,6 +410,30 @@ LATMC_API int latmc_param_bounds(int model, int key, double *lo, double *hi);
 LATMC_API const char *latmc_param_name(int key);
 
 /**
+ * Name of a model ("ising", "potts", "phi4", "heisenberg": lower-case letters and digits,
+ * the spelling of the latmc program's --model and of the Python package), or NULL for a
+ * number that is no model of this library (LATMC_MODEL_NONE included). Models are numbered 1, 2, ... without gaps, so
+ * calling it for 1, 2, ... until NULL lists every model the library has: a program that
+ * lists models this way offers a model added to a later library without a change.
+ * @param[in] model enum latmc_model.
+ * @return a static string (do not free), or NULL.
+ * @note Thread-safe.
+ * @since 0.3
+ */
+LATMC_API const char *latmc_model_name(int model);
+
+/**
+ * Map a model name (as latmc_model_name() spells it; case-sensitive) to its number.
+ * @param[in]  name  NUL-terminated name.
+ * @param[out] model receives the enum latmc_model value; unchanged on failure.
+ * @return LATMC_OK; LATMC_EINVAL (name or model NULL; an unknown name, whose message
+ *         latmc_last_error() lists the known ones).
+ * @note Thread-safe.
+ * @since 0.3
+ */
+LATMC_API int latmc_model_by_name(const char *name, int *model);
+
+/**
  * Name of an observable key ("energy", "magnetization", "abs_magnetization", "m2", "m4",
  * "phi2", "acceptance", "overlap2", "clusters", "largest_cluster", "cluster_m2", "m2_k0",
  * "m2_kmin", "overlap2_kmin"), or NULL for an unknown key.

@@ -23,6 +23,7 @@ DEMO_EXACT_E, DEMO_EXACT_C = -1.4190762721, 2.5363313351
 ISING2D_BETA_C = 0.44068679350977151262
 # --quick: the default job, shortened (for checks such as tools/ci-python.sh).
 QUICK_THERM, QUICK_SWEEPS = 1000, 10000
+# -L's default by model (another model: 16)
 DEFAULT_L = {"ising": 32, "potts": 32, "phi4": 16, "heisenberg": 8}
 
 
@@ -31,7 +32,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m latmc",
         description="Monte Carlo on a lattice with liblatmc. Without options: the 2D Ising "
                     "model at beta_c on 128x128 (the latmc program's default job).")
-    p.add_argument("--model", default=None, choices=["ising", "potts", "phi4", "heisenberg"])
+    # the library's models (latmc.MODELS), checked in main(): --help needs no library
+    p.add_argument("--model", default=None, help="the model (default ising)")
     p.add_argument("-L", "--size", default=None,
                    help="extent L (L x L, or L^3 with --dim 3) or LxxLy[xLz]")
     p.add_argument("--dim", type=int, default=None, choices=[2, 3])
@@ -81,6 +83,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = _parser().parse_args(argv)
     import latmc
 
+    if args.model is not None and args.model not in latmc.MODELS:
+        _parser().error("argument --model: invalid choice: %r (choose from %s)"
+                        % (args.model, ", ".join(repr(m) for m in latmc.MODELS)))
+
     if args.devices:
         for d in latmc.devices():
             print("%s %d: %s" % (d.device, d.index, d.name))
@@ -99,7 +105,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             therm, sweeps = QUICK_THERM, QUICK_SWEEPS
     else:
         try:
-            shape = _shape(args.size, dim, DEFAULT_L[model])
+            shape = _shape(args.size, dim, DEFAULT_L.get(model, 16))
         except ValueError:
             _parser().error("-L needs L or LxxLy[xLz] (positive integers), got %r" % args.size)
         therm = args.therm if args.therm is not None else 1000

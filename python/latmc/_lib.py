@@ -42,7 +42,9 @@ ECANCELLED = -10
 
 # enum latmc_device (ctx.h)
 DEVICE_AUTO, DEVICE_CPU, DEVICE_CUDA = 0, 1, 2
-# enum latmc_model, latmc_algorithm, latmc_precision, latmc_couplings, latmc_init (sim.h)
+# enum latmc_model, latmc_algorithm, latmc_precision, latmc_couplings, latmc_init (sim.h).
+# The models' names come from the library (params.MODELS, latmc_model_name); these
+# constants stay for the code that names the four by number (a new model needs none).
 MODEL_ISING, MODEL_POTTS, MODEL_PHI4, MODEL_HEISENBERG = 1, 2, 3, 4
 ALGO_DEFAULT, ALGO_METROPOLIS, ALGO_HEATBATH, ALGO_OVERRELAX = 0, 1, 2, 3
 ALGO_SWENDSEN_WANG, ALGO_WOLFF = 4, 5
@@ -189,6 +191,8 @@ _PROTOTYPES = {
 # Functions of later versions, bound when the loaded library has them (hasattr(lib, name)).
 _OPTIONAL_PROTOTYPES = {
     "latmc_param_bounds": (c_int, [c_int, c_int, POINTER(c_double), POINTER(c_double)]),
+    "latmc_model_name": (c_char_p, [c_int]),  # 0.3
+    "latmc_model_by_name": (c_int, [c_char_p, POINTER(c_int)]),  # 0.3
     "latmc_sim_device_view": (c_int, [_P, POINTER(DeviceView)]),
     "latmc_acc_warnings": (c_int, [_P, c_int, POINTER(c_uint32)]),
     "latmc_acc_corr_length": (c_int, [_P, c_int, c_int, c_int64, c_int, POINTER(c_double),

@@ -10,8 +10,27 @@ from .errors import InvalidArgument, Unsupported, check, check_global
 if TYPE_CHECKING:  # pragma: no cover
     from .sim import Sim
 
-MODELS: Dict[str, int] = {"ising": _lib.MODEL_ISING, "potts": _lib.MODEL_POTTS,
-                          "phi4": _lib.MODEL_PHI4, "heisenberg": _lib.MODEL_HEISENBERG}
+
+def _models() -> Dict[str, int]:
+    """name -> number of every model of the loaded library: latmc_model_name for 1, 2, ...
+    until NULL (numbered without gaps), so a model the library gains needs no change here."""
+    f = getattr(_lib.lib, "latmc_model_name", None)
+    if f is None:  # a liblatmc before 0.3, which has no latmc_model_name: its four models
+        return {"ising": _lib.MODEL_ISING, "potts": _lib.MODEL_POTTS,
+                "phi4": _lib.MODEL_PHI4, "heisenberg": _lib.MODEL_HEISENBERG}
+    out: Dict[str, int] = {}
+    model = 1
+    while True:
+        name = f(model)
+        if not name:
+            return out
+        out[name.decode()] = model
+        model += 1
+
+
+#: model name -> enum latmc_model value, as the library names them (latmc_model_name)
+MODELS: Dict[str, int] = _models()
+
 ALGORITHMS: Dict[str, int] = {"default": _lib.ALGO_DEFAULT, "metropolis": _lib.ALGO_METROPOLIS,
                               "heatbath": _lib.ALGO_HEATBATH, "overrelax": _lib.ALGO_OVERRELAX,
                               "sw": _lib.ALGO_SWENDSEN_WANG, "wolff": _lib.ALGO_WOLFF}

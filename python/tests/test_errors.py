@@ -52,8 +52,9 @@ def test_phi4_extent_rule():
 
 
 def test_unknown_model_and_names():
-    with raises(latmc.InvalidArgument, EINVAL, match="unknown model"):
+    with raises(latmc.InvalidArgument, EINVAL, match="unknown model") as info:
         latmc.Sim("xy", (8, 8))
+    assert all(m in str(info.value) for m in latmc.MODELS)
     with raises(latmc.InvalidArgument, EINVAL):
         latmc.Sim(17, (8, 8), device="cpu")  # a number the library does not know
     with raises(latmc.InvalidArgument, EINVAL, match="algorithm"):

@@ -33,6 +33,14 @@ def test_library_error_exits_1(capsys):
     assert "LATMC_EINVAL" in capsys.readouterr().err
 
 
+def test_unknown_model_is_a_usage_error(capsys):
+    # the library's models (latmc.MODELS), checked as argparse's choices were
+    with pytest.raises(SystemExit) as info:
+        main(["--model", "xy", "-L", "8", "--beta", "0.4"])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and "'xy'" in err and "'heisenberg'" in err
+
+
 def test_temperature_rule_is_a_usage_error(capsys):
     # the program latmc's rule (doc/cli.md): no beta, no run; exit status 2 naming --beta
     with pytest.raises(SystemExit) as info:

@@ -2,6 +2,7 @@
 documented layout; parameters read and write by name."""
 from __future__ import annotations
 
+import ctypes
 import math
 
 import numpy as np
@@ -156,7 +157,7 @@ def test_desc_devices_and_version():
     assert latmc.backend_status("cpu")
     assert isinstance(latmc.backend_status("cuda"), str)
     assert latmc.library_version().count(".") == 2
-    assert set(latmc.MODELS) == {"ising", "potts", "phi4", "heisenberg"}
+    assert {"ising", "potts", "phi4", "heisenberg"} <= set(latmc.MODELS)
     assert {"energy", "m2", "m4", "overlap2"} <= set(latmc.OBSERVABLES)
 
 
@@ -191,3 +192,38 @@ def test_bitsliced_decisions_by_name(tmp_path):
     with latmc.Sim("potts", (6, 6), q=3, beta=1.0, device="cpu") as sim:
         with pytest.raises(latmc.Unsupported):
             sim.params["decisions"] = 1
+
+
+def test_model_names_come_from_the_library():
+    # latmc.MODELS is the library's list (latmc_model_name); the documented numbers
+    # (sim.h) and the constants kept in _lib for compatibility agree with it
+    # (the four documented first, numbered 1 to 4; a later model follows them)
+    from latmc import _lib
+    assert list(latmc.MODELS)[:4] == ["ising", "potts", "phi4", "heisenberg"]
+    assert sorted(latmc.MODELS.values()) == list(range(1, len(latmc.MODELS) + 1))
+    assert (latmc.MODELS["ising"], latmc.MODELS["potts"], latmc.MODELS["phi4"],
+            latmc.MODELS["heisenberg"]) == (_lib.MODEL_ISING, _lib.MODEL_POTTS,
+                                            _lib.MODEL_PHI4, _lib.MODEL_HEISENBERG)
+    if not hasattr(_lib.lib, "latmc_model_by_name"):
+        pytest.skip("this liblatmc is older than 0.3: no latmc_model_by_name")
+    for name, number in latmc.MODELS.items():
+        assert _lib.lib.latmc_model_name(number).decode() == name
+        out = ctypes.c_int(-1)
+        assert _lib.lib.latmc_model_by_name(name.encode(), ctypes.byref(out)) == _lib.OK
+        assert out.value == number
+    assert _lib.lib.latmc_model_name(0) is None
+    assert _lib.lib.latmc_model_name(len(latmc.MODELS) + 1) is None
+    out = ctypes.c_int(42)
+    assert _lib.lib.latmc_model_by_name(b"Ising", ctypes.byref(out)) == _lib.EINVAL
+    assert out.value == 42
+    message = _lib.lib.latmc_last_error().decode()
+    assert "unknown model name" in message and all(m in message for m in latmc.MODELS)
+    assert _lib.lib.latmc_model_by_name(None, ctypes.byref(out)) == _lib.EINVAL
+    assert _lib.lib.latmc_model_by_name(b"ising", None) == _lib.EINVAL
+
+
+def test_model_names_of_a_library_before_0_3(monkeypatch):
+    # a liblatmc without latmc_model_name: MODELS falls back to the four models it has
+    from latmc import _lib, params
+    monkeypatch.setattr(_lib, "lib", object())
+    assert params._models() == {"ising": 1, "potts": 2, "phi4": 3, "heisenberg": 4}

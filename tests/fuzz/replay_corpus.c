@@ -39,11 +39,10 @@ static const char *const required[] = {
 
 static void variant_name(const latmc_sim_desc *d, char *buf, size_t size)
 {
-    static const char *const models[] = { "?", "ising", "potts", "phi4", "heisenberg" };
     static const char *const algos[] = { "default", "metropolis", "heatbath", "overrelax" };
     static const char *const couplings[] = { "uniform", "gaussian", "+-J" };
     snprintf(buf, size, "%s %dD %s%s %s %dr",
-             models[d->model >= 1 && d->model <= 4 ? d->model : 0], d->ndim,
+             latmc_model_name(d->model) ? latmc_model_name(d->model) : "?", d->ndim,
              algos[d->algorithm >= 0 && d->algorithm <= 3 ? d->algorithm : 0],
              d->model == LATMC_MODEL_PHI4
                  ? (d->precision == LATMC_PRECISION_FLOAT ? " float" : " double") : "",

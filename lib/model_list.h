@@ -1,0 +1,18 @@
+/*
+ * Internal: the models, one line each, in the order of enum latmc_model (include/latmc/
+ * sim.h). Adding a model is one line here; what lists the models is made from it (an X
+ * macro: the includer defines LATMC_MODEL(m) first), so no list can miss one:
+ *   - lib/model.h and lib/models.c: the descriptors `latmc_model_<m>` (lib/model_<m>.c)
+ *     behind latmc_model_get(), and the public names: m itself ("ising") is what
+ *     latmc_model_name() returns, which the command line, the Python package and the
+ *     docs check take as theirs;
+ *   - lib/meson.build: the sources lib/model_<m>.c (it reads this file), and
+ *     doc/meson.build the pages doc/models/<m>.md that exist;
+ *   - backends/cpu/cpu_models.c: the kernel tables `cpu_<m>_kernels`, so every model
+ *     runs on the CPU, the reference every other backend is checked against.
+ */
+/* No include guard: each includer expands it with its own LATMC_MODEL. */
+LATMC_MODEL(ising)
+LATMC_MODEL(potts)
+LATMC_MODEL(phi4)
+LATMC_MODEL(heisenberg)
