@@ -139,6 +139,11 @@ int cuda_heis_box_geometry(const latmc_sim *sim, int heatbath, int local_planes,
             return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA Heisenberg kernels take "
                                    "extents up to 2^30, not %lld",
                                    (long long)d->extent[mu]);
+    /* the pass kernel takes a site's offset in its plane in 32 bits (heis_colour) */
+    if (d->ndim == 3 && d->extent[0] * d->extent[1] > (int64_t)UINT32_MAX)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA Heisenberg kernels take planes "
+                               "of up to 2^32 - 1 sites, not %lld x %lld",
+                               (long long)d->extent[0], (long long)d->extent[1]);
     memset(g, 0, sizeof *g);
     g->ndim = d->ndim;
     g->nrep = d->replicas;
