@@ -114,100 +114,6 @@ struct heis_tile {
     int arrays;         /* arrays per slot: nspin, + ndim with jsmem */
 };
 
-/* Row `row` of the rows of every array of a slot (array k = row / rh, local row ly),
- * advanced by `step` rows: k and ly kept without a division per advance. */
-struct heis_row_walk {
-    int k, ly;
-    __device__ __forceinline__ void advance(int step, int rh)
-    {
-        ly += step;
-        while (ly >= rh) {
-            ly -= rh;
-            k++;
-        }
-    }
-};
-
-/*
- * Old spins of plane p (unwrapped z; 0 in 2D) with the halo of two into `slot`, and with
- * jsmem its couplings. The region's rows of every array are one sequence of (row, pair)
- * items, two floats an item: L_x, x0 and the tile's width are even (Heisenberg lattices
- * have even extents), so a pair never straddles the periodic wrap in x and both of its
- * addresses are 8-byte aligned (float offsets: row strides and array sizes even). The
- * block's threads take consecutive items, a warp 32 pairs (256 bytes) at a time; each
- * thread walks its items without a division. ASYNC: as asynchronous copies (cp.async)
- * of the calling thread, completed by __pipeline_wait_prior.
- */
-template <int NDIM, int NREP, bool ASYNC>
-__device__ void heis_load_plane(const cuda_heis_geom &g, const float *__restrict__ src,
-                                const float *__restrict__ J, const heis_tile &t, float *sm,
-                                int p, int slot)
-{
-    const int gz = NDIM == 3 ? heis_wrap(p, g.lz) : 0;
-    const int rh = t.h + 4, pairs = (t.w + 4) >> 1;
-    const int nrows = t.arrays * rh;
-    /* the plane's sites in global memory (3D: plane gz; 2D: the lattice) */
-    const long long zoff = (long long)gz * g.ly * g.lx;
-    float *slot_base = sm + (size_t)(slot * t.arrays) * (size_t)t.plane;
-    const int nthreads = (int)blockDim.x;
-    const int drow = nthreads / pairs, dm = nthreads - drow * pairs;
-    int first_row = (int)threadIdx.x / pairs;
-    int m = (int)threadIdx.x - first_row * pairs;
-    heis_row_walk w = { 0, 0 };
-    w.advance(first_row, rh);
-    for (int row = first_row; row < nrows;) {
-        const int gy = heis_wrap(t.y0 - 2 + w.ly, g.ly);
-        const float *s = w.k < t.nspin ? src + (long long)w.k * g.n
-                                       : J + (long long)(w.k - t.nspin) * g.n;
-        const float2 *from = (const float2 *)(s + zoff + (long long)gy * g.lx +
-                                              heis_wrap(t.x0 - 2 + 2 * m, g.lx));
-        float2 *d = (float2 *)(slot_base + w.k * t.plane + w.ly * t.rs + 2 * m);
-        if (ASYNC)
-            __pipeline_memcpy_async(d, from, sizeof(float2));
-        else
-            *d = __ldg(from);
-        /* the next item: dm pairs and drow rows on */
-        m += dm;
-        int step = drow;
-        if (m >= pairs) {
-            m -= pairs;
-            step++;
-        }
-        row += step;
-        w.advance(step, rh);
-    }
-}
-
-/* The tile of plane p (< L_z), both colours, from `slot` to dst: (row, pair) items as in
- * heis_load_plane. */
-template <int NDIM, int NREP>
-__device__ void heis_write_plane(const cuda_heis_geom &g, float *__restrict__ dst,
-                                 const heis_tile &t, float *sm, int p, int slot)
-{
-    const int pairs = t.w >> 1;
-    const int nrows = NREP * 3 * t.h;
-    const long long zoff = ((long long)p * g.ly + t.y0) * g.lx + t.x0;
-    const float *slot_base = sm + (size_t)(slot * t.arrays) * (size_t)t.plane + 2 * t.rs + 2;
-    const int nthreads = (int)blockDim.x;
-    const int drow = nthreads / pairs, dm = nthreads - drow * pairs;
-    int first_row = (int)threadIdx.x / pairs;
-    int m = (int)threadIdx.x - first_row * pairs;
-    heis_row_walk w = { 0, 0 }; /* k: spin array rc = 3 rep + c; ly: the tile's row y */
-    w.advance(first_row, t.h);
-    for (int row = first_row; row < nrows;) {
-        float2 *d = (float2 *)(dst + (long long)w.k * g.n + zoff + (long long)w.ly * g.lx) + m;
-        *d = *((const float2 *)(slot_base + w.k * t.plane + w.ly * t.rs) + m);
-        m += dm;
-        int step = drow;
-        if (m >= pairs) {
-            m -= pairs;
-            step++;
-        }
-        row += step;
-        w.advance(step, t.h);
-    }
-}
-
 /* A site's offset in its plane (3D: < 2^32, cuda_heis_box_geometry checks) or, in 2D,
  * in the lattice. */
 template <int NDIM> struct heis_index;
@@ -217,6 +123,91 @@ template <> struct heis_index<3> {
 template <> struct heis_index<2> {
     typedef long long type;
 };
+
+/*
+ * Old spins of plane p (unwrapped z; 0 in 2D) with the halo of two into `slot`, and with
+ * jsmem its couplings. Every array of the slot has the same (row, pair) items, two floats
+ * an item: L_x, x0 and the tile's width are even (Heisenberg lattices have even extents),
+ * so a pair never straddles the periodic wrap in x and both of its addresses are 8-byte
+ * aligned (float offsets: row strides and array sizes even). The block's threads take
+ * consecutive items of an array, a warp 32 pairs (256 bytes) at a time; a thread finds
+ * its item's place once (walked without a division) and copies it from every array, so
+ * a copy costs a few instructions. ASYNC: as asynchronous copies (cp.async) of the
+ * calling thread, completed by __pipeline_wait_prior.
+ */
+template <int NDIM, int NREP, bool ASYNC>
+__device__ void heis_load_plane(const cuda_heis_geom &g, const float *__restrict__ src,
+                                const float *__restrict__ J, const heis_tile &t, float *sm,
+                                int p, int slot)
+{
+    typedef typename heis_index<NDIM>::type idx_t;
+    const int gz = NDIM == 3 ? heis_wrap(p, g.lz) : 0;
+    const int rh = t.h + 4, pairs = (t.w + 4) >> 1;
+    const int per_array = rh * pairs;
+    /* the plane's sites in global memory (3D: plane gz; 2D: the lattice) */
+    const long long zoff = (long long)gz * g.ly * g.lx;
+    const float *const spins = src + zoff, *const couplings = J + zoff;
+    float *const slot_base = sm + (size_t)(slot * t.arrays) * (size_t)t.plane;
+    const int nthreads = (int)blockDim.x;
+    const int dly = nthreads / pairs, dm = nthreads - dly * pairs;
+    int ly = (int)threadIdx.x / pairs;
+    int m = (int)threadIdx.x - ly * pairs;
+    for (int f = (int)threadIdx.x; f < per_array; f += nthreads) {
+        const int gy = heis_wrap(t.y0 - 2 + ly, g.ly);
+        const idx_t off = (idx_t)gy * (idx_t)g.lx + (idx_t)heis_wrap(t.x0 - 2 + 2 * m, g.lx);
+        float *const d = slot_base + ly * t.rs + 2 * m;
+#pragma unroll
+        for (int k = 0; k < 3 * NREP + NDIM; k++) {
+            if (k >= 3 * NREP && !g.jsmem)
+                break;
+            const float *s = k < 3 * NREP ? spins + (long long)k * g.n
+                                          : couplings + (long long)(k - 3 * NREP) * g.n;
+            float2 *to = (float2 *)(d + k * t.plane);
+            const float2 *from = (const float2 *)(s + off);
+            if (ASYNC)
+                __pipeline_memcpy_async(to, from, sizeof(float2));
+            else
+                *to = __ldg(from);
+        }
+        m += dm;
+        ly += dly;
+        if (m >= pairs) {
+            m -= pairs;
+            ly++;
+        }
+    }
+}
+
+/* The tile of plane p (< L_z), both colours, from `slot` to dst: (row, pair) items as in
+ * heis_load_plane, each written for every spin array. */
+template <int NDIM, int NREP>
+__device__ void heis_write_plane(const cuda_heis_geom &g, float *__restrict__ dst,
+                                 const heis_tile &t, float *sm, int p, int slot)
+{
+    typedef typename heis_index<NDIM>::type idx_t;
+    const int pairs = t.w >> 1;
+    const int per_array = t.h * pairs;
+    /* the tile's first site in array 0 */
+    float *const corner = dst + ((long long)p * g.ly + t.y0) * g.lx + t.x0;
+    const float *const slot_base = sm + (size_t)(slot * t.arrays) * (size_t)t.plane + 2 * t.rs + 2;
+    const int nthreads = (int)blockDim.x;
+    const int dy = nthreads / pairs, dm = nthreads - dy * pairs;
+    int y = (int)threadIdx.x / pairs;
+    int m = (int)threadIdx.x - y * pairs;
+    for (int f = (int)threadIdx.x; f < per_array; f += nthreads) {
+        const idx_t off = (idx_t)y * (idx_t)g.lx + (idx_t)(2 * m);
+        const float *const s = slot_base + y * t.rs + 2 * m;
+#pragma unroll
+        for (int rc = 0; rc < 3 * NREP; rc++)
+            *(float2 *)(corner + (long long)rc * g.n + off) = *(const float2 *)(s + rc * t.plane);
+        m += dm;
+        y += dy;
+        if (m >= pairs) {
+            m -= pairs;
+            y++;
+        }
+    }
+}
 
 /*
  * Update the sites of colour `colour` of plane p (unwrapped z; 0 in 2D) in `sl0`, whose
