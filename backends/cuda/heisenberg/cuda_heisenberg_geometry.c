@@ -20,9 +20,11 @@
 
 /*
  * Default geometries, the fastest measured on an H200 at 256^3 with two replicas
- * (doc/PERFORMANCE.md): overrelaxation in float 64 x 8 tiles (68 x 12 with the halo;
- * 96 KiB of shared memory, two blocks per SM), everything else 32 x 8 (51 KiB); 32 planes
- * per block; 256 threads (heat bath in double: 128); the next plane prefetched (3D); the
+ * (doc/PERFORMANCE.md): in 3D in float with two replicas 32 x 16 tiles (36 x 20 with the
+ * halo; 84 KiB of shared memory, two blocks per SM, as their 128 registers per thread
+ * allow) for both passes; otherwise overrelaxation in float 64 x 8 tiles (68 x 12 with
+ * the halo; 96 KiB, two blocks per SM), everything else 32 x 8 (51 KiB); 32 planes per
+ * block; 256 threads (heat bath in double: 128); the next plane prefetched (3D); the
  * couplings read from global memory (through shared memory, JSMEM = 1, was slower: the
  * extra shared memory halves the blocks per SM).
  */
@@ -34,6 +36,7 @@ static const struct heis_default heis_defaults[2][2] = {
     { { 64, 8, 32, 256 }, { 32, 8, 32, 256 } },  /* overrelaxation: float, double */
     { { 32, 8, 32, 256 }, { 32, 8, 32, 128 } },  /* heat bath: float, double */
 };
+static const struct heis_default heis_default_3d_float_pair = { 32, 16, 32, 256 };
 #define HEIS_PREFETCH 1
 #define HEIS_JSMEM 0
 
@@ -139,6 +142,11 @@ int cuda_heis_box_geometry(const latmc_sim *sim, int heatbath, int local_planes,
             return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA Heisenberg kernels take "
                                    "extents up to 2^30, not %lld",
                                    (long long)d->extent[mu]);
+    /* the pass kernel takes a site's offset in its plane in 32 bits (heis_colour) */
+    if (d->ndim == 3 && d->extent[0] * d->extent[1] > (int64_t)UINT32_MAX)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "the CUDA Heisenberg kernels take planes "
+                               "of up to 2^32 - 1 sites, not %lld x %lld",
+                               (long long)d->extent[0], (long long)d->extent[1]);
     memset(g, 0, sizeof *g);
     g->ndim = d->ndim;
     g->nrep = d->replicas;
@@ -168,8 +176,10 @@ int cuda_heis_box_geometry(const latmc_sim *sim, int heatbath, int local_planes,
     int st = LATMC_EINVAL;
     for (int k = -1; k < (int)(sizeof smaller / sizeof smaller[0]) && st == LATMC_EINVAL; k++) {
         const struct heis_default *t =
-            k < 0 ? &heis_defaults[heatbath != 0][d->precision == LATMC_PRECISION_DOUBLE]
-                  : &smaller[k];
+            k >= 0 ? &smaller[k]
+            : d->ndim == 3 && d->replicas == 2 && d->precision != LATMC_PRECISION_DOUBLE
+                ? &heis_default_3d_float_pair
+                : &heis_defaults[heatbath != 0][d->precision == LATMC_PRECISION_DOUBLE];
         g->tx = t->tx;
         g->ty = t->ty;
         g->zc = t->zc;

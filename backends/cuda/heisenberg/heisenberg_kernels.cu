@@ -114,64 +114,98 @@ struct heis_tile {
     int arrays;         /* arrays per slot: nspin, + ndim with jsmem */
 };
 
-/* Spin component c of replica rep in ring slot `slot`. */
-__device__ __forceinline__ float *heis_plane(float *sm, const heis_tile &t, int rep, int slot,
-                                             int c)
-{
-    return sm + (size_t)(slot * t.arrays + rep * 3 + c) * (size_t)t.plane;
-}
+/* A site's offset in its plane (3D: < 2^32, cuda_heis_box_geometry checks) or, in 2D,
+ * in the lattice. */
+template <int NDIM> struct heis_index;
+template <> struct heis_index<3> {
+    typedef unsigned int type;
+};
+template <> struct heis_index<2> {
+    typedef long long type;
+};
 
-/* Couplings J_mu in ring slot `slot` (jsmem). */
-__device__ __forceinline__ const float *heis_jplane(const float *sm, const heis_tile &t,
-                                                    int slot, int mu)
-{
-    return sm + (size_t)(slot * t.arrays + t.nspin + mu) * (size_t)t.plane;
-}
-
-/* Old spins of plane p (unwrapped z; 0 in 2D) with the halo of two into `slot`, and
- * with jsmem its couplings: one warp per row of the region, the lanes along x. ASYNC: as
- * asynchronous copies (cp.async) of the calling thread, completed by
- * __pipeline_wait_prior. */
+/*
+ * Old spins of plane p (unwrapped z; 0 in 2D) with the halo of two into `slot`, and with
+ * jsmem its couplings. Every array of the slot has the same (row, pair) items, two floats
+ * an item: L_x, x0 and the tile's width are even (Heisenberg lattices have even extents),
+ * so a pair never straddles the periodic wrap in x and both of its addresses are 8-byte
+ * aligned (float offsets: row strides and array sizes even). The block's threads take
+ * consecutive items of an array, a warp 32 pairs (256 bytes) at a time; a thread finds
+ * its item's place once (walked without a division) and copies it from every array, so
+ * a copy costs a few instructions. ASYNC: as asynchronous copies (cp.async) of the
+ * calling thread, completed by __pipeline_wait_prior.
+ */
 template <int NDIM, int NREP, bool ASYNC>
 __device__ void heis_load_plane(const cuda_heis_geom &g, const float *__restrict__ src,
                                 const float *__restrict__ J, const heis_tile &t, float *sm,
                                 int p, int slot)
 {
+    typedef typename heis_index<NDIM>::type idx_t;
     const int gz = NDIM == 3 ? heis_wrap(p, g.lz) : 0;
-    const int rw = t.w + 4, rh = t.h + 4;
-    const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31u);
-    const int nwarps = (int)(blockDim.x >> 5);
-    for (int row = warp; row < t.arrays * rh; row += nwarps) {
-        const int k = row / rh, ly = row - k * rh; /* array k: spin rc = k, or J_{k - nspin} */
+    const int rh = t.h + 4, pairs = (t.w + 4) >> 1;
+    const int per_array = rh * pairs;
+    /* the plane's sites in global memory (3D: plane gz; 2D: the lattice) */
+    const long long zoff = (long long)gz * g.ly * g.lx;
+    const float *const spins = src + zoff, *const couplings = J + zoff;
+    float *const slot_base = sm + (size_t)(slot * t.arrays) * (size_t)t.plane;
+    const int nthreads = (int)blockDim.x;
+    const int dly = nthreads / pairs, dm = nthreads - dly * pairs;
+    int ly = (int)threadIdx.x / pairs;
+    int m = (int)threadIdx.x - ly * pairs;
+    for (int f = (int)threadIdx.x; f < per_array; f += nthreads) {
         const int gy = heis_wrap(t.y0 - 2 + ly, g.ly);
-        const long long offset = ((long long)gz * g.ly + gy) * g.lx;
-        const float *s = k < t.nspin ? src + (long long)k * g.n + offset
-                                     : J + (long long)(k - t.nspin) * g.n + offset;
-        float *d = sm + (size_t)(slot * t.arrays + k) * (size_t)t.plane + ly * t.rs;
-        for (int lx = lane; lx < rw; lx += 32) {
-            const float *from = s + heis_wrap(t.x0 - 2 + lx, g.lx);
+        const idx_t off = (idx_t)gy * (idx_t)g.lx + (idx_t)heis_wrap(t.x0 - 2 + 2 * m, g.lx);
+        float *const d = slot_base + ly * t.rs + 2 * m;
+#pragma unroll
+        for (int k = 0; k < 3 * NREP + NDIM; k++) {
+            if (k >= 3 * NREP && !g.jsmem)
+                break;
+            const float *s = k < 3 * NREP ? spins + (long long)k * g.n
+                                          : couplings + (long long)(k - 3 * NREP) * g.n;
+            float2 *to = (float2 *)(d + k * t.plane);
+            const float2 *from = (const float2 *)(s + off);
             if (ASYNC)
-                __pipeline_memcpy_async(d + lx, from, sizeof(float));
+                __pipeline_memcpy_async(to, from, sizeof(float2));
             else
-                d[lx] = __ldg(from);
+                *to = __ldg(from);
+        }
+        m += dm;
+        ly += dly;
+        if (m >= pairs) {
+            m -= pairs;
+            ly++;
         }
     }
 }
 
-/* The tile of plane p (< L_z), both colours, from `slot` to dst. */
+/* The tile of plane p (< L_z), both colours, from `slot` to dst: (row, pair) items as in
+ * heis_load_plane, each written for every spin array. */
 template <int NDIM, int NREP>
 __device__ void heis_write_plane(const cuda_heis_geom &g, float *__restrict__ dst,
                                  const heis_tile &t, float *sm, int p, int slot)
 {
-    const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31u);
-    const int nwarps = (int)(blockDim.x >> 5);
-    for (int row = warp; row < NREP * 3 * t.h; row += nwarps) {
-        const int rc = row / t.h, y = row - rc * t.h;
-        const int rep = rc / 3, c = rc - 3 * rep;
-        float *d = dst + (long long)rc * g.n + ((long long)p * g.ly + t.y0 + y) * g.lx + t.x0;
-        const float *s = heis_plane(sm, t, rep, slot, c) + (y + 2) * t.rs + 2;
-        for (int x = lane; x < t.w; x += 32)
-            d[x] = s[x];
+    typedef typename heis_index<NDIM>::type idx_t;
+    const int pairs = t.w >> 1;
+    const int per_array = t.h * pairs;
+    /* the tile's first site in array 0 */
+    float *const corner = dst + ((long long)p * g.ly + t.y0) * g.lx + t.x0;
+    const float *const slot_base = sm + (size_t)(slot * t.arrays) * (size_t)t.plane + 2 * t.rs + 2;
+    const int nthreads = (int)blockDim.x;
+    const int dy = nthreads / pairs, dm = nthreads - dy * pairs;
+    int y = (int)threadIdx.x / pairs;
+    int m = (int)threadIdx.x - y * pairs;
+    for (int f = (int)threadIdx.x; f < per_array; f += nthreads) {
+        const idx_t off = (idx_t)y * (idx_t)g.lx + (idx_t)(2 * m);
+        const float *const s = slot_base + y * t.rs + 2 * m;
+#pragma unroll
+        for (int rc = 0; rc < 3 * NREP; rc++)
+            *(float2 *)(corner + (long long)rc * g.n + off) = *(const float2 *)(s + rc * t.plane);
+        m += dm;
+        y += dy;
+        if (m >= pairs) {
+            m -= pairs;
+            y++;
+        }
     }
 }
 
@@ -180,7 +214,9 @@ __device__ void heis_write_plane(const cuda_heis_geom &g, float *__restrict__ ds
  * planes below and above are in slm and slp, on local rows [ly0, ly0 + nrows): the tile's
  * columns and, with halo_columns, the one of local x = 1, w + 2 that has the colour.
  * Items: first the tile's columns, nrows x w/2 sites row by row (padded to whole warps),
- * then the halo columns, one site per row.
+ * then the halo columns, one site per row. A thread's tile items are walked without a
+ * division (row r, pair k advanced by the block's size); the plane's global offsets are
+ * taken once per call, the sites' offsets inside it in 32 bits (3D).
  */
 template <typename R, int NDIM, int NREP, bool HB>
 __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &a,
@@ -188,32 +224,59 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
                             int slp, int ly0, int nrows, bool halo_columns, bool share)
 {
     typedef heis_math<R> M;
+    typedef typename heis_index<NDIM>::type idx_t;
     const int half_w = t.w / 2;
     const int n_tile = nrows * half_w;
     const int n_tile_pad = (n_tile + 31) & ~31;
     const int n_items = n_tile_pad + (halo_columns ? nrows : 0);
     const int gz = NDIM == 3 ? heis_wrap(p, g.lz) : 0;
     const long long n = g.n;
+    const idx_t lx_g = (idx_t)g.lx;
     const long long plane_sites = (long long)g.lx * g.ly;
-    /* 3D: a site's index in the whole lattice (its draws' name) is its local index plus
-     * this (a box's plane p is plane cut0 + p of the lattice; one device: 0) */
-    const long long rng_shift =
-        NDIM == 3 ? ((long long)heis_wrap(p + g.cut0, g.lcut) - gz) * plane_sites : 0;
+    /* couplings J_mu of this plane (3D; 2D: of the lattice) and J_z of the plane below */
+    const float *jx = a.J + (NDIM == 3 ? (long long)gz * plane_sites : 0);
+    const float *jy = jx + n;
+    const float *jz = jx + 2 * n;
+    const float *jzb = a.J + 2 * n + (long long)(gz == 0 ? g.lz - 1 : gz - 1) * plane_sites;
+    const idx_t y_wrap = (idx_t)(g.ly - 1) * lx_g; /* from row 0 to row L_y - 1 */
+    /* 3D: a site's index in the whole lattice (its draws' name) is rng_base plus its offset
+     * in the plane (a box's plane p is plane cut0 + p of the lattice; one device: p) */
+    const unsigned long long rng_base =
+        NDIM == 3 ? (unsigned long long)heis_wrap(p + g.cut0, g.lcut) *
+                        (unsigned long long)plane_sites
+                  : 0;
     const R beta = (R)a.beta, hfield = (R)a.h;
     const int q_lane = (int)(threadIdx.x & 3u);
+    /* the slots' spin arrays (component c of replica rep: + (3 rep + c) t.plane) */
+    float *const s0 = sm + (size_t)(sl0 * t.arrays) * (size_t)t.plane;
+    float *const sp = sm + (size_t)(slp * t.arrays) * (size_t)t.plane;
+    float *const smn = sm + (size_t)(slm * t.arrays) * (size_t)t.plane;
+    const float *const jsm0 = s0 + t.nspin * t.plane;  /* jsmem: J_mu of slot sl0 */
+    const float *const jsmm = smn + t.nspin * t.plane; /* and of slot slm */
+    /* the colour's parity on local row ly0 (tile items: lx = 2 + 2 k + (par0 + r) mod 2) */
+    const int par0 = (colour + t.x0 + (t.y0 - 2 + ly0) + p + g.cut0) & 1;
+    const int nthreads = (int)blockDim.x;
+    const int dr = nthreads / half_w, dk = nthreads - dr * half_w;
+    int r_next = (int)threadIdx.x / half_w;
+    int k_next = (int)threadIdx.x - r_next * half_w;
 
-    for (int base = 0; base < n_items; base += (int)blockDim.x) {
+    for (int base = 0; base < n_items; base += nthreads) {
         const int it = base + (int)threadIdx.x;
         const bool in_tile = it < n_tile_pad; /* the same for a whole warp */
+        const int r_tile = r_next, k_tile = k_next;
+        k_next += dk;
+        r_next += dr;
+        if (k_next >= half_w) {
+            k_next -= half_w;
+            r_next++;
+        }
         bool active;
         int lx, ly;
         if (in_tile) {
             active = it < n_tile;
-            const int r = active ? it / half_w : 0;
-            const int k = active ? it - r * half_w : 0;
+            const int r = active ? r_tile : 0;
             ly = ly0 + r;
-            const int par = (colour + t.x0 + (t.y0 - 2 + ly) + p + g.cut0) & 1;
-            lx = 2 + 2 * k + par;
+            lx = 2 + 2 * (active ? k_tile : 0) + ((par0 + r) & 1);
         } else {
             const int r = it - n_tile_pad;
             active = r < nrows;
@@ -221,16 +284,19 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
             lx = ((t.x0 - 1 + (t.y0 - 2 + ly) + p + g.cut0 + colour) & 1) == 0 ? 1 : t.w + 2;
         }
         const int gx = heis_wrap(t.x0 - 2 + lx, g.lx), gy = heis_wrap(t.y0 - 2 + ly, g.ly);
-        const long long i = ((long long)gz * g.ly + gy) * g.lx + gx;
-        /* the site's index in the whole lattice (2D: a box's row cut0 + y): names its
-         * draws */
-        const long long i_rng =
-            NDIM == 3 ? i + rng_shift
-                      : (long long)heis_wrap(t.y0 - 2 + ly + g.cut0, g.lcut) * g.lx + gx;
+        /* the site's offset in its plane (2D: the lattice) */
+        const idx_t o = (idx_t)gy * lx_g + (idx_t)gx;
 
         /* draws: d[2 rep + sub], sub 0 cos theta, sub 1 azimuth */
         uint32_t d[4] = { 0, 0, 0, 0 };
         if (HB) {
+            /* the site's index in the whole lattice (2D: a box's row cut0 + y): names its
+             * draws */
+            const unsigned long long i_rng =
+                NDIM == 3 ? rng_base + (unsigned long long)o
+                          : (unsigned long long)heis_wrap(t.y0 - 2 + ly + g.cut0, g.lcut) *
+                                    (unsigned long long)g.lx +
+                                (unsigned long long)gx;
             const uint64_t j = (uint64_t)i_rng >> 1;
             const uint64_t block = j >> 2;
             const int q = (int)(j & 3u);
@@ -258,24 +324,22 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
         const int at = ly * t.rs + lx;
         float jf[3] = { 0.0f, 0.0f, 0.0f }, jb[3] = { 0.0f, 0.0f, 0.0f };
         if (g.jsmem) {
-            jf[0] = heis_jplane(sm, t, sl0, 0)[at];
-            jb[0] = heis_jplane(sm, t, sl0, 0)[at - 1];
-            jf[1] = heis_jplane(sm, t, sl0, 1)[at];
-            jb[1] = heis_jplane(sm, t, sl0, 1)[at - t.rs];
+            jf[0] = jsm0[at];
+            jb[0] = jsm0[at - 1];
+            jf[1] = jsm0[t.plane + at];
+            jb[1] = jsm0[t.plane + at - t.rs];
             if (NDIM == 3) {
-                jf[2] = heis_jplane(sm, t, sl0, 2)[at];
-                jb[2] = heis_jplane(sm, t, slm, 2)[at];
+                jf[2] = jsm0[2 * t.plane + at];
+                jb[2] = jsmm[2 * t.plane + at];
             }
         } else {
-            jf[0] = __ldg(a.J + i);
-            jb[0] = __ldg(a.J + i + (gx == 0 ? g.lx - 1 : -1));
-            jf[1] = __ldg(a.J + n + i);
-            jb[1] = __ldg(a.J + n + i +
-                          (gy == 0 ? (long long)(g.ly - 1) * g.lx : -(long long)g.lx));
+            jf[0] = __ldg(jx + o);
+            jb[0] = __ldg(jx + (gx == 0 ? o + (lx_g - 1) : o - 1));
+            jf[1] = __ldg(jy + o);
+            jb[1] = __ldg(jy + (gy == 0 ? o + y_wrap : o - lx_g));
             if (NDIM == 3) {
-                jf[2] = __ldg(a.J + 2 * n + i);
-                jb[2] = __ldg(a.J + 2 * n + i + (gz == 0 ? (long long)(g.lz - 1) * plane_sites
-                                                         : -plane_sites));
+                jf[2] = __ldg(jz + o);
+                jb[2] = __ldg(jzb + o);
             }
         }
 #pragma unroll
@@ -283,7 +347,7 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
             float *own[3];
             R field[3] = { R(0), R(0), R(0) };
             for (int c = 0; c < 3; c++)
-                own[c] = heis_plane(sm, t, rep, sl0, c) + at;
+                own[c] = s0 + (rep * 3 + c) * t.plane + at;
             /* for mu = x, y, z: the forward term, then the backward one (the CPU's order) */
 #pragma unroll
             for (int mu = 0; mu < NDIM; mu++) {
@@ -298,8 +362,8 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
                         sf = own[c][t.rs];
                         sb = own[c][-t.rs];
                     } else {
-                        sf = heis_plane(sm, t, rep, slp, c)[at];
-                        sb = heis_plane(sm, t, rep, slm, c)[at];
+                        sf = sp[(rep * 3 + c) * t.plane + at];
+                        sb = smn[(rep * 3 + c) * t.plane + at];
                     }
                     field[c] += f * (R)sf;
                     field[c] += b * (R)sb;
@@ -320,15 +384,19 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
 
 /*
  * Registers per thread, capped so that more blocks share an SM (a register cap does not
- * limit the threads per block as __launch_bounds__ would): overrelaxation in float needs
- * 64 without spilling (four blocks of 256 threads per SM), heat bath in float 80 (a few
- * spilled words, three blocks), double overrelaxation 80, double heat bath 128 (~140
- * uncapped: one block per SM).
+ * limit the threads per block as __launch_bounds__ would). Two replicas in 3D in float:
+ * 128, no spills; their default tiles' shared memory (cuda_heisenberg_geometry.c) allows
+ * two blocks of 256 threads per SM, which is what 128 registers allow (with 80, heat bath
+ * spilled and ran 1.17x slower on an H200, doc/PERFORMANCE.md). Otherwise in float:
+ * overrelaxation 64 (four blocks of 256 threads per SM), heat bath 80 (three); double
+ * overrelaxation 80, double heat bath 128 (~140 uncapped: one block per SM).
  */
-#define HEIS_MAXNREG(R, HB) (sizeof(R) == 4 ? ((HB) ? 80 : 64) : ((HB) ? 128 : 80))
+#define HEIS_MAXNREG(R, NDIM, NREP, HB)                                                    \
+    (sizeof(R) == 4 ? ((NDIM) == 3 && (NREP) == 2 ? 128 : (HB) ? 80 : 64)                 \
+                    : ((HB) ? 128 : 80))
 
 template <typename R, int NDIM, int NREP, bool HB>
-__global__ void __maxnreg__(HEIS_MAXNREG(R, HB))
+__global__ void __maxnreg__(HEIS_MAXNREG(R, NDIM, NREP, HB))
 heis_pass_kernel(const cuda_heis_geom g, const cuda_heis_pass_args a)
 {
     extern __shared__ float sm[];
@@ -470,6 +538,9 @@ extern "C" cudaError_t cuda_heis_prepare(const struct cuda_heis_geom *g, int *li
 extern "C" cudaError_t cuda_heis_pass(cudaStream_t stream, const struct cuda_heis_geom *g,
                                       const struct cuda_heis_pass_args *a, int dbl, int heatbath)
 {
+    /* the tile copies move pairs of floats (heis_load_plane) */
+    if ((((uintptr_t)a->src | (uintptr_t)a->dst | (uintptr_t)a->J) & 7u) != 0 || g->lx % 2 != 0)
+        return cudaErrorMisalignedAddress;
     const heis_pass_fn fn = heis_pass_kernel_of(dbl, g->ndim, g->nrep, heatbath);
     const dim3 grid((unsigned)(g->tiles_x * g->tiles_y), (unsigned)g->chunks_z);
     fn<<<grid, (unsigned)g->threads, g->smem, stream>>>(*g, *a);
