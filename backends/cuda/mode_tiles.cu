@@ -28,15 +28,17 @@
 #define ROW_AHEAD 8      /* a row thread's sites loaded together */
 
 /*
- * Thread t of block row s: lane t mod LANES of group g = t / LANES = q rows + y, row y of
- * plane q (the group's LANES threads consecutive, so that the shuffles stay in one warp),
- * for the tile's components [s CS, s CS + CS): each reads the values those need of its
- * sites (replica 0's component, or the two factors of a product of the replicas, exact in
- * double). Several threads per row and lane, one per set of components, so that enough
- * loads are in flight (a row's four lanes alone leave most of the device idle: 256^3 has
- * 65536 rows). Out: the row's x-direction re, im and its total of component c at
- * 3 (y C planes + c planes + q), so that the planes' threads (c planes + q) read
- * consecutive rows of the scratch.
+ * Thread t: lane t mod LANES of group t / LANES, which is set s = group mod S of the
+ * tile's components, [s CS, s CS + CS), of row g = group / S (g = q rows + y: row y of
+ * plane q). The group's LANES threads are consecutive, so that the shuffles stay in one
+ * warp, and a row's S groups neighbours, so that the sets read the row's sites at one time
+ * (from memory once, the rest from the caches). Each thread reads the values its
+ * components need (replica 0's component, or the two factors of a product of the
+ * replicas, exact in double). Several threads per row and lane, one per set of
+ * components, so that enough loads are in flight (a row's four lanes alone left most of
+ * the device idle: 256^3 has 65536 rows). Out: the row's x-direction re, im and its total
+ * of component c at 3 (y C planes + c planes + q), so that the planes' threads
+ * (c planes + q) read consecutive rows of the scratch.
  */
 template <typename T, int K, int R, int CS>
 __global__ void tile_rows_kernel(const T *data, int64_t stride, int64_t lx, int64_t rows,
@@ -44,10 +46,11 @@ __global__ void tile_rows_kernel(const T *data, int64_t stride, int64_t lx, int6
                                  double *out)
 {
     constexpr int C = K + (R == 2 ? K * K : 0);
-    const int c0 = (int)blockIdx.y * CS;
+    constexpr int S = C / CS;
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int lane = (int)(t % LANES);
-    const int64_t g = t / LANES;
+    const int64_t group = t / LANES, g = group / S;
+    const int c0 = (int)(group - g * S) * CS;
     const bool valid = g < planes * rows;
     /* where component c0 + j's factors lie: replica 0's component, or (c >= K) the
      * product's two components */
@@ -78,7 +81,7 @@ __global__ void tile_rows_kernel(const T *data, int64_t stride, int64_t lx, int6
 #pragma unroll
                 for (int j = 0; j < CS; j++) {
                     va[u][j] = data[first_of[j] + i];
-                    if (R == 2 && c0 + j >= K)
+                    if (R == 2) /* (unused where c < K: no branch within the warp) */
                         vb[u][R == 2 ? j : 0] = data[second_of[j] + i];
                 }
                 cos_x[u] = cx[x];
@@ -217,10 +220,11 @@ extern "C" cudaError_t cuda_mode_tiles(cudaStream_t stream, const struct cuda_ti
         at += 2 * r->extent[mu];
     }
     const int last = r->ndim - 1;
-    const unsigned row_blocks = (unsigned)((r->planes * rows * LANES + ROW_THREADS - 1) /
-                                           ROW_THREADS);
+    /* a thread per row, lane and set of CS components */
+#define ROW_BLOCKS(CS) \
+    (unsigned)((r->planes * rows * LANES * (C / (CS)) + ROW_THREADS - 1) / ROW_THREADS)
 #define LAUNCH_ROWS(T, K, R, CS)                                                            \
-    tile_rows_kernel<T, K, R, CS><<<dim3(row_blocks, C / (CS)), ROW_THREADS, 0, stream>>>(   \
+    tile_rows_kernel<T, K, R, CS><<<ROW_BLOCKS(CS), ROW_THREADS, 0, stream>>>(               \
         (const T *)src->data, src->stride, lx, rows, r->planes, cos_of[0], sin_of[0],       \
         scratch->rows)
     /* the sources there are: Heisenberg's spins (3 floats, one or two replicas: a
@@ -236,6 +240,7 @@ extern "C" cudaError_t cuda_mode_tiles(cudaStream_t stream, const struct cuda_ti
     else
         return cudaErrorInvalidValue; /* a source no leaf has (a bug in the leaf) */
 #undef LAUNCH_ROWS
+#undef ROW_BLOCKS
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
