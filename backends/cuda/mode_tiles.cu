@@ -10,9 +10,9 @@
  *   last-direction sums its total (the rows' totals in row order) times the phase of the
  *   plane's index.
  *
- * Two kernels: the rows (four threads per row and set of components, one per lane, each
- * a serial sum over its sites of its components, ROW_AHEAD sites' loads in flight
- * together; the lanes combined by two shuffles in exactly that pairing), into the
+ * Two kernels: the rows (four threads per row, one per lane, each a serial sum over its
+ * sites of every component, reading each site's values once, ROW_AHEAD sites' loads in
+ * flight together; the lanes combined by two shuffles in exactly that pairing), into the
  * scratch; then the planes (a warp per plane and component, its lanes loading 32 rows at
  * a time, a serial sum over the rows).
  * Every product and sum is rounded on its own (__dmul_rn, __dadd_rn: no fused
@@ -28,49 +28,33 @@
 #define ROW_AHEAD 8      /* a row thread's sites loaded together */
 
 /*
- * Thread t: lane t mod LANES of group t / LANES, which is set s = group mod S of the
- * tile's components, [s CS, s CS + CS), of row g = group / S (g = q rows + y: row y of
- * plane q). The group's LANES threads are consecutive, so that the shuffles stay in one
- * warp, and a row's S groups neighbours, so that the sets read the row's sites at one time
- * (from memory once, the rest from the caches). Each thread reads the values its
- * components need (replica 0's component, or the two factors of a product of the
- * replicas, exact in double). Several threads per row and lane, one per set of
- * components, so that enough loads are in flight (a row's four lanes alone left most of
- * the device idle: 256^3 has 65536 rows). Out: the row's x-direction re, im and its total
- * of component c at 3 (y C planes + c planes + q), so that the planes' threads
- * (c planes + q) read consecutive rows of the scratch.
+ * Thread t: lane t mod LANES of group g = t / LANES = q rows + y, row y of plane q (the
+ * group's LANES threads consecutive, so that the shuffles stay in one warp). Each site's
+ * values are read once: replica 0's K components (and replica 1's), and the tile's C
+ * components made from them (the replicas' products exact in double). Out: the row's
+ * x-direction re, im and its total of component c at 3 (y C planes + c planes + q), so
+ * that the planes' threads (c planes + q) read consecutive rows of the scratch.
  */
-template <typename T, int K, int R, int CS>
+template <typename T, int K, int R>
 __global__ void tile_rows_kernel(const T *data, int64_t stride, int64_t lx, int64_t rows,
                                  int64_t planes, const double *cx, const double *sx,
                                  double *out)
 {
     constexpr int C = K + (R == 2 ? K * K : 0);
-    constexpr int S = C / CS;
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int lane = (int)(t % LANES);
-    const int64_t group = t / LANES, g = group / S;
-    const int c0 = (int)(group - g * S) * CS;
+    const int64_t g = t / LANES;
     const bool valid = g < planes * rows;
-    /* where component c0 + j's factors lie: replica 0's component, or (c >= K) the
-     * product's two components */
-    int64_t first_of[CS], second_of[CS];
+    double re[C], im[C], sum[C];
 #pragma unroll
-    for (int j = 0; j < CS; j++) {
-        const int c = c0 + j;
-        first_of[j] = (int64_t)(c < K ? c : (c - K) / K) * stride;
-        second_of[j] = (int64_t)(c < K ? 0 : K + (c - K) % K) * stride;
-    }
-    double re[CS], im[CS], sum[CS];
-#pragma unroll
-    for (int j = 0; j < CS; j++)
-        re[j] = im[j] = sum[j] = 0.0;
+    for (int c = 0; c < C; c++)
+        re[c] = im[c] = sum[c] = 0.0;
     if (valid) {
         const int64_t row0 = g * lx;
         /* ROW_AHEAD sites' loads in flight before they are added (the additions wait for
          * each other; the loads need not) */
         for (int64_t x0 = lane; x0 < lx; x0 += LANES * ROW_AHEAD) {
-            T va[ROW_AHEAD][CS], vb[ROW_AHEAD][R == 2 ? CS : 1];
+            T va[ROW_AHEAD][K], vb[ROW_AHEAD][R == 2 ? K : 1];
             double cos_x[ROW_AHEAD], sin_x[ROW_AHEAD];
 #pragma unroll
             for (int u = 0; u < ROW_AHEAD; u++) {
@@ -79,10 +63,10 @@ __global__ void tile_rows_kernel(const T *data, int64_t stride, int64_t lx, int6
                     break;
                 const int64_t i = row0 + x;
 #pragma unroll
-                for (int j = 0; j < CS; j++) {
-                    va[u][j] = data[first_of[j] + i];
-                    if (R == 2) /* (unused where c < K: no branch within the warp) */
-                        vb[u][R == 2 ? j : 0] = data[second_of[j] + i];
+                for (int k = 0; k < K; k++) {
+                    va[u][k] = data[(int64_t)k * stride + i];
+                    if (R == 2)
+                        vb[u][R == 2 ? k : 0] = data[(int64_t)(K + k) * stride + i];
                 }
                 cos_x[u] = cx[x];
                 sin_x[u] = sx[x];
@@ -92,14 +76,13 @@ __global__ void tile_rows_kernel(const T *data, int64_t stride, int64_t lx, int6
                 if (x0 + LANES * u >= lx)
                     break;
 #pragma unroll
-                for (int j = 0; j < CS; j++) {
-                    const double v = R != 2 || c0 + j < K
-                                         ? (double)va[u][j]
-                                         : __dmul_rn((double)va[u][j],
-                                                     (double)vb[u][R == 2 ? j : 0]);
-                    re[j] = __dadd_rn(re[j], __dmul_rn(v, cos_x[u]));
-                    im[j] = __dadd_rn(im[j], __dmul_rn(v, sin_x[u]));
-                    sum[j] = __dadd_rn(sum[j], v);
+                for (int c = 0; c < C; c++) {
+                    const double v = c < K ? (double)va[u][c < K ? c : 0]
+                                           : __dmul_rn((double)va[u][c < K ? 0 : (c - K) / K],
+                                                       (double)vb[u][c < K || R != 2 ? 0 : (c - K) % K]);
+                    re[c] = __dadd_rn(re[c], __dmul_rn(v, cos_x[u]));
+                    im[c] = __dadd_rn(im[c], __dmul_rn(v, sin_x[u]));
+                    sum[c] = __dadd_rn(sum[c], v);
                 }
             }
         }
@@ -108,20 +91,20 @@ __global__ void tile_rows_kernel(const T *data, int64_t stride, int64_t lx, int6
      * (l0 + l1) + (l2 + l3), lane 2 having made l2 + l3 in the first step */
     const unsigned all = 0xffffffffu;
 #pragma unroll
-    for (int j = 0; j < CS; j++)
+    for (int c = 0; c < C; c++)
         for (int d = 1; d < LANES; d *= 2) {
-            re[j] = __dadd_rn(re[j], __shfl_down_sync(all, re[j], d));
-            im[j] = __dadd_rn(im[j], __shfl_down_sync(all, im[j], d));
-            sum[j] = __dadd_rn(sum[j], __shfl_down_sync(all, sum[j], d));
+            re[c] = __dadd_rn(re[c], __shfl_down_sync(all, re[c], d));
+            im[c] = __dadd_rn(im[c], __shfl_down_sync(all, im[c], d));
+            sum[c] = __dadd_rn(sum[c], __shfl_down_sync(all, sum[c], d));
         }
     if (valid && lane == 0) {
         const int64_t q = g / rows, y = g % rows;
 #pragma unroll
-        for (int j = 0; j < CS; j++) {
-            double *o = out + 3 * (y * C * planes + (int64_t)(c0 + j) * planes + q);
-            o[0] = re[j];
-            o[1] = im[j];
-            o[2] = sum[j];
+        for (int c = 0; c < C; c++) {
+            double *o = out + 3 * (y * C * planes + c * planes + q);
+            o[0] = re[c];
+            o[1] = im[c];
+            o[2] = sum[c];
         }
     }
 }
@@ -220,27 +203,25 @@ extern "C" cudaError_t cuda_mode_tiles(cudaStream_t stream, const struct cuda_ti
         at += 2 * r->extent[mu];
     }
     const int last = r->ndim - 1;
-    /* a thread per row, lane and set of CS components */
-#define ROW_BLOCKS(CS) \
-    (unsigned)((r->planes * rows * LANES * (C / (CS)) + ROW_THREADS - 1) / ROW_THREADS)
-#define LAUNCH_ROWS(T, K, R, CS)                                                            \
-    tile_rows_kernel<T, K, R, CS><<<ROW_BLOCKS(CS), ROW_THREADS, 0, stream>>>(               \
+    const unsigned row_blocks = (unsigned)((r->planes * rows * LANES + ROW_THREADS - 1) /
+                                           ROW_THREADS);
+#define LAUNCH_ROWS(T, K, R)                                                                \
+    tile_rows_kernel<T, K, R><<<row_blocks, ROW_THREADS, 0, stream>>>(                      \
         (const T *)src->data, src->stride, lx, rows, r->planes, cos_of[0], sin_of[0],       \
         scratch->rows)
-    /* the sources there are: Heisenberg's spins (3 floats, one or two replicas: a
-     * component a thread, or 4 of the 12), phi^4's field (a float or a double) */
+    /* the sources there are: Heisenberg's spins (3 floats, one or two replicas), phi^4's
+     * field (a float or a double) */
     if (!src->is_double && src->components == 3 && src->replicas == 1)
-        LAUNCH_ROWS(float, 3, 1, 1);
+        LAUNCH_ROWS(float, 3, 1);
     else if (!src->is_double && src->components == 3 && src->replicas == 2)
-        LAUNCH_ROWS(float, 3, 2, 4);
+        LAUNCH_ROWS(float, 3, 2);
     else if (!src->is_double && src->components == 1 && src->replicas == 1)
-        LAUNCH_ROWS(float, 1, 1, 1);
+        LAUNCH_ROWS(float, 1, 1);
     else if (src->is_double && src->components == 1 && src->replicas == 1)
-        LAUNCH_ROWS(double, 1, 1, 1);
+        LAUNCH_ROWS(double, 1, 1);
     else
         return cudaErrorInvalidValue; /* a source no leaf has (a bug in the leaf) */
 #undef LAUNCH_ROWS
-#undef ROW_BLOCKS
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;

@@ -15,11 +15,9 @@
  *   - the rows (with the projections): a thread's 4 sites as 8-bit counts of 4 states in a
  *     word (at most 4, a warp 128: no carries); q <= 4: each lane's word stored in shared
  *     memory, and every ROW_BATCH rows lane k adds row k's 32 words (no warp reduction
- *     per row), else one warp reduction per 4 states and row into the warp's shared
- *     words; every ROW_BATCH rows lane k hands row k's counts to the entries, one atomic
- *     per row, state and warp (consecutive rows in consecutive lanes), as
- *     measure_fold.cuh's warp_row_done: no block barrier in the walk (a barrier every
- *     batch, adding the warps' counts first, cost more than the atomics it saved).
+ *     per row), else one warp reduction per 4 states and row; the warps' sums added in
+ *     shared memory and handed to the entries every ROW_BATCH rows, as measure_fold.cuh's
+ *     row_done.
  * Integers added with atomics: the sums and projections are the one-site-a-thread
  * kernels' exactly (and the CPU's).
  */
@@ -38,8 +36,7 @@ potts4_fold_kernel(struct fold_geom p, const uint32_t *words, int q,
 {
     extern __shared__ uint32_t col[]; /* (2 state + pair) CUDA_THREADS + thread: the
                                         thread's x pair's 16-bit counters of a state */
-    /* q > 4: the warp's row sums of the batch, 4 states a word */
-    __shared__ uint32_t row_pk[PROJ && QW > 1 ? FOLD_WARPS : 1][QW][ROW_BATCH];
+    __shared__ uint32_t row_pk[PROJ ? 2 : 1][FOLD_WARPS][QW][ROW_BATCH];
     /* q <= 4 (one word a row): each lane's word of each row of the batch, rows of the
      * warp 33 words apart (lane k reading row k: distinct banks) */
     constexpr bool TRANSPOSE = PROJ && QW == 1;
@@ -59,6 +56,7 @@ potts4_fold_kernel(struct fold_geom p, const uint32_t *words, int q,
         population[k] = 0;
     __syncthreads();
     uint64_t matches8 = 0; /* 8 a match: the compares' bytes */
+    int buf = 0; /* the row buffer in use, alternating across chunks too */
     for (int64_t c = blockIdx.y; c < p.nchunks; c += gridDim.y) {
         const int64_t first = p.row0 + c * p.chunk;
         const int64_t end = min(first + p.chunk, p.row0 + p.nrows);
@@ -125,34 +123,38 @@ potts4_fold_kernel(struct fold_geom p, const uint32_t *words, int q,
                     for (int w = 0; w < QW; w++) {
                         const uint32_t t = __reduce_add_sync(0xffffffffu, pk[w]);
                         if (lane == 0)
-                            row_pk[PROJ && QW > 1 ? warp : 0][w][k] = t;
+                            row_pk[PROJ ? buf : 0][warp][w][k] = t;
                     }
                 }
-                if (PROJ && (++k == ROW_BATCH || r + 1 == end)) {
-                    /* the warp's batch: lane kk hands row kk's counts (fields <= 128) of
-                     * each state to its entries; no warp waits for another */
-                    __syncwarp();
-                    if ((int)lane < k) {
-                        uint32_t words[QW];
-                        if (TRANSPOSE) { /* row kk's 32 words */
-                            uint32_t t = 0;
+                if (PROJ) {
+                    if (++k == ROW_BATCH || r + 1 == end) {
+                        if (TRANSPOSE) { /* lane kk: row kk's 32 words (fields <= 128) */
+                            __syncwarp();
+                            if ((int)lane < k) {
+                                uint32_t t = 0;
 #pragma unroll 8
-                            for (int j = 0; j < 32; j++)
-                                t += lanes_of[TRANSPOSE ? warp : 0][lane][TRANSPOSE ? j : 0];
-                            words[0] = t;
-                        } else {
-#pragma unroll
-                            for (int w = 0; w < QW; w++)
-                                words[w] = row_pk[PROJ && QW > 1 ? warp : 0][w][lane];
+                                for (int j = 0; j < 32; j++)
+                                    t += lanes_of[TRANSPOSE ? warp : 0][lane][TRANSPOSE ? j : 0];
+                                row_pk[buf][warp][0][lane] = t;
+                            }
                         }
-                        for (int a = 0; a < q; a++)
-                            add_row_entries(p, batch_first + lane,
-                                            (long long)((words[a >> 2] >> (8 * (a & 3))) & 0xFFu),
+                        __syncthreads();
+                        for (int t = threadIdx.x; t < q * ROW_BATCH; t += CUDA_THREADS) {
+                            const int a = t / ROW_BATCH, kk = t - a * ROW_BATCH;
+                            if (kk >= k)
+                                continue;
+                            unsigned n = 0;
+#pragma unroll
+                            for (int w = 0; w < FOLD_WARPS; w++)
+                                n += (row_pk[PROJ ? buf : 0][w][a >> 2][kk] >> (8 * (a & 3))) &
+                                     0xFFu;
+                            add_row_entries(p, batch_first + kk, (long long)n,
                                             proj + a * p.per_state);
+                        }
+                        batch_first += k;
+                        k = 0;
+                        buf ^= 1;
                     }
-                    __syncwarp(); /* the batch read before the next one's writes */
-                    batch_first += k;
-                    k = 0;
                 }
                 if (++y == p.ly) {
                     y = 0;
