@@ -979,10 +979,10 @@ bool cuda_exec_has_kmin(const struct cuda_exec *x)
 /*
  * cuda_exec_measure_kmin of a model of tiles (Heisenberg, phi^4): the sums as
  * cuda_exec_measure takes them (per plane where the leaf measures so, added in plane order
- * here, else the leaf's whole sums), the tiles of the box's planes, and their sum in plane
- * order from zero (cuda_tiles_total: latmc_modes_combine's additions), all enqueued on the
- * box's stream, then one copy and one wait: the path of measure() alone, no second
- * round trip for the modes.
+ * here, else the leaf's whole sums) on the box's stream; the tiles of the box's planes and
+ * their sum in plane order from zero (cuda_tiles_total: latmc_modes_combine's additions)
+ * on its border stream beside them; a copy from each and one wait: the path of measure()
+ * alone, no second round trip for the modes.
  */
 static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *sums,
                               const double *phases, double *modes)
@@ -1015,19 +1015,22 @@ static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *s
         if (err == cudaSuccess)
             err = x->leaf->measure(sim, &own, stream, b->sums);
     }
+    /* the tiles on the box's other stream (idle, as the box is between steps), beside the
+     * sums: both read the configuration only, and each kernel's idle slots (the chains of
+     * additions wait for each other) take the other's blocks */
+    cudaStream_t side = b->ex.border_stream;
     double *dev_modes = b->mode_tiles + td * (size_t)b->ex.planes;
-    if (err == cudaSuccess)
-        err = x->leaf->mode_tiles(sim, &own, stream, b->mode_phases, b->mode_tiles);
-    if (err == cudaSuccess)
-        err = cuda_tiles_total(stream, b->mode_tiles, b->ex.planes, (int)td, dev_modes);
     if (err == cudaSuccess)
         err = cudaMemcpyAsync(x->stage, dev_sums, sums_bytes, cudaMemcpyDeviceToHost, stream);
     if (err == cudaSuccess)
+        err = x->leaf->mode_tiles(sim, &own, side, b->mode_phases, b->mode_tiles);
+    if (err == cudaSuccess)
+        err = cuda_tiles_total(side, b->mode_tiles, b->ex.planes, (int)td, dev_modes);
+    if (err == cudaSuccess)
         err = cudaMemcpyAsync((char *)x->stage + sums_at, dev_modes, plane_bytes,
-                              cudaMemcpyDeviceToHost, stream);
+                              cudaMemcpyDeviceToHost, side);
     st = cuda_check(err, "measuring the sums and the Fourier modes");
-    const int fin = cuda_check(cudaStreamSynchronize(stream),
-                               "measuring the sums and the Fourier modes");
+    const int fin = finish_all(x, "measuring the sums and the Fourier modes");
     if (st < 0 || fin < 0)
         return st < 0 ? st : fin;
     memset(sums, 0, sim->model->sums_size);
