@@ -187,9 +187,9 @@ struct latmc_backend_ops {
      * Potts, latmc_modes_of_projections of the projections with these phase tables,
      * latmc_modes_sim_phases, the same pointer for the sim's life, transformed where the
      * projections are, in the same pass; the models of tiles, the tiles of these tables
-     * added in plane order from zero, where the tiles are: a device, no copy of them). With sums NULL a question, nothing
-     * done: LATMC_OK where the backend can for this sim, LATMC_EUNSUPPORTED (no message)
-     * where not. */
+     * added in plane order from zero where the tiles are: a device, no copy of them).
+     * With sums NULL a question, nothing done: LATMC_OK where the backend can for this
+     * sim, LATMC_EUNSUPPORTED (no message) where not. */
     int (*measure_kmin)(latmc_sim *sim, void *sums, const double *phases, double *modes);
 
     /* Appended. Optional (NULL: the cluster observables answer LATMC_EUNSUPPORTED on the

@@ -101,8 +101,9 @@ bool cuda_exec_has_projections(const struct cuda_exec *x);
  * (ops.measure_kmin; phases: the core's tables, copied to the device once). Ising and
  * Potts: from one pass over the box, the projections transformed on the device in the
  * core's order (latmc_modes_chain_sum); the models of tiles (Heisenberg, phi^4): the
- * measurement's and the tiles' kernels enqueued together, the tiles added on the device
- * in the core's order (plane order). Only the sums and the modes travel, one wait. */
+ * sums' kernels on the box's stream and the tiles' beside them on its border stream, the
+ * tiles added on the device in the core's order (plane order). Only the sums and the
+ * modes travel, one wait. */
 bool cuda_exec_has_kmin(const struct cuda_exec *x);
 int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums,
                            const double *phases, double *modes);
