@@ -181,14 +181,15 @@ struct latmc_backend_ops {
     int (*measure_planes_modes)(latmc_sim *sim, int64_t p0, int64_t p1, void *sums,
                                 void *modes_partial);
 
-    /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED: measure_modes, lib/modes.c): Ising
-     * and Potts, a sim of the whole lattice: measure() and, in the same pass, the whole
-     * lattice's modes themselves (latmc_modes_measure's latmc_modes_tile_doubles doubles,
-     * bit for bit: latmc_modes_of_projections of the projections with these phase tables,
-     * latmc_modes_sim_phases, the same pointer for the sim's life), transformed where the
-     * projections are (a device: no copy of them). With sums NULL a question, nothing
-     * done: LATMC_OK where the backend can for this sim, LATMC_EUNSUPPORTED (no message)
-     * where not. */
+    /* Appended. Optional (NULL, or LATMC_EUNSUPPORTED: measure_modes, lib/modes.c): a sim
+     * of the whole lattice: measure() and, with it, the whole lattice's modes themselves
+     * (latmc_modes_measure's latmc_modes_tile_doubles doubles, bit for bit: Ising and
+     * Potts, latmc_modes_of_projections of the projections with these phase tables,
+     * latmc_modes_sim_phases, the same pointer for the sim's life, transformed where the
+     * projections are, in the same pass; the models of tiles, the tiles of these tables
+     * added in plane order from zero where the tiles are: a device, no copy of them).
+     * With sums NULL a question, nothing done: LATMC_OK where the backend can for this
+     * sim, LATMC_EUNSUPPORTED (no message) where not. */
     int (*measure_kmin)(latmc_sim *sim, void *sums, const double *phases, double *modes);
 
     /* Appended. Optional (NULL: the cluster observables answer LATMC_EUNSUPPORTED on the

@@ -176,12 +176,12 @@ int latmc_modes_measure(latmc_sim *sim, double *modes)
     return st;
 }
 
-/* The backend's own transform (ops.measure_kmin) where it offers one for this sim. */
+/* The backend's own modes with the sums (ops.measure_kmin) where it offers them for this
+ * sim: Ising's and Potts' projections transformed, or the tiles added, on the device. */
 static bool kmin_on_backend(latmc_sim *sim)
 {
     const struct latmc_backend_ops *ops = sim->ops;
-    return by_projections(&sim->desc) &&
-           ops->size >= offsetof(struct latmc_backend_ops, measure_kmin) +
+    return ops->size >= offsetof(struct latmc_backend_ops, measure_kmin) +
                             sizeof ops->measure_kmin &&
            ops->measure_kmin && !latmc_part_many(sim) &&
            ops->measure_kmin(sim, NULL, NULL, NULL) == LATMC_OK;

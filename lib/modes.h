@@ -10,7 +10,8 @@
  * total times the phase of its index p. Tiles are added in plane order from zeros. So the
  * result depends on the configuration only, never on threads, boxes or ranks. A backend
  * may make the tiles on its own layout (ops.mode_tiles: the CUDA module's Heisenberg), in
- * this same order of operations within each plane, so that they are these bit for bit.
+ * this same order of operations within each plane, so that they are these bit for bit,
+ * and add them itself in plane order, with the measurement (ops.measure_kmin).
  *
  * Components: Ising 1 (the spin), phi^4 1 (the field), Potts q (the indicator of each
  * state; the simplex order parameter is built from them), Heisenberg 3 (replica 0's

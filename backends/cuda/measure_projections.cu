@@ -527,8 +527,13 @@ __device__ __forceinline__ void transform_load(struct transform_loads &l, const 
     }
 }
 
+#define TRANSFORM_LOADS_AHEAD 16 /* a chain's products read from shared memory together */
+
 /* The tile's rounded products into shared memory, then chain j (thread j < 64) adds its
- * terms x = j mod 64 of the tile in increasing x; two barriers a tile. */
+ * terms x = j mod 64 of the tile in increasing x, the first n of its 64 (those within L);
+ * two barriers a tile. The chain reads TRANSFORM_LOADS_AHEAD products before it adds them:
+ * the loads unconditional, so none waits inside the chain of additions (a load under the
+ * addition's condition did: one shared-memory latency per term). */
 __device__ __forceinline__ void transform_tile(const struct transform_loads &l, double *prod,
                                                int64_t x0, int64_t L, double &sum)
 {
@@ -537,12 +542,21 @@ __device__ __forceinline__ void transform_tile(const struct transform_loads &l, 
         prod[threadIdx.x + u * TRANSFORM_THREADS] = __dmul_rn(__ll2double_rn(l.p[u]), l.t[u]);
     __syncthreads();
     if (threadIdx.x < MODES_CHAINS) {
-        const int64_t left = L - x0; /* terms of the tile within L */
-#pragma unroll 16
-        for (int u = 0; u < TRANSFORM_TILE / MODES_CHAINS; u++) {
-            const int k = u * MODES_CHAINS + (int)threadIdx.x;
-            if (k < left)
-                sum = __dadd_rn(sum, prod[k]);
+        constexpr int PER_CHAIN = TRANSFORM_TILE / MODES_CHAINS;
+        const int64_t left = L - x0 - (int64_t)threadIdx.x; /* terms from the chain's first */
+        const int n = left <= 0 ? 0
+                                : (left >= (int64_t)PER_CHAIN * MODES_CHAINS
+                                       ? PER_CHAIN
+                                       : (int)((left + MODES_CHAINS - 1) / MODES_CHAINS));
+        for (int u0 = 0; u0 < n; u0 += TRANSFORM_LOADS_AHEAD) {
+            double v[TRANSFORM_LOADS_AHEAD];
+#pragma unroll
+            for (int j = 0; j < TRANSFORM_LOADS_AHEAD; j++)
+                v[j] = prod[(u0 + j) * MODES_CHAINS + (int)threadIdx.x];
+#pragma unroll
+            for (int j = 0; j < TRANSFORM_LOADS_AHEAD; j++)
+                if (u0 + j < n)
+                    sum = __dadd_rn(sum, v[j]);
         }
     }
     __syncthreads();

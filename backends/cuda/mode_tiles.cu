@@ -233,3 +233,33 @@ extern "C" cudaError_t cuda_mode_tiles(cudaStream_t stream, const struct cuda_ti
                                       sin_of[last], tiles);
     return cudaGetLastError();
 }
+
+/* Warp i: double i of the tiles, added over the planes in plane order from zero; the lanes
+ * load 32 planes' values at a time (their loads in flight together) and lane 0 adds them
+ * in plane order, taking each from its lane by a shuffle. */
+__global__ void tiles_total_kernel(const double *tiles, int64_t planes, int doubles,
+                                   double *total)
+{
+    const int i = (int)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+    const int lane = (int)(threadIdx.x & 31u);
+    if (i >= doubles) /* the whole warp */
+        return;
+    double sum = 0.0;
+    for (int64_t q0 = 0; q0 < planes; q0 += 32) {
+        const double v = q0 + lane < planes ? tiles[(q0 + lane) * doubles + i] : 0.0;
+        const int n = planes - q0 < 32 ? (int)(planes - q0) : 32;
+        for (int k = 0; k < n; k++)
+            sum = __dadd_rn(sum, __shfl_sync(0xffffffffu, v, k));
+    }
+    if (lane == 0)
+        total[i] = sum;
+}
+
+extern "C" cudaError_t cuda_tiles_total(cudaStream_t stream, const double *tiles,
+                                        int64_t planes, int doubles, double *total)
+{
+    const int threads = 128, warps = threads / 32;
+    tiles_total_kernel<<<(unsigned)((doubles + warps - 1) / warps), threads, 0, stream>>>(
+        tiles, planes, doubles, total);
+    return cudaGetLastError();
+}

@@ -64,6 +64,12 @@ cudaError_t cuda_mode_tiles(cudaStream_t stream, const struct cuda_tiles_source 
                             const struct cuda_tiles_range *r, const double *phases,
                             struct cuda_tiles_scratch *scratch, double *tiles);
 
+/* The sum of `planes` tiles of `doubles` doubles each (device), in plane order from zero
+ * (the core's latmc_modes_combine: its additions, so its bits), into total (device):
+ * one warp per double. Enqueued on `stream`. */
+cudaError_t cuda_tiles_total(cudaStream_t stream, const double *tiles, int64_t planes,
+                             int doubles, double *total);
+
 #ifdef __cplusplus
 }
 #endif

@@ -41,6 +41,7 @@
 #include "cuda_halo.h"
 #include "cuda_part_wire.h"
 #include "mode_projections.h"
+#include "mode_tiles.h"
 #include "model.h"
 #include "part.h"
 #include "plan.h"
@@ -921,6 +922,31 @@ static size_t phase_doubles(const latmc_sim *sim)
     return 2 * (size_t)n;
 }
 
+/* Box b's device copy of the core's phase tables (the same at every call of a sim: copied
+ * once; the copy from pageable memory is complete when cudaMemcpy returns) and its tiles
+ * (plane_bytes a plane), room for one more plane than it owns: the modes, their sum
+ * (measure_kmin_tiles). On the current device, made on first use. */
+static cudaError_t tile_buffers(struct cuda_box *b, const double *phases, size_t phase_bytes,
+                                size_t plane_bytes)
+{
+    cudaError_t err = cudaSuccess;
+    if (!b->mode_phases) {
+        err = cudaMalloc((void **)&b->mode_phases, phase_bytes);
+        if (err == cudaSuccess)
+            err = cudaMemcpy(b->mode_phases, phases, phase_bytes, cudaMemcpyHostToDevice);
+        if (err != cudaSuccess) {
+            cudaFree(b->mode_phases);
+            b->mode_phases = NULL;
+            return err;
+        }
+    }
+    if (!b->mode_tiles)
+        err = cudaMalloc((void **)&b->mode_tiles, plane_bytes * (size_t)(b->ex.planes + 1));
+    if (err != cudaSuccess)
+        b->mode_tiles = NULL;
+    return err;
+}
+
 int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
                          const double *phases, double *tiles)
 {
@@ -945,20 +971,7 @@ int cuda_exec_mode_tiles(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
             continue;
         if ((st = cuda_box_set_device(b->ex.device)) < 0)
             break;
-        /* the core's tables, the same at every call of a sim: copied once (the copy from
-         * pageable memory is complete when cudaMemcpy returns) */
-        if (!b->mode_phases) {
-            err = cudaMalloc((void **)&b->mode_phases, phase_bytes);
-            if (err == cudaSuccess)
-                err = cudaMemcpy(b->mode_phases, phases, phase_bytes, cudaMemcpyHostToDevice);
-            if (err != cudaSuccess) {
-                cudaFree(b->mode_phases);
-                b->mode_phases = NULL;
-                break;
-            }
-        }
-        if (!b->mode_tiles)
-            err = cudaMalloc((void **)&b->mode_tiles, plane_bytes * (size_t)b->ex.planes);
+        err = tile_buffers(b, phases, phase_bytes, plane_bytes);
         const struct cuda_box_range r = range_of(x, b, lo - b->ex.origin + x->halo, hi - lo);
         if (err == cudaSuccess)
             err = x->leaf->mode_tiles(sim, &r, b->ex.stream, b->mode_phases, b->mode_tiles);
@@ -1008,7 +1021,76 @@ int cuda_exec_measure_modes(const latmc_sim *sim, struct cuda_exec *x, void *sum
 
 bool cuda_exec_has_kmin(const struct cuda_exec *x)
 {
-    return x->n == 1 && !x->part && x->leaf->measure_projections != NULL;
+    return x->n == 1 && !x->part &&
+           (x->leaf->measure_projections != NULL ||
+            (x->leaf->mode_tiles != NULL && (x->leaf->measure || x->leaf->measure_planes)));
+}
+
+/*
+ * cuda_exec_measure_kmin of a model of tiles (Heisenberg, phi^4): the sums as
+ * cuda_exec_measure takes them (per plane where the leaf measures so, added in plane order
+ * here, else the leaf's whole sums) on the box's stream; the tiles of the box's planes and
+ * their sum in plane order from zero (cuda_tiles_total: latmc_modes_combine's additions)
+ * on its border stream beside them; a copy from each and one wait: the path of measure()
+ * alone, no second round trip for the modes.
+ */
+static int measure_kmin_tiles(const latmc_sim *sim, struct cuda_exec *x, void *sums,
+                              const double *phases, double *modes)
+{
+    struct cuda_box *b = &x->box[0];
+    const size_t td = (size_t)x->leaf->mode_components * (size_t)sim->desc.ndim * 2;
+    const size_t plane_bytes = td * sizeof(double);
+    const bool per_plane = x->leaf->measure_planes && (x->halo > 0 || !x->leaf->measure);
+    const size_t nsums = sim->model->sums_size / sizeof(double);
+    const size_t sums_bytes = per_plane ? nsums * sizeof(double) * (size_t)b->ex.planes
+                                        : sim->model->sums_size;
+    const size_t sums_at = (sums_bytes + sizeof(double) - 1) / sizeof(double) * sizeof(double);
+    int st = cuda_box_set_device(b->ex.device);
+    if (st == LATMC_OK)
+        st = stage_of(x, sums_at + plane_bytes);
+    if (st == LATMC_OK) /* the steps in flight done */
+        st = finish_all(x, "measuring");
+    if (st < 0)
+        return st;
+    const struct cuda_box_range own = range_of(x, b, x->halo, b->ex.planes);
+    cudaStream_t stream = b->ex.stream;
+    void *dev_sums = b->sums;
+    cudaError_t err = tile_buffers(b, phases, phase_doubles(sim) * sizeof(double), plane_bytes);
+    if (err == cudaSuccess && per_plane) {
+        double *plane_sums = NULL;
+        err = x->leaf->measure_planes(sim, &own, stream, &plane_sums);
+        dev_sums = plane_sums;
+    } else if (err == cudaSuccess) {
+        err = cudaMemsetAsync(b->sums, 0, sim->model->sums_size, stream);
+        if (err == cudaSuccess)
+            err = x->leaf->measure(sim, &own, stream, b->sums);
+    }
+    /* the tiles on the box's other stream (idle, as the box is between steps), beside the
+     * sums: both read the configuration only, and each kernel's idle slots (the chains of
+     * additions wait for each other) take the other's blocks */
+    cudaStream_t side = b->ex.border_stream;
+    double *dev_modes = b->mode_tiles + td * (size_t)b->ex.planes;
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(x->stage, dev_sums, sums_bytes, cudaMemcpyDeviceToHost, stream);
+    if (err == cudaSuccess)
+        err = x->leaf->mode_tiles(sim, &own, side, b->mode_phases, b->mode_tiles);
+    if (err == cudaSuccess)
+        err = cuda_tiles_total(side, b->mode_tiles, b->ex.planes, (int)td, dev_modes);
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync((char *)x->stage + sums_at, dev_modes, plane_bytes,
+                              cudaMemcpyDeviceToHost, side);
+    st = cuda_check(err, "measuring the sums and the Fourier modes");
+    const int fin = finish_all(x, "measuring the sums and the Fourier modes");
+    if (st < 0 || fin < 0)
+        return st < 0 ? st : fin;
+    memset(sums, 0, sim->model->sums_size);
+    if (per_plane) /* plane order: the same additions as cuda_exec_measure */
+        for (int64_t q = 0; q < b->ex.planes; q++)
+            sim->model->add_sums(sums, (const double *)x->stage + (size_t)q * nsums);
+    else
+        sim->model->add_sums(sums, x->stage);
+    memcpy(modes, (const char *)x->stage + sums_at, plane_bytes);
+    return LATMC_OK;
 }
 
 int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums,
@@ -1017,6 +1099,8 @@ int cuda_exec_measure_kmin(const latmc_sim *sim, struct cuda_exec *x, void *sums
     if (!cuda_exec_has_kmin(x))
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the Fourier modes of %d "
                                "boxes are transformed on the host", x->n);
+    if (!x->leaf->measure_projections)
+        return measure_kmin_tiles(sim, x, sums, phases, modes);
     const latmc_sim_desc *d = &sim->desc;
     struct cuda_proj_transform t;
     memset(&t, 0, sizeof t);
