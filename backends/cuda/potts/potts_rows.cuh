@@ -88,6 +88,9 @@ struct pr_geom {
      * range of a box (cuda_potts_rows_sweep_range), the lattice's index of the range's
      * first segment */
     int64_t s_draw;
+    /* the multiset slot's weights as pr_sort_slots uses them: kernel parameters, which the
+     * dot products read from the constant bank (as literals they take a uniform move each) */
+    uint32_t sort_w[4];
 };
 
 /* ---- small integer helpers, host and device ---- */
@@ -348,6 +351,16 @@ PR_HD uint32_t pr_sort_slot(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
     return a + PR_SORT_W1 * b + PR_SORT_W2 * c + PR_SORT_W3 * d;
 }
 
+/* pr_geom's sort_w: the dot products' weights for [a0, a1, b0, b1] and [c0, c1, d0, d1]
+ * (pr_sort_slots), a + W1 b and W2 c + W3 d of the first site, then of the second. */
+static inline void pr_sort_weights(uint32_t w[4])
+{
+    w[0] = 1u | PR_SORT_W1 << 16;
+    w[1] = PR_SORT_W2 | PR_SORT_W3 << 16;
+    w[2] = w[0] << 8;
+    w[3] = w[1] << 8;
+}
+
 /* Entries of the table (radix^(2 ndim)) and its bytes in shared memory. */
 PR_HD int64_t pr_hb_table_entries(int ndim, uint32_t radix)
 {
@@ -475,7 +488,7 @@ PR_HD uint32_t pr_multiset_choice(const uint32_t *table, uint32_t mine, uint32_t
  * min / max; the high bytes are then a <= b <= c <= d.
  */
 template <int OFF> PR_HD void pr_sort_slots(uint32_t w, uint32_t l, uint32_t r, uint32_t u,
-                                            uint32_t d, uint32_t slot[2])
+                                            uint32_t d, const uint32_t *sort_w, uint32_t slot[2])
 {
     uint32_t a, b, c, e;
     if (OFF == 0) { /* sites at bytes 0, 2: x+ is byte 1, 3 of the segment itself */
@@ -498,9 +511,8 @@ template <int OFF> PR_HD void pr_sort_slots(uint32_t w, uint32_t l, uint32_t r, 
     /* the high bytes [a0, a1, b0, b1] and [c0, c1, e0, e1]; each site's slot is a dot
      * product with the weights (one IDP.4A per pair of words and site) */
     const uint32_t ab = pr_perm(a, b, 0x7531), ce = pr_perm(c, e, 0x7531);
-    const uint32_t w_ab = 1u | PR_SORT_W1 << 16, w_ce = PR_SORT_W2 | PR_SORT_W3 << 16;
-    slot[0] = pr_dp4a(ab, w_ab, pr_dp4a(ce, w_ce, 0));
-    slot[1] = pr_dp4a(ab, w_ab << 8, pr_dp4a(ce, w_ce << 8, 0));
+    slot[0] = pr_dp4a(ab, sort_w[0], pr_dp4a(ce, sort_w[1], 0));
+    slot[1] = pr_dp4a(ab, sort_w[2], pr_dp4a(ce, sort_w[3], 0));
 }
 
 /*
@@ -525,7 +537,7 @@ PR_UNROLL
     for (int i = 0; i < NW; i++) {
         if (NT == 7 && REPL) {
             static_assert(NT != 7 || !REPL || (NDIM == 2 && C == 2), "multiset table: 2D, 2 colours");
-            pr_sort_slots<OFF>(n.w[i], n.l[i], n.r[i], n.u[i], n.d[i], ms[i]);
+            pr_sort_slots<OFF>(n.w[i], n.l[i], n.r[i], n.u[i], n.d[i], g.sort_w, ms[i]);
         } else if (NDIM == 2 && HI) { /* 2D, radix 8: lo = x-, x+; hi = y+, y- */
             lo[i] = n.l[i] + R * n.r[i];
             hi[i] = n.u[i] + R * n.d[i];
@@ -536,7 +548,9 @@ PR_UNROLL
         }
     }
 
-    uint32_t nw[NW];
+    /* 2 colours: the choices of a word's two sites (bytes OFF and OFF + 2), merged into the
+     * word by one byte permute each; 3 colours: added to the kept bytes as they come */
+    uint32_t nw[NW], chosen[C == 2 ? NW : 1][2];
 PR_UNROLL
     for (int i = 0; i < NW; i++)
         nw[i] = n.w[i] & pr_keep_mask<C, OFF>(i);
@@ -573,9 +587,17 @@ PR_UNROLL
                 /* the very lookup tests/unit/test_potts_thresholds.c checks against the scan */
                 k = (uint32_t)latmc_potts_heatbath_lookup(e, NT + 1, u.v[lane]);
             }
-            nw[wi] += k << sh;
+            if (C == 2)
+                chosen[C == 2 ? wi : 0][sh >> 4] = k;
+            else
+                nw[wi] += k << sh;
         }
     }
+    if (C == 2) /* k < 8: byte 1 of the first choice is 0 */
+PR_UNROLL
+        for (int i = 0; i < NW; i++)
+            nw[i] |= pr_perm(chosen[C == 2 ? i : 0][0], chosen[C == 2 ? i : 0][1],
+                             OFF == 0 ? 0x1410u : 0x4101u);
     pr_store<NW>(own, nw);
     return pr_count_changed<C, NW, OFF>(nw, n.w);
 }
@@ -849,6 +871,7 @@ static inline int pr_geom_init(struct pr_geom *g, const struct latmc_lattice *la
     const int64_t rows = stride / g->spr;
     g->st_y = (uint32_t)(rows % lat->ly);
     g->st_z = (uint32_t)(rows / lat->ly < lat->lz ? rows / lat->ly : lat->lz);
+    pr_sort_weights(g->sort_w);
     return 1;
 }
 
