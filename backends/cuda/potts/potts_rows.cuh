@@ -289,13 +289,14 @@ PR_UNROLL
  * other colours' bytes equal). A byte of the xor is 0 .. 7, so (x + 0x7f) & 0x80 tests it
  * without carries. With 2 colours only bytes OFF and OFF + 2 of a word can differ: a byte
  * permute packs the bytes of two words into one, and two packed words share one word as
- * nibbles (x < 8: (x + 7) & 8 per nibble): one count for four words.
+ * nibbles (x < 8: (x + 7) & 8 per nibble): one count for four words. 2D only: the 3D
+ * kernels keep their word-by-word count and the SASS they had (their registers are full).
  */
-template <int C, int NW, int OFF> PR_HD uint32_t pr_count_changed(const uint32_t *now,
-                                                                  const uint32_t *was)
+template <int NDIM, int C, int NW, int OFF>
+PR_HD uint32_t pr_count_changed(const uint32_t *now, const uint32_t *was)
 {
     uint32_t changed = 0;
-    if (C == 2 && NW % 2 == 0) {
+    if (NDIM == 2 && C == 2 && NW % 2 == 0) {
         constexpr uint32_t sel = OFF | (OFF + 2) << 4 | (OFF + 4) << 8 | (OFF + 6) << 12;
         uint32_t packed[NW / 2];
 PR_UNROLL
@@ -548,9 +549,12 @@ PR_UNROLL
         }
     }
 
-    /* 2 colours: the choices of a word's two sites (bytes OFF and OFF + 2), merged into the
-     * word by one byte permute each; 3 colours: added to the kept bytes as they come */
-    uint32_t nw[NW], chosen[C == 2 ? NW : 1][2];
+    /* 2D, 2 colours: the choices of a word's two sites (bytes OFF and OFF + 2), merged into
+     * the word by one byte permute each; else added to the kept bytes as they come (in 3D
+     * the choices kept for the permutes cost a register spill: 3D 512^3 heat bath 2 %
+     * slower) */
+    constexpr bool MERGE = C == 2 && NDIM == 2;
+    uint32_t nw[NW], chosen[MERGE ? NW : 1][2];
 PR_UNROLL
     for (int i = 0; i < NW; i++)
         nw[i] = n.w[i] & pr_keep_mask<C, OFF>(i);
@@ -587,19 +591,19 @@ PR_UNROLL
                 /* the very lookup tests/unit/test_potts_thresholds.c checks against the scan */
                 k = (uint32_t)latmc_potts_heatbath_lookup(e, NT + 1, u.v[lane]);
             }
-            if (C == 2)
-                chosen[C == 2 ? wi : 0][sh >> 4] = k;
+            if (MERGE)
+                chosen[MERGE ? wi : 0][sh >> 4] = k;
             else
                 nw[wi] += k << sh;
         }
     }
-    if (C == 2) /* k < 8: byte 1 of the first choice is 0 */
+    if (MERGE) /* k < 8: byte 1 of the first choice is 0 */
 PR_UNROLL
         for (int i = 0; i < NW; i++)
-            nw[i] |= pr_perm(chosen[C == 2 ? i : 0][0], chosen[C == 2 ? i : 0][1],
+            nw[i] |= pr_perm(chosen[MERGE ? i : 0][0], chosen[MERGE ? i : 0][1],
                              OFF == 0 ? 0x1410u : 0x4101u);
     pr_store<NW>(own, nw);
-    return pr_count_changed<C, NW, OFF>(nw, n.w);
+    return pr_count_changed<NDIM, C, NW, OFF>(nw, n.w);
 }
 
 /* ---- Metropolis ---- */
