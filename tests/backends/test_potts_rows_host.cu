@@ -274,6 +274,8 @@ static void multiset_slots(void **state)
     assert_true(PR_SORT_BYTES <= 227 * 1024);
     /* the word-wise sort and slot of pr_sort_slots against pr_sort_slot, both site offsets,
      * with the other sites' bytes (the low bytes of the halves) set to every state */
+    uint32_t weights[4];
+    pr_sort_weights(weights);
     for (uint32_t t = 0; t < 4096; t++) {
         const uint32_t v[4] = { t & 7, (t >> 3) & 7, (t >> 6) & 7, (t >> 9) & 7 };
         uint32_t s[4] = { v[0], v[1], v[2], v[3] };
@@ -289,13 +291,14 @@ static void multiset_slots(void **state)
         uint32_t got[2];
         /* OFF = 1: states in bytes 1 and 3 of l, r, u, d (w unused) */
         const uint32_t hi = 0x01000100u, lo = junk * 0x00010001u;
-        pr_sort_slots<1>(0, v[0] * hi + lo, v[1] * hi + lo, v[2] * hi + lo, v[3] * hi + lo, got);
+        pr_sort_slots<1>(0, v[0] * hi + lo, v[1] * hi + lo, v[2] * hi + lo, v[3] * hi + lo, weights,
+                         got);
         assert_int_equal(got[0], want);
         assert_int_equal(got[1], want);
         /* OFF = 0: states in bytes 0 and 2 of l, u, d; x+ is bytes 1 and 3 of w */
         const uint32_t lo0 = 0x00010001u, hi0 = junk * 0x01000100u;
         pr_sort_slots<0>(v[1] * hi + lo, v[0] * lo0 + hi0, 0, v[2] * lo0 + hi0, v[3] * lo0 + hi0,
-                         got);
+                         weights, got);
         assert_int_equal(got[0], want);
         assert_int_equal(got[1], want);
     }

@@ -88,6 +88,9 @@ struct pr_geom {
      * range of a box (cuda_potts_rows_sweep_range), the lattice's index of the range's
      * first segment */
     int64_t s_draw;
+    /* the multiset slot's weights as pr_sort_slots uses them: kernel parameters, which the
+     * dot products read from the constant bank (as literals they take a uniform move each) */
+    uint32_t sort_w[4];
 };
 
 /* ---- small integer helpers, host and device ---- */
@@ -281,6 +284,37 @@ PR_UNROLL
     }
 }
 
+/*
+ * How many of the colour's sites differ between the words `now` and `was` (states < 8, the
+ * other colours' bytes equal). A byte of the xor is 0 .. 7, so (x + 0x7f) & 0x80 tests it
+ * without carries. With 2 colours only bytes OFF and OFF + 2 of a word can differ: a byte
+ * permute packs the bytes of two words into one, and two packed words share one word as
+ * nibbles (x < 8: (x + 7) & 8 per nibble): one count for four words. 2D only: the 3D
+ * kernels keep their word-by-word count and the SASS they had (their registers are full).
+ */
+template <int NDIM, int C, int NW, int OFF>
+PR_HD uint32_t pr_count_changed(const uint32_t *now, const uint32_t *was)
+{
+    uint32_t changed = 0;
+    if (NDIM == 2 && C == 2 && NW % 2 == 0) {
+        constexpr uint32_t sel = OFF | (OFF + 2) << 4 | (OFF + 4) << 8 | (OFF + 6) << 12;
+        uint32_t packed[NW / 2];
+PR_UNROLL
+        for (int i = 0; i < NW / 2; i++)
+            packed[i] = pr_perm(now[2 * i] ^ was[2 * i], now[2 * i + 1] ^ was[2 * i + 1], sel);
+PR_UNROLL
+        for (int i = 0; i + 1 < NW / 2; i += 2)
+            changed += pr_popc(((packed[i] | packed[i + 1] << 4) + 0x77777777u) & 0x88888888u);
+        if (NW / 2 % 2 != 0)
+            changed += pr_popc((packed[NW / 2 - 1] + 0x7f7f7f7fu) & 0x80808080u);
+    } else {
+PR_UNROLL
+        for (int i = 0; i < NW; i++)
+            changed += pr_popc(((now[i] ^ was[i]) + 0x7f7f7f7fu) & 0x80808080u);
+    }
+    return changed;
+}
+
 /* ---- heat bath through the threshold table ---- */
 
 /*
@@ -316,6 +350,16 @@ template <int NT> struct pr_entry_words {
 PR_HD uint32_t pr_sort_slot(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
 {
     return a + PR_SORT_W1 * b + PR_SORT_W2 * c + PR_SORT_W3 * d;
+}
+
+/* pr_geom's sort_w: the dot products' weights for [a0, a1, b0, b1] and [c0, c1, d0, d1]
+ * (pr_sort_slots), a + W1 b and W2 c + W3 d of the first site, then of the second. */
+static inline void pr_sort_weights(uint32_t w[4])
+{
+    w[0] = 1u | PR_SORT_W1 << 16;
+    w[1] = PR_SORT_W2 | PR_SORT_W3 << 16;
+    w[2] = w[0] << 8;
+    w[3] = w[1] << 8;
 }
 
 /* Entries of the table (radix^(2 ndim)) and its bytes in shared memory. */
@@ -367,11 +411,8 @@ PR_HD void pr_hb_build_entry(const struct pr_geom &g, const struct latmc_potts_t
         const uint32_t slot = pr_sort_slot(digit[0], digit[1], digit[2], digit[3]);
         uint32_t top[4], bottom[4];
         latmc_potts_heatbath_tree7(word, g.q, top, bottom);
-        for (int i = 0; i < 4; i++) { /* thresholds as ~W for pr_tree7_not, base as it is */
-            if (i > 0)
-                top[i] = ~top[i];
-            bottom[i] = ~bottom[i];
-        }
+        top[0] -= 8 * slot; /* pr_multiset_choice's form */
+        top[1] = ~top[1];
         for (int i = 0; i < 4; i++) {
             for (int copy = 0; copy < 8; copy++)
                 table[((size_t)slot * 8 + copy) * 4 + i] = top[i];
@@ -405,18 +446,38 @@ PR_HD void pr_entry4_at(const uint32_t *table, uint32_t off, uint32_t *v)
 #endif
 }
 
-/*
- * latmc_potts_heatbath_lookup_tree7(top, bottom, u) from thresholds stored as m = ~W (W =
- * 2^32 - t the word of lib/potts_thresholds.h, 0 for t = 2^32): the carry of u + W is
- * [u > m], since ~W = 2^32 - 1 - W = t - 1 for W != 0 and ~0 = 2^32 - 1, which no u
- * exceeds. One unsigned comparison per threshold instead of an add with carry.
- */
-PR_HD uint32_t pr_tree7_not(const uint32_t *top, const uint32_t *bottom, uint32_t u)
+/* a M + c + [u + w >= 2^32]: the carry of u + w added in the multiply-add (an add with
+ * carry out, then IMAD.X) instead of a comparison, a select and an add. */
+template <uint32_t M> PR_HD uint32_t pr_mad_carry(uint32_t a, uint32_t c, uint32_t u, uint32_t w)
 {
+#ifdef __CUDA_ARCH__
+    uint32_t r;
+    asm("{\n\t.reg .u32 t;\n\tadd.cc.u32 t, %1, %2;\n\tmadc.lo.u32 %0, %3, %5, %4;\n\t}"
+        : "=r"(r) : "r"(u), "r"(w), "r"(a), "r"(c), "n"(M));
+    return r;
+#else
+    return a * M + c + latmc_potts_carry(u, w);
+#endif
+}
+
+/*
+ * latmc_potts_heatbath_lookup_tree7(top, bottom, u) on the multiset table (PR_SORT_*), in 12
+ * instructions a site (from 17). The carry of u + W (W = 2^32 - t the word of
+ * lib/potts_thresholds.h, 0 for t = 2^32) is [u >= t]; where it picks a value it is a
+ * comparison, u > ~W (~W = t - 1 for W != 0, and ~0 = 2^32 - 1, which no u exceeds), and
+ * where it is counted it is added by the multiply-add that needs it anyway. Top of slot m:
+ * { base - 8 m, ~W(a_3), W(a_1), W(a_5) }; bottom: W(a_0), W(a_2), W(a_4), W(a_6).
+ * aw = 4 m + j is the word of the bottom to read (a_{2j}), and
+ * choice = base + 2 j + [u >= a_{2j}] = 2 aw + (base - 8 m) + carry.
+ * mine: the byte offset of this thread's copy of slot 0's top (copy * 16).
+ */
+PR_HD uint32_t pr_multiset_choice(const uint32_t *table, uint32_t mine, uint32_t m, uint32_t u)
+{
+    uint32_t top[4];
+    pr_entry4_at(table, m * 128 + mine, top);
     const bool above3 = u > top[1];
-    const bool above = u > (above3 ? top[3] : top[2]);
-    const uint32_t j = (above3 ? 2u : 0u) + (above ? 1u : 0u);
-    return top[0] + 2 * j + (u > bottom[j] ? 1u : 0u);
+    const uint32_t aw = pr_mad_carry<4>(m, above3 ? 2u : 0u, u, above3 ? top[3] : top[2]);
+    return pr_mad_carry<2>(aw, top[0], u, table[PR_SORT_TOP_BYTES / 4 + aw]);
 }
 
 /*
@@ -428,7 +489,7 @@ PR_HD uint32_t pr_tree7_not(const uint32_t *top, const uint32_t *bottom, uint32_
  * min / max; the high bytes are then a <= b <= c <= d.
  */
 template <int OFF> PR_HD void pr_sort_slots(uint32_t w, uint32_t l, uint32_t r, uint32_t u,
-                                            uint32_t d, uint32_t slot[2])
+                                            uint32_t d, const uint32_t *sort_w, uint32_t slot[2])
 {
     uint32_t a, b, c, e;
     if (OFF == 0) { /* sites at bytes 0, 2: x+ is byte 1, 3 of the segment itself */
@@ -451,9 +512,8 @@ template <int OFF> PR_HD void pr_sort_slots(uint32_t w, uint32_t l, uint32_t r, 
     /* the high bytes [a0, a1, b0, b1] and [c0, c1, e0, e1]; each site's slot is a dot
      * product with the weights (one IDP.4A per pair of words and site) */
     const uint32_t ab = pr_perm(a, b, 0x7531), ce = pr_perm(c, e, 0x7531);
-    const uint32_t w_ab = 1u | PR_SORT_W1 << 16, w_ce = PR_SORT_W2 | PR_SORT_W3 << 16;
-    slot[0] = pr_dp4a(ab, w_ab, pr_dp4a(ce, w_ce, 0));
-    slot[1] = pr_dp4a(ab, w_ab << 8, pr_dp4a(ce, w_ce << 8, 0));
+    slot[0] = pr_dp4a(ab, sort_w[0], pr_dp4a(ce, sort_w[1], 0));
+    slot[1] = pr_dp4a(ab, sort_w[2], pr_dp4a(ce, sort_w[3], 0));
 }
 
 /*
@@ -478,7 +538,7 @@ PR_UNROLL
     for (int i = 0; i < NW; i++) {
         if (NT == 7 && REPL) {
             static_assert(NT != 7 || !REPL || (NDIM == 2 && C == 2), "multiset table: 2D, 2 colours");
-            pr_sort_slots<OFF>(n.w[i], n.l[i], n.r[i], n.u[i], n.d[i], ms[i]);
+            pr_sort_slots<OFF>(n.w[i], n.l[i], n.r[i], n.u[i], n.d[i], g.sort_w, ms[i]);
         } else if (NDIM == 2 && HI) { /* 2D, radix 8: lo = x-, x+; hi = y+, y- */
             lo[i] = n.l[i] + R * n.r[i];
             hi[i] = n.u[i] + R * n.d[i];
@@ -489,7 +549,12 @@ PR_UNROLL
         }
     }
 
-    uint32_t nw[NW];
+    /* 2D, 2 colours: the choices of a word's two sites (bytes OFF and OFF + 2), merged into
+     * the word by one byte permute each; else added to the kept bytes as they come (in 3D
+     * the choices kept for the permutes cost a register spill: 3D 512^3 heat bath 2 %
+     * slower) */
+    constexpr bool MERGE = C == 2 && NDIM == 2;
+    uint32_t nw[NW], chosen[MERGE ? NW : 1][2];
 PR_UNROLL
     for (int i = 0; i < NW; i++)
         nw[i] = n.w[i] & pr_keep_mask<C, OFF>(i);
@@ -503,10 +568,7 @@ PR_UNROLL
             uint32_t k;
             if (NT == 7 && REPL) {
                 /* 2D q <= 8, 2 colours: the multiset's top (own copy), one word of its bottom */
-                const uint32_t m = ms[wi][sh >> 4];
-                uint32_t top[4];
-                pr_entry4_at(table, (m * 8 + slot) * 16, top);
-                k = pr_tree7_not(top, table + PR_SORT_TOP_BYTES / 4 + m * 4, u.v[lane]);
+                k = pr_multiset_choice(table, slot * 16, ms[wi][sh >> 4], u.v[lane]);
             } else if (NT == 7) {
                 /* 2D q <= 8: top of the entry (16 bytes), then one word of its bottom */
                 const uint32_t idx = ((lo[wi] >> sh) & 0xffu) + g.hi_mult * ((hi[wi] >> sh) & 0xffu);
@@ -529,15 +591,19 @@ PR_UNROLL
                 /* the very lookup tests/unit/test_potts_thresholds.c checks against the scan */
                 k = (uint32_t)latmc_potts_heatbath_lookup(e, NT + 1, u.v[lane]);
             }
-            nw[wi] += k << sh;
+            if (MERGE)
+                chosen[MERGE ? wi : 0][sh >> 4] = k;
+            else
+                nw[wi] += k << sh;
         }
     }
-    uint32_t changed = 0;
+    if (MERGE) /* k < 8: byte 1 of the first choice is 0 */
 PR_UNROLL
-    for (int i = 0; i < NW; i++) /* states < 8: a byte of the xor is 0 .. 7, no carries */
-        changed += pr_popc(((nw[i] ^ n.w[i]) + 0x7f7f7f7fu) & 0x80808080u);
+        for (int i = 0; i < NW; i++)
+            nw[i] |= pr_perm(chosen[MERGE ? i : 0][0], chosen[MERGE ? i : 0][1],
+                             OFF == 0 ? 0x1410u : 0x4101u);
     pr_store<NW>(own, nw);
-    return changed;
+    return pr_count_changed<NDIM, C, NW, OFF>(nw, n.w);
 }
 
 /* ---- Metropolis ---- */
@@ -635,17 +701,20 @@ PR_HD uint64_t pr_walk(const struct pr_geom &g, int64_t first, Segment segment)
     const int64_t row = first / g.spr;
     uint32_t y = (uint32_t)(row % g.ly), z = (uint32_t)(row / g.ly);
     for (int64_t s = first; s < g.nseg; s += g.stride) {
-        count += segment(s, xs, y, z);
+        /* 2D: z = 0 as a constant, and y passes L_y only when s passes the last segment */
+        count += segment(s, xs, y, Segment::ndim == 2 ? 0u : z);
         xs += g.st_x;
         y += g.st_y;
-        z += g.st_z;
         if (xs >= g.spr) {
             xs -= g.spr;
             y++;
         }
-        if (y >= g.ly) {
-            y -= g.ly;
-            z++;
+        if (Segment::ndim == 3) {
+            z += g.st_z;
+            if (y >= g.ly) {
+                y -= g.ly;
+                z++;
+            }
         }
     }
     return count;
@@ -653,6 +722,7 @@ PR_HD uint64_t pr_walk(const struct pr_geom &g, int64_t first, Segment segment)
 
 /* The update of one segment with the template offset of its row. */
 template <int NDIM, int C, int NW, int NT, bool REPL, bool HI> struct pr_hb_step {
+    static constexpr int ndim = NDIM;
     const struct pr_geom *g;
     uint8_t *spins;
     const uint32_t *table;
@@ -672,6 +742,7 @@ template <int NDIM, int C, int NW, int NT, bool REPL, bool HI> struct pr_hb_step
 };
 
 template <int NDIM, int C, int NW> struct pr_metro_step {
+    static constexpr int ndim = NDIM;
     const struct pr_geom *g;
     uint8_t *spins;
     const uint64_t *thr;
@@ -804,6 +875,7 @@ static inline int pr_geom_init(struct pr_geom *g, const struct latmc_lattice *la
     const int64_t rows = stride / g->spr;
     g->st_y = (uint32_t)(rows % lat->ly);
     g->st_z = (uint32_t)(rows / lat->ly < lat->lz ? rows / lat->ly : lat->lz);
+    pr_sort_weights(g->sort_w);
     return 1;
 }
 
