@@ -26,6 +26,7 @@
  */
 #include "cuda_ising_bitsliced.h"
 
+#include <stdlib.h>
 #include <type_traits>
 
 #include <latmc/sim.h> /* LATMC_ALGO_*, LATMC_COUPLINGS_* */
@@ -61,6 +62,7 @@ struct bs_params {
     int64_t gpr;
     int64_t stride, stride_g, stride_y, stride_z;
     int n_open;            /* open classes: 0 < T < 2^32 */
+    int zero_planes;       /* the leading planes where every open class's bit is 0 */
     /* all-ones or zero: code c in open class q (member[q][c]), in T = 2^32 (always[c]),
      * and bit 31 - b of class q's threshold (plane[q][b]); zero for q >= n_open */
     uint32_t member[BS_CODES][BS_CODES];
@@ -443,14 +445,23 @@ __device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t 
 /* Planes 0 .. 7 (blocks 0 and 1), the two blocks drawn together whatever the group needs:
  * two independent chains of Philox rounds side by side (a warp almost always needs both),
  * and planes past the last undecided lane change nothing. */
-template <int KB>
+template <int KB, int ZP = 0>
 __device__ __forceinline__ void group_planes_first(const struct bs_params &p, int64_t g,
                                                    bs_group<KB> &st)
 {
     const latmc_philox_ctr u0 = group_block(p, g, 0);
     const latmc_philox_ctr u1 = group_block(p, g, 1);
+    /* planes b < ZP: every open class's threshold bit is 0 (p.zero_planes >= ZP), so no
+     * lane is accepted there and a lane stays undecided iff its bit is 0: two planes an
+     * operation */
 #pragma unroll
-    for (int b = 0; b < 2 * LATMC_ISING_PLANES_PER_BLOCK; b++) {
+    for (int b = 0; b < ZP; b += 2) {
+        const uint32_t w0 = b < 4 ? u0.v[b] : u1.v[b - 4];
+        const uint32_t w1 = b + 1 >= ZP ? 0u : b + 1 < 4 ? u0.v[b + 1] : u1.v[b - 3];
+        st.s.undecided &= ~(w0 | w1);
+    }
+#pragma unroll
+    for (int b = ZP; b < 2 * LATMC_ISING_PLANES_PER_BLOCK; b++) {
         uint32_t tb = 0;
 #pragma unroll
         for (int c = 0; c < KB; c++) /* zero beyond p.n_open */
@@ -516,7 +527,7 @@ template <int KB> struct bs_queue {
 };
 
 /* Entry `slot` of the queue: its remaining planes, and the words written. */
-template <int KB, bool HEATBATH, bool BITS>
+template <int KB, bool HEATBATH, bool BITS, bool F23 = false>
 __device__ __forceinline__ unsigned long long queue_finish(const struct bs_params &p,
                                                            uint32_t *own_words, bool rows4,
                                                            const bs_queue<KB> &q, int slot)
@@ -533,13 +544,28 @@ __device__ __forceinline__ unsigned long long queue_finish(const struct bs_param
 #pragma unroll
     for (int c = 0; c < KB; c++)
         st.open_mask[c] = q.mask[c][slot];
-    group_planes<KB, 2, LATMC_ISING_DECISION_BLOCKS>(p, qg, st);
+    if (F23) { /* blocks 2 and 3 side by side: a warp's 32 queued groups almost always
+                  need block 3 in one of them */
+        const latmc_philox_ctr u2 = group_block(p, qg, 2);
+        const latmc_philox_ctr u3 = group_block(p, qg, 3);
+#pragma unroll
+        for (int b = 8; b < 16; b++) {
+            uint32_t tb = 0;
+#pragma unroll
+            for (int c = 0; c < KB; c++)
+                tb |= st.open_mask[c] & p.plane[c][b];
+            latmc_bitslice_plane(&st.s, b < 12 ? u2.v[b - 8] : u3.v[b - 12], tb);
+        }
+        group_planes<KB, 4, LATMC_ISING_DECISION_BLOCKS>(p, qg, st);
+    } else {
+        group_planes<KB, 2, LATMC_ISING_DECISION_BLOCKS>(p, qg, st);
+    }
     return group_write<HEATBATH, BITS>(own_words, rows4, qg, nvalid, st.own, st.s.accept);
 }
 
 /* The warp's groups whose lanes are `queued` into its queue (of n entries, the same in
  * every lane), the queue emptied by the warp first where they would not fit. */
-template <int KB, bool HEATBATH, bool BITS>
+template <int KB, bool HEATBATH, bool BITS, bool F23 = false>
 __device__ __forceinline__ void queue_put(const struct bs_params &p, uint32_t *own_words,
                                           bool rows4, bs_queue<KB> &q, int &n, int lane,
                                           bool queued, int64_t g, const bs_group<KB> &st,
@@ -550,7 +576,7 @@ __device__ __forceinline__ void queue_put(const struct bs_params &p, uint32_t *o
     if (n + add > 32) {
         __syncwarp();
         if (lane < n)
-            n_changed += queue_finish<KB, HEATBATH, BITS>(p, own_words, rows4, q, lane);
+            n_changed += queue_finish<KB, HEATBATH, BITS, F23>(p, own_words, rows4, q, lane);
         n = 0;
         __syncwarp();
     }
@@ -581,12 +607,16 @@ __device__ __forceinline__ uint32_t decided_word(uint32_t own, uint32_t accept)
 /* ND neighbours, KEY what the thresholds depend on, KB the most open classes (p.n_open <=
  * KB), TWO (1-bit layout, an even number of words a row, KB <= 3) two groups per thread:
  * their words by 64-bit loads, four independent chains of Philox rounds side by side. */
-template <int ND, int KEY, int KB, bool HEATBATH, bool BITS, bool TWO, bool SMALL>
-__global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB))
+/* OPT (experimental variants): bit 0 the flush's blocks 2 and 3 side by side, bit 2
+ * five blocks per SM, bits 8..9 zero planes */
+template <int ND, int KEY, int KB, bool HEATBATH, bool BITS, bool TWO, bool SMALL, int OPT = 0>
+__global__ void __launch_bounds__(CUDA_THREADS, (OPT & 4) ? 5 : BS_MIN_BLOCKS(ND, KB))
 ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint32_t *other,
                        int colour, unsigned long long *changed)
 {
     using I = std::conditional_t<SMALL, uint32_t, int64_t>;
+    constexpr bool F23 = OPT & 1;
+    constexpr int ZP = (OPT >> 8) & 3;
     __shared__ bs_queue<KB> queues[CUDA_THREADS / 32];
     const int lane = (int)(threadIdx.x & 31u);
     bs_queue<KB> &q = queues[threadIdx.x >> 5];
@@ -609,15 +639,15 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
             bool q0 = false, q1 = false;
             if (in) {
                 pair_start<ND, KEY, KB>(p, own_words, other, colour, k, st0, st1);
-                group_planes_first<KB>(p, g0, st0);
-                group_planes_first<KB>(p, g0 + 1, st1);
+                group_planes_first<KB, ZP>(p, g0, st0);
+                group_planes_first<KB, ZP>(p, g0 + 1, st1);
                 q0 = st0.s.undecided != 0;
                 q1 = st1.s.undecided != 0;
             }
-            queue_put<KB, HEATBATH, true>(p, own_words, rows4, q, q_n, lane, q0, g0, st0,
-                                          n_changed);
-            queue_put<KB, HEATBATH, true>(p, own_words, rows4, q, q_n, lane, q1, g0 + 1, st1,
-                                          n_changed);
+            queue_put<KB, HEATBATH, true, F23>(p, own_words, rows4, q, q_n, lane, q0, g0,
+                                               st0, n_changed);
+            queue_put<KB, HEATBATH, true, F23>(p, own_words, rows4, q, q_n, lane, q1, g0 + 1,
+                                               st1, n_changed);
             if (in && !q0 && !q1) {
                 const uint32_t n0 = decided_word<HEATBATH>(st0.own[0], st0.s.accept);
                 const uint32_t n1 = decided_word<HEATBATH>(st1.own[0], st1.s.accept);
@@ -652,7 +682,7 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
     }
     __syncwarp();
     if (lane < q_n)
-        n_changed += queue_finish<KB, HEATBATH, BITS>(p, own_words, rows4, q, lane);
+        n_changed += queue_finish<KB, HEATBATH, BITS, F23>(p, own_words, rows4, q, lane);
     cuda_warp_add(changed, n_changed);
 }
 
@@ -708,6 +738,15 @@ static int classes_of(const struct latmc_ising_tables *tables, int algorithm, in
         }
         p->member[q][c] = ~0u;
     }
+    p->zero_planes = 0;
+    for (int b = 0; b < LATMC_BITSLICE_PLANES; b++) {
+        uint32_t any = 0;
+        for (int q = 0; q < p->n_open; q++)
+            any |= p->plane[q][b];
+        if (any)
+            break;
+        p->zero_planes = b + 1;
+    }
     if (key != KEY_DIFF || p->n_open < 1 || p->n_open > 3)
         return key;
     /* KEY_RUN: class d = count d < n_open, every count from n_open on accepts */
@@ -745,12 +784,12 @@ template <auto Kernel> static int64_t resident_blocks(int64_t tiles)
     return blocks < wave ? blocks : wave;
 }
 
-template <int ND, int KEY, int KB, bool HB, bool BITS, bool TWO, bool SMALL>
+template <int ND, int KEY, int KB, bool HB, bool BITS, bool TWO, bool SMALL, int OPT = 0>
 static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                        const uint32_t *other, int colour, unsigned long long *changed)
 {
     const int64_t tiles = (p.groups - p.g_begin + CUDA_THREADS - 1) / CUDA_THREADS;
-    const int64_t blocks = resident_blocks<ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL>>(tiles);
+    const int64_t blocks = resident_blocks<ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL, OPT>>(tiles);
     p.stride = blocks * CUDA_THREADS;
     if (p.rows4) {
         const int64_t rows = p.stride / p.gpr;
@@ -758,8 +797,47 @@ static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
         p.stride_z = rows / p.ly;
         p.stride_y = rows - p.stride_z * p.ly;
     }
-    ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL>
+    ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL, OPT>
         <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
+}
+
+/* Experimental variants (LATMC_BS_OPT, bit 0 flush 2+3, bit 1 zero planes, bit 2 five
+ * blocks): true where one ran. */
+static int bs_opt_env(void)
+{
+    static int opt = -1;
+    if (opt < 0) {
+        const char *e = getenv("LATMC_BS_OPT");
+        opt = e ? atoi(e) : 0;
+    }
+    return opt;
+}
+
+template <int ND, int KEY, int KB, bool HB, bool BITS>
+static bool launch_opt(cudaStream_t stream, struct bs_params &p, uint32_t *own,
+                       const uint32_t *other, int colour, unsigned long long *changed)
+{
+    const int env = bs_opt_env();
+    const int zp = (env & 2) ? (p.zero_planes < 3 ? p.zero_planes : 3) : 0;
+    const int opt = (env & 5) | zp << 8;
+#define BS_OPT_CASE(o)                                                                     \
+    case o:                                                                                \
+        launch_two<ND, KEY, KB, HB, BITS, true, true, o>(stream, p, own, other, colour,    \
+                                                         changed);                         \
+        return true;
+    switch (opt) {
+        BS_OPT_CASE(1)
+        BS_OPT_CASE(4)
+        BS_OPT_CASE(1 | 1 << 8)
+        BS_OPT_CASE(1 | 2 << 8)
+        BS_OPT_CASE(1 | 3 << 8)
+        BS_OPT_CASE(5 | 1 << 8)
+        BS_OPT_CASE(5 | 2 << 8)
+        BS_OPT_CASE(5 | 3 << 8)
+    default:
+        return false;
+    }
+#undef BS_OPT_CASE
 }
 
 /* The 1-bit layout with an even number of words a row and at most 3 open classes (more
@@ -775,9 +853,15 @@ static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
             p.groups /= 2;
             /* SMALL: the pairs, a wave's stride beyond them and the words in 31 bits */
             if (p.groups + ((int64_t)1 << 24) < ((int64_t)1 << 31) &&
-                p.words < ((int64_t)1 << 31))
+                p.words < ((int64_t)1 << 31)) {
+                if constexpr (KEY == KEY_RUN && ((ND == 4 && KB == 2) || (ND == 6 && KB == 3))) {
+                    if (launch_opt<ND, KEY, KB, HB, BITS>(stream, p, own, other, colour,
+                                                          changed))
+                        return;
+                }
                 launch_two<ND, KEY, KB, HB, BITS, true, true>(stream, p, own, other, colour,
                                                               changed);
+            }
             else
                 launch_two<ND, KEY, KB, HB, BITS, true, false>(stream, p, own, other, colour,
                                                                changed);

@@ -1,0 +1,950 @@
+/*
+ * The bit-sliced decisions' kernel (cuda_ising_bitsliced.h) on the 1-bit layout and on the
+ * packed layout.
+ *
+ * One thread takes one group of 32 sites of the updated colour (on the 1-bit layout with
+ * an even number of words a row, two neighbouring groups) and, per neighbour direction,
+ * one 32-bit word of the other colour that holds the 32 neighbours in that direction, one
+ * per bit:
+ * - 1-bit layout: the group is one word in the lane order (bit i: lane i); its neighbours
+ *   are the same word of the other colour, that word shifted by one bit (the missing bit
+ *   from the next or previous word of the row), and the words of the rows y +- 1 and
+ *   planes z +- 1.
+ * - packed layout: the group is 4 words of nibbles; each direction's 4 words (as the
+ *   packed kernels find them) interleaved, word k shifted left by k, give one word in the
+ *   order p = 4 m + k ("interleaved order"), and four delta swaps bring the count bits
+ *   into the lane order i = 8 k + m (and the accept mask back).
+ * The neighbour counts are a bit-sliced adder (count bits c0, c1, c2 of 32 sites at once);
+ * the lanes' classes (count, and spin where the thresholds depend on it) are ANDs of those
+ * masks; classes of equal thresholds are merged on the host, so a plane of thresholds is
+ * one AND-OR per open class (2D Metropolis at h = 0: 2; there the classes come from the
+ * inputs in ten logic operations, KEY_RUN). Then the planes, four per Philox block
+ * (lib/bitslice_decision.h's step): blocks 0 and 1 for every group, the groups still
+ * undecided queued in their warp's queue in shared memory and finished by the warp's
+ * lanes together (doc/models/ising-decisions.md, "The tail"), and the accept mask into
+ * the words.
+ */
+#include "cuda_ising_bitsliced.h"
+
+#include <type_traits>
+
+#include <latmc/sim.h> /* LATMC_ALGO_*, LATMC_COUPLINGS_* */
+
+#include "bitslice_decision.h"
+#include "cuda_launch.cuh"
+#include "cuda_philox.cuh"
+#include "ising_decision_rules.h"
+
+/*
+ * What a site's threshold depends on (classes_of, on the host): the count m of neighbours
+ * at -1 alone (heat bath: KEY_M), the count of neighbours that differ from the site
+ * (Metropolis at h = 0: KEY_DIFF, the inputs of the adder xor-ed with the own spin), or
+ * both spin and count (KEY_FULL: code 7 own + m). KEY_RUN: KEY_DIFF where the counts
+ * d < KB are each their own open class (class d) and every d >= KB accepts (Metropolis at
+ * h = 0 and finite beta: 2D KB = 2, 3D 3), so the classes are the count's equalities, no
+ * table: 2D's come from the four inputs in ten logic operations.
+ */
+enum { KEY_M = 0, KEY_DIFF = 1, KEY_FULL = 2, KEY_RUN = 3 };
+#define BS_CODES 14
+
+struct bs_params {
+    int64_t words;         /* packed words of one colour's array (1-bit: 4 per group) */
+    int64_t groups;        /* the end of the groups updated (the lattice's: ceil(words / 4)) */
+    int64_t g_begin;       /* the first group updated (a range of a box: its first row's) */
+    int64_t name_shift;    /* a group's name (lattice_numbering.h) less its local index: a
+                              box's local row 0 is the lattice's row name_shift / gpr */
+    int64_t wpr, ly, lz;   /* words per row (packed: L_x / 16, 1-bit: L_x / 64), rows, planes */
+    /* every group in one row (packed: L_x / 16 a multiple of 4; 1-bit: always): the groups
+     * per row, and a grid stride of `stride` groups as (groups, rows, planes) to walk
+     * without divisions */
+    bool rows4;
+    int64_t gpr;
+    int64_t stride, stride_g, stride_y, stride_z;
+    int n_open;            /* open classes: 0 < T < 2^32 */
+    /* all-ones or zero: code c in open class q (member[q][c]), in T = 2^32 (always[c]),
+     * and bit 31 - b of class q's threshold (plane[q][b]); zero for q >= n_open */
+    uint32_t member[BS_CODES][BS_CODES];
+    uint32_t always[BS_CODES];
+    uint32_t plane[BS_CODES][LATMC_BITSLICE_PLANES];
+    struct latmc_rng_name names[LATMC_ISING_DECISION_BLOCKS]; /* planes 4q .. 4q + 3 */
+    struct cuda_philox_keys keys;
+};
+
+/* Exchange bits a and b (a > b) of the bit positions of x: a delta swap. */
+__host__ __device__ constexpr uint32_t swap_mask(int a, int b)
+{
+    uint32_t m = 0;
+    for (int q = 0; q < 32; q++)
+        if (((q >> b) & 1) && !((q >> a) & 1))
+            m |= 1u << q;
+    return m;
+}
+
+template <int A, int B> __host__ __device__ __forceinline__ uint32_t swap_index_bits(uint32_t x)
+{
+    constexpr uint32_t m = swap_mask(A, B);
+    constexpr int s = (1 << A) - (1 << B);
+    const uint32_t t = ((x >> s) ^ x) & m;
+    return x ^ t ^ (t << s);
+}
+
+/* Interleaved order p = 4 m + k -> lane order i = 8 k + m (the index's 5 bits rotated
+ * right by 2: four index-bit swaps), and back. */
+__host__ __device__ __forceinline__ uint32_t to_lanes(uint32_t x)
+{
+    x = swap_index_bits<3, 0>(x);
+    x = swap_index_bits<1, 0>(x);
+    x = swap_index_bits<4, 0>(x);
+    return swap_index_bits<2, 0>(x);
+}
+
+__host__ __device__ __forceinline__ uint32_t to_interleaved(uint32_t x)
+{
+    x = swap_index_bits<2, 0>(x);
+    x = swap_index_bits<4, 0>(x);
+    x = swap_index_bits<1, 0>(x);
+    return swap_index_bits<3, 0>(x);
+}
+
+/* Add one input bit to the bit-sliced counts (at most 6: no overflow of c2). */
+__device__ __forceinline__ void count_add(uint32_t &c0, uint32_t &c1, uint32_t &c2, uint32_t x)
+{
+    const uint32_t k0 = c0 & x;
+    c0 ^= x;
+    const uint32_t k1 = c1 & k0;
+    c1 ^= k0;
+    c2 |= k1;
+}
+
+/* The neighbour words of one word wi (row start rs, word w of its row, parity par of the
+ * updated colour in the row) into the interleaved inputs nb_p, shifted by k. */
+template <int ND>
+__device__ __forceinline__ void word_neighbours(const struct bs_params &p, const uint32_t *other,
+                                                int64_t wi, int64_t rs, int64_t w, int64_t y,
+                                                int64_t z, int par, int k, uint32_t (&nb_p)[ND])
+{
+    uint32_t nb[ND];
+    nb[0] = other[wi];
+    if (par) /* x + 1: nibble m + 1, the last from the next word */
+        nb[1] = __funnelshift_r(nb[0], other[rs + (w + 1 == p.wpr ? 0 : w + 1)], 4);
+    else     /* x - 1: nibble m - 1, the first from the previous */
+        nb[1] = __funnelshift_l(other[rs + (w == 0 ? p.wpr - 1 : w - 1)], nb[0], 4);
+    nb[2] = other[wi + (y + 1 == p.ly ? -(p.ly - 1) : 1) * p.wpr];
+    nb[3] = other[wi + (y == 0 ? p.ly - 1 : -1) * p.wpr];
+    if (ND == 6) {
+        const int64_t plane = p.ly * p.wpr;
+        nb[4] = other[wi + (z + 1 == p.lz ? -(p.lz - 1) : 1) * plane];
+        nb[5] = other[wi + (z == 0 ? p.lz - 1 : -1) * plane];
+    }
+#pragma unroll
+    for (int d = 0; d < ND; d++)
+        nb_p[d] |= (nb[d] & 0x11111111u) << k;
+}
+
+/* The same for the 4 words of a group in one row (L_x / 16 a multiple of 4): vector loads. */
+__device__ __forceinline__ uint32_t interleave4(uint4 v)
+{
+    return (v.x & 0x11111111u) | (v.y & 0x11111111u) << 1 | (v.z & 0x11111111u) << 2 |
+           (v.w & 0x11111111u) << 3;
+}
+
+template <int ND>
+__device__ __forceinline__ void row_neighbours(const struct bs_params &p, const uint32_t *other,
+                                               int64_t wi, int64_t rs, int64_t w, int64_t y,
+                                               int64_t z, int par, uint32_t (&nb_p)[ND])
+{
+    const uint4 v = *(const uint4 *)(other + wi);
+    nb_p[0] = interleave4(v);
+    uint4 s;
+    if (par) {
+        const uint32_t next = other[rs + (w + 4 == p.wpr ? 0 : w + 4)];
+        s = make_uint4(__funnelshift_r(v.x, v.y, 4), __funnelshift_r(v.y, v.z, 4),
+                       __funnelshift_r(v.z, v.w, 4), __funnelshift_r(v.w, next, 4));
+    } else {
+        const uint32_t prev = other[rs + (w == 0 ? p.wpr - 1 : w - 1)];
+        s = make_uint4(__funnelshift_l(prev, v.x, 4), __funnelshift_l(v.x, v.y, 4),
+                       __funnelshift_l(v.y, v.z, 4), __funnelshift_l(v.z, v.w, 4));
+    }
+    nb_p[1] = interleave4(s);
+    nb_p[2] = interleave4(*(const uint4 *)(other + wi + (y + 1 == p.ly ? -(p.ly - 1) : 1) * p.wpr));
+    nb_p[3] = interleave4(*(const uint4 *)(other + wi + (y == 0 ? p.ly - 1 : -1) * p.wpr));
+    if (ND == 6) {
+        const int64_t plane = p.ly * p.wpr;
+        nb_p[4] = interleave4(*(const uint4 *)(other + wi + (z + 1 == p.lz ? -(p.lz - 1) : 1) * plane));
+        nb_p[5] = interleave4(*(const uint4 *)(other + wi + (z == 0 ? p.lz - 1 : -1) * plane));
+    }
+}
+
+/* A group's state between its phases: its words, the lanes' classes and the comparison. */
+template <int KB> struct bs_group {
+    uint32_t own[4];
+    uint32_t open_mask[KB];
+    struct latmc_bitslice s;
+};
+
+/* Group g's words and neighbours into its classes and the comparison's start. */
+/* Where a thread's group lies when every group lies in one row (p.rows4): group gi of
+ * row y + L_y z, stepped by the grid's stride without divisions (as the packed kernels'
+ * walk). */
+/* I: int64_t, or uint32_t where every index of the launch fits 31 bits (SMALL: half the
+ * instructions of the walk's and the neighbours' index arithmetic). */
+template <typename I = int64_t> struct bs_walk {
+    I g, gi, y, z;
+};
+
+template <typename I = int64_t>
+__device__ __forceinline__ bs_walk<I> walk_start(const struct bs_params &p, int64_t g)
+{
+    bs_walk<I> k;
+    const int64_t r = latmc_div(g, p.gpr), z = latmc_div(r, p.ly);
+    k.g = (I)g;
+    k.gi = (I)(g - r * p.gpr);
+    k.z = (I)z;
+    k.y = (I)(r - z * p.ly);
+    return k;
+}
+
+template <typename I>
+__device__ __forceinline__ void walk_next(const struct bs_params &p, bs_walk<I> &k)
+{
+    k.g += (I)p.stride;
+    k.gi += (I)p.stride_g;
+    k.y += (I)p.stride_y;
+    k.z += (I)p.stride_z;
+    if (k.gi >= (I)p.gpr) {
+        k.gi -= (I)p.gpr;
+        k.y++;
+    }
+    if (k.y >= (I)p.ly) {
+        k.y -= (I)p.ly;
+        k.z++;
+    }
+}
+
+/* The 1-bit layout: word g of a colour is group g (bit i: lane i, set for -1). Its 2 ndim
+ * neighbour words in the other colour: the same word, the word shifted by one bit (the
+ * missing bit from the next or previous word of the row), the rows y +- 1, z +- 1. */
+template <int ND>
+__device__ __forceinline__ void bits_neighbours(const struct bs_params &p, const uint32_t *other,
+                                                const bs_walk<> &k, int par,
+                                                uint32_t (&nb)[ND])
+{
+    const int64_t g = k.g, rs = g - k.gi;
+    nb[0] = other[g];
+    if (par) /* x + 1: lane i + 1, lane 31's from the next word */
+        nb[1] = __funnelshift_r(nb[0], other[rs + (k.gi + 1 == p.gpr ? 0 : k.gi + 1)], 1);
+    else     /* x - 1: lane i - 1, lane 0's from the previous word */
+        nb[1] = __funnelshift_l(other[rs + (k.gi == 0 ? p.gpr - 1 : k.gi - 1)], nb[0], 1);
+    nb[2] = other[g + (k.y + 1 == p.ly ? -(p.ly - 1) : 1) * p.gpr];
+    nb[3] = other[g + (k.y == 0 ? p.ly - 1 : -1) * p.gpr];
+    if (ND == 6) {
+        const int64_t plane = p.ly * p.gpr;
+        nb[4] = other[g + (k.z + 1 == p.lz ? -(p.lz - 1) : 1) * plane];
+        nb[5] = other[g + (k.z == 0 ? p.lz - 1 : -1) * plane];
+    }
+}
+
+/* A group's own word and neighbour words (the lane order, or interleaved: !BITS) into its
+ * classes and the comparison's start. */
+template <int ND, int KEY, int KB, bool BITS>
+__device__ __forceinline__ void group_classes(const struct bs_params &p, uint32_t own_p,
+                                              const uint32_t (&nb_p)[ND], int nvalid,
+                                              bs_group<KB> &st)
+{
+    constexpr int NCODES = KEY == KEY_FULL ? BS_CODES : ND + 1;
+    const uint32_t active = BITS || nvalid == 4 ? ~0u : (1u << (8 * nvalid)) - 1u;
+    st.s.planes = 0;
+    if (KEY == KEY_RUN && ND == 4 && KB == 2 && BITS) {
+        /* y_d = nb_d ^ own (differs), by pairs: s = y0 ^ y1 = nb0 ^ nb1, c = y0 & y1 */
+        const uint32_t s01 = nb_p[0] ^ nb_p[1], s23 = nb_p[2] ^ nb_p[3];
+        const uint32_t c01 = (nb_p[0] ^ own_p) & (nb_p[1] ^ own_p);
+        const uint32_t c23 = (nb_p[2] ^ own_p) & (nb_p[3] ^ own_p);
+        const uint32_t two = c01 | c23 | (s01 & s23);    /* d >= 2 */
+        const uint32_t one = (s01 ^ s23) & ~(c01 | c23); /* d = 1 */
+        st.s.accept = two;
+        st.open_mask[0] = ~(two | one);                   /* d = 0 */
+        st.open_mask[KB - 1] = one;
+        st.s.undecided = ~two;
+        return;
+    }
+    /* bit-sliced counts of the neighbours at -1 (KEY_DIFF, KEY_RUN: that differ from the
+     * site) */
+    uint32_t c0 = 0, c1 = 0, c2 = 0;
+#pragma unroll
+    for (int d = 0; d < ND; d++)
+        count_add(c0, c1, c2, KEY == KEY_DIFF || KEY == KEY_RUN ? nb_p[d] ^ own_p : nb_p[d]);
+    if (!BITS) {
+        c0 = to_lanes(c0);
+        c1 = to_lanes(c1);
+        c2 = to_lanes(c2);
+    }
+    if (KEY == KEY_RUN) { /* class d: the count d < KB; the others accept */
+        st.s.undecided = 0;
+#pragma unroll
+        for (int q = 0; q < KB; q++) {
+            st.open_mask[q] = (q & 1 ? c0 : ~c0) & (q & 2 ? c1 : ~c1) & (q & 4 ? c2 : ~c2) &
+                              active;
+            st.s.undecided |= st.open_mask[q];
+        }
+        st.s.accept = ~st.s.undecided & active;
+        return;
+    }
+    const uint32_t o = KEY != KEY_FULL ? 0u : BITS ? own_p : to_lanes(own_p);
+    /* the codes' lanes, then the classes' */
+    uint32_t code_mask[NCODES];
+#pragma unroll
+    for (int c = 0; c < NCODES; c++) {
+        const int m = c % 7;
+        uint32_t eq = (m & 1 ? c0 : ~c0) & (m & 2 ? c1 : ~c1) & (m & 4 ? c2 : ~c2) & active;
+        if (KEY == KEY_FULL)
+            eq &= c >= 7 ? o : ~o;
+        code_mask[c] = m <= ND ? eq : 0u;
+    }
+    st.s.accept = 0;
+    st.s.undecided = 0;
+#pragma unroll
+    for (int c = 0; c < NCODES; c++)
+        st.s.accept |= code_mask[c] & p.always[c];
+#pragma unroll
+    for (int q = 0; q < KB; q++) { /* classes q >= p.n_open: no member, no lane */
+        st.open_mask[q] = 0;
+#pragma unroll
+        for (int c = 0; c < NCODES; c++)
+            st.open_mask[q] |= code_mask[c] & p.member[q][c];
+        st.s.undecided |= st.open_mask[q];
+    }
+}
+
+/* TWO (the 1-bit layout, an even number of groups a row): pair k.g of a row is the groups
+ * 2 k.g and 2 k.g + 1 (k.gi: the pair's index in its row), their own words and neighbour
+ * words from one 64-bit load per direction and one word beyond the pair. */
+template <int ND, int KEY, int KB, typename I>
+__device__ __forceinline__ void pair_start(const struct bs_params &p, const uint32_t *own_words,
+                                           const uint32_t *other, int colour,
+                                           const bs_walk<I> &k, bs_group<KB> &st0,
+                                           bs_group<KB> &st1)
+{
+    /* unsigned I: modular arithmetic, the sums below are the indices */
+    const I g0 = 2 * k.g, w0 = 2 * k.gi, rs = g0 - w0, wpr = (I)p.wpr, ly = (I)p.ly;
+    const int par = (int)((colour + k.y + k.z) & 1);
+    uint32_t nb0[ND], nb1[ND];
+    const uint2 ow = *(const uint2 *)(own_words + g0);
+    const uint2 c = *(const uint2 *)(other + g0);
+    nb0[0] = c.x;
+    nb1[0] = c.y;
+    if (par) { /* x + 1: lane i + 1, lane 31's from the next word */
+        const uint32_t next = other[rs + (w0 + 2 == wpr ? 0 : w0 + 2)];
+        nb0[1] = __funnelshift_r(c.x, c.y, 1);
+        nb1[1] = __funnelshift_r(c.y, next, 1);
+    } else { /* x - 1: lane i - 1, lane 0's from the previous word */
+        const uint32_t prev = other[rs + (w0 == 0 ? wpr - 1 : w0 - 1)];
+        nb0[1] = __funnelshift_l(prev, c.x, 1);
+        nb1[1] = __funnelshift_l(c.x, c.y, 1);
+    }
+    const I up_i = k.y + 1 == ly ? g0 - (ly - 1) * wpr : g0 + wpr;
+    const I dn_i = k.y == 0 ? g0 + (ly - 1) * wpr : g0 - wpr;
+    const uint2 up = *(const uint2 *)(other + up_i);
+    const uint2 dn = *(const uint2 *)(other + dn_i);
+    nb0[2] = up.x, nb1[2] = up.y, nb0[3] = dn.x, nb1[3] = dn.y;
+    if (ND == 6) {
+        const I plane = ly * wpr, lz = (I)p.lz;
+        const I zu_i = k.z + 1 == lz ? g0 - (lz - 1) * plane : g0 + plane;
+        const I zd_i = k.z == 0 ? g0 + (lz - 1) * plane : g0 - plane;
+        const uint2 zu = *(const uint2 *)(other + zu_i);
+        const uint2 zd = *(const uint2 *)(other + zd_i);
+        nb0[4 % ND] = zu.x, nb1[4 % ND] = zu.y, nb0[5 % ND] = zd.x, nb1[5 % ND] = zd.y;
+    }
+    st0.own[0] = ow.x;
+    st1.own[0] = ow.y;
+    st0.own[1] = st0.own[2] = st0.own[3] = st1.own[1] = st1.own[2] = st1.own[3] = 0;
+    group_classes<ND, KEY, KB, true>(p, ow.x, nb0, 4, st0);
+    group_classes<ND, KEY, KB, true>(p, ow.y, nb1, 4, st1);
+}
+
+/* Group g's words and neighbours into its classes and the comparison's start: the packed
+ * layout's 4 words (BITS false) or the 1-bit layout's word (BITS, own[0]). */
+template <int ND, int KEY, int KB, bool BITS>
+__device__ __forceinline__ void group_start(const struct bs_params &p, const uint32_t *own_words,
+                                            const uint32_t *other, int colour,
+                                            const bs_walk<> &k, int nvalid,
+                                            bs_group<KB> &st)
+{
+    const int64_t g = k.g, w0 = 4 * g;
+    uint32_t own_p = 0, nb_p[ND];
+#pragma unroll
+    for (int d = 0; d < ND; d++)
+        nb_p[d] = 0;
+    if (BITS) { /* lane order already: no interleaving, no swaps */
+        st.own[0] = own_words[g];
+        st.own[1] = st.own[2] = st.own[3] = 0;
+        own_p = st.own[0];
+        bits_neighbours<ND>(p, other, k, (int)((colour + k.y + k.z) & 1), nb_p);
+    } else if (p.rows4) { /* the group's 4 words in one row */
+        const int64_t w = 4 * k.gi, y = k.y, z = k.z;
+        const uint4 v = *(const uint4 *)(own_words + w0);
+        st.own[0] = v.x; st.own[1] = v.y; st.own[2] = v.z; st.own[3] = v.w;
+        own_p = interleave4(v);
+        row_neighbours<ND>(p, other, w0, w0 - w, w, y, z, (int)((colour + y + z) & 1), nb_p);
+    } else {
+        /* the first word's row r, its word w, y and z; then stepped word by word */
+        int64_t r = latmc_div(w0, p.wpr), w = w0 - r * p.wpr;
+        int64_t z = ND == 6 ? latmc_div(r, p.ly) : 0, y = r - z * p.ly;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            st.own[k] = 0;
+            if (k >= nvalid)
+                continue;
+            if (k > 0 && ++w == p.wpr) { /* the next row */
+                w = 0;
+                r++;
+                if (++y == p.ly) {
+                    y = 0;
+                    z++;
+                }
+            }
+            st.own[k] = own_words[w0 + k];
+            own_p |= st.own[k] << k;
+            word_neighbours<ND>(p, other, w0 + k, r * p.wpr, w, y, z,
+                                (int)((colour + y + z) & 1), k, nb_p);
+        }
+    }
+    group_classes<ND, KEY, KB, BITS>(p, own_p, nb_p, nvalid, st);
+}
+
+/* Planes 4q .. 4q + 3 of group g (named g + name_shift). */
+__device__ __forceinline__ latmc_philox_ctr group_block(const struct bs_params &p, int64_t g,
+                                                        int q)
+{
+    return cuda_philox_named_draws(p.keys, p.names[q], (uint64_t)(g + p.name_shift));
+}
+
+/* The planes of blocks [Q0, Q1) (lib/bitslice_decision.h), four per block, while a lane of
+ * the group is undecided. */
+template <int KB, int Q0, int Q1>
+__device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t g,
+                                             bs_group<KB> &st)
+{
+#pragma unroll
+    for (int q = Q0; q < Q1; q++) {
+        if (!st.s.undecided)
+            break;
+        const latmc_philox_ctr u = group_block(p, g, q);
+#pragma unroll
+        for (int l = 0; l < LATMC_ISING_PLANES_PER_BLOCK; l++) {
+            uint32_t tb = 0;
+#pragma unroll
+            for (int c = 0; c < KB; c++) /* zero beyond p.n_open */
+                tb |= st.open_mask[c] & p.plane[c][4 * q + l];
+            latmc_bitslice_plane(&st.s, u.v[l], tb);
+        }
+    }
+}
+
+/* Planes 0 .. 7 (blocks 0 and 1), the two blocks drawn together whatever the group needs:
+ * two independent chains of Philox rounds side by side (a warp almost always needs both),
+ * and planes past the last undecided lane change nothing. */
+template <int KB>
+__device__ __forceinline__ void group_planes_first(const struct bs_params &p, int64_t g,
+                                                   bs_group<KB> &st)
+{
+    const latmc_philox_ctr u0 = group_block(p, g, 0);
+    const latmc_philox_ctr u1 = group_block(p, g, 1);
+#pragma unroll
+    for (int b = 0; b < 2 * LATMC_ISING_PLANES_PER_BLOCK; b++) {
+        uint32_t tb = 0;
+#pragma unroll
+        for (int c = 0; c < KB; c++) /* zero beyond p.n_open */
+            tb |= st.open_mask[c] & p.plane[c][b];
+        latmc_bitslice_plane(&st.s, b < 4 ? u0.v[b] : u1.v[b - 4], tb);
+    }
+}
+
+/* The group's decisions into its words: Metropolis flips the accepted lanes, heat bath sets
+ * -1 where not accepted; the spins changed. */
+template <bool HEATBATH, bool BITS>
+__device__ __forceinline__ unsigned long long group_write(uint32_t *own_words, bool rows4,
+                                                          int64_t g, int nvalid,
+                                                          const uint32_t (&own)[4],
+                                                          uint32_t accept)
+{
+    if (BITS) {
+        const uint32_t nw = HEATBATH ? ~accept : own[0] ^ accept;
+        own_words[g] = nw;
+        return (unsigned long long)__popc(nw ^ own[0]);
+    }
+    const uint32_t acc_p = to_interleaved(accept);
+    uint32_t nw[4];
+    unsigned long long n = 0;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        const uint32_t bits = ((HEATBATH ? ~acc_p : acc_p) >> k) & 0x11111111u;
+        nw[k] = HEATBATH ? bits : own[k] ^ bits;
+        if (k < nvalid)
+            n += (unsigned long long)__popc(nw[k] ^ own[k]);
+    }
+    if (rows4) {
+        *(uint4 *)(own_words + 4 * g) = make_uint4(nw[0], nw[1], nw[2], nw[3]);
+    } else {
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if (k < nvalid && nw[k] != own[k])
+                own_words[4 * g + k] = nw[k];
+    }
+    return n;
+}
+
+/* Blocks per SM the kernel is compiled for (registers: 65536 / (256 x blocks)): 4 (64
+ * registers: the two-group kernels of at most 3 classes and the one-group kernels of at most
+ * 2 (2D) or 3 (3D) fit without spilling; 48 spilled with the warps' queues), 3D's 14
+ * classes 3. Left to the compiler they take 77 to 92 registers, and heat bath runs 13 %
+ * slower. */
+#define BS_MIN_BLOCKS(nd, kb) ((nd) == 6 && (kb) > 7 ? 3 : 4)
+
+/*
+ * A block takes tiles of CUDA_THREADS consecutive groups (TWO: pairs of groups), one per
+ * thread (grid-stride over tiles). Each thread draws its group's first two blocks (planes
+ * 0 .. 7, all a group needs with probability about 0.88) and writes it; the groups still
+ * undecided go to its warp's queue in shared memory (32 entries), which the warp empties
+ * with all its lanes when the next groups would not fit, and once at the end: a warp does
+ * not wait for its slowest group's planes 8 and beyond, and no barrier stops the block
+ * (doc/models/ising-decisions.md, "The tail").
+ */
+template <int KB> struct bs_queue {
+    int64_t group[32];
+    uint32_t accept[32], undecided[32];
+    uint32_t own[4][32], mask[KB][32];
+};
+
+/* Entry `slot` of the queue: its remaining planes, and the words written. */
+template <int KB, bool HEATBATH, bool BITS>
+__device__ __forceinline__ unsigned long long queue_finish(const struct bs_params &p,
+                                                           uint32_t *own_words, bool rows4,
+                                                           const bs_queue<KB> &q, int slot)
+{
+    const int64_t qg = q.group[slot];
+    const int nvalid = p.words - 4 * qg < 4 ? (int)(p.words - 4 * qg) : 4;
+    bs_group<KB> st;
+    st.s.accept = q.accept[slot];
+    st.s.undecided = q.undecided[slot];
+    st.s.planes = 8;
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        st.own[k] = BITS && k > 0 ? 0u : q.own[k][slot];
+#pragma unroll
+    for (int c = 0; c < KB; c++)
+        st.open_mask[c] = q.mask[c][slot];
+    group_planes<KB, 2, LATMC_ISING_DECISION_BLOCKS>(p, qg, st);
+    return group_write<HEATBATH, BITS>(own_words, rows4, qg, nvalid, st.own, st.s.accept);
+}
+
+/* The warp's groups whose lanes are `queued` into its queue (of n entries, the same in
+ * every lane), the queue emptied by the warp first where they would not fit. */
+template <int KB, bool HEATBATH, bool BITS>
+__device__ __forceinline__ void queue_put(const struct bs_params &p, uint32_t *own_words,
+                                          bool rows4, bs_queue<KB> &q, int &n, int lane,
+                                          bool queued, int64_t g, const bs_group<KB> &st,
+                                          unsigned long long &n_changed)
+{
+    const unsigned ballot = __ballot_sync(0xffffffffu, queued);
+    const int add = __popc(ballot);
+    if (n + add > 32) {
+        __syncwarp();
+        if (lane < n)
+            n_changed += queue_finish<KB, HEATBATH, BITS>(p, own_words, rows4, q, lane);
+        n = 0;
+        __syncwarp();
+    }
+    if (queued) {
+        const int slot = n + __popc(ballot & ((1u << lane) - 1u));
+        q.group[slot] = g;
+        q.accept[slot] = st.s.accept;
+        q.undecided[slot] = st.s.undecided;
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            if (!BITS || j == 0)
+                q.own[j][slot] = st.own[j];
+#pragma unroll
+        for (int c = 0; c < KB; c++)
+            q.mask[c][slot] = st.open_mask[c];
+    }
+    n += add;
+}
+
+/* A word's new value from its decisions: Metropolis flips the accepted lanes, heat bath sets
+ * -1 where not accepted. */
+template <bool HEATBATH>
+__device__ __forceinline__ uint32_t decided_word(uint32_t own, uint32_t accept)
+{
+    return HEATBATH ? ~accept : own ^ accept;
+}
+
+/* ND neighbours, KEY what the thresholds depend on, KB the most open classes (p.n_open <=
+ * KB), TWO (1-bit layout, an even number of words a row, KB <= 3) two groups per thread:
+ * their words by 64-bit loads, four independent chains of Philox rounds side by side. */
+template <int ND, int KEY, int KB, bool HEATBATH, bool BITS, bool TWO, bool SMALL>
+__global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB))
+ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint32_t *other,
+                       int colour, unsigned long long *changed)
+{
+    using I = std::conditional_t<SMALL, uint32_t, int64_t>;
+    __shared__ bs_queue<KB> queues[CUDA_THREADS / 32];
+    const int lane = (int)(threadIdx.x & 31u);
+    bs_queue<KB> &q = queues[threadIdx.x >> 5];
+    int q_n = 0;
+    unsigned long long n_changed = 0;
+    const bool rows4 = p.rows4;
+    const int64_t first = p.g_begin + (int64_t)blockIdx.x * CUDA_THREADS;
+    bs_walk<I> k = {};
+    if (rows4)
+        k = walk_start<I>(p, first + threadIdx.x);
+    for (I base = (I)first; base < (I)p.groups; base += (I)p.stride) {
+        if (!rows4)
+            k.g = base + (I)threadIdx.x;
+        else if (base != (I)first)
+            walk_next(p, k);
+        if constexpr (TWO) { /* pair k.g: groups 2 k.g and 2 k.g + 1 */
+            const int64_t g0 = 2 * (int64_t)k.g;
+            const bool in = k.g < (I)p.groups;
+            bs_group<KB> st0, st1;
+            bool q0 = false, q1 = false;
+            if (in) {
+                pair_start<ND, KEY, KB>(p, own_words, other, colour, k, st0, st1);
+                group_planes_first<KB>(p, g0, st0);
+                group_planes_first<KB>(p, g0 + 1, st1);
+                q0 = st0.s.undecided != 0;
+                q1 = st1.s.undecided != 0;
+            }
+            queue_put<KB, HEATBATH, true>(p, own_words, rows4, q, q_n, lane, q0, g0, st0,
+                                          n_changed);
+            queue_put<KB, HEATBATH, true>(p, own_words, rows4, q, q_n, lane, q1, g0 + 1, st1,
+                                          n_changed);
+            if (in && !q0 && !q1) {
+                const uint32_t n0 = decided_word<HEATBATH>(st0.own[0], st0.s.accept);
+                const uint32_t n1 = decided_word<HEATBATH>(st1.own[0], st1.s.accept);
+                *(uint2 *)(own_words + 2 * k.g) = make_uint2(n0, n1);
+                n_changed += (unsigned long long)(__popc(n0 ^ st0.own[0]) +
+                                                  __popc(n1 ^ st1.own[0]));
+            } else if (in) {
+                if (!q0)
+                    n_changed += group_write<HEATBATH, true>(own_words, rows4, g0, 4, st0.own,
+                                                             st0.s.accept);
+                if (!q1)
+                    n_changed += group_write<HEATBATH, true>(own_words, rows4, g0 + 1, 4,
+                                                             st1.own, st1.s.accept);
+            }
+        } else {
+            const int64_t g = k.g;
+            bool queued = false;
+            bs_group<KB> st;
+            int nvalid = 4;
+            if (g < p.groups) {
+                nvalid = p.words - 4 * g < 4 ? (int)(p.words - 4 * g) : 4;
+                group_start<ND, KEY, KB, BITS>(p, own_words, other, colour, k, nvalid, st);
+                group_planes_first<KB>(p, g, st);
+                queued = st.s.undecided != 0;
+            }
+            queue_put<KB, HEATBATH, BITS>(p, own_words, rows4, q, q_n, lane, queued, g, st,
+                                          n_changed);
+            if (!queued && g < p.groups)
+                n_changed += group_write<HEATBATH, BITS>(own_words, rows4, g, nvalid, st.own,
+                                                         st.s.accept);
+        }
+    }
+    __syncwarp();
+    if (lane < q_n)
+        n_changed += queue_finish<KB, HEATBATH, BITS>(p, own_words, rows4, q, lane);
+    cuda_warp_add(changed, n_changed);
+}
+
+extern "C" bool cuda_ising_bitsliced_fits(const struct latmc_lattice *g, int couplings)
+{
+    return (g->ndim == 2 || g->ndim == 3) && g->lx % 16 == 0 &&
+           couplings == LATMC_COUPLINGS_UNIFORM;
+}
+
+/* The classes of the tables (bs_params): what the thresholds depend on, and each code's
+ * threshold, codes of equal open thresholds merged into one class. */
+static int classes_of(const struct latmc_ising_tables *tables, int algorithm, int nd,
+                      struct bs_params *p)
+{
+    const int nn = 2 * nd;
+    uint64_t t[2][7]; /* [own at -1][m] */
+    for (int own = 0; own < 2; own++)
+        for (int m = 0; m <= nn; m++)
+            t[own][m] = latmc_ising_site_threshold(tables, algorithm,
+                                                   own ? (int8_t)-1 : (int8_t)1, nn - m);
+    bool by_m = true, by_diff = true;
+    for (int m = 0; m <= nn; m++) {
+        by_m = by_m && t[0][m] == t[1][m];
+        by_diff = by_diff && t[0][m] == t[1][nn - m]; /* at -1, m - nn neighbours differ */
+    }
+    const int key = by_m ? KEY_M : by_diff ? KEY_DIFF : KEY_FULL;
+    const int ncodes = key == KEY_FULL ? BS_CODES : nn + 1;
+    p->n_open = 0;
+    for (int c = 0; c < ncodes; c++) {
+        const int m = c % 7;
+        if (m > nn)
+            continue;
+        const uint64_t tc = t[c >= 7][m]; /* KEY_M, KEY_DIFF: the site at +1's */
+        if (tc >> 32) {
+            p->always[c] = ~0u;
+            continue;
+        }
+        if (tc == 0)
+            continue;
+        /* a class is its threshold: compare all planes */
+        int q;
+        for (q = 0; q < p->n_open; q++) {
+            bool same = true;
+            for (int b = 0; b < LATMC_BITSLICE_PLANES; b++)
+                same = same && p->plane[q][b] == (0u - (uint32_t)((tc >> (31 - b)) & 1u));
+            if (same)
+                break;
+        }
+        if (q == p->n_open) {
+            for (int b = 0; b < LATMC_BITSLICE_PLANES; b++)
+                p->plane[q][b] = 0u - (uint32_t)((tc >> (31 - b)) & 1u);
+            p->n_open++;
+        }
+        p->member[q][c] = ~0u;
+    }
+    if (key != KEY_DIFF || p->n_open < 1 || p->n_open > 3)
+        return key;
+    /* KEY_RUN: class d = count d < n_open, every count from n_open on accepts */
+    bool run = true;
+    for (int c = 0; c <= nn; c++)
+        for (int q = 0; q < BS_CODES; q++)
+            run = run && p->member[q][c] == (c < p->n_open && q == c ? ~0u : 0u) &&
+                  p->always[c] == (c >= p->n_open ? ~0u : 0u);
+    return run ? KEY_RUN : key;
+}
+
+/* Blocks of a launch: one resident wave (every thread walks many groups, the walk's
+ * division paid once), fewer on small lattices. The wave is asked of the runtime once per
+ * kernel, host thread and device. */
+#define BS_KNOWN_DEVICES 64
+template <auto Kernel> static int64_t resident_blocks(int64_t tiles)
+{
+    static thread_local int known[BS_KNOWN_DEVICES]; /* blocks of a wave; 0: not asked */
+    int device = 0, wave = 0;
+    if (cudaGetDevice(&device) == cudaSuccess && device >= 0 && device < BS_KNOWN_DEVICES)
+        wave = known[device];
+    if (wave == 0) {
+        int sms = 0, per_sm = 0;
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, CUDA_THREADS, 0) !=
+                cudaSuccess || sms * per_sm <= 0) {
+            (void)cudaGetLastError(); /* the launch reports a real problem */
+            sms = 132, per_sm = 1;
+        }
+        wave = sms * per_sm;
+        if (device >= 0 && device < BS_KNOWN_DEVICES)
+            known[device] = wave;
+    }
+    const int64_t blocks = tiles < 1 ? 1 : tiles;
+    return blocks < wave ? blocks : wave;
+}
+
+template <int ND, int KEY, int KB, bool HB, bool BITS, bool TWO, bool SMALL>
+static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
+                       const uint32_t *other, int colour, unsigned long long *changed)
+{
+    const int64_t tiles = (p.groups - p.g_begin + CUDA_THREADS - 1) / CUDA_THREADS;
+    const int64_t blocks = resident_blocks<ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL>>(tiles);
+    p.stride = blocks * CUDA_THREADS;
+    if (p.rows4) {
+        const int64_t rows = p.stride / p.gpr;
+        p.stride_g = p.stride - rows * p.gpr;
+        p.stride_z = rows / p.ly;
+        p.stride_y = rows - p.stride_z * p.ly;
+    }
+    ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL>
+        <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
+}
+
+/* The 1-bit layout with an even number of words a row and at most 3 open classes (more
+ * spill with two groups): pairs of groups (p's walk, first and end count pairs). */
+template <int ND, int KEY, int KB, bool HB, bool BITS>
+static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
+                   const uint32_t *other, int colour, unsigned long long *changed)
+{
+    if constexpr (BITS && KB <= 3) {
+        if (p.wpr % 2 == 0) {
+            p.gpr = p.wpr / 2;
+            p.g_begin /= 2;
+            p.groups /= 2;
+            /* SMALL: the pairs, a wave's stride beyond them and the words in 31 bits */
+            if (p.groups + ((int64_t)1 << 24) < ((int64_t)1 << 31) &&
+                p.words < ((int64_t)1 << 31))
+                launch_two<ND, KEY, KB, HB, BITS, true, true>(stream, p, own, other, colour,
+                                                              changed);
+            else
+                launch_two<ND, KEY, KB, HB, BITS, true, false>(stream, p, own, other, colour,
+                                                               changed);
+            return;
+        }
+    }
+    launch_two<ND, KEY, KB, HB, BITS, false, false>(stream, p, own, other, colour, changed);
+}
+
+/* Heat bath's thresholds depend on the count of neighbours at -1 alone (KEY_M). */
+template <int ND, bool BITS>
+static void launch_key(cudaStream_t stream, struct bs_params &p, int key, bool hb,
+                       uint32_t *own, const uint32_t *other, int colour,
+                       unsigned long long *changed)
+{
+    if (hb && key == KEY_M && p.n_open <= 2)
+        launch<ND, KEY_M, 2, true, BITS>(stream, p, own, other, colour, changed);
+    else if (hb && key == KEY_M)
+        launch<ND, KEY_M, ND + 1, true, BITS>(stream, p, own, other, colour, changed);
+    else if (hb)
+        launch<ND, KEY_FULL, BS_CODES, true, BITS>(stream, p, own, other, colour, changed);
+    else if (key == KEY_FULL)
+        launch<ND, KEY_FULL, BS_CODES, false, BITS>(stream, p, own, other, colour, changed);
+    else if (key == KEY_RUN && p.n_open == 2) /* Metropolis at h = 0 */
+        launch<ND, KEY_RUN, 2, false, BITS>(stream, p, own, other, colour, changed);
+    else if (key == KEY_RUN && p.n_open == 3)
+        launch<ND, KEY_RUN, 3, false, BITS>(stream, p, own, other, colour, changed);
+    else if (key == KEY_RUN) /* n_open 1: one class */
+        launch<ND, KEY_RUN, 1, false, BITS>(stream, p, own, other, colour, changed);
+    else if (key == KEY_DIFF && p.n_open <= 2)
+        launch<ND, KEY_DIFF, 2, false, BITS>(stream, p, own, other, colour, changed);
+    else if (key == KEY_DIFF && p.n_open <= 3) /* 3D Metropolis at h = 0 */
+        launch<ND, KEY_DIFF, 3, false, BITS>(stream, p, own, other, colour, changed);
+    else if (key == KEY_DIFF)
+        launch<ND, KEY_DIFF, ND + 1, false, BITS>(stream, p, own, other, colour, changed);
+    else if (p.n_open <= 2)
+        launch<ND, KEY_M, 2, false, BITS>(stream, p, own, other, colour, changed);
+    else
+        launch<ND, KEY_M, ND + 1, false, BITS>(stream, p, own, other, colour, changed);
+}
+
+/* A step on either layout: words w_per_row a row (packed: L_x / 16; bits: L_x / 64), on
+ * the rows `rows` (NULL: all; else groups lie in rows, cuda_ising_bitsliced_rows_fit). */
+static cudaError_t bitsliced_step(cudaStream_t stream, const struct latmc_lattice *g,
+                                  const struct cuda_ising_rows *rows, bool bits, uint32_t *own,
+                                  const uint32_t *other,
+                                  const struct latmc_ising_tables *tables, int algorithm,
+                                  uint64_t seed, const struct latmc_step *step,
+                                  unsigned long long *changed)
+{
+    struct bs_params p = {};
+    p.ly = g->ly;
+    p.lz = g->lz;
+    if (bits) { /* a word per group, 4 "words" of the packed numbering */
+        p.wpr = g->lx / 64;
+        p.groups = g->nsites / 64;
+        p.words = 4 * p.groups;
+        p.rows4 = true;
+        p.gpr = p.wpr;
+    } else {
+        p.wpr = g->lx / 16;
+        p.words = g->nsites / 16;
+        p.groups = (p.words + 3) / 4;
+        p.rows4 = (p.wpr & 3) == 0;
+        p.gpr = p.wpr / 4;
+    }
+    if (rows) { /* whole rows of groups, named by the lattice's rows */
+        if (!p.rows4)
+            return cudaErrorInvalidValue;
+        p.g_begin = rows->row0 * p.gpr;
+        p.groups = (rows->row0 + rows->nrows) * p.gpr;
+        p.name_shift = rows->row_offset * p.gpr;
+        if (p.groups <= p.g_begin)
+            return cudaSuccess;
+    }
+    const int key = classes_of(tables, algorithm, g->ndim, &p);
+    const struct latmc_ising_plane_names names = latmc_ising_plane_names_step(seed, step);
+    for (int q = 0; q < LATMC_ISING_DECISION_BLOCKS; q++)
+        p.names[q] = latmc_ising_plane_name(&names, q);
+    p.keys = cuda_philox_round_keys(seed);
+    const bool hb = algorithm == LATMC_ALGO_HEATBATH;
+    const int c = step->colour;
+    if (g->ndim == 3 && bits)
+        launch_key<6, true>(stream, p, key, hb, own, other, c, changed);
+    else if (g->ndim == 3)
+        launch_key<6, false>(stream, p, key, hb, own, other, c, changed);
+    else if (bits)
+        launch_key<4, true>(stream, p, key, hb, own, other, c, changed);
+    else
+        launch_key<4, false>(stream, p, key, hb, own, other, c, changed);
+    return cudaGetLastError();
+}
+
+extern "C" bool cuda_ising_bitsliced_rows_fit(const struct latmc_lattice *g)
+{
+    return g->lx % 64 == 0;
+}
+
+extern "C" cudaError_t cuda_ising_bitsliced_colour(cudaStream_t stream,
+                                                   const struct latmc_lattice *g,
+                                                   const struct cuda_ising_rows *rows,
+                                                   uint32_t *own, const uint32_t *other,
+                                                   const struct latmc_ising_tables *tables,
+                                                   int algorithm, uint64_t seed,
+                                                   const struct latmc_step *step,
+                                                   unsigned long long *changed)
+{
+    return bitsliced_step(stream, g, rows, false, own, other, tables, algorithm, seed, step,
+                          changed);
+}
+
+extern "C" cudaError_t cuda_ising_bitsliced_bits_colour(
+    cudaStream_t stream, const struct latmc_lattice *g, const struct cuda_ising_rows *rows,
+    uint32_t *own, const uint32_t *other, const struct latmc_ising_tables *tables,
+    int algorithm, uint64_t seed, const struct latmc_step *step, unsigned long long *changed)
+{
+    return bitsliced_step(stream, g, rows, true, own, other, tables, algorithm, seed, step,
+                          changed);
+}
+
+/* ---- the 1-bit layout <-> the packed layout (group g: packed words 4 g .. 4 g + 3) ---- */
+
+__global__ void bits_from_packed_kernel(int64_t groups, const uint32_t *packed, uint32_t *bits)
+{
+    for (int64_t g = cuda_first_item(); g < groups; g += cuda_item_stride())
+        bits[g] = to_lanes(interleave4(*(const uint4 *)(packed + 4 * g)));
+}
+
+__global__ void bits_to_packed_kernel(int64_t groups, const uint32_t *bits, uint32_t *packed)
+{
+    for (int64_t g = cuda_first_item(); g < groups; g += cuda_item_stride()) {
+        const uint32_t p = to_interleaved(bits[g]);
+        *(uint4 *)(packed + 4 * g) = make_uint4(p & 0x11111111u, (p >> 1) & 0x11111111u,
+                                                (p >> 2) & 0x11111111u, (p >> 3) & 0x11111111u);
+    }
+}
+
+extern "C" bool cuda_ising_bits_fits(const struct latmc_lattice *g)
+{
+    return (g->ndim == 2 || g->ndim == 3) && g->lx % 64 == 0;
+}
+
+extern "C" int64_t cuda_ising_bits_words(const struct latmc_lattice *g)
+{
+    return g->nsites / 64;
+}
+
+extern "C" cudaError_t cuda_ising_bits_from_packed(cudaStream_t stream,
+                                                   const struct latmc_lattice *g,
+                                                   const uint32_t *colour0,
+                                                   const uint32_t *colour1, uint32_t *bits)
+{
+    const int64_t groups = cuda_ising_bits_words(g);
+    const unsigned grid = cuda_grid(groups) > 8192 ? 8192 : cuda_grid(groups);
+    bits_from_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, colour0, bits);
+    bits_from_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, colour1, bits + groups);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cuda_ising_bits_to_packed(cudaStream_t stream,
+                                                 const struct latmc_lattice *g,
+                                                 const uint32_t *bits, uint32_t *colour0,
+                                                 uint32_t *colour1)
+{
+    const int64_t groups = cuda_ising_bits_words(g);
+    const unsigned grid = cuda_grid(groups) > 8192 ? 8192 : cuda_grid(groups);
+    bits_to_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, bits, colour0);
+    bits_to_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, bits + groups, colour1);
+    return cudaGetLastError();
+}
