@@ -63,6 +63,7 @@ struct bs_params {
     int64_t stride, stride_g, stride_y, stride_z;
     int n_open;            /* open classes: 0 < T < 2^32 */
     int zero_planes;       /* the leading planes where every open class's bit is 0 */
+    int64_t row0, nrows, bands, rpb; /* the march: its rows, bands and rows a band */
     /* all-ones or zero: code c in open class q (member[q][c]), in T = 2^32 (always[c]),
      * and bit 31 - b of class q's threshold (plane[q][b]); zero for q >= n_open */
     uint32_t member[BS_CODES][BS_CODES];
@@ -363,6 +364,35 @@ __device__ __forceinline__ void pair_start(const struct bs_params &p, const uint
     group_classes<ND, KEY, KB, true>(p, ow.y, nb1, 4, st1);
 }
 
+/* The same from words already loaded: own the pair's words, c the other colour's pair, side
+ * its word beyond the pair in x (the next for par, else the previous), up and dn the rows
+ * y +- 1, zu and zd the planes z +- 1 (3D). */
+template <int ND, int KEY, int KB>
+__device__ __forceinline__ void pair_from_words(const struct bs_params &p, uint2 ow, uint2 c,
+                                                uint32_t side, int par, uint2 up, uint2 dn,
+                                                uint2 zu, uint2 zd, bs_group<KB> &st0,
+                                                bs_group<KB> &st1)
+{
+    uint32_t nb0[ND], nb1[ND];
+    nb0[0] = c.x;
+    nb1[0] = c.y;
+    if (par) {
+        nb0[1] = __funnelshift_r(c.x, c.y, 1);
+        nb1[1] = __funnelshift_r(c.y, side, 1);
+    } else {
+        nb0[1] = __funnelshift_l(side, c.x, 1);
+        nb1[1] = __funnelshift_l(c.x, c.y, 1);
+    }
+    nb0[2] = up.x, nb1[2] = up.y, nb0[3] = dn.x, nb1[3] = dn.y;
+    if (ND == 6)
+        nb0[4 % ND] = zu.x, nb1[4 % ND] = zu.y, nb0[5 % ND] = zd.x, nb1[5 % ND] = zd.y;
+    st0.own[0] = ow.x;
+    st1.own[0] = ow.y;
+    st0.own[1] = st0.own[2] = st0.own[3] = st1.own[1] = st1.own[2] = st1.own[3] = 0;
+    group_classes<ND, KEY, KB, true>(p, ow.x, nb0, 4, st0);
+    group_classes<ND, KEY, KB, true>(p, ow.y, nb1, 4, st1);
+}
+
 /* Group g's words and neighbours into its classes and the comparison's start: the packed
  * layout's 4 words (BITS false) or the 1-bit layout's word (BITS, own[0]). */
 template <int ND, int KEY, int KB, bool BITS>
@@ -520,17 +550,18 @@ __device__ __forceinline__ unsigned long long group_write(uint32_t *own_words, b
  * not wait for its slowest group's planes 8 and beyond, and no barrier stops the block
  * (doc/models/ising-decisions.md, "The tail").
  */
-template <int KB> struct bs_queue {
-    int64_t group[32];
-    uint32_t accept[32], undecided[32];
-    uint32_t own[4][32], mask[KB][32];
+template <int KB, int CAP = 32> struct bs_queue {
+    int64_t group[CAP];
+    uint32_t accept[CAP], undecided[CAP];
+    uint32_t own[4][CAP], mask[KB][CAP];
 };
 
 /* Entry `slot` of the queue: its remaining planes, and the words written. */
-template <int KB, bool HEATBATH, bool BITS, bool F23 = false>
+template <int KB, bool HEATBATH, bool BITS, bool F23 = false, int CAP = 32>
 __device__ __forceinline__ unsigned long long queue_finish(const struct bs_params &p,
                                                            uint32_t *own_words, bool rows4,
-                                                           const bs_queue<KB> &q, int slot)
+                                                           const bs_queue<KB, CAP> &q,
+                                                           int slot)
 {
     const int64_t qg = q.group[slot];
     const int nvalid = p.words - 4 * qg < 4 ? (int)(p.words - 4 * qg) : 4;
@@ -565,18 +596,18 @@ __device__ __forceinline__ unsigned long long queue_finish(const struct bs_param
 
 /* The warp's groups whose lanes are `queued` into its queue (of n entries, the same in
  * every lane), the queue emptied by the warp first where they would not fit. */
-template <int KB, bool HEATBATH, bool BITS, bool F23 = false>
+template <int KB, bool HEATBATH, bool BITS, bool F23 = false, typename C = unsigned long long>
 __device__ __forceinline__ void queue_put(const struct bs_params &p, uint32_t *own_words,
                                           bool rows4, bs_queue<KB> &q, int &n, int lane,
                                           bool queued, int64_t g, const bs_group<KB> &st,
-                                          unsigned long long &n_changed)
+                                          C &n_changed)
 {
     const unsigned ballot = __ballot_sync(0xffffffffu, queued);
     const int add = __popc(ballot);
     if (n + add > 32) {
         __syncwarp();
         if (lane < n)
-            n_changed += queue_finish<KB, HEATBATH, BITS, F23>(p, own_words, rows4, q, lane);
+            n_changed += (C)queue_finish<KB, HEATBATH, BITS, F23>(p, own_words, rows4, q, lane);
         n = 0;
         __syncwarp();
     }
@@ -684,6 +715,103 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
     if (lane < q_n)
         n_changed += queue_finish<KB, HEATBATH, BITS, F23>(p, own_words, rows4, q, lane);
     cuda_warp_add(changed, n_changed);
+}
+
+/*
+ * The march (1-bit layout, an even number of words a row, indices in 31 bits): thread t
+ * takes the pair column c = t mod P (P pairs a row) of a band of p.rpb consecutive rows
+ * (band t / P) and walks down its rows: the other colour's rows y and y + 1 of one row are
+ * the rows y - 1 and y of the next, kept in registers, so a row loads its own pair, the
+ * row y + 1, the word beside the pair and the planes z +- 1 (3D). Rows p.row0 ..
+ * p.row0 + p.nrows - 1 of the box (local), the bands' rows consecutive; the queue as in
+ * ising_bitsliced_kernel (every lane runs p.rpb rows, idle where its band has ended).
+ */
+template <int ND, int KEY, int KB, bool HEATBATH, int OPT>
+__global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB))
+ising_bitsliced_march_kernel(const struct bs_params p, uint32_t *own_words,
+                             const uint32_t *other, int colour, unsigned long long *changed)
+{
+    constexpr bool F23 = OPT & 1;
+    constexpr int ZP = (OPT >> 8) & 3;
+    __shared__ bs_queue<KB> queues[CUDA_THREADS / 32];
+    const int lane = (int)(threadIdx.x & 31u);
+    bs_queue<KB> &q = queues[threadIdx.x >> 5];
+    int q_n = 0;
+    uint32_t n_changed = 0; /* at most 64 a row */
+    const uint32_t P = (uint32_t)p.gpr, wpr = 2 * P, ly = (uint32_t)p.ly, lz = (uint32_t)p.lz;
+    const uint32_t t = blockIdx.x * CUDA_THREADS + threadIdx.x;
+    const uint32_t band = t / P, c = t - band * P;
+    const uint32_t rpb = (uint32_t)p.rpb;
+    /* local rows of the band: [r, r_end) */
+    uint32_t r = (uint32_t)p.row0 + band * rpb;
+    const uint32_t r_last = (uint32_t)(p.row0 + p.nrows);
+    const uint32_t r_end = band < (uint32_t)p.bands ? (r + rpb < r_last ? r + rpb : r_last) : r;
+    uint32_t z = r / ly, y = r - z * ly;
+    uint2 cen = make_uint2(0, 0), up = make_uint2(0, 0);
+    bool fresh = true; /* a band's first row: nothing kept */
+    for (uint32_t i = 0; i < rpb; i++, r++) {
+        const bool in = r < r_end;
+        const uint32_t g0 = r * wpr + 2 * c, rs = r * wpr;
+        const int par = (int)((colour + y + z) & 1);
+        bs_group<KB> st0, st1;
+        bool q0 = false, q1 = false;
+        if (in) {
+            const uint32_t up_i = y + 1 == ly ? g0 - (ly - 1) * wpr : g0 + wpr;
+            uint2 dn;
+            if (fresh || y == 0) { /* a band's or a plane's first row */
+                const uint32_t dn_i = y == 0 ? g0 + (ly - 1) * wpr : g0 - wpr;
+                cen = *(const uint2 *)(other + g0);
+                dn = *(const uint2 *)(other + dn_i);
+            } else {
+                dn = cen;
+                cen = up;
+            }
+            up = *(const uint2 *)(other + up_i);
+            fresh = false;
+            const uint2 ow = *(const uint2 *)(own_words + g0);
+            const uint32_t side = par ? other[rs + (2 * c + 2 == wpr ? 0 : 2 * c + 2)]
+                                      : other[rs + (c == 0 ? wpr - 1 : 2 * c - 1)];
+            uint2 zu = make_uint2(0, 0), zd = make_uint2(0, 0);
+            if (ND == 6) {
+                const uint32_t plane = ly * wpr;
+                const uint32_t zu_i = z + 1 == lz ? g0 - (lz - 1) * plane : g0 + plane;
+                const uint32_t zd_i = z == 0 ? g0 + (lz - 1) * plane : g0 - plane;
+                zu = *(const uint2 *)(other + zu_i);
+                zd = *(const uint2 *)(other + zd_i);
+            }
+            pair_from_words<ND, KEY, KB>(p, ow, cen, side, par, up, dn, zu, zd, st0, st1);
+            group_planes_first<KB, ZP>(p, g0, st0);
+            group_planes_first<KB, ZP>(p, g0 + 1, st1);
+            q0 = st0.s.undecided != 0;
+            q1 = st1.s.undecided != 0;
+        }
+        queue_put<KB, HEATBATH, true, F23>(p, own_words, true, q, q_n, lane, q0, g0, st0,
+                                           n_changed);
+        queue_put<KB, HEATBATH, true, F23>(p, own_words, true, q, q_n, lane, q1, g0 + 1, st1,
+                                           n_changed);
+        if (in && !q0 && !q1) {
+            const uint32_t n0 = decided_word<HEATBATH>(st0.own[0], st0.s.accept);
+            const uint32_t n1 = decided_word<HEATBATH>(st1.own[0], st1.s.accept);
+            *(uint2 *)(own_words + g0) = make_uint2(n0, n1);
+            n_changed += (uint32_t)(__popc(n0 ^ st0.own[0]) + __popc(n1 ^ st1.own[0]));
+        } else if (in) {
+            if (!q0)
+                n_changed += (uint32_t)group_write<HEATBATH, true>(own_words, true, g0, 4,
+                                                                   st0.own, st0.s.accept);
+            if (!q1)
+                n_changed += (uint32_t)group_write<HEATBATH, true>(own_words, true, g0 + 1, 4,
+                                                                   st1.own, st1.s.accept);
+        }
+        if (++y == ly) {
+            y = 0;
+            z++;
+        }
+    }
+    __syncwarp();
+    if (lane < q_n)
+        n_changed += (uint32_t)queue_finish<KB, HEATBATH, true, F23>(p, own_words, true, q,
+                                                                     lane);
+    cuda_warp_add(changed, (unsigned long long)n_changed);
 }
 
 extern "C" bool cuda_ising_bitsliced_fits(const struct latmc_lattice *g, int couplings)
@@ -801,6 +929,27 @@ static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
         <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
 }
 
+template <int ND, int KEY, int KB, bool HB, int OPT>
+static void launch_march(cudaStream_t stream, struct bs_params &p, uint32_t *own,
+                         const uint32_t *other, int colour, unsigned long long *changed)
+{
+    const int64_t P = p.gpr; /* pairs a row */
+    p.row0 = p.g_begin / P;
+    p.nrows = (p.groups - p.g_begin) / P;
+    const int64_t wave = resident_blocks<ising_bitsliced_march_kernel<ND, KEY, KB, HB, OPT>>(
+                             (int64_t)1 << 40) * CUDA_THREADS;
+    int64_t bands = wave / P;
+    if (bands < 1)
+        bands = 1;
+    if (bands > p.nrows)
+        bands = p.nrows;
+    p.rpb = (p.nrows + bands - 1) / bands;
+    p.bands = (p.nrows + p.rpb - 1) / p.rpb;
+    const int64_t blocks = (p.bands * P + CUDA_THREADS - 1) / CUDA_THREADS;
+    ising_bitsliced_march_kernel<ND, KEY, KB, HB, OPT>
+        <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
+}
+
 /* Experimental variants (LATMC_BS_OPT, bit 0 flush 2+3, bit 1 zero planes, bit 2 five
  * blocks): true where one ran. */
 static int bs_opt_env(void)
@@ -819,21 +968,20 @@ static bool launch_opt(cudaStream_t stream, struct bs_params &p, uint32_t *own,
 {
     const int env = bs_opt_env();
     const int zp = (env & 2) ? (p.zero_planes < 3 ? p.zero_planes : 3) : 0;
-    const int opt = (env & 5) | zp << 8;
+    const int opt = (env & 1) | zp << 8;
 #define BS_OPT_CASE(o)                                                                     \
     case o:                                                                                \
-        launch_two<ND, KEY, KB, HB, BITS, true, true, o>(stream, p, own, other, colour,    \
-                                                         changed);                         \
+        if (env & 8)                                                                       \
+            launch_march<ND, KEY, KB, HB, o | 1>(stream, p, own, other, colour, changed);  \
+        else                                                                               \
+            launch_two<ND, KEY, KB, HB, BITS, true, true, o>(stream, p, own, other,        \
+                                                             colour, changed);             \
         return true;
     switch (opt) {
         BS_OPT_CASE(1)
-        BS_OPT_CASE(4)
         BS_OPT_CASE(1 | 1 << 8)
         BS_OPT_CASE(1 | 2 << 8)
         BS_OPT_CASE(1 | 3 << 8)
-        BS_OPT_CASE(5 | 1 << 8)
-        BS_OPT_CASE(5 | 2 << 8)
-        BS_OPT_CASE(5 | 3 << 8)
     default:
         return false;
     }
