@@ -3,9 +3,10 @@
  * packed layout.
  *
  * One thread takes one group of 32 sites of the updated colour (on the 1-bit layout with
- * an even number of words a row, two neighbouring groups) and, per neighbour direction,
- * one 32-bit word of the other colour that holds the 32 neighbours in that direction, one
- * per bit:
+ * an even number of words a row, two neighbouring groups; for 2D Metropolis at h = 0 the
+ * same pair column of a band of rows, ising_bitsliced_march_kernel) and, per neighbour
+ * direction, one 32-bit word of the other colour that holds the 32 neighbours in that
+ * direction, one per bit:
  * - 1-bit layout: the group is one word in the lane order (bit i: lane i); its neighbours
  *   are the same word of the other colour, that word shifted by one bit (the missing bit
  *   from the next or previous word of the row), and the words of the rows y +- 1 and
@@ -19,14 +20,14 @@
  * masks; classes of equal thresholds are merged on the host, so a plane of thresholds is
  * one AND-OR per open class (2D Metropolis at h = 0: 2; there the classes come from the
  * inputs in ten logic operations, KEY_RUN). Then the planes, four per Philox block
- * (lib/bitslice_decision.h's step): blocks 0 and 1 for every group, the groups still
+ * (lib/bitslice_decision.h's step; the leading planes that are zero in every open class
+ * two at a time, Metropolis at h = 0): blocks 0 and 1 for every group, the groups still
  * undecided queued in their warp's queue in shared memory and finished by the warp's
  * lanes together (doc/models/ising-decisions.md, "The tail"), and the accept mask into
  * the words.
  */
 #include "cuda_ising_bitsliced.h"
 
-#include <stdlib.h>
 #include <type_traits>
 
 #include <latmc/sim.h> /* LATMC_ALGO_*, LATMC_COUPLINGS_* */
@@ -638,16 +639,15 @@ __device__ __forceinline__ uint32_t decided_word(uint32_t own, uint32_t accept)
 /* ND neighbours, KEY what the thresholds depend on, KB the most open classes (p.n_open <=
  * KB), TWO (1-bit layout, an even number of words a row, KB <= 3) two groups per thread:
  * their words by 64-bit loads, four independent chains of Philox rounds side by side. */
-/* OPT (experimental variants): bit 0 the flush's blocks 2 and 3 side by side, bit 2
- * five blocks per SM, bits 8..9 zero planes */
-template <int ND, int KEY, int KB, bool HEATBATH, bool BITS, bool TWO, bool SMALL, int OPT = 0>
-__global__ void __launch_bounds__(CUDA_THREADS, (OPT & 4) ? 5 : BS_MIN_BLOCKS(ND, KB))
+/* F23: the flush draws blocks 2 and 3 side by side (queue_finish); ZP: planes 0 .. ZP - 1
+ * are zero in every open class (p.zero_planes >= ZP; group_planes_first). */
+template <int ND, int KEY, int KB, bool HEATBATH, bool BITS, bool TWO, bool SMALL,
+          bool F23 = false, int ZP = 0>
+__global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB))
 ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint32_t *other,
                        int colour, unsigned long long *changed)
 {
     using I = std::conditional_t<SMALL, uint32_t, int64_t>;
-    constexpr bool F23 = OPT & 1;
-    constexpr int ZP = (OPT >> 8) & 3;
     __shared__ bs_queue<KB> queues[CUDA_THREADS / 32];
     const int lane = (int)(threadIdx.x & 31u);
     bs_queue<KB> &q = queues[threadIdx.x >> 5];
@@ -726,18 +726,17 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
  * p.row0 + p.nrows - 1 of the box (local), the bands' rows consecutive; the queue as in
  * ising_bitsliced_kernel (every lane runs p.rpb rows, idle where its band has ended).
  */
-template <int ND, int KEY, int KB, bool HEATBATH, int OPT>
+template <int ND, int KEY, int KB, bool HEATBATH, int ZP>
 __global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB))
 ising_bitsliced_march_kernel(const struct bs_params p, uint32_t *own_words,
                              const uint32_t *other, int colour, unsigned long long *changed)
 {
-    constexpr bool F23 = OPT & 1;
-    constexpr int ZP = (OPT >> 8) & 3;
+    constexpr bool F23 = true;
     __shared__ bs_queue<KB> queues[CUDA_THREADS / 32];
     const int lane = (int)(threadIdx.x & 31u);
     bs_queue<KB> &q = queues[threadIdx.x >> 5];
     int q_n = 0;
-    uint32_t n_changed = 0; /* at most 64 a row */
+    uint32_t n_changed = 0; /* at most 64 a row, p.rpb < 2^26 rows */
     const uint32_t P = (uint32_t)p.gpr, wpr = 2 * P, ly = (uint32_t)p.ly, lz = (uint32_t)p.lz;
     const uint32_t t = blockIdx.x * CUDA_THREADS + threadIdx.x;
     const uint32_t band = t / P, c = t - band * P;
@@ -912,12 +911,14 @@ template <auto Kernel> static int64_t resident_blocks(int64_t tiles)
     return blocks < wave ? blocks : wave;
 }
 
-template <int ND, int KEY, int KB, bool HB, bool BITS, bool TWO, bool SMALL, int OPT = 0>
+template <int ND, int KEY, int KB, bool HB, bool BITS, bool TWO, bool SMALL, bool F23 = false,
+          int ZP = 0>
 static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                        const uint32_t *other, int colour, unsigned long long *changed)
 {
     const int64_t tiles = (p.groups - p.g_begin + CUDA_THREADS - 1) / CUDA_THREADS;
-    const int64_t blocks = resident_blocks<ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL, OPT>>(tiles);
+    const int64_t blocks = resident_blocks<
+        ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL, F23, ZP>>(tiles);
     p.stride = blocks * CUDA_THREADS;
     if (p.rows4) {
         const int64_t rows = p.stride / p.gpr;
@@ -925,18 +926,18 @@ static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
         p.stride_z = rows / p.ly;
         p.stride_y = rows - p.stride_z * p.ly;
     }
-    ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL, OPT>
+    ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL, F23, ZP>
         <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
 }
 
-template <int ND, int KEY, int KB, bool HB, int OPT>
+template <int ND, int KEY, int KB, bool HB, int ZP>
 static void launch_march(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                          const uint32_t *other, int colour, unsigned long long *changed)
 {
     const int64_t P = p.gpr; /* pairs a row */
     p.row0 = p.g_begin / P;
     p.nrows = (p.groups - p.g_begin) / P;
-    const int64_t wave = resident_blocks<ising_bitsliced_march_kernel<ND, KEY, KB, HB, OPT>>(
+    const int64_t wave = resident_blocks<ising_bitsliced_march_kernel<ND, KEY, KB, HB, ZP>>(
                              (int64_t)1 << 40) * CUDA_THREADS;
     int64_t bands = wave / P;
     if (bands < 1)
@@ -946,46 +947,36 @@ static void launch_march(cudaStream_t stream, struct bs_params &p, uint32_t *own
     p.rpb = (p.nrows + bands - 1) / bands;
     p.bands = (p.nrows + p.rpb - 1) / p.rpb;
     const int64_t blocks = (p.bands * P + CUDA_THREADS - 1) / CUDA_THREADS;
-    ising_bitsliced_march_kernel<ND, KEY, KB, HB, OPT>
+    ising_bitsliced_march_kernel<ND, KEY, KB, HB, ZP>
         <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
 }
 
-/* Experimental variants (LATMC_BS_OPT, bit 0 flush 2+3, bit 1 zero planes, bit 2 five
- * blocks): true where one ran. */
-static int bs_opt_env(void)
+/* Metropolis at h = 0 on pairs with indices in 31 bits (2D: two open classes, 3D: three):
+ * 2D marches down bands of rows, 3D walks (in 3D the march's rows are short and its bands
+ * split a warp: 4 % slower in an A/B); both take the leading planes that are zero in every
+ * open class two at a time (at most 3: the 12 % of groups that go on reach block 2 anyway)
+ * and draw the flush's blocks 2 and 3 side by side. */
+template <int ND, int KEY, int KB, bool HB, int ZP>
+static void launch_run_pairs(cudaStream_t stream, struct bs_params &p, uint32_t *own,
+                             const uint32_t *other, int colour, unsigned long long *changed)
 {
-    static int opt = -1;
-    if (opt < 0) {
-        const char *e = getenv("LATMC_BS_OPT");
-        opt = e ? atoi(e) : 0;
-    }
-    return opt;
+    if constexpr (ND == 4)
+        launch_march<ND, KEY, KB, HB, ZP>(stream, p, own, other, colour, changed);
+    else
+        launch_two<ND, KEY, KB, HB, true, true, true, true, ZP>(stream, p, own, other, colour,
+                                                                changed);
 }
 
-template <int ND, int KEY, int KB, bool HB, bool BITS>
-static bool launch_opt(cudaStream_t stream, struct bs_params &p, uint32_t *own,
-                       const uint32_t *other, int colour, unsigned long long *changed)
+template <int ND, int KEY, int KB, bool HB>
+static void launch_run_pairs(cudaStream_t stream, struct bs_params &p, uint32_t *own,
+                             const uint32_t *other, int colour, unsigned long long *changed)
 {
-    const int env = bs_opt_env();
-    const int zp = (env & 2) ? (p.zero_planes < 3 ? p.zero_planes : 3) : 0;
-    const int opt = (env & 1) | zp << 8;
-#define BS_OPT_CASE(o)                                                                     \
-    case o:                                                                                \
-        if (env & 8)                                                                       \
-            launch_march<ND, KEY, KB, HB, o | 1>(stream, p, own, other, colour, changed);  \
-        else                                                                               \
-            launch_two<ND, KEY, KB, HB, BITS, true, true, o>(stream, p, own, other,        \
-                                                             colour, changed);             \
-        return true;
-    switch (opt) {
-        BS_OPT_CASE(1)
-        BS_OPT_CASE(1 | 1 << 8)
-        BS_OPT_CASE(1 | 2 << 8)
-        BS_OPT_CASE(1 | 3 << 8)
-    default:
-        return false;
+    switch (p.zero_planes < 3 ? p.zero_planes : 3) {
+    case 0: launch_run_pairs<ND, KEY, KB, HB, 0>(stream, p, own, other, colour, changed); break;
+    case 1: launch_run_pairs<ND, KEY, KB, HB, 1>(stream, p, own, other, colour, changed); break;
+    case 2: launch_run_pairs<ND, KEY, KB, HB, 2>(stream, p, own, other, colour, changed); break;
+    default: launch_run_pairs<ND, KEY, KB, HB, 3>(stream, p, own, other, colour, changed); break;
     }
-#undef BS_OPT_CASE
 }
 
 /* The 1-bit layout with an even number of words a row and at most 3 open classes (more
@@ -1002,13 +993,11 @@ static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
             /* SMALL: the pairs, a wave's stride beyond them and the words in 31 bits */
             if (p.groups + ((int64_t)1 << 24) < ((int64_t)1 << 31) &&
                 p.words < ((int64_t)1 << 31)) {
-                if constexpr (KEY == KEY_RUN && ((ND == 4 && KB == 2) || (ND == 6 && KB == 3))) {
-                    if (launch_opt<ND, KEY, KB, HB, BITS>(stream, p, own, other, colour,
-                                                          changed))
-                        return;
-                }
-                launch_two<ND, KEY, KB, HB, BITS, true, true>(stream, p, own, other, colour,
-                                                              changed);
+                if constexpr (KEY == KEY_RUN && KB == ND / 2)
+                    launch_run_pairs<ND, KEY, KB, HB>(stream, p, own, other, colour, changed);
+                else
+                    launch_two<ND, KEY, KB, HB, BITS, true, true>(stream, p, own, other, colour,
+                                                                  changed);
             }
             else
                 launch_two<ND, KEY, KB, HB, BITS, true, false>(stream, p, own, other, colour,
