@@ -551,18 +551,17 @@ __device__ __forceinline__ unsigned long long group_write(uint32_t *own_words, b
  * not wait for its slowest group's planes 8 and beyond, and no barrier stops the block
  * (doc/models/ising-decisions.md, "The tail").
  */
-template <int KB, int CAP = 32> struct bs_queue {
-    int64_t group[CAP];
-    uint32_t accept[CAP], undecided[CAP];
-    uint32_t own[4][CAP], mask[KB][CAP];
+template <int KB> struct bs_queue {
+    int64_t group[32];
+    uint32_t accept[32], undecided[32];
+    uint32_t own[4][32], mask[KB][32];
 };
 
 /* Entry `slot` of the queue: its remaining planes, and the words written. */
-template <int KB, bool HEATBATH, bool BITS, bool F23 = false, int CAP = 32>
+template <int KB, bool HEATBATH, bool BITS, bool F23 = false>
 __device__ __forceinline__ unsigned long long queue_finish(const struct bs_params &p,
                                                            uint32_t *own_words, bool rows4,
-                                                           const bs_queue<KB, CAP> &q,
-                                                           int slot)
+                                                           const bs_queue<KB> &q, int slot)
 {
     const int64_t qg = q.group[slot];
     const int nvalid = p.words - 4 * qg < 4 ? (int)(p.words - 4 * qg) : 4;
@@ -736,7 +735,8 @@ ising_bitsliced_march_kernel(const struct bs_params p, uint32_t *own_words,
     const int lane = (int)(threadIdx.x & 31u);
     bs_queue<KB> &q = queues[threadIdx.x >> 5];
     int q_n = 0;
-    uint32_t n_changed = 0; /* at most 64 a row, p.rpb < 2^26 rows */
+    /* at most 64 a row; a band has at most 2^20 + 1 rows (< 2^28 pairs over >= 256 threads) */
+    uint32_t n_changed = 0;
     const uint32_t P = (uint32_t)p.gpr, wpr = 2 * P, ly = (uint32_t)p.ly, lz = (uint32_t)p.lz;
     const uint32_t t = blockIdx.x * CUDA_THREADS + threadIdx.x;
     const uint32_t band = t / P, c = t - band * P;
