@@ -3,9 +3,10 @@
  * packed layout.
  *
  * One thread takes one group of 32 sites of the updated colour (on the 1-bit layout with
- * an even number of words a row, two neighbouring groups) and, per neighbour direction,
- * one 32-bit word of the other colour that holds the 32 neighbours in that direction, one
- * per bit:
+ * an even number of words a row, two neighbouring groups; for 2D Metropolis at h = 0 the
+ * same pair column of a band of rows, ising_bitsliced_march_kernel) and, per neighbour
+ * direction, one 32-bit word of the other colour that holds the 32 neighbours in that
+ * direction, one per bit:
  * - 1-bit layout: the group is one word in the lane order (bit i: lane i); its neighbours
  *   are the same word of the other colour, that word shifted by one bit (the missing bit
  *   from the next or previous word of the row), and the words of the rows y +- 1 and
@@ -19,7 +20,8 @@
  * masks; classes of equal thresholds are merged on the host, so a plane of thresholds is
  * one AND-OR per open class (2D Metropolis at h = 0: 2; there the classes come from the
  * inputs in ten logic operations, KEY_RUN). Then the planes, four per Philox block
- * (lib/bitslice_decision.h's step): blocks 0 and 1 for every group, the groups still
+ * (lib/bitslice_decision.h's step; the leading planes that are zero in every open class
+ * two at a time, Metropolis at h = 0): blocks 0 and 1 for every group, the groups still
  * undecided queued in their warp's queue in shared memory and finished by the warp's
  * lanes together (doc/models/ising-decisions.md, "The tail"), and the accept mask into
  * the words.
@@ -61,6 +63,8 @@ struct bs_params {
     int64_t gpr;
     int64_t stride, stride_g, stride_y, stride_z;
     int n_open;            /* open classes: 0 < T < 2^32 */
+    int zero_planes;       /* the leading planes where every open class's bit is 0 */
+    int64_t row0, nrows, bands, rpb; /* the march: its rows, bands and rows a band */
     /* all-ones or zero: code c in open class q (member[q][c]), in T = 2^32 (always[c]),
      * and bit 31 - b of class q's threshold (plane[q][b]); zero for q >= n_open */
     uint32_t member[BS_CODES][BS_CODES];
@@ -361,6 +365,35 @@ __device__ __forceinline__ void pair_start(const struct bs_params &p, const uint
     group_classes<ND, KEY, KB, true>(p, ow.y, nb1, 4, st1);
 }
 
+/* The same from words already loaded: own the pair's words, c the other colour's pair, side
+ * its word beyond the pair in x (the next for par, else the previous), up and dn the rows
+ * y +- 1, zu and zd the planes z +- 1 (3D). */
+template <int ND, int KEY, int KB>
+__device__ __forceinline__ void pair_from_words(const struct bs_params &p, uint2 ow, uint2 c,
+                                                uint32_t side, int par, uint2 up, uint2 dn,
+                                                uint2 zu, uint2 zd, bs_group<KB> &st0,
+                                                bs_group<KB> &st1)
+{
+    uint32_t nb0[ND], nb1[ND];
+    nb0[0] = c.x;
+    nb1[0] = c.y;
+    if (par) {
+        nb0[1] = __funnelshift_r(c.x, c.y, 1);
+        nb1[1] = __funnelshift_r(c.y, side, 1);
+    } else {
+        nb0[1] = __funnelshift_l(side, c.x, 1);
+        nb1[1] = __funnelshift_l(c.x, c.y, 1);
+    }
+    nb0[2] = up.x, nb1[2] = up.y, nb0[3] = dn.x, nb1[3] = dn.y;
+    if (ND == 6)
+        nb0[4 % ND] = zu.x, nb1[4 % ND] = zu.y, nb0[5 % ND] = zd.x, nb1[5 % ND] = zd.y;
+    st0.own[0] = ow.x;
+    st1.own[0] = ow.y;
+    st0.own[1] = st0.own[2] = st0.own[3] = st1.own[1] = st1.own[2] = st1.own[3] = 0;
+    group_classes<ND, KEY, KB, true>(p, ow.x, nb0, 4, st0);
+    group_classes<ND, KEY, KB, true>(p, ow.y, nb1, 4, st1);
+}
+
 /* Group g's words and neighbours into its classes and the comparison's start: the packed
  * layout's 4 words (BITS false) or the 1-bit layout's word (BITS, own[0]). */
 template <int ND, int KEY, int KB, bool BITS>
@@ -443,14 +476,23 @@ __device__ __forceinline__ void group_planes(const struct bs_params &p, int64_t 
 /* Planes 0 .. 7 (blocks 0 and 1), the two blocks drawn together whatever the group needs:
  * two independent chains of Philox rounds side by side (a warp almost always needs both),
  * and planes past the last undecided lane change nothing. */
-template <int KB>
+template <int KB, int ZP = 0>
 __device__ __forceinline__ void group_planes_first(const struct bs_params &p, int64_t g,
                                                    bs_group<KB> &st)
 {
     const latmc_philox_ctr u0 = group_block(p, g, 0);
     const latmc_philox_ctr u1 = group_block(p, g, 1);
+    /* planes b < ZP: every open class's threshold bit is 0 (p.zero_planes >= ZP), so no
+     * lane is accepted there and a lane stays undecided iff its bit is 0: two planes an
+     * operation */
 #pragma unroll
-    for (int b = 0; b < 2 * LATMC_ISING_PLANES_PER_BLOCK; b++) {
+    for (int b = 0; b < ZP; b += 2) {
+        const uint32_t w0 = b < 4 ? u0.v[b] : u1.v[b - 4];
+        const uint32_t w1 = b + 1 >= ZP ? 0u : b + 1 < 4 ? u0.v[b + 1] : u1.v[b - 3];
+        st.s.undecided &= ~(w0 | w1);
+    }
+#pragma unroll
+    for (int b = ZP; b < 2 * LATMC_ISING_PLANES_PER_BLOCK; b++) {
         uint32_t tb = 0;
 #pragma unroll
         for (int c = 0; c < KB; c++) /* zero beyond p.n_open */
@@ -516,7 +558,7 @@ template <int KB> struct bs_queue {
 };
 
 /* Entry `slot` of the queue: its remaining planes, and the words written. */
-template <int KB, bool HEATBATH, bool BITS>
+template <int KB, bool HEATBATH, bool BITS, bool F23 = false>
 __device__ __forceinline__ unsigned long long queue_finish(const struct bs_params &p,
                                                            uint32_t *own_words, bool rows4,
                                                            const bs_queue<KB> &q, int slot)
@@ -533,24 +575,39 @@ __device__ __forceinline__ unsigned long long queue_finish(const struct bs_param
 #pragma unroll
     for (int c = 0; c < KB; c++)
         st.open_mask[c] = q.mask[c][slot];
-    group_planes<KB, 2, LATMC_ISING_DECISION_BLOCKS>(p, qg, st);
+    if (F23) { /* blocks 2 and 3 side by side: a warp's 32 queued groups almost always
+                  need block 3 in one of them */
+        const latmc_philox_ctr u2 = group_block(p, qg, 2);
+        const latmc_philox_ctr u3 = group_block(p, qg, 3);
+#pragma unroll
+        for (int b = 8; b < 16; b++) {
+            uint32_t tb = 0;
+#pragma unroll
+            for (int c = 0; c < KB; c++)
+                tb |= st.open_mask[c] & p.plane[c][b];
+            latmc_bitslice_plane(&st.s, b < 12 ? u2.v[b - 8] : u3.v[b - 12], tb);
+        }
+        group_planes<KB, 4, LATMC_ISING_DECISION_BLOCKS>(p, qg, st);
+    } else {
+        group_planes<KB, 2, LATMC_ISING_DECISION_BLOCKS>(p, qg, st);
+    }
     return group_write<HEATBATH, BITS>(own_words, rows4, qg, nvalid, st.own, st.s.accept);
 }
 
 /* The warp's groups whose lanes are `queued` into its queue (of n entries, the same in
  * every lane), the queue emptied by the warp first where they would not fit. */
-template <int KB, bool HEATBATH, bool BITS>
+template <int KB, bool HEATBATH, bool BITS, bool F23 = false, typename C = unsigned long long>
 __device__ __forceinline__ void queue_put(const struct bs_params &p, uint32_t *own_words,
                                           bool rows4, bs_queue<KB> &q, int &n, int lane,
                                           bool queued, int64_t g, const bs_group<KB> &st,
-                                          unsigned long long &n_changed)
+                                          C &n_changed)
 {
     const unsigned ballot = __ballot_sync(0xffffffffu, queued);
     const int add = __popc(ballot);
     if (n + add > 32) {
         __syncwarp();
         if (lane < n)
-            n_changed += queue_finish<KB, HEATBATH, BITS>(p, own_words, rows4, q, lane);
+            n_changed += (C)queue_finish<KB, HEATBATH, BITS, F23>(p, own_words, rows4, q, lane);
         n = 0;
         __syncwarp();
     }
@@ -581,7 +638,10 @@ __device__ __forceinline__ uint32_t decided_word(uint32_t own, uint32_t accept)
 /* ND neighbours, KEY what the thresholds depend on, KB the most open classes (p.n_open <=
  * KB), TWO (1-bit layout, an even number of words a row, KB <= 3) two groups per thread:
  * their words by 64-bit loads, four independent chains of Philox rounds side by side. */
-template <int ND, int KEY, int KB, bool HEATBATH, bool BITS, bool TWO, bool SMALL>
+/* F23: the flush draws blocks 2 and 3 side by side (queue_finish); ZP: planes 0 .. ZP - 1
+ * are zero in every open class (p.zero_planes >= ZP; group_planes_first). */
+template <int ND, int KEY, int KB, bool HEATBATH, bool BITS, bool TWO, bool SMALL,
+          bool F23 = false, int ZP = 0>
 __global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB))
 ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint32_t *other,
                        int colour, unsigned long long *changed)
@@ -609,15 +669,15 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
             bool q0 = false, q1 = false;
             if (in) {
                 pair_start<ND, KEY, KB>(p, own_words, other, colour, k, st0, st1);
-                group_planes_first<KB>(p, g0, st0);
-                group_planes_first<KB>(p, g0 + 1, st1);
+                group_planes_first<KB, ZP>(p, g0, st0);
+                group_planes_first<KB, ZP>(p, g0 + 1, st1);
                 q0 = st0.s.undecided != 0;
                 q1 = st1.s.undecided != 0;
             }
-            queue_put<KB, HEATBATH, true>(p, own_words, rows4, q, q_n, lane, q0, g0, st0,
-                                          n_changed);
-            queue_put<KB, HEATBATH, true>(p, own_words, rows4, q, q_n, lane, q1, g0 + 1, st1,
-                                          n_changed);
+            queue_put<KB, HEATBATH, true, F23>(p, own_words, rows4, q, q_n, lane, q0, g0,
+                                               st0, n_changed);
+            queue_put<KB, HEATBATH, true, F23>(p, own_words, rows4, q, q_n, lane, q1, g0 + 1,
+                                               st1, n_changed);
             if (in && !q0 && !q1) {
                 const uint32_t n0 = decided_word<HEATBATH>(st0.own[0], st0.s.accept);
                 const uint32_t n1 = decided_word<HEATBATH>(st1.own[0], st1.s.accept);
@@ -652,8 +712,105 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
     }
     __syncwarp();
     if (lane < q_n)
-        n_changed += queue_finish<KB, HEATBATH, BITS>(p, own_words, rows4, q, lane);
+        n_changed += queue_finish<KB, HEATBATH, BITS, F23>(p, own_words, rows4, q, lane);
     cuda_warp_add(changed, n_changed);
+}
+
+/*
+ * The march (1-bit layout, an even number of words a row, indices in 31 bits): thread t
+ * takes the pair column c = t mod P (P pairs a row) of a band of p.rpb consecutive rows
+ * (band t / P) and walks down its rows: the other colour's rows y and y + 1 of one row are
+ * the rows y - 1 and y of the next, kept in registers, so a row loads its own pair, the
+ * row y + 1, the word beside the pair and the planes z +- 1 (3D). Rows p.row0 ..
+ * p.row0 + p.nrows - 1 of the box (local), the bands' rows consecutive; the queue as in
+ * ising_bitsliced_kernel (every lane runs p.rpb rows, idle where its band has ended).
+ */
+template <int ND, int KEY, int KB, bool HEATBATH, int ZP>
+__global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB))
+ising_bitsliced_march_kernel(const struct bs_params p, uint32_t *own_words,
+                             const uint32_t *other, int colour, unsigned long long *changed)
+{
+    constexpr bool F23 = true;
+    __shared__ bs_queue<KB> queues[CUDA_THREADS / 32];
+    const int lane = (int)(threadIdx.x & 31u);
+    bs_queue<KB> &q = queues[threadIdx.x >> 5];
+    int q_n = 0;
+    /* at most 64 a row; a band has at most 2^20 + 1 rows (< 2^28 pairs over >= 256 threads) */
+    uint32_t n_changed = 0;
+    const uint32_t P = (uint32_t)p.gpr, wpr = 2 * P, ly = (uint32_t)p.ly, lz = (uint32_t)p.lz;
+    const uint32_t t = blockIdx.x * CUDA_THREADS + threadIdx.x;
+    const uint32_t band = t / P, c = t - band * P;
+    const uint32_t rpb = (uint32_t)p.rpb;
+    /* local rows of the band: [r, r_end) */
+    uint32_t r = (uint32_t)p.row0 + band * rpb;
+    const uint32_t r_last = (uint32_t)(p.row0 + p.nrows);
+    const uint32_t r_end = band < (uint32_t)p.bands ? (r + rpb < r_last ? r + rpb : r_last) : r;
+    uint32_t z = r / ly, y = r - z * ly;
+    uint2 cen = make_uint2(0, 0), up = make_uint2(0, 0);
+    bool fresh = true; /* a band's first row: nothing kept */
+    for (uint32_t i = 0; i < rpb; i++, r++) {
+        const bool in = r < r_end;
+        const uint32_t g0 = r * wpr + 2 * c, rs = r * wpr;
+        const int par = (int)((colour + y + z) & 1);
+        bs_group<KB> st0, st1;
+        bool q0 = false, q1 = false;
+        if (in) {
+            const uint32_t up_i = y + 1 == ly ? g0 - (ly - 1) * wpr : g0 + wpr;
+            uint2 dn;
+            if (fresh || y == 0) { /* a band's or a plane's first row */
+                const uint32_t dn_i = y == 0 ? g0 + (ly - 1) * wpr : g0 - wpr;
+                cen = *(const uint2 *)(other + g0);
+                dn = *(const uint2 *)(other + dn_i);
+            } else {
+                dn = cen;
+                cen = up;
+            }
+            up = *(const uint2 *)(other + up_i);
+            fresh = false;
+            const uint2 ow = *(const uint2 *)(own_words + g0);
+            const uint32_t side = par ? other[rs + (2 * c + 2 == wpr ? 0 : 2 * c + 2)]
+                                      : other[rs + (c == 0 ? wpr - 1 : 2 * c - 1)];
+            uint2 zu = make_uint2(0, 0), zd = make_uint2(0, 0);
+            if (ND == 6) {
+                const uint32_t plane = ly * wpr;
+                const uint32_t zu_i = z + 1 == lz ? g0 - (lz - 1) * plane : g0 + plane;
+                const uint32_t zd_i = z == 0 ? g0 + (lz - 1) * plane : g0 - plane;
+                zu = *(const uint2 *)(other + zu_i);
+                zd = *(const uint2 *)(other + zd_i);
+            }
+            pair_from_words<ND, KEY, KB>(p, ow, cen, side, par, up, dn, zu, zd, st0, st1);
+            group_planes_first<KB, ZP>(p, g0, st0);
+            group_planes_first<KB, ZP>(p, g0 + 1, st1);
+            q0 = st0.s.undecided != 0;
+            q1 = st1.s.undecided != 0;
+        }
+        queue_put<KB, HEATBATH, true, F23>(p, own_words, true, q, q_n, lane, q0, g0, st0,
+                                           n_changed);
+        queue_put<KB, HEATBATH, true, F23>(p, own_words, true, q, q_n, lane, q1, g0 + 1, st1,
+                                           n_changed);
+        if (in && !q0 && !q1) {
+            const uint32_t n0 = decided_word<HEATBATH>(st0.own[0], st0.s.accept);
+            const uint32_t n1 = decided_word<HEATBATH>(st1.own[0], st1.s.accept);
+            *(uint2 *)(own_words + g0) = make_uint2(n0, n1);
+            n_changed += (uint32_t)(__popc(n0 ^ st0.own[0]) + __popc(n1 ^ st1.own[0]));
+        } else if (in) {
+            if (!q0)
+                n_changed += (uint32_t)group_write<HEATBATH, true>(own_words, true, g0, 4,
+                                                                   st0.own, st0.s.accept);
+            if (!q1)
+                n_changed += (uint32_t)group_write<HEATBATH, true>(own_words, true, g0 + 1, 4,
+                                                                   st1.own, st1.s.accept);
+        }
+        if (++y == ly) {
+            y = 0;
+            z++;
+        }
+    }
+    __syncwarp();
+    if (lane < q_n)
+        n_changed += (uint32_t)queue_finish<KB, HEATBATH, true, F23>(p, own_words, true, q,
+                                                                     lane);
+    cuda_warp_add(changed, (unsigned long long)n_changed);
 }
 
 extern "C" bool cuda_ising_bitsliced_fits(const struct latmc_lattice *g, int couplings)
@@ -708,6 +865,15 @@ static int classes_of(const struct latmc_ising_tables *tables, int algorithm, in
         }
         p->member[q][c] = ~0u;
     }
+    p->zero_planes = 0;
+    for (int b = 0; b < LATMC_BITSLICE_PLANES; b++) {
+        uint32_t any = 0;
+        for (int q = 0; q < p->n_open; q++)
+            any |= p->plane[q][b];
+        if (any)
+            break;
+        p->zero_planes = b + 1;
+    }
     if (key != KEY_DIFF || p->n_open < 1 || p->n_open > 3)
         return key;
     /* KEY_RUN: class d = count d < n_open, every count from n_open on accepts */
@@ -745,12 +911,14 @@ template <auto Kernel> static int64_t resident_blocks(int64_t tiles)
     return blocks < wave ? blocks : wave;
 }
 
-template <int ND, int KEY, int KB, bool HB, bool BITS, bool TWO, bool SMALL>
+template <int ND, int KEY, int KB, bool HB, bool BITS, bool TWO, bool SMALL, bool F23 = false,
+          int ZP = 0>
 static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                        const uint32_t *other, int colour, unsigned long long *changed)
 {
     const int64_t tiles = (p.groups - p.g_begin + CUDA_THREADS - 1) / CUDA_THREADS;
-    const int64_t blocks = resident_blocks<ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL>>(tiles);
+    const int64_t blocks = resident_blocks<
+        ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL, F23, ZP>>(tiles);
     p.stride = blocks * CUDA_THREADS;
     if (p.rows4) {
         const int64_t rows = p.stride / p.gpr;
@@ -758,8 +926,57 @@ static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
         p.stride_z = rows / p.ly;
         p.stride_y = rows - p.stride_z * p.ly;
     }
-    ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL>
+    ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL, F23, ZP>
         <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
+}
+
+template <int ND, int KEY, int KB, bool HB, int ZP>
+static void launch_march(cudaStream_t stream, struct bs_params &p, uint32_t *own,
+                         const uint32_t *other, int colour, unsigned long long *changed)
+{
+    const int64_t P = p.gpr; /* pairs a row */
+    p.row0 = p.g_begin / P;
+    p.nrows = (p.groups - p.g_begin) / P;
+    const int64_t wave = resident_blocks<ising_bitsliced_march_kernel<ND, KEY, KB, HB, ZP>>(
+                             (int64_t)1 << 40) * CUDA_THREADS;
+    int64_t bands = wave / P;
+    if (bands < 1)
+        bands = 1;
+    if (bands > p.nrows)
+        bands = p.nrows;
+    p.rpb = (p.nrows + bands - 1) / bands;
+    p.bands = (p.nrows + p.rpb - 1) / p.rpb;
+    const int64_t blocks = (p.bands * P + CUDA_THREADS - 1) / CUDA_THREADS;
+    ising_bitsliced_march_kernel<ND, KEY, KB, HB, ZP>
+        <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
+}
+
+/* Metropolis at h = 0 on pairs with indices in 31 bits (2D: two open classes, 3D: three):
+ * 2D marches down bands of rows, 3D walks (in 3D the march's rows are short and its bands
+ * split a warp: 4 % slower in an A/B); both take the leading planes that are zero in every
+ * open class two at a time (at most 3: the 12 % of groups that go on reach block 2 anyway)
+ * and draw the flush's blocks 2 and 3 side by side. */
+template <int ND, int KEY, int KB, bool HB, int ZP>
+static void launch_run_pairs(cudaStream_t stream, struct bs_params &p, uint32_t *own,
+                             const uint32_t *other, int colour, unsigned long long *changed)
+{
+    if constexpr (ND == 4)
+        launch_march<ND, KEY, KB, HB, ZP>(stream, p, own, other, colour, changed);
+    else
+        launch_two<ND, KEY, KB, HB, true, true, true, true, ZP>(stream, p, own, other, colour,
+                                                                changed);
+}
+
+template <int ND, int KEY, int KB, bool HB>
+static void launch_run_pairs(cudaStream_t stream, struct bs_params &p, uint32_t *own,
+                             const uint32_t *other, int colour, unsigned long long *changed)
+{
+    switch (p.zero_planes < 3 ? p.zero_planes : 3) {
+    case 0: launch_run_pairs<ND, KEY, KB, HB, 0>(stream, p, own, other, colour, changed); break;
+    case 1: launch_run_pairs<ND, KEY, KB, HB, 1>(stream, p, own, other, colour, changed); break;
+    case 2: launch_run_pairs<ND, KEY, KB, HB, 2>(stream, p, own, other, colour, changed); break;
+    default: launch_run_pairs<ND, KEY, KB, HB, 3>(stream, p, own, other, colour, changed); break;
+    }
 }
 
 /* The 1-bit layout with an even number of words a row and at most 3 open classes (more
@@ -775,9 +992,13 @@ static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
             p.groups /= 2;
             /* SMALL: the pairs, a wave's stride beyond them and the words in 31 bits */
             if (p.groups + ((int64_t)1 << 24) < ((int64_t)1 << 31) &&
-                p.words < ((int64_t)1 << 31))
-                launch_two<ND, KEY, KB, HB, BITS, true, true>(stream, p, own, other, colour,
-                                                              changed);
+                p.words < ((int64_t)1 << 31)) {
+                if constexpr (KEY == KEY_RUN && KB == ND / 2)
+                    launch_run_pairs<ND, KEY, KB, HB>(stream, p, own, other, colour, changed);
+                else
+                    launch_two<ND, KEY, KB, HB, BITS, true, true>(stream, p, own, other, colour,
+                                                                  changed);
+            }
             else
                 launch_two<ND, KEY, KB, HB, BITS, true, false>(stream, p, own, other, colour,
                                                                changed);

@@ -130,6 +130,10 @@ const struct row rows[] = {
     { "ising_bitsliced_metropolis_h0", 2, { 256, 30, 0 }, "cuda cold,cuda" },
     { "ising_bitsliced_metropolis_h0", 3, { 128, 6, 8 }, "cuda" },
     { "ising_bitsliced_metropolis_h0", 3, { 256, 40, 2000 }, "cuda" },
+    { "ising_bitsliced_metropolis_h0_cold", 2, { 128, 40, 0 }, "cuda cuda,boxes=2" },
+    { "ising_bitsliced_metropolis_h0_cold", 2, { 640, 40000, 0 }, "cuda" },
+    { "ising_bitsliced_metropolis_h0_cold", 3, { 128, 6, 8 }, "cuda" },
+    { "ising_bitsliced_metropolis_h0_cold", 3, { 256, 40, 2000 }, "cuda devices=2" },
     /* ---- Ising ---- */
     /* 22 planes: 11 two-plane units, cut 3,4,4 and 2,2,2,2,3; 10 planes: 5 slabs of 2 */
     { "ising2d_metropolis", 2, { 40, 22, 0 },

@@ -77,6 +77,13 @@ const struct spec specs[] = {
       .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },
       .values = { 0.42, 0.05, 1 }, .sweeps1 = 6, .sweeps2 = 6, .change_key = LATMC_PARAM_H,
       .change_value = 0.0, .cuda_is_cpu = true },
+    /* ... colder: every open class's threshold starts with three 0 bits (CUDA's kernel
+     * takes those planes two at a time) */
+    { .name = "ising_bitsliced_metropolis_h0_cold", .model = LATMC_MODEL_ISING,
+      .algorithm = LATMC_ALGO_METROPOLIS, .replicas = 1,
+      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },
+      .values = { 0.65, 0.05, 1 }, .sweeps1 = 6, .sweeps2 = 6, .change_key = LATMC_PARAM_H,
+      .change_value = 0.0, .cuda_is_cpu = true },
     ISING_BITSLICED("ising3d_bitsliced_heatbath", LATMC_ALGO_HEATBATH,
                     LATMC_COUPLINGS_UNIFORM, 0.22),
     POTTS("potts2_metropolis", LATMC_ALGO_METROPOLIS, 2, 0.95),
