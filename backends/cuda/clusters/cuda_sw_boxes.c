@@ -15,9 +15,11 @@
  */
 #include <stdlib.h>
 
+#include "backend.h"
 #include "cuda_check.h"
 #include "cuda_sw_boxes.h"
 #include "cuda_sw_faces.h"
+#include "part.h"
 #include "plan.h"
 
 void cuda_sw_boxes_destroy(struct cuda_sw_faces *f)
@@ -49,7 +51,8 @@ int cuda_sw_boxes_create(const latmc_sim *sim, const struct cuda_box *b,
     f->n = sim->plan->n_boxes;
     const size_t words = (size_t)cuda_sw_face_words(f->ps);
     const size_t nodes = 2 * (size_t)f->ps * (size_t)f->n;
-    const bool first = b->ex.origin == 0; /* the plan's box 0: the join's */
+    /* the plan's box 0 joins the boxes of one process; every part joins all parts */
+    const bool first = b->ex.origin == 0 || latmc_part_many(sim);
     int st = cuda_box_alloc_on((void **)&f->face, words * 4, b->ex.device,
                                "cluster faces");
     if (st == LATMC_OK)
@@ -124,4 +127,43 @@ int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb
             st = cuda_check(cudaStreamWaitEvent(box[i].ex.border_stream, j->joined, 0), what);
     }
     return st;
+}
+
+int cuda_sw_part_faces(struct cuda_box *box, const struct cuda_sw_box *kb,
+                       struct cuda_sw_faces *f, int what, void *host, size_t *bytes,
+                       int rank)
+{
+    const char *what_s = "joining the clusters across the parts' faces";
+    const size_t words = (size_t)cuda_sw_face_words(f->ps), record = words * 4;
+    cudaStream_t stream = box->ex.border_stream; /* the steps' (launch_joined) */
+    if (what == LATMC_CLUSTER_FACES_SIZE) {
+        *bytes = record;
+        return LATMC_OK;
+    }
+    if (*bytes < record || !f->gathered || rank < 0 || rank >= f->n)
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA Swendsen-Wang: a part's faces of %zu "
+                               "bytes (at least %zu), part %d of %d (a bug)", *bytes, record,
+                               rank, f->n);
+    if (what == LATMC_CLUSTER_FACES_OUT) {
+        cudaError_t err = cuda_sw_faces_out(stream, kb, f->scratch, f->face);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(host, f->face, record, cudaMemcpyDeviceToHost, stream);
+        if (err == cudaSuccess)
+            err = cudaStreamSynchronize(stream);
+        return cuda_check(err, what_s);
+    }
+    /* the records to the device (pageable: copied before the call returns), side by side
+     * as cuda_sw_faces_join reads them */
+    cudaError_t err = cudaSuccess;
+    for (int p = 0; p < f->n && err == cudaSuccess; p++)
+        err = cudaMemcpyAsync(f->gathered + (size_t)p * words,
+                              (const unsigned char *)host + (size_t)p * *bytes, record,
+                              cudaMemcpyHostToDevice, stream);
+    if (err == cudaSuccess)
+        err = cuda_sw_faces_join(stream, f->gathered, f->parent, f->least, f->n, f->ps);
+    if (err == cudaSuccess) /* this part's joined names into its face buffer's */
+        err = cudaMemcpyAsync(f->face + 2 * (size_t)f->ps,
+                              f->gathered + (size_t)rank * words + 2 * (size_t)f->ps,
+                              2 * (size_t)f->ps * 4, cudaMemcpyDeviceToDevice, stream);
+    return cuda_check(err, what_s);
 }
