@@ -344,10 +344,9 @@ static void antiferro_part(int rank, int n, const latmc_transport *t, void *arg)
     latmc_ctx_destroy(&ctx);
 }
 
-/* CUDA parts of a lattice shared by processes: Wolff refused at creation, saying so (its
- * seed's cluster is not joined across the parts); Swendsen-Wang created, refused in a field
- * at the sweep on every part (the clusters' sums are not joined across the parts: the
- * parts' joins of the faces still run in full, so none is left waiting), then swept
+/* CUDA parts of a lattice shared by processes, Swendsen-Wang and Wolff: refused in a
+ * field at the sweep on every part (the clusters' sums are not joined across the parts:
+ * the parts' joins of the faces still run in full, so none is left waiting), then swept
  * without one. status[rank]: LATMC_OK where all went as expected, 77 without a CUDA
  * backend. (The chains themselves: the identity matrix's cuda,parts and mpi,cuda rows.) */
 static void cuda_cluster_part(int rank, int n, const latmc_transport *t, void *arg)
@@ -361,31 +360,25 @@ static void cuda_cluster_part(int rank, int n, const latmc_transport *t, void *a
     if (st == LATMC_OK && latmc_sim_create(ctx, &d, &sim) != LATMC_OK)
         st = 77;
     latmc_sim_destroy(&sim);
-    d.algorithm = LATMC_ALGO_WOLFF;
-    if (st == LATMC_OK) {
+    const int algorithms[2] = { LATMC_ALGO_SWENDSEN_WANG, LATMC_ALGO_WOLFF };
+    for (int a = 0; a < 2 && st == LATMC_OK; a++) {
+        d.algorithm = algorithms[a];
         st = latmc_sim_create_part(ctx, &d, rank, n, t, &sim);
-        st = st == LATMC_EUNSUPPORTED && strstr(latmc_last_error(), "a part of a lattice")
-                 ? LATMC_OK
-                 : LATMC_EBACKEND;
+        if (st == LATMC_OK)
+            st = latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1);
+        if (st == LATMC_OK) {
+            st = latmc_sim_sweep(sim, 2);
+            st = st == LATMC_EUNSUPPORTED && strstr(latmc_last_error(), "without a field")
+                     ? LATMC_OK
+                     : LATMC_EBACKEND;
+        }
+        if (st == LATMC_OK)
+            st = latmc_sim_set_param(sim, LATMC_PARAM_H, 0.0);
+        if (st == LATMC_OK)
+            st = latmc_sim_sweep(sim, 2);
         latmc_sim_destroy(&sim);
     }
-    d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
-    if (st == LATMC_OK)
-        st = latmc_sim_create_part(ctx, &d, rank, n, t, &sim);
-    if (st == LATMC_OK)
-        st = latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1);
-    if (st == LATMC_OK) {
-        st = latmc_sim_sweep(sim, 2);
-        st = st == LATMC_EUNSUPPORTED && strstr(latmc_last_error(), "without a field")
-                 ? LATMC_OK
-                 : LATMC_EBACKEND;
-    }
-    if (st == LATMC_OK)
-        st = latmc_sim_set_param(sim, LATMC_PARAM_H, 0.0);
-    if (st == LATMC_OK)
-        st = latmc_sim_sweep(sim, 2);
     status[rank] = st;
-    latmc_sim_destroy(&sim);
     latmc_ctx_destroy(&ctx);
 }
 

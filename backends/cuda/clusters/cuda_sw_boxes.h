@@ -24,6 +24,8 @@ struct cuda_sw_faces {
     int n;
     uint32_t *gathered, *parent, *least;
     cudaEvent_t joined;
+    /* a part's: the Wolff seed's cluster's name after the join (device word) */
+    uint32_t *target;
 };
 
 /* The face state of box b of a sim of sim->plan->n_boxes boxes (on its device, current),
@@ -40,13 +42,17 @@ int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb
                        struct cuda_sw_faces *const *faces);
 
 /* A part of a lattice shared by processes (f made for its box, on its device, current):
- * ops.cluster_faces' steps (lib/backend.h; what: LATMC_CLUSTER_FACES_*): the record's
- * bytes (the face buffer); the box's face buffer into host after its labels (kb: its
- * kernel view), waited for; every part's face buffers at host, `stride` bytes apart, in
- * part order, joined on the device as the first box joins k boxes, and this part's
- * (rank's) joined names into its face buffer, on its border stream. A library status. */
+ * ops.cluster_faces' steps (lib/backend.h; what: LATMC_CLUSTER_FACES_*). The record: the
+ * face buffer, then one word, the name of the Wolff seed's piece (its root's global site)
+ * on the part that holds the seed site, else UINT32_MAX (seed_site < 0: Swendsen-Wang).
+ * SIZE: the record's bytes; OUT: the box's record into host after its labels (kb: its
+ * kernel view), waited for; JOIN: every part's records at host, *bytes apart, in part
+ * order, joined on the device as the first box joins k boxes, this part's (rank's) joined
+ * names into its face buffer, and (Wolff) the seed's cluster's name into f->target: the
+ * joined name of a face slot of the seed's piece, or the piece's own (it reaches no
+ * face), all on its border stream. A library status. */
 int cuda_sw_part_faces(struct cuda_box *box, const struct cuda_sw_box *kb,
                        struct cuda_sw_faces *f, int what, void *host, size_t *bytes,
-                       int rank);
+                       int rank, int64_t seed_site);
 
 #endif

@@ -12,10 +12,11 @@
  * or Wolff; or, Swendsen-Wang without a field only, k boxes of the lattice on one GPU or
  * several (desc.n_parts, desc.n_devices; a halo plane each side), whose labels are joined
  * across the faces after each box's own (cuda_sw_boxes.h: the leaf's join, the executor's
- * joined layout), or the box of a part of a lattice shared by processes (MPI ranks),
- * whose faces the core gathers and every part joins (part_faces). Ising with uniform or
- * +-J couplings and J of either sign, Potts with J >= 0 (the core refuses J < 0). It
- * refuses at create what it does not run (Wolff on k boxes or parts; the core refuses the
+ * joined layout), or, Swendsen-Wang and Wolff without a field, the box of a part of a
+ * lattice shared by processes (MPI ranks), whose faces the core gathers and every part
+ * joins (part_faces; Wolff's seed's cluster named there). Ising with uniform or +-J
+ * couplings and J of either sign, Potts with J >= 0 (the core refuses J < 0). It refuses
+ * at create what it does not run (Wolff on k boxes of one process; the core refuses the
  * embedded clusters of phi^4 and Heisenberg on CUDA), and a field on k boxes or parts at
  * the sweep. Wolff's attempted
  * updates are its clusters' sites, counted on the device and read once per call
@@ -49,6 +50,7 @@ struct sw_box {
     /* Wolff: its counters (device), and their `sites` at the previous read */
     struct cuda_wolff_counts *wolff;
     unsigned long long wolff_seen;
+    uint64_t label_sweep; /* the sweep of the last label step (a part's Wolff seed) */
     long long *sums; /* Swendsen-Wang in a field: the clusters' sums (device; made on the
                         first sweep in a field, sw_check_steps, or by sw_cluster_stats) */
     unsigned long long *stats; /* sw_cluster_stats' three words (device) */
@@ -119,6 +121,7 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
         return cuda_sw_bonds(stream, &k, sim->desc.seed, step->rng, !potts && K < 0.0,
                              step->cluster_threshold);
     case LATMC_STEP_CLUSTER_LABEL:
+        ((struct sw_box *)sb)->label_sweep = step->rng_sweep;
         return cuda_sw_label(stream, &k);
     case LATMC_STEP_CLUSTER_FLIP: {
         if (beta_h != 0.0) { /* one box: the decisions from the clusters' sums (cuda_wolff.h) */
@@ -137,7 +140,10 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
                                        step->cluster_threshold, q);
         return err == cudaSuccess ? cuda_sw_apply(stream, &k, q, changed) : err;
     }
-    case LATMC_STEP_CLUSTER_FLIP_SEED: /* Wolff, one box: the seed site's cluster only */
+    case LATMC_STEP_CLUSTER_FLIP_SEED: /* Wolff: the seed site's cluster only */
+        if (sb->faces) /* a part: the cluster named at the join (sw_part_faces) */
+            return cuda_wolff_part_flip(stream, &k, sb->faces->face, sb->faces->target,
+                                        sim->desc.seed, step->rng_sweep, q, sb->wolff, changed);
         return cuda_wolff_flip(stream, &k, sim->desc.seed, step->rng_sweep,
                                (uint32_t)latmc_cluster_seed_site(sim->desc.seed, step->rng_sweep,
                                                                  sim->nsites),
@@ -213,16 +219,13 @@ static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
                                "on the CPU: desc.device = LATMC_DEVICE_CPU or AUTO)",
                                wolff ? "Wolff" : "Swendsen-Wang",
                                sim->model->name);
-    if (wolff && latmc_part_many(sim))
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "Wolff on CUDA runs one box on one GPU "
-                               "only in this version (a part of a lattice shared by "
-                               "processes: its cluster's seed and sums are not joined across "
-                               "the parts); use Swendsen-Wang on parts, or the CPU");
-    if (wolff && (b->halo != 0 || sim->plan->n_boxes > 1))
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "Wolff on CUDA runs one box on one GPU "
-                               "only in this version (desc.n_parts = %d, desc.n_devices = %d: "
-                               "its cluster's seed and sums are not joined across boxes); use "
-                               "one box, Swendsen-Wang, or the CPU", d->n_parts, d->n_devices);
+    if (wolff && !latmc_part_many(sim) && (b->halo != 0 || sim->plan->n_boxes > 1))
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "Wolff on CUDA runs one box on one GPU, "
+                               "or the parts of a lattice shared by processes, only in this "
+                               "version (desc.n_parts = %d, desc.n_devices = %d: its "
+                               "cluster's seed is not joined across the boxes of one "
+                               "process); use one box, Swendsen-Wang, or the CPU",
+                               d->n_parts, d->n_devices);
     const bool pmj = d->model == LATMC_MODEL_ISING && d->couplings == LATMC_COUPLINGS_BIMODAL;
     if (d->couplings != LATMC_COUPLINGS_UNIFORM && !pmj)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "%s on CUDA runs uniform couplings, and "
@@ -317,7 +320,12 @@ static int sw_part_faces(const latmc_sim *sim, struct cuda_box *b, int what, voi
         return cuda_core->fail(LATMC_EBACKEND, "CUDA Swendsen-Wang: a part's box without "
                                "faces (a bug in the module)");
     const struct cuda_sw_box k = kernel_box(sim, b);
-    return cuda_sw_part_faces(b, &k, sb->faces, what, host, bytes, sim->part->rank);
+    const int64_t seed_site = sim->desc.algorithm == LATMC_ALGO_WOLFF
+                                  ? latmc_cluster_seed_site(sim->desc.seed, sb->label_sweep,
+                                                            sim->nsites)
+                                  : -1;
+    return cuda_sw_part_faces(b, &k, sb->faces, what, host, bytes, sim->part->rank,
+                              seed_site);
 }
 
 /* A field: one box only (a cluster's decision needs its sum, not joined across boxes);
@@ -327,10 +335,13 @@ static int sw_check_steps(const latmc_sim *sim, const struct cuda_box *b)
     struct sw_box *sb = b->own;
     const double beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H];
     if (beta_h != 0.0 && sb->faces)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "latmc_sim_sweep: Swendsen-Wang on CUDA "
-                               "runs on k boxes or parts without a field only in this version "
-                               "(beta h = %g; the clusters' sums are not joined across boxes); "
-                               "use one box or the CPU", beta_h);
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "latmc_sim_sweep: %s on CUDA runs on k "
+                               "boxes or parts without a field only in this version (beta h = "
+                               "%g; the clusters' sums are not joined across boxes); use one "
+                               "box or the CPU",
+                               sim->desc.algorithm == LATMC_ALGO_WOLFF ? "Wolff"
+                                                                       : "Swendsen-Wang",
+                               beta_h);
     if (beta_h == 0.0 || sb->sums || sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG)
         return LATMC_OK;
     return cuda_check(cudaMalloc((void **)&sb->sums, (size_t)b->local.nsites * sizeof *sb->sums),

@@ -661,11 +661,16 @@ const struct row rows[] = {
      * start, checkpoints saved by the ranks */
     { "ising2d_sw", 2, { 256, 512, 0 }, "mpi,cuda cold,mpi,cuda mpi,cuda,save" },
     { "ising3d_sw", 3, { 44, 40, 42 }, "mpi,cuda cold,mpi,cuda" },
-    { "ising_pmj_sw", 3, { 40, 42, 44 }, "mpi,cuda mpi,cuda,save" },
+    { "ising_pmj_sw_h0", 3, { 40, 42, 44 }, "mpi,cuda mpi,cuda,save" },
     { "ising_pmj_sw_h0", 2, { 256, 260, 0 }, "mpi,cuda" },
     { "ising_sw_afm", 2, { 512, 256, 0 }, "mpi,cuda" },
     { "potts3_sw", 3, { 42, 42, 42 }, "mpi,cuda cold,mpi,cuda" },
     { "potts3_sw", 2, { 30, 94, 0 }, "mpi,cuda" },
     { "ising3d_sw", 3, { 2, 6, 8 }, "mpi,cuda" },
+    /* Wolff (the seed's cluster named at the join: inside one part or across the faces):
+     * from hot and cold starts (a cold start's cluster spans the lattice) */
+    { "ising2d_wolff", 2, { 256, 512, 0 }, "mpi,cuda cold,mpi,cuda mpi,cuda,save" },
+    { "potts3_wolff", 2, { 256, 260, 0 }, "mpi,cuda cold,mpi,cuda" },
+    { "ising_pmj_wolff", 3, { 16, 12, 20 }, "mpi,cuda" },
 };
 const size_t n_rows = sizeof rows / sizeof rows[0];
