@@ -368,14 +368,19 @@ static void cuda_cluster_part(int rank, int n, const latmc_transport *t, void *a
             st = latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1);
         if (st == LATMC_OK) {
             st = latmc_sim_sweep(sim, 2);
-            st = st == LATMC_EUNSUPPORTED && strstr(latmc_last_error(), "without a field")
-                     ? LATMC_OK
-                     : LATMC_EBACKEND;
+            if (st != LATMC_EUNSUPPORTED || !strstr(latmc_last_error(), "without a field")) {
+                printf("part %d, algorithm %d in a field: status %d (%s)\n", rank,
+                       d.algorithm, st, latmc_last_error());
+                st = LATMC_EBACKEND;
+            } else {
+                st = LATMC_OK;
+            }
         }
         if (st == LATMC_OK)
             st = latmc_sim_set_param(sim, LATMC_PARAM_H, 0.0);
-        if (st == LATMC_OK)
-            st = latmc_sim_sweep(sim, 2);
+        if (st == LATMC_OK && (st = latmc_sim_sweep(sim, 2)) != LATMC_OK)
+            printf("part %d, algorithm %d without a field: status %d (%s)\n", rank,
+                   d.algorithm, st, latmc_last_error());
         latmc_sim_destroy(&sim);
     }
     status[rank] = st;
