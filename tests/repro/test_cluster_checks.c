@@ -365,6 +365,8 @@ static void cuda_cluster_part(int rank, int n, const latmc_transport *t, void *a
         d.algorithm = algorithms[a];
         st = latmc_sim_create_part(ctx, &d, rank, n, t, &sim);
         if (st == LATMC_OK)
+            st = latmc_sim_init_spins(sim, LATMC_INIT_HOT);
+        if (st == LATMC_OK)
             st = latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1);
         if (st == LATMC_OK) {
             st = latmc_sim_sweep(sim, 2);
