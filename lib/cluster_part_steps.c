@@ -15,6 +15,7 @@
  * part in the gather (no part is left waiting) and the others then skip the join; the
  * sweep's failure is agreed on after the call (lib/part.c, latmc_part_sweep).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
