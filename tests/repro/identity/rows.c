@@ -365,8 +365,9 @@ const struct row rows[] = {
      * merged), cuts changed between the calls, checkpoints continued on other cuts and on
      * parts, parts over threads and MPI ranks (the labels joined across the parts' faces),
      * other scripts, ensemble members; CUDA on one GPU for Swendsen-Wang and Wolff of Ising
-     * (uniform and +-J, J of either sign) and Potts, with and without a field (its other
-     * placements and specs skipped, saying why). */
+     * (uniform and +-J, J of either sign) and Potts, with and without a field, on boxes
+     * and devices (Swendsen-Wang) and parts over threads and MPI ranks (both) without a
+     * field (its other placements and specs skipped, saying why). */
 #define CLUSTER_BOXES                                                                      \
     "one threads=2 boxes=2 boxes=3 threads=2,boxes=3 simd=c,boxes=5 boxes=3,recut=2 "      \
     "threads=2,boxes=2,recut=5 boxes=3,serialize,then.one boxes=3,save,then.boxes=5 "      \
