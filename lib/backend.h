@@ -199,6 +199,26 @@ struct latmc_backend_ops {
      * sites twice), exactly the CPU's integers; LATMC_ESTATE with a message where the sim
      * has made no cluster sweep yet. */
     int (*cluster_stats)(latmc_sim *sim, struct latmc_cluster_stats *out);
+
+    /* Appended (module ABI 11). Optional (NULL: the core refuses cluster sims on parts of
+     * this backend): a part of a lattice shared by processes whose Swendsen-Wang sweeps
+     * run as steps of the plan (lib/cluster_steps.c) joins its clusters across the parts
+     * between its label step and its flip (lib/cluster_part_steps.c). The record is the
+     * backend's own (its format the same on every part, which all run this backend):
+     * LATMC_CLUSTER_FACES_SIZE: *bytes the bytes of one part's record, the same on every
+     * part and every call, nothing done (buf NULL); LATMC_CLUSTER_FACES_OUT: after the
+     * part's label step, its record into buf (*bytes bytes); LATMC_CLUSTER_FACES_JOIN:
+     * buf holds every part's record in part order, *bytes bytes apart (at least a
+     * record's size; n_parts of them): join the
+     * clusters that reach the faces and keep this part's joined names for its flip. A
+     * library status. */
+    int (*cluster_faces)(latmc_sim *sim, int what, void *buf, size_t *bytes);
+};
+
+enum {
+    LATMC_CLUSTER_FACES_SIZE = 0,
+    LATMC_CLUSTER_FACES_OUT = 1,
+    LATMC_CLUSTER_FACES_JOIN = 2,
 };
 
 /*

@@ -29,12 +29,16 @@ int latmc_cluster_check_sim(const latmc_sim *sim)
      * lack. */
     const bool embedded = sim->desc.model != LATMC_MODEL_ISING &&
                           sim->desc.model != LATMC_MODEL_POTTS;
-    if (sim->ops != &latmc_cpu_backend_ops && (embedded || sim->part))
+    const struct latmc_backend_ops *ops = sim->ops;
+    const bool joins_parts = ops->size >= offsetof(struct latmc_backend_ops, cluster_faces) +
+                                              sizeof ops->cluster_faces &&
+                             ops->cluster_faces;
+    if (ops != &latmc_cpu_backend_ops && (embedded || (sim->part && !joins_parts)))
         return latmc_fail(LATMC_EUNSUPPORTED, "the %s algorithm %sruns on the CPU backend only "
                           "in this version (the %s backend labels the clusters of Ising and "
-                          "Potts sims in one process only): use desc.device = "
-                          "LATMC_DEVICE_CPU or AUTO", algo,
-                          embedded ? "with embedded clusters " : "on parts ", sim->ops->name);
+                          "Potts sims%s): use desc.device = LATMC_DEVICE_CPU or AUTO", algo,
+                          embedded ? "with embedded clusters " : "on parts ", ops->name,
+                          embedded ? "" : " in one process only");
     if (sim->nsites > (int64_t)UINT32_MAX)
         return latmc_fail(LATMC_EUNSUPPORTED, "the %s algorithm labels at most 2^32 - 1 "
                           "sites in this version; the lattice has %lld", algo,

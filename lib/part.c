@@ -15,6 +15,7 @@
 
 #include "backend.h"
 #include "checkpoint_desc.h"
+#include "cluster_sweep.h"
 #include "desc.h"
 #include "model.h"
 #include "modes.h"
@@ -237,6 +238,7 @@ void latmc_part_free(struct latmc_part *part)
     free(part->gather_bytes);
     free(part->votes);
     free(part->vote_bytes);
+    free(part->faces);
     free(part);
 }
 
@@ -313,12 +315,24 @@ static int share_halos(struct latmc_part *part)
     return st;
 }
 
-/* The halo table of a part (lib/plan.h): the plan's loop calls it after every step. */
-static int part_exchange(latmc_sim *sim)
+/* The halo planes from and to the neighbours. */
+static int part_halo_planes(latmc_sim *sim)
 {
     int local = LATMC_OK;
     const int st = exchange_planes(sim, 0, sim->part->halo, "exchange (halo planes)", &local);
     return st < 0 ? st : local;
+}
+
+/* The halo table of a part (lib/plan.h): the plan's loop calls it after every step. A
+ * device's cluster steps (lib/cluster_steps.c): the clusters joined after the labels, the
+ * halos sent after the flip only (the bonds and labels change no spin). */
+static int part_exchange(latmc_sim *sim, const struct latmc_step *step, int status)
+{
+    if (latmc_cluster_as_steps(sim) && step->kind == LATMC_STEP_CLUSTER_LABEL)
+        return latmc_cluster_part_join(sim, status);
+    if (latmc_cluster_as_steps(sim) && step->kind == LATMC_STEP_CLUSTER_BONDS)
+        return LATMC_OK;
+    return part_halo_planes(sim);
 }
 
 /* The planes beyond each end of the slab that the backend keeps (ops.part_halo_depth). */
@@ -549,7 +563,7 @@ int latmc_part_set_spins(latmc_sim *sim, const void *buf)
 {
     /* Each part takes its slab from its own buffer, the halos from its neighbours'. */
     int st = sim->ops->set_spins(sim, buf);
-    int xst = part_exchange(sim);
+    int xst = part_halo_planes(sim);
     return agree_part(sim->part, st < 0 ? st : xst, NULL, NULL);
 }
 

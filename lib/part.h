@@ -54,6 +54,12 @@ struct latmc_part {
      * not would return without taking part, the others left waiting). */
     void *votes;
     size_t *vote_bytes;
+    /* Appended: a device's Swendsen-Wang clusters joined across the parts
+     * (lib/cluster_part_steps.c): this part's face record then every part's, each
+     * face_bytes (a status word and the backend's record, ops.cluster_faces); allocated
+     * before the first such sweep (latmc_cluster_part_ready), NULL until then. */
+    unsigned char *faces;
+    size_t face_bytes;
 };
 
 /* Whether [buf, buf + bytes) lies in one of the part's halo buffers (the 4 of halo_buf, or
@@ -129,6 +135,15 @@ int latmc_part_collect(latmc_sim *sim, int root);
 void latmc_part_unstage(latmc_sim *sim);
 /* latmc_sim_get_couplings of a part (n_parts > 1): every part's couplings to every part. */
 int latmc_part_get_couplings(latmc_sim *sim, float *buf);
+
+/* A sim whose cluster sweeps run as steps of the plan on a device (lib/cluster_steps.c),
+ * on parts: latmc_cluster_part_ready, before the sweeps (its failure agreed on with the
+ * parameters), makes room for the joins; latmc_cluster_part_join, after each label step
+ * (the part halo table's exchange), gathers every part's face record (ops.cluster_faces)
+ * to every part, which joins them all (collective: runs in full whatever `status`, the
+ * step's; a part that failed sends no record, and then no part joins). */
+int latmc_cluster_part_ready(latmc_sim *sim);
+int latmc_cluster_part_join(latmc_sim *sim, int status);
 
 /* The transport's gather and broadcast with its status checked (a failure recorded,
  * `what` naming it): LATMC_OK or a negative status. */

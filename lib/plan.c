@@ -139,9 +139,9 @@ int latmc_plan_check_backend(const latmc_sim *sim, const struct latmc_plan *plan
  * its step) and there is nothing to do here; a sim that is one part of a lattice shared by
  * processes receives them through its halo table (sim->halo, lib/plan.h).
  */
-static int exchange_halos(latmc_sim *sim)
+static int exchange_halos(latmc_sim *sim, const struct latmc_step *step, int status)
 {
-    return sim->halo ? sim->halo->exchange(sim) : LATMC_OK;
+    return sim->halo ? sim->halo->exchange(sim, step, status) : LATMC_OK;
 }
 
 /*
@@ -164,7 +164,7 @@ static int run_on_boxes(latmc_sim *sim, const struct latmc_plan *plan, uint64_t 
     int st = *failed < 0 ? *failed : sim->ops->run_step(sim, &call, accepted, attempted);
     if (st < 0 && !shared)
         return st;
-    int xst = exchange_halos(sim);
+    int xst = exchange_halos(sim, step, st);
     if (st >= 0 && xst < 0)
         st = xst;
     if (st < 0)

@@ -13,12 +13,15 @@ struct latmc_model_def;
 /*
  * What a sim that runs one box of a plan whose other boxes live in other processes gives
  * the plan's loop (lib/part.c provides it for the parts of a shared lattice): after every
- * step the loop calls exchange, which brings the neighbours' planes into the box's halos.
- * A sim without one (sim->halo NULL) runs every box of its plan in its backend's memory,
+ * step the loop calls exchange, which brings the neighbours' planes into the box's halos
+ * (after a cluster label step it joins the clusters across the parts instead:
+ * lib/cluster_part_steps.c). `status` is the step's (or a failure latched before it): a
+ * collective exchange runs in full whatever it is, so that no part is left waiting. A
+ * sim without one (sim->halo NULL) runs every box of its plan in its backend's memory,
  * where the halos need no exchange. The loop thus never calls into the parts' code.
  */
 struct latmc_halo_table {
-    int (*exchange)(latmc_sim *sim);
+    int (*exchange)(latmc_sim *sim, const struct latmc_step *step, int status);
 };
 
 struct latmc_plan {

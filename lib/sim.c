@@ -370,6 +370,8 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
      * (compared in the same agreement: no message more) */
     if (latmc_part_many(sim) && st == LATMC_OK)
         st = latmc_team_ready(sim->n_threads); /* agreed on just below */
+    if (latmc_part_many(sim) && st == LATMC_OK && latmc_cluster_as_steps(sim))
+        st = latmc_cluster_part_ready(sim); /* the joins' buffers: agreed on likewise */
     if (latmc_part_many(sim) && (st = latmc_part_agree_params(sim, st)) < 0)
         return latmc_sim_record_failure(sim, st);
     if (st < 0)

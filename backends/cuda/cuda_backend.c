@@ -329,6 +329,12 @@ static int cuda_cluster_stats(latmc_sim *sim, struct latmc_cluster_stats *out)
     return cuda_exec_cluster_stats(sim, exec_of(sim), out);
 }
 
+/* A part's Swendsen-Wang clusters joined across the parts, through the leaf. */
+static int cuda_cluster_faces(latmc_sim *sim, int what, void *buf, size_t *bytes)
+{
+    return cuda_exec_cluster_faces(sim, exec_of(sim), what, buf, bytes);
+}
+
 /* A part's couplings by planes; LATMC_EUNSUPPORTED without a message for a sim of the
  * whole lattice (the core then reads the couplings whole, lib/backend.h). */
 static int cuda_get_coupling_planes(latmc_sim *sim, int64_t p0, int64_t p1, float *buf)
@@ -369,4 +375,5 @@ const struct latmc_backend_ops latmc_cuda_backend_ops = {
     .measure_planes_modes = cuda_measure_planes_modes,
     .measure_kmin = cuda_measure_kmin,
     .cluster_stats = cuda_cluster_stats, /* clusters/cuda_sw_leaf.c */
+    .cluster_faces = cuda_cluster_faces, /* clusters/cuda_sw_boxes.c */
 };

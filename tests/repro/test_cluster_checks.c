@@ -344,10 +344,12 @@ static void antiferro_part(int rank, int n, const latmc_transport *t, void *arg)
     latmc_ctx_destroy(&ctx);
 }
 
-/* Swendsen-Wang on CUDA parts of a lattice shared by processes: refused at creation,
- * saying so (the labels are joined across the boxes of one process only); status[rank]:
- * LATMC_OK where refused as expected, 77 without a CUDA backend. */
-static void cuda_sw_part(int rank, int n, const latmc_transport *t, void *arg)
+/* CUDA parts of a lattice shared by processes, Swendsen-Wang and Wolff: refused in a
+ * field at the sweep on every part (the clusters' sums are not joined across the parts:
+ * the parts' joins of the faces still run in full, so none is left waiting), then swept
+ * without one. status[rank]: LATMC_OK where all went as expected, 77 without a CUDA
+ * backend. (The chains themselves: the identity matrix's cuda,parts and mpi,cuda rows.) */
+static void cuda_cluster_part(int rank, int n, const latmc_transport *t, void *arg)
 {
     int *status = arg;
     latmc_ctx *ctx = NULL;
@@ -358,14 +360,32 @@ static void cuda_sw_part(int rank, int n, const latmc_transport *t, void *arg)
     if (st == LATMC_OK && latmc_sim_create(ctx, &d, &sim) != LATMC_OK)
         st = 77;
     latmc_sim_destroy(&sim);
-    d.algorithm = LATMC_ALGO_SWENDSEN_WANG;
-    if (st == LATMC_OK) {
+    const int algorithms[2] = { LATMC_ALGO_SWENDSEN_WANG, LATMC_ALGO_WOLFF };
+    for (int a = 0; a < 2 && st == LATMC_OK; a++) {
+        d.algorithm = algorithms[a];
         st = latmc_sim_create_part(ctx, &d, rank, n, t, &sim);
-        st = st == LATMC_EUNSUPPORTED && strstr(latmc_last_error(), "on parts") ? LATMC_OK
-                                                                                 : LATMC_EBACKEND;
+        if (st == LATMC_OK)
+            st = latmc_sim_init_spins(sim, LATMC_INIT_HOT);
+        if (st == LATMC_OK)
+            st = latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1);
+        if (st == LATMC_OK) {
+            st = latmc_sim_sweep(sim, 2);
+            if (st != LATMC_EUNSUPPORTED || !strstr(latmc_last_error(), "without a field")) {
+                printf("part %d, algorithm %d in a field: status %d (%s)\n", rank,
+                       d.algorithm, st, latmc_last_error());
+                st = LATMC_EBACKEND;
+            } else {
+                st = LATMC_OK;
+            }
+        }
+        if (st == LATMC_OK)
+            st = latmc_sim_set_param(sim, LATMC_PARAM_H, 0.0);
+        if (st == LATMC_OK && (st = latmc_sim_sweep(sim, 2)) != LATMC_OK)
+            printf("part %d, algorithm %d without a field: status %d (%s)\n", rank,
+                   d.algorithm, st, latmc_last_error());
+        latmc_sim_destroy(&sim);
     }
     status[rank] = st;
-    latmc_sim_destroy(&sim);
     latmc_ctx_destroy(&ctx);
 }
 
@@ -379,9 +399,9 @@ static void refusals_parts(void **state)
         assert_int_equal(status[p], LATMC_EUNSUPPORTED);
     int cuda[2] = { 1, 1 };
     void *cuda_args[2] = { cuda, cuda };
-    assert_int_equal(thread_parts_run(2, NULL, cuda_sw_part, cuda_args, NULL), 0);
+    assert_int_equal(thread_parts_run(2, NULL, cuda_cluster_part, cuda_args, NULL), 0);
     if (cuda[0] == 77) {
-        printf("no CUDA backend here: its refusal of Swendsen-Wang on parts not checked\n");
+        printf("no CUDA backend here: its refusals of clusters on parts not checked\n");
         return;
     }
     for (int p = 0; p < 2; p++)

@@ -15,9 +15,11 @@
  */
 #include <stdlib.h>
 
+#include "backend.h"
 #include "cuda_check.h"
 #include "cuda_sw_boxes.h"
 #include "cuda_sw_faces.h"
+#include "part.h"
 #include "plan.h"
 
 void cuda_sw_boxes_destroy(struct cuda_sw_faces *f)
@@ -29,6 +31,7 @@ void cuda_sw_boxes_destroy(struct cuda_sw_faces *f)
     cudaFree(f->gathered);
     cudaFree(f->parent);
     cudaFree(f->least);
+    cudaFree(f->target);
     if (f->sent)
         cudaEventDestroy(f->sent);
     if (f->joined)
@@ -49,7 +52,8 @@ int cuda_sw_boxes_create(const latmc_sim *sim, const struct cuda_box *b,
     f->n = sim->plan->n_boxes;
     const size_t words = (size_t)cuda_sw_face_words(f->ps);
     const size_t nodes = 2 * (size_t)f->ps * (size_t)f->n;
-    const bool first = b->ex.origin == 0; /* the plan's box 0: the join's */
+    /* the plan's box 0 joins the boxes of one process; every part joins all parts */
+    const bool first = b->ex.origin == 0 || latmc_part_many(sim);
     int st = cuda_box_alloc_on((void **)&f->face, words * 4, b->ex.device,
                                "cluster faces");
     if (st == LATMC_OK)
@@ -70,6 +74,9 @@ int cuda_sw_boxes_create(const latmc_sim *sim, const struct cuda_box *b,
     if (st == LATMC_OK && first)
         st = cuda_check(cudaEventCreateWithFlags(&f->joined, cudaEventDisableTiming),
                         "creating a cluster event");
+    if (st == LATMC_OK && latmc_part_many(sim))
+        st = cuda_box_alloc_on((void **)&f->target, 4, b->ex.device, "the Wolff cluster's "
+                               "name");
     if (st < 0) {
         cuda_sw_boxes_destroy(f);
         return st;
@@ -124,4 +131,95 @@ int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb
             st = cuda_check(cudaStreamWaitEvent(box[i].ex.border_stream, j->joined, 0), what);
     }
     return st;
+}
+
+/* The name of the Wolff seed's piece (its root's global site) where this part holds
+ * seed_site, else UINT32_MAX: two reads of the labels. */
+static int seed_piece(const struct cuda_sw_box *kb, uint32_t ps, int64_t seed_site,
+                      cudaStream_t stream, uint32_t *name)
+{
+    *name = UINT32_MAX;
+    const int64_t own = seed_site - (int64_t)kb->g0;
+    if (seed_site < 0 || own < 0 || own >= (int64_t)kb->np * ps)
+        return LATMC_OK;
+    uint32_t at = kb->p0 * ps + (uint32_t)own;
+    cudaError_t err = cudaSuccess;
+    for (int k = 0; k < 2 && err == cudaSuccess; k++) { /* labels[labels[i]] */
+        err = cudaMemcpyAsync(&at, kb->labels + at, 4, cudaMemcpyDeviceToHost, stream);
+        if (err == cudaSuccess)
+            err = cudaStreamSynchronize(stream);
+    }
+    if (err == cudaSuccess)
+        *name = kb->g0 + (at - kb->p0 * ps);
+    return cuda_check(err, "reading the Wolff seed's cluster");
+}
+
+int cuda_sw_part_faces(struct cuda_box *box, const struct cuda_sw_box *kb,
+                       struct cuda_sw_faces *f, int what, void *host, size_t *bytes,
+                       int rank, int64_t seed_site)
+{
+    const char *what_s = "joining the clusters across the parts' faces";
+    const size_t words = (size_t)cuda_sw_face_words(f->ps), record = (words + 1) * 4;
+    cudaStream_t stream = box->ex.border_stream; /* the steps' (launch_joined) */
+    if (what == LATMC_CLUSTER_FACES_SIZE) {
+        *bytes = record;
+        return LATMC_OK;
+    }
+    if (*bytes < record || !f->gathered || !f->target || rank < 0 || rank >= f->n)
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA Swendsen-Wang: a part's faces of %zu "
+                               "bytes (at least %zu), part %d of %d (a bug)", *bytes, record,
+                               rank, f->n);
+    if (what == LATMC_CLUSTER_FACES_OUT) {
+        uint32_t *rec = host;
+        int st = seed_piece(kb, f->ps, seed_site, stream, &rec[words]);
+        if (st < 0)
+            return st;
+        cudaError_t err = cuda_sw_faces_out(stream, kb, f->scratch, f->face);
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(rec, f->face, words * 4, cudaMemcpyDeviceToHost, stream);
+        if (err == cudaSuccess)
+            err = cudaStreamSynchronize(stream);
+        return cuda_check(err, what_s);
+    }
+    /* Wolff: the part that holds the seed, and a face slot of the seed's piece (before the
+     * join, a slot's name is its piece's root's) */
+    int owner = -1;
+    uint32_t seed_name = UINT32_MAX;
+    int64_t slot = -1;
+    for (int p = 0; p < f->n && seed_site >= 0; p++) {
+        const uint32_t *rec = (const uint32_t *)(const void *)((const unsigned char *)host +
+                                                               (size_t)p * *bytes);
+        if (rec[words] == UINT32_MAX)
+            continue;
+        owner = p;
+        seed_name = rec[words];
+        for (uint32_t s = 0; s < 2 * f->ps && slot < 0; s++)
+            if (rec[2 * (size_t)f->ps + s] == seed_name)
+                slot = s;
+        break;
+    }
+    /* the records to the device (pageable: copied before the call returns), side by side
+     * as cuda_sw_faces_join reads them */
+    cudaError_t err = cudaSuccess;
+    for (int p = 0; p < f->n && err == cudaSuccess; p++)
+        err = cudaMemcpyAsync(f->gathered + (size_t)p * words,
+                              (const unsigned char *)host + (size_t)p * *bytes, words * 4,
+                              cudaMemcpyHostToDevice, stream);
+    if (err == cudaSuccess)
+        err = cuda_sw_faces_join(stream, f->gathered, f->parent, f->least, f->n, f->ps);
+    if (err == cudaSuccess) /* this part's joined names into its face buffer's */
+        err = cudaMemcpyAsync(f->face + 2 * (size_t)f->ps,
+                              f->gathered + (size_t)rank * words + 2 * (size_t)f->ps,
+                              2 * (size_t)f->ps * 4, cudaMemcpyDeviceToDevice, stream);
+    if (err == cudaSuccess && owner >= 0 && slot >= 0) /* the seed's cluster's joined name */
+        err = cudaMemcpyAsync(f->target,
+                              f->gathered + (size_t)owner * words + 2 * (size_t)f->ps +
+                                  (size_t)slot,
+                              4, cudaMemcpyDeviceToDevice, stream);
+    else if (err == cudaSuccess && seed_site >= 0) /* a piece inside its part: its name */
+        err = cudaMemcpyAsync(f->target, &seed_name, 4, cudaMemcpyHostToDevice, stream);
+    if (err == cudaSuccess && seed_site >= 0 && owner < 0)
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA Wolff: no part holds the seed site %lld "
+                               "(a bug)", (long long)seed_site);
+    return cuda_check(err, what_s);
 }

@@ -19,15 +19,18 @@ struct cuda_sw_faces {
     uint32_t *face;       /* the box's face buffer (cuda_sw_face_words(ps) words) */
     uint32_t *scratch;    /* one word per stored site */
     cudaEvent_t sent;     /* the face buffer is in the first box's gathered array */
-    /* the first box's (origin 0): every box's face buffer, the join's arrays, and the
-     * event after the joined names went back to every box */
+    /* the first box's (origin 0), or every part's: every box's face buffer, the join's
+     * arrays, and the event after the joined names went back to every box */
     int n;
     uint32_t *gathered, *parent, *least;
     cudaEvent_t joined;
+    /* a part's: the Wolff seed's cluster's name after the join (device word) */
+    uint32_t *target;
 };
 
-/* The face state of box b of a sim of sim->plan->n_boxes boxes (on its device, current);
- * a library status. *out NULL on failure; free with cuda_sw_boxes_destroy. */
+/* The face state of box b of a sim of sim->plan->n_boxes boxes (on its device, current),
+ * or of a part's box (every part joins: each holds the join's arrays for all parts); a
+ * library status. *out NULL on failure; free with cuda_sw_boxes_destroy. */
 int cuda_sw_boxes_create(const latmc_sim *sim, const struct cuda_box *b,
                          struct cuda_sw_faces **out);
 void cuda_sw_boxes_destroy(struct cuda_sw_faces *f);
@@ -37,5 +40,19 @@ void cuda_sw_boxes_destroy(struct cuda_sw_faces *f);
  * kb[i], faces[i]: box i's kernel view and face state. A library status. */
 int cuda_sw_boxes_join(struct cuda_box *box, int n, const struct cuda_sw_box *kb,
                        struct cuda_sw_faces *const *faces);
+
+/* A part of a lattice shared by processes (f made for its box, on its device, current):
+ * ops.cluster_faces' steps (lib/backend.h; what: LATMC_CLUSTER_FACES_*). The record: the
+ * face buffer, then one word, the name of the Wolff seed's piece (its root's global site)
+ * on the part that holds the seed site, else UINT32_MAX (seed_site < 0: Swendsen-Wang).
+ * SIZE: the record's bytes; OUT: the box's record into host after its labels (kb: its
+ * kernel view), waited for; JOIN: every part's records at host, *bytes apart, in part
+ * order, joined on the device as the first box joins k boxes, this part's (rank's) joined
+ * names into its face buffer, and (Wolff) the seed's cluster's name into f->target: the
+ * joined name of a face slot of the seed's piece, or the piece's own (it reaches no
+ * face), all on its border stream. A library status. */
+int cuda_sw_part_faces(struct cuda_box *box, const struct cuda_sw_box *kb,
+                       struct cuda_sw_faces *f, int what, void *host, size_t *bytes,
+                       int rank, int64_t seed_site);
 
 #endif

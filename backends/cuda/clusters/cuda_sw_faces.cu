@@ -109,6 +109,42 @@ __global__ void faces_decide_kernel(struct cuda_sw_box b, const uint32_t *face, 
     }
 }
 
+/* Wolff on a part, pass 1: every own root marked (its bonds byte) iff its own name is the
+ * seed's cluster's, *target: an interior piece is a whole cluster. */
+__global__ void mark_roots_kernel(struct cuda_sw_box b, const uint32_t *target)
+{
+    const uint32_t t = *target;
+    const uint64_t n = (uint64_t)b.np * sw_plane_sites(b);
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
+        const uint32_t r = sw_own_site(b, (uint32_t)k);
+        if (b.labels[r] == r) /* a root's label is itself */
+            b.bonds[r] = sw_global(b, r) == t;
+    }
+}
+
+/* Pass 2: every face piece marked iff its joined name is *target (every slot of a piece
+ * writes the same byte). */
+__global__ void mark_faces_kernel(struct cuda_sw_box b, const uint32_t *face,
+                                  const uint32_t *target)
+{
+    const uint32_t t = *target, ps = sw_plane_sites(b);
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < 2 * (uint64_t)ps;
+         k += (uint64_t)cuda_item_stride()) {
+        const uint32_t f = (uint32_t)k;
+        b.bonds[sw_root(b, face_site(b, f, ps))] = face[2 * ps + f] == t;
+    }
+}
+
+extern "C" cudaError_t cuda_sw_faces_mark(cudaStream_t stream, const struct cuda_sw_box *b,
+                                          const uint32_t *face, const uint32_t *target)
+{
+    mark_roots_kernel<<<cuda_grid((int64_t)b->np * sw_plane_sites(*b)), CUDA_THREADS, 0,
+                        stream>>>(*b, target);
+    mark_faces_kernel<<<cuda_grid(2 * (int64_t)sw_plane_sites(*b)), CUDA_THREADS, 0,
+                        stream>>>(*b, face, target);
+    return cudaGetLastError();
+}
+
 extern "C" cudaError_t cuda_sw_faces_out(cudaStream_t stream, const struct cuda_sw_box *b,
                                          uint32_t *scratch, uint32_t *face)
 {

@@ -59,6 +59,12 @@ cudaError_t cuda_sw_faces_decide(cudaStream_t stream, const struct cuda_sw_box *
                                  const uint32_t *face, uint64_t seed,
                                  struct latmc_rng_name name, uint64_t keep_threshold, int q);
 
+/* Wolff on a part (face: its face buffer with the joined names): every own piece's root
+ * byte set to 1 iff the piece belongs to the cluster named *target (device word), else 0
+ * -- an interior piece by its root's name, a face piece by its joined name. */
+cudaError_t cuda_sw_faces_mark(cudaStream_t stream, const struct cuda_sw_box *b,
+                               const uint32_t *face, const uint32_t *target);
+
 #ifdef __cplusplus
 }
 #endif

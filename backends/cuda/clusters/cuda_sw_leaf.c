@@ -12,10 +12,13 @@
  * or Wolff; or, Swendsen-Wang without a field only, k boxes of the lattice on one GPU or
  * several (desc.n_parts, desc.n_devices; a halo plane each side), whose labels are joined
  * across the faces after each box's own (cuda_sw_boxes.h: the leaf's join, the executor's
- * joined layout). Ising with uniform or +-J couplings and J of either sign, Potts with
- * J >= 0 (the core refuses J < 0). It refuses at create what it does not run (the part of
- * a lattice shared by processes, Wolff on k boxes; the core refuses the embedded clusters
- * of phi^4 and Heisenberg on CUDA), and a field on k boxes at the sweep. Wolff's attempted
+ * joined layout), or, Swendsen-Wang and Wolff without a field, the box of a part of a
+ * lattice shared by processes (MPI ranks), whose faces the core gathers and every part
+ * joins (part_faces; Wolff's seed's cluster named there). Ising with uniform or +-J
+ * couplings and J of either sign, Potts with J >= 0 (the core refuses J < 0). It refuses
+ * at create what it does not run (Wolff on k boxes of one process; the core refuses the
+ * embedded clusters of phi^4 and Heisenberg on CUDA), and a field on k boxes or parts at
+ * the sweep. Wolff's attempted
  * updates are its clusters' sites, counted on the device and read once per call
  * (read_attempted).
  */
@@ -47,6 +50,7 @@ struct sw_box {
     /* Wolff: its counters (device), and their `sites` at the previous read */
     struct cuda_wolff_counts *wolff;
     unsigned long long wolff_seen;
+    uint64_t label_sweep; /* the sweep of the last label step (a part's Wolff seed) */
     long long *sums; /* Swendsen-Wang in a field: the clusters' sums (device; made on the
                         first sweep in a field, sw_check_steps, or by sw_cluster_stats) */
     unsigned long long *stats; /* sw_cluster_stats' three words (device) */
@@ -117,6 +121,7 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
         return cuda_sw_bonds(stream, &k, sim->desc.seed, step->rng, !potts && K < 0.0,
                              step->cluster_threshold);
     case LATMC_STEP_CLUSTER_LABEL:
+        ((struct sw_box *)sb)->label_sweep = step->rng_sweep;
         return cuda_sw_label(stream, &k);
     case LATMC_STEP_CLUSTER_FLIP: {
         if (beta_h != 0.0) { /* one box: the decisions from the clusters' sums (cuda_wolff.h) */
@@ -135,7 +140,10 @@ static cudaError_t sw_update(const latmc_sim *sim, const struct cuda_box_range *
                                        step->cluster_threshold, q);
         return err == cudaSuccess ? cuda_sw_apply(stream, &k, q, changed) : err;
     }
-    case LATMC_STEP_CLUSTER_FLIP_SEED: /* Wolff, one box: the seed site's cluster only */
+    case LATMC_STEP_CLUSTER_FLIP_SEED: /* Wolff: the seed site's cluster only */
+        if (sb->faces) /* a part: the cluster named at the join (sw_part_faces) */
+            return cuda_wolff_part_flip(stream, &k, sb->faces->face, sb->faces->target,
+                                        sim->desc.seed, step->rng_sweep, q, sb->wolff, changed);
         return cuda_wolff_flip(stream, &k, sim->desc.seed, step->rng_sweep,
                                (uint32_t)latmc_cluster_seed_site(sim->desc.seed, step->rng_sweep,
                                                                  sim->nsites),
@@ -211,16 +219,13 @@ static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
                                "on the CPU: desc.device = LATMC_DEVICE_CPU or AUTO)",
                                wolff ? "Wolff" : "Swendsen-Wang",
                                sim->model->name);
-    if (latmc_part_many(sim))
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "Swendsen-Wang on CUDA runs the boxes of "
-                               "one process only in this version (a part of a lattice shared "
-                               "by processes: its labels are not joined across the ranks); "
-                               "use desc.n_devices / n_parts in one process, or the CPU");
-    if (wolff && (b->halo != 0 || sim->plan->n_boxes > 1))
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "Wolff on CUDA runs one box on one GPU "
-                               "only in this version (desc.n_parts = %d, desc.n_devices = %d: "
-                               "its cluster's seed and sums are not joined across boxes); use "
-                               "one box, Swendsen-Wang, or the CPU", d->n_parts, d->n_devices);
+    if (wolff && !latmc_part_many(sim) && (b->halo != 0 || sim->plan->n_boxes > 1))
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "Wolff on CUDA runs one box on one GPU, "
+                               "or the parts of a lattice shared by processes, only in this "
+                               "version (desc.n_parts = %d, desc.n_devices = %d: its "
+                               "cluster's seed is not joined across the boxes of one "
+                               "process); use one box, Swendsen-Wang, or the CPU",
+                               d->n_parts, d->n_devices);
     const bool pmj = d->model == LATMC_MODEL_ISING && d->couplings == LATMC_COUPLINGS_BIMODAL;
     if (d->couplings != LATMC_COUPLINGS_UNIFORM && !pmj)
         return cuda_core->fail(LATMC_EUNSUPPORTED, "%s on CUDA runs uniform couplings, and "
@@ -254,15 +259,16 @@ static int sw_box_create(const latmc_sim *sim, struct cuda_box *b)
 }
 
 /* The +-J couplings of the box's local planes (a box alone: the whole lattice), from the
- * host's planes of the whole lattice, in the layout the kernels read (eps[ndim i + mu]). */
+ * host's planes (of the whole lattice, or of a part's local planes from host_first on), in
+ * the layout the kernels read (eps[ndim i + mu]). */
 static cudaError_t sw_couplings_to_box(const latmc_sim *sim, const struct cuda_box *b,
                                        cudaStream_t stream, const void *host,
                                        int64_t host_first, int64_t host_planes)
 {
+    (void)host_planes; /* every run lies inside them (cuda_ising_eps_to_box) */
     const struct sw_box *sb = b->own;
-    const int64_t L = sim->desc.extent[sim->desc.ndim - 1];
-    if (!sb->eps || host_first != 0 || host_planes != L)
-        return cudaErrorInvalidValue; /* sw_box_create refused parts */
+    if (!sb->eps)
+        return cudaErrorInvalidValue; /* allocated for +-J, the only couplings drawn */
     return cuda_ising_eps_to_box(sim, b, stream, sb->eps, host, host_first);
 }
 
@@ -292,11 +298,12 @@ static int sw_written_arrays(const struct cuda_box *b, const struct latmc_step *
     return step->kind == LATMC_STEP_CLUSTER_FLIP || step->kind == LATMC_STEP_CLUSTER_FLIP_SEED;
 }
 
-/* k boxes: after the labels, the clusters joined across the faces (cuda_sw_boxes.h). */
+/* k boxes: after the labels, the clusters joined across the faces (cuda_sw_boxes.h). A
+ * part's box: the core joins the parts after the step (sw_part_faces). */
 static int sw_join(const latmc_sim *sim, struct cuda_box *box, int n,
                    const struct latmc_step *step)
 {
-    if (step->kind != LATMC_STEP_CLUSTER_LABEL)
+    if (step->kind != LATMC_STEP_CLUSTER_LABEL || latmc_part_many(sim))
         return LATMC_OK;
     struct cuda_sw_box *kb = calloc((size_t)n, sizeof *kb);
     struct cuda_sw_faces **faces = calloc((size_t)n, sizeof *faces);
@@ -314,6 +321,23 @@ static int sw_join(const latmc_sim *sim, struct cuda_box *box, int n,
     return st;
 }
 
+/* A part's box: its faces to the core, and every part's joined (cuda_sw_boxes.h). */
+static int sw_part_faces(const latmc_sim *sim, struct cuda_box *b, int what, void *host,
+                         size_t *bytes)
+{
+    const struct sw_box *sb = b->own;
+    if (!sb->faces)
+        return cuda_core->fail(LATMC_EBACKEND, "CUDA Swendsen-Wang: a part's box without "
+                               "faces (a bug in the module)");
+    const struct cuda_sw_box k = kernel_box(sim, b);
+    const int64_t seed_site = sim->desc.algorithm == LATMC_ALGO_WOLFF
+                                  ? latmc_cluster_seed_site(sim->desc.seed, sb->label_sweep,
+                                                            sim->nsites)
+                                  : -1;
+    return cuda_sw_part_faces(b, &k, sb->faces, what, host, bytes, sim->part->rank,
+                              seed_site);
+}
+
 /* A field: one box only (a cluster's decision needs its sum, not joined across boxes);
  * Swendsen-Wang's clusters' sums allocated for the first such sweep. */
 static int sw_check_steps(const latmc_sim *sim, const struct cuda_box *b)
@@ -321,10 +345,13 @@ static int sw_check_steps(const latmc_sim *sim, const struct cuda_box *b)
     struct sw_box *sb = b->own;
     const double beta_h = sim->param[LATMC_PARAM_BETA] * sim->param[LATMC_PARAM_H];
     if (beta_h != 0.0 && sb->faces)
-        return cuda_core->fail(LATMC_EUNSUPPORTED, "latmc_sim_sweep: Swendsen-Wang on CUDA "
-                               "runs on k boxes without a field only in this version (beta h = "
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "latmc_sim_sweep: %s on CUDA runs on k "
+                               "boxes or parts without a field only in this version (beta h = "
                                "%g; the clusters' sums are not joined across boxes); use one "
-                               "box or the CPU", beta_h);
+                               "box or the CPU",
+                               sim->desc.algorithm == LATMC_ALGO_WOLFF ? "Wolff"
+                                                                       : "Swendsen-Wang",
+                               beta_h);
     if (beta_h == 0.0 || sb->sums || sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG)
         return LATMC_OK;
     return cuda_check(cudaMalloc((void **)&sb->sums, (size_t)b->local.nsites * sizeof *sb->sums),
@@ -415,6 +442,7 @@ const struct cuda_leaf cuda_sw_ising_leaf = {
     .attempted = sw_attempted,
     .read_attempted = sw_read_attempted,
     .cluster_stats = sw_cluster_stats,
+    .part_faces = sw_part_faces,
 };
 
 const struct cuda_leaf cuda_sw_potts_leaf = {
@@ -438,4 +466,5 @@ const struct cuda_leaf cuda_sw_potts_leaf = {
     .attempted = sw_attempted,
     .read_attempted = sw_read_attempted,
     .cluster_stats = sw_cluster_stats,
+    .part_faces = sw_part_faces,
 };

@@ -48,6 +48,17 @@ cudaError_t cuda_wolff_flip(cudaStream_t stream, const struct cuda_sw_box *b, ui
                             uint64_t sweep, uint32_t seed_site, double beta_h, int q,
                             struct cuda_wolff_counts *c, unsigned long long *changed);
 
+/* Wolff on a part of a lattice shared by processes, its faces joined with every part's
+ * (cuda_sw_part_faces): the own sites of the cluster named *target (a device word) -- its
+ * interior piece by its root's name, its face pieces by their joined names (face: the
+ * box's face buffer) -- take the cluster's update without a field, drawn at that name.
+ * Overwrites the roots' bonds bytes; adds the sites changed to *changed and the
+ * cluster's sites here to c->sites (the core adds the parts' counts). */
+cudaError_t cuda_wolff_part_flip(cudaStream_t stream, const struct cuda_sw_box *b,
+                                 const uint32_t *face, const uint32_t *target, uint64_t seed,
+                                 uint64_t sweep, int q, struct cuda_wolff_counts *c,
+                                 unsigned long long *changed);
+
 /* Every cluster's decision in a field beta_h != 0, drawn at its name from its
  * magnetisation (q = 0) or size (Potts), into its root's bonds byte as cuda_sw_apply reads
  * it; sums: one int64 per site (device), overwritten. */

@@ -12,6 +12,7 @@
 #include "cluster_bonds.h"
 #include "cuda_launch.cuh"
 #include "cuda_sw_device.cuh"
+#include "cuda_sw_faces.h"
 #include "cuda_wolff.h"
 
 /* Blocks of the counting kernels: enough to fill any current GPU, few enough that the
@@ -83,6 +84,33 @@ __global__ void wolff_flip_kernel(struct cuda_sw_box b, struct cuda_wolff_counts
         if (sw_root(b, i) != r)
             continue;
         sites++;
+        flipped += sw_take_decision<POTTS>(b.spins, i, d);
+    }
+    cuda_warp_add(changed, flipped);
+    cuda_warp_add(&c->sites, sites);
+}
+
+/* Wolff on a part: every own site of a marked piece (cuda_sw_faces_mark) takes the update
+ * of the cluster named *target without a field (Ising flips; Potts takes one of the other
+ * colours, drawn at the name, from the site's colour, which is the cluster's); counts the
+ * sites changed and the cluster's sites here. */
+template <bool POTTS>
+__global__ void wolff_part_flip_kernel(struct cuda_sw_box b, const uint32_t *target,
+                                       uint64_t seed, uint64_t sweep, int q,
+                                       struct cuda_wolff_counts *c, unsigned long long *changed)
+{
+    const uint64_t n = (uint64_t)b.np * sw_plane_sites(b);
+    const uint32_t t = *target;
+    unsigned long long sites = 0, flipped = 0;
+    for (uint64_t k = (uint64_t)cuda_first_item(); k < n; k += (uint64_t)cuda_item_stride()) {
+        const uint32_t i = sw_own_site(b, (uint32_t)k);
+        if (!b.bonds[sw_root(b, i)])
+            continue;
+        sites++;
+        const uint32_t d = POTTS ? (uint32_t)latmc_cluster_potts_other(
+                                       latmc_cluster_decide_draw(seed, sweep, t),
+                                       (uint8_t)b.spins[i], q)
+                                 : 0u;
         flipped += sw_take_decision<POTTS>(b.spins, i, d);
     }
     cuda_warp_add(changed, flipped);
@@ -244,6 +272,28 @@ extern "C" cudaError_t cuda_cluster_stats(cudaStream_t stream, const struct cuda
     }
     if (err == cudaSuccess) {
         sw_stats_kernel<<<blocks, CUDA_THREADS, 0, stream>>>(*b, sums, out);
+        err = cudaGetLastError();
+    }
+    return err;
+}
+
+extern "C" cudaError_t cuda_wolff_part_flip(cudaStream_t stream, const struct cuda_sw_box *b,
+                                            const uint32_t *face, const uint32_t *target,
+                                            uint64_t seed, uint64_t sweep, int q,
+                                            struct cuda_wolff_counts *c,
+                                            unsigned long long *changed)
+{
+    cudaError_t err = cuda_sw_faces_mark(stream, b, face, target);
+    const unsigned blocks = count_blocks((int64_t)b->np * sw_plane_sites(*b));
+    if (err == cudaSuccess) {
+        if (q)
+            wolff_part_flip_kernel<true><<<blocks, CUDA_THREADS, 0, stream>>>(*b, target, seed,
+                                                                             sweep, q, c,
+                                                                             changed);
+        else
+            wolff_part_flip_kernel<false><<<blocks, CUDA_THREADS, 0, stream>>>(*b, target, seed,
+                                                                              sweep, q, c,
+                                                                              changed);
         err = cudaGetLastError();
     }
     return err;

@@ -17,7 +17,8 @@
  * not change, so the bytes read are the same either way.
  * A leaf whose steps read whole boxes (cuda_leaf.h, join: Swendsen-Wang's labels) runs
  * each step on each box's own planes at once on its border stream, then the leaf's join
- * across the boxes, then the events and sends as above (launch_joined).
+ * across the boxes, then the events and sends as above (launch_joined); a part's box the
+ * same, its join across the parts the core's (ops.cluster_faces, leaf part_faces).
  * One box alone: each step is one launch on its main stream, which orders them. The box
  * of a part of a lattice shared by processes: the same as one of k boxes, but it sends
  * nothing (its transport is the part's): the core's exchange after the step (lib/part.c)
@@ -701,7 +702,7 @@ static int launch_step(const latmc_sim *sim, struct cuda_exec *x, uint64_t sweep
         }
         return st;
     }
-    if (x->halo > 0 && x->leaf->join && !x->part) /* k boxes of whole-box steps */
+    if (x->halo > 0 && x->leaf->join) /* k boxes of whole-box steps, or a part's box */
         return launch_joined(sim, x, sweep, step);
     if (x->halo > 0) /* k boxes, or a part's box: borders, sends, interior */
         return launch_boxes(sim, x, sweep, step);
@@ -1440,12 +1441,23 @@ int cuda_exec_measure_planes_modes(const latmc_sim *sim, struct cuda_exec *x, in
     return measure_planes(sim, x, p0, p1, sums, proj);
 }
 
+int cuda_exec_cluster_faces(const latmc_sim *sim, struct cuda_exec *x, int what, void *buf,
+                            size_t *bytes)
+{
+    if (!x->leaf->part_faces || !x->part)
+        return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s sim joins no "
+                               "clusters across parts", sim->model->name);
+    const int st = cuda_box_set_device(x->box[0].ex.device);
+    return st < 0 ? st : x->leaf->part_faces(sim, &x->box[0], what, buf, bytes);
+}
+
 int cuda_exec_cluster_stats(const latmc_sim *sim, struct cuda_exec *x,
                             struct latmc_cluster_stats *out)
 {
-    if (!x->leaf->cluster_stats || x->n != 1)
+    if (!x->leaf->cluster_stats || x->n != 1 || x->part) /* a part's box: its own only */
         return cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA backend: the %s sim does not count "
-                               "its clusters on the device", sim->model->name);
+                               "its clusters on the device (boxes and parts do not)",
+                               sim->model->name);
     int st = cuda_box_set_device(x->box[0].ex.device);
     if (st == LATMC_OK) /* the steps in flight done */
         st = finish_all(x, "counting the clusters");

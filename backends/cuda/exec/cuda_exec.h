@@ -60,10 +60,15 @@ int cuda_exec_get_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, 
 int cuda_exec_set_planes(const latmc_sim *sim, struct cuda_exec *x, int64_t p0, int64_t p1,
                          const void *buf);
 
+/* A part's clusters joined across the parts (ops.cluster_faces: lib/backend.h), through
+ * the leaf's part_faces; LATMC_EUNSUPPORTED where the sim is no part or its leaf has none. */
+int cuda_exec_cluster_faces(const latmc_sim *sim, struct cuda_exec *x, int what, void *buf,
+                            size_t *bytes);
+
 /*
  * What the sim's last cluster sweep built (ops.cluster_stats: lib/backend.h), from the
  * labels of its one box (the leaf's cluster_stats), after the steps in flight.
- * LATMC_EUNSUPPORTED for a leaf without it or several boxes.
+ * LATMC_EUNSUPPORTED for a leaf without it, several boxes or a part.
  */
 int cuda_exec_cluster_stats(const latmc_sim *sim, struct cuda_exec *x,
                             struct latmc_cluster_stats *out);

@@ -299,6 +299,17 @@ struct cuda_leaf {
      * step waits for the earlier one's events alone (the neighbours' copies, not their
      * interiors). */
     bool (*empty_step)(const latmc_sim *sim, const struct latmc_step *step);
+    /* ---- appended for Swendsen-Wang on the parts of a lattice shared by processes
+     * (issue 30) ---- */
+    /* Optional (NULL: ops.cluster_faces refused): a part's box (join is then not asked to
+     * span anything: the core joins the parts, lib/cluster_part_steps.c). what and the
+     * record as ops.cluster_faces (lib/backend.h): LATMC_CLUSTER_FACES_SIZE, the record's
+     * bytes; _OUT, after the label step, the box's faces into host (waited for); _JOIN,
+     * every part's record at host (*bytes apart), joined, the box's joined names kept for
+     * its flip (enqueued on the border stream, which the flip follows). A library
+     * status. */
+    int (*part_faces)(const latmc_sim *sim, struct cuda_box *b, int what, void *host,
+                      size_t *bytes);
 };
 
 /* The leaf of a sim (cuda_models.c), or NULL: the module has no kernels for its model. */

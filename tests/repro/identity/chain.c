@@ -507,9 +507,10 @@ static bool is_cluster(const struct spec *s)
 }
 
 /* Why the CUDA backend does not run a cluster spec on placement p (it refuses those at
- * creation, or at the sweep: a field on k boxes), or NULL: Swendsen-Wang of Ising (uniform
- * or +-J couplings) and Potts on one box (any field) or k boxes on one GPU or several (no
- * field), Wolff on one box on one GPU (any field) (backends/cuda/clusters/). */
+ * creation, or at the sweep: a field on k boxes or parts), or NULL: Swendsen-Wang of Ising
+ * (uniform or +-J couplings) and Potts on one box (any field), k boxes on one GPU or
+ * several, or parts over threads or MPI ranks (no field), Wolff on one box on one GPU (any
+ * field) or on parts (no field) (backends/cuda/clusters/). */
 static const char *cuda_cluster_lacks(const struct spec *s, const struct layout *l,
                                       const struct place *p)
 {
@@ -518,17 +519,18 @@ static const char *cuda_cluster_lacks(const struct spec *s, const struct layout 
                "CPU)";
     if (s->couplings != LATMC_COUPLINGS_UNIFORM && s->couplings != LATMC_COUPLINGS_BIMODAL)
         return "CUDA's cluster updates run uniform and +-J couplings only";
-    if (p->mpi || l->ens)
-        return "CUDA's cluster updates run the boxes of one process only (no labels joined "
-               "across MPI parts or ensemble members yet)";
-    const bool boxes = p->boxes > 1 || p->devices > 1;
-    if (boxes && s->algorithm == LATMC_ALGO_WOLFF)
-        return "CUDA's Wolff runs one box on one GPU only";
+    if (l->ens)
+        return "CUDA's cluster updates run no ensemble members (no labels of members in "
+               "one batch yet)";
+    const bool parts = (p->mpi && mpi_size() > 1) || p->parts > 1;
+    const bool boxes = p->boxes > 1 || p->devices > 1 || parts;
+    if ((p->boxes > 1 || p->devices > 1) && s->algorithm == LATMC_ALGO_WOLFF)
+        return "CUDA's Wolff runs one box on one GPU or parts only (not boxes of one process)";
     bool field = s->change_key == LATMC_PARAM_H && s->change_value != 0.0;
     for (int k = 0; k < SPEC_MAX_PARAMS && s->keys[k]; k++)
         field |= s->keys[k] == LATMC_PARAM_H && s->values[k] != 0.0;
     if (boxes && field)
-        return "CUDA's Swendsen-Wang on k boxes runs without a field only";
+        return "CUDA's clusters on k boxes or parts run without a field only";
     return NULL;
 }
 

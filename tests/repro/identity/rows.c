@@ -369,8 +369,9 @@ const struct row rows[] = {
      * merged), cuts changed between the calls, checkpoints continued on other cuts and on
      * parts, parts over threads and MPI ranks (the labels joined across the parts' faces),
      * other scripts, ensemble members; CUDA on one GPU for Swendsen-Wang and Wolff of Ising
-     * (uniform and +-J, J of either sign) and Potts, with and without a field (its other
-     * placements and specs skipped, saying why). */
+     * (uniform and +-J, J of either sign) and Potts, with and without a field, on boxes
+     * and devices (Swendsen-Wang) and parts over threads and MPI ranks (both) without a
+     * field (its other placements and specs skipped, saying why). */
 #define CLUSTER_BOXES                                                                      \
     "one threads=2 boxes=2 boxes=3 threads=2,boxes=3 simd=c,boxes=5 boxes=3,recut=2 "      \
     "threads=2,boxes=2,recut=5 boxes=3,serialize,then.one boxes=3,save,then.boxes=5 "      \
@@ -384,9 +385,15 @@ const struct row rows[] = {
     "cuda,boxes=2 cuda,boxes=3 cuda,boxes=5 devices=2 devices=3 "                          \
     "cuda,boxes=3,save,then.devices=2 devices=2,serialize,then.one "                       \
     "one,serialize,then.cuda,boxes=5 cold,devices=3 setspins,cuda,boxes=2"
+/* parts of one lattice on CUDA, over threads (one process) and MPI ranks (the labels
+ * joined across the parts: every part joins every part's faces), checkpoints between
+ * those and one box */
+#define CLUSTER_CUDA_PARTS                                                                 \
+    "cuda,parts=2 cuda,parts=3 cold,cuda,parts=4 cuda,parts=3,save,then.one "             \
+    "one,save,then.cuda,parts=2 setspins,cuda,parts=3 mpi,cuda mpi,cuda,save"
 #define CLUSTER_CUDA                                                                       \
     "cuda cuda,save,then.one one,serialize,then.cuda cold,cuda setspins,cuda "             \
-    CLUSTER_CUDA_BOXES " cuda,ens mpi,cuda"
+    CLUSTER_CUDA_BOXES " " CLUSTER_CUDA_PARTS " cuda,ens"
 /* MPI ranks: every script and checkpoint on three rows (CLUSTER_ALL_MPI), the plain
  * chain on the others (the mpi suite runs each row on 1 to 4 ranks, 4 ranks on 2
  * oversubscribed cores in CI, where each collective costs milliseconds) */
@@ -653,5 +660,22 @@ const struct row rows[] = {
     { "phi4_double_lambda", 2, { 20, 30, 0 }, GPU_RANKS },
     { "phi4_double", 3, { 32, 8, 16 }, GPU_RANKS },
     { "phi4_double", 2, { 40, 30, 0 }, "mpi,cuda,chunk=none mpi,cuda,chunk=none,save" },
+    /* Swendsen-Wang (every part joins every part's faces): Ising uniform and +-J, 2D and
+     * 3D, J of either sign, Potts q = 3; lattices of many tiles, slabs of 1 to 12 planes
+     * (3D 44 x 40 x 42 on 4 ranks: slabs of 10 and 11), one spanning cluster from a cold
+     * start, checkpoints saved by the ranks */
+    { "ising2d_sw", 2, { 256, 512, 0 }, "mpi,cuda cold,mpi,cuda mpi,cuda,save" },
+    { "ising3d_sw", 3, { 44, 40, 42 }, "mpi,cuda cold,mpi,cuda" },
+    { "ising_pmj_sw_h0", 3, { 40, 42, 44 }, "mpi,cuda mpi,cuda,save" },
+    { "ising_pmj_sw_h0", 2, { 256, 260, 0 }, "mpi,cuda" },
+    { "ising_sw_afm", 2, { 512, 256, 0 }, "mpi,cuda" },
+    { "potts3_sw", 3, { 42, 42, 42 }, "mpi,cuda cold,mpi,cuda" },
+    { "potts3_sw", 2, { 30, 94, 0 }, "mpi,cuda" },
+    { "ising3d_sw", 3, { 2, 6, 8 }, "mpi,cuda" },
+    /* Wolff (the seed's cluster named at the join: inside one part or across the faces):
+     * from hot and cold starts (a cold start's cluster spans the lattice) */
+    { "ising2d_wolff", 2, { 256, 512, 0 }, "mpi,cuda cold,mpi,cuda mpi,cuda,save" },
+    { "potts3_wolff", 2, { 256, 260, 0 }, "mpi,cuda cold,mpi,cuda" },
+    { "ising_pmj_wolff", 3, { 16, 12, 20 }, "mpi,cuda" },
 };
 const size_t n_rows = sizeof rows / sizeof rows[0];
