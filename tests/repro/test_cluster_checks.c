@@ -366,6 +366,9 @@ static void cuda_cluster_part(int rank, int n, const latmc_transport *t, void *a
         st = latmc_sim_create_part(ctx, &d, rank, n, t, &sim);
         if (st == LATMC_OK)
             st = latmc_sim_init_spins(sim, LATMC_INIT_HOT);
+        /* beta first: the field that is refused is beta h (beta's default 0 makes none) */
+        if (st == LATMC_OK)
+            st = latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4);
         if (st == LATMC_OK)
             st = latmc_sim_set_param(sim, LATMC_PARAM_H, 0.1);
         if (st == LATMC_OK) {
