@@ -27,8 +27,8 @@
 /* 10: ops.ens_temper only loads and fetches the tempering state; the sweeps and their
  * exchange rounds run as the batch's plan (LATMC_STEP_EXCHANGE, LATMC_STEP_CAP_BATCH_EXCHANGE;
  * struct latmc_step_call gains device_map, round, round_sweeps). */
-/* 11: ops.cluster_faces (Swendsen-Wang's clusters of a device's part joined across the
- * parts of a lattice shared by processes). */
+/* 11: ops.cluster_faces (the clusters of Swendsen-Wang and Wolff on a device's part joined
+ * across the parts of a lattice shared by processes). */
 #define LATMC_MODULE_ABI_VERSION 11u
 #define LATMC_MODULE_ENTRY_SYMBOL "latmc_module_entry"
 

@@ -171,8 +171,8 @@ int latmc_sim_create_as_part(latmc_ctx *ctx, const latmc_sim_desc *desc,
     }
     if (latmc_cluster_algorithm(d.algorithm) && ops != &latmc_cpu_backend_ops &&
         d.device == LATMC_DEVICE_AUTO && d.n_devices <= 1 && d.device_index == 0) {
-        latmc_log(ctx, LATMC_LOG_INFO, "device AUTO: using the CPU (the %s algorithm runs "
-                  "there only)", latmc_algorithm_name(d.algorithm));
+        latmc_log(ctx, LATMC_LOG_INFO, "device AUTO: using the CPU (the %s algorithm goes "
+                  "to a GPU only when asked for: desc.device = LATMC_DEVICE_CUDA)", latmc_algorithm_name(d.algorithm));
         sim->ops = ops = &latmc_cpu_backend_ops;
     }
     sim->part = part; /* latmc_cluster_check_sim asks */

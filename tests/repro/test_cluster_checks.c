@@ -5,7 +5,8 @@
  * ensemble of Swendsen-Wang members, members on a ladder of another parameter (phi^4's
  * mu2), and the refusals -- an unknown algorithm, Potts with J < 0 (on one sim, and agreed
  * on by every part of a shared lattice), phi^4's joint parameter rule, a backend without
- * cluster labelling.
+ * cluster labelling, and CUDA parts of a lattice shared by processes (a field refused on every
+ * part, then swept without one).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>

@@ -219,8 +219,8 @@ int cuda_exec_create(const latmc_sim *sim, const struct cuda_leaf *leaf, struct 
         plane_sites *= d->extent[mu];
     x->api_plane_bytes = (size_t)plane_sites * sim->model->site_bytes(d);
     int st = LATMC_OK;
-    /* the couplings drawn once on the host (then each box's): of the whole lattice, or a
-     * part's of its local planes only */
+    /* the couplings' planes: of the whole lattice, or a part's local planes only (drawn on
+     * each box's device where the leaf can, else once on the host: couplings_drawn_on_device) */
     x->cpl_first = 0;
     x->cpl_planes = x->L;
     if (part) {
