@@ -362,6 +362,12 @@ static void bench_steps(int64_t L, bool hb)
     struct latmc_box box;
     make_boxes(&g, 1, &box);
     uint64_t sweep = 0;
+    /* the SoA layout: spins 3 doubles, couplings 3 floats a site. A step (one colour):
+     * every spin and coupling read, the colour's spins written; the pair (both colours,
+     * one wavefront): each read once, every spin written. Overrelaxation draws nothing;
+     * the heat bath two per update (cos theta and the azimuth). */
+    const double n = (double)g.nsites, draws = hb ? 2 : 0;
+    checkasm_ceiling_work(func, &(struct checkasm_work){ n / 2, draws, 36 * n, 12 * n });
     checkasm_bench(func, "c", CHECKASM_BEST_NS(4, bench_sink += ref_step(
         &g, spins, 1, J, &p, hb, call_ & 1, 3, sweep_names(sweep++), &box, 1)));
     const struct checkasm_level *levels;
@@ -374,6 +380,7 @@ static void bench_steps(int64_t L, bool hb)
             &dsp, &g, &s, 1, &p, hb, call_ & 1, -1, 3, sweep_names(sweep++), &box, 1, 1)));
     }
     /* the pass: two C steps against the level's pair */
+    checkasm_ceiling_work(pair_func, &(struct checkasm_work){ n, draws, 36 * n, 24 * n });
     checkasm_bench(pair_func, "c", CHECKASM_BEST_NS(2, {
         const struct heis_names names = sweep_names(sweep++);
         bench_sink += ref_step(&g, spins, 1, J, &p, hb, 0, 3, names, &box, 1);
@@ -407,7 +414,7 @@ void checkasm_check_heisenberg(void)
         check_mode(&levels[l], &dsp, PAIR_PARTS);
     }
     if (checkasm_bench_on()) {
-        bench_steps(64, false);
-        bench_steps(64, true);
+        bench_steps(checkasm_quick() ? 8 : 64, false);
+        bench_steps(checkasm_quick() ? 8 : 64, true);
     }
 }

@@ -413,6 +413,10 @@ static void bench_colour_rows(int ndim, int64_t L, int algorithm)
     struct checkasm_ising_bench b;
     if (!checkasm_ising_bench_open(&b, func, ndim, L))
         return;
+    /* one colour: one draw per update; the lattice's bytes (1 a spin) read, the colour's
+     * written */
+    const double n = (double)b.g.nsites;
+    checkasm_ceiling_work(func, &(struct checkasm_work){ n / 2, 1, n, n / 2 });
     struct cpu_ising_decisions dec;
     cpu_ising_decisions_build(&dec, &b.t, ndim, algorithm);
     const struct cpu_team alone = cpu_team_alone();
@@ -483,10 +487,11 @@ void checkasm_check_ising(void)
                           1);
     }
     if (checkasm_bench_on()) {
+        const int64_t l2 = checkasm_quick() ? 16 : 1024, l3 = checkasm_quick() ? 8 : 128;
         bench_draws_xor();
-        bench_colour_rows(2, 1024, METRO);
-        bench_colour_rows(2, 1024, HEAT);
-        bench_colour_rows(3, 128, METRO);
-        bench_colour_rows(3, 128, HEAT);
+        bench_colour_rows(2, l2, METRO);
+        bench_colour_rows(2, l2, HEAT);
+        bench_colour_rows(3, l3, METRO);
+        bench_colour_rows(3, l3, HEAT);
     }
 }

@@ -435,8 +435,15 @@ static void check_hb_table(void)
 /* --bench: one sweep (the colours' passes and the measurement) of 2D 512^2, q = 3. */
 static void bench_sweeps(latmc_ctx *ctx, int algorithm)
 {
-    const char *func = algorithm == METRO ? "sweep 512^2 q3 metro" : "sweep 512^2 q3 hb";
-    const struct chain_case c = { 2, { 512, 512 }, 3, algorithm, 0.6667, 1, 0, HOT, 0, 1, 1, 0 };
+    const int64_t L = checkasm_quick() ? 16 : 512;
+    char func[64];
+    snprintf(func, sizeof func, "sweep %lld^2 q3 %s", (long long)L, algorithm == METRO ? "metro" : "hb");
+    const struct chain_case c = { 2, { L, L }, 3, algorithm, 0.6667, 1, 0, HOT, 0, 1, 1, 0 };
+    /* a sweep: one draw per heat-bath update, two per Metropolis update (proposal and
+     * acceptance); each colour's pass reads the lattice's bytes (1 a spin) and writes its
+     * colour's, the measurement reads them once more */
+    const double n = (double)(L * L);
+    checkasm_ceiling_work(func, &(struct checkasm_work){ n, algorithm == METRO ? 2 : 1, 3 * n, n });
     const struct checkasm_level *levels;
     const int nl = checkasm_levels(&levels);
     for (int l = -1; l < nl; l++) {
