@@ -416,5 +416,9 @@ void checkasm_check_heisenberg(void)
     if (checkasm_bench_on()) {
         bench_steps(checkasm_quick() ? 8 : 64, false);
         bench_steps(checkasm_quick() ? 8 : 64, true);
+        if (checkasm_in_cache_rows()) {
+            bench_steps(16, false);
+            bench_steps(16, true);
+        }
     }
 }

@@ -493,5 +493,9 @@ void checkasm_check_ising(void)
         bench_colour_rows(2, l2, HEAT);
         bench_colour_rows(3, l3, METRO);
         bench_colour_rows(3, l3, HEAT);
+        if (checkasm_in_cache_rows()) {
+            bench_colour_rows(2, 128, METRO);
+            bench_colour_rows(3, 32, METRO);
+        }
     }
 }

@@ -426,5 +426,9 @@ void checkasm_check_ising_decisions(void)
         bench_case(2, l2, LATMC_ALGO_HEATBATH);
         bench_case(3, l3, LATMC_ALGO_METROPOLIS);
         bench_case(3, l3, LATMC_ALGO_HEATBATH);
+        if (checkasm_in_cache_rows()) {
+            bench_case(2, 128, LATMC_ALGO_METROPOLIS);
+            bench_case(3, 32, LATMC_ALGO_METROPOLIS);
+        }
     }
 }

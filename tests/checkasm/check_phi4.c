@@ -522,5 +522,7 @@ void checkasm_check_phi4(void)
     if (checkasm_bench_on()) {
         bench_step(FLOAT, checkasm_quick() ? 8 : 32);
         bench_step(DOUBLE, checkasm_quick() ? 8 : 32);
+        if (checkasm_in_cache_rows())
+            bench_step(FLOAT, 8);
     }
 }

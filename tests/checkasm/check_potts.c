@@ -432,10 +432,9 @@ static void check_hb_table(void)
     latmc_ctx_destroy(&ctx);
 }
 
-/* --bench: one sweep (the colours' passes and the measurement) of 2D 512^2, q = 3. */
-static void bench_sweeps(latmc_ctx *ctx, int algorithm)
+/* --bench: one sweep (the colours' passes and the measurement) of 2D L^2, q = 3. */
+static void bench_sweeps(latmc_ctx *ctx, int algorithm, int64_t L)
 {
-    const int64_t L = checkasm_quick() ? 16 : 512;
     char func[64];
     snprintf(func, sizeof func, "sweep %lld^2 q3 %s", (long long)L, algorithm == METRO ? "metro" : "hb");
     const struct chain_case c = { 2, { L, L }, 3, algorithm, 0.6667, 1, 0, HOT, 0, 1, 1, 0 };
@@ -502,8 +501,13 @@ void checkasm_check_potts(void)
     for (int l = 0; l < nl; l++)
         check_level(ctx, &levels[l]);
     if (checkasm_bench_on() && setjmp(bail) == 0) {
-        bench_sweeps(ctx, METRO);
-        bench_sweeps(ctx, HB);
+        const int64_t L = checkasm_quick() ? 16 : 512;
+        bench_sweeps(ctx, METRO, L);
+        bench_sweeps(ctx, HB, L);
+        if (checkasm_in_cache_rows()) {
+            bench_sweeps(ctx, METRO, 128);
+            bench_sweeps(ctx, HB, 128);
+        }
     }
     latmc_ctx_destroy(&ctx);
 }

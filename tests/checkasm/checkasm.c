@@ -115,6 +115,11 @@ bool checkasm_quick(void)
     return state.quick;
 }
 
+bool checkasm_in_cache_rows(void)
+{
+    return state.ceiling && !state.quick;
+}
+
 double checkasm_now_ns(void)
 {
     struct timespec t;

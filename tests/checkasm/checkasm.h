@@ -55,7 +55,8 @@ bool checkasm_quick(void);
  * that declared its work, the kernel's time per update and the ideals that leave parts of
  * it out, "Philox alone" (the chain's draws at the level's generator: memory and logic
  * removed) and "memory alone" (one pass over the call's bytes at the same size:
- * randomness and logic removed).
+ * randomness and logic removed); and the kernel once more on a lattice in cache (memory
+ * removed, checkasm_in_cache_rows).
  */
 bool checkasm_ceiling_on(void);
 struct checkasm_work {
@@ -64,6 +65,9 @@ struct checkasm_work {
     double read_bytes;  /* bytes per call that the kernel's arrays give it to read ... */
     double write_bytes; /* ... and to write (0, 0: not probed) */
 };
+/* --ceiling without --quick: each kernel also benched on a lattice that fits the L1 or L2
+ * cache (the kernel with memory's cost removed), rows of their own. */
+bool checkasm_in_cache_rows(void);
 /* Declare the work of each call of func (the rows of func that follow get probe lines). */
 void checkasm_ceiling_work(const char *func, const struct checkasm_work *w);
 /* The machine's roofs (the --ceiling header) and one probe line (checkasm_bench calls it). */

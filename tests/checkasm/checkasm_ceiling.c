@@ -10,6 +10,8 @@
  *     same size (so from the same cache level), on one core -- the kernel with
  *     randomness and logic removed.
  *
+ * (--ceiling also benches each kernel on a lattice in cache: memory removed.)
+ *
  * Each --bench row of a function that declared its work (checkasm_ceiling_work) gets a
  * line beside it: the kernel's ns and cycles per update and each probe's, with the share
  * of the kernel's time the probe accounts for. The machine's roofs (the core's clock,
