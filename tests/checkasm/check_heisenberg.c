@@ -337,14 +337,16 @@ static void check_mode(const struct checkasm_level *lv, const struct cpu_heisenb
 
 static volatile uint64_t bench_sink;
 
-/* One step of colour call_ & 1 on L^3 per call, one thread; the pair: one pass per call. */
-static void bench_steps(int64_t L, bool hb)
+/* One step of colour call_ & 1 on L x rows x rows per call, one thread; the pair: one pass
+ * per call. */
+static void bench_steps(int64_t L, int64_t rows, bool hb)
 {
     char func[64], pair_func[64];
-    snprintf(func, sizeof func, "%s step 3D %lld^3", hb ? "hb" : "or", (long long)L);
-    snprintf(pair_func, sizeof pair_func, "%s pass 3D %lld^3 (pair)", hb ? "hb" : "or",
-             (long long)L);
-    struct latmc_lattice g = { 3, L, L, L, L * L * L };
+    snprintf(func, sizeof func, "%s step 3D %lldx%lldx%lld", hb ? "hb" : "or", (long long)L,
+             (long long)rows, (long long)rows);
+    snprintf(pair_func, sizeof pair_func, "%s pass 3D %lldx%lldx%lld (pair)", hb ? "hb" : "or",
+             (long long)L, (long long)rows, (long long)rows);
+    struct latmc_lattice g = { 3, L, rows, rows, L * rows * rows };
     float *spins = malloc(3 * (size_t)g.nsites * sizeof *spins);
     float *J = malloc(3 * (size_t)g.nsites * sizeof *J);
     struct cpu_heisenberg_soa s;
@@ -414,11 +416,12 @@ void checkasm_check_heisenberg(void)
         check_mode(&levels[l], &dsp, PAIR_PARTS);
     }
     if (checkasm_bench_on()) {
-        bench_steps(checkasm_quick() ? 8 : 64, false);
-        bench_steps(checkasm_quick() ? 8 : 64, true);
-        if (checkasm_in_cache_rows()) {
-            bench_steps(16, false);
-            bench_steps(16, true);
+        const int64_t L = checkasm_quick() ? 8 : 64;
+        bench_steps(L, L, false);
+        bench_steps(L, L, true);
+        if (checkasm_in_cache_rows()) { /* the same rows, few of them: in L2 */
+            bench_steps(L, 8, false);
+            bench_steps(L, 8, true);
         }
     }
 }
