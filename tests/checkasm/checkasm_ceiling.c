@@ -117,12 +117,15 @@ typedef uint64_t stream_vec __attribute__((vector_size(16), aligned(16)));
 /*
  * ns of one pass that reads `read` bytes and writes the first `write` of them (read >=
  * write, multiples of 32): the written part read, changed and stored, the rest read and
- * folded into the change. Best of 5 after a first pass (warm, as the kernels' --bench
- * rows). -1 when out of memory.
+ * folded into the change. Passes are repeated to 4 MiB or more per timing (not with --quick) (the thread's
+ * CPU clock costs a system call, ~0.3 us), best of 5 after a first pass (warm, as the
+ * kernels' --bench rows). -1 when out of memory.
  */
 static double stream_ns(size_t read, size_t write)
 {
     const size_t nr = read / sizeof(stream_vec), nw = write / sizeof(stream_vec);
+    const size_t least = checkasm_quick() ? 0 : (size_t)4 << 20;
+    const int passes = read >= least ? 1 : (int)(least / read);
     stream_vec *a = aligned_alloc(64, (nr * sizeof(stream_vec) + 63) / 64 * 64 + 64);
     if (!a)
         return -1;
@@ -131,22 +134,28 @@ static double stream_ns(size_t read, size_t write)
     double best = 1e300;
     for (int rep = 0; rep < 6; rep++) {
         const double t0 = checkasm_now_ns();
-        stream_vec x0 = { 0, 0 }, x1 = { 0, 0 };
-        size_t i = nw;
-        for (; i + 2 <= nr; i += 2) {
-            x0 ^= a[i];
-            x1 ^= a[i + 1];
+        for (int pass = 0; pass < passes; pass++) {
+            /* four chains of xors: the loads, not the xors' latency, set the pace */
+            stream_vec x0 = { 0, 0 }, x1 = { 0, 0 }, x2 = { 0, 0 }, x3 = { 0, 0 };
+            size_t i = nw;
+            for (; i + 4 <= nr; i += 4) {
+                x0 ^= a[i];
+                x1 ^= a[i + 1];
+                x2 ^= a[i + 2];
+                x3 ^= a[i + 3];
+            }
+            for (; i < nr; i++)
+                x0 ^= a[i];
+            const stream_vec x = (x0 ^ x1) ^ (x2 ^ x3);
+            for (size_t j = 0; j < nw; j++)
+                a[j] += x;
+            ceiling_sink += (uint64_t)x[0];
         }
-        for (; i < nr; i++)
-            x0 ^= a[i];
-        const stream_vec x = x0 ^ x1;
-        for (size_t j = 0; j < nw; j++)
-            a[j] += x;
-        const double t = checkasm_now_ns() - t0;
+        const double t = (checkasm_now_ns() - t0) / passes;
         if (rep > 0)
             best = t < best ? t : best;
-        ceiling_sink += (uint64_t)x[0] + (nr ? (uint64_t)a[0][1] : 0);
     }
+    ceiling_sink += nr ? (uint64_t)a[0][1] : 0;
     free(a);
     return best;
 }
@@ -179,7 +188,7 @@ void checkasm_ceiling_machine(void)
     printf("\n  read, GB/s:");
     static const size_t quick_sizes[] = { (size_t)64 << 10 };
     static const size_t sizes[] = { (size_t)1 << 20, (size_t)12 << 20, (size_t)512 << 20 };
-    const size_t *s = checkasm_quick() ? quick_sizes : sizes;
+    const size_t *s = checkasm_quick() ? quick_sizes : sizes; /* L2, L3, memory on EPYC 2 */
     const int ns = checkasm_quick() ? 1 : 3;
     for (int i = 0; i < ns; i++) {
         const double t = stream_ns(s[i], 0);
