@@ -195,7 +195,7 @@ void checkasm_ceiling_machine(void)
         if (t > 0)
             printf(" %zu KiB %.1f", s[i] >> 10, (double)s[i] / t);
         else
-            printf(" %zu KiB (out of memory)", s[i] >> 10);
+            checkasm_fail("ceiling.read", "c", "%zu KiB: out of memory", s[i] >> 10);
     }
     printf("\n");
 }
@@ -231,6 +231,8 @@ void checkasm_ceiling_row(const char *func, const char *level, double ns_per_cal
     }
     if (w->read_bytes > 0) {
         const double t = stream_ns(round32(w->read_bytes), round32(w->write_bytes));
+        if (t < 0)
+            checkasm_fail(func, level, "the memory probe: out of memory");
         if (t > 0) {
             const double m = t / w->updates;
             print_ns("; memory alone", m);
