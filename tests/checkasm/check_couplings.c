@@ -89,20 +89,21 @@ static void check_layout(const struct checkasm_level *lv, const struct cpu_coupl
 
 static volatile unsigned char bench_sink;
 
-/* BENCH_BLOCKS blocks (16 Ki couplings, one thread's chunk) per call, other blocks each
- * call. */
+/* BENCH_BLOCKS blocks (16 Ki couplings, one thread's chunk; 64 with --quick) per call,
+ * other blocks each call. */
 static void bench_layout(int i)
 {
+    const int64_t blocks = checkasm_quick() ? 64 : BENCH_BLOCKS;
     void *out = malloc(4 * BENCH_BLOCKS * layouts[i].bytes);
     if (!out)
         return;
     char func[64];
-    snprintf(func, sizeof func, "%s 4096 blocks", layouts[i].func);
+    snprintf(func, sizeof func, "%s %lld blocks", layouts[i].func, (long long)blocks);
     struct cpu_couplings_dsp dsp;
     cpu_couplings_dsp_init(&dsp, 0);
     const cpu_couplings_blocks_fn c_fn = dsp.blocks[layouts[i].layout];
     checkasm_bench(func, "c", CHECKASM_BEST_NS(4, {
-        c_fn(out, (int64_t)call_ * BENCH_BLOCKS, BENCH_BLOCKS, 7);
+        c_fn(out, (int64_t)call_ * blocks, blocks, 7);
         bench_sink ^= *(volatile unsigned char *)out;
     }));
     const struct checkasm_level *levels;
@@ -112,7 +113,7 @@ static void bench_layout(int i)
             continue;
         const cpu_couplings_blocks_fn fn = dsp.blocks[layouts[i].layout];
         checkasm_bench(func, levels[l].name, CHECKASM_BEST_NS(16, {
-            fn(out, (int64_t)call_ * BENCH_BLOCKS, BENCH_BLOCKS, 7);
+            fn(out, (int64_t)call_ * blocks, blocks, 7);
             bench_sink ^= *(volatile unsigned char *)out;
         }));
     }

@@ -337,14 +337,16 @@ static void check_mode(const struct checkasm_level *lv, const struct cpu_heisenb
 
 static volatile uint64_t bench_sink;
 
-/* One step of colour call_ & 1 on L^3 per call, one thread; the pair: one pass per call. */
-static void bench_steps(int64_t L, bool hb)
+/* One step of colour call_ & 1 on L x rows x rows per call, one thread; the pair: one pass
+ * per call. */
+static void bench_steps(int64_t L, int64_t rows, bool hb)
 {
     char func[64], pair_func[64];
-    snprintf(func, sizeof func, "%s step 3D %lld^3", hb ? "hb" : "or", (long long)L);
-    snprintf(pair_func, sizeof pair_func, "%s pass 3D %lld^3 (pair)", hb ? "hb" : "or",
-             (long long)L);
-    struct latmc_lattice g = { 3, L, L, L, L * L * L };
+    snprintf(func, sizeof func, "%s step 3D %lldx%lldx%lld", hb ? "hb" : "or", (long long)L,
+             (long long)rows, (long long)rows);
+    snprintf(pair_func, sizeof pair_func, "%s pass 3D %lldx%lldx%lld (pair)", hb ? "hb" : "or",
+             (long long)L, (long long)rows, (long long)rows);
+    struct latmc_lattice g = { 3, L, rows, rows, L * rows * rows };
     float *spins = malloc(3 * (size_t)g.nsites * sizeof *spins);
     float *J = malloc(3 * (size_t)g.nsites * sizeof *J);
     struct cpu_heisenberg_soa s;
@@ -362,6 +364,12 @@ static void bench_steps(int64_t L, bool hb)
     struct latmc_box box;
     make_boxes(&g, 1, &box);
     uint64_t sweep = 0;
+    /* the SoA layout: spins 3 doubles, couplings 3 floats a site. A step (one colour):
+     * every spin and coupling read, the colour's spins written; the pair (both colours,
+     * one wavefront): each read once, every spin written. Overrelaxation draws nothing;
+     * the heat bath two per update (cos theta and the azimuth). */
+    const double n = (double)g.nsites, draws = hb ? 2 : 0;
+    checkasm_ceiling_work(func, &(struct checkasm_work){ n / 2, draws, 36 * n, 12 * n });
     checkasm_bench(func, "c", CHECKASM_BEST_NS(4, bench_sink += ref_step(
         &g, spins, 1, J, &p, hb, call_ & 1, 3, sweep_names(sweep++), &box, 1)));
     const struct checkasm_level *levels;
@@ -374,6 +382,7 @@ static void bench_steps(int64_t L, bool hb)
             &dsp, &g, &s, 1, &p, hb, call_ & 1, -1, 3, sweep_names(sweep++), &box, 1, 1)));
     }
     /* the pass: two C steps against the level's pair */
+    checkasm_ceiling_work(pair_func, &(struct checkasm_work){ n, draws, 36 * n, 24 * n });
     checkasm_bench(pair_func, "c", CHECKASM_BEST_NS(2, {
         const struct heis_names names = sweep_names(sweep++);
         bench_sink += ref_step(&g, spins, 1, J, &p, hb, 0, 3, names, &box, 1);
@@ -407,7 +416,12 @@ void checkasm_check_heisenberg(void)
         check_mode(&levels[l], &dsp, PAIR_PARTS);
     }
     if (checkasm_bench_on()) {
-        bench_steps(64, false);
-        bench_steps(64, true);
+        const int64_t L = checkasm_quick() ? 8 : 64;
+        bench_steps(L, L, false);
+        bench_steps(L, L, true);
+        if (checkasm_in_cache_rows()) { /* the same rows, few of them: in L2 */
+            bench_steps(L, 8, false);
+            bench_steps(L, 8, true);
+        }
     }
 }

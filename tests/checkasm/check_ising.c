@@ -404,15 +404,21 @@ static void check_colour_rows(const struct checkasm_level *lv, const struct cpu_
 
 static volatile uint64_t bench_sink;
 
-/* One colour of an L^ndim lattice per call (the pass's prepare included). */
-static void bench_colour_rows(int ndim, int64_t L, int algorithm)
+/* One colour of an L x rows (x rows) lattice per call (the pass's prepare included). */
+static void bench_colour_rows(int ndim, int64_t L, int64_t rows, int algorithm)
 {
     char func[64];
-    snprintf(func, sizeof func, "colour_rows %dD %lld %s", ndim, (long long)L,
+    char size[40];
+    snprintf(size, sizeof size, rows == L ? "%lld" : "%lldx%lld", (long long)L, (long long)rows);
+    snprintf(func, sizeof func, "colour_rows %dD %s %s", ndim, size,
              algorithm == HEAT ? "hb" : "metro");
     struct checkasm_ising_bench b;
-    if (!checkasm_ising_bench_open(&b, func, ndim, L))
+    if (!checkasm_ising_bench_open(&b, func, ndim, L, rows))
         return;
+    /* one colour: one draw per update; the lattice's bytes (1 a spin) read, the colour's
+     * written */
+    const double n = (double)b.g.nsites;
+    checkasm_ceiling_work(func, &(struct checkasm_work){ n / 2, 1, n, n / 2 });
     struct cpu_ising_decisions dec;
     cpu_ising_decisions_build(&dec, &b.t, ndim, algorithm);
     const struct cpu_team alone = cpu_team_alone();
@@ -483,10 +489,15 @@ void checkasm_check_ising(void)
                           1);
     }
     if (checkasm_bench_on()) {
+        const int64_t l2 = checkasm_quick() ? 16 : 1024, l3 = checkasm_quick() ? 8 : 128;
         bench_draws_xor();
-        bench_colour_rows(2, 1024, METRO);
-        bench_colour_rows(2, 1024, HEAT);
-        bench_colour_rows(3, 128, METRO);
-        bench_colour_rows(3, 128, HEAT);
+        bench_colour_rows(2, l2, l2, METRO);
+        bench_colour_rows(2, l2, l2, HEAT);
+        bench_colour_rows(3, l3, l3, METRO);
+        bench_colour_rows(3, l3, l3, HEAT);
+        if (checkasm_in_cache_rows()) { /* the same rows, few of them: in L1 */
+            bench_colour_rows(2, l2, 8, METRO);
+            bench_colour_rows(3, l3, 8, METRO);
+        }
     }
 }

@@ -25,10 +25,10 @@ void checkasm_ising_tables(struct latmc_ising_tables *t, int ndim, double beta, 
 }
 
 int checkasm_ising_bench_open(struct checkasm_ising_bench *b, const char *func, int ndim,
-                              int64_t L)
+                              int64_t L, int64_t rows)
 {
     memset(b, 0, sizeof *b);
-    b->g = (struct latmc_lattice){ ndim, L, L, ndim == 3 ? L : 1, 0 };
+    b->g = (struct latmc_lattice){ ndim, L, rows, ndim == 3 ? rows : 1, 0 };
     b->g.nsites = b->g.lx * b->g.ly * b->g.lz;
     checkasm_ising_tables(&b->t, ndim, ndim == 3 ? 0.25 : 2.0 / 3.0, 1, 0);
     b->spins = malloc((size_t)b->g.nsites);

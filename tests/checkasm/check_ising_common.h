@@ -14,7 +14,7 @@
 void checkasm_ising_tables(struct latmc_ising_tables *t, int ndim, double beta, double J,
                            double h);
 
-/* The --bench lattice: L^ndim at beta 2/3 (2D) or 1/4 (3D), J = 1, after a hot start, in
+/* The --bench lattice: L x rows (2D) or L x rows x rows (3D) at beta 2/3 (2D) or 1/4 (3D), J = 1, after a hot start, in
  * the natural layout (spins) and the split one (s). */
 struct checkasm_ising_bench {
     struct latmc_lattice g;
@@ -25,7 +25,7 @@ struct checkasm_ising_bench {
 
 /* 0 (after checkasm_fail naming func) when out of memory. */
 int checkasm_ising_bench_open(struct checkasm_ising_bench *b, const char *func, int ndim,
-                              int64_t L);
+                              int64_t L, int64_t rows);
 void checkasm_ising_bench_close(struct checkasm_ising_bench *b);
 
 #endif

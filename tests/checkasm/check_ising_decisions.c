@@ -380,14 +380,20 @@ static uint64_t bench_step(cpu_ising_decisions_range_fn f, const struct cpu_isin
     return f(v, t, algorithm, 1, &step, 0, v->global->nsites / 2, &alone);
 }
 
-static void bench_case(int ndim, int64_t L, int algorithm)
+static void bench_case(int ndim, int64_t L, int64_t rows, int algorithm)
 {
     char func[64];
-    snprintf(func, sizeof func, "decisions %dD %lld %s", ndim, (long long)L,
+    char size[40];
+    snprintf(size, sizeof size, rows == L ? "%lld" : "%lldx%lld", (long long)L, (long long)rows);
+    snprintf(func, sizeof func, "decisions %dD %s %s", ndim, size,
              algorithm == LATMC_ALGO_HEATBATH ? "hb" : "metro");
     struct checkasm_ising_bench b;
-    if (!checkasm_ising_bench_open(&b, func, ndim, L))
+    if (!checkasm_ising_bench_open(&b, func, ndim, L, rows))
         return;
+    /* one colour: at least 2 Philox blocks (8 draws) per 32 flips, blocks 0 and 1 of every
+     * group (more for the queued sites); bytes as the multi-spin kernels' */
+    const double n = (double)b.g.nsites;
+    checkasm_ceiling_work(func, &(struct checkasm_work){ n / 2, 0.25, n, n / 2 });
     const int calls = ndim == 3 ? 8 : 16;
     const struct cpu_ising_dec_view vref = { &b.g, &b.g, 0, b.spins, NULL, NULL };
     const struct cpu_ising_dec_view vsimd = { &b.g, &b.g, 0, NULL, &b.s, NULL };
@@ -417,9 +423,14 @@ void checkasm_check_ising_decisions(void)
         check_level(&levels[l], &dsp);
     }
     if (checkasm_bench_on()) {
-        bench_case(2, 1024, LATMC_ALGO_METROPOLIS);
-        bench_case(2, 1024, LATMC_ALGO_HEATBATH);
-        bench_case(3, 128, LATMC_ALGO_METROPOLIS);
-        bench_case(3, 128, LATMC_ALGO_HEATBATH);
+        const int64_t l2 = checkasm_quick() ? 64 : 1024, l3 = checkasm_quick() ? 16 : 128;
+        bench_case(2, l2, l2, LATMC_ALGO_METROPOLIS);
+        bench_case(2, l2, l2, LATMC_ALGO_HEATBATH);
+        bench_case(3, l3, l3, LATMC_ALGO_METROPOLIS);
+        bench_case(3, l3, l3, LATMC_ALGO_HEATBATH);
+        if (checkasm_in_cache_rows()) { /* the same rows, few of them: in L1 */
+            bench_case(2, l2, 8, LATMC_ALGO_METROPOLIS);
+            bench_case(3, l3, 8, LATMC_ALGO_METROPOLIS);
+        }
     }
 }

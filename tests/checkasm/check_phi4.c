@@ -454,6 +454,11 @@ static void bench_step(int precision, int64_t L)
             ((double *)field)[i] = v;
     }
     const struct phi4_range whole = { 0, g.per_colour };
+    /* one colour, nhit 8: two draws per hit (proposal and acceptance); the field read, the
+     * colour's sites written */
+    checkasm_ceiling_work(func, &(struct checkasm_work){ 8.0 * (double)g.per_colour, 2,
+                                                         (double)(n * size),
+                                                         (double)((size_t)g.per_colour * size) });
     const struct checkasm_level c_level = { "c", 0, false };
     struct cpu_phi4_dsp c_dsp;
     cpu_phi4_dsp_init(&c_dsp, 0);
@@ -515,7 +520,9 @@ void checkasm_check_phi4(void)
             check_quick_log(&levels[l]);
     }
     if (checkasm_bench_on()) {
-        bench_step(FLOAT, 32);
-        bench_step(DOUBLE, 32);
+        bench_step(FLOAT, checkasm_quick() ? 8 : 32);
+        bench_step(DOUBLE, checkasm_quick() ? 8 : 32);
+        if (checkasm_in_cache_rows())
+            bench_step(FLOAT, 8);
     }
 }

@@ -432,11 +432,18 @@ static void check_hb_table(void)
     latmc_ctx_destroy(&ctx);
 }
 
-/* --bench: one sweep (the colours' passes and the measurement) of 2D 512^2, q = 3. */
-static void bench_sweeps(latmc_ctx *ctx, int algorithm)
+/* --bench: one sweep (the colours' passes and the measurement) of 2D L x rows, q = 3. */
+static void bench_sweeps(latmc_ctx *ctx, int algorithm, int64_t L, int64_t rows)
 {
-    const char *func = algorithm == METRO ? "sweep 512^2 q3 metro" : "sweep 512^2 q3 hb";
-    const struct chain_case c = { 2, { 512, 512 }, 3, algorithm, 0.6667, 1, 0, HOT, 0, 1, 1, 0 };
+    char func[64];
+    snprintf(func, sizeof func, "sweep %lldx%lld q3 %s", (long long)L, (long long)rows,
+             algorithm == METRO ? "metro" : "hb");
+    const struct chain_case c = { 2, { L, rows }, 3, algorithm, 0.6667, 1, 0, HOT, 0, 1, 1, 0 };
+    /* a sweep: one draw per heat-bath update, two per Metropolis update (proposal and
+     * acceptance); each colour's pass reads the lattice's bytes (1 a spin) and writes its
+     * colour's, the measurement reads them once more */
+    const double n = (double)(L * rows);
+    checkasm_ceiling_work(func, &(struct checkasm_work){ n, algorithm == METRO ? 2 : 1, 3 * n, n });
     const struct checkasm_level *levels;
     const int nl = checkasm_levels(&levels);
     for (int l = -1; l < nl; l++) {
@@ -495,8 +502,13 @@ void checkasm_check_potts(void)
     for (int l = 0; l < nl; l++)
         check_level(ctx, &levels[l]);
     if (checkasm_bench_on() && setjmp(bail) == 0) {
-        bench_sweeps(ctx, METRO);
-        bench_sweeps(ctx, HB);
+        const int64_t L = checkasm_quick() ? 16 : 512;
+        bench_sweeps(ctx, METRO, L, L);
+        bench_sweeps(ctx, HB, L, L);
+        if (checkasm_in_cache_rows()) { /* the same rows, few of them: in L1 */
+            bench_sweeps(ctx, METRO, L, 16);
+            bench_sweeps(ctx, HB, L, 16);
+        }
     }
     latmc_ctx_destroy(&ctx);
 }

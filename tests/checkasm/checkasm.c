@@ -2,7 +2,10 @@
  * checkasm's driver: options, the levels, the random inputs, failures and the --bench
  * table (checkasm.h).
  *
- *   checkasm [--bench] [--test MODEL] [--seed N] [--list]
+ *   checkasm [--bench] [--ceiling] [--quick] [--test MODEL] [--seed N] [--list]
+ *
+ * --ceiling: --bench with the probes of checkasm_ceiling.c beside each row; --quick: the
+ * timed lattices small (the CI's smoke run of the timing code, figures meaningless).
  *
  * Exit status: 0 when every level compared matched C; 1 on a mismatch; 2 on a bad option;
  * 77 (meson's "skipped") when no level other than C could be compared on this machine.
@@ -44,6 +47,8 @@ static const struct {
 
 static struct {
     bool bench;
+    bool ceiling;
+    bool quick;
     int failures;
     uint64_t rng[2];
     struct checkasm_level levels[3];
@@ -100,6 +105,21 @@ bool checkasm_bench_on(void)
     return state.bench;
 }
 
+bool checkasm_ceiling_on(void)
+{
+    return state.ceiling;
+}
+
+bool checkasm_quick(void)
+{
+    return state.quick;
+}
+
+bool checkasm_in_cache_rows(void)
+{
+    return state.ceiling && !state.quick;
+}
+
 double checkasm_now_ns(void)
 {
     struct timespec t;
@@ -124,6 +144,7 @@ void checkasm_bench(const char *func, const char *level, double ns_per_call)
     }
     state.prev_ns = ns_per_call;
     state.prev_level = level;
+    checkasm_ceiling_row(func, level, ns_per_call);
 }
 
 int checkasm_levels(const struct checkasm_level **levels)
@@ -173,7 +194,8 @@ static void find_levels(void)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: checkasm [--bench] [--test MODEL] [--seed N] [--list]\n");
+    fprintf(stderr, "usage: checkasm [--bench] [--ceiling] [--quick] [--test MODEL] [--seed N] "
+                    "[--list]\n");
     return 2;
 }
 
@@ -185,6 +207,10 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--bench") == 0) {
             state.bench = true;
+        } else if (strcmp(argv[i], "--ceiling") == 0) {
+            state.bench = state.ceiling = true;
+        } else if (strcmp(argv[i], "--quick") == 0) {
+            state.quick = true;
         } else if (strcmp(argv[i], "--test") == 0 && i + 1 < argc) {
             only = argv[++i];
         } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
@@ -208,6 +234,8 @@ int main(int argc, char **argv)
     for (int l = 0; l < state.n_levels; l++)
         printf(" %s", state.levels[l].name);
     printf("\n");
+    if (state.ceiling)
+        checkasm_ceiling_machine();
     int ran = 0;
     for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
         if (only && strcmp(only, models[m].name) != 0)

@@ -46,6 +46,34 @@ double checkasm_now_ns(void);
  * Emulated levels are not benched: their speed is SIMDe's or plain C's, not the level's. */
 void checkasm_bench(const char *func, const char *level, double ns_per_call);
 
+/* --quick: the --bench and --ceiling lattices and runs small (a smoke run of the timing
+ * code, what the CI runs). */
+bool checkasm_quick(void);
+
+/*
+ * --ceiling (implies --bench; checkasm_ceiling.c): beside each --bench row of a function
+ * that declared its work, the kernel's time per update and the ideals that leave parts of
+ * it out, "Philox alone" (the chain's draws at the level's generator: memory and logic
+ * removed) and "memory alone" (one pass over the call's bytes at the same size:
+ * randomness and logic removed); and the kernel once more on a lattice in cache (memory
+ * removed, checkasm_in_cache_rows).
+ */
+bool checkasm_ceiling_on(void);
+struct checkasm_work {
+    double updates;     /* updates (flips, hits, spin updates) per call */
+    double draws;       /* 32-bit Philox draws per update the chain takes; 0: not probed */
+    double read_bytes;  /* bytes per call that the kernel's arrays give it to read ... */
+    double write_bytes; /* ... and to write (0, 0: not probed) */
+};
+/* --ceiling without --quick: each kernel also benched on a lattice that fits the L1 or L2
+ * cache (the kernel with memory's cost removed), rows of their own. */
+bool checkasm_in_cache_rows(void);
+/* Declare the work of each call of func (the rows of func that follow get probe lines). */
+void checkasm_ceiling_work(const char *func, const struct checkasm_work *w);
+/* The machine's roofs (the --ceiling header) and one probe line (checkasm_bench calls it). */
+void checkasm_ceiling_machine(void);
+void checkasm_ceiling_row(const char *func, const char *level, double ns_per_call);
+
 /* The model checks (each listed in checkasm.c's table). */
 void checkasm_check_ising_decisions(void);
 void checkasm_check_ising(void);
