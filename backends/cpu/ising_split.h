@@ -147,7 +147,7 @@ struct cpu_ising_dsp {
     /*
      * The generator alone as the update kernels run it, 32 n draws xored together (n even;
      * the name whose counter words 1..3 are 0): the Philox ceiling of doc/PERFORMANCE.md
-     * (latmc-cpu-ceiling).
+     * (`checkasm --ceiling`).
      */
     uint32_t (*draws_xor)(uint64_t seed, uint64_t first_block, int64_t n);
     const char *level;      /* "c", "avx2", "avx512": which kernels these are */
