@@ -621,6 +621,8 @@ static void chain_block_verdicts(void **state)
           false, false, false, true, false, false },
         { "spin and coupling", "not a value the model takes", LATMC_ECORRUPT, true, false,
           false, true, true, false, false, false },
+        { "spin", "invalid values", LATMC_ECORRUPT, true, false, false, true, false, false,
+          false, false },
         { "keys 12", "up to key 12", LATMC_ECORRUPT, true, false, false, false, false, false,
           true, false },
         { "flag 2", "application-data flag", LATMC_ECORRUPT, true, false, false, false, false,
