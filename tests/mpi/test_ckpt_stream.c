@@ -664,6 +664,66 @@ static void chain_block_verdicts(void **state)
     remove_dir(&dir);
 }
 
+/*
+ * The fuzz corpus's files of the bit-sliced chain (tests/fuzz/corpus: valid-ising-decisions*,
+ * bad-chain-*: every cut and field damage of version 3's chain block), streamed into 2
+ * parts: the plain load's status, and its reason in every part's message (no sim where
+ * it fails). The corpus directory comes from the environment (meson sets it).
+ */
+static void chain_corpus_verdicts(void **state)
+{
+    (void)state;
+    const char *dir = getenv("LATMC_TEST_FUZZ_CORPUS");
+    if (!dir || !*dir) {
+        printf("SKIP: LATMC_TEST_FUZZ_CORPUS (tests/fuzz/corpus) is not set\n");
+        skip();
+    }
+    DIR *d = opendir(dir);
+    if (!d)
+        fail_msg("cannot open the corpus %s", dir);
+    int files = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!strstr(e->d_name, "bad-chain-") && !strstr(e->d_name, "valid-ising-decisions"))
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        latmc_ctx *ctx = NULL;
+        latmc_sim *sim = NULL;
+        assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+        const int plain = latmc_sim_load(ctx, path, &sim);
+        char why[512];
+        const char *msg = latmc_last_error();
+        const char *after = strstr(msg, "(latmc_sim_load): ");
+        snprintf(why, sizeof why, "%s", after ? after + strlen("(latmc_sim_load): ") : msg);
+        latmc_sim_destroy(&sim);
+        latmc_ctx_destroy(&ctx);
+        const bool valid = strncmp(e->d_name, "valid-", 6) == 0;
+        if ((plain == LATMC_OK) != valid)
+            fail_msg("%s: the plain load says %s: %s", e->d_name, latmc_strerror(plain), why);
+        /* the corpus's lattices have 4 planes: 2 parts of 2 */
+        enum { n = 2 };
+        struct hub hub;
+        struct job jobs[n];
+        for (int p = 0; p < n; p++) {
+            memset(&jobs[p], 0, sizeof jobs[p]);
+            jobs[p].hub = &hub;
+            jobs[p].rank = p;
+            jobs[p].path = path;
+        }
+        run_parts(&hub, n, load_part, jobs, sizeof jobs[0]);
+        for (int p = 0; p < n; p++)
+            if (jobs[p].status != plain || jobs[p].got_sim != valid ||
+                (!valid && !strstr(jobs[p].msg, why)))
+                fail_msg("%s: part %d of %d: %s: %s (the plain load: %s: %s)", e->d_name, p,
+                         n, latmc_strerror(jobs[p].status), jobs[p].msg,
+                         latmc_strerror(plain), why);
+        files++;
+    }
+    closedir(d);
+    if (files < 10)
+        fail_msg("%d files of the chain in the corpus %s (expected at least 10)", files, dir);
+}
+
 /* A damaged spin that is no spin at all (not resealed): the checksum's verdict, not the
  * values', in every chunk size. */
 static void damaged_values_are_a_checksum_mismatch(void **state)
@@ -1120,6 +1180,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(app_data_checksum_is_never_skipped),
         cmocka_unit_test(chain_files_stream_bit_for_bit),
         cmocka_unit_test(chain_block_verdicts),
+        cmocka_unit_test(chain_corpus_verdicts),
         cmocka_unit_test(loaded_couplings_are_whole),
         cmocka_unit_test(one_part_short_of_memory),
     };
