@@ -87,12 +87,8 @@ static int write_state(latmc_sim *sim, struct ckpt_writer *w, void *spins, float
         }
         ckpt_put_bytes(w, from, ncouplings * sizeof(float));
     }
-    if (ckpt_version_of(sim, app->present) == CKPT_VERSION_CHAIN) {
-        ckpt_put_u32(w, CKPT_PARAMS_V3);
-        for (int k = CKPT_PARAMS + 1; k <= CKPT_PARAMS_V3; k++)
-            ckpt_put_f64(w, sim->param[k]);
-        ckpt_put_u32(w, app->present);
-    }
+    if (ckpt_version_of(sim, app->present) == CKPT_VERSION_CHAIN)
+        ckpt_put_chain_block(w, sim, app->present);
     if (app->present) {
         ckpt_put_u64(w, app->size);
         if (app->size)
@@ -110,14 +106,12 @@ void ckpt_state_sizes(const latmc_sim *sim, size_t *spin_bytes, size_t *ncouplin
                       ? (size_t)sim->nsites * (size_t)sim->desc.ndim : 0;
 }
 
-int ckpt_check_storable(latmc_sim *sim, const char *fn)
+void ckpt_put_chain_block(struct ckpt_writer *w, const latmc_sim *sim, bool app)
 {
-    if (ckpt_version_of(sim, false) == CKPT_VERSION_CHAIN)
-        return SIM_FAIL(sim, LATMC_EUNSUPPORTED, "%s: the parts of a shared lattice run the "
-                        "bit-sliced decisions (decisions = %g), which their save cannot record "
-                        "yet (a loaded sim would continue the other chain); set decisions = 0 "
-                        "to save", fn, sim->param[LATMC_PARAM_DECISIONS]);
-    return LATMC_OK;
+    ckpt_put_u32(w, CKPT_PARAMS_V3);
+    for (int k = CKPT_PARAMS + 1; k <= CKPT_PARAMS_V3; k++)
+        ckpt_put_f64(w, sim->param[k]);
+    ckpt_put_u32(w, app);
 }
 
 /* latmc_sim_serialize with an optional application-data section; `fn` for messages. */

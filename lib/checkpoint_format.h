@@ -104,9 +104,9 @@ void ckpt_put_prefix(struct ckpt_writer *w, const latmc_sim *sim, uint64_t total
                      uint64_t spin_bytes, bool app);
 /* The format version of sim's checkpoint (with an application-data section or not). */
 uint32_t ckpt_version_of(const latmc_sim *sim, bool app);
-/* LATMC_OK, or LATMC_EUNSUPPORTED (recorded on sim, `fn` naming the caller) where a part
- * of a shared lattice would need version 3 (its streaming save writes versions 1 and 2). */
-int ckpt_check_storable(latmc_sim *sim, const char *fn);
+/* Version 3's chain block of sim (CKPT_CHAIN_BYTES), its flag saying whether an
+ * application-data section follows. */
+void ckpt_put_chain_block(struct ckpt_writer *w, const latmc_sim *sim, bool app);
 /* The configuration's bytes (0 without one) and the couplings' count (0: none). */
 void ckpt_state_sizes(const latmc_sim *sim, size_t *spin_bytes, size_t *ncouplings);
 

@@ -6,13 +6,15 @@
  * - Saving: part 0 writes the ordinary format (checkpoint_format.h) into a temporary
  *   file: the prefix, then the configuration and the couplings in file order, each chunk
  *   gathered from the part that owns its planes (get_planes, get_coupling_planes), the
- *   checksum folded in as the bytes go; then fsync, and the rename only once every part
- *   has agreed that all went well. The bytes are those of an ordinary sim's save.
+ *   chain block of version 3 (decisions = 1) and the application data, the checksum
+ *   folded in as the bytes go; then fsync, and the rename only once every part has agreed
+ *   that all went well. The bytes are those of an ordinary sim's save.
  * - Loading: part 0 reads the file's prefix and checks it as an ordinary load does, every
  *   part creates its part from the desc, then part 0 reads the configuration chunk by
  *   chunk, checks its values and sends each chunk to the part that owns its planes
  *   (set_planes); the couplings go to every part, which keeps the planes near its slab;
- *   the checksum is folded in as the file is read and compared at its end. Any failure
+ *   version 3's chain block travels with the prefix and is checked in file order; the
+ *   checksum is folded in as the file is read and compared at its end. Any failure
  *   (including the checksum's) is agreed on and destroys the new parts: nothing of the
  *   caller's changes.
  *
@@ -183,8 +185,6 @@ int ckpt_part_save(latmc_sim *sim, const char *path, const struct app_section *a
     int local = LATMC_OK;
     if (writer && (!path || !*path))
         local = SIM_FAIL(sim, LATMC_EINVAL, "%s: path is %s", fn, !path ? "NULL" : "empty");
-    else if (ckpt_check_storable(sim, fn) < 0)
-        local = LATMC_EUNSUPPORTED;
     else if (writer && app->present && app->size && !app->data)
         local = SIM_FAIL(sim, LATMC_EINVAL, "%s: data is NULL and size is %zu", fn, app->size);
     else if (!sim->have_config &&
@@ -197,8 +197,11 @@ int ckpt_part_save(latmc_sim *sim, const char *path, const struct app_section *a
     size_t spin_bytes = 0, ncouplings = 0;
     ckpt_state_sizes(sim, &spin_bytes, &ncouplings);
     const size_t app_bytes = app->present ? 8 + app->size : 0;
+    /* the chain's parameters (decisions = 1: version 3) are the same on every part (set
+     * collectively), so every part computes the same file */
+    const bool chain = ckpt_version_of(sim, app->present) == CKPT_VERSION_CHAIN;
     const uint64_t total = CKPT_PREFIX_BYTES + spin_bytes + 8 + ncouplings * sizeof(float) +
-                           app_bytes + 8;
+                           (chain ? CKPT_CHAIN_BYTES : 0) + app_bytes + 8;
 
     const int R = sim->desc.replicas;
     const size_t one = part->plane_bytes / (size_t)R;          /* a plane of one replica */
@@ -248,6 +251,12 @@ int ckpt_part_save(latmc_sim *sim, const char *path, const struct app_section *a
         }
     }
     if (st == LATMC_OK && writer) {
+        if (chain) {
+            unsigned char block[CKPT_CHAIN_BYTES];
+            struct ckpt_writer w = { block, sizeof block, 0 };
+            ckpt_put_chain_block(&w, sim, app->present);
+            out_bytes(&o, block, w.len);
+        }
         if (app->present) {
             out_u64(&o, app->size);
             if (app->size)
@@ -285,6 +294,7 @@ struct load_head {
     uint32_t version;
     uint64_t size;
     unsigned char prefix[CKPT_PREFIX_BYTES];
+    unsigned char chain[CKPT_CHAIN_BYTES]; /* version 3: the chain block, as stored */
     char msg[LATMC_ERRMSG_SIZE];
 };
 
@@ -294,6 +304,7 @@ struct load_in {
     uint64_t pos, sum;
     const char *path, *fn;
     int st; /* the first failure to read (then nothing more is read) */
+    bool count_fault; /* the couplings' count is wrong: the verdict no later check replaces */
 };
 
 static void in_bytes(struct load_in *in, void *p, size_t n)
@@ -326,7 +337,7 @@ static int whole_file_checksum(int fd, uint64_t size, const char *path, const ch
     unsigned char *heap = malloc(CHUNK_BYTES);
     unsigned char *chunk = heap ? heap : small;
     const size_t cap = heap ? CHUNK_BYTES : sizeof small;
-    struct load_in in = { fd, 0, CKPT_CHECKSUM_START, path, fn, LATMC_OK };
+    struct load_in in = { fd, 0, CKPT_CHECKSUM_START, path, fn, LATMC_OK, false };
     for (uint64_t left = size - 8; left > 0 && in.st == LATMC_OK;) {
         const size_t n = left < cap ? (size_t)left : cap;
         in_bytes(&in, chunk, n);
@@ -370,6 +381,17 @@ static int read_head(const char *path, const char *fn, int *fd, struct load_head
     }
     if (st == LATMC_OK)
         st = ckpt_parse_head(&r, &valid, nsites, &state);
+    if (st == LATMC_OK && h->version == CKPT_VERSION_CHAIN) {
+        /* the chain block, for every part (its values are checked in file order, after
+         * the couplings, as an ordinary load checks them: finish_in). It lies where the
+         * prefix says, and ckpt_open_file checked that the file's size agrees. */
+        const struct latmc_model_def *model = latmc_model_get(valid.model);
+        const uint64_t ncouplings = latmc_model_has_couplings(model, &valid)
+                                        ? (uint64_t)nsites * (uint64_t)valid.ndim : 0;
+        const uint64_t at = CKPT_PREFIX_BYTES + state.spin_bytes + 8 +
+                            ncouplings * sizeof(float);
+        st = latmc_file_read_at(*fd, h->chain, sizeof h->chain, at, path, fn);
+    }
     if (st == LATMC_ECORRUPT) {
         /* the checksum first, as an ordinary load: keep this message if it matches */
         char why[LATMC_ERRMSG_SIZE];
@@ -576,6 +598,7 @@ static int stream_in(latmc_sim *sim, const struct ckpt_state *state, struct load
     if (reader) {
         const uint64_t count = in_u64(in);
         coupling_fault = in->st == LATMC_OK && count != state->ncouplings;
+        in->count_fault = coupling_fault;
         if (coupling_fault)
             *values = latmc_fail(LATMC_ECORRUPT, "checkpoint: %llu couplings where the desc "
                                  "implies %llu", (unsigned long long)count,
@@ -622,11 +645,33 @@ static int stream_in(latmc_sim *sim, const struct ckpt_state *state, struct load
     return st;
 }
 
-/* Part 0 after the couplings: the application data (into the checksum only) and the
- * checksum itself. */
-static void finish_in(struct load_in *in, uint32_t version, int *values)
+/*
+ * Part 0 after the couplings: version 3's chain block (its values checked as an ordinary
+ * load checks them: after the couplings' count, before the couplings' and the
+ * configuration's values, so its verdict replaces theirs), the application data (into the
+ * checksum only) and the checksum itself. h holds the block every part will take.
+ */
+static void finish_in(struct load_in *in, const struct load_head *h,
+                      const latmc_sim_desc *d, int *values)
 {
-    if (version == CKPT_VERSION_APP_DATA) {
+    bool has_app = h->version == CKPT_VERSION_APP_DATA;
+    if (h->version == CKPT_VERSION_CHAIN) {
+        unsigned char block[CKPT_CHAIN_BYTES] = { 0 };
+        in_bytes(in, block, sizeof block);
+        struct ckpt_reader r = { block, sizeof block, sizeof block - 4, false };
+        has_app = ckpt_get_u32(&r) == 1; /* 0 or 1: ckpt_open_file checked it */
+        if (in->st == LATMC_OK && memcmp(block, h->chain, sizeof block) != 0) {
+            *values = ckpt_corrupt("the chain block changed while the file was read");
+        } else if (in->st == LATMC_OK && !in->count_fault) {
+            struct ckpt_state scratch;
+            memset(&scratch, 0, sizeof scratch);
+            r.pos = 0;
+            const int cv = ckpt_parse_chain_block(&r, d, &scratch);
+            if (cv < 0)
+                *values = cv;
+        }
+    }
+    if (has_app) {
         uint64_t left = in_u64(in); /* ckpt_open_file checked it against the size */
         unsigned char chunk[4096];
         while (left > 0 && in->st == LATMC_OK) {
@@ -711,13 +756,7 @@ int latmc_sim_load_part(latmc_ctx *ctx, const char *path, int rank, int n_parts,
     memset(h, 0, sizeof *h);
     int fd = -1;
     if (rank == 0) {
-        if ((h->status = read_head(path, fn, &fd, h)) == LATMC_OK &&
-            h->version == CKPT_VERSION_CHAIN) /* its chain block would need every part */
-            h->status = latmc_fail(LATMC_EUNSUPPORTED, "the file records a chain parameter "
-                                   "(format version 3: decisions = 1), which the parts of a "
-                                   "shared lattice cannot load from a file yet; load it as "
-                                   "one sim, or into parts with latmc_sim_deserialize_part");
-        if (h->status < 0) {
+        if ((h->status = read_head(path, fn, &fd, h)) < 0) {
             ckpt_name_file(h->status, fn, path);
             snprintf(h->msg, sizeof h->msg, "%s", latmc_thread_error());
         }
@@ -761,21 +800,27 @@ int latmc_sim_load_part(latmc_ctx *ctx, const char *path, int rank, int n_parts,
     if (st < 0 && parsed == LATMC_OK)
         st = refused_or_damaged(st, fd, h->size, rank, transport, path, fn);
     int local = LATMC_OK, values = LATMC_OK;
-    struct load_in in = { fd, CKPT_PREFIX_BYTES, CKPT_CHECKSUM_START, path, fn, LATMC_OK };
+    struct load_in in = { fd, CKPT_PREFIX_BYTES, CKPT_CHECKSUM_START, path, fn, LATMC_OK, false };
     if (rank == 0)
         in.sum = ckpt_checksum_add(in.sum, h->prefix, sizeof h->prefix);
     if (st == LATMC_OK)
         st = stream_in(sim, &state, rank == 0 ? &in : NULL, &local, &values);
     if (st == LATMC_OK) {
         if (rank == 0 && local == LATMC_OK) {
-            finish_in(&in, h->version, &values);
+            finish_in(&in, h, &valid, &values);
             if ((local = in.st < 0 ? in.st : values) < 0)
                 ckpt_name_file(local, fn, path);
         }
         /* the file is sound and every part has its planes: then the rest of the state
          * and the halos (collective: only once every part knows) */
         if ((st = latmc_part_agree(sim, local)) == LATMC_OK) {
-            local = ckpt_apply_counters(sim, &state);
+            /* version 3: the chain's parameters from the block part 0 checked */
+            if (h->version == CKPT_VERSION_CHAIN) {
+                struct ckpt_reader b = { h->chain, sizeof h->chain, 0, false };
+                local = ckpt_parse_chain_block(&b, &valid, &state);
+            }
+            if (local == LATMC_OK)
+                local = ckpt_apply_counters(sim, &state);
             const int xst = state.have_config && n_parts > 1 ? latmc_part_fill_halos(sim)
                                                                : LATMC_OK;
             st = latmc_part_agree(sim, local < 0 ? local : xst);
@@ -835,7 +880,7 @@ int ckpt_file_app_data(const char *path, const char *fn, void *buf, size_t capac
     if (st == LATMC_OK &&
         !(chunk = malloc(ks * sbytes > kc * cplane ? ks * sbytes : kc * cplane)))
         st = latmc_fail(LATMC_ENOMEM, "%s: cannot allocate a chunk", fn);
-    struct load_in in = { fd, CKPT_PREFIX_BYTES + state.spin_bytes, 0, path, fn, LATMC_OK };
+    struct load_in in = { fd, CKPT_PREFIX_BYTES + state.spin_bytes, 0, path, fn, LATMC_OK, false };
     const uint64_t ncouplings = st == LATMC_OK && latmc_model_has_couplings(base.model,
                                                                             &base.desc)
                                     ? (uint64_t)nsites * (uint64_t)base.desc.ndim : 0;

@@ -164,8 +164,9 @@ LATMC_API int latmc_sim_deserialize_part(latmc_ctx *ctx, const void *buf, size_t
  * NULL on any part). The sim continues the saved chain bit-identically.
  * @return LATMC_OK, or the same failure on every part: LATMC_EIO (part 0 cannot read the
  *         file), LATMC_ECORRUPT, LATMC_ENOMEM, LATMC_EUNSUPPORTED (a file of format
- *         version 3, the Ising decisions = 1 chain: not streamed to parts yet;
- *         latmc_sim_deserialize_part() takes it), and those of latmc_sim_create_part();
+ *         version 3, the Ising decisions = 1 chain, on parts whose backend does not run
+ *         that chain: it is never continued as another), and those of
+ *         latmc_sim_create_part();
  *         LATMC_EINVAL without any communication for NULL arguments, a rank outside
  *         [0, n_parts) or a transport latmc_sim_create_part() refuses.
  * @since 0.2

@@ -649,8 +649,6 @@ LATMC_API int latmc_sim_tune_epsilon(latmc_sim *sim, double target, uint64_t swe
  *         system's reason and what to do; `path` then is unchanged, except after a failed
  *         directory sync, which the message says); LATMC_ESTATE (no configuration yet on
  *         a lattice of more than 65536 sites x replicas: such a file could not be loaded);
- *         LATMC_EUNSUPPORTED (a part of a shared lattice running Ising decisions = 1:
- *         its streamed file cannot record the chain yet; doc/checkpoints.md);
  *         LATMC_ENOMEM; or the backend's failure.
  * @note Not concurrently with any other call on the same sim.
  * @since 0.1

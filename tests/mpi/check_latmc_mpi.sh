@@ -1,7 +1,9 @@
 #!/bin/sh
 # latmc-mpi, the latmc program over MPI ranks (doc/mpi.md):
 #   1. `mpirun -np 3 latmc-mpi ARGS --json` reports exactly what `latmc ARGS --json` does
-#      (observables, acceptance, derived quantities), and names the ranks;
+#      (observables, acceptance, derived quantities), and names the ranks; with the
+#      bit-sliced chain (decisions = 1) its checkpoint is latmc's byte for byte, and
+#      resumed on other ranks it ends where latmc's uninterrupted run ends;
 #   2. SIGTERM to one rank stops every rank (exit status 143) with a final checkpoint, which
 #      plain latmc resumes to exactly the results of the uninterrupted run.
 #   3. SIGKILL to one rank ends the job (MPI's abort, no hang); the last checkpoint loads.
@@ -40,6 +42,29 @@ grep -q '"ranks": *3' "$tmp/mpi.json" || fail "the JSON inputs do not name 3 ran
 grep -q "on each of 3 MPI ranks" "$tmp/mpi.out" || fail "the report does not name the ranks"
 [ "$(grep -c '^latmc results' "$tmp/mpi.out")" -eq 1 ] || fail "not one report (rank 0 only)"
 echo "ok: latmc-mpi on 3 ranks reports exactly what latmc does"
+
+# 1b. The bit-sliced chain (decisions = 1: checkpoint format version 3): the final
+#     checkpoint of 2 ranks is latmc's, byte for byte; resumed on 3 ranks it ends where one
+#     uninterrupted run ends.
+dec="-L 32 --beta 0.44 --therm 50 --seed 7 --threads 1 --quiet --param decisions=1"
+# shellcheck disable=SC2086
+"$mpirun" $flags -np 2 "$latmc_mpi" $dec --sweeps 400 --checkpoint "$tmp/dec-mpi.ckpt" \
+    >"$tmp/dec.out" 2>&1 ||
+    { cat "$tmp/dec.out"; fail "latmc-mpi decisions=1 on 2 ranks exited $?"; }
+# shellcheck disable=SC2086
+"$latmc" $dec --sweeps 400 --checkpoint "$tmp/dec-one.ckpt" >/dev/null 2>&1 ||
+    fail "latmc decisions=1 exited $?"
+cmp -s "$tmp/dec-mpi.ckpt" "$tmp/dec-one.ckpt" ||
+    fail "decisions=1: the checkpoint of 2 ranks differs from latmc's"
+# shellcheck disable=SC2086
+"$mpirun" $flags -np 3 "$latmc_mpi" $dec --sweeps 800 --resume "$tmp/dec-mpi.ckpt" \
+    --json "$tmp/dec-resumed.json" >"$tmp/dec.out" 2>&1 ||
+    { cat "$tmp/dec.out"; fail "latmc-mpi decisions=1 resumed on 3 ranks exited $?"; }
+# shellcheck disable=SC2086
+"$latmc" $dec --sweeps 800 --json "$tmp/dec-whole.json" >/dev/null 2>&1 || fail "latmc exited $?"
+same_results "$tmp/dec-resumed.json" "$tmp/dec-whole.json" ||
+    fail "decisions=1: saved on 2 ranks, resumed on 3, differs from the uninterrupted run"
+echo "ok: decisions=1: the checkpoint of 2 ranks is latmc's; resumed on 3 ranks: identical"
 
 # 2. A signal to one rank: every rank stops at the same sweep, with a checkpoint.
 common="-L 32 --beta 0.44 --therm 100 --seed 9 --threads 1 --quiet"

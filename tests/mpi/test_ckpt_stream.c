@@ -4,8 +4,10 @@
  * verdict a plain latmc_sim_load gives it, in the same order of checks
  * (doc/checkpoints.md, "Reading"): the checksum before anything the damaged bytes make
  * of the desc (a sim that cannot be created) or of the values; then the couplings' count,
- * the couplings' values, the configuration's values. And the checksum is never skipped,
- * not even where its chunk buffer cannot be had.
+ * the couplings' values, the configuration's values (format version 3: the chain block's
+ * values between the count and the couplings' values). And the checksum is never
+ * skipped, not even where its chunk buffer cannot be had. Files of the bit-sliced chain
+ * (version 3) are saved by parts bit for bit as by one sim, and loaded and continued.
  *
  * Parts are threads of this process joined by a transport of shared slots and barriers
  * (as in test_parts.c); no MPI. This executable interposes malloc to fail the checksum's
@@ -377,106 +379,349 @@ static void damaged_desc_is_a_checksum_mismatch(void **state)
     remove_dir(&dir);
 }
 
-/* A part that deserializes the bytes of the bit-sliced chain (format version 3), sets
- * nothing else and saves to `path`: its status and message. */
-struct chain_job {
-    struct hub *hub;
-    int rank;
-    const unsigned char *bytes;
-    size_t n;
-    const char *path;
-    int status;
-    bool deserialized;
-    char msg[512];
-};
-
-static void *save_chain_part(void *arg)
+static unsigned char *read_whole(const char *path, size_t *n)
 {
-    struct chain_job *job = arg;
-    struct link link = { job->hub, job->rank };
-    latmc_transport t = hub_transport(&link);
-    latmc_ctx *ctx = NULL;
-    latmc_sim *sim = NULL;
-    job->status = latmc_ctx_create(&ctx);
-    if (job->status == LATMC_OK)
-        job->status = latmc_sim_deserialize_part(ctx, job->bytes, job->n, job->rank,
-                                                 job->hub->n, &t, &sim);
-    job->deserialized = job->status == LATMC_OK;
-    if (job->status == LATMC_OK)
-        job->status = latmc_sim_save(sim, job->path);
-    snprintf(job->msg, sizeof job->msg, "%s", latmc_last_error());
-    latmc_sim_destroy(&sim);
-    latmc_ctx_destroy(&ctx);
-    return NULL;
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    const long size = ftell(f);
+    assert_true(size > 0);
+    rewind(f);
+    unsigned char *b = malloc((size_t)size);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    *n = (size_t)size;
+    return b;
 }
 
-/* The bit-sliced chain (Ising decisions = 1, checkpoint format version 3): parts take its
- * bytes (latmc_sim_deserialize_part) but neither stream such a file in nor save one: every
- * part refuses alike with LATMC_EUNSUPPORTED and a message, and no file is left. */
-static void chain_files_are_refused_clearly(void **state)
+/* ---- the bit-sliced chain (Ising decisions = 1: checkpoint format version 3) ---- */
+
+enum { CHAIN_SWEEPS1 = 2, CHAIN_SWEEPS2 = 3 };
+static const char chain_app[] = "the program's state at the save";
+
+/* A 2D Ising +-J sim of 64 x 12 on the CPU running the bit-sliced chain (decisions = 1). */
+static int chain_sim(latmc_ctx *ctx, latmc_sim **out)
 {
-    (void)state;
-    latmc_ctx *ctx = NULL;
-    latmc_sim *sim = NULL;
     latmc_sim_desc d;
     latmc_sim_desc_init(&d);
     d.model = LATMC_MODEL_ISING;
     d.ndim = 2;
     d.extent[0] = 64;
-    d.extent[1] = 8;
+    d.extent[1] = 12;
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    d.coupling_seed = 5;
     d.device = LATMC_DEVICE_CPU;
+    d.n_threads = 1;
     d.seed = 12;
-    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
-    assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_BETA, 0.4), LATMC_OK);
-    assert_int_equal(latmc_sim_set_param(sim, LATMC_PARAM_DECISIONS, 1), LATMC_OK);
-    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
-    assert_int_equal(latmc_sim_sweep(sim, 2), LATMC_OK);
+    int st = latmc_sim_create(ctx, &d, out);
+    if (st == LATMC_OK)
+        st = latmc_sim_set_param(*out, LATMC_PARAM_BETA, 0.6);
+    if (st == LATMC_OK)
+        st = latmc_sim_set_param(*out, LATMC_PARAM_DECISIONS, 1);
+    return st;
+}
+
+static unsigned char *serialized(latmc_sim *sim, size_t *n)
+{
+    assert_int_equal(latmc_sim_serialize(sim, NULL, 0, n), LATMC_OK);
+    unsigned char *b = malloc(*n);
+    assert_non_null(b);
+    assert_int_equal(latmc_sim_serialize(sim, b, *n, n), LATMC_OK);
+    return b;
+}
+
+/* One part of the chain: from the plain sim's bytes (deserialize_part), save plainly and
+ * with application data (save, save_app); then the plain file loaded on the parts
+ * (load_part), its parameter read back, CHAIN_SWEEPS2 sweeps and serialized (end). */
+struct chain_job {
+    struct hub *hub;
+    int rank;
+    const unsigned char *bytes;
+    size_t n;
+    const char *load, *save, *save_app;
+    int status;
+    char msg[512];
+    double decisions;
+    unsigned char *end;
+    size_t nend;
+};
+
+#define CHAIN_STEP(j, call)                                                                \
+    do {                                                                                   \
+        if ((j)->status == LATMC_OK && ((j)->status = (call)) != LATMC_OK)                 \
+            snprintf((j)->msg, sizeof (j)->msg, "%s: %s", #call, latmc_last_error());      \
+    } while (0)
+
+static void *chain_part(void *arg)
+{
+    struct chain_job *j = arg;
+    struct link link = { j->hub, j->rank };
+    latmc_transport t = hub_transport(&link);
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
+    j->status = LATMC_OK;
+    CHAIN_STEP(j, latmc_ctx_create(&ctx));
+    CHAIN_STEP(j, latmc_sim_deserialize_part(ctx, j->bytes, j->n, j->rank, j->hub->n, &t,
+                                             &sim));
+    CHAIN_STEP(j, latmc_sim_save(sim, j->save));
+    CHAIN_STEP(j, latmc_sim_save_app_data(sim, j->save_app, chain_app, sizeof chain_app));
+    latmc_sim_destroy(&sim);
+    CHAIN_STEP(j, latmc_sim_load_part(ctx, j->load, j->rank, j->hub->n, &t, &sim));
+    CHAIN_STEP(j, latmc_sim_get_param(sim, LATMC_PARAM_DECISIONS, &j->decisions));
+    CHAIN_STEP(j, latmc_sim_sweep(sim, CHAIN_SWEEPS2));
+    size_t n = 0;
+    CHAIN_STEP(j, latmc_sim_serialize(sim, NULL, 0, &n));
+    if (j->status == LATMC_OK && !(j->end = malloc(n)))
+        j->status = LATMC_ENOMEM;
+    CHAIN_STEP(j, latmc_sim_serialize(sim, j->end, n, &n));
+    j->nend = n;
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+    return NULL;
+}
+
+static void expect_same_file(const char *a, const char *b, const char *what, int n)
+{
+    size_t na = 0, nb = 0;
+    unsigned char *x = read_whole(a, &na), *y = read_whole(b, &nb);
+    if (na != nb || memcmp(x, y, na) != 0)
+        fail_msg("%s on %d parts: %zu bytes, the plain sim's %zu, not the same", what, n, nb,
+                 na);
+    free(x);
+    free(y);
+}
+
+/*
+ * The bit-sliced chain through files on parts: a save on 2 and 3 parts (with and without
+ * application data) writes the plain sim's file bit for bit (format version 3: the chain
+ * block), and the plain file streamed into 2 and 3 parts runs the chain (decisions = 1)
+ * and ends where the plain sim's uninterrupted chain ends, bit for bit. Chunks of 4 MiB
+ * and of one plane.
+ */
+static void chain_files_stream_bit_for_bit(void **state)
+{
+    (void)state;
     struct dir dir;
     make_dir(&dir);
+    char app_path[160], save[160], save_app[160];
+    snprintf(app_path, sizeof app_path, "%s/app.ckpt", dir.name);
+    snprintf(save, sizeof save, "%s/parts.ckpt", dir.name);
+    snprintf(save_app, sizeof save_app, "%s/parts-app.ckpt", dir.name);
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    assert_int_equal(chain_sim(ctx, &sim), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(sim, CHAIN_SWEEPS1), LATMC_OK);
     assert_int_equal(latmc_sim_save(sim, dir.path), LATMC_OK);
-    size_t n = 0;
-    assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &n), LATMC_OK);
-    unsigned char *bytes = malloc(n);
-    assert_non_null(bytes);
-    assert_int_equal(latmc_sim_serialize(sim, bytes, n, &n), LATMC_OK);
+    assert_int_equal(latmc_sim_save_app_data(sim, app_path, chain_app, sizeof chain_app),
+                     LATMC_OK);
+    size_t n = 0, nend = 0;
+    unsigned char *bytes = serialized(sim, &n);
+    assert_int_equal(bytes[8], 3); /* format version 3 */
+    assert_int_equal(latmc_sim_sweep(sim, CHAIN_SWEEPS2), LATMC_OK);
+    unsigned char *end = serialized(sim, &nend);
     latmc_sim_destroy(&sim);
     latmc_ctx_destroy(&ctx);
 
-    /* the file streamed into 2 parts: refused, the plain load takes it */
-    struct hub hub;
-    struct job jobs[MAX_PARTS];
-    for (int p = 0; p < 2; p++) {
-        memset(&jobs[p], 0, sizeof jobs[p]);
-        jobs[p].hub = &hub;
-        jobs[p].rank = p;
-        jobs[p].path = dir.path;
+    for (int chunks = 0; chunks < 2; chunks++) {
+        if (chunks)
+            setenv("LATMC_CHECKPOINT_CHUNK_BYTES", "1", 1);
+        for (int parts = 2; parts <= 3; parts++) {
+            struct hub hub;
+            struct chain_job jobs[MAX_PARTS];
+            for (int p = 0; p < parts; p++) {
+                memset(&jobs[p], 0, sizeof jobs[p]);
+                jobs[p].hub = &hub;
+                jobs[p].rank = p;
+                jobs[p].bytes = bytes;
+                jobs[p].n = n;
+                jobs[p].load = dir.path;
+                jobs[p].save = save;
+                jobs[p].save_app = save_app;
+            }
+            run_parts(&hub, parts, chain_part, jobs, sizeof jobs[0]);
+            for (int p = 0; p < parts; p++) {
+                if (jobs[p].status != LATMC_OK)
+                    fail_msg("part %d of %d: %s", p, parts, jobs[p].msg);
+                if (jobs[p].decisions != 1.0)
+                    fail_msg("part %d of %d loaded decisions = %g", p, parts,
+                             jobs[p].decisions);
+                if (jobs[p].nend != nend || memcmp(jobs[p].end, end, nend) != 0)
+                    fail_msg("part %d of %d: the chain continued from the file differs from "
+                             "the uninterrupted one", p, parts);
+                free(jobs[p].end);
+            }
+            expect_same_file(dir.path, save, "save", parts);
+            expect_same_file(app_path, save_app, "save_app_data", parts);
+            /* the section reads back from the parts' file */
+            char got[sizeof chain_app];
+            size_t size = 0;
+            assert_int_equal(latmc_checkpoint_app_data(save_app, got, sizeof got, &size),
+                             LATMC_OK);
+            assert_int_equal(size, sizeof chain_app);
+            assert_memory_equal(got, chain_app, size);
+            unlink(save);
+            unlink(save_app);
+        }
+        unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
     }
-    run_parts(&hub, 2, load_part, jobs, sizeof jobs[0]);
-    for (int p = 0; p < 2; p++)
-        if (jobs[p].status != LATMC_EUNSUPPORTED || !strstr(jobs[p].msg, "version 3") ||
-            jobs[p].got_sim)
-            fail_msg("load part %d: %s: %s", p, latmc_strerror(jobs[p].status), jobs[p].msg);
-    unlink(dir.path);
-
-    /* parts of the chain (from its bytes) saving: refused on every part, no file */
-    struct chain_job cj[MAX_PARTS];
-    for (int p = 0; p < 2; p++) {
-        memset(&cj[p], 0, sizeof cj[p]);
-        cj[p].hub = &hub;
-        cj[p].rank = p;
-        cj[p].bytes = bytes;
-        cj[p].n = n;
-        cj[p].path = dir.path;
-    }
-    run_parts(&hub, 2, save_chain_part, cj, sizeof cj[0]);
-    for (int p = 0; p < 2; p++)
-        if (!cj[p].deserialized || cj[p].status != LATMC_EUNSUPPORTED ||
-            !strstr(cj[p].msg, "decisions"))
-            fail_msg("save part %d: %s: %s", p, latmc_strerror(cj[p].status), cj[p].msg);
-    assert_int_equal(access(dir.path, F_OK), -1);
     free(bytes);
+    free(end);
+    unlink(app_path);
     remove_dir(&dir);
+}
+
+/*
+ * Damaged and crafted chain blocks (format version 3) streamed into parts: the plain
+ * load's verdict in its order of checks -- sizes and the block's key count and flag
+ * first (the file's size), the checksum before any value, then the couplings' count, the
+ * block's values, the couplings' values, the configuration's values.
+ */
+static void chain_block_verdicts(void **state)
+{
+    (void)state;
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
+    assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+    assert_int_equal(chain_sim(ctx, &sim), LATMC_OK);
+    assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
+    assert_int_equal(latmc_sim_sweep(sim, 1), LATMC_OK);
+    size_t n = 0;
+    unsigned char *good = serialized(sim, &n);
+    latmc_sim_destroy(&sim);
+    latmc_ctx_destroy(&ctx);
+    /* the layout: ... configuration, count, couplings, block (16), checksum */
+    const size_t block_at = n - 8 - 16, ncouplings = 64 * 12 * 2;
+    const size_t count_at = block_at - ncouplings * sizeof(float) - 8;
+    const size_t spins_at = count_at - 64 * 12;
+    struct dir dir;
+    make_dir(&dir);
+    unsigned char *b = malloc(n);
+    assert_non_null(b);
+    const double two = 2.0, half = 0.5;
+    const float not_pmj = 0.5f;
+    struct {
+        const char *what, *want;
+        int status;
+        bool reseal, bad_value, whole, bad_spin, bad_coupling, bad_count, keys, flag;
+    } cases[] = {
+        { "decisions = 2", "chain block", LATMC_ECORRUPT, true, true, false, false, false,
+          false, false, false },
+        { "decisions = 0.5", "chain block", LATMC_ECORRUPT, true, false, true, false, false,
+          false, false, false },
+        { "decisions damaged", "checksum mismatch", LATMC_ECORRUPT, false, true, false, false,
+          false, false, false, false },
+        { "block and spin", "chain block", LATMC_ECORRUPT, true, true, false, true, false,
+          false, false, false },
+        { "block and coupling", "chain block", LATMC_ECORRUPT, true, true, false, false, true,
+          false, false, false },
+        { "block and count", "couplings where the desc implies", LATMC_ECORRUPT, true, true,
+          false, false, false, true, false, false },
+        { "spin and coupling", "not a value the model takes", LATMC_ECORRUPT, true, false,
+          false, true, true, false, false, false },
+        { "spin", "invalid values", LATMC_ECORRUPT, true, false, false, true, false, false,
+          false, false },
+        { "keys 12", "up to key 12", LATMC_ECORRUPT, true, false, false, false, false, false,
+          true, false },
+        { "flag 2", "application-data flag", LATMC_ECORRUPT, true, false, false, false, false,
+          false, false, true },
+    };
+    for (int chunks = 0; chunks < 2; chunks++) {
+        if (chunks)
+            setenv("LATMC_CHECKPOINT_CHUNK_BYTES", "1", 1);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            memcpy(b, good, n);
+            if (cases[i].bad_value)
+                memcpy(b + block_at + 4, &two, sizeof two);
+            if (cases[i].whole)
+                memcpy(b + block_at + 4, &half, sizeof half);
+            if (cases[i].bad_spin)
+                b[spins_at + 64 * 11 + 3] = 0; /* in the last part's slab */
+            if (cases[i].bad_coupling)
+                memcpy(b + count_at + 8 + 4 * 700, &not_pmj, sizeof not_pmj);
+            if (cases[i].bad_count)
+                b[count_at] ^= 2;
+            if (cases[i].keys)
+                b[block_at] = 12;
+            if (cases[i].flag)
+                b[block_at + 12] = 2;
+            if (cases[i].reseal)
+                reseal(b, n);
+            write_file(dir.path, b, n);
+            for (int parts = 2; parts <= 3; parts++)
+                expect_load_verdict(dir.path, parts, cases[i].status, cases[i].want,
+                                    cases[i].what);
+            size_t app = 1;
+            assert_int_equal(latmc_checkpoint_app_data(dir.path, NULL, 0, &app),
+                             cases[i].status);
+        }
+        unsetenv("LATMC_CHECKPOINT_CHUNK_BYTES");
+    }
+    free(b);
+    free(good);
+    remove_dir(&dir);
+}
+
+/*
+ * The fuzz corpus's files of the bit-sliced chain (tests/fuzz/corpus: valid-ising-decisions*,
+ * bad-chain-*: every cut and field damage of version 3's chain block), streamed into 2
+ * parts: the plain load's status, and its reason in every part's message (no sim where
+ * it fails). The corpus directory comes from the environment (meson sets it).
+ */
+static void chain_corpus_verdicts(void **state)
+{
+    (void)state;
+    const char *dir = getenv("LATMC_TEST_FUZZ_CORPUS");
+    if (!dir || !*dir) {
+        printf("SKIP: LATMC_TEST_FUZZ_CORPUS (tests/fuzz/corpus) is not set\n");
+        skip();
+    }
+    DIR *d = opendir(dir);
+    if (!d)
+        fail_msg("cannot open the corpus %s", dir);
+    int files = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!strstr(e->d_name, "bad-chain-") && !strstr(e->d_name, "valid-ising-decisions"))
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        latmc_ctx *ctx = NULL;
+        latmc_sim *sim = NULL;
+        assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
+        const int plain = latmc_sim_load(ctx, path, &sim);
+        char why[512];
+        const char *msg = latmc_last_error();
+        const char *after = strstr(msg, "(latmc_sim_load): ");
+        snprintf(why, sizeof why, "%s", after ? after + strlen("(latmc_sim_load): ") : msg);
+        latmc_sim_destroy(&sim);
+        latmc_ctx_destroy(&ctx);
+        const bool valid = strncmp(e->d_name, "valid-", 6) == 0;
+        if ((plain == LATMC_OK) != valid)
+            fail_msg("%s: the plain load says %s: %s", e->d_name, latmc_strerror(plain), why);
+        /* the corpus's lattices have 4 planes: 2 parts of 2 */
+        enum { n = 2 };
+        struct hub hub;
+        struct job jobs[n];
+        for (int p = 0; p < n; p++) {
+            memset(&jobs[p], 0, sizeof jobs[p]);
+            jobs[p].hub = &hub;
+            jobs[p].rank = p;
+            jobs[p].path = path;
+        }
+        run_parts(&hub, n, load_part, jobs, sizeof jobs[0]);
+        for (int p = 0; p < n; p++)
+            if (jobs[p].status != plain || jobs[p].got_sim != valid ||
+                (!valid && !strstr(jobs[p].msg, why)))
+                fail_msg("%s: part %d of %d: %s: %s (the plain load: %s: %s)", e->d_name, p,
+                         n, latmc_strerror(jobs[p].status), jobs[p].msg,
+                         latmc_strerror(plain), why);
+        files++;
+    }
+    closedir(d);
+    if (files < 10)
+        fail_msg("%d files of the chain in the corpus %s (expected at least 10)", files, dir);
 }
 
 /* A damaged spin that is no spin at all (not resealed): the checksum's verdict, not the
@@ -621,22 +866,6 @@ static void *round_trip_part(void *arg)
     latmc_sim_destroy(&sim);
     latmc_ctx_destroy(&ctx);
     return NULL;
-}
-
-static unsigned char *read_whole(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    const long size = ftell(f);
-    assert_true(size > 0);
-    rewind(f);
-    unsigned char *b = malloc((size_t)size);
-    assert_non_null(b);
-    assert_int_equal(fread(b, 1, (size_t)size, f), (size_t)size);
-    fclose(f);
-    *n = (size_t)size;
-    return b;
 }
 
 /*
@@ -949,7 +1178,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(damaged_values_are_a_checksum_mismatch),
         cmocka_unit_test(crafted_faults_in_the_plain_order),
         cmocka_unit_test(app_data_checksum_is_never_skipped),
-        cmocka_unit_test(chain_files_are_refused_clearly),
+        cmocka_unit_test(chain_files_stream_bit_for_bit),
+        cmocka_unit_test(chain_block_verdicts),
+        cmocka_unit_test(chain_corpus_verdicts),
         cmocka_unit_test(loaded_couplings_are_whole),
         cmocka_unit_test(one_part_short_of_memory),
     };

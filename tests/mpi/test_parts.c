@@ -88,9 +88,6 @@ struct job {
                                             latmc_sim_serialize (0: none) */
     int bad_tune_at;                     /* part + 1 that asks for a target acceptance out of
                                             (0, 1) in latmc_sim_tune_epsilon (0: none) */
-    int no_checkpoint;                   /* the chain alone: no serialize, save or load (a
-                                            chain checkpoints cannot record: Ising
-                                            decisions = 1) */
     struct result res;
 };
 
@@ -163,8 +160,6 @@ static void run_part(int rank, int n, const latmc_transport *tp, void *arg)
     if (job->bad_tune_at)
         STEP(job, "bad tune_epsilon",
              latmc_sim_tune_epsilon(sim, job->rank == job->bad_tune_at - 1 ? 1.5 : 0.4, 10));
-    if (job->no_checkpoint)
-        goto done;
     STEP(job, "serialize size", latmc_sim_serialize(sim, NULL, 0, &r->nbytes));
     if (r->status == LATMC_OK)
         r->bytes = malloc(r->nbytes);
@@ -203,7 +198,6 @@ static void run_part(int rank, int n, const latmc_transport *tp, void *arg)
             r->streamed = malloc(r->spin_bytes);
         STEP(job, "get_spins streamed", latmc_sim_get_spins(back, r->streamed, r->spin_bytes));
     }
-done:
     latmc_sim_destroy(&back);
     latmc_sim_destroy(&sim);
     latmc_ctx_destroy(&ctx);
@@ -232,9 +226,6 @@ static void free_result(struct result *r)
     free(r->streamed);
 }
 
-/* plain_run leaves the checkpoint out (struct job's no_checkpoint) */
-static bool plain_no_checkpoint;
-
 /* The single-process sim: the same calls. */
 static void plain_run(const struct test_model *c, struct result *r, uint64_t extra_after_load,
                       const unsigned char *load, size_t load_n, unsigned char **reloaded)
@@ -259,11 +250,9 @@ static void plain_run(const struct test_model *c, struct result *r, uint64_t ext
         r->couplings = malloc(r->ncouplings * sizeof *r->couplings);
         assert_int_equal(latmc_sim_get_couplings(sim, r->couplings, r->ncouplings), LATMC_OK);
     }
-    if (!plain_no_checkpoint) {
-        assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &r->nbytes), LATMC_OK);
-        r->bytes = malloc(r->nbytes);
-        assert_int_equal(latmc_sim_serialize(sim, r->bytes, r->nbytes, &r->nbytes), LATMC_OK);
-    }
+    assert_int_equal(latmc_sim_serialize(sim, NULL, 0, &r->nbytes), LATMC_OK);
+    r->bytes = malloc(r->nbytes);
+    assert_int_equal(latmc_sim_serialize(sim, r->bytes, r->nbytes, &r->nbytes), LATMC_OK);
     latmc_sim_destroy(&sim);
     if (load) {
         assert_int_equal(latmc_sim_deserialize(ctx, load, load_n, &sim), LATMC_OK);

@@ -75,7 +75,7 @@ static int take_end(latmc_sim *sim, struct chain_end *e)
         return st;
     st = latmc_sim_serialize(sim, NULL, 0, &e->ckpt_bytes);
     /* a chain a checkpoint cannot record (none today: Ising decisions = 1 is format
-     * version 3) would be compared without its bytes */
+     * version 3, on every layout) would be compared without its bytes */
     if (st == LATMC_EUNSUPPORTED) {
         e->ckpt_bytes = 0;
         return LATMC_OK;

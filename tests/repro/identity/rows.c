@@ -83,17 +83,28 @@
     "devices=3,save,then.cuda devices=2,serialize,then.one threads=2,save,then.devices=3 " \
     "setspins,devices=3 cold,devices=2"
 
+/* the bit-sliced decisions' files (format version 3) streamed by parts: saved on k parts
+ * and continued on one sim, on other part counts and levels; one sim's file streamed into
+ * parts; the other scripts */
+#define BITSLICED_PARTS_SAVE                                                               \
+    "parts=3,save,then.one one,save,then.parts=3 parts=2,save,then.parts=4 "              \
+    "parts=4,shared,save,then.parts=3,simd=c parts=3,save,then.parts=2,shared "            \
+    "cold,parts=2,save,then.one setspins,parts=3,save,then.parts=2"
+
 const struct row rows[] = {
     /* bit-sliced decisions: checkpoints of format version 3 in memory and through files,
-     * but no file saved or loaded by parts (their streaming save and load refuse version
-     * 3); rows of 128 sites per colour: the AVX2 kernel's runs of whole groups */
+     * on boxes, parts (their files streamed in chunks) and MPI ranks; rows of 128 sites per
+     * colour: the AVX2 kernel's runs of whole groups */
     { "ising2d_bitsliced_metropolis", 2, { 96, 22, 0 },
-      BOXES " " LEVELS " " THREADS " " PARTS " ens threads=2,ens ens,save" },
+      BOXES " " LEVELS " " THREADS " " PARTS_ALL " " BITSLICED_PARTS_SAVE " " MPI
+      " ens threads=2,ens ens,save" },
     { "ising2d_bitsliced_metropolis", 2, { 256, 22, 0 },
       BOXES " " LEVELS " " THREADS " " RESTART " parts=3 parts=2,serialize,then.parts=4,shared "
-      "one,serialize,then.parts=2" },
-    { "ising2d_bitsliced_heatbath", 2, { 40, 70, 0 }, BOXES " " LEVELS " " THREADS " " PARTS },
-    { "ising3d_bitsliced_pmj", 3, { 10, 6, 22 }, BOXES " " LEVELS " " THREADS " " PARTS },
+      "one,serialize,then.parts=2 parts=3,save,then.one one,save,then.parts=2" },
+    { "ising2d_bitsliced_heatbath", 2, { 40, 70, 0 },
+      BOXES " " LEVELS " " THREADS " " PARTS " " BITSLICED_PARTS_SAVE " " MPI },
+    { "ising3d_bitsliced_pmj", 3, { 10, 6, 22 },
+      BOXES " " LEVELS " " THREADS " " PARTS " " BITSLICED_PARTS_SAVE " " MPI },
     /* ... on CUDA (one box, the packed layout: L_x a multiple of 16, uniform couplings):
      * groups across rows (L_x / 16 words a row, not a multiple of 4), a partial last
      * group (48 x 22), checkpoints to and from the CPU, ensemble members */
