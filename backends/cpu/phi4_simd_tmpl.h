@@ -206,6 +206,7 @@ struct PHI4_FN(phi4_simd_group) {
     V o, c;                                 /* the field values and their linear coefficients */
     struct phi4_pre pre;                    /* the hit-independent part of their Philox blocks */
     unsigned valid;                         /* lanes that are sites (bit per lane) */
+    M valid_mask;                           /* the same lanes as a mask */
     int npieces;                       /* rows the group's sites lie in (1 .. W) */
     PHI4_R *piece_at[PHI4_W];          /* where lane 0 would be in each row's sub-row */
     signed char piece_from[PHI4_W], piece_to[PHI4_W]; /* the lanes [from, to) of each row */
@@ -315,6 +316,7 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load)(
     const int hi = left <= 0 ? 0 : left < PHI4_W ? (int)left : PHI4_W;
     const int lo = skip <= 0 ? 0 : skip < hi ? (int)skip : hi;
     q->valid = ((1u << hi) - 1u) & ~((1u << lo) - 1u);
+    q->valid_mask = PHI4_FN(lanes)(lo, hi);
     q->npieces = 0;
     /* Row by row (one row unless the group straddles rows): that row's lanes get the
      * sums computed with its addressing, lane for lane the reference's arithmetic. *cur
@@ -479,7 +481,7 @@ static inline __attribute__((always_inline)) uint64_t PHI4_FN(phi4_simd_hits)(
     const V quartic = PHI4_FN(set1)(k->quartic);
     phi4_iv r_eta[H][G], r_u[H][G];
     V xi[H][G], lg[H][G];
-    uint64_t accepted = 0;
+    phi4_count accepted = phi4_count_zero();
     for (uint32_t h0 = 0; h0 < p->nhit; h0 += H) {
         const int nh = p->nhit - h0 < (uint32_t)H ? (int)(p->nhit - h0) : H;
         for (int hh = 0; hh < nh; hh++) {
@@ -491,6 +493,9 @@ static inline __attribute__((always_inline)) uint64_t PHI4_FN(phi4_simd_hits)(
             for (int gi = 0; gi < G; gi += PHI4_NSETS) {
                 const struct phi4_pre *pre[PHI4_NSETS];
                 phi4_iv o01[PHI4_NSETS], o23[PHI4_NSETS];
+                /* unrolled: the pointers are then constants off q, not an array in memory
+                 * (0.6 instructions per hit as a loop) */
+#pragma GCC unroll 16
                 for (int i = 0; i < PHI4_NSETS; i++)
                     pre[i] = &q[gi + i].pre;
                 phi4_finish_sets(p->keys, pre, w3, o01, o23);
@@ -512,16 +517,16 @@ static inline __attribute__((always_inline)) uint64_t PHI4_FN(phi4_simd_hits)(
             }
         for (int hh = 0; hh < nh; hh++) {
             for (int gi = 0; gi < G; gi++) {
-                unsigned acc;
+                M acc;
                 q[gi].o = PHI4_FN(hitq)(q[gi].o, xi[hh][gi], lg[hh][gi], q[gi].c, site, quartic,
-                                         r_u[hh][gi], &acc);
-                accepted += (uint64_t)__builtin_popcount(acc & q[gi].valid);
+                                         &r_u[hh][gi], &acc);
+                accepted = PHI4_FN(count_add)(accepted, acc, q[gi].valid_mask);
             }
         }
     }
     for (int gi = 0; gi < G; gi++)
         PHI4_FN(phi4_simd_store)(&q[gi]);
-    return accepted;
+    return PHI4_FN(count_sum)(accepted);
 }
 
 static uint64_t PHI4_FN(phi4_simd_block)(const struct PHI4_FN(phi4_simd_pass) *p, int colour,
@@ -666,6 +671,7 @@ uint64_t PHI4_SEGMENTS_FN(const struct phi4_geom *g, PHI4_R *phi,
         for (int gi = ng; gi < G; gi++) {
             q[gi] = q[0];
             q[gi].valid = 0;
+            q[gi].valid_mask = PHI4_FN(lanes)(0, 0);
             q[gi].npieces = 0;
         }
         accepted += PHI4_FN(phi4_simd_hits)(&p, colour, q);
