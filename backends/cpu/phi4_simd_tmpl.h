@@ -8,7 +8,10 @@
  *   vec_S, mask_S    W field values, a mask of W lanes; load_S, store_S, set1_S, add_S,
  *                    sub_S, mul_S, select_S, lanes_S, set_lane_S, maskstore_S;
  *   signed_S, unit_S the draw conversions, logq_S (PHI4_LOG_N logarithms at once) and
- *                    hitq_S (one Metropolis hit on W lanes), lane by lane the reference's;
+ *                    hitq_S (one Metropolis hit on W lanes, its accepted lanes as a mask),
+ *                    lane by lane the reference's;
+ *   phi4_count       accepted hits: phi4_count_zero, count_add_S (the accepted and valid
+ *                    lanes of a mask), count_sum_S;
  *   phi4_iv          W 32-bit words as W / 2 64-bit lanes (one Philox block per lane),
  *                    phi4_iv_pairs, phi4_iv_set1, phi4_iv_alternate, phi4_iv_add64,
  *                    phi4_iv_unpacklo/hi;
