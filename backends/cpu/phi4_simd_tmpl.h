@@ -8,7 +8,10 @@
  *   vec_S, mask_S    W field values, a mask of W lanes; load_S, store_S, set1_S, add_S,
  *                    sub_S, mul_S, select_S, lanes_S, set_lane_S, maskstore_S;
  *   signed_S, unit_S the draw conversions, logq_S (PHI4_LOG_N logarithms at once) and
- *                    hitq_S (one Metropolis hit on W lanes), lane by lane the reference's;
+ *                    hitq_S (one Metropolis hit on W lanes, its accepted lanes as a mask),
+ *                    lane by lane the reference's;
+ *   phi4_count       accepted hits: phi4_count_zero, count_add_S (the accepted and valid
+ *                    lanes of a mask), count_sum_S;
  *   phi4_iv          W 32-bit words as W / 2 64-bit lanes (one Philox block per lane),
  *                    phi4_iv_pairs, phi4_iv_set1, phi4_iv_alternate, phi4_iv_add64,
  *                    phi4_iv_unpacklo/hi;
@@ -40,6 +43,11 @@ struct PHI4_FN(phi4_simd_pass) {
      * per pass, not per group (ncolours is 8 or 5, lib/phi4.h) */
     int64_t sub_off[8][5];
     int sub_carry[8][5];
+    /* per sub-row r: some dx wraps backwards (carry -1) / forwards (+1) */
+    bool wraps_first[8], wraps_last[8];
+    /* phi4_simd_stencil's distances, once per pass: x + dx from x per sub-row r; rows
+     * y + d from y and z + d from z per edge class (phi4_simd_edge_class) */
+    int64_t dx_rel[8][5], dy_rel[5][5], dz_rel[5][5];
 };
 
 /*
@@ -206,24 +214,90 @@ struct PHI4_FN(phi4_simd_group) {
     V o, c;                                 /* the field values and their linear coefficients */
     struct phi4_pre pre;                    /* the hit-independent part of their Philox blocks */
     unsigned valid;                         /* lanes that are sites (bit per lane) */
+    M valid_mask;                           /* the same lanes as a mask */
     int npieces;                       /* rows the group's sites lie in (1 .. W) */
     PHI4_R *piece_at[PHI4_W];          /* where lane 0 would be in each row's sub-row */
     signed char piece_from[PHI4_W], piece_to[PHI4_W]; /* the lanes [from, to) of each row */
 };
 
-/* The W values at x offset dx in one row of the stencil (phi4_simd_load_in_row). */
-static inline __attribute__((always_inline)) V PHI4_FN(phi4_simd_at_row)(const PHI4_R *row,
-                                                                         const int64_t off[5],
-                                                                         const int carry[5],
-                                                                         bool first, bool last,
-                                                                         int64_t n, int dx)
+/*
+ * The stencil of W sites in one row as distances from their own place c: every load is c
+ * moved by an x offset's and a row's distance, each in a register, so that a load is one
+ * instruction (with the wrap tests and the row's address per load: 1.1 instructions per
+ * hit more at 128^3, nhit 8, and 4-6 % more time). x + dx lies at c + dx_off[dx + 2] (its
+ * sub-row, or the wrapped one with m shifted by one), the rows (y + d, z) and (y, z + d) at
+ * dy[d + 2] and dz[d + 2].
+ */
+struct PHI4_FN(phi4_simd_stencil) {
+    const PHI4_R *c;
+    const int64_t *dx_off, *dy, *dz; /* tables of the pass, [5] each */
+    int64_t n;
+};
+
+/* Which of the pass's tables of row distances a row a (of extent l >= 5) takes: the two
+ * rows at each end (0, 1; 3, 4 for l - 2, l - 1), whose stencils wrap, or the interior
+ * (2), whose do not. */
+static inline int PHI4_FN(phi4_simd_edge_class)(int64_t a, int64_t l)
 {
-    V v = PHI4_FN(load)(row + off[dx + 2]);
-    if (dx != 0 && carry[dx + 2] < 0 && first)
-        v = PHI4_FN(set_lane)(v, 0, row[off[dx + 2] + n]);
-    else if (dx != 0 && carry[dx + 2] > 0 && last)
-        v = PHI4_FN(set_lane)(v, PHI4_W - 1, row[off[dx + 2] + PHI4_W - 1 - n]);
+    return a < 2 ? (int)a : a >= l - 2 ? (int)(a - l + 5) : 2;
+}
+
+/* The W values at c + d, x offset k - 2; with may_fix (a constant) the lane that wraps
+ * around the row's end: lane 0 backwards where lo[k], lane W - 1 forwards where hi[k]
+ * (lane m = 0 reads the sub-row's last value, lane m = n - 1 its first). */
+static inline __attribute__((always_inline)) V PHI4_FN(phi4_simd_stencil_at)(
+    const struct PHI4_FN(phi4_simd_stencil) *st, int64_t d, int k, bool may_fix,
+    const bool lo[5], const bool hi[5])
+{
+    const PHI4_R *ptr = st->c + d + st->dx_off[k];
+    V v = PHI4_FN(load)(ptr);
+    if (may_fix && k != 2 && lo[k])
+        v = PHI4_FN(set_lane)(v, 0, ptr[st->n]);
+    else if (may_fix && k != 2 && hi[k])
+        v = PHI4_FN(set_lane)(v, PHI4_W - 1, ptr[PHI4_W - 1 - st->n]);
     return v;
+}
+
+/* The three neighbourhood sums, in the order of phi4_neighbour_sums. */
+static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_stencil_sums)(
+    const struct PHI4_FN(phi4_simd_stencil) *st, int three, bool may_fix, const bool lo[5],
+    const bool hi[5], V *c01, V *c02, V *c11)
+{
+    const int64_t *dy = st->dy, *dz = st->dz;
+#define AT(dx, d) PHI4_FN(phi4_simd_stencil_at)(st, d, (dx) + 2, may_fix, lo, hi)
+    V near = PHI4_FN(set1)(0), far = near, diag = near;
+    near = PHI4_FN(add)(near, AT(1, 0));
+    near = PHI4_FN(add)(near, AT(-1, 0));
+    far = PHI4_FN(add)(far, AT(2, 0));
+    far = PHI4_FN(add)(far, AT(-2, 0));
+    near = PHI4_FN(add)(near, AT(0, dy[3]));
+    near = PHI4_FN(add)(near, AT(0, dy[1]));
+    far = PHI4_FN(add)(far, AT(0, dy[4]));
+    far = PHI4_FN(add)(far, AT(0, dy[0]));
+    if (three) {
+        near = PHI4_FN(add)(near, AT(0, dz[3]));
+        near = PHI4_FN(add)(near, AT(0, dz[1]));
+        far = PHI4_FN(add)(far, AT(0, dz[4]));
+        far = PHI4_FN(add)(far, AT(0, dz[0]));
+    }
+    diag = PHI4_FN(add)(diag, AT(1, dy[3]));
+    diag = PHI4_FN(add)(diag, AT(1, dy[1]));
+    diag = PHI4_FN(add)(diag, AT(-1, dy[3]));
+    diag = PHI4_FN(add)(diag, AT(-1, dy[1]));
+    if (three) {
+        diag = PHI4_FN(add)(diag, AT(1, dz[3]));
+        diag = PHI4_FN(add)(diag, AT(1, dz[1]));
+        diag = PHI4_FN(add)(diag, AT(-1, dz[3]));
+        diag = PHI4_FN(add)(diag, AT(-1, dz[1]));
+        diag = PHI4_FN(add)(diag, AT(0, dy[3] + dz[3]));
+        diag = PHI4_FN(add)(diag, AT(0, dy[3] + dz[1]));
+        diag = PHI4_FN(add)(diag, AT(0, dy[1] + dz[3]));
+        diag = PHI4_FN(add)(diag, AT(0, dy[1] + dz[1]));
+    }
+#undef AT
+    *c01 = near;
+    *c02 = far;
+    *c11 = diag;
 }
 
 /*
@@ -237,65 +311,33 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load_in_row)
 {
     const struct phi4_geom *g = p->g;
     const int three = g->lat.ndim == 3;
-    const int64_t ly = g->lat.ly, lz = g->lat.lz, lx = g->lat.lx, n = p->n, m = cur->m;
-    const int64_t y = cur->y, z = cur->z, plane = ly * lx;
-    /* rows y + d, z + d (|d| <= 2 < every extent) as offsets */
-#define WRAP(a, d, l) ((a) + (d) + ((a) + (d) < 0 ? (l) : (a) + (d) >= (l) ? -(l) : 0))
-    const int64_t y0 = y * lx, yp1 = WRAP(y, 1, ly) * lx, ym1 = WRAP(y, -1, ly) * lx;
-    const int64_t yp2 = WRAP(y, 2, ly) * lx, ym2 = WRAP(y, -2, ly) * lx;
-    const int64_t z0 = z * plane;
-    const int64_t zp1 = three ? WRAP(z, 1, lz) * plane : 0,
-                  zm1 = three ? WRAP(z, -1, lz) * plane : 0;
-    const int64_t zp2 = three ? WRAP(z, 2, lz) * plane : 0,
-                  zm2 = three ? WRAP(z, -2, lz) * plane : 0;
-#undef WRAP
-    const PHI4_R *const ph = p->phi;
-    /* x + dx: sub-row r + dx, or wrapped around with m shifted by one */
-    int64_t off[5];
-    int carry[5];
-    for (int dx = -2; dx <= 2; dx++) {
-        carry[dx + 2] = p->sub_carry[cur->r][dx + 2];
-        off[dx + 2] = p->sub_off[cur->r][dx + 2] + m;
-    }
+    const int64_t n = p->n, m = cur->m;
     /* the lane whose m leaves the row wraps to its other end: lane 0 (m = 0) backwards,
      * lane W - 1 (m + W = n) forwards */
     const bool first = m == 0, last = m + PHI4_W == n;
-#define AT(dx, yo, zo) PHI4_FN(phi4_simd_at_row)(ph + (yo) + (zo), off, carry, first, last, n, dx)
-    V near = PHI4_FN(set1)(0), far = near, diag = near;
-    near = PHI4_FN(add)(near, AT(1, y0, z0));
-    near = PHI4_FN(add)(near, AT(-1, y0, z0));
-    far = PHI4_FN(add)(far, AT(2, y0, z0));
-    far = PHI4_FN(add)(far, AT(-2, y0, z0));
-    near = PHI4_FN(add)(near, AT(0, yp1, z0));
-    near = PHI4_FN(add)(near, AT(0, ym1, z0));
-    far = PHI4_FN(add)(far, AT(0, yp2, z0));
-    far = PHI4_FN(add)(far, AT(0, ym2, z0));
-    if (three) {
-        near = PHI4_FN(add)(near, AT(0, y0, zp1));
-        near = PHI4_FN(add)(near, AT(0, y0, zm1));
-        far = PHI4_FN(add)(far, AT(0, y0, zp2));
-        far = PHI4_FN(add)(far, AT(0, y0, zm2));
+    const int *carry = p->sub_carry[cur->r];
+    const PHI4_R *const c = p->phi + cur->row * g->lat.lx + p->sub_off[cur->r][2] + m;
+    const struct PHI4_FN(phi4_simd_stencil) st = {
+        c,
+        p->dx_rel[cur->r],
+        p->dy_rel[PHI4_FN(phi4_simd_edge_class)(cur->y, g->lat.ly)],
+        p->dz_rel[three ? PHI4_FN(phi4_simd_edge_class)(cur->z, g->lat.lz) : 2],
+        n,
+    };
+    if ((first && p->wraps_first[cur->r]) || (last && p->wraps_last[cur->r])) {
+        bool lo[5], hi[5];
+        for (int k = 0; k < 5; k++) {
+            lo[k] = first && carry[k] < 0;
+            hi[k] = last && carry[k] > 0;
+        }
+        PHI4_FN(phi4_simd_stencil_sums)(&st, three, true, lo, hi, c01, c02, c11);
+    } else {
+        /* no lane wraps: 3/4 of the groups at 128^3, more on longer rows */
+        const bool none[5] = { false, false, false, false, false };
+        PHI4_FN(phi4_simd_stencil_sums)(&st, three, false, none, none, c01, c02, c11);
     }
-    diag = PHI4_FN(add)(diag, AT(1, yp1, z0));
-    diag = PHI4_FN(add)(diag, AT(1, ym1, z0));
-    diag = PHI4_FN(add)(diag, AT(-1, yp1, z0));
-    diag = PHI4_FN(add)(diag, AT(-1, ym1, z0));
-    if (three) {
-        diag = PHI4_FN(add)(diag, AT(1, y0, zp1));
-        diag = PHI4_FN(add)(diag, AT(1, y0, zm1));
-        diag = PHI4_FN(add)(diag, AT(-1, y0, zp1));
-        diag = PHI4_FN(add)(diag, AT(-1, y0, zm1));
-        diag = PHI4_FN(add)(diag, AT(0, yp1, zp1));
-        diag = PHI4_FN(add)(diag, AT(0, yp1, zm1));
-        diag = PHI4_FN(add)(diag, AT(0, ym1, zp1));
-        diag = PHI4_FN(add)(diag, AT(0, ym1, zm1));
-    }
-#undef AT
-    *at = (PHI4_R *)ph + y0 + z0 + off[2];
-    *o = PHI4_FN(load)(*at);
-    *c01 = near;
-    *c02 = far;
-    *c11 = diag;
+    *at = (PHI4_R *)c;
+    *o = PHI4_FN(load)(c);
 }
 
 /*
@@ -315,6 +357,7 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load)(
     const int hi = left <= 0 ? 0 : left < PHI4_W ? (int)left : PHI4_W;
     const int lo = skip <= 0 ? 0 : skip < hi ? (int)skip : hi;
     q->valid = ((1u << hi) - 1u) & ~((1u << lo) - 1u);
+    q->valid_mask = PHI4_FN(lanes)(lo, hi);
     q->npieces = 0;
     /* Row by row (one row unless the group straddles rows): that row's lanes get the
      * sums computed with its addressing, lane for lane the reference's arithmetic. *cur
@@ -467,8 +510,11 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_prefetch_nex
  * takes its decision.
  */
 /* The hits of PHI4_GROUPS loaded groups q[] (below), then their stores; returns the
- * accepted hits of their valid lanes. */
-static inline __attribute__((always_inline)) uint64_t PHI4_FN(phi4_simd_hits)(
+ * accepted hits of their valid lanes. noinline: a function of its own, so that GCC
+ * allocates the Philox rounds' registers apart from the loads' code (inlined into the
+ * block, a change in the loads moved spills into the rounds: 13 % more time for 1.2 fewer
+ * load instructions per hit); one call per block of W PHI4_GROUPS sites. */
+static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
     const struct PHI4_FN(phi4_simd_pass) *p, int colour, struct PHI4_FN(phi4_simd_group) *q)
 {
     enum { G = PHI4_GROUPS, H = PHI4_HITS };
@@ -479,7 +525,7 @@ static inline __attribute__((always_inline)) uint64_t PHI4_FN(phi4_simd_hits)(
     const V quartic = PHI4_FN(set1)(k->quartic);
     phi4_iv r_eta[H][G], r_u[H][G];
     V xi[H][G], lg[H][G];
-    uint64_t accepted = 0;
+    phi4_count accepted = phi4_count_zero();
     for (uint32_t h0 = 0; h0 < p->nhit; h0 += H) {
         const int nh = p->nhit - h0 < (uint32_t)H ? (int)(p->nhit - h0) : H;
         for (int hh = 0; hh < nh; hh++) {
@@ -491,6 +537,9 @@ static inline __attribute__((always_inline)) uint64_t PHI4_FN(phi4_simd_hits)(
             for (int gi = 0; gi < G; gi += PHI4_NSETS) {
                 const struct phi4_pre *pre[PHI4_NSETS];
                 phi4_iv o01[PHI4_NSETS], o23[PHI4_NSETS];
+                /* unrolled: the pointers are then constants off q, not an array in memory
+                 * (0.6 instructions per hit as a loop) */
+#pragma GCC unroll 16
                 for (int i = 0; i < PHI4_NSETS; i++)
                     pre[i] = &q[gi + i].pre;
                 phi4_finish_sets(p->keys, pre, w3, o01, o23);
@@ -512,16 +561,16 @@ static inline __attribute__((always_inline)) uint64_t PHI4_FN(phi4_simd_hits)(
             }
         for (int hh = 0; hh < nh; hh++) {
             for (int gi = 0; gi < G; gi++) {
-                unsigned acc;
+                M acc;
                 q[gi].o = PHI4_FN(hitq)(q[gi].o, xi[hh][gi], lg[hh][gi], q[gi].c, site, quartic,
-                                         r_u[hh][gi], &acc);
-                accepted += (uint64_t)__builtin_popcount(acc & q[gi].valid);
+                                         &r_u[hh][gi], &acc);
+                accepted = PHI4_FN(count_add)(accepted, acc, q[gi].valid_mask);
             }
         }
     }
     for (int gi = 0; gi < G; gi++)
         PHI4_FN(phi4_simd_store)(&q[gi]);
-    return accepted;
+    return PHI4_FN(count_sum)(accepted);
 }
 
 static uint64_t PHI4_FN(phi4_simd_block)(const struct PHI4_FN(phi4_simd_pass) *p, int colour,
@@ -556,12 +605,30 @@ static void PHI4_FN(phi4_simd_pass_init)(struct PHI4_FN(phi4_simd_pass) *p,
     /* shift (ay y + az z) mod nc grows by az - ay (L_y - 1): the sub-row drops by it */
     p->r_wrap = (int)(((g->colouring.az - g->colouring.ay * (g->lat.ly - 1)) % ncolours +
                        ncolours) % ncolours);
-    for (int r = 0; r < ncolours && r < 8; r++)
+    for (int r = 0; r < ncolours && r < 8; r++) {
+        p->wraps_first[r] = p->wraps_last[r] = false;
         for (int dx = -2; dx <= 2; dx++) {
             const int rr = r + dx, carry = rr < 0 ? -1 : rr >= ncolours ? 1 : 0;
             p->sub_carry[r][dx + 2] = carry;
             p->sub_off[r][dx + 2] = (int64_t)(rr - carry * ncolours) * p->n + carry;
+            p->wraps_first[r] |= carry < 0;
+            p->wraps_last[r] |= carry > 0;
         }
+        for (int k = 0; k < 5; k++)
+            p->dx_rel[r][k] = p->sub_off[r][k] - p->sub_off[r][2];
+    }
+    /* a row of each class (extents >= 5: the colourings need 5 or 8 to divide them) */
+    const int64_t lx = g->lat.lx, ly = g->lat.ly, lz = g->lat.lz;
+    for (int cls = 0; cls < 5; cls++) {
+        const int64_t y = cls < 2 ? cls : cls == 2 ? 2 : ly - 5 + cls;
+        const int64_t z = cls < 2 ? cls : cls == 2 ? 2 : lz - 5 + cls;
+        for (int d = -2; d <= 2; d++) {
+            const int64_t yy = y + d, zz = z + d;
+            p->dy_rel[cls][d + 2] = (yy < 0 ? ly : yy >= ly ? -ly : 0) * lx + d * lx;
+            p->dz_rel[cls][d + 2] =
+                g->lat.ndim == 3 ? ((zz < 0 ? lz : zz >= lz ? -lz : 0) + d) * ly * lx : 0;
+        }
+    }
 }
 
 /* Blocks [u0, u1) of the concatenation of the boxes' blocks of W PHI4_GROUPS numbers
@@ -666,6 +733,7 @@ uint64_t PHI4_SEGMENTS_FN(const struct phi4_geom *g, PHI4_R *phi,
         for (int gi = ng; gi < G; gi++) {
             q[gi] = q[0];
             q[gi].valid = 0;
+            q[gi].valid_mask = PHI4_FN(lanes)(0, 0);
             q[gi].npieces = 0;
         }
         accepted += PHI4_FN(phi4_simd_hits)(&p, colour, q);

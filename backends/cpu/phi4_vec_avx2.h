@@ -342,12 +342,14 @@ static inline __attribute__((always_inline)) void logq_d(const vec_d x[PHI4_LOG_
 }
 
 /* hit_f with lq = logq_one_f(unit_f(r_u)) in place of the exact logarithm (above); sets
- * *acc to the accepted lanes' bits. A lane neither surely accepted (t < -E) nor surely
- * rejected (t > E) -- |t| <= E, or NaN -- sends the vector to the exact logarithm. */
+ * *acc to the accepted lanes. A lane neither surely accepted (t < -E) nor surely
+ * rejected (t > E) -- |t| <= E, or NaN -- sends the vector to the exact logarithm. The
+ * test is one vtestps of the two masks' union (not two movemasks and scalar compares), and
+ * r_u is read only there. */
 static inline __attribute__((always_inline)) vec_f hitq_f(vec_f o, vec_f step, vec_f lq,
                                                             vec_f c, vec_f site,
-                                                            vec_f quartic, __m256i r_u,
-                                                            unsigned *acc)
+                                                            vec_f quartic, const __m256i *r_u,
+                                                            mask_f *acc)
 {
     const vec_f n = add_f(o, step);
     const vec_f nn_oo = add_f(mul_f(n, n), mul_f(o, o));
@@ -355,30 +357,58 @@ static inline __attribute__((always_inline)) vec_f hitq_f(vec_f o, vec_f step, v
     const vec_f dh = mul_f(sub_f(n, o), sub_f(mul_f(add_f(n, o), inner), c));
     const vec_f t = add_f(dh, lq), e = set1_f(PHI4_LOGQ_BOUND_F);
     mask_f a = _mm256_cmp_ps(t, neg_f(e), _CMP_LT_OQ);
-    const unsigned rejected = bits_f(_mm256_cmp_ps(t, e, _CMP_GT_OQ));
-    unsigned accepted = bits_f(a);
-    if (__builtin_expect((accepted | rejected) != 0xffu, 0)) {
-        const vec_f u[PHI4_LOG_N] = { unit_f(r_u), unit_f(r_u) };
+    const mask_f sure = _mm256_or_ps(a, _mm256_cmp_ps(t, e, _CMP_GT_OQ));
+    /* testc: 1 iff every lane's sign bit of `sure` is set */
+    if (__builtin_expect(!_mm256_testc_ps(sure, _mm256_castsi256_ps(_mm256_set1_epi32(-1))), 0)) {
+        const vec_f u[PHI4_LOG_N] = { unit_f(*r_u), unit_f(*r_u) };
         vec_f lg[PHI4_LOG_N];
         logn_f(u, lg);
         a = gt_f(neg_f(dh), lg[0]);
-        accepted = bits_f(a);
     }
-    *acc = accepted;
+    *acc = a;
     return select_f(a, n, o);
 }
 
 /* The double hit decides on the exact logarithm (logq_d). */
 static inline __attribute__((always_inline)) vec_d hitq_d(vec_d o, vec_d step, vec_d lg,
                                                             vec_d c, vec_d site,
-                                                            vec_d quartic, __m256i r_u,
-                                                            unsigned *acc)
+                                                            vec_d quartic, const __m256i *r_u,
+                                                            mask_d *acc)
 {
     (void)r_u;
-    mask_d a;
-    const vec_d n = hit_d(o, step, lg, c, site, quartic, &a);
-    *acc = bits_d(a);
-    return n;
+    return hit_d(o, step, lg, c, site, quartic, acc);
+}
+
+/* Accepted hits, counted per lane in the vector unit: a mask lane is all ones (-1), so
+ * subtracting the accepted and valid lanes adds one to each; summed once per block. Lanes
+ * count at most nhit (65535) per group and PHI4_GROUPS groups: far inside 32 bits. */
+typedef __m256i phi4_count;
+static inline phi4_count phi4_count_zero(void)
+{
+    return _mm256_setzero_si256();
+}
+static inline phi4_count count_add_f(phi4_count n, mask_f acc, mask_f valid)
+{
+    return _mm256_sub_epi32(n, _mm256_castps_si256(_mm256_and_ps(acc, valid)));
+}
+/* a double mask is two vectors of 64-bit lanes (-1 each): 64-bit counts */
+static inline phi4_count count_add_d(phi4_count n, mask_d acc, mask_d valid)
+{
+    n = _mm256_sub_epi64(n, _mm256_castpd_si256(_mm256_and_pd(acc.lo, valid.lo)));
+    return _mm256_sub_epi64(n, _mm256_castpd_si256(_mm256_and_pd(acc.hi, valid.hi)));
+}
+static inline uint64_t count_sum_f(phi4_count n)
+{
+    const __m128i s = _mm_add_epi32(_mm256_castsi256_si128(n), _mm256_extracti128_si256(n, 1));
+    uint32_t w[4];
+    _mm_storeu_si128((__m128i *)w, s);
+    return (uint64_t)w[0] + w[1] + w[2] + w[3];
+}
+static inline uint64_t count_sum_d(phi4_count n)
+{
+    uint64_t w[4];
+    _mm256_storeu_si256((__m256i *)w, n);
+    return w[0] + w[1] + w[2] + w[3];
 }
 
 #endif

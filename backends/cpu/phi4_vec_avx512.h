@@ -186,7 +186,7 @@ static inline __attribute__((always_inline)) void logq_f(const vec_f x[PHI4_LOG_
  * decisions, the exact logarithm for the vector where some lane is unsure. */
 static inline __attribute__((always_inline)) vec_f hitq_f(vec_f o, vec_f step, vec_f lq,
                                                           vec_f c, vec_f site, vec_f quartic,
-                                                          __m512i r_u, unsigned *acc)
+                                                          const __m512i *r_u, mask_f *acc)
 {
     const vec_f n = add_f(o, step);
     const vec_f nn_oo = add_f(mul_f(n, n), mul_f(o, o));
@@ -196,12 +196,12 @@ static inline __attribute__((always_inline)) vec_f hitq_f(vec_f o, vec_f step, v
     mask_f a = _mm512_cmp_ps_mask(t, neg_f(e), _CMP_LT_OQ);
     const mask_f rejected = _mm512_cmp_ps_mask(t, e, _CMP_GT_OQ);
     if (__builtin_expect((mask_f)(a | rejected) != 0xffffu, 0)) {
-        const vec_f u[PHI4_LOG_N] = { unit_f(r_u), unit_f(r_u) };
+        const vec_f u[PHI4_LOG_N] = { unit_f(*r_u), unit_f(*r_u) };
         vec_f lg[PHI4_LOG_N];
         logn_f(u, lg);
         a = gt_f(neg_f(dh), lg[0]);
     }
-    *acc = bits_f(a);
+    *acc = a;
     return select_f(a, n, o);
 }
 
@@ -307,7 +307,7 @@ static inline __attribute__((always_inline)) void logq_d(const vec_d x[PHI4_LOG_
 /* One Metropolis hit on 16 lanes (latmc_phi4_hit), as phi4_vec_avx2.h's hit_d. */
 static inline __attribute__((always_inline)) vec_d hitq_d(vec_d o, vec_d step, vec_d lg,
                                                           vec_d c, vec_d site, vec_d quartic,
-                                                          __m512i r_u, unsigned *acc)
+                                                          const __m512i *r_u, mask_d *acc)
 {
     (void)r_u;
     const vec_d n = add_d(o, step);
@@ -316,8 +316,32 @@ static inline __attribute__((always_inline)) vec_d hitq_d(vec_d o, vec_d step, v
     /* dH = (n - o) ((n + o) (site + quartic (n n + o o)) - c) */
     const vec_d dh = mul_d(sub_d(n, o), sub_d(mul_d(add_d(n, o), inner), c));
     const mask_d a = gt_d(neg_d(dh), lg);
-    *acc = bits_d(a);
+    *acc = a;
     return select_d(a, n, o);
+}
+
+/* Accepted hits of the valid lanes (phi4_vec_avx2.h counts in vectors; masks here are
+ * k-registers, counted as bits). */
+typedef uint64_t phi4_count;
+static inline phi4_count phi4_count_zero(void)
+{
+    return 0;
+}
+static inline phi4_count count_add_f(phi4_count n, mask_f acc, mask_f valid)
+{
+    return n + (uint64_t)__builtin_popcount(bits_f(acc) & bits_f(valid));
+}
+static inline phi4_count count_add_d(phi4_count n, mask_d acc, mask_d valid)
+{
+    return n + (uint64_t)__builtin_popcount(bits_d(acc) & bits_d(valid));
+}
+static inline uint64_t count_sum_f(phi4_count n)
+{
+    return n;
+}
+static inline uint64_t count_sum_d(phi4_count n)
+{
+    return n;
 }
 
 #endif
