@@ -282,22 +282,29 @@ struct ckpt {
     size_t ncouplings;
 };
 
+/* A 2D Ising +-J lattice of lx x ly on the CPU, one thread. */
+static latmc_sim_desc pmj2d_desc(int64_t lx, int64_t ly, uint64_t coupling_seed, uint64_t seed)
+{
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING;
+    d.ndim = 2;
+    d.extent[0] = lx;
+    d.extent[1] = ly;
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    d.coupling_seed = coupling_seed;
+    d.device = LATMC_DEVICE_CPU;
+    d.n_threads = 1;
+    d.seed = seed;
+    return d;
+}
+
 /* A 2D Ising +-J sim of 16 x 12 on the CPU, hot and swept, serialized. */
 static void make_ckpt(struct ckpt *c)
 {
     latmc_ctx *ctx = NULL;
     latmc_sim *sim = NULL;
-    latmc_sim_desc d;
-    latmc_sim_desc_init(&d);
-    d.model = LATMC_MODEL_ISING;
-    d.ndim = 2;
-    d.extent[0] = 16;
-    d.extent[1] = 12;
-    d.couplings = LATMC_COUPLINGS_BIMODAL;
-    d.coupling_seed = 3;
-    d.device = LATMC_DEVICE_CPU;
-    d.n_threads = 1;
-    d.seed = 11;
+    latmc_sim_desc d = pmj2d_desc(16, 12, 3, 11);
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     assert_int_equal(latmc_sim_create(ctx, &d, &sim), LATMC_OK);
     assert_int_equal(latmc_sim_init_spins(sim, LATMC_INIT_HOT), LATMC_OK);
@@ -403,17 +410,7 @@ static const char chain_app[] = "the program's state at the save";
 /* A 2D Ising +-J sim of 64 x 12 on the CPU running the bit-sliced chain (decisions = 1). */
 static int chain_sim(latmc_ctx *ctx, latmc_sim **out)
 {
-    latmc_sim_desc d;
-    latmc_sim_desc_init(&d);
-    d.model = LATMC_MODEL_ISING;
-    d.ndim = 2;
-    d.extent[0] = 64;
-    d.extent[1] = 12;
-    d.couplings = LATMC_COUPLINGS_BIMODAL;
-    d.coupling_seed = 5;
-    d.device = LATMC_DEVICE_CPU;
-    d.n_threads = 1;
-    d.seed = 12;
+    latmc_sim_desc d = pmj2d_desc(64, 12, 5, 12);
     int st = latmc_sim_create(ctx, &d, out);
     if (st == LATMC_OK)
         st = latmc_sim_set_param(*out, LATMC_PARAM_BETA, 0.6);
