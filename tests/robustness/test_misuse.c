@@ -164,6 +164,15 @@ static void ctx_and_process_calls(void **state)
     assert_null(latmc_param_name(-1));
     assert_null(latmc_observable_name(0));
     assert_null(latmc_observable_name(LATMC_OBS_OVERLAP2_KMIN + 1));
+    int model = -5;
+    EXPECT(latmc_model_by_name(NULL, &model), LATMC_EINVAL);
+    EXPECT(latmc_model_by_name("ising", NULL), LATMC_EINVAL);
+    EXPECT(latmc_model_by_name("Ising", &model), LATMC_EINVAL);
+    EXPECT(latmc_model_by_name("", &model), LATMC_EINVAL);
+    assert_int_equal(model, -5);
+    assert_null(latmc_model_name(0));
+    assert_null(latmc_model_name(-1));
+    assert_null(latmc_model_name(1000));
     double lo, hi;
     EXPECT(latmc_param_bounds(LATMC_MODEL_ISING, LATMC_PARAM_G, &lo, &hi), LATMC_EUNSUPPORTED);
     EXPECT(latmc_param_bounds(-3, LATMC_PARAM_BETA, &lo, &hi), LATMC_EINVAL);
