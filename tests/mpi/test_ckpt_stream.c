@@ -444,7 +444,9 @@ struct chain_job {
     size_t nend;
 };
 
-#define CHAIN_STEP(j, call)                                                                \
+/* One step of a part's job (a struct with status and msg): run while all went well, and
+ * keep the first failure's call and message. */
+#define PART_STEP(j, call)                                                                 \
     do {                                                                                   \
         if ((j)->status == LATMC_OK && ((j)->status = (call)) != LATMC_OK)                 \
             snprintf((j)->msg, sizeof (j)->msg, "%s: %s", #call, latmc_last_error());      \
@@ -458,20 +460,20 @@ static void *chain_part(void *arg)
     latmc_ctx *ctx = NULL;
     latmc_sim *sim = NULL;
     j->status = LATMC_OK;
-    CHAIN_STEP(j, latmc_ctx_create(&ctx));
-    CHAIN_STEP(j, latmc_sim_deserialize_part(ctx, j->bytes, j->n, j->rank, j->hub->n, &t,
-                                             &sim));
-    CHAIN_STEP(j, latmc_sim_save(sim, j->save));
-    CHAIN_STEP(j, latmc_sim_save_app_data(sim, j->save_app, chain_app, sizeof chain_app));
+    PART_STEP(j, latmc_ctx_create(&ctx));
+    PART_STEP(j, latmc_sim_deserialize_part(ctx, j->bytes, j->n, j->rank, j->hub->n, &t,
+                                            &sim));
+    PART_STEP(j, latmc_sim_save(sim, j->save));
+    PART_STEP(j, latmc_sim_save_app_data(sim, j->save_app, chain_app, sizeof chain_app));
     latmc_sim_destroy(&sim);
-    CHAIN_STEP(j, latmc_sim_load_part(ctx, j->load, j->rank, j->hub->n, &t, &sim));
-    CHAIN_STEP(j, latmc_sim_get_param(sim, LATMC_PARAM_DECISIONS, &j->decisions));
-    CHAIN_STEP(j, latmc_sim_sweep(sim, CHAIN_SWEEPS2));
+    PART_STEP(j, latmc_sim_load_part(ctx, j->load, j->rank, j->hub->n, &t, &sim));
+    PART_STEP(j, latmc_sim_get_param(sim, LATMC_PARAM_DECISIONS, &j->decisions));
+    PART_STEP(j, latmc_sim_sweep(sim, CHAIN_SWEEPS2));
     size_t n = 0;
-    CHAIN_STEP(j, latmc_sim_serialize(sim, NULL, 0, &n));
+    PART_STEP(j, latmc_sim_serialize(sim, NULL, 0, &n));
     if (j->status == LATMC_OK && !(j->end = malloc(n)))
         j->status = LATMC_ENOMEM;
-    CHAIN_STEP(j, latmc_sim_serialize(sim, j->end, n, &n));
+    PART_STEP(j, latmc_sim_serialize(sim, j->end, n, &n));
     j->nend = n;
     latmc_sim_destroy(&sim);
     latmc_ctx_destroy(&ctx);
@@ -841,12 +843,6 @@ struct trip {
     char msg[512];
 };
 
-#define TRIP_STEP(t, call)                                                                 \
-    do {                                                                                   \
-        if ((t)->status == LATMC_OK && ((t)->status = (call)) != LATMC_OK)                 \
-            snprintf((t)->msg, sizeof (t)->msg, "%s: %s", #call, latmc_last_error());      \
-    } while (0)
-
 static void *round_trip_part(void *arg)
 {
     struct trip *t = arg;
@@ -856,10 +852,10 @@ static void *round_trip_part(void *arg)
     latmc_sim *sim = NULL;
     t->couplings = calloc(t->ncouplings, sizeof(float));
     t->status = t->couplings ? LATMC_OK : LATMC_ENOMEM;
-    TRIP_STEP(t, latmc_ctx_create(&ctx));
-    TRIP_STEP(t, latmc_sim_load_part(ctx, t->path, t->rank, t->hub->n, &tr, &sim));
-    TRIP_STEP(t, latmc_sim_get_couplings(sim, t->couplings, t->ncouplings));
-    TRIP_STEP(t, latmc_sim_save(sim, t->again));
+    PART_STEP(t, latmc_ctx_create(&ctx));
+    PART_STEP(t, latmc_sim_load_part(ctx, t->path, t->rank, t->hub->n, &tr, &sim));
+    PART_STEP(t, latmc_sim_get_couplings(sim, t->couplings, t->ncouplings));
+    PART_STEP(t, latmc_sim_save(sim, t->again));
     latmc_sim_destroy(&sim);
     latmc_ctx_destroy(&ctx);
     return NULL;
