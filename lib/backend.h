@@ -6,6 +6,8 @@
 #ifndef LATMC_LIB_BACKEND_H
 #define LATMC_LIB_BACKEND_H
 
+#include <stddef.h>
+
 #include "box.h"
 #include "internal.h"
 
@@ -214,6 +216,13 @@ struct latmc_backend_ops {
      * library status. */
     int (*cluster_faces)(latmc_sim *sim, int what, void *buf, size_t *bytes);
 };
+
+/* The backend's op `member` where its table (of its build's size) has one and sets it,
+ * else NULL: tables only grow at their end, so an older module's table is shorter. */
+#define LATMC_BACKEND_OP(ops, member)                                                       \
+    ((ops)->size >= offsetof(struct latmc_backend_ops, member) + sizeof (ops)->member        \
+         ? (ops)->member                                                                    \
+         : NULL)
 
 enum {
     LATMC_CLUSTER_FACES_SIZE = 0,

@@ -25,19 +25,12 @@
 /* The status word before each record (8 bytes: the record stays aligned). */
 enum { FACE_HEAD = 8 };
 
-static bool has_cluster_faces(const struct latmc_backend_ops *ops)
-{
-    return ops->size >= offsetof(struct latmc_backend_ops, cluster_faces) +
-                            sizeof ops->cluster_faces &&
-           ops->cluster_faces;
-}
-
 int latmc_cluster_part_ready(latmc_sim *sim)
 {
     struct latmc_part *part = sim->part;
     if (part->faces)
         return LATMC_OK;
-    if (!has_cluster_faces(sim->ops))
+    if (!LATMC_BACKEND_OP(sim->ops, cluster_faces))
         return latmc_fail(LATMC_EUNSUPPORTED, "latmc_sim_sweep: the %s backend joins no "
                           "clusters across parts", sim->ops->name);
     size_t bytes = 0;

@@ -30,9 +30,7 @@ int latmc_cluster_check_sim(const latmc_sim *sim)
     const bool embedded = sim->desc.model != LATMC_MODEL_ISING &&
                           sim->desc.model != LATMC_MODEL_POTTS;
     const struct latmc_backend_ops *ops = sim->ops;
-    const bool joins_parts = ops->size >= offsetof(struct latmc_backend_ops, cluster_faces) +
-                                              sizeof ops->cluster_faces &&
-                             ops->cluster_faces;
+    const bool joins_parts = LATMC_BACKEND_OP(ops, cluster_faces) != NULL;
     if (ops != &latmc_cpu_backend_ops && (embedded || (sim->part && !joins_parts)))
         return latmc_fail(LATMC_EUNSUPPORTED, "the %s algorithm %sruns on the CPU backend only "
                           "in this version (the %s backend labels the clusters of Ising and "

@@ -98,8 +98,7 @@ static void ens_free(latmc_ens *e)
     if (e->members && e->members[0]) {
         const struct latmc_backend_ops *ops = e->members[0]->ops;
         if (ops != &latmc_cpu_backend_ops &&
-            ops->size >= offsetof(struct latmc_backend_ops, ens_measure) + sizeof ops->ens_measure &&
-            ops->ens_measure)
+            LATMC_BACKEND_OP(ops, ens_measure))
             (void)ops->ens_measure(e->members, e->n_members, NULL);
     }
     if (e->members)

@@ -271,8 +271,7 @@ int latmc_ens_exec_round_values(latmc_ens *e, int key, double *values)
     const struct latmc_backend_ops *ops = e->members[0]->ops;
     const int M = e->n_members;
     if (ops != &latmc_cpu_backend_ops && e->all_config &&
-        ops->size >= offsetof(struct latmc_backend_ops, ens_measure) + sizeof ops->ens_measure &&
-        ops->ens_measure && !latmc_part_many(e->members[0])) {
+        LATMC_BACKEND_OP(ops, ens_measure) && !latmc_part_many(e->members[0])) {
         const struct latmc_model_def *model = e->members[0]->model;
         if (!e->batch_sums && !(e->batch_sums = malloc((size_t)M * model->sums_size)))
             return ENS_FAIL(e, LATMC_ENOMEM, "exchange round: cannot allocate the sums of %d "

@@ -181,9 +181,7 @@ int latmc_modes_measure(latmc_sim *sim, double *modes)
 static bool kmin_on_backend(latmc_sim *sim)
 {
     const struct latmc_backend_ops *ops = sim->ops;
-    return ops->size >= offsetof(struct latmc_backend_ops, measure_kmin) +
-                            sizeof ops->measure_kmin &&
-           ops->measure_kmin && !latmc_part_many(sim) &&
+    return LATMC_BACKEND_OP(ops, measure_kmin) && !latmc_part_many(sim) &&
            ops->measure_kmin(sim, NULL, NULL, NULL) == LATMC_OK;
 }
 
@@ -196,9 +194,7 @@ bool latmc_modes_with_sums_possible(latmc_sim *sim)
         return by_projections(&sim->desc);
     if (kmin_on_backend(sim))
         return true;
-    return ops->size >= offsetof(struct latmc_backend_ops, measure_modes) +
-                            sizeof ops->measure_modes &&
-           ops->measure_modes && !latmc_part_many(sim) &&
+    return LATMC_BACKEND_OP(ops, measure_modes) && !latmc_part_many(sim) &&
            sim->ops->measure_modes(sim, NULL, NULL) == LATMC_OK;
 }
 

@@ -442,9 +442,7 @@ static int part_tiles_and_partial(latmc_sim *sim, void *tiles, void *partial)
 {
     const struct latmc_part *part = sim->part;
     const struct latmc_backend_ops *ops = sim->ops;
-    if (ops->size >= offsetof(struct latmc_backend_ops, measure_planes_modes) +
-                         sizeof ops->measure_planes_modes &&
-        ops->measure_planes_modes &&
+    if (LATMC_BACKEND_OP(ops, measure_planes_modes) &&
         ops->measure_planes_modes(sim, part->p0, part->p1, NULL, NULL) == LATMC_OK)
         return ops->measure_planes_modes(sim, part->p0, part->p1, tiles, partial);
     const int st = ops->measure_planes(sim, part->p0, part->p1, tiles);
@@ -571,9 +569,7 @@ int latmc_part_set_spins(latmc_sim *sim, const void *buf)
 bool latmc_part_has_coupling_planes(const latmc_sim *sim)
 {
     const struct latmc_backend_ops *ops = sim->ops;
-    return ops->size >= offsetof(struct latmc_backend_ops, get_coupling_planes) +
-                            sizeof ops->get_coupling_planes &&
-           ops->get_coupling_planes;
+    return LATMC_BACKEND_OP(ops, get_coupling_planes) != NULL;
 }
 
 /*

@@ -175,8 +175,7 @@ static int run_on_boxes(latmc_sim *sim, const struct latmc_plan *plan, uint64_t 
 /* Whether the backend takes a list of steps (run_steps) in its build of the ops. */
 static bool has_run_steps(const struct latmc_backend_ops *ops)
 {
-    return ops->size >= offsetof(struct latmc_backend_ops, run_steps) + sizeof ops->run_steps &&
-           ops->run_steps;
+    return LATMC_BACKEND_OP(ops, run_steps) != NULL;
 }
 
 bool latmc_plan_runs_sweeps(const latmc_sim *sim, const struct latmc_plan *plan)
@@ -191,8 +190,7 @@ enum { PLAN_BATCH = 64 }; /* step calls handed to ops.run_steps at once */
 static int own_length(latmc_sim *sim)
 {
     const struct latmc_backend_ops *ops = sim->ops;
-    if (ops->size >= offsetof(struct latmc_backend_ops, own_schedule) + sizeof ops->own_schedule &&
-        ops->own_schedule) {
+    if (LATMC_BACKEND_OP(ops, own_schedule)) {
         const int own = ops->own_schedule(sim);
         if (own > 0)
             return own;
