@@ -34,6 +34,39 @@ static bool selected(const struct layout *l, const char *want)
     return strstr(l->text, want) != NULL;
 }
 
+/* The table covers every model of the library (latmc_model_name: numbered 1, 2, ...
+ * without gaps): each has a row on the CPU and one with a CUDA placement, so that a model
+ * added to lib/model_list.h without its rows fails here instead of going unchecked. */
+static int uncovered_models(void)
+{
+    int missing = 0;
+    for (int m = 1; latmc_model_name(m) != NULL; m++) {
+        bool cpu = false, cuda = false;
+        for (size_t i = 0; i < n_rows; i++) {
+            const struct spec *s = spec_by_name(rows[i].spec);
+            if (!s || s->model != m)
+                continue;
+            char text[4096], why[512];
+            snprintf(text, sizeof text, "%s", rows[i].layouts);
+            for (char *save = NULL, *tok = strtok_r(text, " ", &save); tok;
+                 tok = strtok_r(NULL, " ", &save)) {
+                struct layout l;
+                if (!layout_parse(tok, &l, why, sizeof why))
+                    continue; /* reported by the run */
+                cpu = cpu || strcmp(kind_of(&l), "cpu") == 0;
+                cuda = cuda || strcmp(kind_of(&l), "cuda") == 0;
+            }
+        }
+        if (!cpu || !cuda) {
+            if (mpi_rank() == 0)
+                fprintf(stderr, "rows.c: the model %s has no row %s\n", latmc_model_name(m),
+                        !cpu ? "on the CPU" : "with a CUDA placement");
+            missing++;
+        }
+    }
+    return missing;
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -83,7 +116,7 @@ int main(int argc, char **argv)
         mpi_finalize();
         return 1;
     }
-    int passed = 0, skipped = 0, failed = 0;
+    int passed = 0, skipped = 0, failed = uncovered_models();
     const double start = now();
     for (size_t i = 0; i < n_rows; i++) {
         const struct row *r = &rows[i];
