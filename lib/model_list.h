@@ -9,7 +9,15 @@
  *   - lib/meson.build: the sources lib/model_<m>.c (it reads this file), and
  *     doc/meson.build the pages doc/models/<m>.md that exist;
  *   - backends/cpu/cpu_models.c: the kernel tables `cpu_<m>_kernels`, so every model
- *     runs on the CPU, the reference every other backend is checked against.
+ *     runs on the CPU, the reference every other backend is checked against;
+ *   - backends/cuda/cuda_models.c: each model's leaf `cuda_<m>_leaf_of` (declared in
+ *     backends/cuda/exec/cuda_leaf.h), found by the model's number: this list's order;
+ *   - backends/cpu/meson.build and backends/cuda/meson.build: the folder <m>/ of each
+ *     model (its meson.build appends the model's sources; the model's headers are found by
+ *     their names), and tests/layering reads the same folders;
+ *   - the tests that go over every model ask the library (latmc_model_name): the identity
+ *     matrix wants rows of each on the CPU and with CUDA, the corpus replay a checkpoint
+ *     of each, the parameter ranges a case of each.
  */
 /* No include guard: each includer expands it with its own LATMC_MODEL. */
 LATMC_MODEL(ising)

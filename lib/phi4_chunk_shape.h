@@ -1,7 +1,7 @@
 /*
  * Internal: the shapes of the phi^4 chunk schedule (doc/models/phi4.md, "Chunk schedule"),
  * one rule for every backend, so that a shape one backend takes the others take too and
- * run the same chain (backends/cpu/phi4_chunks.c, backends/cuda/phi4/cuda_phi4_plan.c).
+ * run the same chain (backends/cpu/phi4/phi4_chunks.c, backends/cuda/phi4/cuda_phi4_plan.c).
  *
  * W = 4 ncolours: a row segment of W sites holds, for every colour, the four lanes of one
  * Philox block. A chunk of b_x x b_y [x b_z] sites needs b_x a multiple of W, every b_mu at

@@ -39,11 +39,15 @@ sed -e "s/@LATMC_VERSION@/$version/" -e "s/@LATMC_VERSION_MAJOR@/$major/" \
     -e "s/@LATMC_VERSION_MINOR@/$minor/" -e "s/@LATMC_VERSION_PATCH@/$patch/" \
     -e "s/@LATMC_ABI_MAJOR@/$abi/" include/latmc/version.h.in >"$out/include/latmc/version.h"
 
+# The CPU backend's model folders, one per line of lib/model_list.h (backends/cpu/meson.build).
+models="$(sed -n 's/^LATMC_MODEL(\([a-z0-9_]*\)).*/\1/p' lib/model_list.h)"
+model_dirs=""
+for m in $models; do model_dirs="$model_dirs backends/cpu/$m"; done
 # The flags in a response file: they pass through xargs and sh -c unharmed.
 cat >"$out/cflags.rsp" <<EOF
 -std=c11 -O1 -g -D_POSIX_C_SOURCE=200809L -ffp-contract=off -fno-strict-aliasing
 -DLATMC_BUILDING_LIBRARY -DLATMC_MODULEDIR=\"/nonexistent\"
--Iinclude -I$out/include -Ilib -Ibackends/cpu
+-Iinclude -I$out/include -Ilib -Ibackends/cpu $(for d in $model_dirs; do printf ' -I%s' "$d"; done)
 -fsanitize=address,undefined -fno-sanitize-recover=undefined
 EOF
 cflags="@$out/cflags.rsp"
@@ -55,7 +59,9 @@ fi
 # The CPU backend's SIMD levels are left out: their dispatch tables are empty without
 # LATMC_HAVE_*. lib/'s x86 files (lib/cluster_sw_rows_avx2.c) stay: they carry their own
 # target attributes and are chosen at run time.
-sources="$(ls lib/*.c) $(ls backends/cpu/*.c | grep -v -e '_avx2\.c$' -e '_avx512\.c$')"
+# shellcheck disable=SC2086
+sources="$(ls lib/*.c) $(ls backends/cpu/*.c $(for d in $model_dirs; do echo "$d"/*.c; done) |
+           grep -v -e '_avx2\.c$' -e '_avx512\.c$')"
 jobs=$(nproc 2>/dev/null || echo 2)
 # shellcheck disable=SC2086
 printf '%s\n' $sources | xargs -P "$jobs" -I{} sh -c \

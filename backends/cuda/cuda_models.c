@@ -1,33 +1,29 @@
 /*
  * The models the CUDA module runs: each a leaf of the one executor (cuda_leaf.h), in
- * every layout (one box, boxes on several devices, an MPI part's box).
+ * every layout (one box, boxes on several devices, an MPI part's box). The leaves are
+ * found by the models' list (lib/model_list.h): the function cuda_<m>_leaf_of of each
+ * line, in the list's order, which is enum latmc_model's (1, 2, ...).
  */
-#include "cuda_heisenberg_leaf.h"
-#include "cuda_ising_leaf.h"
 #include "cuda_leaf.h"
-#include "cuda_phi4_leaf.h"
 
-extern const struct cuda_leaf cuda_potts_leaf; /* potts/cuda_potts.c */
-extern const struct cuda_leaf cuda_sw_ising_leaf, cuda_sw_potts_leaf; /* clusters/cuda_sw_leaf.c */
+typedef const struct cuda_leaf *(*model_leaf_of)(const latmc_sim *sim);
+
+static const model_leaf_of model_leaves[] = {
+#define LATMC_MODEL(m) cuda_##m##_leaf_of,
+#include "model_list.h"
+#undef LATMC_MODEL
+};
 
 const struct cuda_leaf *cuda_leaf_of(const latmc_sim *sim)
 {
-    const bool discrete = sim->desc.model == LATMC_MODEL_ISING ||
-                          sim->desc.model == LATMC_MODEL_POTTS;
-    if (discrete && (sim->desc.algorithm == LATMC_ALGO_SWENDSEN_WANG ||
-                     sim->desc.algorithm == LATMC_ALGO_WOLFF))
-        /* the cluster steps; they refuse what they lack */
-        return sim->desc.model == LATMC_MODEL_POTTS ? &cuda_sw_potts_leaf : &cuda_sw_ising_leaf;
-    switch (sim->desc.model) {
-    case LATMC_MODEL_POTTS:
-        return &cuda_potts_leaf;
-    case LATMC_MODEL_ISING:
-        return cuda_ising_leaf_of(sim);
-    case LATMC_MODEL_PHI4:
-        return cuda_phi4_leaf_of(sim);
-    case LATMC_MODEL_HEISENBERG:
-        return cuda_heis_leaf_of(sim);
-    default:
+    const struct cuda_leaf *cluster = cuda_cluster_leaf_of(sim); /* they refuse what they lack */
+    if (cluster)
+        return cluster;
+    const int model = sim->desc.model;
+    if (model < 1 || model > (int)(sizeof model_leaves / sizeof model_leaves[0]))
         return NULL;
-    }
+    const struct cuda_leaf *leaf = model_leaves[model - 1](sim);
+    /* a leaf names its model: a list out of the enum's order runs no model on another's
+     * leaf (the module then refuses it) */
+    return leaf && leaf->model == model ? leaf : NULL;
 }

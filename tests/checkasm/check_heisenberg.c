@@ -1,5 +1,5 @@
 /*
- * checkasm, Heisenberg (backends/cpu/heisenberg_dsp.h): the functions of struct
+ * checkasm, Heisenberg (backends/cpu/heisenberg/heisenberg_dsp.h): the functions of struct
  * cpu_heisenberg_dsp at every level against the C level's step (the reference step on the
  * reference layout), on the same random spins, couplings, parameters and seed,
  * compared bit for bit after every step or pair: the spins of every replica (the SoA

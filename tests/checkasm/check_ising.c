@@ -1,5 +1,5 @@
 /*
- * checkasm, Ising (backends/cpu/ising_split.h): the functions of struct cpu_ising_dsp at
+ * checkasm, Ising (backends/cpu/ising/ising_split.h): the functions of struct cpu_ising_dsp at
  * every level against the C reference.
  *
  *   draws        the level's Philox against the scalar generator (lib/philox.h), counter

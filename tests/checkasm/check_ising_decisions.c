@@ -1,6 +1,6 @@
 /*
  * checkasm, the bit-sliced Ising decisions (decisions = 1, doc/models/ising-decisions.md):
- * the SIMD kernels (backends/cpu/ising_decisions_simd_tmpl.h: cpu_ising_decisions_range_avx2,
+ * the SIMD kernels (backends/cpu/ising/ising_decisions_simd_tmpl.h: cpu_ising_decisions_range_avx2,
  * _avx512, and _avx512 emulated with SIMDe) on the split rows against the C reference
  * (cpu_ising_decisions_range) on the C level's int8 sites, bit for bit: after every colour
  * step the spins and the changed count. Cases: 2D and 3D, Metropolis and heat bath,

@@ -1,5 +1,5 @@
 /*
- * checkasm, phi^4 (backends/cpu/phi4_dsp.h): step_f and step_d of struct cpu_phi4_dsp at
+ * checkasm, phi^4 (backends/cpu/phi4/phi4_dsp.h): step_f and step_d of struct cpu_phi4_dsp at
  * every level against the C level's (the reference kernels of phi4_sweep_impl.h), and
  * segments_f, segments_d (the chunk schedule's colour step) likewise on random row
  * segments, on the same random field, parameters and seed, compared bit for bit after every

@@ -1,5 +1,5 @@
 /*
- * checkasm, Potts (backends/cpu/potts_fast.h): the functions of struct cpu_potts_dsp
+ * checkasm, Potts (backends/cpu/potts/potts_fast.h): the functions of struct cpu_potts_dsp
  * (metropolis, heatbath, measure) at every level against the C reference. Both sims of a
  * case get their table by cpu_potts_use_dsp: the C level (cpu_potts_dsp_init with no
  * flags) and the level under test (its flags, or the AVX-512 template with its primitives

@@ -1,6 +1,6 @@
 /*
- * The Potts SIMD template (backends/cpu/potts_simd.h) compiled at the AVX-512 width with
- * the AVX-512 primitives of backends/cpu/potts_avx512.c written out in plain C: 64-byte
+ * The Potts SIMD template (backends/cpu/potts/potts_simd.h) compiled at the AVX-512 width with
+ * the AVX-512 primitives of backends/cpu/potts/potts_avx512.c written out in plain C: 64-byte
  * vectors, compares into 64-bit masks, masked adds, pshufb within 128-bit lanes. This
  * runs the AVX-512 level's chunk geometry (64 sites, 16 Philox blocks, masks as bits) on
  * any machine, so checkasm (level avx512-emu) checks it even where the CPU lacks

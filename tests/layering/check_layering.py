@@ -4,7 +4,7 @@
   (a) lib/ never includes a backend's header.
   (b) A backend never includes another backend's header.
   (c) The include graph of backends/cuda's own files has no cycle; no file of a leaf folder
-      (ising/, potts/, phi4/, heisenberg/, clusters/) reaches exec/cuda_exec.h, cuda_backend.h
+      (each model's of lib/model_list.h, and clusters/) reaches exec/cuda_exec.h, cuda_backend.h
       or an ens_ header through its includes; no file of exec/ reaches a leaf folder's header.
   (d) The call graph between backends/cuda's files has no cycle (so no two files call each
       other): file A calls file B when A's code names a function or variable that B defines;
@@ -19,8 +19,10 @@ Usage: check_layering.py SOURCE_ROOT   (exit 0: the rules hold; 1: a breach, lis
 
 Includes are resolved the way the build resolves them: a quoted name first beside the
 including file, then the include directories its target gets in meson.build (for
-backends/cuda those named in backends/cuda/meson.build's include_directories()). liblatmc
-has backends/cpu on its path, so a bare name in lib/ would build; (a) is what catches it.
+backends/cuda those named in backends/cuda/meson.build's include_directories(), and the
+models' folders where that call adds latmc_model_tokens; for liblatmc backends/cpu and its
+models' folders). liblatmc has backends/cpu on its path, so a bare name in lib/ would
+build; (a) is what catches it.
 
 What the textual call graph sees, and its limits:
 - Definitions: top-level function bodies and initialised (or plain) file-scope variables,
@@ -40,7 +42,7 @@ import re
 import sys
 import tempfile
 
-LEAF_DIRS = ('ising', 'potts', 'phi4', 'heisenberg', 'clusters')
+LEAF_STEP_DIRS = ('clusters',)  # leaf folders of a step kind; each model's is its name
 SOURCE_EXT = ('.c', '.h', '.cu', '.cuh')
 HEADER_EXT = ('.h', '.cuh')
 MODEL_NAME = re.compile(r'\bLATMC_MODEL_[A-Z0-9_]+')
@@ -101,16 +103,30 @@ def resolve(root, rel, quoted, name, search):
     return None
 
 
+def model_names(root):
+    """The models of lib/model_list.h (its LATMC_MODEL(m) lines), as lib/meson.build reads
+    them: the names of their backend folders."""
+    try:
+        text = read(root, 'lib/model_list.h')
+    except OSError:
+        return []
+    return re.findall(r'^LATMC_MODEL\((\w+)\)', text, re.M)
+
+
 def cuda_include_dirs(root):
-    """backends/cuda's own include directories, as its meson.build names them."""
+    """backends/cuda's own include directories, as its meson.build names them: the quoted
+    folders of its include_directories() calls, and every model's folder where a call
+    adds latmc_model_tokens (the models of lib/model_list.h)."""
     try:
         text = re.sub(r'#[^\n]*', '', read(root, CUDA + '/meson.build'))
     except OSError:
         text = ''
     dirs = []
-    for m in re.finditer(r'include_directories\(([^)]*)\)', text):
-        dirs += [os.path.normpath(CUDA + '/' + d).replace(os.sep, '/')
-                 for d in re.findall(r'["\']([^"\']+)["\']', m.group(1))]
+    for m in re.finditer(r'include_directories\(((?:[^()]|\([^()]*\))*)\)', text):
+        names = re.findall(r'["\']([^"\']+)["\']', m.group(1))
+        if 'latmc_model_tokens' in m.group(1):
+            names += model_names(root)
+        dirs += [os.path.normpath(CUDA + '/' + d).replace(os.sep, '/') for d in names]
     return dirs or [CUDA]
 
 
@@ -119,7 +135,8 @@ def search_path(root, rel):
     base = ['include', 'lib']
     if rel.startswith(CUDA + '/'):
         return base + cuda_include_dirs(root)
-    return base + ['backends/cpu']  # liblatmc: lib/ and backends/cpu share one target
+    # liblatmc: lib/ and backends/cpu (with its models' folders) share one target
+    return base + ['backends/cpu'] + ['backends/cpu/' + m for m in model_names(root)]
 
 
 def backend_of(rel):
@@ -369,7 +386,7 @@ def check(root):
     cuda_inc = {f: {t for t in inc_edges.get(f, ()) if t in cuda_set} for f in cuda_files}
     for comp in sccs(cuda_files, cuda_inc):
         breaches.append('(c) include cycle in backends/cuda: ' + ', '.join(comp))
-    leaf_prefixes = tuple('%s/%s/' % (CUDA, d) for d in LEAF_DIRS)
+    leaf_prefixes = tuple('%s/%s/' % (CUDA, d) for d in model_names(root) + list(LEAF_STEP_DIRS))
     upper = {CUDA + '/exec/cuda_exec.h', CUDA + '/cuda_backend.h'}
     for f in cuda_files:
         reach = closure(f, cuda_inc)
@@ -412,7 +429,8 @@ CLEAN = {
     'backends/cpu/cpu_backend.h': '#include "model.h"\nint cpu_f(void);\n',
     'backends/cpu/cpu_backend.c': '#include "cpu_backend.h"\n'
                                   'int cpu_f(void) { return model_f(); }\n',
-    'backends/cuda/meson.build': "x = include_directories('.', 'exec')\n",
+    'lib/model_list.h': '/* LATMC_MODEL(none) in a comment */\nLATMC_MODEL(potts)\n',
+    'backends/cuda/meson.build': "x = include_directories(['.', 'exec'] + latmc_model_tokens)\n",
     'backends/cuda/cuda_backend.h': 'int top_f(void);\n',
     'backends/cuda/cuda_backend.c': '#include "cuda_backend.h"\n#include "cuda_exec.h"\n'
                                     'int top_f(void) { return exec_f(); }\n',
@@ -445,6 +463,10 @@ PLANTED = [
     ('(c) leaf file', {'backends/cuda/potts/cuda_potts.h': '#include "cuda_backend.h"\n'}),
     ('(c) executor file', {'backends/cuda/exec/cuda_exec.c':
                            '#include "../potts/cuda_potts.h"\n#include "cuda_exec.h"\n'
+                           'int exec_f(void) { return the_leaf.update(); }\n'}),
+    # the same by its bare name, found in the model's folder (latmc_model_tokens)
+    ('(c) executor file', {'backends/cuda/exec/cuda_exec.c':
+                           '#include "cuda_potts.h"\n#include "cuda_exec.h"\n'
                            'int exec_f(void) { return the_leaf.update(); }\n'}),
     # a model branch in the executor (the name in a comment or string is no breach)
     ('(e) executor file', {'backends/cuda/exec/storage.c':

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -73,6 +74,14 @@ static void expected_range(int key, double *lo, double *hi)
 static void every_range_reported_and_enforced(void **state)
 {
     (void)state;
+    /* every model of the library has its case (numbered 1, 2, ...: latmc_model_name) */
+    for (int id = 1; latmc_model_name(id) != NULL; id++) {
+        bool found = false;
+        for (size_t m = 0; m < sizeof models / sizeof models[0]; m++)
+            found = found || models[m].model == id;
+        if (!found)
+            fail_msg("model %s has no case in models[]", latmc_model_name(id));
+    }
     latmc_ctx *ctx = NULL;
     assert_int_equal(latmc_ctx_create(&ctx), LATMC_OK);
     for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {

@@ -415,7 +415,7 @@ static int sw_cluster_stats(const latmc_sim *sim, struct cuda_box *b,
     return st;
 }
 
-const struct cuda_leaf cuda_sw_ising_leaf = {
+static const struct cuda_leaf cuda_sw_ising_leaf = {
     .model = LATMC_MODEL_ISING,
     .halo = sw_halo,
     .border_planes = sw_border_planes,
@@ -445,7 +445,7 @@ const struct cuda_leaf cuda_sw_ising_leaf = {
     .part_faces = sw_part_faces,
 };
 
-const struct cuda_leaf cuda_sw_potts_leaf = {
+static const struct cuda_leaf cuda_sw_potts_leaf = {
     .model = LATMC_MODEL_POTTS,
     .halo = sw_halo,
     .border_planes = sw_border_planes,
@@ -468,3 +468,17 @@ const struct cuda_leaf cuda_sw_potts_leaf = {
     .cluster_stats = sw_cluster_stats,
     .part_faces = sw_part_faces,
 };
+
+const struct cuda_leaf *cuda_cluster_leaf_of(const latmc_sim *sim)
+{
+    if (sim->desc.algorithm != LATMC_ALGO_SWENDSEN_WANG && sim->desc.algorithm != LATMC_ALGO_WOLFF)
+        return NULL;
+    switch (sim->desc.model) { /* the leaves refuse what they lack (check_steps) */
+    case LATMC_MODEL_ISING:
+        return &cuda_sw_ising_leaf;
+    case LATMC_MODEL_POTTS:
+        return &cuda_sw_potts_leaf;
+    default:
+        return NULL;
+    }
+}

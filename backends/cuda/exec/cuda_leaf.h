@@ -315,4 +315,17 @@ struct cuda_leaf {
 /* The leaf of a sim (cuda_models.c), or NULL: the module has no kernels for its model. */
 const struct cuda_leaf *cuda_leaf_of(const latmc_sim *sim);
 
+/* Each model's leaf for a sim of that model, one function per line of lib/model_list.h,
+ * defined in the model's folder (backends/cuda/<m>/): the leaf that runs the sim, chosen
+ * by its layout, precision or replicas, or NULL where the module has none for it.
+ * cuda_models.c calls the one of the sim's model (what runs a cluster algorithm is chosen
+ * before, cuda_cluster_leaf_of), so adding a model edits neither file. */
+#define LATMC_MODEL(m) const struct cuda_leaf *cuda_##m##_leaf_of(const latmc_sim *sim);
+#include "model_list.h"
+#undef LATMC_MODEL
+
+/* The cluster steps' leaf (clusters/cuda_sw_leaf.c) where the sim's algorithm is
+ * Swendsen-Wang or Wolff on a model they run (Ising, Potts), else NULL. */
+const struct cuda_leaf *cuda_cluster_leaf_of(const latmc_sim *sim);
+
 #endif

@@ -604,7 +604,7 @@ static uint64_t heis_attempted(const latmc_sim *sim, int64_t sites)
 
 static const struct cuda_leaf heis_leaves[2] = { HEIS_LEAF(1), HEIS_LEAF(2) };
 
-const struct cuda_leaf *cuda_heis_leaf_of(const latmc_sim *sim)
+const struct cuda_leaf *cuda_heisenberg_leaf_of(const latmc_sim *sim)
 {
     return &heis_leaves[sim->desc.replicas > 1]; /* the model takes 1 or 2 */
 }

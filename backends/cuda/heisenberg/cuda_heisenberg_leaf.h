@@ -8,8 +8,8 @@
 
 #include "cuda_leaf.h"
 
-/* The leaf of a Heisenberg sim (its storage counts the replicas' arrays). */
-const struct cuda_leaf *cuda_heis_leaf_of(const latmc_sim *sim);
+/* The leaf of a Heisenberg sim, cuda_heisenberg_leaf_of (declared in cuda_leaf.h with
+ * every model's): one per replica count (its storage counts the replicas' arrays). */
 
 /* The structure-of-arrays buffer that holds the configuration of a box of this leaf
  * (component c of replica r at (3 r + c) N + i): the ensembles' kernels update it in

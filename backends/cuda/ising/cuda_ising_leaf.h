@@ -22,8 +22,8 @@ extern const struct cuda_leaf cuda_ising_bytes_leaf;
  * One box alone: the packed layout wherever L_x is a multiple of 16 and the packed kernels
  * are allowed (LATMC_CUDA_KERNELS is not "reference"); its steps run the byte kernels on a
  * byte copy where the packed ones cannot (+-J with L_x not a multiple of 64, thresholds
- * beyond 32 bits). Several boxes or a part: L_x a multiple of 16 (64 with +-J). */
-const struct cuda_leaf *cuda_ising_leaf_of(const latmc_sim *sim);
+ * beyond 32 bits). Several boxes or a part: L_x a multiple of 16 (64 with +-J).
+ * cuda_ising_leaf_of is declared in cuda_leaf.h with every model's. */
 
 /*
  * For the module's ensembles (ensembles/ens_ising_batch.c), which run their own batched

@@ -31,7 +31,6 @@
 
 #include "cuda_check.h"
 #include "cuda_leaf.h"
-#include "cuda_phi4_leaf.h"
 #include "cuda_phi4_plan.h"
 #include "model.h"
 #include "part.h"

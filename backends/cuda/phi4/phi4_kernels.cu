@@ -19,7 +19,7 @@
  * memory; for lattices the chunks do not fit.
  *
  * Measurement: one thread per row sums the row in x order, in double, exactly as the CPU
- * reference does (backends/cpu/phi4_measure_impl.h); one thread then adds the rows in
+ * reference does (backends/cpu/phi4/phi4_measure_impl.h); one thread then adds the rows in
  * order. The result is deterministic and equal, bit for bit, to the CPU's for the same
  * field.
  */
@@ -413,7 +413,7 @@ struct site_geom {
     int64_t lx, ly, lz, per_colour;
 };
 
-/* Site j of colour `colour`: backends/cpu/phi4_lattice.h, phi4_colour_site. */
+/* Site j of colour `colour`: backends/cpu/phi4/phi4_lattice.h, phi4_colour_site. */
 __device__ __forceinline__ void site_of(const struct site_geom &g, int colour, int64_t j,
                                         int64_t x[3])
 {
@@ -435,7 +435,7 @@ __device__ __forceinline__ R site_value(const struct site_geom &g, const R *phi,
     return phi[a + g.lx * (b + g.ly * c)];
 }
 
-/* The neighbourhood sums of backends/cpu/phi4_lattice.h, same order; value(dx, dy, dz):
+/* The neighbourhood sums of backends/cpu/phi4/phi4_lattice.h, same order; value(dx, dy, dz):
  * phi at x + d (|d_mu| <= 2 per axis). */
 template <typename R, typename Value>
 __device__ __forceinline__ R corona_by(const struct site_geom &g,
@@ -522,7 +522,7 @@ template <typename R> __global__ void phi4_hot_kernel(R *phi, int64_t n, uint64_
 enum { PHI4_NPARTIALS = 5 };
 
 /*
- * Row `row` (fixed y, z) summed in x order: backends/cpu/phi4_measure_impl.h, the same
+ * Row `row` (fixed y, z) summed in x order: backends/cpu/phi4/phi4_measure_impl.h, the same
  * operations in the same order (each rounded separately: -fmad=false), so each row's
  * partial sums equal the CPU's bit for bit. One warp per row: the lanes compute the
  * terms of 32 consecutive sites at once (v, v^2, v^4, lap^2 and the ndim squared

@@ -115,7 +115,7 @@ static int potts_projection_components(const latmc_sim *sim)
     return sim->desc.q;
 }
 
-const struct cuda_leaf cuda_potts_leaf = {
+static const struct cuda_leaf potts_leaf = {
     .model = LATMC_MODEL_POTTS,
     .halo = potts_halo,
     .border_planes = potts_border_planes,
@@ -129,3 +129,9 @@ const struct cuda_leaf cuda_potts_leaf = {
     .view_dtype = LATMC_DTYPE_UINT8, /* the API's layout: one uint8 per site */
     .projection_components = potts_projection_components,
 };
+
+const struct cuda_leaf *cuda_potts_leaf_of(const latmc_sim *sim)
+{
+    (void)sim; /* one leaf for every Potts sim */
+    return &potts_leaf;
+}

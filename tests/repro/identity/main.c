@@ -1,11 +1,12 @@
 /*
  * test_identity_matrix: every (spec x lattice x layout) row of rows.c against the one-box
  * CPU chain, bit for bit (identity.h). Usage:
- *   test_identity_matrix [--layout cpu|cuda|mpi|TEXT] [--spec NAME] [--list]
+ *   test_identity_matrix [--layout cpu|cuda|mpi|TEXT] [--spec NAME] [--model NAME] [--list]
  * --layout cpu: the rows on the CPU in one process; cuda: those with a CUDA placement;
  * mpi: those with parts over MPI ranks (run under mpirun); any other TEXT: the layouts
  * whose text contains it. --spec NAME: the rows of the specs whose name starts with
- * NAME. Each row prints PASS, SKIP (with the reason: never counted as a pass) or FAIL
+ * NAME. --model NAME: the rows of the specs of that model (its name in lib/model_list.h,
+ * latmc_model_by_name). Each row prints PASS, SKIP (with the reason: never counted as a pass) or FAIL
  * (with the first difference). Exit 0 when every row that ran passed and one ran, 77 when
  * every selected row was skipped, 1 on a failure, 2 on bad usage or a bad table.
  */
@@ -32,6 +33,39 @@ static bool selected(const struct layout *l, const char *want)
     if (strcmp(want, "cpu") == 0 || strcmp(want, "cuda") == 0 || strcmp(want, "mpi") == 0)
         return strcmp(kind_of(l), want) == 0;
     return strstr(l->text, want) != NULL;
+}
+
+/* The table covers every model of the library (latmc_model_name: numbered 1, 2, ...
+ * without gaps): each has a row on the CPU and one with a CUDA placement, so that a model
+ * added to lib/model_list.h without its rows fails here instead of going unchecked. */
+static int uncovered_models(void)
+{
+    int missing = 0;
+    for (int m = 1; latmc_model_name(m) != NULL; m++) {
+        bool cpu = false, cuda = false;
+        for (size_t i = 0; i < n_rows; i++) {
+            const struct spec *s = spec_by_name(rows[i].spec);
+            if (!s || s->model != m)
+                continue;
+            char text[4096], why[512];
+            snprintf(text, sizeof text, "%s", rows[i].layouts);
+            for (char *save = NULL, *tok = strtok_r(text, " ", &save); tok;
+                 tok = strtok_r(NULL, " ", &save)) {
+                struct layout l;
+                if (!layout_parse(tok, &l, why, sizeof why))
+                    continue; /* reported by the run */
+                cpu = cpu || strcmp(kind_of(&l), "cpu") == 0;
+                cuda = cuda || strcmp(kind_of(&l), "cuda") == 0;
+            }
+        }
+        if (!cpu || !cuda) {
+            if (mpi_rank() == 0)
+                fprintf(stderr, "rows.c: the model %s has no row %s\n", latmc_model_name(m),
+                        !cpu ? "on the CPU" : "with a CUDA placement");
+            missing++;
+        }
+    }
+    return missing;
 }
 
 static double now(void)
@@ -62,17 +96,24 @@ int main(int argc, char **argv)
 {
     mpi_init(&argc, &argv);
     const char *want_layout = NULL, *want_spec = NULL;
+    int want_model = 0; /* LATMC_MODEL_NONE: every model */
     bool list = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--layout") == 0 && i + 1 < argc) {
             want_layout = argv[++i];
         } else if (strcmp(argv[i], "--spec") == 0 && i + 1 < argc) {
             want_spec = argv[++i];
+        } else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
+            if (latmc_model_by_name(argv[++i], &want_model) != LATMC_OK) {
+                fprintf(stderr, "--model: %s\n", latmc_last_error());
+                mpi_finalize();
+                return 2;
+            }
         } else if (strcmp(argv[i], "--list") == 0) {
             list = true;
         } else {
-            fprintf(stderr, "usage: %s [--layout cpu|cuda|mpi|TEXT] [--spec NAME] [--list]\n",
-                    argv[0]);
+            fprintf(stderr, "usage: %s [--layout cpu|cuda|mpi|TEXT] [--spec NAME] [--model NAME] "
+                    "[--list]\n", argv[0]);
             mpi_finalize();
             return 2;
         }
@@ -83,7 +124,7 @@ int main(int argc, char **argv)
         mpi_finalize();
         return 1;
     }
-    int passed = 0, skipped = 0, failed = 0;
+    int passed = 0, skipped = 0, failed = uncovered_models();
     const double start = now();
     for (size_t i = 0; i < n_rows; i++) {
         const struct row *r = &rows[i];
@@ -94,6 +135,8 @@ int main(int argc, char **argv)
             continue;
         }
         if (want_spec && strncmp(want_spec, s->name, strlen(want_spec)) != 0)
+            continue;
+        if (want_model != LATMC_MODEL_NONE && s->model != want_model)
             continue;
         /* one reference per script, made when a layout of that script first runs */
         struct chain_end ref[N_SCRIPTS];
