@@ -498,78 +498,103 @@ static void acc_calls(void **state)
 {
     (void)state;
     latmc_acc *acc = (latmc_acc *)&acc;
-    EXPECT(latmc_acc_create(NULL, 2), LATMC_EINVAL);
-    EXPECT(latmc_acc_create(&acc, 0), LATMC_EINVAL);
-    EXPECT(latmc_acc_create(&acc, 65), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_create", latmc_acc_create(NULL, 2), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_create", latmc_acc_create(&acc, 0), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_create", latmc_acc_create(&acc, 65), LATMC_EINVAL);
     EXPECT(latmc_acc_create(&acc, 3), LATMC_OK);
     latmc_acc_destroy(NULL);
     latmc_acc *none = NULL;
     latmc_acc_destroy(&none);
     latmc_acc_clear(NULL);
-    EXPECT(latmc_acc_ncols(NULL), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_ncols", latmc_acc_ncols(NULL), LATMC_EINVAL);
     assert_int_equal(latmc_acc_ncols(acc), 3);
     assert_true(latmc_acc_count(NULL) == 0);
     double row[3] = { 1, 2, 3 }, v, e;
-    EXPECT(latmc_acc_mean(acc, 0, &v), LATMC_ESTATE);
-    EXPECT(latmc_acc_push(NULL, row, 3), LATMC_EINVAL);
-    EXPECT(latmc_acc_push(acc, NULL, 3), LATMC_EINVAL);
-    EXPECT(latmc_acc_push(acc, row, 2), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_mean", latmc_acc_mean(acc, 0, &v), LATMC_ESTATE);
+    EXPECT_NAMED("latmc_acc_push", latmc_acc_push(NULL, row, 3), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_push", latmc_acc_push(acc, NULL, 3), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_push", latmc_acc_push(acc, row, 2), LATMC_EINVAL);
     row[1] = NAN;
-    EXPECT(latmc_acc_push(acc, row, 3), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_push", latmc_acc_push(acc, row, 3), LATMC_EINVAL);
     row[1] = INFINITY;
-    EXPECT(latmc_acc_push(acc, row, 3), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_push", latmc_acc_push(acc, row, 3), LATMC_EINVAL);
     for (int i = 0; i < 64; i++) {
         row[0] = i % 3;
         row[1] = (i % 5) * 0.5;
         row[2] = row[1] * row[1];
         EXPECT(latmc_acc_push(acc, row, 3), LATMC_OK);
     }
-    EXPECT(latmc_acc_row(NULL, 0, row, 3), LATMC_EINVAL);
-    EXPECT(latmc_acc_row(acc, 64, row, 3), LATMC_EINVAL);
-    EXPECT(latmc_acc_row(acc, 0, NULL, 3), LATMC_EINVAL);
-    EXPECT(latmc_acc_row(acc, 0, row, 4), LATMC_EINVAL);
-    EXPECT(latmc_acc_mean(NULL, 0, &v), LATMC_EINVAL);
-    EXPECT(latmc_acc_mean(acc, 3, &v), LATMC_EINVAL);
-    EXPECT(latmc_acc_mean(acc, -1, &v), LATMC_EINVAL);
-    EXPECT(latmc_acc_mean(acc, 0, NULL), LATMC_EINVAL);
-    EXPECT(latmc_acc_binning_error(acc, 0, -1, &v), LATMC_EINVAL);
-    EXPECT(latmc_acc_binning_error(NULL, 0, 0, &v), LATMC_EINVAL);
-    EXPECT(latmc_acc_binning_error(acc, 0, 0, NULL), LATMC_EINVAL);
-    EXPECT(latmc_acc_error(acc, 7, &v), LATMC_EINVAL);
-    EXPECT(latmc_acc_error(NULL, 0, &v), LATMC_EINVAL);
-    EXPECT(latmc_acc_tau_int(acc, 7, &v), LATMC_EINVAL);
-    EXPECT(latmc_acc_tau_int(acc, 0, NULL), LATMC_EINVAL);
-    EXPECT(latmc_acc_jackknife(acc, 8, NULL, NULL, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_jackknife(acc, 1, mean_of_first, NULL, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_jackknife(NULL, 8, mean_of_first, NULL, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_jackknife(acc, 8, mean_of_first, NULL, NULL, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_jackknife(acc, 8, nan_fn, NULL, &v, &e), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_row", latmc_acc_row(NULL, 0, row, 3), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_row", latmc_acc_row(acc, 64, row, 3), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_row", latmc_acc_row(acc, 0, NULL, 3), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_row", latmc_acc_row(acc, 0, row, 4), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_mean", latmc_acc_mean(NULL, 0, &v), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_mean", latmc_acc_mean(acc, 3, &v), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_mean", latmc_acc_mean(acc, -1, &v), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_mean", latmc_acc_mean(acc, 0, NULL), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_binning_error", latmc_acc_binning_error(acc, 0, -1, &v), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_binning_error", latmc_acc_binning_error(NULL, 0, 0, &v), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_binning_error", latmc_acc_binning_error(acc, 0, 0, NULL), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_error", latmc_acc_error(acc, 7, &v), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_error", latmc_acc_error(NULL, 0, &v), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_tau_int", latmc_acc_tau_int(acc, 7, &v), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_tau_int", latmc_acc_tau_int(acc, 0, NULL), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_jackknife", latmc_acc_jackknife(acc, 8, NULL, NULL, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_jackknife", latmc_acc_jackknife(acc, 1, mean_of_first, NULL, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_jackknife", latmc_acc_jackknife(NULL, 8, mean_of_first, NULL, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_jackknife", latmc_acc_jackknife(acc, 8, mean_of_first, NULL, NULL, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_jackknife", latmc_acc_jackknife(acc, 8, nan_fn, NULL, &v, &e),
+                 LATMC_EINVAL);
     EXPECT(latmc_acc_jackknife(acc, 8, mean_of_first, NULL, &v, &e), LATMC_OK);
-    EXPECT(latmc_acc_binder(acc, 1, 9, 8, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_binder(NULL, 1, 2, 8, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_binder(acc, 1, 2, 8, NULL, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_corr_length(NULL, 1, 2, 8, 8, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_corr_length(acc, 1, 9, 8, 8, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_corr_length(acc, 1, 2, 1, 8, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_corr_length(acc, 1, 2, 8, 1, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_corr_length(acc, 1, 2, 8, 8, &v, NULL), LATMC_EINVAL);
-    EXPECT(latmc_acc_susceptibility(acc, 1, 2, NAN, 8, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_susceptibility(acc, -1, 2, 1.0, 8, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_specific_heat(acc, 0, INFINITY, 8, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_specific_heat(acc, 5, 1.0, 8, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_specific_heat(NULL, 0, 1.0, 8, &v, &e), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_binder", latmc_acc_binder(acc, 1, 9, 8, &v, &e), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_binder", latmc_acc_binder(NULL, 1, 2, 8, &v, &e), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_binder", latmc_acc_binder(acc, 1, 2, 8, NULL, &e), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_corr_length", latmc_acc_corr_length(NULL, 1, 2, 8, 8, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_corr_length", latmc_acc_corr_length(acc, 1, 9, 8, 8, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_corr_length", latmc_acc_corr_length(acc, 1, 2, 1, 8, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_corr_length", latmc_acc_corr_length(acc, 1, 2, 8, 1, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_corr_length", latmc_acc_corr_length(acc, 1, 2, 8, 8, &v, NULL),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_susceptibility", latmc_acc_susceptibility(acc, 1, 2, NAN, 8, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_susceptibility", latmc_acc_susceptibility(acc, -1, 2, 1.0, 8, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_specific_heat", latmc_acc_specific_heat(acc, 0, INFINITY, 8, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_specific_heat", latmc_acc_specific_heat(acc, 5, 1.0, 8, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_specific_heat", latmc_acc_specific_heat(NULL, 0, 1.0, 8, &v, &e),
+                 LATMC_EINVAL);
+    /* the derived quantities' jackknife refusals name the function called, not the
+     * jackknife inside it */
+    EXPECT_NAMED("latmc_acc_binder", latmc_acc_binder(acc, 1, 2, 1, &v, &e), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_susceptibility",
+                 latmc_acc_susceptibility(acc, 0, 2, 1.0, 65, &v, &e), LATMC_ESTATE);
+    EXPECT_NAMED("latmc_acc_specific_heat", latmc_acc_specific_heat(acc, 0, 1.0, 8, &v, NULL),
+                 LATMC_EINVAL);
+    /* <|q(kmin)|^2> above <q^2> (columns 2 and 1 swapped): no real correlation length */
+    EXPECT_NAMED("latmc_acc_corr_length", latmc_acc_corr_length(acc, 1, 2, 8, 8, &v, &e),
+                 LATMC_EINVAL);
     char path[256];
-    EXPECT(latmc_acc_write_csv(NULL, "x", NULL), LATMC_EINVAL);
-    EXPECT(latmc_acc_write_csv(acc, NULL, NULL), LATMC_EINVAL);
-    EXPECT(latmc_acc_write_csv(acc, "", NULL), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_write_csv", latmc_acc_write_csv(NULL, "x", NULL), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_write_csv", latmc_acc_write_csv(acc, NULL, NULL), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_write_csv", latmc_acc_write_csv(acc, "", NULL), LATMC_EINVAL);
     const char *names[3] = { "a", NULL, "c" };
     snprintf(path, sizeof path, "%s/series.csv", tmpdir);
-    EXPECT(latmc_acc_write_csv(acc, path, names), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_write_csv", latmc_acc_write_csv(acc, path, names), LATMC_EINVAL);
     snprintf(path, sizeof path, "%s/none/series.csv", tmpdir);
-    EXPECT(latmc_acc_write_csv(acc, path, NULL), LATMC_EIO);
+    EXPECT_NAMED("latmc_acc_write_csv", latmc_acc_write_csv(acc, path, NULL), LATMC_EIO);
     latmc_acc_clear(acc);
     assert_true(latmc_acc_count(acc) == 0);
-    EXPECT(latmc_acc_error(acc, 0, &v), LATMC_ESTATE);
+    EXPECT_NAMED("latmc_acc_error", latmc_acc_error(acc, 0, &v), LATMC_ESTATE);
     latmc_acc_destroy(&acc);
     assert_null(acc);
 }
