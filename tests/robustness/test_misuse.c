@@ -435,6 +435,18 @@ static void sim_calls(void **state)
     EXPECT_SIM(s, latmc_sim_tune_epsilon(s, 0.5, 10), LATMC_ESTATE); /* no configuration */
     EXPECT_SIM(s, latmc_sim_init_spins(s, LATMC_INIT_COLD), LATMC_OK);
     EXPECT_SIM(s, latmc_sim_tune_epsilon(s, 0.5, 10), LATMC_ESTATE); /* g = 0, mu2 = 0 */
+    EXPECT_SIM(s, latmc_sim_set_param(s, LATMC_PARAM_G, 1.0), LATMC_OK);
+    /* more sweeps than the counters name: refused at once, none run (tuning sweeps in
+     * blocks of 10, each of which latmc_sim_sweep would take: the alarm fails a call
+     * that sweeps instead) */
+    uint64_t count = 1;
+    alarm(60);
+    EXPECT_SIM(s, latmc_sim_tune_epsilon(s, 0.5, UINT64_MAX), LATMC_EINVAL);
+    EXPECT_SIM(s, latmc_sim_tune_epsilon(s, 0.5, (UINT64_C(1) << 48) + 1),
+               LATMC_EINVAL);
+    alarm(0);
+    EXPECT_SIM(s, latmc_sim_sweep_count(s, &count), LATMC_OK);
+    assert_true(count == 0);
     EXPECT_SIM(s, latmc_sim_set_param(s, LATMC_PARAM_G, -1e-300), LATMC_EINVAL);
     EXPECT_SIM(s, latmc_sim_set_param(s, LATMC_PARAM_LAMBDA, 0.0), LATMC_EINVAL);
     EXPECT_SIM(s, latmc_sim_set_param(s, LATMC_PARAM_EPSILON, 0.0), LATMC_EINVAL);
@@ -698,6 +710,17 @@ static void app_data_acc_and_ensemble_calls(void **state)
     EXPECT(latmc_ens_load(ctx, path, NULL), LATMC_EINVAL);
     EXPECT(latmc_ens_load(ctx, path, &back_e), LATMC_EIO);
     assert_null(back_e);
+    /* more sweeps than the counters name, with rounds (the members sweep a period at a
+     * time, each of which latmc_sim_sweep would take): refused at once, nothing run */
+    const double betas[2] = { 0.3, 0.4 };
+    EXPECT(latmc_ens_set_temperatures(e, betas, 2), LATMC_OK);
+    EXPECT(latmc_ens_set_exchange(e, 1), LATMC_OK);
+    EXPECT(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    alarm(60);
+    EXPECT_NAMED("latmc_ens_sweep", latmc_ens_sweep(e, UINT64_C(1) << 50), LATMC_EINVAL);
+    alarm(0);
+    EXPECT(latmc_ens_sweep_count(e, &u), LATMC_OK);
+    assert_true(u == 0);
     latmc_ens_destroy(&e);
 }
 
