@@ -89,13 +89,14 @@ static double median_of(double *v, long n)
  * with the exchange off, the same P periods with a round after each, and one energy
  * measurement of every member (latmc_ens_observables). Every timed call returns only when
  * its work is done (latmc_ens_sweep waits for the device; the observables are read back).
- * The round is the difference of the two sweep calls of the same repeat over P, so it is
- * as noisy as they are: the median and the range over the repeats are printed, and
- * "not resolved" where the range reaches zero or below (a round cheaper than the calls'
- * noise), never a difference of two separately chosen best times. The measurement is
- * what a round on the host pays for its energies (lib/ens_exchange.c); CUDA Ising rounds
- * on the device take their energies inside the sweep kernel instead, so there it is a
- * reference, not a part of the round.
+ * The round is the difference of the two sweep calls of the same repeat over P: what the
+ * rounds add to a period (on a device, also whatever differs between the kernels that run
+ * with rounds and without), as noisy as the calls are: the median and the range over the
+ * repeats are printed, and "not resolved" where the range reaches zero or below (a round
+ * cheaper than the calls' noise), never a difference of two separately chosen best times.
+ * The measurement is what a round on the host pays for its energies (lib/ens_exchange.c);
+ * CUDA Ising rounds on the device take their energies inside the sweep kernel instead, so
+ * there it is a reference, not a part of the round.
  */
 static int tempering_breakdown(latmc_ens *e, long members, long exchange, long sweeps,
                                long repeat)
@@ -178,10 +179,12 @@ int bench_ensemble_main(int argc, char **argv)
                    "Rates: best of R alternating runs of N sweeps each. With --exchange K, also\n"
                    "per period of K sweeps (medians over R repeats of max(1, N/K) periods):\n"
                    "  the sweeps without and with the round; the round, their difference in\n"
-                   "  each repeat (its range printed; 'not resolved' where it reaches zero:\n"
-                   "  cheaper than the calls' noise); the energies of every member measured\n"
-                   "  once (what a host round pays; a CUDA Ising device round takes them\n"
-                   "  inside its sweep kernel). Every timed call waits for its device.\n");
+                   "  each repeat, what the rounds add (on a device also any difference of\n"
+                   "  the kernels that run with and without them; its range printed; 'not\n"
+                   "  resolved' where it reaches zero: cheaper than the calls' noise); the\n"
+                   "  energies of every member measured once (what a host round pays; a\n"
+                   "  CUDA Ising device round takes them inside its sweep kernel). Every\n"
+                   "  timed call waits for its device.\n");
             return 0;
         }
         i++;
