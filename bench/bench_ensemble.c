@@ -20,7 +20,9 @@
  * --temperatures T, --replicas R: the members as M / (T R) samples x T temperatures x R
  * replicas, beta_t = beta (0.6 + 0.8 t / (T - 1)); --exchange K: a parallel-tempering round
  * after every K sweeps (its energies measured on the device for CUDA Ising), the spin-glass
- * layout of issue 18 (2 replicas x 32 temperatures x 64 samples).
+ * layout of issue 18 (2 replicas x 32 temperatures x 64 samples). With --exchange, the
+ * round's cost is printed after the runs (tempering_breakdown below says what each figure
+ * is and how it is timed).
  *
  * With --device cuda both run on the GPU: the ensemble's members in one launch per colour
  * (lib/ens_exec.c, backends/cuda/ensembles/ens_ising_batch.c), the lattice with the module's own kernels.
@@ -68,6 +70,91 @@ static int fail(const char *what, const char *detail)
     return 1;
 }
 
+static int by_value(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0 .. n) (v is sorted). */
+static double median_of(double *v, long n)
+{
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/*
+ * Where a tempering period's time goes (--exchange K), printed in us per period of K
+ * sweeps. Each repeat times, back to back on the same members: P = max(1, N / K) periods
+ * with the exchange off, the same P periods with a round after each, and one energy
+ * measurement of every member (latmc_ens_observables). Every timed call returns only when
+ * its work is done (latmc_ens_sweep waits for the device; the observables are read back).
+ * The round is the difference of the two sweep calls of the same repeat over P: what the
+ * rounds add to a period (on a device, also whatever differs between the kernels that run
+ * with rounds and without), as noisy as the calls are: the median and the range over the
+ * repeats are printed, and "not resolved" where the range reaches zero or below (a round
+ * cheaper than the calls' noise), never a difference of two separately chosen best times.
+ * The measurement is what a round on the host pays for its energies (lib/ens_exchange.c);
+ * CUDA Ising rounds on the device take their energies inside the sweep kernel instead, so
+ * there it is a reference, not a part of the round.
+ */
+static int tempering_breakdown(latmc_ens *e, long members, long exchange, long sweeps,
+                               long repeat)
+{
+    const long periods = sweeps / exchange > 0 ? sweeps / exchange : 1;
+    const uint64_t n = (uint64_t)periods * (uint64_t)exchange;
+    double *t = malloc((size_t)(4 * repeat + members) * sizeof *t);
+    if (!t)
+        return fail("round breakdown", "out of memory");
+    double *t_off = t, *t_on = t + repeat, *t_round = t + 2 * repeat, *t_meas = t + 3 * repeat;
+    double *en = t + 4 * repeat;
+    int st = 0;
+    for (long r = 0; r < repeat && !st; r++) {
+        /* the map read first: where the device runs the rounds, the host's copy of it (and
+         * the members' betas) comes back here, untimed */
+        int t_of = 0;
+        st = latmc_ens_set_exchange(e, 0) || latmc_ens_temperature_of(e, 0, &t_of);
+        double t0 = seconds();
+        st = st || latmc_ens_sweep(e, n);
+        t_off[r] = seconds() - t0;
+        t0 = seconds();
+        st = st || latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_MEMBER, en,
+                                         (size_t)members);
+        t_meas[r] = seconds() - t0;
+        st = st || latmc_ens_set_exchange(e, (uint64_t)exchange);
+        /* align to a period boundary: the next call ends each of its periods with a round
+         * (at least one untimed call with rounds first: a device then loads its state
+         * there and goes on from it, as in a run that reads nothing between calls) */
+        uint64_t count = 0;
+        st = st || latmc_ens_sweep_count(e, &count);
+        if (!st)
+            st = latmc_ens_sweep(e, (uint64_t)exchange - count % (uint64_t)exchange);
+        t0 = seconds();
+        st = st || latmc_ens_sweep(e, n);
+        t_on[r] = seconds() - t0;
+        t_round[r] = (t_on[r] - t_off[r]) / (double)periods;
+    }
+    if (st) {
+        free(t);
+        return fail("round breakdown", latmc_ens_last_error(e));
+    }
+    const double us = 1e6 / (double)periods;
+    const double off = median_of(t_off, repeat) * us, on = median_of(t_on, repeat) * us;
+    const double meas = median_of(t_meas, repeat) * 1e6;
+    const double per_round = median_of(t_round, repeat) * 1e6;
+    const double lo = t_round[0] * 1e6, hi = t_round[repeat - 1] * 1e6; /* sorted above */
+    printf("tempering period of %ld sweeps (medians of %ld repeats of %ld periods): %.1f us "
+           "without the round, %.1f us with it\n", exchange, repeat, periods, off, on);
+    if (lo > 0)
+        printf("tempering round: %.1f us (repeats %.1f .. %.1f us)\n", per_round, lo, hi);
+    else
+        printf("tempering round: not resolved (repeats %.1f .. %.1f us: within the sweep "
+               "calls' noise)\n", lo, hi);
+    printf("energies of every member (latmc_ens_observables): %.1f us\n", meas);
+    free(t);
+    return 0;
+}
+
 int bench_ensemble_main(int argc, char **argv)
 {
     long members = 64, L = 16, dim = 3, big = 0, threads = 2, sweeps = 50, repeat = 5;
@@ -88,7 +175,16 @@ int bench_ensemble_main(int argc, char **argv)
                    "         [--threads T] [--sweeps N] [--repeat R] [--beta B] [--bimodal]\n"
                    "         [--device cpu|cuda] [--temperatures T] [--replicas R] [--exchange K]\n"
                    "         [--model ising|heisenberg] [--gaussian] [--precision float|double]\n"
-                   "         [--algo heatbath|overrelax] [--nover K] [--lattice-replicas R]\n");
+                   "         [--algo heatbath|overrelax] [--nover K] [--lattice-replicas R]\n"
+                   "Rates: best of R alternating runs of N sweeps each. With --exchange K, also\n"
+                   "per period of K sweeps (medians over R repeats of max(1, N/K) periods):\n"
+                   "  the sweeps without and with the round; the round, their difference in\n"
+                   "  each repeat, what the rounds add (on a device also any difference of\n"
+                   "  the kernels that run with and without them; its range printed; 'not\n"
+                   "  resolved' where it reaches zero: cheaper than the calls' noise); the\n"
+                   "  energies of every member measured once (what a host round pays; a\n"
+                   "  CUDA Ising device round takes them inside its sweep kernel). Every\n"
+                   "  timed call waits for its device.\n");
             return 0;
         }
         i++;
@@ -210,49 +306,8 @@ int bench_ensemble_main(int argc, char **argv)
         printf("run %ld: ensemble %.3f %s, lattice %.3f %s\n", r + 1, fe,
                heis ? "spin updates/ns" : "flips/ns", fs, heis ? "spin updates/ns" : "flips/ns");
     }
-    if (exchange > 0) {
-        /* where a tempering period's time goes: K sweeps without a round, the round's
-         * measurement alone (every member's energy after a sweep), and K sweeps with the
-         * round; best of `repeat` each (the exchange switched off and on in between) */
-        double t_sweep = 1e300, t_meas = 1e300, t_full = 1e300;
-        double *en = malloc((size_t)members * sizeof *en);
-        for (long r = 0; en && r < repeat; r++) {
-            /* the map read first: where the device runs the rounds, the host's copy of it
-             * (and the members' betas) comes back here, untimed */
-            int t_of = 0;
-            int st = latmc_ens_set_exchange(e, 0) || latmc_ens_temperature_of(e, 0, &t_of);
-            double t0 = seconds();
-            st = st || latmc_ens_sweep(e, (uint64_t)exchange);
-            const double ts = seconds() - t0;
-            t0 = seconds();
-            st = st || latmc_ens_observables(e, LATMC_OBS_ENERGY, LATMC_ENS_BY_MEMBER, en,
-                                             (int)members);
-            const double tm = seconds() - t0;
-            st = st || latmc_ens_set_exchange(e, (uint64_t)exchange);
-            /* align to a period boundary: the next call of K sweeps ends with one round
-             * (at least one untimed call with rounds first: the device then goes on from
-             * its own state, as in a run that reads nothing between calls) */
-            uint64_t count = 0;
-            st = st || latmc_ens_sweep_count(e, &count);
-            if (!st)
-                st = latmc_ens_sweep(e, (uint64_t)exchange - count % (uint64_t)exchange);
-            t0 = seconds();
-            st = st || latmc_ens_sweep(e, (uint64_t)exchange);
-            const double tf = seconds() - t0;
-            if (st) {
-                rc = fail("round breakdown", latmc_ens_last_error(e));
-                free(en);
-                goto out;
-            }
-            t_sweep = ts < t_sweep ? ts : t_sweep;
-            t_meas = tm < t_meas ? tm : t_meas;
-            t_full = tf < t_full ? tf : t_full;
-        }
-        free(en);
-        printf("tempering period of %ld sweeps: %.1f us without the round, %.1f us with it: "
-               "round %.1f us, of which the energies' measurement %.1f us\n", exchange,
-               t_sweep * 1e6, t_full * 1e6, (t_full - t_sweep) * 1e6, t_meas * 1e6);
-    }
+    if (exchange > 0 && (rc = tempering_breakdown(e, members, exchange, sweeps, repeat)) != 0)
+        goto out;
     const char *where = device == LATMC_DEVICE_CUDA ? "CUDA" : "CPU";
     const char *model = heis ? "Heisenberg" : "Ising";
     const char *cpl = bimodal ? " +-J" : gaussian ? " Gaussian" : "";

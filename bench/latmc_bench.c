@@ -393,7 +393,9 @@ static void usage(void)
            "         [--compare-device cpu|cuda] [--compare-threads T] [--compare-simd LEVEL]\n"
            "         [--compare-parts K] [--devices N] [--compare-devices N]\n"
            "         [--compare-env VAR=VALUE]... [--timed call|sweeps|create]\n"
-           "         [--clock wall|cpu]\n");
+           "         [--clock wall|cpu]\n"
+           "       latmc-bench --ensemble [OPTION]... (an ensemble against one lattice:\n"
+           "         latmc-bench --ensemble --help)\n");
 }
 
 int main(int argc, char **argv)
@@ -452,10 +454,11 @@ int main(int argc, char **argv)
         { "epsilon", required_argument, 0, O_ALIAS + 5 },
         { "nhit", required_argument, 0, O_ALIAS + 6 }, { "nloc", required_argument, 0, O_ALIAS + 7 },
         { "nover", required_argument, 0, O_ALIAS + 8 },
+        { "decisions", required_argument, 0, O_ALIAS + 9 },
         { "help", no_argument, 0, 'h' },              { 0, 0, 0, 0 }
     };
     static const char *const alias_names[] = { "J", "h", "mu2", "g", "lambda", "epsilon", "nhit",
-                                               "nloc", "nover" };
+                                               "nloc", "nover", "decisions" };
     char simd_a[80] = "", simd_b[80] = "";
     int o;
     while ((o = getopt_long(argc, argv, "L:h", opts, NULL)) != -1) {
@@ -499,7 +502,7 @@ int main(int argc, char **argv)
         case O_CLOCK: cpu_clock = pick(optarg, clock_names, "--clock"); break;
         case 'h': usage(); return 0;
         default:
-            if (o >= O_ALIAS && o < O_ALIAS + 9) {
+            if (o >= O_ALIAS && o < O_ALIAS + (int)(sizeof alias_names / sizeof *alias_names)) {
                 char text[160];
                 snprintf(text, sizeof text, "%s=%.60s", alias_names[o - O_ALIAS], optarg);
                 parse_setting(text, params, &nparams, "--param");

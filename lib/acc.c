@@ -195,14 +195,14 @@ static double tau_int(const double *x, size_t n, unsigned *flags)
 LATMC_API int latmc_acc_create(latmc_acc **out, int ncols)
 {
     if (!out)
-        return latmc_fail(LATMC_EINVAL, "acc_create: out is NULL");
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_create: out is NULL");
     *out = NULL;
     if (ncols < 1 || ncols > ACC_MAX_COLS)
-        return latmc_fail(LATMC_EINVAL, "acc_create: ncols = %d, must be in 1..%d", ncols,
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_create: ncols = %d, must be in 1..%d", ncols,
                           ACC_MAX_COLS);
     latmc_acc *acc = calloc(1, sizeof *acc);
     if (!acc)
-        return latmc_fail(LATMC_ENOMEM, "acc_create: out of memory");
+        return latmc_fail(LATMC_ENOMEM, "latmc_acc_create: out of memory");
     acc->ncols = ncols;
     *out = acc;
     return LATMC_OK;
@@ -220,7 +220,7 @@ LATMC_API void latmc_acc_destroy(latmc_acc **acc)
 LATMC_API int latmc_acc_ncols(const latmc_acc *acc)
 {
     if (!acc)
-        return latmc_fail(LATMC_EINVAL, "acc_ncols: acc is NULL");
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_ncols: acc is NULL");
     return acc->ncols;
 }
 
@@ -238,15 +238,15 @@ static int grow(latmc_acc *acc)
 {
     size_t ncols = (size_t)acc->ncols;
     if (acc->cap > SIZE_MAX / 2)
-        return latmc_fail(LATMC_ENOMEM, "acc_push: row count overflows size_t");
+        return latmc_fail(LATMC_ENOMEM, "latmc_acc_push: row count overflows size_t");
     size_t new_cap = acc->cap ? 2 * acc->cap : ACC_INITIAL_CAP;
     if (new_cap > SIZE_MAX / sizeof(double) / ncols)
-        return latmc_fail(LATMC_ENOMEM, "acc_push: %zu rows of %zu columns overflow size_t",
+        return latmc_fail(LATMC_ENOMEM, "latmc_acc_push: %zu rows of %zu columns overflow size_t",
                           new_cap, ncols);
     double *p = malloc(new_cap * ncols * sizeof *p);
     if (!p)
-        return latmc_fail(LATMC_ENOMEM, "acc_push: cannot grow storage to %zu rows of %zu columns",
-                          new_cap, ncols);
+        return latmc_fail(LATMC_ENOMEM, "latmc_acc_push: cannot grow storage to %zu rows of %zu "
+                          "columns", new_cap, ncols);
     if (acc->count > 0)
         for (size_t c = 0; c < ncols; c++)
             memcpy(p + c * new_cap, acc->data + c * acc->cap, acc->count * sizeof *p);
@@ -259,13 +259,13 @@ static int grow(latmc_acc *acc)
 LATMC_API int latmc_acc_push(latmc_acc *acc, const double *row, int n)
 {
     if (!acc || !row)
-        return latmc_fail(LATMC_EINVAL, "acc_push: %s is NULL", !acc ? "acc" : "row");
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_push: %s is NULL", !acc ? "acc" : "row");
     if (n != acc->ncols)
-        return latmc_fail(LATMC_EINVAL, "acc_push: row has %d values, acc has %d columns", n,
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_push: row has %d values, acc has %d columns", n,
                           acc->ncols);
     for (int c = 0; c < n; c++)
         if (!isfinite(row[c]))
-            return latmc_fail(LATMC_EINVAL, "acc_push: value %g in column %d is not finite",
+            return latmc_fail(LATMC_EINVAL, "latmc_acc_push: value %g in column %d is not finite",
                               row[c], c);
     if (acc->count == acc->cap) {
         int rc = grow(acc);
@@ -288,12 +288,12 @@ LATMC_API void latmc_acc_clear(latmc_acc *acc)
 LATMC_API int latmc_acc_row(const latmc_acc *acc, uint64_t index, double *row, int n)
 {
     if (!acc || !row)
-        return latmc_fail(LATMC_EINVAL, "acc_row: %s is NULL", !acc ? "acc" : "row");
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_row: %s is NULL", !acc ? "acc" : "row");
     if (n != acc->ncols)
-        return latmc_fail(LATMC_EINVAL, "acc_row: buffer has %d values, acc has %d columns", n,
-                          acc->ncols);
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_row: buffer has %d values, acc has %d columns",
+                          n, acc->ncols);
     if (index >= acc->count)
-        return latmc_fail(LATMC_EINVAL, "acc_row: index %" PRIu64 " out of range (%zu rows)",
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_row: index %" PRIu64 " out of range (%zu rows)",
                           index, acc->count);
     for (int c = 0; c < n; c++)
         row[c] = column(acc, c)[index];
@@ -307,12 +307,12 @@ LATMC_API int latmc_acc_row(const latmc_acc *acc, uint64_t index, double *row, i
 LATMC_API int latmc_acc_mean(const latmc_acc *acc, int col, double *mean)
 {
     if (!acc || !mean)
-        return latmc_fail(LATMC_EINVAL, "acc_mean: %s is NULL", !acc ? "acc" : "mean");
-    int rc = check_col(acc, col, "acc_mean");
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_mean: %s is NULL", !acc ? "acc" : "mean");
+    int rc = check_col(acc, col, "latmc_acc_mean");
     if (rc != LATMC_OK)
         return rc;
     if (acc->count == 0)
-        return latmc_fail(LATMC_ESTATE, "acc_mean: no rows");
+        return latmc_fail(LATMC_ESTATE, "latmc_acc_mean: no rows");
     const double *x = column(acc, col);
     double k = scale_for(x, acc->count);
     *mean = scaled_mean(x, acc->count, k) / k;
@@ -322,18 +322,19 @@ LATMC_API int latmc_acc_mean(const latmc_acc *acc, int col, double *mean)
 LATMC_API int latmc_acc_binning_error(const latmc_acc *acc, int col, int level, double *err)
 {
     if (!acc || !err)
-        return latmc_fail(LATMC_EINVAL, "acc_binning_error: %s is NULL", !acc ? "acc" : "err");
-    int rc = check_col(acc, col, "acc_binning_error");
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_binning_error: %s is NULL",
+                          !acc ? "acc" : "err");
+    int rc = check_col(acc, col, "latmc_acc_binning_error");
     if (rc != LATMC_OK)
         return rc;
     if (level < 0)
-        return latmc_fail(LATMC_EINVAL, "acc_binning_error: level %d is negative", level);
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_binning_error: level %d is negative", level);
     /* Levels past 62 cannot have 2 bins of any size_t count (and would overflow the
      * shift), so they are the "fewer than 2 bins" state like any other too-high level. */
     size_t nbins = level > 62 ? 0 : (size_t)((uint64_t)acc->count >> level);
     if (nbins < 2)
         return latmc_fail(LATMC_ESTATE,
-                          "acc_binning_error: %zu rows give %zu bins at level %d, need 2",
+                          "latmc_acc_binning_error: %zu rows give %zu bins at level %d, need 2",
                           acc->count, nbins, level);
     *err = binned_sigma(column(acc, col), nbins, level);
     return LATMC_OK;
@@ -353,12 +354,12 @@ static int error_level(size_t count)
 LATMC_API int latmc_acc_error(const latmc_acc *acc, int col, double *err)
 {
     if (!acc || !err)
-        return latmc_fail(LATMC_EINVAL, "acc_error: %s is NULL", !acc ? "acc" : "err");
-    int rc = check_col(acc, col, "acc_error");
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_error: %s is NULL", !acc ? "acc" : "err");
+    int rc = check_col(acc, col, "latmc_acc_error");
     if (rc != LATMC_OK)
         return rc;
     if (acc->count < 2)
-        return latmc_fail(LATMC_ESTATE, "acc_error: %zu rows, need at least 2", acc->count);
+        return latmc_fail(LATMC_ESTATE, "latmc_acc_error: %zu rows, need at least 2", acc->count);
     int level = error_level(acc->count);
     *err = binned_sigma(column(acc, col), acc->count >> level, level);
     return LATMC_OK;
@@ -367,12 +368,12 @@ LATMC_API int latmc_acc_error(const latmc_acc *acc, int col, double *err)
 LATMC_API int latmc_acc_tau_int(const latmc_acc *acc, int col, double *tau)
 {
     if (!acc || !tau)
-        return latmc_fail(LATMC_EINVAL, "acc_tau_int: %s is NULL", !acc ? "acc" : "tau");
-    int rc = check_col(acc, col, "acc_tau_int");
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_tau_int: %s is NULL", !acc ? "acc" : "tau");
+    int rc = check_col(acc, col, "latmc_acc_tau_int");
     if (rc != LATMC_OK)
         return rc;
     if (acc->count < 2)
-        return latmc_fail(LATMC_ESTATE, "acc_tau_int: %zu rows, need at least 2", acc->count);
+        return latmc_fail(LATMC_ESTATE, "latmc_acc_tau_int: %zu rows, need at least 2", acc->count);
     unsigned flags = 0;
     *tau = tau_int(column(acc, col), acc->count, &flags);
     return LATMC_OK;
@@ -381,12 +382,13 @@ LATMC_API int latmc_acc_tau_int(const latmc_acc *acc, int col, double *tau)
 LATMC_API int latmc_acc_warnings(const latmc_acc *acc, int col, unsigned *flags)
 {
     if (!acc || !flags)
-        return latmc_fail(LATMC_EINVAL, "acc_warnings: %s is NULL", !acc ? "acc" : "flags");
-    int rc = check_col(acc, col, "acc_warnings");
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_warnings: %s is NULL", !acc ? "acc" : "flags");
+    int rc = check_col(acc, col, "latmc_acc_warnings");
     if (rc != LATMC_OK)
         return rc;
     if (acc->count < 2)
-        return latmc_fail(LATMC_ESTATE, "acc_warnings: %zu rows, need at least 2", acc->count);
+        return latmc_fail(LATMC_ESTATE, "latmc_acc_warnings: %zu rows, need at least 2",
+                          acc->count);
     const double *x = column(acc, col);
     unsigned f = 0;
     (void)tau_int(x, acc->count, &f);
@@ -420,16 +422,18 @@ static void block_sums(const latmc_acc *acc, size_t from, size_t len, double *s,
     }
 }
 
-LATMC_API int latmc_acc_jackknife(const latmc_acc *acc, int nblocks, latmc_derived_fn fn,
-                                  void *user, double *value, double *err)
+/* The jackknife of latmc_acc_jackknife and of the derived quantities built on it; `name`
+ * is the public function called, which every message names. */
+static int jackknife(const char *name, const latmc_acc *acc, int nblocks, latmc_derived_fn fn,
+                     void *user, double *value, double *err)
 {
     if (!acc || !fn || !value || !err)
-        return latmc_fail(LATMC_EINVAL, "acc_jackknife: %s is NULL",
+        return latmc_fail(LATMC_EINVAL, "%s: %s is NULL", name,
                           !acc ? "acc" : !fn ? "fn" : !value ? "value" : "err");
     if (nblocks < 2)
-        return latmc_fail(LATMC_EINVAL, "acc_jackknife: nblocks = %d, need at least 2", nblocks);
+        return latmc_fail(LATMC_EINVAL, "%s: nblocks = %d, need at least 2", name, nblocks);
     if (acc->count < (size_t)nblocks)
-        return latmc_fail(LATMC_ESTATE, "acc_jackknife: %zu rows, fewer than nblocks = %d",
+        return latmc_fail(LATMC_ESTATE, "%s: %zu rows, fewer than nblocks = %d", name,
                           acc->count, nblocks);
 
     int nc = acc->ncols;
@@ -457,8 +461,8 @@ LATMC_API int latmc_acc_jackknife(const latmc_acc *acc, int nblocks, latmc_deriv
     }
     double f_all = fn(mean, sq, user);
     if (!isfinite(f_all))
-        return latmc_fail(LATMC_EINVAL, "acc_jackknife: derived function is not finite (%g) "
-                          "on the means of all rows", f_all);
+        return latmc_fail(LATMC_EINVAL, "%s: the derived quantity is not finite (%g) on the "
+                          "means of all rows", name, f_all);
 
     /* Welford's update gives mean and spread of the f_j in one pass without storing
      * them (nblocks may be as large as the row count). */
@@ -472,8 +476,8 @@ LATMC_API int latmc_acc_jackknife(const latmc_acc *acc, int nblocks, latmc_deriv
         }
         double f = fn(mean, sq, user);
         if (!isfinite(f))
-            return latmc_fail(LATMC_EINVAL, "acc_jackknife: derived function is not finite (%g) "
-                              "without block %zu", f, j);
+            return latmc_fail(LATMC_EINVAL, "%s: the derived quantity is not finite (%g) "
+                              "without block %zu", name, f, j);
         double d = f - fbar;
         fbar += d / (double)(j + 1);
         ss += d * (f - fbar);
@@ -482,6 +486,12 @@ LATMC_API int latmc_acc_jackknife(const latmc_acc *acc, int nblocks, latmc_deriv
     *value = n * f_all - (n - 1.0) * fbar;
     *err = sqrt((n - 1.0) / n * ss);
     return LATMC_OK;
+}
+
+LATMC_API int latmc_acc_jackknife(const latmc_acc *acc, int nblocks, latmc_derived_fn fn,
+                                  void *user, double *value, double *err)
+{
+    return jackknife("latmc_acc_jackknife", acc, nblocks, fn, user, value, err);
 }
 
 struct binder_cols { int m2, m4; };
@@ -524,62 +534,63 @@ LATMC_API int latmc_acc_binder(const latmc_acc *acc, int col_m2, int col_m4, int
                                double *value, double *err)
 {
     if (!acc)
-        return latmc_fail(LATMC_EINVAL, "acc_binder: acc is NULL");
-    int rc = check_col(acc, col_m2, "acc_binder");
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_binder: acc is NULL");
+    int rc = check_col(acc, col_m2, "latmc_acc_binder");
     if (rc == LATMC_OK)
-        rc = check_col(acc, col_m4, "acc_binder");
+        rc = check_col(acc, col_m4, "latmc_acc_binder");
     if (rc != LATMC_OK)
         return rc;
     struct binder_cols p = {col_m2, col_m4};
-    return latmc_acc_jackknife(acc, nblocks, binder_fn, &p, value, err);
+    return jackknife("latmc_acc_binder", acc, nblocks, binder_fn, &p, value, err);
 }
 
 LATMC_API int latmc_acc_susceptibility(const latmc_acc *acc, int col_absm, int col_m2,
                                        double factor, int nblocks, double *value, double *err)
 {
     if (!acc)
-        return latmc_fail(LATMC_EINVAL, "acc_susceptibility: acc is NULL");
-    int rc = check_col(acc, col_absm, "acc_susceptibility");
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_susceptibility: acc is NULL");
+    int rc = check_col(acc, col_absm, "latmc_acc_susceptibility");
     if (rc == LATMC_OK)
-        rc = check_col(acc, col_m2, "acc_susceptibility");
+        rc = check_col(acc, col_m2, "latmc_acc_susceptibility");
     if (rc != LATMC_OK)
         return rc;
     if (!isfinite(factor))
-        return latmc_fail(LATMC_EINVAL, "acc_susceptibility: factor %g is not finite", factor);
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_susceptibility: factor %g is not finite",
+                          factor);
     struct chi_cols p = {col_absm, col_m2, factor};
-    return latmc_acc_jackknife(acc, nblocks, chi_fn, &p, value, err);
+    return jackknife("latmc_acc_susceptibility", acc, nblocks, chi_fn, &p, value, err);
 }
 
 LATMC_API int latmc_acc_corr_length(const latmc_acc *acc, int col_k0, int col_kmin, int64_t L,
                                     int nblocks, double *value, double *err)
 {
     if (!acc)
-        return latmc_fail(LATMC_EINVAL, "acc_corr_length: acc is NULL");
-    int rc = check_col(acc, col_k0, "acc_corr_length");
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_corr_length: acc is NULL");
+    int rc = check_col(acc, col_k0, "latmc_acc_corr_length");
     if (rc == LATMC_OK)
-        rc = check_col(acc, col_kmin, "acc_corr_length");
+        rc = check_col(acc, col_kmin, "latmc_acc_corr_length");
     if (rc != LATMC_OK)
         return rc;
     if (L < 2)
-        return latmc_fail(LATMC_EINVAL, "acc_corr_length: L = %lld, need at least 2",
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_corr_length: L = %lld, need at least 2",
                           (long long)L);
     const double pi = 3.14159265358979323846;
     struct xi_cols p = {col_k0, col_kmin, 0.5 / sin(pi / (double)L)};
-    return latmc_acc_jackknife(acc, nblocks, xi_fn, &p, value, err);
+    return jackknife("latmc_acc_corr_length", acc, nblocks, xi_fn, &p, value, err);
 }
 
 LATMC_API int latmc_acc_specific_heat(const latmc_acc *acc, int col_e, double factor,
                                       int nblocks, double *value, double *err)
 {
     if (!acc)
-        return latmc_fail(LATMC_EINVAL, "acc_specific_heat: acc is NULL");
-    int rc = check_col(acc, col_e, "acc_specific_heat");
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_specific_heat: acc is NULL");
+    int rc = check_col(acc, col_e, "latmc_acc_specific_heat");
     if (rc != LATMC_OK)
         return rc;
     if (!isfinite(factor))
-        return latmc_fail(LATMC_EINVAL, "acc_specific_heat: factor %g is not finite", factor);
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_specific_heat: factor %g is not finite", factor);
     struct heat_cols p = {col_e, factor};
-    return latmc_acc_jackknife(acc, nblocks, heat_fn, &p, value, err);
+    return jackknife("latmc_acc_specific_heat", acc, nblocks, heat_fn, &p, value, err);
 }
 
 /* ---------------------------------------------------------------------------------
@@ -643,16 +654,17 @@ LATMC_API int latmc_acc_serialize(const latmc_acc *acc, void *buf, size_t capaci
                                   size_t *size)
 {
     if (!acc || !size)
-        return latmc_fail(LATMC_EINVAL, "acc_serialize: %s is NULL", !acc ? "acc" : "size");
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_serialize: %s is NULL", !acc ? "acc" : "size");
     size_t payload = 0;
     if (!payload_size(acc->count, (uint64_t)acc->ncols, &payload))
-        return latmc_fail(LATMC_ENOMEM, "acc_serialize: %zu rows overflow size_t", acc->count);
+        return latmc_fail(LATMC_ENOMEM, "latmc_acc_serialize: %zu rows overflow size_t",
+                          acc->count);
     size_t need = ACC_HEADER + payload;
     *size = need;
     if (!buf)
         return LATMC_OK;
     if (capacity < need)
-        return latmc_fail(LATMC_EINVAL, "acc_serialize: buffer of %zu bytes, need %zu",
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_serialize: buffer of %zu bytes, need %zu",
                           capacity, need);
     unsigned char *p = buf;
     unsigned char *q = p + ACC_HEADER;
@@ -675,29 +687,30 @@ LATMC_API int latmc_acc_serialize(const latmc_acc *acc, void *buf, size_t capaci
 LATMC_API int latmc_acc_deserialize(const void *buf, size_t size, latmc_acc **out)
 {
     if (!out)
-        return latmc_fail(LATMC_EINVAL, "acc_deserialize: out is NULL");
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_deserialize: out is NULL");
     *out = NULL;
     if (!buf)
-        return latmc_fail(LATMC_EINVAL, "acc_deserialize: buf is NULL");
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_deserialize: buf is NULL");
     const unsigned char *p = buf;
     if (size < ACC_HEADER || memcmp(p, ACC_MAGIC, 8) != 0)
-        return latmc_fail(LATMC_ECORRUPT, "acc_deserialize: not accumulator data (%zu bytes, "
+        return latmc_fail(LATMC_ECORRUPT, "latmc_acc_deserialize: not accumulator data (%zu bytes, "
                           "no " ACC_MAGIC " header)", size);
     uint32_t format = get_u32(p + 8), ncols = get_u32(p + 12);
     uint64_t count = get_u64(p + 16);
     if (format != ACC_FORMAT)
-        return latmc_fail(LATMC_ECORRUPT, "acc_deserialize: format %u, this library reads %u",
+        return latmc_fail(LATMC_ECORRUPT, "latmc_acc_deserialize: format %u, this library reads %u",
                           (unsigned)format, ACC_FORMAT);
     if (ncols < 1 || ncols > ACC_MAX_COLS)
-        return latmc_fail(LATMC_ECORRUPT, "acc_deserialize: %u columns, must be 1..%d",
+        return latmc_fail(LATMC_ECORRUPT, "latmc_acc_deserialize: %u columns, must be 1..%d",
                           (unsigned)ncols, ACC_MAX_COLS);
     size_t payload = 0;
     if (!payload_size(count, ncols, &payload) || size - ACC_HEADER != payload)
-        return latmc_fail(LATMC_ECORRUPT, "acc_deserialize: %zu bytes, but %" PRIu64
+        return latmc_fail(LATMC_ECORRUPT, "latmc_acc_deserialize: %zu bytes, but %" PRIu64
                           " rows of %u columns need %" PRIu64 " + %u", size, count,
                           (unsigned)ncols, count * ncols * 8, ACC_HEADER);
     if (fnv1a(p + ACC_HEADER, payload) != get_u64(p + 24))
-        return latmc_fail(LATMC_ECORRUPT, "acc_deserialize: checksum mismatch (damaged data)");
+        return latmc_fail(LATMC_ECORRUPT, "latmc_acc_deserialize: checksum mismatch (damaged "
+                          "data)");
 
     latmc_acc *acc = NULL;
     int rc = latmc_acc_create(&acc, (int)ncols);
@@ -707,7 +720,7 @@ LATMC_API int latmc_acc_deserialize(const void *buf, size_t size, latmc_acc **ou
         acc->data = malloc(payload);
         if (!acc->data) {
             latmc_acc_destroy(&acc);
-            return latmc_fail(LATMC_ENOMEM, "acc_deserialize: cannot allocate %zu bytes",
+            return latmc_fail(LATMC_ENOMEM, "latmc_acc_deserialize: cannot allocate %zu bytes",
                               payload);
         }
         acc->cap = (size_t)count;
@@ -720,7 +733,7 @@ LATMC_API int latmc_acc_deserialize(const void *buf, size_t size, latmc_acc **ou
             memcpy(&v, &bits, 8);
             if (!isfinite(v)) {
                 latmc_acc_destroy(&acc);
-                return latmc_fail(LATMC_ECORRUPT, "acc_deserialize: row %zu, column %zu is "
+                return latmc_fail(LATMC_ECORRUPT, "latmc_acc_deserialize: row %zu, column %zu is "
                                   "not finite", i, c);
             }
             acc->data[c * acc->cap + i] = v;
@@ -742,10 +755,11 @@ static int check_names(const char *const *names, int ncols)
         return LATMC_OK;
     for (int c = 0; c < ncols; c++) {
         if (!names[c])
-            return latmc_fail(LATMC_EINVAL, "acc_write_csv: names[%d] is NULL", c);
+            return latmc_fail(LATMC_EINVAL, "latmc_acc_write_csv: names[%d] is NULL", c);
         if (strpbrk(names[c], ",\"\r\n"))
             return latmc_fail(LATMC_EINVAL,
-                              "acc_write_csv: names[%d] = \"%s\" contains a comma, quote or newline",
+                              "latmc_acc_write_csv: names[%d] = \"%s\" contains a comma, quote or "
+                              "newline",
                               c, names[c]);
     }
     return LATMC_OK;
@@ -785,9 +799,9 @@ LATMC_API int latmc_acc_write_csv(const latmc_acc *acc, const char *path,
                                   const char *const *names)
 {
     if (!acc || !path)
-        return latmc_fail(LATMC_EINVAL, "acc_write_csv: %s is NULL", !acc ? "acc" : "path");
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_write_csv: %s is NULL", !acc ? "acc" : "path");
     if (!*path)
-        return latmc_fail(LATMC_EINVAL, "acc_write_csv: path is empty");
+        return latmc_fail(LATMC_EINVAL, "latmc_acc_write_csv: path is empty");
     int rc = check_names(names, acc->ncols);
     if (rc != LATMC_OK)
         return rc;
@@ -796,11 +810,11 @@ LATMC_API int latmc_acc_write_csv(const latmc_acc *acc, const char *path,
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f)
-        return latmc_fail(LATMC_ENOMEM, "acc_write_csv: out of memory");
+        return latmc_fail(LATMC_ENOMEM, "latmc_acc_write_csv: out of memory");
     int bad = write_rows(acc, f, names);
     if (fclose(f) != 0 || bad != 0) {
         free(text);
-        return latmc_fail(LATMC_ENOMEM, "acc_write_csv: out of memory formatting %zu rows",
+        return latmc_fail(LATMC_ENOMEM, "latmc_acc_write_csv: out of memory formatting %zu rows",
                           acc->count);
     }
     rc = latmc_file_replace(path, text, len, "latmc_acc_write_csv");

@@ -267,6 +267,15 @@ int latmc_sim_params_changed(latmc_sim *sim);
  */
 int latmc_sim_check_chain_param(const latmc_sim *sim, int key, double value);
 
+/*
+ * The sweeps a sim can ever run: its random-number counters name 2^48 sweeps, 2^48 / nloc
+ * for phi^4 (lib/phi4.h). latmc_sim_sweep refuses a call that would pass it; calls that
+ * sweep in pieces (latmc_sim_tune_epsilon, an ensemble's sweeps between rounds) check
+ * their whole count against it first, so that they refuse at once instead of sweeping
+ * for ever.
+ */
+uint64_t latmc_sim_max_sweeps(const latmc_sim *sim);
+
 extern const struct latmc_backend_ops latmc_cpu_backend_ops;
 
 /*

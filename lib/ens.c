@@ -516,6 +516,17 @@ int latmc_ens_sweep(latmc_ens *e, uint64_t n)
             return ENS_FAIL(e, LATMC_ESTATE, "latmc_ens_sweep: member %d has no configuration "
                             "yet (latmc_ens_init_spins)", m);
     e->all_config = true; /* have_config never goes back to false */
+    /* The whole call within the counters, refused at once: with rounds the members sweep
+     * in periods that would each pass latmc_sim_sweep's check (members in step share one
+     * count and nloc) */
+    for (int m = 0; m < (e->members_in_step ? 1 : e->n_members); m++) {
+        const latmc_sim *sim = e->members[m];
+        const uint64_t max = latmc_sim_max_sweeps(sim);
+        if (sim->sweeps > max || n > max - sim->sweeps)
+            return ENS_FAIL(e, LATMC_EINVAL, "latmc_ens_sweep: member %d: %llu more sweeps "
+                            "would pass the %llu sweeps the random-number counters can name",
+                            m, (unsigned long long)n, (unsigned long long)max);
+    }
     /* The device's own rounds where it runs them (lib/ens_temper.c), else the host's. */
     const int dev = latmc_ens_temper_sweep(e, n);
     if (dev != LATMC_EUNSUPPORTED)

@@ -95,9 +95,7 @@ static int batch_checks(latmc_ens *e, uint64_t n)
     const bool full = !e->members_in_step || e->desc.model == LATMC_MODEL_PHI4;
     for (int m = 0; m < (full ? M : 1); m++) {
         const latmc_sim *sim = e->members[m];
-        const uint64_t passes = (sim->model->params & (1u << LATMC_PARAM_NLOC))
-                                    ? (uint64_t)sim->param[LATMC_PARAM_NLOC] : 1;
-        const uint64_t max_sweeps = (LATMC_RNG_MAX_SWEEP + 1) / passes;
+        const uint64_t max_sweeps = latmc_sim_max_sweeps(sim);
         if (sim->plan->n_boxes > 1 || sim->sweeps != e->members[0]->sweeps ||
             sim->sweeps > max_sweeps || n > max_sweeps - sim->sweeps ||
             latmc_params_check_joint(sim->desc.model, sim->param) < 0)

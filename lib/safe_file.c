@@ -444,9 +444,12 @@ int latmc_file_open_regular(const char *path, const char *fn, int *fd, uint64_t 
     if (!S_ISREG(st.st_mode)) {
         if (file >= 0)
             close(file);
-        return latmc_fail(LATMC_EIO, "%s: will not read '%s': it is %s; a checkpoint is a "
-                          "regular file (written by latmc_sim_save)", fn, path,
-                          file_kind(st.st_mode));
+        /* the file the caller meant: an ensemble's for latmc_ens_load, else a sim's */
+        const bool ens = strncmp(fn, "latmc_ens_", strlen("latmc_ens_")) == 0;
+        return latmc_fail(LATMC_EIO, "%s: will not read '%s': it is %s; %s is a regular file "
+                          "(written by %s)", fn, path, file_kind(st.st_mode),
+                          ens ? "an ensemble file" : "a checkpoint",
+                          ens ? "latmc_ens_save" : "latmc_sim_save");
     }
     *fd = file;
     *size = (uint64_t)st.st_size;

@@ -343,6 +343,15 @@ int latmc_sim_init_spins(latmc_sim *sim, int how)
     return LATMC_OK;
 }
 
+uint64_t latmc_sim_max_sweeps(const latmc_sim *sim)
+{
+    /* Models with several passes per sweep (phi^4: nloc) name each pass in the sweep
+     * field of the RNG counter, so they can run 2^48 / nloc sweeps. */
+    const uint64_t passes = (sim->model->params & (1u << LATMC_PARAM_NLOC))
+                                ? (uint64_t)sim->param[LATMC_PARAM_NLOC] : 1;
+    return (LATMC_RNG_MAX_SWEEP + 1) / passes;
+}
+
 int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
 {
     if (!sim)
@@ -355,11 +364,7 @@ int latmc_sim_sweep(latmc_sim *sim, uint64_t n)
     int st = latmc_params_check_joint(sim->desc.model, sim->param);
     if (st < 0)
         st = latmc_sim_record_failure(sim, st);
-    /* Models with several passes per sweep (phi^4: nloc) name each pass in the sweep
-     * field of the RNG counter, so they can run 2^48 / nloc sweeps. */
-    const uint64_t passes = (sim->model->params & (1u << LATMC_PARAM_NLOC))
-                                ? (uint64_t)sim->param[LATMC_PARAM_NLOC] : 1;
-    const uint64_t max_sweeps = (LATMC_RNG_MAX_SWEEP + 1) / passes;
+    const uint64_t max_sweeps = latmc_sim_max_sweeps(sim);
     if (st == LATMC_OK && (sim->sweeps > max_sweeps || n > max_sweeps - sim->sweeps))
         st = SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_sweep: %llu more sweeps would pass the "
                       "%llu sweeps the random-number counters can name",
@@ -736,6 +741,13 @@ int latmc_sim_tune_epsilon(latmc_sim *sim, double target, uint64_t sweeps)
     else if (!(target > 0.0 && target < 1.0))
         st = SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_tune_epsilon: target acceptance %g is "
                       "not in (0, 1)", target);
+    else if (sim->sweeps > latmc_sim_max_sweeps(sim) ||
+             sweeps > latmc_sim_max_sweeps(sim) - sim->sweeps)
+        /* refused whole, as latmc_sim_sweep does: its blocks of 10 would each pass */
+        st = SIM_FAIL(sim, LATMC_EINVAL, "latmc_sim_tune_epsilon: %llu more sweeps would pass "
+                      "the %llu sweeps the random-number counters can name",
+                      (unsigned long long)sweeps,
+                      (unsigned long long)latmc_sim_max_sweeps(sim));
     /* collective on parts: a part's bad argument fails the call on every part (none is
      * left waiting in the halo exchanges of the others' sweeps) */
     if (latmc_part_many(sim) && (st = latmc_part_agree(sim, st)) < 0)

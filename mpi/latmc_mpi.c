@@ -321,10 +321,15 @@ static int check_args(latmc_ctx *ctx, MPI_Comm comm, const void *what, const cha
                  : !out ? "out is NULL" : "comm is MPI_COMM_NULL");
         return latmc_record_failure(LATMC_EINVAL, msg);
     }
-    int initialized = 0;
+    /* both may be asked at any time, also after MPI_Finalize; anything else then aborts
+     * the process (an MPI rule), so a call after it is refused here */
+    int initialized = 0, finalized = 0;
     MPI_Initialized(&initialized);
-    if (!initialized) {
-        snprintf(msg, sizeof msg, "%s: MPI is not initialised (call MPI_Init first)", fn);
+    MPI_Finalized(&finalized);
+    if (!initialized || finalized) {
+        snprintf(msg, sizeof msg, "%s: MPI is %s", fn, finalized
+                 ? "finalised (MPI_Finalize was called): no MPI call may follow it"
+                 : "not initialised (call MPI_Init first)");
         return latmc_record_failure(LATMC_ESTATE, msg);
     }
     return LATMC_OK;

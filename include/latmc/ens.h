@@ -244,8 +244,9 @@ LATMC_API int latmc_ens_init_spins(latmc_ens *ens, int how);
  * thread at a time (each member single-threaded): the result never depends on the thread
  * count. CUDA Ising members run together, one launch per colour for all of them; CUDA
  * members of other models one after the other (doc/ensembles.md, "Execution").
- * @return LATMC_OK; LATMC_EINVAL (NULL); LATMC_ESTATE (no configuration; exchanges on
- *         need temperatures); a member's failure (members may then differ in sweep count:
+ * @return LATMC_OK; LATMC_EINVAL (NULL, or more sweeps than latmc_sim_sweep() would take,
+ *         refused before any runs); LATMC_ESTATE (no configuration; exchanges on need
+ *         temperatures); a member's failure (members may then differ in sweep count:
  *         destroy the ensemble).
  * @since 0.2
  */

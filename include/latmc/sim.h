@@ -625,7 +625,8 @@ LATMC_API int latmc_sim_set_couplings(latmc_sim *sim, const float *buf, size_t c
  * @param[in]     target the acceptance to approach, 0 < target < 1.
  * @param[in]     sweeps number of sweeps (0: nothing happens).
  * @return LATMC_OK; LATMC_EUNSUPPORTED (no epsilon); LATMC_EINVAL (sim NULL, target out
- *         of range); or any code of latmc_sim_sweep() (LATMC_ESTATE: no configuration).
+ *         of range, or more sweeps than latmc_sim_sweep() would take, refused before any
+ *         runs); or any code of latmc_sim_sweep() (LATMC_ESTATE: no configuration).
  *         On failure the blocks already run are kept.
  * @note Not concurrently with any other call on the same sim.
  * @since 0.1

@@ -40,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--beta", type=float, default=None)
     p.add_argument("--q", type=int, default=2, help="Potts states")
     p.add_argument("--algo", default="default",
-                   choices=["default", "metropolis", "heatbath", "overrelax"])
+                   choices=["default", "metropolis", "heatbath", "overrelax", "sw", "wolff"])
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="a model parameter (mu2, g, lambda, epsilon, nhit, nloc, nover, J, h, "
                         "decisions)")

@@ -2,6 +2,7 @@
 job itself is run by tools/ci-python.sh only in its short form, see there)."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -66,3 +67,11 @@ def test_decisions_parameter(capsys):
     assert main(["--model", "ising", "-L", "64", "--beta", "0.4", "--param", "decisions=1",
                  "--therm", "20", "--sweeps", "50"]) == 0
     assert "decisions = 1" in capsys.readouterr().out
+
+
+def test_cluster_algorithms(capsys):
+    # --algo takes what latmc --algo takes: sw and wolff too
+    for algo in ("sw", "wolff"):
+        assert main(["-L", "16", "--beta", "0.44", "--algo", algo, "--therm", "20",
+                     "--sweeps", "100"]) == 0
+        assert re.search(r"algorithm +%s\n" % algo, capsys.readouterr().out)

@@ -174,12 +174,23 @@ static void expect_refused_load(latmc_ctx *ctx, const char *path, const char *ki
         print_error("message: %s\n", msg);
     assert_non_null(strstr(msg, kind));
     assert_non_null(strstr(msg, path));
+    assert_non_null(strstr(msg, "latmc_sim_save"));
     size_t size = 7;
     assert_int_equal(latmc_checkpoint_app_data(path, NULL, 0, &size), LATMC_EIO);
     assert_int_equal(size, 0);
+    /* an ensemble file the same, its message naming the ensemble's writer */
+    latmc_ens *ens = (latmc_ens *)&ens;
+    assert_int_equal(latmc_ens_load(ctx, path, &ens), LATMC_EIO);
+    assert_null(ens);
+    msg = latmc_last_error();
+    if (strstr(msg, kind) == NULL || strstr(msg, "latmc_ens_save") == NULL)
+        print_error("message: %s\n", msg);
+    assert_non_null(strstr(msg, kind));
+    assert_non_null(strstr(msg, "latmc_ens_save"));
 }
 
-/* FIFOs, links to FIFOs and directories: refused at once, left as they were. */
+/* FIFOs, links to FIFOs and directories: refused at once (sims and ensembles), left as
+ * they were. */
 static void non_regular_files_are_refused(void **state)
 {
     (void)state;

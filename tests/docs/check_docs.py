@@ -9,7 +9,8 @@ list must be what the build does.
    says. Shell variables of the guide's loops get one value each (L=16, T=2.27, beta).
 2. Every example program answers --help with a usage text and exit 0, without running.
 3. README's model table: a row for each model of the library (as latmc --help lists them),
-   and each runs in each dimension and algorithm it lists, with each parameter it lists.
+   and each runs in each dimension and algorithm it lists, with each parameter it lists;
+   a parameter latmc --help names that the model takes is listed in its row.
 4. README's list of test suites is the build's, its package list is tools/install-deps.sh's.
 5. The guide's sample latmc-info output: each section and label is in the real output.
 6. Every installed program is named in the guide's and README's lists of what is installed.
@@ -155,6 +156,9 @@ def check_examples(examples):
 
 PARAM_VALUES = {"beta": "0.3", "J": "1", "h": "0.1", "mu2": "-1", "g": "6", "lambda": "10",
                 "epsilon": "0.5", "nhit": "2", "nloc": "1", "nover": "1", "decisions": "1"}
+# Parameters a row lists for some of its algorithms only ("`decisions` (Metropolis, heat
+# bath)"): on the others the library's default value is set, which every algorithm takes.
+PARAM_DEFAULTS = {"decisions": "0"}
 ALGOS = {"metropolis": "metropolis", "heat bath": "heatbath",
          "swendsen-wang": "sw", "wolff": "wolff",
          "multi-hit metropolis": "metropolis", "heat bath + overrelaxation": "heatbath"}
@@ -169,6 +173,25 @@ def latmc_models(latmc):
         fail("latmc --help: no '--model M ... (default' line to read the models from")
         return []
     return re.split(r", | or ", m.group(1).strip())
+
+
+def latmc_params(latmc):
+    """The parameter names latmc --help lists under --param (the library's)."""
+    text = subprocess.run([latmc, "--help"], capture_output=True, text=True, timeout=10).stdout
+    m = re.search(r"any parameter by name:(.*?)\(", text, re.S)
+    if not m:
+        fail("latmc --help: no 'any parameter by name: ... (' text to read the parameters from")
+        return []
+    return [n for n in re.split(r"[\s,]+", m.group(1)) if n]
+
+
+def param_value(k, params_cell, algo):
+    """A parameter's value for a run of `algo`: its own, or the default where the row says
+    the parameter is for other algorithms only ("`k` (Metropolis, heat bath)")."""
+    m = re.search(r"`%s` \(([^)]*)\)" % re.escape(k), params_cell)
+    if m and algo not in [a.strip().lower() for a in m.group(1).split(",")]:
+        return PARAM_DEFAULTS.get(k, PARAM_VALUES[k])
+    return PARAM_VALUES[k]
 
 
 def row_model(cell, models):
@@ -215,13 +238,35 @@ def check_table(src, latmc, scratch):
                     if k not in PARAM_VALUES:
                         fail("README table: parameter '%s' of %s unknown to this check" % (k, model))
                         continue
-                    args += ["--param", "%s=%s" % (k, PARAM_VALUES[k])]
+                    args += ["--param", "%s=%s" % (k, param_value(k, cells[3], a))]
                 p = subprocess.run(args, capture_output=True, text=True, cwd=scratch, timeout=60)
                 label = "README table: %s %sD %s with %s" % (model, d, a, ", ".join(params))
                 if p.returncode != 0:
                     fail("%s: exit %d: %s" % (label, p.returncode, (p.stdout + p.stderr)[-800:]))
                 else:
                     ok(label)
+        # the parameters the row does not list: the model must refuse each (latmc exits 1
+        # naming it), else the row hides one
+        base = [latmc, "--model", model, "--dim", dims[0], "-L", "8" if model != "heisenberg" else "4",
+                "--algo", ALGOS.get(algos[0], "default"), "--sweeps", "2", "--therm", "1", "--quiet"]
+        base += ["--q", "3"] if model == "potts" else []
+        base += ["--param=%s=%s" % (k, param_value(k, cells[3], algos[0]))
+                 for k in params if k in PARAM_VALUES]
+        for k in latmc_params(latmc):
+            if k in params:
+                continue
+            if k not in PARAM_VALUES:
+                fail("latmc --help: parameter '%s' unknown to this check" % k)
+                continue
+            p = subprocess.run(base + ["--param", "%s=%s" % (k, PARAM_VALUES[k])],
+                               capture_output=True, text=True, cwd=scratch, timeout=60)
+            label = "README table: %s does not take %s (not in its row)" % (model, k)
+            if p.returncode == 0:
+                fail("%s: it does" % label)
+            elif "does not belong" not in p.stdout + p.stderr:
+                fail("%s: refused for another reason: %s" % (label, (p.stdout + p.stderr)[-400:]))
+            else:
+                ok(label)
     for m in models:
         if m not in seen:
             fail("README's model table has no row for %s" % m)

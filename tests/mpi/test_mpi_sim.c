@@ -10,6 +10,10 @@
  *                                      the same failure on every rank, the sim goes on;
  *                                      phi^4 GPU ranks on the chunk schedule are refused
  *
+ *                                      and after MPI_Finalize, latmc_mpi_sim_create and
+ *                                      latmc_mpi_sim_load are refused (LATMC_ESTATE)
+ *                                      without an MPI call, which would abort
+ *
  * Exit 0 pass, 1 fail, 77 when a cuda_* model finds no CUDA device (the reason is
  * printed: a skip, never a pass). Every rank exits with the same status.
  */
@@ -254,6 +258,29 @@ static int mismatch(latmc_ctx *ctx, const struct model_case *c)
     return all_ok(ok) ? 0 : 1;
 }
 
+/* After MPI_Finalize (no MPI call may follow it: it would abort the process): the two
+ * entry points refuse, saying why. True when they do. */
+static bool refused_after_finalize(void)
+{
+    latmc_ctx *ctx = NULL;
+    latmc_sim *sim = NULL;
+    latmc_sim_desc d;
+    latmc_sim_desc_init(&d);
+    d.model = LATMC_MODEL_ISING;
+    d.ndim = 2;
+    d.extent[0] = d.extent[1] = 8;
+    d.device = LATMC_DEVICE_CPU;
+    bool ok = latmc_ctx_create(&ctx) == LATMC_OK &&
+              latmc_mpi_sim_create(ctx, MPI_COMM_WORLD, &d, &sim) == LATMC_ESTATE && !sim &&
+              strstr(latmc_last_error(), "MPI_Finalize") &&
+              latmc_mpi_sim_load(ctx, MPI_COMM_WORLD, "x.ckpt", &sim) == LATMC_ESTATE && !sim;
+    if (!ok)
+        fprintf(stderr, "rank %d/%d: a call after MPI_Finalize: %s\n", rank, nranks,
+                latmc_last_error());
+    latmc_ctx_destroy(&ctx);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -291,5 +318,7 @@ int main(int argc, char **argv)
     if (rank == 0 && rc == 0)
         printf("%s %s on %d rank(s): ok\n", argv[1], c->name, nranks);
     MPI_Finalize();
+    if (rc == 0 && !refused_after_finalize())
+        rc = 1;
     return rc;
 }

@@ -435,6 +435,18 @@ static void sim_calls(void **state)
     EXPECT_SIM(s, latmc_sim_tune_epsilon(s, 0.5, 10), LATMC_ESTATE); /* no configuration */
     EXPECT_SIM(s, latmc_sim_init_spins(s, LATMC_INIT_COLD), LATMC_OK);
     EXPECT_SIM(s, latmc_sim_tune_epsilon(s, 0.5, 10), LATMC_ESTATE); /* g = 0, mu2 = 0 */
+    EXPECT_SIM(s, latmc_sim_set_param(s, LATMC_PARAM_G, 1.0), LATMC_OK);
+    /* more sweeps than the counters name: refused at once, none run (tuning sweeps in
+     * blocks of 10, each of which latmc_sim_sweep would take: the alarm fails a call
+     * that sweeps instead) */
+    uint64_t count = 1;
+    alarm(60);
+    EXPECT_SIM(s, latmc_sim_tune_epsilon(s, 0.5, UINT64_MAX), LATMC_EINVAL);
+    EXPECT_SIM(s, latmc_sim_tune_epsilon(s, 0.5, (UINT64_C(1) << 48) + 1),
+               LATMC_EINVAL);
+    alarm(0);
+    EXPECT_SIM(s, latmc_sim_sweep_count(s, &count), LATMC_OK);
+    assert_true(count == 0);
     EXPECT_SIM(s, latmc_sim_set_param(s, LATMC_PARAM_G, -1e-300), LATMC_EINVAL);
     EXPECT_SIM(s, latmc_sim_set_param(s, LATMC_PARAM_LAMBDA, 0.0), LATMC_EINVAL);
     EXPECT_SIM(s, latmc_sim_set_param(s, LATMC_PARAM_EPSILON, 0.0), LATMC_EINVAL);
@@ -498,78 +510,103 @@ static void acc_calls(void **state)
 {
     (void)state;
     latmc_acc *acc = (latmc_acc *)&acc;
-    EXPECT(latmc_acc_create(NULL, 2), LATMC_EINVAL);
-    EXPECT(latmc_acc_create(&acc, 0), LATMC_EINVAL);
-    EXPECT(latmc_acc_create(&acc, 65), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_create", latmc_acc_create(NULL, 2), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_create", latmc_acc_create(&acc, 0), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_create", latmc_acc_create(&acc, 65), LATMC_EINVAL);
     EXPECT(latmc_acc_create(&acc, 3), LATMC_OK);
     latmc_acc_destroy(NULL);
     latmc_acc *none = NULL;
     latmc_acc_destroy(&none);
     latmc_acc_clear(NULL);
-    EXPECT(latmc_acc_ncols(NULL), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_ncols", latmc_acc_ncols(NULL), LATMC_EINVAL);
     assert_int_equal(latmc_acc_ncols(acc), 3);
     assert_true(latmc_acc_count(NULL) == 0);
     double row[3] = { 1, 2, 3 }, v, e;
-    EXPECT(latmc_acc_mean(acc, 0, &v), LATMC_ESTATE);
-    EXPECT(latmc_acc_push(NULL, row, 3), LATMC_EINVAL);
-    EXPECT(latmc_acc_push(acc, NULL, 3), LATMC_EINVAL);
-    EXPECT(latmc_acc_push(acc, row, 2), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_mean", latmc_acc_mean(acc, 0, &v), LATMC_ESTATE);
+    EXPECT_NAMED("latmc_acc_push", latmc_acc_push(NULL, row, 3), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_push", latmc_acc_push(acc, NULL, 3), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_push", latmc_acc_push(acc, row, 2), LATMC_EINVAL);
     row[1] = NAN;
-    EXPECT(latmc_acc_push(acc, row, 3), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_push", latmc_acc_push(acc, row, 3), LATMC_EINVAL);
     row[1] = INFINITY;
-    EXPECT(latmc_acc_push(acc, row, 3), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_push", latmc_acc_push(acc, row, 3), LATMC_EINVAL);
     for (int i = 0; i < 64; i++) {
         row[0] = i % 3;
         row[1] = (i % 5) * 0.5;
         row[2] = row[1] * row[1];
         EXPECT(latmc_acc_push(acc, row, 3), LATMC_OK);
     }
-    EXPECT(latmc_acc_row(NULL, 0, row, 3), LATMC_EINVAL);
-    EXPECT(latmc_acc_row(acc, 64, row, 3), LATMC_EINVAL);
-    EXPECT(latmc_acc_row(acc, 0, NULL, 3), LATMC_EINVAL);
-    EXPECT(latmc_acc_row(acc, 0, row, 4), LATMC_EINVAL);
-    EXPECT(latmc_acc_mean(NULL, 0, &v), LATMC_EINVAL);
-    EXPECT(latmc_acc_mean(acc, 3, &v), LATMC_EINVAL);
-    EXPECT(latmc_acc_mean(acc, -1, &v), LATMC_EINVAL);
-    EXPECT(latmc_acc_mean(acc, 0, NULL), LATMC_EINVAL);
-    EXPECT(latmc_acc_binning_error(acc, 0, -1, &v), LATMC_EINVAL);
-    EXPECT(latmc_acc_binning_error(NULL, 0, 0, &v), LATMC_EINVAL);
-    EXPECT(latmc_acc_binning_error(acc, 0, 0, NULL), LATMC_EINVAL);
-    EXPECT(latmc_acc_error(acc, 7, &v), LATMC_EINVAL);
-    EXPECT(latmc_acc_error(NULL, 0, &v), LATMC_EINVAL);
-    EXPECT(latmc_acc_tau_int(acc, 7, &v), LATMC_EINVAL);
-    EXPECT(latmc_acc_tau_int(acc, 0, NULL), LATMC_EINVAL);
-    EXPECT(latmc_acc_jackknife(acc, 8, NULL, NULL, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_jackknife(acc, 1, mean_of_first, NULL, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_jackknife(NULL, 8, mean_of_first, NULL, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_jackknife(acc, 8, mean_of_first, NULL, NULL, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_jackknife(acc, 8, nan_fn, NULL, &v, &e), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_row", latmc_acc_row(NULL, 0, row, 3), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_row", latmc_acc_row(acc, 64, row, 3), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_row", latmc_acc_row(acc, 0, NULL, 3), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_row", latmc_acc_row(acc, 0, row, 4), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_mean", latmc_acc_mean(NULL, 0, &v), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_mean", latmc_acc_mean(acc, 3, &v), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_mean", latmc_acc_mean(acc, -1, &v), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_mean", latmc_acc_mean(acc, 0, NULL), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_binning_error", latmc_acc_binning_error(acc, 0, -1, &v), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_binning_error", latmc_acc_binning_error(NULL, 0, 0, &v), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_binning_error", latmc_acc_binning_error(acc, 0, 0, NULL), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_error", latmc_acc_error(acc, 7, &v), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_error", latmc_acc_error(NULL, 0, &v), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_tau_int", latmc_acc_tau_int(acc, 7, &v), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_tau_int", latmc_acc_tau_int(acc, 0, NULL), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_jackknife", latmc_acc_jackknife(acc, 8, NULL, NULL, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_jackknife", latmc_acc_jackknife(acc, 1, mean_of_first, NULL, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_jackknife", latmc_acc_jackknife(NULL, 8, mean_of_first, NULL, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_jackknife", latmc_acc_jackknife(acc, 8, mean_of_first, NULL, NULL, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_jackknife", latmc_acc_jackknife(acc, 8, nan_fn, NULL, &v, &e),
+                 LATMC_EINVAL);
     EXPECT(latmc_acc_jackknife(acc, 8, mean_of_first, NULL, &v, &e), LATMC_OK);
-    EXPECT(latmc_acc_binder(acc, 1, 9, 8, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_binder(NULL, 1, 2, 8, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_binder(acc, 1, 2, 8, NULL, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_corr_length(NULL, 1, 2, 8, 8, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_corr_length(acc, 1, 9, 8, 8, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_corr_length(acc, 1, 2, 1, 8, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_corr_length(acc, 1, 2, 8, 1, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_corr_length(acc, 1, 2, 8, 8, &v, NULL), LATMC_EINVAL);
-    EXPECT(latmc_acc_susceptibility(acc, 1, 2, NAN, 8, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_susceptibility(acc, -1, 2, 1.0, 8, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_specific_heat(acc, 0, INFINITY, 8, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_specific_heat(acc, 5, 1.0, 8, &v, &e), LATMC_EINVAL);
-    EXPECT(latmc_acc_specific_heat(NULL, 0, 1.0, 8, &v, &e), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_binder", latmc_acc_binder(acc, 1, 9, 8, &v, &e), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_binder", latmc_acc_binder(NULL, 1, 2, 8, &v, &e), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_binder", latmc_acc_binder(acc, 1, 2, 8, NULL, &e), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_corr_length", latmc_acc_corr_length(NULL, 1, 2, 8, 8, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_corr_length", latmc_acc_corr_length(acc, 1, 9, 8, 8, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_corr_length", latmc_acc_corr_length(acc, 1, 2, 1, 8, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_corr_length", latmc_acc_corr_length(acc, 1, 2, 8, 1, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_corr_length", latmc_acc_corr_length(acc, 1, 2, 8, 8, &v, NULL),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_susceptibility", latmc_acc_susceptibility(acc, 1, 2, NAN, 8, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_susceptibility", latmc_acc_susceptibility(acc, -1, 2, 1.0, 8, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_specific_heat", latmc_acc_specific_heat(acc, 0, INFINITY, 8, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_specific_heat", latmc_acc_specific_heat(acc, 5, 1.0, 8, &v, &e),
+                 LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_specific_heat", latmc_acc_specific_heat(NULL, 0, 1.0, 8, &v, &e),
+                 LATMC_EINVAL);
+    /* the derived quantities' jackknife refusals name the function called, not the
+     * jackknife inside it */
+    EXPECT_NAMED("latmc_acc_binder", latmc_acc_binder(acc, 1, 2, 1, &v, &e), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_susceptibility",
+                 latmc_acc_susceptibility(acc, 0, 2, 1.0, 65, &v, &e), LATMC_ESTATE);
+    EXPECT_NAMED("latmc_acc_specific_heat", latmc_acc_specific_heat(acc, 0, 1.0, 8, &v, NULL),
+                 LATMC_EINVAL);
+    /* <|q(kmin)|^2> above <q^2> (columns 2 and 1 swapped): no real correlation length */
+    EXPECT_NAMED("latmc_acc_corr_length", latmc_acc_corr_length(acc, 1, 2, 8, 8, &v, &e),
+                 LATMC_EINVAL);
     char path[256];
-    EXPECT(latmc_acc_write_csv(NULL, "x", NULL), LATMC_EINVAL);
-    EXPECT(latmc_acc_write_csv(acc, NULL, NULL), LATMC_EINVAL);
-    EXPECT(latmc_acc_write_csv(acc, "", NULL), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_write_csv", latmc_acc_write_csv(NULL, "x", NULL), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_write_csv", latmc_acc_write_csv(acc, NULL, NULL), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_write_csv", latmc_acc_write_csv(acc, "", NULL), LATMC_EINVAL);
     const char *names[3] = { "a", NULL, "c" };
     snprintf(path, sizeof path, "%s/series.csv", tmpdir);
-    EXPECT(latmc_acc_write_csv(acc, path, names), LATMC_EINVAL);
+    EXPECT_NAMED("latmc_acc_write_csv", latmc_acc_write_csv(acc, path, names), LATMC_EINVAL);
     snprintf(path, sizeof path, "%s/none/series.csv", tmpdir);
-    EXPECT(latmc_acc_write_csv(acc, path, NULL), LATMC_EIO);
+    EXPECT_NAMED("latmc_acc_write_csv", latmc_acc_write_csv(acc, path, NULL), LATMC_EIO);
     latmc_acc_clear(acc);
     assert_true(latmc_acc_count(acc) == 0);
-    EXPECT(latmc_acc_error(acc, 0, &v), LATMC_ESTATE);
+    EXPECT_NAMED("latmc_acc_error", latmc_acc_error(acc, 0, &v), LATMC_ESTATE);
     latmc_acc_destroy(&acc);
     assert_null(acc);
 }
@@ -673,6 +710,17 @@ static void app_data_acc_and_ensemble_calls(void **state)
     EXPECT(latmc_ens_load(ctx, path, NULL), LATMC_EINVAL);
     EXPECT(latmc_ens_load(ctx, path, &back_e), LATMC_EIO);
     assert_null(back_e);
+    /* more sweeps than the counters name, with rounds (the members sweep a period at a
+     * time, each of which latmc_sim_sweep would take): refused at once, nothing run */
+    const double betas[2] = { 0.3, 0.4 };
+    EXPECT(latmc_ens_set_temperatures(e, betas, 2), LATMC_OK);
+    EXPECT(latmc_ens_set_exchange(e, 1), LATMC_OK);
+    EXPECT(latmc_ens_init_spins(e, LATMC_INIT_HOT), LATMC_OK);
+    alarm(60);
+    EXPECT_NAMED("latmc_ens_sweep", latmc_ens_sweep(e, UINT64_C(1) << 50), LATMC_EINVAL);
+    alarm(0);
+    EXPECT(latmc_ens_sweep_count(e, &u), LATMC_OK);
+    assert_true(u == 0);
     latmc_ens_destroy(&e);
 }
 

@@ -39,7 +39,8 @@ LATMC_BEGIN_DECLS
  * is LATMC_EINVAL on every rank, never a hang). desc.n_parts must be 0 or the number of
  * ranks. The communicator is duplicated (the sim's messages never meet the caller's).
  * @return LATMC_OK, or the same failure on every rank (latmc_last_error() names the rank
- *         that failed first); LATMC_EINVAL for a NULL argument or MPI_COMM_NULL (local).
+ *         that failed first); LATMC_EINVAL for a NULL argument or MPI_COMM_NULL (local);
+ *         LATMC_ESTATE before MPI_Init or after MPI_Finalize (local: no MPI call made).
  * @since 0.2
  */
 LATMC_MPI_API int latmc_mpi_sim_create(latmc_ctx *ctx, MPI_Comm comm,
@@ -61,7 +62,8 @@ LATMC_MPI_API int latmc_mpi_sim_load(latmc_ctx *ctx, MPI_Comm comm, const char *
 /**
  * Whether the MPI library says it passes CUDA device buffers directly (Open MPI's
  * MPIX_Query_cuda_support, MPICH's MPIR_CVAR_ENABLE_GPU: 1), or 0 (or not known: host
- * staging). For GPU ranks, which this version does not have yet.
+ * staging). Information for GPU ranks, which stage their halos through the host either
+ * way (doc/mpi.md, "GPU ranks").
  * @since 0.2
  */
 LATMC_MPI_API int latmc_mpi_cuda_aware(void);

@@ -109,6 +109,9 @@ extern const size_t n_rows;
 
 const struct spec *spec_by_name(const char *name);
 
+/* False where a cluster spec's name hides its field or claims one it lacks (specs.c). */
+bool spec_name_tells_field(const struct spec *s);
+
 /* Parse one layout's text; false (with why) on a token it does not know. */
 bool layout_parse(const char *text, struct layout *out, char *why, size_t why_size);
 

@@ -126,6 +126,12 @@ int main(int argc, char **argv)
     }
     int passed = 0, skipped = 0, failed = uncovered_models();
     const double start = now();
+    for (size_t i = 0; i < n_specs; i++)
+        if (!spec_name_tells_field(&specs[i])) {
+            fprintf(stderr, "specs.c: the name of spec \"%s\" does not tell whether it runs "
+                    "in a field (\"_field\")\n", specs[i].name);
+            failed++;
+        }
     for (size_t i = 0; i < n_rows; i++) {
         const struct row *r = &rows[i];
         const struct spec *s = spec_by_name(r->spec);

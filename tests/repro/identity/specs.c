@@ -151,7 +151,7 @@ const struct spec specs[] = {
     ISING_CLUSTER("ising2d_sw_field", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_UNIFORM, 0.42,
                   0.05, 0.02),
     ISING_CLUSTER("ising3d_sw", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_UNIFORM, 0.22, 0, 0),
-    ISING_CLUSTER("ising_pmj_sw", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_BIMODAL, 0.42,
+    ISING_CLUSTER("ising_pmj_sw_field", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_BIMODAL, 0.42,
                   0.05, 0.05),
     /* without a field: the row passes (lib/cluster_sw_rows.c), parts the four passes */
     ISING_CLUSTER("ising_pmj_sw_h0", LATMC_ALGO_SWENDSEN_WANG, LATMC_COUPLINGS_BIMODAL, 0.42,
@@ -193,6 +193,21 @@ const struct spec specs[] = {
     HEIS("heis_wolff_uniform_r1", LATMC_ALGO_WOLFF, LATMC_COUPLINGS_UNIFORM, 1, 0),
 };
 const size_t n_specs = sizeof specs / sizeof specs[0];
+
+/* A cluster spec of Ising or Potts says in its name whether it runs in a field (h != 0
+ * at the start or after the change: "_field" in the name): the field decides which
+ * layouts run it (CUDA parts and GPU ranks refuse one) and which code it reaches (the SW
+ * row passes run without one), so a reader of a row must not have to look it up. */
+bool spec_name_tells_field(const struct spec *s)
+{
+    if ((s->model != LATMC_MODEL_ISING && s->model != LATMC_MODEL_POTTS) ||
+        (s->algorithm != LATMC_ALGO_SWENDSEN_WANG && s->algorithm != LATMC_ALGO_WOLFF))
+        return true;
+    bool field = s->change_key == LATMC_PARAM_H && s->change_value != 0.0;
+    for (int k = 0; k < SPEC_MAX_PARAMS && s->keys[k]; k++)
+        field = field || (s->keys[k] == LATMC_PARAM_H && s->values[k] != 0.0);
+    return field == (strstr(s->name, "_field") != NULL);
+}
 
 const struct spec *spec_by_name(const char *name)
 {
