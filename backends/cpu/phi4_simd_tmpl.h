@@ -623,9 +623,9 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
  * the blocks of one member follow each other, so the cursor moves on without divisions
  * (cursor_at's four at the start of each block were ~10 cycles per group, in the chain of
  * the first loads' addresses). */
-static uint64_t PHI4_FN(phi4_simd_block)(const struct PHI4_FN(phi4_simd_pass) *p, int colour,
-                                         int64_t block, int64_t j_lo, int64_t j_hi,
-                                         struct PHI4_FN(phi4_simd_cursor) *cur, int64_t *cur_j)
+static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_block)(
+    const struct PHI4_FN(phi4_simd_pass) *p, int colour, int64_t block, int64_t j_lo,
+    int64_t j_hi, struct PHI4_FN(phi4_simd_cursor) *cur, int64_t *cur_j)
 {
     enum { G = PHI4_GROUPS };
     struct PHI4_FN(phi4_simd_group) q[G];
