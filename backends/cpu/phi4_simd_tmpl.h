@@ -673,17 +673,41 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_block)(
          * words; b_first and b_last share their high half, so no word wraps) */
         const phi4_iv step = phi4_iv_set1(PHI4_W / 4);
         const M all = PHI4_FN(lanes)(0, PHI4_W);
+        /* Where the next block's leading rows are one range of whole short rows
+         * (phi4_simd_prefetch_next), their lines are prefetched here, a few per group: 32
+         * prefetches at once filled the core's miss buffers and the last ones waited (~7 %
+         * of the loads' time at 128^3). */
+        uintptr_t pf = 1, pf_last = 0; /* none */
+        int64_t per = 0;
+        const int64_t n = p->n, lx = p->g->lat.lx, ly = p->g->lat.ly, rows = PHI4_W * G / n;
+        const int64_t nrows = p->g->lat.ndim == 3 ? ly * p->g->lat.lz : ly;
+        const int64_t ahead = p->g->lat.ndim == 3 ? 2 * ly : 2;
+        if (n * (int64_t)sizeof(PHI4_R) <= 128 && rows * n == PHI4_W * G &&
+            (cur->m == 0 || cur->m == n)) {
+            const int64_t row = cur->row + (cur->m == n) + rows; /* the next block's first */
+            const int64_t lead = row + ahead < nrows ? row + ahead : row + ahead - nrows;
+            if (row + rows <= nrows && lead + rows <= nrows) {
+                pf = (uintptr_t)(p->phi + lead * lx) & ~(uintptr_t)63;
+                pf_last = (uintptr_t)(p->phi + (lead + rows) * lx - 1) & ~(uintptr_t)63;
+                per = (int64_t)((pf_last - pf) / 64 + G) / G;
+            }
+        }
+        const bool spread = pf <= pf_last;
         for (int gi = 0; gi < G; gi++) {
             PHI4_FN(phi4_simd_load_full)(p, cur, all, word0, word1, word2, &q[gi]);
             word0 = phi4_iv_add64(word0, step);
+            for (int64_t k = 0; k < per && pf <= pf_last; k++, pf += 64)
+                _mm_prefetch((const char *)pf, _MM_HINT_T0);
         }
         *cur_j = start + PHI4_W * G;
+        if (!spread)
+            PHI4_FN(phi4_simd_prefetch_next)(p, *cur);
     } else {
         for (int gi = 0; gi < G; gi++)
             PHI4_FN(phi4_simd_load)(p, colour, G * block + gi, j_lo, j_hi, cur, &q[gi]);
         *cur_j = -1;
+        PHI4_FN(phi4_simd_prefetch_next)(p, *cur);
     }
-    PHI4_FN(phi4_simd_prefetch_next)(p, *cur);
     return PHI4_FN(phi4_simd_hits)(p, colour, q);
 }
 
