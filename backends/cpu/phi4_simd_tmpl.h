@@ -174,11 +174,35 @@ static inline int PHI4_FN(phi4_simd_subrow)(const struct phi4_geom *g, int colou
     return (colour - shift + nc) % nc;
 }
 
-/* A position in the numbering of one colour: number m of sub-row r of row (y, z). */
+/* Which of the pass's tables of row distances a row a (of extent l >= 5) takes: the two
+ * rows at each end (0, 1; 3, 4 for l - 2, l - 1), whose stencils wrap, or the interior
+ * (2), whose do not; a past the end (a cursor moved beyond the last row) the last class. */
+static inline int PHI4_FN(phi4_simd_edge_class)(int64_t a, int64_t l)
+{
+    return a < 2 ? (int)a : a >= l - 2 ? (a >= l ? 4 : (int)(a - l + 5)) : 2;
+}
+
+/* A position in the numbering of one colour: number m of sub-row r of row (y, z), with
+ * what the loads need of the row, once per row instead of once per group (at 128^3 float,
+ * ~25 instructions per group): the row's place and its tables of row distances. */
 struct PHI4_FN(phi4_simd_cursor) {
     int64_t row, m, y, z;
     int r;
+    const PHI4_R *base;           /* the row: p->phi + row L_x */
+    const PHI4_R *sub;            /* its sub-row r: base + p->sub_off[r][2] */
+    const int64_t *dx, *dy, *dz;  /* p->dx_rel[r]; p->dy_rel, p->dz_rel of the edge classes */
 };
+
+/* The row-dependent fields of c from c->base, c->r, c->y, c->z. */
+static inline void PHI4_FN(phi4_simd_cursor_rows)(const struct PHI4_FN(phi4_simd_pass) *p,
+                                                  struct PHI4_FN(phi4_simd_cursor) *c)
+{
+    const struct phi4_geom *g = p->g;
+    c->sub = c->base + p->sub_off[c->r][2];
+    c->dx = p->dx_rel[c->r];
+    c->dy = p->dy_rel[PHI4_FN(phi4_simd_edge_class)(c->y, g->lat.ly)];
+    c->dz = p->dz_rel[g->lat.ndim == 3 ? PHI4_FN(phi4_simd_edge_class)(c->z, g->lat.lz) : 2];
+}
 
 static inline void PHI4_FN(phi4_simd_cursor_at)(const struct PHI4_FN(phi4_simd_pass) *p,
                                                 int colour, int64_t j,
@@ -189,6 +213,8 @@ static inline void PHI4_FN(phi4_simd_cursor_at)(const struct PHI4_FN(phi4_simd_p
     c->y = c->row % p->g->lat.ly;
     c->z = c->row / p->g->lat.ly;
     c->r = PHI4_FN(phi4_simd_subrow)(p->g, colour, c->y, c->z);
+    c->base = p->phi + c->row * p->g->lat.lx;
+    PHI4_FN(phi4_simd_cursor_rows)(p, c);
 }
 
 /* The first number of the next row, without divisions: the colour's sub-row moves by
@@ -196,17 +222,20 @@ static inline void PHI4_FN(phi4_simd_cursor_at)(const struct PHI4_FN(phi4_simd_p
 static inline void PHI4_FN(phi4_simd_next_row)(const struct PHI4_FN(phi4_simd_pass) *p,
                                                struct PHI4_FN(phi4_simd_cursor) *c)
 {
-    const int nc = p->g->colouring.ncolours;
+    const struct phi4_geom *g = p->g;
+    const int nc = g->colouring.ncolours;
     c->row++;
     c->m = 0;
-    if (++c->y == p->g->lat.ly) {
+    c->base += g->lat.lx;
+    if (++c->y == g->lat.ly) {
         c->y = 0;
         c->z++;
         c->r -= p->r_wrap;
     } else {
-        c->r -= p->g->colouring.ay;
+        c->r -= g->colouring.ay;
     }
     c->r += c->r < 0 ? nc : 0;
+    PHI4_FN(phi4_simd_cursor_rows)(p, c);
 }
 
 /* One group of W sites during its hits: what phi4_simd_load fills in. */
@@ -233,14 +262,6 @@ struct PHI4_FN(phi4_simd_stencil) {
     const int64_t *dx_off, *dy, *dz; /* tables of the pass, [5] each */
     int64_t n;
 };
-
-/* Which of the pass's tables of row distances a row a (of extent l >= 5) takes: the two
- * rows at each end (0, 1; 3, 4 for l - 2, l - 1), whose stencils wrap, or the interior
- * (2), whose do not. */
-static inline int PHI4_FN(phi4_simd_edge_class)(int64_t a, int64_t l)
-{
-    return a < 2 ? (int)a : a >= l - 2 ? (int)(a - l + 5) : 2;
-}
 
 /* The W values at c + d, x offset k - 2; with may_fix (a constant) the lane that wraps
  * around the row's end: lane 0 backwards where lo[k], lane W - 1 forwards where hi[k]
@@ -316,14 +337,8 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load_in_row)
      * lane W - 1 (m + W = n) forwards */
     const bool first = m == 0, last = m + PHI4_W == n;
     const int *carry = p->sub_carry[cur->r];
-    const PHI4_R *const c = p->phi + cur->row * g->lat.lx + p->sub_off[cur->r][2] + m;
-    const struct PHI4_FN(phi4_simd_stencil) st = {
-        c,
-        p->dx_rel[cur->r],
-        p->dy_rel[PHI4_FN(phi4_simd_edge_class)(cur->y, g->lat.ly)],
-        p->dz_rel[three ? PHI4_FN(phi4_simd_edge_class)(cur->z, g->lat.lz) : 2],
-        n,
-    };
+    const PHI4_R *const c = cur->sub + m;
+    const struct PHI4_FN(phi4_simd_stencil) st = { c, cur->dx, cur->dy, cur->dz, n };
     if ((first && p->wraps_first[cur->r]) || (last && p->wraps_last[cur->r])) {
         bool lo[5], hi[5];
         for (int k = 0; k < 5; k++) {
@@ -340,6 +355,18 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load_in_row)
     *o = PHI4_FN(load)(c);
 }
 
+/* The linear coefficient of the W sites from their neighbourhood sums (lib/phi4.h). */
+static inline V PHI4_FN(phi4_simd_coef)(const struct PHI4_FN(latmc_phi4_coef) *k, V c01, V c02,
+                                        V c11)
+{
+    if (!k->finite_lambda)
+        return c01;
+    /* c01 - (c02 - four_k c01 + 2 c11) inv_lambda */
+    const V t = PHI4_FN(sub)(c02, PHI4_FN(mul)(PHI4_FN(set1)(k->four_k), c01));
+    const V u = PHI4_FN(add)(t, PHI4_FN(mul)(PHI4_FN(set1)(2), c11));
+    return PHI4_FN(sub)(c01, PHI4_FN(mul)(u, PHI4_FN(set1)(k->inv_lambda)));
+}
+
 /*
  * Load group grp (numbers j0 = W grp .. j0 + W - 1) of `colour`, its lanes whose numbers lie in
  * [j_lo, j_hi) (the colour, or one box's part of it): values, coefficients, Philox
@@ -351,8 +378,6 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load)(
     const struct PHI4_FN(phi4_simd_pass) *p, int colour, int64_t grp, int64_t j_lo,
     int64_t j_hi, struct PHI4_FN(phi4_simd_cursor) *cur, struct PHI4_FN(phi4_simd_group) *q)
 {
-    const struct phi4_geom *g = p->g;
-    const struct PHI4_FN(latmc_phi4_coef) *k = p->k;
     const int64_t j0 = PHI4_W * grp, n = p->n, left = j_hi - j0, skip = j_lo - j0;
     const int hi = left <= 0 ? 0 : left < PHI4_W ? (int)left : PHI4_W;
     const int lo = skip <= 0 ? 0 : skip < hi ? (int)skip : hi;
@@ -379,7 +404,7 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load)(
             PHI4_FN(phi4_simd_next_row)(p, cur);
         const int len = n - cur->m < hi - lane ? (int)(n - cur->m) : hi - lane;
         const int64_t m0 = cur->m - lane; /* lane l sits at number m0 + l */
-        PHI4_R *at = p->phi + cur->row * g->lat.lx + (int64_t)cur->r * n + m0;
+        PHI4_R *at = (PHI4_R *)cur->base + (int64_t)cur->r * n + m0;
         V a01, a02, a11;
         PHI4_FN(phi4_simd_sums)(p, cur->y, cur->z, cur->r, m0, &a01, &a02, &a11);
         const V ov = PHI4_FN(load)(at);
@@ -403,14 +428,7 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load)(
         cur->m += len;
     }
     q->o = o;
-    if (k->finite_lambda) {
-        /* c01 - (c02 - four_k c01 + 2 c11) inv_lambda */
-        const V t = PHI4_FN(sub)(c02, PHI4_FN(mul)(PHI4_FN(set1)(k->four_k), c01));
-        const V u = PHI4_FN(add)(t, PHI4_FN(mul)(PHI4_FN(set1)(2), c11));
-        q->c = PHI4_FN(sub)(c01, PHI4_FN(mul)(u, PHI4_FN(set1)(k->inv_lambda)));
-    } else {
-        q->c = c01;
-    }
+    q->c = PHI4_FN(phi4_simd_coef)(p->k, c01, c02, c11);
     /* Philox blocks b = (W / 4) grp + i, i < W / 4, four sites each: lanes (b, eta), (b, u)
      * of each block in turn, named by the global numbers (a slab: j_origin, a multiple of
      * 64, phi4_lattice.h); words 0..2 of the step's name here (rng_streams.h: word 2 is the
@@ -425,6 +443,33 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load)(
     }
     phi4_pre_of(p->keys, phi4_iv_pairs(word0), phi4_iv_pairs(word1), phi4_iv_set1(word2),
                 &q->pre);
+}
+
+/*
+ * phi4_simd_load of a group of a full block (phi4_simd_block): every lane valid, all in the
+ * cursor's row (n a multiple of W), and words 0..2 of its Philox blocks given as vectors
+ * (the block's first ones moved on by the caller), so that none of the general load's
+ * tests and scalar counter words are paid per group.
+ */
+static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_load_full)(
+    const struct PHI4_FN(phi4_simd_pass) *p, struct PHI4_FN(phi4_simd_cursor) *cur, M all,
+    phi4_iv word0, phi4_iv word1, phi4_iv word2, struct PHI4_FN(phi4_simd_group) *q)
+{
+    if (cur->m == p->n)
+        PHI4_FN(phi4_simd_next_row)(p, cur);
+    PHI4_R *at;
+    V o, c01, c02, c11;
+    PHI4_FN(phi4_simd_load_in_row)(p, cur, &at, &o, &c01, &c02, &c11);
+    cur->m += PHI4_W;
+    q->valid = (1u << PHI4_W) - 1u;
+    q->valid_mask = all;
+    q->npieces = 1;
+    q->piece_at[0] = at;
+    q->piece_from[0] = 0;
+    q->piece_to[0] = PHI4_W;
+    q->o = o;
+    q->c = PHI4_FN(phi4_simd_coef)(p->k, c01, c02, c11);
+    phi4_pre_of(p->keys, word0, word1, word2, &q->pre);
 }
 
 /* Only the group's valid lanes: another box's lanes of the group may be written by another
@@ -459,6 +504,29 @@ static inline __attribute__((always_inline)) void PHI4_FN(phi4_simd_prefetch_nex
     const int64_t lx = g->lat.lx, ly = g->lat.ly, n = p->n;
     const int64_t nrows = three ? ly * g->lat.lz : ly, ahead = three ? 2 * ly : 2;
     int64_t left = PHI4_W * PHI4_GROUPS;
+    if (n * (int64_t)sizeof(PHI4_R) <= 128 && left % n == 0 && (c.m == 0 || c.m == n)) {
+        /* whole short rows (below), and the next block's are consecutive rows: their
+         * leading rows are one range of lines, or two where they wrap to the first rows
+         * (128^3 float: 4 rows, 32 lines, in one loop of 4 instructions per line, against
+         * ~8 per line with the row by row loop below) */
+        const int64_t row = c.row + (c.m == n);
+        const int64_t rows = row + left / n <= nrows ? left / n : nrows - row;
+        if (rows <= 0)
+            return;
+        const int64_t lead = row + ahead < nrows ? row + ahead : row + ahead - nrows;
+        const int64_t part = lead + rows <= nrows ? rows : nrows - lead;
+        for (int k = 0; k < 2; k++) {
+            const PHI4_R *from = k == 0 ? p->phi + lead * lx : p->phi;
+            const int64_t len = (k == 0 ? part : rows - part) * lx;
+            if (len <= 0)
+                break;
+            const uintptr_t first = (uintptr_t)from & ~(uintptr_t)63;
+            const uintptr_t last = (uintptr_t)(from + len - 1) & ~(uintptr_t)63;
+            for (uintptr_t a = first; a <= last; a += 64)
+                _mm_prefetch((const char *)a, _MM_HINT_T0);
+        }
+        return;
+    }
     for (int rows = 0; left > 0 && rows < MAX_ROWS; rows++) {
         if (c.m == n)
             PHI4_FN(phi4_simd_next_row)(p, &c);
@@ -573,17 +641,76 @@ static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_hits)(
     return PHI4_FN(count_sum)(accepted);
 }
 
-static uint64_t PHI4_FN(phi4_simd_block)(const struct PHI4_FN(phi4_simd_pass) *p, int colour,
-                                         int64_t block, int64_t j_lo, int64_t j_hi)
+/* Block `block` on the numbers [j_lo, j_hi): loads, the next block's prefetch, hits and
+ * stores. *cur is where the last block's loads left it, at number *cur_j (-1: nowhere):
+ * the blocks of one member follow each other, so the cursor moves on without divisions
+ * (cursor_at's four at the start of each block were ~10 cycles per group, in the chain of
+ * the first loads' addresses). noinline: a function of its own, like phi4_simd_hits, so
+ * that GCC allocates the loads' registers apart from the step's loop over boxes and blocks
+ * (inlined there, the loads took 16 % more time per site at nhit 1, and 78 fewer
+ * instructions per group in them gave no time at all). */
+static __attribute__((noinline)) uint64_t PHI4_FN(phi4_simd_block)(
+    const struct PHI4_FN(phi4_simd_pass) *p, int colour, int64_t block, int64_t j_lo,
+    int64_t j_hi, struct PHI4_FN(phi4_simd_cursor) *cur, int64_t *cur_j)
 {
     enum { G = PHI4_GROUPS };
     struct PHI4_FN(phi4_simd_group) q[G];
-    struct PHI4_FN(phi4_simd_cursor) cur;
-    const int64_t start = PHI4_W * G * block;
-    PHI4_FN(phi4_simd_cursor_at)(p, colour, j_lo > start ? j_lo : start, &cur);
-    for (int gi = 0; gi < G; gi++)
-        PHI4_FN(phi4_simd_load)(p, colour, G * block + gi, j_lo, j_hi, &cur, &q[gi]);
-    PHI4_FN(phi4_simd_prefetch_next)(p, cur);
+    const int64_t start = PHI4_W * G * block, from = j_lo > start ? j_lo : start;
+    if (*cur_j != from)
+        PHI4_FN(phi4_simd_cursor_at)(p, colour, from, cur);
+    /* words 0..2 of the first Philox block of the block and of its last (phi4_simd_load) */
+    const uint64_t b_first = (PHI4_W / 4) * (uint64_t)(G * block) + (uint64_t)(p->g->j_origin / 4);
+    const uint64_t b_last = b_first + (PHI4_W / 4) * G - 1;
+    if (start >= j_lo && start + PHI4_W * G <= j_hi && p->n % PHI4_W == 0 &&
+        b_first >> 32 == b_last >> 32) {
+        /* a full block: every lane valid, each group in one row, word 1 the same for all */
+        uint32_t w0[PHI4_W / 4], w1[PHI4_W / 4];
+        for (int i = 0; i < PHI4_W / 4; i++) {
+            const latmc_philox_ctr x = latmc_rng_name_counter(p->name, b_first + (uint64_t)i);
+            w0[i] = x.v[0];
+            w1[i] = x.v[1];
+        }
+        phi4_iv word0 = phi4_iv_pairs(w0);
+        const phi4_iv word1 = phi4_iv_pairs(w1), word2 = phi4_iv_set1(p->name.c2);
+        /* the next group's blocks: W / 4 on (the low halves of the 64-bit lanes carry the
+         * words; b_first and b_last share their high half, so no word wraps) */
+        const phi4_iv step = phi4_iv_set1(PHI4_W / 4);
+        const M all = PHI4_FN(lanes)(0, PHI4_W);
+        /* Where the next block's leading rows are one range of whole short rows
+         * (phi4_simd_prefetch_next), their lines are prefetched here, a few per group: 32
+         * prefetches at once filled the core's miss buffers and the last ones waited (~7 %
+         * of the loads' time at 128^3). */
+        uintptr_t pf = 1, pf_last = 0; /* none */
+        int64_t per = 0;
+        const int64_t n = p->n, lx = p->g->lat.lx, ly = p->g->lat.ly, rows = PHI4_W * G / n;
+        const int64_t nrows = p->g->lat.ndim == 3 ? ly * p->g->lat.lz : ly;
+        const int64_t ahead = p->g->lat.ndim == 3 ? 2 * ly : 2;
+        if (n * (int64_t)sizeof(PHI4_R) <= 128 && rows * n == PHI4_W * G &&
+            (cur->m == 0 || cur->m == n)) {
+            const int64_t row = cur->row + (cur->m == n) + rows; /* the next block's first */
+            const int64_t lead = row + ahead < nrows ? row + ahead : row + ahead - nrows;
+            if (row + rows <= nrows && lead + rows <= nrows) {
+                pf = (uintptr_t)(p->phi + lead * lx) & ~(uintptr_t)63;
+                pf_last = (uintptr_t)(p->phi + (lead + rows) * lx - 1) & ~(uintptr_t)63;
+                per = (int64_t)((pf_last - pf) / 64 + G) / G;
+            }
+        }
+        const bool spread = pf <= pf_last;
+        for (int gi = 0; gi < G; gi++) {
+            PHI4_FN(phi4_simd_load_full)(p, cur, all, word0, word1, word2, &q[gi]);
+            word0 = phi4_iv_add64(word0, step);
+            for (int64_t k = 0; k < per && pf <= pf_last; k++, pf += 64)
+                _mm_prefetch((const char *)pf, _MM_HINT_T0);
+        }
+        *cur_j = start + PHI4_W * G;
+        if (!spread)
+            PHI4_FN(phi4_simd_prefetch_next)(p, *cur);
+    } else {
+        for (int gi = 0; gi < G; gi++)
+            PHI4_FN(phi4_simd_load)(p, colour, G * block + gi, j_lo, j_hi, cur, &q[gi]);
+        *cur_j = -1;
+        PHI4_FN(phi4_simd_prefetch_next)(p, *cur);
+    }
     return PHI4_FN(phi4_simd_hits)(p, colour, q);
 }
 
@@ -639,14 +766,15 @@ static uint64_t PHI4_FN(phi4_simd_boxes_blocks)(const struct PHI4_FN(phi4_simd_p
 {
     const int64_t unit = PHI4_W * PHI4_GROUPS;
     uint64_t accepted = 0;
-    int64_t off = 0;
+    int64_t off = 0, cur_j = -1;
+    struct PHI4_FN(phi4_simd_cursor) cur;
     for (int i = 0; i < n_boxes; i++) {
         const int64_t first = phi4_range_first_unit(&boxes[i], unit);
         const int64_t count = phi4_range_units(&boxes[i], unit);
         const int64_t a = u0 > off ? u0 : off, e = u1 < off + count ? u1 : off + count;
         for (int64_t u = a; u < e; u++)
             accepted += PHI4_FN(phi4_simd_block)(p, colour, first + u - off, boxes[i].j0,
-                                                 boxes[i].j1);
+                                                 boxes[i].j1, &cur, &cur_j);
         off += count;
     }
     return accepted;
@@ -705,7 +833,7 @@ uint64_t PHI4_SEGMENTS_FN(const struct phi4_geom *g, PHI4_R *phi,
     struct PHI4_FN(phi4_simd_pass) p;
     PHI4_FN(phi4_simd_pass_init)(&p, g, phi, t, &keys, name);
     struct PHI4_FN(phi4_simd_group) q[G];
-    struct PHI4_FN(phi4_simd_cursor) first = { 0, 0, 0, 0, 0 };
+    struct PHI4_FN(phi4_simd_cursor) first = { 0 };
     uint64_t accepted = 0;
     int ng = 0;
     for (int i = 0; i < n_segs; i++) {
