@@ -24,8 +24,7 @@
  * halo; 84 KiB of shared memory, two blocks per SM, as their 128 registers per thread
  * allow) for both passes; otherwise overrelaxation in float 64 x 8 tiles (68 x 12 with
  * the halo; 96 KiB, two blocks per SM), everything else 32 x 8 (51 KiB); 32 planes per
- * block; 256 threads (heat bath in double: 128); the next plane prefetched (3D; in float
- * with two replicas the fused pass, six planes: 101 KiB, still two blocks per SM); the
+ * block; 256 threads (heat bath in double: 128); the next plane prefetched (3D); the
  * couplings read from global memory (through shared memory, JSMEM = 1, was slower: the
  * extra shared memory halves the blocks per SM).
  */
@@ -105,9 +104,6 @@ static int finish_geometry(struct cuda_heis_geom *g)
         g->zc = 1;
         g->prefetch = 0; /* one plane per block: nothing to prefetch */
     }
-    /* the fused pass where it was measured faster (doc/PERFORMANCE.md): 3D, float, two
-     * replicas, with prefetch */
-    g->fused = g->ndim == 3 && g->prefetch && g->nrep == 2 && !g->dbl;
     /* the pass covers the own planes only (all of them on one device) */
     const int own_z = g->ndim == 3 ? g->own_n : 1, own_y = g->ndim == 3 ? g->ly : g->own_n;
     /* at most 65535 z chunks (the grid's y limit): longer chunks where needed */
@@ -154,7 +150,6 @@ int cuda_heis_box_geometry(const latmc_sim *sim, int heatbath, int local_planes,
     memset(g, 0, sizeof *g);
     g->ndim = d->ndim;
     g->nrep = d->replicas;
-    g->dbl = d->precision == LATMC_PRECISION_DOUBLE;
     g->lx = (int)d->extent[0];
     g->ly = (int)d->extent[1];
     g->lz = d->ndim == 3 ? (int)d->extent[2] : 1;

@@ -332,11 +332,10 @@ static int heis_box_create(const latmc_sim *sim, struct cuda_box *b)
     for (int k = 0; k < 2 && st == LATMC_OK; k++) {
         const struct cuda_heis_geom *g = &h->geom[k];
         cuda_core->log(sim->ctx, LATMC_LOG_DEBUG, "CUDA Heisenberg, %s passes: tiles of %d x "
-                       "%d sites, %d plane(s) per block, %d threads, prefetch %d, fused %d, "
-                       "couplings in shared memory %d, %zu bytes of shared memory, grid %d x %d",
+                       "%d sites, %d plane(s) per block, %d threads, prefetch %d, couplings in "
+                       "shared memory %d, %zu bytes of shared memory, grid %d x %d",
                        k ? "heat-bath" : "overrelaxation", g->tx, g->ty, g->zc, g->threads,
-                       g->prefetch, g->fused, g->jsmem, g->smem, g->tiles_x * g->tiles_y,
-                       g->chunks_z);
+                       g->prefetch, g->jsmem, g->smem, g->tiles_x * g->tiles_y, g->chunks_z);
     }
     return st;
 }

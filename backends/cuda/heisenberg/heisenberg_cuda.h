@@ -45,9 +45,6 @@ struct cuda_heis_geom {
      * halo planes per side; local plane p is plane cut0 + p of the lattice (mod lcut),
      * which names the draws and the colouring, so a box's pass is the one-device pass. */
     int cut0, lcut, own0, own_n;
-    int dbl;                     /* the passes compute in double (desc.precision DOUBLE) */
-    int fused;                   /* 3D with prefetch: the fused pass, one barrier a plane and
-                                    6 planes in shared memory (heisenberg_kernels.cu) */
 };
 
 /* One pass over the lattice (both colours, every replica). */

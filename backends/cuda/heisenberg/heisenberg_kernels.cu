@@ -19,10 +19,7 @@
  * x and y neighbours just outside the tile: those the block computes itself (the halo of
  * one site), from old spins up to two sites out, exactly as the block owning them does
  * (same inputs, same draws), so no block waits for another. Each spin and coupling is
- * read from memory about once per pass instead of once per colour. That order takes three
- * barriers a plane; the fused pass (geometry `fused`, six planes in shared memory) does
- * colour 0 of plane p and colour 1 of plane p - 2 between the same two barriers, one a
- * plane (heis_pass_kernel).
+ * read from memory about once per pass instead of once per colour.
  *
  * Heat-bath draws: where L_x and tx are multiples of 8, the four sites of colour c with
  * checkerboard indices 4b .. 4b + 3 lie in one 8-site segment of a row and are handled
@@ -101,13 +98,6 @@ __device__ __forceinline__ void heis_share_draws(const latmc_philox_ctr &v, int 
         d[2] = t == 2 ? x : d[2];
         d[3] = t == 3 ? x : d[3];
     }
-}
-
-/* Lattice planes in shared memory (3D): the fused pass 6; else with prefetch (the next
- * plane but one copied in during a step) 5, without 4. */
-__host__ __device__ __forceinline__ int heis_slots(const cuda_heis_geom &g)
-{
-    return g.fused ? 6 : g.prefetch ? 5 : 4;
 }
 
 /* A block's tile and its shared memory: a ring of `slots` lattice planes, each with the
@@ -226,16 +216,12 @@ __device__ void heis_write_plane(const cuda_heis_geom &g, float *__restrict__ ds
  * Items: first the tile's columns, nrows x w/2 sites row by row (padded to whole warps),
  * then the halo columns, one site per row. A thread's tile items are walked without a
  * division (row r, pair k advanced by the block's size); the plane's global offsets are
- * taken once per call, the sites' offsets inside it in 32 bits (3D). `tid` is the thread's
- * place in the item order: threadIdx.x turned by a whole number of warps (lanes keep their
- * place, so the draws' groups of four stay whole), which lets a caller give the items of
- * a second call first to the warps that had no item in the last round of the first.
- * Returns the warps that have an item in this call's last round.
+ * taken once per call, the sites' offsets inside it in 32 bits (3D).
  */
 template <typename R, int NDIM, int NREP, bool HB>
-__device__ int heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &a,
-                           const heis_tile &t, float *sm, int colour, int p, int slm, int sl0,
-                           int slp, int ly0, int nrows, bool halo_columns, bool share, int tid)
+__device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &a,
+                            const heis_tile &t, float *sm, int colour, int p, int slm, int sl0,
+                            int slp, int ly0, int nrows, bool halo_columns, bool share)
 {
     typedef heis_math<R> M;
     typedef typename heis_index<NDIM>::type idx_t;
@@ -271,11 +257,11 @@ __device__ int heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &a
     const int par0 = (colour + t.x0 + (t.y0 - 2 + ly0) + p + g.cut0) & 1;
     const int nthreads = (int)blockDim.x;
     const int dr = nthreads / half_w, dk = nthreads - dr * half_w;
-    int r_next = tid / half_w;
-    int k_next = tid - r_next * half_w;
+    int r_next = (int)threadIdx.x / half_w;
+    int k_next = (int)threadIdx.x - r_next * half_w;
 
     for (int base = 0; base < n_items; base += nthreads) {
-        const int it = base + tid;
+        const int it = base + (int)threadIdx.x;
         const bool in_tile = it < n_tile_pad; /* the same for a whole warp */
         const int r_tile = r_next, k_tile = k_next;
         k_next += dk;
@@ -394,28 +380,20 @@ __device__ int heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &a
             *own[2] = s.z;
         }
     }
-    const int last_round = n_items - (n_items - 1) / nthreads * nthreads;
-    return (last_round + 31) >> 5;
 }
 
 /*
  * Registers per thread, capped so that more blocks share an SM (a register cap does not
  * limit the threads per block as __launch_bounds__ would). Two replicas in 3D in float:
- * heat bath 128, no spills; their default tiles' shared memory (cuda_heisenberg_geometry.c)
- * allows two blocks of 256 threads per SM, which is what 128 registers allow (with 80, heat
- * bath spilled and ran 1.17x slower on an H200, doc/PERFORMANCE.md); overrelaxation 112,
- * what its fused pass takes without spills, so that two blocks of 288 threads fit.
- * Otherwise in float:
+ * 128, no spills; their default tiles' shared memory (cuda_heisenberg_geometry.c) allows
+ * two blocks of 256 threads per SM, which is what 128 registers allow (with 80, heat bath
+ * spilled and ran 1.17x slower on an H200, doc/PERFORMANCE.md). Otherwise in float:
  * overrelaxation 64 (four blocks of 256 threads per SM), heat bath 80 (three); double
  * overrelaxation 80, double heat bath 128 (~140 uncapped: one block per SM).
  */
 #define HEIS_MAXNREG(R, NDIM, NREP, HB)                                                    \
-    (sizeof(R) == 4 ? ((NDIM) == 3 && (NREP) == 2 ? ((HB) ? 128 : 112) : (HB) ? 80 : 64)   \
+    (sizeof(R) == 4 ? ((NDIM) == 3 && (NREP) == 2 ? 128 : (HB) ? 80 : 64)                 \
                     : ((HB) ? 128 : 80))
-
-/* The kernels with the fused pass (only the geometry's choice, cuda_heisenberg_geometry.c,
- * is compiled: the others' registers stay as they were) */
-#define HEIS_FUSED(R, NDIM, NREP) (sizeof(R) == 4 && (NDIM) == 3 && (NREP) == 2)
 
 template <typename R, int NDIM, int NREP, bool HB>
 __global__ void __maxnreg__(HEIS_MAXNREG(R, NDIM, NREP, HB))
@@ -434,67 +412,25 @@ heis_pass_kernel(const cuda_heis_geom g, const cuda_heis_pass_args a)
     t.zn = NDIM == 3 ? min(g.zc, g.own0 + g.own_n - t.z0) : 1;
     t.rs = g.tx + 4;
     t.plane = (g.ty + 4) * (g.tx + 4);
-    t.slots = NDIM == 3 ? heis_slots(g) : 1;
+    t.slots = NDIM == 3 ? (g.prefetch ? 5 : 4) : 1;
     t.nspin = 3 * NREP;
     t.arrays = t.nspin + (g.jsmem ? NDIM : 0);
     const bool share = HB && g.lx % 8 == 0 && g.tx % 8 == 0;
 
-    const int tid = (int)threadIdx.x, nthreads = (int)blockDim.x;
     if (NDIM == 2) {
         heis_load_plane<NDIM, NREP, false>(g, a.src, a.J, t, sm, 0, 0);
         __syncthreads();
-        heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 0, 0, 0, 0, 0, 1, t.h + 2, true, share, tid);
+        heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 0, 0, 0, 0, 0, 1, t.h + 2, true, share);
         __syncthreads();
-        heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 1, 0, 0, 0, 0, 2, t.h, false, share, tid);
+        heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 1, 0, 0, 0, 0, 2, t.h, false, share);
         __syncthreads();
         heis_write_plane<NDIM, NREP>(g, a.dst, t, sm, 0, 0);
-    } else if (HEIS_FUSED(R, NDIM, NREP) && g.fused) {
-        /* The fused pass (g.fused), one barrier a step. Planes z0 - 2 .. z0 + zn + 1,
-         * plane p in slot (p + 6) mod 6 (p >= -2). Step p, after the barrier: copy plane
-         * p + 2 in (asynchronously, into the slot of plane p - 4, which step p - 1 wrote
-         * out), colour 0 of plane p (tile and halo) from old planes p - 1 .. p + 1, colour 1
-         * of plane p - 2 from the new colour 0 of planes p - 3 .. p - 1, and plane p - 3
-         * out. The three touch disjoint sites: colour 0 of p reads colour 1 of p - 1 ..
-         * p + 1, which no one writes before step p + 1; colour 1 of p - 2 reads colour 0 of
-         * p - 3 .. p - 1, written in steps p - 3 .. p - 1; plane p - 3 was finished in step
-         * p - 1. Every site gets the inputs it gets in the three-barrier order (the chain
-         * has no bond between sites of one colour), so the result is the same. The barrier
-         * orders step p - 1's work before step p's, and this thread's copies of plane p + 1
-         * (begun in step p - 1) are complete before it. The colour-1 items go first to the
-         * warps that had none in colour 0's last round. */
-        const int S = 6;
-        const int last = t.z0 + t.zn + 1; /* the last plane needed */
-        for (int q = t.z0 - 2; q <= t.z0; q++)
-            heis_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, sm, q, (q + S) % S);
-        __pipeline_commit();
-        for (int p = t.z0 - 1; p <= t.z0 + t.zn + 2; p++) {
-            __pipeline_wait_prior(0);
-            __syncthreads();
-            if (p + 2 <= last) {
-                heis_load_plane<NDIM, NREP, true>(g, a.src, a.J, t, sm, p + 2, (p + 2 + S) % S);
-                __pipeline_commit();
-            }
-            int busy = 0; /* warps with an item in colour 0's last round */
-            if (p <= t.z0 + t.zn)
-                busy = heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 0, p, (p - 1 + S) % S,
-                                                      (p + S) % S, (p + 1 + S) % S, 1, t.h + 2,
-                                                      true, share, tid);
-            if (p - 2 >= t.z0 && p - 2 < t.z0 + t.zn) {
-                const int turned = tid + nthreads - 32 * busy; /* warp busy first */
-                heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 1, p - 2, (p - 3 + S) % S,
-                                               (p - 2 + S) % S, (p - 1 + S) % S, 2, t.h, false,
-                                               share,
-                                               turned < nthreads ? turned : turned - nthreads);
-            }
-            if (p - 3 >= t.z0)
-                heis_write_plane<NDIM, NREP>(g, a.dst, t, sm, p - 3, (p - 3 + S) % S);
-        }
     } else {
-        /* Three barriers a step. Planes z0 - 2 .. z0 + zn + 1; plane p in slot (p + S) mod S
-         * (p >= -2). Step p: colour 0 of plane p (tile and halo) from old planes p - 1 ..
-         * p + 1, then colour 1 of plane p - 1 from the new colour 0 of p - 2 .. p, and plane
-         * p - 1 out. With prefetch 1 (5 slots) plane p + 2 is copied in asynchronously
-         * meanwhile; with 0 plane p + 1 is loaded at the start of the step (4 slots). */
+        /* Planes z0 - 2 .. z0 + zn + 1; plane p in slot (p + S) mod S (p >= -2). Step p:
+         * colour 0 of plane p (tile and halo) from old planes p - 1 .. p + 1, then colour 1
+         * of plane p - 1 from the new colour 0 of p - 2 .. p, and plane p - 1 out. With
+         * prefetch (5 slots) plane p + 2 is copied in asynchronously meanwhile; else plane
+         * p + 1 is loaded at the start of the step (4 slots). */
         const int S = t.slots;
         const int last = t.z0 + t.zn + 1; /* the last plane needed */
         if (g.prefetch) {
@@ -517,12 +453,12 @@ heis_pass_kernel(const cuda_heis_geom g, const cuda_heis_pass_args a)
             }
             __syncthreads();
             heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 0, p, (p - 1 + S) % S, (p + S) % S,
-                                           (p + 1 + S) % S, 1, t.h + 2, true, share, tid);
+                                           (p + 1 + S) % S, 1, t.h + 2, true, share);
             __syncthreads();
             if (p - 1 >= t.z0) {
                 heis_colour<R, NDIM, NREP, HB>(g, a, t, sm, 1, p - 1, (p - 2 + S) % S,
                                                (p - 1 + S) % S, (p + S) % S, 2, t.h, false,
-                                               share, tid);
+                                               share);
                 __syncthreads();
                 heis_write_plane<NDIM, NREP>(g, a.dst, t, sm, p - 1, (p - 1 + S) % S);
             }
@@ -556,7 +492,7 @@ static heis_pass_fn heis_pass_kernel_of(int dbl, int ndim, int nrep, int heatbat
 
 extern "C" size_t cuda_heis_smem_bytes(const struct cuda_heis_geom *g)
 {
-    const size_t slots = g->ndim == 3 ? (size_t)heis_slots(*g) : 1;
+    const size_t slots = g->ndim == 3 ? (g->prefetch ? 5 : 4) : 1;
     const size_t arrays = 3 * (size_t)g->nrep + (g->jsmem ? (size_t)g->ndim : 0);
     return slots * arrays * (size_t)(g->ty + 4) * (size_t)(g->tx + 4) * sizeof(float);
 }
