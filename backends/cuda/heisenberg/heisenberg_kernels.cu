@@ -385,14 +385,16 @@ __device__ void heis_colour(const cuda_heis_geom &g, const cuda_heis_pass_args &
 /*
  * Registers per thread, capped so that more blocks share an SM (a register cap does not
  * limit the threads per block as __launch_bounds__ would). Two replicas in 3D in float:
- * 128, no spills; their default tiles' shared memory (cuda_heisenberg_geometry.c) allows
- * two blocks of 256 threads per SM, which is what 128 registers allow (with 80, heat bath
- * spilled and ran 1.17x slower on an H200, doc/PERFORMANCE.md). Otherwise in float:
+ * their default tiles' shared memory (cuda_heisenberg_geometry.c) allows two blocks per
+ * SM, of 320 threads each, which 96 registers allow: overrelaxation takes 91 (capped at
+ * 128), heat bath 110 uncapped, so it is capped at 96, with a few spilled bytes (on an
+ * H200 1.04x slower than with 128 at 256 threads, 1.08x faster at 320; with 80, 1.17x
+ * slower, doc/PERFORMANCE.md). Otherwise in float:
  * overrelaxation 64 (four blocks of 256 threads per SM), heat bath 80 (three); double
  * overrelaxation 80, double heat bath 128 (~140 uncapped: one block per SM).
  */
 #define HEIS_MAXNREG(R, NDIM, NREP, HB)                                                    \
-    (sizeof(R) == 4 ? ((NDIM) == 3 && (NREP) == 2 ? 128 : (HB) ? 80 : 64)                 \
+    (sizeof(R) == 4 ? ((NDIM) == 3 && (NREP) == 2 ? ((HB) ? 96 : 128) : (HB) ? 80 : 64)    \
                     : ((HB) ? 128 : 80))
 
 template <typename R, int NDIM, int NREP, bool HB>
