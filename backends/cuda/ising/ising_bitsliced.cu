@@ -72,6 +72,11 @@ struct bs_params {
     uint32_t plane[BS_CODES][LATMC_BITSLICE_PLANES];
     struct latmc_rng_name names[LATMC_ISING_DECISION_BLOCKS]; /* planes 4q .. 4q + 3 */
     struct cuda_philox_keys keys;
+    /* +-J (the kernels' EPS): the updated colour's coupling bits, a bond's bit set where
+     * J = -1. 1-bit layout: ND words a group (word ND g + d: bit i the bond of lane i in
+     * direction d; cuda_ising_bits_couplings); packed layout: the packed coupling words
+     * (ising_packed.h). NULL: uniform couplings. */
+    const uint32_t *eps;
 };
 
 /* Exchange bits a and b (a > b) of the bit positions of x: a delta swap. */
@@ -248,6 +253,81 @@ __device__ __forceinline__ void bits_neighbours(const struct bs_params &p, const
     }
 }
 
+/*
+ * +-J: the bond bits of the updated sites XOR-ed into their neighbour words, so that a bit
+ * of nb[d] is set where eps_ij s_j = -1 (spin bit XOR bond bit): what the adder counts,
+ * and what "differs from the site" means with couplings (own XOR nb XOR bond). Stored at
+ * the updated site's end of each bond, in the direction order of the neighbour words, so
+ * the bits are aligned with the group: no shifts, one load per direction or fewer.
+ */
+/* 1-bit layout, the pair of groups g0 (even), g0 + 1: ND words each, 2 ND words from
+ * ND / 2 16-byte loads (ND g0 words: a multiple of 8, so 16-byte aligned). */
+template <int ND, bool EPS>
+__device__ __forceinline__ void pair_couplings(const struct bs_params &p, int64_t g0,
+                                               uint32_t (&nb0)[ND], uint32_t (&nb1)[ND])
+{
+    if constexpr (EPS) {
+        const uint4 *e = (const uint4 *)(p.eps + (size_t)ND * (size_t)g0);
+        uint32_t w[2 * ND];
+#pragma unroll
+        for (int i = 0; i < ND / 2; i++) {
+            const uint4 v = e[i];
+            w[4 * i] = v.x, w[4 * i + 1] = v.y, w[4 * i + 2] = v.z, w[4 * i + 3] = v.w;
+        }
+#pragma unroll
+        for (int d = 0; d < ND; d++) {
+            nb0[d] ^= w[d];
+            nb1[d] ^= w[ND + d];
+        }
+    }
+}
+
+/* 1-bit layout, group g alone: its ND words (2D: one 16-byte load; 3D: 8-byte loads). */
+template <int ND, bool EPS>
+__device__ __forceinline__ void group_couplings(const struct bs_params &p, int64_t g,
+                                                uint32_t (&nb)[ND])
+{
+    if constexpr (EPS) {
+        const uint32_t *e = p.eps + (size_t)ND * (size_t)g;
+        if constexpr (ND == 4) {
+            const uint4 v = *(const uint4 *)e;
+            nb[0] ^= v.x, nb[1] ^= v.y, nb[2] ^= v.z, nb[3] ^= v.w;
+        } else {
+#pragma unroll
+            for (int i = 0; i < ND / 2; i++) {
+                const uint2 v = ((const uint2 *)e)[i];
+                nb[2 * i] ^= v.x;
+                nb[(2 * i + 1) % ND] ^= v.y;
+            }
+        }
+    }
+}
+
+/* The packed layout, the group's 4 words w0 .. w0 + 3 in one row: CW packed coupling words
+ * a spin word (bit b of nibble m of word q: direction 4 q + b, ising_packed.h), each
+ * direction's bits interleaved as the neighbour words are (interleave4 of bit b). */
+template <int ND, bool EPS>
+__device__ __forceinline__ void packed_couplings(const struct bs_params &p, int64_t w0,
+                                                 uint32_t (&nb_p)[ND])
+{
+    if constexpr (EPS) {
+        constexpr int CW = ND == 6 ? 2 : 1;
+        const uint4 *e = (const uint4 *)(p.eps + (size_t)CW * (size_t)w0);
+        uint32_t w[4 * CW]; /* word k's q-th coupling word at CW k + q */
+#pragma unroll
+        for (int i = 0; i < CW; i++) {
+            const uint4 v = e[i];
+            w[4 * i] = v.x, w[4 * i + 1] = v.y, w[4 * i + 2] = v.z, w[4 * i + 3] = v.w;
+        }
+#pragma unroll
+        for (int d = 0; d < ND; d++) {
+            const int q = d / 4, b = d % 4;
+            nb_p[d] ^= interleave4(make_uint4(w[q] >> b, w[CW + q] >> b, w[2 * CW + q] >> b,
+                                              w[3 * CW + q] >> b));
+        }
+    }
+}
+
 /* A group's own word and neighbour words (the lane order, or interleaved: !BITS) into its
  * classes and the comparison's start. */
 template <int ND, int KEY, int KB, bool BITS>
@@ -322,7 +402,7 @@ __device__ __forceinline__ void group_classes(const struct bs_params &p, uint32_
 /* TWO (the 1-bit layout, an even number of groups a row): pair k.g of a row is the groups
  * 2 k.g and 2 k.g + 1 (k.gi: the pair's index in its row), their own words and neighbour
  * words from one 64-bit load per direction and one word beyond the pair. */
-template <int ND, int KEY, int KB, typename I>
+template <int ND, int KEY, int KB, bool EPS, typename I>
 __device__ __forceinline__ void pair_start(const struct bs_params &p, const uint32_t *own_words,
                                            const uint32_t *other, int colour,
                                            const bs_walk<I> &k, bs_group<KB> &st0,
@@ -358,6 +438,7 @@ __device__ __forceinline__ void pair_start(const struct bs_params &p, const uint
         const uint2 zd = *(const uint2 *)(other + zd_i);
         nb0[4 % ND] = zu.x, nb1[4 % ND] = zu.y, nb0[5 % ND] = zd.x, nb1[5 % ND] = zd.y;
     }
+    pair_couplings<ND, EPS>(p, (int64_t)g0, nb0, nb1);
     st0.own[0] = ow.x;
     st1.own[0] = ow.y;
     st0.own[1] = st0.own[2] = st0.own[3] = st1.own[1] = st1.own[2] = st1.own[3] = 0;
@@ -365,14 +446,14 @@ __device__ __forceinline__ void pair_start(const struct bs_params &p, const uint
     group_classes<ND, KEY, KB, true>(p, ow.y, nb1, 4, st1);
 }
 
-/* The same from words already loaded: own the pair's words, c the other colour's pair, side
+/* The same from words already loaded (the pair g0, g0 + 1): own the pair's words, c the other colour's pair, side
  * its word beyond the pair in x (the next for par, else the previous), up and dn the rows
  * y +- 1, zu and zd the planes z +- 1 (3D). */
-template <int ND, int KEY, int KB>
-__device__ __forceinline__ void pair_from_words(const struct bs_params &p, uint2 ow, uint2 c,
-                                                uint32_t side, int par, uint2 up, uint2 dn,
-                                                uint2 zu, uint2 zd, bs_group<KB> &st0,
-                                                bs_group<KB> &st1)
+template <int ND, int KEY, int KB, bool EPS>
+__device__ __forceinline__ void pair_from_words(const struct bs_params &p, int64_t g0, uint2 ow,
+                                                uint2 c, uint32_t side, int par, uint2 up,
+                                                uint2 dn, uint2 zu, uint2 zd,
+                                                bs_group<KB> &st0, bs_group<KB> &st1)
 {
     uint32_t nb0[ND], nb1[ND];
     nb0[0] = c.x;
@@ -387,6 +468,7 @@ __device__ __forceinline__ void pair_from_words(const struct bs_params &p, uint2
     nb0[2] = up.x, nb1[2] = up.y, nb0[3] = dn.x, nb1[3] = dn.y;
     if (ND == 6)
         nb0[4 % ND] = zu.x, nb1[4 % ND] = zu.y, nb0[5 % ND] = zd.x, nb1[5 % ND] = zd.y;
+    pair_couplings<ND, EPS>(p, g0, nb0, nb1);
     st0.own[0] = ow.x;
     st1.own[0] = ow.y;
     st0.own[1] = st0.own[2] = st0.own[3] = st1.own[1] = st1.own[2] = st1.own[3] = 0;
@@ -396,7 +478,7 @@ __device__ __forceinline__ void pair_from_words(const struct bs_params &p, uint2
 
 /* Group g's words and neighbours into its classes and the comparison's start: the packed
  * layout's 4 words (BITS false) or the 1-bit layout's word (BITS, own[0]). */
-template <int ND, int KEY, int KB, bool BITS>
+template <int ND, int KEY, int KB, bool BITS, bool EPS>
 __device__ __forceinline__ void group_start(const struct bs_params &p, const uint32_t *own_words,
                                             const uint32_t *other, int colour,
                                             const bs_walk<> &k, int nvalid,
@@ -412,13 +494,15 @@ __device__ __forceinline__ void group_start(const struct bs_params &p, const uin
         st.own[1] = st.own[2] = st.own[3] = 0;
         own_p = st.own[0];
         bits_neighbours<ND>(p, other, k, (int)((colour + k.y + k.z) & 1), nb_p);
+        group_couplings<ND, EPS>(p, g, nb_p);
     } else if (p.rows4) { /* the group's 4 words in one row */
         const int64_t w = 4 * k.gi, y = k.y, z = k.z;
         const uint4 v = *(const uint4 *)(own_words + w0);
         st.own[0] = v.x; st.own[1] = v.y; st.own[2] = v.z; st.own[3] = v.w;
         own_p = interleave4(v);
         row_neighbours<ND>(p, other, w0, w0 - w, w, y, z, (int)((colour + y + z) & 1), nb_p);
-    } else {
+        packed_couplings<ND, EPS>(p, w0, nb_p);
+    } else { /* (never +-J: the host takes those where every group lies in one row) */
         /* the first word's row r, its word w, y and z; then stepped word by word */
         int64_t r = latmc_div(w0, p.wpr), w = w0 - r * p.wpr;
         int64_t z = ND == 6 ? latmc_div(r, p.ly) : 0, y = r - z * p.ly;
@@ -640,7 +724,7 @@ __device__ __forceinline__ uint32_t decided_word(uint32_t own, uint32_t accept)
  * their words by 64-bit loads, four independent chains of Philox rounds side by side. */
 /* F23: the flush draws blocks 2 and 3 side by side (queue_finish); ZP: planes 0 .. ZP - 1
  * are zero in every open class (p.zero_planes >= ZP; group_planes_first). */
-template <int ND, int KEY, int KB, bool HEATBATH, bool BITS, bool TWO, bool SMALL,
+template <int ND, int KEY, int KB, bool HEATBATH, bool EPS, bool BITS, bool TWO, bool SMALL,
           bool F23 = false, int ZP = 0>
 __global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB))
 ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint32_t *other,
@@ -668,7 +752,7 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
             bs_group<KB> st0, st1;
             bool q0 = false, q1 = false;
             if (in) {
-                pair_start<ND, KEY, KB>(p, own_words, other, colour, k, st0, st1);
+                pair_start<ND, KEY, KB, EPS>(p, own_words, other, colour, k, st0, st1);
                 group_planes_first<KB, ZP>(p, g0, st0);
                 group_planes_first<KB, ZP>(p, g0 + 1, st1);
                 q0 = st0.s.undecided != 0;
@@ -699,7 +783,7 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
             int nvalid = 4;
             if (g < p.groups) {
                 nvalid = p.words - 4 * g < 4 ? (int)(p.words - 4 * g) : 4;
-                group_start<ND, KEY, KB, BITS>(p, own_words, other, colour, k, nvalid, st);
+                group_start<ND, KEY, KB, BITS, EPS>(p, own_words, other, colour, k, nvalid, st);
                 group_planes_first<KB>(p, g, st);
                 queued = st.s.undecided != 0;
             }
@@ -725,7 +809,7 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
  * p.row0 + p.nrows - 1 of the box (local), the bands' rows consecutive; the queue as in
  * ising_bitsliced_kernel (every lane runs p.rpb rows, idle where its band has ended).
  */
-template <int ND, int KEY, int KB, bool HEATBATH, int ZP>
+template <int ND, int KEY, int KB, bool HEATBATH, bool EPS, int ZP>
 __global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB))
 ising_bitsliced_march_kernel(const struct bs_params p, uint32_t *own_words,
                              const uint32_t *other, int colour, unsigned long long *changed)
@@ -778,7 +862,7 @@ ising_bitsliced_march_kernel(const struct bs_params p, uint32_t *own_words,
                 zu = *(const uint2 *)(other + zu_i);
                 zd = *(const uint2 *)(other + zd_i);
             }
-            pair_from_words<ND, KEY, KB>(p, ow, cen, side, par, up, dn, zu, zd, st0, st1);
+            pair_from_words<ND, KEY, KB, EPS>(p, g0, ow, cen, side, par, up, dn, zu, zd, st0, st1);
             group_planes_first<KB, ZP>(p, g0, st0);
             group_planes_first<KB, ZP>(p, g0 + 1, st1);
             q0 = st0.s.undecided != 0;
@@ -815,8 +899,11 @@ ising_bitsliced_march_kernel(const struct bs_params p, uint32_t *own_words,
 
 extern "C" bool cuda_ising_bitsliced_fits(const struct latmc_lattice *g, int couplings)
 {
-    return (g->ndim == 2 || g->ndim == 3) && g->lx % 16 == 0 &&
-           couplings == LATMC_COUPLINGS_UNIFORM;
+    if (g->ndim != 2 && g->ndim != 3)
+        return false;
+    if (couplings == LATMC_COUPLINGS_BIMODAL) /* the packed coupling words' groups */
+        return g->lx % 64 == 0;
+    return g->lx % 16 == 0 && couplings == LATMC_COUPLINGS_UNIFORM;
 }
 
 /* The classes of the tables (bs_params): what the thresholds depend on, and each code's
@@ -911,14 +998,14 @@ template <auto Kernel> static int64_t resident_blocks(int64_t tiles)
     return blocks < wave ? blocks : wave;
 }
 
-template <int ND, int KEY, int KB, bool HB, bool BITS, bool TWO, bool SMALL, bool F23 = false,
+template <int ND, int KEY, int KB, bool HB, bool EPS, bool BITS, bool TWO, bool SMALL, bool F23 = false,
           int ZP = 0>
 static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                        const uint32_t *other, int colour, unsigned long long *changed)
 {
     const int64_t tiles = (p.groups - p.g_begin + CUDA_THREADS - 1) / CUDA_THREADS;
     const int64_t blocks = resident_blocks<
-        ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL, F23, ZP>>(tiles);
+        ising_bitsliced_kernel<ND, KEY, KB, HB, EPS, BITS, TWO, SMALL, F23, ZP>>(tiles);
     p.stride = blocks * CUDA_THREADS;
     if (p.rows4) {
         const int64_t rows = p.stride / p.gpr;
@@ -926,18 +1013,18 @@ static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
         p.stride_z = rows / p.ly;
         p.stride_y = rows - p.stride_z * p.ly;
     }
-    ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL, F23, ZP>
+    ising_bitsliced_kernel<ND, KEY, KB, HB, EPS, BITS, TWO, SMALL, F23, ZP>
         <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
 }
 
-template <int ND, int KEY, int KB, bool HB, int ZP>
+template <int ND, int KEY, int KB, bool HB, bool EPS, int ZP>
 static void launch_march(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                          const uint32_t *other, int colour, unsigned long long *changed)
 {
     const int64_t P = p.gpr; /* pairs a row */
     p.row0 = p.g_begin / P;
     p.nrows = (p.groups - p.g_begin) / P;
-    const int64_t wave = resident_blocks<ising_bitsliced_march_kernel<ND, KEY, KB, HB, ZP>>(
+    const int64_t wave = resident_blocks<ising_bitsliced_march_kernel<ND, KEY, KB, HB, EPS, ZP>>(
                              (int64_t)1 << 40) * CUDA_THREADS;
     int64_t bands = wave / P;
     if (bands < 1)
@@ -947,7 +1034,7 @@ static void launch_march(cudaStream_t stream, struct bs_params &p, uint32_t *own
     p.rpb = (p.nrows + bands - 1) / bands;
     p.bands = (p.nrows + p.rpb - 1) / p.rpb;
     const int64_t blocks = (p.bands * P + CUDA_THREADS - 1) / CUDA_THREADS;
-    ising_bitsliced_march_kernel<ND, KEY, KB, HB, ZP>
+    ising_bitsliced_march_kernel<ND, KEY, KB, HB, EPS, ZP>
         <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
 }
 
@@ -956,32 +1043,32 @@ static void launch_march(cudaStream_t stream, struct bs_params &p, uint32_t *own
  * split a warp: 4 % slower in an A/B); both take the leading planes that are zero in every
  * open class two at a time (at most 3: the 12 % of groups that go on reach block 2 anyway)
  * and draw the flush's blocks 2 and 3 side by side. */
-template <int ND, int KEY, int KB, bool HB, int ZP>
+template <int ND, int KEY, int KB, bool HB, bool EPS, int ZP>
 static void launch_run_pairs(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                              const uint32_t *other, int colour, unsigned long long *changed)
 {
     if constexpr (ND == 4)
-        launch_march<ND, KEY, KB, HB, ZP>(stream, p, own, other, colour, changed);
+        launch_march<ND, KEY, KB, HB, EPS, ZP>(stream, p, own, other, colour, changed);
     else
-        launch_two<ND, KEY, KB, HB, true, true, true, true, ZP>(stream, p, own, other, colour,
-                                                                changed);
+        launch_two<ND, KEY, KB, HB, EPS, true, true, true, true, ZP>(stream, p, own, other,
+                                                                     colour, changed);
 }
 
-template <int ND, int KEY, int KB, bool HB>
+template <int ND, int KEY, int KB, bool HB, bool EPS>
 static void launch_run_pairs(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                              const uint32_t *other, int colour, unsigned long long *changed)
 {
     switch (p.zero_planes < 3 ? p.zero_planes : 3) {
-    case 0: launch_run_pairs<ND, KEY, KB, HB, 0>(stream, p, own, other, colour, changed); break;
-    case 1: launch_run_pairs<ND, KEY, KB, HB, 1>(stream, p, own, other, colour, changed); break;
-    case 2: launch_run_pairs<ND, KEY, KB, HB, 2>(stream, p, own, other, colour, changed); break;
-    default: launch_run_pairs<ND, KEY, KB, HB, 3>(stream, p, own, other, colour, changed); break;
+    case 0: launch_run_pairs<ND, KEY, KB, HB, EPS, 0>(stream, p, own, other, colour, changed); break;
+    case 1: launch_run_pairs<ND, KEY, KB, HB, EPS, 1>(stream, p, own, other, colour, changed); break;
+    case 2: launch_run_pairs<ND, KEY, KB, HB, EPS, 2>(stream, p, own, other, colour, changed); break;
+    default: launch_run_pairs<ND, KEY, KB, HB, EPS, 3>(stream, p, own, other, colour, changed); break;
     }
 }
 
 /* The 1-bit layout with an even number of words a row and at most 3 open classes (more
  * spill with two groups): pairs of groups (p's walk, first and end count pairs). */
-template <int ND, int KEY, int KB, bool HB, bool BITS>
+template <int ND, int KEY, int KB, bool HB, bool EPS, bool BITS>
 static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                    const uint32_t *other, int colour, unsigned long long *changed)
 {
@@ -994,57 +1081,72 @@ static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
             if (p.groups + ((int64_t)1 << 24) < ((int64_t)1 << 31) &&
                 p.words < ((int64_t)1 << 31)) {
                 if constexpr (KEY == KEY_RUN && KB == ND / 2)
-                    launch_run_pairs<ND, KEY, KB, HB>(stream, p, own, other, colour, changed);
+                    launch_run_pairs<ND, KEY, KB, HB, EPS>(stream, p, own, other, colour, changed);
                 else
-                    launch_two<ND, KEY, KB, HB, BITS, true, true>(stream, p, own, other, colour,
+                    launch_two<ND, KEY, KB, HB, EPS, BITS, true, true>(stream, p, own, other, colour,
                                                                   changed);
             }
             else
-                launch_two<ND, KEY, KB, HB, BITS, true, false>(stream, p, own, other, colour,
+                launch_two<ND, KEY, KB, HB, EPS, BITS, true, false>(stream, p, own, other, colour,
                                                                changed);
             return;
         }
     }
-    launch_two<ND, KEY, KB, HB, BITS, false, false>(stream, p, own, other, colour, changed);
+    launch_two<ND, KEY, KB, HB, EPS, BITS, false, false>(stream, p, own, other, colour, changed);
 }
 
 /* Heat bath's thresholds depend on the count of neighbours at -1 alone (KEY_M). */
-template <int ND, bool BITS>
+template <int ND, bool BITS, bool EPS>
 static void launch_key(cudaStream_t stream, struct bs_params &p, int key, bool hb,
                        uint32_t *own, const uint32_t *other, int colour,
                        unsigned long long *changed)
 {
     if (hb && key == KEY_M && p.n_open <= 2)
-        launch<ND, KEY_M, 2, true, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_M, 2, true, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (hb && key == KEY_M)
-        launch<ND, KEY_M, ND + 1, true, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_M, ND + 1, true, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (hb)
-        launch<ND, KEY_FULL, BS_CODES, true, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_FULL, BS_CODES, true, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_FULL)
-        launch<ND, KEY_FULL, BS_CODES, false, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_FULL, BS_CODES, false, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_RUN && p.n_open == 2) /* Metropolis at h = 0 */
-        launch<ND, KEY_RUN, 2, false, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_RUN, 2, false, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_RUN && p.n_open == 3)
-        launch<ND, KEY_RUN, 3, false, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_RUN, 3, false, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_RUN) /* n_open 1: one class */
-        launch<ND, KEY_RUN, 1, false, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_RUN, 1, false, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_DIFF && p.n_open <= 2)
-        launch<ND, KEY_DIFF, 2, false, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_DIFF, 2, false, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_DIFF && p.n_open <= 3) /* 3D Metropolis at h = 0 */
-        launch<ND, KEY_DIFF, 3, false, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_DIFF, 3, false, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_DIFF)
-        launch<ND, KEY_DIFF, ND + 1, false, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_DIFF, ND + 1, false, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (p.n_open <= 2)
-        launch<ND, KEY_M, 2, false, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_M, 2, false, EPS, BITS>(stream, p, own, other, colour, changed);
     else
-        launch<ND, KEY_M, ND + 1, false, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_M, ND + 1, false, EPS, BITS>(stream, p, own, other, colour, changed);
+}
+
+template <bool EPS>
+static void launch_layout(cudaStream_t stream, struct bs_params &p, int ndim, bool bits,
+                          int key, bool hb, uint32_t *own, const uint32_t *other, int colour,
+                          unsigned long long *changed)
+{
+    if (ndim == 3 && bits)
+        launch_key<6, true, EPS>(stream, p, key, hb, own, other, colour, changed);
+    else if (ndim == 3)
+        launch_key<6, false, EPS>(stream, p, key, hb, own, other, colour, changed);
+    else if (bits)
+        launch_key<4, true, EPS>(stream, p, key, hb, own, other, colour, changed);
+    else
+        launch_key<4, false, EPS>(stream, p, key, hb, own, other, colour, changed);
 }
 
 /* A step on either layout: words w_per_row a row (packed: L_x / 16; bits: L_x / 64), on
  * the rows `rows` (NULL: all; else groups lie in rows, cuda_ising_bitsliced_rows_fit). */
 static cudaError_t bitsliced_step(cudaStream_t stream, const struct latmc_lattice *g,
                                   const struct cuda_ising_rows *rows, bool bits, uint32_t *own,
-                                  const uint32_t *other,
+                                  const uint32_t *other, const uint32_t *own_eps,
                                   const struct latmc_ising_tables *tables, int algorithm,
                                   uint64_t seed, const struct latmc_step *step,
                                   unsigned long long *changed)
@@ -1065,9 +1167,10 @@ static cudaError_t bitsliced_step(cudaStream_t stream, const struct latmc_lattic
         p.rows4 = (p.wpr & 3) == 0;
         p.gpr = p.wpr / 4;
     }
+    if ((rows || own_eps) && !p.rows4) /* +-J: L_x a multiple of 64 (bitsliced_fits) */
+        return cudaErrorInvalidValue;
+    p.eps = own_eps;
     if (rows) { /* whole rows of groups, named by the lattice's rows */
-        if (!p.rows4)
-            return cudaErrorInvalidValue;
         p.g_begin = rows->row0 * p.gpr;
         p.groups = (rows->row0 + rows->nrows) * p.gpr;
         p.name_shift = rows->row_offset * p.gpr;
@@ -1081,14 +1184,10 @@ static cudaError_t bitsliced_step(cudaStream_t stream, const struct latmc_lattic
     p.keys = cuda_philox_round_keys(seed);
     const bool hb = algorithm == LATMC_ALGO_HEATBATH;
     const int c = step->colour;
-    if (g->ndim == 3 && bits)
-        launch_key<6, true>(stream, p, key, hb, own, other, c, changed);
-    else if (g->ndim == 3)
-        launch_key<6, false>(stream, p, key, hb, own, other, c, changed);
-    else if (bits)
-        launch_key<4, true>(stream, p, key, hb, own, other, c, changed);
+    if (own_eps)
+        launch_layout<true>(stream, p, g->ndim, bits, key, hb, own, other, c, changed);
     else
-        launch_key<4, false>(stream, p, key, hb, own, other, c, changed);
+        launch_layout<false>(stream, p, g->ndim, bits, key, hb, own, other, c, changed);
     return cudaGetLastError();
 }
 
@@ -1101,22 +1200,24 @@ extern "C" cudaError_t cuda_ising_bitsliced_colour(cudaStream_t stream,
                                                    const struct latmc_lattice *g,
                                                    const struct cuda_ising_rows *rows,
                                                    uint32_t *own, const uint32_t *other,
+                                                   const uint32_t *own_eps,
                                                    const struct latmc_ising_tables *tables,
                                                    int algorithm, uint64_t seed,
                                                    const struct latmc_step *step,
                                                    unsigned long long *changed)
 {
-    return bitsliced_step(stream, g, rows, false, own, other, tables, algorithm, seed, step,
-                          changed);
+    return bitsliced_step(stream, g, rows, false, own, other, own_eps, tables, algorithm, seed,
+                          step, changed);
 }
 
 extern "C" cudaError_t cuda_ising_bitsliced_bits_colour(
     cudaStream_t stream, const struct latmc_lattice *g, const struct cuda_ising_rows *rows,
-    uint32_t *own, const uint32_t *other, const struct latmc_ising_tables *tables,
-    int algorithm, uint64_t seed, const struct latmc_step *step, unsigned long long *changed)
+    uint32_t *own, const uint32_t *other, const uint32_t *own_eps,
+    const struct latmc_ising_tables *tables, int algorithm, uint64_t seed,
+    const struct latmc_step *step, unsigned long long *changed)
 {
-    return bitsliced_step(stream, g, rows, true, own, other, tables, algorithm, seed, step,
-                          changed);
+    return bitsliced_step(stream, g, rows, true, own, other, own_eps, tables, algorithm, seed,
+                          step, changed);
 }
 
 /* ---- the 1-bit layout <-> the packed layout (group g: packed words 4 g .. 4 g + 3) ---- */
@@ -1167,5 +1268,49 @@ extern "C" cudaError_t cuda_ising_bits_to_packed(cudaStream_t stream,
     const unsigned grid = cuda_grid(groups) > 8192 ? 8192 : cuda_grid(groups);
     bits_to_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, bits, colour0);
     bits_to_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, bits + groups, colour1);
+    return cudaGetLastError();
+}
+
+/* ---- +-J: the packed coupling words -> the 1-bit layout's (cuda_ising_bits_couplings) ---- */
+
+/* Group g of a colour: its 4 spin words' CW coupling words each (word k's q-th at
+ * CW (4 g + k) + q), direction d's bits (bit d % 4 of each nibble of word q = d / 4)
+ * interleaved and brought into the lane order, as the spins are (bits_from_packed_kernel). */
+template <int ND>
+__global__ void bits_couplings_kernel(int64_t groups, const uint32_t *packed, uint32_t *bits)
+{
+    constexpr int CW = ND == 6 ? 2 : 1;
+    for (int64_t g = cuda_first_item(); g < groups; g += cuda_item_stride()) {
+        const uint32_t *e = packed + (size_t)CW * (size_t)(4 * g);
+#pragma unroll
+        for (int d = 0; d < ND; d++) {
+            const int q = d / 4, b = d % 4;
+            bits[(size_t)ND * (size_t)g + d] =
+                to_lanes(interleave4(make_uint4(e[q] >> b, e[CW + q] >> b, e[2 * CW + q] >> b,
+                                                e[3 * CW + q] >> b)));
+        }
+    }
+}
+
+extern "C" int64_t cuda_ising_bits_coupling_words(const struct latmc_lattice *g)
+{
+    return 2 * (int64_t)g->ndim * cuda_ising_bits_words(g);
+}
+
+extern "C" cudaError_t cuda_ising_bits_couplings(cudaStream_t stream,
+                                                 const struct latmc_lattice *g,
+                                                 const uint32_t *eps0, const uint32_t *eps1,
+                                                 uint32_t *bits0, uint32_t *bits1)
+{
+    const int64_t groups = cuda_ising_bits_words(g);
+    const unsigned grid = cuda_grid(groups) > 8192 ? 8192 : cuda_grid(groups);
+    for (int c = 0; c < 2; c++) {
+        const uint32_t *in = c == 0 ? eps0 : eps1;
+        uint32_t *out = c == 0 ? bits0 : bits1;
+        if (g->ndim == 3)
+            bits_couplings_kernel<6><<<grid, CUDA_THREADS, 0, stream>>>(groups, in, out);
+        else
+            bits_couplings_kernel<4><<<grid, CUDA_THREADS, 0, stream>>>(groups, in, out);
+    }
     return cudaGetLastError();
 }
