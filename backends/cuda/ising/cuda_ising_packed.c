@@ -39,7 +39,9 @@
  * 64 runs them on a third form, both colours at 1 bit per spin, made from the packed
  * arrays at the first such step and kept while they run; everything else folds it back
  * into the packed arrays first (bits_back), so the two flags above keep their meaning
- * whenever the 1-bit form does not hold the configuration.
+ * whenever the 1-bit form does not hold the configuration. With +-J couplings the 1-bit
+ * form has its coupling bits (eps_bits), made from the packed coupling words with it and
+ * again whenever those are made; the packed arrays' steps read the packed coupling words.
  */
 #include <stdbool.h>
 #include <stdio.h>

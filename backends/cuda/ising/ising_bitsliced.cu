@@ -15,6 +15,9 @@
  *   packed kernels find them) interleaved, word k shifted left by k, give one word in the
  *   order p = 4 m + k ("interleaved order"), and four delta swaps bring the count bits
  *   into the lane order i = 8 k + m (and the accept mask back).
+ * +-J couplings (EPS): each neighbour word is first xor-ed with the group's coupling bits of
+ * its direction (set where J = -1), so that a bit means eps_ij s_j = -1 (pair_couplings,
+ * group_couplings, packed_couplings); nothing after that depends on the couplings.
  * The neighbour counts are a bit-sliced adder (count bits c0, c1, c2 of 32 sites at once);
  * the lanes' classes (count, and spin where the thresholds depend on it) are ANDs of those
  * masks; classes of equal thresholds are merged on the host, so a plane of thresholds is
@@ -446,9 +449,9 @@ __device__ __forceinline__ void pair_start(const struct bs_params &p, const uint
     group_classes<ND, KEY, KB, true>(p, ow.y, nb1, 4, st1);
 }
 
-/* The same from words already loaded (the pair g0, g0 + 1): own the pair's words, c the other colour's pair, side
- * its word beyond the pair in x (the next for par, else the previous), up and dn the rows
- * y +- 1, zu and zd the planes z +- 1 (3D). */
+/* The same from words already loaded (the pair g0, g0 + 1): own the pair's words, c the
+ * other colour's pair, side its word beyond the pair in x (the next for par, else the
+ * previous), up and dn the rows y +- 1, zu and zd the planes z +- 1 (3D). */
 template <int ND, int KEY, int KB, bool EPS>
 __device__ __forceinline__ void pair_from_words(const struct bs_params &p, int64_t g0, uint2 ow,
                                                 uint2 c, uint32_t side, int par, uint2 up,
@@ -998,8 +1001,8 @@ template <auto Kernel> static int64_t resident_blocks(int64_t tiles)
     return blocks < wave ? blocks : wave;
 }
 
-template <int ND, int KEY, int KB, bool HB, bool EPS, bool BITS, bool TWO, bool SMALL, bool F23 = false,
-          int ZP = 0>
+template <int ND, int KEY, int KB, bool HB, bool EPS, bool BITS, bool TWO, bool SMALL,
+          bool F23 = false, int ZP = 0>
 static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                        const uint32_t *other, int colour, unsigned long long *changed)
 {
@@ -1059,10 +1062,18 @@ static void launch_run_pairs(cudaStream_t stream, struct bs_params &p, uint32_t 
                              const uint32_t *other, int colour, unsigned long long *changed)
 {
     switch (p.zero_planes < 3 ? p.zero_planes : 3) {
-    case 0: launch_run_pairs<ND, KEY, KB, HB, EPS, 0>(stream, p, own, other, colour, changed); break;
-    case 1: launch_run_pairs<ND, KEY, KB, HB, EPS, 1>(stream, p, own, other, colour, changed); break;
-    case 2: launch_run_pairs<ND, KEY, KB, HB, EPS, 2>(stream, p, own, other, colour, changed); break;
-    default: launch_run_pairs<ND, KEY, KB, HB, EPS, 3>(stream, p, own, other, colour, changed); break;
+    case 0:
+        launch_run_pairs<ND, KEY, KB, HB, EPS, 0>(stream, p, own, other, colour, changed);
+        break;
+    case 1:
+        launch_run_pairs<ND, KEY, KB, HB, EPS, 1>(stream, p, own, other, colour, changed);
+        break;
+    case 2:
+        launch_run_pairs<ND, KEY, KB, HB, EPS, 2>(stream, p, own, other, colour, changed);
+        break;
+    default:
+        launch_run_pairs<ND, KEY, KB, HB, EPS, 3>(stream, p, own, other, colour, changed);
+        break;
     }
 }
 
@@ -1083,12 +1094,12 @@ static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                 if constexpr (KEY == KEY_RUN && KB == ND / 2)
                     launch_run_pairs<ND, KEY, KB, HB, EPS>(stream, p, own, other, colour, changed);
                 else
-                    launch_two<ND, KEY, KB, HB, EPS, BITS, true, true>(stream, p, own, other, colour,
-                                                                  changed);
+                    launch_two<ND, KEY, KB, HB, EPS, BITS, true, true>(stream, p, own, other,
+                                                                       colour, changed);
             }
             else
-                launch_two<ND, KEY, KB, HB, EPS, BITS, true, false>(stream, p, own, other, colour,
-                                                               changed);
+                launch_two<ND, KEY, KB, HB, EPS, BITS, true, false>(stream, p, own, other,
+                                                                    colour, changed);
             return;
         }
     }
