@@ -67,8 +67,8 @@ cudaError_t cuda_ising_bits_to_packed(cudaStream_t stream, const struct latmc_la
                                       const uint32_t *bits, uint32_t *colour0,
                                       uint32_t *colour1);
 /*
- * +-J couplings in the 1-bit layout: per colour cuda_ising_bits_coupling_words / 2 words,
- * 2 ndim a group: word 2 ndim g + d has bit i set where the bond of lane i of group g to
+ * +-J couplings in the 1-bit layout: cuda_ising_bits_coupling_words words for both colours,
+ * colour c's from c times half of them (2 ndim a group, padded to a multiple of 4): word 2 ndim g + d has bit i set where the bond of lane i of group g to
  * its neighbour in direction d is -1 (the neighbour words' order: 0 the x neighbour in the
  * same word, 1 the other x neighbour, 2 and 3 y + 1 and y - 1, 4 and 5 z + 1 and z - 1).
  * Each bond is stored at both ends, like the packed coupling words it is made from

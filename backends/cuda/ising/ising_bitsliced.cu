@@ -1303,9 +1303,12 @@ __global__ void bits_couplings_kernel(int64_t groups, const uint32_t *packed, ui
     }
 }
 
+/* Both colours': 2 ndim words a group each, a colour's rounded up to a multiple of 4 words
+ * so that colour 1's start as 16-byte aligned as colour 0's (pair_couplings' loads). */
 extern "C" int64_t cuda_ising_bits_coupling_words(const struct latmc_lattice *g)
 {
-    return 2 * (int64_t)g->ndim * cuda_ising_bits_words(g);
+    const int64_t colour = 2 * (int64_t)g->ndim * cuda_ising_bits_words(g);
+    return 2 * ((colour + 3) / 4 * 4);
 }
 
 extern "C" cudaError_t cuda_ising_bits_couplings(cudaStream_t stream,
