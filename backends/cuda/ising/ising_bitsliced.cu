@@ -66,8 +66,6 @@ struct bs_params {
     int64_t gpr;
     int64_t stride, stride_g, stride_y, stride_z;
     int n_open;            /* open classes: 0 < T < 2^32 */
-    int zero_planes;       /* the leading planes where every open class's bit is 0 */
-    int64_t row0, nrows, bands, rpb; /* the march: its rows, bands and rows a band */
     /* all-ones or zero: code c in open class q (member[q][c]), in T = 2^32 (always[c]),
      * and bit 31 - b of class q's threshold (plane[q][b]); zero for q >= n_open */
     uint32_t member[BS_CODES][BS_CODES];
@@ -75,6 +73,10 @@ struct bs_params {
     uint32_t plane[BS_CODES][LATMC_BITSLICE_PLANES];
     struct latmc_rng_name names[LATMC_ISING_DECISION_BLOCKS]; /* planes 4q .. 4q + 3 */
     struct cuda_philox_keys keys;
+    /* (after the tables and keys that every kernel reads: fields added here leave the
+     * other kernels' parameter offsets, and so their code, as they were) */
+    int zero_planes;       /* the leading planes where every open class's bit is 0 */
+    int64_t row0, nrows, bands, rpb; /* the march: its rows, bands and rows a band */
     /* +-J (the kernels' EPS): the updated colour's coupling bits, a bond's bit set where
      * J = -1. 1-bit layout: ND words a group (word ND g + d: bit i the bond of lane i in
      * direction d; cuda_ising_bits_couplings); packed layout: the packed coupling words
@@ -354,6 +356,27 @@ __device__ __forceinline__ void group_classes(const struct bs_params &p, uint32_
         st.s.undecided = ~two;
         return;
     }
+    if (KEY == KEY_RUN && ND == 6 && KB == 3 && BITS) {
+        /* 3D at h = 0, classes d = 0, 1, 2 of the count d of y_d = nb_d ^ own: two full
+         * adders, y0 + y1 + y2 = sa + 2 ca and y3 + y4 + y5 = sb + 2 cb (a sum of three
+         * y's is that of the nb's xor own, and so is their majority: complementing all
+         * three inputs complements it), d = sa + sb + 2 (ca + cb) */
+        const uint32_t sa = nb_p[0] ^ nb_p[1] ^ nb_p[2] ^ own_p;
+        const uint32_t sb = nb_p[3] ^ nb_p[4 % ND] ^ nb_p[5 % ND] ^ own_p;
+        const uint32_t ca = ((nb_p[0] & nb_p[1]) | (nb_p[2] & (nb_p[0] ^ nb_p[1]))) ^ own_p;
+        const uint32_t cb =
+            ((nb_p[3] & nb_p[4 % ND]) | (nb_p[5 % ND] & (nb_p[3] ^ nb_p[4 % ND]))) ^ own_p;
+        const uint32_t no_c = ~(ca | cb);
+        const uint32_t d0 = ~(sa | sb) & no_c;
+        const uint32_t d1 = (sa ^ sb) & no_c;
+        const uint32_t d2 = (sa & sb & no_c) | (~(sa | sb) & (ca ^ cb));
+        st.open_mask[0] = d0;
+        st.open_mask[1] = d1;
+        st.open_mask[KB - 1] = d2;
+        st.s.undecided = d0 | d1 | d2;
+        st.s.accept = ~st.s.undecided;
+        return;
+    }
     /* bit-sliced counts of the neighbours at -1 (KEY_DIFF, KEY_RUN: that differ from the
      * site) */
     uint32_t c0 = 0, c1 = 0, c2 = 0;
@@ -402,56 +425,10 @@ __device__ __forceinline__ void group_classes(const struct bs_params &p, uint32_
     }
 }
 
-/* TWO (the 1-bit layout, an even number of groups a row): pair k.g of a row is the groups
- * 2 k.g and 2 k.g + 1 (k.gi: the pair's index in its row), their own words and neighbour
- * words from one 64-bit load per direction and one word beyond the pair. */
-template <int ND, int KEY, int KB, bool EPS, typename I>
-__device__ __forceinline__ void pair_start(const struct bs_params &p, const uint32_t *own_words,
-                                           const uint32_t *other, int colour,
-                                           const bs_walk<I> &k, bs_group<KB> &st0,
-                                           bs_group<KB> &st1)
-{
-    /* unsigned I: modular arithmetic, the sums below are the indices */
-    const I g0 = 2 * k.g, w0 = 2 * k.gi, rs = g0 - w0, wpr = (I)p.wpr, ly = (I)p.ly;
-    const int par = (int)((colour + k.y + k.z) & 1);
-    uint32_t nb0[ND], nb1[ND];
-    const uint2 ow = *(const uint2 *)(own_words + g0);
-    const uint2 c = *(const uint2 *)(other + g0);
-    nb0[0] = c.x;
-    nb1[0] = c.y;
-    if (par) { /* x + 1: lane i + 1, lane 31's from the next word */
-        const uint32_t next = other[rs + (w0 + 2 == wpr ? 0 : w0 + 2)];
-        nb0[1] = __funnelshift_r(c.x, c.y, 1);
-        nb1[1] = __funnelshift_r(c.y, next, 1);
-    } else { /* x - 1: lane i - 1, lane 0's from the previous word */
-        const uint32_t prev = other[rs + (w0 == 0 ? wpr - 1 : w0 - 1)];
-        nb0[1] = __funnelshift_l(prev, c.x, 1);
-        nb1[1] = __funnelshift_l(c.x, c.y, 1);
-    }
-    const I up_i = k.y + 1 == ly ? g0 - (ly - 1) * wpr : g0 + wpr;
-    const I dn_i = k.y == 0 ? g0 + (ly - 1) * wpr : g0 - wpr;
-    const uint2 up = *(const uint2 *)(other + up_i);
-    const uint2 dn = *(const uint2 *)(other + dn_i);
-    nb0[2] = up.x, nb1[2] = up.y, nb0[3] = dn.x, nb1[3] = dn.y;
-    if (ND == 6) {
-        const I plane = ly * wpr, lz = (I)p.lz;
-        const I zu_i = k.z + 1 == lz ? g0 - (lz - 1) * plane : g0 + plane;
-        const I zd_i = k.z == 0 ? g0 + (lz - 1) * plane : g0 - plane;
-        const uint2 zu = *(const uint2 *)(other + zu_i);
-        const uint2 zd = *(const uint2 *)(other + zd_i);
-        nb0[4 % ND] = zu.x, nb1[4 % ND] = zu.y, nb0[5 % ND] = zd.x, nb1[5 % ND] = zd.y;
-    }
-    pair_couplings<ND, EPS>(p, (int64_t)g0, nb0, nb1);
-    st0.own[0] = ow.x;
-    st1.own[0] = ow.y;
-    st0.own[1] = st0.own[2] = st0.own[3] = st1.own[1] = st1.own[2] = st1.own[3] = 0;
-    group_classes<ND, KEY, KB, true>(p, ow.x, nb0, 4, st0);
-    group_classes<ND, KEY, KB, true>(p, ow.y, nb1, 4, st1);
-}
-
-/* The same from words already loaded (the pair g0, g0 + 1): own the pair's words, c the
- * other colour's pair, side its word beyond the pair in x (the next for par, else the
- * previous), up and dn the rows y +- 1, zu and zd the planes z +- 1 (3D). */
+/* TWO (the 1-bit layout, an even number of groups a row): the pair of groups g0 (even),
+ * g0 + 1 from words already loaded: own the pair's words, c the other colour's pair, side
+ * its word beyond the pair in x (the next for par, else the previous), up and dn the rows
+ * y +- 1, zu and zd the planes z +- 1 (3D). */
 template <int ND, int KEY, int KB, bool EPS>
 __device__ __forceinline__ void pair_from_words(const struct bs_params &p, int64_t g0, uint2 ow,
                                                 uint2 c, uint32_t side, int par, uint2 up,
@@ -461,10 +438,10 @@ __device__ __forceinline__ void pair_from_words(const struct bs_params &p, int64
     uint32_t nb0[ND], nb1[ND];
     nb0[0] = c.x;
     nb1[0] = c.y;
-    if (par) {
+    if (par) { /* x + 1: lane i + 1, lane 31's from the next word */
         nb0[1] = __funnelshift_r(c.x, c.y, 1);
         nb1[1] = __funnelshift_r(c.y, side, 1);
-    } else {
+    } else { /* x - 1: lane i - 1, lane 0's from the previous word */
         nb0[1] = __funnelshift_l(side, c.x, 1);
         nb1[1] = __funnelshift_l(c.x, c.y, 1);
     }
@@ -477,6 +454,37 @@ __device__ __forceinline__ void pair_from_words(const struct bs_params &p, int64
     st0.own[1] = st0.own[2] = st0.own[3] = st1.own[1] = st1.own[2] = st1.own[3] = 0;
     group_classes<ND, KEY, KB, true>(p, ow.x, nb0, 4, st0);
     group_classes<ND, KEY, KB, true>(p, ow.y, nb1, 4, st1);
+}
+
+/* The same loading its words: pair k.g of a row is the groups 2 k.g and 2 k.g + 1 (k.gi: the
+ * pair's index in its row), one 64-bit load per direction and one word beyond the pair. */
+template <int ND, int KEY, int KB, bool EPS, typename I>
+__device__ __forceinline__ void pair_start(const struct bs_params &p, const uint32_t *own_words,
+                                           const uint32_t *other, int colour,
+                                           const bs_walk<I> &k, bs_group<KB> &st0,
+                                           bs_group<KB> &st1)
+{
+    /* unsigned I: modular arithmetic, the sums below are the indices */
+    const I g0 = 2 * k.g, w0 = 2 * k.gi, rs = g0 - w0, wpr = (I)p.wpr, ly = (I)p.ly;
+    const int par = (int)((colour + k.y + k.z) & 1);
+    const uint2 ow = *(const uint2 *)(own_words + g0);
+    const uint2 c = *(const uint2 *)(other + g0);
+    const uint32_t side = par ? other[rs + (w0 + 2 == wpr ? 0 : w0 + 2)]
+                              : other[rs + (w0 == 0 ? wpr - 1 : w0 - 1)];
+    const I up_i = k.y + 1 == ly ? g0 - (ly - 1) * wpr : g0 + wpr;
+    const I dn_i = k.y == 0 ? g0 + (ly - 1) * wpr : g0 - wpr;
+    const uint2 up = *(const uint2 *)(other + up_i);
+    const uint2 dn = *(const uint2 *)(other + dn_i);
+    uint2 zu = make_uint2(0, 0), zd = make_uint2(0, 0);
+    if (ND == 6) {
+        const I plane = ly * wpr, lz = (I)p.lz;
+        const I zu_i = k.z + 1 == lz ? g0 - (lz - 1) * plane : g0 + plane;
+        const I zd_i = k.z == 0 ? g0 + (lz - 1) * plane : g0 - plane;
+        zu = *(const uint2 *)(other + zu_i);
+        zd = *(const uint2 *)(other + zd_i);
+    }
+    pair_from_words<ND, KEY, KB, EPS>(p, (int64_t)g0, ow, c, side, par, up, dn, zu, zd, st0,
+                                      st1);
 }
 
 /* Group g's words and neighbours into its classes and the comparison's start: the packed
