@@ -22,7 +22,7 @@
  * the lanes' classes (count, and spin where the thresholds depend on it) are ANDs of those
  * masks; classes of equal thresholds are merged on the host, so a plane of thresholds is
  * one AND-OR per open class (2D Metropolis at h = 0: 2; there the classes come from the
- * inputs in ten logic operations, KEY_RUN). Then the planes, four per Philox block
+ * inputs in ten logic operations, in 3D from two full adders, KEY_RUN). Then the planes, four per Philox block
  * (lib/bitslice_decision.h's step; the leading planes that are zero in every open class
  * two at a time, Metropolis at h = 0): blocks 0 and 1 for every group, the groups still
  * undecided queued in their warp's queue in shared memory and finished by the warp's
@@ -47,7 +47,8 @@
  * both spin and count (KEY_FULL: code 7 own + m). KEY_RUN: KEY_DIFF where the counts
  * d < KB are each their own open class (class d) and every d >= KB accepts (Metropolis at
  * h = 0 and finite beta: 2D KB = 2, 3D 3), so the classes are the count's equalities, no
- * table: 2D's come from the four inputs in ten logic operations.
+ * table: 2D's come from the four inputs in ten logic operations, 3D's (one group of the
+ * 1-bit layout) from two full adders of three inputs each (group_classes).
  */
 enum { KEY_M = 0, KEY_DIFF = 1, KEY_FULL = 2, KEY_RUN = 3 };
 #define BS_CODES 14
