@@ -280,9 +280,9 @@ int latmc_sim_check_chain_param(const latmc_sim *sim, int key, double value)
         return latmc_fail(LATMC_EUNSUPPORTED, "parameter decisions = %g: the bit-sliced Ising "
                           "decisions run on the CPU backend and, on %s, only in one process "
                           "(not on parts of a lattice shared by processes), on a 2D or 3D "
-                          "lattice with uniform couplings and L_x a multiple of 16 (one box) "
-                          "or of 64 (several boxes or devices) (create it with device "
-                          "LATMC_DEVICE_CPU)", value, sim->ops->name);
+                          "lattice with L_x a multiple of 16 (one box, uniform couplings) "
+                          "or of 64 (+-J couplings, several boxes or devices) (create it "
+                          "with device LATMC_DEVICE_CPU)", value, sim->ops->name);
     return LATMC_OK;
 }
 

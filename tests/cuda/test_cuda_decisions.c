@@ -1,13 +1,15 @@
 /*
  * Where CUDA runs the bit-sliced Ising decisions (decisions = 1, doc/models/ising-decisions.md,
- * "Where it runs"): the boxes of one process, 2D or 3D, uniform couplings, Metropolis and
- * heat bath, L_x a multiple of 16 on one box and of 64 on several (one GPU or several).
- * Elsewhere latmc_sim_set_param refuses the value with LATMC_EUNSUPPORTED and the parameter
- * keeps its old value (+-J couplings, L_x not a multiple of 16, several boxes or devices
- * with L_x not a multiple of 64); every sim sweeps afterwards. A checkpoint of the chain
- * loads where CUDA runs it and continues it bit for bit (one device or two); loaded where
- * it does not run it is refused rather than continued as another chain. The chains
- * themselves are the identity matrix's CUDA rows (tests/repro/identity). Exits 77
+ * "Where it runs"): the boxes of one process, 2D or 3D, Metropolis and heat bath, uniform
+ * couplings with L_x a multiple of 16 on one box and of 64 on several (one GPU or several),
+ * +-J couplings with L_x a multiple of 64. Elsewhere latmc_sim_set_param refuses the value
+ * with LATMC_EUNSUPPORTED and the parameter keeps its old value (+-J with L_x not a
+ * multiple of 64, L_x not a multiple of 16, several boxes or devices with L_x not a
+ * multiple of 64); every sim sweeps afterwards. A checkpoint of the chain loads where CUDA
+ * runs it and continues it bit for bit (one device or two); loaded where it does not run
+ * it is refused rather than continued as another chain. +-J couplings set between sweeps
+ * (the 1-bit form's coupling bits made again) continue the CPU's chain bit for bit. The
+ * chains themselves are the identity matrix's CUDA rows (tests/repro/identity). Exits 77
  * (skipped, saying why) without a usable CUDA module and GPU.
  */
 #include "sim_helpers.h"
@@ -36,7 +38,14 @@ static const struct decisions_case cases[] = {
       "two devices, L_x not a multiple of 64" },
     { 2, 48, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, 2, false,
       "two boxes on one GPU, L_x not a multiple of 64" },
-    { 2, 64, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL, 1, 1, false, "+-J" },
+    { 2, 64, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL, 1, 1, true, "+-J" },
+    { 3, 64, 6, 8, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, 1, true, "3D +-J" },
+    { 2, 128, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL, 2, 1, true,
+      "+-J on two devices" },
+    { 2, 64, 32, 0, LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 1, 2, true,
+      "+-J, two boxes on one GPU" },
+    { 2, 48, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL, 1, 1, false,
+      "+-J, L_x not a multiple of 64" },
     { 2, 24, 32, 0, LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_UNIFORM, 1, 1, false,
       "L_x not a multiple of 16" },
 };
@@ -114,6 +123,61 @@ static void place_checkpoint(int64_t lx, bool runs_on_two)
     latmc_sim_destroy(&cpu);
 }
 
+/* The +-J couplings of a sim with decisions = 1 replaced between sweeps (every 3rd sign
+ * flipped), on CUDA (n_devices, n_parts boxes) and on the CPU: the same chain, bit for bit.
+ * The CUDA sim has run bit-sliced steps before, so its 1-bit form's coupling bits exist and
+ * must be made again from the new couplings. */
+static void couplings_between_sweeps(int ndim, int64_t lx, int64_t ly, int64_t lz,
+                                     int n_devices, int n_parts)
+{
+    latmc_sim_desc d = ising_desc(ndim, lx, ly, lz, LATMC_ALGO_METROPOLIS, 1, 13);
+    d.couplings = LATMC_COUPLINGS_BIMODAL;
+    d.coupling_seed = 5;
+    latmc_sim *cpu = NULL;
+    assert_int_equal(latmc_sim_create(ctx, &d, &cpu), LATMC_OK);
+    d.device = LATMC_DEVICE_CUDA;
+    if (n_parts > 1)
+        d.n_parts = n_parts;
+    latmc_sim *gpu = create_on(d, n_devices);
+    latmc_sim *both[2] = { cpu, gpu };
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(latmc_sim_set_param(both[k], LATMC_PARAM_BETA, 0.6), LATMC_OK);
+        assert_int_equal(latmc_sim_init_spins(both[k], LATMC_INIT_HOT), LATMC_OK);
+        assert_int_equal(latmc_sim_set_param(both[k], LATMC_PARAM_DECISIONS, 1), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(both[k], 3), LATMC_OK);
+    }
+    size_t n = 0, first = 0;
+    assert_int_equal(spin_bytes_differing(gpu, cpu, &n, &first), 0);
+    size_t count = 0;
+    assert_int_equal(latmc_sim_couplings_size(cpu, &count), LATMC_OK);
+    float *j = malloc(count * sizeof *j);
+    assert_non_null(j);
+    assert_int_equal(latmc_sim_get_couplings(gpu, j, count), LATMC_OK);
+    for (size_t i = 0; i < count; i += 3)
+        j[i] = -j[i];
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(latmc_sim_set_couplings(both[k], j, count), LATMC_OK);
+        assert_int_equal(latmc_sim_sweep(both[k], 4), LATMC_OK);
+    }
+    const size_t diff = spin_bytes_differing(gpu, cpu, &n, &first);
+    if (diff)
+        print_error("+-J set between sweeps (%dD, %d devices, %d boxes): %zu of %zu spins "
+                    "differ, the first at %zu\n", ndim, n_devices, n_parts, diff, n, first);
+    assert_int_equal(diff, 0);
+    free(j);
+    latmc_sim_destroy(&gpu);
+    latmc_sim_destroy(&cpu);
+}
+
+static void couplings_set(void **state)
+{
+    (void)state;
+    couplings_between_sweeps(2, 128, 32, 0, 1, 1); /* one box: pairs, then the march */
+    couplings_between_sweeps(3, 64, 6, 8, 1, 1);   /* one group a thread */
+    couplings_between_sweeps(2, 128, 32, 0, 1, 2); /* boxes with halos in the 1-bit form */
+    couplings_between_sweeps(2, 128, 32, 0, 2, 1);
+}
+
 static void checkpoint_placement(void **state)
 {
     (void)state;
@@ -129,6 +193,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(where_it_runs),
         cmocka_unit_test(checkpoint_placement),
+        cmocka_unit_test(couplings_set),
     };
     const int ret = cmocka_run_group_tests(tests, NULL, NULL);
     latmc_ctx_destroy(&ctx);

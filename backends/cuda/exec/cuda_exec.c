@@ -730,8 +730,8 @@ int cuda_exec_run_steps(const latmc_sim *sim, struct cuda_exec *x,
             !(x->leaf->bitsliced && x->leaf->bitsliced(sim))) {
             st = cuda_core->fail(LATMC_EUNSUPPORTED, "CUDA: the bit-sliced Ising decisions "
                                  "(decisions = 1) run on the boxes of one process only, of a "
-                                 "lattice with uniform couplings and L_x a multiple of 16 "
-                                 "(one box) or of 64 (several boxes)");
+                                 "lattice with L_x a multiple of 16 (one box, uniform "
+                                 "couplings) or of 64 (+-J couplings, several boxes)");
             break;
         }
         if ((st = forms_for(sim, x, &call->step)) < 0 ||

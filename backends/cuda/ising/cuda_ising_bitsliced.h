@@ -29,7 +29,8 @@ extern "C" {
 #endif
 
 /* The lattices the kernel takes: 2D or 3D with L_x a multiple of 16 (the packed layout),
- * uniform couplings. */
+ * uniform couplings; +-J couplings where L_x is a multiple of 64 (the packed coupling
+ * words' rows, ising_packed.h: every group in one row). */
 bool cuda_ising_bitsliced_fits(const struct latmc_lattice *g, int couplings);
 
 /* The lattices whose rows the kernels take one by one (`rows` below): L_x a multiple of
@@ -40,11 +41,12 @@ bool cuda_ising_bitsliced_rows_fit(const struct latmc_lattice *g);
  * on its rows `rows` (NULL: all, the whole lattice, periodic; else whole rows of a lattice
  * where cuda_ising_bitsliced_rows_fit, the rows next to them in g, each group named by its
  * row's row in the lattice: row + row_offset), `own` the step's colour's packed array,
- * `other` the other colour's, `tables` the core's (host); adds the spins that changed to
- * *changed. */
+ * `other` the other colour's, `own_eps` the step's colour's packed coupling words (+-J,
+ * ising_packed.h; NULL: uniform), `tables` the core's (host); adds the spins that changed
+ * to *changed. */
 cudaError_t cuda_ising_bitsliced_colour(cudaStream_t stream, const struct latmc_lattice *g,
                                         const struct cuda_ising_rows *rows, uint32_t *own,
-                                        const uint32_t *other,
+                                        const uint32_t *other, const uint32_t *own_eps,
                                         const struct latmc_ising_tables *tables, int algorithm,
                                         uint64_t seed, const struct latmc_step *step,
                                         unsigned long long *changed);
@@ -64,10 +66,24 @@ cudaError_t cuda_ising_bits_from_packed(cudaStream_t stream, const struct latmc_
 cudaError_t cuda_ising_bits_to_packed(cudaStream_t stream, const struct latmc_lattice *g,
                                       const uint32_t *bits, uint32_t *colour0,
                                       uint32_t *colour1);
-/* cuda_ising_bitsliced_colour on the 1-bit layout: own and other the colours' words. */
+/*
+ * +-J couplings in the 1-bit layout: cuda_ising_bits_coupling_words words for both colours,
+ * colour c's from c times half of them (2 ndim a group, padded to a multiple of 4): word 2 ndim g + d has bit i set where the bond of lane i of group g to
+ * its neighbour in direction d is -1 (the neighbour words' order: 0 the x neighbour in the
+ * same word, 1 the other x neighbour, 2 and 3 y + 1 and y - 1, 4 and 5 z + 1 and z - 1).
+ * Each bond is stored at both ends, like the packed coupling words it is made from
+ * (cuda_ising_bits_couplings: eps0, eps1 the colours' packed words, whole local lattice):
+ * a colour's step reads every bond once either way, and its own group's bits need no shift.
+ */
+int64_t cuda_ising_bits_coupling_words(const struct latmc_lattice *g);
+cudaError_t cuda_ising_bits_couplings(cudaStream_t stream, const struct latmc_lattice *g,
+                                      const uint32_t *eps0, const uint32_t *eps1,
+                                      uint32_t *bits0, uint32_t *bits1);
+/* cuda_ising_bitsliced_colour on the 1-bit layout: own and other the colours' words,
+ * own_eps the step's colour's coupling bits (above; NULL: uniform). */
 cudaError_t cuda_ising_bitsliced_bits_colour(cudaStream_t stream, const struct latmc_lattice *g,
                                              const struct cuda_ising_rows *rows, uint32_t *own,
-                                             const uint32_t *other,
+                                             const uint32_t *other, const uint32_t *own_eps,
                                              const struct latmc_ising_tables *tables,
                                              int algorithm, uint64_t seed,
                                              const struct latmc_step *step,

@@ -39,7 +39,9 @@
  * 64 runs them on a third form, both colours at 1 bit per spin, made from the packed
  * arrays at the first such step and kept while they run; everything else folds it back
  * into the packed arrays first (bits_back), so the two flags above keep their meaning
- * whenever the 1-bit form does not hold the configuration.
+ * whenever the 1-bit form does not hold the configuration. With +-J couplings the 1-bit
+ * form has its coupling bits (eps_bits), made from the packed coupling words with it and
+ * again whenever those are made; the packed arrays' steps read the packed coupling words.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -86,6 +88,10 @@ struct packed_box {
     uint32_t *bits;
     bool bits_valid;
     bool bits_failed;       /* the 1-bit form's memory could not be had: the packed arrays */
+    /* +-J with the 1-bit form: both colours' coupling bits (cuda_ising_bits_couplings),
+     * allocated and made from eps[] with the form's memory, made again whenever eps[] is
+     * (couplings_to_box, draw_couplings_on_box) */
+    uint32_t *eps_bits;
     bool member;            /* prepared as an ensemble's member (cuda_ising_leaf.h) */
 };
 
@@ -360,9 +366,27 @@ static cudaError_t packed_get_planes(const latmc_sim *sim, const struct cuda_box
     return err;
 }
 
+/* +-J: the coupling bits of the 1-bit form made from the packed coupling words. */
+static cudaError_t eps_bits_make(const struct cuda_box *b, cudaStream_t stream)
+{
+    const struct packed_box *pb = b->own;
+    const int64_t half = cuda_ising_bits_coupling_words(&b->local) / 2;
+    return cuda_ising_bits_couplings(stream, &b->local, pb->eps[0], pb->eps[1], pb->eps_bits,
+                                     pb->eps_bits + half);
+}
+
+/* The step's colour's coupling bits of the 1-bit form (NULL: uniform couplings). */
+static const uint32_t *eps_bits_of(const struct cuda_box *b, int c)
+{
+    const struct packed_box *pb = b->own;
+    if (!pb->eps_bits)
+        return NULL;
+    return pb->eps_bits + c * (cuda_ising_bits_coupling_words(&b->local) / 2);
+}
+
 /* The 1-bit form made current for a bit-sliced step (allocated at the first, from the packed
- * arrays); false where the lattice has no 1-bit layout or its memory cannot be had (the
- * packed kernel runs the step: the same chain). */
+ * arrays, with the +-J coupling bits); false where the lattice has no 1-bit layout or its
+ * memory cannot be had (the packed kernel runs the step: the same chain). */
 static bool bits_current(const struct cuda_box *b, cudaStream_t stream)
 {
     struct packed_box *pb = b->own;
@@ -370,9 +394,15 @@ static bool bits_current(const struct cuda_box *b, cudaStream_t stream)
         return false;
     if (!pb->bits) {
         const size_t bytes = 2 * (size_t)cuda_ising_bits_words(&b->local) * sizeof(uint32_t);
-        if (cudaMalloc((void **)&pb->bits, bytes) != cudaSuccess) {
+        const size_t eps_bytes = (size_t)cuda_ising_bits_coupling_words(&b->local) *
+                                 sizeof(uint32_t);
+        if (cudaMalloc((void **)&pb->bits, bytes) != cudaSuccess ||
+            (pb->eps[0] && cudaMalloc((void **)&pb->eps_bits, eps_bytes) != cudaSuccess) ||
+            (pb->eps[0] && eps_bits_make(b, stream) != cudaSuccess)) {
             (void)cudaGetLastError();
-            pb->bits = NULL;
+            cudaFree(pb->bits);
+            cudaFree(pb->eps_bits);
+            pb->bits = pb->eps_bits = NULL;
             pb->bits_failed = true;
             return false;
         }
@@ -408,12 +438,13 @@ static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_ran
             return cuda_ising_bitsliced_bits_colour(stream, &b->local, &rows,
                                                     pb->bits + c * words,
                                                     pb->bits + (c ^ 1) * words,
-                                                    sim->model_data, sim->desc.algorithm,
+                                                    eps_bits_of(b, c), sim->model_data,
+                                                    sim->desc.algorithm,
                                                     sim->desc.seed, step, changed);
         }
         if (!r->whole) /* the packed arrays (no memory for the 1-bit form) */
             return cuda_ising_bitsliced_colour(stream, &b->local, &rows, colour_of(b, c),
-                                               colour_of(b, c ^ 1), sim->model_data,
+                                               colour_of(b, c ^ 1), pb->eps[c], sim->model_data,
                                                sim->desc.algorithm, sim->desc.seed, step,
                                                changed);
         if (bits_current(b, stream)) { /* a box alone: the 1-bit layout */
@@ -421,7 +452,8 @@ static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_ran
             return cuda_ising_bitsliced_bits_colour(stream, &b->local, NULL,
                                                     pb->bits + c * words,
                                                     pb->bits + (c ^ 1) * words,
-                                                    sim->model_data, sim->desc.algorithm,
+                                                    eps_bits_of(b, c), sim->model_data,
+                                                    sim->desc.algorithm,
                                                     sim->desc.seed, step, changed);
         }
         const cudaError_t err = packed_current(b, stream);
@@ -429,7 +461,7 @@ static cudaError_t packed_update(const latmc_sim *sim, const struct cuda_box_ran
             return err;
         pb->bytes_valid = false;
         return cuda_ising_bitsliced_colour(stream, &b->local, NULL, colour_of(b, c),
-                                           colour_of(b, c ^ 1), sim->model_data,
+                                           colour_of(b, c ^ 1), pb->eps[c], sim->model_data,
                                            sim->desc.algorithm, sim->desc.seed, step, changed);
     }
     if (r->whole) { /* a box alone: the packed kernels where they run, else the bytes' */
@@ -608,6 +640,7 @@ static void packed_box_destroy(struct cuda_box *b)
     cudaFree(pb->bytes);
     cudaFree(pb->eps_bytes);
     cudaFree(pb->bits);
+    cudaFree(pb->eps_bits);
     cudaFreeHost(pb->host_words);
     free(pb);
     b->own = NULL;
@@ -654,6 +687,8 @@ static cudaError_t packed_couplings_to_box(const latmc_sim *sim, const struct cu
     cudaError_t err = cuda_ising_pack_couplings_host(stream, &b->local, host, host_planes,
                                                      b->ex.origin - b->halo - host_first,
                                                      pb->eps[0], pb->eps[1]);
+    if (err == cudaSuccess && pb->eps_bits) /* the 1-bit form's, made again */
+        err = eps_bits_make(b, stream);
     if (b->halo > 0)
         return err;
     /* a box alone: the host's couplings are the whole lattice's, kept by the executor for
@@ -679,6 +714,8 @@ static cudaError_t packed_draw_couplings_on_box(const latmc_sim *sim, const stru
     cudaError_t err = cuda_ising_pack_couplings_drawn(stream, &b->local, d->extent[d->ndim - 1],
                                                       b->ex.origin - b->halo,
                                                       d->coupling_seed, pb->eps[0], pb->eps[1]);
+    if (err == cudaSuccess && pb->eps_bits) /* the 1-bit form's, made again */
+        err = eps_bits_make(b, stream);
     if (b->halo > 0)
         return err;
     pb->eps_host = NULL;

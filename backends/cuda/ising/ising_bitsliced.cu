@@ -15,11 +15,14 @@
  *   packed kernels find them) interleaved, word k shifted left by k, give one word in the
  *   order p = 4 m + k ("interleaved order"), and four delta swaps bring the count bits
  *   into the lane order i = 8 k + m (and the accept mask back).
+ * +-J couplings (EPS): each neighbour word is first xor-ed with the group's coupling bits of
+ * its direction (set where J = -1), so that a bit means eps_ij s_j = -1 (pair_couplings,
+ * group_couplings, packed_couplings); nothing after that depends on the couplings.
  * The neighbour counts are a bit-sliced adder (count bits c0, c1, c2 of 32 sites at once);
  * the lanes' classes (count, and spin where the thresholds depend on it) are ANDs of those
  * masks; classes of equal thresholds are merged on the host, so a plane of thresholds is
  * one AND-OR per open class (2D Metropolis at h = 0: 2; there the classes come from the
- * inputs in ten logic operations, KEY_RUN). Then the planes, four per Philox block
+ * inputs in ten logic operations, in 3D from two full adders, KEY_RUN). Then the planes, four per Philox block
  * (lib/bitslice_decision.h's step; the leading planes that are zero in every open class
  * two at a time, Metropolis at h = 0): blocks 0 and 1 for every group, the groups still
  * undecided queued in their warp's queue in shared memory and finished by the warp's
@@ -44,7 +47,8 @@
  * both spin and count (KEY_FULL: code 7 own + m). KEY_RUN: KEY_DIFF where the counts
  * d < KB are each their own open class (class d) and every d >= KB accepts (Metropolis at
  * h = 0 and finite beta: 2D KB = 2, 3D 3), so the classes are the count's equalities, no
- * table: 2D's come from the four inputs in ten logic operations.
+ * table: 2D's come from the four inputs in ten logic operations, 3D's (one group of the
+ * 1-bit layout) from two full adders of three inputs each (group_classes).
  */
 enum { KEY_M = 0, KEY_DIFF = 1, KEY_FULL = 2, KEY_RUN = 3 };
 #define BS_CODES 14
@@ -63,8 +67,6 @@ struct bs_params {
     int64_t gpr;
     int64_t stride, stride_g, stride_y, stride_z;
     int n_open;            /* open classes: 0 < T < 2^32 */
-    int zero_planes;       /* the leading planes where every open class's bit is 0 */
-    int64_t row0, nrows, bands, rpb; /* the march: its rows, bands and rows a band */
     /* all-ones or zero: code c in open class q (member[q][c]), in T = 2^32 (always[c]),
      * and bit 31 - b of class q's threshold (plane[q][b]); zero for q >= n_open */
     uint32_t member[BS_CODES][BS_CODES];
@@ -72,6 +74,15 @@ struct bs_params {
     uint32_t plane[BS_CODES][LATMC_BITSLICE_PLANES];
     struct latmc_rng_name names[LATMC_ISING_DECISION_BLOCKS]; /* planes 4q .. 4q + 3 */
     struct cuda_philox_keys keys;
+    /* (after the tables and keys that every kernel reads: fields added here leave the
+     * other kernels' parameter offsets, and so their code, as they were) */
+    int zero_planes;       /* the leading planes where every open class's bit is 0 */
+    int64_t row0, nrows, bands, rpb; /* the march: its rows, bands and rows a band */
+    /* +-J (the kernels' EPS): the updated colour's coupling bits, a bond's bit set where
+     * J = -1. 1-bit layout: ND words a group (word ND g + d: bit i the bond of lane i in
+     * direction d; cuda_ising_bits_couplings); packed layout: the packed coupling words
+     * (ising_packed.h). NULL: uniform couplings. */
+    const uint32_t *eps;
 };
 
 /* Exchange bits a and b (a > b) of the bit positions of x: a delta swap. */
@@ -248,6 +259,81 @@ __device__ __forceinline__ void bits_neighbours(const struct bs_params &p, const
     }
 }
 
+/*
+ * +-J: the bond bits of the updated sites XOR-ed into their neighbour words, so that a bit
+ * of nb[d] is set where eps_ij s_j = -1 (spin bit XOR bond bit): what the adder counts,
+ * and what "differs from the site" means with couplings (own XOR nb XOR bond). Stored at
+ * the updated site's end of each bond, in the direction order of the neighbour words, so
+ * the bits are aligned with the group: no shifts, one load per direction or fewer.
+ */
+/* 1-bit layout, the pair of groups g0 (even), g0 + 1: ND words each, 2 ND words from
+ * ND / 2 16-byte loads (ND g0 words: a multiple of 8, so 16-byte aligned). */
+template <int ND, bool EPS>
+__device__ __forceinline__ void pair_couplings(const struct bs_params &p, int64_t g0,
+                                               uint32_t (&nb0)[ND], uint32_t (&nb1)[ND])
+{
+    if constexpr (EPS) {
+        const uint4 *e = (const uint4 *)(p.eps + (size_t)ND * (size_t)g0);
+        uint32_t w[2 * ND];
+#pragma unroll
+        for (int i = 0; i < ND / 2; i++) {
+            const uint4 v = e[i];
+            w[4 * i] = v.x, w[4 * i + 1] = v.y, w[4 * i + 2] = v.z, w[4 * i + 3] = v.w;
+        }
+#pragma unroll
+        for (int d = 0; d < ND; d++) {
+            nb0[d] ^= w[d];
+            nb1[d] ^= w[ND + d];
+        }
+    }
+}
+
+/* 1-bit layout, group g alone: its ND words (2D: one 16-byte load; 3D: 8-byte loads). */
+template <int ND, bool EPS>
+__device__ __forceinline__ void group_couplings(const struct bs_params &p, int64_t g,
+                                                uint32_t (&nb)[ND])
+{
+    if constexpr (EPS) {
+        const uint32_t *e = p.eps + (size_t)ND * (size_t)g;
+        if constexpr (ND == 4) {
+            const uint4 v = *(const uint4 *)e;
+            nb[0] ^= v.x, nb[1] ^= v.y, nb[2] ^= v.z, nb[3] ^= v.w;
+        } else {
+#pragma unroll
+            for (int i = 0; i < ND / 2; i++) {
+                const uint2 v = ((const uint2 *)e)[i];
+                nb[2 * i] ^= v.x;
+                nb[(2 * i + 1) % ND] ^= v.y;
+            }
+        }
+    }
+}
+
+/* The packed layout, the group's 4 words w0 .. w0 + 3 in one row: CW packed coupling words
+ * a spin word (bit b of nibble m of word q: direction 4 q + b, ising_packed.h), each
+ * direction's bits interleaved as the neighbour words are (interleave4 of bit b). */
+template <int ND, bool EPS>
+__device__ __forceinline__ void packed_couplings(const struct bs_params &p, int64_t w0,
+                                                 uint32_t (&nb_p)[ND])
+{
+    if constexpr (EPS) {
+        constexpr int CW = ND == 6 ? 2 : 1;
+        const uint4 *e = (const uint4 *)(p.eps + (size_t)CW * (size_t)w0);
+        uint32_t w[4 * CW]; /* word k's q-th coupling word at CW k + q */
+#pragma unroll
+        for (int i = 0; i < CW; i++) {
+            const uint4 v = e[i];
+            w[4 * i] = v.x, w[4 * i + 1] = v.y, w[4 * i + 2] = v.z, w[4 * i + 3] = v.w;
+        }
+#pragma unroll
+        for (int d = 0; d < ND; d++) {
+            const int q = d / 4, b = d % 4;
+            nb_p[d] ^= interleave4(make_uint4(w[q] >> b, w[CW + q] >> b, w[2 * CW + q] >> b,
+                                              w[3 * CW + q] >> b));
+        }
+    }
+}
+
 /* A group's own word and neighbour words (the lane order, or interleaved: !BITS) into its
  * classes and the comparison's start. */
 template <int ND, int KEY, int KB, bool BITS>
@@ -269,6 +355,27 @@ __device__ __forceinline__ void group_classes(const struct bs_params &p, uint32_
         st.open_mask[0] = ~(two | one);                   /* d = 0 */
         st.open_mask[KB - 1] = one;
         st.s.undecided = ~two;
+        return;
+    }
+    if (KEY == KEY_RUN && ND == 6 && KB == 3 && BITS) {
+        /* 3D at h = 0, classes d = 0, 1, 2 of the count d of y_d = nb_d ^ own: two full
+         * adders, y0 + y1 + y2 = sa + 2 ca and y3 + y4 + y5 = sb + 2 cb (a sum of three
+         * y's is that of the nb's xor own, and so is their majority: complementing all
+         * three inputs complements it), d = sa + sb + 2 (ca + cb) */
+        const uint32_t sa = nb_p[0] ^ nb_p[1] ^ nb_p[2] ^ own_p;
+        const uint32_t sb = nb_p[3] ^ nb_p[4 % ND] ^ nb_p[5 % ND] ^ own_p;
+        const uint32_t ca = ((nb_p[0] & nb_p[1]) | (nb_p[2] & (nb_p[0] ^ nb_p[1]))) ^ own_p;
+        const uint32_t cb =
+            ((nb_p[3] & nb_p[4 % ND]) | (nb_p[5 % ND] & (nb_p[3] ^ nb_p[4 % ND]))) ^ own_p;
+        const uint32_t no_c = ~(ca | cb);
+        const uint32_t d0 = ~(sa | sb) & no_c;
+        const uint32_t d1 = (sa ^ sb) & no_c;
+        const uint32_t d2 = (sa & sb & no_c) | (~(sa | sb) & (ca ^ cb));
+        st.open_mask[0] = d0;
+        st.open_mask[1] = d1;
+        st.open_mask[KB - 1] = d2;
+        st.s.undecided = d0 | d1 | d2;
+        st.s.accept = ~st.s.undecided;
         return;
     }
     /* bit-sliced counts of the neighbours at -1 (KEY_DIFF, KEY_RUN: that differ from the
@@ -319,10 +426,40 @@ __device__ __forceinline__ void group_classes(const struct bs_params &p, uint32_
     }
 }
 
-/* TWO (the 1-bit layout, an even number of groups a row): pair k.g of a row is the groups
- * 2 k.g and 2 k.g + 1 (k.gi: the pair's index in its row), their own words and neighbour
- * words from one 64-bit load per direction and one word beyond the pair. */
-template <int ND, int KEY, int KB, typename I>
+/* TWO (the 1-bit layout, an even number of groups a row): the pair of groups g0 (even),
+ * g0 + 1 from words already loaded: own the pair's words, c the other colour's pair, side
+ * its word beyond the pair in x (the next for par, else the previous), up and dn the rows
+ * y +- 1, zu and zd the planes z +- 1 (3D). */
+template <int ND, int KEY, int KB, bool EPS>
+__device__ __forceinline__ void pair_from_words(const struct bs_params &p, int64_t g0, uint2 ow,
+                                                uint2 c, uint32_t side, int par, uint2 up,
+                                                uint2 dn, uint2 zu, uint2 zd,
+                                                bs_group<KB> &st0, bs_group<KB> &st1)
+{
+    uint32_t nb0[ND], nb1[ND];
+    nb0[0] = c.x;
+    nb1[0] = c.y;
+    if (par) { /* x + 1: lane i + 1, lane 31's from the next word */
+        nb0[1] = __funnelshift_r(c.x, c.y, 1);
+        nb1[1] = __funnelshift_r(c.y, side, 1);
+    } else { /* x - 1: lane i - 1, lane 0's from the previous word */
+        nb0[1] = __funnelshift_l(side, c.x, 1);
+        nb1[1] = __funnelshift_l(c.x, c.y, 1);
+    }
+    nb0[2] = up.x, nb1[2] = up.y, nb0[3] = dn.x, nb1[3] = dn.y;
+    if (ND == 6)
+        nb0[4 % ND] = zu.x, nb1[4 % ND] = zu.y, nb0[5 % ND] = zd.x, nb1[5 % ND] = zd.y;
+    pair_couplings<ND, EPS>(p, g0, nb0, nb1);
+    st0.own[0] = ow.x;
+    st1.own[0] = ow.y;
+    st0.own[1] = st0.own[2] = st0.own[3] = st1.own[1] = st1.own[2] = st1.own[3] = 0;
+    group_classes<ND, KEY, KB, true>(p, ow.x, nb0, 4, st0);
+    group_classes<ND, KEY, KB, true>(p, ow.y, nb1, 4, st1);
+}
+
+/* The same loading its words: pair k.g of a row is the groups 2 k.g and 2 k.g + 1 (k.gi: the
+ * pair's index in its row), one 64-bit load per direction and one word beyond the pair. */
+template <int ND, int KEY, int KB, bool EPS, typename I>
 __device__ __forceinline__ void pair_start(const struct bs_params &p, const uint32_t *own_words,
                                            const uint32_t *other, int colour,
                                            const bs_walk<I> &k, bs_group<KB> &st0,
@@ -331,72 +468,29 @@ __device__ __forceinline__ void pair_start(const struct bs_params &p, const uint
     /* unsigned I: modular arithmetic, the sums below are the indices */
     const I g0 = 2 * k.g, w0 = 2 * k.gi, rs = g0 - w0, wpr = (I)p.wpr, ly = (I)p.ly;
     const int par = (int)((colour + k.y + k.z) & 1);
-    uint32_t nb0[ND], nb1[ND];
     const uint2 ow = *(const uint2 *)(own_words + g0);
     const uint2 c = *(const uint2 *)(other + g0);
-    nb0[0] = c.x;
-    nb1[0] = c.y;
-    if (par) { /* x + 1: lane i + 1, lane 31's from the next word */
-        const uint32_t next = other[rs + (w0 + 2 == wpr ? 0 : w0 + 2)];
-        nb0[1] = __funnelshift_r(c.x, c.y, 1);
-        nb1[1] = __funnelshift_r(c.y, next, 1);
-    } else { /* x - 1: lane i - 1, lane 0's from the previous word */
-        const uint32_t prev = other[rs + (w0 == 0 ? wpr - 1 : w0 - 1)];
-        nb0[1] = __funnelshift_l(prev, c.x, 1);
-        nb1[1] = __funnelshift_l(c.x, c.y, 1);
-    }
+    const uint32_t side = par ? other[rs + (w0 + 2 == wpr ? 0 : w0 + 2)]
+                              : other[rs + (w0 == 0 ? wpr - 1 : w0 - 1)];
     const I up_i = k.y + 1 == ly ? g0 - (ly - 1) * wpr : g0 + wpr;
     const I dn_i = k.y == 0 ? g0 + (ly - 1) * wpr : g0 - wpr;
     const uint2 up = *(const uint2 *)(other + up_i);
     const uint2 dn = *(const uint2 *)(other + dn_i);
-    nb0[2] = up.x, nb1[2] = up.y, nb0[3] = dn.x, nb1[3] = dn.y;
+    uint2 zu = make_uint2(0, 0), zd = make_uint2(0, 0);
     if (ND == 6) {
         const I plane = ly * wpr, lz = (I)p.lz;
         const I zu_i = k.z + 1 == lz ? g0 - (lz - 1) * plane : g0 + plane;
         const I zd_i = k.z == 0 ? g0 + (lz - 1) * plane : g0 - plane;
-        const uint2 zu = *(const uint2 *)(other + zu_i);
-        const uint2 zd = *(const uint2 *)(other + zd_i);
-        nb0[4 % ND] = zu.x, nb1[4 % ND] = zu.y, nb0[5 % ND] = zd.x, nb1[5 % ND] = zd.y;
+        zu = *(const uint2 *)(other + zu_i);
+        zd = *(const uint2 *)(other + zd_i);
     }
-    st0.own[0] = ow.x;
-    st1.own[0] = ow.y;
-    st0.own[1] = st0.own[2] = st0.own[3] = st1.own[1] = st1.own[2] = st1.own[3] = 0;
-    group_classes<ND, KEY, KB, true>(p, ow.x, nb0, 4, st0);
-    group_classes<ND, KEY, KB, true>(p, ow.y, nb1, 4, st1);
-}
-
-/* The same from words already loaded: own the pair's words, c the other colour's pair, side
- * its word beyond the pair in x (the next for par, else the previous), up and dn the rows
- * y +- 1, zu and zd the planes z +- 1 (3D). */
-template <int ND, int KEY, int KB>
-__device__ __forceinline__ void pair_from_words(const struct bs_params &p, uint2 ow, uint2 c,
-                                                uint32_t side, int par, uint2 up, uint2 dn,
-                                                uint2 zu, uint2 zd, bs_group<KB> &st0,
-                                                bs_group<KB> &st1)
-{
-    uint32_t nb0[ND], nb1[ND];
-    nb0[0] = c.x;
-    nb1[0] = c.y;
-    if (par) {
-        nb0[1] = __funnelshift_r(c.x, c.y, 1);
-        nb1[1] = __funnelshift_r(c.y, side, 1);
-    } else {
-        nb0[1] = __funnelshift_l(side, c.x, 1);
-        nb1[1] = __funnelshift_l(c.x, c.y, 1);
-    }
-    nb0[2] = up.x, nb1[2] = up.y, nb0[3] = dn.x, nb1[3] = dn.y;
-    if (ND == 6)
-        nb0[4 % ND] = zu.x, nb1[4 % ND] = zu.y, nb0[5 % ND] = zd.x, nb1[5 % ND] = zd.y;
-    st0.own[0] = ow.x;
-    st1.own[0] = ow.y;
-    st0.own[1] = st0.own[2] = st0.own[3] = st1.own[1] = st1.own[2] = st1.own[3] = 0;
-    group_classes<ND, KEY, KB, true>(p, ow.x, nb0, 4, st0);
-    group_classes<ND, KEY, KB, true>(p, ow.y, nb1, 4, st1);
+    pair_from_words<ND, KEY, KB, EPS>(p, (int64_t)g0, ow, c, side, par, up, dn, zu, zd, st0,
+                                      st1);
 }
 
 /* Group g's words and neighbours into its classes and the comparison's start: the packed
  * layout's 4 words (BITS false) or the 1-bit layout's word (BITS, own[0]). */
-template <int ND, int KEY, int KB, bool BITS>
+template <int ND, int KEY, int KB, bool BITS, bool EPS>
 __device__ __forceinline__ void group_start(const struct bs_params &p, const uint32_t *own_words,
                                             const uint32_t *other, int colour,
                                             const bs_walk<> &k, int nvalid,
@@ -412,13 +506,15 @@ __device__ __forceinline__ void group_start(const struct bs_params &p, const uin
         st.own[1] = st.own[2] = st.own[3] = 0;
         own_p = st.own[0];
         bits_neighbours<ND>(p, other, k, (int)((colour + k.y + k.z) & 1), nb_p);
+        group_couplings<ND, EPS>(p, g, nb_p);
     } else if (p.rows4) { /* the group's 4 words in one row */
         const int64_t w = 4 * k.gi, y = k.y, z = k.z;
         const uint4 v = *(const uint4 *)(own_words + w0);
         st.own[0] = v.x; st.own[1] = v.y; st.own[2] = v.z; st.own[3] = v.w;
         own_p = interleave4(v);
         row_neighbours<ND>(p, other, w0, w0 - w, w, y, z, (int)((colour + y + z) & 1), nb_p);
-    } else {
+        packed_couplings<ND, EPS>(p, w0, nb_p);
+    } else { /* (never +-J: the host takes those where every group lies in one row) */
         /* the first word's row r, its word w, y and z; then stepped word by word */
         int64_t r = latmc_div(w0, p.wpr), w = w0 - r * p.wpr;
         int64_t z = ND == 6 ? latmc_div(r, p.ly) : 0, y = r - z * p.ly;
@@ -640,7 +736,7 @@ __device__ __forceinline__ uint32_t decided_word(uint32_t own, uint32_t accept)
  * their words by 64-bit loads, four independent chains of Philox rounds side by side. */
 /* F23: the flush draws blocks 2 and 3 side by side (queue_finish); ZP: planes 0 .. ZP - 1
  * are zero in every open class (p.zero_planes >= ZP; group_planes_first). */
-template <int ND, int KEY, int KB, bool HEATBATH, bool BITS, bool TWO, bool SMALL,
+template <int ND, int KEY, int KB, bool HEATBATH, bool EPS, bool BITS, bool TWO, bool SMALL,
           bool F23 = false, int ZP = 0>
 __global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB))
 ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint32_t *other,
@@ -668,7 +764,7 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
             bs_group<KB> st0, st1;
             bool q0 = false, q1 = false;
             if (in) {
-                pair_start<ND, KEY, KB>(p, own_words, other, colour, k, st0, st1);
+                pair_start<ND, KEY, KB, EPS>(p, own_words, other, colour, k, st0, st1);
                 group_planes_first<KB, ZP>(p, g0, st0);
                 group_planes_first<KB, ZP>(p, g0 + 1, st1);
                 q0 = st0.s.undecided != 0;
@@ -699,7 +795,7 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
             int nvalid = 4;
             if (g < p.groups) {
                 nvalid = p.words - 4 * g < 4 ? (int)(p.words - 4 * g) : 4;
-                group_start<ND, KEY, KB, BITS>(p, own_words, other, colour, k, nvalid, st);
+                group_start<ND, KEY, KB, BITS, EPS>(p, own_words, other, colour, k, nvalid, st);
                 group_planes_first<KB>(p, g, st);
                 queued = st.s.undecided != 0;
             }
@@ -725,7 +821,7 @@ ising_bitsliced_kernel(const struct bs_params p, uint32_t *own_words, const uint
  * p.row0 + p.nrows - 1 of the box (local), the bands' rows consecutive; the queue as in
  * ising_bitsliced_kernel (every lane runs p.rpb rows, idle where its band has ended).
  */
-template <int ND, int KEY, int KB, bool HEATBATH, int ZP>
+template <int ND, int KEY, int KB, bool HEATBATH, bool EPS, int ZP>
 __global__ void __launch_bounds__(CUDA_THREADS, BS_MIN_BLOCKS(ND, KB))
 ising_bitsliced_march_kernel(const struct bs_params p, uint32_t *own_words,
                              const uint32_t *other, int colour, unsigned long long *changed)
@@ -778,7 +874,7 @@ ising_bitsliced_march_kernel(const struct bs_params p, uint32_t *own_words,
                 zu = *(const uint2 *)(other + zu_i);
                 zd = *(const uint2 *)(other + zd_i);
             }
-            pair_from_words<ND, KEY, KB>(p, ow, cen, side, par, up, dn, zu, zd, st0, st1);
+            pair_from_words<ND, KEY, KB, EPS>(p, g0, ow, cen, side, par, up, dn, zu, zd, st0, st1);
             group_planes_first<KB, ZP>(p, g0, st0);
             group_planes_first<KB, ZP>(p, g0 + 1, st1);
             q0 = st0.s.undecided != 0;
@@ -815,8 +911,11 @@ ising_bitsliced_march_kernel(const struct bs_params p, uint32_t *own_words,
 
 extern "C" bool cuda_ising_bitsliced_fits(const struct latmc_lattice *g, int couplings)
 {
-    return (g->ndim == 2 || g->ndim == 3) && g->lx % 16 == 0 &&
-           couplings == LATMC_COUPLINGS_UNIFORM;
+    if (g->ndim != 2 && g->ndim != 3)
+        return false;
+    if (couplings == LATMC_COUPLINGS_BIMODAL) /* the packed coupling words' groups */
+        return g->lx % 64 == 0;
+    return g->lx % 16 == 0 && couplings == LATMC_COUPLINGS_UNIFORM;
 }
 
 /* The classes of the tables (bs_params): what the thresholds depend on, and each code's
@@ -911,14 +1010,14 @@ template <auto Kernel> static int64_t resident_blocks(int64_t tiles)
     return blocks < wave ? blocks : wave;
 }
 
-template <int ND, int KEY, int KB, bool HB, bool BITS, bool TWO, bool SMALL, bool F23 = false,
-          int ZP = 0>
+template <int ND, int KEY, int KB, bool HB, bool EPS, bool BITS, bool TWO, bool SMALL,
+          bool F23 = false, int ZP = 0>
 static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                        const uint32_t *other, int colour, unsigned long long *changed)
 {
     const int64_t tiles = (p.groups - p.g_begin + CUDA_THREADS - 1) / CUDA_THREADS;
     const int64_t blocks = resident_blocks<
-        ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL, F23, ZP>>(tiles);
+        ising_bitsliced_kernel<ND, KEY, KB, HB, EPS, BITS, TWO, SMALL, F23, ZP>>(tiles);
     p.stride = blocks * CUDA_THREADS;
     if (p.rows4) {
         const int64_t rows = p.stride / p.gpr;
@@ -926,18 +1025,18 @@ static void launch_two(cudaStream_t stream, struct bs_params &p, uint32_t *own,
         p.stride_z = rows / p.ly;
         p.stride_y = rows - p.stride_z * p.ly;
     }
-    ising_bitsliced_kernel<ND, KEY, KB, HB, BITS, TWO, SMALL, F23, ZP>
+    ising_bitsliced_kernel<ND, KEY, KB, HB, EPS, BITS, TWO, SMALL, F23, ZP>
         <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
 }
 
-template <int ND, int KEY, int KB, bool HB, int ZP>
+template <int ND, int KEY, int KB, bool HB, bool EPS, int ZP>
 static void launch_march(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                          const uint32_t *other, int colour, unsigned long long *changed)
 {
     const int64_t P = p.gpr; /* pairs a row */
     p.row0 = p.g_begin / P;
     p.nrows = (p.groups - p.g_begin) / P;
-    const int64_t wave = resident_blocks<ising_bitsliced_march_kernel<ND, KEY, KB, HB, ZP>>(
+    const int64_t wave = resident_blocks<ising_bitsliced_march_kernel<ND, KEY, KB, HB, EPS, ZP>>(
                              (int64_t)1 << 40) * CUDA_THREADS;
     int64_t bands = wave / P;
     if (bands < 1)
@@ -947,7 +1046,7 @@ static void launch_march(cudaStream_t stream, struct bs_params &p, uint32_t *own
     p.rpb = (p.nrows + bands - 1) / bands;
     p.bands = (p.nrows + p.rpb - 1) / p.rpb;
     const int64_t blocks = (p.bands * P + CUDA_THREADS - 1) / CUDA_THREADS;
-    ising_bitsliced_march_kernel<ND, KEY, KB, HB, ZP>
+    ising_bitsliced_march_kernel<ND, KEY, KB, HB, EPS, ZP>
         <<<(unsigned)blocks, CUDA_THREADS, 0, stream>>>(p, own, other, colour, changed);
 }
 
@@ -956,32 +1055,40 @@ static void launch_march(cudaStream_t stream, struct bs_params &p, uint32_t *own
  * split a warp: 4 % slower in an A/B); both take the leading planes that are zero in every
  * open class two at a time (at most 3: the 12 % of groups that go on reach block 2 anyway)
  * and draw the flush's blocks 2 and 3 side by side. */
-template <int ND, int KEY, int KB, bool HB, int ZP>
+template <int ND, int KEY, int KB, bool HB, bool EPS, int ZP>
 static void launch_run_pairs(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                              const uint32_t *other, int colour, unsigned long long *changed)
 {
     if constexpr (ND == 4)
-        launch_march<ND, KEY, KB, HB, ZP>(stream, p, own, other, colour, changed);
+        launch_march<ND, KEY, KB, HB, EPS, ZP>(stream, p, own, other, colour, changed);
     else
-        launch_two<ND, KEY, KB, HB, true, true, true, true, ZP>(stream, p, own, other, colour,
-                                                                changed);
+        launch_two<ND, KEY, KB, HB, EPS, true, true, true, true, ZP>(stream, p, own, other,
+                                                                     colour, changed);
 }
 
-template <int ND, int KEY, int KB, bool HB>
+template <int ND, int KEY, int KB, bool HB, bool EPS>
 static void launch_run_pairs(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                              const uint32_t *other, int colour, unsigned long long *changed)
 {
     switch (p.zero_planes < 3 ? p.zero_planes : 3) {
-    case 0: launch_run_pairs<ND, KEY, KB, HB, 0>(stream, p, own, other, colour, changed); break;
-    case 1: launch_run_pairs<ND, KEY, KB, HB, 1>(stream, p, own, other, colour, changed); break;
-    case 2: launch_run_pairs<ND, KEY, KB, HB, 2>(stream, p, own, other, colour, changed); break;
-    default: launch_run_pairs<ND, KEY, KB, HB, 3>(stream, p, own, other, colour, changed); break;
+    case 0:
+        launch_run_pairs<ND, KEY, KB, HB, EPS, 0>(stream, p, own, other, colour, changed);
+        break;
+    case 1:
+        launch_run_pairs<ND, KEY, KB, HB, EPS, 1>(stream, p, own, other, colour, changed);
+        break;
+    case 2:
+        launch_run_pairs<ND, KEY, KB, HB, EPS, 2>(stream, p, own, other, colour, changed);
+        break;
+    default:
+        launch_run_pairs<ND, KEY, KB, HB, EPS, 3>(stream, p, own, other, colour, changed);
+        break;
     }
 }
 
 /* The 1-bit layout with an even number of words a row and at most 3 open classes (more
  * spill with two groups): pairs of groups (p's walk, first and end count pairs). */
-template <int ND, int KEY, int KB, bool HB, bool BITS>
+template <int ND, int KEY, int KB, bool HB, bool EPS, bool BITS>
 static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
                    const uint32_t *other, int colour, unsigned long long *changed)
 {
@@ -994,57 +1101,72 @@ static void launch(cudaStream_t stream, struct bs_params &p, uint32_t *own,
             if (p.groups + ((int64_t)1 << 24) < ((int64_t)1 << 31) &&
                 p.words < ((int64_t)1 << 31)) {
                 if constexpr (KEY == KEY_RUN && KB == ND / 2)
-                    launch_run_pairs<ND, KEY, KB, HB>(stream, p, own, other, colour, changed);
+                    launch_run_pairs<ND, KEY, KB, HB, EPS>(stream, p, own, other, colour, changed);
                 else
-                    launch_two<ND, KEY, KB, HB, BITS, true, true>(stream, p, own, other, colour,
-                                                                  changed);
+                    launch_two<ND, KEY, KB, HB, EPS, BITS, true, true>(stream, p, own, other,
+                                                                       colour, changed);
             }
             else
-                launch_two<ND, KEY, KB, HB, BITS, true, false>(stream, p, own, other, colour,
-                                                               changed);
+                launch_two<ND, KEY, KB, HB, EPS, BITS, true, false>(stream, p, own, other,
+                                                                    colour, changed);
             return;
         }
     }
-    launch_two<ND, KEY, KB, HB, BITS, false, false>(stream, p, own, other, colour, changed);
+    launch_two<ND, KEY, KB, HB, EPS, BITS, false, false>(stream, p, own, other, colour, changed);
 }
 
 /* Heat bath's thresholds depend on the count of neighbours at -1 alone (KEY_M). */
-template <int ND, bool BITS>
+template <int ND, bool BITS, bool EPS>
 static void launch_key(cudaStream_t stream, struct bs_params &p, int key, bool hb,
                        uint32_t *own, const uint32_t *other, int colour,
                        unsigned long long *changed)
 {
     if (hb && key == KEY_M && p.n_open <= 2)
-        launch<ND, KEY_M, 2, true, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_M, 2, true, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (hb && key == KEY_M)
-        launch<ND, KEY_M, ND + 1, true, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_M, ND + 1, true, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (hb)
-        launch<ND, KEY_FULL, BS_CODES, true, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_FULL, BS_CODES, true, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_FULL)
-        launch<ND, KEY_FULL, BS_CODES, false, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_FULL, BS_CODES, false, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_RUN && p.n_open == 2) /* Metropolis at h = 0 */
-        launch<ND, KEY_RUN, 2, false, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_RUN, 2, false, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_RUN && p.n_open == 3)
-        launch<ND, KEY_RUN, 3, false, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_RUN, 3, false, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_RUN) /* n_open 1: one class */
-        launch<ND, KEY_RUN, 1, false, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_RUN, 1, false, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_DIFF && p.n_open <= 2)
-        launch<ND, KEY_DIFF, 2, false, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_DIFF, 2, false, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_DIFF && p.n_open <= 3) /* 3D Metropolis at h = 0 */
-        launch<ND, KEY_DIFF, 3, false, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_DIFF, 3, false, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (key == KEY_DIFF)
-        launch<ND, KEY_DIFF, ND + 1, false, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_DIFF, ND + 1, false, EPS, BITS>(stream, p, own, other, colour, changed);
     else if (p.n_open <= 2)
-        launch<ND, KEY_M, 2, false, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_M, 2, false, EPS, BITS>(stream, p, own, other, colour, changed);
     else
-        launch<ND, KEY_M, ND + 1, false, BITS>(stream, p, own, other, colour, changed);
+        launch<ND, KEY_M, ND + 1, false, EPS, BITS>(stream, p, own, other, colour, changed);
+}
+
+template <bool EPS>
+static void launch_layout(cudaStream_t stream, struct bs_params &p, int ndim, bool bits,
+                          int key, bool hb, uint32_t *own, const uint32_t *other, int colour,
+                          unsigned long long *changed)
+{
+    if (ndim == 3 && bits)
+        launch_key<6, true, EPS>(stream, p, key, hb, own, other, colour, changed);
+    else if (ndim == 3)
+        launch_key<6, false, EPS>(stream, p, key, hb, own, other, colour, changed);
+    else if (bits)
+        launch_key<4, true, EPS>(stream, p, key, hb, own, other, colour, changed);
+    else
+        launch_key<4, false, EPS>(stream, p, key, hb, own, other, colour, changed);
 }
 
 /* A step on either layout: words w_per_row a row (packed: L_x / 16; bits: L_x / 64), on
  * the rows `rows` (NULL: all; else groups lie in rows, cuda_ising_bitsliced_rows_fit). */
 static cudaError_t bitsliced_step(cudaStream_t stream, const struct latmc_lattice *g,
                                   const struct cuda_ising_rows *rows, bool bits, uint32_t *own,
-                                  const uint32_t *other,
+                                  const uint32_t *other, const uint32_t *own_eps,
                                   const struct latmc_ising_tables *tables, int algorithm,
                                   uint64_t seed, const struct latmc_step *step,
                                   unsigned long long *changed)
@@ -1065,9 +1187,10 @@ static cudaError_t bitsliced_step(cudaStream_t stream, const struct latmc_lattic
         p.rows4 = (p.wpr & 3) == 0;
         p.gpr = p.wpr / 4;
     }
+    if ((rows || own_eps) && !p.rows4) /* +-J: L_x a multiple of 64 (bitsliced_fits) */
+        return cudaErrorInvalidValue;
+    p.eps = own_eps;
     if (rows) { /* whole rows of groups, named by the lattice's rows */
-        if (!p.rows4)
-            return cudaErrorInvalidValue;
         p.g_begin = rows->row0 * p.gpr;
         p.groups = (rows->row0 + rows->nrows) * p.gpr;
         p.name_shift = rows->row_offset * p.gpr;
@@ -1081,14 +1204,10 @@ static cudaError_t bitsliced_step(cudaStream_t stream, const struct latmc_lattic
     p.keys = cuda_philox_round_keys(seed);
     const bool hb = algorithm == LATMC_ALGO_HEATBATH;
     const int c = step->colour;
-    if (g->ndim == 3 && bits)
-        launch_key<6, true>(stream, p, key, hb, own, other, c, changed);
-    else if (g->ndim == 3)
-        launch_key<6, false>(stream, p, key, hb, own, other, c, changed);
-    else if (bits)
-        launch_key<4, true>(stream, p, key, hb, own, other, c, changed);
+    if (own_eps)
+        launch_layout<true>(stream, p, g->ndim, bits, key, hb, own, other, c, changed);
     else
-        launch_key<4, false>(stream, p, key, hb, own, other, c, changed);
+        launch_layout<false>(stream, p, g->ndim, bits, key, hb, own, other, c, changed);
     return cudaGetLastError();
 }
 
@@ -1101,22 +1220,24 @@ extern "C" cudaError_t cuda_ising_bitsliced_colour(cudaStream_t stream,
                                                    const struct latmc_lattice *g,
                                                    const struct cuda_ising_rows *rows,
                                                    uint32_t *own, const uint32_t *other,
+                                                   const uint32_t *own_eps,
                                                    const struct latmc_ising_tables *tables,
                                                    int algorithm, uint64_t seed,
                                                    const struct latmc_step *step,
                                                    unsigned long long *changed)
 {
-    return bitsliced_step(stream, g, rows, false, own, other, tables, algorithm, seed, step,
-                          changed);
+    return bitsliced_step(stream, g, rows, false, own, other, own_eps, tables, algorithm, seed,
+                          step, changed);
 }
 
 extern "C" cudaError_t cuda_ising_bitsliced_bits_colour(
     cudaStream_t stream, const struct latmc_lattice *g, const struct cuda_ising_rows *rows,
-    uint32_t *own, const uint32_t *other, const struct latmc_ising_tables *tables,
-    int algorithm, uint64_t seed, const struct latmc_step *step, unsigned long long *changed)
+    uint32_t *own, const uint32_t *other, const uint32_t *own_eps,
+    const struct latmc_ising_tables *tables, int algorithm, uint64_t seed,
+    const struct latmc_step *step, unsigned long long *changed)
 {
-    return bitsliced_step(stream, g, rows, true, own, other, tables, algorithm, seed, step,
-                          changed);
+    return bitsliced_step(stream, g, rows, true, own, other, own_eps, tables, algorithm, seed,
+                          step, changed);
 }
 
 /* ---- the 1-bit layout <-> the packed layout (group g: packed words 4 g .. 4 g + 3) ---- */
@@ -1167,5 +1288,52 @@ extern "C" cudaError_t cuda_ising_bits_to_packed(cudaStream_t stream,
     const unsigned grid = cuda_grid(groups) > 8192 ? 8192 : cuda_grid(groups);
     bits_to_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, bits, colour0);
     bits_to_packed_kernel<<<grid, CUDA_THREADS, 0, stream>>>(groups, bits + groups, colour1);
+    return cudaGetLastError();
+}
+
+/* ---- +-J: the packed coupling words -> the 1-bit layout's (cuda_ising_bits_couplings) ---- */
+
+/* Group g of a colour: its 4 spin words' CW coupling words each (word k's q-th at
+ * CW (4 g + k) + q), direction d's bits (bit d % 4 of each nibble of word q = d / 4)
+ * interleaved and brought into the lane order, as the spins are (bits_from_packed_kernel). */
+template <int ND>
+__global__ void bits_couplings_kernel(int64_t groups, const uint32_t *packed, uint32_t *bits)
+{
+    constexpr int CW = ND == 6 ? 2 : 1;
+    for (int64_t g = cuda_first_item(); g < groups; g += cuda_item_stride()) {
+        const uint32_t *e = packed + (size_t)CW * (size_t)(4 * g);
+#pragma unroll
+        for (int d = 0; d < ND; d++) {
+            const int q = d / 4, b = d % 4;
+            bits[(size_t)ND * (size_t)g + d] =
+                to_lanes(interleave4(make_uint4(e[q] >> b, e[CW + q] >> b, e[2 * CW + q] >> b,
+                                                e[3 * CW + q] >> b)));
+        }
+    }
+}
+
+/* Both colours': 2 ndim words a group each, a colour's rounded up to a multiple of 4 words
+ * so that colour 1's start as 16-byte aligned as colour 0's (pair_couplings' loads). */
+extern "C" int64_t cuda_ising_bits_coupling_words(const struct latmc_lattice *g)
+{
+    const int64_t colour = 2 * (int64_t)g->ndim * cuda_ising_bits_words(g);
+    return 2 * ((colour + 3) / 4 * 4);
+}
+
+extern "C" cudaError_t cuda_ising_bits_couplings(cudaStream_t stream,
+                                                 const struct latmc_lattice *g,
+                                                 const uint32_t *eps0, const uint32_t *eps1,
+                                                 uint32_t *bits0, uint32_t *bits1)
+{
+    const int64_t groups = cuda_ising_bits_words(g);
+    const unsigned grid = cuda_grid(groups) > 8192 ? 8192 : cuda_grid(groups);
+    for (int c = 0; c < 2; c++) {
+        const uint32_t *in = c == 0 ? eps0 : eps1;
+        uint32_t *out = c == 0 ? bits0 : bits1;
+        if (g->ndim == 3)
+            bits_couplings_kernel<6><<<grid, CUDA_THREADS, 0, stream>>>(groups, in, out);
+        else
+            bits_couplings_kernel<4><<<grid, CUDA_THREADS, 0, stream>>>(groups, in, out);
+    }
     return cudaGetLastError();
 }

@@ -145,6 +145,19 @@ const struct row rows[] = {
     { "ising_bitsliced_metropolis_h0_cold", 2, { 640, 40000, 0 }, "cuda" },
     { "ising_bitsliced_metropolis_h0_cold", 3, { 128, 6, 8 }, "cuda" },
     { "ising_bitsliced_metropolis_h0_cold", 3, { 256, 40, 2000 }, "cuda devices=2" },
+    /* ... +-J (L_x a multiple of 64): one box (an odd and an even number of words a row:
+     * one group or two a thread, then the march at h = 0; 3D: 8-byte and 16-byte loads of
+     * the coupling bits), checkpoints to and from the CPU, members; boxes with halos and
+     * devices (the coupling bits of the local planes); more groups than a wave */
+    { "ising_bitsliced_pmj_h0", 2, { 128, 40, 0 }, BITSLICED_CUDA " cuda,ens" },
+    { "ising_bitsliced_pmj_h0", 2, { 192, 30, 0 }, "cuda threads=2 boxes=2" },
+    { "ising_bitsliced_pmj_h0", 3, { 128, 6, 8 }, "cuda cuda,boxes=2 devices=2" },
+    { "ising3d_bitsliced_pmj", 3, { 64, 6, 10 }, BITSLICED_CUDA " cuda,boxes=2 devices=2" },
+    { "ising2d_bitsliced_pmj_heatbath", 2, { 64, 70, 0 },
+      BITSLICED_CUDA " cuda,ens " BITSLICED_DEVICES },
+    { "ising2d_bitsliced_pmj_heatbath", 2, { 40, 22, 0 }, BOXES " " LEVELS " " PARTS },
+    { "ising_bitsliced_pmj_h0", 2, { 128, 24, 0 }, BITSLICED_DEVICES },
+    { "ising_bitsliced_pmj_h0", 2, { 640, 40000, 0 }, "cuda cuda,boxes=2 devices=2" },
     /* ---- Ising ---- */
     /* 22 planes: 11 two-plane units, cut 3,4,4 and 2,2,2,2,3; 10 planes: 5 slabs of 2 */
     { "ising2d_metropolis", 2, { 40, 22, 0 },

@@ -54,8 +54,8 @@ const struct spec specs[] = {
     ISING("ising3d_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_UNIFORM, 0.22),
     ISING("ising_pmj_metropolis", LATMC_ALGO_METROPOLIS, LATMC_COUPLINGS_BIMODAL, 0.42),
     ISING("ising_pmj_heatbath", LATMC_ALGO_HEATBATH, LATMC_COUPLINGS_BIMODAL, 0.42),
-    /* the bit-sliced decisions (doc/models/ising-decisions.md): the CPU, and CUDA's one
-     * box with uniform couplings */
+    /* the bit-sliced decisions (doc/models/ising-decisions.md): the CPU, and CUDA's boxes
+     * of one process */
 #define ISING_BITSLICED(name_, algo_, couplings_, beta_)                                    \
     { .name = name_, .model = LATMC_MODEL_ISING, .algorithm = algo_,                       \
       .couplings = couplings_, .replicas = 1,                                              \
@@ -86,6 +86,16 @@ const struct spec specs[] = {
       .change_value = 0.0, .cuda_is_cpu = true },
     ISING_BITSLICED("ising3d_bitsliced_heatbath", LATMC_ALGO_HEATBATH,
                     LATMC_COUPLINGS_UNIFORM, 0.22),
+    /* +-J (CUDA: the coupling bits xor-ed into the neighbour words, L_x a multiple of 64):
+     * heat bath, and Metropolis in a field switched off between the calls (CUDA's kernels
+     * of every class, then of the count of neighbours that differ: the pairs, the march) */
+    ISING_BITSLICED("ising2d_bitsliced_pmj_heatbath", LATMC_ALGO_HEATBATH,
+                    LATMC_COUPLINGS_BIMODAL, 0.42),
+    { .name = "ising_bitsliced_pmj_h0", .model = LATMC_MODEL_ISING,
+      .algorithm = LATMC_ALGO_METROPOLIS, .couplings = LATMC_COUPLINGS_BIMODAL, .replicas = 1,
+      .keys = { LATMC_PARAM_BETA, LATMC_PARAM_H, LATMC_PARAM_DECISIONS },
+      .values = { 0.6, 0.05, 1 }, .sweeps1 = 6, .sweeps2 = 6, .change_key = LATMC_PARAM_H,
+      .change_value = 0.0, .cuda_is_cpu = true },
     POTTS("potts2_metropolis", LATMC_ALGO_METROPOLIS, 2, 0.95),
     POTTS("potts2_heatbath", LATMC_ALGO_HEATBATH, 2, 0.95),
     POTTS("potts3_metropolis", LATMC_ALGO_METROPOLIS, 3, 0.95),
