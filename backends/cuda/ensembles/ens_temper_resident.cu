@@ -28,7 +28,7 @@
 
 /* The shared memory of a block, in this order (16-byte aligned pieces). */
 struct chain_layout {
-    uint32_t spins, eps, geo, thr, gid, temp, at, dir, start, flips, energy, seed, total;
+    uint32_t spins, eps, geo, thr, gid, temp, at, dir, start, flips, energy, seed, ladder, total;
 };
 
 static __host__ __device__ uint32_t up16(uint32_t x)
@@ -52,7 +52,8 @@ static __host__ __device__ struct chain_layout chain_layout_of(uint32_t words, i
     l.flips = up16(l.start + n * 8);
     l.energy = up16(l.flips + n * 32 * 8);
     l.seed = up16(l.energy + n * 8);
-    l.total = up16(l.seed + n * 8);
+    l.ladder = up16(l.seed + n * 8);
+    l.total = up16(l.ladder + n * 8);
     return l;
 }
 
@@ -103,6 +104,49 @@ __device__ __forceinline__ void chain_neighbours(const uint32_t *other, const ui
     }
 }
 
+/* n words (a multiple of 4, both ends 16-byte aligned) by one warp, 16 bytes a lane at a
+ * time, several loads in flight. */
+static __device__ __forceinline__ void copy16(uint32_t *dst, const uint32_t *src, uint32_t n,
+                                              uint32_t lane)
+{
+    uint4 *d4 = (uint4 *)dst;
+    const uint4 *s4 = (const uint4 *)src;
+#pragma unroll 4
+    for (uint32_t i = lane; i < n / 4; i += 32)
+        d4[i] = s4[i];
+}
+
+/* The members' energies per site from their words (each bond once: the colour-0 words
+ * against their colour-1 neighbours, the fused kernel's walk), warp k members k, k + warps. */
+template <int ND, int CW>
+static __device__ void measure_from_words(const uint32_t *spins, const uint32_t *eps,
+                                          const uint32_t *geo, uint32_t W, int nT, uint32_t warp,
+                                          uint32_t warps, uint32_t lane,
+                                          const struct cuda_ens_round &r, double *energy)
+{
+    for (int j = (int)warp; j < nT; j += (int)warps) {
+        const uint32_t *c0 = spins + 2 * j * W, *c1 = c0 + W;
+        const uint32_t *e0 = eps + 2 * j * W * CW;
+        uint32_t anti = 0, neg = 0;
+        for (uint32_t w = lane; w < W; w += 32) {
+            const uint32_t own = c0[w];
+            neg += __popc(own) + __popc(c1[w]);
+            uint32_t nb[ND];
+            chain_neighbours<ND, CW>(c1, geo, e0, w, 0, nb);
+#pragma unroll
+            for (int q = 0; q < ND; q++)
+                anti += __popc(own ^ nb[q]);
+        }
+        for (int offset = 16; offset > 0; offset >>= 1) {
+            anti += __shfl_down_sync(0xffffffffu, anti, offset);
+            neg += __shfl_down_sync(0xffffffffu, neg, offset);
+        }
+        if (lane == 0)
+            energy[j] = latmc_ising_energy_per_site(r.J, r.h, (int64_t)W * 8 * ND - 2 * (int64_t)anti,
+                                                    (int64_t)W * 16 - 2 * (int64_t)neg, r.nsites);
+    }
+}
+
 template <int ND, bool HEATBATH, int CW>
 __global__ void __launch_bounds__(32 * CHAIN_MAX_WARPS)
 ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
@@ -119,6 +163,7 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
     unsigned long long *flips = (unsigned long long *)(sh + l.flips);
     double *energy = (double *)(sh + l.energy);
     uint64_t *seed = (uint64_t *)(sh + l.seed);
+    double *ladder = (double *)(sh + l.ladder);
     const int nT = r.n_temperatures, nR = r.n_replicas;
     const uint32_t W = g.words, T = blockDim.x, tid = threadIdx.x;
     const uint32_t lane = tid & 31u, warp = tid >> 5, warps = T >> 5;
@@ -134,6 +179,7 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
         dir[j] = d.rt_dir[m];
         start[j] = d.rt_start[m];
         seed[j] = members[m].seed;
+        ladder[j] = d.ladder[j];
     }
     for (uint32_t i = tid; i < (uint32_t)nT * 16; i += T)
         thr[i] = d.thr_of_t[i / 16].t[i % 16];
@@ -142,14 +188,13 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
     for (uint32_t w = tid; w < W; w += T)
         word_geometry(g, w, geo + 3 * w);
     __syncthreads();
-    for (uint32_t i = tid; i < (uint32_t)nT * 2 * W; i += T) {
-        const uint32_t jc = i / W, w = i - jc * W; /* member j = jc / 2, colour jc % 2 */
-        spins[i] = members[gid[jc / 2]].colour[jc % 2][w];
-    }
-    if constexpr (CW > 0) {
-        for (uint32_t i = tid; i < (uint32_t)nT * 2 * W * CW; i += T) {
-            const uint32_t jc = i / (W * CW), q = i - jc * (W * CW);
-            eps[i] = members[gid[jc / 2]].eps[jc % 2][q];
+    /* each warp its members' arrays, 16 bytes a load (the host checked the alignment) */
+    for (int j = (int)warp; j < nT; j += (int)warps) {
+        const struct cuda_ens_packed_member *mem = &members[gid[j]];
+        for (int c = 0; c < 2; c++) {
+            copy16(spins + (2 * j + c) * W, mem->colour[c], W, lane);
+            if constexpr (CW > 0)
+                copy16(eps + (2 * j + c) * W * CW, mem->eps[c], W * CW, lane);
         }
     }
     __syncthreads();
@@ -157,6 +202,11 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
     uint64_t sweep = list.sweep0;
     for (int seg = 0; seg < list.n; seg++) {
         for (uint32_t k = 0; k < list.n_sweeps[seg]; k++, sweep++) {
+            /* before a round, the colour-1 pass also counts the members' sums: every bond
+             * joins the two colours, so a colour-1 word's new value against its colour-0
+             * neighbours (final in this sweep) counts each bond once, as the fused kernel's
+             * colour-0 walk does -- the same exact integers */
+            const bool measure = list.round_after[seg] && k + 1 == list.n_sweeps[seg];
 #pragma unroll
             for (int colour = 0; colour < 2; colour++) {
                 for (int j = (int)warp; j < nT; j += (int)warps) {
@@ -168,7 +218,7 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
                     const uint32_t *other = spins + (2 * j + (colour ^ 1)) * W;
                     const uint32_t *e = eps + (2 * j + colour) * W * CW;
                     const unsigned char *table = (const unsigned char *)(thr + 16 * temp[j]);
-                    uint32_t n_changed = 0;
+                    uint32_t n_changed = 0, anti = 0, neg = 0;
                     for (uint32_t w = lane; w < W; w += 32) {
                         const uint32_t own = own_words[w];
                         uint32_t nb[ND];
@@ -182,44 +232,39 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
                         const uint32_t nw = packed_update_word<HEATBATH>(own, cls, u0, u1, table);
                         n_changed += __popc(nw ^ own);
                         own_words[w] = nw;
+                        if (colour == 1 && measure) {
+                            neg += __popc(nw) + __popc(other[w]);
+#pragma unroll
+                            for (int q = 0; q < ND; q++)
+                                anti += __popc(nw ^ nb[q]);
+                        }
                     }
                     flips[32 * j + lane] += n_changed; /* this lane's slot: no race */
+                    if (colour == 1 && measure) { /* the same for the whole warp */
+                        for (int offset = 16; offset > 0; offset >>= 1) {
+                            anti += __shfl_down_sync(0xffffffffu, anti, offset);
+                            neg += __shfl_down_sync(0xffffffffu, neg, offset);
+                        }
+                        const int64_t bonds = (int64_t)W * 8 * ND - 2 * (int64_t)anti;
+                        const int64_t sp = (int64_t)W * 16 - 2 * (int64_t)neg;
+                        if (lane == 0)
+                            energy[j] = latmc_ising_energy_per_site(r.J, r.h, bonds, sp,
+                                                                    r.nsites);
+                    }
                 }
                 __syncthreads();
             }
         }
         if (!list.round_after[seg])
             continue;
-        /* the members' energies from their words: the fused kernel's sums */
-        for (int j = (int)warp; j < nT; j += (int)warps) {
-            const uint32_t *c0 = spins + 2 * j * W, *c1 = c0 + W;
-            const uint32_t *e0 = eps + 2 * j * W * CW;
-            unsigned long long anti = 0, neg = 0;
-            for (uint32_t w = lane; w < W; w += 32) {
-                const uint32_t own = c0[w];
-                neg += __popc(own) + __popc(c1[w]);
-                uint32_t nb[ND];
-                chain_neighbours<ND, CW>(c1, geo, e0, w, 0, nb);
-#pragma unroll
-                for (int q = 0; q < ND; q++)
-                    anti += __popc(own ^ nb[q]);
-            }
-            for (int offset = 16; offset > 0; offset >>= 1) {
-                anti += __shfl_down_sync(0xffffffffu, anti, offset);
-                neg += __shfl_down_sync(0xffffffffu, neg, offset);
-            }
-            if (lane == 0) {
-                const int64_t bonds = (int64_t)W * 8 * ND - 2 * (int64_t)anti;
-                const int64_t sp = (int64_t)W * 16 - 2 * (int64_t)neg;
-                energy[j] = latmc_ising_energy_per_site(r.J, r.h, bonds, sp, r.nsites);
-            }
-        }
+        if (list.n_sweeps[seg] == 0) /* a round right after another: sums from the words */
+            measure_from_words<ND, CW>(spins, eps, geo, W, nT, warp, warps, lane, r, energy);
         __syncthreads();
         if (warp == 0) { /* the round: ens_exchange_kernel's, on the local map */
             const uint64_t round = list.round[seg];
             for (int t = (int)(round % 2) + 2 * (int)lane; t + 1 < nT; t += 64) {
                 const int a = at[t], b = at[t + 1];
-                const double delta = latmc_ens_exchange_delta(1.0, d.ladder[t], d.ladder[t + 1],
+                const double delta = latmc_ens_exchange_delta(1.0, ladder[t], ladder[t + 1],
                                                               energy[a], energy[b], r.nsites);
                 const uint32_t u = latmc_ens_exchange_draw(r.seed, r.stream, round,
                                                            (uint64_t)chain * (uint64_t)(nT - 1) +
@@ -249,11 +294,10 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
     }
 
     /* everything back: spins, counters, the map and each member's thresholds */
-    for (uint32_t i = tid; i < (uint32_t)nT * 2 * W; i += T) {
-        const uint32_t jc = i / W, w = i - jc * W;
-        members[gid[jc / 2]].colour[jc % 2][w] = spins[i];
-    }
     for (int j = (int)warp; j < nT; j += (int)warps) {
+        const struct cuda_ens_packed_member *mem = &members[gid[j]];
+        for (int c = 0; c < 2; c++)
+            copy16(mem->colour[c], spins + (2 * j + c) * W, W, lane);
         unsigned long long v = flips[32 * j + lane];
         for (int offset = 16; offset > 0; offset >>= 1)
             v += __shfl_down_sync(0xffffffffu, v, offset);

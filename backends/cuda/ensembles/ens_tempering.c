@@ -279,6 +279,17 @@ static bool resident_fits(const struct cuda_ens_temper *t, const struct cuda_ens
     return (double)chains >= 0.75 * (double)(waves * slots);
 }
 
+/* The resident kernel copies 16 bytes at a time: every member's arrays must start at a
+ * multiple of 16 (they do where each member owns its allocations). */
+static bool arrays_aligned(const struct cuda_ens_packed_member *host, int n, bool coupled)
+{
+    uintptr_t bits = 0;
+    for (int m = 0; m < n; m++)
+        for (int c = 0; c < 2; c++)
+            bits |= (uintptr_t)host[m].colour[c] | (coupled ? (uintptr_t)host[m].eps[c] : 0u);
+    return (bits & 15u) == 0;
+}
+
 /* One resident launch of the list gathered so far (then emptied). */
 static cudaError_t resident_flush(cudaStream_t stream, struct cuda_ens_temper *t,
                                   const struct cuda_ens_ready *ready,
@@ -378,16 +389,17 @@ int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
     for (int c = 0; c < n_calls; c++)
         if (calls[c].part == LATMC_STEP_SWEEPS)
             tried += calls[c].n_sweeps * (uint64_t)first->nsites; /* one shape */
-    if (st == LATMC_OK && t->resident)
+    const bool resident = t->resident && arrays_aligned(ready.host, n, ready.coupled);
+    if (st == LATMC_OK && resident)
         st = cuda_check(run_resident(stream, t, &ready, &g, first, calls, n_calls),
                         "launching resident tempering chains");
     /* the first launch of whole sweeps sets the counters (no clearing launch) */
-    if (st == LATMC_OK && !t->resident && calls[0].part != LATMC_STEP_SWEEPS)
+    if (st == LATMC_OK && !resident && calls[0].part != LATMC_STEP_SWEEPS)
         st = cuda_check(cudaMemsetAsync(ready.dev_changed, 0,
                                         (size_t)n * sizeof(unsigned long long), stream),
                         "clearing the acceptance counters");
     bool counting = calls[0].part != LATMC_STEP_SWEEPS, measured = false;
-    for (int c = 0; c < n_calls && st == LATMC_OK && !t->resident; c++) {
+    for (int c = 0; c < n_calls && st == LATMC_OK && !resident; c++) {
         const struct latmc_step_call *k = &calls[c];
         if (k->part == LATMC_STEP_SWEEPS) {
             /* a round next: the launch leaves the members' sums after its last sweep */
