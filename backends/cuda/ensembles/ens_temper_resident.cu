@@ -13,7 +13,9 @@
  * of word w, the same packed_update_word), the sums the same exact integers, the decisions
  * and round trips ens_exchange_kernels.cu's (lib/ens_exchange_rule.h, the same draws).
  * Only the order of work differs: warp k updates members k, k + warps, ..., its lanes the
- * member's words lane, lane + 32, ...
+ * member's words lane, lane + 32, ... A member being one warp's, only the rounds wait for
+ * the whole block (before: every energy; after: the new temperatures); between rounds the
+ * warps go at their own pace.
  */
 #include "cuda_launch.cuh"
 #include "cuda_philox.cuh"
@@ -252,14 +254,16 @@ ens_chain_kernel(struct cuda_ens_chain_geom g, struct cuda_ens_temper_dev d,
                                                                     r.nsites);
                     }
                 }
-                __syncthreads();
+                /* a member is only ever its warp's: its next pass waits for this warp alone,
+                 * and the warps run their members' sweeps each at its own pace */
+                __syncwarp();
             }
         }
         if (!list.round_after[seg])
             continue;
         if (list.n_sweeps[seg] == 0) /* a round right after another: sums from the words */
             measure_from_words<ND, CW>(spins, eps, geo, W, nT, warp, warps, lane, r, energy);
-        __syncthreads();
+        __syncthreads(); /* every member's energy */
         if (warp == 0) { /* the round: ens_exchange_kernel's, on the local map */
             const uint64_t round = list.round[seg];
             for (int t = (int)(round % 2) + 2 * (int)lane; t + 1 < nT; t += 64) {
