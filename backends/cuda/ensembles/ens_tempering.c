@@ -241,12 +241,15 @@ static cudaError_t exchange(cudaStream_t stream, struct cuda_ens_temper *t,
     return err == cudaSuccess ? cuda_ens_exchange_round(stream, &t->d, &r, ready->dev) : err;
 }
 
+/* The resident kernel runs lists with a round more often than every this many sweeps. */
+#define RESIDENT_SWEEPS_PER_ROUND 5
+
 /*
- * Whether lists run with the chains resident (ens_temper_resident.cu): where a block holds
+ * Whether lists may run with the chains resident (ens_temper_resident.cu): where a block holds
  * a chain (words a multiple of 32, the shared memory fits) and the chains fill the device's
  * blocks well (a block per chain: few chains leave SMs idle, which the per-round launches,
- * a block per member, do not). LATMC_CUDA_TEMPER=resident (where it fits) or =launches
- * chooses (the tests run both ways).
+ * a block per member, do not). LATMC_CUDA_TEMPER=resident runs them resident wherever they
+ * fit (the tests run both ways).
  */
 static bool resident_fits(const struct cuda_ens_temper *t, const struct cuda_ens_ready *ready,
                           const struct cuda_ens_chain_geom *g)
@@ -262,8 +265,6 @@ static bool resident_fits(const struct cuda_ens_temper *t, const struct cuda_ens
     const char *env = getenv("LATMC_CUDA_TEMPER");
     if (env && strcmp(env, "resident") == 0)
         return true;
-    if (env && strcmp(env, "launches") == 0)
-        return false;
     const struct cuda_ens_round r = { .n_samples = t->n_samples, .n_temperatures = t->nT,
                                       .n_replicas = t->n_replicas };
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ready->cs0->device) !=
@@ -277,6 +278,32 @@ static bool resident_fits(const struct cuda_ens_temper *t, const struct cuda_ens
     const int64_t chains = (int64_t)t->n_samples * t->n_replicas, slots = (int64_t)sms * per_sm;
     const int64_t waves = (chains + slots - 1) / slots;
     return (double)chains >= 0.75 * (double)(waves * slots);
+}
+
+/*
+ * Whether this list runs resident: where the chains fit and fill the device (above) and its
+ * rounds are frequent. The resident kernel's sweeps are slower than the fused kernel's
+ * (one H200, 4096 x 16^3 +-J: 705 against 840 flips/ns, 32 warps an SM on a member each,
+ * the neighbours through a shared geometry table), its rounds far cheaper (about 3 us
+ * against 21-26 us for a launched round and the fused kernel's relaunch): break-even near
+ * a round every 5 sweeps. LATMC_CUDA_TEMPER=resident (where it fits) or =launches chooses.
+ */
+static bool resident_list(struct cuda_ens_temper *t, const struct latmc_step_call *calls,
+                          int n_calls)
+{
+    const char *env = getenv("LATMC_CUDA_TEMPER");
+    if (!t->resident || (env && strcmp(env, "launches") == 0))
+        return false;
+    if (env && strcmp(env, "resident") == 0)
+        return true;
+    uint64_t sweeps = 0, rounds = 0;
+    for (int c = 0; c < n_calls; c++) {
+        if (calls[c].part == LATMC_STEP_SWEEPS)
+            sweeps += calls[c].n_sweeps;
+        else
+            rounds++;
+    }
+    return rounds * RESIDENT_SWEEPS_PER_ROUND > sweeps;
 }
 
 /* The resident kernel copies 16 bytes at a time: every member's arrays must start at a
@@ -389,7 +416,8 @@ int cuda_ens_temper_run_steps(const struct latmc_step_call *calls, int n_calls,
     for (int c = 0; c < n_calls; c++)
         if (calls[c].part == LATMC_STEP_SWEEPS)
             tried += calls[c].n_sweeps * (uint64_t)first->nsites; /* one shape */
-    const bool resident = t->resident && arrays_aligned(ready.host, n, ready.coupled);
+    const bool resident = resident_list(t, calls, n_calls) &&
+                          arrays_aligned(ready.host, n, ready.coupled);
     if (st == LATMC_OK && resident)
         st = cuda_check(run_resident(stream, t, &ready, &g, first, calls, n_calls),
                         "launching resident tempering chains");
