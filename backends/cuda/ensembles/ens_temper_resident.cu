@@ -391,7 +391,9 @@ extern "C" cudaError_t cuda_ens_chain_run(cudaStream_t stream, const struct cuda
                                           struct cuda_ens_packed_member *members,
                                           unsigned long long *changed, int *blocks_per_sm)
 {
+    static const struct cuda_ens_chain_list no_list {}; /* the question has none */
+    const struct cuda_ens_chain_list &l = list ? *list : no_list;
     return g->ndim == 3
-               ? chain_launch_nd<6>(stream, *g, *d, *r, *list, members, changed, blocks_per_sm)
-               : chain_launch_nd<4>(stream, *g, *d, *r, *list, members, changed, blocks_per_sm);
+               ? chain_launch_nd<6>(stream, *g, *d, *r, l, members, changed, blocks_per_sm)
+               : chain_launch_nd<4>(stream, *g, *d, *r, l, members, changed, blocks_per_sm);
 }
